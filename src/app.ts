@@ -1,0 +1,134 @@
+import crypto from 'node:crypto';
+import Fastify from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import secureJson from 'secure-json-parse';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.ts';
+import type { ServiceContext } from './context.ts';
+import type { SecretBox } from './security/secretBox.ts';
+import type { Storage } from './storage/database.ts';
+import { authenticate } from './modules/auth/index.ts';
+import { registerCustomerRoutes } from './modules/customers/index.ts';
+import { readCredentials, sendUnauthorized } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { problem, sendProblem } from './http/problem.ts';
+import { ProblemSchema } from './http/schemas.ts';
+import { validatorCompiler } from './http/validation.ts';
+import type { App } from './http/types.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by authentication on every /v1 route. */
+    ctx: ServiceContext;
+  }
+}
+
+export interface AppDeps {
+  storage: Storage;
+  clock: Clock;
+  secrets: SecretBox;
+  logger: Logger;
+  bodyLimitBytes: number;
+  mailQueued(): void;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.bodyLimitBytes,
+    // A caller's own X-Request-Id is kept (when it is a plain token) so its logs and ours line up.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ProblemSchema);
+  registerErrorHandling(app);
+
+  // JSON bodies, parsed against prototype poisoning; an empty body (some clients send one with PUT and DELETE)
+  // counts as no body rather than malformed JSON.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      const error = Object.assign(new Error('The body is not valid JSON'), {
+        statusCode: 400,
+        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      });
+      done(error, undefined);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Billing service API',
+        version: '1',
+        description:
+          'Recurring billing. Errors are application/problem+json (RFC 9457) carrying also `Errors: [{Message}]`.',
+      },
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic', description: 'User name: account id; password: API key' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key' },
+        },
+      },
+      security: [{ basic: [] }, { bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await deps.storage.ping();
+      return { status: 'ready' };
+    } catch {
+      return sendProblem(reply, problem(503, 'database_unreachable', 'The database cannot be reached'));
+    }
+  });
+
+  app.decorateRequest('ctx', null as unknown as ServiceContext);
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', async (request, reply) => {
+        const credentials = readCredentials(request.headers.authorization);
+        if (!credentials) return sendUnauthorized(request, reply, false);
+        const account = await authenticate(deps.storage.db, credentials);
+        if (!account) return sendUnauthorized(request, reply, true);
+        request.ctx = {
+          account,
+          db: deps.storage.db,
+          clock: deps.clock,
+          log: request.log,
+          secrets: deps.secrets,
+          mailQueued: deps.mailQueued,
+        };
+      });
+      registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock });
+      registerCustomerRoutes(v1);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app as unknown as App;
+}

@@ -1,0 +1,87 @@
+import path from 'node:path';
+
+export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: DatabaseTarget;
+  /** SMTP connection URL for nodemailer; undefined means e-mail is kept in the outbox as skipped. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Base64 of 32 bytes; undefined means the key file in the data directory is used (created on first start). */
+  encryptionKey: string | undefined;
+  logLevel: string;
+  workerIntervalMs: number;
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integerSetting(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export function parseDatabaseUrl(raw: string | undefined, dataDir: string): DatabaseTarget {
+  if (raw === undefined || raw === '')
+    return { dialect: 'sqlite', file: path.join(dataDir, 'billing.sqlite') };
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '')
+      throw new ConfigError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/billing.sqlite');
+    return { dialect: 'sqlite', file };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError(`DATABASE_URL is not a valid PostgreSQL URL: "${raw}"`);
+    }
+    return { dialect: 'postgres', url: raw };
+  }
+  throw new ConfigError(
+    `DATABASE_URL must be unset (embedded SQLite), sqlite:PATH or postgres://...; got "${raw.replace(/\/\/[^@/]*@/, '//***@')}"`,
+  );
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = env.DATA_DIR || path.resolve('data');
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://; got "${smtpUrl}"`);
+  }
+  const encryptionKey = env.ENCRYPTION_KEY || undefined;
+  if (encryptionKey !== undefined && Buffer.from(encryptionKey, 'base64').length !== 32) {
+    throw new ConfigError('ENCRYPTION_KEY must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
+  }
+  return {
+    port: integerSetting(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir,
+    database: parseDatabaseUrl(env.DATABASE_URL, dataDir),
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'billing@localhost',
+    encryptionKey,
+    logLevel,
+    workerIntervalMs: integerSetting(env, 'WORKER_INTERVAL_MS', 5000, 10, 3_600_000),
+    bodyLimitBytes: integerSetting(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+  };
+}

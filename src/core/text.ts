@@ -1,0 +1,13 @@
+/** Optional text from a request: absent stays undefined (keep what is there), blank or null becomes null. */
+export function optionalText(value: string | null | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function isEmailAddress(value: string): boolean {
+  return EMAIL.test(value);
+}

@@ -1,0 +1,48 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { problem, sendProblem } from './problem.ts';
+
+export interface PresentedCredentials {
+  apiKey: string;
+  accountId?: number;
+}
+
+/**
+ * The original service's scheme is HTTP Basic with the account's numeric id as user name and an API key as
+ * password; `Authorization: Bearer <key>` is accepted as well.
+ */
+export function readCredentials(header: string | undefined): PresentedCredentials | undefined {
+  if (!header) return undefined;
+  const space = header.indexOf(' ');
+  if (space < 0) return undefined;
+  const scheme = header.slice(0, space).toLowerCase();
+  const value = header.slice(space + 1).trim();
+  if (scheme === 'bearer') return value && value.length <= 256 ? { apiKey: value } : undefined;
+  if (scheme !== 'basic') return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const user = decoded.slice(0, colon);
+  const apiKey = decoded.slice(colon + 1);
+  if (!/^\d{1,15}$/.test(user) || apiKey === '' || apiKey.length > 256) return undefined;
+  return { accountId: Number(user), apiKey };
+}
+
+export const WWW_AUTHENTICATE = 'Basic realm="billing", charset="UTF-8", Bearer realm="billing"';
+
+export function sendUnauthorized(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  presented: boolean,
+): FastifyReply {
+  reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
+  return sendProblem(
+    reply,
+    problem(
+      401,
+      presented ? 'invalid_credentials' : 'credentials_required',
+      presented
+        ? 'The credentials are not valid (unknown or revoked key, or a key of another account)'
+        : 'Send HTTP Basic credentials (account id and API key) or Authorization: Bearer <API key>',
+    ),
+  );
+}

@@ -1,0 +1,106 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../storage/database.ts';
+import { ConflictError, ValidationError } from '../errors.ts';
+import * as repo from './idempotency.repository.ts';
+
+/** Keys are honoured for at least this long; the worker purges them after it. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A key still without a response after this long belongs to a request that died; a retry may take it over. */
+const ABANDONED_AFTER_MS = 5 * 60 * 1000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey: string | undefined;
+  }
+}
+
+function requestHash(method: string, url: string, body: unknown): string {
+  return crypto
+    .createHash('sha256')
+    .update(`${method} ${url}\n${JSON.stringify(body ?? null)}`)
+    .digest('hex');
+}
+
+/**
+ * `Idempotency-Key` on POST: the first request with a key runs and its response (any status below 500) is
+ * kept; the same key with the same request replays that response; with a different request it is a 409.
+ * A 5xx releases the key so that the client's retry runs again.
+ */
+export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+  app.decorateRequest('idempotencyKey', undefined);
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST') return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    if (typeof header !== 'string' || header.length === 0 || header.length > 255) {
+      throw ValidationError.field('Idempotency-Key', 'must be one value of 1 to 255 characters');
+    }
+    const accountId = request.ctx.account.id;
+    const now = deps.clock.now();
+    const claim = {
+      accountId,
+      key: header,
+      requestHash: requestHash(request.method, request.url, request.body),
+      now: now.toISOString(),
+    };
+    const retake = (olderThanMs: number) =>
+      repo.retakeIdempotencyKey(deps.db, {
+        ...claim,
+        staleBefore: new Date(now.getTime() - olderThanMs).toISOString(),
+      });
+
+    let claimed = await repo.reserveIdempotencyKey(deps.db, claim);
+    if (!claimed) {
+      const stored = await repo.findIdempotencyKey(deps.db, accountId, header);
+      if (!stored) {
+        claimed = await repo.reserveIdempotencyKey(deps.db, claim);
+      } else if (await retake(IDEMPOTENCY_RETENTION_MS)) {
+        claimed = true;
+      } else if (stored.request_hash !== claim.requestHash) {
+        throw new ConflictError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with a different request; use a new key for a new request',
+        );
+      } else if (stored.response_status === null) {
+        if (!(await retake(ABANDONED_AFTER_MS))) {
+          throw new ConflictError(
+            'idempotency_key_in_progress',
+            'A request with this Idempotency-Key is still being processed; retry later',
+          );
+        }
+        claimed = true;
+      } else {
+        reply.code(stored.response_status).header('Idempotent-Replayed', 'true');
+        if (stored.response_type) reply.type(stored.response_type);
+        return reply.send(stored.response_body ?? undefined);
+      }
+    }
+    if (!claimed) throw new ConflictError('idempotency_key_in_progress', 'Retry the request');
+    request.idempotencyKey = header;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey;
+    if (key === undefined) return payload;
+    request.idempotencyKey = undefined;
+    const accountId = request.ctx.account.id;
+    if (reply.statusCode >= 500) {
+      await repo.releaseIdempotencyKey(deps.db, accountId, key);
+    } else {
+      const contentType = reply.getHeader('content-type');
+      await repo.storeIdempotentResponse(deps.db, {
+        accountId,
+        key,
+        status: reply.statusCode,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        body: typeof payload === 'string' ? payload : null,
+      });
+    }
+    return payload;
+  });
+}
+
+export const { purgeIdempotencyKeys } = repo;

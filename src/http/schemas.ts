@@ -1,0 +1,82 @@
+import { Type } from '@sinclair/typebox';
+import type { Static, TSchema, TString, TNumber, TInteger, TBoolean } from '@sinclair/typebox';
+
+/**
+ * Building blocks for route schemas. The same schemas validate requests, serialize responses and generate
+ * the OpenAPI document. Spec, Conventions 6: an absent value is returned as null.
+ */
+type Primitive = TString | TNumber | TInteger | TBoolean;
+
+/** `type: [T, "null"]`: validated and serialized natively, and the OpenAPI 3.1 spelling of a nullable value. */
+export function Nullable<T extends Primitive>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+}
+
+/** Row identifiers: positive and within the range every dialect and JSON client represent exactly. */
+export const Id = (options: { description?: string } = {}) =>
+  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
+
+export const WireDate = (options: { description?: string } = {}) =>
+  Type.String({
+    format: 'wire-date',
+    maxLength: 64,
+    description: 'ISO 8601 date-time or date, or DD Mon YYYY (e.g. 05 Mar 2026)',
+    ...options,
+  });
+
+/** Responses: ISO 8601 in UTC with `Z`. */
+export const DateOut = () => Nullable(Type.String({ format: 'date-time' }));
+
+export const Text = (maxLength = 255, options: { description?: string; minLength?: number } = {}) =>
+  Type.String({ maxLength, ...options });
+
+export const PAGE_SIZE_DEFAULT = 100;
+export const PAGE_SIZE_MAX = 200;
+
+export const PagingQuery = Type.Object({
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: PAGE_SIZE_MAX,
+      default: PAGE_SIZE_DEFAULT,
+      description: `Items per page (default ${PAGE_SIZE_DEFAULT}, at most ${PAGE_SIZE_MAX})`,
+    }),
+  ),
+});
+export type PagingQuery = Static<typeof PagingQuery>;
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export function pageOf(query: PagingQuery): Page {
+  const size = query.page_size ?? PAGE_SIZE_DEFAULT;
+  return { limit: size, offset: ((query.page ?? 1) - 1) * size };
+}
+
+export const IdParams = <K extends string>(name: K) =>
+  Type.Object({ [name]: Id() } as Record<K, ReturnType<typeof Id>>);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    Errors: Type.Array(Type.Object({ Message: Type.String() })),
+  },
+  { $id: 'Problem', description: "RFC 9457 problem details, with the original service's Errors member" },
+);
+
+export function withErrors<T extends Record<number, TSchema>>(responses: T) {
+  return {
+    ...responses,
+    '4xx': { $ref: 'Problem#', description: 'application/problem+json' } as unknown as TSchema,
+  };
+}

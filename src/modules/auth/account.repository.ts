@@ -1,0 +1,91 @@
+import type { Db } from '../../storage/database.ts';
+
+export interface AccountRow {
+  id: number;
+  name: string;
+  time_zone: string;
+  currency_code: string;
+}
+
+const ACCOUNT_COLUMNS = [
+  'accounts.id',
+  'accounts.name',
+  'accounts.time_zone',
+  'accounts.currency_code',
+] as const;
+
+export async function insertAccount(
+  db: Db,
+  values: { name: string; timeZone: string; currencyCode: string; createdAt: string },
+): Promise<number> {
+  const row = await db
+    .insertInto('accounts')
+    .values({
+      name: values.name,
+      time_zone: values.timeZone,
+      currency_code: values.currencyCode,
+      created_at: values.createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export function findAccount(db: Db, accountId: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
+}
+
+export async function countAccounts(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertApiKey(
+  db: Db,
+  values: { accountId: number; keyHash: string; keyPrefix: string; createdAt: string },
+): Promise<number> {
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      account_id: values.accountId,
+      key_hash: values.keyHash,
+      key_prefix: values.keyPrefix,
+      created_at: values.createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The account that a live (unrevoked) key belongs to. */
+export function findAccountByKeyHash(db: Db, keyHash: string): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select(ACCOUNT_COLUMNS)
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function markApiKeyRevoked(db: Db, keyId: number, revokedAt: string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: revokedAt })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function listApiKeys(db: Db, accountId: number) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,94 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
+import * as repo from './customFields.repository.ts';
+
+export interface CustomFieldValue {
+  key: string;
+  value: string | null;
+}
+
+export interface CustomField {
+  id: number;
+  key: string;
+}
+
+export async function listCustomFields(ctx: ServiceContext): Promise<CustomField[]> {
+  const rows = await repo.listCustomFields(ctx.db, ctx.account.id);
+  return rows.map((row) => ({ id: row.id, key: row.field_key }));
+}
+
+export async function createCustomField(ctx: ServiceContext, key: string): Promise<CustomField> {
+  const trimmed = key.trim();
+  if (trimmed === '') throw ValidationError.field('Key', 'must not be blank');
+  try {
+    const id = await repo.insertCustomField(ctx.db, ctx.account.id, trimmed, ctx.clock.now().toISOString());
+    return { id, key: trimmed };
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new ConflictError('custom_field_exists', `Custom field "${trimmed}" exists`);
+    throw error;
+  }
+}
+
+/** Deletes the field definition and every customer's value for it. */
+export async function deleteCustomField(ctx: ServiceContext, fieldId: number): Promise<void> {
+  if (!(await repo.deleteCustomField(ctx.db, ctx.account.id, fieldId))) {
+    throw new NotFoundError('Custom field', fieldId);
+  }
+}
+
+/** Every customer gets every field of the account, in definition order, with null where no value is set. */
+export async function customFieldValues(
+  ctx: ServiceContext,
+  customerIds: number[],
+): Promise<Map<number, CustomFieldValue[]>> {
+  const [fields, values] = await Promise.all([
+    repo.listCustomFields(ctx.db, ctx.account.id),
+    repo.listCustomValues(ctx.db, ctx.account.id, customerIds),
+  ]);
+  const byCustomer = new Map<number, Map<number, string | null>>();
+  for (const value of values) {
+    if (!byCustomer.has(value.customer_id)) byCustomer.set(value.customer_id, new Map());
+    byCustomer.get(value.customer_id)!.set(value.custom_field_id, value.value);
+  }
+  return new Map(
+    customerIds.map((customerId) => [
+      customerId,
+      fields.map((field) => ({
+        key: field.field_key,
+        value: byCustomer.get(customerId)?.get(field.id) ?? null,
+      })),
+    ]),
+  );
+}
+
+export async function setCustomFieldValues(
+  ctx: ServiceContext,
+  customerId: number,
+  values: CustomFieldValue[],
+): Promise<void> {
+  const fields = new Map(
+    (await repo.listCustomFields(ctx.db, ctx.account.id)).map((f) => [f.field_key, f.id]),
+  );
+  const problems = values.flatMap((value, index) =>
+    fields.has(value.key.trim())
+      ? []
+      : [
+          {
+            field: `CustomFields[${index}].Key`,
+            message: `"${value.key}" is not a custom field of this account`,
+          },
+        ],
+  );
+  if (problems.length) throw new ValidationError(problems);
+  for (const value of values) {
+    const text = value.value?.trim();
+    await repo.upsertCustomValue(ctx.db, {
+      accountId: ctx.account.id,
+      customerId,
+      fieldId: fields.get(value.key.trim())!,
+      value: text ? text : null,
+    });
+  }
+}

@@ -1,0 +1,68 @@
+import type { Db } from '../../storage/database.ts';
+
+export interface CustomFieldRow {
+  id: number;
+  field_key: string;
+}
+
+export function listCustomFields(db: Db, accountId: number): Promise<CustomFieldRow[]> {
+  return db
+    .selectFrom('custom_fields')
+    .select(['id', 'field_key'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertCustomField(
+  db: Db,
+  accountId: number,
+  key: string,
+  createdAt: string,
+): Promise<number> {
+  const row = await db
+    .insertInto('custom_fields')
+    .values({ account_id: accountId, field_key: key, created_at: createdAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function deleteCustomField(db: Db, accountId: number, fieldId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('custom_fields')
+    .where('account_id', '=', accountId)
+    .where('id', '=', fieldId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export function listCustomValues(
+  db: Db,
+  accountId: number,
+  customerIds: number[],
+): Promise<{ customer_id: number; custom_field_id: number; value: string | null }[]> {
+  if (customerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('customer_custom_values')
+    .select(['customer_id', 'custom_field_id', 'value'])
+    .where('account_id', '=', accountId)
+    .where('customer_id', 'in', customerIds)
+    .execute();
+}
+
+export async function upsertCustomValue(
+  db: Db,
+  value: { accountId: number; customerId: number; fieldId: number; value: string | null },
+): Promise<void> {
+  await db
+    .insertInto('customer_custom_values')
+    .values({
+      account_id: value.accountId,
+      customer_id: value.customerId,
+      custom_field_id: value.fieldId,
+      value: value.value,
+    })
+    .onConflict((oc) => oc.columns(['customer_id', 'custom_field_id']).doUpdateSet({ value: value.value }))
+    .execute();
+}

@@ -1,0 +1,123 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../http/schemas.ts';
+import type { CustomersTable } from '../../storage/schema.ts';
+
+export type CustomerRow = Selectable<CustomersTable>;
+export type NewCustomerRow = Insertable<CustomersTable>;
+export type CustomerChanges = Updateable<Omit<CustomersTable, 'id' | 'account_id' | 'created_at'>>;
+
+const CUSTOMER_COLUMNS = [
+  'id',
+  'account_id',
+  'reference',
+  'is_company',
+  'name',
+  'last_name',
+  'registration_number',
+  'vat_no',
+  'company',
+  'email',
+  'email_cc',
+  'cell',
+  'tel',
+  'fax',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'country',
+  'zip_code',
+  'country_state',
+  'country_id',
+  'country_state_id',
+  'primary_gateway_id',
+  'currency_code',
+  'is_suspended',
+  'suspended_at',
+  'is_active',
+  'is_waive_taxes',
+  'payment_method',
+  'auto_send_invoice',
+  'auto_send_statement',
+  'statement_date',
+  'statement_last_sent_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function findCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .select(CUSTOMER_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .executeTakeFirst();
+}
+
+export async function customerExists(db: Db, accountId: number, customerId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findCustomerIdByReference(
+  db: Db,
+  accountId: number,
+  reference: string,
+): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('customers')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
+}
+
+export function listCustomers(db: Db, accountId: number, page: Page, ids?: number[]): Promise<CustomerRow[]> {
+  return db
+    .selectFrom('customers')
+    .select(CUSTOMER_COLUMNS)
+    .where('account_id', '=', accountId)
+    .$if(ids !== undefined, (qb) => qb.where('id', 'in', ids!))
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function insertCustomer(db: Db, row: NewCustomerRow): Promise<number> {
+  const inserted = await db.insertInto('customers').values(row).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  changes: CustomerChanges,
+): Promise<void> {
+  await db
+    .updateTable('customers')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .execute();
+}
+
+export async function deleteCustomer(db: Db, accountId: number, customerId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('customers')
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

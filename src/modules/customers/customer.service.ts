@@ -1,0 +1,315 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import type { Page } from '../../http/schemas.ts';
+import { isCurrencyCode } from '../../core/currencies.ts';
+import { isEmailAddress, optionalText } from '../../core/text.ts';
+import { parseWireDate } from '../../core/wireDates.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
+import * as repo from './customer.repository.ts';
+import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
+import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
+import type { CustomFieldValue } from './customField.service.ts';
+import { PAYMENT_METHODS } from './customers.schemas.ts';
+
+export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
+
+/** Figures computed from a customer's other records (invoices, subscriptions, payment methods). */
+export interface CustomerFigures {
+  /** In the customer's currency's minor unit. */
+  balanceMinor: number;
+  activeSubscriptions: number;
+  primaryPaymentMethod: { paymentMethodId: number; token: string } | null;
+}
+
+export interface Customer {
+  row: CustomerRow;
+  status: CustomerStatus;
+  figures: CustomerFigures;
+}
+
+/** The writable fields, as a request gives them: undefined leaves a field as it is, null clears it. */
+export interface CustomerInput {
+  name?: string;
+  reference?: string | null;
+  isCompany?: boolean;
+  lastName?: string | null;
+  registrationNumber?: string | null;
+  vatNo?: string | number | null;
+  company?: string | null;
+  email?: string | null;
+  emailCc?: string | null;
+  cell?: string | null;
+  tel?: string | null;
+  fax?: string | null;
+  address1?: string | null;
+  address2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country?: string | null;
+  zipCode?: string | null;
+  countryState?: string | null;
+  countryId?: number | null;
+  countryStateId?: number | string | null;
+  primaryGatewayId?: number | null;
+  currencyCode?: string;
+  isActive?: boolean;
+  isSuspended?: boolean | 0 | 1;
+  isWaiveTaxes?: boolean;
+  paymentMethod?: string | null;
+  autoSendInvoice?: boolean;
+  autoSendStatement?: boolean;
+  statementDate?: string | null;
+  customFields?: CustomFieldValue[];
+}
+
+/** Spec: comp_status; the original's values are Active, Suspended and Archived (archived = not isActive). */
+export function customerStatus(row: Pick<CustomerRow, 'is_active' | 'is_suspended'>): CustomerStatus {
+  if (!row.is_active) return 'Archived';
+  return row.is_suspended ? 'Suspended' : 'Active';
+}
+
+/**
+ * Balance, active subscriptions and primary payment method come from invoices, payments, subscriptions and
+ * payment methods. None of those records exist yet in this service, so every customer has the figures of a
+ * customer without them; the modules that add them compute these from their rows.
+ */
+async function figuresOf(_ctx: ServiceContext, customerIds: number[]): Promise<Map<number, CustomerFigures>> {
+  return new Map(
+    customerIds.map((id) => [id, { balanceMinor: 0, activeSubscriptions: 0, primaryPaymentMethod: null }]),
+  );
+}
+
+async function withFigures(ctx: ServiceContext, rows: CustomerRow[]): Promise<Customer[]> {
+  const figures = await figuresOf(
+    ctx,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({ row, status: customerStatus(row), figures: figures.get(row.id)! }));
+}
+
+export async function getCustomer(ctx: ServiceContext, customerId: number): Promise<Customer> {
+  const row = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
+  if (!row) throw new NotFoundError('Customer', customerId);
+  return (await withFigures(ctx, [row]))[0]!;
+}
+
+/** Throws not-found unless the customer belongs to the context's account. */
+export async function assertCustomerExists(ctx: ServiceContext, customerId: number): Promise<void> {
+  if (!(await repo.customerExists(ctx.db, ctx.account.id, customerId))) {
+    throw new NotFoundError('Customer', customerId);
+  }
+}
+
+export async function listCustomers(ctx: ServiceContext, page: Page, ids?: number[]): Promise<Customer[]> {
+  return withFigures(ctx, await repo.listCustomers(ctx.db, ctx.account.id, page, ids));
+}
+
+export async function listCustomersWithCustomFields(
+  ctx: ServiceContext,
+  page: Page,
+): Promise<{ customer: Customer; customFields: CustomFieldValue[] }[]> {
+  const customers = await listCustomers(ctx, page);
+  const values = await customFieldValues(
+    ctx,
+    customers.map((c) => c.row.id),
+  );
+  return customers.map((customer) => ({ customer, customFields: values.get(customer.row.id) ?? [] }));
+}
+
+function checkedChanges(
+  ctx: ServiceContext,
+  input: CustomerInput,
+  problems: FieldProblem[],
+): CustomerChanges {
+  const changes: CustomerChanges = {};
+  const text = (value: string | null | undefined) => optionalText(value);
+
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (name === '') problems.push({ field: 'Name', message: 'must not be blank' });
+    changes.name = name;
+  }
+  for (const [field, key, value] of [
+    ['Email', 'email', input.email],
+    ['EmailCC', 'email_cc', input.emailCc],
+  ] as const) {
+    const email = text(value);
+    if (email && !isEmailAddress(email)) problems.push({ field, message: 'must be an e-mail address' });
+    if (email !== undefined) changes[key] = email;
+  }
+  if (input.currencyCode !== undefined) {
+    const code = input.currencyCode.toUpperCase();
+    if (!isCurrencyCode(code))
+      problems.push({ field: 'CurrencyCode', message: `"${code}" is not an ISO 4217 currency code` });
+    changes.currency_code = code;
+  }
+  if (input.paymentMethod !== undefined) {
+    const method = text(input.paymentMethod)?.toLowerCase() ?? null;
+    if (method !== null && !(PAYMENT_METHODS as readonly string[]).includes(method)) {
+      problems.push({ field: 'PaymentMethod', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
+    }
+    changes.payment_method = method;
+  }
+  if (input.statementDate !== undefined) {
+    const raw = text(input.statementDate);
+    const at = raw ? parseWireDate(raw, ctx.account.timeZone) : null;
+    if (at === undefined) problems.push({ field: 'StatementDate', message: 'must be a date' });
+    else changes.statement_date = at;
+  }
+  if (input.vatNo !== undefined) {
+    changes.vat_no = typeof input.vatNo === 'number' ? String(input.vatNo) : text(input.vatNo);
+  }
+  if (input.countryStateId !== undefined) {
+    changes.country_state_id = input.countryStateId === null ? null : Number(input.countryStateId);
+  }
+  const plain = {
+    reference: text(input.reference),
+    last_name: text(input.lastName),
+    registration_number: text(input.registrationNumber),
+    company: text(input.company),
+    cell: text(input.cell),
+    tel: text(input.tel),
+    fax: text(input.fax),
+    address1: text(input.address1),
+    address2: text(input.address2),
+    city: text(input.city),
+    state: text(input.state),
+    country: text(input.country),
+    zip_code: text(input.zipCode),
+    country_state: text(input.countryState),
+    country_id: input.countryId,
+    primary_gateway_id: input.primaryGatewayId,
+    is_company: input.isCompany,
+    is_waive_taxes: input.isWaiveTaxes,
+    auto_send_invoice: input.autoSendInvoice,
+    auto_send_statement: input.autoSendStatement,
+  } satisfies CustomerChanges;
+  for (const [key, value] of Object.entries(plain)) {
+    if (value !== undefined) (changes as Record<string, unknown>)[key] = value;
+  }
+  return changes;
+}
+
+/** Archive/reopen and suspend/unsuspend, also when a create or edit sets isActive or isSuspended. */
+function statusChanges(
+  ctx: ServiceContext,
+  current: CustomerRow | undefined,
+  input: CustomerInput,
+): CustomerChanges {
+  const changes: CustomerChanges = {};
+  if (input.isActive !== undefined) changes.is_active = input.isActive;
+  if (input.isSuspended !== undefined) {
+    const suspend = Boolean(input.isSuspended);
+    changes.is_suspended = suspend;
+    // Spec: SuspendedDate is set when suspended; it keeps the first date while the customer stays suspended.
+    if (!suspend) changes.suspended_at = null;
+    else if (!current?.is_suspended) changes.suspended_at = ctx.clock.now().toISOString();
+  }
+  return changes;
+}
+
+async function assertReferenceFree(
+  ctx: ServiceContext,
+  reference: string,
+  customerId?: number,
+): Promise<void> {
+  const holder = await repo.findCustomerIdByReference(ctx.db, ctx.account.id, reference);
+  if (holder && holder.id !== customerId) {
+    throw new ConflictError('reference_taken', `Reference "${reference}" belongs to customer ${holder.id}`);
+  }
+}
+
+function referenceConflict(error: unknown, reference: string | null | undefined): unknown {
+  return isUniqueViolation(error)
+    ? new ConflictError('reference_taken', `Reference "${reference}" belongs to another customer`)
+    : error;
+}
+
+export async function createCustomer(
+  ctx: ServiceContext,
+  input: CustomerInput & { name: string },
+): Promise<Customer> {
+  const problems: FieldProblem[] = [];
+  const changes = checkedChanges(ctx, input, problems);
+  if (problems.length) throw new ValidationError(problems);
+  if (changes.reference) await assertReferenceFree(ctx, changes.reference);
+  const now = ctx.clock.now().toISOString();
+  let customerId: number;
+  try {
+    customerId = await ctx.db.transaction().execute(async (trx) => {
+      const id = await repo.insertCustomer(trx, {
+        account_id: ctx.account.id,
+        name: changes.name!,
+        currency_code: ctx.account.currencyCode,
+        is_company: false,
+        is_active: true,
+        is_suspended: false,
+        is_waive_taxes: false,
+        auto_send_invoice: true,
+        auto_send_statement: false,
+        ...changes,
+        ...statusChanges(ctx, undefined, input),
+        created_at: now,
+        updated_at: now,
+      });
+      if (input.customFields) await setCustomFieldValues({ ...ctx, db: trx }, id, input.customFields);
+      return id;
+    });
+  } catch (error) {
+    throw referenceConflict(error, changes.reference);
+  }
+  return getCustomer(ctx, customerId);
+}
+
+/** Partial update: fields left out keep their values; null clears a field. */
+export async function editCustomer(
+  ctx: ServiceContext,
+  customerId: number,
+  input: CustomerInput,
+): Promise<void> {
+  const current = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
+  if (!current) throw new NotFoundError('Customer', customerId);
+  const problems: FieldProblem[] = [];
+  const changes = checkedChanges(ctx, input, problems);
+  if (problems.length) throw new ValidationError(problems);
+  if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.updateCustomer(trx, ctx.account.id, customerId, {
+        ...changes,
+        ...statusChanges(ctx, current, input),
+        updated_at: ctx.clock.now().toISOString(),
+      });
+      if (input.customFields) await setCustomFieldValues({ ...ctx, db: trx }, customerId, input.customFields);
+    });
+  } catch (error) {
+    throw referenceConflict(error, changes.reference);
+  }
+}
+
+export async function setCustomerActive(
+  ctx: ServiceContext,
+  customerId: number,
+  isActive: boolean,
+): Promise<void> {
+  await editCustomer(ctx, customerId, { isActive });
+}
+
+export async function setCustomerSuspended(
+  ctx: ServiceContext,
+  customerId: number,
+  isSuspended: boolean,
+): Promise<void> {
+  await editCustomer(ctx, customerId, { isSuspended });
+}
+
+/**
+ * Deletes a customer with its contacts, notes and custom field values. Invoices, payments and subscriptions
+ * will refuse the delete (409) once those records exist; until then a customer has nothing that blocks it.
+ */
+export async function deleteCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
+  if (!(await repo.deleteCustomer(ctx.db, ctx.account.id, customerId))) {
+    throw new NotFoundError('Customer', customerId);
+  }
+}

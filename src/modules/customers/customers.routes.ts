@@ -1,0 +1,177 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/types.ts';
+import { PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as customers from './customer.service.ts';
+import * as customFields from './customField.service.ts';
+import {
+  ByCustomerIdsBody,
+  CreateCustomFieldBody,
+  CreateCustomerBody,
+  CustomFieldIdParams,
+  CustomFieldOut,
+  CustomerIdParams,
+  CustomerOut,
+  CustomerWithCustomFieldsOut,
+  CustomerWithPrimaryOut,
+  EditCustomerBody,
+} from './customers.schemas.ts';
+import {
+  customerInputFromWire,
+  toCustomerByIdsDto,
+  toCustomerDto,
+  toCustomerWithCustomFieldsDto,
+} from './customers.serializer.ts';
+
+const tags = ['Customers'];
+const NoContent = { 204: Type.Null({ description: 'No Content' }) };
+
+export function registerCustomerRoutes(app: App): void {
+  app.get(
+    '/customers',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CustomerOut) } } },
+    async (request) => (await customers.listCustomers(request.ctx, pageOf(request.query))).map(toCustomerDto),
+  );
+
+  app.post(
+    '/by_customer_ids',
+    {
+      schema: {
+        tags,
+        description: 'Customers with the given ids, in creation order; ids of other accounts are left out.',
+        querystring: PagingQuery,
+        body: ByCustomerIdsBody,
+        response: { 200: Type.Array(CustomerWithPrimaryOut) },
+      },
+    },
+    async (request) => {
+      const { ids, page, page_size } = request.body;
+      const paging = pageOf({
+        page: page ?? request.query.page,
+        page_size: page_size ?? request.query.page_size,
+      });
+      return (await customers.listCustomers(request.ctx, paging, ids)).map(toCustomerByIdsDto);
+    },
+  );
+
+  app.get(
+    '/customers/with_customfields',
+    {
+      schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CustomerWithCustomFieldsOut) } },
+    },
+    async (request) =>
+      (await customers.listCustomersWithCustomFields(request.ctx, pageOf(request.query))).map((c) =>
+        toCustomerWithCustomFieldsDto(c.customer, c.customFields),
+      ),
+  );
+
+  app.get(
+    '/customers/:customerID',
+    { schema: { tags, params: CustomerIdParams, response: { 200: CustomerOut } } },
+    async (request) => toCustomerDto(await customers.getCustomer(request.ctx, request.params.customerID)),
+  );
+
+  app.post(
+    '/customers',
+    { schema: { tags, body: CreateCustomerBody, response: { 201: CustomerOut } } },
+    async (request, reply) => {
+      const input = customerInputFromWire(request.body);
+      const customer = await customers.createCustomer(request.ctx, { ...input, name: request.body.Name });
+      return reply.code(201).send(toCustomerDto(customer));
+    },
+  );
+
+  app.put(
+    '/customers/:customerID',
+    {
+      schema: {
+        tags,
+        description: 'Changes the fields sent; fields left out keep their values and null clears one.',
+        params: CustomerIdParams,
+        body: EditCustomerBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await customers.editCustomer(
+        request.ctx,
+        request.params.customerID,
+        customerInputFromWire(request.body ?? {}),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/customers/:customerID',
+    { schema: { tags, params: CustomerIdParams, response: NoContent } },
+    async (request, reply) => {
+      await customers.deleteCustomer(request.ctx, request.params.customerID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  const statusRoute = (
+    path: string,
+    description: string,
+    change: typeof customers.setCustomerActive,
+    to: boolean,
+  ) =>
+    app.put(
+      `/customers/:customerID/${path}`,
+      { schema: { tags, description, params: CustomerIdParams, response: NoContent } },
+      async (request, reply) => {
+        await change(request.ctx, request.params.customerID, to);
+        return reply.code(204).send(null);
+      },
+    );
+  statusRoute(
+    'archive',
+    'Archives the customer (isActive false; comp_status Archived).',
+    customers.setCustomerActive,
+    false,
+  );
+  statusRoute('reopen', 'Reopens an archived customer (isActive true).', customers.setCustomerActive, true);
+  statusRoute(
+    'suspend',
+    'Suspends the customer (isSuspended true, SuspendedDate set; comp_status Suspended).',
+    customers.setCustomerSuspended,
+    true,
+  );
+  statusRoute(
+    'unsuspend',
+    'Lifts a suspension (isSuspended false, SuspendedDate null).',
+    customers.setCustomerSuspended,
+    false,
+  );
+
+  app.get(
+    '/customfields',
+    {
+      schema: {
+        tags,
+        description: "The account's custom customer fields.",
+        response: { 200: Type.Array(CustomFieldOut) },
+      },
+    },
+    async (request) =>
+      (await customFields.listCustomFields(request.ctx)).map((f) => ({ customFieldID: f.id, Key: f.key })),
+  );
+
+  app.post(
+    '/customfields',
+    { schema: { tags, body: CreateCustomFieldBody, response: { 201: CustomFieldOut } } },
+    async (request, reply) => {
+      const field = await customFields.createCustomField(request.ctx, request.body.Key);
+      return reply.code(201).send({ customFieldID: field.id, Key: field.key });
+    },
+  );
+
+  app.delete(
+    '/customfields/:customFieldID',
+    { schema: { tags, params: CustomFieldIdParams, response: NoContent } },
+    async (request, reply) => {
+      await customFields.deleteCustomField(request.ctx, request.params.customFieldID);
+      return reply.code(204).send(null);
+    },
+  );
+}

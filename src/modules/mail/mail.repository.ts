@@ -1,0 +1,107 @@
+import { sql } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { MailOutboxTable } from '../../storage/schema.ts';
+
+export interface NewMailRow {
+  accountId: number;
+  recipient: string;
+  subject: string;
+  bodySealed: string;
+  createdAt: string;
+}
+
+export async function insertMail(db: Db, mail: NewMailRow): Promise<number> {
+  const row = await db
+    .insertInto('mail_outbox')
+    .values({
+      account_id: mail.accountId,
+      recipient: mail.recipient,
+      subject: mail.subject,
+      body_sealed: mail.bodySealed,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: mail.createdAt,
+      created_at: mail.createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+const MAIL_COLUMNS = [
+  'id',
+  'account_id',
+  'recipient',
+  'subject',
+  'body_sealed',
+  'status',
+  'attempts',
+  'last_error',
+  'created_at',
+  'delivered_at',
+] as const;
+
+export type MailRow = Pick<Selectable<MailOutboxTable>, (typeof MAIL_COLUMNS)[number]>;
+
+/**
+ * Leases up to `limit` due messages to the caller until `leaseUntil`, so that several workers never send the same
+ * message twice at once. NOTE: PostgreSQL skips rows another worker holds (SKIP LOCKED); SQLite runs one writer
+ * at a time, so the single UPDATE is already exclusive.
+ */
+export async function leaseDueMail(
+  db: Db,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+): Promise<MailRow[]> {
+  const due = db
+    .selectFrom('mail_outbox')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .orderBy('id')
+    .limit(limit)
+    .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked());
+  return db
+    .updateTable('mail_outbox')
+    .set({ lease_until: leaseUntil, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', due)
+    .returning(MAIL_COLUMNS)
+    .execute();
+}
+
+export async function recordDelivery(
+  db: Db,
+  id: number,
+  outcome:
+    | { status: 'sent'; at: string }
+    | { status: 'skipped'; reason: string }
+    | { status: 'failed'; error: string }
+    | { status: 'pending'; error: string; retryAt: string },
+): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({
+      status: outcome.status,
+      lease_until: null,
+      delivered_at: outcome.status === 'sent' ? outcome.at : null,
+      last_error:
+        outcome.status === 'sent' ? null : outcome.status === 'skipped' ? outcome.reason : outcome.error,
+      ...(outcome.status === 'pending' ? { next_attempt_at: outcome.retryAt } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export function listMail(db: Db, filter: { accountId?: number; limit: number }): Promise<MailRow[]> {
+  return db
+    .selectFrom('mail_outbox')
+    .select(MAIL_COLUMNS)
+    .$if(filter.accountId !== undefined, (qb) => qb.where('account_id', '=', filter.accountId!))
+    .orderBy('id', 'desc')
+    .limit(filter.limit)
+    .execute();
+}

@@ -1,0 +1,98 @@
+import type { DestinationStream, Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Clock } from './clock.ts';
+import { systemClock } from './clock.ts';
+import { buildApp } from './app.ts';
+import type { App } from './http/types.ts';
+import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
+import { createLogger } from './logger.ts';
+import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
+import type { MailTransport } from './modules/mail/index.ts';
+import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
+import type { SecretBox } from './security/secretBox.ts';
+import { openStorage } from './storage/database.ts';
+import type { Storage } from './storage/database.ts';
+import { migrateToLatest } from './storage/migrate.ts';
+
+export interface Service {
+  app: App;
+  storage: Storage;
+  secrets: SecretBox;
+  log: Logger;
+  /** The base URL the server listens on, e.g. http://127.0.0.1:8080. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  clock?: Clock;
+  logStream?: DestinationStream;
+  /** Overrides the SMTP transport built from the configuration. */
+  mailTransport?: MailTransport;
+}
+
+const HOUSEKEEPING_MS = 60 * 60 * 1000;
+
+/** Opens the database, brings its schema up to date, starts the workers and listens. */
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  const clock = options.clock ?? systemClock;
+  const log = createLogger(config.logLevel, options.logStream);
+  const storage = openStorage(config.database);
+  try {
+    await migrateToLatest(storage.db);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  if (storage.dialect === 'postgres' && !config.encryptionKey) {
+    log.warn(
+      'ENCRYPTION_KEY is not set: using the key file in DATA_DIR; every process sharing this database needs the same key',
+    );
+  }
+  const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+  const transport = options.mailTransport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : undefined);
+  const mailWorker = startMailWorker(
+    { db: storage.db, clock, secrets, transport, from: config.mailFrom, log: log.child({ worker: 'mail' }) },
+    config.workerIntervalMs,
+  );
+
+  const purge = () =>
+    purgeIdempotencyKeys(
+      storage.db,
+      new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
+    ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed'));
+  const housekeeping = setInterval(purge, HOUSEKEEPING_MS);
+  housekeeping.unref();
+
+  const app = await buildApp({
+    storage,
+    clock,
+    secrets,
+    logger: log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    mailQueued: () => mailWorker.wake(),
+  });
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    storage,
+    secrets,
+    log,
+    url: `http://${host}:${port}`,
+    close() {
+      // In-flight requests finish before the workers stop and the database closes.
+      closing ??= (async () => {
+        clearInterval(housekeeping);
+        await app.close();
+        await mailWorker.stop();
+        await storage.close();
+      })();
+      return closing;
+    },
+  };
+}

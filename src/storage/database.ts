@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { DatabaseTarget } from '../config.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+export type Dialect = DatabaseTarget['dialect'];
+
+export interface Storage {
+  db: Db;
+  dialect: Dialect;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * NOTE: better-sqlite3 binds only numbers, strings, bigints, buffers and null, so booleans become 1/0 here,
+ * the one place where the dialects differ on the way in. Reading, mappers apply Boolean() to 0/1 and true/false alike.
+ */
+function sqliteParameter(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+function withSqliteParameters(database: BetterSqlite3.Database): SqliteDatabase {
+  return {
+    close: () => database.close(),
+    prepare(text: string): SqliteStatement {
+      const statement = database.prepare(text);
+      const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(sqliteParameter);
+      return {
+        reader: statement.reader,
+        all: (parameters) => statement.all(bind(parameters)),
+        run: (parameters) => statement.run(bind(parameters)),
+        iterate: (parameters) => statement.iterate(bind(parameters)),
+      };
+    },
+  };
+}
+
+function openSqlite(file: string): Storage {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const database = new BetterSqlite3(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  // Several processes may share the file (CLI beside the server): wait for a lock rather than fail.
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withSqliteParameters(database) }),
+  });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+const PG_INT8 = 20;
+const PG_DATE = 1082;
+const PG_TIMESTAMPTZ = 1184;
+
+/** Identifiers and minor-unit amounts are bigint columns; they stay within 2^53 and are read as numbers. */
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`bigint ${text} is beyond the safe integer range`);
+  return value;
+}
+
+const parseTimestamptz = pg.types.getTypeParser(PG_TIMESTAMPTZ);
+
+// Both dialects hand instants back as ISO 8601 strings in UTC and calendar dates as YYYY-MM-DD.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8) return parseInt8;
+    if (oid === PG_DATE) return (text: string) => text;
+    if (oid === PG_TIMESTAMPTZ) return (text: string) => (parseTimestamptz(text) as Date).toISOString();
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+function openPostgres(url: string): Storage {
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
+  // An idle client that loses its server emits 'error' on the pool; without a listener that would crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+export function openStorage(target: DatabaseTarget): Storage {
+  return target.dialect === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
+}
+
+/** A write refused by a unique index: SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's 23505. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}

@@ -1,0 +1,138 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** SQLite hands back 0/1, PostgreSQL true/false; mappers read either with Boolean(). */
+export type SqlBool = ColumnType<boolean | number, boolean, boolean>;
+/** An instant, read as an ISO 8601 string in UTC on both dialects. */
+export type Instant = ColumnType<string, string, string>;
+export type Id = Generated<number>;
+
+export interface AccountsTable {
+  id: Id;
+  name: string;
+  time_zone: string;
+  currency_code: string;
+  created_at: Instant;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  account_id: number;
+  key_hash: string;
+  key_prefix: string;
+  created_at: Instant;
+  revoked_at: Instant | null;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: number;
+  idempotency_key: string;
+  request_hash: string;
+  response_status: number | null;
+  response_type: string | null;
+  response_body: string | null;
+  created_at: Instant;
+}
+
+export interface CustomersTable {
+  id: Id;
+  account_id: number;
+  reference: string | null;
+  is_company: SqlBool;
+  name: string;
+  last_name: string | null;
+  registration_number: string | null;
+  vat_no: string | null;
+  company: string | null;
+  email: string | null;
+  email_cc: string | null;
+  cell: string | null;
+  tel: string | null;
+  fax: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  zip_code: string | null;
+  country_state: string | null;
+  country_id: number | null;
+  country_state_id: number | null;
+  primary_gateway_id: number | null;
+  currency_code: string;
+  is_suspended: SqlBool;
+  suspended_at: Instant | null;
+  is_active: SqlBool;
+  is_waive_taxes: SqlBool;
+  payment_method: string | null;
+  auto_send_invoice: SqlBool;
+  auto_send_statement: SqlBool;
+  statement_date: Instant | null;
+  statement_last_sent_at: Instant | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface CustomFieldsTable {
+  id: Id;
+  account_id: number;
+  field_key: string;
+  created_at: Instant;
+}
+
+export interface CustomerCustomValuesTable {
+  account_id: number;
+  customer_id: number;
+  custom_field_id: number;
+  value: string | null;
+}
+
+export interface CustomerContactsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  name: string;
+  last_name: string;
+  email: string;
+  cell: string | null;
+  username: string | null;
+  password_hash: string | null;
+  is_active: SqlBool;
+  created_at: Instant;
+}
+
+export interface CustomerNotesTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  note: string;
+  note_type: string;
+  created_at: Instant;
+}
+
+export interface MailOutboxTable {
+  id: Id;
+  account_id: number;
+  recipient: string;
+  subject: string;
+  /** AES-256-GCM sealed text: messages can carry credentials. */
+  body_sealed: string;
+  status: 'pending' | 'sent' | 'skipped' | 'failed';
+  attempts: number;
+  next_attempt_at: Instant;
+  lease_until: Instant | null;
+  last_error: string | null;
+  created_at: Instant;
+  delivered_at: Instant | null;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  customers: CustomersTable;
+  custom_fields: CustomFieldsTable;
+  customer_custom_values: CustomerCustomValuesTable;
+  customer_contacts: CustomerContactsTable;
+  customer_notes: CustomerNotesTable;
+  mail_outbox: MailOutboxTable;
+}
