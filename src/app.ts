@@ -11,7 +11,7 @@ import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { authenticate } from './modules/auth/index.ts';
-import { registerCustomerRoutes } from './modules/customers/index.ts';
+import { registerCustomersModule } from './modules/customers/index.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -125,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         };
       });
       registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock });
-      registerCustomerRoutes(v1);
+      registerCustomersModule(v1);
     },
     { prefix: '/v1' },
   );

@@ -24,6 +24,9 @@ export const WireDate = (options: { description?: string } = {}) =>
     ...options,
   });
 
+/** A request date that may be null to clear it. */
+export const NullableWireDate = () => Nullable(WireDate());
+
 /** Responses: ISO 8601 in UTC with `Z`. */
 export const DateOut = () => Nullable(Type.String({ format: 'date-time' }));
 
@@ -80,3 +83,5 @@ export function withErrors<T extends Record<number, TSchema>>(responses: T) {
     '4xx': { $ref: 'Problem#', description: 'application/problem+json' } as unknown as TSchema,
   };
 }
+
+export const NoContent = { 204: Type.Null({ description: 'No Content' }) };

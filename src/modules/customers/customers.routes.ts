@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
-import { PagingQuery, pageOf } from '../../http/schemas.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import * as customers from './customer.service.ts';
 import * as customFields from './customField.service.ts';
 import {
@@ -23,7 +23,6 @@ import {
 } from './customers.serializer.ts';
 
 const tags = ['Customers'];
-const NoContent = { 204: Type.Null({ description: 'No Content' }) };
 
 export function registerCustomerRoutes(app: App): void {
   app.get(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { DateOut, Id, Nullable, PAGE_SIZE_MAX, Text, WireDate } from '../../http/schemas.ts';
+import { DateOut, Id, Nullable, NullableWireDate, PAGE_SIZE_MAX, Text } from '../../http/schemas.ts';
 
 export const PAYMENT_METHODS = [
   'cash',
@@ -12,7 +12,6 @@ export const PAYMENT_METHODS = [
 ] as const;
 
 const NullableText = (max = 255) => Nullable(Text(max));
-const NullableDate = () => Type.Union([WireDate(), Type.Null()]);
 
 const CustomFieldValues = Type.Array(
   Type.Object({ Key: Text(100, { minLength: 1 }), Value: NullableText(2000) }),
@@ -58,7 +57,7 @@ const customerFields = {
   PaymentMethod: Nullable(Text(20)),
   autoSendInvoice: Type.Boolean(),
   autoSendStatement: Type.Boolean(),
-  StatementDate: NullableDate(),
+  StatementDate: NullableWireDate(),
   CustomFields: CustomFieldValues,
 };
 

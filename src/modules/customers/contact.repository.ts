@@ -1,0 +1,102 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../http/schemas.ts';
+import type { CustomerContactsTable } from '../../storage/schema.ts';
+
+export type ContactRow = Omit<Selectable<CustomerContactsTable>, 'password_hash' | 'account_id'>;
+
+// The password hash is written, and read only where a password is checked: never by these queries.
+const CONTACT_COLUMNS = [
+  'id',
+  'customer_id',
+  'name',
+  'last_name',
+  'email',
+  'cell',
+  'username',
+  'is_active',
+  'created_at',
+] as const;
+
+export function findContact(db: Db, accountId: number, contactId: number): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom('customer_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+}
+
+export function listContacts(
+  db: Db,
+  accountId: number,
+  page: Page,
+  customerId?: number,
+): Promise<ContactRow[]> {
+  return db
+    .selectFrom('customer_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .$if(customerId !== undefined, (qb) => qb.where('customer_id', '=', customerId!))
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** Usernames of the account equal to `base` or starting with it, for picking a free generated one. */
+export async function usernamesLike(db: Db, accountId: number, base: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('customer_contacts')
+    .select('username')
+    .where('account_id', '=', accountId)
+    .where('username', 'like', `${base}%`)
+    .execute();
+  return new Set(rows.map((row) => row.username!));
+}
+
+export async function findContactIdByUsername(
+  db: Db,
+  accountId: number,
+  username: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('customer_contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('username', '=', username)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function insertContact(db: Db, row: Insertable<CustomerContactsTable>): Promise<number> {
+  const inserted = await db
+    .insertInto('customer_contacts')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateContact(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  changes: Updateable<Omit<CustomerContactsTable, 'id' | 'account_id' | 'created_at'>>,
+): Promise<void> {
+  await db
+    .updateTable('customer_contacts')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .execute();
+}
+
+export async function deleteContact(db: Db, accountId: number, contactId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('customer_contacts')
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

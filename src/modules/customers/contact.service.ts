@@ -1,0 +1,207 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import type { Page } from '../../http/schemas.ts';
+import { isEmailAddress, optionalText } from '../../core/text.ts';
+import { generatePassword, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
+import { queueMail } from '../mail/index.ts';
+import * as repo from './contact.repository.ts';
+import type { ContactRow } from './contact.repository.ts';
+import { assertCustomerExists } from './customer.service.ts';
+
+export type Contact = ContactRow;
+
+export interface ContactInput {
+  customerId: number;
+  name: string;
+  lastName: string;
+  email: string;
+  username?: string | null;
+  password?: string | null;
+  cell?: string | null;
+  isActive?: boolean;
+  /** Edit only: the password is to change; blank means generate one. */
+  changePassword?: boolean;
+}
+
+function checkedFields(input: ContactInput): { name: string; lastName: string; email: string } {
+  const problems: FieldProblem[] = [];
+  const name = input.name.trim();
+  const lastName = input.lastName.trim();
+  const email = input.email.trim();
+  if (name === '') problems.push({ field: 'Name', message: 'must not be blank' });
+  if (lastName === '') problems.push({ field: 'LastName', message: 'must not be blank' });
+  if (!isEmailAddress(email)) problems.push({ field: 'Email', message: 'must be an e-mail address' });
+  const password = optionalText(input.password);
+  const policy = password ? passwordPolicyProblem(password) : undefined;
+  if (policy) problems.push({ field: 'Password', message: policy });
+  if (problems.length) throw new ValidationError(problems);
+  return { name, lastName, email };
+}
+
+/** A readable username from the contact's name (jsmith, jsmith2, ...), free in the account. */
+async function generateUsername(
+  ctx: ServiceContext,
+  name: string,
+  lastName: string,
+  email: string,
+): Promise<string> {
+  const clean = (text: string) =>
+    text
+      .normalize('NFKD')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .toLowerCase();
+  const base = clean(name.slice(0, 1) + lastName) || clean(email.split('@')[0] ?? '') || 'contact';
+  const taken = await repo.usernamesLike(ctx.db, ctx.account.id, base);
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+async function assertUsernameFree(ctx: ServiceContext, username: string, contactId?: number): Promise<void> {
+  const holder = await repo.findContactIdByUsername(ctx.db, ctx.account.id, username);
+  if (holder !== undefined && holder !== contactId) {
+    throw new ConflictError('username_taken', `Username "${username}" belongs to another contact`);
+  }
+}
+
+function credentialsMail(
+  ctx: ServiceContext,
+  to: string,
+  name: string,
+  credentials: { username: string | null; password?: string },
+) {
+  const lines = [
+    `Hello ${name},`,
+    '',
+    `Your login for the ${ctx.account.name} customer portal:`,
+    '',
+    `Username: ${credentials.username ?? '(none)'}`,
+    ...(credentials.password ? [`Password: ${credentials.password}`] : []),
+    '',
+    'Keep these details safe. If you did not expect this message, tell us.',
+  ];
+  return { to, subject: `Your ${ctx.account.name} customer portal login`, text: lines.join('\n') };
+}
+
+export async function getContact(ctx: ServiceContext, contactId: number): Promise<Contact> {
+  const row = await repo.findContact(ctx.db, ctx.account.id, contactId);
+  if (!row) throw new NotFoundError('Customer contact', contactId);
+  return row;
+}
+
+export async function listContacts(ctx: ServiceContext, page: Page, customerId?: number): Promise<Contact[]> {
+  if (customerId !== undefined) await assertCustomerExists(ctx, customerId);
+  return repo.listContacts(ctx.db, ctx.account.id, page, customerId);
+}
+
+/**
+ * Spec, Customer contacts: an active contact without a username gets a generated one, and without a password a
+ * generated one; the contact is e-mailed the username and password. The mail is queued in the same transaction.
+ */
+export async function createContact(ctx: ServiceContext, input: ContactInput): Promise<Contact> {
+  const fields = checkedFields(input);
+  await assertCustomerExists(ctx, input.customerId);
+  const isActive = input.isActive ?? true;
+  let username = optionalText(input.username) ?? null;
+  if (username) await assertUsernameFree(ctx, username);
+  else if (isActive) username = await generateUsername(ctx, fields.name, fields.lastName, fields.email);
+  const password = optionalText(input.password) ?? (isActive ? generatePassword() : null);
+  const passwordHash = password ? await hashPassword(password) : null;
+
+  const contactId = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const id = await repo.insertContact(trx, {
+        account_id: ctx.account.id,
+        customer_id: input.customerId,
+        name: fields.name,
+        last_name: fields.lastName,
+        email: fields.email,
+        cell: optionalText(input.cell) ?? null,
+        username,
+        password_hash: passwordHash,
+        is_active: isActive,
+        created_at: ctx.clock.now().toISOString(),
+      });
+      if (isActive) {
+        await queueMail(
+          trx,
+          ctx,
+          ctx.account.id,
+          credentialsMail(ctx, fields.email, fields.name, { username, password: password ?? undefined }),
+        );
+      }
+      return id;
+    })
+    .catch((error: unknown) => {
+      throw isUniqueViolation(error)
+        ? new ConflictError('username_taken', `Username "${username}" belongs to another contact`)
+        : error;
+    });
+  if (isActive) ctx.mailQueued();
+  return getContact(ctx, contactId);
+}
+
+/**
+ * Spec: on edit, an active contact with a blank username gets one generated (a blank username keeps the one the
+ * contact has); with changePassword and a blank password a password is generated. The contact is e-mailed when
+ * the username or password changed.
+ */
+export async function editContact(
+  ctx: ServiceContext,
+  contactId: number,
+  input: ContactInput,
+): Promise<void> {
+  const current = await getContact(ctx, contactId);
+  const fields = checkedFields(input);
+  if (input.customerId !== current.customer_id) await assertCustomerExists(ctx, input.customerId);
+  const isActive = input.isActive ?? Boolean(current.is_active);
+
+  let username = optionalText(input.username) ?? current.username;
+  if (username && username !== current.username) await assertUsernameFree(ctx, username, contactId);
+  if (!username && isActive)
+    username = await generateUsername(ctx, fields.name, fields.lastName, fields.email);
+
+  let password = optionalText(input.password) ?? undefined;
+  if (!password && input.changePassword && isActive) password = generatePassword();
+  const passwordHash = password ? await hashPassword(password) : undefined;
+  const credentialsChanged = username !== current.username || password !== undefined;
+
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      await repo.updateContact(trx, ctx.account.id, contactId, {
+        customer_id: input.customerId,
+        name: fields.name,
+        last_name: fields.lastName,
+        email: fields.email,
+        ...(input.cell !== undefined ? { cell: optionalText(input.cell) } : {}),
+        username,
+        ...(passwordHash ? { password_hash: passwordHash } : {}),
+        is_active: isActive,
+      });
+      if (credentialsChanged && isActive) {
+        await queueMail(
+          trx,
+          ctx,
+          ctx.account.id,
+          credentialsMail(ctx, fields.email, fields.name, { username, password }),
+        );
+      }
+    })
+    .catch((error: unknown) => {
+      throw isUniqueViolation(error)
+        ? new ConflictError('username_taken', `Username "${username}" belongs to another contact`)
+        : error;
+    });
+  if (credentialsChanged && isActive) ctx.mailQueued();
+}
+
+export async function deleteContact(ctx: ServiceContext, contactId: number): Promise<void> {
+  if (!(await repo.deleteContact(ctx.db, ctx.account.id, contactId))) {
+    throw new NotFoundError('Customer contact', contactId);
+  }
+}

@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as contacts from './contact.service.ts';
+import {
+  ContactIdParams,
+  ContactOut,
+  ContactsOfCustomerParams,
+  CreateContactBody,
+  EditContactBody,
+} from './contacts.schemas.ts';
+import { contactInputFromWire, toContactDto } from './contacts.serializer.ts';
+
+const tags = ['Customer contacts'];
+
+export function registerContactRoutes(app: App): void {
+  app.get(
+    '/customers/:customerID/contacts',
+    {
+      schema: {
+        tags,
+        params: ContactsOfCustomerParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(ContactOut) },
+      },
+    },
+    async (request) =>
+      (await contacts.listContacts(request.ctx, pageOf(request.query), request.params.customerID)).map(
+        toContactDto,
+      ),
+  );
+
+  app.get(
+    '/customercontacts',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(ContactOut) } } },
+    async (request) => (await contacts.listContacts(request.ctx, pageOf(request.query))).map(toContactDto),
+  );
+
+  app.get(
+    '/customercontacts/:customerContactID',
+    { schema: { tags, params: ContactIdParams, response: { 200: ContactOut } } },
+    async (request) => toContactDto(await contacts.getContact(request.ctx, request.params.customerContactID)),
+  );
+
+  app.post(
+    '/customercontacts',
+    {
+      schema: {
+        tags,
+        description:
+          'Adds a contact. An active contact without Username or Password gets generated ones; an active contact is e-mailed its username and password.',
+        body: CreateContactBody,
+        response: { 201: ContactOut },
+      },
+    },
+    async (request, reply) => {
+      const contact = await contacts.createContact(request.ctx, contactInputFromWire(request.body));
+      return reply.code(201).send(toContactDto(contact));
+    },
+  );
+
+  app.put(
+    '/customercontacts/:customerContactID',
+    {
+      schema: {
+        tags,
+        description:
+          'Edits a contact. A blank Username keeps the current one (or generates one for an active contact without); changePassword with a blank Password generates one. The contact is e-mailed when the username or password changes.',
+        params: ContactIdParams,
+        body: EditContactBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await contacts.editContact(
+        request.ctx,
+        request.params.customerContactID,
+        contactInputFromWire(request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/customercontacts/:customerContactID',
+    { schema: { tags, params: ContactIdParams, response: NoContent } },
+    async (request, reply) => {
+      await contacts.deleteContact(request.ctx, request.params.customerContactID);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,61 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../http/schemas.ts';
+import type { CustomerNotesTable } from '../../storage/schema.ts';
+
+export type NoteRow = Omit<Selectable<CustomerNotesTable>, 'account_id'>;
+
+const NOTE_COLUMNS = ['id', 'customer_id', 'note', 'note_type', 'created_at'] as const;
+
+export function findNote(db: Db, accountId: number, noteId: number): Promise<NoteRow | undefined> {
+  return db
+    .selectFrom('customer_notes')
+    .select(NOTE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', noteId)
+    .executeTakeFirst();
+}
+
+export function listNotes(db: Db, accountId: number, page: Page, customerId?: number): Promise<NoteRow[]> {
+  return db
+    .selectFrom('customer_notes')
+    .select(NOTE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .$if(customerId !== undefined, (qb) => qb.where('customer_id', '=', customerId!))
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function insertNote(db: Db, row: Insertable<CustomerNotesTable>): Promise<number> {
+  const inserted = await db
+    .insertInto('customer_notes')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateNote(
+  db: Db,
+  accountId: number,
+  noteId: number,
+  changes: { customer_id: number; note: string; note_type: string },
+): Promise<void> {
+  await db
+    .updateTable('customer_notes')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', noteId)
+    .execute();
+}
+
+export async function deleteNote(db: Db, accountId: number, noteId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('customer_notes')
+    .where('account_id', '=', accountId)
+    .where('id', '=', noteId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

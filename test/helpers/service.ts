@@ -1,0 +1,167 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import type { Clock } from '../../src/clock.ts';
+import { systemClock } from '../../src/clock.ts';
+import { createAccount } from '../../src/modules/auth/index.ts';
+import { startService } from '../../src/server.ts';
+import type { Service } from '../../src/server.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as Dialect;
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body text, sent as is (with the JSON content type unless headers say otherwise). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Credentials to send; defaults to the test account's (Basic). `false` sends none. */
+  auth?: { accountId: number; apiKey: string } | { bearer: string } | false;
+}
+
+export interface TestAccount {
+  accountId: number;
+  apiKey: string;
+  /** Calls the API as this account. */
+  request<T = any>(method: string, urlPath: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+}
+
+export interface TestService extends TestAccount {
+  service: Service;
+  url: string;
+  dataDir: string;
+  /** Environment that points the CLI at this service's database and data directory. */
+  env: Record<string, string>;
+  logs: string[];
+  newAccount(name?: string): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+/** A fresh database of the suite's dialect: an SQLite file, or a PostgreSQL schema of its own. */
+export async function freshDatabase(dataDir: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite')
+    return { url: `sqlite:${path.join(dataDir, 'test.sqlite')}`, drop: async () => {} };
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DIALECT=postgres needs TEST_DATABASE_URL');
+  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+async function call(
+  baseUrl: string,
+  defaultAuth: { accountId: number; apiKey: string },
+  method: string,
+  urlPath: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  const auth = options.auth === undefined ? defaultAuth : options.auth;
+  if (auth && 'bearer' in auth) headers.authorization = `Bearer ${auth.bearer}`;
+  else if (auth) {
+    headers.authorization = `Basic ${Buffer.from(`${auth.accountId}:${auth.apiKey}`).toString('base64')}`;
+  }
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  Object.assign(headers, options.headers);
+  const response = await fetch(baseUrl + urlPath, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  if (text !== '' && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export interface StartOptions {
+  smtpUrl?: string;
+  clock?: Clock;
+  env?: Record<string, string>;
+}
+
+export async function startTestService(options: StartOptions = {}): Promise<TestService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-test-'));
+  const database = await freshDatabase(dataDir);
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    WORKER_INTERVAL_MS: '100',
+    ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
+    ...options.env,
+  };
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const clock = options.clock ?? systemClock;
+  const service = await startService(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }), {
+    clock,
+    logStream,
+  });
+
+  const makeAccount = async (name: string): Promise<TestAccount> => {
+    const created = await createAccount(service.storage.db, clock, { name });
+    const credentials = { accountId: created.account.id, apiKey: created.apiKey };
+    return {
+      ...credentials,
+      request: (method, urlPath, o) => call(service.url, credentials, method, urlPath, o),
+    };
+  };
+  const main = await makeAccount('Test Account');
+  return {
+    ...main,
+    service,
+    url: service.url,
+    dataDir,
+    env,
+    logs,
+    newAccount: (name = 'Other Account') => makeAccount(name),
+    async close() {
+      await service.close();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
