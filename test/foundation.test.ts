@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { startTestService } from './helpers/service.ts';
 import type { TestService } from './helpers/service.ts';
 
@@ -133,6 +134,50 @@ describe('errors', () => {
       expect(res.status, path).not.toBe(200);
     }
   });
+});
+
+describe('random bodies', () => {
+  const FIELDS = [
+    'Name',
+    'Reference',
+    'Email',
+    'isCompany',
+    'countryID',
+    'countryStateID',
+    'VatNo',
+    'StatementDate',
+    'isSuspended',
+    'CurrencyCode',
+    'PaymentMethod',
+    'CustomFields',
+    'customerID',
+    'NoteType',
+    'Note',
+    'Password',
+  ];
+  const value = fc.oneof(
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.anything(), { maxLength: 3 }),
+    fc.dictionary(fc.string(), fc.anything(), { maxKeys: 3 }),
+  );
+  const body = fc.dictionary(fc.constantFrom(...FIELDS), value, { maxKeys: 8 });
+
+  it.each(['/v1/customers', '/v1/customercontacts', '/v1/customernotes', '/v1/by_customer_ids'])(
+    'POST %s never answers 500',
+    async (path) => {
+      await fc.assert(
+        fc.asyncProperty(body, async (sent) => {
+          const res = await t.request('POST', path, { body: sent });
+          return res.status < 500;
+        }),
+        { numRuns: 60 },
+      );
+    },
+  );
 });
 
 describe('paging', () => {

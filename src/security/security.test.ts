@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import crypto from 'node:crypto';
+import { generatePassword, hashPassword, passwordPolicyProblem, verifyPassword } from './passwords.ts';
+import { createSecretBox } from './secretBox.ts';
+
+describe('passwords', () => {
+  it('hashes with scrypt and a salt, and verifies only the right password', async () => {
+    const hash = await hashPassword('secret123');
+    expect(hash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(hash).not.toContain('secret123');
+    expect(await hashPassword('secret123')).not.toBe(hash);
+    expect(await verifyPassword('secret123', hash)).toBe(true);
+    expect(await verifyPassword('secret124', hash)).toBe(false);
+    expect(await verifyPassword('secret123', 'plain')).toBe(false);
+  });
+
+  it.each([
+    ['abc12', 'must have at least 6 characters'],
+    ['abcdefg', 'must contain a number'],
+    ['1234567', 'must contain a letter'],
+    ['abc123', undefined],
+    ['Пароль1', undefined],
+  ])('judges %j: %s', (password, problem) => {
+    expect(passwordPolicyProblem(password)).toBe(problem);
+  });
+
+  it('generates passwords that always meet the policy', () => {
+    for (let i = 0; i < 500; i++) {
+      const password = generatePassword();
+      expect(password).toHaveLength(12);
+      expect(passwordPolicyProblem(password)).toBeUndefined();
+    }
+  });
+});
+
+describe('secret box', () => {
+  const box = createSecretBox(crypto.randomBytes(32));
+
+  it('opens what it sealed, for any text', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (text) => box.open(box.seal(text)) === text));
+  });
+
+  it('never shows the text, and seals the same text differently each time', () => {
+    const sealed = box.seal('Password: hunter2');
+    expect(sealed).not.toContain('hunter2');
+    expect(box.seal('Password: hunter2')).not.toBe(sealed);
+  });
+
+  it('refuses tampered text and a different key', () => {
+    const sealed = box.seal('hello');
+    const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'B' : 'A') + sealed.slice(-1);
+    expect(() => box.open(tampered)).toThrow();
+    expect(() => createSecretBox(crypto.randomBytes(32)).open(sealed)).toThrow();
+  });
+});
