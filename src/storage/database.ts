@@ -27,17 +27,32 @@ function sqliteParameter(value: unknown): unknown {
   return value;
 }
 
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a small query, so statements are kept by
+ * their SQL text (the least recently used is dropped past STATEMENT_CACHE_SIZE).
+ */
 function withSqliteParameters(database: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(sqliteParameter);
   return {
     close: () => database.close(),
     prepare(text: string): SqliteStatement {
-      const statement = database.prepare(text);
-      const bind = (parameters: ReadonlyArray<unknown>) => parameters.map(sqliteParameter);
+      let statement = statements.get(text);
+      if (statement) {
+        statements.delete(text);
+      } else {
+        statement = database.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(text, statement);
+      const prepared = statement;
       return {
-        reader: statement.reader,
-        all: (parameters) => statement.all(bind(parameters)),
-        run: (parameters) => statement.run(bind(parameters)),
-        iterate: (parameters) => statement.iterate(bind(parameters)),
+        reader: prepared.reader,
+        all: (parameters) => prepared.all(bind(parameters)),
+        run: (parameters) => prepared.run(bind(parameters)),
+        iterate: (parameters) => prepared.iterate(bind(parameters)),
       };
     },
   };

@@ -67,6 +67,31 @@ async function assertUsernameFree(ctx: ServiceContext, username: string, contact
   }
 }
 
+type UsernameChoice = { given: string | null } | { generate: () => Promise<string> };
+
+const USERNAME_ATTEMPTS = 5;
+
+/**
+ * Runs `write` with the contact's username. A given username that is taken is a 409; a generated one that a
+ * concurrent request took between choosing and writing is generated again.
+ */
+async function writeWithUsername<T>(
+  choice: UsernameChoice,
+  write: (username: string | null) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const username = 'given' in choice ? choice.given : await choice.generate();
+    try {
+      return await write(username);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if ('given' in choice || attempt >= USERNAME_ATTEMPTS) {
+        throw new ConflictError('username_taken', `Username "${username}" belongs to another contact`);
+      }
+    }
+  }
+}
+
 function credentialsMail(
   ctx: ServiceContext,
   to: string,
@@ -105,15 +130,17 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
   const fields = checkedFields(input);
   await assertCustomerExists(ctx, input.customerId);
   const isActive = input.isActive ?? true;
-  let username = optionalText(input.username) ?? null;
-  if (username) await assertUsernameFree(ctx, username);
-  else if (isActive) username = await generateUsername(ctx, fields.name, fields.lastName, fields.email);
+  const given = optionalText(input.username) ?? null;
+  if (given) await assertUsernameFree(ctx, given);
+  const usernameChoice: UsernameChoice =
+    given || !isActive
+      ? { given }
+      : { generate: () => generateUsername(ctx, fields.name, fields.lastName, fields.email) };
   const password = optionalText(input.password) ?? (isActive ? generatePassword() : null);
   const passwordHash = password ? await hashPassword(password) : null;
 
-  const contactId = await ctx.db
-    .transaction()
-    .execute(async (trx) => {
+  const contactId = await writeWithUsername(usernameChoice, (username) =>
+    ctx.db.transaction().execute(async (trx) => {
       const id = await repo.insertContact(trx, {
         account_id: ctx.account.id,
         customer_id: input.customerId,
@@ -135,12 +162,8 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
         );
       }
       return id;
-    })
-    .catch((error: unknown) => {
-      throw isUniqueViolation(error)
-        ? new ConflictError('username_taken', `Username "${username}" belongs to another contact`)
-        : error;
-    });
+    }),
+  );
   if (isActive) ctx.mailQueued();
   return getContact(ctx, contactId);
 }
@@ -160,19 +183,19 @@ export async function editContact(
   if (input.customerId !== current.customer_id) await assertCustomerExists(ctx, input.customerId);
   const isActive = input.isActive ?? Boolean(current.is_active);
 
-  let username = optionalText(input.username) ?? current.username;
-  if (username && username !== current.username) await assertUsernameFree(ctx, username, contactId);
-  if (!username && isActive)
-    username = await generateUsername(ctx, fields.name, fields.lastName, fields.email);
+  const given = optionalText(input.username) ?? current.username;
+  if (given && given !== current.username) await assertUsernameFree(ctx, given, contactId);
+  const usernameChoice: UsernameChoice =
+    given || !isActive
+      ? { given }
+      : { generate: () => generateUsername(ctx, fields.name, fields.lastName, fields.email) };
 
   let password = optionalText(input.password) ?? undefined;
   if (!password && input.changePassword && isActive) password = generatePassword();
   const passwordHash = password ? await hashPassword(password) : undefined;
-  const credentialsChanged = username !== current.username || password !== undefined;
 
-  await ctx.db
-    .transaction()
-    .execute(async (trx) => {
+  const credentialsChanged = await writeWithUsername(usernameChoice, (username) =>
+    ctx.db.transaction().execute(async (trx) => {
       await repo.updateContact(trx, ctx.account.id, contactId, {
         customer_id: input.customerId,
         name: fields.name,
@@ -183,7 +206,8 @@ export async function editContact(
         ...(passwordHash ? { password_hash: passwordHash } : {}),
         is_active: isActive,
       });
-      if (credentialsChanged && isActive) {
+      const changed = username !== current.username || password !== undefined;
+      if (changed && isActive) {
         await queueMail(
           trx,
           ctx,
@@ -191,12 +215,9 @@ export async function editContact(
           credentialsMail(ctx, fields.email, fields.name, { username, password }),
         );
       }
-    })
-    .catch((error: unknown) => {
-      throw isUniqueViolation(error)
-        ? new ConflictError('username_taken', `Username "${username}" belongs to another contact`)
-        : error;
-    });
+      return changed;
+    }),
+  );
   if (credentialsChanged && isActive) ctx.mailQueued();
 }
 
