@@ -15,6 +15,8 @@ import { registerCustomersModule } from './modules/customers/index.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { trackRequests } from './http/inflight.ts';
+import type { InFlight } from './http/inflight.ts';
 import { problem, sendProblem } from './http/problem.ts';
 import { ProblemSchema } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -33,6 +35,7 @@ export interface AppDeps {
   secrets: SecretBox;
   logger: Logger;
   bodyLimitBytes: number;
+  inflight: InFlight;
   mailQueued(): void;
 }
 
@@ -50,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  trackRequests(app, deps.inflight);
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
@@ -124,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           mailQueued: deps.mailQueued,
         };
       });
-      registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock });
+      registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock, inflight: deps.inflight });
       registerCustomersModule(v1);
     },
     { prefix: '/v1' },

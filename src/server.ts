@@ -5,6 +5,7 @@ import { systemClock } from './clock.ts';
 import { buildApp } from './app.ts';
 import type { App } from './http/types.ts';
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
+import { InFlight } from './http/inflight.ts';
 import { createLogger } from './logger.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport } from './modules/mail/index.ts';
@@ -32,6 +33,8 @@ export interface ServiceOptions {
 }
 
 const HOUSEKEEPING_MS = 60 * 60 * 1000;
+/** How long shutdown waits for handlers of requests whose clients hung up. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
@@ -64,12 +67,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const housekeeping = setInterval(purge, HOUSEKEEPING_MS);
   housekeeping.unref();
 
+  const inflight = new InFlight();
   const app = await buildApp({
     storage,
     clock,
     secrets,
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
+    inflight,
     mailQueued: () => mailWorker.wake(),
   });
   await app.listen({ port: config.port, host: config.host });
@@ -89,6 +94,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       closing ??= (async () => {
         clearInterval(housekeeping);
         await app.close();
+        await inflight.idle(SHUTDOWN_GRACE_MS);
         await mailWorker.stop();
         await storage.close();
       })();

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
+import type { InFlight } from './inflight.ts';
 import { ConflictError, ValidationError } from '../errors.ts';
 import * as repo from './idempotency.repository.ts';
 
@@ -28,7 +29,10 @@ function requestHash(method: string, url: string, body: unknown): string {
  * kept; the same key with the same request replays that response; with a different request it is a 409.
  * A 5xx releases the key so that the client's retry runs again.
  */
-export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+export function registerIdempotency(
+  app: FastifyInstance,
+  deps: { db: Db; clock: Clock; inflight: InFlight },
+): void {
   app.decorateRequest('idempotencyKey', undefined);
 
   app.addHook('preHandler', async (request, reply) => {
@@ -87,9 +91,12 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     if (key === undefined) return payload;
     request.idempotencyKey = undefined;
     const accountId = request.ctx.account.id;
-    if (reply.statusCode >= 500) {
-      await repo.releaseIdempotencyKey(deps.db, accountId, key);
-    } else {
+    // Counted as in flight: when the client has hung up, nothing else keeps shutdown waiting for this write.
+    await deps.inflight.around(async () => {
+      if (reply.statusCode >= 500) {
+        await repo.releaseIdempotencyKey(deps.db, accountId, key);
+        return;
+      }
       const contentType = reply.getHeader('content-type');
       await repo.storeIdempotentResponse(deps.db, {
         accountId,
@@ -98,7 +105,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
         contentType: typeof contentType === 'string' ? contentType : null,
         body: typeof payload === 'string' ? payload : null,
       });
-    }
+    });
     return payload;
   });
 }

@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+/**
+ * Counts requests still at work, so that shutdown closes the database only after they are done.
+ * Fastify's close() waits for responses in progress, but not for the handler of a request whose client hung up:
+ * that handler runs on and may still query the database.
+ */
+export class InFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  enter(): void {
+    this.count++;
+  }
+
+  exit(): void {
+    this.count--;
+    if (this.count === 0) for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  /** Resolves when nothing is in flight, or after `timeoutMs` at the latest. */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Runs `work` counted as in flight. */
+  async around<T>(work: () => Promise<T>): Promise<T> {
+    this.enter();
+    try {
+      return await work();
+    } finally {
+      this.exit();
+    }
+  }
+}
+
+interface RequestState {
+  handlerRunning: boolean;
+  aborted: boolean;
+}
+
+/**
+ * A request is in flight from onRequest to onResponse; one whose client hung up is in flight until its handler
+ * has settled. Register before any route, since route handlers are wrapped as they are added.
+ */
+export function trackRequests(app: FastifyInstance, inflight: InFlight): void {
+  const states = new WeakMap<FastifyRequest, RequestState>();
+  const release = (request: FastifyRequest) => {
+    if (states.delete(request)) inflight.exit();
+  };
+  // Later in the same turn the onSend hooks start their own counted work (see registerIdempotency).
+  const releaseSoon = (request: FastifyRequest) => setImmediate(() => release(request));
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    states.set(request, { handlerRunning: false, aborted: false });
+    inflight.enter();
+    done();
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    release(request);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    const state = states.get(request);
+    if (state) {
+      state.aborted = true;
+      if (!state.handlerRunning) releaseSoon(request);
+    }
+    done();
+  });
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    // Callback-style handlers (static files) return nothing and are left as they are.
+    route.handler = function tracked(this: unknown, request, reply) {
+      const state = states.get(request);
+      const result = handler.call(this as never, request, reply) as unknown;
+      if (!state || !(result instanceof Promise)) return result;
+      state.handlerRunning = true;
+      return result.finally(() => {
+        state.handlerRunning = false;
+        if (state.aborted) releaseSoon(request);
+      });
+    };
+  });
+}
