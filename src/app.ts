@@ -75,8 +75,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
+  // process open until its idle timeout.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
 
   await app.register(swagger, {

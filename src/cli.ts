@@ -6,6 +6,7 @@ import { countAccounts, createAccount, createApiKey, revokeApiKey } from './modu
 import { listMail } from './modules/mail/index.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import { startService } from './server.ts';
+import type { Service } from './server.ts';
 import { openStorage } from './storage/database.ts';
 import type { Storage } from './storage/database.ts';
 import { migrateToLatest } from './storage/migrate.ts';
@@ -16,11 +17,11 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
-/** Runs a command against the configured database, migrated to the latest schema. */
-async function withStorage<T>(work: (storage: Storage) => Promise<T>): Promise<T> {
+/** Runs a command against the configured database, migrated to the latest schema unless told otherwise. */
+async function withStorage<T>(work: (storage: Storage) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const storage = openStorage(loadConfig().database);
   try {
-    await migrateToLatest(storage.db);
+    if (migrate) await migrateToLatest(storage.db);
     return await work(storage);
   } finally {
     await storage.close();
@@ -34,10 +35,32 @@ program
   .description('start the HTTP API and the workers')
   .action(async () => {
     const config = loadConfig();
-    const service = await startService(config);
-    if ((await countAccounts(service.storage.db)) === 0) {
-      const demo = await createAccount(service.storage.db, systemClock, { name: 'Demo' });
-      const base = service.url;
+    // Signals are handled from the start: one arriving while the service starts stops it once it is up.
+    let service: Service | undefined;
+    let stopSignal: string | undefined;
+    const stop = (signal: string) => {
+      stopSignal ??= signal;
+      if (!service) return;
+      const running = service;
+      service = undefined;
+      running.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      running.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          running.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+
+    const started = await startService(config);
+    service = started;
+    if (stopSignal) return stop(stopSignal);
+    if ((await countAccounts(started.storage.db)) === 0) {
+      const demo = await createAccount(started.storage.db, systemClock, { name: 'Demo' });
+      const base = started.url;
       console.log(
         [
           '',
@@ -51,28 +74,13 @@ program
         ].join('\n'),
       );
     }
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      service.log.info({ signal }, 'shutting down: finishing in-flight requests');
-      service.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          service.log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
   });
 
 program
   .command('migrate')
   .description('bring the database schema up to date')
   .action(async () => {
-    const applied = await withStorage((storage) => migrateToLatest(storage.db));
+    const applied = await withStorage((storage) => migrateToLatest(storage.db), { migrate: false });
     console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The schema is up to date.');
   });
 

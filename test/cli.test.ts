@@ -1,0 +1,341 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseDatabaseUrl } from '../src/config.ts';
+import { openStorage } from '../src/storage/database.ts';
+import type { Storage } from '../src/storage/database.ts';
+import {
+  api,
+  killAll,
+  killTransient,
+  postAcrossShutdown,
+  runCli,
+  startServer,
+  waitFor,
+} from './helpers/cli.ts';
+import type { RunningServer } from './helpers/cli.ts';
+import { dialect, freshDatabase } from './helpers/service.ts';
+
+// Every test here runs the real CLI (`node bin/billing.js ...`) as a child process against a database of its own.
+
+interface TestDatabase {
+  dataDir: string;
+  url: string;
+  /** DATABASE_URL and DATA_DIR for the CLI. */
+  env: Record<string, string>;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+
+async function newDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-cli-'));
+  const database = await freshDatabase(dataDir);
+  cleanups.push(async () => {
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir, url: database.url, env: { DATABASE_URL: database.url, DATA_DIR: dataDir } };
+}
+
+/** Opens the test database directly, to look at what the CLI left behind. */
+async function withDatabase<T>(db: TestDatabase, work: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = openStorage(parseDatabaseUrl(db.url, db.dataDir));
+  try {
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+function sqliteFile(db: TestDatabase): string {
+  const target = parseDatabaseUrl(db.url, db.dataDir);
+  if (target.dialect !== 'sqlite') throw new Error('not an SQLite database');
+  return target.file;
+}
+
+/** The one line of JSON a `--json` command prints. */
+function singleJson(stdout: string): any {
+  const lines = stdout.split('\n').filter((line) => line.trim() !== '');
+  expect(lines, stdout).toHaveLength(1);
+  return JSON.parse(lines[0]!);
+}
+
+/** Kills every child still running, then drops the databases made so far: one set of them lives at a time. */
+async function releaseAll(): Promise<void> {
+  await killAll();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+}
+
+const EXIT_0 = { code: 0, signal: null };
+
+/** The demo account `serve` prints on an empty database; once printed, the signal handlers are in place. */
+async function demoAccount(server: RunningServer): Promise<{ accountId: number; apiKey: string }> {
+  const match = await waitFor(
+    server,
+    'the demo account was printed',
+    () =>
+      /Created a demo account: id (\d+), API key (\S+) \(shown once; keep it\)\./.exec(server.stdout()) ??
+      undefined,
+  );
+  return { accountId: Number(match[1]), apiKey: match[2]! };
+}
+
+afterEach(() => killTransient());
+afterAll(releaseAll);
+
+describe('billing migrate', () => {
+  afterAll(releaseAll);
+
+  it('applies the schema to an empty database, and a second run says it is up to date', async () => {
+    const db = await newDatabase();
+    const first = await runCli(['migrate'], db.env);
+    expect(first.code, first.stderr).toBe(0);
+    const tables = await withDatabase(db, async (storage) =>
+      (await storage.db.introspection.getTables()).map((table) => table.name),
+    );
+    expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'customers', 'mail_outbox']));
+    expect(first.stdout.trim()).toMatch(/^Applied: 0001_foundation(, \w+)*$/);
+
+    const second = await runCli(['migrate'], db.env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout.trim()).toBe('The schema is up to date.');
+  });
+});
+
+describe('billing on a database of its own', () => {
+  afterAll(releaseAll);
+
+  // On PostgreSQL, databases are told apart by search_path (as freshDatabase does); the migration bookkeeping
+  // must stay in the connection's own schema and not be found in another one.
+  it('works beside another database that is already migrated', async () => {
+    const other = await newDatabase();
+    const migrated = await runCli(['migrate'], other.env);
+    expect(migrated.code, migrated.stderr).toBe(0);
+
+    const own = await newDatabase();
+    const created = await runCli(['account', 'create', '--name', 'Own', '--json'], own.env);
+    expect(created.code, created.stderr).toBe(0);
+    expect(singleJson(created.stdout).accountID).toBe(1);
+  });
+});
+
+describe('billing account create', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await newDatabase();
+  });
+  afterAll(releaseAll);
+
+  it('prints exactly one JSON object with --json', async () => {
+    const result = await runCli(['account', 'create', '--name', 'Acme', '--json'], db.env);
+    expect(result.code, result.stderr).toBe(0);
+    const created = singleJson(result.stdout);
+    expect(Object.keys(created).sort()).toEqual(['accountID', 'apiKey']);
+    expect(Number.isSafeInteger(created.accountID) && created.accountID > 0).toBe(true);
+    expect(typeof created.apiKey).toBe('string');
+    expect(created.apiKey.length).toBeGreaterThan(20);
+    const name = await withDatabase(db, async (storage) =>
+      storage.db.selectFrom('accounts').select('name').where('id', '=', created.accountID).executeTakeFirst(),
+    );
+    expect(name).toEqual({ name: 'Acme' });
+  });
+
+  it('prints the id and the key in words without --json', async () => {
+    const result = await runCli(['account', 'create', '--name', 'Acme'], db.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Account \d+ created\.\nAPI key \(shown once\): bk_\S+\n$/);
+  });
+});
+
+describe('billing key, against a running server', () => {
+  let db: TestDatabase;
+  let server: RunningServer;
+  let account: { accountId: number; apiKey: string };
+
+  beforeAll(async () => {
+    db = await newDatabase();
+    // The account first, so that the server finds one and makes no demo account.
+    const created = await runCli(['account', 'create', '--name', 'Keys', '--json'], db.env);
+    expect(created.code, created.stderr).toBe(0);
+    const parsed = singleJson(created.stdout);
+    account = { accountId: parsed.accountID, apiKey: parsed.apiKey };
+    server = await startServer({ ...db.env, WORKER_INTERVAL_MS: '100' }, { shared: true });
+  });
+  afterAll(releaseAll);
+
+  let second: { keyID: number; apiKey: string };
+
+  it('key create --json gives a second key; the old and the new key both authenticate', async () => {
+    const result = await runCli(['key', 'create', '--account', String(account.accountId), '--json'], db.env);
+    expect(result.code, result.stderr).toBe(0);
+    second = singleJson(result.stdout);
+    expect(Object.keys(second).sort()).toEqual(['apiKey', 'keyID']);
+    expect(Number.isSafeInteger(second.keyID)).toBe(true);
+    expect(second.apiKey).not.toBe(account.apiKey);
+
+    const withNew = { accountId: account.accountId, apiKey: second.apiKey };
+    expect((await api(server.url, account, 'GET', '/v1/customers')).status).toBe(200);
+    expect((await api(server.url, withNew, 'GET', '/v1/customers')).status).toBe(200);
+  });
+
+  it('key revoke refuses that key from then on, keeps the other, and fails clearly the second time', async () => {
+    const withNew = { accountId: account.accountId, apiKey: second.apiKey };
+    const revoked = await runCli(['key', 'revoke', String(second.keyID)], db.env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout.trim()).toBe(`Key ${second.keyID} revoked.`);
+
+    expect((await api(server.url, withNew, 'GET', '/v1/customers')).status).toBe(401);
+    expect((await api(server.url, account, 'GET', '/v1/customers')).status).toBe(200);
+
+    const again = await runCli(['key', 'revoke', String(second.keyID)], db.env);
+    expect(again.code).not.toBe(0);
+    expect(again.stdout).toBe('');
+    expect(again.stderr.trim()).toBe(`Error: API key ${second.keyID} does not exist or is already revoked`);
+  });
+
+  it('key create for an account that does not exist exits non-zero', async () => {
+    const result = await runCli(['key', 'create', '--account', '999999', '--json'], db.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('Error: Account 999999 was not found');
+  });
+
+  it('mail list --json shows queued mail with its decrypted text', async () => {
+    const customer = await api(server.url, account, 'POST', '/v1/customers', { Name: 'Hopper Inc' });
+    expect(customer.status).toBe(201);
+    const contact = await api(server.url, account, 'POST', '/v1/customercontacts', {
+      customerID: customer.body.customerID,
+      Name: 'Grace',
+      LastName: 'Hopper',
+      Email: 'grace@example.com',
+    });
+    expect(contact.status).toBe(201);
+    const username: string = contact.body.Username;
+    expect(username).toBeTruthy();
+
+    // No SMTP_URL: the mail worker settles the message as skipped, and it stays readable in the outbox.
+    const message = await waitFor(server, 'the contact mail was skipped', async () => {
+      const result = await runCli(['mail', 'list', '--account', String(account.accountId), '--json'], db.env);
+      expect(result.code, result.stderr).toBe(0);
+      const messages = JSON.parse(result.stdout) as Array<Record<string, any>>;
+      return messages.find((m) => m.to === 'grace@example.com' && m.status === 'skipped');
+    });
+    expect(message).toMatchObject({ accountId: account.accountId, lastError: 'SMTP_URL is not configured' });
+    expect(message.text).toContain(`Username: ${username}`);
+    expect(message.text).toMatch(/Password: \S+/);
+    expect(message.text).toContain('Hello Grace');
+  });
+});
+
+describe('billing serve', () => {
+  let db: TestDatabase;
+  let server: RunningServer | undefined;
+  let demo: { accountId: number; apiKey: string };
+  let customerID: number;
+
+  beforeAll(async () => {
+    db = await newDatabase();
+  });
+  afterAll(releaseAll);
+
+  it('on an empty database prints a demo account whose key works', async () => {
+    server = await startServer(db.env, { shared: true });
+    const running = server;
+    demo = await demoAccount(running);
+    expect(running.stdout()).toContain(`curl -u ${demo.accountId}:${demo.apiKey} `);
+    expect(running.stdout()).toContain(`${running.url}/v1/customers`);
+
+    const created = await api(running.url, demo, 'POST', '/v1/customers', {
+      Name: 'Ada',
+      LastName: 'Lovelace',
+      Email: 'ada@example.com',
+    });
+    expect(created.status).toBe(201);
+    customerID = created.body.customerID;
+    const read = await api(running.url, demo, 'GET', `/v1/customers/${customerID}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      customerID,
+      Name: 'Ada',
+      LastName: 'Lovelace',
+      Email: 'ada@example.com',
+    });
+  });
+
+  const GRACE = { Name: 'Grace', LastName: 'Hopper', Email: 'grace@example.com' };
+
+  it('on SIGTERM finishes the request in flight, then exits 0 and closes the database cleanly', async () => {
+    // The demo account was printed, so the signal handlers are in place.
+    const answer = await postAcrossShutdown(server!, demo, '/v1/customers', GRACE, false);
+    expect(answer.status, answer.text).toBe(201);
+    const result = await server!.exit();
+    expect({ code: result.code, signal: result.signal }, result.stdout + result.stderr).toEqual(EXIT_0);
+
+    if (dialect === 'sqlite') {
+      const file = sqliteFile(db);
+      expect(fs.existsSync(`${file}-wal`), 'the -wal file is left behind').toBe(false);
+    }
+    const stored = await withDatabase(db, async (storage) => {
+      if (storage.dialect === 'sqlite') {
+        const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(storage.db);
+        expect(rows).toEqual([{ integrity_check: 'ok' }]);
+      }
+      return storage.db
+        .selectFrom('customers')
+        .select(['name', 'email'])
+        .where('account_id', '=', demo.accountId)
+        .orderBy('id')
+        .execute();
+    });
+    expect(stored).toEqual([
+      { name: 'Ada', email: 'ada@example.com' },
+      { name: 'Grace', email: 'grace@example.com' },
+    ]);
+  });
+
+  it('a second start on the same database creates no other demo account', async () => {
+    server = await startServer(db.env, { shared: true });
+    const running = server;
+    const read = await api(running.url, demo, 'GET', `/v1/customers/${customerID}`);
+    expect(read.status).toBe(200);
+    // serve checks for accounts right after it starts listening; give it a moment before the signal.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const result = await running.stop();
+    expect({ code: result.code, signal: result.signal }, result.stdout + result.stderr).toEqual(EXIT_0);
+    expect(result.stdout).not.toContain('demo account');
+    const accounts = await withDatabase(db, (storage) =>
+      storage.db.selectFrom('accounts').select('id').execute(),
+    );
+    expect(accounts).toEqual([{ id: demo.accountId }]);
+  });
+});
+
+describe('billing serve, with a keep-alive client', () => {
+  afterAll(releaseAll);
+
+  it('on SIGTERM answers the request in flight and exits promptly, not after the keep-alive timeout', async () => {
+    const db = await newDatabase();
+    const running = await startServer(db.env);
+    const demo = await demoAccount(running);
+    // Most clients (fetch included) keep connections alive. Once shutting down, the server must not leave the
+    // connection of the request it just finished open: that holds the exit back for the keep-alive timeout.
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const answer = await postAcrossShutdown(
+        running,
+        demo,
+        '/v1/customers',
+        { Name: 'Kept', LastName: 'Alive', Email: 'kept@example.com' },
+        agent,
+      );
+      expect(answer.status, answer.text).toBe(201);
+      const result = await running.exit(5_000);
+      expect({ code: result.code, signal: result.signal }, result.stdout + result.stderr).toEqual(EXIT_0);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
