@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Static, TSchema, TString, TNumber, TInteger, TBoolean } from '@sinclair/typebox';
+import type { Static, TProperties, TSchema, TString, TNumber, TInteger, TBoolean } from '@sinclair/typebox';
 
 /**
  * Building blocks for route schemas. The same schemas validate requests, serialize responses and generate
@@ -10,6 +10,23 @@ type Primitive = TString | TNumber | TInteger | TBoolean;
 /** `type: [T, "null"]`: validated and serialized natively, and the OpenAPI 3.1 spelling of a nullable value. */
 export function Nullable<T extends Primitive>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+}
+
+/**
+ * A string from a fixed list. NOTE: `Type.Union` of literals becomes `anyOf`, which the response serializer
+ * resolves by running a validator per value; an `enum` is checked directly.
+ */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** An object or null, as `type: ["object", "null"]` (not `anyOf`, for the same reason as StringEnum). */
+export function NullableObject<T extends TProperties>(properties: T) {
+  const object = Type.Object(properties);
+  return Type.Unsafe<Static<typeof object> | null>({ ...object, type: ['object', 'null'] });
 }
 
 /** Row identifiers: positive and within the range every dialect and JSON client represent exactly. */

@@ -58,24 +58,53 @@ function withSqliteParameters(database: BetterSqlite3.Database): SqliteDatabase 
   };
 }
 
-function openSqlite(file: string): Storage {
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const database = new BetterSqlite3(file);
-  database.pragma('journal_mode = WAL');
+/** Reads that need no transaction may bypass Kysely's driver on SQLite; see `preparedQuery`. */
+export interface DirectReader {
+  all(sql: string, parameters: readonly unknown[]): unknown[];
+}
+const directReaders = new WeakMap<Db, DirectReader>();
+
+/** The direct reader of a root database handle; none inside a transaction or on PostgreSQL. */
+export function directReaderOf(db: Db): DirectReader | undefined {
+  return db.isTransaction ? undefined : directReaders.get(db);
+}
+
+function openConnection(file: string, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
+  const database = new BetterSqlite3(file, options);
   database.pragma('foreign_keys = ON');
   // Several processes may share the file (CLI beside the server): wait for a lock rather than fail.
   database.pragma('busy_timeout = 5000');
+  return database;
+}
+
+function openSqlite(file: string): Storage {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const database = openConnection(file);
+  database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withSqliteParameters(database) }),
   });
+
+  // NOTE: Kysely runs SQLite queries one at a time on its connection, behind a mutex and several promise hops,
+  // and a read there would see another request's open transaction. A second, read-only connection (WAL lets it
+  // read beside the writer) serves the hottest single reads synchronously, seeing only committed data.
+  const reader = openConnection(file, { readonly: true });
+  const readerStatements = withSqliteParameters(reader);
+  directReaders.set(db, {
+    all: (text, parameters) => readerStatements.prepare(text).all(parameters) as unknown[],
+  });
+
   return {
     db,
     dialect: 'sqlite',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      reader.close();
+      await db.destroy();
+    },
   };
 }
 

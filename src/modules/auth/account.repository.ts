@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
 
 export interface AccountRow {
   id: number;
@@ -60,15 +61,18 @@ export async function insertApiKey(
   return row.id;
 }
 
-/** The account that a live (unrevoked) key belongs to. */
-export function findAccountByKeyHash(db: Db, keyHash: string): Promise<AccountRow | undefined> {
-  return db
+const accountByKeyHash = preparedQuery((db, keyHash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select(ACCOUNT_COLUMNS)
     .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** The account that a live (unrevoked) key belongs to. Every authenticated request runs this. */
+export async function findAccountByKeyHash(db: Db, keyHash: string): Promise<AccountRow | undefined> {
+  return (await accountByKeyHash(db, keyHash))[0];
 }
 
 export async function markApiKeyRevoked(db: Db, keyId: number, revokedAt: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../http/schemas.ts';
 import type { CustomersTable } from '../../storage/schema.ts';
 
@@ -46,17 +47,20 @@ const CUSTOMER_COLUMNS = [
   'updated_at',
 ] as const;
 
-export function findCustomer(
+const customerById = preparedQuery((db, accountId: number, customerId: number) =>
+  db
+    .selectFrom('customers')
+    .select(CUSTOMER_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId),
+);
+
+export async function findCustomer(
   db: Db,
   accountId: number,
   customerId: number,
 ): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .select(CUSTOMER_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', customerId)
-    .executeTakeFirst();
+  return (await customerById(db, accountId, customerId))[0];
 }
 
 export async function customerExists(db: Db, accountId: number, customerId: number): Promise<boolean> {

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { DateOut, Id, Nullable, NullableWireDate, PAGE_SIZE_MAX, Text } from '../../http/schemas.ts';
+import {
+  DateOut,
+  Id,
+  Nullable,
+  NullableObject,
+  NullableWireDate,
+  PAGE_SIZE_MAX,
+  StringEnum,
+  Text,
+} from '../../http/schemas.ts';
 
 export const PAYMENT_METHODS = [
   'cash',
@@ -111,7 +120,7 @@ const customerOutFields = {
   isSuspended: Type.Boolean(),
   SuspendedDate: DateOut(),
   isActive: Type.Boolean(),
-  comp_status: Type.Union([Type.Literal('Active'), Type.Literal('Suspended'), Type.Literal('Archived')]),
+  comp_status: StringEnum(['Active', 'Suspended', 'Archived']),
   isWaiveTaxes: Type.Boolean(),
   PaymentMethod: NullableText(),
   ActiveSubs: Type.Integer(),
@@ -120,10 +129,7 @@ const customerOutFields = {
   autoSendStatement: Type.Boolean(),
   StatementDate: DateOut(),
   StatementLastSentDate: DateOut(),
-  PrimaryPaymentMethodInfo: Type.Union([
-    Type.Object({ paymentMethodID: Type.Integer(), Token: Type.String() }),
-    Type.Null(),
-  ]),
+  PrimaryPaymentMethodInfo: NullableObject({ paymentMethodID: Type.Integer(), Token: Type.String() }),
 };
 
 export const CustomerOut = Type.Object(customerOutFields, { $id: 'Customer' });
