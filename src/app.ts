@@ -105,6 +105,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       security: [{ basic: [] }, { bearer: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Every /v1 operation may answer with a problem; say so in the document (validation does not use this).
+    transform: ({ schema, url }) => {
+      if (!url.startsWith('/v1') || !schema) return { schema, url };
+      const problemResponse = {
+        description: 'Error',
+        content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+      };
+      return {
+        schema: { ...schema, response: { ...(schema.response as object), '4XX': problemResponse } },
+        url,
+      };
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

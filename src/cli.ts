@@ -2,7 +2,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import { DomainError } from './errors.ts';
-import { countAccounts, createAccount, createApiKey, revokeApiKey } from './modules/auth/index.ts';
+import {
+  countAccounts,
+  createAccount,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from './modules/auth/index.ts';
 import { listMail } from './modules/mail/index.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import { startService } from './server.ts';
@@ -114,6 +120,19 @@ key
     const created = await withStorage((storage) => createApiKey(storage.db, systemClock, options.account));
     if (options.json) console.log(JSON.stringify({ keyID: created.keyId, apiKey: created.apiKey }));
     else console.log(`Key ${created.keyId} created.\nAPI key (shown once): ${created.apiKey}`);
+  });
+key
+  .command('list')
+  .description("list an account's API keys (the key itself is never shown again)")
+  .requiredOption('--account <id>', 'account id', positiveInteger)
+  .action(async (options: { account: number }) => {
+    const keys = await withStorage((storage) => listApiKeys(storage.db, options.account));
+    if (keys.length === 0) console.log('No keys.');
+    for (const k of keys) {
+      console.log(
+        `${k.id}\t${k.key_prefix}...\tcreated ${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'live'}`,
+      );
+    }
   });
 key
   .command('revoke')

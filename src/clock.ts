@@ -4,17 +4,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-/** A clock that tests and the test-clock facility move by hand. */
-export class ManualClock implements Clock {
-  constructor(private current: Date) {}
-  now(): Date {
-    return new Date(this.current.getTime());
-  }
-  set(to: Date): void {
-    this.current = new Date(to.getTime());
-  }
-  advance(ms: number): void {
-    this.current = new Date(this.current.getTime() + ms);
-  }
-}

@@ -190,6 +190,16 @@ describe('billing key, against a running server', () => {
     expect((await api(server.url, withNew, 'GET', '/v1/customers')).status).toBe(401);
     expect((await api(server.url, account, 'GET', '/v1/customers')).status).toBe(200);
 
+    const listed = await runCli(['key', 'list', '--account', String(account.accountId)], db.env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\d+\tbk_\S{6}\.\.\.\tcreated \S+Z\tlive$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^${second.keyID}\tbk_\\S{6}\\.\\.\\.\tcreated \\S+Z\trevoked \\S+Z$`),
+    );
+    expect(listed.stdout).not.toContain(second.apiKey);
+
     const again = await runCli(['key', 'revoke', String(second.keyID)], db.env);
     expect(again.code).not.toBe(0);
     expect(again.stdout).toBe('');

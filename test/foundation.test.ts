@@ -300,6 +300,12 @@ describe('operations', () => {
       ]),
     );
     expect(res.body.components.securitySchemes).toHaveProperty('basic');
+    expect(res.body.components.schemas.Problem.required).toEqual(
+      expect.arrayContaining(['type', 'title', 'status', 'detail', 'Errors']),
+    );
+    expect(res.body.paths['/v1/customers/{customerID}'].get.responses['4XX'].content).toHaveProperty(
+      'application/problem+json',
+    );
     const docs = await fetch(`${t.url}/docs/`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('swagger');

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Static, TProperties, TSchema, TString, TNumber, TInteger, TBoolean } from '@sinclair/typebox';
+import type { Static, TProperties, TString, TNumber, TInteger, TBoolean } from '@sinclair/typebox';
 
 /**
  * Building blocks for route schemas. The same schemas validate requests, serialize responses and generate
@@ -78,9 +78,6 @@ export function pageOf(query: PagingQuery): Page {
   return { limit: size, offset: ((query.page ?? 1) - 1) * size };
 }
 
-export const IdParams = <K extends string>(name: K) =>
-  Type.Object({ [name]: Id() } as Record<K, ReturnType<typeof Id>>);
-
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(),
@@ -93,12 +90,5 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', description: "RFC 9457 problem details, with the original service's Errors member" },
 );
-
-export function withErrors<T extends Record<number, TSchema>>(responses: T) {
-  return {
-    ...responses,
-    '4xx': { $ref: 'Problem#', description: 'application/problem+json' } as unknown as TSchema,
-  };
-}
 
 export const NoContent = { 204: Type.Null({ description: 'No Content' }) };

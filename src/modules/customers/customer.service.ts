@@ -1,3 +1,4 @@
+import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -253,7 +254,7 @@ export async function createCustomer(
         created_at: now,
         updated_at: now,
       });
-      if (input.customFields) await setCustomFieldValues({ ...ctx, db: trx }, id, input.customFields);
+      if (input.customFields) await setCustomFieldValues(inTransaction(ctx, trx), id, input.customFields);
       return id;
     });
   } catch (error) {
@@ -281,7 +282,8 @@ export async function editCustomer(
         ...statusChanges(ctx, current, input),
         updated_at: ctx.clock.now().toISOString(),
       });
-      if (input.customFields) await setCustomFieldValues({ ...ctx, db: trx }, customerId, input.customFields);
+      if (input.customFields)
+        await setCustomFieldValues(inTransaction(ctx, trx), customerId, input.customFields);
     });
   } catch (error) {
     throw referenceConflict(error, changes.reference);
