@@ -4,7 +4,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import secureJson from 'secure-json-parse';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import type { ServiceContext } from './context.ts';
@@ -14,6 +13,7 @@ import { authenticate } from './modules/auth/index.ts';
 import { registerCustomersModule } from './modules/customers/index.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { registerJsonBodies } from './http/jsonBody.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { trackRequests } from './http/inflight.ts';
 import type { InFlight } from './http/inflight.ts';
@@ -58,22 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
 
-  // JSON bodies, parsed against prototype poisoning; an empty body (some clients send one with PUT and DELETE)
-  // counts as no body rather than malformed JSON.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
-    } catch {
-      const error = Object.assign(new Error('The body is not valid JSON'), {
-        statusCode: 400,
-        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
-      });
-      done(error, undefined);
-    }
-  });
+  registerJsonBodies(app);
 
   // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
   // process open until its idle timeout.

@@ -98,6 +98,19 @@ describe('errors', () => {
     expect(res.body.Errors).toHaveLength(4);
   });
 
+  it('refuses text holding NUL with 422 naming where it is, on every dialect', async () => {
+    const res = await t.request('POST', '/v1/customers', {
+      rawBody: '{"Name":"Ada","CustomFields":[{"Key":"k","Value":"a\\u0000b"}]}',
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.fields).toEqual([
+      { field: 'CustomFields[0].Value', message: expect.stringContaining('NUL') },
+    ]);
+    const top = await t.request('POST', '/v1/customernotes', { rawBody: '"\\u0000"' });
+    expect(top.status).toBe(422);
+    expect(top.body.fields[0].field).toBe('body');
+  });
+
   it('never answers 500 to hostile input', async () => {
     const bodies: unknown[] = [
       null,
@@ -157,6 +170,7 @@ describe('random bodies', () => {
   ];
   const value = fc.oneof(
     fc.string(),
+    fc.string({ unit: 'binary', maxLength: 20 }),
     fc.integer(),
     fc.double(),
     fc.boolean(),

@@ -2,6 +2,18 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startTestService } from './helpers/service.ts';
 
+describe('readiness', () => {
+  it('answers 503 problem+json on /readyz when the database is gone, while /healthz stays up', async () => {
+    const t = await startTestService();
+    await t.service.storage.close();
+    const ready = await t.request('GET', '/readyz', { auth: false });
+    expect(ready.status).toBe(503);
+    expect(ready.body.code).toBe('database_unreachable');
+    expect((await t.request('GET', '/healthz', { auth: false })).status).toBe(200);
+    await t.close();
+  });
+});
+
 describe('shutdown', () => {
   it('lets handlers of requests whose clients hung up finish before the database closes', async () => {
     const t = await startTestService();
