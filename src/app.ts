@@ -10,6 +10,7 @@ import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { authenticate } from './modules/auth/index.ts';
+import { registerCatalogueModule } from './modules/catalogue/index.ts';
 import { registerCustomersModule } from './modules/customers/index.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock, inflight: deps.inflight });
       registerCustomersModule(v1);
+      registerCatalogueModule(v1);
     },
     { prefix: '/v1' },
   );

@@ -64,22 +64,26 @@ program
     const started = await startService(config);
     service = started;
     if (stopSignal) return stop(stopSignal);
-    if ((await countAccounts(started.storage.db)) === 0) {
-      const demo = await createAccount(started.storage.db, systemClock, { name: 'Demo' });
-      const base = started.url;
-      console.log(
-        [
-          '',
-          `Created a demo account: id ${demo.account.id}, API key ${demo.apiKey} (shown once; keep it).`,
-          'Try it:',
-          `  curl -u ${demo.account.id}:${demo.apiKey} -H 'Content-Type: application/json' \\`,
-          `       -d '{"Name":"Ada","LastName":"Lovelace","Email":"ada@example.com"}' ${base}/v1/customers`,
-          `  curl -u ${demo.account.id}:${demo.apiKey} ${base}/v1/customers`,
-          `API reference: ${base}/docs`,
-          '',
-        ].join('\n'),
-      );
+    if ((await countAccounts(started.storage.db)) > 0) return;
+    if (started.storage.dialect === 'postgres') {
+      // A live key printed to a production log would be a leak: on PostgreSQL the first account is made by hand.
+      console.log('No accounts yet: create one with `billing account create --name NAME`.');
+      return;
     }
+    const demo = await createAccount(started.storage.db, systemClock, { name: 'Demo' });
+    const base = started.url;
+    console.log(
+      [
+        '',
+        `Created a demo account: id ${demo.account.id}, API key ${demo.apiKey} (shown once; keep it).`,
+        'Try it:',
+        `  curl -u ${demo.account.id}:${demo.apiKey} -H 'Content-Type: application/json' \\`,
+        `       -d '{"Name":"Ada","LastName":"Lovelace","Email":"ada@example.com"}' ${base}/v1/customers`,
+        `  curl -u ${demo.account.id}:${demo.apiKey} ${base}/v1/customers`,
+        `API reference: ${base}/docs`,
+        '',
+      ].join('\n'),
+    );
   });
 
 program

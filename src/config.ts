@@ -36,6 +36,11 @@ function integerSetting(
   return Number(raw);
 }
 
+/** A URL as it may appear in a message: without the password. */
+function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@]*@/i, '$1***@');
+}
+
 export function parseDatabaseUrl(raw: string | undefined, dataDir: string): DatabaseTarget {
   if (raw === undefined || raw === '')
     return { dialect: 'sqlite', file: path.join(dataDir, 'billing.sqlite') };
@@ -49,12 +54,12 @@ export function parseDatabaseUrl(raw: string | undefined, dataDir: string): Data
     try {
       new URL(raw);
     } catch {
-      throw new ConfigError(`DATABASE_URL is not a valid PostgreSQL URL: "${raw}"`);
+      throw new ConfigError(`DATABASE_URL is not a valid PostgreSQL URL: "${withoutPassword(raw)}"`);
     }
     return { dialect: 'postgres', url: raw };
   }
   throw new ConfigError(
-    `DATABASE_URL must be unset (embedded SQLite), sqlite:PATH or postgres://...; got "${raw.replace(/\/\/[^@/]*@/, '//***@')}"`,
+    `DATABASE_URL must be unset (embedded SQLite), sqlite:PATH or postgres://...; got "${withoutPassword(raw)}"`,
   );
 }
 
@@ -62,7 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR || path.resolve('data');
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
-    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://; got "${smtpUrl}"`);
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://; got "${withoutPassword(smtpUrl)}"`);
   }
   const encryptionKey = env.ENCRYPTION_KEY || undefined;
   if (encryptionKey !== undefined && Buffer.from(encryptionKey, 'base64').length !== 32) {

@@ -64,6 +64,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       storage.db,
       new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
     ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed'));
+  void purge();
   const housekeeping = setInterval(purge, HOUSEKEEPING_MS);
   housekeeping.unref();
 

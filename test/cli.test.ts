@@ -71,8 +71,27 @@ async function releaseAll(): Promise<void> {
 
 const EXIT_0 = { code: 0, signal: null };
 
-/** The demo account `serve` prints on an empty database; once printed, the signal handlers are in place. */
-async function demoAccount(server: RunningServer): Promise<{ accountId: number; apiKey: string }> {
+/**
+ * The first account of a server started on an empty database. On SQLite (the embedded default) `serve` makes a demo
+ * account and prints its key; on PostgreSQL it prints how to make one instead, and the test makes it with the CLI.
+ * Once either is printed, the signal handlers are in place.
+ */
+async function firstAccount(
+  server: RunningServer,
+  env: Record<string, string>,
+): Promise<{ accountId: number; apiKey: string }> {
+  if (dialect === 'postgres') {
+    await waitFor(server, 'the no-account hint was printed', () =>
+      server.stdout().includes('No accounts yet: create one with `billing account create --name NAME`.')
+        ? true
+        : undefined,
+    );
+    expect(server.stdout()).not.toContain('API key');
+    const created = await runCli(['account', 'create', '--name', 'First', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { accountID, apiKey } = singleJson(created.stdout);
+    return { accountId: accountID, apiKey };
+  }
   const match = await waitFor(
     server,
     'the demo account was printed',
@@ -80,6 +99,8 @@ async function demoAccount(server: RunningServer): Promise<{ accountId: number; 
       /Created a demo account: id (\d+), API key (\S+) \(shown once; keep it\)\./.exec(server.stdout()) ??
       undefined,
   );
+  expect(server.stdout()).toContain(`curl -u ${match[1]}:${match[2]} `);
+  expect(server.stdout()).toContain(`${server.url}/v1/customers`);
   return { accountId: Number(match[1]), apiKey: match[2]! };
 }
 
@@ -251,12 +272,10 @@ describe('billing serve', () => {
   });
   afterAll(releaseAll);
 
-  it('on an empty database prints a demo account whose key works', async () => {
+  it('on an empty database prints a demo account whose key works (SQLite), or how to make one (PostgreSQL)', async () => {
     server = await startServer(db.env, { shared: true });
     const running = server;
-    demo = await demoAccount(running);
-    expect(running.stdout()).toContain(`curl -u ${demo.accountId}:${demo.apiKey} `);
-    expect(running.stdout()).toContain(`${running.url}/v1/customers`);
+    demo = await firstAccount(running, db.env);
 
     const created = await api(running.url, demo, 'POST', '/v1/customers', {
       Name: 'Ada',
@@ -278,7 +297,7 @@ describe('billing serve', () => {
   const GRACE = { Name: 'Grace', LastName: 'Hopper', Email: 'grace@example.com' };
 
   it('on SIGTERM finishes the request in flight, then exits 0 and closes the database cleanly', async () => {
-    // The demo account was printed, so the signal handlers are in place.
+    // The first account was printed, so the signal handlers are in place.
     const answer = await postAcrossShutdown(server!, demo, '/v1/customers', GRACE, false);
     expect(answer.status, answer.text).toBe(201);
     const result = await server!.exit();
@@ -306,7 +325,7 @@ describe('billing serve', () => {
     ]);
   });
 
-  it('a second start on the same database creates no other demo account', async () => {
+  it('a second start on the same database creates no other account', async () => {
     server = await startServer(db.env, { shared: true });
     const running = server;
     const read = await api(running.url, demo, 'GET', `/v1/customers/${customerID}`);
@@ -316,6 +335,7 @@ describe('billing serve', () => {
     const result = await running.stop();
     expect({ code: result.code, signal: result.signal }, result.stdout + result.stderr).toEqual(EXIT_0);
     expect(result.stdout).not.toContain('demo account');
+    expect(result.stdout).not.toContain('No accounts yet');
     const accounts = await withDatabase(db, (storage) =>
       storage.db.selectFrom('accounts').select('id').execute(),
     );
@@ -329,7 +349,7 @@ describe('billing serve, with a keep-alive client', () => {
   it('on SIGTERM answers the request in flight and exits promptly, not after the keep-alive timeout', async () => {
     const db = await newDatabase();
     const running = await startServer(db.env);
-    const demo = await demoAccount(running);
+    const demo = await firstAccount(running, db.env);
     // Most clients (fetch included) keep connections alive. Once shutting down, the server must not leave the
     // connection of the request it just finished open: that holds the exit back for the keep-alive timeout.
     const agent = new http.Agent({ keepAlive: true });

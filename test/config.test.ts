@@ -116,6 +116,12 @@ describe('loadConfig', () => {
     const error = configError({ DATABASE_URL: 'mysql://admin:s3cret@db.example.com/billing' });
     expect(error.message).toMatch(/^DATABASE_URL/);
     expect(error.message).not.toContain('s3cret');
+    for (const env of [
+      { DATABASE_URL: 'postgres://user:s3cret@ho st/db' },
+      { SMTP_URL: 'mailto://u:s3cret@mail.example.com' },
+    ]) {
+      expect(configError(env).message).not.toContain('s3cret');
+    }
   });
 });
 

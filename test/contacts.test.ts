@@ -721,6 +721,48 @@ describe('editing a contact', () => {
     expect(await verifyPassword(password!, (await passwordHashOf(contact.customerContactID))!)).toBe(true);
   });
 
+  it('gives a contact made active without changePassword a password too, so the login it is sent works', async () => {
+    const account = await t.newAccount('Activation without changePassword');
+    const customerID = await newCustomer(account);
+    const Email = uniqueEmail('activate-plain');
+    const contact = await addContact(account, {
+      customerID,
+      Name: 'Ida',
+      LastName: 'Tive',
+      Email,
+      isActive: false,
+    });
+    const res = await account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
+      body: editBody(contact, { isActive: true }),
+    });
+    expect(res.status).toBe(204);
+    const { username, password } = credentialsIn((await mailTo(Email)).text);
+    expect(username).toBe('itive');
+    expect(password).toBeTruthy();
+    expect(await verifyPassword(password!, (await passwordHashOf(contact.customerContactID))!)).toBe(true);
+  });
+
+  it('uses a password exactly as sent, spaces included', async () => {
+    const customerID = await newCustomer();
+    const Email = uniqueEmail('spaces');
+    const contact = await addContact(t, {
+      customerID,
+      Name: 'Space',
+      LastName: 'Pass',
+      Email,
+      Username: 'space-pass',
+      Password: '  abc123  ',
+    });
+    const hash = (await passwordHashOf(contact.customerContactID))!;
+    expect(await verifyPassword('  abc123  ', hash)).toBe(true);
+    expect(await verifyPassword('abc123', hash)).toBe(false);
+    const blank = await t.request('POST', '/v1/customercontacts', {
+      body: { customerID, Name: 'Blank', LastName: 'Pass', Email: uniqueEmail('blank'), Password: '      ' },
+    });
+    expect(blank.status).toBe(422);
+    expect(blank.body.fields[0].field).toBe('Password');
+  });
+
   it('answers 422 for a bad password on edit and keeps the old one', async () => {
     const customerID = await newCustomer();
     const Email = uniqueEmail('badedit');

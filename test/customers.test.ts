@@ -7,6 +7,7 @@ let other: TestAccount;
 beforeAll(async () => {
   t = await startTestService();
   other = await t.newAccount();
+  expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
 });
 afterAll(() => t.close());
 
@@ -155,10 +156,17 @@ describe('POST /v1/customers', () => {
     [{ EmailCC: 'a@b' }, 'EmailCC'],
     [{ CurrencyCode: 'ABC' }, 'CurrencyCode'],
     [{ CurrencyCode: 'XAU' }, 'CurrencyCode'],
+    [{ CurrencyCode: 'EUR' }, 'CurrencyCode'],
     [{ PaymentMethod: 'bitcoin' }, 'PaymentMethod'],
     [{ StatementDate: '2027-02-30' }, 'StatementDate'],
     [{ StatementDate: '31 Foo 2027' }, 'StatementDate'],
     [{ countryID: 0 }, 'countryID'],
+    [{ countryStateID: '0' }, 'countryStateID'],
+    [{ countryStateID: '12a' }, 'countryStateID'],
+    [{ VatNo: 1e21 }, 'VatNo'],
+    [{ VatNo: 12.5 }, 'VatNo'],
+    [{ StatementDate: '9999-12-31T23:59:59-14:00' }, 'StatementDate'],
+    [{ StatementDate: '0000-01-01' }, 'StatementDate'],
     [{ isSuspended: 2 }, 'isSuspended'],
     [{ isActive: 'true' }, 'isActive'],
     [{ Reference: 'x'.repeat(101) }, 'Reference'],
@@ -250,6 +258,13 @@ describe('PUT /v1/customers/{id}', () => {
 
   it('answers 404 for an unknown customer', async () => {
     expect((await t.request('PUT', '/v1/customers/987654', { body: { City: 'x' } })).status).toBe(404);
+  });
+
+  it('accepts an edit with no body as an edit of nothing', async () => {
+    const created = await create({ City: 'Durban' });
+    expect((await t.request('PUT', `/v1/customers/${created.customerID}`)).status).toBe(204);
+    expect((await t.request('PUT', `/v1/customers/${created.customerID}`, { rawBody: '' })).status).toBe(204);
+    expect((await t.request('GET', `/v1/customers/${created.customerID}`)).body.City).toBe('Durban');
   });
 });
 
@@ -381,6 +396,10 @@ describe('custom fields', () => {
       { Key: 'Region', Value: null },
       { Key: 'Segment', Value: 'SMB' },
     ]);
+
+    const paged = await fresh.request('GET', '/v1/customfields?page=2&page_size=1');
+    expect(paged.body).toEqual([{ customFieldID: expect.any(Number), Key: 'Segment' }]);
+    expect((await fresh.request('GET', '/v1/customfields?page_size=201')).status).toBe(422);
 
     expect((await fresh.request('DELETE', `/v1/customfields/${region.body.customFieldID}`)).status).toBe(204);
     expect((await fresh.request('GET', '/v1/customfields')).body).toEqual([

@@ -75,6 +75,28 @@ describe('errors', () => {
     expect(res.body.code).toBe('unsupported_media_type');
   });
 
+  it('answers 415 for a text/plain body, even one that looks like JSON', async () => {
+    const res = await t.request('POST', '/v1/customers', {
+      rawBody: '{"Name":"Ada"}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(res.status).toBe(415);
+  });
+
+  it('refuses a body nested deeper than 64 levels with 422, however deep', async () => {
+    for (const depth of [65, 100_000]) {
+      const res = await t.request('POST', '/v1/customers', {
+        rawBody: `{"Name":"x","deep":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`,
+      });
+      expect(res.status, String(depth)).toBe(422);
+      expect(res.body.fields[0].field).toBe('body');
+    }
+    const fine = await t.request('POST', '/v1/customers', {
+      rawBody: `{"Name":"x","deep":${'['.repeat(60)}1${']'.repeat(60)}}`,
+    });
+    expect(fine.status).toBe(201);
+  });
+
   it('answers 413 for a body over the limit', async () => {
     const res = await t.request('POST', '/v1/customers', { body: { Name: 'x'.repeat(2_000_000) } });
     expect(res.status).toBe(413);
@@ -273,6 +295,21 @@ describe('idempotency', () => {
     expect((await t.request('POST', '/v1/customers', { body: CUSTOMER, headers: invalidKey })).status).toBe(
       201,
     );
+  });
+
+  it('treats the same body with its keys in another order as the same request', async () => {
+    const headers = { 'idempotency-key': 'key-order' };
+    const first = await t.request('POST', '/v1/customers', {
+      rawBody: '{"Name":"K","City":"Paarl"}',
+      headers,
+    });
+    const again = await t.request('POST', '/v1/customers', {
+      rawBody: '{"City":"Paarl","Name":"K"}',
+      headers,
+    });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.customerID).toBe(first.body.customerID);
   });
 
   it('refuses an over-long key with 422 naming the header', async () => {

@@ -31,6 +31,20 @@ describe('parseWireDate', () => {
     expect(isWireDate(text)).toBe(false);
   });
 
+  it.each([
+    ['9999-12-31T23:59:59-14:00'],
+    ['0000-01-01'],
+    ['0001-01-01T00:30:00+01:00'],
+    ['+010000-01-01T00:00:00Z'],
+  ])('refuses %s, outside years 0001 to 9999 in UTC', (text) => {
+    expect(parseWireDate(text, 'UTC')).toBeUndefined();
+  });
+
+  it('accepts the first and last instants of that range', () => {
+    expect(parseWireDate('0001-01-01T00:00:00Z', 'UTC')).toBe('0001-01-01T00:00:00.000Z');
+    expect(parseWireDate('9999-12-31T23:59:59.999Z', 'UTC')).toBe('9999-12-31T23:59:59.999Z');
+  });
+
   it('resolves a wall time in a daylight-saving gap forward, not to an error', () => {
     // 2026-03-08 02:30 does not exist in New York (clocks jump 02:00 -> 03:00); Temporal's default moves it later.
     expect(parseWireDate('2026-03-08T02:30', 'America/New_York')).toBe('2026-03-08T07:30:00.000Z');

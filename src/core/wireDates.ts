@@ -37,13 +37,19 @@ function parse(text: string, timeZone: string): Temporal.Instant | undefined {
 }
 
 export function isWireDate(text: string): boolean {
-  return parse(text, 'UTC') !== undefined;
+  return parseWireDate(text, 'UTC') !== undefined;
 }
+
+// Years 0001 to 9999 in UTC: what ISO 8601 writes without an expanded year, and what PostgreSQL stores.
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** The instant a request's date means, as an ISO string in UTC with milliseconds; undefined if unreadable. */
 export function parseWireDate(text: string, timeZone: string): string | undefined {
   const instant = parse(text, timeZone);
-  return instant === undefined ? undefined : new Date(instant.epochMilliseconds).toISOString();
+  if (instant === undefined) return undefined;
+  const ms = instant.epochMilliseconds;
+  return ms < EARLIEST || ms > LATEST ? undefined : new Date(ms).toISOString();
 }
 
 export function isTimeZone(name: string): boolean {

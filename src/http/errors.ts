@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../errors.ts';
+import { isForeignKeyViolation } from '../storage/database.ts';
 import { problem, sendProblem } from './problem.ts';
 import { fieldProblemsFromAjv } from './validation.ts';
 
@@ -38,6 +39,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(
         reply,
         problem(422, 'invalid_fields', 'The request has invalid values: see fields', fields),
+      );
+    }
+    // Use cases check what a write refers to before writing; a foreign key can then only fail when a concurrent
+    // request deleted it in between. The write was refused whole, so retrying is safe.
+    if (isForeignKeyViolation(error)) {
+      return sendProblem(
+        reply,
+        problem(
+          409,
+          'concurrent_change',
+          'Something this request refers to was deleted meanwhile; nothing was changed',
+        ),
       );
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;

@@ -17,10 +17,20 @@ declare module 'fastify' {
   }
 }
 
+/** JSON with object keys sorted, so that the same body sent with its keys in another order is the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
 function requestHash(method: string, url: string, body: unknown): string {
   return crypto
     .createHash('sha256')
-    .update(`${method} ${url}\n${JSON.stringify(body ?? null)}`)
+    .update(`${method} ${url}\n${canonicalJson(body ?? null)}`)
     .digest('hex');
 }
 
@@ -92,19 +102,24 @@ export function registerIdempotency(
     request.idempotencyKey = undefined;
     const accountId = request.ctx.account.id;
     // Counted as in flight: when the client has hung up, nothing else keeps shutdown waiting for this write.
+    // A failure to record is logged, not answered: the operation itself has already committed.
     await deps.inflight.around(async () => {
-      if (reply.statusCode >= 500) {
-        await repo.releaseIdempotencyKey(deps.db, accountId, key);
-        return;
+      try {
+        if (reply.statusCode >= 500) {
+          await repo.releaseIdempotencyKey(deps.db, accountId, key);
+          return;
+        }
+        const contentType = reply.getHeader('content-type');
+        await repo.storeIdempotentResponse(deps.db, {
+          accountId,
+          key,
+          status: reply.statusCode,
+          contentType: typeof contentType === 'string' ? contentType : null,
+          body: typeof payload === 'string' ? payload : null,
+        });
+      } catch (error) {
+        request.log.error({ err: error }, 'could not record the idempotent response');
       }
-      const contentType = reply.getHeader('content-type');
-      await repo.storeIdempotentResponse(deps.db, {
-        accountId,
-        key,
-        status: reply.statusCode,
-        contentType: typeof contentType === 'string' ? contentType : null,
-        body: typeof payload === 'string' ? payload : null,
-      });
     });
     return payload;
   });

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Page } from '../core/paging.ts';
 import type { Static, TProperties, TString, TNumber, TInteger, TBoolean } from '@sinclair/typebox';
 
 /**
@@ -68,11 +70,6 @@ export const PagingQuery = Type.Object({
 });
 export type PagingQuery = Static<typeof PagingQuery>;
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
-
 export function pageOf(query: PagingQuery): Page {
   const size = query.page_size ?? PAGE_SIZE_DEFAULT;
   return { limit: size, offset: ((query.page ?? 1) - 1) * size };
@@ -92,3 +89,12 @@ export const ProblemSchema = Type.Object(
 );
 
 export const NoContent = { 204: Type.Null({ description: 'No Content' }) };
+
+/**
+ * A route option for bodies that may be left out entirely (an edit of nothing, a DELETE's optional parameters):
+ * validates a missing body as an empty object.
+ */
+export function emptyBodyAsObject(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  request.body ??= {};
+  done();
+}

@@ -125,8 +125,15 @@ export interface MailOutboxTable {
   delivered_at: Instant | null;
 }
 
+export interface AccountCurrenciesTable {
+  account_id: number;
+  currency_code: string;
+  created_at: Instant;
+}
+
 export interface Database {
   accounts: AccountsTable;
+  account_currencies: AccountCurrenciesTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   customers: CustomersTable;

@@ -4,6 +4,7 @@ import type { Db } from '../../storage/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
+import { enableAccountCurrency } from '../catalogue/index.ts';
 import * as repo from './account.repository.ts';
 import type { AccountRow } from './account.repository.ts';
 
@@ -63,12 +64,9 @@ export async function createAccount(
     throw ValidationError.field('currency', `"${currencyCode}" is not an ISO 4217 currency code`);
   }
   return db.transaction().execute(async (trx) => {
-    const id = await repo.insertAccount(trx, {
-      name,
-      timeZone,
-      currencyCode,
-      createdAt: clock.now().toISOString(),
-    });
+    const createdAt = clock.now().toISOString();
+    const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt });
+    await enableAccountCurrency(trx, id, currencyCode, createdAt);
     const key = await createApiKey(trx, clock, id);
     return { account: { id, name, timeZone, currencyCode }, ...key };
   });

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { Page } from '../../http/schemas.ts';
+import type { Page } from '../../core/paging.ts';
 import type { CustomerContactsTable } from '../../storage/schema.ts';
 
 export type ContactRow = Omit<Selectable<CustomerContactsTable>, 'password_hash' | 'account_id'>;
@@ -55,6 +55,17 @@ export async function usernamesLike(db: Db, accountId: number, base: string): Pr
   return new Set(rows.map((row) => row.username!));
 }
 
+export async function contactHasPassword(db: Db, accountId: number, contactId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('customer_contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .where('password_hash', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findContactIdByUsername(
   db: Db,
   accountId: number,
@@ -83,13 +94,14 @@ export async function updateContact(
   accountId: number,
   contactId: number,
   changes: Updateable<Omit<CustomerContactsTable, 'id' | 'account_id' | 'created_at'>>,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('customer_contacts')
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteContact(db: Db, accountId: number, contactId: number): Promise<boolean> {

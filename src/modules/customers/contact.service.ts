@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import type { Page } from '../../http/schemas.ts';
+import type { Page } from '../../core/paging.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { generatePassword, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
@@ -25,6 +25,11 @@ export interface ContactInput {
   changePassword?: boolean;
 }
 
+/** A password is used exactly as sent (never trimmed); only an empty one or null counts as not given. */
+function givenPassword(password: string | null | undefined): string | undefined {
+  return password ? password : undefined;
+}
+
 function checkedFields(input: ContactInput): { name: string; lastName: string; email: string } {
   const problems: FieldProblem[] = [];
   const name = input.name.trim();
@@ -33,7 +38,7 @@ function checkedFields(input: ContactInput): { name: string; lastName: string; e
   if (name === '') problems.push({ field: 'Name', message: 'must not be blank' });
   if (lastName === '') problems.push({ field: 'LastName', message: 'must not be blank' });
   if (!isEmailAddress(email)) problems.push({ field: 'Email', message: 'must be an e-mail address' });
-  const password = optionalText(input.password);
+  const password = givenPassword(input.password);
   const policy = password ? passwordPolicyProblem(password) : undefined;
   if (policy) problems.push({ field: 'Password', message: policy });
   if (problems.length) throw new ValidationError(problems);
@@ -136,7 +141,7 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
     given || !isActive
       ? { given }
       : { generate: () => generateUsername(ctx, fields.name, fields.lastName, fields.email) };
-  const password = optionalText(input.password) ?? (isActive ? generatePassword() : null);
+  const password = givenPassword(input.password) ?? (isActive ? generatePassword() : null);
   const passwordHash = password ? await hashPassword(password) : null;
 
   const contactId = await writeWithUsername(usernameChoice, (username) =>
@@ -169,8 +174,8 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
 }
 
 /**
- * Spec: on edit, an active contact with a blank username gets one generated (a blank username keeps the one the
- * contact has); with changePassword and a blank password a password is generated. The contact is e-mailed when
+ * Spec: on edit, an active contact with a blank username gets one generated; we keep the username a contact
+ * already has (docs/spec-decisions.md). With changePassword and a blank password a password is generated. The contact is e-mailed when
  * the username or password changed.
  */
 export async function editContact(
@@ -190,13 +195,17 @@ export async function editContact(
       ? { given }
       : { generate: () => generateUsername(ctx, fields.name, fields.lastName, fields.email) };
 
-  let password = optionalText(input.password) ?? undefined;
-  if (!password && input.changePassword && isActive) password = generatePassword();
+  let password = givenPassword(input.password);
+  // Spec: changePassword with a blank password generates one. So does activating a contact that never had a
+  // password: an active contact is told its login, and a login without a password would be useless.
+  const needsPassword =
+    input.changePassword || !(await repo.contactHasPassword(ctx.db, ctx.account.id, contactId));
+  if (!password && isActive && needsPassword) password = generatePassword();
   const passwordHash = password ? await hashPassword(password) : undefined;
 
   const credentialsChanged = await writeWithUsername(usernameChoice, (username) =>
     ctx.db.transaction().execute(async (trx) => {
-      await repo.updateContact(trx, ctx.account.id, contactId, {
+      const updated = await repo.updateContact(trx, ctx.account.id, contactId, {
         customer_id: input.customerId,
         name: fields.name,
         last_name: fields.lastName,
@@ -206,6 +215,8 @@ export async function editContact(
         ...(passwordHash ? { password_hash: passwordHash } : {}),
         is_active: isActive,
       });
+      // Deleted since it was read: nothing to announce.
+      if (!updated) throw new NotFoundError('Customer contact', contactId);
       const changed = username !== current.username || password !== undefined;
       if (changed && isActive) {
         await queueMail(

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
+import type { Page } from '../../core/paging.ts';
 import * as repo from './customFields.repository.ts';
 
 export interface CustomFieldValue {
@@ -13,8 +14,8 @@ export interface CustomField {
   key: string;
 }
 
-export async function listCustomFields(ctx: ServiceContext): Promise<CustomField[]> {
-  const rows = await repo.listCustomFields(ctx.db, ctx.account.id);
+export async function listCustomFields(ctx: ServiceContext, page: Page): Promise<CustomField[]> {
+  const rows = await repo.listCustomFields(ctx.db, ctx.account.id, page);
   return rows.map((row) => ({ id: row.id, key: row.field_key }));
 }
 

@@ -1,3 +1,4 @@
+import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 
 export interface CustomFieldRow {
@@ -5,12 +6,14 @@ export interface CustomFieldRow {
   field_key: string;
 }
 
-export function listCustomFields(db: Db, accountId: number): Promise<CustomFieldRow[]> {
+/** The account's fields in definition order: a page of them, or all when no page is given. */
+export function listCustomFields(db: Db, accountId: number, page?: Page): Promise<CustomFieldRow[]> {
   return db
     .selectFrom('custom_fields')
     .select(['id', 'field_key'])
     .where('account_id', '=', accountId)
     .orderBy('id')
+    .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset))
     .execute();
 }
 

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { Page } from '../../http/schemas.ts';
+import type { Page } from '../../core/paging.ts';
 import type { CustomersTable } from '../../storage/schema.ts';
 
 export type CustomerRow = Selectable<CustomersTable>;
@@ -108,13 +108,14 @@ export async function updateCustomer(
   accountId: number,
   customerId: number,
   changes: CustomerChanges,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('customers')
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', customerId)
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteCustomer(db: Db, accountId: number, customerId: number): Promise<boolean> {
@@ -124,4 +125,18 @@ export async function deleteCustomer(db: Db, accountId: number, customerId: numb
     .where('id', '=', customerId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+export async function countCustomersWithCurrency(
+  db: Db,
+  accountId: number,
+  currencyCode: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('customers')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('currency_code', '=', currencyCode)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -2,7 +2,7 @@ import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import type { Page } from '../../http/schemas.ts';
+import type { Page } from '../../core/paging.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
@@ -11,9 +11,19 @@ import * as repo from './customer.repository.ts';
 import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import type { CustomFieldValue } from './customField.service.ts';
-import { PAYMENT_METHODS } from './customers.schemas.ts';
+import { assertCurrencyEnabled } from '../catalogue/index.ts';
 
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
+
+/** The spec's payment methods, and bank_account, which its samples show. */
+export const PAYMENT_METHODS = [
+  'cash',
+  'cheque',
+  'credit_card',
+  'debit_order',
+  'eft',
+  'bank_account',
+] as const;
 
 /** Figures computed from a customer's other records (invoices, subscriptions, payment methods). */
 export interface CustomerFigures {
@@ -102,6 +112,11 @@ export async function assertCustomerExists(ctx: ServiceContext, customerId: numb
   }
 }
 
+/** How many of the account's customers are billed in the currency (a currency in use cannot be removed). */
+export function countCustomersWithCurrency(ctx: ServiceContext, currencyCode: string): Promise<number> {
+  return repo.countCustomersWithCurrency(ctx.db, ctx.account.id, currencyCode);
+}
+
 export async function listCustomers(ctx: ServiceContext, page: Page, ids?: number[]): Promise<Customer[]> {
   return withFigures(ctx, await repo.listCustomers(ctx.db, ctx.account.id, page, ids));
 }
@@ -124,7 +139,6 @@ function checkedChanges(
   problems: FieldProblem[],
 ): CustomerChanges {
   const changes: CustomerChanges = {};
-  const text = (value: string | null | undefined) => optionalText(value);
 
   if (input.name !== undefined) {
     const name = input.name.trim();
@@ -135,7 +149,7 @@ function checkedChanges(
     ['Email', 'email', input.email],
     ['EmailCC', 'email_cc', input.emailCc],
   ] as const) {
-    const email = text(value);
+    const email = optionalText(value);
     if (email && !isEmailAddress(email)) problems.push({ field, message: 'must be an e-mail address' });
     if (email !== undefined) changes[key] = email;
   }
@@ -146,39 +160,39 @@ function checkedChanges(
     changes.currency_code = code;
   }
   if (input.paymentMethod !== undefined) {
-    const method = text(input.paymentMethod)?.toLowerCase() ?? null;
+    const method = optionalText(input.paymentMethod)?.toLowerCase() ?? null;
     if (method !== null && !(PAYMENT_METHODS as readonly string[]).includes(method)) {
       problems.push({ field: 'PaymentMethod', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
     }
     changes.payment_method = method;
   }
   if (input.statementDate !== undefined) {
-    const raw = text(input.statementDate);
+    const raw = optionalText(input.statementDate);
     const at = raw ? parseWireDate(raw, ctx.account.timeZone) : null;
     if (at === undefined) problems.push({ field: 'StatementDate', message: 'must be a date' });
     else changes.statement_date = at;
   }
   if (input.vatNo !== undefined) {
-    changes.vat_no = typeof input.vatNo === 'number' ? String(input.vatNo) : text(input.vatNo);
+    changes.vat_no = typeof input.vatNo === 'number' ? String(input.vatNo) : optionalText(input.vatNo);
   }
   if (input.countryStateId !== undefined) {
     changes.country_state_id = input.countryStateId === null ? null : Number(input.countryStateId);
   }
   const plain = {
-    reference: text(input.reference),
-    last_name: text(input.lastName),
-    registration_number: text(input.registrationNumber),
-    company: text(input.company),
-    cell: text(input.cell),
-    tel: text(input.tel),
-    fax: text(input.fax),
-    address1: text(input.address1),
-    address2: text(input.address2),
-    city: text(input.city),
-    state: text(input.state),
-    country: text(input.country),
-    zip_code: text(input.zipCode),
-    country_state: text(input.countryState),
+    reference: optionalText(input.reference),
+    last_name: optionalText(input.lastName),
+    registration_number: optionalText(input.registrationNumber),
+    company: optionalText(input.company),
+    cell: optionalText(input.cell),
+    tel: optionalText(input.tel),
+    fax: optionalText(input.fax),
+    address1: optionalText(input.address1),
+    address2: optionalText(input.address2),
+    city: optionalText(input.city),
+    state: optionalText(input.state),
+    country: optionalText(input.country),
+    zip_code: optionalText(input.zipCode),
+    country_state: optionalText(input.countryState),
     country_id: input.countryId,
     primary_gateway_id: input.primaryGatewayId,
     is_company: input.isCompany,
@@ -203,7 +217,7 @@ function statusChanges(
   if (input.isSuspended !== undefined) {
     const suspend = Boolean(input.isSuspended);
     changes.is_suspended = suspend;
-    // Spec: SuspendedDate is set when suspended; it keeps the first date while the customer stays suspended.
+    // Spec: SuspendedDate is set when suspended. Suspending again keeps the first date (our choice).
     if (!suspend) changes.suspended_at = null;
     else if (!current?.is_suspended) changes.suspended_at = ctx.clock.now().toISOString();
   }
@@ -234,6 +248,7 @@ export async function createCustomer(
   const problems: FieldProblem[] = [];
   const changes = checkedChanges(ctx, input, problems);
   if (problems.length) throw new ValidationError(problems);
+  if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
   if (changes.reference) await assertReferenceFree(ctx, changes.reference);
   const now = ctx.clock.now().toISOString();
   let customerId: number;
@@ -274,14 +289,16 @@ export async function editCustomer(
   const problems: FieldProblem[] = [];
   const changes = checkedChanges(ctx, input, problems);
   if (problems.length) throw new ValidationError(problems);
+  if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
   if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      await repo.updateCustomer(trx, ctx.account.id, customerId, {
+      const updated = await repo.updateCustomer(trx, ctx.account.id, customerId, {
         ...changes,
         ...statusChanges(ctx, current, input),
         updated_at: ctx.clock.now().toISOString(),
       });
+      if (!updated) throw new NotFoundError('Customer', customerId);
       if (input.customFields)
         await setCustomFieldValues(inTransaction(ctx, trx), customerId, input.customFields);
     });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
-import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
 import * as customers from './customer.service.ts';
 import * as customFields from './customField.service.ts';
 import {
@@ -17,6 +17,7 @@ import {
 } from './customers.schemas.ts';
 import {
   customerInputFromWire,
+  toCustomFieldDto,
   toCustomerByIdsDto,
   toCustomerDto,
   toCustomerWithCustomFieldsDto,
@@ -89,12 +90,13 @@ export function registerCustomerRoutes(app: App): void {
         body: EditCustomerBody,
         response: NoContent,
       },
+      preValidation: emptyBodyAsObject,
     },
     async (request, reply) => {
       await customers.editCustomer(
         request.ctx,
         request.params.customerID,
-        customerInputFromWire(request.body ?? {}),
+        customerInputFromWire(request.body),
       );
       return reply.code(204).send(null);
     },
@@ -148,12 +150,13 @@ export function registerCustomerRoutes(app: App): void {
     {
       schema: {
         tags,
-        description: "The account's custom customer fields.",
+        description: "The account's custom customer fields, in the order defined.",
+        querystring: PagingQuery,
         response: { 200: Type.Array(CustomFieldOut) },
       },
     },
     async (request) =>
-      (await customFields.listCustomFields(request.ctx)).map((f) => ({ customFieldID: f.id, Key: f.key })),
+      (await customFields.listCustomFields(request.ctx, pageOf(request.query))).map(toCustomFieldDto),
   );
 
   app.post(
@@ -161,7 +164,7 @@ export function registerCustomerRoutes(app: App): void {
     { schema: { tags, body: CreateCustomFieldBody, response: { 201: CustomFieldOut } } },
     async (request, reply) => {
       const field = await customFields.createCustomField(request.ctx, request.body.Key);
-      return reply.code(201).send({ customFieldID: field.id, Key: field.key });
+      return reply.code(201).send(toCustomFieldDto(field));
     },
   );
 

@@ -11,15 +11,6 @@ import {
   Text,
 } from '../../http/schemas.ts';
 
-export const PAYMENT_METHODS = [
-  'cash',
-  'cheque',
-  'credit_card',
-  'debit_order',
-  'eft',
-  'bank_account',
-] as const;
-
 const NullableText = (max = 255) => Nullable(Text(max));
 
 const CustomFieldValues = Type.Array(
@@ -34,9 +25,11 @@ const customerFields = {
   LastName: NullableText(),
   RegistrationNumber: NullableText(100),
   VatNo: Type.Unsafe<string | number | null>({
-    type: ['string', 'number', 'null'],
+    type: ['string', 'integer', 'null'],
     maxLength: 50,
-    description: 'Listed as Numeric; returned as a string',
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'Listed as Numeric (a whole number is accepted); returned as a string',
   }),
   Company: NullableText(),
   Email: NullableText(254),
@@ -54,7 +47,7 @@ const customerFields = {
   countryID: Nullable(Id()),
   countryStateID: Type.Unsafe<number | string | null>({
     type: ['integer', 'string', 'null'],
-    pattern: '^\\d{1,15}$',
+    pattern: '^[1-9]\\d{0,14}$',
     minimum: 1,
     maximum: Number.MAX_SAFE_INTEGER,
   }),

@@ -1,6 +1,6 @@
 import { minorToWireNumber } from '../../core/money.ts';
 import type { Customer, CustomerInput } from './customer.service.ts';
-import type { CustomFieldValue } from './customField.service.ts';
+import type { CustomField, CustomFieldValue } from './customField.service.ts';
 import type { CreateCustomerBody, CustomerOut, EditCustomerBody } from './customers.schemas.ts';
 
 export function toCustomerDto({ row, status, figures }: Customer): CustomerOut {
@@ -94,4 +94,8 @@ export function customerInputFromWire(body: CreateCustomerBody | EditCustomerBod
     statementDate: body.StatementDate,
     customFields: body.CustomFields?.map((field) => ({ key: field.Key, value: field.Value })),
   };
+}
+
+export function toCustomFieldDto(field: CustomField) {
+  return { customFieldID: field.id, Key: field.key };
 }

@@ -11,4 +11,4 @@ export function registerCustomersModule(app: App): void {
 }
 
 export type { Customer, CustomerStatus } from './customer.service.ts';
-export { assertCustomerExists, getCustomer } from './customer.service.ts';
+export { assertCustomerExists, countCustomersWithCurrency, getCustomer } from './customer.service.ts';

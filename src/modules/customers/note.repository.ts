@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { Page } from '../../http/schemas.ts';
+import type { Page } from '../../core/paging.ts';
 import type { CustomerNotesTable } from '../../storage/schema.ts';
 
 export type NoteRow = Omit<Selectable<CustomerNotesTable>, 'account_id'>;
@@ -42,13 +42,14 @@ export async function updateNote(
   accountId: number,
   noteId: number,
   changes: { customer_id: number; note: string; note_type: string },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('customer_notes')
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', noteId)
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteNote(db: Db, accountId: number, noteId: number): Promise<boolean> {

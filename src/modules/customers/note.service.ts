@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
-import type { Page } from '../../http/schemas.ts';
+import type { Page } from '../../core/paging.ts';
 import * as repo from './note.repository.ts';
 import type { NoteRow } from './note.repository.ts';
 import { assertCustomerExists } from './customer.service.ts';
@@ -73,11 +73,12 @@ export async function editNote(ctx: ServiceContext, noteId: number, input: NoteI
   const note = checkedNote(input.note);
   const noteType = input.noteType ? noteTypeOf(input.noteType) : current.note_type;
   if (input.customerId !== current.customer_id) await assertCustomerExists(ctx, input.customerId);
-  await repo.updateNote(ctx.db, ctx.account.id, noteId, {
+  const updated = await repo.updateNote(ctx.db, ctx.account.id, noteId, {
     customer_id: input.customerId,
     note,
     note_type: noteType,
   });
+  if (!updated) throw new NotFoundError('Customer note', noteId);
 }
 
 export async function deleteNote(ctx: ServiceContext, noteId: number): Promise<void> {

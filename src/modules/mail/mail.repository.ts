@@ -73,9 +73,10 @@ export async function leaseDueMail(
     .execute();
 }
 
+/** Records what became of a leased message, unless its lease ran out and another worker took it over. */
 export async function recordDelivery(
   db: Db,
-  id: number,
+  lease: { id: number; leaseUntil: string },
   outcome:
     | { status: 'sent'; at: string }
     | { status: 'skipped'; reason: string }
@@ -92,7 +93,8 @@ export async function recordDelivery(
         outcome.status === 'sent' ? null : outcome.status === 'skipped' ? outcome.reason : outcome.error,
       ...(outcome.status === 'pending' ? { next_attempt_at: outcome.retryAt } : {}),
     })
-    .where('id', '=', id)
+    .where('id', '=', lease.id)
+    .where('lease_until', '=', lease.leaseUntil)
     .execute();
 }
 

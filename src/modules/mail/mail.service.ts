@@ -15,8 +15,11 @@ export interface MailTransport {
   send(message: OutgoingMail & { from: string }): Promise<void>;
 }
 
+// Bounded SMTP waits (nodemailer's defaults run to minutes), so that a send always ends within its lease.
+const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+
 export function smtpTransport(smtpUrl: string): MailTransport {
-  const transporter = nodemailer.createTransport(smtpUrl);
+  const transporter = nodemailer.createTransport(smtpUrl, SMTP_TIMEOUTS);
   return {
     async send(message) {
       await transporter.sendMail(message);
@@ -51,7 +54,8 @@ export interface DeliveryDeps {
 }
 
 const BATCH = 20;
-const LEASE_MS = 60_000;
+/** Longer than the SMTP timeouts together, so a lease never runs out while its message is being sent. */
+const LEASE_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 6;
 
 /** Backoff between attempts: 1, 2, 4, 8, 16 minutes. */
@@ -59,22 +63,20 @@ function retryDelayMs(attempt: number): number {
   return 60_000 * 2 ** (attempt - 1);
 }
 
-/** Sends what is due; returns how many messages it settled (sent, skipped or given up on). */
+/**
+ * Sends what is due, leasing one message at a time just before sending it, so that no lease waits behind other
+ * sends; returns how many messages it settled (sent, skipped or given up on).
+ */
 export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
-  const now = deps.clock.now();
-  const leased = await repo.leaseDueMail(
-    deps.db,
-    now.toISOString(),
-    new Date(now.getTime() + LEASE_MS).toISOString(),
-    BATCH,
-  );
   let settled = 0;
-  for (const mail of leased) {
+  for (let round = 0; round < BATCH; round++) {
+    const now = deps.clock.now();
+    const leaseUntil = new Date(now.getTime() + LEASE_MS).toISOString();
+    const [mail] = await repo.leaseDueMail(deps.db, now.toISOString(), leaseUntil, 1);
+    if (!mail) break;
+    const lease = { id: mail.id, leaseUntil };
     if (!deps.transport) {
-      await repo.recordDelivery(deps.db, mail.id, {
-        status: 'skipped',
-        reason: 'SMTP_URL is not configured',
-      });
+      await repo.recordDelivery(deps.db, lease, { status: 'skipped', reason: 'SMTP_URL is not configured' });
       settled++;
       continue;
     }
@@ -85,17 +87,17 @@ export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
         subject: mail.subject,
         text: deps.secrets.open(mail.body_sealed),
       });
-      await repo.recordDelivery(deps.db, mail.id, { status: 'sent', at: deps.clock.now().toISOString() });
+      await repo.recordDelivery(deps.db, lease, { status: 'sent', at: deps.clock.now().toISOString() });
       settled++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       deps.log.warn({ mailId: mail.id, attempt: mail.attempts, err: message }, 'mail delivery failed');
       if (mail.attempts >= MAX_ATTEMPTS) {
-        await repo.recordDelivery(deps.db, mail.id, { status: 'failed', error: message });
+        await repo.recordDelivery(deps.db, lease, { status: 'failed', error: message });
         settled++;
       } else {
         const retryAt = new Date(deps.clock.now().getTime() + retryDelayMs(mail.attempts)).toISOString();
-        await repo.recordDelivery(deps.db, mail.id, { status: 'pending', error: message, retryAt });
+        await repo.recordDelivery(deps.db, lease, { status: 'pending', error: message, retryAt });
       }
     }
   }

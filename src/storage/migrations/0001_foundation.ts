@@ -122,6 +122,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .unique()
     .execute();
   await db.schema
+    .createIndex('customer_contacts_account')
+    .on('customer_contacts')
+    .columns(['account_id', 'id'])
+    .execute();
+  await db.schema
     .createIndex('customer_contacts_customer')
     .on('customer_contacts')
     .columns(['customer_id', 'id'])
@@ -133,6 +138,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('note', 'text', (c) => c.notNull())
     .addColumn('note_type', 'text', (c) => c.notNull())
     .addColumn('created_at', t.instant, (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('customer_notes_account')
+    .on('customer_notes')
+    .columns(['account_id', 'id'])
     .execute();
   await db.schema
     .createIndex('customer_notes_customer')

@@ -1,0 +1,46 @@
+import type { Db } from '../../storage/database.ts';
+
+export function listEnabledCurrencies(db: Db, accountId: number): Promise<{ currency_code: string }[]> {
+  return db
+    .selectFrom('account_currencies')
+    .select('currency_code')
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .orderBy('currency_code')
+    .execute();
+}
+
+export async function isCurrencyEnabled(db: Db, accountId: number, code: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('account_currencies')
+    .select('currency_code')
+    .where('account_id', '=', accountId)
+    .where('currency_code', '=', code)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** False when the currency was enabled already. */
+export async function insertEnabledCurrency(
+  db: Db,
+  accountId: number,
+  code: string,
+  at: string,
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('account_currencies')
+    .values({ account_id: accountId, currency_code: code, created_at: at })
+    .onConflict((oc) => oc.columns(['account_id', 'currency_code']).doNothing())
+    .returning('currency_code')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export async function deleteEnabledCurrency(db: Db, accountId: number, code: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('account_currencies')
+    .where('account_id', '=', accountId)
+    .where('currency_code', '=', code)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,79 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { findCurrency } from '../../core/currencies.ts';
+import type { Db } from '../../storage/database.ts';
+import { countCustomersWithCurrency } from '../customers/index.ts';
+import * as repo from './currency.repository.ts';
+
+export interface EnabledCurrency {
+  code: string;
+  name: string;
+}
+
+function knownCode(code: string, field = 'CurrencyCode'): string {
+  const currency = findCurrency(code);
+  if (!currency) throw ValidationError.field(field, `"${code}" is not an ISO 4217 currency code`);
+  return currency.code;
+}
+
+/** Spec: GET /v1/currencies lists the account's currencies with their full names, in the order enabled. */
+export async function listCurrencies(ctx: ServiceContext): Promise<EnabledCurrency[]> {
+  const rows = await repo.listEnabledCurrencies(ctx.db, ctx.account.id);
+  return rows.map((row) => ({
+    code: row.currency_code,
+    name: findCurrency(row.currency_code)?.name ?? row.currency_code,
+  }));
+}
+
+export async function enableCurrency(ctx: ServiceContext, code: string): Promise<void> {
+  const known = knownCode(code);
+  if (!(await repo.insertEnabledCurrency(ctx.db, ctx.account.id, known, ctx.clock.now().toISOString()))) {
+    throw new ConflictError('currency_enabled', `${known} is enabled already`);
+  }
+}
+
+/** Enables an account's first currency when the account is made. */
+export async function enableAccountCurrency(
+  db: Db,
+  accountId: number,
+  code: string,
+  at: string,
+): Promise<void> {
+  await repo.insertEnabledCurrency(db, accountId, knownCode(code), at);
+}
+
+/**
+ * A currency in use cannot be removed: the account's default currency, or one that customers are billed in
+ * (and, as they arrive, rates, invoices and payments).
+ */
+export async function disableCurrency(ctx: ServiceContext, code: string): Promise<void> {
+  const known = knownCode(code);
+  if (known === ctx.account.currencyCode) {
+    throw new ConflictError('currency_in_use', `${known} is the account's default currency`);
+  }
+  await ctx.db.transaction().execute(async (trx) => {
+    const customers = await countCustomersWithCurrency({ ...ctx, db: trx }, known);
+    if (customers > 0) {
+      throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
+    }
+    if (!(await repo.deleteEnabledCurrency(trx, ctx.account.id, known))) {
+      throw new NotFoundError('Currency', known);
+    }
+  });
+}
+
+/** Money records may use only the account's enabled currencies; `field` names the request field on refusal. */
+export async function assertCurrencyEnabled(
+  ctx: ServiceContext,
+  code: string,
+  field: string,
+): Promise<string> {
+  const known = knownCode(code, field);
+  if (!(await repo.isCurrencyEnabled(ctx.db, ctx.account.id, known))) {
+    throw ValidationError.field(
+      field,
+      `${known} is not enabled for this account (POST /v1/currencies enables it)`,
+    );
+  }
+  return known;
+}

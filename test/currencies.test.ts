@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService } from './helpers/service.ts';
+import type { TestAccount, TestService } from './helpers/service.ts';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+const codes = async (as: TestAccount = t) =>
+  (await as.request('GET', '/v1/currencies')).body.map((c: { CurrencyCode: string }) => c.CurrencyCode);
+
+describe('currencies', () => {
+  it("starts with the account's default currency, named", async () => {
+    const res = await t.request('GET', '/v1/currencies');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([{ CurrencyCode: 'USD', Name: 'US Dollar' }]);
+  });
+
+  it('enables a currency with 201 and an empty body, case-insensitively, listed in the order enabled', async () => {
+    const res = await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'zar' } });
+    expect(res.status).toBe(201);
+    expect(res.text).toBe('');
+    await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'EUR' } });
+    expect(await codes()).toEqual(['USD', 'ZAR', 'EUR']);
+    const zar = (await t.request('GET', '/v1/currencies')).body[1];
+    expect(zar).toEqual({ CurrencyCode: 'ZAR', Name: 'Rand' });
+  });
+
+  it('answers 409 for a currency enabled already', async () => {
+    const res = await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'USD' } });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('currency_enabled');
+  });
+
+  it.each([['ABC'], ['XAU'], ['US'], ['USDX'], [''], [12]])(
+    'refuses %j with 422 naming CurrencyCode',
+    async (code) => {
+      const res = await t.request('POST', '/v1/currencies', { body: { CurrencyCode: code } });
+      expect(res.status).toBe(422);
+      expect(res.body.fields[0].field).toBe('CurrencyCode');
+    },
+  );
+
+  it('removes a currency given in the body or the query string', async () => {
+    await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'GBP' } });
+    await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'JPY' } });
+    expect((await t.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'GBP' } })).status).toBe(204);
+    expect((await t.request('DELETE', '/v1/currencies?CurrencyCode=jpy')).status).toBe(204);
+    expect(await codes()).not.toContain('GBP');
+    expect(await codes()).not.toContain('JPY');
+  });
+
+  it('answers 404 for a currency that is not enabled, and 422 without a code', async () => {
+    expect((await t.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'CHF' } })).status).toBe(404);
+    const missing = await t.request('DELETE', '/v1/currencies');
+    expect(missing.status).toBe(422);
+    expect(missing.body.fields[0].field).toBe('CurrencyCode');
+  });
+
+  it("refuses to remove the account's default currency or one a customer is billed in", async () => {
+    const fallback = await t.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'USD' } });
+    expect(fallback.status).toBe(409);
+    expect(fallback.body.code).toBe('currency_in_use');
+
+    await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'CAD' } });
+    const customer = await t.request('POST', '/v1/customers', {
+      body: { Name: 'Maple', CurrencyCode: 'CAD' },
+    });
+    expect(customer.status).toBe(201);
+    const inUse = await t.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'CAD' } });
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.code).toBe('currency_in_use');
+    expect(await codes()).toContain('CAD');
+
+    await t.request('DELETE', `/v1/customers/${customer.body.customerID}`);
+    expect((await t.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'CAD' } })).status).toBe(204);
+  });
+
+  it('lets customers use only enabled currencies', async () => {
+    const refused = await t.request('POST', '/v1/customers', {
+      body: { Name: 'Swiss', CurrencyCode: 'CHF' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.fields[0]).toEqual({
+      field: 'CurrencyCode',
+      message: expect.stringContaining('not enabled'),
+    });
+    await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'CHF' } });
+    const accepted = await t.request('POST', '/v1/customers', {
+      body: { Name: 'Swiss', CurrencyCode: 'chf' },
+    });
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.CurrencyCode).toBe('CHF');
+  });
+
+  it("keeps each account's currencies apart", async () => {
+    const other = await t.newAccount();
+    expect(await codes(other)).toEqual(['USD']);
+    expect((await other.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(
+      404,
+    );
+    expect(await codes()).toContain('ZAR');
+    const refused = await other.request('POST', '/v1/customers', {
+      body: { Name: 'x', CurrencyCode: 'ZAR' },
+    });
+    expect(refused.status).toBe(422);
+  });
+});
