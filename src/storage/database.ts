@@ -3,7 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { LogEvent, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
 
@@ -77,7 +77,20 @@ function openConnection(file: string, options: BetterSqlite3.Options = {}): Bett
   return database;
 }
 
-function openSqlite(file: string): Storage {
+export interface StorageOptions {
+  /** Called with the SQL of every statement run (tests count statements with it). */
+  onQuery?: (sql: string) => void;
+}
+
+function kyselyLog(options: StorageOptions) {
+  const onQuery = options.onQuery;
+  if (!onQuery) return undefined;
+  return (event: LogEvent) => {
+    if (event.level === 'query') onQuery(event.query.sql);
+  };
+}
+
+function openSqlite(file: string, options: StorageOptions): Storage {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const database = openConnection(file);
   database.pragma('journal_mode = WAL');
@@ -131,11 +144,11 @@ const pgTypes = {
   },
 };
 
-function openPostgres(url: string): Storage {
+function openPostgres(url: string, options: StorageOptions): Storage {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
   // An idle client that loses its server emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: kyselyLog(options) });
   return {
     db,
     dialect: 'postgres',
@@ -146,8 +159,8 @@ function openPostgres(url: string): Storage {
   };
 }
 
-export function openStorage(target: DatabaseTarget): Storage {
-  return target.dialect === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url);
+export function openStorage(target: DatabaseTarget, options: StorageOptions = {}): Storage {
+  return target.dialect === 'sqlite' ? openSqlite(target.file, options) : openPostgres(target.url, options);
 }
 
 /** A write refused by a unique index: SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's 23505. */

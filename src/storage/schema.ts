@@ -131,6 +131,120 @@ export interface AccountCurrenciesTable {
   created_at: Instant;
 }
 
+/** An exact decimal: text on SQLite, numeric on PostgreSQL; read as a string on both. */
+export type Decimal = ColumnType<string, string, string>;
+
+export interface TaxSettingsTable {
+  id: Id;
+  account_id: number;
+  name: string;
+  created_at: Instant;
+}
+
+export interface TaxRulesTable {
+  id: Id;
+  account_id: number;
+  tax_setting_id: number;
+  perc: Decimal;
+  country_id: number | null;
+  country_state_id: number | null;
+  tax_number: string | null;
+}
+
+export interface PackageGroupsTable {
+  id: Id;
+  account_id: number;
+  group_name: string;
+  created_at: Instant;
+}
+
+export interface PackagesTable {
+  id: Id;
+  account_id: number;
+  package_group_id: number;
+  package_code: string;
+  name: string;
+  descrip: string | null;
+  is_active: SqlBool;
+  last_version_no: number;
+  created_at: Instant;
+}
+
+export interface PackageVersionsTable {
+  id: Id;
+  account_id: number;
+  package_id: number;
+  version_no: number;
+  version_name: string;
+  is_default: SqlBool;
+  is_active: SqlBool;
+  created_at: Instant;
+}
+
+export interface PackageVersionRatesTable {
+  id: Id;
+  account_id: number;
+  package_version_id: number;
+  currency_code: string;
+  setup_fee: Decimal;
+  trial_fee: Decimal;
+  trial_period: number;
+  trial_period_type: string;
+}
+
+export interface PackageRateTermsTable {
+  id: Id;
+  account_id: number;
+  package_rate_id: number;
+  charge_price: Decimal;
+  charge_term: number;
+  charge_term_type: string;
+}
+
+export interface ComponentsTable {
+  id: Id;
+  account_id: number;
+  package_group_id: number;
+  component_code: string;
+  name: string;
+  descrip: string | null;
+  is_active: SqlBool;
+  unit_name: string;
+  term: number;
+  term_type: string;
+  type: string;
+  scheme: string;
+  last_version_no: number;
+  created_at: Instant;
+}
+
+export interface ComponentVersionsTable {
+  id: Id;
+  account_id: number;
+  component_id: number;
+  version_no: number;
+  version_name: string;
+  is_default: SqlBool;
+  is_active: SqlBool;
+  created_at: Instant;
+}
+
+export interface ComponentVersionCurrenciesTable {
+  id: Id;
+  account_id: number;
+  component_version_id: number;
+  currency_code: string;
+}
+
+export interface ComponentBracketsTable {
+  id: Id;
+  account_id: number;
+  component_version_currency_id: number;
+  price: Decimal;
+  qty_from: Decimal;
+  qty_till: Decimal | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_currencies: AccountCurrenciesTable;
@@ -142,4 +256,15 @@ export interface Database {
   customer_contacts: CustomerContactsTable;
   customer_notes: CustomerNotesTable;
   mail_outbox: MailOutboxTable;
+  tax_settings: TaxSettingsTable;
+  tax_rules: TaxRulesTable;
+  package_groups: PackageGroupsTable;
+  packages: PackagesTable;
+  package_versions: PackageVersionsTable;
+  package_version_rates: PackageVersionRatesTable;
+  package_rate_terms: PackageRateTermsTable;
+  components: ComponentsTable;
+  component_versions: ComponentVersionsTable;
+  component_version_currencies: ComponentVersionCurrenciesTable;
+  component_brackets: ComponentBracketsTable;
 }

@@ -44,6 +44,8 @@ export interface TestService extends TestAccount {
   /** Environment that points the CLI at this service's database and data directory. */
   env: Record<string, string>;
   logs: string[];
+  /** The SQL of every statement the service has run, in order (clear it to count a request's statements). */
+  queries: string[];
   newAccount(name?: string): Promise<TestAccount>;
   close(): Promise<void>;
 }
@@ -122,9 +124,11 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     },
   });
   const clock = options.clock ?? systemClock;
+  const queries: string[] = [];
   const service = await startService(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }), {
     clock,
     logStream,
+    onQuery: (sql) => queries.push(sql),
   });
 
   const makeAccount = async (name: string): Promise<TestAccount> => {
@@ -143,6 +147,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     dataDir,
     env,
     logs,
+    queries,
     newAccount: (name = 'Other Account') => makeAccount(name),
     async close() {
       await service.close();
