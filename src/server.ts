@@ -30,6 +30,8 @@ export interface ServiceOptions {
   logStream?: DestinationStream;
   /** Overrides the SMTP transport built from the configuration. */
   mailTransport?: MailTransport;
+  /** Called with the SQL of every statement the service runs. */
+  onQuery?: (sql: string) => void;
 }
 
 const HOUSEKEEPING_MS = 60 * 60 * 1000;
@@ -40,7 +42,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const clock = options.clock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream);
-  const storage = openStorage(config.database);
+  const storage = openStorage(config.database, { onQuery: options.onQuery });
   try {
     await migrateToLatest(storage.db);
   } catch (error) {

@@ -82,7 +82,7 @@ describe('POST /v1/customers', () => {
       ZipCode: '8001',
       CountryState: 'WC',
       countryID: 710,
-      countryStateID: '12',
+      countryStateID: '71001234', // ZA-WC
       PrimaryGatewayID: 3,
       CurrencyCode: 'zar',
       isWaiveTaxes: true,
@@ -101,7 +101,7 @@ describe('POST /v1/customers', () => {
       VatNo: '4123456789',
       Fax: null,
       countryID: 710,
-      countryStateID: '12',
+      countryStateID: '71001234',
       PrimaryGatewayID: 3,
       CurrencyCode: 'ZAR',
       isSuspended: false,

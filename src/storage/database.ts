@@ -97,6 +97,7 @@ function openSqlite(file: string, options: StorageOptions): Storage {
   database.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withSqliteParameters(database) }),
+    log: kyselyLog(options),
   });
 
   // NOTE: Kysely runs SQLite queries one at a time on its connection, behind a mutex and several promise hops,
@@ -105,7 +106,10 @@ function openSqlite(file: string, options: StorageOptions): Storage {
   const reader = openConnection(file, { readonly: true });
   const readerStatements = withSqliteParameters(reader);
   directReaders.set(db, {
-    all: (text, parameters) => readerStatements.prepare(text).all(parameters) as unknown[],
+    all: (text, parameters) => {
+      options.onQuery?.(text);
+      return readerStatements.prepare(text).all(parameters) as unknown[];
+    },
   });
 
   return {

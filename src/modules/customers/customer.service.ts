@@ -11,7 +11,7 @@ import * as repo from './customer.repository.ts';
 import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import type { CustomFieldValue } from './customField.service.ts';
-import { assertCurrencyEnabled } from '../catalogue/index.ts';
+import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
 
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
 
@@ -137,6 +137,7 @@ function checkedChanges(
   ctx: ServiceContext,
   input: CustomerInput,
   problems: FieldProblem[],
+  current?: CustomerRow,
 ): CustomerChanges {
   const changes: CustomerChanges = {};
 
@@ -177,6 +178,18 @@ function checkedChanges(
   }
   if (input.countryStateId !== undefined) {
     changes.country_state_id = input.countryStateId === null ? null : Number(input.countryStateId);
+  }
+  if (input.countryId !== undefined || input.countryStateId !== undefined) {
+    // The pair is checked as it will be stored: a field left out keeps the customer's value, so changing
+    // countryID alone is refused while the stored state lies in the old country.
+    problems.push(
+      ...checkCountryAndState(
+        input.countryId !== undefined ? input.countryId : (current?.country_id ?? null),
+        changes.country_state_id !== undefined
+          ? changes.country_state_id
+          : (current?.country_state_id ?? null),
+      ),
+    );
   }
   const plain = {
     reference: optionalText(input.reference),
@@ -287,7 +300,7 @@ export async function editCustomer(
   const current = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
   if (!current) throw new NotFoundError('Customer', customerId);
   const problems: FieldProblem[] = [];
-  const changes = checkedChanges(ctx, input, problems);
+  const changes = checkedChanges(ctx, input, problems, current);
   if (problems.length) throw new ValidationError(problems);
   if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
   if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);

@@ -1,0 +1,367 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Page } from '../../core/paging.ts';
+import type { Db } from '../../storage/database.ts';
+import type {
+  ComponentBracketsTable,
+  ComponentVersionCurrenciesTable,
+  ComponentVersionsTable,
+  ComponentsTable,
+} from '../../storage/schema.ts';
+
+export type ComponentRow = Selectable<ComponentsTable>;
+export type NewComponentRow = Insertable<ComponentsTable>;
+export type ComponentChanges = Updateable<
+  Omit<ComponentsTable, 'id' | 'account_id' | 'created_at' | 'last_version_no'>
+>;
+export type ComponentVersionRow = Selectable<ComponentVersionsTable>;
+export type VersionCurrencyRow = Selectable<ComponentVersionCurrenciesTable>;
+export type BracketRow = Selectable<ComponentBracketsTable>;
+
+/** A version's prices as stored: one entry per currency, brackets as canonical decimal strings. */
+export interface NewVersionCurrency {
+  currencyCode: string;
+  brackets: { price: string; qtyFrom: string; qtyTill: string | null }[];
+}
+
+const COMPONENT_COLUMNS = [
+  'id',
+  'account_id',
+  'package_group_id',
+  'component_code',
+  'name',
+  'descrip',
+  'is_active',
+  'unit_name',
+  'term',
+  'term_type',
+  'type',
+  'scheme',
+  'last_version_no',
+  'created_at',
+] as const;
+
+const VERSION_COLUMNS = [
+  'component_versions.id',
+  'component_versions.account_id',
+  'component_versions.component_id',
+  'component_versions.version_no',
+  'component_versions.version_name',
+  'component_versions.is_default',
+  'component_versions.is_active',
+  'component_versions.created_at',
+] as const;
+
+const CURRENCY_COLUMNS = [
+  'component_version_currencies.id',
+  'component_version_currencies.account_id',
+  'component_version_currencies.component_version_id',
+  'component_version_currencies.currency_code',
+] as const;
+
+const BRACKET_COLUMNS = [
+  'component_brackets.id',
+  'component_brackets.account_id',
+  'component_brackets.component_version_currency_id',
+  'component_brackets.price',
+  'component_brackets.qty_from',
+  'component_brackets.qty_till',
+] as const;
+
+/**
+ * Which versions the nested reads cover: every version of some components (a list of components, whose versions
+ * are not paged) or some versions (a page of one component's versions). Both are at most a page of ids, so the
+ * `in (...)` lists stay far below the dialects' parameter limits however many versions and currencies there are.
+ */
+export type VersionScope = { componentIds: number[] } | { versionIds: number[] };
+
+export function findComponent(
+  db: Db,
+  accountId: number,
+  componentId: number,
+): Promise<ComponentRow | undefined> {
+  return db
+    .selectFrom('components')
+    .select(COMPONENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', componentId)
+    .executeTakeFirst();
+}
+
+/**
+ * Reads the component for a change to its versions and holds it until the transaction ends: an update that
+ * changes nothing takes the row lock on PostgreSQL (SQLite has a single writer), so concurrent version changes
+ * of one component are serialized and the default-version rules are checked against settled rows.
+ */
+export function lockComponent(
+  db: Db,
+  accountId: number,
+  componentId: number,
+): Promise<ComponentRow | undefined> {
+  return db
+    .updateTable('components')
+    .set((eb) => ({ last_version_no: eb.ref('last_version_no') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', componentId)
+    .returning(COMPONENT_COLUMNS)
+    .executeTakeFirst();
+}
+
+export function findComponentIdByCode(
+  db: Db,
+  accountId: number,
+  code: string,
+): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('components')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('component_code', '=', code)
+    .executeTakeFirst();
+}
+
+export function listComponents(db: Db, accountId: number, page: Page): Promise<ComponentRow[]> {
+  return db
+    .selectFrom('components')
+    .select(COMPONENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function insertComponent(db: Db, row: NewComponentRow): Promise<number> {
+  const inserted = await db.insertInto('components').values(row).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateComponent(
+  db: Db,
+  accountId: number,
+  componentId: number,
+  changes: ComponentChanges,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('components')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', componentId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Deletes the component; its versions, prices and brackets go with it (foreign keys cascade). */
+export async function deleteComponent(db: Db, accountId: number, componentId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('components')
+    .where('account_id', '=', accountId)
+    .where('id', '=', componentId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The next VersionNo: one above the highest ever given (deleted versions included), so none is reused. */
+export async function takeNextVersionNo(db: Db, accountId: number, componentId: number): Promise<number> {
+  const row = await db
+    .updateTable('components')
+    .set((eb) => ({ last_version_no: eb('last_version_no', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', componentId)
+    .returning('last_version_no')
+    .executeTakeFirstOrThrow();
+  return row.last_version_no;
+}
+
+export function listVersions(
+  db: Db,
+  accountId: number,
+  componentIds: number[],
+): Promise<ComponentVersionRow[]> {
+  if (componentIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('component_versions')
+    .select(VERSION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('component_id', 'in', componentIds)
+    .orderBy('id')
+    .execute();
+}
+
+export function listVersionsPage(
+  db: Db,
+  accountId: number,
+  componentId: number,
+  page: Page,
+): Promise<ComponentVersionRow[]> {
+  return db
+    .selectFrom('component_versions')
+    .select(VERSION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('component_id', '=', componentId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export function findVersion(
+  db: Db,
+  accountId: number,
+  componentId: number,
+  versionNo: number,
+): Promise<ComponentVersionRow | undefined> {
+  return db
+    .selectFrom('component_versions')
+    .select(VERSION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('component_id', '=', componentId)
+    .where('version_no', '=', versionNo)
+    .executeTakeFirst();
+}
+
+export function listCurrencies(
+  db: Db,
+  accountId: number,
+  scope: VersionScope,
+): Promise<VersionCurrencyRow[]> {
+  const ids = 'componentIds' in scope ? scope.componentIds : scope.versionIds;
+  if (ids.length === 0) return Promise.resolve([]);
+  let query = db
+    .selectFrom('component_version_currencies')
+    .select(CURRENCY_COLUMNS)
+    .where('component_version_currencies.account_id', '=', accountId);
+  query =
+    'componentIds' in scope
+      ? query
+          .innerJoin(
+            'component_versions',
+            'component_versions.id',
+            'component_version_currencies.component_version_id',
+          )
+          .where('component_versions.component_id', 'in', ids)
+      : query.where('component_version_currencies.component_version_id', 'in', ids);
+  return query.orderBy('component_version_currencies.id').execute();
+}
+
+export function listBrackets(db: Db, accountId: number, scope: VersionScope): Promise<BracketRow[]> {
+  const ids = 'componentIds' in scope ? scope.componentIds : scope.versionIds;
+  if (ids.length === 0) return Promise.resolve([]);
+  const query = db
+    .selectFrom('component_brackets')
+    .innerJoin(
+      'component_version_currencies',
+      'component_version_currencies.id',
+      'component_brackets.component_version_currency_id',
+    )
+    .select(BRACKET_COLUMNS)
+    .where('component_brackets.account_id', '=', accountId);
+  return (
+    'componentIds' in scope
+      ? query
+          .innerJoin(
+            'component_versions',
+            'component_versions.id',
+            'component_version_currencies.component_version_id',
+          )
+          .where('component_versions.component_id', 'in', ids)
+      : query.where('component_version_currencies.component_version_id', 'in', ids)
+  )
+    .orderBy('component_brackets.id')
+    .execute();
+}
+
+export async function insertVersion(db: Db, row: Insertable<ComponentVersionsTable>): Promise<number> {
+  const inserted = await db
+    .insertInto('component_versions')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateVersion(
+  db: Db,
+  accountId: number,
+  versionId: number,
+  changes: Updateable<Pick<ComponentVersionsTable, 'version_name' | 'is_active' | 'is_default'>>,
+): Promise<void> {
+  await db
+    .updateTable('component_versions')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', versionId)
+    .execute();
+}
+
+/** Makes one version the component's default and every other one not: one statement, so never two defaults. */
+export async function setDefaultVersion(
+  db: Db,
+  accountId: number,
+  componentId: number,
+  versionId: number,
+): Promise<void> {
+  await db
+    .updateTable('component_versions')
+    .set((eb) => ({ is_default: eb('id', '=', versionId).$castTo<boolean>() }))
+    .where('account_id', '=', accountId)
+    .where('component_id', '=', componentId)
+    .execute();
+}
+
+/** Deletes a version with its prices and brackets (foreign keys cascade). */
+export async function deleteVersion(db: Db, accountId: number, versionId: number): Promise<void> {
+  await db
+    .deleteFrom('component_versions')
+    .where('account_id', '=', accountId)
+    .where('id', '=', versionId)
+    .execute();
+}
+
+/** Replaces a version's prices: its currencies (with their brackets, by cascade) go, the given ones come. */
+export async function replaceVersionCurrencies(
+  db: Db,
+  accountId: number,
+  versionId: number,
+  currencies: NewVersionCurrency[],
+): Promise<void> {
+  await db
+    .deleteFrom('component_version_currencies')
+    .where('account_id', '=', accountId)
+    .where('component_version_id', '=', versionId)
+    .execute();
+  await insertVersionCurrencies(db, accountId, versionId, currencies);
+}
+
+/** Per currency: one insert for the currency (its id is needed), one for its brackets, in the order given. */
+export async function insertVersionCurrencies(
+  db: Db,
+  accountId: number,
+  versionId: number,
+  currencies: NewVersionCurrency[],
+): Promise<void> {
+  for (const currency of currencies) {
+    const inserted = await db
+      .insertInto('component_version_currencies')
+      .values({
+        account_id: accountId,
+        component_version_id: versionId,
+        currency_code: currency.currencyCode,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (currency.brackets.length === 0) continue;
+    // NOTE: one multi-row insert numbers its rows in list order on both dialects, so ids keep the bracket order.
+    await db
+      .insertInto('component_brackets')
+      .values(
+        currency.brackets.map((bracket) => ({
+          account_id: accountId,
+          component_version_currency_id: inserted.id,
+          price: bracket.price,
+          qty_from: bracket.qtyFrom,
+          qty_till: bracket.qtyTill,
+        })),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,201 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as components from './component.service.ts';
+import {
+  ComponentIdParams,
+  ComponentOut,
+  CreateComponentBody,
+  CreateVersionBody,
+  EditComponentBody,
+  EditVersionBody,
+  VersionOut,
+  VersionParams,
+} from './components.schemas.ts';
+import {
+  componentInputFromWire,
+  toComponentDto,
+  toComponentVersionDto,
+  versionCurrenciesFromWire,
+} from './components.serializer.ts';
+
+const tags = ['Components'];
+
+export function registerComponentRoutes(app: App): void {
+  app.get(
+    '/components',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(ComponentOut) } } },
+    async (request) =>
+      (await components.listComponents(request.ctx, pageOf(request.query))).map(toComponentDto),
+  );
+
+  app.get(
+    '/components/:componentID',
+    { schema: { tags, params: ComponentIdParams, response: { 200: ComponentOut } } },
+    async (request) => toComponentDto(await components.getComponent(request.ctx, request.params.componentID)),
+  );
+
+  app.post(
+    '/components',
+    {
+      schema: {
+        tags,
+        description: 'Creates a component with its first version (VersionNo 1, the default).',
+        body: CreateComponentBody,
+        response: { 201: ComponentOut },
+      },
+    },
+    async (request, reply) => {
+      const { ComponentVersion: version } = request.body;
+      const component = await components.createComponent(
+        request.ctx,
+        { ...componentInputFromWire(request.body), componentCode: request.body.ComponentCode },
+        {
+          versionName: version.VersionName,
+          isActive: version.isActive,
+          currencies: versionCurrenciesFromWire(version.ComponentVersionCurrencies),
+        },
+      );
+      return reply.code(201).send(toComponentDto(component));
+    },
+  );
+
+  app.put(
+    '/components/:componentID',
+    {
+      schema: {
+        tags,
+        description:
+          "Replaces the component's own fields (Descrip left out is null, isActive left out is false); " +
+          'ComponentCode, when sent, may change. 200 with an empty body, as the spec says.',
+        params: ComponentIdParams,
+        body: EditComponentBody,
+      },
+    },
+    async (request, reply) => {
+      await components.editComponent(
+        request.ctx,
+        request.params.componentID,
+        componentInputFromWire(request.body),
+      );
+      // Spec, Components PUT: "200, empty body".
+      return reply.code(200).send();
+    },
+  );
+
+  app.delete(
+    '/components/:componentID',
+    {
+      schema: {
+        tags,
+        description: 'Deletes the component with its versions.',
+        params: ComponentIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await components.deleteComponent(request.ctx, request.params.componentID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/components/:componentID/versions',
+    {
+      schema: {
+        tags,
+        params: ComponentIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(VersionOut) },
+      },
+    },
+    async (request) =>
+      (
+        await components.listComponentVersions(request.ctx, request.params.componentID, pageOf(request.query))
+      ).map(toComponentVersionDto),
+  );
+
+  app.get(
+    '/components/:componentID/versions/:versionno',
+    { schema: { tags, params: VersionParams, response: { 200: VersionOut } } },
+    async (request) =>
+      toComponentVersionDto(
+        await components.getComponentVersion(
+          request.ctx,
+          request.params.componentID,
+          request.params.versionno,
+        ),
+      ),
+  );
+
+  app.post(
+    '/components/:componentID/versions',
+    {
+      schema: {
+        tags,
+        description: 'Adds a version with the next VersionNo; isDefault true makes it the default.',
+        params: ComponentIdParams,
+        body: CreateVersionBody,
+        response: { 201: VersionOut },
+      },
+    },
+    async (request, reply) => {
+      const version = await components.createComponentVersion(request.ctx, request.params.componentID, {
+        versionName: request.body.VersionName,
+        isActive: request.body.isActive,
+        isDefault: request.body.isDefault,
+        currencies: versionCurrenciesFromWire(request.body.ComponentVersionCurrencies),
+      });
+      return reply.code(201).send(toComponentVersionDto(version));
+    },
+  );
+
+  app.put(
+    '/components/:componentID/versions/:versionno',
+    {
+      schema: {
+        tags,
+        description:
+          "Edits a version; ComponentVersionCurrencies, when sent, replace the version's prices " +
+          '(with new identifiers). isDefault true moves the default here.',
+        params: VersionParams,
+        body: EditVersionBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await components.editComponentVersion(
+        request.ctx,
+        request.params.componentID,
+        request.params.versionno,
+        {
+          versionName: request.body.VersionName,
+          isActive: request.body.isActive,
+          isDefault: request.body.isDefault,
+          currencies: versionCurrenciesFromWire(request.body.ComponentVersionCurrencies),
+        },
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/components/:componentID/versions/:versionno',
+    {
+      schema: {
+        tags,
+        description: 'Deletes a version; the last version and the default version cannot be deleted (409).',
+        params: VersionParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await components.deleteComponentVersion(
+        request.ctx,
+        request.params.componentID,
+        request.params.versionno,
+      );
+      return reply.code(204).send(null);
+    },
+  );
+}

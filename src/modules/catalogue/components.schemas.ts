@@ -1,0 +1,149 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Id, Nullable, StringEnum, Text } from '../../http/schemas.ts';
+import { COMPONENT_TYPES, TERM_TYPES } from './component.service.ts';
+import { SCHEMES } from '../../core/pricing.ts';
+
+/**
+ * Decimals in requests: a JSON number (the spec's Numeric) or a string holding a decimal, for clients that keep
+ * prices exact. Range and precision are checked by the pricing rules, which name the bracket.
+ */
+const WireDecimal = (description: string) =>
+  Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, description });
+
+const BracketIn = Type.Object({
+  Price: WireDecimal('Unit price, at most 4 decimals, not negative'),
+  QtyFrom: WireDecimal('First unit of the bracket (whole number); the first bracket starts at 1 (or 0)'),
+  QtyTill: Type.Optional(
+    Type.Unsafe<number | string | null>({
+      type: ['number', 'string', 'null'],
+      maxLength: 40,
+      description:
+        'Last unit of the bracket, inclusive; null, blank or left out = no upper bound (last bracket)',
+    }),
+  ),
+});
+
+const VersionCurrencyIn = Type.Object({
+  CurrencyCode: Text(3, { minLength: 3, description: 'An ISO 4217 code enabled for the account' }),
+  ComponentBracketPrices: Type.Array(BracketIn, { maxItems: 100 }),
+});
+
+const VersionCurrenciesIn = Type.Array(VersionCurrencyIn, {
+  maxItems: 200,
+  description: 'One entry per currency',
+});
+
+const VersionName = Text(255, { minLength: 1 });
+
+const componentFields = {
+  Name: Text(255, { minLength: 1 }),
+  Descrip: Type.Optional(Nullable(Text(2000))),
+  isActive: Type.Optional(Type.Boolean({ description: 'Default false when left out (spec)' })),
+  packageGroupID: Id(),
+  UnitName: Text(100, { minLength: 1, description: 'e.g. per license, per sms' }),
+  Term: Type.Integer({ minimum: 1, maximum: 10_000 }),
+  TermType: Text(20, { description: `${TERM_TYPES.join(' or ')} (any case)` }),
+  Type: Text(20, {
+    description: `${COMPONENT_TYPES.join(', ')} (any case; Quantity, opt-in, OptIn accepted)`,
+  }),
+  Scheme: Text(20, { description: `${SCHEMES.join(' or ')} (any case)` }),
+};
+
+const ComponentCode = Text(100, { minLength: 1, description: 'Unique per account' });
+
+export const CreateComponentBody = Type.Object({
+  ComponentCode,
+  ...componentFields,
+  ComponentVersion: Type.Object({
+    VersionName,
+    isActive: Type.Optional(Type.Boolean({ description: 'Default true' })),
+    ComponentVersionCurrencies: Type.Optional(VersionCurrenciesIn),
+  }),
+});
+export type CreateComponentBody = Static<typeof CreateComponentBody>;
+
+export const EditComponentBody = Type.Object({
+  ComponentCode: Type.Optional(ComponentCode),
+  ...componentFields,
+});
+export type EditComponentBody = Static<typeof EditComponentBody>;
+
+export const CreateVersionBody = Type.Object({
+  VersionName,
+  isActive: Type.Boolean(),
+  isDefault: Type.Boolean({ description: 'true makes this version the default' }),
+  ComponentVersionCurrencies: Type.Optional(VersionCurrenciesIn),
+});
+export type CreateVersionBody = Static<typeof CreateVersionBody>;
+
+export const EditVersionBody = Type.Object({
+  VersionName,
+  isActive: Type.Boolean(),
+  isDefault: Type.Optional(
+    Type.Boolean({ description: 'true makes this version the default; left out keeps' }),
+  ),
+  ComponentVersionCurrencies: Type.Optional(
+    Type.Array(VersionCurrencyIn, {
+      maxItems: 200,
+      description: "Replaces the version's prices when sent; left out, they stay",
+    }),
+  ),
+});
+export type EditVersionBody = Static<typeof EditVersionBody>;
+
+export const ComponentIdParams = Type.Object({ componentID: Id() });
+export const VersionParams = Type.Object({
+  componentID: Id(),
+  versionno: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'VersionNo, from 1' }),
+});
+
+export const BracketOut = Type.Object({
+  componentBracketID: Type.Integer(),
+  componentVersionCurrencyID: Type.Integer(),
+  Price: Type.Number(),
+  QtyFrom: Type.Number(),
+  QtyTill: Nullable(Type.Number({ description: 'null = no upper bound' })),
+});
+export type BracketOut = Static<typeof BracketOut>;
+
+export const VersionCurrencyOut = Type.Object({
+  componentVersionCurrencyID: Type.Integer(),
+  componentVersionID: Type.Integer(),
+  CurrencyCode: Type.String(),
+  ComponentBracketPrices: Type.Array(BracketOut),
+});
+export type VersionCurrencyOut = Static<typeof VersionCurrencyOut>;
+
+export const VersionOut = Type.Object(
+  {
+    componentVersionID: Type.Integer(),
+    componentID: Type.Integer(),
+    VersionNo: Type.Integer(),
+    VersionName: Type.String(),
+    isDefault: Type.Boolean(),
+    isActive: Type.Boolean(),
+    ComponentVersionCurrencies: Type.Array(VersionCurrencyOut),
+  },
+  { $id: 'ComponentVersion' },
+);
+export type VersionOut = Static<typeof VersionOut>;
+
+export const ComponentOut = Type.Object(
+  {
+    componentID: Type.Integer(),
+    ComponentCode: Type.String(),
+    Name: Type.String(),
+    Descrip: Nullable(Type.String()),
+    isActive: Type.Boolean(),
+    packageGroupID: Type.Integer(),
+    UnitName: Type.String(),
+    Term: Type.Integer(),
+    TermType: StringEnum(TERM_TYPES),
+    Type: StringEnum(COMPONENT_TYPES),
+    Scheme: StringEnum(SCHEMES),
+    ComponentVersions: Type.Array(VersionOut),
+  },
+  { $id: 'Component' },
+);
+export type ComponentOut = Static<typeof ComponentOut>;

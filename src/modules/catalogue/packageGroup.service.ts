@@ -1,0 +1,86 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { Page } from '../../core/paging.ts';
+import { isForeignKeyViolation } from '../../storage/database.ts';
+import * as repo from './packageGroup.repository.ts';
+
+export interface PackageGroup {
+  id: number;
+  groupName: string;
+}
+
+function groupFromRow(row: repo.PackageGroupRow): PackageGroup {
+  return { id: row.id, groupName: row.group_name };
+}
+
+function checkedGroupName(value: string): string {
+  const name = value.trim();
+  if (name === '') throw ValidationError.field('GroupName', 'must not be blank');
+  return name;
+}
+
+export async function getPackageGroup(ctx: ServiceContext, groupId: number): Promise<PackageGroup> {
+  const row = await repo.findPackageGroup(ctx.db, ctx.account.id, groupId);
+  if (!row) throw new NotFoundError('Package group', groupId);
+  return groupFromRow(row);
+}
+
+/**
+ * Packages and components name their group in the body: a group the account cannot see (missing, or another
+ * account's) is a 422 naming `field`, the same message either way so that other accounts' ids stay invisible.
+ */
+export async function assertPackageGroupExists(
+  ctx: ServiceContext,
+  groupId: number,
+  field: string,
+): Promise<void> {
+  if (!(await repo.findPackageGroup(ctx.db, ctx.account.id, groupId))) {
+    throw ValidationError.field(field, `package group ${groupId} does not exist`, 'package_group_not_found');
+  }
+}
+
+export async function listPackageGroups(ctx: ServiceContext, page: Page): Promise<PackageGroup[]> {
+  return (await repo.listPackageGroups(ctx.db, ctx.account.id, page)).map(groupFromRow);
+}
+
+export async function createPackageGroup(ctx: ServiceContext, groupName: string): Promise<PackageGroup> {
+  const name = checkedGroupName(groupName);
+  const id = await repo.insertPackageGroup(ctx.db, ctx.account.id, name, ctx.clock.now().toISOString());
+  return { id, groupName: name };
+}
+
+export async function renamePackageGroup(
+  ctx: ServiceContext,
+  groupId: number,
+  groupName: string,
+): Promise<void> {
+  const name = checkedGroupName(groupName);
+  if (!(await repo.updatePackageGroup(ctx.db, ctx.account.id, groupId, name))) {
+    throw new NotFoundError('Package group', groupId);
+  }
+}
+
+/** A group that packages or components still belong to cannot be deleted (409): move or delete them first. */
+export async function deletePackageGroup(ctx: ServiceContext, groupId: number): Promise<void> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const members = await repo.countGroupMembers(trx, ctx.account.id, groupId);
+      if (members.packages > 0 || members.components > 0) {
+        throw new ConflictError(
+          'package_group_in_use',
+          `Package group ${groupId} holds ${members.packages} package(s) and ${members.components} component(s)`,
+        );
+      }
+      if (!(await repo.deletePackageGroup(trx, ctx.account.id, groupId))) {
+        throw new NotFoundError('Package group', groupId);
+      }
+    });
+  } catch (error) {
+    // A package or component added to the group by a concurrent request, after the count: the foreign key
+    // refuses the delete, and the answer is the same as if the count had seen it.
+    if (isForeignKeyViolation(error)) {
+      throw new ConflictError('package_group_in_use', `Package group ${groupId} is in use`);
+    }
+    throw error;
+  }
+}

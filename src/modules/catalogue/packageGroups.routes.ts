@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as groups from './packageGroup.service.ts';
+import type { PackageGroup } from './packageGroup.service.ts';
+import { PackageGroupBody, PackageGroupIdParams, PackageGroupOut } from './packageGroups.schemas.ts';
+
+const tags = ['Package groups'];
+
+function toPackageGroupDto(group: PackageGroup): Static<typeof PackageGroupOut> {
+  return { packageGroupID: group.id, GroupName: group.groupName };
+}
+
+export function registerPackageGroupRoutes(app: App): void {
+  app.get(
+    '/packagegroups',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(PackageGroupOut) } } },
+    async (request) =>
+      (await groups.listPackageGroups(request.ctx, pageOf(request.query))).map(toPackageGroupDto),
+  );
+
+  app.get(
+    '/packagegroups/:packageGroupID',
+    { schema: { tags, params: PackageGroupIdParams, response: { 200: PackageGroupOut } } },
+    async (request) =>
+      toPackageGroupDto(await groups.getPackageGroup(request.ctx, request.params.packageGroupID)),
+  );
+
+  app.post(
+    '/packagegroups',
+    { schema: { tags, body: PackageGroupBody, response: { 201: PackageGroupOut } } },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(toPackageGroupDto(await groups.createPackageGroup(request.ctx, request.body.GroupName))),
+  );
+
+  app.put(
+    '/packagegroups/:packageGroupID',
+    { schema: { tags, params: PackageGroupIdParams, body: PackageGroupBody, response: NoContent } },
+    async (request, reply) => {
+      await groups.renamePackageGroup(request.ctx, request.params.packageGroupID, request.body.GroupName);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/packagegroups/:packageGroupID',
+    {
+      schema: {
+        tags,
+        description: 'Deletes a group; a group that packages or components belong to is a 409.',
+        params: PackageGroupIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await groups.deletePackageGroup(request.ctx, request.params.packageGroupID);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,199 @@
+import { Type } from '@sinclair/typebox';
+import { ValidationError } from '../../errors.ts';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
+import * as packages from './package.service.ts';
+import {
+  CreatePackageBody,
+  DeletePackageBody,
+  EditPackageBody,
+  PackageIdParams,
+  PackageOut,
+  PackageQuery,
+  VersionBody,
+  VersionOut,
+  VersionParams,
+} from './packages.schemas.ts';
+import {
+  packageInputFromWire,
+  toPackageDto,
+  toVersionDto,
+  versionInputFromWire,
+} from './packages.serializer.ts';
+
+const tags = ['Packages'];
+const versionTags = ['Package versions'];
+
+export function registerPackageRoutes(app: App): void {
+  app.get(
+    '/packages',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(PackageOut) } } },
+    async (request) => (await packages.listPackages(request.ctx, pageOf(request.query))).map(toPackageDto),
+  );
+
+  app.get(
+    '/packages/:packageID',
+    { schema: { tags, params: PackageIdParams, response: { 200: PackageOut } } },
+    async (request) => toPackageDto(await packages.getPackage(request.ctx, request.params.packageID)),
+  );
+
+  app.post(
+    '/packages',
+    {
+      schema: {
+        tags,
+        description: 'Creates a package with its first version (VersionNo 1, the default).',
+        body: CreatePackageBody,
+        response: { 201: PackageOut },
+      },
+    },
+    async (request, reply) => {
+      const created = await packages.createPackage(
+        request.ctx,
+        packageInputFromWire(request.body),
+        versionInputFromWire(request.body.PackageVersion),
+      );
+      return reply.code(201).send(toPackageDto(created));
+    },
+  );
+
+  app.put(
+    '/packages/:packageID',
+    {
+      schema: {
+        tags,
+        description:
+          'Changes the package (not its versions). 200 with an empty body, as the spec says; a Descrip left out ' +
+          'keeps its value.',
+        params: PackageIdParams,
+        body: EditPackageBody,
+      },
+    },
+    async (request, reply) => {
+      await packages.editPackage(request.ctx, request.params.packageID, packageInputFromWire(request.body));
+      return reply.code(200).send();
+    },
+  );
+
+  app.delete(
+    '/packages/:packageID',
+    {
+      schema: {
+        tags,
+        description: 'Deletes a package with its versions; one with subscriptions is a 409.',
+        params: PackageIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await packages.deletePackage(request.ctx, request.params.packageID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/packages',
+    {
+      schema: {
+        tags,
+        description:
+          'The same, with packageID in the body or the query string (the spec does not say where).',
+        querystring: PackageQuery,
+        body: DeletePackageBody,
+        response: NoContent,
+      },
+      // Most clients send DELETE without a body.
+      preValidation: emptyBodyAsObject,
+    },
+    async (request, reply) => {
+      const packageId = request.body?.packageID ?? request.query.packageID;
+      if (packageId === undefined) throw ValidationError.field('packageID', 'is required');
+      await packages.deletePackage(request.ctx, packageId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/packages/:packageID/versions',
+    {
+      schema: {
+        tags: versionTags,
+        params: PackageIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(VersionOut) },
+      },
+    },
+    async (request) =>
+      (await packages.listVersions(request.ctx, request.params.packageID, pageOf(request.query))).map(
+        toVersionDto,
+      ),
+  );
+
+  app.get(
+    '/packages/:packageID/versions/:versionno',
+    { schema: { tags: versionTags, params: VersionParams, response: { 200: VersionOut } } },
+    async (request) =>
+      toVersionDto(
+        await packages.getVersion(request.ctx, request.params.packageID, request.params.versionno),
+      ),
+  );
+
+  app.post(
+    '/packages/:packageID/versions',
+    {
+      schema: {
+        tags: versionTags,
+        description: 'Adds a version with the next VersionNo; isDefault true makes it the default.',
+        params: PackageIdParams,
+        body: VersionBody,
+        response: { 201: VersionOut },
+      },
+    },
+    async (request, reply) => {
+      const version = await packages.createVersion(
+        request.ctx,
+        request.params.packageID,
+        versionInputFromWire(request.body),
+      );
+      return reply.code(201).send(toVersionDto(version));
+    },
+  );
+
+  app.put(
+    '/packages/:packageID/versions/:versionno',
+    {
+      schema: {
+        tags: versionTags,
+        description: 'Replaces the version (its rates and terms get new identifiers).',
+        params: VersionParams,
+        body: VersionBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await packages.editVersion(
+        request.ctx,
+        request.params.packageID,
+        request.params.versionno,
+        versionInputFromWire(request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/packages/:packageID/versions/:versionno',
+    {
+      schema: {
+        tags: versionTags,
+        description: 'Deletes a version; the only version and the default version are a 409.',
+        params: VersionParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await packages.deleteVersion(request.ctx, request.params.packageID, request.params.versionno);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,227 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import type { Page } from '../../core/paging.ts';
+import { optionalText } from '../../core/text.ts';
+import { parseTaxPerc } from '../../core/tax.ts';
+import type { Db } from '../../storage/database.ts';
+import { checkCountryAndState } from './country.service.ts';
+import * as repo from './tax.repository.ts';
+import type { TaxRuleChanges, TaxRuleRow, TaxSettingRow } from './tax.repository.ts';
+
+export interface TaxRule {
+  id: number;
+  /** Exact decimal fraction, e.g. "0.15". */
+  perc: string;
+  countryId: number | null;
+  countryStateId: number | null;
+  taxNumber: string | null;
+}
+
+export interface TaxSetting {
+  id: number;
+  name: string;
+  rules: TaxRule[];
+}
+
+export interface TaxRuleInput {
+  /** Only on edit: the rule of this setting to change; absent to add a rule. */
+  id?: number | null;
+  perc: number;
+  countryId?: number | null;
+  countryStateId?: number | string | null;
+  taxNumber?: string | null;
+}
+
+export interface TaxSettingInput {
+  name: string;
+  /** On edit, undefined keeps the rules as they are; a list replaces them (see editTaxSetting). */
+  rules?: TaxRuleInput[];
+}
+
+function ruleFromRow(row: TaxRuleRow): TaxRule {
+  return {
+    id: row.id,
+    perc: row.perc,
+    countryId: row.country_id,
+    countryStateId: row.country_state_id,
+    taxNumber: row.tax_number,
+  };
+}
+
+async function withRules(db: Db, accountId: number, rows: TaxSettingRow[]): Promise<TaxSetting[]> {
+  const rules = await repo.listTaxRules(
+    db,
+    accountId,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    rules: rules.filter((rule) => rule.tax_setting_id === row.id).map(ruleFromRow),
+  }));
+}
+
+export async function getTaxSetting(ctx: ServiceContext, settingId: number): Promise<TaxSetting> {
+  const row = await repo.findTaxSetting(ctx.db, ctx.account.id, settingId);
+  if (!row) throw new NotFoundError('Tax setting', settingId);
+  return (await withRules(ctx.db, ctx.account.id, [row]))[0]!;
+}
+
+/** A page of settings in creation order; without a page, all of them (for billing). */
+export async function listTaxSettings(ctx: ServiceContext, page?: Page): Promise<TaxSetting[]> {
+  return withRules(ctx.db, ctx.account.id, await repo.listTaxSettings(ctx.db, ctx.account.id, page));
+}
+
+function checkedName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw ValidationError.field('Name', 'must not be blank');
+  return trimmed;
+}
+
+/**
+ * Names are unique per account, ignoring case: an invoice shows a tax by its name, and two settings both called
+ * VAT could not be told apart there.
+ */
+async function assertNameFree(db: Db, accountId: number, name: string, settingId?: number): Promise<void> {
+  const key = name.toLowerCase();
+  const holder = (await repo.listTaxSettingNames(db, accountId)).find(
+    (setting) => setting.name.toLowerCase() === key && setting.id !== settingId,
+  );
+  if (holder) {
+    throw new ConflictError('tax_name_taken', `Name "${name}" belongs to tax setting ${holder.id}`);
+  }
+}
+
+const scopeKey = (rule: TaxRuleChanges) => `${rule.country_id ?? ''}/${rule.country_state_id ?? ''}`;
+
+/**
+ * A rule list as stored, or every problem with it, keyed `rules[i].Field`. Spec, Limits: Perc is a fraction
+ * between 0 and 1. Two rules of one scope (both global, both for ZA, both for ZA-WC) are refused: which of them
+ * applies would be arbitrary.
+ */
+function checkedRules(rules: TaxRuleInput[], problems: FieldProblem[]): TaxRuleChanges[] {
+  const scopes = new Map<string, number>();
+  return rules.map((rule, i) => {
+    const field = (name: string) => `rules[${i}].${name}`;
+    const parsed = parseTaxPerc(rule.perc);
+    if ('message' in parsed) problems.push({ field: field('Perc'), message: parsed.message });
+    const countryId = rule.countryId ?? null;
+    const countryStateId = rule.countryStateId == null ? null : Number(rule.countryStateId);
+    const placeProblems = checkCountryAndState(countryId, countryStateId, {
+      country: field('countryID'),
+      state: field('countryStateID'),
+    });
+    problems.push(...placeProblems);
+    const changes: TaxRuleChanges = {
+      perc: 'perc' in parsed ? parsed.perc : '0',
+      country_id: countryId,
+      country_state_id: countryStateId,
+      tax_number: optionalText(rule.taxNumber) ?? null,
+    };
+    const first = scopes.get(scopeKey(changes));
+    if (first !== undefined && placeProblems.length === 0) {
+      problems.push({
+        field: field(countryStateId !== null ? 'countryStateID' : 'countryID'),
+        message: `rules[${first}] has the same country and state; a setting has one rule per place`,
+      });
+    } else if (first === undefined) scopes.set(scopeKey(changes), i);
+    return changes;
+  });
+}
+
+export async function createTaxSetting(ctx: ServiceContext, input: TaxSettingInput): Promise<TaxSetting> {
+  const name = checkedName(input.name);
+  const problems: FieldProblem[] = [];
+  // Rules are always added on create; a taxRuleID in the body is ignored, so a setting read back can be posted
+  // again as a copy.
+  const rules = checkedRules(input.rules ?? [], problems);
+  if (problems.length) throw new ValidationError(problems);
+  const settingId = await ctx.db.transaction().execute(async (trx) => {
+    await assertNameFree(trx, ctx.account.id, name);
+    const id = await repo.insertTaxSetting(trx, {
+      account_id: ctx.account.id,
+      name,
+      created_at: ctx.clock.now().toISOString(),
+    });
+    await repo.insertTaxRules(
+      trx,
+      rules.map((rule) => ({ ...rule, account_id: ctx.account.id, tax_setting_id: id })),
+    );
+    return id;
+  });
+  return getTaxSetting(ctx, settingId);
+}
+
+/**
+ * Spec, Tax settings: on PUT a rule without taxRuleID is added, a rule with a taxRuleID of this setting is
+ * edited, and an existing rule left out of the list is deleted. A taxRuleID that is not one of this setting's
+ * rules (unknown, or another setting's) is a 422 naming it. A body without `rules` keeps the rules (renaming a
+ * setting must not wipe them); `rules: []` deletes them all.
+ */
+export async function editTaxSetting(
+  ctx: ServiceContext,
+  settingId: number,
+  input: TaxSettingInput,
+): Promise<void> {
+  const name = checkedName(input.name);
+  const problems: FieldProblem[] = [];
+  const rules = input.rules === undefined ? undefined : checkedRules(input.rules, problems);
+  await ctx.db.transaction().execute(async (trx) => {
+    const current = await repo.findTaxSetting(trx, ctx.account.id, settingId);
+    if (!current) throw new NotFoundError('Tax setting', settingId);
+    if (rules && input.rules) {
+      const existing = new Set(
+        (await repo.listTaxRules(trx, ctx.account.id, [settingId])).map((rule) => rule.id),
+      );
+      const kept = new Set<number>();
+      input.rules.forEach((rule, i) => {
+        if (rule.id == null) return;
+        if (!existing.has(rule.id)) {
+          problems.push({
+            field: `rules[${i}].taxRuleID`,
+            message: `${rule.id} is not a rule of tax setting ${settingId} (leave it out to add a rule)`,
+          });
+        } else if (kept.has(rule.id)) {
+          problems.push({ field: `rules[${i}].taxRuleID`, message: `${rule.id} is given twice` });
+        }
+        kept.add(rule.id);
+      });
+      if (problems.length) throw new ValidationError(problems);
+      await repo.deleteTaxRules(
+        trx,
+        ctx.account.id,
+        settingId,
+        [...existing].filter((id) => !kept.has(id)),
+      );
+      const added = [];
+      for (const [i, rule] of rules.entries()) {
+        const ruleId = input.rules[i]!.id;
+        if (ruleId == null) {
+          added.push({ ...rule, account_id: ctx.account.id, tax_setting_id: settingId });
+        } else if (!(await repo.updateTaxRule(trx, ctx.account.id, settingId, ruleId, rule))) {
+          throw new ConflictError(
+            'concurrent_change',
+            `Tax rule ${ruleId} was deleted by another request; nothing was changed`,
+          );
+        }
+      }
+      await repo.insertTaxRules(trx, added);
+    }
+    if (name !== current.name) await assertNameFree(trx, ctx.account.id, name, settingId);
+    if (!(await repo.updateTaxSettingName(trx, ctx.account.id, settingId, name))) {
+      throw new NotFoundError('Tax setting', settingId);
+    }
+  });
+}
+
+/**
+ * Deletes a setting with its rules. Invoices keep their own copy of the taxes they were billed with (name and
+ * Perc), so nothing billed changes.
+ */
+export async function deleteTaxSetting(ctx: ServiceContext, settingId: number): Promise<void> {
+  const deleted = await ctx.db
+    .transaction()
+    .execute((trx) => repo.deleteTaxSetting(trx, ctx.account.id, settingId));
+  if (!deleted) throw new NotFoundError('Tax setting', settingId);
+}
