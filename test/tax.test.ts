@@ -164,6 +164,21 @@ describe('POST /v1/tax', () => {
     expect(res.body.code).toBe('tax_name_taken');
     await create({ Name: name }, other);
   });
+
+  it('gives one of several concurrent creates with the same name a 201 and the others a 409, never a 500', async () => {
+    const name = uniqueName();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        t.request('POST', '/v1/tax', {
+          body: { Name: i % 2 ? name : name.toLowerCase(), rules: [{ Perc: 0.1 }] },
+        }),
+      ),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const refused of results.filter((r) => r.status === 409))
+      expect(refused.body.code).toBe('tax_name_taken');
+  });
 });
 
 describe('GET /v1/tax', () => {

@@ -4,6 +4,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
 import { parseTaxPerc } from '../../core/tax.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
 import { checkCountryAndState } from './country.service.ts';
 import * as repo from './tax.repository.ts';
@@ -93,6 +94,13 @@ async function assertNameFree(db: Db, accountId: number, name: string, settingId
   }
 }
 
+/** A concurrent request took the name between the check and the write (the unique index refused it). */
+function nameConflict(error: unknown, name: string): unknown {
+  return isUniqueViolation(error)
+    ? new ConflictError('tax_name_taken', `Name "${name}" belongs to another tax setting`)
+    : error;
+}
+
 const scopeKey = (rule: TaxRuleChanges) => `${rule.country_id ?? ''}/${rule.country_state_id ?? ''}`;
 
 /**
@@ -137,19 +145,24 @@ export async function createTaxSetting(ctx: ServiceContext, input: TaxSettingInp
   // again as a copy.
   const rules = checkedRules(input.rules ?? [], problems);
   if (problems.length) throw new ValidationError(problems);
-  const settingId = await ctx.db.transaction().execute(async (trx) => {
-    await assertNameFree(trx, ctx.account.id, name);
-    const id = await repo.insertTaxSetting(trx, {
-      account_id: ctx.account.id,
-      name,
-      created_at: ctx.clock.now().toISOString(),
+  const settingId = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      await assertNameFree(trx, ctx.account.id, name);
+      const id = await repo.insertTaxSetting(trx, {
+        account_id: ctx.account.id,
+        name,
+        created_at: ctx.clock.now().toISOString(),
+      });
+      await repo.insertTaxRules(
+        trx,
+        rules.map((rule) => ({ ...rule, account_id: ctx.account.id, tax_setting_id: id })),
+      );
+      return id;
+    })
+    .catch((error: unknown) => {
+      throw nameConflict(error, name);
     });
-    await repo.insertTaxRules(
-      trx,
-      rules.map((rule) => ({ ...rule, account_id: ctx.account.id, tax_setting_id: id })),
-    );
-    return id;
-  });
   return getTaxSetting(ctx, settingId);
 }
 
@@ -167,52 +180,57 @@ export async function editTaxSetting(
   const name = checkedName(input.name);
   const problems: FieldProblem[] = [];
   const rules = input.rules === undefined ? undefined : checkedRules(input.rules, problems);
-  await ctx.db.transaction().execute(async (trx) => {
-    const current = await repo.findTaxSetting(trx, ctx.account.id, settingId);
-    if (!current) throw new NotFoundError('Tax setting', settingId);
-    if (rules && input.rules) {
-      const existing = new Set(
-        (await repo.listTaxRules(trx, ctx.account.id, [settingId])).map((rule) => rule.id),
-      );
-      const kept = new Set<number>();
-      input.rules.forEach((rule, i) => {
-        if (rule.id == null) return;
-        if (!existing.has(rule.id)) {
-          problems.push({
-            field: `rules[${i}].taxRuleID`,
-            message: `${rule.id} is not a rule of tax setting ${settingId} (leave it out to add a rule)`,
-          });
-        } else if (kept.has(rule.id)) {
-          problems.push({ field: `rules[${i}].taxRuleID`, message: `${rule.id} is given twice` });
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const current = await repo.findTaxSetting(trx, ctx.account.id, settingId);
+      if (!current) throw new NotFoundError('Tax setting', settingId);
+      if (rules && input.rules) {
+        const existing = new Set(
+          (await repo.listTaxRules(trx, ctx.account.id, [settingId])).map((rule) => rule.id),
+        );
+        const kept = new Set<number>();
+        input.rules.forEach((rule, i) => {
+          if (rule.id == null) return;
+          if (!existing.has(rule.id)) {
+            problems.push({
+              field: `rules[${i}].taxRuleID`,
+              message: `${rule.id} is not a rule of tax setting ${settingId} (leave it out to add a rule)`,
+            });
+          } else if (kept.has(rule.id)) {
+            problems.push({ field: `rules[${i}].taxRuleID`, message: `${rule.id} is given twice` });
+          }
+          kept.add(rule.id);
+        });
+        if (problems.length) throw new ValidationError(problems);
+        await repo.deleteTaxRules(
+          trx,
+          ctx.account.id,
+          settingId,
+          [...existing].filter((id) => !kept.has(id)),
+        );
+        const added = [];
+        for (const [i, rule] of rules.entries()) {
+          const ruleId = input.rules[i]!.id;
+          if (ruleId == null) {
+            added.push({ ...rule, account_id: ctx.account.id, tax_setting_id: settingId });
+          } else if (!(await repo.updateTaxRule(trx, ctx.account.id, settingId, ruleId, rule))) {
+            throw new ConflictError(
+              'concurrent_change',
+              `Tax rule ${ruleId} was deleted by another request; nothing was changed`,
+            );
+          }
         }
-        kept.add(rule.id);
-      });
-      if (problems.length) throw new ValidationError(problems);
-      await repo.deleteTaxRules(
-        trx,
-        ctx.account.id,
-        settingId,
-        [...existing].filter((id) => !kept.has(id)),
-      );
-      const added = [];
-      for (const [i, rule] of rules.entries()) {
-        const ruleId = input.rules[i]!.id;
-        if (ruleId == null) {
-          added.push({ ...rule, account_id: ctx.account.id, tax_setting_id: settingId });
-        } else if (!(await repo.updateTaxRule(trx, ctx.account.id, settingId, ruleId, rule))) {
-          throw new ConflictError(
-            'concurrent_change',
-            `Tax rule ${ruleId} was deleted by another request; nothing was changed`,
-          );
-        }
+        await repo.insertTaxRules(trx, added);
       }
-      await repo.insertTaxRules(trx, added);
-    }
-    if (name !== current.name) await assertNameFree(trx, ctx.account.id, name, settingId);
-    if (!(await repo.updateTaxSettingName(trx, ctx.account.id, settingId, name))) {
-      throw new NotFoundError('Tax setting', settingId);
-    }
-  });
+      if (name !== current.name) await assertNameFree(trx, ctx.account.id, name, settingId);
+      if (!(await repo.updateTaxSettingName(trx, ctx.account.id, settingId, name))) {
+        throw new NotFoundError('Tax setting', settingId);
+      }
+    })
+    .catch((error: unknown) => {
+      throw nameConflict(error, name);
+    });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { columnTypes, withId } from '../columns.ts';
 
@@ -16,6 +17,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('tax_settings_account')
     .on('tax_settings')
     .columns(['account_id', 'id'])
+    .execute();
+  // Names are unique per account ignoring case; the service checks first, this settles concurrent requests.
+  await db.schema
+    .createIndex('tax_settings_name_unique')
+    .on('tax_settings')
+    .unique()
+    .expression(sql`account_id, lower(name)`)
     .execute();
 
   await withId(db.schema.createTable('tax_rules'), t)
