@@ -78,6 +78,64 @@ describe('currencies', () => {
     expect((await t.request('DELETE', '/v1/currencies', { body: { CurrencyCode: 'CAD' } })).status).toBe(204);
   });
 
+  it('refuses to remove a currency that package rates or component prices are in', async () => {
+    const account = await t.newAccount('Priced');
+    await account.request('POST', '/v1/currencies', { body: { CurrencyCode: 'EUR' } });
+    await account.request('POST', '/v1/currencies', { body: { CurrencyCode: 'GBP' } });
+    const group = await account.request('POST', '/v1/packagegroups', { body: { GroupName: 'G' } });
+    const packageGroupID = group.body.packageGroupID;
+    const rate = {
+      CurrencyCode: 'EUR',
+      SetupFee: 0,
+      TrialFee: 0,
+      TrialPeriod: 0,
+      TrialPeriodType: 'days',
+      PackageRateTerms: [{ ChargePrice: 10, ChargeTerm: 1, ChargeTermType: 'months' }],
+    };
+    const pkg = await account.request('POST', '/v1/packages', {
+      body: {
+        packageGroupID,
+        packageCode: 'P',
+        Name: 'P',
+        Descrip: 'p',
+        isActive: true,
+        PackageVersion: { VersionName: 'v1', isActive: true, isDefault: true, packageVersionRates: [rate] },
+      },
+    });
+    expect(pkg.status).toBe(201);
+    const component = await account.request('POST', '/v1/components', {
+      body: {
+        ComponentCode: 'C',
+        Name: 'C',
+        Type: 'quantity',
+        Scheme: 'unit',
+        UnitName: 'per seat',
+        packageGroupID,
+        Term: 1,
+        TermType: 'months',
+        ComponentVersion: {
+          VersionName: 'v1',
+          ComponentVersionCurrencies: [
+            { CurrencyCode: 'GBP', ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] },
+          ],
+        },
+      },
+    });
+    expect(component.status).toBe(201);
+    for (const code of ['EUR', 'GBP']) {
+      const res = await account.request('DELETE', '/v1/currencies', { body: { CurrencyCode: code } });
+      expect(res.status, code).toBe(409);
+      expect(res.body.code).toBe('currency_in_use');
+    }
+    await account.request('DELETE', `/v1/packages/${pkg.body.packageID}`);
+    await account.request('DELETE', `/v1/components/${component.body.componentID}`);
+    for (const code of ['EUR', 'GBP']) {
+      expect(
+        (await account.request('DELETE', '/v1/currencies', { body: { CurrencyCode: code } })).status,
+      ).toBe(204);
+    }
+  });
+
   it('lets customers use only enabled currencies', async () => {
     const refused = await t.request('POST', '/v1/customers', {
       body: { Name: 'Swiss', CurrencyCode: 'CHF' },

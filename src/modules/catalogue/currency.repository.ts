@@ -44,3 +44,22 @@ export async function deleteEnabledCurrency(db: Db, accountId: number, code: str
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** How many package rates and component prices of the account are in the currency. */
+export async function countCatalogueUses(db: Db, accountId: number, code: string): Promise<number> {
+  const [rates, prices] = await Promise.all([
+    db
+      .selectFrom('package_version_rates')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('currency_code', '=', code)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('component_version_currencies')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('currency_code', '=', code)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return Number(rates.n) + Number(prices.n);
+}

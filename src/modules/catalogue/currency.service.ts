@@ -43,8 +43,8 @@ export async function enableAccountCurrency(
 }
 
 /**
- * A currency in use cannot be removed: the account's default currency, or one that customers are billed in
- * (and, as they arrive, rates, invoices and payments).
+ * A currency in use cannot be removed: the account's default currency, one that customers are billed in, or one
+ * that package rates or component prices are in (and, as they arrive, invoices and payments).
  */
 export async function disableCurrency(ctx: ServiceContext, code: string): Promise<void> {
   const known = knownCode(code);
@@ -55,6 +55,13 @@ export async function disableCurrency(ctx: ServiceContext, code: string): Promis
     const customers = await countCustomersWithCurrency({ ...ctx, db: trx }, known);
     if (customers > 0) {
       throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
+    }
+    const prices = await repo.countCatalogueUses(trx, ctx.account.id, known);
+    if (prices > 0) {
+      throw new ConflictError(
+        'currency_in_use',
+        `${known} prices ${prices} package rate(s) or component version(s)`,
+      );
     }
     if (!(await repo.deleteEnabledCurrency(trx, ctx.account.id, known))) {
       throw new NotFoundError('Currency', known);
