@@ -939,3 +939,18 @@ describe('components: accounts and statements', () => {
     expect(many.count).toBe(4);
   });
 });
+
+describe('components: review fixes', () => {
+  it('refuses bracket values JSON reads as infinite with 422 naming them, never 500', async () => {
+    const body = JSON.stringify(componentIn(withBrackets([{ Price: 1, QtyFrom: 1, QtyTill: null }])));
+    for (const [raw, field] of [
+      ['"Price":1e400', 'Price'],
+      ['"QtyFrom":-1e999', 'QtyFrom'],
+    ] as const) {
+      const hostile = body.replace(raw.startsWith('"Price"') ? '"Price":1' : '"QtyFrom":1', raw);
+      const res = await t.request('POST', '/v1/components', { rawBody: hostile });
+      expect(res.status, raw).toBe(422);
+      expect(res.body.fields.map((f: { field: string }) => f.field)).toContain(`${BRACKET_PATH}[0].${field}`);
+    }
+  });
+});

@@ -766,3 +766,28 @@ describe('packages: paging', () => {
     expectField(await other.request('GET', '/v1/packages?page_size=201'), 'page_size');
   });
 });
+
+describe('packages: review fixes', () => {
+  it('refuses amounts a JSON number cannot carry exactly with 4 decimals (above 99 999 999 999.9999)', async () => {
+    const res = await t.request('POST', '/v1/packages', {
+      body: packageBody({
+        PackageVersion: versionBody({ packageVersionRates: [rate('USD', { SetupFee: 999999999999.0003 })] }),
+      }),
+    });
+    expectField(res, 'PackageVersion.packageVersionRates[0].SetupFee');
+    const largest = await createPackage({
+      PackageVersion: versionBody({ packageVersionRates: [rate('USD', { SetupFee: 99999999999.9999 })] }),
+    });
+    expect(largest.PackageVersions[0].packageVersionRates[0].SetupFee).toBe(99999999999.9999);
+  });
+
+  it('refuses a new version beside an inactive default with 409', async () => {
+    const pkg = await createPackage({ PackageVersion: versionBody({ isActive: false }) });
+    const res = await t.request('POST', `/v1/packages/${pkg.packageID}/versions`, {
+      body: versionBody({ isDefault: false }),
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('default_version_inactive');
+    expect(await versionsOf(pkg.packageID)).toHaveLength(1);
+  });
+});

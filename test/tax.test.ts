@@ -406,3 +406,20 @@ describe('tax settings of another account', () => {
     expect(await read(theirs.taxSettingID, other)).toEqual(theirs);
   });
 });
+
+describe('tax settings under concurrent edits', () => {
+  it('keeps one rule per place when several PUTs replace the rules at once', async () => {
+    const created = await t.request('POST', '/v1/tax', {
+      body: { Name: `Race ${Date.now()}`, rules: [{ Perc: 0.1 }] },
+    });
+    const id = created.body.taxSettingID;
+    const results = await Promise.all(
+      [0.01, 0.02, 0.03, 0.04].map((Perc) =>
+        t.request('PUT', `/v1/tax/${id}`, { body: { Name: created.body.Name, rules: [{ Perc }] } }),
+      ),
+    );
+    for (const res of results) expect([204, 409]).toContain(res.status);
+    const read = await t.request('GET', `/v1/tax/${id}`);
+    expect(read.body.rules).toHaveLength(1);
+  });
+});

@@ -15,3 +15,12 @@ export function minorToWireNumber(amountMinor: number, currencyCode: string): nu
   const digits = minorUnitDigits(currencyCode);
   return Number((amountMinor / 10 ** digits).toFixed(digits));
 }
+
+/** Unit prices and fees (package rates, component brackets) carry at most this many decimals. */
+export const PRICE_DECIMALS = 4;
+
+/**
+ * The largest price or fee. Prices are returned as JSON numbers, so they must survive a trip through a binary
+ * double: 15 significant digits do, and with 4 decimals that leaves 11 before the point.
+ */
+export const MAX_PRICE = '99999999999.9999';

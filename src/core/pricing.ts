@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { PRICE_DECIMALS } from './money.ts';
 
 /**
  * Usage pricing by quantity brackets (spec, Component: Scheme unit or volume; Bracket price: Price, QtyFrom,
@@ -59,7 +60,6 @@ Decimal.NE = -1e6;
 Decimal.PE = 1e6;
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
-const PRICE_DECIMALS = 4;
 const ZERO = new Decimal('0');
 const ONE = new Decimal('1');
 

@@ -20,6 +20,7 @@ import type {
 } from './component.repository.ts';
 import { assertCurrencyEnabled } from './currency.service.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
+import { MAX_PRICE } from '../../core/money.ts';
 
 /** Public notes, Catalogue: components are of three kinds, quantity, metered and opt-in. */
 export const COMPONENT_TYPES = ['quantity', 'metered', 'opt_in'] as const;
@@ -39,12 +40,7 @@ const TYPE_BY_KEY = new Map<string, ComponentType>([
   ['optin', 'opt_in'],
 ]);
 
-/**
- * Prices are returned as JSON numbers, so they must survive a trip through a binary double: 15 significant
- * digits do, and with 4 decimals that leaves 11 before the point. Quantities are whole, and doubles hold every
- * whole number up to 2^53; 10^15 is a round limit below it.
- */
-const MAX_PRICE = new Big('99999999999.9999');
+/** Quantities are whole, and doubles hold every whole number up to 2^53; 10^15 is a round limit below it. */
 const MAX_QUANTITY = new Big('1000000000000000');
 
 export interface Component {
@@ -153,7 +149,9 @@ function checkedComponent(input: ComponentInput, problems: FieldProblem[]): Comp
  * that is not a plain non-negative decimal.
  */
 function decimalText(value: number | string): string {
-  return typeof value === 'number' ? new Big(String(value)).toFixed() : value.trim();
+  if (typeof value === 'string') return value.trim();
+  // JSON.parse reads 1e400 as Infinity; the rules then refuse the text as not a decimal.
+  return Number.isFinite(value) ? new Big(String(value)).toFixed() : String(value);
 }
 
 /** Spec, Bracket price: QtyTill null or blank means no upper bound (left out means the same). */
@@ -189,7 +187,7 @@ function checkedBrackets(path: string, input: BracketInput[], problems: FieldPro
   if (found.length > 0) return brackets;
 
   brackets.forEach((bracket, index) => {
-    if (new Big(bracket.price).gt(MAX_PRICE)) {
+    if (new Big(bracket.price).gt(new Big(MAX_PRICE))) {
       problems.push({
         field: bracketField(path, { index, field: 'price' }),
         message: `must be at most ${MAX_PRICE}`,

@@ -1,3 +1,4 @@
+import { PRICE_DECIMALS } from '../../core/money.ts';
 import Big from 'big.js';
 import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
@@ -25,7 +26,6 @@ export const PERIOD_TYPES = ['days', 'months'] as const;
 export type PeriodType = (typeof PERIOD_TYPES)[number];
 
 /** Fees and prices are exact decimals with at most this many decimals (the precision of unit prices). */
-export const PRICE_DECIMALS = 4;
 
 export interface RateTerm {
   id: number;
@@ -480,6 +480,8 @@ export async function createVersion(
     // A package always has a version, so this is only a guard: the only version is the default.
     const isDefault = version.isDefault || existing.length === 0;
     if (isDefault && !version.isActive && existing.length > 0) throw inactiveDefault();
+    // The default must be active while other versions exist, and this version will be another one.
+    if (!isDefault && existing.some((v) => v.is_default && !v.is_active)) throw inactiveDefault();
     const no = await repo.takeNextVersionNo(trx, ctx.account.id, packageId);
     const versionId = await repo.insertVersion(trx, {
       account_id: ctx.account.id,

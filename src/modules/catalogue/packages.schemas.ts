@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, Nullable, Text } from '../../http/schemas.ts';
-import { PERIOD_TYPES, PRICE_DECIMALS } from './package.service.ts';
+import { MAX_PRICE, PRICE_DECIMALS } from '../../core/money.ts';
+import { PERIOD_TYPES } from './package.service.ts';
 
 const periodTypes = PERIOD_TYPES.join(' or ');
 const PeriodType = (description: string) =>
   Text(10, { minLength: 1, description: `${description}: ${periodTypes} (any letter case)` });
 
-/** Our bound: far above any real price, and far inside what both dialects' numeric columns and JSON hold. */
-const MAX_AMOUNT = 1_000_000_000_000;
 const Amount = (description: string) =>
   Type.Number({
     minimum: 0,
-    exclusiveMaximum: MAX_AMOUNT,
+    maximum: Number(MAX_PRICE),
     description: `${description}: a number of at most ${PRICE_DECIMALS} decimals`,
   });
 /** Periods are `integer` columns; the bound keeps them far inside it. */

@@ -30,6 +30,24 @@ export function findTaxSetting(
     .executeTakeFirst();
 }
 
+/**
+ * Reads the setting and locks its row until the transaction ends, so that edits of its rules are made one at a
+ * time. NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know (as lockPackage).
+ */
+export function lockTaxSetting(
+  db: Db,
+  accountId: number,
+  settingId: number,
+): Promise<TaxSettingRow | undefined> {
+  return db
+    .updateTable('tax_settings')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', settingId)
+    .returning(SETTING_COLUMNS)
+    .executeTakeFirst();
+}
+
 export function listTaxSettings(db: Db, accountId: number, page?: Page): Promise<TaxSettingRow[]> {
   return db
     .selectFrom('tax_settings')

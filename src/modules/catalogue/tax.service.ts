@@ -183,7 +183,7 @@ export async function editTaxSetting(
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const current = await repo.findTaxSetting(trx, ctx.account.id, settingId);
+      const current = await repo.lockTaxSetting(trx, ctx.account.id, settingId);
       if (!current) throw new NotFoundError('Tax setting', settingId);
       if (rules && input.rules) {
         const existing = new Set(
