@@ -769,11 +769,13 @@ describe('packages: paging', () => {
 
 describe('packages: review fixes', () => {
   it('refuses amounts a JSON number cannot carry exactly with 4 decimals (above 99 999 999 999.9999)', async () => {
-    const res = await t.request('POST', '/v1/packages', {
-      body: packageBody({
-        PackageVersion: versionBody({ packageVersionRates: [rate('USD', { SetupFee: 999999999999.0003 })] }),
+    // Sent as text: 999999999999.0003 has no exact double, which is the point.
+    const body = JSON.stringify(
+      packageBody({
+        PackageVersion: versionBody({ packageVersionRates: [rate('USD', { SetupFee: 12345 })] }),
       }),
-    });
+    ).replace('"SetupFee":12345', '"SetupFee":999999999999.0003');
+    const res = await t.request('POST', '/v1/packages', { rawBody: body });
     expectField(res, 'PackageVersion.packageVersionRates[0].SetupFee');
     const largest = await createPackage({
       PackageVersion: versionBody({ packageVersionRates: [rate('USD', { SetupFee: 99999999999.9999 })] }),
