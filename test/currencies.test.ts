@@ -136,6 +136,57 @@ describe('currencies', () => {
     }
   });
 
+  it('never lets a price in a currency land while that currency is removed', async () => {
+    const account = await t.newAccount('Race');
+    const group = await account.request('POST', '/v1/packagegroups', { body: { GroupName: 'G' } });
+    const usd = {
+      CurrencyCode: 'USD',
+      SetupFee: 0,
+      TrialFee: 0,
+      TrialPeriod: 0,
+      TrialPeriodType: 'days',
+      PackageRateTerms: [{ ChargePrice: 10, ChargeTerm: 1, ChargeTermType: 'months' }],
+    };
+    const pkg = await account.request('POST', '/v1/packages', {
+      body: {
+        packageGroupID: group.body.packageGroupID,
+        packageCode: 'RACE',
+        Name: 'Race',
+        isActive: true,
+        PackageVersion: { VersionName: 'v1', isActive: true, isDefault: true, packageVersionRates: [usd] },
+      },
+    });
+    expect(pkg.status).toBe(201);
+    for (const code of ['EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'SEK', 'NOK']) {
+      expect((await account.request('POST', '/v1/currencies', { body: { CurrencyCode: code } })).status).toBe(
+        201,
+      );
+      const [added, removed] = await Promise.all([
+        account.request('POST', `/v1/packages/${pkg.body.packageID}/versions`, {
+          body: {
+            VersionName: code,
+            isActive: true,
+            isDefault: false,
+            packageVersionRates: [{ ...usd, CurrencyCode: code }],
+          },
+        }),
+        account.request('DELETE', '/v1/currencies', { body: { CurrencyCode: code } }),
+      ]);
+      expect(
+        added.status === 201 && removed.status === 204,
+        `${code}: ${added.status} and ${removed.status}`,
+      ).toBe(false);
+      expect([201, 409, 422]).toContain(added.status);
+      expect([204, 409]).toContain(removed.status);
+    }
+    const enabled = new Set(await codes(account));
+    const versions = await account.request('GET', `/v1/packages/${pkg.body.packageID}/versions`);
+    for (const version of versions.body) {
+      for (const rate of version.packageVersionRates)
+        expect(enabled.has(rate.CurrencyCode), rate.CurrencyCode).toBe(true);
+    }
+  });
+
   it('lets customers use only enabled currencies', async () => {
     const refused = await t.request('POST', '/v1/customers', {
       body: { Name: 'Swiss', CurrencyCode: 'CHF' },

@@ -34,6 +34,10 @@ async function insertAccount(name: string): Promise<number> {
     .values({ name, time_zone: 'UTC', currency_code: 'USD', created_at: NOW })
     .returning('id')
     .executeTakeFirstOrThrow();
+  await storage.db
+    .insertInto('account_currencies')
+    .values({ account_id: row.id, currency_code: 'USD', created_at: NOW })
+    .execute();
   return row.id;
 }
 

@@ -3,14 +3,12 @@ import { isPostgres } from './columns.ts';
 import type { Migration, MigrationResultSet } from 'kysely';
 import type { Db } from './database.ts';
 import * as foundation from './migrations/0001_foundation.ts';
-import * as currencies from './migrations/0002_currencies.ts';
-import * as catalogue from './migrations/0003_catalogue.ts';
+import * as catalogue from './migrations/0002_catalogue.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
-  '0002_currencies': currencies,
-  '0003_catalogue': catalogue,
+  '0002_catalogue': catalogue,
 };
 
 /**

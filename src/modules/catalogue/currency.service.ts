@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { findCurrency } from '../../core/currencies.ts';
+import { isForeignKeyViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
 import { countCustomersWithCurrency } from '../customers/index.ts';
 import * as repo from './currency.repository.ts';
@@ -51,22 +52,31 @@ export async function disableCurrency(ctx: ServiceContext, code: string): Promis
   if (known === ctx.account.currencyCode) {
     throw new ConflictError('currency_in_use', `${known} is the account's default currency`);
   }
-  await ctx.db.transaction().execute(async (trx) => {
-    const customers = await countCustomersWithCurrency({ ...ctx, db: trx }, known);
-    if (customers > 0) {
-      throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
-    }
-    const prices = await repo.countCatalogueUses(trx, ctx.account.id, known);
-    if (prices > 0) {
-      throw new ConflictError(
-        'currency_in_use',
-        `${known} prices ${prices} package rate(s) or component version(s)`,
-      );
-    }
-    if (!(await repo.deleteEnabledCurrency(trx, ctx.account.id, known))) {
-      throw new NotFoundError('Currency', known);
-    }
-  });
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const customers = await countCustomersWithCurrency({ ...ctx, db: trx }, known);
+      if (customers > 0) {
+        throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
+      }
+      const prices = await repo.countCatalogueUses(trx, ctx.account.id, known);
+      if (prices > 0) {
+        throw new ConflictError(
+          'currency_in_use',
+          `${known} prices ${prices} package rate(s) or component version(s)`,
+        );
+      }
+      if (!(await repo.deleteEnabledCurrency(trx, ctx.account.id, known))) {
+        throw new NotFoundError('Currency', known);
+      }
+    })
+    .catch((error: unknown) => {
+      // The counts are for a helpful message; the foreign keys to account_currencies settle a concurrent write.
+      if (isForeignKeyViolation(error)) {
+        throw new ConflictError('currency_in_use', `${known} came into use while it was being removed`);
+      }
+      throw error;
+    });
 }
 
 /** Money records may use only the account's enabled currencies; `field` names the request field on refusal. */

@@ -14,6 +14,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', t.instant, (c) => c.notNull())
     .execute();
 
+  // The currencies an account has enabled; whatever is priced or billed in a currency refers to this row, so a
+  // currency cannot be removed while anything uses it, also under concurrent requests.
+  await db.schema
+    .createTable('account_currencies')
+    .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('currency_code', 'text', (c) => c.notNull())
+    .addColumn('created_at', t.instant, (c) => c.notNull())
+    .addPrimaryKeyConstraint('account_currencies_pk', ['account_id', 'currency_code'])
+    .execute();
+
   await withId(db.schema.createTable('api_keys'), t)
     .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('key_hash', 'text', (c) => c.notNull().unique())
@@ -75,6 +85,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('statement_last_sent_at', t.instant)
     .addColumn('created_at', t.instant, (c) => c.notNull())
     .addColumn('updated_at', t.instant, (c) => c.notNull())
+    .addForeignKeyConstraint(
+      'customers_currency_enabled',
+      ['account_id', 'currency_code'],
+      'account_currencies',
+      ['account_id', 'currency_code'],
+    )
     .execute();
   // NULL references are distinct on both dialects, so only set references must be unique.
   await db.schema

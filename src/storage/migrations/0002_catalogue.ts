@@ -90,6 +90,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('trial_period', 'integer', (c) => c.notNull())
     .addColumn('trial_period_type', 'text', (c) => c.notNull())
     .addUniqueConstraint('package_version_rates_currency_unique', ['package_version_id', 'currency_code'])
+    .addForeignKeyConstraint(
+      'package_version_rates_currency_enabled',
+      ['account_id', 'currency_code'],
+      'account_currencies',
+      ['account_id', 'currency_code'],
+    )
     .execute();
 
   await withId(db.schema.createTable('package_rate_terms'), t)
@@ -144,6 +150,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     )
     .addColumn('currency_code', 'text', (c) => c.notNull())
     .addUniqueConstraint('component_version_currencies_unique', ['component_version_id', 'currency_code'])
+    .addForeignKeyConstraint(
+      'component_version_currencies_currency_enabled',
+      ['account_id', 'currency_code'],
+      'account_currencies',
+      ['account_id', 'currency_code'],
+    )
     .execute();
 
   await withId(db.schema.createTable('component_brackets'), t)
