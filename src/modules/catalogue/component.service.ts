@@ -1,3 +1,4 @@
+import { groupBy } from '../../core/collections.ts';
 import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -5,7 +6,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { SCHEMES, validateBrackets } from '../../core/pricing.ts';
 import type { Bracket, BracketProblem, Scheme } from '../../core/pricing.ts';
-import { optionalText } from '../../core/text.ts';
+import { optionalText, requiredText } from '../../core/text.ts';
 import type { Db } from '../../storage/database.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './component.repository.ts';
@@ -94,12 +95,6 @@ export interface VersionInput {
 
 function typeOf(value: string): ComponentType | undefined {
   return TYPE_BY_KEY.get(value.toLowerCase().replace(/[\s_-]/g, ''));
-}
-
-function requiredText(value: string, field: string, problems: FieldProblem[]): string {
-  const text = value.trim();
-  if (text === '') problems.push({ field, message: 'must not be blank' });
-  return text;
 }
 
 function oneOf<T extends string>(
@@ -253,17 +248,6 @@ function checkedVersionName(value: string, field: string, problems: FieldProblem
 
 function throwIfAny(problems: FieldProblem[]): void {
   if (problems.length > 0) throw new ValidationError(problems);
-}
-
-function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }
 
 /**

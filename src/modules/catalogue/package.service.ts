@@ -1,3 +1,4 @@
+import { groupBy } from '../../core/collections.ts';
 import { PRICE_DECIMALS } from '../../core/money.ts';
 import Big from 'big.js';
 import { inTransaction } from '../../context.ts';
@@ -5,7 +6,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
-import { optionalText } from '../../core/text.ts';
+import { optionalText, requiredText } from '../../core/text.ts';
 import type { Db } from '../../storage/database.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCurrencyEnabled } from './currency.service.ts';
@@ -120,17 +121,6 @@ function termFromRow(row: TermRow): RateTerm {
     chargeTerm: row.charge_term,
     chargeTermType: row.charge_term_type,
   };
-}
-
-function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
-  const groups = new Map<number, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }
 
 async function assembleVersions(
@@ -254,12 +244,6 @@ function periodType(value: string, field: string, problems: FieldProblem[]): str
     problems.push({ field, message: `must be one of ${PERIOD_TYPES.join(', ')}` });
   }
   return type;
-}
-
-function requiredText(value: string, field: string, problems: FieldProblem[]): string {
-  const text = value.trim();
-  if (text === '') problems.push({ field, message: 'must not be blank' });
-  return text;
 }
 
 interface CheckedVersion {
