@@ -4,3 +4,9 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock that stands still at an instant: a test account's clock between two moves. */
+export function fixedClock(at: string): Clock {
+  const epochMilliseconds = Date.parse(at);
+  return { now: () => new Date(epochMilliseconds) };
+}

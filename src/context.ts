@@ -19,3 +19,15 @@ export interface ServiceContext {
 export function inTransaction(ctx: ServiceContext, trx: Db): ServiceContext {
   return { ...ctx, db: trx };
 }
+
+/**
+ * Runs `work` in a transaction: the caller's when the context is already in one (a use case called by another,
+ * or a preview that will be rolled back), else a new one.
+ */
+export function withTransaction<T>(
+  ctx: ServiceContext,
+  work: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  if (ctx.db.isTransaction) return work(ctx);
+  return ctx.db.transaction().execute((trx) => work(inTransaction(ctx, trx)));
+}

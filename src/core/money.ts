@@ -24,3 +24,71 @@ export const PRICE_DECIMALS = 4;
  * double: 15 significant digits do, and with 4 decimals that leaves 11 before the point.
  */
 export const MAX_PRICE = '99999999999.9999';
+
+/**
+ * Rounding, the one rule for every amount the service computes: an exact value is rounded to the currency's
+ * minor unit half away from zero (2.345 → 2.35, -2.345 → -2.35), once, at the line it belongs to. Totals are
+ * sums of rounded lines and are never rounded again. The arithmetic is on integers (BigInt), so nothing is lost.
+ */
+const PLAIN_SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/** An exact decimal string as an integer over a power of ten: "12.30" is 1230 / 10^2. */
+function parseExact(value: string): { units: bigint; scale: number } {
+  if (!PLAIN_SIGNED_DECIMAL.test(value)) throw new RangeError(`not a plain decimal: ${value}`);
+  const [whole, fraction = ''] = value.split('.');
+  return { units: BigInt(whole! + fraction), scale: fraction.length };
+}
+
+/** numerator / denominator rounded half away from zero (denominator > 0). */
+function divideRounded(numerator: bigint, denominator: bigint): bigint {
+  const negative = numerator < 0n;
+  const magnitude = negative ? -numerator : numerator;
+  const quotient = (magnitude * 2n + denominator) / (denominator * 2n);
+  return negative ? -quotient : quotient;
+}
+
+function toSafeNumber(value: bigint): number {
+  const result = Number(value);
+  if (!Number.isSafeInteger(result)) throw new RangeError(`amount ${value} is beyond the safe integer range`);
+  return result;
+}
+
+/** An exact decimal amount in major units ("19.999") as minor units, rounded by the rule above. */
+export function decimalToMinor(amount: string, currencyCode: string): number {
+  const { units, scale } = parseExact(amount);
+  return toSafeNumber(
+    divideRounded(units * 10n ** BigInt(minorUnitDigits(currencyCode)), 10n ** BigInt(scale)),
+  );
+}
+
+/** a × b (exact decimals, e.g. quantity × unit price) in minor units, rounded once. */
+export function productToMinor(a: string, b: string, currencyCode: string): number {
+  const x = parseExact(a);
+  const y = parseExact(b);
+  const digits = BigInt(minorUnitDigits(currencyCode));
+  return toSafeNumber(divideRounded(x.units * y.units * 10n ** digits, 10n ** BigInt(x.scale + y.scale)));
+}
+
+/** amount × fraction (an exact decimal such as a tax perc "0.15"), rounded to the minor unit. */
+export function fractionOfMinor(amountMinor: number, fraction: string): number {
+  const { units, scale } = parseExact(fraction);
+  return toSafeNumber(divideRounded(BigInt(amountMinor) * units, 10n ** BigInt(scale)));
+}
+
+/** amount × numerator / denominator (a pro-rated part, e.g. 10 days of 31), rounded to the minor unit. */
+export function ratioOfMinor(amountMinor: number, numerator: number, denominator: number): number {
+  if (!Number.isInteger(numerator) || !Number.isInteger(denominator) || denominator <= 0) {
+    throw new RangeError(`bad ratio ${numerator}/${denominator}`);
+  }
+  return toSafeNumber(divideRounded(BigInt(amountMinor) * BigInt(numerator), BigInt(denominator)));
+}
+
+/** Minor units as a fixed-point decimal string in major units, for documents: 1230 USD → "12.30". */
+export function minorToDecimalText(amountMinor: number, currencyCode: string): string {
+  // String() of a fraction or of a huge number would give "1..5" or "1e+21", not a decimal.
+  if (!Number.isSafeInteger(amountMinor)) throw new RangeError(`amount ${amountMinor} is not a safe integer`);
+  const digits = minorUnitDigits(currencyCode);
+  const sign = amountMinor < 0 ? '-' : '';
+  const text = String(Math.abs(amountMinor)).padStart(digits + 1, '0');
+  return digits === 0 ? sign + text : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}

@@ -5,6 +5,10 @@ export type SqlBool = ColumnType<boolean | number, boolean, boolean>;
 /** An instant, read as an ISO 8601 string in UTC on both dialects. */
 export type Instant = ColumnType<string, string, string>;
 export type Id = Generated<number>;
+/** A calendar date (billing dates), read as `YYYY-MM-DD` on both dialects. */
+export type PlainDateColumn = ColumnType<string, string, string>;
+/** A column the database fills with its default when an insert leaves it out. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export interface AccountsTable {
   id: Id;
@@ -12,6 +16,14 @@ export interface AccountsTable {
   time_zone: string;
   currency_code: string;
   created_at: Instant;
+  /** Test accounts bill on their own clock (test_clock_at), moved forward through the API. */
+  is_test: ColumnType<boolean | number, boolean | undefined, boolean>;
+  test_clock_at: Instant | null;
+  /** Days from an invoice's date to its due date. */
+  invoice_due_days: Defaulted<number>;
+  invoice_notes: string | null;
+  invoice_terms: string | null;
+  last_invoice_num: Defaulted<number>;
 }
 
 export interface ApiKeysTable {
@@ -123,6 +135,11 @@ export interface MailOutboxTable {
   last_error: string | null;
   created_at: Instant;
   delivered_at: Instant | null;
+  /** A copy recipient. */
+  cc: string | null;
+  /** An attachment rendered at delivery by the renderer registered for its kind, from its ref (an id). */
+  attachment_kind: string | null;
+  attachment_ref: string | null;
 }
 
 export interface AccountCurrenciesTable {
@@ -245,6 +262,230 @@ export interface ComponentBracketsTable {
   qty_till: Decimal | null;
 }
 
+export interface GatewaysTable {
+  id: Id;
+  account_id: number;
+  gateway_token: string;
+  gateway_name: string;
+  friendly_name: string;
+  gateway_type: string;
+  is_active: SqlBool;
+  is_test_mode: SqlBool;
+  is_accept_cc: SqlBool;
+  is_accept_bank_dd: SqlBool;
+  is_enabled: SqlBool;
+  is_primary: SqlBool;
+  is_manual_recon: SqlBool;
+  settings_sealed: string | null;
+  created_at: Instant;
+}
+
+export interface InvoicesTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  invoice_num: number | null;
+  reference: string | null;
+  po_number: string | null;
+  currency_code: string;
+  invoice_date: PlainDateColumn;
+  due_date: PlainDateColumn;
+  date_sent: Instant | null;
+  is_draft: SqlBool;
+  is_cancelled: SqlBool;
+  cancelled_at: Instant | null;
+  /** Auto (made by the bill run) or App (made through the API). */
+  source: string;
+  collection_method: string | null;
+  gateway_id: number | null;
+  customer_payment_method_id: number | null;
+  num_tries: Defaulted<number>;
+  next_try_date: Instant | null;
+  notes: string | null;
+  terms: string | null;
+  total_minor: number;
+  paid_actual_minor: Defaulted<number>;
+  paid_pending_minor: Defaulted<number>;
+  negative_adjs_minor: Defaulted<number>;
+  subscription_id: number | null;
+  recurring_invoice_id: number | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface InvoiceChargesTable {
+  id: Id;
+  account_id: number;
+  invoice_id: number;
+  line: number;
+  descrip: string;
+  qty: Decimal;
+  unit_cost_ex: Decimal;
+  amount_ex_minor: number;
+  amount_inc_minor: number;
+  display_order: number;
+  period_start: PlainDateColumn | null;
+  period_end: PlainDateColumn | null;
+}
+
+export interface InvoiceTaxesTable {
+  id: Id;
+  account_id: number;
+  invoice_id: number;
+  name: string;
+  perc: Decimal;
+}
+
+export interface SubscriptionsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  package_id: number;
+  package_version_id: number;
+  package_rate_term_id: number;
+  currency_code: string;
+  term: number;
+  term_type: string;
+  charge_price: Decimal;
+  setup_fee: Decimal;
+  trial_fee: Decimal;
+  trial_period: number;
+  trial_period_type: string;
+  start_date: PlainDateColumn;
+  end_date: PlainDateColumn | null;
+  trial_end_date: PlainDateColumn | null;
+  is_pro_rata: SqlBool;
+  first_prorata_sync_date: PlainDateColumn | null;
+  anchor_date: PlainDateColumn;
+  num_days_before_to_inv: number;
+  cancel_type: string | null;
+  cancel_date: PlainDateColumn | null;
+  cancelled_at: Instant | null;
+  last_inv_date: PlainDateColumn | null;
+  last_renew_date: PlainDateColumn | null;
+  next_renew_date: PlainDateColumn | null;
+  next_inv_date: PlainDateColumn | null;
+  period_count: number;
+  setup_billed: SqlBool;
+  pending_change: string | null;
+  parked_reason: string | null;
+  parked_at: Instant | null;
+  lease_until: Instant | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface SubscriptionComponentsTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  component_id: number;
+  component_version_id: number;
+  created_at: Instant;
+}
+
+export interface SubscriptionUsageTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  component_id: number;
+  period_start: PlainDateColumn;
+  period_end: PlainDateColumn;
+  num_units: Decimal;
+  memo: string | null;
+  is_set_units: SqlBool;
+  invoice_id: number | null;
+  updated_at: Instant;
+}
+
+export interface SubscriptionPeriodsTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  period_no: number;
+  period_start: PlainDateColumn;
+  period_end: PlainDateColumn;
+  /** trial, stub (pro-rated) or term. */
+  kind: string;
+  charge_price: Decimal;
+  amount_minor: number;
+  invoice_id: number | null;
+}
+
+export interface SubscriptionCreditsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  subscription_id: number;
+  currency_code: string;
+  amount_minor: number;
+  descrip: string;
+  period_start: PlainDateColumn;
+  period_end: PlainDateColumn;
+  adjustment_id: number | null;
+  created_at: Instant;
+}
+
+export interface RecurringInvoicesTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  currency_code: string;
+  reference: string | null;
+  term: number;
+  term_type: string;
+  start_date: PlainDateColumn;
+  end_date: PlainDateColumn | null;
+  last_inv_date: PlainDateColumn | null;
+  last_renew_date: PlainDateColumn | null;
+  next_renew_date: PlainDateColumn | null;
+  next_inv_date: PlainDateColumn | null;
+  period_count: number;
+  num_days_before_to_inv: number;
+  is_cancelled: SqlBool;
+  cancelled_at: Instant | null;
+  suspended_at: Instant | null;
+  collection_method: string | null;
+  gateway_id: number | null;
+  customer_payment_method_id: number | null;
+  invoice_terms: string | null;
+  invoice_notes: string | null;
+  parked_reason: string | null;
+  parked_at: Instant | null;
+  lease_until: Instant | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface RecurringInvoiceChargesTable {
+  id: Id;
+  account_id: number;
+  recurring_invoice_id: number;
+  line: number;
+  descrip: string;
+  qty: Decimal;
+  unit_cost_ex: Decimal;
+  display_order: number;
+}
+
+export interface RecurringInvoiceTaxesTable {
+  id: Id;
+  account_id: number;
+  recurring_invoice_id: number;
+  name: string;
+  perc: Decimal;
+}
+
+export interface RecurringInvoicePeriodsTable {
+  id: Id;
+  account_id: number;
+  recurring_invoice_id: number;
+  period_no: number;
+  period_start: PlainDateColumn;
+  period_end: PlainDateColumn;
+  invoice_id: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_currencies: AccountCurrenciesTable;
@@ -267,4 +508,17 @@ export interface Database {
   component_versions: ComponentVersionsTable;
   component_version_currencies: ComponentVersionCurrenciesTable;
   component_brackets: ComponentBracketsTable;
+  gateways: GatewaysTable;
+  invoices: InvoicesTable;
+  invoice_charges: InvoiceChargesTable;
+  invoice_taxes: InvoiceTaxesTable;
+  subscriptions: SubscriptionsTable;
+  subscription_components: SubscriptionComponentsTable;
+  subscription_usage: SubscriptionUsageTable;
+  subscription_periods: SubscriptionPeriodsTable;
+  subscription_credits: SubscriptionCreditsTable;
+  recurring_invoices: RecurringInvoicesTable;
+  recurring_invoice_charges: RecurringInvoiceChargesTable;
+  recurring_invoice_taxes: RecurringInvoiceTaxesTable;
+  recurring_invoice_periods: RecurringInvoicePeriodsTable;
 }

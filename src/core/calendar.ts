@@ -1,0 +1,47 @@
+import { Temporal } from 'temporal-polyfill';
+import { parseWireDate } from './wireDates.ts';
+
+/**
+ * Billing dates are calendar dates (`YYYY-MM-DD`) in the account's time zone; audit times are UTC instants.
+ * These convert between the two and do the day arithmetic. Pure: "today" is computed from an instant that the
+ * caller takes from its clock.
+ */
+export type PlainDate = string;
+
+/** The calendar date in the time zone at an instant. */
+export function dateAt(instant: Date | string, timeZone: string): PlainDate {
+  const epochMilliseconds = typeof instant === 'string' ? Date.parse(instant) : instant.getTime();
+  return Temporal.Instant.fromEpochMilliseconds(epochMilliseconds)
+    .toZonedDateTimeISO(timeZone)
+    .toPlainDate()
+    .toString();
+}
+
+/** The instant a calendar date begins in the time zone, as the wire shows dates (ISO 8601, UTC, `Z`). */
+export function startOfDate(date: PlainDate, timeZone: string): string {
+  const epochMilliseconds = Temporal.PlainDate.from(date).toZonedDateTime({ timeZone }).epochMilliseconds;
+  return new Date(epochMilliseconds).toISOString();
+}
+
+/** A request's date (any shape the wire accepts) as a calendar date in the time zone; undefined if unreadable. */
+export function parseWireCalendarDate(text: string, timeZone: string): PlainDate | undefined {
+  const instant = parseWireDate(text, timeZone);
+  return instant === undefined ? undefined : dateAt(instant, timeZone);
+}
+
+export function addDays(date: PlainDate, days: number): PlainDate {
+  return Temporal.PlainDate.from(date).add({ days }).toString();
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: PlainDate, to: PlainDate): number {
+  return Temporal.PlainDate.from(from).until(Temporal.PlainDate.from(to), { largestUnit: 'days' }).days;
+}
+
+export function maxDate(a: PlainDate, b: PlainDate): PlainDate {
+  return a >= b ? a : b;
+}
+
+export function minDate(a: PlainDate, b: PlainDate): PlainDate {
+  return a <= b ? a : b;
+}

@@ -1,0 +1,101 @@
+import { fractionOfMinor, productToMinor } from './money.ts';
+
+/**
+ * An invoice's figures from its lines and taxes (spec, Invoice). Pure; amounts in the currency's minor unit.
+ *
+ * - AmountEx of a line = Qty × UnitCostEx, rounded once (money.ts: half away from zero).
+ * - Each tax of the invoice applies to every line: the line's tax for one tax = AmountEx × Perc, rounded; the
+ *   line's AmountInc = AmountEx + its taxes. So every line reconciles on its own.
+ * - Total = Σ AmountInc; a tax's total on the invoice = Σ of that tax over the lines. Totals are never rounded.
+ * - Balance = Total − paid (actual and pending) − negative adjustments; ActualBalance leaves pending payments
+ *   in: Total − actual payments − negative adjustments.
+ *
+ * Worked example, USD, tax 0.15: lines 3 × 3.333 and 1 × 0.05.
+ *   AmountEx 9.999 → 10.00 and 0.05; taxes 1.50 and 0.0075 → 0.01; AmountInc 11.50 and 0.06; Total 11.56.
+ */
+export interface ChargeAmounts {
+  qty: string;
+  unitCostEx: string;
+}
+
+export interface PricedCharge {
+  amountExMinor: number;
+  /** One entry per invoice tax, in the taxes' order. */
+  taxMinor: number[];
+  amountIncMinor: number;
+}
+
+export interface PricedInvoice {
+  charges: PricedCharge[];
+  /** One entry per invoice tax: its total over the lines. */
+  taxTotalsMinor: number[];
+  exTotalMinor: number;
+  totalMinor: number;
+}
+
+/** a + b, refusing a sum a binary double cannot hold exactly (it would be silently off by a few units). */
+function addMinor(a: number, b: number): number {
+  const sum = a + b;
+  if (!Number.isSafeInteger(sum)) throw new RangeError(`amount ${a} + ${b} is beyond the safe integer range`);
+  return sum;
+}
+
+export function priceInvoice(
+  charges: readonly ChargeAmounts[],
+  taxPercs: readonly string[],
+  currencyCode: string,
+): PricedInvoice {
+  const taxTotalsMinor = taxPercs.map(() => 0);
+  let exTotalMinor = 0;
+  let totalMinor = 0;
+  const priced = charges.map((charge) => {
+    const amountExMinor = productToMinor(charge.qty, charge.unitCostEx, currencyCode);
+    const taxMinor = taxPercs.map((perc) => fractionOfMinor(amountExMinor, perc));
+    const amountIncMinor = taxMinor.reduce(addMinor, amountExMinor);
+    taxMinor.forEach((tax, i) => (taxTotalsMinor[i] = addMinor(taxTotalsMinor[i]!, tax)));
+    exTotalMinor = addMinor(exTotalMinor, amountExMinor);
+    totalMinor = addMinor(totalMinor, amountIncMinor);
+    return { amountExMinor, taxMinor, amountIncMinor };
+  });
+  return { charges: priced, taxTotalsMinor, exTotalMinor, totalMinor };
+}
+
+export interface InvoiceMoney {
+  totalMinor: number;
+  paidActualMinor: number;
+  paidPendingMinor: number;
+  negativeAdjsMinor: number;
+}
+
+export interface InvoiceBalances {
+  balanceMinor: number;
+  actualBalanceMinor: number;
+}
+
+export function invoiceBalances(money: InvoiceMoney): InvoiceBalances {
+  const actualBalanceMinor = money.totalMinor - money.paidActualMinor - money.negativeAdjsMinor;
+  return { actualBalanceMinor, balanceMinor: actualBalanceMinor - money.paidPendingMinor };
+}
+
+export const INVOICE_STATUSES = ['Draft', 'Cancelled', 'Paid', 'Pending', 'Due', 'Past Due'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/**
+ * Status, first match wins:
+ * 1. Cancelled when cancelled; 2. Draft while a draft;
+ * 3. Paid when nothing is left to pay counting only cleared money (ActualBalance ≤ 0);
+ * 4. Pending when what is left is covered by payments still pending (Balance ≤ 0 < ActualBalance);
+ * 5. Past Due when money is still owed and the due date is before today (in the account's time zone);
+ * 6. Due otherwise.
+ */
+export function invoiceStatus(
+  invoice: InvoiceMoney & { isDraft: boolean; isCancelled: boolean; dueDate: string },
+  today: string,
+): InvoiceStatus {
+  if (invoice.isCancelled) return 'Cancelled';
+  if (invoice.isDraft) return 'Draft';
+  const { balanceMinor, actualBalanceMinor } = invoiceBalances(invoice);
+  if (actualBalanceMinor <= 0) return 'Paid';
+  if (balanceMinor <= 0) return 'Pending';
+  return invoice.dueDate < today ? 'Past Due' : 'Due';
+}

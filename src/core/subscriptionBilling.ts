@@ -1,0 +1,396 @@
+import { addDays, daysBetween, maxDate, minDate } from './calendar.ts';
+import type { PlainDate } from './calendar.ts';
+import { decimalToMinor, minorToDecimalText, ratioOfMinor } from './money.ts';
+import { boundary, isValidTerm, periodIndexAt } from './periods.ts';
+import type { Term } from './periods.ts';
+import { priceUsage } from './pricing.ts';
+import type { Bracket, Scheme } from './pricing.ts';
+
+/**
+ * What a subscription owes, decided from its record and a date: the pure core that the bill run, the upcoming-
+ * invoice preview and the subscription's computed fields share. No I/O, no clock.
+ *
+ * The timeline. A subscription's billed periods tile time from its start: each period starts where the last one
+ * ended. Periods are billed in advance: the invoice for a period is dated `numDaysBeforeToInv` days before the
+ * period starts (never before the day the subscription was created) and is made once that date is today or
+ * past. A subscription several periods behind gets one invoice per missed period. The kinds of period:
+ * - trial: from the start to the trial's end (TrialPeriod × TrialPeriodType after StartDate); charges the
+ *   TrialFee, never the package price. The billing cycle is anchored on the trial's end.
+ * - stub: a pro-rated part of a term. With `isProRata` and a `firstProrataSyncDate`, the first period runs from
+ *   the start to the sync date and the cycle is anchored on the sync date. A period cut short by the EndDate is
+ *   a stub too.
+ * - term: a whole term of the price in force: [anchor + k × term, anchor + (k+1) × term).
+ *
+ * Proration, the one rule: a stub is charged price × (days in the stub) / (days in the whole term it is part
+ * of), the whole term being the one that ends at the sync date (for the first stub) or the one the stub starts
+ * (for a stub cut by the EndDate), rounded once to the minor unit. Days are calendar days, so a month of 31 days
+ * and one of 28 are each a whole month, and a day in February is worth more than a day in March.
+ * Example: 30.00 a month, start Jan 22, sync Feb 1: the whole term is Jan 1–Feb 1 (31 days), the stub 10 days:
+ * 30.00 × 10 / 31 = 9.677… → 9.68.
+ *
+ * The setup fee is charged on the first invoice. Usage of components is billed in arrears: a usage period's
+ * units are priced (the component version's scheme and brackets) on the first invoice dated on or after the
+ * usage period's end; when the subscription has ended, a last invoice carries the usage that is left.
+ *
+ * Changes scheduled for the next renewal take effect at the start of the period that begins on their date:
+ * that period and the following ones use the new terms, anchored on that date.
+ */
+export interface PriceTerms {
+  /** Shown on invoice lines, e.g. "Gold (v2)". */
+  label: string;
+  term: Term;
+  /** Exact decimals in major units, at most 4 decimals. */
+  chargePrice: string;
+  setupFee: string;
+  trialFee: string;
+}
+
+export interface UnbilledUsage {
+  /** Passed through to the result so the caller can mark the row billed. */
+  usageId: number;
+  label: string;
+  unitName: string;
+  periodStart: PlainDate;
+  periodEnd: PlainDate;
+  units: string;
+  scheme: Scheme;
+  brackets: readonly Bracket[];
+}
+
+export interface SubscriptionTimeline {
+  currencyCode: string;
+  startDate: PlainDate;
+  endDate: PlainDate | null;
+  trialEndDate: PlainDate | null;
+  isProRata: boolean;
+  firstProrataSyncDate: PlainDate | null;
+  anchorDate: PlainDate;
+  numDaysBeforeToInv: number;
+  /** The day the subscription was created, in the account's time zone: no invoice is dated before it. */
+  createdOn: PlainDate;
+  /** The day billing stops (a cancellation's effective date), or null. */
+  cancelDate: PlainDate | null;
+  periodCount: number;
+  /** Start of the next period to bill; null before the first. */
+  nextRenewDate: PlainDate | null;
+  setupBilled: boolean;
+  terms: PriceTerms;
+  pendingChange: { effectiveDate: PlainDate; terms: PriceTerms } | null;
+}
+
+export type PeriodKind = 'trial' | 'stub' | 'term';
+
+export interface PlannedLine {
+  descrip: string;
+  qty: string;
+  unitCostEx: string;
+  periodStart: PlainDate | null;
+  periodEnd: PlainDate | null;
+}
+
+export interface PlannedInvoice {
+  invoiceDate: PlainDate;
+  lines: PlannedLine[];
+  /** The usage rows this invoice bills. */
+  usageIds: number[];
+  /** Null for the last invoice of an ended subscription, which bills only usage. */
+  period: {
+    periodNo: number;
+    start: PlainDate;
+    end: PlainDate;
+    kind: PeriodKind;
+    chargePrice: string;
+    amountMinor: number;
+    /** The scheduled change took effect with this period. */
+    appliesPendingChange: boolean;
+  } | null;
+}
+
+export interface BillingPlan {
+  invoices: PlannedInvoice[];
+  /** The subscription's record after these invoices. */
+  next: {
+    periodCount: number;
+    nextRenewDate: PlainDate | null;
+    lastRenewDate: PlainDate | null;
+    lastInvDate: PlainDate | null;
+    /** When the bill run should look at it again; null when nothing is left to bill. */
+    nextInvDate: PlainDate | null;
+    setupBilled: boolean;
+    anchorDate: PlainDate;
+    terms: PriceTerms;
+    pendingChangeApplied: boolean;
+  };
+}
+
+/** Thrown when a record breaks an invariant; the bill run parks the subscription with this message. */
+export class BillingInvariantError extends Error {}
+
+const PLAIN_DECIMAL = /^\d+(\.\d{1,4})?$/;
+
+function checkTerms(terms: PriceTerms): void {
+  if (!isValidTerm(terms.term)) {
+    throw new BillingInvariantError(`invalid term ${terms.term.count} ${terms.term.unit}`);
+  }
+  for (const [name, value] of [
+    ['charge price', terms.chargePrice],
+    ['setup fee', terms.setupFee],
+    ['trial fee', terms.trialFee],
+  ] as const) {
+    if (!PLAIN_DECIMAL.test(value)) throw new BillingInvariantError(`invalid ${name} ${value}`);
+  }
+}
+
+/** A period's shape when it starts at `start`, under the terms and anchor given. */
+export function periodStartingAt(
+  timeline: Pick<SubscriptionTimeline, 'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate'>,
+  terms: PriceTerms,
+  anchorDate: PlainDate,
+  start: PlainDate,
+): { start: PlainDate; end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate } {
+  const { term } = terms;
+  let period: { end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate };
+  if (timeline.trialEndDate && start < timeline.trialEndDate) {
+    period = { end: timeline.trialEndDate, kind: 'trial', fullStart: start, fullEnd: timeline.trialEndDate };
+  } else if (timeline.isProRata && timeline.firstProrataSyncDate && start < timeline.firstProrataSyncDate) {
+    const sync = timeline.firstProrataSyncDate;
+    period = { end: sync, kind: 'stub', fullStart: boundary(sync, term, -1), fullEnd: sync };
+  } else {
+    const k = periodIndexAt(anchorDate, term, start);
+    if (boundary(anchorDate, term, k) !== start) {
+      throw new BillingInvariantError(
+        `period start ${start} is not on the billing cycle anchored at ${anchorDate} (${term.count} ${term.unit})`,
+      );
+    }
+    const end = boundary(anchorDate, term, k + 1);
+    period = { end, kind: 'term', fullStart: start, fullEnd: end };
+  }
+  // The EndDate cuts the last period short: a term becomes a pro-rated stub; a trial stays a trial.
+  if (timeline.endDate && period.end > timeline.endDate) {
+    return { start, ...period, end: timeline.endDate, kind: period.kind === 'trial' ? 'trial' : 'stub' };
+  }
+  return { start, ...period };
+}
+
+function priceLine(
+  terms: PriceTerms,
+  period: { start: PlainDate; end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate },
+  currencyCode: string,
+): { line: PlannedLine | null; amountMinor: number; chargePrice: string } {
+  const range = { periodStart: period.start, periodEnd: period.end };
+  if (period.kind === 'trial') {
+    const amountMinor = decimalToMinor(terms.trialFee, currencyCode);
+    const line =
+      amountMinor === 0
+        ? null
+        : { descrip: `${terms.label}: trial`, qty: '1', unitCostEx: terms.trialFee, ...range };
+    return { line, amountMinor, chargePrice: terms.trialFee };
+  }
+  const fullMinor = decimalToMinor(terms.chargePrice, currencyCode);
+  if (period.kind === 'term') {
+    return {
+      line: { descrip: terms.label, qty: '1', unitCostEx: terms.chargePrice, ...range },
+      amountMinor: fullMinor,
+      chargePrice: terms.chargePrice,
+    };
+  }
+  const days = daysBetween(period.start, period.end);
+  const termDays = daysBetween(period.fullStart, period.fullEnd);
+  const amountMinor = ratioOfMinor(fullMinor, days, termDays);
+  return {
+    line: {
+      descrip: `${terms.label} (pro-rated, ${days} of ${termDays} days)`,
+      qty: '1',
+      unitCostEx: minorToDecimalText(amountMinor, currencyCode),
+      ...range,
+    },
+    amountMinor,
+    chargePrice: terms.chargePrice,
+  };
+}
+
+function usageLine(usage: UnbilledUsage): PlannedLine {
+  return {
+    descrip: `${usage.label}: ${usage.units} ${usage.unitName}`,
+    qty: '1',
+    unitCostEx: priceUsage(usage.scheme, usage.brackets, usage.units),
+    periodStart: usage.periodStart,
+    periodEnd: usage.periodEnd,
+  };
+}
+
+/** The date of the invoice for a period starting at `start`: numDaysBeforeToInv ahead, never before creation. */
+export function invoiceDateOf(
+  start: PlainDate,
+  timeline: Pick<SubscriptionTimeline, 'numDaysBeforeToInv' | 'createdOn'>,
+): PlainDate {
+  return maxDate(addDays(start, -timeline.numDaysBeforeToInv), timeline.createdOn);
+}
+
+function sameTerm(a: Term, b: Term): boolean {
+  return a.count === b.count && a.unit === b.unit;
+}
+
+/** At most this many invoices per plan; a subscription further behind continues on the next call. */
+export const MAX_INVOICES_PER_PLAN = 400;
+
+/** The invoices due by `today` and the record after them. Throws BillingInvariantError on a broken record. */
+export function planBilling(
+  timeline: SubscriptionTimeline,
+  usage: readonly UnbilledUsage[],
+  today: PlainDate,
+): BillingPlan {
+  checkTerms(timeline.terms);
+  if (timeline.pendingChange) checkTerms(timeline.pendingChange.terms);
+  if (timeline.nextRenewDate && timeline.nextRenewDate < timeline.startDate) {
+    throw new BillingInvariantError(
+      `next renewal ${timeline.nextRenewDate} is before the start ${timeline.startDate}`,
+    );
+  }
+
+  let terms = timeline.terms;
+  let anchorDate = timeline.anchorDate;
+  let periodCount = timeline.periodCount;
+  let setupBilled = timeline.setupBilled;
+  let pendingChangeApplied = false;
+  let lastRenewDate: PlainDate | null = null;
+  let lastInvDate: PlainDate | null = null;
+  let nextStart = timeline.nextRenewDate ?? timeline.startDate;
+  const stopAt = [timeline.cancelDate, timeline.endDate].filter((d): d is PlainDate => d !== null).sort()[0];
+  let open = [...usage].sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : a.periodEnd > b.periodEnd ? 1 : 0));
+  const invoices: PlannedInvoice[] = [];
+  let nextInvDate: PlainDate | null = null;
+
+  const takeUsage = (invoiceDate: PlainDate) => {
+    const due = open.filter((u) => u.periodEnd <= invoiceDate);
+    open = open.filter((u) => u.periodEnd > invoiceDate);
+    return due;
+  };
+
+  while (stopAt === undefined || nextStart < stopAt) {
+    const change = timeline.pendingChange;
+    const applies = change !== null && !pendingChangeApplied && change.effectiveDate <= nextStart;
+    const periodTerms = applies ? change.terms : terms;
+    // A change keeping the same term keeps the cycle (a month-end anchor returns to the 31st); another term
+    // starts a new cycle on the change's date.
+    const periodAnchor = applies && !sameTerm(change.terms.term, terms.term) ? nextStart : anchorDate;
+    const invoiceDate = invoiceDateOf(nextStart, timeline);
+    if (invoiceDate > today) {
+      nextInvDate = invoiceDate;
+      break;
+    }
+    if (invoices.length >= MAX_INVOICES_PER_PLAN) {
+      nextInvDate = invoiceDate;
+      break;
+    }
+    const period = periodStartingAt(timeline, periodTerms, periodAnchor, nextStart);
+    if (period.end <= period.start) {
+      throw new BillingInvariantError(`empty period ${period.start} to ${period.end}`);
+    }
+    const priced = priceLine(periodTerms, period, timeline.currencyCode);
+    const lines: PlannedLine[] = [];
+    if (!setupBilled && decimalToMinor(periodTerms.setupFee, timeline.currencyCode) !== 0) {
+      lines.push({
+        descrip: `${periodTerms.label}: setup fee`,
+        qty: '1',
+        unitCostEx: periodTerms.setupFee,
+        periodStart: null,
+        periodEnd: null,
+      });
+    }
+    if (priced.line) lines.push(priced.line);
+    const billedUsage = takeUsage(invoiceDate);
+    lines.push(...billedUsage.map(usageLine));
+    periodCount += 1;
+    invoices.push({
+      invoiceDate,
+      lines,
+      usageIds: billedUsage.map((u) => u.usageId),
+      period: {
+        periodNo: periodCount,
+        start: period.start,
+        end: period.end,
+        kind: period.kind,
+        chargePrice: priced.chargePrice,
+        amountMinor: priced.amountMinor,
+        appliesPendingChange: applies,
+      },
+    });
+    setupBilled = true;
+    if (applies) {
+      terms = change.terms;
+      anchorDate = periodAnchor;
+      pendingChangeApplied = true;
+    }
+    // The cycle of a trial or a first stub is anchored on its end.
+    if (period.kind === 'trial' || (period.kind === 'stub' && period.end !== timeline.endDate)) {
+      anchorDate = period.end;
+    }
+    lastRenewDate = period.start;
+    lastInvDate = invoiceDate;
+    nextStart = period.end;
+  }
+
+  const ended = stopAt !== undefined && nextStart >= stopAt;
+  if (ended && open.length > 0) {
+    // The last usage is billed once its period is over or the subscription has stopped, whichever comes first.
+    // Like a period's invoice, it is made once its date (never before creation) is today, and within the cap.
+    const lastUsageEnd = minDate(open[open.length - 1]!.periodEnd, stopAt);
+    const invoiceDate = maxDate(lastUsageEnd, timeline.createdOn);
+    if (invoiceDate <= today && invoices.length < MAX_INVOICES_PER_PLAN) {
+      invoices.push({
+        invoiceDate,
+        lines: open.map(usageLine),
+        usageIds: open.map((u) => u.usageId),
+        period: null,
+      });
+      lastInvDate = invoiceDate;
+      open = [];
+    } else {
+      nextInvDate = invoiceDate;
+    }
+  }
+
+  return {
+    invoices,
+    next: {
+      periodCount,
+      nextRenewDate: invoices.some((i) => i.period) ? nextStart : timeline.nextRenewDate,
+      lastRenewDate,
+      lastInvDate,
+      nextInvDate: ended && open.length === 0 ? null : nextInvDate,
+      setupBilled,
+      anchorDate,
+      terms,
+      pendingChangeApplied,
+    },
+  };
+}
+
+export type SubscriptionStatus = 'Future' | 'Trial' | 'Active' | 'Cancelled' | 'Expired';
+
+/** Spec, States (comp_Status), first match wins, as of `today`. */
+export function subscriptionStatus(
+  timeline: Pick<SubscriptionTimeline, 'startDate' | 'endDate' | 'trialEndDate' | 'cancelDate'>,
+  today: PlainDate,
+): SubscriptionStatus {
+  if (timeline.cancelDate && timeline.cancelDate <= today) return 'Cancelled';
+  if (timeline.endDate && timeline.endDate <= today) return 'Expired';
+  if (timeline.startDate > today) return 'Future';
+  if (timeline.trialEndDate && today < timeline.trialEndDate) return 'Trial';
+  return 'Active';
+}
+
+/** The trial's end: the start plus TrialPeriod days or months; null without a trial. */
+export function trialEndOf(
+  startDate: PlainDate,
+  trialPeriod: number,
+  trialPeriodType: string,
+): PlainDate | null {
+  if (trialPeriod <= 0) return null;
+  return boundary(
+    startDate,
+    { count: trialPeriod, unit: trialPeriodType === 'months' ? 'months' : 'days' },
+    1,
+  );
+}

@@ -1,0 +1,74 @@
+import { daysBetween, maxDate, minDate } from './calendar.ts';
+import type { PlainDate } from './calendar.ts';
+import { fractionOfMinor, ratioOfMinor } from './money.ts';
+
+/**
+ * What stopping a subscription's billed time at a date owes the customer: the pure rule behind cancelling now
+ * and changing a package or term now. Amounts in the currency's minor unit.
+ *
+ * The periods already billed that reach past the cut date C are cut at C (a period starting after C becomes
+ * empty at C), so billed periods keep tiling time with no overlap when a new run of periods starts at C.
+ * - `prorata`: each cut period is credited for its unused part: its amount × (days from C to its end) / (days
+ *   in the period), rounded once; a period not yet begun is credited in full.
+ * - `fullcredit`: each cut period is credited in full.
+ * - `none` (cancel now with no refund): nothing is credited and nothing is cut: the customer keeps the time
+ *   paid for, which a reactivation before the period ends resumes.
+ * A credit carries the taxes its period's invoice charged on the same part: each tax rounded on the credited
+ * amount, as on an invoice line.
+ *
+ * Example: 30.00 for Mar 1–Apr 1 (31 days) with 15% tax, cut on Mar 21: 11 days unused,
+ * 30.00 × 11 / 31 = 10.645… → 10.65 ex, tax 1.5975 → 1.60, credit 12.25.
+ */
+export type CreditRule = 'prorata' | 'fullcredit' | 'none';
+
+export interface BilledPeriod {
+  periodNo: number;
+  start: PlainDate;
+  end: PlainDate;
+  amountMinor: number;
+  /** The percs of the taxes its invoice charged. */
+  taxPercs: readonly string[];
+}
+
+export interface PeriodCredit {
+  periodNo: number;
+  /** The part credited, [start, end). */
+  start: PlainDate;
+  end: PlainDate;
+  exMinor: number;
+  totalMinor: number;
+}
+
+export interface PeriodCut {
+  periodNo: number;
+  start: PlainDate;
+  end: PlainDate;
+}
+
+export function creditsForCut(
+  periods: readonly BilledPeriod[],
+  cutDate: PlainDate,
+  rule: CreditRule,
+): { credits: PeriodCredit[]; cuts: PeriodCut[] } {
+  if (rule === 'none') return { credits: [], cuts: [] };
+  const credits: PeriodCredit[] = [];
+  const cuts: PeriodCut[] = [];
+  for (const period of periods) {
+    if (period.end <= cutDate) continue;
+    const unusedFrom = maxDate(period.start, cutDate);
+    const exMinor =
+      rule === 'fullcredit' || period.start >= cutDate
+        ? period.amountMinor
+        : ratioOfMinor(
+            period.amountMinor,
+            daysBetween(unusedFrom, period.end),
+            daysBetween(period.start, period.end),
+          );
+    const totalMinor = period.taxPercs.reduce((sum, perc) => sum + fractionOfMinor(exMinor, perc), exMinor);
+    if (exMinor !== 0) {
+      credits.push({ periodNo: period.periodNo, start: unusedFrom, end: period.end, exMinor, totalMinor });
+    }
+    cuts.push({ periodNo: period.periodNo, start: minDate(period.start, cutDate), end: cutDate });
+  }
+  return { credits, cuts };
+}
