@@ -6,6 +6,11 @@ export interface AccountRow {
   name: string;
   time_zone: string;
   currency_code: string;
+  is_test: boolean | number;
+  test_clock_at: string | null;
+  invoice_due_days: number;
+  invoice_notes: string | null;
+  invoice_terms: string | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -13,11 +18,16 @@ const ACCOUNT_COLUMNS = [
   'accounts.name',
   'accounts.time_zone',
   'accounts.currency_code',
+  'accounts.is_test',
+  'accounts.test_clock_at',
+  'accounts.invoice_due_days',
+  'accounts.invoice_notes',
+  'accounts.invoice_terms',
 ] as const;
 
 export async function insertAccount(
   db: Db,
-  values: { name: string; timeZone: string; currencyCode: string; createdAt: string },
+  values: { name: string; timeZone: string; currencyCode: string; createdAt: string; isTest: boolean },
 ): Promise<number> {
   const row = await db
     .insertInto('accounts')
@@ -26,10 +36,23 @@ export async function insertAccount(
       time_zone: values.timeZone,
       currency_code: values.currencyCode,
       created_at: values.createdAt,
+      is_test: values.isTest,
+      // A test account's clock starts at its creation and moves only when told to.
+      test_clock_at: values.isTest ? values.createdAt : null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** The settings an account may change after its creation. */
+export type AccountChanges = Partial<
+  Pick<AccountRow, 'time_zone' | 'invoice_due_days' | 'invoice_notes' | 'invoice_terms'>
+>;
+
+export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
+  const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export function findAccount(db: Db, accountId: number): Promise<AccountRow | undefined> {
@@ -91,5 +114,22 @@ export function listApiKeys(db: Db, accountId: number) {
     .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
     .where('account_id', '=', accountId)
     .orderBy('id')
+    .execute();
+}
+
+/** Every account's id, in creation order (the bill run visits each). */
+export async function listAccountIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('accounts').select('id').orderBy('id').execute();
+  return rows.map((row) => row.id);
+}
+
+/** Moves a test account's clock, only forward. */
+export async function setTestClock(db: Db, accountId: number, at: string): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ test_clock_at: at })
+    .where('id', '=', accountId)
+    .where('is_test', '=', true)
+    .where('test_clock_at', '<', at)
     .execute();
 }

@@ -1,10 +1,14 @@
 import crypto from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../storage/database.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
+import { optionalText } from '../../core/text.ts';
+import type { ServiceContext } from '../../context.ts';
 import { enableAccountCurrency } from '../catalogue/index.ts';
+import { createTestGateway } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
 import type { AccountRow } from './account.repository.ts';
 
@@ -13,10 +17,28 @@ export interface Account {
   name: string;
   timeZone: string;
   currencyCode: string;
+  /** A test account bills on its own clock (`testClockAt`), which the API moves forward. */
+  isTest: boolean;
+  testClockAt: string | null;
+  /** Days from an invoice's date to its due date. */
+  invoiceDueDays: number;
+  /** Defaults for an invoice's Notes and Terms when a request leaves them unset. */
+  invoiceNotes: string | null;
+  invoiceTerms: string | null;
 }
 
 export function accountFromRow(row: AccountRow): Account {
-  return { id: row.id, name: row.name, timeZone: row.time_zone, currencyCode: row.currency_code };
+  return {
+    id: row.id,
+    name: row.name,
+    timeZone: row.time_zone,
+    currencyCode: row.currency_code,
+    isTest: Boolean(row.is_test),
+    testClockAt: row.test_clock_at,
+    invoiceDueDays: row.invoice_due_days,
+    invoiceNotes: row.invoice_notes,
+    invoiceTerms: row.invoice_terms,
+  };
 }
 
 const KEY_PREFIX = 'bk_';
@@ -47,6 +69,8 @@ export interface CreateAccountInput {
   name: string;
   timeZone?: string;
   currencyCode?: string;
+  /** A test account, with its own clock for time travel. */
+  isTest?: boolean;
 }
 
 export async function createAccount(
@@ -65,11 +89,73 @@ export async function createAccount(
   }
   return db.transaction().execute(async (trx) => {
     const createdAt = clock.now().toISOString();
-    const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt });
+    const isTest = input.isTest ?? false;
+    const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt, isTest });
     await enableAccountCurrency(trx, id, currencyCode, createdAt);
+    await createTestGateway(trx, id, createdAt);
     const key = await createApiKey(trx, clock, id);
-    return { account: { id, name, timeZone, currencyCode }, ...key };
+    const row = await repo.findAccount(trx, id);
+    return { account: accountFromRow(row!), ...key };
   });
+}
+
+/** The account by id, for operator commands (requests get theirs from their credentials). */
+export async function getAccount(db: Db, accountId: number): Promise<Account> {
+  const row = await repo.findAccount(db, accountId);
+  if (!row) throw new NotFoundError('Account', accountId);
+  return accountFromRow(row);
+}
+
+export const INVOICE_DUE_DAYS_MAX = 3650;
+export const INVOICE_TEXT_MAX = 10_000;
+
+/** The account's settings as a change gives them: undefined keeps a value, null (or blank text) clears it. */
+export interface AccountSettingsInput {
+  timeZone?: string;
+  invoiceDueDays?: number;
+  invoiceNotes?: string | null;
+  invoiceTerms?: string | null;
+}
+
+/**
+ * Changes the account's settings. Problems are keyed by the wire names of PUT /v1/account. A new time zone
+ * applies to billing dates computed from now on; dates already stored stay as they are.
+ */
+export async function editAccount(ctx: ServiceContext, input: AccountSettingsInput): Promise<Account> {
+  const problems: FieldProblem[] = [];
+  const changes: repo.AccountChanges = {};
+  if (input.timeZone !== undefined) {
+    const timeZone = input.timeZone.trim();
+    if (timeZone === '' || !isTimeZone(timeZone)) {
+      problems.push({ field: 'TimeZone', message: `"${input.timeZone}" is not an IANA time zone` });
+    }
+    changes.time_zone = timeZone;
+  }
+  if (input.invoiceDueDays !== undefined) {
+    const days = input.invoiceDueDays;
+    if (!Number.isSafeInteger(days) || days < 0 || days > INVOICE_DUE_DAYS_MAX) {
+      problems.push({
+        field: 'InvoiceDueDays',
+        message: `must be a whole number from 0 to ${INVOICE_DUE_DAYS_MAX}`,
+      });
+    }
+    changes.invoice_due_days = days;
+  }
+  for (const [field, key, value] of [
+    ['InvoiceNotes', 'invoice_notes', input.invoiceNotes],
+    ['InvoiceTerms', 'invoice_terms', input.invoiceTerms],
+  ] as const) {
+    const text = optionalText(value);
+    if (text && text.length > INVOICE_TEXT_MAX) {
+      problems.push({ field, message: `must be at most ${INVOICE_TEXT_MAX} characters` });
+    }
+    if (text !== undefined) changes[key] = text;
+  }
+  if (problems.length) throw new ValidationError(problems);
+  if (Object.keys(changes).length > 0 && !(await repo.updateAccount(ctx.db, ctx.account.id, changes))) {
+    throw new NotFoundError('Account', ctx.account.id);
+  }
+  return getAccount(ctx.db, ctx.account.id);
 }
 
 export async function revokeApiKey(db: Db, clock: Clock, keyId: number): Promise<void> {
@@ -89,3 +175,30 @@ export async function authenticate(
 }
 
 export const { countAccounts, listApiKeys } = repo;
+
+/** Every account's id (the bill run visits each). */
+export function listAccountIds(db: Db): Promise<number[]> {
+  return repo.listAccountIds(db);
+}
+
+/**
+ * Checks that the account's clock may move to `to` (a test account; not backwards) and returns the account.
+ * The caller runs billing for the days passed, then `setTestClock`.
+ */
+export async function testAccountForAdvance(db: Db, accountId: number, to: string): Promise<Account> {
+  const row = await repo.findAccount(db, accountId);
+  if (!row) throw new NotFoundError('Account', accountId);
+  const account = accountFromRow(row);
+  if (!account.isTest || !account.testClockAt) {
+    throw new NotAllowedError('not_a_test_account', 'Only test accounts have a clock that can be moved');
+  }
+  if (to < account.testClockAt) {
+    throw ValidationError.field('To', `must not be before the clock's current time ${account.testClockAt}`);
+  }
+  return account;
+}
+
+/** Sets a test account's clock; a concurrent move to a later time wins (the clock never goes back). */
+export function setTestClock(db: Db, accountId: number, to: string): Promise<void> {
+  return repo.setTestClock(db, accountId, to);
+}

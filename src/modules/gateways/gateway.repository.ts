@@ -1,0 +1,142 @@
+import type { Insertable, Selectable } from 'kysely';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../core/paging.ts';
+import type { GatewaysTable } from '../../storage/schema.ts';
+
+/** A gateway without its settings: credentials are read only by the code that talks to the provider. */
+export type GatewayRow = Omit<Selectable<GatewaysTable>, 'settings_sealed'>;
+export type NewGatewayRow = Insertable<GatewaysTable>;
+
+const GATEWAY_COLUMNS = [
+  'id',
+  'account_id',
+  'gateway_token',
+  'gateway_name',
+  'friendly_name',
+  'gateway_type',
+  'is_active',
+  'is_test_mode',
+  'is_accept_cc',
+  'is_accept_bank_dd',
+  'is_enabled',
+  'is_primary',
+  'is_manual_recon',
+  'created_at',
+] as const;
+
+export function findGateway(db: Db, accountId: number, gatewayId: number): Promise<GatewayRow | undefined> {
+  return db
+    .selectFrom('gateways')
+    .select(GATEWAY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', gatewayId)
+    .executeTakeFirst();
+}
+
+export function listGateways(db: Db, accountId: number, page: Page): Promise<GatewayRow[]> {
+  return db
+    .selectFrom('gateways')
+    .select(GATEWAY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** The account's primary gateway, whatever its state (the lowest id, should a race ever have left two). */
+export function findPrimaryGateway(db: Db, accountId: number): Promise<GatewayRow | undefined> {
+  return db
+    .selectFrom('gateways')
+    .select(GATEWAY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('is_primary', '=', true)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function insertGateway(db: Db, row: NewGatewayRow): Promise<number> {
+  const inserted = await db.insertInto('gateways').values(row).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateGatewayEnabled(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+  isEnabled: boolean,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('gateways')
+    .set({ is_enabled: isEnabled })
+    .where('account_id', '=', accountId)
+    .where('id', '=', gatewayId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Locks the account's gateways until the transaction ends, so that changes to which one is primary are made one
+ * at a time per account. A transaction that waited here sees, in its next statements, the gateways the other one
+ * added; a statement that was already running would not.
+ * NOTE: on PostgreSQL, SELECT ... FOR UPDATE in id order: an UPDATE locks rows in the order it finds them, which
+ * changes as rows get new versions, and two of them could deadlock. SQLite knows no row locks: a no-op update
+ * takes the database's write lock at once (a transaction that read first could not always upgrade).
+ */
+export async function lockAccountGateways(db: Db, accountId: number): Promise<void> {
+  if (isPostgres(db)) {
+    await db
+      .selectFrom('gateways')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    return;
+  }
+  await db
+    .updateTable('gateways')
+    .set((eb) => ({ gateway_token: eb.ref('gateway_token') }))
+    .where('account_id', '=', accountId)
+    .execute();
+}
+
+/**
+ * Makes one gateway the account's primary and every other one not, provided that gateway is enabled and active;
+ * false when it is not (or is not the account's), and then nothing changed.
+ * Run it after lockAccountGateways in the same transaction.
+ */
+export async function setPrimaryGateway(db: Db, accountId: number, gatewayId: number): Promise<boolean> {
+  const result = await db
+    .updateTable('gateways')
+    .set((eb) => ({ is_primary: eb.case().when('id', '=', gatewayId).then(true).else(false).end() }))
+    .where('account_id', '=', accountId)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('gateways as target')
+          .select('target.id')
+          .where('target.account_id', '=', accountId)
+          .where('target.id', '=', gatewayId)
+          .where('target.is_enabled', '=', true)
+          .where('target.is_active', '=', true),
+      ),
+    )
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Operator commands (the CLI) name a gateway by id alone; this finds whose it is, so that the use case can then
+ * run scoped to that account like any other.
+ */
+export async function findGatewayAccountId(db: Db, gatewayId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('gateways')
+    .select('account_id')
+    .where('id', '=', gatewayId)
+    .executeTakeFirst();
+  return row?.account_id;
+}

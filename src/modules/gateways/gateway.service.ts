@@ -1,0 +1,243 @@
+import crypto from 'node:crypto';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import type { Page } from '../../core/paging.ts';
+import type { Db } from '../../storage/database.ts';
+import * as repo from './gateway.repository.ts';
+import type { GatewayRow } from './gateway.repository.ts';
+import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
+
+/** The kinds of stored payment method a gateway may collect from. */
+export type PaymentMethodKind = 'credit_card' | 'bank_account';
+
+export interface Gateway {
+  id: number;
+  token: string;
+  gatewayName: string;
+  friendlyName: string;
+  type: string;
+  /** False once a gateway is retired; it stays for the invoices and payments that name it. */
+  isActive: boolean;
+  isTestMode: boolean;
+  acceptsCreditCard: boolean;
+  acceptsBankAccount: boolean;
+  /** The account's own switch: a disabled gateway is kept but not used. */
+  isEnabled: boolean;
+  isPrimary: boolean;
+  isManualRecon: boolean;
+  createdAt: string;
+}
+
+export interface AddGatewayInput {
+  /** One of GATEWAY_TYPES. */
+  type: string;
+  friendlyName: string;
+  isTestMode?: boolean;
+  /** Make it the account's primary gateway (the others stop being primary). */
+  isPrimary?: boolean;
+  /** Credentials or simulator knobs, sealed at rest and never returned. */
+  settings?: unknown;
+}
+
+const FRIENDLY_NAME_MAX = 255;
+const SETTINGS_MAX_CHARS = 10_000;
+
+function gatewayFromRow(row: GatewayRow): Gateway {
+  return {
+    id: row.id,
+    token: row.gateway_token,
+    gatewayName: row.gateway_name,
+    friendlyName: row.friendly_name,
+    type: row.gateway_type,
+    isActive: Boolean(row.is_active),
+    isTestMode: Boolean(row.is_test_mode),
+    acceptsCreditCard: Boolean(row.is_accept_cc),
+    acceptsBankAccount: Boolean(row.is_accept_bank_dd),
+    isEnabled: Boolean(row.is_enabled),
+    isPrimary: Boolean(row.is_primary),
+    isManualRecon: Boolean(row.is_manual_recon),
+    createdAt: row.created_at,
+  };
+}
+
+/** Whether invoices, subscriptions and customers may name the gateway now. */
+export function isGatewayUsable(gateway: Gateway): boolean {
+  return gateway.isActive && gateway.isEnabled;
+}
+
+/** Whether the gateway collects from that kind of payment method (spec: "a kind the gateway supports"). */
+export function gatewayAccepts(gateway: Gateway, kind: PaymentMethodKind): boolean {
+  return kind === 'credit_card' ? gateway.acceptsCreditCard : gateway.acceptsBankAccount;
+}
+
+export async function getGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
+  const row = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
+  if (!row) throw new NotFoundError('Gateway', gatewayId);
+  return gatewayFromRow(row);
+}
+
+export async function listGateways(ctx: ServiceContext, page: Page): Promise<Gateway[]> {
+  return (await repo.listGateways(ctx.db, ctx.account.id, page)).map(gatewayFromRow);
+}
+
+/**
+ * For requests that name a gateway in their body (a customer's PrimaryGatewayID, an invoice's gatewayID): a
+ * gateway the account cannot see is a 422 naming `field`, with the same message whether it is missing or
+ * another account's; a disabled or retired one is refused too. Returns the gateway for further checks.
+ */
+export async function assertGatewayUsable(
+  ctx: ServiceContext,
+  gatewayId: number,
+  field: string,
+): Promise<Gateway> {
+  const row = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
+  if (!row) throw ValidationError.field(field, `gateway ${gatewayId} does not exist`, 'gateway_not_found');
+  const gateway = gatewayFromRow(row);
+  if (!gateway.isActive) {
+    throw ValidationError.field(field, `gateway ${gatewayId} is no longer active`, 'gateway_not_usable');
+  }
+  if (!gateway.isEnabled) {
+    throw ValidationError.field(field, `gateway ${gatewayId} is disabled`, 'gateway_not_usable');
+  }
+  return gateway;
+}
+
+/**
+ * The account's primary gateway when it can be used, else undefined: disabling the primary leaves the account
+ * without one (its flag stays, so enabling it again restores it) rather than silently promoting another.
+ */
+export async function findPrimaryGateway(ctx: ServiceContext): Promise<Gateway | undefined> {
+  const row = await repo.findPrimaryGateway(ctx.db, ctx.account.id);
+  const gateway = row && gatewayFromRow(row);
+  return gateway && isGatewayUsable(gateway) ? gateway : undefined;
+}
+
+/**
+ * The built-in test gateway every account starts with, as its primary. Called by account creation inside its
+ * transaction (hence the database handle rather than a context: the account does not exist outside it yet).
+ */
+export async function createTestGateway(db: Db, accountId: number, createdAt: string): Promise<number> {
+  const test = GATEWAY_TYPES.test;
+  return repo.insertGateway(db, {
+    account_id: accountId,
+    gateway_token: crypto.randomUUID(),
+    gateway_name: test.gatewayName,
+    friendly_name: 'Test gateway',
+    gateway_type: test.type,
+    is_active: true,
+    is_test_mode: true,
+    is_accept_cc: test.acceptsCreditCard,
+    is_accept_bank_dd: test.acceptsBankAccount,
+    is_enabled: true,
+    is_primary: true,
+    is_manual_recon: test.manualRecon,
+    settings_sealed: null,
+    created_at: createdAt,
+  });
+}
+
+function sealedSettings(ctx: ServiceContext, settings: unknown, problems: FieldProblem[]): string | null {
+  if (settings === undefined) return null;
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
+    problems.push({ field: 'Settings', message: 'must be a JSON object' });
+    return null;
+  }
+  const text = JSON.stringify(settings);
+  if (text.length > SETTINGS_MAX_CHARS) {
+    problems.push({ field: 'Settings', message: `must be at most ${SETTINGS_MAX_CHARS} characters of JSON` });
+    return null;
+  }
+  return ctx.secrets.seal(text);
+}
+
+/**
+ * Adds a gateway of a known type. Its capabilities come from the type. A test account's gateways are all in
+ * test mode: an account made for trying things out must never move real money. The account's first primary
+ * is the gateway added while it has none.
+ */
+export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): Promise<Gateway> {
+  const problems: FieldProblem[] = [];
+  const typeName = input.type.trim().toLowerCase();
+  const type = gatewayTypeInfo(typeName);
+  if (!type) {
+    problems.push({
+      field: 'GatewayType',
+      message: `"${input.type}" is not a gateway type; known: ${GATEWAY_TYPE_NAMES.join(', ')}`,
+    });
+  }
+  const friendlyName = input.friendlyName.trim();
+  if (friendlyName === '') problems.push({ field: 'FriendlyName', message: 'must not be blank' });
+  if (friendlyName.length > FRIENDLY_NAME_MAX) {
+    problems.push({ field: 'FriendlyName', message: `must be at most ${FRIENDLY_NAME_MAX} characters` });
+  }
+  if (type && !type.takesSettings && input.settings !== undefined) {
+    problems.push({ field: 'Settings', message: `a ${type.type} gateway has no settings` });
+  }
+  const settingsSealed = sealedSettings(ctx, input.settings, problems);
+  if (problems.length || !type) throw new ValidationError(problems);
+
+  const id = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockAccountGateways(trx, ctx.account.id);
+    const gatewayId = await repo.insertGateway(trx, {
+      account_id: ctx.account.id,
+      gateway_token: crypto.randomUUID(),
+      gateway_name: type.gatewayName,
+      friendly_name: friendlyName,
+      gateway_type: type.type,
+      is_active: true,
+      is_test_mode: type.alwaysTestMode || ctx.account.isTest || (input.isTestMode ?? false),
+      is_accept_cc: type.acceptsCreditCard,
+      is_accept_bank_dd: type.acceptsBankAccount,
+      is_enabled: true,
+      is_primary: false,
+      is_manual_recon: type.manualRecon,
+      settings_sealed: settingsSealed,
+      created_at: ctx.clock.now().toISOString(),
+    });
+    if (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id))) {
+      await repo.setPrimaryGateway(trx, ctx.account.id, gatewayId);
+    }
+    return gatewayId;
+  });
+  return getGateway(ctx, id);
+}
+
+/**
+ * Enables or disables a gateway. Disabling the primary is allowed: it keeps its primary flag, and until it is
+ * enabled again or another gateway is made primary the account has no usable primary (findPrimaryGateway
+ * answers none) and requests naming it are refused.
+ */
+export async function setGatewayEnabled(
+  ctx: ServiceContext,
+  gatewayId: number,
+  isEnabled: boolean,
+): Promise<Gateway> {
+  if (!(await repo.updateGatewayEnabled(ctx.db, ctx.account.id, gatewayId, isEnabled))) {
+    throw new NotFoundError('Gateway', gatewayId);
+  }
+  return getGateway(ctx, gatewayId);
+}
+
+/** Makes the gateway the account's only primary, in one transaction. A disabled gateway must be enabled first. */
+export async function setPrimaryGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
+  const switched = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockAccountGateways(trx, ctx.account.id);
+    return repo.setPrimaryGateway(trx, ctx.account.id, gatewayId);
+  });
+  if (!switched) {
+    await getGateway(ctx, gatewayId);
+    throw new ConflictError(
+      'gateway_not_usable',
+      `Gateway ${gatewayId} is disabled or inactive: enable it before making it primary`,
+    );
+  }
+  return getGateway(ctx, gatewayId);
+}
+
+/** The account a gateway belongs to, for operator commands that name a gateway by id alone. */
+export async function getGatewayAccountId(db: Db, gatewayId: number): Promise<number> {
+  const accountId = await repo.findGatewayAccountId(db, gatewayId);
+  if (accountId === undefined) throw new NotFoundError('Gateway', gatewayId);
+  return accountId;
+}

@@ -1,0 +1,53 @@
+/**
+ * The gateway types the service knows, and what each can do. A gateway row copies its type's capabilities when
+ * it is added (isAcceptCC, isAcceptBankDD, isManualRecon), so a later change here does not silently change what
+ * an existing gateway accepts.
+ */
+export interface GatewayTypeInfo {
+  /** GatewayType on the wire. */
+  type: string;
+  /** GatewayName on the wire: the provider behind the gateway. */
+  gatewayName: string;
+  acceptsCreditCard: boolean;
+  acceptsBankAccount: boolean;
+  /** Payments through it are recorded and reconciled by hand; the service collects nothing through it. */
+  manualRecon: boolean;
+  /** A simulator never moves real money, so its gateways are always in test mode. */
+  alwaysTestMode: boolean;
+  /** Whether the gateway keeps settings (credentials, or the simulator's behaviour), sealed at rest. */
+  takesSettings: boolean;
+}
+
+export const GATEWAY_TYPES = {
+  // The built-in simulator every account starts with: it accepts both kinds of payment method so that
+  // integrations can be exercised end to end before a real provider is connected. Its settings are the
+  // simulator's knobs (which charges to decline), defined with collection.
+  test: {
+    type: 'test',
+    gatewayName: 'TestGateway',
+    acceptsCreditCard: true,
+    acceptsBankAccount: true,
+    manualRecon: false,
+    alwaysTestMode: true,
+    takesSettings: true,
+  },
+  // Money that arrives outside the service (EFT, cash, cheque) and is recorded by hand: nothing is collected
+  // automatically and there is nothing to connect to, hence no settings.
+  manual: {
+    type: 'manual',
+    gatewayName: 'ManualGateway',
+    acceptsCreditCard: false,
+    acceptsBankAccount: false,
+    manualRecon: true,
+    alwaysTestMode: false,
+    takesSettings: false,
+  },
+} as const satisfies Record<string, GatewayTypeInfo>;
+
+export type GatewayType = keyof typeof GATEWAY_TYPES;
+
+export const GATEWAY_TYPE_NAMES = Object.keys(GATEWAY_TYPES) as GatewayType[];
+
+export function gatewayTypeInfo(type: string): GatewayTypeInfo | undefined {
+  return Object.hasOwn(GATEWAY_TYPES, type) ? GATEWAY_TYPES[type as GatewayType] : undefined;
+}

@@ -1,0 +1,35 @@
+import type { App } from '../../http/types.ts';
+import { registerGatewaysRoutes } from './gateways.routes.ts';
+
+/** Payment gateways configured per account; every account has the built-in test gateway. */
+export function registerGatewaysModule(app: App): void {
+  registerGatewaysRoutes(app);
+}
+
+export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.service.ts';
+/**
+ * For other modules:
+ * - `getGateway(ctx, gatewayId)`: the account's gateway, or NotFound (404).
+ * - `assertGatewayUsable(ctx, gatewayId, field)`: the gateway, or a ValidationError (422) naming `field` when
+ *   the account has no such gateway or it is disabled or inactive.
+ * - `gatewayAccepts(gateway, 'credit_card' | 'bank_account')`: whether it collects from that kind of method.
+ * - `isGatewayUsable(gateway)`: active and enabled.
+ * - `findPrimaryGateway(ctx)`: the account's primary gateway, or undefined when it has none usable.
+ * - `createTestGateway(db, accountId, createdAt)`: the built-in test gateway, inside account creation.
+ * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`.
+ */
+export {
+  addGateway,
+  assertGatewayUsable,
+  createTestGateway,
+  findPrimaryGateway,
+  gatewayAccepts,
+  getGateway,
+  getGatewayAccountId,
+  isGatewayUsable,
+  listGateways,
+  setGatewayEnabled,
+  setPrimaryGateway,
+} from './gateway.service.ts';
+export { toGatewayDto } from './gateways.serializer.ts';
+export { GATEWAY_TYPE_NAMES } from './gatewayTypes.ts';

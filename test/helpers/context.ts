@@ -1,0 +1,25 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../src/clock.ts';
+import { systemClock } from '../../src/clock.ts';
+import type { ServiceContext } from '../../src/context.ts';
+import { getAccount } from '../../src/modules/auth/index.ts';
+import type { TestService } from './service.ts';
+
+/**
+ * A use-case context for one account of a test service, as a request of that account would get it: for calling
+ * module functions that no endpoint exposes yet (adding gateways) and those other modules call.
+ */
+export async function accountContext(
+  t: TestService,
+  accountId: number,
+  clock: Clock = systemClock,
+): Promise<ServiceContext> {
+  return {
+    account: await getAccount(t.service.storage.db, accountId),
+    db: t.service.storage.db,
+    clock,
+    log: t.service.log as unknown as FastifyBaseLogger,
+    secrets: t.service.secrets,
+    mailQueued: () => {},
+  };
+}
