@@ -6,8 +6,13 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../src/config.ts';
 import type { Clock } from '../src/clock.ts';
-import { deliverDueMail, listMail, queueMail } from '../src/modules/mail/index.ts';
-import type { MailTransport, OutgoingMail } from '../src/modules/mail/index.ts';
+import {
+  deliverDueMail,
+  listMail,
+  queueMail,
+  registerAttachmentRenderer,
+} from '../src/modules/mail/index.ts';
+import type { MailTransport, OutgoingMail, SendableMail } from '../src/modules/mail/index.ts';
 import { createSecretBox } from '../src/security/secretBox.ts';
 import { openStorage } from '../src/storage/database.ts';
 import type { Storage } from '../src/storage/database.ts';
@@ -129,5 +134,66 @@ describe('mail delivery', () => {
       .where('subject', '=', 'kept')
       .executeTakeFirstOrThrow();
     expect(row.body_sealed).not.toContain('p4ss');
+  });
+
+  it('renders an attachment by its registered renderer when it delivers, copying the cc', async () => {
+    const clock = clockAt('2026-11-22T13:00:00.000Z');
+    const rendered: { accountId: number; ref: string }[] = [];
+    registerAttachmentRenderer('test_doc', async (_deps, mail) => {
+      rendered.push(mail);
+      return { filename: `doc-${mail.ref}.txt`, contentType: 'text/plain', content: Buffer.from('body') };
+    });
+    await queueMail(storage.db, { clock, secrets }, accountId, {
+      to: 'd@x.test',
+      cc: 'e@x.test',
+      subject: 'with attachment',
+      text: 'see attached',
+      attachment: { kind: 'test_doc', ref: '42' },
+    });
+    // Queuing renders nothing: the document is made when the message is sent.
+    expect(rendered).toEqual([]);
+    const sent: SendableMail[] = [];
+    await deliverDueMail({
+      db: storage.db,
+      secrets,
+      from: 'billing@x.test',
+      log,
+      clock,
+      transport: { send: async (message) => void sent.push(message) },
+    });
+    expect(rendered).toEqual([{ accountId, ref: '42' }]);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        to: 'd@x.test',
+        cc: 'e@x.test',
+        attachments: [{ filename: 'doc-42.txt', contentType: 'text/plain', content: Buffer.from('body') }],
+      }),
+    ]);
+    expect(await statusOf('with attachment')).toMatchObject({ status: 'sent', attachment: 'test_doc:42' });
+  });
+
+  it('retries later a message whose attachment has no renderer, sending nothing without it', async () => {
+    const clock = clockAt('2026-11-22T14:00:00.000Z');
+    await queueMail(storage.db, { clock, secrets }, accountId, {
+      to: 'f@x.test',
+      subject: 'unrenderable',
+      text: 'x',
+      attachment: { kind: 'unknown_kind', ref: '1' },
+    });
+    const sent: SendableMail[] = [];
+    await deliverDueMail({
+      db: storage.db,
+      secrets,
+      from: 'billing@x.test',
+      log,
+      clock,
+      transport: { send: async (message) => void sent.push(message) },
+    });
+    expect(sent).toEqual([]);
+    expect(await statusOf('unrenderable')).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: 'no renderer is registered for attachments of kind unknown_kind',
+    });
   });
 });

@@ -1,4 +1,20 @@
-export type { MailTransport, OutgoingMail, ReadableMail } from './mail.service.ts';
-export { deliverDueMail, listMail, queueMail, smtpTransport } from './mail.service.ts';
+export type {
+  AttachmentRef,
+  AttachmentRenderer,
+  MailTransport,
+  OutgoingMail,
+  ReadableMail,
+  RenderDeps,
+  RenderedAttachment,
+  SendableMail,
+} from './mail.service.ts';
+export {
+  deliverDueMail,
+  listMail,
+  queueMail,
+  queueMails,
+  registerAttachmentRenderer,
+  smtpTransport,
+} from './mail.service.ts';
 export type { MailWorker } from './mail.worker.ts';
 export { startMailWorker } from './mail.worker.ts';

@@ -7,35 +7,60 @@ import type { MailOutboxTable } from '../../storage/schema.ts';
 export interface NewMailRow {
   accountId: number;
   recipient: string;
+  cc?: string | null;
   subject: string;
   bodySealed: string;
+  attachment?: { kind: string; ref: string } | null;
   createdAt: string;
+}
+
+function mailValues(mail: NewMailRow) {
+  return {
+    account_id: mail.accountId,
+    recipient: mail.recipient,
+    cc: mail.cc ?? null,
+    subject: mail.subject,
+    body_sealed: mail.bodySealed,
+    attachment_kind: mail.attachment?.kind ?? null,
+    attachment_ref: mail.attachment?.ref ?? null,
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: mail.createdAt,
+    created_at: mail.createdAt,
+  };
 }
 
 export async function insertMail(db: Db, mail: NewMailRow): Promise<number> {
   const row = await db
     .insertInto('mail_outbox')
-    .values({
-      account_id: mail.accountId,
-      recipient: mail.recipient,
-      subject: mail.subject,
-      body_sealed: mail.bodySealed,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: mail.createdAt,
-      created_at: mail.createdAt,
-    })
+    .values(mailValues(mail))
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** Rows per INSERT: 11 parameters each stays far below both dialects' limits on parameters per statement. */
+const INSERT_CHUNK = 1000;
+
+/** Many messages in a few multi-row statements (a bill run queues one per invoice). */
+export async function insertMails(db: Db, mails: readonly NewMailRow[]): Promise<void> {
+  for (let at = 0; at < mails.length; at += INSERT_CHUNK) {
+    await db
+      .insertInto('mail_outbox')
+      .values(mails.slice(at, at + INSERT_CHUNK).map(mailValues))
+      .execute();
+  }
 }
 
 const MAIL_COLUMNS = [
   'id',
   'account_id',
   'recipient',
+  'cc',
   'subject',
   'body_sealed',
+  'attachment_kind',
+  'attachment_ref',
   'status',
   'attempts',
   'last_error',

@@ -5,14 +5,64 @@ import type { Db } from '../../storage/database.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import * as repo from './mail.repository.ts';
 
+/** A document the worker renders when it delivers the message: `kind` names the renderer, `ref` the record. */
+export interface AttachmentRef {
+  kind: string;
+  ref: string;
+}
+
 export interface OutgoingMail {
   to: string;
+  /** A copy recipient. */
+  cc?: string | null;
   subject: string;
   text: string;
+  attachment?: AttachmentRef | null;
+}
+
+export interface RenderedAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export interface SendableMail {
+  from: string;
+  to: string;
+  cc?: string;
+  subject: string;
+  text: string;
+  attachments?: RenderedAttachment[];
 }
 
 export interface MailTransport {
-  send(message: OutgoingMail & { from: string }): Promise<void>;
+  send(message: SendableMail): Promise<void>;
+}
+
+/** What a renderer may use: the worker's own handles (there is no request, hence no context). */
+export interface RenderDeps {
+  db: Db;
+  clock: Clock;
+  secrets: SecretBox;
+  log: Logger;
+}
+
+/** Renders the attachment of a message of the account; throws when it cannot (the delivery is then retried). */
+export type AttachmentRenderer = (
+  deps: RenderDeps,
+  mail: { accountId: number; ref: string },
+) => Promise<RenderedAttachment>;
+
+/**
+ * Renderers by attachment kind. The modules that queue attachments register theirs when they are registered
+ * (invoicing registers `invoice_pdf`), so the outbox knows no domain module: it stores a reference, and the
+ * document is made only when its message is sent, away from the transaction that queued it. A registry for the
+ * process, not per service: a renderer is a plain function of the deps it is given.
+ */
+const renderers = new Map<string, AttachmentRenderer>();
+
+export function registerAttachmentRenderer(kind: string, render: AttachmentRenderer): void {
+  renderers.set(kind, render);
 }
 
 // Bounded SMTP waits (nodemailer's defaults run to minutes), so that a send always ends within its lease.
@@ -27,6 +77,18 @@ export function smtpTransport(smtpUrl: string): MailTransport {
   };
 }
 
+function newMailRow(deps: { clock: Clock; secrets: SecretBox }, accountId: number, mail: OutgoingMail) {
+  return {
+    accountId,
+    recipient: mail.to,
+    cc: mail.cc ?? null,
+    subject: mail.subject,
+    bodySealed: deps.secrets.seal(mail.text),
+    attachment: mail.attachment ?? null,
+    createdAt: deps.clock.now().toISOString(),
+  };
+}
+
 /** Puts a message in the outbox. Call it inside the transaction of the change it reports, so both land or neither. */
 export async function queueMail(
   db: Db,
@@ -34,13 +96,26 @@ export async function queueMail(
   accountId: number,
   mail: OutgoingMail,
 ): Promise<number> {
-  return repo.insertMail(db, {
-    accountId,
-    recipient: mail.to,
-    subject: mail.subject,
-    bodySealed: deps.secrets.seal(mail.text),
-    createdAt: deps.clock.now().toISOString(),
-  });
+  return repo.insertMail(db, newMailRow(deps, accountId, mail));
+}
+
+/** Many messages at once, in a few statements (a bill run's invoices); same transaction rule as queueMail. */
+export async function queueMails(
+  db: Db,
+  deps: { clock: Clock; secrets: SecretBox },
+  mails: readonly { accountId: number; mail: OutgoingMail }[],
+): Promise<void> {
+  await repo.insertMails(
+    db,
+    mails.map(({ accountId, mail }) => newMailRow(deps, accountId, mail)),
+  );
+}
+
+async function renderAttachments(deps: DeliveryDeps, mail: repo.MailRow): Promise<RenderedAttachment[]> {
+  if (mail.attachment_kind === null || mail.attachment_ref === null) return [];
+  const render = renderers.get(mail.attachment_kind);
+  if (!render) throw new Error(`no renderer is registered for attachments of kind ${mail.attachment_kind}`);
+  return [await render(deps, { accountId: mail.account_id, ref: mail.attachment_ref })];
 }
 
 export interface DeliveryDeps {
@@ -81,11 +156,15 @@ export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
       continue;
     }
     try {
+      // Rendered inside the attempt: a document that cannot be made now is retried like a failed send.
+      const attachments = await renderAttachments(deps, mail);
       await deps.transport.send({
         from: deps.from,
         to: mail.recipient,
+        ...(mail.cc ? { cc: mail.cc } : {}),
         subject: mail.subject,
         text: deps.secrets.open(mail.body_sealed),
+        ...(attachments.length ? { attachments } : {}),
       });
       await repo.recordDelivery(deps.db, lease, { status: 'sent', at: deps.clock.now().toISOString() });
       settled++;
@@ -108,8 +187,11 @@ export interface ReadableMail {
   id: number;
   accountId: number;
   to: string;
+  cc: string | null;
   subject: string;
   text: string;
+  /** `kind:ref` of the attachment rendered at delivery, if any. */
+  attachment: string | null;
   status: string;
   attempts: number;
   lastError: string | null;
@@ -127,8 +209,10 @@ export async function listMail(
     id: row.id,
     accountId: row.account_id,
     to: row.recipient,
+    cc: row.cc,
     subject: row.subject,
     text: secrets.open(row.body_sealed),
+    attachment: row.attachment_kind === null ? null : `${row.attachment_kind}:${row.attachment_ref}`,
     status: row.status,
     attempts: row.attempts,
     lastError: row.last_error,

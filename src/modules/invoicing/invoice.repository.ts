@@ -1,0 +1,361 @@
+import { sql } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
+import type { Page } from '../../core/paging.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from '../../storage/schema.ts';
+
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type NewInvoiceRow = Insertable<InvoicesTable>;
+export type InvoiceChanges = Updateable<Omit<InvoicesTable, 'id' | 'account_id' | 'created_at'>>;
+export type ChargeRow = Selectable<InvoiceChargesTable>;
+export type NewChargeRow = Insertable<InvoiceChargesTable>;
+export type TaxRow = Selectable<InvoiceTaxesTable>;
+export type NewTaxRow = Insertable<InvoiceTaxesTable>;
+
+const INVOICE_COLUMNS = [
+  'id',
+  'account_id',
+  'customer_id',
+  'invoice_num',
+  'reference',
+  'po_number',
+  'currency_code',
+  'invoice_date',
+  'due_date',
+  'date_sent',
+  'is_draft',
+  'is_cancelled',
+  'cancelled_at',
+  'source',
+  'collection_method',
+  'gateway_id',
+  'customer_payment_method_id',
+  'num_tries',
+  'next_try_date',
+  'notes',
+  'terms',
+  'total_minor',
+  'paid_actual_minor',
+  'paid_pending_minor',
+  'negative_adjs_minor',
+  'subscription_id',
+  'recurring_invoice_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+const CHARGE_COLUMNS = [
+  'id',
+  'account_id',
+  'invoice_id',
+  'line',
+  'descrip',
+  'qty',
+  'unit_cost_ex',
+  'amount_ex_minor',
+  'amount_inc_minor',
+  'display_order',
+  'period_start',
+  'period_end',
+] as const;
+
+const TAX_COLUMNS = ['id', 'account_id', 'invoice_id', 'name', 'perc'] as const;
+
+// Rows per multi-row INSERT, so that parameters (columns × rows) stay well below SQLite's 32 766 and
+// PostgreSQL's 65 535 per statement.
+const INVOICE_CHUNK = 500;
+const CHARGE_CHUNK = 1500;
+const TAX_CHUNK = 4000;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < items.length; at += size) out.push(items.slice(at, at + size));
+  return out;
+}
+
+const invoiceById = preparedQuery((db, accountId: number, invoiceId: number) =>
+  db
+    .selectFrom('invoices')
+    .select(INVOICE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId),
+);
+
+export async function findInvoice(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+): Promise<InvoiceRow | undefined> {
+  return (await invoiceById(db, accountId, invoiceId))[0];
+}
+
+export function findInvoices(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<InvoiceRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('invoices')
+    .select(INVOICE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', invoiceIds)
+    .orderBy('id')
+    .execute();
+}
+
+export function findInvoiceIdByReference(
+  db: Db,
+  accountId: number,
+  reference: string,
+): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('invoices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('reference', '=', reference)
+    .executeTakeFirst();
+}
+
+export interface InvoiceFilter {
+  customerId?: number;
+  /** Inclusive bounds on the invoice date. */
+  from?: PlainDate;
+  to?: PlainDate;
+}
+
+export function listInvoices(
+  db: Db,
+  accountId: number,
+  page: Page,
+  filter: InvoiceFilter,
+): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .select(INVOICE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .$if(filter.customerId !== undefined, (qb) => qb.where('customer_id', '=', filter.customerId!))
+    .$if(filter.from !== undefined, (qb) => qb.where('invoice_date', '>=', filter.from!))
+    .$if(filter.to !== undefined, (qb) => qb.where('invoice_date', '<=', filter.to!))
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** The lines of the invoices, in display order. */
+export function listCharges(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<ChargeRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('invoice_charges')
+    .select(CHARGE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('display_order')
+    .orderBy('id')
+    .execute();
+}
+
+export function listTaxes(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<TaxRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('invoice_taxes')
+    .select(TAX_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Takes `count` invoice numbers from the account's counter and returns the last of them (the first is
+ * last - count + 1). The update holds the account row's lock (PostgreSQL) or the database's write lock (SQLite)
+ * until the transaction ends, so concurrent takers queue and a rollback gives the numbers back: no gaps, no
+ * duplicates.
+ */
+export async function takeInvoiceNumbers(db: Db, accountId: number, count: number): Promise<number> {
+  const row = await db
+    .updateTable('accounts')
+    .set({ last_invoice_num: sql<number>`last_invoice_num + ${count}` })
+    .where('id', '=', accountId)
+    .returning('last_invoice_num')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_invoice_num);
+}
+
+/**
+ * Inserts the invoices with a few multi-row statements and returns their ids in the rows' order.
+ * NOTE: RETURNING does not promise the rows' order on either dialect, but both assign identity values to a
+ * VALUES list in its order, so the ids sorted ascending are the rows' ids in order. The invoice numbers that
+ * come back check that pairing: a mismatch throws (and rolls the transaction back) rather than misfile lines.
+ */
+export async function insertInvoiceRows(db: Db, rows: readonly NewInvoiceRow[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const chunk of chunks(rows, INVOICE_CHUNK)) {
+    const inserted = await db.insertInto('invoices').values(chunk).returning(['id', 'invoice_num']).execute();
+    inserted.sort((a, b) => a.id - b.id);
+    inserted.forEach((row, i) => {
+      if ((row.invoice_num ?? null) !== (chunk[i]!.invoice_num ?? null)) {
+        throw new Error('inserted invoices came back out of order');
+      }
+      ids.push(row.id);
+    });
+  }
+  return ids;
+}
+
+export async function insertChargeRows(db: Db, rows: readonly NewChargeRow[]): Promise<void> {
+  for (const chunk of chunks(rows, CHARGE_CHUNK))
+    await db.insertInto('invoice_charges').values(chunk).execute();
+}
+
+export async function insertTaxRows(db: Db, rows: readonly NewTaxRow[]): Promise<void> {
+  for (const chunk of chunks(rows, TAX_CHUNK)) await db.insertInto('invoice_taxes').values(chunk).execute();
+}
+
+export async function deleteLinesOf(db: Db, accountId: number, invoiceId: number): Promise<void> {
+  await db
+    .deleteFrom('invoice_charges')
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .execute();
+  await db
+    .deleteFrom('invoice_taxes')
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .execute();
+}
+
+/** Changes a draft; false when the invoice is not (or no longer) a draft of the account. */
+export async function updateDraft(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  changes: InvoiceChanges,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('invoices')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .where('is_draft', '=', true)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function deleteDraft(db: Db, accountId: number, invoiceId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('invoices')
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .where('is_draft', '=', true)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
+ * Cancels an issued invoice that no money is allocated to, in one conditional statement, so a payment allocated
+ * concurrently either lands first (and the cancel is refused) or finds the invoice cancelled.
+ */
+export async function cancelIssuedInvoice(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('invoices')
+    .set({ is_cancelled: true, cancelled_at: now, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .where('is_draft', '=', false)
+    .where('is_cancelled', '=', false)
+    .where('paid_actual_minor', '=', 0)
+    .where('paid_pending_minor', '=', 0)
+    .where('negative_adjs_minor', '=', 0)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function markInvoicesSent(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+  now: string,
+): Promise<void> {
+  for (const chunk of chunks(invoiceIds, TAX_CHUNK)) {
+    await db
+      .updateTable('invoices')
+      .set({ date_sent: now, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('id', 'in', chunk)
+      .execute();
+  }
+}
+
+export async function countInvoicesOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface MoneySums {
+  customerId: number;
+  currencyCode: string;
+  totalMinor: number;
+  paidActualMinor: number;
+  paidPendingMinor: number;
+  negativeAdjsMinor: number;
+}
+
+function safeSum(value: number | string | null): number {
+  const sum = Number(value ?? 0);
+  if (!Number.isSafeInteger(sum)) throw new RangeError(`sum ${value} is beyond the safe integer range`);
+  return sum;
+}
+
+/** The money columns of the customers' issued, not cancelled invoices, summed per customer and currency. */
+export async function sumIssuedInvoices(
+  db: Db,
+  accountId: number,
+  customerIds: readonly number[],
+): Promise<MoneySums[]> {
+  if (customerIds.length === 0) return [];
+  // NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
+  const rows = await db
+    .selectFrom('invoices')
+    .select((eb) => [
+      'customer_id',
+      'currency_code',
+      eb.fn.sum<number | string>('total_minor').as('total'),
+      eb.fn.sum<number | string>('paid_actual_minor').as('paid_actual'),
+      eb.fn.sum<number | string>('paid_pending_minor').as('paid_pending'),
+      eb.fn.sum<number | string>('negative_adjs_minor').as('negative_adjs'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('customer_id', 'in', customerIds)
+    .where('is_draft', '=', false)
+    .where('is_cancelled', '=', false)
+    .groupBy(['customer_id', 'currency_code'])
+    .execute();
+  return rows.map((row) => ({
+    customerId: row.customer_id,
+    currencyCode: row.currency_code,
+    totalMinor: safeSum(row.total),
+    paidActualMinor: safeSum(row.paid_actual),
+    paidPendingMinor: safeSum(row.paid_pending),
+    negativeAdjsMinor: safeSum(row.negative_adjs),
+  }));
+}

@@ -1,0 +1,184 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
+import * as invoices from './invoice.service.ts';
+import { invoicePdfFilename, renderInvoicePdf } from './invoicePdf.ts';
+import {
+  CreateInvoiceBody,
+  CustomerIdParams,
+  EditInvoiceBody,
+  InvoiceIdParams,
+  InvoiceListQuery,
+  invoiceOutSchema,
+} from './invoices.schemas.ts';
+import { invoiceInputFromWire, toInvoiceDto } from './invoices.serializer.ts';
+
+const tags = ['Invoices'];
+
+export function registerInvoicesRoutes(app: App): void {
+  const InvoiceOut = invoiceOutSchema();
+
+  app.get(
+    '/customers/:customerID/invoices',
+    {
+      schema: {
+        tags,
+        description: "The customer's invoices, in creation order.",
+        params: CustomerIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(InvoiceOut) },
+      },
+    },
+    async (request) =>
+      (
+        await invoices.listInvoicesOfCustomer(request.ctx, request.params.customerID, pageOf(request.query))
+      ).map((invoice) => toInvoiceDto(invoice, request.ctx.account.timeZone)),
+  );
+
+  app.get(
+    '/invoices',
+    {
+      schema: {
+        tags,
+        description:
+          "The account's invoices in creation order; startDate and endDate are inclusive bounds on InvoiceDate.",
+        querystring: InvoiceListQuery,
+        response: { 200: Type.Array(InvoiceOut) },
+      },
+    },
+    async (request) => {
+      const { startDate, endDate } = request.query;
+      const list = await invoices.listInvoices(request.ctx, pageOf(request.query), { startDate, endDate });
+      return list.map((invoice) => toInvoiceDto(invoice, request.ctx.account.timeZone));
+    },
+  );
+
+  app.get(
+    '/invoices/:invoiceID',
+    { schema: { tags, params: InvoiceIdParams, response: { 200: InvoiceOut } } },
+    async (request) =>
+      toInvoiceDto(
+        await invoices.getInvoice(request.ctx, request.params.invoiceID),
+        request.ctx.account.timeZone,
+      ),
+  );
+
+  app.post(
+    '/invoices',
+    {
+      schema: {
+        tags,
+        description:
+          'Creates an invoice, issued and numbered unless isDraft is true. Charges: Descrip, Qty, UnitCostEx; ' +
+          'Taxes: Name, Perc (each applies to every line).',
+        body: CreateInvoiceBody,
+        response: { 201: InvoiceOut },
+      },
+    },
+    async (request, reply) => {
+      const input = invoiceInputFromWire(request.body);
+      const invoice = await invoices.createInvoice(request.ctx, {
+        ...input,
+        customerId: request.body.customerID,
+      });
+      return reply.code(201).send(toInvoiceDto(invoice, request.ctx.account.timeZone));
+    },
+  );
+
+  app.put(
+    '/invoices/:invoiceID',
+    {
+      schema: {
+        tags,
+        description:
+          'Changes a draft (409 otherwise): fields left out keep their values; Charges and Taxes, when sent, ' +
+          'replace the lists; isDraft false issues it.',
+        params: InvoiceIdParams,
+        body: EditInvoiceBody,
+        response: NoContent,
+      },
+      preValidation: emptyBodyAsObject,
+    },
+    async (request, reply) => {
+      await invoices.editInvoice(request.ctx, request.params.invoiceID, invoiceInputFromWire(request.body));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/invoices/:invoiceID/finalize',
+    {
+      schema: {
+        tags,
+        description: 'Issues a draft: it takes the next invoice number (409 when it is not a draft).',
+        params: InvoiceIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await invoices.finalizeInvoice(request.ctx, request.params.invoiceID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/invoices/:invoiceID/send',
+    {
+      schema: {
+        tags,
+        description:
+          "E-mails the invoice with its PDF to the customer's Email, copied to EmailCC, and sets DateSent " +
+          '(409 for a draft or a cancelled invoice; 422 when the customer has no e-mail).',
+        params: InvoiceIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await invoices.sendInvoice(request.ctx, request.params.invoiceID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/invoices/:invoiceID',
+    {
+      schema: {
+        tags,
+        description:
+          'Deletes a draft; cancels an issued invoice (isCancelled true). 409 when it is cancelled already or ' +
+          'money is allocated to it.',
+        params: InvoiceIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await invoices.deleteInvoice(request.ctx, request.params.invoiceID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/invoices/:invoiceID/pdf',
+    {
+      schema: {
+        tags,
+        description: 'The invoice as a PDF document.',
+        params: InvoiceIdParams,
+        produces: ['application/pdf'],
+        response: {
+          200: {
+            description: 'The invoice as PDF',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { invoice, pdf } = await renderInvoicePdf(request.ctx, request.params.invoiceID);
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="${invoicePdfFilename(invoice)}"`)
+        .send(pdf);
+    },
+  );
+}

@@ -1,0 +1,193 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { INVOICE_STATUSES } from '../../core/invoiceMath.ts';
+import {
+  DateOut,
+  Id,
+  Nullable,
+  NullableWireDate,
+  PagingQuery,
+  StringEnum,
+  Text,
+  WireDate,
+} from '../../http/schemas.ts';
+import { CustomerOut } from '../customers/index.ts';
+
+/**
+ * Decimals in requests: a JSON number (the spec's Numeric and Decimal) or a string holding a decimal, for
+ * clients that keep amounts exact. Precision and range are checked by the service, which names the line.
+ */
+const WireDecimal = (description: string) =>
+  Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, description });
+
+const ChargeIn = Type.Object({
+  Descrip: Text(1000),
+  Qty: WireDecimal('Quantity, above 0, at most 4 decimals'),
+  UnitCostEx: WireDecimal('Unit price excluding tax, at most 4 decimals; negative for a discount line'),
+  Line: Type.Optional(
+    Nullable(
+      Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Default: position in the list, from 1' }),
+    ),
+  ),
+  DisplayOrder: Type.Optional(
+    Nullable(
+      Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Default: position in the list, from 1' }),
+    ),
+  ),
+});
+
+const TaxIn = Type.Object({
+  Name: Text(100),
+  Perc: Type.Number({ description: 'A fraction between 0 and 1 (0.15 for 15%), at most 6 decimals' }),
+});
+
+/** Writable invoice fields. On create only customerID is required; on edit every field is optional. */
+const invoiceFields = {
+  CurrencyCode: Text(3, {
+    minLength: 3,
+    description: "Default: the customer's currency; enabled for the account",
+  }),
+  InvoiceDate: NullableWireDate(),
+  DueDate: NullableWireDate(),
+  Reference: Nullable(Text(100, { description: 'Unique per account' })),
+  poNumber: Type.Unsafe<string | number | null>({
+    type: ['string', 'number', 'null'],
+    maxLength: 100,
+    description: 'Listed as Numeric; any text or number is accepted and returned as a string',
+  }),
+  Notes: Nullable(Text(10_000)),
+  Terms: Nullable(Text(10_000)),
+  isDraft: Type.Boolean({
+    description: 'Default false on create: the invoice is issued and numbered at once',
+  }),
+  CollectionMethod: Nullable(Text(20, { description: 'cash, credit_card, debit_order, eft or hpp' })),
+  gatewayID: Nullable(Id({ description: 'Required when CollectionMethod is debit_order or credit_card' })),
+  customerPaymentMethodID: Nullable(Id({ description: 'Required when gatewayID is set' })),
+  Charges: Type.Array(ChargeIn, { maxItems: 1000, description: 'Replaces the lines when sent' }),
+  Taxes: Type.Array(TaxIn, {
+    maxItems: 20,
+    description: 'Replaces the taxes when sent; each applies to every line',
+  }),
+};
+
+export const CreateInvoiceBody = Type.Object({
+  customerID: Id(),
+  ...Type.Partial(Type.Object(invoiceFields)).properties,
+});
+export type CreateInvoiceBody = Static<typeof CreateInvoiceBody>;
+
+export const EditInvoiceBody = Type.Partial(Type.Object({ customerID: Id(), ...invoiceFields }));
+export type EditInvoiceBody = Static<typeof EditInvoiceBody>;
+
+export const InvoiceIdParams = Type.Object({ invoiceID: Id() });
+export const CustomerIdParams = Type.Object({ customerID: Id() });
+
+export const InvoiceListQuery = Type.Object({
+  ...PagingQuery.properties,
+  startDate: Type.Optional(WireDate({ description: 'Inclusive lower bound on InvoiceDate' })),
+  endDate: Type.Optional(WireDate({ description: 'Inclusive upper bound on InvoiceDate' })),
+});
+export type InvoiceListQuery = Static<typeof InvoiceListQuery>;
+
+/** An invoice as returned; `unsaved` makes the ids nullable, for invoices priced but not stored (previews). */
+function invoiceOut(unsaved: boolean) {
+  const StoredId = () => (unsaved ? Nullable(Type.Integer()) : Type.Integer());
+  return Type.Object(
+    {
+      invoiceID: StoredId(),
+      Customer: CustomerOut,
+      invoiceNum: Nullable(Type.Integer({ description: 'Null while a draft' })),
+      Reference: Nullable(Type.String()),
+      poNumber: Nullable(Type.String()),
+      CurrencyCode: Type.String(),
+      InvoiceDate: Type.String({
+        format: 'date-time',
+        description: 'The start of the day in the account time zone',
+      }),
+      DueDate: Type.String({
+        format: 'date-time',
+        description: 'The start of the day in the account time zone',
+      }),
+      DateSent: DateOut(),
+      LastUpdated: DateOut(),
+      isDraft: Type.Boolean(),
+      isCancelled: Type.Boolean(),
+      Source: StringEnum(['App', 'Auto'], {
+        description: 'Auto: made by the bill run; App: through the API',
+      }),
+      CollectionMethod: Nullable(Type.String()),
+      gatewayID: Nullable(Type.Integer()),
+      customerPaymentMethodID: Nullable(Type.Integer()),
+      NumTries: Type.Integer(),
+      NextTryDate: DateOut(),
+      Notes: Nullable(Type.String()),
+      Terms: Nullable(Type.String()),
+      Status: StringEnum(INVOICE_STATUSES),
+      customerID: Type.Integer(),
+      Name: Type.String(),
+      LastName: Nullable(Type.String()),
+      Total: Type.Number(),
+      TotalActualPaid: Type.Number(),
+      TotalPendingPaid: Type.Number(),
+      TotalNegativeAdjs: Type.Number(),
+      Balance: Type.Number(),
+      ActualBalance: Type.Number(),
+      Taxes: Type.Array(
+        Type.Object({
+          invoiceTaxID: StoredId(),
+          invoiceID: StoredId(),
+          Name: Type.String(),
+          Perc: Type.Number(),
+        }),
+      ),
+      Charges: Type.Array(
+        Type.Object({
+          chargeID: StoredId(),
+          invoiceID: StoredId(),
+          Line: Type.Integer(),
+          Descrip: Type.String(),
+          Qty: Type.Number(),
+          UnitCostEx: Type.Number(),
+          AmountEx: Type.Number(),
+          AmountInc: Type.Number(),
+          DisplayOrder: Type.Integer(),
+        }),
+      ),
+      PaymentsApplied: Type.Array(
+        Type.Object({
+          allocationID: Type.Integer(),
+          invoiceID: Type.Integer(),
+          paymentID: Type.Integer(),
+          amountApplied: Type.Number(),
+        }),
+      ),
+      NegativeAdjustmentsApplied: Type.Array(
+        Type.Object({
+          allocationID: Type.Integer(),
+          objectID: Type.Integer({ description: 'The invoice identifier' }),
+          NegativeAdjustmentID: Type.Integer(),
+          amountApplied: Type.Number(),
+        }),
+      ),
+    },
+    { $id: unsaved ? 'UnsavedInvoice' : 'Invoice' },
+  );
+}
+
+export type InvoiceOut = Static<ReturnType<typeof invoiceOut>>;
+
+let saved: ReturnType<typeof invoiceOut> | undefined;
+let unsaved: ReturnType<typeof invoiceOut> | undefined;
+
+/**
+ * The invoice response schema. Built on first use, not at import: it embeds the customer's schema, and the
+ * customers module imports this module back (for Balance), so at import time CustomerOut may not exist yet.
+ */
+export function invoiceOutSchema(): ReturnType<typeof invoiceOut> {
+  return (saved ??= invoiceOut(false));
+}
+
+/** The same for an invoice priced but not stored (previewInvoice): invoiceID, chargeID, invoiceTaxID are null. */
+export function unsavedInvoiceOutSchema(): ReturnType<typeof invoiceOut> {
+  return (unsaved ??= invoiceOut(true));
+}

@@ -1,0 +1,102 @@
+import { startOfDate } from '../../core/calendar.ts';
+import { minorToWireNumber } from '../../core/money.ts';
+import { toCustomerDto } from '../customers/index.ts';
+import type { Invoice, InvoiceInput } from './invoice.service.ts';
+import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.schemas.ts';
+
+/**
+ * The wire invoice. Amounts are numbers in major units; InvoiceDate and DueDate are calendar dates in the
+ * account's time zone, shown as the instant that day begins there. Works for an unsaved invoice too (null ids).
+ */
+export function toInvoiceDto(invoice: Invoice, timeZone: string): InvoiceOut {
+  const currency = invoice.currencyCode;
+  const amount = (minor: number) => minorToWireNumber(minor, currency);
+  const customer = invoice.customer.row;
+  return {
+    invoiceID: invoice.id,
+    Customer: toCustomerDto(invoice.customer),
+    invoiceNum: invoice.invoiceNum,
+    Reference: invoice.reference,
+    poNumber: invoice.poNumber,
+    CurrencyCode: currency,
+    InvoiceDate: startOfDate(invoice.invoiceDate, timeZone),
+    DueDate: startOfDate(invoice.dueDate, timeZone),
+    DateSent: invoice.dateSent,
+    LastUpdated: invoice.updatedAt,
+    isDraft: invoice.isDraft,
+    isCancelled: invoice.isCancelled,
+    Source: invoice.source as InvoiceOut['Source'],
+    CollectionMethod: invoice.collectionMethod,
+    gatewayID: invoice.gatewayId,
+    customerPaymentMethodID: invoice.customerPaymentMethodId,
+    NumTries: invoice.numTries,
+    NextTryDate: invoice.nextTryDate,
+    Notes: invoice.notes,
+    Terms: invoice.terms,
+    Status: invoice.status,
+    customerID: customer.id,
+    Name: customer.name,
+    LastName: customer.last_name,
+    Total: amount(invoice.money.totalMinor),
+    TotalActualPaid: amount(invoice.money.paidActualMinor),
+    TotalPendingPaid: amount(invoice.money.paidPendingMinor),
+    TotalNegativeAdjs: amount(invoice.money.negativeAdjsMinor),
+    Balance: amount(invoice.balances.balanceMinor),
+    ActualBalance: amount(invoice.balances.actualBalanceMinor),
+    Taxes: invoice.taxes.map((tax) => ({
+      invoiceTaxID: tax.id,
+      invoiceID: tax.invoiceId,
+      Name: tax.name,
+      Perc: Number(tax.perc),
+    })),
+    Charges: invoice.charges.map((charge) => ({
+      chargeID: charge.id,
+      invoiceID: charge.invoiceId,
+      Line: charge.line,
+      Descrip: charge.descrip,
+      // Exact decimals of at most 15 significant digits (4 decimals, bounded): a JSON number shows them exactly.
+      Qty: Number(charge.qty),
+      UnitCostEx: Number(charge.unitCostEx),
+      AmountEx: amount(charge.amountExMinor),
+      AmountInc: amount(charge.amountIncMinor),
+      DisplayOrder: charge.displayOrder,
+    })),
+    PaymentsApplied: invoice.paymentsApplied.map((allocation) => ({
+      allocationID: allocation.allocationId,
+      invoiceID: allocation.invoiceId,
+      paymentID: allocation.paymentId,
+      amountApplied: amount(allocation.amountMinor),
+    })),
+    NegativeAdjustmentsApplied: invoice.negativeAdjustmentsApplied.map((allocation) => ({
+      allocationID: allocation.allocationId,
+      objectID: allocation.invoiceId,
+      NegativeAdjustmentID: allocation.negativeAdjustmentId,
+      amountApplied: amount(allocation.amountMinor),
+    })),
+  };
+}
+
+export function invoiceInputFromWire(body: CreateInvoiceBody | EditInvoiceBody): InvoiceInput {
+  return {
+    customerId: body.customerID,
+    currencyCode: body.CurrencyCode,
+    invoiceDate: body.InvoiceDate,
+    dueDate: body.DueDate,
+    reference: body.Reference,
+    poNumber: body.poNumber,
+    notes: body.Notes,
+    terms: body.Terms,
+    isDraft: body.isDraft,
+    collectionMethod: body.CollectionMethod,
+    gatewayId: body.gatewayID,
+    customerPaymentMethodId: body.customerPaymentMethodID,
+    charges: body.Charges?.map((charge) => ({
+      descrip: charge.Descrip,
+      qty: charge.Qty,
+      unitCostEx: charge.UnitCostEx,
+      line: charge.Line,
+      displayOrder: charge.DisplayOrder,
+    })),
+    taxes: body.Taxes?.map((tax) => ({ name: tax.Name, perc: tax.Perc })),
+  };
+}
