@@ -61,7 +61,12 @@ export async function seedCatalogue(base: string, authorization: string): Promis
       Name: `Package ${i}`,
       Descrip: 'Benchmark package',
       isActive: true,
-      PackageVersion: { VersionName: 'v1', isActive: true, isDefault: true, packageVersionRates: packageRates(1) },
+      PackageVersion: {
+        VersionName: 'v1',
+        isActive: true,
+        isDefault: true,
+        packageVersionRates: packageRates(1),
+      },
     });
     for (let v = 2; v <= CATALOGUE_SIZE.versions; v++) {
       await call(base, authorization, 'POST', `/v1/packages/${created!.packageID}/versions`, {
@@ -101,6 +106,7 @@ export async function seedCatalogue(base: string, authorization: string): Promis
   for (const path of ['/v1/packages', '/v1/components']) {
     const response = await fetch(`${base}${path}?page_size=200`, { headers: { authorization } });
     const list = (await response.json()) as unknown[];
-    if (list.length !== CATALOGUE_SIZE.items) throw new Error(`${path} lists ${list.length} items after seeding`);
+    if (list.length !== CATALOGUE_SIZE.items)
+      throw new Error(`${path} lists ${list.length} items after seeding`);
   }
 }

@@ -6,12 +6,17 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
+import { fixedClock } from './clock.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
-import { authenticate } from './modules/auth/index.ts';
+import { authenticate, registerAccountModule } from './modules/auth/index.ts';
 import { registerCatalogueModule } from './modules/catalogue/index.ts';
 import { registerCustomersModule } from './modules/customers/index.ts';
+import { registerGatewaysModule } from './modules/gateways/index.ts';
+import { registerInvoicingModule } from './modules/invoicing/index.ts';
+import { registerSubscriptionsModule } from './modules/subscriptions/index.ts';
+import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerJsonBodies } from './http/jsonBody.ts';
@@ -128,7 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         request.ctx = {
           account,
           db: deps.storage.db,
-          clock: deps.clock,
+          // A test account lives on its own clock, which only the test-clock API moves.
+          clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
           log: request.log,
           secrets: deps.secrets,
           mailQueued: deps.mailQueued,
@@ -137,6 +143,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock, inflight: deps.inflight });
       registerCustomersModule(v1);
       registerCatalogueModule(v1);
+      registerGatewaysModule(v1);
+      registerAccountModule(v1);
+      registerInvoicingModule(v1);
+      registerSubscriptionsModule(v1);
+      registerTestClockRoutes(v1);
     },
     { prefix: '/v1' },
   );

@@ -1,16 +1,37 @@
 import { Command, InvalidArgumentError } from 'commander';
+import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError, loadConfig } from './config.ts';
-import { systemClock } from './clock.ts';
-import { DomainError } from './errors.ts';
+import { fixedClock, systemClock } from './clock.ts';
+import type { ServiceContext } from './context.ts';
+import { DomainError, ValidationError } from './errors.ts';
 import {
   countAccounts,
   createAccount,
   createApiKey,
+  editAccount,
+  getAccount,
   listApiKeys,
   revokeApiKey,
 } from './modules/auth/index.ts';
+import type { Account } from './modules/auth/index.ts';
+import {
+  GATEWAY_TYPE_NAMES,
+  addGateway,
+  getGatewayAccountId,
+  listGateways,
+  setGatewayEnabled,
+  setPrimaryGateway,
+  toGatewayDto,
+} from './modules/gateways/index.ts';
+import type { Gateway } from './modules/gateways/index.ts';
 import { listMail } from './modules/mail/index.ts';
+import { runBilling } from './billing/billRun.ts';
+import type { BillRunOptions } from './billing/billRun.ts';
+import { createLogger } from './logger.ts';
+import { parseWireCalendarDate } from './core/calendar.ts';
+import { parseWireDate } from './core/wireDates.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
+import type { SecretBox } from './security/secretBox.ts';
 import { startService } from './server.ts';
 import type { Service } from './server.ts';
 import { openStorage } from './storage/database.ts';
@@ -23,6 +44,11 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
+function wholeNumber(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
 /** Runs a command against the configured database, migrated to the latest schema unless told otherwise. */
 async function withStorage<T>(work: (storage: Storage) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const storage = openStorage(loadConfig().database);
@@ -32,6 +58,32 @@ async function withStorage<T>(work: (storage: Storage) => Promise<T>, { migrate 
   } finally {
     await storage.close();
   }
+}
+
+/** The encryption key is loaded (and on first use created) only by a command that seals or opens something. */
+function lazySecretBox(): SecretBox {
+  let box: SecretBox | undefined;
+  const open = () => {
+    const config = loadConfig();
+    return (box ??= createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir)));
+  };
+  return { seal: (plain) => open().seal(plain), open: (sealed) => open().open(sealed) };
+}
+
+/** What a use case needs to act for one account, as an API request would give it. */
+async function accountContext(storage: Storage, accountId: number): Promise<ServiceContext> {
+  const account: Account = await getAccount(storage.db, accountId);
+  return {
+    account,
+    db: storage.db,
+    // As over the API: a test account lives on its own clock.
+    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : systemClock,
+    // Standard output is the command's answer (JSON with --json); logs go to standard error.
+    log: createLogger(loadConfig().logLevel, process.stderr) as FastifyBaseLogger,
+    secrets: lazySecretBox(),
+    // The CLI runs no mail worker; a running server picks queued mail up at its next round.
+    mailQueued: () => {},
+  };
 }
 
 const program = new Command('billing').description('Recurring-billing service').showHelpAfterError();
@@ -101,18 +153,65 @@ account
   .requiredOption('--name <name>', 'account name')
   .option('--time-zone <zone>', 'IANA time zone for billing dates', 'UTC')
   .option('--currency <code>', 'default currency of new customers', 'USD')
+  .option('--test', 'a test account: it bills on its own clock and its gateways never move real money')
   .option('--json', 'print one JSON object')
-  .action(async (options: { name: string; timeZone: string; currency: string; json?: boolean }) => {
-    const created = await withStorage((storage) =>
-      createAccount(storage.db, systemClock, {
-        name: options.name,
-        timeZone: options.timeZone,
-        currencyCode: options.currency,
-      }),
-    );
-    if (options.json) console.log(JSON.stringify({ accountID: created.account.id, apiKey: created.apiKey }));
-    else console.log(`Account ${created.account.id} created.\nAPI key (shown once): ${created.apiKey}`);
-  });
+  .action(
+    async (options: { name: string; timeZone: string; currency: string; test?: boolean; json?: boolean }) => {
+      const created = await withStorage((storage) =>
+        createAccount(storage.db, systemClock, {
+          name: options.name,
+          timeZone: options.timeZone,
+          currencyCode: options.currency,
+          isTest: options.test ?? false,
+        }),
+      );
+      const { id, isTest } = created.account;
+      if (options.json) console.log(JSON.stringify({ accountID: id, apiKey: created.apiKey, isTest }));
+      else {
+        console.log(
+          `Account ${id} created${isTest ? ' (test account)' : ''}.\nAPI key (shown once): ${created.apiKey}`,
+        );
+      }
+    },
+  );
+account
+  .command('set')
+  .description("change an account's settings")
+  .argument('<accountId>', 'account id', positiveInteger)
+  .option('--time-zone <zone>', 'IANA time zone for billing dates')
+  .option('--invoice-due-days <n>', "days from an invoice's date to its due date (0 to 3650)", wholeNumber)
+  .option('--invoice-notes <text>', 'default Notes of new invoices ("" clears them)')
+  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
+  .action(
+    async (
+      accountId: number,
+      options: { timeZone?: string; invoiceDueDays?: number; invoiceNotes?: string; invoiceTerms?: string },
+      command: Command,
+    ) => {
+      if (Object.values(options).every((value) => value === undefined)) {
+        command.error(
+          'error: nothing to change: give --time-zone, --invoice-due-days, --invoice-notes or --invoice-terms',
+        );
+      }
+      const changed = await withStorage(async (storage) =>
+        editAccount(await accountContext(storage, accountId), {
+          timeZone: options.timeZone,
+          invoiceDueDays: options.invoiceDueDays,
+          invoiceNotes: options.invoiceNotes,
+          invoiceTerms: options.invoiceTerms,
+        }),
+      );
+      console.log(
+        [
+          `Account ${changed.id} updated.`,
+          `Time zone: ${changed.timeZone}`,
+          `Invoices due after: ${changed.invoiceDueDays} day(s)`,
+          `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
+          `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
+        ].join('\n'),
+      );
+    },
+  );
 
 const key = program.command('key').description('manage API keys');
 key
@@ -145,6 +244,171 @@ key
   .action(async (keyId: number) => {
     await withStorage((storage) => revokeApiKey(storage.db, systemClock, keyId));
     console.log(`Key ${keyId} revoked.`);
+  });
+
+/** One line of `gateway list`: id, type, name and state. */
+function gatewayLine(gateway: Gateway): string {
+  const accepts = [gateway.acceptsCreditCard && 'cards', gateway.acceptsBankAccount && 'bank debits'].filter(
+    Boolean,
+  );
+  const state = [
+    gateway.isPrimary && 'primary',
+    gateway.isEnabled ? 'enabled' : 'disabled',
+    !gateway.isActive && 'inactive',
+    gateway.isTestMode && 'test mode',
+    gateway.isManualRecon && 'manual reconciliation',
+    accepts.length > 0 && `accepts ${accepts.join(' and ')}`,
+  ].filter(Boolean);
+  return `${gateway.id}\t${gateway.type}\t${gateway.friendlyName}\t${state.join(', ')}`;
+}
+
+/** Runs a gateway use case for the account the gateway belongs to (operators name gateways by id alone). */
+function withGatewayAccount<T>(gatewayId: number, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
+  return withStorage(async (storage) =>
+    work(await accountContext(storage, await getGatewayAccountId(storage.db, gatewayId))),
+  );
+}
+
+const gateway = program.command('gateway').description("manage an account's payment gateways");
+gateway
+  .command('add')
+  .description('add a gateway to an account')
+  .requiredOption('--account <id>', 'account id', positiveInteger)
+  .requiredOption('--type <type>', `gateway type: ${GATEWAY_TYPE_NAMES.join(' or ')}`)
+  .requiredOption('--name <friendly>', 'the name the account knows it by (FriendlyName)')
+  .option('--test-mode', 'in test mode (always so for test gateways and in test accounts)')
+  .option('--primary', 'make it the primary gateway (the others stop being primary)')
+  .option(
+    '--settings <json>',
+    'credentials or simulator settings, a JSON object; sealed at rest, never shown',
+  )
+  .option('--json', 'print the gateway as one JSON object')
+  .action(
+    async (options: {
+      account: number;
+      type: string;
+      name: string;
+      testMode?: boolean;
+      primary?: boolean;
+      settings?: string;
+      json?: boolean;
+    }) => {
+      let settings: unknown;
+      if (options.settings !== undefined) {
+        // The text is not echoed back: it may hold credentials.
+        try {
+          settings = JSON.parse(options.settings);
+        } catch {
+          throw ValidationError.field('Settings', 'must be a JSON object');
+        }
+      }
+      const added = await withStorage(async (storage) =>
+        addGateway(await accountContext(storage, options.account), {
+          type: options.type,
+          friendlyName: options.name,
+          isTestMode: options.testMode,
+          isPrimary: options.primary,
+          settings,
+        }),
+      );
+      if (options.json) console.log(JSON.stringify(toGatewayDto(added)));
+      else console.log(`Gateway added to account ${options.account}:\n${gatewayLine(added)}`);
+    },
+  );
+gateway
+  .command('list')
+  .description("list an account's gateways (their settings are never shown)")
+  .requiredOption('--account <id>', 'account id', positiveInteger)
+  .option('--json', 'print one JSON array')
+  .action(async (options: { account: number; json?: boolean }) => {
+    const gateways = await withStorage(async (storage) => {
+      const ctx = await accountContext(storage, options.account);
+      const all: Gateway[] = [];
+      for (let offset = 0; ; offset += 200) {
+        const page = await listGateways(ctx, { limit: 200, offset });
+        all.push(...page);
+        if (page.length < 200) return all;
+      }
+    });
+    if (options.json) console.log(JSON.stringify(gateways.map(toGatewayDto)));
+    else console.log(gateways.length ? gateways.map(gatewayLine).join('\n') : 'No gateways.');
+  });
+gateway
+  .command('enable')
+  .description('enable a gateway: it may be used again')
+  .argument('<gatewayId>', 'gateway id', positiveInteger)
+  .action(async (gatewayId: number) => {
+    await withGatewayAccount(gatewayId, (ctx) => setGatewayEnabled(ctx, gatewayId, true));
+    console.log(`Gateway ${gatewayId} enabled.`);
+  });
+gateway
+  .command('disable')
+  .description('disable a gateway: it is kept, but nothing new may use it')
+  .argument('<gatewayId>', 'gateway id', positiveInteger)
+  .action(async (gatewayId: number) => {
+    const disabled = await withGatewayAccount(gatewayId, (ctx) => setGatewayEnabled(ctx, gatewayId, false));
+    console.log(`Gateway ${gatewayId} disabled.`);
+    if (disabled.isPrimary) {
+      console.log(
+        'It is the primary gateway: the account has no usable primary gateway until it is enabled again or ' +
+          'another one is made primary (billing gateway primary ID).',
+      );
+    }
+  });
+gateway
+  .command('primary')
+  .description("make a gateway its account's primary gateway (the others stop being primary)")
+  .argument('<gatewayId>', 'gateway id', positiveInteger)
+  .action(async (gatewayId: number) => {
+    const accountId = await withGatewayAccount(gatewayId, async (ctx) => {
+      await setPrimaryGateway(ctx, gatewayId);
+      return ctx.account.id;
+    });
+    console.log(`Gateway ${gatewayId} is now the primary gateway of account ${accountId}.`);
+  });
+
+program
+  .command('run')
+  .description('run the bill run now: invoice every subscription and recurring invoice that is due')
+  .option(
+    '--as-of <date>',
+    "bill as of this date (YYYY-MM-DD, read in each account's time zone) or ISO 8601 instant",
+  )
+  .option('--account <id>', 'only this account', positiveInteger)
+  .option('--json', 'print JSON')
+  .action(async (options: { asOf?: string; account?: number; json?: boolean }) => {
+    let asOf: BillRunOptions['asOf'];
+    if (options.asOf !== undefined) {
+      const date = parseWireCalendarDate(options.asOf, 'UTC');
+      const instant = parseWireDate(options.asOf, 'UTC');
+      if (!date || !instant) throw new InvalidArgumentError(`--as-of: "${options.asOf}" is not a date`);
+      asOf = /^\d{4}-\d{2}-\d{2}$/.test(options.asOf.trim()) ? { date } : new Date(instant);
+    }
+    const config = loadConfig();
+    const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    const summary = await withStorage(async (storage) => {
+      if (options.account !== undefined) await getAccount(storage.db, options.account);
+      return runBilling(
+        {
+          db: storage.db,
+          clock: systemClock,
+          log: createLogger('warn', process.stderr),
+          secrets,
+          mailQueued: () => {},
+        },
+        { asOf, accountId: options.account },
+      );
+    });
+    if (options.json) {
+      console.log(JSON.stringify(summary));
+      return;
+    }
+    console.log(
+      `Billed ${summary.accounts} account(s): ${summary.invoices} invoice(s) from ${summary.subscriptions} ` +
+        `subscription(s) and ${summary.recurringInvoices} recurring invoice(s); ${summary.parked} parked, ` +
+        `${summary.failures} failed.`,
+    );
+    if (summary.failures > 0) process.exitCode = 1;
   });
 
 const mail = program.command('mail').description('read the e-mail outbox');

@@ -14,6 +14,8 @@ export interface Config {
   encryptionKey: string | undefined;
   logLevel: string;
   workerIntervalMs: number;
+  /** How often the service runs the bill run; 0: never (bill with `billing run`, e.g. from cron). */
+  billingIntervalMs: number;
   bodyLimitBytes: number;
 }
 
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey,
     logLevel,
     workerIntervalMs: integerSetting(env, 'WORKER_INTERVAL_MS', 5000, 10, 3_600_000),
+    billingIntervalMs: integerSetting(env, 'BILLING_INTERVAL_MS', 60_000, 0, 86_400_000),
     bodyLimitBytes: integerSetting(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
   };
 }

@@ -7,6 +7,8 @@ import type { App } from './http/types.ts';
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
 import { InFlight } from './http/inflight.ts';
 import { createLogger } from './logger.ts';
+import { startBillingWorker } from './billing/billing.worker.ts';
+import type { BillingWorker } from './billing/billing.worker.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport } from './modules/mail/index.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
@@ -61,6 +63,20 @@ export async function startService(config: Config, options: ServiceOptions = {})
     config.workerIntervalMs,
   );
 
+  const billingWorker: BillingWorker | undefined =
+    config.billingIntervalMs > 0
+      ? startBillingWorker(
+          {
+            db: storage.db,
+            clock,
+            secrets,
+            log: log.child({ worker: 'billing' }),
+            mailQueued: () => mailWorker.wake(),
+          },
+          config.billingIntervalMs,
+        )
+      : undefined;
+
   const purge = () =>
     purgeIdempotencyKeys(
       storage.db,
@@ -98,6 +114,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         clearInterval(housekeeping);
         await app.close();
         await inflight.idle(SHUTDOWN_GRACE_MS);
+        await billingWorker?.stop();
         await mailWorker.stop();
         await storage.close();
       })();

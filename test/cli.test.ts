@@ -5,6 +5,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../src/config.ts';
+import { createSecretBox, loadEncryptionKey } from '../src/security/secretBox.ts';
 import { openStorage } from '../src/storage/database.ts';
 import type { Storage } from '../src/storage/database.ts';
 import {
@@ -154,8 +155,9 @@ describe('billing account create', () => {
     const result = await runCli(['account', 'create', '--name', 'Acme', '--json'], db.env);
     expect(result.code, result.stderr).toBe(0);
     const created = singleJson(result.stdout);
-    expect(Object.keys(created).sort()).toEqual(['accountID', 'apiKey']);
+    expect(Object.keys(created).sort()).toEqual(['accountID', 'apiKey', 'isTest']);
     expect(Number.isSafeInteger(created.accountID) && created.accountID > 0).toBe(true);
+    expect(created.isTest).toBe(false);
     expect(typeof created.apiKey).toBe('string');
     expect(created.apiKey.length).toBeGreaterThan(20);
     const name = await withDatabase(db, async (storage) =>
@@ -168,6 +170,331 @@ describe('billing account create', () => {
     const result = await runCli(['account', 'create', '--name', 'Acme'], db.env);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Account \d+ created\.\nAPI key \(shown once\): bk_\S+\n$/);
+  });
+});
+
+describe('billing account create --test and account set', () => {
+  let db: TestDatabase;
+  let accountId: number;
+  beforeAll(async () => {
+    db = await newDatabase();
+    const created = await runCli(['account', 'create', '--name', 'Settings', '--json'], db.env);
+    expect(created.code, created.stderr).toBe(0);
+    accountId = singleJson(created.stdout).accountID;
+  });
+  afterAll(releaseAll);
+
+  const settingsOf = (id: number) =>
+    withDatabase(db, (storage) =>
+      storage.db
+        .selectFrom('accounts')
+        .select(['time_zone', 'invoice_due_days', 'invoice_notes', 'invoice_terms'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    );
+
+  it('--test makes a test account, on its own clock from its creation', async () => {
+    const json = await runCli(['account', 'create', '--name', 'Sandbox', '--test', '--json'], db.env);
+    expect(json.code, json.stderr).toBe(0);
+    const created = singleJson(json.stdout);
+    expect(created.isTest).toBe(true);
+    const row = await withDatabase(db, (storage) =>
+      storage.db
+        .selectFrom('accounts')
+        .select(['is_test', 'test_clock_at', 'created_at'])
+        .where('id', '=', created.accountID)
+        .executeTakeFirstOrThrow(),
+    );
+    expect(Boolean(row.is_test)).toBe(true);
+    expect(row.test_clock_at).toBe(row.created_at);
+
+    const words = await runCli(['account', 'create', '--name', 'Sandbox 2', '--test'], db.env);
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toMatch(
+      /^Account \d+ created \(test account\)\.\nAPI key \(shown once\): bk_\S+\n$/,
+    );
+  });
+
+  it('account set changes the settings given and prints them', async () => {
+    const result = await runCli(
+      [
+        'account',
+        'set',
+        String(accountId),
+        '--time-zone',
+        'Africa/Johannesburg',
+        '--invoice-due-days',
+        '30',
+        '--invoice-notes',
+        'Thank you for your business.',
+        '--invoice-terms',
+        'Net 30',
+      ],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `Account ${accountId} updated.`,
+        'Time zone: Africa/Johannesburg',
+        'Invoices due after: 30 day(s)',
+        'Invoice notes: Thank you for your business.',
+        'Invoice terms: Net 30',
+        '',
+      ].join('\n'),
+    );
+    expect(await settingsOf(accountId)).toEqual({
+      time_zone: 'Africa/Johannesburg',
+      invoice_due_days: 30,
+      invoice_notes: 'Thank you for your business.',
+      invoice_terms: 'Net 30',
+    });
+  });
+
+  it('account set with empty text clears notes and terms and keeps the rest', async () => {
+    const result = await runCli(
+      ['account', 'set', String(accountId), '--invoice-notes', '', '--invoice-terms', ''],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(await settingsOf(accountId)).toEqual({
+      time_zone: 'Africa/Johannesburg',
+      invoice_due_days: 30,
+      invoice_notes: null,
+      invoice_terms: null,
+    });
+  });
+
+  it.each([
+    [['--time-zone', 'Mars/Olympus_Mons'], 'Error: TimeZone: "Mars/Olympus_Mons" is not an IANA time zone'],
+    [['--invoice-due-days', '3651'], 'Error: InvoiceDueDays: must be a whole number from 0 to 3650'],
+    [['--invoice-due-days', 'ten'], "error: option '--invoice-due-days <n>' argument 'ten' is invalid."],
+  ])('account set %j exits non-zero saying why, and changes nothing', async (args, message) => {
+    const before = await settingsOf(accountId);
+    const result = await runCli(
+      ['account', 'set', String(accountId), '--invoice-notes', 'x', ...args],
+      db.env,
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+    expect(await settingsOf(accountId)).toEqual(before);
+  });
+
+  it('account set without any setting exits non-zero', async () => {
+    const result = await runCli(['account', 'set', String(accountId)], db.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: nothing to change');
+  });
+
+  it('account set for an account that does not exist exits non-zero', async () => {
+    const result = await runCli(['account', 'set', '999999', '--invoice-due-days', '5'], db.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('Error: Account 999999 was not found');
+  });
+});
+
+describe('billing gateway', () => {
+  let db: TestDatabase;
+  let accountId: number;
+  let testGatewayId: number;
+  beforeAll(async () => {
+    db = await newDatabase();
+    const created = await runCli(['account', 'create', '--name', 'Gateways', '--json'], db.env);
+    expect(created.code, created.stderr).toBe(0);
+    accountId = singleJson(created.stdout).accountID;
+  });
+  afterAll(releaseAll);
+
+  const SECRET = 'sk_live_never_printed_77';
+  const list = async () => {
+    const result = await runCli(['gateway', 'list', '--account', String(accountId), '--json'], db.env);
+    expect(result.code, result.stderr).toBe(0);
+    return singleJson(result.stdout) as Array<Record<string, any>>;
+  };
+  const primaries = async () => (await list()).filter((g) => g.isPrimary).map((g) => g.gatewayID);
+
+  it('gateway list shows the built-in test gateway of a new account', async () => {
+    const [testGateway, ...rest] = await list();
+    expect(rest).toEqual([]);
+    expect(testGateway).toMatchObject({
+      GatewayName: 'TestGateway',
+      FriendlyName: 'Test gateway',
+      GatewayType: 'test',
+      isPrimary: true,
+      isEnabled: true,
+      isTestMode: true,
+    });
+    testGatewayId = testGateway!.gatewayID;
+
+    const words = await runCli(['gateway', 'list', '--account', String(accountId)], db.env);
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toBe(
+      `${testGatewayId}\ttest\tTest gateway\tprimary, enabled, test mode, accepts cards and bank debits\n`,
+    );
+  });
+
+  let manualId: number;
+  it('gateway add --json prints the new gateway with the spec fields only', async () => {
+    const result = await runCli(
+      ['gateway', 'add', '--account', String(accountId), '--type', 'manual', '--name', 'Cash desk', '--json'],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const added = singleJson(result.stdout);
+    expect(Object.keys(added).sort()).toEqual(
+      [
+        'gatewayID',
+        'GatewayToken',
+        'GatewayName',
+        'FriendlyName',
+        'GatewayType',
+        'isActive',
+        'isTestMode',
+        'isAcceptCC',
+        'isAcceptBankDD',
+        'isEnabled',
+        'isPrimary',
+        'isManualRecon',
+      ].sort(),
+    );
+    expect(added).toMatchObject({
+      GatewayName: 'ManualGateway',
+      FriendlyName: 'Cash desk',
+      GatewayType: 'manual',
+      isTestMode: false,
+      isAcceptCC: false,
+      isAcceptBankDD: false,
+      isPrimary: false,
+      isManualRecon: true,
+    });
+    manualId = added.gatewayID;
+    expect(await primaries()).toEqual([testGatewayId]);
+  });
+
+  let simulatorId: number;
+  it('gateway add --primary --settings seals the settings and makes it the only primary', async () => {
+    const result = await runCli(
+      [
+        'gateway',
+        'add',
+        '--account',
+        String(accountId),
+        '--type',
+        'test',
+        '--name',
+        'Simulator',
+        '--primary',
+        '--settings',
+        JSON.stringify({ apiSecret: SECRET }),
+      ],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(`^Gateway added to account ${accountId}:\\n\\d+\\ttest\\tSimulator\\tprimary, enabled, `),
+    );
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    simulatorId = Number(/\n(\d+)\t/.exec(result.stdout)![1]);
+    expect(await primaries()).toEqual([simulatorId]);
+
+    const sealed = await withDatabase(db, async (storage) => {
+      const row = await storage.db
+        .selectFrom('gateways')
+        .select('settings_sealed')
+        .where('id', '=', simulatorId)
+        .executeTakeFirstOrThrow();
+      return row.settings_sealed!;
+    });
+    expect(sealed).not.toContain(SECRET);
+    const box = createSecretBox(loadEncryptionKey(undefined, db.dataDir));
+    expect(JSON.parse(box.open(sealed))).toEqual({ apiSecret: SECRET });
+
+    const listed = await runCli(['gateway', 'list', '--account', String(accountId), '--json'], db.env);
+    expect(listed.stdout).not.toContain(SECRET);
+    expect(listed.stdout).not.toContain(sealed);
+  });
+
+  it.each([
+    [
+      ['--type', 'paypal', '--name', 'P'],
+      'Error: GatewayType: "paypal" is not a gateway type; known: test, manual',
+    ],
+    [
+      ['--type', 'manual', '--name', 'M', '--settings', '{"a":1}'],
+      'Error: Settings: a manual gateway has no settings',
+    ],
+    [['--type', 'test', '--name', 'T', '--settings', `{${SECRET}`], 'Error: Settings: must be a JSON object'],
+    [['--type', 'test', '--name', 'T', '--settings', '[1]'], 'Error: Settings: must be a JSON object'],
+    [['--type', 'manual', '--name', '  '], 'Error: FriendlyName: must not be blank'],
+  ])('gateway add %j exits non-zero saying why, and adds nothing', async (args, message) => {
+    const before = (await list()).length;
+    const result = await runCli(['gateway', 'add', '--account', String(accountId), ...args], db.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe(message);
+    // Settings may hold credentials: a bad value is not echoed back.
+    expect(result.stderr).not.toContain(SECRET);
+    expect((await list()).length).toBe(before);
+  });
+
+  it('gateway add and list for an account that does not exist exit non-zero', async () => {
+    for (const args of [
+      ['gateway', 'add', '--account', '999999', '--type', 'manual', '--name', 'M'],
+      ['gateway', 'list', '--account', '999999'],
+    ]) {
+      const result = await runCli(args, db.env);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trim()).toBe('Error: Account 999999 was not found');
+    }
+  });
+
+  it('gateway disable of the primary is allowed and says the account has no usable primary until enabled', async () => {
+    const result = await runCli(['gateway', 'disable', String(simulatorId)], db.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      `Gateway ${simulatorId} disabled.\nIt is the primary gateway: the account has no usable primary gateway ` +
+        'until it is enabled again or another one is made primary (billing gateway primary ID).\n',
+    );
+    expect((await list()).find((g) => g.gatewayID === simulatorId)).toMatchObject({
+      isEnabled: false,
+      isPrimary: true,
+    });
+
+    const refused = await runCli(['gateway', 'primary', String(simulatorId)], db.env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr.trim()).toBe(
+      `Error: Gateway ${simulatorId} is disabled or inactive: enable it before making it primary`,
+    );
+
+    const enabled = await runCli(['gateway', 'enable', String(simulatorId)], db.env);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toBe(`Gateway ${simulatorId} enabled.\n`);
+    expect((await list()).find((g) => g.gatewayID === simulatorId)).toMatchObject({
+      isEnabled: true,
+      isPrimary: true,
+    });
+  });
+
+  it('gateway primary moves the primary flag to that gateway alone', async () => {
+    const result = await runCli(['gateway', 'primary', String(manualId)], db.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`Gateway ${manualId} is now the primary gateway of account ${accountId}.\n`);
+    expect(await primaries()).toEqual([manualId]);
+
+    const disabled = await runCli(['gateway', 'disable', String(testGatewayId)], db.env);
+    expect(disabled.stdout).toBe(`Gateway ${testGatewayId} disabled.\n`);
+  });
+
+  it('gateway enable, disable and primary of a gateway that does not exist exit non-zero', async () => {
+    for (const command of ['enable', 'disable', 'primary']) {
+      const result = await runCli(['gateway', command, '999999'], db.env);
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim()).toBe('Error: Gateway 999999 was not found');
+    }
   });
 });
 
@@ -225,6 +552,37 @@ describe('billing key, against a running server', () => {
     expect(again.code).not.toBe(0);
     expect(again.stdout).toBe('');
     expect(again.stderr.trim()).toBe(`Error: API key ${second.keyID} does not exist or is already revoked`);
+  });
+
+  it('gateway add is seen by the API at once, without its settings', async () => {
+    const secret = 'sk_live_server_side_secret';
+    const added = await runCli(
+      [
+        'gateway',
+        'add',
+        '--account',
+        String(account.accountId),
+        '--type',
+        'test',
+        '--name',
+        'Live sim',
+        '--settings',
+        JSON.stringify({ apiSecret: secret }),
+        '--json',
+      ],
+      db.env,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const gateway = singleJson(added.stdout);
+    const read = await api(server.url, account, 'GET', `/v1/gateways/${gateway.gatewayID}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(gateway);
+    const listed = await api(server.url, account, 'GET', '/v1/gateways');
+    expect(listed.body.map((g: { FriendlyName: string }) => g.FriendlyName)).toEqual([
+      'Test gateway',
+      'Live sim',
+    ]);
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
   });
 
   it('key create for an account that does not exist exits non-zero', async () => {

@@ -1,13 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addGateway, setGatewayEnabled } from '../src/modules/gateways/index.ts';
+import { accountContext } from './helpers/context.ts';
 import { startTestService } from './helpers/service.ts';
 import type { TestAccount, TestService } from './helpers/service.ts';
 
 let t: TestService;
 let other: TestAccount;
+/** The account's built-in test gateway, and another account's. */
+let gatewayID: number;
+let theirGatewayID: number;
 beforeAll(async () => {
   t = await startTestService();
   other = await t.newAccount();
   expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
+  gatewayID = (await t.request('GET', '/v1/gateways')).body[0].gatewayID;
+  theirGatewayID = (await other.request('GET', '/v1/gateways')).body[0].gatewayID;
 });
 afterAll(() => t.close());
 
@@ -83,7 +90,7 @@ describe('POST /v1/customers', () => {
       CountryState: 'WC',
       countryID: 710,
       countryStateID: '71001234', // ZA-WC
-      PrimaryGatewayID: 3,
+      PrimaryGatewayID: gatewayID,
       CurrencyCode: 'zar',
       isWaiveTaxes: true,
       PaymentMethod: 'Debit_Order',
@@ -102,7 +109,7 @@ describe('POST /v1/customers', () => {
       Fax: null,
       countryID: 710,
       countryStateID: '71001234',
-      PrimaryGatewayID: 3,
+      PrimaryGatewayID: gatewayID,
       CurrencyCode: 'ZAR',
       isSuspended: false,
       SuspendedDate: null,
@@ -265,6 +272,76 @@ describe('PUT /v1/customers/{id}', () => {
     expect((await t.request('PUT', `/v1/customers/${created.customerID}`)).status).toBe(204);
     expect((await t.request('PUT', `/v1/customers/${created.customerID}`, { rawBody: '' })).status).toBe(204);
     expect((await t.request('GET', `/v1/customers/${created.customerID}`)).body.City).toBe('Durban');
+  });
+});
+
+describe('PrimaryGatewayID', () => {
+  const fieldsOf = (body: { fields: { field: string }[] }) => body.fields.map((f) => f.field);
+
+  it("refuses another account's gateway or a missing one with 422, on create and on edit", async () => {
+    const before = (await t.request('GET', '/v1/customers?page_size=200')).body.length;
+    const created = await create({ PrimaryGatewayID: gatewayID });
+    for (const id of [theirGatewayID, 987654]) {
+      const refused = await t.request('POST', '/v1/customers', {
+        body: { Name: 'Ada', PrimaryGatewayID: id },
+      });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ code: 'gateway_not_found' });
+      expect(fieldsOf(refused.body)).toEqual(['PrimaryGatewayID']);
+
+      const edit = await t.request('PUT', `/v1/customers/${created.customerID}`, {
+        body: { City: 'Elsewhere', PrimaryGatewayID: id },
+      });
+      expect(edit.status).toBe(422);
+      expect(fieldsOf(edit.body)).toEqual(['PrimaryGatewayID']);
+    }
+    expect((await t.request('GET', '/v1/customers?page_size=200')).body.length).toBe(before + 1);
+    expect((await t.request('GET', `/v1/customers/${created.customerID}`)).body).toMatchObject({
+      PrimaryGatewayID: gatewayID,
+      City: null,
+    });
+  });
+
+  it("accepts the account's own gateways, and null to clear", async () => {
+    const ctx = await accountContext(t, t.accountId);
+    const manual = await addGateway(ctx, { type: 'manual', friendlyName: 'EFT' });
+    const created = await create({ PrimaryGatewayID: manual.id });
+    expect(created.PrimaryGatewayID).toBe(manual.id);
+    const path = `/v1/customers/${created.customerID}`;
+    expect((await t.request('PUT', path, { body: { PrimaryGatewayID: gatewayID } })).status).toBe(204);
+    expect((await t.request('GET', path)).body.PrimaryGatewayID).toBe(gatewayID);
+    expect((await t.request('PUT', path, { body: { PrimaryGatewayID: null } })).status).toBe(204);
+    expect((await t.request('GET', path)).body.PrimaryGatewayID).toBeNull();
+  });
+
+  it('refuses a disabled gateway newly assigned, but keeps one disabled since when the customer is sent back', async () => {
+    const ctx = await accountContext(t, t.accountId);
+    const gateway = await addGateway(ctx, { type: 'manual', friendlyName: 'Soon disabled' });
+    const customer = await create({ PrimaryGatewayID: gateway.id });
+    const unassigned = await create();
+    await setGatewayEnabled(ctx, gateway.id, false);
+
+    const refused = await t.request('POST', '/v1/customers', {
+      body: { Name: 'Ada', PrimaryGatewayID: gateway.id },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'gateway_not_usable' });
+    expect(fieldsOf(refused.body)).toEqual(['PrimaryGatewayID']);
+    const assign = await t.request('PUT', `/v1/customers/${unassigned.customerID}`, {
+      body: { PrimaryGatewayID: gateway.id },
+    });
+    expect(assign.status).toBe(422);
+    expect(fieldsOf(assign.body)).toEqual(['PrimaryGatewayID']);
+
+    const read = (await t.request('GET', `/v1/customers/${customer.customerID}`)).body;
+    const sentBack = await t.request('PUT', `/v1/customers/${customer.customerID}`, {
+      body: { ...read, City: 'Paarl' },
+    });
+    expect(sentBack.status).toBe(204);
+    expect((await t.request('GET', `/v1/customers/${customer.customerID}`)).body).toMatchObject({
+      City: 'Paarl',
+      PrimaryGatewayID: gateway.id,
+    });
   });
 });
 

@@ -46,7 +46,7 @@ export interface TestService extends TestAccount {
   logs: string[];
   /** The SQL of every statement the service has run, in order (clear it to count a request's statements). */
   queries: string[];
-  newAccount(name?: string): Promise<TestAccount>;
+  newAccount(name?: string, options?: { isTest?: boolean; timeZone?: string }): Promise<TestAccount>;
   close(): Promise<void>;
 }
 
@@ -113,6 +113,8 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     WORKER_INTERVAL_MS: '100',
+    // Tests run the bill run when they mean to; a test of the worker itself turns it on.
+    BILLING_INTERVAL_MS: '0',
     ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     ...options.env,
   };
@@ -131,8 +133,11 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     onQuery: (sql) => queries.push(sql),
   });
 
-  const makeAccount = async (name: string): Promise<TestAccount> => {
-    const created = await createAccount(service.storage.db, clock, { name });
+  const makeAccount = async (
+    name: string,
+    options: { isTest?: boolean; timeZone?: string } = {},
+  ): Promise<TestAccount> => {
+    const created = await createAccount(service.storage.db, clock, { name, ...options });
     const credentials = { accountId: created.account.id, apiKey: created.apiKey };
     return {
       ...credentials,
@@ -148,7 +153,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     env,
     logs,
     queries,
-    newAccount: (name = 'Other Account') => makeAccount(name),
+    newAccount: (name = 'Other Account', options) => makeAccount(name, options),
     async close() {
       await service.close();
       await database.drop();

@@ -365,3 +365,21 @@ export async function insertVersionCurrencies(
       .execute();
   }
 }
+
+/** Component versions by id with their component's name, unit and scheme (usage pricing). */
+export function listVersionsWithComponents(db: Db, accountId: number, versionIds: number[]) {
+  return db
+    .selectFrom('component_versions')
+    .innerJoin('components', 'components.id', 'component_versions.component_id')
+    .select([
+      'component_versions.id',
+      'component_versions.component_id',
+      'component_versions.version_no',
+      'components.name',
+      'components.unit_name',
+      'components.scheme',
+    ])
+    .where('component_versions.account_id', '=', accountId)
+    .where('component_versions.id', 'in', versionIds)
+    .execute();
+}

@@ -1,5 +1,6 @@
 import { groupBy } from '../../core/collections.ts';
 import Big from 'big.js';
+import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -22,6 +23,7 @@ import type {
 import { assertCurrencyEnabled } from './currency.service.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { MAX_PRICE } from '../../core/money.ts';
+import { countSubscriptionsWithComponent } from '../subscriptions/index.ts';
 
 /** Public notes, Catalogue: components are of three kinds, quantity, metered and opt-in. */
 export const COMPONENT_TYPES = ['quantity', 'metered', 'opt_in'] as const;
@@ -389,14 +391,23 @@ export async function editComponent(
 }
 
 /**
- * Deletes the component with its versions and prices. Subscriptions are what will use a component (issue 4):
- * a component with subscriptions will be a 409 `component_in_use` then. Until subscriptions exist nothing can
- * use a component, so nothing blocks the delete.
+ * Deletes the component with its versions and prices. A component that subscriptions carry (ended ones included:
+ * their usage refers to it) is a 409 `component_in_use`; take it off them first (components/modify).
  */
 export async function deleteComponent(ctx: ServiceContext, componentId: number): Promise<void> {
-  if (!(await repo.deleteComponent(ctx.db, ctx.account.id, componentId))) {
-    throw new NotFoundError('Component', componentId);
-  }
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await repo.lockComponent(trx, ctx.account.id, componentId))) {
+      throw new NotFoundError('Component', componentId);
+    }
+    const subscriptions = await countSubscriptionsWithComponent(inTransaction(ctx, trx), { componentId });
+    if (subscriptions > 0) {
+      throw new ConflictError(
+        'component_in_use',
+        `Component ${componentId} is on ${subscriptions} subscription(s); make it inactive instead`,
+      );
+    }
+    await repo.deleteComponent(trx, ctx.account.id, componentId);
+  });
 }
 
 export async function listComponentVersions(
@@ -523,7 +534,7 @@ export async function editComponentVersion(
 
 /**
  * Spec, Limits: the last version of a component cannot be deleted. Nor can the default while others exist:
- * move the default first. Subscriptions on a version will block its delete too (issue 4).
+ * move the default first. Nor a version that subscriptions carry (409 `component_version_in_use`).
  */
 export async function deleteComponentVersion(
   ctx: ServiceContext,
@@ -545,6 +556,62 @@ export async function deleteComponentVersion(
         `version ${versionNo} is the default; make another version the default before deleting it`,
       );
     }
+    const subscriptions = await countSubscriptionsWithComponent(inTransaction(ctx, trx), {
+      componentVersionId: target.id,
+    });
+    if (subscriptions > 0) {
+      throw new ConflictError(
+        'component_version_in_use',
+        `version ${versionNo} is on ${subscriptions} subscription(s)`,
+      );
+    }
     await repo.deleteVersion(trx, ctx.account.id, target.id);
   });
+}
+
+/** How usage of one component version is priced, for billing: its names, scheme and brackets per currency. */
+export interface UsagePricing {
+  componentId: number;
+  componentVersionId: number;
+  versionNo: number;
+  name: string;
+  unitName: string;
+  scheme: Scheme;
+  bracketsByCurrency: Map<string, Bracket[]>;
+}
+
+/** The pricing of the given component versions of the account (unknown ids are left out), in three statements. */
+export async function usagePricing(
+  ctx: ServiceContext,
+  versionIds: number[],
+): Promise<Map<number, UsagePricing>> {
+  const unique = [...new Set(versionIds)];
+  if (unique.length === 0) return new Map();
+  const versions = await repo.listVersionsWithComponents(ctx.db, ctx.account.id, unique);
+  const nested = await nestVersions(
+    ctx.db,
+    ctx.account.id,
+    versions.map((v) => ({ id: v.id }) as ComponentVersionRow),
+    { versionIds: unique },
+  );
+  const currenciesByVersion = new Map(nested.map((v) => [v.row.id, v.currencies]));
+  return new Map(
+    versions.map((v) => [
+      v.id,
+      {
+        componentId: v.component_id,
+        componentVersionId: v.id,
+        versionNo: v.version_no,
+        name: v.name,
+        unitName: v.unit_name,
+        scheme: v.scheme as Scheme,
+        bracketsByCurrency: new Map(
+          (currenciesByVersion.get(v.id) ?? []).map((c) => [
+            c.row.currency_code,
+            c.brackets.map((b) => ({ qtyFrom: b.qty_from, qtyTill: b.qty_till, price: b.price })),
+          ]),
+        ),
+      },
+    ]),
+  );
 }

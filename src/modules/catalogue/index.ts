@@ -18,3 +18,10 @@ export function registerCatalogueModule(app: App): void {
 
 export { checkCountryAndState } from './country.service.ts';
 export { assertCurrencyEnabled, enableAccountCurrency } from './currency.service.ts';
+export type { UsagePricing } from './component.service.ts';
+export { usagePricing } from './component.service.ts';
+export { listTaxSettings } from './tax.service.ts';
+export type { Package, PackageVersion } from './package.service.ts';
+export { getPackage } from './package.service.ts';
+export type { Component, ComponentVersion } from './component.service.ts';
+export { getComponent } from './component.service.ts';

@@ -12,6 +12,10 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCurrencyEnabled } from './currency.service.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import * as repo from './package.repository.ts';
+import {
+  countLiveSubscriptionsByPackageVersion,
+  countSubscriptionsByPackageVersion,
+} from '../subscriptions/index.ts';
 import type {
   NewRateRow,
   NewTermRow,
@@ -105,12 +109,61 @@ export interface PackageInput {
 // Reading: every level is loaded with one statement for the whole page, then assembled here.
 
 /**
- * Subscriptions on each version, future and active included (spec: SubscriptionCount). Subscriptions do not
- * exist yet in this service, so every version has none; the subscriptions module will count its rows here, and
- * the checks that refuse to delete a version or package with subscriptions then hold without change.
+ * Subscriptions on each version, future and active included (spec: SubscriptionCount): those not cancelled or
+ * expired today.
  */
-async function subscriptionCounts(_ctx: ServiceContext, versionIds: number[]): Promise<Map<number, number>> {
-  return new Map(versionIds.map((id) => [id, 0]));
+function subscriptionCounts(ctx: ServiceContext, versionIds: number[]): Promise<Map<number, number>> {
+  return countLiveSubscriptionsByPackageVersion(ctx, versionIds);
+}
+
+/**
+ * Every subscription on the versions, ended ones included: they still refer to the version (its id, its rate
+ * term), so it can be neither deleted nor re-priced while any exists.
+ */
+async function subscriptionsReferring(ctx: ServiceContext, versionIds: number[]): Promise<number> {
+  const counts = await countSubscriptionsByPackageVersion(ctx, versionIds);
+  return [...counts.values()].reduce((sum, n) => sum + n, 0);
+}
+
+/** Whether the checked rates are the version's stored rates and terms, decimals compared by value. */
+function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVersion['rates']): boolean {
+  const termKey = (price: string, count: number, type: string) =>
+    `${new Big(price).toFixed()}/${count}/${type}`;
+  const rateKey = (
+    code: string,
+    setup: string,
+    trial: string,
+    period: number,
+    type: string,
+    terms: string[],
+  ) => [code, new Big(setup).toFixed(), new Big(trial).toFixed(), period, type, ...terms.sort()].join('|');
+  const before = stored
+    .map((r) =>
+      rateKey(
+        r.currency_code,
+        r.setup_fee,
+        r.trial_fee,
+        r.trial_period,
+        r.trial_period_type,
+        storedTerms
+          .filter((t) => t.package_rate_id === r.id)
+          .map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
+      ),
+    )
+    .sort();
+  const after = rates
+    .map(({ rate, terms }) =>
+      rateKey(
+        rate.currency_code,
+        rate.setup_fee,
+        rate.trial_fee,
+        rate.trial_period,
+        rate.trial_period_type,
+        terms.map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
+      ),
+    )
+    .sort();
+  return before.length === after.length && before.every((key, i) => key === after[i]);
 }
 
 function termFromRow(row: TermRow): RateTerm {
@@ -423,11 +476,10 @@ export async function deletePackage(ctx: ServiceContext, packageId: number): Pro
     if (!(await repo.lockPackage(trx, ctx.account.id, packageId)))
       throw new NotFoundError('Package', packageId);
     const versions = await repo.listVersions(trx, ctx.account.id, packageId);
-    const counts = await subscriptionCounts(
+    const subscriptions = await subscriptionsReferring(
       inTransaction(ctx, trx),
       versions.map((v) => v.id),
     );
-    const subscriptions = [...counts.values()].reduce((sum, n) => sum + n, 0);
     if (subscriptions > 0) {
       throw new ConflictError(
         'package_in_use',
@@ -493,6 +545,8 @@ function inactiveDefault(): ConflictError {
 /**
  * Spec: same body as add; the rates are replaced (new packageRateID and packageRateTermID). isDefault true makes
  * the version the default; the default cannot be made non-default or inactive while other versions exist.
+ * Public notes: to change the price of something that has subscribers, add a version. So a version with
+ * subscriptions takes its name and flags but only the prices it has (409 otherwise), which then keep their ids.
  */
 export async function editVersion(
   ctx: ServiceContext,
@@ -517,6 +571,19 @@ export async function editVersion(
       is_active: version.isActive,
     });
     if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, current.id);
+    const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
+    if (subscriptions > 0) {
+      const scope = { versionIds: [current.id] };
+      const stored = await repo.listRates(trx, ctx.account.id, scope);
+      const storedTerms = await repo.listTerms(trx, ctx.account.id, scope);
+      if (!samePrices(stored, storedTerms, version.rates)) {
+        throw new ConflictError(
+          'version_in_use',
+          `Version ${versionNo} has ${subscriptions} subscription(s); new prices need a new version`,
+        );
+      }
+      return;
+    }
     await repo.deleteRatesOfVersion(trx, ctx.account.id, current.id);
     await repo.insertRates(trx, ctx.account.id, current.id, version.rates);
   });
@@ -543,8 +610,7 @@ export async function deleteVersion(
       );
     }
     if (current.is_default) throw defaultRequired(versionNo, 'deleted');
-    const subscriptions =
-      (await subscriptionCounts(inTransaction(ctx, trx), [current.id])).get(current.id) ?? 0;
+    const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
     if (subscriptions > 0) {
       throw new ConflictError('version_in_use', `Version ${versionNo} has ${subscriptions} subscription(s)`);
     }

@@ -140,3 +140,22 @@ export async function countCustomersWithCurrency(
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** What billing needs of customers: currency and where they are taxed. */
+export function listBillingProfiles(db: Db, accountId: number, customerIds: number[]) {
+  if (customerIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('customers')
+    .select([
+      'id',
+      'currency_code',
+      'country_id',
+      'country_state_id',
+      'is_waive_taxes',
+      'is_active',
+      'is_suspended',
+    ])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', customerIds)
+    .execute();
+}

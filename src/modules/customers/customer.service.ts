@@ -6,12 +6,19 @@ import type { Page } from '../../core/paging.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
-import { isUniqueViolation } from '../../storage/database.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './customer.repository.ts';
 import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import type { CustomFieldValue } from './customField.service.ts';
 import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
+import {
+  countInvoicesOfCustomer,
+  customerBalances,
+  countRecurringInvoicesOfCustomer,
+} from '../invoicing/index.ts';
+import { assertGatewayUsable } from '../gateways/index.ts';
+import { countLiveSubscriptionsByCustomer, countSubscriptionsOfCustomer } from '../subscriptions/index.ts';
 
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
 
@@ -81,21 +88,35 @@ export function customerStatus(row: Pick<CustomerRow, 'is_active' | 'is_suspende
 }
 
 /**
- * Balance, active subscriptions and primary payment method come from invoices, payments, subscriptions and
- * payment methods. None of those records exist yet in this service, so every customer has the figures of a
- * customer without them; the modules that add them compute these from their rows.
+ * Balance is the sum of Balance over the customer's issued, not cancelled invoices in its currency (invoicing
+ * computes it). ActiveSubs counts the subscriptions not cancelled or expired today (future and trial ones included;
+ * the subscriptions module counts them). The primary payment method will come from payment methods, which do not
+ * exist yet in this service.
  */
-async function figuresOf(_ctx: ServiceContext, customerIds: number[]): Promise<Map<number, CustomerFigures>> {
+async function figuresOf(ctx: ServiceContext, rows: CustomerRow[]): Promise<Map<number, CustomerFigures>> {
+  const balances = await customerBalances(
+    ctx,
+    rows.map((row) => ({ id: row.id, currencyCode: row.currency_code })),
+  );
+  const activeSubscriptions = await countLiveSubscriptionsByCustomer(
+    ctx,
+    rows.map((row) => row.id),
+  );
   return new Map(
-    customerIds.map((id) => [id, { balanceMinor: 0, activeSubscriptions: 0, primaryPaymentMethod: null }]),
+    rows.map((row) => [
+      row.id,
+      {
+        balanceMinor: balances.get(row.id) ?? 0,
+        activeSubscriptions: activeSubscriptions.get(row.id) ?? 0,
+        primaryPaymentMethod: null,
+      },
+    ]),
   );
 }
 
 async function withFigures(ctx: ServiceContext, rows: CustomerRow[]): Promise<Customer[]> {
-  const figures = await figuresOf(
-    ctx,
-    rows.map((row) => row.id),
-  );
+  if (rows.length === 0) return [];
+  const figures = await figuresOf(ctx, rows);
   return rows.map((row) => ({ row, status: customerStatus(row), figures: figures.get(row.id)! }));
 }
 
@@ -103,6 +124,17 @@ export async function getCustomer(ctx: ServiceContext, customerId: number): Prom
   const row = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
   if (!row) throw new NotFoundError('Customer', customerId);
   return (await withFigures(ctx, [row]))[0]!;
+}
+
+/** The account's customers with these ids, by id (ids it cannot see are left out): a fixed number of statements. */
+export async function customersByIds(
+  ctx: ServiceContext,
+  customerIds: readonly number[],
+): Promise<Map<number, Customer>> {
+  if (customerIds.length === 0) return new Map();
+  const ids = [...new Set(customerIds)];
+  const rows = await repo.listCustomers(ctx.db, ctx.account.id, { limit: ids.length, offset: 0 }, ids);
+  return new Map((await withFigures(ctx, rows)).map((customer) => [customer.row.id, customer]));
 }
 
 /** Throws not-found unless the customer belongs to the context's account. */
@@ -262,6 +294,9 @@ export async function createCustomer(
   const changes = checkedChanges(ctx, input, problems);
   if (problems.length) throw new ValidationError(problems);
   if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
+  if (changes.primary_gateway_id) {
+    await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
+  }
   if (changes.reference) await assertReferenceFree(ctx, changes.reference);
   const now = ctx.clock.now().toISOString();
   let customerId: number;
@@ -303,6 +338,10 @@ export async function editCustomer(
   const changes = checkedChanges(ctx, input, problems, current);
   if (problems.length) throw new ValidationError(problems);
   if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
+  // The gateway kept as it is passes even when disabled since: clients send back whole customers they read.
+  if (changes.primary_gateway_id && changes.primary_gateway_id !== current.primary_gateway_id) {
+    await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
+  }
   if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -337,11 +376,65 @@ export async function setCustomerSuspended(
 }
 
 /**
- * Deletes a customer with its contacts, notes and custom field values. Invoices, payments and subscriptions
- * will refuse the delete (409) once those records exist; until then a customer has nothing that blocks it.
+ * Deletes a customer with its contacts, notes and custom field values. A customer with invoices cannot be deleted
+ * (409; archive it instead): its invoices are the account's records. Nor one with subscriptions (409
+ * `customer_has_subscriptions`). Payments will refuse the delete the same way once they exist.
  */
 export async function deleteCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
-  if (!(await repo.deleteCustomer(ctx.db, ctx.account.id, customerId))) {
-    throw new NotFoundError('Customer', customerId);
+  const hasInvoices = async () => (await countInvoicesOfCustomer(ctx, customerId)) > 0;
+  const refused = () =>
+    new ConflictError('customer_has_invoices', `Customer ${customerId} has invoices; archive it instead`);
+  if (await hasInvoices()) throw refused();
+  // Subscriptions, ended ones included, are records of what the customer was billed for, as invoices are.
+  const subscriptions = await countSubscriptionsOfCustomer(ctx, customerId);
+  if (subscriptions > 0) {
+    throw new ConflictError(
+      'customer_has_subscriptions',
+      `Customer ${customerId} has ${subscriptions} subscription(s); archive it instead`,
+    );
   }
+  if ((await countRecurringInvoicesOfCustomer(ctx, customerId)) > 0) {
+    throw new ConflictError(
+      'customer_has_recurring_invoices',
+      `Customer ${customerId} has recurring invoices; archive it instead`,
+    );
+  }
+  let deleted: boolean;
+  try {
+    deleted = await repo.deleteCustomer(ctx.db, ctx.account.id, customerId);
+  } catch (error) {
+    // An invoice made between the check and the delete: the invoices' foreign key refuses the delete.
+    if (isForeignKeyViolation(error) && (await hasInvoices())) throw refused();
+    throw error;
+  }
+  if (!deleted) throw new NotFoundError('Customer', customerId);
+}
+
+/** What the bill run needs of a customer: the currency billed and where taxes are decided. */
+export interface BillingProfile {
+  currencyCode: string;
+  countryId: number | null;
+  countryStateId: number | null;
+  isWaiveTaxes: boolean;
+  /** Public notes: a suspended or archived customer's subscriptions stop billing. */
+  isBillable: boolean;
+}
+
+export async function billingProfiles(
+  ctx: ServiceContext,
+  customerIds: number[],
+): Promise<Map<number, BillingProfile>> {
+  const rows = await repo.listBillingProfiles(ctx.db, ctx.account.id, [...new Set(customerIds)]);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        currencyCode: row.currency_code,
+        countryId: row.country_id,
+        countryStateId: row.country_state_id,
+        isWaiveTaxes: Boolean(row.is_waive_taxes),
+        isBillable: Boolean(row.is_active) && !row.is_suspended,
+      },
+    ]),
+  );
 }

@@ -10,5 +10,13 @@ export function registerCustomersModule(app: App): void {
   registerNoteRoutes(app);
 }
 
-export type { Customer, CustomerStatus } from './customer.service.ts';
-export { assertCustomerExists, countCustomersWithCurrency, getCustomer } from './customer.service.ts';
+export type { BillingProfile, Customer, CustomerStatus } from './customer.service.ts';
+export { billingProfiles } from './customer.service.ts';
+export {
+  assertCustomerExists,
+  countCustomersWithCurrency,
+  customersByIds,
+  getCustomer,
+} from './customer.service.ts';
+export { CustomerOut } from './customers.schemas.ts';
+export { toCustomerDto } from './customers.serializer.ts';

@@ -1,0 +1,386 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { PlainDate } from '../../core/calendar.ts';
+import type { Page } from '../../core/paging.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+import type {
+  SubscriptionComponentsTable,
+  SubscriptionUsageTable,
+  SubscriptionsTable,
+} from '../../storage/schema.ts';
+import { SUBSCRIPTION_COLUMNS } from './subscriptionBilling.repository.ts';
+import type { SubscriptionRow } from './subscriptionTimeline.ts';
+
+export type NewSubscriptionRow = Insertable<SubscriptionsTable>;
+export type SubscriptionChanges = Updateable<Omit<SubscriptionsTable, 'id' | 'account_id' | 'created_at'>>;
+export type UsageRow = Selectable<SubscriptionUsageTable>;
+
+/** A subscription with the names the wire shows beside it (CustomerName, PackageName, packageVersionNumber). */
+export type SubscriptionView = SubscriptionRow & {
+  customer_name: string;
+  customer_last_name: string | null;
+  package_name: string;
+  package_version_no: number;
+};
+
+const USAGE_COLUMNS = [
+  'id',
+  'account_id',
+  'subscription_id',
+  'component_id',
+  'period_start',
+  'period_end',
+  'num_units',
+  'memo',
+  'is_set_units',
+  'invoice_id',
+  'updated_at',
+] as const;
+
+export interface ComponentRow {
+  id: number;
+  subscription_id: number;
+  component_id: number;
+  component_version_id: number;
+  version_no: number;
+}
+
+/**
+ * The subscription joined to the names it shows. NOTE: customers and packages are other modules' tables; the
+ * join reads only their names, and saves a statement per list page over asking each module for them.
+ */
+function selectViews(db: Db, accountId: number) {
+  return db
+    .selectFrom('subscriptions')
+    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
+    .innerJoin('packages', 'packages.id', 'subscriptions.package_id')
+    .innerJoin('package_versions', 'package_versions.id', 'subscriptions.package_version_id')
+    .select(SUBSCRIPTION_COLUMNS)
+    .select([
+      'customers.name as customer_name',
+      'customers.last_name as customer_last_name',
+      'packages.name as package_name',
+      'package_versions.version_no as package_version_no',
+    ])
+    .where('subscriptions.account_id', '=', accountId);
+}
+
+export function findSubscriptionView(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+): Promise<SubscriptionView | undefined> {
+  return selectViews(db, accountId).where('subscriptions.id', '=', subscriptionId).executeTakeFirst();
+}
+
+/** A page of the account's subscriptions (or one customer's), in creation order. */
+export function listSubscriptionViews(
+  db: Db,
+  accountId: number,
+  page: Page,
+  customerId?: number,
+): Promise<SubscriptionView[]> {
+  return selectViews(db, accountId)
+    .$if(customerId !== undefined, (qb) => qb.where('subscriptions.customer_id', '=', customerId!))
+    .orderBy('subscriptions.id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export function findSubscriptionRow(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+}
+
+/**
+ * Reads the subscription and holds it until the transaction ends, so that changes to it (its dates, components,
+ * usage) are made one at a time. NOTE: PostgreSQL takes the row lock with `FOR UPDATE`; SQLite knows no row
+ * locks, so a no-op update takes the database's write lock at once (a plain read would let another process
+ * read too, and then one of the two would fail to write).
+ */
+export function lockSubscriptionRow(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+): Promise<SubscriptionRow | undefined> {
+  if (isPostgres(db)) {
+    return db
+      .selectFrom('subscriptions')
+      .select(SUBSCRIPTION_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('id', '=', subscriptionId)
+      .forUpdate()
+      .executeTakeFirst();
+  }
+  return db
+    .updateTable('subscriptions')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .returning(SUBSCRIPTION_COLUMNS)
+    .executeTakeFirst();
+}
+
+export async function insertSubscription(db: Db, row: NewSubscriptionRow): Promise<number> {
+  const inserted = await db.insertInto('subscriptions').values(row).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateSubscription(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  changes: SubscriptionChanges,
+): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .execute();
+}
+
+/** The billed period holding `date`, if any (periods are half-open: [start, end)). */
+export function findBilledPeriod(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  date: PlainDate,
+): Promise<{ period_start: PlainDate; period_end: PlainDate } | undefined> {
+  return db
+    .selectFrom('subscription_periods')
+    .select(['period_start', 'period_end'])
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '<=', date)
+    .where('period_end', '>', date)
+    .orderBy('period_no', 'desc')
+    .executeTakeFirst();
+}
+
+/** The components of the subscriptions, with their versions' numbers, in one statement. */
+export function listComponents(
+  db: Db,
+  accountId: number,
+  subscriptionIds: number[],
+): Promise<ComponentRow[]> {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('subscription_components')
+    .innerJoin('component_versions', 'component_versions.id', 'subscription_components.component_version_id')
+    .select([
+      'subscription_components.id',
+      'subscription_components.subscription_id',
+      'subscription_components.component_id',
+      'subscription_components.component_version_id',
+      'component_versions.version_no',
+    ])
+    .where('subscription_components.account_id', '=', accountId)
+    .where('subscription_components.subscription_id', 'in', subscriptionIds)
+    .orderBy('subscription_components.id')
+    .execute();
+}
+
+export async function insertComponents(
+  db: Db,
+  rows: Insertable<SubscriptionComponentsTable>[],
+): Promise<void> {
+  if (rows.length > 0) await db.insertInto('subscription_components').values(rows).execute();
+}
+
+export async function updateComponentVersion(
+  db: Db,
+  accountId: number,
+  rowId: number,
+  componentVersionId: number,
+): Promise<void> {
+  await db
+    .updateTable('subscription_components')
+    .set({ component_version_id: componentVersionId })
+    .where('account_id', '=', accountId)
+    .where('id', '=', rowId)
+    .execute();
+}
+
+export async function deleteComponents(db: Db, accountId: number, rowIds: number[]): Promise<void> {
+  if (rowIds.length === 0) return;
+  await db
+    .deleteFrom('subscription_components')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', rowIds)
+    .execute();
+}
+
+/**
+ * Usage rows of the subscriptions whose period ends after `date`: the current period's, and the first period's of
+ * a subscription not started yet (recording never targets a later period).
+ */
+export function listUsageEndingAfter(
+  db: Db,
+  accountId: number,
+  subscriptionIds: number[],
+  date: PlainDate,
+): Promise<UsageRow[]> {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('subscription_usage')
+    .select(USAGE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('subscription_id', 'in', subscriptionIds)
+    .where('period_end', '>', date)
+    .orderBy('id')
+    .execute();
+}
+
+export function listUnbilledUsageOf(db: Db, accountId: number, subscriptionId: number): Promise<UsageRow[]> {
+  return db
+    .selectFrom('subscription_usage')
+    .select(USAGE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('invoice_id', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+export function findUsage(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  componentId: number,
+  periodStart: PlainDate,
+): Promise<UsageRow | undefined> {
+  return db
+    .selectFrom('subscription_usage')
+    .select(USAGE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('component_id', '=', componentId)
+    .where('period_start', '=', periodStart)
+    .executeTakeFirst();
+}
+
+export async function insertUsage(db: Db, row: Insertable<SubscriptionUsageTable>): Promise<void> {
+  await db.insertInto('subscription_usage').values(row).execute();
+}
+
+export async function updateUsage(
+  db: Db,
+  accountId: number,
+  usageId: number,
+  changes: Updateable<
+    Pick<SubscriptionUsageTable, 'num_units' | 'memo' | 'is_set_units' | 'period_end' | 'updated_at'>
+  >,
+): Promise<void> {
+  await db
+    .updateTable('subscription_usage')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', usageId)
+    .execute();
+}
+
+/** Moves unbilled usage rows of one period to another (a changed start or end reshapes the period). */
+export async function moveUnbilledUsage(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  fromStart: PlainDate,
+  to: { start: PlainDate; end: PlainDate },
+): Promise<void> {
+  await db
+    .updateTable('subscription_usage')
+    .set({ period_start: to.start, period_end: to.end })
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_start', '=', fromStart)
+    .where('invoice_id', 'is', null)
+    .execute();
+}
+
+export async function deleteUnbilledUsage(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  componentIds: number[],
+): Promise<void> {
+  if (componentIds.length === 0) return;
+  await db
+    .deleteFrom('subscription_usage')
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('component_id', 'in', componentIds)
+    .where('invoice_id', 'is', null)
+    .execute();
+}
+
+/**
+ * Subscriptions in force on `today` (not cancelled, not expired: future, trial and active ones), counted per
+ * value of `column` among `ids`.
+ */
+export async function countLiveBy(
+  db: Db,
+  accountId: number,
+  column: 'package_version_id' | 'customer_id',
+  ids: number[],
+  today: PlainDate,
+): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select((eb) => [eb.ref(column).as('key'), eb.fn.countAll<number | string>().as('n')])
+    .where('account_id', '=', accountId)
+    .where(column, 'in', ids)
+    .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', today)]))
+    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', today)]))
+    .groupBy(column)
+    .execute();
+  return new Map(rows.map((row) => [Number(row.key), Number(row.n)]));
+}
+
+/** Every subscription, ended ones included, per value of `column` among `ids`: what refers to those rows. */
+export async function countAllBy(
+  db: Db,
+  accountId: number,
+  column: 'package_version_id' | 'customer_id',
+  ids: number[],
+): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select((eb) => [eb.ref(column).as('key'), eb.fn.countAll<number | string>().as('n')])
+    .where('account_id', '=', accountId)
+    .where(column, 'in', ids)
+    .groupBy(column)
+    .execute();
+  return new Map(rows.map((row) => [Number(row.key), Number(row.n)]));
+}
+
+/** Subscriptions carrying the component (or one of its versions), ended ones included. */
+export async function countWithComponent(
+  db: Db,
+  accountId: number,
+  by: { componentId: number } | { componentVersionId: number },
+): Promise<number> {
+  const row = await db
+    .selectFrom('subscription_components')
+    .select((eb) => eb.fn.count<number | string>('subscription_id').distinct().as('n'))
+    .where('account_id', '=', accountId)
+    .$if('componentId' in by, (qb) =>
+      qb.where('component_id', '=', (by as { componentId: number }).componentId),
+    )
+    .$if('componentVersionId' in by, (qb) =>
+      qb.where('component_version_id', '=', (by as { componentVersionId: number }).componentVersionId),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,207 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { PlainDate } from '../../core/calendar.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+import type { SubscriptionPeriodsTable, SubscriptionsTable } from '../../storage/schema.ts';
+import type { SubscriptionRow } from './subscriptionTimeline.ts';
+
+export const SUBSCRIPTION_COLUMNS = [
+  'subscriptions.id',
+  'subscriptions.account_id',
+  'subscriptions.customer_id',
+  'subscriptions.package_id',
+  'subscriptions.package_version_id',
+  'subscriptions.package_rate_term_id',
+  'subscriptions.currency_code',
+  'subscriptions.term',
+  'subscriptions.term_type',
+  'subscriptions.charge_price',
+  'subscriptions.setup_fee',
+  'subscriptions.trial_fee',
+  'subscriptions.trial_period',
+  'subscriptions.trial_period_type',
+  'subscriptions.start_date',
+  'subscriptions.end_date',
+  'subscriptions.trial_end_date',
+  'subscriptions.is_pro_rata',
+  'subscriptions.first_prorata_sync_date',
+  'subscriptions.anchor_date',
+  'subscriptions.num_days_before_to_inv',
+  'subscriptions.cancel_type',
+  'subscriptions.cancel_date',
+  'subscriptions.cancelled_at',
+  'subscriptions.last_inv_date',
+  'subscriptions.last_renew_date',
+  'subscriptions.next_renew_date',
+  'subscriptions.next_inv_date',
+  'subscriptions.period_count',
+  'subscriptions.setup_billed',
+  'subscriptions.pending_change',
+  'subscriptions.parked_reason',
+  'subscriptions.parked_at',
+  'subscriptions.lease_until',
+  'subscriptions.created_at',
+  'subscriptions.updated_at',
+] as const;
+
+/**
+ * NOTE: an SQLite transaction that reads first and writes later fails at once (SQLITE_BUSY_SNAPSHOT, no busy
+ * wait) when another process committed in between. Starting with a write that changes nothing takes the write
+ * lock first, waiting for it, so the reads that follow see the latest data. PostgreSQL locks rows instead.
+ */
+async function takeSqliteWriteLock(db: Db, accountId: number): Promise<void> {
+  if (isPostgres(db)) return;
+  await db
+    .updateTable('subscriptions')
+    .set((eb) => ({ period_count: eb.ref('period_count') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', 0)
+    .execute();
+}
+
+/**
+ * Subscriptions due by `today` (next_inv_date on or before it, not parked) whose customer is active and not
+ * suspended (public notes: a suspended or archived customer's subscriptions stop billing), oldest first, held by
+ * the caller's transaction. NOTE: on PostgreSQL `FOR UPDATE SKIP LOCKED` lets several processes take disjoint
+ * batches; SQLite has one writer, and a second process's conflicting batch fails and is retried.
+ */
+export async function claimDueSubscriptions(
+  db: Db,
+  accountId: number,
+  today: PlainDate,
+  limit: number,
+  afterId = 0,
+): Promise<SubscriptionRow[]> {
+  await takeSqliteWriteLock(db, accountId);
+  // The customer's state is read with a join so that held subscriptions do not fill every batch.
+  const query = db
+    .selectFrom('subscriptions')
+    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('subscriptions.account_id', '=', accountId)
+    .where('subscriptions.next_inv_date', '<=', today)
+    .where('subscriptions.parked_reason', 'is', null)
+    .where('subscriptions.id', '>', afterId)
+    .where('customers.is_active', '=', true)
+    .where('customers.is_suspended', '=', false)
+    .orderBy('subscriptions.id')
+    .limit(limit);
+  return isPostgres(db) ? query.forUpdate('subscriptions').skipLocked().execute() : query.execute();
+}
+
+/** The subscriptions, held until the transaction ends (a row lock on PostgreSQL; SQLite has one writer). */
+export async function lockSubscriptions(
+  db: Db,
+  accountId: number,
+  ids: number[],
+): Promise<SubscriptionRow[]> {
+  if (ids.length === 0) return [];
+  await takeSqliteWriteLock(db, accountId);
+  const query = db
+    .selectFrom('subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id');
+  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+}
+
+export function listPackageNames(
+  db: Db,
+  accountId: number,
+  packageIds: number[],
+): Promise<{ id: number; name: string }[]> {
+  if (packageIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('packages')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', packageIds)
+    .execute();
+}
+
+/** Usage rows not billed yet, with the component version that prices them. */
+export function listUnbilledUsage(db: Db, accountId: number, subscriptionIds: number[]) {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('subscription_usage')
+    .innerJoin('subscription_components', (join) =>
+      join
+        .onRef('subscription_components.subscription_id', '=', 'subscription_usage.subscription_id')
+        .onRef('subscription_components.component_id', '=', 'subscription_usage.component_id'),
+    )
+    .select([
+      'subscription_usage.id',
+      'subscription_usage.subscription_id',
+      'subscription_usage.component_id',
+      'subscription_usage.period_start',
+      'subscription_usage.period_end',
+      'subscription_usage.num_units',
+      'subscription_components.component_version_id',
+    ])
+    .where('subscription_usage.account_id', '=', accountId)
+    .where('subscription_usage.subscription_id', 'in', subscriptionIds)
+    .where('subscription_usage.invoice_id', 'is', null)
+    .orderBy('subscription_usage.id')
+    .execute();
+}
+
+export async function insertPeriods(db: Db, rows: Insertable<SubscriptionPeriodsTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('subscription_periods').values(rows).execute();
+}
+
+/** Marks usage billed; only rows not billed yet, so a row can never land on two invoices. */
+export async function markUsageBilled(
+  db: Db,
+  accountId: number,
+  usageIds: number[],
+  invoiceId: number,
+): Promise<number> {
+  if (usageIds.length === 0) return 0;
+  const result = await db
+    .updateTable('subscription_usage')
+    .set({ invoice_id: invoiceId })
+    .where('account_id', '=', accountId)
+    .where('id', 'in', usageIds)
+    .where('invoice_id', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function updateSubscription(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  changes: Updateable<SubscriptionsTable>,
+): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .execute();
+}
+
+/** Ids of due subscriptions without holding them (to retry a failed batch one by one). */
+export async function listDueSubscriptionIds(
+  db: Db,
+  accountId: number,
+  today: PlainDate,
+  limit: number,
+  afterId: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscriptions')
+    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
+    .select('subscriptions.id')
+    .where('subscriptions.account_id', '=', accountId)
+    .where('subscriptions.next_inv_date', '<=', today)
+    .where('subscriptions.parked_reason', 'is', null)
+    .where('subscriptions.id', '>', afterId)
+    .where('customers.is_active', '=', true)
+    .where('customers.is_suspended', '=', false)
+    .orderBy('subscriptions.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}

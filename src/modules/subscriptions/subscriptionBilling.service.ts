@@ -1,0 +1,281 @@
+import { inTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { dateAt } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { BillingInvariantError, planBilling } from '../../core/subscriptionBilling.ts';
+import type { BillingPlan, PlannedInvoice, UnbilledUsage } from '../../core/subscriptionBilling.ts';
+import { taxesFor } from '../../core/tax.ts';
+import type { AppliedTax } from '../../core/tax.ts';
+import { listTaxSettings, usagePricing } from '../catalogue/index.ts';
+import { billingProfiles } from '../customers/index.ts';
+import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
+import type { NewInvoice } from '../invoicing/index.ts';
+import * as repo from './subscriptionBilling.repository.ts';
+import { parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
+import type { SubscriptionRow } from './subscriptionTimeline.ts';
+
+/** What one pass of billing did. */
+export interface BillingOutcome {
+  /** Subscriptions looked at. */
+  subscriptions: number;
+  invoiceIds: number[];
+  parked: number;
+}
+
+/** A plan for one subscription, or the reason it cannot be billed. */
+type Decision = { row: SubscriptionRow; plan: BillingPlan } | { row: SubscriptionRow; parkReason: string };
+
+/** The usage rows waiting to be billed, priced by each subscription's component version in its currency. */
+async function unbilledUsage(
+  ctx: ServiceContext,
+  rows: SubscriptionRow[],
+): Promise<{ bySubscription: Map<number, UnbilledUsage[]>; problems: Map<number, string> }> {
+  const usageRows = await repo.listUnbilledUsage(
+    ctx.db,
+    ctx.account.id,
+    rows.map((r) => r.id),
+  );
+  const pricing = await usagePricing(
+    ctx,
+    usageRows.map((u) => u.component_version_id),
+  );
+  const currencyOf = new Map(rows.map((r) => [r.id, r.currency_code]));
+  const bySubscription = new Map<number, UnbilledUsage[]>();
+  const problems = new Map<number, string>();
+  for (const usage of usageRows) {
+    const currency = currencyOf.get(usage.subscription_id)!;
+    const price = pricing.get(usage.component_version_id);
+    const brackets = price?.bracketsByCurrency.get(currency);
+    if (!price || !brackets) {
+      problems.set(
+        usage.subscription_id,
+        `component version ${usage.component_version_id} has no price in ${currency}`,
+      );
+      continue;
+    }
+    const list = bySubscription.get(usage.subscription_id) ?? [];
+    list.push({
+      usageId: usage.id,
+      label: price.name,
+      unitName: price.unitName,
+      periodStart: usage.period_start,
+      periodEnd: usage.period_end,
+      units: usage.num_units,
+      scheme: price.scheme,
+      brackets,
+    });
+    bySubscription.set(usage.subscription_id, list);
+  }
+  return { bySubscription, problems };
+}
+
+/** What billing the subscriptions needs besides their rows, read in a fixed number of statements. */
+export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]) {
+  const [packages, customers, usage, taxSettings] = await Promise.all([
+    repo.listPackageNames(ctx.db, ctx.account.id, [...new Set(rows.map((r) => r.package_id))]),
+    billingProfiles(
+      ctx,
+      rows.map((r) => r.customer_id),
+    ),
+    unbilledUsage(ctx, rows),
+    listTaxSettings(ctx),
+  ]);
+  const packageNames = new Map(packages.map((p) => [p.id, p.name]));
+  const taxesByCustomer = new Map<number, AppliedTax[]>();
+  const taxesOf = (customerId: number): AppliedTax[] => {
+    let taxes = taxesByCustomer.get(customerId);
+    if (!taxes) {
+      taxes = taxesFor(taxSettings, customers.get(customerId)!);
+      taxesByCustomer.set(customerId, taxes);
+    }
+    return taxes;
+  };
+  return {
+    customers,
+    usage,
+    labelOf: (row: SubscriptionRow) => packageNames.get(row.package_id) ?? `Package ${row.package_id}`,
+    /** The invoice for a planned one: lines as planned, the customer's taxes (none when waived). */
+    toNewInvoice: (row: SubscriptionRow, planned: PlannedInvoice): NewInvoice => ({
+      customerId: row.customer_id,
+      currencyCode: row.currency_code,
+      invoiceDate: planned.invoiceDate,
+      source: 'Auto',
+      isDraft: false,
+      subscriptionId: row.id,
+      charges: planned.lines,
+      taxes: taxesOf(row.customer_id),
+    }),
+  };
+}
+
+/**
+ * Plans and records the invoices of the given subscriptions (read and held by the caller's transaction) as of
+ * `today`. Each subscription's periods, invoices, usage marks and new schedule land together or not at all.
+ * A subscription whose record breaks an invariant is parked (not billed, the reason kept) rather than billed
+ * wrongly. The unique (subscription, period number) makes a second invoice for a period impossible.
+ */
+async function billRows(
+  ctx: ServiceContext,
+  rows: SubscriptionRow[],
+  today: PlainDate,
+): Promise<BillingOutcome> {
+  const outcome: BillingOutcome = { subscriptions: rows.length, invoiceIds: [], parked: 0 };
+  if (rows.length === 0) return outcome;
+  const { customers, usage, labelOf, toNewInvoice } = await billingInputs(ctx, rows);
+
+  // A held customer's subscriptions wait, neither billed nor parked (the bill run's own query skips them too).
+  const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
+  const decisions: Decision[] = billable.map((row) => {
+    const customer = customers.get(row.customer_id);
+    const problem = usage.problems.get(row.id);
+    if (!customer) return { row, parkReason: `customer ${row.customer_id} not found` };
+    if (customer.currencyCode !== row.currency_code) {
+      return {
+        row,
+        parkReason: `the subscription is in ${row.currency_code} but its customer is billed in ${customer.currencyCode}`,
+      };
+    }
+    if (problem) return { row, parkReason: problem };
+    try {
+      const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone);
+      return { row, plan: planBilling(timeline, usage.bySubscription.get(row.id) ?? [], today) };
+    } catch (error) {
+      if (error instanceof BillingInvariantError) return { row, parkReason: error.message };
+      throw error;
+    }
+  });
+
+  // Invoices with no lines (a free trial) are not made; their period is still recorded.
+  const newInvoices: NewInvoice[] = [];
+  const invoiceIndex = new Map<object, number>();
+  for (const decision of decisions) {
+    if (!('plan' in decision)) continue;
+    for (const planned of decision.plan.invoices) {
+      if (planned.lines.length === 0) continue;
+      invoiceIndex.set(planned, newInvoices.length);
+      newInvoices.push(toNewInvoice(decision.row, planned));
+    }
+  }
+  const invoiceIds = await insertInvoices(ctx, newInvoices);
+  outcome.invoiceIds = invoiceIds;
+
+  const now = ctx.clock.now().toISOString();
+  const periods = [];
+  for (const decision of decisions) {
+    const { row } = decision;
+    if (!('plan' in decision)) {
+      outcome.parked += 1;
+      await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+        parked_reason: decision.parkReason,
+        parked_at: now,
+        updated_at: now,
+      });
+      ctx.log.warn({ subscriptionId: row.id, reason: decision.parkReason }, 'subscription parked');
+      continue;
+    }
+    const { plan } = decision;
+    for (const planned of plan.invoices) {
+      const index = invoiceIndex.get(planned);
+      const invoiceId = index === undefined ? null : invoiceIds[index]!;
+      if (invoiceId !== null && planned.usageIds.length > 0) {
+        const marked = await repo.markUsageBilled(ctx.db, ctx.account.id, planned.usageIds, invoiceId);
+        // Usage billed by someone else meanwhile: give up the whole batch rather than bill it twice.
+        if (marked !== planned.usageIds.length)
+          throw new Error(`usage of subscription ${row.id} was billed meanwhile`);
+      }
+      if (planned.period) {
+        periods.push({
+          account_id: ctx.account.id,
+          subscription_id: row.id,
+          period_no: planned.period.periodNo,
+          period_start: planned.period.start,
+          period_end: planned.period.end,
+          kind: planned.period.kind,
+          charge_price: planned.period.chargePrice,
+          amount_minor: planned.period.amountMinor,
+          invoice_id: invoiceId,
+        });
+      }
+    }
+    const next = plan.next;
+    const pending = next.pendingChangeApplied ? parsePendingChange(row.pending_change) : null;
+    await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+      period_count: next.periodCount,
+      next_renew_date: next.nextRenewDate,
+      ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
+      ...(next.lastInvDate ? { last_inv_date: next.lastInvDate } : {}),
+      next_inv_date: next.nextInvDate,
+      setup_billed: next.setupBilled,
+      anchor_date: next.anchorDate,
+      ...(pending
+        ? {
+            package_id: pending.packageId,
+            package_version_id: pending.packageVersionId,
+            package_rate_term_id: pending.packageRateTermId,
+            term: pending.term.count,
+            term_type: pending.term.unit,
+            charge_price: pending.chargePrice,
+            setup_fee: pending.setupFee,
+            trial_fee: pending.trialFee,
+            pending_change: null,
+          }
+        : {}),
+      updated_at: now,
+    });
+  }
+  await repo.insertPeriods(ctx.db, periods);
+  await queueInvoiceMails(ctx, invoiceIds);
+  return outcome;
+}
+
+/**
+ * One batch of the bill run for the context's account: claims up to `limit` due subscriptions with ids above
+ * `afterId` and bills them in one transaction.
+ */
+export async function billDueSubscriptions(
+  ctx: ServiceContext,
+  today: PlainDate,
+  limit: number,
+  afterId = 0,
+): Promise<BillingOutcome & { lastId: number }> {
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    const rows = await repo.claimDueSubscriptions(trx, ctx.account.id, today, limit, afterId);
+    const billed = await billRows(inTransaction(ctx, trx), rows, today);
+    return { ...billed, lastId: rows.at(-1)?.id ?? afterId };
+  });
+  if (outcome.invoiceIds.length > 0) ctx.mailQueued();
+  return outcome;
+}
+
+/** Bills one subscription now if anything is due (after a create, a change or a reactivation). */
+export async function billSubscription(ctx: ServiceContext, subscriptionId: number): Promise<number[]> {
+  const today = dateAt(ctx.clock.now(), ctx.account.timeZone);
+  const outcome = await ctx.db
+    .transaction()
+    .execute(async (trx) => billSubscriptionInTransaction(inTransaction(ctx, trx), subscriptionId, today));
+  if (outcome.length > 0) ctx.mailQueued();
+  return outcome;
+}
+
+/** The same inside the caller's transaction, for use cases that change a subscription and bill it at once. */
+export async function billSubscriptionInTransaction(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  today: PlainDate,
+): Promise<number[]> {
+  const rows = await repo.lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
+  const due = rows.filter(
+    (r) => r.parked_reason === null && r.next_inv_date !== null && r.next_inv_date <= today,
+  );
+  return (await billRows(ctx, due, today)).invoiceIds;
+}
+
+/** Due subscriptions' ids, not held (the bill run retries a failed batch one by one with them). */
+export function dueSubscriptionIds(
+  ctx: ServiceContext,
+  today: PlainDate,
+  limit: number,
+  afterId: number,
+): Promise<number[]> {
+  return repo.listDueSubscriptionIds(ctx.db, ctx.account.id, today, limit, afterId);
+}

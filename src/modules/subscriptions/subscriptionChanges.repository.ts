@@ -1,0 +1,79 @@
+import type { Insertable } from 'kysely';
+import type { PlainDate } from '../../core/calendar.ts';
+import type { PeriodCut } from '../../core/subscriptionChanges.ts';
+import type { Db } from '../../storage/database.ts';
+import type { SubscriptionCreditsTable } from '../../storage/schema.ts';
+
+export { updateSubscription } from './subscriptionBilling.repository.ts';
+
+/** Billed periods that reach past a date, in order. */
+export function listPeriodsEndingAfter(db: Db, accountId: number, subscriptionId: number, date: PlainDate) {
+  return db
+    .selectFrom('subscription_periods')
+    .select(['period_no', 'period_start', 'period_end', 'amount_minor', 'invoice_id'])
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_end', '>', date)
+    .orderBy('period_no')
+    .execute();
+}
+
+export async function cutPeriod(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+  cut: PeriodCut,
+): Promise<void> {
+  await db
+    .updateTable('subscription_periods')
+    .set({ period_start: cut.start, period_end: cut.end })
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_no', '=', cut.periodNo)
+    .execute();
+}
+
+export async function insertCredits(db: Db, rows: Insertable<SubscriptionCreditsTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('subscription_credits').values(rows).execute();
+}
+
+export async function countUnbilledUsage(db: Db, accountId: number, subscriptionId: number): Promise<number> {
+  const row = await db
+    .selectFrom('subscription_usage')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('invoice_id', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function listCredits(db: Db, accountId: number, subscriptionId: number) {
+  return db
+    .selectFrom('subscription_credits')
+    .select([
+      'id',
+      'currency_code',
+      'amount_minor',
+      'descrip',
+      'period_start',
+      'period_end',
+      'adjustment_id',
+      'created_at',
+    ])
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The subscription's billed periods in order (for the timeline invariants and tests). */
+export function listPeriods(db: Db, accountId: number, subscriptionId: number) {
+  return db
+    .selectFrom('subscription_periods')
+    .select(['period_no', 'period_start', 'period_end', 'kind', 'amount_minor', 'invoice_id'])
+    .where('account_id', '=', accountId)
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('period_no')
+    .execute();
+}

@@ -1,0 +1,255 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { ServiceContext } from '../../context.ts';
+import { startOfDate } from '../../core/calendar.ts';
+import { minorToWireNumber } from '../../core/money.ts';
+import type { App } from '../../http/types.ts';
+import { NoContent } from '../../http/schemas.ts';
+import {
+  getInvoice,
+  invoiceOutSchema,
+  previewInvoice,
+  toInvoiceDto,
+  unsavedInvoiceOutSchema,
+} from '../invoicing/index.ts';
+import * as changes from './subscriptionChanges.service.ts';
+import type { ChangeResult } from './subscriptionChanges.service.ts';
+import {
+  CancelParams,
+  ChangePackageBody,
+  ChangeTermBody,
+  CreditOut,
+  PeriodOut,
+  PreviewQuery,
+  StoredCreditOut,
+} from './subscriptionChanges.schemas.ts';
+import { SubscriptionIdParams } from './subscriptions.schemas.ts';
+
+const tags = ['Subscriptions'];
+
+/** The wire form of a change's outcome; built inside the change's transaction so a preview can show it. */
+async function toChangeDto(ctx: ServiceContext, result: ChangeResult, currencyCode: string) {
+  const timeZone = ctx.account.timeZone;
+  const invoices = [];
+  for (const id of result.invoiceIds) invoices.push(toInvoiceDto(await getInvoice(ctx, id), timeZone));
+  return {
+    Credits: result.credits.map((credit) => ({
+      Descrip: credit.descrip,
+      Amount: minorToWireNumber(credit.totalMinor, currencyCode),
+      CurrencyCode: currencyCode,
+      PeriodStart: startOfDate(credit.start, timeZone),
+      PeriodEnd: startOfDate(credit.end, timeZone),
+    })),
+    Invoices: invoices,
+  };
+}
+
+/**
+ * Runs a change, or with `preview=true` runs it for real inside a transaction that is rolled back and answers
+ * what it did: the preview is computed by the very code that acts.
+ */
+async function changeOrPreview(
+  ctx: ServiceContext,
+  reply: FastifyReply,
+  previewOnly: boolean | undefined,
+  subscriptionId: number,
+  change: (ctx: ServiceContext) => Promise<ChangeResult>,
+) {
+  if (!previewOnly) {
+    await change(ctx);
+    return reply.code(204).send(null);
+  }
+  const dto = await changes.preview(ctx, async (tctx) => {
+    const result = await change(tctx);
+    return toChangeDto(tctx, result, await changes.subscriptionCurrency(tctx, subscriptionId));
+  });
+  return reply.code(200).send(dto);
+}
+
+export function registerSubscriptionChangeRoutes(app: App): void {
+  const ChangeOut = Type.Object({ Credits: Type.Array(CreditOut), Invoices: Type.Array(invoiceOutSchema()) });
+  const changeResponses = { ...NoContent, 200: ChangeOut };
+
+  app.put(
+    '/subscriptions/:subscriptionID/cancel/:type',
+    {
+      schema: {
+        tags,
+        description:
+          'Cancels: at renewal (end of the billed term), or now with no refund, a pro-rated credit, or full ' +
+          'credit for the current term. Credits are recorded (GET .../credits) until adjustments issue them.',
+        params: CancelParams,
+        querystring: PreviewQuery,
+        response: changeResponses,
+      },
+    },
+    async (request, reply) =>
+      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
+        changes.cancelSubscription(ctx, request.params.subscriptionID, request.params.type),
+      ),
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/changePackage',
+    {
+      schema: {
+        tags,
+        description:
+          'Moves the subscription to another package, version or rate term: at the next renewal ' +
+          '(isFutureChange) or now (the unused part credited pro rata, the new terms invoiced from today).',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        body: ChangePackageBody,
+        response: changeResponses,
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      return changeOrPreview(
+        request.ctx,
+        reply,
+        request.query.preview,
+        request.params.subscriptionID,
+        (ctx) =>
+          changes.changeSubscriptionTerms(ctx, request.params.subscriptionID, {
+            packageId: body.packageID,
+            packageVersionId: body.packageVersionID,
+            packageVersionNumber: body.packageVersionNumber,
+            packageRateTermId: body.packageRateTermID,
+            atRenewal: body.isFutureChange ?? false,
+          }),
+      );
+    },
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/changeterm',
+    {
+      schema: {
+        tags,
+        description: 'Moves the subscription to another rate term of its package version, as changePackage.',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        body: ChangeTermBody,
+        response: changeResponses,
+      },
+    },
+    async (request, reply) =>
+      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
+        changes.changeRateTerm(ctx, request.params.subscriptionID, {
+          packageRateTermId: request.body.packageRateTermID,
+          atRenewal: request.body.isFutureChange ?? false,
+        }),
+      ),
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/reactivate',
+    {
+      schema: {
+        tags,
+        description:
+          'Undoes a cancellation: billing resumes where the paid time ends, or today on a new cycle.',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        response: changeResponses,
+      },
+    },
+    async (request, reply) =>
+      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
+        changes.reactivateSubscription(ctx, request.params.subscriptionID),
+      ),
+  );
+
+  app.delete(
+    '/subscriptions/:subscriptionID/futurechanges',
+    {
+      schema: {
+        tags,
+        description: 'Removes scheduled changes: a change at renewal and a cancellation at renewal.',
+        params: SubscriptionIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await changes.removeFutureChanges(request.ctx, request.params.subscriptionID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/subscriptions/:subscriptionID/upcoming-invoice',
+    {
+      schema: {
+        tags,
+        description:
+          'The next invoice the subscription will get, computed by the bill run’s own code (invoiceID and ' +
+          'invoiceNum null); 404 when no invoice is coming.',
+        params: SubscriptionIdParams,
+        response: { 200: unsavedInvoiceOutSchema() },
+      },
+    },
+    async (request) => {
+      const ctx = request.ctx;
+      const upcoming = await changes.upcomingInvoice(ctx, request.params.subscriptionID);
+      if (!upcoming) {
+        throw changes.noUpcomingInvoice(request.params.subscriptionID);
+      }
+      return toInvoiceDto(await previewInvoice(ctx, upcoming), ctx.account.timeZone);
+    },
+  );
+
+  app.get(
+    '/subscriptions/:subscriptionID/credits',
+    {
+      schema: {
+        tags,
+        description:
+          'Credits owed from cancellations and changes made now, with the adjustment that issued each once issued.',
+        params: SubscriptionIdParams,
+        response: { 200: Type.Array(StoredCreditOut) },
+      },
+    },
+    async (request) => {
+      const timeZone = request.ctx.account.timeZone;
+      return (await changes.listSubscriptionCredits(request.ctx, request.params.subscriptionID)).map((c) => ({
+        subscriptionCreditID: c.id,
+        Descrip: c.descrip,
+        Amount: minorToWireNumber(c.amount_minor, c.currency_code),
+        CurrencyCode: c.currency_code,
+        PeriodStart: startOfDate(c.period_start, timeZone),
+        PeriodEnd: startOfDate(c.period_end, timeZone),
+        adjustmentID: c.adjustment_id,
+        CreatedDate: c.created_at,
+      }));
+    },
+  );
+
+  app.get(
+    '/subscriptions/:subscriptionID/periods',
+    {
+      schema: {
+        tags,
+        description:
+          'The periods billed so far, in order: they tile time from the start with no gap or overlap.',
+        params: SubscriptionIdParams,
+        response: { 200: Type.Array(PeriodOut) },
+      },
+    },
+    async (request) => {
+      const timeZone = request.ctx.account.timeZone;
+      const { currencyCode, periods } = await changes.listBilledPeriods(
+        request.ctx,
+        request.params.subscriptionID,
+      );
+      return periods.map((p) => ({
+        PeriodNo: p.period_no,
+        PeriodStart: startOfDate(p.period_start, timeZone),
+        PeriodEnd: startOfDate(p.period_end, timeZone),
+        Kind: p.kind as 'trial' | 'stub' | 'term',
+        Amount: minorToWireNumber(p.amount_minor, currencyCode),
+        invoiceID: p.invoice_id,
+      }));
+    },
+  );
+}

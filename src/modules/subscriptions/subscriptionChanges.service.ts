@@ -1,0 +1,353 @@
+import { inTransaction, withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { dateAt, maxDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { creditsForCut } from '../../core/subscriptionChanges.ts';
+import type { CreditRule, PeriodCredit } from '../../core/subscriptionChanges.ts';
+import { invoiceDateOf, planBilling, trialEndOf } from '../../core/subscriptionBilling.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import { invoiceTaxPercs } from '../invoicing/index.ts';
+import * as repo from './subscriptionChanges.repository.ts';
+import { lockSubscriptions } from './subscriptionBilling.repository.ts';
+import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
+import type { NewInvoice } from '../invoicing/index.ts';
+import { resolvePriceChoice } from './priceChoice.ts';
+import type { PriceChoice, PriceChoiceInput } from './priceChoice.ts';
+import { timelineOf } from './subscriptionTimeline.ts';
+import type { PendingChange, SubscriptionRow } from './subscriptionTimeline.ts';
+
+export const CANCEL_TYPES = ['renewal', 'norefund', 'prorata', 'fullcredit'] as const;
+export type CancelType = (typeof CANCEL_TYPES)[number];
+
+/** What a change did (or, previewed, would do): credits owed and invoices made. */
+export interface ChangeResult {
+  credits: (PeriodCredit & { descrip: string })[];
+  invoiceIds: number[];
+}
+
+function today(ctx: ServiceContext): PlainDate {
+  return dateAt(ctx.clock.now(), ctx.account.timeZone);
+}
+
+async function lockOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRow> {
+  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  return row;
+}
+
+function assertNotEnded(row: SubscriptionRow, day: PlainDate): void {
+  if (row.cancel_date !== null && row.cancel_date <= day) {
+    throw new ConflictError('subscription_cancelled', `Subscription ${row.id} is cancelled`);
+  }
+  if (row.end_date !== null && row.end_date <= day) {
+    throw new ConflictError('subscription_expired', `Subscription ${row.id} has expired`);
+  }
+}
+
+/**
+ * Cuts the billed periods at `cutDate` and records what the rule credits (subscription_credits, to be issued
+ * as credit notes once adjustments exist).
+ */
+async function cutBilledTime(
+  ctx: ServiceContext,
+  row: SubscriptionRow,
+  cutDate: PlainDate,
+  rule: CreditRule,
+  reason: string,
+): Promise<ChangeResult['credits']> {
+  const periods = await repo.listPeriodsEndingAfter(ctx.db, ctx.account.id, row.id, cutDate);
+  const percs = await invoiceTaxPercs(
+    ctx,
+    periods.flatMap((p) => (p.invoice_id === null ? [] : [p.invoice_id])),
+  );
+  const { credits, cuts } = creditsForCut(
+    periods.map((p) => ({
+      periodNo: p.period_no,
+      start: p.period_start,
+      end: p.period_end,
+      amountMinor: p.amount_minor,
+      taxPercs: p.invoice_id === null ? [] : (percs.get(p.invoice_id) ?? []),
+    })),
+    cutDate,
+    rule,
+  );
+  for (const cut of cuts) await repo.cutPeriod(ctx.db, ctx.account.id, row.id, cut);
+  const described = credits.map((credit) => ({
+    ...credit,
+    descrip: `${reason}: unused ${credit.start} to ${credit.end}`,
+  }));
+  await repo.insertCredits(
+    ctx.db,
+    described.map((credit) => ({
+      account_id: ctx.account.id,
+      customer_id: row.customer_id,
+      subscription_id: row.id,
+      currency_code: row.currency_code,
+      amount_minor: credit.totalMinor,
+      descrip: credit.descrip,
+      period_start: credit.start,
+      period_end: credit.end,
+      created_at: ctx.clock.now().toISOString(),
+    })),
+  );
+  return described;
+}
+
+/**
+ * Cancels (public notes: renewal at the end of the term; norefund, prorata and fullcredit now). Cancelled
+ * subscriptions are never billed again; a cancellation at renewal is a future change until its date.
+ */
+export async function cancelSubscription(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  type: CancelType,
+): Promise<ChangeResult> {
+  return withTransaction(ctx, async (tctx) => {
+    const trx = tctx.db;
+    const day = today(ctx);
+    const row = await lockOrThrow(tctx, subscriptionId);
+    assertNotEnded(row, day);
+    // Nothing billed yet, or cancelling at renewal: billing stops where the billed time ends.
+    const cancelDate = type === 'renewal' ? maxDate(row.next_renew_date ?? row.start_date, day) : day;
+    const rule: CreditRule = type === 'prorata' ? 'prorata' : type === 'fullcredit' ? 'fullcredit' : 'none';
+    const credits = type === 'renewal' ? [] : await cutBilledTime(tctx, row, cancelDate, rule, 'Cancelled');
+    await repo.updateSubscription(trx, ctx.account.id, row.id, {
+      cancel_type: type,
+      cancel_date: cancelDate,
+      cancelled_at: ctx.clock.now().toISOString(),
+      // Prorata and full credit end the billed time at the cancellation.
+      ...(rule !== 'none' && row.next_renew_date !== null && row.next_renew_date > cancelDate
+        ? { next_renew_date: cancelDate }
+        : {}),
+      // Billing stops now; usage left unbilled still gets its last invoice, which the bill run dates.
+      ...(cancelDate <= day
+        ? {
+            next_inv_date: (await repo.countUnbilledUsage(trx, ctx.account.id, row.id)) > 0 ? day : null,
+          }
+        : {}),
+      updated_at: ctx.clock.now().toISOString(),
+    });
+    return { credits, invoiceIds: [] };
+  });
+}
+
+export interface ChangeTermsInput extends PriceChoiceInput {
+  /** True: at the next renewal (isFutureChange); false: now, with a pro-rated credit and a new period. */
+  atRenewal: boolean;
+}
+
+/**
+ * Changes the package, version or rate term. At renewal: scheduled (isFutureChange) and applied by the bill run
+ * at the start of the next period. Now: the billed time from today is credited pro rata, and a new period on the
+ * new terms starts today and is invoiced at once, its cycle anchored on today. Before anything was billed, the
+ * terms are simply replaced.
+ */
+export async function changeSubscriptionTerms(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  input: ChangeTermsInput,
+): Promise<ChangeResult> {
+  return withTransaction(ctx, async (tctx) => {
+    const trx = tctx.db;
+    const day = today(ctx);
+    const row = await lockOrThrow(tctx, subscriptionId);
+    assertNotEnded(row, day);
+    const choice = await resolvePriceChoice(tctx, input, row.currency_code);
+    const now = ctx.clock.now().toISOString();
+    if (row.period_count === 0) {
+      const trialEnd = trialEndOf(row.start_date, choice.trialPeriod, choice.trialPeriodType);
+      await repo.updateSubscription(trx, ctx.account.id, row.id, {
+        ...termsColumns(choice),
+        trial_end_date: trialEnd,
+        anchor_date:
+          trialEnd ??
+          (row.is_pro_rata && row.first_prorata_sync_date ? row.first_prorata_sync_date : row.start_date),
+        pending_change: null,
+        updated_at: now,
+      });
+      return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
+    }
+    if (input.atRenewal) {
+      const pending: PendingChange = {
+        effectiveDate: row.next_renew_date ?? row.start_date,
+        packageId: choice.packageId,
+        packageVersionId: choice.packageVersionId,
+        packageRateTermId: choice.packageRateTermId,
+        label: choice.label,
+        term: choice.term,
+        chargePrice: choice.chargePrice,
+        setupFee: choice.setupFee,
+        trialFee: choice.trialFee,
+      };
+      await repo.updateSubscription(trx, ctx.account.id, row.id, {
+        pending_change: JSON.stringify(pending),
+        updated_at: now,
+      });
+      return { credits: [], invoiceIds: [] };
+    }
+    const credits = await cutBilledTime(tctx, row, day, 'prorata', 'Changed');
+    await repo.updateSubscription(trx, ctx.account.id, row.id, {
+      ...termsColumns(choice),
+      // The trial, if running, ends with the change: the new terms are billed from today.
+      ...(row.trial_end_date !== null && row.trial_end_date > day ? { trial_end_date: day } : {}),
+      ...(row.first_prorata_sync_date !== null && row.first_prorata_sync_date > day
+        ? { first_prorata_sync_date: day }
+        : {}),
+      anchor_date: day,
+      next_renew_date: day,
+      next_inv_date: day,
+      pending_change: null,
+      updated_at: now,
+    });
+    return { credits, invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
+  });
+}
+
+function termsColumns(choice: PriceChoice) {
+  return {
+    package_id: choice.packageId,
+    package_version_id: choice.packageVersionId,
+    package_rate_term_id: choice.packageRateTermId,
+    term: choice.term.count,
+    term_type: choice.term.unit,
+    charge_price: choice.chargePrice,
+    setup_fee: choice.setupFee,
+    trial_fee: choice.trialFee,
+    trial_period: choice.trialPeriod,
+    trial_period_type: choice.trialPeriodType,
+  };
+}
+
+/**
+ * Undoes a cancellation. One at renewal not reached yet is simply removed. After a cancellation took effect,
+ * billing resumes: at the end of the time already paid for when that is still ahead (a cancellation with no
+ * refund), otherwise today, with a new cycle anchored on today. Expired subscriptions cannot be reactivated.
+ */
+export async function reactivateSubscription(
+  ctx: ServiceContext,
+  subscriptionId: number,
+): Promise<ChangeResult> {
+  return withTransaction(ctx, async (tctx) => {
+    const trx = tctx.db;
+    const day = today(ctx);
+    const row = await lockOrThrow(tctx, subscriptionId);
+    if (row.cancel_date === null) {
+      throw new ConflictError('subscription_not_cancelled', `Subscription ${row.id} is not cancelled`);
+    }
+    if (row.end_date !== null && row.end_date <= day) {
+      throw new ConflictError('subscription_expired', `Subscription ${row.id} has expired`);
+    }
+    const timeline = timelineOf(row, '', ctx.account.timeZone);
+    // Time already paid for that is still ahead (no refund was given) resumes where it ends.
+    const paidAhead = row.next_renew_date !== null && row.next_renew_date > day;
+    const restart = row.cancel_date <= day && !paidAhead && row.period_count > 0;
+    await repo.updateSubscription(trx, ctx.account.id, row.id, {
+      cancel_type: null,
+      cancel_date: null,
+      cancelled_at: null,
+      ...(restart
+        ? {
+            anchor_date: day,
+            next_renew_date: day,
+            next_inv_date: day,
+            ...(row.trial_end_date !== null && row.trial_end_date > day ? { trial_end_date: day } : {}),
+          }
+        : { next_inv_date: invoiceDateOf(row.next_renew_date ?? row.start_date, timeline) }),
+      updated_at: ctx.clock.now().toISOString(),
+    });
+    return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
+  });
+}
+
+/** Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal. */
+export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: number): Promise<void> {
+  await withTransaction(ctx, async (tctx) => {
+    const trx = tctx.db;
+    const day = today(ctx);
+    const row = await lockOrThrow(tctx, subscriptionId);
+    const scheduledCancel = row.cancel_date !== null && row.cancel_date > day;
+    await repo.updateSubscription(trx, ctx.account.id, row.id, {
+      pending_change: null,
+      ...(scheduledCancel ? { cancel_type: null, cancel_date: null, cancelled_at: null } : {}),
+      updated_at: ctx.clock.now().toISOString(),
+    });
+  });
+}
+
+/** Thrown to roll a preview's transaction back with its result. */
+class PreviewRollback<T> extends Error {
+  constructor(readonly result: T) {
+    super('preview');
+  }
+}
+
+/**
+ * Runs a change for real inside a transaction and rolls it back, returning what it did and what the invoices
+ * it made looked like: a preview computed by the very code that would act.
+ */
+export async function preview<T>(
+  ctx: ServiceContext,
+  change: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      throw new PreviewRollback(await change(inTransaction(ctx, trx)));
+    });
+  } catch (error) {
+    if (error instanceof PreviewRollback) return error.result as T;
+    throw error;
+  }
+  throw new Error('unreachable');
+}
+
+/** The next invoice the subscription will get, as the bill run would make it; null when none is coming. */
+export async function upcomingInvoice(
+  ctx: ServiceContext,
+  subscriptionId: number,
+): Promise<NewInvoice | null> {
+  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  if (row.next_inv_date === null || row.parked_reason !== null) return null;
+  const inputs = await billingInputs(ctx, [row]);
+  const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone);
+  const plan = planBilling(timeline, inputs.usage.bySubscription.get(row.id) ?? [], row.next_inv_date);
+  const next = plan.invoices.find((invoice) => invoice.lines.length > 0);
+  return next ? inputs.toNewInvoice(row, next) : null;
+}
+
+/** Changes the rate term within the package version (changeterm), as a package change. */
+export async function changeRateTerm(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  input: { packageRateTermId: number; atRenewal: boolean },
+): Promise<ChangeResult> {
+  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  return changeSubscriptionTerms(ctx, subscriptionId, {
+    packageId: row.package_id,
+    packageVersionId: row.package_version_id,
+    ...input,
+  });
+}
+
+export async function subscriptionCurrency(ctx: ServiceContext, subscriptionId: number): Promise<string> {
+  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  return row.currency_code;
+}
+
+export function noUpcomingInvoice(subscriptionId: number): NotFoundError {
+  const error = new NotFoundError('Upcoming invoice', subscriptionId);
+  error.message = `Subscription ${subscriptionId} has no invoice coming (cancelled, expired, parked or fully billed)`;
+  return error;
+}
+
+export async function listSubscriptionCredits(ctx: ServiceContext, subscriptionId: number) {
+  await subscriptionCurrency(ctx, subscriptionId);
+  return repo.listCredits(ctx.db, ctx.account.id, subscriptionId);
+}
+
+export async function listBilledPeriods(ctx: ServiceContext, subscriptionId: number) {
+  const currencyCode = await subscriptionCurrency(ctx, subscriptionId);
+  return { currencyCode, periods: await repo.listPeriods(ctx.db, ctx.account.id, subscriptionId) };
+}

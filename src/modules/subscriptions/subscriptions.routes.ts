@@ -1,0 +1,173 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as subscriptions from './subscription.service.ts';
+import {
+  ChangeEndDateBody,
+  ChangeStartDateBody,
+  CreateSubscriptionBody,
+  CustomerIdParams,
+  ModifyComponentsBody,
+  RecordUsageBody,
+  SubscriptionIdParams,
+  SubscriptionOut,
+} from './subscriptions.schemas.ts';
+import {
+  componentChoicesFromWire,
+  createSubscriptionInputFromWire,
+  toSubscriptionDto,
+  usageRecordsFromWire,
+} from './subscriptions.serializer.ts';
+
+const tags = ['Subscriptions'];
+
+/** The component endpoints take `{componentUsage: [...]}` or the bare list: a bare array is wrapped first. */
+function bareListAsComponentUsage(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  if (Array.isArray(request.body)) request.body = { componentUsage: request.body };
+  done();
+}
+
+export function registerSubscriptionsRoutes(app: App): void {
+  app.get(
+    '/customers/:customerID/subscriptions',
+    {
+      schema: {
+        tags,
+        params: CustomerIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(SubscriptionOut) },
+      },
+    },
+    async (request) =>
+      (
+        await subscriptions.listCustomerSubscriptions(
+          request.ctx,
+          request.params.customerID,
+          pageOf(request.query),
+        )
+      ).map((s) => toSubscriptionDto(s, request.ctx.account.timeZone)),
+  );
+
+  app.get(
+    '/subscriptions',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(SubscriptionOut) } } },
+    async (request) =>
+      (await subscriptions.listSubscriptions(request.ctx, pageOf(request.query))).map((s) =>
+        toSubscriptionDto(s, request.ctx.account.timeZone),
+      ),
+  );
+
+  app.get(
+    '/subscriptions/:subscriptionID',
+    { schema: { tags, params: SubscriptionIdParams, response: { 200: SubscriptionOut } } },
+    async (request) =>
+      toSubscriptionDto(
+        await subscriptions.getSubscription(request.ctx, request.params.subscriptionID),
+        request.ctx.account.timeZone,
+      ),
+  );
+
+  app.post(
+    '/subscriptions',
+    {
+      schema: {
+        tags,
+        description:
+          "Subscribes a customer to a package version on one of its rate terms in the customer's currency; " +
+          'billed at once when its first invoice is due.',
+        body: CreateSubscriptionBody,
+        response: { 201: SubscriptionOut },
+      },
+    },
+    async (request, reply) => {
+      const created = await subscriptions.createSubscription(
+        request.ctx,
+        createSubscriptionInputFromWire(request.body),
+      );
+      return reply.code(201).send(toSubscriptionDto(created, request.ctx.account.timeZone));
+    },
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/components/modify',
+    {
+      schema: {
+        tags,
+        description:
+          'Sets the components (the list is the whole set; `{componentUsage: [...]}` or the bare list). ' +
+          "NumUnits and Memo, when given, set the current usage period's units.",
+        params: SubscriptionIdParams,
+        body: ModifyComponentsBody,
+        response: NoContent,
+      },
+      preValidation: bareListAsComponentUsage,
+    },
+    async (request, reply) => {
+      await subscriptions.modifyComponents(
+        request.ctx,
+        request.params.subscriptionID,
+        componentChoicesFromWire(request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/components/recordusage',
+    {
+      schema: {
+        tags,
+        description:
+          'Sets (isSetUnits true) or adds to (false) the units of the usage period holding today ' +
+          '(`{componentUsage: [...]}` or the bare list).',
+        params: SubscriptionIdParams,
+        body: RecordUsageBody,
+        response: NoContent,
+      },
+      preValidation: bareListAsComponentUsage,
+    },
+    async (request, reply) => {
+      await subscriptions.recordUsage(
+        request.ctx,
+        request.params.subscriptionID,
+        usageRecordsFromWire(request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/changestartdate',
+    {
+      schema: {
+        tags,
+        description: 'Moves the StartDate of a subscription not billed yet.',
+        params: SubscriptionIdParams,
+        body: ChangeStartDateBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await subscriptions.changeStartDate(request.ctx, request.params.subscriptionID, request.body.StartDate);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/changeenddate',
+    {
+      schema: {
+        tags,
+        description: 'Sets the EndDate (not before today), or clears it with null.',
+        params: SubscriptionIdParams,
+        body: ChangeEndDateBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await subscriptions.changeEndDate(request.ctx, request.params.subscriptionID, request.body.EndDate);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,136 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { DateOut, Id, Nullable, NullableWireDate, StringEnum, Text, WireDate } from '../../http/schemas.ts';
+
+const VersionNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 1_000_000, description });
+
+/** Spec, componentUsage NumUnits (Numeric): a JSON number, or a decimal string for clients keeping decimals exact. */
+const Units = (description: string) =>
+  Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, description });
+
+const ComponentUsageIn = Type.Object({
+  componentID: Id(),
+  componentVersionID: Type.Optional(
+    Nullable(Id({ description: 'Left out with componentVersionNumber: the default version' })),
+  ),
+  componentVersionNumber: Type.Optional(Nullable(VersionNumber('VersionNo of the component version'))),
+  NumUnits: Type.Optional(
+    Units(
+      'Units used in the current usage period (the first one before the start), at least 0, at most 4 decimals',
+    ),
+  ),
+  Memo: Type.Optional(Nullable(Text(1000))),
+});
+
+const ComponentList = (description: string, minItems = 0) =>
+  Type.Array(ComponentUsageIn, { minItems, maxItems: 100, description });
+
+export const CreateSubscriptionBody = Type.Object({
+  customerID: Id(),
+  packageID: Id(),
+  packageVersionID: Type.Optional(
+    Nullable(Id({ description: 'Left out with packageVersionNumber: the default version' })),
+  ),
+  packageVersionNumber: Type.Optional(Nullable(VersionNumber('VersionNo of the package version'))),
+  packageRateTermID: Id({ description: "A term of the version's rate in the customer's currency" }),
+  StartDate: Type.Optional(
+    Nullable(WireDate({ description: 'Default today; a later date makes a Future subscription' })),
+  ),
+  EndDate: Type.Optional(NullableWireDate()),
+  numDaysBeforeToInv: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 365,
+      description: 'Days before each renewal that its invoice is made (default 0)',
+    }),
+  ),
+  isProRata: Type.Optional(Type.Boolean({ description: 'Default false' })),
+  firstProrataSyncDate: Type.Optional(
+    Nullable(
+      WireDate({ description: 'Required with isProRata: after StartDate and at most one term after it' }),
+    ),
+  ),
+  componentUsage: Type.Optional(ComponentList('Components the subscription starts with')),
+});
+export type CreateSubscriptionBody = Static<typeof CreateSubscriptionBody>;
+
+export const ModifyComponentsBody = Type.Object({
+  componentUsage: ComponentList('The whole set of components: those left out are removed'),
+});
+export type ModifyComponentsBody = Static<typeof ModifyComponentsBody>;
+
+const UsageRecordIn = Type.Object({
+  componentID: Id(),
+  NumUnits: Units('Units to set, or to add (negative to lower) when isSetUnits is false; at most 4 decimals'),
+  isSetUnits: Type.Optional(
+    Type.Unsafe<boolean | 0 | 1>({
+      type: ['boolean', 'integer'],
+      enum: [true, false, 0, 1],
+      description: 'true (or 1) sets the units, false (or 0, the default) adds to them',
+    }),
+  ),
+  Memo: Type.Optional(Nullable(Text(1000))),
+});
+
+export const RecordUsageBody = Type.Object({
+  componentUsage: Type.Array(UsageRecordIn, { minItems: 1, maxItems: 100 }),
+});
+export type RecordUsageBody = Static<typeof RecordUsageBody>;
+
+export const ChangeStartDateBody = Type.Object({ StartDate: WireDate() });
+export const ChangeEndDateBody = Type.Object({
+  EndDate: Type.Unsafe<string | null>({ ...NullableWireDate(), description: 'null clears the EndDate' }),
+});
+
+export const SubscriptionIdParams = Type.Object({ subscriptionID: Id() });
+export const CustomerIdParams = Type.Object({ customerID: Id() });
+
+const ComponentUsageOut = Type.Object({
+  componentID: Type.Integer(),
+  componentVersionID: Type.Integer(),
+  componentVersionNumber: Type.Integer(),
+  Memo: Nullable(Type.String()),
+  NumUnits: Type.Number({ description: "The current usage period's units (0 when none are recorded)" }),
+  isSetUnits: Type.Boolean(),
+});
+
+export const SubscriptionOut = Type.Object(
+  {
+    subscriptionID: Type.Integer(),
+    customerID: Type.Integer(),
+    packageID: Type.Integer(),
+    packageVersionID: Type.Integer(),
+    packageVersionNumber: Type.Integer(),
+    packageRateTermID: Type.Integer(),
+    CustomerName: Type.String(),
+    PackageName: Type.String(),
+    Term: Type.Integer(),
+    TermType: Type.String(),
+    StartDate: Type.String({ format: 'date-time' }),
+    EndDate: DateOut(),
+    TrialEndDate: DateOut(),
+    firstProrataSyncDate: DateOut(),
+    isProRata: Type.Boolean(),
+    isFutureChange: Type.Boolean(),
+    isCancelled: Type.Boolean(),
+    isExpired: Type.Boolean(),
+    lastInvDate: DateOut(),
+    lastRenewDate: DateOut(),
+    nextRenewDate: DateOut(),
+    numDaysBeforeToInv: Type.Integer(),
+    comp_nextInvDate: DateOut(),
+    comp_Status: StringEnum(['Future', 'Trial', 'Active', 'Cancelled', 'Expired']),
+    LastModified: Type.String({ format: 'date-time' }),
+    componentUsage: Type.Array(ComponentUsageOut),
+    CurrencyCode: Type.String(),
+    ChargePrice: Type.Number(),
+    CancelType: Nullable(Type.String()),
+    CancelDate: DateOut(),
+    isParked: Type.Boolean({
+      description: 'The bill run stopped billing it: its record breaks an invariant',
+    }),
+    ParkedReason: Nullable(Type.String()),
+  },
+  { $id: 'Subscription' },
+);
+export type SubscriptionOut = Static<typeof SubscriptionOut>;

@@ -1,0 +1,105 @@
+import { expect } from 'vitest';
+import type { TestAccount } from './service.ts';
+
+/** A clock the test moves by hand. */
+export function movableClock(start: string) {
+  let now = new Date(start);
+  return {
+    now: () => new Date(now.getTime()),
+    set(at: string) {
+      now = new Date(at);
+    },
+  };
+}
+
+export async function ok<T = any>(
+  as: TestAccount,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = method === 'POST' ? 201 : method === 'GET' ? 200 : 204,
+): Promise<T> {
+  const res = await as.request(method, path, body === undefined ? {} : { body });
+  expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
+  return res.body as T;
+}
+
+let codes = 0;
+
+export interface PlanOptions {
+  chargePrice?: number;
+  chargeTerm?: number;
+  chargeTermType?: 'months' | 'days';
+  setupFee?: number;
+  trialFee?: number;
+  trialPeriod?: number;
+  trialPeriodType?: 'days' | 'months';
+  currency?: string;
+  /** More rate terms beside the first. */
+  extraTerms?: { ChargePrice: number; ChargeTerm: number; ChargeTermType: string }[];
+}
+
+/** A package with one version and one rate in a currency; returns its ids. */
+export async function createPlan(as: TestAccount, options: PlanOptions = {}) {
+  const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: `Plans ${++codes}` });
+  const pkg = await ok(as, 'POST', '/v1/packages', {
+    packageGroupID: group.packageGroupID,
+    packageCode: `PLAN-${codes}`,
+    Name: `Plan ${codes}`,
+    isActive: true,
+    PackageVersion: {
+      VersionName: 'Standard',
+      isActive: true,
+      isDefault: true,
+      packageVersionRates: [
+        {
+          CurrencyCode: options.currency ?? 'USD',
+          SetupFee: options.setupFee ?? 0,
+          TrialFee: options.trialFee ?? 0,
+          TrialPeriod: options.trialPeriod ?? 0,
+          TrialPeriodType: options.trialPeriodType ?? 'days',
+          PackageRateTerms: [
+            {
+              ChargePrice: options.chargePrice ?? 30,
+              ChargeTerm: options.chargeTerm ?? 1,
+              ChargeTermType: options.chargeTermType ?? 'months',
+            },
+            ...(options.extraTerms ?? []),
+          ],
+        },
+      ],
+    },
+  });
+  const version = pkg.PackageVersions[0];
+  const terms = version.packageVersionRates[0].PackageRateTerms;
+  return {
+    packageId: pkg.packageID as number,
+    versionId: version.packageVersionID as number,
+    rateTermId: terms[0].packageRateTermID as number,
+    rateTermIds: terms.map((t: { packageRateTermID: number }) => t.packageRateTermID) as number[],
+  };
+}
+
+export async function createCustomer(as: TestAccount, body: Record<string, unknown> = {}) {
+  const customer = await ok(as, 'POST', '/v1/customers', { Name: 'Ada', Email: 'ada@example.com', ...body });
+  return customer.customerID as number;
+}
+
+export async function subscribe(
+  as: TestAccount,
+  customerId: number,
+  plan: { packageId: number; rateTermId: number },
+  body: Record<string, unknown> = {},
+) {
+  return ok(as, 'POST', '/v1/subscriptions', {
+    customerID: customerId,
+    packageID: plan.packageId,
+    packageRateTermID: plan.rateTermId,
+    ...body,
+  });
+}
+
+/** The customer's invoices, oldest first. */
+export async function invoicesOf(as: TestAccount, customerId: number) {
+  return (await ok(as, 'GET', `/v1/customers/${customerId}/invoices?page_size=200`)) as any[];
+}
