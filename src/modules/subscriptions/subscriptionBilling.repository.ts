@@ -1,8 +1,8 @@
-import type { Insertable, Updateable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { PlainDate } from '../../core/calendar.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
-import type { SubscriptionPeriodsTable, SubscriptionsTable } from '../../storage/schema.ts';
+import type { SubscriptionPeriodsTable } from '../../storage/schema.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
 export const SUBSCRIPTION_COLUMNS = [
@@ -89,23 +89,6 @@ export async function claimDueSubscriptions(
   return isPostgres(db) ? query.forUpdate('subscriptions').skipLocked().execute() : query.execute();
 }
 
-/** The subscriptions, held until the transaction ends (a row lock on PostgreSQL; SQLite has one writer). */
-export async function lockSubscriptions(
-  db: Db,
-  accountId: number,
-  ids: number[],
-): Promise<SubscriptionRow[]> {
-  if (ids.length === 0) return [];
-  await takeSqliteWriteLock(db, accountId);
-  const query = db
-    .selectFrom('subscriptions')
-    .select(SUBSCRIPTION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .orderBy('id');
-  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
-}
-
 export function listPackageNames(
   db: Db,
   accountId: number,
@@ -166,20 +149,6 @@ export async function markUsageBilled(
     .where('invoice_id', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
-}
-
-export async function updateSubscription(
-  db: Db,
-  accountId: number,
-  subscriptionId: number,
-  changes: Updateable<SubscriptionsTable>,
-): Promise<void> {
-  await db
-    .updateTable('subscriptions')
-    .set(changes)
-    .where('account_id', '=', accountId)
-    .where('id', '=', subscriptionId)
-    .execute();
 }
 
 /** Ids of due subscriptions without holding them (to retry a failed batch one by one). */

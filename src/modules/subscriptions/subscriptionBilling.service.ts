@@ -11,6 +11,7 @@ import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
+import { lockSubscriptionRow, updateSubscription } from './subscription.repository.ts';
 import { parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
@@ -165,7 +166,7 @@ async function billRows(
     const { row } = decision;
     if (!('plan' in decision)) {
       outcome.parked += 1;
-      await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+      await updateSubscription(ctx.db, ctx.account.id, row.id, {
         parked_reason: decision.parkReason,
         parked_at: now,
         updated_at: now,
@@ -199,7 +200,7 @@ async function billRows(
     }
     const next = plan.next;
     const pending = next.pendingChangeApplied ? parsePendingChange(row.pending_change) : null;
-    await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+    await updateSubscription(ctx.db, ctx.account.id, row.id, {
       period_count: next.periodCount,
       next_renew_date: next.nextRenewDate,
       ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
@@ -263,8 +264,8 @@ export async function billSubscriptionInTransaction(
   subscriptionId: number,
   today: PlainDate,
 ): Promise<number[]> {
-  const rows = await repo.lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
-  const due = rows.filter(
+  const row = await lockSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
+  const due = (row ? [row] : []).filter(
     (r) => r.parked_reason === null && r.next_inv_date !== null && r.next_inv_date <= today,
   );
   return (await billRows(ctx, due, today)).invoiceIds;

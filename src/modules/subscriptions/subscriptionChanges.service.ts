@@ -8,7 +8,6 @@ import { invoiceDateOf, planBilling, trialEndOf } from '../../core/subscriptionB
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { invoiceTaxPercs } from '../invoicing/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
-import { lockSubscriptions } from './subscriptionBilling.repository.ts';
 import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import { resolvePriceChoice } from './priceChoice.ts';
@@ -30,7 +29,13 @@ function today(ctx: ServiceContext): PlainDate {
 }
 
 async function lockOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRow> {
-  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
+  const row = await repo.lockSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  return row;
+}
+
+async function findOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRow> {
+  const row = await repo.findSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
   if (!row) throw new NotFoundError('Subscription', subscriptionId);
   return row;
 }
@@ -305,8 +310,7 @@ export async function upcomingInvoice(
   ctx: ServiceContext,
   subscriptionId: number,
 ): Promise<NewInvoice | null> {
-  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
-  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  const row = await findOrThrow(ctx, subscriptionId);
   if (row.next_inv_date === null || row.parked_reason !== null) return null;
   const inputs = await billingInputs(ctx, [row]);
   const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone);
@@ -321,8 +325,7 @@ export async function changeRateTerm(
   subscriptionId: number,
   input: { packageRateTermId: number; atRenewal: boolean },
 ): Promise<ChangeResult> {
-  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
-  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  const row = await findOrThrow(ctx, subscriptionId);
   return changeSubscriptionTerms(ctx, subscriptionId, {
     packageId: row.package_id,
     packageVersionId: row.package_version_id,
@@ -331,9 +334,7 @@ export async function changeRateTerm(
 }
 
 export async function subscriptionCurrency(ctx: ServiceContext, subscriptionId: number): Promise<string> {
-  const [row] = await lockSubscriptions(ctx.db, ctx.account.id, [subscriptionId]);
-  if (!row) throw new NotFoundError('Subscription', subscriptionId);
-  return row.currency_code;
+  return (await findOrThrow(ctx, subscriptionId)).currency_code;
 }
 
 export function noUpcomingInvoice(subscriptionId: number): NotFoundError {
