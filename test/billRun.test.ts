@@ -104,6 +104,54 @@ describe('bill run and test clock', () => {
     expect(parked.isParked).toBe(true);
     expect(parked.ParkedReason).toMatch(/invalid term 1 weeks/);
     expect(await invoicesOf(shop, customerId)).toHaveLength(0);
+    expect((await shop.request('PUT', `/v1/subscriptions/${sub.subscriptionID}/reactivate`)).status).toBe(
+      409,
+    );
+
+    // Unparked while still broken: parked again, nothing billed.
+    await ok(shop, 'PUT', `/v1/subscriptions/${sub.subscriptionID}/unpark`);
+    expect((await ok(shop, 'GET', `/v1/subscriptions/${sub.subscriptionID}`)).isParked).toBe(true);
+
+    // Mended and unparked: billed at once for the period due.
+    await t.service.storage.db
+      .updateTable('subscriptions')
+      .set({ term_type: 'months' })
+      .where('id', '=', sub.subscriptionID)
+      .execute();
+    await ok(shop, 'PUT', `/v1/subscriptions/${sub.subscriptionID}/unpark`);
+    expect(await ok(shop, 'GET', `/v1/subscriptions/${sub.subscriptionID}`)).toMatchObject({
+      isParked: false,
+      ParkedReason: null,
+    });
+    expect((await invoicesOf(shop, customerId)).map((i) => i.Total)).toEqual([5.75]);
+    expect((await shop.request('PUT', `/v1/subscriptions/${sub.subscriptionID}/unpark`)).status).toBe(409);
+  });
+
+  it('parks a recurring invoice whose record breaks an invariant, and bills it once mended and unparked', async () => {
+    const customerId = await createCustomer(shop);
+    const recurring = await ok(shop, 'POST', '/v1/recurring-invoices', {
+      customerID: customerId,
+      StartDate: '2026-07-01',
+      RecurInvoiceCharges: [{ Descrip: 'Retainer', Qty: 1, UnitCostEx: 100 }],
+    });
+    const path = `/v1/recurring-invoices/${recurring.recurInvoiceID}`;
+    const setTermType = (termType: string) =>
+      t.service.storage.db
+        .updateTable('recurring_invoices')
+        .set({ term_type: termType })
+        .where('id', '=', recurring.recurInvoiceID)
+        .execute();
+    await setTermType('fortnights');
+    await advance(shop, '2026-07-02T00:00:00Z');
+    expect(await ok(shop, 'GET', path)).toMatchObject({ isParked: true, ParkedReason: expect.any(String) });
+    expect(await invoicesOf(shop, customerId)).toHaveLength(0);
+
+    await setTermType('months');
+    await ok(shop, 'PUT', `${path}/unpark`);
+    expect((await ok(shop, 'GET', path)).isParked).toBe(false);
+    await advance(shop, '2026-07-03T00:00:00Z');
+    expect((await invoicesOf(shop, customerId)).map((i) => i.Total)).toEqual([100]);
+    expect((await shop.request('PUT', `${path}/unpark`)).status).toBe(409);
   });
 
   it('refuses to move the clock of an account that is not a test account, or backwards', async () => {

@@ -50,6 +50,9 @@ const SPEC_FIELDS = [
   'LastModified',
   'SuspendedDate',
   'comp_Status',
+  // Beyond the spec: a recurring invoice the bill run refused to bill, and why.
+  'isParked',
+  'ParkedReason',
   'CollectionMethod',
   'gatewayID',
   'customerPaymentMethodID',
@@ -140,6 +143,8 @@ describe('POST /v1/recurring-invoices', () => {
       LastModified: '2026-03-10T09:00:00.000Z',
       SuspendedDate: null,
       comp_Status: 'Future',
+      isParked: false,
+      ParkedReason: null,
       CollectionMethod: 'eft',
       gatewayID: null,
       customerPaymentMethodID: null,

@@ -896,3 +896,18 @@ export async function parkRecurringInvoice(
     throw new NotFoundError('Recurring invoice', recurringInvoiceId);
   }
 }
+
+/**
+ * Takes a parked recurring invoice back into billing once its record is mended (409 unless parked). Should it still
+ * break an invariant, the next bill run parks it again with the reason.
+ */
+export async function unparkRecurringInvoice(ctx: ServiceContext, recurringInvoiceId: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const tctx = inTransaction(ctx, trx);
+    const row = await lockOrThrow(tctx, recurringInvoiceId);
+    if (row.parked_at === null) {
+      throw new ConflictError('recurring_invoice_not_parked', `Recurring invoice ${row.id} is not parked`);
+    }
+    await repo.updateRecurringInvoice(trx, ctx.account.id, row.id, { parked_reason: null, parked_at: null });
+  });
+}

@@ -125,6 +125,11 @@ export function registerRecurringInvoicesRoutes(app: App): void {
       'due while cancelled are not billed. 409 unless cancelled.',
     recurring.reactivateRecurringInvoice,
   );
+  stateRoute(
+    'unpark',
+    'Takes a parked one (its record broke an invariant, see ParkedReason) back into billing. 409 unless parked.',
+    recurring.unparkRecurringInvoice,
+  );
 
   app.delete(
     '/recurring-invoices/:recurInvoiceID',

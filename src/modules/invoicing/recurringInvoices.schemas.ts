@@ -131,6 +131,10 @@ export const RecurringInvoiceOut = Type.Object(
     LastModified: Type.String({ format: 'date-time' }),
     SuspendedDate: DateOut(),
     comp_Status: StringEnum(RECURRING_STATUSES),
+    isParked: Type.Boolean({
+      description: 'Beyond the spec: not billed because its record broke an invariant',
+    }),
+    ParkedReason: Nullable(Type.String()),
     CollectionMethod: NullableText(),
     gatewayID: Nullable(Type.Integer()),
     customerPaymentMethodID: Nullable(Type.Integer()),

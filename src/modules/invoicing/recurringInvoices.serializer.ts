@@ -49,6 +49,8 @@ export function toRecurringInvoiceDto(invoice: RecurringInvoice, timeZone: strin
     LastModified: row.updated_at,
     SuspendedDate: invoice.suspendedAt,
     comp_Status: invoice.status,
+    isParked: row.parked_at !== null,
+    ParkedReason: row.parked_reason,
     CollectionMethod: row.collection_method,
     gatewayID: row.gateway_id,
     customerPaymentMethodID: row.customer_payment_method_id,

@@ -161,6 +161,25 @@ export function registerSubscriptionChangeRoutes(app: App): void {
       ),
   );
 
+  app.put(
+    '/subscriptions/:subscriptionID/unpark',
+    {
+      schema: {
+        tags,
+        description:
+          'Takes a parked subscription (its record broke an invariant, see ParkedReason) back into billing and ' +
+          'bills what is due; 409 unless parked.',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        response: changeResponses,
+      },
+    },
+    async (request, reply) =>
+      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
+        changes.unparkSubscription(ctx, request.params.subscriptionID),
+      ),
+  );
+
   app.delete(
     '/subscriptions/:subscriptionID/futurechanges',
     {
