@@ -352,3 +352,22 @@ export async function listBilledPeriods(ctx: ServiceContext, subscriptionId: num
   const currencyCode = await subscriptionCurrency(ctx, subscriptionId);
   return { currencyCode, periods: await repo.listPeriods(ctx.db, ctx.account.id, subscriptionId) };
 }
+
+/**
+ * Takes a parked subscription back into billing once its record is mended (409 unless parked) and bills what is
+ * due. Should it still break an invariant, it is parked again with the reason.
+ */
+export async function unparkSubscription(ctx: ServiceContext, subscriptionId: number): Promise<ChangeResult> {
+  return withTransaction(ctx, async (tctx) => {
+    const row = await lockOrThrow(tctx, subscriptionId);
+    if (row.parked_reason === null) {
+      throw new ConflictError('subscription_not_parked', `Subscription ${row.id} is not parked`);
+    }
+    await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
+      parked_reason: null,
+      parked_at: null,
+      updated_at: ctx.clock.now().toISOString(),
+    });
+    return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, today(ctx)) };
+  });
+}
