@@ -115,14 +115,17 @@ export async function cancelSubscription(
     // Nothing billed yet, or cancelling at renewal: billing stops where the billed time ends.
     const cancelDate = type === 'renewal' ? maxDate(row.next_renew_date ?? row.start_date, day) : day;
     const rule: CreditRule = type === 'prorata' ? 'prorata' : type === 'fullcredit' ? 'fullcredit' : 'none';
-    const credits = type === 'renewal' ? [] : await cutBilledTime(tctx, row, cancelDate, rule, 'Cancelled');
+    // Billed time is cut at the cancellation, or at the StartDate for time billed ahead of it (as a change does):
+    // cut dates then only move forward, and a period cut to empty is never cut, nor credited, again.
+    const cutDate = maxDate(cancelDate, row.start_date);
+    const credits = type === 'renewal' ? [] : await cutBilledTime(tctx, row, cutDate, rule, 'Cancelled');
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       cancel_type: type,
       cancel_date: cancelDate,
       cancelled_at: ctx.clock.now().toISOString(),
       // Prorata and full credit end the billed time at the cancellation.
-      ...(rule !== 'none' && row.next_renew_date !== null && row.next_renew_date > cancelDate
-        ? { next_renew_date: cancelDate }
+      ...(rule !== 'none' && row.next_renew_date !== null && row.next_renew_date > cutDate
+        ? { next_renew_date: cutDate }
         : {}),
       // Billing stops now; usage left unbilled still gets its last invoice, which the bill run dates.
       ...(cancelDate <= day
@@ -190,21 +193,36 @@ export async function changeSubscriptionTerms(
       });
       return { credits: [], invoiceIds: [] };
     }
-    const credits = await cutBilledTime(tctx, row, day, 'prorata', 'Changed');
+    // A subscription billed ahead of its StartDate changes from the start: billed time never begins before it.
+    const from = maxDate(day, row.start_date);
+    const credits = await cutBilledTime(tctx, row, from, 'prorata', 'Changed');
+    const cancelAtRenewal =
+      row.cancel_type === 'renewal' && row.cancel_date !== null && row.cancel_date > day;
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       ...termsColumns(choice),
       // The trial, if running, ends with the change: the new terms are billed from today.
-      ...(row.trial_end_date !== null && row.trial_end_date > day ? { trial_end_date: day } : {}),
-      ...(row.first_prorata_sync_date !== null && row.first_prorata_sync_date > day
-        ? { first_prorata_sync_date: day }
+      ...(row.trial_end_date !== null && row.trial_end_date > from ? { trial_end_date: from } : {}),
+      ...(row.first_prorata_sync_date !== null && row.first_prorata_sync_date > from
+        ? { first_prorata_sync_date: from }
         : {}),
-      anchor_date: day,
-      next_renew_date: day,
+      anchor_date: from,
+      next_renew_date: from,
       next_inv_date: day,
       pending_change: null,
+      // A cancellation at renewal still ahead ends the billed time: left at its date, the new term would be billed
+      // in full past it (a year charged, a month served). It moves to the end of the time the change bills.
+      ...(cancelAtRenewal ? { cancel_date: null } : {}),
       updated_at: now,
     });
-    return { credits, invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
+    const invoiceIds = await billSubscriptionInTransaction(tctx, row.id, day);
+    if (cancelAtRenewal) {
+      const billed = await lockOrThrow(tctx, row.id);
+      const billedTo = billed.next_renew_date;
+      await repo.updateSubscription(trx, ctx.account.id, row.id, {
+        cancel_date: billedTo !== null && billedTo > day ? billedTo : row.cancel_date,
+      });
+    }
+    return { credits, invoiceIds };
   });
 }
 
@@ -245,7 +263,10 @@ export async function reactivateSubscription(
     const timeline = timelineOf(row, '', ctx.account.timeZone);
     // Time already paid for that is still ahead (no refund was given) resumes where it ends.
     const paidAhead = row.next_renew_date !== null && row.next_renew_date > day;
-    const restart = row.cancel_date <= day && !paidAhead && row.period_count > 0;
+    // One cancelled before anything was billed restarts too once its StartDate has passed: resuming from the
+    // StartDate would bill the time it spent cancelled.
+    const started = row.period_count > 0 || row.start_date < day;
+    const restart = row.cancel_date <= day && !paidAhead && started;
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       cancel_type: null,
       cancel_date: null,
