@@ -1,4 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
+import { memoize } from './memo.ts';
 import { parseWireDate } from './wireDates.ts';
 
 /**
@@ -29,14 +30,17 @@ export function parseWireCalendarDate(text: string, timeZone: string): PlainDate
   return instant === undefined ? undefined : dateAt(instant, timeZone);
 }
 
-export function addDays(date: PlainDate, days: number): PlainDate {
-  return Temporal.PlainDate.from(date).add({ days }).toString();
-}
+export const addDays: (date: PlainDate, days: number) => PlainDate = memoize(
+  (date: PlainDate, days: number) => Temporal.PlainDate.from(date).add({ days }).toString(),
+  (date, days) => `${date}|${days}`,
+);
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
-export function daysBetween(from: PlainDate, to: PlainDate): number {
-  return Temporal.PlainDate.from(from).until(Temporal.PlainDate.from(to), { largestUnit: 'days' }).days;
-}
+export const daysBetween: (from: PlainDate, to: PlainDate) => number = memoize(
+  (from: PlainDate, to: PlainDate) =>
+    Temporal.PlainDate.from(from).until(Temporal.PlainDate.from(to), { largestUnit: 'days' }).days,
+  (from, to) => `${from}|${to}`,
+);
 
 export function maxDate(a: PlainDate, b: PlainDate): PlainDate {
   return a >= b ? a : b;

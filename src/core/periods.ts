@@ -1,5 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
 import type { PlainDate } from './calendar.ts';
+import { memoize } from './memo.ts';
 
 /**
  * Billing periods. A term is `count` months or `count` days (spec: TermType months or days). Periods are counted
@@ -25,15 +26,19 @@ export function isValidTerm(term: Term): boolean {
 }
 
 /** anchor + k × term (k may be negative), months clamped to the end of shorter months. */
-export function boundary(anchor: PlainDate, term: Term, k: number): PlainDate {
-  const date = Temporal.PlainDate.from(anchor);
-  const moved =
-    term.unit === 'months' ? date.add({ months: term.count * k }) : date.add({ days: term.count * k });
-  return moved.toString();
-}
+export const boundary: (anchor: PlainDate, term: Term, k: number) => PlainDate = memoize(
+  (anchor: PlainDate, term: Term, k: number) => {
+    const date = Temporal.PlainDate.from(anchor);
+    const moved =
+      term.unit === 'months' ? date.add({ months: term.count * k }) : date.add({ days: term.count * k });
+    return moved.toString();
+  },
+  // The unit is part of the key as given: an unknown unit adds days here, as it always did.
+  (anchor, term, k) => `${anchor}|${term.count}|${term.unit}|${k}`,
+);
 
 /** The number of the period holding `date`: the largest k with boundary(anchor, term, k) ≤ date. */
-export function periodIndexAt(anchor: PlainDate, term: Term, date: PlainDate): number {
+function periodIndexAtUncached(anchor: PlainDate, term: Term, date: PlainDate): number {
   const from = Temporal.PlainDate.from(anchor);
   const to = Temporal.PlainDate.from(date);
   const largestUnit = term.unit === 'months' ? 'months' : 'days';
@@ -46,6 +51,12 @@ export function periodIndexAt(anchor: PlainDate, term: Term, date: PlainDate): n
   while (boundary(anchor, term, k + 1) <= date) k += 1;
   return k;
 }
+
+/** periodIndexAtUncached, its results kept (see memo.ts). */
+export const periodIndexAt: (anchor: PlainDate, term: Term, date: PlainDate) => number = memoize(
+  periodIndexAtUncached,
+  (anchor, term, date) => `${anchor}|${term.count}|${term.unit}|${date}`,
+);
 
 /** Whether `date` is one of the anchor's boundaries. */
 export function isBoundary(anchor: PlainDate, term: Term, date: PlainDate): boolean {

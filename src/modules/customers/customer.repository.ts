@@ -154,6 +154,8 @@ export function listBillingProfiles(db: Db, accountId: number, customerIds: numb
       'is_waive_taxes',
       'is_active',
       'is_suspended',
+      'auto_send_invoice',
+      'email',
     ])
     .where('account_id', '=', accountId)
     .where('id', 'in', customerIds)

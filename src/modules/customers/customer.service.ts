@@ -418,6 +418,8 @@ export interface BillingProfile {
   isWaiveTaxes: boolean;
   /** Public notes: a suspended or archived customer's subscriptions stop billing. */
   isBillable: boolean;
+  /** autoSendInvoice and an e-mail address: the customer's new invoices are e-mailed (see queueInvoiceMails). */
+  sendsInvoices: boolean;
 }
 
 export async function billingProfiles(
@@ -434,6 +436,7 @@ export async function billingProfiles(
         countryStateId: row.country_state_id,
         isWaiveTaxes: Boolean(row.is_waive_taxes),
         isBillable: Boolean(row.is_active) && !row.is_suspended,
+        sendsInvoices: Boolean(row.auto_send_invoice) && Boolean(row.email),
       },
     ]),
   );

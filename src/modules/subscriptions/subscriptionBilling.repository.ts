@@ -1,8 +1,11 @@
 import type { Insertable } from 'kysely';
 import type { PlainDate } from '../../core/calendar.ts';
+import { updateRowsById } from '../../storage/bulkUpdate.ts';
+import type { PgColumnType } from '../../storage/bulkUpdate.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import type { SubscriptionPeriodsTable } from '../../storage/schema.ts';
+import type { SubscriptionChanges } from './subscription.repository.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
 export const SUBSCRIPTION_COLUMNS = [
@@ -133,22 +136,85 @@ export async function insertPeriods(db: Db, rows: Insertable<SubscriptionPeriods
   if (rows.length > 0) await db.insertInto('subscription_periods').values(rows).execute();
 }
 
-/** Marks usage billed; only rows not billed yet, so a row can never land on two invoices. */
-export async function markUsageBilled(
+/** The subscription columns a bill run sets, with their PostgreSQL types (see updateRowsById). */
+const BILLED_COLUMNS: Readonly<Record<string, PgColumnType>> = {
+  period_count: 'integer',
+  next_renew_date: 'date',
+  last_renew_date: 'date',
+  last_inv_date: 'date',
+  next_inv_date: 'date',
+  setup_billed: 'boolean',
+  anchor_date: 'date',
+  package_id: 'bigint',
+  package_version_id: 'bigint',
+  package_rate_term_id: 'bigint',
+  term: 'integer',
+  term_type: 'text',
+  charge_price: 'numeric',
+  setup_fee: 'numeric',
+  trial_fee: 'numeric',
+  pending_change: 'text',
+  parked_reason: 'text',
+  parked_at: 'timestamptz',
+  updated_at: 'timestamptz',
+};
+
+/**
+ * The bill run's new values of its subscriptions, a few statements per batch rather than one per subscription:
+ * the subscriptions that set the same columns share one multi-row update.
+ */
+export async function updateBilledSubscriptions(
   db: Db,
   accountId: number,
-  usageIds: number[],
-  invoiceId: number,
-): Promise<number> {
-  if (usageIds.length === 0) return 0;
-  const result = await db
-    .updateTable('subscription_usage')
-    .set({ invoice_id: invoiceId })
+  updates: readonly { id: number; changes: SubscriptionChanges }[],
+): Promise<void> {
+  const groups = new Map<string, { id: number; values: Record<string, unknown> }[]>();
+  for (const { id, changes } of updates) {
+    const key = Object.keys(changes).join(',');
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push({ id, values: changes });
+  }
+  for (const [key, rows] of groups) {
+    const columns: Record<string, PgColumnType> = {};
+    for (const name of key.split(',')) {
+      const type = BILLED_COLUMNS[name];
+      if (!type) throw new Error(`updateBilledSubscriptions: column ${name} is not one the bill run sets`);
+      columns[name] = type;
+    }
+    await updateRowsById(db, 'subscriptions', accountId, columns, rows);
+  }
+}
+
+/**
+ * Marks each usage row billed on its invoice, in one statement per few thousand rows; only rows not billed yet, so
+ * a row can never land on two invoices. Returns the ids of the rows that were billed already (none when all were
+ * marked).
+ */
+export async function markUsageRowsBilled(
+  db: Db,
+  accountId: number,
+  marks: readonly { usageId: number; invoiceId: number }[],
+): Promise<number[]> {
+  const marked = await updateRowsById(
+    db,
+    'subscription_usage',
+    accountId,
+    { invoice_id: 'bigint' },
+    marks.map((m) => ({ id: m.usageId, values: { invoice_id: m.invoiceId } })),
+    { onlyWhereNull: 'invoice_id' },
+  );
+  if (marked === marks.length) return [];
+  // Which rows someone else billed: those that now carry another invoice than ours.
+  const ours = new Map(marks.map((m) => [m.usageId, m.invoiceId]));
+  const rows = await db
+    .selectFrom('subscription_usage')
+    .select(['id', 'invoice_id'])
     .where('account_id', '=', accountId)
-    .where('id', 'in', usageIds)
-    .where('invoice_id', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .where('id', 'in', [...ours.keys()])
+    .execute();
+  const found = new Map(rows.map((row) => [row.id, row.invoice_id]));
+  return [...ours].filter(([id, invoiceId]) => found.get(id) !== invoiceId).map(([id]) => id);
 }
 
 /** Ids of due subscriptions without holding them (to retry a failed batch one by one). */

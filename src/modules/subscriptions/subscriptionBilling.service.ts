@@ -11,7 +11,8 @@ import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
-import { lockSubscriptionRow, updateSubscription } from './subscription.repository.ts';
+import { lockSubscriptionRow } from './subscription.repository.ts';
+import type { SubscriptionChanges } from './subscription.repository.ts';
 import { parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
@@ -162,14 +163,16 @@ async function billRows(
 
   const now = ctx.clock.now().toISOString();
   const periods = [];
+  // The batch's writes are collected here and made with a few multi-row statements below.
+  const updates: { id: number; changes: SubscriptionChanges }[] = [];
+  const usageMarks: { usageId: number; invoiceId: number; subscriptionId: number }[] = [];
   for (const decision of decisions) {
     const { row } = decision;
     if (!('plan' in decision)) {
       outcome.parked += 1;
-      await updateSubscription(ctx.db, ctx.account.id, row.id, {
-        parked_reason: decision.parkReason,
-        parked_at: now,
-        updated_at: now,
+      updates.push({
+        id: row.id,
+        changes: { parked_reason: decision.parkReason, parked_at: now, updated_at: now },
       });
       ctx.log.warn({ subscriptionId: row.id, reason: decision.parkReason }, 'subscription parked');
       continue;
@@ -178,11 +181,9 @@ async function billRows(
     for (const planned of plan.invoices) {
       const index = invoiceIndex.get(planned);
       const invoiceId = index === undefined ? null : invoiceIds[index]!;
-      if (invoiceId !== null && planned.usageIds.length > 0) {
-        const marked = await repo.markUsageBilled(ctx.db, ctx.account.id, planned.usageIds, invoiceId);
-        // Usage billed by someone else meanwhile: give up the whole batch rather than bill it twice.
-        if (marked !== planned.usageIds.length)
-          throw new Error(`usage of subscription ${row.id} was billed meanwhile`);
+      if (invoiceId !== null) {
+        for (const usageId of planned.usageIds)
+          usageMarks.push({ usageId, invoiceId, subscriptionId: row.id });
       }
       if (planned.period) {
         periods.push({
@@ -200,32 +201,47 @@ async function billRows(
     }
     const next = plan.next;
     const pending = next.pendingChangeApplied ? parsePendingChange(row.pending_change) : null;
-    await updateSubscription(ctx.db, ctx.account.id, row.id, {
-      period_count: next.periodCount,
-      next_renew_date: next.nextRenewDate,
-      ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
-      ...(next.lastInvDate ? { last_inv_date: next.lastInvDate } : {}),
-      next_inv_date: next.nextInvDate,
-      setup_billed: next.setupBilled,
-      anchor_date: next.anchorDate,
-      ...(pending
-        ? {
-            package_id: pending.packageId,
-            package_version_id: pending.packageVersionId,
-            package_rate_term_id: pending.packageRateTermId,
-            term: pending.term.count,
-            term_type: pending.term.unit,
-            charge_price: pending.chargePrice,
-            setup_fee: pending.setupFee,
-            trial_fee: pending.trialFee,
-            pending_change: null,
-          }
-        : {}),
-      updated_at: now,
+    updates.push({
+      id: row.id,
+      changes: {
+        period_count: next.periodCount,
+        next_renew_date: next.nextRenewDate,
+        ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
+        ...(next.lastInvDate ? { last_inv_date: next.lastInvDate } : {}),
+        next_inv_date: next.nextInvDate,
+        setup_billed: next.setupBilled,
+        anchor_date: next.anchorDate,
+        ...(pending
+          ? {
+              package_id: pending.packageId,
+              package_version_id: pending.packageVersionId,
+              package_rate_term_id: pending.packageRateTermId,
+              term: pending.term.count,
+              term_type: pending.term.unit,
+              charge_price: pending.chargePrice,
+              setup_fee: pending.setupFee,
+              trial_fee: pending.trialFee,
+              pending_change: null,
+            }
+          : {}),
+        updated_at: now,
+      },
     });
   }
+  const billedElsewhere = new Set(await repo.markUsageRowsBilled(ctx.db, ctx.account.id, usageMarks));
+  if (billedElsewhere.size > 0) {
+    // Usage billed by someone else meanwhile: give up the whole batch rather than bill it twice.
+    const first = usageMarks.find((mark) => billedElsewhere.has(mark.usageId))!;
+    throw new Error(`usage of subscription ${first.subscriptionId} was billed meanwhile`);
+  }
+  await repo.updateBilledSubscriptions(ctx.db, ctx.account.id, updates);
   await repo.insertPeriods(ctx.db, periods);
-  await queueInvoiceMails(ctx, invoiceIds);
+  // Only the invoices of customers who get theirs by e-mail (queueInvoiceMails checks them again): most bill runs
+  // then read no invoice back.
+  await queueInvoiceMails(
+    ctx,
+    invoiceIds.filter((_, i) => customers.get(newInvoices[i]!.customerId)?.sendsInvoices),
+  );
   return outcome;
 }
 
