@@ -115,7 +115,7 @@ describe('billing run', () => {
 
   it('killed half-way leaves only whole invoices, and the next run completes the work', async () => {
     const as = await accountWithSubscriptions(40, { chargePrice: 1, chargeTerm: 1, chargeTermType: 'days' });
-    const args = ['run', '--as-of', '2027-01-02', '--account', String(as.accountId)];
+    const args = ['run', '--as-of', '2029-01-02', '--account', String(as.accountId)];
     const run = spawnCli(args, t.env);
     const count = async () =>
       Number(
@@ -127,22 +127,23 @@ describe('billing run', () => {
           )
         ).rows[0]!.n,
       );
-    // Daily from Jan 2 2026 through Jan 2 2027: 366 periods each, 40 × 366 = 14,640 invoices. Kill the run once
-    // some batches have committed, long before all are made.
-    for (let waited = 0; (await count()) === 0 && waited < 60_000; waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    // Daily from Jan 2 2026 through Jan 2 2029 (365 + 365 + 366 days): 1,097 periods each, 40 × 1,097 = 43,880
+    // invoices. A plan makes at most 400 invoices, so the run commits in three passes (400, 400, 297 each): kill it
+    // once the first commit shows, seconds before the last.
+    for (let waited = 0; (await count()) === 0 && waited < 60_000; waited += 5) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
     run.child.kill('SIGKILL');
     await run.exited;
     const partial = await ledger(as);
     expect(partial.invoices.length).toBeGreaterThan(0);
-    expect(partial.invoices.length).toBeLessThan(40 * 366);
+    expect(partial.invoices.length).toBeLessThan(40 * 1097);
     expectConsistent(partial);
 
     const rest = await runCli(args, t.env, 120_000);
     expect(rest.code, rest.stderr).toBe(0);
     const done = await ledger(as);
-    expect(done.invoices).toHaveLength(40 * 366);
+    expect(done.invoices).toHaveLength(40 * 1097);
     expectConsistent(done);
   });
 });

@@ -44,7 +44,7 @@ export interface BillRunSummary {
   failures: number;
 }
 
-export const BATCH_SIZE = 500;
+export const BATCH_SIZE = 250;
 /** Passes over an account's due subscriptions in one run; a subscription far behind catches up 400 at a time. */
 const MAX_PASSES = 100;
 
