@@ -553,9 +553,20 @@ interface CheckedInvoice {
   taxes: { name: string; perc: string }[];
 }
 
-function checkedCharges(input: readonly ChargeInput[], problems: FieldProblem[]): NewInvoiceCharge[] {
+/** A charge line checked as a request gives it, with Line and DisplayOrder settled. */
+export interface CheckedCharge extends NewInvoiceCharge {
+  line: number;
+  displayOrder: number;
+}
+
+/** The charge rules of invoices, shared by recurring invoices; problems are named `${path}[i].Field`. */
+export function checkedCharges(
+  input: readonly ChargeInput[],
+  problems: FieldProblem[],
+  path = 'Charges',
+): CheckedCharge[] {
   return input.map((charge, i) => {
-    const at = `Charges[${i}]`;
+    const at = `${path}[${i}]`;
     const descrip = requiredText(charge.descrip, `${at}.Descrip`, problems);
     const qty = parseWireDecimal(charge.qty, { positive: true });
     const unitCostEx = parseWireDecimal(charge.unitCostEx, { positive: false });

@@ -28,9 +28,8 @@ import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { assertCustomerExists, getCustomer } from '../customers/index.ts';
 import { assertGatewayUsable, gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { isLineAmountWithinBounds, parseWireDecimal } from './decimals.ts';
-import { COLLECTION_METHODS, insertInvoices, queueInvoiceMails } from './invoice.service.ts';
-import type { NewInvoice } from './invoice.service.ts';
+import { COLLECTION_METHODS, checkedCharges, insertInvoices, queueInvoiceMails } from './invoice.service.ts';
+import type { CheckedCharge, NewInvoice } from './invoice.service.ts';
 import * as repo from './recurringInvoice.repository.ts';
 import type {
   RecurringChargeRow,
@@ -229,14 +228,6 @@ export function countRecurringInvoicesOfCustomer(ctx: ServiceContext, customerId
 
 // Checking a request.
 
-interface CheckedCharge {
-  descrip: string;
-  qty: string;
-  unitCostEx: string;
-  line: number;
-  displayOrder: number;
-}
-
 interface CheckedTax {
   name: string;
   perc: string;
@@ -272,35 +263,14 @@ function checkedDate(
   return date;
 }
 
-function checkedCharges(
+function checkedRecurringCharges(
   input: RecurringChargeInput[],
   at: string,
   problems: FieldProblem[],
 ): CheckedCharge[] {
   if (input.length === 0) problems.push({ field: at, message: 'must have at least 1 item' });
-  return input.map((charge, i) => {
-    const field = (name: string) => `${at}[${i}].${name}`;
-    const descrip = requiredText(charge.descrip, field('Descrip'), problems);
-    // Same meanings as invoice charges (spec): Qty above 0, UnitCostEx may be negative (a discount line).
-    const qty = parseWireDecimal(charge.qty, { positive: true });
-    const unitCostEx = parseWireDecimal(charge.unitCostEx, { positive: false });
-    if ('message' in qty) problems.push({ field: field('Qty'), message: qty.message });
-    if ('message' in unitCostEx) problems.push({ field: field('UnitCostEx'), message: unitCostEx.message });
-    if ('value' in qty && 'value' in unitCostEx && !isLineAmountWithinBounds(qty.value, unitCostEx.value)) {
-      problems.push({
-        field: field('UnitCostEx'),
-        message: `Qty × UnitCostEx must be at most ${MAX_PRICE} in size`,
-      });
-    }
-    return {
-      descrip,
-      qty: 'value' in qty ? qty.value : '1',
-      unitCostEx: 'value' in unitCostEx ? unitCostEx.value : '0',
-      // Spec, Invoice: DisplayOrder is a sequential display position; both follow the list when left out.
-      line: charge.line ?? i + 1,
-      displayOrder: charge.displayOrder ?? i + 1,
-    };
-  });
+  // Same meanings as invoice charges (spec): one set of rules.
+  return checkedCharges(input, problems, at);
 }
 
 function checkedTaxes(input: RecurringTaxInput[], problems: FieldProblem[]): CheckedTax[] {
@@ -350,7 +320,11 @@ function checkedFields(
     fields.collectionMethod = method;
   }
   if (input.charges)
-    fields.charges = checkedCharges(input.charges, input.chargesField ?? 'RecurInvoiceCharges', problems);
+    fields.charges = checkedRecurringCharges(
+      input.charges,
+      input.chargesField ?? 'RecurInvoiceCharges',
+      problems,
+    );
   if (input.taxes) fields.taxes = checkedTaxes(input.taxes, problems);
   return fields;
 }
