@@ -15,6 +15,8 @@ import { registerCatalogueModule } from './modules/catalogue/index.ts';
 import { registerCustomersModule } from './modules/customers/index.ts';
 import { registerGatewaysModule } from './modules/gateways/index.ts';
 import { registerInvoicingModule } from './modules/invoicing/index.ts';
+import { registerLedgerModule } from './modules/ledger/index.ts';
+import { registerPaymentMethodsModule } from './modules/paymentMethods/index.ts';
 import { registerSubscriptionsModule } from './modules/subscriptions/index.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
@@ -147,6 +149,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerAccountModule(v1);
       registerInvoicingModule(v1);
       registerSubscriptionsModule(v1);
+      registerPaymentMethodsModule(v1);
+      registerLedgerModule(v1);
       registerTestClockRoutes(v1);
     },
     { prefix: '/v1' },

@@ -5,12 +5,14 @@ import type { Db } from './database.ts';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as catalogue from './migrations/0002_catalogue.ts';
 import * as billing from './migrations/0003_billing.ts';
+import * as money from './migrations/0004_money.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_catalogue': catalogue,
   '0003_billing': billing,
+  '0004_money': money,
 };
 
 /**

@@ -486,6 +486,105 @@ export interface RecurringInvoicePeriodsTable {
   invoice_id: number;
 }
 
+export interface PaymentMethodsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  gateway_id: number | null;
+  /** credit_card or bank_account. */
+  method_type: string;
+  /** The gateway vault's token for a card; a token of our own for a bank account. */
+  token: string;
+  is_primary: SqlBool;
+  is_valid: SqlBool;
+  last_four: string;
+  card_type: string | null;
+  name_on_card: string | null;
+  last_name_on_card: string | null;
+  expiry_month: number | null;
+  expiry_year: number | null;
+  debit_method: string | null;
+  account_type: string | null;
+  account_holder: string | null;
+  bank: string | null;
+  /** SecretBox-sealed; never a clear account number or IBAN in the database. */
+  account_number_sealed: string | null;
+  branch_code: string | null;
+  iban_sealed: string | null;
+  bic: string | null;
+  routing_number: string | null;
+  emandate_token: string | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface PaymentsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  currency_code: string;
+  amount_minor: number;
+  /** The sum of the payment's allocations, kept in the allocating transaction. */
+  allocated_minor: Defaulted<number>;
+  payment_date: PlainDateColumn;
+  method: string;
+  /** settled, pending or failed. */
+  state: string;
+  memo: string | null;
+  ref: string | null;
+  payment_method_id: number | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface CreditNotesTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  currency_code: string;
+  amount_minor: number;
+  allocated_minor: Defaulted<number>;
+  credit_date: PlainDateColumn;
+  credit_number: string;
+  memo: string | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface AdjustmentsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  /** positive (raises what is owed; an allocation target) or negative (lowers it; an allocation source). */
+  direction: string;
+  adjustment_type: string;
+  currency_code: string;
+  amount_minor: number;
+  /** Allocated to a positive adjustment, or from a negative one. */
+  allocated_minor: Defaulted<number>;
+  adjustment_date: PlainDateColumn;
+  due_date: PlainDateColumn | null;
+  ref: string | null;
+  memo: string | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+export interface AllocationsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  /** payment, credit_note or adjustment (a negative one). */
+  source_type: string;
+  source_id: number;
+  /** invoice or adjustment (a positive one). */
+  target_type: string;
+  target_id: number;
+  amount_minor: number;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
 export interface Database {
   accounts: AccountsTable;
   account_currencies: AccountCurrenciesTable;
@@ -521,4 +620,9 @@ export interface Database {
   recurring_invoice_charges: RecurringInvoiceChargesTable;
   recurring_invoice_taxes: RecurringInvoiceTaxesTable;
   recurring_invoice_periods: RecurringInvoicePeriodsTable;
+  payment_methods: PaymentMethodsTable;
+  payments: PaymentsTable;
+  credit_notes: CreditNotesTable;
+  adjustments: AdjustmentsTable;
+  allocations: AllocationsTable;
 }
