@@ -92,3 +92,31 @@ export function minorToDecimalText(amountMinor: number, currencyCode: string): s
   const text = String(Math.abs(amountMinor)).padStart(digits + 1, '0');
   return digits === 0 ? sign + text : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
+
+/** The largest amount a money movement (payment, credit note, adjustment) may carry, in major units. */
+export const MAX_AMOUNT = '99999999999.99';
+
+/**
+ * A money amount from the wire (a JSON number or a decimal string) as exact minor units, or why not. Nothing is
+ * rounded: an amount with more decimals than the currency has (10.005 USD) is refused, not rounded. A JSON
+ * number's shortest spelling (`String(0.1)` is "0.1") is the decimal the client wrote.
+ */
+export function wireAmountToMinor(
+  value: number | string,
+  currencyCode: string,
+): { minor: number } | { message: string } {
+  if (typeof value === 'number' && !Number.isFinite(value)) return { message: 'must be a finite number' };
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  if (/e/i.test(text) || !PLAIN_SIGNED_DECIMAL.test(text))
+    return { message: 'must be a decimal number (e.g. 12.50)' };
+  const digits = minorUnitDigits(currencyCode);
+  const fraction = (text.split('.')[1] ?? '').replace(/0+$/, '');
+  if (fraction.length > digits) return { message: `must have at most ${digits} decimals in ${currencyCode}` };
+  const { units, scale } = parseExact(text);
+  if (units <= 0n) return { message: 'must be greater than 0' };
+  const limit = parseExact(MAX_AMOUNT);
+  if (units * 10n ** BigInt(limit.scale) > limit.units * 10n ** BigInt(scale)) {
+    return { message: `must be at most ${MAX_AMOUNT}` };
+  }
+  return { minor: decimalToMinor(text, currencyCode) };
+}

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
 import type { InFlight } from './inflight.ts';
@@ -122,6 +122,28 @@ export function registerIdempotency(
       }
     });
     return payload;
+  });
+}
+
+/**
+ * Records a POST's response under its Idempotency-Key inside the use case's own transaction (`db`): a crash
+ * between the commit and the onSend record can then not let a retry do the work a second time. Money movements
+ * use it; onSend records the response again as serialized.
+ */
+export async function recordIdempotentResponse(
+  request: FastifyRequest,
+  db: Db,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  const key = request.idempotencyKey;
+  if (key === undefined) return;
+  await repo.storeIdempotentResponse(db, {
+    accountId: request.ctx.account.id,
+    key,
+    status,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify(body),
   });
 }
 

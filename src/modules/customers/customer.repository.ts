@@ -161,3 +161,22 @@ export function listBillingProfiles(db: Db, accountId: number, customerIds: numb
     .where('id', 'in', customerIds)
     .execute();
 }
+
+/**
+ * Holds the customer until the transaction ends: every change to a customer's money (allocations, balances)
+ * takes this lock first, so they are made one at a time and in one lock order. NOTE: a no-op update rather than
+ * SELECT ... FOR UPDATE, which SQLite does not know; on SQLite it takes the database's write lock at once.
+ */
+export function lockCustomerRow(
+  db: Db,
+  accountId: number,
+  customerId: number,
+): Promise<{ id: number; currency_code: string } | undefined> {
+  return db
+    .updateTable('customers')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .returning(['id', 'currency_code'])
+    .executeTakeFirst();
+}

@@ -12,12 +12,9 @@ import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import type { CustomFieldValue } from './customField.service.ts';
 import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
-import {
-  countInvoicesOfCustomer,
-  customerBalances,
-  countRecurringInvoicesOfCustomer,
-} from '../invoicing/index.ts';
+import { countInvoicesOfCustomer, countRecurringInvoicesOfCustomer } from '../invoicing/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
+import { customerBalances } from '../ledger/index.ts';
 import { countLiveSubscriptionsByCustomer, countSubscriptionsOfCustomer } from '../subscriptions/index.ts';
 
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
@@ -135,6 +132,19 @@ export async function customersByIds(
   const ids = [...new Set(customerIds)];
   const rows = await repo.listCustomers(ctx.db, ctx.account.id, { limit: ids.length, offset: 0 }, ids);
   return new Map((await withFigures(ctx, rows)).map((customer) => [customer.row.id, customer]));
+}
+
+/**
+ * Locks the customer for a change to its money until the transaction ends (see lockCustomerRow), and returns
+ * its currency; not-found unless it belongs to the context's account.
+ */
+export async function lockCustomerForMoney(
+  ctx: ServiceContext,
+  customerId: number,
+): Promise<{ id: number; currencyCode: string }> {
+  const row = await repo.lockCustomerRow(ctx.db, ctx.account.id, customerId);
+  if (!row) throw new NotFoundError('Customer', customerId);
+  return { id: row.id, currencyCode: row.currency_code };
 }
 
 /** Throws not-found unless the customer belongs to the context's account. */

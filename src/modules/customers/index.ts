@@ -17,6 +17,7 @@ export {
   countCustomersWithCurrency,
   customersByIds,
   getCustomer,
+  lockCustomerForMoney,
 } from './customer.service.ts';
 export { CustomerOut } from './customers.schemas.ts';
 export { toCustomerDto } from './customers.serializer.ts';

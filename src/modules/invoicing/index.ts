@@ -14,7 +14,9 @@ export function registerInvoicingModule(app: App): void {
 }
 
 export type {
+  AllocatableInvoice,
   Invoice,
+  InvoiceMoneyColumn,
   InvoiceCharge,
   InvoiceSource,
   InvoiceTax,
@@ -23,8 +25,12 @@ export type {
 } from './invoice.service.ts';
 export {
   COLLECTION_METHODS,
+  addToInvoiceMoney,
+  lockInvoicesForAllocation,
+  lockOpenInvoices,
   countInvoicesOfCustomer,
-  customerBalances,
+  countInvoicesUsingPaymentMethod,
+  customerInvoiceSums,
   getInvoice,
   insertInvoices,
   invoiceTaxPercs,
@@ -39,6 +45,7 @@ export type { RecurringInvoice } from './recurringInvoice.service.ts';
 export {
   billRecurringInvoice,
   countRecurringInvoicesOfCustomer,
+  countRecurringInvoicesUsingPaymentMethod,
   getRecurringInvoice,
   listDueRecurringInvoiceIds,
   parkRecurringInvoice,

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
+import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from '../../storage/schema.ts';
@@ -311,6 +312,21 @@ export async function countInvoicesOfCustomer(
   return Number(row.n);
 }
 
+/** How many of the account's invoices name the payment method as their customerPaymentMethodID. */
+export async function countInvoicesUsingPaymentMethod(
+  db: Db,
+  accountId: number,
+  paymentMethodId: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('customer_payment_method_id', '=', paymentMethodId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export interface MoneySums {
   customerId: number;
   currencyCode: string;
@@ -358,4 +374,93 @@ export async function sumIssuedInvoices(
     paidPendingMinor: safeSum(row.paid_pending),
     negativeAdjsMinor: safeSum(row.negative_adjs),
   }));
+}
+
+// The ledger's access: invoices as allocation targets.
+
+const ALLOCATABLE_COLUMNS = [
+  'id',
+  'customer_id',
+  'invoice_num',
+  'currency_code',
+  'invoice_date',
+  'is_draft',
+  'is_cancelled',
+  'total_minor',
+  'paid_actual_minor',
+  'paid_pending_minor',
+  'negative_adjs_minor',
+] as const;
+
+export type AllocatableInvoiceRow = Pick<InvoiceRow, (typeof ALLOCATABLE_COLUMNS)[number]>;
+
+/**
+ * Invoices by id or by invoiceNum, locked until the transaction ends. NOTE: FOR UPDATE on PostgreSQL, in id
+ * order; SQLite knows no row locks, and the ledger's transaction already holds its write lock (the customer's).
+ */
+export function lockInvoicesByIdOrNum(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+  nums: readonly number[],
+): Promise<AllocatableInvoiceRow[]> {
+  if (ids.length === 0 && nums.length === 0) return Promise.resolve([]);
+  const query = db
+    .selectFrom('invoices')
+    .select(ALLOCATABLE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
+        ...(nums.length > 0 ? [eb('invoice_num', 'in', nums)] : []),
+      ]),
+    )
+    .orderBy('id');
+  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+}
+
+/** The customer's issued invoices in a currency with something still open, earliest first, locked as above. */
+export function lockOpenInvoicesOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  currencyCode: string,
+): Promise<AllocatableInvoiceRow[]> {
+  const query = db
+    .selectFrom('invoices')
+    .select(ALLOCATABLE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('currency_code', '=', currencyCode)
+    .where('is_draft', '=', false)
+    .where('is_cancelled', '=', false)
+    .where((eb) =>
+      eb(
+        'total_minor',
+        '>',
+        eb('paid_actual_minor', '+', eb('paid_pending_minor', '+', eb.ref('negative_adjs_minor'))),
+      ),
+    )
+    .orderBy('invoice_date')
+    .orderBy('invoice_num')
+    .orderBy('id');
+  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+}
+
+export type InvoiceMoneyColumn = 'paid_actual_minor' | 'paid_pending_minor' | 'negative_adjs_minor';
+
+export async function addToInvoiceMoney(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  column: InvoiceMoneyColumn,
+  deltaMinor: number,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set((eb) => ({ [column]: eb(column, '+', deltaMinor), updated_at: now }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .execute();
 }

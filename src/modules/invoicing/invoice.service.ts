@@ -17,6 +17,9 @@ import { assertCustomerExists, customersByIds, getCustomer } from '../customers/
 import type { Customer } from '../customers/index.ts';
 import { assertGatewayUsable, gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
+import { assertPaymentMethodUsable } from '../paymentMethods/index.ts';
+import { allocationsToTargets } from '../ledger/index.ts';
+import type { Allocation } from '../ledger/index.ts';
 import { queueMail, queueMails } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
 import { isLineAmountWithinBounds, parseWireDecimal } from './decimals.ts';
@@ -77,10 +80,12 @@ export interface PaymentApplied {
   amountMinor: number;
 }
 
+/** A negative adjustment's or a credit note's allocation; the id of the kind not used is 0 (as the spec's). */
 export interface NegativeAdjustmentApplied {
   allocationId: number;
   invoiceId: number;
   negativeAdjustmentId: number;
+  creditNoteId: number;
   amountMinor: number;
 }
 
@@ -234,11 +239,31 @@ function chargeFromRow(row: ChargeRow): InvoiceCharge {
   };
 }
 
+function appliedTo(invoiceId: number, allocations: readonly Allocation[]) {
+  const paymentsApplied: PaymentApplied[] = [];
+  const negativeAdjustmentsApplied: NegativeAdjustmentApplied[] = [];
+  for (const a of allocations) {
+    if (a.sourceType === 'payment') {
+      paymentsApplied.push({ allocationId: a.id, invoiceId, paymentId: a.sourceId, amountMinor: a.amountMinor });
+    } else {
+      negativeAdjustmentsApplied.push({
+        allocationId: a.id,
+        invoiceId,
+        negativeAdjustmentId: a.sourceType === 'adjustment' ? a.sourceId : 0,
+        creditNoteId: a.sourceType === 'credit_note' ? a.sourceId : 0,
+        amountMinor: a.amountMinor,
+      });
+    }
+  }
+  return { paymentsApplied, negativeAdjustmentsApplied };
+}
+
 function invoiceFromRow(
   row: InvoiceRow,
   customer: Customer,
   chargeRows: ChargeRow[],
   taxRows: TaxRow[],
+  allocations: readonly Allocation[],
   on: PlainDate,
 ): Invoice {
   const money = moneyOf(row);
@@ -273,8 +298,7 @@ function invoiceFromRow(
     status: invoiceStatus({ ...money, isDraft, isCancelled, dueDate: row.due_date }, on),
     charges: chargeRows.map(chargeFromRow),
     taxes: taxesWithTotals(chargeRows, taxRows, row.currency_code),
-    paymentsApplied: [],
-    negativeAdjustmentsApplied: [],
+    ...appliedTo(row.id, allocations),
   };
 }
 
@@ -288,6 +312,7 @@ async function assembleInvoices(ctx: ServiceContext, rows: InvoiceRow[]): Promis
   const charges = groupBy(await repo.listCharges(ctx.db, ctx.account.id, ids), (c) => c.invoice_id);
   const taxes = groupBy(await repo.listTaxes(ctx.db, ctx.account.id, ids), (t) => t.invoice_id);
   const customers = await customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]);
+  const allocations = await allocationsToTargets(ctx, 'invoice', ids);
   const on = today(ctx);
   return rows.map((row) =>
     invoiceFromRow(
@@ -295,6 +320,7 @@ async function assembleInvoices(ctx: ServiceContext, rows: InvoiceRow[]): Promis
       customers.get(row.customer_id)!,
       charges.get(row.id) ?? [],
       taxes.get(row.id) ?? [],
+      allocations.get(row.id) ?? [],
       on,
     ),
   );
@@ -363,28 +389,106 @@ export function countInvoicesOfCustomer(ctx: ServiceContext, customerId: number)
   return repo.countInvoicesOfCustomer(ctx.db, ctx.account.id, customerId);
 }
 
+/** How many invoices, of any status, name the payment method (a payment method in use cannot be deleted). */
+export function countInvoicesUsingPaymentMethod(ctx: ServiceContext, paymentMethodId: number): Promise<number> {
+  return repo.countInvoicesUsingPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+}
+
 /**
- * Each customer's Balance, in its currency's minor unit: the sum of Balance over its issued invoices that are
- * not cancelled (drafts owe nothing yet). Invoices in another currency than the customer's are left out: amounts
- * in two currencies cannot be added without a rate. One statement whatever the number of customers.
+ * The money columns of the customers' issued, not cancelled invoices (drafts owe nothing yet), summed per
+ * customer and currency, for the ledger's customer balances. One statement whatever the number of customers.
  */
-export async function customerBalances(
+export function customerInvoiceSums(
   ctx: ServiceContext,
-  customers: readonly { id: number; currencyCode: string }[],
-): Promise<Map<number, number>> {
-  const balances = new Map(customers.map((c) => [c.id, 0]));
-  const currencyOf = new Map(customers.map((c) => [c.id, c.currencyCode]));
-  const sums = await repo.sumIssuedInvoices(
+  customerIds: readonly number[],
+): Promise<repo.MoneySums[]> {
+  return repo.sumIssuedInvoices(ctx.db, ctx.account.id, customerIds);
+}
+
+// The ledger's access: invoices as allocation targets (see src/modules/ledger).
+
+export type InvoiceMoneyColumn = repo.InvoiceMoneyColumn;
+
+export interface AllocatableInvoice {
+  id: number;
+  customerId: number;
+  invoiceNum: number | null;
+  currencyCode: string;
+  invoiceDate: PlainDate;
+  /** Balance: what is still open, pending payments taken off. */
+  openMinor: number;
+  /** Why nothing may be allocated to it; undefined when it can take money. */
+  refusal?: string;
+}
+
+function allocatableFromRow(row: repo.AllocatableInvoiceRow, customerId: number): AllocatableInvoice {
+  const refusal = row.is_draft
+    ? 'is a draft'
+    : row.is_cancelled
+      ? 'is cancelled'
+      : row.customer_id !== customerId
+        ? 'belongs to another customer'
+        : undefined;
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    invoiceNum: row.invoice_num,
+    currencyCode: row.currency_code,
+    invoiceDate: row.invoice_date,
+    openMinor: invoiceBalances({
+      totalMinor: row.total_minor,
+      paidActualMinor: row.paid_actual_minor,
+      paidPendingMinor: row.paid_pending_minor,
+      negativeAdjsMinor: row.negative_adjs_minor,
+    }).balanceMinor,
+    ...(refusal ? { refusal } : {}),
+  };
+}
+
+/**
+ * The account's invoices with these ids or invoice numbers, locked until the transaction ends, as targets for
+ * money of `customerId` (another customer's invoice is returned with a refusal, so the message can say why).
+ */
+export async function lockInvoicesForAllocation(
+  ctx: ServiceContext,
+  customerId: number,
+  ids: readonly number[],
+  invoiceNums: readonly number[],
+): Promise<AllocatableInvoice[]> {
+  const rows = await repo.lockInvoicesByIdOrNum(
     ctx.db,
     ctx.account.id,
-    customers.map((c) => c.id),
+    [...new Set(ids)],
+    [...new Set(invoiceNums)],
   );
-  for (const sum of sums) {
-    if (currencyOf.get(sum.customerId) === sum.currencyCode) {
-      balances.set(sum.customerId, invoiceBalances(sum).balanceMinor);
-    }
-  }
-  return balances;
+  return rows.map((row) => allocatableFromRow(row, customerId));
+}
+
+/** The customer's open invoices in a currency, earliest first (InvoiceDate, then invoiceNum), locked. */
+export async function lockOpenInvoices(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+): Promise<AllocatableInvoice[]> {
+  const rows = await repo.lockOpenInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
+  return rows.map((row) => allocatableFromRow(row, customerId));
+}
+
+/** Adds an allocation change to an invoice's paid figures, in the allocating transaction. */
+export async function addToInvoiceMoney(
+  ctx: ServiceContext,
+  invoiceId: number,
+  column: InvoiceMoneyColumn,
+  deltaMinor: number,
+): Promise<void> {
+  await repo.addToInvoiceMoney(
+    ctx.db,
+    ctx.account.id,
+    invoiceId,
+    column,
+    deltaMinor,
+    ctx.clock.now().toISOString(),
+  );
 }
 
 // Inserting: the one way invoices are made, for the API and the bill run alike.
@@ -645,25 +749,6 @@ function checkTotals(
   }
 }
 
-/**
- * The customer's payment method for a collection. Payment methods do not exist yet (a later issue), so every id
- * is refused; the payments issue completes this one function: the method must belong to the customer and be of
- * a kind the gateway supports (spec, Invoice: customerPaymentMethodID), via gatewayAccepts.
- */
-async function assertPaymentMethodUsable(
-  _ctx: ServiceContext,
-  _customerId: number,
-  paymentMethodId: number,
-  _gateway: Gateway | undefined,
-  field: string,
-): Promise<void> {
-  throw ValidationError.field(
-    field,
-    `no such payment method: ${paymentMethodId}`,
-    'payment_method_not_found',
-  );
-}
-
 /** Spec, Invoice: gatewayID is required for debit_order and credit_card; customerPaymentMethodID with gatewayID. */
 async function checkCollection(
   ctx: ServiceContext,
@@ -700,9 +785,12 @@ async function checkCollection(
     try {
       await assertPaymentMethodUsable(
         ctx,
-        invoice.customer.row.id,
-        invoice.customerPaymentMethodId,
-        gateway,
+        {
+          customerId: invoice.customer.row.id,
+          paymentMethodId: invoice.customerPaymentMethodId,
+          gateway,
+          kind,
+        },
         'customerPaymentMethodID',
       );
     } catch (error) {

@@ -165,7 +165,8 @@ function invoiceOut(unsaved: boolean) {
         Type.Object({
           allocationID: Type.Integer(),
           objectID: Type.Integer({ description: 'The invoice identifier' }),
-          NegativeAdjustmentID: Type.Integer(),
+          NegativeAdjustmentID: Type.Integer({ description: '0 when the allocation is from a credit note' }),
+          creditNoteID: Type.Integer({ description: 'The credit note allocated (0 for a negative adjustment)' }),
           amountApplied: Type.Number(),
         }),
       ),

@@ -71,6 +71,7 @@ export function toInvoiceDto(invoice: Invoice, timeZone: string): InvoiceOut {
       allocationID: allocation.allocationId,
       objectID: allocation.invoiceId,
       NegativeAdjustmentID: allocation.negativeAdjustmentId,
+      creditNoteID: allocation.creditNoteId,
       amountApplied: amount(allocation.amountMinor),
     })),
   };

@@ -1,0 +1,234 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { AdjustmentsTable, AllocationsTable } from '../../storage/schema.ts';
+
+export type AllocationRow = Selectable<AllocationsTable>;
+export type SourceType = 'payment' | 'credit_note' | 'adjustment';
+export type TargetType = 'invoice' | 'adjustment';
+/** The tables whose rows allocate money, by source type. */
+export const SOURCE_TABLES = {
+  payment: 'payments',
+  credit_note: 'credit_notes',
+  adjustment: 'adjustments',
+} as const;
+
+const ALLOCATION_COLUMNS = [
+  'id',
+  'account_id',
+  'customer_id',
+  'source_type',
+  'source_id',
+  'target_type',
+  'target_id',
+  'amount_minor',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function listAllocationsOfSources(
+  db: Db,
+  accountId: number,
+  sourceType: SourceType,
+  sourceIds: readonly number[],
+): Promise<AllocationRow[]> {
+  if (sourceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('allocations')
+    .select(ALLOCATION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('source_type', '=', sourceType)
+    .where('source_id', 'in', sourceIds)
+    .orderBy('id')
+    .execute();
+}
+
+export function listAllocationsToTargets(
+  db: Db,
+  accountId: number,
+  targetType: TargetType,
+  targetIds: readonly number[],
+): Promise<AllocationRow[]> {
+  if (targetIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('allocations')
+    .select(ALLOCATION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('target_type', '=', targetType)
+    .where('target_id', 'in', targetIds)
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertAllocations(
+  db: Db,
+  rows: {
+    account_id: number;
+    customer_id: number;
+    source_type: SourceType;
+    source_id: number;
+    target_type: TargetType;
+    target_id: number;
+    amount_minor: number;
+    created_at: string;
+    updated_at: string;
+  }[],
+): Promise<void> {
+  if (rows.length > 0) await db.insertInto('allocations').values(rows).execute();
+}
+
+export async function updateAllocation(
+  db: Db,
+  accountId: number,
+  id: number,
+  changes: { target_type: TargetType; target_id: number; amount_minor: number; updated_at: string },
+): Promise<void> {
+  await db
+    .updateTable('allocations')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteAllocations(db: Db, accountId: number, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('allocations').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+}
+
+export async function setSourceAllocated(
+  db: Db,
+  accountId: number,
+  sourceType: SourceType,
+  sourceId: number,
+  allocatedMinor: number,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable(SOURCE_TABLES[sourceType])
+    .set({ allocated_minor: allocatedMinor, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', sourceId)
+    .execute();
+}
+
+// Positive adjustments as allocation targets.
+
+export type TargetAdjustmentRow = Pick<
+  Selectable<AdjustmentsTable>,
+  | 'id'
+  | 'customer_id'
+  | 'direction'
+  | 'currency_code'
+  | 'amount_minor'
+  | 'allocated_minor'
+  | 'adjustment_date'
+>;
+const TARGET_ADJUSTMENT_COLUMNS = [
+  'id',
+  'customer_id',
+  'direction',
+  'currency_code',
+  'amount_minor',
+  'allocated_minor',
+  'adjustment_date',
+] as const;
+
+/** Adjustments by id, locked until the transaction ends (FOR UPDATE on PostgreSQL; see lockInvoicesByIdOrNum). */
+export function lockAdjustments(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<TargetAdjustmentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  const query = db
+    .selectFrom('adjustments')
+    .select(TARGET_ADJUSTMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id');
+  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+}
+
+/** The customer's positive adjustments in a currency with something still open, earliest first, locked. */
+export function lockOpenPositiveAdjustments(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  currencyCode: string,
+): Promise<TargetAdjustmentRow[]> {
+  const query = db
+    .selectFrom('adjustments')
+    .select(TARGET_ADJUSTMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('direction', '=', 'positive')
+    .where('currency_code', '=', currencyCode)
+    .where((eb) => eb('amount_minor', '>', eb.ref('allocated_minor')))
+    .orderBy('adjustment_date')
+    .orderBy('id');
+  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+}
+
+export async function addToAdjustmentAllocated(
+  db: Db,
+  accountId: number,
+  adjustmentId: number,
+  deltaMinor: number,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('adjustments')
+    .set((eb) => ({ allocated_minor: eb('allocated_minor', '+', deltaMinor), updated_at: now }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', adjustmentId)
+    .execute();
+}
+
+// Balances.
+
+export interface UnallocatedSum {
+  customerId: number;
+  currencyCode: string;
+  /** amount − allocated, summed. */
+  openMinor: number;
+}
+
+function safeSum(value: number | string | null): number {
+  const sum = Number(value ?? 0);
+  if (!Number.isSafeInteger(sum)) throw new RangeError(`sum ${value} is beyond the safe integer range`);
+  return sum;
+}
+
+/**
+ * What is left unallocated (sources) or unpaid (positive adjustments) per customer and currency, for one table.
+ * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
+ */
+export async function sumOpen(
+  db: Db,
+  accountId: number,
+  customerIds: readonly number[],
+  table: 'payments' | 'credit_notes' | 'adjustments',
+  direction?: 'positive' | 'negative',
+): Promise<UnallocatedSum[]> {
+  if (customerIds.length === 0) return [];
+  let query = db
+    .selectFrom(table)
+    .select((eb) => [
+      'customer_id',
+      'currency_code',
+      eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('customer_id', 'in', customerIds)
+    .groupBy(['customer_id', 'currency_code']);
+  // A failed payment settles nothing; the ledger removes its allocations when it fails.
+  if (table === 'payments') query = query.where('state', '!=', 'failed');
+  if (table === 'adjustments' && direction) query = query.where('direction', '=', direction);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    customerId: row.customer_id,
+    currencyCode: row.currency_code,
+    openMinor: safeSum(row.open),
+  }));
+}

@@ -1,0 +1,75 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../core/paging.ts';
+import type { PaymentsTable } from '../../storage/schema.ts';
+
+export type PaymentRow = Selectable<PaymentsTable>;
+export type NewPaymentRow = Insertable<PaymentsTable>;
+export type PaymentChanges = Updateable<
+  Omit<PaymentsTable, 'id' | 'account_id' | 'customer_id' | 'created_at'>
+>;
+
+const PAYMENT_COLUMNS = [
+  'id',
+  'account_id',
+  'customer_id',
+  'currency_code',
+  'amount_minor',
+  'allocated_minor',
+  'payment_date',
+  'method',
+  'state',
+  'memo',
+  'ref',
+  'payment_method_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function findPayment(db: Db, accountId: number, paymentId: number): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .select(PAYMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', paymentId)
+    .executeTakeFirst();
+}
+
+export function listPayments(
+  db: Db,
+  accountId: number,
+  page: Page,
+  customerId?: number,
+): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .select(PAYMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .$if(customerId !== undefined, (qb) => qb.where('customer_id', '=', customerId!))
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function insertPayment(db: Db, row: NewPaymentRow): Promise<number> {
+  return (await db.insertInto('payments').values(row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function updatePayment(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+  changes: PaymentChanges,
+): Promise<void> {
+  await db
+    .updateTable('payments')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', paymentId)
+    .execute();
+}
+
+export async function deletePayment(db: Db, accountId: number, paymentId: number): Promise<void> {
+  await db.deleteFrom('payments').where('account_id', '=', accountId).where('id', '=', paymentId).execute();
+}

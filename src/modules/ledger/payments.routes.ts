@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox';
+import { withTransaction } from '../../context.ts';
+import { recordIdempotentResponse } from '../../http/idempotency.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import type { App } from '../../http/types.ts';
+import * as payments from './payment.service.ts';
+import {
+  CreatePaymentBody,
+  CustomerIdParams,
+  EditPaymentBody,
+  PaymentIdParams,
+  PaymentOut,
+} from './payments.schemas.ts';
+import { paymentInputFromWire, toPaymentDto } from './payments.serializer.ts';
+
+const tags = ['Payments'];
+
+export function registerPaymentsRoutes(app: App): void {
+  app.get(
+    '/customers/:customerID/payments',
+    {
+      schema: {
+        tags,
+        params: CustomerIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(PaymentOut) },
+      },
+    },
+    async (request) =>
+      (await payments.listPayments(request.ctx, pageOf(request.query), request.params.customerID)).map((p) =>
+        toPaymentDto(p, request.ctx.account.timeZone),
+      ),
+  );
+
+  app.get(
+    '/payments',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(PaymentOut) } } },
+    async (request) =>
+      (await payments.listPayments(request.ctx, pageOf(request.query))).map((p) =>
+        toPaymentDto(p, request.ctx.account.timeZone),
+      ),
+  );
+
+  app.get(
+    '/payments/:paymentID',
+    { schema: { tags, params: PaymentIdParams, response: { 200: PaymentOut } } },
+    async (request) =>
+      toPaymentDto(
+        await payments.getPayment(request.ctx, request.params.paymentID),
+        request.ctx.account.timeZone,
+      ),
+  );
+
+  app.post(
+    '/payments',
+    {
+      schema: {
+        tags,
+        description:
+          'Records a payment. AutoApply applies it to the earliest open invoices (InvoiceDate, then invoiceNum) ' +
+          'until it is spent; otherwise the allocations list (allocations or Allocations) is required.',
+        body: CreatePaymentBody,
+        response: { 201: PaymentOut },
+      },
+    },
+    async (request, reply) => {
+      const dto = await withTransaction(request.ctx, async (ctx) => {
+        const payment = toPaymentDto(
+          await payments.createPayment(ctx, paymentInputFromWire(request.body)),
+          ctx.account.timeZone,
+        );
+        await recordIdempotentResponse(request, ctx.db, 201, payment);
+        return payment;
+      });
+      return reply.code(201).send(dto);
+    },
+  );
+
+  app.put(
+    '/payments/:paymentID',
+    {
+      schema: {
+        tags,
+        description:
+          'Replaces the payment and its allocations: an allocation with allocationID is edited, one without is ' +
+          'added, one left out is deleted.',
+        params: PaymentIdParams,
+        body: EditPaymentBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await payments.updatePayment(request.ctx, request.params.paymentID, paymentInputFromWire(request.body));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/payments/:paymentID',
+    {
+      schema: {
+        tags,
+        description: 'Deletes the payment and its allocations; what it paid is owed again.',
+        params: PaymentIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await payments.deletePayment(request.ctx, request.params.paymentID);
+      return reply.code(204).send(null);
+    },
+  );
+}

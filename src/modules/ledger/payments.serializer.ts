@@ -1,0 +1,46 @@
+import { startOfDate } from '../../core/calendar.ts';
+import { minorToWireNumber } from '../../core/money.ts';
+import type { Payment, PaymentInput } from './payment.service.ts';
+import type { CreatePaymentBody, EditPaymentBody, PaymentOut } from './payments.schemas.ts';
+
+/** The wire payment: Date is the calendar date in the account's time zone, as the instant that day begins. */
+export function toPaymentDto(payment: Payment, timeZone: string): PaymentOut {
+  const amount = (minor: number) => minorToWireNumber(minor, payment.currencyCode);
+  return {
+    paymentID: payment.id,
+    customerID: payment.customerId,
+    Amount: amount(payment.amountMinor),
+    CurrencyCode: payment.currencyCode,
+    Date: startOfDate(payment.date, timeZone),
+    Memo: payment.memo,
+    Ref: payment.ref,
+    Method: payment.method,
+    Status: payment.status,
+    allocations: payment.allocations.map((a) => ({
+      allocationID: a.id,
+      amountApplied: amount(a.amountMinor),
+      invoiceID: a.targetType === 'invoice' ? a.targetId : 0,
+      positiveAdjustmentID: a.targetType === 'adjustment' ? a.targetId : 0,
+      paymentID: payment.id,
+    })),
+  };
+}
+
+/** Spec: the list may come as `allocations` or `Allocations`. */
+export function paymentInputFromWire(body: CreatePaymentBody | EditPaymentBody): PaymentInput {
+  const autoApply = 'AutoApply' in body || 'isAutoApply' in body;
+  const create = body as CreatePaymentBody;
+  return {
+    customerId: body.customerID,
+    amount: body.Amount,
+    currencyCode: body.CurrencyCode,
+    date: body.Date,
+    method: body.Method,
+    memo: body.Memo,
+    ref: body.Ref,
+    autoApply: autoApply ? Boolean(create.AutoApply ?? create.isAutoApply) : false,
+    allocations: body.allocations ?? body.Allocations,
+    allocationsField:
+      body.allocations === undefined && body.Allocations !== undefined ? 'Allocations' : 'allocations',
+  };
+}
