@@ -142,7 +142,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           mailQueued: deps.mailQueued,
         };
       });
-      registerIdempotency(v1, { db: deps.storage.db, clock: deps.clock, inflight: deps.inflight });
+      registerIdempotency(v1, {
+        db: deps.storage.db,
+        clock: deps.clock,
+        inflight: deps.inflight,
+        secrets: deps.secrets,
+      });
       registerCustomersModule(v1);
       registerCatalogueModule(v1);
       registerGatewaysModule(v1);

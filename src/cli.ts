@@ -67,7 +67,11 @@ function lazySecretBox(): SecretBox {
     const config = loadConfig();
     return (box ??= createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir)));
   };
-  return { seal: (plain) => open().seal(plain), open: (sealed) => open().open(sealed) };
+  return {
+    seal: (plain) => open().seal(plain),
+    open: (sealed) => open().open(sealed),
+    fingerprint: (text) => open().fingerprint(text),
+  };
 }
 
 /** What a use case needs to act for one account, as an API request would give it. */

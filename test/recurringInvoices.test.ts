@@ -267,7 +267,7 @@ describe('POST /v1/recurring-invoices', () => {
     expect(await count()).toBe(before);
   });
 
-  it('requires a payment method once a gateway is named, and refuses any while none exist', async () => {
+  it('requires a payment method once a gateway is named, and refuses one the customer does not have', async () => {
     const gateways = (await t.request('GET', '/v1/gateways')).body;
     const gatewayID = gateways[0].gatewayID;
     const withGateway = await t.request('POST', '/v1/recurring-invoices', {
@@ -293,7 +293,7 @@ describe('POST /v1/recurring-invoices', () => {
     });
     expect(withMethod.status).toBe(422);
     expect(withMethod.body.fields).toEqual([
-      { field: 'customerPaymentMethodID', message: 'no such payment method: 1' },
+      { field: 'customerPaymentMethodID', message: `customer ${customerID} has no payment method 1` },
     ]);
   });
 

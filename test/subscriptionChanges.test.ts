@@ -44,9 +44,36 @@ describe('cancelling', () => {
     // Mar 21 – Apr 1 unused: 31.00 × 11 / 31 = 11.00, plus 15% tax 1.65 = 12.65.
     const credits = await ok(as, 'GET', `${path}/credits`);
     expect(credits).toMatchObject([
-      { Amount: 12.65, CurrencyCode: 'USD', PeriodStart: '2026-03-21T00:00:00.000Z', adjustmentID: null },
+      { Amount: 12.65, CurrencyCode: 'USD', PeriodStart: '2026-03-21T00:00:00.000Z' },
     ]);
     expect(credits[0].PeriodEnd).toBe('2026-04-01T00:00:00.000Z');
+
+    // The credit is issued as a credit_note adjustment and applied to the unpaid invoice it cuts:
+    // 31.00 + 15% = 35.65 invoiced, 35.65 − 12.65 = 23.00 still owed.
+    const adjustmentID = credits[0].adjustmentID;
+    const { adjustment } = await ok(
+      as,
+      'GET',
+      `/v1/adjustment/get?type=negative&adjustmentID=${adjustmentID}&customerID=${customerId}`,
+      undefined,
+      200,
+    );
+    const [invoice] = await invoicesOf(as, customerId);
+    expect(adjustment).toMatchObject({
+      NegativeAdjustmentType: 'credit_note',
+      Amount: 12.65,
+      Status: 'Allocated',
+      allocations: [{ objectID: invoice.invoiceID, amountApplied: 12.65, isAdjustment: false }],
+    });
+    expect(invoice).toMatchObject({ Total: 35.65, TotalNegativeAdjs: 12.65, Balance: 23 });
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`, undefined, 200)).Balance).toBe(23);
+    // It is the record of the cancellation: not deletable, its amount fixed.
+    const removal = await as.request(
+      'DELETE',
+      `/v1/adjustment/delete?type=negative&adjustmentID=${adjustmentID}&customerID=${customerId}`,
+    );
+    expect(removal.status).toBe(409);
+    expect(removal.body.code).toBe('adjustment_issued_for_subscription');
     expect(await periodsOf(as, path)).toEqual([['2026-03-01', '2026-03-21', 31]]);
     const sub = await ok(as, 'GET', path);
     expect(sub).toMatchObject({ comp_Status: 'Cancelled', isCancelled: true, comp_nextInvDate: null });

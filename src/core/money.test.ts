@@ -2,6 +2,7 @@ import Big from 'big.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_AMOUNT,
   decimalToMinor,
   fractionOfMinor,
   minorToDecimalText,
@@ -9,6 +10,7 @@ import {
   minorUnitDigits,
   productToMinor,
   ratioOfMinor,
+  wireAmountToMinor,
 } from './money.ts';
 
 // A reference for the one rounding rule: big.js rounds half away from zero with roundHalfUp.
@@ -284,6 +286,89 @@ describe('minorToDecimalText', () => {
         expect(decimalToMinor(text, currency)).toBe(amount);
         if (Math.abs(amount) < 1e15) expect(Number(text)).toBe(minorToWireNumber(amount, currency));
       }),
+    );
+  });
+});
+
+describe('wireAmountToMinor', () => {
+  it.each([
+    // value, currency, minor units: the decimal × 10^digits, exactly
+    ['10.50', 'USD', 1050],
+    [10.5, 'USD', 1050],
+    ['10', 'USD', 1000],
+    [10, 'USD', 1000],
+    ['0.01', 'USD', 1],
+    [0.01, 'USD', 1],
+    [0.1, 'USD', 10], // String(0.1) is "0.1": the decimal the client wrote, not the binary double
+    ['10.500', 'USD', 1050], // trailing zeros are not decimals that matter
+    [' 10.50 ', 'USD', 1050], // surrounding spaces of a string are dropped
+    ['1500', 'JPY', 1500],
+    [1500, 'JPY', 1500],
+    ['1500.0', 'JPY', 1500],
+    ['1.234', 'BHD', 1234],
+    [1.234, 'BHD', 1234],
+    ['0.001', 'BHD', 1],
+    [MAX_AMOUNT, 'USD', 9_999_999_999_999], // 99999999999.99 × 100
+    [99999999999.99, 'USD', 9_999_999_999_999],
+    ['99999999999', 'JPY', 99_999_999_999],
+    ['99999999999.990', 'BHD', 99_999_999_999_990],
+  ])('reads %j %s as %i minor units', (value, currency, minor) => {
+    expect(wireAmountToMinor(value, currency)).toEqual({ minor });
+  });
+
+  it.each([
+    ['0', 'USD', 'must be greater than 0'],
+    [0, 'USD', 'must be greater than 0'],
+    ['0.00', 'USD', 'must be greater than 0'],
+    [-0, 'USD', 'must be greater than 0'],
+    ['-5', 'USD', 'must be greater than 0'],
+    [-5, 'USD', 'must be greater than 0'],
+    ['-0.01', 'USD', 'must be greater than 0'],
+    ['10.505', 'USD', 'must have at most 2 decimals in USD'],
+    [10.505, 'USD', 'must have at most 2 decimals in USD'],
+    [0.1 + 0.2, 'USD', 'must have at most 2 decimals in USD'], // 0.30000000000000004
+    ['1500.5', 'JPY', 'must have at most 0 decimals in JPY'],
+    [1500.5, 'JPY', 'must have at most 0 decimals in JPY'],
+    ['1.2345', 'BHD', 'must have at most 3 decimals in BHD'],
+    ['1e3', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['1E3', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    [1e21, 'USD', 'must be a decimal number (e.g. 12.50)'], // String(1e21) is "1e+21"
+    [1e-7, 'USD', 'must be a decimal number (e.g. 12.50)'], // String(1e-7) is "1e-7"
+    ['', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['abc', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['1,000.00', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['.5', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['5.', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['+5', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    ['0x10', 'USD', 'must be a decimal number (e.g. 12.50)'],
+    [Number.NaN, 'USD', 'must be a finite number'],
+    [Infinity, 'USD', 'must be a finite number'],
+    ['100000000000', 'USD', `must be at most ${MAX_AMOUNT}`],
+    ['99999999999.991', 'BHD', `must be at most ${MAX_AMOUNT}`],
+    ['100000000000', 'JPY', `must be at most ${MAX_AMOUNT}`],
+    [1e20, 'USD', `must be at most ${MAX_AMOUNT}`],
+  ])('refuses %j %s: %s', (value, currency, message) => {
+    expect(wireAmountToMinor(value, currency)).toEqual({ message });
+  });
+
+  it('refuses just above the bound and accepts the bound itself', () => {
+    expect(wireAmountToMinor('99999999999.99', 'USD')).toEqual({ minor: 9_999_999_999_999 });
+    expect(wireAmountToMinor('100000000000.00', 'USD')).toEqual({ message: `must be at most ${MAX_AMOUNT}` });
+    expect(wireAmountToMinor('99999999999.999', 'BHD')).toEqual({ message: `must be at most ${MAX_AMOUNT}` });
+  });
+
+  it('reads any amount the currency can hold back from its decimal text, as a string and as a number', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...CURRENCIES),
+        fc.integer({ min: 1, max: 9_999_999_999_999 }),
+        (currency, minor) => {
+          const text = minorToDecimalText(minor, currency);
+          if (Number(text) > Number(MAX_AMOUNT)) return;
+          expect(wireAmountToMinor(text, currency)).toEqual({ minor });
+          expect(wireAmountToMinor(Number(text), currency)).toEqual({ minor });
+        },
+      ),
     );
   });
 });

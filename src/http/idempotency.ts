@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../storage/database.ts';
 import type { InFlight } from './inflight.ts';
+import type { SecretBox } from '../security/secretBox.ts';
 import { ConflictError, ValidationError } from '../errors.ts';
 import * as repo from './idempotency.repository.ts';
 
@@ -27,11 +27,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function requestHash(method: string, url: string, body: unknown): string {
-  return crypto
-    .createHash('sha256')
-    .update(`${method} ${url}\n${canonicalJson(body ?? null)}`)
-    .digest('hex');
+/** Keyed: a body may hold a card or bank account number (see SecretBox.fingerprint). */
+function requestHash(secrets: SecretBox, method: string, url: string, body: unknown): string {
+  return secrets.fingerprint(`${method} ${url}\n${canonicalJson(body ?? null)}`);
 }
 
 /**
@@ -41,7 +39,7 @@ function requestHash(method: string, url: string, body: unknown): string {
  */
 export function registerIdempotency(
   app: FastifyInstance,
-  deps: { db: Db; clock: Clock; inflight: InFlight },
+  deps: { db: Db; clock: Clock; inflight: InFlight; secrets: SecretBox },
 ): void {
   app.decorateRequest('idempotencyKey', undefined);
 
@@ -57,7 +55,7 @@ export function registerIdempotency(
     const claim = {
       accountId,
       key: header,
-      requestHash: requestHash(request.method, request.url, request.body),
+      requestHash: requestHash(deps.secrets, request.method, request.url, request.body),
       now: now.toISOString(),
     };
     const retake = (olderThanMs: number) =>

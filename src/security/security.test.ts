@@ -53,4 +53,12 @@ describe('secret box', () => {
     expect(() => box.open(tampered)).toThrow();
     expect(() => createSecretBox(crypto.randomBytes(32)).open(sealed)).toThrow();
   });
+
+  it('fingerprints text with its key: stable for one key, different under another, not a plain hash', () => {
+    const text = 'POST /v1/paymentmethods/creditcard {"Number":"4111111111111111"}';
+    expect(box.fingerprint(text)).toBe(box.fingerprint(text));
+    expect(box.fingerprint(text)).toMatch(/^[0-9a-f]{64}$/);
+    expect(createSecretBox(crypto.randomBytes(32)).fingerprint(text)).not.toBe(box.fingerprint(text));
+    expect(box.fingerprint(text)).not.toBe(crypto.createHash('sha256').update(text).digest('hex'));
+  });
 });

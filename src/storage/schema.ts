@@ -566,6 +566,8 @@ export interface AdjustmentsTable {
   due_date: PlainDateColumn | null;
   ref: string | null;
   memo: string | null;
+  /** The subscription whose cancellation or change this credit was issued for. */
+  subscription_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Instant;
   updated_at: Instant;
 }

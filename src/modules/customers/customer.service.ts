@@ -14,7 +14,8 @@ import type { CustomFieldValue } from './customField.service.ts';
 import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
 import { countInvoicesOfCustomer, countRecurringInvoicesOfCustomer } from '../invoicing/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
-import { customerBalances } from '../ledger/index.ts';
+import { deletePaymentMethodsOfCustomer, primaryPaymentMethodsOf } from '../paymentMethods/index.ts';
+import { customerBalances, hasMoneyRecords } from '../ledger/index.ts';
 import { countLiveSubscriptionsByCustomer, countSubscriptionsOfCustomer } from '../subscriptions/index.ts';
 
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
@@ -87,8 +88,8 @@ export function customerStatus(row: Pick<CustomerRow, 'is_active' | 'is_suspende
 /**
  * Balance is the sum of Balance over the customer's issued, not cancelled invoices in its currency (invoicing
  * computes it). ActiveSubs counts the subscriptions not cancelled or expired today (future and trial ones included;
- * the subscriptions module counts them). The primary payment method will come from payment methods, which do not
- * exist yet in this service.
+ * the subscriptions module counts them). PrimaryPaymentMethodInfo is the customer's primary payment method (the
+ * paymentMethods module reads it for the whole page in one statement).
  */
 async function figuresOf(ctx: ServiceContext, rows: CustomerRow[]): Promise<Map<number, CustomerFigures>> {
   const balances = await customerBalances(
@@ -99,13 +100,17 @@ async function figuresOf(ctx: ServiceContext, rows: CustomerRow[]): Promise<Map<
     ctx,
     rows.map((row) => row.id),
   );
+  const primaryPaymentMethods = await primaryPaymentMethodsOf(
+    ctx,
+    rows.map((row) => row.id),
+  );
   return new Map(
     rows.map((row) => [
       row.id,
       {
         balanceMinor: balances.get(row.id) ?? 0,
         activeSubscriptions: activeSubscriptions.get(row.id) ?? 0,
-        primaryPaymentMethod: null,
+        primaryPaymentMethod: primaryPaymentMethods.get(row.id) ?? null,
       },
     ]),
   );
@@ -386,9 +391,9 @@ export async function setCustomerSuspended(
 }
 
 /**
- * Deletes a customer with its contacts, notes and custom field values. A customer with invoices cannot be deleted
+ * Deletes a customer with its contacts, notes, custom field values and payment methods. A customer with invoices cannot be deleted
  * (409; archive it instead): its invoices are the account's records. Nor one with subscriptions (409
- * `customer_has_subscriptions`). Payments will refuse the delete the same way once they exist.
+ * `customer_has_subscriptions`), nor one with payments, credit notes or adjustments (409 `customer_has_payments`).
  */
 export async function deleteCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
   const hasInvoices = async () => (await countInvoicesOfCustomer(ctx, customerId)) > 0;
@@ -409,13 +414,25 @@ export async function deleteCustomer(ctx: ServiceContext, customerId: number): P
       `Customer ${customerId} has recurring invoices; archive it instead`,
     );
   }
+  if (await hasMoneyRecords(ctx, customerId)) {
+    throw new ConflictError(
+      'customer_has_payments',
+      `Customer ${customerId} has payments, credit notes or adjustments; archive it instead`,
+    );
+  }
   let deleted: boolean;
   try {
-    deleted = await repo.deleteCustomer(ctx.db, ctx.account.id, customerId);
+    // Its stored payment methods go with it: they are its details, like its contacts (even the primary one,
+    // which alone could never be deleted).
+    deleted = await ctx.db.transaction().execute(async (trx) => {
+      await deletePaymentMethodsOfCustomer(inTransaction(ctx, trx), customerId);
+      return repo.deleteCustomer(trx, ctx.account.id, customerId);
+    });
   } catch (error) {
-    // An invoice made between the check and the delete: the invoices' foreign key refuses the delete.
-    if (isForeignKeyViolation(error) && (await hasInvoices())) throw refused();
-    throw error;
+    // A record made between the checks and the delete (an invoice, a payment): its foreign key refuses the delete.
+    if (!isForeignKeyViolation(error)) throw error;
+    if (await hasInvoices()) throw refused();
+    throw new ConflictError('customer_in_use', `Customer ${customerId} has records; archive it instead`);
   }
   if (!deleted) throw new NotFoundError('Customer', customerId);
 }

@@ -235,6 +235,49 @@ export async function setPrimaryGateway(ctx: ServiceContext, gatewayId: number):
   return getGateway(ctx, gatewayId);
 }
 
+/** A card as the vault receives it. The number lives only in memory on its way to the vault. */
+export interface CardToVault {
+  /** Digits only. Never stored, returned, logged or put into an error by us. */
+  number: string;
+  cardType: string;
+  nameOnCard: string;
+  lastNameOnCard: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/** Whether the gateway's provider keeps card numbers for us and hands back a token. */
+export function canVaultCards(gateway: Gateway): boolean {
+  return gatewayTypeInfo(gateway.type)?.vaultsCards ?? false;
+}
+
+/**
+ * Hands a card to the gateway's vault and returns the token that stands for it from now on. A gateway whose type
+ * has no vault is a ValidationError (422) naming `field`. The built-in test gateway's vault is a simulator: it
+ * keeps nothing and makes up a token (`tok_test_` and 24 hex digits), as a provider's sandbox would.
+ */
+export async function vaultCard(
+  _ctx: ServiceContext,
+  gateway: Gateway,
+  _card: CardToVault,
+  field: string,
+): Promise<{ token: string }> {
+  if (!canVaultCards(gateway)) {
+    throw ValidationError.field(
+      field,
+      `gateway ${gateway.id} (${gateway.type}) cannot keep card numbers`,
+      'gateway_cannot_vault',
+    );
+  }
+  switch (gateway.type) {
+    case GATEWAY_TYPES.test.type:
+      return { token: `tok_test_${crypto.randomBytes(12).toString('hex')}` };
+    default:
+      // A type marked vaultsCards must have its vault here; reaching this is a programming error.
+      throw new Error(`no card vault is implemented for gateway type ${gateway.type}`);
+  }
+}
+
 /** The account a gateway belongs to, for operator commands that name a gateway by id alone. */
 export async function getGatewayAccountId(db: Db, gatewayId: number): Promise<number> {
   const accountId = await repo.findGatewayAccountId(db, gatewayId);

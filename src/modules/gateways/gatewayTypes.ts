@@ -16,6 +16,8 @@ export interface GatewayTypeInfo {
   alwaysTestMode: boolean;
   /** Whether the gateway keeps settings (credentials, or the simulator's behaviour), sealed at rest. */
   takesSettings: boolean;
+  /** Whether the gateway keeps card numbers in its vault and hands back a token (we never keep a number). */
+  vaultsCards: boolean;
 }
 
 export const GATEWAY_TYPES = {
@@ -30,6 +32,7 @@ export const GATEWAY_TYPES = {
     manualRecon: false,
     alwaysTestMode: true,
     takesSettings: true,
+    vaultsCards: true,
   },
   // Money that arrives outside the service (EFT, cash, cheque) and is recorded by hand: nothing is collected
   // automatically and there is nothing to connect to, hence no settings.
@@ -41,6 +44,7 @@ export const GATEWAY_TYPES = {
     manualRecon: true,
     alwaysTestMode: false,
     takesSettings: false,
+    vaultsCards: false,
   },
 } as const satisfies Record<string, GatewayTypeInfo>;
 

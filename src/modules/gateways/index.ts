@@ -6,7 +6,7 @@ export function registerGatewaysModule(app: App): void {
   registerGatewaysRoutes(app);
 }
 
-export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.service.ts';
+export type { AddGatewayInput, CardToVault, Gateway, PaymentMethodKind } from './gateway.service.ts';
 /**
  * For other modules:
  * - `getGateway(ctx, gatewayId)`: the account's gateway, or NotFound (404).
@@ -16,11 +16,14 @@ export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.serv
  * - `isGatewayUsable(gateway)`: active and enabled.
  * - `findPrimaryGateway(ctx)`: the account's primary gateway, or undefined when it has none usable.
  * - `createTestGateway(db, accountId, createdAt)`: the built-in test gateway, inside account creation.
+ * - `canVaultCards(gateway)`, `vaultCard(ctx, gateway, card, field)`: hands a card number to the gateway's vault
+ *   and returns its token (422 naming `field` when the gateway's type has no vault).
  * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`.
  */
 export {
   addGateway,
   assertGatewayUsable,
+  canVaultCards,
   createTestGateway,
   findPrimaryGateway,
   gatewayAccepts,
@@ -30,6 +33,7 @@ export {
   listGateways,
   setGatewayEnabled,
   setPrimaryGateway,
+  vaultCard,
 } from './gateway.service.ts';
 export { toGatewayDto } from './gateways.serializer.ts';
 export { GATEWAY_TYPE_NAMES } from './gatewayTypes.ts';

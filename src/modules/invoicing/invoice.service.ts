@@ -244,7 +244,12 @@ function appliedTo(invoiceId: number, allocations: readonly Allocation[]) {
   const negativeAdjustmentsApplied: NegativeAdjustmentApplied[] = [];
   for (const a of allocations) {
     if (a.sourceType === 'payment') {
-      paymentsApplied.push({ allocationId: a.id, invoiceId, paymentId: a.sourceId, amountMinor: a.amountMinor });
+      paymentsApplied.push({
+        allocationId: a.id,
+        invoiceId,
+        paymentId: a.sourceId,
+        amountMinor: a.amountMinor,
+      });
     } else {
       negativeAdjustmentsApplied.push({
         allocationId: a.id,
@@ -390,7 +395,10 @@ export function countInvoicesOfCustomer(ctx: ServiceContext, customerId: number)
 }
 
 /** How many invoices, of any status, name the payment method (a payment method in use cannot be deleted). */
-export function countInvoicesUsingPaymentMethod(ctx: ServiceContext, paymentMethodId: number): Promise<number> {
+export function countInvoicesUsingPaymentMethod(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+): Promise<number> {
   return repo.countInvoicesUsingPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
 }
 

@@ -321,3 +321,18 @@ export async function countRecurringInvoicesOfCustomer(
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** How many of the account's recurring invoices name the payment method as their customerPaymentMethodID. */
+export async function countRecurringInvoicesUsingPaymentMethod(
+  db: Db,
+  accountId: number,
+  paymentMethodId: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('recurring_invoices')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('customer_payment_method_id', '=', paymentMethodId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

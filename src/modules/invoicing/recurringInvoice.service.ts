@@ -26,8 +26,9 @@ import { optionalText, requiredText } from '../../core/text.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { assertCustomerExists, getCustomer } from '../customers/index.ts';
-import { assertGatewayUsable, gatewayAccepts } from '../gateways/index.ts';
+import { assertGatewayUsable, gatewayAccepts, getGateway } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
+import { assertPaymentMethodUsable } from '../paymentMethods/index.ts';
 import { COLLECTION_METHODS, checkedCharges, insertInvoices, queueInvoiceMails } from './invoice.service.ts';
 import type { CheckedCharge, NewInvoice } from './invoice.service.ts';
 import * as repo from './recurringInvoice.repository.ts';
@@ -226,6 +227,14 @@ export function countRecurringInvoicesOfCustomer(ctx: ServiceContext, customerId
   return repo.countRecurringInvoicesOfCustomer(ctx.db, ctx.account.id, customerId);
 }
 
+/** How many recurring invoices, cancelled ones included, name the payment method (it cannot be deleted then). */
+export function countRecurringInvoicesUsingPaymentMethod(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+): Promise<number> {
+  return repo.countRecurringInvoicesUsingPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+}
+
 // Checking a request.
 
 interface CheckedTax {
@@ -351,19 +360,6 @@ interface RecurringRecord {
 /** Spec, Invoice (same rules for recurring invoices): gatewayID for debit_order and credit_card. */
 const GATEWAY_KINDS = { credit_card: 'credit_card', debit_order: 'bank_account' } as const;
 
-/**
- * The customer's payment method for a collection. NOTE: this mirrors the private check of invoice.service.ts:
- * payment methods do not exist yet, so every id is refused; both are to become one shared check when payment
- * methods arrive (the method must belong to the customer and be of a kind the gateway supports).
- */
-function assertPaymentMethodUsable(paymentMethodId: number, field: string): void {
-  throw ValidationError.field(
-    field,
-    `no such payment method: ${paymentMethodId}`,
-    'payment_method_not_found',
-  );
-}
-
 async function collect<T>(problems: FieldProblem[], check: () => Promise<T> | T): Promise<T | undefined> {
   try {
     return await check();
@@ -442,8 +438,23 @@ async function checkRecord(
     }
   }
   const paymentMethodId = record.customerPaymentMethodId;
-  if (paymentMethodId !== null && changed('customerPaymentMethodId')) {
-    await collect(problems, () => assertPaymentMethodUsable(paymentMethodId, 'customerPaymentMethodID'));
+  if (
+    paymentMethodId !== null &&
+    (changed('customerPaymentMethodId') || changed('gatewayId') || changed('collectionMethod'))
+  ) {
+    // A gateway kept as stored is not checked for use again, but the method must still suit it.
+    const methodGateway =
+      gateway ??
+      (record.gatewayId !== null && !changed('gatewayId')
+        ? await getGateway(ctx, record.gatewayId)
+        : undefined);
+    await collect(problems, () =>
+      assertPaymentMethodUsable(
+        ctx,
+        { customerId: record.customerId, paymentMethodId, gateway: methodGateway, kind },
+        'customerPaymentMethodID',
+      ),
+    );
   }
 }
 
@@ -653,6 +664,7 @@ export async function editRecurringInvoice(
         currencyCode: row.currency_code,
         gatewayId: row.gateway_id,
         customerPaymentMethodId: row.customer_payment_method_id,
+        collectionMethod: row.collection_method,
       };
       await checkRecord(tctx, record, (key) => record[key] !== stored[key], chargesField, problems);
       if (problems.length) throw new ValidationError(problems);

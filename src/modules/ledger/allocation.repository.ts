@@ -232,3 +232,18 @@ export async function sumOpen(
     openMinor: safeSum(row.open),
   }));
 }
+
+/** Whether the customer has any payment, credit note or adjustment (records that keep it from being deleted). */
+export async function hasMoneyRecords(db: Db, accountId: number, customerId: number): Promise<boolean> {
+  for (const table of Object.values(SOURCE_TABLES)) {
+    const row = await db
+      .selectFrom(table)
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('customer_id', '=', customerId)
+      .limit(1)
+      .executeTakeFirst();
+    if (row) return true;
+  }
+  return false;
+}

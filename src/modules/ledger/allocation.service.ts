@@ -55,12 +55,17 @@ function parseKey(targetKey: TargetKey): { type: TargetType; id: number } {
   return { type: type as TargetType, id: Number(id) };
 }
 
-/** A target with its date, for AutoApply's order: an invoice's InvoiceDate, an adjustment's Date. */
-type DatedTarget = AllocationTarget & { date: string };
+/**
+ * A target with its place in AutoApply's order: an invoice's InvoiceDate then invoiceNum, an adjustment's Date
+ * then id. NOTE: an invoice's id is not its number's order: a draft takes its invoiceNum when finalized.
+ */
+type DatedTarget = AllocationTarget & { date: string; sequence: number };
 
 function invoiceTarget(invoice: AllocatableInvoice): DatedTarget {
   return {
     date: invoice.invoiceDate,
+    // Drafts have no number; they are refused anyway.
+    sequence: invoice.invoiceNum ?? invoice.id,
     key: key('invoice', invoice.id),
     label: `invoice ${invoice.id}`,
     currencyCode: invoice.currencyCode,
@@ -78,6 +83,7 @@ function adjustmentTarget(row: TargetAdjustmentRow, customerId: number): DatedTa
         : undefined;
   return {
     date: row.adjustment_date,
+    sequence: row.id,
     key: key('adjustment', row.id),
     label: `positive adjustment ${row.id}`,
     currencyCode: row.currency_code,
@@ -154,7 +160,8 @@ async function autoApplyRequest(
 ): Promise<{ requested: RequestedAllocation[]; targets: Map<TargetKey, AllocationTarget> }> {
   // What this source already holds is open to it again: an edit re-spreads the whole amount.
   const { targets } = await lockTargets(ctx, source, existing, []);
-  const dated: { key: TargetKey; date: string; rank: number; target: AllocationTarget }[] = [];
+  const dated: { key: TargetKey; date: string; rank: number; sequence: number; target: AllocationTarget }[] =
+    [];
   for (const invoice of await lockOpenInvoices(ctx, source.customerId, source.currencyCode)) {
     targets.set(key('invoice', invoice.id), invoiceTarget(invoice));
   }
@@ -175,10 +182,17 @@ async function autoApplyRequest(
   for (const [k, target] of targets) {
     if (target.refusal || target.currencyCode !== source.currencyCode) continue;
     if (!includeAdjustments && k.startsWith('adjustment:')) continue;
-    dated.push({ key: k, date: target.date, rank: k.startsWith('invoice:') ? 0 : 1, target });
+    dated.push({
+      key: k,
+      date: target.date,
+      rank: k.startsWith('invoice:') ? 0 : 1,
+      sequence: target.sequence,
+      target,
+    });
   }
+  // Spec, Payments rule 1: the earliest invoice first, by InvoiceDate then invoiceNum.
   dated.sort((a, b) =>
-    a.date < b.date ? -1 : a.date > b.date ? 1 : a.rank - b.rank || parseKey(a.key).id - parseKey(b.key).id,
+    a.date < b.date ? -1 : a.date > b.date ? 1 : a.rank - b.rank || a.sequence - b.sequence,
   );
   const plan = autoApply(
     source.amountMinor,
@@ -359,4 +373,9 @@ export async function customerBalances(
     for (const sum of credit) add(sum.customerId, sum.currencyCode, -sum.openMinor);
   }
   return balances;
+}
+
+/** Whether the customer has payments, credit notes or adjustments: records of money, which keep it from deletion. */
+export function hasMoneyRecords(ctx: ServiceContext, customerId: number): Promise<boolean> {
+  return repo.hasMoneyRecords(ctx.db, ctx.account.id, customerId);
 }

@@ -35,13 +35,15 @@ function entryAmount(
   field: string,
   problems: FieldProblem[],
 ): number | undefined {
-  const value = present(wire.amountApplied) ? wire.amountApplied : wire.AmtAllocated;
-  const name = present(wire.amountApplied) || !present(wire.AmtAllocated) ? 'amountApplied' : 'AmtAllocated';
-  if (value === undefined || value === null) {
+  // The key that holds an amount; else the one that was sent, so that 0 is refused as 0, not as missing.
+  const keys = ['amountApplied', 'AmtAllocated'] as const;
+  const name =
+    keys.find((k) => present(wire[k])) ?? keys.find((k) => wire[k] !== undefined && wire[k] !== null);
+  if (name === undefined) {
     problems.push({ field: `${field}.amountApplied`, message: 'is required' });
     return undefined;
   }
-  const amount = wireAmountToMinor(value, currencyCode);
+  const amount = wireAmountToMinor(wire[name]!, currencyCode);
   if ('message' in amount) {
     problems.push({ field: `${field}.${name}`, message: amount.message });
     return undefined;

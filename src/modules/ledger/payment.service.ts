@@ -4,18 +4,15 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { paymentStatus } from '../../core/allocation.ts';
 import type { PaymentState, PaymentStatus } from '../../core/allocation.ts';
-import { parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { wireAmountToMinor } from '../../core/money.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
-import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { assertCustomerExists, lockCustomerForMoney } from '../customers/index.ts';
 import type { InvoiceMoneyColumn } from '../invoicing/index.ts';
 import { allocationsOfSources, applyAllocations, releaseAllocations } from './allocation.service.ts';
 import type { Allocation, AllocationRequest, MoneySource } from './allocation.service.ts';
-import { invoiceAllocationEntries } from './allocationInput.ts';
-import type { WireAllocation } from './allocationInput.ts';
+import { allocationRequestOf, checkMoneyFields, reallocateWithAmount } from './moneySource.ts';
+import type { MoneyFieldsInput } from './moneySource.ts';
 import * as repo from './payment.repository.ts';
 import type { PaymentRow } from './payment.repository.ts';
 
@@ -48,19 +45,11 @@ export interface Payment {
 }
 
 /** A request's payment: amounts and dates as the wire sent them, checked here against the currency and zone. */
-export interface PaymentInput {
+export interface PaymentInput extends MoneyFieldsInput {
   customerId: number;
-  amount: number | string;
-  currencyCode: string;
-  date: string;
   method: string;
   memo?: string | null;
   ref?: string | null;
-  autoApply: boolean;
-  /** Undefined when the request has no allocation list. */
-  allocations?: readonly WireAllocation[];
-  /** The key the list came under (`allocations` or `Allocations`), for messages. */
-  allocationsField: string;
 }
 
 /** Where a payment's allocations count on an invoice: a pending payment is paid but not yet received. */
@@ -131,34 +120,14 @@ interface CheckedPayment {
 
 async function checkPayment(ctx: ServiceContext, input: PaymentInput): Promise<CheckedPayment> {
   const problems: FieldProblem[] = [];
-  const currencyCode = await assertCurrencyEnabled(ctx, input.currencyCode, 'CurrencyCode');
-  const amount = wireAmountToMinor(input.amount, currencyCode);
-  if ('message' in amount) problems.push({ field: 'Amount', message: amount.message });
-  const date = parseWireCalendarDate(input.date, ctx.account.timeZone);
-  if (date === undefined) problems.push({ field: 'Date', message: 'must be a date' });
+  const { currencyCode, amountMinor, date } = await checkMoneyFields(ctx, input, problems);
   if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
     problems.push({ field: 'Method', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
   }
-  let request: AllocationRequest;
-  if (input.autoApply) {
-    // Spec, Payments rule 1: with AutoApply, allocations are neither required nor used.
-    request = { autoApply: true, includeAdjustments: false };
-  } else if (input.allocations === undefined) {
-    problems.push({ field: input.allocationsField, message: 'is required when AutoApply is false' });
-    request = { autoApply: false, entries: [] };
-  } else {
-    const entries = invoiceAllocationEntries(
-      input.allocations,
-      input.allocationsField,
-      currencyCode,
-      { adjustments: true },
-      problems,
-    );
-    request = { autoApply: false, entries };
-  }
+  const request = allocationRequestOf(input, currencyCode, { adjustments: true }, problems);
   if (problems.length > 0) throw new ValidationError(problems);
   return {
-    amountMinor: 'minor' in amount ? amount.minor : 0,
+    amountMinor,
     currencyCode,
     date: date!,
     method: input.method,
@@ -204,10 +173,14 @@ export function createPayment(ctx: ServiceContext, input: PaymentInput): Promise
   });
 }
 
-/** The customer's lock first, then the payment as it is under that lock (it may have changed or gone meanwhile). */
-async function lockPayment(ctx: ServiceContext, paymentId: number): Promise<PaymentRow> {
-  const before = await findPaymentRow(ctx, paymentId);
-  await lockCustomerForMoney(ctx, before.customer_id);
+/**
+ * The customer's lock first, then the payment as it is under that lock (it may have changed or gone meanwhile).
+ * NOTE: the caller reads the payment's customer before the transaction begins, so that the lock is the
+ * transaction's first statement: on SQLite a transaction that has already read cannot wait for the write lock
+ * held by another process (SQLITE_BUSY at once, busy_timeout unused; SQLITE_BUSY_SNAPSHOT if it wrote meanwhile).
+ */
+async function lockPayment(ctx: ServiceContext, paymentId: number, customerId: number): Promise<PaymentRow> {
+  await lockCustomerForMoney(ctx, customerId);
   return findPaymentRow(ctx, paymentId);
 }
 
@@ -215,9 +188,14 @@ async function lockPayment(ctx: ServiceContext, paymentId: number): Promise<Paym
  * Replaces a payment's fields and makes its allocations the list sent (Spec, Payments rule 4). The customer of a
  * payment does not change: money recorded for the wrong customer is deleted and recorded again.
  */
-export function updatePayment(ctx: ServiceContext, paymentId: number, input: PaymentInput): Promise<void> {
+export async function updatePayment(
+  ctx: ServiceContext,
+  paymentId: number,
+  input: PaymentInput,
+): Promise<void> {
+  const { customer_id: customerId } = await findPaymentRow(ctx, paymentId);
   return withTransaction(ctx, async (ctx) => {
-    const row = await lockPayment(ctx, paymentId);
+    const row = await lockPayment(ctx, paymentId, customerId);
     if (input.customerId !== row.customer_id) {
       throw ValidationError.field('customerID', `must be the payment's customer (${row.customer_id})`);
     }
@@ -236,22 +214,17 @@ export function updatePayment(ctx: ServiceContext, paymentId: number, input: Pay
       currency_code: payment.currencyCode,
       amount_minor: payment.amountMinor,
     });
-    // The stored allocated total never exceeds the stored amount (a CHECK): a larger amount is written before the
-    // allocations grow, a smaller one after they shrink.
-    if (payment.amountMinor >= row.amount_minor) {
-      await repo.updatePayment(ctx.db, ctx.account.id, paymentId, changes);
-      await applyAllocations(ctx, source, payment.request);
-    } else {
-      await applyAllocations(ctx, source, payment.request);
-      await repo.updatePayment(ctx.db, ctx.account.id, paymentId, changes);
-    }
+    await reallocateWithAmount(ctx, source, row.amount_minor, payment.request, () =>
+      repo.updatePayment(ctx.db, ctx.account.id, paymentId, changes),
+    );
   });
 }
 
 /** Deletes a payment with its allocations; every invoice it paid owes that money again. */
-export function deletePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
+export async function deletePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
+  const { customer_id: customerId } = await findPaymentRow(ctx, paymentId);
   return withTransaction(ctx, async (ctx) => {
-    const row = await lockPayment(ctx, paymentId);
+    const row = await lockPayment(ctx, paymentId, customerId);
     await releaseAllocations(ctx, sourceOf(row));
     await repo.deletePayment(ctx.db, ctx.account.id, paymentId);
   });

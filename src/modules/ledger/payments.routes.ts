@@ -66,7 +66,7 @@ export function registerPaymentsRoutes(app: App): void {
     async (request, reply) => {
       const dto = await withTransaction(request.ctx, async (ctx) => {
         const payment = toPaymentDto(
-          await payments.createPayment(ctx, paymentInputFromWire(request.body)),
+          await payments.createPayment(ctx, paymentInputFromWire(request.body, true)),
           ctx.account.timeZone,
         );
         await recordIdempotentResponse(request, ctx.db, 201, payment);
@@ -90,7 +90,11 @@ export function registerPaymentsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await payments.updatePayment(request.ctx, request.params.paymentID, paymentInputFromWire(request.body));
+      await payments.updatePayment(
+        request.ctx,
+        request.params.paymentID,
+        paymentInputFromWire(request.body, false),
+      );
       return reply.code(204).send(null);
     },
   );

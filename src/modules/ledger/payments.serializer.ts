@@ -26,9 +26,14 @@ export function toPaymentDto(payment: Payment, timeZone: string): PaymentOut {
   };
 }
 
-/** Spec: the list may come as `allocations` or `Allocations`. */
-export function paymentInputFromWire(body: CreatePaymentBody | EditPaymentBody): PaymentInput {
-  const autoApply = 'AutoApply' in body || 'isAutoApply' in body;
+/**
+ * Spec: the list may come as `allocations` or `Allocations`. AutoApply belongs to the create only (the spec's PUT
+ * lists none and requires the list), so an edit reads no AutoApply.
+ */
+export function paymentInputFromWire(
+  body: CreatePaymentBody | EditPaymentBody,
+  isCreate: boolean,
+): PaymentInput {
   const create = body as CreatePaymentBody;
   return {
     customerId: body.customerID,
@@ -38,7 +43,7 @@ export function paymentInputFromWire(body: CreatePaymentBody | EditPaymentBody):
     method: body.Method,
     memo: body.Memo,
     ref: body.Ref,
-    autoApply: autoApply ? Boolean(create.AutoApply ?? create.isAutoApply) : false,
+    autoApply: isCreate && Boolean(create.AutoApply ?? create.isAutoApply),
     allocations: body.allocations ?? body.Allocations,
     allocationsField:
       body.allocations === undefined && body.Allocations !== undefined ? 'Allocations' : 'allocations',

@@ -1,6 +1,24 @@
 import type { App } from '../../http/types.ts';
+import { registerPaymentMethodsRoutes } from './paymentMethods.routes.ts';
 
 /** Customers' stored payment methods: cards (kept in the gateway's vault) and bank accounts (sealed at rest). */
 export function registerPaymentMethodsModule(app: App): void {
-  void app;
+  registerPaymentMethodsRoutes(app);
 }
+
+export type { PaymentMethod } from './paymentMethod.service.ts';
+/**
+ * For other modules:
+ * - `assertPaymentMethodUsable(ctx, { customerId, paymentMethodId, gateway?, kind? }, field)`: the check of an
+ *   invoice's or recurring invoice's customerPaymentMethodID (422 naming `field`).
+ * - `primaryPaymentMethodsOf(ctx, customerIds)`: each customer's primary method id and token, in one statement
+ *   (a customer's PrimaryPaymentMethodInfo).
+ * - `deletePaymentMethodsOfCustomer(ctx, customerId)`: inside the transaction that deletes the customer.
+ * - `getPaymentMethod(ctx, id)`: the full method, or NotFound (404).
+ */
+export {
+  assertPaymentMethodUsable,
+  deletePaymentMethodsOfCustomer,
+  getPaymentMethod,
+  primaryPaymentMethodsOf,
+} from './paymentMethod.service.ts';

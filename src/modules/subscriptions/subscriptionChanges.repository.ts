@@ -33,8 +33,23 @@ export async function cutPeriod(
     .execute();
 }
 
-export async function insertCredits(db: Db, rows: Insertable<SubscriptionCreditsTable>[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('subscription_credits').values(rows).execute();
+export async function insertCredit(db: Db, row: Insertable<SubscriptionCreditsTable>): Promise<number> {
+  return (await db.insertInto('subscription_credits').values(row).returning('id').executeTakeFirstOrThrow())
+    .id;
+}
+
+export async function linkCreditAdjustment(
+  db: Db,
+  accountId: number,
+  creditId: number,
+  adjustmentId: number,
+): Promise<void> {
+  await db
+    .updateTable('subscription_credits')
+    .set({ adjustment_id: adjustmentId })
+    .where('account_id', '=', accountId)
+    .where('id', '=', creditId)
+    .execute();
 }
 
 export async function countUnbilledUsage(db: Db, accountId: number, subscriptionId: number): Promise<number> {

@@ -77,7 +77,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         tags,
         description:
           'Cancels: at renewal (end of the billed term), or now with no refund, a pro-rated credit, or full ' +
-          'credit for the current term. Credits are recorded (GET .../credits) until adjustments issue them.',
+          'credit for the current term. Each credit is issued as a credit_note adjustment applied to the earliest open invoices (GET .../credits).',
         params: CancelParams,
         querystring: PreviewQuery,
         response: changeResponses,

@@ -7,6 +7,7 @@ import type { CreditRule, PeriodCredit } from '../../core/subscriptionChanges.ts
 import { invoiceDateOf, planBilling, trialEndOf } from '../../core/subscriptionBilling.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { invoiceTaxPercs } from '../invoicing/index.ts';
+import { issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
@@ -50,8 +51,9 @@ function assertNotEnded(row: SubscriptionRow, day: PlainDate): void {
 }
 
 /**
- * Cuts the billed periods at `cutDate` and records what the rule credits (subscription_credits, to be issued
- * as credit notes once adjustments exist).
+ * Cuts the billed periods at `cutDate` and credits what the rule says: each credit is recorded
+ * (subscription_credits) and issued as a credit_note adjustment, auto-applied to the customer's earliest open
+ * invoices (the cut one among them, when unpaid), in the change's transaction.
  */
 async function cutBilledTime(
   ctx: ServiceContext,
@@ -81,9 +83,8 @@ async function cutBilledTime(
     ...credit,
     descrip: `${reason}: unused ${credit.start} to ${credit.end}`,
   }));
-  await repo.insertCredits(
-    ctx.db,
-    described.map((credit) => ({
+  for (const credit of described) {
+    const creditId = await repo.insertCredit(ctx.db, {
       account_id: ctx.account.id,
       customer_id: row.customer_id,
       subscription_id: row.id,
@@ -93,8 +94,20 @@ async function cutBilledTime(
       period_start: credit.start,
       period_end: credit.end,
       created_at: ctx.clock.now().toISOString(),
-    })),
-  );
+    });
+    if (credit.totalMinor <= 0) continue;
+    const adjustmentId = await issueCreditNoteAdjustment(ctx, {
+      customerId: row.customer_id,
+      subscriptionId: row.id,
+      currencyCode: row.currency_code,
+      amountMinor: credit.totalMinor,
+      date: today(ctx),
+      ref: `SUB-${row.id}-CREDIT-${creditId}`,
+      memo: credit.descrip,
+      autoApply: true,
+    });
+    await repo.linkCreditAdjustment(ctx.db, ctx.account.id, creditId, adjustmentId);
+  }
   return described;
 }
 

@@ -100,7 +100,10 @@ export async function up(db: Kysely<any>): Promise<void> {
       'account_currencies',
       ['account_id', 'currency_code'],
     )
-    .addCheckConstraint('credit_notes_allocated_within_amount', sql`allocated_minor between 0 and amount_minor`)
+    .addCheckConstraint(
+      'credit_notes_allocated_within_amount',
+      sql`allocated_minor between 0 and amount_minor`,
+    )
     .execute();
   await db.schema
     .createIndex('credit_notes_number_unique')
@@ -128,6 +131,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('due_date', t.date)
     .addColumn('ref', 'text')
     .addColumn('memo', 'text')
+    // Set on a credit issued for a subscription's cancellation or change (subscription_credits.adjustment_id).
+    .addColumn('subscription_id', 'bigint', (c) => c.references('subscriptions.id'))
     .addColumn('created_at', t.instant, (c) => c.notNull())
     .addColumn('updated_at', t.instant, (c) => c.notNull())
     .addForeignKeyConstraint(
@@ -136,14 +141,21 @@ export async function up(db: Kysely<any>): Promise<void> {
       'account_currencies',
       ['account_id', 'currency_code'],
     )
-    .addCheckConstraint('adjustments_allocated_within_amount', sql`allocated_minor between 0 and amount_minor`)
+    .addCheckConstraint(
+      'adjustments_allocated_within_amount',
+      sql`allocated_minor between 0 and amount_minor`,
+    )
     .execute();
   await db.schema
     .createIndex('adjustments_customer')
     .on('adjustments')
     .columns(['account_id', 'customer_id', 'id'])
     .execute();
-  await db.schema.createIndex('adjustments_account').on('adjustments').columns(['account_id', 'id']).execute();
+  await db.schema
+    .createIndex('adjustments_account')
+    .on('adjustments')
+    .columns(['account_id', 'id'])
+    .execute();
 
   // Every allocation of money: from a payment, a credit note or a negative adjustment, to an invoice or a
   // positive adjustment. One table, so allocationIDs are unique across kinds and a target's figures are one sum.
@@ -168,6 +180,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('allocations_target')
     .on('allocations')
     .columns(['account_id', 'target_type', 'target_id', 'id'])
+    .execute();
+
+  // AutoApply reads a customer's open invoices earliest first; without this index SQLite scans the account's.
+  await db.schema
+    .createIndex('invoices_customer_date')
+    .on('invoices')
+    .columns(['account_id', 'customer_id', 'invoice_date', 'invoice_num', 'id'])
+    .execute();
+  // Deleting a payment method asks whether anything still names it.
+  await db.schema.createIndex('payments_payment_method').on('payments').column('payment_method_id').execute();
+  await db.schema
+    .createIndex('invoices_payment_method')
+    .on('invoices')
+    .column('customer_payment_method_id')
+    .execute();
+  await db.schema
+    .createIndex('recurring_invoices_payment_method')
+    .on('recurring_invoices')
+    .column('customer_payment_method_id')
     .execute();
 
   // A pro-rata or full credit of a subscription is issued as a credit_note adjustment (subscription_credits.adjustment_id).

@@ -1,0 +1,560 @@
+import { withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { negativeAdjustmentStatus, positiveAdjustmentStatus } from '../../core/allocation.ts';
+import type { NegativeAdjustmentStatus, PositiveAdjustmentStatus } from '../../core/allocation.ts';
+import { dateAt, parseWireCalendarDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import type { Page } from '../../core/paging.ts';
+import { optionalText } from '../../core/text.ts';
+import { assertCurrencyEnabled } from '../catalogue/index.ts';
+import { assertCustomerExists, lockCustomerForMoney } from '../customers/index.ts';
+import {
+  allocationsOfSources,
+  allocationsToTargets,
+  applyAllocations,
+  releaseAllocations,
+} from './allocation.service.ts';
+import type { AllocationRequest, MoneySource } from './allocation.service.ts';
+import { objectAllocationEntries } from './allocationInput.ts';
+import type { WireAllocation } from './allocationInput.ts';
+import * as repo from './adjustment.repository.ts';
+import type { AdjustmentRow } from './adjustment.repository.ts';
+import { checkMoneyFields, reallocateWithAmount } from './moneySource.ts';
+
+/**
+ * Adjustments (Spec, Adjustment): a positive one raises what the customer owes and is paid like an invoice (an
+ * allocation target of payments and negative adjustments); a negative one lowers it and is allocated like a
+ * payment (a money source) to invoices and positive adjustments. Both are in the customer's currency (public
+ * service notes).
+ */
+
+export type AdjustmentDirection = 'positive' | 'negative';
+
+/** Spec, Adjustment: positiveAdjustmentType and NegativeAdjustmentType. A refund is a positive adjustment. */
+export const ADJUSTMENT_TYPES = {
+  positive: ['opening_balance', 'refund', 'interest'],
+  negative: ['credit_note', 'bad_debt'],
+} as const satisfies Record<AdjustmentDirection, readonly string[]>;
+
+/** One allocation seen from the adjustment: the object on its other side. */
+export interface AdjustmentAllocation {
+  id: number;
+  /**
+   * Positive adjustment: the payment, or the negative adjustment when isAdjustment. Negative adjustment: the
+   * invoice, or the positive adjustment when isAdjustment.
+   */
+  objectId: number;
+  isAdjustment: boolean;
+  amountMinor: number;
+}
+
+export interface Adjustment {
+  id: number;
+  customerId: number;
+  direction: AdjustmentDirection;
+  adjustmentType: string;
+  currencyCode: string;
+  amountMinor: number;
+  /** Allocated to a positive adjustment, or from a negative one. */
+  allocatedMinor: number;
+  date: PlainDate;
+  /** Positive adjustments only; null for negative ones. */
+  dueDate: PlainDate | null;
+  ref: string | null;
+  memo: string | null;
+}
+
+export type AdjustmentDetail = Adjustment &
+  (
+    | { direction: 'positive'; status: PositiveAdjustmentStatus }
+    | { direction: 'negative'; status: NegativeAdjustmentStatus }
+  ) & { allocations: AdjustmentAllocation[] };
+
+/** How a request addresses an adjustment (GET get and DELETE delete): all three must match. */
+export interface AdjustmentAddress {
+  direction: AdjustmentDirection;
+  adjustmentId: number;
+  customerId: number;
+}
+
+/** A request's adjustment: amounts and dates as the wire sent them, checked here against the currency and zone. */
+export interface AdjustmentInput {
+  direction: AdjustmentDirection;
+  adjustmentType: string;
+  customerId: number;
+  amount: number | string;
+  date: string;
+  /** Required for positive adjustments; accepted and ignored for negative ones. */
+  dueDate?: string | null;
+  /** Absent on an edit: kept. */
+  ref?: string | null;
+  /** Absent on an edit: kept. */
+  memo?: string | null;
+  /** Optional: an adjustment is in the customer's currency, and a CurrencyCode sent must be that one. */
+  currencyCode?: string;
+  autoApply: boolean;
+  /** The key AutoApply came under (`AutoApply` or `isAutoApply`), for messages. */
+  autoApplyField: string;
+  /** Undefined when the request has no allocation list. */
+  allocations?: readonly WireAllocation[];
+  /** The key the list came under (`LinkedAllocations`, `Allocations` or `allocations`), for messages. */
+  allocationsField: string;
+}
+
+function adjustmentFromRow(row: AdjustmentRow): Adjustment {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    direction: row.direction as AdjustmentDirection,
+    adjustmentType: row.adjustment_type,
+    currencyCode: row.currency_code,
+    amountMinor: row.amount_minor,
+    allocatedMinor: row.allocated_minor,
+    date: row.adjustment_date,
+    dueDate: row.direction === 'positive' ? row.due_date : null,
+    ref: row.ref,
+    memo: row.memo,
+  };
+}
+
+/** A negative adjustment as a money source: its allocations count in the invoices' TotalNegativeAdjs. */
+function sourceOf(
+  row: Pick<AdjustmentRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor'>,
+): MoneySource {
+  return {
+    type: 'adjustment',
+    id: row.id,
+    customerId: row.customer_id,
+    currencyCode: row.currency_code,
+    amountMinor: row.amount_minor,
+    invoiceColumn: 'negative_adjs_minor',
+    label: `negative adjustment ${row.id}`,
+  };
+}
+
+function today(ctx: ServiceContext): PlainDate {
+  return dateAt(ctx.clock.now(), ctx.account.timeZone);
+}
+
+async function detailOf(ctx: ServiceContext, row: AdjustmentRow): Promise<AdjustmentDetail> {
+  const adjustment = adjustmentFromRow(row);
+  if (adjustment.direction === 'positive') {
+    // Money allocated to it: from payments, or from negative adjustments (isAdjustment).
+    const allocations = (await allocationsToTargets(ctx, 'adjustment', [row.id])).get(row.id) ?? [];
+    return {
+      ...adjustment,
+      direction: 'positive',
+      // Spec: Past Due (a sample's status) once the DueDate is before today in the account's time zone.
+      status: positiveAdjustmentStatus(row.amount_minor, row.allocated_minor, row.due_date, today(ctx)),
+      allocations: allocations.map((a) => ({
+        id: a.id,
+        objectId: a.sourceId,
+        isAdjustment: a.sourceType === 'adjustment',
+        amountMinor: a.amountMinor,
+      })),
+    };
+  }
+  const allocations = (await allocationsOfSources(ctx, 'adjustment', [row.id])).get(row.id) ?? [];
+  return {
+    ...adjustment,
+    direction: 'negative',
+    status: negativeAdjustmentStatus(row.amount_minor, row.allocated_minor),
+    allocations: allocations.map((a) => ({
+      id: a.id,
+      objectId: a.targetId,
+      isAdjustment: a.targetType === 'adjustment',
+      amountMinor: a.amountMinor,
+    })),
+  };
+}
+
+/** The adjustment the request addresses; another type, another customer or another account's is not found. */
+async function findAddressed(ctx: ServiceContext, address: AdjustmentAddress): Promise<AdjustmentRow> {
+  const row = await repo.findAdjustment(ctx.db, ctx.account.id, address.adjustmentId);
+  if (!row || row.direction !== address.direction || row.customer_id !== address.customerId) {
+    throw new NotFoundError('Adjustment', address.adjustmentId);
+  }
+  return row;
+}
+
+export async function getAdjustment(
+  ctx: ServiceContext,
+  address: AdjustmentAddress,
+): Promise<AdjustmentDetail> {
+  return detailOf(ctx, await findAddressed(ctx, address));
+}
+
+/** Spec: `type` negative, positive or all; without a customer the list covers the account. */
+export async function listAdjustments(
+  ctx: ServiceContext,
+  page: Page,
+  filter: { customerId?: number; direction?: AdjustmentDirection },
+): Promise<Adjustment[]> {
+  if (filter.customerId !== undefined) await assertCustomerExists(ctx, filter.customerId);
+  return (await repo.listAdjustments(ctx.db, ctx.account.id, page, filter)).map(adjustmentFromRow);
+}
+
+interface CheckedAdjustment {
+  adjustmentType: string;
+  amountMinor: number;
+  date: PlainDate;
+  dueDate: PlainDate | null;
+  ref: string | null;
+  memo: string | null;
+  /** Negative adjustments only. */
+  request: AllocationRequest | undefined;
+  /** Credits issued for a subscription (issueCreditNoteAdjustment). */
+  subscriptionId?: number;
+}
+
+/**
+ * The request's fields, checked against the adjustment's currency (the customer's) and, on an edit, the stored
+ * adjustment: every problem is listed at once, named by its wire field.
+ */
+async function checkAdjustment(
+  ctx: ServiceContext,
+  input: AdjustmentInput,
+  currencyCode: string,
+  current?: AdjustmentRow,
+): Promise<CheckedAdjustment> {
+  const problems: FieldProblem[] = [];
+  const adjustmentType = input.adjustmentType.trim().toLowerCase();
+  const allowed: readonly string[] = ADJUSTMENT_TYPES[input.direction];
+  if (!allowed.includes(adjustmentType)) {
+    problems.push({
+      field: 'AdjustmentType',
+      message: `must be one of ${allowed.join(', ')} for a ${input.direction} adjustment`,
+    });
+  }
+  if (input.currencyCode !== undefined && input.currencyCode.trim().toUpperCase() !== currencyCode) {
+    problems.push({
+      field: 'CurrencyCode',
+      message: current
+        ? `must be the adjustment's currency (${currencyCode})`
+        : `must be the customer's currency (${currencyCode}): an adjustment is in the customer's currency`,
+    });
+  }
+  const money = await checkMoneyFields(
+    ctx,
+    {
+      amount: input.amount,
+      currencyCode,
+      date: input.date,
+      autoApply: input.autoApply,
+      allocationsField: input.allocationsField,
+    },
+    problems,
+  );
+  if (current && input.direction === 'positive' && money.amountMinor > 0) {
+    // Payments and negative adjustments allocated to it stay: the amount cannot drop below them.
+    if (money.amountMinor < current.allocated_minor) {
+      problems.push({
+        field: 'Amount',
+        message: `must be at least ${minorToDecimalText(current.allocated_minor, currencyCode)}, what is already allocated to positive adjustment ${current.id}`,
+      });
+    }
+  }
+
+  let dueDate: PlainDate | null = null;
+  if (input.direction === 'positive') {
+    // Spec, Adjustments: the due date is required for a positive adjustment (public notes: an opening balance
+    // needs a date, a due date, an amount and a reference).
+    if (input.dueDate === undefined || input.dueDate === null) {
+      problems.push({ field: 'DueDate', message: 'is required for a positive adjustment' });
+    } else {
+      dueDate = parseWireCalendarDate(input.dueDate, ctx.account.timeZone) ?? null;
+      if (dueDate === null) problems.push({ field: 'DueDate', message: 'must be a date' });
+      else if (money.date !== undefined && dueDate < money.date) {
+        problems.push({ field: 'DueDate', message: `must not be before Date (${dueDate} < ${money.date})` });
+      }
+    }
+  }
+
+  // Spec: Ref is required on add. On an edit a Ref left out keeps the stored one; it cannot be blanked.
+  const ref = optionalText(input.ref);
+  if (ref === null || (ref === undefined && !current)) {
+    problems.push({ field: 'Ref', message: ref === null ? 'must not be blank' : 'is required' });
+  }
+  const memo = optionalText(input.memo);
+
+  let request: AllocationRequest | undefined;
+  if (input.direction === 'positive') {
+    // A positive adjustment is what is allocated to, never allocated itself.
+    if (input.autoApply) {
+      problems.push({
+        field: input.autoApplyField,
+        message:
+          'must be false for a positive adjustment: payments and negative adjustments are allocated to it',
+      });
+    }
+    if (input.allocations !== undefined && input.allocations.length > 0) {
+      problems.push({
+        field: input.allocationsField,
+        message:
+          'must be empty for a positive adjustment: payments and negative adjustments are allocated to it',
+      });
+    }
+  } else if (input.autoApply) {
+    // Spec, Adjustments: with AutoApply the amount goes to the earliest invoice or positive adjustment and the
+    // allocations are not used.
+    request = { autoApply: true, includeAdjustments: true };
+  } else if (input.allocations === undefined) {
+    problems.push({ field: input.allocationsField, message: 'is required when AutoApply is false' });
+  } else {
+    request = {
+      autoApply: false,
+      entries: objectAllocationEntries(input.allocations, input.allocationsField, currencyCode, problems),
+    };
+  }
+
+  if (problems.length > 0) throw new ValidationError(problems);
+  return {
+    adjustmentType,
+    amountMinor: money.amountMinor,
+    date: money.date!,
+    dueDate,
+    ref: ref === undefined ? (current?.ref ?? null) : ref,
+    memo: memo === undefined ? (current?.memo ?? null) : memo,
+    request,
+  };
+}
+
+/** Inserts a checked adjustment of the locked customer and, for a negative one, allocates it. */
+async function insertChecked(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+  direction: AdjustmentDirection,
+  checked: CheckedAdjustment,
+): Promise<number> {
+  const now = ctx.clock.now().toISOString();
+  const id = await repo.insertAdjustment(ctx.db, {
+    account_id: ctx.account.id,
+    customer_id: customerId,
+    direction,
+    adjustment_type: checked.adjustmentType,
+    subscription_id: checked.subscriptionId ?? null,
+    currency_code: currencyCode,
+    amount_minor: checked.amountMinor,
+    adjustment_date: checked.date,
+    due_date: checked.dueDate,
+    ref: checked.ref,
+    memo: checked.memo,
+    created_at: now,
+    updated_at: now,
+  });
+  if (checked.request) {
+    await applyAllocations(
+      ctx,
+      sourceOf({
+        id,
+        customer_id: customerId,
+        currency_code: currencyCode,
+        amount_minor: checked.amountMinor,
+      }),
+      checked.request,
+    );
+  }
+  return id;
+}
+
+/**
+ * The allocation engine names an unknown invoice `Allocations[0].invoiceID`, as payments send it; an entry that
+ * named it by objectID (the adjustments' key) is told so under that key.
+ */
+async function namingObjectIds<T>(input: AdjustmentInput, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ValidationError) || input.allocations === undefined) throw error;
+    const list = input.allocations;
+    const fields = error.fields.map((problem) => {
+      const match = /^(.*)\[(\d+)\]\.invoiceID$/.exec(problem.field);
+      if (!match || match[1] !== input.allocationsField) return problem;
+      const objectId = list[Number(match[2])]?.objectID;
+      const byObjectId = objectId !== undefined && objectId !== null && objectId !== 0;
+      return byObjectId ? { ...problem, field: `${match[1]}[${match[2]}].objectID` } : problem;
+    });
+    throw new ValidationError(fields, error.code);
+  }
+}
+
+/** Records an adjustment (and allocates a negative one), in one transaction with every figure it moves. */
+export function createAdjustment(ctx: ServiceContext, input: AdjustmentInput): Promise<number> {
+  return withTransaction(ctx, async (ctx) => {
+    const customer = await lockCustomerForMoney(ctx, input.customerId);
+    const checked = await checkAdjustment(ctx, input, customer.currencyCode);
+    return namingObjectIds(input, () =>
+      insertChecked(ctx, customer.id, customer.currencyCode, input.direction, checked),
+    );
+  });
+}
+
+export interface CreditNoteAdjustmentInput {
+  customerId: number;
+  /** The subscription credited: the adjustment is then its record, fixed in amount and not deletable. */
+  subscriptionId: number;
+  /** The subscription's currency, which may differ from the customer's. */
+  currencyCode: string;
+  /** In the currency's minor unit; above 0. */
+  amountMinor: number;
+  /** YYYY-MM-DD. */
+  date: PlainDate;
+  ref: string;
+  memo?: string | null;
+  autoApply: true;
+}
+
+/**
+ * For other use cases (a subscription's credit): issues a negative credit_note adjustment to the customer within
+ * the caller's transaction and applies it to the earliest open invoices and positive adjustments. Returns its id.
+ */
+export function issueCreditNoteAdjustment(
+  ctx: ServiceContext,
+  input: CreditNoteAdjustmentInput,
+): Promise<number> {
+  if (!Number.isSafeInteger(input.amountMinor) || input.amountMinor <= 0) {
+    throw new RangeError(`a credit note adjustment needs an amount above 0, not ${input.amountMinor}`);
+  }
+  return withTransaction(ctx, async (ctx) => {
+    const customer = await lockCustomerForMoney(ctx, input.customerId);
+    const currencyCode = await assertCurrencyEnabled(ctx, input.currencyCode, 'CurrencyCode');
+    return insertChecked(ctx, customer.id, currencyCode, 'negative', {
+      subscriptionId: input.subscriptionId,
+      adjustmentType: 'credit_note',
+      amountMinor: input.amountMinor,
+      date: input.date,
+      dueDate: null,
+      ref: optionalText(input.ref) ?? null,
+      memo: optionalText(input.memo) ?? null,
+      request: { autoApply: true, includeAdjustments: true },
+    });
+  });
+}
+
+async function findAdjustmentRow(
+  ctx: ServiceContext,
+  adjustmentId: number,
+  check: (row: AdjustmentRow) => void,
+): Promise<AdjustmentRow> {
+  const row = await repo.findAdjustment(ctx.db, ctx.account.id, adjustmentId);
+  if (!row) throw new NotFoundError('Adjustment', adjustmentId);
+  check(row);
+  return row;
+}
+
+/**
+ * Runs `work` on the adjustment under its customer's lock. NOTE: the customer is read before the transaction, so
+ * the lock is the transaction's first statement: on SQLite a transaction that has already read cannot wait for
+ * another process's write lock (SQLITE_BUSY at once). The row is read again under the lock (it may have gone).
+ */
+async function withLockedAdjustment(
+  ctx: ServiceContext,
+  adjustmentId: number,
+  work: (ctx: ServiceContext, row: AdjustmentRow) => Promise<void>,
+  check: (row: AdjustmentRow) => void = () => {},
+): Promise<void> {
+  const { customer_id: customerId } = await findAdjustmentRow(ctx, adjustmentId, check);
+  return withTransaction(ctx, async (ctx) => {
+    await lockCustomerForMoney(ctx, customerId);
+    await work(ctx, await findAdjustmentRow(ctx, adjustmentId, check));
+  });
+}
+
+/**
+ * Replaces an adjustment's fields and, for a negative one, makes its allocations the list sent (Spec, Payments
+ * rule 4) or re-spreads it with AutoApply. Its customer and its Type do not change: an adjustment recorded
+ * wrongly is deleted and added again.
+ */
+export function updateAdjustment(
+  ctx: ServiceContext,
+  adjustmentId: number,
+  input: AdjustmentInput,
+): Promise<void> {
+  return withLockedAdjustment(ctx, adjustmentId, async (ctx, row) => {
+    if (input.customerId !== row.customer_id) {
+      throw ValidationError.field('customerID', `must be the adjustment's customer (${row.customer_id})`);
+    }
+    if (input.direction !== row.direction) {
+      throw ValidationError.field(
+        'Type',
+        `cannot change: adjustment ${row.id} is ${row.direction} (delete it and add a ${input.direction} one)`,
+        'adjustment_type_fixed',
+      );
+    }
+    const checked = await checkAdjustment(ctx, input, row.currency_code, row);
+    if (row.subscription_id !== null && checked.amountMinor !== row.amount_minor) {
+      throw ValidationError.field(
+        'Amount',
+        `is fixed: adjustment ${row.id} is the credit of subscription ${row.subscription_id}`,
+        'adjustment_issued_for_subscription',
+      );
+    }
+    const changes = {
+      adjustment_type: checked.adjustmentType,
+      amount_minor: checked.amountMinor,
+      adjustment_date: checked.date,
+      due_date: checked.dueDate,
+      ref: checked.ref,
+      memo: checked.memo,
+      updated_at: ctx.clock.now().toISOString(),
+    };
+    if (!checked.request) {
+      await repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes);
+      return;
+    }
+    const request = checked.request;
+    await namingObjectIds(input, () =>
+      reallocateWithAmount(
+        ctx,
+        sourceOf({ ...row, amount_minor: checked.amountMinor }),
+        row.amount_minor,
+        request,
+        () => repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes),
+      ),
+    );
+  });
+}
+
+/**
+ * Deletes an adjustment. A negative one takes its allocations with it (what it settled is owed again); a positive
+ * one that money is allocated to cannot be deleted (like cancelling an invoice that has payments): the
+ * allocations are removed first.
+ */
+export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress): Promise<void> {
+  const addressed = (row: AdjustmentRow) => {
+    if (row.direction !== address.direction || row.customer_id !== address.customerId) {
+      throw new NotFoundError('Adjustment', address.adjustmentId);
+    }
+  };
+  return withLockedAdjustment(
+    ctx,
+    address.adjustmentId,
+    async (ctx, row) => {
+      if (row.subscription_id !== null) {
+        throw new ConflictError(
+          'adjustment_issued_for_subscription',
+          `Adjustment ${row.id} is the credit of subscription ${row.subscription_id}, a record of its change; ` +
+            'add a positive adjustment to take it back',
+        );
+      }
+      if (row.direction === 'positive') {
+        if (row.allocated_minor > 0) {
+          throw new ConflictError(
+            'adjustment_has_allocations',
+            `Positive adjustment ${row.id} has ${minorToDecimalText(row.allocated_minor, row.currency_code)} ` +
+              `${row.currency_code} allocated to it; remove those allocations (edit the payments or negative ` +
+              'adjustments) before deleting it',
+          );
+        }
+      } else {
+        await releaseAllocations(ctx, sourceOf(row));
+      }
+      await repo.deleteAdjustment(ctx.db, ctx.account.id, row.id);
+    },
+    addressed,
+  );
+}

@@ -1,0 +1,94 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../core/paging.ts';
+import type { CreditNotesTable } from '../../storage/schema.ts';
+
+export type CreditNoteRow = Selectable<CreditNotesTable>;
+export type NewCreditNoteRow = Insertable<CreditNotesTable>;
+export type CreditNoteChanges = Updateable<
+  Omit<CreditNotesTable, 'id' | 'account_id' | 'customer_id' | 'allocated_minor' | 'created_at'>
+>;
+
+const CREDIT_NOTE_COLUMNS = [
+  'id',
+  'account_id',
+  'customer_id',
+  'currency_code',
+  'amount_minor',
+  'allocated_minor',
+  'credit_date',
+  'credit_number',
+  'memo',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function findCreditNote(
+  db: Db,
+  accountId: number,
+  creditNoteId: number,
+): Promise<CreditNoteRow | undefined> {
+  return db
+    .selectFrom('credit_notes')
+    .select(CREDIT_NOTE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', creditNoteId)
+    .executeTakeFirst();
+}
+
+/** The credit note holding a CreditNumber in the account (unique per account), if any. */
+export function findCreditNoteIdByNumber(
+  db: Db,
+  accountId: number,
+  creditNumber: string,
+): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('credit_notes')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('credit_number', '=', creditNumber)
+    .executeTakeFirst();
+}
+
+export function listCreditNotes(
+  db: Db,
+  accountId: number,
+  page: Page,
+  customerId?: number,
+): Promise<CreditNoteRow[]> {
+  return db
+    .selectFrom('credit_notes')
+    .select(CREDIT_NOTE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .$if(customerId !== undefined, (qb) => qb.where('customer_id', '=', customerId!))
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function insertCreditNote(db: Db, row: NewCreditNoteRow): Promise<number> {
+  return (await db.insertInto('credit_notes').values(row).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function updateCreditNote(
+  db: Db,
+  accountId: number,
+  creditNoteId: number,
+  changes: CreditNoteChanges,
+): Promise<void> {
+  await db
+    .updateTable('credit_notes')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', creditNoteId)
+    .execute();
+}
+
+export async function deleteCreditNote(db: Db, accountId: number, creditNoteId: number): Promise<void> {
+  await db
+    .deleteFrom('credit_notes')
+    .where('account_id', '=', accountId)
+    .where('id', '=', creditNoteId)
+    .execute();
+}

@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import { withTransaction } from '../../context.ts';
+import { recordIdempotentResponse } from '../../http/idempotency.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import type { App } from '../../http/types.ts';
+import * as credits from './creditNote.service.ts';
+import {
+  CreateCreditNoteBody,
+  CreditNoteIdParams,
+  CreditNoteOut,
+  CustomerIdParams,
+  EditCreditNoteBody,
+} from './creditNotes.schemas.ts';
+import {
+  creditNoteInputFromWire,
+  newCreditNoteInputFromWire,
+  toCreditNoteDto,
+} from './creditNotes.serializer.ts';
+
+const tags = ['Credit notes'];
+
+export function registerCreditNotesRoutes(app: App): void {
+  app.get(
+    '/customers/:customerID/credits',
+    {
+      schema: {
+        tags,
+        params: CustomerIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(CreditNoteOut) },
+      },
+    },
+    async (request) =>
+      (await credits.listCreditNotes(request.ctx, pageOf(request.query), request.params.customerID)).map(
+        (c) => toCreditNoteDto(c, request.ctx.account.timeZone),
+      ),
+  );
+
+  app.get(
+    '/credits',
+    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CreditNoteOut) } } },
+    async (request) =>
+      (await credits.listCreditNotes(request.ctx, pageOf(request.query))).map((c) =>
+        toCreditNoteDto(c, request.ctx.account.timeZone),
+      ),
+  );
+
+  app.get(
+    '/credits/:creditNoteID',
+    { schema: { tags, params: CreditNoteIdParams, response: { 200: CreditNoteOut } } },
+    async (request) =>
+      toCreditNoteDto(
+        await credits.getCreditNote(request.ctx, request.params.creditNoteID),
+        request.ctx.account.timeZone,
+      ),
+  );
+
+  app.post(
+    '/credits',
+    {
+      schema: {
+        tags,
+        description:
+          'Issues a credit note to a customer. CreditNumber is unique per account (409 when taken). AutoApply ' +
+          '(or isAutoApply) applies it to the earliest open invoices (InvoiceDate, then invoiceID) until it is ' +
+          'spent; otherwise the Allocations list (or allocations) is required. On an invoice, credit notes ' +
+          'count in TotalNegativeAdjs and are listed in NegativeAdjustmentsApplied with their creditNoteID.',
+        body: CreateCreditNoteBody,
+        response: { 201: CreditNoteOut },
+      },
+    },
+    async (request, reply) => {
+      const dto = await withTransaction(request.ctx, async (ctx) => {
+        const credit = toCreditNoteDto(
+          await credits.createCreditNote(ctx, newCreditNoteInputFromWire(request.body)),
+          ctx.account.timeZone,
+        );
+        await recordIdempotentResponse(request, ctx.db, 201, credit);
+        return credit;
+      });
+      return reply.code(201).send(dto);
+    },
+  );
+
+  app.put(
+    '/credits/:creditNoteID',
+    {
+      schema: {
+        tags,
+        description:
+          'Replaces the credit note and its allocations: an allocation with allocationID is edited, one ' +
+          'without is added, one left out is deleted. customerID must stay the credit note’s customer.',
+        params: CreditNoteIdParams,
+        body: EditCreditNoteBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await credits.updateCreditNote(
+        request.ctx,
+        request.params.creditNoteID,
+        creditNoteInputFromWire(request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/credits/:creditNoteID',
+    {
+      schema: {
+        tags,
+        description: 'Deletes the credit note and its allocations; what it credited is owed again.',
+        params: CreditNoteIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await credits.deleteCreditNote(request.ctx, request.params.creditNoteID);
+      return reply.code(204).send(null);
+    },
+  );
+}

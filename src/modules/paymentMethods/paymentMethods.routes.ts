@@ -1,0 +1,188 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/types.ts';
+import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as paymentMethods from './paymentMethod.service.ts';
+import {
+  AddCreditCardBody,
+  BankAccountBody,
+  CustomerIdParams,
+  CustomerPaymentMethodListItemOut,
+  GatewayIdParams,
+  PaymentMethodIdParams,
+  PaymentMethodListItemOut,
+  PaymentMethodOut,
+  ValidateBankAccountBody,
+} from './paymentMethods.schemas.ts';
+import {
+  bankAccountInputFromWire,
+  creditCardInputFromWire,
+  toCustomerPaymentMethodListItemDto,
+  toPaymentMethodDto,
+  toPaymentMethodListItemDto,
+  validateBankAccountInputFromWire,
+} from './paymentMethods.serializer.ts';
+
+const tags = ['Payment methods'];
+
+export function registerPaymentMethodsRoutes(app: App): void {
+  app.get(
+    '/customers/:customerID/paymentmethods',
+    {
+      schema: {
+        tags,
+        description:
+          "The customer's payment methods in the order they were added, with the list's short fields.",
+        params: CustomerIdParams,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(CustomerPaymentMethodListItemOut) },
+      },
+    },
+    async (request) =>
+      (
+        await paymentMethods.listPaymentMethods(request.ctx, pageOf(request.query), request.params.customerID)
+      ).map(toCustomerPaymentMethodListItemDto),
+  );
+
+  app.get(
+    '/paymentmethods',
+    {
+      schema: {
+        tags,
+        description:
+          "The account's payment methods in the order they were added, with the list's short fields.",
+        querystring: PagingQuery,
+        response: { 200: Type.Array(PaymentMethodListItemOut) },
+      },
+    },
+    async (request) =>
+      (await paymentMethods.listPaymentMethods(request.ctx, pageOf(request.query))).map(
+        toPaymentMethodListItemDto,
+      ),
+  );
+
+  app.get(
+    '/paymentmethods/:paymentMethodID',
+    {
+      schema: {
+        tags,
+        description:
+          'The full payment method. A card number is never returned; a sepa account has no AccountNumber.',
+        params: PaymentMethodIdParams,
+        response: { 200: PaymentMethodOut },
+      },
+    },
+    async (request) =>
+      toPaymentMethodDto(await paymentMethods.getPaymentMethod(request.ctx, request.params.paymentMethodID)),
+  );
+
+  // Spec: the adds answer 200 (not 201) with the payment method.
+  app.post(
+    '/paymentmethods/creditcard',
+    {
+      schema: {
+        tags,
+        description:
+          "Adds a card. The number goes to the vault of the customer's gateway (its PrimaryGatewayID, else the account's primary gateway), which must take cards; only its token, the brand, the last four digits, the names and the expiry are kept. isValid is true.",
+        body: AddCreditCardBody,
+        response: { 200: PaymentMethodOut },
+      },
+    },
+    async (request) =>
+      toPaymentMethodDto(
+        await paymentMethods.addCreditCard(request.ctx, creditCardInputFromWire(request.body)),
+      ),
+  );
+
+  app.post(
+    '/paymentmethods/bankaccount',
+    {
+      schema: {
+        tags,
+        description:
+          'Adds a bank account (debit_order, ach or sepa). The account number and IBAN are encrypted at rest and left null in this response (GET the method to read them). isValid is false.',
+        body: BankAccountBody,
+        response: { 200: PaymentMethodOut },
+      },
+    },
+    async (request) =>
+      toPaymentMethodDto(
+        await paymentMethods.addBankAccount(request.ctx, bankAccountInputFromWire(request.body)),
+      ),
+  );
+
+  app.put(
+    '/paymentmethods/:paymentMethodID/setprimary',
+    {
+      schema: {
+        tags,
+        description: "Makes the method its customer's primary; the previous primary stops being primary.",
+        params: PaymentMethodIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await paymentMethods.setPrimaryPaymentMethod(request.ctx, request.params.paymentMethodID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/paymentmethods/bankaccount/:paymentMethodID',
+    {
+      schema: {
+        tags,
+        description:
+          "Replaces a bank account's details (the same body as the add). The customer cannot change; isValid becomes false; isPrimary true makes it primary, false changes nothing.",
+        params: PaymentMethodIdParams,
+        body: BankAccountBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await paymentMethods.editBankAccount(
+        request.ctx,
+        request.params.paymentMethodID,
+        bankAccountInputFromWire(request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/paymentmethods/:paymentMethodID',
+    {
+      schema: {
+        tags,
+        description:
+          'Deletes a payment method. 409 when it is the primary, or when an invoice, a recurring invoice or a payment refers to it.',
+        params: PaymentMethodIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await paymentMethods.deletePaymentMethod(request.ctx, request.params.paymentMethodID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/ValidateBankAccount/:gatewayID',
+    {
+      schema: {
+        tags,
+        description:
+          'Checks bank account details as an add would (required fields per Method, IBAN, BIC and routing checksums) for a gateway that takes bank accounts. 204 when valid, 422 naming each bad field. Stores and changes nothing.',
+        params: GatewayIdParams,
+        body: ValidateBankAccountBody,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await paymentMethods.validateBankAccount(
+        request.ctx,
+        validateBankAccountInputFromWire(request.params.gatewayID, request.body),
+      );
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,136 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Id, Nullable, NullableObject, Text } from '../../http/schemas.ts';
+import { CARD_TYPES } from '../../core/cards.ts';
+import { ACCOUNT_TYPES, DEBIT_METHODS } from '../../core/bankAccounts.ts';
+
+// Brands, methods and account types are checked by the use case (case-insensitively, with messages naming the
+// field path), so the schemas describe them rather than enumerate them.
+
+const CreditCardIn = Type.Object({
+  CardType: Text(40, { description: `One of ${CARD_TYPES.join(', ')} (any letter case)` }),
+  Number: Text(40, {
+    description:
+      'The full card number, digits (spaces or dashes between groups allowed). Input only: it goes to the gateway vault and is never stored or returned.',
+  }),
+  NameOnCard: Text(255),
+  LastNameOnCard: Text(255),
+  ExpiryMonth: Type.Integer({ description: '1 to 12' }),
+  ExpiryYear: Type.Integer({
+    description: 'Four digits; the card must not have expired (account time zone)',
+  }),
+});
+
+const optionalText = (maxLength: number, description?: string) =>
+  Type.Optional(Nullable(Text(maxLength, description ? { description } : {})));
+
+export const BankAccountIn = Type.Object({
+  Method: Text(20, { description: `${DEBIT_METHODS.join(', ')} (also written Debit Order, SEPA, ...)` }),
+  AccountType: Text(40, { description: `One of ${ACCOUNT_TYPES.join(', ')} (any letter case)` }),
+  AccountHolder: Text(255),
+  Bank: Text(255),
+  AccountNumber: optionalText(
+    40,
+    'Required for debit_order and ach (4 to 17 digits); sealed at rest; ignored for sepa, whose IBAN identifies the account',
+  ),
+  BranchCode: optionalText(40, 'Required for debit_order; not allowed for sepa and ach'),
+  RoutingNumber: optionalText(20, 'ABA routing number: required for ach, not allowed otherwise'),
+  IBAN: optionalText(50, 'Required for sepa, not allowed otherwise; sealed at rest'),
+  BIC: optionalText(20, 'Required for sepa, not allowed otherwise'),
+  EMandateToken: optionalText(255, 'The token of the eMandate that authorises debits from this account'),
+});
+
+export const AddCreditCardBody = Type.Object({
+  customerID: Id(),
+  isPrimary: Type.Boolean({
+    description: "Make it the customer's primary; the first method is primary anyway",
+  }),
+  CreditCard: CreditCardIn,
+});
+export type AddCreditCardBody = Static<typeof AddCreditCardBody>;
+
+export const BankAccountBody = Type.Object({
+  customerID: Id(),
+  isPrimary: Type.Boolean({
+    description: "Make it the customer's primary; the first method is primary anyway",
+  }),
+  BankAccount: BankAccountIn,
+});
+export type BankAccountBody = Static<typeof BankAccountBody>;
+
+export const ValidateBankAccountBody = Type.Object({
+  BankAccount: BankAccountIn,
+  customerID: Type.Optional(Nullable(Id())),
+  PaymentMethodType: Type.Optional(Nullable(Text(20, { description: 'bank_account when given' }))),
+  isPrimary: Type.Optional(Nullable(Type.Boolean({ description: 'Accepted and ignored' }))),
+  isValid: Type.Optional(Nullable(Type.Boolean({ description: 'Accepted and ignored' }))),
+});
+export type ValidateBankAccountBody = Static<typeof ValidateBankAccountBody>;
+
+const methodFields = {
+  paymentMethodID: Type.Integer(),
+  customerID: Type.Integer(),
+  PaymentMethodType: Type.String({ description: 'bank_account or credit_card' }),
+  isPrimary: Type.Boolean(),
+  isValid: Type.Boolean(),
+};
+
+/** Spec: the single-item read returns the full set. */
+export const PaymentMethodOut = Type.Object(
+  {
+    ...methodFields,
+    BankAccount: NullableObject({
+      DebitMethod: Type.String({ description: DEBIT_METHODS.join(', ') }),
+      AccountType: Type.String(),
+      AccountHolder: Type.String(),
+      Bank: Type.String(),
+      AccountNumber: Nullable(Type.String({ description: 'Null for sepa' })),
+      BranchCode: Nullable(Type.String()),
+      IBAN: Nullable(Type.String({ description: 'sepa only' })),
+      BIC: Nullable(Type.String({ description: 'sepa only' })),
+      RoutingNumber: Nullable(Type.String({ description: 'ach only' })),
+      LastFourDigits: Type.String(),
+      EMandateToken: Nullable(Type.String()),
+    }),
+    CreditCard: NullableObject({
+      CardType: Type.String(),
+      NameOnCard: Type.String(),
+      LastNameOnCard: Type.String(),
+      ExpiryMonth: Type.Integer(),
+      ExpiryYear: Type.Integer(),
+      LastFourDigits: Type.String(),
+    }),
+  },
+  { $id: 'PaymentMethod' },
+);
+export type PaymentMethodOut = Static<typeof PaymentMethodOut>;
+
+/** Spec: lists return only AccountHolder and LastFourDigits of a bank account, NameOnCard and LastFourDigits of a card. */
+export const CustomerPaymentMethodListItemOut = Type.Object(
+  {
+    ...methodFields,
+    BankAccount: NullableObject({ AccountHolder: Type.String(), LastFourDigits: Type.String() }),
+    CreditCard: NullableObject({ NameOnCard: Type.String(), LastFourDigits: Type.String() }),
+  },
+  { $id: 'CustomerPaymentMethodListItem' },
+);
+export type CustomerPaymentMethodListItemOut = Static<typeof CustomerPaymentMethodListItemOut>;
+
+/** Spec: the account-wide list adds EMandateToken to a bank account. */
+export const PaymentMethodListItemOut = Type.Object(
+  {
+    ...methodFields,
+    BankAccount: NullableObject({
+      AccountHolder: Type.String(),
+      LastFourDigits: Type.String(),
+      EMandateToken: Nullable(Type.String()),
+    }),
+    CreditCard: NullableObject({ NameOnCard: Type.String(), LastFourDigits: Type.String() }),
+  },
+  { $id: 'PaymentMethodListItem' },
+);
+export type PaymentMethodListItemOut = Static<typeof PaymentMethodListItemOut>;
+
+export const PaymentMethodIdParams = Type.Object({ paymentMethodID: Id() });
+export const CustomerIdParams = Type.Object({ customerID: Id() });
+export const GatewayIdParams = Type.Object({ gatewayID: Id() });
