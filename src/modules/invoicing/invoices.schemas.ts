@@ -166,7 +166,9 @@ function invoiceOut(unsaved: boolean) {
           allocationID: Type.Integer(),
           objectID: Type.Integer({ description: 'The invoice identifier' }),
           NegativeAdjustmentID: Type.Integer({ description: '0 when the allocation is from a credit note' }),
-          creditNoteID: Type.Integer({ description: 'The credit note allocated (0 for a negative adjustment)' }),
+          creditNoteID: Type.Integer({
+            description: 'The credit note allocated (0 for a negative adjustment)',
+          }),
           amountApplied: Type.Number(),
         }),
       ),
