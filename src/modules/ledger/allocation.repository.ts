@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
@@ -187,9 +188,11 @@ export async function addToAdjustmentAllocated(
 
 // Balances.
 
-export interface UnallocatedSum {
+export interface OpenSum {
   customerId: number;
   currencyCode: string;
+  /** positive: still owed on positive adjustments; negative: unallocated on payments, credit notes, negative adjustments. */
+  direction: 'positive' | 'negative';
   /** amount − allocated, summed. */
   openMinor: number;
 }
@@ -201,34 +204,56 @@ function safeSum(value: number | string | null): number {
 }
 
 /**
- * What is left unallocated (sources) or unpaid (positive adjustments) per customer and currency, for one table.
+ * What is left unallocated (payments, credit notes, negative adjustments) or unpaid (positive adjustments) per
+ * customer and currency: one statement for the three tables (customer reads run it for every page).
  * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
  */
-export async function sumOpen(
-  db: Db,
-  accountId: number,
-  customerIds: readonly number[],
-  table: 'payments' | 'credit_notes' | 'adjustments',
-  direction?: 'positive' | 'negative',
-): Promise<UnallocatedSum[]> {
+export async function sumOpen(db: Db, accountId: number, customerIds: readonly number[]): Promise<OpenSum[]> {
   if (customerIds.length === 0) return [];
-  let query = db
-    .selectFrom(table)
+  const rows = await db
+    .selectFrom('payments')
     .select((eb) => [
       'customer_id',
       'currency_code',
+      sql<string>`'negative'`.as('direction'),
       eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
     ])
     .where('account_id', '=', accountId)
     .where('customer_id', 'in', customerIds)
-    .groupBy(['customer_id', 'currency_code']);
-  // A failed payment settles nothing; the ledger removes its allocations when it fails.
-  if (table === 'payments') query = query.where('state', '!=', 'failed');
-  if (table === 'adjustments' && direction) query = query.where('direction', '=', direction);
-  const rows = await query.execute();
+    // A failed payment settles nothing; its allocations are removed when it fails.
+    .where('state', '!=', 'failed')
+    .groupBy(['customer_id', 'currency_code'])
+    .unionAll((qb) =>
+      qb
+        .selectFrom('credit_notes')
+        .select((eb) => [
+          'customer_id',
+          'currency_code',
+          sql<string>`'negative'`.as('direction'),
+          eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('customer_id', 'in', customerIds)
+        .groupBy(['customer_id', 'currency_code']),
+    )
+    .unionAll((qb) =>
+      qb
+        .selectFrom('adjustments')
+        .select((eb) => [
+          'customer_id',
+          'currency_code',
+          'direction',
+          eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('customer_id', 'in', customerIds)
+        .groupBy(['customer_id', 'currency_code', 'direction']),
+    )
+    .execute();
   return rows.map((row) => ({
     customerId: row.customer_id,
     currencyCode: row.currency_code,
+    direction: row.direction as OpenSum['direction'],
     openMinor: safeSum(row.open),
   }));
 }

@@ -362,15 +362,8 @@ export async function customerBalances(
   };
   for (const sum of await customerInvoiceSums(ctx, ids))
     add(sum.customerId, sum.currencyCode, invoiceBalances(sum).balanceMinor);
-  for (const sum of await repo.sumOpen(ctx.db, ctx.account.id, ids, 'adjustments', 'positive')) {
-    add(sum.customerId, sum.currencyCode, sum.openMinor);
-  }
-  for (const credit of [
-    await repo.sumOpen(ctx.db, ctx.account.id, ids, 'payments'),
-    await repo.sumOpen(ctx.db, ctx.account.id, ids, 'credit_notes'),
-    await repo.sumOpen(ctx.db, ctx.account.id, ids, 'adjustments', 'negative'),
-  ]) {
-    for (const sum of credit) add(sum.customerId, sum.currencyCode, -sum.openMinor);
+  for (const sum of await repo.sumOpen(ctx.db, ctx.account.id, ids)) {
+    add(sum.customerId, sum.currencyCode, sum.direction === 'positive' ? sum.openMinor : -sum.openMinor);
   }
   return balances;
 }
