@@ -1,96 +1,34 @@
 /**
- * What the HTTP benchmarks share (bench/run.ts, bench/payments.ts): settings from the environment, the real server
- * in a child process on 127.0.0.1, a fresh database per dialect (a temporary SQLite file, or a PostgreSQL schema
- * dropped afterwards), autocannon runs with every 2xx response's own timing, and the clean-up when a run is cut
- * short (watchdog, Ctrl-C).
+ * What the HTTP benchmarks share (bench/run.ts, bench/payments.ts): their settings from the environment, the real
+ * server in a child process on 127.0.0.1 over a fresh database per dialect (a temporary SQLite file, or a PostgreSQL
+ * schema dropped afterwards), and autocannon runs, warmed up then measured, with every 2xx response's own timing.
+ * The rest (the per-dialect driver, the watchdog and clean-up of a run cut short) is bench/common.ts.
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { BenchError, active, createSchemas, log, round, setting, sleep } from './common.ts';
+import type { Dialect } from './common.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = path.join(ROOT, 'bin', 'billing.js');
 export const HOST = '127.0.0.1';
 
-/** A failure the benchmark explains itself: printed without a stack, exit status 1. */
-export class BenchError extends Error {}
-
-/** A numeric setting from the environment; out of range stops the run at once with status 2. */
-export function setting(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    process.stderr.write(`[bench] ${name} must be a number from ${min} to ${max}; got "${raw}"\n`);
-    process.exit(2);
-  }
-  return value;
-}
-
-/** The PostgreSQL URL to measure, when one is set. */
-export const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
-
-export type Dialect = 'sqlite' | 'postgres';
-
-export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-export const round = (value: number, digits: number) => Number(value.toFixed(digits));
+/** Measured seconds per load, warm-up seconds before each (0: none), and autocannon's connections. */
+export const SECONDS = setting('BENCH_SECONDS', 10, 1, 600);
+export const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0, 60);
+export const CONNECTIONS = Math.round(setting('BENCH_CONNECTIONS', 10, 1, 1000));
 
 export interface Credentials {
   accountID: number;
   apiKey: string;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// What a cut-short run must clean up
-
-/** The resources of the run in progress, for `abandon` (watchdog, signals). */
-export const active: { server?: ServerProcess; tempDir?: string; schema?: string } = {};
-
-/** Last-resort cleanup when the run is cut short: the server, the temporary files; the schema is only named. */
-export function abandon(): void {
-  active.server?.child.kill('SIGKILL');
-  if (active.tempDir) rmSync(active.tempDir, { recursive: true, force: true });
-  if (active.schema)
-    log(`PostgreSQL schema ${active.schema} is left behind: drop schema "${active.schema}" cascade`);
-}
-
-/**
- * Runs a benchmark's main function under a watchdog (aborted past `budgetMs`) and Ctrl-C handling, and sets the
- * exit status: main's result, 1 on a failure (a BenchError is printed without its stack).
- */
-export async function runBenchmark(main: () => Promise<number>, budgetMs: number): Promise<void> {
-  const watchdog = setTimeout(() => {
-    log(`aborting: the run exceeded its ${Math.round(budgetMs / 1000)} s budget`);
-    abandon();
-    process.exit(1);
-  }, budgetMs);
-  watchdog.unref();
-
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      log(`${signal}: stopping`);
-      abandon();
-      process.exit(130);
-    });
-  }
-
-  try {
-    process.exitCode = await main();
-  } catch (error) {
-    if (error instanceof BenchError) log(`FAILED: ${error.message}`);
-    else log(`FAILED: ${(error as Error).stack ?? String(error)}`);
-    process.exitCode = 1;
-  } finally {
-    clearTimeout(watchdog);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -309,18 +247,113 @@ export async function fire(
   return { result, latencies: Float64Array.from(times).sort() };
 }
 
-/** A text table: the first column left-aligned, the others right-aligned. */
-export function formatTable(title: string, header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return ['', title, line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''].join(
-    '\n',
-  );
+export interface Measured {
+  /** The warm-up run (none when WARMUP_SECONDS is 0). */
+  warmup?: Run;
+  measured: Run;
+  /** The server process's CPU seconds over the measured run, when its pid was given (Linux). */
+  cpuSeconds?: number;
+}
+
+/**
+ * A load warmed up for WARMUP_SECONDS (unless 0), then measured for SECONDS, with CONNECTIONS connections; `onPhase`
+ * is told which phase starts. Any non-2xx response, connection error or timeout fails it, unless `tolerateFailures`:
+ * then they are logged, and the caller reports them from the runs.
+ */
+export async function warmUpAndMeasure(
+  spec: LoadSpec,
+  options: {
+    tolerateFailures?: boolean;
+    serverPid?: number;
+    onPhase?: (phase: 'warm-up' | 'measured') => void;
+  } = {},
+): Promise<Measured> {
+  const tolerateFailures = options.tolerateFailures ?? false;
+  let warmup: Run | undefined;
+  if (WARMUP_SECONDS > 0) {
+    log(`${spec.label}: warming up ${WARMUP_SECONDS} s`);
+    options.onPhase?.('warm-up');
+    warmup = await fire(spec, {
+      seconds: WARMUP_SECONDS,
+      connections: CONNECTIONS,
+      phase: 'warm-up',
+      tolerateFailures,
+    });
+    if (tolerateFailures && hasFailures(warmup.result))
+      log(describeFailures(spec.label, 'warm-up', warmup.result));
+  }
+  log(`${spec.label}: measuring ${SECONDS} s`);
+  options.onPhase?.('measured');
+  const cpuBefore = options.serverPid === undefined ? undefined : processCpuSeconds(options.serverPid);
+  const measured = await fire(spec, {
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    phase: 'measured',
+    tolerateFailures,
+  });
+  if (tolerateFailures) {
+    if (hasFailures(measured.result)) log(describeFailures(spec.label, 'measured', measured.result));
+    else log(`${spec.label}: ${describeStatuses(measured.result)}`);
+  }
+  const cpuAfter = options.serverPid === undefined ? undefined : processCpuSeconds(options.serverPid);
+  const cpuSeconds = cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined;
+  return { warmup, measured, cpuSeconds };
+}
+
+/** The figures of a measured load, every HTTP benchmark's. */
+export interface HttpFigures {
+  route: string;
+  requestsPerSecond: number;
+  requestsTotal: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** This route's requests per second over the floor's, measured in the same run. */
+  vsFloor: number;
+}
+
+/** A measured run's figures against the floor's requests per second; `extra` ones come before `vsFloor`. */
+export function httpFigures<E extends object>(
+  route: string,
+  { result, latencies }: Run,
+  floorRps: number,
+  extra: E,
+): HttpFigures & E {
+  return {
+    route,
+    requestsPerSecond: round(result.requests.mean, 1),
+    requestsTotal: result.requests.total,
+    latencyP50Ms: round(percentile(latencies, 50), 3),
+    latencyP99Ms: round(percentile(latencies, 99), 3),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    ...extra,
+    vsFloor: floorRps > 0 ? round(result.requests.mean / floorRps, 3) : 0,
+  };
+}
+
+/** The first cells of a figures table's row: route, req/s, p50 ms, p99 ms, non-2xx. */
+export function figureCells(f: HttpFigures): string[] {
+  return [
+    f.route,
+    f.requestsPerSecond.toFixed(1),
+    f.latencyP50Ms.toFixed(2),
+    f.latencyP99Ms.toFixed(2),
+    String(f.non2xx),
+  ];
+}
+
+/** "SQLite: 10 s per route after 2 s warm-up, 10 connections": the start of a figures table's title. */
+export function tableTitle(dialect: Dialect): string {
+  const name = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  return `${name}: ${SECONDS} s per route after ${WARMUP_SECONDS} s warm-up, ${CONNECTIONS} connections`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// A fresh database per dialect
+// One dialect: a fresh database, the account, and the server on it
 
 export interface DialectSetup {
   dialect: Dialect;
@@ -336,41 +369,56 @@ export async function sqliteSetup(tempDir: string): Promise<DialectSetup> {
   };
 }
 
-export function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
-}
-
 /** A fresh schema `bench_<random>`, reached with `options=-c search_path=…`, dropped by `cleanup`. */
 export async function postgresSetup(baseUrl: string): Promise<DialectSetup> {
   const schema = `bench_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
+  const { urls, drop } = await createSchemas(baseUrl, [schema]);
+  return { dialect: 'postgres', databaseUrl: urls[0]!, cleanup: drop };
+}
+
+export interface Service {
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  /** The server's DATA_DIR. */
+  dataDir: string;
+  credentials: Credentials;
+  /** The credentials as an HTTP Basic `authorization` header. */
+  authorization: string;
+  server: ServerProcess;
+}
+
+/**
+ * The service on `setup`'s database, for `work`: the account made by `billing account create` (named
+ * `accountName`), the server started and answering /healthz; stopped afterwards, also when `work` fails (with the
+ * server's output when it had died).
+ */
+export async function withService<R>(
+  setup: DialectSetup,
+  tempDir: string,
+  accountName: string,
+  work: (service: Service) => Promise<R>,
+): Promise<R> {
+  const dataDir = path.join(tempDir, `data-${setup.dialect}`);
+  await fs.mkdir(dataDir, { recursive: true });
+  const port = await freePort();
+  const env = serviceEnv(setup.databaseUrl, dataDir, port);
+  const base = `http://${HOST}:${port}`;
+
+  log(`${setup.dialect}: creating the account`);
+  const credentials = await createAccount(env, accountName);
+  log(`${setup.dialect}: starting the server on ${base}`);
+  const server = startServer(env);
+  active.child = server.child;
   try {
-    await admin.connect();
-    await admin.query(`create schema "${schema}"`);
-    active.schema = schema;
+    await waitForHealth(base, server);
+    return await work({ base, dataDir, credentials, authorization: basicAuth(credentials), server });
   } catch (error) {
-    await admin.end().catch(() => {});
-    throw new BenchError(
-      `could not create schema ${schema} on ${redact(baseUrl)}: ${(error as Error).message}`,
-    );
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      log(`the server had exited (code ${String(server.child.exitCode)}); its output:\n${server.output()}`);
+    }
+    throw error;
+  } finally {
+    await stopServer(server);
+    active.child = undefined;
   }
-  const url = new URL(baseUrl);
-  const existing = url.searchParams.get('options');
-  url.searchParams.set('options', `${existing ? `${existing} ` : ''}-c search_path=${schema}`);
-  log(`PostgreSQL: schema ${schema} on ${redact(baseUrl)}`);
-  return {
-    dialect: 'postgres',
-    databaseUrl: url.toString(),
-    cleanup: async () => {
-      try {
-        await admin.query(`drop schema if exists "${schema}" cascade`);
-        active.schema = undefined;
-        log(`PostgreSQL: schema ${schema} dropped`);
-      } catch (error) {
-        log(`PostgreSQL: could not drop schema ${schema}: ${(error as Error).message}`);
-      } finally {
-        await admin.end().catch(() => {});
-      }
-    },
-  };
 }

@@ -10,14 +10,27 @@ import { fixedClock } from './clock.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
-import { authenticate, registerAccountModule } from './modules/auth/index.ts';
-import { registerCatalogueModule } from './modules/catalogue/index.ts';
-import { registerCustomersModule } from './modules/customers/index.ts';
-import { registerGatewaysModule } from './modules/gateways/index.ts';
-import { registerInvoicingModule } from './modules/invoicing/index.ts';
-import { registerLedgerModule } from './modules/ledger/index.ts';
-import { registerPaymentMethodsModule } from './modules/paymentMethods/index.ts';
-import { registerSubscriptionsModule } from './modules/subscriptions/index.ts';
+import { connectModules } from './connectModules.ts';
+import { authenticate } from './modules/auth/index.ts';
+import { registerAccountRoutes } from './modules/auth/account.routes.ts';
+import { registerComponentRoutes } from './modules/catalogue/components.routes.ts';
+import { registerCountryRoutes } from './modules/catalogue/countries.routes.ts';
+import { registerCurrencyRoutes } from './modules/catalogue/currencies.routes.ts';
+import { registerPackageGroupRoutes } from './modules/catalogue/packageGroups.routes.ts';
+import { registerPackageRoutes } from './modules/catalogue/packages.routes.ts';
+import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
+import { registerContactRoutes } from './modules/customers/contacts.routes.ts';
+import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
+import { registerNoteRoutes } from './modules/customers/notes.routes.ts';
+import { registerGatewaysRoutes } from './modules/gateways/gateways.routes.ts';
+import { registerInvoicesRoutes } from './modules/invoicing/invoices.routes.ts';
+import { registerRecurringInvoicesRoutes } from './modules/invoicing/recurringInvoices.routes.ts';
+import { registerAdjustmentsRoutes } from './modules/ledger/adjustments.routes.ts';
+import { registerCreditNotesRoutes } from './modules/ledger/creditNotes.routes.ts';
+import { registerPaymentsRoutes } from './modules/ledger/payments.routes.ts';
+import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMethods.routes.ts';
+import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
+import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { readCredentials, sendUnauthorized } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -49,7 +62,32 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
+/** Every module's routes under /v1: each module owns its routes file, and only this composition root reads it. */
+function registerRoutes(v1: App): void {
+  registerCustomerRoutes(v1);
+  registerContactRoutes(v1);
+  registerNoteRoutes(v1);
+  registerCurrencyRoutes(v1);
+  registerCountryRoutes(v1);
+  registerTaxRoutes(v1);
+  registerPackageGroupRoutes(v1);
+  registerPackageRoutes(v1);
+  registerComponentRoutes(v1);
+  registerGatewaysRoutes(v1);
+  registerAccountRoutes(v1);
+  registerInvoicesRoutes(v1);
+  registerRecurringInvoicesRoutes(v1);
+  registerSubscriptionsRoutes(v1);
+  registerSubscriptionChangeRoutes(v1);
+  registerPaymentMethodsRoutes(v1);
+  registerPaymentsRoutes(v1);
+  registerAdjustmentsRoutes(v1);
+  registerCreditNotesRoutes(v1);
+  registerTestClockRoutes(v1);
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
+  connectModules();
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
@@ -148,15 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         inflight: deps.inflight,
         secrets: deps.secrets,
       });
-      registerCustomersModule(v1);
-      registerCatalogueModule(v1);
-      registerGatewaysModule(v1);
-      registerAccountModule(v1);
-      registerInvoicingModule(v1);
-      registerSubscriptionsModule(v1);
-      registerPaymentMethodsModule(v1);
-      registerLedgerModule(v1);
-      registerTestClockRoutes(v1);
+      registerRoutes(v1);
     },
     { prefix: '/v1' },
   );

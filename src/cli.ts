@@ -32,6 +32,7 @@ import { parseWireCalendarDate } from './core/calendar.ts';
 import { parseWireDate } from './core/wireDates.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import type { SecretBox } from './security/secretBox.ts';
+import { connectModules } from './connectModules.ts';
 import { startService } from './server.ts';
 import type { Service } from './server.ts';
 import { openStorage } from './storage/database.ts';
@@ -89,6 +90,8 @@ async function accountContext(storage: Storage, accountId: number): Promise<Serv
     mailQueued: () => {},
   };
 }
+
+connectModules();
 
 const program = new Command('billing').description('Recurring-billing service').showHelpAfterError();
 

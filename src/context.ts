@@ -1,8 +1,28 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.ts';
-import type { Account } from './modules/auth/index.ts';
+import { dateAt } from './core/calendar.ts';
+import type { PlainDate } from './core/calendar.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
+
+/**
+ * The account a context acts for, as every module sees it. It is defined here, below every module, so that the
+ * context needs no module (auth makes and reads accounts, and re-exports this type).
+ */
+export interface Account {
+  id: number;
+  name: string;
+  timeZone: string;
+  currencyCode: string;
+  /** A test account bills on its own clock (`testClockAt`), which the API moves forward. */
+  isTest: boolean;
+  testClockAt: string | null;
+  /** Days from an invoice's date to its due date. */
+  invoiceDueDays: number;
+  /** Defaults for an invoice's Notes and Terms when a request leaves them unset. */
+  invoiceNotes: string | null;
+  invoiceTerms: string | null;
+}
 
 /** What every use case receives first: the account it acts for, its database handle and its side effects. */
 export interface ServiceContext {
@@ -13,6 +33,16 @@ export interface ServiceContext {
   secrets: SecretBox;
   /** Tells the mail worker that a committed change queued mail, so it need not wait for its next round. */
   mailQueued(): void;
+}
+
+/** Today in the account's time zone: the calendar date every billing rule of the account is decided on. */
+export function today(ctx: ServiceContext): PlainDate {
+  return dateAt(ctx.clock.now(), ctx.account.timeZone);
+}
+
+/** The current instant as stored and returned (ISO 8601, UTC): for audit times such as `updated_at`. */
+export function nowInstant(ctx: ServiceContext): string {
+  return ctx.clock.now().toISOString();
 }
 
 /** The same context bound to an open transaction, for use cases that call each other inside one. */

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import { buildApp } from './app.ts';
+import { connectModules } from './connectModules.ts';
 import type { App } from './http/types.ts';
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
 import { InFlight } from './http/inflight.ts';
@@ -42,6 +43,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
+  connectModules();
   const clock = options.clock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream);
   const storage = openStorage(config.database, { onQuery: options.onQuery });

@@ -1,9 +1,10 @@
+import { today } from '../context.ts';
 import type { Logger } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { fixedClock } from '../clock.ts';
 import type { ServiceContext } from '../context.ts';
-import { dateAt, startOfDate } from '../core/calendar.ts';
+import { startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
 import type { Db } from '../storage/database.ts';
@@ -66,18 +67,18 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
 /** Bills everything of one account due by the day its context's clock shows. */
 export async function billAccount(ctx: ServiceContext): Promise<BillRunSummary> {
   const summary = { ...emptySummary(), accounts: 1 };
-  const today = dateAt(ctx.clock.now(), ctx.account.timeZone);
+  const on = today(ctx);
   for (let pass = 0; pass < MAX_PASSES; pass += 1) {
     let afterId = 0;
     let invoicesThisPass = 0;
     for (;;) {
       let outcome;
       try {
-        outcome = await billDueSubscriptions(ctx, today, BATCH_SIZE, afterId);
+        outcome = await billDueSubscriptions(ctx, on, BATCH_SIZE, afterId);
       } catch (error) {
         // One bad subscription must not hold back the others: bill this stretch one by one.
         ctx.log.error({ err: error, afterId }, 'bill run batch failed; billing its subscriptions one by one');
-        const ids = await dueSubscriptionIds(ctx, today, BATCH_SIZE, afterId);
+        const ids = await dueSubscriptionIds(ctx, on, BATCH_SIZE, afterId);
         for (const id of ids) {
           try {
             invoicesThisPass += (await billSubscription(ctx, id)).length;
@@ -102,7 +103,7 @@ export async function billAccount(ctx: ServiceContext): Promise<BillRunSummary> 
   }
 
   for (;;) {
-    const ids = await listDueRecurringInvoiceIds(ctx, today, BATCH_SIZE);
+    const ids = await listDueRecurringInvoiceIds(ctx, on, BATCH_SIZE);
     let made = 0;
     for (const id of ids) {
       try {

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import type { ServiceContext } from '../context.ts';
 import type { Db } from '../storage/database.ts';
 import type { InFlight } from './inflight.ts';
 import type { SecretBox } from '../security/secretBox.ts';
@@ -124,25 +125,35 @@ export function registerIdempotency(
 }
 
 /**
- * Records a POST's response under its Idempotency-Key inside the use case's own transaction (`db`): a crash
- * between the commit and the onSend record can then not let a retry do the work a second time. Money movements
- * use it; onSend records the response again as serialized.
+ * A POST that creates (a money movement): runs the use case and answers 201 with `toDto` (pure) of what it made.
+ * The use case owns its transaction, so it is handed, as its last argument, a step to run last inside it, which
+ * records the response under the request's Idempotency-Key: the response then commits with the change or not at
+ * all, and a crash between the commit and onSend's record cannot let a retry make the change twice. onSend
+ * records the response again as serialized.
  */
-export async function recordIdempotentResponse(
+export async function idempotentCreate<Input, T>(
   request: FastifyRequest,
-  db: Db,
-  status: number,
-  body: unknown,
-): Promise<void> {
-  const key = request.idempotencyKey;
-  if (key === undefined) return;
-  await repo.storeIdempotentResponse(db, {
-    accountId: request.ctx.account.id,
-    key,
-    status,
-    contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify(body),
+  reply: FastifyReply,
+  create: (
+    ctx: ServiceContext,
+    input: Input,
+    beforeCommit: (ctx: ServiceContext, created: T) => Promise<void>,
+  ) => Promise<T>,
+  input: Input,
+  toDto: (created: T) => unknown,
+): Promise<FastifyReply> {
+  const created = await create(request.ctx, input, async (ctx, created) => {
+    const key = request.idempotencyKey;
+    if (key === undefined) return;
+    await repo.storeIdempotentResponse(ctx.db, {
+      accountId: request.ctx.account.id,
+      key,
+      status: 201,
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify(toDto(created)),
+    });
   });
+  return reply.code(201).send(toDto(created));
 }
 
 export const { purgeIdempotencyKeys } = repo;

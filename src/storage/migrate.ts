@@ -26,13 +26,27 @@ async function migrationTableSchema(db: Db): Promise<string | undefined> {
   return rows[0]?.schema;
 }
 
+/**
+ * NOTE: to find its own tables, Kysely's migrator lists the tables of every schema of a PostgreSQL database; when
+ * another schema is dropped during that listing (another test file's, another deployment's), the listing fails
+ * with "schema / relation / column ... does not exist" (3F000, 42P01, 42703) although nothing of ours changed.
+ * Migrating again is safe (it runs under the migrator's lock, and only what is pending), so it is retried.
+ */
+const FOREIGN_SCHEMA_RACE = new Set(['3F000', '42P01', '42703']);
+const MIGRATION_ATTEMPTS = 5;
+
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema: await migrationTableSchema(db),
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
-  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt += 1) {
+    const result: MigrationResultSet = await migrator.migrateToLatest();
+    const code = (result.error as { code?: unknown } | undefined)?.code;
+    const raced = isPostgres(db) && typeof code === 'string' && FOREIGN_SCHEMA_RACE.has(code);
+    if (raced && attempt < MIGRATION_ATTEMPTS) continue;
+    if (result.error) throw result.error;
+    return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
 }

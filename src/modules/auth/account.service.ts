@@ -6,26 +6,13 @@ import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
-import type { ServiceContext } from '../../context.ts';
+import type { Account, ServiceContext } from '../../context.ts';
 import { enableAccountCurrency } from '../catalogue/index.ts';
 import { createTestGateway } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
 import type { AccountRow } from './account.repository.ts';
 
-export interface Account {
-  id: number;
-  name: string;
-  timeZone: string;
-  currencyCode: string;
-  /** A test account bills on its own clock (`testClockAt`), which the API moves forward. */
-  isTest: boolean;
-  testClockAt: string | null;
-  /** Days from an invoice's date to its due date. */
-  invoiceDueDays: number;
-  /** Defaults for an invoice's Notes and Terms when a request leaves them unset. */
-  invoiceNotes: string | null;
-  invoiceTerms: string | null;
-}
+export type { Account };
 
 export function accountFromRow(row: AccountRow): Account {
   return {

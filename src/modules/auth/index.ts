@@ -1,11 +1,4 @@
-import type { App } from '../../http/types.ts';
-import { registerAccountRoutes } from './account.routes.ts';
-
-/** The calling account's settings under /v1 (accounts and keys are otherwise made with the CLI). */
-export function registerAccountModule(app: App): void {
-  registerAccountRoutes(app);
-}
-
+/** Accounts and API keys; the calling account's settings under /v1 (account.routes.ts). Keys are made with the CLI. */
 export type { Account, AccountSettingsInput, CreateAccountInput, NewApiKey } from './account.service.ts';
 export {
   authenticate,

@@ -87,25 +87,6 @@ export function findComponent(
     .executeTakeFirst();
 }
 
-/**
- * Reads the component for a change to its versions and holds it until the transaction ends: an update that
- * changes nothing takes the row lock on PostgreSQL (SQLite has a single writer), so concurrent version changes
- * of one component are serialized and the default-version rules are checked against settled rows.
- */
-export function lockComponent(
-  db: Db,
-  accountId: number,
-  componentId: number,
-): Promise<ComponentRow | undefined> {
-  return db
-    .updateTable('components')
-    .set((eb) => ({ last_version_no: eb.ref('last_version_no') }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', componentId)
-    .returning(COMPONENT_COLUMNS)
-    .executeTakeFirst();
-}
-
 export function findComponentIdByCode(
   db: Db,
   accountId: number,
@@ -158,18 +139,6 @@ export async function deleteComponent(db: Db, accountId: number, componentId: nu
     .where('id', '=', componentId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
-}
-
-/** The next VersionNo: one above the highest ever given (deleted versions included), so none is reused. */
-export async function takeNextVersionNo(db: Db, accountId: number, componentId: number): Promise<number> {
-  const row = await db
-    .updateTable('components')
-    .set((eb) => ({ last_version_no: eb('last_version_no', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', componentId)
-    .returning('last_version_no')
-    .executeTakeFirstOrThrow();
-  return row.last_version_no;
 }
 
 export function listVersions(

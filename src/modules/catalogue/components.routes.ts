@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import * as components from './component.service.ts';
+import * as versions from './componentVersion.service.ts';
 import {
   ComponentIdParams,
   ComponentOut,
@@ -111,7 +112,7 @@ export function registerComponentRoutes(app: App): void {
     },
     async (request) =>
       (
-        await components.listComponentVersions(request.ctx, request.params.componentID, pageOf(request.query))
+        await versions.listComponentVersions(request.ctx, request.params.componentID, pageOf(request.query))
       ).map(toComponentVersionDto),
   );
 
@@ -120,11 +121,7 @@ export function registerComponentRoutes(app: App): void {
     { schema: { tags, params: VersionParams, response: { 200: VersionOut } } },
     async (request) =>
       toComponentVersionDto(
-        await components.getComponentVersion(
-          request.ctx,
-          request.params.componentID,
-          request.params.versionno,
-        ),
+        await versions.getComponentVersion(request.ctx, request.params.componentID, request.params.versionno),
       ),
   );
 
@@ -140,7 +137,7 @@ export function registerComponentRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const version = await components.createComponentVersion(request.ctx, request.params.componentID, {
+      const version = await versions.createComponentVersion(request.ctx, request.params.componentID, {
         versionName: request.body.VersionName,
         isActive: request.body.isActive,
         isDefault: request.body.isDefault,
@@ -164,17 +161,12 @@ export function registerComponentRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await components.editComponentVersion(
-        request.ctx,
-        request.params.componentID,
-        request.params.versionno,
-        {
-          versionName: request.body.VersionName,
-          isActive: request.body.isActive,
-          isDefault: request.body.isDefault,
-          currencies: versionCurrenciesFromWire(request.body.ComponentVersionCurrencies),
-        },
-      );
+      await versions.editComponentVersion(request.ctx, request.params.componentID, request.params.versionno, {
+        versionName: request.body.VersionName,
+        isActive: request.body.isActive,
+        isDefault: request.body.isDefault,
+        currencies: versionCurrenciesFromWire(request.body.ComponentVersionCurrencies),
+      });
       return reply.code(204).send(null);
     },
   );
@@ -190,7 +182,7 @@ export function registerComponentRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await components.deleteComponentVersion(
+      await versions.deleteComponentVersion(
         request.ctx,
         request.params.componentID,
         request.params.versionno,

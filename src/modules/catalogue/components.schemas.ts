@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, Nullable, StringEnum, Text } from '../../http/schemas.ts';
-import { COMPONENT_TYPES, TERM_TYPES } from './component.service.ts';
+import { COMPONENT_TYPES, TERM_TYPES } from './componentInput.ts';
 import { SCHEMES } from '../../core/pricing.ts';
 
 /**

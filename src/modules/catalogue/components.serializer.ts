@@ -1,11 +1,5 @@
-import type {
-  BracketInput,
-  Component,
-  ComponentInput,
-  ComponentVersion,
-  VersionCurrency,
-  VersionCurrencyInput,
-} from './component.service.ts';
+import type { Component, ComponentVersion, VersionCurrency } from './component.service.ts';
+import type { BracketInput, ComponentInput, VersionCurrencyInput } from './componentInput.ts';
 import type { BracketRow } from './component.repository.ts';
 import type {
   BracketOut,

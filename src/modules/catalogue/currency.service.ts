@@ -1,9 +1,10 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { findCurrency } from '../../core/currencies.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
-import { countCustomersWithCurrency } from '../customers/index.ts';
+import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './currency.repository.ts';
 
 export interface EnabledCurrency {
@@ -28,7 +29,7 @@ export async function listCurrencies(ctx: ServiceContext): Promise<EnabledCurren
 
 export async function enableCurrency(ctx: ServiceContext, code: string): Promise<void> {
   const known = knownCode(code);
-  if (!(await repo.insertEnabledCurrency(ctx.db, ctx.account.id, known, ctx.clock.now().toISOString()))) {
+  if (!(await repo.insertEnabledCurrency(ctx.db, ctx.account.id, known, nowInstant(ctx)))) {
     throw new ConflictError('currency_enabled', `${known} is enabled already`);
   }
 }
@@ -55,7 +56,7 @@ export async function disableCurrency(ctx: ServiceContext, code: string): Promis
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const customers = await countCustomersWithCurrency({ ...ctx, db: trx }, known);
+      const customers = await catalogueUses().customersWithCurrency({ ...ctx, db: trx }, known);
       if (customers > 0) {
         throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
       }

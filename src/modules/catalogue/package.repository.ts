@@ -52,22 +52,6 @@ export function findPackage(db: Db, accountId: number, packageId: number): Promi
     .executeTakeFirst();
 }
 
-/**
- * Reads the package and locks its row until the transaction ends, so that changes to its versions (the next
- * VersionNo, which version is the default) are made one at a time.
- * NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know; on SQLite it takes the
- * database's write lock, on PostgreSQL the row's lock.
- */
-export function lockPackage(db: Db, accountId: number, packageId: number): Promise<PackageRow | undefined> {
-  return db
-    .updateTable('packages')
-    .set((eb) => ({ last_version_no: eb.ref('last_version_no') }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', packageId)
-    .returning(PACKAGE_COLUMNS)
-    .executeTakeFirst();
-}
-
 export function listPackages(db: Db, accountId: number, page: Page): Promise<PackageRow[]> {
   return db
     .selectFrom('packages')
@@ -120,18 +104,6 @@ export async function deletePackage(db: Db, accountId: number, packageId: number
     .where('id', '=', packageId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
-}
-
-/** Spec: VersionNo is assigned by the service, increasing per package, and never given twice. */
-export async function takeNextVersionNo(db: Db, accountId: number, packageId: number): Promise<number> {
-  const row = await db
-    .updateTable('packages')
-    .set((eb) => ({ last_version_no: eb('last_version_no', '+', 1) }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', packageId)
-    .returning('last_version_no')
-    .executeTakeFirstOrThrow();
-  return row.last_version_no;
 }
 
 export function listVersionsOfPackages(

@@ -1,3 +1,4 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
@@ -45,7 +46,7 @@ export async function listPackageGroups(ctx: ServiceContext, page: Page): Promis
 
 export async function createPackageGroup(ctx: ServiceContext, groupName: string): Promise<PackageGroup> {
   const name = checkedGroupName(groupName);
-  const id = await repo.insertPackageGroup(ctx.db, ctx.account.id, name, ctx.clock.now().toISOString());
+  const id = await repo.insertPackageGroup(ctx.db, ctx.account.id, name, nowInstant(ctx));
   return { id, groupName: name };
 }
 

@@ -3,6 +3,7 @@ import { ValidationError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
 import * as packages from './package.service.ts';
+import * as versions from './packageVersion.service.ts';
 import {
   CreatePackageBody,
   DeletePackageBody,
@@ -124,7 +125,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request) =>
-      (await packages.listVersions(request.ctx, request.params.packageID, pageOf(request.query))).map(
+      (await versions.listVersions(request.ctx, request.params.packageID, pageOf(request.query))).map(
         toVersionDto,
       ),
   );
@@ -134,7 +135,7 @@ export function registerPackageRoutes(app: App): void {
     { schema: { tags: versionTags, params: VersionParams, response: { 200: VersionOut } } },
     async (request) =>
       toVersionDto(
-        await packages.getVersion(request.ctx, request.params.packageID, request.params.versionno),
+        await versions.getVersion(request.ctx, request.params.packageID, request.params.versionno),
       ),
   );
 
@@ -150,7 +151,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const version = await packages.createVersion(
+      const version = await versions.createVersion(
         request.ctx,
         request.params.packageID,
         versionInputFromWire(request.body),
@@ -171,7 +172,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await packages.editVersion(
+      await versions.editVersion(
         request.ctx,
         request.params.packageID,
         request.params.versionno,
@@ -192,7 +193,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await packages.deleteVersion(request.ctx, request.params.packageID, request.params.versionno);
+      await versions.deleteVersion(request.ctx, request.params.packageID, request.params.versionno);
       return reply.code(204).send(null);
     },
   );

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, Nullable, Text } from '../../http/schemas.ts';
 import { MAX_PRICE, PRICE_DECIMALS } from '../../core/money.ts';
-import { PERIOD_TYPES } from './package.service.ts';
+import { PERIOD_TYPES } from './packageInput.ts';
 
 const periodTypes = PERIOD_TYPES.join(' or ');
 const PeriodType = (description: string) =>

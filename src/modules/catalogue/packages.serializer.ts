@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import type { Package, PackageInput, PackageVersion, VersionInput } from './package.service.ts';
+import type { Package, PackageInput, PackageVersion } from './package.service.ts';
+import type { VersionInput } from './packageInput.ts';
 import type {
   CreatePackageBody,
   EditPackageBody,

@@ -32,7 +32,8 @@ export function findTaxSetting(
 
 /**
  * Reads the setting and locks its row until the transaction ends, so that edits of its rules are made one at a
- * time. NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know (as lockPackage).
+ * time. NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know (as
+ * lockVersionedItem).
  */
 export function lockTaxSetting(
   db: Db,

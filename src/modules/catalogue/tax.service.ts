@@ -1,3 +1,4 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -152,7 +153,7 @@ export async function createTaxSetting(ctx: ServiceContext, input: TaxSettingInp
       const id = await repo.insertTaxSetting(trx, {
         account_id: ctx.account.id,
         name,
-        created_at: ctx.clock.now().toISOString(),
+        created_at: nowInstant(ctx),
       });
       await repo.insertTaxRules(
         trx,

@@ -12,11 +12,8 @@ import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import type { CustomFieldValue } from './customField.service.ts';
 import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
-import { countInvoicesOfCustomer, countRecurringInvoicesOfCustomer } from '../invoicing/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
-import { deletePaymentMethodsOfCustomer, primaryPaymentMethodsOf } from '../paymentMethods/index.ts';
-import { customerBalances, hasMoneyRecords } from '../ledger/index.ts';
-import { countLiveSubscriptionsByCustomer, countSubscriptionsOfCustomer } from '../subscriptions/index.ts';
+import { customerUses } from './customerUses.ts';
 
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
 
@@ -30,7 +27,10 @@ export const PAYMENT_METHODS = [
   'bank_account',
 ] as const;
 
-/** Figures computed from a customer's other records (invoices, subscriptions, payment methods). */
+/**
+ * Figures computed from a customer's records in higher modules (invoices, money, subscriptions, payment methods).
+ * This module only carries them to the wire; the read model in `src/views/` computes them.
+ */
 export interface CustomerFigures {
   /** In the customer's currency's minor unit. */
   balanceMinor: number;
@@ -41,8 +41,9 @@ export interface CustomerFigures {
 export interface Customer {
   row: CustomerRow;
   status: CustomerStatus;
-  figures: CustomerFigures;
 }
+
+export type CustomerWithFigures = Customer & { figures: CustomerFigures };
 
 /** The writable fields, as a request gives them: undefined leaves a field as it is, null clears it. */
 export interface CustomerInput {
@@ -85,47 +86,14 @@ export function customerStatus(row: Pick<CustomerRow, 'is_active' | 'is_suspende
   return row.is_suspended ? 'Suspended' : 'Active';
 }
 
-/**
- * Balance is the sum of Balance over the customer's issued, not cancelled invoices in its currency (invoicing
- * computes it). ActiveSubs counts the subscriptions not cancelled or expired today (future and trial ones included;
- * the subscriptions module counts them). PrimaryPaymentMethodInfo is the customer's primary payment method (the
- * paymentMethods module reads it for the whole page in one statement).
- */
-async function figuresOf(ctx: ServiceContext, rows: CustomerRow[]): Promise<Map<number, CustomerFigures>> {
-  const balances = await customerBalances(
-    ctx,
-    rows.map((row) => ({ id: row.id, currencyCode: row.currency_code })),
-  );
-  const activeSubscriptions = await countLiveSubscriptionsByCustomer(
-    ctx,
-    rows.map((row) => row.id),
-  );
-  const primaryPaymentMethods = await primaryPaymentMethodsOf(
-    ctx,
-    rows.map((row) => row.id),
-  );
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        balanceMinor: balances.get(row.id) ?? 0,
-        activeSubscriptions: activeSubscriptions.get(row.id) ?? 0,
-        primaryPaymentMethod: primaryPaymentMethods.get(row.id) ?? null,
-      },
-    ]),
-  );
-}
-
-async function withFigures(ctx: ServiceContext, rows: CustomerRow[]): Promise<Customer[]> {
-  if (rows.length === 0) return [];
-  const figures = await figuresOf(ctx, rows);
-  return rows.map((row) => ({ row, status: customerStatus(row), figures: figures.get(row.id)! }));
+function customerFromRow(row: CustomerRow): Customer {
+  return { row, status: customerStatus(row) };
 }
 
 export async function getCustomer(ctx: ServiceContext, customerId: number): Promise<Customer> {
   const row = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
   if (!row) throw new NotFoundError('Customer', customerId);
-  return (await withFigures(ctx, [row]))[0]!;
+  return customerFromRow(row);
 }
 
 /** The account's customers with these ids, by id (ids it cannot see are left out): a fixed number of statements. */
@@ -136,7 +104,7 @@ export async function customersByIds(
   if (customerIds.length === 0) return new Map();
   const ids = [...new Set(customerIds)];
   const rows = await repo.listCustomers(ctx.db, ctx.account.id, { limit: ids.length, offset: 0 }, ids);
-  return new Map((await withFigures(ctx, rows)).map((customer) => [customer.row.id, customer]));
+  return new Map(rows.map((row) => [row.id, customerFromRow(row)]));
 }
 
 /**
@@ -165,7 +133,7 @@ export function countCustomersWithCurrency(ctx: ServiceContext, currencyCode: st
 }
 
 export async function listCustomers(ctx: ServiceContext, page: Page, ids?: number[]): Promise<Customer[]> {
-  return withFigures(ctx, await repo.listCustomers(ctx.db, ctx.account.id, page, ids));
+  return (await repo.listCustomers(ctx.db, ctx.account.id, page, ids)).map(customerFromRow);
 }
 
 export async function listCustomersWithCustomFields(
@@ -394,27 +362,29 @@ export async function setCustomerSuspended(
  * Deletes a customer with its contacts, notes, custom field values and payment methods. A customer with invoices cannot be deleted
  * (409; archive it instead): its invoices are the account's records. Nor one with subscriptions (409
  * `customer_has_subscriptions`), nor one with payments, credit notes or adjustments (409 `customer_has_payments`).
+ * Those records belong to higher modules, which answer through customerUses().
  */
 export async function deleteCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
-  const hasInvoices = async () => (await countInvoicesOfCustomer(ctx, customerId)) > 0;
+  const uses = customerUses();
+  const hasInvoices = async () => (await uses.invoices(ctx, customerId)) > 0;
   const refused = () =>
     new ConflictError('customer_has_invoices', `Customer ${customerId} has invoices; archive it instead`);
   if (await hasInvoices()) throw refused();
   // Subscriptions, ended ones included, are records of what the customer was billed for, as invoices are.
-  const subscriptions = await countSubscriptionsOfCustomer(ctx, customerId);
+  const subscriptions = await uses.subscriptions(ctx, customerId);
   if (subscriptions > 0) {
     throw new ConflictError(
       'customer_has_subscriptions',
       `Customer ${customerId} has ${subscriptions} subscription(s); archive it instead`,
     );
   }
-  if ((await countRecurringInvoicesOfCustomer(ctx, customerId)) > 0) {
+  if ((await uses.recurringInvoices(ctx, customerId)) > 0) {
     throw new ConflictError(
       'customer_has_recurring_invoices',
       `Customer ${customerId} has recurring invoices; archive it instead`,
     );
   }
-  if (await hasMoneyRecords(ctx, customerId)) {
+  if (await uses.moneyRecords(ctx, customerId)) {
     throw new ConflictError(
       'customer_has_payments',
       `Customer ${customerId} has payments, credit notes or adjustments; archive it instead`,
@@ -425,7 +395,7 @@ export async function deleteCustomer(ctx: ServiceContext, customerId: number): P
     // Its stored payment methods go with it: they are its details, like its contacts (even the primary one,
     // which alone could never be deleted).
     deleted = await ctx.db.transaction().execute(async (trx) => {
-      await deletePaymentMethodsOfCustomer(inTransaction(ctx, trx), customerId);
+      await uses.deleteDetails(inTransaction(ctx, trx), customerId);
       return repo.deleteCustomer(trx, ctx.account.id, customerId);
     });
   } catch (error) {

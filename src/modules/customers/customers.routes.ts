@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
+import { customerWithFigures, withCustomerFigures } from '../../views/customers.view.ts';
 import * as customers from './customer.service.ts';
 import * as customFields from './customField.service.ts';
 import {
@@ -29,7 +30,13 @@ export function registerCustomerRoutes(app: App): void {
   app.get(
     '/customers',
     { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CustomerOut) } } },
-    async (request) => (await customers.listCustomers(request.ctx, pageOf(request.query))).map(toCustomerDto),
+    async (request) =>
+      (
+        await withCustomerFigures(
+          request.ctx,
+          await customers.listCustomers(request.ctx, pageOf(request.query)),
+        )
+      ).map(toCustomerDto),
   );
 
   app.post(
@@ -49,7 +56,9 @@ export function registerCustomerRoutes(app: App): void {
         page: page ?? request.query.page,
         page_size: page_size ?? request.query.page_size,
       });
-      return (await customers.listCustomers(request.ctx, paging, ids)).map(toCustomerByIdsDto);
+      return (
+        await withCustomerFigures(request.ctx, await customers.listCustomers(request.ctx, paging, ids))
+      ).map(toCustomerByIdsDto);
     },
   );
 
@@ -58,16 +67,26 @@ export function registerCustomerRoutes(app: App): void {
     {
       schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CustomerWithCustomFieldsOut) } },
     },
-    async (request) =>
-      (await customers.listCustomersWithCustomFields(request.ctx, pageOf(request.query))).map((c) =>
-        toCustomerWithCustomFieldsDto(c.customer, c.customFields),
-      ),
+    async (request) => {
+      const page = await customers.listCustomersWithCustomFields(request.ctx, pageOf(request.query));
+      const withFigures = await withCustomerFigures(
+        request.ctx,
+        page.map((c) => c.customer),
+      );
+      return withFigures.map((customer, i) => toCustomerWithCustomFieldsDto(customer, page[i]!.customFields));
+    },
   );
 
   app.get(
     '/customers/:customerID',
     { schema: { tags, params: CustomerIdParams, response: { 200: CustomerOut } } },
-    async (request) => toCustomerDto(await customers.getCustomer(request.ctx, request.params.customerID)),
+    async (request) =>
+      toCustomerDto(
+        await customerWithFigures(
+          request.ctx,
+          await customers.getCustomer(request.ctx, request.params.customerID),
+        ),
+      ),
   );
 
   app.post(
@@ -76,7 +95,7 @@ export function registerCustomerRoutes(app: App): void {
     async (request, reply) => {
       const input = customerInputFromWire(request.body);
       const customer = await customers.createCustomer(request.ctx, { ...input, name: request.body.Name });
-      return reply.code(201).send(toCustomerDto(customer));
+      return reply.code(201).send(toCustomerDto(await customerWithFigures(request.ctx, customer)));
     },
   );
 

@@ -1,9 +1,9 @@
 import { minorToWireNumber } from '../../core/money.ts';
-import type { Customer, CustomerInput } from './customer.service.ts';
+import type { CustomerInput, CustomerWithFigures } from './customer.service.ts';
 import type { CustomField, CustomFieldValue } from './customField.service.ts';
 import type { CreateCustomerBody, CustomerOut, EditCustomerBody } from './customers.schemas.ts';
 
-export function toCustomerDto({ row, status, figures }: Customer): CustomerOut {
+export function toCustomerDto({ row, status, figures }: CustomerWithFigures): CustomerOut {
   return {
     customerID: row.id,
     Reference: row.reference,
@@ -49,11 +49,14 @@ export function toCustomerDto({ row, status, figures }: Customer): CustomerOut {
   };
 }
 
-export function toCustomerByIdsDto(customer: Customer) {
+export function toCustomerByIdsDto(customer: CustomerWithFigures) {
   return { ...toCustomerDto(customer), PrimaryPaymentMethod: customer.figures.primaryPaymentMethod !== null };
 }
 
-export function toCustomerWithCustomFieldsDto(customer: Customer, customFields: CustomFieldValue[]) {
+export function toCustomerWithCustomFieldsDto(
+  customer: CustomerWithFigures,
+  customFields: CustomFieldValue[],
+) {
   return {
     ...toCustomerDto(customer),
     CustomFields: customFields.map((field) => ({ Key: field.key, Value: field.value })),

@@ -1,23 +1,22 @@
-import type { App } from '../../http/types.ts';
-import { registerContactRoutes } from './contacts.routes.ts';
-import { registerCustomerRoutes } from './customers.routes.ts';
-import { registerNoteRoutes } from './notes.routes.ts';
-
-/** Customers with their contacts, notes and custom fields. */
-export function registerCustomersModule(app: App): void {
-  registerCustomerRoutes(app);
-  registerContactRoutes(app);
-  registerNoteRoutes(app);
-}
-
-export type { BillingProfile, Customer, CustomerStatus } from './customer.service.ts';
-export { billingProfiles } from './customer.service.ts';
+/** Customers with their contacts, notes and custom fields. Routes: customers.routes.ts, contacts.routes.ts, notes.routes.ts. */
+export type {
+  BillingProfile,
+  Customer,
+  CustomerFigures,
+  CustomerStatus,
+  CustomerWithFigures,
+} from './customer.service.ts';
 export {
   assertCustomerExists,
+  billingProfiles,
   countCustomersWithCurrency,
+  createCustomer,
   customersByIds,
   getCustomer,
   lockCustomerForMoney,
 } from './customer.service.ts';
+export type { CustomerUses } from './customerUses.ts';
+export { registerCustomerUses } from './customerUses.ts';
+/** Wire pieces other modules embed: an invoice carries its customer. */
 export { CustomerOut } from './customers.schemas.ts';
 export { toCustomerDto } from './customers.serializer.ts';

@@ -1,11 +1,4 @@
-import type { App } from '../../http/types.ts';
-import { registerGatewaysRoutes } from './gateways.routes.ts';
-
-/** Payment gateways configured per account; every account has the built-in test gateway. */
-export function registerGatewaysModule(app: App): void {
-  registerGatewaysRoutes(app);
-}
-
+/** Payment gateways configured per account; every account has the built-in test gateway. Routes: gateways.routes.ts. */
 export type { AddGatewayInput, CardToVault, Gateway, PaymentMethodKind } from './gateway.service.ts';
 /**
  * For other modules:

@@ -1,52 +1,47 @@
-import type { App } from '../../http/types.ts';
-import { registerAttachmentRenderer } from '../mail/index.ts';
-import { INVOICE_PDF_ATTACHMENT } from './invoice.service.ts';
-import { renderInvoicePdfAttachment } from './invoicePdf.ts';
-import { registerInvoicesRoutes } from './invoices.routes.ts';
-import { registerRecurringInvoicesRoutes } from './recurringInvoices.routes.ts';
-
-/** Invoices (one-off and made by the bill run) and recurring invoices. */
-export function registerInvoicingModule(app: App): void {
-  registerInvoicesRoutes(app);
-  // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
-  registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
-  registerRecurringInvoicesRoutes(app);
-}
-
+/**
+ * Invoices (one-off and made by the bill run) and recurring invoices. Routes: invoices.routes.ts,
+ * recurringInvoices.routes.ts.
+ */
 export type {
-  AllocatableInvoice,
   Invoice,
-  InvoiceMoneyColumn,
+  InvoiceApplied,
   InvoiceCharge,
   InvoiceSource,
   InvoiceTax,
+  InvoiceWithFigures,
+  NegativeAdjustmentApplied,
   NewInvoice,
   NewInvoiceCharge,
-} from './invoice.service.ts';
+  PaymentApplied,
+} from './invoice.ts';
+export { COLLECTION_METHODS } from './invoiceInput.ts';
+export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
+export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
+export type { AllocatableInvoice, InvoiceMoneyColumn } from './invoiceMoney.service.ts';
 export {
-  COLLECTION_METHODS,
   addToInvoiceMoney,
+  customerInvoiceSums,
   lockInvoicesForAllocation,
   lockOpenInvoices,
+} from './invoiceMoney.service.ts';
+export {
   countInvoicesOfCustomer,
   countInvoicesUsingPaymentMethod,
-  customerInvoiceSums,
   getInvoice,
-  insertInvoices,
   invoiceTaxPercs,
-  previewInvoice,
-  queueInvoiceMails,
-} from './invoice.service.ts';
-export type { InvoiceOut } from './invoices.schemas.ts';
-export { invoiceOutSchema, unsavedInvoiceOutSchema } from './invoices.schemas.ts';
+} from './invoiceReads.service.ts';
+/** Wire pieces other modules return: a subscription change answers with the invoices it made. */
+export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
-export { invoicePdf, renderInvoicePdf } from './invoicePdf.ts';
-export type { RecurringInvoice } from './recurringInvoice.service.ts';
+export { renderInvoicePdfAttachment } from './invoicePdf.ts';
+export type { RecurringInvoice } from './recurringInvoice.ts';
 export {
   billRecurringInvoice,
+  listDueRecurringInvoiceIds,
+  parkRecurringInvoice,
+} from './recurringInvoiceBilling.service.ts';
+export {
   countRecurringInvoicesOfCustomer,
   countRecurringInvoicesUsingPaymentMethod,
   getRecurringInvoice,
-  listDueRecurringInvoiceIds,
-  parkRecurringInvoice,
-} from './recurringInvoice.service.ts';
+} from './recurringInvoiceReads.service.ts';

@@ -4,8 +4,8 @@ import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
 import { getAccount } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
 import { decimalForDocument, percentText, winAnsiText } from './documentText.ts';
-import { getInvoice } from './invoice.service.ts';
-import type { Invoice } from './invoice.service.ts';
+import type { Invoice } from './invoice.ts';
+import { getInvoice } from './invoiceReads.service.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4): the account's name; the customer's name, company, address and e-mail; the

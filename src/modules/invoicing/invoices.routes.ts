@@ -1,23 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
-import * as invoices from './invoice.service.ts';
+import { invoiceWithFigures, withInvoiceFigures } from '../../views/invoices.view.ts';
+import { createInvoice, deleteInvoice, editInvoice, finalizeInvoice } from './invoice.service.ts';
+import { sendInvoice } from './invoiceMail.service.ts';
 import { invoicePdfFilename, renderInvoicePdf } from './invoicePdf.ts';
+import { getInvoice, listInvoices, listInvoicesOfCustomer } from './invoiceReads.service.ts';
 import {
   CreateInvoiceBody,
   CustomerIdParams,
   EditInvoiceBody,
   InvoiceIdParams,
   InvoiceListQuery,
-  invoiceOutSchema,
+  InvoiceOut,
 } from './invoices.schemas.ts';
 import { invoiceInputFromWire, toInvoiceDto } from './invoices.serializer.ts';
 
 const tags = ['Invoices'];
 
 export function registerInvoicesRoutes(app: App): void {
-  const InvoiceOut = invoiceOutSchema();
-
   app.get(
     '/customers/:customerID/invoices',
     {
@@ -29,10 +30,13 @@ export function registerInvoicesRoutes(app: App): void {
         response: { 200: Type.Array(InvoiceOut) },
       },
     },
-    async (request) =>
-      (
-        await invoices.listInvoicesOfCustomer(request.ctx, request.params.customerID, pageOf(request.query))
-      ).map((invoice) => toInvoiceDto(invoice, request.ctx.account.timeZone)),
+    async (request) => {
+      const { ctx } = request;
+      const list = await listInvoicesOfCustomer(ctx, request.params.customerID, pageOf(request.query));
+      return (await withInvoiceFigures(ctx, list)).map((invoice) =>
+        toInvoiceDto(invoice, ctx.account.timeZone),
+      );
+    },
   );
 
   app.get(
@@ -48,8 +52,10 @@ export function registerInvoicesRoutes(app: App): void {
     },
     async (request) => {
       const { startDate, endDate } = request.query;
-      const list = await invoices.listInvoices(request.ctx, pageOf(request.query), { startDate, endDate });
-      return list.map((invoice) => toInvoiceDto(invoice, request.ctx.account.timeZone));
+      const list = await listInvoices(request.ctx, pageOf(request.query), { startDate, endDate });
+      return (await withInvoiceFigures(request.ctx, list)).map((invoice) =>
+        toInvoiceDto(invoice, request.ctx.account.timeZone),
+      );
     },
   );
 
@@ -58,7 +64,7 @@ export function registerInvoicesRoutes(app: App): void {
     { schema: { tags, params: InvoiceIdParams, response: { 200: InvoiceOut } } },
     async (request) =>
       toInvoiceDto(
-        await invoices.getInvoice(request.ctx, request.params.invoiceID),
+        await invoiceWithFigures(request.ctx, await getInvoice(request.ctx, request.params.invoiceID)),
         request.ctx.account.timeZone,
       ),
   );
@@ -77,11 +83,13 @@ export function registerInvoicesRoutes(app: App): void {
     },
     async (request, reply) => {
       const input = invoiceInputFromWire(request.body);
-      const invoice = await invoices.createInvoice(request.ctx, {
+      const invoice = await createInvoice(request.ctx, {
         ...input,
         customerId: request.body.customerID,
       });
-      return reply.code(201).send(toInvoiceDto(invoice, request.ctx.account.timeZone));
+      return reply
+        .code(201)
+        .send(toInvoiceDto(await invoiceWithFigures(request.ctx, invoice), request.ctx.account.timeZone));
     },
   );
 
@@ -100,7 +108,7 @@ export function registerInvoicesRoutes(app: App): void {
       preValidation: emptyBodyAsObject,
     },
     async (request, reply) => {
-      await invoices.editInvoice(request.ctx, request.params.invoiceID, invoiceInputFromWire(request.body));
+      await editInvoice(request.ctx, request.params.invoiceID, invoiceInputFromWire(request.body));
       return reply.code(204).send(null);
     },
   );
@@ -116,7 +124,7 @@ export function registerInvoicesRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await invoices.finalizeInvoice(request.ctx, request.params.invoiceID);
+      await finalizeInvoice(request.ctx, request.params.invoiceID);
       return reply.code(204).send(null);
     },
   );
@@ -134,7 +142,7 @@ export function registerInvoicesRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await invoices.sendInvoice(request.ctx, request.params.invoiceID);
+      await sendInvoice(request.ctx, request.params.invoiceID);
       return reply.code(204).send(null);
     },
   );
@@ -152,7 +160,7 @@ export function registerInvoicesRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await invoices.deleteInvoice(request.ctx, request.params.invoiceID);
+      await deleteInvoice(request.ctx, request.params.invoiceID);
       return reply.code(204).send(null);
     },
   );

@@ -177,20 +177,9 @@ function invoiceOut(unsaved: boolean) {
   );
 }
 
-export type InvoiceOut = Static<ReturnType<typeof invoiceOut>>;
-
-let saved: ReturnType<typeof invoiceOut> | undefined;
-let unsaved: ReturnType<typeof invoiceOut> | undefined;
-
-/**
- * The invoice response schema. Built on first use, not at import: it embeds the customer's schema, and the
- * customers module imports this module back (for Balance), so at import time CustomerOut may not exist yet.
- */
-export function invoiceOutSchema(): ReturnType<typeof invoiceOut> {
-  return (saved ??= invoiceOut(false));
-}
+/** The invoice response schema. */
+export const InvoiceOut = invoiceOut(false);
+export type InvoiceOut = Static<typeof InvoiceOut>;
 
 /** The same for an invoice priced but not stored (previewInvoice): invoiceID, chargeID, invoiceTaxID are null. */
-export function unsavedInvoiceOutSchema(): ReturnType<typeof invoiceOut> {
-  return (unsaved ??= invoiceOut(true));
-}
+export const UnsavedInvoiceOut = invoiceOut(true);

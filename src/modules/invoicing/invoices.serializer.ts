@@ -1,14 +1,15 @@
 import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import { toCustomerDto } from '../customers/index.ts';
-import type { Invoice, InvoiceInput } from './invoice.service.ts';
+import type { InvoiceWithFigures } from './invoice.ts';
+import type { InvoiceInput } from './invoiceInput.ts';
 import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.schemas.ts';
 
 /**
  * The wire invoice. Amounts are numbers in major units; InvoiceDate and DueDate are calendar dates in the
  * account's time zone, shown as the instant that day begins there. Works for an unsaved invoice too (null ids).
  */
-export function toInvoiceDto(invoice: Invoice, timeZone: string): InvoiceOut {
+export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): InvoiceOut {
   const currency = invoice.currencyCode;
   const amount = (minor: number) => minorToWireNumber(minor, currency);
   const customer = invoice.customer.row;

@@ -1,7 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
-import * as recurring from './recurringInvoice.service.ts';
+import {
+  cancelRecurringInvoice,
+  createRecurringInvoice,
+  deleteRecurringInvoice,
+  editRecurringInvoice,
+  reactivateRecurringInvoice,
+} from './recurringInvoice.service.ts';
+import { unparkRecurringInvoice } from './recurringInvoiceBilling.service.ts';
+import { getRecurringInvoice, listRecurringInvoices } from './recurringInvoiceReads.service.ts';
 import {
   CreateRecurringInvoiceBody,
   CustomerIdParams,
@@ -26,9 +34,9 @@ export function registerRecurringInvoicesRoutes(app: App): void {
       },
     },
     async (request) =>
-      (
-        await recurring.listRecurringInvoices(request.ctx, pageOf(request.query), request.params.customerID)
-      ).map((invoice) => toRecurringInvoiceDto(invoice, request.ctx.account.timeZone)),
+      (await listRecurringInvoices(request.ctx, pageOf(request.query), request.params.customerID)).map(
+        (invoice) => toRecurringInvoiceDto(invoice, request.ctx.account.timeZone),
+      ),
   );
 
   app.get(
@@ -42,7 +50,7 @@ export function registerRecurringInvoicesRoutes(app: App): void {
       },
     },
     async (request) =>
-      (await recurring.listRecurringInvoices(request.ctx, pageOf(request.query))).map((invoice) =>
+      (await listRecurringInvoices(request.ctx, pageOf(request.query))).map((invoice) =>
         toRecurringInvoiceDto(invoice, request.ctx.account.timeZone),
       ),
   );
@@ -52,7 +60,7 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     { schema: { tags, params: RecurringInvoiceIdParams, response: { 200: RecurringInvoiceOut } } },
     async (request) =>
       toRecurringInvoiceDto(
-        await recurring.getRecurringInvoice(request.ctx, request.params.recurInvoiceID),
+        await getRecurringInvoice(request.ctx, request.params.recurInvoiceID),
         request.ctx.account.timeZone,
       ),
   );
@@ -71,7 +79,7 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     },
     async (request, reply) => {
       const input = recurringInvoiceInputFromWire(request.body);
-      const created = await recurring.createRecurringInvoice(request.ctx, {
+      const created = await createRecurringInvoice(request.ctx, {
         ...input,
         customerId: request.body.customerID,
         startDate: request.body.StartDate,
@@ -96,7 +104,7 @@ export function registerRecurringInvoicesRoutes(app: App): void {
       preValidation: emptyBodyAsObject,
     },
     async (request, reply) => {
-      await recurring.editRecurringInvoice(
+      await editRecurringInvoice(
         request.ctx,
         request.params.recurInvoiceID,
         recurringInvoiceInputFromWire(request.body),
@@ -105,7 +113,7 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     },
   );
 
-  const stateRoute = (path: string, description: string, change: typeof recurring.cancelRecurringInvoice) =>
+  const stateRoute = (path: string, description: string, change: typeof cancelRecurringInvoice) =>
     app.put(
       `/recurring-invoices/:recurInvoiceID/${path}`,
       { schema: { tags, description, params: RecurringInvoiceIdParams, response: NoContent } },
@@ -117,18 +125,18 @@ export function registerRecurringInvoicesRoutes(app: App): void {
   stateRoute(
     'cancel',
     'Cancels it: no more invoices (isCancelled true, comp_Status Cancelled); 409 if already cancelled.',
-    recurring.cancelRecurringInvoice,
+    cancelRecurringInvoice,
   );
   stateRoute(
     'reactivate',
     'Resumes a cancelled one with the first period whose invoice is dated today or later; periods that fell ' +
       'due while cancelled are not billed. 409 unless cancelled.',
-    recurring.reactivateRecurringInvoice,
+    reactivateRecurringInvoice,
   );
   stateRoute(
     'unpark',
     'Takes a parked one (its record broke an invariant, see ParkedReason) back into billing. 409 unless parked.',
-    recurring.unparkRecurringInvoice,
+    unparkRecurringInvoice,
   );
 
   app.delete(
@@ -142,7 +150,7 @@ export function registerRecurringInvoicesRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await recurring.deleteRecurringInvoice(request.ctx, request.params.recurInvoiceID);
+      await deleteRecurringInvoice(request.ctx, request.params.recurInvoiceID);
       return reply.code(204).send(null);
     },
   );

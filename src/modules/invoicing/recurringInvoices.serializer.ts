@@ -2,11 +2,9 @@ import { startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import { ValidationError } from '../../errors.ts';
-import type {
-  RecurringChargeInput,
-  RecurringInvoice,
-  RecurringInvoiceInput,
-} from './recurringInvoice.service.ts';
+import type { ChargeInput } from './invoiceInput.ts';
+import type { RecurringInvoice } from './recurringInvoice.ts';
+import type { RecurringInvoiceInput } from './recurringInvoiceInput.ts';
 import type {
   CreateRecurringInvoiceBody,
   EditRecurringInvoiceBody,
@@ -70,7 +68,7 @@ export function toRecurringInvoiceDto(invoice: RecurringInvoice, timeZone: strin
 
 type WireCharge = NonNullable<CreateRecurringInvoiceBody['RecurInvoiceCharges']>[number];
 
-function chargeInput(charge: WireCharge): RecurringChargeInput {
+function chargeInput(charge: WireCharge): ChargeInput {
   return {
     descrip: charge.Descrip,
     qty: charge.Qty,

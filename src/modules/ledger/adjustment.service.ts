@@ -1,10 +1,9 @@
-import { withTransaction } from '../../context.ts';
+import { today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { negativeAdjustmentStatus, positiveAdjustmentStatus } from '../../core/allocation.ts';
 import type { NegativeAdjustmentStatus, PositiveAdjustmentStatus } from '../../core/allocation.ts';
-import { dateAt, parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import type { Page } from '../../core/paging.ts';
@@ -18,11 +17,18 @@ import {
   releaseAllocations,
 } from './allocation.service.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
-import { objectAllocationEntries } from './allocationInput.ts';
-import type { WireAllocation } from './allocationInput.ts';
 import * as repo from './adjustment.repository.ts';
 import type { AdjustmentRow } from './adjustment.repository.ts';
-import { checkMoneyFields, reallocateWithAmount } from './moneySource.ts';
+import type { DecimalAmount, Read } from './moneyInput.ts';
+import { readValue } from './moneyInput.ts';
+import {
+  allocationRequestOf,
+  checkMoneyFields,
+  reallocateWithAmount,
+  withLockedCustomer,
+  withLockedRecord,
+} from './moneySource.ts';
+import type { AllocationFieldsInput, BeforeCommit } from './moneySource.ts';
 
 /**
  * Adjustments (Spec, Adjustment): a positive one raises what the customer owes and is paid like an invoice (an
@@ -80,28 +86,23 @@ export interface AdjustmentAddress {
   customerId: number;
 }
 
-/** A request's adjustment: amounts and dates as the wire sent them, checked here against the currency and zone. */
-export interface AdjustmentInput {
+/** A request's adjustment, read from the wire; its amounts are checked here against the customer's currency. */
+export interface AdjustmentInput extends AllocationFieldsInput {
   direction: AdjustmentDirection;
   adjustmentType: string;
   customerId: number;
-  amount: number | string;
-  date: string;
-  /** Required for positive adjustments; accepted and ignored for negative ones. */
-  dueDate?: string | null;
+  amount: DecimalAmount;
+  date: Read<PlainDate>;
+  /** Required for positive adjustments (null when not sent); accepted and ignored for negative ones. */
+  dueDate: Read<PlainDate> | null;
   /** Absent on an edit: kept. */
   ref?: string | null;
   /** Absent on an edit: kept. */
   memo?: string | null;
   /** Optional: an adjustment is in the customer's currency, and a CurrencyCode sent must be that one. */
   currencyCode?: string;
-  autoApply: boolean;
   /** The key AutoApply came under (`AutoApply` or `isAutoApply`), for messages. */
   autoApplyField: string;
-  /** Undefined when the request has no allocation list. */
-  allocations?: readonly WireAllocation[];
-  /** The key the list came under (`LinkedAllocations`, `Allocations` or `allocations`), for messages. */
-  allocationsField: string;
 }
 
 function adjustmentFromRow(row: AdjustmentRow): Adjustment {
@@ -133,10 +134,6 @@ function sourceOf(
     invoiceColumn: 'negative_adjs_minor',
     label: `negative adjustment ${row.id}`,
   };
-}
-
-function today(ctx: ServiceContext): PlainDate {
-  return dateAt(ctx.clock.now(), ctx.account.timeZone);
 }
 
 async function detailOf(ctx: ServiceContext, row: AdjustmentRow): Promise<AdjustmentDetail> {
@@ -237,17 +234,7 @@ async function checkAdjustment(
         : `must be the customer's currency (${currencyCode}): an adjustment is in the customer's currency`,
     });
   }
-  const money = await checkMoneyFields(
-    ctx,
-    {
-      amount: input.amount,
-      currencyCode,
-      date: input.date,
-      autoApply: input.autoApply,
-      allocationsField: input.allocationsField,
-    },
-    problems,
-  );
+  const money = await checkMoneyFields(ctx, { ...input, currencyCode }, problems);
   if (current && input.direction === 'positive' && money.amountMinor > 0) {
     // Payments and negative adjustments allocated to it stay: the amount cannot drop below them.
     if (money.amountMinor < current.allocated_minor) {
@@ -262,12 +249,11 @@ async function checkAdjustment(
   if (input.direction === 'positive') {
     // Spec, Adjustments: the due date is required for a positive adjustment (public notes: an opening balance
     // needs a date, a due date, an amount and a reference).
-    if (input.dueDate === undefined || input.dueDate === null) {
+    if (input.dueDate === null) {
       problems.push({ field: 'DueDate', message: 'is required for a positive adjustment' });
     } else {
-      dueDate = parseWireCalendarDate(input.dueDate, ctx.account.timeZone) ?? null;
-      if (dueDate === null) problems.push({ field: 'DueDate', message: 'must be a date' });
-      else if (money.date !== undefined && dueDate < money.date) {
+      dueDate = readValue(input.dueDate, 'DueDate', problems) ?? null;
+      if (dueDate !== null && money.date !== undefined && dueDate < money.date) {
         problems.push({ field: 'DueDate', message: `must not be before Date (${dueDate} < ${money.date})` });
       }
     }
@@ -297,17 +283,10 @@ async function checkAdjustment(
           'must be empty for a positive adjustment: payments and negative adjustments are allocated to it',
       });
     }
-  } else if (input.autoApply) {
+  } else {
     // Spec, Adjustments: with AutoApply the amount goes to the earliest invoice or positive adjustment and the
     // allocations are not used.
-    request = { autoApply: true, includeAdjustments: true };
-  } else if (input.allocations === undefined) {
-    problems.push({ field: input.allocationsField, message: 'is required when AutoApply is false' });
-  } else {
-    request = {
-      autoApply: false,
-      entries: objectAllocationEntries(input.allocations, input.allocationsField, currencyCode, problems),
-    };
+    request = allocationRequestOf(input, currencyCode, true, problems);
   }
 
   if (problems.length > 0) throw new ValidationError(problems);
@@ -362,34 +341,19 @@ async function insertChecked(
 }
 
 /**
- * The allocation engine names an unknown invoice `Allocations[0].invoiceID`, as payments send it; an entry that
- * named it by objectID (the adjustments' key) is told so under that key.
+ * Records an adjustment (and allocates a negative one), in one transaction with every figure it moves;
+ * `beforeCommit` runs last in it. Returns its id.
  */
-async function namingObjectIds<T>(input: AdjustmentInput, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof ValidationError) || input.allocations === undefined) throw error;
-    const list = input.allocations;
-    const fields = error.fields.map((problem) => {
-      const match = /^(.*)\[(\d+)\]\.invoiceID$/.exec(problem.field);
-      if (!match || match[1] !== input.allocationsField) return problem;
-      const objectId = list[Number(match[2])]?.objectID;
-      const byObjectId = objectId !== undefined && objectId !== null && objectId !== 0;
-      return byObjectId ? { ...problem, field: `${match[1]}[${match[2]}].objectID` } : problem;
-    });
-    throw new ValidationError(fields, error.code);
-  }
-}
-
-/** Records an adjustment (and allocates a negative one), in one transaction with every figure it moves. */
-export function createAdjustment(ctx: ServiceContext, input: AdjustmentInput): Promise<number> {
-  return withTransaction(ctx, async (ctx) => {
-    const customer = await lockCustomerForMoney(ctx, input.customerId);
+export function createAdjustment(
+  ctx: ServiceContext,
+  input: AdjustmentInput,
+  beforeCommit?: BeforeCommit<number>,
+): Promise<number> {
+  return withLockedCustomer(ctx, input.customerId, async (ctx, customer) => {
     const checked = await checkAdjustment(ctx, input, customer.currencyCode);
-    return namingObjectIds(input, () =>
-      insertChecked(ctx, customer.id, customer.currencyCode, input.direction, checked),
-    );
+    const id = await insertChecked(ctx, customer.id, customer.currencyCode, input.direction, checked);
+    await beforeCommit?.(ctx, id);
+    return id;
   });
 }
 
@@ -435,7 +399,7 @@ export function issueCreditNoteAdjustment(
   });
 }
 
-async function findAdjustmentRow(
+async function getAdjustmentRow(
   ctx: ServiceContext,
   adjustmentId: number,
   check: (row: AdjustmentRow) => void,
@@ -446,22 +410,14 @@ async function findAdjustmentRow(
   return row;
 }
 
-/**
- * Runs `work` on the adjustment under its customer's lock. NOTE: the customer is read before the transaction, so
- * the lock is the transaction's first statement: on SQLite a transaction that has already read cannot wait for
- * another process's write lock (SQLITE_BUSY at once). The row is read again under the lock (it may have gone).
- */
-async function withLockedAdjustment(
+/** Runs `work` on the adjustment (that passes `check`) under its customer's lock, in a transaction of its own. */
+function withLockedAdjustment(
   ctx: ServiceContext,
   adjustmentId: number,
   work: (ctx: ServiceContext, row: AdjustmentRow) => Promise<void>,
   check: (row: AdjustmentRow) => void = () => {},
 ): Promise<void> {
-  const { customer_id: customerId } = await findAdjustmentRow(ctx, adjustmentId, check);
-  return withTransaction(ctx, async (ctx) => {
-    await lockCustomerForMoney(ctx, customerId);
-    await work(ctx, await findAdjustmentRow(ctx, adjustmentId, check));
-  });
+  return withLockedRecord(ctx, (ctx) => getAdjustmentRow(ctx, adjustmentId, check), work);
 }
 
 /**
@@ -506,15 +462,12 @@ export function updateAdjustment(
       await repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes);
       return;
     }
-    const request = checked.request;
-    await namingObjectIds(input, () =>
-      reallocateWithAmount(
-        ctx,
-        sourceOf({ ...row, amount_minor: checked.amountMinor }),
-        row.amount_minor,
-        request,
-        () => repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes),
-      ),
+    await reallocateWithAmount(
+      ctx,
+      sourceOf({ ...row, amount_minor: checked.amountMinor }),
+      row.amount_minor,
+      checked.request,
+      () => repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes),
     );
   });
 }

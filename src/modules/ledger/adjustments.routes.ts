@@ -1,7 +1,6 @@
-import { withTransaction } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { recordIdempotentResponse } from '../../http/idempotency.ts';
+import { idempotentCreate } from '../../http/idempotency.ts';
 import { NoContent, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import * as adjustments from './adjustment.service.ts';
@@ -109,13 +108,14 @@ export function registerAdjustmentsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const dto = await withTransaction(request.ctx, async (ctx) => {
-        const id = await adjustments.createAdjustment(ctx, adjustmentInputFromWire(request.body));
-        const added: AdjustmentAddedOut = { isSuccess: true, AdjustmentID: id, Type: request.body.Type };
-        await recordIdempotentResponse(request, ctx.db, 201, added);
-        return added;
-      });
-      return reply.code(201).send(dto);
+      const input = adjustmentInputFromWire(request.body, request.ctx.account.timeZone);
+      return idempotentCreate(
+        request,
+        reply,
+        adjustments.createAdjustment,
+        input,
+        (id): AdjustmentAddedOut => ({ isSuccess: true, AdjustmentID: id, Type: request.body.Type }),
+      );
     },
   );
 
@@ -137,7 +137,7 @@ export function registerAdjustmentsRoutes(app: App): void {
       await adjustments.updateAdjustment(
         request.ctx,
         request.body.AdjustmentID,
-        adjustmentInputFromWire(request.body),
+        adjustmentInputFromWire(request.body, request.ctx.account.timeZone),
       );
       return reply.code(204).send(null);
     },

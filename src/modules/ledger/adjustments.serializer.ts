@@ -1,6 +1,8 @@
 import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import type { Adjustment, AdjustmentDetail, AdjustmentInput } from './adjustment.service.ts';
+import { objectAllocationInputs } from './allocationInput.ts';
+import { amountFromWire, dateFromWire } from './moneyInput.ts';
 import type {
   AddAdjustmentBody,
   AdjustmentListEntryOut,
@@ -75,9 +77,13 @@ export function toAdjustmentDetailDto(
 /**
  * Spec: AutoApply or isAutoApply (AutoApply first when both are sent); the allocation list under
  * LinkedAllocations (the examples' key, first), Allocations or allocations. LinkedAllocations goes first so that
- * a client sending back a detail it read (whose `allocations` it did not mean to resend) is understood.
+ * a client sending back a detail it read (whose `allocations` it did not mean to resend) is understood. Dates are
+ * read in the account's time zone.
  */
-export function adjustmentInputFromWire(body: AddAdjustmentBody | EditAdjustmentBody): AdjustmentInput {
+export function adjustmentInputFromWire(
+  body: AddAdjustmentBody | EditAdjustmentBody,
+  timeZone: string,
+): AdjustmentInput {
   const listField =
     body.LinkedAllocations !== undefined
       ? 'LinkedAllocations'
@@ -86,20 +92,22 @@ export function adjustmentInputFromWire(body: AddAdjustmentBody | EditAdjustment
         : body.allocations !== undefined
           ? 'allocations'
           : 'Allocations';
+  const list = body.LinkedAllocations ?? body.Allocations ?? body.allocations;
   return {
     direction: body.Type,
     adjustmentType: body.AdjustmentType,
     customerId: body.customerID,
-    amount: body.Amount,
-    date: body.Date,
-    dueDate: body.DueDate,
+    amount: amountFromWire(body.Amount),
+    date: dateFromWire(body.Date, timeZone),
+    dueDate:
+      body.DueDate === undefined || body.DueDate === null ? null : dateFromWire(body.DueDate, timeZone),
     ref: body.Ref,
     memo: body.Memo,
     currencyCode: body.CurrencyCode,
     autoApply: body.AutoApply ?? body.isAutoApply ?? false,
     autoApplyField:
       body.AutoApply !== undefined || body.isAutoApply === undefined ? 'AutoApply' : 'isAutoApply',
-    allocations: body.LinkedAllocations ?? body.Allocations ?? body.allocations,
+    allocations: list && objectAllocationInputs(list, listField),
     allocationsField: listField,
   };
 }

@@ -41,6 +41,8 @@ export interface AllocationEntry {
   target: { invoiceId: number } | { invoiceNum: number } | { adjustmentId: number };
   /** The wire path of the entry: `allocations[0]`. */
   field: string;
+  /** The key that named the target (`allocations[0].invoiceID`, `.objectID`, ...): an unknown one is told there. */
+  targetField: string;
 }
 
 export type AllocationRequest =
@@ -125,17 +127,13 @@ async function lockTargets(
     if ('invoiceId' in entry.target) {
       const k = key('invoice', entry.target.invoiceId);
       if (targets.has(k)) keysOf.set(entry, k);
-      else
-        problems.push({
-          field: `${entry.field}.invoiceID`,
-          message: `no such invoice: ${entry.target.invoiceId}`,
-        });
+      else problems.push({ field: entry.targetField, message: `no such invoice: ${entry.target.invoiceId}` });
     } else if ('invoiceNum' in entry.target) {
       const id = byNum.get(entry.target.invoiceNum);
       if (id !== undefined) keysOf.set(entry, key('invoice', id));
       else
         problems.push({
-          field: `${entry.field}.invoiceNumber`,
+          field: entry.targetField,
           message: `no invoice has invoiceNum ${entry.target.invoiceNum}`,
         });
     } else {
@@ -143,7 +141,7 @@ async function lockTargets(
       if (targets.has(k)) keysOf.set(entry, k);
       else
         problems.push({
-          field: entry.field,
+          field: entry.targetField,
           message: `no such positive adjustment: ${entry.target.adjustmentId}`,
         });
     }

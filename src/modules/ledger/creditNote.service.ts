@@ -1,20 +1,18 @@
-import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
-import type { FieldProblem } from '../../errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
 import { paymentStatus } from '../../core/allocation.ts';
 import type { PaymentStatus } from '../../core/allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
-import { assertCustomerExists, lockCustomerForMoney } from '../customers/index.ts';
-import { allocationsOfSources, applyAllocations, releaseAllocations } from './allocation.service.ts';
-import type { Allocation, AllocationRequest, MoneySource } from './allocation.service.ts';
+import { assertCustomerExists } from '../customers/index.ts';
+import { allocationsOfSources } from './allocation.service.ts';
+import type { Allocation, MoneySource } from './allocation.service.ts';
 import * as repo from './creditNote.repository.ts';
 import type { CreditNoteRow } from './creditNote.repository.ts';
-import { allocationRequestOf, checkMoneyFields, reallocateWithAmount } from './moneySource.ts';
-import type { MoneyFieldsInput } from './moneySource.ts';
+import { createMoneySource, deleteMoneySource, updateMoneySource } from './moneySource.ts';
+import type { BeforeCommit, MoneySourceInput, MoneySourceKind } from './moneySource.ts';
 
 /**
  * Credit notes: money the account credits a customer with, allocated to the customer's invoices only (never to
@@ -35,9 +33,8 @@ export interface CreditNote {
   allocations: Allocation[];
 }
 
-/** A request's credit note: amounts and dates as the wire sent them, checked here against the currency and zone. */
-export interface CreditNoteInput extends MoneyFieldsInput {
-  customerId: number;
+/** A request's credit note, read from the wire; its amounts are checked here against the currency. */
+export interface CreditNoteInput extends MoneySourceInput {
   creditNumber: string;
   memo?: string | null;
 }
@@ -76,14 +73,14 @@ async function assemble(ctx: ServiceContext, rows: CreditNoteRow[]): Promise<Cre
   }));
 }
 
-async function findCreditNoteRow(ctx: ServiceContext, creditNoteId: number): Promise<CreditNoteRow> {
+async function getCreditNoteRow(ctx: ServiceContext, creditNoteId: number): Promise<CreditNoteRow> {
   const row = await repo.findCreditNote(ctx.db, ctx.account.id, creditNoteId);
   if (!row) throw new NotFoundError('Credit note', creditNoteId);
   return row;
 }
 
 export async function getCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<CreditNote> {
-  return (await assemble(ctx, [await findCreditNoteRow(ctx, creditNoteId)]))[0]!;
+  return (await assemble(ctx, [await getCreditNoteRow(ctx, creditNoteId)]))[0]!;
 }
 
 export async function listCreditNotes(
@@ -95,30 +92,10 @@ export async function listCreditNotes(
   return assemble(ctx, await repo.listCreditNotes(ctx.db, ctx.account.id, page, customerId));
 }
 
-interface CheckedCreditNote {
-  amountMinor: number;
-  currencyCode: string;
-  date: PlainDate;
+/** The fields a credit note adds to those every money source has. */
+interface CreditNoteFields {
   creditNumber: string;
   memo: string | null;
-  request: AllocationRequest;
-}
-
-async function checkCreditNote(ctx: ServiceContext, input: CreditNoteInput): Promise<CheckedCreditNote> {
-  const problems: FieldProblem[] = [];
-  const { currencyCode, amountMinor, date } = await checkMoneyFields(ctx, input, problems);
-  const creditNumber = requiredText(input.creditNumber, 'CreditNumber', problems);
-  // Spec, Credit notes: allocations name invoices only (invoiceID, else invoiceNumber).
-  const request = allocationRequestOf(input, currencyCode, { adjustments: false }, problems);
-  if (problems.length > 0) throw new ValidationError(problems);
-  return {
-    amountMinor,
-    currencyCode,
-    date: date!,
-    creditNumber,
-    memo: optionalText(input.memo) ?? null,
-    request,
-  };
 }
 
 function creditNumberTaken(creditNumber: string, holder?: number): ConflictError {
@@ -151,53 +128,48 @@ async function writingCreditNumber<T>(creditNumber: string, write: () => Promise
   }
 }
 
-/** Records a credit note and allocates it, in one transaction with the invoices' and the customer's figures. */
-export function createCreditNote(ctx: ServiceContext, input: CreditNoteInput): Promise<CreditNote> {
-  return withTransaction(ctx, async (ctx) => {
-    await lockCustomerForMoney(ctx, input.customerId);
-    const credit = await checkCreditNote(ctx, input);
-    await assertCreditNumberFree(ctx, credit.creditNumber);
-    const now = ctx.clock.now().toISOString();
-    const id = await writingCreditNumber(credit.creditNumber, () =>
-      repo.insertCreditNote(ctx.db, {
-        account_id: ctx.account.id,
-        customer_id: input.customerId,
-        currency_code: credit.currencyCode,
-        amount_minor: credit.amountMinor,
+const creditNotes: MoneySourceKind<CreditNoteRow, CreditNoteInput, CreditNoteFields, CreditNote> = {
+  noun: 'credit note',
+  getRow: getCreditNoteRow,
+  sourceOf,
+  checkFields: (input, problems) => ({
+    creditNumber: requiredText(input.creditNumber, 'CreditNumber', problems),
+    memo: optionalText(input.memo) ?? null,
+  }),
+  assertWritable: (ctx, credit, current) => assertCreditNumberFree(ctx, credit.creditNumber, current?.id),
+  async insert(ctx, columns, credit) {
+    const row = {
+      ...columns,
+      credit_date: credit.date,
+      credit_number: credit.creditNumber,
+      memo: credit.memo,
+    };
+    const id = await writingCreditNumber(credit.creditNumber, () => repo.insertCreditNote(ctx.db, row));
+    return sourceOf({ ...row, id });
+  },
+  update: (ctx, row, changes, credit) =>
+    writingCreditNumber(credit.creditNumber, () =>
+      repo.updateCreditNote(ctx.db, ctx.account.id, row.id, {
+        ...changes,
         credit_date: credit.date,
         credit_number: credit.creditNumber,
         memo: credit.memo,
-        created_at: now,
-        updated_at: now,
       }),
-    );
-    await applyAllocations(
-      ctx,
-      sourceOf({
-        id,
-        customer_id: input.customerId,
-        currency_code: credit.currencyCode,
-        amount_minor: credit.amountMinor,
-      }),
-      credit.request,
-    );
-    return getCreditNote(ctx, id);
-  });
-}
+    ),
+  delete: (ctx, row) => repo.deleteCreditNote(ctx.db, ctx.account.id, row.id),
+  read: getCreditNote,
+};
 
 /**
- * The customer's lock first, then the credit note as it is under that lock (it may have been changed or deleted
- * meanwhile). `customerId` is read before the transaction opens: a credit note never changes customer, and on
- * SQLite a read inside a deferred transaction would make the lock's write fail at once (SQLITE_BUSY, which the
- * busy timeout does not cover) whenever another process wrote in between.
+ * Records a credit note and allocates it, in one transaction with the invoices' and the customer's figures;
+ * `beforeCommit` runs last in it.
  */
-async function lockCreditNote(
+export function createCreditNote(
   ctx: ServiceContext,
-  creditNoteId: number,
-  customerId: number,
-): Promise<CreditNoteRow> {
-  await lockCustomerForMoney(ctx, customerId);
-  return findCreditNoteRow(ctx, creditNoteId);
+  input: CreditNoteInput,
+  beforeCommit?: BeforeCommit<CreditNote>,
+): Promise<CreditNote> {
+  return createMoneySource(creditNotes, ctx, input, beforeCommit);
 }
 
 /**
@@ -205,42 +177,15 @@ async function lockCreditNote(
  * delete as Payments rule 4). The customer of a credit note does not change: a credit issued to the wrong
  * customer is deleted and issued again.
  */
-export async function updateCreditNote(
+export function updateCreditNote(
   ctx: ServiceContext,
   creditNoteId: number,
   input: CreditNoteInput,
 ): Promise<void> {
-  const { customer_id: customerId } = await findCreditNoteRow(ctx, creditNoteId);
-  return withTransaction(ctx, async (ctx) => {
-    const row = await lockCreditNote(ctx, creditNoteId, customerId);
-    if (input.customerId !== row.customer_id) {
-      throw ValidationError.field('customerID', `must be the credit note's customer (${row.customer_id})`);
-    }
-    const credit = await checkCreditNote(ctx, input);
-    await assertCreditNumberFree(ctx, credit.creditNumber, creditNoteId);
-    const changes = {
-      currency_code: credit.currencyCode,
-      amount_minor: credit.amountMinor,
-      credit_date: credit.date,
-      credit_number: credit.creditNumber,
-      memo: credit.memo,
-      updated_at: ctx.clock.now().toISOString(),
-    };
-    const source = sourceOf({ ...row, currency_code: credit.currencyCode, amount_minor: credit.amountMinor });
-    await reallocateWithAmount(ctx, source, row.amount_minor, credit.request, () =>
-      writingCreditNumber(credit.creditNumber, () =>
-        repo.updateCreditNote(ctx.db, ctx.account.id, creditNoteId, changes),
-      ),
-    );
-  });
+  return updateMoneySource(creditNotes, ctx, creditNoteId, input);
 }
 
 /** Deletes a credit note with its allocations; every invoice it credited owes that money again. */
-export async function deleteCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<void> {
-  const { customer_id: customerId } = await findCreditNoteRow(ctx, creditNoteId);
-  return withTransaction(ctx, async (ctx) => {
-    const row = await lockCreditNote(ctx, creditNoteId, customerId);
-    await releaseAllocations(ctx, sourceOf(row));
-    await repo.deleteCreditNote(ctx.db, ctx.account.id, creditNoteId);
-  });
+export function deleteCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<void> {
+  return deleteMoneySource(creditNotes, ctx, creditNoteId);
 }

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { withTransaction } from '../../context.ts';
-import { recordIdempotentResponse } from '../../http/idempotency.ts';
+import { idempotentCreate } from '../../http/idempotency.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import * as credits from './creditNote.service.ts';
@@ -70,15 +69,11 @@ export function registerCreditNotesRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const dto = await withTransaction(request.ctx, async (ctx) => {
-        const credit = toCreditNoteDto(
-          await credits.createCreditNote(ctx, newCreditNoteInputFromWire(request.body)),
-          ctx.account.timeZone,
-        );
-        await recordIdempotentResponse(request, ctx.db, 201, credit);
-        return credit;
-      });
-      return reply.code(201).send(dto);
+      const { timeZone } = request.ctx.account;
+      const input = newCreditNoteInputFromWire(request.body, timeZone);
+      return idempotentCreate(request, reply, credits.createCreditNote, input, (credit) =>
+        toCreditNoteDto(credit, timeZone),
+      );
     },
   );
 
@@ -99,7 +94,7 @@ export function registerCreditNotesRoutes(app: App): void {
       await credits.updateCreditNote(
         request.ctx,
         request.params.creditNoteID,
-        creditNoteInputFromWire(request.body),
+        creditNoteInputFromWire(request.body, request.ctx.account.timeZone),
       );
       return reply.code(204).send(null);
     },

@@ -1,6 +1,8 @@
 import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
+import { invoiceAllocationInputs } from './allocationInput.ts';
 import type { CreditNote, CreditNoteInput } from './creditNote.service.ts';
+import { amountFromWire, dateFromWire } from './moneyInput.ts';
 import type { CreateCreditNoteBody, CreditNoteOut, EditCreditNoteBody } from './creditNotes.schemas.ts';
 
 /** The wire credit note: Date is the calendar date in the account's time zone, as the instant that day begins. */
@@ -28,24 +30,30 @@ export function toCreditNoteDto(credit: CreditNote, timeZone: string): CreditNot
 /**
  * An edit's credit note. Spec, Credit notes: PUT takes the Allocations list (required) and no AutoApply; an
  * AutoApply sent anyway is not part of the edit's schema and is ignored. The list may come as `Allocations` or
- * `allocations`.
+ * `allocations`. Dates are read in the account's time zone.
  */
-export function creditNoteInputFromWire(body: EditCreditNoteBody): CreditNoteInput {
+export function creditNoteInputFromWire(body: EditCreditNoteBody, timeZone: string): CreditNoteInput {
+  const list = body.Allocations ?? body.allocations;
+  const listField =
+    body.Allocations === undefined && body.allocations !== undefined ? 'allocations' : 'Allocations';
   return {
     customerId: body.customerID,
-    amount: body.Amount,
+    amount: amountFromWire(body.Amount),
     currencyCode: body.CurrencyCode,
-    date: body.Date,
+    date: dateFromWire(body.Date, timeZone),
     creditNumber: body.CreditNumber,
     memo: body.Memo,
     autoApply: false,
-    allocations: body.Allocations ?? body.allocations,
-    allocationsField:
-      body.Allocations === undefined && body.allocations !== undefined ? 'allocations' : 'Allocations',
+    // Spec, Credit notes: allocations name invoices only (invoiceID, else invoiceNumber).
+    allocations: list && invoiceAllocationInputs(list, listField, { adjustments: false }),
+    allocationsField: listField,
   };
 }
 
 /** A new credit note: as an edit's, with AutoApply (or isAutoApply), default false. */
-export function newCreditNoteInputFromWire(body: CreateCreditNoteBody): CreditNoteInput {
-  return { ...creditNoteInputFromWire(body), autoApply: body.AutoApply ?? body.isAutoApply ?? false };
+export function newCreditNoteInputFromWire(body: CreateCreditNoteBody, timeZone: string): CreditNoteInput {
+  return {
+    ...creditNoteInputFromWire(body, timeZone),
+    autoApply: body.AutoApply ?? body.isAutoApply ?? false,
+  };
 }

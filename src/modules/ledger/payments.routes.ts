@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { withTransaction } from '../../context.ts';
-import { recordIdempotentResponse } from '../../http/idempotency.ts';
+import { idempotentCreate } from '../../http/idempotency.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import * as payments from './payment.service.ts';
@@ -64,15 +63,11 @@ export function registerPaymentsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const dto = await withTransaction(request.ctx, async (ctx) => {
-        const payment = toPaymentDto(
-          await payments.createPayment(ctx, paymentInputFromWire(request.body, true)),
-          ctx.account.timeZone,
-        );
-        await recordIdempotentResponse(request, ctx.db, 201, payment);
-        return payment;
-      });
-      return reply.code(201).send(dto);
+      const { timeZone } = request.ctx.account;
+      const input = paymentInputFromWire(request.body, true, timeZone);
+      return idempotentCreate(request, reply, payments.createPayment, input, (payment) =>
+        toPaymentDto(payment, timeZone),
+      );
     },
   );
 
@@ -93,7 +88,7 @@ export function registerPaymentsRoutes(app: App): void {
       await payments.updatePayment(
         request.ctx,
         request.params.paymentID,
-        paymentInputFromWire(request.body, false),
+        paymentInputFromWire(request.body, false, request.ctx.account.timeZone),
       );
       return reply.code(204).send(null);
     },

@@ -1,5 +1,7 @@
 import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
+import { invoiceAllocationInputs } from './allocationInput.ts';
+import { amountFromWire, dateFromWire } from './moneyInput.ts';
 import type { Payment, PaymentInput } from './payment.service.ts';
 import type { CreatePaymentBody, EditPaymentBody, PaymentOut } from './payments.schemas.ts';
 
@@ -28,24 +30,28 @@ export function toPaymentDto(payment: Payment, timeZone: string): PaymentOut {
 
 /**
  * Spec: the list may come as `allocations` or `Allocations`. AutoApply belongs to the create only (the spec's PUT
- * lists none and requires the list), so an edit reads no AutoApply.
+ * lists none and requires the list), so an edit reads no AutoApply. Dates are read in the account's time zone.
  */
 export function paymentInputFromWire(
   body: CreatePaymentBody | EditPaymentBody,
   isCreate: boolean,
+  timeZone: string,
 ): PaymentInput {
   const create = body as CreatePaymentBody;
+  const list = body.allocations ?? body.Allocations;
+  const listField =
+    body.allocations === undefined && body.Allocations !== undefined ? 'Allocations' : 'allocations';
   return {
     customerId: body.customerID,
-    amount: body.Amount,
+    amount: amountFromWire(body.Amount),
     currencyCode: body.CurrencyCode,
-    date: body.Date,
+    date: dateFromWire(body.Date, timeZone),
     method: body.Method,
     memo: body.Memo,
     ref: body.Ref,
     autoApply: isCreate && Boolean(create.AutoApply ?? create.isAutoApply),
-    allocations: body.allocations ?? body.Allocations,
-    allocationsField:
-      body.allocations === undefined && body.Allocations !== undefined ? 'Allocations' : 'allocations',
+    // Spec, Payments rules 2 and 3: an allocation names an invoice or a positive adjustment.
+    allocations: list && invoiceAllocationInputs(list, listField, { adjustments: true }),
+    allocationsField: listField,
   };
 }

@@ -1,13 +1,7 @@
-import type { App } from '../../http/types.ts';
-import { registerPaymentMethodsRoutes } from './paymentMethods.routes.ts';
-
-/** Customers' stored payment methods: cards (kept in the gateway's vault) and bank accounts (sealed at rest). */
-export function registerPaymentMethodsModule(app: App): void {
-  registerPaymentMethodsRoutes(app);
-}
-
-export type { PaymentMethod } from './paymentMethod.service.ts';
 /**
+ * Customers' stored payment methods: cards (kept in the gateway's vault) and bank accounts (sealed at rest).
+ * Routes: paymentMethods.routes.ts.
+ *
  * For other modules:
  * - `assertPaymentMethodUsable(ctx, { customerId, paymentMethodId, gateway?, kind? }, field)`: the check of an
  *   invoice's or recurring invoice's customerPaymentMethodID (422 naming `field`).
@@ -15,10 +9,14 @@ export type { PaymentMethod } from './paymentMethod.service.ts';
  *   (a customer's PrimaryPaymentMethodInfo).
  * - `deletePaymentMethodsOfCustomer(ctx, customerId)`: inside the transaction that deletes the customer.
  * - `getPaymentMethod(ctx, id)`: the full method, or NotFound (404).
+ * - `registerPaymentMethodUses(uses)`: how higher modules answer whether a method is still named by their rows.
  */
+export type { PaymentMethod } from './paymentMethod.service.ts';
 export {
   assertPaymentMethodUsable,
   deletePaymentMethodsOfCustomer,
   getPaymentMethod,
   primaryPaymentMethodsOf,
 } from './paymentMethod.service.ts';
+export type { PaymentMethodUses } from './paymentMethodUses.ts';
+export { registerPaymentMethodUses } from './paymentMethodUses.ts';

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import * as bankAccounts from './bankAccount.service.ts';
+import * as cards from './card.service.ts';
 import * as paymentMethods from './paymentMethod.service.ts';
 import {
   AddCreditCardBody,
@@ -88,9 +90,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request) =>
-      toPaymentMethodDto(
-        await paymentMethods.addCreditCard(request.ctx, creditCardInputFromWire(request.body)),
-      ),
+      toPaymentMethodDto(await cards.addCreditCard(request.ctx, creditCardInputFromWire(request.body))),
   );
 
   app.post(
@@ -106,7 +106,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
     },
     async (request) =>
       toPaymentMethodDto(
-        await paymentMethods.addBankAccount(request.ctx, bankAccountInputFromWire(request.body)),
+        await bankAccounts.addBankAccount(request.ctx, bankAccountInputFromWire(request.body)),
       ),
   );
 
@@ -139,7 +139,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await paymentMethods.editBankAccount(
+      await bankAccounts.editBankAccount(
         request.ctx,
         request.params.paymentMethodID,
         bankAccountInputFromWire(request.body),
@@ -178,7 +178,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await paymentMethods.validateBankAccount(
+      await bankAccounts.validateBankAccount(
         request.ctx,
         validateBankAccountInputFromWire(request.params.gatewayID, request.body),
       );

@@ -1,10 +1,10 @@
 import type {
   AddBankAccountInput,
-  AddCreditCardInput,
   BankAccountInput,
-  PaymentMethod,
   ValidateBankAccountInput,
-} from './paymentMethod.service.ts';
+} from './bankAccount.service.ts';
+import type { AddCreditCardInput } from './card.service.ts';
+import type { PaymentMethod } from './paymentMethod.service.ts';
 import type {
   AddCreditCardBody,
   BankAccountBody,

@@ -1,22 +1,16 @@
-import type { App } from '../../http/types.ts';
-import { registerSubscriptionChangeRoutes } from './subscriptionChanges.routes.ts';
-import { registerSubscriptionsRoutes } from './subscriptions.routes.ts';
-
-/** Subscriptions of customers to packages, their components and usage. */
-export function registerSubscriptionsModule(app: App): void {
-  registerSubscriptionsRoutes(app);
-  registerSubscriptionChangeRoutes(app);
-}
-
+/**
+ * Subscriptions of customers to packages, their components and usage. Routes: subscriptions.routes.ts,
+ * subscriptionChanges.routes.ts.
+ */
 export type { BillingOutcome } from './subscriptionBilling.service.ts';
 export {
   billDueSubscriptions,
   billSubscription,
-  billSubscriptionInTransaction,
   dueSubscriptionIds,
 } from './subscriptionBilling.service.ts';
 
-export type { Subscription, SubscriptionComponent } from './subscription.service.ts';
+export type { ComponentChoice } from './subscriptionInput.ts';
+export type { Subscription, SubscriptionComponent } from './subscriptionReads.service.ts';
 export {
   countLiveSubscriptionsByCustomer,
   countLiveSubscriptionsByPackageVersion,
@@ -24,7 +18,5 @@ export {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
   getSubscription,
-} from './subscription.service.ts';
-export { findSubscriptionRow, lockSubscriptionRow } from './subscription.repository.ts';
-export { usagePeriodAt } from './usagePeriods.ts';
-export type { UsagePeriod } from './usagePeriods.ts';
+} from './subscriptionReads.service.ts';
+export { createSubscription } from './subscription.service.ts';

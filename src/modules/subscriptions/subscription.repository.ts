@@ -8,10 +8,48 @@ import type {
   SubscriptionUsageTable,
   SubscriptionsTable,
 } from '../../storage/schema.ts';
-import { SUBSCRIPTION_COLUMNS } from './subscriptionBilling.repository.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
 export type NewSubscriptionRow = Insertable<SubscriptionsTable>;
+export const SUBSCRIPTION_COLUMNS = [
+  'subscriptions.id',
+  'subscriptions.account_id',
+  'subscriptions.customer_id',
+  'subscriptions.package_id',
+  'subscriptions.package_version_id',
+  'subscriptions.package_rate_term_id',
+  'subscriptions.currency_code',
+  'subscriptions.term',
+  'subscriptions.term_type',
+  'subscriptions.charge_price',
+  'subscriptions.setup_fee',
+  'subscriptions.trial_fee',
+  'subscriptions.trial_period',
+  'subscriptions.trial_period_type',
+  'subscriptions.start_date',
+  'subscriptions.end_date',
+  'subscriptions.trial_end_date',
+  'subscriptions.is_pro_rata',
+  'subscriptions.first_prorata_sync_date',
+  'subscriptions.anchor_date',
+  'subscriptions.num_days_before_to_inv',
+  'subscriptions.cancel_type',
+  'subscriptions.cancel_date',
+  'subscriptions.cancelled_at',
+  'subscriptions.last_inv_date',
+  'subscriptions.last_renew_date',
+  'subscriptions.next_renew_date',
+  'subscriptions.next_inv_date',
+  'subscriptions.period_count',
+  'subscriptions.setup_billed',
+  'subscriptions.pending_change',
+  'subscriptions.parked_reason',
+  'subscriptions.parked_at',
+  'subscriptions.lease_until',
+  'subscriptions.created_at',
+  'subscriptions.updated_at',
+] as const;
+
 export type SubscriptionChanges = Updateable<Omit<SubscriptionsTable, 'id' | 'account_id' | 'created_at'>>;
 export type UsageRow = Selectable<SubscriptionUsageTable>;
 
@@ -88,17 +126,20 @@ export function listSubscriptionViews(
     .execute();
 }
 
+function selectRow(db: Db, accountId: number, subscriptionId: number) {
+  return db
+    .selectFrom('subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId);
+}
+
 export function findSubscriptionRow(
   db: Db,
   accountId: number,
   subscriptionId: number,
 ): Promise<SubscriptionRow | undefined> {
-  return db
-    .selectFrom('subscriptions')
-    .select(SUBSCRIPTION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', subscriptionId)
-    .executeTakeFirst();
+  return selectRow(db, accountId, subscriptionId).executeTakeFirst();
 }
 
 /**
@@ -112,15 +153,7 @@ export function lockSubscriptionRow(
   accountId: number,
   subscriptionId: number,
 ): Promise<SubscriptionRow | undefined> {
-  if (isPostgres(db)) {
-    return db
-      .selectFrom('subscriptions')
-      .select(SUBSCRIPTION_COLUMNS)
-      .where('account_id', '=', accountId)
-      .where('id', '=', subscriptionId)
-      .forUpdate()
-      .executeTakeFirst();
-  }
+  if (isPostgres(db)) return selectRow(db, accountId, subscriptionId).forUpdate().executeTakeFirst();
   return db
     .updateTable('subscriptions')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
@@ -324,15 +357,15 @@ export async function deleteUnbilledUsage(
 }
 
 /**
- * Subscriptions in force on `today` (not cancelled, not expired: future, trial and active ones), counted per
- * value of `column` among `ids`.
+ * Subscriptions counted per value of `column` among `ids`: every one, ended ones included (what refers to those
+ * rows), or with `liveOn`, those in force that day (not cancelled, not expired: future, trial and active ones).
  */
-export async function countLiveBy(
+export async function countBy(
   db: Db,
   accountId: number,
   column: 'package_version_id' | 'customer_id',
   ids: number[],
-  today: PlainDate,
+  liveOn?: PlainDate,
 ): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
   const rows = await db
@@ -340,26 +373,11 @@ export async function countLiveBy(
     .select((eb) => [eb.ref(column).as('key'), eb.fn.countAll<number | string>().as('n')])
     .where('account_id', '=', accountId)
     .where(column, 'in', ids)
-    .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', today)]))
-    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', today)]))
-    .groupBy(column)
-    .execute();
-  return new Map(rows.map((row) => [Number(row.key), Number(row.n)]));
-}
-
-/** Every subscription, ended ones included, per value of `column` among `ids`: what refers to those rows. */
-export async function countAllBy(
-  db: Db,
-  accountId: number,
-  column: 'package_version_id' | 'customer_id',
-  ids: number[],
-): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('subscriptions')
-    .select((eb) => [eb.ref(column).as('key'), eb.fn.countAll<number | string>().as('n')])
-    .where('account_id', '=', accountId)
-    .where(column, 'in', ids)
+    .$if(liveOn !== undefined, (qb) =>
+      qb
+        .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', liveOn!)]))
+        .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', liveOn!)])),
+    )
     .groupBy(column)
     .execute();
   return new Map(rows.map((row) => [Number(row.key), Number(row.n)]));

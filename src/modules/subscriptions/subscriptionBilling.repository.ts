@@ -5,47 +5,9 @@ import type { PgColumnType } from '../../storage/bulkUpdate.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import type { SubscriptionPeriodsTable } from '../../storage/schema.ts';
+import { SUBSCRIPTION_COLUMNS } from './subscription.repository.ts';
 import type { SubscriptionChanges } from './subscription.repository.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
-
-export const SUBSCRIPTION_COLUMNS = [
-  'subscriptions.id',
-  'subscriptions.account_id',
-  'subscriptions.customer_id',
-  'subscriptions.package_id',
-  'subscriptions.package_version_id',
-  'subscriptions.package_rate_term_id',
-  'subscriptions.currency_code',
-  'subscriptions.term',
-  'subscriptions.term_type',
-  'subscriptions.charge_price',
-  'subscriptions.setup_fee',
-  'subscriptions.trial_fee',
-  'subscriptions.trial_period',
-  'subscriptions.trial_period_type',
-  'subscriptions.start_date',
-  'subscriptions.end_date',
-  'subscriptions.trial_end_date',
-  'subscriptions.is_pro_rata',
-  'subscriptions.first_prorata_sync_date',
-  'subscriptions.anchor_date',
-  'subscriptions.num_days_before_to_inv',
-  'subscriptions.cancel_type',
-  'subscriptions.cancel_date',
-  'subscriptions.cancelled_at',
-  'subscriptions.last_inv_date',
-  'subscriptions.last_renew_date',
-  'subscriptions.next_renew_date',
-  'subscriptions.next_inv_date',
-  'subscriptions.period_count',
-  'subscriptions.setup_billed',
-  'subscriptions.pending_change',
-  'subscriptions.parked_reason',
-  'subscriptions.parked_at',
-  'subscriptions.lease_until',
-  'subscriptions.created_at',
-  'subscriptions.updated_at',
-] as const;
 
 /**
  * NOTE: an SQLite transaction that reads first and writes later fails at once (SQLITE_BUSY_SNAPSHOT, no busy
@@ -64,9 +26,27 @@ async function takeSqliteWriteLock(db: Db, accountId: number): Promise<void> {
 
 /**
  * Subscriptions due by `today` (next_inv_date on or before it, not parked) whose customer is active and not
- * suspended (public notes: a suspended or archived customer's subscriptions stop billing), oldest first, held by
- * the caller's transaction. NOTE: on PostgreSQL `FOR UPDATE SKIP LOCKED` lets several processes take disjoint
- * batches; SQLite has one writer, and a second process's conflicting batch fails and is retried.
+ * suspended (public notes: a suspended or archived customer's subscriptions stop billing), oldest first, with ids
+ * above `afterId`. The customer's state is read with a join so that held subscriptions do not fill every batch.
+ */
+function selectDue(db: Db, accountId: number, today: PlainDate, limit: number, afterId: number) {
+  return db
+    .selectFrom('subscriptions')
+    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
+    .where('subscriptions.account_id', '=', accountId)
+    .where('subscriptions.next_inv_date', '<=', today)
+    .where('subscriptions.parked_reason', 'is', null)
+    .where('subscriptions.id', '>', afterId)
+    .where('customers.is_active', '=', true)
+    .where('customers.is_suspended', '=', false)
+    .orderBy('subscriptions.id')
+    .limit(limit);
+}
+
+/**
+ * The due subscriptions (`selectDue`), held by the caller's transaction. NOTE: on PostgreSQL
+ * `FOR UPDATE SKIP LOCKED` lets several processes take disjoint batches; SQLite has one writer, and a second
+ * process's conflicting batch fails and is retried.
  */
 export async function claimDueSubscriptions(
   db: Db,
@@ -76,19 +56,7 @@ export async function claimDueSubscriptions(
   afterId = 0,
 ): Promise<SubscriptionRow[]> {
   await takeSqliteWriteLock(db, accountId);
-  // The customer's state is read with a join so that held subscriptions do not fill every batch.
-  const query = db
-    .selectFrom('subscriptions')
-    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
-    .select(SUBSCRIPTION_COLUMNS)
-    .where('subscriptions.account_id', '=', accountId)
-    .where('subscriptions.next_inv_date', '<=', today)
-    .where('subscriptions.parked_reason', 'is', null)
-    .where('subscriptions.id', '>', afterId)
-    .where('customers.is_active', '=', true)
-    .where('customers.is_suspended', '=', false)
-    .orderBy('subscriptions.id')
-    .limit(limit);
+  const query = selectDue(db, accountId, today, limit, afterId).select(SUBSCRIPTION_COLUMNS);
   return isPostgres(db) ? query.forUpdate('subscriptions').skipLocked().execute() : query.execute();
 }
 
@@ -225,18 +193,6 @@ export async function listDueSubscriptionIds(
   limit: number,
   afterId: number,
 ): Promise<number[]> {
-  const rows = await db
-    .selectFrom('subscriptions')
-    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
-    .select('subscriptions.id')
-    .where('subscriptions.account_id', '=', accountId)
-    .where('subscriptions.next_inv_date', '<=', today)
-    .where('subscriptions.parked_reason', 'is', null)
-    .where('subscriptions.id', '>', afterId)
-    .where('customers.is_active', '=', true)
-    .where('customers.is_suspended', '=', false)
-    .orderBy('subscriptions.id')
-    .limit(limit)
-    .execute();
+  const rows = await selectDue(db, accountId, today, limit, afterId).select('subscriptions.id').execute();
   return rows.map((row) => row.id);
 }

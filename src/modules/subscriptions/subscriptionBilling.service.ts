@@ -1,6 +1,5 @@
-import { inTransaction } from '../../context.ts';
+import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError, planBilling } from '../../core/subscriptionBilling.ts';
 import type { BillingPlan, PlannedInvoice, UnbilledUsage } from '../../core/subscriptionBilling.ts';
@@ -13,7 +12,7 @@ import type { NewInvoice } from '../invoicing/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
 import { lockSubscriptionRow } from './subscription.repository.ts';
 import type { SubscriptionChanges } from './subscription.repository.ts';
-import { parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
+import { packageTermsColumns, parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
 /** What one pass of billing did. */
@@ -161,7 +160,7 @@ async function billRows(
   const invoiceIds = await insertInvoices(ctx, newInvoices);
   outcome.invoiceIds = invoiceIds;
 
-  const now = ctx.clock.now().toISOString();
+  const now = nowInstant(ctx);
   const periods = [];
   // The batch's writes are collected here and made with a few multi-row statements below.
   const updates: { id: number; changes: SubscriptionChanges }[] = [];
@@ -211,19 +210,7 @@ async function billRows(
         next_inv_date: next.nextInvDate,
         setup_billed: next.setupBilled,
         anchor_date: next.anchorDate,
-        ...(pending
-          ? {
-              package_id: pending.packageId,
-              package_version_id: pending.packageVersionId,
-              package_rate_term_id: pending.packageRateTermId,
-              term: pending.term.count,
-              term_type: pending.term.unit,
-              charge_price: pending.chargePrice,
-              setup_fee: pending.setupFee,
-              trial_fee: pending.trialFee,
-              pending_change: null,
-            }
-          : {}),
+        ...(pending ? { ...packageTermsColumns(pending), pending_change: null } : {}),
         updated_at: now,
       },
     });
@@ -266,10 +253,10 @@ export async function billDueSubscriptions(
 
 /** Bills one subscription now if anything is due (after a create, a change or a reactivation). */
 export async function billSubscription(ctx: ServiceContext, subscriptionId: number): Promise<number[]> {
-  const today = dateAt(ctx.clock.now(), ctx.account.timeZone);
+  const on = today(ctx);
   const outcome = await ctx.db
     .transaction()
-    .execute(async (trx) => billSubscriptionInTransaction(inTransaction(ctx, trx), subscriptionId, today));
+    .execute(async (trx) => billSubscriptionInTransaction(inTransaction(ctx, trx), subscriptionId, on));
   if (outcome.length > 0) ctx.mailQueued();
   return outcome;
 }

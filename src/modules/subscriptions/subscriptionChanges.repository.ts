@@ -4,7 +4,7 @@ import type { PeriodCut } from '../../core/subscriptionChanges.ts';
 import type { Db } from '../../storage/database.ts';
 import type { SubscriptionCreditsTable } from '../../storage/schema.ts';
 
-export { findSubscriptionRow, lockSubscriptionRow, updateSubscription } from './subscription.repository.ts';
+export { findSubscriptionRow, updateSubscription } from './subscription.repository.ts';
 
 /** Billed periods that reach past a date, in order. */
 export function listPeriodsEndingAfter(db: Db, accountId: number, subscriptionId: number, date: PlainDate) {

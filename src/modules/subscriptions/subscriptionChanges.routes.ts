@@ -6,12 +6,13 @@ import { minorToWireNumber } from '../../core/money.ts';
 import type { App } from '../../http/types.ts';
 import { NoContent } from '../../http/schemas.ts';
 import {
+  InvoiceOut,
+  UnsavedInvoiceOut,
   getInvoice,
-  invoiceOutSchema,
   previewInvoice,
   toInvoiceDto,
-  unsavedInvoiceOutSchema,
 } from '../invoicing/index.ts';
+import { invoiceWithFigures, withInvoiceFigures } from '../../views/invoices.view.ts';
 import * as changes from './subscriptionChanges.service.ts';
 import type { ChangeResult } from './subscriptionChanges.service.ts';
 import {
@@ -27,11 +28,14 @@ import { SubscriptionIdParams } from './subscriptions.schemas.ts';
 
 const tags = ['Subscriptions'];
 
+const ChangeOut = Type.Object({ Credits: Type.Array(CreditOut), Invoices: Type.Array(InvoiceOut) });
+const changeResponses = { ...NoContent, 200: ChangeOut };
+
 /** The wire form of a change's outcome; built inside the change's transaction so a preview can show it. */
 async function toChangeDto(ctx: ServiceContext, result: ChangeResult, currencyCode: string) {
   const timeZone = ctx.account.timeZone;
   const invoices = [];
-  for (const id of result.invoiceIds) invoices.push(toInvoiceDto(await getInvoice(ctx, id), timeZone));
+  for (const id of result.invoiceIds) invoices.push(await getInvoice(ctx, id));
   return {
     Credits: result.credits.map((credit) => ({
       Descrip: credit.descrip,
@@ -40,7 +44,7 @@ async function toChangeDto(ctx: ServiceContext, result: ChangeResult, currencyCo
       PeriodStart: startOfDate(credit.start, timeZone),
       PeriodEnd: startOfDate(credit.end, timeZone),
     })),
-    Invoices: invoices,
+    Invoices: (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, timeZone)),
   };
 }
 
@@ -67,9 +71,6 @@ async function changeOrPreview(
 }
 
 export function registerSubscriptionChangeRoutes(app: App): void {
-  const ChangeOut = Type.Object({ Credits: Type.Array(CreditOut), Invoices: Type.Array(invoiceOutSchema()) });
-  const changeResponses = { ...NoContent, 200: ChangeOut };
-
   app.put(
     '/subscriptions/:subscriptionID/cancel/:type',
     {
@@ -205,7 +206,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
           'The next invoice the subscription will get, computed by the bill run’s own code (invoiceID and ' +
           'invoiceNum null); 404 when no invoice is coming.',
         params: SubscriptionIdParams,
-        response: { 200: unsavedInvoiceOutSchema() },
+        response: { 200: UnsavedInvoiceOut },
       },
     },
     async (request) => {
@@ -214,7 +215,10 @@ export function registerSubscriptionChangeRoutes(app: App): void {
       if (!upcoming) {
         throw changes.noUpcomingInvoice(request.params.subscriptionID);
       }
-      return toInvoiceDto(await previewInvoice(ctx, upcoming), ctx.account.timeZone);
+      return toInvoiceDto(
+        await invoiceWithFigures(ctx, await previewInvoice(ctx, upcoming)),
+        ctx.account.timeZone,
+      );
     },
   );
 

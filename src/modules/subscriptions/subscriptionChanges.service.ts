@@ -1,19 +1,20 @@
-import { inTransaction, withTransaction } from '../../context.ts';
+import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { dateAt, maxDate } from '../../core/calendar.ts';
+import { maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { creditsForCut } from '../../core/subscriptionChanges.ts';
 import type { CreditRule, PeriodCredit } from '../../core/subscriptionChanges.ts';
 import { invoiceDateOf, planBilling, trialEndOf } from '../../core/subscriptionBilling.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { invoiceTaxPercs } from '../invoicing/index.ts';
+import type { NewInvoice } from '../invoicing/index.ts';
 import { issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
-import type { NewInvoice } from '../invoicing/index.ts';
-import { resolvePriceChoice } from './priceChoice.ts';
-import type { PriceChoice, PriceChoiceInput } from './priceChoice.ts';
-import { timelineOf } from './subscriptionTimeline.ts';
+import { lockSubscription, withSubscriptionHeld } from './subscriptionEditing.ts';
+import { priceChoiceColumns, resolvePriceChoice } from './subscriptionInput.ts';
+import type { PriceChoiceInput } from './subscriptionInput.ts';
+import { anchorDateOf, timelineOf } from './subscriptionTimeline.ts';
 import type { PendingChange, SubscriptionRow } from './subscriptionTimeline.ts';
 
 export const CANCEL_TYPES = ['renewal', 'norefund', 'prorata', 'fullcredit'] as const;
@@ -23,16 +24,6 @@ export type CancelType = (typeof CANCEL_TYPES)[number];
 export interface ChangeResult {
   credits: (PeriodCredit & { descrip: string })[];
   invoiceIds: number[];
-}
-
-function today(ctx: ServiceContext): PlainDate {
-  return dateAt(ctx.clock.now(), ctx.account.timeZone);
-}
-
-async function lockOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRow> {
-  const row = await repo.lockSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
-  if (!row) throw new NotFoundError('Subscription', subscriptionId);
-  return row;
 }
 
 async function findOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRow> {
@@ -93,7 +84,7 @@ async function cutBilledTime(
       descrip: credit.descrip,
       period_start: credit.start,
       period_end: credit.end,
-      created_at: ctx.clock.now().toISOString(),
+      created_at: nowInstant(ctx),
     });
     if (credit.totalMinor <= 0) continue;
     const adjustmentId = await issueCreditNoteAdjustment(ctx, {
@@ -120,10 +111,8 @@ export async function cancelSubscription(
   subscriptionId: number,
   type: CancelType,
 ): Promise<ChangeResult> {
-  return withTransaction(ctx, async (tctx) => {
+  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
-    const day = today(ctx);
-    const row = await lockOrThrow(tctx, subscriptionId);
     assertNotEnded(row, day);
     // Nothing billed yet, or cancelling at renewal: billing stops where the billed time ends.
     const cancelDate = type === 'renewal' ? maxDate(row.next_renew_date ?? row.start_date, day) : day;
@@ -135,7 +124,7 @@ export async function cancelSubscription(
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       cancel_type: type,
       cancel_date: cancelDate,
-      cancelled_at: ctx.clock.now().toISOString(),
+      cancelled_at: nowInstant(ctx),
       // Prorata and full credit end the billed time at the cancellation.
       ...(rule !== 'none' && row.next_renew_date !== null && row.next_renew_date > cutDate
         ? { next_renew_date: cutDate }
@@ -146,7 +135,7 @@ export async function cancelSubscription(
             next_inv_date: (await repo.countUnbilledUsage(trx, ctx.account.id, row.id)) > 0 ? day : null,
           }
         : {}),
-      updated_at: ctx.clock.now().toISOString(),
+      updated_at: nowInstant(ctx),
     });
     return { credits, invoiceIds: [] };
   });
@@ -168,21 +157,17 @@ export async function changeSubscriptionTerms(
   subscriptionId: number,
   input: ChangeTermsInput,
 ): Promise<ChangeResult> {
-  return withTransaction(ctx, async (tctx) => {
+  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
-    const day = today(ctx);
-    const row = await lockOrThrow(tctx, subscriptionId);
     assertNotEnded(row, day);
     const choice = await resolvePriceChoice(tctx, input, row.currency_code);
-    const now = ctx.clock.now().toISOString();
+    const now = nowInstant(ctx);
     if (row.period_count === 0) {
       const trialEnd = trialEndOf(row.start_date, choice.trialPeriod, choice.trialPeriodType);
       await repo.updateSubscription(trx, ctx.account.id, row.id, {
-        ...termsColumns(choice),
+        ...priceChoiceColumns(choice),
         trial_end_date: trialEnd,
-        anchor_date:
-          trialEnd ??
-          (row.is_pro_rata && row.first_prorata_sync_date ? row.first_prorata_sync_date : row.start_date),
+        anchor_date: anchorDateOf(row, trialEnd),
         pending_change: null,
         updated_at: now,
       });
@@ -212,7 +197,7 @@ export async function changeSubscriptionTerms(
     const cancelAtRenewal =
       row.cancel_type === 'renewal' && row.cancel_date !== null && row.cancel_date > day;
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
-      ...termsColumns(choice),
+      ...priceChoiceColumns(choice),
       // The trial, if running, ends with the change: the new terms are billed from today.
       ...(row.trial_end_date !== null && row.trial_end_date > from ? { trial_end_date: from } : {}),
       ...(row.first_prorata_sync_date !== null && row.first_prorata_sync_date > from
@@ -229,7 +214,7 @@ export async function changeSubscriptionTerms(
     });
     const invoiceIds = await billSubscriptionInTransaction(tctx, row.id, day);
     if (cancelAtRenewal) {
-      const billed = await lockOrThrow(tctx, row.id);
+      const billed = await lockSubscription(tctx, row.id);
       const billedTo = billed.next_renew_date;
       await repo.updateSubscription(trx, ctx.account.id, row.id, {
         cancel_date: billedTo !== null && billedTo > day ? billedTo : row.cancel_date,
@@ -237,21 +222,6 @@ export async function changeSubscriptionTerms(
     }
     return { credits, invoiceIds };
   });
-}
-
-function termsColumns(choice: PriceChoice) {
-  return {
-    package_id: choice.packageId,
-    package_version_id: choice.packageVersionId,
-    package_rate_term_id: choice.packageRateTermId,
-    term: choice.term.count,
-    term_type: choice.term.unit,
-    charge_price: choice.chargePrice,
-    setup_fee: choice.setupFee,
-    trial_fee: choice.trialFee,
-    trial_period: choice.trialPeriod,
-    trial_period_type: choice.trialPeriodType,
-  };
 }
 
 /**
@@ -263,10 +233,8 @@ export async function reactivateSubscription(
   ctx: ServiceContext,
   subscriptionId: number,
 ): Promise<ChangeResult> {
-  return withTransaction(ctx, async (tctx) => {
+  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
-    const day = today(ctx);
-    const row = await lockOrThrow(tctx, subscriptionId);
     if (row.cancel_date === null) {
       throw new ConflictError('subscription_not_cancelled', `Subscription ${row.id} is not cancelled`);
     }
@@ -292,7 +260,7 @@ export async function reactivateSubscription(
             ...(row.trial_end_date !== null && row.trial_end_date > day ? { trial_end_date: day } : {}),
           }
         : { next_inv_date: invoiceDateOf(row.next_renew_date ?? row.start_date, timeline) }),
-      updated_at: ctx.clock.now().toISOString(),
+      updated_at: nowInstant(ctx),
     });
     return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
   });
@@ -300,15 +268,13 @@ export async function reactivateSubscription(
 
 /** Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal. */
 export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: number): Promise<void> {
-  await withTransaction(ctx, async (tctx) => {
+  await withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
-    const day = today(ctx);
-    const row = await lockOrThrow(tctx, subscriptionId);
     const scheduledCancel = row.cancel_date !== null && row.cancel_date > day;
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       pending_change: null,
       ...(scheduledCancel ? { cancel_type: null, cancel_date: null, cancelled_at: null } : {}),
-      updated_at: ctx.clock.now().toISOString(),
+      updated_at: nowInstant(ctx),
     });
   });
 }
@@ -392,16 +358,15 @@ export async function listBilledPeriods(ctx: ServiceContext, subscriptionId: num
  * due. Should it still break an invariant, it is parked again with the reason.
  */
 export async function unparkSubscription(ctx: ServiceContext, subscriptionId: number): Promise<ChangeResult> {
-  return withTransaction(ctx, async (tctx) => {
-    const row = await lockOrThrow(tctx, subscriptionId);
+  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     if (row.parked_reason === null) {
       throw new ConflictError('subscription_not_parked', `Subscription ${row.id} is not parked`);
     }
     await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
       parked_reason: null,
       parked_at: null,
-      updated_at: ctx.clock.now().toISOString(),
+      updated_at: nowInstant(ctx),
     });
-    return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, today(ctx)) };
+    return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
   });
 }

@@ -2,14 +2,14 @@ import type { Selectable } from 'kysely';
 import { dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
-import type { PriceTerms, SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
+import { subscriptionStatus } from '../../core/subscriptionBilling.ts';
+import type { PriceTerms, SubscriptionStatus, SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
 import type { SubscriptionsTable } from '../../storage/schema.ts';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 
-/** A change of package, version or rate term scheduled for the next renewal (the `pending_change` column). */
-export interface PendingChange {
-  effectiveDate: PlainDate;
+/** A package version and rate term with the price terms a subscription copies from it. */
+export interface PackageTerms {
   packageId: number;
   packageVersionId: number;
   packageRateTermId: number;
@@ -18,6 +18,25 @@ export interface PendingChange {
   chargePrice: string;
   setupFee: string;
   trialFee: string;
+}
+
+/** A change of package, version or rate term scheduled for the next renewal (the `pending_change` column). */
+export interface PendingChange extends PackageTerms {
+  effectiveDate: PlainDate;
+}
+
+/** The subscription columns of package terms; a new choice adds the trial's length (`priceChoiceColumns`). */
+export function packageTermsColumns(terms: PackageTerms) {
+  return {
+    package_id: terms.packageId,
+    package_version_id: terms.packageVersionId,
+    package_rate_term_id: terms.packageRateTermId,
+    term: terms.term.count,
+    term_type: terms.term.unit,
+    charge_price: terms.chargePrice,
+    setup_fee: terms.setupFee,
+    trial_fee: terms.trialFee,
+  };
 }
 
 export function parsePendingChange(text: string | null): PendingChange | null {
@@ -33,6 +52,30 @@ export function priceTermsOf(row: SubscriptionRow, label: string): PriceTerms {
     setupFee: row.setup_fee,
     trialFee: row.trial_fee,
   };
+}
+
+/** Billing periods are counted from the trial's end, else the pro-rata sync date, else the start. */
+export function anchorDateOf(
+  row: Pick<SubscriptionRow, 'start_date' | 'is_pro_rata' | 'first_prorata_sync_date'>,
+  trialEndDate: PlainDate | null,
+): PlainDate {
+  return (
+    trialEndDate ??
+    (Boolean(row.is_pro_rata) && row.first_prorata_sync_date ? row.first_prorata_sync_date : row.start_date)
+  );
+}
+
+/** The row's comp_Status on `today`. */
+export function statusOf(row: SubscriptionRow, today: PlainDate): SubscriptionStatus {
+  return subscriptionStatus(
+    {
+      startDate: row.start_date,
+      endDate: row.end_date,
+      trialEndDate: row.trial_end_date,
+      cancelDate: row.cancel_date,
+    },
+    today,
+  );
 }
 
 /** What the billing core needs of a subscription. `label` names the package on invoice lines. */

@@ -2,7 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
-import * as subscriptions from './subscription.service.ts';
+import { createSubscription } from './subscription.service.ts';
+import { modifyComponents, recordUsage } from './subscriptionComponents.service.ts';
+import { changeEndDate, changeStartDate } from './subscriptionDates.service.ts';
+import {
+  getSubscription,
+  listCustomerSubscriptions,
+  listSubscriptions,
+} from './subscriptionReads.service.ts';
 import {
   ChangeEndDateBody,
   ChangeStartDateBody,
@@ -40,20 +47,16 @@ export function registerSubscriptionsRoutes(app: App): void {
       },
     },
     async (request) =>
-      (
-        await subscriptions.listCustomerSubscriptions(
-          request.ctx,
-          request.params.customerID,
-          pageOf(request.query),
-        )
-      ).map((s) => toSubscriptionDto(s, request.ctx.account.timeZone)),
+      (await listCustomerSubscriptions(request.ctx, request.params.customerID, pageOf(request.query))).map(
+        (s) => toSubscriptionDto(s, request.ctx.account.timeZone),
+      ),
   );
 
   app.get(
     '/subscriptions',
     { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(SubscriptionOut) } } },
     async (request) =>
-      (await subscriptions.listSubscriptions(request.ctx, pageOf(request.query))).map((s) =>
+      (await listSubscriptions(request.ctx, pageOf(request.query))).map((s) =>
         toSubscriptionDto(s, request.ctx.account.timeZone),
       ),
   );
@@ -63,7 +66,7 @@ export function registerSubscriptionsRoutes(app: App): void {
     { schema: { tags, params: SubscriptionIdParams, response: { 200: SubscriptionOut } } },
     async (request) =>
       toSubscriptionDto(
-        await subscriptions.getSubscription(request.ctx, request.params.subscriptionID),
+        await getSubscription(request.ctx, request.params.subscriptionID),
         request.ctx.account.timeZone,
       ),
   );
@@ -81,10 +84,7 @@ export function registerSubscriptionsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const created = await subscriptions.createSubscription(
-        request.ctx,
-        createSubscriptionInputFromWire(request.body),
-      );
+      const created = await createSubscription(request.ctx, createSubscriptionInputFromWire(request.body));
       return reply.code(201).send(toSubscriptionDto(created, request.ctx.account.timeZone));
     },
   );
@@ -104,7 +104,7 @@ export function registerSubscriptionsRoutes(app: App): void {
       preValidation: bareListAsComponentUsage,
     },
     async (request, reply) => {
-      await subscriptions.modifyComponents(
+      await modifyComponents(
         request.ctx,
         request.params.subscriptionID,
         componentChoicesFromWire(request.body),
@@ -128,11 +128,7 @@ export function registerSubscriptionsRoutes(app: App): void {
       preValidation: bareListAsComponentUsage,
     },
     async (request, reply) => {
-      await subscriptions.recordUsage(
-        request.ctx,
-        request.params.subscriptionID,
-        usageRecordsFromWire(request.body),
-      );
+      await recordUsage(request.ctx, request.params.subscriptionID, usageRecordsFromWire(request.body));
       return reply.code(204).send(null);
     },
   );
@@ -149,7 +145,7 @@ export function registerSubscriptionsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await subscriptions.changeStartDate(request.ctx, request.params.subscriptionID, request.body.StartDate);
+      await changeStartDate(request.ctx, request.params.subscriptionID, request.body.StartDate);
       return reply.code(204).send(null);
     },
   );
@@ -166,7 +162,7 @@ export function registerSubscriptionsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await subscriptions.changeEndDate(request.ctx, request.params.subscriptionID, request.body.EndDate);
+      await changeEndDate(request.ctx, request.params.subscriptionID, request.body.EndDate);
       return reply.code(204).send(null);
     },
   );

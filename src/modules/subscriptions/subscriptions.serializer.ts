@@ -1,11 +1,9 @@
 import { startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type {
-  ComponentChoice,
-  CreateSubscriptionInput,
-  Subscription,
-  UsageRecord,
-} from './subscription.service.ts';
+import type { CreateSubscriptionInput } from './subscription.service.ts';
+import type { UsageRecord } from './subscriptionComponents.service.ts';
+import type { ComponentChoice } from './subscriptionInput.ts';
+import type { Subscription } from './subscriptionReads.service.ts';
 import type {
   CreateSubscriptionBody,
   ModifyComponentsBody,

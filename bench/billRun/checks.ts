@@ -1,0 +1,52 @@
+/** The bill-run benchmark's check of what the run made, before any figure is printed. */
+import type { BillRunSummary } from '../../src/billing/billRun.ts';
+import type { Db } from '../../src/storage/database.ts';
+import { BenchError } from '../common.ts';
+import { AS_OF } from './population.ts';
+import type { Seeded } from './population.ts';
+import { countOf, countWhere, loose } from './rows.ts';
+
+export async function verify(db: Db, seeded: Seeded, summary: BillRunSummary): Promise<void> {
+  const problems: string[] = [];
+  const expect = (what: string, actual: unknown, expected: unknown) => {
+    if (actual !== expected) problems.push(`${what}: ${String(actual)}, expected ${String(expected)}`);
+  };
+  expect('summary.invoices', summary.invoices, seeded.expectedInvoices);
+  expect('summary.subscriptions', summary.subscriptions, seeded.subscriptions);
+  expect('summary.parked', summary.parked, 0);
+  expect('summary.failures', summary.failures, 0);
+  const nums = (await loose(db)
+    .selectFrom('invoices')
+    .select((eb) => [
+      eb.fn.countAll().as('n'),
+      eb.fn.count('invoice_num').distinct().as('distinct_nums'),
+      eb.fn.min('invoice_num').as('min_num'),
+      eb.fn.max('invoice_num').as('max_num'),
+    ])
+    .where('account_id', '=', seeded.accountId)
+    .executeTakeFirstOrThrow()) as Record<string, number | string | null>;
+  const n = seeded.expectedInvoices;
+  expect('invoices', Number(nums.n), n);
+  expect('distinct invoice numbers', Number(nums.distinct_nums), n);
+  expect('lowest invoice number', Number(nums.min_num), 1);
+  expect('highest invoice number', Number(nums.max_num), n);
+  expect('invoice lines', await countOf(db, 'invoice_charges', seeded.accountId), seeded.expectedLines);
+  expect('invoice taxes (one VAT per invoice)', await countOf(db, 'invoice_taxes', seeded.accountId), n);
+  expect('e-mails queued', await countOf(db, 'mail_outbox', seeded.accountId), seeded.expectedMails);
+  expect(
+    `subscriptions still due on ${AS_OF}`,
+    await countOf(db, 'subscriptions', seeded.accountId, ['next_inv_date', '<=', AS_OF]),
+    0,
+  );
+  expect(
+    'usage rows left unbilled',
+    await countOf(db, 'subscription_usage', seeded.accountId, ['invoice_id', 'is', null]),
+    0,
+  );
+  expect(
+    'periods recorded by the run',
+    await countWhere(db, 'subscription_periods', ['id', '>', seeded.before.periodId]),
+    seeded.subscriptions,
+  );
+  if (problems.length > 0) throw new BenchError(`the bill run billed wrong:\n  ${problems.join('\n  ')}`);
+}

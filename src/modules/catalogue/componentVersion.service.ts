@@ -1,0 +1,226 @@
+import { inTransaction, nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { Page } from '../../core/paging.ts';
+import type { Bracket, Scheme } from '../../core/pricing.ts';
+import { requiredText } from '../../core/text.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import type { Db } from '../../storage/database.ts';
+import { catalogueUses } from './catalogueUses.ts';
+import * as repo from './component.repository.ts';
+import type { ComponentVersionRow } from './component.repository.ts';
+import { findComponentOrThrow, nestVersions } from './component.service.ts';
+import type { ComponentVersion } from './component.service.ts';
+import { assertCurrenciesEnabled, checkedPrices, throwIfAny } from './componentInput.ts';
+import type { VersionInput } from './componentInput.ts';
+import { lockVersionedItem, takeNextVersionNo } from './versioning.repository.ts';
+import { assertEditKeepsDefault, assertVersionDeletable, newVersionIsDefault } from './versionRules.ts';
+import type { VersionConflicts } from './versionRules.ts';
+
+const VERSION_PRICES = 'ComponentVersionCurrencies';
+
+const CONFLICTS: VersionConflicts = {
+  inactiveDefault: (versionNo) =>
+    new ConflictError(
+      'default_version_inactive',
+      `the default version${versionNo === undefined ? '' : ` (${versionNo})`} must be active while the ` +
+        'component has other versions',
+    ),
+  defaultRequired: (versionNo, change) =>
+    new ConflictError(
+      'default_version_required',
+      change === 'deleted'
+        ? `version ${versionNo} is the default; make another version the default before deleting it`
+        : `version ${versionNo} is the default; a component always has one, so make another version the ` +
+            'default (isDefault true on it) instead',
+    ),
+  lastVersion: (versionNo) =>
+    new ConflictError(
+      'last_component_version',
+      `version ${versionNo} is the component's last version and cannot be deleted (delete the component instead)`,
+    ),
+};
+
+export async function listComponentVersions(
+  ctx: ServiceContext,
+  componentId: number,
+  page: Page,
+): Promise<ComponentVersion[]> {
+  await findComponentOrThrow(ctx, componentId);
+  const rows = await repo.listVersionsPage(ctx.db, ctx.account.id, componentId, page);
+  return nestVersions(ctx.db, ctx.account.id, rows, { versionIds: rows.map((row) => row.id) });
+}
+
+export async function getComponentVersion(
+  ctx: ServiceContext,
+  componentId: number,
+  versionNo: number,
+): Promise<ComponentVersion> {
+  await findComponentOrThrow(ctx, componentId);
+  const row = await repo.findVersion(ctx.db, ctx.account.id, componentId, versionNo);
+  if (!row) throw new NotFoundError('Component version', versionNo);
+  return (await nestVersions(ctx.db, ctx.account.id, [row], { versionIds: [row.id] }))[0]!;
+}
+
+/**
+ * Runs `change` on the component's versions with the component locked, so that the version rules hold: the
+ * versions are read after the lock.
+ */
+async function changeVersions<T>(
+  ctx: ServiceContext,
+  componentId: number,
+  change: (trx: Db, versions: ComponentVersionRow[]) => Promise<T>,
+): Promise<T> {
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!(await lockVersionedItem(trx, 'components', ctx.account.id, componentId))) {
+      throw new NotFoundError('Component', componentId);
+    }
+    return change(trx, await repo.listVersions(trx, ctx.account.id, [componentId]));
+  });
+}
+
+function versionIn(versions: ComponentVersionRow[], versionNo: number): ComponentVersionRow {
+  const version = versions.find((v) => v.version_no === versionNo);
+  if (!version) throw new NotFoundError('Component version', versionNo);
+  return version;
+}
+
+/**
+ * Spec, Component versions POST: the next VersionNo (never reused). Version rules: a component has exactly one
+ * default version; isDefault true moves the default here; while a component has more than one version its
+ * default is active.
+ */
+export async function createComponentVersion(
+  ctx: ServiceContext,
+  componentId: number,
+  input: VersionInput & { isActive: boolean; isDefault: boolean },
+): Promise<ComponentVersion> {
+  const problems: FieldProblem[] = [];
+  const versionName = requiredText(input.versionName, 'VersionName', problems);
+  const prices = checkedPrices(VERSION_PRICES, input.currencies ?? [], problems);
+  throwIfAny(problems);
+  await findComponentOrThrow(ctx, componentId);
+  await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
+
+  const versionNo = await changeVersions(ctx, componentId, async (trx, versions) => {
+    const isDefault = newVersionIsDefault(versions, input, CONFLICTS);
+    const no = await takeNextVersionNo(trx, 'components', ctx.account.id, componentId);
+    const versionId = await repo.insertVersion(trx, {
+      account_id: ctx.account.id,
+      component_id: componentId,
+      version_no: no,
+      version_name: versionName,
+      is_default: false,
+      is_active: input.isActive,
+      created_at: nowInstant(ctx),
+    });
+    if (isDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, versionId);
+    await repo.insertVersionCurrencies(trx, ctx.account.id, versionId, prices);
+    return no;
+  });
+  return getComponentVersion(ctx, componentId, versionNo);
+}
+
+/**
+ * Spec, Component versions PUT: name and isActive as sent; isDefault left out keeps the version's role; prices,
+ * when sent, replace the version's (new identifiers), and left out stay.
+ */
+export async function editComponentVersion(
+  ctx: ServiceContext,
+  componentId: number,
+  versionNo: number,
+  input: VersionInput & { isActive: boolean },
+): Promise<void> {
+  const problems: FieldProblem[] = [];
+  const versionName = requiredText(input.versionName, 'VersionName', problems);
+  const prices =
+    input.currencies === undefined ? undefined : checkedPrices(VERSION_PRICES, input.currencies, problems);
+  throwIfAny(problems);
+  await findComponentOrThrow(ctx, componentId);
+  if (prices) await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
+
+  await changeVersions(ctx, componentId, async (trx, versions) => {
+    const target = versionIn(versions, versionNo);
+    const wasDefault = Boolean(target.is_default);
+    const isDefault = input.isDefault ?? wasDefault;
+    assertEditKeepsDefault(target, { isDefault, isActive: input.isActive }, versions.length, CONFLICTS);
+    await repo.updateVersion(trx, ctx.account.id, target.id, {
+      version_name: versionName,
+      is_active: input.isActive,
+    });
+    if (isDefault && !wasDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, target.id);
+    if (prices) await repo.replaceVersionCurrencies(trx, ctx.account.id, target.id, prices);
+  });
+}
+
+/**
+ * Spec, Limits: the last version of a component cannot be deleted. Nor can the default while others exist:
+ * move the default first. Nor a version that subscriptions carry (409 `component_version_in_use`).
+ */
+export async function deleteComponentVersion(
+  ctx: ServiceContext,
+  componentId: number,
+  versionNo: number,
+): Promise<void> {
+  await changeVersions(ctx, componentId, async (trx, versions) => {
+    const target = versionIn(versions, versionNo);
+    assertVersionDeletable(target, versions.length, CONFLICTS);
+    const subscriptions = await catalogueUses().subscriptionsWithComponent(inTransaction(ctx, trx), {
+      componentVersionId: target.id,
+    });
+    if (subscriptions > 0) {
+      throw new ConflictError(
+        'component_version_in_use',
+        `version ${versionNo} is on ${subscriptions} subscription(s)`,
+      );
+    }
+    await repo.deleteVersion(trx, ctx.account.id, target.id);
+  });
+}
+
+/** How usage of one component version is priced, for billing: its names, scheme and brackets per currency. */
+export interface UsagePricing {
+  componentId: number;
+  componentVersionId: number;
+  versionNo: number;
+  name: string;
+  unitName: string;
+  scheme: Scheme;
+  bracketsByCurrency: Map<string, Bracket[]>;
+}
+
+/** The pricing of the given component versions of the account (unknown ids are left out), in three statements. */
+export async function usagePricing(
+  ctx: ServiceContext,
+  versionIds: number[],
+): Promise<Map<number, UsagePricing>> {
+  const unique = [...new Set(versionIds)];
+  if (unique.length === 0) return new Map();
+  const versions = await repo.listVersionsWithComponents(ctx.db, ctx.account.id, unique);
+  const nested = await nestVersions(
+    ctx.db,
+    ctx.account.id,
+    versions.map((v) => ({ id: v.id }) as ComponentVersionRow),
+    { versionIds: unique },
+  );
+  const currenciesByVersion = new Map(nested.map((v) => [v.row.id, v.currencies]));
+  return new Map(
+    versions.map((v) => [
+      v.id,
+      {
+        componentId: v.component_id,
+        componentVersionId: v.id,
+        versionNo: v.version_no,
+        name: v.name,
+        unitName: v.unit_name,
+        scheme: v.scheme as Scheme,
+        bracketsByCurrency: new Map(
+          (currenciesByVersion.get(v.id) ?? []).map((c) => [
+            c.row.currency_code,
+            c.brackets.map((b) => ({ qtyFrom: b.qty_from, qtyTill: b.qty_till, price: b.price })),
+          ]),
+        ),
+      },
+    ]),
+  );
+}

@@ -1,0 +1,203 @@
+import Big from 'big.js';
+import { inTransaction, nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { Page } from '../../core/paging.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import * as repo from './package.repository.ts';
+import type { RateRow, TermRow, VersionRow } from './package.repository.ts';
+import {
+  assembleVersions,
+  changeVersions,
+  findPackageOrThrow,
+  subscriptionsReferring,
+} from './package.service.ts';
+import type { PackageVersion } from './package.service.ts';
+import { checkedVersion } from './packageInput.ts';
+import type { CheckedVersion, VersionInput } from './packageInput.ts';
+import { takeNextVersionNo } from './versioning.repository.ts';
+import { assertEditKeepsDefault, assertVersionDeletable, newVersionIsDefault } from './versionRules.ts';
+import type { VersionConflicts } from './versionRules.ts';
+
+const CONFLICTS: VersionConflicts = {
+  inactiveDefault: () =>
+    new ConflictError(
+      'default_version_inactive',
+      "The package's default version must be active while the package has other versions",
+    ),
+  defaultRequired: (versionNo, change) =>
+    new ConflictError(
+      'default_version_required',
+      `Version ${versionNo} is the package's default version and cannot be ${change} while the package has ` +
+        'other versions; make another version the default first',
+    ),
+  lastVersion: (versionNo) =>
+    new ConflictError(
+      'last_version',
+      `Version ${versionNo} is the package's only version; delete the package instead`,
+    ),
+};
+
+function versionNotFound(packageId: number, versionNo: number): NotFoundError {
+  return new NotFoundError('Package version', `${versionNo} of package ${packageId}`);
+}
+
+function versionIn(versions: VersionRow[], packageId: number, versionNo: number): VersionRow {
+  const version = versions.find((v) => v.version_no === versionNo);
+  if (!version) throw versionNotFound(packageId, versionNo);
+  return version;
+}
+
+export async function listVersions(
+  ctx: ServiceContext,
+  packageId: number,
+  page: Page,
+): Promise<PackageVersion[]> {
+  await findPackageOrThrow(ctx, packageId);
+  const rows = await repo.listVersions(ctx.db, ctx.account.id, packageId, page);
+  return assembleVersions(ctx, rows, { versionIds: rows.map((v) => v.id) });
+}
+
+export async function getVersion(
+  ctx: ServiceContext,
+  packageId: number,
+  versionNo: number,
+): Promise<PackageVersion> {
+  await findPackageOrThrow(ctx, packageId);
+  const row = await repo.findVersionByNo(ctx.db, ctx.account.id, packageId, versionNo);
+  if (!row) throw versionNotFound(packageId, versionNo);
+  return (await assembleVersions(ctx, [row], { versionIds: [row.id] }))[0]!;
+}
+
+/**
+ * Spec: the new version gets the next VersionNo (never one given before, deleted versions included). With
+ * isDefault true it becomes the default and the former default stops being one.
+ */
+export async function createVersion(
+  ctx: ServiceContext,
+  packageId: number,
+  input: VersionInput,
+): Promise<PackageVersion> {
+  await findPackageOrThrow(ctx, packageId);
+  const version = await checkedVersion(ctx, input, '');
+  const versionNo = await changeVersions(ctx, packageId, async (trx, versions) => {
+    const isDefault = newVersionIsDefault(versions, version, CONFLICTS);
+    const no = await takeNextVersionNo(trx, 'packages', ctx.account.id, packageId);
+    const versionId = await repo.insertVersion(trx, {
+      account_id: ctx.account.id,
+      package_id: packageId,
+      version_no: no,
+      version_name: version.versionName,
+      is_default: isDefault,
+      is_active: version.isActive,
+      created_at: nowInstant(ctx),
+    });
+    if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, versionId);
+    await repo.insertRates(trx, ctx.account.id, versionId, version.rates);
+    return no;
+  });
+  return getVersion(ctx, packageId, versionNo);
+}
+
+/** Whether the checked rates are the version's stored rates and terms, decimals compared by value. */
+function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVersion['rates']): boolean {
+  const termKey = (price: string, count: number, type: string) =>
+    `${new Big(price).toFixed()}/${count}/${type}`;
+  const rateKey = (
+    code: string,
+    setup: string,
+    trial: string,
+    period: number,
+    type: string,
+    terms: string[],
+  ) => [code, new Big(setup).toFixed(), new Big(trial).toFixed(), period, type, ...terms.sort()].join('|');
+  const before = stored
+    .map((r) =>
+      rateKey(
+        r.currency_code,
+        r.setup_fee,
+        r.trial_fee,
+        r.trial_period,
+        r.trial_period_type,
+        storedTerms
+          .filter((t) => t.package_rate_id === r.id)
+          .map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
+      ),
+    )
+    .sort();
+  const after = rates
+    .map(({ rate, terms }) =>
+      rateKey(
+        rate.currency_code,
+        rate.setup_fee,
+        rate.trial_fee,
+        rate.trial_period,
+        rate.trial_period_type,
+        terms.map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
+      ),
+    )
+    .sort();
+  return before.length === after.length && before.every((key, i) => key === after[i]);
+}
+
+/**
+ * Spec: same body as add; the rates are replaced (new packageRateID and packageRateTermID). isDefault true makes
+ * the version the default; the default cannot be made non-default or inactive while other versions exist.
+ * Public notes: to change the price of something that has subscribers, add a version. So a version with
+ * subscriptions takes its name and flags but only the prices it has (409 otherwise), which then keep their ids.
+ */
+export async function editVersion(
+  ctx: ServiceContext,
+  packageId: number,
+  versionNo: number,
+  input: VersionInput,
+): Promise<void> {
+  await findPackageOrThrow(ctx, packageId);
+  const version = await checkedVersion(ctx, input, '');
+  await changeVersions(ctx, packageId, async (trx, versions) => {
+    const current = versionIn(versions, packageId, versionNo);
+    // The only version stays the default whatever isDefault says, as the first version is made.
+    const isDefault = version.isDefault || versions.length === 1;
+    assertEditKeepsDefault(current, { isDefault, isActive: version.isActive }, versions.length, CONFLICTS);
+    await repo.updateVersion(trx, ctx.account.id, current.id, {
+      version_name: version.versionName,
+      is_default: isDefault,
+      is_active: version.isActive,
+    });
+    if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, current.id);
+    const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
+    if (subscriptions > 0) {
+      const scope = { versionIds: [current.id] };
+      const stored = await repo.listRates(trx, ctx.account.id, scope);
+      const storedTerms = await repo.listTerms(trx, ctx.account.id, scope);
+      if (!samePrices(stored, storedTerms, version.rates)) {
+        throw new ConflictError(
+          'version_in_use',
+          `Version ${versionNo} has ${subscriptions} subscription(s); new prices need a new version`,
+        );
+      }
+      return;
+    }
+    await repo.deleteRatesOfVersion(trx, ctx.account.id, current.id);
+    await repo.insertRates(trx, ctx.account.id, current.id, version.rates);
+  });
+}
+
+/**
+ * The last version of a package cannot be deleted (as the spec says of components), nor the default while others
+ * exist, nor a version with subscriptions. Its VersionNo is not given again.
+ */
+export async function deleteVersion(
+  ctx: ServiceContext,
+  packageId: number,
+  versionNo: number,
+): Promise<void> {
+  await changeVersions(ctx, packageId, async (trx, versions) => {
+    const current = versionIn(versions, packageId, versionNo);
+    assertVersionDeletable(current, versions.length, CONFLICTS);
+    const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
+    if (subscriptions > 0) {
+      throw new ConflictError('version_in_use', `Version ${versionNo} has ${subscriptions} subscription(s)`);
+    }
+    await repo.deleteVersion(trx, ctx.account.id, current.id);
+  });
+}

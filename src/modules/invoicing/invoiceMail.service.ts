@@ -1,0 +1,118 @@
+import { nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { customersByIds, getCustomer } from '../customers/index.ts';
+import type { Customer } from '../customers/index.ts';
+import { queueMail, queueMails } from '../mail/index.ts';
+import type { OutgoingMail } from '../mail/index.ts';
+import * as repo from './invoice.repository.ts';
+import type { InvoiceRow } from './invoice.repository.ts';
+import { getInvoiceRow } from './invoiceReads.service.ts';
+
+/** The attachment kind of invoice e-mails; its renderer is registered by this module (see invoicePdf.ts). */
+export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
+
+interface MailFacts {
+  accountName: string;
+  customerName: string;
+  invoiceNum: number | null;
+  currencyCode: string;
+  totalMinor: number;
+  invoiceDate: PlainDate;
+  dueDate: PlainDate;
+}
+
+/** The message text; the figures shown do not change once an invoice is issued, the PDF carries the balance. */
+function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
+  const total = `${facts.currencyCode} ${minorToDecimalText(facts.totalMinor, facts.currencyCode)}`;
+  return {
+    subject: `Invoice ${facts.invoiceNum} from ${facts.accountName}`,
+    text: [
+      `Dear ${facts.customerName},`,
+      '',
+      `Please find attached invoice ${facts.invoiceNum} of ${facts.invoiceDate} for ${total}, due on ${facts.dueDate}.`,
+      '',
+      facts.accountName,
+    ].join('\n'),
+  };
+}
+
+function invoiceMail(ctx: ServiceContext, customer: Customer, row: InvoiceRow): OutgoingMail {
+  const customerName = [customer.row.name, customer.row.last_name].filter(Boolean).join(' ');
+  return {
+    to: customer.row.email!,
+    cc: customer.row.email_cc,
+    ...invoiceMailText({
+      accountName: ctx.account.name,
+      customerName,
+      invoiceNum: row.invoice_num,
+      currencyCode: row.currency_code,
+      totalMinor: row.total_minor,
+      invoiceDate: row.invoice_date,
+      dueDate: row.due_date,
+    }),
+    attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(row.id) },
+  };
+}
+
+/**
+ * PUT /v1/invoices/{id}/send: queues the invoice e-mail (with its PDF) to the customer's Email, copied to EmailCC,
+ * and sets DateSent. A draft is not sent (it has no number yet), nor a cancelled invoice.
+ */
+export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promise<void> {
+  const row = await getInvoiceRow(ctx, invoiceId);
+  if (row.is_draft)
+    throw new ConflictError('invoice_draft', `Invoice ${invoiceId} is a draft; finalize it first`);
+  if (row.is_cancelled) throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is cancelled`);
+  const customer = await getCustomer(ctx, row.customer_id);
+  if (!customer.row.email) {
+    throw ValidationError.field(
+      'Customer.Email',
+      `customer ${customer.row.id} has no e-mail address to send the invoice to`,
+      'customer_without_email',
+    );
+  }
+  await ctx.db.transaction().execute(async (trx) => {
+    await queueMail(trx, ctx, ctx.account.id, invoiceMail(ctx, customer, row));
+    await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
+  });
+  ctx.mailQueued();
+}
+
+/** Ids per statement when reading a bill run's invoices back. */
+const MAIL_CHUNK = 1000;
+
+/**
+ * Queues the invoice e-mails (with PDF) for invoices whose customer has autoSendInvoice and an e-mail; call inside
+ * the transaction that made them, and ctx.mailQueued() after it commits. Sets their DateSent. The PDFs are
+ * rendered by the mail worker when it delivers each message, not here: a bill run stays a few statements per
+ * thousand invoices.
+ */
+export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[]): Promise<void> {
+  for (let at = 0; at < invoiceIds.length; at += MAIL_CHUNK) {
+    const rows = (
+      await repo.findInvoices(ctx.db, ctx.account.id, invoiceIds.slice(at, at + MAIL_CHUNK))
+    ).filter((row) => !row.is_draft && !row.is_cancelled);
+    const customers = await customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]);
+    const mails = rows.flatMap((row) => {
+      const customer = customers.get(row.customer_id);
+      return customer?.row.auto_send_invoice && customer.row.email
+        ? [{ row, mail: invoiceMail(ctx, customer, row) }]
+        : [];
+    });
+    if (mails.length === 0) continue;
+    await queueMails(
+      ctx.db,
+      ctx,
+      mails.map(({ mail }) => ({ accountId: ctx.account.id, mail })),
+    );
+    await repo.markInvoicesSent(
+      ctx.db,
+      ctx.account.id,
+      mails.map(({ row }) => row.id),
+      nowInstant(ctx),
+    );
+  }
+}

@@ -1,0 +1,90 @@
+/** The ledger's access to invoices: their money figures, and invoices as allocation targets (src/modules/ledger). */
+import { nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { invoiceBalances } from '../../core/invoiceMath.ts';
+import { moneyOf } from './invoice.ts';
+import * as repo from './invoice.repository.ts';
+
+/**
+ * The money columns of the customers' issued, not cancelled invoices (drafts owe nothing yet), summed per
+ * customer and currency, for the ledger's customer balances. One statement whatever the number of customers.
+ */
+export function customerInvoiceSums(
+  ctx: ServiceContext,
+  customerIds: readonly number[],
+): Promise<repo.MoneySums[]> {
+  return repo.sumIssuedInvoices(ctx.db, ctx.account.id, customerIds);
+}
+
+export type InvoiceMoneyColumn = repo.InvoiceMoneyColumn;
+
+export interface AllocatableInvoice {
+  id: number;
+  customerId: number;
+  invoiceNum: number | null;
+  currencyCode: string;
+  invoiceDate: PlainDate;
+  /** Balance: what is still open, pending payments taken off. */
+  openMinor: number;
+  /** Why nothing may be allocated to it; undefined when it can take money. */
+  refusal?: string;
+}
+
+function allocatableFromRow(row: repo.AllocatableInvoiceRow, customerId: number): AllocatableInvoice {
+  const refusal = row.is_draft
+    ? 'is a draft'
+    : row.is_cancelled
+      ? 'is cancelled'
+      : row.customer_id !== customerId
+        ? 'belongs to another customer'
+        : undefined;
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    invoiceNum: row.invoice_num,
+    currencyCode: row.currency_code,
+    invoiceDate: row.invoice_date,
+    openMinor: invoiceBalances(moneyOf(row)).balanceMinor,
+    ...(refusal ? { refusal } : {}),
+  };
+}
+
+/**
+ * The account's invoices with these ids or invoice numbers, locked until the transaction ends, as targets for
+ * money of `customerId` (another customer's invoice is returned with a refusal, so the message can say why).
+ */
+export async function lockInvoicesForAllocation(
+  ctx: ServiceContext,
+  customerId: number,
+  ids: readonly number[],
+  invoiceNums: readonly number[],
+): Promise<AllocatableInvoice[]> {
+  const rows = await repo.lockInvoicesByIdOrNum(
+    ctx.db,
+    ctx.account.id,
+    [...new Set(ids)],
+    [...new Set(invoiceNums)],
+  );
+  return rows.map((row) => allocatableFromRow(row, customerId));
+}
+
+/** The customer's open invoices in a currency, earliest first (InvoiceDate, then invoiceNum), locked. */
+export async function lockOpenInvoices(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+): Promise<AllocatableInvoice[]> {
+  const rows = await repo.lockOpenInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
+  return rows.map((row) => allocatableFromRow(row, customerId));
+}
+
+/** Adds an allocation change to an invoice's paid figures, in the allocating transaction. */
+export async function addToInvoiceMoney(
+  ctx: ServiceContext,
+  invoiceId: number,
+  column: InvoiceMoneyColumn,
+  deltaMinor: number,
+): Promise<void> {
+  await repo.addToInvoiceMoney(ctx.db, ctx.account.id, invoiceId, column, deltaMinor, nowInstant(ctx));
+}

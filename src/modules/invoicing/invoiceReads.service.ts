@@ -1,0 +1,101 @@
+import { today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { groupBy } from '../../core/collections.ts';
+import type { Page } from '../../core/paging.ts';
+import { assertCustomerExists, customersByIds } from '../customers/index.ts';
+import { invoiceFromRow } from './invoice.ts';
+import type { Invoice } from './invoice.ts';
+import * as repo from './invoice.repository.ts';
+import type { InvoiceFilter, InvoiceRow } from './invoice.repository.ts';
+import { checkedDate } from './invoiceInput.ts';
+
+/**
+ * Invoices with their lines, taxes and customers: a fixed number of statements whatever their number (lines,
+ * taxes and customers, each with one `where ... in`).
+ */
+async function assembleInvoices(ctx: ServiceContext, rows: InvoiceRow[]): Promise<Invoice[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const charges = groupBy(await repo.listCharges(ctx.db, ctx.account.id, ids), (c) => c.invoice_id);
+  const taxes = groupBy(await repo.listTaxes(ctx.db, ctx.account.id, ids), (t) => t.invoice_id);
+  const customers = await customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]);
+  const on = today(ctx);
+  return rows.map((row) =>
+    invoiceFromRow(
+      row,
+      customers.get(row.customer_id)!,
+      charges.get(row.id) ?? [],
+      taxes.get(row.id) ?? [],
+      on,
+    ),
+  );
+}
+
+/** The invoice's own row, without its lines (404 for an invoice the account cannot see). */
+export async function getInvoiceRow(ctx: ServiceContext, invoiceId: number): Promise<InvoiceRow> {
+  const row = await repo.findInvoice(ctx.db, ctx.account.id, invoiceId);
+  if (!row) throw new NotFoundError('Invoice', invoiceId);
+  return row;
+}
+
+export async function getInvoice(ctx: ServiceContext, invoiceId: number): Promise<Invoice> {
+  return (await assembleInvoices(ctx, [await getInvoiceRow(ctx, invoiceId)]))[0]!;
+}
+
+export interface InvoiceListFilter {
+  /** Wire dates (spec: startDate and endDate, inclusive bounds on InvoiceDate). */
+  startDate?: string;
+  endDate?: string;
+}
+
+export async function listInvoices(
+  ctx: ServiceContext,
+  page: Page,
+  filter: InvoiceListFilter = {},
+): Promise<Invoice[]> {
+  const problems: FieldProblem[] = [];
+  const dates: InvoiceFilter = {};
+  const from = checkedDate(ctx, filter.startDate, 'startDate', problems);
+  const to = checkedDate(ctx, filter.endDate, 'endDate', problems);
+  if (from) dates.from = from;
+  if (to) dates.to = to;
+  if (dates.from && dates.to && dates.from > dates.to) {
+    problems.push({ field: 'startDate', message: `must not be after endDate (${dates.from} > ${dates.to})` });
+  }
+  if (problems.length) throw new ValidationError(problems);
+  return assembleInvoices(ctx, await repo.listInvoices(ctx.db, ctx.account.id, page, dates));
+}
+
+export async function listInvoicesOfCustomer(
+  ctx: ServiceContext,
+  customerId: number,
+  page: Page,
+): Promise<Invoice[]> {
+  await assertCustomerExists(ctx, customerId);
+  return assembleInvoices(ctx, await repo.listInvoices(ctx.db, ctx.account.id, page, { customerId }));
+}
+
+/** Each invoice's tax fractions, in the invoice's order of taxes (ids the account cannot see are left out). */
+export async function invoiceTaxPercs(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Map<number, string[]>> {
+  const rows = await repo.listTaxes(ctx.db, ctx.account.id, [...new Set(invoiceIds)]);
+  const percs = new Map<number, string[]>();
+  for (const row of rows) percs.set(row.invoice_id, [...(percs.get(row.invoice_id) ?? []), row.perc]);
+  return percs;
+}
+
+export function countInvoicesOfCustomer(ctx: ServiceContext, customerId: number): Promise<number> {
+  return repo.countInvoicesOfCustomer(ctx.db, ctx.account.id, customerId);
+}
+
+/** How many invoices, of any status, name the payment method (a payment method in use cannot be deleted). */
+export function countInvoicesUsingPaymentMethod(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+): Promise<number> {
+  return repo.countInvoicesUsingPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+}

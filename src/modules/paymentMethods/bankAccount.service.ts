@@ -1,0 +1,299 @@
+import crypto from 'node:crypto';
+import { nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import {
+  ACCOUNT_NUMBER_MAX_DIGITS,
+  ACCOUNT_NUMBER_MIN_DIGITS,
+  ACCOUNT_TYPES,
+  DEBIT_METHODS,
+  accountNumberDigits,
+  accountTypeOf,
+  debitMethodOf,
+  ibanProblem,
+  isValidBic,
+  isValidBranchCode,
+  isValidRoutingNumber,
+  lastFour,
+  normalizeIban,
+} from '../../core/bankAccounts.ts';
+import type { AccountType, DebitMethod } from '../../core/bankAccounts.ts';
+import { optionalText, requiredText } from '../../core/text.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { assertCustomerExists } from '../customers/index.ts';
+import { gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
+import * as repo from './paymentMethod.repository.ts';
+import { insertWithPrimaryRules, readUnopenedPaymentMethod } from './paymentMethod.service.ts';
+import type { PaymentMethod } from './paymentMethod.service.ts';
+
+export interface BankAccountInput {
+  method: string;
+  accountType: string;
+  accountHolder: string;
+  bank: string;
+  accountNumber?: string | null;
+  branchCode?: string | null;
+  routingNumber?: string | null;
+  iban?: string | null;
+  bic?: string | null;
+  emandateToken?: string | null;
+}
+
+export interface AddBankAccountInput {
+  customerId: number;
+  isPrimary: boolean;
+  bankAccount: BankAccountInput;
+}
+
+export interface ValidateBankAccountInput {
+  gatewayId: number;
+  bankAccount: BankAccountInput;
+  customerId?: number | null;
+  paymentMethodType?: string | null;
+}
+
+/** A bank account as stored: clear fields, and the account number and IBAN still to be sealed. */
+interface CheckedBankAccount {
+  debitMethod: DebitMethod;
+  accountType: AccountType;
+  accountHolder: string;
+  bank: string;
+  accountNumber: string | null;
+  branchCode: string | null;
+  routingNumber: string | null;
+  iban: string | null;
+  bic: string | null;
+  emandateToken: string | null;
+}
+
+/**
+ * Spec, Payment methods, bank-account field rules: AccountNumber is not required for sepa; BranchCode may be set
+ * only when the method is neither sepa nor ach; RoutingNumber is required for ach; IBAN and BIC are required for
+ * sepa. Ours besides: debit_order needs AccountNumber and BranchCode, ach needs AccountNumber, and RoutingNumber,
+ * IBAN and BIC belong to their method only. Blank counts as not given. Every problem is reported at once, keyed
+ * by its wire field path (BankAccount.IBAN).
+ */
+function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): CheckedBankAccount {
+  const field = (name: string) => `BankAccount.${name}`;
+  const method = debitMethodOf(input.method);
+  if (!method) {
+    problems.push({ field: field('Method'), message: `must be one of ${DEBIT_METHODS.join(', ')}` });
+  }
+  const accountType = accountTypeOf(input.accountType);
+  if (!accountType) {
+    problems.push({ field: field('AccountType'), message: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
+  }
+  const accountHolder = requiredText(input.accountHolder, field('AccountHolder'), problems);
+  const bank = requiredText(input.bank, field('Bank'), problems);
+
+  const given = {
+    accountNumber: optionalText(input.accountNumber) ?? null,
+    branchCode: optionalText(input.branchCode) ?? null,
+    routingNumber: optionalText(input.routingNumber) ?? null,
+    iban: optionalText(input.iban) ?? null,
+    bic: optionalText(input.bic) ?? null,
+  };
+  const required = (name: string, value: string | null) => {
+    if (value === null) problems.push({ field: field(name), message: `is required for ${method}` });
+    return value !== null;
+  };
+  const refused = (name: string, value: string | null, only: string) => {
+    if (value !== null) problems.push({ field: field(name), message: `is only for ${only}, not ${method}` });
+  };
+
+  let accountNumber: string | null = null;
+  let branchCode: string | null = null;
+  let routingNumber: string | null = null;
+  let iban: string | null = null;
+  let bic: string | null = null;
+  if (method !== 'sepa' && method !== undefined && required('AccountNumber', given.accountNumber)) {
+    accountNumber = accountNumberDigits(given.accountNumber!) ?? null;
+    if (accountNumber === null) {
+      problems.push({
+        field: field('AccountNumber'),
+        message: `must be ${ACCOUNT_NUMBER_MIN_DIGITS} to ${ACCOUNT_NUMBER_MAX_DIGITS} digits (spaces and dashes between groups are allowed)`,
+      });
+    }
+  }
+  if (method === 'debit_order') {
+    if (required('BranchCode', given.branchCode)) {
+      branchCode = given.branchCode;
+      if (!isValidBranchCode(branchCode!)) {
+        problems.push({
+          field: field('BranchCode'),
+          message: 'must be 3 to 20 letters and digits (spaces and dashes between groups are allowed)',
+        });
+      }
+    }
+  } else if (method) {
+    // Spec: BranchCode may be set only when the method is neither sepa nor ach.
+    refused('BranchCode', given.branchCode, 'debit_order');
+  }
+  if (method === 'ach') {
+    // Spec: RoutingNumber is required for ach.
+    if (required('RoutingNumber', given.routingNumber)) {
+      routingNumber = given.routingNumber!.replace(/[\s-]/g, '');
+      if (!isValidRoutingNumber(routingNumber)) {
+        problems.push({ field: field('RoutingNumber'), message: 'is not a valid ABA routing number' });
+      }
+    }
+  } else if (method) {
+    refused('RoutingNumber', given.routingNumber, 'ach');
+  }
+  if (method === 'sepa') {
+    // Spec: IBAN and BIC are required for sepa.
+    if (required('IBAN', given.iban)) {
+      iban = normalizeIban(given.iban!);
+      const problem = ibanProblem(iban);
+      if (problem) problems.push({ field: field('IBAN'), message: problem });
+    }
+    if (required('BIC', given.bic)) {
+      bic = given.bic!.replace(/\s+/g, '').toUpperCase();
+      if (!isValidBic(bic)) {
+        problems.push({
+          field: field('BIC'),
+          message: 'must be a BIC: 8 or 11 letters and digits (e.g. DEUTDEFF)',
+        });
+      }
+    }
+  } else if (method) {
+    refused('IBAN', given.iban, 'sepa');
+    refused('BIC', given.bic, 'sepa');
+  }
+  return {
+    debitMethod: method ?? 'debit_order',
+    accountType: accountType ?? 'Savings',
+    accountHolder,
+    bank,
+    accountNumber,
+    branchCode,
+    routingNumber,
+    iban,
+    bic,
+    emandateToken: optionalText(input.emandateToken) ?? null,
+  };
+}
+
+/** The bank-account columns of a checked account, the account number and IBAN sealed. */
+function bankAccountColumns(ctx: ServiceContext, account: CheckedBankAccount) {
+  return {
+    // The last four of what identifies the account: its IBAN for sepa, else its number.
+    last_four: lastFour(account.iban ?? account.accountNumber ?? ''),
+    debit_method: account.debitMethod,
+    account_type: account.accountType,
+    account_holder: account.accountHolder,
+    bank: account.bank,
+    account_number_sealed: account.accountNumber === null ? null : ctx.secrets.seal(account.accountNumber),
+    branch_code: account.branchCode,
+    iban_sealed: account.iban === null ? null : ctx.secrets.seal(account.iban),
+    bic: account.bic,
+    routing_number: account.routingNumber,
+    emandate_token: account.emandateToken,
+  };
+}
+
+/** A token of our own for a method no gateway vault keeps (bank accounts). */
+function ownToken(): string {
+  return `pm_${crypto.randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * POST /v1/paymentmethods/bankaccount. The account number and IBAN are sealed at rest. Spec: a bank account is
+ * isValid false on add (nothing has proved it yet).
+ */
+export async function addBankAccount(
+  ctx: ServiceContext,
+  input: AddBankAccountInput,
+): Promise<PaymentMethod> {
+  const problems: FieldProblem[] = [];
+  const account = checkedBankAccount(input.bankAccount, problems);
+  if (problems.length) throw new ValidationError(problems);
+  await assertCustomerExists(ctx, input.customerId);
+  const now = nowInstant(ctx);
+  const id = await insertWithPrimaryRules(
+    ctx,
+    {
+      account_id: ctx.account.id,
+      customer_id: input.customerId,
+      gateway_id: null,
+      method_type: 'bank_account',
+      token: ownToken(),
+      is_valid: false,
+      ...bankAccountColumns(ctx, account),
+      created_at: now,
+      updated_at: now,
+    },
+    input.isPrimary,
+  );
+  return readUnopenedPaymentMethod(ctx, id);
+}
+
+/**
+ * PUT /v1/paymentmethods/bankaccount/{id}: the same body as the add, replacing the bank details. The method stays
+ * with its customer (a different customerID is a 422) and keeps its token. Changed details are unproven again, so
+ * isValid becomes false. isPrimary true makes it primary; false changes nothing (a customer with methods always
+ * has a primary: move it by making another one primary).
+ */
+export async function editBankAccount(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+  input: AddBankAccountInput,
+): Promise<void> {
+  const current = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+  if (!current) throw new NotFoundError('Payment method', paymentMethodId);
+  if (current.method_type !== 'bank_account') {
+    throw ValidationError.field(
+      'paymentMethodID',
+      `payment method ${paymentMethodId} is a credit card; only bank accounts are edited here`,
+      'not_a_bank_account',
+    );
+  }
+  const problems: FieldProblem[] = [];
+  const account = checkedBankAccount(input.bankAccount, problems);
+  if (input.customerId !== current.customer_id) {
+    await assertCustomerExists(ctx, input.customerId);
+    problems.push({
+      field: 'customerID',
+      message: `cannot change (it is ${current.customer_id}); add the account to the other customer instead`,
+    });
+  }
+  if (problems.length) throw new ValidationError(problems);
+  const now = nowInstant(ctx);
+  await ctx.db.transaction().execute(async (trx) => {
+    if (input.isPrimary) await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
+    const updated = await repo.updateBankAccount(trx, ctx.account.id, paymentMethodId, {
+      ...bankAccountColumns(ctx, account),
+      is_valid: false,
+      updated_at: now,
+    });
+    if (!updated) throw new NotFoundError('Payment method', paymentMethodId);
+    if (input.isPrimary) {
+      await repo.setPrimaryPaymentMethod(trx, ctx.account.id, current.customer_id, paymentMethodId, now);
+    }
+  });
+}
+
+/**
+ * POST /v1/ValidateBankAccount/{gatewayID}: checks a bank account's details as an add would, for a gateway that
+ * takes bank accounts. It checks the format only (checksums, lengths, the method's required fields) and changes
+ * nothing stored: the spec does not say that it touches isValid, and no stored method is named.
+ */
+export async function validateBankAccount(
+  ctx: ServiceContext,
+  input: ValidateBankAccountInput,
+): Promise<void> {
+  const gateway = await getGateway(ctx, input.gatewayId);
+  const problems: FieldProblem[] = [];
+  if (!isGatewayUsable(gateway)) {
+    problems.push({ field: 'gatewayID', message: `gateway ${gateway.id} is disabled or retired` });
+  } else if (!gatewayAccepts(gateway, 'bank_account')) {
+    problems.push({ field: 'gatewayID', message: `gateway ${gateway.id} does not take bank accounts` });
+  }
+  const type = optionalText(input.paymentMethodType);
+  if (type && type !== 'bank_account') {
+    problems.push({ field: 'PaymentMethodType', message: 'must be bank_account (or left out)' });
+  }
+  checkedBankAccount(input.bankAccount, problems);
+  if (problems.length) throw new ValidationError(problems);
+  if (input.customerId != null) await assertCustomerExists(ctx, input.customerId);
+}

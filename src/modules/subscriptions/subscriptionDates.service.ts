@@ -1,0 +1,140 @@
+import { nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { boundary } from '../../core/periods.ts';
+import type { Term } from '../../core/periods.ts';
+import { BillingInvariantError, trialEndOf } from '../../core/subscriptionBilling.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import * as repo from './subscription.repository.ts';
+import {
+  billedPeriodNow,
+  billIfDue,
+  changeSubscription,
+  scheduledInvoiceDate,
+  timelineFor,
+} from './subscriptionEditing.ts';
+import { readDate } from './subscriptionInput.ts';
+import { anchorDateOf } from './subscriptionTimeline.ts';
+import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import { usagePeriodAt } from './usagePeriods.ts';
+
+type DateColumns = Partial<
+  Pick<SubscriptionRow, 'start_date' | 'end_date' | 'trial_end_date' | 'anchor_date'>
+>;
+
+/**
+ * Runs `change`, which checks the new dates and moves the usage they reshape, then saves the dates with the next
+ * invoice date they lead to, and bills at once what became due once they have committed.
+ */
+async function changeDates(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  change: (tctx: ServiceContext, row: SubscriptionRow, today: PlainDate) => Promise<DateColumns>,
+): Promise<void> {
+  const nextInvDate = await changeSubscription(ctx, subscriptionId, async (tctx, row, today) => {
+    const dates = await change(tctx, row, today);
+    const unbilled = await repo.listUnbilledUsageOf(tctx.db, ctx.account.id, row.id);
+    const next = scheduledInvoiceDate(timelineFor(ctx, { ...row, ...dates }), unbilled, today);
+    await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
+      ...dates,
+      next_inv_date: next,
+      updated_at: nowInstant(ctx),
+    });
+    return next;
+  });
+  await billIfDue(ctx, subscriptionId, nextInvDate);
+}
+
+/**
+ * Public notes: changestartdate. Only while nothing has been billed (after that the periods billed are fixed):
+ * the trial's end, the billing anchor and the next invoice date follow the new start, and usage recorded for the
+ * first period moves with it.
+ */
+export async function changeStartDate(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  startText: string,
+): Promise<void> {
+  await changeDates(ctx, subscriptionId, async (tctx, row) => {
+    if (row.period_count > 0 || row.last_inv_date !== null || Boolean(row.setup_billed)) {
+      throw new ConflictError(
+        'subscription_billed',
+        `Subscription ${row.id} has been billed; its StartDate can no longer change`,
+      );
+    }
+    const problems: FieldProblem[] = [];
+    const startDate = readDate(ctx, startText, 'StartDate', problems);
+    if (startDate && row.end_date && row.end_date <= startDate) {
+      problems.push({ field: 'StartDate', message: `must be before EndDate (${row.end_date})` });
+    }
+    const term = { count: row.term, unit: row.term_type as Term['unit'] };
+    if (startDate && row.is_pro_rata && row.first_prorata_sync_date) {
+      const latest = boundary(startDate, term, 1);
+      if (row.first_prorata_sync_date <= startDate || row.first_prorata_sync_date > latest) {
+        problems.push({
+          field: 'StartDate',
+          message: `must leave firstProrataSyncDate (${row.first_prorata_sync_date}) after it and at most one term after it`,
+        });
+      }
+    }
+    if (problems.length > 0 || !startDate) throw new ValidationError(problems);
+
+    const trialEndDate = trialEndOf(startDate, row.trial_period, row.trial_period_type);
+    const dates = {
+      start_date: startDate,
+      trial_end_date: trialEndDate,
+      anchor_date: anchorDateOf({ ...row, start_date: startDate }, trialEndDate),
+    };
+    const before = usagePeriodAt(timelineFor(ctx, row), null, row.start_date);
+    const after = usagePeriodAt(timelineFor(ctx, { ...row, ...dates }), null, startDate);
+    if (before && after) await repo.moveUnbilledUsage(tctx.db, ctx.account.id, row.id, before.start, after);
+    return dates;
+  });
+}
+
+/**
+ * Public notes: changeenddate; null clears the EndDate. The new EndDate is not before today nor on or before the
+ * StartDate. A period already billed past the new end stays billed as it was (no credit is made here). Once the
+ * last period has been billed short to the old EndDate, the subscription cannot be lengthened: its next period
+ * would not start on its billing cycle.
+ */
+export async function changeEndDate(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  endText: string | null,
+): Promise<void> {
+  await changeDates(ctx, subscriptionId, async (tctx, row, today) => {
+    const problems: FieldProblem[] = [];
+    const endDate = endText === null ? null : readDate(ctx, endText, 'EndDate', problems);
+    if (endDate && endDate < today)
+      problems.push({ field: 'EndDate', message: `must not be before today (${today})` });
+    else if (endDate && endDate <= row.start_date) {
+      problems.push({ field: 'EndDate', message: `must be after StartDate (${row.start_date})` });
+    }
+    if (problems.length > 0 || endDate === undefined) throw new ValidationError(problems);
+
+    const before = timelineFor(ctx, row);
+    const after = timelineFor(ctx, { ...row, end_date: endDate });
+    if (row.next_renew_date && (endDate === null || endDate > row.next_renew_date)) {
+      try {
+        usagePeriodAt(after, null, row.next_renew_date);
+      } catch (error) {
+        if (!(error instanceof BillingInvariantError)) throw error;
+        throw new ConflictError(
+          'subscription_billed_to_end',
+          `Subscription ${row.id} was billed to its EndDate (${row.end_date}) with a short last period; ` +
+            'it cannot be lengthened (subscribe the customer again instead)',
+        );
+      }
+    }
+    // Usage recorded in the current period moves with the period's new end (cut short, or lengthened again).
+    const billed = await billedPeriodNow(tctx, row, today);
+    const oldPeriod = usagePeriodAt(before, billed, today);
+    const newPeriod = usagePeriodAt(after, billed, today);
+    if (oldPeriod && newPeriod && oldPeriod.start === newPeriod.start && oldPeriod.end !== newPeriod.end) {
+      await repo.moveUnbilledUsage(tctx.db, ctx.account.id, row.id, oldPeriod.start, newPeriod);
+    }
+    return { end_date: endDate };
+  });
+}

@@ -1,0 +1,124 @@
+import { today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { NotFoundError } from '../../errors.ts';
+import type { Page } from '../../core/paging.ts';
+import type { SubscriptionStatus } from '../../core/subscriptionBilling.ts';
+import { assertCustomerExists } from '../customers/index.ts';
+import * as repo from './subscription.repository.ts';
+import type { SubscriptionView } from './subscription.repository.ts';
+import { statusOf } from './subscriptionTimeline.ts';
+
+/** A component on a subscription with the units recorded in the current usage period. */
+export interface SubscriptionComponent {
+  componentId: number;
+  componentVersionId: number;
+  componentVersionNo: number;
+  /** Exact decimal; "0" when nothing is recorded in the period. */
+  numUnits: string;
+  memo: string | null;
+  isSetUnits: boolean;
+}
+
+export interface Subscription {
+  view: SubscriptionView;
+  status: SubscriptionStatus;
+  isCancelled: boolean;
+  isExpired: boolean;
+  isFutureChange: boolean;
+  components: SubscriptionComponent[];
+}
+
+/** Subscriptions with their components and current usage: three statements for a whole page. */
+async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise<Subscription[]> {
+  if (views.length === 0) return [];
+  const on = today(ctx);
+  const ids = views.map((v) => v.id);
+  const components = await repo.listComponents(ctx.db, ctx.account.id, ids);
+  const usage = await repo.listUsageEndingAfter(ctx.db, ctx.account.id, ids, on);
+  return views.map((view) => {
+    // The period shown is today's, or the first one for a subscription that has not started.
+    const day = view.start_date > on ? view.start_date : on;
+    const current = usage.filter(
+      (u) => u.subscription_id === view.id && u.period_start <= day && day < u.period_end,
+    );
+    const cancelled = view.cancel_date !== null && view.cancel_date <= on;
+    return {
+      view,
+      status: statusOf(view, on),
+      isCancelled: cancelled,
+      isExpired: view.end_date !== null && view.end_date <= on,
+      isFutureChange: view.pending_change !== null || (view.cancel_date !== null && !cancelled),
+      components: components
+        .filter((c) => c.subscription_id === view.id)
+        .map((c) => {
+          const row = current.find((u) => u.component_id === c.component_id);
+          return {
+            componentId: c.component_id,
+            componentVersionId: c.component_version_id,
+            componentVersionNo: c.version_no,
+            numUnits: row?.num_units ?? '0',
+            memo: row?.memo ?? null,
+            isSetUnits: Boolean(row?.is_set_units),
+          };
+        }),
+    };
+  });
+}
+
+export async function getSubscription(ctx: ServiceContext, subscriptionId: number): Promise<Subscription> {
+  const view = await repo.findSubscriptionView(ctx.db, ctx.account.id, subscriptionId);
+  if (!view) throw new NotFoundError('Subscription', subscriptionId);
+  return (await assemble(ctx, [view]))[0]!;
+}
+
+export async function listSubscriptions(ctx: ServiceContext, page: Page): Promise<Subscription[]> {
+  return assemble(ctx, await repo.listSubscriptionViews(ctx.db, ctx.account.id, page));
+}
+
+export async function listCustomerSubscriptions(
+  ctx: ServiceContext,
+  customerId: number,
+  page: Page,
+): Promise<Subscription[]> {
+  await assertCustomerExists(ctx, customerId);
+  return assemble(ctx, await repo.listSubscriptionViews(ctx.db, ctx.account.id, page, customerId));
+}
+
+// Counting, for the catalogue and customers.
+
+/** Spec, Package version SubscriptionCount: subscriptions in force on each version today, future ones included. */
+export function countLiveSubscriptionsByPackageVersion(
+  ctx: ServiceContext,
+  versionIds: number[],
+): Promise<Map<number, number>> {
+  return repo.countBy(ctx.db, ctx.account.id, 'package_version_id', versionIds, today(ctx));
+}
+
+/** Every subscription on each version, ended ones included: they still refer to the version. */
+export function countSubscriptionsByPackageVersion(
+  ctx: ServiceContext,
+  versionIds: number[],
+): Promise<Map<number, number>> {
+  return repo.countBy(ctx.db, ctx.account.id, 'package_version_id', versionIds);
+}
+
+/** Customer ActiveSubs: subscriptions not cancelled or expired today (future and trial ones included). */
+export function countLiveSubscriptionsByCustomer(
+  ctx: ServiceContext,
+  customerIds: number[],
+): Promise<Map<number, number>> {
+  return repo.countBy(ctx.db, ctx.account.id, 'customer_id', customerIds, today(ctx));
+}
+
+/** Every subscription of the customer, ended ones included. */
+export async function countSubscriptionsOfCustomer(ctx: ServiceContext, customerId: number): Promise<number> {
+  return (await repo.countBy(ctx.db, ctx.account.id, 'customer_id', [customerId])).get(customerId) ?? 0;
+}
+
+/** Subscriptions carrying a component, or one version of it, ended ones included. */
+export function countSubscriptionsWithComponent(
+  ctx: ServiceContext,
+  by: { componentId: number } | { componentVersionId: number },
+): Promise<number> {
+  return repo.countWithComponent(ctx.db, ctx.account.id, by);
+}

@@ -1,0 +1,65 @@
+import type { ServiceContext } from '../context.ts';
+import type {
+  Invoice,
+  InvoiceApplied,
+  InvoiceWithFigures,
+  NegativeAdjustmentApplied,
+  PaymentApplied,
+} from '../modules/invoicing/index.ts';
+import { allocationsToTargets } from '../modules/ledger/index.ts';
+import type { Allocation } from '../modules/ledger/index.ts';
+import { withCustomerFigures } from './customers.view.ts';
+
+function appliedTo(invoiceId: number, allocations: readonly Allocation[]): InvoiceApplied {
+  const paymentsApplied: PaymentApplied[] = [];
+  const negativeAdjustmentsApplied: NegativeAdjustmentApplied[] = [];
+  for (const a of allocations) {
+    if (a.sourceType === 'payment') {
+      paymentsApplied.push({
+        allocationId: a.id,
+        invoiceId,
+        paymentId: a.sourceId,
+        amountMinor: a.amountMinor,
+      });
+    } else {
+      negativeAdjustmentsApplied.push({
+        allocationId: a.id,
+        invoiceId,
+        negativeAdjustmentId: a.sourceType === 'adjustment' ? a.sourceId : 0,
+        creditNoteId: a.sourceType === 'credit_note' ? a.sourceId : 0,
+        amountMinor: a.amountMinor,
+      });
+    }
+  }
+  return { paymentsApplied, negativeAdjustmentsApplied };
+}
+
+/**
+ * Invoices as the API shows them: with PaymentsApplied and NegativeAdjustmentsApplied (allocations, which the
+ * ledger owns) and their customers' figures. A fixed number of statements for the whole page; none for the
+ * allocations of unsaved invoices (previews), which have none.
+ */
+export async function withInvoiceFigures(
+  ctx: ServiceContext,
+  invoices: readonly Invoice[],
+): Promise<InvoiceWithFigures[]> {
+  if (invoices.length === 0) return [];
+  const customers = new Map(invoices.map((invoice) => [invoice.customer.row.id, invoice.customer]));
+  const withFigures = new Map(
+    (await withCustomerFigures(ctx, [...customers.values()])).map((customer) => [customer.row.id, customer]),
+  );
+  const storedIds = invoices.flatMap((invoice) => (invoice.id === null ? [] : [invoice.id]));
+  const allocations =
+    storedIds.length > 0 ? await allocationsToTargets(ctx, 'invoice', storedIds) : new Map();
+  return invoices.map((invoice) => ({
+    ...invoice,
+    customer: withFigures.get(invoice.customer.row.id)!,
+    ...(invoice.id === null
+      ? { paymentsApplied: [], negativeAdjustmentsApplied: [] }
+      : appliedTo(invoice.id, allocations.get(invoice.id) ?? [])),
+  }));
+}
+
+export async function invoiceWithFigures(ctx: ServiceContext, invoice: Invoice): Promise<InvoiceWithFigures> {
+  return (await withInvoiceFigures(ctx, [invoice]))[0]!;
+}

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/modules/auth/index.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+const FIELDS = [
+  'accountID',
+  'Name',
+  'TimeZone',
+  'CurrencyCode',
+  'isTest',
+  'TestClockDate',
+  'InvoiceDueDays',
+  'InvoiceNotes',
+  'InvoiceTerms',
+];
+
+async function readAccount(as: TestAccount) {
+  const res = await as.request('GET', '/v1/account');
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+async function put(as: TestAccount, body: unknown) {
+  return as.request('PUT', '/v1/account', { body });
+}
+
+describe('GET /v1/account', () => {
+  it("returns the caller's account with its defaults", async () => {
+    const account = await readAccount(t);
+    expect(Object.keys(account).sort()).toEqual([...FIELDS].sort());
+    expect(account).toEqual({
+      accountID: t.accountId,
+      Name: 'Test Account',
+      TimeZone: 'UTC',
+      CurrencyCode: 'USD',
+      isTest: false,
+      TestClockDate: null,
+      InvoiceDueDays: 0,
+      InvoiceNotes: null,
+      InvoiceTerms: null,
+    });
+  });
+
+  it('shows a test account and its clock as an ISO instant', async () => {
+    const created = await createAccount(
+      t.service.storage.db,
+      { now: () => new Date('2031-05-06T07:08:09.123Z') },
+      { name: 'Sandbox', timeZone: 'Africa/Johannesburg', currencyCode: 'ZAR', isTest: true },
+    );
+    const res = await t.request('GET', '/v1/account', {
+      auth: { accountId: created.account.id, apiKey: created.apiKey },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      accountID: created.account.id,
+      Name: 'Sandbox',
+      TimeZone: 'Africa/Johannesburg',
+      CurrencyCode: 'ZAR',
+      isTest: true,
+      TestClockDate: '2031-05-06T07:08:09.123Z',
+    });
+  });
+
+  it('answers 401 without credentials', async () => {
+    const res = await t.request('GET', '/v1/account', { auth: false });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+  });
+});
+
+describe('PUT /v1/account', () => {
+  let account: TestAccount;
+  beforeAll(async () => {
+    account = await t.newAccount('Settings');
+  });
+
+  it('changes the settings sent and keeps the others', async () => {
+    const res = await put(account, {
+      TimeZone: 'Africa/Johannesburg',
+      InvoiceDueDays: 30,
+      InvoiceNotes: '  Thank you for your business.  ',
+      InvoiceTerms: 'Payable within 30 days.',
+    });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(await readAccount(account)).toMatchObject({
+      Name: 'Settings',
+      TimeZone: 'Africa/Johannesburg',
+      CurrencyCode: 'USD',
+      InvoiceDueDays: 30,
+      InvoiceNotes: 'Thank you for your business.',
+      InvoiceTerms: 'Payable within 30 days.',
+    });
+
+    expect((await put(account, { InvoiceDueDays: 7 })).status).toBe(204);
+    expect(await readAccount(account)).toMatchObject({
+      TimeZone: 'Africa/Johannesburg',
+      InvoiceDueDays: 7,
+      InvoiceNotes: 'Thank you for your business.',
+      InvoiceTerms: 'Payable within 30 days.',
+    });
+  });
+
+  it('clears notes and terms sent as null or blank', async () => {
+    await put(account, { InvoiceNotes: 'Notes', InvoiceTerms: 'Terms' });
+    expect((await put(account, { InvoiceNotes: null, InvoiceTerms: '   ' })).status).toBe(204);
+    expect(await readAccount(account)).toMatchObject({ InvoiceNotes: null, InvoiceTerms: null });
+  });
+
+  it('accepts the bounds of InvoiceDueDays', async () => {
+    for (const days of [0, 3650]) {
+      expect((await put(account, { InvoiceDueDays: days })).status).toBe(204);
+      expect((await readAccount(account)).InvoiceDueDays).toBe(days);
+    }
+  });
+
+  it('accepts an edit with no body as an edit of nothing', async () => {
+    const before = await readAccount(account);
+    expect((await account.request('PUT', '/v1/account')).status).toBe(204);
+    expect((await put(account, {})).status).toBe(204);
+    expect(await readAccount(account)).toEqual(before);
+  });
+
+  it('ignores fields it does not change (a whole account read back is accepted)', async () => {
+    const before = await readAccount(account);
+    const res = await put(account, { ...before, Name: 'Renamed', isTest: true, InvoiceDueDays: 14 });
+    expect(res.status).toBe(204);
+    expect(await readAccount(account)).toEqual({ ...before, InvoiceDueDays: 14 });
+  });
+
+  it.each([
+    ['an unknown TimeZone', { TimeZone: 'Mars/Olympus_Mons' }, 'TimeZone'],
+    ['an empty TimeZone', { TimeZone: '' }, 'TimeZone'],
+    ['a null TimeZone', { TimeZone: null }, 'TimeZone'],
+    ['InvoiceDueDays below 0', { InvoiceDueDays: -1 }, 'InvoiceDueDays'],
+    ['InvoiceDueDays above 3650', { InvoiceDueDays: 3651 }, 'InvoiceDueDays'],
+    ['a fractional InvoiceDueDays', { InvoiceDueDays: 1.5 }, 'InvoiceDueDays'],
+    ['InvoiceDueDays as text', { InvoiceDueDays: '30' }, 'InvoiceDueDays'],
+    ['a null InvoiceDueDays', { InvoiceDueDays: null }, 'InvoiceDueDays'],
+    ['InvoiceNotes over 10 000 characters', { InvoiceNotes: 'x'.repeat(10_001) }, 'InvoiceNotes'],
+    ['a number for InvoiceTerms', { InvoiceTerms: 42 }, 'InvoiceTerms'],
+  ])('refuses %s with 422 naming the field and changes nothing', async (_label, bad, field) => {
+    const before = await readAccount(account);
+    const res = await put(account, { InvoiceNotes: 'would change', ...bad });
+    expect(res.status).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    expect(await readAccount(account)).toEqual(before);
+  });
+
+  it('lists every invalid field at once', async () => {
+    const res = await put(account, { TimeZone: '', InvoiceDueDays: 99999, InvoiceTerms: 42 });
+    expect(res.status).toBe(422);
+    expect(res.body.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'InvoiceDueDays',
+      'InvoiceTerms',
+      'TimeZone',
+    ]);
+  });
+
+  it('answers 400 for a malformed body', async () => {
+    const res = await account.request('PUT', '/v1/account', { rawBody: '{"TimeZone":' });
+    expect(res.status).toBe(400);
+  });
+
+  it("changes only the caller's account", async () => {
+    const mine = await t.newAccount('Mine');
+    const theirs = await t.newAccount('Theirs');
+    const theirsBefore = await readAccount(theirs);
+    expect((await put(mine, { TimeZone: 'Asia/Tokyo', InvoiceDueDays: 5 })).status).toBe(204);
+    expect(await readAccount(theirs)).toEqual(theirsBefore);
+    expect(await readAccount(mine)).toMatchObject({ TimeZone: 'Asia/Tokyo', InvoiceDueDays: 5 });
+  });
+
+  it('a new time zone is the one later requests read dates in', async () => {
+    const zoned = await t.newAccount('Zoned');
+    expect((await put(zoned, { TimeZone: 'Africa/Johannesburg' })).status).toBe(204);
+    const res = await zoned.request('POST', '/v1/customers', {
+      body: { Name: 'Ada', StatementDate: '05 Mar 2027' },
+    });
+    expect(res.status).toBe(201);
+    // Midnight of 5 March in Johannesburg (UTC+2) is 22:00 UTC the day before.
+    expect(res.body.StatementDate).toBe('2027-03-04T22:00:00.000Z');
+  });
+});

@@ -1,0 +1,149 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { killAll, killTransient, runCli } from '../helpers/cli.ts';
+
+// Configuration is read from the environment alone; nothing here touches a database.
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('defaults to port 8080 on loopback and an SQLite file in DATA_DIR', () => {
+    const config = loadConfig({ DATA_DIR: '/srv/billing' });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: '/srv/billing',
+      database: { dialect: 'sqlite', file: path.join('/srv/billing', 'billing.sqlite') },
+      smtpUrl: undefined,
+      encryptionKey: undefined,
+      logLevel: 'info',
+    });
+    expect(config.workerIntervalMs).toBeGreaterThan(0);
+    expect(config.bodyLimitBytes).toBeGreaterThan(0);
+  });
+
+  it('puts the data directory under the working directory when DATA_DIR is unset', () => {
+    const config = loadConfig({});
+    expect(config.dataDir).toBe(path.resolve('data'));
+    expect(config.database).toEqual({
+      dialect: 'sqlite',
+      file: path.join(path.resolve('data'), 'billing.sqlite'),
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    const config = loadConfig({ PORT: '', HOST: '', DATABASE_URL: '', SMTP_URL: '', DATA_DIR: '/d' });
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', smtpUrl: undefined });
+    expect(config.database).toEqual({ dialect: 'sqlite', file: path.join('/d', 'billing.sqlite') });
+  });
+
+  it('reads every setting it is given', () => {
+    const key = crypto.randomBytes(32).toString('base64');
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/d',
+      SMTP_URL: 'smtps://user:pass@mail.example.com:465',
+      ENCRYPTION_KEY: key,
+      LOG_LEVEL: 'debug',
+      WORKER_INTERVAL_MS: '250',
+      BODY_LIMIT_BYTES: '2048',
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      smtpUrl: 'smtps://user:pass@mail.example.com:465',
+      encryptionKey: key,
+      logLevel: 'debug',
+      workerIntervalMs: 250,
+      bodyLimitBytes: 2048,
+    });
+  });
+
+  it('parses sqlite: and postgres:// database URLs', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/x/y.db' }).database).toEqual({
+      dialect: 'sqlite',
+      file: '/x/y.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:///x/y.db' }).database).toEqual({
+      dialect: 'sqlite',
+      file: '/x/y.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:./rel/y.db' }).database).toEqual({
+      dialect: 'sqlite',
+      file: './rel/y.db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      dialect: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u:p@h:5433/db?sslmode=require' }).database).toEqual({
+      dialect: 'postgres',
+      url: 'postgresql://u:p@h:5433/db?sslmode=require',
+    });
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['SMTP_URL', 'http://x'],
+    ['ENCRYPTION_KEY', 'short'],
+    ['LOG_LEVEL', 'loud'],
+    ['WORKER_INTERVAL_MS', '0'],
+    ['BODY_LIMIT_BYTES', 'lots'],
+  ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
+    const error = configError({ DATA_DIR: '/d', [name]: value });
+    expect(error.message).toMatch(new RegExp(`^${name}\\b`));
+  });
+
+  it('does not repeat database credentials in its error message', () => {
+    const error = configError({ DATABASE_URL: 'mysql://admin:s3cret@db.example.com/billing' });
+    expect(error.message).toMatch(/^DATABASE_URL/);
+    expect(error.message).not.toContain('s3cret');
+    for (const env of [
+      { DATABASE_URL: 'postgres://user:s3cret@ho st/db' },
+      { SMTP_URL: 'mailto://u:s3cret@mail.example.com' },
+    ]) {
+      expect(configError(env).message).not.toContain('s3cret');
+    }
+  });
+});
+
+describe('the CLI with a bad configuration', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-config-'));
+  afterEach(() => killTransient());
+  afterAll(async () => {
+    await killAll();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('exits with code 2 and names the variable on stderr', async () => {
+    const result = await runCli(['serve'], {
+      PORT: 'abc',
+      DATA_DIR: dataDir,
+      DATABASE_URL: `sqlite:${path.join(dataDir, 'unused.sqlite')}`,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Configuration error: PORT .*"abc"/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    // It gave up before touching the database.
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+  });
+});
