@@ -68,13 +68,13 @@ export function paymentLoad(
             customerID: number;
             Ref: string | null;
             Status: string;
-            allocations: { amountApplied: number }[];
+            Allocations: { amountApplied: number }[];
           };
           if (payment.Ref !== ref || payment.customerID !== ledger.sent.get(ref)) ledger.mismatches.push(ref);
           ledger.created.set(ref, {
             paymentId: payment.paymentID,
             customerId: payment.customerID,
-            allocatedMinor: payment.allocations.reduce(
+            allocatedMinor: payment.Allocations.reduce(
               (sum, a) => sum + Math.round(a.amountApplied * 100),
               0,
             ),

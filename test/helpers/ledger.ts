@@ -132,7 +132,7 @@ function paymentView(wire: any): SourceView {
     id: wire.paymentID,
     amountMinor: toMinor(wire.Amount),
     status: wire.Status,
-    allocations: (wire.allocations ?? wire.Allocations).map((a: any) => ({
+    allocations: wire.Allocations.map((a: any) => ({
       allocationId: a.allocationID,
       source: `payment:${wire.paymentID}`,
       target: a.invoiceID ? `invoice:${a.invoiceID}` : `positive:${a.positiveAdjustmentID}`,
@@ -147,7 +147,7 @@ function creditView(wire: any): SourceView {
     id: wire.creditNoteID,
     amountMinor: toMinor(wire.Amount),
     status: wire.Status,
-    allocations: (wire.Allocations ?? wire.allocations ?? []).map((a: any) => ({
+    allocations: wire.Allocations.map((a: any) => ({
       allocationId: a.allocationID,
       source: `credit:${wire.creditNoteID}`,
       target: `invoice:${a.invoiceID}`,

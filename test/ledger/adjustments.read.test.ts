@@ -34,7 +34,7 @@ describe('positive adjustment status', () => {
     expect(adjustment.Status).toBe('Partially Paid');
     expect(adjustment.allocations).toEqual([
       {
-        allocationID: first.allocations[0].allocationID,
+        allocationID: first.Allocations[0].allocationID,
         objectID: first.paymentID,
         amountApplied: 20,
         isAdjustment: false,

@@ -147,7 +147,7 @@ describe('concurrent payments of one customer', () => {
     for (const res of responses) {
       const stored = state.payments.find((p) => p.id === res.body.paymentID)!;
       expect(res.body.Status).toBe(stored.status);
-      expect(res.body.allocations.map((a: any) => a.allocationID)).toEqual(
+      expect(res.body.Allocations.map((a: any) => a.allocationID)).toEqual(
         stored.allocations.map((a) => a.allocationId),
       );
     }
@@ -194,7 +194,7 @@ describe('concurrent payments of one customer', () => {
     expectAllStatus(first, 201, 'POST /v1/payments');
     const earlier = first.map((r) => r.body);
     const lastEarlierAllocation = Math.max(
-      ...earlier.flatMap((p) => p.allocations.map((a: any) => a.allocationID as number)),
+      ...earlier.flatMap((p) => p.Allocations.map((a: any) => a.allocationID as number)),
     );
 
     // Then, all at once: 30 more AutoApply payments; 8 deletions; 4 edits halving each allocation and the amount;
@@ -215,14 +215,14 @@ describe('concurrent payments of one customer', () => {
     const halvedAmount = (p: any) =>
       Math.max(
         halve(minorOf(p.Amount)),
-        p.allocations.reduce((s: number, a: any) => s + halve(minorOf(a.amountApplied)), 0),
+        p.Allocations.reduce((s: number, a: any) => s + halve(minorOf(a.amountApplied)), 0),
       );
     const requests = {
       created: Array.from({ length: 30 }, (_, k) =>
         autoPayment(as, customerId, paymentAmount(k + 20), `m-${k + 20}`),
       ),
       halved: halved.map((p) => {
-        const allocations = p.allocations.map((a: any) => ({
+        const allocations = p.Allocations.map((a: any) => ({
           allocationID: a.allocationID,
           invoiceID: a.invoiceID,
           amountApplied: toWire(halve(minorOf(a.amountApplied))),
@@ -232,7 +232,7 @@ describe('concurrent payments of one customer', () => {
       emptied: emptied.map((p) => put(p, minorOf(p.Amount) + 100, [])),
       onLast: onLast.map((p) =>
         put(p, minorOf(p.Amount) + 100, [
-          ...p.allocations.map((a: any) => ({
+          ...p.Allocations.map((a: any) => ({
             allocationID: a.allocationID,
             invoiceID: a.invoiceID,
             amountApplied: a.amountApplied,
@@ -266,7 +266,7 @@ describe('concurrent payments of one customer', () => {
       expect(
         find(p)!.allocations.map(({ allocationId, amountMinor }) => ({ allocationId, amountMinor })),
       ).toEqual(
-        p.allocations.map((a: any) => ({
+        p.Allocations.map((a: any) => ({
           allocationId: a.allocationID,
           amountMinor: halve(minorOf(a.amountApplied)),
         })),
@@ -282,7 +282,7 @@ describe('concurrent payments of one customer', () => {
       const kept = find(p)!.allocations.filter((a) => a.allocationId <= lastEarlierAllocation);
       // The allocations it had are kept as they were, whether the edit was refused or not.
       expect(kept.map(({ allocationId, amountMinor }) => ({ allocationId, amountMinor }))).toEqual(
-        p.allocations.map((a: any) => ({
+        p.Allocations.map((a: any) => ({
           allocationId: a.allocationID,
           amountMinor: minorOf(a.amountApplied),
         })),
@@ -290,7 +290,7 @@ describe('concurrent payments of one customer', () => {
       if (res.status === 422) {
         expect(res.body.code).toBe('invalid_allocations');
         expect(find(p)!.amountMinor, 'a refused edit changes nothing').toBe(minorOf(p.Amount));
-        expect(find(p)!.allocations).toHaveLength(p.allocations.length);
+        expect(find(p)!.allocations).toHaveLength(p.Allocations.length);
       } else {
         expect(find(p)!.amountMinor).toBe(minorOf(p.Amount) + 100);
         expect(

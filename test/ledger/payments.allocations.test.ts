@@ -23,7 +23,7 @@ describe('Payments rule 1: AutoApply', () => {
     // 60: January's 30 in full, then 30 of February's 40; nothing left for March.
     const payment = await pay(paymentBody(customerId, 60, undefined, { AutoApply: true }));
     expect(payment.Status).toBe('Allocated');
-    expect(payment.allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
       [january.invoiceID, 30],
       [february.invoiceID, 30],
     ]);
@@ -41,7 +41,7 @@ describe('Payments rule 1: AutoApply', () => {
     const finalized = await ok(t, 'GET', `/v1/invoices/${draft.invoiceID}`);
     expect(finalized.invoiceNum).toBeGreaterThan(issued.invoiceNum);
     const payment = await pay(paymentBody(customerId, 25, undefined, { AutoApply: true }));
-    expect(payment.allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
       [issued.invoiceID, 20],
       [draft.invoiceID, 5],
     ]);
@@ -60,7 +60,7 @@ describe('Payments rule 1: AutoApply', () => {
     await newInvoice(eurCustomer, 10, { date: '2026-01-01' });
     const open = await newInvoice(customerId, 10, { date: '2026-02-01' });
     const payment = await pay(paymentBody(customerId, 10, undefined, { AutoApply: true }));
-    expect(payment.allocations.map((a: any) => a.invoiceID)).toEqual([open.invoiceID]);
+    expect(payment.Allocations.map((a: any) => a.invoiceID)).toEqual([open.invoiceID]);
   });
 
   it('ignores the allocations sent with AutoApply, even ones that would be refused', async () => {
@@ -78,7 +78,7 @@ describe('Payments rule 1: AutoApply', () => {
         { AutoApply: true },
       ),
     );
-    expect(payment.allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
       [earliest.invoiceID, 30],
     ]);
     expect((await figures(later.invoiceID)).TotalActualPaid).toBe(0);
@@ -88,7 +88,7 @@ describe('Payments rule 1: AutoApply', () => {
     const customerId = await createCustomer(t);
     const invoice = await newInvoice(customerId, 40);
     const payment = await pay(paymentBody(customerId, 15, undefined, { isAutoApply: true }));
-    expect(payment.allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
       [invoice.invoiceID, 15],
     ]);
   });
@@ -98,7 +98,7 @@ describe('Payments rule 1: AutoApply', () => {
     const invoice = await newInvoice(customerId, 40);
     const payment = await pay(paymentBody(customerId, 100, undefined, { AutoApply: true }));
     expect(payment.Status).toBe('Partial');
-    expect(payment.allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
       [invoice.invoiceID, 40],
     ]);
     // 0 owed − 60 paid and not allocated.
@@ -109,7 +109,7 @@ describe('Payments rule 1: AutoApply', () => {
     const customerId = await createCustomer(t);
     const payment = await pay(paymentBody(customerId, 15, undefined, { AutoApply: true }));
     expect(payment.Status).toBe('Unallocated');
-    expect(payment.allocations).toEqual([]);
+    expect(payment.Allocations).toEqual([]);
   });
 
   it.each([
@@ -137,7 +137,7 @@ describe('Payments rule 2: naming the invoice', () => {
         { invoiceID: byId.invoiceID, invoiceNumber: byNumber.invoiceNum, amountApplied: 10 },
       ]),
     );
-    expect(payment.allocations[0].invoiceID).toBe(byId.invoiceID);
+    expect(payment.Allocations[0].invoiceID).toBe(byId.invoiceID);
     expect((await figures(byNumber.invoiceID)).TotalActualPaid).toBe(0);
   });
 
@@ -153,7 +153,7 @@ describe('Payments rule 2: naming the invoice', () => {
         { invoiceID: 0, invoiceNumber: spell(target.invoiceNum), amountApplied: 10 },
       ]),
     );
-    expect(payment.allocations[0].invoiceID).toBe(target.invoiceID);
+    expect(payment.Allocations[0].invoiceID).toBe(target.invoiceID);
     expect((await figures(target.invoiceID)).TotalActualPaid).toBe(10);
   });
 

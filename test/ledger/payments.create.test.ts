@@ -39,7 +39,7 @@ describe('POST /v1/payments', () => {
       Ref: 'CHQ-1',
       Method: 'cash',
       Status: 'Allocated',
-      allocations: [
+      Allocations: [
         {
           allocationID: expect.any(Number),
           amountApplied: 60.5,
@@ -66,7 +66,7 @@ describe('POST /v1/payments', () => {
       Status: 'Due',
       PaymentsApplied: [
         {
-          allocationID: payment.allocations[0].allocationID,
+          allocationID: payment.Allocations[0].allocationID,
           invoiceID: invoice.invoiceID,
           paymentID: payment.paymentID,
           amountApplied: 60.5,
@@ -111,7 +111,7 @@ describe('POST /v1/payments', () => {
     const invoice = await newInvoice(customerId, 100);
     const payment = await pay(paymentBody(customerId, 50, []));
     expect(payment.Status).toBe('Unallocated');
-    expect(payment.allocations).toEqual([]);
+    expect(payment.Allocations).toEqual([]);
     expect(await figures(invoice.invoiceID)).toMatchObject({
       TotalActualPaid: 0,
       Balance: 100,
@@ -132,7 +132,7 @@ describe('POST /v1/payments', () => {
       paymentBody(customerId, amount, [{ invoiceID: invoice.invoiceID, amountApplied: applied }]),
     );
     expect(payment.Amount).toBe(10.5);
-    expect(payment.allocations[0].amountApplied).toBe(10.5);
+    expect(payment.Allocations[0].amountApplied).toBe(10.5);
     expect((await figures(invoice.invoiceID)).TotalActualPaid).toBe(10.5);
   });
 
@@ -143,7 +143,7 @@ describe('POST /v1/payments', () => {
       ...paymentBody(customerId, 25, undefined),
       Allocations: [{ invoiceID: invoice.invoiceID, AmtAllocated: 25 }],
     });
-    expect(payment.allocations).toMatchObject([{ invoiceID: invoice.invoiceID, amountApplied: 25 }]);
+    expect(payment.Allocations).toMatchObject([{ invoiceID: invoice.invoiceID, amountApplied: 25 }]);
   });
 
   it('accepts a Date as DD Mon YYYY and leaves Memo and Ref null when not sent', async () => {

@@ -19,7 +19,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     const created = await pay(
       paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     const res = await t.request('PUT', `/v1/payments/${created.paymentID}`, {
       body: paymentBody(
         customerId,
@@ -57,7 +57,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
         { invoiceID: b.invoiceID, amountApplied: 20 },
       ]),
     );
-    const [onA, onB] = created.allocations;
+    const [onA, onB] = created.Allocations;
     const url = `/v1/payments/${created.paymentID}`;
 
     // Add 10 to c.
@@ -72,12 +72,12 @@ describe('PUT /v1/payments/{paymentID}', () => {
       ]),
     );
     let payment = await ok(t, 'GET', url);
-    expect(payment.allocations.map((x: any) => [x.invoiceID, x.amountApplied])).toEqual([
+    expect(payment.Allocations.map((x: any) => [x.invoiceID, x.amountApplied])).toEqual([
       [a.invoiceID, 30],
       [b.invoiceID, 20],
       [c.invoiceID, 10],
     ]);
-    const onC = payment.allocations[2];
+    const onC = payment.Allocations[2];
     expect(await figures(c.invoiceID)).toMatchObject({ TotalActualPaid: 10, Balance: 90 });
 
     // Edit a: 30 → 45; keep b and c.
@@ -92,7 +92,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
       ]),
     );
     payment = await ok(t, 'GET', url);
-    expect(payment.allocations.find((x: any) => x.allocationID === onA.allocationID).amountApplied).toBe(45);
+    expect(payment.Allocations.find((x: any) => x.allocationID === onA.allocationID).amountApplied).toBe(45);
     expect(await figures(a.invoiceID)).toMatchObject({ TotalActualPaid: 45, Balance: 55 });
     expect((await figures(a.invoiceID)).PaymentsApplied).toEqual([
       {
@@ -114,7 +114,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
       ]),
     );
     payment = await ok(t, 'GET', url);
-    expect(payment.allocations.map((x: any) => x.allocationID)).toEqual([onA.allocationID, onC.allocationID]);
+    expect(payment.Allocations.map((x: any) => x.allocationID)).toEqual([onA.allocationID, onC.allocationID]);
     expect(payment.Status).toBe('Partial');
     expect(await figures(b.invoiceID)).toMatchObject({
       TotalActualPaid: 0,
@@ -133,7 +133,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     const created = await pay(
       paymentBody(customerId, 40, [{ invoiceID: from.invoiceID, amountApplied: 40 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     await ok(
       t,
       'PUT',
@@ -141,7 +141,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
       paymentBody(customerId, 40, [{ allocationID, invoiceID: to.invoiceID, amountApplied: 40 }]),
     );
     const payment = await ok(t, 'GET', `/v1/payments/${created.paymentID}`);
-    expect(payment.allocations).toEqual([
+    expect(payment.Allocations).toEqual([
       {
         allocationID,
         amountApplied: 40,
@@ -165,7 +165,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
       paymentBody(customerId, 150, [{ invoiceID: invoice.invoiceID, amountApplied: 100 }]),
     );
     expect((await figures(invoice.invoiceID)).Status).toBe('Paid');
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     const url = `/v1/payments/${created.paymentID}`;
     // The 100 it holds is open to it again, and no more.
     await ok(
@@ -195,7 +195,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
       paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
     );
     const before = await figures(invoice.invoiceID);
-    for (const allocationID of [999_999, another.allocations[0].allocationID]) {
+    for (const allocationID of [999_999, another.Allocations[0].allocationID]) {
       expectInvalid(
         await t.request('PUT', `/v1/payments/${mine.paymentID}`, {
           body: paymentBody(customerId, 20, [
@@ -217,7 +217,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     const created = await pay(
       paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     expectInvalid(
       await t.request('PUT', `/v1/payments/${created.paymentID}`, {
         body: paymentBody(customerId, 20, [
@@ -249,7 +249,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     const created = await pay(
       paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     expectInvalid(
       await t.request('PUT', `/v1/payments/${created.paymentID}`, {
         body: paymentBody(customerId, 40, [
@@ -269,7 +269,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     const created = await pay(
       paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     await ok(
       t,
       'PUT',
@@ -296,7 +296,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     );
     expect((await figures(invoice.invoiceID)).TotalActualPaid).toBe(50);
     await ok(t, 'PUT', url, { ...paymentBody(customerId, 50, undefined), Allocations: [] });
-    expect(await ok(t, 'GET', url)).toMatchObject({ Status: 'Unallocated', allocations: [] });
+    expect(await ok(t, 'GET', url)).toMatchObject({ Status: 'Unallocated', Allocations: [] });
     expect(await figures(invoice.invoiceID)).toMatchObject({
       TotalActualPaid: 0,
       Balance: 100,
@@ -310,7 +310,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
     const created = await pay(
       paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     expectInvalid(
       await t.request('PUT', `/v1/payments/${created.paymentID}`, {
         body: paymentBody(

@@ -21,7 +21,7 @@ export const PAYMENT_FIELDS = [
   'Ref',
   'Method',
   'Status',
-  'allocations',
+  'Allocations',
 ].sort();
 
 interface InvoiceOptions {

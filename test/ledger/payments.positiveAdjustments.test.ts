@@ -51,7 +51,7 @@ describe('allocations to positive adjustments', () => {
       paymentBody(customerId, 30, [{ positiveAdjustmentID: adjustmentId, amountApplied: 30 }]),
     );
     expect(payment.Status).toBe('Allocated');
-    expect(payment.allocations).toEqual([
+    expect(payment.Allocations).toEqual([
       {
         allocationID: expect.any(Number),
         amountApplied: 30,
@@ -65,7 +65,7 @@ describe('allocations to positive adjustments', () => {
       Status: 'Partially Paid',
       allocations: [
         {
-          allocationID: payment.allocations[0].allocationID,
+          allocationID: payment.Allocations[0].allocationID,
           objectID: payment.paymentID,
           amountApplied: 30,
           isAdjustment: false,
@@ -122,14 +122,14 @@ describe('allocations to positive adjustments', () => {
     const created = await pay(
       paymentBody(customerId, 30, [{ positiveAdjustmentID: adjustmentId, amountApplied: 30 }]),
     );
-    const allocationID = created.allocations[0].allocationID;
+    const allocationID = created.Allocations[0].allocationID;
     await ok(
       t,
       'PUT',
       `/v1/payments/${created.paymentID}`,
       paymentBody(customerId, 30, [{ allocationID, invoiceID: invoice.invoiceID, amountApplied: 30 }]),
     );
-    expect((await ok(t, 'GET', `/v1/payments/${created.paymentID}`)).allocations).toMatchObject([
+    expect((await ok(t, 'GET', `/v1/payments/${created.paymentID}`)).Allocations).toMatchObject([
       { allocationID, invoiceID: invoice.invoiceID, positiveAdjustmentID: 0 },
     ]);
     expect((await figures(invoice.invoiceID)).TotalActualPaid).toBe(30);
@@ -142,7 +142,7 @@ describe('allocations to positive adjustments', () => {
     await positiveAdjustment(customerId, 80);
     const invoice = await newInvoice(customerId, 100);
     const payment = await pay(paymentBody(customerId, 30, undefined, { AutoApply: true }));
-    expect(payment.allocations.map((a: any) => [a.invoiceID, a.positiveAdjustmentID])).toEqual([
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.positiveAdjustmentID])).toEqual([
       [invoice.invoiceID, 0],
     ]);
   });

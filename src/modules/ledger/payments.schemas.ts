@@ -40,7 +40,7 @@ export const PaymentOut = Type.Object(
     Ref: Nullable(Type.String()),
     Method: Type.String(),
     Status: Type.String({ description: 'Allocated, Partial, Unallocated, Pending or Failed' }),
-    allocations: Type.Array(
+    Allocations: Type.Array(
       Type.Object({
         allocationID: Type.Integer(),
         amountApplied: Type.Number(),

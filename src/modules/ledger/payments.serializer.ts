@@ -18,7 +18,8 @@ export function toPaymentDto(payment: Payment, timeZone: string): PaymentOut {
     Ref: payment.ref,
     Method: payment.method,
     Status: payment.status,
-    allocations: payment.allocations.map((a) => ({
+    // The original service's published payment list answers `Allocations`, as credit notes do (spec-decisions.md).
+    Allocations: payment.allocations.map((a) => ({
       allocationID: a.id,
       amountApplied: amount(a.amountMinor),
       invoiceID: a.targetType === 'invoice' ? a.targetId : 0,
