@@ -2,7 +2,6 @@ import type { PlainDate } from './calendar.ts';
 import type { Term } from './periods.ts';
 import type { Bracket } from './pricing.ts';
 import type {
-  BillingPlan,
   PlannedInvoice,
   PriceTerms,
   SubscriptionTimeline,
@@ -45,17 +44,7 @@ export function subscription(overrides: Partial<SubscriptionTimeline> = {}): Sub
 }
 
 /** The record as the bill run stores it after a plan: what planBilling reads back on the next run. */
-export function afterPlan(timeline: SubscriptionTimeline, plan: BillingPlan): SubscriptionTimeline {
-  return {
-    ...timeline,
-    periodCount: plan.next.periodCount,
-    nextRenewDate: plan.next.nextRenewDate,
-    setupBilled: plan.next.setupBilled,
-    anchorDate: plan.next.anchorDate,
-    terms: plan.next.terms,
-    pendingChange: plan.next.pendingChangeApplied ? null : timeline.pendingChange,
-  };
-}
+export { timelineAfter as afterPlan } from './subscriptionUpcoming.ts';
 
 /** [periodNo, start, end, kind, amountMinor] of each invoice's period. */
 export function periodsOf(invoices: readonly PlannedInvoice[]) {

@@ -18,7 +18,8 @@ import type { Bracket, Scheme } from './pricing.ts';
  *   TrialFee, never the package price. The billing cycle is anchored on the trial's end.
  * - stub: a pro-rated part of a term. With `isProRata` and a `firstProrataSyncDate`, the first period runs from
  *   the start to the sync date and the cycle is anchored on the sync date. A period cut short by the EndDate is
- *   a stub too.
+ *   a stub too, and so is the period from the day a change made now kept the anchor (`offCycleStart`) to the
+ *   cycle's next boundary, its whole term being the cycle's period holding that day; the anchor stays.
  * - term: a whole term of the price in force: [anchor + k × term, anchor + (k+1) × term).
  *
  * Proration, the one rule: a stub is charged price × (days in the stub) / (days in the whole term it is part
@@ -65,6 +66,11 @@ export interface SubscriptionTimeline {
   isProRata: boolean;
   firstProrataSyncDate: PlainDate | null;
   anchorDate: PlainDate;
+  /**
+   * The day a change made now kept the anchor: a period starting that day off the cycle is a stub to the cycle's
+   * next boundary. Any other start off the cycle breaks an invariant.
+   */
+  offCycleStart?: PlainDate | null;
   numDaysBeforeToInv: number;
   /** The day the subscription was created, in the account's time zone: no invoice is dated before it. */
   createdOn: PlainDate;
@@ -143,7 +149,10 @@ function checkTerms(terms: PriceTerms): void {
 
 /** A period's shape when it starts at `start`, under the terms and anchor given. */
 export function periodStartingAt(
-  timeline: Pick<SubscriptionTimeline, 'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate'>,
+  timeline: Pick<
+    SubscriptionTimeline,
+    'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart'
+  >,
   terms: PriceTerms,
   anchorDate: PlainDate,
   start: PlainDate,
@@ -157,13 +166,18 @@ export function periodStartingAt(
     period = { end: sync, kind: 'stub', fullStart: boundary(sync, term, -1), fullEnd: sync };
   } else {
     const k = periodIndexAt(anchorDate, term, start);
-    if (boundary(anchorDate, term, k) !== start) {
+    const cycleStart = boundary(anchorDate, term, k);
+    const end = boundary(anchorDate, term, k + 1);
+    if (cycleStart === start) {
+      period = { end, kind: 'term', fullStart: start, fullEnd: end };
+    } else if (start === timeline.offCycleStart) {
+      // A change made now that kept the anchor: pro-rated over the cycle's period holding the change day.
+      period = { end, kind: 'stub', fullStart: cycleStart, fullEnd: end };
+    } else {
       throw new BillingInvariantError(
         `period start ${start} is not on the billing cycle anchored at ${anchorDate} (${term.count} ${term.unit})`,
       );
     }
-    const end = boundary(anchorDate, term, k + 1);
-    period = { end, kind: 'term', fullStart: start, fullEnd: end };
   }
   // The EndDate cuts the last period short: a term becomes a pro-rated stub; a trial stays a trial.
   if (timeline.endDate && period.end > timeline.endDate) {
@@ -225,6 +239,20 @@ export function invoiceDateOf(
   timeline: Pick<SubscriptionTimeline, 'numDaysBeforeToInv' | 'createdOn'>,
 ): PlainDate {
   return maxDate(addDays(start, -timeline.numDaysBeforeToInv), timeline.createdOn);
+}
+
+/**
+ * The anchor of the periods after `period`: the cycle of a trial or a first pro-rata stub is anchored on its end;
+ * a stub that a change made now cut from the cycle keeps the cycle's anchor (a month-end anchor stays the 31st).
+ */
+export function anchorAfter(
+  period: { start: PlainDate; end: PlainDate; kind: PeriodKind },
+  timeline: Pick<SubscriptionTimeline, 'isProRata' | 'firstProrataSyncDate'>,
+  anchorDate: PlainDate,
+): PlainDate {
+  const firstStub =
+    period.kind === 'stub' && timeline.isProRata && period.end === timeline.firstProrataSyncDate;
+  return period.kind === 'trial' || firstStub ? period.end : anchorDate;
 }
 
 function sameTerm(a: Term, b: Term): boolean {
@@ -322,10 +350,7 @@ export function planBilling(
       anchorDate = periodAnchor;
       pendingChangeApplied = true;
     }
-    // The cycle of a trial or a first stub is anchored on its end.
-    if (period.kind === 'trial' || (period.kind === 'stub' && period.end !== timeline.endDate)) {
-      anchorDate = period.end;
-    }
+    anchorDate = anchorAfter(period, timeline, anchorDate);
     lastRenewDate = period.start;
     lastInvDate = invoiceDate;
     nextStart = period.end;

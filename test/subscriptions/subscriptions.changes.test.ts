@@ -160,13 +160,14 @@ describe('cancelling', () => {
 });
 
 describe('changing the package or term', () => {
-  it('now: credits the unused part, invoices the new terms from today and anchors the cycle there', async () => {
+  it('now with resetBillingAnchor: credits the unused part, invoices a new term from today, anchored there', async () => {
     const { as, customerId, path } = await subscribed();
     const gold = await createPlan(as, { chargePrice: 62 });
     await advance(as, '2026-03-21T10:00:00Z');
     await ok(as, 'PUT', `${path}/changePackage`, {
       packageID: gold.packageId,
       packageRateTermID: gold.rateTermId,
+      resetBillingAnchor: true,
     });
 
     // Unused Mar 21 – Apr 1 of the old 31.00: 11.00. The new term Mar 21 – Apr 21 is 62.00, invoiced today.
@@ -216,7 +217,7 @@ describe('changing the package or term', () => {
     const { as, customerId, path } = await subscribed();
     const gold = await createPlan(as, { chargePrice: 62 });
     await advance(as, '2026-03-21T10:00:00Z');
-    const body = { packageID: gold.packageId, packageRateTermID: gold.rateTermId };
+    const body = { packageID: gold.packageId, packageRateTermID: gold.rateTermId, resetBillingAnchor: true };
     const previewed = await ok(as, 'PUT', `${path}/changePackage?preview=true`, body, 200);
     expect(previewed.Credits.map((c: any) => c.Amount)).toEqual([11]);
     expect(previewed.Invoices.map((i: any) => [i.Total, i.invoiceNum])).toEqual([[62, 2]]);

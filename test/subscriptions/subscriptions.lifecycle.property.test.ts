@@ -42,8 +42,8 @@ const PACKAGES = [
 type CancelType = 'renewal' | 'norefund' | 'prorata' | 'fullcredit';
 type Step =
   | { kind: 'advance'; days: number }
-  | { kind: 'changePackage'; pkg: number; term: number; atRenewal: boolean }
-  | { kind: 'changeTerm'; term: number; atRenewal: boolean }
+  | { kind: 'changePackage'; pkg: number; term: number; atRenewal: boolean; resetBillingAnchor?: boolean }
+  | { kind: 'changeTerm'; term: number; atRenewal: boolean; resetBillingAnchor?: boolean }
   | { kind: 'cancel'; type: CancelType }
   | { kind: 'reactivate' }
   | { kind: 'removeFutureChanges' }
@@ -85,6 +85,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       pkg: fc.constantFrom(0, 1, 2),
       term: fc.constantFrom(0, 1, 2),
       atRenewal: fc.boolean(),
+      resetBillingAnchor: fc.boolean(),
     }),
   },
   {
@@ -93,6 +94,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('changeTerm' as const),
       term: fc.constantFrom(0, 1, 2),
       atRenewal: fc.boolean(),
+      resetBillingAnchor: fc.boolean(),
     }),
   },
   {
@@ -150,6 +152,25 @@ interface Model {
 
 /** What a step did to billed time, as the model predicts it from the request. */
 type Cut = { date: string; rule: 'prorata' | 'fullcredit' } | null;
+
+/** The rate terms' lengths, in the order of each package's rate terms. */
+const TERMS = [
+  { Term: 1, TermType: 'months' },
+  { Term: 14, TermType: 'days' },
+  { Term: 12, TermType: 'months' },
+] as const;
+
+/**
+ * Where a change made now cuts billed time (src/modules/subscriptions/subscriptionChanges.service.ts): on the
+ * change day, except one keeping the anchor (no reset asked, the same length of term) while a trial runs: the
+ * trial keeps its end, and billed time is cut there.
+ */
+function changeCutDate(sub: any, termIndex: number, resetBillingAnchor: boolean, cutDate: string): string {
+  const target = TERMS[termIndex]!;
+  const sameLength = sub.Term === target.Term && sub.TermType === target.TermType;
+  const trialEnd = day(sub.TrialEndDate);
+  return !resetBillingAnchor && sameLength && trialEnd !== null && trialEnd > cutDate ? trialEnd : cutDate;
+}
 
 async function snapshot(
   as: TestAccount,
@@ -400,9 +421,13 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
               packageID: target.packageId,
               packageRateTermID: target.rateTermIds[step.term],
               isFutureChange: step.atRenewal,
+              ...(step.atRenewal ? {} : { resetBillingAnchor: step.resetBillingAnchor }),
             },
           });
-          if (res.status === 204 && !step.atRenewal && hadPeriods) cut = { date: cutDate, rule: 'prorata' };
+          if (res.status === 204 && !step.atRenewal && hadPeriods) {
+            const date = changeCutDate(state.sub, step.term, step.resetBillingAnchor ?? false, cutDate);
+            cut = { date, rule: 'prorata' };
+          }
           break;
         }
         case 'changeTerm':
@@ -410,9 +435,13 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
             body: {
               packageRateTermID: plans[packageIndex]!.rateTermIds[step.term],
               isFutureChange: step.atRenewal,
+              ...(step.atRenewal ? {} : { resetBillingAnchor: step.resetBillingAnchor }),
             },
           });
-          if (res.status === 204 && !step.atRenewal && hadPeriods) cut = { date: cutDate, rule: 'prorata' };
+          if (res.status === 204 && !step.atRenewal && hadPeriods) {
+            const date = changeCutDate(state.sub, step.term, step.resetBillingAnchor ?? false, cutDate);
+            cut = { date, rule: 'prorata' };
+          }
           break;
         case 'cancel':
           res = await as.request('PUT', `${path}/cancel/${step.type}`);
@@ -485,6 +514,17 @@ const REGRESSIONS: [Setup, Step[]][] = [
     [
       { kind: 'changePackage', pkg: 1, term: 0, atRenewal: false },
       { kind: 'advance', days: 5 },
+    ],
+  ],
+  // A change now keeping the anchor billed up to a cancellation at renewal, which was then removed: billing had
+  // found nothing left to invoice and never renewed.
+  [
+    plain,
+    [
+      { kind: 'cancel', type: 'renewal' },
+      { kind: 'changeTerm', term: 0, atRenewal: false, resetBillingAnchor: false },
+      { kind: 'removeFutureChanges' },
+      { kind: 'advance', days: 30 },
     ],
   ],
   // Billed ahead of the StartDate, cancelled with a credit and reactivated before the start: billing restarted

@@ -32,6 +32,7 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.is_pro_rata',
   'subscriptions.first_prorata_sync_date',
   'subscriptions.anchor_date',
+  'subscriptions.off_cycle_start',
   'subscriptions.num_days_before_to_inv',
   'subscriptions.cancel_type',
   'subscriptions.cancel_date',
@@ -254,10 +255,11 @@ export async function deleteComponents(db: Db, accountId: number, rowIds: number
 }
 
 /**
- * Usage rows of the subscriptions whose period ends after `date`: the current period's, and the first period's of
- * a subscription not started yet (recording never targets a later period).
+ * Usage rows of the subscriptions whose period ends after `date` (the current period's, and the first period's of
+ * a subscription not started yet: recording never targets a later period), and those not billed yet (which date
+ * the next invoice): what reading a subscription shows, in one statement.
  */
-export function listUsageEndingAfter(
+export function listUsageEndingAfterOrUnbilled(
   db: Db,
   accountId: number,
   subscriptionIds: number[],
@@ -269,7 +271,7 @@ export function listUsageEndingAfter(
     .select(USAGE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('subscription_id', 'in', subscriptionIds)
-    .where('period_end', '>', date)
+    .where((eb) => eb.or([eb('period_end', '>', date), eb('invoice_id', 'is', null)]))
     .orderBy('id')
     .execute();
 }

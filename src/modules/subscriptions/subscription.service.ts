@@ -99,6 +99,7 @@ export async function createSubscription(
     ...priceChoiceColumns(chosen),
     ...dates,
     anchor_date: anchorDateOf(dates, trialEndDate),
+    off_cycle_start: null,
     num_days_before_to_inv: input.numDaysBeforeToInv ?? 0,
     cancel_type: null,
     cancel_date: null,

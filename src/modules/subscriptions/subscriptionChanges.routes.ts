@@ -75,6 +75,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/cancel/:type',
     {
       schema: {
+        summary: 'Cancel a subscription',
+        operationId: 'cancelSubscription',
         tags,
         description:
           'Cancels: at renewal (end of the billed term), or now with no refund, a pro-rated credit, or full ' +
@@ -94,10 +96,13 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/changePackage',
     {
       schema: {
+        summary: 'Change package',
+        operationId: 'changeSubscriptionPackage',
         tags,
         description:
           'Moves the subscription to another package, version or rate term: at the next renewal ' +
-          '(isFutureChange) or now (the unused part credited pro rata, the new terms invoiced from today).',
+          '(isFutureChange) or now: the unused part credited pro rata and the new terms charged pro rata up to ' +
+          'the unchanged renewal date, or from today for a whole new term with resetBillingAnchor.',
         params: SubscriptionIdParams,
         querystring: PreviewQuery,
         body: ChangePackageBody,
@@ -118,6 +123,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
             packageVersionNumber: body.packageVersionNumber,
             packageRateTermId: body.packageRateTermID,
             atRenewal: body.isFutureChange ?? false,
+            resetBillingAnchor: body.resetBillingAnchor ?? false,
           }),
       );
     },
@@ -127,6 +133,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/changeterm',
     {
       schema: {
+        summary: 'Change rate term',
+        operationId: 'changeSubscriptionTerm',
         tags,
         description: 'Moves the subscription to another rate term of its package version, as changePackage.',
         params: SubscriptionIdParams,
@@ -140,6 +148,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         changes.changeRateTerm(ctx, request.params.subscriptionID, {
           packageRateTermId: request.body.packageRateTermID,
           atRenewal: request.body.isFutureChange ?? false,
+          resetBillingAnchor: request.body.resetBillingAnchor ?? false,
         }),
       ),
   );
@@ -148,6 +157,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/reactivate',
     {
       schema: {
+        summary: 'Reactivate a subscription',
+        operationId: 'reactivateSubscription',
         tags,
         description:
           'Undoes a cancellation: billing resumes where the paid time ends, or today on a new cycle.',
@@ -166,6 +177,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/unpark',
     {
       schema: {
+        summary: 'Unpark a subscription',
+        operationId: 'unparkSubscription',
         tags,
         description:
           'Takes a parked subscription (its record broke an invariant, see ParkedReason) back into billing and ' +
@@ -185,6 +198,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/futurechanges',
     {
       schema: {
+        summary: 'Remove scheduled changes',
+        operationId: 'deleteSubscriptionFutureChanges',
         tags,
         description: 'Removes scheduled changes: a change at renewal and a cancellation at renewal.',
         params: SubscriptionIdParams,
@@ -201,6 +216,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/upcoming-invoice',
     {
       schema: {
+        summary: 'Preview the next invoice',
+        operationId: 'getUpcomingInvoice',
         tags,
         description:
           'The next invoice the subscription will get, computed by the bill run’s own code (invoiceID and ' +
@@ -226,6 +243,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/credits',
     {
       schema: {
+        summary: "List a subscription's credits",
+        operationId: 'listSubscriptionCredits',
         tags,
         description:
           'Credits owed from cancellations and changes made now, with the adjustment that issued each once issued.',
@@ -252,6 +271,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     '/subscriptions/:subscriptionID/periods',
     {
       schema: {
+        summary: 'List billed periods',
+        operationId: 'listSubscriptionPeriods',
         tags,
         description:
           'The periods billed so far, in order: they tile time from the start with no gap or overlap.',

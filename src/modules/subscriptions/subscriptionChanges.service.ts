@@ -4,16 +4,18 @@ import { maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { creditsForCut } from '../../core/subscriptionChanges.ts';
 import type { CreditRule, PeriodCredit } from '../../core/subscriptionChanges.ts';
-import { invoiceDateOf, planBilling, trialEndOf } from '../../core/subscriptionBilling.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
+import { BillingInvariantError, invoiceDateOf, trialEndOf } from '../../core/subscriptionBilling.ts';
+import { upcomingInvoiceOf } from '../../core/subscriptionUpcoming.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { invoiceTaxPercs } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import { issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
-import { lockSubscription, withSubscriptionHeld } from './subscriptionEditing.ts';
+import { listUnbilledUsageOf } from './subscription.repository.ts';
+import { lockSubscription, scheduledInvoiceDate, withSubscriptionHeld } from './subscriptionEditing.ts';
 import { priceChoiceColumns, resolvePriceChoice } from './subscriptionInput.ts';
-import type { PriceChoiceInput } from './subscriptionInput.ts';
+import type { PriceChoice, PriceChoiceInput } from './subscriptionInput.ts';
 import { anchorDateOf, timelineOf } from './subscriptionTimeline.ts';
 import type { PendingChange, SubscriptionRow } from './subscriptionTimeline.ts';
 
@@ -142,21 +144,30 @@ export async function cancelSubscription(
 }
 
 export interface ChangeTermsInput extends PriceChoiceInput {
-  /** True: at the next renewal (isFutureChange); false: now, with a pro-rated credit and a new period. */
+  /** True: at the next renewal (isFutureChange); false: now, with a pro-rated credit and charge. */
   atRenewal: boolean;
+  /** A change made now starts a new term on the change day instead of keeping the billing anchor. */
+  resetBillingAnchor?: boolean;
 }
 
 /**
  * Changes the package, version or rate term. At renewal: scheduled (isFutureChange) and applied by the bill run
- * at the start of the next period. Now: the billed time from today is credited pro rata, and a new period on the
- * new terms starts today and is invoiced at once, its cycle anchored on today. Before anything was billed, the
- * terms are simply replaced.
+ * at the start of the next period. Now: the billed time from today is credited pro rata and the new terms are
+ * invoiced at once, keeping the billing anchor (`keepAnchor`) unless the term's length changes or the caller
+ * asks for a reset, in which case a new term starts today, its cycle anchored on today. Before anything was
+ * billed, the terms are simply replaced.
  */
 export async function changeSubscriptionTerms(
   ctx: ServiceContext,
   subscriptionId: number,
   input: ChangeTermsInput,
 ): Promise<ChangeResult> {
+  if (input.atRenewal && input.resetBillingAnchor) {
+    throw ValidationError.field(
+      'resetBillingAnchor',
+      'applies to a change made now: a change at renewal starts its term on the renewal day',
+    );
+  }
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
     assertNotEnded(row, day);
@@ -193,6 +204,10 @@ export async function changeSubscriptionTerms(
     }
     // A subscription billed ahead of its StartDate changes from the start: billed time never begins before it.
     const from = maxDate(day, row.start_date);
+    // A new length of term starts a new cycle, as a scheduled change does (and Stripe on a new interval): the
+    // renewal day of the old cycle means nothing to the new term.
+    const sameLength = row.term === choice.term.count && row.term_type === choice.term.unit;
+    if (!input.resetBillingAnchor && sameLength) return keepAnchor(tctx, row, choice, from, day);
     const credits = await cutBilledTime(tctx, row, from, 'prorata', 'Changed');
     const cancelAtRenewal =
       row.cancel_type === 'renewal' && row.cancel_date !== null && row.cancel_date > day;
@@ -204,6 +219,7 @@ export async function changeSubscriptionTerms(
         ? { first_prorata_sync_date: from }
         : {}),
       anchor_date: from,
+      off_cycle_start: null,
       next_renew_date: from,
       next_inv_date: day,
       pending_change: null,
@@ -222,6 +238,38 @@ export async function changeSubscriptionTerms(
     }
     return { credits, invoiceIds };
   });
+}
+
+/**
+ * A change made now that keeps the billing anchor (the default; Stripe, Recurly and Chargebee do the same): the
+ * renewal day stays, the unused billed time is credited pro rata and the new terms are charged pro rata up to the
+ * next renewal: a stub period from the change day to the cycle's next boundary (`off_cycle_start` lets it start
+ * off the cycle), with the proration and rounding of any stub. On a renewal day the stub is a whole term, so the
+ * new price simply applies from that period. A running trial keeps its end, which stays the anchor: the trial is
+ * not re-priced, the new terms apply from its end (a period billed ahead past it is credited in full).
+ */
+async function keepAnchor(
+  ctx: ServiceContext,
+  row: SubscriptionRow,
+  choice: PriceChoice,
+  from: PlainDate,
+  day: PlainDate,
+): Promise<ChangeResult> {
+  const trialRunning = row.trial_end_date !== null && row.trial_end_date > from;
+  const cutDate = trialRunning ? row.trial_end_date! : from;
+  const credits = await cutBilledTime(ctx, row, cutDate, 'prorata', 'Changed');
+  await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+    // trial_end_date is left as it is, though the trial's length is now the new package's: it is the anchor.
+    ...priceChoiceColumns(choice),
+    off_cycle_start: cutDate,
+    // As with a reset: the new terms are billed from the cut, whatever the bill run had not billed yet before it.
+    next_renew_date: cutDate,
+    // The bill run dates the next invoice itself from here (numDaysBeforeToInv before the cut, or today).
+    next_inv_date: day,
+    pending_change: null,
+    updated_at: nowInstant(ctx),
+  });
+  return { credits, invoiceIds: await billSubscriptionInTransaction(ctx, row.id, day) };
 }
 
 /**
@@ -271,9 +319,28 @@ export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: n
   await withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
     const scheduledCancel = row.cancel_date !== null && row.cancel_date > day;
+    // Billing that met the cancellation (a change made now bills up to it) found nothing left to invoice: without
+    // it, the next invoice date is planned again.
+    const nextInvDate = async () => {
+      const timeline = {
+        ...timelineOf(row, '', ctx.account.timeZone),
+        cancelDate: null,
+        pendingChange: null,
+      };
+      const unbilled = await listUnbilledUsageOf(trx, ctx.account.id, row.id);
+      try {
+        return scheduledInvoiceDate(timeline, unbilled, day);
+      } catch (error) {
+        // A broken record is left for the bill run to park.
+        if (error instanceof BillingInvariantError) return row.next_inv_date;
+        throw error;
+      }
+    };
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       pending_change: null,
-      ...(scheduledCancel ? { cancel_type: null, cancel_date: null, cancelled_at: null } : {}),
+      ...(scheduledCancel
+        ? { cancel_type: null, cancel_date: null, cancelled_at: null, next_inv_date: await nextInvDate() }
+        : {}),
       updated_at: nowInstant(ctx),
     });
   });
@@ -314,8 +381,7 @@ export async function upcomingInvoice(
   if (row.next_inv_date === null || row.parked_reason !== null) return null;
   const inputs = await billingInputs(ctx, [row]);
   const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone);
-  const plan = planBilling(timeline, inputs.usage.bySubscription.get(row.id) ?? [], row.next_inv_date);
-  const next = plan.invoices.find((invoice) => invoice.lines.length > 0);
+  const next = upcomingInvoiceOf(timeline, inputs.usage.bySubscription.get(row.id) ?? []);
   return next ? inputs.toNewInvoice(row, next) : null;
 }
 
@@ -323,7 +389,7 @@ export async function upcomingInvoice(
 export async function changeRateTerm(
   ctx: ServiceContext,
   subscriptionId: number,
-  input: { packageRateTermId: number; atRenewal: boolean },
+  input: { packageRateTermId: number; atRenewal: boolean; resetBillingAnchor: boolean },
 ): Promise<ChangeResult> {
   const row = await findOrThrow(ctx, subscriptionId);
   return changeSubscriptionTerms(ctx, subscriptionId, {

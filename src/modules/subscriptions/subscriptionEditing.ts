@@ -10,6 +10,7 @@ import type {
   SubscriptionTimeline,
   UnbilledUsage,
 } from '../../core/subscriptionBilling.ts';
+import { upcomingInvoiceOf } from '../../core/subscriptionUpcoming.ts';
 import { canonicalDecimal } from '../../core/wireDecimal.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { SubscriptionComponentsTable, SubscriptionUsageTable } from '../../storage/schema.ts';
@@ -104,7 +105,20 @@ export function scheduledInvoiceDate(
   unbilled: UsageRow[],
   on: PlainDate,
 ): PlainDate | null {
-  const usage: UnbilledUsage[] = unbilled.map((u) => ({
+  const plan = planBilling(timeline, unpricedUsage(unbilled), on);
+  return plan.invoices[0]?.invoiceDate ?? plan.next.nextInvDate;
+}
+
+/**
+ * The date of the next invoice the subscription will get (comp_nextInvDate), which the upcoming-invoice preview
+ * shows: the first with a line, past the days the bill run only records a free trial's period.
+ */
+export function upcomingInvoiceDate(timeline: SubscriptionTimeline, unbilled: UsageRow[]): PlainDate | null {
+  return upcomingInvoiceOf(timeline, unpricedUsage(unbilled))?.invoiceDate ?? null;
+}
+
+function unpricedUsage(unbilled: UsageRow[]): UnbilledUsage[] {
+  return unbilled.map((u) => ({
     usageId: u.id,
     label: '',
     unitName: '',
@@ -114,8 +128,6 @@ export function scheduledInvoiceDate(
     scheme: 'unit',
     brackets: NO_CHARGE,
   }));
-  const plan = planBilling(timeline, usage, on);
-  return plan.invoices[0]?.invoiceDate ?? plan.next.nextInvDate;
 }
 
 /** The billed period holding today (or the start, before it), which usage recorded today belongs to if any. */

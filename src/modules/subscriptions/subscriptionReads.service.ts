@@ -2,10 +2,14 @@ import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { BillingInvariantError } from '../../core/subscriptionBilling.ts';
 import type { SubscriptionStatus } from '../../core/subscriptionBilling.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import * as repo from './subscription.repository.ts';
 import type { SubscriptionView } from './subscription.repository.ts';
+import type { UsageRow } from './subscription.repository.ts';
+import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 
 /** A component on a subscription with the units recorded in the current usage period. */
@@ -25,7 +29,27 @@ export interface Subscription {
   isCancelled: boolean;
   isExpired: boolean;
   isFutureChange: boolean;
+  /** comp_nextInvDate: the date of the next invoice (the upcoming-invoice preview's); null when none is coming. */
+  nextInvoiceDate: PlainDate | null;
   components: SubscriptionComponent[];
+}
+
+/**
+ * The next invoice's date, planned from the record (the bill run's next_inv_date can be a day it only records a
+ * free trial's period). A parked record, or one the core cannot plan (which the bill run parks), shows the day
+ * the bill run stopped at: it resumes from there once the record is mended.
+ */
+function nextInvoiceDateOf(ctx: ServiceContext, view: SubscriptionView, usage: UsageRow[]): PlainDate | null {
+  if (view.next_inv_date === null || view.parked_reason !== null) return view.next_inv_date;
+  try {
+    return upcomingInvoiceDate(
+      timelineFor(ctx, view),
+      usage.filter((u) => u.subscription_id === view.id && u.invoice_id === null),
+    );
+  } catch (error) {
+    if (error instanceof BillingInvariantError || error instanceof SyntaxError) return view.next_inv_date;
+    throw error;
+  }
 }
 
 /** Subscriptions with their components and current usage: three statements for a whole page. */
@@ -34,7 +58,7 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
   const on = today(ctx);
   const ids = views.map((v) => v.id);
   const components = await repo.listComponents(ctx.db, ctx.account.id, ids);
-  const usage = await repo.listUsageEndingAfter(ctx.db, ctx.account.id, ids, on);
+  const usage = await repo.listUsageEndingAfterOrUnbilled(ctx.db, ctx.account.id, ids, on);
   return views.map((view) => {
     // The period shown is today's, or the first one for a subscription that has not started.
     const day = view.start_date > on ? view.start_date : on;
@@ -48,6 +72,7 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
       isCancelled: cancelled,
       isExpired: view.end_date !== null && view.end_date <= on,
       isFutureChange: view.pending_change !== null || (view.cancel_date !== null && !cancelled),
+      nextInvoiceDate: nextInvoiceDateOf(ctx, view, usage),
       components: components
         .filter((c) => c.subscription_id === view.id)
         .map((c) => {

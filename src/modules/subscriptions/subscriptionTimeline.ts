@@ -89,6 +89,7 @@ export function timelineOf(row: SubscriptionRow, label: string, timeZone: string
     isProRata: Boolean(row.is_pro_rata),
     firstProrataSyncDate: row.first_prorata_sync_date,
     anchorDate: row.anchor_date,
+    offCycleStart: row.off_cycle_start,
     numDaysBeforeToInv: row.num_days_before_to_inv,
     createdOn: dateAt(row.created_at, timeZone),
     cancelDate: row.cancel_date,

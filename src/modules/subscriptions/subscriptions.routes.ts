@@ -40,6 +40,10 @@ export function registerSubscriptionsRoutes(app: App): void {
     '/customers/:customerID/subscriptions',
     {
       schema: {
+        summary: "List a customer's subscriptions",
+        operationId: 'listCustomerSubscriptions',
+        description:
+          "The customer's subscriptions in creation order, with their next invoice and renewal dates.",
         tags,
         params: CustomerIdParams,
         querystring: PagingQuery,
@@ -54,7 +58,17 @@ export function registerSubscriptionsRoutes(app: App): void {
 
   app.get(
     '/subscriptions',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(SubscriptionOut) } } },
+    {
+      schema: {
+        summary: 'List subscriptions',
+        operationId: 'listSubscriptions',
+        description:
+          "The account's subscriptions in creation order, with their next invoice and renewal dates.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(SubscriptionOut) },
+      },
+    },
     async (request) =>
       (await listSubscriptions(request.ctx, pageOf(request.query))).map((s) =>
         toSubscriptionDto(s, request.ctx.account.timeZone),
@@ -63,7 +77,16 @@ export function registerSubscriptionsRoutes(app: App): void {
 
   app.get(
     '/subscriptions/:subscriptionID',
-    { schema: { tags, params: SubscriptionIdParams, response: { 200: SubscriptionOut } } },
+    {
+      schema: {
+        summary: 'Get a subscription',
+        operationId: 'getSubscription',
+        description: 'One subscription with its package, term, components, status and next invoice date.',
+        tags,
+        params: SubscriptionIdParams,
+        response: { 200: SubscriptionOut },
+      },
+    },
     async (request) =>
       toSubscriptionDto(
         await getSubscription(request.ctx, request.params.subscriptionID),
@@ -75,6 +98,8 @@ export function registerSubscriptionsRoutes(app: App): void {
     '/subscriptions',
     {
       schema: {
+        summary: 'Create a subscription',
+        operationId: 'createSubscription',
         tags,
         description:
           "Subscribes a customer to a package version on one of its rate terms in the customer's currency; " +
@@ -93,6 +118,8 @@ export function registerSubscriptionsRoutes(app: App): void {
     '/subscriptions/:subscriptionID/components/modify',
     {
       schema: {
+        summary: "Set a subscription's components",
+        operationId: 'modifySubscriptionComponents',
         tags,
         description:
           'Sets the components (the list is the whole set; `{componentUsage: [...]}` or the bare list). ' +
@@ -117,6 +144,8 @@ export function registerSubscriptionsRoutes(app: App): void {
     '/subscriptions/:subscriptionID/components/recordusage',
     {
       schema: {
+        summary: 'Record usage',
+        operationId: 'recordSubscriptionUsage',
         tags,
         description:
           'Sets (isSetUnits true) or adds to (false) the units of the usage period holding today ' +
@@ -137,6 +166,8 @@ export function registerSubscriptionsRoutes(app: App): void {
     '/subscriptions/:subscriptionID/changestartdate',
     {
       schema: {
+        summary: 'Change the start date',
+        operationId: 'changeSubscriptionStartDate',
         tags,
         description: 'Moves the StartDate of a subscription not billed yet.',
         params: SubscriptionIdParams,
@@ -154,6 +185,8 @@ export function registerSubscriptionsRoutes(app: App): void {
     '/subscriptions/:subscriptionID/changeenddate',
     {
       schema: {
+        summary: 'Change the end date',
+        operationId: 'changeSubscriptionEndDate',
         tags,
         description: 'Sets the EndDate (not before today), or clears it with null.',
         params: SubscriptionIdParams,

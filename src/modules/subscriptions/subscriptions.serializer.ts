@@ -39,7 +39,7 @@ export function toSubscriptionDto({ view, ...s }: Subscription, timeZone: string
     lastRenewDate: date(view.last_renew_date),
     nextRenewDate: date(view.next_renew_date),
     numDaysBeforeToInv: view.num_days_before_to_inv,
-    comp_nextInvDate: date(view.next_inv_date),
+    comp_nextInvDate: date(s.nextInvoiceDate),
     comp_Status: s.status,
     LastModified: view.updated_at,
     componentUsage: s.components.map((c) => ({

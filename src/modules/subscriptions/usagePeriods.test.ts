@@ -89,6 +89,20 @@ describe('usagePeriodAt', () => {
     expect(usagePeriodAt(t, null, '2036-01-15')).toEqual({ start: '2036-01-15', end: '2036-01-16' });
   });
 
+  it('walks from a change that kept a month-end anchor: its stub, then the 31st again', () => {
+    // anchored Jan 31, changed Feb 10 and not billed yet (a held customer): Feb 10 – Feb 28, Feb 28 – Mar 31
+    const t = timeline({
+      startDate: '2026-01-31',
+      anchorDate: '2026-01-31',
+      periodCount: 1,
+      nextRenewDate: '2026-02-10',
+      offCycleStart: '2026-02-10',
+    });
+    expect(usagePeriodAt(t, null, '2026-02-12')).toEqual({ start: '2026-02-10', end: '2026-02-28' });
+    expect(usagePeriodAt(t, null, '2026-03-30')).toEqual({ start: '2026-02-28', end: '2026-03-31' });
+    expect(usagePeriodAt(t, null, '2026-04-30')).toEqual({ start: '2026-04-30', end: '2026-05-31' });
+  });
+
   it('refuses a broken record', () => {
     const t = timeline({ terms: { ...monthly, term: { count: 0, unit: 'months' } } });
     expect(() => usagePeriodAt(t, null, '2026-03-01')).toThrow(BillingInvariantError);

@@ -1,7 +1,7 @@
 import { maxDate, minDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { boundary, isValidTerm, periodIndexAt } from '../../core/periods.ts';
-import { BillingInvariantError, periodStartingAt } from '../../core/subscriptionBilling.ts';
+import { anchorAfter, BillingInvariantError, periodStartingAt } from '../../core/subscriptionBilling.ts';
 import type { SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
 
 export interface UsagePeriod {
@@ -53,9 +53,7 @@ export function usagePeriodAt(
       throw new BillingInvariantError(`empty period ${period.start} to ${period.end}`);
     }
     if (day < period.end) return { start: period.start, end: period.end };
-    if (period.kind === 'trial' || (period.kind === 'stub' && period.end !== timeline.endDate)) {
-      anchor = period.end;
-    }
+    anchor = anchorAfter(period, timeline, anchor);
     if (timeline.endDate && period.end >= timeline.endDate) return null;
     start = period.end;
     // Whole terms need no walking: once past the trial and the pro-rata stub, jump to the last boundary on or
