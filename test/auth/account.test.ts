@@ -9,6 +9,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The seller details (account.seller.test.ts), null until given. */
+const SELLER_FIELDS = [
+  'LegalName',
+  'AddressLine1',
+  'AddressLine2',
+  'City',
+  'PostalCode',
+  'countryID',
+  'Country',
+  'TaxNumber',
+  'CompanyNumber',
+  'ContactEmail',
+  'ContactPhone',
+  'PaymentInstructions',
+  'LogoURL',
+];
+
 const FIELDS = [
   'accountID',
   'Name',
@@ -19,6 +36,7 @@ const FIELDS = [
   'InvoiceDueDays',
   'InvoiceNotes',
   'InvoiceTerms',
+  ...SELLER_FIELDS,
 ];
 
 async function readAccount(as: TestAccount) {
@@ -45,6 +63,7 @@ describe('GET /v1/account', () => {
       InvoiceDueDays: 0,
       InvoiceNotes: null,
       InvoiceTerms: null,
+      ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
     });
   });
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
+import type { AccountsTable } from '../../storage/schema.ts';
 
 export interface AccountRow {
   id: number;
@@ -47,8 +48,75 @@ export async function insertAccount(
 
 /** The settings an account may change after its creation. */
 export type AccountChanges = Partial<
-  Pick<AccountRow, 'time_zone' | 'invoice_due_days' | 'invoice_notes' | 'invoice_terms'>
+  Pick<AccountRow, 'time_zone' | 'invoice_due_days' | 'invoice_notes' | 'invoice_terms'> & SellerColumns
 >;
+
+/** The seller details columns (sellerDetails.ts), read only where an invoice or the settings need them. */
+export type SellerColumns = Pick<
+  AccountsTable,
+  | 'seller_legal_name'
+  | 'seller_address1'
+  | 'seller_address2'
+  | 'seller_city'
+  | 'seller_postal_code'
+  | 'seller_country_code'
+  | 'seller_tax_number'
+  | 'seller_company_number'
+  | 'seller_email'
+  | 'seller_phone'
+  | 'payment_instructions'
+>;
+
+const SELLER_COLUMNS = [
+  'seller_legal_name',
+  'seller_address1',
+  'seller_address2',
+  'seller_city',
+  'seller_postal_code',
+  'seller_country_code',
+  'seller_tax_number',
+  'seller_company_number',
+  'seller_email',
+  'seller_phone',
+  'payment_instructions',
+] as const satisfies readonly (keyof SellerColumns)[];
+
+export function findSellerColumns(db: Db, accountId: number): Promise<SellerColumns | undefined> {
+  return db.selectFrom('accounts').select(SELLER_COLUMNS).where('id', '=', accountId).executeTakeFirst();
+}
+
+export function findLogoInfo(db: Db, accountId: number) {
+  return db
+    .selectFrom('account_logos')
+    .select(['content_type', 'updated_at'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+export function findLogo(db: Db, accountId: number) {
+  return db
+    .selectFrom('account_logos')
+    .select(['content_type', 'image'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+export async function saveLogo(
+  db: Db,
+  accountId: number,
+  logo: { contentType: string; image: Buffer; updatedAt: string },
+): Promise<void> {
+  const values = { content_type: logo.contentType, image: logo.image, updated_at: logo.updatedAt };
+  await db
+    .insertInto('account_logos')
+    .values({ account_id: accountId, ...values })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet(values))
+    .execute();
+}
+
+export async function deleteLogo(db: Db, accountId: number): Promise<void> {
+  await db.deleteFrom('account_logos').where('account_id', '=', accountId).execute();
+}
 
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();

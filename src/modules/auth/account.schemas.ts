@@ -2,6 +2,37 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateOut, Nullable, Text } from '../../http/schemas.ts';
 import { INVOICE_DUE_DAYS_MAX, INVOICE_TEXT_MAX } from './account.service.ts';
+import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
+import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
+
+/** Seller details: who issues the invoices, printed on every invoice PDF. Each may be null (not printed). */
+function sellerFields() {
+  const text = (max: number, description: string) => Nullable(Text(max, { description }));
+  return {
+    LegalName: text(
+      SELLER_TEXT_FIELDS.legalName.max,
+      'Registered legal name of the business issuing invoices',
+    ),
+    AddressLine1: text(SELLER_TEXT_FIELDS.address1.max, 'Street address'),
+    AddressLine2: text(SELLER_TEXT_FIELDS.address2.max, 'Further address line'),
+    City: text(SELLER_TEXT_FIELDS.city.max, 'City or town'),
+    PostalCode: text(SELLER_TEXT_FIELDS.postalCode.max, 'Postal code'),
+    countryID: Nullable(
+      Type.Integer({ minimum: 1, maximum: 999, description: 'ISO 3166-1 numeric code, as customers have' }),
+    ),
+    TaxNumber: text(SELLER_TEXT_FIELDS.taxNumber.max, 'Tax (VAT, GST) registration number'),
+    CompanyNumber: text(SELLER_TEXT_FIELDS.companyNumber.max, 'Company registration number'),
+    ContactEmail: text(SELLER_TEXT_FIELDS.email.max, 'Contact e-mail address printed on invoices'),
+    ContactPhone: text(SELLER_TEXT_FIELDS.phone.max, 'Contact telephone number printed on invoices'),
+    PaymentInstructions: text(
+      SELLER_TEXT_FIELDS.paymentInstructions.max,
+      'How to pay (bank details), printed under the totals; several lines',
+    ),
+  };
+}
+
+/** Base64 of at most LOGO_MAX_BYTES bytes (4 characters per 3 bytes), padded. */
+const LOGO_BASE64_MAX = Math.ceil(LOGO_MAX_BYTES / 3) * 4;
 
 export const AccountOut = Type.Object(
   {
@@ -16,6 +47,11 @@ export const AccountOut = Type.Object(
     InvoiceDueDays: Type.Integer({ description: "Days from an invoice's date to its due date" }),
     InvoiceNotes: Nullable(Type.String()),
     InvoiceTerms: Nullable(Type.String()),
+    ...sellerFields(),
+    Country: Nullable(Type.String({ description: "The name of countryID's country" })),
+    LogoURL: Nullable(
+      Type.String({ description: 'Where GET fetches the logo (the image itself is never inlined here)' }),
+    ),
   },
   { $id: 'Account' },
 );
@@ -30,6 +66,14 @@ export const EditAccountBody = Type.Partial(
     ),
     InvoiceTerms: Nullable(
       Text(INVOICE_TEXT_MAX, { description: 'Default Terms of new invoices; null clears' }),
+    ),
+    ...sellerFields(),
+    Logo: Nullable(
+      Type.String({
+        maxLength: LOGO_BASE64_MAX,
+        pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+        description: `The invoice logo, a PNG or JPEG of at most ${LOGO_MAX_BYTES / 1024} KB and ${LOGO_MAX_SIDE} pixels a side, in base64; null removes it`,
+      }),
     ),
   }),
 );

@@ -1,7 +1,11 @@
+import { findCountry } from '../../core/countries.ts';
 import type { Account, AccountSettingsInput } from './account.service.ts';
 import type { AccountOut, EditAccountBody } from './account.schemas.ts';
+import type { SellerDetails } from './sellerDetails.ts';
 
-export function toAccountDto(account: Account): AccountOut {
+export const ACCOUNT_LOGO_PATH = '/v1/account/logo';
+
+export function toAccountDto(account: Account, seller: SellerDetails): AccountOut {
   return {
     accountID: account.id,
     Name: account.name,
@@ -12,6 +16,19 @@ export function toAccountDto(account: Account): AccountOut {
     InvoiceDueDays: account.invoiceDueDays,
     InvoiceNotes: account.invoiceNotes,
     InvoiceTerms: account.invoiceTerms,
+    LegalName: seller.legalName,
+    AddressLine1: seller.address1,
+    AddressLine2: seller.address2,
+    City: seller.city,
+    PostalCode: seller.postalCode,
+    countryID: seller.countryId,
+    Country: seller.countryId === null ? null : (findCountry(seller.countryId)?.name ?? null),
+    TaxNumber: seller.taxNumber,
+    CompanyNumber: seller.companyNumber,
+    ContactEmail: seller.email,
+    ContactPhone: seller.phone,
+    PaymentInstructions: seller.paymentInstructions,
+    LogoURL: seller.logo ? ACCOUNT_LOGO_PATH : null,
   };
 }
 
@@ -21,5 +38,20 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     invoiceDueDays: body.InvoiceDueDays,
     invoiceNotes: body.InvoiceNotes,
     invoiceTerms: body.InvoiceTerms,
+    seller: {
+      legalName: body.LegalName,
+      address1: body.AddressLine1,
+      address2: body.AddressLine2,
+      city: body.City,
+      postalCode: body.PostalCode,
+      countryId: body.countryID,
+      taxNumber: body.TaxNumber,
+      companyNumber: body.CompanyNumber,
+      email: body.ContactEmail,
+      phone: body.ContactPhone,
+      paymentInstructions: body.PaymentInstructions,
+      // The schema admits only padded base64, so decoding cannot lose characters.
+      logo: typeof body.Logo === 'string' ? Buffer.from(body.Logo, 'base64') : body.Logo,
+    },
   };
 }

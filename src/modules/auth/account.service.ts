@@ -6,11 +6,15 @@ import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
+import { withTransaction } from '../../context.ts';
 import type { Account, ServiceContext } from '../../context.ts';
 import { enableAccountCurrency } from '../catalogue/index.ts';
 import { createTestGateway } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
 import type { AccountRow } from './account.repository.ts';
+import { findAccountLogo, findSellerDetails, sellerChanges } from './sellerDetails.ts';
+import type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
+import type { LogoImage } from './logo.ts';
 
 export type { Account };
 
@@ -102,11 +106,14 @@ export interface AccountSettingsInput {
   invoiceDueDays?: number;
   invoiceNotes?: string | null;
   invoiceTerms?: string | null;
+  /** Who issues the invoices (sellerDetails.ts). */
+  seller?: SellerDetailsInput;
 }
 
 /**
- * Changes the account's settings. Problems are keyed by the wire names of PUT /v1/account. A new time zone
- * applies to billing dates computed from now on; dates already stored stay as they are.
+ * Changes the account's settings, its seller details and logo at once or not at all. Problems are keyed by the
+ * wire names of PUT /v1/account. A new time zone applies to billing dates computed from now on; dates already
+ * stored stay as they are.
  */
 export async function editAccount(ctx: ServiceContext, input: AccountSettingsInput): Promise<Account> {
   const problems: FieldProblem[] = [];
@@ -138,11 +145,34 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     }
     if (text !== undefined) changes[key] = text;
   }
+  const seller = sellerChanges(input.seller ?? {}, problems);
+  Object.assign(changes, seller.columns);
   if (problems.length) throw new ValidationError(problems);
-  if (Object.keys(changes).length > 0 && !(await repo.updateAccount(ctx.db, ctx.account.id, changes))) {
-    throw new NotFoundError('Account', ctx.account.id);
-  }
-  return getAccount(ctx.db, ctx.account.id);
+  const accountId = ctx.account.id;
+  return withTransaction(ctx, async ({ db: trx }) => {
+    if (Object.keys(changes).length > 0 && !(await repo.updateAccount(trx, accountId, changes))) {
+      throw new NotFoundError('Account', accountId);
+    }
+    if (seller.logo === null) await repo.deleteLogo(trx, accountId);
+    else if (seller.logo) {
+      await repo.saveLogo(trx, accountId, { ...seller.logo, updatedAt: ctx.clock.now().toISOString() });
+    }
+    return getAccount(trx, accountId);
+  });
+}
+
+/** The calling account's seller details. */
+export async function getSellerDetails(ctx: ServiceContext): Promise<SellerDetails> {
+  const seller = await findSellerDetails(ctx.db, ctx.account.id);
+  if (!seller) throw new NotFoundError('Account', ctx.account.id);
+  return seller;
+}
+
+/** The calling account's logo; not found when it has none. */
+export async function getAccountLogo(ctx: ServiceContext): Promise<LogoImage> {
+  const logo = await findAccountLogo(ctx.db, ctx.account.id);
+  if (!logo) throw new NotFoundError('Logo', ctx.account.id);
+  return logo;
 }
 
 export async function revokeApiKey(db: Db, clock: Clock, keyId: number): Promise<void> {

@@ -1,5 +1,9 @@
 /** Accounts and API keys; the calling account's settings under /v1 (account.routes.ts). Keys are made with the CLI. */
 export type { Account, AccountSettingsInput, CreateAccountInput, NewApiKey } from './account.service.ts';
+export type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
+export { findAccountLogo, findSellerDetails } from './sellerDetails.ts';
+export { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
+export type { LogoImage } from './logo.ts';
 export {
   authenticate,
   countAccounts,
@@ -7,6 +11,8 @@ export {
   createApiKey,
   editAccount,
   getAccount,
+  getAccountLogo,
+  getSellerDetails,
   listAccountIds,
   listApiKeys,
   revokeApiKey,

@@ -1,3 +1,4 @@
+import { findCountry } from '../../core/countries.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import type { CustomerInput, CustomerWithFigures } from './customer.service.ts';
 import type { CustomField, CustomFieldValue } from './customField.service.ts';
@@ -22,7 +23,8 @@ export function toCustomerDto({ row, status, figures }: CustomerWithFigures): Cu
     Address2: row.address2,
     City: row.city,
     State: row.state,
-    Country: row.country,
+    // A customer given only countryID shows its country's name (issue 11), so clients need no lookup.
+    Country: row.country || (row.country_id === null ? null : (findCountry(row.country_id)?.name ?? null)),
     ZipCode: row.zip_code,
     CountryState: row.country_state,
     countryID: row.country_id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decimalForDocument, percentText, winAnsiText } from './documentText.ts';
+import { decimalForDocument, percentText, periodForDocument } from './documentText.ts';
 
 describe('percentText', () => {
   it.each([
@@ -26,10 +26,13 @@ describe('decimalForDocument', () => {
   });
 });
 
-describe('winAnsiText', () => {
-  it('keeps Latin-1 and the Windows-1252 extras, and shows other characters as ?', () => {
-    expect(winAnsiText('Zoë Ærø — €5 “ok”')).toBe('Zoë Ærø — €5 “ok”');
-    expect(winAnsiText('Привет 你好 Łódź')).toBe('?????? ?? ?ód?');
-    expect(winAnsiText('a\u0000b\nc')).toBe('a?b\nc');
+describe('periodForDocument', () => {
+  it.each([
+    ['2026-12-01', '2027-01-01', '1 Dec 2026 – 31 Dec 2026'],
+    ['2028-02-01', '2028-03-01', '1 Feb 2028 – 29 Feb 2028'],
+    ['2026-01-31', '2026-02-28', '31 Jan 2026 – 27 Feb 2026'],
+    ['2026-03-05', '2026-03-06', '5 Mar 2026 – 5 Mar 2026'],
+  ])('[%s, %s) is served %s, the last day included', (start, end, shown) => {
+    expect(periodForDocument(start, end)).toBe(shown);
   });
 });

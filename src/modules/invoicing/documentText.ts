@@ -18,21 +18,21 @@ export function decimalForDocument(text: string, digits: number): string {
   return amount.toFixed(Math.max(decimals, digits));
 }
 
-/** The characters of Windows-1252 beyond Latin-1 (0x80 to 0x9F). */
-const CP1252_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A calendar date as a person reads it on a document: "2026-12-01" → "1 Dec 2026". */
+export function dateForDocument(date: string): string {
+  const [year, month, day] = date.split('-').map(Number);
+  return `${day} ${MONTHS[month! - 1]} ${year}`;
+}
 
 /**
- * Text the standard PDF fonts can show. NOTE: Helvetica, built into every PDF reader, encodes Windows-1252 only;
- * other characters would come out as unrelated glyphs, so they are shown as "?" instead. Embedding a Unicode font
- * would lift this.
+ * A line's service period. Periods are half-open (their end is the next period's first day), while a document
+ * names the last day served: ("2026-12-01", "2027-01-01") → "1 Dec 2026 – 31 Dec 2026".
  */
-export function winAnsiText(text: string): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.codePointAt(0)!;
-    const printable =
-      (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || CP1252_EXTRA.has(char);
-    out += printable ? char : char === '\n' || char === '\t' ? char : '?';
-  }
-  return out;
+export function periodForDocument(start: string, end: string): string {
+  const last = new Date(`${end}T00:00:00Z`);
+  last.setUTCDate(last.getUTCDate() - 1);
+  const lastDay = last.toISOString().slice(0, 10);
+  return `${dateForDocument(start)} – ${dateForDocument(lastDay < start ? start : lastDay)}`;
 }

@@ -1,27 +1,49 @@
 import PDFDocument from 'pdfkit';
+import { findCountry, findState } from '../../core/countries.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
-import { getAccount } from '../auth/index.ts';
+import { findAccountLogo, getAccount, getSellerDetails } from '../auth/index.ts';
+import type { LogoImage, SellerDetails } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
-import { decimalForDocument, percentText, winAnsiText } from './documentText.ts';
+import { dateForDocument, decimalForDocument, percentText, periodForDocument } from './documentText.ts';
 import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
+import { PdfWriter } from './pdfWriter.ts';
 
 /**
- * The invoice as a PDF (pdfkit, A4): the account's name; the customer's name, company, address and e-mail; the
- * number (or DRAFT), dates, reference and PO number; the lines with quantity, unit price and amounts excluding and
- * including tax; each tax with its total; the totals, what was paid and the balance. Amounts are the stored exact
- * figures in the invoice currency (minorToDecimalText), never recomputed in floating point.
+ * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
+ * and company numbers, contact); the customer (name, company, VAT number, address with the country's name); the
+ * number, dates, reference and PO number; a PAID, OVERDUE, CANCELLED or DRAFT mark; the lines with their service
+ * periods; each tax with its rate; the totals, what was paid and the balance; payment instructions, notes and
+ * terms; page numbers. Amounts are the stored exact figures in the invoice currency (minorToDecimalText), never
+ * recomputed in floating point. Text is set in embedded Unicode fonts (pdfFonts.ts).
  */
 const MARGIN = 50;
+const RIGHT_EDGE = 545;
+const HEADER_RIGHT_X = 330;
 const COLUMNS = {
-  descrip: { x: 50, width: 190, align: 'left' },
-  qty: { x: 245, width: 55, align: 'right' },
+  descrip: { x: 50, width: 200, align: 'left' },
+  qty: { x: 255, width: 45, align: 'right' },
   unit: { x: 305, width: 75, align: 'right' },
   ex: { x: 385, width: 75, align: 'right' },
   inc: { x: 465, width: 80, align: 'right' },
 } as const;
-const RIGHT_EDGE = 545;
+const LOGO_BOX: [number, number] = [180, 60];
+const GREY = '#555555';
+
+/** The mark a reader must not miss, by status; Due and Pending invoices carry none. */
+const MARKS: Partial<Record<Invoice['status'], { label: string; color: string }>> = {
+  Paid: { label: 'PAID', color: '#1a7f37' },
+  'Past Due': { label: 'OVERDUE', color: '#c62828' },
+  Cancelled: { label: 'CANCELLED', color: '#6b6b6b' },
+  Draft: { label: 'DRAFT', color: '#b26a00' },
+};
+
+export interface InvoiceSeller {
+  accountName: string;
+  details: SellerDetails;
+  logo: LogoImage | undefined;
+}
 
 export function invoicePdfFilename(invoice: Invoice): string {
   return invoice.invoiceNum === null
@@ -29,35 +51,53 @@ export function invoicePdfFilename(invoice: Invoice): string {
     : `invoice-${invoice.invoiceNum}.pdf`;
 }
 
+function sellerLines(seller: InvoiceSeller): string[] {
+  const s = seller.details;
+  const country = s.countryId === null ? undefined : findCountry(s.countryId);
+  return [
+    s.address1,
+    s.address2,
+    [s.postalCode, s.city].filter(Boolean).join(' '),
+    country?.name,
+    s.taxNumber && `Tax number: ${s.taxNumber}`,
+    s.companyNumber && `Company number: ${s.companyNumber}`,
+    s.email,
+    s.phone,
+  ].filter((line): line is string => Boolean(line));
+}
+
+/** The customer's address lines; the country and state by name, from their ids when no name was given. */
 function customerLines(invoice: Invoice): string[] {
   const c = invoice.customer.row;
-  const cityLine = [c.city, c.state, c.zip_code].filter(Boolean).join(', ');
+  const state = c.state || (c.country_state_id === null ? null : findState(c.country_state_id)?.name);
+  const country = c.country || (c.country_id === null ? null : findCountry(c.country_id)?.name);
+  const person = [c.name, c.last_name].filter(Boolean).join(' ');
   return [
-    [c.name, c.last_name].filter(Boolean).join(' '),
     c.company,
+    c.company && person ? `Attn: ${person}` : person,
+    c.vat_no && `VAT number: ${c.vat_no}`,
+    c.registration_number && `Registration number: ${c.registration_number}`,
     c.address1,
     c.address2,
-    cityLine,
-    c.country,
+    [c.city, state, c.zip_code].filter(Boolean).join(', '),
+    country,
     c.email,
   ].filter((line): line is string => Boolean(line));
 }
 
 /** Renders the invoice; `createdAt` (from the clock) is the document's creation date, so output is reproducible. */
-export function invoicePdf(invoice: Invoice, accountName: string, createdAt: Date): Promise<Buffer> {
+export function invoicePdf(invoice: Invoice, seller: InvoiceSeller, createdAt: Date): Promise<Buffer> {
   const currency = invoice.currencyCode;
   const digits = minorUnitDigits(currency);
   const money = (minor: number) => minorToDecimalText(minor, currency);
-  const title = invoice.invoiceNum === null ? 'DRAFT' : `Invoice ${invoice.invoiceNum}`;
+  const title = invoice.invoiceNum === null ? 'Draft invoice' : `Invoice ${invoice.invoiceNum}`;
+  const sellerName = seller.details.legalName ?? seller.accountName;
   const doc = new PDFDocument({
     size: 'A4',
-    margin: MARGIN,
-    info: {
-      Title: winAnsiText(title),
-      Author: winAnsiText(accountName),
-      CreationDate: createdAt,
-      ModDate: createdAt,
-    },
+    // The bottom margin leaves room for the page footer; text reaching it continues on a new page.
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + 20 },
+    bufferPages: true,
+    info: { Title: title, Author: sellerName, CreationDate: createdAt, ModDate: createdAt },
   });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -65,56 +105,81 @@ export function invoicePdf(invoice: Invoice, accountName: string, createdAt: Dat
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  const text = (value: string) => winAnsiText(value);
-  const bottom = () => doc.page.height - MARGIN;
+  const w = new PdfWriter(doc);
+  const bottom = doc.page.height - MARGIN - 20;
+  const fits = (y: number, height: number) => y + height <= bottom;
 
-  // Heading: who bills, and which invoice.
-  doc.font('Helvetica-Bold').fontSize(18).text(text(accountName), MARGIN, MARGIN, { width: 300 });
-  doc.fontSize(18).text(title, 350, MARGIN, { width: RIGHT_EDGE - 350, align: 'right' });
-  if (invoice.isCancelled) {
-    doc.fontSize(12).text('CANCELLED', 350, doc.y, { width: RIGHT_EDGE - 350, align: 'right' });
+  // Seller, left: the logo above the name and details.
+  let left = MARGIN;
+  if (seller.logo) {
+    doc.image(seller.logo.image, MARGIN, left, { fit: LOGO_BOX });
+    left += LOGO_BOX[1] + 10;
   }
+  left = w.text(sellerName, MARGIN, left, { width: 260, weight: 'bold', size: 13 });
+  for (const line of sellerLines(seller))
+    left = w.text(line, MARGIN, left, { width: 260, size: 9, color: GREY });
+
+  // The document, right: what it is, its mark, its facts.
+  const isTaxInvoice = invoice.taxes.length > 0 && seller.details.taxNumber !== null;
+  const right = { width: RIGHT_EDGE - HEADER_RIGHT_X, align: 'right' as const };
+  let top = w.text(isTaxInvoice ? 'TAX INVOICE' : 'INVOICE', HEADER_RIGHT_X, MARGIN, {
+    ...right,
+    size: 9,
+    color: GREY,
+  });
+  top = w.text(title, HEADER_RIGHT_X, top, { ...right, weight: 'bold', size: 18 });
+  const mark = MARKS[invoice.status];
+  if (mark) top = w.stamp(mark.label, RIGHT_EDGE, top + 6, mark.color) + 6;
   const facts: [string, string][] = [
-    ['Invoice date', invoice.invoiceDate],
-    ['Due date', invoice.dueDate],
+    ['Invoice date', dateForDocument(invoice.invoiceDate)],
+    ['Due date', dateForDocument(invoice.dueDate)],
     ['Currency', currency],
   ];
   if (invoice.reference) facts.push(['Reference', invoice.reference]);
   if (invoice.poNumber) facts.push(['PO number', invoice.poNumber]);
-  let y = Math.max(doc.y, MARGIN + 40) + 10;
-  doc.font('Helvetica').fontSize(10);
-  const factsTop = y;
+  top += 4;
   for (const [label, value] of facts) {
-    doc.font('Helvetica-Bold').text(`${label}:`, 350, y, { width: 80 });
-    doc.font('Helvetica').text(text(value), 430, y, { width: RIGHT_EDGE - 430, align: 'right' });
-    y = doc.y + 2;
+    w.text(`${label}:`, HEADER_RIGHT_X, top, { width: 90, weight: 'bold' });
+    top =
+      w.text(value, HEADER_RIGHT_X + 90, top, { width: RIGHT_EDGE - HEADER_RIGHT_X - 90, align: 'right' }) +
+      2;
   }
-  const factsBottom = y;
 
   // The customer billed.
-  y = factsTop;
-  doc.font('Helvetica-Bold').text('Bill to', MARGIN, y, { width: 260 });
-  doc.font('Helvetica');
-  for (const line of customerLines(invoice)) doc.text(text(line), MARGIN, doc.y, { width: 260 });
-  y = Math.max(doc.y, factsBottom) + 20;
+  let y = Math.max(left, top) + 20;
+  y = w.text('Bill to', MARGIN, y, { width: 260, weight: 'bold', size: 11 }) + 2;
+  for (const line of customerLines(invoice)) y = w.text(line, MARGIN, y, { width: 300 });
+  y += 20;
 
-  // The lines.
+  // The lines, each with its service period; the header repeats on every page.
   const header = () => {
-    doc.font('Helvetica-Bold').fontSize(10);
-    doc.text('Description', COLUMNS.descrip.x, y, { width: COLUMNS.descrip.width });
-    doc.text('Qty', COLUMNS.qty.x, y, { width: COLUMNS.qty.width, align: 'right' });
-    doc.text('Unit price', COLUMNS.unit.x, y, { width: COLUMNS.unit.width, align: 'right' });
-    doc.text('Amount ex', COLUMNS.ex.x, y, { width: COLUMNS.ex.width, align: 'right' });
-    doc.text('Amount inc', COLUMNS.inc.x, y, { width: COLUMNS.inc.width, align: 'right' });
-    y = doc.y + 4;
-    doc.moveTo(MARGIN, y).lineTo(RIGHT_EDGE, y).stroke();
-    y += 4;
-    doc.font('Helvetica');
-  };
-  header();
-  for (const charge of invoice.charges) {
     const cells = {
-      descrip: text(charge.descrip),
+      descrip: 'Description',
+      qty: 'Qty',
+      unit: 'Unit price',
+      ex: 'Amount ex',
+      inc: 'Amount inc',
+    };
+    let next = y;
+    for (const [key, label] of Object.entries(cells)) {
+      const column = COLUMNS[key as keyof typeof COLUMNS];
+      next = Math.max(
+        next,
+        w.text(label, column.x, y, { width: column.width, align: column.align, weight: 'bold' }),
+      );
+    }
+    y = next + 3;
+    w.rule(y);
+    y += 5;
+  };
+  // A page never ends on a header: it moves to the next page with the first line under it.
+  const headerHeight = w.height('Description', COLUMNS.descrip.width, 'bold') + 8;
+  let headed = false;
+  for (const charge of invoice.charges) {
+    const period =
+      charge.periodStart && charge.periodEnd ? periodForDocument(charge.periodStart, charge.periodEnd) : null;
+    const cells = {
+      descrip: period ? `${charge.descrip}, ${period}` : charge.descrip,
       qty: decimalForDocument(charge.qty, 0),
       unit: decimalForDocument(charge.unitCostEx, digits),
       ex: money(charge.amountExMinor),
@@ -122,27 +187,30 @@ export function invoicePdf(invoice: Invoice, accountName: string, createdAt: Dat
     };
     const height = Math.max(
       ...Object.entries(cells).map(([key, value]) =>
-        doc.heightOfString(value, { width: COLUMNS[key as keyof typeof COLUMNS].width }),
+        w.height(value, COLUMNS[key as keyof typeof COLUMNS].width),
       ),
     );
-    if (y + height > bottom()) {
+    if (!fits(y, (headed ? 0 : headerHeight) + height)) {
       doc.addPage();
       y = MARGIN;
-      header();
+      headed = false;
     }
+    if (!headed) header();
+    headed = true;
     for (const [key, value] of Object.entries(cells)) {
       const column = COLUMNS[key as keyof typeof COLUMNS];
-      doc.text(value, column.x, y, { width: column.width, align: column.align });
+      w.text(value, column.x, y, { width: column.width, align: column.align });
     }
-    y += height + 4;
+    y += height + 5;
   }
-  doc.moveTo(MARGIN, y).lineTo(RIGHT_EDGE, y).stroke();
+  if (!headed) header();
+  w.rule(y);
   y += 8;
 
-  // The totals: every figure is a stored sum of rounded lines (invoiceMath), shown as is.
+  // The totals, kept together: every figure is a stored sum of rounded lines (invoiceMath), shown as is.
   const totals: [string, string, boolean][] = [['Subtotal (excl. tax)', money(invoice.exTotalMinor), false]];
   for (const tax of invoice.taxes) {
-    totals.push([`${text(tax.name)} (${percentText(tax.perc)}%)`, money(tax.totalMinor), false]);
+    totals.push([`${tax.name} (${percentText(tax.perc)}%)`, money(tax.totalMinor), false]);
   }
   totals.push([`Total ${currency}`, money(invoice.money.totalMinor), true]);
   const paidMinor = invoice.money.paidActualMinor + invoice.money.paidPendingMinor;
@@ -150,34 +218,52 @@ export function invoicePdf(invoice: Invoice, accountName: string, createdAt: Dat
   if (invoice.money.negativeAdjsMinor !== 0)
     totals.push(['Credits', money(invoice.money.negativeAdjsMinor), false]);
   totals.push([`Balance due ${currency}`, money(invoice.balances.balanceMinor), true]);
+  const labelColumn = { x: 245, width: 215 };
+  const totalsHeight = totals.reduce((sum, [label]) => sum + w.height(label, labelColumn.width) + 4, 0);
+  if (!fits(y, totalsHeight)) {
+    doc.addPage();
+    y = MARGIN;
+  }
   for (const [label, value, strong] of totals) {
-    if (y + 14 > bottom()) {
-      doc.addPage();
-      y = MARGIN;
-    }
-    doc.font(strong ? 'Helvetica-Bold' : 'Helvetica');
-    doc.text(label, 245, y, { width: 215, align: 'right' });
-    doc.text(value, COLUMNS.inc.x, y, { width: COLUMNS.inc.width, align: 'right' });
-    y = doc.y + 4;
+    const weight = strong ? 'bold' : 'regular';
+    const next = w.text(label, labelColumn.x, y, { ...labelColumn, align: 'right', weight });
+    w.text(value, COLUMNS.inc.x, y, { width: COLUMNS.inc.width, align: 'right', weight });
+    y = next + 4;
   }
 
-  // Notes and terms, flowing onto further pages as needed.
-  doc.font('Helvetica').fontSize(10);
+  // Payment instructions, notes and terms, flowing onto further pages as needed.
   for (const [label, value] of [
+    ['Payment instructions', seller.details.paymentInstructions],
     ['Notes', invoice.notes],
     ['Terms', invoice.terms],
   ] as const) {
     if (!value) continue;
-    if (y + 30 > bottom()) {
+    y += 12;
+    if (!fits(y, 30)) {
       doc.addPage();
       y = MARGIN;
     }
-    doc.font('Helvetica-Bold').text(label, MARGIN, y + 10, { width: RIGHT_EDGE - MARGIN });
-    doc.font('Helvetica').text(text(value), MARGIN, doc.y, { width: RIGHT_EDGE - MARGIN });
-    y = doc.y;
+    y = w.text(label, MARGIN, y, { width: RIGHT_EDGE - MARGIN, weight: 'bold' }) + 2;
+    y = w.text(value, MARGIN, y, { width: RIGHT_EDGE - MARGIN });
+  }
+
+  // Every page says which invoice it belongs to and where it stands (one short line, whatever the names).
+  const pages = doc.bufferedPageRange();
+  for (let i = 0; i < pages.count; i += 1) {
+    doc.switchToPage(pages.start + i);
+    w.footer(`${title} · Page ${i + 1} of ${pages.count}`, MARGIN, RIGHT_EDGE - MARGIN);
   }
   doc.end();
   return done;
+}
+
+/** The seller of the context's account as its invoices show it. */
+async function invoiceSeller(ctx: ServiceContext): Promise<InvoiceSeller> {
+  return {
+    accountName: ctx.account.name,
+    details: await getSellerDetails(ctx),
+    logo: await findAccountLogo(ctx.db, ctx.account.id),
+  };
 }
 
 /** GET /v1/invoices/{id}/pdf. */
@@ -186,7 +272,7 @@ export async function renderInvoicePdf(
   invoiceId: number,
 ): Promise<{ invoice: Invoice; pdf: Buffer }> {
   const invoice = await getInvoice(ctx, invoiceId);
-  return { invoice, pdf: await invoicePdf(invoice, ctx.account.name, ctx.clock.now()) };
+  return { invoice, pdf: await invoicePdf(invoice, await invoiceSeller(ctx), ctx.clock.now()) };
 }
 
 /**

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { findCountry, findCountryByCode } from './core/countries.ts';
+import { ValidationError } from './errors.ts';
+import { LOGO_MAX_BYTES } from './modules/auth/index.ts';
+import type { SellerDetails, SellerDetailsInput } from './modules/auth/index.ts';
+
+/**
+ * The seller-details text options of `billing account set` (each takes "" to clear the setting): the flags, the
+ * name commander gives the option's value, and the setting it changes.
+ */
+const TEXT_OPTIONS = [
+  ['--legal-name <name>', 'legalName', 'legalName', 'registered legal name printed on invoices'],
+  ['--address-line1 <text>', 'addressLine1', 'address1', 'street address'],
+  ['--address-line2 <text>', 'addressLine2', 'address2', 'further address line'],
+  ['--city <city>', 'city', 'city', 'city or town'],
+  ['--postal-code <code>', 'postalCode', 'postalCode', 'postal code'],
+  ['--tax-number <number>', 'taxNumber', 'taxNumber', 'tax (VAT, GST) registration number'],
+  ['--company-number <number>', 'companyNumber', 'companyNumber', 'company registration number'],
+  ['--contact-email <address>', 'contactEmail', 'email', 'contact e-mail address printed on invoices'],
+  ['--contact-phone <number>', 'contactPhone', 'phone', 'contact telephone number printed on invoices'],
+  [
+    '--payment-instructions <text>',
+    'paymentInstructions',
+    'paymentInstructions',
+    'how to pay (bank details); "\\n" starts a new line',
+  ],
+] as const;
+
+export type SellerOptions = { [K in (typeof TEXT_OPTIONS)[number][1]]?: string } & {
+  country?: string;
+  logo?: string;
+};
+
+export function addSellerOptions(command: Command): Command {
+  for (const [flags, , , description] of TEXT_OPTIONS) command.option(flags, `${description} ("" clears it)`);
+  command.option(
+    '--country <code>',
+    'country of the address: ISO 3166-1 alpha-2 (ZA) or numeric (710); "" clears it',
+  );
+  command.option(
+    '--logo <file>',
+    `PNG or JPEG logo printed on invoices, at most ${LOGO_MAX_BYTES / 1024} KB ("" removes it)`,
+  );
+  return command;
+}
+
+function countryIdOf(code: string): number | null {
+  if (code.trim() === '') return null;
+  const country = /^\d{1,3}$/.test(code.trim()) ? findCountry(Number(code)) : findCountryByCode(code.trim());
+  if (!country) throw ValidationError.field('--country', `"${code}" is not an ISO 3166-1 country code`);
+  return country.id;
+}
+
+function readLogo(file: string): Buffer | null {
+  if (file === '') return null;
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch (error) {
+    throw ValidationError.field('--logo', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  // A file far beyond the limit is refused unread; the service checks the limit itself on what it is given.
+  if (size > LOGO_MAX_BYTES) {
+    throw ValidationError.field('--logo', `must be at most ${LOGO_MAX_BYTES} bytes (${file} has ${size})`);
+  }
+  return fs.readFileSync(file);
+}
+
+/** Whether any seller-details option was given. */
+export function hasSellerOptions(options: SellerOptions): boolean {
+  return Object.values(options).some((value) => value !== undefined);
+}
+
+/** The seller-details change the options ask for ("\n" in payment instructions becomes a line break). */
+export function sellerInputFromOptions(options: SellerOptions): SellerDetailsInput {
+  const input: SellerDetailsInput = {};
+  for (const [, option, setting] of TEXT_OPTIONS) input[setting] = options[option];
+  if (input.paymentInstructions !== undefined) {
+    input.paymentInstructions = input.paymentInstructions!.replace(/\\n/g, '\n');
+  }
+  if (options.country !== undefined) input.countryId = countryIdOf(options.country);
+  if (options.logo !== undefined) input.logo = readLogo(options.logo);
+  return input;
+}
+
+/** The seller details as `account set` reports them. */
+export function sellerLines(seller: SellerDetails): string[] {
+  const country = seller.countryId === null ? null : findCountry(seller.countryId);
+  const address = [seller.address1, seller.address2, seller.city, seller.postalCode, country?.name]
+    .filter(Boolean)
+    .join(', ');
+  return [
+    `Legal name: ${seller.legalName ?? '(none)'}`,
+    `Address: ${address || '(none)'}`,
+    `Tax number: ${seller.taxNumber ?? '(none)'}`,
+    `Company number: ${seller.companyNumber ?? '(none)'}`,
+    `Contact: ${[seller.email, seller.phone].filter(Boolean).join(', ') || '(none)'}`,
+    `Payment instructions: ${seller.paymentInstructions ? seller.paymentInstructions.replace(/\n/g, ' / ') : '(none)'}`,
+    `Logo: ${seller.logo ? seller.logo.contentType : '(none)'}`,
+  ];
+}

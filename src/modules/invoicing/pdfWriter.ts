@@ -1,0 +1,99 @@
+import { registerPdfFonts, textRuns } from './pdfFonts.ts';
+import type { PdfFont } from './pdfFonts.ts';
+
+export interface TextOptions {
+  width: number;
+  align?: 'left' | 'right' | 'center';
+  weight?: 'regular' | 'bold';
+  size?: number;
+  color?: string;
+}
+
+const BODY_SIZE = 10;
+const INK = '#000000';
+
+/** The CJK font's glyphs are one em wide; measuring stands an em dash (one em in DejaVu Sans) in for each. */
+const EM_WIDE = '\u2014';
+
+/**
+ * Writes text into a pdfkit document in the embedded fonts, switching to the CJK font for the characters the main
+ * font lacks. Positions are absolute; each call returns the y below what it wrote.
+ */
+export class PdfWriter {
+  constructor(private readonly doc: PDFKit.PDFDocument) {
+    registerPdfFonts(doc);
+  }
+
+  text(value: string, x: number, y: number, options: TextOptions): number {
+    const doc = this.doc;
+    const weight = options.weight ?? 'regular';
+    doc.fontSize(options.size ?? BODY_SIZE).fillColor(options.color ?? INK);
+    const runs = textRuns(value, weight);
+    if (runs.length === 0) return y;
+    const align = options.align ?? 'left';
+    if (runs.length > 1 && align !== 'left' && !value.includes('\n')) {
+      // NOTE: pdfkit aligns each continued fragment on its own, so a right-aligned or centred line of several
+      // fonts is placed by hand when it fits on one line.
+      const widths = runs.map((run) => doc.font(run.font).widthOfString(run.text));
+      const total = widths.reduce((sum, width) => sum + width, 0);
+      if (total <= options.width) {
+        let at = x + (align === 'right' ? options.width - total : (options.width - total) / 2);
+        const lineHeight = Math.max(...runs.map((run) => doc.font(run.font).currentLineHeight(true)));
+        runs.forEach((run, i) => {
+          doc.font(run.font).text(run.text, at, y, { lineBreak: false });
+          at += widths[i]!;
+        });
+        doc.fillColor(INK);
+        return y + lineHeight;
+      }
+    }
+    runs.forEach((run, i) => {
+      const placement = { width: options.width, align, continued: i < runs.length - 1 };
+      doc.font(run.font);
+      if (i === 0) doc.text(run.text, x, y, placement);
+      else doc.text(run.text, placement);
+    });
+    doc.fillColor(INK);
+    return doc.y;
+  }
+
+  /** The height `text` would take in `width`. */
+  height(value: string, width: number, weight: 'regular' | 'bold' = 'regular', size = BODY_SIZE): number {
+    const measured = textRuns(value, weight)
+      .map((run) =>
+        run.font === ('cjk' satisfies PdfFont) ? EM_WIDE.repeat([...run.text].length) : run.text,
+      )
+      .join('');
+    return this.doc.font(weight).fontSize(size).heightOfString(measured, { width });
+  }
+
+  /** A framed mark (PAID, OVERDUE...) whose right edge is at `right`; returns the y below it. */
+  stamp(label: string, right: number, y: number, color: string): number {
+    const doc = this.doc.font('bold').fontSize(16);
+    const width = doc.widthOfString(label) + 16;
+    const height = doc.currentLineHeight() + 8;
+    doc
+      .save()
+      .lineWidth(2)
+      .strokeColor(color)
+      .rect(right - width, y, width, height)
+      .stroke()
+      .restore();
+    doc.fillColor(color).text(label, right - width + 8, y + 5, { width: width - 16, lineBreak: false });
+    doc.fillColor(INK);
+    return y + height;
+  }
+
+  rule(y: number, from = 50, to = 545): void {
+    this.doc.save().lineWidth(0.5).strokeColor('#999999').moveTo(from, y).lineTo(to, y).stroke().restore();
+  }
+
+  /** A line in the bottom margin of the current page (where text would otherwise start a new page). */
+  footer(value: string, x: number, width: number): void {
+    const page = this.doc.page;
+    const margin = page.margins.bottom;
+    page.margins.bottom = 0;
+    this.text(value, x, page.height - 40, { width, align: 'center', size: 8, color: '#777777' });
+    page.margins.bottom = margin;
+  }
+}
