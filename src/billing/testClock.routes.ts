@@ -43,6 +43,8 @@ export function registerTestClockRoutes(app: App): void {
     '/test-clock',
     {
       schema: {
+        summary: 'Read the billing clock',
+        operationId: 'getTestClock',
         tags,
         description:
           "The clock the account bills by: a test account's own clock, or the real time for other accounts.",
@@ -56,6 +58,8 @@ export function registerTestClockRoutes(app: App): void {
     '/test-clock/advance',
     {
       schema: {
+        summary: "Advance a test account's clock",
+        operationId: 'advanceTestClock',
         tags,
         description:
           "Moves a test account's clock forward to `To`, running the bill run for every day passed. 403 for " +

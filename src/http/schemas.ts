@@ -85,7 +85,21 @@ export const ProblemSchema = Type.Object(
     fields: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
     Errors: Type.Array(Type.Object({ Message: Type.String() })),
   },
-  { $id: 'Problem', description: "RFC 9457 problem details, with the original service's Errors member" },
+  {
+    $id: 'Problem',
+    description: "RFC 9457 problem details, with the original service's Errors member",
+    examples: [
+      {
+        type: '/problems/invalid_fields',
+        title: 'Unprocessable Content',
+        status: 422,
+        detail: 'The request has invalid values: see fields',
+        code: 'invalid_fields',
+        fields: [{ field: 'Email', message: 'must be at most 254 characters' }],
+        Errors: [{ Message: 'Email: must be at most 254 characters' }],
+      },
+    ],
+  },
 );
 
 export const NoContent = { 204: Type.Null({ description: 'No Content' }) };

@@ -25,14 +25,32 @@ const tags = ['Components'];
 export function registerComponentRoutes(app: App): void {
   app.get(
     '/components',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(ComponentOut) } } },
+    {
+      schema: {
+        summary: 'List components',
+        operationId: 'listComponents',
+        description: "The account's components in creation order, with their versions and prices.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(ComponentOut) },
+      },
+    },
     async (request) =>
       (await components.listComponents(request.ctx, pageOf(request.query))).map(toComponentDto),
   );
 
   app.get(
     '/components/:componentID',
-    { schema: { tags, params: ComponentIdParams, response: { 200: ComponentOut } } },
+    {
+      schema: {
+        summary: 'Get a component',
+        operationId: 'getComponent',
+        description: 'One component with its versions and prices.',
+        tags,
+        params: ComponentIdParams,
+        response: { 200: ComponentOut },
+      },
+    },
     async (request) => toComponentDto(await components.getComponent(request.ctx, request.params.componentID)),
   );
 
@@ -40,6 +58,8 @@ export function registerComponentRoutes(app: App): void {
     '/components',
     {
       schema: {
+        summary: 'Create a component',
+        operationId: 'createComponent',
         tags,
         description: 'Creates a component with its first version (VersionNo 1, the default).',
         body: CreateComponentBody,
@@ -65,6 +85,8 @@ export function registerComponentRoutes(app: App): void {
     '/components/:componentID',
     {
       schema: {
+        summary: 'Edit a component',
+        operationId: 'editComponent',
         tags,
         description:
           "Replaces the component's own fields (Descrip left out is null, isActive left out is false); " +
@@ -88,6 +110,8 @@ export function registerComponentRoutes(app: App): void {
     '/components/:componentID',
     {
       schema: {
+        summary: 'Delete a component',
+        operationId: 'deleteComponent',
         tags,
         description: 'Deletes the component with its versions.',
         params: ComponentIdParams,
@@ -104,6 +128,9 @@ export function registerComponentRoutes(app: App): void {
     '/components/:componentID/versions',
     {
       schema: {
+        summary: 'List component versions',
+        operationId: 'listComponentVersions',
+        description: "The component's versions in VersionNo order, with their prices.",
         tags,
         params: ComponentIdParams,
         querystring: PagingQuery,
@@ -118,7 +145,16 @@ export function registerComponentRoutes(app: App): void {
 
   app.get(
     '/components/:componentID/versions/:versionno',
-    { schema: { tags, params: VersionParams, response: { 200: VersionOut } } },
+    {
+      schema: {
+        summary: 'Get a component version',
+        operationId: 'getComponentVersion',
+        description: 'One version of the component, by its VersionNo.',
+        tags,
+        params: VersionParams,
+        response: { 200: VersionOut },
+      },
+    },
     async (request) =>
       toComponentVersionDto(
         await versions.getComponentVersion(request.ctx, request.params.componentID, request.params.versionno),
@@ -129,6 +165,8 @@ export function registerComponentRoutes(app: App): void {
     '/components/:componentID/versions',
     {
       schema: {
+        summary: 'Add a component version',
+        operationId: 'createComponentVersion',
         tags,
         description: 'Adds a version with the next VersionNo; isDefault true makes it the default.',
         params: ComponentIdParams,
@@ -151,6 +189,8 @@ export function registerComponentRoutes(app: App): void {
     '/components/:componentID/versions/:versionno',
     {
       schema: {
+        summary: 'Edit a component version',
+        operationId: 'editComponentVersion',
         tags,
         description:
           "Edits a version; ComponentVersionCurrencies, when sent, replace the version's prices " +
@@ -175,6 +215,8 @@ export function registerComponentRoutes(app: App): void {
     '/components/:componentID/versions/:versionno',
     {
       schema: {
+        summary: 'Delete a component version',
+        operationId: 'deleteComponentVersion',
         tags,
         description: 'Deletes a version; the last version and the default version cannot be deleted (409).',
         params: VersionParams,

@@ -27,6 +27,8 @@ export function registerCountryRoutes(app: App): void {
     '/countries',
     {
       schema: {
+        summary: 'List countries',
+        operationId: 'listCountries',
         tags,
         description: 'ISO 3166-1 countries ordered by name; countryID is the numeric code.',
         querystring: PagingQuery,
@@ -40,6 +42,8 @@ export function registerCountryRoutes(app: App): void {
     '/countries/:countryID/states',
     {
       schema: {
+        summary: "List a country's states",
+        operationId: 'listCountryStates',
         tags,
         description: "A country's ISO 3166-2 subdivisions ordered by code; 404 for an unknown country.",
         params: CountryIdParams,

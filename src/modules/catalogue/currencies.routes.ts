@@ -8,14 +8,27 @@ import { CurrencyBody, CurrencyOut, CurrencyQuery } from './currencies.schemas.t
 const tags = ['Currencies'];
 
 export function registerCurrencyRoutes(app: App): void {
-  app.get('/currencies', { schema: { tags, response: { 200: Type.Array(CurrencyOut) } } }, async (request) =>
-    (await currencies.listCurrencies(request.ctx)).map((c) => ({ CurrencyCode: c.code, Name: c.name })),
+  app.get(
+    '/currencies',
+    {
+      schema: {
+        summary: 'List currencies',
+        operationId: 'listCurrencies',
+        description: 'The currencies enabled for the account, with their names.',
+        tags,
+        response: { 200: Type.Array(CurrencyOut) },
+      },
+    },
+    async (request) =>
+      (await currencies.listCurrencies(request.ctx)).map((c) => ({ CurrencyCode: c.code, Name: c.name })),
   );
 
   app.post(
     '/currencies',
     {
       schema: {
+        summary: 'Enable a currency',
+        operationId: 'enableCurrency',
         tags,
         description: 'Enables a currency for the account (201 with an empty body, as the spec says).',
         body: CurrencyBody,
@@ -31,6 +44,8 @@ export function registerCurrencyRoutes(app: App): void {
     '/currencies',
     {
       schema: {
+        summary: 'Remove a currency',
+        operationId: 'removeCurrency',
         tags,
         description: 'Removes a currency; CurrencyCode in the body (as the spec says) or the query string.',
         querystring: CurrencyQuery,

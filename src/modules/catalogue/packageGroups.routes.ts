@@ -15,21 +15,48 @@ function toPackageGroupDto(group: PackageGroup): Static<typeof PackageGroupOut> 
 export function registerPackageGroupRoutes(app: App): void {
   app.get(
     '/packagegroups',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(PackageGroupOut) } } },
+    {
+      schema: {
+        summary: 'List package groups',
+        operationId: 'listPackageGroups',
+        description: "The account's package groups in creation order.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(PackageGroupOut) },
+      },
+    },
     async (request) =>
       (await groups.listPackageGroups(request.ctx, pageOf(request.query))).map(toPackageGroupDto),
   );
 
   app.get(
     '/packagegroups/:packageGroupID',
-    { schema: { tags, params: PackageGroupIdParams, response: { 200: PackageGroupOut } } },
+    {
+      schema: {
+        summary: 'Get a package group',
+        operationId: 'getPackageGroup',
+        description: 'One package group.',
+        tags,
+        params: PackageGroupIdParams,
+        response: { 200: PackageGroupOut },
+      },
+    },
     async (request) =>
       toPackageGroupDto(await groups.getPackageGroup(request.ctx, request.params.packageGroupID)),
   );
 
   app.post(
     '/packagegroups',
-    { schema: { tags, body: PackageGroupBody, response: { 201: PackageGroupOut } } },
+    {
+      schema: {
+        summary: 'Create a package group',
+        operationId: 'createPackageGroup',
+        description: 'Creates a group that packages and components can belong to.',
+        tags,
+        body: PackageGroupBody,
+        response: { 201: PackageGroupOut },
+      },
+    },
     async (request, reply) =>
       reply
         .code(201)
@@ -38,7 +65,17 @@ export function registerPackageGroupRoutes(app: App): void {
 
   app.put(
     '/packagegroups/:packageGroupID',
-    { schema: { tags, params: PackageGroupIdParams, body: PackageGroupBody, response: NoContent } },
+    {
+      schema: {
+        summary: 'Rename a package group',
+        operationId: 'editPackageGroup',
+        description: "Changes the group's name.",
+        tags,
+        params: PackageGroupIdParams,
+        body: PackageGroupBody,
+        response: NoContent,
+      },
+    },
     async (request, reply) => {
       await groups.renamePackageGroup(request.ctx, request.params.packageGroupID, request.body.GroupName);
       return reply.code(204).send(null);
@@ -49,6 +86,8 @@ export function registerPackageGroupRoutes(app: App): void {
     '/packagegroups/:packageGroupID',
     {
       schema: {
+        summary: 'Delete a package group',
+        operationId: 'deletePackageGroup',
         tags,
         description: 'Deletes a group; a group that packages or components belong to is a 409.',
         params: PackageGroupIdParams,

@@ -28,13 +28,32 @@ const versionTags = ['Package versions'];
 export function registerPackageRoutes(app: App): void {
   app.get(
     '/packages',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(PackageOut) } } },
+    {
+      schema: {
+        summary: 'List packages',
+        operationId: 'listPackages',
+        description:
+          "The account's packages in creation order, each with its versions, rates and rate terms.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(PackageOut) },
+      },
+    },
     async (request) => (await packages.listPackages(request.ctx, pageOf(request.query))).map(toPackageDto),
   );
 
   app.get(
     '/packages/:packageID',
-    { schema: { tags, params: PackageIdParams, response: { 200: PackageOut } } },
+    {
+      schema: {
+        summary: 'Get a package',
+        operationId: 'getPackage',
+        description: 'One package with its versions, rates and rate terms.',
+        tags,
+        params: PackageIdParams,
+        response: { 200: PackageOut },
+      },
+    },
     async (request) => toPackageDto(await packages.getPackage(request.ctx, request.params.packageID)),
   );
 
@@ -42,6 +61,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages',
     {
       schema: {
+        summary: 'Create a package',
+        operationId: 'createPackage',
         tags,
         description: 'Creates a package with its first version (VersionNo 1, the default).',
         body: CreatePackageBody,
@@ -62,6 +83,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages/:packageID',
     {
       schema: {
+        summary: 'Edit a package',
+        operationId: 'editPackage',
         tags,
         description:
           'Changes the package (not its versions). 200 with an empty body, as the spec says; a Descrip left out ' +
@@ -80,6 +103,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages/:packageID',
     {
       schema: {
+        summary: 'Delete a package',
+        operationId: 'deletePackage',
         tags,
         description: 'Deletes a package with its versions; one with subscriptions is a 409.',
         params: PackageIdParams,
@@ -96,6 +121,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages',
     {
       schema: {
+        summary: 'Delete a package (id in the body)',
+        operationId: 'deletePackageByBody',
         tags,
         description:
           'The same, with packageID in the body or the query string (the spec does not say where).',
@@ -118,6 +145,9 @@ export function registerPackageRoutes(app: App): void {
     '/packages/:packageID/versions',
     {
       schema: {
+        summary: 'List package versions',
+        operationId: 'listPackageVersions',
+        description: "The package's versions in VersionNo order, with their rates and rate terms.",
         tags: versionTags,
         params: PackageIdParams,
         querystring: PagingQuery,
@@ -132,7 +162,16 @@ export function registerPackageRoutes(app: App): void {
 
   app.get(
     '/packages/:packageID/versions/:versionno',
-    { schema: { tags: versionTags, params: VersionParams, response: { 200: VersionOut } } },
+    {
+      schema: {
+        summary: 'Get a package version',
+        operationId: 'getPackageVersion',
+        description: 'One version of the package, by its VersionNo.',
+        tags: versionTags,
+        params: VersionParams,
+        response: { 200: VersionOut },
+      },
+    },
     async (request) =>
       toVersionDto(
         await versions.getVersion(request.ctx, request.params.packageID, request.params.versionno),
@@ -143,6 +182,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages/:packageID/versions',
     {
       schema: {
+        summary: 'Add a package version',
+        operationId: 'createPackageVersion',
         tags: versionTags,
         description: 'Adds a version with the next VersionNo; isDefault true makes it the default.',
         params: PackageIdParams,
@@ -164,6 +205,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages/:packageID/versions/:versionno',
     {
       schema: {
+        summary: 'Replace a package version',
+        operationId: 'replacePackageVersion',
         tags: versionTags,
         description: 'Replaces the version (its rates and terms get new identifiers).',
         params: VersionParams,
@@ -186,6 +229,8 @@ export function registerPackageRoutes(app: App): void {
     '/packages/:packageID/versions/:versionno',
     {
       schema: {
+        summary: 'Delete a package version',
+        operationId: 'deletePackageVersion',
         tags: versionTags,
         description: 'Deletes a version; the only version and the default version are a 409.',
         params: VersionParams,

@@ -10,7 +10,16 @@ const tags = ['Tax settings'];
 export function registerTaxRoutes(app: App): void {
   app.get(
     '/tax',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(TaxSettingOut) } } },
+    {
+      schema: {
+        summary: 'List tax settings',
+        operationId: 'listTaxSettings',
+        description: "The account's tax settings with their rules, in creation order.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(TaxSettingOut) },
+      },
+    },
     async (request) => (await taxes.listTaxSettings(request.ctx, pageOf(request.query))).map(toTaxSettingDto),
   );
 
@@ -18,6 +27,8 @@ export function registerTaxRoutes(app: App): void {
     '/tax/:taxSettingID',
     {
       schema: {
+        summary: 'Get a tax setting',
+        operationId: 'getTaxSetting',
         tags,
         // The spec's example payload shows a list here; its table says one setting, which is what a client of
         // a single-resource path can rely on.
@@ -31,7 +42,16 @@ export function registerTaxRoutes(app: App): void {
 
   app.post(
     '/tax',
-    { schema: { tags, body: TaxSettingBody, response: { 201: TaxSettingOut } } },
+    {
+      schema: {
+        summary: 'Create a tax setting',
+        operationId: 'createTaxSetting',
+        description: 'Creates a tax setting with its rules (Perc a fraction: 0.15 is 15%).',
+        tags,
+        body: TaxSettingBody,
+        response: { 201: TaxSettingOut },
+      },
+    },
     async (request, reply) =>
       reply
         .code(201)
@@ -44,6 +64,8 @@ export function registerTaxRoutes(app: App): void {
     '/tax/:taxSettingID',
     {
       schema: {
+        summary: 'Edit a tax setting',
+        operationId: 'editTaxSetting',
         tags,
         description:
           'Rules without taxRuleID are added, rules with one of this setting are edited, rules left out are deleted; ' +
@@ -65,7 +87,16 @@ export function registerTaxRoutes(app: App): void {
 
   app.delete(
     '/tax/:taxSettingID',
-    { schema: { tags, params: TaxSettingIdParams, response: NoContent } },
+    {
+      schema: {
+        summary: 'Delete a tax setting',
+        operationId: 'deleteTaxSetting',
+        description: 'Deletes the tax setting with its rules; invoices already issued keep their taxes.',
+        tags,
+        params: TaxSettingIdParams,
+        response: NoContent,
+      },
+    },
     async (request, reply) => {
       await taxes.deleteTaxSetting(request.ctx, request.params.taxSettingID);
       return reply.code(204).send(null);

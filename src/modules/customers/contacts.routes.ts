@@ -18,6 +18,9 @@ export function registerContactRoutes(app: App): void {
     '/customers/:customerID/contacts',
     {
       schema: {
+        summary: "List a customer's contacts",
+        operationId: 'listCustomerContacts',
+        description: "The customer's contacts in creation order (passwords are never returned).",
         tags,
         params: ContactsOfCustomerParams,
         querystring: PagingQuery,
@@ -32,13 +35,31 @@ export function registerContactRoutes(app: App): void {
 
   app.get(
     '/customercontacts',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(ContactOut) } } },
+    {
+      schema: {
+        summary: 'List contacts',
+        operationId: 'listContacts',
+        description: "The account's contacts in creation order (passwords are never returned).",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(ContactOut) },
+      },
+    },
     async (request) => (await contacts.listContacts(request.ctx, pageOf(request.query))).map(toContactDto),
   );
 
   app.get(
     '/customercontacts/:customerContactID',
-    { schema: { tags, params: ContactIdParams, response: { 200: ContactOut } } },
+    {
+      schema: {
+        summary: 'Get a contact',
+        operationId: 'getContact',
+        description: 'One contact (its password is never returned).',
+        tags,
+        params: ContactIdParams,
+        response: { 200: ContactOut },
+      },
+    },
     async (request) => toContactDto(await contacts.getContact(request.ctx, request.params.customerContactID)),
   );
 
@@ -46,6 +67,8 @@ export function registerContactRoutes(app: App): void {
     '/customercontacts',
     {
       schema: {
+        summary: 'Create a contact',
+        operationId: 'createContact',
         tags,
         description:
           'Adds a contact. An active contact without Username or Password gets generated ones; an active contact is e-mailed its username and password.',
@@ -63,6 +86,8 @@ export function registerContactRoutes(app: App): void {
     '/customercontacts/:customerContactID',
     {
       schema: {
+        summary: 'Edit a contact',
+        operationId: 'editContact',
         tags,
         description:
           'Edits a contact. A blank Username keeps the current one (or generates one for an active contact without); changePassword with a blank Password generates one. The contact is e-mailed when the username or password changes.',
@@ -83,7 +108,16 @@ export function registerContactRoutes(app: App): void {
 
   app.delete(
     '/customercontacts/:customerContactID',
-    { schema: { tags, params: ContactIdParams, response: NoContent } },
+    {
+      schema: {
+        summary: 'Delete a contact',
+        operationId: 'deleteContact',
+        description: 'Deletes the contact.',
+        tags,
+        params: ContactIdParams,
+        response: NoContent,
+      },
+    },
     async (request, reply) => {
       await contacts.deleteContact(request.ctx, request.params.customerContactID);
       return reply.code(204).send(null);

@@ -29,7 +29,17 @@ const tags = ['Customers'];
 export function registerCustomerRoutes(app: App): void {
   app.get(
     '/customers',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CustomerOut) } } },
+    {
+      schema: {
+        summary: 'List customers',
+        operationId: 'listCustomers',
+        description:
+          "The account's customers in creation order, with their balance and active subscription count.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(CustomerOut) },
+      },
+    },
     async (request) =>
       (
         await withCustomerFigures(
@@ -43,6 +53,8 @@ export function registerCustomerRoutes(app: App): void {
     '/by_customer_ids',
     {
       schema: {
+        summary: 'List customers by id',
+        operationId: 'listCustomersByIds',
         tags,
         description: 'Customers with the given ids, in creation order; ids of other accounts are left out.',
         querystring: PagingQuery,
@@ -65,7 +77,14 @@ export function registerCustomerRoutes(app: App): void {
   app.get(
     '/customers/with_customfields',
     {
-      schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CustomerWithCustomFieldsOut) } },
+      schema: {
+        summary: 'List customers with custom fields',
+        operationId: 'listCustomersWithCustomFields',
+        description: "The account's customers in creation order, each with the values of its custom fields.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(CustomerWithCustomFieldsOut) },
+      },
     },
     async (request) => {
       const page = await customers.listCustomersWithCustomFields(request.ctx, pageOf(request.query));
@@ -79,7 +98,16 @@ export function registerCustomerRoutes(app: App): void {
 
   app.get(
     '/customers/:customerID',
-    { schema: { tags, params: CustomerIdParams, response: { 200: CustomerOut } } },
+    {
+      schema: {
+        summary: 'Get a customer',
+        operationId: 'getCustomer',
+        description: 'One customer with its balance, active subscription count and status.',
+        tags,
+        params: CustomerIdParams,
+        response: { 200: CustomerOut },
+      },
+    },
     async (request) =>
       toCustomerDto(
         await customerWithFigures(
@@ -91,7 +119,18 @@ export function registerCustomerRoutes(app: App): void {
 
   app.post(
     '/customers',
-    { schema: { tags, body: CreateCustomerBody, response: { 201: CustomerOut } } },
+    {
+      schema: {
+        summary: 'Create a customer',
+        operationId: 'createCustomer',
+        description:
+          "Creates a customer; only Name is required. CurrencyCode defaults to the account's currency; a taken " +
+          'Reference is a 409.',
+        tags,
+        body: CreateCustomerBody,
+        response: { 201: CustomerOut },
+      },
+    },
     async (request, reply) => {
       const input = customerInputFromWire(request.body);
       const customer = await customers.createCustomer(request.ctx, { ...input, name: request.body.Name });
@@ -103,6 +142,8 @@ export function registerCustomerRoutes(app: App): void {
     '/customers/:customerID',
     {
       schema: {
+        summary: 'Edit a customer',
+        operationId: 'editCustomer',
         tags,
         description: 'Changes the fields sent; fields left out keep their values and null clears one.',
         params: CustomerIdParams,
@@ -123,7 +164,18 @@ export function registerCustomerRoutes(app: App): void {
 
   app.delete(
     '/customers/:customerID',
-    { schema: { tags, params: CustomerIdParams, response: NoContent } },
+    {
+      schema: {
+        summary: 'Delete a customer',
+        operationId: 'deleteCustomer',
+        description:
+          'Deletes the customer with its contacts, notes and custom-field values. One with invoices, subscriptions or ' +
+          'recurring invoices is a 409: archive it instead.',
+        tags,
+        params: CustomerIdParams,
+        response: NoContent,
+      },
+    },
     async (request, reply) => {
       await customers.deleteCustomer(request.ctx, request.params.customerID);
       return reply.code(204).send(null);
@@ -132,13 +184,13 @@ export function registerCustomerRoutes(app: App): void {
 
   const statusRoute = (
     path: string,
-    description: string,
+    doc: { summary: string; operationId: string; description: string },
     change: typeof customers.setCustomerActive,
     to: boolean,
   ) =>
     app.put(
       `/customers/:customerID/${path}`,
-      { schema: { tags, description, params: CustomerIdParams, response: NoContent } },
+      { schema: { ...doc, tags, params: CustomerIdParams, response: NoContent } },
       async (request, reply) => {
         await change(request.ctx, request.params.customerID, to);
         return reply.code(204).send(null);
@@ -146,20 +198,41 @@ export function registerCustomerRoutes(app: App): void {
     );
   statusRoute(
     'archive',
-    'Archives the customer (isActive false; comp_status Archived).',
+    {
+      summary: 'Archive a customer',
+      operationId: 'archiveCustomer',
+      description: 'Archives the customer (isActive false; comp_status Archived).',
+    },
     customers.setCustomerActive,
     false,
   );
-  statusRoute('reopen', 'Reopens an archived customer (isActive true).', customers.setCustomerActive, true);
+  statusRoute(
+    'reopen',
+    {
+      summary: 'Reopen a customer',
+      operationId: 'reopenCustomer',
+      description: 'Reopens an archived customer (isActive true).',
+    },
+    customers.setCustomerActive,
+    true,
+  );
   statusRoute(
     'suspend',
-    'Suspends the customer (isSuspended true, SuspendedDate set; comp_status Suspended).',
+    {
+      summary: 'Suspend a customer',
+      operationId: 'suspendCustomer',
+      description: 'Suspends the customer (isSuspended true, SuspendedDate set; comp_status Suspended).',
+    },
     customers.setCustomerSuspended,
     true,
   );
   statusRoute(
     'unsuspend',
-    'Lifts a suspension (isSuspended false, SuspendedDate null).',
+    {
+      summary: 'Unsuspend a customer',
+      operationId: 'unsuspendCustomer',
+      description: 'Lifts a suspension (isSuspended false, SuspendedDate null).',
+    },
     customers.setCustomerSuspended,
     false,
   );
@@ -168,6 +241,8 @@ export function registerCustomerRoutes(app: App): void {
     '/customfields',
     {
       schema: {
+        summary: 'List custom fields',
+        operationId: 'listCustomFields',
         tags,
         description: "The account's custom customer fields, in the order defined.",
         querystring: PagingQuery,
@@ -180,7 +255,16 @@ export function registerCustomerRoutes(app: App): void {
 
   app.post(
     '/customfields',
-    { schema: { tags, body: CreateCustomFieldBody, response: { 201: CustomFieldOut } } },
+    {
+      schema: {
+        summary: 'Create a custom field',
+        operationId: 'createCustomField',
+        description: 'Defines a custom customer field by its Key; a taken Key is a 409.',
+        tags,
+        body: CreateCustomFieldBody,
+        response: { 201: CustomFieldOut },
+      },
+    },
     async (request, reply) => {
       const field = await customFields.createCustomField(request.ctx, request.body.Key);
       return reply.code(201).send(toCustomFieldDto(field));
@@ -189,7 +273,16 @@ export function registerCustomerRoutes(app: App): void {
 
   app.delete(
     '/customfields/:customFieldID',
-    { schema: { tags, params: CustomFieldIdParams, response: NoContent } },
+    {
+      schema: {
+        summary: 'Delete a custom field',
+        operationId: 'deleteCustomField',
+        description: "Deletes the field definition and every customer's value for it.",
+        tags,
+        params: CustomFieldIdParams,
+        response: NoContent,
+      },
+    },
     async (request, reply) => {
       await customFields.deleteCustomField(request.ctx, request.params.customFieldID);
       return reply.code(204).send(null);

@@ -12,6 +12,8 @@ export function registerGatewaysRoutes(app: App): void {
     '/gateways',
     {
       schema: {
+        summary: 'List gateways',
+        operationId: 'listGateways',
         tags,
         description: "The account's gateways in creation order; the built-in test gateway comes first.",
         querystring: PagingQuery,
@@ -23,7 +25,16 @@ export function registerGatewaysRoutes(app: App): void {
 
   app.get(
     '/gateways/:gatewayID',
-    { schema: { tags, params: GatewayIdParams, response: { 200: GatewayOut } } },
+    {
+      schema: {
+        summary: 'Get a gateway',
+        operationId: 'getGateway',
+        description: 'One gateway: type, name and state (its settings are never returned).',
+        tags,
+        params: GatewayIdParams,
+        response: { 200: GatewayOut },
+      },
+    },
     async (request) => toGatewayDto(await gateways.getGateway(request.ctx, request.params.gatewayID)),
   );
 }

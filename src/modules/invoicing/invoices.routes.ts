@@ -23,6 +23,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/customers/:customerID/invoices',
     {
       schema: {
+        summary: "List a customer's invoices",
+        operationId: 'listCustomerInvoices',
         tags,
         description: "The customer's invoices, in creation order.",
         params: CustomerIdParams,
@@ -43,6 +45,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices',
     {
       schema: {
+        summary: 'List invoices',
+        operationId: 'listInvoices',
         tags,
         description:
           "The account's invoices in creation order; startDate and endDate are inclusive bounds on InvoiceDate.",
@@ -61,7 +65,16 @@ export function registerInvoicesRoutes(app: App): void {
 
   app.get(
     '/invoices/:invoiceID',
-    { schema: { tags, params: InvoiceIdParams, response: { 200: InvoiceOut } } },
+    {
+      schema: {
+        summary: 'Get an invoice',
+        operationId: 'getInvoice',
+        description: 'One invoice with its lines, taxes, totals, balance and status.',
+        tags,
+        params: InvoiceIdParams,
+        response: { 200: InvoiceOut },
+      },
+    },
     async (request) =>
       toInvoiceDto(
         await invoiceWithFigures(request.ctx, await getInvoice(request.ctx, request.params.invoiceID)),
@@ -73,6 +86,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices',
     {
       schema: {
+        summary: 'Create an invoice',
+        operationId: 'createInvoice',
         tags,
         description:
           'Creates an invoice, issued and numbered unless isDraft is true. Charges: Descrip, Qty, UnitCostEx; ' +
@@ -97,6 +112,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices/:invoiceID',
     {
       schema: {
+        summary: 'Edit a draft invoice',
+        operationId: 'editInvoice',
         tags,
         description:
           'Changes a draft (409 otherwise): fields left out keep their values; Charges and Taxes, when sent, ' +
@@ -117,6 +134,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices/:invoiceID/finalize',
     {
       schema: {
+        summary: 'Issue a draft invoice',
+        operationId: 'finalizeInvoice',
         tags,
         description: 'Issues a draft: it takes the next invoice number (409 when it is not a draft).',
         params: InvoiceIdParams,
@@ -133,6 +152,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices/:invoiceID/send',
     {
       schema: {
+        summary: 'E-mail an invoice',
+        operationId: 'sendInvoice',
         tags,
         description:
           "E-mails the invoice with its PDF to the customer's Email, copied to EmailCC, and sets DateSent " +
@@ -151,6 +172,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices/:invoiceID',
     {
       schema: {
+        summary: 'Delete or cancel an invoice',
+        operationId: 'deleteInvoice',
         tags,
         description:
           'Deletes a draft; cancels an issued invoice (isCancelled true). 409 when it is cancelled already or ' +
@@ -169,6 +192,8 @@ export function registerInvoicesRoutes(app: App): void {
     '/invoices/:invoiceID/pdf',
     {
       schema: {
+        summary: 'Download an invoice as PDF',
+        operationId: 'getInvoicePdf',
         tags,
         description: 'The invoice as a PDF document.',
         params: InvoiceIdParams,

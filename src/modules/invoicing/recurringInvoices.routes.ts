@@ -26,6 +26,8 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     '/customers/:customerID/recurring-invoices',
     {
       schema: {
+        summary: "List a customer's recurring invoices",
+        operationId: 'listCustomerRecurringInvoices',
         tags,
         description: "The customer's recurring invoices, in creation order.",
         params: CustomerIdParams,
@@ -43,6 +45,8 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     '/recurring-invoices',
     {
       schema: {
+        summary: 'List recurring invoices',
+        operationId: 'listRecurringInvoices',
         tags,
         description: "The account's recurring invoices, in creation order.",
         querystring: PagingQuery,
@@ -57,7 +61,16 @@ export function registerRecurringInvoicesRoutes(app: App): void {
 
   app.get(
     '/recurring-invoices/:recurInvoiceID',
-    { schema: { tags, params: RecurringInvoiceIdParams, response: { 200: RecurringInvoiceOut } } },
+    {
+      schema: {
+        summary: 'Get a recurring invoice',
+        operationId: 'getRecurringInvoice',
+        description: 'One recurring invoice with its charges, taxes and renewal dates.',
+        tags,
+        params: RecurringInvoiceIdParams,
+        response: { 200: RecurringInvoiceOut },
+      },
+    },
     async (request) =>
       toRecurringInvoiceDto(
         await getRecurringInvoice(request.ctx, request.params.recurInvoiceID),
@@ -69,6 +82,8 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     '/recurring-invoices',
     {
       schema: {
+        summary: 'Create a recurring invoice',
+        operationId: 'createRecurringInvoice',
         tags,
         description:
           'Creates a recurring invoice: one invoice per period from StartDate, dated numDaysBeforeToInv days ' +
@@ -92,6 +107,8 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     '/recurring-invoices/:recurInvoiceID',
     {
       schema: {
+        summary: 'Edit a recurring invoice',
+        operationId: 'editRecurringInvoice',
         tags,
         description:
           'Changes the fields sent; fields left out keep their values and null clears one. RecurInvoiceCharges ' +
@@ -113,10 +130,14 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     },
   );
 
-  const stateRoute = (path: string, description: string, change: typeof cancelRecurringInvoice) =>
+  const stateRoute = (
+    path: string,
+    doc: { summary: string; operationId: string; description: string },
+    change: typeof cancelRecurringInvoice,
+  ) =>
     app.put(
       `/recurring-invoices/:recurInvoiceID/${path}`,
-      { schema: { tags, description, params: RecurringInvoiceIdParams, response: NoContent } },
+      { schema: { ...doc, tags, params: RecurringInvoiceIdParams, response: NoContent } },
       async (request, reply) => {
         await change(request.ctx, request.params.recurInvoiceID);
         return reply.code(204).send(null);
@@ -124,18 +145,33 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     );
   stateRoute(
     'cancel',
-    'Cancels it: no more invoices (isCancelled true, comp_Status Cancelled); 409 if already cancelled.',
+    {
+      summary: 'Cancel a recurring invoice',
+      operationId: 'cancelRecurringInvoice',
+      description:
+        'Cancels it: no more invoices (isCancelled true, comp_Status Cancelled); 409 if already cancelled.',
+    },
     cancelRecurringInvoice,
   );
   stateRoute(
     'reactivate',
-    'Resumes a cancelled one with the first period whose invoice is dated today or later; periods that fell ' +
-      'due while cancelled are not billed. 409 unless cancelled.',
+    {
+      summary: 'Reactivate a recurring invoice',
+      operationId: 'reactivateRecurringInvoice',
+      description:
+        'Resumes a cancelled one with the first period whose invoice is dated today or later; periods that fell ' +
+        'due while cancelled are not billed. 409 unless cancelled.',
+    },
     reactivateRecurringInvoice,
   );
   stateRoute(
     'unpark',
-    'Takes a parked one (its record broke an invariant, see ParkedReason) back into billing. 409 unless parked.',
+    {
+      summary: 'Unpark a recurring invoice',
+      operationId: 'unparkRecurringInvoice',
+      description:
+        'Takes a parked one (its record broke an invariant, see ParkedReason) back into billing. 409 unless parked.',
+    },
     unparkRecurringInvoice,
   );
 
@@ -143,6 +179,8 @@ export function registerRecurringInvoicesRoutes(app: App): void {
     '/recurring-invoices/:recurInvoiceID',
     {
       schema: {
+        summary: 'Delete a recurring invoice',
+        operationId: 'deleteRecurringInvoice',
         tags,
         description: 'Deletes one that has made no invoice; one that has is a 409 (cancel it instead).',
         params: RecurringInvoiceIdParams,

@@ -45,6 +45,8 @@ export function registerAdjustmentsRoutes(app: App): void {
     '/adjustment/list',
     {
       schema: {
+        summary: 'List adjustments',
+        operationId: 'listAdjustments',
         tags,
         description:
           'Lists adjustments of a type (negative, positive or all), of one customer or, without customerID, of ' +
@@ -70,6 +72,8 @@ export function registerAdjustmentsRoutes(app: App): void {
     '/adjustment/get',
     {
       schema: {
+        summary: 'Get an adjustment',
+        operationId: 'getAdjustment',
         tags,
         description:
           'Reads a positive or a negative adjustment with its allocations. A type or customerID that is not the ' +
@@ -97,6 +101,8 @@ export function registerAdjustmentsRoutes(app: App): void {
     '/adjustment/add',
     {
       schema: {
+        summary: 'Add an adjustment',
+        operationId: 'createAdjustment',
         tags,
         description:
           'Adds an adjustment in the customer’s currency. Positive (opening_balance, refund, interest): DueDate ' +
@@ -123,6 +129,8 @@ export function registerAdjustmentsRoutes(app: App): void {
     '/adjustment/edit',
     {
       schema: {
+        summary: 'Edit an adjustment',
+        operationId: 'editAdjustment',
         tags,
         description:
           'Replaces the adjustment’s fields; its customer and Type do not change. A positive adjustment’s Amount ' +
@@ -147,6 +155,8 @@ export function registerAdjustmentsRoutes(app: App): void {
     '/adjustment/delete',
     {
       schema: {
+        summary: 'Delete an adjustment',
+        operationId: 'deleteAdjustment',
         tags,
         description:
           'Deletes an adjustment; type, adjustmentID and customerID come in the query string or the JSON body ' +

@@ -23,6 +23,9 @@ export function registerCreditNotesRoutes(app: App): void {
     '/customers/:customerID/credits',
     {
       schema: {
+        summary: "List a customer's credit notes",
+        operationId: 'listCustomerCreditNotes',
+        description: "The customer's credit notes in creation order, with their allocations.",
         tags,
         params: CustomerIdParams,
         querystring: PagingQuery,
@@ -37,7 +40,16 @@ export function registerCreditNotesRoutes(app: App): void {
 
   app.get(
     '/credits',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(CreditNoteOut) } } },
+    {
+      schema: {
+        summary: 'List credit notes',
+        operationId: 'listCreditNotes',
+        description: "The account's credit notes in creation order, with their allocations.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(CreditNoteOut) },
+      },
+    },
     async (request) =>
       (await credits.listCreditNotes(request.ctx, pageOf(request.query))).map((c) =>
         toCreditNoteDto(c, request.ctx.account.timeZone),
@@ -46,7 +58,16 @@ export function registerCreditNotesRoutes(app: App): void {
 
   app.get(
     '/credits/:creditNoteID',
-    { schema: { tags, params: CreditNoteIdParams, response: { 200: CreditNoteOut } } },
+    {
+      schema: {
+        summary: 'Get a credit note',
+        operationId: 'getCreditNote',
+        description: 'One credit note with its allocations.',
+        tags,
+        params: CreditNoteIdParams,
+        response: { 200: CreditNoteOut },
+      },
+    },
     async (request) =>
       toCreditNoteDto(
         await credits.getCreditNote(request.ctx, request.params.creditNoteID),
@@ -58,6 +79,8 @@ export function registerCreditNotesRoutes(app: App): void {
     '/credits',
     {
       schema: {
+        summary: 'Issue a credit note',
+        operationId: 'createCreditNote',
         tags,
         description:
           'Issues a credit note to a customer. CreditNumber is unique per account (409 when taken). AutoApply ' +
@@ -81,6 +104,8 @@ export function registerCreditNotesRoutes(app: App): void {
     '/credits/:creditNoteID',
     {
       schema: {
+        summary: 'Replace a credit note',
+        operationId: 'editCreditNote',
         tags,
         description:
           'Replaces the credit note and its allocations: an allocation with allocationID is edited, one ' +
@@ -104,6 +129,8 @@ export function registerCreditNotesRoutes(app: App): void {
     '/credits/:creditNoteID',
     {
       schema: {
+        summary: 'Delete a credit note',
+        operationId: 'deleteCreditNote',
         tags,
         description: 'Deletes the credit note and its allocations; what it credited is owed again.',
         params: CreditNoteIdParams,

@@ -19,6 +19,9 @@ export function registerPaymentsRoutes(app: App): void {
     '/customers/:customerID/payments',
     {
       schema: {
+        summary: "List a customer's payments",
+        operationId: 'listCustomerPayments',
+        description: "The customer's payments in creation order, with their allocations.",
         tags,
         params: CustomerIdParams,
         querystring: PagingQuery,
@@ -33,7 +36,16 @@ export function registerPaymentsRoutes(app: App): void {
 
   app.get(
     '/payments',
-    { schema: { tags, querystring: PagingQuery, response: { 200: Type.Array(PaymentOut) } } },
+    {
+      schema: {
+        summary: 'List payments',
+        operationId: 'listPayments',
+        description: "The account's payments in creation order, with their allocations.",
+        tags,
+        querystring: PagingQuery,
+        response: { 200: Type.Array(PaymentOut) },
+      },
+    },
     async (request) =>
       (await payments.listPayments(request.ctx, pageOf(request.query))).map((p) =>
         toPaymentDto(p, request.ctx.account.timeZone),
@@ -42,7 +54,16 @@ export function registerPaymentsRoutes(app: App): void {
 
   app.get(
     '/payments/:paymentID',
-    { schema: { tags, params: PaymentIdParams, response: { 200: PaymentOut } } },
+    {
+      schema: {
+        summary: 'Get a payment',
+        operationId: 'getPayment',
+        description: 'One payment with its allocations.',
+        tags,
+        params: PaymentIdParams,
+        response: { 200: PaymentOut },
+      },
+    },
     async (request) =>
       toPaymentDto(
         await payments.getPayment(request.ctx, request.params.paymentID),
@@ -54,6 +75,8 @@ export function registerPaymentsRoutes(app: App): void {
     '/payments',
     {
       schema: {
+        summary: 'Record a payment',
+        operationId: 'createPayment',
         tags,
         description:
           'Records a payment. AutoApply applies it to the earliest open invoices (InvoiceDate, then invoiceNum) ' +
@@ -75,6 +98,8 @@ export function registerPaymentsRoutes(app: App): void {
     '/payments/:paymentID',
     {
       schema: {
+        summary: 'Replace a payment',
+        operationId: 'editPayment',
         tags,
         description:
           'Replaces the payment and its allocations: an allocation with allocationID is edited, one without is ' +
@@ -98,6 +123,8 @@ export function registerPaymentsRoutes(app: App): void {
     '/payments/:paymentID',
     {
       schema: {
+        summary: 'Delete a payment',
+        operationId: 'deletePayment',
         tags,
         description: 'Deletes the payment and its allocations; what it paid is owed again.',
         params: PaymentIdParams,

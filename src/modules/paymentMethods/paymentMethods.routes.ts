@@ -31,6 +31,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/customers/:customerID/paymentmethods',
     {
       schema: {
+        summary: "List a customer's payment methods",
+        operationId: 'listCustomerPaymentMethods',
         tags,
         description:
           "The customer's payment methods in the order they were added, with the list's short fields.",
@@ -49,6 +51,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods',
     {
       schema: {
+        summary: 'List payment methods',
+        operationId: 'listPaymentMethods',
         tags,
         description:
           "The account's payment methods in the order they were added, with the list's short fields.",
@@ -66,6 +70,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods/:paymentMethodID',
     {
       schema: {
+        summary: 'Get a payment method',
+        operationId: 'getPaymentMethod',
         tags,
         description:
           'The full payment method. A card number is never returned; a sepa account has no AccountNumber.',
@@ -82,6 +88,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods/creditcard',
     {
       schema: {
+        summary: 'Add a card',
+        operationId: 'createCreditCard',
         tags,
         description:
           "Adds a card. The number goes to the vault of the customer's gateway (its PrimaryGatewayID, else the account's primary gateway), which must take cards; only its token, the brand, the last four digits, the names and the expiry are kept. isValid is true.",
@@ -97,6 +105,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods/bankaccount',
     {
       schema: {
+        summary: 'Add a bank account',
+        operationId: 'createBankAccount',
         tags,
         description:
           'Adds a bank account (debit_order, ach or sepa). The account number and IBAN are encrypted at rest and left null in this response (GET the method to read them). isValid is false.',
@@ -114,6 +124,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods/:paymentMethodID/setprimary',
     {
       schema: {
+        summary: 'Make a payment method primary',
+        operationId: 'setPrimaryPaymentMethod',
         tags,
         description: "Makes the method its customer's primary; the previous primary stops being primary.",
         params: PaymentMethodIdParams,
@@ -130,6 +142,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods/bankaccount/:paymentMethodID',
     {
       schema: {
+        summary: 'Edit a bank account',
+        operationId: 'editBankAccount',
         tags,
         description:
           "Replaces a bank account's details (the same body as the add). The customer cannot change; isValid becomes false; isPrimary true makes it primary, false changes nothing.",
@@ -152,6 +166,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/paymentmethods/:paymentMethodID',
     {
       schema: {
+        summary: 'Delete a payment method',
+        operationId: 'deletePaymentMethod',
         tags,
         description:
           'Deletes a payment method. 409 when it is the primary, or when an invoice, a recurring invoice or a payment refers to it.',
@@ -169,6 +185,8 @@ export function registerPaymentMethodsRoutes(app: App): void {
     '/ValidateBankAccount/:gatewayID',
     {
       schema: {
+        summary: 'Validate bank account details',
+        operationId: 'validateBankAccount',
         tags,
         description:
           'Checks bank account details as an add would (required fields per Method, IBAN, BIC and routing checksums) for a gateway that takes bank accounts. 204 when valid, 422 naming each bad field. Stores and changes nothing.',
