@@ -7,7 +7,8 @@ import { connectModules } from './connectModules.ts';
 import type { App } from './http/types.ts';
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
 import { InFlight } from './http/inflight.ts';
-import { createLogger } from './logger.ts';
+import { takeIdempotencyLease } from './http/idempotencyLease.ts';
+import { createLogger, flushLogs } from './logger.ts';
 import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
@@ -40,12 +41,16 @@ export interface ServiceOptions {
 const HOUSEKEEPING_MS = 60 * 60 * 1000;
 /** How long shutdown waits for handlers of requests whose clients hung up. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Shutdown gives up (the process exits 1) after this long. */
+export const SHUTDOWN_DEADLINE_MS = 20_000;
+/** How long shutdown waits for its last log lines to be written (a reader that stopped reading gets no more). */
+const LOG_FLUSH_MS = 1_000;
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   connectModules();
   const clock = options.clock ?? systemClock;
-  const log = createLogger(config.logLevel, options.logStream);
+  const log = createLogger(config.logLevel, options.logStream, config.logFormat);
   const storage = openStorage(config.database, { onQuery: options.onQuery });
   try {
     await migrateToLatest(storage.db);
@@ -89,12 +94,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
   housekeeping.unref();
 
   const inflight = new InFlight();
+  const idempotencyLease = await takeIdempotencyLease(config.database, storage.db);
   const app = await buildApp({
     storage,
     clock,
     secrets,
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
+    timeouts: config,
+    authFailuresPerMinute: config.authFailuresPerMinute,
+    idempotencyLease,
     inflight,
     mailQueued: () => mailWorker.wake(),
   });
@@ -118,7 +127,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
         await inflight.idle(SHUTDOWN_GRACE_MS);
         await billingWorker?.stop();
         await mailWorker.stop();
+        await idempotencyLease.close();
         await storage.close();
+        await flushLogs(log, LOG_FLUSH_MS);
       })();
       return closing;
     },

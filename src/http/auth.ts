@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
 import { problem, sendProblem } from './problem.ts';
 
 export interface PresentedCredentials {
@@ -45,4 +46,33 @@ export function sendUnauthorized(
         : 'Send HTTP Basic credentials (account id and API key) or Authorization: Bearer <API key>',
     ),
   );
+}
+
+/** Decides what a request whose credentials failed is answered: a 401, or a 429 once its address failed too often. */
+export type FailedAuthentication = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/**
+ * Failed authentications are counted per client address (the socket's: no proxy is trusted) over a minute; past
+ * `perMinute` the address's failures are answered 429 with `Retry-After`. Only failures are counted and valid keys
+ * are never refused, so a client sharing an address (a NAT) with a guesser keeps working.
+ */
+export async function throttleFailedAuthentication(
+  app: FastifyInstance,
+  perMinute: number,
+): Promise<FailedAuthentication> {
+  await app.register(rateLimit, { global: false });
+  const countFailure = app.createRateLimit({ max: perMinute, timeWindow: 60_000 });
+  return async (request, reply) => {
+    const limit = await countFailure(request);
+    if (limit.isAllowed || !limit.isExceeded) return sendUnauthorized(request, reply, true);
+    reply.header('Retry-After', String(Math.max(1, limit.ttlInSeconds)));
+    return sendProblem(
+      reply,
+      problem(
+        429,
+        'too_many_failed_authentications',
+        'Too many failed authentications from this address; retry later',
+      ),
+    );
+  };
 }

@@ -3,13 +3,17 @@ import type { Clock } from '../clock.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../storage/database.ts';
 import type { InFlight } from './inflight.ts';
+import type { IdempotencyLease } from './idempotencyLease.ts';
 import type { SecretBox } from '../security/secretBox.ts';
 import { ConflictError, ValidationError } from '../errors.ts';
 import * as repo from './idempotency.repository.ts';
 
 /** Keys are honoured for at least this long; the worker purges them after it. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A key still without a response after this long belongs to a request that died; a retry may take it over. */
+/**
+ * A key still without a response after this long belongs to a request that died; a retry may take it over.
+ * Only for a lease that cannot be judged: a dead lease is taken over at once.
+ */
 const ABANDONED_AFTER_MS = 5 * 60 * 1000;
 
 declare module 'fastify' {
@@ -29,7 +33,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /** Keyed: a body may hold a card or bank account number (see SecretBox.fingerprint). */
-function requestHash(secrets: SecretBox, method: string, url: string, body: unknown): string {
+export function requestHash(secrets: SecretBox, method: string, url: string, body: unknown): string {
   return secrets.fingerprint(`${method} ${url}\n${canonicalJson(body ?? null)}`);
 }
 
@@ -40,7 +44,7 @@ function requestHash(secrets: SecretBox, method: string, url: string, body: unkn
  */
 export function registerIdempotency(
   app: FastifyInstance,
-  deps: { db: Db; clock: Clock; inflight: InFlight; secrets: SecretBox },
+  deps: { db: Db; clock: Clock; inflight: InFlight; secrets: SecretBox; lease: IdempotencyLease },
 ): void {
   app.decorateRequest('idempotencyKey', undefined);
 
@@ -58,6 +62,7 @@ export function registerIdempotency(
       key: header,
       requestHash: requestHash(deps.secrets, request.method, request.url, request.body),
       now: now.toISOString(),
+      lease: deps.lease.id,
     };
     const retake = (olderThanMs: number) =>
       repo.retakeIdempotencyKey(deps.db, {
@@ -65,12 +70,20 @@ export function registerIdempotency(
         staleBefore: new Date(now.getTime() - olderThanMs).toISOString(),
       });
 
+    // A reservation whose process is gone died with its work (nothing of it committed, or a money movement's
+    // response would be recorded): it is as if it had never been made.
+    const takeOverIfDead = async (stored: repo.StoredResponse) =>
+      stored.response_status === null &&
+      stored.lease !== null &&
+      (await deps.lease.isDead(stored.lease)) &&
+      repo.takeOverDeadLease(deps.db, { ...claim, deadLease: stored.lease });
+
     let claimed = await repo.reserveIdempotencyKey(deps.db, claim);
     if (!claimed) {
       const stored = await repo.findIdempotencyKey(deps.db, accountId, header);
       if (!stored) {
         claimed = await repo.reserveIdempotencyKey(deps.db, claim);
-      } else if (await retake(IDEMPOTENCY_RETENTION_MS)) {
+      } else if ((await takeOverIfDead(stored)) || (await retake(IDEMPOTENCY_RETENTION_MS))) {
         claimed = true;
       } else if (stored.request_hash !== claim.requestHash) {
         throw new ConflictError(

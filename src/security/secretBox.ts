@@ -44,7 +44,7 @@ export function createSecretBox(key: Buffer): SecretBox {
 export function loadEncryptionKey(configured: string | undefined, dataDir: string): Buffer {
   if (configured) return Buffer.from(configured, 'base64');
   const file = path.join(dataDir, 'encryption.key');
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   try {
     fs.writeFileSync(file, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
   } catch (error) {

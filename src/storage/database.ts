@@ -90,8 +90,18 @@ function kyselyLog(options: StorageOptions) {
   };
 }
 
+/**
+ * The database holds every account's data and keys: its directory, when we create it, is the owner's alone
+ * (0700), and so is the file (0600). SQLite gives its -wal and -shm files the database file's mode.
+ */
+function createPrivately(file: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  fs.chmodSync(file, 0o600);
+}
+
 function openSqlite(file: string, options: StorageOptions): Storage {
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  createPrivately(file);
   const database = openConnection(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');

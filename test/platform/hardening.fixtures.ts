@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseDatabaseUrl } from '../../src/config.ts';
+import { systemClock } from '../../src/clock.ts';
+import { createAccount } from '../../src/modules/auth/index.ts';
+import { openStorage } from '../../src/storage/database.ts';
+import type { Storage } from '../../src/storage/database.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { freshDatabase } from '../helpers/service.ts';
+
+/** A database of the suite's dialect for a `billing serve` child, with one account made beforehand. */
+export interface ServedDatabase {
+  dataDir: string;
+  url: string;
+  /** DATABASE_URL and DATA_DIR for the CLI. */
+  env: Record<string, string>;
+  account: { accountId: number; apiKey: string };
+  /** Opens the database directly, to look at or lock what the server uses. */
+  open(): Storage;
+  drop(): Promise<void>;
+}
+
+export async function servedDatabase(): Promise<ServedDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-hardening-'));
+  const database = await freshDatabase(dataDir);
+  const open = () => openStorage(parseDatabaseUrl(database.url, dataDir));
+  const storage = open();
+  try {
+    await migrateToLatest(storage.db);
+    const created = await createAccount(storage.db, systemClock, { name: 'Hardening' });
+    return {
+      dataDir,
+      url: database.url,
+      env: { DATABASE_URL: database.url, DATA_DIR: dataDir },
+      account: { accountId: created.account.id, apiKey: created.apiKey },
+      open,
+      async drop() {
+        await database.drop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } finally {
+    await storage.close();
+  }
+}
