@@ -16,7 +16,7 @@ const MODULE_ORDER = [
   'subscriptions',
 ];
 
-const COMPOSITION = '^src/(app|server|cli|connectModules)[.]ts$';
+const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|connectModules)[.]ts$|cli/)';
 const FOUNDATION = ['^src/(errors|clock|config|logger|context)[.]ts$', '^src/(security|storage|http)/'];
 
 const moduleOrder = MODULE_ORDER.slice(0, -1).map((name, i) => ({

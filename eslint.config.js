@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,7 +24,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/clock.ts', 'test/**', 'bench/**', 'bin/**'],
+    files: ['src/clock.ts', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -2,8 +2,6 @@ import crypto from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { fixedClock } from './clock.ts';
@@ -32,10 +30,14 @@ import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMe
 import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
-import { readCredentials, sendUnauthorized } from './http/auth.ts';
+import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
+import { registerSecurityHeaders, serverTimeouts } from './http/hardening.ts';
+import type { ConnectionTimeouts } from './http/hardening.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerJsonBodies } from './http/jsonBody.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { trackRequests } from './http/inflight.ts';
 import type { InFlight } from './http/inflight.ts';
 import { problem, sendProblem } from './http/problem.ts';
@@ -56,7 +58,11 @@ export interface AppDeps {
   secrets: SecretBox;
   logger: Logger;
   bodyLimitBytes: number;
+  timeouts: ConnectionTimeouts;
+  authFailuresPerMinute: number;
   inflight: InFlight;
+  /** This process's lease on the Idempotency-Keys it reserves. */
+  idempotencyLease: IdempotencyLease;
   mailQueued(): void;
 }
 
@@ -91,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes,
+    ...serverTimeouts(deps.timeouts),
     // A caller's own X-Request-Id is kept (when it is a plain token) so its logs and ours line up.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -105,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorHandling(app);
 
   registerJsonBodies(app);
+  registerSecurityHeaders(app);
 
   // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
   // process open until its idle timeout.
@@ -118,39 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (closing) reply.header('connection', 'close');
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Billing service API',
-        version: '1',
-        description:
-          'Recurring billing. Errors are application/problem+json (RFC 9457) carrying also `Errors: [{Message}]`.',
-      },
-      components: {
-        securitySchemes: {
-          basic: { type: 'http', scheme: 'basic', description: 'User name: account id; password: API key' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key' },
-        },
-      },
-      security: [{ basic: [] }, { bearer: [] }],
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // Every /v1 operation may answer with a problem; say so in the document (validation does not use this).
-    transform: ({ schema, url }) => {
-      if (!url.startsWith('/v1') || !schema) return { schema, url };
-      const problemResponse = {
-        description: 'Error',
-        content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
-      };
-      return {
-        schema: { ...schema, response: { ...(schema.response as object), '4XX': problemResponse } },
-        url,
-      };
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app as unknown as App);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -163,13 +139,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   app.decorateRequest('ctx', null as unknown as ServiceContext);
+  const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', async (request, reply) => {
         const credentials = readCredentials(request.headers.authorization);
         if (!credentials) return sendUnauthorized(request, reply, false);
         const account = await authenticate(deps.storage.db, credentials);
-        if (!account) return sendUnauthorized(request, reply, true);
+        if (!account) return failedAuthentication(request, reply);
         request.ctx = {
           account,
           db: deps.storage.db,
@@ -185,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         clock: deps.clock,
         inflight: deps.inflight,
         secrets: deps.secrets,
+        lease: deps.idempotencyLease,
       });
       registerRoutes(v1);
     },

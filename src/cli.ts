@@ -1,43 +1,28 @@
-import { Command, InvalidArgumentError } from 'commander';
-import type { FastifyBaseLogger } from 'fastify';
-import { ConfigError, loadConfig } from './config.ts';
-import { fixedClock, systemClock } from './clock.ts';
+import fs from 'node:fs';
+import { Command, Help, InvalidArgumentError } from 'commander';
+import { loadConfig } from './config.ts';
+import { systemClock } from './clock.ts';
+import { ValidationError } from './errors.ts';
 import type { ServiceContext } from './context.ts';
-import { DomainError, ValidationError } from './errors.ts';
-import {
-  countAccounts,
-  createAccount,
-  createApiKey,
-  editAccount,
-  getAccount,
-  listApiKeys,
-  revokeApiKey,
-} from './modules/auth/index.ts';
-import type { Account } from './modules/auth/index.ts';
-import {
-  GATEWAY_TYPE_NAMES,
-  addGateway,
-  getGatewayAccountId,
-  listGateways,
-  setGatewayEnabled,
-  setPrimaryGateway,
-  toGatewayDto,
-} from './modules/gateways/index.ts';
 import type { Gateway } from './modules/gateways/index.ts';
-import { listMail } from './modules/mail/index.ts';
-import { runBilling } from './billing/billRun.ts';
-import type { BillRunOptions } from './billing/billRun.ts';
-import { createLogger } from './logger.ts';
-import { parseWireCalendarDate } from './core/calendar.ts';
-import { parseWireDate } from './core/wireDates.ts';
-import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
-import type { SecretBox } from './security/secretBox.ts';
-import { connectModules } from './connectModules.ts';
-import { startService } from './server.ts';
+import type { BillRunOptions, BilledAhead } from './billing/billRun.ts';
+import { UsageError, exitWithFailure } from './cli/failures.ts';
+import type { SellerOptions } from './cliAccountSettings.ts';
 import type { Service } from './server.ts';
-import { openStorage } from './storage/database.ts';
-import type { Storage } from './storage/database.ts';
-import { migrateToLatest } from './storage/migrate.ts';
+
+// What a command needs is imported when it runs: `billing --help` and `--version` load no service, no Fastify and
+// no database driver, and each command only its own part.
+const runtime = () => import('./cli/runtime.ts');
+const auth = () => import('./modules/auth/index.ts');
+const gateways = () => import('./modules/gateways/index.ts');
+
+/** The version in package.json, next to src/ and dist/ alike. */
+function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
 
 function positiveInteger(value: string): number {
   if (!/^\d{1,15}$/.test(value) || Number(value) < 1)
@@ -50,50 +35,17 @@ function wholeNumber(value: string): number {
   return Number(value);
 }
 
-/** Runs a command against the configured database, migrated to the latest schema unless told otherwise. */
-async function withStorage<T>(work: (storage: Storage) => Promise<T>, { migrate = true } = {}): Promise<T> {
-  const storage = openStorage(loadConfig().database);
-  try {
-    if (migrate) await migrateToLatest(storage.db);
-    return await work(storage);
-  } finally {
-    await storage.close();
-  }
-}
-
-/** The encryption key is loaded (and on first use created) only by a command that seals or opens something. */
-function lazySecretBox(): SecretBox {
-  let box: SecretBox | undefined;
-  const open = () => {
-    const config = loadConfig();
-    return (box ??= createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir)));
-  };
-  return {
-    seal: (plain) => open().seal(plain),
-    open: (sealed) => open().open(sealed),
-    fingerprint: (text) => open().fingerprint(text),
-  };
-}
-
-/** What a use case needs to act for one account, as an API request would give it. */
-async function accountContext(storage: Storage, accountId: number): Promise<ServiceContext> {
-  const account: Account = await getAccount(storage.db, accountId);
-  return {
-    account,
-    db: storage.db,
-    // As over the API: a test account lives on its own clock.
-    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : systemClock,
-    // Standard output is the command's answer (JSON with --json); logs go to standard error.
-    log: createLogger(loadConfig().logLevel, process.stderr) as FastifyBaseLogger,
-    secrets: lazySecretBox(),
-    // The CLI runs no mail worker; a running server picks queued mail up at its next round.
-    mailQueued: () => {},
-  };
-}
-
-connectModules();
-
-const program = new Command('billing').description('Recurring-billing service').showHelpAfterError();
+const program = new Command('billing')
+  .description('Recurring-billing service')
+  .version(packageVersion(), '-v, --version', 'print the version')
+  // Commander's errors end the process through exitWithFailure (exit status 2), as the commands' own do.
+  .exitOverride()
+  .configureHelp({
+    optionDescription(this: Help, option) {
+      const text = Help.prototype.optionDescription.call(this, option);
+      return option.mandatory ? `${text} (required)` : text;
+    },
+  });
 
 program
   .command('serve')
@@ -109,6 +61,8 @@ program
       const running = service;
       service = undefined;
       running.log.info({ signal }, 'shutting down: finishing in-flight requests');
+      // Whatever hangs (a client that stopped reading a response), the process is gone by then.
+      setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
       running.close().then(
         () => process.exit(0),
         (error: unknown) => {
@@ -120,6 +74,8 @@ program
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
 
+    const { SHUTDOWN_DEADLINE_MS, startService } = await import('./server.ts');
+    const { countAccounts, createAccount } = await auth();
     const started = await startService(config);
     service = started;
     if (stopSignal) return stop(stopSignal);
@@ -149,6 +105,8 @@ program
   .command('migrate')
   .description('bring the database schema up to date')
   .action(async () => {
+    const { withStorage } = await runtime();
+    const { migrateToLatest } = await import('./storage/migrate.ts');
     const applied = await withStorage((storage) => migrateToLatest(storage.db), { migrate: false });
     console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The schema is up to date.');
   });
@@ -164,6 +122,8 @@ account
   .option('--json', 'print one JSON object')
   .action(
     async (options: { name: string; timeZone: string; currency: string; test?: boolean; json?: boolean }) => {
+      const { withStorage } = await runtime();
+      const { createAccount } = await auth();
       const created = await withStorage((storage) =>
         createAccount(storage.db, systemClock, {
           name: options.name,
@@ -181,44 +141,58 @@ account
       }
     },
   );
-account
+const accountSet = account
   .command('set')
-  .description("change an account's settings")
+  .description("change an account's settings and the seller details printed on its invoices")
   .argument('<accountId>', 'account id', positiveInteger)
   .option('--time-zone <zone>', 'IANA time zone for billing dates')
   .option('--invoice-due-days <n>', "days from an invoice's date to its due date (0 to 3650)", wholeNumber)
   .option('--invoice-notes <text>', 'default Notes of new invoices ("" clears them)')
-  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
-  .action(
-    async (
-      accountId: number,
-      options: { timeZone?: string; invoiceDueDays?: number; invoiceNotes?: string; invoiceTerms?: string },
-      command: Command,
-    ) => {
-      if (Object.values(options).every((value) => value === undefined)) {
-        command.error(
-          'error: nothing to change: give --time-zone, --invoice-due-days, --invoice-notes or --invoice-terms',
-        );
-      }
-      const changed = await withStorage(async (storage) =>
-        editAccount(await accountContext(storage, accountId), {
-          timeZone: options.timeZone,
-          invoiceDueDays: options.invoiceDueDays,
-          invoiceNotes: options.invoiceNotes,
-          invoiceTerms: options.invoiceTerms,
-        }),
-      );
-      console.log(
-        [
-          `Account ${changed.id} updated.`,
-          `Time zone: ${changed.timeZone}`,
-          `Invoices due after: ${changed.invoiceDueDays} day(s)`,
-          `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
-          `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
-        ].join('\n'),
-      );
-    },
-  );
+  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)');
+// The seller-details options are described with the auth module's limits: they are added only to a command line
+// that may name `account set` (to run it or show its help), so that the others do not load that module.
+if (process.argv.slice(2).includes('set')) {
+  (await import('./cliAccountSettings.ts')).addSellerOptions(accountSet);
+}
+accountSet.action(
+  async (
+    accountId: number,
+    options: {
+      timeZone?: string;
+      invoiceDueDays?: number;
+      invoiceNotes?: string;
+      invoiceTerms?: string;
+    } & SellerOptions,
+    command: Command,
+  ) => {
+    const { hasSellerOptions, sellerInputFromOptions, sellerLines } = await import('./cliAccountSettings.ts');
+    const { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, ...sellerOptions } = options;
+    if (
+      !hasSellerOptions(sellerOptions) &&
+      [timeZone, invoiceDueDays, invoiceNotes, invoiceTerms].every((v) => v === undefined)
+    ) {
+      command.error('error: nothing to change: give at least one option (see --help)');
+    }
+    const seller = sellerInputFromOptions(sellerOptions);
+    const { withStorage, accountContext } = await runtime();
+    const { editAccount, getSellerDetails } = await auth();
+    const { changed, details } = await withStorage(async (storage) => {
+      const ctx = await accountContext(storage, accountId);
+      const edited = await editAccount(ctx, { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, seller });
+      return { changed: edited, details: await getSellerDetails(ctx) };
+    });
+    console.log(
+      [
+        `Account ${changed.id} updated.`,
+        `Time zone: ${changed.timeZone}`,
+        `Invoices due after: ${changed.invoiceDueDays} day(s)`,
+        `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
+        `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
+        ...sellerLines(details),
+      ].join('\n'),
+    );
+  },
+);
 
 const key = program.command('key').description('manage API keys');
 key
@@ -227,6 +201,8 @@ key
   .requiredOption('--account <id>', 'account id', positiveInteger)
   .option('--json', 'print one JSON object')
   .action(async (options: { account: number; json?: boolean }) => {
+    const { withStorage } = await runtime();
+    const { createApiKey } = await auth();
     const created = await withStorage((storage) => createApiKey(storage.db, systemClock, options.account));
     if (options.json) console.log(JSON.stringify({ keyID: created.keyId, apiKey: created.apiKey }));
     else console.log(`Key ${created.keyId} created.\nAPI key (shown once): ${created.apiKey}`);
@@ -236,7 +212,12 @@ key
   .description("list an account's API keys (the key itself is never shown again)")
   .requiredOption('--account <id>', 'account id', positiveInteger)
   .action(async (options: { account: number }) => {
-    const keys = await withStorage((storage) => listApiKeys(storage.db, options.account));
+    const { withStorage } = await runtime();
+    const { getAccount, listApiKeys } = await auth();
+    const keys = await withStorage(async (storage) => {
+      await getAccount(storage.db, options.account); // an unknown account is an error, not an empty list
+      return listApiKeys(storage.db, options.account);
+    });
     if (keys.length === 0) console.log('No keys.');
     for (const k of keys) {
       console.log(
@@ -249,6 +230,8 @@ key
   .description('revoke an API key: requests with it are refused from now on')
   .argument('<keyId>', 'key id', positiveInteger)
   .action(async (keyId: number) => {
+    const { withStorage } = await runtime();
+    const { revokeApiKey } = await auth();
     await withStorage((storage) => revokeApiKey(storage.db, systemClock, keyId));
     console.log(`Key ${keyId} revoked.`);
   });
@@ -270,7 +253,12 @@ function gatewayLine(gateway: Gateway): string {
 }
 
 /** Runs a gateway use case for the account the gateway belongs to (operators name gateways by id alone). */
-function withGatewayAccount<T>(gatewayId: number, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
+async function withGatewayAccount<T>(
+  gatewayId: number,
+  work: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  const { withStorage, accountContext } = await runtime();
+  const { getGatewayAccountId } = await gateways();
   return withStorage(async (storage) =>
     work(await accountContext(storage, await getGatewayAccountId(storage.db, gatewayId))),
   );
@@ -281,7 +269,8 @@ gateway
   .command('add')
   .description('add a gateway to an account')
   .requiredOption('--account <id>', 'account id', positiveInteger)
-  .requiredOption('--type <type>', `gateway type: ${GATEWAY_TYPE_NAMES.join(' or ')}`)
+  // The types are listed by the refusal of an unknown one; naming them here would load the gateway module for --help.
+  .requiredOption('--type <type>', 'gateway type, e.g. test or manual')
   .requiredOption('--name <friendly>', 'the name the account knows it by (FriendlyName)')
   .option('--test-mode', 'in test mode (always so for test gateways and in test accounts)')
   .option('--primary', 'make it the primary gateway (the others stop being primary)')
@@ -309,6 +298,8 @@ gateway
           throw ValidationError.field('Settings', 'must be a JSON object');
         }
       }
+      const { withStorage, accountContext } = await runtime();
+      const { addGateway, toGatewayDto } = await gateways();
       const added = await withStorage(async (storage) =>
         addGateway(await accountContext(storage, options.account), {
           type: options.type,
@@ -328,7 +319,9 @@ gateway
   .requiredOption('--account <id>', 'account id', positiveInteger)
   .option('--json', 'print one JSON array')
   .action(async (options: { account: number; json?: boolean }) => {
-    const gateways = await withStorage(async (storage) => {
+    const { withStorage, accountContext } = await runtime();
+    const { listGateways, toGatewayDto } = await gateways();
+    const found = await withStorage(async (storage) => {
       const ctx = await accountContext(storage, options.account);
       const all: Gateway[] = [];
       for (let offset = 0; ; offset += 200) {
@@ -337,14 +330,15 @@ gateway
         if (page.length < 200) return all;
       }
     });
-    if (options.json) console.log(JSON.stringify(gateways.map(toGatewayDto)));
-    else console.log(gateways.length ? gateways.map(gatewayLine).join('\n') : 'No gateways.');
+    if (options.json) console.log(JSON.stringify(found.map(toGatewayDto)));
+    else console.log(found.length ? found.map(gatewayLine).join('\n') : 'No gateways.');
   });
 gateway
   .command('enable')
   .description('enable a gateway: it may be used again')
   .argument('<gatewayId>', 'gateway id', positiveInteger)
   .action(async (gatewayId: number) => {
+    const { setGatewayEnabled } = await gateways();
     await withGatewayAccount(gatewayId, (ctx) => setGatewayEnabled(ctx, gatewayId, true));
     console.log(`Gateway ${gatewayId} enabled.`);
   });
@@ -353,6 +347,7 @@ gateway
   .description('disable a gateway: it is kept, but nothing new may use it')
   .argument('<gatewayId>', 'gateway id', positiveInteger)
   .action(async (gatewayId: number) => {
+    const { setGatewayEnabled } = await gateways();
     const disabled = await withGatewayAccount(gatewayId, (ctx) => setGatewayEnabled(ctx, gatewayId, false));
     console.log(`Gateway ${gatewayId} disabled.`);
     if (disabled.isPrimary) {
@@ -367,6 +362,7 @@ gateway
   .description("make a gateway its account's primary gateway (the others stop being primary)")
   .argument('<gatewayId>', 'gateway id', positiveInteger)
   .action(async (gatewayId: number) => {
+    const { setPrimaryGateway } = await gateways();
     const accountId = await withGatewayAccount(gatewayId, async (ctx) => {
       await setPrimaryGateway(ctx, gatewayId);
       return ctx.account.id;
@@ -382,27 +378,27 @@ program
     "bill as of this date (YYYY-MM-DD, read in each account's time zone) or ISO 8601 instant",
   )
   .option('--account <id>', 'only this account', positiveInteger)
+  .option(
+    '--allow-future',
+    'allow an --as-of after today for live accounts (it issues real invoices and e-mail ahead of time)',
+  )
   .option('--json', 'print JSON')
-  .action(async (options: { asOf?: string; account?: number; json?: boolean }) => {
-    let asOf: BillRunOptions['asOf'];
-    if (options.asOf !== undefined) {
-      const date = parseWireCalendarDate(options.asOf, 'UTC');
-      const instant = parseWireDate(options.asOf, 'UTC');
-      if (!date || !instant) throw new InvalidArgumentError(`--as-of: "${options.asOf}" is not a date`);
-      asOf = /^\d{4}-\d{2}-\d{2}$/.test(options.asOf.trim()) ? { date } : new Date(instant);
-    }
-    const config = loadConfig();
-    const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+  .action(async (options: { asOf?: string; account?: number; allowFuture?: boolean; json?: boolean }) => {
+    const { withStorage, secretBox, commandLogger } = await runtime();
+    const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
+    const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
+    const secrets = secretBox();
     const summary = await withStorage(async (storage) => {
-      if (options.account !== undefined) await getAccount(storage.db, options.account);
+      if (options.account !== undefined) await (await auth()).getAccount(storage.db, options.account);
+      if (asOf !== undefined && !options.allowFuture) {
+        const ahead = await liveAccountsBilledAhead(storage.db, systemClock, {
+          asOf,
+          accountId: options.account,
+        });
+        if (ahead.length > 0) throw new UsageError(billedAheadMessage(options.asOf!, ahead));
+      }
       return runBilling(
-        {
-          db: storage.db,
-          clock: systemClock,
-          log: createLogger('warn', process.stderr),
-          secrets,
-          mailQueued: () => {},
-        },
+        { db: storage.db, clock: systemClock, log: commandLogger('warn'), secrets, mailQueued: () => {} },
         { asOf, accountId: options.account },
       );
     });
@@ -418,6 +414,32 @@ program
     if (summary.failures > 0) process.exitCode = 1;
   });
 
+/** `--as-of`: a bare date is read in each account's time zone; anything else is an instant. */
+async function parseAsOf(text: string): Promise<NonNullable<BillRunOptions['asOf']>> {
+  const { parseWireCalendarDate } = await import('./core/calendar.ts');
+  const { parseWireDate } = await import('./core/wireDates.ts');
+  const date = parseWireCalendarDate(text, 'UTC');
+  const instant = parseWireDate(text, 'UTC');
+  if (!date || !instant) {
+    throw new UsageError(
+      `option '--as-of <date>': "${text}" is not a date (YYYY-MM-DD, or an ISO 8601 date and time)`,
+    );
+  }
+  return /^\d{4}-\d{2}-\d{2}$/.test(text.trim()) ? { date } : new Date(instant);
+}
+
+function billedAheadMessage(asOf: string, ahead: BilledAhead[]): string {
+  const shown = ahead
+    .slice(0, 3)
+    .map(({ account, today }) => `${account.id} (today ${today} in ${account.timeZone})`)
+    .join(', ');
+  const more = ahead.length > 3 ? ` and ${ahead.length - 3} more` : '';
+  return (
+    `--as-of ${asOf} is after today for live account${ahead.length > 1 ? 's' : ''} ${shown}${more}: ` +
+    'billing them now would issue real invoices and e-mail ahead of time; add --allow-future to do it anyway'
+  );
+}
+
 const mail = program.command('mail').description('read the e-mail outbox');
 mail
   .command('list')
@@ -426,8 +448,9 @@ mail
   .option('--limit <n>', 'at most this many', positiveInteger, 20)
   .option('--json', 'print JSON')
   .action(async (options: { account?: number; limit: number; json?: boolean }) => {
-    const config = loadConfig();
-    const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    const { withStorage, secretBox } = await runtime();
+    const { listMail } = await import('./modules/mail/index.ts');
+    const secrets = secretBox();
     const messages = await withStorage((storage) =>
       listMail(storage.db, secrets, { accountId: options.account, limit: options.limit }),
     );
@@ -454,13 +477,5 @@ mail
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`Configuration error: ${error.message}`);
-    process.exit(2);
-  }
-  if (error instanceof DomainError) {
-    console.error(`Error: ${error.message}`);
-    process.exit(1);
-  }
-  throw error;
+  exitWithFailure(error);
 }

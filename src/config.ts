@@ -13,10 +13,20 @@ export interface Config {
   /** Base64 of 32 bytes; undefined means the key file in the data directory is used (created on first start). */
   encryptionKey: string | undefined;
   logLevel: string;
+  /** undefined: pretty when standard output is a terminal, else JSON. */
+  logFormat: 'json' | 'pretty' | undefined;
   workerIntervalMs: number;
   /** How often the service runs the bill run; 0: never (bill with `billing run`, e.g. from cron). */
   billingIntervalMs: number;
   bodyLimitBytes: number;
+  /** The most a request may take to arrive in full (headers and body). */
+  requestTimeoutMs: number;
+  /** The most the request headers may take to arrive. */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open. */
+  keepAliveTimeoutMs: number;
+  /** Failed authentications a client address may make a minute before it is answered 429. */
+  authFailuresPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -39,7 +49,7 @@ function integerSetting(
 }
 
 /** A URL as it may appear in a message: without the password. */
-function withoutPassword(url: string): string {
+export function withoutPassword(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@]*@/i, '$1***@');
 }
 
@@ -79,6 +89,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
   }
+  const logFormat = env.LOG_FORMAT || undefined;
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') {
+    throw new ConfigError(`LOG_FORMAT must be json or pretty; got "${logFormat}"`);
+  }
+  const requestTimeoutMs = integerSetting(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  const headersTimeoutMs = integerSetting(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      'HEADERS_TIMEOUT_MS must not be above REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
+  }
   return {
     port: integerSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -88,8 +109,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.MAIL_FROM || 'billing@localhost',
     encryptionKey,
     logLevel,
+    logFormat,
     workerIntervalMs: integerSetting(env, 'WORKER_INTERVAL_MS', 5000, 10, 3_600_000),
     billingIntervalMs: integerSetting(env, 'BILLING_INTERVAL_MS', 60_000, 0, 86_400_000),
     bodyLimitBytes: integerSetting(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 3_600_000),
+    authFailuresPerMinute: integerSetting(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
   };
 }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { fixedClock } from '../clock.ts';
 import type { ServiceContext } from '../context.ts';
-import { startOfDate } from '../core/calendar.ts';
+import { dateAt, startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
 import type { Db } from '../storage/database.ts';
@@ -159,4 +159,33 @@ export async function runBilling(deps: BillingDeps, options: BillRunOptions = {}
     add(summary, await billAccount(billingContext(deps, account, at)));
   }
   return summary;
+}
+
+export interface BilledAhead {
+  account: Account;
+  /** The account's calendar date now, in its time zone. */
+  today: PlainDate;
+}
+
+/**
+ * The live accounts that a bill run as of `asOf` would bill after their today (in their time zone): that run would
+ * issue real invoices and e-mail ahead of time. Test accounts are left out: they bill on a clock of their own, and
+ * running them ahead harms nobody (their gateways move no money).
+ */
+export async function liveAccountsBilledAhead(
+  db: Db,
+  clock: Clock,
+  options: { asOf: NonNullable<BillRunOptions['asOf']>; accountId?: number },
+): Promise<BilledAhead[]> {
+  const accountIds = options.accountId !== undefined ? [options.accountId] : await listAccountIds(db);
+  const ahead: BilledAhead[] = [];
+  for (const accountId of accountIds) {
+    const account = await getAccount(db, accountId);
+    if (account.isTest) continue;
+    const today = dateAt(clock.now(), account.timeZone);
+    const billedOn =
+      options.asOf instanceof Date ? dateAt(options.asOf, account.timeZone) : options.asOf.date;
+    if (billedOn > today) ahead.push({ account, today });
+  }
+  return ahead;
 }

@@ -6,6 +6,9 @@ import * as foundation from './migrations/0001_foundation.ts';
 import * as catalogue from './migrations/0002_catalogue.ts';
 import * as billing from './migrations/0003_billing.ts';
 import * as money from './migrations/0004_money.ts';
+import * as sellerDetails from './migrations/0005_seller_details.ts';
+import * as offCycleStart from './migrations/0006_off_cycle_start.ts';
+import * as idempotencyLease from './migrations/0007_idempotency_lease.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -13,6 +16,9 @@ const migrations: Record<string, Migration> = {
   '0002_catalogue': catalogue,
   '0003_billing': billing,
   '0004_money': money,
+  '0005_seller_details': sellerDetails,
+  '0006_off_cycle_start': offCycleStart,
+  '0007_idempotency_lease': idempotencyLease,
 };
 
 /**

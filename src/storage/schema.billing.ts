@@ -79,6 +79,8 @@ export interface SubscriptionsTable {
   is_pro_rata: SqlBool;
   first_prorata_sync_date: PlainDateColumn | null;
   anchor_date: PlainDateColumn;
+  /** The day a change made now kept the anchor (0006): a period may start that day off the cycle. */
+  off_cycle_start: PlainDateColumn | null;
   num_days_before_to_inv: number;
   cancel_type: string | null;
   cancel_date: PlainDateColumn | null;

@@ -38,6 +38,28 @@ export interface AccountsTable {
   invoice_notes: string | null;
   invoice_terms: string | null;
   last_invoice_num: Defaulted<number>;
+  /** Seller details printed on invoices (0005); null when not given. */
+  seller_legal_name: string | null;
+  seller_address1: string | null;
+  seller_address2: string | null;
+  seller_city: string | null;
+  seller_postal_code: string | null;
+  /** ISO 3166-1 alpha-2. */
+  seller_country_code: string | null;
+  seller_tax_number: string | null;
+  seller_company_number: string | null;
+  seller_email: string | null;
+  seller_phone: string | null;
+  /** Free text (bank details) printed under the totals. */
+  payment_instructions: string | null;
+}
+
+/** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
+export interface AccountLogosTable {
+  account_id: number;
+  content_type: string;
+  image: Buffer;
+  updated_at: Instant;
 }
 
 export interface ApiKeysTable {
@@ -57,6 +79,8 @@ export interface IdempotencyKeysTable {
   response_type: string | null;
   response_body: string | null;
   created_at: Instant;
+  /** The process holding the key while its response is not recorded (0007); see idempotencyLease.ts. */
+  lease: string | null;
 }
 
 export interface CustomersTable {
@@ -293,6 +317,7 @@ export interface GatewaysTable {
 
 export interface Database {
   accounts: AccountsTable;
+  account_logos: AccountLogosTable;
   account_currencies: AccountCurrenciesTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;

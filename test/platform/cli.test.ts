@@ -240,6 +240,14 @@ describe('billing account create --test and account set', () => {
         'Invoices due after: 30 day(s)',
         'Invoice notes: Thank you for your business.',
         'Invoice terms: Net 30',
+        // The seller details (test/auth/account.seller.test.ts sets them), none given here.
+        'Legal name: (none)',
+        'Address: (none)',
+        'Tax number: (none)',
+        'Company number: (none)',
+        'Contact: (none)',
+        'Payment instructions: (none)',
+        'Logo: (none)',
         '',
       ].join('\n'),
     );

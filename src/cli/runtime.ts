@@ -1,0 +1,73 @@
+/**
+ * The service side of the `billing` command: storage, an account's context, secrets. A command imports this when
+ * it runs (src/cli.ts), so `billing --help` and `billing --version` load none of it: no Kysely, no database driver.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { fixedClock, systemClock } from '../clock.ts';
+import { loadConfig } from '../config.ts';
+import { connectModules } from '../connectModules.ts';
+import type { ServiceContext } from '../context.ts';
+import { createLogger } from '../logger.ts';
+import { getAccount } from '../modules/auth/index.ts';
+import type { Account } from '../modules/auth/index.ts';
+import { createSecretBox, loadEncryptionKey } from '../security/secretBox.ts';
+import type { SecretBox } from '../security/secretBox.ts';
+import { openStorage } from '../storage/database.ts';
+import type { Storage } from '../storage/database.ts';
+import { migrateToLatest } from '../storage/migrate.ts';
+
+connectModules();
+
+/** Runs a command against the configured database, migrated to the latest schema unless told otherwise. */
+export async function withStorage<T>(
+  work: (storage: Storage) => Promise<T>,
+  { migrate = true } = {},
+): Promise<T> {
+  const storage = openStorage(loadConfig().database);
+  try {
+    if (migrate) await migrateToLatest(storage.db);
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The encryption key is loaded (and on first use created) only by a command that seals or opens something. */
+export function lazySecretBox(): SecretBox {
+  let box: SecretBox | undefined;
+  const open = () => {
+    const config = loadConfig();
+    return (box ??= createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir)));
+  };
+  return {
+    seal: (plain) => open().seal(plain),
+    open: (sealed) => open().open(sealed),
+    fingerprint: (text) => open().fingerprint(text),
+  };
+}
+
+/** The key the configuration names, loaded now: for commands that open sealed data in any case. */
+export function secretBox(): SecretBox {
+  const config = loadConfig();
+  return createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+}
+
+/** Standard output is a command's answer (JSON with --json); logs go to standard error. */
+export function commandLogger(level = loadConfig().logLevel) {
+  return createLogger(level, process.stderr);
+}
+
+/** What a use case needs to act for one account, as an API request would give it. */
+export async function accountContext(storage: Storage, accountId: number): Promise<ServiceContext> {
+  const account: Account = await getAccount(storage.db, accountId);
+  return {
+    account,
+    db: storage.db,
+    // As over the API: a test account lives on its own clock.
+    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : systemClock,
+    log: commandLogger() as FastifyBaseLogger,
+    secrets: lazySecretBox(),
+    // The CLI runs no mail worker; a running server picks queued mail up at its next round.
+    mailQueued: () => {},
+  };
+}

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, killAll, killTransient, runCli } from '../helpers/cli.ts';
+import type { CliResult } from '../helpers/cli.ts';
+import { freshDatabase } from '../helpers/service.ts';
+
+// The `billing` command's failures, each run as a real child process: one line on standard error and no stack
+// trace, exit status 2 for a wrong command line and 1 for a failure.
+
+/** The process ended with `status`, and standard error is exactly one line: `line` (no "    at " frames). */
+function expectOneLine(result: CliResult, status: number, line: string | RegExp): void {
+  expect({ code: result.code, signal: result.signal }, result.stdout + result.stderr).toEqual({
+    code: status,
+    signal: null,
+  });
+  expect(result.stderr).not.toContain('    at ');
+  expect(result.stderr.endsWith('\n'), result.stderr).toBe(true);
+  const lines = result.stderr.slice(0, -1).split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  if (typeof line === 'string') expect(lines[0]).toBe(line);
+  else expect(lines[0]).toMatch(line);
+}
+
+let dataDir: string;
+let env: Record<string, string>;
+let dropDatabase: () => Promise<void>;
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-cli-errors-'));
+  const database = await freshDatabase(dataDir);
+  dropDatabase = database.drop;
+  env = { DATABASE_URL: database.url, DATA_DIR: dataDir };
+  const migrated = await runCli(['migrate'], env);
+  expect(migrated.code, migrated.stderr).toBe(0);
+});
+afterEach(killTransient);
+afterAll(async () => {
+  await killAll();
+  await dropDatabase();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a wrong command line: exit status 2', () => {
+  it.each([
+    [['run', '--bogus'], "error: unknown option '--bogus'"],
+    [['frobnicate'], "error: unknown command 'frobnicate'"],
+    [['key', 'create'], "error: required option '--account <id>' not specified"],
+    [['key', 'revoke'], "error: missing required argument 'keyId'"],
+    [
+      ['key', 'revoke', 'abc'],
+      "error: command-argument value 'abc' is invalid for argument 'keyId'. must be a positive whole number",
+    ],
+    [['key', 'list', '--account'], "error: option '--account <id>' argument missing"],
+    [
+      ['run', '--as-of', '2026-02-30'],
+      `error: option '--as-of <date>': "2026-02-30" is not a date (YYYY-MM-DD, or an ISO 8601 date and time)`,
+    ],
+    [
+      ['run', '--as-of', 'next tuesday'],
+      `error: option '--as-of <date>': "next tuesday" is not a date (YYYY-MM-DD, or an ISO 8601 date and time)`,
+    ],
+    [
+      ['account', 'create', '--name', 'Shop', '--time-zone', 'Mars/Olympus'],
+      'Error: timeZone: "Mars/Olympus" is not an IANA time zone',
+    ],
+  ])('billing %j', async (args, line) => {
+    expectOneLine(await runCli(args, env), 2, line);
+  });
+
+  it('a bad setting in the environment', async () => {
+    expectOneLine(
+      await runCli(['migrate'], { ...env, LOG_LEVEL: 'loud' }),
+      2,
+      /^Configuration error: LOG_LEVEL must be one of /,
+    );
+  });
+});
+
+describe('a failure: exit status 1', () => {
+  it('an unknown account', async () => {
+    expectOneLine(
+      await runCli(['key', 'list', '--account', '424242'], env),
+      1,
+      'Error: Account 424242 was not found',
+    );
+    expectOneLine(
+      await runCli(['run', '--account', '424242'], env),
+      1,
+      'Error: Account 424242 was not found',
+    );
+  });
+
+  it('serve on a port already in use', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const result = await runCli(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, 30_000);
+      expectOneLine(
+        result,
+        1,
+        `Error: cannot listen on 127.0.0.1:${port}: the port is already in use (set PORT or HOST)`,
+      );
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('a database that cannot be reached, for a command and for serve', async () => {
+    const port = await freePort(); // free a moment ago: nothing listens there
+    const unreachable = { ...env, DATABASE_URL: `postgres://billing:secret@127.0.0.1:${port}/billing` };
+    const line = `Error: cannot reach the database postgres://***@127.0.0.1:${port}/billing: connect ECONNREFUSED 127.0.0.1:${port}`;
+    expectOneLine(await runCli(['migrate'], unreachable), 1, line);
+    expectOneLine(await runCli(['account', 'create', '--name', 'Shop'], unreachable), 1, line);
+    const serverPort = await freePort();
+    expectOneLine(
+      await runCli(['serve'], { ...unreachable, PORT: String(serverPort), HOST: '127.0.0.1' }, 30_000),
+      1,
+      line,
+    );
+  });
+});
