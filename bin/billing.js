@@ -1,35 +1,22 @@
 #!/usr/bin/env node
 // The `billing` command runs the compiled service, dist/ (scripts/build.mjs compiles src/ into it). In a checkout
-// where src/ changed after the last build, it builds first: what runs is never older than the sources.
+// where a build input changed after the last successful build, it builds first: what runs is never older than the
+// sources.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtAtMs, DIST, findTsc, inputsChangedSince, ROOT, SRC, STALE_WARNING } from './buildState.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const sources = path.join(root, 'src');
-
-/** Modification time of the last build, or 0 when there is none. */
-function builtAtMs() {
-  try {
-    return fs.statSync(path.join(root, 'dist', '.tsbuildinfo')).mtimeMs;
-  } catch {
-    return 0;
+// A deployment may ship dist/ without src/ on purpose: then there is nothing to compare.
+if (fs.existsSync(SRC) && inputsChangedSince(builtAtMs())) {
+  if (!findTsc() && fs.existsSync(path.join(DIST, 'cli.js'))) {
+    // `npm ci --omit=dev` next to a checkout: nothing can rebuild, so say once that what runs is older.
+    process.stderr.write(`billing: ${STALE_WARNING}\n`);
+  } else {
+    const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+      stdio: 'inherit',
+    });
+    if (build.status !== 0) process.exit(1);
   }
-}
-
-/** Whether any source (or a folder, which changes when a file is added, removed or renamed) is newer than `ms`. */
-function changedSince(ms) {
-  if (fs.statSync(sources).mtimeMs > ms) return true;
-  for (const entry of fs.readdirSync(sources, { recursive: true })) {
-    if (fs.statSync(path.join(sources, entry)).mtimeMs > ms) return true;
-  }
-  return false;
-}
-
-// A deployment may ship dist/ without src/: then there is nothing to compare.
-if (fs.existsSync(sources) && changedSince(builtAtMs())) {
-  const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-  if (build.status !== 0) process.exit(1);
 }
 await import('../dist/cli.js');

@@ -2,34 +2,36 @@
 /**
  * Compiles src/ to dist/ (tsconfig.build.json: `tsc --build`, incremental), the JavaScript that bin/billing.js runs.
  * With nothing changed it only compares timestamps (a fraction of a second), so it runs wherever a stale dist/
- * could be used: `npm install` (prepare), `npm start` (prestart), the test suite (test/helpers/globalSetup.ts).
+ * could be used: `npm install` (prepare), bin/billing.js when a build input is newer than the last build (so
+ * `npm start` and `npx billing`), the test suite (test/helpers/globalSetup.ts).
  * It emits without type-checking (`noCheck`): `npm run typecheck` is the type check, and one check is enough.
  *
- * Exit status 0 when dist/ matches src/; 1 when it could not be built (the reason on one line).
+ * Exit status 0 when dist/ matches src/ (or, without TypeScript, when a dist/ built before exists: a warning
+ * says when it is older than src/); 1 when it could not be built (the reason on one line). A successful build
+ * writes dist/.build-stamp (bin/buildState.mjs), which bin/billing.js compares the sources with.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import {
+  builtAtMs,
+  DIST,
+  findTsc,
+  inputsChangedSince,
+  ROOT,
+  SRC,
+  STALE_WARNING,
+  STAMP,
+} from '../bin/buildState.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SRC = path.join(ROOT, 'src');
-const DIST = path.join(ROOT, 'dist');
 const LOCK = path.join(ROOT, '.build.lock');
 const LOCK_WAIT_MS = 180_000;
 
-function fail(message) {
-  process.stderr.write(`build: ${message}\n`);
-  process.exit(1);
-}
+/** A reason the build failed, printed on one line by main(); thrown, so that `finally` still releases the lock. */
+class BuildError extends Error {}
 
-function findTsc() {
-  try {
-    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  } catch {
-    return undefined;
-  }
+function fail(message) {
+  throw new BuildError(message);
 }
 
 function isRunning(pid) {
@@ -70,7 +72,10 @@ function lock() {
   }
 }
 
-/** tsc never deletes: output whose source is gone (a module removed or renamed) would stay importable. */
+/**
+ * tsc never deletes: output whose source is gone (a module removed or renamed) would stay importable, and so would
+ * tests and fixtures compiled before tsconfig.build.json excluded them.
+ */
 function removeOrphans(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const output = path.join(dir, entry.name);
@@ -78,29 +83,56 @@ function removeOrphans(dir) {
     if (entry.isDirectory()) {
       removeOrphans(output);
       if (fs.readdirSync(output).length === 0) fs.rmdirSync(output);
-    } else if (entry.name.endsWith('.js') && !fs.existsSync(source.replace(/\.js$/, '.ts'))) {
+    } else if (
+      entry.name.endsWith('.js') &&
+      (/\.(test|fixtures)\.js$/.test(entry.name) || !fs.existsSync(source.replace(/\.js$/, '.ts')))
+    ) {
       fs.rmSync(output);
     }
   }
 }
 
-const tsc = findTsc();
-if (!tsc) {
-  // A production install (`npm ci --omit=dev`) has no compiler; it runs the dist/ built before (docs/operations.md).
-  if (fs.existsSync(path.join(DIST, 'cli.js'))) process.exit(0);
-  fail(
-    'TypeScript is not installed and dist/ is missing: run `npm install` (with dev dependencies), then `npm run build`',
-  );
+function main() {
+  const tsc = findTsc();
+  if (!tsc) {
+    // A production install (`npm ci --omit=dev`) has no compiler; it runs the dist/ built before (docs/operations.md).
+    if (!fs.existsSync(path.join(DIST, 'cli.js')))
+      fail(
+        'TypeScript is not installed and dist/ is missing: run `npm install` (with dev dependencies), then `npm run build`',
+      );
+    if (fs.existsSync(SRC) && inputsChangedSince(builtAtMs()))
+      process.stderr.write(`build: ${STALE_WARNING}\n`);
+    return;
+  }
+
+  lock();
+  try {
+    // Until this build succeeds, dist/ is not known to match src/: a failed build must not leave a stamp.
+    fs.rmSync(STAMP, { force: true });
+    const startedAt = new Date();
+    const result = spawnSync(process.execPath, [tsc, '--build', path.join(ROOT, 'tsconfig.build.json')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (result.status !== 0) {
+      // tsc may have emitted and recorded the failed build as done: forget it, so the next build compiles again.
+      fs.rmSync(path.join(DIST, '.tsbuildinfo'), { force: true });
+      fail(`tsc --build exited with status ${result.status ?? result.signal}`);
+    }
+    if (fs.existsSync(DIST)) removeOrphans(DIST);
+    fs.mkdirSync(DIST, { recursive: true });
+    fs.writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
+    // Dated when the build started: a source saved while tsc ran is newer, so the next call builds again.
+    fs.utimesSync(STAMP, startedAt, startedAt);
+  } finally {
+    fs.rmSync(LOCK, { force: true });
+  }
 }
 
-lock();
 try {
-  const result = spawnSync(process.execPath, [tsc, '--build', path.join(ROOT, 'tsconfig.build.json')], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) fail(`tsc --build exited with status ${result.status ?? result.signal}`);
-  if (fs.existsSync(DIST)) removeOrphans(DIST);
-} finally {
-  fs.rmSync(LOCK, { force: true });
+  main();
+} catch (error) {
+  if (!(error instanceof BuildError)) throw error;
+  process.stderr.write(`build: ${error.message}\n`);
+  process.exitCode = 1;
 }

@@ -8,11 +8,12 @@ import type { App } from './http/types.ts';
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
 import { InFlight } from './http/inflight.ts';
 import { takeIdempotencyLease } from './http/idempotencyLease.ts';
+import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
-import type { MailTransport } from './modules/mail/index.ts';
+import type { MailTransport, MailWorker } from './modules/mail/index.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import { openStorage } from './storage/database.ts';
@@ -63,75 +64,111 @@ export async function startService(config: Config, options: ServiceOptions = {})
       'ENCRYPTION_KEY is not set: using the key file in DATA_DIR; every process sharing this database needs the same key',
     );
   }
-  const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
-  const transport = options.mailTransport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : undefined);
-  const mailWorker = startMailWorker(
-    { db: storage.db, clock, secrets, transport, from: config.mailFrom, log: log.child({ worker: 'mail' }) },
-    config.workerIntervalMs,
-  );
-
-  const billingWorker: BillingWorker | undefined =
-    config.billingIntervalMs > 0
-      ? startBillingWorker(
-          {
-            db: storage.db,
-            clock,
-            secrets,
-            log: log.child({ worker: 'billing' }),
-            mailQueued: () => mailWorker.wake(),
-          },
-          config.billingIntervalMs,
-        )
-      : undefined;
-
-  const purge = () =>
-    purgeIdempotencyKeys(
-      storage.db,
-      new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
-    ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed'));
-  void purge();
-  const housekeeping = setInterval(purge, HOUSEKEEPING_MS);
-  housekeeping.unref();
-
+  // Whatever has been started is stopped again, in reverse order, if the start fails part way (a port in use):
+  // the caller's process then has nothing of ours left open and can end on its own.
+  let housekeeping: NodeJS.Timeout | undefined;
+  let firstPurge: Promise<unknown> | undefined;
+  let mailWorker: MailWorker | undefined;
+  let billingWorker: BillingWorker | undefined;
+  let idempotencyLease: IdempotencyLease | undefined;
+  let app: App | undefined;
   const inflight = new InFlight();
-  const idempotencyLease = await takeIdempotencyLease(config.database, storage.db);
-  const app = await buildApp({
-    storage,
-    clock,
-    secrets,
-    logger: log,
-    bodyLimitBytes: config.bodyLimitBytes,
-    timeouts: config,
-    authFailuresPerMinute: config.authFailuresPerMinute,
-    idempotencyLease,
-    inflight,
-    mailQueued: () => mailWorker.wake(),
-  });
-  await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-
-  let closing: Promise<void> | undefined;
-  return {
-    app,
-    storage,
-    secrets,
-    log,
-    url: `http://${host}:${port}`,
-    close() {
-      // In-flight requests finish before the workers stop and the database closes.
-      closing ??= (async () => {
-        clearInterval(housekeeping);
-        await app.close();
-        await inflight.idle(SHUTDOWN_GRACE_MS);
-        await billingWorker?.stop();
-        await mailWorker.stop();
-        await idempotencyLease.close();
-        await storage.close();
-        await flushLogs(log, LOG_FLUSH_MS);
-      })();
-      return closing;
-    },
+  // In-flight requests finish before the workers stop and the database closes.
+  const stopAll = async () => {
+    if (housekeeping) clearInterval(housekeeping);
+    if (app) {
+      await app.close();
+      await inflight.idle(SHUTDOWN_GRACE_MS);
+    }
+    await billingWorker?.stop();
+    await mailWorker?.stop();
+    await idempotencyLease?.close();
+    await firstPurge;
+    await storage.close();
   };
+
+  try {
+    const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    const transport = options.mailTransport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : undefined);
+    const mail = startMailWorker(
+      {
+        db: storage.db,
+        clock,
+        secrets,
+        transport,
+        from: config.mailFrom,
+        log: log.child({ worker: 'mail' }),
+      },
+      config.workerIntervalMs,
+    );
+    mailWorker = mail;
+
+    billingWorker =
+      config.billingIntervalMs > 0
+        ? startBillingWorker(
+            {
+              db: storage.db,
+              clock,
+              secrets,
+              log: log.child({ worker: 'billing' }),
+              mailQueued: () => mail.wake(),
+            },
+            config.billingIntervalMs,
+          )
+        : undefined;
+
+    const purge = () =>
+      purgeIdempotencyKeys(
+        storage.db,
+        new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
+      ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed'));
+    firstPurge = purge();
+    housekeeping = setInterval(purge, HOUSEKEEPING_MS);
+    housekeeping.unref();
+
+    idempotencyLease = await takeIdempotencyLease(config.database, storage.db, (error) =>
+      log.warn(
+        { err: error },
+        "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
+      ),
+    );
+    app = await buildApp({
+      storage,
+      clock,
+      secrets,
+      logger: log,
+      bodyLimitBytes: config.bodyLimitBytes,
+      timeouts: config,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+      idempotencyLease,
+      inflight,
+      mailQueued: () => mail.wake(),
+    });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      storage,
+      secrets,
+      log,
+      url: `http://${host}:${port}`,
+      close() {
+        closing ??= (async () => {
+          await stopAll();
+          await flushLogs(log, LOG_FLUSH_MS);
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await stopAll().catch((closeError: unknown) =>
+      log.error({ err: closeError }, 'could not stop what had started after a failed start'),
+    );
+    await flushLogs(log, LOG_FLUSH_MS);
+    throw error;
+  }
 }

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { addDays, daysBetween } from './calendar.ts';
 import { boundary, periodIndexAt } from './periods.ts';
 import type { Term } from './periods.ts';
-import { afterPlan, GOLD, periodsOf, subscription, termLine } from './subscriptionBilling.fixtures.ts';
+import { GOLD, periodsOf, subscription, termLine } from './subscriptionBilling.fixtures.ts';
 import { BillingInvariantError, periodStartingAt, planBilling } from './subscriptionBilling.ts';
 import type { PriceTerms } from './subscriptionBilling.ts';
 import { creditsForCut } from './subscriptionChanges.ts';
+import { timelineAfter } from './subscriptionUpcoming.ts';
 
 describe('planBilling', () => {
   it('applies a pending change at its effective date: new price and term from then on, anchored there', () => {
@@ -62,7 +63,7 @@ describe('planBilling', () => {
     let timeline = subscription({ pendingChange: { effectiveDate: '2026-03-15', terms: v2 } });
     const first = planBilling(timeline, [], '2026-02-15');
     expect(first.next).toMatchObject({ pendingChangeApplied: false, terms: GOLD });
-    timeline = afterPlan(timeline, first);
+    timeline = timelineAfter(timeline, first);
     expect(timeline.pendingChange).not.toBeNull();
     const second = planBilling(timeline, [], '2026-03-15');
     expect(periodsOf(second.invoices)).toEqual([[3, '2026-03-15', '2026-04-15', 'term', 4500]]);
@@ -81,7 +82,7 @@ function changedNow(
 ) {
   const billed = planBilling(subscription(overrides), [], changeDay);
   return {
-    ...afterPlan(subscription(overrides), billed),
+    ...timelineAfter(subscription(overrides), billed),
     nextRenewDate: changeDay,
     offCycleStart: changeDay,
     terms,

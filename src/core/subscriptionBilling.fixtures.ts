@@ -43,9 +43,6 @@ export function subscription(overrides: Partial<SubscriptionTimeline> = {}): Sub
   };
 }
 
-/** The record as the bill run stores it after a plan: what planBilling reads back on the next run. */
-export { timelineAfter as afterPlan } from './subscriptionUpcoming.ts';
-
 /** [periodNo, start, end, kind, amountMinor] of each invoice's period. */
 export function periodsOf(invoices: readonly PlannedInvoice[]) {
   return invoices.map((invoice) =>

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { afterPlan, GOLD, periodsOf, subscription, termLine } from './subscriptionBilling.fixtures.ts';
+import { GOLD, periodsOf, subscription, termLine } from './subscriptionBilling.fixtures.ts';
 import { periodStartingAt, planBilling, trialEndOf } from './subscriptionBilling.ts';
 import type { PlannedInvoice } from './subscriptionBilling.ts';
+import { timelineAfter } from './subscriptionUpcoming.ts';
 
 describe('planBilling', () => {
   it('bills a monthly subscription on its start date', () => {
@@ -65,7 +66,7 @@ describe('planBilling', () => {
       nextInvDate: '2026-04-15',
     });
     // the next run bills only what is new
-    const later = planBilling(afterPlan(subscription(), plan), [], '2026-04-15');
+    const later = planBilling(timelineAfter(subscription(), plan), [], '2026-04-15');
     expect(periodsOf(later.invoices)).toEqual([[4, '2026-04-15', '2026-05-15', 'term', 3000]]);
   });
 
@@ -100,7 +101,7 @@ describe('planBilling', () => {
     for (const today of ['2026-01-31', '2026-02-28', '2026-03-30', '2026-03-31']) {
       const plan = planBilling(timeline, [], today);
       billed.push(...plan.invoices);
-      timeline = afterPlan(timeline, plan);
+      timeline = timelineAfter(timeline, plan);
     }
     expect(periodsOf(billed)).toEqual([
       [1, '2026-01-31', '2026-02-28', 'term', 3000],
@@ -158,7 +159,7 @@ describe('planBilling', () => {
     ]);
     expect(plan.next.anchorDate).toBe('2026-03-08');
     // the cycle stays on the 8th
-    const later = planBilling(afterPlan(timeline, plan), [], '2026-05-08');
+    const later = planBilling(timelineAfter(timeline, plan), [], '2026-05-08');
     expect(periodsOf(later.invoices)).toEqual([
       [3, '2026-04-08', '2026-05-08', 'term', 3000],
       [4, '2026-05-08', '2026-06-08', 'term', 3000],
@@ -202,7 +203,7 @@ describe('planBilling', () => {
       [termLine('2026-03-15', '2026-04-15')],
     ]);
     expect(plan.next.setupBilled).toBe(true);
-    const later = planBilling(afterPlan(timeline, plan), [], '2026-04-15');
+    const later = planBilling(timelineAfter(timeline, plan), [], '2026-04-15');
     expect(later.invoices.map((i) => i.lines)).toEqual([[termLine('2026-04-15', '2026-05-15')]]);
   });
 
@@ -305,7 +306,7 @@ describe('planBilling', () => {
       nextInvDate: null,
       anchorDate: '2026-01-15',
     });
-    expect(planBilling(afterPlan(timeline, plan), [], '2027-01-01').invoices).toEqual([]);
+    expect(planBilling(timelineAfter(timeline, plan), [], '2027-01-01').invoices).toEqual([]);
   });
 
   it('bills a whole last term when the EndDate falls on a boundary', () => {
@@ -370,7 +371,7 @@ describe('planBilling', () => {
       ['2026-01-12', '2026-01-15'],
     ]);
     expect(plan.next.nextInvDate).toBe('2026-02-10');
-    const later = planBilling(afterPlan(timeline, plan), [], '2026-02-10');
+    const later = planBilling(timelineAfter(timeline, plan), [], '2026-02-10');
     expect(later.invoices.map((i) => [i.invoiceDate, i.period!.start])).toEqual([
       ['2026-02-10', '2026-02-15'],
     ]);

@@ -6,7 +6,7 @@ import { priceInvoice } from './invoiceMath.ts';
 import { decimalToMinor, productToMinor } from './money.ts';
 import { boundary, periodIndexAt } from './periods.ts';
 import type { Term } from './periods.ts';
-import { afterPlan, subscription, usageRow } from './subscriptionBilling.fixtures.ts';
+import { subscription, usageRow } from './subscriptionBilling.fixtures.ts';
 import { MAX_INVOICES_PER_PLAN, planBilling, trialEndOf } from './subscriptionBilling.ts';
 import type {
   BillingPlan,
@@ -15,6 +15,7 @@ import type {
   SubscriptionTimeline,
   UnbilledUsage,
 } from './subscriptionBilling.ts';
+import { timelineAfter } from './subscriptionUpcoming.ts';
 
 // Properties over random subscriptions and random bill runs.
 
@@ -141,7 +142,7 @@ function runOn(scenario: Scenario, days: readonly PlainDate[]): Run {
       invoices.push(...plan.invoices);
       const billed = new Set(plan.invoices.flatMap((i) => i.usageIds));
       usage = usage.filter((u) => !billed.has(u.usageId));
-      timeline = afterPlan(timeline, plan);
+      timeline = timelineAfter(timeline, plan);
       calls.push({ today, made: plan.invoices.length, nextInvDate: plan.next.nextInvDate });
       lastPlan = plan;
       if (plan.invoices.length < MAX_INVOICES_PER_PLAN) break;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from './calendar.ts';
-import { afterPlan, GOLD, subscription, usageRow } from './subscriptionBilling.fixtures.ts';
+import { GOLD, subscription, usageRow } from './subscriptionBilling.fixtures.ts';
 import { BillingInvariantError, MAX_INVOICES_PER_PLAN, planBilling } from './subscriptionBilling.ts';
 import type { PriceTerms } from './subscriptionBilling.ts';
+import { timelineAfter } from './subscriptionUpcoming.ts';
 
 describe('planBilling', () => {
   it('makes at most 400 invoices per plan and continues with exactly the rest on the next call', () => {
@@ -18,7 +19,7 @@ describe('planBilling', () => {
       nextRenewDate: '2001-02-04', // 2000-01-01 + 400 days
       nextInvDate: '2001-02-04', // already due: run again
     });
-    const second = planBilling(afterPlan(timeline, first), [], '2002-01-01');
+    const second = planBilling(timelineAfter(timeline, first), [], '2002-01-01');
     expect(second.invoices).toHaveLength(332);
     expect(second.next).toMatchObject({
       periodCount: 732,
@@ -33,7 +34,9 @@ describe('planBilling', () => {
         end: addDays('2000-01-01', i + 1),
       });
     });
-    expect(planBilling(afterPlan(afterPlan(timeline, first), second), [], '2002-01-01').invoices).toEqual([]);
+    expect(
+      planBilling(timelineAfter(timelineAfter(timeline, first), second), [], '2002-01-01').invoices,
+    ).toEqual([]);
   });
 
   it('keeps the last usage-only invoice within the 400 cap', () => {
@@ -49,7 +52,7 @@ describe('planBilling', () => {
     expect(first.invoices).toHaveLength(MAX_INVOICES_PER_PLAN);
     expect(first.invoices.every((i) => i.period !== null)).toBe(true);
     expect(first.next.nextInvDate).toBe('2001-02-04');
-    const second = planBilling(afterPlan(timeline, first), usage, '2002-01-01');
+    const second = planBilling(timelineAfter(timeline, first), usage, '2002-01-01');
     expect(second.invoices.map((i) => [i.invoiceDate, i.usageIds, i.period])).toEqual([
       ['2001-02-04', [9], null],
     ]);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { priceInvoice } from './invoiceMath.ts';
-import { afterPlan, periodsOf, subscription, termLine, usageRow } from './subscriptionBilling.fixtures.ts';
+import { periodsOf, subscription, termLine, usageRow } from './subscriptionBilling.fixtures.ts';
 import { planBilling } from './subscriptionBilling.ts';
+import { timelineAfter } from './subscriptionUpcoming.ts';
 
 describe('planBilling', () => {
   it('bills usage in arrears on the first invoice dated on or after the usage period ends', () => {
@@ -44,7 +45,7 @@ describe('planBilling', () => {
     expect(before.invoices.map((i) => i.usageIds)).toEqual([[], [1]]);
     expect(before.next.nextInvDate).toBe('2026-03-15'); // still usage to bill
 
-    const after = planBilling(afterPlan(timeline, before), [usage[1]!], '2026-03-15');
+    const after = planBilling(timelineAfter(timeline, before), [usage[1]!], '2026-03-15');
     expect(after.invoices).toEqual([
       {
         invoiceDate: '2026-03-15',

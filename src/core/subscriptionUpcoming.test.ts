@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays } from './calendar.ts';
 import { GOLD, subscription, termLine, usageRow } from './subscriptionBilling.fixtures.ts';
-import { planBilling, trialEndOf } from './subscriptionBilling.ts';
+import { BillingInvariantError, planBilling, trialEndOf } from './subscriptionBilling.ts';
 import type { PlannedInvoice, SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import { timelineAfter, upcomingInvoiceOf } from './subscriptionUpcoming.ts';
 
@@ -36,6 +36,15 @@ describe('upcomingInvoiceOf', () => {
         appliesPendingChange: false,
       },
     });
+  });
+
+  it('throws BillingInvariantError when out of rounds, so readers fall back as for any broken record', () => {
+    // The free trial takes a round without a line, its end the next: one round is not enough.
+    expect(upcomingInvoiceOf(futureFreeTrial(), [], 2)?.invoiceDate).toBe('2027-01-15');
+    expect(() => upcomingInvoiceOf(futureFreeTrial(), [], 1)).toThrow(BillingInvariantError);
+    expect(() => upcomingInvoiceOf(futureFreeTrial(), [], 1)).toThrow(
+      'no invoice with a line within 1 rounds',
+    );
   });
 
   it('is dated numDaysBeforeToInv ahead of the trial’s end: 2027-01-15 − 3 days = 2027-01-12', () => {

@@ -1,5 +1,5 @@
 import { addDays } from './calendar.ts';
-import { planBilling } from './subscriptionBilling.ts';
+import { BillingInvariantError, planBilling } from './subscriptionBilling.ts';
 import type {
   BillingPlan,
   PlannedInvoice,
@@ -31,7 +31,7 @@ export function timelineAfter(timeline: SubscriptionTimeline, plan: BillingPlan)
  * Only the first periods can be invoiced without a line (a trial), and each round bills at least one invoice,
  * so a few rounds always reach an invoice with a line or the end; the bound only guards against a broken core.
  */
-const MAX_ROUNDS = 16;
+export const MAX_ROUNDS = 16;
 
 /**
  * The first invoice with a line that billing the record will make, with the usage recorded so far; null when
@@ -42,10 +42,11 @@ const MAX_ROUNDS = 16;
 export function upcomingInvoiceOf(
   timeline: SubscriptionTimeline,
   usage: readonly UnbilledUsage[],
+  maxRounds = MAX_ROUNDS,
 ): PlannedInvoice | null {
   let record = timeline;
   let open = usage;
-  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+  for (let round = 0; round < maxRounds; round += 1) {
     // No invoice is dated before the day of creation: planned as of the day before, nothing is due and the
     // plan says when its first invoice is dated.
     const nextDate = planBilling(record, open, addDays(record.createdOn, -1)).next.nextInvDate;
@@ -57,5 +58,7 @@ export function upcomingInvoiceOf(
     open = open.filter((u) => !billed.has(u.usageId));
     record = timelineAfter(record, plan);
   }
-  throw new Error(`no invoice with a line within ${MAX_ROUNDS} rounds of planning`);
+  // A BillingInvariantError, as for any record the core cannot plan: readers fall back to the stored dates
+  // (a list of subscriptions does not fail for one record) and the upcoming-invoice route answers a problem.
+  throw new BillingInvariantError(`no invoice with a line within ${maxRounds} rounds of planning`);
 }

@@ -7,6 +7,7 @@ export interface StoredResponse {
   response_body: string | null;
   created_at: string;
   lease: string | null;
+  records_in_transaction: boolean | number;
 }
 
 /** Claims the key for one request; false when a row for it exists already. */
@@ -36,7 +37,15 @@ export function findIdempotencyKey(
 ): Promise<StoredResponse | undefined> {
   return db
     .selectFrom('idempotency_keys')
-    .select(['request_hash', 'response_status', 'response_type', 'response_body', 'created_at', 'lease'])
+    .select([
+      'request_hash',
+      'response_status',
+      'response_type',
+      'response_body',
+      'created_at',
+      'lease',
+      'records_in_transaction',
+    ])
     .where('account_id', '=', accountId)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
@@ -60,51 +69,89 @@ function takeOver(db: Db, key: Takeover) {
       response_body: null,
       created_at: key.now,
       lease: key.lease,
+      records_in_transaction: false,
     })
     .where('account_id', '=', key.accountId)
     .where('idempotency_key', '=', key.key);
 }
 
-/** Takes over a key whose row is older than `staleBefore` (expired, or abandoned by a request of unknown fate). */
+/**
+ * Takes over a key whose row is older than `staleBefore` (expired, or abandoned by a request of unknown fate).
+ * `unanswered`: only while it has no response, so that a response committed meanwhile is never overwritten.
+ */
 export async function retakeIdempotencyKey(
   db: Db,
-  key: Takeover & { staleBefore: string },
+  key: Takeover & { staleBefore: string; unanswered: boolean },
 ): Promise<boolean> {
-  const result = await takeOver(db, key).where('created_at', '<', key.staleBefore).executeTakeFirst();
+  let update = takeOver(db, key).where('created_at', '<', key.staleBefore);
+  if (key.unanswered) update = update.where('response_status', 'is', null);
+  const result = await update.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-/** Takes over a key still without a response whose lease is `deadLease`; of racing retries, one succeeds. */
+/**
+ * Takes over a key still without a response whose lease is `deadLease`, when its operation records its response
+ * inside its own transaction (so the dead request committed nothing); of racing retries, one succeeds.
+ */
 export async function takeOverDeadLease(db: Db, key: Takeover & { deadLease: string }): Promise<boolean> {
   const result = await takeOver(db, key)
     .where('lease', '=', key.deadLease)
     .where('response_status', 'is', null)
+    .where('records_in_transaction', '=', true)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
+/** A request's hold on its key: the lease it reserved the key under (nobody else's request has it). */
+export interface HeldKey {
+  accountId: number;
+  key: string;
+  lease: string;
+}
+
+function held(db: Db, key: HeldKey) {
+  return db
+    .updateTable('idempotency_keys')
+    .where('account_id', '=', key.accountId)
+    .where('idempotency_key', '=', key.key)
+    .where('lease', '=', key.lease);
+}
+
+/**
+ * Marks a held key as recording its response inside its operation's transaction, before that transaction starts:
+ * from then on a dead lease on it means nothing was committed. False when the key is no longer held.
+ */
+export async function markRecordsInTransaction(db: Db, key: HeldKey): Promise<boolean> {
+  const result = await held(db, key).set({ records_in_transaction: true }).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Records the response of a key still held under `lease`; false (nothing recorded) when another request took the
+ * key over meanwhile. `keepLease` keeps the hold, for a record made inside a transaction that onSend records again.
+ */
 export async function storeIdempotentResponse(
   db: Db,
-  key: { accountId: number; key: string; status: number; contentType: string | null; body: string | null },
-): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
+  key: HeldKey & { status: number; contentType: string | null; body: string | null; keepLease?: boolean },
+): Promise<boolean> {
+  const result = await held(db, key)
     .set({
       response_status: key.status,
       response_type: key.contentType,
       response_body: key.body,
-      lease: null,
+      lease: key.keepLease ? key.lease : null,
     })
-    .where('account_id', '=', key.accountId)
-    .where('idempotency_key', '=', key.key)
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-export async function releaseIdempotencyKey(db: Db, accountId: number, key: string): Promise<void> {
+/** Lets a held key go (its request failed): never another request's takeover of it. */
+export async function releaseIdempotencyKey(db: Db, key: HeldKey): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('account_id', '=', accountId)
-    .where('idempotency_key', '=', key)
+    .where('account_id', '=', key.accountId)
+    .where('idempotency_key', '=', key.key)
+    .where('lease', '=', key.lease)
     .execute();
 }
 

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { ServiceContext } from '../context.ts';
@@ -12,14 +13,28 @@ import * as repo from './idempotency.repository.ts';
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /**
  * A key still without a response after this long belongs to a request that died; a retry may take it over.
- * Only for a lease that cannot be judged: a dead lease is taken over at once.
+ * A dead lease is taken over at once instead, but only for an operation recording its response inside its own
+ * transaction (idempotentCreate); this delay covers every other case.
  */
 const ABANDONED_AFTER_MS = 5 * 60 * 1000;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey: string | undefined;
+    /** The Idempotency-Key this request holds, under its own reservation of it (see repo.HeldKey). */
+    idempotency: repo.HeldKey | undefined;
   }
+}
+
+/**
+ * Each reservation is its own: the process's lease plus a random part, so that a request can tell its hold from
+ * that of a later request of the same process that took the key over (after the abandonment delay).
+ */
+function reservationId(processLease: string): string {
+  return `${processLease}#${crypto.randomBytes(6).toString('hex')}`;
+}
+
+function processLeaseOf(reservation: string): string {
+  return reservation.replace(/#[0-9a-f]+$/, '');
 }
 
 /** JSON with object keys sorted, so that the same body sent with its keys in another order is the same request. */
@@ -46,7 +61,7 @@ export function registerIdempotency(
   app: FastifyInstance,
   deps: { db: Db; clock: Clock; inflight: InFlight; secrets: SecretBox; lease: IdempotencyLease },
 ): void {
-  app.decorateRequest('idempotencyKey', undefined);
+  app.decorateRequest('idempotency', undefined);
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
@@ -62,20 +77,24 @@ export function registerIdempotency(
       key: header,
       requestHash: requestHash(deps.secrets, request.method, request.url, request.body),
       now: now.toISOString(),
-      lease: deps.lease.id,
+      lease: reservationId(deps.lease.id),
     };
     const retake = (olderThanMs: number) =>
       repo.retakeIdempotencyKey(deps.db, {
         ...claim,
         staleBefore: new Date(now.getTime() - olderThanMs).toISOString(),
+        unanswered: olderThanMs < IDEMPOTENCY_RETENTION_MS,
       });
 
-    // A reservation whose process is gone died with its work (nothing of it committed, or a money movement's
-    // response would be recorded): it is as if it had never been made.
+    // A reservation whose process is gone, for an operation that records its response inside its own transaction
+    // (idempotentCreate), died with its work: nothing of it committed, or its response would be recorded. It is as
+    // if it had never been made. Any other operation records its response after its commit (in onSend), so a
+    // process killed in between committed work without a response: only the abandonment delay applies to it.
     const takeOverIfDead = async (stored: repo.StoredResponse) =>
       stored.response_status === null &&
+      Boolean(stored.records_in_transaction) &&
       stored.lease !== null &&
-      (await deps.lease.isDead(stored.lease)) &&
+      (await deps.lease.isDead(processLeaseOf(stored.lease))) &&
       repo.takeOverDeadLease(deps.db, { ...claim, deadLease: stored.lease });
 
     let claimed = await repo.reserveIdempotencyKey(deps.db, claim);
@@ -83,15 +102,16 @@ export function registerIdempotency(
       const stored = await repo.findIdempotencyKey(deps.db, accountId, header);
       if (!stored) {
         claimed = await repo.reserveIdempotencyKey(deps.db, claim);
-      } else if ((await takeOverIfDead(stored)) || (await retake(IDEMPOTENCY_RETENTION_MS))) {
+      } else if (await retake(IDEMPOTENCY_RETENTION_MS)) {
         claimed = true;
       } else if (stored.request_hash !== claim.requestHash) {
+        // Before any takeover: a different request never runs under a key in use, whatever became of its holder.
         throw new ConflictError(
           'idempotency_key_reused',
           'This Idempotency-Key was used with a different request; use a new key for a new request',
         );
       } else if (stored.response_status === null) {
-        if (!(await retake(ABANDONED_AFTER_MS))) {
+        if (!(await takeOverIfDead(stored)) && !(await retake(ABANDONED_AFTER_MS))) {
           throw new ConflictError(
             'idempotency_key_in_progress',
             'A request with this Idempotency-Key is still being processed; retry later',
@@ -105,26 +125,26 @@ export function registerIdempotency(
       }
     }
     if (!claimed) throw new ConflictError('idempotency_key_in_progress', 'Retry the request');
-    request.idempotencyKey = header;
+    request.idempotency = { accountId, key: header, lease: claim.lease };
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const key = request.idempotencyKey;
-    if (key === undefined) return payload;
-    request.idempotencyKey = undefined;
-    const accountId = request.ctx.account.id;
+    const held = request.idempotency;
+    if (held === undefined) return payload;
+    request.idempotency = undefined;
     // Counted as in flight: when the client has hung up, nothing else keeps shutdown waiting for this write.
     // A failure to record is logged, not answered: the operation itself has already committed.
+    // Both writes touch the key only while this request still holds it: a request that lost it to a takeover
+    // (idempotentCreate's 409) leaves the new holder's reservation alone.
     await deps.inflight.around(async () => {
       try {
         if (reply.statusCode >= 500) {
-          await repo.releaseIdempotencyKey(deps.db, accountId, key);
+          await repo.releaseIdempotencyKey(deps.db, held);
           return;
         }
         const contentType = reply.getHeader('content-type');
         await repo.storeIdempotentResponse(deps.db, {
-          accountId,
-          key,
+          ...held,
           status: reply.statusCode,
           contentType: typeof contentType === 'string' ? contentType : null,
           body: typeof payload === 'string' ? payload : null,
@@ -143,6 +163,11 @@ export function registerIdempotency(
  * records the response under the request's Idempotency-Key: the response then commits with the change or not at
  * all, and a crash between the commit and onSend's record cannot let a retry make the change twice. onSend
  * records the response again as serialized.
+ *
+ * The record is made only while the request still holds its key. When another process took it over meanwhile (it
+ * judged ours dead: our PostgreSQL lease connection broke, or the abandonment delay ran out), the record changes no
+ * row, and the step throws a 409 idempotency_key_in_progress, which rolls the whole change back: of the two
+ * requests, only the holder's commits.
  */
 export async function idempotentCreate<Input, T>(
   request: FastifyRequest,
@@ -155,18 +180,29 @@ export async function idempotentCreate<Input, T>(
   input: Input,
   toDto: (created: T) => unknown,
 ): Promise<FastifyReply> {
+  const held = request.idempotency;
+  // Marked before the transaction starts, so that a dead lease on the key now means that nothing was committed.
+  if (held !== undefined && !(await repo.markRecordsInTransaction(request.ctx.db, held)))
+    throw keyTakenOver();
   const created = await create(request.ctx, input, async (ctx, created) => {
-    const key = request.idempotencyKey;
-    if (key === undefined) return;
-    await repo.storeIdempotentResponse(ctx.db, {
-      accountId: request.ctx.account.id,
-      key,
+    if (held === undefined) return;
+    const recorded = await repo.storeIdempotentResponse(ctx.db, {
+      ...held,
       status: 201,
       contentType: 'application/json; charset=utf-8',
       body: JSON.stringify(toDto(created)),
+      keepLease: true,
     });
+    if (!recorded) throw keyTakenOver();
   });
   return reply.code(201).send(toDto(created));
+}
+
+function keyTakenOver(): ConflictError {
+  return new ConflictError(
+    'idempotency_key_in_progress',
+    'Another request took this Idempotency-Key over while this one ran, so this one did nothing; retry later to get its response',
+  );
 }
 
 export const { purgeIdempotencyKeys } = repo;

@@ -96,8 +96,18 @@ function kyselyLog(options: StorageOptions) {
  */
 function createPrivately(file: string): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
-  fs.chmodSync(file, 0o600);
+  try {
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    fs.chmodSync(file, 0o600);
+  } catch (error) {
+    // A file this user may read but not write (or not chmod: another user's): a deployment mistake to name
+    // plainly, not a raw system error. (The service must write it anyway, so the check loses nothing.)
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
+    throw new Error(
+      `cannot open the database file ${file} for writing (${code}): give the service's user write access to it, or its ownership`,
+    );
+  }
 }
 
 function openSqlite(file: string, options: StorageOptions): Storage {

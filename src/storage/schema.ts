@@ -81,6 +81,8 @@ export interface IdempotencyKeysTable {
   created_at: Instant;
   /** The process holding the key while its response is not recorded (0007); see idempotencyLease.ts. */
   lease: string | null;
+  /** The operation records its response inside its own transaction (0007): a dead lease committed nothing. */
+  records_in_transaction: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 export interface CustomersTable {

@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, killAll, killTransient, runCli } from '../helpers/cli.ts';
+import { freePort, killAll, killTransient, ROOT, runCli } from '../helpers/cli.ts';
 import type { CliResult } from '../helpers/cli.ts';
 import { freshDatabase } from '../helpers/service.ts';
 
@@ -121,5 +122,50 @@ describe('a failure: exit status 1', () => {
       1,
       line,
     );
+  });
+});
+
+describe('a database file the service cannot write: exit status 1', () => {
+  /**
+   * The SQLite file exists but this user may only read it (another user's file, mode 0644). As root, which may
+   * write anything, the command runs as `nobody`; otherwise the file is made read-only for its owner. dist/cli.js
+   * is run directly: bin/billing.js would try to rebuild dist/ as that user if another process had just changed
+   * a source.
+   */
+  it.each([['migrate'], ['serve']])('billing %s stops with one line naming the file', async (command) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-readonly-db-'));
+    try {
+      const file = path.join(dir, 'db', 'billing.sqlite');
+      fs.mkdirSync(path.dirname(file));
+      fs.writeFileSync(file, '');
+      const asRoot = process.getuid?.() === 0;
+      fs.chmodSync(file, asRoot ? 0o644 : 0o444);
+      for (const folder of [dir, path.dirname(file)]) fs.chmodSync(folder, 0o755);
+      const dataDir = path.join(dir, 'data');
+      fs.mkdirSync(dataDir, { mode: 0o777 });
+      fs.chmodSync(dataDir, 0o777);
+      const port = String(await freePort());
+      const result = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), command], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: `sqlite:${file}`,
+          DATA_DIR: dataDir,
+          PORT: port,
+          HOST: '127.0.0.1',
+        },
+        encoding: 'utf8',
+        timeout: 20_000,
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
+      expectOneLine(
+        { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr },
+        1,
+        `Error: cannot open the database file ${file} for writing (EACCES): give the service's user write access to it, or its ownership`,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

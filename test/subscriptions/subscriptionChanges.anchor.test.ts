@@ -22,10 +22,11 @@ const advance = (as: TestAccount, to: string) =>
 /** A fresh test account whose clock reads `on`, a customer, and a subscription from that day to `options`. */
 async function subscribedOn(
   on: string,
-  options: PlanOptions & { tax?: number; body?: Record<string, unknown> } = {},
+  options: PlanOptions & { tax?: number; body?: Record<string, unknown>; live?: boolean } = {},
 ) {
   clock.set(`${on}T10:00:00.000Z`);
-  const as = await t.newAccount('Anchor', { isTest: true });
+  // A live account bills by the service's clock, which moves without running the bill run.
+  const as = await t.newAccount('Anchor', { isTest: !options.live });
   if (options.tax !== undefined)
     await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: options.tax }] });
   const plan = await createPlan(as, options);
@@ -274,6 +275,8 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     await advance(as, '2026-03-25');
     // Usage periods follow billed periods: usage recorded now belongs to the stub Mar 21 – Apr 1.
     await ok(as, 'PUT', `${path}/components/recordusage`, usage(3));
+    // Both usage periods hold Mar 25; the units shown are the newer period's, where usage now goes.
+    expect((await ok(as, 'GET', path)).componentUsage).toEqual([expect.objectContaining({ NumUnits: 3 })]);
 
     // Apr 1: the month at 62.00, and in arrears 4 sms of Mar 1 – Apr 1 and 3 of Mar 21 – Apr 1 at 1.00:
     // 62.00 + 4.00 + 3.00 = 69.00.
@@ -362,7 +365,151 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
   });
 });
 
+// The bill run behind: a live account's clock is moved without running it (the test service has
+// BILLING_INTERVAL_MS=0 and no cron), so on Apr 16 the subscription of Mar 1 is billed only to Apr 1. The change bills Apr 1 – May 1 on the old
+// terms first, then cuts: without that, Apr 1 – Apr 16 would never be billed.
+describe('a change made now with the bill run behind', () => {
+  const behindOnApr16 = async () => {
+    const sub = await subscribedOn('2026-03-01', { chargePrice: 31, live: true });
+    const gold = await createPlan(sub.as, { chargePrice: 62 });
+    clock.set('2026-04-16T10:00:00.000Z');
+    expect(day((await ok(sub.as, 'GET', sub.path)).nextRenewDate)).toBe('2026-04-01');
+    return { ...sub, gold };
+  };
+
+  it('keeping the anchor: Apr 1 – May 1 billed at 31.00 first, then credit 15.50 and a stub of 31.00', async () => {
+    const { as, customerId, path, gold } = await behindOnApr16();
+    await ok(as, 'PUT', `${path}/changePackage`, {
+      packageID: gold.packageId,
+      packageRateTermID: gold.rateTermId,
+    });
+    // Apr 1 – May 1 is 30 days, Apr 16 – May 1 is 15: credit 31.00 × 15 / 30 = 15.50, charge 62.00 × 15 / 30 =
+    // 31.00. The credit note goes to the earliest open invoice, Mar 1's (31.00 → 15.50 owed).
+    expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 15.5]]);
+    expect(await periodsOf(as, path)).toEqual([
+      ['2026-03-01', '2026-04-01', 'term', 31],
+      ['2026-04-01', '2026-04-16', 'term', 31],
+      ['2026-04-16', '2026-05-01', 'stub', 31],
+    ]);
+    expect(await invoiceFigures(as, customerId)).toEqual([
+      ['2026-03-01', 31, 15.5],
+      ['2026-04-01', 31, 31],
+      ['2026-04-16', 31, 31],
+    ]);
+    expect(day((await ok(as, 'GET', path)).nextRenewDate)).toBe('2026-05-01');
+  });
+
+  it('resetBillingAnchor: Apr 1 – May 1 billed first, credit 15.50, a whole month at 62.00 from Apr 16', async () => {
+    const { as, customerId, path, gold } = await behindOnApr16();
+    await ok(as, 'PUT', `${path}/changePackage`, {
+      packageID: gold.packageId,
+      packageRateTermID: gold.rateTermId,
+      resetBillingAnchor: true,
+    });
+    expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 15.5]]);
+    expect(await periodsOf(as, path)).toEqual([
+      ['2026-03-01', '2026-04-01', 'term', 31],
+      ['2026-04-01', '2026-04-16', 'term', 31],
+      ['2026-04-16', '2026-05-16', 'term', 62],
+    ]);
+    expect(await invoiceFigures(as, customerId)).toEqual([
+      ['2026-03-01', 31, 15.5],
+      ['2026-04-01', 31, 31],
+      ['2026-04-16', 62, 62],
+    ]);
+    expect(day((await ok(as, 'GET', path)).nextRenewDate)).toBe('2026-05-16');
+  });
+
+  it('still behind (customer suspended): 409 subscription_billing_behind in both modes, nothing changed', async () => {
+    const { as, customerId, path, gold } = await behindOnApr16();
+    await ok(as, 'PUT', `/v1/customers/${customerId}/suspend`);
+    const before = [
+      await ok(as, 'GET', path),
+      await periodsOf(as, path),
+      await creditsOf(as, path),
+      await invoiceFigures(as, customerId),
+    ];
+    for (const extra of [{}, { resetBillingAnchor: true }]) {
+      for (const query of ['', '?preview=true']) {
+        const res = await as.request('PUT', `${path}/changePackage${query}`, {
+          body: { packageID: gold.packageId, packageRateTermID: gold.rateTermId, ...extra },
+        });
+        expect(res.status, res.text).toBe(409);
+        expect(res.headers.get('content-type')).toContain('application/problem+json');
+        expect(res.body.code).toBe('subscription_billing_behind');
+        expect(res.body.detail).toMatch(
+          /billed only up to 2026-04-01 .*on hold.*2026-04-01 to 2026-04-16 unbilled/,
+        );
+      }
+    }
+    expect([
+      await ok(as, 'GET', path),
+      await periodsOf(as, path),
+      await creditsOf(as, path),
+      await invoiceFigures(as, customerId),
+    ]).toEqual(before);
+  });
+
+  it('a second change while the customer is suspended is refused: the first one’s stub is not lost', async () => {
+    const { as, customerId, path } = await subscribedOn('2026-03-01', { chargePrice: 31 });
+    const gold = await createPlan(as, { chargePrice: 62 });
+    const silver = await createPlan(as, { chargePrice: 45 });
+    await ok(as, 'PUT', `/v1/customers/${customerId}/suspend`);
+    await advance(as, '2026-03-21');
+    await ok(as, 'PUT', `${path}/changePackage`, {
+      packageID: gold.packageId,
+      packageRateTermID: gold.rateTermId,
+    });
+    await advance(as, '2026-03-23');
+    const res = await as.request('PUT', `${path}/changePackage`, {
+      body: { packageID: silver.packageId, packageRateTermID: silver.rateTermId },
+    });
+    expect(res.status, res.text).toBe(409);
+    expect(res.body.code).toBe('subscription_billing_behind');
+    // On unsuspend the stub Mar 21 – Apr 1 is billed as the first change made it: 62.00 × 11 / 31 = 22.00.
+    await ok(as, 'PUT', `/v1/customers/${customerId}/unsuspend`);
+    await advance(as, '2026-03-24');
+    expect(await periodsOf(as, path)).toEqual([
+      ['2026-03-01', '2026-03-21', 'term', 31],
+      ['2026-03-21', '2026-04-01', 'stub', 22],
+    ]);
+  });
+});
+
 describe('refusals', () => {
+  it('resetBillingAnchor: false with a term of another length is a 422 naming it; left out, a new term starts', async () => {
+    const { as, customerId, plan, path } = await subscribedOn('2026-03-01', {
+      chargePrice: 31,
+      extraTerms: [{ ChargePrice: 300, ChargeTerm: 12, ChargeTermType: 'months' }],
+    });
+    await advance(as, '2026-03-21');
+    const before = [
+      await ok(as, 'GET', path),
+      await periodsOf(as, path),
+      await invoiceFigures(as, customerId),
+    ];
+    const res = await as.request('PUT', `${path}/changeterm`, {
+      body: { packageRateTermID: plan.rateTermIds[1], resetBillingAnchor: false },
+    });
+    expect(res.status, res.text).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body.fields.map((f: any) => f.field)).toEqual(['resetBillingAnchor']);
+    expect([
+      await ok(as, 'GET', path),
+      await periodsOf(as, path),
+      await invoiceFigures(as, customerId),
+    ]).toEqual(before);
+    // At renewal, false means nothing and is accepted; left out now, the documented default: a new term today.
+    await ok(as, 'PUT', `${path}/changeterm`, {
+      packageRateTermID: plan.rateTermIds[1],
+      isFutureChange: true,
+      resetBillingAnchor: false,
+    });
+    await ok(as, 'DELETE', `${path}/futurechanges`, undefined, 204);
+    await ok(as, 'PUT', `${path}/changeterm`, { packageRateTermID: plan.rateTermIds[1] });
+    expect((await periodsOf(as, path)).at(-1)).toEqual(['2026-03-21', '2027-03-21', 'term', 300]);
+  });
+
   it('resetBillingAnchor with isFutureChange, or not a boolean, is a 422 naming it, and changes nothing', async () => {
     const { as, id, path } = await subscribedOn('2026-03-01', { chargePrice: 31 });
     const gold = await createPlan(as, { chargePrice: 62 });

@@ -25,6 +25,11 @@ interface Case {
   changeOn: string;
   target: PlanOptions | 'yearly';
   body?: Record<string, unknown>;
+  /**
+   * The bill run behind: a live account, whose clock moves to the change day without running the bill run
+   * (BILLING_INTERVAL_MS=0 in tests), so the change first bills the periods due on the old terms.
+   */
+  behind?: boolean;
 }
 
 const CASES: Case[] = [
@@ -97,6 +102,24 @@ const CASES: Case[] = [
     target: { chargePrice: 62 },
     body: { resetBillingAnchor: true },
   },
+  {
+    name: 'bill run behind',
+    start: '2026-03-01',
+    plan: { chargePrice: 31 },
+    tax: 0.15,
+    changeOn: '2026-04-16',
+    target: { chargePrice: 62 },
+    behind: true,
+  },
+  {
+    name: 'reset: bill run behind',
+    start: '2026-03-01',
+    plan: { chargePrice: 31 },
+    changeOn: '2026-04-16',
+    target: { chargePrice: 62 },
+    body: { resetBillingAnchor: true },
+    behind: true,
+  },
 ];
 
 /** The invoice's own rows' ids, handed out by sequences. */
@@ -125,13 +148,14 @@ async function state(as: TestAccount, path: string, customerId: number) {
 describe('?preview=true on a change made now', () => {
   it.each(CASES)('$name: the preview equals what the change does, and changes nothing', async (c) => {
     clock.set(`${c.start}T10:00:00.000Z`);
-    const as = await t.newAccount('Preview', { isTest: true });
+    const as = await t.newAccount('Preview', { isTest: !c.behind });
     if (c.tax !== undefined) await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: c.tax }] });
     const plan = await createPlan(as, c.plan);
     const customerId = await createCustomer(as);
     const sub = await subscribe(as, customerId, plan, c.subscription ?? {});
     const path = `/v1/subscriptions/${sub.subscriptionID}`;
-    await ok(as, 'POST', '/v1/test-clock/advance', { To: `${c.changeOn}T10:00:00Z` }, 200);
+    if (c.behind) clock.set(`${c.changeOn}T10:00:00.000Z`);
+    else await ok(as, 'POST', '/v1/test-clock/advance', { To: `${c.changeOn}T10:00:00Z` }, 200);
     let route = 'changeterm';
     let request: Record<string, unknown> = { packageRateTermID: plan.rateTermIds[1], ...c.body };
     if (c.target !== 'yearly') {
@@ -145,6 +169,8 @@ describe('?preview=true on a change made now', () => {
     expect(await state(as, path, customerId), 'the preview changed nothing').toEqual(before);
     // Every case credits or invoices something: an empty preview would prove nothing.
     expect(previewed.Credits.length + previewed.Invoices.length).toBeGreaterThan(0);
+    // Behind, the preview shows the invoice that catches up (Apr 1 – May 1 on the old terms) before the change's.
+    if (c.behind) expect(previewed.Invoices[0].InvoiceDate.slice(0, 10)).toBe('2026-04-01');
 
     await ok(as, 'PUT', `${path}/${route}`, request);
     const after = await state(as, path, customerId);

@@ -533,6 +533,21 @@ const REGRESSIONS: [Setup, Step[]][] = [
     { ...plain, startIn: 2, numDaysBeforeToInv: 3 },
     [{ kind: 'cancel', type: 'fullcredit' }, { kind: 'reactivate' }, { kind: 'advance', days: 5 }],
   ],
+  // In a trial whose first term was billed ahead, changes that keep the anchor, then one that resets it: the reset
+  // credited the already-credited first term again.
+  [
+    { clockOffset: 29, startIn: 0, numDaysBeforeToInv: 20, syncIn: null, pkg: 2, term: 0 },
+    [
+      { kind: 'changePackage', pkg: 0, term: 0, atRenewal: false, resetBillingAnchor: false },
+      { kind: 'reactivate' },
+      { kind: 'changeTerm', term: 0, atRenewal: false, resetBillingAnchor: false },
+      { kind: 'removeFutureChanges' },
+      { kind: 'changeTerm', term: 0, atRenewal: false, resetBillingAnchor: false },
+      { kind: 'changeTerm', term: 0, atRenewal: false, resetBillingAnchor: true },
+      { kind: 'cancel', type: 'renewal' },
+      { kind: 'advance', days: 1 },
+    ],
+  ],
 ];
 
 describe('subscription lifecycle (property)', () => {

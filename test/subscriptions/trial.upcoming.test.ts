@@ -247,3 +247,24 @@ describe('other first periods that bill something else than the price', () => {
     expect(day((await upcomingOf(as, created.subscriptionID)).InvoiceDate)).toBe('2026-12-15');
   });
 });
+
+describe('a record the core cannot plan', () => {
+  it('answers the upcoming invoice with a 409 problem, and still lists with its stored date', async () => {
+    const { as, customerId, plan } = await shopWith({ chargePrice: 25, trialPeriod: 14 });
+    const { subscriptionID: id } = await subscribe(as, customerId, plan, { StartDate: '2027-01-01' });
+    // Broken behind the API's back, as a bad migration or manual edit would; the bill run has not parked it yet.
+    await t.service.storage.db
+      .updateTable('subscriptions')
+      .set({ term_type: 'weeks' })
+      .where('id', '=', id)
+      .execute();
+    const res = await as.request('GET', `/v1/subscriptions/${id}/upcoming-invoice`);
+    expect(res.status, res.text).toBe(409);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body.code).toBe('subscription_invalid');
+    expect(res.body.detail).toMatch(/invalid term 1 weeks.*next invoice cannot be planned/);
+    // The list does not fail for it: comp_nextInvDate falls back to the bill run's stored date.
+    const listed = (await ok(as, 'GET', '/v1/subscriptions')) as any[];
+    expect(listed.find((s) => s.subscriptionID === id)?.comp_nextInvDate).toBe('2027-01-01T00:00:00.000Z');
+  });
+});

@@ -48,17 +48,7 @@ function jpegSize(image: Buffer): { width: number; height: number } | undefined 
   return undefined;
 }
 
-/** What pdfkit's openImage gives for a PNG (png-js); absent from pdfkit's type declarations. */
-interface OpenedImage {
-  image?: {
-    imgData: Uint8Array;
-    width: number;
-    height: number;
-    pixelBitlength: number;
-    interlaceMethod: number;
-  };
-}
-
+/** The seven passes of Adam7 interlacing: first column and row, then the step between columns and rows. */
 const ADAM7_PASSES = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],
@@ -69,35 +59,150 @@ const ADAM7_PASSES = [
   [0, 1, 1, 2],
 ] as const;
 
-/** The bytes a PNG's image data inflates to: each row of each (Adam7) pass is a filter byte and its pixels. */
-function pngDataLength(png: NonNullable<OpenedImage['image']>): number {
-  const rowBytes = (width: number) => 1 + Math.ceil((width * png.pixelBitlength) / 8);
-  if (png.interlaceMethod !== 1) return png.height * rowBytes(png.width);
-  let total = 0;
-  for (const [x0, y0, dx, dy] of ADAM7_PASSES) {
-    const width = Math.ceil((png.width - x0) / dx);
-    const height = Math.ceil((png.height - y0) / dy);
-    if (width > 0 && height > 0) total += height * rowBytes(width);
+/** A PNG's structure, read from its chunks (what png-js would read, without trusting it to stop). */
+interface PngLayout {
+  width: number;
+  height: number;
+  bits: number;
+  colorType: number;
+  interlace: number;
+  /** Bytes of the PLTE chunk, 0 when there is none. */
+  paletteBytes: number;
+  /** Bytes of the tRNS chunk, undefined when there is none. */
+  transparencyBytes: number | undefined;
+  idat: Buffer;
+}
+
+/** Bit depths the PNG specification allows, by colour type; and the samples a pixel has. */
+const PNG_COLOR_TYPES: Record<number, { bits: number[]; samples: number }> = {
+  0: { bits: [1, 2, 4, 8, 16], samples: 1 }, // greyscale
+  2: { bits: [8, 16], samples: 3 }, // truecolour
+  3: { bits: [1, 2, 4, 8], samples: 1 }, // indexed (palette)
+  4: { bits: [8, 16], samples: 2 }, // greyscale with alpha
+  6: { bits: [8, 16], samples: 4 }, // truecolour with alpha
+};
+
+/**
+ * The chunks of a PNG, or why they cannot be read. png-js reads a chunk length as a signed number and skips by
+ * it, so a length of 2^32 - 12 or so sends it back to the same chunk for ever: the walk here comes first and
+ * accepts only lengths that end inside the file.
+ */
+function pngLayout(image: Buffer): PngLayout | string {
+  let at = 8;
+  let header: Buffer | undefined;
+  let paletteBytes = 0;
+  let transparencyBytes: number | undefined;
+  const idat: Buffer[] = [];
+  for (;;) {
+    if (at + 12 > image.length) return 'is a truncated PNG image';
+    const length = image.readUInt32BE(at);
+    const type = image.toString('latin1', at + 4, at + 8);
+    const end = at + 12 + length;
+    if (end > image.length) return 'is a truncated PNG image';
+    const data = image.subarray(at + 8, at + 8 + length);
+    if (!header && (type !== 'IHDR' || length !== 13)) return 'is not a readable PNG image';
+    if (type === 'IHDR') header = data;
+    else if (type === 'PLTE') paletteBytes = length;
+    else if (type === 'tRNS') transparencyBytes = length;
+    else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    at = end;
   }
-  return total;
+  if (!header) return 'is not a readable PNG image';
+  return {
+    width: header.readUInt32BE(0),
+    height: header.readUInt32BE(4),
+    bits: header[8]!,
+    colorType: header[9]!,
+    interlace: header[12]!,
+    paletteBytes,
+    transparencyBytes,
+    idat: Buffer.concat(idat),
+  };
 }
 
 /**
- * Whether pdfkit reads the image. NOTE: pdfkit inflates a PNG with transparency asynchronously and throws from
- * the callback on corrupt data, which would end the process mid-render; so the data is inflated here first, once,
- * synchronously and bounded by the size the header promises.
+ * Why pdfkit cannot embed this PNG, or undefined when it can. pdfkit decodes the pixels of a PNG with an alpha
+ * channel, a palette with transparency (tRNS) or interlacing in an asynchronous zlib callback, and png-js throws
+ * there (no caller can catch it: the process ends) on a row filter byte above 4. That decoder also assumes whole
+ * bytes a pixel, so below 8 bits a sample it draws noise. Those images are refused on upload, as is anything
+ * outside the PNG specification that pdfkit would embed wrongly (a palette on a non-indexed image, a tRNS chunk
+ * of the wrong size).
  */
-function readableByPdfkit(image: Buffer, contentType: LogoContentType): boolean {
-  try {
-    const opened = (new PDFDocument() as unknown as { openImage(src: Buffer): OpenedImage }).openImage(image);
-    if (contentType === 'image/jpeg') return true;
-    const png = opened.image;
-    if (!png) return false;
-    const expected = pngDataLength(png);
-    return zlib.inflateSync(png.imgData, { maxOutputLength: expected + 1 }).length === expected;
-  } catch {
-    return false;
+function pngProblem(png: PngLayout): string | undefined {
+  const kind = PNG_COLOR_TYPES[png.colorType];
+  if (!kind || !kind.bits.includes(png.bits) || png.interlace > 1)
+    return 'is a PNG image of a kind that is not supported (colour type, bit depth or interlacing)';
+  if (png.colorType === 3) {
+    const entries = png.paletteBytes / 3;
+    if (!Number.isInteger(entries) || entries < 1 || entries > 2 ** png.bits)
+      return 'is an indexed PNG image without a valid palette';
+  } else if (png.paletteBytes > 0) {
+    return 'is a PNG image with a palette (PLTE) but no indexed colour, which cannot be embedded';
   }
+  if (png.transparencyBytes !== undefined) {
+    const valid =
+      png.colorType === 0
+        ? png.transparencyBytes === 2
+        : png.colorType === 2
+          ? png.transparencyBytes === 6
+          : png.colorType === 3 && png.transparencyBytes <= png.paletteBytes / 3;
+    if (!valid) return 'is a PNG image with an invalid transparency (tRNS) chunk';
+  }
+  const decodedAsync =
+    png.colorType >= 4 || png.interlace === 1 || (png.colorType === 3 && png.transparencyBytes);
+  if (decodedAsync && png.bits < 8)
+    return 'is a PNG image with transparency or interlacing below 8 bits a sample, which cannot be embedded: save it with 8 bits';
+
+  // The image data inflates to each row of each (Adam7) pass: a filter byte (0-4) and its pixels.
+  const bitsPerPixel = png.bits * kind.samples;
+  const rows: number[] = [];
+  const passes = png.interlace === 1 ? ADAM7_PASSES : ([[0, 0, 1, 1]] as const);
+  for (const [x0, y0, dx, dy] of passes) {
+    const width = Math.ceil((png.width - x0) / dx);
+    const height = Math.ceil((png.height - y0) / dy);
+    if (width > 0 && height > 0)
+      for (let y = 0; y < height; y += 1) rows.push(1 + Math.ceil((width * bitsPerPixel) / 8));
+  }
+  const expected = rows.reduce((sum, row) => sum + row, 0);
+  let pixels: Buffer;
+  try {
+    // Bounded by the size the header promises: a small file must not inflate to gigabytes.
+    pixels = zlib.inflateSync(png.idat, { maxOutputLength: expected + 1 });
+  } catch {
+    return 'is an image that cannot be read';
+  }
+  if (pixels.length !== expected) return 'is an image that cannot be read';
+  let at = 0;
+  for (const row of rows) {
+    if (pixels[at]! > 4) return 'is an image that cannot be read (a row has an unknown PNG filter)';
+    at += row;
+  }
+  return undefined;
+}
+
+/** Why pdfkit cannot read the image, or undefined when it can (its own trial read, after the checks above). */
+function pdfkitProblem(image: Buffer, contentType: LogoContentType): string | undefined {
+  if (contentType === 'image/png') {
+    const layout = pngLayout(image);
+    if (typeof layout === 'string') return layout;
+    const problem = pngProblem(layout);
+    if (problem) return problem;
+  }
+  try {
+    (new PDFDocument() as unknown as { openImage(src: Buffer): unknown }).openImage(image);
+    return undefined;
+  } catch {
+    return 'is an image that cannot be read';
+  }
+}
+
+/**
+ * Whether a stored logo can be drawn: a logo stored before these checks existed may be one that would end the
+ * process mid-render, so the invoice is drawn without it instead.
+ */
+export function logoRenderable(logo: LogoImage): boolean {
+  return pdfkitProblem(logo.image, logo.contentType) === undefined;
 }
 
 /** The logo as an upload gives it, or the problems found (keyed `field`). */
@@ -124,8 +229,9 @@ export function checkLogo(image: Buffer, field: string, problems: FieldProblem[]
         field,
         message: `must be at most ${LOGO_MAX_SIDE} pixels a side (it is ${size.width}×${size.height})`,
       });
-    } else if (!readableByPdfkit(image, contentType)) {
-      problems.push({ field, message: 'is an image that cannot be read' });
+    } else {
+      const problem = pdfkitProblem(image, contentType);
+      if (problem) problems.push({ field, message: problem });
     }
   }
   return problems.length === before && contentType ? { contentType, image } : undefined;

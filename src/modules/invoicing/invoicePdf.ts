@@ -2,7 +2,7 @@ import PDFDocument from 'pdfkit';
 import { findCountry, findState } from '../../core/countries.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
-import { findAccountLogo, getAccount, getSellerDetails } from '../auth/index.ts';
+import { findAccountLogo, getAccount, getSellerDetails, logoRenderable } from '../auth/index.ts';
 import type { LogoImage, SellerDetails } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
 import { dateForDocument, decimalForDocument, percentText, periodForDocument } from './documentText.ts';
@@ -111,7 +111,9 @@ export function invoicePdf(invoice: Invoice, seller: InvoiceSeller, createdAt: D
 
   // Seller, left: the logo above the name and details.
   let left = MARGIN;
-  if (seller.logo) {
+  // A logo stored before the upload checks covered every way pdfkit can fail on one is left out, not drawn:
+  // pdfkit would throw where nothing can catch it and end the process.
+  if (seller.logo && logoRenderable(seller.logo)) {
     doc.image(seller.logo.image, MARGIN, left, { fit: LOGO_BOX });
     left += LOGO_BOX[1] + 10;
   }

@@ -123,7 +123,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
             packageVersionNumber: body.packageVersionNumber,
             packageRateTermId: body.packageRateTermID,
             atRenewal: body.isFutureChange ?? false,
-            resetBillingAnchor: body.resetBillingAnchor ?? false,
+            // Absent and false differ: false with a term of another length is refused (422).
+            resetBillingAnchor: body.resetBillingAnchor,
           }),
       );
     },
@@ -148,7 +149,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         changes.changeRateTerm(ctx, request.params.subscriptionID, {
           packageRateTermId: request.body.packageRateTermID,
           atRenewal: request.body.isFutureChange ?? false,
-          resetBillingAnchor: request.body.resetBillingAnchor ?? false,
+          resetBillingAnchor: request.body.resetBillingAnchor,
         }),
       ),
   );
@@ -221,7 +222,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         tags,
         description:
           'The next invoice the subscription will get, computed by the bill run’s own code (invoiceID and ' +
-          'invoiceNum null); 404 when no invoice is coming.',
+          'invoiceNum null); 404 when no invoice is coming; 409 subscription_invalid when the record cannot be ' +
+          'planned (the bill run parks it).',
         params: SubscriptionIdParams,
         response: { 200: UnsavedInvoiceOut },
       },

@@ -30,7 +30,7 @@ const whenField = {
         'For a change made now. false (default): the renewal date stays; the unused part of the billed term is ' +
         'credited pro rata and the new price charged pro rata up to the renewal date (10.00 to 20.00 a month ' +
         'half-way: credit 5.00, charge 10.00). A change to a term of another length always starts a new term ' +
-        'today. true: a new term starts today (the unused part credited, a whole term of the new price ' +
+        'today: left out, it does; false sent with it is refused (422). true: a new term starts today (the unused part credited, a whole term of the new price ' +
         'invoiced) and renewals follow from today. Not allowed with isFutureChange: true (422).',
     }),
   ),

@@ -13,7 +13,12 @@ import { issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
-import { lockSubscription, scheduledInvoiceDate, withSubscriptionHeld } from './subscriptionEditing.ts';
+import {
+  invariantConflict,
+  lockSubscription,
+  scheduledInvoiceDate,
+  withSubscriptionHeld,
+} from './subscriptionEditing.ts';
 import { priceChoiceColumns, resolvePriceChoice } from './subscriptionInput.ts';
 import type { PriceChoice, PriceChoiceInput } from './subscriptionInput.ts';
 import { anchorDateOf, timelineOf } from './subscriptionTimeline.ts';
@@ -146,8 +151,45 @@ export async function cancelSubscription(
 export interface ChangeTermsInput extends PriceChoiceInput {
   /** True: at the next renewal (isFutureChange); false: now, with a pro-rated credit and charge. */
   atRenewal: boolean;
-  /** A change made now starts a new term on the change day instead of keeping the billing anchor. */
+  /**
+   * A change made now starts a new term on the change day instead of keeping the billing anchor. Absent: the
+   * default (keep the anchor, but a term of another length starts a new term); false sent explicitly with a term
+   * of another length is refused, as it cannot be honoured.
+   */
   resetBillingAnchor?: boolean;
+}
+
+/**
+ * Bills what is due up to `day`, on the terms in force, before a change: the bill run may be behind (a customer on
+ * hold, or BILLING_INTERVAL_MS=0 with the cron not yet run). Answers the row as billed and the invoices made.
+ */
+async function billUpToDate(
+  ctx: ServiceContext,
+  row: SubscriptionRow,
+  day: PlainDate,
+): Promise<{ row: SubscriptionRow; invoiceIds: number[] }> {
+  const invoiceIds = await billSubscriptionInTransaction(ctx, row.id, day);
+  return { row: await lockSubscription(ctx, row.id), invoiceIds };
+}
+
+/**
+ * A change made now cuts the billed time at `from` and bills the new terms from there: on a subscription billed
+ * only up to an earlier day (next_renew_date), the days in between would never be billed. One still behind after
+ * billUpToDate (its customer on hold, or parked) is refused, changing nothing: those days are the bill run's to
+ * bill on the old terms once the customer is active again or the record mended.
+ */
+function assertBilledUpTo(row: SubscriptionRow, from: PlainDate): void {
+  if (row.period_count === 0 || row.next_renew_date === null || row.next_renew_date >= from) return;
+  const why =
+    row.parked_reason !== null
+      ? `it is parked (${row.parked_reason}): mend the record and unpark it`
+      : 'its customer is on hold (inactive or suspended)';
+  throw new ConflictError(
+    'subscription_billing_behind',
+    `Subscription ${row.id} is billed only up to ${row.next_renew_date} and cannot be billed further now: ${why}. ` +
+      `A change made now would leave ${row.next_renew_date} to ${from} unbilled; make it at renewal ` +
+      '(isFutureChange) or once the subscription is billed up to date',
+  );
 }
 
 /**
@@ -168,11 +210,14 @@ export async function changeSubscriptionTerms(
       'applies to a change made now: a change at renewal starts its term on the renewal day',
     );
   }
-  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
+  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, held, day) => {
     const trx = tctx.db;
-    assertNotEnded(row, day);
-    const choice = await resolvePriceChoice(tctx, input, row.currency_code);
+    assertNotEnded(held, day);
+    const choice = await resolvePriceChoice(tctx, input, held.currency_code);
     const now = nowInstant(ctx);
+    // Everything due is billed first, on the terms in force (so a change at renewal also applies at the next
+    // renewal after today, not at one the bill run has not reached yet).
+    const { row, invoiceIds: billedFirst } = await billUpToDate(tctx, held, day);
     if (row.period_count === 0) {
       const trialEnd = trialEndOf(row.start_date, choice.trialPeriod, choice.trialPeriodType);
       await repo.updateSubscription(trx, ctx.account.id, row.id, {
@@ -182,7 +227,10 @@ export async function changeSubscriptionTerms(
         pending_change: null,
         updated_at: now,
       });
-      return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
+      return {
+        credits: [],
+        invoiceIds: [...billedFirst, ...(await billSubscriptionInTransaction(tctx, row.id, day))],
+      };
     }
     if (input.atRenewal) {
       const pending: PendingChange = {
@@ -200,14 +248,28 @@ export async function changeSubscriptionTerms(
         pending_change: JSON.stringify(pending),
         updated_at: now,
       });
-      return { credits: [], invoiceIds: [] };
+      return { credits: [], invoiceIds: billedFirst };
     }
     // A subscription billed ahead of its StartDate changes from the start: billed time never begins before it.
     const from = maxDate(day, row.start_date);
     // A new length of term starts a new cycle, as a scheduled change does (and Stripe on a new interval): the
     // renewal day of the old cycle means nothing to the new term.
     const sameLength = row.term === choice.term.count && row.term_type === choice.term.unit;
-    if (!input.resetBillingAnchor && sameLength) return keepAnchor(tctx, row, choice, from, day);
+    if (input.resetBillingAnchor === false && !sameLength) {
+      // Sent explicitly, false asks for what cannot be done; silently resetting would bill a whole new term the
+      // caller said not to. Absent, the documented default applies (a new term).
+      throw ValidationError.field(
+        'resetBillingAnchor',
+        `cannot be false with a term of another length (${row.term} ${row.term_type} to ` +
+          `${choice.term.count} ${choice.term.unit}): a new length of term always starts a new term today; ` +
+          'leave it out or send true',
+      );
+    }
+    assertBilledUpTo(row, from);
+    if (!input.resetBillingAnchor && sameLength) {
+      const kept = await keepAnchor(tctx, row, choice, from, day);
+      return { ...kept, invoiceIds: [...billedFirst, ...kept.invoiceIds] };
+    }
     const credits = await cutBilledTime(tctx, row, from, 'prorata', 'Changed');
     const cancelAtRenewal =
       row.cancel_type === 'renewal' && row.cancel_date !== null && row.cancel_date > day;
@@ -236,7 +298,7 @@ export async function changeSubscriptionTerms(
         cancel_date: billedTo !== null && billedTo > day ? billedTo : row.cancel_date,
       });
     }
-    return { credits, invoiceIds };
+    return { credits, invoiceIds: [...billedFirst, ...invoiceIds] };
   });
 }
 
@@ -380,16 +442,22 @@ export async function upcomingInvoice(
   const row = await findOrThrow(ctx, subscriptionId);
   if (row.next_inv_date === null || row.parked_reason !== null) return null;
   const inputs = await billingInputs(ctx, [row]);
-  const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone);
-  const next = upcomingInvoiceOf(timeline, inputs.usage.bySubscription.get(row.id) ?? []);
-  return next ? inputs.toNewInvoice(row, next) : null;
+  try {
+    const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone);
+    const next = upcomingInvoiceOf(timeline, inputs.usage.bySubscription.get(row.id) ?? []);
+    return next ? inputs.toNewInvoice(row, next) : null;
+  } catch (error) {
+    // A record the core cannot plan (the bill run parks it when due) is the server's data, not the client's
+    // request: a problem naming it, not a 500.
+    throw invariantConflict(error, row.id, 'its next invoice cannot be planned');
+  }
 }
 
 /** Changes the rate term within the package version (changeterm), as a package change. */
 export async function changeRateTerm(
   ctx: ServiceContext,
   subscriptionId: number,
-  input: { packageRateTermId: number; atRenewal: boolean; resetBillingAnchor: boolean },
+  input: { packageRateTermId: number; atRenewal: boolean; resetBillingAnchor?: boolean },
 ): Promise<ChangeResult> {
   const row = await findOrThrow(ctx, subscriptionId);
   return changeSubscriptionTerms(ctx, subscriptionId, {

@@ -57,11 +57,15 @@ export function withSubscriptionHeld<T>(
 }
 
 /** A broken record is the bill run's to park; a change to it is refused rather than made on a wrong basis. */
-function invariantConflict(error: unknown, subscriptionId: number): unknown {
+export function invariantConflict(
+  error: unknown,
+  subscriptionId: number,
+  consequence = 'it cannot be changed',
+): unknown {
   return error instanceof BillingInvariantError || error instanceof SyntaxError
     ? new ConflictError(
         'subscription_invalid',
-        `Subscription ${subscriptionId} has an inconsistent record (${error.message}); it cannot be changed`,
+        `Subscription ${subscriptionId} has an inconsistent record (${error.message}); ${consequence}`,
       )
     : error;
 }

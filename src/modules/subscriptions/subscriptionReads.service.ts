@@ -76,7 +76,15 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
       components: components
         .filter((c) => c.subscription_id === view.id)
         .map((c) => {
-          const row = current.find((u) => u.component_id === c.component_id);
+          // After a change made now two usage periods hold today: the one the change cut short (still billed
+          // as recorded) and the new one from the change day. The units shown are the latest period's, where
+          // usage is recorded from now on (rows come in id order: a tie goes to the newer row).
+          const row = current
+            .filter((u) => u.component_id === c.component_id)
+            .reduce<UsageRow | undefined>(
+              (latest, u) => (latest === undefined || u.period_start >= latest.period_start ? u : latest),
+              undefined,
+            );
           return {
             componentId: c.component_id,
             componentVersionId: c.component_version_id,

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
+import { ACCEPTED_PNGS, chunk, craftPng } from './logo.fixtures.ts';
+
+/**
+ * Logos of every PNG kind: pdfkit decodes some of them (alpha, tRNS on a palette, interlacing) in an asynchronous
+ * callback where png-js throws on bad bytes and ends the process, so an upload is refused unless pdfkit can draw
+ * it, and every kind accepted is drawn in a real invoice PDF.
+ */
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const putLogo = (as: TestAccount, image: Buffer) =>
+  as.request('PUT', '/v1/account', { body: { LegalName: 'Logo Ltd', Logo: image.toString('base64') } });
+
+async function invoicePdf(as: TestAccount): Promise<Buffer> {
+  const customer = await as.request('POST', '/v1/customers', { body: { Name: 'Ada' } });
+  expect(customer.status, customer.text).toBe(201);
+  const invoice = await as.request('POST', '/v1/invoices', {
+    body: {
+      customerID: customer.body.customerID,
+      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
+    },
+  });
+  expect(invoice.status, invoice.text).toBe(201);
+  const headers = {
+    authorization: `Basic ${Buffer.from(`${as.accountId}:${as.apiKey}`).toString('base64')}`,
+  };
+  const res = await fetch(`${t.url}/v1/invoices/${invoice.body.invoiceID}/pdf`, { headers });
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+describe('a logo pdfkit could not draw is refused on upload', () => {
+  // An unknown chunk of length 2^32 - 12: png-js reads -12, steps back onto the same chunk and spins for ever.
+  const loopingChunk = chunk('zzZz', Buffer.alloc(0), 0xfffffff4);
+  it.each([
+    ['an RGBA PNG with a row filter byte of 5', craftPng({ colorType: 6, bits: 8, laterFilter: 5 })],
+    [
+      'a greyscale-with-alpha PNG whose first row has filter 255',
+      craftPng({ colorType: 4, bits: 8, filter: 255 }),
+    ],
+    [
+      'an interlaced PNG with a row filter byte of 5',
+      craftPng({ colorType: 2, bits: 8, interlace: 1, laterFilter: 5 }),
+    ],
+    [
+      'an indexed PNG with transparency and a row filter of 9',
+      craftPng({ colorType: 3, bits: 8, transparencyBytes: 2, laterFilter: 9 }),
+    ],
+    ['an opaque RGB PNG with a row filter byte of 5', craftPng({ colorType: 2, bits: 8, laterFilter: 5 })],
+    ['an indexed 4-bit PNG with transparency', craftPng({ colorType: 3, bits: 4, transparencyBytes: 2 })],
+    ['an interlaced 1-bit greyscale PNG', craftPng({ colorType: 0, bits: 1, interlace: 1 }, 13, 7)],
+    ['an RGBA PNG of 4 bits a sample', craftPng({ colorType: 6, bits: 4 })],
+    ['a PNG of colour type 5', craftPng({ colorType: 5, bits: 8 })],
+    ['a PNG of interlace method 2', craftPng({ colorType: 2, bits: 8, interlace: 2 })],
+    ['an indexed PNG without a palette', craftPng({ colorType: 3, bits: 8, paletteEntries: 0 })],
+    [
+      'an indexed PNG whose palette is not whole entries',
+      craftPng({ colorType: 3, bits: 8, paletteEntries: 0, extra: [chunk('PLTE', Buffer.alloc(7))] }),
+    ],
+    [
+      'a 1-bit indexed PNG with a palette of 3 entries',
+      craftPng({ colorType: 3, bits: 1, paletteEntries: 3 }),
+    ],
+    ['a greyscale PNG with a palette', craftPng({ colorType: 0, bits: 8, paletteEntries: 4 })],
+    ['a truecolour PNG with a 3-byte tRNS', craftPng({ colorType: 2, bits: 8, transparencyBytes: 3 })],
+    ['an RGBA PNG with a tRNS chunk', craftPng({ colorType: 6, bits: 8, transparencyBytes: 2 })],
+    [
+      'an indexed PNG with more tRNS entries than palette entries',
+      craftPng({ colorType: 3, bits: 8, paletteEntries: 4, transparencyBytes: 5 }),
+    ],
+    ['a PNG with a chunk length pointing back', craftPng({ colorType: 2, bits: 8, extra: [loopingChunk] })],
+    ['a PNG without IEND', craftPng({ colorType: 2, bits: 8 }).subarray(0, -12)],
+  ])('refuses %s with 422 naming Logo', async (_label, image) => {
+    const account = await t.newAccount('Bad logo');
+    const res = await putLogo(account, image);
+    expect(res.status, res.text).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body.fields.map((f: { field: string }) => f.field)).toEqual(['Logo']);
+    expect((await account.request('GET', '/v1/account')).body).toMatchObject({
+      LegalName: null,
+      LogoURL: null,
+    });
+  });
+});
+
+describe('every kind of logo accepted is drawn in the invoice PDF', () => {
+  it.each(Object.entries(ACCEPTED_PNGS))('a %s PNG', async (label, kind) => {
+    const account = await t.newAccount('Good logo');
+    const res = await putLogo(account, craftPng(kind));
+    expect(res.status, res.text).toBe(204);
+    const rendered = renderPdf(await invoicePdf(account), `logo-${label.replace(/\W+/g, '-')}`);
+    expect(rendered.images).toEqual([{ width: 40, height: 24 }]);
+  });
+
+  it('a JPEG', async () => {
+    const account = await t.newAccount('JPEG logo');
+    const jpeg = fs.readFileSync(path.join(import.meta.dirname, 'fixtures', 'logo.jpg'));
+    expect((await putLogo(account, jpeg)).status).toBe(204);
+    expect(renderPdf(await invoicePdf(account), 'logo-jpeg').images).toHaveLength(1);
+  });
+
+  it('leaves out a stored logo that pdfkit would fail on (one stored before these checks) and keeps serving', async () => {
+    const account = await t.newAccount('Old bad logo');
+    expect((await putLogo(account, craftPng({ colorType: 6, bits: 8 }))).status).toBe(204);
+    await t.service.storage.db
+      .updateTable('account_logos')
+      .set({ image: craftPng({ colorType: 6, bits: 8, laterFilter: 5 }) })
+      .where('account_id', '=', account.accountId)
+      .execute();
+    const rendered = renderPdf(await invoicePdf(account), 'logo-stored-bad');
+    expect(rendered.images).toEqual([]);
+    expect(rendered.text).toContain('Logo Ltd');
+    expect((await account.request('GET', '/v1/account')).status).toBe(200);
+  });
+});

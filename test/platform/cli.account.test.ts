@@ -1,0 +1,140 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { killTransient, runCli } from '../helpers/cli.ts';
+import { newDatabase, releaseAll, singleJson, withDatabase } from './cli.fixtures.ts';
+import type { TestDatabase } from './cli.fixtures.ts';
+
+// `billing account create --test` and `billing account set`, run as real child processes.
+
+afterEach(() => killTransient());
+afterAll(releaseAll);
+
+describe('billing account create --test and account set', () => {
+  let db: TestDatabase;
+  let accountId: number;
+  beforeAll(async () => {
+    db = await newDatabase();
+    const created = await runCli(['account', 'create', '--name', 'Settings', '--json'], db.env);
+    expect(created.code, created.stderr).toBe(0);
+    accountId = singleJson(created.stdout).accountID;
+  });
+  afterAll(releaseAll);
+
+  const settingsOf = (id: number) =>
+    withDatabase(db, (storage) =>
+      storage.db
+        .selectFrom('accounts')
+        .select(['time_zone', 'invoice_due_days', 'invoice_notes', 'invoice_terms'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    );
+
+  it('--test makes a test account, on its own clock from its creation', async () => {
+    const json = await runCli(['account', 'create', '--name', 'Sandbox', '--test', '--json'], db.env);
+    expect(json.code, json.stderr).toBe(0);
+    const created = singleJson(json.stdout);
+    expect(created.isTest).toBe(true);
+    const row = await withDatabase(db, (storage) =>
+      storage.db
+        .selectFrom('accounts')
+        .select(['is_test', 'test_clock_at', 'created_at'])
+        .where('id', '=', created.accountID)
+        .executeTakeFirstOrThrow(),
+    );
+    expect(Boolean(row.is_test)).toBe(true);
+    expect(row.test_clock_at).toBe(row.created_at);
+
+    const words = await runCli(['account', 'create', '--name', 'Sandbox 2', '--test'], db.env);
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toMatch(
+      /^Account \d+ created \(test account\)\.\nAPI key \(shown once\): bk_\S+\n$/,
+    );
+  });
+
+  it('account set changes the settings given and prints them', async () => {
+    const result = await runCli(
+      [
+        'account',
+        'set',
+        String(accountId),
+        '--time-zone',
+        'Africa/Johannesburg',
+        '--invoice-due-days',
+        '30',
+        '--invoice-notes',
+        'Thank you for your business.',
+        '--invoice-terms',
+        'Net 30',
+      ],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `Account ${accountId} updated.`,
+        'Time zone: Africa/Johannesburg',
+        'Invoices due after: 30 day(s)',
+        'Invoice notes: Thank you for your business.',
+        'Invoice terms: Net 30',
+        // The seller details (test/auth/account.seller.test.ts sets them), none given here.
+        'Legal name: (none)',
+        'Address: (none)',
+        'Tax number: (none)',
+        'Company number: (none)',
+        'Contact: (none)',
+        'Payment instructions: (none)',
+        'Logo: (none)',
+        '',
+      ].join('\n'),
+    );
+    expect(await settingsOf(accountId)).toEqual({
+      time_zone: 'Africa/Johannesburg',
+      invoice_due_days: 30,
+      invoice_notes: 'Thank you for your business.',
+      invoice_terms: 'Net 30',
+    });
+  });
+
+  it('account set with empty text clears notes and terms and keeps the rest', async () => {
+    const result = await runCli(
+      ['account', 'set', String(accountId), '--invoice-notes', '', '--invoice-terms', ''],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(await settingsOf(accountId)).toEqual({
+      time_zone: 'Africa/Johannesburg',
+      invoice_due_days: 30,
+      invoice_notes: null,
+      invoice_terms: null,
+    });
+  });
+
+  it.each([
+    [['--time-zone', 'Mars/Olympus_Mons'], 'Error: TimeZone: "Mars/Olympus_Mons" is not an IANA time zone'],
+    [['--invoice-due-days', '3651'], 'Error: InvoiceDueDays: must be a whole number from 0 to 3650'],
+    [['--invoice-due-days', 'ten'], "error: option '--invoice-due-days <n>' argument 'ten' is invalid."],
+  ])('account set %j exits non-zero saying why, and changes nothing', async (args, message) => {
+    const before = await settingsOf(accountId);
+    const result = await runCli(
+      ['account', 'set', String(accountId), '--invoice-notes', 'x', ...args],
+      db.env,
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+    expect(await settingsOf(accountId)).toEqual(before);
+  });
+
+  it('account set without any setting exits non-zero', async () => {
+    const result = await runCli(['account', 'set', String(accountId)], db.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: nothing to change');
+  });
+
+  it('account set for an account that does not exist exits non-zero', async () => {
+    const result = await runCli(['account', 'set', '999999', '--invoice-due-days', '5'], db.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('Error: Account 999999 was not found');
+  });
+});
