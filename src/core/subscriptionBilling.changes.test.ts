@@ -124,6 +124,29 @@ describe('a change made now that keeps the billing anchor', () => {
     expect(plan.next.anchorDate).toBe('2026-04-01');
   });
 
+  it('a later cut reaching back before a period already cut to nothing credits it no more', () => {
+    // A change in a trial (ending Dec 10) cut the first term Dec 10 – Jan 10 to nothing, crediting its 40.00; a
+    // reset on Nov 30 then cuts everything from Nov 30: only the trial fee (5.00) and the new stub (31.00) remain.
+    const { credits, cuts } = creditsForCut(
+      [
+        { periodNo: 1, start: '2027-11-30', end: '2027-12-10', amountMinor: 500, taxPercs: [] },
+        { periodNo: 2, start: '2027-12-10', end: '2027-12-10', amountMinor: 4000, taxPercs: [] },
+        { periodNo: 3, start: '2027-12-10', end: '2028-01-10', amountMinor: 3100, taxPercs: [] },
+      ],
+      '2027-11-30',
+      'prorata',
+    );
+    expect(credits.map((c) => [c.periodNo, c.exMinor])).toEqual([
+      [1, 500],
+      [3, 3100],
+    ]);
+    expect(cuts.map((c) => [c.periodNo, c.start, c.end])).toEqual([
+      [1, '2027-11-30', '2027-11-30'],
+      [2, '2027-11-30', '2027-11-30'],
+      [3, '2027-11-30', '2027-11-30'],
+    ]);
+  });
+
   it('downgrade 30.00 → 12.00: the credit exceeds the charge, each rounded once', () => {
     // Mar 15 – Apr 15 is 31 days; changed Mar 20: 26 days left.
     // credit 30.00 × 26 / 31 = 25.161… → 25.16; charge 12.00 × 26 / 31 = 10.064… → 10.06.

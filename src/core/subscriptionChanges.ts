@@ -56,8 +56,12 @@ export function creditsForCut(
   for (const period of periods) {
     if (period.end <= cutDate) continue;
     const unusedFrom = maxDate(period.start, cutDate);
-    const exMinor =
-      rule === 'fullcredit' || period.start >= cutDate
+    // A period already cut to nothing was credited in full then. A later cut can reach back before it (a change
+    // in a trial cuts at the trial's end, a change after it on today), and must not credit it again.
+    const alreadyCredited = period.start === period.end;
+    const exMinor = alreadyCredited
+      ? 0
+      : rule === 'fullcredit' || period.start >= cutDate
         ? period.amountMinor
         : ratioOfMinor(
             period.amountMinor,

@@ -230,10 +230,13 @@ function check(model: Model, before: Snapshot | null, after: Snapshot, cut: Cut)
       if (start === cut.date) model.emptied.set(old.no, cut.date);
       const from = old.start > cut.date ? old.start : cut.date;
       // Spec of the rule (src/core/subscriptionChanges.ts): full credit, or pro rata for a period begun, 15% tax.
+      // A period already empty was credited in full when it was emptied: nothing is left to credit.
       const ex =
-        cut.rule === 'fullcredit' || old.start >= cut.date
-          ? old.amountMinor
-          : ratio(old.amountMinor, daysBetween(cut.date, old.end), daysBetween(old.start, old.end));
+        old.start === old.end
+          ? 0
+          : cut.rule === 'fullcredit' || old.start >= cut.date
+            ? old.amountMinor
+            : ratio(old.amountMinor, daysBetween(cut.date, old.end), daysBetween(old.start, old.end));
       if (ex !== 0) expectedCredits.push({ start: from, end: old.end, amountMinor: withTax(ex) });
     } else {
       expect(now, `period ${old.no} unchanged`).toEqual(old);
