@@ -6,6 +6,7 @@
 /** The domain modules, lowest first: a module imports only modules before it in this list. */
 const MODULE_ORDER = [
   'mail',
+  'events',
   'gateways',
   'catalogue',
   'auth',

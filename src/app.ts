@@ -20,6 +20,8 @@ import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
 import { registerContactRoutes } from './modules/customers/contacts.routes.ts';
 import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
 import { registerNoteRoutes } from './modules/customers/notes.routes.ts';
+import { registerEventRoutes } from './modules/events/events.routes.ts';
+import { registerWebhookEndpointRoutes } from './modules/events/webhookEndpoints.routes.ts';
 import { registerGatewaysRoutes } from './modules/gateways/gateways.routes.ts';
 import { registerInvoicesRoutes } from './modules/invoicing/invoices.routes.ts';
 import { registerRecurringInvoicesRoutes } from './modules/invoicing/recurringInvoices.routes.ts';
@@ -64,6 +66,8 @@ export interface AppDeps {
   /** This process's lease on the Idempotency-Keys it reserves. */
   idempotencyLease: IdempotencyLease;
   mailQueued(): void;
+  /** Wakes the webhook worker after a change queued deliveries. */
+  deliveriesQueued?(): void;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -90,6 +94,8 @@ function registerRoutes(v1: App): void {
   registerAdjustmentsRoutes(v1);
   registerCreditNotesRoutes(v1);
   registerTestClockRoutes(v1);
+  registerEventRoutes(v1);
+  registerWebhookEndpointRoutes(v1);
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -145,8 +151,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       v1.addHook('onRequest', async (request, reply) => {
         const credentials = readCredentials(request.headers.authorization);
         if (!credentials) return sendUnauthorized(request, reply, false);
-        const account = await authenticate(deps.storage.db, credentials);
-        if (!account) return failedAuthentication(request, reply);
+        const authenticated = await authenticate(deps.storage.db, credentials);
+        if (!authenticated) return failedAuthentication(request, reply);
+        const { account, apiKeyId } = authenticated;
         request.ctx = {
           account,
           db: deps.storage.db,
@@ -155,6 +162,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           log: request.log,
           secrets: deps.secrets,
           mailQueued: deps.mailQueued,
+          deliveriesQueued: deps.deliveriesQueued,
+          actor: {
+            kind: 'api_key',
+            apiKeyId,
+            clientAddress: request.ip,
+            requestId: request.id,
+            operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
+          },
         };
       });
       registerIdempotency(v1, {

@@ -8,6 +8,7 @@ import {
   countRecurringInvoicesUsingPaymentMethod,
   renderInvoicePdfAttachment,
 } from './modules/invoicing/index.ts';
+import { registerEventObjects } from './modules/events/index.ts';
 import { hasMoneyRecords } from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
 import { deletePaymentMethodsOfCustomer, registerPaymentMethodUses } from './modules/paymentMethods/index.ts';
@@ -17,6 +18,7 @@ import {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
 } from './modules/subscriptions/index.ts';
+import { eventObjectRenderers } from './views/eventObjects.ts';
 
 /**
  * Plugs higher modules into the ports of lower ones, so that modules import only downwards
@@ -44,4 +46,6 @@ export function connectModules(): void {
   });
   // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
+  // Events show resources as the API does; some of those shapes combine modules (src/views/).
+  registerEventObjects(eventObjectRenderers);
 }

@@ -24,6 +24,14 @@ export interface Account {
   invoiceTerms: string | null;
 }
 
+/**
+ * Who asked for a change, for the audit log: an API key (with the client's address, the request id and the
+ * operation), or someone at the command line. Absent for the service's own work (the bill run, the workers).
+ */
+export type Actor =
+  | { kind: 'api_key'; apiKeyId: number; clientAddress: string; requestId: string; operation: string }
+  | { kind: 'cli'; clientAddress: string; operation: string };
+
 /** What every use case receives first: the account it acts for, its database handle and its side effects. */
 export interface ServiceContext {
   account: Account;
@@ -33,6 +41,10 @@ export interface ServiceContext {
   secrets: SecretBox;
   /** Tells the mail worker that a committed change queued mail, so it need not wait for its next round. */
   mailQueued(): void;
+  /** Who asked for what the context does (audit log); absent when the service acts on its own. */
+  actor?: Actor;
+  /** Tells the webhook worker that a committed change queued deliveries. Absent where no worker runs. */
+  deliveriesQueued?(): void;
 }
 
 /** Today in the account's time zone: the calendar date every billing rule of the account is decided on. */

@@ -1,6 +1,15 @@
 import type { ColumnType } from 'kysely';
 import type { SqlBool, Instant, Id, Defaulted, Decimal } from './columnTypes.ts';
 import type {
+  AuditLogTable,
+  EventsEmittedOnceTable,
+  EventsTable,
+  ResourceVersionsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from './schema.events.ts';
+import type {
   InvoicesTable,
   InvoiceChargesTable,
   InvoiceTaxesTable,
@@ -358,4 +367,11 @@ export interface Database {
   credit_notes: CreditNotesTable;
   adjustments: AdjustmentsTable;
   allocations: AllocationsTable;
+  events: EventsTable;
+  resource_versions: ResourceVersionsTable;
+  events_emitted_once: EventsEmittedOnceTable;
+  audit_log: AuditLogTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -157,12 +157,16 @@ const accountByKeyHash = preparedQuery((db, keyHash: string) =>
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select(ACCOUNT_COLUMNS)
+    .select('api_keys.id as api_key_id')
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null),
 );
 
 /** The account that a live (unrevoked) key belongs to. Every authenticated request runs this. */
-export async function findAccountByKeyHash(db: Db, keyHash: string): Promise<AccountRow | undefined> {
+export async function findAccountByKeyHash(
+  db: Db,
+  keyHash: string,
+): Promise<(AccountRow & { api_key_id: number }) | undefined> {
   return (await accountByKeyHash(db, keyHash))[0];
 }
 

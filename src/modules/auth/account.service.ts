@@ -185,10 +185,10 @@ export async function revokeApiKey(db: Db, clock: Clock, keyId: number): Promise
 export async function authenticate(
   db: Db,
   credentials: { apiKey: string; accountId?: number },
-): Promise<Account | undefined> {
+): Promise<{ account: Account; apiKeyId: number } | undefined> {
   const row = await repo.findAccountByKeyHash(db, hashApiKey(credentials.apiKey));
   if (!row || (credentials.accountId !== undefined && credentials.accountId !== row.id)) return undefined;
-  return accountFromRow(row);
+  return { account: accountFromRow(row), apiKeyId: Number(row.api_key_id) };
 }
 
 export const { countAccounts, listApiKeys } = repo;

@@ -1,3 +1,4 @@
+import { emitEvent } from '../events/index.ts';
 import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -301,6 +302,7 @@ export async function createCustomer(
         updated_at: now,
       });
       if (input.customFields) await setCustomFieldValues(inTransaction(ctx, trx), id, input.customFields);
+      await emitEvent(inTransaction(ctx, trx), 'customer.created', { type: 'customer', id });
       return id;
     });
   } catch (error) {

@@ -1,0 +1,119 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { AuditLogTable } from '../../storage/schema.events.ts';
+import type { Insertable } from 'kysely';
+
+export interface NewEventRow {
+  id: string;
+  account_id: number;
+  type: string;
+  occurred_at: string;
+  recorded_at: string;
+  resource_type: string;
+  resource_id: string;
+  resource_version: number;
+  payload: string;
+}
+
+/** Rows per INSERT: far below both dialects' limits on parameters per statement. */
+const INSERT_CHUNK = 500;
+
+async function insertChunked<T>(rows: readonly T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let at = 0; at < rows.length; at += INSERT_CHUNK) await insert(rows.slice(at, at + INSERT_CHUNK));
+}
+
+/**
+ * Adds `count` to each resource's version counter and returns the new value. NOTE: the upsert takes the counter
+ * row's lock until commit; resources are visited in one order so two transactions never wait on each other
+ * crosswise.
+ */
+export async function bumpResourceVersions(
+  db: Db,
+  accountId: number,
+  bumps: readonly { type: string; id: string; count: number }[],
+): Promise<Map<string, number>> {
+  const sorted = [...bumps].sort((a, b) =>
+    a.type === b.type ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.type < b.type ? -1 : 1,
+  );
+  const versions = new Map<string, number>();
+  await insertChunked(sorted, async (chunk) => {
+    const rows = await db
+      .insertInto('resource_versions')
+      .values(
+        chunk.map((bump) => ({
+          account_id: accountId,
+          resource_type: bump.type,
+          resource_id: bump.id,
+          version: bump.count,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'resource_type', 'resource_id'])
+          .doUpdateSet({ version: sql<number>`resource_versions.version + excluded.version` }),
+      )
+      .returning(['resource_type', 'resource_id', 'version'])
+      .execute();
+    for (const row of rows) versions.set(`${row.resource_type}:${row.resource_id}`, Number(row.version));
+  });
+  return versions;
+}
+
+export async function insertEvents(db: Db, rows: readonly NewEventRow[]): Promise<void> {
+  await insertChunked(rows, (chunk) => db.insertInto('events').values(chunk).execute());
+}
+
+export async function insertAuditEntries(db: Db, rows: readonly Insertable<AuditLogTable>[]): Promise<void> {
+  await insertChunked(rows, (chunk) => db.insertInto('audit_log').values(chunk).execute());
+}
+
+/** Claims once-keys; returns those that were not claimed before. */
+export async function claimOnceKeys(
+  db: Db,
+  accountId: number,
+  claims: readonly { onceKey: string; eventId: string }[],
+): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  await insertChunked(claims, async (chunk) => {
+    const rows = await db
+      .insertInto('events_emitted_once')
+      .values(chunk.map((c) => ({ account_id: accountId, once_key: c.onceKey, event_id: c.eventId })))
+      .onConflict((oc) => oc.columns(['account_id', 'once_key']).doNothing())
+      .returning('once_key')
+      .execute();
+    for (const row of rows) claimed.add(row.once_key);
+  });
+  return claimed;
+}
+
+/** The account's enabled endpoints with what they subscribe to: events fan out to them as they are written. */
+export function enabledEndpoints(db: Db, accountId: number) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'enabled_events'])
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'enabled')
+    .execute();
+}
+
+export async function insertDeliveries(
+  db: Db,
+  rows: readonly { accountId: number; endpointId: number; eventId: string; at: string }[],
+): Promise<void> {
+  await insertChunked(rows, (chunk) =>
+    db
+      .insertInto('webhook_deliveries')
+      .values(
+        chunk.map((row) => ({
+          account_id: row.accountId,
+          endpoint_id: row.endpointId,
+          event_id: row.eventId,
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: row.at,
+          created_at: row.at,
+        })),
+      )
+      .execute(),
+  );
+}

@@ -1,0 +1,225 @@
+import { monotonicFactory } from 'ulid';
+import { systemClock } from '../../clock.ts';
+import type { ServiceContext } from '../../context.ts';
+import { changedFields, matchesAny } from '../../core/eventTypes.ts';
+import * as repo from './event.repository.ts';
+import type { ResourceRef } from './eventObjects.ts';
+import { renderResources } from './eventObjects.ts';
+
+/**
+ * Events are written by the change that causes them, in its transaction (a transactional outbox): a change that
+ * rolls back leaves no event, and a committed one always has its event. Webhook deliveries and audit entries are
+ * written with them.
+ *
+ * How a use case emits, inside its transaction:
+ *   created:  change, then `emitEvent(ctx, 'note.created', ref)`
+ *   updated:  `const before = await snapshotResource(ctx, ref)`, change, then `emitEvent(ctx, type, ref, { before })`
+ *             (no event when nothing the API shows changed)
+ *   deleted:  `const before = await snapshotResource(ctx, ref)`, delete, then `emitEvent(ctx, type, ref, { before })`
+ *   a status moved by time, once: `emitEvent(ctx, 'invoice.past_due', ref, { onceKey: 'invoice.past_due:12:2026-12-01' })`
+ */
+
+/** The resource as the API showed it before a change: `previous` of `*.updated` events, and deleted objects. */
+export interface Snapshot {
+  ref: ResourceRef;
+  object: Record<string, unknown> | undefined;
+}
+
+export interface EventToEmit {
+  type: string;
+  ref: ResourceRef;
+  before?: Snapshot;
+  /** Emits the event only the first time this key is seen for the account (time-driven status moves). */
+  onceKey?: string;
+  /** Delivers the event to this endpoint alone, whatever the endpoints subscribe to (`webhook.test`). */
+  onlyToEndpoint?: number;
+}
+
+/** The event as stored, returned by `GET /v1/events` and delivered by webhooks. */
+export interface EventBody {
+  id: string;
+  type: string;
+  timestamp: string;
+  accountID: number;
+  resource: { type: string; id: number | string; version: number };
+  data: { object: Record<string, unknown>; previous?: Record<string, unknown> };
+}
+
+const nextUlid = monotonicFactory();
+
+export async function snapshotResource(ctx: ServiceContext, ref: ResourceRef): Promise<Snapshot> {
+  const objects = await renderResources(ctx, ref.type, [ref.id]);
+  return { ref, object: objects.get(ref.id) };
+}
+
+export function emitEvent(
+  ctx: ServiceContext,
+  type: string,
+  ref: ResourceRef,
+  options: Omit<EventToEmit, 'type' | 'ref'> = {},
+): Promise<EventBody[]> {
+  return emitEvents(ctx, [{ type, ref, ...options }]);
+}
+
+const key = (ref: ResourceRef) => `${ref.type}:${String(ref.id)}`;
+
+/**
+ * Writes events, their webhook deliveries and their audit entries in the caller's transaction; returns the
+ * events written (a `*.updated` with no visible change, and an already emitted once-key, write none).
+ */
+export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEmit[]): Promise<EventBody[]> {
+  if (wanted.length === 0) return [];
+  if (!ctx.db.isTransaction) throw new Error('events are emitted inside the transaction of their change');
+  const accountId = ctx.account.id;
+  const wallMs = systemClock.now().getTime();
+  const recordedAt = new Date(wallMs).toISOString();
+  const occurredAt = ctx.clock.now().toISOString();
+
+  const objects = await renderAll(ctx, wanted);
+  let planned = wanted.flatMap((event) => {
+    const object = objects.get(key(event.ref)) ?? event.before?.object;
+    if (!object) throw new Error(`${event.type}: ${key(event.ref)} cannot be rendered`);
+    const previous =
+      event.before?.object && objects.has(key(event.ref))
+        ? changedFields(event.before.object, object)
+        : undefined;
+    if (event.type.endsWith('.updated') && previous && Object.keys(previous).length === 0) return [];
+    return [{ event, object, previous, id: `evt_${nextUlid(wallMs)}` }];
+  });
+
+  const onceKeys = planned.filter((p) => p.event.onceKey !== undefined);
+  if (onceKeys.length > 0) {
+    const claimed = await repo.claimOnceKeys(
+      ctx.db,
+      accountId,
+      onceKeys.map((p) => ({ onceKey: p.event.onceKey!, eventId: p.id })),
+    );
+    planned = planned.filter((p) => p.event.onceKey === undefined || claimed.has(p.event.onceKey));
+  }
+  if (planned.length === 0) return [];
+
+  const counts = new Map<string, { type: string; id: string; count: number }>();
+  for (const { event } of planned) {
+    const bump = counts.get(key(event.ref)) ?? { type: event.ref.type, id: String(event.ref.id), count: 0 };
+    bump.count += 1;
+    counts.set(key(event.ref), bump);
+  }
+  const versions = await repo.bumpResourceVersions(ctx.db, accountId, [...counts.values()]);
+  const seen = new Map<string, number>();
+
+  const bodies: EventBody[] = planned.map(({ event, object, previous, id }) => {
+    const k = key(event.ref);
+    const before = seen.get(k) ?? 0;
+    seen.set(k, before + 1);
+    // Events of one resource in one call take consecutive versions, in the order they were asked for.
+    const version = versions.get(k)! - counts.get(k)!.count + before + 1;
+    return {
+      id,
+      type: event.type,
+      timestamp: occurredAt,
+      accountID: accountId,
+      resource: { type: event.ref.type, id: event.ref.id, version },
+      data: previous === undefined ? { object } : { object, previous },
+    };
+  });
+
+  await repo.insertEvents(
+    ctx.db,
+    bodies.map((body) => ({
+      id: body.id,
+      account_id: accountId,
+      type: body.type,
+      occurred_at: occurredAt,
+      recorded_at: recordedAt,
+      resource_type: body.resource.type,
+      resource_id: String(body.resource.id),
+      resource_version: body.resource.version,
+      payload: JSON.stringify(body),
+    })),
+  );
+  await fanOut(ctx, planned, bodies, recordedAt);
+  await audit(ctx, planned, bodies, recordedAt);
+  return bodies;
+}
+
+async function renderAll(
+  ctx: ServiceContext,
+  wanted: readonly EventToEmit[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const idsByType = new Map<string, Set<number | string>>();
+  for (const { ref } of wanted) {
+    const ids = idsByType.get(ref.type) ?? new Set();
+    ids.add(ref.id);
+    idsByType.set(ref.type, ids);
+  }
+  const objects = new Map<string, Record<string, unknown>>();
+  for (const [type, ids] of idsByType) {
+    for (const [id, object] of await renderResources(ctx, type, [...ids])) objects.set(key({ type, id }), object);
+  }
+  return objects;
+}
+
+/** Each event goes to the endpoints enabled and subscribed to its type when it is written. */
+async function fanOut(
+  ctx: ServiceContext,
+  planned: readonly { event: EventToEmit }[],
+  bodies: readonly EventBody[],
+  at: string,
+): Promise<void> {
+  const endpoints = await repo.enabledEndpoints(ctx.db, ctx.account.id);
+  const patterns = endpoints.map((endpoint) => ({
+    id: endpoint.id,
+    patterns: JSON.parse(endpoint.enabled_events) as string[],
+  }));
+  const deliveries = bodies.flatMap((body, i) => {
+    const only = planned[i]!.event.onlyToEndpoint;
+    if (only !== undefined) return [{ accountId: ctx.account.id, endpointId: only, eventId: body.id, at }];
+    return patterns
+      .filter((endpoint) => matchesAny(endpoint.patterns, body.type))
+      .map((endpoint) => ({ accountId: ctx.account.id, endpointId: endpoint.id, eventId: body.id, at }));
+  });
+  if (deliveries.length === 0) return;
+  await repo.insertDeliveries(ctx.db, deliveries);
+  ctx.deliveriesQueued?.();
+}
+
+function pick(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, object[k] ?? null]));
+}
+
+/** Changes asked for through the API or the CLI are recorded with who asked, from where. */
+async function audit(
+  ctx: ServiceContext,
+  planned: readonly { event: EventToEmit; previous: Record<string, unknown> | undefined }[],
+  bodies: readonly EventBody[],
+  at: string,
+): Promise<void> {
+  const actor = ctx.actor;
+  if (!actor) return;
+  await repo.insertAuditEntries(
+    ctx.db,
+    bodies.map((body, i) => {
+      const { event, previous } = planned[i]!;
+      const object = body.data.object;
+      const deleted = event.type.endsWith('.deleted');
+      const created = event.type.endsWith('.created');
+      const before = deleted ? object : created ? null : (previous ?? null);
+      const after = deleted ? null : created ? object : previous ? pick(object, Object.keys(previous)) : null;
+      return {
+        account_id: ctx.account.id,
+        recorded_at: at,
+        actor_type: actor.kind,
+        api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
+        client_address: actor.clientAddress,
+        request_id: actor.kind === 'api_key' ? actor.requestId : null,
+        operation: actor.operation,
+        event_id: body.id,
+        event_type: body.type,
+        resource_type: body.resource.type,
+        resource_id: String(body.resource.id),
+        before: before === null ? null : JSON.stringify(before),
+        after: after === null ? null : JSON.stringify(after),
+      };
+    }),
+  );
+}
