@@ -1,0 +1,148 @@
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { Page } from '../../core/paging.ts';
+import type { Db } from '../../storage/database.ts';
+import type { Database } from '../../storage/schema.ts';
+
+export interface EventQuery {
+  /** Types or patterns (`invoice.*`); `*` matches every type. */
+  types?: readonly string[];
+  resourceType?: string;
+  resourceId?: string;
+  /** Instants (ISO, UTC) on the events' business timestamps: from inclusive, before exclusive. */
+  from?: string;
+  before?: string;
+  /** true: every delivery succeeded (and there was one); false: some delivery failed or is being retried. */
+  deliverySuccess?: boolean;
+}
+
+function withTypes<O>(
+  query: SelectQueryBuilder<Database, 'events', O>,
+  types: readonly string[] | undefined,
+): SelectQueryBuilder<Database, 'events', O> {
+  if (!types || types.includes('*')) return query;
+  return query.where((eb) =>
+    eb.or(
+      types.map((pattern) =>
+        pattern.endsWith('.*')
+          ? eb('type', 'like', `${pattern.slice(0, -1)}%`)
+          : eb('type', '=', pattern),
+      ),
+    ),
+  );
+}
+
+/** The account's events matching the query, newest first; their stored JSON. */
+export async function listEventPayloads(
+  db: Db,
+  accountId: number,
+  query: EventQuery,
+  page: Page,
+): Promise<string[]> {
+  const failing = (eb: ExpressionBuilder<Database, 'events'>) =>
+    eb.exists(
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .whereRef('d.event_id', '=', 'events.id')
+        .where((inner) =>
+          inner.or([
+            inner('d.status', '=', 'failed'),
+            inner.and([inner('d.status', '=', 'pending'), inner('d.attempts', '>', 0)]),
+          ]),
+        ),
+    );
+  let q = withTypes(
+    db.selectFrom('events').select('payload').where('account_id', '=', accountId),
+    query.types,
+  );
+  if (query.resourceType !== undefined) q = q.where('resource_type', '=', query.resourceType);
+  if (query.resourceId !== undefined) q = q.where('resource_id', '=', query.resourceId);
+  if (query.from !== undefined) q = q.where('occurred_at', '>=', query.from);
+  if (query.before !== undefined) q = q.where('occurred_at', '<', query.before);
+  if (query.deliverySuccess === false) q = q.where((eb) => failing(eb));
+  if (query.deliverySuccess === true) {
+    q = q
+      .where((eb) =>
+        eb.exists(
+          eb.selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'events.id'),
+        ),
+      )
+      .where((eb) => eb.not(failing(eb)));
+  }
+  const rows = await q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  return rows.map((row) => row.payload);
+}
+
+export async function findEventPayload(
+  db: Db,
+  accountId: number,
+  eventId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select('payload')
+    .where('account_id', '=', accountId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
+  return row?.payload;
+}
+
+export interface AuditQuery {
+  resourceType?: string;
+  resourceId?: string;
+  actorType?: 'api_key' | 'cli';
+  apiKeyId?: number;
+  requestId?: string;
+  eventType?: readonly string[];
+  from?: string;
+  before?: string;
+}
+
+const AUDIT_COLUMNS = [
+  'id',
+  'recorded_at',
+  'actor_type',
+  'api_key_id',
+  'client_address',
+  'request_id',
+  'operation',
+  'event_id',
+  'event_type',
+  'resource_type',
+  'resource_id',
+  'before',
+  'after',
+] as const;
+
+/** The account's audit entries matching the query, newest first. */
+export function listAuditEntries(db: Db, accountId: number, query: AuditQuery, page: Page) {
+  let q = db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('account_id', '=', accountId);
+  if (query.resourceType !== undefined) q = q.where('resource_type', '=', query.resourceType);
+  if (query.resourceId !== undefined) q = q.where('resource_id', '=', query.resourceId);
+  if (query.actorType !== undefined) q = q.where('actor_type', '=', query.actorType);
+  if (query.apiKeyId !== undefined) q = q.where('api_key_id', '=', query.apiKeyId);
+  if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
+  if (query.from !== undefined) q = q.where('recorded_at', '>=', query.from);
+  if (query.before !== undefined) q = q.where('recorded_at', '<', query.before);
+  if (query.eventType && !query.eventType.includes('*')) {
+    const patterns = query.eventType;
+    q = q.where((eb) =>
+      eb.or(
+        patterns.map((pattern) =>
+          pattern.endsWith('.*')
+            ? eb('event_type', 'like', `${pattern.slice(0, -1)}%`)
+            : eb('event_type', '=', pattern),
+        ),
+      ),
+    );
+  }
+  return q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+export type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>[number];
+
+/** Events older than `before` (wall-clock time of their writing) go, with their deliveries and attempts. */
+export async function purgeEventsRecordedBefore(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('events').where('recorded_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function newCustomer(account: TestAccount, name: string, requestId?: string): Promise<number> {
+  const res = await account.request('POST', '/v1/customers', {
+    body: { Name: name },
+    ...(requestId ? { headers: { 'x-request-id': requestId } } : {}),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.customerID;
+}
+
+describe('GET /v1/events', () => {
+  it('returns the event a change wrote, with the object exactly as the API shows it', async () => {
+    const account = await t.newAccount('Events A');
+    const id = await newCustomer(account, 'Ada');
+    const events = await account.request('GET', `/v1/events?resourceType=customer&resourceID=${id}`);
+    expect(events.status).toBe(200);
+    expect(events.body).toHaveLength(1);
+    const [event] = events.body;
+    expect(event.type).toBe('customer.created');
+    expect(event.id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(event.accountID).toBe(account.accountId);
+    expect(event.resource).toEqual({ type: 'customer', id, version: 1 });
+    expect(event.data.previous).toBeUndefined();
+    const customer = await account.request('GET', `/v1/customers/${id}`);
+    expect(event.data.object).toEqual(customer.body);
+
+    const one = await account.request('GET', `/v1/events/${event.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(event);
+    expect(one.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('lists newest first, pages, and filters by type patterns and by dates', async () => {
+    const account = await t.newAccount('Events B');
+    for (const name of ['One', 'Two', 'Three']) await newCustomer(account, name);
+    const all = await account.request('GET', '/v1/events');
+    expect(all.body.map((e: any) => e.data.object.Name)).toEqual(['Three', 'Two', 'One']);
+    const page2 = await account.request('GET', '/v1/events?page=2&page_size=2');
+    expect(page2.body.map((e: any) => e.data.object.Name)).toEqual(['One']);
+
+    for (const type of ['customer.*', '*', 'customer.created', 'invoice.paid,customer.created']) {
+      const res = await account.request('GET', `/v1/events?type=${encodeURIComponent(type)}`);
+      expect(res.body, type).toHaveLength(3);
+    }
+    for (const type of ['invoice.*', 'customer.deleted', 'customer_note.*']) {
+      const res = await account.request('GET', `/v1/events?type=${encodeURIComponent(type)}`);
+      expect(res.body, type).toHaveLength(0);
+    }
+
+    const stamp = all.body[0].timestamp as string;
+    const day = stamp.slice(0, 10);
+    expect((await account.request('GET', `/v1/events?startDate=${day}&endDate=${day}`)).body).toHaveLength(3);
+    const next = new Date(Date.parse(stamp) + 86_400_000).toISOString().slice(0, 10);
+    expect((await account.request('GET', `/v1/events?startDate=${next}`)).body).toHaveLength(0);
+    const previousDay = new Date(Date.parse(stamp) - 86_400_000).toISOString().slice(0, 10);
+    expect((await account.request('GET', `/v1/events?endDate=${previousDay}`)).body).toHaveLength(0);
+  });
+
+  it('refuses bad filters with a problem naming the field', async () => {
+    for (const [query, field] of [
+      ['type=Invoice.Paid', 'type'],
+      ['type=invoice.', 'type'],
+      ['type=inv*', 'type'],
+      ['startDate=yesterday', 'startDate'],
+      ['endDate=2026-02-30', 'endDate'],
+      ['startDate=2026-03-02&endDate=2026-03-01', 'startDate'],
+      ['resourceID=12', 'resourceType'],
+      ['deliverySuccess=maybe', 'deliverySuccess'],
+    ]) {
+      const res = await t.request('GET', `/v1/events?${query}`);
+      expect(res.status, query).toBeGreaterThanOrEqual(400);
+      expect(res.status, query).toBeLessThan(500);
+      expect(res.headers.get('content-type'), query).toMatch(/problem\+json/);
+      expect(JSON.stringify(res.body), query).toContain(field);
+    }
+  });
+
+  it("never shows another account's events", async () => {
+    const a = await t.newAccount('Events C');
+    const b = await t.newAccount('Events D');
+    const id = await newCustomer(a, 'Private');
+    const [event] = (await a.request('GET', '/v1/events')).body;
+    expect((await b.request('GET', `/v1/events/${event.id}`)).status).toBe(404);
+    expect((await b.request('GET', `/v1/events?resourceType=customer&resourceID=${id}`)).body).toEqual([]);
+    expect((await b.request('GET', '/v1/events/evt_unknown')).status).toBe(404);
+  });
+
+  it('writes no event for a change that is refused', async () => {
+    const account = await t.newAccount('Events E');
+    const res = await account.request('POST', '/v1/customers', { body: { Name: '' } });
+    expect(res.status).toBe(422);
+    expect((await account.request('GET', '/v1/events')).body).toEqual([]);
+    expect((await account.request('GET', '/v1/auditlog')).body).toEqual([]);
+  });
+});
+
+describe('GET /v1/auditlog', () => {
+  it('names the API key, the client address, the request id and the operation of each change', async () => {
+    const account = await t.newAccount('Audit A');
+    const id = await newCustomer(account, 'Audited', 'req-audit-1');
+    const res = await account.request('GET', '/v1/auditlog');
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(1);
+    const [entry] = res.body;
+    const [event] = (await account.request('GET', '/v1/events')).body;
+    const keyId = Number(
+      (
+        await t.service.storage.db
+          .selectFrom('api_keys')
+          .select('id')
+          .where('account_id', '=', account.accountId)
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    expect(entry).toMatchObject({
+      ActorType: 'api_key',
+      apiKeyID: keyId,
+      ClientAddress: '127.0.0.1',
+      RequestID: 'req-audit-1',
+      Operation: 'POST /v1/customers',
+      eventID: event.id,
+      EventType: 'customer.created',
+      ResourceType: 'customer',
+      ResourceID: String(id),
+      Before: null,
+      After: event.data.object,
+    });
+    expect(Number.isNaN(Date.parse(entry.Date))).toBe(false);
+
+    const filtered = await account.request('GET', `/v1/auditlog?requestID=req-audit-1&apiKeyID=${keyId}`);
+    expect(filtered.body).toHaveLength(1);
+    expect((await account.request('GET', '/v1/auditlog?requestID=other')).body).toHaveLength(0);
+    expect((await account.request('GET', '/v1/auditlog?eventType=customer.*')).body).toHaveLength(1);
+    expect((await account.request('GET', '/v1/auditlog?actorType=cli')).body).toHaveLength(0);
+  });
+
+  it('cannot be changed through the API', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await t.request(method, '/v1/auditlog', { body: {} });
+      expect([404, 405], method).toContain(res.status);
+    }
+    const entries = (await t.request('GET', '/v1/auditlog')).body;
+    for (const entry of entries.slice(0, 1)) {
+      const res = await t.request('DELETE', `/v1/auditlog/${entry.auditLogEntryID}`);
+      expect([404, 405]).toContain(res.status);
+    }
+  });
+});
