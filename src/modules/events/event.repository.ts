@@ -110,7 +110,8 @@ export async function insertDeliveries(
           event_id: row.eventId,
           status: 'pending' as const,
           attempts: 0,
-          next_attempt_at: row.at,
+          // Due at once: the worker schedules retries on its own clock, which an account's test clock is not.
+          next_attempt_at: null,
           created_at: row.at,
         })),
       )
