@@ -397,11 +397,12 @@ export async function withService<R>(
   tempDir: string,
   accountName: string,
   work: (service: Service) => Promise<R>,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<R> {
   const dataDir = path.join(tempDir, `data-${setup.dialect}`);
   await fs.mkdir(dataDir, { recursive: true });
   const port = await freePort();
-  const env = serviceEnv(setup.databaseUrl, dataDir, port);
+  const env = { ...serviceEnv(setup.databaseUrl, dataDir, port), ...extraEnv };
   const base = `http://${HOST}:${port}`;
 
   log(`${setup.dialect}: creating the account`);

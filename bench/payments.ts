@@ -5,17 +5,22 @@
  *   npm run bench:payments                     SQLite only (a fresh temporary file)
  *   BENCH_DATABASE_URL=postgres://... npm run bench:payments   SQLite, then PostgreSQL in a fresh, dropped-after schema
  *
+ *   BENCH_WEBHOOK=1 npm run bench:payments     the same with one webhook endpoint subscribed to every event (a local
+ *                                               receiver answering 204), to compare with a run without
+ *
  * Two loads: payments spread round-robin over BENCH_CUSTOMERS customers, then every payment to one customer (each
  * waits for the customer's lock). After the run the database is checked: one payment per 201, no invoice paid past
  * its total, allocations adding up per payment, invoice and customer. See bench/README.md.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { parseDatabaseUrl } from '../src/config.ts';
 import type { Db } from '../src/storage/database.ts';
 import { openStorage } from '../src/storage/database.ts';
-import { PG_URL, forEachDialect, formatTable, log, round, runBenchmark } from './common.ts';
+import { BenchError, PG_URL, forEachDialect, formatTable, log, round, runBenchmark } from './common.ts';
 import type { Dialect } from './common.ts';
-import { figureCells, postgresSetup, sqliteSetup, tableTitle, withService } from './harness.ts';
+import { HOST, figureCells, postgresSetup, sqliteSetup, tableTitle, withService } from './harness.ts';
 import type { DialectSetup, LoadSpec, Service } from './harness.ts';
 import { apiBalanceReader, balanceSample, checkDatabase, settle } from './payments/checks.ts';
 import { measure, newLedger, paymentLoad } from './payments/loads.ts';
@@ -34,15 +39,52 @@ import type { DialectResult, RouteKey } from './payments/settings.ts';
 // ---------------------------------------------------------------------------------------------------------------
 // One dialect
 
+const WITH_WEBHOOK = process.env.BENCH_WEBHOOK === '1';
+
 async function benchDialect(setup: DialectSetup, tempDir: string): Promise<DialectResult> {
-  return withService(setup, tempDir, 'Bench payments', async (service) => {
-    const storage = openStorage(parseDatabaseUrl(setup.databaseUrl, service.dataDir));
-    try {
-      return await benchService(setup.dialect, service, storage.db);
-    } finally {
-      await storage.close().catch(() => {});
-    }
+  return withService(
+    setup,
+    tempDir,
+    'Bench payments',
+    async (service) => {
+      const storage = openStorage(parseDatabaseUrl(setup.databaseUrl, service.dataDir));
+      const receiver = WITH_WEBHOOK ? await subscribeReceiver(service) : undefined;
+      try {
+        return await benchService(setup.dialect, service, storage.db);
+      } finally {
+        if (receiver) {
+          log(`${setup.dialect}: the webhook receiver got ${receiver.received()} deliveries`);
+          await receiver.close();
+        }
+        await storage.close().catch(() => {});
+      }
+    },
+    WITH_WEBHOOK ? { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_PRIVATE_HOSTS: HOST } : {},
+  );
+}
+
+/** A local receiver answering 204, and an endpoint of the account subscribed to every event type. */
+async function subscribeReceiver(service: Service): Promise<{ received(): number; close(): Promise<void> }> {
+  let received = 0;
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      received += 1;
+      response.writeHead(204).end();
+    });
   });
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  const { port } = server.address() as AddressInfo;
+  const res = await fetch(`${service.base}/v1/webhookendpoints`, {
+    method: 'POST',
+    headers: { authorization: service.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ Url: `http://${HOST}:${port}/hook`, EnabledEvents: ['*'] }),
+  });
+  if (res.status !== 201) throw new BenchError(`could not create the webhook endpoint: ${await res.text()}`);
+  return {
+    received: () => received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Seeds the population, measures the loads, and checks what the database holds after them. */
@@ -160,6 +202,7 @@ async function main(): Promise<number> {
   console.log(
     JSON.stringify({
       benchmark: 'billing-payments',
+      webhookEndpoint: WITH_WEBHOOK,
       node: process.version,
       cpus: os.cpus().length,
       loadAverage: os.loadavg().map((l) => round(l, 2)),

@@ -122,15 +122,20 @@ account
   .option('--json', 'print one JSON object')
   .action(
     async (options: { name: string; timeZone: string; currency: string; test?: boolean; json?: boolean }) => {
-      const { withStorage } = await runtime();
+      const { withStorage, cliActor } = await runtime();
       const { createAccount } = await auth();
       const created = await withStorage((storage) =>
-        createAccount(storage.db, systemClock, {
-          name: options.name,
-          timeZone: options.timeZone,
-          currencyCode: options.currency,
-          isTest: options.test ?? false,
-        }),
+        createAccount(
+          storage.db,
+          systemClock,
+          {
+            name: options.name,
+            timeZone: options.timeZone,
+            currencyCode: options.currency,
+            isTest: options.test ?? false,
+          },
+          cliActor('billing account create'),
+        ),
       );
       const { id, isTest } = created.account;
       if (options.json) console.log(JSON.stringify({ accountID: id, apiKey: created.apiKey, isTest }));
@@ -177,7 +182,7 @@ accountSet.action(
     const { withStorage, accountContext } = await runtime();
     const { editAccount, getSellerDetails } = await auth();
     const { changed, details } = await withStorage(async (storage) => {
-      const ctx = await accountContext(storage, accountId);
+      const ctx = await accountContext(storage, accountId, 'billing account set');
       const edited = await editAccount(ctx, { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, seller });
       return { changed: edited, details: await getSellerDetails(ctx) };
     });
@@ -201,9 +206,11 @@ key
   .requiredOption('--account <id>', 'account id', positiveInteger)
   .option('--json', 'print one JSON object')
   .action(async (options: { account: number; json?: boolean }) => {
-    const { withStorage } = await runtime();
+    const { withStorage, accountContext } = await runtime();
     const { createApiKey } = await auth();
-    const created = await withStorage((storage) => createApiKey(storage.db, systemClock, options.account));
+    const created = await withStorage(async (storage) =>
+      createApiKey(await accountContext(storage, options.account, 'billing key create')),
+    );
     if (options.json) console.log(JSON.stringify({ keyID: created.keyId, apiKey: created.apiKey }));
     else console.log(`Key ${created.keyId} created.\nAPI key (shown once): ${created.apiKey}`);
   });
@@ -230,9 +237,12 @@ key
   .description('revoke an API key: requests with it are refused from now on')
   .argument('<keyId>', 'key id', positiveInteger)
   .action(async (keyId: number) => {
-    const { withStorage } = await runtime();
-    const { revokeApiKey } = await auth();
-    await withStorage((storage) => revokeApiKey(storage.db, systemClock, keyId));
+    const { withStorage, accountContext } = await runtime();
+    const { getApiKeyAccountId, revokeApiKey } = await auth();
+    await withStorage(async (storage) => {
+      const accountId = await getApiKeyAccountId(storage.db, keyId);
+      await revokeApiKey(await accountContext(storage, accountId, 'billing key revoke'), keyId);
+    });
     console.log(`Key ${keyId} revoked.`);
   });
 
@@ -255,12 +265,13 @@ function gatewayLine(gateway: Gateway): string {
 /** Runs a gateway use case for the account the gateway belongs to (operators name gateways by id alone). */
 async function withGatewayAccount<T>(
   gatewayId: number,
+  operation: string,
   work: (ctx: ServiceContext) => Promise<T>,
 ): Promise<T> {
   const { withStorage, accountContext } = await runtime();
   const { getGatewayAccountId } = await gateways();
   return withStorage(async (storage) =>
-    work(await accountContext(storage, await getGatewayAccountId(storage.db, gatewayId))),
+    work(await accountContext(storage, await getGatewayAccountId(storage.db, gatewayId), operation)),
   );
 }
 
@@ -301,7 +312,7 @@ gateway
       const { withStorage, accountContext } = await runtime();
       const { addGateway, toGatewayDto } = await gateways();
       const added = await withStorage(async (storage) =>
-        addGateway(await accountContext(storage, options.account), {
+        addGateway(await accountContext(storage, options.account, 'billing gateway add'), {
           type: options.type,
           friendlyName: options.name,
           isTestMode: options.testMode,
@@ -339,7 +350,9 @@ gateway
   .argument('<gatewayId>', 'gateway id', positiveInteger)
   .action(async (gatewayId: number) => {
     const { setGatewayEnabled } = await gateways();
-    await withGatewayAccount(gatewayId, (ctx) => setGatewayEnabled(ctx, gatewayId, true));
+    await withGatewayAccount(gatewayId, 'billing gateway enable', (ctx) =>
+      setGatewayEnabled(ctx, gatewayId, true),
+    );
     console.log(`Gateway ${gatewayId} enabled.`);
   });
 gateway
@@ -348,7 +361,9 @@ gateway
   .argument('<gatewayId>', 'gateway id', positiveInteger)
   .action(async (gatewayId: number) => {
     const { setGatewayEnabled } = await gateways();
-    const disabled = await withGatewayAccount(gatewayId, (ctx) => setGatewayEnabled(ctx, gatewayId, false));
+    const disabled = await withGatewayAccount(gatewayId, 'billing gateway disable', (ctx) =>
+      setGatewayEnabled(ctx, gatewayId, false),
+    );
     console.log(`Gateway ${gatewayId} disabled.`);
     if (disabled.isPrimary) {
       console.log(
@@ -363,7 +378,7 @@ gateway
   .argument('<gatewayId>', 'gateway id', positiveInteger)
   .action(async (gatewayId: number) => {
     const { setPrimaryGateway } = await gateways();
-    const accountId = await withGatewayAccount(gatewayId, async (ctx) => {
+    const accountId = await withGatewayAccount(gatewayId, 'billing gateway primary', async (ctx) => {
       await setPrimaryGateway(ctx, gatewayId);
       return ctx.account.id;
     });

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
@@ -27,6 +28,14 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Failed authentications a client address may make a minute before it is answered 429. */
   authFailuresPerMinute: number;
+  /** Webhook endpoints may use plain http:// (WEBHOOK_ALLOW_HTTP); https only otherwise. */
+  webhookAllowHttp: boolean;
+  /** Private, loopback or link-local IPs and CIDRs webhooks may still be sent to (WEBHOOK_ALLOWED_PRIVATE_HOSTS). */
+  webhookAllowedPrivateHosts: string[];
+  /** The most one webhook attempt may take, look-up to last byte (WEBHOOK_TIMEOUT_MS). */
+  webhookTimeoutMs: number;
+  /** Webhook requests one process keeps in flight to one endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
+  webhookMaxInFlightPerEndpoint: number;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +55,34 @@ function integerSetting(
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}"`);
   }
   return Number(raw);
+}
+
+function booleanSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false; got "${raw}"`);
+}
+
+/** Comma-separated IP addresses or CIDR ranges (`127.0.0.1,10.0.0.0/8,fd00::/8`). */
+function addressListSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = net.isIP(address);
+    const prefixOk =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      throw new ConfigError(
+        `${name} must list IP addresses or CIDR ranges separated by commas; got "${entry}"`,
+      );
+    }
+  }
+  return entries;
 }
 
 /** A URL as it may appear in a message: without the password. */
@@ -117,5 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     keepAliveTimeoutMs: integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 3_600_000),
     authFailuresPerMinute: integerSetting(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    webhookAllowHttp: booleanSetting(env, 'WEBHOOK_ALLOW_HTTP', false),
+    webhookAllowedPrivateHosts: addressListSetting(env, 'WEBHOOK_ALLOWED_PRIVATE_HOSTS'),
+    webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),
   };
 }

@@ -1,5 +1,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config.ts';
+import { ConfigError } from './config.ts';
 import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import { buildApp } from './app.ts';
@@ -12,6 +13,13 @@ import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
+import { findSellerDetails, getAccount } from './modules/auth/index.ts';
+import {
+  configureWebhookUrlPolicy,
+  parseWebhookUrlPolicy,
+  startWebhookWorker,
+} from './modules/events/index.ts';
+import type { WebhookAccounts, WebhookWorker } from './modules/events/index.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport, MailWorker } from './modules/mail/index.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
@@ -46,12 +54,30 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export const SHUTDOWN_DEADLINE_MS = 20_000;
 /** How long shutdown waits for its last log lines to be written (a reader that stopped reading gets no more). */
 const LOG_FLUSH_MS = 1_000;
+/** How long shutdown waits for webhook attempts in flight before aborting them (they are retried later). */
+const WEBHOOK_STOP_WAIT_MS = 5_000;
+
+/** The webhook worker's view of accounts, which live in a module above events. */
+const webhookAccounts: WebhookAccounts = {
+  account: getAccount,
+  contactEmail: async (db, accountId) => (await findSellerDetails(db, accountId))?.email ?? null,
+};
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   connectModules();
   const clock = options.clock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream, config.logFormat);
+  try {
+    configureWebhookUrlPolicy(
+      parseWebhookUrlPolicy({
+        allowHttp: config.webhookAllowHttp,
+        allowedPrivateHosts: config.webhookAllowedPrivateHosts,
+      }),
+    );
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
   const storage = openStorage(config.database, { onQuery: options.onQuery });
   try {
     await migrateToLatest(storage.db);
@@ -69,6 +95,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let housekeeping: NodeJS.Timeout | undefined;
   let firstPurge: Promise<unknown> | undefined;
   let mailWorker: MailWorker | undefined;
+  let webhookWorker: WebhookWorker | undefined;
   let billingWorker: BillingWorker | undefined;
   let idempotencyLease: IdempotencyLease | undefined;
   let app: App | undefined;
@@ -81,6 +108,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await inflight.idle(SHUTDOWN_GRACE_MS);
     }
     await billingWorker?.stop();
+    // Before the mail worker: disabling an endpoint queues mail.
+    await webhookWorker?.stop();
     await mailWorker?.stop();
     await idempotencyLease?.close();
     await firstPurge;
@@ -102,6 +131,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
       config.workerIntervalMs,
     );
     mailWorker = mail;
+    const webhooks = startWebhookWorker(
+      {
+        db: storage.db,
+        clock,
+        secrets,
+        log: log.child({ worker: 'webhooks' }),
+        accounts: webhookAccounts,
+        timeoutMs: config.webhookTimeoutMs,
+        mailQueued: () => mail.wake(),
+        deliveriesQueued: () => webhooks.wake(),
+      },
+      {
+        intervalMs: config.workerIntervalMs,
+        maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
+        stopWaitMs: WEBHOOK_STOP_WAIT_MS,
+      },
+    );
+    webhookWorker = webhooks;
 
     billingWorker =
       config.billingIntervalMs > 0
@@ -112,6 +159,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
               secrets,
               log: log.child({ worker: 'billing' }),
               mailQueued: () => mail.wake(),
+              deliveriesQueued: () => webhooks.wake(),
             },
             config.billingIntervalMs,
           )
@@ -143,6 +191,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       idempotencyLease,
       inflight,
       mailQueued: () => mail.wake(),
+      deliveriesQueued: () => webhooks.wake(),
     });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();

@@ -13,6 +13,7 @@ import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../core/subscriptionBilling.ts';
 import {
   billRecurringInvoice,
+  emitInvoicingTimeEvents,
   listDueRecurringInvoiceIds,
   parkRecurringInvoice,
 } from '../modules/invoicing/index.ts';
@@ -20,6 +21,7 @@ import {
   billDueSubscriptions,
   billSubscription,
   dueSubscriptionIds,
+  emitSubscriptionTimeEvents,
 } from '../modules/subscriptions/index.ts';
 
 /**
@@ -34,6 +36,8 @@ export interface BillingDeps {
   log: Logger;
   secrets: SecretBox;
   mailQueued(): void;
+  /** Wakes the webhook worker after a batch emitted events with deliveries. */
+  deliveriesQueued?(): void;
 }
 
 export interface BillRunSummary {
@@ -61,6 +65,7 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
     log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
+    deliveriesQueued: deps.deliveriesQueued,
   };
 }
 
@@ -122,6 +127,17 @@ export async function billAccount(ctx: ServiceContext): Promise<BillRunSummary> 
     summary.recurringInvoices += ids.length;
     summary.invoices += made;
     if (ids.length < BATCH_SIZE || made === 0) break;
+  }
+
+  // After billing, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
+  for (const emitTimeEvents of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents]) {
+    try {
+      await emitTimeEvents(ctx, on);
+    } catch (error) {
+      // The next run emits them (their once-keys keep them to one).
+      summary.failures += 1;
+      ctx.log.error({ err: error }, 'time-driven events failed');
+    }
   }
   return summary;
 }

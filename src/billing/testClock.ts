@@ -1,6 +1,9 @@
+import { fixedClock } from '../clock.ts';
+import { withTransaction } from '../context.ts';
 import type { ServiceContext } from '../context.ts';
 import { addDays, dateAt, startOfDate } from '../core/calendar.ts';
-import { setTestClock, testAccountForAdvance } from '../modules/auth/index.ts';
+import { accountRef, setTestClock, testAccountForAdvance } from '../modules/auth/index.ts';
+import { emitEvent, snapshotResource } from '../modules/events/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import type { BillingDeps, BillRunSummary } from './billRun.ts';
 import { billAccount, billingContext } from './billRun.ts';
@@ -41,6 +44,16 @@ export async function advanceTestClock(
     billed.recurringInvoices += summary.recurringInvoices;
     billed.failures += summary.failures;
   }
-  await setTestClock(ctx.db, account.id, to);
+  if (to !== account.testClockAt) {
+    // The event happens at the clock's new time; the account's object shows it as TestClockDate.
+    await withTransaction({ ...ctx, clock: fixedClock(to) }, async (tctx) => {
+      const before = await snapshotResource(tctx, accountRef(account.id));
+      await setTestClock(tctx.db, account.id, to);
+      await emitEvent(tctx, 'test_clock.advanced', accountRef(account.id), { before });
+    });
+  }
   return { account: { ...account, testClockAt: to }, billed };
 }
+
+/** The event types the test clock emits, on the account resource (docs/webhooks.md). */
+export const TEST_CLOCK_EVENT_TYPES = ['test_clock.advanced'] as const;

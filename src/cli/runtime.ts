@@ -2,11 +2,12 @@
  * The service side of the `billing` command: storage, an account's context, secrets. A command imports this when
  * it runs (src/cli.ts), so `billing --help` and `billing --version` load none of it: no Kysely, no database driver.
  */
+import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import { fixedClock, systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { connectModules } from '../connectModules.ts';
-import type { ServiceContext } from '../context.ts';
+import type { Actor, ServiceContext } from '../context.ts';
 import { createLogger } from '../logger.ts';
 import { getAccount } from '../modules/auth/index.ts';
 import type { Account } from '../modules/auth/index.ts';
@@ -57,10 +58,35 @@ export function commandLogger(level = loadConfig().logLevel) {
   return createLogger(level, process.stderr);
 }
 
-/** What a use case needs to act for one account, as an API request would give it. */
-export async function accountContext(storage: Storage, accountId: number): Promise<ServiceContext> {
+/** Who runs the command, as the audit log records it: the operating-system user at this host. */
+function operator(): string {
+  let user: string;
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // A container user without a passwd entry has no name to read.
+    user = process.env.USER ?? process.env.LOGNAME ?? String(process.getuid?.() ?? 'unknown');
+  }
+  return `${user}@${os.hostname()}`;
+}
+
+/** The audit log's actor of a command that changes an account; `operation` is the command, without secrets. */
+export function cliActor(operation: string): Actor {
+  return { kind: 'cli', clientAddress: operator(), operation };
+}
+
+/**
+ * What a use case needs to act for one account, as an API request would give it. A command that changes the
+ * account names its operation, so that its changes are audited as the CLI's.
+ */
+export async function accountContext(
+  storage: Storage,
+  accountId: number,
+  operation?: string,
+): Promise<ServiceContext> {
   const account: Account = await getAccount(storage.db, accountId);
   return {
+    ...(operation === undefined ? {} : { actor: cliActor(operation) }),
     account,
     db: storage.db,
     // As over the API: a test account lives on its own clock.

@@ -265,6 +265,40 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   subscriptions: 2,
   recurringInvoices: 1,
   parked: 0,
+
+  // Events and the audit log
+  timestamp: '2026-03-05T14:23:37.308Z',
+  version: 3,
+  auditLogEntryID: 88120,
+  Operation: 'POST /v1/payments',
+  ResourceType: 'payment',
+  ResourceID: '7781',
+
+  // Webhook endpoints and their deliveries
+  webhookEndpointID: 6,
+  webhookDeliveryID: 48213,
+  Url: 'https://hooks.analytical-engines.example/billing',
+  EnabledEvents: ['invoice.*', 'payment.failed'],
+  DisabledReason: null,
+  UpdatedDate: '2026-03-05T14:23:37.308Z',
+  Secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7Ln0h9Wd1Jk=',
+  PreviousSecretExpiresIn: 86400,
+  PreviousSecretExpiresAt: '2026-03-06T14:23:37.308Z',
+  eventID: 'evt_01KMF3Q8Z6W2Y5T0V7H4J9N1RC',
+  EventType: 'invoice.paid',
+  Attempts: 2,
+  NextAttemptDate: null,
+  LastStatusCode: 200,
+  LastError: null,
+  DeliveredDate: '2026-03-05T14:23:43.120Z',
+  AttemptDate: '2026-03-05T14:23:43.120Z',
+  StatusCode: 200,
+  DurationMs: 182,
+  ResponseExcerpt: '{"received":true}',
+  Error: null,
+  Since: '2026-03-05T00:00:00Z',
+  Until: '2026-03-06T00:00:00Z',
+  Requeued: 37,
 };
 
 /**
@@ -312,4 +346,9 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'Customer contacts.Email': 'charles@analytical-engines.example',
   'Customer contacts.Username': 'charles.babbage',
   'Customer contacts.Cell': '+44 7700 900456',
+  'Webhook endpoints.Description': 'Bookkeeping sync',
+  'Webhook endpoints.Status': 'enabled',
+  'WebhookDelivery.Status': 'delivered',
+  'Events.id': 'evt_01KQ3Z8W6C1T4N2B7D9F0GHJKM',
+  'Events.type': 'invoice.paid',
 };

@@ -100,6 +100,14 @@ const TAGS = [
     'Positive adjustments raise what a customer owes (opening balance, refund); negative lower it.',
   ],
   ['Test clock', "A test account's own clock: advance it to run the real bill run for every day passed."],
+  [
+    'Events',
+    'What happened in the account (every change, with the resource as the API shows it) and who did it (audit log).',
+  ],
+  [
+    'Webhook endpoints',
+    'URLs that receive signed events (Standard Webhooks): their deliveries and attempts, resend and recover.',
+  ],
 ].map(([name, description]) => ({ name: name!, description: description! }));
 
 const STATUS_LABELS: Record<string, string> = {

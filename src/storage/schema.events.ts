@@ -65,6 +65,8 @@ export interface WebhookEndpointsTable {
   previous_secret_expires_at: Instant | null;
   /** Since when every delivery failed (null after a success): past 5 days the endpoint is disabled. */
   failing_since: Instant | null;
+  /** When failed deliveries were last requeued (`recover`): one recover a minute per endpoint. */
+  last_recovered_at: Instant | null;
   created_at: Instant;
   updated_at: Instant;
 }

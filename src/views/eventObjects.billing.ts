@@ -1,4 +1,48 @@
 import type { EventObjectRenderer } from '../modules/events/index.ts';
+import {
+  invoicesByIds,
+  recurringInvoicesByIds,
+  toInvoiceDto,
+  toRecurringInvoiceDto,
+} from '../modules/invoicing/index.ts';
+import {
+  adjustmentsByIds,
+  creditNotesByIds,
+  paymentsByIds,
+  toAdjustmentDetailDto,
+  toCreditNoteDto,
+  toPaymentDto,
+} from '../modules/ledger/index.ts';
+import { toPaymentMethodDto, unopenedPaymentMethodsByIds } from '../modules/paymentMethods/index.ts';
+import { subscriptionsByIds, toSubscriptionDto } from '../modules/subscriptions/index.ts';
+import { numericRenderer } from './eventObjectRenderer.ts';
+import { withInvoiceFigures } from './invoices.view.ts';
 
-/** Event renderers of the billing resources (see eventObjects.ts). */
-export const billingEventObjects: Record<string, EventObjectRenderer> = {};
+/**
+ * Event renderers of the billing resources (see eventObjects.ts): each as its single GET returns it. A payment
+ * method is the single GET's shape with AccountNumber and IBAN null, as an add answers it: the GET opens them,
+ * and an event is stored and sent to endpoints (never a clear account number in an event).
+ */
+export const billingEventObjects: Record<string, EventObjectRenderer> = {
+  invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
+    (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
+  ),
+  recurring_invoice: numericRenderer(recurringInvoicesByIds, (ctx, found) =>
+    found.map((invoice) => toRecurringInvoiceDto(invoice, ctx.account.timeZone)),
+  ),
+  subscription: numericRenderer(subscriptionsByIds, (ctx, found) =>
+    found.map((subscription) => toSubscriptionDto(subscription, ctx.account.timeZone)),
+  ),
+  payment_method: numericRenderer(unopenedPaymentMethodsByIds, (_ctx, found) =>
+    found.map(toPaymentMethodDto),
+  ),
+  payment: numericRenderer(paymentsByIds, (ctx, found) =>
+    found.map((payment) => toPaymentDto(payment, ctx.account.timeZone)),
+  ),
+  credit_note: numericRenderer(creditNotesByIds, (ctx, found) =>
+    found.map((creditNote) => toCreditNoteDto(creditNote, ctx.account.timeZone)),
+  ),
+  adjustment: numericRenderer(adjustmentsByIds, (ctx, found) =>
+    found.map((adjustment) => toAdjustmentDetailDto(adjustment, ctx.account.timeZone)),
+  ),
+};

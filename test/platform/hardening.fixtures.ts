@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { systemClock } from '../../src/clock.ts';
+import { connectModules } from '../../src/connectModules.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
@@ -28,6 +29,8 @@ export async function servedDatabase(): Promise<ServedDatabase> {
   const storage = open();
   try {
     await migrateToLatest(storage.db);
+    // Account creation announces itself with events, which render through the ports the entry points connect.
+    connectModules();
     const created = await createAccount(storage.db, systemClock, { name: 'Hardening' });
     return {
       dataDir,

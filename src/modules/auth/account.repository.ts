@@ -170,14 +170,36 @@ export async function findAccountByKeyHash(
   return (await accountByKeyHash(db, keyHash))[0];
 }
 
-export async function markApiKeyRevoked(db: Db, keyId: number, revokedAt: string): Promise<boolean> {
+export async function markApiKeyRevoked(
+  db: Db,
+  accountId: number,
+  keyId: number,
+  revokedAt: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('api_keys')
     .set({ revoked_at: revokedAt })
+    .where('account_id', '=', accountId)
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export function findApiKeys(db: Db, accountId: number, keyIds: readonly number[]) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', keyIds.length > 0 ? [...keyIds] : [0])
+    .orderBy('id')
+    .execute();
+}
+
+/** Operators name a key by id alone: whose it is, so that revoking it runs scoped to that account. */
+export async function findApiKeyAccountId(db: Db, keyId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('api_keys').select('account_id').where('id', '=', keyId).executeTakeFirst();
+  return row?.account_id;
 }
 
 export function listApiKeys(db: Db, accountId: number) {

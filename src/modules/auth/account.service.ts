@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
 import type { Clock } from '../../clock.ts';
+import { fixedClock } from '../../clock.ts';
+import { createLogger } from '../../logger.ts';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../storage/database.ts';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -7,9 +10,11 @@ import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
 import { withTransaction } from '../../context.ts';
-import type { Account, ServiceContext } from '../../context.ts';
-import { enableAccountCurrency } from '../catalogue/index.ts';
-import { createTestGateway } from '../gateways/index.ts';
+import type { Account, Actor, ServiceContext } from '../../context.ts';
+import type { SecretBox } from '../../security/secretBox.ts';
+import { currencyRef, enableAccountCurrency } from '../catalogue/index.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import { createTestGateway, gatewayRef } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
 import type { AccountRow } from './account.repository.ts';
 import { findAccountLogo, findSellerDetails, sellerChanges } from './sellerDetails.ts';
@@ -44,16 +49,55 @@ export interface NewApiKey {
   apiKey: string;
 }
 
-export async function createApiKey(db: Db, clock: Clock, accountId: number): Promise<NewApiKey> {
-  if (!(await repo.findAccount(db, accountId))) throw new NotFoundError('Account', accountId);
+export const accountRef = (id: number) => ({ type: 'account', id });
+export const apiKeyRef = (id: number) => ({ type: 'api_key', id });
+
+async function insertApiKey(db: Db, accountId: number, createdAt: string): Promise<NewApiKey> {
   const apiKey = KEY_PREFIX + crypto.randomBytes(24).toString('base64url');
   const keyId = await repo.insertApiKey(db, {
     accountId,
     keyHash: hashApiKey(apiKey),
     keyPrefix: apiKey.slice(0, KEY_PREFIX.length + 6),
-    createdAt: clock.now().toISOString(),
+    createdAt,
   });
   return { keyId, apiKey };
+}
+
+/** A new key for the context's account (the CLI's `key create`); the event shows its prefix, never the key. */
+export function createApiKey(ctx: ServiceContext): Promise<NewApiKey> {
+  return withTransaction(ctx, async (tctx) => {
+    const key = await insertApiKey(tctx.db, ctx.account.id, ctx.clock.now().toISOString());
+    await emitEvent(tctx, 'api_key.created', apiKeyRef(key.keyId));
+    return key;
+  });
+}
+
+const NO_SECRETS: SecretBox = {
+  seal: () => {
+    throw new Error('no secrets while an account is created');
+  },
+  open: () => {
+    throw new Error('no secrets while an account is created');
+  },
+  fingerprint: () => {
+    throw new Error('no secrets while an account is created');
+  },
+};
+
+/**
+ * The context of an account's creation, for its events: the account exists only inside the transaction making
+ * it, so no caller can hand one in. Events read nothing but the database and the clock.
+ */
+function creationContext(db: Db, clock: Clock, account: Account, actor: Actor | undefined): ServiceContext {
+  return {
+    account,
+    db,
+    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : clock,
+    log: createLogger('silent', process.stderr) as unknown as FastifyBaseLogger,
+    secrets: NO_SECRETS,
+    mailQueued: () => {},
+    ...(actor ? { actor } : {}),
+  };
 }
 
 export interface CreateAccountInput {
@@ -64,10 +108,15 @@ export interface CreateAccountInput {
   isTest?: boolean;
 }
 
+/**
+ * Makes an account with its currency, the built-in test gateway and a first key; each is announced by its own
+ * event (`account.created` first), audited as the actor's when one is given (the CLI).
+ */
 export async function createAccount(
   db: Db,
   clock: Clock,
   input: CreateAccountInput,
+  actor?: Actor,
 ): Promise<{ account: Account } & NewApiKey> {
   const name = input.name.trim();
   const timeZone = input.timeZone ?? 'UTC';
@@ -83,10 +132,16 @@ export async function createAccount(
     const isTest = input.isTest ?? false;
     const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt, isTest });
     await enableAccountCurrency(trx, id, currencyCode, createdAt);
-    await createTestGateway(trx, id, createdAt);
-    const key = await createApiKey(trx, clock, id);
-    const row = await repo.findAccount(trx, id);
-    return { account: accountFromRow(row!), ...key };
+    const gatewayId = await createTestGateway(trx, id, createdAt);
+    const key = await insertApiKey(trx, id, createdAt);
+    const account = accountFromRow((await repo.findAccount(trx, id))!);
+    await emitEvents(creationContext(trx, clock, account, actor), [
+      { type: 'account.created', ref: accountRef(id) },
+      { type: 'currency.added', ref: currencyRef(currencyCode) },
+      { type: 'gateway.created', ref: gatewayRef(gatewayId) },
+      { type: 'api_key.created', ref: apiKeyRef(key.keyId) },
+    ]);
+    return { account, ...key };
   });
 }
 
@@ -149,7 +204,9 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
   Object.assign(changes, seller.columns);
   if (problems.length) throw new ValidationError(problems);
   const accountId = ctx.account.id;
-  return withTransaction(ctx, async ({ db: trx }) => {
+  return withTransaction(ctx, async (tctx) => {
+    const trx = tctx.db;
+    const before = await snapshotResource(tctx, accountRef(accountId));
     if (Object.keys(changes).length > 0 && !(await repo.updateAccount(trx, accountId, changes))) {
       throw new NotFoundError('Account', accountId);
     }
@@ -157,6 +214,9 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     else if (seller.logo) {
       await repo.saveLogo(trx, accountId, { ...seller.logo, updatedAt: ctx.clock.now().toISOString() });
     }
+    // NOTE: the account's object shows whether it has a logo (LogoURL), not which: replacing one logo by another
+    // changes nothing it shows, so it writes no event.
+    await emitEvent(tctx, 'account.updated', accountRef(accountId), { before });
     return getAccount(trx, accountId);
   });
 }
@@ -175,10 +235,58 @@ export async function getAccountLogo(ctx: ServiceContext): Promise<LogoImage> {
   return logo;
 }
 
-export async function revokeApiKey(db: Db, clock: Clock, keyId: number): Promise<void> {
-  if (!(await repo.markApiKeyRevoked(db, keyId, clock.now().toISOString()))) {
-    throw new ConflictError('api_key_not_live', `API key ${keyId} does not exist or is already revoked`);
-  }
+const keyNotLive = (keyId: number) =>
+  new ConflictError('api_key_not_live', `API key ${keyId} does not exist or is already revoked`);
+
+/** Operators name a key by id alone: the account it belongs to, to revoke it in that account's context. */
+export async function getApiKeyAccountId(db: Db, keyId: number): Promise<number> {
+  const accountId = await repo.findApiKeyAccountId(db, keyId);
+  if (accountId === undefined) throw keyNotLive(keyId);
+  return accountId;
+}
+
+export function revokeApiKey(ctx: ServiceContext, keyId: number): Promise<void> {
+  return withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, apiKeyRef(keyId));
+    if (!(await repo.markApiKeyRevoked(tctx.db, ctx.account.id, keyId, ctx.clock.now().toISOString()))) {
+      throw keyNotLive(keyId);
+    }
+    await emitEvent(tctx, 'api_key.revoked', apiKeyRef(keyId), { before });
+  });
+}
+
+/** An API key as events show it: never the key, which is shown once, at its creation. */
+export interface ApiKeyInfo {
+  id: number;
+  keyPrefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export async function apiKeysByIds(
+  ctx: ServiceContext,
+  keyIds: readonly number[],
+): Promise<Map<number, ApiKeyInfo>> {
+  const rows = await repo.findApiKeys(ctx.db, ctx.account.id, keyIds);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { id: row.id, keyPrefix: row.key_prefix, createdAt: row.created_at, revokedAt: row.revoked_at },
+    ]),
+  );
+}
+
+/** The context's account as GET /v1/account shows it, read afresh (the context's copy predates a change). */
+export async function accountsByIds(
+  ctx: ServiceContext,
+  accountIds: readonly number[],
+): Promise<Map<number, { account: Account; seller: SellerDetails }>> {
+  const found = new Map<number, { account: Account; seller: SellerDetails }>();
+  if (!accountIds.map(Number).includes(ctx.account.id)) return found;
+  const row = await repo.findAccount(ctx.db, ctx.account.id);
+  const seller = await findSellerDetails(ctx.db, ctx.account.id);
+  if (row && seller) found.set(row.id, { account: accountFromRow(row), seller });
+  return found;
 }
 
 /** Resolves presented credentials to their account. With Basic auth the user name must be that account's id. */

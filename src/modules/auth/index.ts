@@ -19,3 +19,15 @@ export {
   setTestClock,
   testAccountForAdvance,
 } from './account.service.ts';
+/** What events show of the account and its keys (src/views/); the test clock announces its moves. */
+export type { ApiKeyInfo } from './account.service.ts';
+export { accountRef, accountsByIds, apiKeysByIds, getApiKeyAccountId } from './account.service.ts';
+export { toAccountDto } from './account.serializer.ts';
+
+/** Every event type this module emits (docs/webhooks.md lists them; a test triggers each). */
+export const ACCOUNT_EVENT_TYPES = [
+  'account.created',
+  'account.updated',
+  'api_key.created',
+  'api_key.revoked',
+] as const;

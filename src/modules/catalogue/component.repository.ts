@@ -87,6 +87,36 @@ export function findComponent(
     .executeTakeFirst();
 }
 
+export function findComponents(
+  db: Db,
+  accountId: number,
+  componentIds: readonly number[],
+): Promise<ComponentRow[]> {
+  if (componentIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('components')
+    .select(COMPONENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...componentIds])
+    .orderBy('id')
+    .execute();
+}
+
+export function findVersions(
+  db: Db,
+  accountId: number,
+  versionIds: readonly number[],
+): Promise<ComponentVersionRow[]> {
+  if (versionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('component_versions')
+    .select(VERSION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...versionIds])
+    .orderBy('id')
+    .execute();
+}
+
 export function findComponentIdByCode(
   db: Db,
   accountId: number,

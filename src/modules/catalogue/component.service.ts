@@ -1,5 +1,5 @@
 import { childrenByParent } from '../../core/collections.ts';
-import { inTransaction, nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
 import { requiredText } from '../../core/text.ts';
@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
 import type {
@@ -73,6 +74,30 @@ async function withVersions(ctx: ServiceContext, rows: ComponentRow[]): Promise<
     (v) => v.row.component_id,
   );
   return rows.map((row) => ({ row, versions: versionsOf(row.id) }));
+}
+
+export const componentRef = (id: number) => ({ type: 'component', id });
+export const componentVersionRef = (id: number) => ({ type: 'component_version', id });
+
+/** The account's components with these ids, by id, as GET /v1/components/{id} shows them. */
+export async function componentsByIds(
+  ctx: ServiceContext,
+  componentIds: readonly number[],
+): Promise<Map<number, Component>> {
+  const components = await withVersions(ctx, await repo.findComponents(ctx.db, ctx.account.id, componentIds));
+  return new Map(components.map((component) => [component.row.id, component]));
+}
+
+/** The account's component versions with these ids (componentVersionID), by id. */
+export async function componentVersionsByIds(
+  ctx: ServiceContext,
+  versionIds: readonly number[],
+): Promise<Map<number, ComponentVersion>> {
+  const rows = await repo.findVersions(ctx.db, ctx.account.id, versionIds);
+  const versions = await nestVersions(ctx.db, ctx.account.id, rows, {
+    versionIds: rows.map((row) => row.id),
+  });
+  return new Map(versions.map((version) => [version.row.id, version]));
 }
 
 export async function findComponentOrThrow(ctx: ServiceContext, componentId: number): Promise<ComponentRow> {
@@ -145,6 +170,10 @@ export async function createComponent(
         created_at: now,
       });
       await repo.insertVersionCurrencies(trx, ctx.account.id, versionId, prices);
+      await emitEvents(inTransaction(ctx, trx), [
+        { type: 'component.created', ref: componentRef(id) },
+        { type: 'component_version.created', ref: componentVersionRef(versionId) },
+      ]);
       return id;
     });
   } catch (error) {
@@ -171,9 +200,13 @@ export async function editComponent(
   // NOTE: once subscriptions exist (issue 4), changing Type or Scheme of a component in use changes what its
   // subscribers are charged; that will be refused (409) there, as public notes say prices change by versions.
   try {
-    if (!(await repo.updateComponent(ctx.db, ctx.account.id, componentId, changes))) {
-      throw new NotFoundError('Component', componentId);
-    }
+    await withTransaction(ctx, async (tctx) => {
+      const before = await snapshotResource(tctx, componentRef(componentId));
+      if (!(await repo.updateComponent(tctx.db, ctx.account.id, componentId, changes))) {
+        throw new NotFoundError('Component', componentId);
+      }
+      await emitEvent(tctx, 'component.updated', componentRef(componentId), { before });
+    });
   } catch (error) {
     throw codeConflict(error, changes.component_code);
   }
@@ -197,6 +230,17 @@ export async function deleteComponent(ctx: ServiceContext, componentId: number):
         `Component ${componentId} is on ${subscriptions} subscription(s); make it inactive instead`,
       );
     }
+    const tctx = inTransaction(ctx, trx);
+    // Its versions go with it: each announces its deletion first, as when deleted one by one.
+    const snapshots = [];
+    for (const version of await repo.listVersions(trx, ctx.account.id, [componentId])) {
+      snapshots.push(await snapshotResource(tctx, componentVersionRef(version.id)));
+    }
+    snapshots.push(await snapshotResource(tctx, componentRef(componentId)));
     await repo.deleteComponent(trx, ctx.account.id, componentId);
+    await emitEvents(
+      tctx,
+      snapshots.map((before) => ({ type: `${before.ref.type}.deleted`, ref: before.ref, before })),
+    );
   });
 }

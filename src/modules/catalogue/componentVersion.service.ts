@@ -6,10 +6,17 @@ import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
 import type { ComponentVersionRow } from './component.repository.ts';
-import { findComponentOrThrow, nestVersions } from './component.service.ts';
+import {
+  componentRef,
+  componentVersionRef,
+  findComponentOrThrow,
+  nestVersions,
+} from './component.service.ts';
 import type { ComponentVersion } from './component.service.ts';
 import { assertCurrenciesEnabled, checkedPrices, throwIfAny } from './componentInput.ts';
 import type { VersionInput } from './componentInput.ts';
@@ -40,6 +47,27 @@ const CONFLICTS: VersionConflicts = {
       `version ${versionNo} is the component's last version and cannot be deleted (delete the component instead)`,
     ),
 };
+
+/**
+ * Snapshots for a change that makes another version the default: the component (its default is part of it) and
+ * the version that stops being the default. None when the default stays where it is.
+ */
+async function defaultMoveSnapshots(
+  ctx: ServiceContext,
+  componentId: number,
+  versions: ComponentVersionRow[],
+  newDefaultId: number,
+): Promise<Snapshot[]> {
+  const former = versions.find((v) => v.is_default && v.id !== newDefaultId);
+  if (!former) return [];
+  return [
+    await snapshotResource(ctx, componentVersionRef(former.id)),
+    await snapshotResource(ctx, componentRef(componentId)),
+  ];
+}
+
+const updatedEvents = (snapshots: Snapshot[]): EventToEmit[] =>
+  snapshots.map((before) => ({ type: `${before.ref.type}.updated`, ref: before.ref, before }));
 
 export async function listComponentVersions(
   ctx: ServiceContext,
@@ -104,6 +132,9 @@ export async function createComponentVersion(
 
   const versionNo = await changeVersions(ctx, componentId, async (trx, versions) => {
     const isDefault = newVersionIsDefault(versions, input, CONFLICTS);
+    const tctx = inTransaction(ctx, trx);
+    // The new version's id is not known yet: any id but the former default's moves the default.
+    const moved = isDefault ? await defaultMoveSnapshots(tctx, componentId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'components', ctx.account.id, componentId);
     const versionId = await repo.insertVersion(trx, {
       account_id: ctx.account.id,
@@ -116,6 +147,10 @@ export async function createComponentVersion(
     });
     if (isDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, versionId);
     await repo.insertVersionCurrencies(trx, ctx.account.id, versionId, prices);
+    await emitEvents(tctx, [
+      { type: 'component_version.created', ref: componentVersionRef(versionId) },
+      ...updatedEvents(moved),
+    ]);
     return no;
   });
   return getComponentVersion(ctx, componentId, versionNo);
@@ -144,12 +179,20 @@ export async function editComponentVersion(
     const wasDefault = Boolean(target.is_default);
     const isDefault = input.isDefault ?? wasDefault;
     assertEditKeepsDefault(target, { isDefault, isActive: input.isActive }, versions.length, CONFLICTS);
+    const tctx = inTransaction(ctx, trx);
+    const before = await snapshotResource(tctx, componentVersionRef(target.id));
+    const moved =
+      isDefault && !wasDefault ? await defaultMoveSnapshots(tctx, componentId, versions, target.id) : [];
     await repo.updateVersion(trx, ctx.account.id, target.id, {
       version_name: versionName,
       is_active: input.isActive,
     });
     if (isDefault && !wasDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, target.id);
     if (prices) await repo.replaceVersionCurrencies(trx, ctx.account.id, target.id, prices);
+    await emitEvents(tctx, [
+      { type: 'component_version.updated', ref: componentVersionRef(target.id), before },
+      ...updatedEvents(moved),
+    ]);
   });
 }
 
@@ -174,7 +217,10 @@ export async function deleteComponentVersion(
         `version ${versionNo} is on ${subscriptions} subscription(s)`,
       );
     }
+    const tctx = inTransaction(ctx, trx);
+    const before = await snapshotResource(tctx, componentVersionRef(target.id));
     await repo.deleteVersion(trx, ctx.account.id, target.id);
+    await emitEvent(tctx, 'component_version.deleted', componentVersionRef(target.id), { before });
   });
 }
 

@@ -10,6 +10,17 @@ export function listEnabledCurrencies(db: Db, accountId: number): Promise<{ curr
     .execute();
 }
 
+export async function enabledAmong(db: Db, accountId: number, codes: readonly string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const rows = await db
+    .selectFrom('account_currencies')
+    .select('currency_code')
+    .where('account_id', '=', accountId)
+    .where('currency_code', 'in', [...codes])
+    .execute();
+  return rows.map((row) => row.currency_code);
+}
+
 export async function isCurrencyEnabled(db: Db, accountId: number, code: string): Promise<boolean> {
   const row = await db
     .selectFrom('account_currencies')

@@ -1,10 +1,11 @@
-import { nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { findCurrency } from '../../core/currencies.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
 import { catalogueUses } from './catalogueUses.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './currency.repository.ts';
 
 export interface EnabledCurrency {
@@ -27,11 +28,26 @@ export async function listCurrencies(ctx: ServiceContext): Promise<EnabledCurren
   }));
 }
 
+/** Events name a currency by its code: `{type: 'currency', id: 'EUR'}`. */
+export const currencyRef = (code: string) => ({ type: 'currency', id: code });
+
+/** The account's enabled currencies among these codes, by code, as GET /v1/currencies lists them. */
+export async function enabledCurrenciesByCodes(
+  ctx: ServiceContext,
+  codes: readonly string[],
+): Promise<Map<string, EnabledCurrency>> {
+  const enabled = await repo.enabledAmong(ctx.db, ctx.account.id, codes);
+  return new Map(enabled.map((code) => [code, { code, name: findCurrency(code)?.name ?? code }]));
+}
+
 export async function enableCurrency(ctx: ServiceContext, code: string): Promise<void> {
   const known = knownCode(code);
-  if (!(await repo.insertEnabledCurrency(ctx.db, ctx.account.id, known, nowInstant(ctx)))) {
-    throw new ConflictError('currency_enabled', `${known} is enabled already`);
-  }
+  await withTransaction(ctx, async (tctx) => {
+    if (!(await repo.insertEnabledCurrency(tctx.db, ctx.account.id, known, nowInstant(ctx)))) {
+      throw new ConflictError('currency_enabled', `${known} is enabled already`);
+    }
+    await emitEvent(tctx, 'currency.added', currencyRef(known));
+  });
 }
 
 /** Enables an account's first currency when the account is made. */
@@ -56,7 +72,7 @@ export async function disableCurrency(ctx: ServiceContext, code: string): Promis
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const customers = await catalogueUses().customersWithCurrency({ ...ctx, db: trx }, known);
+      const customers = await catalogueUses().customersWithCurrency(inTransaction(ctx, trx), known);
       if (customers > 0) {
         throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
       }
@@ -67,9 +83,12 @@ export async function disableCurrency(ctx: ServiceContext, code: string): Promis
           `${known} prices ${prices} package rate(s) or component version(s)`,
         );
       }
+      const tctx = inTransaction(ctx, trx);
+      const before = await snapshotResource(tctx, currencyRef(known));
       if (!(await repo.deleteEnabledCurrency(trx, ctx.account.id, known))) {
         throw new NotFoundError('Currency', known);
       }
+      await emitEvent(tctx, 'currency.removed', currencyRef(known), { before });
     })
     .catch((error: unknown) => {
       // The counts are for a helpful message; the foreign keys to account_currencies settle a concurrent write.

@@ -14,3 +14,37 @@ export { createTaxSetting, listTaxSettings } from './tax.service.ts';
 export type { Package, PackageVersion } from './package.service.ts';
 export { createPackage, getPackage } from './package.service.ts';
 export { createPackageGroup } from './packageGroup.service.ts';
+/** What events show of catalogue resources, read as their single GETs show them (src/views/). */
+export { componentVersionsByIds, componentsByIds } from './component.service.ts';
+export { toComponentDto, toComponentVersionDto } from './components.serializer.ts';
+export { currencyRef, enabledCurrenciesByCodes } from './currency.service.ts';
+export { packageVersionsByIds, packagesByIds } from './package.service.ts';
+export { toPackageDto, toVersionDto as toPackageVersionDto } from './packages.serializer.ts';
+export { packageGroupsByIds } from './packageGroup.service.ts';
+export { toPackageGroupDto } from './packageGroups.serializer.ts';
+export { taxSettingsByIds } from './tax.service.ts';
+export { toTaxSettingDto } from './tax.serializer.ts';
+
+/** Every event type this module emits (docs/webhooks.md lists them; a test triggers each). */
+export const CATALOGUE_EVENT_TYPES = [
+  'package.created',
+  'package.updated',
+  'package.deleted',
+  'package_version.created',
+  'package_version.updated',
+  'package_version.deleted',
+  'package_group.created',
+  'package_group.updated',
+  'package_group.deleted',
+  'component.created',
+  'component.updated',
+  'component.deleted',
+  'component_version.created',
+  'component_version.updated',
+  'component_version.deleted',
+  'tax_setting.created',
+  'tax_setting.updated',
+  'tax_setting.deleted',
+  'currency.added',
+  'currency.removed',
+] as const;

@@ -63,6 +63,36 @@ export function listPackages(db: Db, accountId: number, page: Page): Promise<Pac
     .execute();
 }
 
+export function findPackages(
+  db: Db,
+  accountId: number,
+  packageIds: readonly number[],
+): Promise<PackageRow[]> {
+  if (packageIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('packages')
+    .select(PACKAGE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...packageIds])
+    .orderBy('id')
+    .execute();
+}
+
+export function findVersions(
+  db: Db,
+  accountId: number,
+  versionIds: readonly number[],
+): Promise<VersionRow[]> {
+  if (versionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('package_versions')
+    .select(VERSION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...versionIds])
+    .orderBy('id')
+    .execute();
+}
+
 export function findPackageIdByCode(
   db: Db,
   accountId: number,

@@ -1,5 +1,5 @@
 import { childrenByParent } from '../../core/collections.ts';
-import { inTransaction, nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './package.repository.ts';
 import type { PackageRow, TermRow, VersionRow, VersionScope } from './package.repository.ts';
@@ -151,6 +152,28 @@ export async function findPackageOrThrow(ctx: ServiceContext, packageId: number)
   return row;
 }
 
+export const packageRef = (id: number) => ({ type: 'package', id });
+export const packageVersionRef = (id: number) => ({ type: 'package_version', id });
+
+/** The account's packages with these ids, by id, as GET /v1/packages/{id} shows them. */
+export async function packagesByIds(
+  ctx: ServiceContext,
+  packageIds: readonly number[],
+): Promise<Map<number, Package>> {
+  const packages = await assemblePackages(ctx, await repo.findPackages(ctx.db, ctx.account.id, packageIds));
+  return new Map(packages.map((pkg) => [pkg.id, pkg]));
+}
+
+/** The account's package versions with these ids (packageVersionID), by id. */
+export async function packageVersionsByIds(
+  ctx: ServiceContext,
+  versionIds: readonly number[],
+): Promise<Map<number, PackageVersion>> {
+  const rows = await repo.findVersions(ctx.db, ctx.account.id, versionIds);
+  const versions = await assembleVersions(ctx, rows, { versionIds: rows.map((row) => row.id) });
+  return new Map(versions.map((version) => [version.id, version]));
+}
+
 export async function getPackage(ctx: ServiceContext, packageId: number): Promise<Package> {
   return (await assemblePackages(ctx, [await findPackageOrThrow(ctx, packageId)]))[0]!;
 }
@@ -241,6 +264,10 @@ export async function createPackage(
         created_at: now,
       });
       await repo.insertRates(trx, ctx.account.id, versionId, version.rates);
+      await emitEvents(inTransaction(ctx, trx), [
+        { type: 'package.created', ref: packageRef(id) },
+        { type: 'package_version.created', ref: packageVersionRef(versionId) },
+      ]);
       return id;
     });
   } catch (error) {
@@ -259,9 +286,13 @@ export async function editPackage(
   await findPackageOrThrow(ctx, packageId);
   const changes = await checkedPackage(ctx, input, packageId);
   try {
-    if (!(await repo.updatePackage(ctx.db, ctx.account.id, packageId, changes))) {
-      throw new NotFoundError('Package', packageId);
-    }
+    await withTransaction(ctx, async (tctx) => {
+      const before = await snapshotResource(tctx, packageRef(packageId));
+      if (!(await repo.updatePackage(tctx.db, ctx.account.id, packageId, changes))) {
+        throw new NotFoundError('Package', packageId);
+      }
+      await emitEvent(tctx, 'package.updated', packageRef(packageId), { before });
+    });
   } catch (error) {
     throw isUniqueViolation(error) ? codeTaken(changes.package_code) : error;
   }
@@ -280,6 +311,16 @@ export async function deletePackage(ctx: ServiceContext, packageId: number): Pro
         `Package ${packageId} has ${subscriptions} subscription(s); make it inactive instead`,
       );
     }
+    const tctx = inTransaction(ctx, trx);
+    // Its versions go with it: each announces its deletion first, as when deleted one by one.
+    const snapshots = [];
+    for (const version of versions)
+      snapshots.push(await snapshotResource(tctx, packageVersionRef(version.id)));
+    snapshots.push(await snapshotResource(tctx, packageRef(packageId)));
     await repo.deletePackage(trx, ctx.account.id, packageId);
+    await emitEvents(
+      tctx,
+      snapshots.map((before) => ({ type: `${before.ref.type}.deleted`, ref: before.ref, before })),
+    );
   });
 }

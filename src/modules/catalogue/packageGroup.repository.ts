@@ -20,6 +20,21 @@ export function findPackageGroup(
     .executeTakeFirst();
 }
 
+export function findPackageGroups(
+  db: Db,
+  accountId: number,
+  groupIds: readonly number[],
+): Promise<PackageGroupRow[]> {
+  if (groupIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('package_groups')
+    .select(GROUP_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...groupIds])
+    .orderBy('id')
+    .execute();
+}
+
 export function listPackageGroups(db: Db, accountId: number, page: Page): Promise<PackageGroupRow[]> {
   return db
     .selectFrom('package_groups')

@@ -1,8 +1,9 @@
-import { nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './packageGroup.repository.ts';
 
 export interface PackageGroup {
@@ -18,6 +19,17 @@ function checkedGroupName(value: string): string {
   const name = value.trim();
   if (name === '') throw ValidationError.field('GroupName', 'must not be blank');
   return name;
+}
+
+const groupRef = (id: number) => ({ type: 'package_group', id });
+
+/** The account's package groups with these ids, by id. */
+export async function packageGroupsByIds(
+  ctx: ServiceContext,
+  groupIds: readonly number[],
+): Promise<Map<number, PackageGroup>> {
+  const rows = await repo.findPackageGroups(ctx.db, ctx.account.id, groupIds);
+  return new Map(rows.map((row) => [row.id, groupFromRow(row)]));
 }
 
 export async function getPackageGroup(ctx: ServiceContext, groupId: number): Promise<PackageGroup> {
@@ -46,7 +58,11 @@ export async function listPackageGroups(ctx: ServiceContext, page: Page): Promis
 
 export async function createPackageGroup(ctx: ServiceContext, groupName: string): Promise<PackageGroup> {
   const name = checkedGroupName(groupName);
-  const id = await repo.insertPackageGroup(ctx.db, ctx.account.id, name, nowInstant(ctx));
+  const id = await withTransaction(ctx, async (tctx) => {
+    const groupId = await repo.insertPackageGroup(tctx.db, ctx.account.id, name, nowInstant(ctx));
+    await emitEvent(tctx, 'package_group.created', groupRef(groupId));
+    return groupId;
+  });
   return { id, groupName: name };
 }
 
@@ -56,9 +72,13 @@ export async function renamePackageGroup(
   groupName: string,
 ): Promise<void> {
   const name = checkedGroupName(groupName);
-  if (!(await repo.updatePackageGroup(ctx.db, ctx.account.id, groupId, name))) {
-    throw new NotFoundError('Package group', groupId);
-  }
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, groupRef(groupId));
+    if (!(await repo.updatePackageGroup(tctx.db, ctx.account.id, groupId, name))) {
+      throw new NotFoundError('Package group', groupId);
+    }
+    await emitEvent(tctx, 'package_group.updated', groupRef(groupId), { before });
+  });
 }
 
 /** A group that packages or components still belong to cannot be deleted (409): move or delete them first. */
@@ -72,9 +92,12 @@ export async function deletePackageGroup(ctx: ServiceContext, groupId: number): 
           `Package group ${groupId} holds ${members.packages} package(s) and ${members.components} component(s)`,
         );
       }
+      const tctx = inTransaction(ctx, trx);
+      const before = await snapshotResource(tctx, groupRef(groupId));
       if (!(await repo.deletePackageGroup(trx, ctx.account.id, groupId))) {
         throw new NotFoundError('Package group', groupId);
       }
+      await emitEvent(tctx, 'package_group.deleted', groupRef(groupId), { before });
     });
   } catch (error) {
     // A package or component added to the group by a concurrent request, after the count: the foreign key

@@ -1,16 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { Static } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import * as groups from './packageGroup.service.ts';
-import type { PackageGroup } from './packageGroup.service.ts';
 import { PackageGroupBody, PackageGroupIdParams, PackageGroupOut } from './packageGroups.schemas.ts';
+import { toPackageGroupDto } from './packageGroups.serializer.ts';
 
 const tags = ['Package groups'];
-
-function toPackageGroupDto(group: PackageGroup): Static<typeof PackageGroupOut> {
-  return { packageGroupID: group.id, GroupName: group.groupName };
-}
 
 export function registerPackageGroupRoutes(app: App): void {
   app.get(

@@ -3,12 +3,16 @@ import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
 import * as repo from './package.repository.ts';
 import type { RateRow, TermRow, VersionRow } from './package.repository.ts';
 import {
   assembleVersions,
   changeVersions,
   findPackageOrThrow,
+  packageRef,
+  packageVersionRef,
   subscriptionsReferring,
 } from './package.service.ts';
 import type { PackageVersion } from './package.service.ts';
@@ -47,6 +51,27 @@ function versionIn(versions: VersionRow[], packageId: number, versionNo: number)
   return version;
 }
 
+/**
+ * Snapshots for a change that makes a version the default: the package (its default is part of it) and the
+ * version that stops being the default. None when the default stays where it is.
+ */
+async function defaultMoveSnapshots(
+  ctx: ServiceContext,
+  packageId: number,
+  versions: VersionRow[],
+  newDefaultId: number,
+): Promise<Snapshot[]> {
+  const former = versions.find((v) => v.is_default && v.id !== newDefaultId);
+  if (!former) return [];
+  return [
+    await snapshotResource(ctx, packageVersionRef(former.id)),
+    await snapshotResource(ctx, packageRef(packageId)),
+  ];
+}
+
+const updatedEvents = (snapshots: Snapshot[]): EventToEmit[] =>
+  snapshots.map((before) => ({ type: `${before.ref.type}.updated`, ref: before.ref, before }));
+
 export async function listVersions(
   ctx: ServiceContext,
   packageId: number,
@@ -81,6 +106,9 @@ export async function createVersion(
   const version = await checkedVersion(ctx, input, '');
   const versionNo = await changeVersions(ctx, packageId, async (trx, versions) => {
     const isDefault = newVersionIsDefault(versions, version, CONFLICTS);
+    const tctx = inTransaction(ctx, trx);
+    // The new version's id is not known yet: any id but the former default's moves the default.
+    const moved = isDefault ? await defaultMoveSnapshots(tctx, packageId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'packages', ctx.account.id, packageId);
     const versionId = await repo.insertVersion(trx, {
       account_id: ctx.account.id,
@@ -93,6 +121,10 @@ export async function createVersion(
     });
     if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, versionId);
     await repo.insertRates(trx, ctx.account.id, versionId, version.rates);
+    await emitEvents(tctx, [
+      { type: 'package_version.created', ref: packageVersionRef(versionId) },
+      ...updatedEvents(moved),
+    ]);
     return no;
   });
   return getVersion(ctx, packageId, versionNo);
@@ -158,6 +190,14 @@ export async function editVersion(
     // The only version stays the default whatever isDefault says, as the first version is made.
     const isDefault = version.isDefault || versions.length === 1;
     assertEditKeepsDefault(current, { isDefault, isActive: version.isActive }, versions.length, CONFLICTS);
+    const tctx = inTransaction(ctx, trx);
+    const before = await snapshotResource(tctx, packageVersionRef(current.id));
+    const moved = isDefault ? await defaultMoveSnapshots(tctx, packageId, versions, current.id) : [];
+    const emitChanges = () =>
+      emitEvents(tctx, [
+        { type: 'package_version.updated', ref: packageVersionRef(current.id), before },
+        ...updatedEvents(moved),
+      ]);
     await repo.updateVersion(trx, ctx.account.id, current.id, {
       version_name: version.versionName,
       is_default: isDefault,
@@ -175,10 +215,12 @@ export async function editVersion(
           `Version ${versionNo} has ${subscriptions} subscription(s); new prices need a new version`,
         );
       }
+      await emitChanges();
       return;
     }
     await repo.deleteRatesOfVersion(trx, ctx.account.id, current.id);
     await repo.insertRates(trx, ctx.account.id, current.id, version.rates);
+    await emitChanges();
   });
 }
 
@@ -198,6 +240,9 @@ export async function deleteVersion(
     if (subscriptions > 0) {
       throw new ConflictError('version_in_use', `Version ${versionNo} has ${subscriptions} subscription(s)`);
     }
+    const tctx = inTransaction(ctx, trx);
+    const before = await snapshotResource(tctx, packageVersionRef(current.id));
     await repo.deleteVersion(trx, ctx.account.id, current.id);
+    await emitEvent(tctx, 'package_version.deleted', packageVersionRef(current.id), { before });
   });
 }

@@ -30,6 +30,21 @@ export function findTaxSetting(
     .executeTakeFirst();
 }
 
+export function findTaxSettings(
+  db: Db,
+  accountId: number,
+  settingIds: readonly number[],
+): Promise<TaxSettingRow[]> {
+  if (settingIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('tax_settings')
+    .select(SETTING_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...settingIds])
+    .orderBy('id')
+    .execute();
+}
+
 /**
  * Reads the setting and locks its row until the transaction ends, so that edits of its rules are made one at a
  * time. NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know (as

@@ -1,4 +1,4 @@
-import { nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -8,6 +8,7 @@ import { parseTaxPerc } from '../../core/tax.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
 import { checkCountryAndState } from './country.service.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './tax.repository.ts';
 import type { TaxRuleChanges, TaxRuleRow, TaxSettingRow } from './tax.repository.ts';
 
@@ -62,6 +63,21 @@ async function withRules(db: Db, accountId: number, rows: TaxSettingRow[]): Prom
     name: row.name,
     rules: rules.filter((rule) => rule.tax_setting_id === row.id).map(ruleFromRow),
   }));
+}
+
+const taxSettingRef = (id: number) => ({ type: 'tax_setting', id });
+
+/** The account's tax settings with these ids, by id, with their rules. */
+export async function taxSettingsByIds(
+  ctx: ServiceContext,
+  settingIds: readonly number[],
+): Promise<Map<number, TaxSetting>> {
+  const settings = await withRules(
+    ctx.db,
+    ctx.account.id,
+    await repo.findTaxSettings(ctx.db, ctx.account.id, settingIds),
+  );
+  return new Map(settings.map((setting) => [setting.id, setting]));
 }
 
 export async function getTaxSetting(ctx: ServiceContext, settingId: number): Promise<TaxSetting> {
@@ -159,6 +175,7 @@ export async function createTaxSetting(ctx: ServiceContext, input: TaxSettingInp
         trx,
         rules.map((rule) => ({ ...rule, account_id: ctx.account.id, tax_setting_id: id })),
       );
+      await emitEvent(inTransaction(ctx, trx), 'tax_setting.created', taxSettingRef(id));
       return id;
     })
     .catch((error: unknown) => {
@@ -186,6 +203,8 @@ export async function editTaxSetting(
     .execute(async (trx) => {
       const current = await repo.lockTaxSetting(trx, ctx.account.id, settingId);
       if (!current) throw new NotFoundError('Tax setting', settingId);
+      const tctx = inTransaction(ctx, trx);
+      const before = await snapshotResource(tctx, taxSettingRef(settingId));
       if (rules && input.rules) {
         const existing = new Set(
           (await repo.listTaxRules(trx, ctx.account.id, [settingId])).map((rule) => rule.id),
@@ -228,6 +247,7 @@ export async function editTaxSetting(
       if (!(await repo.updateTaxSettingName(trx, ctx.account.id, settingId, name))) {
         throw new NotFoundError('Tax setting', settingId);
       }
+      await emitEvent(tctx, 'tax_setting.updated', taxSettingRef(settingId), { before });
     })
     .catch((error: unknown) => {
       throw nameConflict(error, name);
@@ -239,8 +259,12 @@ export async function editTaxSetting(
  * Perc), so nothing billed changes.
  */
 export async function deleteTaxSetting(ctx: ServiceContext, settingId: number): Promise<void> {
-  const deleted = await ctx.db
-    .transaction()
-    .execute((trx) => repo.deleteTaxSetting(trx, ctx.account.id, settingId));
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    const tctx = inTransaction(ctx, trx);
+    const before = await snapshotResource(tctx, taxSettingRef(settingId));
+    if (!(await repo.deleteTaxSetting(trx, ctx.account.id, settingId))) return false;
+    await emitEvent(tctx, 'tax_setting.deleted', taxSettingRef(settingId), { before });
+    return true;
+  });
   if (!deleted) throw new NotFoundError('Tax setting', settingId);
 }

@@ -27,6 +27,32 @@ export function findContact(db: Db, accountId: number, contactId: number): Promi
     .executeTakeFirst();
 }
 
+export function findContacts(
+  db: Db,
+  accountId: number,
+  contactIds: readonly number[],
+): Promise<ContactRow[]> {
+  if (contactIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('customer_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...contactIds])
+    .orderBy('id')
+    .execute();
+}
+
+export async function contactIdsOfCustomer(db: Db, accountId: number, customerId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('customer_contacts')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export function listContacts(
   db: Db,
   accountId: number,

@@ -1,3 +1,4 @@
+import { inTransaction, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -5,6 +6,8 @@ import type { Page } from '../../core/paging.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { generatePassword, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
 import { queueMail } from '../mail/index.ts';
 import * as repo from './contact.repository.ts';
 import type { ContactRow } from './contact.repository.ts';
@@ -158,6 +161,8 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
         is_active: isActive,
         created_at: ctx.clock.now().toISOString(),
       });
+      const ref = contactRef(id);
+      const events: EventToEmit[] = [{ type: 'customer_contact.created', ref }];
       if (isActive) {
         await queueMail(
           trx,
@@ -165,7 +170,9 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
           ctx.account.id,
           credentialsMail(ctx, fields.email, fields.name, { username, password: password ?? undefined }),
         );
+        events.push({ type: 'customer_contact.credentials_sent', ref });
       }
+      await emitEvents(inTransaction(ctx, trx), events);
       return id;
     }),
   );
@@ -205,6 +212,9 @@ export async function editContact(
 
   const credentialsChanged = await writeWithUsername(usernameChoice, (username) =>
     ctx.db.transaction().execute(async (trx) => {
+      const tctx = inTransaction(ctx, trx);
+      const ref = contactRef(contactId);
+      const before = await snapshotResource(tctx, ref);
       const updated = await repo.updateContact(trx, ctx.account.id, contactId, {
         customer_id: input.customerId,
         name: fields.name,
@@ -218,6 +228,9 @@ export async function editContact(
       // Deleted since it was read: nothing to announce.
       if (!updated) throw new NotFoundError('Customer contact', contactId);
       const changed = username !== current.username || password !== undefined;
+      // The password itself never shows in the contact's object: its change is an event of its own.
+      const events: EventToEmit[] = [{ type: 'customer_contact.updated', ref, before }];
+      if (passwordHash) events.push({ type: 'customer_contact.password_changed', ref });
       if (changed && isActive) {
         await queueMail(
           trx,
@@ -225,7 +238,9 @@ export async function editContact(
           ctx.account.id,
           credentialsMail(ctx, fields.email, fields.name, { username, password }),
         );
+        events.push({ type: 'customer_contact.credentials_sent', ref });
       }
+      await emitEvents(tctx, events);
       return changed;
     }),
   );
@@ -233,7 +248,23 @@ export async function editContact(
 }
 
 export async function deleteContact(ctx: ServiceContext, contactId: number): Promise<void> {
-  if (!(await repo.deleteContact(ctx.db, ctx.account.id, contactId))) {
-    throw new NotFoundError('Customer contact', contactId);
-  }
+  await withTransaction(ctx, async (tctx) => {
+    const ref = contactRef(contactId);
+    const before = await snapshotResource(tctx, ref);
+    if (!(await repo.deleteContact(tctx.db, ctx.account.id, contactId))) {
+      throw new NotFoundError('Customer contact', contactId);
+    }
+    await emitEvent(tctx, 'customer_contact.deleted', ref, { before });
+  });
+}
+
+const contactRef = (id: number) => ({ type: 'customer_contact', id });
+
+/** The account's contacts with these ids, by id (ids it cannot see are left out). */
+export async function contactsByIds(
+  ctx: ServiceContext,
+  contactIds: readonly number[],
+): Promise<Map<number, Contact>> {
+  const rows = await repo.findContacts(ctx.db, ctx.account.id, contactIds);
+  return new Map(rows.map((row) => [row.id, row]));
 }

@@ -1,7 +1,9 @@
+import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './customFields.repository.ts';
 
 export interface CustomFieldValue {
@@ -23,7 +25,16 @@ export async function createCustomField(ctx: ServiceContext, key: string): Promi
   const trimmed = key.trim();
   if (trimmed === '') throw ValidationError.field('Key', 'must not be blank');
   try {
-    const id = await repo.insertCustomField(ctx.db, ctx.account.id, trimmed, ctx.clock.now().toISOString());
+    const id = await withTransaction(ctx, async (tctx) => {
+      const fieldId = await repo.insertCustomField(
+        tctx.db,
+        ctx.account.id,
+        trimmed,
+        ctx.clock.now().toISOString(),
+      );
+      await emitEvent(tctx, 'custom_field.created', customFieldRef(fieldId));
+      return fieldId;
+    });
     return { id, key: trimmed };
   } catch (error) {
     if (isUniqueViolation(error))
@@ -32,11 +43,29 @@ export async function createCustomField(ctx: ServiceContext, key: string): Promi
   }
 }
 
-/** Deletes the field definition and every customer's value for it. */
+/**
+ * Deletes the field definition and every customer's value for it. Only `custom_field.deleted` announces it: the
+ * customers' objects lose the field from then on, without a `customer.updated` each (the same goes for a new field).
+ */
 export async function deleteCustomField(ctx: ServiceContext, fieldId: number): Promise<void> {
-  if (!(await repo.deleteCustomField(ctx.db, ctx.account.id, fieldId))) {
-    throw new NotFoundError('Custom field', fieldId);
-  }
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, customFieldRef(fieldId));
+    if (!(await repo.deleteCustomField(tctx.db, ctx.account.id, fieldId))) {
+      throw new NotFoundError('Custom field', fieldId);
+    }
+    await emitEvent(tctx, 'custom_field.deleted', customFieldRef(fieldId), { before });
+  });
+}
+
+const customFieldRef = (id: number) => ({ type: 'custom_field', id });
+
+/** The account's field definitions with these ids, by id. */
+export async function customFieldsByIds(
+  ctx: ServiceContext,
+  fieldIds: readonly number[],
+): Promise<Map<number, CustomField>> {
+  const rows = await repo.findCustomFields(ctx.db, ctx.account.id, fieldIds);
+  return new Map(rows.map((row) => [row.id, { id: row.id, key: row.field_key }]));
 }
 
 /** Every customer gets every field of the account, in definition order, with null where no value is set. */

@@ -17,6 +17,21 @@ export function listCustomFields(db: Db, accountId: number, page?: Page): Promis
     .execute();
 }
 
+export function findCustomFields(
+  db: Db,
+  accountId: number,
+  fieldIds: readonly number[],
+): Promise<CustomFieldRow[]> {
+  if (fieldIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('custom_fields')
+    .select(['id', 'field_key'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...fieldIds])
+    .orderBy('id')
+    .execute();
+}
+
 export async function insertCustomField(
   db: Db,
   accountId: number,

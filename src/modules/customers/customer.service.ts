@@ -1,4 +1,5 @@
-import { emitEvent } from '../events/index.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -11,6 +12,8 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database
 import * as repo from './customer.repository.ts';
 import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
+import * as contactRepo from './contact.repository.ts';
+import * as noteRepo from './note.repository.ts';
 import type { CustomFieldValue } from './customField.service.ts';
 import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
@@ -328,20 +331,48 @@ export async function editCustomer(
     await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
   }
   if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);
+  const status = statusChanges(ctx, current, input);
   try {
     await ctx.db.transaction().execute(async (trx) => {
+      const tctx = inTransaction(ctx, trx);
+      const ref = customerRef(customerId);
+      const before = await snapshotResource(tctx, ref);
       const updated = await repo.updateCustomer(trx, ctx.account.id, customerId, {
         ...changes,
-        ...statusChanges(ctx, current, input),
+        ...status,
         updated_at: ctx.clock.now().toISOString(),
       });
       if (!updated) throw new NotFoundError('Customer', customerId);
-      if (input.customFields)
-        await setCustomFieldValues(inTransaction(ctx, trx), customerId, input.customFields);
+      if (input.customFields) await setCustomFieldValues(tctx, customerId, input.customFields);
+      await emitEvents(tctx, customerChangeEvents(ref, before, current, status));
     });
   } catch (error) {
     throw referenceConflict(error, changes.reference);
   }
+}
+
+const customerRef = (id: number): ResourceRef => ({ type: 'customer', id });
+
+/**
+ * `customer.updated` for any change the customer's object shows, and with it the lifecycle events of the status
+ * flags that moved (Spec: isActive false is Archived; isSuspended), all carrying the same `previous`.
+ */
+function customerChangeEvents(
+  ref: ResourceRef,
+  before: Snapshot,
+  current: CustomerRow,
+  status: CustomerChanges,
+): EventToEmit[] {
+  const events: EventToEmit[] = [{ type: 'customer.updated', ref, before }];
+  const moved = (key: 'is_active' | 'is_suspended') =>
+    status[key] !== undefined && Boolean(status[key]) !== Boolean(current[key]);
+  if (moved('is_active')) {
+    events.push({ type: status.is_active ? 'customer.reopened' : 'customer.archived', ref, before });
+  }
+  if (moved('is_suspended')) {
+    events.push({ type: status.is_suspended ? 'customer.suspended' : 'customer.unsuspended', ref, before });
+  }
+  return events;
 }
 
 export async function setCustomerActive(
@@ -397,8 +428,23 @@ export async function deleteCustomer(ctx: ServiceContext, customerId: number): P
     // Its stored payment methods go with it: they are its details, like its contacts (even the primary one,
     // which alone could never be deleted).
     deleted = await ctx.db.transaction().execute(async (trx) => {
-      await uses.deleteDetails(inTransaction(ctx, trx), customerId);
-      return repo.deleteCustomer(trx, ctx.account.id, customerId);
+      const tctx = inTransaction(ctx, trx);
+      const before = await snapshotResource(tctx, customerRef(customerId));
+      const details = await detailSnapshots(tctx, customerId);
+      await uses.deleteDetails(tctx, customerId);
+      const gone = await repo.deleteCustomer(trx, ctx.account.id, customerId);
+      if (gone) {
+        // Its contacts and notes go with it: each announces its own deletion, as when deleted one by one.
+        await emitEvents(tctx, [
+          ...details.map((snapshot) => ({
+            type: `${snapshot.ref.type}.deleted`,
+            ref: snapshot.ref,
+            before: snapshot,
+          })),
+          { type: 'customer.deleted', ref: customerRef(customerId), before },
+        ]);
+      }
+      return gone;
     });
   } catch (error) {
     // A record made between the checks and the delete (an invoice, a payment): its foreign key refuses the delete.
@@ -407,6 +453,18 @@ export async function deleteCustomer(ctx: ServiceContext, customerId: number): P
     throw new ConflictError('customer_in_use', `Customer ${customerId} has records; archive it instead`);
   }
   if (!deleted) throw new NotFoundError('Customer', customerId);
+}
+
+async function detailSnapshots(ctx: ServiceContext, customerId: number): Promise<Snapshot[]> {
+  const contacts = await contactRepo.contactIdsOfCustomer(ctx.db, ctx.account.id, customerId);
+  const notes = await noteRepo.noteIdsOfCustomer(ctx.db, ctx.account.id, customerId);
+  const refs: ResourceRef[] = [
+    ...contacts.map((id) => ({ type: 'customer_contact', id })),
+    ...notes.map((id) => ({ type: 'customer_note', id })),
+  ];
+  const snapshots: Snapshot[] = [];
+  for (const ref of refs) snapshots.push(await snapshotResource(ctx, ref));
+  return snapshots;
 }
 
 /** What the bill run needs of a customer: the currency billed and where taxes are decided. */

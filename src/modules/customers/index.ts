@@ -20,3 +20,31 @@ export { registerCustomerUses } from './customerUses.ts';
 /** Wire pieces other modules embed: an invoice carries its customer. */
 export { CustomerOut } from './customers.schemas.ts';
 export { toCustomerDto } from './customers.serializer.ts';
+/** What events show of contacts, notes, custom fields and a customer's custom field values (src/views/). */
+export { contactsByIds } from './contact.service.ts';
+export { toContactDto } from './contacts.serializer.ts';
+export { notesByIds } from './note.service.ts';
+export { toNoteDto } from './notes.serializer.ts';
+export { customFieldValues, customFieldsByIds } from './customField.service.ts';
+export { toCustomFieldDto, toCustomerWithCustomFieldsDto } from './customers.serializer.ts';
+
+/** Every event type this module emits (docs/webhooks.md lists them; a test triggers each). */
+export const CUSTOMER_EVENT_TYPES = [
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'customer.archived',
+  'customer.reopened',
+  'customer.suspended',
+  'customer.unsuspended',
+  'customer_contact.created',
+  'customer_contact.updated',
+  'customer_contact.deleted',
+  'customer_contact.credentials_sent',
+  'customer_contact.password_changed',
+  'customer_note.created',
+  'customer_note.updated',
+  'customer_note.deleted',
+  'custom_field.created',
+  'custom_field.deleted',
+] as const;

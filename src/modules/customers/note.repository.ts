@@ -16,6 +16,28 @@ export function findNote(db: Db, accountId: number, noteId: number): Promise<Not
     .executeTakeFirst();
 }
 
+export function findNotes(db: Db, accountId: number, noteIds: readonly number[]): Promise<NoteRow[]> {
+  if (noteIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('customer_notes')
+    .select(NOTE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...noteIds])
+    .orderBy('id')
+    .execute();
+}
+
+export async function noteIdsOfCustomer(db: Db, accountId: number, customerId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('customer_notes')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export function listNotes(db: Db, accountId: number, page: Page, customerId?: number): Promise<NoteRow[]> {
   return db
     .selectFrom('customer_notes')

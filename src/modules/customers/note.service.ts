@@ -1,6 +1,8 @@
+import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './note.repository.ts';
 import type { NoteRow } from './note.repository.ts';
 import { assertCustomerExists } from './customer.service.ts';
@@ -57,12 +59,16 @@ export async function createNote(ctx: ServiceContext, input: NoteInput): Promise
   const note = checkedNote(input.note);
   const noteType = input.noteType ? noteTypeOf(input.noteType) : 'General';
   await assertCustomerExists(ctx, input.customerId);
-  const id = await repo.insertNote(ctx.db, {
-    account_id: ctx.account.id,
-    customer_id: input.customerId,
-    note,
-    note_type: noteType,
-    created_at: ctx.clock.now().toISOString(),
+  const id = await withTransaction(ctx, async (tctx) => {
+    const noteId = await repo.insertNote(tctx.db, {
+      account_id: ctx.account.id,
+      customer_id: input.customerId,
+      note,
+      note_type: noteType,
+      created_at: ctx.clock.now().toISOString(),
+    });
+    await emitEvent(tctx, 'customer_note.created', noteRef(noteId));
+    return noteId;
   });
   return getNote(ctx, id);
 }
@@ -73,15 +79,35 @@ export async function editNote(ctx: ServiceContext, noteId: number, input: NoteI
   const note = checkedNote(input.note);
   const noteType = input.noteType ? noteTypeOf(input.noteType) : current.note_type;
   if (input.customerId !== current.customer_id) await assertCustomerExists(ctx, input.customerId);
-  const updated = await repo.updateNote(ctx.db, ctx.account.id, noteId, {
-    customer_id: input.customerId,
-    note,
-    note_type: noteType,
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, noteRef(noteId));
+    const updated = await repo.updateNote(tctx.db, ctx.account.id, noteId, {
+      customer_id: input.customerId,
+      note,
+      note_type: noteType,
+    });
+    if (!updated) throw new NotFoundError('Customer note', noteId);
+    await emitEvent(tctx, 'customer_note.updated', noteRef(noteId), { before });
   });
-  if (!updated) throw new NotFoundError('Customer note', noteId);
 }
 
 export async function deleteNote(ctx: ServiceContext, noteId: number): Promise<void> {
-  if (!(await repo.deleteNote(ctx.db, ctx.account.id, noteId)))
-    throw new NotFoundError('Customer note', noteId);
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, noteRef(noteId));
+    if (!(await repo.deleteNote(tctx.db, ctx.account.id, noteId))) {
+      throw new NotFoundError('Customer note', noteId);
+    }
+    await emitEvent(tctx, 'customer_note.deleted', noteRef(noteId), { before });
+  });
+}
+
+const noteRef = (id: number) => ({ type: 'customer_note', id });
+
+/** The account's notes with these ids, by id (ids it cannot see are left out). */
+export async function notesByIds(
+  ctx: ServiceContext,
+  noteIds: readonly number[],
+): Promise<Map<number, Note>> {
+  const rows = await repo.findNotes(ctx.db, ctx.account.id, noteIds);
+  return new Map(rows.map((row) => [row.id, row]));
 }

@@ -52,6 +52,16 @@ export async function snapshotResource(ctx: ServiceContext, ref: ResourceRef): P
   return { ref, object: objects.get(ref.id) };
 }
 
+/** Snapshots of many resources of one type in one read (a bill run's batch), by id; unknown ids left out. */
+export async function snapshotResources(
+  ctx: ServiceContext,
+  type: string,
+  ids: readonly (number | string)[],
+): Promise<Map<number | string, Snapshot>> {
+  const objects = await renderResources(ctx, type, ids);
+  return new Map([...objects].map(([id, object]) => [id, { ref: { type, id }, object }]));
+}
+
 export function emitEvent(
   ctx: ServiceContext,
   type: string,
@@ -75,8 +85,23 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
   const recordedAt = new Date(wallMs).toISOString();
   const occurredAt = ctx.clock.now().toISOString();
 
-  const objects = await renderAll(ctx, wanted);
-  let planned = wanted.flatMap((event) => {
+  // Once-keys are claimed first: a time-driven event already emitted costs no rendering.
+  let candidates = wanted.map((event) => ({ event, id: `evt_${nextUlid(wallMs)}` }));
+  const once = candidates.filter((c) => c.event.onceKey !== undefined);
+  if (once.length > 0) {
+    const claimed = await repo.claimOnceKeys(
+      ctx.db,
+      accountId,
+      once.map((c) => ({ onceKey: c.event.onceKey!, eventId: c.id })),
+    );
+    candidates = candidates.filter((c) => c.event.onceKey === undefined || claimed.has(c.event.onceKey));
+  }
+
+  const objects = await renderAll(
+    ctx,
+    candidates.map((c) => c.event),
+  );
+  const planned = candidates.flatMap(({ event, id }) => {
     const object = objects.get(key(event.ref)) ?? event.before?.object;
     if (!object) throw new Error(`${event.type}: ${key(event.ref)} cannot be rendered`);
     const previous =
@@ -84,18 +109,8 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
         ? changedFields(event.before.object, object)
         : undefined;
     if (event.type.endsWith('.updated') && previous && Object.keys(previous).length === 0) return [];
-    return [{ event, object, previous, id: `evt_${nextUlid(wallMs)}` }];
+    return [{ event, object, previous, id }];
   });
-
-  const onceKeys = planned.filter((p) => p.event.onceKey !== undefined);
-  if (onceKeys.length > 0) {
-    const claimed = await repo.claimOnceKeys(
-      ctx.db,
-      accountId,
-      onceKeys.map((p) => ({ onceKey: p.event.onceKey!, eventId: p.id })),
-    );
-    planned = planned.filter((p) => p.event.onceKey === undefined || claimed.has(p.event.onceKey));
-  }
   if (planned.length === 0) return [];
 
   const counts = new Map<string, { type: string; id: string; count: number }>();
@@ -154,7 +169,8 @@ async function renderAll(
   }
   const objects = new Map<string, Record<string, unknown>>();
   for (const [type, ids] of idsByType) {
-    for (const [id, object] of await renderResources(ctx, type, [...ids])) objects.set(key({ type, id }), object);
+    for (const [id, object] of await renderResources(ctx, type, [...ids]))
+      objects.set(key({ type, id }), object);
   }
   return objects;
 }

@@ -23,9 +23,7 @@ function withTypes<O>(
   return query.where((eb) =>
     eb.or(
       types.map((pattern) =>
-        pattern.endsWith('.*')
-          ? eb('type', 'like', `${pattern.slice(0, -1)}%`)
-          : eb('type', '=', pattern),
+        pattern.endsWith('.*') ? eb('type', 'like', `${pattern.slice(0, -1)}%`) : eb('type', '=', pattern),
       ),
     ),
   );

@@ -32,7 +32,11 @@ export interface AuditListFilter {
   endDate?: string;
 }
 
-function checkedTypes(text: string | undefined, field: string, problems: FieldProblem[]): string[] | undefined {
+function checkedTypes(
+  text: string | undefined,
+  field: string,
+  problems: FieldProblem[],
+): string[] | undefined {
   if (text === undefined) return undefined;
   const types = text.split(',').map((part) => part.trim());
   const bad = types.filter((type) => !isEventTypePattern(type));
@@ -85,7 +89,11 @@ function nextDay(bareDate: string): string {
 }
 
 /** The account's events, newest first, as their stored JSON texts (sent as they are). */
-export async function listEvents(ctx: ServiceContext, page: Page, filter: EventListFilter): Promise<string[]> {
+export async function listEvents(
+  ctx: ServiceContext,
+  page: Page,
+  filter: EventListFilter,
+): Promise<string[]> {
   const problems: FieldProblem[] = [];
   const types = checkedTypes(filter.type, 'type', problems);
   const window = checkedWindow(ctx, filter.startDate, filter.endDate, problems);

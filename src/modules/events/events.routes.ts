@@ -7,7 +7,10 @@ import { AuditEntryOut, AuditListQuery, EventIdParams, EventListQuery, EventOut 
 
 /** Stored event texts are sent as they are: the bytes webhooks deliver, without parsing them again. */
 function sendJson(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').serializer((payload) => payload as string).send(text);
+  return reply
+    .type('application/json; charset=utf-8')
+    .serializer((payload) => payload as string)
+    .send(text);
 }
 
 /** Reading events and the audit log. Neither can be changed through the API. */

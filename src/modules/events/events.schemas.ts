@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, PagingQuery, Text, WireDate } from '../../http/schemas.ts';
 
-const AnyObject = (description: string) =>
-  Type.Object({}, { additionalProperties: true, description });
+const AnyObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
 export const EventOut = Type.Object(
   {
-    id: Type.String({ description: '`evt_` and a ULID: sorts by creation; the webhook-id of its deliveries' }),
+    id: Type.String({
+      description: '`evt_` and a ULID: sorts by creation; the webhook-id of its deliveries',
+    }),
     type: Type.String({ description: 'resource.action, e.g. invoice.paid (docs/webhooks.md lists them)' }),
     timestamp: Type.String({
       format: 'date-time',
@@ -44,7 +45,8 @@ export const EventListQuery = Type.Intersect([
     ),
     deliverySuccess: Type.Optional(
       Type.Boolean({
-        description: 'false: events with a webhook delivery that failed or is being retried; true: all delivered',
+        description:
+          'false: events with a webhook delivery that failed or is being retried; true: all delivered',
       }),
     ),
   }),
@@ -84,7 +86,9 @@ export const AuditListQuery = Type.Intersect([
     apiKeyID: Type.Optional(Id()),
     requestID: Type.Optional(Text(64)),
     startDate: Type.Optional(WireDate({ description: 'Inclusive lower bound on Date' })),
-    endDate: Type.Optional(WireDate({ description: 'Inclusive upper bound on Date (a bare date: its whole day)' })),
+    endDate: Type.Optional(
+      WireDate({ description: 'Inclusive upper bound on Date (a bare date: its whole day)' }),
+    ),
   }),
 ]);
 export type AuditListQuery = Static<typeof AuditListQuery>;

@@ -1,4 +1,24 @@
 export type { EventObjectRenderer, ResourceRef } from './eventObjects.ts';
 export { registerEventObjects } from './eventObjects.ts';
 export type { EventBody, EventToEmit, Snapshot } from './event.service.ts';
-export { emitEvent, emitEvents, snapshotResource } from './event.service.ts';
+export { emitEvent, emitEvents, snapshotResource, snapshotResources } from './event.service.ts';
+export type { WebhookAccounts, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
+export type { WebhookWorker, WebhookWorkerOptions } from './webhook.worker.ts';
+export { startWebhookWorker } from './webhook.worker.ts';
+export type { WebhookEndpoint } from './webhookEndpoint.service.ts';
+export { disableEndpoint, endpointSigningSecrets, webhookEndpointsByIds } from './webhookEndpoint.service.ts';
+export { toWebhookEndpointDto } from './webhookEndpoints.serializer.ts';
+export type { WebhookUrlPolicy } from './webhookUrlPolicy.ts';
+export {
+  addressAllowed,
+  configureWebhookUrlPolicy,
+  parseWebhookUrlPolicy,
+  webhookUrlPolicy,
+  webhookUrlProblem,
+} from './webhookUrlPolicy.ts';
+export {
+  MAX_ATTEMPTS,
+  RETRY_DELAYS_MS,
+  nextRetryDelayMs,
+  parseRetryAfter,
+} from './webhookDeliverySchedule.ts';

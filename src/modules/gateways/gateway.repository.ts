@@ -45,6 +45,33 @@ export function listGateways(db: Db, accountId: number, page: Page): Promise<Gat
     .execute();
 }
 
+export function findGateways(
+  db: Db,
+  accountId: number,
+  gatewayIds: readonly number[],
+): Promise<GatewayRow[]> {
+  if (gatewayIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('gateways')
+    .select(GATEWAY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...gatewayIds])
+    .orderBy('id')
+    .execute();
+}
+
+/** Every gateway of the account flagged primary (one, unless a race ever left two). */
+export async function primaryGatewayIds(db: Db, accountId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('gateways')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('is_primary', '=', true)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** The account's primary gateway, whatever its state (the lowest id, should a race ever have left two). */
 export function findPrimaryGateway(db: Db, accountId: number): Promise<GatewayRow | undefined> {
   return db

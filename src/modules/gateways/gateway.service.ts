@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
+import { inTransaction, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
 import * as repo from './gateway.repository.ts';
 import type { GatewayRow } from './gateway.repository.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
@@ -70,6 +73,29 @@ export function isGatewayUsable(gateway: Gateway): boolean {
 export function gatewayAccepts(gateway: Gateway, kind: PaymentMethodKind): boolean {
   return kind === 'credit_card' ? gateway.acceptsCreditCard : gateway.acceptsBankAccount;
 }
+
+export const gatewayRef = (id: number) => ({ type: 'gateway', id });
+
+/** The account's gateways with these ids, by id, as GET /v1/gateways/{id} shows them (never their settings). */
+export async function gatewaysByIds(
+  ctx: ServiceContext,
+  gatewayIds: readonly number[],
+): Promise<Map<number, Gateway>> {
+  const rows = await repo.findGateways(ctx.db, ctx.account.id, gatewayIds);
+  return new Map(rows.map((row) => [row.id, gatewayFromRow(row)]));
+}
+
+/** The gateways that are primary now, before a change of primary: each that stops being one is updated. */
+async function primarySnapshots(ctx: ServiceContext, except: number): Promise<Snapshot[]> {
+  const snapshots: Snapshot[] = [];
+  for (const id of await repo.primaryGatewayIds(ctx.db, ctx.account.id)) {
+    if (id !== except) snapshots.push(await snapshotResource(ctx, gatewayRef(id)));
+  }
+  return snapshots;
+}
+
+const updatedEvents = (snapshots: Snapshot[]): EventToEmit[] =>
+  snapshots.map((before) => ({ type: 'gateway.updated', ref: before.ref, before }));
 
 export async function getGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
   const row = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
@@ -195,9 +221,16 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
       settings_sealed: settingsSealed,
       created_at: ctx.clock.now().toISOString(),
     });
+    const tctx = inTransaction(ctx, trx);
+    let formerPrimaries: Snapshot[] = [];
     if (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id))) {
+      formerPrimaries = await primarySnapshots(tctx, gatewayId);
       await repo.setPrimaryGateway(trx, ctx.account.id, gatewayId);
     }
+    await emitEvents(tctx, [
+      { type: 'gateway.created', ref: gatewayRef(gatewayId) },
+      ...updatedEvents(formerPrimaries),
+    ]);
     return gatewayId;
   });
   return getGateway(ctx, id);
@@ -213,9 +246,13 @@ export async function setGatewayEnabled(
   gatewayId: number,
   isEnabled: boolean,
 ): Promise<Gateway> {
-  if (!(await repo.updateGatewayEnabled(ctx.db, ctx.account.id, gatewayId, isEnabled))) {
-    throw new NotFoundError('Gateway', gatewayId);
-  }
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, gatewayRef(gatewayId));
+    if (!(await repo.updateGatewayEnabled(tctx.db, ctx.account.id, gatewayId, isEnabled))) {
+      throw new NotFoundError('Gateway', gatewayId);
+    }
+    await emitEvent(tctx, 'gateway.updated', gatewayRef(gatewayId), { before });
+  });
   return getGateway(ctx, gatewayId);
 }
 
@@ -223,7 +260,12 @@ export async function setGatewayEnabled(
 export async function setPrimaryGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
   const switched = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockAccountGateways(trx, ctx.account.id);
-    return repo.setPrimaryGateway(trx, ctx.account.id, gatewayId);
+    const tctx = inTransaction(ctx, trx);
+    const target = await snapshotResource(tctx, gatewayRef(gatewayId));
+    const formerPrimaries = await primarySnapshots(tctx, gatewayId);
+    if (!(await repo.setPrimaryGateway(trx, ctx.account.id, gatewayId))) return false;
+    await emitEvents(tctx, updatedEvents([target, ...formerPrimaries]));
+    return true;
   });
   if (!switched) {
     await getGateway(ctx, gatewayId);

@@ -28,5 +28,10 @@ export {
   setPrimaryGateway,
   vaultCard,
 } from './gateway.service.ts';
+/** What events show of gateways (src/views/); account creation announces its test gateway. */
+export { gatewayRef, gatewaysByIds } from './gateway.service.ts';
+
+/** Every event type this module emits (docs/webhooks.md lists them; a test triggers each). */
+export const GATEWAY_EVENT_TYPES = ['gateway.created', 'gateway.updated'] as const;
 export { toGatewayDto } from './gateways.serializer.ts';
 export { GATEWAY_TYPE_NAMES } from './gatewayTypes.ts';

@@ -28,6 +28,7 @@ export {
   countInvoicesOfCustomer,
   countInvoicesUsingPaymentMethod,
   getInvoice,
+  invoicesByIds,
   invoiceTaxPercs,
 } from './invoiceReads.service.ts';
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */
@@ -44,4 +45,12 @@ export {
   countRecurringInvoicesOfCustomer,
   countRecurringInvoicesUsingPaymentMethod,
   getRecurringInvoice,
+  recurringInvoicesByIds,
 } from './recurringInvoiceReads.service.ts';
+export { toRecurringInvoiceDto } from './recurringInvoices.serializer.ts';
+export {
+  INVOICE_EVENT_TYPES,
+  RECURRING_INVOICE_EVENT_TYPES,
+  TIME_EVENTS_LOOKBACK_DAYS,
+  emitInvoicingTimeEvents,
+} from './invoicingEvents.ts';

@@ -464,3 +464,57 @@ export async function addToInvoiceMoney(
     .where('id', '=', invoiceId)
     .execute();
 }
+
+/**
+ * Issued invoices still owed (Balance > 0) whose due date is in [from, before): those that became Past Due on a
+ * day of that window. NOTE: indexed by invoices_account_due (account_id, due_date).
+ */
+export function listOwedDueBetween(
+  db: Db,
+  accountId: number,
+  from: PlainDate,
+  before: PlainDate,
+): Promise<{ id: number; due_date: PlainDate }[]> {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'due_date'])
+    .where('account_id', '=', accountId)
+    .where('due_date', '>=', from)
+    .where('due_date', '<', before)
+    .where('is_draft', '=', false)
+    .where('is_cancelled', '=', false)
+    .where((eb) =>
+      eb(
+        'total_minor',
+        '>',
+        eb('paid_actual_minor', '+', eb('paid_pending_minor', '+', eb.ref('negative_adjs_minor'))),
+      ),
+    )
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Holds the invoice row until the transaction ends, before a change reads it (the `before` of its event).
+ * NOTE: PostgreSQL locks the row with FOR UPDATE. SQLite knows no row locks, and a transaction that reads first
+ * and writes later fails (SQLITE_BUSY) when another process wrote in between: a no-op update takes the
+ * database's write lock at once instead, as recurringInvoice.repository.ts does.
+ */
+export async function holdInvoice(db: Db, accountId: number, invoiceId: number): Promise<void> {
+  if (isPostgres(db)) {
+    await db
+      .selectFrom('invoices')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', invoiceId)
+      .forUpdate()
+      .execute();
+    return;
+  }
+  await db
+    .updateTable('invoices')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .execute();
+}

@@ -1,12 +1,14 @@
 /** The invoice use cases of the API: create, edit, finalize, delete (sending is in invoiceMail.service.ts). */
-import { inTransaction, nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError } from '../../errors.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import { getCustomer } from '../customers/index.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { Invoice } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { InvoiceChanges, InvoiceRow } from './invoice.repository.ts';
+import { invoiceRef } from './invoicingEvents.ts';
 import { assertReferenceFree, checkedInvoice, newInvoiceOf, referenceConflict } from './invoiceInput.ts';
 import type { InvoiceInput } from './invoiceInput.ts';
 import { chargeRowsOf, insertInvoices, priceNewInvoice, taxRowsOf } from './invoiceInsert.service.ts';
@@ -37,9 +39,9 @@ export async function createInvoice(
   let invoiceId: number;
   try {
     invoiceId = await ctx.db.transaction().execute(async (trx) => {
-      const [id] = await insertInvoices(inTransaction(ctx, trx), [
-        newInvoiceOf(checked, input.isDraft ?? false),
-      ]);
+      const tctx = inTransaction(ctx, trx);
+      const [id] = await insertInvoices(tctx, [newInvoiceOf(checked, input.isDraft ?? false)]);
+      await emitEvent(tctx, 'invoice.created', invoiceRef(id!));
       return id!;
     });
   } catch (error) {
@@ -96,6 +98,9 @@ export async function editInvoice(
   const issue = input.isDraft === false;
   try {
     await ctx.db.transaction().execute(async (trx) => {
+      const tctx = inTransaction(ctx, trx);
+      await repo.holdInvoice(trx, ctx.account.id, invoiceId);
+      const before = await snapshotResource(tctx, invoiceRef(invoiceId));
       const changes: InvoiceChanges = {
         customer_id: checked.customer.row.id,
         currency_code: checked.currencyCode,
@@ -123,6 +128,11 @@ export async function editInvoice(
         await repo.insertChargeRows(trx, chargeRowsOf(ctx.account.id, invoiceId, checked.charges, priced));
         await repo.insertTaxRows(trx, taxRowsOf(ctx.account.id, invoiceId, checked.taxes));
       }
+      // Issuing through an edit is a finalize as well: both events, from the same `before`.
+      await emitEvents(tctx, [
+        { type: 'invoice.updated', ref: invoiceRef(invoiceId), before },
+        ...(issue ? [{ type: 'invoice.finalized', ref: invoiceRef(invoiceId), before }] : []),
+      ]);
     });
   } catch (error) {
     throw writeConflict(error, checked.reference);
@@ -134,6 +144,9 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
   const row = await getInvoiceRow(ctx, invoiceId);
   if (!row.is_draft) throw notDraft(row);
   await ctx.db.transaction().execute(async (trx) => {
+    const tctx = inTransaction(ctx, trx);
+    await repo.holdInvoice(trx, ctx.account.id, invoiceId);
+    const before = await snapshotResource(tctx, invoiceRef(invoiceId));
     const invoiceNum = await repo.takeInvoiceNumbers(trx, ctx.account.id, 1);
     const issued = await repo.updateDraft(trx, ctx.account.id, invoiceId, {
       is_draft: false,
@@ -142,6 +155,7 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
     });
     // Finalized or deleted concurrently: throwing rolls the number back.
     if (!issued) throw notDraft({ ...row, is_draft: false });
+    await emitEvent(tctx, 'invoice.finalized', invoiceRef(invoiceId), { before });
   });
 }
 
@@ -153,7 +167,14 @@ export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Pro
   const row = await getInvoiceRow(ctx, invoiceId);
   if (row.is_draft) {
     try {
-      if (await repo.deleteDraft(ctx.db, ctx.account.id, invoiceId)) return;
+      const deleted = await withTransaction(ctx, async (tctx) => {
+        await repo.holdInvoice(tctx.db, ctx.account.id, invoiceId);
+        const before = await snapshotResource(tctx, invoiceRef(invoiceId));
+        if (!(await repo.deleteDraft(tctx.db, ctx.account.id, invoiceId))) return false;
+        await emitEvent(tctx, 'invoice.deleted', invoiceRef(invoiceId), { before });
+        return true;
+      });
+      if (deleted) return;
     } catch (error) {
       if (!isForeignKeyViolation(error)) throw error;
       throw new ConflictError(
@@ -168,7 +189,14 @@ export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Pro
   }
   if (row.is_cancelled)
     throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);
-  if (await repo.cancelIssuedInvoice(ctx.db, ctx.account.id, invoiceId, nowInstant(ctx))) return;
+  const cancelled = await withTransaction(ctx, async (tctx) => {
+    await repo.holdInvoice(tctx.db, ctx.account.id, invoiceId);
+    const before = await snapshotResource(tctx, invoiceRef(invoiceId));
+    if (!(await repo.cancelIssuedInvoice(tctx.db, ctx.account.id, invoiceId, nowInstant(ctx)))) return false;
+    await emitEvent(tctx, 'invoice.cancelled', invoiceRef(invoiceId), { before });
+    return true;
+  });
+  if (cancelled) return;
   const after = await getInvoiceRow(ctx, invoiceId);
   if (after.is_cancelled)
     throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);

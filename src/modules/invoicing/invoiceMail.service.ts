@@ -1,15 +1,17 @@
-import { nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { customersByIds, getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import { queueMail, queueMails } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
 import * as repo from './invoice.repository.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 import { getInvoiceRow } from './invoiceReads.service.ts';
+import { invoiceRef } from './invoicingEvents.ts';
 
 /** The attachment kind of invoice e-mails; its renderer is registered by this module (see invoicePdf.ts). */
 export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
@@ -75,8 +77,13 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     );
   }
   await ctx.db.transaction().execute(async (trx) => {
+    const tctx = inTransaction(ctx, trx);
+    const ref = invoiceRef(invoiceId);
+    await repo.holdInvoice(trx, ctx.account.id, invoiceId);
+    const before = await snapshotResource(tctx, ref);
     await queueMail(trx, ctx, ctx.account.id, invoiceMail(ctx, customer, row));
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
+    await emitEvent(tctx, 'invoice.sent', ref, { before });
   });
   ctx.mailQueued();
 }
@@ -88,9 +95,11 @@ const MAIL_CHUNK = 1000;
  * Queues the invoice e-mails (with PDF) for invoices whose customer has autoSendInvoice and an e-mail; call inside
  * the transaction that made them, and ctx.mailQueued() after it commits. Sets their DateSent. The PDFs are
  * rendered by the mail worker when it delivers each message, not here: a bill run stays a few statements per
- * thousand invoices.
+ * thousand invoices. Returns the ids of the invoices it sent (their `invoice.sent` is the caller's, with its batch
+ * of events).
  */
-export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[]): Promise<void> {
+export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[]): Promise<number[]> {
+  const sent: number[] = [];
   for (let at = 0; at < invoiceIds.length; at += MAIL_CHUNK) {
     const rows = (
       await repo.findInvoices(ctx.db, ctx.account.id, invoiceIds.slice(at, at + MAIL_CHUNK))
@@ -114,5 +123,7 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       mails.map(({ row }) => row.id),
       nowInstant(ctx),
     );
+    sent.push(...mails.map(({ row }) => row.id));
   }
+  return sent;
 }

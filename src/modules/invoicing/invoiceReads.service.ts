@@ -44,6 +44,15 @@ export async function getInvoice(ctx: ServiceContext, invoiceId: number): Promis
   return (await assembleInvoices(ctx, [await getInvoiceRow(ctx, invoiceId)]))[0]!;
 }
 
+/** The account's invoices with these ids, as getInvoice reads them (ids it cannot see are left out). */
+export async function invoicesByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, Invoice>> {
+  const invoices = await assembleInvoices(ctx, await repo.findInvoices(ctx.db, ctx.account.id, ids));
+  return new Map(invoices.map((invoice) => [invoice.id!, invoice]));
+}
+
 export interface InvoiceListFilter {
   /** Wire dates (spec: startDate and endDate, inclusive bounds on InvoiceDate). */
   startDate?: string;

@@ -107,6 +107,18 @@ export function findRecurringInvoice(
     .executeTakeFirst();
 }
 
+export function findRecurringInvoices(
+  db: Db,
+  accountId: number,
+  recurringInvoiceIds: readonly number[],
+): Promise<RecurringInvoiceWithCustomerRow[]> {
+  if (recurringInvoiceIds.length === 0) return Promise.resolve([]);
+  return selectWithCustomer(db, accountId)
+    .where('recurring_invoices.id', 'in', recurringInvoiceIds)
+    .orderBy('recurring_invoices.id')
+    .execute();
+}
+
 /**
  * Reads the recurring invoice and locks its row until the transaction ends, so that two bill runs, or a bill
  * run and an edit, take turns on it.
@@ -335,4 +347,29 @@ export async function countRecurringInvoicesUsingPaymentMethod(
     .where('customer_payment_method_id', '=', paymentMethodId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Recurring invoices not cancelled whose StartDate or EndDate is in [from, to]: those whose comp_Status may have
+ * moved by time on a day of that window.
+ */
+export function listWithDatesBetween(
+  db: Db,
+  accountId: number,
+  from: PlainDate,
+  to: PlainDate,
+): Promise<Pick<RecurringInvoiceRow, 'id' | 'start_date' | 'end_date' | 'created_at'>[]> {
+  return db
+    .selectFrom('recurring_invoices')
+    .select(['id', 'start_date', 'end_date', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('is_cancelled', '=', false)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('start_date', '>=', from), eb('start_date', '<=', to)]),
+        eb.and([eb('end_date', '>=', from), eb('end_date', '<=', to)]),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
 }

@@ -1,4 +1,6 @@
 /** The recurring invoice use cases of the API: create, edit, cancel, reactivate, delete. */
+import { emitEvent, snapshotResource } from '../events/index.ts';
+import { emitRecurringChange, recurringInvoiceRef, withRecurringInvoiceEvents } from './invoicingEvents.ts';
 import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
@@ -126,6 +128,7 @@ export async function createRecurringInvoice(
       const lines = lineRows(ctx, id, record);
       await repo.replaceCharges(trx, ctx.account.id, id, lines.charges);
       await repo.replaceTaxes(trx, ctx.account.id, id, lines.taxes);
+      await emitEvent(inTransaction(ctx, trx), 'recurring_invoice.created', recurringInvoiceRef(id));
       return id;
     });
   } catch (error) {
@@ -152,6 +155,7 @@ export async function editRecurringInvoice(
     await ctx.db.transaction().execute(async (trx) => {
       const tctx = inTransaction(ctx, trx);
       const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
+      const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
       if (input.customerId !== undefined && input.customerId !== row.customer_id) {
         problems.push({
           field: 'customerID',
@@ -234,6 +238,7 @@ export async function editRecurringInvoice(
         if (fields.charges) await repo.replaceCharges(trx, ctx.account.id, recurringInvoiceId, lines.charges);
         if (fields.taxes) await repo.replaceTaxes(trx, ctx.account.id, recurringInvoiceId, lines.taxes);
       }
+      await emitRecurringChange(tctx, before, 'recurring_invoice.updated');
     });
   } catch (error) {
     throw referenceConflict(error, 'recurring invoice', reference);
@@ -252,12 +257,14 @@ export async function cancelRecurringInvoice(ctx: ServiceContext, recurringInvoi
       );
     }
     const now = nowInstant(ctx);
-    await repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
-      is_cancelled: true,
-      cancelled_at: now,
-      ...stateColumns(scheduleState({ ...scheduleOf(row, ctx.account.timeZone), isCancelled: true })),
-      updated_at: now,
-    });
+    await withRecurringInvoiceEvents(tctx, recurringInvoiceId, 'recurring_invoice.updated', () =>
+      repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
+        is_cancelled: true,
+        cancelled_at: now,
+        ...stateColumns(scheduleState({ ...scheduleOf(row, ctx.account.timeZone), isCancelled: true })),
+        updated_at: now,
+      }),
+    );
   });
 }
 
@@ -281,12 +288,14 @@ export async function reactivateRecurringInvoice(
     }
     const schedule = { ...scheduleOf(row, ctx.account.timeZone), isCancelled: false };
     const state = scheduleState({ ...schedule, periodCount: periodCountResumingAt(schedule, today(ctx)) });
-    await repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
-      is_cancelled: false,
-      cancelled_at: null,
-      ...stateColumns(state),
-      updated_at: nowInstant(ctx),
-    });
+    await withRecurringInvoiceEvents(tctx, recurringInvoiceId, 'recurring_invoice.updated', () =>
+      repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
+        is_cancelled: false,
+        cancelled_at: null,
+        ...stateColumns(state),
+        updated_at: nowInstant(ctx),
+      }),
+    );
   });
 }
 
@@ -296,7 +305,9 @@ export async function reactivateRecurringInvoice(
  */
 export async function deleteRecurringInvoice(ctx: ServiceContext, recurringInvoiceId: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    await lockRecurringInvoice(inTransaction(ctx, trx), recurringInvoiceId);
+    const tctx = inTransaction(ctx, trx);
+    await lockRecurringInvoice(tctx, recurringInvoiceId);
+    const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
     if ((await repo.countPeriods(trx, ctx.account.id, recurringInvoiceId)) > 0) {
       throw new ConflictError(
         'recurring_invoice_has_invoices',
@@ -304,5 +315,6 @@ export async function deleteRecurringInvoice(ctx: ServiceContext, recurringInvoi
       );
     }
     await repo.deleteRecurringInvoice(trx, ctx.account.id, recurringInvoiceId);
+    await emitEvent(tctx, 'recurring_invoice.deleted', before.ref, { before });
   });
 }

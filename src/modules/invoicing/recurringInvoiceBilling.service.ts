@@ -1,5 +1,7 @@
 /** The bill run's side of recurring invoices: billing one, the due ones, and parking a record it cannot bill. */
-import { inTransaction, nowInstant, today } from '../../context.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import { invoiceRef, recurringInvoiceRef, withRecurringInvoiceEvents } from './invoicingEvents.ts';
+import { inTransaction, nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -62,6 +64,7 @@ export async function billRecurringInvoice(
       })),
       taxes: taxes.map((tax) => ({ name: tax.name, perc: tax.perc })),
     }));
+    const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
     const invoiceIds = await insertInvoices(tctx, invoices);
     await repo.insertPeriods(
       trx,
@@ -78,7 +81,12 @@ export async function billRecurringInvoice(
       ...stateColumns(plan.next),
       updated_at: nowInstant(ctx),
     });
-    await queueInvoiceMails(tctx, invoiceIds);
+    const sent = await queueInvoiceMails(tctx, invoiceIds);
+    await emitEvents(tctx, [
+      { type: 'recurring_invoice.renewed', ref: before.ref, before },
+      ...invoiceIds.map((id) => ({ type: 'invoice.created', ref: invoiceRef(id) })),
+      ...sent.map((id) => ({ type: 'invoice.sent', ref: invoiceRef(id) })),
+    ]);
     return invoiceIds;
   });
   if (ids.length) ctx.mailQueued();
@@ -108,14 +116,18 @@ export async function parkRecurringInvoice(
   reason: string,
 ): Promise<void> {
   const now = nowInstant(ctx);
-  if (
-    !(await repo.updateRecurringInvoice(ctx.db, ctx.account.id, recurringInvoiceId, {
-      parked_reason: reason,
-      parked_at: now,
-    }))
-  ) {
-    throw new NotFoundError('Recurring invoice', recurringInvoiceId);
-  }
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
+    if (
+      !(await repo.updateRecurringInvoice(tctx.db, ctx.account.id, recurringInvoiceId, {
+        parked_reason: reason,
+        parked_at: now,
+      }))
+    ) {
+      throw new NotFoundError('Recurring invoice', recurringInvoiceId);
+    }
+    await emitEvent(tctx, 'recurring_invoice.updated', before.ref, { before });
+  });
 }
 
 /**
@@ -129,6 +141,8 @@ export async function unparkRecurringInvoice(ctx: ServiceContext, recurringInvoi
     if (row.parked_at === null) {
       throw new ConflictError('recurring_invoice_not_parked', `Recurring invoice ${row.id} is not parked`);
     }
-    await repo.updateRecurringInvoice(trx, ctx.account.id, row.id, { parked_reason: null, parked_at: null });
+    await withRecurringInvoiceEvents(tctx, row.id, 'recurring_invoice.updated', () =>
+      repo.updateRecurringInvoice(trx, ctx.account.id, row.id, { parked_reason: null, parked_at: null }),
+    );
   });
 }

@@ -32,6 +32,15 @@ export async function getRecurringInvoice(
   return (await withLines(ctx, [row]))[0]!;
 }
 
+/** The account's recurring invoices with these ids, as the single read returns them (unknown ids left out). */
+export async function recurringInvoicesByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, RecurringInvoice>> {
+  const found = await withLines(ctx, await repo.findRecurringInvoices(ctx.db, ctx.account.id, ids));
+  return new Map(found.map((invoice) => [invoice.row.id, invoice]));
+}
+
 /** The account's recurring invoices in creation order, or one customer's (404 for a customer it cannot see). */
 export async function listRecurringInvoices(
   ctx: ServiceContext,

@@ -40,6 +40,21 @@ export function findAdjustment(
     .executeTakeFirst();
 }
 
+export function findAdjustments(
+  db: Db,
+  accountId: number,
+  adjustmentIds: readonly number[],
+): Promise<AdjustmentRow[]> {
+  if (adjustmentIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('adjustments')
+    .select(ADJUSTMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', adjustmentIds)
+    .orderBy('id')
+    .execute();
+}
+
 /** The account's adjustments (or one customer's), of one direction or both, in creation order. */
 export function listAdjustments(
   db: Db,

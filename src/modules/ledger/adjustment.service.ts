@@ -1,3 +1,5 @@
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
 import { today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -184,6 +186,17 @@ export async function getAdjustment(
   return detailOf(ctx, await findAddressed(ctx, address));
 }
 
+/** The account's adjustments with these ids, as getAdjustment reads them (unknown ids left out). */
+export async function adjustmentsByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, AdjustmentDetail>> {
+  const details = new Map<number, AdjustmentDetail>();
+  for (const row of await repo.findAdjustments(ctx.db, ctx.account.id, ids))
+    details.set(row.id, await detailOf(ctx, row));
+  return details;
+}
+
 /** Spec: `type` negative, positive or all; without a customer the list covers the account. */
 export async function listAdjustments(
   ctx: ServiceContext,
@@ -325,20 +338,26 @@ async function insertChecked(
     created_at: now,
     updated_at: now,
   });
-  if (checked.request) {
-    await applyAllocations(
-      ctx,
-      sourceOf({
-        id,
-        customer_id: customerId,
-        currency_code: currencyCode,
-        amount_minor: checked.amountMinor,
-      }),
-      checked.request,
-    );
+  const ref = adjustmentRef(id);
+  if (!checked.request) {
+    await emitEvent(ctx, 'adjustment.created', ref);
+    return id;
   }
+  const outcome = await applyAllocations(
+    ctx,
+    sourceOf({
+      id,
+      customer_id: customerId,
+      currency_code: currencyCode,
+      amount_minor: checked.amountMinor,
+    }),
+    checked.request,
+  );
+  await emitEvents(ctx, [{ type: 'adjustment.created', ref }, ...outcome.targetEvents]);
   return id;
 }
+
+const adjustmentRef = (id: number) => ({ type: 'adjustment', id });
 
 /**
  * Records an adjustment (and allocates a negative one), in one transaction with every figure it moves;
@@ -458,17 +477,22 @@ export function updateAdjustment(
       memo: checked.memo,
       updated_at: ctx.clock.now().toISOString(),
     };
+    const ref = adjustmentRef(adjustmentId);
+    const before = await snapshotResource(ctx, ref);
     if (!checked.request) {
       await repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes);
+      await emitEvent(ctx, 'adjustment.updated', ref, { before });
       return;
     }
-    await reallocateWithAmount(
+    const outcome = await reallocateWithAmount(
       ctx,
       sourceOf({ ...row, amount_minor: checked.amountMinor }),
       row.amount_minor,
       checked.request,
       () => repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes),
     );
+    // Adjustments have no `.allocated` event: a change of their allocations is an update.
+    await emitEvents(ctx, [{ type: 'adjustment.updated', ref, before }, ...outcome.targetEvents]);
   });
 }
 
@@ -494,6 +518,9 @@ export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress
             'add a positive adjustment to take it back',
         );
       }
+      const ref = adjustmentRef(row.id);
+      const before = await snapshotResource(ctx, ref);
+      let targetEvents: EventToEmit[] = [];
       if (row.direction === 'positive') {
         if (row.allocated_minor > 0) {
           throw new ConflictError(
@@ -504,9 +531,10 @@ export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress
           );
         }
       } else {
-        await releaseAllocations(ctx, sourceOf(row));
+        ({ targetEvents } = await releaseAllocations(ctx, sourceOf(row)));
       }
       await repo.deleteAdjustment(ctx.db, ctx.account.id, row.id);
+      await emitEvents(ctx, [{ type: 'adjustment.deleted', ref, before }, ...targetEvents]);
     },
     addressed,
   );

@@ -4,6 +4,8 @@ import type { FieldProblem } from '../../errors.ts';
 import { autoApply, planAllocations } from '../../core/allocation.ts';
 import type { AllocationTarget, RequestedAllocation, TargetKey } from '../../core/allocation.ts';
 import { invoiceBalances } from '../../core/invoiceMath.ts';
+import { snapshotResource } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
 import {
   addToInvoiceMoney,
   customerInvoiceSums,
@@ -207,6 +209,24 @@ async function autoApplyRequest(
   };
 }
 
+/** What an allocation change did: whether the source's allocations changed, and the events of its targets. */
+export interface AllocationOutcome {
+  changed: boolean;
+  /** For the caller to emit with its source's event, in its transaction. */
+  targetEvents: EventToEmit[];
+}
+
+/**
+ * An invoice whose allocations changed: `invoice.paid` when it became Paid, `invoice.partially_paid` when money
+ * came in and leaves a Balance, `invoice.updated` otherwise (money taken back, or covered by pending payments).
+ */
+function invoiceEventType(before: Snapshot, after: Snapshot, deltaMinor: number): string {
+  const status = (snapshot: Snapshot) => snapshot.object?.['Status'];
+  if (status(after) === 'Paid' && status(before) !== 'Paid') return 'invoice.paid';
+  if (deltaMinor > 0 && Number(after.object?.['Balance']) > 0) return 'invoice.partially_paid';
+  return 'invoice.updated';
+}
+
 /**
  * Makes the source's allocations what the request says (Spec, Payments rule 4 for lists; AutoApply otherwise),
  * moves the targets' figures by the difference, and records the source's allocated total. A request that would
@@ -217,7 +237,7 @@ export async function applyAllocations(
   ctx: ServiceContext,
   source: MoneySource,
   request: AllocationRequest,
-): Promise<void> {
+): Promise<AllocationOutcome> {
   const existing = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
   let requested: RequestedAllocation[];
   let targets: Map<TargetKey, AllocationTarget>;
@@ -249,6 +269,12 @@ export async function applyAllocations(
   if ('problems' in result) throw new ValidationError(result.problems, 'invalid_allocations');
   const { plan } = result;
   const now = ctx.clock.now().toISOString();
+  const moved = [...plan.targetDeltas]
+    .filter(([, delta]) => delta !== 0)
+    .map(([targetKey, delta]) => ({ ...parseKey(targetKey), delta }));
+  // The targets as they were, so that their events carry `previous` (an invoice's Status before it was Paid).
+  const before = new Map<string, Snapshot>();
+  for (const target of moved) before.set(`${target.type}:${target.id}`, await snapshotResource(ctx, target));
 
   await repo.deleteAllocations(ctx.db, ctx.account.id, plan.deletes);
   for (const update of plan.updates) {
@@ -283,10 +309,23 @@ export async function applyAllocations(
     else await repo.addToAdjustmentAllocated(ctx.db, ctx.account.id, target.id, delta, now);
   }
   await repo.setSourceAllocated(ctx.db, ctx.account.id, source.type, source.id, plan.allocatedMinor, now);
+
+  const targetEvents: EventToEmit[] = [];
+  for (const target of moved) {
+    const ref = { type: target.type, id: target.id };
+    const was = before.get(`${target.type}:${target.id}`)!;
+    const type =
+      target.type === 'invoice'
+        ? invoiceEventType(was, await snapshotResource(ctx, ref), target.delta)
+        : 'adjustment.updated';
+    targetEvents.push({ type, ref, before: was });
+  }
+  const changed = plan.deletes.length + plan.updates.length + plan.inserts.length > 0;
+  return { changed, targetEvents };
 }
 
 /** Removes every allocation of the source and gives the targets their money back (before the source is deleted). */
-export function releaseAllocations(ctx: ServiceContext, source: MoneySource): Promise<void> {
+export function releaseAllocations(ctx: ServiceContext, source: MoneySource): Promise<AllocationOutcome> {
   return applyAllocations(ctx, source, { autoApply: false, entries: [] });
 }
 

@@ -36,6 +36,21 @@ export function findCreditNote(
     .executeTakeFirst();
 }
 
+export function findCreditNotes(
+  db: Db,
+  accountId: number,
+  creditNoteIds: readonly number[],
+): Promise<CreditNoteRow[]> {
+  if (creditNoteIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('credit_notes')
+    .select(CREDIT_NOTE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', creditNoteIds)
+    .orderBy('id')
+    .execute();
+}
+
 /** The credit note holding a CreditNumber in the account (unique per account), if any. */
 export function findCreditNoteIdByNumber(
   db: Db,

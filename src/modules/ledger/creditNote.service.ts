@@ -83,6 +83,15 @@ export async function getCreditNote(ctx: ServiceContext, creditNoteId: number): 
   return (await assemble(ctx, [await getCreditNoteRow(ctx, creditNoteId)]))[0]!;
 }
 
+/** The account's credit notes with these ids, as getCreditNote reads them (unknown ids left out). */
+export async function creditNotesByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, CreditNote>> {
+  const found = await assemble(ctx, await repo.findCreditNotes(ctx.db, ctx.account.id, ids));
+  return new Map(found.map((creditNote) => [creditNote.id, creditNote]));
+}
+
 export async function listCreditNotes(
   ctx: ServiceContext,
   page: Page,
@@ -130,6 +139,7 @@ async function writingCreditNumber<T>(creditNumber: string, write: () => Promise
 
 const creditNotes: MoneySourceKind<CreditNoteRow, CreditNoteInput, CreditNoteFields, CreditNote> = {
   noun: 'credit note',
+  resourceType: 'credit_note',
   getRow: getCreditNoteRow,
   sourceOf,
   checkFields: (input, problems) => ({

@@ -5,8 +5,11 @@ import type { FieldProblem } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { lockCustomerForMoney } from '../customers/index.ts';
+import { changedFields } from '../../core/eventTypes.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import { applyAllocations, releaseAllocations } from './allocation.service.ts';
-import type { AllocationRequest, MoneySource } from './allocation.service.ts';
+import type { AllocationOutcome, AllocationRequest, MoneySource } from './allocation.service.ts';
 import { allocationEntries } from './allocationInput.ts';
 import type { AllocationInput } from './allocationInput.ts';
 import { amountInMinor, readValue } from './moneyInput.ts';
@@ -130,15 +133,41 @@ export async function reallocateWithAmount(
   storedAmountMinor: number,
   request: AllocationRequest,
   writeRow: () => Promise<void>,
-): Promise<void> {
+): Promise<AllocationOutcome> {
   if (source.amountMinor >= storedAmountMinor) {
     await writeRow();
-    await applyAllocations(ctx, source, request);
-  } else {
-    await applyAllocations(ctx, source, request);
-    await writeRow();
+    return applyAllocations(ctx, source, request);
   }
+  const outcome = await applyAllocations(ctx, source, request);
+  await writeRow();
+  return outcome;
 }
+
+/** The fields of a money record that only its allocations move: a change of them alone is `.allocated`. */
+const ALLOCATION_FIELDS = new Set(['Status', 'Allocations', 'allocations']);
+
+/**
+ * The events of an edit of a money record, from its `before`: `.updated` when a field of its own changed,
+ * `.allocated` when its allocations did, then the events of the targets whose figures moved.
+ */
+export async function editEvents(
+  ctx: ServiceContext,
+  before: Snapshot,
+  outcome: AllocationOutcome,
+): Promise<EventToEmit[]> {
+  const { ref } = before;
+  const after = await snapshotResource(ctx, ref);
+  const changed = Object.keys(changedFields(before.object ?? {}, after.object ?? {}));
+  return [
+    ...(changed.some((field) => !ALLOCATION_FIELDS.has(field))
+      ? [{ type: `${ref.type}.updated`, ref, before }]
+      : []),
+    ...(outcome.changed ? [{ type: `${ref.type}.allocated`, ref, before }] : []),
+    ...outcome.targetEvents,
+  ];
+}
+
+export const moneyRef = (type: string, id: number): ResourceRef => ({ type, id });
 
 /** A payment's or credit note's request: the shared fields, and the kind's own. */
 export type MoneySourceInput = MoneyFieldsInput & AllocationFieldsInput & { customerId: number };
@@ -176,6 +205,8 @@ export interface NewSourceColumns extends SourceChanges {
 export interface MoneySourceKind<Row extends StoredSource, Input extends MoneySourceInput, Fields, Out> {
   /** As messages name one: `payment`, `credit note`. */
   noun: string;
+  /** As events name one: `payment`, `credit_note`. */
+  resourceType: string;
   /** The stored record; throws not-found. */
   getRow(ctx: ServiceContext, id: number): Promise<Row>;
   sourceOf(row: Row): MoneySource;
@@ -239,7 +270,11 @@ export function createMoneySource<Row extends StoredSource, Input extends MoneyS
       },
       checked,
     );
-    await applyAllocations(ctx, source, checked.request);
+    const outcome = await applyAllocations(ctx, source, checked.request);
+    await emitEvents(ctx, [
+      { type: `${kind.resourceType}.created`, ref: moneyRef(kind.resourceType, source.id) },
+      ...outcome.targetEvents,
+    ]);
     const created = await kind.read(ctx, source.id);
     await beforeCommit(ctx, created);
     return created;
@@ -274,9 +309,11 @@ export function updateMoneySource<Row extends StoredSource, Input extends MoneyS
         amount_minor: checked.amountMinor,
         updated_at: ctx.clock.now().toISOString(),
       };
-      await reallocateWithAmount(ctx, source, row.amount_minor, checked.request, () =>
+      const before = await snapshotResource(ctx, moneyRef(kind.resourceType, id));
+      const outcome = await reallocateWithAmount(ctx, source, row.amount_minor, checked.request, () =>
         kind.update(ctx, row, changes, checked),
       );
+      await emitEvents(ctx, await editEvents(ctx, before, outcome));
     },
   );
 }
@@ -291,8 +328,11 @@ export function deleteMoneySource<Row extends StoredSource, Input extends MoneyS
     ctx,
     (ctx) => kind.getRow(ctx, id),
     async (ctx, row) => {
-      await releaseAllocations(ctx, kind.sourceOf(row));
+      const ref = moneyRef(kind.resourceType, id);
+      const before = await snapshotResource(ctx, ref);
+      const outcome = await releaseAllocations(ctx, kind.sourceOf(row));
       await kind.delete(ctx, row);
+      await emitEvents(ctx, [{ type: `${kind.resourceType}.deleted`, ref, before }, ...outcome.targetEvents]);
     },
   );
 }

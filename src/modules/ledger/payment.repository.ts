@@ -35,6 +35,21 @@ export function findPayment(db: Db, accountId: number, paymentId: number): Promi
     .executeTakeFirst();
 }
 
+export function findPayments(
+  db: Db,
+  accountId: number,
+  paymentIds: readonly number[],
+): Promise<PaymentRow[]> {
+  if (paymentIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('payments')
+    .select(PAYMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', paymentIds)
+    .orderBy('id')
+    .execute();
+}
+
 export function listPayments(
   db: Db,
   accountId: number,

@@ -100,6 +100,15 @@ export async function getPayment(ctx: ServiceContext, paymentId: number): Promis
   return (await assemble(ctx, [await getPaymentRow(ctx, paymentId)]))[0]!;
 }
 
+/** The account's payments with these ids, as getPayment reads them (unknown ids left out). */
+export async function paymentsByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, Payment>> {
+  const found = await assemble(ctx, await repo.findPayments(ctx.db, ctx.account.id, ids));
+  return new Map(found.map((payment) => [payment.id, payment]));
+}
+
 export async function listPayments(ctx: ServiceContext, page: Page, customerId?: number): Promise<Payment[]> {
   if (customerId !== undefined) await assertCustomerExists(ctx, customerId);
   return assemble(ctx, await repo.listPayments(ctx.db, ctx.account.id, page, customerId));
@@ -114,6 +123,7 @@ interface PaymentFields {
 
 const payments: MoneySourceKind<PaymentRow, PaymentInput, PaymentFields, Payment> = {
   noun: 'payment',
+  resourceType: 'payment',
   getRow: getPaymentRow,
   sourceOf,
   checkFields(input, problems) {

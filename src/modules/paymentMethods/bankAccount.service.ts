@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import {
   ACCOUNT_NUMBER_MAX_DIGITS,
@@ -23,7 +23,14 @@ import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
 import * as repo from './paymentMethod.repository.ts';
-import { insertWithPrimaryRules, readUnopenedPaymentMethod } from './paymentMethod.service.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
+import {
+  insertWithPrimaryRules,
+  paymentMethodRef,
+  primaryBefore,
+  primaryMoveEvents,
+  readUnopenedPaymentMethod,
+} from './paymentMethod.service.ts';
 import type { PaymentMethod } from './paymentMethod.service.ts';
 
 export interface BankAccountInput {
@@ -260,7 +267,15 @@ export async function editBankAccount(
   if (problems.length) throw new ValidationError(problems);
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
-    if (input.isPrimary) await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
+    const tctx = inTransaction(ctx, trx);
+    // Held before `before` is read (on SQLite, the write lock first: see lockCustomerPaymentMethods).
+    await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
+    const ref = paymentMethodRef(paymentMethodId);
+    const before = await snapshotResource(tctx, ref);
+    const becomesPrimary = input.isPrimary && before.object?.['isPrimary'] !== true;
+    const formerPrimary = becomesPrimary
+      ? await primaryBefore(tctx, current.customer_id, paymentMethodId)
+      : undefined;
     const updated = await repo.updateBankAccount(trx, ctx.account.id, paymentMethodId, {
       ...bankAccountColumns(ctx, account),
       is_valid: false,
@@ -270,6 +285,10 @@ export async function editBankAccount(
     if (input.isPrimary) {
       await repo.setPrimaryPaymentMethod(trx, ctx.account.id, current.customer_id, paymentMethodId, now);
     }
+    await emitEvents(tctx, [
+      { type: 'payment_method.updated', ref, before },
+      ...(becomesPrimary ? primaryMoveEvents({ id: paymentMethodId, before }, formerPrimary) : []),
+    ]);
   });
 }
 

@@ -17,6 +17,15 @@ export {
   deletePaymentMethodsOfCustomer,
   getPaymentMethod,
   primaryPaymentMethodsOf,
+  unopenedPaymentMethodsByIds,
 } from './paymentMethod.service.ts';
+export { toPaymentMethodDto } from './paymentMethods.serializer.ts';
 export type { PaymentMethodUses } from './paymentMethodUses.ts';
 export { registerPaymentMethodUses } from './paymentMethodUses.ts';
+/** Every payment method event type (ValidateBankAccount names no stored method and changes none: no event). */
+export const PAYMENT_METHOD_EVENT_TYPES = [
+  'payment_method.created',
+  'payment_method.updated',
+  'payment_method.primary_changed',
+  'payment_method.deleted',
+] as const;

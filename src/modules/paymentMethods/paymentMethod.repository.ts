@@ -71,6 +71,21 @@ export function findPaymentMethod(
     .executeTakeFirst();
 }
 
+export function findPaymentMethods(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+): Promise<PaymentMethodRow[]> {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('payment_methods')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', paymentMethodIds)
+    .orderBy('id')
+    .execute();
+}
+
 export function findSealedPaymentMethod(
   db: Db,
   accountId: number,

@@ -1,10 +1,12 @@
 import type { ServiceContext } from '../../context.ts';
-import { nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
 import { paymentMethodUses } from './paymentMethodUses.ts';
@@ -120,6 +122,18 @@ export async function getPaymentMethod(ctx: ServiceContext, paymentMethodId: num
   return paymentMethodFromRow(row, ctx);
 }
 
+/**
+ * The account's payment methods with these ids, unopened (no bank account number or IBAN), as an add answers
+ * them: what events show (unknown ids left out).
+ */
+export async function unopenedPaymentMethodsByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, PaymentMethod>> {
+  const rows = await repo.findPaymentMethods(ctx.db, ctx.account.id, ids);
+  return new Map(rows.map((row) => [row.id, paymentMethodFromRow(row)]));
+}
+
 /** The account's payment methods, or one customer's (404 when the customer is not the account's), by id. */
 export async function listPaymentMethods(
   ctx: ServiceContext,
@@ -130,6 +144,35 @@ export async function listPaymentMethods(
   return (await repo.listPaymentMethods(ctx.db, ctx.account.id, page, customerId)).map((row) =>
     paymentMethodFromRow(row),
   );
+}
+
+export const paymentMethodRef = (id: number) => ({ type: 'payment_method', id });
+
+/**
+ * The customer's primary method before a change that may move it (read under the customer's lock), to give its
+ * `payment_method.updated` a `previous.isPrimary`.
+ */
+export async function primaryBefore(
+  ctx: ServiceContext,
+  customerId: number,
+  exceptId?: number,
+): Promise<Snapshot | undefined> {
+  const [primary] = await repo.listPrimaryPaymentMethods(ctx.db, ctx.account.id, [customerId]);
+  if (!primary || primary.id === exceptId) return undefined;
+  return snapshotResource(ctx, paymentMethodRef(primary.id));
+}
+
+/** The events of a method that became primary, and of the one that stopped being it. */
+export function primaryMoveEvents(
+  method: { id: number; before?: Snapshot },
+  formerPrimary: Snapshot | undefined,
+): EventToEmit[] {
+  return [
+    { type: 'payment_method.primary_changed', ref: paymentMethodRef(method.id), before: method.before },
+    ...(formerPrimary
+      ? [{ type: 'payment_method.updated', ref: formerPrimary.ref, before: formerPrimary }]
+      : []),
+  ];
 }
 
 /** Two first methods of one customer at once are the only race the retry below settles; one more try does it. */
@@ -148,12 +191,21 @@ export async function insertWithPrimaryRules(
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db.transaction().execute(async (trx) => {
+        const tctx = inTransaction(ctx, trx);
         await repo.lockCustomerPaymentMethods(trx, ctx.account.id, row.customer_id);
         const hasPrimary = await repo.hasPrimaryPaymentMethod(trx, ctx.account.id, row.customer_id);
+        const formerPrimary =
+          wantsPrimary && hasPrimary ? await primaryBefore(tctx, row.customer_id) : undefined;
         if (wantsPrimary && hasPrimary) {
           await repo.clearPrimaryPaymentMethod(trx, ctx.account.id, row.customer_id, row.updated_at);
         }
-        return repo.insertPaymentMethod(trx, { ...row, is_primary: wantsPrimary || !hasPrimary });
+        const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: wantsPrimary || !hasPrimary });
+        // A customer's first method is primary without taking it from another: no primary_changed then.
+        await emitEvents(tctx, [
+          { type: 'payment_method.created', ref: paymentMethodRef(id) },
+          ...(formerPrimary ? primaryMoveEvents({ id }, formerPrimary) : []),
+        ]);
+        return id;
       });
     } catch (error) {
       // Two first methods of one customer at once: there was no row to lock, and the one-primary index refused
@@ -169,7 +221,10 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
   if (!current) throw new NotFoundError('Payment method', paymentMethodId);
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
+    const tctx = inTransaction(ctx, trx);
     await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
+    const formerPrimary = await primaryBefore(tctx, current.customer_id, paymentMethodId);
+    const before = await snapshotResource(tctx, paymentMethodRef(paymentMethodId));
     const set = await repo.setPrimaryPaymentMethod(
       trx,
       ctx.account.id,
@@ -179,6 +234,10 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
     );
     // Deleted meanwhile: throwing rolls back the clearing of the old primary.
     if (!set) throw new NotFoundError('Payment method', paymentMethodId);
+    // Already the primary: nothing an API reader sees has changed.
+    if (before.object?.['isPrimary'] !== true) {
+      await emitEvents(tctx, primaryMoveEvents({ id: paymentMethodId, before }, formerPrimary));
+    }
   });
 }
 
@@ -204,7 +263,14 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
   if (recurring > 0) throw inUse(`${recurring} recurring invoice(s)`);
   let deleted: boolean;
   try {
-    deleted = await repo.deleteNonPrimaryPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+    deleted = await withTransaction(ctx, async (tctx) => {
+      await repo.lockCustomerPaymentMethods(tctx.db, ctx.account.id, current.customer_id);
+      const ref = paymentMethodRef(paymentMethodId);
+      const before = await snapshotResource(tctx, ref);
+      if (!(await repo.deleteNonPrimaryPaymentMethod(tctx.db, ctx.account.id, paymentMethodId))) return false;
+      await emitEvent(tctx, 'payment_method.deleted', ref, { before });
+      return true;
+    });
   } catch (error) {
     // Payments refer to their method by a foreign key: the database refuses the delete.
     if (isForeignKeyViolation(error)) throw inUse('payments');

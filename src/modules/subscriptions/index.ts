@@ -3,11 +3,7 @@
  * subscriptionChanges.routes.ts.
  */
 export type { BillingOutcome } from './subscriptionBilling.service.ts';
-export {
-  billDueSubscriptions,
-  billSubscription,
-  dueSubscriptionIds,
-} from './subscriptionBilling.service.ts';
+export { billDueSubscriptions, billSubscription, dueSubscriptionIds } from './subscriptionBilling.service.ts';
 
 export type { ComponentChoice } from './subscriptionInput.ts';
 export type { Subscription, SubscriptionComponent } from './subscriptionReads.service.ts';
@@ -18,5 +14,12 @@ export {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
   getSubscription,
+  subscriptionsByIds,
 } from './subscriptionReads.service.ts';
+export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
+export {
+  SUBSCRIPTION_EVENT_TYPES,
+  TRIAL_WARNING_DAYS,
+  emitSubscriptionTimeEvents,
+} from './subscriptionEvents.ts';

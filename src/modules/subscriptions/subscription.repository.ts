@@ -112,6 +112,18 @@ export function findSubscriptionView(
   return selectViews(db, accountId).where('subscriptions.id', '=', subscriptionId).executeTakeFirst();
 }
 
+export function findSubscriptionViews(
+  db: Db,
+  accountId: number,
+  subscriptionIds: readonly number[],
+): Promise<SubscriptionView[]> {
+  if (subscriptionIds.length === 0) return Promise.resolve([]);
+  return selectViews(db, accountId)
+    .where('subscriptions.id', 'in', subscriptionIds)
+    .orderBy('subscriptions.id')
+    .execute();
+}
+
 /** A page of the account's subscriptions (or one customer's), in creation order. */
 export function listSubscriptionViews(
   db: Db,
@@ -403,4 +415,31 @@ export async function countWithComponent(
     )
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * Subscriptions with a date in [from, to] at which comp_Status moves by time (StartDate, TrialEndDate, EndDate,
+ * CancelDate), or whose trial ends within the three days after: the candidates of the time-driven events.
+ */
+export function listWithStatusDatesBetween(
+  db: Db,
+  accountId: number,
+  from: PlainDate,
+  to: PlainDate,
+  trialWarningTo: PlainDate,
+): Promise<SubscriptionRow[]> {
+  return db
+    .selectFrom('subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('start_date', '>=', from), eb('start_date', '<=', to)]),
+        eb.and([eb('trial_end_date', '>=', from), eb('trial_end_date', '<=', trialWarningTo)]),
+        eb.and([eb('end_date', '>=', from), eb('end_date', '<=', to)]),
+        eb.and([eb('cancel_date', '>=', from), eb('cancel_date', '<=', to)]),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
 }

@@ -1,4 +1,6 @@
-import { nowInstant, today } from '../../context.ts';
+import { emitEvent } from '../events/index.ts';
+import { subscriptionRef } from './subscriptionEvents.ts';
+import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -131,6 +133,7 @@ export async function createSubscription(
       const usage = { units: c.units, memo: c.memo, isSetUnits: true };
       await repo.insertUsage(trx, newUsageRow(ctx, id, c.componentId, firstPeriod, usage, now));
     }
+    await emitEvent(inTransaction(ctx, trx), 'subscription.created', subscriptionRef(id));
     return id;
   });
   await billIfDue(ctx, subscriptionId, nextInvDate);

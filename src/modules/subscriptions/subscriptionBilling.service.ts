@@ -9,6 +9,9 @@ import { listTaxSettings, usagePricing } from '../catalogue/index.ts';
 import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
+import { emitEvents, snapshotResources } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
+import { subscriptionRef } from './subscriptionEvents.ts';
 import * as repo from './subscriptionBilling.repository.ts';
 import { lockSubscriptionRow } from './subscription.repository.ts';
 import type { SubscriptionChanges } from './subscription.repository.ts';
@@ -110,6 +113,28 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
 }
 
 /**
+ * A billed subscription's event: `renewed` when a new term began (its lastRenewDate moved on from an earlier
+ * one), `future_change_applied` when its scheduled change took effect, else `updated` (its schedule moved, or it
+ * was parked).
+ */
+function billingEvent(decision: Decision, before: Snapshot | undefined): EventToEmit {
+  const ref = subscriptionRef(decision.row.id);
+  if (!('plan' in decision)) return { type: 'subscription.updated', ref, before };
+  const { next } = decision.plan;
+  const renewed =
+    decision.row.last_renew_date !== null &&
+    next.lastRenewDate !== undefined &&
+    next.lastRenewDate !== null &&
+    next.lastRenewDate !== decision.row.last_renew_date;
+  const type = next.pendingChangeApplied
+    ? 'subscription.future_change_applied'
+    : renewed
+      ? 'subscription.renewed'
+      : 'subscription.updated';
+  return { type, ref, before };
+}
+
+/**
  * Plans and records the invoices of the given subscriptions (read and held by the caller's transaction) as of
  * `today`. Each subscription's periods, invoices, usage marks and new schedule land together or not at all.
  * A subscription whose record breaks an invariant is parked (not billed, the reason kept) rather than billed
@@ -123,6 +148,11 @@ async function billRows(
   const outcome: BillingOutcome = { subscriptions: rows.length, invoiceIds: [], parked: 0 };
   if (rows.length === 0) return outcome;
   const { customers, usage, labelOf, toNewInvoice } = await billingInputs(ctx, rows);
+  const before = await snapshotResources(
+    ctx,
+    'subscription',
+    rows.map((row) => row.id),
+  );
 
   // A held customer's subscriptions wait, neither billed nor parked (the bill run's own query skips them too).
   const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
@@ -225,10 +255,16 @@ async function billRows(
   await repo.insertPeriods(ctx.db, periods);
   // Only the invoices of customers who get theirs by e-mail (queueInvoiceMails checks them again): most bill runs
   // then read no invoice back.
-  await queueInvoiceMails(
+  const sent = await queueInvoiceMails(
     ctx,
     invoiceIds.filter((_, i) => customers.get(newInvoices[i]!.customerId)?.sendsInvoices),
   );
+  // One call for the whole batch: the bill run's speed depends on it.
+  await emitEvents(ctx, [
+    ...invoiceIds.map((id) => ({ type: 'invoice.created', ref: { type: 'invoice', id } })),
+    ...sent.map((id) => ({ type: 'invoice.sent', ref: { type: 'invoice', id } })),
+    ...decisions.map((decision) => billingEvent(decision, before.get(decision.row.id))),
+  ]);
   return outcome;
 }
 

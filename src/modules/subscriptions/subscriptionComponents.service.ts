@@ -220,5 +220,6 @@ export async function recordUsage(
       await repo.updateSubscription(tctx.db, ctx.account.id, row.id, { updated_at: now });
     },
     ['Future', 'Cancelled', 'Expired'],
+    'subscription.usage_recorded',
   );
 }

@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { SubscriptionComponentsTable, SubscriptionUsageTable } from '../../storage/schema.ts';
 import * as repo from './subscription.repository.ts';
 import type { UsageRow } from './subscription.repository.ts';
+import { withSubscriptionEvents } from './subscriptionEvents.ts';
 import { billSubscription } from './subscriptionBilling.service.ts';
 import { statusOf, timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
@@ -45,15 +46,20 @@ export async function lockSubscription(
 
 /**
  * Runs `work` in a transaction (the caller's, when the context is in one: a preview) with the subscription held
- * and today's date in the account's zone, so that changes to one subscription are made one at a time.
+ * and today's date in the account's zone, so that changes to one subscription are made one at a time. The
+ * change's events (`eventType`, and the lifecycle events of a status move) are written with it.
  */
 export function withSubscriptionHeld<T>(
   ctx: ServiceContext,
   subscriptionId: number,
   work: (tctx: ServiceContext, row: SubscriptionRow, on: PlainDate) => Promise<T>,
+  eventType = 'subscription.updated',
 ): Promise<T> {
   const on = today(ctx);
-  return withTransaction(ctx, async (tctx) => work(tctx, await lockSubscription(tctx, subscriptionId), on));
+  return withTransaction(ctx, async (tctx) => {
+    const row = await lockSubscription(tctx, subscriptionId);
+    return withSubscriptionEvents(tctx, subscriptionId, eventType, () => work(tctx, row, on));
+  });
 }
 
 /** A broken record is the bill run's to park; a change to it is refused rather than made on a wrong basis. */
@@ -76,23 +82,29 @@ export function changeSubscription<T>(
   subscriptionId: number,
   change: (tctx: ServiceContext, row: SubscriptionRow, on: PlainDate) => Promise<T>,
   refuse: SubscriptionStatus[] = ['Cancelled', 'Expired'],
+  eventType = 'subscription.updated',
 ): Promise<T> {
-  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, on) => {
-    const status = statusOf(row, on);
-    if (refuse.includes(status)) {
-      throw new ConflictError(
-        `subscription_${status.toLowerCase()}`,
-        status === 'Future'
-          ? `Subscription ${subscriptionId} starts on ${row.start_date}; usage is recorded from then`
-          : `Subscription ${subscriptionId} is ${status.toLowerCase()}`,
-      );
-    }
-    try {
-      return await change(tctx, row, on);
-    } catch (error) {
-      throw invariantConflict(error, subscriptionId);
-    }
-  });
+  return withSubscriptionHeld(
+    ctx,
+    subscriptionId,
+    async (tctx, row, on) => {
+      const status = statusOf(row, on);
+      if (refuse.includes(status)) {
+        throw new ConflictError(
+          `subscription_${status.toLowerCase()}`,
+          status === 'Future'
+            ? `Subscription ${subscriptionId} starts on ${row.start_date}; usage is recorded from then`
+            : `Subscription ${subscriptionId} is ${status.toLowerCase()}`,
+        );
+      }
+      try {
+        return await change(tctx, row, on);
+      } catch (error) {
+        throw invariantConflict(error, subscriptionId);
+      }
+    },
+    eventType,
+  );
 }
 
 // Scheduling.

@@ -104,6 +104,15 @@ export async function getSubscription(ctx: ServiceContext, subscriptionId: numbe
   return (await assemble(ctx, [view]))[0]!;
 }
 
+/** The account's subscriptions with these ids, as getSubscription reads them (unknown ids left out). */
+export async function subscriptionsByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, Subscription>> {
+  const found = await assemble(ctx, await repo.findSubscriptionViews(ctx.db, ctx.account.id, ids));
+  return new Map(found.map((subscription) => [subscription.view.id, subscription]));
+}
+
 export async function listSubscriptions(ctx: ServiceContext, page: Page): Promise<Subscription[]> {
   return assemble(ctx, await repo.listSubscriptionViews(ctx.db, ctx.account.id, page));
 }

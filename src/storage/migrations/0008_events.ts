@@ -78,6 +78,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('previous_secret_sealed', 'text')
     .addColumn('previous_secret_expires_at', t.instant)
     .addColumn('failing_since', t.instant)
+    .addColumn('last_recovered_at', t.instant)
     .addColumn('created_at', t.instant, (c) => c.notNull())
     .addColumn('updated_at', t.instant, (c) => c.notNull())
     .execute();
@@ -133,4 +134,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('webhook_attempts')
     .columns(['delivery_id', 'id'])
     .execute();
+
+  // The bill run looks for what time moved each day (invoices falling past due, trials ending, subscriptions
+  // ending or cancelled on a date): one indexed range per kind and account.
+  await db.schema
+    .createIndex('invoices_account_due')
+    .on('invoices')
+    .columns(['account_id', 'due_date'])
+    .execute();
+  for (const column of ['trial_end_date', 'end_date', 'cancel_date', 'start_date']) {
+    await db.schema
+      .createIndex(`subscriptions_account_${column}`)
+      .on('subscriptions')
+      .columns(['account_id', column])
+      .execute();
+  }
 }

@@ -1,0 +1,268 @@
+import fs from 'node:fs';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.ts';
+import { fixedClock, systemClock } from '../../clock.ts';
+import type { Account, ServiceContext } from '../../context.ts';
+import type { SecretBox } from '../../security/secretBox.ts';
+import type { Db } from '../../storage/database.ts';
+import { queueMail } from '../mail/index.ts';
+import { disableEndpoint, endpointSigningSecrets } from './webhookEndpoint.service.ts';
+import * as repo from './webhookDelivery.repository.ts';
+import type { EndpointForSending, LeasedDelivery } from './webhookDelivery.repository.ts';
+import { nextRetryDelayMs, parseRetryAfter } from './webhookDeliverySchedule.ts';
+import { EXCERPT_BYTES, postWebhook } from './webhookHttp.ts';
+import type { WebhookResponse } from './webhookHttp.ts';
+import { signWebhook } from './webhookSigning.ts';
+import { addressAllowed, webhookUrlPolicy } from './webhookUrlPolicy.ts';
+
+/**
+ * Sends webhook deliveries and records each attempt (design note §2.7). The worker (webhook.worker.ts) leases due
+ * deliveries and hands each to `attemptDelivery`; an attempt is a POST of the stored event body, signed, and one
+ * transaction recording the attempt, the delivery's new state and the endpoint's (failing since when, disabled).
+ */
+
+/** What the worker needs of accounts, which live in a module above this one: the composition root supplies it. */
+export interface WebhookAccounts {
+  account(db: Db, accountId: number): Promise<Account>;
+  /** The seller's contact e-mail address (the account's ContactEmail), told when an endpoint is disabled. */
+  contactEmail(db: Db, accountId: number): Promise<string | null>;
+}
+
+export interface WebhookDeliveryDeps {
+  db: Db;
+  /** The service clock: schedules, leases and attempt times (a test moves it). Signatures use the wall clock. */
+  clock: Clock;
+  secrets: SecretBox;
+  log: Logger;
+  accounts: WebhookAccounts;
+  timeoutMs: number;
+  mailQueued(): void;
+  deliveriesQueued(): void;
+  /** Draws the schedule's jitter, in [0, 1). */
+  random?: () => number;
+}
+
+/** An endpoint that has not taken a delivery for this long while failing is disabled (Svix's rule). */
+export const FAILING_DISABLE_MS = 5 * 24 * 60 * 60 * 1000;
+/** Longer than an attempt may take, so that a lease never runs out while its POST is still in flight. */
+export const LEASE_MARGIN_MS = 30_000;
+
+function readUserAgent(): string {
+  // package.json sits beside src/ and dist/ alike (tsconfig.build.json keeps the depth).
+  const manifest = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  return `${manifest.name}-webhooks/${manifest.version}`;
+}
+export const USER_AGENT = readUserAgent();
+
+export interface PreparedDelivery {
+  lease: LeasedDelivery;
+  payload: string | undefined;
+  endpoint: EndpointForSending | undefined;
+}
+
+/** Reads the bodies and endpoints of leased deliveries, a few statements for the whole batch. */
+export async function prepareDeliveries(
+  db: Db,
+  leases: readonly LeasedDelivery[],
+): Promise<PreparedDelivery[]> {
+  const payloads = await repo.eventPayloads(
+    db,
+    leases.map((lease) => lease.eventId),
+  );
+  const endpoints = await repo.endpointsForSending(
+    db,
+    leases.map((lease) => lease.endpointId),
+  );
+  return leases.map((lease) => ({
+    lease,
+    payload: payloads.get(lease.eventId),
+    endpoint: endpoints.get(lease.endpointId),
+  }));
+}
+
+export function webhookHeaders(
+  secrets: readonly string[],
+  eventId: string,
+  body: string,
+  wallNow: Date,
+): Record<string, string> {
+  // Standard Webhooks: the attempt's wall-clock time, which receivers compare with their own Date.now().
+  const timestamp = Math.floor(wallNow.getTime() / 1000);
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(secrets, { id: eventId, timestamp, body }),
+  };
+}
+
+function isSuccess(response: WebhookResponse): boolean {
+  return (
+    response.error === undefined &&
+    response.statusCode !== undefined &&
+    response.statusCode < 300 &&
+    response.statusCode >= 200
+  );
+}
+
+function attemptError(response: WebhookResponse): string | null {
+  if (response.error !== undefined) return response.error;
+  const code = response.statusCode!;
+  if (code >= 200 && code < 300) return null;
+  if (code >= 300 && code < 400) return `HTTP ${code}: redirects are not followed`;
+  return `HTTP ${code}`;
+}
+
+/**
+ * POSTs one leased delivery and records the outcome. Returns quietly when the signal aborted the POST (the
+ * service stopping): the lease is given back, and the delivery is tried again by whichever worker leases it next.
+ */
+export async function attemptDelivery(
+  deps: WebhookDeliveryDeps,
+  prepared: PreparedDelivery,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { lease, payload, endpoint } = prepared;
+  if (!endpoint || endpoint.status !== 'enabled') {
+    await repo.releaseLeases(deps.db, [lease]);
+    return;
+  }
+  const attemptedAt = deps.clock.now();
+  if (payload === undefined) {
+    await settle(deps, prepared, attemptedAt, {
+      statusCode: undefined,
+      retryAfter: undefined,
+      durationMs: 0,
+      excerpt: undefined,
+      error: 'the event no longer exists',
+    });
+    return;
+  }
+  const policy = webhookUrlPolicy();
+  const secrets = endpointSigningSecrets(deps, endpoint, attemptedAt);
+  const response = await postWebhook({
+    url: endpoint.url,
+    body: payload,
+    headers: webhookHeaders(secrets, lease.eventId, payload, systemClock.now()),
+    timeoutMs: deps.timeoutMs,
+    allowHttp: policy.allowHttp,
+    addressAllowed: (ip) => addressAllowed(ip, policy),
+    signal,
+  });
+  if (signal?.aborted) {
+    await repo.releaseLeases(deps.db, [lease]);
+    return;
+  }
+  await settle(deps, prepared, attemptedAt, response);
+}
+
+function workerContext(deps: WebhookDeliveryDeps, account: Account, db: Db): ServiceContext {
+  // Events the worker emits carry business time, as the bill run's do: a test account's own clock.
+  const clock = account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock;
+  return {
+    account,
+    db,
+    clock,
+    log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
+    secrets: deps.secrets,
+    mailQueued: deps.mailQueued,
+    deliveriesQueued: deps.deliveriesQueued,
+  };
+}
+
+async function settle(
+  deps: WebhookDeliveryDeps,
+  { lease, endpoint }: PreparedDelivery,
+  attemptedAt: Date,
+  response: WebhookResponse,
+): Promise<void> {
+  const at = attemptedAt.toISOString();
+  const attemptsMade = lease.attempts + 1;
+  const success = isSuccess(response);
+  const gone = response.error === undefined && response.statusCode === 410;
+  let outcome: repo.DeliveryOutcome;
+  if (success) outcome = { status: 'delivered', at };
+  else if (gone) outcome = { status: 'failed' };
+  else {
+    const throttled = response.statusCode === 429 || response.statusCode === 503;
+    const delay = nextRetryDelayMs(attemptsMade, {
+      random: (deps.random ?? Math.random)(),
+      retryAfterMs: throttled ? parseRetryAfter(response.retryAfter, systemClock.now().getTime()) : undefined,
+    });
+    outcome =
+      delay === undefined
+        ? { status: 'failed' }
+        : { status: 'pending', nextAttemptAt: new Date(attemptedAt.getTime() + delay).toISOString() };
+  }
+  const attempt = {
+    attemptedAt: at,
+    statusCode: response.statusCode ?? null,
+    durationMs: response.durationMs,
+    excerpt: response.excerpt ? response.excerpt.slice(0, EXCERPT_BYTES) : null,
+    error: attemptError(response),
+  };
+
+  let mailed = false;
+  const recorded = await deps.db.transaction().execute(async (trx) => {
+    if (!(await repo.recordAttempt(trx, lease, attempt, outcome))) return false;
+    if (success) {
+      // NOTE: read with the lease; a failure recorded since then is cleared by the endpoint's next success.
+      if (endpoint!.failing_since !== null) await repo.clearFailingSince(trx, lease.endpointId);
+      return true;
+    }
+    const failingSince = await repo.markFailing(trx, lease.endpointId, at);
+    const reason = gone
+      ? '410 Gone'
+      : failingSince !== undefined && attemptedAt.getTime() - Date.parse(failingSince) >= FAILING_DISABLE_MS
+        ? `failing since ${failingSince}`
+        : undefined;
+    if (reason !== undefined) mailed = await disableAndTell(deps, trx, lease, endpoint!, reason);
+    return true;
+  });
+  if (!recorded) {
+    deps.log.warn(
+      { deliveryId: lease.id, eventId: lease.eventId },
+      'webhook attempt not recorded: its lease ran out and another worker may have taken the delivery over',
+    );
+  }
+  if (mailed) deps.mailQueued();
+}
+
+/** Disables the endpoint and e-mails the account, which can no longer hear of it through the endpoint itself. */
+async function disableAndTell(
+  deps: WebhookDeliveryDeps,
+  trx: Db,
+  lease: LeasedDelivery,
+  endpoint: EndpointForSending,
+  reason: string,
+): Promise<boolean> {
+  const account = await deps.accounts.account(trx, lease.accountId);
+  const ctx = workerContext(deps, account, trx);
+  if (!(await disableEndpoint(ctx, lease.endpointId, reason))) return false;
+  deps.log.warn({ accountId: account.id, endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
+  const to = await deps.accounts.contactEmail(trx, account.id);
+  if (!to) {
+    deps.log.warn(
+      { accountId: account.id, endpointId: endpoint.id },
+      'webhook endpoint disabled, but the account has no ContactEmail to tell',
+    );
+    return false;
+  }
+  await queueMail(trx, deps, account.id, {
+    to,
+    subject: `Webhook endpoint ${endpoint.id} has been disabled`,
+    text: [
+      `Your webhook endpoint ${endpoint.id} (${endpoint.url}) has been disabled: ${reason}.`,
+      '',
+      'No events are sent to it while it is disabled. Once the receiver works again, re-enable the endpoint',
+      `(PUT /v1/webhookendpoints/${endpoint.id} with Status "enabled"), and recover the deliveries that failed`,
+      `(POST /v1/webhookendpoints/${endpoint.id}/recover).`,
+    ].join('\n'),
+  });
+  return true;
+}

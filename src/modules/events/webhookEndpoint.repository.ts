@@ -1,0 +1,137 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Page } from '../../core/paging.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+import type { WebhookEndpointsTable } from '../../storage/schema.events.ts';
+
+export type WebhookEndpointRow = Omit<Selectable<WebhookEndpointsTable>, 'account_id'>;
+
+const ENDPOINT_COLUMNS = [
+  'id',
+  'url',
+  'description',
+  'enabled_events',
+  'status',
+  'disabled_reason',
+  'secret_sealed',
+  'previous_secret_sealed',
+  'previous_secret_expires_at',
+  'failing_since',
+  'last_recovered_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export function findEndpoint(db: Db, accountId: number, id: number): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * Reads the endpoint and locks it until the transaction ends, so that two rotations take turns (each keeps the
+ * secret the other made). NOTE: SQLite knows no FOR UPDATE; a no-op update takes its write lock at once instead,
+ * as recurringInvoice.repository.ts does.
+ */
+export async function lockEndpoint(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<WebhookEndpointRow | undefined> {
+  const query = db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (isPostgres(db)) return query.forUpdate().executeTakeFirst();
+  await db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+  return query.executeTakeFirst();
+}
+
+export function endpointsByIds(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<WebhookEndpointRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+export function listEndpoints(db: Db, accountId: number, page: Page): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function insertEndpoint(db: Db, row: Insertable<WebhookEndpointsTable>): Promise<number> {
+  const inserted = await db
+    .insertInto('webhook_endpoints')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateEndpoint(
+  db: Db,
+  accountId: number,
+  id: number,
+  changes: Updateable<WebhookEndpointsTable>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function deleteEndpoint(db: Db, accountId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
+ * Takes the endpoint's once-a-minute recover slot: true when no recover ran since `notBefore`. One conditional
+ * UPDATE, so two concurrent calls cannot both take it.
+ */
+export async function claimRecoverSlot(
+  db: Db,
+  accountId: number,
+  id: number,
+  now: string,
+  notBefore: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({ last_recovered_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_recovered_at', 'is', null), eb('last_recovered_at', '<=', notBefore)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,134 @@
+import net from 'node:net';
+
+/**
+ * Where webhooks may be sent (design note §2.7, Standard Webhooks' SSRF advice): `https` only unless allowed,
+ * and never to the service's own networks (private, loopback, link-local, ...) unless an operator lists those
+ * addresses. The URL's literal host is checked when an endpoint is saved; the delivery's HTTP client checks every
+ * address a name resolves to when it connects (`addressAllowed`), so a name rebound to an internal address after
+ * the check is refused as well.
+ */
+export interface WebhookUrlPolicy {
+  /** `http` URLs too (WEBHOOK_ALLOW_HTTP=true): for local receivers in tests and development. */
+  readonly allowHttp: boolean;
+  /** IPs and CIDRs let through although in a refused range (WEBHOOK_ALLOWED_PRIVATE_HOSTS), as configured. */
+  readonly allowedPrivateHosts: readonly string[];
+  readonly allowedPrivate: net.BlockList;
+}
+
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+
+/**
+ * NOTE: BlockList matches IPv4-mapped IPv6 addresses (`::ffff:10.0.0.1`) against the IPv4 rules, so the mapped
+ * forms need no rules of their own.
+ */
+const REFUSED_RANGES: readonly [string, number, 'ipv4' | 'ipv6'][] = [
+  ['0.0.0.0', 8, 'ipv4'], // unspecified, "this network"
+  ['10.0.0.0', 8, 'ipv4'], // private
+  ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT
+  ['127.0.0.0', 8, 'ipv4'], // loopback
+  ['169.254.0.0', 16, 'ipv4'], // link-local (cloud metadata services live here)
+  ['172.16.0.0', 12, 'ipv4'], // private
+  ['192.168.0.0', 16, 'ipv4'], // private
+  ['224.0.0.0', 4, 'ipv4'], // multicast: never a receiver
+  ['240.0.0.0', 4, 'ipv4'], // reserved, and the broadcast address
+  ['::', 128, 'ipv6'], // unspecified
+  ['::1', 128, 'ipv6'], // loopback
+  ['fc00::', 7, 'ipv6'], // unique local (private)
+  ['fe80::', 10, 'ipv6'], // link-local
+  ['ff00::', 8, 'ipv6'], // multicast
+];
+
+const refused = new net.BlockList();
+for (const [address, prefix, family] of REFUSED_RANGES) refused.addSubnet(address, prefix, family);
+
+function familyOf(ip: string): 'ipv4' | 'ipv6' | undefined {
+  const version = net.isIP(ip);
+  return version === 4 ? 'ipv4' : version === 6 ? 'ipv6' : undefined;
+}
+
+/**
+ * The policy from the configuration's values: `allowedPrivateHosts` is WEBHOOK_ALLOWED_PRIVATE_HOSTS as written
+ * (comma-separated) or already split. Throws an Error naming the variable on an entry that is neither an IP nor
+ * a CIDR.
+ */
+export function parseWebhookUrlPolicy(values: {
+  allowHttp?: boolean;
+  allowedPrivateHosts?: string | readonly string[];
+}): WebhookUrlPolicy {
+  const raw = values.allowedPrivateHosts ?? [];
+  const entries = (typeof raw === 'string' ? raw.split(',') : raw)
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const allowedPrivate = new net.BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = familyOf(address);
+    const widest = family === 'ipv4' ? 32 : 128;
+    const bits = prefix === undefined ? widest : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+    if (!family || extra !== undefined || !(bits <= widest)) {
+      throw new Error(
+        `WEBHOOK_ALLOWED_PRIVATE_HOSTS: "${entry}" is not an IP address or CIDR (e.g. 10.0.0.0/8)`,
+      );
+    }
+    allowedPrivate.addSubnet(address, bits, family);
+  }
+  return { allowHttp: values.allowHttp === true, allowedPrivateHosts: entries, allowedPrivate };
+}
+
+const DEFAULT_POLICY = parseWebhookUrlPolicy({});
+let current: WebhookUrlPolicy = DEFAULT_POLICY;
+
+/**
+ * Sets the policy of this process, from the configuration, at start. NOTE: a module-level setting rather than a
+ * field of every context, because only webhook endpoints and their deliveries read it.
+ */
+export function configureWebhookUrlPolicy(policy: WebhookUrlPolicy = DEFAULT_POLICY): void {
+  current = policy;
+}
+
+/** The policy in force: https only and no internal addresses until the service configures another. */
+export function webhookUrlPolicy(): WebhookUrlPolicy {
+  return current;
+}
+
+/** Whether a delivery may connect to this address; false for anything that is not an IP address. */
+export function addressAllowed(ip: string, policy: WebhookUrlPolicy = current): boolean {
+  const family = familyOf(ip);
+  if (!family) return false;
+  return !refused.check(ip, family) || policy.allowedPrivate.check(ip, family);
+}
+
+/** RFC 6761: `localhost` and every name under it are the loopback interface, whatever DNS says. */
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * What is wrong with a webhook URL under the policy, as a message for the `Url` field; undefined when it may be
+ * saved. A host name is judged by its text alone: where it points is checked at connect time.
+ */
+export function webhookUrlProblem(url: string, policy: WebhookUrlPolicy = current): string | undefined {
+  if (url.length > WEBHOOK_URL_MAX_LENGTH) return `must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute URL (https://…)';
+  }
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && policy.allowHttp)) {
+    return policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
+  }
+  if (parsed.username !== '' || parsed.password !== '') return 'must not carry credentials (user:password@)';
+  // The URL parser has already normalised the host: 0x7f.1 and 2130706433 both read 127.0.0.1.
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') return 'must name a host';
+  if (isLocalhostName(host)) {
+    const loopbackAllowed = addressAllowed('127.0.0.1', policy) || addressAllowed('::1', policy);
+    return loopbackAllowed ? undefined : 'must not point at localhost';
+  }
+  if (familyOf(host) && !addressAllowed(host, policy)) {
+    return 'must not point at a private, loopback, link-local or reserved address';
+  }
+  return undefined;
+}

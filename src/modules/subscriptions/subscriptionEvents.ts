@@ -1,0 +1,224 @@
+/** The events of subscriptions: of a change made through the API, of billing, and of the passage of time. */
+import { withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { addDays, dateAt } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
+import * as repo from './subscription.repository.ts';
+import { statusOf } from './subscriptionTimeline.ts';
+import type { SubscriptionRow } from './subscriptionTimeline.ts';
+
+/** Every event type this module emits (docs/webhooks.md lists them; the catalogue test triggers each). */
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'subscription.created',
+  'subscription.updated',
+  'subscription.usage_recorded',
+  'subscription.future_change_scheduled',
+  'subscription.future_change_applied',
+  'subscription.renewed',
+  'subscription.trial_started',
+  'subscription.trial_will_end',
+  'subscription.activated',
+  'subscription.cancelled',
+  'subscription.expired',
+  'subscription.reactivated',
+] as const;
+
+export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });
+
+type Wire = Record<string, unknown>;
+
+/**
+ * Once-keys of the status moves that happen by time, so that the bill run's day and an API change reaching the
+ * same status on the same day emit one event between them. Dates are the account's calendar dates.
+ */
+export const onceKeys = {
+  activated: (id: number, on: string) => `subscription.activated:${id}:${on}`,
+  trialStarted: (id: number, on: string) => `subscription.trial_started:${id}:${on}`,
+  trialWillEnd: (id: number, trialEnd: string) => `subscription.trial_will_end:${id}:${trialEnd}`,
+  cancelled: (id: number, on: string) => `subscription.cancelled:${id}:${on}`,
+  expired: (id: number, on: string) => `subscription.expired:${id}:${on}`,
+};
+
+/** A wire date (the instant the day begins in the account's zone) as that calendar date. */
+function dayOf(ctx: ServiceContext, wireDate: unknown): string {
+  return typeof wireDate === 'string' ? dateAt(wireDate, ctx.account.timeZone) : 'none';
+}
+
+/**
+ * The events of a change, from the subscription before and after it: the lifecycle events its comp_Status move
+ * means (cancelled, expired, activated, reactivated), `future_change_scheduled` when it now has a future change,
+ * and `mainType` (`subscription.updated` unless the caller says otherwise) when no lifecycle event tells it.
+ */
+export function changeEvents(
+  ctx: ServiceContext,
+  before: Snapshot,
+  after: Wire | undefined,
+  mainType: string,
+): EventToEmit[] {
+  const ref = before.ref;
+  const id = Number(ref.id);
+  const was = before.object ?? {};
+  const now = after ?? {};
+  const lifecycle: EventToEmit[] = [];
+  const status = now['comp_Status'];
+  if (status !== was['comp_Status']) {
+    const ended = was['comp_Status'] === 'Cancelled' || was['comp_Status'] === 'Expired';
+    if (status === 'Cancelled') {
+      lifecycle.push({
+        type: 'subscription.cancelled',
+        ref,
+        before,
+        onceKey: onceKeys.cancelled(id, dayOf(ctx, now['CancelDate'])),
+      });
+    } else if (status === 'Expired') {
+      lifecycle.push({
+        type: 'subscription.expired',
+        ref,
+        before,
+        onceKey: onceKeys.expired(id, dayOf(ctx, now['EndDate'])),
+      });
+    } else if (ended) {
+      lifecycle.push({ type: 'subscription.reactivated', ref, before });
+    } else if (status === 'Active') {
+      lifecycle.push({
+        type: 'subscription.activated',
+        ref,
+        before,
+        onceKey: onceKeys.activated(id, dayOf(ctx, now['TrialEndDate'] ?? now['StartDate'])),
+      });
+    }
+  }
+  if (now['isFutureChange'] === true && was['isFutureChange'] !== true && status !== 'Cancelled') {
+    lifecycle.push({ type: 'subscription.future_change_scheduled', ref, before });
+  }
+  const main = mainType !== 'subscription.updated' || lifecycle.length === 0;
+  return [...(main ? [{ type: mainType, ref, before }] : []), ...lifecycle];
+}
+
+/**
+ * Runs a change of the held subscription inside its transaction and emits its events (see changeEvents). The
+ * `before` is read after the hold, so that it is the state the change starts from.
+ */
+export async function withSubscriptionEvents<T>(
+  tctx: ServiceContext,
+  subscriptionId: number,
+  mainType: string,
+  change: () => Promise<T>,
+): Promise<T> {
+  const ref = subscriptionRef(subscriptionId);
+  const before = await snapshotResource(tctx, ref);
+  const result = await change();
+  const after = await snapshotResource(tctx, ref);
+  await emitEvents(tctx, changeEvents(tctx, before, after.object, mainType));
+  return result;
+}
+
+/** Days before TrialEndDate that `subscription.trial_will_end` is emitted (Stripe's three). */
+export const TRIAL_WARNING_DAYS = 3;
+
+/** As invoicing's: a day missed by the bill run is caught up within this many days. */
+const LOOKBACK_DAYS = 3;
+
+/** What the subscription looked like on `day`: the fields a move by time changes. */
+function statusFieldsOn(row: SubscriptionRow, day: PlainDate): Wire {
+  return {
+    comp_Status: statusOf(row, day),
+    isCancelled: row.cancel_date !== null && row.cancel_date <= day,
+    isExpired: row.end_date !== null && row.end_date <= day,
+  };
+}
+
+interface TimeEvent {
+  type: string;
+  /** The day the status moved (its `previous` is the status the day before); null for a warning. */
+  day: PlainDate | null;
+  onceKey: string;
+}
+
+/** The time-driven events of a subscription on `on`: the moves by time that fall in the window ending then. */
+function timeEventsOf(
+  row: SubscriptionRow,
+  on: PlainDate,
+  from: PlainDate,
+  createdOn: PlainDate,
+): TimeEvent[] {
+  const status = statusOf(row, on);
+  const inWindow = (date: PlainDate | null): date is PlainDate => date !== null && date >= from && date <= on;
+  if (status === 'Cancelled' && inWindow(row.cancel_date)) {
+    const day = row.cancel_date;
+    return [{ type: 'subscription.cancelled', day, onceKey: onceKeys.cancelled(row.id, day) }];
+  }
+  if (status === 'Expired' && inWindow(row.end_date)) {
+    const day = row.end_date;
+    return [{ type: 'subscription.expired', day, onceKey: onceKeys.expired(row.id, day) }];
+  }
+  const activeFrom = row.trial_end_date ?? row.start_date;
+  if (status === 'Active' && inWindow(activeFrom) && createdOn < activeFrom) {
+    return [
+      { type: 'subscription.activated', day: activeFrom, onceKey: onceKeys.activated(row.id, activeFrom) },
+    ];
+  }
+  if (status !== 'Trial') return [];
+  const events: TimeEvent[] = [];
+  if (inWindow(row.start_date) && createdOn < row.start_date) {
+    const day = row.start_date;
+    events.push({ type: 'subscription.trial_started', day, onceKey: onceKeys.trialStarted(row.id, day) });
+  }
+  const trialEnd = row.trial_end_date!;
+  if (trialEnd <= addDays(on, TRIAL_WARNING_DAYS)) {
+    events.push({
+      type: 'subscription.trial_will_end',
+      day: null,
+      onceKey: onceKeys.trialWillEnd(row.id, trialEnd),
+    });
+  }
+  return events;
+}
+
+/**
+ * The time-driven events of subscriptions as of `on` (the bill run's day, on its clock): trial_started,
+ * trial_will_end (TRIAL_WARNING_DAYS before TrialEndDate), activated, cancelled (a CancelDate that came) and
+ * expired. Each once, by its once-key, however many runs and processes reach the day; a status move carries
+ * `previous.comp_Status`. One read, then one batch of events.
+ */
+export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainDate): Promise<number> {
+  return withTransaction(ctx, async (tctx) => {
+    const from = addDays(on, -LOOKBACK_DAYS);
+    const rows = await repo.listWithStatusDatesBetween(
+      tctx.db,
+      ctx.account.id,
+      from,
+      on,
+      addDays(on, TRIAL_WARNING_DAYS),
+    );
+    const events: (EventToEmit & { day: PlainDate | null })[] = [];
+    for (const row of rows) {
+      for (const event of timeEventsOf(row, on, from, dateAt(row.created_at, ctx.account.timeZone))) {
+        events.push({ ...event, ref: subscriptionRef(row.id) });
+      }
+    }
+    if (events.length === 0) return 0;
+    const current = await snapshotResources(
+      tctx,
+      'subscription',
+      events.map((event) => event.ref.id),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return (
+      await emitEvents(
+        tctx,
+        events.map(({ day, ...event }) => {
+          const object = current.get(event.ref.id)?.object;
+          if (day === null || !object) return event;
+          const row = byId.get(Number(event.ref.id))!;
+          return {
+            ...event,
+            before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
+          };
+        }),
+      )
+    ).length;
+  });
+}

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
+import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+import { nextRetryDelayMs, parseRetryAfter } from '../../src/modules/events/index.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+// How much the worker sends at once, and the schedule's arithmetic.
+let t: TestService;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  t = await startTestService({
+    env: {
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '3',
+      WORKER_INTERVAL_MS: '50',
+    },
+  });
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+async function endpoint(as: TestAccount, path: string) {
+  const res = await as.request('POST', '/v1/webhookendpoints', {
+    body: { Url: `${receiver.url}${path}`, EnabledEvents: ['customer.created'] },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.webhookEndpointID as number;
+}
+
+describe('webhook worker limits', () => {
+  it('keeps at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests in flight per endpoint', async () => {
+    const as = await t.newAccount('Busy');
+    const first = await endpoint(as, '/first');
+    receiver.answer(() => ({ status: 200, hold: true }));
+    for (let i = 0; i < 8; i += 1) {
+      expect((await as.request('POST', '/v1/customers', { body: { Name: `C${i}` } })).status).toBe(201);
+    }
+    await eventually(() => (receiver.held() === 3 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.held()).toBe(3);
+    expect(receiver.received.filter((r) => r.path === '/first')).toHaveLength(3);
+
+    // Another endpoint is not held up by the first one's limit.
+    await endpoint(as, '/second');
+    await as.request('POST', '/v1/customers', { body: { Name: 'Second' } });
+    await eventually(() => (receiver.received.some((r) => r.path === '/second') ? true : undefined));
+
+    receiver.answer(() => ({ status: 200 }));
+    receiver.releaseHeld();
+    await eventually(async () => {
+      const rows = await t.service.storage.db
+        .selectFrom('webhook_deliveries')
+        .select('status')
+        .where('endpoint_id', '=', first)
+        .execute();
+      return rows.length === 9 && rows.every((row) => row.status === 'delivered') ? true : undefined;
+    });
+  });
+
+  it('retry delays: the schedule ±20 %, Retry-After honoured up to the step after the next', () => {
+    expect(nextRetryDelayMs(1, { random: 0 })).toBe(4_000);
+    expect(nextRetryDelayMs(1, { random: 0.9999999 })).toBe(6_000);
+    expect(nextRetryDelayMs(9, { random: 0.5 })).toBe(24 * 3600_000);
+    expect(nextRetryDelayMs(10, { random: 0.5 })).toBeUndefined();
+    // Shorter than the schedule: the schedule wins.
+    expect(nextRetryDelayMs(2, { random: 0.5, retryAfterMs: 1000 })).toBe(300_000);
+    // Longer than the next-but-one step (30 min after the 2nd attempt): capped there.
+    expect(nextRetryDelayMs(2, { random: 0.5, retryAfterMs: 86_400_000 })).toBe(1_800_000);
+    // After the 9th attempt there is no step after the next: the last step (24 h) caps.
+    expect(nextRetryDelayMs(9, { random: 0.5, retryAfterMs: 10 * 86_400_000 })).toBe(86_400_000);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-03-01T10:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter('Sun, 01 Mar 2026 10:02:00 GMT', now)).toBe(120_000);
+    expect(parseRetryAfter('Sun, 01 Mar 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+
+  it('reads the webhook settings, and names the variable of a bad one', () => {
+    const config = loadConfig({
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: ' 127.0.0.1, 10.0.0.0/8 ,fd00::/8',
+      WEBHOOK_TIMEOUT_MS: '2500',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4',
+    });
+    expect(config).toMatchObject({
+      webhookAllowHttp: true,
+      webhookAllowedPrivateHosts: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
+      webhookTimeoutMs: 2500,
+      webhookMaxInFlightPerEndpoint: 4,
+    });
+    expect(loadConfig({})).toMatchObject({
+      webhookAllowHttp: false,
+      webhookAllowedPrivateHosts: [],
+      webhookTimeoutMs: 15_000,
+      webhookMaxInFlightPerEndpoint: 10,
+    });
+    for (const [name, value] of [
+      ['WEBHOOK_ALLOW_HTTP', 'yes please'],
+      ['WEBHOOK_ALLOWED_PRIVATE_HOSTS', 'localhost'],
+      ['WEBHOOK_ALLOWED_PRIVATE_HOSTS', '10.0.0.0/33'],
+      ['WEBHOOK_TIMEOUT_MS', '0'],
+      ['WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', '0'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value })).toThrow(name);
+    }
+  });
+});
