@@ -17,6 +17,7 @@ import { findSellerDetails, getAccount } from './modules/auth/index.ts';
 import {
   configureWebhookUrlPolicy,
   parseWebhookUrlPolicy,
+  purgeExpiredEvents,
   startWebhookWorker,
 } from './modules/events/index.ts';
 import type { WebhookAccounts, WebhookWorker } from './modules/events/index.ts';
@@ -166,10 +167,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
         : undefined;
 
     const purge = () =>
-      purgeIdempotencyKeys(
-        storage.db,
-        new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
-      ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed'));
+      Promise.all([
+        purgeIdempotencyKeys(
+          storage.db,
+          new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
+        ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed')),
+        purgeExpiredEvents(storage.db, clock.now()).catch((error: unknown) =>
+          log.error({ err: error }, 'event purge failed'),
+        ),
+      ]);
     firstPurge = purge();
     housekeeping = setInterval(purge, HOUSEKEEPING_MS);
     housekeeping.unref();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { EVENT_RETENTION_DAYS, purgeExpiredEvents } from '../../src/modules/events/index.ts';
 
 let t: TestService;
 beforeAll(async () => {
@@ -165,5 +166,20 @@ describe('GET /v1/auditlog', () => {
       const res = await t.request('DELETE', `/v1/auditlog/${entry.auditLogEntryID}`);
       expect([404, 405]).toContain(res.status);
     }
+  });
+});
+
+describe('retention', () => {
+  it(`purges events ${EVENT_RETENTION_DAYS} days after they were written, and keeps the audit log`, async () => {
+    const account = await t.newAccount('Retention');
+    await newCustomer(account, 'Old news');
+    const count = async () => (await account.request('GET', '/v1/events?resourceType=customer')).body.length;
+    const audit = (await account.request('GET', '/v1/auditlog')).body.length;
+    const day = 86_400_000;
+    await purgeExpiredEvents(t.service.storage.db, new Date(Date.now() + (EVENT_RETENTION_DAYS - 1) * day));
+    expect(await count()).toBe(1);
+    await purgeExpiredEvents(t.service.storage.db, new Date(Date.now() + (EVENT_RETENTION_DAYS + 1) * day));
+    expect(await count()).toBe(0);
+    expect((await account.request('GET', '/v1/auditlog')).body).toHaveLength(audit);
   });
 });

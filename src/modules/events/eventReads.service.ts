@@ -5,11 +5,18 @@ import type { Page } from '../../core/paging.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
+import type { Db } from '../../storage/database.ts';
 import * as repo from './eventReads.repository.ts';
 import type { AuditRow } from './eventReads.repository.ts';
 
 /** Events are kept 30 days after they were written (as Stripe's event list), then purged with their deliveries. */
 export const EVENT_RETENTION_DAYS = 30;
+
+/** Purges events written more than EVENT_RETENTION_DAYS before `now`, with their deliveries and attempts. */
+export function purgeExpiredEvents(db: Db, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+  return repo.purgeEventsRecordedBefore(db, cutoff);
+}
 
 export interface EventListFilter {
   /** Comma-separated types or patterns (`invoice.*`, `*`). */

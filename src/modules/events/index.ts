@@ -22,3 +22,4 @@ export {
   nextRetryDelayMs,
   parseRetryAfter,
 } from './webhookDeliverySchedule.ts';
+export { EVENT_RETENTION_DAYS, purgeExpiredEvents } from './eventReads.service.ts';
