@@ -334,4 +334,23 @@ describe('payment method events', () => {
     expect((await account.request('DELETE', `/v1/paymentmethods/${paymentMethodID}`)).status).toBe(409);
     await expectEvents(account, 'payment_method', paymentMethodID, ['payment_method.created']);
   });
+
+  it("are written for each of a customer's methods deleted with the customer", async () => {
+    const { account, customerID } = await setUp('Payment methods deleted with their customer');
+    const { paymentMethodID } = await ok(account, 'POST', '/v1/paymentmethods/bankaccount', {
+      customerID,
+      isPrimary: true,
+      BankAccount: bank,
+    });
+    const [created] = await expectEvents(account, 'payment_method', paymentMethodID, [
+      'payment_method.created',
+    ]);
+    await ok(account, 'DELETE', `/v1/customers/${customerID}`);
+    const [, deleted] = await expectEvents(account, 'payment_method', paymentMethodID, [
+      'payment_method.created',
+      'payment_method.deleted',
+    ]);
+    expect(deleted!.data).toEqual({ object: created!.data.object });
+    expect(JSON.stringify(deleted)).not.toContain(bank.AccountNumber);
+  });
 });

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
+import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
@@ -295,9 +295,25 @@ export async function primaryPaymentMethodsOf(
   return new Map(rows.map((row) => [row.customer_id, { paymentMethodId: row.id, token: row.token }]));
 }
 
-/** Deletes every method of a customer, in the transaction that deletes the customer. */
+/** Deletes every method of a customer, in the transaction that deletes the customer, announcing each. */
 export async function deletePaymentMethodsOfCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
+  const methods = await repo.listPaymentMethods(
+    ctx.db,
+    ctx.account.id,
+    { limit: Number.MAX_SAFE_INTEGER, offset: 0 },
+    customerId,
+  );
+  if (methods.length === 0) return;
+  const befores = await snapshotResources(
+    ctx,
+    'payment_method',
+    methods.map((method) => method.id),
+  );
   await repo.deleteCustomerPaymentMethods(ctx.db, ctx.account.id, customerId);
+  await emitEvents(
+    ctx,
+    [...befores.values()].map((before) => ({ type: 'payment_method.deleted', ref: before.ref, before })),
+  );
 }
 
 const KIND_NAMES: Record<PaymentMethodKind, string> = {
