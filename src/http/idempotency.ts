@@ -121,7 +121,9 @@ export function registerIdempotency(
       } else {
         reply.code(stored.response_status).header('Idempotent-Replayed', 'true');
         if (stored.response_type) reply.type(stored.response_type);
-        return reply.send(stored.response_body ?? undefined);
+        return reply.send(
+          stored.response_body === null ? undefined : openStoredBody(deps.secrets, stored.response_body),
+        );
       }
     }
     if (!claimed) throw new ConflictError('idempotency_key_in_progress', 'Retry the request');
@@ -147,7 +149,7 @@ export function registerIdempotency(
           ...held,
           status: reply.statusCode,
           contentType: typeof contentType === 'string' ? contentType : null,
-          body: typeof payload === 'string' ? payload : null,
+          body: typeof payload === 'string' ? deps.secrets.seal(payload) : null,
         });
       } catch (error) {
         request.log.error({ err: error }, 'could not record the idempotent response');
@@ -155,6 +157,14 @@ export function registerIdempotency(
     });
     return payload;
   });
+}
+
+/**
+ * Stored responses are sealed: some carry what must not rest in clear (a webhook endpoint's secret, shown once).
+ * Rows written before they were sealed hold the JSON itself.
+ */
+function openStoredBody(secrets: SecretBox, body: string): string {
+  return body.startsWith('{') || body.startsWith('[') ? body : secrets.open(body);
 }
 
 /**
@@ -190,7 +200,7 @@ export async function idempotentCreate<Input, T>(
       ...held,
       status: 201,
       contentType: 'application/json; charset=utf-8',
-      body: JSON.stringify(toDto(created)),
+      body: ctx.secrets.seal(JSON.stringify(toDto(created))),
       keepLease: true,
     });
     if (!recorded) throw keyTakenOver();

@@ -110,6 +110,17 @@ describe('subscription events', () => {
     expect(reactivate!.data.object).toEqual(afterReactivate);
     expect(reactivate!.data.previous).toMatchObject({ comp_Status: 'Cancelled' });
     for (const event of events) expect(event.timestamp).toBe(clock);
+
+    // A second cancel on the same day is announced too (its once-key was claimed by the first).
+    await ok(account, 'PUT', `${path}/cancel/norefund`);
+    await ok(account, 'PUT', `${path}/reactivate`);
+    const types = (await eventsOf(account, 'subscription', id)).map((e) => e.type);
+    expect(types.slice(-4)).toEqual([
+      'subscription.cancelled',
+      'subscription.reactivated',
+      'subscription.cancelled',
+      'subscription.reactivated',
+    ]);
   });
 
   it('announce each new term the bill run bills as renewed, and a scheduled package change when it applies', async () => {

@@ -492,3 +492,29 @@ describe("another account's endpoints", () => {
     expect(page2.body.map((e: any) => e.webhookEndpointID)).toEqual([ids[2]]);
   });
 });
+
+describe('Idempotency-Key on secrets', () => {
+  it('keeps the response of a create sealed at rest, and replays the same secret', async () => {
+    const key = 'endpoint-create-1';
+    const body = { Url: URL_A, EnabledEvents: ['*'] };
+    const first = await t.request('POST', '/v1/webhookendpoints', {
+      body,
+      headers: { 'idempotency-key': key },
+    });
+    expect(first.status).toBe(201);
+    const stored = await t.service.storage.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('idempotency_key', '=', key)
+      .executeTakeFirstOrThrow();
+    expect(stored.response_body).not.toContain('whsec_');
+    expect(stored.response_body).not.toContain(first.body.Secret.slice(6));
+    const replay = await t.request('POST', '/v1/webhookendpoints', {
+      body,
+      headers: { 'idempotency-key': key },
+    });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+  });
+});

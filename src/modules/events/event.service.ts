@@ -31,6 +31,11 @@ export interface EventToEmit {
   before?: Snapshot;
   /** Emits the event only the first time this key is seen for the account (time-driven status moves). */
   onceKey?: string;
+  /**
+   * A change asked for now (an API cancel) that time would otherwise announce again: claims the key so the bill
+   * run does not, but is written even when the key was claimed before (cancel, reactivate, cancel on one day).
+   */
+  claimsOnceKey?: string;
   /** Delivers the event to this endpoint alone, whatever the endpoints subscribe to (`webhook.test`). */
   onlyToEndpoint?: number;
 }
@@ -87,13 +92,12 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
 
   // Once-keys are claimed first: a time-driven event already emitted costs no rendering.
   let candidates = wanted.map((event) => ({ event, id: `evt_${nextUlid(wallMs)}` }));
-  const once = candidates.filter((c) => c.event.onceKey !== undefined);
+  const once = candidates.flatMap((c) => {
+    const onceKey = c.event.onceKey ?? c.event.claimsOnceKey;
+    return onceKey === undefined ? [] : [{ onceKey, eventId: c.id }];
+  });
   if (once.length > 0) {
-    const claimed = await repo.claimOnceKeys(
-      ctx.db,
-      accountId,
-      once.map((c) => ({ onceKey: c.event.onceKey!, eventId: c.id })),
-    );
+    const claimed = await repo.claimOnceKeys(ctx.db, accountId, once);
     candidates = candidates.filter((c) => c.event.onceKey === undefined || claimed.has(c.event.onceKey));
   }
 

@@ -67,14 +67,14 @@ function recurringChangeEvents(
   if (status === 'Cancelled') return [{ type: 'recurring_invoice.cancelled', ref, before }];
   if (was === 'Cancelled') return [{ type: 'recurring_invoice.reactivated', ref, before }];
   if (status === 'Expired') {
-    const onceKey = recurringOnceKeys.expired(id, dayOf(ctx, after?.['EndDate']));
-    return [{ type: 'recurring_invoice.expired', ref, before, onceKey }];
+    const claimsOnceKey = recurringOnceKeys.expired(id, dayOf(ctx, after?.['EndDate']));
+    return [{ type: 'recurring_invoice.expired', ref, before, claimsOnceKey }];
   }
   if (status === 'Active' && was === 'Future') {
-    const onceKey = recurringOnceKeys.activated(id, dayOf(ctx, after?.['StartDate']));
+    const claimsOnceKey = recurringOnceKeys.activated(id, dayOf(ctx, after?.['StartDate']));
     return [
       { type: mainType, ref, before },
-      { type: 'recurring_invoice.activated', ref, before, onceKey },
+      { type: 'recurring_invoice.activated', ref, before, claimsOnceKey },
     ];
   }
   return [{ type: mainType, ref, before }];

@@ -103,8 +103,8 @@ function paymentMethodFromRow(
 }
 
 /**
- * A payment method as an add answers it: the bank account number and IBAN are not opened. NOTE: responses to POSTs
- * are kept for Idempotency-Key replays (idempotency_keys.response_body, in clear), so they must not carry them.
+ * A payment method as an add answers it: the bank account number and IBAN are not opened (a response need not
+ * show what the client just sent, and its copy is kept for Idempotency-Key replays).
  */
 export async function readUnopenedPaymentMethod(
   ctx: ServiceContext,

@@ -70,14 +70,14 @@ export function changeEvents(
         type: 'subscription.cancelled',
         ref,
         before,
-        onceKey: onceKeys.cancelled(id, dayOf(ctx, now['CancelDate'])),
+        claimsOnceKey: onceKeys.cancelled(id, dayOf(ctx, now['CancelDate'])),
       });
     } else if (status === 'Expired') {
       lifecycle.push({
         type: 'subscription.expired',
         ref,
         before,
-        onceKey: onceKeys.expired(id, dayOf(ctx, now['EndDate'])),
+        claimsOnceKey: onceKeys.expired(id, dayOf(ctx, now['EndDate'])),
       });
     } else if (ended) {
       lifecycle.push({ type: 'subscription.reactivated', ref, before });
@@ -86,7 +86,7 @@ export function changeEvents(
         type: 'subscription.activated',
         ref,
         before,
-        onceKey: onceKeys.activated(id, dayOf(ctx, now['TrialEndDate'] ?? now['StartDate'])),
+        claimsOnceKey: onceKeys.activated(id, dayOf(ctx, now['TrialEndDate'] ?? now['StartDate'])),
       });
     }
   }
