@@ -155,3 +155,34 @@ describe('webhookUrlProblem', () => {
     );
   });
 });
+
+describe('addresses that carry or stand for another', () => {
+  const policy = parseWebhookUrlPolicy({});
+  it.each([
+    ['64:ff9b::a9fe:a9fe', false], // NAT64 of 169.254.169.254
+    ['64:ff9b::127.0.0.1', false],
+    ['64:ff9b:1::a00:1', false], // local-use NAT64 of 10.0.0.1
+    ['2002:7f00:1::', false], // 6to4 of 127.0.0.1
+    ['2002:c0a8:101::1', false], // 6to4 of 192.168.1.1
+    ['::127.0.0.1', false], // IPv4-compatible
+    ['::ffff:0:7f00:1', false], // IPv4-translated
+    ['2001:0:4136:e378::1', false], // Teredo
+    ['fec0::1', false],
+    ['100::1', false],
+    ['2001:db8::1', false],
+    ['198.18.0.1', false],
+    ['192.0.2.10', false],
+    ['203.0.113.7', false],
+    ['64:ff9b::8.8.8.8', true], // NAT64 of a public address
+    ['2002:808:808::1', true], // 6to4 of a public address
+    ['2606:4700::1111', true],
+  ])('%s allowed: %s', (ip, allowed) => {
+    expect(addressAllowed(ip, policy)).toBe(allowed);
+  });
+
+  it('lets an allowed private address through its NAT64 form', () => {
+    const local = parseWebhookUrlPolicy({ allowedPrivateHosts: '127.0.0.1' });
+    expect(addressAllowed('64:ff9b::7f00:1', local)).toBe(true);
+    expect(addressAllowed('64:ff9b::a00:1', local)).toBe(false);
+  });
+});

@@ -8,6 +8,7 @@ export { startWebhookWorker } from './webhook.worker.ts';
 export type { WebhookEndpoint } from './webhookEndpoint.service.ts';
 export { disableEndpoint, endpointSigningSecrets, webhookEndpointsByIds } from './webhookEndpoint.service.ts';
 export { toWebhookEndpointDto } from './webhookEndpoints.serializer.ts';
+export { WEBHOOK_EVENT_TYPES } from './webhookEventTypes.ts';
 export type { WebhookUrlPolicy } from './webhookUrlPolicy.ts';
 export {
   addressAllowed,

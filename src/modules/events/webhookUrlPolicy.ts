@@ -29,12 +29,21 @@ const REFUSED_RANGES: readonly [string, number, 'ipv4' | 'ipv6'][] = [
   ['169.254.0.0', 16, 'ipv4'], // link-local (cloud metadata services live here)
   ['172.16.0.0', 12, 'ipv4'], // private
   ['192.168.0.0', 16, 'ipv4'], // private
+  ['192.0.0.0', 24, 'ipv4'], // IETF protocol assignments
+  ['192.0.2.0', 24, 'ipv4'], // documentation
+  ['198.18.0.0', 15, 'ipv4'], // benchmarking
+  ['198.51.100.0', 24, 'ipv4'], // documentation
+  ['203.0.113.0', 24, 'ipv4'], // documentation
   ['224.0.0.0', 4, 'ipv4'], // multicast: never a receiver
   ['240.0.0.0', 4, 'ipv4'], // reserved, and the broadcast address
-  ['::', 128, 'ipv6'], // unspecified
-  ['::1', 128, 'ipv6'], // loopback
+  ['::', 96, 'ipv6'], // unspecified, loopback, and the deprecated IPv4-compatible form
+  ['::ffff:0:0:0', 96, 'ipv6'], // IPv4-translated (SIIT)
+  ['100::', 64, 'ipv6'], // discard
+  ['2001::', 32, 'ipv6'], // Teredo: a tunnel to an address it hides
+  ['2001:db8::', 32, 'ipv6'], // documentation
   ['fc00::', 7, 'ipv6'], // unique local (private)
   ['fe80::', 10, 'ipv6'], // link-local
+  ['fec0::', 10, 'ipv6'], // site-local (deprecated, still routed internally)
   ['ff00::', 8, 'ipv6'], // multicast
 ];
 
@@ -95,7 +104,39 @@ export function webhookUrlPolicy(): WebhookUrlPolicy {
 export function addressAllowed(ip: string, policy: WebhookUrlPolicy = current): boolean {
   const family = familyOf(ip);
   if (!family) return false;
-  return !refused.check(ip, family) || policy.allowedPrivate.check(ip, family);
+  if (refused.check(ip, family) && !policy.allowedPrivate.check(ip, family)) return false;
+  // A NAT64 or 6to4 address reaches the IPv4 address inside it, which must pass too.
+  const inner = family === 'ipv6' ? embeddedIPv4(ip) : undefined;
+  return inner === undefined || policy.allowedPrivate.check(ip, family) || addressAllowed(inner, policy);
+}
+
+/** The 8 groups of an IPv6 address, the `::` expanded and a trailing dotted IPv4 read as two groups. */
+function ipv6Groups(ip: string): number[] {
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  let text = ip;
+  if (dotted) {
+    const [a, b, c, d] = dotted[1]!.split('.').map(Number);
+    text = `${ip.slice(0, dotted.index)}${((a! << 8) | b!).toString(16)}:${((c! << 8) | d!).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+const nat64 = new net.BlockList();
+nat64.addSubnet('64:ff9b::', 96, 'ipv6'); // well-known NAT64 prefix
+nat64.addSubnet('64:ff9b:1::', 48, 'ipv6'); // local-use NAT64 prefix
+const sixToFour = new net.BlockList();
+sixToFour.addSubnet('2002::', 16, 'ipv6');
+
+function embeddedIPv4(ip: string): string | undefined {
+  const groups = ipv6Groups(ip);
+  const quad = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  if (nat64.check(ip, 'ipv6')) return quad(groups[6]!, groups[7]!);
+  if (sixToFour.check(ip, 'ipv6')) return quad(groups[1]!, groups[2]!);
+  return undefined;
 }
 
 /** RFC 6761: `localhost` and every name under it are the loopback interface, whatever DNS says. */

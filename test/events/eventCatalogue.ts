@@ -1,0 +1,261 @@
+import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
+import { TEST_CLOCK_EVENT_TYPES } from '../../src/billing/testClock.ts';
+import { ACCOUNT_EVENT_TYPES } from '../../src/modules/auth/index.ts';
+import { CATALOGUE_EVENT_TYPES } from '../../src/modules/catalogue/index.ts';
+import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customers/index.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/modules/events/index.ts';
+import { GATEWAY_EVENT_TYPES } from '../../src/modules/gateways/index.ts';
+import { INVOICE_EVENT_TYPES, RECURRING_INVOICE_EVENT_TYPES } from '../../src/modules/invoicing/index.ts';
+import {
+  ADJUSTMENT_EVENT_TYPES,
+  CREDIT_NOTE_EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+} from '../../src/modules/ledger/index.ts';
+import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/index.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
+import type { WireEvent } from '../helpers/resourceEvents.ts';
+
+// The event catalogue: every type the modules declare, what triggers it, and how docs/event-catalogue.md shows
+// it. The walk (catalogue.walk.test.ts) proves each type is emitted and captures the example payloads.
+
+/** Every event type the service declares, module by module. */
+export const DECLARED_EVENT_TYPES: readonly string[] = [
+  ...ACCOUNT_EVENT_TYPES,
+  ...TEST_CLOCK_EVENT_TYPES,
+  ...GATEWAY_EVENT_TYPES,
+  ...CATALOGUE_EVENT_TYPES,
+  ...CUSTOMER_EVENT_TYPES,
+  ...PAYMENT_METHOD_EVENT_TYPES,
+  ...SUBSCRIPTION_EVENT_TYPES,
+  ...INVOICE_EVENT_TYPES,
+  ...RECURRING_INVOICE_EVENT_TYPES,
+  ...PAYMENT_EVENT_TYPES,
+  ...CREDIT_NOTE_EVENT_TYPES,
+  ...ADJUSTMENT_EVENT_TYPES,
+  ...WEBHOOK_EVENT_TYPES,
+];
+
+/** What triggers each type, one sentence each; the catalogue's text. */
+export const EVENT_DESCRIPTIONS: Record<string, string> = {
+  'account.created':
+    'An account was created (by `billing account create` or the service), with its first currency, test gateway and API key.',
+  'account.updated': 'A setting of the account changed through `PUT /v1/account` or `billing account set`.',
+  'api_key.created': 'An API key was created; the object shows its prefix and dates, never the key itself.',
+  'api_key.revoked':
+    'An API key was revoked with `billing key revoke`; `previous` holds its empty RevokedDate.',
+  'test_clock.advanced':
+    "A test account's clock was moved forward (`POST /v1/test-clock/advance`), after the bill run of every day it passed; the object is the account.",
+  'gateway.created':
+    'A payment gateway was added to the account (the test gateway at account creation, or `billing gateway add`).',
+  'gateway.updated':
+    'A gateway was enabled or disabled, or made or no longer the primary one (`billing gateway enable|disable|primary`, or `add --primary`).',
+  'currency.added':
+    'A currency was added to the account (`POST /v1/currencies`, or its first at account creation).',
+  'currency.removed':
+    "A currency was removed from the account (`DELETE /v1/currencies`); the account's own currency, or one customers or prices use, cannot be.",
+  'tax_setting.created': 'A tax setting was created with its rules (`POST /v1/tax`).',
+  'tax_setting.updated': 'A tax setting or one of its rules changed (`PUT /v1/tax/{id}`).',
+  'tax_setting.deleted': 'A tax setting was deleted; the object is the setting as it was.',
+  'package_group.created': 'A package group was created (`POST /v1/packagegroups`).',
+  'package_group.updated': 'A package group was renamed.',
+  'package_group.deleted':
+    'A package group that nothing uses was deleted; the object is the group as it was.',
+  'package.created': 'A package was created with its first version (`POST /v1/packages`).',
+  'package.updated':
+    'A field of a package changed, or its list of versions did (a version added, deleted or made default).',
+  'package.deleted': 'A package was deleted; the object is the package as it was.',
+  'package_version.created': 'A version of a package was created, with the package or on its own.',
+  'package_version.updated':
+    'A package version changed: its name, rates or terms, or whether it is active or the default.',
+  'package_version.deleted': 'A package version was deleted; the object is the version as it was.',
+  'component.created': 'A component was created with its first version (`POST /v1/components`).',
+  'component.updated':
+    'A field of a component changed, or its list of versions did (a version added, deleted or made default).',
+  'component.deleted': 'A component was deleted; the object is the component as it was.',
+  'component_version.created': 'A version of a component was created, with the component or on its own.',
+  'component_version.updated':
+    'A component version changed: its name, prices, or whether it is active or the default.',
+  'component_version.deleted': 'A component version was deleted; the object is the version as it was.',
+  'customer.created': 'A customer was created (`POST /v1/customers`).',
+  'customer.updated':
+    'A field of a customer changed, its custom field values included; status moves come with their lifecycle event.',
+  'customer.deleted':
+    'A customer was deleted, after the deletion events of its contacts and notes; the object is the customer as it was.',
+  'customer.archived': 'A customer was archived (isActive went from true to false).',
+  'customer.reopened': 'An archived customer was reopened (isActive went back to true).',
+  'customer.suspended': 'A customer was suspended (isSuspended went to true).',
+  'customer.unsuspended': 'A suspended customer was unsuspended.',
+  'customer_contact.created': 'A contact was added to a customer (`POST /v1/customercontacts`).',
+  'customer_contact.updated': 'A field of a contact changed; a new password alone is `password_changed`.',
+  'customer_contact.deleted':
+    'A contact was deleted, alone or with its customer; the object is the contact as it was.',
+  'customer_contact.credentials_sent':
+    'The portal credentials e-mail was queued for an active contact: at its creation, or when its username or password changed.',
+  'customer_contact.password_changed':
+    "A contact's portal password was set or changed; the object never shows it.",
+  'customer_note.created': 'A note was added to a customer (`POST /v1/customernotes`).',
+  'customer_note.updated': 'The text or type of a note changed.',
+  'customer_note.deleted':
+    'A note was deleted, alone or with its customer; the object is the note as it was.',
+  'custom_field.created': 'A custom field was defined for the account (`POST /v1/customfields`).',
+  'custom_field.deleted': 'A custom field definition was deleted; the object is the definition as it was.',
+  'payment_method.created':
+    'A card or bank account was stored for a customer; never with a card or account number.',
+  'payment_method.updated':
+    'A stored payment method changed: its details were edited, or it stopped being the primary one.',
+  'payment_method.primary_changed':
+    "A payment method became its customer's primary one (`PUT …/setprimary`).",
+  'payment_method.deleted': 'A payment method was deleted; the object is the method as it was.',
+  'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
+  'subscription.updated':
+    'A field of a subscription changed: an edit, a billed term moving its schedule, a change of components or of a scheduled change.',
+  'subscription.usage_recorded':
+    'Usage of a component was recorded on a subscription (`PUT …/components/recordusage`).',
+  'subscription.future_change_scheduled':
+    'A change of package, or a cancellation at the end of the term, was scheduled for later.',
+  'subscription.future_change_applied':
+    'A scheduled change of package took effect at the renewal the bill run billed.',
+  'subscription.renewed': 'The bill run billed a new term of the subscription (lastRenewDate moved).',
+  'subscription.trial_started':
+    'A subscription created before its start date began its trial, on the start date (by the bill run of that day).',
+  'subscription.trial_will_end':
+    'The trial of a subscription ends in three days (by the bill run of that day).',
+  'subscription.activated':
+    'A subscription became active: its trial ended or its future start date came (by the bill run of that day).',
+  'subscription.cancelled':
+    'A subscription was cancelled, at once or on the CancelDate a scheduled cancellation set.',
+  'subscription.expired': 'A subscription reached its end date, set to today or reached by the bill run.',
+  'subscription.reactivated': 'A cancelled or expired subscription was reactivated (`PUT …/reactivate`).',
+  'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',
+  'invoice.updated':
+    'A field of an invoice changed, or an allocation moved its figures without paying it (less paid, or a payment removed).',
+  'invoice.finalized': 'A draft invoice was issued: it got its number and its status.',
+  'invoice.sent': 'An invoice was e-mailed to the customer (`PUT …/send`, or automatically by the bill run).',
+  'invoice.partially_paid': 'An allocation paid part of an invoice, which still has a balance.',
+  'invoice.paid': 'Allocations paid the whole of an invoice (its Balance reached 0).',
+  'invoice.past_due':
+    'An invoice still owed passed its due date (on the first day after it, by the bill run).',
+  'invoice.cancelled': 'An issued invoice was cancelled (`DELETE /v1/invoices/{id}`).',
+  'invoice.deleted': 'A draft invoice was deleted; the object is the draft as it was.',
+  'recurring_invoice.created': 'A recurring invoice was created (`POST /v1/recurring-invoices`).',
+  'recurring_invoice.updated': 'A field of a recurring invoice changed.',
+  'recurring_invoice.activated':
+    'A recurring invoice reached its future start date (by the bill run of that day).',
+  'recurring_invoice.renewed':
+    'The bill run made the next invoice of a recurring invoice (lastInvDate moved).',
+  'recurring_invoice.cancelled': 'A recurring invoice was cancelled (`PUT …/cancel`).',
+  'recurring_invoice.reactivated': 'A cancelled recurring invoice was reactivated (`PUT …/reactivate`).',
+  'recurring_invoice.expired': 'A recurring invoice reached its end date (by the bill run of that day).',
+  'recurring_invoice.deleted':
+    'A recurring invoice was deleted; the object is the recurring invoice as it was.',
+  'payment.created': 'A payment was recorded, with the allocations it was given (`POST /v1/payments`).',
+  'payment.updated': 'A field of a payment of its own changed (amount, date, method, memo …).',
+  'payment.allocated':
+    "A payment's allocations changed (added, changed or removed); the invoices they move have their own events.",
+  'payment.deleted':
+    'A payment was deleted and its allocations released; the object is the payment as it was.',
+  'credit_note.created': 'A credit note was created, with the allocations it was given (`POST /v1/credits`).',
+  'credit_note.updated': 'A field of a credit note of its own changed (amount, date, number …).',
+  'credit_note.allocated':
+    "A credit note's allocations changed; the invoices they move have their own events.",
+  'credit_note.deleted':
+    'A credit note was deleted and its allocations released; the object is the note as it was.',
+  'adjustment.created':
+    'A positive or negative adjustment was added to a customer (`POST /v1/adjustment/add`).',
+  'adjustment.updated':
+    'An adjustment changed: edited, or (a positive one) allocations to it moved its figures.',
+  'adjustment.deleted': 'An adjustment was deleted; the object is the adjustment as it was.',
+  'webhook_endpoint.created': 'A webhook endpoint was created (`POST /v1/webhookendpoints`).',
+  'webhook_endpoint.updated': 'A webhook endpoint changed: its URL, events, description or status.',
+  'webhook_endpoint.deleted': 'A webhook endpoint was deleted; the object is the endpoint as it was.',
+  'webhook_endpoint.disabled':
+    'A webhook endpoint was disabled, by hand or by the service after a 410 or days of failures (DisabledReason says which).',
+  'webhook_endpoint.secret_rotated':
+    "A webhook endpoint's signing secret was rotated (`POST …/rotatesecret`); the object never shows a secret.",
+  'webhook.test':
+    'A test event was asked for (`POST /v1/webhookendpoints/{id}/test`); it is delivered to that endpoint alone.',
+};
+
+export const CATALOGUE_PATH = new URL('../../docs/event-catalogue.md', import.meta.url);
+
+/** The order of the catalogue's sections; a resource type not listed comes after these. */
+const RESOURCE_ORDER = [
+  'account',
+  'api_key',
+  'gateway',
+  'currency',
+  'tax_setting',
+  'package_group',
+  'package',
+  'package_version',
+  'component',
+  'component_version',
+  'customer',
+  'customer_contact',
+  'customer_note',
+  'custom_field',
+  'payment_method',
+  'subscription',
+  'invoice',
+  'recurring_invoice',
+  'payment',
+  'credit_note',
+  'adjustment',
+  'webhook_endpoint',
+];
+
+/** Payloads longer than this many lines are folded in a <details> block. */
+const FOLD_LINES = 40;
+
+function exampleBlock(event: WireEvent): string {
+  const json = JSON.stringify(event, null, 2);
+  const block = ['```json', json, '```'].join('\n');
+  if (json.split('\n').length <= FOLD_LINES) return block;
+  return ['<details>', '<summary>Example payload</summary>', '', block, '', '</details>'].join('\n');
+}
+
+/**
+ * The catalogue as Markdown: a section per resource type, a `### type` per event with its text and example;
+ * formatted by the project's Prettier, so that regenerating it and formatting the docs agree.
+ */
+export async function renderEventCatalogue(examples: ReadonlyMap<string, WireEvent>): Promise<string> {
+  const byResource = new Map<string, string[]>();
+  for (const type of DECLARED_EVENT_TYPES) {
+    const resource = examples.get(type)?.resource.type ?? type.split('.')[0]!;
+    byResource.set(resource, [...(byResource.get(resource) ?? []), type]);
+  }
+  const rank = (resource: string) => {
+    const i = RESOURCE_ORDER.indexOf(resource);
+    return i === -1 ? RESOURCE_ORDER.length : i;
+  };
+  const resources = [...byResource.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const lines = [
+    '# Event catalogue',
+    '',
+    '<!-- Generated by test/events/catalogue.walk.test.ts (UPDATE_EVENT_CATALOGUE=1, on SQLite); the texts are in',
+    '     test/events/eventCatalogue.ts. Do not edit by hand. -->',
+    '',
+    'Every event type the service emits, by the type of resource it is about (`resource.type`), with what',
+    'triggers it and a real payload captured by the test that triggers every type through the API, the CLI and',
+    "a test account's clock. The event object, its delivery and its signature are described in",
+    '[webhooks.md](webhooks.md). `data.object` is the resource as its single `GET` shows it right after the change',
+    '(as it was, for a deletion); `data.previous` holds the old values of the fields that changed.',
+    '',
+  ];
+  for (const resource of resources) {
+    lines.push(`## \`${resource}\``, '');
+    for (const type of byResource.get(resource)!) {
+      const example = examples.get(type);
+      lines.push(`### ${type}`, '', EVENT_DESCRIPTIONS[type] ?? '', '');
+      if (example) lines.push(exampleBlock(example), '');
+    }
+  }
+  const path = fileURLToPath(CATALOGUE_PATH);
+  return format(`${lines.join('\n').trimEnd()}\n`, { ...(await resolveConfig(path)), filepath: path });
+}
+
+/** The event types the catalogue has a `### type` heading for, in order. */
+export function catalogueHeadings(markdown: string): string[] {
+  return [...markdown.matchAll(/^### (.+?)\s*$/gm)].map((match) => match[1]!);
+}
