@@ -81,9 +81,10 @@ describe('invoice events', () => {
     expect(finalize!.data.previous).toMatchObject({ isDraft: true, invoiceNum: null, Status: 'Draft' });
     expect(send!.data).toEqual({ object: afterSend, previous: { DateSent: null } });
     expect(part!.data.object).toEqual(afterPart);
-    expect(part!.data.previous).toMatchObject({ Balance: 100, TotalActualPaid: 0 });
+    // Money that only came in is told by the object alone (the invoice is not rendered before: docs/webhooks.md).
+    expect(part!.data.previous).toBeUndefined();
     expect(paid!.data.object).toEqual(afterPaid);
-    expect(paid!.data.previous).toMatchObject({ Status: 'Due', Balance: 60 });
+    expect(paid!.data.previous).toBeUndefined();
     for (const event of events) expect(event.timestamp).toBe(clock);
 
     // The payment that paid it has its own event, written in the same change.

@@ -102,7 +102,8 @@ describe('payment events', () => {
     ]);
     expect(paid!.data.object).toEqual(invoicePaid);
     // Dated 2026-03-01, the invoice is past due on the test clock.
-    expect(paid!.data.previous).toMatchObject({ Status: 'Past Due', Balance: 100, PaymentsApplied: [] });
+    expect(paid!.data.previous).toBeUndefined(); // money only came in: the object tells it
+
     expect(reopened!.data.object).toEqual(invoiceOwed);
     expect(reopened!.data.previous).toMatchObject({ Status: 'Paid', Balance: 0 });
   });
@@ -152,7 +153,7 @@ describe('credit note events', () => {
       'invoice.updated',
     ]);
     expect(partly!.data.object).toEqual(invoiceAfterCredit);
-    expect(partly!.data.previous).toMatchObject({ Balance: 100, TotalNegativeAdjs: 0 });
+    expect(partly!.data.previous).toBeUndefined(); // money only came in: the object tells it
     expect(lessPaid!.data.previous).toMatchObject({ Balance: 60, TotalNegativeAdjs: 40 });
     expect(back!.data.object.Balance).toBe(100);
   });

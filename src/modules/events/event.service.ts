@@ -36,6 +36,8 @@ export interface EventToEmit {
    * run does not, but is written even when the key was claimed before (cancel, reactivate, cancel on one day).
    */
   claimsOnceKey?: string;
+  /** The resource as the caller already rendered it after the change, in this transaction: not rendered again. */
+  after?: Record<string, unknown>;
   /** Delivers the event to this endpoint alone, whatever the endpoints subscribe to (`webhook.test`). */
   onlyToEndpoint?: number;
 }
@@ -65,6 +67,14 @@ export async function snapshotResources(
 ): Promise<Map<number | string, Snapshot>> {
   const objects = await renderResources(ctx, type, ids);
   return new Map([...objects].map(([id, object]) => [id, { ref: { type, id }, object }]));
+}
+
+/** The events of one change, all given the resource as the caller rendered it after the change. */
+export function withAfter(
+  events: readonly EventToEmit[],
+  after: Record<string, unknown> | undefined,
+): EventToEmit[] {
+  return after ? events.map((event) => ({ ...event, after })) : [...events];
 }
 
 export function emitEvent(
@@ -165,13 +175,15 @@ async function renderAll(
   ctx: ServiceContext,
   wanted: readonly EventToEmit[],
 ): Promise<Map<string, Record<string, unknown>>> {
+  const objects = new Map<string, Record<string, unknown>>();
+  for (const { ref, after } of wanted) if (after) objects.set(key(ref), after);
   const idsByType = new Map<string, Set<number | string>>();
   for (const { ref } of wanted) {
+    if (objects.has(key(ref))) continue;
     const ids = idsByType.get(ref.type) ?? new Set();
     ids.add(ref.id);
     idsByType.set(ref.type, ids);
   }
-  const objects = new Map<string, Record<string, unknown>>();
   for (const [type, ids] of idsByType) {
     for (const [id, object] of await renderResources(ctx, type, [...ids]))
       objects.set(key({ type, id }), object);

@@ -456,13 +456,22 @@ export async function addToInvoiceMoney(
   column: InvoiceMoneyColumn,
   deltaMinor: number,
   now: string,
-): Promise<void> {
-  await db
+) {
+  return db
     .updateTable('invoices')
     .set((eb) => ({ [column]: eb(column, '+', deltaMinor), updated_at: now }))
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
-    .execute();
+    .returning([
+      'total_minor',
+      'paid_actual_minor',
+      'paid_pending_minor',
+      'negative_adjs_minor',
+      'is_draft',
+      'is_cancelled',
+      'due_date',
+    ])
+    .executeTakeFirstOrThrow();
 }
 
 /**

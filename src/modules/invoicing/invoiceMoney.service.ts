@@ -1,8 +1,9 @@
 /** The ledger's access to invoices: their money figures, and invoices as allocation targets (src/modules/ledger). */
-import { nowInstant } from '../../context.ts';
+import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { invoiceBalances } from '../../core/invoiceMath.ts';
+import { invoiceBalances, invoiceStatus } from '../../core/invoiceMath.ts';
+import type { InvoiceStatus } from '../../core/invoiceMath.ts';
 import { moneyOf } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 
@@ -79,12 +80,33 @@ export async function lockOpenInvoices(
   return rows.map((row) => allocatableFromRow(row, customerId));
 }
 
-/** Adds an allocation change to an invoice's paid figures, in the allocating transaction. */
+/**
+ * Adds an allocation change to an invoice's paid figures, in the allocating transaction; returns the invoice's
+ * Status and Balance after it (which event the change is: paid, partially paid).
+ */
 export async function addToInvoiceMoney(
   ctx: ServiceContext,
   invoiceId: number,
   column: InvoiceMoneyColumn,
   deltaMinor: number,
-): Promise<void> {
-  await repo.addToInvoiceMoney(ctx.db, ctx.account.id, invoiceId, column, deltaMinor, nowInstant(ctx));
+): Promise<{ status: InvoiceStatus; balanceMinor: number }> {
+  const row = await repo.addToInvoiceMoney(
+    ctx.db,
+    ctx.account.id,
+    invoiceId,
+    column,
+    deltaMinor,
+    nowInstant(ctx),
+  );
+  const money = moneyOf(row);
+  const status = invoiceStatus(
+    {
+      ...money,
+      isDraft: Boolean(row.is_draft),
+      isCancelled: Boolean(row.is_cancelled),
+      dueDate: row.due_date,
+    },
+    today(ctx),
+  );
+  return { status, balanceMinor: invoiceBalances(money).balanceMinor };
 }

@@ -3,7 +3,7 @@ import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import { emitEvents, withAfter, snapshotResource, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as invoiceRepo from './invoice.repository.ts';
 import * as recurringRepo from './recurringInvoice.repository.ts';
@@ -87,7 +87,7 @@ export async function emitRecurringChange(
   mainType: string,
 ): Promise<void> {
   const after = await snapshotResource(ctx, before.ref);
-  await emitEvents(ctx, recurringChangeEvents(ctx, before, after.object, mainType));
+  await emitEvents(ctx, withAfter(recurringChangeEvents(ctx, before, after.object, mainType), after.object));
 }
 
 /** Runs a change of a held recurring invoice in its transaction and emits its events. */

@@ -4,7 +4,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { autoApply, planAllocations } from '../../core/allocation.ts';
 import type { AllocationTarget, RequestedAllocation, TargetKey } from '../../core/allocation.ts';
 import { invoiceBalances } from '../../core/invoiceMath.ts';
-import { snapshotResource } from '../events/index.ts';
+import { snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import {
   addToInvoiceMoney,
@@ -220,11 +220,30 @@ export interface AllocationOutcome {
  * An invoice whose allocations changed: `invoice.paid` when it became Paid, `invoice.partially_paid` when money
  * came in and leaves a Balance, `invoice.updated` otherwise (money taken back, or covered by pending payments).
  */
-function invoiceEventType(before: Snapshot, after: Snapshot, deltaMinor: number): string {
-  const status = (snapshot: Snapshot) => snapshot.object?.['Status'];
-  if (status(after) === 'Paid' && status(before) !== 'Paid') return 'invoice.paid';
-  if (deltaMinor > 0 && Number(after.object?.['Balance']) > 0) return 'invoice.partially_paid';
+function invoiceEventType(
+  before: Snapshot | undefined,
+  after: { status: string; balanceMinor: number },
+  deltaMinor: number,
+): string {
+  // Without `before`, money only came in: an invoice Paid now was not Paid before it.
+  if (after.status === 'Paid' && before?.object?.['Status'] !== 'Paid') return 'invoice.paid';
+  if (deltaMinor > 0 && after.balanceMinor > 0) return 'invoice.partially_paid';
   return 'invoice.updated';
+}
+
+/** The targets rendered as the API shows them, keyed `type:id`: one batch per type. */
+async function snapshotsOf(
+  ctx: ServiceContext,
+  targets: readonly { type: TargetType; id: number }[],
+): Promise<Map<string, Snapshot>> {
+  const snapshots = new Map<string, Snapshot>();
+  for (const type of ['invoice', 'adjustment'] as const) {
+    const ids = targets.filter((target) => target.type === type).map((target) => target.id);
+    if (ids.length === 0) continue;
+    for (const [id, snapshot] of await snapshotResources(ctx, type, ids))
+      snapshots.set(`${type}:${id}`, snapshot);
+  }
+  return snapshots;
 }
 
 /**
@@ -272,9 +291,15 @@ export async function applyAllocations(
   const moved = [...plan.targetDeltas]
     .filter(([, delta]) => delta !== 0)
     .map(([targetKey, delta]) => ({ ...parseKey(targetKey), delta }));
-  // The targets as they were, so that their events carry `previous` (an invoice's Status before it was Paid).
-  const before = new Map<string, Snapshot>();
-  for (const target of moved) before.set(`${target.type}:${target.id}`, await snapshotResource(ctx, target));
+  // The targets as they were, so that their events carry `previous`. NOTE: an invoice that only receives settled
+  // money is not rendered before: its event (paid or partially paid) is told by the state after alone, and one
+  // rendering of an invoice with its customer's figures costs as much as the payment itself.
+  const settledOnly = (target: { type: TargetType; delta: number }) =>
+    target.type === 'invoice' && target.delta > 0 && source.invoiceColumn !== 'paid_pending_minor';
+  const before = await snapshotsOf(
+    ctx,
+    moved.filter((target) => !settledOnly(target)),
+  );
 
   await repo.deleteAllocations(ctx.db, ctx.account.id, plan.deletes);
   for (const update of plan.updates) {
@@ -303,23 +328,23 @@ export async function applyAllocations(
       };
     }),
   );
+  const invoicesAfter = new Map<number, { status: string; balanceMinor: number }>();
   for (const [targetKey, delta] of plan.targetDeltas) {
     const target = parseKey(targetKey);
-    if (target.type === 'invoice') await addToInvoiceMoney(ctx, target.id, source.invoiceColumn, delta);
+    if (target.type === 'invoice')
+      invoicesAfter.set(target.id, await addToInvoiceMoney(ctx, target.id, source.invoiceColumn, delta));
     else await repo.addToAdjustmentAllocated(ctx.db, ctx.account.id, target.id, delta, now);
   }
   await repo.setSourceAllocated(ctx.db, ctx.account.id, source.type, source.id, plan.allocatedMinor, now);
 
-  const targetEvents: EventToEmit[] = [];
-  for (const target of moved) {
+  // Rendered when the events are written, after whatever the caller changes next (a payment's deletion).
+  const targetEvents: EventToEmit[] = moved.map((target) => {
     const ref = { type: target.type, id: target.id };
-    const was = before.get(`${target.type}:${target.id}`)!;
-    const type =
-      target.type === 'invoice'
-        ? invoiceEventType(was, await snapshotResource(ctx, ref), target.delta)
-        : 'adjustment.updated';
-    targetEvents.push({ type, ref, before: was });
-  }
+    const was = before.get(`${target.type}:${target.id}`);
+    if (target.type !== 'invoice') return { type: 'adjustment.updated', ref, before: was! };
+    const type = invoiceEventType(was, invoicesAfter.get(target.id)!, target.delta);
+    return was ? { type, ref, before: was } : { type, ref };
+  });
   const changed = plan.deletes.length + plan.updates.length + plan.inserts.length > 0;
   return { changed, targetEvents };
 }

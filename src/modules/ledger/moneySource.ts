@@ -158,11 +158,12 @@ export async function editEvents(
   const { ref } = before;
   const after = await snapshotResource(ctx, ref);
   const changed = Object.keys(changedFields(before.object ?? {}, after.object ?? {}));
+  const rendered = after.object ? { after: after.object } : {};
   return [
     ...(changed.some((field) => !ALLOCATION_FIELDS.has(field))
-      ? [{ type: `${ref.type}.updated`, ref, before }]
+      ? [{ type: `${ref.type}.updated`, ref, before, ...rendered }]
       : []),
-    ...(outcome.changed ? [{ type: `${ref.type}.allocated`, ref, before }] : []),
+    ...(outcome.changed ? [{ type: `${ref.type}.allocated`, ref, before, ...rendered }] : []),
     ...outcome.targetEvents,
   ];
 }

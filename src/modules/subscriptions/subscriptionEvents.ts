@@ -3,7 +3,7 @@ import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import { emitEvents, withAfter, snapshotResource, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as repo from './subscription.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
@@ -111,7 +111,7 @@ export async function withSubscriptionEvents<T>(
   const before = await snapshotResource(tctx, ref);
   const result = await change();
   const after = await snapshotResource(tctx, ref);
-  await emitEvents(tctx, changeEvents(tctx, before, after.object, mainType));
+  await emitEvents(tctx, withAfter(changeEvents(tctx, before, after.object, mainType), after.object));
   return result;
 }
 
