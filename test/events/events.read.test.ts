@@ -96,6 +96,19 @@ describe('GET /v1/events', () => {
     }
   });
 
+  it('takes the widest dates as no bound', async () => {
+    for (const query of [
+      'endDate=9999-12-31T23:59:59.999Z',
+      'endDate=9999-12-31',
+      'startDate=0001-01-01&endDate=9999-12-31',
+    ]) {
+      const events = await t.request('GET', `/v1/events?${query}`);
+      expect(events.status, query).toBe(200);
+      const audit = await t.request('GET', `/v1/auditlog?${query}`);
+      expect(audit.status, query).toBe(200);
+    }
+  });
+
   it("never shows another account's events", async () => {
     const a = await t.newAccount('Events C');
     const b = await t.newAccount('Events D');

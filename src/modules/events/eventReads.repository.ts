@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
@@ -15,18 +16,29 @@ export interface EventQuery {
   deliverySuccess?: boolean;
 }
 
+/** `_` is a LIKE wildcard and event types are full of it. */
+export function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A condition on a column of event types: any of the types or patterns (`invoice.*`). */
+function typeIn(column: 'type' | 'event_type', patterns: readonly string[]) {
+  return (eb: ExpressionBuilder<Database, 'events' | 'audit_log'>) =>
+    eb.or(
+      patterns.map((pattern) =>
+        pattern.endsWith('.*')
+          ? sql<boolean>`${sql.ref(column)} like ${likePrefix(pattern.slice(0, -1))} escape '\\'`
+          : eb(sql.ref(column), '=', pattern),
+      ),
+    );
+}
+
 function withTypes<O>(
   query: SelectQueryBuilder<Database, 'events', O>,
   types: readonly string[] | undefined,
 ): SelectQueryBuilder<Database, 'events', O> {
   if (!types || types.includes('*')) return query;
-  return query.where((eb) =>
-    eb.or(
-      types.map((pattern) =>
-        pattern.endsWith('.*') ? eb('type', 'like', `${pattern.slice(0, -1)}%`) : eb('type', '=', pattern),
-      ),
-    ),
-  );
+  return query.where(typeIn('type', types));
 }
 
 /** The account's events matching the query, newest first; their stored JSON. */
@@ -122,18 +134,7 @@ export function listAuditEntries(db: Db, accountId: number, query: AuditQuery, p
   if (query.requestId !== undefined) q = q.where('request_id', '=', query.requestId);
   if (query.from !== undefined) q = q.where('recorded_at', '>=', query.from);
   if (query.before !== undefined) q = q.where('recorded_at', '<', query.before);
-  if (query.eventType && !query.eventType.includes('*')) {
-    const patterns = query.eventType;
-    q = q.where((eb) =>
-      eb.or(
-        patterns.map((pattern) =>
-          pattern.endsWith('.*')
-            ? eb('event_type', 'like', `${pattern.slice(0, -1)}%`)
-            : eb('event_type', '=', pattern),
-        ),
-      ),
-    );
-  }
+  if (query.eventType && !query.eventType.includes('*')) q = q.where(typeIn('event_type', query.eventType));
   return q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
 }
 

@@ -56,6 +56,9 @@ function checkedTypes(
   return types;
 }
 
+/** The last instant a wire date can name: a bound there is no bound (one past it is not an instant we store). */
+const LATEST_INSTANT = '9999-12-31T23:59:59.999Z';
+
 const BARE_DATE = /^(\d{4}-\d{2}-\d{2}|\d{1,2} [A-Za-z]{3} \d{4})$/;
 
 /**
@@ -79,7 +82,7 @@ function checkedWindow(
     if (!to) problems.push({ field: 'endDate', message: 'not a date' });
     else if (BARE_DATE.test(endDate.trim())) {
       window.before = parseWireDate(nextDay(endDate.trim()), ctx.account.timeZone);
-    } else {
+    } else if (to < LATEST_INSTANT) {
       window.before = new Date(Date.parse(to) + 1).toISOString();
     }
   }

@@ -1,3 +1,4 @@
+import { likePrefix } from './eventReads.repository.ts';
 import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Page } from '../../core/paging.ts';
@@ -19,10 +20,6 @@ export interface DeliveryFilter {
   toInclusive?: string;
 }
 
-/** `_` is a LIKE wildcard and event types are full of it. */
-function likePrefix(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** The endpoint's deliveries, newest first, with their event's type. */
 export function listDeliveries(
