@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { runBilling } from '../../src/billing/billRun.ts';
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
 import { fixedClock } from '../../src/clock.ts';
+import { connectModules } from '../../src/connectModules.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
@@ -47,6 +48,8 @@ function vmHwmMb(): number | undefined {
 }
 
 export async function child(input: ChildInput): Promise<void> {
+  // As every entry point: the bill run's events render through the ports it plugs in.
+  connectModules();
   const storage = openStorage(input.target);
   const deps: BillingDeps = {
     db: storage.db,

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { billingContext } from '../../src/billing/billRun.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { fixedClock } from '../../src/clock.ts';
+import { connectModules } from '../../src/connectModules.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import {
@@ -162,6 +163,7 @@ async function maxId(db: Db, table: string): Promise<number> {
  * with multi-row inserts: rows exactly as createSubscription (and, for the usage cohort, its first billing) made them.
  */
 export async function seed(db: Db, count: number, autoSendPercent: number): Promise<Seeded> {
+  connectModules();
   await migrateToLatest(db);
   const deps: BillingDeps = {
     db,

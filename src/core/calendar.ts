@@ -11,18 +11,25 @@ export type PlainDate = string;
 
 /** The calendar date in the time zone at an instant. */
 export function dateAt(instant: Date | string, timeZone: string): PlainDate {
-  const epochMilliseconds = typeof instant === 'string' ? Date.parse(instant) : instant.getTime();
-  return Temporal.Instant.fromEpochMilliseconds(epochMilliseconds)
-    .toZonedDateTimeISO(timeZone)
-    .toPlainDate()
-    .toString();
+  return dateAtEpoch(typeof instant === 'string' ? Date.parse(instant) : instant.getTime(), timeZone);
 }
 
+// Every rendering of a resource converts the same few instants and dates (a clock's now, a term's days): kept.
+const dateAtEpoch = memoize(
+  (epochMilliseconds: number, timeZone: string) =>
+    Temporal.Instant.fromEpochMilliseconds(epochMilliseconds)
+      .toZonedDateTimeISO(timeZone)
+      .toPlainDate()
+      .toString(),
+  (epochMilliseconds, timeZone) => `${epochMilliseconds}|${timeZone}`,
+);
+
 /** The instant a calendar date begins in the time zone, as the wire shows dates (ISO 8601, UTC, `Z`). */
-export function startOfDate(date: PlainDate, timeZone: string): string {
-  const epochMilliseconds = Temporal.PlainDate.from(date).toZonedDateTime({ timeZone }).epochMilliseconds;
-  return new Date(epochMilliseconds).toISOString();
-}
+export const startOfDate: (date: PlainDate, timeZone: string) => string = memoize(
+  (date: PlainDate, timeZone: string) =>
+    new Date(Temporal.PlainDate.from(date).toZonedDateTime({ timeZone }).epochMilliseconds).toISOString(),
+  (date, timeZone) => `${date}|${timeZone}`,
+);
 
 /** A request's date (any shape the wire accepts) as a calendar date in the time zone; undefined if unreadable. */
 export function parseWireCalendarDate(text: string, timeZone: string): PlainDate | undefined {

@@ -350,6 +350,9 @@ async function walkSubscriptions(account: TestAccount, customerID: number, today
   });
   const path = `/v1/subscriptions/${renewing.subscriptionID}`;
   await ok(account, 'PUT', `${path}/components/recordusage`, [{ componentID: sms.componentID, NumUnits: 5 }]);
+  await ok(account, 'PUT', `${path}/components/modify`, {
+    componentUsage: [{ componentID: sms.componentID, NumUnits: 5, Memo: 'checked' }],
+  });
   await ok(account, 'PUT', `${path}/changePackage`, {
     packageID: gold.packageId,
     packageRateTermID: gold.rateTermId,

@@ -109,14 +109,15 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'payment_method.deleted': 'A payment method was deleted; the object is the method as it was.',
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
-    'A field of a subscription changed: an edit, a billed term moving its schedule, a change of components or of a scheduled change.',
+    'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',
   'subscription.usage_recorded':
     'Usage of a component was recorded on a subscription (`PUT …/components/recordusage`).',
   'subscription.future_change_scheduled':
     'A change of package, or a cancellation at the end of the term, was scheduled for later.',
   'subscription.future_change_applied':
     'A scheduled change of package took effect at the renewal the bill run billed.',
-  'subscription.renewed': 'The bill run billed a new term of the subscription (lastRenewDate moved).',
+  'subscription.renewed':
+    'A term of the subscription was billed, the first one included (lastRenewDate set or moved); no `previous`.',
   'subscription.trial_started':
     'A subscription created before its start date began its trial, on the start date (by the bill run of that day).',
   'subscription.trial_will_end':

@@ -64,10 +64,10 @@ describe('subscription events', () => {
     const path = `/v1/subscriptions/${id}`;
     const afterCreate = await read(account, path);
     let events = await eventsOf(account, 'subscription', id);
-    // Created, then billed at once: the first term's invoice moves its schedule (not a renewal).
-    expect(events.map((e) => e.type)).toEqual(['subscription.created', 'subscription.updated']);
+    // Created, then billed at once: its first term is billed (renewed), told by the object after it.
+    expect(events.map((e) => e.type)).toEqual(['subscription.created', 'subscription.renewed']);
     expect(events[1]!.data.object).toEqual(afterCreate);
-    expect(events[1]!.data.previous).toMatchObject({ lastInvDate: null });
+    expect(events[1]!.data.previous).toBeUndefined();
 
     await ok(account, 'PUT', `${path}/components/recordusage`, [
       { componentID: sms.componentID, NumUnits: 5 },
@@ -88,7 +88,7 @@ describe('subscription events', () => {
 
     events = await expectEvents(account, 'subscription', id, [
       'subscription.created',
-      'subscription.updated',
+      'subscription.renewed',
       'subscription.usage_recorded',
       'subscription.updated',
       'subscription.future_change_scheduled',
@@ -145,14 +145,14 @@ describe('subscription events', () => {
 
     const events = await expectEvents(account, 'subscription', id, [
       'subscription.created',
-      'subscription.updated',
+      'subscription.renewed',
       'subscription.renewed',
       'subscription.future_change_scheduled',
       'subscription.future_change_applied',
     ]);
     const [renewed, scheduled, applied] = last(events, 3);
     expect(renewed!.data.object).toEqual(afterRenewal);
-    expect(renewed!.data.previous).toMatchObject({ lastRenewDate: `${today}T00:00:00.000Z` });
+    expect(renewed!.data.previous).toBeUndefined(); // a renewal is told by the object after it
     expect(renewed!.timestamp).toBe(`${renewal}T09:00:00.000Z`);
     expect(scheduled!.data.object).toEqual(afterChange);
     expect(applied!.data.object).toEqual(afterApplied);
@@ -184,7 +184,7 @@ describe('subscription events', () => {
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 2)}T09:00:00.000Z` }, 200);
     const events = await expectEvents(account, 'subscription', id, [
       'subscription.created',
-      'subscription.updated',
+      'subscription.renewed',
       'subscription.expired',
     ]);
     expect(events[2]!.data.object).toEqual(ended);

@@ -67,6 +67,25 @@ export async function insertAuditEntries(db: Db, rows: readonly Insertable<Audit
   await insertChunked(rows, (chunk) => db.insertInto('audit_log').values(chunk).execute());
 }
 
+/** Those of the keys that were already claimed. */
+export async function claimedOnceKeys(
+  db: Db,
+  accountId: number,
+  keys: readonly string[],
+): Promise<Set<string>> {
+  const claimed = new Set<string>();
+  for (let at = 0; at < keys.length; at += INSERT_CHUNK) {
+    const rows = await db
+      .selectFrom('events_emitted_once')
+      .select('once_key')
+      .where('account_id', '=', accountId)
+      .where('once_key', 'in', keys.slice(at, at + INSERT_CHUNK))
+      .execute();
+    for (const row of rows) claimed.add(row.once_key);
+  }
+  return claimed;
+}
+
 /** Claims once-keys; returns those that were not claimed before. */
 export async function claimOnceKeys(
   db: Db,

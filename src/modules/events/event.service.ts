@@ -77,6 +77,20 @@ export function withAfter(
   return after ? events.map((event) => ({ ...event, after })) : [...events];
 }
 
+/**
+ * The candidates of time-driven events whose once-key was not claimed yet: a caller filters with it before
+ * rendering, so that a bill run every minute does not render what it announced already.
+ */
+export async function notYetEmitted<T extends { onceKey?: string }>(
+  ctx: ServiceContext,
+  candidates: readonly T[],
+): Promise<T[]> {
+  const keys = candidates.flatMap((c) => (c.onceKey === undefined ? [] : [c.onceKey]));
+  if (keys.length === 0) return [...candidates];
+  const claimed = await repo.claimedOnceKeys(ctx.db, ctx.account.id, keys);
+  return candidates.filter((c) => c.onceKey === undefined || !claimed.has(c.onceKey));
+}
+
 export function emitEvent(
   ctx: ServiceContext,
   type: string,

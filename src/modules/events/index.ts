@@ -1,7 +1,14 @@
 export type { EventObjectRenderer, ResourceRef } from './eventObjects.ts';
 export { registerEventObjects } from './eventObjects.ts';
 export type { EventBody, EventToEmit, Snapshot } from './event.service.ts';
-export { emitEvent, emitEvents, snapshotResource, snapshotResources, withAfter } from './event.service.ts';
+export {
+  emitEvent,
+  emitEvents,
+  notYetEmitted,
+  snapshotResource,
+  snapshotResources,
+  withAfter,
+} from './event.service.ts';
 export type { WebhookAccounts, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
 export type { WebhookWorker, WebhookWorkerOptions } from './webhook.worker.ts';
 export { startWebhookWorker } from './webhook.worker.ts';

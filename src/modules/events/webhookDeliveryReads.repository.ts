@@ -20,7 +20,6 @@ export interface DeliveryFilter {
   toInclusive?: string;
 }
 
-
 /** The endpoint's deliveries, newest first, with their event's type. */
 export function listDeliveries(
   db: Db,

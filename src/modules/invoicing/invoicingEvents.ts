@@ -3,7 +3,13 @@ import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { emitEvents, withAfter, snapshotResource, snapshotResources } from '../events/index.ts';
+import {
+  emitEvents,
+  notYetEmitted,
+  withAfter,
+  snapshotResource,
+  snapshotResources,
+} from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as invoiceRepo from './invoice.repository.ts';
 import * as recurringRepo from './recurringInvoice.repository.ts';
@@ -127,44 +133,59 @@ function movedFrom(
 export async function emitInvoicingTimeEvents(ctx: ServiceContext, on: PlainDate): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const from = addDays(on, -TIME_EVENTS_LOOKBACK_DAYS);
-    const owed = await invoiceRepo.listOwedDueBetween(tctx.db, ctx.account.id, from, on);
-    const recurring = await recurringRepo.listWithDatesBetween(tctx.db, ctx.account.id, from, on);
+    const pastDue = await notYetEmitted(
+      tctx,
+      (await invoiceRepo.listOwedDueBetween(tctx.db, ctx.account.id, from, on)).map((row) => ({
+        row,
+        onceKey: invoiceOnceKeys.pastDue(row.id, row.due_date),
+      })),
+    );
+    const moves = await notYetEmitted(
+      tctx,
+      (await recurringRepo.listWithDatesBetween(tctx.db, ctx.account.id, from, on)).flatMap((row) => {
+        if (row.end_date !== null && row.end_date >= from && row.end_date <= on) {
+          return [{ row, expired: true, onceKey: recurringOnceKeys.expired(row.id, row.end_date) }];
+        }
+        const createdOn = dateAt(row.created_at, ctx.account.timeZone);
+        if (row.start_date >= from && row.start_date <= on && createdOn < row.start_date) {
+          return [{ row, expired: false, onceKey: recurringOnceKeys.activated(row.id, row.start_date) }];
+        }
+        return [];
+      }),
+    );
     const events: EventToEmit[] = [];
 
     const invoices = await snapshotResources(
       tctx,
       'invoice',
-      owed.map((row) => row.id),
+      pastDue.map(({ row }) => row.id),
     );
-    for (const row of owed) {
+    for (const { row, onceKey } of pastDue) {
       const ref = invoiceRef(row.id);
-      const before = movedFrom(invoices.get(row.id)?.object, ref, { Status: 'Due' });
-      events.push({
-        type: 'invoice.past_due',
-        ref,
-        before,
-        onceKey: invoiceOnceKeys.pastDue(row.id, row.due_date),
-      });
+      const object = invoices.get(row.id)?.object;
+      const before = movedFrom(object, ref, { Status: 'Due' });
+      // Time changed the invoice, nothing else: the object read for `before` is the one after.
+      events.push({ type: 'invoice.past_due', ref, before, onceKey, ...(object ? { after: object } : {}) });
     }
 
     const schedules = await snapshotResources(
       tctx,
       'recurring_invoice',
-      recurring.map((row) => row.id),
+      moves.map(({ row }) => row.id),
     );
-    for (const row of recurring) {
+    for (const { row, expired, onceKey } of moves) {
       const ref = recurringInvoiceRef(row.id);
       const object = schedules.get(row.id)?.object;
-      const createdOn = dateAt(row.created_at, ctx.account.timeZone);
-      if (row.end_date !== null && row.end_date >= from && row.end_date <= on) {
-        const before = movedFrom(object, ref, { comp_Status: 'Active', isExpired: false });
-        const onceKey = recurringOnceKeys.expired(row.id, row.end_date);
-        events.push({ type: 'recurring_invoice.expired', ref, before, onceKey });
-      } else if (row.start_date >= from && row.start_date <= on && createdOn < row.start_date) {
-        const before = movedFrom(object, ref, { comp_Status: 'Future' });
-        const onceKey = recurringOnceKeys.activated(row.id, row.start_date);
-        events.push({ type: 'recurring_invoice.activated', ref, before, onceKey });
-      }
+      const before = expired
+        ? movedFrom(object, ref, { comp_Status: 'Active', isExpired: false })
+        : movedFrom(object, ref, { comp_Status: 'Future' });
+      events.push({
+        type: expired ? 'recurring_invoice.expired' : 'recurring_invoice.activated',
+        ref,
+        before,
+        onceKey,
+        ...(object ? { after: object } : {}),
+      });
     }
     return (await emitEvents(tctx, events)).length;
   });

@@ -113,16 +113,16 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
 }
 
 /**
- * A billed subscription's event: `renewed` when a new term began (its lastRenewDate moved on from an earlier
- * one), `future_change_applied` when its scheduled change took effect, else `updated` (its schedule moved, or it
+ * A billed subscription's event: `renewed` when a term was billed (its lastRenewDate set or moved on),
+ * `future_change_applied` when its scheduled change took effect, else `updated` (its schedule moved, or it
  * was parked).
  */
-function billingEvent(decision: Decision, before: Snapshot | undefined): EventToEmit {
+function billingEvent(decision: Decision, before?: Snapshot): EventToEmit {
   const ref = subscriptionRef(decision.row.id);
-  if (!('plan' in decision)) return { type: 'subscription.updated', ref, before };
+  if (!('plan' in decision)) return { type: 'subscription.updated', ref, ...(before ? { before } : {}) };
   const { next } = decision.plan;
+  // A term billed, the first one included: its object tells the new dates, so no `before` is rendered for it.
   const renewed =
-    decision.row.last_renew_date !== null &&
     next.lastRenewDate !== undefined &&
     next.lastRenewDate !== null &&
     next.lastRenewDate !== decision.row.last_renew_date;
@@ -131,7 +131,7 @@ function billingEvent(decision: Decision, before: Snapshot | undefined): EventTo
     : renewed
       ? 'subscription.renewed'
       : 'subscription.updated';
-  return { type, ref, before };
+  return { type, ref, ...(before ? { before } : {}) };
 }
 
 /**
@@ -148,12 +148,6 @@ async function billRows(
   const outcome: BillingOutcome = { subscriptions: rows.length, invoiceIds: [], parked: 0 };
   if (rows.length === 0) return outcome;
   const { customers, usage, labelOf, toNewInvoice } = await billingInputs(ctx, rows);
-  const before = await snapshotResources(
-    ctx,
-    'subscription',
-    rows.map((row) => row.id),
-  );
-
   // A held customer's subscriptions wait, neither billed nor parked (the bill run's own query skips them too).
   const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
   const decisions: Decision[] = billable.map((row) => {
@@ -175,6 +169,17 @@ async function billRows(
       throw error;
     }
   });
+
+  // A renewal is told by the object after it: only the other billed subscriptions (an applied change, a parked
+  // one) are rendered before, for their event's `previous`. Rendering every billed subscription twice would make
+  // events most of a bill run's work.
+  const before = await snapshotResources(
+    ctx,
+    'subscription',
+    decisions
+      .filter((decision) => billingEvent(decision).type !== 'subscription.renewed')
+      .map((d) => d.row.id),
+  );
 
   // Invoices with no lines (a free trial) are not made; their period is still recorded.
   const newInvoices: NewInvoice[] = [];

@@ -3,7 +3,13 @@ import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { emitEvents, withAfter, snapshotResource, snapshotResources } from '../events/index.ts';
+import {
+  emitEvents,
+  notYetEmitted,
+  withAfter,
+  snapshotResource,
+  snapshotResources,
+} from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as repo from './subscription.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
@@ -193,12 +199,13 @@ export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainD
       on,
       addDays(on, TRIAL_WARNING_DAYS),
     );
-    const events: (EventToEmit & { day: PlainDate | null })[] = [];
+    const candidates: (EventToEmit & { day: PlainDate | null })[] = [];
     for (const row of rows) {
       for (const event of timeEventsOf(row, on, from, dateAt(row.created_at, ctx.account.timeZone))) {
-        events.push({ ...event, ref: subscriptionRef(row.id) });
+        candidates.push({ ...event, ref: subscriptionRef(row.id) });
       }
     }
+    const events = await notYetEmitted(tctx, candidates);
     if (events.length === 0) return 0;
     const current = await snapshotResources(
       tctx,
@@ -216,6 +223,8 @@ export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainD
           return {
             ...event,
             before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
+            // Nothing changes the subscription here: the object read for `before` is the one after.
+            after: object,
           };
         }),
       )
