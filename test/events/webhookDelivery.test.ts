@@ -388,3 +388,27 @@ describe('webhook delivery', () => {
     }
   });
 });
+
+describe('an endpoint whose secret cannot be read', () => {
+  it('records a failed attempt on the schedule instead of retrying silently', async () => {
+    const account = await t.newAccount('Unreadable secret');
+    const endpoint = await createEndpoint(account);
+    // As after a change of ENCRYPTION_KEY: the sealed text no longer opens.
+    await db()
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: 'v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })
+      .where('id', '=', endpoint.id)
+      .execute();
+    const eventId = await emitCustomerEvent(account);
+    const row = await eventually(async () => {
+      const current = await delivery(eventId);
+      return current.attempts >= 1 ? current : undefined;
+    });
+    expect(row.attempts).toBe(1);
+    expect(row.status).toBe('pending');
+    expect(row.next_attempt_at).not.toBeNull();
+    const [attempt] = await attempts(row.id);
+    expect(attempt!.error).toContain('cannot be read');
+    expect(receivedFor(eventId)).toHaveLength(0);
+  });
+});

@@ -144,7 +144,21 @@ export async function attemptDelivery(
     return;
   }
   const policy = webhookUrlPolicy();
-  const secrets = endpointSigningSecrets(deps, endpoint, attemptedAt);
+  let secrets: string[];
+  try {
+    secrets = endpointSigningSecrets(deps, endpoint, attemptedAt);
+  } catch (error) {
+    // A secret that cannot be opened (ENCRYPTION_KEY changed): a failed attempt on the schedule, not a silent loop.
+    deps.log.error({ err: error, endpointId: lease.endpointId }, 'cannot open a webhook endpoint secret');
+    await settle(deps, prepared, attemptedAt, {
+      statusCode: undefined,
+      retryAfter: undefined,
+      durationMs: 0,
+      excerpt: undefined,
+      error: "the endpoint's secret cannot be read (was ENCRYPTION_KEY changed?); rotate the secret",
+    });
+    return;
+  }
   const response = await postWebhook({
     url: endpoint.url,
     body: payload,
