@@ -403,7 +403,7 @@ describe('an endpoint whose secret cannot be read', () => {
     const row = await eventually(async () => {
       const current = await delivery(eventId);
       return current.attempts >= 1 ? current : undefined;
-    });
+    }, 30_000);
     expect(row.attempts).toBe(1);
     expect(row.status).toBe('pending');
     expect(row.next_attempt_at).not.toBeNull();
