@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { auditOf, expectEvents, read } from '../helpers/resourceEvents.ts';
+import { auditOf, expectEvents, ok, read } from '../helpers/resourceEvents.ts';
 
 // Every catalogue event, triggered through the API and read back through GET /v1/events: objects as the single
 // GETs show them right after the change, `previous` for updates, one version per event, nothing for refusals.
@@ -13,12 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function ok(account: TestAccount, method: string, path: string, body?: unknown) {
-  const res = await account.request(method, path, body === undefined ? {} : { body });
-  expect(res.status, res.text).toBeLessThan(300);
-  return res.body;
-}
 
 async function newGroup(account: TestAccount): Promise<number> {
   return (await ok(account, 'POST', '/v1/packagegroups', { GroupName: 'Plans' })).packageGroupID;

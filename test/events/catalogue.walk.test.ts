@@ -4,7 +4,7 @@ import { killAll, runCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
 import { dialect, eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { read } from '../helpers/resourceEvents.ts';
+import { ok, read } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 import { startWebhookReceiver, verifyWebhook } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
@@ -39,12 +39,6 @@ afterAll(async () => {
 const DAY = 86_400_000;
 const plusDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
-
-async function ok(account: TestAccount, method: string, path: string, body?: unknown) {
-  const res = await account.request(method, path, body === undefined ? {} : { body });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
-  return res.body;
-}
 
 async function billing(...args: string[]): Promise<string> {
   const result = await runCli(args, t.env, 60_000);

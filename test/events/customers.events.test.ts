@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { auditOf, eventsOf, expectEvents, firstKeyId, read } from '../helpers/resourceEvents.ts';
+import { auditOf, eventsOf, expectEvents, firstKeyId, ok, read } from '../helpers/resourceEvents.ts';
 
 // Every event of customers, contacts, notes and custom fields, triggered through the API and read back through
 // GET /v1/events: the object as the API shows it right after the change, `previous` for updates, versions
@@ -19,15 +19,6 @@ async function newCustomer(account: TestAccount, body: Record<string, unknown> =
   const res = await account.request('POST', '/v1/customers', { body: { Name: 'Ada', ...body } });
   expect(res.status, res.text).toBe(201);
   return res.body.customerID;
-}
-
-async function ok(account: TestAccount, method: string, path: string, body?: unknown, requestId?: string) {
-  const res = await account.request(method, path, {
-    ...(body === undefined ? {} : { body }),
-    ...(requestId ? { headers: { 'x-request-id': requestId } } : {}),
-  });
-  expect(res.status, res.text).toBeLessThan(300);
-  return res.body;
 }
 
 /** A customer as events show it: its GET, with its custom fields as the with_customfields listing gives them. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { eventsOf, expectEvents, read } from '../helpers/resourceEvents.ts';
+import { eventsOf, expectEvents, ok, read } from '../helpers/resourceEvents.ts';
 
 // Invoice and recurring-invoice events, triggered through the API and the bill run (a test account's clock), read
 // back through GET /v1/events: the object as the API's GET shows it right after the change, `previous` for
@@ -14,12 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function ok(account: TestAccount, method: string, path: string, body?: unknown) {
-  const res = await account.request(method, path, body === undefined ? {} : { body });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
-  return res.body;
-}
 
 async function testAccount(name: string): Promise<{ account: TestAccount; clock: string }> {
   const account = await t.newAccount(name, { isTest: true });

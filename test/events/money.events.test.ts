@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { expectEvents, read } from '../helpers/resourceEvents.ts';
+import { expectEvents, ok, read } from '../helpers/resourceEvents.ts';
 
 // Events of payments, credit notes, adjustments (with the invoices their allocations move) and payment methods,
 // triggered through the API and read back through GET /v1/events.
@@ -13,12 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function ok(account: TestAccount, method: string, path: string, body?: unknown) {
-  const res = await account.request(method, path, body === undefined ? {} : { body });
-  expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
-  return res.body;
-}
 
 async function setUp(name: string) {
   const account = await t.newAccount(name, { isTest: true });

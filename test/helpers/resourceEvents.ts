@@ -45,6 +45,22 @@ export async function expectEvents(
 }
 
 /** The body of a GET that must succeed. */
+/** Calls the API and expects a success (2xx); returns the body. */
+export async function ok(
+  account: TestAccount,
+  method: string,
+  path: string,
+  body?: unknown,
+  requestId?: string,
+): Promise<any> {
+  const res = await account.request(method, path, {
+    ...(body === undefined ? {} : { body }),
+    ...(requestId ? { headers: { 'x-request-id': requestId } } : {}),
+  });
+  expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300);
+  return res.body;
+}
+
 export async function read(account: TestAccount, path: string): Promise<any> {
   const res = await account.request('GET', path);
   expect(res.status, res.text).toBe(200);
