@@ -45,6 +45,15 @@ const accountNamed = preparedQuery((db, name: string) =>
   db.selectFrom('accounts').select(['id', 'name', 'created_at']).where('name', '=', name).orderBy('id'),
 );
 
+const accountsNamedIn = preparedQuery((db, currency: string, names: string[]) =>
+  db
+    .selectFrom('accounts')
+    .select('name')
+    .where('currency_code', '=', currency)
+    .where('name', 'in', names)
+    .orderBy('name'),
+);
+
 describe('storage', () => {
   it('reads the same values on both dialects: numbers, booleans, ISO instants', async () => {
     const accountId = await insertAccount('types');
@@ -87,6 +96,20 @@ describe('storage', () => {
       { id: second, name: 'prepared-b', created_at: NOW },
     ]);
     expect(await accountNamed(storage.db, 'nobody')).toEqual([]);
+  });
+
+  it('runs a prepared query with lists of any length, each with its own values', async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `listed-${String(i).padStart(2, '0')}`);
+    for (const name of names) await insertAccount(name);
+    const named = async (list: string[]) =>
+      (await accountsNamedIn(storage.db, 'USD', list)).map((row) => row.name);
+    expect(await named(names.slice(0, 2))).toEqual(names.slice(0, 2));
+    expect(await named([names[5]!, 'nobody'])).toEqual([names[5]]);
+    expect(await named(names.slice(3, 6))).toEqual(names.slice(3, 6));
+    // Longer than the lists it keeps compiled: compiled per call, same answer.
+    expect(await named(names)).toEqual(names);
+    expect(await named(names.slice(1))).toEqual(names.slice(1));
+    expect(await accountsNamedIn(storage.db, 'EUR', names.slice(0, 2))).toEqual([]);
   });
 
   it('reads only committed data outside a transaction, and its own writes inside one', async () => {
