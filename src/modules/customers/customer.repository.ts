@@ -98,6 +98,20 @@ export function listCustomers(db: Db, accountId: number, page: Page, ids?: numbe
     .execute();
 }
 
+/** The account's customers with these ids (a batch read by key: no paging, no order). */
+const customersByIds = preparedQuery((db, accountId: number, ids: readonly number[]) =>
+  db
+    .selectFrom('customers')
+    .select(CUSTOMER_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids),
+);
+
+export function findCustomers(db: Db, accountId: number, ids: readonly number[]): Promise<CustomerRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return customersByIds(db, accountId, ids);
+}
+
 export async function insertCustomer(db: Db, row: NewCustomerRow): Promise<number> {
   const inserted = await db.insertInto('customers').values(row).returning('id').executeTakeFirstOrThrow();
   return inserted.id;

@@ -107,7 +107,7 @@ export async function customersByIds(
 ): Promise<Map<number, Customer>> {
   if (customerIds.length === 0) return new Map();
   const ids = [...new Set(customerIds)];
-  const rows = await repo.listCustomers(ctx.db, ctx.account.id, { limit: ids.length, offset: 0 }, ids);
+  const rows = await repo.findCustomers(ctx.db, ctx.account.id, ids);
   return new Map(rows.map((row) => [row.id, customerFromRow(row)]));
 }
 

@@ -1,15 +1,33 @@
 import { sql } from 'kysely';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from '../../storage/schema.ts';
+import type {
+  Database,
+  InvoiceChargesTable,
+  InvoiceTaxesTable,
+  InvoicesTable,
+} from '../../storage/schema.ts';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
 export type NewInvoiceRow = Insertable<InvoicesTable>;
 export type InvoiceChanges = Updateable<Omit<InvoicesTable, 'id' | 'account_id' | 'created_at'>>;
+
+/** Issued, not cancelled, and not yet covered by what was paid (settled or pending) or credited. */
+function owed(eb: ExpressionBuilder<Database, 'invoices'>) {
+  return eb.and([
+    eb('is_draft', '=', false),
+    eb('is_cancelled', '=', false),
+    eb(
+      'total_minor',
+      '>',
+      eb('paid_actual_minor', '+', eb('paid_pending_minor', '+', eb.ref('negative_adjs_minor'))),
+    ),
+  ]);
+}
 export type ChargeRow = Selectable<InvoiceChargesTable>;
 export type NewChargeRow = Insertable<InvoiceChargesTable>;
 export type TaxRow = Selectable<InvoiceTaxesTable>;
@@ -92,19 +110,22 @@ export async function findInvoice(
   return (await invoiceById(db, accountId, invoiceId))[0];
 }
 
+const invoicesByIds = preparedQuery((db, accountId: number, invoiceIds: readonly number[]) =>
+  db
+    .selectFrom('invoices')
+    .select(INVOICE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', 'in', invoiceIds)
+    .orderBy('id'),
+);
+
 export function findInvoices(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
 ): Promise<InvoiceRow[]> {
   if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('invoices')
-    .select(INVOICE_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', invoiceIds)
-    .orderBy('id')
-    .execute();
+  return invoicesByIds(db, accountId, invoiceIds);
 }
 
 export function findInvoiceIdByReference(
@@ -147,29 +168,35 @@ export function listInvoices(
 }
 
 /** The lines of the invoices, in display order. */
-export function listCharges(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<ChargeRow[]> {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
+const chargesOf = preparedQuery((db, accountId: number, invoiceIds: readonly number[]) =>
+  db
     .selectFrom('invoice_charges')
     .select(CHARGE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .orderBy('invoice_id')
     .orderBy('display_order')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'),
+);
+
+export function listCharges(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<ChargeRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return chargesOf(db, accountId, invoiceIds);
 }
 
-export function listTaxes(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<TaxRow[]> {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
+const taxesOf = preparedQuery((db, accountId: number, invoiceIds: readonly number[]) =>
+  db
     .selectFrom('invoice_taxes')
     .select(TAX_COLUMNS)
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .orderBy('invoice_id')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'),
+);
+
+export function listTaxes(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<TaxRow[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return taxesOf(db, accountId, invoiceIds);
 }
 
 /**
@@ -343,14 +370,9 @@ function safeSum(value: number | string | null): number {
 }
 
 /** The money columns of the customers' issued, not cancelled invoices, summed per customer and currency. */
-export async function sumIssuedInvoices(
-  db: Db,
-  accountId: number,
-  customerIds: readonly number[],
-): Promise<MoneySums[]> {
-  if (customerIds.length === 0) return [];
-  // NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
-  const rows = await db
+// NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
+const issuedSumsOf = preparedQuery((db, accountId: number, customerIds: readonly number[]) =>
+  db
     .selectFrom('invoices')
     .select((eb) => [
       'customer_id',
@@ -364,8 +386,16 @@ export async function sumIssuedInvoices(
     .where('customer_id', 'in', customerIds)
     .where('is_draft', '=', false)
     .where('is_cancelled', '=', false)
-    .groupBy(['customer_id', 'currency_code'])
-    .execute();
+    .groupBy(['customer_id', 'currency_code']),
+);
+
+export async function sumIssuedInvoices(
+  db: Db,
+  accountId: number,
+  customerIds: readonly number[],
+): Promise<MoneySums[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await issuedSumsOf(db, accountId, customerIds);
   return rows.map((row) => ({
     customerId: row.customer_id,
     currencyCode: row.currency_code,
@@ -432,15 +462,7 @@ export function lockOpenInvoicesOfCustomer(
     .where('account_id', '=', accountId)
     .where('customer_id', '=', customerId)
     .where('currency_code', '=', currencyCode)
-    .where('is_draft', '=', false)
-    .where('is_cancelled', '=', false)
-    .where((eb) =>
-      eb(
-        'total_minor',
-        '>',
-        eb('paid_actual_minor', '+', eb('paid_pending_minor', '+', eb.ref('negative_adjs_minor'))),
-      ),
-    )
+    .where(owed)
     .orderBy('invoice_date')
     .orderBy('invoice_num')
     .orderBy('id');
@@ -490,15 +512,7 @@ export function listOwedDueBetween(
     .where('account_id', '=', accountId)
     .where('due_date', '>=', from)
     .where('due_date', '<', before)
-    .where('is_draft', '=', false)
-    .where('is_cancelled', '=', false)
-    .where((eb) =>
-      eb(
-        'total_minor',
-        '>',
-        eb('paid_actual_minor', '+', eb('paid_pending_minor', '+', eb.ref('negative_adjs_minor'))),
-      ),
-    )
+    .where(owed)
     .orderBy('id')
     .execute();
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
 import type { AdjustmentsTable, AllocationsTable } from '../../storage/schema.ts';
 
 export type AllocationRow = Selectable<AllocationsTable>;
@@ -27,6 +28,17 @@ const ALLOCATION_COLUMNS = [
   'updated_at',
 ] as const;
 
+const allocationsOfSources = preparedQuery(
+  (db, accountId: number, sourceType: SourceType, sourceIds: readonly number[]) =>
+    db
+      .selectFrom('allocations')
+      .select(ALLOCATION_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('source_type', '=', sourceType)
+      .where('source_id', 'in', sourceIds)
+      .orderBy('id'),
+);
+
 export function listAllocationsOfSources(
   db: Db,
   accountId: number,
@@ -34,15 +46,19 @@ export function listAllocationsOfSources(
   sourceIds: readonly number[],
 ): Promise<AllocationRow[]> {
   if (sourceIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('allocations')
-    .select(ALLOCATION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('source_type', '=', sourceType)
-    .where('source_id', 'in', sourceIds)
-    .orderBy('id')
-    .execute();
+  return allocationsOfSources(db, accountId, sourceType, sourceIds);
 }
+
+const allocationsToTargets = preparedQuery(
+  (db, accountId: number, targetType: TargetType, targetIds: readonly number[]) =>
+    db
+      .selectFrom('allocations')
+      .select(ALLOCATION_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('target_type', '=', targetType)
+      .where('target_id', 'in', targetIds)
+      .orderBy('id'),
+);
 
 export function listAllocationsToTargets(
   db: Db,
@@ -51,14 +67,7 @@ export function listAllocationsToTargets(
   targetIds: readonly number[],
 ): Promise<AllocationRow[]> {
   if (targetIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('allocations')
-    .select(ALLOCATION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('target_type', '=', targetType)
-    .where('target_id', 'in', targetIds)
-    .orderBy('id')
-    .execute();
+  return allocationsToTargets(db, accountId, targetType, targetIds);
 }
 
 export async function insertAllocations(
@@ -203,14 +212,8 @@ function safeSum(value: number | string | null): number {
   return sum;
 }
 
-/**
- * What is left unallocated (payments, credit notes, negative adjustments) or unpaid (positive adjustments) per
- * customer and currency: one statement for the three tables (customer reads run it for every page).
- * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
- */
-export async function sumOpen(db: Db, accountId: number, customerIds: readonly number[]): Promise<OpenSum[]> {
-  if (customerIds.length === 0) return [];
-  const rows = await db
+const openSumsOf = preparedQuery((db, accountId: number, customerIds: readonly number[]) =>
+  db
     .selectFrom('payments')
     .select((eb) => [
       'customer_id',
@@ -248,8 +251,17 @@ export async function sumOpen(db: Db, accountId: number, customerIds: readonly n
         .where('account_id', '=', accountId)
         .where('customer_id', 'in', customerIds)
         .groupBy(['customer_id', 'currency_code', 'direction']),
-    )
-    .execute();
+    ),
+);
+
+/**
+ * What is left unallocated (payments, credit notes, negative adjustments) or unpaid (positive adjustments) per
+ * customer and currency: one statement for the three tables (customer reads run it for every page).
+ * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
+ */
+export async function sumOpen(db: Db, accountId: number, customerIds: readonly number[]): Promise<OpenSum[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await openSumsOf(db, accountId, customerIds);
   return rows.map((row) => ({
     customerId: row.customer_id,
     currencyCode: row.currency_code,

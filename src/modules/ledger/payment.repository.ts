@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PaymentsTable } from '../../storage/schema.ts';
 
@@ -26,13 +27,21 @@ const PAYMENT_COLUMNS = [
   'updated_at',
 ] as const;
 
-export function findPayment(db: Db, accountId: number, paymentId: number): Promise<PaymentRow | undefined> {
-  return db
+const paymentsByIds = preparedQuery((db, accountId: number, paymentIds: readonly number[]) =>
+  db
     .selectFrom('payments')
     .select(PAYMENT_COLUMNS)
     .where('account_id', '=', accountId)
-    .where('id', '=', paymentId)
-    .executeTakeFirst();
+    .where('id', 'in', paymentIds)
+    .orderBy('id'),
+);
+
+export async function findPayment(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+): Promise<PaymentRow | undefined> {
+  return (await paymentsByIds(db, accountId, [paymentId]))[0];
 }
 
 export function findPayments(
@@ -41,13 +50,7 @@ export function findPayments(
   paymentIds: readonly number[],
 ): Promise<PaymentRow[]> {
   if (paymentIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('payments')
-    .select(PAYMENT_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', paymentIds)
-    .orderBy('id')
-    .execute();
+  return paymentsByIds(db, accountId, paymentIds);
 }
 
 export function listPayments(

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PaymentMethodsTable } from '../../storage/schema.ts';
 
@@ -117,19 +118,22 @@ export function listPaymentMethods(
 }
 
 /** The primary method of each of these customers that has one: one statement for a page of customers. */
+const primaryPaymentMethodsOf = preparedQuery((db, accountId: number, customerIds: readonly number[]) =>
+  db
+    .selectFrom('payment_methods')
+    .select(['id', 'customer_id', 'token'])
+    .where('account_id', '=', accountId)
+    .where('customer_id', 'in', customerIds)
+    .where('is_primary', '=', true),
+);
+
 export function listPrimaryPaymentMethods(
   db: Db,
   accountId: number,
   customerIds: readonly number[],
 ): Promise<{ id: number; customer_id: number; token: string }[]> {
   if (customerIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('payment_methods')
-    .select(['id', 'customer_id', 'token'])
-    .where('account_id', '=', accountId)
-    .where('customer_id', 'in', customerIds)
-    .where('is_primary', '=', true)
-    .execute();
+  return primaryPaymentMethodsOf(db, accountId, customerIds);
 }
 
 /**

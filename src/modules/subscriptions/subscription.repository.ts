@@ -3,6 +3,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
 import type {
   SubscriptionComponentsTable,
   SubscriptionUsageTable,
@@ -104,12 +105,16 @@ function selectViews(db: Db, accountId: number) {
     .where('subscriptions.account_id', '=', accountId);
 }
 
-export function findSubscriptionView(
+const viewsByIds = preparedQuery((db, accountId: number, subscriptionIds: readonly number[]) =>
+  selectViews(db, accountId).where('subscriptions.id', 'in', subscriptionIds).orderBy('subscriptions.id'),
+);
+
+export async function findSubscriptionView(
   db: Db,
   accountId: number,
   subscriptionId: number,
 ): Promise<SubscriptionView | undefined> {
-  return selectViews(db, accountId).where('subscriptions.id', '=', subscriptionId).executeTakeFirst();
+  return (await viewsByIds(db, accountId, [subscriptionId]))[0];
 }
 
 export function findSubscriptionViews(
@@ -118,10 +123,7 @@ export function findSubscriptionViews(
   subscriptionIds: readonly number[],
 ): Promise<SubscriptionView[]> {
   if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return selectViews(db, accountId)
-    .where('subscriptions.id', 'in', subscriptionIds)
-    .orderBy('subscriptions.id')
-    .execute();
+  return viewsByIds(db, accountId, subscriptionIds);
 }
 
 /** A page of the account's subscriptions (or one customer's), in creation order. */
@@ -220,7 +222,11 @@ export function listComponents(
   subscriptionIds: number[],
 ): Promise<ComponentRow[]> {
   if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return db
+  return componentsOf(db, accountId, subscriptionIds);
+}
+
+const componentsOf = preparedQuery((db, accountId: number, subscriptionIds: readonly number[]) =>
+  db
     .selectFrom('subscription_components')
     .innerJoin('component_versions', 'component_versions.id', 'subscription_components.component_version_id')
     .select([
@@ -232,9 +238,8 @@ export function listComponents(
     ])
     .where('subscription_components.account_id', '=', accountId)
     .where('subscription_components.subscription_id', 'in', subscriptionIds)
-    .orderBy('subscription_components.id')
-    .execute();
-}
+    .orderBy('subscription_components.id'),
+);
 
 export async function insertComponents(
   db: Db,
@@ -278,15 +283,19 @@ export function listUsageEndingAfterOrUnbilled(
   date: PlainDate,
 ): Promise<UsageRow[]> {
   if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('subscription_usage')
-    .select(USAGE_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('subscription_id', 'in', subscriptionIds)
-    .where((eb) => eb.or([eb('period_end', '>', date), eb('invoice_id', 'is', null)]))
-    .orderBy('id')
-    .execute();
+  return usageEndingAfterOrUnbilled(db, accountId, subscriptionIds, date);
 }
+
+const usageEndingAfterOrUnbilled = preparedQuery(
+  (db, accountId: number, subscriptionIds: readonly number[], date: string) =>
+    db
+      .selectFrom('subscription_usage')
+      .select(USAGE_COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('subscription_id', 'in', subscriptionIds)
+      .where((eb) => eb.or([eb('period_end', '>', date), eb('invoice_id', 'is', null)]))
+      .orderBy('id'),
+);
 
 export function listUnbilledUsageOf(db: Db, accountId: number, subscriptionId: number): Promise<UsageRow[]> {
   return db
@@ -382,19 +391,37 @@ export async function countBy(
   liveOn?: PlainDate,
 ): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('subscriptions')
-    .select((eb) => [eb.ref(column).as('key'), eb.fn.countAll<number | string>().as('n')])
-    .where('account_id', '=', accountId)
-    .where(column, 'in', ids)
-    .$if(liveOn !== undefined, (qb) =>
-      qb
-        .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', liveOn!)]))
-        .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', liveOn!)])),
-    )
-    .groupBy(column)
-    .execute();
+  const rows = await countQuery(column, liveOn !== undefined)(db, accountId, ids, liveOn ?? '');
   return new Map(rows.map((row) => [Number(row.key), Number(row.n)]));
+}
+
+const countQueries = new Map<string, ReturnType<typeof prepareCount>>();
+
+function prepareCount(column: 'package_version_id' | 'customer_id', live: boolean) {
+  return preparedQuery((db, accountId: number, ids: readonly number[], liveOn: string) =>
+    db
+      .selectFrom('subscriptions')
+      .select((eb) => [eb.ref(column).as('key'), eb.fn.countAll<number | string>().as('n')])
+      .where('account_id', '=', accountId)
+      .where(column, 'in', ids)
+      .$if(live, (qb) =>
+        qb
+          .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', liveOn)]))
+          .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', liveOn)])),
+      )
+      .groupBy(column),
+  );
+}
+
+/** The prepared count of each column, all subscriptions or live ones (the query's shape differs). */
+function countQuery(column: 'package_version_id' | 'customer_id', live: boolean) {
+  const key = `${column}:${live}`;
+  let query = countQueries.get(key);
+  if (!query) {
+    query = prepareCount(column, live);
+    countQueries.set(key, query);
+  }
+  return query;
 }
 
 /** Subscriptions carrying the component (or one of its versions), ended ones included. */
