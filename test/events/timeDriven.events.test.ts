@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBilling } from '../../src/billing/billRun.ts';
 import { systemClock } from '../../src/clock.ts';
+import { EVENT_BATCH_SIZE } from '../../src/modules/events/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -100,6 +101,43 @@ describe('invoice.past_due', () => {
       'invoice.past_due',
     ]);
     expect(await typesOf(account, 'invoice', settled.invoiceID)).toEqual(['invoice.created', 'invoice.paid']);
+  });
+});
+
+/** Every event of the type, all pages. */
+async function allOfType(account: TestAccount, type: string) {
+  const events: { resource: { id: number } }[] = [];
+  for (let page = 1; ; page++) {
+    const batch = await read(account, `/v1/events?type=${type}&page_size=100&page=${page}`);
+    events.push(...batch);
+    if (batch.length < 100) return events;
+  }
+}
+
+describe('a day with more moves than one batch', () => {
+  it('announces each once, in batches, however often the day is run again', async () => {
+    const { account, today } = await clockedAccount('Many past due');
+    const customerID = await createCustomer(account);
+    const dueDate = plusDays(today, 1);
+    const ids: number[] = [];
+    for (let i = 0; i < EVENT_BATCH_SIZE + 7; i++) {
+      const created = await ok(account, 'POST', '/v1/invoices', {
+        customerID,
+        DueDate: dueDate,
+        Charges: [{ Descrip: `Work ${i}`, Qty: 1, UnitCostEx: 10 }],
+      });
+      ids.push(created.invoiceID as number);
+    }
+
+    expect(ids.length).toBeGreaterThan(EVENT_BATCH_SIZE);
+
+    const announced = async () =>
+      (await allOfType(account, 'invoice.past_due')).map((event) => event.resource.id).sort((a, b) => a - b);
+    // The clock's move runs the day's bill run once: every batch of it.
+    await advance(account, plusDays(dueDate, 1));
+    expect(await announced()).toEqual(ids);
+    await billAgain(account);
+    expect(await announced()).toEqual(ids);
   });
 });
 

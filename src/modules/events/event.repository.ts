@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import type { Db } from '../../storage/database.ts';
-import type { AuditLogTable } from '../../storage/schema.events.ts';
 import type { Insertable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
+import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
 
 export interface NewEventRow {
   id: string;
@@ -37,34 +38,47 @@ export async function bumpResourceVersions(
   );
   const versions = new Map<string, number>();
   await insertChunked(sorted, async (chunk) => {
-    const rows = await db
-      .insertInto('resource_versions')
-      .values(
-        chunk.map((bump) => ({
-          account_id: accountId,
-          resource_type: bump.type,
-          resource_id: bump.id,
-          version: bump.count,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['account_id', 'resource_type', 'resource_id'])
-          .doUpdateSet({ version: sql<number>`resource_versions.version + excluded.version` }),
-      )
-      .returning(['resource_type', 'resource_id', 'version'])
-      .execute();
+    const rows = await addToVersions(
+      db,
+      chunk.map((bump) => ({
+        account_id: accountId,
+        resource_type: bump.type,
+        resource_id: bump.id,
+        version: bump.count,
+      })),
+    );
     for (const row of rows) versions.set(`${row.resource_type}:${row.resource_id}`, Number(row.version));
   });
   return versions;
 }
 
+// Written by every change: prepared once (see preparedQuery), not built anew each time.
+const addToVersions = preparedQuery(
+  (db, rows: { account_id: number; resource_type: string; resource_id: string; version: number }[]) =>
+    db
+      .insertInto('resource_versions')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'resource_type', 'resource_id'])
+          .doUpdateSet({ version: sql<number>`resource_versions.version + excluded.version` }),
+      )
+      .returning(['resource_type', 'resource_id', 'version']),
+);
+const eventsInsert = preparedQuery((db, rows: NewEventRow[]) => db.insertInto('events').values(rows));
+const auditInsert = preparedQuery((db, rows: Insertable<AuditLogTable>[]) =>
+  db.insertInto('audit_log').values(rows),
+);
+const deliveriesInsert = preparedQuery((db, rows: Insertable<WebhookDeliveriesTable>[]) =>
+  db.insertInto('webhook_deliveries').values(rows),
+);
+
 export async function insertEvents(db: Db, rows: readonly NewEventRow[]): Promise<void> {
-  await insertChunked(rows, (chunk) => db.insertInto('events').values(chunk).execute());
+  await insertChunked(rows, (chunk) => eventsInsert(db, chunk));
 }
 
 export async function insertAuditEntries(db: Db, rows: readonly Insertable<AuditLogTable>[]): Promise<void> {
-  await insertChunked(rows, (chunk) => db.insertInto('audit_log').values(chunk).execute());
+  await insertChunked(rows, (chunk) => auditInsert(db, chunk));
 }
 
 /** Those of the keys that were already claimed. */
@@ -106,34 +120,31 @@ export async function claimOnceKeys(
 }
 
 /** The account's enabled endpoints with what they subscribe to: events fan out to them as they are written. */
-export function enabledEndpoints(db: Db, accountId: number) {
-  return db
+export const enabledEndpoints = preparedQuery((db, accountId: number) =>
+  db
     .selectFrom('webhook_endpoints')
     .select(['id', 'enabled_events'])
     .where('account_id', '=', accountId)
-    .where('status', '=', 'enabled')
-    .execute();
-}
+    .where('status', '=', 'enabled'),
+);
 
 export async function insertDeliveries(
   db: Db,
   rows: readonly { accountId: number; endpointId: number; eventId: string; at: string }[],
 ): Promise<void> {
   await insertChunked(rows, (chunk) =>
-    db
-      .insertInto('webhook_deliveries')
-      .values(
-        chunk.map((row) => ({
-          account_id: row.accountId,
-          endpoint_id: row.endpointId,
-          event_id: row.eventId,
-          status: 'pending' as const,
-          attempts: 0,
-          // Due at once: the worker schedules retries on its own clock, which an account's test clock is not.
-          next_attempt_at: null,
-          created_at: row.at,
-        })),
-      )
-      .execute(),
+    deliveriesInsert(
+      db,
+      chunk.map((row) => ({
+        account_id: row.accountId,
+        endpoint_id: row.endpointId,
+        event_id: row.eventId,
+        status: 'pending' as const,
+        attempts: 0,
+        // Due at once: the worker schedules retries on its own clock, which an account's test clock is not.
+        next_attempt_at: null,
+        created_at: row.at,
+      })),
+    ),
   );
 }

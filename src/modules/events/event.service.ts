@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { systemClock } from '../../clock.ts';
+import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { changedFields, matchesAny } from '../../core/eventTypes.ts';
 import * as repo from './event.repository.ts';
@@ -52,7 +54,23 @@ export interface EventBody {
   data: { object: Record<string, unknown>; previous?: Record<string, unknown> };
 }
 
-const nextUlid = monotonicFactory();
+/**
+ * Random bytes for event ids, drawn from the system's CSPRNG a pool at a time: ulid's own source asks it for one
+ * byte per character, which costs more than the rest of an id.
+ */
+function pooledRandom(): () => number {
+  const pool = new Uint8Array(4096);
+  let next = pool.length;
+  return () => {
+    if (next === pool.length) {
+      crypto.randomFillSync(pool);
+      next = 0;
+    }
+    return pool[next++]! / 256;
+  };
+}
+
+const nextUlid = monotonicFactory(pooledRandom());
 
 export async function snapshotResource(ctx: ServiceContext, ref: ResourceRef): Promise<Snapshot> {
   const objects = await renderResources(ctx, ref.type, [ref.id]);
@@ -89,6 +107,33 @@ export async function notYetEmitted<T extends { onceKey?: string }>(
   if (keys.length === 0) return [...candidates];
   const claimed = await repo.claimedOnceKeys(ctx.db, ctx.account.id, keys);
   return candidates.filter((c) => c.onceKey === undefined || !claimed.has(c.onceKey));
+}
+
+/**
+ * Items per batch of `emitInBatches`: a day of time-driven events rendered and serialized at once would hold every
+ * object in memory (20,000 subscriptions starting on the first of the month).
+ */
+export const EVENT_BATCH_SIZE = 250;
+
+/**
+ * Emits the events `build` makes of each batch of `items` (rendering what it needs for that batch alone), each
+ * batch in a transaction of its own unless the caller holds one: for time-driven events, whose once-keys make a
+ * batch cut short by a crash safe to run again. Returns how many were written.
+ */
+export async function emitInBatches<T>(
+  ctx: ServiceContext,
+  items: readonly T[],
+  build: (tctx: ServiceContext, batch: T[]) => Promise<EventToEmit[]>,
+): Promise<number> {
+  let written = 0;
+  for (let at = 0; at < items.length; at += EVENT_BATCH_SIZE) {
+    const batch = items.slice(at, at + EVENT_BATCH_SIZE);
+    written += await withTransaction(
+      ctx,
+      async (tctx) => (await emitEvents(tctx, await build(tctx, batch))).length,
+    );
+  }
+  return written;
 }
 
 export function emitEvent(

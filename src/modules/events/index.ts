@@ -4,6 +4,8 @@ export type { EventBody, EventToEmit, Snapshot } from './event.service.ts';
 export {
   emitEvent,
   emitEvents,
+  EVENT_BATCH_SIZE,
+  emitInBatches,
   notYetEmitted,
   snapshotResource,
   snapshotResources,

@@ -44,7 +44,47 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
   let pumping: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  // Endpoints whose attempts finished since the last round: each is leased for first, without the search of every
+  // endpoint with due deliveries (which reads them all); that search runs when one of them has none left, on a
+  // wake and at each interval.
+  const refills = new Set<number>();
+  let searchAll = false;
   const wakeTimers = new Set<NodeJS.Timeout>();
+
+  const leaseTimes = () => {
+    const now = deps.clock.now();
+    return {
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + deps.timeoutMs + LEASE_MARGIN_MS).toISOString(),
+    };
+  };
+
+  /**
+   * Leases and starts what this process may send to one endpoint now: how many, or undefined when it has no room
+   * for more (its requests, or this process's, are all in flight).
+   */
+  const leaseFor = async (
+    endpointId: number,
+    at: { now: string; leaseUntil: string },
+  ): Promise<number | undefined> => {
+    const room = Math.min(
+      maxInFlight - active.size,
+      options.maxInFlightPerEndpoint - (perEndpoint.get(endpointId) ?? 0),
+    );
+    if (room <= 0 || stopped) return undefined;
+    const leases = await repo.leaseDueDeliveries(deps.db, at, endpointId, room);
+    if (leases.length === 0) return 0;
+    perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + leases.length);
+    let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
+    try {
+      prepared = await prepareDeliveries(deps.db, leases);
+    } catch (error) {
+      for (const lease of leases) release(lease.endpointId);
+      throw error;
+    }
+    for (const delivery of prepared) start(delivery);
+    return leases.length;
+  };
 
   /** Leases what this process may send now, endpoint by endpoint; false when nothing more can be started. */
   const leaseMore = async (): Promise<boolean> => {
@@ -52,34 +92,22 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
     const saturated = [...perEndpoint]
       .filter(([, n]) => n >= options.maxInFlightPerEndpoint)
       .map(([id]) => id);
-    const now = deps.clock.now();
-    const at = {
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + deps.timeoutMs + LEASE_MARGIN_MS).toISOString(),
-    };
+    const at = leaseTimes();
     const endpoints = await repo.endpointsWithDueDeliveries(deps.db, at.now, ENDPOINTS_PER_ROUND, saturated);
     let started = 0;
-    for (const endpointId of endpoints) {
-      const room = Math.min(
-        maxInFlight - active.size,
-        options.maxInFlightPerEndpoint - (perEndpoint.get(endpointId) ?? 0),
-      );
-      if (room <= 0 || stopped) continue;
-      const leases = await repo.leaseDueDeliveries(deps.db, at, endpointId, room);
-      if (leases.length === 0) continue;
-      perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + leases.length);
-      let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
-      try {
-        prepared = await prepareDeliveries(deps.db, leases);
-      } catch (error) {
-        for (const lease of leases) release(lease.endpointId);
-        throw error;
-      }
-      for (const delivery of prepared) start(delivery);
-      started += leases.length;
-    }
+    for (const endpointId of endpoints) started += (await leaseFor(endpointId, at)) ?? 0;
     // Endpoints past the first page may have work too; those on it are as full as they may be.
     return started > 0 && endpoints.length === ENDPOINTS_PER_ROUND;
+  };
+
+  /** Leases again for the endpoints whose attempts finished; true when one of them has nothing left to send. */
+  const refill = async (): Promise<boolean> => {
+    const endpoints = [...refills];
+    refills.clear();
+    const at = leaseTimes();
+    let drained = false;
+    for (const endpointId of endpoints) if ((await leaseFor(endpointId, at)) === 0) drained = true;
+    return drained;
   };
 
   const start = (delivery: PreparedDelivery) => {
@@ -90,7 +118,8 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
       .finally(() => {
         active.delete(attempt);
         release(delivery.lease.endpointId);
-        pump();
+        refills.add(delivery.lease.endpointId);
+        pump(false);
       });
     active.add(attempt);
   };
@@ -101,8 +130,10 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
     else perEndpoint.set(endpointId, count);
   };
 
-  function pump(): void {
+  /** A round: refills first, then, when `everyEndpoint` or a refill found nothing, the search of all endpoints. */
+  function pump(everyEndpoint = true): void {
     if (stopped) return;
+    if (everyEndpoint) searchAll = true;
     if (pumping) {
       again = true;
       return;
@@ -111,7 +142,11 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
       try {
         do {
           again = false;
-          while (!stopped && (await leaseMore()));
+          if (await refill()) searchAll = true;
+          if (searchAll) {
+            searchAll = false;
+            while (!stopped && (await leaseMore()));
+          }
         } while (again && !stopped);
       } catch (error) {
         deps.log.error({ err: error }, 'webhook worker round failed');

@@ -1,10 +1,10 @@
 /** The event types of invoices and recurring invoices, and the events of a recurring invoice's change. */
-import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import {
   emitEvents,
+  emitInBatches,
   notYetEmitted,
   withAfter,
   snapshotResource,
@@ -128,65 +128,65 @@ function movedFrom(
  * The time-driven events of invoices and recurring invoices as of `on` (the bill run's day, on its clock):
  * `invoice.past_due` for issued invoices still owed whose due date has passed, `recurring_invoice.activated` and
  * `.expired` for recurring invoices whose StartDate or EndDate came. Each once, by its once-key, however many
- * runs and processes reach the day. One read per kind, then one batch of events.
+ * runs and processes reach the day. One read per kind, then the events in batches (see emitInBatches).
  */
 export async function emitInvoicingTimeEvents(ctx: ServiceContext, on: PlainDate): Promise<number> {
-  return withTransaction(ctx, async (tctx) => {
-    const from = addDays(on, -TIME_EVENTS_LOOKBACK_DAYS);
-    const pastDue = await notYetEmitted(
-      tctx,
-      (await invoiceRepo.listOwedDueBetween(tctx.db, ctx.account.id, from, on)).map((row) => ({
-        row,
-        onceKey: invoiceOnceKeys.pastDue(row.id, row.due_date),
-      })),
-    );
-    const moves = await notYetEmitted(
-      tctx,
-      (await recurringRepo.listWithDatesBetween(tctx.db, ctx.account.id, from, on)).flatMap((row) => {
-        if (row.end_date !== null && row.end_date >= from && row.end_date <= on) {
-          return [{ row, expired: true, onceKey: recurringOnceKeys.expired(row.id, row.end_date) }];
-        }
-        const createdOn = dateAt(row.created_at, ctx.account.timeZone);
-        if (row.start_date >= from && row.start_date <= on && createdOn < row.start_date) {
-          return [{ row, expired: false, onceKey: recurringOnceKeys.activated(row.id, row.start_date) }];
-        }
-        return [];
-      }),
-    );
-    const events: EventToEmit[] = [];
-
+  const from = addDays(on, -TIME_EVENTS_LOOKBACK_DAYS);
+  const pastDue = await notYetEmitted(
+    ctx,
+    (await invoiceRepo.listOwedDueBetween(ctx.db, ctx.account.id, from, on)).map((row) => ({
+      row,
+      onceKey: invoiceOnceKeys.pastDue(row.id, row.due_date),
+    })),
+  );
+  const moves = await notYetEmitted(
+    ctx,
+    (await recurringRepo.listWithDatesBetween(ctx.db, ctx.account.id, from, on)).flatMap((row) => {
+      if (row.end_date !== null && row.end_date >= from && row.end_date <= on) {
+        return [{ row, expired: true, onceKey: recurringOnceKeys.expired(row.id, row.end_date) }];
+      }
+      const createdOn = dateAt(row.created_at, ctx.account.timeZone);
+      if (row.start_date >= from && row.start_date <= on && createdOn < row.start_date) {
+        return [{ row, expired: false, onceKey: recurringOnceKeys.activated(row.id, row.start_date) }];
+      }
+      return [];
+    }),
+  );
+  const pastDueWritten = await emitInBatches(ctx, pastDue, async (tctx, batch) => {
     const invoices = await snapshotResources(
       tctx,
       'invoice',
-      pastDue.map(({ row }) => row.id),
+      batch.map(({ row }) => row.id),
     );
-    for (const { row, onceKey } of pastDue) {
+    return batch.map(({ row, onceKey }): EventToEmit => {
       const ref = invoiceRef(row.id);
       const object = invoices.get(row.id)?.object;
       const before = movedFrom(object, ref, { Status: 'Due' });
       // Time changed the invoice, nothing else: the object read for `before` is the one after.
-      events.push({ type: 'invoice.past_due', ref, before, onceKey, ...(object ? { after: object } : {}) });
-    }
+      return { type: 'invoice.past_due', ref, before, onceKey, ...(object ? { after: object } : {}) };
+    });
+  });
 
+  const movesWritten = await emitInBatches(ctx, moves, async (tctx, batch) => {
     const schedules = await snapshotResources(
       tctx,
       'recurring_invoice',
-      moves.map(({ row }) => row.id),
+      batch.map(({ row }) => row.id),
     );
-    for (const { row, expired, onceKey } of moves) {
+    return batch.map(({ row, expired, onceKey }): EventToEmit => {
       const ref = recurringInvoiceRef(row.id);
       const object = schedules.get(row.id)?.object;
       const before = expired
         ? movedFrom(object, ref, { comp_Status: 'Active', isExpired: false })
         : movedFrom(object, ref, { comp_Status: 'Future' });
-      events.push({
+      return {
         type: expired ? 'recurring_invoice.expired' : 'recurring_invoice.activated',
         ref,
         before,
         onceKey,
         ...(object ? { after: object } : {}),
-      });
-    }
-    return (await emitEvents(tctx, events)).length;
+      };
+    });
   });
+  return pastDueWritten + movesWritten;
 }

@@ -1,10 +1,10 @@
 /** The events of subscriptions: of a change made through the API, of billing, and of the passage of time. */
-import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import {
   emitEvents,
+  emitInBatches,
   notYetEmitted,
   withAfter,
   snapshotResource,
@@ -187,47 +187,40 @@ function timeEventsOf(
  * The time-driven events of subscriptions as of `on` (the bill run's day, on its clock): trial_started,
  * trial_will_end (TRIAL_WARNING_DAYS before TrialEndDate), activated, cancelled (a CancelDate that came) and
  * expired. Each once, by its once-key, however many runs and processes reach the day; a status move carries
- * `previous.comp_Status`. One read, then one batch of events.
+ * `previous.comp_Status`. One read, then the events in batches (see emitInBatches).
  */
 export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainDate): Promise<number> {
-  return withTransaction(ctx, async (tctx) => {
-    const from = addDays(on, -LOOKBACK_DAYS);
-    const rows = await repo.listWithStatusDatesBetween(
-      tctx.db,
-      ctx.account.id,
-      from,
-      on,
-      addDays(on, TRIAL_WARNING_DAYS),
-    );
-    const candidates: (EventToEmit & { day: PlainDate | null })[] = [];
-    for (const row of rows) {
-      for (const event of timeEventsOf(row, on, from, dateAt(row.created_at, ctx.account.timeZone))) {
-        candidates.push({ ...event, ref: subscriptionRef(row.id) });
-      }
+  const from = addDays(on, -LOOKBACK_DAYS);
+  const rows = await repo.listWithStatusDatesBetween(
+    ctx.db,
+    ctx.account.id,
+    from,
+    on,
+    addDays(on, TRIAL_WARNING_DAYS),
+  );
+  const candidates: (EventToEmit & { day: PlainDate | null })[] = [];
+  for (const row of rows) {
+    for (const event of timeEventsOf(row, on, from, dateAt(row.created_at, ctx.account.timeZone))) {
+      candidates.push({ ...event, ref: subscriptionRef(row.id) });
     }
-    const events = await notYetEmitted(tctx, candidates);
-    if (events.length === 0) return 0;
+  }
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return emitInBatches(ctx, await notYetEmitted(ctx, candidates), async (tctx, events) => {
     const current = await snapshotResources(
       tctx,
       'subscription',
       events.map((event) => event.ref.id),
     );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return (
-      await emitEvents(
-        tctx,
-        events.map(({ day, ...event }) => {
-          const object = current.get(event.ref.id)?.object;
-          if (day === null || !object) return event;
-          const row = byId.get(Number(event.ref.id))!;
-          return {
-            ...event,
-            before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
-            // Nothing changes the subscription here: the object read for `before` is the one after.
-            after: object,
-          };
-        }),
-      )
-    ).length;
+    return events.map(({ day, ...event }) => {
+      const object = current.get(event.ref.id)?.object;
+      if (day === null || !object) return event;
+      const row = byId.get(Number(event.ref.id))!;
+      return {
+        ...event,
+        before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
+        // Nothing changes the subscription here: the object read for `before` is the one after.
+        after: object,
+      };
+    });
   });
 }
