@@ -255,8 +255,17 @@ export function anchorAfter(
   return period.kind === 'trial' || firstStub ? period.end : anchorDate;
 }
 
-function sameTerm(a: Term, b: Term): boolean {
-  return a.count === b.count && a.unit === b.unit;
+/**
+ * The anchor of a period with which a scheduled change takes effect on `start`: a change keeping the same term
+ * keeps the cycle (a month-end anchor returns to the 31st); another term starts a new cycle on that day.
+ */
+export function anchorOnChange(
+  current: Term,
+  changed: Term,
+  anchorDate: PlainDate,
+  start: PlainDate,
+): PlainDate {
+  return current.count === changed.count && current.unit === changed.unit ? anchorDate : start;
 }
 
 /** At most this many invoices per plan; a subscription further behind continues on the next call. */
@@ -299,9 +308,9 @@ export function planBilling(
     const change = timeline.pendingChange;
     const applies = change !== null && !pendingChangeApplied && change.effectiveDate <= nextStart;
     const periodTerms = applies ? change.terms : terms;
-    // A change keeping the same term keeps the cycle (a month-end anchor returns to the 31st); another term
-    // starts a new cycle on the change's date.
-    const periodAnchor = applies && !sameTerm(change.terms.term, terms.term) ? nextStart : anchorDate;
+    const periodAnchor = applies
+      ? anchorOnChange(terms.term, change.terms.term, anchorDate, nextStart)
+      : anchorDate;
     const invoiceDate = invoiceDateOf(nextStart, timeline);
     if (invoiceDate > today) {
       nextInvDate = invoiceDate;

@@ -551,6 +551,19 @@ const REGRESSIONS: [Setup, Step[]][] = [
       { kind: 'advance', days: 1 },
     ],
   ],
+  // An end date a day ahead, cancelled with a credit and reactivated the same day, the end date then removed: the
+  // day up to the old end date (a term change at renewal waiting) was billed as a period of its own, off the yearly cycle, and the subscription parked.
+  [
+    { ...plain, term: 2 },
+    [
+      { kind: 'changeEndDate', days: 1 },
+      { kind: 'cancel', type: 'prorata' },
+      { kind: 'reactivate' },
+      { kind: 'changeTerm', term: 2, atRenewal: true, resetBillingAnchor: false },
+      { kind: 'changeEndDate', days: null },
+      { kind: 'advance', days: 1 },
+    ],
+  ],
 ];
 
 describe('subscription lifecycle (property)', () => {

@@ -84,6 +84,17 @@ describe('usagePeriodAt', () => {
     expect(usagePeriodAt(between, null, '2026-04-20')).toEqual({ start: '2026-04-15', end: '2026-04-25' });
   });
 
+  it('keeps the cycle through a scheduled change of price that keeps the term, as the bill run does', () => {
+    // a month-end anchor: a same-term change effective Feb 28 does not start a cycle on the 28th
+    const t = timeline({
+      startDate: '2026-01-31',
+      anchorDate: '2026-01-31',
+      pendingChange: { effectiveDate: '2026-02-28', terms: { ...monthly, chargePrice: '40' } },
+    });
+    expect(usagePeriodAt(t, null, '2026-03-30')).toEqual({ start: '2026-02-28', end: '2026-03-31' });
+    expect(usagePeriodAt(t, null, '2026-04-01')).toEqual({ start: '2026-03-31', end: '2026-04-30' });
+  });
+
   it('finds the period of a daily subscription years on without walking day by day', () => {
     const t = timeline({ terms: { ...monthly, term: { count: 1, unit: 'days' } } });
     expect(usagePeriodAt(t, null, '2036-01-15')).toEqual({ start: '2036-01-15', end: '2036-01-16' });

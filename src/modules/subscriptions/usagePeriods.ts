@@ -1,7 +1,12 @@
 import { maxDate, minDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { boundary, isValidTerm, periodIndexAt } from '../../core/periods.ts';
-import { anchorAfter, BillingInvariantError, periodStartingAt } from '../../core/subscriptionBilling.ts';
+import {
+  anchorAfter,
+  anchorOnChange,
+  BillingInvariantError,
+  periodStartingAt,
+} from '../../core/subscriptionBilling.ts';
 import type { SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
 
 export interface UsagePeriod {
@@ -41,8 +46,8 @@ export function usagePeriodAt(
   const change = timeline.pendingChange;
   for (let step = 0; step < MAX_STEPS; step += 1) {
     if (change && !changeApplied && change.effectiveDate <= start) {
+      anchor = anchorOnChange(terms.term, change.terms.term, anchor, start);
       terms = change.terms;
-      anchor = start;
       changeApplied = true;
     }
     if (!isValidTerm(terms.term)) {
