@@ -10,6 +10,7 @@ import * as sellerDetails from './migrations/0005_seller_details.ts';
 import * as offCycleStart from './migrations/0006_off_cycle_start.ts';
 import * as idempotencyLease from './migrations/0007_idempotency_lease.ts';
 import * as events from './migrations/0008_events.ts';
+import * as deliveryQueue from './migrations/0009_delivery_queue.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006_off_cycle_start': offCycleStart,
   '0007_idempotency_lease': idempotencyLease,
   '0008_events': events,
+  '0009_delivery_queue': deliveryQueue,
 };
 
 /**

@@ -45,6 +45,8 @@ export function preparedQuery<A extends unknown[], R>(build: (db: Db, ...args: A
       return text;
     };
     const standIns = args.map((arg, i) => {
+      // A row alone would be replaced by one stand-in, not one per field: rows come in lists.
+      if (isRow(arg)) throw new TypeError(`preparedQuery: argument ${i} is a row; pass rows as a list`);
       if (!Array.isArray(arg)) return place([i, -1, undefined]);
       return arg.map((element, j) =>
         isRow(element)

@@ -112,6 +112,17 @@ describe('storage', () => {
     expect(await accountsNamedIn(storage.db, 'EUR', names.slice(0, 2))).toEqual([]);
   });
 
+  it('refuses a row passed alone to a prepared query, which would be bound as one value', async () => {
+    const insertOne = preparedQuery(
+      (db, row: { name: string; time_zone: string; currency_code: string; created_at: string }) =>
+        db.insertInto('accounts').values(row),
+    );
+    await expect(
+      insertOne(storage.db, { name: 'alone', time_zone: 'UTC', currency_code: 'USD', created_at: NOW }),
+    ).rejects.toThrow(/pass rows as a list/);
+    expect(await accountNamed(storage.db, 'alone')).toEqual([]);
+  });
+
   it('reads only committed data outside a transaction, and its own writes inside one', async () => {
     let insideSaw: unknown[] = [];
     let outsideSaw: unknown[] = [];

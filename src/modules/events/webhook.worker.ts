@@ -1,5 +1,10 @@
 import type { PreparedDelivery, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
-import { LEASE_MARGIN_MS, attemptDelivery, prepareDeliveries } from './webhookDelivery.service.ts';
+import {
+  LEASE_MARGIN_MS,
+  attemptDelivery,
+  deliveredRecorder,
+  prepareDeliveries,
+} from './webhookDelivery.service.ts';
 import * as repo from './webhookDelivery.repository.ts';
 
 export interface WebhookWorker {
@@ -50,6 +55,7 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
   const refills = new Set<number>();
   let searchAll = false;
   const wakeTimers = new Set<NodeJS.Timeout>();
+  const recordDelivered = deliveredRecorder(deps.db);
 
   const leaseTimes = () => {
     const now = deps.clock.now();
@@ -111,7 +117,7 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
   };
 
   const start = (delivery: PreparedDelivery) => {
-    const attempt = attemptDelivery(deps, delivery, abort.signal)
+    const attempt = attemptDelivery(deps, delivery, recordDelivered, abort.signal)
       .catch((error: unknown) =>
         deps.log.error({ err: error, deliveryId: delivery.lease.id }, 'webhook attempt failed to complete'),
       )

@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
+import type { ExpressionBuilder, Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
 
 /** A delivery held by this worker until `leaseUntil`, with what sending it needs. */
 export interface LeasedDelivery {
@@ -13,20 +16,22 @@ export interface LeasedDelivery {
   leaseUntil: string;
 }
 
-function dueDeliveries(db: Db, now: string) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .where('endpoint_id', 'in', (eb) =>
-      eb.selectFrom('webhook_endpoints').select('id').where('status', '=', 'enabled'),
-    );
+/**
+ * Deliveries a worker may take now: pending, due (`next_attempt_at` null means at once), and not held by another
+ * worker (or held past its lease). Written against the alias `d`.
+ */
+function takeable(eb: ExpressionBuilder<{ d: WebhookDeliveriesTable }, 'd'>, now: string) {
+  return eb.and([
+    eb('d.status', '=', 'pending'),
+    eb.or([eb('d.next_attempt_at', 'is', null), eb('d.next_attempt_at', '<=', now)]),
+    eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', now)]),
+  ]);
 }
 
 /**
- * Endpoints with deliveries due and not leased, those waiting longest first; `skipEndpoints` have all the
- * requests in flight this process allows them. A hint read without locks: the lease decides.
+ * Enabled endpoints with deliveries to take, those waiting longest first; `skipEndpoints` have all the requests in
+ * flight this process allows them. A hint read without locks: the lease decides. Each endpoint is one probe of its
+ * queue (webhook_deliveries_queue), never a walk of every pending or delivered row.
  */
 export async function endpointsWithDueDeliveries(
   db: Db,
@@ -34,19 +39,60 @@ export async function endpointsWithDueDeliveries(
   limit: number,
   skipEndpoints: readonly number[],
 ): Promise<number[]> {
-  const rows = await dueDeliveries(db, now)
-    .select('endpoint_id')
-    .$if(skipEndpoints.length > 0, (qb) => qb.where('endpoint_id', 'not in', skipEndpoints))
-    .groupBy('endpoint_id')
-    .orderBy((eb) => eb.fn.min('id'))
+  const oldestDue = db
+    .selectFrom('webhook_endpoints as e')
+    .where('e.status', '=', 'enabled')
+    .$if(skipEndpoints.length > 0, (qb) => qb.where('e.id', 'not in', skipEndpoints))
+    .select((eb) => [
+      'e.id',
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .whereRef('d.endpoint_id', '=', 'e.id')
+        .where((eb) => takeable(eb, now))
+        .orderBy('d.id')
+        .limit(1)
+        .as('oldest'),
+    ]);
+  const rows = await db
+    .selectFrom(oldestDue.as('q'))
+    .select('q.id')
+    .where('q.oldest', 'is not', null)
+    .orderBy('q.oldest')
     .limit(limit)
     .execute();
-  return rows.map((row) => row.endpoint_id);
+  return rows.map((row) => row.id);
 }
 
+// Run after every attempt: prepared once (see preparedQuery), not built anew each time.
+const leaseQuery = preparedQuery((db, endpointId: number, now: string, leaseUntil: string, limit: number) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set({ lease_until: leaseUntil })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .where('d.endpoint_id', '=', endpointId)
+        .where((eb) => takeable(eb, now))
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('webhook_endpoints')
+              .select('id')
+              .where('id', '=', endpointId)
+              .where('status', '=', 'enabled'),
+          ),
+        )
+        .orderBy('d.id')
+        .limit(limit)
+        .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked()),
+    )
+    .returning(['id', 'account_id', 'endpoint_id', 'event_id', 'attempts']),
+);
+
 /**
- * Leases up to `limit` due deliveries of one endpoint to the caller until `leaseUntil`: pending, of an enabled
- * endpoint, due (`next_attempt_at` null means at once), and not held by another worker (or held past its lease).
+ * Leases up to `limit` takeable deliveries of one enabled endpoint to the caller until `leaseUntil`, oldest first.
  * NOTE: PostgreSQL skips rows another worker has locked (SKIP LOCKED); SQLite runs one writer at a time, so the
  * single UPDATE is already exclusive.
  */
@@ -56,18 +102,7 @@ export async function leaseDueDeliveries(
   endpointId: number,
   limit: number,
 ): Promise<LeasedDelivery[]> {
-  const due = dueDeliveries(db, at.now)
-    .select('id')
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('id')
-    .limit(limit)
-    .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked());
-  const rows = await db
-    .updateTable('webhook_deliveries')
-    .set({ lease_until: at.leaseUntil })
-    .where('id', 'in', due)
-    .returning(['id', 'account_id', 'endpoint_id', 'event_id', 'attempts'])
-    .execute();
+  const rows = await leaseQuery(db, endpointId, at.now, at.leaseUntil, limit);
   return rows
     .map((row) => ({
       id: row.id,
@@ -95,14 +130,14 @@ export async function releaseLeases(
   }
 }
 
+const payloadsQuery = preparedQuery((db, eventIds: string[]) =>
+  db.selectFrom('events').select(['id', 'payload']).where('id', 'in', eventIds),
+);
+
 /** The stored event bodies, sent byte for byte. */
 export async function eventPayloads(db: Db, eventIds: readonly string[]): Promise<Map<string, string>> {
   if (eventIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('events')
-    .select(['id', 'payload'])
-    .where('id', 'in', [...new Set(eventIds)])
-    .execute();
+  const rows = await payloadsQuery(db, [...new Set(eventIds)]);
   return new Map(rows.map((row) => [row.id, row.payload]));
 }
 
@@ -117,12 +152,8 @@ export interface EndpointForSending {
   failing_since: string | null;
 }
 
-export async function endpointsForSending(
-  db: Db,
-  endpointIds: readonly number[],
-): Promise<Map<number, EndpointForSending>> {
-  if (endpointIds.length === 0) return new Map();
-  const rows = await db
+const endpointsQuery = preparedQuery((db, endpointIds: number[]) =>
+  db
     .selectFrom('webhook_endpoints')
     .select([
       'id',
@@ -134,8 +165,15 @@ export async function endpointsForSending(
       'previous_secret_expires_at',
       'failing_since',
     ])
-    .where('id', 'in', [...new Set(endpointIds)])
-    .execute();
+    .where('id', 'in', endpointIds),
+);
+
+export async function endpointsForSending(
+  db: Db,
+  endpointIds: readonly number[],
+): Promise<Map<number, EndpointForSending>> {
+  if (endpointIds.length === 0) return new Map();
+  const rows = await endpointsQuery(db, [...new Set(endpointIds)]);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -150,50 +188,83 @@ export interface AttemptRecord {
 export type DeliveryOutcome =
   { status: 'delivered'; at: string } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: string };
 
+const settleQuery = preparedQuery(
+  (
+    db,
+    id: number,
+    leaseUntil: string,
+    status: DeliveryOutcome['status'],
+    nextAttemptAt: string | null,
+    deliveredAt: string | null,
+    statusCode: number | null,
+    error: string | null,
+  ) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        attempts: sql<number>`attempts + 1`,
+        lease_until: null,
+        next_attempt_at: nextAttemptAt,
+        last_status_code: statusCode,
+        last_error: error,
+        // A failed attempt at a delivery sent again keeps when it was first delivered.
+        delivered_at: sql<string | null>`coalesce(${deliveredAt}, delivered_at)`,
+      })
+      .where('id', '=', id)
+      .where('lease_until', '=', leaseUntil)
+      .returning('id'),
+);
+
+const attemptInsert = preparedQuery((db, rows: Insertable<WebhookAttemptsTable>[]) =>
+  db.insertInto('webhook_attempts').values(rows),
+);
+
+export interface SettledAttempt {
+  lease: { id: number; leaseUntil: string };
+  attempt: AttemptRecord;
+  outcome: DeliveryOutcome;
+}
+
 /**
- * Records an attempt and what became of the delivery, if the caller still holds its lease; returns false (and
- * writes nothing) when the lease ran out and another worker may have taken the delivery over.
+ * Records attempts and what became of their deliveries, each if the caller still holds its lease; an attempt whose
+ * lease ran out (another worker may have taken the delivery over) is not written, and its answer is false.
  */
-export async function recordAttempt(
-  db: Db,
-  lease: { id: number; leaseUntil: string },
-  attempt: AttemptRecord,
-  outcome: DeliveryOutcome,
-): Promise<boolean> {
-  const updated = await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: outcome.status,
-      attempts: sql<number>`attempts + 1`,
-      lease_until: null,
-      next_attempt_at: outcome.status === 'pending' ? outcome.nextAttemptAt : null,
-      last_status_code: attempt.statusCode,
-      last_error: attempt.error,
-      ...(outcome.status === 'delivered' ? { delivered_at: outcome.at } : {}),
-    })
-    .where('id', '=', lease.id)
-    .where('lease_until', '=', lease.leaseUntil)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) return false;
-  await db
-    .insertInto('webhook_attempts')
-    .values({
+export async function recordAttempts(db: Db, settled: readonly SettledAttempt[]): Promise<boolean[]> {
+  const recorded: boolean[] = [];
+  for (const { lease, attempt, outcome } of settled) {
+    const updated = await settleQuery(
+      db,
+      lease.id,
+      lease.leaseUntil,
+      outcome.status,
+      outcome.status === 'pending' ? outcome.nextAttemptAt : null,
+      outcome.status === 'delivered' ? outcome.at : null,
+      attempt.statusCode,
+      attempt.error,
+    );
+    recorded.push(updated.length > 0);
+  }
+  const rows = settled
+    .filter((_, i) => recorded[i])
+    .map(({ lease, attempt }) => ({
       delivery_id: lease.id,
       attempted_at: attempt.attemptedAt,
       status_code: attempt.statusCode,
       duration_ms: attempt.durationMs,
       response_excerpt: attempt.excerpt,
       error: attempt.error,
-    })
-    .execute();
-  return true;
+    }));
+  if (rows.length > 0) await attemptInsert(db, rows);
+  return recorded;
 }
 
-export async function clearFailingSince(db: Db, endpointId: number): Promise<void> {
+export async function clearFailingSince(db: Db, endpointIds: readonly number[]): Promise<void> {
+  if (endpointIds.length === 0) return;
   await db
     .updateTable('webhook_endpoints')
     .set({ failing_since: null })
-    .where('id', '=', endpointId)
+    .where('id', 'in', endpointIds)
     .where('failing_since', 'is not', null)
     .execute();
 }

@@ -11,6 +11,7 @@ import { disableEndpoint, endpointSigningSecrets } from './webhookEndpoint.servi
 import * as repo from './webhookDelivery.repository.ts';
 import type { EndpointForSending, LeasedDelivery } from './webhookDelivery.repository.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './webhookDeliverySchedule.ts';
+import { groupCommit } from './groupCommit.ts';
 import { EXCERPT_BYTES, postWebhook } from './webhookHttp.ts';
 import type { WebhookResponse } from './webhookHttp.ts';
 import { signWebhook } from './webhookSigning.ts';
@@ -118,6 +119,33 @@ function attemptError(response: WebhookResponse): string | null {
   return `HTTP ${code}`;
 }
 
+/** Records a delivered attempt; false when its lease ran out. */
+export type RecordDelivered = (delivered: {
+  settled: repo.SettledAttempt;
+  endpoint: EndpointForSending;
+}) => Promise<boolean>;
+
+/**
+ * Records delivered attempts in batches (groupCommit): a busy endpoint's successes, the common case, share a
+ * transaction. Failures, which may disable the endpoint and e-mail the account, are recorded one by one.
+ */
+export function deliveredRecorder(db: Db): RecordDelivered {
+  return groupCommit((items: Parameters<RecordDelivered>[0][]) =>
+    db.transaction().execute(async (trx) => {
+      const recorded = await repo.recordAttempts(
+        trx,
+        items.map((item) => item.settled),
+      );
+      // NOTE: failing_since as read with the lease; a failure recorded since is cleared by the next success.
+      const recovered = items
+        .filter((item, i) => recorded[i] && item.endpoint.failing_since !== null)
+        .map((item) => item.endpoint.id);
+      await repo.clearFailingSince(trx, [...new Set(recovered)]);
+      return recorded;
+    }),
+  );
+}
+
 /**
  * POSTs one leased delivery and records the outcome. Returns quietly when the signal aborted the POST (the
  * service stopping): the lease is given back, and the delivery is tried again by whichever worker leases it next.
@@ -125,6 +153,7 @@ function attemptError(response: WebhookResponse): string | null {
 export async function attemptDelivery(
   deps: WebhookDeliveryDeps,
   prepared: PreparedDelivery,
+  recordDelivered: RecordDelivered,
   signal?: AbortSignal,
 ): Promise<void> {
   const { lease, payload, endpoint } = prepared;
@@ -134,7 +163,7 @@ export async function attemptDelivery(
   }
   const attemptedAt = deps.clock.now();
   if (payload === undefined) {
-    await settle(deps, prepared, attemptedAt, {
+    await settle(deps, recordDelivered, prepared, attemptedAt, {
       statusCode: undefined,
       retryAfter: undefined,
       durationMs: 0,
@@ -150,7 +179,7 @@ export async function attemptDelivery(
   } catch (error) {
     // A secret that cannot be opened (ENCRYPTION_KEY changed): a failed attempt on the schedule, not a silent loop.
     deps.log.error({ err: error, endpointId: lease.endpointId }, 'cannot open a webhook endpoint secret');
-    await settle(deps, prepared, attemptedAt, {
+    await settle(deps, recordDelivered, prepared, attemptedAt, {
       statusCode: undefined,
       retryAfter: undefined,
       durationMs: 0,
@@ -172,7 +201,7 @@ export async function attemptDelivery(
     await repo.releaseLeases(deps.db, [lease]);
     return;
   }
-  await settle(deps, prepared, attemptedAt, response);
+  await settle(deps, recordDelivered, prepared, attemptedAt, response);
 }
 
 function workerContext(deps: WebhookDeliveryDeps, account: Account, db: Db): ServiceContext {
@@ -191,6 +220,7 @@ function workerContext(deps: WebhookDeliveryDeps, account: Account, db: Db): Ser
 
 async function settle(
   deps: WebhookDeliveryDeps,
+  recordDelivered: RecordDelivered,
   { lease, endpoint }: PreparedDelivery,
   attemptedAt: Date,
   response: WebhookResponse,
@@ -221,30 +251,43 @@ async function settle(
     error: attemptError(response),
   };
 
-  let mailed = false;
-  const recorded = await deps.db.transaction().execute(async (trx) => {
-    if (!(await repo.recordAttempt(trx, lease, attempt, outcome))) return false;
-    if (success) {
-      // NOTE: read with the lease; a failure recorded since then is cleared by the endpoint's next success.
-      if (endpoint!.failing_since !== null) await repo.clearFailingSince(trx, lease.endpointId);
-      return true;
-    }
-    const failingSince = await repo.markFailing(trx, lease.endpointId, at);
-    const reason = gone
-      ? '410 Gone'
-      : failingSince !== undefined && attemptedAt.getTime() - Date.parse(failingSince) >= FAILING_DISABLE_MS
-        ? `failing since ${failingSince}`
-        : undefined;
-    if (reason !== undefined) mailed = await disableAndTell(deps, trx, lease, endpoint!, reason);
-    return true;
-  });
+  const settled = { lease, attempt, outcome };
+  const recorded = success
+    ? await recordDelivered({ settled, endpoint: endpoint! })
+    : await recordFailure(deps, settled, endpoint!, gone);
   if (!recorded) {
     deps.log.warn(
       { deliveryId: lease.id, eventId: lease.eventId },
       'webhook attempt not recorded: its lease ran out and another worker may have taken the delivery over',
     );
   }
+}
+
+/** Records a failed attempt; disables the endpoint on 410 Gone or after failing for FAILING_DISABLE_MS. */
+async function recordFailure(
+  deps: WebhookDeliveryDeps,
+  settled: repo.SettledAttempt & { lease: LeasedDelivery },
+  endpoint: EndpointForSending,
+  gone: boolean,
+): Promise<boolean> {
+  const { lease } = settled;
+  const at = settled.attempt.attemptedAt;
+  const attemptedAt = new Date(at);
+  let mailed = false;
+  const recorded = await deps.db.transaction().execute(async (trx) => {
+    const [written] = await repo.recordAttempts(trx, [settled]);
+    if (!written) return false;
+    const failingSince = await repo.markFailing(trx, lease.endpointId, at);
+    const reason = gone
+      ? '410 Gone'
+      : failingSince !== undefined && attemptedAt.getTime() - Date.parse(failingSince) >= FAILING_DISABLE_MS
+        ? `failing since ${failingSince}`
+        : undefined;
+    if (reason !== undefined) mailed = await disableAndTell(deps, trx, lease, endpoint, reason);
+    return true;
+  });
   if (mailed) deps.mailQueued();
+  return recorded;
 }
 
 /** Disables the endpoint and e-mails the account, which can no longer hear of it through the endpoint itself. */
