@@ -4,8 +4,11 @@ import { directReaderOf } from './database.ts';
 import type { Db } from './database.ts';
 import { isPostgres } from './columns.ts';
 
-/** Lists longer than this (a bill run's batch) are built as usual: their cost is spread over their rows. */
-const MAX_CACHED_LIST_LENGTH = 32;
+/**
+ * Lists longer than this are built as usual. Callers writing many rows (a bill run's events) insert them in chunks
+ * of this many, so that every chunk runs a statement compiled once.
+ */
+export const MAX_CACHED_LIST_LENGTH = 32;
 
 /** Where a parameter's value comes from: an argument, an element of a list argument, a field of a row in it. */
 type Slot = [argument: number, element: number, field: string | undefined] | undefined;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import { preparedQuery } from '../../storage/prepared.ts';
+import { MAX_CACHED_LIST_LENGTH, preparedQuery } from '../../storage/prepared.ts';
 import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
 
 export interface NewEventRow {
@@ -16,8 +16,8 @@ export interface NewEventRow {
   payload: string;
 }
 
-/** Rows per INSERT: far below both dialects' limits on parameters per statement. */
-const INSERT_CHUNK = 500;
+/** Rows per INSERT: as many as a prepared statement keeps compiled (far below either dialect's limits). */
+const INSERT_CHUNK = MAX_CACHED_LIST_LENGTH;
 
 async function insertChunked<T>(rows: readonly T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
   for (let at = 0; at < rows.length; at += INSERT_CHUNK) await insert(rows.slice(at, at + INSERT_CHUNK));
