@@ -11,4 +11,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('webhook_deliveries')
     .columns(['endpoint_id', 'status', 'id'])
     .execute();
+  // Served nothing once the queue index came: every write of a delivery only paid for keeping it.
+  await db.schema.dropIndex('webhook_deliveries_due').execute();
 }
