@@ -1,8 +1,16 @@
 /**
  * Bank account identifiers: IBAN (ISO 13616), BIC (ISO 9362), ABA routing numbers, and the plain account and
  * branch numbers of domestic debit orders. Pure format and checksum checks; whether an account exists is for the
- * bank to say.
+ * bank to say. IBAN and BIC rules come from ibantools.
  */
+import {
+  ValidationErrorsBIC,
+  ValidationErrorsIBAN,
+  electronicFormatIBAN,
+  getCountrySpecifications,
+  validateBIC,
+  validateIBAN,
+} from 'ibantools';
 
 /** Spec, Payment methods: the bank-account Method values (returned as DebitMethod). */
 export const DEBIT_METHODS = ['debit_order', 'ach', 'sepa'] as const;
@@ -33,140 +41,136 @@ export function accountTypeOf(text: string): AccountType | undefined {
 }
 
 /**
- * IBAN length per country, from the SWIFT IBAN registry (release 98, 2024). French overseas territories, Åland and
- * the Crown dependencies use their parent's code (FR, FI, GB), so they need no entry.
+ * Country specifications (length, BBAN layout) from ibantools: the SWIFT IBAN registry's countries, plus those
+ * that issue IBANs without being in it (Algeria, Iran, Morocco, the CFA franc countries…) and the French
+ * territories' and Åland's own codes.
  */
-const IBAN_LENGTHS: Readonly<Record<string, number>> = {
-  AD: 24,
-  AE: 23,
-  AL: 28,
-  AT: 20,
-  AZ: 28,
-  BA: 20,
-  BE: 16,
-  BG: 22,
-  BH: 22,
-  BI: 27,
-  BR: 29,
-  BY: 28,
-  CH: 21,
-  CR: 22,
-  CY: 28,
-  CZ: 24,
-  DE: 22,
-  DJ: 27,
-  DK: 18,
-  DO: 28,
-  EE: 20,
-  EG: 29,
-  ES: 24,
-  FI: 18,
-  FK: 18,
-  FO: 18,
-  FR: 27,
-  GB: 22,
-  GE: 22,
-  GI: 23,
-  GL: 18,
-  GR: 27,
-  GT: 28,
-  HN: 28,
-  HR: 21,
-  HU: 28,
-  IE: 22,
-  IL: 23,
-  IQ: 23,
-  IS: 26,
-  IT: 27,
-  JO: 30,
-  KW: 30,
-  KZ: 20,
-  LB: 28,
-  LC: 32,
-  LI: 21,
-  LT: 20,
-  LU: 20,
-  LV: 21,
-  LY: 25,
-  MC: 27,
-  MD: 24,
-  ME: 22,
-  MK: 19,
-  MN: 20,
-  MR: 27,
-  MT: 31,
-  MU: 30,
-  NI: 28,
-  NL: 18,
-  NO: 15,
-  OM: 23,
-  PK: 24,
-  PL: 28,
-  PS: 29,
-  PT: 25,
-  QA: 29,
-  RO: 24,
-  RS: 22,
-  RU: 33,
-  SA: 24,
-  SC: 31,
-  SD: 18,
-  SE: 24,
-  SI: 19,
-  SK: 24,
-  SM: 27,
-  SO: 23,
-  ST: 25,
-  SV: 28,
-  TL: 23,
-  TN: 24,
-  TR: 26,
-  UA: 29,
-  VA: 22,
-  VG: 24,
-  XK: 20,
-  YE: 30,
-};
+const IBAN_SPECS = getCountrySpecifications();
 
-/** An IBAN in its electronic form: upper case, without the spaces of the printed form. */
+/** An IBAN in its electronic form: upper case, without the spaces (or dashes) of the printed form. */
 export function normalizeIban(text: string): string {
-  return text.replace(/\s+/g, '').toUpperCase();
+  // ibantools removes spaces and dashes only; tabs and line breaks come in pasted text too.
+  return electronicFormatIBAN(text.replace(/\s+/g, '')) ?? '';
 }
 
-/** Why an IBAN (electronic form) is not one; undefined when it is. */
+/**
+ * Why an IBAN (electronic form) is not one; undefined when it is. One problem, the most basic first. No message
+ * repeats the IBAN: only its country and lengths.
+ */
 export function ibanProblem(iban: string): string | undefined {
+  // ISO 13616: two letters, two check digits, then the BBAN. Checked first so that text of another shape gets
+  // this message rather than one about the "country" in its first two characters.
   if (!/^[A-Z]{2}\d{2}[A-Z0-9]+$/.test(iban)) {
     return 'must be an IBAN: a country code, two check digits, then letters and digits';
   }
+  const { errorCodes } = validateIBAN(iban);
+  const has = (code: ValidationErrorsIBAN) => errorCodes.includes(code);
   const country = iban.slice(0, 2);
-  const length = IBAN_LENGTHS[country];
-  if (length === undefined) return `${country} is not a country that uses IBANs`;
-  if (iban.length !== length) return `an IBAN of ${country} has ${length} characters, not ${iban.length}`;
-  if (ibanMod97(iban) !== 1) return 'has wrong check digits';
-  return undefined;
+  const spec = IBAN_SPECS[country];
+  if (has(ValidationErrorsIBAN.NoIBANCountry) || !spec?.chars) {
+    return `${country} is not a country that uses IBANs`;
+  }
+  if (has(ValidationErrorsIBAN.WrongBBANLength)) {
+    return `an IBAN of ${country} has ${spec.chars} characters, not ${iban.length}`;
+  }
+  if (has(ValidationErrorsIBAN.WrongBBANFormat)) {
+    const layout = bbanLayout(spec.bban_regexp);
+    return layout
+      ? `after its check digits an IBAN of ${country} has ${layout}`
+      : `has letters or digits out of place for an IBAN of ${country}`;
+  }
+  // A typo fails both checks; the IBAN's own check digits are the ones people know.
+  if (has(ValidationErrorsIBAN.WrongIBANChecksum)) return 'has wrong check digits';
+  // ibantools also checks the national check digits inside the BBAN of the countries that have a public rule
+  // (BE, ES, FR, NO, PL, PT and others; not DE or AT, whose rules vary by bank).
+  if (has(ValidationErrorsIBAN.WrongAccountBankBranchChecksum)) {
+    return `has wrong national check digits for ${country} in its account part`;
+  }
+  return errorCodes.length ? 'is not a valid IBAN' : undefined;
 }
 
-/** ISO 7064 MOD 97-10 over the IBAN moved round (country and check digits last), letters as 10..35. */
-function ibanMod97(iban: string): number {
-  const moved = iban.slice(4) + iban.slice(0, 4);
-  let remainder = 0;
-  for (const char of moved) {
-    const value = char >= 'A' ? char.charCodeAt(0) - 55 : char.charCodeAt(0) - 48;
-    remainder = (remainder * (value > 9 ? 100 : 10) + value) % 97;
+/** ibantools' BBAN pattern in words ("4 letters, then 10 digits"); undefined if it is not a run of [..]{n}. */
+function bbanLayout(pattern: string | null): string | undefined {
+  if (!pattern) return undefined;
+  const runs: { kind: string; count: number }[] = [];
+  let rest = pattern.replace(/^\^/, '').replace(/\$$/, '');
+  while (rest) {
+    const run = /^\[([^\]]+)\]\{(\d+)\}/.exec(rest);
+    if (!run) return undefined;
+    const letters = run[1]!.includes('A-Z');
+    const digits = run[1]!.includes('0-9');
+    const kind = letters && digits ? 'letter or digit' : letters ? 'letter' : 'digit';
+    const last = runs.at(-1);
+    if (last?.kind === kind) last.count += Number(run[2]);
+    else runs.push({ kind, count: Number(run[2]) });
+    rest = rest.slice(run[0].length);
   }
-  return remainder;
+  return runs
+    .map(
+      ({ kind, count }) =>
+        `${count} ${count === 1 ? kind : kind.replace('letter', 'letters').replace(/digit$/, 'digits')}`,
+    )
+    .join(', then ');
 }
 
 export function isValidIban(iban: string): boolean {
   return ibanProblem(iban) === undefined;
 }
 
+/** A BIC in its electronic form: upper case, without spaces. */
+export function normalizeBic(text: string): string {
+  return text.replace(/\s+/g, '').toUpperCase();
+}
+
 /**
- * ISO 9362: a 4-letter institution code, the 2-letter country, a 2-character location and, optionally, a
- * 3-character branch (8 or 11 characters). Upper case; spaces are not part of it.
+ * Why a BIC (electronic form) is not one; undefined when it is. ISO 9362: a 4-letter institution code, an ISO
+ * 3166 country, a 2-character location and, optionally, a 3-character branch (8 or 11 characters). It has no
+ * check digit, so this is all that can be checked offline.
  */
+export function bicProblem(bic: string): string | undefined {
+  const { valid, errorCodes } = validateBIC(bic);
+  // ibantools takes lower case too; the electronic form is upper case (normalizeBic).
+  if (valid && bic === bic.toUpperCase()) return undefined;
+  const country = bic.slice(4, 6);
+  if (
+    errorCodes.includes(ValidationErrorsBIC.NoBICCountry) &&
+    /^[A-Z]{2}$/.test(country) &&
+    (bic.length === 8 || bic.length === 11)
+  ) {
+    return `has ${country} as its country (5th and 6th characters), which is not a country code`;
+  }
+  return 'must be a BIC: 4 letters for the bank, 2 for the country, 2 letters or digits for the place and optionally 3 for the branch (e.g. DEUTDEFF or DEUTDEFF500)';
+}
+
 export function isValidBic(bic: string): boolean {
-  return /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic);
+  return bicProblem(bic) === undefined;
+}
+
+/**
+ * BIC countries that may go with an IBAN country other than their own, in either order: territories whose banks
+ * have BICs of their own but IBANs of the parent's scheme, as listed by XMLdation's EPC rule "IBAN & BIC relation"
+ * (wiki.xmldation.com/Support/EPC/IBAN_&_BIC_relation), copied as listed (GG and JE appear under FR too).
+ */
+const SHARED_SCHEME_COUNTRIES: Readonly<Record<string, readonly string[]>> = {
+  FR: ['GF', 'GP', 'MQ', 'YT', 'RE', 'BL', 'MF', 'PM', 'GG', 'JE', 'NC', 'PF', 'TF', 'WF'],
+  MC: ['FR'],
+  IE: ['GB'],
+  GB: ['GG', 'JE', 'IM', 'VG'],
+  DK: ['FO', 'GL'],
+};
+
+/**
+ * Design note, collections §5.1: the BIC's country should be the IBAN's, except for territories that share a
+ * scheme. For a valid IBAN and BIC (electronic form); undefined when they agree. The message names countries only.
+ */
+export function bicCountryProblem(iban: string, bic: string): string | undefined {
+  const ibanCountry = iban.slice(0, 2);
+  const bicCountry = bic.slice(4, 6);
+  const shared = (a: string, b: string) => SHARED_SCHEME_COUNTRIES[a]?.includes(b) === true;
+  if (ibanCountry === bicCountry || shared(ibanCountry, bicCountry) || shared(bicCountry, ibanCountry)) {
+    return undefined;
+  }
+  return `is a BIC of ${bicCountry} (5th and 6th characters) but the IBAN is of ${ibanCountry}: the BIC must be that of the IBAN's bank`;
 }
 
 /**

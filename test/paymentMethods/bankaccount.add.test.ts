@@ -117,6 +117,48 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
     expect(t.service.secrets.open(row.iban_sealed!)).toBe('DE89370400440532013000');
   });
 
+  it("takes an IBAN written with dashes, and a BIC of a territory sharing the IBAN country's scheme", async () => {
+    const customerID = await newCustomer();
+    const added = await addBank(customerID, 'sepa', {
+      IBAN: 'gb33-bukb-2020-1555-5555-55',
+      BIC: 'rbosggsx',
+    });
+    expect((await read(added.paymentMethodID)).BankAccount).toMatchObject({
+      IBAN: 'GB33BUKB20201555555555',
+      BIC: 'RBOSGGSX',
+      LastFourDigits: '5555',
+    });
+  });
+
+  it.each([
+    [{ IBAN: 'DE89370400440532013001' }, 'BankAccount.IBAN', 'has wrong check digits'],
+    [{ IBAN: 'DE8937040044053201300' }, 'BankAccount.IBAN', 'an IBAN of DE has 22 characters, not 21'],
+    [{ IBAN: 'US89370400440532013000' }, 'BankAccount.IBAN', 'US is not a country that uses IBANs'],
+    [
+      { IBAN: 'DE89370400440532013A00' },
+      'BankAccount.IBAN',
+      'after its check digits an IBAN of DE has 18 digits',
+    ],
+    [
+      { BIC: 'COBAXXFF' },
+      'BankAccount.BIC',
+      'has XX as its country (5th and 6th characters), which is not a country code',
+    ],
+    [
+      { BIC: 'BNPAFRPPXXX' },
+      'BankAccount.BIC',
+      "is a BIC of FR (5th and 6th characters) but the IBAN is of DE: the BIC must be that of the IBAN's bank",
+    ],
+  ])('refuses the sepa account %j with a message saying what is wrong', async (account, field, message) => {
+    const customerID = await newCustomer();
+    const res = await t.request('POST', '/v1/paymentmethods/bankaccount', {
+      body: bankBody(customerID, 'sepa', account),
+    });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.fields).toEqual([expect.objectContaining({ field, message })]);
+    expect(res.text).not.toContain('370400440532013');
+  });
+
   it('reads Method as people write it, takes blank fields as not given, and keeps the EMandateToken', async () => {
     const customerID = await newCustomer();
     const debit = await addBank(customerID, 'debit_order', {
@@ -160,6 +202,7 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
     ['sepa', { IBAN: 'US89370400440532013000' }, 'BankAccount.IBAN'],
     ['sepa', { BIC: undefined }, 'BankAccount.BIC'],
     ['sepa', { BIC: 'COBA DE' }, 'BankAccount.BIC'],
+    ['sepa', { BIC: 'DEUTATWW' }, 'BankAccount.BIC'],
     ['sepa', { BranchCode: '051001' }, 'BankAccount.BranchCode'],
     ['sepa', { RoutingNumber: '021000021' }, 'BankAccount.RoutingNumber'],
     ['sepa', { EMandateToken: 5 }, 'BankAccount.EMandateToken'],
@@ -260,6 +303,7 @@ describe('POST /v1/ValidateBankAccount/{gatewayID}', () => {
     [{ ...BANK_ACCOUNTS.debit_order, BranchCode: undefined }, 'BankAccount.BranchCode'],
     [{ ...BANK_ACCOUNTS.debit_order, Method: 'cash' }, 'BankAccount.Method'],
     [{ ...BANK_ACCOUNTS.sepa, BIC: 'NOPE' }, 'BankAccount.BIC'],
+    [{ ...BANK_ACCOUNTS.sepa, BIC: 'BKAUATWW' }, 'BankAccount.BIC'],
     [undefined, 'BankAccount'],
   ])('answers 422 naming the bad field for %j', async (account, field) => {
     const res = await validate(await testGatewayId(), { BankAccount: account });

@@ -8,12 +8,14 @@ import {
   DEBIT_METHODS,
   accountNumberDigits,
   accountTypeOf,
+  bicCountryProblem,
+  bicProblem,
   debitMethodOf,
   ibanProblem,
-  isValidBic,
   isValidBranchCode,
   isValidRoutingNumber,
   lastFour,
+  normalizeBic,
   normalizeIban,
 } from '../../core/bankAccounts.ts';
 import type { AccountType, DebitMethod } from '../../core/bankAccounts.ts';
@@ -149,19 +151,22 @@ function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): 
   }
   if (method === 'sepa') {
     // Spec: IBAN and BIC are required for sepa.
+    let ibanProblemText: string | undefined;
+    let bicProblemText: string | undefined;
     if (required('IBAN', given.iban)) {
       iban = normalizeIban(given.iban!);
-      const problem = ibanProblem(iban);
-      if (problem) problems.push({ field: field('IBAN'), message: problem });
+      ibanProblemText = ibanProblem(iban);
+      if (ibanProblemText) problems.push({ field: field('IBAN'), message: ibanProblemText });
     }
     if (required('BIC', given.bic)) {
-      bic = given.bic!.replace(/\s+/g, '').toUpperCase();
-      if (!isValidBic(bic)) {
-        problems.push({
-          field: field('BIC'),
-          message: 'must be a BIC: 8 or 11 letters and digits (e.g. DEUTDEFF)',
-        });
-      }
+      bic = normalizeBic(given.bic!);
+      bicProblemText = bicProblem(bic);
+      if (bicProblemText) problems.push({ field: field('BIC'), message: bicProblemText });
+    }
+    if (iban !== null && bic !== null && !ibanProblemText && !bicProblemText) {
+      // Design note, collections §5.1: the BIC's country is the IBAN's, bar territories sharing a scheme.
+      const mismatch = bicCountryProblem(iban, bic);
+      if (mismatch) problems.push({ field: field('BIC'), message: mismatch });
     }
   } else if (method) {
     refused('IBAN', given.iban, 'sepa');
