@@ -15,6 +15,7 @@ const MODULE_ORDER = [
   'invoicing',
   'ledger',
   'subscriptions',
+  'collections',
 ];
 
 const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|connectModules)[.]ts$|cli/)';

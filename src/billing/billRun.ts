@@ -9,6 +9,7 @@ import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
 import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
+import { collectDueInvoices } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../core/subscriptionBilling.ts';
 import {
@@ -46,6 +47,9 @@ export interface BillRunSummary {
   invoices: number;
   parked: number;
   recurringInvoices: number;
+  /** Card charges that reached a gateway, and how many of them collected the money. */
+  collectionAttempts: number;
+  collected: number;
   failures: number;
 }
 
@@ -53,8 +57,17 @@ export const BATCH_SIZE = 250;
 /** Passes over an account's due subscriptions in one run; a subscription far behind catches up 400 at a time. */
 const MAX_PASSES = 100;
 
-function emptySummary(): BillRunSummary {
-  return { accounts: 0, subscriptions: 0, invoices: 0, parked: 0, recurringInvoices: 0, failures: 0 };
+export function emptySummary(): BillRunSummary {
+  return {
+    accounts: 0,
+    subscriptions: 0,
+    invoices: 0,
+    parked: 0,
+    recurringInvoices: 0,
+    collectionAttempts: 0,
+    collected: 0,
+    failures: 0,
+  };
 }
 
 export function billingContext(deps: BillingDeps, account: Account, at: Date | string): ServiceContext {
@@ -129,7 +142,17 @@ export async function billAccount(ctx: ServiceContext): Promise<BillRunSummary> 
     if (ids.length < BATCH_SIZE || made === 0) break;
   }
 
-  // After billing, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
+  // After billing, so that the day's invoices are collected the day they are due.
+  try {
+    const collection = await collectDueInvoices(ctx);
+    summary.collectionAttempts += collection.attempts;
+    summary.collected += collection.succeeded;
+  } catch (error) {
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'collection failed');
+  }
+
+  // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
   for (const emitTimeEvents of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents]) {
     try {
       await emitTimeEvents(ctx, on);

@@ -24,6 +24,8 @@ const AdvanceOut = Type.Object({
     subscriptions: Type.Integer(),
     recurringInvoices: Type.Integer(),
     parked: Type.Integer(),
+    collectionAttempts: Type.Integer({ description: 'Card charges that reached a gateway' }),
+    collected: Type.Integer({ description: 'Of those, the charges that collected the money' }),
   }),
 });
 

@@ -6,7 +6,7 @@ import { accountRef, setTestClock, testAccountForAdvance } from '../modules/auth
 import { emitEvent, snapshotResource } from '../modules/events/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import type { BillingDeps, BillRunSummary } from './billRun.ts';
-import { billAccount, billingContext } from './billRun.ts';
+import { billAccount, billingContext, emptySummary } from './billRun.ts';
 
 /**
  * Time travel for test accounts (beyond the spec; like Stripe's and Kill Bill's test clocks). A test account's
@@ -26,23 +26,14 @@ export async function advanceTestClock(
     secrets: ctx.secrets,
     mailQueued: ctx.mailQueued,
   };
-  const billed: BillRunSummary = {
-    accounts: 1,
-    subscriptions: 0,
-    invoices: 0,
-    parked: 0,
-    recurringInvoices: 0,
-    failures: 0,
-  };
+  const billed: BillRunSummary = { ...emptySummary(), accounts: 1 };
   const lastDay = dateAt(to, account.timeZone);
   for (let day = dateAt(account.testClockAt!, account.timeZone); day <= lastDay; day = addDays(day, 1)) {
     const at = day === lastDay ? to : startOfDate(day, account.timeZone);
     const summary = await billAccount(billingContext(deps, account, at));
-    billed.subscriptions += summary.subscriptions;
-    billed.invoices += summary.invoices;
-    billed.parked += summary.parked;
-    billed.recurringInvoices += summary.recurringInvoices;
-    billed.failures += summary.failures;
+    for (const key of Object.keys(billed) as (keyof BillRunSummary)[]) {
+      if (key !== 'accounts') billed[key] += summary[key];
+    }
   }
   if (to !== account.testClockAt) {
     // The event happens at the clock's new time; the account's object shows it as TestClockDate.

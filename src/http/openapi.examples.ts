@@ -168,6 +168,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   DateSent: '2026-03-05T14:30:00.000Z',
   LastUpdated: '2026-03-05T14:30:00.000Z',
   NumTries: 0,
+  FailureReason: 'insufficient_funds',
   NextTryDate: null,
   Source: 'Auto',
   CollectionMethod: 'credit_card',
@@ -265,6 +266,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   subscriptions: 2,
   recurringInvoices: 1,
   parked: 0,
+  collectionAttempts: 2,
+  collected: 1,
 
   // Events and the audit log
   timestamp: '2026-03-05T14:23:37.308Z',

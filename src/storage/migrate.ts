@@ -11,6 +11,7 @@ import * as offCycleStart from './migrations/0006_off_cycle_start.ts';
 import * as idempotencyLease from './migrations/0007_idempotency_lease.ts';
 import * as events from './migrations/0008_events.ts';
 import * as deliveryQueue from './migrations/0009_delivery_queue.ts';
+import * as collections from './migrations/0010_collections.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007_idempotency_lease': idempotencyLease,
   '0008_events': events,
   '0009_delivery_queue': deliveryQueue,
+  '0010_collections': collections,
 };
 
 /**

@@ -257,6 +257,9 @@ export interface PaymentsTable {
   memo: string | null;
   ref: string | null;
   payment_method_id: number | null;
+  /** Why a payment collected through a gateway failed: the normalised reason and the gateway's own code. */
+  failure_reason: string | null;
+  failure_code: string | null;
   created_at: Instant;
   updated_at: Instant;
 }

@@ -10,6 +10,12 @@ import type {
   WebhookEndpointsTable,
 } from './schema.events.ts';
 import type {
+  CollectionAttemptsTable,
+  GatewayCallsTable,
+  TestGatewayChargesTable,
+  TestGatewayVaultTable,
+} from './schema.collections.ts';
+import type {
   InvoicesTable,
   InvoiceChargesTable,
   InvoiceTaxesTable,
@@ -32,6 +38,7 @@ import type {
 /** The table types of every module, and the Database Kysely is typed with. */
 export type * from './columnTypes.ts';
 export type * from './schema.billing.ts';
+export type * from './schema.collections.ts';
 
 export interface AccountsTable {
   id: Id;
@@ -374,4 +381,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  gateway_calls: GatewayCallsTable;
+  test_gateway_vault: TestGatewayVaultTable;
+  test_gateway_charges: TestGatewayChargesTable;
+  collection_attempts: CollectionAttemptsTable;
 }

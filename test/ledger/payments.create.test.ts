@@ -16,7 +16,7 @@ import {
 usePaymentsService();
 
 describe('POST /v1/payments', () => {
-  it('answers 201 with the payment and exactly the spec fields, allocations included', async () => {
+  it('answers 201 with the payment and exactly the spec fields (and FailureReason), allocations included', async () => {
     const customerId = await createCustomer(t);
     const invoice = await newInvoice(customerId, 100);
     const res = await postPayment(
@@ -39,6 +39,7 @@ describe('POST /v1/payments', () => {
       Ref: 'CHQ-1',
       Method: 'cash',
       Status: 'Allocated',
+      FailureReason: null,
       Allocations: [
         {
           allocationID: expect.any(Number),

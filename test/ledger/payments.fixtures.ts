@@ -21,6 +21,8 @@ export const PAYMENT_FIELDS = [
   'Ref',
   'Method',
   'Status',
+  // Beyond the spec: why a payment collected through a gateway failed (docs/gateways.md); null otherwise.
+  'FailureReason',
   'Allocations',
 ].sort();
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { inTransaction, withTransaction } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -9,7 +9,16 @@ import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import * as repo from './gateway.repository.ts';
 import type { GatewayRow } from './gateway.repository.ts';
+import { recordedCall } from './gatewayCalls.ts';
+import type {
+  CardToVault,
+  ChargeRequest,
+  ChargeResult,
+  DriverDeps,
+  GatewayDriver,
+} from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
+import { testGatewayDriver } from './testGateway.ts';
 
 /** The kinds of stored payment method a gateway may collect from. */
 export type PaymentMethodKind = 'credit_card' | 'bank_account';
@@ -277,47 +286,88 @@ export async function setPrimaryGateway(ctx: ServiceContext, gatewayId: number):
   return getGateway(ctx, gatewayId);
 }
 
-/** A card as the vault receives it. The number lives only in memory on its way to the vault. */
-export interface CardToVault {
-  /** Digits only. Never stored, returned, logged or put into an error by us. */
-  number: string;
-  cardType: string;
-  nameOnCard: string;
-  lastNameOnCard: string;
-  expiryMonth: number;
-  expiryYear: number;
-}
-
 /** Whether the gateway's provider keeps card numbers for us and hands back a token. */
 export function canVaultCards(gateway: Gateway): boolean {
   return gatewayTypeInfo(gateway.type)?.vaultsCards ?? false;
 }
 
+/** The provider behind each gateway type; a type without one (manual) collects nothing itself. */
+const DRIVERS: Readonly<Record<string, (deps: DriverDeps) => GatewayDriver>> = {
+  [GATEWAY_TYPES.test.type]: testGatewayDriver,
+};
+
+function driverOf(ctx: ServiceContext, gateway: Gateway): GatewayDriver | undefined {
+  return Object.hasOwn(DRIVERS, gateway.type) ? DRIVERS[gateway.type]!({ db: ctx.db }) : undefined;
+}
+
+const maskedCard = (card: CardToVault) => ({
+  cardType: card.cardType,
+  lastFour: card.number.slice(-4),
+  expiryMonth: card.expiryMonth,
+  expiryYear: card.expiryYear,
+});
+
 /**
  * Hands a card to the gateway's vault and returns the token that stands for it from now on. A gateway whose type
- * has no vault is a ValidationError (422) naming `field`. The built-in test gateway's vault is a simulator: it
- * keeps nothing and makes up a token (`tok_test_` and 24 hex digits), as a provider's sandbox would.
+ * has no vault, and a card the provider refuses, are a ValidationError (422) naming `field`.
  */
 export async function vaultCard(
-  _ctx: ServiceContext,
+  ctx: ServiceContext,
   gateway: Gateway,
-  _card: CardToVault,
+  card: CardToVault,
   field: string,
 ): Promise<{ token: string }> {
-  if (!canVaultCards(gateway)) {
+  const vault = canVaultCards(gateway) ? driverOf(ctx, gateway)?.vaultCard : undefined;
+  if (!vault) {
     throw ValidationError.field(
       field,
       `gateway ${gateway.id} (${gateway.type}) cannot keep card numbers`,
       'gateway_cannot_vault',
     );
   }
-  switch (gateway.type) {
-    case GATEWAY_TYPES.test.type:
-      return { token: `tok_test_${crypto.randomBytes(12).toString('hex')}` };
-    default:
-      // A type marked vaultsCards must have its vault here; reaching this is a programming error.
-      throw new Error(`no card vault is implemented for gateway type ${gateway.type}`);
+  const result = await recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'vault_card', request: maskedCard(card) },
+    () => vault(gateway, card, nowInstant(ctx)),
+  );
+  if (result.outcome !== 'ok') {
+    throw ValidationError.field(field, `was declined by the gateway (${result.reason})`, 'card_declined');
   }
+  return { token: result.token };
+}
+
+/** Whether the gateway charges stored methods itself (every type with a driver does). */
+export function canCharge(gateway: Gateway): boolean {
+  return Object.hasOwn(DRIVERS, gateway.type);
+}
+
+/**
+ * Charges a stored method off-session, recorded with the request's idempotency key. Throws GatewayTimeoutError
+ * when no answer came: the caller asks again later with the same key.
+ */
+export async function chargeStoredMethod(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: ChargeRequest,
+): Promise<ChargeResult> {
+  const charge = driverOf(ctx, gateway)?.charge;
+  if (!charge) throw new Error(`gateway ${gateway.id} (${gateway.type}) cannot charge`);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    {
+      operation: 'charge',
+      idempotencyKey: request.idempotencyKey,
+      request: {
+        amountMinor: request.amountMinor,
+        currencyCode: request.currencyCode,
+        description: request.description,
+      },
+      undoOperation: 'refund',
+    },
+    () => charge(gateway, request, nowInstant(ctx)),
+  );
 }
 
 /** The account a gateway belongs to, for operator commands that name a gateway by id alone. */

@@ -1,5 +1,7 @@
 /** Payment gateways configured per account; every account has the built-in test gateway. Routes: gateways.routes.ts. */
-export type { AddGatewayInput, CardToVault, Gateway, PaymentMethodKind } from './gateway.service.ts';
+export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.service.ts';
+export type { CardToVault, ChargeRequest, ChargeResult } from './gatewayContract.ts';
+export { GatewayTimeoutError } from './gatewayContract.ts';
 /**
  * For other modules:
  * - `getGateway(ctx, gatewayId)`: the account's gateway, or NotFound (404).
@@ -10,13 +12,18 @@ export type { AddGatewayInput, CardToVault, Gateway, PaymentMethodKind } from '.
  * - `findPrimaryGateway(ctx)`: the account's primary gateway, or undefined when it has none usable.
  * - `createTestGateway(db, accountId, createdAt)`: the built-in test gateway, inside account creation.
  * - `canVaultCards(gateway)`, `vaultCard(ctx, gateway, card, field)`: hands a card number to the gateway's vault
- *   and returns its token (422 naming `field` when the gateway's type has no vault).
+ *   and returns its token (422 naming `field` when the gateway's type has no vault or the provider declines it).
+ * - `canCharge(gateway)`, `chargeStoredMethod(ctx, gateway, request)`: an off-session charge of a vaulted method,
+ *   idempotent by the request's key (GatewayTimeoutError when no answer came). Every call is recorded
+ *   (gateway_calls), outside any transaction.
  * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`.
  */
 export {
   addGateway,
   assertGatewayUsable,
+  canCharge,
   canVaultCards,
+  chargeStoredMethod,
   createTestGateway,
   findPrimaryGateway,
   gatewayAccepts,

@@ -17,7 +17,7 @@ export type NewInvoiceRow = Insertable<InvoicesTable>;
 export type InvoiceChanges = Updateable<Omit<InvoicesTable, 'id' | 'account_id' | 'created_at'>>;
 
 /** Issued, not cancelled, and not yet covered by what was paid (settled or pending) or credited. */
-function owed(eb: ExpressionBuilder<Database, 'invoices'>) {
+export function owed(eb: ExpressionBuilder<Database, 'invoices'>) {
   return eb.and([
     eb('is_draft', '=', false),
     eb('is_cancelled', '=', false),

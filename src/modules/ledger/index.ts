@@ -9,7 +9,9 @@ export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.servic
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';
 export { creditNotesByIds } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
-export { paymentsByIds } from './payment.service.ts';
+export { paymentsByIds, recordCollectedPayment } from './payment.service.ts';
+export type { CollectedPaymentInput } from './payment.service.ts';
+export { withLockedCustomer } from './moneySource.ts';
 export { toPaymentDto } from './payments.serializer.ts';
 export const PAYMENT_EVENT_TYPES = [
   'payment.created',

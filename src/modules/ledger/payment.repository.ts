@@ -23,6 +23,8 @@ const PAYMENT_COLUMNS = [
   'memo',
   'ref',
   'payment_method_id',
+  'failure_reason',
+  'failure_code',
   'created_at',
   'updated_at',
 ] as const;

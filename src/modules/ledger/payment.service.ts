@@ -7,7 +7,8 @@ import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import type { InvoiceMoneyColumn } from '../invoicing/index.ts';
-import { allocationsOfSources } from './allocation.service.ts';
+import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
+import type { EventToEmit } from '../events/index.ts';
 import type { Allocation, MoneySource } from './allocation.service.ts';
 import { createMoneySource, deleteMoneySource, updateMoneySource } from './moneySource.ts';
 import type { BeforeCommit, MoneySourceInput, MoneySourceKind } from './moneySource.ts';
@@ -39,6 +40,8 @@ export interface Payment {
   status: PaymentStatus;
   memo: string | null;
   ref: string | null;
+  /** Why a payment collected through a gateway failed (a reason of src/core/dunning.ts); null otherwise. */
+  failureReason: string | null;
   allocations: Allocation[];
 }
 
@@ -86,6 +89,7 @@ async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Paymen
     status: paymentStatus(row.state as PaymentState, row.amount_minor, row.allocated_minor),
     memo: row.memo,
     ref: row.ref,
+    failureReason: row.failure_reason,
     allocations: allocations.get(row.id) ?? [],
   }));
 }
@@ -183,4 +187,69 @@ export function updatePayment(ctx: ServiceContext, paymentId: number, input: Pay
 /** Deletes a payment with its allocations; every invoice it paid owes that money again. */
 export function deletePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
   return deleteMoneySource(payments, ctx, paymentId);
+}
+
+/** A charge a gateway answered, to be recorded as a payment of one invoice. */
+export interface CollectedPaymentInput {
+  customerId: number;
+  invoiceId: number;
+  currencyCode: string;
+  amountMinor: number;
+  /** What of the amount the invoice still owes (the rest, paid meanwhile by other means, stays unallocated). */
+  allocateMinor: number;
+  date: PlainDate;
+  method: string;
+  paymentMethodId: number;
+  state: PaymentState;
+  /** The gateway's charge id. */
+  ref: string | null;
+  memo: string;
+  failureReason?: string;
+  failureCode?: string;
+}
+
+/**
+ * Records a payment collected through a gateway, in the caller's transaction (which holds the customer's lock, see
+ * withLockedCustomer): allocated to its invoice unless it failed (a failed payment moves no money and keeps its
+ * reason), pending or settled as the gateway said. Returns its id and the events the change makes.
+ */
+export async function recordCollectedPayment(
+  ctx: ServiceContext,
+  input: CollectedPaymentInput,
+): Promise<{ paymentId: number; events: EventToEmit[] }> {
+  const now = ctx.clock.now().toISOString();
+  const row = {
+    account_id: ctx.account.id,
+    customer_id: input.customerId,
+    currency_code: input.currencyCode,
+    amount_minor: input.amountMinor,
+    payment_date: input.date,
+    method: input.method,
+    state: input.state,
+    memo: input.memo,
+    ref: input.ref,
+    payment_method_id: input.paymentMethodId,
+    failure_reason: input.failureReason ?? null,
+    failure_code: input.failureCode ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  const paymentId = await repo.insertPayment(ctx.db, row);
+  const events: EventToEmit[] = [{ type: 'payment.created', ref: { type: 'payment', id: paymentId } }];
+  if (input.state !== 'failed' && input.allocateMinor > 0) {
+    const outcome = await applyAllocations(ctx, sourceOf({ ...row, id: paymentId }), {
+      autoApply: false,
+      entries: [
+        {
+          allocationId: null,
+          amountMinor: input.allocateMinor,
+          target: { invoiceId: input.invoiceId },
+          field: 'allocations[0]',
+          targetField: 'allocations[0].invoiceID',
+        },
+      ],
+    });
+    events.push(...outcome.targetEvents);
+  }
+  return { paymentId, events };
 }

@@ -40,6 +40,12 @@ export const PaymentOut = Type.Object(
     Ref: Nullable(Type.String()),
     Method: Type.String(),
     Status: Type.String({ description: 'Allocated, Partial, Unallocated, Pending or Failed' }),
+    FailureReason: Nullable(
+      Type.String({
+        description:
+          'Beyond the spec: why a payment collected through a gateway failed (a reason of docs/gateways.md, such as insufficient_funds); null otherwise',
+      }),
+    ),
     Allocations: Type.Array(
       Type.Object({
         allocationID: Type.Integer(),

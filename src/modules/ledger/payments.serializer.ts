@@ -18,6 +18,7 @@ export function toPaymentDto(payment: Payment, timeZone: string): PaymentOut {
     Ref: payment.ref,
     Method: payment.method,
     Status: payment.status,
+    FailureReason: payment.failureReason,
     // The original service's published payment list answers `Allocations`, as credit notes do (spec-decisions.md).
     Allocations: payment.allocations.map((a) => ({
       allocationID: a.id,

@@ -1,0 +1,308 @@
+import { systemClock } from '../../clock.ts';
+import { nowInstant, today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure, retryClassOf } from '../../core/dunning.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
+import {
+  GatewayTimeoutError,
+  canCharge,
+  chargeStoredMethod,
+  getGateway,
+  isGatewayUsable,
+} from '../gateways/index.ts';
+import type { ChargeResult, Gateway } from '../gateways/index.ts';
+import { listCardInvoicesDue, lockInvoicesForAllocation, setCollectionSchedule } from '../invoicing/index.ts';
+import type { CollectableInvoice } from '../invoicing/index.ts';
+import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
+import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import * as repo from './collectionAttempt.repository.ts';
+import type { AttemptRow } from './collectionAttempt.repository.ts';
+
+/**
+ * Automatic collection of card invoices (issue 13; design note collections.md §4). Each attempt is claimed, then
+ * charged, then recorded:
+ * 1. claimed in a transaction under the customer's lock: an attempt row (unique per invoice and attempt number,
+ *    so two processes cannot both start attempt n) with the amount the invoice owes and an idempotency key;
+ * 2. charged outside any transaction, with that key;
+ * 3. recorded in a second transaction: the payment (settled, pending or failed), its allocation, NumTries and
+ *    NextTryDate, and the events. An attempt the record never reached (a crash, a timeout) stays `started`, and
+ *    the next run asks the gateway again with the same key: the provider answers with the first charge, so the
+ *    invoice is never charged twice.
+ */
+
+export interface CollectionSummary {
+  /** Attempts that reached a gateway and were recorded. */
+  attempts: number;
+  succeeded: number;
+  declined: number;
+  /** Technical errors: no decision, retried soon, not counted as tries. */
+  errors: number;
+  /** Charges with no answer yet, finished by a later run. */
+  unanswered: number;
+}
+
+export interface CollectionOptions {
+  /** Wall-clock age after which a `started` attempt is finished by asking the gateway again (default 2 minutes). */
+  staleAfterMs?: number;
+}
+
+const BATCH = 100;
+const DEFAULT_STALE_AFTER_MS = 120_000;
+
+interface Claimed {
+  attemptId: number;
+  invoiceId: number;
+  customerId: number;
+  currencyCode: string;
+  amountMinor: number;
+  idempotencyKey: string;
+  gateway: Gateway;
+  paymentMethodId: number;
+  token: string;
+}
+
+export function emptyCollectionSummary(): CollectionSummary {
+  return { attempts: 0, succeeded: 0, declined: 0, errors: 0, unanswered: 0 };
+}
+
+/** Collects every card invoice of the context's account due by its clock; attempts left open are finished first. */
+export async function collectDueInvoices(
+  ctx: ServiceContext,
+  options: CollectionOptions = {},
+): Promise<CollectionSummary> {
+  const summary = emptyCollectionSummary();
+  const staleBefore = new Date(
+    systemClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
+  ).toISOString();
+  for (const attempt of await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore, BATCH)) {
+    const claimed = await claimedFromAttempt(ctx, attempt);
+    if (claimed) await chargeAndRecord(ctx, claimed, summary);
+  }
+  for (let afterId = 0; ;) {
+    const due = await listCardInvoicesDue(ctx, nowInstant(ctx), today(ctx), BATCH, afterId);
+    for (const invoice of due) {
+      try {
+        const claimed = await claimAttempt(ctx, invoice);
+        if (claimed) await chargeAndRecord(ctx, claimed, summary);
+      } catch (error) {
+        // One invoice must not hold back the others; its attempt, if claimed, is finished by a later run.
+        ctx.log.error({ err: error, invoiceId: invoice.id }, 'collecting an invoice failed');
+      }
+    }
+    if (due.length < BATCH) break;
+    afterId = due.at(-1)!.id;
+  }
+  return summary;
+}
+
+async function chargeableMethod(
+  ctx: ServiceContext,
+  customerId: number,
+  gatewayId: number,
+  paymentMethodId: number,
+): Promise<{ gateway: Gateway; token: string } | undefined> {
+  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
+  const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
+  if (!gateway || !isGatewayUsable(gateway) || !canCharge(gateway)) return undefined;
+  if (!method || method.customerId !== customerId || method.type !== 'credit_card' || !method.isValid)
+    return undefined;
+  return { gateway, token: method.token };
+}
+
+/** Starts the next attempt at the invoice, unless it is paid, in flight or has no usable method; undefined then. */
+async function claimAttempt(ctx: ServiceContext, invoice: CollectableInvoice): Promise<Claimed | undefined> {
+  try {
+    return await withLockedCustomer(ctx, invoice.customerId, async (tctx) => {
+      const [target] = await lockInvoicesForAllocation(tctx, invoice.customerId, [invoice.id], []);
+      if (!target || target.refusal || target.openMinor <= 0) return undefined;
+      const attempts = await repo.listAttemptsOfInvoice(tctx.db, tctx.account.id, invoice.id);
+      if (attempts.some((attempt) => attempt.state === 'started')) return undefined;
+      const usable = await chargeableMethod(
+        tctx,
+        invoice.customerId,
+        invoice.gatewayId,
+        invoice.paymentMethodId,
+      );
+      if (!usable) {
+        tctx.log.warn(
+          { invoiceId: invoice.id },
+          'invoice not collected: its gateway or payment method is not usable',
+        );
+        return undefined;
+      }
+      const attemptNo = attempts.length + 1;
+      const idempotencyKey = `inv_${invoice.id}_try_${attemptNo}`;
+      const attemptId = await repo.insertAttempt(tctx.db, {
+        account_id: tctx.account.id,
+        invoice_id: invoice.id,
+        attempt_no: attemptNo,
+        idempotency_key: idempotencyKey,
+        gateway_id: invoice.gatewayId,
+        payment_method_id: invoice.paymentMethodId,
+        amount_minor: target.openMinor,
+        currency_code: invoice.currencyCode,
+        state: 'started',
+        started_at: nowInstant(tctx),
+        leased_at: systemClock.now().toISOString(),
+      });
+      // In flight: no next try until this one is answered (design note §4.3).
+      await setCollectionSchedule(tctx, invoice.id, { addTry: false, nextTryDate: null });
+      return {
+        attemptId,
+        invoiceId: invoice.id,
+        customerId: invoice.customerId,
+        currencyCode: invoice.currencyCode,
+        amountMinor: target.openMinor,
+        idempotencyKey,
+        gateway: usable.gateway,
+        paymentMethodId: invoice.paymentMethodId,
+        token: usable.token,
+      };
+    });
+  } catch (error) {
+    // Another process started this attempt at the same moment: it is theirs.
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+/** An attempt left `started` (a crash, a timeout), to be finished by asking the gateway again with its key. */
+async function claimedFromAttempt(ctx: ServiceContext, attempt: AttemptRow): Promise<Claimed | undefined> {
+  const gateway = await getGateway(ctx, attempt.gateway_id).catch(() => undefined);
+  const method = (await unopenedPaymentMethodsByIds(ctx, [attempt.payment_method_id])).get(
+    attempt.payment_method_id,
+  );
+  // NOTE: even a gateway disabled since is asked: the charge may have been made, and only the provider knows.
+  if (!gateway || !method) return undefined;
+  return {
+    attemptId: attempt.id,
+    invoiceId: attempt.invoice_id,
+    // An invoice's payment method is always its customer's (checked when the invoice named it).
+    customerId: method.customerId,
+    currencyCode: attempt.currency_code,
+    amountMinor: attempt.amount_minor,
+    idempotencyKey: attempt.idempotency_key,
+    gateway,
+    paymentMethodId: attempt.payment_method_id,
+    token: method.token,
+  };
+}
+
+async function chargeAndRecord(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  summary: CollectionSummary,
+): Promise<void> {
+  let result: ChargeResult;
+  try {
+    result = await chargeStoredMethod(ctx, claimed.gateway, {
+      token: claimed.token,
+      amountMinor: claimed.amountMinor,
+      currencyCode: claimed.currencyCode,
+      idempotencyKey: claimed.idempotencyKey,
+      description: `Invoice ${claimed.invoiceId}`,
+    });
+  } catch (error) {
+    if (!(error instanceof GatewayTimeoutError)) throw error;
+    summary.unanswered += 1;
+    return;
+  }
+  const recorded = await recordOutcome(ctx, claimed, result);
+  if (!recorded) return;
+  if (result.outcome === 'error') summary.errors += 1;
+  else {
+    summary.attempts += 1;
+    if (result.outcome === 'declined') summary.declined += 1;
+    else summary.succeeded += 1;
+  }
+}
+
+/** The run of failures the invoice is in: its first counted failure, and technical errors in a row at its end. */
+function failureRun(attempts: readonly AttemptRow[], at: string) {
+  const failures = attempts.filter((a) => a.state === 'declined' || a.state === 'error');
+  let technicalInRow = 0;
+  for (let i = attempts.length - 1; i >= 0 && attempts[i]!.state === 'error'; i -= 1) technicalInRow += 1;
+  return { firstFailureAt: failures[0]?.started_at ?? at, technicalInRow };
+}
+
+/** Records what the gateway answered; false when another process recorded this attempt first. */
+async function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: ChargeResult): Promise<boolean> {
+  return withLockedCustomer(ctx, claimed.customerId, async (tctx) => {
+    const at = nowInstant(tctx);
+    const ref = { type: 'invoice', id: claimed.invoiceId };
+    const before = await snapshotResource(tctx, ref);
+    const failed = result.outcome === 'declined' || result.outcome === 'error';
+    const finished = await repo.finishAttempt(tctx.db, claimed.attemptId, {
+      state: result.outcome,
+      reason: failed ? result.reason : null,
+      raw_code: failed ? result.rawCode : null,
+      retry_class: failed ? retryClassOf(result.reason) : null,
+      finished_at: at,
+    });
+    if (!finished) return false;
+    const events: EventToEmit[] = [];
+    const payment = {
+      customerId: claimed.customerId,
+      invoiceId: claimed.invoiceId,
+      currencyCode: claimed.currencyCode,
+      amountMinor: claimed.amountMinor,
+      date: today(tctx),
+      method: 'credit_card',
+      paymentMethodId: claimed.paymentMethodId,
+      memo: `Collected through gateway ${claimed.gateway.id}`,
+    };
+    if (result.outcome === 'succeeded' || result.outcome === 'pending') {
+      // What the invoice owes now: money that arrived by other means since the claim stays unallocated.
+      const [target] = await lockInvoicesForAllocation(tctx, claimed.customerId, [claimed.invoiceId], []);
+      const recorded = await recordCollectedPayment(tctx, {
+        ...payment,
+        allocateMinor:
+          target && !target.refusal ? Math.max(0, Math.min(target.openMinor, claimed.amountMinor)) : 0,
+        state: result.outcome === 'succeeded' ? 'settled' : 'pending',
+        ref: result.chargeId,
+      });
+      await repo.setAttemptPayment(tctx.db, claimed.attemptId, recorded.paymentId);
+      await setCollectionSchedule(tctx, claimed.invoiceId, { addTry: true, nextTryDate: null });
+      events.push(...recorded.events);
+    } else {
+      const reason = result.reason;
+      const retryClass = retryClassOf(reason);
+      const attempts = await repo.listAttemptsOfInvoice(tctx.db, tctx.account.id, claimed.invoiceId);
+      const counted = attempts.filter((a) => a.state !== 'error' && a.state !== 'started').length;
+      const run = failureRun(attempts, at);
+      const next = nextTryAfterFailure(
+        {
+          retryClass,
+          tries: counted,
+          firstFailureAt: run.firstFailureAt,
+          technicalErrorsInRow: run.technicalInRow,
+          at,
+          timeZone: tctx.account.timeZone,
+        },
+        DEFAULT_DUNNING_POLICY,
+      );
+      if (result.outcome === 'declined') {
+        // A decline is a payment that failed, with its reason; a technical error made no payment at all.
+        const recorded = await recordCollectedPayment(tctx, {
+          ...payment,
+          allocateMinor: 0,
+          state: 'failed',
+          ref: null,
+          failureReason: reason,
+          failureCode: result.rawCode,
+        });
+        await repo.setAttemptPayment(tctx.db, claimed.attemptId, recorded.paymentId);
+        events.push(...recorded.events);
+      }
+      await setCollectionSchedule(tctx, claimed.invoiceId, {
+        addTry: result.outcome === 'declined',
+        nextTryDate: next.nextTryAt,
+      });
+    }
+    events.push({ type: 'invoice.updated', ref, before });
+    await emitEvents(tctx, events);
+    return true;
+  });
+}

@@ -1,0 +1,68 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { CollectionAttemptsTable } from '../../storage/schema.ts';
+
+export type AttemptRow = Selectable<CollectionAttemptsTable>;
+
+export async function insertAttempt(db: Db, row: Insertable<CollectionAttemptsTable>): Promise<number> {
+  return (await db.insertInto('collection_attempts').values(row).returning('id').executeTakeFirstOrThrow())
+    .id;
+}
+
+/** The invoice's attempts, oldest first. */
+export function listAttemptsOfInvoice(db: Db, accountId: number, invoiceId: number): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('collection_attempts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('attempt_no')
+    .execute();
+}
+
+/** Attempts of the account still `started` whose lease began before `leasedBefore` (wall-clock time). */
+export function listStaleAttempts(
+  db: Db,
+  accountId: number,
+  leasedBefore: string,
+  limit: number,
+): Promise<AttemptRow[]> {
+  return db
+    .selectFrom('collection_attempts')
+    .selectAll()
+    .where('state', '=', 'started')
+    .where('leased_at', '<', leasedBefore)
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Ends a started attempt; false when another process ended it first (then nothing is to be recorded). */
+export async function finishAttempt(
+  db: Db,
+  attemptId: number,
+  changes: {
+    state: string;
+    reason: string | null;
+    raw_code: string | null;
+    retry_class: string | null;
+    finished_at: string;
+  },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('collection_attempts')
+    .set(changes)
+    .where('id', '=', attemptId)
+    .where('state', '=', 'started')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function setAttemptPayment(db: Db, attemptId: number, paymentId: number): Promise<void> {
+  await db
+    .updateTable('collection_attempts')
+    .set({ payment_id: paymentId })
+    .where('id', '=', attemptId)
+    .execute();
+}

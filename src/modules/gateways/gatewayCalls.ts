@@ -1,0 +1,71 @@
+import { performance } from 'node:perf_hooks';
+import { systemClock } from '../../clock.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { Db } from '../../storage/database.ts';
+import { GatewayTimeoutError } from './gatewayContract.ts';
+
+/** What is recorded of a call before it is made. The request summary is masked by the caller: no card number. */
+export interface CallToRecord {
+  operation: 'vault_card' | 'charge';
+  idempotencyKey?: string;
+  request: Record<string, unknown>;
+  /** The operation that would undo this one (a charge is undone by a refund). */
+  undoOperation?: string;
+}
+
+async function insertCall(
+  db: Db,
+  row: {
+    account_id: number;
+    gateway_id: number;
+    operation: string;
+    idempotency_key: string | null;
+    request: string;
+    outcome: string;
+    result: string | null;
+    undo_operation: string | null;
+    started_at: string;
+    duration_ms: number;
+  },
+): Promise<void> {
+  await db.insertInto('gateway_calls').values(row).execute();
+}
+
+/**
+ * Makes a call to the outside world and records it, whatever happens (an answer, a timeout, an exception). NOTE:
+ * never inside a transaction: the call happens whether or not the caller's transaction commits, so its record
+ * must not roll back with it.
+ */
+export async function recordedCall<T extends { outcome: string }>(
+  ctx: ServiceContext,
+  gatewayId: number,
+  call: CallToRecord,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (ctx.db.isTransaction) throw new Error('gateway calls are made outside a transaction');
+  const startedAt = systemClock.now().toISOString();
+  const started = performance.now();
+  const record = (outcome: string, result: unknown) =>
+    insertCall(ctx.db, {
+      account_id: ctx.account.id,
+      gateway_id: gatewayId,
+      operation: call.operation,
+      idempotency_key: call.idempotencyKey ?? null,
+      request: JSON.stringify(call.request),
+      outcome,
+      result: result === undefined ? null : JSON.stringify(result),
+      undo_operation: call.undoOperation ?? null,
+      started_at: startedAt,
+      duration_ms: Math.round(performance.now() - started),
+    });
+  let answer: T;
+  try {
+    answer = await work();
+  } catch (error) {
+    const timedOut = error instanceof GatewayTimeoutError;
+    await record(timedOut ? 'timeout' : 'error', { message: (error as Error).message });
+    throw error;
+  }
+  await record(answer.outcome, answer);
+  return answer;
+}

@@ -1,0 +1,75 @@
+import type { Db } from '../../storage/database.ts';
+import type { FailureReason } from '../../core/dunning.ts';
+
+/**
+ * What a payment provider plugs into: one driver per gateway type. Drivers speak in tokens, minor units and
+ * idempotency keys, never in our invoices or payments; the collections code turns their answers into records.
+ * Every call goes through `gatewayCall` (gatewayCalls.ts), which records it.
+ */
+
+/** A card on its way to the vault; the number lives only in memory and is never stored, logged or echoed. */
+export interface CardToVault {
+  /** Digits only. */
+  number: string;
+  cardType: string;
+  nameOnCard: string;
+  lastNameOnCard: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/** A gateway's refusal with its normalised reason (src/core/dunning.ts) and the provider's own code. */
+export interface GatewayDecline {
+  outcome: 'declined';
+  reason: FailureReason;
+  rawCode: string;
+}
+
+export type VaultResult = { outcome: 'ok'; token: string } | GatewayDecline;
+
+export interface ChargeRequest {
+  token: string;
+  amountMinor: number;
+  currencyCode: string;
+  /** The same key always means the same charge: asking again returns the first answer and charges nothing. */
+  idempotencyKey: string;
+  description: string;
+}
+
+/**
+ * `succeeded`: the money is taken. `pending`: accepted, the result comes later. `declined`: the issuer said no.
+ * `error`: no decision was made (nothing was charged).
+ */
+export type ChargeResult =
+  | { outcome: 'succeeded'; chargeId: string }
+  | { outcome: 'pending'; chargeId: string }
+  | GatewayDecline
+  | { outcome: 'error'; reason: FailureReason; rawCode: string };
+
+/**
+ * The call got no answer in time: the provider may or may not have charged. The caller keeps the attempt open
+ * and asks again with the same idempotency key (a reconciliation), never with a new one.
+ */
+export class GatewayTimeoutError extends Error {
+  constructor(operation: string) {
+    super(`the gateway did not answer ${operation} in time`);
+    this.name = 'GatewayTimeoutError';
+  }
+}
+
+export interface GatewayTarget {
+  id: number;
+  type: string;
+  isTestMode: boolean;
+}
+
+/** The operations of a provider; a type that lacks one (no vault) leaves it out. */
+export interface GatewayDriver {
+  vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
+  charge?(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult>;
+}
+
+/** What a driver may use: the database for a simulator's own state (its vault), never a caller's transaction. */
+export interface DriverDeps {
+  db: Db;
+}

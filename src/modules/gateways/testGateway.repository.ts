@@ -1,0 +1,46 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { TestGatewayChargesTable, TestGatewayVaultTable } from '../../storage/schema.ts';
+
+export type TestChargeRow = Selectable<TestGatewayChargesTable>;
+
+// The simulated provider's own tables: scoped by gateway (each account's test gateway is a provider account).
+
+export async function insertVaultEntry(db: Db, row: Selectable<TestGatewayVaultTable>): Promise<void> {
+  await db.insertInto('test_gateway_vault').values(row).execute();
+}
+
+export function findVaultEntry(
+  db: Db,
+  gatewayId: number,
+  token: string,
+): Promise<Selectable<TestGatewayVaultTable> | undefined> {
+  return db
+    .selectFrom('test_gateway_vault')
+    .selectAll()
+    .where('gateway_id', '=', gatewayId)
+    .where('token', '=', token)
+    .executeTakeFirst();
+}
+
+export function findCharge(
+  db: Db,
+  gatewayId: number,
+  idempotencyKey: string,
+): Promise<TestChargeRow | undefined> {
+  return db
+    .selectFrom('test_gateway_charges')
+    .selectAll()
+    .where('gateway_id', '=', gatewayId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst();
+}
+
+/** NOTE: two calls with one key at once: the second insert conflicts and keeps the first charge, as a provider does. */
+export async function insertCharge(db: Db, row: TestChargeRow): Promise<void> {
+  await db
+    .insertInto('test_gateway_charges')
+    .values(row)
+    .onConflict((oc) => oc.columns(['gateway_id', 'idempotency_key']).doNothing())
+    .execute();
+}

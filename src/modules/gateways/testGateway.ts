@@ -1,0 +1,125 @@
+import crypto from 'node:crypto';
+import type { FailureReason } from '../../core/dunning.ts';
+import type {
+  CardToVault,
+  ChargeRequest,
+  ChargeResult,
+  DriverDeps,
+  GatewayDriver,
+  GatewayTarget,
+  VaultResult,
+} from './gatewayContract.ts';
+import { GatewayTimeoutError } from './gatewayContract.ts';
+import * as repo from './testGateway.repository.ts';
+
+/**
+ * The built-in test gateway: a simulated provider whose outcomes are chosen by magic card numbers (docs/gateways.md,
+ * design note collections.md §1.3; Stripe's numbers keep Stripe's meaning). Outcomes are never chosen by amount:
+ * amounts come from the catalogue and proration, and would collide. Every magic number passes Luhn, so the tests run
+ * the production validation path. Like a provider, it keeps its vault and its charges (by idempotency key) on its own
+ * side, in tables of its own.
+ */
+
+/** What a card does: refused when vaulted, or on each charge declined, failed or unanswered. */
+interface CardBehaviour {
+  at: 'vault' | 'charge';
+  outcome: 'declined' | 'error' | 'timeout';
+  reason: FailureReason;
+  rawCode: string;
+}
+
+const declinedAtVault = (reason: FailureReason, rawCode: string): CardBehaviour => ({
+  at: 'vault',
+  outcome: 'declined',
+  reason,
+  rawCode,
+});
+const onCharge = (
+  outcome: CardBehaviour['outcome'],
+  reason: FailureReason,
+  rawCode: string,
+): CardBehaviour => ({
+  at: 'charge',
+  outcome,
+  reason,
+  rawCode,
+});
+
+/** Cards by number; any other valid number is approved, so suites can make as many distinct cards as they need. */
+export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
+  '4000000000000002': declinedAtVault('card_declined', 'do_not_honor'),
+  '4000000000000069': declinedAtVault('expired_card', 'expired_card'),
+  '4000000000009987': declinedAtVault('lost_card', 'lost_card'),
+  '4000000000009979': declinedAtVault('stolen_card', 'stolen_card'),
+  '4000000000009995': onCharge('declined', 'insufficient_funds', 'insufficient_funds'),
+  '4000000000000341': onCharge('declined', 'card_declined', 'generic_decline'),
+  '4000000000000119': onCharge('error', 'processing_error', 'processing_error'),
+  // Ours (no Stripe meaning): the charge is made but its answer never arrives.
+  '4000000000000408': onCharge('timeout', 'gateway_timeout', 'timeout'),
+  '4000002500003155': onCharge('declined', 'authentication_required', 'authentication_required'),
+  '4000002760003184': onCharge('declined', 'authentication_required', 'authentication_required'),
+};
+
+/** The vault keeps a card's behaviour under its masked number (first six and last four digits), never the number. */
+const maskedNumber = (number: string) => `${number.slice(0, 6)}…${number.slice(-4)}`;
+const BEHAVIOUR_BY_MASK = new Map(Object.entries(TEST_CARDS).map(([number, b]) => [maskedNumber(number), b]));
+const APPROVE = 'approve';
+
+export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
+  return {
+    async vaultCard(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult> {
+      const behaviour = TEST_CARDS[card.number];
+      if (behaviour?.at === 'vault') {
+        return { outcome: 'declined', reason: behaviour.reason, rawCode: behaviour.rawCode };
+      }
+      const token = `tok_test_${crypto.randomBytes(12).toString('hex')}`;
+      const scenario = behaviour ? maskedNumber(card.number) : APPROVE;
+      await repo.insertVaultEntry(deps.db, { token, gateway_id: target.id, scenario, created_at: at });
+      return { outcome: 'ok', token };
+    },
+
+    async charge(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult> {
+      const earlier = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
+      if (earlier) return resultOf(earlier);
+      const entry = await repo.findVaultEntry(deps.db, target.id, request.token);
+      const behaviour = entry ? BEHAVIOUR_BY_MASK.get(entry.scenario) : undefined;
+      const charge: repo.TestChargeRow = {
+        gateway_id: target.id,
+        idempotency_key: request.idempotencyKey,
+        charge_id: `ch_test_${crypto.randomBytes(12).toString('hex')}`,
+        token: request.token,
+        amount_minor: request.amountMinor,
+        currency_code: request.currencyCode,
+        outcome: 'succeeded',
+        reason: null,
+        raw_code: null,
+        created_at: at,
+      };
+      if (!entry) {
+        Object.assign(charge, { outcome: 'declined', reason: 'invalid_account', raw_code: 'no_such_token' });
+      } else if (behaviour && behaviour.outcome !== 'timeout') {
+        Object.assign(charge, {
+          outcome: behaviour.outcome,
+          reason: behaviour.reason,
+          raw_code: behaviour.rawCode,
+        });
+      }
+      // NOTE: an error made no charge, so the provider forgets it: the same key may be tried again.
+      if (charge.outcome === 'error') return resultOf(charge);
+      await repo.insertCharge(deps.db, charge);
+      // The charge is made, but its answer is lost on the way: only asking again with the key tells.
+      if (behaviour?.outcome === 'timeout') throw new GatewayTimeoutError('charge');
+      // Two calls with one key at once: the first stored is the answer to both.
+      return resultOf((await repo.findCharge(deps.db, target.id, request.idempotencyKey)) ?? charge);
+    },
+  };
+}
+
+function resultOf(charge: repo.TestChargeRow): ChargeResult {
+  if (charge.outcome === 'succeeded') return { outcome: 'succeeded', chargeId: charge.charge_id };
+  return {
+    outcome: charge.outcome as 'declined' | 'error',
+    reason: charge.reason as FailureReason,
+    rawCode: charge.raw_code ?? '',
+  };
+}

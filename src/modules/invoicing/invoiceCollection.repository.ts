@@ -1,0 +1,63 @@
+import type { Db } from '../../storage/database.ts';
+import { owed } from './invoice.repository.ts';
+
+export interface CollectableInvoiceRow {
+  id: number;
+  customer_id: number;
+  gateway_id: number | null;
+  customer_payment_method_id: number | null;
+  currency_code: string;
+  num_tries: number;
+}
+
+/**
+ * Invoices to collect through a gateway now: owed, paid by card, with a gateway and a method, and either due for
+ * their first try (never tried, nothing scheduled, due by `today`) or scheduled for a retry by `now`.
+ */
+export function listCardInvoicesDue(
+  db: Db,
+  accountId: number,
+  now: string,
+  today: string,
+  limit: number,
+  afterId: number,
+): Promise<CollectableInvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'customer_id', 'gateway_id', 'customer_payment_method_id', 'currency_code', 'num_tries'])
+    .where('account_id', '=', accountId)
+    .where('collection_method', '=', 'credit_card')
+    .where('gateway_id', 'is not', null)
+    .where('customer_payment_method_id', 'is not', null)
+    .where('id', '>', afterId)
+    .where((eb) =>
+      eb.and([
+        owed(eb),
+        eb.or([
+          eb('next_try_date', '<=', now),
+          eb.and([eb('next_try_date', 'is', null), eb('num_tries', '=', 0), eb('due_date', '<=', today)]),
+        ]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function setCollectionSchedule(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  changes: { addTry: boolean; nextTryDate: string | null; updatedAt: string },
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set((eb) => ({
+      num_tries: changes.addTry ? eb('num_tries', '+', 1) : eb.ref('num_tries'),
+      next_try_date: changes.nextTryDate,
+      updated_at: changes.updatedAt,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .execute();
+}

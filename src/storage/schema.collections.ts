@@ -1,0 +1,66 @@
+import type { Id, Instant } from './columnTypes.ts';
+
+/** The tables of gateway calls, the test gateway's simulated provider and collection attempts (see schema.ts). */
+export interface GatewayCallsTable {
+  id: Id;
+  account_id: number;
+  gateway_id: number;
+  /** vault_card, charge, refund, validate_bank_account. */
+  operation: string;
+  idempotency_key: string | null;
+  /** What was asked, as JSON, masked: never a card number or a clear account number. */
+  request: string;
+  /** ok, declined, error or timeout. */
+  outcome: string;
+  result: string | null;
+  /** The operation that undoes this one, where there is one (a charge is undone by a refund). */
+  undo_operation: string | null;
+  /** Wall-clock time. */
+  started_at: Instant;
+  duration_ms: number;
+}
+
+export interface TestGatewayVaultTable {
+  token: string;
+  gateway_id: number;
+  /** What the simulated card does (docs/gateways.md), chosen from its number when it was vaulted. */
+  scenario: string;
+  created_at: Instant;
+}
+
+export interface TestGatewayChargesTable {
+  gateway_id: number;
+  idempotency_key: string;
+  charge_id: string;
+  token: string;
+  amount_minor: number;
+  currency_code: string;
+  outcome: string;
+  reason: string | null;
+  raw_code: string | null;
+  created_at: Instant;
+}
+
+export interface CollectionAttemptsTable {
+  id: Id;
+  account_id: number;
+  invoice_id: number;
+  attempt_no: number;
+  idempotency_key: string;
+  gateway_id: number;
+  payment_method_id: number;
+  amount_minor: number;
+  currency_code: string;
+  /** started (the gateway may have been asked), succeeded, pending, declined or error. */
+  state: string;
+  reason: string | null;
+  raw_code: string | null;
+  /** soft, hard, customer_action or technical (src/core/dunning.ts). */
+  retry_class: string | null;
+  payment_id: number | null;
+  /** Business time. */
+  started_at: Instant;
+  /** Wall-clock time: an attempt still `started` long after it is finished by the next collection run. */
+  leased_at: Instant;
+  finished_at: Instant | null;
+}

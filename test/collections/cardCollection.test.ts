@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/clock.ts';
+import { collectDueInvoices } from '../../src/modules/collections/index.ts';
+import { createCustomer, ok } from '../helpers/billing.ts';
+import { accountContext } from '../helpers/context.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+
+// Automatic card collection through the built-in test gateway, driven by test clocks (issue 13, points 1–3).
+// Cards choose the outcome (docs/gateways.md); the amounts are ordinary.
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const DAY = 86_400_000;
+const plusDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+
+interface Setup {
+  account: TestAccount;
+  today: string;
+  customerId: number;
+  invoiceId: number;
+}
+
+/** A test account in UTC with one card invoice of 100.00 due today, paid by `cardNumber`. */
+async function cardInvoice(cardNumber: string): Promise<Setup> {
+  const account = await t.newAccount('Collections', { isTest: true, timeZone: 'UTC' });
+  const today = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
+  const gateways = await ok(account, 'GET', '/v1/gateways');
+  const gatewayId = gateways[0].gatewayID as number;
+  const customerId = await createCustomer(account);
+  const method = await ok(
+    account,
+    'POST',
+    '/v1/paymentmethods/creditcard',
+    {
+      customerID: customerId,
+      isPrimary: true,
+      CreditCard: {
+        CardType: 'Visa',
+        Number: cardNumber,
+        NameOnCard: 'Ada',
+        LastNameOnCard: 'Lovelace',
+        ExpiryMonth: 12,
+        ExpiryYear: Number(today.slice(0, 4)) + 2,
+      },
+    },
+    200,
+  );
+  const invoice = await ok(account, 'POST', '/v1/invoices', {
+    customerID: customerId,
+    InvoiceDate: today,
+    DueDate: today,
+    CollectionMethod: 'credit_card',
+    gatewayID: gatewayId,
+    customerPaymentMethodID: method.paymentMethodID,
+    Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
+  });
+  return { account, today, customerId, invoiceId: invoice.invoiceID as number };
+}
+
+async function advance(account: TestAccount, to: string) {
+  return ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
+}
+
+const invoiceOf = (s: Setup) => ok(s.account, 'GET', `/v1/invoices/${s.invoiceId}`);
+const paymentsOf = (s: Setup) =>
+  ok(s.account, 'GET', `/v1/customers/${s.customerId}/payments`) as Promise<any[]>;
+
+describe('collecting a due card invoice', () => {
+  it('charges an approving card once: the invoice is Paid by an Allocated credit_card payment, NumTries 1', async () => {
+    const s = await cardInvoice('4242424242424242');
+    const advanced = await advance(s.account, `${s.today}T12:00:00Z`);
+    expect(advanced.Billed).toMatchObject({ collectionAttempts: 1, collected: 1 });
+    const invoice = await invoiceOf(s);
+    expect(invoice).toMatchObject({ Status: 'Paid', NumTries: 1, NextTryDate: null, Balance: 0 });
+    const payments = await paymentsOf(s);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({
+      Amount: 100,
+      Method: 'credit_card',
+      Status: 'Allocated',
+      FailureReason: null,
+    });
+    expect(payments[0].Ref).toMatch(/^ch_test_/);
+    expect(payments[0].Allocations).toEqual([
+      expect.objectContaining({ invoiceID: s.invoiceId, amountApplied: 100 }),
+    ]);
+
+    // A later run finds nothing more to collect: one charge per invoice.
+    await advance(s.account, `${plusDays(s.today, 3)}T12:00:00Z`);
+    expect(await paymentsOf(s)).toHaveLength(1);
+  });
+
+  it('retries a soft decline at +1, +3, +7 and +14 days after the first failure, then stops after 5 tries', async () => {
+    const s = await cardInvoice('4000000000009995');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    let invoice = await invoiceOf(s);
+    // First failure today: the next try is at the start of tomorrow.
+    expect(invoice).toMatchObject({
+      Status: 'Due',
+      NumTries: 1,
+      NextTryDate: `${plusDays(s.today, 1)}T00:00:00.000Z`,
+    });
+    const failed = await paymentsOf(s);
+    expect(failed).toEqual([
+      expect.objectContaining({ Status: 'Failed', FailureReason: 'insufficient_funds', Allocations: [] }),
+    ]);
+
+    const schedule = [
+      [1, 2, plusDays(s.today, 3)],
+      [3, 3, plusDays(s.today, 7)],
+      [7, 4, plusDays(s.today, 14)],
+    ] as const;
+    for (const [day, tries, next] of schedule) {
+      // The day before the retry nothing happens.
+      await advance(s.account, `${plusDays(s.today, day)}T00:00:00.000Z`);
+      invoice = await invoiceOf(s);
+      expect(invoice).toMatchObject({ NumTries: tries, NextTryDate: `${next}T00:00:00.000Z` });
+    }
+    await advance(s.account, `${plusDays(s.today, 14)}T06:00:00Z`);
+    invoice = await invoiceOf(s);
+    expect(invoice).toMatchObject({ Status: 'Past Due', NumTries: 5, NextTryDate: null });
+    expect(await paymentsOf(s)).toHaveLength(5);
+
+    // Exhausted: nothing more, however long we wait.
+    await advance(s.account, `${plusDays(s.today, 40)}T00:00:00.000Z`);
+    expect((await invoiceOf(s)).NumTries).toBe(5);
+  });
+
+  it('stops at a card that needs the customer (authentication required): one try, no next', async () => {
+    const s = await cardInvoice('4000002500003155');
+    await advance(s.account, `${plusDays(s.today, 5)}T12:00:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null, Status: 'Past Due' });
+    expect((await paymentsOf(s))[0]).toMatchObject({
+      Status: 'Failed',
+      FailureReason: 'authentication_required',
+    });
+  });
+
+  it('backs off a technical error without counting a try or recording a payment', async () => {
+    const s = await cardInvoice('4000000000000119');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    const invoice = await invoiceOf(s);
+    // 5 minutes after the attempt, on the account's clock.
+    expect(invoice).toMatchObject({ NumTries: 0, NextTryDate: `${s.today}T12:05:00.000Z` });
+    expect(await paymentsOf(s)).toEqual([]);
+  });
+
+  it('finishes a charge whose answer was lost by asking again with its key: charged once, recorded once', async () => {
+    const s = await cardInvoice('4000000000000408');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    // No answer: the attempt stays open, nothing recorded, no next try while it is in flight.
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 0, NextTryDate: null, Status: 'Due' });
+    expect(await paymentsOf(s)).toEqual([]);
+
+    // The next run (here at once: the attempt counts as stale from 0 ms) asks the gateway again with the same key.
+    const ctx = await accountContext(t, s.account.accountId, fixedClock(`${s.today}T12:30:00.000Z`));
+    const summary = await collectDueInvoices(ctx, { staleAfterMs: 0 });
+    expect(summary).toMatchObject({ attempts: 1, succeeded: 1, unanswered: 0 });
+    expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 1 });
+    expect(await paymentsOf(s)).toHaveLength(1);
+    const charges = await t.service.storage.db
+      .selectFrom('test_gateway_charges')
+      .select(['idempotency_key'])
+      .where('idempotency_key', 'like', `inv_${s.invoiceId}_%`)
+      .execute();
+    expect(charges).toEqual([{ idempotency_key: `inv_${s.invoiceId}_try_1` }]);
+    // Both calls are on record, the lost one as a timeout.
+    const calls = await t.service.storage.db
+      .selectFrom('gateway_calls')
+      .select(['operation', 'outcome', 'undo_operation'])
+      .where('idempotency_key', '=', `inv_${s.invoiceId}_try_1`)
+      .orderBy('id')
+      .execute();
+    expect(calls).toEqual([
+      { operation: 'charge', outcome: 'timeout', undo_operation: 'refund' },
+      { operation: 'charge', outcome: 'succeeded', undo_operation: 'refund' },
+    ]);
+  });
+
+  it('refuses at add a card the test gateway declines when vaulting (422 naming CreditCard)', async () => {
+    const account = await t.newAccount('Vault', { isTest: true, timeZone: 'UTC' });
+    const customerId = await createCustomer(account);
+    const res = await account.request('POST', '/v1/paymentmethods/creditcard', {
+      body: {
+        customerID: customerId,
+        isPrimary: true,
+        CreditCard: {
+          CardType: 'Visa',
+          Number: '4000000000009979',
+          NameOnCard: 'Ada',
+          LastNameOnCard: 'Lovelace',
+          ExpiryMonth: 12,
+          ExpiryYear: 2040,
+        },
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).toContain('stolen_card');
+    expect(JSON.stringify(res.body)).not.toContain('4000000000009979');
+    expect(await ok(account, 'GET', `/v1/customers/${customerId}/paymentmethods`)).toEqual([]);
+  });
+});
