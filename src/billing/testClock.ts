@@ -29,7 +29,10 @@ export async function advanceTestClock(
   const billed: BillRunSummary = { ...emptySummary(), accounts: 1 };
   const lastDay = dateAt(to, account.timeZone);
   for (let day = dateAt(account.testClockAt!, account.timeZone); day <= lastDay; day = addDays(day, 1)) {
-    const at = day === lastDay ? to : startOfDate(day, account.timeZone);
+    // Each day's run at its start, but never before the clock: the first day's run is at the clock's own time
+    // (what it does is stamped with it: attempts, payments, events, a retry's back-off).
+    const dayStart = startOfDate(day, account.timeZone);
+    const at = day === lastDay ? to : dayStart < account.testClockAt! ? account.testClockAt! : dayStart;
     const summary = await billAccount(billingContext(deps, account, at));
     for (const key of Object.keys(billed) as (keyof BillRunSummary)[]) {
       if (key !== 'accounts') billed[key] += summary[key];
