@@ -1,13 +1,7 @@
 import { Temporal } from 'temporal-polyfill';
 import { accountNumberDigits, isValidRoutingNumber } from '../bankAccounts.ts';
 import type { PlainDate } from '../calendar.ts';
-import {
-  FieldProblems,
-  addMinor,
-  instantOf,
-  isPlainDate,
-  transliterateLatin,
-} from './fields.ts';
+import { FieldProblems, addMinor, instantOf, isPlainDate, transliterateLatin } from './fields.ts';
 
 /**
  * NACHA ACH files: a debit file we originate (PPD or CCD debits) and the return file the ODFI sends back. Fixed
