@@ -413,7 +413,14 @@ program
         if (ahead.length > 0) throw new UsageError(billedAheadMessage(options.asOf!, ahead));
       }
       return runBilling(
-        { db: storage.db, clock: systemClock, log: commandLogger('warn'), secrets, mailQueued: () => {} },
+        {
+          db: storage.db,
+          clock: systemClock,
+          log: commandLogger('warn'),
+          secrets,
+          mailQueued: () => {},
+          collectionUnansweredAfterMs: loadConfig().collectionUnansweredAfterMs,
+        },
         { asOf, accountId: options.account },
       );
     });
@@ -424,7 +431,7 @@ program
     console.log(
       `Billed ${summary.accounts} account(s): ${summary.invoices} invoice(s) from ${summary.subscriptions} ` +
         `subscription(s) and ${summary.recurringInvoices} recurring invoice(s); ${summary.parked} parked, ` +
-        `${summary.failures} failed.`,
+        `${summary.collected} of ${summary.collectionAttempts} card charge(s) collected; ${summary.failures} failed.`,
     );
     if (summary.failures > 0) process.exitCode = 1;
   });

@@ -19,6 +19,8 @@ export interface Config {
   workerIntervalMs: number;
   /** How often the service runs the bill run; 0: never (bill with `billing run`, e.g. from cron). */
   billingIntervalMs: number;
+  /** How long a card charge may go unanswered before the next collection run asks the gateway again. */
+  collectionUnansweredAfterMs: number;
   bodyLimitBytes: number;
   /** The most a request may take to arrive in full (headers and body). */
   requestTimeoutMs: number;
@@ -149,6 +151,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat,
     workerIntervalMs: integerSetting(env, 'WORKER_INTERVAL_MS', 5000, 10, 3_600_000),
     billingIntervalMs: integerSetting(env, 'BILLING_INTERVAL_MS', 60_000, 0, 86_400_000),
+    collectionUnansweredAfterMs: integerSetting(
+      env,
+      'COLLECTION_UNANSWERED_AFTER_MS',
+      120_000,
+      0,
+      86_400_000,
+    ),
     bodyLimitBytes: integerSetting(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     requestTimeoutMs,
     headersTimeoutMs,

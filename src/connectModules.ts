@@ -11,7 +11,12 @@ import {
 import { registerEventObjects } from './modules/events/index.ts';
 import { hasMoneyRecords } from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
-import { deletePaymentMethodsOfCustomer, registerPaymentMethodUses } from './modules/paymentMethods/index.ts';
+import {
+  deletePaymentMethodsOfCustomer,
+  registerNewPrimaryListener,
+  registerPaymentMethodUses,
+} from './modules/paymentMethods/index.ts';
+import { retryWithNewPrimary } from './modules/collections/index.ts';
 import {
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
@@ -44,6 +49,8 @@ export function connectModules(): void {
     invoices: countInvoicesUsingPaymentMethod,
     recurringInvoices: countRecurringInvoicesUsingPaymentMethod,
   });
+  // A customer's new primary card retries its failed card invoices.
+  registerNewPrimaryListener(retryWithNewPrimary);
   // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
   // Events show resources as the API does; some of those shapes combine modules (src/views/).

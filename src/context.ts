@@ -22,6 +22,18 @@ export interface Account {
   /** Defaults for an invoice's Notes and Terms when a request leaves them unset. */
   invoiceNotes: string | null;
   invoiceTerms: string | null;
+  /** How failed card collections are retried, and what happens when retries run out (docs/gateways.md). */
+  dunning: DunningSettings;
+}
+
+export interface DunningSettings {
+  /** Days after the first failure on which soft declines are tried again; null: the default schedule. */
+  retryDays: number[] | null;
+  /** Attempts after which an invoice is no longer tried; null: the default. */
+  maxAttempts: number | null;
+  /** When retries run out: suspend the customer, and cancel its subscriptions at the end of their period. */
+  suspendCustomer: boolean;
+  cancelSubscriptions: boolean;
 }
 
 /**

@@ -161,6 +161,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
               log: log.child({ worker: 'billing' }),
               mailQueued: () => mail.wake(),
               deliveriesQueued: () => webhooks.wake(),
+              collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
             },
             config.billingIntervalMs,
           )

@@ -10,6 +10,7 @@ import type { SecretBox } from '../security/secretBox.ts';
 import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
 import { collectDueInvoices } from '../modules/collections/index.ts';
+import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../core/subscriptionBilling.ts';
 import {
@@ -39,6 +40,8 @@ export interface BillingDeps {
   mailQueued(): void;
   /** Wakes the webhook worker after a batch emitted events with deliveries. */
   deliveriesQueued?(): void;
+  /** COLLECTION_UNANSWERED_AFTER_MS: when a charge left unanswered is asked about again (default 2 minutes). */
+  collectionUnansweredAfterMs?: number;
 }
 
 export interface BillRunSummary {
@@ -83,7 +86,10 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
 }
 
 /** Bills everything of one account due by the day its context's clock shows. */
-export async function billAccount(ctx: ServiceContext): Promise<BillRunSummary> {
+export async function billAccount(
+  ctx: ServiceContext,
+  collection: CollectionOptions = {},
+): Promise<BillRunSummary> {
   const summary = { ...emptySummary(), accounts: 1 };
   const on = today(ctx);
   for (let pass = 0; pass < MAX_PASSES; pass += 1) {
@@ -144,9 +150,9 @@ export async function billAccount(ctx: ServiceContext): Promise<BillRunSummary> 
 
   // After billing, so that the day's invoices are collected the day they are due.
   try {
-    const collection = await collectDueInvoices(ctx);
-    summary.collectionAttempts += collection.attempts;
-    summary.collected += collection.succeeded;
+    const collected = await collectDueInvoices(ctx, collection);
+    summary.collectionAttempts += collected.attempts;
+    summary.collected += collected.succeeded;
   } catch (error) {
     summary.failures += 1;
     ctx.log.error({ err: error }, 'collection failed');
@@ -195,7 +201,12 @@ export async function runBilling(deps: BillingDeps, options: BillRunOptions = {}
     const at =
       asOfFor(account, options.asOf) ??
       (account.isTest && account.testClockAt ? account.testClockAt : deps.clock.now());
-    add(summary, await billAccount(billingContext(deps, account, at)));
+    add(
+      summary,
+      await billAccount(billingContext(deps, account, at), {
+        staleAfterMs: deps.collectionUnansweredAfterMs,
+      }),
+    );
   }
   return summary;
 }

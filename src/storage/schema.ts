@@ -53,6 +53,11 @@ export interface AccountsTable {
   invoice_due_days: Defaulted<number>;
   invoice_notes: string | null;
   invoice_terms: string | null;
+  /** JSON array of days after the first failure; null: the default schedule. */
+  dunning_retry_days: string | null;
+  dunning_max_attempts: number | null;
+  dunning_suspend_customer: ColumnType<boolean | number, boolean | undefined, boolean>;
+  dunning_cancel_subscriptions: ColumnType<boolean | number, boolean | undefined, boolean>;
   last_invoice_num: Defaulted<number>;
   /** Seller details printed on invoices (0005); null when not given. */
   seller_legal_name: string | null;

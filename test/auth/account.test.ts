@@ -26,6 +26,20 @@ const SELLER_FIELDS = [
   'LogoURL',
 ];
 
+/** How failed card collections are retried (docs/gateways.md): the defaults until set. */
+const DUNNING_FIELDS = [
+  'DunningRetryDays',
+  'DunningMaxAttempts',
+  'DunningSuspendCustomer',
+  'DunningCancelSubscriptions',
+];
+const DUNNING_DEFAULTS = {
+  DunningRetryDays: null,
+  DunningMaxAttempts: null,
+  DunningSuspendCustomer: false,
+  DunningCancelSubscriptions: false,
+};
+
 const FIELDS = [
   'accountID',
   'Name',
@@ -36,6 +50,7 @@ const FIELDS = [
   'InvoiceDueDays',
   'InvoiceNotes',
   'InvoiceTerms',
+  ...DUNNING_FIELDS,
   ...SELLER_FIELDS,
 ];
 
@@ -63,6 +78,7 @@ describe('GET /v1/account', () => {
       InvoiceDueDays: 0,
       InvoiceNotes: null,
       InvoiceTerms: null,
+      ...DUNNING_DEFAULTS,
       ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
     });
   });
@@ -207,5 +223,45 @@ describe('PUT /v1/account', () => {
     expect(res.status).toBe(201);
     // Midnight of 5 March in Johannesburg (UTC+2) is 22:00 UTC the day before.
     expect(res.body.StatementDate).toBe('2027-03-04T22:00:00.000Z');
+  });
+});
+
+describe('PUT /v1/account: dunning', () => {
+  it('sets the retry days, the attempts and the actions, and null restores the defaults', async () => {
+    const as = await t.newAccount('Dunning');
+    const set = await put(as, {
+      DunningRetryDays: [2, 5, 9],
+      DunningMaxAttempts: 3,
+      DunningSuspendCustomer: true,
+      DunningCancelSubscriptions: true,
+    });
+    expect(set.status, set.text).toBe(204);
+    expect(await readAccount(as)).toMatchObject({
+      DunningRetryDays: [2, 5, 9],
+      DunningMaxAttempts: 3,
+      DunningSuspendCustomer: true,
+      DunningCancelSubscriptions: true,
+    });
+    expect((await put(as, { DunningRetryDays: null, DunningMaxAttempts: null })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({
+      ...DUNNING_DEFAULTS,
+      DunningSuspendCustomer: true,
+      DunningCancelSubscriptions: true,
+    });
+  });
+
+  it.each([
+    [{ DunningRetryDays: [3, 1] }, 'DunningRetryDays'],
+    [{ DunningRetryDays: [1, 1] }, 'DunningRetryDays'],
+    [{ DunningRetryDays: [0] }, 'DunningRetryDays'],
+    [{ DunningRetryDays: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, 'DunningRetryDays'],
+    [{ DunningMaxAttempts: 0 }, 'DunningMaxAttempts'],
+    [{ DunningMaxAttempts: 21 }, 'DunningMaxAttempts'],
+  ])('refuses %j naming %s, and changes nothing', async (body, field) => {
+    const as = await t.newAccount('Bad dunning');
+    const res = await put(as, body);
+    expect(res.status, res.text).toBe(422);
+    expect(JSON.stringify(res.body)).toContain(field);
+    expect(await readAccount(as)).toMatchObject(DUNNING_DEFAULTS);
   });
 });

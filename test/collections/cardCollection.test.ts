@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
-import { createCustomer, ok } from '../helpers/billing.ts';
+import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { eventsOf } from '../helpers/resourceEvents.ts';
 import { accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -28,9 +29,14 @@ interface Setup {
   invoiceId: number;
 }
 
-/** A test account in UTC with one card invoice of 100.00 due today, paid by `cardNumber`. */
-async function cardInvoice(cardNumber: string): Promise<Setup> {
+/** A test account in UTC with one card invoice of 100.00 due today (or in `dueInDays`), paid by `cardNumber`. */
+async function cardInvoice(
+  cardNumber: string,
+  settings?: Record<string, unknown>,
+  dueInDays = 0,
+): Promise<Setup> {
   const account = await t.newAccount('Collections', { isTest: true, timeZone: 'UTC' });
+  if (settings) await ok(account, 'PUT', '/v1/account', settings);
   const today = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
   const gateways = await ok(account, 'GET', '/v1/gateways');
   const gatewayId = gateways[0].gatewayID as number;
@@ -56,7 +62,7 @@ async function cardInvoice(cardNumber: string): Promise<Setup> {
   const invoice = await ok(account, 'POST', '/v1/invoices', {
     customerID: customerId,
     InvoiceDate: today,
-    DueDate: today,
+    DueDate: plusDays(today, dueInDays),
     CollectionMethod: 'credit_card',
     gatewayID: gatewayId,
     customerPaymentMethodID: method.paymentMethodID,
@@ -76,6 +82,8 @@ const paymentsOf = (s: Setup) =>
 describe('collecting a due card invoice', () => {
   it('charges an approving card once: the invoice is Paid by an Allocated credit_card payment, NumTries 1', async () => {
     const s = await cardInvoice('4242424242424242');
+    // Before the first try, NextTryDate is that try: the start of the due date in the account's zone.
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 0, NextTryDate: `${s.today}T00:00:00.000Z` });
     const advanced = await advance(s.account, `${s.today}T12:00:00Z`);
     expect(advanced.Billed).toMatchObject({ collectionAttempts: 1, collected: 1 });
     const invoice = await invoiceOf(s);
@@ -206,5 +214,127 @@ describe('collecting a due card invoice', () => {
     expect(JSON.stringify(res.body)).toContain('stolen_card');
     expect(JSON.stringify(res.body)).not.toContain('4000000000009979');
     expect(await ok(account, 'GET', `/v1/customers/${customerId}/paymentmethods`)).toEqual([]);
+  });
+
+  it('when retries run out: an event, an e-mail to the customer and its active contacts, and the actions the account asks for', async () => {
+    const s = await cardInvoice('4000000000009995', {
+      DunningRetryDays: [2],
+      DunningMaxAttempts: 2,
+      DunningSuspendCustomer: true,
+      DunningCancelSubscriptions: true,
+    });
+    await ok(s.account, 'POST', '/v1/customercontacts', {
+      customerID: s.customerId,
+      Name: 'Grace',
+      LastName: 'Hopper',
+      Email: 'grace@example.com',
+    });
+    const plan = await createPlan(s.account, { chargePrice: 0 });
+    const subscription = await subscribe(s.account, s.customerId, plan, { StartDate: s.today });
+
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    // The account's schedule: the one retry two days after the first failure.
+    expect(await invoiceOf(s)).toMatchObject({
+      NumTries: 1,
+      NextTryDate: `${plusDays(s.today, 2)}T00:00:00.000Z`,
+    });
+    await advance(s.account, `${plusDays(s.today, 2)}T12:00:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 2, NextTryDate: null });
+
+    const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
+    expect(types.filter((type) => type === 'invoice.payment_failed')).toHaveLength(2);
+    expect(types.filter((type) => type === 'invoice.collection_exhausted')).toHaveLength(1);
+
+    const mails = await t.service.storage.db
+      .selectFrom('mail_outbox')
+      .select(['recipient', 'subject'])
+      .where('account_id', '=', s.account.accountId)
+      .where('subject', 'like', 'We could not collect payment%')
+      .orderBy('id')
+      .execute();
+    expect(mails.map((mail) => mail.recipient)).toEqual(['ada@example.com', 'grace@example.com']);
+
+    const customer = await ok(s.account, 'GET', `/v1/customers/${s.customerId}`);
+    expect(customer).toMatchObject({ comp_status: 'Suspended', isSuspended: true });
+    const cancelled = await ok(s.account, 'GET', `/v1/subscriptions/${subscription.subscriptionID}`);
+    // At the end of its paid period, not at once.
+    expect(cancelled).toMatchObject({ isFutureChange: true, isCancelled: false });
+    expect(cancelled.CancelDate).not.toBeNull();
+  });
+
+  it('leaves the customer and its subscriptions alone when retries run out by default', async () => {
+    const s = await cardInvoice('4000000000009995', { DunningMaxAttempts: 1 });
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
+    const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
+    expect(types).toContain('invoice.collection_exhausted');
+    expect((await ok(s.account, 'GET', `/v1/customers/${s.customerId}`)).comp_status).toBe('Active');
+  });
+
+  it('tries again at once with a new primary card after a failure that needed the customer', async () => {
+    const s = await cardInvoice('4000002500003155');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
+
+    const card = await ok(
+      s.account,
+      'POST',
+      '/v1/paymentmethods/creditcard',
+      {
+        customerID: s.customerId,
+        isPrimary: true,
+        CreditCard: {
+          CardType: 'Mastercard',
+          Number: '5555555555554444',
+          NameOnCard: 'Ada',
+          LastNameOnCard: 'Lovelace',
+          ExpiryMonth: 12,
+          ExpiryYear: Number(s.today.slice(0, 4)) + 3,
+        },
+      },
+      200,
+    );
+    // The account's clock stands at noon: the retry is due now, from the new card.
+    expect(await invoiceOf(s)).toMatchObject({
+      customerPaymentMethodID: card.paymentMethodID,
+      NextTryDate: `${s.today}T12:00:00.000Z`,
+    });
+    await advance(s.account, `${s.today}T12:01:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 2, NextTryDate: null });
+    const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
+    expect(types).toEqual(
+      expect.arrayContaining(['invoice.payment_failed', 'invoice.updated', 'invoice.paid']),
+    );
+  });
+
+  it('leaves an invoice never tried to its due date when a new primary card comes', async () => {
+    const s = await cardInvoice('4242424242424242', undefined, 5);
+    await ok(
+      s.account,
+      'POST',
+      '/v1/paymentmethods/creditcard',
+      {
+        customerID: s.customerId,
+        isPrimary: true,
+        CreditCard: {
+          CardType: 'Visa',
+          Number: '4012888888881881',
+          NameOnCard: 'Ada',
+          LastNameOnCard: 'Lovelace',
+          ExpiryMonth: 12,
+          ExpiryYear: Number(s.today.slice(0, 4)) + 3,
+        },
+      },
+      200,
+    );
+    // Its first try stays on its due date.
+    expect(await invoiceOf(s)).toMatchObject({
+      NumTries: 0,
+      NextTryDate: `${plusDays(s.today, 5)}T00:00:00.000Z`,
+    });
+    await advance(s.account, `${plusDays(s.today, 4)}T12:00:00Z`);
+    expect((await invoiceOf(s)).NumTries).toBe(0);
+    await advance(s.account, `${plusDays(s.today, 5)}T00:00:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 1 });
   });
 });

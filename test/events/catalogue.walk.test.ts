@@ -369,6 +369,33 @@ async function walkSubscriptions(account: TestAccount, customerID: number, today
   });
 }
 
+/** Collections: a card that declines, on an account that gives up after one try; the clock's advance collects. */
+async function walkCollections(account: TestAccount, today: string) {
+  await ok(account, 'PUT', '/v1/account', { DunningMaxAttempts: 1 });
+  const customerID = await createCustomer(account, { Name: 'Declined' });
+  const [gateway] = await read(account, '/v1/gateways');
+  const card = await ok(account, 'POST', '/v1/paymentmethods/creditcard', {
+    customerID,
+    isPrimary: true,
+    CreditCard: {
+      CardType: 'Visa',
+      Number: '4000000000009995',
+      NameOnCard: 'Ada',
+      LastNameOnCard: 'Declined',
+      ExpiryMonth: 12,
+      ExpiryYear: Number(today.slice(0, 4)) + 2,
+    },
+  });
+  await ok(account, 'POST', '/v1/invoices', {
+    customerID,
+    DueDate: today,
+    CollectionMethod: 'credit_card',
+    gatewayID: gateway.gatewayID,
+    customerPaymentMethodID: card.paymentMethodID,
+    Charges: charges(20),
+  });
+}
+
 describe('the event catalogue', () => {
   it('has every declared type triggered by one walk, delivered once and signed, and documented', async () => {
     const undescribed = DECLARED_EVENT_TYPES.filter((type) => !EVENT_DESCRIPTIONS[type]);
@@ -391,6 +418,7 @@ describe('the event catalogue', () => {
     await walkMoney(account, customerID, today);
     await walkRecurringInvoices(account, customerID, today);
     await walkSubscriptions(account, customerID, today);
+    await walkCollections(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
 
     // Only the CLI revokes keys and changes gateways; it writes to the same database, as another process.

@@ -3,6 +3,7 @@ import { format, resolveConfig } from 'prettier';
 import { TEST_CLOCK_EVENT_TYPES } from '../../src/billing/testClock.ts';
 import { ACCOUNT_EVENT_TYPES } from '../../src/modules/auth/index.ts';
 import { CATALOGUE_EVENT_TYPES } from '../../src/modules/catalogue/index.ts';
+import { COLLECTION_EVENT_TYPES } from '../../src/modules/collections/index.ts';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customers/index.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../src/modules/events/index.ts';
 import { GATEWAY_EVENT_TYPES } from '../../src/modules/gateways/index.ts';
@@ -29,6 +30,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...PAYMENT_METHOD_EVENT_TYPES,
   ...SUBSCRIPTION_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
+  ...COLLECTION_EVENT_TYPES,
   ...RECURRING_INVOICE_EVENT_TYPES,
   ...PAYMENT_EVENT_TYPES,
   ...CREDIT_NOTE_EVENT_TYPES,
@@ -138,6 +140,10 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'invoice.past_due':
     'An invoice still owed passed its due date (on the first day after it, by the bill run).',
   'invoice.cancelled': 'An issued invoice was cancelled (`DELETE /v1/invoices/{id}`).',
+  'invoice.payment_failed':
+    'The gateway declined a charge of a card invoice (a Failed payment records it); `previous` holds NumTries and NextTryDate before it (docs/gateways.md).',
+  'invoice.collection_exhausted':
+    'A card invoice will not be charged again: the account’s retries ran out (the customer is e-mailed; optional actions follow).',
   'invoice.deleted': 'A draft invoice was deleted; the object is the draft as it was.',
   'recurring_invoice.created': 'A recurring invoice was created (`POST /v1/recurring-invoices`).',
   'recurring_invoice.updated': 'A field of a recurring invoice changed.',

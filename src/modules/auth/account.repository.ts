@@ -12,6 +12,10 @@ export interface AccountRow {
   invoice_due_days: number;
   invoice_notes: string | null;
   invoice_terms: string | null;
+  dunning_retry_days: string | null;
+  dunning_max_attempts: number | null;
+  dunning_suspend_customer: boolean | number;
+  dunning_cancel_subscriptions: boolean | number;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -24,6 +28,10 @@ const ACCOUNT_COLUMNS = [
   'accounts.invoice_due_days',
   'accounts.invoice_notes',
   'accounts.invoice_terms',
+  'accounts.dunning_retry_days',
+  'accounts.dunning_max_attempts',
+  'accounts.dunning_suspend_customer',
+  'accounts.dunning_cancel_subscriptions',
 ] as const;
 
 export async function insertAccount(
@@ -48,7 +56,15 @@ export async function insertAccount(
 
 /** The settings an account may change after its creation. */
 export type AccountChanges = Partial<
-  Pick<AccountRow, 'time_zone' | 'invoice_due_days' | 'invoice_notes' | 'invoice_terms'> & SellerColumns
+  Pick<
+    AccountRow,
+    | 'time_zone'
+    | 'invoice_due_days'
+    | 'invoice_notes'
+    | 'invoice_terms'
+    | 'dunning_retry_days'
+    | 'dunning_max_attempts'
+  > & { dunning_suspend_customer: boolean; dunning_cancel_subscriptions: boolean } & SellerColumns
 >;
 
 /** The seller details columns (sellerDetails.ts), read only where an invoice or the settings need them. */

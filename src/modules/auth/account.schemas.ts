@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateOut, Nullable, Text } from '../../http/schemas.ts';
-import { INVOICE_DUE_DAYS_MAX, INVOICE_TEXT_MAX } from './account.service.ts';
+import {
+  DUNNING_MAX_ATTEMPTS_MAX,
+  DUNNING_RETRY_DAY_MAX,
+  DUNNING_RETRY_DAYS_MAX,
+  INVOICE_DUE_DAYS_MAX,
+  INVOICE_TEXT_MAX,
+} from './account.service.ts';
 import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
 import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
 
@@ -34,6 +40,39 @@ function sellerFields() {
 /** Base64 of at most LOGO_MAX_BYTES bytes (4 characters per 3 bytes), padded. */
 const LOGO_BASE64_MAX = Math.ceil(LOGO_MAX_BYTES / 3) * 4;
 
+/** Beyond the spec: how failed card collections are retried (docs/gateways.md); null restores a default. */
+function dunningFields() {
+  return {
+    DunningRetryDays: Type.Union(
+      [
+        Type.Array(Type.Integer({ minimum: 1, maximum: DUNNING_RETRY_DAY_MAX }), {
+          maxItems: DUNNING_RETRY_DAYS_MAX,
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Days after the first failed charge on which a soft decline is tried again, each later than the one before; null: the default 1, 3, 7, 14',
+      },
+    ),
+    DunningMaxAttempts: Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: DUNNING_MAX_ATTEMPTS_MAX,
+        description:
+          'Charges of one invoice, the first included, after which it is no longer tried; null: the default 5',
+      }),
+    ),
+    DunningSuspendCustomer: Type.Boolean({
+      description: 'When retries run out, suspend the customer (off by default)',
+    }),
+    DunningCancelSubscriptions: Type.Boolean({
+      description:
+        "When retries run out, cancel the customer's subscriptions at the end of their period (off by default)",
+    }),
+  };
+}
+
 export const AccountOut = Type.Object(
   {
     accountID: Type.Integer(),
@@ -47,6 +86,7 @@ export const AccountOut = Type.Object(
     InvoiceDueDays: Type.Integer({ description: "Days from an invoice's date to its due date" }),
     InvoiceNotes: Nullable(Type.String()),
     InvoiceTerms: Nullable(Type.String()),
+    ...dunningFields(),
     ...sellerFields(),
     Country: Nullable(Type.String({ description: "The name of countryID's country" })),
     LogoURL: Nullable(
@@ -67,6 +107,7 @@ export const EditAccountBody = Type.Partial(
     InvoiceTerms: Nullable(
       Text(INVOICE_TEXT_MAX, { description: 'Default Terms of new invoices; null clears' }),
     ),
+    ...dunningFields(),
     ...sellerFields(),
     Logo: Nullable(
       Type.String({

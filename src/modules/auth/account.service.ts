@@ -34,6 +34,12 @@ export function accountFromRow(row: AccountRow): Account {
     invoiceDueDays: row.invoice_due_days,
     invoiceNotes: row.invoice_notes,
     invoiceTerms: row.invoice_terms,
+    dunning: {
+      retryDays: row.dunning_retry_days === null ? null : (JSON.parse(row.dunning_retry_days) as number[]),
+      maxAttempts: row.dunning_max_attempts,
+      suspendCustomer: Boolean(row.dunning_suspend_customer),
+      cancelSubscriptions: Boolean(row.dunning_cancel_subscriptions),
+    },
   };
 }
 
@@ -163,6 +169,54 @@ export interface AccountSettingsInput {
   invoiceTerms?: string | null;
   /** Who issues the invoices (sellerDetails.ts). */
   seller?: SellerDetailsInput;
+  /** null resets the retry days or attempts to the defaults. */
+  dunningRetryDays?: number[] | null;
+  dunningMaxAttempts?: number | null;
+  dunningSuspendCustomer?: boolean;
+  dunningCancelSubscriptions?: boolean;
+}
+
+export const DUNNING_RETRY_DAYS_MAX = 10;
+export const DUNNING_RETRY_DAY_MAX = 90;
+export const DUNNING_MAX_ATTEMPTS_MAX = 20;
+
+function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): repo.AccountChanges {
+  const changes: repo.AccountChanges = {};
+  const days = input.dunningRetryDays;
+  if (days !== undefined) {
+    // Each a later day than the one before: a schedule counted from the first failure.
+    const increasing = days?.every((day, i) => i === 0 || day > days[i - 1]!) ?? true;
+    if (
+      days !== null &&
+      (days.length > DUNNING_RETRY_DAYS_MAX ||
+        !increasing ||
+        days.some((day) => !Number.isSafeInteger(day) || day < 1 || day > DUNNING_RETRY_DAY_MAX))
+    ) {
+      problems.push({
+        field: 'DunningRetryDays',
+        message: `must be at most ${DUNNING_RETRY_DAYS_MAX} whole days from 1 to ${DUNNING_RETRY_DAY_MAX}, each later than the one before`,
+      });
+    }
+    changes.dunning_retry_days = days === null ? null : JSON.stringify(days);
+  }
+  const attempts = input.dunningMaxAttempts;
+  if (attempts !== undefined) {
+    if (
+      attempts !== null &&
+      (!Number.isSafeInteger(attempts) || attempts < 1 || attempts > DUNNING_MAX_ATTEMPTS_MAX)
+    ) {
+      problems.push({
+        field: 'DunningMaxAttempts',
+        message: `must be a whole number from 1 to ${DUNNING_MAX_ATTEMPTS_MAX}`,
+      });
+    }
+    changes.dunning_max_attempts = attempts;
+  }
+  if (input.dunningSuspendCustomer !== undefined)
+    changes.dunning_suspend_customer = input.dunningSuspendCustomer;
+  if (input.dunningCancelSubscriptions !== undefined)
+    changes.dunning_cancel_subscriptions = input.dunningCancelSubscriptions;
+  return changes;
 }
 
 /**
@@ -201,7 +255,7 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     if (text !== undefined) changes[key] = text;
   }
   const seller = sellerChanges(input.seller ?? {}, problems);
-  Object.assign(changes, seller.columns);
+  Object.assign(changes, seller.columns, dunningChanges(input, problems));
   if (problems.length) throw new ValidationError(problems);
   const accountId = ctx.account.id;
   return withTransaction(ctx, async (tctx) => {

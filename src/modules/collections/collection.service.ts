@@ -2,6 +2,7 @@ import { systemClock } from '../../clock.ts';
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure, retryClassOf } from '../../core/dunning.ts';
+import type { DunningPolicy } from '../../core/dunning.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
@@ -13,9 +14,18 @@ import {
   isGatewayUsable,
 } from '../gateways/index.ts';
 import type { ChargeResult, Gateway } from '../gateways/index.ts';
-import { listCardInvoicesDue, lockInvoicesForAllocation, setCollectionSchedule } from '../invoicing/index.ts';
+import {
+  getInvoice,
+  listCardInvoicesDue,
+  lockInvoicesForAllocation,
+  setCollectionSchedule,
+} from '../invoicing/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
+import { queueMail } from '../mail/index.ts';
+import { getCustomer, listContacts, setCustomerSuspended } from '../customers/index.ts';
+import { cancelSubscription, liveSubscriptionIdsOfCustomer } from '../subscriptions/index.ts';
+import { minorToDecimalText } from '../../core/money.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
@@ -41,6 +51,8 @@ export interface CollectionSummary {
   errors: number;
   /** Charges with no answer yet, finished by a later run. */
   unanswered: number;
+  /** Invoices whose retries ran out in this run. */
+  exhausted: number;
 }
 
 export interface CollectionOptions {
@@ -64,7 +76,7 @@ interface Claimed {
 }
 
 export function emptyCollectionSummary(): CollectionSummary {
-  return { attempts: 0, succeeded: 0, declined: 0, errors: 0, unanswered: 0 };
+  return { attempts: 0, succeeded: 0, declined: 0, errors: 0, unanswered: 0, exhausted: 0 };
 }
 
 /** Collects every card invoice of the context's account due by its clock; attempts left open are finished first. */
@@ -210,7 +222,12 @@ async function chargeAndRecord(
     return;
   }
   const recorded = await recordOutcome(ctx, claimed, result);
-  if (!recorded) return;
+  if (!recorded.recorded) return;
+  if (recorded.exhausted) {
+    summary.exhausted += 1;
+    ctx.mailQueued();
+    await afterRetriesRanOut(ctx, claimed.customerId);
+  }
   if (result.outcome === 'error') summary.errors += 1;
   else {
     summary.attempts += 1;
@@ -227,8 +244,25 @@ function failureRun(attempts: readonly AttemptRow[], at: string) {
   return { firstFailureAt: failures[0]?.started_at ?? at, technicalInRow };
 }
 
-/** Records what the gateway answered; false when another process recorded this attempt first. */
-async function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: ChargeResult): Promise<boolean> {
+/** The account's schedule (PUT /v1/account), its unset parts the defaults. */
+function policyOf(ctx: ServiceContext): DunningPolicy {
+  const { retryDays, maxAttempts } = ctx.account.dunning;
+  return {
+    ...DEFAULT_DUNNING_POLICY,
+    retryDays: retryDays ?? DEFAULT_DUNNING_POLICY.retryDays,
+    maxAttempts: maxAttempts ?? DEFAULT_DUNNING_POLICY.maxAttempts,
+  };
+}
+
+/**
+ * Records what the gateway answered; `recorded` false when another process recorded this attempt first,
+ * `exhausted` when this failure ended the invoice's retries.
+ */
+async function recordOutcome(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: ChargeResult,
+): Promise<{ recorded: boolean; exhausted: boolean }> {
   return withLockedCustomer(ctx, claimed.customerId, async (tctx) => {
     const at = nowInstant(tctx);
     const ref = { type: 'invoice', id: claimed.invoiceId };
@@ -241,7 +275,9 @@ async function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: Char
       retry_class: failed ? retryClassOf(result.reason) : null,
       finished_at: at,
     });
-    if (!finished) return false;
+    if (!finished) return { recorded: false, exhausted: false };
+    // Set to the reason of the failure that ended the invoice's retries.
+    let exhausted: string | undefined;
     const events: EventToEmit[] = [];
     const payment = {
       customerId: claimed.customerId,
@@ -281,8 +317,9 @@ async function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: Char
           at,
           timeZone: tctx.account.timeZone,
         },
-        DEFAULT_DUNNING_POLICY,
+        policyOf(tctx),
       );
+      if (next.exhausted) exhausted = reason;
       if (result.outcome === 'declined') {
         // A decline is a payment that failed, with its reason; a technical error made no payment at all.
         const recorded = await recordCollectedPayment(tctx, {
@@ -301,8 +338,69 @@ async function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: Char
         nextTryDate: next.nextTryAt,
       });
     }
-    events.push({ type: 'invoice.updated', ref, before });
+    // A collected payment is told by its allocation's invoice events; a decline is announced as such; a technical
+    // error only moved NextTryDate.
+    if (failed) {
+      events.push({
+        type: result.outcome === 'declined' ? 'invoice.payment_failed' : 'invoice.updated',
+        ref,
+        before,
+      });
+    }
+    if (exhausted) {
+      events.push({ type: 'invoice.collection_exhausted', ref });
+      await queueRetriesRanOutMails(tctx, claimed, exhausted);
+    }
     await emitEvents(tctx, events);
-    return true;
+    return { recorded: true, exhausted: exhausted !== undefined };
   });
+}
+
+/**
+ * Tells the customer that its invoice could not be collected: one message to its Email (copied to EmailCC) and
+ * one to each active contact, queued in the transaction that records the last failure.
+ */
+async function queueRetriesRanOutMails(ctx: ServiceContext, claimed: Claimed, reason: string): Promise<void> {
+  const customer = await getCustomer(ctx, claimed.customerId);
+  const contacts = await listContacts(ctx, { limit: 200, offset: 0 }, claimed.customerId);
+  const invoice = await getInvoice(ctx, claimed.invoiceId);
+  const amount = `${claimed.currencyCode} ${minorToDecimalText(claimed.amountMinor, claimed.currencyCode)}`;
+  const name = [customer.row.name, customer.row.last_name].filter(Boolean).join(' ');
+  const subject = `We could not collect payment for invoice ${invoice.invoiceNum} from ${ctx.account.name}`;
+  const text = [
+    `Dear ${name},`,
+    '',
+    `We tried to charge your card for invoice ${invoice.invoiceNum} (${amount}) and it was declined (${reason.replaceAll('_', ' ')}). We will not try again.`,
+    'Please pay the invoice another way, or give us a new card.',
+    '',
+    ctx.account.name,
+  ].join('\n');
+  const recipients = new Map<string, string | null>();
+  if (customer.row.email) recipients.set(customer.row.email, customer.row.email_cc);
+  for (const contact of contacts) {
+    if (contact.is_active && contact.email && !recipients.has(contact.email))
+      recipients.set(contact.email, null);
+  }
+  for (const [to, cc] of recipients) await queueMail(ctx.db, ctx, ctx.account.id, { to, cc, subject, text });
+}
+
+/**
+ * The account's actions when retries run out (PUT /v1/account; off by default): suspend the customer, cancel its
+ * subscriptions at the end of their period. Each is its own change with its own event; one that fails (a
+ * subscription already ended) does not stop the others.
+ */
+async function afterRetriesRanOut(ctx: ServiceContext, customerId: number): Promise<void> {
+  const { suspendCustomer, cancelSubscriptions } = ctx.account.dunning;
+  if (suspendCustomer) await setCustomerSuspended(ctx, customerId, true);
+  if (!cancelSubscriptions) return;
+  for (const subscriptionId of await liveSubscriptionIdsOfCustomer(ctx, customerId)) {
+    try {
+      await cancelSubscription(ctx, subscriptionId, 'renewal');
+    } catch (error) {
+      ctx.log.warn(
+        { err: error, subscriptionId },
+        'cancelling a subscription after failed collection failed',
+      );
+    }
+  }
 }

@@ -4,3 +4,8 @@
  */
 export type { CollectionOptions, CollectionSummary } from './collection.service.ts';
 export { collectDueInvoices, emptyCollectionSummary } from './collection.service.ts';
+/** For connectModules: a customer's new primary card retries its failed card invoices. */
+export { retryWithNewPrimary } from './newPrimaryRetry.ts';
+
+/** The event types collection emits, on invoices (docs/webhooks.md; the catalogue walk triggers each). */
+export const COLLECTION_EVENT_TYPES = ['invoice.payment_failed', 'invoice.collection_exhausted'] as const;

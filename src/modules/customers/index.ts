@@ -14,7 +14,9 @@ export {
   customersByIds,
   getCustomer,
   lockCustomerForMoney,
+  setCustomerSuspended,
 } from './customer.service.ts';
+export { listContacts } from './contact.service.ts';
 export type { CustomerUses } from './customerUses.ts';
 export { registerCustomerUses } from './customerUses.ts';
 /** Wire pieces other modules embed: an invoice carries its customer. */

@@ -16,7 +16,12 @@ export type {
 } from './invoice.ts';
 export { COLLECTION_METHODS } from './invoiceInput.ts';
 export type { CollectableInvoice } from './invoiceCollection.service.ts';
-export { listCardInvoicesDue, setCollectionSchedule } from './invoiceCollection.service.ts';
+export {
+  listCardInvoicesDue,
+  listOwedCardInvoicesOfCustomer,
+  setCollectionMethodAndTry,
+  setCollectionSchedule,
+} from './invoiceCollection.service.ts';
 export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
 export type { AllocatableInvoice, InvoiceMoneyColumn } from './invoiceMoney.service.ts';

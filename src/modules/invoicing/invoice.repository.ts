@@ -492,6 +492,7 @@ export async function addToInvoiceMoney(
       'is_draft',
       'is_cancelled',
       'due_date',
+      'next_try_date',
     ])
     .executeTakeFirstOrThrow();
 }
@@ -537,6 +538,20 @@ export async function holdInvoice(db: Db, accountId: number, invoiceId: number):
   await db
     .updateTable('invoices')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .execute();
+}
+
+export async function setNextTryDate(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  nextTryDate: string | null,
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ next_try_date: nextTryDate })
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
     .execute();

@@ -8,6 +8,7 @@ import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { Invoice } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { InvoiceChanges, InvoiceRow } from './invoice.repository.ts';
+import { firstCollectionTry } from './invoiceCollection.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { assertReferenceFree, checkedInvoice, newInvoiceOf, referenceConflict } from './invoiceInput.ts';
 import type { InvoiceInput } from './invoiceInput.ts';
@@ -120,6 +121,16 @@ export async function editInvoice(
         changes.is_draft = false;
         changes.invoice_num = await repo.takeInvoiceNumbers(trx, ctx.account.id, 1);
       }
+      changes.next_try_date = firstCollectionTry(
+        {
+          is_draft: !issue,
+          collection_method: checked.collectionMethod,
+          gateway_id: checked.gatewayId,
+          customer_payment_method_id: checked.customerPaymentMethodId,
+          due_date: checked.dueDate,
+        },
+        ctx.account.timeZone,
+      );
       // Issued or deleted by a concurrent request since it was read.
       if (!(await repo.updateDraft(trx, ctx.account.id, invoiceId, changes)))
         throw notDraft({ ...row, is_draft: false });
@@ -151,6 +162,7 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
     const issued = await repo.updateDraft(trx, ctx.account.id, invoiceId, {
       is_draft: false,
       invoice_num: invoiceNum,
+      next_try_date: firstCollectionTry({ ...row, is_draft: false }, ctx.account.timeZone),
       updated_at: nowInstant(ctx),
     });
     // Finalized or deleted concurrently: throwing rolls the number back.

@@ -8,7 +8,18 @@ export interface CollectableInvoiceRow {
   customer_payment_method_id: number | null;
   currency_code: string;
   num_tries: number;
+  next_try_date: string | null;
 }
+
+const COLLECTABLE_COLUMNS = [
+  'id',
+  'customer_id',
+  'gateway_id',
+  'customer_payment_method_id',
+  'currency_code',
+  'num_tries',
+  'next_try_date',
+] as const;
 
 /**
  * Invoices to collect through a gateway now: owed, paid by card, with a gateway and a method, and either due for
@@ -24,7 +35,7 @@ export function listCardInvoicesDue(
 ): Promise<CollectableInvoiceRow[]> {
   return db
     .selectFrom('invoices')
-    .select(['id', 'customer_id', 'gateway_id', 'customer_payment_method_id', 'currency_code', 'num_tries'])
+    .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('collection_method', '=', 'credit_card')
     .where('gateway_id', 'is not', null)
@@ -57,6 +68,43 @@ export async function setCollectionSchedule(
       next_try_date: changes.nextTryDate,
       updated_at: changes.updatedAt,
     }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .execute();
+}
+
+/** The customer's owed card invoices collected through the gateway. */
+export function listOwedCardInvoicesOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  gatewayId: number,
+): Promise<CollectableInvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .select(COLLECTABLE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('collection_method', '=', 'credit_card')
+    .where('gateway_id', '=', gatewayId)
+    .where((eb) => owed(eb))
+    .orderBy('id')
+    .execute();
+}
+
+export async function setCollectionMethodAndTry(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  changes: { paymentMethodId: number; nextTryDate: string | null; updatedAt: string },
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({
+      customer_payment_method_id: changes.paymentMethodId,
+      next_try_date: changes.nextTryDate,
+      updated_at: changes.updatedAt,
+    })
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
     .execute();

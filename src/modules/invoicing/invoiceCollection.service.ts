@@ -1,4 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
+import { startOfDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import * as repo from './invoiceCollection.repository.ts';
 
 /** The collections module's access to invoices: which are due through a gateway, and their NumTries and NextTryDate. */
@@ -10,6 +12,19 @@ export interface CollectableInvoice {
   paymentMethodId: number;
   currencyCode: string;
   numTries: number;
+  nextTryDate: string | null;
+}
+
+function collectableFromRow(row: repo.CollectableInvoiceRow): CollectableInvoice {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    gatewayId: row.gateway_id!,
+    paymentMethodId: row.customer_payment_method_id!,
+    currencyCode: row.currency_code,
+    numTries: row.num_tries,
+    nextTryDate: row.next_try_date,
+  };
 }
 
 /** Card invoices to collect by `now` (their first try on their due date, retries when scheduled), by id. */
@@ -21,14 +36,7 @@ export async function listCardInvoicesDue(
   afterId = 0,
 ): Promise<CollectableInvoice[]> {
   const rows = await repo.listCardInvoicesDue(ctx.db, ctx.account.id, now, today, limit, afterId);
-  return rows.map((row) => ({
-    id: row.id,
-    customerId: row.customer_id,
-    gatewayId: row.gateway_id!,
-    paymentMethodId: row.customer_payment_method_id!,
-    currencyCode: row.currency_code,
-    numTries: row.num_tries,
-  }));
+  return rows.map(collectableFromRow);
 }
 
 /**
@@ -44,4 +52,49 @@ export function setCollectionSchedule(
     ...changes,
     updatedAt: ctx.clock.now().toISOString(),
   });
+}
+
+/** The customer's owed card invoices collected through the gateway (a new card of the customer's is at it). */
+export async function listOwedCardInvoicesOfCustomer(
+  ctx: ServiceContext,
+  customerId: number,
+  gatewayId: number,
+): Promise<CollectableInvoice[]> {
+  return (await repo.listOwedCardInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, gatewayId)).map(
+    collectableFromRow,
+  );
+}
+
+/** Moves an invoice's collection to another card of its customer, and sets when it is tried next. */
+export function setCollectionMethodAndTry(
+  ctx: ServiceContext,
+  invoiceId: number,
+  changes: { paymentMethodId: number; nextTryDate: string | null },
+): Promise<void> {
+  return repo.setCollectionMethodAndTry(ctx.db, ctx.account.id, invoiceId, {
+    ...changes,
+    updatedAt: ctx.clock.now().toISOString(),
+  });
+}
+
+/**
+ * NextTryDate of an invoice as it is issued (design note §4.3: before the first attempt it is that attempt): the
+ * start of its due date in the account's time zone for an issued card invoice with a gateway and a method; null
+ * otherwise (a draft, or money collected another way).
+ */
+export function firstCollectionTry(
+  invoice: {
+    is_draft: boolean;
+    collection_method: string | null;
+    gateway_id: number | null;
+    customer_payment_method_id: number | null;
+    due_date: PlainDate;
+  },
+  timeZone: string,
+): string | null {
+  const automatic =
+    invoice.collection_method === 'credit_card' &&
+    invoice.gateway_id !== null &&
+    invoice.customer_payment_method_id !== null;
+  return automatic && !invoice.is_draft ? startOfDate(invoice.due_date, timeZone) : null;
 }

@@ -6,6 +6,7 @@ import { invoiceBalances, invoiceStatus, priceInvoice } from '../../core/invoice
 import type { InvoiceMoney, PricedInvoice } from '../../core/invoiceMath.ts';
 import { getCustomer } from '../customers/index.ts';
 import { chargeFromRow } from './invoice.ts';
+import { firstCollectionTry } from './invoiceCollection.service.ts';
 import type { Invoice, NewInvoice, NewInvoiceCharge } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { NewInvoiceRow } from './invoice.repository.ts';
@@ -89,6 +90,16 @@ export async function insertInvoices(ctx: ServiceContext, invoices: NewInvoice[]
       collection_method: invoice.collectionMethod ?? null,
       gateway_id: invoice.gatewayId ?? null,
       customer_payment_method_id: invoice.customerPaymentMethodId ?? null,
+      next_try_date: firstCollectionTry(
+        {
+          is_draft: invoice.isDraft,
+          collection_method: invoice.collectionMethod ?? null,
+          gateway_id: invoice.gatewayId ?? null,
+          customer_payment_method_id: invoice.customerPaymentMethodId ?? null,
+          due_date: dueDate,
+        },
+        ctx.account.timeZone,
+      ),
       notes,
       terms,
       total_minor: priced[i]!.totalMinor,
@@ -98,6 +109,7 @@ export async function insertInvoices(ctx: ServiceContext, invoices: NewInvoice[]
       updated_at: now,
     };
   });
+
   const ids = await repo.insertInvoiceRows(ctx.db, rows);
   await repo.insertChargeRows(
     ctx.db,

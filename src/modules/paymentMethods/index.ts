@@ -20,6 +20,8 @@ export {
   unopenedPaymentMethodsByIds,
 } from './paymentMethod.service.ts';
 export { toPaymentMethodDto } from './paymentMethods.serializer.ts';
+export type { NewPrimaryListener, NewPrimaryMethod } from './newPrimaryMethod.ts';
+export { registerNewPrimaryListener } from './newPrimaryMethod.ts';
 export type { PaymentMethodUses } from './paymentMethodUses.ts';
 export { registerPaymentMethodUses } from './paymentMethodUses.ts';
 /** Every payment method event type (ValidateBankAccount names no stored method and changes none: no event). */

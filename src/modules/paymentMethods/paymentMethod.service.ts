@@ -11,6 +11,7 @@ import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
 import { paymentMethodUses } from './paymentMethodUses.ts';
 import * as repo from './paymentMethod.repository.ts';
+import { newPrimaryListener } from './newPrimaryMethod.ts';
 import type { PaymentMethodRow, SealedPaymentMethodRow } from './paymentMethod.repository.ts';
 
 export interface CreditCardDetails {
@@ -199,12 +200,21 @@ export async function insertWithPrimaryRules(
         if (wantsPrimary && hasPrimary) {
           await repo.clearPrimaryPaymentMethod(trx, ctx.account.id, row.customer_id, row.updated_at);
         }
-        const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: wantsPrimary || !hasPrimary });
+        const isPrimary = wantsPrimary || !hasPrimary;
+        const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: isPrimary });
         // A customer's first method is primary without taking it from another: no primary_changed then.
         await emitEvents(tctx, [
           { type: 'payment_method.created', ref: paymentMethodRef(id) },
           ...(formerPrimary ? primaryMoveEvents({ id }, formerPrimary) : []),
         ]);
+        if (isPrimary) {
+          await newPrimaryListener()(tctx, {
+            customerId: row.customer_id,
+            paymentMethodId: id,
+            type: row.method_type as PaymentMethodKind,
+            gatewayId: row.gateway_id ?? null,
+          });
+        }
         return id;
       });
     } catch (error) {
@@ -237,6 +247,12 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
     // Already the primary: nothing an API reader sees has changed.
     if (before.object?.['isPrimary'] !== true) {
       await emitEvents(tctx, primaryMoveEvents({ id: paymentMethodId, before }, formerPrimary));
+      await newPrimaryListener()(tctx, {
+        customerId: current.customer_id,
+        paymentMethodId,
+        type: current.method_type as PaymentMethodKind,
+        gatewayId: current.gateway_id,
+      });
     }
   });
 }

@@ -14,8 +14,10 @@ export {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
   getSubscription,
+  liveSubscriptionIdsOfCustomer,
   subscriptionsByIds,
 } from './subscriptionReads.service.ts';
+export { cancelSubscription } from './subscriptionChanges.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
 export {

@@ -470,3 +470,22 @@ export function listWithStatusDatesBetween(
     .orderBy('id')
     .execute();
 }
+
+/** The customer's subscriptions not cancelled or ended by `liveOn`, by id. */
+export async function listLiveSubscriptionIdsOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  liveOn: string,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', liveOn)]))
+    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', liveOn)]))
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -152,6 +152,11 @@ export function countLiveSubscriptionsByCustomer(
   return repo.countBy(ctx.db, ctx.account.id, 'customer_id', customerIds, today(ctx));
 }
 
+/** The customer's subscriptions not cancelled or ended today, by id. */
+export function liveSubscriptionIdsOfCustomer(ctx: ServiceContext, customerId: number): Promise<number[]> {
+  return repo.listLiveSubscriptionIdsOfCustomer(ctx.db, ctx.account.id, customerId, today(ctx));
+}
+
 /** Every subscription of the customer, ended ones included. */
 export async function countSubscriptionsOfCustomer(ctx: ServiceContext, customerId: number): Promise<number> {
   return (await repo.countBy(ctx.db, ctx.account.id, 'customer_id', [customerId])).get(customerId) ?? 0;

@@ -84,6 +84,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('payments').addColumn('failure_reason', 'text').execute();
   await db.schema.alterTable('payments').addColumn('failure_code', 'text').execute();
 
+  // The account's dunning: its retry days and attempts (null: the defaults of src/core/dunning.ts), and what
+  // happens when retries run out (off by default).
+  await db.schema.alterTable('accounts').addColumn('dunning_retry_days', 'text').execute();
+  await db.schema.alterTable('accounts').addColumn('dunning_max_attempts', 'integer').execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('dunning_suspend_customer', t.bool, (c) => c.notNull().defaultTo(false))
+    .execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('dunning_cancel_subscriptions', t.bool, (c) => c.notNull().defaultTo(false))
+    .execute();
+
   await db.schema
     .createIndex('invoices_next_try')
     .on('invoices')
