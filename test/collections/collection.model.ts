@@ -1,0 +1,341 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { fixedClock } from '../../src/clock.ts';
+import { collectDueInvoices } from '../../src/modules/collections/index.ts';
+import { accountContext } from '../helpers/context.ts';
+import { toMinor, toWire } from '../helpers/ledger.ts';
+import type { ApiResponse, TestService } from '../helpers/service.ts';
+import { cardArb, invoicesOf, paymentsOf } from './collection.fixtures.ts';
+import type { CardSpec, Fixture, World } from './collection.fixtures.ts';
+
+// The command model of the collection property (collection.property.test.ts): what a timeline is made of (its
+// Setup and its Steps), how fast-check draws them, what the test remembers beyond the service's state (Model), and
+// how each step runs against the service's HTTP API (runStep). The invariants checked after each step are in
+// collection.invariants.ts.
+
+const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+export const sum = (list: readonly number[]) => list.reduce((s, n) => s + n, 0);
+
+/** Zones: UTC, with DST changes in the weeks the runs cover (New York, Auckland), and with odd offsets. */
+const ZONES = ['UTC', 'America/New_York', 'Pacific/Auckland', 'Asia/Kolkata', 'Pacific/Chatham'] as const;
+
+export interface Setup {
+  /** When the account's clock starts: hours after 2027-03-10T00:00Z (New York moves to DST on 2027-03-14). */
+  startHours: number;
+  timeZone: string;
+  /** Per customer, its cards. */
+  customers: CardSpec[][];
+}
+
+export type Among = 'open' | 'inFlight';
+
+/** A share of what is open on an invoice: all of it, or a part (per mille, at least 0.01). */
+export type Share = { whole: true } | { permille: number };
+
+export type Step =
+  | { kind: 'invoice'; customer: number; card: number; linesMinor: number[]; dueIn: number }
+  | { kind: 'advance'; minutes: number }
+  | {
+      kind: 'pay';
+      /** Among the open invoices, or those whose charge is in flight (money arriving by other means meanwhile). */
+      among: Among;
+      pick: number;
+      share: Share;
+      extraMinor: number;
+      method: 'eft' | 'cash' | 'cheque';
+    }
+  | {
+      kind: 'editPayment';
+      pick: number;
+      /** keep its allocations, drop them, resize its first, or move it whole to another open invoice. */
+      change: 'keep' | 'drop' | { permille: number } | { moveTo: number };
+      extraMinor: number;
+    }
+  | { kind: 'deletePayment'; pick: number }
+  | { kind: 'credit'; among: Among; pick: number; share: Share; extraMinor: number }
+  | { kind: 'reverse'; pick: number }
+  | { kind: 'finishUnanswered' };
+
+export const setupArb: fc.Arbitrary<Setup> = fc.record({
+  startHours: fc.integer({ min: 0, max: 24 * 40 }),
+  timeZone: fc.constantFrom(...ZONES),
+  customers: fc.array(fc.array(cardArb, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+});
+
+const shareArb: fc.Arbitrary<Share> = fc.oneof(
+  fc.constant({ whole: true as const }),
+  fc.record({ permille: fc.integer({ min: 1, max: 999 }) }),
+);
+const amongArb = fc.constantFrom<Among>('open', 'inFlight');
+const extraArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 5_000 }) },
+);
+
+const invoiceArb: fc.Arbitrary<Step> = fc.record({
+  kind: fc.constant('invoice' as const),
+  customer: fc.nat(),
+  card: fc.nat(),
+  linesMinor: fc.array(fc.integer({ min: 1, max: 250_000 }), { minLength: 1, maxLength: 2 }),
+  dueIn: fc.integer({ min: -3, max: 10 }),
+});
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 3, arbitrary: invoiceArb },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      minutes: fc.oneof(
+        // The technical errors' back-off (5, 10, 20 … minutes), hours, and the soft retries' days.
+        fc.integer({ min: 5, max: 120 }),
+        fc.integer({ min: 1, max: 36 }).map((h) => h * 60),
+        fc.integer({ min: 1, max: 16 }).map((d) => d * 1_440),
+      ),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('pay' as const),
+      among: amongArb,
+      pick: fc.nat(),
+      share: shareArb,
+      extraMinor: extraArb,
+      method: fc.constantFrom('eft' as const, 'cash' as const, 'cheque' as const),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('editPayment' as const),
+      pick: fc.nat(),
+      change: fc.oneof(
+        fc.constant('keep' as const),
+        fc.constant('drop' as const),
+        fc.record({ permille: fc.integer({ min: 1, max: 1000 }) }),
+        fc.record({ moveTo: fc.nat() }),
+      ),
+      extraMinor: extraArb,
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deletePayment' as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('credit' as const),
+      among: amongArb,
+      pick: fc.nat(),
+      share: shareArb,
+      extraMinor: extraArb,
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('finishUnanswered' as const) }) },
+);
+
+// A card invoice or more first, so that most steps find something to collect, pay or reverse.
+export const stepsArb = fc
+  .tuple(
+    fc.array(invoiceArb, { minLength: 1, maxLength: 3 }),
+    fc.array(stepArb, { minLength: 1, maxLength: 18 }),
+  )
+  .map(([first, rest]): Step[] => [...first, ...rest]);
+
+/** What the test knows beyond the service's state. */
+export interface Model {
+  fx: Fixture;
+  /** Each card (by payment method) as the test added it; each invoice's DueDate (a date in the account's zone). */
+  cardOfMethod: Map<number, CardSpec>;
+  dueDateOf: Map<number, string>;
+  /** Manual payments made by the test: their fields, which an edit sends back. */
+  manual: Map<number, { ref: string; date: string; method: string }>;
+  /** Payments the test deleted (manual ones, and collected ones reversed). */
+  deleted: Set<number>;
+  /** Per invoice, how many steps of the test gave money back to it (a payment deleted or edited off it). */
+  reopened: Map<number, number>;
+  seq: number;
+  trace: string[];
+}
+
+export interface Outcome {
+  res: ApiResponse | null;
+  expected?: number;
+  /** When the step ran a collection (a bill run): the business time of its last run. */
+  ranAt?: string;
+}
+
+export const isIssued = (invoice: any) => !invoice.isDraft && !invoice.isCancelled;
+/** The invoices money can go to; with `inFlight`, those whose charge is in flight when there are some. */
+function openInvoices(world: World, among: Among = 'open') {
+  const open = invoicesOf(world).filter(({ invoice }) => isIssued(invoice) && toMinor(invoice.Balance) > 0);
+  const started = new Set(world.attempts.filter((a) => a.state === 'started').map((a) => a.invoiceId));
+  const inFlight = open.filter(({ invoice }) => started.has(invoice.invoiceID));
+  return among === 'inFlight' && inFlight.length > 0 ? inFlight : open;
+}
+const shareOf = (share: Share, openMinor: number) =>
+  'whole' in share ? openMinor : Math.max(1, Math.floor((openMinor * share.permille) / 1000));
+export const collected = (payment: any) => payment.Method === 'credit_card';
+
+export async function runStep(t: TestService, model: Model, world: World, step: Step): Promise<Outcome> {
+  const { fx } = model;
+  const { as } = fx;
+  switch (step.kind) {
+    case 'invoice': {
+      const customer = fx.customers[step.customer % fx.customers.length]!;
+      const { paymentMethodId } = customer.cards[step.card % customer.cards.length]!;
+      const dueDate = addDays(world.today, step.dueIn);
+      const res = await as.request('POST', '/v1/invoices', {
+        body: {
+          customerID: customer.id,
+          InvoiceDate: dueDate < world.today ? dueDate : world.today,
+          DueDate: dueDate,
+          CollectionMethod: 'credit_card',
+          gatewayID: fx.gatewayId,
+          customerPaymentMethodID: paymentMethodId,
+          Charges: step.linesMinor.map((minor, i) => ({
+            Descrip: `Work ${i + 1}`,
+            Qty: 1,
+            UnitCostEx: toWire(minor),
+          })),
+        },
+      });
+      if (res.status === 201) {
+        model.dueDateOf.set(res.body.invoiceID, dueDate);
+        expect(toMinor(res.body.Total), 'Total is the sum of the lines (no tax)').toBe(sum(step.linesMinor));
+      }
+      return { res, expected: 201 };
+    }
+    case 'advance': {
+      const to = new Date(Date.parse(world.now) + step.minutes * MINUTE_MS).toISOString();
+      const res = await as.request('POST', '/v1/test-clock/advance', { body: { To: to } });
+      return { res, expected: 200, ranAt: to };
+    }
+    case 'pay': {
+      const open = openInvoices(world, step.among);
+      const date = world.today;
+      const ref = `M-${++model.seq}`;
+      let body: Record<string, unknown>;
+      if (open.length === 0) {
+        // Nothing open: money on account, unallocated.
+        const customer = fx.customers[step.pick % fx.customers.length]!;
+        body = { customerID: customer.id, Amount: toWire(Math.max(1, step.extraMinor)), allocations: [] };
+      } else {
+        const { customerId, invoice } = open[step.pick % open.length]!;
+        const applied = shareOf(step.share, toMinor(invoice.Balance));
+        body = {
+          customerID: customerId,
+          Amount: toWire(applied + step.extraMinor),
+          allocations: [{ invoiceID: invoice.invoiceID, amountApplied: toWire(applied) }],
+        };
+      }
+      const res = await as.request('POST', '/v1/payments', {
+        body: { ...body, CurrencyCode: 'USD', Date: date, Method: step.method, Ref: ref },
+      });
+      if (res.status === 201) model.manual.set(res.body.paymentID, { ref, date, method: step.method });
+      return { res, expected: 201 };
+    }
+    case 'editPayment': {
+      const manual = paymentsOf(world).filter((p) => model.manual.has(p.paymentID));
+      if (manual.length === 0) return { res: null };
+      const payment = manual[step.pick % manual.length]!;
+      const made = model.manual.get(payment.paymentID)!;
+      const customer = world.customers.find((c) => c.id === payment.customerID)!;
+      const held: any[] = payment.Allocations;
+      const heldOn = (invoiceId: number) =>
+        sum(held.filter((a) => a.invoiceID === invoiceId).map((a) => toMinor(a.amountApplied)));
+      const openOf = (invoice: any) => toMinor(invoice.Balance) + heldOn(invoice.invoiceID);
+      const candidates = customer.invoices.filter((i) => isIssued(i) && openOf(i) > 0);
+      let allocations: { allocationID?: number; invoiceID: number; amountMinor: number }[];
+      const { change } = step;
+      if (change === 'keep') {
+        allocations = held.map((a) => ({
+          allocationID: a.allocationID,
+          invoiceID: a.invoiceID,
+          amountMinor: toMinor(a.amountApplied),
+        }));
+      } else if (change === 'drop') {
+        allocations = [];
+      } else if ('permille' in change) {
+        const first = held[0];
+        const target = first ? customer.invoices.find((i) => i.invoiceID === first.invoiceID) : candidates[0];
+        allocations =
+          target && openOf(target) > 0
+            ? [
+                {
+                  ...(first ? { allocationID: first.allocationID } : {}),
+                  invoiceID: target.invoiceID,
+                  amountMinor: shareOf({ permille: change.permille }, openOf(target)),
+                },
+              ]
+            : [];
+      } else {
+        const target = candidates[change.moveTo % Math.max(1, candidates.length)];
+        allocations = target ? [{ invoiceID: target.invoiceID, amountMinor: openOf(target) }] : [];
+      }
+      const amountMinor = Math.max(1, sum(allocations.map((a) => a.amountMinor)) + step.extraMinor);
+      const res = await as.request('PUT', `/v1/payments/${payment.paymentID}`, {
+        body: {
+          customerID: payment.customerID,
+          Amount: toWire(amountMinor),
+          CurrencyCode: 'USD',
+          Date: made.date,
+          Method: made.method,
+          Ref: made.ref,
+          Allocations: allocations.map(({ amountMinor: minor, ...a }) => ({
+            ...a,
+            amountApplied: toWire(minor),
+          })),
+        },
+      });
+      return { res, expected: 204 };
+    }
+    case 'deletePayment': {
+      const manual = paymentsOf(world).filter((p) => model.manual.has(p.paymentID));
+      if (manual.length === 0) return { res: null };
+      const payment = manual[step.pick % manual.length]!;
+      const res = await as.request('DELETE', `/v1/payments/${payment.paymentID}`);
+      if (res.status === 204) {
+        model.manual.delete(payment.paymentID);
+        model.deleted.add(payment.paymentID);
+      }
+      return { res, expected: 204 };
+    }
+    case 'credit': {
+      const open = openInvoices(world, step.among);
+      if (open.length === 0) return { res: null };
+      const { customerId, invoice } = open[step.pick % open.length]!;
+      const applied = shareOf(step.share, toMinor(invoice.Balance));
+      const res = await as.request('POST', '/v1/credits', {
+        body: {
+          customerID: customerId,
+          Date: world.today,
+          CurrencyCode: 'USD',
+          Amount: toWire(applied + step.extraMinor),
+          CreditNumber: `CN-${++model.seq}`,
+          Allocations: [{ invoiceID: invoice.invoiceID, amountApplied: toWire(applied) }],
+        },
+      });
+      return { res, expected: 201 };
+    }
+    case 'reverse': {
+      // The only reversal there is: deleting the collected payment through the API. A late reversal by the
+      // gateway (refund, unpaid, dispute) is not built yet (issue 13, docs/gateways.md "Not yet").
+      const collectedPayments = paymentsOf(world).filter(collected);
+      if (collectedPayments.length === 0) return { res: null };
+      const payment = collectedPayments[step.pick % collectedPayments.length]!;
+      const res = await as.request('DELETE', `/v1/payments/${payment.paymentID}`);
+      if (res.status === 204) model.deleted.add(payment.paymentID);
+      return { res, expected: 204 };
+    }
+    case 'finishUnanswered': {
+      // The next collection run, at the account's clock, once unanswered charges count as stale (here at once).
+      const ctx = await accountContext(t, fx.accountId, fixedClock(world.now));
+      await collectDueInvoices(ctx, { staleAfterMs: 0 });
+      return { res: null, ranAt: world.now };
+    }
+  }
+}
