@@ -19,6 +19,8 @@ export const FAILURE_REASONS = {
   stolen_card: 'hard',
   invalid_account: 'hard',
   account_closed: 'hard',
+  debits_not_allowed: 'hard',
+  account_holder_mismatch: 'hard',
   authentication_required: 'customer_action',
   processing_error: 'technical',
   gateway_timeout: 'technical',

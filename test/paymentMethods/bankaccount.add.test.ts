@@ -282,19 +282,28 @@ describe('POST /v1/ValidateBankAccount/{gatewayID}', () => {
     },
   );
 
-  it('takes the optional customerID, PaymentMethodType, isPrimary and isValid, and changes no stored method', async () => {
+  it("takes the optional customerID, PaymentMethodType, isPrimary and isValid; the gateway's answer, not isValid, decides the stored method's validity", async () => {
     const gatewayID = await testGatewayId();
     const customerID = await newCustomer();
     const stored = await addBank(customerID);
+    const refused = await addBank(customerID, 'debit_order', { AccountNumber: '9800000002' });
     const res = await validate(gatewayID, {
       BankAccount: BANK_ACCOUNTS.debit_order,
       customerID,
       PaymentMethodType: 'bank_account',
-      isPrimary: true,
-      isValid: true,
+      isPrimary: false,
+      isValid: false,
     });
     expect(res.status, res.text).toBe(204);
-    expect((await read(stored.paymentMethodID)).isValid).toBe(false);
+    // A full match at the test gateway (bankaccount.validate.test.ts has the rest).
+    expect((await read(stored.paymentMethodID)).isValid).toBe(true);
+    const closed = await validate(gatewayID, {
+      BankAccount: { ...BANK_ACCOUNTS.debit_order, AccountNumber: '9800000002' },
+      customerID,
+      isValid: true,
+    });
+    expect(closed.status, closed.text).toBe(422);
+    expect((await read(refused.paymentMethodID)).isValid).toBe(false);
   });
 
   it.each([

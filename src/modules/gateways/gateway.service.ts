@@ -11,6 +11,8 @@ import * as repo from './gateway.repository.ts';
 import type { GatewayRow } from './gateway.repository.ts';
 import { recordedCall } from './gatewayCalls.ts';
 import type {
+  BankAccountToValidate,
+  BankValidationResult,
   CardToVault,
   ChargeRequest,
   ChargeResult,
@@ -335,6 +337,30 @@ export async function vaultCard(
     throw ValidationError.field(field, `was declined by the gateway (${result.reason})`, 'card_declined');
   }
   return { token: result.token };
+}
+
+/**
+ * Asks the gateway whether a bank account exists and takes debits (after the offline checks), recorded with the
+ * account masked to its last four. A gateway with no validation of its own (manual) answers ok: only the offline
+ * checks apply there.
+ */
+export async function validateBankAccountAtGateway(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  account: BankAccountToValidate,
+): Promise<BankValidationResult> {
+  const validate = driverOf(ctx, gateway)?.validateBankAccount;
+  if (!validate) return { outcome: 'ok', detail: 'checked offline only' };
+  const identifier = account.iban ?? account.accountNumber ?? '';
+  return recordedCall(
+    ctx,
+    gateway.id,
+    {
+      operation: 'validate_bank_account',
+      request: { method: account.method, lastFour: identifier.slice(-4), branchCode: account.branchCode },
+    },
+    () => validate(gateway, account),
+  );
 }
 
 /** Whether the gateway charges stored methods itself (every type with a driver does). */

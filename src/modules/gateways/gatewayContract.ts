@@ -63,10 +63,28 @@ export interface GatewayTarget {
   isTestMode: boolean;
 }
 
+/** A bank account as the gateway's validation receives it (offline checks already passed). */
+export interface BankAccountToValidate {
+  method: 'debit_order' | 'ach' | 'sepa';
+  accountHolder: string;
+  accountNumber: string | null;
+  branchCode: string | null;
+  routingNumber: string | null;
+  iban: string | null;
+}
+
+/**
+ * `ok`: the account exists and takes debits (SA AVS full match). `pending`: the bank's service did not answer;
+ * nothing is known yet. `declined`: a permanent answer (no such account, closed, no debits, holder mismatch).
+ */
+export type BankValidationResult =
+  { outcome: 'ok' | 'pending'; detail?: string } | (GatewayDecline & { detail: string });
+
 /** The operations of a provider; a type that lacks one (no vault) leaves it out. */
 export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
   charge?(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult>;
+  validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
 }
 
 /** What a driver may use: the database for a simulator's own state (its vault), never a caller's transaction. */

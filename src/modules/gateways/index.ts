@@ -1,6 +1,12 @@
 /** Payment gateways configured per account; every account has the built-in test gateway. Routes: gateways.routes.ts. */
 export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.service.ts';
-export type { CardToVault, ChargeRequest, ChargeResult } from './gatewayContract.ts';
+export type {
+  BankAccountToValidate,
+  BankValidationResult,
+  CardToVault,
+  ChargeRequest,
+  ChargeResult,
+} from './gatewayContract.ts';
 export { GatewayTimeoutError } from './gatewayContract.ts';
 /**
  * For other modules:
@@ -33,6 +39,7 @@ export {
   listGateways,
   setGatewayEnabled,
   setPrimaryGateway,
+  validateBankAccountAtGateway,
   vaultCard,
 } from './gateway.service.ts';
 /** What events show of gateways (src/views/); account creation announces its test gateway. */

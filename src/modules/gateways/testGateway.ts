@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import type { FailureReason } from '../../core/dunning.ts';
 import type {
+  BankAccountToValidate,
+  BankValidationResult,
   CardToVault,
   ChargeRequest,
   ChargeResult,
@@ -65,8 +67,56 @@ const maskedNumber = (number: string) => `${number.slice(0, 6)}…${number.slice
 const BEHAVIOUR_BY_MASK = new Map(Object.entries(TEST_CARDS).map(([number, b]) => [maskedNumber(number), b]));
 const APPROVE = 'approve';
 
+/**
+ * SA account numbers by what the bank's account verification (AVS) answers (design note collections.md §1.3); any
+ * other account, and every ACH and SEPA account (those schemes check no more than the number), is a full match.
+ */
+export const TEST_BANK_ACCOUNTS: Readonly<Record<string, BankValidationResult>> = {
+  '9800000001': {
+    outcome: 'declined',
+    reason: 'invalid_account',
+    rawCode: 'avs_no_account',
+    detail: 'AVS: the account does not exist',
+  },
+  '9800000002': {
+    outcome: 'declined',
+    reason: 'account_closed',
+    rawCode: 'avs_closed',
+    detail: 'AVS: the account is closed',
+  },
+  '9800000003': {
+    outcome: 'declined',
+    reason: 'account_holder_mismatch',
+    rawCode: 'avs_partial',
+    detail: "AVS: partial match: the ID number matches, the holder's name does not",
+  },
+  '9800000004': {
+    outcome: 'declined',
+    reason: 'debits_not_allowed',
+    rawCode: 'avs_no_debits',
+    detail: 'AVS: the account does not accept debits',
+  },
+  '9800000005': { outcome: 'ok', detail: 'AVS: full match; the account was opened less than 90 days ago' },
+  '9800000090': {
+    outcome: 'declined',
+    reason: 'invalid_account',
+    rawCode: '090',
+    detail: 'CDV: the account number fails the bank’s check digit',
+  },
+  '9700000001': {
+    outcome: 'pending',
+    detail: 'AVS: the service did not answer; the result is not known yet',
+  },
+};
+
 export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
   return {
+    async validateBankAccount(_target, account: BankAccountToValidate): Promise<BankValidationResult> {
+      const known =
+        account.method === 'debit_order' ? TEST_BANK_ACCOUNTS[account.accountNumber ?? ''] : undefined;
+      return known ?? { outcome: 'ok', detail: 'full match' };
+    },
+
     async vaultCard(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult> {
       const behaviour = TEST_CARDS[card.number];
       if (behaviour?.at === 'vault') {

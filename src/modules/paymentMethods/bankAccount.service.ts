@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { inTransaction, nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import {
   ACCOUNT_NUMBER_MAX_DIGITS,
@@ -23,9 +23,14 @@ import { optionalText, requiredText } from '../../core/text.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
+import {
+  gatewayAccepts,
+  getGateway,
+  isGatewayUsable,
+  validateBankAccountAtGateway,
+} from '../gateways/index.ts';
 import * as repo from './paymentMethod.repository.ts';
-import { emitEvents, snapshotResource } from '../events/index.ts';
+import { emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
 import {
   insertWithPrimaryRules,
   paymentMethodRef,
@@ -298,9 +303,11 @@ export async function editBankAccount(
 }
 
 /**
- * POST /v1/ValidateBankAccount/{gatewayID}: checks a bank account's details as an add would, for a gateway that
- * takes bank accounts. It checks the format only (checksums, lengths, the method's required fields) and changes
- * nothing stored: the spec does not say that it touches isValid, and no stored method is named.
+ * POST /v1/ValidateBankAccount/{gatewayID} (design note collections.md §5.3): the offline checks an add makes (422
+ * naming the field), then the gateway's own validation (the test gateway answers by account number, as a bank's
+ * AVS would). When the body names a customer, its stored bank accounts with these details take the answer: isValid
+ * true on a match, false on a permanent refusal, each change a `payment_method.updated`. A refusal is then a 422
+ * naming the account (the stored methods keep what they learnt); an answer still pending leaves them as they are.
  */
 export async function validateBankAccount(
   ctx: ServiceContext,
@@ -317,7 +324,68 @@ export async function validateBankAccount(
   if (type && type !== 'bank_account') {
     problems.push({ field: 'PaymentMethodType', message: 'must be bank_account (or left out)' });
   }
-  checkedBankAccount(input.bankAccount, problems);
+  const checked = checkedBankAccount(input.bankAccount, problems);
   if (problems.length) throw new ValidationError(problems);
   if (input.customerId != null) await assertCustomerExists(ctx, input.customerId);
+  const result = await validateBankAccountAtGateway(ctx, gateway, {
+    method: checked.debitMethod,
+    accountHolder: checked.accountHolder,
+    accountNumber: checked.accountNumber,
+    branchCode: checked.branchCode,
+    routingNumber: checked.routingNumber,
+    iban: checked.iban,
+  });
+  if (input.customerId != null && result.outcome !== 'pending') {
+    await setValidityOfMatching(ctx, input.customerId, checked, result.outcome === 'ok');
+  }
+  if (result.outcome === 'declined') {
+    throw ValidationError.field(
+      checked.debitMethod === 'sepa' ? 'BankAccount.IBAN' : 'BankAccount.AccountNumber',
+      `was refused by gateway ${gateway.id}: ${result.detail} (${result.reason})`,
+      'bank_account_refused',
+    );
+  }
+}
+
+/** The customer's stored bank accounts with these details take the gateway's answer. */
+async function setValidityOfMatching(
+  ctx: ServiceContext,
+  customerId: number,
+  account: CheckedBankAccount,
+  isValid: boolean,
+): Promise<void> {
+  await withTransaction(ctx, async (tctx) => {
+    const rows = await repo.listSealedBankAccountsOfCustomer(tctx.db, tctx.account.id, customerId);
+    const matching = rows.filter((row) => {
+      const accountNumber =
+        row.account_number_sealed === null ? null : tctx.secrets.open(row.account_number_sealed);
+      const iban = row.iban_sealed === null ? null : tctx.secrets.open(row.iban_sealed);
+      return (
+        row.debit_method === account.debitMethod &&
+        accountNumber === account.accountNumber &&
+        iban === account.iban &&
+        row.branch_code === account.branchCode &&
+        row.routing_number === account.routingNumber &&
+        Boolean(row.is_valid) !== isValid
+      );
+    });
+    if (matching.length === 0) return;
+    const before = await snapshotResources(
+      tctx,
+      'payment_method',
+      matching.map((row) => row.id),
+    );
+    const now = nowInstant(tctx);
+    for (const row of matching) {
+      await repo.setPaymentMethodValidity(tctx.db, tctx.account.id, row.id, isValid, now);
+    }
+    await emitEvents(
+      tctx,
+      matching.map((row) => ({
+        type: 'payment_method.updated',
+        ref: paymentMethodRef(row.id),
+        before: before.get(row.id),
+      })),
+    );
+  });
 }

@@ -286,3 +286,34 @@ export async function deleteCustomerPaymentMethods(
     .where('customer_id', '=', customerId)
     .execute();
 }
+
+/** The customer's bank accounts with their sealed numbers (to find one by its details). */
+export function listSealedBankAccountsOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+): Promise<SealedPaymentMethodRow[]> {
+  return db
+    .selectFrom('payment_methods')
+    .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('method_type', '=', 'bank_account')
+    .orderBy('id')
+    .execute();
+}
+
+export async function setPaymentMethodValidity(
+  db: Db,
+  accountId: number,
+  paymentMethodId: number,
+  isValid: boolean,
+  updatedAt: string,
+): Promise<void> {
+  await db
+    .updateTable('payment_methods')
+    .set({ is_valid: isValid, updated_at: updatedAt })
+    .where('account_id', '=', accountId)
+    .where('id', '=', paymentMethodId)
+    .execute();
+}
