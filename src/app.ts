@@ -32,6 +32,7 @@ import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMe
 import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
+import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { registerSecurityHeaders, serverTimeouts } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -94,6 +95,7 @@ function registerRoutes(v1: App): void {
   registerAdjustmentsRoutes(v1);
   registerCreditNotesRoutes(v1);
   registerTestClockRoutes(v1);
+  registerCollectionsRoutes(v1);
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
 }

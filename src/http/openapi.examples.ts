@@ -173,6 +173,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   LastUpdated: '2026-03-05T14:30:00.000Z',
   NumTries: 0,
   FailureReason: 'insufficient_funds',
+  scenario: 'dispute',
   NextTryDate: null,
   Source: 'Auto',
   CollectionMethod: 'credit_card',

@@ -338,3 +338,66 @@ describe('collecting a due card invoice', () => {
     expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 1 });
   });
 });
+
+describe('POST /v1/test/simulate', () => {
+  const simulate = (account: TestAccount, body: Record<string, unknown>) =>
+    account.request('POST', '/v1/test/simulate', { body });
+
+  it('reverses a collected payment on a dispute: Failed, its invoice owes the money again, payment.reversed', async () => {
+    const s = await cardInvoice('4242424242424242');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    const [payment] = await paymentsOf(s);
+    const res = await simulate(s.account, { paymentID: payment.paymentID, scenario: 'dispute' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ Status: 'Failed', FailureReason: 'disputed', Allocations: [] });
+    expect(await invoiceOf(s)).toMatchObject({
+      Status: 'Due',
+      Balance: 100,
+      TotalActualPaid: 0,
+      PaymentsApplied: [],
+    });
+    const types = (await eventsOf(s.account, 'payment', payment.paymentID)).map((event) => event.type);
+    expect(types).toEqual(['payment.created', 'payment.reversed']);
+    const invoiceTypes = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
+    expect(invoiceTypes.at(-1)).toBe('invoice.updated');
+
+    // Once failed, it cannot fail again; a settled payment is not pending.
+    const again = await simulate(s.account, { paymentID: payment.paymentID, scenario: 'refund' });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('payment_failed');
+  });
+
+  it('fails a collected payment with the rail’s code on unpaid:<code>', async () => {
+    const s = await cardInvoice('4242424242424242');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    const [payment] = await paymentsOf(s);
+    const paid = await simulate(s.account, { paymentID: payment.paymentID, scenario: 'paid' });
+    expect(paid.status).toBe(409);
+    expect(paid.body.code).toBe('payment_not_pending');
+    const res = await simulate(s.account, { paymentID: payment.paymentID, scenario: 'unpaid:R01' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ Status: 'Failed', FailureReason: 'unpaid' });
+    expect((await invoiceOf(s)).Balance).toBe(100);
+  });
+
+  it('refuses a payment recorded by hand (409), an unknown scenario (422 naming scenario), and another account’s payment (404)', async () => {
+    const s = await cardInvoice('4242424242424242');
+    const cash = await ok(s.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 10,
+      CurrencyCode: 'USD',
+      Date: s.today,
+      Method: 'cash',
+      allocations: [{ invoiceID: s.invoiceId, amountApplied: 10 }],
+    });
+    const manual = await simulate(s.account, { paymentID: cash.paymentID, scenario: 'dispute' });
+    expect(manual.status).toBe(409);
+    expect(manual.body.code).toBe('payment_not_collected');
+    const bad = await simulate(s.account, { paymentID: cash.paymentID, scenario: 'lost' });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain('scenario');
+    const stranger = await t.newAccount('Stranger', { isTest: true });
+    expect((await simulate(stranger, { paymentID: cash.paymentID, scenario: 'dispute' })).status).toBe(404);
+    expect((await invoiceOf(s)).Balance).toBe(90);
+  });
+});

@@ -369,31 +369,39 @@ async function walkSubscriptions(account: TestAccount, customerID: number, today
   });
 }
 
-/** Collections: a card that declines, on an account that gives up after one try; the clock's advance collects. */
-async function walkCollections(account: TestAccount, today: string) {
+/**
+ * Collections: a card that declines, on an account that gives up after one try, and one that pays; the clock's
+ * advance collects both. Returns what to dispute once it has.
+ */
+async function walkCollections(account: TestAccount, today: string): Promise<number> {
   await ok(account, 'PUT', '/v1/account', { DunningMaxAttempts: 1 });
-  const customerID = await createCustomer(account, { Name: 'Declined' });
   const [gateway] = await read(account, '/v1/gateways');
-  const card = await ok(account, 'POST', '/v1/paymentmethods/creditcard', {
-    customerID,
-    isPrimary: true,
-    CreditCard: {
-      CardType: 'Visa',
-      Number: '4000000000009995',
-      NameOnCard: 'Ada',
-      LastNameOnCard: 'Declined',
-      ExpiryMonth: 12,
-      ExpiryYear: Number(today.slice(0, 4)) + 2,
-    },
-  });
-  await ok(account, 'POST', '/v1/invoices', {
-    customerID,
-    DueDate: today,
-    CollectionMethod: 'credit_card',
-    gatewayID: gateway.gatewayID,
-    customerPaymentMethodID: card.paymentMethodID,
-    Charges: charges(20),
-  });
+  const cardInvoice = async (name: string, number: string) => {
+    const customerID = await createCustomer(account, { Name: name });
+    const card = await ok(account, 'POST', '/v1/paymentmethods/creditcard', {
+      customerID,
+      isPrimary: true,
+      CreditCard: {
+        CardType: 'Visa',
+        Number: number,
+        NameOnCard: 'Ada',
+        LastNameOnCard: name,
+        ExpiryMonth: 12,
+        ExpiryYear: Number(today.slice(0, 4)) + 2,
+      },
+    });
+    await ok(account, 'POST', '/v1/invoices', {
+      customerID,
+      DueDate: today,
+      CollectionMethod: 'credit_card',
+      gatewayID: gateway.gatewayID,
+      customerPaymentMethodID: card.paymentMethodID,
+      Charges: charges(20),
+    });
+    return customerID;
+  };
+  await cardInvoice('Declined', '4000000000009995');
+  return cardInvoice('Disputed', '4242424242424242');
 }
 
 describe('the event catalogue', () => {
@@ -418,8 +426,10 @@ describe('the event catalogue', () => {
     await walkMoney(account, customerID, today);
     await walkRecurringInvoices(account, customerID, today);
     await walkSubscriptions(account, customerID, today);
-    await walkCollections(account, today);
+    const disputedCustomer = await walkCollections(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
+    const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
+    await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });
 
     // Only the CLI revokes keys and changes gateways; it writes to the same database, as another process.
     const key = JSON.parse(await billing('key', 'create', '--account', String(account.accountId), '--json'));

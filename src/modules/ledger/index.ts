@@ -9,15 +9,24 @@ export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.servic
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';
 export { creditNotesByIds } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
-export { paymentsByIds, recordCollectedPayment } from './payment.service.ts';
-export type { CollectedPaymentInput } from './payment.service.ts';
+export {
+  getPayment,
+  paymentsByIds,
+  recordCollectedPayment,
+  reversePayment,
+  settlePayment,
+} from './payment.service.ts';
+export type { CollectedPaymentInput, Payment } from './payment.service.ts';
 export { withLockedCustomer } from './moneySource.ts';
 export { toPaymentDto } from './payments.serializer.ts';
+/** Wire pieces other modules answer with: a simulated gateway event answers the payment. */
+export { PaymentOut } from './payments.schemas.ts';
 export const PAYMENT_EVENT_TYPES = [
   'payment.created',
   'payment.updated',
   'payment.allocated',
   'payment.deleted',
+  'payment.reversed',
 ] as const;
 export const CREDIT_NOTE_EVENT_TYPES = [
   'credit_note.created',

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts';
-import { NotFoundError } from '../../errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
 import { paymentStatus } from '../../core/allocation.ts';
 import type { PaymentState, PaymentStatus } from '../../core/allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -7,10 +7,11 @@ import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import type { InvoiceMoneyColumn } from '../invoicing/index.ts';
-import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
+import { allocationsOfSources, applyAllocations, releaseAllocations } from './allocation.service.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import type { Allocation, MoneySource } from './allocation.service.ts';
-import { createMoneySource, deleteMoneySource, updateMoneySource } from './moneySource.ts';
+import { createMoneySource, deleteMoneySource, updateMoneySource, withLockedRecord } from './moneySource.ts';
 import type { BeforeCommit, MoneySourceInput, MoneySourceKind } from './moneySource.ts';
 import * as repo from './payment.repository.ts';
 import type { PaymentRow } from './payment.repository.ts';
@@ -42,6 +43,8 @@ export interface Payment {
   ref: string | null;
   /** Why a payment collected through a gateway failed (a reason of src/core/dunning.ts); null otherwise. */
   failureReason: string | null;
+  /** The stored method a gateway collected it from; null for money recorded by hand. */
+  paymentMethodId: number | null;
   allocations: Allocation[];
 }
 
@@ -90,6 +93,7 @@ async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Paymen
     memo: row.memo,
     ref: row.ref,
     failureReason: row.failure_reason,
+    paymentMethodId: row.payment_method_id,
     allocations: allocations.get(row.id) ?? [],
   }));
 }
@@ -252,4 +256,79 @@ export async function recordCollectedPayment(
     events.push(...outcome.targetEvents);
   }
   return { paymentId, events };
+}
+
+/**
+ * A late answer about a payment collected through a gateway (a dispute, a refund by the bank, an unpaid debit):
+ * the payment becomes Failed with the reason, its allocations are released (the invoices owe that money again),
+ * under the customer's lock. 409 for a payment that did not come through a gateway or has failed already.
+ */
+export function reversePayment(
+  ctx: ServiceContext,
+  paymentId: number,
+  failure: { reason: string; code: string },
+): Promise<void> {
+  return withLockedRecord(
+    ctx,
+    (ctx) => getPaymentRow(ctx, paymentId),
+    async (ctx, row) => {
+      if (row.payment_method_id === null) {
+        throw new ConflictError(
+          'payment_not_collected',
+          `Payment ${paymentId} was not collected through a gateway`,
+        );
+      }
+      if (row.state === 'failed') {
+        throw new ConflictError('payment_failed', `Payment ${paymentId} has failed already`);
+      }
+      const ref = { type: 'payment', id: paymentId };
+      const before = await snapshotResource(ctx, ref);
+      const outcome = await releaseAllocations(ctx, sourceOf(row));
+      await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
+        state: 'failed',
+        failure_reason: failure.reason,
+        failure_code: failure.code,
+        updated_at: ctx.clock.now().toISOString(),
+      });
+      await emitEvents(ctx, [{ type: 'payment.reversed', ref, before }, ...outcome.targetEvents]);
+    },
+  );
+}
+
+/**
+ * A pending payment the gateway settled: its allocations move from the invoices' pending figures to their paid
+ * ones (released as pending and made again as settled: the allocations get new ids).
+ */
+export function settlePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
+  return withLockedRecord(
+    ctx,
+    (ctx) => getPaymentRow(ctx, paymentId),
+    async (ctx, row) => {
+      if (row.state !== 'pending') {
+        throw new ConflictError('payment_not_pending', `Payment ${paymentId} is not pending`);
+      }
+      const ref = { type: 'payment', id: paymentId };
+      const before = await snapshotResource(ctx, ref);
+      const allocations = (await allocationsOfSources(ctx, 'payment', [paymentId])).get(paymentId) ?? [];
+      await releaseAllocations(ctx, sourceOf(row));
+      await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
+        state: 'settled',
+        updated_at: ctx.clock.now().toISOString(),
+      });
+      const outcome = await applyAllocations(ctx, sourceOf({ ...row, state: 'settled' }), {
+        autoApply: false,
+        entries: allocations.map((allocation, i) => ({
+          allocationId: null,
+          amountMinor: allocation.amountMinor,
+          target:
+            allocation.targetType === 'invoice'
+              ? { invoiceId: allocation.targetId }
+              : { adjustmentId: allocation.targetId },
+          field: `allocations[${i}]`,
+          targetField: `allocations[${i}].invoiceID`,
+        })),
+      });
+      await emitEvents(ctx, [{ type: 'payment.updated', ref, before }, ...outcome.targetEvents]);
+    },
+  );
 }
