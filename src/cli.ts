@@ -395,7 +395,7 @@ program
   .option('--account <id>', 'only this account', positiveInteger)
   .option(
     '--allow-future',
-    'allow an --as-of after today for live accounts (it issues real invoices and e-mail ahead of time)',
+    'allow an --as-of after today for live accounts (it issues real invoices and e-mail, and charges cards, ahead of time)',
   )
   .option('--json', 'print JSON')
   .action(async (options: { asOf?: string; account?: number; allowFuture?: boolean; json?: boolean }) => {
@@ -458,7 +458,7 @@ function billedAheadMessage(asOf: string, ahead: BilledAhead[]): string {
   const more = ahead.length > 3 ? ` and ${ahead.length - 3} more` : '';
   return (
     `--as-of ${asOf} is after today for live account${ahead.length > 1 ? 's' : ''} ${shown}${more}: ` +
-    'billing them now would issue real invoices and e-mail ahead of time; add --allow-future to do it anyway'
+    'billing them now would issue real invoices and e-mail, and charge cards, ahead of time; add --allow-future to do it anyway'
   );
 }
 

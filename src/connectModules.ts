@@ -16,7 +16,7 @@ import {
   registerNewPrimaryListener,
   registerPaymentMethodUses,
 } from './modules/paymentMethods/index.ts';
-import { retryWithNewPrimary } from './modules/collections/index.ts';
+import { openCollectionAttempts, retryWithNewPrimary } from './modules/collections/index.ts';
 import {
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
@@ -48,6 +48,7 @@ export function connectModules(): void {
   registerPaymentMethodUses({
     invoices: countInvoicesUsingPaymentMethod,
     recurringInvoices: countRecurringInvoicesUsingPaymentMethod,
+    openCollectionAttempts,
   });
   // A customer's new primary card retries its failed card invoices.
   registerNewPrimaryListener(retryWithNewPrimary);

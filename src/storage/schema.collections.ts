@@ -45,10 +45,12 @@ export interface CollectionAttemptsTable {
   id: Id;
   account_id: number;
   invoice_id: number;
+  customer_id: number;
   attempt_no: number;
   idempotency_key: string;
   gateway_id: number;
   payment_method_id: number;
+  token: string;
   amount_minor: number;
   currency_code: string;
   /** started (the gateway may have been asked), succeeded, pending, declined or error. */

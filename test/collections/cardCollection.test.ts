@@ -339,6 +339,64 @@ describe('collecting a due card invoice', () => {
   });
 });
 
+describe('records a collection leaves behind', () => {
+  it('refuses to edit a failed payment (409): money never received pays nothing', async () => {
+    const s = await cardInvoice('4000000000009995');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    const [failed] = await paymentsOf(s);
+    const res = await s.account.request('PUT', `/v1/payments/${failed.paymentID}`, {
+      body: {
+        customerID: s.customerId,
+        Amount: 100,
+        CurrencyCode: 'USD',
+        Date: s.today,
+        Method: 'credit_card',
+        Allocations: [{ invoiceID: s.invoiceId, amountApplied: 100 }],
+      },
+    });
+    expect(res.status, res.text).toBe(409);
+    expect(res.body.code).toBe('payment_failed');
+    expect(await invoiceOf(s)).toMatchObject({ Status: 'Due', Balance: 100, TotalActualPaid: 0 });
+  });
+
+  it('keeps a card whose charge still waits for its answer (409 on delete), and records the answer once it comes', async () => {
+    const s = await cardInvoice('4000000000000408');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    const [old] = await ok(s.account, 'GET', `/v1/customers/${s.customerId}/paymentmethods`);
+    await ok(
+      s.account,
+      'POST',
+      '/v1/paymentmethods/creditcard',
+      {
+        customerID: s.customerId,
+        isPrimary: true,
+        CreditCard: {
+          CardType: 'Visa',
+          Number: '4012888888881881',
+          NameOnCard: 'Ada',
+          LastNameOnCard: 'Lovelace',
+          ExpiryMonth: 12,
+          ExpiryYear: Number(s.today.slice(0, 4)) + 3,
+        },
+      },
+      200,
+    );
+    const removed = await s.account.request('DELETE', `/v1/paymentmethods/${old.paymentMethodID}`);
+    expect(removed.status, removed.text).toBe(409);
+    expect(removed.body.code).toBe('payment_method_in_use');
+
+    const ctx = await accountContext(t, s.account.accountId, fixedClock(`${s.today}T12:30:00.000Z`));
+    expect(await collectDueInvoices(ctx, { staleAfterMs: 0 })).toMatchObject({ attempts: 1, succeeded: 1 });
+    const payments = await paymentsOf(s);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ Status: 'Allocated' });
+    expect(await invoiceOf(s)).toMatchObject({ Status: 'Paid', NumTries: 1, NextTryDate: null });
+    // Answered: now the payment it made names it.
+    const still = await s.account.request('DELETE', `/v1/paymentmethods/${old.paymentMethodID}`);
+    expect(still.body.detail).toMatch(/used by payments/);
+  });
+});
+
 describe('POST /v1/test/simulate', () => {
   const simulate = (account: TestAccount, body: Record<string, unknown>) =>
     account.request('POST', '/v1/test/simulate', { body });

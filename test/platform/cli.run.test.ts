@@ -56,7 +56,7 @@ function expectRefused(result: CliResult, line: string): void {
 
 const refusal = (asOf: string, accounts: string) =>
   `error: --as-of ${asOf} is after today for ${accounts}: billing them now would issue real invoices and ` +
-  'e-mail ahead of time; add --allow-future to do it anyway';
+  'e-mail, and charge cards, ahead of time; add --allow-future to do it anyway';
 
 describe('billing run --as-of after today', () => {
   it('is refused for a live account and bills nothing; --allow-future bills it', async () => {

@@ -15,6 +15,8 @@ import {
 } from '../gateways/index.ts';
 import type { ChargeResult, Gateway } from '../gateways/index.ts';
 import {
+  collectionMethodOf,
+  findCardInvoiceDue,
   getInvoice,
   listCardInvoicesDue,
   lockInvoicesForAllocation,
@@ -79,6 +81,12 @@ export function emptyCollectionSummary(): CollectionSummary {
   return { attempts: 0, succeeded: 0, declined: 0, errors: 0, unanswered: 0, exhausted: 0 };
 }
 
+/**
+ * On SQLite every statement and the test gateway are synchronous: without a pause between invoices, a run over
+ * thousands would hold the event loop (and the API of the process it runs in) for its whole length.
+ */
+const yieldToOtherWork = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Collects every card invoice of the context's account due by its clock; attempts left open are finished first. */
 export async function collectDueInvoices(
   ctx: ServiceContext,
@@ -89,8 +97,13 @@ export async function collectDueInvoices(
     systemClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
   ).toISOString();
   for (const attempt of await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore, BATCH)) {
-    const claimed = await claimedFromAttempt(ctx, attempt);
-    if (claimed) await chargeAndRecord(ctx, claimed, summary);
+    try {
+      await chargeAndRecord(ctx, await claimedFromAttempt(ctx, attempt), summary);
+    } catch (error) {
+      // The next run asks again; one attempt must not hold back the others.
+      ctx.log.error({ err: error, attemptId: attempt.id }, 'finishing an unanswered charge failed');
+    }
+    await yieldToOtherWork();
   }
   for (let afterId = 0; ;) {
     const due = await listCardInvoicesDue(ctx, nowInstant(ctx), today(ctx), BATCH, afterId);
@@ -102,6 +115,7 @@ export async function collectDueInvoices(
         // One invoice must not hold back the others; its attempt, if claimed, is finished by a later run.
         ctx.log.error({ err: error, invoiceId: invoice.id }, 'collecting an invoice failed');
       }
+      await yieldToOtherWork();
     }
     if (due.length < BATCH) break;
     afterId = due.at(-1)!.id;
@@ -123,10 +137,15 @@ async function chargeableMethod(
   return { gateway, token: method.token };
 }
 
-/** Starts the next attempt at the invoice, unless it is paid, in flight or has no usable method; undefined then. */
-async function claimAttempt(ctx: ServiceContext, invoice: CollectableInvoice): Promise<Claimed | undefined> {
+/**
+ * Starts the next attempt at the invoice, unless it is paid, in flight, no longer due or has no usable method;
+ * undefined then. Everything is read again under the customer's lock: the list it came from may be stale.
+ */
+async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Promise<Claimed | undefined> {
   try {
-    return await withLockedCustomer(ctx, invoice.customerId, async (tctx) => {
+    return await withLockedCustomer(ctx, listed.customerId, async (tctx) => {
+      const invoice = await findCardInvoiceDue(tctx, listed.id, nowInstant(tctx), today(tctx));
+      if (!invoice) return undefined;
       const [target] = await lockInvoicesForAllocation(tctx, invoice.customerId, [invoice.id], []);
       if (!target || target.refusal || target.openMinor <= 0) return undefined;
       const attempts = await repo.listAttemptsOfInvoice(tctx.db, tctx.account.id, invoice.id);
@@ -145,14 +164,25 @@ async function claimAttempt(ctx: ServiceContext, invoice: CollectableInvoice): P
         return undefined;
       }
       const attemptNo = attempts.length + 1;
-      const idempotencyKey = `inv_${invoice.id}_try_${attemptNo}`;
+      const claimed = {
+        invoiceId: invoice.id,
+        customerId: invoice.customerId,
+        currencyCode: invoice.currencyCode,
+        amountMinor: target.openMinor,
+        idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
+        gateway: usable.gateway,
+        paymentMethodId: invoice.paymentMethodId,
+        token: usable.token,
+      };
       const attemptId = await repo.insertAttempt(tctx.db, {
         account_id: tctx.account.id,
         invoice_id: invoice.id,
+        customer_id: invoice.customerId,
         attempt_no: attemptNo,
-        idempotency_key: idempotencyKey,
+        idempotency_key: claimed.idempotencyKey,
         gateway_id: invoice.gatewayId,
         payment_method_id: invoice.paymentMethodId,
+        token: usable.token,
         amount_minor: target.openMinor,
         currency_code: invoice.currencyCode,
         state: 'started',
@@ -161,17 +191,7 @@ async function claimAttempt(ctx: ServiceContext, invoice: CollectableInvoice): P
       });
       // In flight: no next try until this one is answered (design note §4.3).
       await setCollectionSchedule(tctx, invoice.id, { addTry: false, nextTryDate: null });
-      return {
-        attemptId,
-        invoiceId: invoice.id,
-        customerId: invoice.customerId,
-        currencyCode: invoice.currencyCode,
-        amountMinor: target.openMinor,
-        idempotencyKey,
-        gateway: usable.gateway,
-        paymentMethodId: invoice.paymentMethodId,
-        token: usable.token,
-      };
+      return { attemptId, ...claimed };
     });
   } catch (error) {
     // Another process started this attempt at the same moment: it is theirs.
@@ -180,25 +200,22 @@ async function claimAttempt(ctx: ServiceContext, invoice: CollectableInvoice): P
   }
 }
 
-/** An attempt left `started` (a crash, a timeout), to be finished by asking the gateway again with its key. */
-async function claimedFromAttempt(ctx: ServiceContext, attempt: AttemptRow): Promise<Claimed | undefined> {
-  const gateway = await getGateway(ctx, attempt.gateway_id).catch(() => undefined);
-  const method = (await unopenedPaymentMethodsByIds(ctx, [attempt.payment_method_id])).get(
-    attempt.payment_method_id,
-  );
-  // NOTE: even a gateway disabled since is asked: the charge may have been made, and only the provider knows.
-  if (!gateway || !method) return undefined;
+/**
+ * An attempt left `started` (a crash, a timeout), to be finished by asking the gateway again with its key and the
+ * token it charged. NOTE: even a gateway disabled since is asked: the charge may have been made, and only the
+ * provider knows.
+ */
+async function claimedFromAttempt(ctx: ServiceContext, attempt: AttemptRow): Promise<Claimed> {
   return {
     attemptId: attempt.id,
     invoiceId: attempt.invoice_id,
-    // An invoice's payment method is always its customer's (checked when the invoice named it).
-    customerId: method.customerId,
+    customerId: attempt.customer_id,
     currencyCode: attempt.currency_code,
     amountMinor: attempt.amount_minor,
     idempotencyKey: attempt.idempotency_key,
-    gateway,
+    gateway: await getGateway(ctx, attempt.gateway_id),
     paymentMethodId: attempt.payment_method_id,
-    token: method.token,
+    token: attempt.token,
   };
 }
 
@@ -236,7 +253,7 @@ async function chargeAndRecord(
   }
 }
 
-/** The run of failures the invoice is in: its first counted failure, and technical errors in a row at its end. */
+/** The run of failures the invoice is in: when its first failure (a decline or an error) was, and how many technical errors end it. */
 function failureRun(attempts: readonly AttemptRow[], at: string) {
   const failures = attempts.filter((a) => a.state === 'declined' || a.state === 'error');
   let technicalInRow = 0;
@@ -266,9 +283,10 @@ async function recordOutcome(
   return withLockedCustomer(ctx, claimed.customerId, async (tctx) => {
     const at = nowInstant(tctx);
     const ref = { type: 'invoice', id: claimed.invoiceId };
-    const before = await snapshotResource(tctx, ref);
     const failed = result.outcome === 'declined' || result.outcome === 'error';
-    const finished = await repo.finishAttempt(tctx.db, claimed.attemptId, {
+    // Only a failure tells the invoice's change with `previous`; a collected payment is told by its allocation.
+    const before = failed ? await snapshotResource(tctx, ref) : undefined;
+    const finished = await repo.finishAttempt(tctx.db, tctx.account.id, claimed.attemptId, {
       state: result.outcome,
       reason: failed ? result.reason : null,
       raw_code: failed ? result.rawCode : null,
@@ -299,7 +317,7 @@ async function recordOutcome(
         state: result.outcome === 'succeeded' ? 'settled' : 'pending',
         ref: result.chargeId,
       });
-      await repo.setAttemptPayment(tctx.db, claimed.attemptId, recorded.paymentId);
+      await repo.setAttemptPayment(tctx.db, tctx.account.id, claimed.attemptId, recorded.paymentId);
       await setCollectionSchedule(tctx, claimed.invoiceId, { addTry: true, nextTryDate: null });
       events.push(...recorded.events);
     } else {
@@ -319,7 +337,10 @@ async function recordOutcome(
         },
         policyOf(tctx),
       );
-      if (next.exhausted) exhausted = reason;
+      // A new card came while this attempt was in flight (newPrimaryRetry): it is tried now, whatever this one said.
+      const replaced = (await collectionMethodOf(tctx, claimed.invoiceId)) !== claimed.paymentMethodId;
+      const nextTryDate = replaced ? at : next.nextTryAt;
+      if (next.exhausted && !replaced) exhausted = reason;
       if (result.outcome === 'declined') {
         // A decline is a payment that failed, with its reason; a technical error made no payment at all.
         const recorded = await recordCollectedPayment(tctx, {
@@ -330,12 +351,12 @@ async function recordOutcome(
           failureReason: reason,
           failureCode: result.rawCode,
         });
-        await repo.setAttemptPayment(tctx.db, claimed.attemptId, recorded.paymentId);
+        await repo.setAttemptPayment(tctx.db, tctx.account.id, claimed.attemptId, recorded.paymentId);
         events.push(...recorded.events);
       }
       await setCollectionSchedule(tctx, claimed.invoiceId, {
         addTry: result.outcome === 'declined',
-        nextTryDate: next.nextTryAt,
+        nextTryDate,
       });
     }
     // A collected payment is told by its allocation's invoice events; a decline is announced as such; a technical
@@ -403,4 +424,9 @@ async function afterRetriesRanOut(ctx: ServiceContext, customerId: number): Prom
       );
     }
   }
+}
+
+/** For the paymentMethods port: charges of the method still waiting for the gateway's answer. */
+export function openCollectionAttempts(ctx: ServiceContext, paymentMethodId: number): Promise<number> {
+  return repo.countOpenAttemptsOfMethod(ctx.db, ctx.account.id, paymentMethodId);
 }

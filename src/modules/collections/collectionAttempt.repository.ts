@@ -41,6 +41,7 @@ export function listStaleAttempts(
 /** Ends a started attempt; false when another process ended it first (then nothing is to be recorded). */
 export async function finishAttempt(
   db: Db,
+  accountId: number,
   attemptId: number,
   changes: {
     state: string;
@@ -53,16 +54,39 @@ export async function finishAttempt(
   const result = await db
     .updateTable('collection_attempts')
     .set(changes)
+    .where('account_id', '=', accountId)
     .where('id', '=', attemptId)
     .where('state', '=', 'started')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function setAttemptPayment(db: Db, attemptId: number, paymentId: number): Promise<void> {
+export async function setAttemptPayment(
+  db: Db,
+  accountId: number,
+  attemptId: number,
+  paymentId: number,
+): Promise<void> {
   await db
     .updateTable('collection_attempts')
     .set({ payment_id: paymentId })
+    .where('account_id', '=', accountId)
     .where('id', '=', attemptId)
     .execute();
+}
+
+/** Attempts at a payment method still waiting for their answer. */
+export async function countOpenAttemptsOfMethod(
+  db: Db,
+  accountId: number,
+  paymentMethodId: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('collection_attempts')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('payment_method_id', '=', paymentMethodId)
+    .where('state', '=', 'started')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -3,7 +3,7 @@
  * (src/billing/billRun.ts) runs `collectDueInvoices` for each account after its bill run.
  */
 export type { CollectionOptions, CollectionSummary } from './collection.service.ts';
-export { collectDueInvoices, emptyCollectionSummary } from './collection.service.ts';
+export { collectDueInvoices, emptyCollectionSummary, openCollectionAttempts } from './collection.service.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 

@@ -4,7 +4,7 @@ import type { FailureReason } from '../../core/dunning.ts';
 /**
  * What a payment provider plugs into: one driver per gateway type. Drivers speak in tokens, minor units and
  * idempotency keys, never in our invoices or payments; the collections code turns their answers into records.
- * Every call goes through `gatewayCall` (gatewayCalls.ts), which records it.
+ * Every call goes through `recordedCall` (gatewayCalls.ts), which records it.
  */
 
 /** A card on its way to the vault; the number lives only in memory and is never stored, logged or echoed. */

@@ -17,6 +17,8 @@ export type {
 export { COLLECTION_METHODS } from './invoiceInput.ts';
 export type { CollectableInvoice } from './invoiceCollection.service.ts';
 export {
+  collectionMethodOf,
+  findCardInvoiceDue,
   listCardInvoicesDue,
   listOwedCardInvoicesOfCustomer,
   setCollectionMethodAndTry,

@@ -30,8 +30,7 @@ export function listCardInvoicesDue(
   accountId: number,
   now: string,
   today: string,
-  limit: number,
-  afterId: number,
+  page: { limit: number; afterId: number } | { onlyId: number },
 ): Promise<CollectableInvoiceRow[]> {
   return db
     .selectFrom('invoices')
@@ -40,7 +39,8 @@ export function listCardInvoicesDue(
     .where('collection_method', '=', 'credit_card')
     .where('gateway_id', 'is not', null)
     .where('customer_payment_method_id', 'is not', null)
-    .where('id', '>', afterId)
+    .$if('onlyId' in page, (qb) => qb.where('id', '=', (page as { onlyId: number }).onlyId))
+    .$if('afterId' in page, (qb) => qb.where('id', '>', (page as { afterId: number }).afterId))
     .where((eb) =>
       eb.and([
         owed(eb),
@@ -51,8 +51,22 @@ export function listCardInvoicesDue(
       ]),
     )
     .orderBy('id')
-    .limit(limit)
+    .limit('limit' in page ? page.limit : 1)
     .execute();
+}
+
+/** An invoice's collection columns, whatever its state. */
+export function findCollectableInvoice(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+): Promise<CollectableInvoiceRow | undefined> {
+  return db
+    .selectFrom('invoices')
+    .select(COLLECTABLE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
+    .executeTakeFirst();
 }
 
 export async function setCollectionSchedule(

@@ -35,8 +35,30 @@ export async function listCardInvoicesDue(
   limit: number,
   afterId = 0,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listCardInvoicesDue(ctx.db, ctx.account.id, now, today, limit, afterId);
+  const rows = await repo.listCardInvoicesDue(ctx.db, ctx.account.id, now, today, { limit, afterId });
   return rows.map(collectableFromRow);
+}
+
+/**
+ * The invoice if it is to be collected by `now` (the test of listCardInvoicesDue), as it stands: read again under
+ * the customer's lock before an attempt, since a list taken earlier may be stale (another process's attempt
+ * recorded since, a new card, a payment).
+ */
+export async function findCardInvoiceDue(
+  ctx: ServiceContext,
+  invoiceId: number,
+  now: string,
+  today: string,
+): Promise<CollectableInvoice | undefined> {
+  const [row] = await repo.listCardInvoicesDue(ctx.db, ctx.account.id, now, today, { onlyId: invoiceId });
+  return row && collectableFromRow(row);
+}
+
+/** Which card the invoice is collected from now (a new primary card may have replaced the one an attempt used). */
+export async function collectionMethodOf(ctx: ServiceContext, invoiceId: number): Promise<number | null> {
+  return (
+    (await repo.findCollectableInvoice(ctx.db, ctx.account.id, invoiceId))?.customer_payment_method_id ?? null
+  );
 }
 
 /**

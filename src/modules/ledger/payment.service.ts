@@ -144,6 +144,15 @@ const payments: MoneySourceKind<PaymentRow, PaymentInput, PaymentFields, Payment
       ref: optionalText(input.ref) ?? null,
     };
   },
+  // A failed payment moved no money: giving it allocations by hand would pay invoices with money never received.
+  async assertWritable(_ctx, _payment, current) {
+    if (current?.state === 'failed') {
+      throw new ConflictError(
+        'payment_failed',
+        `Payment ${current.id} failed (${current.failure_reason ?? 'no reason'}); record the money again as a new payment`,
+      );
+    }
+  },
   async insert(ctx, columns, payment) {
     const row = {
       ...columns,

@@ -24,7 +24,7 @@ export type { NewPrimaryListener, NewPrimaryMethod } from './newPrimaryMethod.ts
 export { registerNewPrimaryListener } from './newPrimaryMethod.ts';
 export type { PaymentMethodUses } from './paymentMethodUses.ts';
 export { registerPaymentMethodUses } from './paymentMethodUses.ts';
-/** Every payment method event type (ValidateBankAccount names no stored method and changes none: no event). */
+/** Every payment method event type (ValidateBankAccount's verdict on a stored account is a payment_method.updated). */
 export const PAYMENT_METHOD_EVENT_TYPES = [
   'payment_method.created',
   'payment_method.updated',

@@ -259,8 +259,9 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
 
 /**
  * DELETE /v1/paymentmethods/{id}. Spec, Limits: a primary payment method cannot be deleted (409; make another one
- * primary first). Nor one that an invoice or recurring invoice names as its customerPaymentMethodID, or that a
- * payment was made with (409 `payment_method_in_use`): those records keep pointing at it.
+ * primary first). Nor one that an invoice or recurring invoice names as its customerPaymentMethodID, that a
+ * payment was made with, or that a charge still waiting for its answer was made with (409 `payment_method_in_use`):
+ * those records keep pointing at it.
  */
 export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: number): Promise<void> {
   const current = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
@@ -277,6 +278,8 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
   if (invoices > 0) throw inUse(`${invoices} invoice(s)`);
   const recurring = await paymentMethodUses().recurringInvoices(ctx, paymentMethodId);
   if (recurring > 0) throw inUse(`${recurring} recurring invoice(s)`);
+  const charges = await paymentMethodUses().openCollectionAttempts(ctx, paymentMethodId);
+  if (charges > 0) throw inUse(`${charges} charge(s) still waiting for the gateway's answer`);
   let deleted: boolean;
   try {
     deleted = await withTransaction(ctx, async (tctx) => {

@@ -8,6 +8,8 @@ import type { ServiceContext } from '../../context.ts';
 export interface PaymentMethodUses {
   invoices(ctx: ServiceContext, paymentMethodId: number): Promise<number>;
   recurringInvoices(ctx: ServiceContext, paymentMethodId: number): Promise<number>;
+  /** Charges of it still waiting for the gateway's answer: their payment will name it. */
+  openCollectionAttempts(ctx: ServiceContext, paymentMethodId: number): Promise<number>;
 }
 
 let connected: PaymentMethodUses | undefined;

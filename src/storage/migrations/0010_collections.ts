@@ -57,10 +57,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   await withId(db.schema.createTable('collection_attempts'), t)
     .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('invoice_id', 'bigint', (c) => c.notNull().references('invoices.id').onDelete('cascade'))
+    .addColumn('customer_id', 'bigint', (c) => c.notNull())
     .addColumn('attempt_no', 'integer', (c) => c.notNull())
     .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
     .addColumn('gateway_id', 'bigint', (c) => c.notNull())
     .addColumn('payment_method_id', 'bigint', (c) => c.notNull())
+    // The vault token charged: an unanswered attempt is asked about again with it, whatever became of the method.
+    .addColumn('token', 'text', (c) => c.notNull())
     .addColumn('amount_minor', 'bigint', (c) => c.notNull())
     .addColumn('currency_code', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
