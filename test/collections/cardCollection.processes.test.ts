@@ -3,6 +3,7 @@ import { killAll, killTransient, runCli, spawnCli } from '../helpers/cli.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { addCard } from './cards.ts';
 
 // Card collection from the command line (`billing run`, as cron or a second service process runs it), in two
 // processes at once and killed half-way: each invoice is charged once, whatever happens.
@@ -27,31 +28,16 @@ async function accountWithCardInvoices(
   const invoiceIds: number[] = [];
   for (let i = 0; i < count; i += 1) {
     const customerId = await createCustomer(account, { Name: `Customer ${i}` });
-    const method = await ok(
-      account,
-      'POST',
-      '/v1/paymentmethods/creditcard',
-      {
-        customerID: customerId,
-        isPrimary: true,
-        CreditCard: {
-          CardType: 'Visa',
-          Number: '4242424242424242',
-          NameOnCard: 'Ada',
-          LastNameOnCard: `Customer ${i}`,
-          ExpiryMonth: 12,
-          ExpiryYear: 2040,
-        },
-      },
-      200,
-    );
+    const paymentMethodID = await addCard(account, customerId, '4242424242424242', {
+      lastName: `Customer ${i}`,
+    });
     const invoice = await ok(account, 'POST', '/v1/invoices', {
       customerID: customerId,
       InvoiceDate: today,
       DueDate: today,
       CollectionMethod: 'credit_card',
       gatewayID: gatewayId,
-      customerPaymentMethodID: method.paymentMethodID,
+      customerPaymentMethodID: paymentMethodID,
       Charges: [{ Descrip: 'Monthly', Qty: 1, UnitCostEx: 10 }],
     });
     invoiceIds.push(invoice.invoiceID as number);

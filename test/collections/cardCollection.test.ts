@@ -3,6 +3,7 @@ import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
+import { addCard } from './cards.ts';
 import { accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -41,31 +42,14 @@ async function cardInvoice(
   const gateways = await ok(account, 'GET', '/v1/gateways');
   const gatewayId = gateways[0].gatewayID as number;
   const customerId = await createCustomer(account);
-  const method = await ok(
-    account,
-    'POST',
-    '/v1/paymentmethods/creditcard',
-    {
-      customerID: customerId,
-      isPrimary: true,
-      CreditCard: {
-        CardType: 'Visa',
-        Number: cardNumber,
-        NameOnCard: 'Ada',
-        LastNameOnCard: 'Lovelace',
-        ExpiryMonth: 12,
-        ExpiryYear: Number(today.slice(0, 4)) + 2,
-      },
-    },
-    200,
-  );
+  const paymentMethodID = await addCard(account, customerId, cardNumber);
   const invoice = await ok(account, 'POST', '/v1/invoices', {
     customerID: customerId,
     InvoiceDate: today,
     DueDate: plusDays(today, dueInDays),
     CollectionMethod: 'credit_card',
     gatewayID: gatewayId,
-    customerPaymentMethodID: method.paymentMethodID,
+    customerPaymentMethodID: paymentMethodID,
     Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
   });
   return { account, today, customerId, invoiceId: invoice.invoiceID as number };
@@ -276,27 +260,10 @@ describe('collecting a due card invoice', () => {
     await advance(s.account, `${s.today}T12:00:00Z`);
     expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
 
-    const card = await ok(
-      s.account,
-      'POST',
-      '/v1/paymentmethods/creditcard',
-      {
-        customerID: s.customerId,
-        isPrimary: true,
-        CreditCard: {
-          CardType: 'Mastercard',
-          Number: '5555555555554444',
-          NameOnCard: 'Ada',
-          LastNameOnCard: 'Lovelace',
-          ExpiryMonth: 12,
-          ExpiryYear: Number(s.today.slice(0, 4)) + 3,
-        },
-      },
-      200,
-    );
+    const card = await addCard(s.account, s.customerId, '5555555555554444');
     // The account's clock stands at noon: the retry is due now, from the new card.
     expect(await invoiceOf(s)).toMatchObject({
-      customerPaymentMethodID: card.paymentMethodID,
+      customerPaymentMethodID: card,
       NextTryDate: `${s.today}T12:00:00.000Z`,
     });
     await advance(s.account, `${s.today}T12:01:00Z`);
@@ -309,24 +276,7 @@ describe('collecting a due card invoice', () => {
 
   it('leaves an invoice never tried to its due date when a new primary card comes', async () => {
     const s = await cardInvoice('4242424242424242', undefined, 5);
-    await ok(
-      s.account,
-      'POST',
-      '/v1/paymentmethods/creditcard',
-      {
-        customerID: s.customerId,
-        isPrimary: true,
-        CreditCard: {
-          CardType: 'Visa',
-          Number: '4012888888881881',
-          NameOnCard: 'Ada',
-          LastNameOnCard: 'Lovelace',
-          ExpiryMonth: 12,
-          ExpiryYear: Number(s.today.slice(0, 4)) + 3,
-        },
-      },
-      200,
-    );
+    await addCard(s.account, s.customerId, '4012888888881881');
     // Its first try stays on its due date.
     expect(await invoiceOf(s)).toMatchObject({
       NumTries: 0,
@@ -363,24 +313,7 @@ describe('records a collection leaves behind', () => {
     const s = await cardInvoice('4000000000000408');
     await advance(s.account, `${s.today}T12:00:00Z`);
     const [old] = await ok(s.account, 'GET', `/v1/customers/${s.customerId}/paymentmethods`);
-    await ok(
-      s.account,
-      'POST',
-      '/v1/paymentmethods/creditcard',
-      {
-        customerID: s.customerId,
-        isPrimary: true,
-        CreditCard: {
-          CardType: 'Visa',
-          Number: '4012888888881881',
-          NameOnCard: 'Ada',
-          LastNameOnCard: 'Lovelace',
-          ExpiryMonth: 12,
-          ExpiryYear: Number(s.today.slice(0, 4)) + 3,
-        },
-      },
-      200,
-    );
+    await addCard(s.account, s.customerId, '4012888888881881');
     const removed = await s.account.request('DELETE', `/v1/paymentmethods/${old.paymentMethodID}`);
     expect(removed.status, removed.text).toBe(409);
     expect(removed.body.code).toBe('payment_method_in_use');

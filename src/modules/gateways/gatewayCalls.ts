@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
+import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import type { GatewayCallsTable } from '../../storage/schema.ts';
 import { GatewayTimeoutError } from './gatewayContract.ts';
 
 /** What is recorded of a call before it is made. The request summary is masked by the caller: no card number. */
@@ -13,21 +15,7 @@ export interface CallToRecord {
   undoOperation?: string;
 }
 
-async function insertCall(
-  db: Db,
-  row: {
-    account_id: number;
-    gateway_id: number;
-    operation: string;
-    idempotency_key: string | null;
-    request: string;
-    outcome: string;
-    result: string | null;
-    undo_operation: string | null;
-    started_at: string;
-    duration_ms: number;
-  },
-): Promise<void> {
+async function insertCall(db: Db, row: Insertable<GatewayCallsTable>): Promise<void> {
   await db.insertInto('gateway_calls').values(row).execute();
 }
 
