@@ -16,6 +16,7 @@ const MODULE_ORDER = [
   'ledger',
   'subscriptions',
   'collections',
+  'batches',
 ];
 
 const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|connectModules)[.]ts$|cli/)';

@@ -33,6 +33,7 @@ import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscr
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
+import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { registerSecurityHeaders, serverTimeouts } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -96,6 +97,7 @@ function registerRoutes(v1: App): void {
   registerCreditNotesRoutes(v1);
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);
+  registerBatchesRoutes(v1);
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
 }

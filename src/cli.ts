@@ -431,7 +431,9 @@ program
     console.log(
       `Billed ${summary.accounts} account(s): ${summary.invoices} invoice(s) from ${summary.subscriptions} ` +
         `subscription(s) and ${summary.recurringInvoices} recurring invoice(s); ${summary.parked} parked, ` +
-        `${summary.collected} of ${summary.collectionAttempts} card charge(s) collected; ${summary.failures} failed.`,
+        `${summary.collected} of ${summary.collectionAttempts} card charge(s) collected, ` +
+        `${summary.batchLinesBundled} debit order(s) put in batches, ${summary.batchesBuilt} batch(es) built; ` +
+        `${summary.failures} failed.`,
     );
     if (summary.failures > 0) process.exitCode = 1;
   });

@@ -10,6 +10,7 @@ import type { SecretBox } from '../security/secretBox.ts';
 import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
 import { collectDueInvoices } from '../modules/collections/index.ts';
+import { runBatches } from '../modules/batches/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../core/subscriptionBilling.ts';
@@ -53,6 +54,9 @@ export interface BillRunSummary {
   /** Card charges that reached a gateway, and how many of them collected the money. */
   collectionAttempts: number;
   collected: number;
+  /** Due debit-order invoices put into batches, and batches handed to their gateway (or made into bank files). */
+  batchLinesBundled: number;
+  batchesBuilt: number;
   failures: number;
 }
 
@@ -69,6 +73,8 @@ export function emptySummary(): BillRunSummary {
     recurringInvoices: 0,
     collectionAttempts: 0,
     collected: 0,
+    batchLinesBundled: 0,
+    batchesBuilt: 0,
     failures: 0,
   };
 }
@@ -156,6 +162,15 @@ export async function billAccount(
   } catch (error) {
     summary.failures += 1;
     ctx.log.error({ err: error }, 'collection failed');
+  }
+  // Debit orders: bundled into batches, batches built once submitted, followed until the bank has answered.
+  try {
+    const batches = await runBatches(ctx);
+    summary.batchLinesBundled += batches.bundled;
+    summary.batchesBuilt += batches.built;
+  } catch (error) {
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'batch run failed');
   }
 
   // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.

@@ -26,6 +26,10 @@ const AdvanceOut = Type.Object({
     parked: Type.Integer(),
     collectionAttempts: Type.Integer({ description: 'Card charges that reached a gateway' }),
     collected: Type.Integer({ description: 'Of those, the charges that collected the money' }),
+    batchLinesBundled: Type.Integer({ description: 'Due debit-order invoices put into open batches' }),
+    batchesBuilt: Type.Integer({
+      description: 'Submitted batches handed to their gateway or made into files',
+    }),
   }),
 });
 

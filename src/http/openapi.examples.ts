@@ -273,6 +273,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   parked: 0,
   collectionAttempts: 2,
   collected: 1,
+  batchLinesBundled: 40,
+  batchesBuilt: 1,
 
   // Events and the audit log
   timestamp: '2026-03-05T14:23:37.308Z',

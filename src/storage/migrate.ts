@@ -12,6 +12,7 @@ import * as idempotencyLease from './migrations/0007_idempotency_lease.ts';
 import * as events from './migrations/0008_events.ts';
 import * as deliveryQueue from './migrations/0009_delivery_queue.ts';
 import * as collections from './migrations/0010_collections.ts';
+import * as batches from './migrations/0011_batches.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0008_events': events,
   '0009_delivery_queue': deliveryQueue,
   '0010_collections': collections,
+  '0011_batches': batches,
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { Id, Instant } from './columnTypes.ts';
+import type { Defaulted, Id, Instant, PlainDateColumn } from './columnTypes.ts';
 
 /** The tables of gateway calls, the test gateway's simulated provider and collection attempts (see schema.ts). */
 export interface GatewayCallsTable {
@@ -65,4 +65,44 @@ export interface CollectionAttemptsTable {
   /** Wall-clock time: an attempt still `started` long after it is finished by the next collection run. */
   leased_at: Instant;
   finished_at: Instant | null;
+}
+
+export interface BatchesTable {
+  id: Id;
+  account_id: number;
+  batch_token: string;
+  currency_code: string;
+  gateway_id: number;
+  action_date: PlainDateColumn;
+  notes: string | null;
+  /** src/core/batches.ts BATCH_STATES. */
+  state: string;
+  build_error: string | null;
+  /** debit_order, ach or sepa; null until the first line. */
+  rail: string | null;
+  is_auto: Defaulted<boolean | number>;
+  provider_ref: string | null;
+  reports_read_on: PlainDateColumn | null;
+  created_at: Instant;
+  submitted_at: Instant | null;
+  processed_at: Instant | null;
+  cancelled_at: Instant | null;
+  updated_at: Instant;
+}
+
+export interface BatchLinesTable {
+  payment_id: number;
+  account_id: number;
+  batch_id: number;
+  invoice_id: number | null;
+  created_at: Instant;
+}
+
+export interface TestGatewayBatchesTable {
+  gateway_id: number;
+  idempotency_key: string;
+  provider_ref: string;
+  /** JSON: each line's outcome and the day the simulated provider reports it. */
+  results: string;
+  created_at: Instant;
 }

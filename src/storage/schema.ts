@@ -10,7 +10,10 @@ import type {
   WebhookEndpointsTable,
 } from './schema.events.ts';
 import type {
+  BatchesTable,
+  BatchLinesTable,
   CollectionAttemptsTable,
+  TestGatewayBatchesTable,
   GatewayCallsTable,
   TestGatewayChargesTable,
   TestGatewayVaultTable,
@@ -390,4 +393,7 @@ export interface Database {
   test_gateway_vault: TestGatewayVaultTable;
   test_gateway_charges: TestGatewayChargesTable;
   collection_attempts: CollectionAttemptsTable;
+  batches: BatchesTable;
+  batch_lines: BatchLinesTable;
+  test_gateway_batches: TestGatewayBatchesTable;
 }

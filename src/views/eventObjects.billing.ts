@@ -15,6 +15,7 @@ import {
 } from '../modules/ledger/index.ts';
 import { toPaymentMethodDto, unopenedPaymentMethodsByIds } from '../modules/paymentMethods/index.ts';
 import { subscriptionsByIds, toSubscriptionDto } from '../modules/subscriptions/index.ts';
+import { batchesByTokens, toBatchDto } from '../modules/batches/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -45,4 +46,9 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   adjustment: numericRenderer(adjustmentsByIds, (ctx, found) =>
     found.map((adjustment) => toAdjustmentDetailDto(adjustment, ctx.account.timeZone)),
   ),
+  // Named by BatchToken, as the API names batches.
+  async batch(ctx, tokens) {
+    const found = await batchesByTokens(ctx, tokens.map(String));
+    return new Map([...found].map(([token, batch]) => [token, toBatchDto(batch, ctx.account.timeZone)]));
+  },
 };

@@ -370,29 +370,52 @@ async function recordOutcome(
     }
     if (exhausted) {
       events.push({ type: 'invoice.collection_exhausted', ref });
-      await queueRetriesRanOutMails(tctx, claimed, exhausted);
+      await queueRetriesRanOutMails(tctx, claimed, exhausted, 'card');
     }
     await emitEvents(tctx, events);
     return { recorded: true, exhausted: exhausted !== undefined };
   });
 }
 
+/** What a collection that ran out of retries was taken from, for the words of the e-mail. */
+const FAILED_FROM = {
+  card: { tried: 'charge your card', failed: 'it was declined', instead: 'give us a new card' },
+  bank_account: {
+    tried: 'debit your bank account',
+    failed: 'the bank returned it unpaid',
+    instead: 'give us other bank details',
+  },
+} as const;
+
+export interface UncollectedInvoice {
+  customerId: number;
+  invoiceId: number;
+  currencyCode: string;
+  amountMinor: number;
+}
+
 /**
  * Tells the customer that its invoice could not be collected: one message to its Email (copied to EmailCC) and
  * one to each active contact, queued in the transaction that records the last failure.
  */
-async function queueRetriesRanOutMails(ctx: ServiceContext, claimed: Claimed, reason: string): Promise<void> {
-  const customer = await getCustomer(ctx, claimed.customerId);
-  const contacts = await listContacts(ctx, { limit: 200, offset: 0 }, claimed.customerId);
-  const invoice = await getInvoice(ctx, claimed.invoiceId);
-  const amount = `${claimed.currencyCode} ${minorToDecimalText(claimed.amountMinor, claimed.currencyCode)}`;
+export async function queueRetriesRanOutMails(
+  ctx: ServiceContext,
+  uncollected: UncollectedInvoice,
+  reason: string,
+  from: keyof typeof FAILED_FROM,
+): Promise<void> {
+  const customer = await getCustomer(ctx, uncollected.customerId);
+  const contacts = await listContacts(ctx, { limit: 200, offset: 0 }, uncollected.customerId);
+  const invoice = await getInvoice(ctx, uncollected.invoiceId);
+  const amount = `${uncollected.currencyCode} ${minorToDecimalText(uncollected.amountMinor, uncollected.currencyCode)}`;
   const name = [customer.row.name, customer.row.last_name].filter(Boolean).join(' ');
   const subject = `We could not collect payment for invoice ${invoice.invoiceNum} from ${ctx.account.name}`;
+  const words = FAILED_FROM[from];
   const text = [
     `Dear ${name},`,
     '',
-    `We tried to charge your card for invoice ${invoice.invoiceNum} (${amount}) and it was declined (${reason.replaceAll('_', ' ')}). We will not try again.`,
-    'Please pay the invoice another way, or give us a new card.',
+    `We tried to ${words.tried} for invoice ${invoice.invoiceNum} (${amount}) and ${words.failed} (${reason.replaceAll('_', ' ')}). We will not try again.`,
+    `Please pay the invoice another way, or ${words.instead}.`,
     '',
     ctx.account.name,
   ].join('\n');
@@ -410,7 +433,7 @@ async function queueRetriesRanOutMails(ctx: ServiceContext, claimed: Claimed, re
  * subscriptions at the end of their period. Each is its own change with its own event; one that fails (a
  * subscription already ended) does not stop the others.
  */
-async function afterRetriesRanOut(ctx: ServiceContext, customerId: number): Promise<void> {
+export async function afterRetriesRanOut(ctx: ServiceContext, customerId: number): Promise<void> {
   const { suspendCustomer, cancelSubscriptions } = ctx.account.dunning;
   if (suspendCustomer) await setCustomerSuspended(ctx, customerId, true);
   if (!cancelSubscriptions) return;

@@ -4,6 +4,9 @@
  */
 export type { CollectionOptions, CollectionSummary } from './collection.service.ts';
 export { collectDueInvoices, emptyCollectionSummary, openCollectionAttempts } from './collection.service.ts';
+/** For batches: a debit order whose presentations ran out is told and acted on as a card's retries are. */
+export { afterRetriesRanOut, queueRetriesRanOutMails } from './collection.service.ts';
+export type { UncollectedInvoice } from './collection.service.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 

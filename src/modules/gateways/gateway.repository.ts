@@ -34,6 +34,19 @@ export function findGateway(db: Db, accountId: number, gatewayId: number): Promi
     .executeTakeFirst();
 }
 
+export function findGatewayByToken(
+  db: Db,
+  accountId: number,
+  token: string,
+): Promise<GatewayRow | undefined> {
+  return db
+    .selectFrom('gateways')
+    .select(GATEWAY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('gateway_token', '=', token)
+    .executeTakeFirst();
+}
+
 export function listGateways(db: Db, accountId: number, page: Page): Promise<GatewayRow[]> {
   return db
     .selectFrom('gateways')
@@ -166,4 +179,19 @@ export async function findGatewayAccountId(db: Db, gatewayId: number): Promise<n
     .where('id', '=', gatewayId)
     .executeTakeFirst();
   return row?.account_id;
+}
+
+/** The gateway's sealed settings (credentials, a creditor's details), for the code that uses them. */
+export async function findGatewaySettings(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('gateways')
+    .select('settings_sealed')
+    .where('account_id', '=', accountId)
+    .where('id', '=', gatewayId)
+    .executeTakeFirst();
+  return row?.settings_sealed ?? null;
 }

@@ -3,6 +3,7 @@ import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
@@ -11,6 +12,9 @@ import * as repo from './gateway.repository.ts';
 import type { GatewayRow } from './gateway.repository.ts';
 import { recordedCall } from './gatewayCalls.ts';
 import type {
+  BatchLineReport,
+  BatchSubmitResult,
+  BatchToSubmit,
   BankAccountToValidate,
   BankValidationResult,
   CardToVault,
@@ -112,6 +116,12 @@ export async function getGateway(ctx: ServiceContext, gatewayId: number): Promis
   const row = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
   if (!row) throw new NotFoundError('Gateway', gatewayId);
   return gatewayFromRow(row);
+}
+
+/** The account's gateway with this GatewayToken (a GUID), or undefined. */
+export async function findGatewayByToken(ctx: ServiceContext, token: string): Promise<Gateway | undefined> {
+  const row = await repo.findGatewayByToken(ctx.db, ctx.account.id, token);
+  return row && gatewayFromRow(row);
 }
 
 export async function listGateways(ctx: ServiceContext, page: Page): Promise<Gateway[]> {
@@ -401,4 +411,68 @@ export async function getGatewayAccountId(db: Db, gatewayId: number): Promise<nu
   const accountId = await repo.findGatewayAccountId(db, gatewayId);
   if (accountId === undefined) throw new NotFoundError('Gateway', gatewayId);
   return accountId;
+}
+
+/** Whether the gateway's batches become bank files (the bankfile type) rather than go to a provider. */
+export function makesBankFiles(gateway: Gateway): boolean {
+  return gatewayTypeInfo(gateway.type)?.makesBankFiles ?? false;
+}
+
+/** Whether batches can be collected through the gateway: a provider that takes them, or bank files. */
+export function collectsBatches(ctx: ServiceContext, gateway: Gateway): boolean {
+  return makesBankFiles(gateway) || driverOf(ctx, gateway)?.submitBatch !== undefined;
+}
+
+/** The gateway's settings as they were given (a JSON object), opened; an empty object when it has none. */
+export async function gatewaySettings(
+  ctx: ServiceContext,
+  gateway: Gateway,
+): Promise<Record<string, unknown>> {
+  const sealed = await repo.findGatewaySettings(ctx.db, ctx.account.id, gateway.id);
+  return sealed === null ? {} : (JSON.parse(ctx.secrets.open(sealed)) as Record<string, unknown>);
+}
+
+/** Hands a batch to the gateway's provider, recorded without the accounts' details. Idempotent by its key. */
+export function submitBatchToGateway(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  batch: BatchToSubmit,
+): Promise<BatchSubmitResult> {
+  const submit = driverOf(ctx, gateway)?.submitBatch;
+  if (!submit) throw new Error(`gateway ${gateway.id} (${gateway.type}) takes no batches`);
+  const totalMinor = batch.lines.reduce((total, line) => total + line.amountMinor, 0);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    {
+      operation: 'submit_batch',
+      idempotencyKey: batch.idempotencyKey,
+      request: {
+        rail: batch.rail,
+        currencyCode: batch.currencyCode,
+        actionDate: batch.actionDate,
+        lines: batch.lines.length,
+        totalMinor,
+      },
+    },
+    () => submit(gateway, batch, nowInstant(ctx)),
+  );
+}
+
+/** What the gateway's provider has reported on a batch by `asOf`; nothing for a gateway whose returns come as files. */
+export async function readBatchReports(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  providerRef: string,
+  asOf: PlainDate,
+): Promise<BatchLineReport[]> {
+  const read = driverOf(ctx, gateway)?.batchReports;
+  if (!read) return [];
+  const answer = await recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'batch_reports', request: { providerRef, asOf } },
+    async () => ({ outcome: 'ok', reports: await read(gateway, providerRef, asOf) }),
+  );
+  return answer.reports;
 }

@@ -1,4 +1,6 @@
 import type { Db } from '../../storage/database.ts';
+import type { Rail } from '../../core/batches.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { FailureReason } from '../../core/dunning.ts';
 
 /**
@@ -80,11 +82,51 @@ export interface BankAccountToValidate {
 export type BankValidationResult =
   { outcome: 'ok' | 'pending'; detail?: string } | (GatewayDecline & { detail: string });
 
+/** One line of a batch of debits, with the account's details opened (they go to the provider, never to a log). */
+export interface BatchLineToSubmit {
+  /** Our payment id: the provider and the bank report the line back under it. */
+  lineRef: string;
+  amountMinor: number;
+  accountHolder: string;
+  accountNumber: string | null;
+  branchCode: string | null;
+  routingNumber: string | null;
+  iban: string | null;
+}
+
+export interface BatchToSubmit {
+  /** The same key always means the same batch: submitting again answers the first acceptance. */
+  idempotencyKey: string;
+  rail: Rail;
+  currencyCode: string;
+  actionDate: PlainDate;
+  lines: readonly BatchLineToSubmit[];
+}
+
+/** `accepted`: the provider took the whole batch under `providerRef`; `rejected`: nothing was taken. */
+export type BatchSubmitResult =
+  | { outcome: 'accepted'; providerRef: string }
+  | { outcome: 'rejected'; message: string; lineErrors: { lineRef: string; message: string }[] };
+
+/** What the provider reported about one line: `unpaid` with the rail's code (SA 02, R01, AM04), or `paid`. */
+export interface BatchLineReport {
+  lineRef: string;
+  outcome: 'paid' | 'unpaid';
+  code: string | null;
+  reportedOn: PlainDate;
+}
+
 /** The operations of a provider; a type that lacks one (no vault) leaves it out. */
 export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
   charge?(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult>;
   validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
+  submitBatch?(target: GatewayTarget, batch: BatchToSubmit, at: string): Promise<BatchSubmitResult>;
+  /**
+   * Every report the provider has made on the batch by `asOf` (business date), old ones included: the caller
+   * applies each once. A provider whose results come as files the business uploads has no such operation.
+   */
+  batchReports?(target: GatewayTarget, providerRef: string, asOf: PlainDate): Promise<BatchLineReport[]>;
 }
 
 /** What a driver may use: the database for a simulator's own state (its vault), never a caller's transaction. */

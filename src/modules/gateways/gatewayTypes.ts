@@ -18,6 +18,8 @@ export interface GatewayTypeInfo {
   takesSettings: boolean;
   /** Whether the gateway keeps card numbers in its vault and hands back a token (we never keep a number). */
   vaultsCards: boolean;
+  /** Its batches become files the business uploads to its bank (SEPA pain.008, NACHA), and returns come back as files. */
+  makesBankFiles: boolean;
 }
 
 export const GATEWAY_TYPES = {
@@ -33,6 +35,7 @@ export const GATEWAY_TYPES = {
     alwaysTestMode: true,
     takesSettings: true,
     vaultsCards: true,
+    makesBankFiles: false,
   },
   // Money that arrives outside the service (EFT, cash, cheque) and is recorded by hand: nothing is collected
   // automatically and there is nothing to connect to, hence no settings.
@@ -45,6 +48,20 @@ export const GATEWAY_TYPES = {
     alwaysTestMode: false,
     takesSettings: false,
     vaultsCards: false,
+    makesBankFiles: false,
+  },
+  // Debits collected by files: a submitted batch becomes a SEPA or NACHA file the business downloads and uploads to
+  // its bank, whose returns are uploaded back (docs/bank-files.md). Its settings are the creditor's details.
+  bankfile: {
+    type: 'bankfile',
+    gatewayName: 'BankFileGateway',
+    acceptsCreditCard: false,
+    acceptsBankAccount: true,
+    manualRecon: false,
+    alwaysTestMode: false,
+    takesSettings: true,
+    vaultsCards: false,
+    makesBankFiles: true,
   },
 } as const satisfies Record<string, GatewayTypeInfo>;
 

@@ -1,6 +1,9 @@
 /** Payment gateways configured per account; every account has the built-in test gateway. Routes: gateways.routes.ts. */
 export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.service.ts';
 export type {
+  BatchLineReport,
+  BatchLineToSubmit,
+  BatchToSubmit,
   BankAccountToValidate,
   BankValidationResult,
   CardToVault,
@@ -22,6 +25,8 @@ export { GatewayTimeoutError } from './gatewayContract.ts';
  * - `canCharge(gateway)`, `chargeStoredMethod(ctx, gateway, request)`: an off-session charge of a vaulted method,
  *   idempotent by the request's key (GatewayTimeoutError when no answer came). Every call is recorded
  *   (gateway_calls), outside any transaction.
+ * - `collectsBatches`, `makesBankFiles`, `gatewaySettings`, `submitBatchToGateway`, `readBatchReports`: payment
+ *   batches through a provider, or as bank files made with the creditor details in the gateway's settings.
  * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`.
  */
 export {
@@ -30,15 +35,21 @@ export {
   canCharge,
   canVaultCards,
   chargeStoredMethod,
+  collectsBatches,
   createTestGateway,
+  findGatewayByToken,
   findPrimaryGateway,
   gatewayAccepts,
   getGateway,
   getGatewayAccountId,
   isGatewayUsable,
+  gatewaySettings,
   listGateways,
+  makesBankFiles,
+  readBatchReports,
   setGatewayEnabled,
   setPrimaryGateway,
+  submitBatchToGateway,
   validateBankAccountAtGateway,
   vaultCard,
 } from './gateway.service.ts';

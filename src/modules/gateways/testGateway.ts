@@ -13,6 +13,7 @@ import type {
 } from './gatewayContract.ts';
 import { GatewayTimeoutError } from './gatewayContract.ts';
 import * as repo from './testGateway.repository.ts';
+import { testGatewayBatches } from './testGatewayBatches.ts';
 
 /**
  * The built-in test gateway: a simulated provider whose outcomes are chosen by magic card numbers (docs/gateways.md,
@@ -111,6 +112,7 @@ export const TEST_BANK_ACCOUNTS: Readonly<Record<string, BankValidationResult>> 
 
 export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
   return {
+    ...testGatewayBatches(deps.db),
     async validateBankAccount(_target, account: BankAccountToValidate): Promise<BankValidationResult> {
       const known =
         account.method === 'debit_order' ? TEST_BANK_ACCOUNTS[account.accountNumber ?? ''] : undefined;

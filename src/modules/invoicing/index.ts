@@ -20,6 +20,7 @@ export {
   collectionMethodOf,
   findCardInvoiceDue,
   listCardInvoicesDue,
+  listDebitOrderInvoicesDue,
   listOwedCardInvoicesOfCustomer,
   setCollectionMethodAndTry,
   setCollectionSchedule,

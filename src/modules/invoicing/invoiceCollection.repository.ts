@@ -9,6 +9,11 @@ export interface CollectableInvoiceRow {
   currency_code: string;
   num_tries: number;
   next_try_date: string | null;
+  due_date: string;
+  total_minor: number;
+  paid_actual_minor: number;
+  paid_pending_minor: number;
+  negative_adjs_minor: number;
 }
 
 const COLLECTABLE_COLUMNS = [
@@ -19,15 +24,22 @@ const COLLECTABLE_COLUMNS = [
   'currency_code',
   'num_tries',
   'next_try_date',
+  'due_date',
+  'total_minor',
+  'paid_actual_minor',
+  'paid_pending_minor',
+  'negative_adjs_minor',
 ] as const;
 
 /**
- * Invoices to collect through a gateway now: owed, paid by card, with a gateway and a method, and either due for
- * their first try (never tried, nothing scheduled, due by `today`) or scheduled for a retry by `now`.
+ * Invoices to collect through a gateway now: owed, collected by `method` (credit_card or debit_order), with a
+ * gateway and a payment method, and either due for their first try (never tried, nothing scheduled, due by
+ * `today`) or scheduled for a retry by `now`.
  */
-export function listCardInvoicesDue(
+export function listInvoicesDue(
   db: Db,
   accountId: number,
+  method: 'credit_card' | 'debit_order',
   now: string,
   today: string,
   page: { limit: number; afterId: number } | { onlyId: number },
@@ -36,7 +48,7 @@ export function listCardInvoicesDue(
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
-    .where('collection_method', '=', 'credit_card')
+    .where('collection_method', '=', method)
     .where('gateway_id', 'is not', null)
     .where('customer_payment_method_id', 'is not', null)
     .$if('onlyId' in page, (qb) => qb.where('id', '=', (page as { onlyId: number }).onlyId))

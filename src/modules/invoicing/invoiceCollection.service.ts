@@ -13,6 +13,9 @@ export interface CollectableInvoice {
   currencyCode: string;
   numTries: number;
   nextTryDate: string | null;
+  dueDate: PlainDate;
+  /** What it still owes: its total less what is paid, pending and credited. */
+  openMinor: number;
 }
 
 function collectableFromRow(row: repo.CollectableInvoiceRow): CollectableInvoice {
@@ -24,6 +27,8 @@ function collectableFromRow(row: repo.CollectableInvoiceRow): CollectableInvoice
     currencyCode: row.currency_code,
     numTries: row.num_tries,
     nextTryDate: row.next_try_date,
+    dueDate: row.due_date,
+    openMinor: row.total_minor - row.paid_actual_minor - row.paid_pending_minor - row.negative_adjs_minor,
   };
 }
 
@@ -35,7 +40,28 @@ export async function listCardInvoicesDue(
   limit: number,
   afterId = 0,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listCardInvoicesDue(ctx.db, ctx.account.id, now, today, { limit, afterId });
+  const rows = await repo.listInvoicesDue(ctx.db, ctx.account.id, 'credit_card', now, today, {
+    limit,
+    afterId,
+  });
+  return rows.map(collectableFromRow);
+}
+
+/**
+ * Debit-order invoices to put in a batch: due by `byDate` (an action date that far ahead is the earliest a batch
+ * submitted now can have), or scheduled to be presented again by `by`; by id.
+ */
+export async function listDebitOrderInvoicesDue(
+  ctx: ServiceContext,
+  by: string,
+  byDate: PlainDate,
+  limit: number,
+  afterId = 0,
+): Promise<CollectableInvoice[]> {
+  const rows = await repo.listInvoicesDue(ctx.db, ctx.account.id, 'debit_order', by, byDate, {
+    limit,
+    afterId,
+  });
   return rows.map(collectableFromRow);
 }
 
@@ -50,7 +76,9 @@ export async function findCardInvoiceDue(
   now: string,
   today: string,
 ): Promise<CollectableInvoice | undefined> {
-  const [row] = await repo.listCardInvoicesDue(ctx.db, ctx.account.id, now, today, { onlyId: invoiceId });
+  const [row] = await repo.listInvoicesDue(ctx.db, ctx.account.id, 'credit_card', now, today, {
+    onlyId: invoiceId,
+  });
   return row && collectableFromRow(row);
 }
 

@@ -17,10 +17,21 @@ export {
   settlePayment,
 } from './payment.service.ts';
 export type { CollectedPaymentInput, Payment } from './payment.service.ts';
+export type { BatchGuard, BatchLinePaymentInput } from './batchPayment.service.ts';
+export {
+  createBatchLinePayment,
+  deleteBatchLinePayment,
+  updateBatchLinePayment,
+} from './batchPayment.service.ts';
+export type { AllocationInput, WireAllocation } from './allocationInput.ts';
+export { invoiceAllocationInputs } from './allocationInput.ts';
+export { amountFromWire, dateFromWire } from './moneyInput.ts';
+export type { DecimalAmount, Read } from './moneyInput.ts';
 export { withLockedCustomer } from './moneySource.ts';
 export { toPaymentDto } from './payments.serializer.ts';
 /** Wire pieces other modules answer with: a simulated gateway event answers the payment. */
 export { PaymentOut } from './payments.schemas.ts';
+export { WireAmount } from './ledger.schemas.ts';
 export const PAYMENT_EVENT_TYPES = [
   'payment.created',
   'payment.updated',

@@ -213,6 +213,8 @@ export interface MoneySourceKind<Row extends StoredSource, Input extends MoneySo
   sourceOf(row: Row): MoneySource;
   /** The kind's own fields, checked between the shared fields and the allocations, so problems follow the wire. */
   checkFields(input: Input, problems: FieldProblem[]): Fields;
+  /** Whether the stored record may be edited or deleted at all, checked under the lock before anything else. */
+  assertChangeable?(ctx: ServiceContext, row: Row): Promise<void>;
   /** What can be checked only once every field is valid (a CreditNumber taken); `current` on an edit. */
   assertWritable?(ctx: ServiceContext, checked: CheckedSource<Fields>, current?: Row): Promise<void>;
   /** Inserts the record with the kind's own columns added, as the source it now is. */
@@ -296,6 +298,7 @@ export function updateMoneySource<Row extends StoredSource, Input extends MoneyS
     ctx,
     (ctx) => kind.getRow(ctx, id),
     async (ctx, row) => {
+      await kind.assertChangeable?.(ctx, row);
       if (input.customerId !== row.customer_id) {
         throw ValidationError.field('customerID', `must be the ${kind.noun}'s customer (${row.customer_id})`);
       }
@@ -329,6 +332,7 @@ export function deleteMoneySource<Row extends StoredSource, Input extends MoneyS
     ctx,
     (ctx) => kind.getRow(ctx, id),
     async (ctx, row) => {
+      await kind.assertChangeable?.(ctx, row);
       const ref = moneyRef(kind.resourceType, id);
       const before = await snapshotResource(ctx, ref);
       const outcome = await releaseAllocations(ctx, kind.sourceOf(row));

@@ -60,7 +60,7 @@ function invoiceColumnOf(state: PaymentState): InvoiceMoneyColumn {
   return state === 'pending' ? 'paid_pending_minor' : 'paid_actual_minor';
 }
 
-function sourceOf(
+export function sourceOf(
   row: Pick<PaymentRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor' | 'state'>,
 ): MoneySource {
   return {
@@ -98,7 +98,7 @@ async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Paymen
   }));
 }
 
-async function getPaymentRow(ctx: ServiceContext, paymentId: number): Promise<PaymentRow> {
+export async function getPaymentRow(ctx: ServiceContext, paymentId: number): Promise<PaymentRow> {
   const row = await repo.findPayment(ctx.db, ctx.account.id, paymentId);
   if (!row) throw new NotFoundError('Payment', paymentId);
   return row;
@@ -134,6 +134,15 @@ const payments: MoneySourceKind<PaymentRow, PaymentInput, PaymentFields, Payment
   resourceType: 'payment',
   getRow: getPaymentRow,
   sourceOf,
+  // A debit or charge the bank has not answered yet is changed through its batch, or answered by the gateway.
+  async assertChangeable(_ctx, row) {
+    if (row.state === 'pending' && row.payment_method_id !== null) {
+      throw new ConflictError(
+        'payment_in_collection',
+        `Payment ${row.id} is being collected through a gateway; change it through its batch (/v1/batches/payments)`,
+      );
+    }
+  },
   checkFields(input, problems) {
     if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
       problems.push({ field: 'Method', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
@@ -276,6 +285,7 @@ export function reversePayment(
   ctx: ServiceContext,
   paymentId: number,
   failure: { reason: string; code: string },
+  alsoInTransaction: (ctx: ServiceContext, payment: PaymentRow) => Promise<EventToEmit[]> = async () => [],
 ): Promise<void> {
   return withLockedRecord(
     ctx,
@@ -299,16 +309,18 @@ export function reversePayment(
         failure_code: failure.code,
         updated_at: ctx.clock.now().toISOString(),
       });
-      await emitEvents(ctx, [{ type: 'payment.reversed', ref, before }, ...outcome.targetEvents]);
+      const also = await alsoInTransaction(ctx, row);
+      await emitEvents(ctx, [{ type: 'payment.reversed', ref, before }, ...outcome.targetEvents, ...also]);
     },
   );
 }
 
 /**
  * A pending payment the gateway settled: its allocations move from the invoices' pending figures to their paid
- * ones (released as pending and made again as settled: the allocations get new ids).
+ * ones (released as pending and made again as settled: the allocations get new ids). `date`: the day the money
+ * moved, when it is not the day the payment was recorded (a debit's action date).
  */
-export function settlePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
+export function settlePayment(ctx: ServiceContext, paymentId: number, date?: PlainDate): Promise<void> {
   return withLockedRecord(
     ctx,
     (ctx) => getPaymentRow(ctx, paymentId),
@@ -322,6 +334,7 @@ export function settlePayment(ctx: ServiceContext, paymentId: number): Promise<v
       await releaseAllocations(ctx, sourceOf(row));
       await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
         state: 'settled',
+        ...(date ? { payment_date: date } : {}),
         updated_at: ctx.clock.now().toISOString(),
       });
       const outcome = await applyAllocations(ctx, sourceOf({ ...row, state: 'settled' }), {

@@ -87,6 +87,20 @@ export function findPaymentMethods(
     .execute();
 }
 
+export function findSealedPaymentMethods(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+): Promise<SealedPaymentMethodRow[]> {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('payment_methods')
+    .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', paymentMethodIds)
+    .execute();
+}
+
 export function findSealedPaymentMethod(
   db: Db,
   accountId: number,

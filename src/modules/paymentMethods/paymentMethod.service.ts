@@ -52,6 +52,8 @@ export interface PaymentMethod {
   gatewayId: number | null;
   creditCard: CreditCardDetails | null;
   bankAccount: BankAccountDetails | null;
+  /** When it was added: until eMandates exist, the date a bank debit's mandate counts as signed. */
+  createdAt: string;
 }
 
 function paymentMethodFromRow(
@@ -74,6 +76,7 @@ function paymentMethodFromRow(
     isValid: Boolean(row.is_valid),
     token: row.token,
     gatewayId: row.gateway_id,
+    createdAt: row.created_at,
     creditCard:
       type === 'credit_card'
         ? {
@@ -121,6 +124,18 @@ export async function getPaymentMethod(ctx: ServiceContext, paymentMethodId: num
   const row = await repo.findSealedPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
   if (!row) throw new NotFoundError('Payment method', paymentMethodId);
   return paymentMethodFromRow(row, ctx);
+}
+
+/**
+ * The account's payment methods with these ids, bank account numbers and IBANs opened: what a batch sends to its
+ * gateway or writes in its bank file (unknown ids left out).
+ */
+export async function openedPaymentMethodsByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, PaymentMethod>> {
+  const rows = await repo.findSealedPaymentMethods(ctx.db, ctx.account.id, ids);
+  return new Map(rows.map((row) => [row.id, paymentMethodFromRow(row, ctx)]));
 }
 
 /**

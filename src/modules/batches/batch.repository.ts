@@ -1,0 +1,216 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { Page } from '../../core/paging.ts';
+import type { BatchesTable, BatchLinesTable } from '../../storage/schema.ts';
+
+export type BatchRow = Selectable<BatchesTable>;
+export type BatchChanges = Updateable<Omit<BatchesTable, 'id' | 'account_id' | 'batch_token' | 'created_at'>>;
+export type BatchLineRow = Selectable<BatchLinesTable>;
+
+/** A batch's count and total, read from its lines' payments (never kept beside them). */
+export interface BatchFigures {
+  batch_id: number;
+  lines: number;
+  total_minor: number;
+}
+
+export async function insertBatch(db: Db, row: Insertable<BatchesTable>): Promise<number> {
+  const { id } = await db.insertInto('batches').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+export function findBatchByToken(db: Db, accountId: number, token: string): Promise<BatchRow | undefined> {
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('batch_token', '=', token)
+    .executeTakeFirst();
+}
+
+export function findBatches(db: Db, accountId: number, ids: readonly number[]): Promise<BatchRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+export function findBatchesByTokens(
+  db: Db,
+  accountId: number,
+  tokens: readonly string[],
+): Promise<BatchRow[]> {
+  if (tokens.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('batch_token', 'in', tokens)
+    .orderBy('id')
+    .execute();
+}
+
+export function listBatches(db: Db, accountId: number, page: Page): Promise<BatchRow[]> {
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/** The account's batches in these states, oldest first (the collection run's work). */
+export function listBatchesInStates(
+  db: Db,
+  accountId: number,
+  states: readonly string[],
+): Promise<BatchRow[]> {
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('state', 'in', states)
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Takes the batch's row lock for the rest of the transaction and answers the row as it now is (an update that
+ * changes nothing, as customers are locked: the same statement on both databases).
+ */
+export function lockBatch(db: Db, accountId: number, batchId: number): Promise<BatchRow | undefined> {
+  return db
+    .updateTable('batches')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', batchId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function updateBatch(
+  db: Db,
+  accountId: number,
+  batchId: number,
+  changes: BatchChanges,
+): Promise<void> {
+  await db
+    .updateTable('batches')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', batchId)
+    .execute();
+}
+
+export async function figuresOfBatches(
+  db: Db,
+  accountId: number,
+  batchIds: readonly number[],
+): Promise<Map<number, BatchFigures>> {
+  if (batchIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('batch_lines')
+    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .select((eb) => [
+      'batch_lines.batch_id',
+      eb.fn.countAll<number | string>().as('lines'),
+      eb.fn.sum<number | string>('payments.amount_minor').as('total_minor'),
+    ])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batch_lines.batch_id', 'in', batchIds)
+    .groupBy('batch_lines.batch_id')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.batch_id,
+      { batch_id: row.batch_id, lines: Number(row.lines), total_minor: Number(row.total_minor) },
+    ]),
+  );
+}
+
+export async function insertLine(db: Db, row: Insertable<BatchLinesTable>): Promise<void> {
+  await db.insertInto('batch_lines').values(row).execute();
+}
+
+export function findLine(db: Db, accountId: number, paymentId: number): Promise<BatchLineRow | undefined> {
+  return db
+    .selectFrom('batch_lines')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirst();
+}
+
+/** The batch's lines with what the run and the file need of their payments, in the order they were added. */
+export function listLines(db: Db, accountId: number, batchId: number) {
+  return db
+    .selectFrom('batch_lines')
+    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .select([
+      'batch_lines.payment_id',
+      'batch_lines.invoice_id',
+      'payments.customer_id',
+      'payments.payment_method_id',
+      'payments.amount_minor',
+      'payments.state',
+      'payments.failure_code',
+    ])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batch_lines.batch_id', '=', batchId)
+    .orderBy('batch_lines.payment_id')
+    .execute();
+}
+export type BatchLineWithPayment = Awaited<ReturnType<typeof listLines>>[number];
+
+/** An open automatic batch to bundle into: same gateway, currency, rail and action date, with room left. */
+export function findOpenAutoBatch(
+  db: Db,
+  accountId: number,
+  key: { gatewayId: number; currencyCode: string; rail: string; actionDate: string },
+): Promise<BatchRow | undefined> {
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('is_auto', '=', true)
+    .where('state', '=', 'open')
+    .where('gateway_id', '=', key.gatewayId)
+    .where('currency_code', '=', key.currencyCode)
+    .where('rail', '=', key.rail)
+    .where('action_date', '=', key.actionDate)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+/** Processed batches whose action date is on or after `since`: late reversals may still come for them. */
+export function listProcessedSince(db: Db, accountId: number, since: string): Promise<BatchRow[]> {
+  return db
+    .selectFrom('batches')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'processed')
+    .where('action_date', '>=', since)
+    .orderBy('id')
+    .execute();
+}
+
+/** Cancelled batches that still have a pending line (a cancel cut short): the run fails those lines. */
+export async function listCancelledWithPendingLines(db: Db, accountId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('batches')
+    .innerJoin('batch_lines', 'batch_lines.batch_id', 'batches.id')
+    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .select('batches.id')
+    .distinct()
+    .where('batches.account_id', '=', accountId)
+    .where('batches.state', '=', 'cancelled')
+    .where('payments.state', '=', 'pending')
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,148 @@
+import crypto from 'node:crypto';
+import { nowInstant, today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import {
+  MAX_BATCH_LINES,
+  addBusinessDays,
+  earliestActionDate,
+  isRail,
+  onBusinessDay,
+} from '../../core/batches.ts';
+import type { BatchState, Rail } from '../../core/batches.ts';
+import { dateAt, maxDate, startOfDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { emitEvent } from '../events/index.ts';
+import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
+import { listDebitOrderInvoicesDue } from '../invoicing/index.ts';
+import type { CollectableInvoice } from '../invoicing/index.ts';
+import { createBatchLinePayment } from '../ledger/index.ts';
+import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import * as repo from './batch.repository.ts';
+import { batchRef } from './batch.service.ts';
+import { recordLine } from './batchLine.service.ts';
+
+/**
+ * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail and action date, at
+ * most 500 lines each (design note §2.4). Bundling never submits: a person reviews and submits each batch
+ * (PUT /v1/batches/submit), as the public service does. An invoice is bundled when its due date (or the date it is
+ * to be presented again) is within the lead time a batch submitted today needs; its action date is that date, or
+ * the earliest the rail allows when that has passed, on a business day.
+ */
+
+const PAGE = 100;
+/** The longest lead of any rail (SA two-day debit orders). */
+const LEAD_BUSINESS_DAYS = 2;
+
+interface Bundleable {
+  invoice: CollectableInvoice;
+  rail: Rail;
+  actionDate: PlainDate;
+}
+
+/** Why an invoice cannot be bundled now, or what it is bundled as. */
+async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Promise<Bundleable | undefined> {
+  const gateway = await getGateway(ctx, invoice.gatewayId).catch(() => undefined);
+  if (!gateway || !isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
+  if (!collectsBatches(ctx, gateway)) return undefined;
+  const method = (await unopenedPaymentMethodsByIds(ctx, [invoice.paymentMethodId])).get(
+    invoice.paymentMethodId,
+  );
+  const rail = method?.bankAccount?.debitMethod;
+  // An account not yet validated would fail the build: it waits until it is (ValidateBankAccount).
+  if (!method || method.customerId !== invoice.customerId || !method.isValid || !rail || !isRail(rail)) {
+    return undefined;
+  }
+  const wanted = invoice.nextTryDate ? dateAt(invoice.nextTryDate, ctx.account.timeZone) : invoice.dueDate;
+  const actionDate = onBusinessDay(maxDate(wanted, earliestActionDate(rail, today(ctx))));
+  return { invoice, rail, actionDate };
+}
+
+/** Adds a line for what the invoice owes to an open automatic batch (a new one when none has room). */
+async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
+  const { invoice, rail, actionDate } = item;
+  await createBatchLinePayment(
+    ctx,
+    {
+      customerId: invoice.customerId,
+      amount: { value: minorToDecimalText(invoice.openMinor, invoice.currencyCode) },
+      currencyCode: invoice.currencyCode,
+      date: { value: actionDate },
+      method: rail,
+      paymentMethodId: invoice.paymentMethodId,
+      memo: `Invoice ${invoice.id}, collected by debit order`,
+      autoApply: false,
+      allocations: [
+        {
+          allocationId: null,
+          field: 'PaymentApplied[0]',
+          amount: { value: minorToDecimalText(invoice.openMinor, invoice.currencyCode) },
+          amountField: 'PaymentApplied[0].amount',
+          target: { value: { invoiceId: invoice.id } },
+          targetField: 'PaymentApplied[0].invoiceID',
+        },
+      ],
+      allocationsField: 'PaymentApplied',
+    },
+    async (tctx, payment) => {
+      const key = { gatewayId: invoice.gatewayId, currencyCode: invoice.currencyCode, rail, actionDate };
+      const open = await repo.findOpenAutoBatch(tctx.db, tctx.account.id, key);
+      const lines =
+        open && (await repo.figuresOfBatches(tctx.db, tctx.account.id, [open.id])).get(open.id)?.lines;
+      const batchId = open && (lines ?? 0) < MAX_BATCH_LINES ? open.id : await newAutoBatch(tctx, key);
+      await recordLine(tctx, batchId, rail, payment.id, invoice.id);
+    },
+  );
+}
+
+async function newAutoBatch(
+  ctx: ServiceContext,
+  key: { gatewayId: number; currencyCode: string; rail: Rail; actionDate: PlainDate },
+): Promise<number> {
+  const now = nowInstant(ctx);
+  const token = crypto.randomUUID();
+  const id = await repo.insertBatch(ctx.db, {
+    account_id: ctx.account.id,
+    batch_token: token,
+    currency_code: key.currencyCode,
+    gateway_id: key.gatewayId,
+    action_date: key.actionDate,
+    notes: `Debit orders due by ${key.actionDate}`,
+    state: 'open' satisfies BatchState,
+    rail: key.rail,
+    is_auto: true,
+    created_at: now,
+    updated_at: now,
+  });
+  await emitEvent(ctx, 'batch.created', batchRef(token));
+  return id;
+}
+
+/** Bundles every due debit-order invoice of the account; returns how many lines it added. */
+export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number> {
+  const horizon = addBusinessDays(today(ctx), LEAD_BUSINESS_DAYS);
+  let bundled = 0;
+  for (let afterId = 0; ;) {
+    const due = await listDebitOrderInvoicesDue(
+      ctx,
+      startOfDate(horizon, ctx.account.timeZone),
+      horizon,
+      PAGE,
+      afterId,
+    );
+    for (const invoice of due) {
+      try {
+        const item = await bundleable(ctx, invoice);
+        if (!item) continue;
+        await bundle(ctx, item);
+        bundled += 1;
+      } catch (error) {
+        // Paid meanwhile, or its customer changed: the next run sees it as it is then.
+        ctx.log.warn({ err: error, invoiceId: invoice.id }, 'bundling a debit-order invoice failed');
+      }
+    }
+    if (due.length < PAGE) break;
+    afterId = due.at(-1)!.id;
+  }
+  return bundled;
+}

@@ -1,0 +1,212 @@
+import { withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import { dateAt } from '../../core/calendar.ts';
+import type { Rail } from '../../core/batches.ts';
+import { buildNachaDebitFile } from '../../core/bankFiles/nacha.ts';
+import type { AchAccountType, SecCode } from '../../core/bankFiles/nacha.ts';
+import { buildPain008 } from '../../core/bankFiles/sepaDirectDebit.ts';
+import { gatewaySettings, getGateway, makesBankFiles } from '../gateways/index.ts';
+import type { Gateway } from '../gateways/index.ts';
+import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import type { PaymentMethod } from '../paymentMethods/index.ts';
+import * as repo from './batch.repository.ts';
+import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import { batchRowByToken } from './batch.service.ts';
+
+/**
+ * The bank file of a batch of the bankfile gateway (docs/bank-files.md): SEPA Direct Debit pain.008.001.02 for
+ * sepa batches, a NACHA file of PPD (or CCD) debits for ach ones, made from the batch's lines and the creditor's
+ * details in the gateway's settings. The same batch always makes the same file: its message id and creation time
+ * come from the batch's submission, not from the moment of the download.
+ */
+
+export interface BankFile {
+  fileName: string;
+  contentType: string;
+  body: string;
+  /** The pain.008 MsgId, or the NACHA file's id: what the bank's reports name. */
+  messageId: string;
+}
+
+/** The settings a bankfile gateway needs per rail, as `billing gateway add --settings` takes them. */
+const REQUIRED_SETTINGS: Readonly<Record<'sepa' | 'ach', readonly string[]>> = {
+  sepa: ['creditorName', 'creditorIban', 'creditorSchemeId'],
+  ach: [
+    'immediateDestination',
+    'immediateDestinationName',
+    'immediateOrigin',
+    'immediateOriginName',
+    'companyName',
+    'companyIdentification',
+    'originatingDfi',
+  ],
+};
+
+const text = (settings: Record<string, unknown>, key: string): string =>
+  typeof settings[key] === 'string' ? (settings[key] as string) : '';
+
+/** The account-type word of a bank account, as ACH knows it. */
+const achAccountType = (accountType: string): AchAccountType =>
+  accountType.toLowerCase() === 'savings' ? 'savings' : 'checking';
+
+/**
+ * The builders name a bad input by its path (`lines[3].debtorIban`); a BuildError names the line's payment
+ * instead, which is what the business can find and mend.
+ */
+function asBuildProblems(error: ValidationError, lines: readonly BatchLineWithPayment[]): string[] {
+  return error.fields.map(({ field, message }) => {
+    const at = /^(?:lines|batches\[0\]\.entries)\[(\d+)\]\.?(.*)$/.exec(field);
+    const line = at ? lines[Number(at[1])] : undefined;
+    return line ? `payment ${line.payment_id}: ${at![2] || 'line'} ${message}` : `${field}: ${message}`;
+  });
+}
+
+/** The message id of a batch's file: short enough for pain.008's Max35Text, the same for every download. */
+function messageIdOf(batch: BatchRow): string {
+  return `B${batch.id}S${Date.parse(batch.submitted_at ?? batch.created_at) / 1000}`;
+}
+
+function buildFor(
+  ctx: ServiceContext,
+  rail: 'sepa' | 'ach',
+  batch: BatchRow,
+  lines: readonly BatchLineWithPayment[],
+  methods: Map<number, PaymentMethod>,
+  settings: Record<string, unknown>,
+): BankFile {
+  const messageId = messageIdOf(batch);
+  const createdAt = batch.submitted_at ?? batch.created_at;
+  const method = (line: BatchLineWithPayment) => methods.get(line.payment_method_id!)!;
+  if (rail === 'sepa') {
+    const body = buildPain008({
+      messageId,
+      createdAt,
+      initiatingPartyName: text(settings, 'creditorName'),
+      creditor: {
+        name: text(settings, 'creditorName'),
+        iban: text(settings, 'creditorIban'),
+        ...(text(settings, 'creditorBic') ? { bic: text(settings, 'creditorBic') } : {}),
+        schemeId: text(settings, 'creditorSchemeId'),
+      },
+      requestedCollectionDate: batch.action_date,
+      lines: lines.map((line) => {
+        const account = method(line).bankAccount!;
+        return {
+          endToEndId: String(line.payment_id),
+          amountMinor: line.amount_minor,
+          currency: batch.currency_code,
+          sequenceType: 'RCUR',
+          mandateId: account.emandateToken ?? `PM${line.payment_method_id}`,
+          mandateSignatureDate: dateAt(method(line).createdAt, ctx.account.timeZone),
+          debtorName: account.accountHolder,
+          debtorIban: account.secrets?.iban ?? '',
+          ...(account.bic ? { debtorBic: account.bic } : {}),
+          remittanceText: `Payment ${line.payment_id}`,
+        };
+      }),
+    });
+    return { fileName: `${messageId}.xml`, contentType: 'application/xml', body, messageId };
+  }
+  const body = buildNachaDebitFile({
+    immediateDestination: text(settings, 'immediateDestination'),
+    immediateDestinationName: text(settings, 'immediateDestinationName'),
+    immediateOrigin: text(settings, 'immediateOrigin'),
+    immediateOriginName: text(settings, 'immediateOriginName'),
+    createdAt,
+    timeZone: ctx.account.timeZone,
+    referenceCode: String(batch.id).slice(-8),
+    batches: [
+      {
+        secCode: (text(settings, 'secCode') || 'PPD') as SecCode,
+        companyName: text(settings, 'companyName'),
+        companyIdentification: text(settings, 'companyIdentification'),
+        entryDescription: text(settings, 'entryDescription') || 'SUBSCRIPT',
+        effectiveEntryDate: batch.action_date,
+        originatingDfi: text(settings, 'originatingDfi'),
+        entries: lines.map((line) => {
+          const account = method(line).bankAccount!;
+          return {
+            id: String(line.payment_id),
+            amountMinor: line.amount_minor,
+            currency: batch.currency_code,
+            routingNumber: account.routingNumber ?? '',
+            accountNumber: account.secrets?.accountNumber ?? '',
+            accountType: achAccountType(account.accountType),
+            name: account.accountHolder,
+          };
+        }),
+      },
+    ],
+  });
+  return { fileName: `${messageId}.ach`, contentType: 'text/plain', body, messageId };
+}
+
+/**
+ * The batch's file, or the problems that keep it from being made (each naming the payment or the setting at
+ * fault): what the build reports as BuildError and the download as a 409.
+ */
+export async function makeBankFile(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  batch: BatchRow,
+  rail: Rail,
+  lines: readonly BatchLineWithPayment[],
+): Promise<BankFile | { problems: string[] }> {
+  if (rail === 'debit_order') {
+    return {
+      problems: ['a bank file is made for sepa and ach batches; SA debit orders go through a provider'],
+    };
+  }
+  const settings = await gatewaySettings(ctx, gateway);
+  const missing = REQUIRED_SETTINGS[rail].filter((key) => text(settings, key) === '');
+  if (missing.length > 0) {
+    return { problems: [`gateway ${gateway.id} settings: ${missing.join(', ')} required for ${rail} files`] };
+  }
+  const methods = await openedPaymentMethodsByIds(
+    ctx,
+    lines.map((line) => line.payment_method_id!),
+  );
+  try {
+    return buildFor(ctx, rail, batch, lines, methods, settings);
+  } catch (error) {
+    if (error instanceof ValidationError) return { problems: asBuildProblems(error, lines) };
+    throw error;
+  }
+}
+
+/**
+ * The file of a built batch of a bankfile gateway, for the business to upload to its bank. The first download is
+ * the batch leaving for the bank: from then on its action date moves it to processing, and the bank's reports name
+ * the file's message id.
+ */
+export async function downloadBankFile(ctx: ServiceContext, token: string): Promise<BankFile> {
+  const row = await batchRowByToken(ctx, token);
+  const gateway = await getGateway(ctx, row.gateway_id);
+  if (!makesBankFiles(gateway)) {
+    throw new ConflictError(
+      'batch_not_bank_file',
+      `Batch ${token} goes through gateway ${gateway.id} (${gateway.type}), which takes batches itself: it has no file`,
+    );
+  }
+  if (!['submitted', 'processing', 'processed'].includes(row.state)) {
+    throw new ConflictError(
+      'batch_not_submitted',
+      `Batch ${token} is ${row.state}: its file exists once it is submitted and built`,
+    );
+  }
+  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  const file = await makeBankFile(ctx, gateway, row, row.rail as Rail, lines);
+  if ('problems' in file) {
+    throw new ConflictError('bank_file_not_made', `Batch ${token}: ${file.problems.join('; ')}`);
+  }
+  if (row.provider_ref === null) {
+    await withTransaction(ctx, async (tctx) => {
+      const locked = await repo.lockBatch(tctx.db, tctx.account.id, row.id);
+      if (locked?.provider_ref === null) {
+        await repo.updateBatch(tctx.db, tctx.account.id, row.id, { provider_ref: file.messageId });
+      }
+    });
+  }
+  return file;
+}

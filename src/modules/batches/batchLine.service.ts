@@ -1,0 +1,195 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { MAX_BATCH_LINES, isRail } from '../../core/batches.ts';
+import type { Rail } from '../../core/batches.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { nowInstant } from '../../context.ts';
+import {
+  createBatchLinePayment,
+  deleteBatchLinePayment,
+  getPayment,
+  updateBatchLinePayment,
+} from '../ledger/index.ts';
+import type { AllocationInput, BatchGuard, DecimalAmount, Payment, Read } from '../ledger/index.ts';
+import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import * as repo from './batch.repository.ts';
+import type { BatchRow } from './batch.repository.ts';
+import { assertOpen, batchRowByToken } from './batch.service.ts';
+
+/**
+ * The lines of a payment batch (spec: /v1/batches/payments): each is a Pending payment from a customer's bank
+ * account, allocated to invoices as PaymentApplied says (or isAutoApply). Lines change only while their batch is
+ * open; the batch's row lock, taken after the customer's, keeps its state and its 500 lines true.
+ */
+
+export interface BatchLineInput {
+  batchToken: string;
+  customerId: number;
+  amount: DecimalAmount;
+  paymentMethodId: number;
+  memo?: string | null;
+  ref?: string | null;
+  autoApply: boolean;
+  allocations: readonly AllocationInput[] | undefined;
+  /** Edits only: what the spec's PUT lists; when sent they must agree with the batch and the method. */
+  currencyCode?: string;
+  date?: Read<PlainDate>;
+  method?: string;
+}
+
+/** A line's edit: its bank account stays when none is named. */
+export type BatchLineEdit = Omit<BatchLineInput, 'paymentMethodId'> & { paymentMethodId: number | undefined };
+
+/** The customer's bank account the line debits, and the rail it debits by; a 422 naming paymentMethodID else. */
+async function lineMethod(ctx: ServiceContext, customerId: number, paymentMethodId: number): Promise<Rail> {
+  const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
+  if (!method || method.customerId !== customerId) {
+    throw ValidationError.field(
+      'paymentMethodID',
+      `customer ${customerId} has no payment method ${paymentMethodId}`,
+      'payment_method_not_found',
+    );
+  }
+  const rail = method.bankAccount?.debitMethod;
+  if (!rail || !isRail(rail)) {
+    throw ValidationError.field(
+      'paymentMethodID',
+      'must be a bank account (debit_order, ach or sepa): cards are charged directly, not in batches',
+    );
+  }
+  return rail;
+}
+
+/** In the line's transaction, under the customer's lock: the batch, locked, open, on the line's rail. */
+async function lockOpenBatch(
+  ctx: ServiceContext,
+  batchId: number,
+  rail: Rail | undefined,
+): Promise<BatchRow> {
+  const row = await repo.lockBatch(ctx.db, ctx.account.id, batchId);
+  if (!row) throw new NotFoundError('Batch', batchId);
+  assertOpen(row, 'its payments change');
+  if (rail !== undefined && row.rail !== null && row.rail !== rail) {
+    throw ValidationError.field(
+      'paymentMethodID',
+      `debits by ${rail}, and batch ${row.batch_token} collects by ${row.rail}: one batch makes one bank file`,
+    );
+  }
+  return row;
+}
+
+function paymentInput(batch: BatchRow, input: BatchLineInput, rail: Rail) {
+  return {
+    customerId: input.customerId,
+    amount: input.amount,
+    currencyCode: batch.currency_code,
+    date: input.date ?? { value: batch.action_date },
+    method: rail,
+    paymentMethodId: input.paymentMethodId,
+    memo: input.memo,
+    ref: input.ref,
+    autoApply: input.autoApply,
+    allocations: input.allocations,
+    allocationsField: 'PaymentApplied',
+  };
+}
+
+/** Spec: POST /v1/batches/payments. The batch must be open and hold fewer than 500 payments. */
+export async function addBatchLine(
+  ctx: ServiceContext,
+  input: BatchLineInput,
+  afterInsert: (ctx: ServiceContext, payment: Payment) => Promise<void> = async () => {},
+): Promise<Payment> {
+  const batch = await batchRowByToken(ctx, input.batchToken);
+  assertOpen(batch, 'payments are added');
+  const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
+  return createBatchLinePayment(ctx, paymentInput(batch, input, rail), async (tctx, payment) => {
+    await recordLine(tctx, batch.id, rail, payment.id, null);
+    await afterInsert(tctx, payment);
+  });
+}
+
+/**
+ * Records a new line of the batch in the caller's transaction (which holds the line's customer lock): the batch
+ * locked, open, on the rail, with room.
+ */
+export async function recordLine(
+  ctx: ServiceContext,
+  batchId: number,
+  rail: Rail,
+  paymentId: number,
+  invoiceId: number | null,
+): Promise<void> {
+  const row = await lockOpenBatch(ctx, batchId, rail);
+  const lines = (await repo.figuresOfBatches(ctx.db, ctx.account.id, [batchId])).get(batchId)?.lines ?? 0;
+  if (lines >= MAX_BATCH_LINES) {
+    throw new ConflictError(
+      'batch_full',
+      `Batch ${row.batch_token} holds ${MAX_BATCH_LINES} payments already`,
+    );
+  }
+  await repo.insertLine(ctx.db, {
+    payment_id: paymentId,
+    account_id: ctx.account.id,
+    batch_id: batchId,
+    invoice_id: invoiceId,
+    created_at: nowInstant(ctx),
+  });
+  if (row.rail === null) await repo.updateBatch(ctx.db, ctx.account.id, batchId, { rail });
+}
+
+/** The batch line of the payment (404 when it is none); its batch must be the one the request names. */
+async function findLine(ctx: ServiceContext, paymentId: number, batchToken?: string) {
+  const line = await repo.findLine(ctx.db, ctx.account.id, paymentId);
+  if (!line) throw new NotFoundError('Batch payment', paymentId);
+  if (batchToken !== undefined && (await batchRowByToken(ctx, batchToken)).id !== line.batch_id) {
+    throw ValidationError.field('BatchToken', `payment ${paymentId} is not in batch ${batchToken}`);
+  }
+  return line;
+}
+
+/** Under the customer's lock: the line's batch, locked, still open (and on `rail`, when the line names one). */
+const openBatchGuard =
+  (batchId: number, rail?: Rail): BatchGuard =>
+  async (tctx) => {
+    await lockOpenBatch(tctx, batchId, rail);
+  };
+
+/**
+ * Spec: PUT /v1/batches/payments. Its amount, bank account and allocations (PaymentApplied by allocation diff);
+ * CurrencyCode, Date and Method, which the spec lists and its example leaves out, must agree when sent.
+ */
+export async function editBatchLine(
+  ctx: ServiceContext,
+  paymentId: number,
+  edit: BatchLineEdit,
+): Promise<void> {
+  const line = await findLine(ctx, paymentId, edit.batchToken);
+  const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [line.batch_id]);
+  const input = {
+    ...edit,
+    paymentMethodId: edit.paymentMethodId ?? (await getPayment(ctx, paymentId)).paymentMethodId!,
+  };
+  const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
+  if (input.currencyCode !== undefined && input.currencyCode.toUpperCase() !== batch!.currency_code) {
+    throw ValidationError.field('CurrencyCode', `must be the batch's currency (${batch!.currency_code})`);
+  }
+  if (input.method !== undefined && input.method !== rail) {
+    throw ValidationError.field(
+      'Method',
+      `must be ${rail}, the method of bank account ${input.paymentMethodId}`,
+    );
+  }
+  await updateBatchLinePayment(
+    ctx,
+    paymentId,
+    paymentInput(batch!, input, rail),
+    openBatchGuard(line.batch_id, rail),
+  );
+}
+
+/** Spec: DELETE /v1/batches/payments/{paymentID}: the line and its payment go; its invoices owe the money again. */
+export async function deleteBatchLine(ctx: ServiceContext, paymentId: number): Promise<void> {
+  const line = await findLine(ctx, paymentId);
+  await deleteBatchLinePayment(ctx, paymentId, openBatchGuard(line.batch_id));
+}

@@ -1,0 +1,245 @@
+import { today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { nextPresentation } from '../../core/batches.ts';
+import type { BatchState, Rail } from '../../core/batches.ts';
+import { startOfDate } from '../../core/calendar.ts';
+import { parseNachaReturns } from '../../core/bankFiles/nachaReturns.ts';
+import { achReason, saEftReason, sepaReason } from '../../core/bankFiles/returnReasons.ts';
+import type { ReasonMapping, ReturnReason } from '../../core/bankFiles/returnReasons.ts';
+import { parsePain002 } from '../../core/bankFiles/sepaStatusReport.ts';
+import { afterRetriesRanOut, queueRetriesRanOutMails } from '../collections/index.ts';
+import { snapshotResource } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
+import { getGateway, makesBankFiles } from '../gateways/index.ts';
+import { getInvoice, setCollectionSchedule } from '../invoicing/index.ts';
+import { paymentsByIds, reversePayment, settlePayment } from '../ledger/index.ts';
+import { invalidateBankAccount } from '../paymentMethods/index.ts';
+import * as repo from './batch.repository.ts';
+import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import { batchRowByToken } from './batch.service.ts';
+
+/**
+ * What the bank says about a batch's lines after the fact: an unpaid (a return, a reject, a dispute, a refund)
+ * fails its line's payment and reopens its invoices, whenever it comes (design note §2.4: also after `processed`).
+ * Reports come from the gateway (batchRun.service.ts), from the bank's files uploaded for a bankfile gateway, or
+ * one line at a time through the API.
+ */
+
+/** Returns that say the account itself can no longer be debited: its isValid goes false (design note §2.5). */
+const INVALIDATING: ReadonlySet<ReturnReason> = new Set([
+  'account_closed',
+  'invalid_account',
+  'debits_not_allowed',
+  'deceased',
+  'account_frozen',
+  'legal',
+]);
+
+const REASONS_BY_RAIL: Readonly<Record<Rail, (code: string) => ReasonMapping>> = {
+  debit_order: saEftReason,
+  ach: achReason,
+  sepa: sepaReason,
+};
+
+/**
+ * Fails the line with the rail's `code`: the payment Failed with its reason, its invoices owe the money again, the
+ * bank account invalid when the reason says so, and each debit-order invoice presented again when the rail allows
+ * (else its retries have run out: an event, the customer's e-mails, the account's actions).
+ */
+export async function applyUnpaid(
+  ctx: ServiceContext,
+  row: BatchRow,
+  line: BatchLineWithPayment,
+  code: string,
+): Promise<void> {
+  const rail = row.rail as Rail;
+  const mapping = REASONS_BY_RAIL[rail](code);
+  const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
+  const paid = (payment?.allocations ?? []).filter((a) => a.targetType === 'invoice');
+  let ranOut = false;
+  await reversePayment(ctx, line.payment_id, { reason: mapping.reason, code }, async (tctx) => {
+    const events: EventToEmit[] = [];
+    if (INVALIDATING.has(mapping.reason)) {
+      events.push(...(await invalidateBankAccount(tctx, line.payment_method_id!)));
+    }
+    for (const allocation of paid) {
+      const invoice = await getInvoice(tctx, allocation.targetId);
+      if (invoice.collectionMethod !== 'debit_order') continue;
+      const next = nextPresentation(rail, mapping.retryable, invoice.numTries, today(tctx));
+      const invoiceId = allocation.targetId;
+      const ref = { type: 'invoice', id: invoiceId };
+      const before = await snapshotResource(tctx, ref);
+      await setCollectionSchedule(tctx, invoiceId, {
+        addTry: false,
+        nextTryDate: next && startOfDate(next, tctx.account.timeZone),
+      });
+      events.push({ type: 'invoice.payment_failed', ref, before });
+      if (next !== null) continue;
+      events.push({ type: 'invoice.collection_exhausted', ref });
+      const uncollected = {
+        customerId: line.customer_id,
+        invoiceId,
+        currencyCode: row.currency_code,
+        amountMinor: allocation.amountMinor,
+      };
+      await queueRetriesRanOutMails(tctx, uncollected, mapping.reason, 'bank_account');
+      ranOut = true;
+    }
+    return events;
+  });
+  if (ranOut) {
+    ctx.mailQueued();
+    await afterRetriesRanOut(ctx, line.customer_id);
+  }
+}
+
+/** Lines a run or an upload settled and returned. */
+export interface LineCounts {
+  settled: number;
+  returned: number;
+}
+
+/** Applies one report on a line: `paid` settles it while pending (on the batch's action date); `unpaid` fails it. */
+export async function applyReport(
+  ctx: ServiceContext,
+  row: BatchRow,
+  line: BatchLineWithPayment,
+  report: { outcome: 'paid' | 'unpaid'; code: string | null },
+  counts: LineCounts,
+): Promise<void> {
+  if (report.outcome === 'paid') {
+    if (line.state !== 'pending') return;
+    await settlePayment(ctx, line.payment_id, row.action_date);
+    counts.settled += 1;
+    return;
+  }
+  await applyUnpaid(ctx, row, line, report.code ?? '');
+  counts.returned += 1;
+}
+
+const REPORTING_STATES: readonly BatchState[] = ['submitted', 'processing', 'processed'];
+
+function assertReporting(row: BatchRow): void {
+  if (!REPORTING_STATES.includes(row.state as BatchState)) {
+    throw new ConflictError(
+      'batch_not_submitted',
+      `Batch ${row.batch_token} is ${row.state}: the bank reports only on a submitted batch`,
+    );
+  }
+}
+
+export interface ReturnsOutcome {
+  returned: number;
+  settled: number;
+  /** Entries that change nothing: accepted-but-not-settled statuses, notifications of change, lines failed already. */
+  unchanged: number;
+}
+
+interface FileReport {
+  lineRef: string;
+  outcome: 'paid' | 'unpaid' | 'none';
+  code: string | null;
+}
+
+/** The reports in a pain.002 status report (SEPA) or a NACHA return file, checked to be about this batch's file. */
+function reportsOfDocument(row: BatchRow, document: string): FileReport[] {
+  if (document.trimStart().startsWith('<')) {
+    if (row.rail !== 'sepa')
+      throw ValidationError.field('document', `batch ${row.batch_token} is not a sepa batch`);
+    const report = parsePain002(document);
+    if (row.provider_ref !== null && report.originalMessageId !== row.provider_ref) {
+      throw ValidationError.field(
+        'document',
+        `the report answers message ${report.originalMessageId}, not this batch's file (${row.provider_ref})`,
+      );
+    }
+    return report.transactions.map((tx) => ({
+      lineRef: tx.originalEndToEndId,
+      outcome: tx.status === 'RJCT' ? 'unpaid' : tx.status === 'ACSC' ? 'paid' : 'none',
+      code: tx.reasonCode ?? 'MS03',
+    }));
+  }
+  if (row.rail !== 'ach')
+    throw ValidationError.field('document', `batch ${row.batch_token} is not an ach batch`);
+  return parseNachaReturns(document).map((entry) => ({
+    lineRef: entry.individualId.trim(),
+    outcome: entry.kind === 'return' ? 'unpaid' : 'none',
+    code: entry.kind === 'return' ? entry.returnReasonCode : null,
+  }));
+}
+
+/**
+ * Records the bank's answer to a bankfile gateway's batch from its file: a SEPA pain.002 status report (RJCT fails
+ * the line with its reason code, ACSC settles it) or a NACHA return file (each return fails its entry). Every entry
+ * must be a line of the batch, or nothing is recorded (422 naming the unknown references).
+ */
+export async function uploadBatchReturns(
+  ctx: ServiceContext,
+  token: string,
+  document: string,
+): Promise<ReturnsOutcome> {
+  const row = await batchRowByToken(ctx, token);
+  assertReporting(row);
+  if (!makesBankFiles(await getGateway(ctx, row.gateway_id))) {
+    throw new ConflictError(
+      'batch_not_bank_file',
+      `Batch ${token} goes through a provider, which reports on it itself; record a line's result with PUT /v1/batches/payments/{paymentID}/result`,
+    );
+  }
+  const reports = reportsOfDocument(row, document);
+  const lines = new Map(
+    (await repo.listLines(ctx.db, ctx.account.id, row.id)).map((line) => [String(line.payment_id), line]),
+  );
+  const unknown = reports.filter((report) => !lines.has(report.lineRef)).map((report) => report.lineRef);
+  if (unknown.length > 0) {
+    throw ValidationError.field(
+      'document',
+      `names entries that are not lines of this batch: ${unknown.join(', ')}`,
+    );
+  }
+  const counts: LineCounts = { settled: 0, returned: 0 };
+  let unchanged = 0;
+  for (const report of reports) {
+    const line = lines.get(report.lineRef)!;
+    if (
+      report.outcome === 'none' ||
+      line.state === 'failed' ||
+      (report.outcome === 'paid' && line.state !== 'pending')
+    ) {
+      unchanged += 1;
+      continue;
+    }
+    await applyReport(ctx, row, line, { outcome: report.outcome, code: report.code }, counts);
+  }
+  return { ...counts, unchanged };
+}
+
+/**
+ * Records one line's result by hand (a bank's report read by a person, a provider's portal): `paid` settles a
+ * pending line, `unpaid` with the rail's code fails it, even after the batch was processed (a late return).
+ */
+export async function recordLineResult(
+  ctx: ServiceContext,
+  paymentId: number,
+  result: { status: 'paid' | 'unpaid'; reasonCode?: string },
+): Promise<void> {
+  const found = await repo.findLine(ctx.db, ctx.account.id, paymentId);
+  if (!found) throw new NotFoundError('Batch payment', paymentId);
+  const [row] = await repo.findBatches(ctx.db, ctx.account.id, [found.batch_id]);
+  assertReporting(row!);
+  const line = (await repo.listLines(ctx.db, ctx.account.id, row!.id)).find(
+    (l) => l.payment_id === paymentId,
+  )!;
+  if (result.status === 'unpaid' && !result.reasonCode) {
+    throw ValidationError.field(
+      'ReasonCode',
+      'is required for an unpaid line (the rail’s code: 02, R01, AM04...)',
+    );
+  }
+  if (line.state === 'failed' || (result.status === 'paid' && line.state !== 'pending')) {
+    throw new ConflictError('batch_line_final', `Payment ${paymentId} is ${line.state} already`);
+  }
+  const counts: LineCounts = { settled: 0, returned: 0 };
+  await applyReport(ctx, row!, line, { outcome: result.status, code: result.reasonCode ?? null }, counts);
+}

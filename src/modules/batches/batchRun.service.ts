@@ -1,0 +1,310 @@
+import { nowInstant, today, withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { MAX_BATCH_LINES, lateWindowEnd, returnWindowEnd } from '../../core/batches.ts';
+import type { BatchState, Rail } from '../../core/batches.ts';
+import { addDays } from '../../core/calendar.ts';
+import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
+import {
+  getGateway,
+  isGatewayUsable,
+  makesBankFiles,
+  readBatchReports,
+  submitBatchToGateway,
+} from '../gateways/index.ts';
+import type { Gateway } from '../gateways/index.ts';
+import { setCollectionSchedule } from '../invoicing/index.ts';
+import { paymentsByIds, settlePayment } from '../ledger/index.ts';
+import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import * as repo from './batch.repository.ts';
+import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import { batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
+import { makeBankFile } from './batchFile.service.ts';
+import { bundleDueDebitOrders } from './batchBundling.service.ts';
+import { applyReport } from './batchReturns.service.ts';
+
+/**
+ * What the collection run does with batches, for each account (src/billing/billRun.ts), in this order:
+ * 1. bundles due debit-order invoices into open automatic batches (batchBundling.service.ts);
+ * 2. builds the batches a person submitted: checks every line, then hands the batch to the gateway (or readies its
+ *    bank file): `submitted`, or back to `open` with BuildError naming each bad line (design note §2.4);
+ * 3. follows batches in flight: `processing` from the action date, the gateway's reports applied (an unpaid fails
+ *    its line, batchReturns.service.ts), lines nobody returned within the rail's window settled, and `processed`
+ *    once every line is final;
+ * 4. asks for late reversals on processed batches within the rail's late window;
+ * 5. fails the lines a cancel cut short left pending.
+ * Each batch is its own unit: one that fails is logged and tried again by the next run.
+ */
+
+export interface BatchRunSummary {
+  /** Lines the run added to automatic batches. */
+  bundled: number;
+  built: number;
+  buildFailed: number;
+  /** Lines paid (settled) and returned unpaid in this run. */
+  settled: number;
+  returned: number;
+  processed: number;
+}
+
+export const emptyBatchRunSummary = (): BatchRunSummary => ({
+  bundled: 0,
+  built: 0,
+  buildFailed: 0,
+  settled: 0,
+  returned: 0,
+  processed: 0,
+});
+
+async function eachBatch(
+  ctx: ServiceContext,
+  rows: readonly BatchRow[],
+  work: (row: BatchRow) => Promise<void>,
+): Promise<void> {
+  for (const row of rows) {
+    try {
+      await work(row);
+    } catch (error) {
+      ctx.log.error({ err: error, batchId: row.id }, 'batch run step failed');
+    }
+  }
+}
+
+export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> {
+  const summary = emptyBatchRunSummary();
+  summary.bundled = await bundleDueDebitOrders(ctx);
+  const { id: accountId } = ctx.account;
+  await eachBatch(ctx, await repo.listBatchesInStates(ctx.db, accountId, ['build']), (row) =>
+    buildBatch(ctx, row, summary),
+  );
+  await eachBatch(
+    ctx,
+    await repo.listBatchesInStates(ctx.db, accountId, ['submitted', 'processing']),
+    (row) => followBatch(ctx, row, summary),
+  );
+  // The longest late window of any rail (ACH's 60 days); each batch is asked only within its own rail's.
+  const since = addDays(today(ctx), -60);
+  await eachBatch(ctx, await repo.listProcessedSince(ctx.db, accountId, since), (row) =>
+    readReports(ctx, row, summary),
+  );
+  for (const batchId of await repo.listCancelledWithPendingLines(ctx.db, accountId)) {
+    await failLinesOfCancelledBatch(ctx, batchId);
+  }
+  return summary;
+}
+
+/** What keeps a line out of the batch's file, or undefined when it can go. */
+function lineProblem(
+  line: BatchLineWithPayment,
+  rail: Rail,
+  methods: Awaited<ReturnType<typeof openedPaymentMethodsByIds>>,
+): string | undefined {
+  const where = `payment ${line.payment_id}`;
+  if (line.state !== 'pending') return `${where}: it is ${line.state} already`;
+  const method = methods.get(line.payment_method_id!);
+  if (!method || method.customerId !== line.customer_id) {
+    return `${where}: bank account ${line.payment_method_id} was deleted`;
+  }
+  if (method.bankAccount?.debitMethod !== rail)
+    return `${where}: bank account ${method.id} is not a ${rail} account`;
+  if (!method.isValid) {
+    return `${where}: bank account ${method.id} is not valid (POST /v1/ValidateBankAccount it first)`;
+  }
+  return undefined;
+}
+
+async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
+  const gateway = await getGateway(ctx, row.gateway_id);
+  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  const rail = row.rail as Rail;
+  const methods = await openedPaymentMethodsByIds(ctx, [
+    ...new Set(lines.map((line) => line.payment_method_id!)),
+  ]);
+  const problems: string[] = [];
+  if (!isGatewayUsable(gateway)) problems.push(`gateway ${gateway.id} is disabled or no longer active`);
+  if (lines.length === 0) problems.push('the batch has no payments');
+  if (lines.length > MAX_BATCH_LINES) problems.push(`the batch holds more than ${MAX_BATCH_LINES} payments`);
+  for (const line of lines) {
+    const problem = lineProblem(line, rail, methods);
+    if (problem) problems.push(problem);
+  }
+  let providerRef: string | null = null;
+  if (problems.length === 0 && makesBankFiles(gateway)) {
+    const file = await makeBankFile(ctx, gateway, row, rail, lines);
+    if ('problems' in file) problems.push(...file.problems);
+  } else if (problems.length === 0) {
+    const result = await submitBatchToGateway(ctx, gateway, {
+      // One key per submission: a build cut short after the call is answered with the first acceptance.
+      idempotencyKey: `batch_${row.batch_token}_${row.submitted_at}`,
+      rail,
+      currencyCode: row.currency_code,
+      actionDate: row.action_date,
+      lines: lines.map((line) => {
+        const account = methods.get(line.payment_method_id!)!.bankAccount!;
+        return {
+          lineRef: String(line.payment_id),
+          amountMinor: line.amount_minor,
+          accountHolder: account.accountHolder,
+          accountNumber: account.secrets?.accountNumber ?? null,
+          branchCode: account.branchCode,
+          routingNumber: account.routingNumber,
+          iban: account.secrets?.iban ?? null,
+        };
+      }),
+    });
+    if (result.outcome === 'accepted') providerRef = result.providerRef;
+    else {
+      problems.push(
+        `the gateway refused the batch: ${result.message}`,
+        ...result.lineErrors.map((error) => `payment ${error.lineRef}: ${error.message}`),
+      );
+    }
+  }
+  await finishBuild(ctx, row, gateway, lines, problems, providerRef, summary);
+}
+
+/** Records the build's verdict, unless the batch changed meanwhile (cancelled, or submitted again). */
+async function finishBuild(
+  ctx: ServiceContext,
+  built: BatchRow,
+  gateway: Gateway,
+  lines: readonly BatchLineWithPayment[],
+  problems: readonly string[],
+  providerRef: string | null,
+  summary: BatchRunSummary,
+): Promise<void> {
+  await withTransaction(ctx, async (tctx) => {
+    const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
+    if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) {
+      tctx.log.warn(
+        { batchId: built.id, gatewayId: gateway.id },
+        'batch changed while it was built; build dropped',
+      );
+      return;
+    }
+    const ref = batchRef(row.batch_token);
+    const before = await snapshotResource(tctx, ref);
+    const now = nowInstant(tctx);
+    if (problems.length > 0) {
+      await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+        state: 'open' satisfies BatchState,
+        build_error: problems.join('; '),
+        updated_at: now,
+      });
+      await emitEvent(tctx, 'batch.build_failed', ref, { before });
+      summary.buildFailed += 1;
+      return;
+    }
+    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+      state: 'submitted' satisfies BatchState,
+      provider_ref: providerRef,
+      updated_at: now,
+    });
+    const invoiceEvents = await countTries(tctx, lines);
+    await emitEvents(tctx, [{ type: 'batch.updated', ref, before }, ...invoiceEvents]);
+    summary.built += 1;
+  });
+}
+
+/**
+ * The batch is on its way to the bank: each invoice its lines pay has one more try (NumTries counts attempts that
+ * reached a gateway) and no next one until the bank answers (design note §4.3).
+ */
+async function countTries(
+  ctx: ServiceContext,
+  lines: readonly BatchLineWithPayment[],
+): Promise<EventToEmit[]> {
+  const payments = await paymentsByIds(
+    ctx,
+    lines.map((line) => line.payment_id),
+  );
+  const invoiceIds = [
+    ...new Set(
+      [...payments.values()].flatMap((payment) =>
+        payment.allocations.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
+      ),
+    ),
+  ];
+  const before = await snapshotResources(ctx, 'invoice', invoiceIds);
+  for (const invoiceId of invoiceIds) {
+    await setCollectionSchedule(ctx, invoiceId, { addTry: true, nextTryDate: null });
+  }
+  return invoiceIds.map((id) => ({
+    type: 'invoice.updated',
+    ref: { type: 'invoice', id },
+    before: before.get(id),
+  }));
+}
+
+/** A batch in flight: processing from its action date, reports applied, the return window closed, processed. */
+async function followBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
+  const on = today(ctx);
+  let state = row.state as BatchState;
+  // A bank file must have been taken to the bank (downloaded) before the bank can be processing it.
+  if (state === 'submitted' && on >= row.action_date && row.provider_ref !== null) {
+    await moveState(ctx, row, 'submitted', 'processing');
+    state = 'processing';
+  }
+  if (state !== 'processing') return;
+  await readReports(ctx, row, summary);
+  const rail = row.rail as Rail;
+  let pending = 0;
+  const windowClosed = on > returnWindowEnd(rail, row.action_date);
+  for (const line of await repo.listLines(ctx.db, ctx.account.id, row.id)) {
+    if (line.state !== 'pending') continue;
+    if (!windowClosed) pending += 1;
+    else {
+      // Nobody returned it within the rail's window: the money is in.
+      await settlePayment(ctx, line.payment_id, row.action_date);
+      summary.settled += 1;
+    }
+  }
+  if (pending === 0 && (await moveState(ctx, row, 'processing', 'processed'))) summary.processed += 1;
+}
+
+/** Moves the batch from `from` to `to` with its event, unless it left `from` meanwhile; whether it moved. */
+async function moveState(
+  ctx: ServiceContext,
+  row: BatchRow,
+  from: BatchState,
+  to: BatchState,
+): Promise<boolean> {
+  return withTransaction(ctx, async (tctx) => {
+    const locked = await repo.lockBatch(tctx.db, tctx.account.id, row.id);
+    if (locked?.state !== from) return false;
+    const ref = batchRef(row.batch_token);
+    const before = await snapshotResource(tctx, ref);
+    const now = nowInstant(tctx);
+    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+      state: to,
+      ...(to === 'processed' ? { processed_at: now } : {}),
+      updated_at: now,
+    });
+    await emitEvent(tctx, to === 'processed' ? 'batch.processed' : 'batch.updated', ref, { before });
+    return true;
+  });
+}
+
+/**
+ * The gateway's reports on the batch, once a business day, within the rail's late window: an unpaid fails its
+ * line (a paid one too: a late reversal), a paid report settles a pending line. Each report is applied once: a
+ * line already failed is left alone.
+ */
+async function readReports(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
+  const on = today(ctx);
+  const rail = row.rail as Rail;
+  if (row.provider_ref === null || (row.reports_read_on !== null && row.reports_read_on >= on)) return;
+  if (row.state === 'processed' && on > lateWindowEnd(rail, row.action_date)) return;
+  const gateway = await getGateway(ctx, row.gateway_id);
+  if (makesBankFiles(gateway)) return;
+  const reports = await readBatchReports(ctx, gateway, row.provider_ref, on);
+  const lines = new Map(
+    (await repo.listLines(ctx.db, ctx.account.id, row.id)).map((line) => [String(line.payment_id), line]),
+  );
+  for (const report of reports) {
+    const line = lines.get(report.lineRef);
+    if (!line || line.state === 'failed') continue;
+    await applyReport(ctx, row, line, report, summary);
+  }
+  await repo.updateBatch(ctx.db, ctx.account.id, row.id, { reports_read_on: on });
+}

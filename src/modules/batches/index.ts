@@ -1,0 +1,20 @@
+/**
+ * Payment batches: bank debits collected together through a gateway, or as a bank file (spec part 2, Batches;
+ * design note collections.md §2.4). Routes: batches.routes.ts. The engine (src/billing/billRun.ts) runs
+ * `runBatches` for each account after card collection: due debit-order invoices bundled, submitted batches built,
+ * batches in flight followed to processed, late returns applied.
+ */
+export type { Batch } from './batch.service.ts';
+export { batchesByTokens } from './batch.service.ts';
+export type { BatchRunSummary } from './batchRun.service.ts';
+export { emptyBatchRunSummary, runBatches } from './batchRun.service.ts';
+export { toBatchDto } from './batches.serializer.ts';
+
+/** Every event type batches emit (docs/webhooks.md lists them; the catalogue walk triggers each). */
+export const BATCH_EVENT_TYPES = [
+  'batch.created',
+  'batch.updated',
+  'batch.build_failed',
+  'batch.processed',
+  'batch.cancelled',
+] as const;

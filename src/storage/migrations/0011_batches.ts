@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import { columnTypes, withId } from '../columns.ts';
+
+// Frozen: a migration describes the schema as it was on the day it was written. Change the schema in a new one.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function up(db: Kysely<any>): Promise<void> {
+  const t = columnTypes(db);
+
+  // Payment batches (spec part 2, Batches): a batch collects its lines through one gateway, in one currency, on
+  // one action date. Its counts and total are read from its lines, never kept beside them.
+  await withId(db.schema.createTable('batches'), t)
+    .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('batch_token', 'text', (c) => c.notNull().unique())
+    .addColumn('currency_code', 'text', (c) => c.notNull())
+    .addColumn('gateway_id', 'bigint', (c) => c.notNull().references('gateways.id'))
+    .addColumn('action_date', t.date, (c) => c.notNull())
+    .addColumn('notes', 'text')
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('build_error', 'text')
+    // debit_order, ach or sepa: set by the first line, so that the batch makes one bank file.
+    .addColumn('rail', 'text')
+    // Made by the collection run for due debit-order invoices, not by a person.
+    .addColumn('is_auto', t.bool, (c) => c.notNull().defaultTo(false))
+    // The gateway's reference for the accepted batch (the file token, or the file's message id).
+    .addColumn('provider_ref', 'text')
+    // The business date the gateway was last asked for its reports on the batch: once a day is enough.
+    .addColumn('reports_read_on', t.date)
+    .addColumn('created_at', t.instant, (c) => c.notNull())
+    .addColumn('submitted_at', t.instant)
+    .addColumn('processed_at', t.instant)
+    .addColumn('cancelled_at', t.instant)
+    .addColumn('updated_at', t.instant, (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('batches_account').on('batches').columns(['account_id', 'id']).execute();
+  await db.schema.createIndex('batches_state').on('batches').columns(['account_id', 'state']).execute();
+
+  // A batch's lines are payments (Pending until the bank answers); a line is its payment's, and goes with it.
+  await db.schema
+    .createTable('batch_lines')
+    .addColumn('payment_id', 'bigint', (c) => c.primaryKey().references('payments.id').onDelete('cascade'))
+    .addColumn('account_id', 'bigint', (c) => c.notNull())
+    .addColumn('batch_id', 'bigint', (c) => c.notNull().references('batches.id').onDelete('cascade'))
+    // The invoice the collection run put the line in for (null for a line a person added).
+    .addColumn('invoice_id', 'bigint')
+    .addColumn('created_at', t.instant, (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('batch_lines_batch').on('batch_lines').columns(['batch_id']).execute();
+
+  // The simulated provider's record of the batches submitted to a test gateway, with each line's outcome
+  // (chosen by account number, docs/gateways.md) and the day the provider reports it.
+  await db.schema
+    .createTable('test_gateway_batches')
+    .addColumn('gateway_id', 'bigint', (c) => c.notNull())
+    .addColumn('idempotency_key', 'text', (c) => c.notNull())
+    .addColumn('provider_ref', 'text', (c) => c.notNull())
+    .addColumn('results', 'text', (c) => c.notNull())
+    .addColumn('created_at', t.instant, (c) => c.notNull())
+    .addPrimaryKeyConstraint('test_gateway_batches_pk', ['gateway_id', 'idempotency_key'])
+    .execute();
+}

@@ -1,0 +1,114 @@
+import { ok } from '../helpers/billing.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+
+/** What a debit-order test starts from: a test account on its own clock (UTC) billing in `currency`. */
+export interface DebitSetup {
+  account: TestAccount;
+  today: string;
+  gatewayId: number;
+  gatewayToken: string;
+}
+
+export const DAY = 86_400_000;
+export const plusDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+
+/** The bank details of a test bank account per rail; `number` picks the test gateway's outcome (docs/gateways.md). */
+export function bankAccount(rail: 'debit_order' | 'ach' | 'sepa', number?: string): Record<string, unknown> {
+  if (rail === 'debit_order') {
+    return {
+      Method: 'debit_order',
+      AccountType: 'Savings',
+      AccountHolder: 'Ada Lovelace',
+      Bank: 'Standard Bank',
+      AccountNumber: number ?? '1000000001',
+      BranchCode: '051001',
+    };
+  }
+  if (rail === 'ach') {
+    return {
+      Method: 'ach',
+      AccountType: 'Checking',
+      AccountHolder: 'Ada Lovelace',
+      Bank: 'Test Bank',
+      AccountNumber: number ?? '000123456789',
+      RoutingNumber: '110000000',
+    };
+  }
+  return {
+    Method: 'sepa',
+    AccountType: 'Current',
+    AccountHolder: 'Ada Lovelace',
+    Bank: 'Commerzbank',
+    IBAN: number ?? 'DE89370400440532013000',
+    BIC: 'COBADEFFXXX',
+  };
+}
+
+export const RAIL_CURRENCY = { debit_order: 'ZAR', ach: 'USD', sepa: 'EUR' } as const;
+
+/** A test account in UTC with the currency enabled; its test gateway's id and token. */
+export async function debitAccount(t: TestService, currency: string): Promise<DebitSetup> {
+  const account = await t.newAccount('Debit orders', { isTest: true, timeZone: 'UTC' });
+  const enabled = await account.request('POST', '/v1/currencies', { body: { CurrencyCode: currency } });
+  if (enabled.status !== 201 && enabled.status !== 409)
+    throw new Error(`enabling ${currency}: ${enabled.text}`);
+  const today = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
+  const [gateway] = await ok(account, 'GET', '/v1/gateways');
+  return { account, today, gatewayId: gateway.gatewayID, gatewayToken: gateway.GatewayToken };
+}
+
+/** A customer billed in `currency` with a validated bank account (its paymentMethodID). */
+export async function debitCustomer(
+  setup: DebitSetup,
+  rail: 'debit_order' | 'ach' | 'sepa',
+  number?: string,
+): Promise<{ customerId: number; paymentMethodId: number }> {
+  const { account } = setup;
+  const customer = await ok(account, 'POST', '/v1/customers', {
+    Name: 'Ada',
+    LastName: 'Lovelace',
+    Email: 'ada@example.com',
+    CurrencyCode: RAIL_CURRENCY[rail],
+  });
+  const details = bankAccount(rail, number);
+  const method = await ok(
+    account,
+    'POST',
+    '/v1/paymentmethods/bankaccount',
+    { customerID: customer.customerID, isPrimary: true, BankAccount: details },
+    200,
+  );
+  await ok(
+    account,
+    'POST',
+    `/v1/ValidateBankAccount/${setup.gatewayId}`,
+    { customerID: customer.customerID, BankAccount: details },
+    204,
+  );
+  return { customerId: customer.customerID, paymentMethodId: method.paymentMethodID };
+}
+
+/** An invoice of 100.00 collected by debit order from the customer's bank account, due `dueInDays` from today. */
+export async function debitInvoice(
+  setup: DebitSetup,
+  customer: { customerId: number; paymentMethodId: number },
+  dueInDays: number,
+  amount = 100,
+): Promise<number> {
+  const invoice = await ok(setup.account, 'POST', '/v1/invoices', {
+    customerID: customer.customerId,
+    InvoiceDate: setup.today,
+    DueDate: plusDays(setup.today, dueInDays),
+    CollectionMethod: 'debit_order',
+    gatewayID: setup.gatewayId,
+    customerPaymentMethodID: customer.paymentMethodId,
+    Charges: [{ Descrip: 'Subscription', Qty: 1, UnitCostEx: amount }],
+  });
+  return invoice.invoiceID;
+}
+
+/** Moves the account's test clock to noon of `date`, running each day's bill run (and batch run). */
+export async function advanceTo(account: TestAccount, date: string) {
+  return ok(account, 'POST', '/v1/test-clock/advance', { To: `${date}T12:00:00Z` }, 200);
+}
