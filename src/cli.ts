@@ -281,7 +281,7 @@ gateway
   .description('add a gateway to an account')
   .requiredOption('--account <id>', 'account id', positiveInteger)
   // The types are listed by the refusal of an unknown one; naming them here would load the gateway module for --help.
-  .requiredOption('--type <type>', 'gateway type, e.g. test or manual')
+  .requiredOption('--type <type>', 'gateway type: test, manual or bankfile')
   .requiredOption('--name <friendly>', 'the name the account knows it by (FriendlyName)')
   .option('--test-mode', 'in test mode (always so for test gateways and in test accounts)')
   .option('--primary', 'make it the primary gateway (the others stop being primary)')

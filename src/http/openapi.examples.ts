@@ -263,6 +263,21 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   type: 'positive',
   isSuccess: true,
 
+  // Batches
+  BatchToken: '5d0c3f1e-8a2b-4c6d-9e7f-1a2b3c4d5e6f',
+  SubmitDate: '2026-03-30T08:15:00.000Z',
+  ActionDate: '2026-04-01',
+  BuildError: null,
+  NumberOfPayments: 2,
+  PaymentsTotal: '60.00',
+  amount: 30,
+  ReasonCode: '02',
+  document:
+    '<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.002.001.03">…</Document>',
+  Returned: 1,
+  Settled: 0,
+  Unchanged: 0,
+
   // Test clock
   To: '2026-04-05',
   Today: '2026-03-05',
@@ -359,6 +374,12 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'Webhook endpoints.Description': 'Bookkeeping sync',
   'Webhook endpoints.Status': 'enabled',
   'WebhookDelivery.Status': 'delivered',
+  'Batches.Status': 'Pending',
+  'Batches.Method': 'debit_order',
+  'Batches.Notes': 'Debit orders of 1 April',
+  'Batches.State': 'open',
+  'Batches.Amount': 30,
+  'Batches.CurrencyCode': 'ZAR',
   'Events.id': 'evt_01KQ3Z8W6C1T4N2B7D9F0GHJKM',
   'Events.type': 'invoice.paid',
 };

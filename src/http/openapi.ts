@@ -92,12 +92,19 @@ const TAGS = [
     'Payment methods',
     "A customer's cards (stored as a gateway token) and bank accounts (encrypted at rest).",
   ],
-  ['Gateways', 'The payment gateways of the account: the built-in test simulator, manual reconciliation.'],
+  [
+    'Gateways',
+    'The payment gateways of the account: the built-in test simulator, manual reconciliation, bank files.',
+  ],
   ['Payments', 'Money received: allocated to invoices by hand or automatically, changing their balances.'],
   ['Credit notes', 'Credit given to a customer, allocated to invoices like a payment.'],
   [
     'Adjustments',
     'Positive adjustments raise what a customer owes (opening balance, refund); negative lower it.',
+  ],
+  [
+    'Batches',
+    'Bank debits collected together: lines are Pending payments until the bank answers; bank files and returns.',
   ],
   ['Test clock', "A test account's own clock: advance it to run the real bill run for every day passed."],
   [

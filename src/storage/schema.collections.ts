@@ -83,6 +83,8 @@ export interface BatchesTable {
   is_auto: Defaulted<boolean | number>;
   provider_ref: string | null;
   reports_read_on: PlainDateColumn | null;
+  file_sealed: string | null;
+  file_downloaded_at: Instant | null;
   created_at: Instant;
   submitted_at: Instant | null;
   processed_at: Instant | null;

@@ -9,7 +9,16 @@ import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
-import { advanceTo, debitAccount, debitCustomer, debitInvoice, plusDays } from './fixtures.ts';
+import {
+  RAIL_CURRENCY,
+  advanceTo,
+  bankAccount,
+  debitAccount,
+  debitCustomer,
+  debitInvoice,
+  plusDays,
+  submittedDebit,
+} from './fixtures.ts';
 
 // Debit orders collected through batches of the test gateway, driven by test clocks (issue 13, points 2 and 4):
 // due invoices bundled into an open batch, submitted by a person, built, processed, and the bank's answers
@@ -94,5 +103,174 @@ describe('a due debit-order invoice', () => {
       'batch.updated',
       'batch.processed',
     ]);
+  });
+});
+
+describe("the bank's answers", () => {
+  it('an unpaid "not provided for" (SA 02) fails the line, reopens the invoice and presents it again a month later', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', '9900000002');
+    expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('submitted');
+    const returnedOn = addBusinessDays(debit.actionDate, 2);
+    await advanceTo(setup.account, returnedOn);
+    const payment = await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`);
+    expect(payment).toMatchObject({ Status: 'Failed', FailureReason: 'insufficient_funds' });
+    const invoice = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
+    expect(invoice).toMatchObject({
+      Balance: 100,
+      TotalPendingPaid: 0,
+      NumTries: 1,
+      NextTryDate: `${plusDays(returnedOn, 30)}T00:00:00.000Z`,
+    });
+    // Its only line is final: the batch is processed at once.
+    expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('processed');
+    const types = (await eventsOf(setup.account, 'invoice', debit.invoiceId)).map((event) => event.type);
+    expect(types).toContain('invoice.payment_failed');
+    expect(types).not.toContain('invoice.collection_exhausted');
+
+    // A month later it goes into a new open batch; returned again, the rail allows no third presentation.
+    const retry = plusDays(returnedOn, 30);
+    let bundleDay = plusDays(returnedOn, 1);
+    while (addBusinessDays(bundleDay, 2) < retry) bundleDay = plusDays(bundleDay, 1);
+    const openBatches = async () =>
+      (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
+    await advanceTo(setup.account, plusDays(bundleDay, -1));
+    expect(await openBatches()).toEqual([]);
+    await advanceTo(setup.account, bundleDay);
+    const open = await openBatches();
+    expect(open).toHaveLength(1);
+    const again = await ok(setup.account, 'GET', `/v1/batches/${open[0].BatchToken}`);
+    const actionDate = again.ActionDate.slice(0, 10);
+    const earliest = earliestActionDate('debit_order', bundleDay);
+    expect(actionDate).toBe(onBusinessDay(retry > earliest ? retry : earliest));
+    await ok(setup.account, 'PUT', '/v1/batches/submit', {
+      BatchToken: again.BatchToken,
+      ActionDate: actionDate,
+    });
+    await advanceTo(setup.account, addBusinessDays(actionDate, 2));
+    const final = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
+    expect(final).toMatchObject({ Balance: 100, NumTries: 2, NextTryDate: null });
+    const after = (await eventsOf(setup.account, 'invoice', debit.invoiceId)).map((event) => event.type);
+    expect(after.filter((type) => type === 'invoice.payment_failed')).toHaveLength(2);
+    expect(after).toContain('invoice.collection_exhausted');
+    const mails = await t.service.storage.db
+      .selectFrom('mail_outbox')
+      .select(['recipient', 'body_sealed'])
+      .where('account_id', '=', setup.account.accountId)
+      .where('subject', 'like', 'We could not collect payment%')
+      .execute();
+    expect(mails).toHaveLength(1);
+    expect(t.service.secrets.open(mails[0]!.body_sealed)).toContain('debit your bank account');
+  });
+
+  it('a permanent return (account closed) fails the line, marks the bank account invalid and stops', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', '9900000012');
+    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 2));
+    expect(await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).toMatchObject({
+      Status: 'Failed',
+      FailureReason: 'account_closed',
+    });
+    expect((await ok(setup.account, 'GET', `/v1/paymentmethods/${debit.paymentMethodId}`)).isValid).toBe(
+      false,
+    );
+    expect(await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).toMatchObject({
+      Balance: 100,
+      NextTryDate: null,
+    });
+  });
+
+  it('a late unpaid after the batch was processed reverses the paid invoice', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', '9900000101');
+    await advanceTo(setup.account, plusDays(returnWindowEnd('debit_order', debit.actionDate), 1));
+    expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('processed');
+    expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).Status).toBe('Paid');
+
+    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 6));
+    expect(await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).toMatchObject({
+      Status: 'Failed',
+      FailureReason: 'insufficient_funds',
+    });
+    const invoice = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
+    expect(invoice).toMatchObject({ Balance: 100, TotalActualPaid: 0 });
+    expect(invoice.Status).not.toBe('Paid');
+    expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('processed');
+    const types = (await eventsOf(setup.account, 'payment', debit.paymentId)).map((event) => event.type);
+    expect(types).toContain('payment.reversed');
+  });
+
+  it.each([
+    ['ach', '000222222227', 'insufficient_funds'],
+    ['ach', '000111111116', 'invalid_account'],
+    ['sepa', 'AT981904300002222227', 'insufficient_funds'],
+    ['sepa', 'DE73370400440000000104', 'account_closed'],
+  ] as const)('%s account %s is returned with %s', async (rail, number, reason) => {
+    const setup = await debitAccount(t, RAIL_CURRENCY[rail]);
+    const debit = await submittedDebit(setup, rail, number);
+    await advanceTo(setup.account, plusDays(returnWindowEnd(rail, debit.actionDate), 1));
+    expect(await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).toMatchObject({
+      Status: 'Failed',
+      Method: rail,
+      FailureReason: reason,
+    });
+    expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).Balance).toBe(100);
+  });
+
+  it.each([
+    ['ach', '000123456789'],
+    ['sepa', 'DE89370400440532013000'],
+  ] as const)('%s account %s is paid once the window passes', async (rail, number) => {
+    const setup = await debitAccount(t, RAIL_CURRENCY[rail]);
+    const debit = await submittedDebit(setup, rail, number);
+    await advanceTo(setup.account, plusDays(returnWindowEnd(rail, debit.actionDate), 1));
+    expect((await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).Status).toBe('Allocated');
+    expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).Status).toBe('Paid');
+    expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('processed');
+  });
+});
+
+describe('an automatic batch', () => {
+  it('is cancelled with its lines failed; the invoices owe again and wait in the next batch', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const customer = await debitCustomer(setup, 'debit_order');
+    const invoiceId = await debitInvoice(setup, customer, 0);
+    await advanceTo(setup.account, setup.today);
+    const [batch] = await ok(setup.account, 'GET', '/v1/batches');
+    const { Payments } = await ok(setup.account, 'GET', `/v1/batches/${batch.BatchToken}`);
+    await ok(setup.account, 'PUT', '/v1/batches/cancel', { BatchToken: batch.BatchToken });
+    expect((await ok(setup.account, 'GET', `/v1/batches/${batch.BatchToken}`)).State).toBe('cancelled');
+    expect(await ok(setup.account, 'GET', `/v1/payments/${Payments[0].paymentID}`)).toMatchObject({
+      Status: 'Failed',
+      FailureReason: 'batch_cancelled',
+    });
+    expect(await ok(setup.account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
+      Balance: 100,
+      NumTries: 0,
+    });
+    // Still due by debit order: the next run bundles it into a new batch.
+    await advanceTo(setup.account, plusDays(setup.today, 1));
+    const open = (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
+    expect(open).toHaveLength(1);
+    expect(open[0].BatchToken).not.toBe(batch.BatchToken);
+  });
+
+  it('does not take an invoice whose bank account is not validated yet', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const customer = await ok(setup.account, 'POST', '/v1/customers', { Name: 'Grace', CurrencyCode: 'ZAR' });
+    const method = await ok(
+      setup.account,
+      'POST',
+      '/v1/paymentmethods/bankaccount',
+      { customerID: customer.customerID, isPrimary: true, BankAccount: bankAccount('debit_order') },
+      200,
+    );
+    await debitInvoice(
+      setup,
+      { customerId: customer.customerID, paymentMethodId: method.paymentMethodID },
+      0,
+    );
+    await advanceTo(setup.account, plusDays(setup.today, 1));
+    expect(await ok(setup.account, 'GET', '/v1/batches')).toEqual([]);
   });
 });

@@ -41,7 +41,8 @@ export function bankAccount(rail: 'debit_order' | 'ach' | 'sepa', number?: strin
     AccountHolder: 'Ada Lovelace',
     Bank: 'Commerzbank',
     IBAN: number ?? 'DE89370400440532013000',
-    BIC: 'COBADEFFXXX',
+    // The BIC must be of the IBAN's country.
+    BIC: number?.startsWith('AT') ? 'BKAUATWWXXX' : 'COBADEFFXXX',
   };
 }
 
@@ -111,4 +112,47 @@ export async function debitInvoice(
 /** Moves the account's test clock to noon of `date`, running each day's bill run (and batch run). */
 export async function advanceTo(account: TestAccount, date: string) {
   return ok(account, 'POST', '/v1/test-clock/advance', { To: `${date}T12:00:00Z` }, 200);
+}
+
+export interface SubmittedDebit {
+  customerId: number;
+  paymentMethodId: number;
+  invoiceId: number;
+  batchToken: string;
+  paymentId: number;
+  actionDate: string;
+  /** The account's clock date once the batch is built (submitted). */
+  today: string;
+}
+
+/**
+ * A customer on `rail` (account `number` chooses the test gateway's answer), an invoice due today bundled by the
+ * day's run, the batch submitted on the earliest action date the rail allows and built by the next day's run.
+ */
+export async function submittedDebit(
+  setup: DebitSetup,
+  rail: 'debit_order' | 'ach' | 'sepa',
+  number?: string,
+): Promise<SubmittedDebit> {
+  const customer = await debitCustomer(setup, rail, number);
+  const invoiceId = await debitInvoice(setup, customer, 0);
+  await advanceTo(setup.account, setup.today);
+  const batches: { BatchToken: string; State: string }[] = await ok(setup.account, 'GET', '/v1/batches');
+  const open = batches.filter((batch) => batch.State === 'open');
+  const batch = await ok(setup.account, 'GET', `/v1/batches/${open.at(-1)!.BatchToken}`);
+  const actionDate = batch.ActionDate.slice(0, 10);
+  await ok(setup.account, 'PUT', '/v1/batches/submit', {
+    BatchToken: batch.BatchToken,
+    ActionDate: actionDate,
+  });
+  const today = plusDays(setup.today, 1);
+  await advanceTo(setup.account, today);
+  return {
+    ...customer,
+    invoiceId,
+    batchToken: batch.BatchToken,
+    paymentId: batch.Payments[0].paymentID,
+    actionDate,
+    today,
+  };
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addBusinessDays } from '../../src/core/batches.ts';
 import { killAll, runCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
 import { dialect, eventually, startTestService } from '../helpers/service.ts';
@@ -404,6 +405,73 @@ async function walkCollections(account: TestAccount, today: string): Promise<num
   return cardInvoice('Disputed', '4242424242424242');
 }
 
+/**
+ * Batches: one collected (created, edited, submitted, built, processing, processed as the clock passes its return
+ * window) and one whose bank account was never validated (its build fails); the second is cancelled after the
+ * walk's advance, by its returned token.
+ */
+async function walkBatches(account: TestAccount, today: string): Promise<string> {
+  const [gateway] = await read(account, '/v1/gateways');
+  const achLine = async (batchToken: string, accountNumber: string, validate: boolean) => {
+    const customerID = await createCustomer(account, { Name: `ACH ${accountNumber}` });
+    const bank = {
+      Method: 'ach',
+      AccountType: 'Checking',
+      AccountHolder: 'Ada Lovelace',
+      Bank: 'Test Bank',
+      AccountNumber: accountNumber,
+      RoutingNumber: '110000000',
+    };
+    const method = await ok(account, 'POST', '/v1/paymentmethods/bankaccount', {
+      customerID,
+      isPrimary: true,
+      BankAccount: bank,
+    });
+    if (validate) {
+      await ok(account, 'POST', `/v1/ValidateBankAccount/${gateway.gatewayID}`, {
+        customerID,
+        BankAccount: bank,
+      });
+    }
+    const invoice = await ok(account, 'POST', '/v1/invoices', {
+      customerID,
+      DueDate: today,
+      Charges: charges(15),
+    });
+    await ok(account, 'POST', '/v1/batches/payments', {
+      BatchToken: batchToken,
+      customerID,
+      Amount: 15,
+      paymentMethodID: method.paymentMethodID,
+      PaymentApplied: [{ amount: 15, invoiceID: invoice.invoiceID }],
+    });
+  };
+  const newBatch = async (actionDate: string) =>
+    ok(account, 'POST', '/v1/batches', {
+      CurrencyCode: 'USD',
+      GatewayToken: gateway.GatewayToken,
+      ActionDate: actionDate,
+    });
+  const actionDate = addBusinessDays(today, 1);
+  const collected = await newBatch(actionDate);
+  await ok(account, 'PUT', '/v1/batches', {
+    BatchToken: collected.BatchToken,
+    CurrencyCode: 'USD',
+    GatewayToken: gateway.GatewayToken,
+    ActionDate: actionDate,
+    Notes: 'First ACH run',
+  });
+  await achLine(collected.BatchToken, '000123456789', true);
+  await ok(account, 'PUT', '/v1/batches/submit', {
+    BatchToken: collected.BatchToken,
+    ActionDate: actionDate,
+  });
+  const failing = await newBatch(actionDate);
+  await achLine(failing.BatchToken, '000123456780', false);
+  await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: failing.BatchToken, ActionDate: actionDate });
+  return failing.BatchToken;
+}
+
 describe('the event catalogue', () => {
   it('has every declared type triggered by one walk, delivered once and signed, and documented', async () => {
     const undescribed = DECLARED_EVENT_TYPES.filter((type) => !EVENT_DESCRIPTIONS[type]);
@@ -427,7 +495,9 @@ describe('the event catalogue', () => {
     await walkRecurringInvoices(account, customerID, today);
     await walkSubscriptions(account, customerID, today);
     const disputedCustomer = await walkCollections(account, today);
+    const failedBatch = await walkBatches(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
+    await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: failedBatch });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
     await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });
 

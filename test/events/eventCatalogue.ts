@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { TEST_CLOCK_EVENT_TYPES } from '../../src/billing/testClock.ts';
 import { ACCOUNT_EVENT_TYPES } from '../../src/modules/auth/index.ts';
+import { BATCH_EVENT_TYPES } from '../../src/modules/batches/index.ts';
 import { CATALOGUE_EVENT_TYPES } from '../../src/modules/catalogue/index.ts';
 import { COLLECTION_EVENT_TYPES } from '../../src/modules/collections/index.ts';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customers/index.ts';
@@ -35,6 +36,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...PAYMENT_EVENT_TYPES,
   ...CREDIT_NOTE_EVENT_TYPES,
   ...ADJUSTMENT_EVENT_TYPES,
+  ...BATCH_EVENT_TYPES,
   ...WEBHOOK_EVENT_TYPES,
 ];
 
@@ -141,9 +143,9 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'An invoice still owed passed its due date (on the first day after it, by the bill run).',
   'invoice.cancelled': 'An issued invoice was cancelled (`DELETE /v1/invoices/{id}`).',
   'invoice.payment_failed':
-    'The gateway declined a charge of a card invoice (a Failed payment records it); `previous` holds NumTries and NextTryDate before it (docs/gateways.md).',
+    'The gateway declined a charge of a card invoice, or the bank returned a debit order unpaid (a Failed payment records it); `previous` holds NumTries and NextTryDate before it (docs/gateways.md).',
   'invoice.collection_exhausted':
-    'A card invoice will not be charged again: the account’s retries ran out (the customer is e-mailed; optional actions follow).',
+    'An invoice will not be collected again: the account’s card retries, or the rail’s presentations of a debit order, ran out (the customer is e-mailed; optional actions follow).',
   'invoice.deleted': 'A draft invoice was deleted; the object is the draft as it was.',
   'recurring_invoice.created': 'A recurring invoice was created (`POST /v1/recurring-invoices`).',
   'recurring_invoice.updated': 'A field of a recurring invoice changed.',
@@ -175,6 +177,15 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'adjustment.updated':
     'An adjustment changed: edited, or (a positive one) allocations to it moved its figures.',
   'adjustment.deleted': 'An adjustment was deleted; the object is the adjustment as it was.',
+  'batch.created':
+    'A payment batch was created (`POST /v1/batches`), or the collection run opened one for due debit orders.',
+  'batch.updated':
+    'A batch changed: edited (`PUT /v1/batches`), submitted (State build), taken by its gateway (submitted), or its action date came (processing). Its lines are told by their payments’ events.',
+  'batch.build_failed':
+    'A submitted batch could not be built and is open again, with BuildError naming each bad payment.',
+  'batch.processed':
+    'Every line of a batch is final: paid (no return within the rail’s window) or returned unpaid. Late returns may still fail a line.',
+  'batch.cancelled': 'A batch was cancelled (`PUT /v1/batches/cancel`); its pending payments fail.',
   'webhook_endpoint.created': 'A webhook endpoint was created (`POST /v1/webhookendpoints`).',
   'webhook_endpoint.updated': 'A webhook endpoint changed: its URL, events, description or status.',
   'webhook_endpoint.deleted': 'A webhook endpoint was deleted; the object is the endpoint as it was.',
@@ -211,6 +222,7 @@ const RESOURCE_ORDER = [
   'payment',
   'credit_note',
   'adjustment',
+  'batch',
   'webhook_endpoint',
 ];
 

@@ -301,7 +301,10 @@ export async function submitBatch(
 export async function cancelBatch(ctx: ServiceContext, token: string): Promise<void> {
   const batchId = await withLockedBatch(ctx, token, async (tctx, row) => {
     const state = row.state as BatchState;
-    if (!CANCELLABLE_STATES.includes(state) || (state === 'submitted' && today(tctx) >= row.action_date)) {
+    // A submitted batch until its action date (a revocation), or a bank file nobody took to the bank.
+    const atTheBank = row.file_sealed === null || row.file_downloaded_at !== null;
+    const tooLate = state === 'submitted' && today(tctx) >= row.action_date && atTheBank;
+    if (!CANCELLABLE_STATES.includes(state) || tooLate) {
       throw new ConflictError(
         'batch_not_cancellable',
         `Batch ${token} is ${state}${state === 'submitted' ? ' and its action date has come' : ''}: it can no longer be cancelled`,

@@ -84,6 +84,8 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
       ],
       allocationsField: 'PaymentApplied',
     },
+    // The batch is found (or made) once the invoice is locked: an automatic batch is open, so no build holds it.
+    async () => {},
     async (tctx, payment) => {
       const key = { gatewayId: invoice.gatewayId, currencyCode: invoice.currencyCode, rail, actionDate };
       const open = await repo.findOpenAutoBatch(tctx.db, tctx.account.id, key);

@@ -1,4 +1,4 @@
-import { withTransaction } from '../../context.ts';
+import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import { dateAt } from '../../core/calendar.ts';
@@ -64,7 +64,7 @@ function asBuildProblems(error: ValidationError, lines: readonly BatchLineWithPa
 
 /** The message id of a batch's file: short enough for pain.008's Max35Text, the same for every download. */
 function messageIdOf(batch: BatchRow): string {
-  return `B${batch.id}S${Date.parse(batch.submitted_at ?? batch.created_at) / 1000}`;
+  return `B${batch.id}S${Math.floor(Date.parse(batch.submitted_at ?? batch.created_at) / 1000)}`;
 }
 
 function buildFor(
@@ -175,10 +175,19 @@ export async function makeBankFile(
   }
 }
 
+/** What a built batch's stored file is served as. */
+function fileOf(row: BatchRow, body: string): BankFile {
+  const messageId = row.provider_ref ?? '';
+  return row.rail === 'sepa'
+    ? { fileName: `${messageId}.xml`, contentType: 'application/xml', body, messageId }
+    : { fileName: `${messageId}.ach`, contentType: 'text/plain', body, messageId };
+}
+
 /**
- * The file of a built batch of a bankfile gateway, for the business to upload to its bank. The first download is
- * the batch leaving for the bank: from then on its action date moves it to processing, and the bank's reports name
- * the file's message id.
+ * The file of a built batch of a bankfile gateway, for the business to upload to its bank: the file made when the
+ * batch was built, whatever changed since (a bank account edited, the gateway's settings). The first download is
+ * the batch leaving for the bank: from then on its action date moves it to processing. A file never taken by its
+ * action date is not handed out after it (the bank would refuse a past date): cancel the batch and collect again.
  */
 export async function downloadBankFile(ctx: ServiceContext, token: string): Promise<BankFile> {
   const row = await batchRowByToken(ctx, token);
@@ -189,24 +198,25 @@ export async function downloadBankFile(ctx: ServiceContext, token: string): Prom
       `Batch ${token} goes through gateway ${gateway.id} (${gateway.type}), which takes batches itself: it has no file`,
     );
   }
-  if (!['submitted', 'processing', 'processed'].includes(row.state)) {
+  if (row.file_sealed === null) {
     throw new ConflictError(
       'batch_not_submitted',
       `Batch ${token} is ${row.state}: its file exists once it is submitted and built`,
     );
   }
-  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
-  const file = await makeBankFile(ctx, gateway, row, row.rail as Rail, lines);
-  if ('problems' in file) {
-    throw new ConflictError('bank_file_not_made', `Batch ${token}: ${file.problems.join('; ')}`);
-  }
-  if (row.provider_ref === null) {
+  if (row.file_downloaded_at === null) {
+    if (today(ctx) > row.action_date) {
+      throw new ConflictError(
+        'bank_file_too_late',
+        `Batch ${token}: its action date ${row.action_date} has passed and its file was never taken to the bank; cancel it and collect again`,
+      );
+    }
     await withTransaction(ctx, async (tctx) => {
       const locked = await repo.lockBatch(tctx.db, tctx.account.id, row.id);
-      if (locked?.provider_ref === null) {
-        await repo.updateBatch(tctx.db, tctx.account.id, row.id, { provider_ref: file.messageId });
+      if (locked?.file_downloaded_at === null) {
+        await repo.updateBatch(tctx.db, tctx.account.id, row.id, { file_downloaded_at: nowInstant(tctx) });
       }
     });
   }
-  return file;
+  return fileOf(row, ctx.secrets.open(row.file_sealed));
 }

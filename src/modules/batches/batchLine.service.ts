@@ -103,10 +103,15 @@ export async function addBatchLine(
   const batch = await batchRowByToken(ctx, input.batchToken);
   assertOpen(batch, 'payments are added');
   const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
-  return createBatchLinePayment(ctx, paymentInput(batch, input, rail), async (tctx, payment) => {
-    await recordLine(tctx, batch.id, rail, payment.id, null);
-    await afterInsert(tctx, payment);
-  });
+  return createBatchLinePayment(
+    ctx,
+    paymentInput(batch, input, rail),
+    openBatchGuard(batch.id, rail),
+    async (tctx, payment) => {
+      await recordLine(tctx, batch.id, rail, payment.id, null);
+      await afterInsert(tctx, payment);
+    },
+  );
 }
 
 /**

@@ -100,7 +100,12 @@ export interface LineCounts {
   returned: number;
 }
 
-/** Applies one report on a line: `paid` settles it while pending (on the batch's action date); `unpaid` fails it. */
+/** Another process answered the line first (two runs at once): nothing is left to do. */
+const ANSWERED_MEANWHILE = new Set(['payment_not_pending', 'payment_failed']);
+
+/**
+ * Applies one report on a line: `paid` settles it while pending (on the batch's action date); `unpaid` fails it.
+ */
 export async function applyReport(
   ctx: ServiceContext,
   row: BatchRow,
@@ -108,14 +113,16 @@ export async function applyReport(
   report: { outcome: 'paid' | 'unpaid'; code: string | null },
   counts: LineCounts,
 ): Promise<void> {
-  if (report.outcome === 'paid') {
-    if (line.state !== 'pending') return;
-    await settlePayment(ctx, line.payment_id, row.action_date);
-    counts.settled += 1;
-    return;
+  if (report.outcome === 'paid' && line.state !== 'pending') return;
+  try {
+    if (report.outcome === 'paid') await settlePayment(ctx, line.payment_id, row.action_date);
+    else await applyUnpaid(ctx, row, line, report.code ?? '');
+  } catch (error) {
+    if (error instanceof ConflictError && ANSWERED_MEANWHILE.has(error.code)) return;
+    throw error;
   }
-  await applyUnpaid(ctx, row, line, report.code ?? '');
-  counts.returned += 1;
+  if (report.outcome === 'paid') counts.settled += 1;
+  else counts.returned += 1;
 }
 
 const REPORTING_STATES: readonly BatchState[] = ['submitted', 'processing', 'processed'];

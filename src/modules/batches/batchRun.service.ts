@@ -14,7 +14,7 @@ import {
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { setCollectionSchedule } from '../invoicing/index.ts';
-import { paymentsByIds, settlePayment } from '../ledger/index.ts';
+import { paymentsByIds } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
@@ -128,10 +128,12 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
     const problem = lineProblem(line, rail, methods);
     if (problem) problems.push(problem);
   }
-  let providerRef: string | null = null;
+  let accepted: { providerRef: string; fileSealed: string | null } | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
+    // The file is made once, here, and kept as it is: what the business downloads is what was checked.
     const file = await makeBankFile(ctx, gateway, row, rail, lines);
     if ('problems' in file) problems.push(...file.problems);
+    else accepted = { providerRef: file.messageId, fileSealed: ctx.secrets.seal(file.body) };
   } else if (problems.length === 0) {
     const result = await submitBatchToGateway(ctx, gateway, {
       // One key per submission: a build cut short after the call is answered with the first acceptance.
@@ -152,7 +154,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
         };
       }),
     });
-    if (result.outcome === 'accepted') providerRef = result.providerRef;
+    if (result.outcome === 'accepted') accepted = { providerRef: result.providerRef, fileSealed: null };
     else {
       problems.push(
         `the gateway refused the batch: ${result.message}`,
@@ -160,7 +162,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
       );
     }
   }
-  await finishBuild(ctx, row, gateway, lines, problems, providerRef, summary);
+  await finishBuild(ctx, row, gateway, lines, problems, accepted, summary);
 }
 
 /** Records the build's verdict, unless the batch changed meanwhile (cancelled, or submitted again). */
@@ -170,7 +172,7 @@ async function finishBuild(
   gateway: Gateway,
   lines: readonly BatchLineWithPayment[],
   problems: readonly string[],
-  providerRef: string | null,
+  accepted: { providerRef: string; fileSealed: string | null } | undefined,
   summary: BatchRunSummary,
 ): Promise<void> {
   await withTransaction(ctx, async (tctx) => {
@@ -185,7 +187,7 @@ async function finishBuild(
     const ref = batchRef(row.batch_token);
     const before = await snapshotResource(tctx, ref);
     const now = nowInstant(tctx);
-    if (problems.length > 0) {
+    if (problems.length > 0 || !accepted) {
       await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
         state: 'open' satisfies BatchState,
         build_error: problems.join('; '),
@@ -197,7 +199,8 @@ async function finishBuild(
     }
     await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
       state: 'submitted' satisfies BatchState,
-      provider_ref: providerRef,
+      provider_ref: accepted.providerRef,
+      file_sealed: accepted.fileSealed,
       updated_at: now,
     });
     const invoiceEvents = await countTries(tctx, lines);
@@ -241,7 +244,8 @@ async function followBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRun
   const on = today(ctx);
   let state = row.state as BatchState;
   // A bank file must have been taken to the bank (downloaded) before the bank can be processing it.
-  if (state === 'submitted' && on >= row.action_date && row.provider_ref !== null) {
+  const atTheBank = row.file_sealed === null || row.file_downloaded_at !== null;
+  if (state === 'submitted' && on >= row.action_date && atTheBank) {
     await moveState(ctx, row, 'submitted', 'processing');
     state = 'processing';
   }
@@ -252,12 +256,9 @@ async function followBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRun
   const windowClosed = on > returnWindowEnd(rail, row.action_date);
   for (const line of await repo.listLines(ctx.db, ctx.account.id, row.id)) {
     if (line.state !== 'pending') continue;
-    if (!windowClosed) pending += 1;
-    else {
-      // Nobody returned it within the rail's window: the money is in.
-      await settlePayment(ctx, line.payment_id, row.action_date);
-      summary.settled += 1;
-    }
+    // Nobody returned it within the rail's window: the money is in.
+    if (windowClosed) await applyReport(ctx, row, line, { outcome: 'paid', code: null }, summary);
+    else pending += 1;
   }
   if (pending === 0 && (await moveState(ctx, row, 'processing', 'processed'))) summary.processed += 1;
 }
@@ -293,10 +294,11 @@ async function moveState(
 async function readReports(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
   const on = today(ctx);
   const rail = row.rail as Rail;
-  if (row.provider_ref === null || (row.reports_read_on !== null && row.reports_read_on >= on)) return;
+  // A bank file's reports come as files the business uploads, not from a provider.
+  if (row.provider_ref === null || row.file_sealed !== null) return;
+  if (row.reports_read_on !== null && row.reports_read_on >= on) return;
   if (row.state === 'processed' && on > lateWindowEnd(rail, row.action_date)) return;
   const gateway = await getGateway(ctx, row.gateway_id);
-  if (makesBankFiles(gateway)) return;
   const reports = await readBatchReports(ctx, gateway, row.provider_ref, on);
   const lines = new Map(
     (await repo.listLines(ctx.db, ctx.account.id, row.id)).map((line) => [String(line.payment_id), line]),

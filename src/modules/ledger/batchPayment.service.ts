@@ -24,8 +24,11 @@ export interface BatchLinePaymentInput extends MoneySourceInput {
   ref?: string | null;
 }
 
-/** Run in the change's transaction, under the customer's lock: throws when the line's batch is closed to changes. */
-export type BatchGuard = (ctx: ServiceContext, payment: PaymentRow) => Promise<void>;
+/**
+ * Run in the change's transaction, under the customer's lock and before any allocation moves: takes the batch's
+ * lock (so the order is always customer, batch, invoices) and throws when the batch is closed to changes.
+ */
+export type BatchGuard = (ctx: ServiceContext) => Promise<void>;
 
 interface LineFields {
   method: string;
@@ -46,7 +49,11 @@ function lineKind(
       if (row.state !== 'pending') {
         throw new ConflictError('batch_line_final', `Payment ${row.id} is ${row.state} already`);
       }
-      await guard(ctx, row);
+      await guard(ctx);
+    },
+    // A new line: its batch is locked and checked before its allocations lock the invoices.
+    async assertWritable(ctx, _checked, current) {
+      if (current === undefined) await guard(ctx);
     },
     checkFields: (input) => ({
       method: input.method,
@@ -80,18 +87,17 @@ function lineKind(
   };
 }
 
-const noStoredRowYet: BatchGuard = async () => {};
-
 /**
  * Records a batch line as a Pending payment allocated as the request says (PaymentApplied, or isAutoApply);
- * `afterInsert` runs last in its transaction (the batch records the line and checks its state and size there).
+ * `afterInsert` runs last in its transaction (the batch records the line there).
  */
 export function createBatchLinePayment(
   ctx: ServiceContext,
   input: BatchLinePaymentInput,
+  guard: BatchGuard,
   afterInsert: (ctx: ServiceContext, payment: Payment) => Promise<void>,
 ): Promise<Payment> {
-  return createMoneySource(lineKind(noStoredRowYet), ctx, input, afterInsert);
+  return createMoneySource(lineKind(guard), ctx, input, afterInsert);
 }
 
 /** Edits a line: its amount, method and allocations (PaymentApplied by allocation diff, as payments' rule 4). */

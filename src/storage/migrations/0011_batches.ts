@@ -24,6 +24,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('is_auto', t.bool, (c) => c.notNull().defaultTo(false))
     // The gateway's reference for the accepted batch (the file token, or the file's message id).
     .addColumn('provider_ref', 'text')
+    // A bankfile gateway's batch: its file as built (sealed: it holds account numbers), served as is on every
+    // download, and when it was first downloaded (taken to the bank).
+    .addColumn('file_sealed', 'text')
+    .addColumn('file_downloaded_at', t.instant)
     // The business date the gateway was last asked for its reports on the batch: once a day is enough.
     .addColumn('reports_read_on', t.date)
     .addColumn('created_at', t.instant, (c) => c.notNull())
