@@ -199,7 +199,8 @@ export async function createBatch(
       updated_at: now,
     });
     await emitEvent(tctx, 'batch.created', batchRef(token));
-    const created = await getBatch(tctx, token);
+    // As the list shows it: the spec gives Payments to the single read only.
+    const created = (await batchesByTokens(tctx, [token])).get(token)!;
     await beforeCommit(tctx, created);
     return created;
   });
@@ -270,7 +271,8 @@ export async function submitBatch(
   if (problems.length > 0) throw new ValidationError(problems);
   await withLockedBatch(ctx, token, async (tctx, row) => {
     assertOpen(row, 'a batch is submitted');
-    if (row.rail === null || !isRail(row.rail)) {
+    const lines = (await repo.figuresOfBatches(tctx.db, tctx.account.id, [row.id])).get(row.id)?.lines ?? 0;
+    if (lines === 0 || row.rail === null || !isRail(row.rail)) {
       throw new ConflictError('batch_empty', `Batch ${token} has no payments to submit`);
     }
     const earliest = earliestActionDate(row.rail, today(tctx));

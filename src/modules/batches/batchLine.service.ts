@@ -60,6 +60,9 @@ async function lineMethod(ctx: ServiceContext, customerId: number, paymentMethod
   return rail;
 }
 
+const linesOf = async (ctx: ServiceContext, batchId: number): Promise<number> =>
+  (await repo.figuresOfBatches(ctx.db, ctx.account.id, [batchId])).get(batchId)?.lines ?? 0;
+
 /** In the line's transaction, under the customer's lock: the batch, locked, open, on the line's rail. */
 async function lockOpenBatch(
   ctx: ServiceContext,
@@ -69,7 +72,8 @@ async function lockOpenBatch(
   const row = await repo.lockBatch(ctx.db, ctx.account.id, batchId);
   if (!row) throw new NotFoundError('Batch', batchId);
   assertOpen(row, 'its payments change');
-  if (rail !== undefined && row.rail !== null && row.rail !== rail) {
+  // The rail of its lines: an open batch whose lines were all removed takes any.
+  if (rail !== undefined && row.rail !== null && row.rail !== rail && (await linesOf(ctx, batchId)) > 0) {
     throw ValidationError.field(
       'paymentMethodID',
       `debits by ${rail}, and batch ${row.batch_token} collects by ${row.rail}: one batch makes one bank file`,
@@ -126,7 +130,7 @@ export async function recordLine(
   invoiceId: number | null,
 ): Promise<void> {
   const row = await lockOpenBatch(ctx, batchId, rail);
-  const lines = (await repo.figuresOfBatches(ctx.db, ctx.account.id, [batchId])).get(batchId)?.lines ?? 0;
+  const lines = await linesOf(ctx, batchId);
   if (lines >= MAX_BATCH_LINES) {
     throw new ConflictError(
       'batch_full',
@@ -140,7 +144,7 @@ export async function recordLine(
     invoice_id: invoiceId,
     created_at: nowInstant(ctx),
   });
-  if (row.rail === null) await repo.updateBatch(ctx.db, ctx.account.id, batchId, { rail });
+  if (row.rail !== rail) await repo.updateBatch(ctx.db, ctx.account.id, batchId, { rail });
 }
 
 /** The batch line of the payment (404 when it is none); its batch must be the one the request names. */
@@ -171,10 +175,11 @@ export async function editBatchLine(
 ): Promise<void> {
   const line = await findLine(ctx, paymentId, edit.batchToken);
   const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [line.batch_id]);
-  const input = {
-    ...edit,
-    paymentMethodId: edit.paymentMethodId ?? (await getPayment(ctx, paymentId)).paymentMethodId!,
-  };
+  const payment = await getPayment(ctx, paymentId);
+  if (edit.customerId !== payment.customerId) {
+    throw ValidationError.field('customerID', `must be the payment's customer (${payment.customerId})`);
+  }
+  const input = { ...edit, paymentMethodId: edit.paymentMethodId ?? payment.paymentMethodId! };
   const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
   if (input.currencyCode !== undefined && input.currencyCode.toUpperCase() !== batch!.currency_code) {
     throw ValidationError.field('CurrencyCode', `must be the batch's currency (${batch!.currency_code})`);

@@ -35,10 +35,20 @@ export type SubmitBatchBody = Static<typeof SubmitBatchBody>;
 export const CancelBatchBody = Type.Object({ BatchToken: BatchToken() });
 
 const PaymentAppliedIn = Type.Object({
-  allocationID: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Edits: this allocation' }))),
+  allocationID: Type.Optional(
+    Nullable(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Edits: this allocation' }),
+    ),
+  ),
   amount: WireAmount('Amount applied to the invoice'),
   invoiceID: Type.Optional(
-    Nullable(Type.Integer({ minimum: 0, description: 'Takes priority over invoiceNumber' })),
+    Nullable(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'Takes priority over invoiceNumber',
+      }),
+    ),
   ),
   invoiceNumber: Type.Optional(
     Type.Unsafe<number | string | null>({ type: ['integer', 'string', 'null'], maxLength: 20 }),

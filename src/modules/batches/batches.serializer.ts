@@ -67,21 +67,22 @@ export function toBatchPaymentDto(payment: Payment, timeZone: string): BatchPaym
   };
 }
 
-/** PaymentApplied entries as the ledger reads allocations (amount is the spec's key for amountApplied). */
+/**
+ * PaymentApplied entries as the ledger reads allocations: `amount` is the spec's key for amountApplied, and a
+ * refusal names it as the client sent it.
+ */
 function paymentApplied(list: CreateBatchPaymentBody['PaymentApplied']) {
-  return (
-    list &&
-    invoiceAllocationInputs(
-      list.map((entry) => ({
-        allocationID: entry.allocationID,
-        amountApplied: entry.amount,
-        invoiceID: entry.invoiceID,
-        invoiceNumber: entry.invoiceNumber,
-      })),
-      'PaymentApplied',
-      { adjustments: false },
-    )
-  );
+  if (!list) return undefined;
+  const entries = list.map((entry) => ({
+    allocationID: entry.allocationID,
+    amountApplied: entry.amount,
+    invoiceID: entry.invoiceID,
+    invoiceNumber: entry.invoiceNumber,
+  }));
+  return invoiceAllocationInputs(entries, 'PaymentApplied', { adjustments: false }).map((input) => ({
+    ...input,
+    amountField: input.amountField.replace(/\.amountApplied$/, '.amount'),
+  }));
 }
 
 export function batchLineInputFromWire(body: CreateBatchPaymentBody): BatchLineInput {
