@@ -39,6 +39,8 @@ export interface TestGatewayChargesTable {
   reason: string | null;
   raw_code: string | null;
   created_at: Instant;
+  /** A refund's row: the charge it refunds (its outcome is `refunded`). */
+  refunds_charge_id: string | null;
 }
 
 export interface CollectionAttemptsTable {
@@ -60,6 +62,8 @@ export interface CollectionAttemptsTable {
   /** soft, hard, customer_action or technical (src/core/dunning.ts). */
   retry_class: string | null;
   payment_id: number | null;
+  /** The provider's id of the charge made (what a refund names). */
+  charge_id: string | null;
   /** Business time. */
   started_at: Instant;
   /** Wall-clock time: an attempt still `started` long after it is finished by the next collection run. */

@@ -371,10 +371,10 @@ async function walkSubscriptions(account: TestAccount, customerID: number, today
 }
 
 /**
- * Collections: a card that declines, on an account that gives up after one try, and one that pays; the clock's
- * advance collects both. Returns what to dispute once it has.
+ * Collections: a card that declines, on an account that gives up after one try, and two that pay; the clock's
+ * advance collects them. Returns the customers whose payment to dispute, and to refund, once it has.
  */
-async function walkCollections(account: TestAccount, today: string): Promise<number> {
+async function walkCollections(account: TestAccount, today: string): Promise<number[]> {
   await ok(account, 'PUT', '/v1/account', { DunningMaxAttempts: 1 });
   const [gateway] = await read(account, '/v1/gateways');
   const cardInvoice = async (name: string, number: string) => {
@@ -402,7 +402,10 @@ async function walkCollections(account: TestAccount, today: string): Promise<num
     return customerID;
   };
   await cardInvoice('Declined', '4000000000009995');
-  return cardInvoice('Disputed', '4242424242424242');
+  return [
+    await cardInvoice('Disputed', '4242424242424242'),
+    await cardInvoice('Refunded', '4111111111111111'),
+  ];
 }
 
 /**
@@ -494,12 +497,15 @@ describe('the event catalogue', () => {
     await walkMoney(account, customerID, today);
     await walkRecurringInvoices(account, customerID, today);
     await walkSubscriptions(account, customerID, today);
-    const disputedCustomer = await walkCollections(account, today);
+    const [disputedCustomer, refundedCustomer] = await walkCollections(account, today);
     const failedBatch = await walkBatches(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: failedBatch });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
     await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });
+    const [refunded] = await read(account, `/v1/customers/${refundedCustomer}/payments`);
+    await ok(account, 'PUT', `/v1/payments/${refunded.paymentID}`, { ...refunded, Allocations: [] });
+    await ok(account, 'POST', `/v1/payments/${refunded.paymentID}/refund`, { Amount: 5 });
 
     // Only the CLI revokes keys and changes gateways; it writes to the same database, as another process.
     const key = JSON.parse(await billing('key', 'create', '--account', String(account.accountId), '--json'));

@@ -164,6 +164,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     "A payment's allocations changed (added, changed or removed); the invoices they move have their own events.",
   'payment.reversed':
     'A payment collected through a gateway failed after it was made: taken back (a dispute, a refund by the bank, an unpaid debit; `POST /v1/test/simulate` on test gateways), or its batch cancelled (batch_cancelled). It is Failed with its FailureReason, and its invoices owe the money again.',
+  'payment.refunded':
+    'Money of a card payment was paid back through its gateway (`POST /v1/payments/{id}/refund`): the payment is allocated to the new positive refund adjustment.',
   'payment.deleted':
     'A payment was deleted and its allocations released; the object is the payment as it was.',
   'credit_note.created': 'A credit note was created, with the allocations it was given (`POST /v1/credits`).',

@@ -317,7 +317,13 @@ async function recordOutcome(
         state: result.outcome === 'succeeded' ? 'settled' : 'pending',
         ref: result.chargeId,
       });
-      await repo.setAttemptPayment(tctx.db, tctx.account.id, claimed.attemptId, recorded.paymentId);
+      await repo.setAttemptPayment(
+        tctx.db,
+        tctx.account.id,
+        claimed.attemptId,
+        recorded.paymentId,
+        result.chargeId,
+      );
       await setCollectionSchedule(tctx, claimed.invoiceId, { addTry: true, nextTryDate: null });
       events.push(...recorded.events);
     } else {

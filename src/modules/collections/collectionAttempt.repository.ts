@@ -66,10 +66,11 @@ export async function setAttemptPayment(
   accountId: number,
   attemptId: number,
   paymentId: number,
+  chargeId: string | null = null,
 ): Promise<void> {
   await db
     .updateTable('collection_attempts')
-    .set({ payment_id: paymentId })
+    .set({ payment_id: paymentId, charge_id: chargeId })
     .where('account_id', '=', accountId)
     .where('id', '=', attemptId)
     .execute();
@@ -89,4 +90,18 @@ export async function countOpenAttemptsOfMethod(
     .where('state', '=', 'started')
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** The gateway and charge that collected a payment, if a card attempt made it. */
+export function findChargeOfPayment(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+): Promise<{ gateway_id: number; charge_id: string | null } | undefined> {
+  return db
+    .selectFrom('collection_attempts')
+    .select(['gateway_id', 'charge_id'])
+    .where('account_id', '=', accountId)
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirst();
 }

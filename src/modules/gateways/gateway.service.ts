@@ -22,6 +22,8 @@ import type {
   ChargeResult,
   DriverDeps,
   GatewayDriver,
+  RefundRequest,
+  RefundResult,
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
 import { testGatewayDriver } from './testGateway.ts';
@@ -403,6 +405,34 @@ export async function chargeStoredMethod(
       undoOperation: 'refund',
     },
     () => charge(gateway, request, nowInstant(ctx)),
+  );
+}
+
+/**
+ * Refunds (part of) a charge the gateway made, recorded with the request's idempotency key. Throws
+ * GatewayTimeoutError when no answer came: asking again with the same key refunds at most once. A gateway that
+ * cannot refund (manual) throws: the caller checks `canCharge` first.
+ */
+export function refundCharge(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: RefundRequest,
+): Promise<RefundResult> {
+  const refund = driverOf(ctx, gateway)?.refund;
+  if (!refund) throw new Error(`gateway ${gateway.id} (${gateway.type}) cannot refund`);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    {
+      operation: 'refund',
+      idempotencyKey: request.idempotencyKey,
+      request: {
+        chargeId: request.chargeId,
+        amountMinor: request.amountMinor,
+        currencyCode: request.currencyCode,
+      },
+    },
+    () => refund(gateway, request, nowInstant(ctx)),
   );
 }
 

@@ -82,6 +82,20 @@ export interface BankAccountToValidate {
 export type BankValidationResult =
   { outcome: 'ok' | 'pending'; detail?: string } | (GatewayDecline & { detail: string });
 
+export interface RefundRequest {
+  /** The provider's id of the charge refunded (a payment's Ref). */
+  chargeId: string;
+  amountMinor: number;
+  currencyCode: string;
+  /** The same key always means the same refund: asking again returns the first answer and refunds nothing more. */
+  idempotencyKey: string;
+}
+
+export type RefundResult =
+  | { outcome: 'succeeded'; refundId: string }
+  | GatewayDecline
+  | { outcome: 'error'; reason: FailureReason; rawCode: string };
+
 /** One line of a batch of debits, with the account's details opened (they go to the provider, never to a log). */
 export interface BatchLineToSubmit {
   /** Our payment id: the provider and the bank report the line back under it. */
@@ -121,6 +135,7 @@ export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
   charge?(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult>;
   validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
+  refund?(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult>;
   submitBatch?(target: GatewayTarget, batch: BatchToSubmit, at: string): Promise<BatchSubmitResult>;
   /**
    * Every report the provider has made on the batch by `asOf` (business date), old ones included: the caller

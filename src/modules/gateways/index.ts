@@ -47,6 +47,7 @@ export {
   listGateways,
   makesBankFiles,
   readBatchReports,
+  refundCharge,
   setGatewayEnabled,
   setPrimaryGateway,
   submitBatchToGateway,

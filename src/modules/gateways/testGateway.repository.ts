@@ -44,3 +44,28 @@ export async function insertCharge(db: Db, row: TestChargeRow): Promise<void> {
     .onConflict((oc) => oc.columns(['gateway_id', 'idempotency_key']).doNothing())
     .execute();
 }
+
+/** A charge by the provider's id (its refunds are rows of their own). */
+export function findChargeById(
+  db: Db,
+  gatewayId: number,
+  chargeId: string,
+): Promise<TestChargeRow | undefined> {
+  return db
+    .selectFrom('test_gateway_charges')
+    .selectAll()
+    .where('gateway_id', '=', gatewayId)
+    .where('charge_id', '=', chargeId)
+    .executeTakeFirst();
+}
+
+/** What has been refunded of a charge so far, in minor units. */
+export async function refundedOf(db: Db, gatewayId: number, chargeId: string): Promise<number> {
+  const row = await db
+    .selectFrom('test_gateway_charges')
+    .select((eb) => eb.fn.sum<number | string>('amount_minor').as('total'))
+    .where('gateway_id', '=', gatewayId)
+    .where('refunds_charge_id', '=', chargeId)
+    .executeTakeFirst();
+  return Number(row?.total ?? 0);
+}

@@ -9,6 +9,8 @@ import type {
   DriverDeps,
   GatewayDriver,
   GatewayTarget,
+  RefundRequest,
+  RefundResult,
   VaultResult,
 } from './gatewayContract.ts';
 import { GatewayTimeoutError } from './gatewayContract.ts';
@@ -146,6 +148,7 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
         reason: null,
         raw_code: null,
         created_at: at,
+        refunds_charge_id: null,
       };
       if (!entry) {
         Object.assign(charge, { outcome: 'declined', reason: 'invalid_account', raw_code: 'no_such_token' });
@@ -163,6 +166,35 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
       if (behaviour?.outcome === 'timeout') throw new GatewayTimeoutError('charge');
       // Two calls with one key at once: the first stored is the answer to both.
       return resultOf((await repo.findCharge(deps.db, target.id, request.idempotencyKey)) ?? charge);
+    },
+
+    /** Refunds part or all of a succeeded charge, never more than is left of it. */
+    async refund(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult> {
+      const earlier = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
+      if (earlier) return { outcome: 'succeeded', refundId: earlier.charge_id };
+      const charge = await repo.findChargeById(deps.db, target.id, request.chargeId);
+      if (!charge || charge.outcome !== 'succeeded' || charge.currency_code !== request.currencyCode) {
+        return { outcome: 'declined', reason: 'invalid_account', rawCode: 'no_such_charge' };
+      }
+      const left = charge.amount_minor - (await repo.refundedOf(deps.db, target.id, request.chargeId));
+      if (request.amountMinor <= 0 || request.amountMinor > left) {
+        return { outcome: 'declined', reason: 'card_declined', rawCode: 'amount_too_large' };
+      }
+      await repo.insertCharge(deps.db, {
+        gateway_id: target.id,
+        idempotency_key: request.idempotencyKey,
+        charge_id: `re_test_${crypto.randomBytes(12).toString('hex')}`,
+        token: charge.token,
+        amount_minor: request.amountMinor,
+        currency_code: request.currencyCode,
+        outcome: 'refunded',
+        reason: null,
+        raw_code: null,
+        created_at: at,
+        refunds_charge_id: request.chargeId,
+      });
+      const stored = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
+      return { outcome: 'succeeded', refundId: stored!.charge_id };
     },
   };
 }

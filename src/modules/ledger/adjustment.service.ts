@@ -418,6 +418,41 @@ export function issueCreditNoteAdjustment(
   });
 }
 
+/**
+ * In the caller's transaction (which holds the customer's lock): a positive `refund` adjustment for money paid back
+ * to the customer, due at once, for the refunded payment to be allocated to. Returns its id.
+ */
+export function insertRefundAdjustment(
+  ctx: ServiceContext,
+  input: {
+    customerId: number;
+    currencyCode: string;
+    amountMinor: number;
+    date: PlainDate;
+    ref: string;
+    memo: string;
+  },
+): Promise<number> {
+  return insertChecked(ctx, input.customerId, input.currencyCode, 'positive', {
+    adjustmentType: 'refund',
+    amountMinor: input.amountMinor,
+    date: input.date,
+    dueDate: input.date,
+    ref: input.ref,
+    memo: input.memo,
+    request: undefined,
+  });
+}
+
+/** The refund adjustment of the customer with this Ref (a gateway's refund id), if one was recorded. */
+export async function findRefundAdjustment(
+  ctx: ServiceContext,
+  customerId: number,
+  ref: string,
+): Promise<number | undefined> {
+  return repo.findRefundByRef(ctx.db, ctx.account.id, customerId, ref);
+}
+
 async function getAdjustmentRow(
   ctx: ServiceContext,
   adjustmentId: number,

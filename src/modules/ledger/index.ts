@@ -11,6 +11,7 @@ export { creditNotesByIds } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
 export {
   getPayment,
+  getPaymentRow,
   paymentsByIds,
   recordCollectedPayment,
   reversePayment,
@@ -32,12 +33,14 @@ export { toPaymentDto } from './payments.serializer.ts';
 /** Wire pieces other modules answer with: a simulated gateway event answers the payment. */
 export { PaymentOut } from './payments.schemas.ts';
 export { WireAmount } from './ledger.schemas.ts';
+export { assertRefundable, recordGatewayRefund } from './refund.service.ts';
 export const PAYMENT_EVENT_TYPES = [
   'payment.created',
   'payment.updated',
   'payment.allocated',
   'payment.deleted',
   'payment.reversed',
+  'payment.refunded',
 ] as const;
 export const CREDIT_NOTE_EVENT_TYPES = [
   'credit_note.created',

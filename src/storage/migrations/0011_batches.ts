@@ -51,6 +51,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('batch_lines_batch').on('batch_lines').columns(['batch_id']).execute();
 
+  // The provider's id of the charge an attempt made: what a refund names (a payment's Ref is the user's to edit).
+  await db.schema.alterTable('collection_attempts').addColumn('charge_id', 'text').execute();
+
+  // The simulated provider records a refund as a row of its own beside the charge it refunds.
+  await db.schema.alterTable('test_gateway_charges').addColumn('refunds_charge_id', 'text').execute();
+
   // The simulated provider's record of the batches submitted to a test gateway, with each line's outcome
   // (chosen by account number, docs/gateways.md) and the day the provider reports it.
   await db.schema
