@@ -257,6 +257,25 @@ describe('collecting a due card invoice', () => {
     expect((await ok(s.account, 'GET', `/v1/customers/${s.customerId}`)).comp_status).toBe('Active');
   });
 
+  it('never retries a hard decline, and the card it declined is no longer valid', async () => {
+    const s = await cardInvoice('4000000000000085');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    expect(await invoiceOf(s)).toMatchObject({ NumTries: 1, NextTryDate: null });
+    const [payment] = await paymentsOf(s);
+    expect(payment).toMatchObject({ Status: 'Failed', FailureReason: 'lost_card' });
+    const invoice = await invoiceOf(s);
+    const card = await ok(s.account, 'GET', `/v1/paymentmethods/${invoice.customerPaymentMethodID}`);
+    expect(card.isValid).toBe(false);
+    // Stopped, not exhausted: a new card starts the schedule again (below).
+    const types = (await eventsOf(s.account, 'invoice', s.invoiceId)).map((event) => event.type);
+    expect(types).toContain('invoice.payment_failed');
+    expect(types).not.toContain('invoice.collection_exhausted');
+    const methodEvents = (await eventsOf(s.account, 'payment_method', card.paymentMethodID)).map(
+      (e) => e.type,
+    );
+    expect(methodEvents).toEqual(['payment_method.created', 'payment_method.updated']);
+  });
+
   it('tries again at once with a new primary card after a failure that needed the customer', async () => {
     const s = await cardInvoice('4000002500003155');
     await advance(s.account, `${s.today}T12:00:00Z`);

@@ -14,7 +14,7 @@ import type { EventToEmit } from '../events/index.ts';
 import { getGateway, makesBankFiles } from '../gateways/index.ts';
 import { getInvoice, setCollectionSchedule } from '../invoicing/index.ts';
 import { paymentsByIds, reversePayment, settlePayment } from '../ledger/index.ts';
-import { invalidateBankAccount } from '../paymentMethods/index.ts';
+import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { batchRowByToken } from './batch.service.ts';
@@ -61,7 +61,7 @@ export async function applyUnpaid(
   await reversePayment(ctx, line.payment_id, { reason: mapping.reason, code }, async (tctx) => {
     const events: EventToEmit[] = [];
     if (INVALIDATING.has(mapping.reason)) {
-      events.push(...(await invalidateBankAccount(tctx, line.payment_method_id!)));
+      events.push(...(await invalidatePaymentMethod(tctx, line.payment_method_id!)));
     }
     for (const allocation of paid) {
       const invoice = await getInvoice(tctx, allocation.targetId);

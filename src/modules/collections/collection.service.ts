@@ -28,7 +28,7 @@ import { queueMail } from '../mail/index.ts';
 import { getCustomer, listContacts, setCustomerSuspended } from '../customers/index.ts';
 import { cancelSubscription, liveSubscriptionIdsOfCustomer } from '../subscriptions/index.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import { invalidatePaymentMethod, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 
@@ -359,6 +359,9 @@ async function recordOutcome(
         });
         await repo.setAttemptPayment(tctx.db, tctx.account.id, claimed.attemptId, recorded.paymentId);
         events.push(...recorded.events);
+        // A card the issuer will never honour again (lost, stolen, expired, closed) is no longer valid.
+        if (retryClass === 'hard')
+          events.push(...(await invalidatePaymentMethod(tctx, claimed.paymentMethodId)));
       }
       await setCollectionSchedule(tctx, claimed.invoiceId, {
         addTry: result.outcome === 'declined',

@@ -61,6 +61,8 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4000000000000119': onCharge('error', 'processing_error', 'processing_error'),
   // Ours (no Stripe meaning): the charge is made but its answer never arrives.
   '4000000000000408': onCharge('timeout', 'gateway_timeout', 'timeout'),
+  // Ours: a card stored while good, reported lost since: a hard decline at charge time.
+  '4000000000000085': onCharge('declined', 'lost_card', 'lost_card'),
   '4000002500003155': onCharge('declined', 'authentication_required', 'authentication_required'),
   '4000002760003184': onCharge('declined', 'authentication_required', 'authentication_required'),
 };

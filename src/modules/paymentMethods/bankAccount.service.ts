@@ -31,7 +31,6 @@ import {
 } from '../gateways/index.ts';
 import * as repo from './paymentMethod.repository.ts';
 import { emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
-import type { EventToEmit } from '../events/index.ts';
 import {
   insertWithPrimaryRules,
   paymentMethodRef,
@@ -389,19 +388,4 @@ async function setValidityOfMatching(
       })),
     );
   });
-}
-
-/**
- * A bank account the bank said can no longer be debited (closed, no such account, debits not allowed...), in the
- * caller's transaction: isValid false, with its event. Nothing when it is invalid already.
- */
-export async function invalidateBankAccount(
-  ctx: ServiceContext,
-  paymentMethodId: number,
-): Promise<EventToEmit[]> {
-  const ref = paymentMethodRef(paymentMethodId);
-  const before = await snapshotResource(ctx, ref);
-  if (!before.object || before.object.isValid === false) return [];
-  await repo.setPaymentMethodValidity(ctx.db, ctx.account.id, paymentMethodId, false, nowInstant(ctx));
-  return [{ type: 'payment_method.updated', ref, before }];
 }

@@ -16,12 +16,12 @@ export {
   assertPaymentMethodUsable,
   deletePaymentMethodsOfCustomer,
   getPaymentMethod,
+  invalidatePaymentMethod,
   openedPaymentMethodsByIds,
   primaryPaymentMethodsOf,
   unopenedPaymentMethodsByIds,
 } from './paymentMethod.service.ts';
 export { toPaymentMethodDto } from './paymentMethods.serializer.ts';
-export { invalidateBankAccount } from './bankAccount.service.ts';
 export type { NewPrimaryListener, NewPrimaryMethod } from './newPrimaryMethod.ts';
 export { registerNewPrimaryListener } from './newPrimaryMethod.ts';
 export type { PaymentMethodUses } from './paymentMethodUses.ts';

@@ -398,3 +398,18 @@ export async function assertPaymentMethodUsable(
   if (problems.length) throw new ValidationError(problems, 'payment_method_not_usable');
   return method;
 }
+
+/**
+ * A method its gateway or bank said can no longer be charged (a card reported lost, an account closed, debits not
+ * allowed...), in the caller's transaction: isValid false, with its event. Nothing when it is invalid already.
+ */
+export async function invalidatePaymentMethod(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+): Promise<EventToEmit[]> {
+  const ref = paymentMethodRef(paymentMethodId);
+  const before = await snapshotResource(ctx, ref);
+  if (!before.object || before.object.isValid === false) return [];
+  await repo.setPaymentMethodValidity(ctx.db, ctx.account.id, paymentMethodId, false, nowInstant(ctx));
+  return [{ type: 'payment_method.updated', ref, before }];
+}
