@@ -27,9 +27,6 @@ export const isRail = (method: string): method is Rail => (RAILS as readonly str
 /** States in which a person may still cancel the batch (design note §2.4: not once the bank is processing it). */
 export const CANCELLABLE_STATES: readonly BatchState[] = ['open', 'build', 'submitted'];
 
-/** States in which results from the gateway or the bank are expected. */
-export const IN_FLIGHT_STATES: readonly BatchState[] = ['submitted', 'processing'];
-
 const isWeekend = (date: PlainDate): boolean => {
   const day = new Date(`${date}T00:00:00Z`).getUTCDay();
   return day === 0 || day === 6;

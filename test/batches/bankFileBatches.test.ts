@@ -618,6 +618,8 @@ describe('a bank file nobody took to the bank', () => {
     expectProblem(await fileOf(account, token), 409, 'bank_file_too_late');
     await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: token });
     expect((await batchOf(account, token)).State).toBe('cancelled');
+    // A cancelled batch's file is never handed out, whatever its date.
+    expectProblem(await fileOf(account, token), 409, 'batch_not_submitted');
     expect(await paymentOf(account, line!.paymentId)).toMatchObject({
       Status: 'Failed',
       FailureReason: 'batch_cancelled',

@@ -274,3 +274,41 @@ describe('an automatic batch', () => {
     expect(await ok(setup.account, 'GET', '/v1/batches')).toEqual([]);
   });
 });
+
+describe('what the review found', () => {
+  it('a batch cancelled after it was built gives its invoices back to the next run', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order');
+    expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).NumTries).toBe(1);
+    // A line cannot be recorded paid before the bank processes the batch: it could still be cancelled.
+    const early = await setup.account.request('PUT', `/v1/batches/payments/${debit.paymentId}/result`, {
+      body: { Status: 'paid' },
+    });
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('batch_not_processing');
+    await ok(setup.account, 'PUT', '/v1/batches/cancel', { BatchToken: debit.batchToken });
+    const invoice = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
+    expect(invoice).toMatchObject({ Balance: 100, NumTries: 1 });
+    expect(invoice.NextTryDate).not.toBeNull();
+    await advanceTo(setup.account, plusDays(debit.today, 1));
+    const open = (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
+    expect(open).toHaveLength(1);
+    expect(open[0].NumberOfPayments).toBe(1);
+  });
+
+  it('a debit collected in a batch keeps its amount and is not deleted through /v1/payments', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order');
+    await advanceTo(setup.account, plusDays(returnWindowEnd('debit_order', debit.actionDate), 1));
+    const payment = await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`);
+    expect(payment.Status).toBe('Allocated');
+    const edit = await setup.account.request('PUT', `/v1/payments/${debit.paymentId}`, {
+      body: { ...payment, Amount: 90, Allocations: [] },
+    });
+    expect(edit.status, edit.text).toBe(409);
+    expect(edit.body.code).toBe('payment_collected');
+    const removed = await setup.account.request('DELETE', `/v1/payments/${debit.paymentId}`);
+    expect(removed.status).toBe(409);
+    expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).PaymentsTotal).toBe('100.00');
+  });
+});

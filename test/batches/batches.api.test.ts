@@ -591,8 +591,8 @@ describe('tenant isolation', () => {
       }),
     );
     expectNotFound(await account.request('DELETE', `/v1/batches/payments/${their.paymentId}`));
-    // Their customer's bank account is not one of mine either.
-    expectInvalid(
+    // Their customer is not one of mine either: 404, as for a payment.
+    expectNotFound(
       await account.request('POST', '/v1/batches/payments', {
         body: {
           BatchToken: me.token,
@@ -602,7 +602,6 @@ describe('tenant isolation', () => {
           PaymentApplied: [],
         },
       }),
-      'paymentMethodID',
     );
 
     expect(await batchOf(theirs.account, their.token)).toEqual(batchBefore);

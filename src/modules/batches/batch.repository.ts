@@ -1,9 +1,35 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { BatchesTable, BatchLinesTable } from '../../storage/schema.ts';
+import type { BatchesTable, BatchLinesTable, Database } from '../../storage/schema.ts';
 
-export type BatchRow = Selectable<BatchesTable>;
+/** A batch as the code reads it: its sealed bank file stays in the table (findBatchFile) but whether it has one. */
+export type BatchRow = Omit<Selectable<BatchesTable>, 'file_sealed'> & { has_file: boolean | number };
+
+const BATCH_COLUMNS = [
+  'id',
+  'account_id',
+  'batch_token',
+  'currency_code',
+  'gateway_id',
+  'action_date',
+  'notes',
+  'state',
+  'build_error',
+  'rail',
+  'is_auto',
+  'provider_ref',
+  'file_downloaded_at',
+  'reports_read_on',
+  'created_at',
+  'submitted_at',
+  'processed_at',
+  'cancelled_at',
+  'updated_at',
+] as const;
+
+const withHasFile = (eb: ExpressionBuilder<Database, 'batches'>) =>
+  eb('file_sealed', 'is not', null).as('has_file');
 export type BatchChanges = Updateable<Omit<BatchesTable, 'id' | 'account_id' | 'batch_token' | 'created_at'>>;
 export type BatchLineRow = Selectable<BatchLinesTable>;
 
@@ -22,7 +48,8 @@ export async function insertBatch(db: Db, row: Insertable<BatchesTable>): Promis
 export function findBatchByToken(db: Db, accountId: number, token: string): Promise<BatchRow | undefined> {
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .where('batch_token', '=', token)
     .executeTakeFirst();
@@ -32,7 +59,8 @@ export function findBatches(db: Db, accountId: number, ids: readonly number[]): 
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .orderBy('id')
@@ -47,7 +75,8 @@ export function findBatchesByTokens(
   if (tokens.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .where('batch_token', 'in', tokens)
     .orderBy('id')
@@ -57,7 +86,8 @@ export function findBatchesByTokens(
 export function listBatches(db: Db, accountId: number, page: Page): Promise<BatchRow[]> {
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .orderBy('id')
     .limit(page.limit)
@@ -73,7 +103,8 @@ export function listBatchesInStates(
 ): Promise<BatchRow[]> {
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .where('state', 'in', states)
     .orderBy('id')
@@ -90,7 +121,8 @@ export function lockBatch(db: Db, accountId: number, batchId: number): Promise<B
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('account_id', '=', accountId)
     .where('id', '=', batchId)
-    .returningAll()
+    .returning(BATCH_COLUMNS)
+    .returning(withHasFile)
     .executeTakeFirst();
 }
 
@@ -147,9 +179,8 @@ export function findLine(db: Db, accountId: number, paymentId: number): Promise<
     .executeTakeFirst();
 }
 
-/** The batch's lines with what the run and the file need of their payments, in the order they were added. */
-export function listLines(db: Db, accountId: number, batchId: number) {
-  return db
+const linesQuery = (db: Db, accountId: number) =>
+  db
     .selectFrom('batch_lines')
     .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
     .select([
@@ -158,10 +189,15 @@ export function listLines(db: Db, accountId: number, batchId: number) {
       'payments.customer_id',
       'payments.payment_method_id',
       'payments.amount_minor',
+      'payments.currency_code',
       'payments.state',
       'payments.failure_code',
     ])
-    .where('batch_lines.account_id', '=', accountId)
+    .where('batch_lines.account_id', '=', accountId);
+
+/** The batch's lines with what the run and the file need of their payments, in the order they were added. */
+export function listLines(db: Db, accountId: number, batchId: number) {
+  return linesQuery(db, accountId)
     .where('batch_lines.batch_id', '=', batchId)
     .orderBy('batch_lines.payment_id')
     .execute();
@@ -176,7 +212,8 @@ export function findOpenAutoBatch(
 ): Promise<BatchRow | undefined> {
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .where('is_auto', '=', true)
     .where('state', '=', 'open')
@@ -192,7 +229,8 @@ export function findOpenAutoBatch(
 export function listProcessedSince(db: Db, accountId: number, since: string): Promise<BatchRow[]> {
   return db
     .selectFrom('batches')
-    .selectAll()
+    .select(BATCH_COLUMNS)
+    .select(withHasFile)
     .where('account_id', '=', accountId)
     .where('state', '=', 'processed')
     .where('action_date', '>=', since)
@@ -213,4 +251,20 @@ export async function listCancelledWithPendingLines(db: Db, accountId: number): 
     .where('payments.state', '=', 'pending')
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** The sealed bank file made when the batch was built, if it has one. */
+export async function findBatchFile(db: Db, accountId: number, batchId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('batches')
+    .select('file_sealed')
+    .where('account_id', '=', accountId)
+    .where('id', '=', batchId)
+    .executeTakeFirst();
+  return row?.file_sealed ?? null;
+}
+
+/** One line with what the run needs of its payment. */
+export function findLineWithPayment(db: Db, accountId: number, paymentId: number) {
+  return linesQuery(db, accountId).where('batch_lines.payment_id', '=', paymentId).executeTakeFirst();
 }

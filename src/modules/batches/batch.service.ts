@@ -10,6 +10,7 @@ import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
 import {
   collectsBatches,
   findGatewayByToken,
@@ -18,7 +19,8 @@ import {
   isGatewayUsable,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { reversePayment } from '../ledger/index.ts';
+import { getInvoice, setCollectionSchedule } from '../invoicing/index.ts';
+import { paymentsByIds, reversePayment } from '../ledger/index.ts';
 import type { Read } from '../ledger/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchRow } from './batch.repository.ts';
@@ -223,6 +225,9 @@ export async function withLockedBatch<T>(
   });
 }
 
+/** Whether the bank has the batch: a provider's once it accepted it, a bank file once it was downloaded. */
+export const atTheBank = (row: BatchRow): boolean => !row.has_file || row.file_downloaded_at !== null;
+
 export function assertOpen(row: BatchRow, action: string): void {
   if (row.state !== 'open') {
     throw new ConflictError(
@@ -304,13 +309,16 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
   const batchId = await withLockedBatch(ctx, token, async (tctx, row) => {
     const state = row.state as BatchState;
     // A submitted batch until its action date (a revocation), or a bank file nobody took to the bank.
-    const atTheBank = row.file_sealed === null || row.file_downloaded_at !== null;
-    const tooLate = state === 'submitted' && today(tctx) >= row.action_date && atTheBank;
+    const tooLate = state === 'submitted' && today(tctx) >= row.action_date && atTheBank(row);
     if (!CANCELLABLE_STATES.includes(state) || tooLate) {
       throw new ConflictError(
         'batch_not_cancellable',
         `Batch ${token} is ${state}${state === 'submitted' ? ' and its action date has come' : ''}: it can no longer be cancelled`,
       );
+    }
+    const lines = await repo.listLines(tctx.db, tctx.account.id, row.id);
+    if (lines.some((line) => line.state === 'settled')) {
+      throw new ConflictError('batch_not_cancellable', `Batch ${token} has payments recorded as paid`);
     }
     const before = await snapshotResource(tctx, batchRef(row.batch_token));
     const now = nowInstant(tctx);
@@ -326,12 +334,33 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
 }
 
 /**
- * The pending lines of a cancelled batch fail, each in its own transaction under its customer's lock. Also run by
- * the collection run, which finishes what a crash after the cancel left.
+ * The pending lines of a cancelled batch fail, each in its own transaction under its customer's lock; a debit-order
+ * invoice a submitted batch had counted a try for is due again at once (the next run bundles it). Also run by the
+ * collection run, which finishes what a crash after the cancel left.
  */
 export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: number): Promise<void> {
   for (const line of await repo.listLines(ctx.db, ctx.account.id, batchId)) {
     if (line.state !== 'pending') continue;
-    await reversePayment(ctx, line.payment_id, { reason: 'batch_cancelled', code: 'cancelled' });
+    const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
+    const invoiceIds = (payment?.allocations ?? [])
+      .filter((a) => a.targetType === 'invoice')
+      .map((a) => a.targetId);
+    await reversePayment(
+      ctx,
+      line.payment_id,
+      { reason: 'batch_cancelled', code: 'cancelled' },
+      async (tctx) => {
+        const events: EventToEmit[] = [];
+        for (const invoiceId of invoiceIds) {
+          const invoice = await getInvoice(tctx, invoiceId);
+          if (invoice.collectionMethod !== 'debit_order' || invoice.numTries === 0) continue;
+          const ref = { type: 'invoice', id: invoiceId };
+          const before = await snapshotResource(tctx, ref);
+          await setCollectionSchedule(tctx, invoiceId, { addTry: false, nextTryDate: nowInstant(tctx) });
+          events.push({ type: 'invoice.updated', ref, before });
+        }
+        return events;
+      },
+    );
   }
 }

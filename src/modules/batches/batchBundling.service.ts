@@ -1,13 +1,7 @@
 import crypto from 'node:crypto';
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import {
-  MAX_BATCH_LINES,
-  addBusinessDays,
-  earliestActionDate,
-  isRail,
-  onBusinessDay,
-} from '../../core/batches.ts';
+import { MAX_BATCH_LINES, earliestActionDate, isRail, onBusinessDay } from '../../core/batches.ts';
 import type { BatchState, Rail } from '../../core/batches.ts';
 import { dateAt, maxDate, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -31,8 +25,6 @@ import { recordLine } from './batchLine.service.ts';
  */
 
 const PAGE = 100;
-/** The longest lead of any rail (SA two-day debit orders). */
-const LEAD_BUSINESS_DAYS = 2;
 
 interface Bundleable {
   invoice: CollectableInvoice;
@@ -61,6 +53,7 @@ async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Pro
 /** Adds a line for what the invoice owes to an open automatic batch (a new one when none has room). */
 async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
   const { invoice, rail, actionDate } = item;
+  let batchId: number | undefined;
   await createBatchLinePayment(
     ctx,
     {
@@ -84,23 +77,39 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
       ],
       allocationsField: 'PaymentApplied',
     },
-    // The batch is found (or made) once the invoice is locked: an automatic batch is open, so no build holds it.
-    async () => {},
-    async (tctx, payment) => {
-      const key = { gatewayId: invoice.gatewayId, currencyCode: invoice.currencyCode, rail, actionDate };
-      const open = await repo.findOpenAutoBatch(tctx.db, tctx.account.id, key);
-      const lines =
-        open && (await repo.figuresOfBatches(tctx.db, tctx.account.id, [open.id])).get(open.id)?.lines;
-      const batchId = open && (lines ?? 0) < MAX_BATCH_LINES ? open.id : await newAutoBatch(tctx, key);
-      await recordLine(tctx, batchId, rail, payment.id, invoice.id);
+    // Under the customer's lock, before the allocation locks the invoice: the lock order of every line change.
+    async (tctx) => {
+      batchId = await openAutoBatchFor(tctx, {
+        gatewayId: invoice.gatewayId,
+        currencyCode: invoice.currencyCode,
+        rail,
+        actionDate,
+      });
     },
+    (tctx, payment) => recordLine(tctx, batchId!, rail, payment.id, invoice.id),
   );
 }
 
-async function newAutoBatch(
-  ctx: ServiceContext,
-  key: { gatewayId: number; currencyCode: string; rail: Rail; actionDate: PlainDate },
-): Promise<number> {
+/** The open automatic batch of this key with room, locked, or a new one. */
+async function openAutoBatchFor(ctx: ServiceContext, key: AutoBatchKey): Promise<number> {
+  const found = await repo.findOpenAutoBatch(ctx.db, ctx.account.id, key);
+  const locked = found && (await repo.lockBatch(ctx.db, ctx.account.id, found.id));
+  if (locked?.state === 'open') {
+    const lines =
+      (await repo.figuresOfBatches(ctx.db, ctx.account.id, [locked.id])).get(locked.id)?.lines ?? 0;
+    if (lines < MAX_BATCH_LINES) return locked.id;
+  }
+  return newAutoBatch(ctx, key);
+}
+
+interface AutoBatchKey {
+  gatewayId: number;
+  currencyCode: string;
+  rail: Rail;
+  actionDate: PlainDate;
+}
+
+async function newAutoBatch(ctx: ServiceContext, key: AutoBatchKey): Promise<number> {
   const now = nowInstant(ctx);
   const token = crypto.randomUUID();
   const id = await repo.insertBatch(ctx.db, {
@@ -122,7 +131,8 @@ async function newAutoBatch(
 
 /** Bundles every due debit-order invoice of the account; returns how many lines it added. */
 export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number> {
-  const horizon = addBusinessDays(today(ctx), LEAD_BUSINESS_DAYS);
+  // As far ahead as the longest lead of any rail (SA two-day debit orders).
+  const horizon = earliestActionDate('debit_order', today(ctx));
   let bundled = 0;
   for (let afterId = 0; ;) {
     const due = await listDebitOrderInvoicesDue(

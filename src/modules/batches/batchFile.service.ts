@@ -8,7 +8,6 @@ import type { AchAccountType, SecCode } from '../../core/bankFiles/nacha.ts';
 import { buildPain008 } from '../../core/bankFiles/sepaDirectDebit.ts';
 import { gatewaySettings, getGateway, makesBankFiles } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
@@ -72,7 +71,7 @@ function buildFor(
   rail: 'sepa' | 'ach',
   batch: BatchRow,
   lines: readonly BatchLineWithPayment[],
-  methods: Map<number, PaymentMethod>,
+  methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
 ): BankFile {
   const messageId = messageIdOf(batch);
@@ -152,6 +151,8 @@ export async function makeBankFile(
   batch: BatchRow,
   rail: Rail,
   lines: readonly BatchLineWithPayment[],
+  /** The lines' bank accounts, opened (the build has them already). */
+  methods: ReadonlyMap<number, PaymentMethod>,
 ): Promise<BankFile | { problems: string[] }> {
   if (rail === 'debit_order') {
     return {
@@ -163,10 +164,6 @@ export async function makeBankFile(
   if (missing.length > 0) {
     return { problems: [`gateway ${gateway.id} settings: ${missing.join(', ')} required for ${rail} files`] };
   }
-  const methods = await openedPaymentMethodsByIds(
-    ctx,
-    lines.map((line) => line.payment_method_id!),
-  );
   try {
     return buildFor(ctx, rail, batch, lines, methods, settings);
   } catch (error) {
@@ -198,10 +195,11 @@ export async function downloadBankFile(ctx: ServiceContext, token: string): Prom
       `Batch ${token} goes through gateway ${gateway.id} (${gateway.type}), which takes batches itself: it has no file`,
     );
   }
-  if (row.file_sealed === null) {
+  const sealed = await repo.findBatchFile(ctx.db, ctx.account.id, row.id);
+  if (sealed === null || row.state === 'cancelled') {
     throw new ConflictError(
       'batch_not_submitted',
-      `Batch ${token} is ${row.state}: its file exists once it is submitted and built`,
+      `Batch ${token} is ${row.state}: its file exists once it is submitted and built, and goes with a cancel`,
     );
   }
   if (row.file_downloaded_at === null) {
@@ -211,12 +209,19 @@ export async function downloadBankFile(ctx: ServiceContext, token: string): Prom
         `Batch ${token}: its action date ${row.action_date} has passed and its file was never taken to the bank; cancel it and collect again`,
       );
     }
+    // The first download is the file leaving for the bank: never from a batch cancelled meanwhile.
     await withTransaction(ctx, async (tctx) => {
       const locked = await repo.lockBatch(tctx.db, tctx.account.id, row.id);
-      if (locked?.file_downloaded_at === null) {
+      if (locked?.state !== 'submitted') {
+        throw new ConflictError(
+          'batch_not_submitted',
+          `Batch ${token} is ${locked?.state}: its file is not handed out`,
+        );
+      }
+      if (locked.file_downloaded_at === null) {
         await repo.updateBatch(tctx.db, tctx.account.id, row.id, { file_downloaded_at: nowInstant(tctx) });
       }
     });
   }
-  return fileOf(row, ctx.secrets.open(row.file_sealed));
+  return fileOf(row, ctx.secrets.open(sealed));
 }

@@ -1,9 +1,9 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { MAX_BATCH_LINES, isRail } from '../../core/batches.ts';
 import type { Rail } from '../../core/batches.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { nowInstant } from '../../context.ts';
 import {
   createBatchLinePayment,
   deleteBatchLinePayment,
@@ -11,6 +11,7 @@ import {
   updateBatchLinePayment,
 } from '../ledger/index.ts';
 import type { AllocationInput, BatchGuard, DecimalAmount, Payment, Read } from '../ledger/index.ts';
+import { assertCustomerExists } from '../customers/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchRow } from './batch.repository.ts';
@@ -68,10 +69,18 @@ async function lockOpenBatch(
   ctx: ServiceContext,
   batchId: number,
   rail: Rail | undefined,
+  currencyCode?: string,
 ): Promise<BatchRow> {
   const row = await repo.lockBatch(ctx.db, ctx.account.id, batchId);
   if (!row) throw new NotFoundError('Batch', batchId);
   assertOpen(row, 'its payments change');
+  // Read before the lock, the batch may have been edited since (its currency, while it had no lines).
+  if (currencyCode !== undefined && row.currency_code !== currencyCode) {
+    throw new ConflictError(
+      'batch_changed',
+      `Batch ${row.batch_token} changed meanwhile: send the request again`,
+    );
+  }
   // The rail of its lines: an open batch whose lines were all removed takes any.
   if (rail !== undefined && row.rail !== null && row.rail !== rail && (await linesOf(ctx, batchId)) > 0) {
     throw ValidationError.field(
@@ -106,11 +115,12 @@ export async function addBatchLine(
 ): Promise<Payment> {
   const batch = await batchRowByToken(ctx, input.batchToken);
   assertOpen(batch, 'payments are added');
+  await assertCustomerExists(ctx, input.customerId);
   const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
   return createBatchLinePayment(
     ctx,
     paymentInput(batch, input, rail),
-    openBatchGuard(batch.id, rail),
+    openBatchGuard(batch.id, rail, batch.currency_code),
     async (tctx, payment) => {
       await recordLine(tctx, batch.id, rail, payment.id, null);
       await afterInsert(tctx, payment);
@@ -159,9 +169,9 @@ async function findLine(ctx: ServiceContext, paymentId: number, batchToken?: str
 
 /** Under the customer's lock: the line's batch, locked, still open (and on `rail`, when the line names one). */
 const openBatchGuard =
-  (batchId: number, rail?: Rail): BatchGuard =>
+  (batchId: number, rail?: Rail, currencyCode?: string): BatchGuard =>
   async (tctx) => {
-    await lockOpenBatch(tctx, batchId, rail);
+    await lockOpenBatch(tctx, batchId, rail, currencyCode);
   };
 
 /**
@@ -194,7 +204,7 @@ export async function editBatchLine(
     ctx,
     paymentId,
     paymentInput(batch!, input, rail),
-    openBatchGuard(line.batch_id, rail),
+    openBatchGuard(line.batch_id, rail, batch!.currency_code),
   );
 }
 

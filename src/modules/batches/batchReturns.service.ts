@@ -232,12 +232,17 @@ export async function recordLineResult(
   result: { status: 'paid' | 'unpaid'; reasonCode?: string },
 ): Promise<void> {
   const found = await repo.findLine(ctx.db, ctx.account.id, paymentId);
-  if (!found) throw new NotFoundError('Batch payment', paymentId);
+  const line = await repo.findLineWithPayment(ctx.db, ctx.account.id, paymentId);
+  if (!found || !line) throw new NotFoundError('Batch payment', paymentId);
   const [row] = await repo.findBatches(ctx.db, ctx.account.id, [found.batch_id]);
   assertReporting(row!);
-  const line = (await repo.listLines(ctx.db, ctx.account.id, row!.id)).find(
-    (l) => l.payment_id === paymentId,
-  )!;
+  // Paid only once the bank is processing it: before, the batch may still be cancelled.
+  if (result.status === 'paid' && row!.state === 'submitted') {
+    throw new ConflictError(
+      'batch_not_processing',
+      `Batch ${row!.batch_token} is submitted: a line is paid once the bank processes it (from its action date)`,
+    );
+  }
   if (result.status === 'unpaid' && !result.reasonCode) {
     throw ValidationError.field(
       'ReasonCode',

@@ -18,7 +18,7 @@ import { paymentsByIds } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
-import { batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
+import { atTheBank, batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
 import { makeBankFile } from './batchFile.service.ts';
 import { bundleDueDebitOrders } from './batchBundling.service.ts';
 import { applyReport } from './batchReturns.service.ts';
@@ -88,19 +88,27 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
     readReports(ctx, row, summary),
   );
   for (const batchId of await repo.listCancelledWithPendingLines(ctx.db, accountId)) {
-    await failLinesOfCancelledBatch(ctx, batchId);
+    try {
+      await failLinesOfCancelledBatch(ctx, batchId);
+    } catch (error) {
+      ctx.log.error({ err: error, batchId }, 'failing the lines of a cancelled batch failed');
+    }
   }
+  if (Object.values(summary).some((count) => count > 0)) ctx.log.info({ batches: summary }, 'batch run');
   return summary;
 }
 
 /** What keeps a line out of the batch's file, or undefined when it can go. */
 function lineProblem(
   line: BatchLineWithPayment,
+  batch: BatchRow,
   rail: Rail,
   methods: Awaited<ReturnType<typeof openedPaymentMethodsByIds>>,
 ): string | undefined {
   const where = `payment ${line.payment_id}`;
   if (line.state !== 'pending') return `${where}: it is ${line.state} already`;
+  if (line.currency_code !== batch.currency_code)
+    return `${where}: it is in ${line.currency_code}, not ${batch.currency_code}`;
   const method = methods.get(line.payment_method_id!);
   if (!method || method.customerId !== line.customer_id) {
     return `${where}: bank account ${line.payment_method_id} was deleted`;
@@ -124,14 +132,18 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
   if (!isGatewayUsable(gateway)) problems.push(`gateway ${gateway.id} is disabled or no longer active`);
   if (lines.length === 0) problems.push('the batch has no payments');
   if (lines.length > MAX_BATCH_LINES) problems.push(`the batch holds more than ${MAX_BATCH_LINES} payments`);
+  // The lead time was checked at submit; a build that comes after the action date (a stalled worker) is too late.
+  if (row.action_date < today(ctx)) {
+    problems.push(`its action date ${row.action_date} has passed: submit it again with a later ActionDate`);
+  }
   for (const line of lines) {
-    const problem = lineProblem(line, rail, methods);
+    const problem = lineProblem(line, row, rail, methods);
     if (problem) problems.push(problem);
   }
   let accepted: { providerRef: string; fileSealed: string | null } | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
     // The file is made once, here, and kept as it is: what the business downloads is what was checked.
-    const file = await makeBankFile(ctx, gateway, row, rail, lines);
+    const file = await makeBankFile(ctx, gateway, row, rail, lines, methods);
     if ('problems' in file) problems.push(...file.problems);
     else accepted = { providerRef: file.messageId, fileSealed: ctx.secrets.seal(file.body) };
   } else if (problems.length === 0) {
@@ -221,13 +233,14 @@ async function countTries(
     ctx,
     lines.map((line) => line.payment_id),
   );
+  // In id order, as the ledger locks invoices: two transactions never wait on each other's.
   const invoiceIds = [
     ...new Set(
       [...payments.values()].flatMap((payment) =>
         payment.allocations.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
       ),
     ),
-  ];
+  ].sort((a, b) => a - b);
   const before = await snapshotResources(ctx, 'invoice', invoiceIds);
   for (const invoiceId of invoiceIds) {
     await setCollectionSchedule(ctx, invoiceId, { addTry: true, nextTryDate: null });
@@ -244,8 +257,7 @@ async function followBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRun
   const on = today(ctx);
   let state = row.state as BatchState;
   // A bank file must have been taken to the bank (downloaded) before the bank can be processing it.
-  const atTheBank = row.file_sealed === null || row.file_downloaded_at !== null;
-  if (state === 'submitted' && on >= row.action_date && atTheBank) {
+  if (state === 'submitted' && on >= row.action_date && atTheBank(row)) {
     await moveState(ctx, row, 'submitted', 'processing');
     state = 'processing';
   }
@@ -287,15 +299,15 @@ async function moveState(
 }
 
 /**
- * The gateway's reports on the batch, once a business day, within the rail's late window: an unpaid fails its
- * line (a paid one too: a late reversal), a paid report settles a pending line. Each report is applied once: a
- * line already failed is left alone.
+ * The gateway's reports on the batch, read once a business day while they may still come (to the end of the rail's
+ * late window): an unpaid fails its line, whether it is still pending or was settled (a late return); a paid report
+ * settles a pending line. A line already failed is left alone, so each report is applied once.
  */
 async function readReports(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
   const on = today(ctx);
   const rail = row.rail as Rail;
   // A bank file's reports come as files the business uploads, not from a provider.
-  if (row.provider_ref === null || row.file_sealed !== null) return;
+  if (row.provider_ref === null || row.has_file) return;
   if (row.reports_read_on !== null && row.reports_read_on >= on) return;
   if (row.state === 'processed' && on > lateWindowEnd(rail, row.action_date)) return;
   const gateway = await getGateway(ctx, row.gateway_id);

@@ -26,22 +26,11 @@ interface LineFate {
   calendar?: boolean;
 }
 
+// prettier-ignore
 const SA_UNPAID_CODES = [
-  '02',
-  '03',
-  '04',
-  '06',
-  '08',
-  '10',
-  '12',
-  '14',
-  '16',
-  '18',
-  '22',
-  '26',
-  '28',
-  '30',
-].concat(['32', '34', '36', '50', '51', '56', '60']);
+  '02', '03', '04', '06', '08', '10', '12', '14', '16', '18', '22', '26', '28', '30', '32', '34', '36', '50', '51',
+  '56', '60',
+];
 
 /** SA: `99000000CC` unpaid with code CC two business days after; two accounts are paid, then reversed late. */
 function debitOrderFate(accountNumber: string): LineFate | undefined {

@@ -215,6 +215,8 @@ export interface MoneySourceKind<Row extends StoredSource, Input extends MoneySo
   checkFields(input: Input, problems: FieldProblem[]): Fields;
   /** Whether the stored record may be edited or deleted at all, checked under the lock before anything else. */
   assertChangeable?(ctx: ServiceContext, row: Row): Promise<void>;
+  /** Whether it may be deleted, checked under the lock after assertChangeable. */
+  assertDeletable?(ctx: ServiceContext, row: Row): Promise<void>;
   /** What can be checked only once every field is valid (a CreditNumber taken); `current` on an edit. */
   assertWritable?(ctx: ServiceContext, checked: CheckedSource<Fields>, current?: Row): Promise<void>;
   /** Inserts the record with the kind's own columns added, as the source it now is. */
@@ -333,6 +335,7 @@ export function deleteMoneySource<Row extends StoredSource, Input extends MoneyS
     (ctx) => kind.getRow(ctx, id),
     async (ctx, row) => {
       await kind.assertChangeable?.(ctx, row);
+      await kind.assertDeletable?.(ctx, row);
       const ref = moneyRef(kind.resourceType, id);
       const before = await snapshotResource(ctx, ref);
       const outcome = await releaseAllocations(ctx, kind.sourceOf(row));

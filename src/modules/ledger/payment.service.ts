@@ -60,6 +60,16 @@ function invoiceColumnOf(state: PaymentState): InvoiceMoneyColumn {
   return state === 'pending' ? 'paid_pending_minor' : 'paid_actual_minor';
 }
 
+/** A payment a batch collected from a bank account (a card's is charged directly, not in a batch). */
+const isBankDebit = (row: PaymentRow): boolean =>
+  row.payment_method_id !== null && row.method !== 'credit_card';
+
+const bankDebitKept = (row: PaymentRow) =>
+  new ConflictError(
+    'payment_collected',
+    `Payment ${row.id} was collected by bank debit in a batch: only its allocations change here, and it is not deleted`,
+  );
+
 export function sourceOf(
   row: Pick<PaymentRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor' | 'state'>,
 ): MoneySource {
@@ -154,13 +164,24 @@ const payments: MoneySourceKind<PaymentRow, PaymentInput, PaymentFields, Payment
     };
   },
   // A failed payment moved no money: giving it allocations by hand would pay invoices with money never received.
-  async assertWritable(_ctx, _payment, current) {
+  async assertWritable(_ctx, payment, current) {
     if (current?.state === 'failed') {
       throw new ConflictError(
         'payment_failed',
         `Payment ${current.id} failed (${current.failure_reason ?? 'no reason'}); record the money again as a new payment`,
       );
     }
+    const moved =
+      current &&
+      (payment.amountMinor !== current.amount_minor ||
+        payment.currencyCode !== current.currency_code ||
+        payment.method !== current.method ||
+        payment.date !== current.payment_date);
+    if (current && moved && isBankDebit(current)) throw bankDebitKept(current);
+  },
+  // The line of its batch: the bank may still return it, and the batch's figures are its lines.
+  async assertDeletable(_ctx, row) {
+    if (isBankDebit(row)) throw bankDebitKept(row);
   },
   async insert(ctx, columns, payment) {
     const row = {
