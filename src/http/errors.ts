@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../errors.ts';
-import { isForeignKeyViolation } from '../storage/database.ts';
+import { isForeignKeyViolation, isTransientConflict } from '../storage/database.ts';
 import { problem, sendProblem } from './problem.ts';
 import { fieldProblemsFromAjv } from './validation.ts';
 
@@ -52,6 +52,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
           'Something this request refers to was deleted meanwhile; nothing was changed',
         ),
       );
+    }
+    if (isTransientConflict(error)) {
+      const body = problem(
+        503,
+        'try_again',
+        'The request met a concurrent one and was rolled back whole; send it again',
+      );
+      return sendProblem(reply.header('retry-after', '1'), body);
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) return sendProblem(reply, problem(known.status, known.code, known.detail ?? error.message));

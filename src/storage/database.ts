@@ -193,6 +193,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
+/**
+ * A transaction PostgreSQL aborted to break a deadlock (40P01) or a serialization conflict (40001), or one SQLite
+ * could not get its lock for within the busy timeout: nothing was written, and the same request may be sent again.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY';
+}
+
 /** A write refused by a foreign key: what it refers to was deleted meanwhile (SQLite, PostgreSQL 23503). */
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

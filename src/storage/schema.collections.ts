@@ -111,4 +111,5 @@ export interface TestGatewayBatchesTable {
   /** JSON: each line's outcome and the day the simulated provider reports it. */
   results: string;
   created_at: Instant;
+  cancelled_at: Instant | null;
 }

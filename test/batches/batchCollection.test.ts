@@ -287,6 +287,13 @@ describe('what the review found', () => {
     expect(early.status).toBe(409);
     expect(early.body.code).toBe('batch_not_processing');
     await ok(setup.account, 'PUT', '/v1/batches/cancel', { BatchToken: debit.batchToken });
+    // Withdrawn at the provider too: it collects nothing and reports nothing.
+    const atProvider = await t.service.storage.db
+      .selectFrom('test_gateway_batches')
+      .select('cancelled_at')
+      .where('idempotency_key', 'like', `batch_${debit.batchToken}_%`)
+      .executeTakeFirstOrThrow();
+    expect(atProvider.cancelled_at).not.toBeNull();
     const invoice = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
     expect(invoice).toMatchObject({ Balance: 100, NumTries: 1 });
     expect(invoice.NextTryDate).not.toBeNull();

@@ -12,8 +12,10 @@ import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import {
+  cancelBatchAtGateway,
   collectsBatches,
   findGatewayByToken,
+  getGateway,
   gatewayAccepts,
   gatewaysByIds,
   isGatewayUsable,
@@ -300,26 +302,51 @@ export async function submitBatch(
   });
 }
 
+/** Whether a person may cancel the batch now; 409 batch_not_cancellable otherwise. */
+async function assertCancellable(ctx: ServiceContext, row: BatchRow): Promise<void> {
+  const state = row.state as BatchState;
+  // A submitted batch until its action date (a revocation), or a bank file nobody took to the bank.
+  const tooLate = state === 'submitted' && today(ctx) >= row.action_date && atTheBank(row);
+  if (!CANCELLABLE_STATES.includes(state) || tooLate) {
+    throw new ConflictError(
+      'batch_not_cancellable',
+      `Batch ${row.batch_token} is ${state}${state === 'submitted' ? ' and its action date has come' : ''}: it can no longer be cancelled`,
+    );
+  }
+  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  if (lines.some((line) => line.state === 'settled')) {
+    throw new ConflictError(
+      'batch_not_cancellable',
+      `Batch ${row.batch_token} has payments recorded as paid`,
+    );
+  }
+}
+
 /**
  * Spec: PUT /v1/batches/cancel. From open or build, or from submitted until its action date (a revocation before
- * the bank debits); never once the bank is processing it. Its lines fail (batch_cancelled): their invoices owe the
- * money again.
+ * the bank debits); never once the bank is processing it. A batch its gateway's provider holds is withdrawn there
+ * first, outside any transaction (409 when the provider says it is too late). Its lines fail (batch_cancelled):
+ * their invoices owe the money again.
  */
 export async function cancelBatch(ctx: ServiceContext, token: string): Promise<void> {
-  const batchId = await withLockedBatch(ctx, token, async (tctx, row) => {
-    const state = row.state as BatchState;
-    // A submitted batch until its action date (a revocation), or a bank file nobody took to the bank.
-    const tooLate = state === 'submitted' && today(tctx) >= row.action_date && atTheBank(row);
-    if (!CANCELLABLE_STATES.includes(state) || tooLate) {
+  const held = await withLockedBatch(ctx, token, async (tctx, row) => {
+    await assertCancellable(tctx, row);
+    return row.state === 'submitted' && row.provider_ref !== null && !row.has_file ? row : undefined;
+  });
+  if (held) {
+    const gateway = await getGateway(ctx, held.gateway_id);
+    const answer = await cancelBatchAtGateway(ctx, gateway, held.provider_ref!);
+    if (answer.outcome !== 'cancelled') {
       throw new ConflictError(
         'batch_not_cancellable',
-        `Batch ${token} is ${state}${state === 'submitted' ? ' and its action date has come' : ''}: it can no longer be cancelled`,
+        `Gateway ${gateway.id} can no longer withdraw batch ${token}: ${answer.message}`,
       );
     }
-    const lines = await repo.listLines(tctx.db, tctx.account.id, row.id);
-    if (lines.some((line) => line.state === 'settled')) {
-      throw new ConflictError('batch_not_cancellable', `Batch ${token} has payments recorded as paid`);
-    }
+  }
+  const batchId = await withLockedBatch(ctx, token, async (tctx, row) => {
+    if (row.state === 'cancelled') return undefined;
+    // Withdrawn at its provider, nothing will be collected: cancelled even if the run moved it on meanwhile.
+    if (!held || !['submitted', 'processing'].includes(row.state)) await assertCancellable(tctx, row);
     const before = await snapshotResource(tctx, batchRef(row.batch_token));
     const now = nowInstant(tctx);
     await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
@@ -330,7 +357,7 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
     await emitEvent(tctx, 'batch.cancelled', batchRef(row.batch_token), { before });
     return row.id;
   });
-  await failLinesOfCancelledBatch(ctx, batchId);
+  if (batchId !== undefined) await failLinesOfCancelledBatch(ctx, batchId);
 }
 
 /**

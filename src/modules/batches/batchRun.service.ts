@@ -6,6 +6,7 @@ import { addDays } from '../../core/calendar.ts';
 import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import {
+  cancelBatchAtGateway,
   getGateway,
   isGatewayUsable,
   makesBankFiles,
@@ -174,10 +175,14 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
       );
     }
   }
-  await finishBuild(ctx, row, gateway, lines, problems, accepted, summary);
+  const recorded = await finishBuild(ctx, row, gateway, lines, problems, accepted, summary);
+  // The provider took a batch that was cancelled (or submitted again) meanwhile: it must not collect it.
+  if (!recorded && accepted && accepted.fileSealed === null) {
+    await cancelBatchAtGateway(ctx, gateway, accepted.providerRef);
+  }
 }
 
-/** Records the build's verdict, unless the batch changed meanwhile (cancelled, or submitted again). */
+/** Records the build's verdict, unless the batch changed meanwhile (cancelled, or submitted again); whether it did. */
 async function finishBuild(
   ctx: ServiceContext,
   built: BatchRow,
@@ -186,15 +191,15 @@ async function finishBuild(
   problems: readonly string[],
   accepted: { providerRef: string; fileSealed: string | null } | undefined,
   summary: BatchRunSummary,
-): Promise<void> {
-  await withTransaction(ctx, async (tctx) => {
+): Promise<boolean> {
+  return withTransaction(ctx, async (tctx) => {
     const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
     if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) {
       tctx.log.warn(
         { batchId: built.id, gatewayId: gateway.id },
         'batch changed while it was built; build dropped',
       );
-      return;
+      return false;
     }
     const ref = batchRef(row.batch_token);
     const before = await snapshotResource(tctx, ref);
@@ -207,7 +212,7 @@ async function finishBuild(
       });
       await emitEvent(tctx, 'batch.build_failed', ref, { before });
       summary.buildFailed += 1;
-      return;
+      return true;
     }
     await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
       state: 'submitted' satisfies BatchState,
@@ -218,6 +223,7 @@ async function finishBuild(
     const invoiceEvents = await countTries(tctx, lines);
     await emitEvents(tctx, [{ type: 'batch.updated', ref, before }, ...invoiceEvents]);
     summary.built += 1;
+    return true;
   });
 }
 

@@ -489,6 +489,22 @@ export function submitBatchToGateway(
   );
 }
 
+/**
+ * Withdraws a batch the gateway's provider accepted, recorded. A gateway without the operation cannot withdraw:
+ * answered `too_late`.
+ */
+export async function cancelBatchAtGateway(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  providerRef: string,
+): Promise<{ outcome: 'cancelled' } | { outcome: 'too_late'; message: string }> {
+  const cancel = driverOf(ctx, gateway)?.cancelBatch;
+  if (!cancel) return { outcome: 'too_late', message: `gateway ${gateway.id} cannot withdraw a batch` };
+  return recordedCall(ctx, gateway.id, { operation: 'cancel_batch', request: { providerRef } }, () =>
+    cancel(gateway, providerRef, nowInstant(ctx)),
+  );
+}
+
 /** What the gateway's provider has reported on a batch by `asOf`; nothing for a gateway whose returns come as files. */
 export async function readBatchReports(
   ctx: ServiceContext,

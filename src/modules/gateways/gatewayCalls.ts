@@ -8,7 +8,14 @@ import { GatewayTimeoutError } from './gatewayContract.ts';
 
 /** What is recorded of a call before it is made. The request summary is masked by the caller: no card number. */
 export interface CallToRecord {
-  operation: 'vault_card' | 'charge' | 'refund' | 'validate_bank_account' | 'submit_batch' | 'batch_reports';
+  operation:
+    | 'vault_card'
+    | 'charge'
+    | 'refund'
+    | 'validate_bank_account'
+    | 'submit_batch'
+    | 'cancel_batch'
+    | 'batch_reports';
   idempotencyKey?: string;
   request: Record<string, unknown>;
   /** The operation that would undo this one (a charge is undone by a refund). */

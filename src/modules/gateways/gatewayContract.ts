@@ -137,6 +137,12 @@ export interface GatewayDriver {
   validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
   refund?(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult>;
   submitBatch?(target: GatewayTarget, batch: BatchToSubmit, at: string): Promise<BatchSubmitResult>;
+  /** Withdraws an accepted batch before the bank processes it (a revocation); `too_late` once it cannot. */
+  cancelBatch?(
+    target: GatewayTarget,
+    providerRef: string,
+    at: string,
+  ): Promise<{ outcome: 'cancelled' } | { outcome: 'too_late'; message: string }>;
   /**
    * Every report the provider has made on the batch by `asOf` (business date), old ones included: the caller
    * applies each once. A provider whose results come as files the business uploads has no such operation.

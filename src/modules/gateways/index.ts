@@ -34,6 +34,7 @@ export {
   assertGatewayUsable,
   canCharge,
   canVaultCards,
+  cancelBatchAtGateway,
   chargeStoredMethod,
   collectsBatches,
   createTestGateway,

@@ -104,6 +104,7 @@ export function testGatewayBatches(db: Db) {
           provider_ref: `bt_test_${crypto.randomBytes(12).toString('hex')}`,
           results: JSON.stringify(reportsOf(batch)),
           created_at: at,
+          cancelled_at: null,
         })
         // The same key again (a build cut short after the call): the first acceptance stands.
         .onConflict((oc) => oc.columns(['gateway_id', 'idempotency_key']).doNothing())
@@ -117,6 +118,17 @@ export function testGatewayBatches(db: Db) {
       return { outcome: 'accepted', providerRef: stored.provider_ref };
     },
 
+    async cancelBatch(target: GatewayTarget, providerRef: string, at: string) {
+      await db
+        .updateTable('test_gateway_batches')
+        .set({ cancelled_at: at })
+        .where('gateway_id', '=', target.id)
+        .where('provider_ref', '=', providerRef)
+        .where('cancelled_at', 'is', null)
+        .execute();
+      return { outcome: 'cancelled' as const };
+    },
+
     async batchReports(
       target: GatewayTarget,
       providerRef: string,
@@ -124,11 +136,11 @@ export function testGatewayBatches(db: Db) {
     ): Promise<BatchLineReport[]> {
       const stored = await db
         .selectFrom('test_gateway_batches')
-        .select('results')
+        .select(['results', 'cancelled_at'])
         .where('gateway_id', '=', target.id)
         .where('provider_ref', '=', providerRef)
         .executeTakeFirst();
-      const reports = stored ? (JSON.parse(stored.results) as BatchLineReport[]) : [];
+      const reports = stored && !stored.cancelled_at ? (JSON.parse(stored.results) as BatchLineReport[]) : [];
       return reports.filter((report) => report.reportedOn <= asOf);
     },
   };

@@ -66,6 +66,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('provider_ref', 'text', (c) => c.notNull())
     .addColumn('results', 'text', (c) => c.notNull())
     .addColumn('created_at', t.instant, (c) => c.notNull())
+    // Cancelled before its action date: nothing is collected, nothing reported.
+    .addColumn('cancelled_at', t.instant)
     .addPrimaryKeyConstraint('test_gateway_batches_pk', ['gateway_id', 'idempotency_key'])
     .execute();
 }
