@@ -71,6 +71,27 @@ export interface CollectionAttemptsTable {
   finished_at: Instant | null;
 }
 
+export interface RefundAttemptsTable {
+  id: Id;
+  account_id: number;
+  payment_id: number;
+  /** The positive refund adjustment that reserves the money while the gateway is asked. */
+  adjustment_id: number;
+  gateway_id: number;
+  charge_id: string;
+  amount_minor: number;
+  currency_code: string;
+  idempotency_key: string;
+  /** started, succeeded or declined. */
+  state: string;
+  refund_id: string | null;
+  raw_code: string | null;
+  /** Business time. */
+  started_at: Instant;
+  /** Wall-clock time: one still `started` long after is finished by the next run. */
+  leased_at: Instant;
+}
+
 export interface BatchesTable {
   id: Id;
   account_id: number;

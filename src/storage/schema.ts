@@ -13,6 +13,7 @@ import type {
   BatchesTable,
   BatchLinesTable,
   CollectionAttemptsTable,
+  RefundAttemptsTable,
   TestGatewayBatchesTable,
   GatewayCallsTable,
   TestGatewayChargesTable,
@@ -396,4 +397,5 @@ export interface Database {
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
   test_gateway_batches: TestGatewayBatchesTable;
+  refund_attempts: RefundAttemptsTable;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getGateway, refundCharge } from '../../src/modules/gateways/index.ts';
+import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
@@ -20,13 +20,15 @@ afterAll(async () => {
 });
 
 /** A test account whose card invoice of 100.00 was collected by the clock's run; the payment is left unallocated. */
-async function collectedPayment(): Promise<{ account: TestAccount; paymentId: number; invoiceId: number }> {
+async function collectedPayment(
+  cardNumber = '4242424242424242',
+): Promise<{ account: TestAccount; paymentId: number; invoiceId: number }> {
   const account = await t.newAccount('Refunds', { isTest: true, timeZone: 'UTC' });
   const clock = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
   const tomorrow = new Date(Date.parse(`${clock}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
   const [gateway] = await ok(account, 'GET', '/v1/gateways');
   const customer = await ok(account, 'POST', '/v1/customers', { Name: 'Ada', CurrencyCode: 'USD' });
-  const card = await addCard(account, customer.customerID, '4242424242424242');
+  const card = await addCard(account, customer.customerID, cardNumber);
   const invoice = await ok(account, 'POST', '/v1/invoices', {
     customerID: customer.customerID,
     DueDate: tomorrow,
@@ -36,6 +38,8 @@ async function collectedPayment(): Promise<{ account: TestAccount; paymentId: nu
     Charges: [{ Descrip: 'Seats', Qty: 1, UnitCostEx: 100 }],
   });
   await ok(account, 'POST', '/v1/test-clock/advance', { To: `${tomorrow}T12:00:00Z` }, 200);
+  // A charge whose answer was lost is finished by the next run.
+  await collectDueInvoices(await accountContext(t, account.accountId), { staleAfterMs: 0 });
   const [payment] = await ok(account, 'GET', `/v1/customers/${customer.customerID}/payments`);
   expect(payment).toMatchObject({ Status: 'Allocated', Amount: 100 });
   // The invoice is credited instead: the payment's 100.00 is the customer's, to pay back.
@@ -53,6 +57,16 @@ async function collectedPayment(): Promise<{ account: TestAccount; paymentId: nu
 
 const refund = (account: TestAccount, paymentId: number, body: Record<string, unknown>) =>
   account.request('POST', `/v1/payments/${paymentId}/refund`, { body });
+
+/** The charge a collection attempt made for the payment. */
+async function chargeOf(paymentId: number): Promise<string> {
+  const attempt = await t.service.storage.db
+    .selectFrom('collection_attempts')
+    .select('charge_id')
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+  return attempt.charge_id!;
+}
 
 /** The refunds the test gateway made of a charge. */
 async function refundsAtGateway(chargeId: string) {
@@ -104,28 +118,51 @@ describe('POST /v1/payments/{paymentID}/refund', () => {
     expect(customer.Balance).toBe(100);
   });
 
-  it('refunds once when the gateway refunded but the record was lost (a crash): the request sent again', async () => {
-    const { account, paymentId } = await collectedPayment();
-    // What a process killed between the gateway's answer and the record leaves: the refund made, nothing recorded.
-    const ctx = await accountContext(t, account.accountId);
-    const [gateway] = await ok(account, 'GET', '/v1/gateways');
-    const attempt = await t.service.storage.db
-      .selectFrom('collection_attempts')
-      .select('charge_id')
-      .where('payment_id', '=', paymentId)
-      .executeTakeFirstOrThrow();
-    const made = await refundCharge(ctx, await getGateway(ctx, gateway.gatewayID), {
-      chargeId: attempt.charge_id!,
-      amountMinor: 2500,
-      currencyCode: 'USD',
-      idempotencyKey: `refund_${paymentId}_0_2500`,
-    });
-    expect(made.outcome).toBe('succeeded');
-    const again = await refund(account, paymentId, { Amount: 25 });
-    expect(again.status, again.text).toBe(200);
+  it('keeps a refund whose answer was lost reserved, and the next run records it once', async () => {
+    // A card whose answers are lost: its charge is finished by a second run, its refund likewise.
+    const { account, paymentId } = await collectedPayment('4000000000000408');
+    const lost = await refund(account, paymentId, { Amount: 25 });
+    expect(lost.status, lost.text).toBe(409);
+    expect(lost.body.code).toBe('refund_unanswered');
+    // Reserved meanwhile: the money is no longer the customer's to refund twice.
+    const reserved = await ok(account, 'GET', `/v1/payments/${paymentId}`);
+    expect(reserved.Allocations.map((a: any) => a.amountApplied)).toEqual([25]);
+    const charge = await chargeOf(paymentId);
+    expect(await refundsAtGateway(charge)).toHaveLength(1);
+
+    await collectDueInvoices(await accountContext(t, account.accountId), { staleAfterMs: 0 });
+    expect(await refundsAtGateway(charge)).toHaveLength(1);
+    const types = (await eventsOf(account, 'payment', paymentId)).map((event) => event.type);
+    expect(types.filter((type) => type === 'payment.refunded')).toHaveLength(1);
+    const adjustmentId = reserved.Allocations[0].positiveAdjustmentID;
+    const adjustment = await ok(
+      account,
+      'GET',
+      `/v1/adjustment/get?type=positive&adjustmentID=${adjustmentId}&customerID=${reserved.customerID}`,
+    );
+    expect(adjustment.adjustment.Ref).toMatch(/^re_test_/);
+    // Asked again by another run: nothing more.
+    await collectDueInvoices(await accountContext(t, account.accountId), { staleAfterMs: 0 });
+    expect(await refundsAtGateway(charge)).toHaveLength(1);
+  });
+
+  it('lets two refunds at once take no more than the money left unallocated', async () => {
+    const { account, paymentId, invoiceId } = await collectedPayment();
     const payment = await ok(account, 'GET', `/v1/payments/${paymentId}`);
-    expect(await refundsAtGateway(attempt.charge_id!)).toHaveLength(1);
-    expect(payment.Allocations.map((a: any) => a.amountApplied)).toEqual([25]);
+    await ok(account, 'PUT', `/v1/payments/${paymentId}`, {
+      ...payment,
+      Allocations: [{ invoiceID: invoiceId, amountApplied: 50 }],
+    });
+    const answers = await Promise.all([
+      refund(account, paymentId, { Amount: 30 }),
+      refund(account, paymentId, { Amount: 40 }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 422]);
+    const refunded = await refundsAtGateway(await chargeOf(paymentId));
+    const after = await ok(account, 'GET', `/v1/payments/${paymentId}`);
+    const toRefunds = after.Allocations.filter((a: any) => a.positiveAdjustmentID > 0);
+    expect(toRefunds).toHaveLength(1);
+    expect(refunded.map((r) => r.amount_minor)).toEqual([toRefunds[0].amountApplied * 100]);
   });
 
   it('refuses a payment recorded by hand, a bad amount, and another account’s payment', async () => {

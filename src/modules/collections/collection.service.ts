@@ -30,6 +30,7 @@ import { cancelSubscription, liveSubscriptionIdsOfCustomer } from '../subscripti
 import { minorToDecimalText } from '../../core/money.ts';
 import { invalidatePaymentMethod, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { finishUnansweredRefunds } from './refund.service.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 
 /**
@@ -87,7 +88,10 @@ export function emptyCollectionSummary(): CollectionSummary {
  */
 const yieldToOtherWork = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Collects every card invoice of the context's account due by its clock; attempts left open are finished first. */
+/**
+ * Collects every card invoice of the context's account due by its clock; charges and refunds left unanswered are
+ * finished first.
+ */
 export async function collectDueInvoices(
   ctx: ServiceContext,
   options: CollectionOptions = {},
@@ -96,6 +100,7 @@ export async function collectDueInvoices(
   const staleBefore = new Date(
     systemClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
   ).toISOString();
+  await finishUnansweredRefunds(ctx, staleBefore);
   for (const attempt of await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore, BATCH)) {
     try {
       await chargeAndRecord(ctx, await claimedFromAttempt(ctx, attempt), summary);

@@ -1,17 +1,30 @@
+import { systemClock } from '../../clock.ts';
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import { wireAmountToMinor } from '../../core/money.ts';
 import { optionalText } from '../../core/text.ts';
 import { GatewayTimeoutError, canCharge, getGateway, refundCharge } from '../gateways/index.ts';
-import { assertRefundable, getPayment, getPaymentRow, recordGatewayRefund } from '../ledger/index.ts';
+import type { RefundResult } from '../gateways/index.ts';
+import {
+  assertRefundable,
+  confirmRefund,
+  getPayment,
+  getPaymentRow,
+  releaseRefund,
+  reserveRefund,
+} from '../ledger/index.ts';
 import type { Payment } from '../ledger/index.ts';
-import * as repo from './collectionAttempt.repository.ts';
+import * as attempts from './collectionAttempt.repository.ts';
+import * as repo from './refundAttempt.repository.ts';
+import type { RefundAttemptRow } from './refundAttempt.repository.ts';
 
 /**
- * Refunds a card payment through the gateway that charged it (beyond the spec: `POST /v1/payments/{id}/refund`):
- * the gateway first, outside any transaction, then the refund recorded (ledger: a positive `refund` adjustment the
- * payment is allocated to). The gateway's idempotency key is made of the payment and what it had allocated and is
- * refunding, so a retried request after a lost answer or a crash refunds once and records once.
+ * Refunds a card payment through the gateway that charged it (beyond the spec: `POST /v1/payments/{id}/refund`),
+ * as card collection charges: claimed (the money reserved in the ledger and an attempt with its own idempotency key,
+ * in one transaction under the customer's lock, so two refunds at once cannot both take the same money), then asked
+ * of the gateway outside any transaction, then confirmed or released. An attempt whose answer was lost (a timeout,
+ * a crash) is finished by the next collection run, which asks again with the same key: refunded once, recorded once.
  */
 export async function refundPayment(
   ctx: ServiceContext,
@@ -23,7 +36,7 @@ export async function refundPayment(
   if (!('minor' in amount)) throw ValidationError.field('Amount', amount.message);
   if (amount.minor <= 0) throw ValidationError.field('Amount', 'must be above 0');
   assertRefundable(row, amount.minor);
-  const charge = await repo.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
+  const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
   const gateway = charge?.charge_id ? await getGateway(ctx, charge.gateway_id) : undefined;
   if (!gateway || !canCharge(gateway)) {
     throw new ConflictError(
@@ -31,19 +44,33 @@ export async function refundPayment(
       `Payment ${paymentId} was not charged to a card by a gateway: a bank debit is refunded by the debtor's bank`,
     );
   }
-  let result;
-  try {
-    result = await refundCharge(ctx, gateway, {
-      chargeId: charge!.charge_id!,
+  const attempt = await reserveRefund(
+    ctx,
+    {
+      paymentId,
       amountMinor: amount.minor,
-      currencyCode: row.currency_code,
-      idempotencyKey: `refund_${paymentId}_${row.allocated_minor}_${amount.minor}`,
-    });
-  } catch (error) {
-    if (!(error instanceof GatewayTimeoutError)) throw error;
+      memo: optionalText(input.memo) ?? `Refunded through gateway ${gateway.id}`,
+    },
+    (tctx, adjustmentId) =>
+      repo.insertAttempt(tctx.db, {
+        account_id: tctx.account.id,
+        payment_id: paymentId,
+        adjustment_id: adjustmentId,
+        gateway_id: gateway.id,
+        charge_id: charge!.charge_id!,
+        amount_minor: amount.minor,
+        currency_code: row.currency_code,
+        idempotency_key: `refund_${adjustmentId}`,
+        state: 'started',
+        started_at: nowInstant(tctx),
+        leased_at: systemClock.now().toISOString(),
+      }),
+  );
+  const result = await askGateway(ctx, attempt);
+  if (!result) {
     throw new ConflictError(
       'refund_unanswered',
-      `Gateway ${gateway.id} did not answer; send the same request again: the refund is made at most once`,
+      `Gateway ${gateway.id} did not answer; the refund stays reserved and the service asks again until it does`,
     );
   }
   if (result.outcome !== 'succeeded') {
@@ -52,11 +79,49 @@ export async function refundPayment(
       `Gateway ${gateway.id} refused the refund (${result.rawCode})`,
     );
   }
-  await recordGatewayRefund(ctx, {
-    paymentId,
-    amountMinor: amount.minor,
-    refundId: result.refundId,
-    memo: optionalText(input.memo) ?? `Refunded through gateway ${gateway.id}`,
-  });
   return getPayment(ctx, paymentId);
+}
+
+/** Asks the gateway for the attempt's refund and records the answer; undefined when no answer came. */
+async function askGateway(ctx: ServiceContext, attempt: RefundAttemptRow): Promise<RefundResult | undefined> {
+  let result: RefundResult;
+  try {
+    result = await refundCharge(ctx, await getGateway(ctx, attempt.gateway_id), {
+      chargeId: attempt.charge_id,
+      amountMinor: attempt.amount_minor,
+      currencyCode: attempt.currency_code,
+      idempotencyKey: attempt.idempotency_key,
+    });
+  } catch (error) {
+    if (error instanceof GatewayTimeoutError) return undefined;
+    throw error;
+  }
+  const refund = { paymentId: attempt.payment_id, adjustmentId: attempt.adjustment_id };
+  if (result.outcome === 'succeeded') {
+    await confirmRefund(ctx, { ...refund, refundId: result.refundId }, (tctx) =>
+      repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, {
+        state: 'succeeded',
+        refund_id: result.refundId,
+      }),
+    );
+  } else {
+    await releaseRefund(ctx, refund, (tctx) =>
+      repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, {
+        state: 'declined',
+        raw_code: result.rawCode,
+      }),
+    );
+  }
+  return result;
+}
+
+/** Refunds whose answer never came (leased before `staleBefore`, wall-clock): asked again with their key. */
+export async function finishUnansweredRefunds(ctx: ServiceContext, staleBefore: string): Promise<void> {
+  for (const attempt of await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore)) {
+    try {
+      await askGateway(ctx, attempt);
+    } catch (error) {
+      ctx.log.error({ err: error, refundAttemptId: attempt.id }, 'finishing an unanswered refund failed');
+    }
+  }
 }

@@ -9,6 +9,7 @@ export type {
   CardToVault,
   ChargeRequest,
   ChargeResult,
+  RefundResult,
 } from './gatewayContract.ts';
 export { GatewayTimeoutError } from './gatewayContract.ts';
 /**

@@ -195,6 +195,11 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
         created_at: at,
         refunds_charge_id: request.chargeId,
       });
+      // A card whose answers are lost loses this one too: only asking again with the key tells.
+      const entry = await repo.findVaultEntry(deps.db, target.id, charge.token);
+      if (entry && BEHAVIOUR_BY_MASK.get(entry.scenario)?.outcome === 'timeout') {
+        throw new GatewayTimeoutError('refund');
+      }
       const stored = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
       return { outcome: 'succeeded', refundId: stored!.charge_id };
     },

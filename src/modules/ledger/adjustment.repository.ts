@@ -99,20 +99,3 @@ export async function deleteAdjustment(db: Db, accountId: number, adjustmentId: 
     .where('id', '=', adjustmentId)
     .execute();
 }
-
-export async function findRefundByRef(
-  db: Db,
-  accountId: number,
-  customerId: number,
-  ref: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('adjustments')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('customer_id', '=', customerId)
-    .where('adjustment_type', '=', 'refund')
-    .where('ref', '=', ref)
-    .executeTakeFirst();
-  return row?.id;
-}

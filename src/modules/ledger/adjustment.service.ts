@@ -429,7 +429,6 @@ export function insertRefundAdjustment(
     currencyCode: string;
     amountMinor: number;
     date: PlainDate;
-    ref: string;
     memo: string;
   },
 ): Promise<number> {
@@ -438,19 +437,11 @@ export function insertRefundAdjustment(
     amountMinor: input.amountMinor,
     date: input.date,
     dueDate: input.date,
-    ref: input.ref,
+    // The gateway's refund id, once it has answered (confirmRefund).
+    ref: null,
     memo: input.memo,
     request: undefined,
   });
-}
-
-/** The refund adjustment of the customer with this Ref (a gateway's refund id), if one was recorded. */
-export async function findRefundAdjustment(
-  ctx: ServiceContext,
-  customerId: number,
-  ref: string,
-): Promise<number | undefined> {
-  return repo.findRefundByRef(ctx.db, ctx.account.id, customerId, ref);
 }
 
 async function getAdjustmentRow(

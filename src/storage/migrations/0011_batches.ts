@@ -54,6 +54,25 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The provider's id of the charge an attempt made: what a refund names (a payment's Ref is the user's to edit).
   await db.schema.alterTable('collection_attempts').addColumn('charge_id', 'text').execute();
 
+  // A refund through a gateway: claimed first (the money reserved in the ledger), then asked of the gateway with its
+  // key, then confirmed or released. One left `started` by a crash or a lost answer is finished by the next run.
+  await withId(db.schema.createTable('refund_attempts'), t)
+    .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('payment_id', 'bigint', (c) => c.notNull())
+    .addColumn('adjustment_id', 'bigint', (c) => c.notNull())
+    .addColumn('gateway_id', 'bigint', (c) => c.notNull())
+    .addColumn('charge_id', 'text', (c) => c.notNull())
+    .addColumn('amount_minor', 'bigint', (c) => c.notNull())
+    .addColumn('currency_code', 'text', (c) => c.notNull())
+    .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('refund_id', 'text')
+    .addColumn('raw_code', 'text')
+    .addColumn('started_at', t.instant, (c) => c.notNull())
+    .addColumn('leased_at', t.instant, (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('refund_attempts_open').on('refund_attempts').columns(['state', 'leased_at']).execute();
+
   // The simulated provider records a refund as a row of its own beside the charge it refunds.
   await db.schema.alterTable('test_gateway_charges').addColumn('refunds_charge_id', 'text').execute();
 
