@@ -276,6 +276,21 @@ describe('collecting a due card invoice', () => {
     expect(methodEvents).toEqual(['payment_method.created', 'payment_method.updated']);
   });
 
+  it('reverses a payment its gateway reports disputed a week later, by itself, once', async () => {
+    const s = await cardInvoice('4000000000000259');
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    expect((await invoiceOf(s)).Status).toBe('Paid');
+    await advance(s.account, `${plusDays(s.today, 6)}T12:00:00Z`);
+    expect((await paymentsOf(s))[0].Status).toBe('Allocated');
+    await advance(s.account, `${plusDays(s.today, 7)}T12:00:00Z`);
+    const [payment] = await paymentsOf(s);
+    expect(payment).toMatchObject({ Status: 'Failed', FailureReason: 'disputed' });
+    expect(await invoiceOf(s)).toMatchObject({ Balance: 100, NextTryDate: null });
+    await advance(s.account, `${plusDays(s.today, 9)}T12:00:00Z`);
+    const types = (await eventsOf(s.account, 'payment', payment.paymentID)).map((event) => event.type);
+    expect(types.filter((type) => type === 'payment.reversed')).toHaveLength(1);
+  });
+
   it('tries again at once with a new primary card after a failure that needed the customer', async () => {
     const s = await cardInvoice('4000002500003155');
     await advance(s.account, `${s.today}T12:00:00Z`);

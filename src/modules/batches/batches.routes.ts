@@ -2,7 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { idempotentCreate } from '../../http/idempotency.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { dateFromWire } from '../ledger/index.ts';
+import { ValidationError } from '../../errors.ts';
+import { Id, Text } from '../../http/schemas.ts';
+import { SIMULATE_SCENARIOS, simulateGatewayEvent } from '../collections/index.ts';
+import { PaymentOut, dateFromWire, getPayment, toPaymentDto } from '../ledger/index.ts';
+import { isBatchLine, simulateBatchReport, simulateLineReport } from './batchSimulate.service.ts';
 import * as batches from './batch.service.ts';
 import { downloadBankFile } from './batchFile.service.ts';
 import { addBatchLine, deleteBatchLine, editBatchLine } from './batchLine.service.ts';
@@ -292,6 +296,47 @@ export function registerBatchesRoutes(app: App): void {
     async (request) => {
       const outcome = await uploadBatchReturns(request.ctx, request.params.BatchToken, request.body.document);
       return { Returned: outcome.returned, Settled: outcome.settled, Unchanged: outcome.unchanged };
+    },
+  );
+
+  app.post(
+    '/test/simulate',
+    {
+      schema: {
+        summary: "Simulate a test gateway's late answer",
+        operationId: 'simulateGatewayEvent',
+        tags: ['Test clock'],
+        description:
+          'Beyond the spec, for test-mode gateways only (403 otherwise): what a gateway or its bank reports days ' +
+          'later, now, on a payment (paymentID) or on every line of a batch (BatchToken). On a card payment ' +
+          '`dispute` and `refund` reverse it, `unpaid:<code>` fails it with the code, `paid` settles a pending one. ' +
+          'On a batch line the report takes the path of the bank’s: `paid` settles it once the batch is ' +
+          'processing, `unpaid:<code>` returns it with the rail’s code, `dispute` and `refund` with the rail’s ' +
+          'code for them. Answers the payment, or the batch, as it now is. docs/gateways.md.',
+        body: Type.Object(
+          {
+            paymentID: Type.Optional(Id()),
+            BatchToken: Type.Optional(Text(64, { minLength: 1, description: 'Every line of this batch' })),
+            scenario: Type.String({ maxLength: 16, description: SIMULATE_SCENARIOS.join(', ') }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Union([PaymentOut, BatchOut]) },
+      },
+    },
+    async (request) => {
+      const { ctx } = request;
+      const { paymentID, BatchToken, scenario } = request.body;
+      if ((paymentID === undefined) === (BatchToken === undefined)) {
+        throw ValidationError.field('paymentID', 'name either a paymentID or a BatchToken');
+      }
+      if (BatchToken !== undefined) {
+        await simulateBatchReport(ctx, BatchToken, scenario);
+        return toBatchDto(await batches.getBatch(ctx, BatchToken), ctx.account.timeZone);
+      }
+      if (await isBatchLine(ctx, paymentID!)) await simulateLineReport(ctx, paymentID!, scenario);
+      else await simulateGatewayEvent(ctx, { paymentId: paymentID!, scenario });
+      return toPaymentDto(await getPayment(ctx, paymentID!), ctx.account.timeZone);
     },
   );
 }

@@ -31,6 +31,7 @@ import { minorToDecimalText } from '../../core/money.ts';
 import { invalidatePaymentMethod, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { finishUnansweredRefunds } from './refund.service.ts';
+import { applyChargeEvents } from './chargeEvents.service.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 
 /**
@@ -90,7 +91,7 @@ const yieldToOtherWork = () => new Promise<void>((resolve) => setImmediate(resol
 
 /**
  * Collects every card invoice of the context's account due by its clock; charges and refunds left unanswered are
- * finished first.
+ * finished first, and the gateways' late events on their charges (disputes) applied.
  */
 export async function collectDueInvoices(
   ctx: ServiceContext,
@@ -101,6 +102,7 @@ export async function collectDueInvoices(
     systemClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
   ).toISOString();
   await finishUnansweredRefunds(ctx, staleBefore);
+  await applyChargeEvents(ctx);
   for (const attempt of await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore, BATCH)) {
     try {
       await chargeAndRecord(ctx, await claimedFromAttempt(ctx, attempt), summary);

@@ -105,3 +105,39 @@ export function findChargeOfPayment(
     .where('payment_id', '=', paymentId)
     .executeTakeFirst();
 }
+
+/** The payment a charge made, by the provider's charge id. */
+export async function findPaymentOfCharge(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+  chargeId: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('collection_attempts')
+    .select('payment_id')
+    .where('account_id', '=', accountId)
+    .where('gateway_id', '=', gatewayId)
+    .where('charge_id', '=', chargeId)
+    .executeTakeFirst();
+  return row?.payment_id ?? undefined;
+}
+
+/** Whether the gateway was asked for its charge events as of `asOf` already (its calls are on record). */
+export async function chargeEventsReadOn(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+  asOf: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('gateway_calls')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('gateway_id', '=', gatewayId)
+    .where('operation', '=', 'charge_events')
+    .where('outcome', '=', 'ok')
+    .where('request', '=', JSON.stringify({ asOf }))
+    .executeTakeFirst();
+  return row !== undefined;
+}

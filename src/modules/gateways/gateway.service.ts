@@ -18,6 +18,7 @@ import type {
   BankAccountToValidate,
   BankValidationResult,
   CardToVault,
+  ChargeEvent,
   ChargeRequest,
   ChargeResult,
   DriverDeps,
@@ -503,6 +504,26 @@ export async function cancelBatchAtGateway(
   return recordedCall(ctx, gateway.id, { operation: 'cancel_batch', request: { providerRef } }, () =>
     cancel(gateway, providerRef, nowInstant(ctx)),
   );
+}
+
+/** The late events the gateway's provider has reported on its charges by `asOf`; none for a type without them. */
+export async function readChargeEvents(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  asOf: PlainDate,
+): Promise<ChargeEvent[]> {
+  const read = driverOf(ctx, gateway)?.chargeEvents;
+  if (!read) return [];
+  const answer = await recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'charge_events', request: { asOf } },
+    async () => ({
+      outcome: 'ok',
+      events: await read(gateway, asOf),
+    }),
+  );
+  return answer.events;
 }
 
 /** What the gateway's provider has reported on a batch by `asOf`; nothing for a gateway whose returns come as files. */

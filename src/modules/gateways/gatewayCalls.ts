@@ -15,7 +15,8 @@ export interface CallToRecord {
     | 'validate_bank_account'
     | 'submit_batch'
     | 'cancel_batch'
-    | 'batch_reports';
+    | 'batch_reports'
+    | 'charge_events';
   idempotencyKey?: string;
   request: Record<string, unknown>;
   /** The operation that would undo this one (a charge is undone by a refund). */

@@ -130,12 +130,25 @@ export interface BatchLineReport {
   reportedOn: PlainDate;
 }
 
+/** What a provider says of a charge after the fact: the cardholder disputed it (a chargeback). */
+export interface ChargeEvent {
+  chargeId: string;
+  kind: 'dispute';
+  code: string;
+  reportedOn: PlainDate;
+}
+
 /** The operations of a provider; a type that lacks one (no vault) leaves it out. */
 export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
   charge?(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult>;
   validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
   refund?(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult>;
+  /**
+   * Every late event on the gateway's charges reported by `asOf` (business date), old ones included: the caller
+   * applies each once. A provider that pushes them (webhooks) feeds the same path.
+   */
+  chargeEvents?(target: GatewayTarget, asOf: PlainDate): Promise<ChargeEvent[]>;
   submitBatch?(target: GatewayTarget, batch: BatchToSubmit, at: string): Promise<BatchSubmitResult>;
   /** Withdraws an accepted batch before the bank processes it (a revocation); `too_late` once it cannot. */
   cancelBatch?(

@@ -49,6 +49,7 @@ export {
   listGateways,
   makesBankFiles,
   readBatchReports,
+  readChargeEvents,
   refundCharge,
   setGatewayEnabled,
   setPrimaryGateway,

@@ -69,3 +69,16 @@ export async function refundedOf(db: Db, gatewayId: number, chargeId: string): P
     .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
+
+/** The succeeded charges of the cards stored with this scenario (a masked number). */
+export function chargesOfScenario(db: Db, gatewayId: number, scenario: string): Promise<TestChargeRow[]> {
+  return db
+    .selectFrom('test_gateway_charges')
+    .innerJoin('test_gateway_vault', 'test_gateway_vault.token', 'test_gateway_charges.token')
+    .selectAll('test_gateway_charges')
+    .where('test_gateway_charges.gateway_id', '=', gatewayId)
+    .where('test_gateway_charges.outcome', '=', 'succeeded')
+    .where('test_gateway_vault.scenario', '=', scenario)
+    .orderBy('test_gateway_charges.created_at')
+    .execute();
+}

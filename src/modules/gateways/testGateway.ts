@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { addDays } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { FailureReason } from '../../core/dunning.ts';
 import type {
   BankAccountToValidate,
@@ -8,6 +10,7 @@ import type {
   ChargeResult,
   DriverDeps,
   GatewayDriver,
+  ChargeEvent,
   GatewayTarget,
   RefundRequest,
   RefundResult,
@@ -66,6 +69,10 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4000002500003155': onCharge('declined', 'authentication_required', 'authentication_required'),
   '4000002760003184': onCharge('declined', 'authentication_required', 'authentication_required'),
 };
+
+/** Ours, in Stripe's sense: charged, then disputed by the cardholder a week after the charge (a chargeback). */
+export const DISPUTED_LATER = '4000000000000259';
+const DISPUTE_AFTER_DAYS = 7;
 
 /** The vault keeps a card's behaviour under its masked number (first six and last four digits), never the number. */
 const maskedNumber = (number: string) => `${number.slice(0, 6)}…${number.slice(-4)}`;
@@ -129,7 +136,7 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
         return { outcome: 'declined', reason: behaviour.reason, rawCode: behaviour.rawCode };
       }
       const token = `tok_test_${crypto.randomBytes(12).toString('hex')}`;
-      const scenario = behaviour ? maskedNumber(card.number) : APPROVE;
+      const scenario = behaviour || card.number === DISPUTED_LATER ? maskedNumber(card.number) : APPROVE;
       await repo.insertVaultEntry(deps.db, { token, gateway_id: target.id, scenario, created_at: at });
       return { outcome: 'ok', token };
     },
@@ -168,6 +175,18 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
       if (behaviour?.outcome === 'timeout') throw new GatewayTimeoutError('charge');
       // Two calls with one key at once: the first stored is the answer to both.
       return resultOf((await repo.findCharge(deps.db, target.id, request.idempotencyKey)) ?? charge);
+    },
+
+    async chargeEvents(target: GatewayTarget, asOf: PlainDate): Promise<ChargeEvent[]> {
+      const disputed = await repo.chargesOfScenario(deps.db, target.id, maskedNumber(DISPUTED_LATER));
+      return disputed
+        .map((charge) => ({
+          chargeId: charge.charge_id,
+          kind: 'dispute' as const,
+          code: 'chargeback',
+          reportedOn: addDays(charge.created_at.slice(0, 10), DISPUTE_AFTER_DAYS),
+        }))
+        .filter((event) => event.reportedOn <= asOf);
     },
 
     /** Refunds part or all of a succeeded charge, never more than is left of it. */
