@@ -478,6 +478,7 @@ export function submitBatchToGateway(
     {
       operation: 'submit_batch',
       idempotencyKey: batch.idempotencyKey,
+      undoOperation: 'cancel_batch',
       request: {
         rail: batch.rail,
         currencyCode: batch.currencyCode,
