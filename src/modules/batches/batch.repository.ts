@@ -40,31 +40,22 @@ export interface BatchFigures {
   total_minor: number;
 }
 
+/** The account's batches as BatchRow, for the reads below to narrow. */
+const accountBatches = (db: Db, accountId: number) =>
+  db.selectFrom('batches').select(BATCH_COLUMNS).select(withHasFile).where('account_id', '=', accountId);
+
 export async function insertBatch(db: Db, row: Insertable<BatchesTable>): Promise<number> {
   const { id } = await db.insertInto('batches').values(row).returning('id').executeTakeFirstOrThrow();
   return id;
 }
 
 export function findBatchByToken(db: Db, accountId: number, token: string): Promise<BatchRow | undefined> {
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
-    .where('batch_token', '=', token)
-    .executeTakeFirst();
+  return accountBatches(db, accountId).where('batch_token', '=', token).executeTakeFirst();
 }
 
 export function findBatches(db: Db, accountId: number, ids: readonly number[]): Promise<BatchRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
+  return accountBatches(db, accountId).where('id', 'in', ids).orderBy('id').execute();
 }
 
 export function findBatchesByTokens(
@@ -73,26 +64,11 @@ export function findBatchesByTokens(
   tokens: readonly string[],
 ): Promise<BatchRow[]> {
   if (tokens.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
-    .where('batch_token', 'in', tokens)
-    .orderBy('id')
-    .execute();
+  return accountBatches(db, accountId).where('batch_token', 'in', tokens).orderBy('id').execute();
 }
 
 export function listBatches(db: Db, accountId: number, page: Page): Promise<BatchRow[]> {
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  return accountBatches(db, accountId).orderBy('id').limit(page.limit).offset(page.offset).execute();
 }
 
 /** The account's batches in these states, oldest first (the collection run's work). */
@@ -101,14 +77,7 @@ export function listBatchesInStates(
   accountId: number,
   states: readonly string[],
 ): Promise<BatchRow[]> {
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
-    .where('state', 'in', states)
-    .orderBy('id')
-    .execute();
+  return accountBatches(db, accountId).where('state', 'in', states).orderBy('id').execute();
 }
 
 /**
@@ -210,11 +179,7 @@ export function findOpenAutoBatch(
   accountId: number,
   key: { gatewayId: number; currencyCode: string; rail: string; actionDate: string },
 ): Promise<BatchRow | undefined> {
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
+  return accountBatches(db, accountId)
     .where('is_auto', '=', true)
     .where('state', '=', 'open')
     .where('gateway_id', '=', key.gatewayId)
@@ -227,11 +192,7 @@ export function findOpenAutoBatch(
 
 /** Processed batches whose action date is on or after `since`: late reversals may still come for them. */
 export function listProcessedSince(db: Db, accountId: number, since: string): Promise<BatchRow[]> {
-  return db
-    .selectFrom('batches')
-    .select(BATCH_COLUMNS)
-    .select(withHasFile)
-    .where('account_id', '=', accountId)
+  return accountBatches(db, accountId)
     .where('state', '=', 'processed')
     .where('action_date', '>=', since)
     .orderBy('id')
