@@ -13,24 +13,27 @@
  * BENCH_WARM_REPEATS (default 20), BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL), BENCH_STATEMENTS=1. See
  * bench/README.md.
  */
-import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseTarget } from '../src/config.ts';
-import { child, median, runChild } from './batches/child.ts';
+import { batchProcesses, child, runChild } from './batches/child.ts';
 import type { BuildResult, ChildInput, FloorResult } from './batches/child.ts';
 import {
   BenchError,
-  createSchemas,
   forEachDialect,
-  formatTable,
+  freshDatabases,
   log,
+  logStatementCounts,
+  median,
+  printJsonLine,
+  printResultsTable,
   round,
-  runBenchmark,
   setting,
 } from './common.ts';
 import type { Dialect } from './common.ts';
+import { statementTotals } from './measuredProcess.ts';
+import type { StatementTotals } from './measuredProcess.ts';
 
 // NOTE: the measured processes load this file. What only the parent needs (the service, to seed through its API;
 // the checks) is imported inside `benchDialect`: all they load counts in those processes' peak RSS.
@@ -94,52 +97,27 @@ interface Figures {
   seedSeconds: number;
 }
 
-interface Databases {
-  dialect: Dialect;
-  target: DatabaseTarget;
-  cleanup(): Promise<void>;
-}
-
-async function sqliteDatabases(tempDir: string): Promise<Databases> {
-  return {
-    dialect: 'sqlite',
-    target: { dialect: 'sqlite', file: path.join(tempDir, 'batches.sqlite') },
-    cleanup: async () => {},
-  };
-}
-
-/** A fresh schema `bench_<random>`, dropped by `cleanup`. */
-async function postgresDatabases(baseUrl: string): Promise<Databases> {
-  const { urls, drop } = await createSchemas(baseUrl, [`bench_${crypto.randomBytes(6).toString('hex')}`]);
-  return { dialect: 'postgres', target: { dialect: 'postgres', url: urls[0]! }, cleanup: drop };
-}
-
 /** BENCH_STATEMENTS=1: statements counted by SQL text, the 40 most frequent, on stderr. */
-function logCounts(what: string, counts: Map<string, number> | [string, number][], lines: number): void {
-  const sorted = [...counts].sort((a, b) => b[1] - a[1]);
-  const total = sorted.reduce((sum, [, count]) => sum + count, 0);
-  log(`${what}: ${total} statements, ${(total / lines).toFixed(2)} a line:`);
-  for (const [text, count] of sorted.slice(0, 40)) {
-    log(`  ${String(count).padStart(7)}  ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
-  }
+function logCounts(what: string, { total, bySql }: StatementTotals, lines: number): void {
+  logStatementCounts(`${what}: ${total} statements, ${(total / lines).toFixed(2)} a line:`, bySql);
 }
 
 /** BENCH_STATEMENTS=1: the cold build's and export's statements. */
 function logStatements(dialect: Dialect, repetition: number, result: BuildResult, lines: number): void {
   for (const phase of ['build', 'export'] as const) {
     const counted = result.statements?.[phase];
-    if (counted) logCounts(`${dialect} repetition ${repetition} ${phase}`, counted.bySql, lines);
+    if (counted) logCounts(`${dialect} repetition ${repetition} ${phase}`, counted, lines);
   }
 }
 
 async function benchDialect(
-  databases: Databases,
+  dialect: Dialect,
+  target: DatabaseTarget,
   tempDir: string,
   lines: number,
   repetitions: number,
   warmRepeats: number,
 ): Promise<Figures> {
-  const { dialect, target } = databases;
   const { seed, ACTION_DATE } = await import('./batches/population.ts');
   const { verify } = await import('./batches/checks.ts');
 
@@ -152,7 +130,9 @@ async function benchDialect(
   const population = await seed(target, tempDir, lines, batchCount, addStatements);
   const seedSeconds = (performance.now() - seedStarted) / 1000;
   log(`${dialect}: seeded in ${seedSeconds.toFixed(1)} s`);
-  if (addStatements) logCounts(`${dialect} adding the first batch's lines`, addStatements, lines);
+  if (addStatements) {
+    logCounts(`${dialect} adding the first batch's lines`, statementTotals(addStatements), lines);
+  }
 
   const runs: Repetition[] = [];
   const db = population.service.storage.db;
@@ -303,18 +283,14 @@ function row(database: string, run: string, r: Numbers): string[] {
 }
 
 function printTable(results: Partial<Record<Dialect, Figures>>, lines: number): void {
-  const rows: string[][] = [];
-  for (const [dialect, f] of Object.entries(results) as [Dialect, Figures][]) {
-    const name = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-    for (const run of f.runs) rows.push(row(name, String(run.repetition), run));
-    rows.push(row(name, 'median', f.median));
-  }
-  console.log(
-    formatTable(
-      `Building (runBatches) and exporting (GET /v1/batches/{token}/file) a ${lines}-line SEPA batch: cold, each repetition in a fresh process, then warm`,
-      HEADER,
-      rows,
-    ),
+  printResultsTable(
+    `Building (runBatches) and exporting (GET /v1/batches/{token}/file) a ${lines}-line SEPA batch: cold, each repetition in a fresh process, then warm`,
+    HEADER,
+    results,
+    (database, f) => [
+      ...f.runs.map((run) => row(database, String(run.repetition), run)),
+      row(database, 'median', f.median),
+    ],
   );
 }
 
@@ -324,9 +300,9 @@ async function main(): Promise<number> {
   const warmRepeats = Math.round(setting('BENCH_WARM_REPEATS', 20, 1, 200));
   const results = await forEachDialect({
     tempPrefix: 'billing-bench-batches-',
-    sqlite: sqliteDatabases,
-    postgres: postgresDatabases,
-    bench: (databases, tempDir) => benchDialect(databases, tempDir, lines, repetitions, warmRepeats),
+    ...freshDatabases(['batches']),
+    bench: ({ dialect, targets }, tempDir) =>
+      benchDialect(dialect, targets.batches, tempDir, lines, repetitions, warmRepeats),
   });
   printTable(results, lines);
   for (const [dialect, f] of Object.entries(results) as [Dialect, Figures][]) {
@@ -334,31 +310,17 @@ async function main(): Promise<number> {
       log(`${dialect}: the floor's file was not the exported one in every repetition`);
   }
   const { RUN_DATE } = await import('./batches/shared.ts');
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-batches',
-      node: process.version,
-      cpus: os.cpus().length,
-      loadAverage: os.loadavg().map((value) => round(value, 2)),
-      lines,
-      repetitions,
-      warmRepeats,
-      runDate: RUN_DATE,
-      results,
-    }),
-  );
+  printJsonLine('billing-batches', {
+    loadAverage: os.loadavg().map((value) => round(value, 2)),
+    lines,
+    repetitions,
+    warmRepeats,
+    runDate: RUN_DATE,
+    results,
+  });
   return 0;
 }
 
-const childInput = process.env.BENCH_BATCHES_CHILD;
-if (childInput) {
-  try {
-    await child(JSON.parse(childInput) as ChildInput);
-  } catch (error) {
-    process.stderr.write(`[bench child] ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  }
-} else {
-  // Stop by itself: half an hour is far beyond a run of the defaults on both databases.
-  await runBenchmark(main, setting('BENCH_BUDGET_SECONDS', 1800, 10, 86_400) * 1000);
-}
+// A measured process (its input in BENCH_BATCHES_CHILD), or the benchmark, which stops by itself: half an hour is
+// far beyond a run of the defaults on both databases.
+await batchProcesses.runEntryPoint({ measure: child, main, budgetSeconds: 1800 });

@@ -9,28 +9,23 @@
  * autoSendInvoice on, default 10), BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL), BENCH_STRICT=1 (exit 1
  * when a target is missed). See bench/README.md.
  */
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
 import { BATCH_SIZE } from '../src/billing/billRun.ts';
-import type { DatabaseTarget } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { verify } from './billRun/checks.ts';
-import { child, runChild } from './billRun/child.ts';
-import type { ChildInput } from './billRun/child.ts';
+import { billRunProcess, child, runChild } from './billRun/child.ts';
 import { measureFloor } from './billRun/floor.ts';
 import { AS_OF, seed } from './billRun/population.ts';
 import {
   BenchError,
-  createSchemas,
   forEachDialect,
-  formatTable,
+  freshDatabases,
   log,
+  printJsonLine,
+  printResultsTable,
   round,
-  runBenchmark,
   setting,
 } from './common.ts';
-import type { Dialect } from './common.ts';
+import type { Dialect, TargetDatabases } from './common.ts';
 
 /** Targets on SQLite (issue 4, point 10). */
 const TARGET_INVOICES_PER_SECOND = 2000;
@@ -58,38 +53,13 @@ interface Figures {
   seedSeconds: number;
 }
 
-interface Databases {
-  dialect: Dialect;
-  run: DatabaseTarget;
-  floor: DatabaseTarget;
-  cleanup(): Promise<void>;
-}
-
-async function sqliteDatabases(tempDir: string): Promise<Databases> {
-  return {
-    dialect: 'sqlite',
-    run: { dialect: 'sqlite', file: path.join(tempDir, 'run.sqlite') },
-    floor: { dialect: 'sqlite', file: path.join(tempDir, 'floor.sqlite') },
-    cleanup: async () => {},
-  };
-}
-
-/** Two fresh schemas, `bench_<random>` for the run and `bench_<random>_floor`, dropped by `cleanup`. */
-async function postgresDatabases(baseUrl: string): Promise<Databases> {
-  const suffix = crypto.randomBytes(6).toString('hex');
-  const { urls, drop } = await createSchemas(baseUrl, [`bench_${suffix}`, `bench_${suffix}_floor`]);
-  return {
-    dialect: 'postgres',
-    run: { dialect: 'postgres', url: urls[0]! },
-    floor: { dialect: 'postgres', url: urls[1]! },
-    cleanup: drop,
-  };
-}
+/** The database billed, and the one that receives the floor's writes (PostgreSQL: `bench_<random>_floor`). */
+type Databases = TargetDatabases<'run' | 'floor'>;
 
 async function benchDialect(databases: Databases, count: number, autoSendPercent: number): Promise<Figures> {
-  const { dialect } = databases;
-  const runStorage = openStorage(databases.run);
-  const floorStorage = openStorage(databases.floor);
+  const { dialect, targets } = databases;
+  const runStorage = openStorage(targets.run);
+  const floorStorage = openStorage(targets.floor);
   try {
     log(`${dialect}: seeding ${count} subscriptions (and the floor's copy)`);
     const seedStarted = performance.now();
@@ -105,7 +75,7 @@ async function benchDialect(databases: Databases, count: number, autoSendPercent
     log(
       `${dialect}: seeded in ${seedSeconds.toFixed(1)} s; ${seeded.expectedInvoices} invoices expected; running the bill run`,
     );
-    const result = await runChild({ target: databases.run, accountId: seeded.accountId });
+    const result = await runChild({ target: targets.run, accountId: seeded.accountId });
     log(`${dialect}: bill run took ${result.seconds.toFixed(1)} s; checking it`);
     await verify(runStorage.db, seeded, result.summary);
     log(`${dialect}: measuring the floor`);
@@ -152,21 +122,25 @@ function printTable(results: Partial<Record<Dialect, Figures>>): void {
     'floor inv/s',
     'vs floor',
   ];
-  const rows = (Object.entries(results) as [Dialect, Figures][]).map(([dialect, f]) => [
-    dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL',
-    String(f.subscriptions),
-    String(f.invoices),
-    f.seconds.toFixed(2),
-    f.invoicesPerSecond.toFixed(1),
-    f.peakRssMb.toFixed(1),
-    String(f.floorRows),
-    f.floorSeconds.toFixed(2),
-    f.floorRowsPerSecond.toFixed(1),
-    f.floorInvoicesPerSecond.toFixed(1),
-    `${(f.vsFloor * 100).toFixed(1)}%`,
-  ]);
-  console.log(
-    formatTable(`Bill run as of ${AS_OF}, batches of ${BATCH_SIZE}, in a process of its own`, header, rows),
+  printResultsTable(
+    `Bill run as of ${AS_OF}, batches of ${BATCH_SIZE}, in a process of its own`,
+    header,
+    results,
+    (database, f) => [
+      [
+        database,
+        String(f.subscriptions),
+        String(f.invoices),
+        f.seconds.toFixed(2),
+        f.invoicesPerSecond.toFixed(1),
+        f.peakRssMb.toFixed(1),
+        String(f.floorRows),
+        f.floorSeconds.toFixed(2),
+        f.floorRowsPerSecond.toFixed(1),
+        f.floorInvoicesPerSecond.toFixed(1),
+        `${(f.vsFloor * 100).toFixed(1)}%`,
+      ],
+    ],
   );
 }
 
@@ -186,8 +160,7 @@ async function main(): Promise<number> {
 
   const results = await forEachDialect({
     tempPrefix: 'billing-bench-billrun-',
-    sqlite: sqliteDatabases,
-    postgres: postgresDatabases,
+    ...freshDatabases(['run', 'floor']),
     bench: (databases) => benchDialect(databases, count, autoSendPercent),
   });
   printTable(results);
@@ -200,44 +173,30 @@ async function main(): Promise<number> {
       `${rateMet ? 'met' : 'NOT MET'}; peak RSS < ${TARGET_PEAK_RSS_MB} MB: ${sqlite.peakRssMb.toFixed(1)} MB — ` +
       `${memoryMet ? 'met' : 'NOT MET'}`,
   );
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-billrun',
-      node: process.version,
-      cpus: os.cpus().length,
-      subscriptions: count,
-      autoSendPercent,
-      batchSize: BATCH_SIZE,
-      asOf: AS_OF,
-      results,
-      targets: {
-        invoicesPerSecond: {
-          metric: 'sqlite.invoicesPerSecond',
-          min: TARGET_INVOICES_PER_SECOND,
-          value: sqlite.invoicesPerSecond,
-          met: rateMet,
-        },
-        peakRssMb: {
-          metric: 'sqlite.peakRssMb',
-          max: TARGET_PEAK_RSS_MB,
-          value: sqlite.peakRssMb,
-          met: memoryMet,
-        },
+  printJsonLine('billing-billrun', {
+    subscriptions: count,
+    autoSendPercent,
+    batchSize: BATCH_SIZE,
+    asOf: AS_OF,
+    results,
+    targets: {
+      invoicesPerSecond: {
+        metric: 'sqlite.invoicesPerSecond',
+        min: TARGET_INVOICES_PER_SECOND,
+        value: sqlite.invoicesPerSecond,
+        met: rateMet,
       },
-    }),
-  );
+      peakRssMb: {
+        metric: 'sqlite.peakRssMb',
+        max: TARGET_PEAK_RSS_MB,
+        value: sqlite.peakRssMb,
+        met: memoryMet,
+      },
+    },
+  });
   return strict && !(rateMet && memoryMet) ? 1 : 0;
 }
 
-const childInput = process.env.BENCH_BILLRUN_CHILD;
-if (childInput) {
-  try {
-    await child(JSON.parse(childInput) as ChildInput);
-  } catch (error) {
-    process.stderr.write(`[bench child] ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  }
-} else {
-  // Stop by itself: an hour is far beyond a run of the defaults on both databases.
-  await runBenchmark(main, setting('BENCH_BUDGET_SECONDS', 3600, 10, 86_400) * 1000);
-}
+// The bill run's process (its input in BENCH_BILLRUN_CHILD), or the benchmark, which stops by itself: an hour is
+// far beyond a run of the defaults on both databases.
+await billRunProcess.runEntryPoint({ measure: child, main, budgetSeconds: 3600 });

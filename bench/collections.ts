@@ -9,20 +9,18 @@
  * Settings (environment): BENCH_INVOICES (default 10000), BENCH_DECLINE_PERCENT (cards that decline, default 10),
  * BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL). See bench/README.md.
  */
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
 import type { DatabaseTarget } from '../src/config.ts';
-import { child, runChild } from './collections/child.ts';
+import { collectionProcesses, child, runChild } from './collections/child.ts';
 import type { ChildInput, ChildResult } from './collections/child.ts';
 import {
   BenchError,
-  createSchemas,
   forEachDialect,
-  formatTable,
+  freshDatabases,
   log,
+  logStatementCounts,
+  printJsonLine,
+  printResultsTable,
   round,
-  runBenchmark,
   setting,
 } from './common.ts';
 import type { Dialect } from './common.ts';
@@ -53,43 +51,21 @@ interface Figures {
   seedSeconds: number;
 }
 
-interface Databases {
-  dialect: Dialect;
-  target: DatabaseTarget;
-  cleanup(): Promise<void>;
-}
-
-async function sqliteDatabases(tempDir: string): Promise<Databases> {
-  return {
-    dialect: 'sqlite',
-    target: { dialect: 'sqlite', file: path.join(tempDir, 'collections.sqlite') },
-    cleanup: async () => {},
-  };
-}
-
-/** A fresh schema `bench_<random>`, dropped by `cleanup`. */
-async function postgresDatabases(baseUrl: string): Promise<Databases> {
-  const { urls, drop } = await createSchemas(baseUrl, [`bench_${crypto.randomBytes(6).toString('hex')}`]);
-  return { dialect: 'postgres', target: { dialect: 'postgres', url: urls[0]! }, cleanup: drop };
-}
-
 function logStatements(dialect: Dialect, mode: string, result: ChildResult, charges: number): void {
   if (result.statements === undefined || !result.statementCounts) return;
-  log(
+  logStatementCounts(
     `${dialect} ${mode}: ${result.statements} statements, ${(result.statements / charges).toFixed(1)} a charge:`,
+    result.statementCounts,
   );
-  for (const [text, count] of result.statementCounts.slice(0, 40)) {
-    log(`  ${String(count).padStart(7)}  ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
-  }
 }
 
 async function benchDialect(
-  databases: Databases,
+  dialect: Dialect,
+  target: DatabaseTarget,
   tempDir: string,
   count: number,
   declinePercent: number,
 ): Promise<Figures> {
-  const { dialect, target } = databases;
   const { seed, COLLECT_AT } = await import('./collections/population.ts');
   const { collectionEvents, verify } = await import('./collections/checks.ts');
   const { openStorage } = await import('../src/storage/database.ts');
@@ -167,27 +143,27 @@ function printTable(results: Partial<Record<Dialect, Figures>>, declinePercent: 
     'floor RSS MB',
     'vs floor',
   ];
-  const rows = (Object.entries(results) as [Dialect, Figures][]).map(([dialect, f]) => [
-    dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL',
-    String(f.invoices),
-    String(f.collected),
-    String(f.declined),
-    f.seconds.toFixed(2),
-    f.chargesPerSecond.toFixed(1),
-    f.cpuSeconds.toFixed(2),
-    f.peakRssMb.toFixed(1),
-    f.longestStallSeconds.toFixed(2),
-    f.floorSeconds.toFixed(2),
-    f.floorChargesPerSecond.toFixed(1),
-    f.floorPeakRssMb.toFixed(1),
-    `${(f.vsFloor * 100).toFixed(1)}%`,
-  ]);
-  console.log(
-    formatTable(
-      `Collection of due card invoices through the test gateway (${declinePercent}% of cards decline), in a process of its own`,
-      header,
-      rows,
-    ),
+  printResultsTable(
+    `Collection of due card invoices through the test gateway (${declinePercent}% of cards decline), in a process of its own`,
+    header,
+    results,
+    (database, f) => [
+      [
+        database,
+        String(f.invoices),
+        String(f.collected),
+        String(f.declined),
+        f.seconds.toFixed(2),
+        f.chargesPerSecond.toFixed(1),
+        f.cpuSeconds.toFixed(2),
+        f.peakRssMb.toFixed(1),
+        f.longestStallSeconds.toFixed(2),
+        f.floorSeconds.toFixed(2),
+        f.floorChargesPerSecond.toFixed(1),
+        f.floorPeakRssMb.toFixed(1),
+        `${(f.vsFloor * 100).toFixed(1)}%`,
+      ],
+    ],
   );
 }
 
@@ -196,35 +172,16 @@ async function main(): Promise<number> {
   const declinePercent = Math.round(setting('BENCH_DECLINE_PERCENT', 10, 0, 100));
   const results = await forEachDialect({
     tempPrefix: 'billing-bench-collections-',
-    sqlite: sqliteDatabases,
-    postgres: postgresDatabases,
-    bench: (databases, tempDir) => benchDialect(databases, tempDir, count, declinePercent),
+    ...freshDatabases(['collections']),
+    bench: ({ dialect, targets }, tempDir) =>
+      benchDialect(dialect, targets.collections, tempDir, count, declinePercent),
   });
   printTable(results, declinePercent);
   const { RUN_DATE } = await import('./collections/population.ts');
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-collections',
-      node: process.version,
-      cpus: os.cpus().length,
-      invoices: count,
-      declinePercent,
-      runDate: RUN_DATE,
-      results,
-    }),
-  );
+  printJsonLine('billing-collections', { invoices: count, declinePercent, runDate: RUN_DATE, results });
   return 0;
 }
 
-const childInput = process.env.BENCH_COLLECTIONS_CHILD;
-if (childInput) {
-  try {
-    await child(JSON.parse(childInput) as ChildInput);
-  } catch (error) {
-    process.stderr.write(`[bench child] ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  }
-} else {
-  // Stop by itself: an hour is far beyond a run of the defaults on both databases.
-  await runBenchmark(main, setting('BENCH_BUDGET_SECONDS', 3600, 10, 86_400) * 1000);
-}
+// A measured process (its input in BENCH_COLLECTIONS_CHILD), or the benchmark, which stops by itself: an hour is
+// far beyond a run of the defaults on both databases.
+await collectionProcesses.runEntryPoint({ measure: child, main, budgetSeconds: 3600 });

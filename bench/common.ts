@@ -1,15 +1,18 @@
 /**
- * What every benchmark shares (bench/run.ts, bench/payments.ts, bench/billRun.ts): settings from the environment,
- * logging, fresh PostgreSQL schemas, the driver that measures SQLite then PostgreSQL, the text table, and the
- * watchdog and clean-up of a run cut short. Light on purpose: the bill run's measured process imports it, and what
- * it loads counts in that process's peak RSS (no autocannon here; that is bench/harness.ts).
+ * What every benchmark shares: settings from the environment, logging, fresh databases (PostgreSQL schemas), the
+ * driver that measures SQLite then PostgreSQL, medians, the output (the text table, the JSON line, statement counts),
+ * the checks' list of problems, and the watchdog and clean-up of a run cut short. Light on purpose: the measured
+ * processes (bench/measuredProcess.ts) import it, and what it loads counts in their peak RSS (no autocannon here; that
+ * is bench/harness.ts).
  */
 import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { DatabaseTarget } from '../src/config.ts';
 
 /** A failure the benchmark explains itself: printed without a stack, exit status 1. */
 export class BenchError extends Error {}
@@ -35,6 +38,16 @@ export const log = (message: string) => process.stderr.write(`[bench] ${message}
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 export const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
+/** "SQLite" or "PostgreSQL", as the tables name them. */
+export const dialectName = (dialect: Dialect) => (dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+
+/** The median of `values` (the mean of the middle two when they are even in number). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
@@ -47,6 +60,54 @@ export function formatTable(title: string, header: string[], rows: string[][]): 
   return ['', title, line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''].join(
     '\n',
   );
+}
+
+/** The results table on stdout: `rows` gives a dialect's rows, `database` (its name) their first cell. */
+export function printResultsTable<R>(
+  title: string,
+  header: string[],
+  results: Partial<Record<Dialect, R>>,
+  rows: (database: string, result: R) => string[][],
+): void {
+  const cells = (Object.entries(results) as [Dialect, R][]).flatMap(([dialect, result]) =>
+    rows(dialectName(dialect), result),
+  );
+  console.log(formatTable(title, header, cells));
+}
+
+/** The run's JSON line, the last of stdout (for scripts): the benchmark, Node's version, the CPUs, then `fields`. */
+export function printJsonLine(benchmark: string, fields: Record<string, unknown>): void {
+  console.log(JSON.stringify({ benchmark, node: process.version, cpus: os.cpus().length, ...fields }));
+}
+
+/** BENCH_STATEMENTS=1: `heading`, then the 40 most frequent statements of `bySql` (most frequent first), on stderr. */
+export function logStatementCounts(heading: string, bySql: readonly [string, number][]): void {
+  log(heading);
+  for (const [text, count] of bySql.slice(0, 40)) {
+    log(`  ${String(count).padStart(7)}  ${text.replace(/\s+/g, ' ').slice(0, 200)}`);
+  }
+}
+
+/**
+ * A check's problems: `expect` (a figure against the expected one) and `problem` note them, the first `listed`
+ * kept and the rest counted; `failIfAny` throws them all in one BenchError headed `heading`.
+ */
+export function problemList(listed = Number.POSITIVE_INFINITY) {
+  const problems: string[] = [];
+  let unlisted = 0;
+  const problem = (text: string) => {
+    if (problems.length < listed) problems.push(text);
+    else unlisted += 1;
+  };
+  const expect = (what: string, actual: unknown, expected: unknown) => {
+    if (actual !== expected) problem(`${what}: ${String(actual)}, expected ${String(expected)}`);
+  };
+  const failIfAny = (heading: string) => {
+    if (problems.length === 0) return;
+    const more = unlisted > 0 ? `\n  … and ${unlisted} more` : '';
+    throw new BenchError(`${heading}:\n  ${problems.join('\n  ')}${more}`);
+  };
+  return { problem, expect, failIfAny };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -179,4 +240,41 @@ export async function forEachDialect<D extends DialectDatabases, R>(options: {
     active.tempDir = undefined;
   }
   return results;
+}
+
+/** Fresh databases reached as a `DatabaseTarget` each, by name (see `freshDatabases`). */
+export interface TargetDatabases<N extends string> extends DialectDatabases {
+  targets: Record<N, DatabaseTarget>;
+}
+
+/**
+ * The `sqlite` and `postgres` of `forEachDialect` for benchmarks that open the databases themselves: one fresh
+ * database per name, **SQLite** a file `<name>.sqlite` in the run's temporary directory, **PostgreSQL** a schema
+ * `bench_<random>` for the first name and `bench_<random>_<name>` for the others (dropped by `cleanup`).
+ */
+export function freshDatabases<N extends string>(
+  names: readonly [N, ...N[]],
+): {
+  sqlite: (tempDir: string) => Promise<TargetDatabases<N>>;
+  postgres: (baseUrl: string) => Promise<TargetDatabases<N>>;
+} {
+  const byName = <T>(value: (name: N, i: number) => T) =>
+    Object.fromEntries(names.map((name, i) => [name, value(name, i)])) as Record<N, T>;
+  return {
+    sqlite: async (tempDir) => ({
+      dialect: 'sqlite',
+      targets: byName((name) => ({ dialect: 'sqlite', file: path.join(tempDir, `${name}.sqlite`) })),
+      cleanup: async () => {},
+    }),
+    postgres: async (baseUrl) => {
+      const suffix = crypto.randomBytes(6).toString('hex');
+      const schemas = names.map((name, i) => (i === 0 ? `bench_${suffix}` : `bench_${suffix}_${name}`));
+      const { urls, drop } = await createSchemas(baseUrl, schemas);
+      return {
+        dialect: 'postgres',
+        targets: byName((_name, i) => ({ dialect: 'postgres', url: urls[i]! })),
+        cleanup: drop,
+      };
+    },
+  };
 }

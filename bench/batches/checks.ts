@@ -1,7 +1,7 @@
 /** The batch benchmark's check of what the build and the export made, before any figure is printed. */
 import type { Db } from '../../src/storage/database.ts';
 import { BUILD_AT } from './shared.ts';
-import { BenchError } from '../common.ts';
+import { problemList } from '../common.ts';
 import type { BuiltBatch } from './child.ts';
 import type { Population, SeededBatch } from './population.ts';
 
@@ -53,15 +53,7 @@ export async function verify(
     submittedAtBuild?: boolean;
   } = {},
 ): Promise<void> {
-  const problems: string[] = [];
-  let unlisted = 0;
-  const problem = (text: string) => {
-    if (problems.length < LISTED) problems.push(text);
-    else unlisted += 1;
-  };
-  const expect = (what: string, actual: unknown, expected: unknown) => {
-    if (actual !== expected) problem(`${what}: ${String(actual)}, expected ${String(expected)}`);
-  };
+  const { problem, expect, failIfAny } = problemList(LISTED);
   const n = batch.lines.length;
 
   expect('run: built', run.summary.built, 1);
@@ -144,9 +136,5 @@ export async function verify(
     }
   }
 
-  if (problems.length > 0) {
-    throw new BenchError(
-      `batch ${batch.token} is wrong:\n  ${problems.join('\n  ')}${unlisted ? `\n  … and ${unlisted} more` : ''}`,
-    );
-  }
+  failIfAny(`batch ${batch.token} is wrong`);
 }

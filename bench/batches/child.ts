@@ -12,9 +12,7 @@
  *   with their payments and bank accounts, the IBANs opened, and `buildPain008` on them; cold, then warm. Then
  *   `buildPain008` alone on the same in-memory input (no database), warm.
  */
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
@@ -35,12 +33,17 @@ import { createSecretBox } from '../../src/security/secretBox.ts';
 import type { SecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Db } from '../../src/storage/database.ts';
-import { BenchError, active } from '../common.ts';
+import { BenchError, median } from '../common.ts';
+import {
+  MB,
+  MeasuredProcess,
+  StatementCounter,
+  peakRssMb,
+  timed,
+  watchEventLoopStalls,
+} from '../measuredProcess.ts';
+import type { StatementTotals, Timed } from '../measuredProcess.ts';
 import { BUILD_AT, CREDITOR } from './shared.ts';
-
-/** What the measured processes run: the benchmark's entry point, which calls `child` when BENCH_BATCHES_CHILD is set. */
-const ENTRY = fileURLToPath(new URL('../batches.ts', import.meta.url));
-const MB = 1024 * 1024;
 
 export interface ChildInput {
   mode: 'build' | 'floor';
@@ -58,10 +61,11 @@ export interface ChildInput {
   warmRepeats: number;
 }
 
-export interface Timed {
-  ms: number;
-  cpuMs: number;
-}
+/** The measured processes: the benchmark's entry point, which calls `child` when BENCH_BATCHES_CHILD is set. */
+export const batchProcesses = new MeasuredProcess<ChildInput>(
+  new URL('../batches.ts', import.meta.url),
+  'BENCH_BATCHES_CHILD',
+);
 
 /** One batch built by `runBatches` and exported by its first download. */
 export interface BuiltBatch {
@@ -89,7 +93,7 @@ export interface BuildResult extends BuiltBatch {
    * BENCH_STATEMENTS=1 only (the storage's query hook, which the service runs without): the statements the build
    * and the cold export ran, and how many of each SQL text, most frequent first.
    */
-  statements?: Record<'build' | 'export', { total: number; bySql: [string, number][] }>;
+  statements?: Record<'build' | 'export', StatementTotals>;
 }
 
 export interface FloorResult {
@@ -119,31 +123,6 @@ type Api = (
   url: string,
   body?: Record<string, unknown>,
 ) => Promise<{ status: number; body: string }>;
-
-function vmHwmMb(): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-/** Times `work` (wall and CPU of this process). */
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; time: Timed }> {
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const value = await work();
-  const ms = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  return { value, time: { ms, cpuMs: (cpu.user + cpu.system) / 1000 } };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The floor
@@ -241,7 +220,7 @@ async function floor(
   rssBefore: number,
 ): Promise<FloorResult> {
   const { value: cold, time } = await timed(() => floorOnce(db, secrets, input, timeZone));
-  const peakRssMb = vmHwmMb() ?? process.memoryUsage.rss() / MB;
+  const peakRss = peakRssMb();
   writeFileSync(input.outFile, cold.body);
   const warm: number[] = [];
   const warmParts = { selectMs: [] as number[], openMs: [] as number[], fileMs: [] as number[] };
@@ -270,7 +249,7 @@ async function floor(
     openWarmMs: warm.length ? median(warmParts.openMs) : 0,
     fileInputWarmMs: warm.length ? median(warmParts.fileMs) : 0,
     fileWarmMs: fileWarm.length ? median(fileWarm) : 0,
-    peakRssMb,
+    peakRssMb: peakRss,
     rssBeforeMb: rssBefore / MB,
   };
 }
@@ -279,23 +258,7 @@ async function floor(
 // The build and the export
 
 /** BENCH_STATEMENTS=1: the statements run in each phase, by SQL text. */
-const statementCounts =
-  process.env.BENCH_STATEMENTS === '1'
-    ? { build: new Map<string, number>(), export: new Map<string, number>() }
-    : undefined;
-let countingPhase: 'build' | 'export' | undefined;
-
-function onQuery(sql: string): void {
-  const counts = countingPhase && statementCounts?.[countingPhase];
-  if (counts) counts.set(sql, (counts.get(sql) ?? 0) + 1);
-}
-
-function statementsOf(counts: Map<string, number>) {
-  return {
-    total: [...counts.values()].reduce((a, b) => a + b, 0),
-    bySql: [...counts].sort((a, b) => b[1] - a[1]),
-  };
-}
+const statements = new StatementCounter<'build' | 'export'>();
 
 /** Builds (`runBatches`) and exports (the first download) one batch, timed apart; writes the file to `outFile`. */
 async function buildAndExport(
@@ -303,22 +266,13 @@ async function buildAndExport(
   download: () => Promise<{ status: number; body: string }>,
   outFile: string,
 ): Promise<BuiltBatch & { body: string }> {
-  // A timer every 10 ms: the longest gap between its runs is the longest the event loop was held.
-  let lastTick = performance.now();
-  let longestStallMs = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longestStallMs = Math.max(longestStallMs, now - lastTick);
-    lastTick = now;
-  }, 10);
-  lastTick = performance.now();
-  countingPhase = 'build';
+  const stalls = watchEventLoopStalls();
+  statements.phase = 'build';
   const built = await timed(() => runBatches(ctx));
-  countingPhase = 'export';
+  statements.phase = 'export';
   const exported = await timed(download);
-  countingPhase = undefined;
-  longestStallMs = Math.max(longestStallMs, performance.now() - lastTick);
-  clearInterval(ticker);
+  statements.phase = undefined;
+  const longestStallMs = stalls.stop();
   writeFileSync(outFile, exported.value.body);
   return {
     summary: built.value,
@@ -342,11 +296,10 @@ async function build(
     return { status: response.status, body: response.body };
   };
   const { body, ...cold } = await buildAndExport(ctx, download(input.batchToken), input.outFile);
-  const peakRssMb = vmHwmMb() ?? process.memoryUsage.rss() / MB;
-  const statements = statementCounts && {
-    build: statementsOf(statementCounts.build),
-    export: statementsOf(statementCounts.export),
-  };
+  const peakRss = peakRssMb();
+  const statementTotals = statements.enabled
+    ? { build: statements.totals('build'), export: statements.totals('export') }
+    : undefined;
   const warmExports: number[] = [];
   let same = true;
   for (let k = 0; k < input.warmRepeats; k += 1) {
@@ -369,21 +322,22 @@ async function build(
     ...cold,
     exportWarmMs: warmExports.length ? median(warmExports) : 0,
     exportWarmSame: same,
-    peakRssMb,
-    endPeakRssMb: vmHwmMb() ?? process.memoryUsage.rss() / MB,
+    peakRssMb: peakRss,
+    endPeakRssMb: peakRssMb(),
     rssBeforeMb: rssBefore / MB,
     ...(warm ? { warm } : {}),
-    ...(statements ? { statements } : {}),
+    ...(statementTotals ? { statements: statementTotals } : {}),
   };
 }
 
-export async function child(input: ChildInput): Promise<void> {
+/** The build or the floor, measured: what the process prints as its result. */
+export async function child(input: ChildInput): Promise<ChildResult> {
   const config = loadConfig({
     DATABASE_URL: input.target.dialect === 'sqlite' ? `sqlite:${input.target.file}` : input.target.url,
     ENCRYPTION_KEY: input.encryptionKey,
     LOG_LEVEL: 'warn',
   });
-  const storage = openStorage(input.target, statementCounts ? { onQuery } : {});
+  const storage = openStorage(input.target, statements.storageOptions());
   const db = storage.db;
   const clock = fixedClock(BUILD_AT);
   const secrets = createSecretBox(Buffer.from(input.encryptionKey, 'base64'));
@@ -425,46 +379,17 @@ export async function child(input: ChildInput): Promise<void> {
     return { status: response.statusCode, body: response.body };
   };
   const rssBefore = process.memoryUsage.rss();
-  let result: ChildResult;
   try {
-    result =
-      input.mode === 'build'
-        ? await build(ctx, api, input, rssBefore)
-        : await floor(db, secrets, input, account.timeZone, rssBefore);
+    return input.mode === 'build'
+      ? await build(ctx, api, input, rssBefore)
+      : await floor(db, secrets, input, account.timeZone, rssBefore);
   } finally {
     await app.close();
     await idempotencyLease.close();
     await storage.close();
   }
-  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 export function runChild<R extends ChildResult>(input: ChildInput): Promise<R> {
-  return new Promise((resolve, reject) => {
-    // BENCH_CPU_PROFILE_DIR: each measured process writes a V8 CPU profile there (node --cpu-prof).
-    const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-    const flags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-    const proc = spawn(process.execPath, [...flags, '--import', 'tsx', ENTRY], {
-      env: { ...process.env, BENCH_BATCHES_CHILD: JSON.stringify(input) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    active.child = proc;
-    let out = '';
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    proc.once('error', reject);
-    proc.once('exit', (code, signal) => {
-      active.child = undefined;
-      if (code !== 0) {
-        reject(
-          new BenchError(`the ${input.mode} process exited with code ${code} (signal ${signal}): ${out}`),
-        );
-        return;
-      }
-      try {
-        resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '') as R);
-      } catch {
-        reject(new BenchError(`the ${input.mode} process printed no result: ${out}`));
-      }
-    });
-  });
+  return batchProcesses.run(input, input.mode);
 }

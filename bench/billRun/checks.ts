@@ -1,16 +1,13 @@
 /** The bill-run benchmark's check of what the run made, before any figure is printed. */
 import type { BillRunSummary } from '../../src/billing/billRun.ts';
 import type { Db } from '../../src/storage/database.ts';
-import { BenchError } from '../common.ts';
+import { problemList } from '../common.ts';
 import { AS_OF } from './population.ts';
 import type { Seeded } from './population.ts';
 import { countOf, countWhere, loose } from './rows.ts';
 
 export async function verify(db: Db, seeded: Seeded, summary: BillRunSummary): Promise<void> {
-  const problems: string[] = [];
-  const expect = (what: string, actual: unknown, expected: unknown) => {
-    if (actual !== expected) problems.push(`${what}: ${String(actual)}, expected ${String(expected)}`);
-  };
+  const { expect, failIfAny } = problemList();
   expect('summary.invoices', summary.invoices, seeded.expectedInvoices);
   expect('summary.subscriptions', summary.subscriptions, seeded.subscriptions);
   expect('summary.parked', summary.parked, 0);
@@ -48,5 +45,5 @@ export async function verify(db: Db, seeded: Seeded, summary: BillRunSummary): P
     await countWhere(db, 'subscription_periods', ['id', '>', seeded.before.periodId]),
     seeded.subscriptions,
   );
-  if (problems.length > 0) throw new BenchError(`the bill run billed wrong:\n  ${problems.join('\n  ')}`);
+  failIfAny('the bill run billed wrong');
 }

@@ -1,8 +1,5 @@
 /** The bill run's own process: it runs the bill run and nothing else, so that its peak RSS is the bill run's. */
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { runBilling } from '../../src/billing/billRun.ts';
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
@@ -11,20 +8,22 @@ import { connectModules } from '../../src/connectModules.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
-import { BenchError, active } from '../common.ts';
+import { MB, MeasuredProcess, timed, vmHwmMb } from '../measuredProcess.ts';
 import { AS_OF } from './population.ts';
-
-/**
- * What the bill run's process runs: the benchmark's entry point, which calls `child` when it finds its input in
- * BENCH_BILLRUN_CHILD. So that process loads what the entry point loads, as it always has: that counts in its RSS.
- */
-const ENTRY = fileURLToPath(new URL('../billRun.ts', import.meta.url));
-const MB = 1024 * 1024;
 
 export interface ChildInput {
   target: DatabaseTarget;
   accountId: number;
 }
+
+/**
+ * The bill run's process: the benchmark's entry point, which calls `child` when it finds its input in
+ * BENCH_BILLRUN_CHILD. So that process loads what the entry point loads, as it always has: that counts in its RSS.
+ */
+export const billRunProcess = new MeasuredProcess<ChildInput>(
+  new URL('../billRun.ts', import.meta.url),
+  'BENCH_BILLRUN_CHILD',
+);
 
 export interface ChildResult {
   seconds: number;
@@ -38,16 +37,8 @@ export interface ChildResult {
   cpuSeconds: number;
 }
 
-function vmHwmMb(): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export async function child(input: ChildInput): Promise<void> {
+/** The bill run, measured: what the process prints as its result. */
+export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the bill run's events render through the ports it plugs in.
   connectModules();
   const storage = openStorage(input.target);
@@ -64,11 +55,9 @@ export async function child(input: ChildInput): Promise<void> {
   const sampler = setInterval(() => {
     sampled = Math.max(sampled, process.memoryUsage.rss());
   }, 20);
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const summary = await runBilling(deps, { accountId: input.accountId, asOf: { date: AS_OF } });
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
+  const { value: summary, time } = await timed(() =>
+    runBilling(deps, { accountId: input.accountId, asOf: { date: AS_OF } }),
+  );
   clearInterval(sampler);
   if (process.env.BENCH_MEMORY_TRACE === '1') {
     (globalThis as { gc?: () => void }).gc?.();
@@ -81,45 +70,21 @@ export async function child(input: ChildInput): Promise<void> {
   }
   sampled = Math.max(sampled, process.memoryUsage.rss());
   await storage.close();
-  const result: ChildResult = {
-    seconds,
+  return {
+    seconds: time.ms / 1000,
     summary,
     peakRssMb: vmHwmMb() ?? sampled / MB,
     sampledPeakRssMb: sampled / MB,
     rssBeforeMb: rssBefore / MB,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    cpuSeconds: time.cpuMs / 1000,
   };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 export function runChild(input: ChildInput): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    // BENCH_CPU_PROFILE_DIR: a V8 CPU profile of the bill run's process is written there (node --cpu-prof).
-    const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-    const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-    // BENCH_MEMORY_TRACE=1: the bill run's process reports its memory after the run and a full collection.
-    if (process.env.BENCH_MEMORY_TRACE === '1') profile.push('--expose-gc');
-    // BENCH_CHILD_NODE_FLAGS: more node flags for that process (diagnostics, e.g. --max-semi-space-size=4).
-    profile.push(...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-    const proc = spawn(process.execPath, [...profile, '--import', 'tsx', ENTRY], {
-      env: { ...process.env, BENCH_BILLRUN_CHILD: JSON.stringify(input) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    active.child = proc;
-    let out = '';
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    proc.once('error', reject);
-    proc.once('exit', (code, signal) => {
-      active.child = undefined;
-      if (code !== 0) {
-        reject(new BenchError(`the bill run process exited with code ${code} (signal ${signal}): ${out}`));
-        return;
-      }
-      try {
-        resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '') as ChildResult);
-      } catch {
-        reject(new BenchError(`the bill run process printed no result: ${out}`));
-      }
-    });
-  });
+  // BENCH_MEMORY_TRACE=1: the bill run's process reports its memory after the run and a full collection.
+  const nodeFlags = process.env.BENCH_MEMORY_TRACE === '1' ? ['--expose-gc'] : [];
+  // BENCH_CHILD_NODE_FLAGS: more node flags for that process (diagnostics, e.g. --max-semi-space-size=4).
+  nodeFlags.push(...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+  // BENCH_CPU_PROFILE_DIR: a V8 CPU profile of the bill run's process is written there (MeasuredProcess.run).
+  return billRunProcess.run(input, 'bill run', nodeFlags);
 }

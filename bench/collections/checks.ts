@@ -1,6 +1,6 @@
 /** The collection benchmark's check of what the collection did, before any figure is printed. */
 import type { Db } from '../../src/storage/database.ts';
-import { BenchError } from '../common.ts';
+import { problemList } from '../common.ts';
 import type { Counted } from './child.ts';
 import { FLOOR_KEY_PREFIX } from './child.ts';
 import { COLLECT_AT, DECLINE_REASON, NEXT_TRY_AT } from './population.ts';
@@ -34,15 +34,7 @@ export async function verify(
   counted: Counted,
   events: Record<string, number>,
 ): Promise<void> {
-  const problems: string[] = [];
-  let unlisted = 0;
-  const problem = (text: string) => {
-    if (problems.length < LISTED) problems.push(text);
-    else unlisted += 1;
-  };
-  const expect = (what: string, actual: unknown, expected: unknown) => {
-    if (actual !== expected) problem(`${what}: ${String(actual)}, expected ${String(expected)}`);
-  };
+  const { problem, expect, failIfAny } = problemList(LISTED);
   const n = seeded.invoices.length;
   const declining = seeded.declining;
   expect('summary.attempts', counted.attempts, n);
@@ -195,8 +187,5 @@ export async function verify(
       }
     }
   }
-  if (problems.length > 0) {
-    const more = unlisted > 0 ? `\n  … and ${unlisted} more` : '';
-    throw new BenchError(`the collection collected wrong:\n  ${problems.join('\n  ')}${more}`);
-  }
+  failIfAny('the collection collected wrong');
 }

@@ -2,9 +2,6 @@
  * The measured processes: one runs the collection and nothing else, another the floor, each in a process of its
  * own (started the same way, loading the same code), so that the peak RSS and CPU of each are its own.
  */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { fixedClock } from '../../src/clock.ts';
@@ -18,11 +15,14 @@ import { chargeStoredMethod, getGateway } from '../../src/modules/gateways/index
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Db } from '../../src/storage/database.ts';
-import { BenchError, active } from '../common.ts';
-
-/** What the measured processes run: the benchmark's entry point, which calls `child` when BENCH_COLLECTIONS_CHILD is set. */
-const ENTRY = fileURLToPath(new URL('../collections.ts', import.meta.url));
-const MB = 1024 * 1024;
+import {
+  MB,
+  MeasuredProcess,
+  StatementCounter,
+  peakRssMb,
+  timed,
+  watchEventLoopStalls,
+} from '../measuredProcess.ts';
 
 /** The floor's idempotency keys: apart from the collection's `inv_<id>_try_<n>`. */
 export const FLOOR_KEY_PREFIX = 'bench_floor_';
@@ -36,6 +36,12 @@ export interface ChildInput {
   at: string;
   encryptionKey: string;
 }
+
+/** The measured processes: the benchmark's entry point, which calls `child` when BENCH_COLLECTIONS_CHILD is set. */
+export const collectionProcesses = new MeasuredProcess<ChildInput>(
+  new URL('../collections.ts', import.meta.url),
+  'BENCH_COLLECTIONS_CHILD',
+);
 
 /** What the work did: the collection's summary, or the floor's charges by outcome. */
 export interface Counted {
@@ -65,15 +71,6 @@ export interface ChildResult {
    */
   statements?: number;
   statementCounts?: [string, number][];
-}
-
-function vmHwmMb(): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -113,15 +110,12 @@ async function floorWork(ctx: ServiceContext, gatewayId: number): Promise<() => 
   };
 }
 
-export async function child(input: ChildInput): Promise<void> {
+/** The collection or the floor, measured: what the process prints as its result. */
+export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the collection's events render through the ports it plugs in.
   connectModules();
-  let counting = false;
-  const bySql = process.env.BENCH_STATEMENTS === '1' ? new Map<string, number>() : undefined;
-  const onQuery = (text: string) => {
-    if (counting) bySql!.set(text, (bySql!.get(text) ?? 0) + 1);
-  };
-  const storage = openStorage(input.target, bySql ? { onQuery } : {});
+  const statements = new StatementCounter<'work'>();
+  const storage = openStorage(input.target, statements.storageOptions());
   const db: Db = storage.db;
   const ctx: ServiceContext = {
     account: await getAccount(db, input.accountId),
@@ -137,36 +131,23 @@ export async function child(input: ChildInput): Promise<void> {
       ? async () => summaryCounts(await collectDueInvoices(ctx))
       : await floorWork(ctx, input.gatewayId);
   const rssBefore = process.memoryUsage.rss();
-  // A timer every 10 ms: the longest gap between its runs is the longest the event loop was held.
-  // NOTE: perf_hooks' monitorEventLoopDelay does not see a loop held by a chain of promises that never yields.
-  let lastTick = performance.now();
-  let longestStallMs = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longestStallMs = Math.max(longestStallMs, now - lastTick);
-    lastTick = now;
-  }, 10);
-  counting = true;
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const counted = await work();
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  counting = false;
-  longestStallMs = Math.max(longestStallMs, performance.now() - lastTick);
-  clearInterval(ticker);
+  const stalls = watchEventLoopStalls();
+  statements.phase = 'work';
+  const { value: counted, time } = await timed(work);
+  statements.phase = undefined;
+  const longestStallMs = stalls.stop();
   await storage.close();
-  const result: ChildResult = {
+  const counts = statements.enabled ? statements.totals('work') : undefined;
+  return {
     counted,
-    seconds,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    peakRssMb: vmHwmMb() ?? process.memoryUsage.rss() / MB,
+    seconds: time.ms / 1000,
+    cpuSeconds: time.cpuMs / 1000,
+    peakRssMb: peakRssMb(),
     rssBeforeMb: rssBefore / MB,
     longestStallMs,
-    statements: bySql ? [...bySql.values()].reduce((a, b) => a + b, 0) : undefined,
-    statementCounts: bySql ? [...bySql].sort((a, b) => b[1] - a[1]) : undefined,
+    statements: counts?.total,
+    statementCounts: counts?.bySql,
   };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 function summaryCounts(summary: CollectionSummary): Counted {
@@ -175,31 +156,5 @@ function summaryCounts(summary: CollectionSummary): Counted {
 }
 
 export function runChild(input: ChildInput): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    // BENCH_CPU_PROFILE_DIR: each measured process writes a V8 CPU profile there (node --cpu-prof).
-    const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-    const flags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-    const proc = spawn(process.execPath, [...flags, '--import', 'tsx', ENTRY], {
-      env: { ...process.env, BENCH_COLLECTIONS_CHILD: JSON.stringify(input) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    active.child = proc;
-    let out = '';
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    proc.once('error', reject);
-    proc.once('exit', (code, signal) => {
-      active.child = undefined;
-      if (code !== 0) {
-        reject(
-          new BenchError(`the ${input.mode} process exited with code ${code} (signal ${signal}): ${out}`),
-        );
-        return;
-      }
-      try {
-        resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '') as ChildResult);
-      } catch {
-        reject(new BenchError(`the ${input.mode} process printed no result: ${out}`));
-      }
-    });
-  });
+  return collectionProcesses.run(input, input.mode);
 }
