@@ -8,7 +8,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { emitEvent } from '../events/index.ts';
 import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
-import { listDebitOrderInvoicesDue } from '../invoicing/index.ts';
+import { listInvoicesDue } from '../invoicing/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { createBatchLinePayment } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
@@ -135,8 +135,9 @@ export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number>
   const horizon = earliestActionDate('debit_order', today(ctx));
   let bundled = 0;
   for (let afterId = 0; ;) {
-    const due = await listDebitOrderInvoicesDue(
+    const due = await listInvoicesDue(
       ctx,
+      'debit_order',
       startOfDate(horizon, ctx.account.timeZone),
       horizon,
       PAGE,

@@ -18,7 +18,7 @@ import {
   collectionMethodOf,
   findCardInvoiceDue,
   getInvoice,
-  listCardInvoicesDue,
+  listInvoicesDue,
   lockInvoicesForAllocation,
   setCollectionSchedule,
 } from '../invoicing/index.ts';
@@ -113,7 +113,7 @@ export async function collectDueInvoices(
     await yieldToOtherWork();
   }
   for (let afterId = 0; ;) {
-    const due = await listCardInvoicesDue(ctx, nowInstant(ctx), today(ctx), BATCH, afterId);
+    const due = await listInvoicesDue(ctx, 'credit_card', nowInstant(ctx), today(ctx), BATCH, afterId);
     for (const invoice of due) {
       try {
         const claimed = await claimAttempt(ctx, invoice);

@@ -19,8 +19,7 @@ export type { CollectableInvoice } from './invoiceCollection.service.ts';
 export {
   collectionMethodOf,
   findCardInvoiceDue,
-  listCardInvoicesDue,
-  listDebitOrderInvoicesDue,
+  listInvoicesDue,
   listOwedCardInvoicesOfCustomer,
   setCollectionMethodAndTry,
   setCollectionSchedule,

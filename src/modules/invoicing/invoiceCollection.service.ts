@@ -32,41 +32,25 @@ function collectableFromRow(row: repo.CollectableInvoiceRow): CollectableInvoice
   };
 }
 
-/** Card invoices to collect by `now` (their first try on their due date, retries when scheduled), by id. */
-export async function listCardInvoicesDue(
-  ctx: ServiceContext,
-  now: string,
-  today: string,
-  limit: number,
-  afterId = 0,
-): Promise<CollectableInvoice[]> {
-  const rows = await repo.listInvoicesDue(ctx.db, ctx.account.id, 'credit_card', now, today, {
-    limit,
-    afterId,
-  });
-  return rows.map(collectableFromRow);
-}
-
 /**
- * Debit-order invoices to put in a batch: due by `byDate` (an action date that far ahead is the earliest a batch
- * submitted now can have), or scheduled to be presented again by `by`; by id.
+ * Invoices collected by `method` to take now, by id: cards to charge (their first try on their due date, `byDate`
+ * today), or debit orders to put in a batch (due by `byDate`, the earliest action date a batch submitted now can
+ * have); retries when scheduled by `by`.
  */
-export async function listDebitOrderInvoicesDue(
+export async function listInvoicesDue(
   ctx: ServiceContext,
+  method: 'credit_card' | 'debit_order',
   by: string,
   byDate: PlainDate,
   limit: number,
   afterId = 0,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listInvoicesDue(ctx.db, ctx.account.id, 'debit_order', by, byDate, {
-    limit,
-    afterId,
-  });
+  const rows = await repo.listInvoicesDue(ctx.db, ctx.account.id, method, by, byDate, { limit, afterId });
   return rows.map(collectableFromRow);
 }
 
 /**
- * The invoice if it is to be collected by `now` (the test of listCardInvoicesDue), as it stands: read again under
+ * The invoice if it is to be collected by `now` (the test of listInvoicesDue), as it stands: read again under
  * the customer's lock before an attempt, since a list taken earlier may be stale (another process's attempt
  * recorded since, a new card, a payment).
  */

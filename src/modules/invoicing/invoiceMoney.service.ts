@@ -111,7 +111,7 @@ export async function addToInvoiceMoney(
   const balanceMinor = invoiceBalances(money).balanceMinor;
   // Design note collections.md §4.2: money that covers the invoice clears its next try. (Money taken away again
   // does not bring it back: an invoice never tried is still collected from its due date, see
-  // listCardInvoicesDue, and one tried before was settled by hand.)
+  // listInvoicesDue, and one tried before was settled by hand.)
   if (balanceMinor <= 0 && row.next_try_date !== null) {
     await repo.setNextTryDate(ctx.db, ctx.account.id, invoiceId, null);
   }
