@@ -26,6 +26,17 @@ const addDays = (date: string, days: number) =>
 const daysBetween = (from: string, to: string) =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 const day = (wire: string | null) => (wire === null ? null : wire.slice(0, 10));
+const laterOf = (a: string, b: string) => (a > b ? a : b);
+const dayOfMonth = (date: string) => Number(date.slice(8, 10));
+/** Days in a month (1-12). */
+const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+/** `months` months after `date`, on `anchorDay` clamped to the end of a shorter month (src/core/periods.ts). */
+function addMonths(date: string, months: number, anchorDay: number): string {
+  const index = Number(date.slice(0, 4)) * 12 + Number(date.slice(5, 7)) - 1 + months;
+  const [year, month] = [Math.floor(index / 12), (index % 12) + 1];
+  const dd = Math.min(anchorDay, daysInMonth(year, month));
+  return `${year}-${String(month).padStart(2, '0')}-${String(dd).padStart(2, '0')}`;
+}
 const minor = (amount: number) => Math.round(amount * 100);
 /** a × n / d rounded half away from zero, as src/core/money.ts rounds (a, n, d ≥ 0). */
 const ratio = (a: number, n: number, d: number) => Math.floor((2 * a * n + d) / (2 * d));
@@ -148,28 +159,135 @@ interface Model {
   cancelledTime: { from: string; to: string; periodsBefore: number }[];
   /** The cancellation in effect when first seen, with the number of periods then: nothing is billed after it. */
   inEffect: { cancelDate: string; periods: number } | null;
+  /** The day the subscription was created: no invoice is dated before it. */
+  createdOn: string;
+  /** A change at renewal not applied yet: the length of its term, and the start of the period it applies from. */
+  pending: { term: TermLength; effectiveDate: string } | null;
 }
 
 /** What a step did to billed time, as the model predicts it from the request. */
 type Cut = { date: string; rule: 'prorata' | 'fullcredit' } | null;
 
+/** A term's length, as the subscription's Term and TermType. */
+interface TermLength {
+  Term: number;
+  TermType: string;
+}
+const sameLength = (a: TermLength, b: TermLength) => a.Term === b.Term && a.TermType === b.TermType;
+
 /** The rate terms' lengths, in the order of each package's rate terms. */
-const TERMS = [
+const TERMS: readonly TermLength[] = [
   { Term: 1, TermType: 'months' },
   { Term: 14, TermType: 'days' },
   { Term: 12, TermType: 'months' },
-] as const;
+];
 
 /**
  * Where a change made now cuts billed time (src/modules/subscriptions/subscriptionChanges.service.ts): on the
- * change day, except one keeping the anchor (no reset asked, the same length of term) while a trial runs: the
- * trial keeps its end, and billed time is cut there.
+ * change day, except one keeping the anchor (no reset asked, the same length of term as the one in force) while a
+ * trial runs: the trial keeps its end, and billed time is cut there.
  */
-function changeCutDate(sub: any, termIndex: number, resetBillingAnchor: boolean, cutDate: string): string {
-  const target = TERMS[termIndex]!;
-  const sameLength = sub.Term === target.Term && sub.TermType === target.TermType;
+function changeCutDate(
+  sub: any,
+  inForce: TermLength,
+  termIndex: number,
+  resetBillingAnchor: boolean,
+  cutDate: string,
+): string {
   const trialEnd = day(sub.TrialEndDate);
-  return !resetBillingAnchor && sameLength && trialEnd !== null && trialEnd > cutDate ? trialEnd : cutDate;
+  return !resetBillingAnchor &&
+    sameLength(inForce, TERMS[termIndex]!) &&
+    trialEnd !== null &&
+    trialEnd > cutDate
+    ? trialEnd
+    : cutDate;
+}
+
+/**
+ * The ends a whole term from `start`, a boundary of the billing cycle, can have: days add up; months land on the
+ * anchor's day of the month, clamped to shorter months. The anchor is not on the wire: unless the model knows its
+ * day, a start before the last day of its month gives it, and a start on a month's last day leaves it anywhere
+ * from that day to the 31st.
+ */
+function termEnds(start: string, term: TermLength, anchorDay: number | null): string[] {
+  if (term.TermType === 'days') return [addDays(start, term.Term)];
+  const startDay = dayOfMonth(start);
+  const monthEnd = startDay === daysInMonth(Number(start.slice(0, 4)), Number(start.slice(5, 7)));
+  const anchorDays =
+    anchorDay !== null
+      ? [anchorDay]
+      : monthEnd
+        ? Array.from({ length: 32 - startDay }, (_, k) => startDay + k)
+        : [startDay];
+  return [...new Set(anchorDays.map((d) => addMonths(start, term.Term, d)))];
+}
+
+/** A period a change billed first: its number, its time before any cut, and its invoice's date. */
+interface BilledFirst {
+  no: number;
+  start: string;
+  end: string;
+  invoiceDate: string;
+}
+
+/**
+ * billUpToDate (src/modules/subscriptions/subscriptionChanges.service.ts): a package or term change, now or at
+ * renewal, first bills what the bill run would have billed by today, on the terms in force, as
+ * src/core/subscriptionBilling.ts plans it. The bill run may be behind: a cancellation at renewal withdrawn after
+ * the next period's invoice date leaves that period due but not billed until the bill run comes by. From the end of
+ * the billed time (the StartDate before anything is billed), each period whose invoice date (numDaysBeforeToInv
+ * days before its start, never before the day the subscription was created) is today or past is billed, until the
+ * cancellation or the EndDate. A period is the trial, the first pro-rata stub, or a whole term (of a change at
+ * renewal from its date on, which starts a new cycle there when its term has another length), cut short by the
+ * EndDate. Answers those periods and the term in force after them; `pick` chooses among ends the model cannot
+ * tell apart (termEnds).
+ */
+function billsFirst(
+  model: Model,
+  before: Snapshot,
+  today: string,
+  pick: (no: number, start: string, ends: string[]) => string,
+): { periods: BilledFirst[]; term: TermLength } {
+  const { sub } = before;
+  const endDate = day(sub.EndDate);
+  const stopAt = [day(sub.CancelDate), endDate].filter((d): d is string => d !== null).sort()[0];
+  const trialEnd = day(sub.TrialEndDate);
+  const syncDate = sub.isProRata ? day(sub.firstProrataSyncDate) : null;
+  let term: TermLength = { Term: sub.Term, TermType: sub.TermType };
+  let pending = model.pending;
+  let start = day(sub.nextRenewDate) ?? day(sub.StartDate)!;
+  // Before anything is billed the cycle starts at the StartDate, or after a trial or a first stub (below).
+  let anchorDay = before.periods.length === 0 ? dayOfMonth(start) : null;
+  const periods: BilledFirst[] = [];
+  while (stopAt === undefined || start < stopAt) {
+    const invoiceDate = laterOf(addDays(start, -sub.numDaysBeforeToInv), model.createdOn);
+    if (invoiceDate > today) break;
+    if (pending !== null && pending.effectiveDate <= start) {
+      if (!sameLength(term, pending.term)) anchorDay = dayOfMonth(start);
+      term = pending.term;
+      pending = null;
+    }
+    const first =
+      trialEnd !== null && start < trialEnd
+        ? trialEnd
+        : syncDate !== null && start < syncDate
+          ? syncDate
+          : null;
+    const ends = [
+      ...new Set(
+        (first !== null ? [first] : termEnds(start, term, anchorDay)).map((end) =>
+          endDate !== null && end > endDate ? endDate : end,
+        ),
+      ),
+    ];
+    const no = before.periods.length + periods.length + 1;
+    const end = ends.length === 1 ? ends[0]! : pick(no, start, ends);
+    // The cycle after a trial or a first pro-rata stub is anchored on its end.
+    if (first !== null) anchorDay = dayOfMonth(end);
+    periods.push({ no, start, end, invoiceDate });
+    start = end;
+  }
+  return { periods, term };
 }
 
 async function snapshot(
@@ -208,8 +326,17 @@ async function snapshot(
 const show = (periods: Period[]) =>
   periods.map((p) => `${p.no}:${p.start}..${p.end}=${p.amountMinor}#${p.invoiceId}`).join(' ');
 
-/** The invariants, checked after every step against the state before it and the step's predicted cut. */
-function check(model: Model, before: Snapshot | null, after: Snapshot, cut: Cut): void {
+/**
+ * The invariants, checked after every step against the state before it, the periods a change billed first
+ * (billsFirst) and the step's predicted cut.
+ */
+function check(
+  model: Model,
+  before: Snapshot | null,
+  after: Snapshot,
+  cut: Cut,
+  billedFirst: BilledFirst[] = [],
+): void {
   const { periods, sub, today } = after;
 
   // Period numbers are 1..n.
@@ -218,10 +345,46 @@ function check(model: Model, before: Snapshot | null, after: Snapshot, cut: Cut)
     'period numbers',
   ).toEqual(periods.map((_, k) => k + 1));
 
+  // A period billed in the step: charged, on an invoice of its own with one line (no setup fee, no usage: the
+  // period's charge or its trial fee) and 15% tax. A change at renewal takes effect with the first one from its date.
+  const charged = (p: Period, start: string) => {
+    expect(p.amountMinor, `period ${p.no} charges something`).toBeGreaterThan(0);
+    const invoice = after.invoices.find((i) => i.invoiceID === p.invoiceId);
+    expect(invoice, `invoice of period ${p.no}`).toBeDefined();
+    expect(
+      invoice.Charges.map((c: any) => minor(c.AmountEx)),
+      `lines of period ${p.no}`,
+    ).toEqual([p.amountMinor]);
+    expect(minor(invoice.Total), `total of period ${p.no}`).toBe(withTax(p.amountMinor));
+    model.charged.set(p.no, withTax(p.amountMinor));
+    if (model.pending !== null && model.pending.effectiveDate <= start) model.pending = null;
+    return invoice;
+  };
+
+  // The periods a change billed first, at its charge and on an invoice dated as the bill run dates it, join the
+  // billed time the change then cuts.
+  const billed = [...(before?.periods ?? [])];
+  for (const due of billedFirst) {
+    const now = periods.find((p) => p.no === due.no);
+    expect(
+      now,
+      `period ${due.no} (${due.start} to ${due.end}, due ${due.invoiceDate}) billed first`,
+    ).toBeDefined();
+    const invoice = charged(now!, due.start);
+    expect(day(invoice.InvoiceDate), `invoice date of period ${due.no}`).toBe(due.invoiceDate);
+    billed.push({
+      no: due.no,
+      start: due.start,
+      end: due.end,
+      amountMinor: now!.amountMinor,
+      invoiceId: now!.invoiceId,
+    });
+  }
+
   // Periods billed before the step are unchanged, except those a cut reached past the cut date: cut at it (one
   // not yet begun becomes empty there), with a credit for the part cut off.
   const expectedCredits: Omit<Credit, 'id'>[] = [];
-  for (const old of before?.periods ?? []) {
+  for (const old of billed) {
     const now = periods.find((p) => p.no === old.no);
     expect(now, `period ${old.no} still exists`).toBeDefined();
     if (cut && old.end > cut.date) {
@@ -248,26 +411,17 @@ function check(model: Model, before: Snapshot | null, after: Snapshot, cut: Cut)
     'credits of the step',
   ).toEqual(expectedCredits);
   for (const credit of newCredits) {
-    const no = before!.periods.find((p) => p.end === credit.end && p.start <= credit.start)!.no;
+    const no = billed.find((p) => p.end === credit.end && p.start <= credit.start)!.no;
     const total = (model.credited.get(no) ?? 0) + credit.amountMinor;
     model.credited.set(no, total);
     // Credits never exceed what was charged for the period.
     expect(total, `credits of period ${no}`).toBeLessThanOrEqual(model.charged.get(no)!);
   }
 
-  // Periods billed in the step are whole and charged.
-  for (const p of periods.filter((p) => !(before?.periods ?? []).some((b) => b.no === p.no))) {
+  // The other periods billed in the step are whole and charged.
+  for (const p of periods.filter((p) => !billed.some((b) => b.no === p.no))) {
     expect(p.end > p.start, `new period ${p.no} is not empty`).toBe(true);
-    expect(p.amountMinor, `period ${p.no} charges something`).toBeGreaterThan(0);
-    const invoice = after.invoices.find((i) => i.invoiceID === p.invoiceId);
-    expect(invoice, `invoice of period ${p.no}`).toBeDefined();
-    // One line (no setup fee, no usage: the period's charge or its trial fee), with 15% tax.
-    expect(
-      invoice.Charges.map((c: any) => minor(c.AmountEx)),
-      `lines of period ${p.no}`,
-    ).toEqual([p.amountMinor]);
-    expect(minor(invoice.Total), `total of period ${p.no}`).toBe(withTax(p.amountMinor));
-    model.charged.set(p.no, withTax(p.amountMinor));
+    charged(p, p.start);
   }
 
   // end > start, except a period cut to empty: cut at a date on or before its first day, it became [cut, cut)
@@ -398,6 +552,8 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
       emptied: new Map(),
       cancelledTime: [],
       inEffect: null,
+      createdOn: clockDay,
+      pending: null,
     };
     let state = await snapshot(as, today, subId, customerId);
     trace.push(`created on ${today}, start ${startDate}: ${show(state.periods)}`);
@@ -407,7 +563,6 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
       let res: ApiResponse;
       let cut: Cut = null;
       const on = today;
-      const hadPeriods = state.periods.length > 0;
       // Billed time is cut today, or at the StartDate when it was billed ahead of it.
       const cutDate = today > startDate ? today : startDate;
       switch (step.kind) {
@@ -427,10 +582,6 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
               ...(step.atRenewal ? {} : { resetBillingAnchor: step.resetBillingAnchor }),
             },
           });
-          if (res.status === 204 && !step.atRenewal && hadPeriods) {
-            const date = changeCutDate(state.sub, step.term, step.resetBillingAnchor ?? false, cutDate);
-            cut = { date, rule: 'prorata' };
-          }
           break;
         }
         case 'changeTerm':
@@ -441,10 +592,6 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
               ...(step.atRenewal ? {} : { resetBillingAnchor: step.resetBillingAnchor }),
             },
           });
-          if (res.status === 204 && !step.atRenewal && hadPeriods) {
-            const date = changeCutDate(state.sub, step.term, step.resetBillingAnchor ?? false, cutDate);
-            cut = { date, rule: 'prorata' };
-          }
           break;
         case 'cancel':
           res = await as.request('PUT', `${path}/cancel/${step.type}`);
@@ -479,12 +626,44 @@ async function runTimeline(setup: Setup, steps: Step[]): Promise<void> {
       // changeterm picks among the terms of the package the subscription is on now (a change at renewal moves it).
       const before = state;
       state = await snapshot(as, today, subId, customerId);
-      packageIndex = plans.findIndex((p) => p.packageId === state.sub.packageID);
+      const after = state;
+      packageIndex = plans.findIndex((p) => p.packageId === after.sub.packageID);
       trace.push(
-        `  ${state.sub.comp_Status} next ${day(state.sub.nextRenewDate)} cancel ${day(state.sub.CancelDate)}` +
-          `${state.sub.CancelType ? `/${state.sub.CancelType}` : ''} end ${day(state.sub.EndDate)}: ${show(state.periods)}`,
+        `  ${after.sub.comp_Status} next ${day(after.sub.nextRenewDate)} cancel ${day(after.sub.CancelDate)}` +
+          `${after.sub.CancelType ? `/${after.sub.CancelType}` : ''} end ${day(after.sub.EndDate)}: ${show(after.periods)}`,
       );
-      check(model, before, state, cut);
+      let billedFirst: BilledFirst[] = [];
+      if ((step.kind === 'changePackage' || step.kind === 'changeTerm') && res.status === 204) {
+        // Of the ends the model cannot tell apart, the one read back decides: the period's, or its credit's once
+        // the change cut it.
+        const newCredits = after.credits.filter((c) => !before.credits.some((b) => b.id === c.id));
+        const first = billsFirst(model, before, today, (no, start, ends) => {
+          const credit = newCredits.find((c) => c.start === start && ends.includes(c.end));
+          const period = after.periods.find((p) => p.no === no && p.start === start && ends.includes(p.end));
+          return credit?.end ?? period?.end ?? ends[0]!;
+        });
+        billedFirst = first.periods;
+        // Once something is billed, a change now cuts the billed time and one at renewal waits for its end; before,
+        // the terms are simply replaced.
+        const billed = before.periods.length > 0 || billedFirst.length > 0;
+        if (billed && !step.atRenewal) {
+          const date = changeCutDate(
+            before.sub,
+            first.term,
+            step.term,
+            step.resetBillingAnchor ?? false,
+            cutDate,
+          );
+          cut = { date, rule: 'prorata' };
+        }
+        check(model, before, after, cut, billedFirst);
+        const billedTo = billedFirst.at(-1)?.end ?? day(before.sub.nextRenewDate) ?? startDate;
+        model.pending =
+          billed && step.atRenewal ? { term: TERMS[step.term]!, effectiveDate: billedTo } : null;
+      } else {
+        check(model, before, after, cut);
+        if (step.kind === 'removeFutureChanges' && res.status === 204) model.pending = null;
+      }
     }
   } catch (error) {
     // The steps as they ran, with the state after each: the counterexample fast-check prints is the input only.
@@ -562,6 +741,40 @@ const REGRESSIONS: [Setup, Step[]][] = [
       { kind: 'changeTerm', term: 2, atRenewal: true, resetBillingAnchor: false },
       { kind: 'changeEndDate', days: null },
       { kind: 'advance', days: 1 },
+    ],
+  ],
+  // A cancellation at renewal withdrawn once the next period's invoice date had passed, then a change now: the
+  // change first billed that period, as the bill run would have, and credited it in full with the rest of the
+  // current one; the model expected the current one's credit only.
+  [
+    { ...plain, numDaysBeforeToInv: 20 },
+    [
+      { kind: 'cancel', type: 'renewal' },
+      { kind: 'advance', days: 10 },
+      { kind: 'removeFutureChanges' },
+      { kind: 'changePackage', pkg: 0, term: 0, atRenewal: false, resetBillingAnchor: false },
+    ],
+  ],
+  // The same before anything was billed: the change billed the first period, then emptied it at the StartDate.
+  [
+    { ...plain, startIn: 5, numDaysBeforeToInv: 3 },
+    [
+      { kind: 'cancel', type: 'renewal' },
+      { kind: 'advance', days: 3 },
+      { kind: 'removeFutureChanges' },
+      { kind: 'changePackage', pkg: 1, term: 0, atRenewal: false, resetBillingAnchor: true },
+    ],
+  ],
+  // The same from a month's last day (Feb 29, on a cycle anchored on the 31st): the period billed first ends on
+  // Mar 31.
+  [
+    { ...plain, clockOffset: 60, numDaysBeforeToInv: 20 },
+    [
+      { kind: 'advance', days: 25 },
+      { kind: 'cancel', type: 'renewal' },
+      { kind: 'advance', days: 16 },
+      { kind: 'removeFutureChanges' },
+      { kind: 'changeTerm', term: 0, atRenewal: false },
     ],
   ],
 ];
