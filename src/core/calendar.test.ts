@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { Temporal } from 'temporal-polyfill';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
@@ -51,6 +52,63 @@ describe('dateAt', () => {
   it('refuses an unreadable instant or an unknown zone', () => {
     expect(() => dateAt('yesterday', 'UTC')).toThrow(RangeError);
     expect(() => dateAt('2026-01-01T00:00:00Z', 'Mars/Olympus_Mons')).toThrow(RangeError);
+  });
+
+  // dateAt reads each zone's offset once an hour (see calendar.ts): it must agree with Temporal at every instant,
+  // through changes of offset, in zones whose offsets are not whole hours, and outside the years it shortcuts.
+  const temporalDateAt = (epochMilliseconds: number, zone: string) =>
+    Temporal.Instant.fromEpochMilliseconds(epochMilliseconds)
+      .toZonedDateTimeISO(zone)
+      .toPlainDate()
+      .toString();
+  const ODD_ZONES = [
+    ...ZONES,
+    'Europe/London',
+    'Australia/Lord_Howe', // a change of 30 minutes
+    'Asia/Kathmandu', // +05:45
+    'Pacific/Chatham', // +12:45 and +13:45
+    'America/St_Johns', // -03:30 and -02:30
+    'Pacific/Apia', // skipped 2011-12-30 whole
+    'Africa/Casablanca', // leaves its summer offset for Ramadan
+  ];
+
+  it('agrees with Temporal at any instant from 1900 to 2200, in every zone', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) }),
+        fc.constantFrom(...ODD_ZONES),
+        (epochMilliseconds, zone) => {
+          expect(dateAt(new Date(epochMilliseconds), zone)).toBe(temporalDateAt(epochMilliseconds, zone));
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('agrees with Temporal on each side of every change of offset from 2000 to 2040', () => {
+    for (const zone of ODD_ZONES) {
+      let instant = Temporal.Instant.from('2000-01-01T00:00:00Z');
+      for (;;) {
+        const change = instant.toZonedDateTimeISO(zone).getTimeZoneTransition('next');
+        if (!change || change.year > 2040) break;
+        instant = change.toInstant();
+        for (const deltaMs of [-3_600_001, -3_600_000, -60_000, -1, 0, 1, 60_000, 3_599_999, 3_600_000]) {
+          const at = instant.epochMilliseconds + deltaMs;
+          expect(dateAt(new Date(at), zone), `${zone} ${at}`).toBe(temporalDateAt(at, zone));
+        }
+      }
+    }
+  });
+
+  it('agrees with Temporal near and beyond the ends of the years it shortcuts', () => {
+    for (const iso of [
+      '1969-12-31T23:59:59.999Z',
+      '1970-01-01T00:00:00Z',
+      '9999-12-31T09:59:59Z',
+      '9999-12-31T23:59:59Z',
+    ]) {
+      for (const zone of ODD_ZONES) expect(dateAt(iso, zone)).toBe(temporalDateAt(Date.parse(iso), zone));
+    }
   });
 });
 

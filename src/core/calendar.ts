@@ -9,20 +9,39 @@ import { parseWireDate } from './wireDates.ts';
  */
 export type PlainDate = string;
 
+const HOUR_MS = 3_600_000;
+const YEAR_10000 = Date.UTC(10_000, 0, 1) - 14 * HOUR_MS;
+
+/**
+ * The zone's offset from UTC in milliseconds at the start of an hour since the epoch. Instants differ row by row
+ * (every created_at), hours far less: asking Temporal once an hour keeps a bill run's conversions cheap.
+ */
+const offsetAtHour = memoize(
+  (hour: number, timeZone: string) =>
+    Temporal.Instant.fromEpochMilliseconds(hour * HOUR_MS).toZonedDateTimeISO(timeZone).offsetNanoseconds /
+    1_000_000,
+  (hour, timeZone) => `${hour}|${timeZone}`,
+);
+
 /** The calendar date in the time zone at an instant. */
 export function dateAt(instant: Date | string, timeZone: string): PlainDate {
-  return dateAtEpoch(typeof instant === 'string' ? Date.parse(instant) : instant.getTime(), timeZone);
+  const epochMilliseconds = typeof instant === 'string' ? Date.parse(instant) : instant.getTime();
+  const hour = Math.floor(epochMilliseconds / HOUR_MS);
+  const offset = offsetAtHour(hour, timeZone);
+  // Zones change their offset months apart: one offset at both ends of an hour holds through it, and the date
+  // is the UTC date of the shifted instant (years 1970 to 9999, where the ISO form is the plain YYYY-MM-DD).
+  if (
+    offset === offsetAtHour(hour + 1, timeZone) &&
+    epochMilliseconds >= 0 &&
+    epochMilliseconds < YEAR_10000
+  ) {
+    return new Date(epochMilliseconds + offset).toISOString().slice(0, 10);
+  }
+  return Temporal.Instant.fromEpochMilliseconds(epochMilliseconds)
+    .toZonedDateTimeISO(timeZone)
+    .toPlainDate()
+    .toString();
 }
-
-// Every rendering of a resource converts the same few instants and dates (a clock's now, a term's days): kept.
-const dateAtEpoch = memoize(
-  (epochMilliseconds: number, timeZone: string) =>
-    Temporal.Instant.fromEpochMilliseconds(epochMilliseconds)
-      .toZonedDateTimeISO(timeZone)
-      .toPlainDate()
-      .toString(),
-  (epochMilliseconds, timeZone) => `${epochMilliseconds}|${timeZone}`,
-);
 
 /** The instant a calendar date begins in the time zone, as the wire shows dates (ISO 8601, UTC, `Z`). */
 export const startOfDate: (date: PlainDate, timeZone: string) => string = memoize(

@@ -1,6 +1,7 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError } from '../../errors.ts';
+import { groupBy } from '../../core/collections.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError } from '../../core/subscriptionBilling.ts';
@@ -44,7 +45,7 @@ function nextInvoiceDateOf(ctx: ServiceContext, view: SubscriptionView, usage: U
   try {
     return upcomingInvoiceDate(
       timelineFor(ctx, view),
-      usage.filter((u) => u.subscription_id === view.id && u.invoice_id === null),
+      usage.filter((u) => u.invoice_id === null),
     );
   } catch (error) {
     if (error instanceof BillingInvariantError || error instanceof SyntaxError) return view.next_inv_date;
@@ -57,14 +58,20 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
   if (views.length === 0) return [];
   const on = today(ctx);
   const ids = views.map((v) => v.id);
-  const components = await repo.listComponents(ctx.db, ctx.account.id, ids);
-  const usage = await repo.listUsageEndingAfterOrUnbilled(ctx.db, ctx.account.id, ids, on);
+  // Grouped by subscription first: a bill run renders its batch of hundreds at once.
+  const componentsOf = groupBy(
+    await repo.listComponents(ctx.db, ctx.account.id, ids),
+    (c) => c.subscription_id,
+  );
+  const usageOf = groupBy(
+    await repo.listUsageEndingAfterOrUnbilled(ctx.db, ctx.account.id, ids, on),
+    (u) => u.subscription_id,
+  );
   return views.map((view) => {
+    const usage = usageOf.get(view.id) ?? [];
     // The period shown is today's, or the first one for a subscription that has not started.
     const day = view.start_date > on ? view.start_date : on;
-    const current = usage.filter(
-      (u) => u.subscription_id === view.id && u.period_start <= day && day < u.period_end,
-    );
+    const current = usage.filter((u) => u.period_start <= day && day < u.period_end);
     const cancelled = view.cancel_date !== null && view.cancel_date <= on;
     return {
       view,
@@ -73,27 +80,25 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
       isExpired: view.end_date !== null && view.end_date <= on,
       isFutureChange: view.pending_change !== null || (view.cancel_date !== null && !cancelled),
       nextInvoiceDate: nextInvoiceDateOf(ctx, view, usage),
-      components: components
-        .filter((c) => c.subscription_id === view.id)
-        .map((c) => {
-          // After a change made now two usage periods hold today: the one the change cut short (still billed
-          // as recorded) and the new one from the change day. The units shown are the latest period's, where
-          // usage is recorded from now on (rows come in id order: a tie goes to the newer row).
-          const row = current
-            .filter((u) => u.component_id === c.component_id)
-            .reduce<UsageRow | undefined>(
-              (latest, u) => (latest === undefined || u.period_start >= latest.period_start ? u : latest),
-              undefined,
-            );
-          return {
-            componentId: c.component_id,
-            componentVersionId: c.component_version_id,
-            componentVersionNo: c.version_no,
-            numUnits: row?.num_units ?? '0',
-            memo: row?.memo ?? null,
-            isSetUnits: Boolean(row?.is_set_units),
-          };
-        }),
+      components: (componentsOf.get(view.id) ?? []).map((c) => {
+        // After a change made now two usage periods hold today: the one the change cut short (still billed
+        // as recorded) and the new one from the change day. The units shown are the latest period's, where
+        // usage is recorded from now on (rows come in id order: a tie goes to the newer row).
+        const row = current
+          .filter((u) => u.component_id === c.component_id)
+          .reduce<UsageRow | undefined>(
+            (latest, u) => (latest === undefined || u.period_start >= latest.period_start ? u : latest),
+            undefined,
+          );
+        return {
+          componentId: c.component_id,
+          componentVersionId: c.component_version_id,
+          componentVersionNo: c.version_no,
+          numUnits: row?.num_units ?? '0',
+          memo: row?.memo ?? null,
+          isSetUnits: Boolean(row?.is_set_units),
+        };
+      }),
     };
   });
 }
