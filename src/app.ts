@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { fixedClock } from './clock.ts';
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { connectModules } from './connectModules.ts';
@@ -68,8 +68,8 @@ export interface AppDeps {
   /** This process's lease on the Idempotency-Keys it reserves. */
   idempotencyLease: IdempotencyLease;
   mailQueued(): void;
-  /** Wakes the webhook worker after a change queued deliveries. */
-  deliveriesQueued?(): void;
+  /** This process's webhook worker, which changes hand their deliveries to. */
+  webhookSender?: WebhookSender;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -166,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           log: request.log,
           secrets: deps.secrets,
           mailQueued: deps.mailQueued,
-          deliveriesQueued: deps.deliveriesQueued,
+          webhookSender: deps.webhookSender,
           actor: {
             kind: 'api_key',
             apiKeyId,

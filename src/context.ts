@@ -55,8 +55,55 @@ export interface ServiceContext {
   mailQueued(): void;
   /** Who asked for what the context does (audit log); absent when the service acts on its own. */
   actor?: Actor;
-  /** Tells the webhook worker that a committed change queued deliveries. Absent where no worker runs. */
-  deliveriesQueued?(): void;
+  /** This process's webhook sender; absent where none runs. */
+  webhookSender?: WebhookSender;
+}
+
+/** A webhook endpoint as a delivery is sent to it. */
+export interface SendingEndpoint {
+  id: number;
+  account_id: number;
+  url: string;
+  status: 'enabled' | 'disabled';
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  failing_since: string | null;
+}
+
+/** A delivery written already leased to this process's sender, with what sending it needs. */
+export interface HandedOverDelivery {
+  id: number;
+  accountId: number;
+  eventId: string;
+  leaseUntil: string;
+  payload: string;
+  endpoint: SendingEndpoint;
+}
+
+/**
+ * The webhook sender of this process (the webhook worker), as changes that write deliveries see it. Deliveries it
+ * has room for are written already leased to it and handed over once their transaction has committed, so that it
+ * sends them without leasing and reading them back; the rest wait in the database for a lease, as after a restart.
+ */
+export interface WebhookSender {
+  /**
+   * A change queued deliveries that were not handed over (to these endpoints, when it names them): look for them
+   * soon rather than at the next round.
+   */
+  wake(endpointIds?: Iterable<number>): void;
+  /** Room for up to so many deliveries to each endpoint (by id); undefined when it has room for none. */
+  reserve(wanted: ReadonlyMap<number, number>): SendReservation | undefined;
+}
+
+/** Room a transaction holds with the webhook sender until it ends. */
+export interface SendReservation {
+  /** Deliveries it may write leased, by endpoint id (at most as many as wanted). */
+  granted: ReadonlyMap<number, number>;
+  /** The lease to write on them. */
+  leaseUntil: string;
+  /** The transaction ended: the room is given back, and the deliveries written leased are sent if it committed. */
+  end(committed: boolean, deliveries: readonly HandedOverDelivery[]): void;
 }
 
 /** Today in the account's time zone: the calendar date every billing rule of the account is decided on. */

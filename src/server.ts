@@ -160,7 +160,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
               secrets,
               log: log.child({ worker: 'billing' }),
               mailQueued: () => mail.wake(),
-              deliveriesQueued: () => webhooks.wake(),
+              webhookSender: webhooks,
               collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
             },
             config.billingIntervalMs,
@@ -198,7 +198,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       idempotencyLease,
       inflight,
       mailQueued: () => mail.wake(),
-      deliveriesQueued: () => webhooks.wake(),
+      webhookSender: webhooks,
     });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();

@@ -350,7 +350,6 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     log: logger as unknown as FastifyBaseLogger,
     secrets,
     mailQueued: () => {},
-    deliveriesQueued: () => {},
   };
   // The service's app, as the server builds it (buildApp connects the modules' ports), without its workers.
   const idempotencyLease = await takeIdempotencyLease(input.target, db);
@@ -365,7 +364,6 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     idempotencyLease,
     inflight: new InFlight(),
     mailQueued: () => {},
-    deliveriesQueued: () => {},
   });
   await app.ready();
   const authorization = `Basic ${Buffer.from(`${input.accountId}:${input.apiKey}`).toString('base64')}`;

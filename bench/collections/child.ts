@@ -124,7 +124,6 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
     secrets: createSecretBox(Buffer.from(input.encryptionKey, 'base64')),
     mailQueued: () => {},
-    deliveriesQueued: () => {},
   };
   const work: () => Promise<Counted> =
     input.mode === 'collect'

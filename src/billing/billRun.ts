@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { fixedClock } from '../clock.ts';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext, WebhookSender } from '../context.ts';
 import { dateAt, startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
@@ -39,8 +39,8 @@ export interface BillingDeps {
   log: Logger;
   secrets: SecretBox;
   mailQueued(): void;
-  /** Wakes the webhook worker after a batch emitted events with deliveries. */
-  deliveriesQueued?(): void;
+  /** This process's webhook worker, which the run's changes hand their deliveries to. */
+  webhookSender?: WebhookSender;
   /** COLLECTION_UNANSWERED_AFTER_MS: when a charge left unanswered is asked about again (default 2 minutes). */
   collectionUnansweredAfterMs?: number;
 }
@@ -87,7 +87,7 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
     log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
-    deliveriesQueued: deps.deliveriesQueued,
+    webhookSender: deps.webhookSender,
   };
 }
 

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { LogEvent, SqliteDatabase, SqliteStatement } from 'kysely';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
+import { withTransactionEndHooks } from './transactionEnd.ts';
 
 export type Db = Kysely<Database>;
 export type Dialect = DatabaseTarget['dialect'];
@@ -116,7 +117,7 @@ function openSqlite(file: string, options: StorageOptions): Storage {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withSqliteParameters(database) }),
+    dialect: withTransactionEndHooks(new SqliteDialect({ database: withSqliteParameters(database) })),
     log: kyselyLog(options),
   });
 
@@ -172,7 +173,10 @@ function openPostgres(url: string, options: StorageOptions): Storage {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
   // An idle client that loses its server emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: kyselyLog(options) });
+  const db = new Kysely<Database>({
+    dialect: withTransactionEndHooks(new PostgresDialect({ pool })),
+    log: kyselyLog(options),
+  });
   return {
     db,
     dialect: 'postgres',

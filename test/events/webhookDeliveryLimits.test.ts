@@ -3,7 +3,8 @@ import { eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
 import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
-import { nextRetryDelayMs, parseRetryAfter } from '../../src/modules/events/index.ts';
+import { nextRetryDelayMs, parseRetryAfter, startWebhookWorker } from '../../src/modules/events/index.ts';
+import { systemClock } from '../../src/clock.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 // How much the worker sends at once, and the schedule's arithmetic.
@@ -61,6 +62,68 @@ describe('webhook worker limits', () => {
         .execute();
       return rows.length === 9 && rows.every((row) => row.status === 'delivered') ? true : undefined;
     });
+  });
+
+  it('sends what a change hands over without leasing it or reading it back from the database', async () => {
+    const as = await t.newAccount('Handed over');
+    const id = await endpoint(as, '/handed');
+    receiver.answer(() => ({ status: 204 }));
+    t.queries.length = 0;
+    expect((await as.request('POST', '/v1/customers', { body: { Name: 'Handed' } })).status).toBe(201);
+    await eventually(() => (receiver.received.some((r) => r.path === '/handed') ? true : undefined));
+    await eventually(async () => {
+      const rows = await t.service.storage.db
+        .selectFrom('webhook_deliveries')
+        .select('status')
+        .where('endpoint_id', '=', id)
+        .execute();
+      return rows.length === 1 && rows[0]!.status === 'delivered' ? true : undefined;
+    });
+    const sql = t.queries.map((query) => query.replace(/\s+/g, ' '));
+    // Written leased with the event, then only its outcome recorded.
+    expect(sql.filter((q) => /^insert into "webhook_deliveries" .* returning/.test(q))).toHaveLength(1);
+    expect(sql.filter((q) => /^update "webhook_deliveries" set "lease_until"/.test(q))).toEqual([]);
+    expect(sql.filter((q) => /^select "id", "payload" from "events"/.test(q))).toEqual([]);
+  });
+
+  it('lends each transaction room within the limits, and takes it back when it ends either way', async () => {
+    const worker = startWebhookWorker(
+      {
+        db: t.service.storage.db,
+        clock: systemClock,
+        secrets: t.service.secrets,
+        log: t.service.log,
+        accounts: { account: () => Promise.reject(new Error('unused')), contactEmail: async () => null },
+        timeoutMs: 1000,
+        mailQueued: () => {},
+        deliveriesQueued: () => {},
+      },
+      { intervalMs: 3_600_000, maxInFlightPerEndpoint: 3, maxInFlight: 4 },
+    );
+    try {
+      const first = worker.reserve(new Map([[1, 2]]))!;
+      expect(first.granted).toEqual(new Map([[1, 2]]));
+      // One more to endpoint 1 (its limit is 3), and of the process's 4 one is left for endpoint 2.
+      const second = worker.reserve(
+        new Map([
+          [1, 5],
+          [2, 5],
+        ]),
+      )!;
+      expect(second.granted).toEqual(
+        new Map([
+          [1, 1],
+          [2, 1],
+        ]),
+      );
+      expect(worker.reserve(new Map([[3, 1]]))).toBeUndefined();
+      first.end(false, []);
+      first.end(false, []);
+      expect(worker.reserve(new Map([[1, 5]]))!.granted).toEqual(new Map([[1, 2]]));
+      expect(Date.parse(first.leaseUntil) - Date.now()).toBeGreaterThan(1000);
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('retry delays: the schedule ±20 %, Retry-After honoured up to the step after the next', () => {

@@ -7,6 +7,7 @@ import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { preparedQuery } from '../../src/storage/prepared.ts';
+import { whenTransactionEnds } from '../../src/storage/transactionEnd.ts';
 import { freshDatabase } from '../helpers/service.ts';
 
 let storage: Storage;
@@ -152,5 +153,68 @@ describe('storage', () => {
       }),
     ).rejects.toThrow('roll back');
     expect(await accountNamed(storage.db, 'rolled-back')).toEqual([]);
+  });
+
+  describe('whenTransactionEnds', () => {
+    // What a hook sees of the database: from the pool (PostgreSQL) or SQLite's read connection, never the transaction.
+    const committedNamed = async (name: string) =>
+      (await accountNamed(storage.db, name)).map((row) => row.name);
+
+    it('calls the hook after COMMIT, when another connection already sees what the transaction wrote', async () => {
+      const seen: { committed: boolean; visible: string[] }[] = [];
+      const ended: Promise<void>[] = [];
+      await storage.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('accounts')
+          .values({ name: 'hooked', time_zone: 'UTC', currency_code: 'USD', created_at: NOW })
+          .execute();
+        const registered = await whenTransactionEnds(trx, (committed) => {
+          ended.push(committedNamed('hooked').then((visible) => void seen.push({ committed, visible })));
+        });
+        expect(registered).toBe(true);
+        expect(seen).toEqual([]);
+      });
+      await Promise.all(ended);
+      expect(seen).toEqual([{ committed: true, visible: ['hooked'] }]);
+    });
+
+    it('calls the hook with false after a ROLLBACK, and every hook once', async () => {
+      const calls: string[] = [];
+      await expect(
+        storage.db.transaction().execute(async (trx) => {
+          await whenTransactionEnds(trx, (committed) => calls.push(`first ${committed}`));
+          await whenTransactionEnds(trx, (committed) => calls.push(`second ${committed}`));
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      await storage.db.transaction().execute(async () => {});
+      expect(calls).toEqual(['first false', 'second false']);
+    });
+
+    it('reports a failing hook without undoing the commit', async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      try {
+        await storage.db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('accounts')
+            .values({ name: 'kept', time_zone: 'UTC', currency_code: 'USD', created_at: NOW })
+            .execute();
+          await whenTransactionEnds(trx, () => {
+            throw new Error('hook failed');
+          });
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(await committedNamed('kept')).toEqual(['kept']);
+        expect(warnings.map((warning) => warning.message)).toEqual(['hook failed']);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+
+    it('is refused outside a transaction', async () => {
+      expect(await whenTransactionEnds(storage.db, () => {})).toBe(false);
+    });
   });
 });

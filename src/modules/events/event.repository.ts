@@ -119,32 +119,74 @@ export async function claimOnceKeys(
   return claimed;
 }
 
-/** The account's enabled endpoints with what they subscribe to: events fan out to them as they are written. */
+/**
+ * The account's enabled endpoints with what they subscribe to, and what sending to them needs: events fan out to
+ * them as they are written, and some are handed to this process's sender at once.
+ */
 export const enabledEndpoints = preparedQuery((db, accountId: number) =>
   db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'enabled_events'])
+    .select([
+      'id',
+      'enabled_events',
+      'account_id',
+      'url',
+      'status',
+      'secret_sealed',
+      'previous_secret_sealed',
+      'previous_secret_expires_at',
+      'failing_since',
+    ])
     .where('account_id', '=', accountId)
     .where('status', '=', 'enabled'),
 );
 
-export async function insertDeliveries(
-  db: Db,
-  rows: readonly { accountId: number; endpointId: number; eventId: string; at: string }[],
-): Promise<void> {
+export interface NewDelivery {
+  accountId: number;
+  endpointId: number;
+  eventId: string;
+  at: string;
+}
+
+const deliveryRow = (row: NewDelivery, leaseUntil: string | null) => ({
+  account_id: row.accountId,
+  endpoint_id: row.endpointId,
+  event_id: row.eventId,
+  status: 'pending' as const,
+  attempts: 0,
+  // Due at once: the worker schedules retries on its own clock, which an account's test clock is not.
+  next_attempt_at: null,
+  lease_until: leaseUntil,
+  created_at: row.at,
+});
+
+/** Deliveries waiting for a worker's lease. */
+export async function insertDeliveries(db: Db, rows: readonly NewDelivery[]): Promise<void> {
   await insertChunked(rows, (chunk) =>
     deliveriesInsert(
       db,
-      chunk.map((row) => ({
-        account_id: row.accountId,
-        endpoint_id: row.endpointId,
-        event_id: row.eventId,
-        status: 'pending' as const,
-        attempts: 0,
-        // Due at once: the worker schedules retries on its own clock, which an account's test clock is not.
-        next_attempt_at: null,
-        created_at: row.at,
-      })),
+      chunk.map((row) => deliveryRow(row, null)),
     ),
   );
+}
+
+const leasedDeliveriesInsert = preparedQuery((db, rows: Insertable<WebhookDeliveriesTable>[]) =>
+  db.insertInto('webhook_deliveries').values(rows).returning(['id', 'event_id', 'endpoint_id']),
+);
+
+/** Deliveries written already leased (to this process's sender); their ids by `eventId:endpointId`. */
+export async function insertLeasedDeliveries(
+  db: Db,
+  rows: readonly NewDelivery[],
+  leaseUntil: string,
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  await insertChunked(rows, async (chunk) => {
+    const inserted = await leasedDeliveriesInsert(
+      db,
+      chunk.map((row) => deliveryRow(row, leaseUntil)),
+    );
+    for (const row of inserted) ids.set(`${row.event_id}:${row.endpoint_id}`, row.id);
+  });
+  return ids;
 }

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { systemClock } from '../../clock.ts';
+import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
 import { withTransaction } from '../../context.ts';
-import type { ServiceContext } from '../../context.ts';
+import type { HandedOverDelivery, SendReservation, ServiceContext } from '../../context.ts';
 import { changedFields, matchesAny } from '../../core/eventTypes.ts';
 import * as repo from './event.repository.ts';
 import type { ResourceRef } from './eventObjects.ts';
@@ -211,9 +212,10 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
     };
   });
 
+  const payloads = bodies.map((body) => JSON.stringify(body));
   await repo.insertEvents(
     ctx.db,
-    bodies.map((body) => ({
+    bodies.map((body, i) => ({
       id: body.id,
       account_id: accountId,
       type: body.type,
@@ -222,10 +224,10 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
       resource_type: body.resource.type,
       resource_id: String(body.resource.id),
       resource_version: body.resource.version,
-      payload: JSON.stringify(body),
+      payload: payloads[i]!,
     })),
   );
-  await fanOut(ctx, planned, bodies, recordedAt);
+  await fanOut(ctx, planned, bodies, payloads, recordedAt);
   await audit(ctx, planned, bodies, recordedAt);
   return bodies;
 }
@@ -250,28 +252,81 @@ async function renderAll(
   return objects;
 }
 
-/** Each event goes to the endpoints enabled and subscribed to its type when it is written. */
+/**
+ * Each event goes to the endpoints enabled and subscribed to its type when it is written. Those this process's
+ * webhook sender has room for are written leased to it and handed over when the transaction commits (see
+ * WebhookSender); the others wait for a lease.
+ */
 async function fanOut(
   ctx: ServiceContext,
   planned: readonly { event: EventToEmit }[],
   bodies: readonly EventBody[],
+  payloads: readonly string[],
   at: string,
 ): Promise<void> {
   const endpoints = await repo.enabledEndpoints(ctx.db, ctx.account.id);
-  const patterns = endpoints.map((endpoint) => ({
-    id: endpoint.id,
+  const subscribed = endpoints.map((endpoint) => ({
+    endpoint,
     patterns: JSON.parse(endpoint.enabled_events) as string[],
   }));
   const deliveries = bodies.flatMap((body, i) => {
     const only = planned[i]!.event.onlyToEndpoint;
-    if (only !== undefined) return [{ accountId: ctx.account.id, endpointId: only, eventId: body.id, at }];
-    return patterns
-      .filter((endpoint) => matchesAny(endpoint.patterns, body.type))
-      .map((endpoint) => ({ accountId: ctx.account.id, endpointId: endpoint.id, eventId: body.id, at }));
+    const to = (endpointId: number) => ({ accountId: ctx.account.id, endpointId, eventId: body.id, at, i });
+    if (only !== undefined) return [to(only)];
+    return subscribed
+      .filter(({ patterns }) => matchesAny(patterns, body.type))
+      .map(({ endpoint }) => to(endpoint.id));
   });
   if (deliveries.length === 0) return;
-  await repo.insertDeliveries(ctx.db, deliveries);
-  ctx.deliveriesQueued?.();
+  const sending = new Map(endpoints.map(({ enabled_events: _, ...endpoint }) => [endpoint.id, endpoint]));
+  const reservation = await reserveSending(ctx, deliveries, sending);
+  const room = new Map(reservation?.granted);
+  const leased: typeof deliveries = [];
+  const queued: typeof deliveries = [];
+  for (const delivery of deliveries) {
+    const left = room.get(delivery.endpointId) ?? 0;
+    room.set(delivery.endpointId, left - 1);
+    (left > 0 ? leased : queued).push(delivery);
+  }
+  await repo.insertDeliveries(ctx.db, queued);
+  if (reservation) {
+    const ids = await repo.insertLeasedDeliveries(ctx.db, leased, reservation.leaseUntil);
+    reservation.handedOver.push(
+      ...leased.map(({ endpointId, eventId, i }) => ({
+        id: ids.get(`${eventId}:${endpointId}`)!,
+        accountId: ctx.account.id,
+        eventId,
+        leaseUntil: reservation.leaseUntil,
+        payload: payloads[i]!,
+        endpoint: sending.get(endpointId)!,
+      })),
+    );
+  }
+  if (queued.length > 0) ctx.webhookSender?.wake(new Set(queued.map(({ endpointId }) => endpointId)));
+}
+
+/**
+ * Room with this process's webhook sender for the deliveries to endpoints it can send to, held until the
+ * transaction ends; undefined when there is no sender, no room, or no way to learn when the transaction ends.
+ */
+async function reserveSending(
+  ctx: ServiceContext,
+  deliveries: readonly { endpointId: number }[],
+  sending: ReadonlyMap<number, unknown>,
+): Promise<(SendReservation & { handedOver: HandedOverDelivery[] }) | undefined> {
+  const wanted = new Map<number, number>();
+  for (const { endpointId } of deliveries) {
+    if (sending.has(endpointId)) wanted.set(endpointId, (wanted.get(endpointId) ?? 0) + 1);
+  }
+  const reservation = ctx.webhookSender?.reserve(wanted);
+  if (!reservation) return undefined;
+  // Filled once the deliveries are written; sent only if the transaction commits.
+  const handedOver: HandedOverDelivery[] = [];
+  if (await whenTransactionEnds(ctx.db, (committed) => reservation.end(committed, handedOver))) {
+    return { ...reservation, handedOver };
+  }
+  reservation.end(false, []);
+  return undefined;
 }
 
 function pick(object: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {

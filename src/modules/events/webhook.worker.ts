@@ -1,3 +1,4 @@
+import type { HandedOverDelivery, SendReservation, WebhookSender } from '../../context.ts';
 import type { PreparedDelivery, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
 import {
   LEASE_MARGIN_MS,
@@ -7,9 +8,11 @@ import {
 } from './webhookDelivery.service.ts';
 import * as repo from './webhookDelivery.repository.ts';
 
-export interface WebhookWorker {
-  /** Asks for a round soon (a change queued deliveries), instead of at the next interval. */
-  wake(): void;
+/**
+ * The worker is this process's webhook sender (see WebhookSender): `wake` asks for a round soon instead of at the
+ * next interval, and `reserve` takes deliveries handed over by the transactions that write them.
+ */
+export interface WebhookWorker extends WebhookSender {
   /** Stops leasing, waits a bounded time for the attempts in flight, then aborts those left. */
   stop(): Promise<void>;
   /** Attempts in flight in this process (tests and the benchmark watch it). */
@@ -44,6 +47,9 @@ const WAKE_AGAIN_MS = 250;
 export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWorkerOptions): WebhookWorker {
   const maxInFlight = options.maxInFlight ?? 100;
   const perEndpoint = new Map<number, number>();
+  // Room promised to transactions that will hand deliveries over when they end (see reserve).
+  const reserved = new Map<number, number>();
+  let reservedTotal = 0;
   const active = new Set<Promise<void>>();
   const abort = new AbortController();
   let pumping: Promise<void> | undefined;
@@ -53,6 +59,10 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
   // endpoint with due deliveries (which reads them all); that search runs when one of them has none left, on a
   // wake and at each interval.
   const refills = new Set<number>();
+  // Endpoints that may have deliveries waiting in the database (their last lease took all it asked for, or a change
+  // queued some for them): an attempt that finishes there leases the next at once. Where everything was handed
+  // over (see reserve), a finished attempt costs no lease.
+  const backlog = new Set<number>();
   let searchAll = false;
   const wakeTimers = new Set<NodeJS.Timeout>();
   const recordDelivered = deliveredRecorder(deps.db);
@@ -69,16 +79,19 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
    * Leases and starts what this process may send to one endpoint now: how many, or undefined when it has no room
    * for more (its requests, or this process's, are all in flight).
    */
+  const taken = (endpointId: number) => (perEndpoint.get(endpointId) ?? 0) + (reserved.get(endpointId) ?? 0);
+  const roomFor = (endpointId: number) =>
+    Math.min(maxInFlight - active.size - reservedTotal, options.maxInFlightPerEndpoint - taken(endpointId));
+
   const leaseFor = async (
     endpointId: number,
     at: { now: string; leaseUntil: string },
   ): Promise<number | undefined> => {
-    const room = Math.min(
-      maxInFlight - active.size,
-      options.maxInFlightPerEndpoint - (perEndpoint.get(endpointId) ?? 0),
-    );
+    const room = roomFor(endpointId);
     if (room <= 0 || stopped) return undefined;
     const leases = await repo.leaseDueDeliveries(deps.db, at, endpointId, room);
+    if (leases.length < room) backlog.delete(endpointId);
+    else backlog.add(endpointId);
     if (leases.length === 0) return 0;
     perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + leases.length);
     let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
@@ -94,10 +107,10 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
 
   /** Leases what this process may send now, endpoint by endpoint; false when nothing more can be started. */
   const leaseMore = async (): Promise<boolean> => {
-    if (maxInFlight - active.size <= 0) return false;
-    const saturated = [...perEndpoint]
-      .filter(([, n]) => n >= options.maxInFlightPerEndpoint)
-      .map(([id]) => id);
+    if (maxInFlight - active.size - reservedTotal <= 0) return false;
+    const saturated = [...new Set([...perEndpoint.keys(), ...reserved.keys()])].filter(
+      (id) => taken(id) >= options.maxInFlightPerEndpoint,
+    );
     const at = leaseTimes();
     const endpoints = await repo.endpointsWithDueDeliveries(deps.db, at.now, ENDPOINTS_PER_ROUND, saturated);
     let started = 0;
@@ -124,7 +137,7 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
       .finally(() => {
         active.delete(attempt);
         release(delivery.lease.endpointId);
-        refills.add(delivery.lease.endpointId);
+        if (backlog.has(delivery.lease.endpointId)) refills.add(delivery.lease.endpointId);
         pump(false);
       });
     active.add(attempt);
@@ -134,6 +147,66 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
     const count = (perEndpoint.get(endpointId) ?? 1) - 1;
     if (count <= 0) perEndpoint.delete(endpointId);
     else perEndpoint.set(endpointId, count);
+  };
+
+  const reserve = (wanted: ReadonlyMap<number, number>): SendReservation | undefined => {
+    if (stopped) return undefined;
+    const granted = new Map<number, number>();
+    for (const [endpointId, count] of wanted) {
+      const room = Math.min(count, roomFor(endpointId));
+      if (room <= 0) continue;
+      granted.set(endpointId, room);
+      reserved.set(endpointId, (reserved.get(endpointId) ?? 0) + room);
+      reservedTotal += room;
+    }
+    if (granted.size === 0) return undefined;
+    let ended = false;
+    return {
+      granted,
+      leaseUntil: leaseTimes().leaseUntil,
+      end(committed, deliveries) {
+        if (ended) return;
+        ended = true;
+        for (const [endpointId, room] of granted) {
+          const left = (reserved.get(endpointId) ?? room) - room;
+          if (left <= 0) reserved.delete(endpointId);
+          else reserved.set(endpointId, left);
+          reservedTotal -= room;
+        }
+        if (committed) sendHandedOver(deliveries);
+      },
+    };
+  };
+
+  /** Starts deliveries a committed transaction wrote leased to this process; a stopped worker gives them back. */
+  const sendHandedOver = (deliveries: readonly HandedOverDelivery[]) => {
+    const prepared: PreparedDelivery[] = deliveries.map((delivery) => ({
+      lease: {
+        id: delivery.id,
+        accountId: delivery.accountId,
+        endpointId: delivery.endpoint.id,
+        eventId: delivery.eventId,
+        attempts: 0,
+        leaseUntil: delivery.leaseUntil,
+      },
+      payload: delivery.payload,
+      endpoint: delivery.endpoint,
+    }));
+    if (stopped) {
+      repo
+        .releaseLeases(
+          deps.db,
+          prepared.map((delivery) => delivery.lease),
+        )
+        .catch((error: unknown) =>
+          deps.log.warn({ err: error }, 'could not give back handed-over deliveries'),
+        );
+      return;
+    }
+    for (const delivery of prepared) {
+      perEndpoint.set(delivery.lease.endpointId, (perEndpoint.get(delivery.lease.endpointId) ?? 0) + 1);
+      start(delivery);
+    }
   };
 
   /** A round: refills first, then, when `everyEndpoint` or a refill found nothing, the search of all endpoints. */
@@ -176,11 +249,13 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
   pump();
 
   return {
-    wake() {
+    wake(endpointIds = []) {
+      for (const endpointId of endpointIds) backlog.add(endpointId);
       if (stopped || wakeTimers.size > 1) return;
       later(WAKE_DELAY_MS);
       later(WAKE_AGAIN_MS);
     },
+    reserve,
     inFlight: () => active.size,
     async stop() {
       stopped = true;

@@ -126,24 +126,23 @@ export type RecordDelivered = (delivered: {
 }) => Promise<boolean>;
 
 /**
- * Records delivered attempts in batches (groupCommit): a busy endpoint's successes, the common case, share a
- * transaction. Failures, which may disable the endpoint and e-mail the account, are recorded one by one.
+ * Records delivered attempts in batches (groupCommit): a busy endpoint's successes, the common case, share one
+ * write (a statement on PostgreSQL, a transaction on SQLite). Failures, which may disable the endpoint and e-mail the account, are recorded one by one.
  */
 export function deliveredRecorder(db: Db): RecordDelivered {
-  return groupCommit((items: Parameters<RecordDelivered>[0][]) =>
-    db.transaction().execute(async (trx) => {
-      const recorded = await repo.recordAttempts(
-        trx,
-        items.map((item) => item.settled),
-      );
-      // NOTE: failing_since as read with the lease; a failure recorded since is cleared by the next success.
-      const recovered = items
-        .filter((item, i) => recorded[i] && item.endpoint.failing_since !== null)
-        .map((item) => item.endpoint.id);
-      await repo.clearFailingSince(trx, [...new Set(recovered)]);
-      return recorded;
-    }),
-  );
+  return groupCommit(async (items: Parameters<RecordDelivered>[0][]) => {
+    const recorded = await repo.recordAttempts(
+      db,
+      items.map((item) => item.settled),
+    );
+    // NOTE: failing_since as read with the lease; a failure recorded since is cleared by the next success (and
+    // one left set by a crash between the two writes, likewise).
+    const recovered = items
+      .filter((item, i) => recorded[i] && item.endpoint.failing_since !== null)
+      .map((item) => item.endpoint.id);
+    await repo.clearFailingSince(db, [...new Set(recovered)]);
+    return recorded;
+  });
 }
 
 /**
@@ -214,7 +213,8 @@ function workerContext(deps: WebhookDeliveryDeps, account: Account, db: Db): Ser
     log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
-    deliveriesQueued: deps.deliveriesQueued,
+    // The worker's own events (an endpoint disabled) are few: their deliveries wait in the database for a lease.
+    webhookSender: { wake: deps.deliveriesQueued, reserve: () => undefined },
   };
 }
 

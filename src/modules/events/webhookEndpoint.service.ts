@@ -244,11 +244,30 @@ export function endpointSigningSecrets(
   >,
   now: Date,
 ): string[] {
-  const secrets = [ctx.secrets.open(endpoint.secret_sealed)];
+  const secrets = [openSecret(ctx.secrets, endpoint.secret_sealed)];
   const { previous_secret_sealed: previous, previous_secret_expires_at: expiresAt } = endpoint;
   if (previous && expiresAt && now.getTime() < Date.parse(expiresAt))
-    secrets.push(ctx.secrets.open(previous));
+    secrets.push(openSecret(ctx.secrets, previous));
   return secrets;
+}
+
+/** Opened secrets by their sealed text, per key: every delivery signs, and opening one costs a decryption. */
+const openedSecrets = new WeakMap<SecretBox, Map<string, string>>();
+const OPENED_SECRETS_KEPT = 1_000;
+
+function openSecret(box: SecretBox, sealed: string): string {
+  let opened = openedSecrets.get(box);
+  if (!opened) {
+    opened = new Map();
+    openedSecrets.set(box, opened);
+  }
+  let secret = opened.get(sealed);
+  if (secret === undefined) {
+    secret = box.open(sealed);
+    if (opened.size >= OPENED_SECRETS_KEPT) opened.clear();
+    opened.set(sealed, secret);
+  }
+  return secret;
 }
 
 /** Emits a `webhook.test` event of the endpoint, delivered to it alone whatever it subscribes to. */

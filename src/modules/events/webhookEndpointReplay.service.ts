@@ -29,7 +29,7 @@ export async function resendEvent(ctx: ServiceContext, eventId: string, endpoint
       createdAt: serviceNow(tctx).toISOString(),
     });
   });
-  ctx.deliveriesQueued?.();
+  ctx.webhookSender?.wake();
   return deliveryId;
 }
 
@@ -92,6 +92,6 @@ export async function recoverDeliveries(
     );
     return ids.length;
   });
-  if (requeued > 0) ctx.deliveriesQueued?.();
+  if (requeued > 0) ctx.webhookSender?.wake();
   return requeued;
 }
