@@ -234,6 +234,20 @@ const EXAMPLES: [Setup, Step[]][] = [
       days(1),
     ],
   ],
+  // One invoice with a line in an open batch and one in an automatic batch that was built (a try counted); the open
+  // batch is cancelled: it counted no try, so the invoice keeps its schedule (no NextTryDate). Seed -1652444158.
+  [
+    { startDays: 0, timeZone: 'UTC', customers: [[PAID]] },
+    [
+      invoice(2, true),
+      { kind: 'newBatch', actionIn: 0 },
+      line({ share: { permille: 1 } }),
+      days(0),
+      { kind: 'submit', batch: 1, anyBatch: false, lead: 3 },
+      days(0),
+      { kind: 'cancel', batch: 0 },
+    ],
+  ],
   // A whole life: bundled, submitted, built, processing, settled after the window; then the late unpaid 02 (six
   // business days after the action date) reverses the settled line and schedules the next presentation.
   [

@@ -362,10 +362,13 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
 
 /**
  * The pending lines of a cancelled batch fail, each in its own transaction under its customer's lock; a debit-order
- * invoice a submitted batch had counted a try for is due again at once (the next run bundles it). Also run by the
- * collection run, which finishes what a crash after the cancel left.
+ * invoice the batch had counted a try for (it was built: its provider took it) is due again at once (the next run
+ * bundles it). Also run by the collection run, which finishes what a crash after the cancel left.
  */
 export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: number): Promise<void> {
+  const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [batchId]);
+  // A batch cancelled before its build counted no try: an invoice tried by another batch keeps its schedule.
+  const countedTries = batch?.provider_ref != null;
   for (const line of await repo.listLines(ctx.db, ctx.account.id, batchId)) {
     if (line.state !== 'pending') continue;
     const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
@@ -380,7 +383,7 @@ export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: nu
         const events: EventToEmit[] = [];
         for (const invoiceId of invoiceIds) {
           const invoice = await getInvoice(tctx, invoiceId);
-          if (invoice.collectionMethod !== 'debit_order' || invoice.numTries === 0) continue;
+          if (!countedTries || invoice.collectionMethod !== 'debit_order' || invoice.numTries === 0) continue;
           const ref = { type: 'invoice', id: invoiceId };
           const before = await snapshotResource(tctx, ref);
           await setCollectionSchedule(tctx, invoiceId, { addTry: false, nextTryDate: nowInstant(tctx) });
