@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Insertable } from 'kysely';
-import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { MAX_CACHED_LIST_LENGTH, preparedQuery } from '../../storage/prepared.ts';
 import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
@@ -71,11 +70,16 @@ const auditInsert = preparedQuery((db, rows: Insertable<AuditLogTable>[]) =>
   db.insertInto('audit_log').values(rows),
 );
 const deliveriesInsert = preparedQuery((db, rows: Insertable<WebhookDeliveriesTable>[]) =>
-  db
-    .insertInto('webhook_deliveries')
-    .values(rows)
-    .returning(['id', 'event_id', 'endpoint_id', 'lease_until']),
+  db.insertInto('webhook_deliveries').values(rows),
 );
+
+export async function insertEvents(db: Db, rows: readonly NewEventRow[]): Promise<void> {
+  await insertChunked(rows, (chunk) => eventsInsert(db, chunk));
+}
+
+export async function insertAuditEntries(db: Db, rows: readonly Insertable<AuditLogTable>[]): Promise<void> {
+  await insertChunked(rows, (chunk) => auditInsert(db, chunk));
+}
 
 /** Those of the keys that were already claimed. */
 export async function claimedOnceKeys(
@@ -142,11 +146,9 @@ export interface NewDelivery {
   endpointId: number;
   eventId: string;
   at: string;
-  /** Set for a delivery written leased to this process's sender, which it is handed over to. */
-  leaseUntil: string | null;
 }
 
-const deliveryRow = (row: NewDelivery) => ({
+const deliveryRow = (row: NewDelivery, leaseUntil: string | null) => ({
   account_id: row.accountId,
   endpoint_id: row.endpointId,
   event_id: row.eventId,
@@ -154,84 +156,37 @@ const deliveryRow = (row: NewDelivery) => ({
   attempts: 0,
   // Due at once: the worker schedules retries on its own clock, which an account's test clock is not.
   next_attempt_at: null,
-  lease_until: row.leaseUntil,
+  lease_until: leaseUntil,
   created_at: row.at,
 });
 
-/** What one call of emitEvents writes. */
-export interface EventWrites {
-  events: NewEventRow[];
-  deliveries: NewDelivery[];
-  audit: Insertable<AuditLogTable>[];
-}
-
-/**
- * Writes events with their deliveries and audit entries; answers the ids of the deliveries written leased, by
- * `eventId:endpointId`. On PostgreSQL one statement (each is a round trip, and most changes make one or two
- * events), on SQLite a few prepared ones.
- */
-export async function writeEvents(db: Db, writes: EventWrites): Promise<Map<string, number>> {
-  if (isPostgres(db)) return writeOnPostgres(db, writes);
-  await insertChunked(writes.events, (chunk) => eventsInsert(db, chunk));
-  const ids = new Map<string, number>();
-  await insertChunked(writes.deliveries, async (chunk) => {
-    const inserted = await deliveriesInsert(db, chunk.map(deliveryRow));
-    for (const row of inserted) {
-      if (row.lease_until !== null) ids.set(`${row.event_id}:${row.endpoint_id}`, row.id);
-    }
-  });
-  await insertChunked(writes.audit, (chunk) => auditInsert(db, chunk));
-  return ids;
-}
-
-/** The three inserts as one statement: rows passed as arrays, so that its text is the same whatever their number. */
-async function writeOnPostgres(
-  db: Db,
-  { events, deliveries, audit }: EventWrites,
-): Promise<Map<string, number>> {
-  const of = <T, V>(rows: readonly T[], value: (row: T) => V) => rows.map(value);
-  const { rows } = await sql<{
-    id: number;
-    event_id: string;
-    endpoint_id: number;
-    lease_until: string | null;
-  }>`
-    with written_events as (
-      insert into events (id, account_id, type, occurred_at, recorded_at, resource_type, resource_id,
-        resource_version, payload)
-      select * from unnest(${of(events, (e) => e.id)}::text[], ${of(events, (e) => e.account_id)}::bigint[],
-        ${of(events, (e) => e.type)}::text[], ${of(events, (e) => e.occurred_at)}::timestamptz[],
-        ${of(events, (e) => e.recorded_at)}::timestamptz[], ${of(events, (e) => e.resource_type)}::text[],
-        ${of(events, (e) => e.resource_id)}::text[], ${of(events, (e) => e.resource_version)}::integer[],
-        ${of(events, (e) => e.payload)}::text[])
-    ),
-    written_audit as (
-      insert into audit_log (account_id, recorded_at, actor_type, api_key_id, client_address, request_id, operation,
-        event_id, event_type, resource_type, resource_id, before, after)
-      select a.account_id, a.recorded_at, a.actor_type, a.api_key_id, a.client_address, a.request_id, a.operation,
-        a.event_id, a.event_type, a.resource_type, a.resource_id, a.before, a.after
-      from unnest(${of(audit, (a) => a.account_id)}::bigint[], ${of(audit, (a) => a.recorded_at)}::timestamptz[],
-        ${of(audit, (a) => a.actor_type)}::text[], ${of(audit, (a) => a.api_key_id ?? null)}::bigint[],
-        ${of(audit, (a) => a.client_address ?? null)}::text[], ${of(audit, (a) => a.request_id ?? null)}::text[],
-        ${of(audit, (a) => a.operation)}::text[], ${of(audit, (a) => a.event_id)}::text[],
-        ${of(audit, (a) => a.event_type)}::text[], ${of(audit, (a) => a.resource_type)}::text[],
-        ${of(audit, (a) => a.resource_id)}::text[], ${of(audit, (a) => a.before ?? null)}::text[],
-        ${of(audit, (a) => a.after ?? null)}::text[])
-        with ordinality as a(account_id, recorded_at, actor_type, api_key_id, client_address, request_id, operation,
-          event_id, event_type, resource_type, resource_id, before, after, n)
-      order by a.n
-    )
-    insert into webhook_deliveries (account_id, endpoint_id, event_id, status, attempts, next_attempt_at,
-      lease_until, created_at)
-    select d.account_id, d.endpoint_id, d.event_id, 'pending', 0, null, d.lease_until, d.created_at
-    from unnest(${of(deliveries, (d) => d.accountId)}::bigint[], ${of(deliveries, (d) => d.endpointId)}::bigint[],
-      ${of(deliveries, (d) => d.eventId)}::text[], ${of(deliveries, (d) => d.leaseUntil)}::timestamptz[],
-      ${of(deliveries, (d) => d.at)}::timestamptz[])
-      as d(account_id, endpoint_id, event_id, lease_until, created_at)
-    returning id, event_id, endpoint_id, lease_until`.execute(db);
-  return new Map(
-    rows.flatMap((row) =>
-      row.lease_until === null ? [] : [[`${row.event_id}:${row.endpoint_id}`, Number(row.id)] as const],
+/** Deliveries waiting for a worker's lease. */
+export async function insertDeliveries(db: Db, rows: readonly NewDelivery[]): Promise<void> {
+  await insertChunked(rows, (chunk) =>
+    deliveriesInsert(
+      db,
+      chunk.map((row) => deliveryRow(row, null)),
     ),
   );
+}
+
+const leasedDeliveriesInsert = preparedQuery((db, rows: Insertable<WebhookDeliveriesTable>[]) =>
+  db.insertInto('webhook_deliveries').values(rows).returning(['id', 'event_id', 'endpoint_id']),
+);
+
+/** Deliveries written already leased (to this process's sender); their ids by `eventId:endpointId`. */
+export async function insertLeasedDeliveries(
+  db: Db,
+  rows: readonly NewDelivery[],
+  leaseUntil: string,
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  await insertChunked(rows, async (chunk) => {
+    const inserted = await leasedDeliveriesInsert(
+      db,
+      chunk.map((row) => deliveryRow(row, leaseUntil)),
+    );
+    for (const row of inserted) ids.set(`${row.event_id}:${row.endpoint_id}`, row.id);
+  });
+  return ids;
 }

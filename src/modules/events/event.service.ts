@@ -8,8 +8,6 @@ import { changedFields, matchesAny } from '../../core/eventTypes.ts';
 import * as repo from './event.repository.ts';
 import type { ResourceRef } from './eventObjects.ts';
 import { renderResources } from './eventObjects.ts';
-import type { Insertable } from 'kysely';
-import type { AuditLogTable } from '../../storage/schema.events.ts';
 
 /**
  * Events are written by the change that causes them, in its transaction (a transactional outbox): a change that
@@ -215,9 +213,9 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
   });
 
   const payloads = bodies.map((body) => JSON.stringify(body));
-  const fan = await planDeliveries(ctx, planned, bodies, recordedAt);
-  const leasedIds = await repo.writeEvents(ctx.db, {
-    events: bodies.map((body, i) => ({
+  await repo.insertEvents(
+    ctx.db,
+    bodies.map((body, i) => ({
       id: body.id,
       account_id: accountId,
       type: body.type,
@@ -228,10 +226,9 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
       resource_version: body.resource.version,
       payload: payloads[i]!,
     })),
-    deliveries: fan.deliveries,
-    audit: auditEntries(ctx, planned, bodies, recordedAt),
-  });
-  fan.written(leasedIds, payloads);
+  );
+  await fanOut(ctx, planned, bodies, payloads, recordedAt);
+  await audit(ctx, planned, bodies, recordedAt);
   return bodies;
 }
 
@@ -258,66 +255,54 @@ async function renderAll(
 /**
  * Each event goes to the endpoints enabled and subscribed to its type when it is written. Those this process's
  * webhook sender has room for are written leased to it and handed over when the transaction commits (see
- * WebhookSender); the others wait for a lease. `written` is told the ids of the leased ones once they are written.
+ * WebhookSender); the others wait for a lease.
  */
-async function planDeliveries(
+async function fanOut(
   ctx: ServiceContext,
   planned: readonly { event: EventToEmit }[],
   bodies: readonly EventBody[],
+  payloads: readonly string[],
   at: string,
-): Promise<{
-  deliveries: repo.NewDelivery[];
-  written(leasedIds: ReadonlyMap<string, number>, payloads: readonly string[]): void;
-}> {
+): Promise<void> {
   const endpoints = await repo.enabledEndpoints(ctx.db, ctx.account.id);
   const subscribed = endpoints.map((endpoint) => ({
     endpoint,
     patterns: JSON.parse(endpoint.enabled_events) as string[],
   }));
-  const wanted = bodies.flatMap((body, i) => {
+  const deliveries = bodies.flatMap((body, i) => {
     const only = planned[i]!.event.onlyToEndpoint;
-    const to = (endpointId: number) => ({ body: i, endpointId });
+    const to = (endpointId: number) => ({ accountId: ctx.account.id, endpointId, eventId: body.id, at, i });
     if (only !== undefined) return [to(only)];
     return subscribed
       .filter(({ patterns }) => matchesAny(patterns, body.type))
       .map(({ endpoint }) => to(endpoint.id));
   });
-  if (wanted.length === 0) return { deliveries: [], written: () => {} };
+  if (deliveries.length === 0) return;
   const sending = new Map(endpoints.map(({ enabled_events: _, ...endpoint }) => [endpoint.id, endpoint]));
-  const reservation = await reserveSending(ctx, wanted, sending);
+  const reservation = await reserveSending(ctx, deliveries, sending);
   const room = new Map(reservation?.granted);
-  const deliveries = wanted.map(({ body, endpointId }) => {
-    const left = room.get(endpointId) ?? 0;
-    room.set(endpointId, left - 1);
-    return {
-      accountId: ctx.account.id,
-      endpointId,
-      eventId: bodies[body]!.id,
-      at,
-      leaseUntil: left > 0 ? reservation!.leaseUntil : null,
-    };
-  });
-  return {
-    deliveries,
-    written(leasedIds, payloads) {
-      const queued = new Set<number>();
-      deliveries.forEach((delivery, i) => {
-        if (delivery.leaseUntil === null) {
-          queued.add(delivery.endpointId);
-          return;
-        }
-        reservation!.handedOver.push({
-          id: leasedIds.get(`${delivery.eventId}:${delivery.endpointId}`)!,
-          accountId: ctx.account.id,
-          eventId: delivery.eventId,
-          leaseUntil: delivery.leaseUntil,
-          payload: payloads[wanted[i]!.body]!,
-          endpoint: sending.get(delivery.endpointId)!,
-        });
-      });
-      if (queued.size > 0) ctx.webhookSender?.wake(queued);
-    },
-  };
+  const leased: typeof deliveries = [];
+  const queued: typeof deliveries = [];
+  for (const delivery of deliveries) {
+    const left = room.get(delivery.endpointId) ?? 0;
+    room.set(delivery.endpointId, left - 1);
+    (left > 0 ? leased : queued).push(delivery);
+  }
+  await repo.insertDeliveries(ctx.db, queued);
+  if (reservation) {
+    const ids = await repo.insertLeasedDeliveries(ctx.db, leased, reservation.leaseUntil);
+    reservation.handedOver.push(
+      ...leased.map(({ endpointId, eventId, i }) => ({
+        id: ids.get(`${eventId}:${endpointId}`)!,
+        accountId: ctx.account.id,
+        eventId,
+        leaseUntil: reservation.leaseUntil,
+        payload: payloads[i]!,
+        endpoint: sending.get(endpointId)!,
+      })),
+    );
+  }
+  if (queued.length > 0) ctx.webhookSender?.wake(new Set(queued.map(({ endpointId }) => endpointId)));
 }
 
 /**
@@ -349,35 +334,38 @@ function pick(object: Record<string, unknown>, keys: readonly string[]): Record<
 }
 
 /** Changes asked for through the API or the CLI are recorded with who asked, from where. */
-function auditEntries(
+async function audit(
   ctx: ServiceContext,
   planned: readonly { event: EventToEmit; previous: Record<string, unknown> | undefined }[],
   bodies: readonly EventBody[],
   at: string,
-): Insertable<AuditLogTable>[] {
+): Promise<void> {
   const actor = ctx.actor;
-  if (!actor) return [];
-  return bodies.map((body, i) => {
-    const { event, previous } = planned[i]!;
-    const object = body.data.object;
-    const deleted = event.type.endsWith('.deleted');
-    const created = event.type.endsWith('.created');
-    const before = deleted ? object : created ? null : (previous ?? null);
-    const after = deleted ? null : created ? object : previous ? pick(object, Object.keys(previous)) : null;
-    return {
-      account_id: ctx.account.id,
-      recorded_at: at,
-      actor_type: actor.kind,
-      api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
-      client_address: actor.clientAddress,
-      request_id: actor.kind === 'api_key' ? actor.requestId : null,
-      operation: actor.operation,
-      event_id: body.id,
-      event_type: body.type,
-      resource_type: body.resource.type,
-      resource_id: String(body.resource.id),
-      before: before === null ? null : JSON.stringify(before),
-      after: after === null ? null : JSON.stringify(after),
-    };
-  });
+  if (!actor) return;
+  await repo.insertAuditEntries(
+    ctx.db,
+    bodies.map((body, i) => {
+      const { event, previous } = planned[i]!;
+      const object = body.data.object;
+      const deleted = event.type.endsWith('.deleted');
+      const created = event.type.endsWith('.created');
+      const before = deleted ? object : created ? null : (previous ?? null);
+      const after = deleted ? null : created ? object : previous ? pick(object, Object.keys(previous)) : null;
+      return {
+        account_id: ctx.account.id,
+        recorded_at: at,
+        actor_type: actor.kind,
+        api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
+        client_address: actor.clientAddress,
+        request_id: actor.kind === 'api_key' ? actor.requestId : null,
+        operation: actor.operation,
+        event_id: body.id,
+        event_type: body.type,
+        resource_type: body.resource.type,
+        resource_id: String(body.resource.id),
+        before: before === null ? null : JSON.stringify(before),
+        after: after === null ? null : JSON.stringify(after),
+      };
+    }),
+  );
 }
