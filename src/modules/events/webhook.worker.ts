@@ -75,14 +75,15 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
     };
   };
 
-  /**
-   * Leases and starts what this process may send to one endpoint now: how many, or undefined when it has no room
-   * for more (its requests, or this process's, are all in flight).
-   */
+  // Requests to the endpoint in flight or promised to transactions, and the room this process has left for it.
   const taken = (endpointId: number) => (perEndpoint.get(endpointId) ?? 0) + (reserved.get(endpointId) ?? 0);
   const roomFor = (endpointId: number) =>
     Math.min(maxInFlight - active.size - reservedTotal, options.maxInFlightPerEndpoint - taken(endpointId));
 
+  /**
+   * Leases and starts what this process may send to one endpoint now: how many, or undefined when it has no room
+   * for more (its requests, or this process's, are all in flight).
+   */
   const leaseFor = async (
     endpointId: number,
     at: { now: string; leaseUntil: string },
