@@ -3,6 +3,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { MAX_CACHED_LIST_LENGTH, preparedQuery } from '../../storage/prepared.ts';
 import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
+import { SENDING_ENDPOINT_COLUMNS } from './webhookDelivery.repository.ts';
 
 export interface NewEventRow {
   id: string;
@@ -126,17 +127,7 @@ export async function claimOnceKeys(
 export const enabledEndpoints = preparedQuery((db, accountId: number) =>
   db
     .selectFrom('webhook_endpoints')
-    .select([
-      'id',
-      'enabled_events',
-      'account_id',
-      'url',
-      'status',
-      'secret_sealed',
-      'previous_secret_sealed',
-      'previous_secret_expires_at',
-      'failing_since',
-    ])
+    .select([...SENDING_ENDPOINT_COLUMNS, 'enabled_events'])
     .where('account_id', '=', accountId)
     .where('status', '=', 'enabled'),
 );

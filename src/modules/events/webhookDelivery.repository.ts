@@ -144,20 +144,20 @@ export async function eventPayloads(db: Db, eventIds: readonly string[]): Promis
 
 export type EndpointForSending = SendingEndpoint;
 
+/** The columns of an endpoint that sending a delivery to it needs (SendingEndpoint). */
+export const SENDING_ENDPOINT_COLUMNS = [
+  'id',
+  'account_id',
+  'url',
+  'status',
+  'secret_sealed',
+  'previous_secret_sealed',
+  'previous_secret_expires_at',
+  'failing_since',
+] as const;
+
 const endpointsQuery = preparedQuery((db, endpointIds: number[]) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select([
-      'id',
-      'account_id',
-      'url',
-      'status',
-      'secret_sealed',
-      'previous_secret_sealed',
-      'previous_secret_expires_at',
-      'failing_since',
-    ])
-    .where('id', 'in', endpointIds),
+  db.selectFrom('webhook_endpoints').select(SENDING_ENDPOINT_COLUMNS).where('id', 'in', endpointIds),
 );
 
 export async function endpointsForSending(
