@@ -127,7 +127,8 @@ export type RecordDelivered = (delivered: {
 
 /**
  * Records delivered attempts in batches (groupCommit): a busy endpoint's successes, the common case, share one
- * write (a statement on PostgreSQL, a transaction on SQLite). Failures, which may disable the endpoint and e-mail the account, are recorded one by one.
+ * write (a statement on PostgreSQL, a transaction on SQLite). Failures, which may disable the endpoint and e-mail
+ * the account, are recorded one by one.
  */
 export function deliveredRecorder(db: Db): RecordDelivered {
   return groupCommit(async (items: Parameters<RecordDelivered>[0][]) => {
