@@ -141,7 +141,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
         accounts: webhookAccounts,
         timeoutMs: config.webhookTimeoutMs,
         mailQueued: () => mail.wake(),
-        deliveriesQueued: () => webhooks.wake(),
       },
       {
         intervalMs: config.workerIntervalMs,

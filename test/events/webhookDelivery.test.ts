@@ -194,7 +194,9 @@ describe('webhook delivery', () => {
     const seller = await as.request('PUT', '/v1/account', { body: { ContactEmail: 'ops@gone.example' } });
     expect(seller.status, seller.text).toBeLessThan(300);
     const endpoint = await createEndpoint(as);
-    receiver.answer(() => ({ status: 410 }));
+    // Another endpoint hears of it: the worker sends the events it emits itself, as it sends any change's.
+    const watcher = await createEndpoint(as, `${receiver.url}/watch`, ['webhook_endpoint.disabled']);
+    receiver.answer((request) => (request.path === '/watch' ? { status: 204 } : { status: 410 }));
     const eventId = await emitCustomerEvent(as);
     const row = await deliveryWhere(eventId, (r) => r.status === 'failed');
     expect(row).toMatchObject({ attempts: 1, last_status_code: 410 });
@@ -205,6 +207,14 @@ describe('webhook delivery', () => {
       `/v1/events?resourceType=webhook_endpoint&resourceID=${endpoint.id}`,
     );
     expect(events.body.map((e: { type: string }) => e.type)).toContain('webhook_endpoint.disabled');
+    const disabled = events.body.find((e: { type: string }) => e.type === 'webhook_endpoint.disabled');
+    await eventually(() => (receivedFor(disabled.id).length === 1 ? true : undefined));
+    const heard = receivedFor(disabled.id)[0]!;
+    expect(heard.path).toBe('/watch');
+    expect(verifyWebhook(watcher.secret, heard)).toMatchObject({
+      type: 'webhook_endpoint.disabled',
+      data: { object: { webhookEndpointID: endpoint.id, Status: 'disabled' } },
+    });
     const mail = await db()
       .selectFrom('mail_outbox')
       .select(['recipient', 'subject'])

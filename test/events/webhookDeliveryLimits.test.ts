@@ -96,7 +96,6 @@ describe('webhook worker limits', () => {
         accounts: { account: () => Promise.reject(new Error('unused')), contactEmail: async () => null },
         timeoutMs: 1000,
         mailQueued: () => {},
-        deliveriesQueued: () => {},
       },
       { intervalMs: 3_600_000, maxInFlightPerEndpoint: 3, maxInFlight: 4 },
     );

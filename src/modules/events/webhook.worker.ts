@@ -1,5 +1,5 @@
 import type { HandedOverDelivery, SendReservation, WebhookSender } from '../../context.ts';
-import type { PreparedDelivery, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
+import type { AttemptDeps, PreparedDelivery, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
 import {
   LEASE_MARGIN_MS,
   attemptDelivery,
@@ -131,7 +131,7 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
   };
 
   const start = (delivery: PreparedDelivery) => {
-    const attempt = attemptDelivery(deps, delivery, recordDelivered, abort.signal)
+    const attempt = attemptDelivery(attemptDeps, delivery, recordDelivered, abort.signal)
       .catch((error: unknown) =>
         deps.log.error({ err: error, deliveryId: delivery.lease.id }, 'webhook attempt failed to complete'),
       )
@@ -245,17 +245,21 @@ export function startWebhookWorker(deps: WebhookDeliveryDeps, options: WebhookWo
     wakeTimers.add(timer);
   };
 
+  const wake = (endpointIds: Iterable<number> = []) => {
+    for (const endpointId of endpointIds) backlog.add(endpointId);
+    if (stopped || wakeTimers.size > 1) return;
+    later(WAKE_DELAY_MS);
+    later(WAKE_AGAIN_MS);
+  };
+  // The worker sends the events its attempts emit (an endpoint disabled) as it sends any change's.
+  const attemptDeps: AttemptDeps = { ...deps, webhookSender: { wake, reserve } };
+
   const timer = setInterval(pump, options.intervalMs);
   timer.unref();
   pump();
 
   return {
-    wake(endpointIds = []) {
-      for (const endpointId of endpointIds) backlog.add(endpointId);
-      if (stopped || wakeTimers.size > 1) return;
-      later(WAKE_DELAY_MS);
-      later(WAKE_AGAIN_MS);
-    },
+    wake,
     reserve,
     inFlight: () => active.size,
     async stop() {

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import { fixedClock, systemClock } from '../../clock.ts';
-import type { Account, ServiceContext } from '../../context.ts';
+import type { Account, ServiceContext, WebhookSender } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import type { Db } from '../../storage/database.ts';
 import { queueMail } from '../mail/index.ts';
@@ -39,7 +39,6 @@ export interface WebhookDeliveryDeps {
   accounts: WebhookAccounts;
   timeoutMs: number;
   mailQueued(): void;
-  deliveriesQueued(): void;
   /** Draws the schedule's jitter, in [0, 1). */
   random?: () => number;
 }
@@ -119,6 +118,9 @@ function attemptError(response: WebhookResponse): string | null {
   return `HTTP ${code}`;
 }
 
+/** What an attempt needs besides the worker's deps: the worker itself, as the sender of the events it emits. */
+export type AttemptDeps = WebhookDeliveryDeps & { webhookSender: WebhookSender };
+
 /** Records a delivered attempt; false when its lease ran out. */
 export type RecordDelivered = (delivered: {
   settled: repo.SettledAttempt;
@@ -151,7 +153,7 @@ export function deliveredRecorder(db: Db): RecordDelivered {
  * service stopping): the lease is given back, and the delivery is tried again by whichever worker leases it next.
  */
 export async function attemptDelivery(
-  deps: WebhookDeliveryDeps,
+  deps: AttemptDeps,
   prepared: PreparedDelivery,
   recordDelivered: RecordDelivered,
   signal?: AbortSignal,
@@ -204,7 +206,7 @@ export async function attemptDelivery(
   await settle(deps, recordDelivered, prepared, attemptedAt, response);
 }
 
-function workerContext(deps: WebhookDeliveryDeps, account: Account, db: Db): ServiceContext {
+function workerContext(deps: AttemptDeps, account: Account, db: Db): ServiceContext {
   // Events the worker emits carry business time, as the bill run's do: a test account's own clock.
   const clock = account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock;
   return {
@@ -214,13 +216,12 @@ function workerContext(deps: WebhookDeliveryDeps, account: Account, db: Db): Ser
     log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
-    // The worker's own events (an endpoint disabled) are few: their deliveries wait in the database for a lease.
-    webhookSender: { wake: deps.deliveriesQueued, reserve: () => undefined },
+    webhookSender: deps.webhookSender,
   };
 }
 
 async function settle(
-  deps: WebhookDeliveryDeps,
+  deps: AttemptDeps,
   recordDelivered: RecordDelivered,
   { lease, endpoint }: PreparedDelivery,
   attemptedAt: Date,
@@ -266,7 +267,7 @@ async function settle(
 
 /** Records a failed attempt; disables the endpoint on 410 Gone or after failing for FAILING_DISABLE_MS. */
 async function recordFailure(
-  deps: WebhookDeliveryDeps,
+  deps: AttemptDeps,
   settled: repo.SettledAttempt & { lease: LeasedDelivery },
   endpoint: EndpointForSending,
   gone: boolean,
@@ -293,7 +294,7 @@ async function recordFailure(
 
 /** Disables the endpoint and e-mails the account, which can no longer hear of it through the endpoint itself. */
 async function disableAndTell(
-  deps: WebhookDeliveryDeps,
+  deps: AttemptDeps,
   trx: Db,
   lease: LeasedDelivery,
   endpoint: EndpointForSending,
