@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,17 +192,30 @@ export function basicAuth({ accountID, apiKey }: Credentials): string {
 export interface LoadSpec {
   label: string;
   options: Omit<autocannon.Options, 'duration' | 'connections'>;
+  /**
+   * Requests per second, sent at even intervals whatever the answers (see firePaced); unset: as fast as the
+   * connections go, by autocannon.
+   */
+  perSecond?: number;
 }
 
-export function describeStatuses(result: autocannon.Result): string {
+export function describeStatuses(result: RunResult): string {
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, stats]) => `${code}: ${stats.count ?? 0}`)
     .join(', ');
   return codes || 'none';
 }
 
+/** What is read of a run: autocannon's result, or the same figures of a paced run. */
+export type RunResult = Pick<
+  autocannon.Result,
+  'non2xx' | 'errors' | 'timeouts' | '2xx' | 'statusCodeStats'
+> & {
+  requests: { mean: number; total: number };
+};
+
 export interface Run {
-  result: autocannon.Result;
+  result: RunResult;
   /** Every 2xx response time in ms, sorted; autocannon's own histogram keeps whole milliseconds only. */
   latencies: Float64Array;
 }
@@ -212,11 +226,11 @@ export function percentile(sorted: Float64Array, p: number): number {
 }
 
 /** Whether a run had anything but 2xx responses (or none at all). */
-export function hasFailures(result: autocannon.Result): boolean {
+export function hasFailures(result: RunResult): boolean {
   return result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || result['2xx'] === 0;
 }
 
-export function describeFailures(label: string, phase: string, result: autocannon.Result): string {
+export function describeFailures(label: string, phase: string, result: RunResult): string {
   return (
     `${label} (${phase}): ${result.non2xx} non-2xx responses, ${result.errors} connection errors, ` +
     `${result.timeouts} timeouts, ${result['2xx']} 2xx responses; status codes: ${describeStatuses(result)}`
@@ -231,6 +245,7 @@ export async function fire(
   spec: LoadSpec,
   settings: { seconds: number; connections: number; phase: string; tolerateFailures?: boolean },
 ): Promise<Run> {
+  if (spec.perSecond !== undefined) return firePaced(spec, spec.perSecond, settings);
   const times: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -241,6 +256,86 @@ export async function fire(
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
     });
   });
+  if (!settings.tolerateFailures && hasFailures(result)) {
+    throw new BenchError(describeFailures(spec.label, settings.phase, result));
+  }
+  return { result, latencies: Float64Array.from(times).sort() };
+}
+
+/**
+ * An open-loop run: request n is sent at n / perSecond seconds, whether or not earlier ones were answered (so a slow
+ * answer delays none of the requests after it, as it would with autocannon's connections, and cannot hide in the
+ * figures). The spec's `setupRequest` and `onResponse` are called as autocannon calls them. Its response times are
+ * from sending to the end of the answer.
+ */
+async function firePaced(
+  spec: LoadSpec,
+  perSecond: number,
+  settings: { seconds: number; phase: string; tolerateFailures?: boolean },
+): Promise<Run> {
+  const { url, method = 'GET', headers = {}, body = undefined, requests = [] } = spec.options;
+  // Only functions: autocannon's module paths for these are not used by our benchmarks.
+  const setup = typeof requests[0]?.setupRequest === 'function' ? requests[0].setupRequest : undefined;
+  const onResponse = typeof requests[0]?.onResponse === 'function' ? requests[0].onResponse : undefined;
+  const agent = new http.Agent({ keepAlive: true });
+  const times: number[] = [];
+  const statusCodeStats: Record<string, { count: number }> = {};
+  let errors = 0;
+  let timeouts = 0;
+  const send = (): Promise<void> => {
+    const context = {};
+    const request = setup?.({ method, headers, body }, context) ?? { method, headers, body };
+    const payload = typeof request.body === 'string' ? request.body : undefined;
+    const sentAt = performance.now();
+    return new Promise<void>((resolve) => {
+      const outgoing = http.request(url, {
+        method: request.method,
+        headers: request.headers,
+        agent,
+        timeout: 10_000,
+      });
+      outgoing.on('timeout', () => {
+        timeouts += 1;
+        outgoing.destroy();
+      });
+      outgoing.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      outgoing.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          statusCodeStats[status] = { count: (statusCodeStats[status]?.count ?? 0) + 1 };
+          if (status >= 200 && status < 300) times.push(performance.now() - sentAt);
+          onResponse?.(status, Buffer.concat(chunks).toString('utf8'), context, response.headers);
+          resolve();
+        });
+      });
+      outgoing.end(payload);
+    });
+  };
+  const total = Math.round(perSecond * settings.seconds);
+  const started = performance.now();
+  const sent: Promise<void>[] = [];
+  for (let n = 0; n < total; n += 1) {
+    const wait = started + (n * 1000) / perSecond - performance.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(send());
+  }
+  await Promise.all(sent);
+  agent.destroy();
+  const answered = Object.values(statusCodeStats).reduce((sum, { count }) => sum + count, 0);
+  const ok = times.length;
+  const result: RunResult = {
+    requests: { mean: answered / ((performance.now() - started) / 1000), total: answered },
+    '2xx': ok,
+    non2xx: answered - ok,
+    errors,
+    timeouts,
+    statusCodeStats: statusCodeStats as autocannon.Result['statusCodeStats'],
+  };
   if (!settings.tolerateFailures && hasFailures(result)) {
     throw new BenchError(describeFailures(spec.label, settings.phase, result));
   }

@@ -2,7 +2,7 @@
 import type autocannon from 'autocannon';
 import { round } from '../common.ts';
 import { httpFigures, warmUpAndMeasure } from '../harness.ts';
-import type { LoadSpec, Measured } from '../harness.ts';
+import type { LoadSpec, Measured, RunResult } from '../harness.ts';
 import { PAYMENT_DATE, PAYMENT_MINOR, ROUTE_KEYS } from './settings.ts';
 import type { Figures, RouteKey } from './settings.ts';
 
@@ -27,7 +27,10 @@ export function newLedger(): Ledger {
 /** The phase under way, part of every Ref: `w` (warm-up) or `m` (measured). */
 let phaseTag = 'm';
 
-/** Payments by round-robin over `customers` (or one customer), each with a fresh Ref `<load>-<phase>-<n>`. */
+/**
+ * Payments by round-robin over `customers` (or one customer), each with a fresh Ref `<load>-<phase>-<n>`; as fast
+ * as the connections go, or `perSecond` in all.
+ */
 export function paymentLoad(
   label: string,
   base: string,
@@ -35,6 +38,7 @@ export function paymentLoad(
   customers: readonly number[],
   refPrefix: string,
   ledger: Ledger,
+  perSecond?: number,
 ): LoadSpec {
   let sequence = 0;
   const request: autocannon.Request = {
@@ -96,10 +100,11 @@ export function paymentLoad(
       headers: { authorization, 'content-type': 'application/json' },
       requests: [request],
     },
+    perSecond,
   };
 }
 
-function statusCounts(result: autocannon.Result): Record<string, number> {
+function statusCounts(result: RunResult): Record<string, number> {
   return Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]),
   );

@@ -7,6 +7,11 @@ export { CONNECTIONS, SECONDS, WARMUP_SECONDS } from '../harness.ts';
 
 export const CUSTOMERS = Math.round(setting('BENCH_CUSTOMERS', 1000, 1, 100_000));
 export const INVOICES_PER_CUSTOMER = Math.round(setting('BENCH_INVOICES_PER_CUSTOMER', 20, 1, 200));
+/**
+ * Payments per second of the paced load: a steady rate below what either database reaches (about half of
+ * PostgreSQL's on a 2-core machine), at which the response time shows what a client waits, not a queue.
+ */
+export const PACED_RATE = Math.round(setting('BENCH_PACED_RATE', 100, 1, 10_000));
 
 /** Every payment: 30.00 USD by EFT on 2026-01-10, applied to the earliest open invoices. */
 export const PAYMENT_MINOR = 3000;
@@ -23,8 +28,9 @@ export const SEED_CUSTOMERS_PER_TRANSACTION = 25;
 /** Customers whose Balance is read back through the API after the run (the one customer, and a sample). */
 export const API_BALANCE_SAMPLE = 20;
 
-export type RouteKey = 'floor' | 'roundRobin' | 'oneCustomer';
-export const ROUTE_KEYS: RouteKey[] = ['floor', 'roundRobin', 'oneCustomer'];
+// The paced load runs before the saturating ones, so that no backlog of theirs (webhook deliveries) is left in it.
+export type RouteKey = 'floor' | 'paced' | 'roundRobin' | 'oneCustomer';
+export const ROUTE_KEYS: RouteKey[] = ['floor', 'paced', 'roundRobin', 'oneCustomer'];
 
 export interface Figures extends HttpFigures {
   /** Responses by status code, measured seconds only. */
