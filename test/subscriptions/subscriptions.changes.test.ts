@@ -14,7 +14,7 @@ afterAll(() => t.close());
 const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
 
 /** A test account with a customer subscribed on Mar 1 to 31.00 a month (invoiced at once for Mar 1 – Apr 1). */
-async function subscribed(options: { tax?: number } = {}) {
+async function subscribed(options: { tax?: number; subscription?: Record<string, unknown> } = {}) {
   const as = await t.newAccount('Shop', { isTest: true });
   if (options.tax !== undefined)
     await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: options.tax }] });
@@ -23,7 +23,7 @@ async function subscribed(options: { tax?: number } = {}) {
     extraTerms: [{ ChargePrice: 300, ChargeTerm: 12, ChargeTermType: 'months' }],
   });
   const customerId = await createCustomer(as);
-  const sub = await subscribe(as, customerId, plan);
+  const sub = await subscribe(as, customerId, plan, options.subscription);
   const id = sub.subscriptionID as number;
   return { as, plan, customerId, id, path: `/v1/subscriptions/${id}` };
 }
@@ -141,6 +141,23 @@ describe('cancelling', () => {
     expect(await ok(as, 'GET', path)).toMatchObject({ isFutureChange: false, CancelDate: null });
     await advance(as, '2026-04-01T10:00:00Z');
     expect(await invoicesOf(as, customerId)).toHaveLength(2);
+  });
+
+  it('a cancellation withdrawn after the next invoice date has passed: the next period is billed at once', async () => {
+    const { as, customerId, path } = await subscribed({ subscription: { numDaysBeforeToInv: 20 } });
+    await ok(as, 'PUT', `${path}/cancel/renewal`);
+    // Apr 1 – May 1 would have been invoiced on Mar 12; the bill run found nothing to bill past the cancellation.
+    await advance(as, '2026-03-20T10:00:00Z');
+    expect(await invoicesOf(as, customerId)).toHaveLength(1);
+    await ok(as, 'DELETE', `${path}/futurechanges`);
+    expect(await periodsOf(as, path)).toEqual([
+      ['2026-03-01', '2026-04-01', 31],
+      ['2026-04-01', '2026-05-01', 31],
+    ]);
+    const invoices = await invoicesOf(as, customerId);
+    expect(invoices).toHaveLength(2);
+    expect(invoices[1].InvoiceDate.slice(0, 10)).toBe('2026-03-12');
+    expect(await ok(as, 'GET', path)).toMatchObject({ isFutureChange: false, CancelDate: null });
   });
 
   it('refuses what cannot be done', async () => {

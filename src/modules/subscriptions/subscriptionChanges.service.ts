@@ -376,7 +376,11 @@ export async function reactivateSubscription(
   });
 }
 
-/** Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal. */
+/**
+ * Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal. What a
+ * withdrawn cancellation makes due (an invoice date already passed, e.g. with numDaysBeforeToInv) is billed at once,
+ * as a reactivation bills, not left for the bill run's next pass.
+ */
 export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: number): Promise<void> {
   await withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
@@ -405,6 +409,7 @@ export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: n
         : {}),
       updated_at: nowInstant(ctx),
     });
+    if (scheduledCancel) await billSubscriptionInTransaction(tctx, row.id, day);
   });
 }
 
