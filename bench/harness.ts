@@ -288,6 +288,8 @@ async function firePaced(
     const payload = typeof request.body === 'string' ? request.body : undefined;
     const sentAt = performance.now();
     return new Promise<void>((resolve) => {
+      let answered = false;
+      let timedOut = false;
       const outgoing = http.request(url, {
         method: request.method,
         headers: request.headers,
@@ -295,17 +297,23 @@ async function firePaced(
         timeout: 10_000,
       });
       outgoing.on('timeout', () => {
-        timeouts += 1;
+        timedOut = true;
         outgoing.destroy();
       });
-      outgoing.on('error', () => {
-        errors += 1;
+      // Counted once the request closes: a timeout as a timeout, not also as the error its destroy raises.
+      outgoing.on('error', () => {});
+      outgoing.on('close', () => {
+        if (!answered) {
+          if (timedOut) timeouts += 1;
+          else errors += 1;
+        }
         resolve();
       });
       outgoing.on('response', (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
+          answered = true;
           const status = response.statusCode ?? 0;
           statusCodeStats[status] = { count: (statusCodeStats[status]?.count ?? 0) + 1 };
           if (status >= 200 && status < 300) times.push(performance.now() - sentAt);
