@@ -34,6 +34,15 @@ async function endpoint(as: TestAccount, path: string) {
   return res.body.webhookEndpointID as number;
 }
 
+async function deliveryStatuses(endpointId: number): Promise<string[]> {
+  const rows = await t.service.storage.db
+    .selectFrom('webhook_deliveries')
+    .select('status')
+    .where('endpoint_id', '=', endpointId)
+    .execute();
+  return rows.map((row) => row.status);
+}
+
 describe('webhook worker limits', () => {
   it('keeps at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests in flight per endpoint', async () => {
     const as = await t.newAccount('Busy');
@@ -55,12 +64,8 @@ describe('webhook worker limits', () => {
     receiver.answer(() => ({ status: 200 }));
     receiver.releaseHeld();
     await eventually(async () => {
-      const rows = await t.service.storage.db
-        .selectFrom('webhook_deliveries')
-        .select('status')
-        .where('endpoint_id', '=', first)
-        .execute();
-      return rows.length === 9 && rows.every((row) => row.status === 'delivered') ? true : undefined;
+      const statuses = await deliveryStatuses(first);
+      return statuses.length === 9 && statuses.every((status) => status === 'delivered') ? true : undefined;
     });
   });
 
@@ -71,14 +76,7 @@ describe('webhook worker limits', () => {
     t.queries.length = 0;
     expect((await as.request('POST', '/v1/customers', { body: { Name: 'Handed' } })).status).toBe(201);
     await eventually(() => (receiver.received.some((r) => r.path === '/handed') ? true : undefined));
-    await eventually(async () => {
-      const rows = await t.service.storage.db
-        .selectFrom('webhook_deliveries')
-        .select('status')
-        .where('endpoint_id', '=', id)
-        .execute();
-      return rows.length === 1 && rows[0]!.status === 'delivered' ? true : undefined;
-    });
+    await eventually(async () => ((await deliveryStatuses(id)).join() === 'delivered' ? true : undefined));
     const sql = t.queries.map((query) => query.replace(/\s+/g, ' '));
     // Written leased with the event, then only its outcome recorded.
     expect(sql.filter((q) => /^insert into "webhook_deliveries" .* returning/.test(q))).toHaveLength(1);
