@@ -142,8 +142,6 @@ export async function eventPayloads(db: Db, eventIds: readonly string[]): Promis
   return new Map(rows.map((row) => [row.id, row.payload]));
 }
 
-export type EndpointForSending = SendingEndpoint;
-
 /** The columns of an endpoint that sending a delivery to it needs (SendingEndpoint). */
 export const SENDING_ENDPOINT_COLUMNS = [
   'id',
@@ -163,7 +161,7 @@ const endpointsQuery = preparedQuery((db, endpointIds: number[]) =>
 export async function endpointsForSending(
   db: Db,
   endpointIds: readonly number[],
-): Promise<Map<number, EndpointForSending>> {
+): Promise<Map<number, SendingEndpoint>> {
   if (endpointIds.length === 0) return new Map();
   const rows = await endpointsQuery(db, [...new Set(endpointIds)]);
   return new Map(rows.map((row) => [row.id, row]));

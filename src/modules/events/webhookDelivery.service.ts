@@ -3,13 +3,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import { fixedClock, systemClock } from '../../clock.ts';
-import type { Account, ServiceContext, WebhookSender } from '../../context.ts';
+import type { Account, SendingEndpoint, ServiceContext, WebhookSender } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import type { Db } from '../../storage/database.ts';
 import { queueMail } from '../mail/index.ts';
 import { disableEndpoint, endpointSigningSecrets } from './webhookEndpoint.service.ts';
 import * as repo from './webhookDelivery.repository.ts';
-import type { EndpointForSending, LeasedDelivery } from './webhookDelivery.repository.ts';
+import type { LeasedDelivery } from './webhookDelivery.repository.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './webhookDeliverySchedule.ts';
 import { groupCommit } from './groupCommit.ts';
 import { EXCERPT_BYTES, postWebhook } from './webhookHttp.ts';
@@ -61,7 +61,7 @@ export const USER_AGENT = readUserAgent();
 export interface PreparedDelivery {
   lease: LeasedDelivery;
   payload: string | undefined;
-  endpoint: EndpointForSending | undefined;
+  endpoint: SendingEndpoint | undefined;
 }
 
 /** Reads the bodies and endpoints of leased deliveries, a few statements for the whole batch. */
@@ -124,7 +124,7 @@ export type AttemptDeps = WebhookDeliveryDeps & { webhookSender: WebhookSender }
 /** Records a delivered attempt; false when its lease ran out. */
 export type RecordDelivered = (delivered: {
   settled: repo.SettledAttempt;
-  endpoint: EndpointForSending;
+  endpoint: SendingEndpoint;
 }) => Promise<boolean>;
 
 /**
@@ -269,7 +269,7 @@ async function settle(
 async function recordFailure(
   deps: AttemptDeps,
   settled: repo.SettledAttempt & { lease: LeasedDelivery },
-  endpoint: EndpointForSending,
+  endpoint: SendingEndpoint,
   gone: boolean,
 ): Promise<boolean> {
   const { lease } = settled;
@@ -297,7 +297,7 @@ async function disableAndTell(
   deps: AttemptDeps,
   trx: Db,
   lease: LeasedDelivery,
-  endpoint: EndpointForSending,
+  endpoint: SendingEndpoint,
   reason: string,
 ): Promise<boolean> {
   const account = await deps.accounts.account(trx, lease.accountId);
