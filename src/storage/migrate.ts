@@ -13,6 +13,7 @@ import * as events from './migrations/0008_events.ts';
 import * as deliveryQueue from './migrations/0009_delivery_queue.ts';
 import * as collections from './migrations/0010_collections.ts';
 import * as batches from './migrations/0011_batches.ts';
+import * as customerCollection from './migrations/0012_customer_collection.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009_delivery_queue': deliveryQueue,
   '0010_collections': collections,
   '0011_batches': batches,
+  '0012_customer_collection': customerCollection,
 };
 
 /**

@@ -21,6 +21,8 @@ export interface InvoicesTable {
   collection_method: string | null;
   gateway_id: number | null;
   customer_payment_method_id: number | null;
+  /** Why the customer's settings cannot collect it, once told (null: collected, or following them is fine). */
+  collection_problem: string | null;
   num_tries: Defaulted<number>;
   next_try_date: Instant | null;
   notes: string | null;
@@ -95,6 +97,10 @@ export interface SubscriptionsTable {
   parked_reason: string | null;
   parked_at: Instant | null;
   lease_until: Instant | null;
+  /** Its own collection, copied to its invoices (0012); null: they follow the customer's settings. */
+  collection_method: string | null;
+  gateway_id: number | null;
+  customer_payment_method_id: number | null;
   created_at: Instant;
   updated_at: Instant;
 }

@@ -6,6 +6,7 @@ import type {
   NegativeAdjustmentApplied,
   PaymentApplied,
 } from '../modules/invoicing/index.ts';
+import { withEffectiveCollection } from '../modules/invoicing/index.ts';
 import { allocationsToTargets } from '../modules/ledger/index.ts';
 import type { Allocation } from '../modules/ledger/index.ts';
 import { withCustomerFigures } from './customers.view.ts';
@@ -44,6 +45,7 @@ export async function withInvoiceFigures(
   invoices: readonly Invoice[],
 ): Promise<InvoiceWithFigures[]> {
   if (invoices.length === 0) return [];
+  invoices = await withEffectiveCollection(ctx, invoices);
   const customers = new Map(invoices.map((invoice) => [invoice.customer.row.id, invoice.customer]));
   const withFigures = new Map(
     (await withCustomerFigures(ctx, [...customers.values()])).map((customer) => [customer.row.id, customer]),

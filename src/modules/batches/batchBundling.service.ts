@@ -8,9 +8,10 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { emitEvent } from '../events/index.ts';
 import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
-import { listInvoicesDue } from '../invoicing/index.ts';
+import { findInvoiceDue, listInvoicesDue } from '../invoicing/index.ts';
+import { reportBlockedCollection } from '../collections/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
-import { createBatchLinePayment } from '../ledger/index.ts';
+import { createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import { batchRef } from './batch.service.ts';
@@ -28,18 +29,20 @@ const PAGE = 100;
 
 interface Bundleable {
   invoice: CollectableInvoice;
+  gatewayId: number;
+  paymentMethodId: number;
   rail: Rail;
   actionDate: PlainDate;
 }
 
-/** Why an invoice cannot be bundled now, or what it is bundled as. */
+/** What an invoice is bundled as, or undefined when it cannot be bundled now. */
 async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Promise<Bundleable | undefined> {
-  const gateway = await getGateway(ctx, invoice.gatewayId).catch(() => undefined);
+  const { gatewayId, paymentMethodId } = invoice;
+  if (gatewayId === null || paymentMethodId === null) return undefined;
+  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
   if (!gateway || !isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
   if (!collectsBatches(ctx, gateway)) return undefined;
-  const method = (await unopenedPaymentMethodsByIds(ctx, [invoice.paymentMethodId])).get(
-    invoice.paymentMethodId,
-  );
+  const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
   const rail = method?.bankAccount?.debitMethod;
   // An account not yet validated would fail the build: it waits until it is (ValidateBankAccount).
   if (!method || method.customerId !== invoice.customerId || !method.isValid || !rail || !isRail(rail)) {
@@ -47,12 +50,12 @@ async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Pro
   }
   const wanted = invoice.nextTryDate ? dateAt(invoice.nextTryDate, ctx.account.timeZone) : invoice.dueDate;
   const actionDate = onBusinessDay(maxDate(wanted, earliestActionDate(rail, today(ctx))));
-  return { invoice, rail, actionDate };
+  return { invoice, gatewayId, paymentMethodId, rail, actionDate };
 }
 
 /** Adds a line for what the invoice owes to an open automatic batch (a new one when none has room). */
 async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
-  const { invoice, rail, actionDate } = item;
+  const { invoice, gatewayId, paymentMethodId, rail, actionDate } = item;
   let batchId: number | undefined;
   await createBatchLinePayment(
     ctx,
@@ -62,7 +65,7 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
       currencyCode: invoice.currencyCode,
       date: { value: actionDate },
       method: rail,
-      paymentMethodId: invoice.paymentMethodId,
+      paymentMethodId,
       memo: `Invoice ${invoice.id}, collected by debit order`,
       autoApply: false,
       allocations: [
@@ -80,7 +83,7 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
     // Under the customer's lock, before the allocation locks the invoice: the lock order of every line change.
     async (tctx) => {
       batchId = await openAutoBatchFor(tctx, {
-        gatewayId: invoice.gatewayId,
+        gatewayId,
         currencyCode: invoice.currencyCode,
         rail,
         actionDate,
@@ -129,6 +132,29 @@ async function newAutoBatch(ctx: ServiceContext, key: AutoBatchKey): Promise<num
   return id;
 }
 
+/**
+ * Tells the customer, once, that its settings cannot collect the invoice (docs/gateways.md), read again under its
+ * lock: its settings may have changed since the list was taken.
+ */
+async function reportBlocked(
+  ctx: ServiceContext,
+  invoiceId: number,
+  customerId: number,
+  horizon: PlainDate,
+): Promise<void> {
+  const told = await withLockedCustomer(ctx, customerId, async (tctx) => {
+    const invoice = await findInvoiceDue(
+      tctx,
+      'debit_order',
+      invoiceId,
+      startOfDate(horizon, ctx.account.timeZone),
+      horizon,
+    );
+    return invoice ? reportBlockedCollection(tctx, invoice) : false;
+  });
+  if (told) ctx.mailQueued();
+}
+
 /** Bundles every due debit-order invoice of the account; returns how many lines it added. */
 export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number> {
   // As far ahead as the longest lead of any rail (SA two-day debit orders).
@@ -145,6 +171,10 @@ export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number>
     );
     for (const invoice of due) {
       try {
+        if (invoice.blocked) {
+          await reportBlocked(ctx, invoice.id, invoice.customerId, horizon);
+          continue;
+        }
         const item = await bundleable(ctx, invoice);
         if (!item) continue;
         await bundle(ctx, item);

@@ -16,20 +16,22 @@ import {
 import type { ChargeResult, Gateway } from '../gateways/index.ts';
 import {
   collectionMethodOf,
-  findCardInvoiceDue,
+  findInvoiceDue,
   getInvoice,
   listInvoicesDue,
   lockInvoicesForAllocation,
+  setCollectionProblem,
   setCollectionSchedule,
 } from '../invoicing/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
-import { queueMail } from '../mail/index.ts';
-import { getCustomer, listContacts, setCustomerSuspended } from '../customers/index.ts';
+import { setCustomerSuspended } from '../customers/index.ts';
 import { cancelSubscription, liveSubscriptionIdsOfCustomer } from '../subscriptions/index.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { invalidatePaymentMethod, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { queueCustomerMails } from './customerMails.ts';
+import { reportBlockedCollection } from './blockedCollection.service.ts';
 import { finishUnansweredRefunds } from './refund.service.ts';
 import { applyChargeEvents } from './chargeEvents.service.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
@@ -149,20 +151,22 @@ async function chargeableMethod(
  * undefined then. Everything is read again under the customer's lock: the list it came from may be stale.
  */
 async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Promise<Claimed | undefined> {
+  let mailQueued = false;
   try {
-    return await withLockedCustomer(ctx, listed.customerId, async (tctx) => {
-      const invoice = await findCardInvoiceDue(tctx, listed.id, nowInstant(tctx), today(tctx));
+    const claimed = await withLockedCustomer(ctx, listed.customerId, async (tctx) => {
+      const invoice = await findInvoiceDue(tctx, 'credit_card', listed.id, nowInstant(tctx), today(tctx));
       if (!invoice) return undefined;
       const [target] = await lockInvoicesForAllocation(tctx, invoice.customerId, [invoice.id], []);
       if (!target || target.refusal || target.openMinor <= 0) return undefined;
       const attempts = await repo.listAttemptsOfInvoice(tctx.db, tctx.account.id, invoice.id);
       if (attempts.some((attempt) => attempt.state === 'started')) return undefined;
-      const usable = await chargeableMethod(
-        tctx,
-        invoice.customerId,
-        invoice.gatewayId,
-        invoice.paymentMethodId,
-      );
+      if (invoice.blocked) {
+        if (await reportBlockedCollection(tctx, invoice)) mailQueued = true;
+        return undefined;
+      }
+      const { gatewayId, paymentMethodId } = invoice;
+      if (gatewayId === null || paymentMethodId === null) return undefined;
+      const usable = await chargeableMethod(tctx, invoice.customerId, gatewayId, paymentMethodId);
       if (!usable) {
         tctx.log.warn(
           { invoiceId: invoice.id },
@@ -178,7 +182,7 @@ async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Pr
         amountMinor: target.openMinor,
         idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
         gateway: usable.gateway,
-        paymentMethodId: invoice.paymentMethodId,
+        paymentMethodId,
         token: usable.token,
       };
       const attemptId = await repo.insertAttempt(tctx.db, {
@@ -187,8 +191,8 @@ async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Pr
         customer_id: invoice.customerId,
         attempt_no: attemptNo,
         idempotency_key: claimed.idempotencyKey,
-        gateway_id: invoice.gatewayId,
-        payment_method_id: invoice.paymentMethodId,
+        gateway_id: gatewayId,
+        payment_method_id: paymentMethodId,
         token: usable.token,
         amount_minor: target.openMinor,
         currency_code: invoice.currencyCode,
@@ -198,8 +202,12 @@ async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Pr
       });
       // In flight: no next try until this one is answered (design note §4.3).
       await setCollectionSchedule(tctx, invoice.id, { addTry: false, nextTryDate: null });
+      // The customer's settings can collect it again: the problem they were told of is solved.
+      if (invoice.reportedProblem !== null) await setCollectionProblem(tctx, invoice.id, null);
       return { attemptId, ...claimed };
     });
+    if (mailQueued) ctx.mailQueued();
+    return claimed;
   } catch (error) {
     // Another process started this attempt at the same moment: it is theirs.
     if (isUniqueViolation(error)) return undefined;
@@ -420,29 +428,23 @@ export async function queueRetriesRanOutMails(
   reason: string,
   from: keyof typeof FAILED_FROM,
 ): Promise<void> {
-  const customer = await getCustomer(ctx, uncollected.customerId);
-  const contacts = await listContacts(ctx, { limit: 200, offset: 0 }, uncollected.customerId);
   const invoice = await getInvoice(ctx, uncollected.invoiceId);
   const amount = `${uncollected.currencyCode} ${minorToDecimalText(uncollected.amountMinor, uncollected.currencyCode)}`;
-  const name = [customer.row.name, customer.row.last_name].filter(Boolean).join(' ');
   const subject = `We could not collect payment for invoice ${invoice.invoiceNum} from ${ctx.account.name}`;
   const words = FAILED_FROM[from];
-  const text = [
-    `Dear ${name},`,
-    '',
-    `We tried to ${words.tried} for invoice ${invoice.invoiceNum} (${amount}) and ${words.failed} (${reason.replaceAll('_', ' ')}). We will not try again.`,
-    `Please pay the invoice another way, or ${words.instead}.`,
-    '',
-    ctx.account.name,
-  ].join('\n');
-  const recipients = new Map<string, string | null>();
-  if (customer.row.email) recipients.set(customer.row.email, customer.row.email_cc);
-  for (const contact of contacts) {
-    if (contact.is_active && contact.email && !recipients.has(contact.email))
-      recipients.set(contact.email, null);
-  }
-  for (const [to, cc] of recipients) await queueMail(ctx.db, ctx, ctx.account.id, { to, cc, subject, text });
+  await queueCustomerMails(ctx, uncollected.customerId, (name) => ({
+    subject,
+    text: [
+      `Dear ${name},`,
+      '',
+      `We tried to ${words.tried} for invoice ${invoice.invoiceNum} (${amount}) and ${words.failed} (${reason.replaceAll('_', ' ')}). We will not try again.`,
+      `Please pay the invoice another way, or ${words.instead}.`,
+      '',
+      ctx.account.name,
+    ].join('\n'),
+  }));
 }
+
 
 /**
  * The account's actions when retries run out (PUT /v1/account; off by default): suspend the customer, cancel its

@@ -9,8 +9,14 @@ export { SIMULATE_SCENARIOS, simulateGatewayEvent } from './simulate.service.ts'
 /** For batches: a debit order whose presentations ran out is told and acted on as a card's retries are. */
 export { afterRetriesRanOut, queueRetriesRanOutMails } from './collection.service.ts';
 export type { UncollectedInvoice } from './collection.service.ts';
+/** For batches: a debit-order invoice the customer's settings cannot collect is told as a card invoice's is. */
+export { reportBlockedCollection } from './blockedCollection.service.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 
 /** The event types collection emits, on invoices (docs/webhooks.md; the catalogue walk triggers each). */
-export const COLLECTION_EVENT_TYPES = ['invoice.payment_failed', 'invoice.collection_exhausted'] as const;
+export const COLLECTION_EVENT_TYPES = [
+  'invoice.payment_failed',
+  'invoice.collection_exhausted',
+  'invoice.collection_blocked',
+] as const;

@@ -14,15 +14,18 @@ export type {
   NewInvoiceCharge,
   PaymentApplied,
 } from './invoice.ts';
-export { COLLECTION_METHODS } from './invoiceInput.ts';
+export { COLLECTION_METHODS, checkedOwnCollection } from './invoiceInput.ts';
 export type { CollectableInvoice } from './invoiceCollection.service.ts';
 export {
   collectionMethodOf,
-  findCardInvoiceDue,
+  customerCollectionsOf,
+  findInvoiceDue,
   listInvoicesDue,
-  listOwedCardInvoicesOfCustomer,
+  listOwedInvoicesForNewPrimary,
   setCollectionMethodAndTry,
+  setCollectionProblem,
   setCollectionSchedule,
+  withEffectiveCollection,
 } from './invoiceCollection.service.ts';
 export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';

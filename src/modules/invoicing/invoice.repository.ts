@@ -51,6 +51,7 @@ const INVOICE_COLUMNS = [
   'collection_method',
   'gateway_id',
   'customer_payment_method_id',
+  'collection_problem',
   'num_tries',
   'next_try_date',
   'notes',

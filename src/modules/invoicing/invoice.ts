@@ -67,9 +67,16 @@ export interface Invoice {
   isDraft: boolean;
   isCancelled: boolean;
   source: string;
+  /**
+   * How it is collected: its own, or, when it has none (`followsCustomer`), what its customer's payment settings
+   * do with it now once `withEffectiveCollection` has resolved them (docs/gateways.md).
+   */
   collectionMethod: string | null;
   gatewayId: number | null;
   customerPaymentMethodId: number | null;
+  followsCustomer: boolean;
+  /** Why the customer's settings cannot collect it now, resolved with them; null otherwise. */
+  collectionProblem: string | null;
   numTries: number;
   nextTryDate: string | null;
   notes: string | null;
@@ -201,6 +208,8 @@ export function invoiceFromRow(
     collectionMethod: row.collection_method,
     gatewayId: row.gateway_id,
     customerPaymentMethodId: row.customer_payment_method_id,
+    followsCustomer: row.collection_method === null,
+    collectionProblem: null,
     numTries: row.num_tries,
     nextTryDate: row.next_try_date,
     notes: row.notes,

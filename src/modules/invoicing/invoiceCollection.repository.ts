@@ -6,6 +6,8 @@ export interface CollectableInvoiceRow {
   customer_id: number;
   gateway_id: number | null;
   customer_payment_method_id: number | null;
+  collection_method: string | null;
+  collection_problem: string | null;
   currency_code: string;
   num_tries: number;
   next_try_date: string | null;
@@ -21,6 +23,8 @@ const COLLECTABLE_COLUMNS = [
   'customer_id',
   'gateway_id',
   'customer_payment_method_id',
+  'collection_method',
+  'collection_problem',
   'currency_code',
   'num_tries',
   'next_try_date',
@@ -32,14 +36,16 @@ const COLLECTABLE_COLUMNS = [
 ] as const;
 
 /**
- * Invoices to collect through a gateway now: owed, collected by `method` (credit_card or debit_order), with a
- * gateway and a payment method, and either due for their first try (never tried, nothing scheduled, due by
- * `today`) or scheduled for a retry by `now`.
+ * Invoices to collect through a gateway now: owed, collected by `method` (credit_card or debit_order), either
+ * naming their gateway and payment method or following a customer whose PaymentMethod is one of
+ * `customerPaymentMethods`, and either due for their first try (never tried, nothing scheduled, due by `today`)
+ * or scheduled for a retry by `now`.
  */
 export function listInvoicesDue(
   db: Db,
   accountId: number,
   method: 'credit_card' | 'debit_order',
+  customerPaymentMethods: readonly string[],
   now: string,
   today: string,
   page: { limit: number; afterId: number } | { onlyId: number },
@@ -48,9 +54,27 @@ export function listInvoicesDue(
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
-    .where('collection_method', '=', method)
-    .where('gateway_id', 'is not', null)
-    .where('customer_payment_method_id', 'is not', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('collection_method', '=', method),
+          eb('gateway_id', 'is not', null),
+          eb('customer_payment_method_id', 'is not', null),
+        ]),
+        eb.and([
+          eb('collection_method', 'is', null),
+          eb(
+            'customer_id',
+            'in',
+            eb
+              .selectFrom('customers')
+              .select('customers.id')
+              .where('customers.account_id', '=', accountId)
+              .where('customers.payment_method', 'in', customerPaymentMethods),
+          ),
+        ]),
+      ]),
+    )
     .$if('onlyId' in page, (qb) => qb.where('id', '=', (page as { onlyId: number }).onlyId))
     .$if('afterId' in page, (qb) => qb.where('id', '>', (page as { afterId: number }).afterId))
     .where((eb) =>
@@ -99,22 +123,47 @@ export async function setCollectionSchedule(
     .execute();
 }
 
-/** The customer's owed card invoices collected through the gateway. */
-export function listOwedCardInvoicesOfCustomer(
+/**
+ * The customer's owed invoices a new primary method of this kind may collect: card invoices through its gateway,
+ * and those that follow the customer.
+ */
+export function listOwedInvoicesForNewPrimary(
   db: Db,
   accountId: number,
   customerId: number,
-  gatewayId: number,
+  card: { gatewayId: number } | undefined,
 ): Promise<CollectableInvoiceRow[]> {
   return db
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('customer_id', '=', customerId)
-    .where('collection_method', '=', 'credit_card')
-    .where('gateway_id', '=', gatewayId)
+    .where((eb) =>
+      eb.or([
+        eb('collection_method', 'is', null),
+        ...(card
+          ? [eb.and([eb('collection_method', '=', 'credit_card'), eb('gateway_id', '=', card.gatewayId)])]
+          : []),
+      ]),
+    )
     .where((eb) => owed(eb))
     .orderBy('id')
+    .execute();
+}
+
+/** Records the problem the customer was told of (null: none, or solved). */
+export async function setCollectionProblem(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  problem: string | null,
+  updatedAt: string,
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ collection_problem: problem, updated_at: updatedAt })
+    .where('account_id', '=', accountId)
+    .where('id', '=', invoiceId)
     .execute();
 }
 
@@ -122,13 +171,15 @@ export async function setCollectionMethodAndTry(
   db: Db,
   accountId: number,
   invoiceId: number,
-  changes: { paymentMethodId: number; nextTryDate: string | null; updatedAt: string },
+  changes: { paymentMethodId: number | null; nextTryDate: string | null; updatedAt: string },
 ): Promise<void> {
   await db
     .updateTable('invoices')
     .set({
       customer_payment_method_id: changes.paymentMethodId,
       next_try_date: changes.nextTryDate,
+      // A new method answers the problem the customer was told of.
+      collection_problem: null,
       updated_at: changes.updatedAt,
     })
     .where('account_id', '=', accountId)

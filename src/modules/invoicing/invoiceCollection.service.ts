@@ -1,6 +1,29 @@
 import type { ServiceContext } from '../../context.ts';
 import { startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import {
+  automaticMethodOf,
+  customerCollection,
+  paymentMethodsAsking,
+} from '../../core/customerCollection.ts';
+import type {
+  AutomaticMethod,
+  CollectionProblemCode,
+  CustomerCollection,
+  GatewayAbilities,
+} from '../../core/customerCollection.ts';
+import { customersByIds } from '../customers/index.ts';
+import type { Customer } from '../customers/index.ts';
+import type { Invoice } from './invoice.ts';
+import {
+  canCharge,
+  collectsBatches,
+  findPrimaryGateway,
+  gatewayAccepts,
+  gatewaysByIds,
+  isGatewayUsable,
+} from '../gateways/index.ts';
+import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './invoiceCollection.repository.ts';
 
 /** The collections module's access to invoices: which are due through a gateway, and their NumTries and NextTryDate. */
@@ -8,8 +31,15 @@ import * as repo from './invoiceCollection.repository.ts';
 export interface CollectableInvoice {
   id: number;
   customerId: number;
-  gatewayId: number;
-  paymentMethodId: number;
+  /** No CollectionMethod of its own: collected as the customer's settings say when the attempt is made. */
+  followsCustomer: boolean;
+  /** Its own, or what the customer's settings resolve to now; null when they cannot collect it. */
+  gatewayId: number | null;
+  paymentMethodId: number | null;
+  /** Why the customer's settings cannot collect it now (an invoice following them), or undefined. */
+  blocked?: { problem: CollectionProblemCode; message: string };
+  /** The problem the customer was last told of, if any. */
+  reportedProblem: string | null;
   currencyCode: string;
   numTries: number;
   nextTryDate: string | null;
@@ -18,12 +48,26 @@ export interface CollectableInvoice {
   openMinor: number;
 }
 
-function collectableFromRow(row: repo.CollectableInvoiceRow): CollectableInvoice {
+function collectableFromRow(
+  row: repo.CollectableInvoiceRow,
+  collections: Map<number, CustomerCollection>,
+): CollectableInvoice {
+  const followsCustomer = row.collection_method === null;
+  const collection = followsCustomer ? collections.get(row.customer_id) : undefined;
   return {
     id: row.id,
     customerId: row.customer_id,
-    gatewayId: row.gateway_id!,
-    paymentMethodId: row.customer_payment_method_id!,
+    followsCustomer,
+    gatewayId: collection ? (collection.kind === 'manual' ? null : collection.gatewayId) : row.gateway_id,
+    paymentMethodId: collection
+      ? collection.kind === 'automatic'
+        ? collection.paymentMethodId
+        : null
+      : row.customer_payment_method_id,
+    ...(collection?.kind === 'blocked'
+      ? { blocked: { problem: collection.problem, message: collection.message } }
+      : {}),
+    reportedProblem: row.collection_problem,
     currencyCode: row.currency_code,
     numTries: row.num_tries,
     nextTryDate: row.next_try_date,
@@ -33,44 +77,175 @@ function collectableFromRow(row: repo.CollectableInvoiceRow): CollectableInvoice
 }
 
 /**
+ * What each customer's payment settings do now with the invoices that follow them (src/core/customerCollection.ts):
+ * read in a fixed number of statements for any number of customers, none for customers paying by hand.
+ */
+export async function customerCollectionsOf(
+  ctx: ServiceContext,
+  customers: readonly Customer[],
+): Promise<Map<number, CustomerCollection>> {
+  const result = new Map<number, CustomerCollection>();
+  const automatic = customers.filter((customer) => automaticMethodOf(customer.row.payment_method) !== null);
+  for (const customer of customers) {
+    if (!automatic.includes(customer))
+      result.set(customer.row.id, { kind: 'manual', method: customer.row.payment_method });
+  }
+  if (automatic.length === 0) return result;
+  const [primaries, accountPrimary] = await Promise.all([
+    primaryPaymentMethodsOf(
+      ctx,
+      automatic.map((customer) => customer.row.id),
+    ),
+    findPrimaryGateway(ctx),
+  ]);
+  const methods = await unopenedPaymentMethodsByIds(
+    ctx,
+    [...primaries.values()].map((primary) => primary.paymentMethodId),
+  );
+  const gatewayIds = new Set<number>();
+  for (const customer of automatic) {
+    if (customer.row.primary_gateway_id !== null) gatewayIds.add(customer.row.primary_gateway_id);
+  }
+  for (const method of methods.values()) if (method.gatewayId !== null) gatewayIds.add(method.gatewayId);
+  if (accountPrimary) gatewayIds.add(accountPrimary.id);
+  const gateways = await gatewaysByIds(ctx, [...gatewayIds]);
+  const abilities = (id: number): GatewayAbilities | undefined => {
+    const gateway = gateways.get(id);
+    return (
+      gateway && {
+        id,
+        usable: isGatewayUsable(gateway),
+        collects: (method) =>
+          method === 'credit_card'
+            ? gatewayAccepts(gateway, 'credit_card') && canCharge(gateway)
+            : gatewayAccepts(gateway, 'bank_account') && collectsBatches(ctx, gateway),
+      }
+    );
+  };
+  for (const customer of automatic) {
+    const primaryId = primaries.get(customer.row.id)?.paymentMethodId;
+    const method = primaryId === undefined ? undefined : methods.get(primaryId);
+    const primary = method && {
+      id: method.id,
+      kind: method.type,
+      isValid: method.isValid,
+      gatewayId: method.gatewayId,
+    };
+    const settings = {
+      paymentMethod: customer.row.payment_method,
+      primaryGatewayId: customer.row.primary_gateway_id,
+    };
+    result.set(
+      customer.row.id,
+      customerCollection(settings, primary, abilities, accountPrimary?.id ?? null),
+    );
+  }
+  return result;
+}
+
+/**
+ * The invoices with what their collection is now: those that follow their customer show what the customer's
+ * settings will do (the method, gateway and payment method they resolve to, or why they cannot collect it, and
+ * the first try on the due date of one not tried yet); the others as they are.
+ */
+export async function withEffectiveCollection<T extends Invoice>(ctx: ServiceContext, invoices: readonly T[]): Promise<T[]> {
+  const following = invoices.filter((invoice) => invoice.followsCustomer);
+  if (following.length === 0) return [...invoices];
+  const collections = await customerCollectionsOf(
+    ctx,
+    [...new Map(following.map((invoice) => [invoice.customer.row.id, invoice.customer])).values()],
+  );
+  return invoices.map((invoice) => {
+    const collection = invoice.followsCustomer ? collections.get(invoice.customer.row.id) : undefined;
+    if (!collection) return invoice;
+    if (collection.kind === 'manual') return { ...invoice, collectionMethod: collection.method };
+    const firstTry =
+      collection.kind === 'automatic' &&
+      collection.method === 'credit_card' &&
+      !invoice.isDraft &&
+      invoice.numTries === 0 &&
+      invoice.nextTryDate === null
+        ? startOfDate(invoice.dueDate, ctx.account.timeZone)
+        : invoice.nextTryDate;
+    return {
+      ...invoice,
+      collectionMethod: collection.method,
+      gatewayId: collection.gatewayId,
+      customerPaymentMethodId: collection.kind === 'automatic' ? collection.paymentMethodId : null,
+      collectionProblem: collection.kind === 'blocked' ? collection.message : null,
+      nextTryDate: firstTry,
+    };
+  });
+}
+
+async function collectablesFromRows(
+  ctx: ServiceContext,
+  rows: repo.CollectableInvoiceRow[],
+): Promise<CollectableInvoice[]> {
+  const following = rows.filter((row) => row.collection_method === null).map((row) => row.customer_id);
+  const customers = following.length === 0 ? new Map() : await customersByIds(ctx, following);
+  const collections = await customerCollectionsOf(ctx, [...customers.values()]);
+  return rows.map((row) => collectableFromRow(row, collections));
+}
+
+/**
  * Invoices collected by `method` to take now, by id: cards to charge (their first try on their due date, `byDate`
  * today), or debit orders to put in a batch (due by `byDate`, the earliest action date a batch submitted now can
- * have); retries when scheduled by `by`.
+ * have); retries when scheduled by `by`. Those that follow their customer come with what the customer's settings
+ * resolve to now.
  */
 export async function listInvoicesDue(
   ctx: ServiceContext,
-  method: 'credit_card' | 'debit_order',
+  method: AutomaticMethod,
   by: string,
   byDate: PlainDate,
   limit: number,
   afterId = 0,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listInvoicesDue(ctx.db, ctx.account.id, method, by, byDate, { limit, afterId });
-  return rows.map(collectableFromRow);
+  const rows = await repo.listInvoicesDue(
+    ctx.db,
+    ctx.account.id,
+    method,
+    paymentMethodsAsking(method),
+    by,
+    byDate,
+    { limit, afterId },
+  );
+  return collectablesFromRows(ctx, rows);
 }
 
 /**
  * The invoice if it is to be collected by `now` (the test of listInvoicesDue), as it stands: read again under
  * the customer's lock before an attempt, since a list taken earlier may be stale (another process's attempt
- * recorded since, a new card, a payment).
+ * recorded since, a new card, a payment, the customer's settings changed).
  */
-export async function findCardInvoiceDue(
+export async function findInvoiceDue(
   ctx: ServiceContext,
+  method: AutomaticMethod,
   invoiceId: number,
   now: string,
   today: string,
 ): Promise<CollectableInvoice | undefined> {
-  const [row] = await repo.listInvoicesDue(ctx.db, ctx.account.id, 'credit_card', now, today, {
-    onlyId: invoiceId,
-  });
-  return row && collectableFromRow(row);
+  const rows = await repo.listInvoicesDue(
+    ctx.db,
+    ctx.account.id,
+    method,
+    paymentMethodsAsking(method),
+    now,
+    today,
+    { onlyId: invoiceId },
+  );
+  return (await collectablesFromRows(ctx, rows))[0];
 }
 
-/** Which card the invoice is collected from now (a new primary card may have replaced the one an attempt used). */
+/**
+ * Which method the invoice is collected from now: a new primary card may have replaced the one an attempt used,
+ * named by the invoice or, for one that follows its customer, by the customer's settings.
+ */
 export async function collectionMethodOf(ctx: ServiceContext, invoiceId: number): Promise<number | null> {
-  return (
-    (await repo.findCollectableInvoice(ctx.db, ctx.account.id, invoiceId))?.customer_payment_method_id ?? null
-  );
+  const row = await repo.findCollectableInvoice(ctx.db, ctx.account.id, invoiceId);
+  if (!row) return null;
+  return (await collectablesFromRows(ctx, [row]))[0]!.paymentMethodId;
 }
 
 /**
@@ -88,22 +263,36 @@ export function setCollectionSchedule(
   });
 }
 
-/** The customer's owed card invoices collected through the gateway (a new card of the customer's is at it). */
-export async function listOwedCardInvoicesOfCustomer(
+/**
+ * The customer's owed invoices a new primary method may collect: card invoices through the new card's gateway
+ * (`card`), and those that follow the customer.
+ */
+export async function listOwedInvoicesForNewPrimary(
   ctx: ServiceContext,
   customerId: number,
-  gatewayId: number,
+  card: { gatewayId: number } | undefined,
 ): Promise<CollectableInvoice[]> {
-  return (await repo.listOwedCardInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, gatewayId)).map(
-    collectableFromRow,
-  );
+  const rows = await repo.listOwedInvoicesForNewPrimary(ctx.db, ctx.account.id, customerId, card);
+  return collectablesFromRows(ctx, rows);
 }
 
-/** Moves an invoice's collection to another card of its customer, and sets when it is tried next. */
+/** Records the problem the customer's settings have with the invoice, once the customer has been told. */
+export function setCollectionProblem(
+  ctx: ServiceContext,
+  invoiceId: number,
+  problem: CollectionProblemCode | null,
+): Promise<void> {
+  return repo.setCollectionProblem(ctx.db, ctx.account.id, invoiceId, problem, ctx.clock.now().toISOString());
+}
+
+/**
+ * Moves an invoice's collection to another card of its customer (null: it follows the customer's), sets when it
+ * is tried next, and forgets the problem the customer was told of.
+ */
 export function setCollectionMethodAndTry(
   ctx: ServiceContext,
   invoiceId: number,
-  changes: { paymentMethodId: number; nextTryDate: string | null },
+  changes: { paymentMethodId: number | null; nextTryDate: string | null },
 ): Promise<void> {
   return repo.setCollectionMethodAndTry(ctx.db, ctx.account.id, invoiceId, {
     ...changes,

@@ -244,6 +244,25 @@ export async function checkCollection(
   }
 }
 
+/**
+ * A subscription's own collection (beyond the spec: the fields and rules of a recurring invoice's), checked for
+ * its customer; all null when it follows the customer's settings.
+ */
+export async function checkedOwnCollection(
+  ctx: ServiceContext,
+  customerId: number,
+  input: { collectionMethod?: string | null; gatewayId?: number | null; customerPaymentMethodId?: number | null },
+  problems: FieldProblem[],
+): Promise<Omit<Collection, 'customerId'>> {
+  const collection = {
+    collectionMethod: checkedCollectionMethod(input.collectionMethod ?? null, problems),
+    gatewayId: input.gatewayId ?? null,
+    customerPaymentMethodId: input.customerPaymentMethodId ?? null,
+  };
+  await checkCollection(ctx, { ...collection, customerId }, problems);
+  return collection;
+}
+
 /** What holds a Reference: invoices and recurring invoices each have their own (a unique index per table). */
 export type ReferenceHolder = 'invoice' | 'recurring invoice';
 

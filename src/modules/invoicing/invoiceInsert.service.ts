@@ -158,6 +158,8 @@ export async function previewInvoice(ctx: ServiceContext, invoice: NewInvoice): 
     collectionMethod: invoice.collectionMethod ?? null,
     gatewayId: invoice.gatewayId ?? null,
     customerPaymentMethodId: invoice.customerPaymentMethodId ?? null,
+    followsCustomer: (invoice.collectionMethod ?? null) === null,
+    collectionProblem: null,
     numTries: 0,
     nextTryDate: null,
     notes,

@@ -118,6 +118,16 @@ function invoiceOut(unsaved: boolean) {
       CollectionMethod: Nullable(Type.String()),
       gatewayID: Nullable(Type.Integer()),
       customerPaymentMethodID: Nullable(Type.Integer()),
+      CollectionSource: StringEnum(['invoice', 'customer'], {
+        description:
+          "Beyond the spec: `invoice` when it names its own CollectionMethod; `customer` when it has none and follows its customer's PaymentMethod, PrimaryGatewayID and primary payment method, resolved when each attempt is made (the three fields above then show what those settings do now)",
+      }),
+      CollectionProblem: Nullable(
+        Type.String({
+          description:
+            "Beyond the spec: why the customer's payment settings cannot collect it now (no usable payment method, a gateway that cannot take it); null otherwise",
+        }),
+      ),
       NumTries: Type.Integer(),
       NextTryDate: DateOut(),
       Notes: Nullable(Type.String()),

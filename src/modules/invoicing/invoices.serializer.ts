@@ -30,6 +30,8 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
     CollectionMethod: invoice.collectionMethod,
     gatewayID: invoice.gatewayId,
     customerPaymentMethodID: invoice.customerPaymentMethodId,
+    CollectionSource: invoice.followsCustomer ? 'customer' : 'invoice',
+    CollectionProblem: invoice.collectionProblem,
     NumTries: invoice.numTries,
     NextTryDate: invoice.nextTryDate,
     Notes: invoice.notes,

@@ -48,6 +48,9 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.parked_reason',
   'subscriptions.parked_at',
   'subscriptions.lease_until',
+  'subscriptions.collection_method',
+  'subscriptions.gateway_id',
+  'subscriptions.customer_payment_method_id',
   'subscriptions.created_at',
   'subscriptions.updated_at',
 ] as const;

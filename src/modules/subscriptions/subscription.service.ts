@@ -7,6 +7,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { boundary } from '../../core/periods.ts';
 import { trialEndOf } from '../../core/subscriptionBilling.ts';
 import { getCustomer } from '../customers/index.ts';
+import { checkedOwnCollection } from '../invoicing/index.ts';
 import * as repo from './subscription.repository.ts';
 import {
   billIfDue,
@@ -31,6 +32,10 @@ export interface CreateSubscriptionInput extends PriceChoiceInput {
   isProRata?: boolean;
   firstProrataSyncDate?: string | null;
   components?: ComponentChoice[];
+  /** Its own collection, copied to its invoices; left out, they follow the customer's payment settings. */
+  collectionMethod?: string | null;
+  gatewayId?: number | null;
+  customerPaymentMethodId?: number | null;
 }
 
 /**
@@ -62,6 +67,7 @@ export async function createSubscription(
   const currencyCode = customer.row.currency_code;
   const chosen = await choosePriceTerms(ctx, input, currencyCode, problems);
   const components = await chooseComponents(ctx, input.components ?? [], currencyCode, new Map(), problems);
+  const collection = await checkedOwnCollection(ctx, customer.row.id, input, problems);
 
   if (startDate && endDate && endDate <= startDate) {
     problems.push({ field: 'EndDate', message: `must be after StartDate (${startDate})` });
@@ -116,6 +122,9 @@ export async function createSubscription(
     parked_reason: null,
     parked_at: null,
     lease_until: null,
+    collection_method: collection.collectionMethod,
+    gateway_id: collection.gatewayId,
+    customer_payment_method_id: collection.customerPaymentMethodId,
     created_at: now,
     updated_at: now,
   } satisfies repo.NewSubscriptionRow;

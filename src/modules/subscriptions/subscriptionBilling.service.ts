@@ -106,6 +106,10 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
       source: 'Auto',
       isDraft: false,
       subscriptionId: row.id,
+      // Its own collection when it names one; otherwise its invoices follow the customer's settings.
+      collectionMethod: row.collection_method,
+      gatewayId: row.gateway_id,
+      customerPaymentMethodId: row.customer_payment_method_id,
       charges: planned.lines,
       taxes: taxesOf(row.customer_id),
     }),

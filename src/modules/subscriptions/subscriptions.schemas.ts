@@ -51,6 +51,20 @@ export const CreateSubscriptionBody = Type.Object({
     ),
   ),
   componentUsage: Type.Optional(ComponentList('Components the subscription starts with')),
+  CollectionMethod: Type.Optional(
+    Nullable(
+      Text(20, {
+        description:
+          "Beyond the spec: how its invoices are collected (cash, credit_card, debit_order, eft or hpp), as on a recurring invoice. Left out or null, they follow the customer's PaymentMethod, PrimaryGatewayID and primary payment method",
+      }),
+    ),
+  ),
+  gatewayID: Type.Optional(
+    Nullable(Id({ description: 'Beyond the spec: required when CollectionMethod is debit_order or credit_card' })),
+  ),
+  customerPaymentMethodID: Type.Optional(
+    Nullable(Id({ description: 'Beyond the spec: required when gatewayID is set' })),
+  ),
 });
 export type CreateSubscriptionBody = Static<typeof CreateSubscriptionBody>;
 
@@ -130,6 +144,11 @@ export const SubscriptionOut = Type.Object(
       description: 'The bill run stopped billing it: its record breaks an invariant',
     }),
     ParkedReason: Nullable(Type.String()),
+    CollectionMethod: Nullable(
+      Type.String({ description: "Beyond the spec: its own collection; null when its invoices follow the customer's" }),
+    ),
+    gatewayID: Nullable(Type.Integer()),
+    customerPaymentMethodID: Nullable(Type.Integer()),
   },
   { $id: 'Subscription' },
 );

@@ -56,6 +56,9 @@ export function toSubscriptionDto({ view, ...s }: Subscription, timeZone: string
     CancelDate: date(view.cancel_date),
     isParked: view.parked_reason !== null,
     ParkedReason: view.parked_reason,
+    CollectionMethod: view.collection_method,
+    gatewayID: view.gateway_id,
+    customerPaymentMethodID: view.customer_payment_method_id,
   };
 }
 
@@ -84,6 +87,9 @@ export function createSubscriptionInputFromWire(body: CreateSubscriptionBody): C
     isProRata: body.isProRata,
     firstProrataSyncDate: body.firstProrataSyncDate,
     components: body.componentUsage?.map(componentChoiceFromWire),
+    collectionMethod: body.CollectionMethod,
+    gatewayId: body.gatewayID,
+    customerPaymentMethodId: body.customerPaymentMethodID,
   };
 }
 
