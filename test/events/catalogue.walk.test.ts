@@ -371,8 +371,8 @@ async function walkSubscriptions(account: TestAccount, customerID: number, today
 }
 
 /**
- * Collections: a card that declines, on an account that gives up after one try, and two that pay; the clock's
- * advance collects them. Returns the customers whose payment to dispute, and to refund, once it has.
+ * Collections: a card that declines, on an account that gives up after one try, two that pay, and a customer paying
+ * by card without one; the clock's advance collects them. Returns the customers whose payment to dispute, and to refund, once it has.
  */
 async function walkCollections(account: TestAccount, today: string): Promise<number[]> {
   await ok(account, 'PUT', '/v1/account', { DunningMaxAttempts: 1 });
@@ -402,6 +402,13 @@ async function walkCollections(account: TestAccount, today: string): Promise<num
     return customerID;
   };
   await cardInvoice('Declined', '4000000000009995');
+  // A customer set to pay by card with no card on file: its invoice, due today, is reported blocked.
+  const cardless = await createCustomer(account, {
+    Name: 'Cardless',
+    PaymentMethod: 'credit_card',
+    PrimaryGatewayID: gateway.gatewayID,
+  });
+  await ok(account, 'POST', '/v1/invoices', { customerID: cardless, DueDate: today, Charges: charges(20) });
   return [
     await cardInvoice('Disputed', '4242424242424242'),
     await cardInvoice('Refunded', '4111111111111111'),

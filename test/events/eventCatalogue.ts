@@ -146,6 +146,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'The gateway declined a charge of a card invoice, or the bank returned a debit order unpaid (a Failed payment records it); `previous` holds NumTries and NextTryDate before it (docs/gateways.md).',
   'invoice.collection_exhausted':
     'An invoice will not be collected again: the account’s card retries, or the rail’s presentations of a debit order, ran out (the customer is e-mailed; optional actions follow).',
+  'invoice.collection_blocked':
+    'An invoice that follows its customer came due and the customer’s payment settings cannot collect it (no usable payment method, or a gateway that cannot take it): `CollectionProblem` says why, and the customer is e-mailed once (docs/gateways.md).',
   'invoice.deleted': 'A draft invoice was deleted; the object is the draft as it was.',
   'recurring_invoice.created': 'A recurring invoice was created (`POST /v1/recurring-invoices`).',
   'recurring_invoice.updated': 'A field of a recurring invoice changed.',

@@ -33,6 +33,9 @@ const SPEC_FIELDS = [
   'CollectionMethod',
   'gatewayID',
   'customerPaymentMethodID',
+  // Beyond the spec (docs/gateways.md): whether it follows its customer's payment settings, and their problem.
+  'CollectionSource',
+  'CollectionProblem',
   'NumTries',
   'NextTryDate',
   'Notes',
@@ -83,6 +86,8 @@ describe('POST /v1/invoices', () => {
       isCancelled: false,
       Source: 'App',
       CollectionMethod: 'eft',
+      CollectionSource: 'invoice',
+      CollectionProblem: null,
       gatewayID: null,
       customerPaymentMethodID: null,
       NumTries: 0,

@@ -67,6 +67,10 @@ const SPEC_FIELDS = [
   'CancelDate',
   'isParked',
   'ParkedReason',
+  // Beyond the spec (docs/gateways.md, "A subscription's own collection").
+  'CollectionMethod',
+  'gatewayID',
+  'customerPaymentMethodID',
 ];
 
 // NOTE: the reads below page over the subscriptions the creates above made (a page of 8), so they share a file
@@ -106,6 +110,9 @@ describe('POST /v1/subscriptions', () => {
       CancelDate: null,
       isParked: false,
       ParkedReason: null,
+      CollectionMethod: null,
+      gatewayID: null,
+      customerPaymentMethodID: null,
     });
     expect(s.LastModified).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(await get(s.subscriptionID)).toEqual(s);

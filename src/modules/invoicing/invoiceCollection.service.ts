@@ -15,6 +15,8 @@ import type {
 import { customersByIds } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import type { Invoice } from './invoice.ts';
+import type { InvoiceRow } from './invoice.repository.ts';
+import { dateForDocument } from './documentText.ts';
 import {
   canCharge,
   collectsBatches,
@@ -135,26 +137,40 @@ export async function customerCollectionsOf(
       paymentMethod: customer.row.payment_method,
       primaryGatewayId: customer.row.primary_gateway_id,
     };
-    result.set(
-      customer.row.id,
-      customerCollection(settings, primary, abilities, accountPrimary?.id ?? null),
-    );
+    result.set(customer.row.id, customerCollection(settings, primary, abilities, accountPrimary?.id ?? null));
   }
   return result;
 }
+
+/** What an invoice's collection is read from and shows. */
+export type InvoiceCollection = Pick<
+  Invoice,
+  | 'customer'
+  | 'followsCustomer'
+  | 'collectionMethod'
+  | 'gatewayId'
+  | 'customerPaymentMethodId'
+  | 'collectionProblem'
+  | 'isDraft'
+  | 'numTries'
+  | 'nextTryDate'
+  | 'dueDate'
+>;
 
 /**
  * The invoices with what their collection is now: those that follow their customer show what the customer's
  * settings will do (the method, gateway and payment method they resolve to, or why they cannot collect it, and
  * the first try on the due date of one not tried yet); the others as they are.
  */
-export async function withEffectiveCollection<T extends Invoice>(ctx: ServiceContext, invoices: readonly T[]): Promise<T[]> {
+export async function withEffectiveCollection<T extends InvoiceCollection>(
+  ctx: ServiceContext,
+  invoices: readonly T[],
+): Promise<T[]> {
   const following = invoices.filter((invoice) => invoice.followsCustomer);
   if (following.length === 0) return [...invoices];
-  const collections = await customerCollectionsOf(
-    ctx,
-    [...new Map(following.map((invoice) => [invoice.customer.row.id, invoice.customer])).values()],
-  );
+  const collections = await customerCollectionsOf(ctx, [
+    ...new Map(following.map((invoice) => [invoice.customer.row.id, invoice.customer])).values(),
+  ]);
   return invoices.map((invoice) => {
     const collection = invoice.followsCustomer ? collections.get(invoice.customer.row.id) : undefined;
     if (!collection) return invoice;
@@ -320,4 +336,57 @@ export function firstCollectionTry(
     invoice.gateway_id !== null &&
     invoice.customer_payment_method_id !== null;
   return automatic && !invoice.is_draft ? startOfDate(invoice.due_date, timeZone) : null;
+}
+
+/**
+ * What each invoice's PDF and e-mail say of its collection when the service will take the money itself (docs/
+ * gateways.md; for a SEPA debit, the pre-notification the rulebook requires): "This amount will be charged to Visa
+ * ending 4242 on or after 27 Jan 2027." / "… debited from account ending 0001 …". Undefined for one the customer
+ * pays (their payment instructions are printed instead). One statement for any number of invoices, whose
+ * collection is resolved here.
+ */
+export async function automaticCollectionNotes(
+  ctx: ServiceContext,
+  invoices: readonly InvoiceCollection[],
+): Promise<(string | undefined)[]> {
+  const resolved = (await withEffectiveCollection(ctx, invoices)).map((invoice) => {
+    const automatic =
+      invoice.collectionMethod === 'credit_card' || invoice.collectionMethod === 'debit_order';
+    return automatic && !invoice.isDraft ? invoice : undefined;
+  });
+  const methods = await unopenedPaymentMethodsByIds(
+    ctx,
+    resolved.flatMap((invoice) =>
+      invoice?.customerPaymentMethodId ? [invoice.customerPaymentMethodId] : [],
+    ),
+  );
+  return resolved.map((invoice) => {
+    const method = invoice?.customerPaymentMethodId
+      ? methods.get(invoice.customerPaymentMethodId)
+      : undefined;
+    if (!invoice || !method) return undefined;
+    const on = `on or after ${dateForDocument(invoice.dueDate)}`;
+    if (method.creditCard) {
+      return `This amount will be charged to ${method.creditCard.cardType} ending ${method.creditCard.lastFour} ${on}.`;
+    }
+    return method.bankAccount
+      ? `This amount will be debited from account ending ${method.bankAccount.lastFour} ${on}.`
+      : undefined;
+  });
+}
+
+/** The collection of a stored invoice, from its row and its customer. */
+export function collectionOfRow(row: InvoiceRow, customer: Customer): InvoiceCollection {
+  return {
+    customer,
+    followsCustomer: row.collection_method === null,
+    collectionMethod: row.collection_method,
+    gatewayId: row.gateway_id,
+    customerPaymentMethodId: row.customer_payment_method_id,
+    collectionProblem: null,
+    isDraft: Boolean(row.is_draft),
+    numTries: row.num_tries,
+    nextTryDate: row.next_try_date,
+    dueDate: row.due_date,
+  };
 }

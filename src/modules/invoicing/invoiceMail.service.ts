@@ -12,6 +12,7 @@ import * as repo from './invoice.repository.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 import { getInvoiceRow } from './invoiceReads.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
+import { automaticCollectionNotes, collectionOfRow } from './invoiceCollection.service.ts';
 
 /** The attachment kind of invoice e-mails; its renderer is registered by this module (see invoicePdf.ts). */
 export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
@@ -24,6 +25,8 @@ interface MailFacts {
   totalMinor: number;
   invoiceDate: PlainDate;
   dueDate: PlainDate;
+  /** How the service will collect it, when it will (automaticCollectionNotes). */
+  collectionNote: string | undefined;
 }
 
 /** The message text; the figures shown do not change once an invoice is issued, the PDF carries the balance. */
@@ -35,13 +38,19 @@ function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
       `Dear ${facts.customerName},`,
       '',
       `Please find attached invoice ${facts.invoiceNum} of ${facts.invoiceDate} for ${total}, due on ${facts.dueDate}.`,
+      ...(facts.collectionNote ? [facts.collectionNote] : []),
       '',
       facts.accountName,
     ].join('\n'),
   };
 }
 
-function invoiceMail(ctx: ServiceContext, customer: Customer, row: InvoiceRow): OutgoingMail {
+function invoiceMail(
+  ctx: ServiceContext,
+  customer: Customer,
+  row: InvoiceRow,
+  collectionNote: string | undefined,
+): OutgoingMail {
   const customerName = [customer.row.name, customer.row.last_name].filter(Boolean).join(' ');
   return {
     to: customer.row.email!,
@@ -54,6 +63,7 @@ function invoiceMail(ctx: ServiceContext, customer: Customer, row: InvoiceRow): 
       totalMinor: row.total_minor,
       invoiceDate: row.invoice_date,
       dueDate: row.due_date,
+      collectionNote,
     }),
     attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(row.id) },
   };
@@ -81,7 +91,8 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     const ref = invoiceRef(invoiceId);
     await repo.holdInvoice(trx, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, ref);
-    await queueMail(trx, ctx, ctx.account.id, invoiceMail(ctx, customer, row));
+    const [note] = await automaticCollectionNotes(tctx, [collectionOfRow(row, customer)]);
+    await queueMail(trx, ctx, ctx.account.id, invoiceMail(ctx, customer, row, note));
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
     await emitEvent(tctx, 'invoice.sent', ref, { before });
   });
@@ -105,12 +116,18 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       await repo.findInvoices(ctx.db, ctx.account.id, invoiceIds.slice(at, at + MAIL_CHUNK))
     ).filter((row) => !row.is_draft && !row.is_cancelled);
     const customers = await customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]);
-    const mails = rows.flatMap((row) => {
+    const sending = rows.flatMap((row) => {
       const customer = customers.get(row.customer_id);
-      return customer?.row.auto_send_invoice && customer.row.email
-        ? [{ row, mail: invoiceMail(ctx, customer, row) }]
-        : [];
+      return customer?.row.auto_send_invoice && customer.row.email ? [{ row, customer }] : [];
     });
+    const notes = await automaticCollectionNotes(
+      ctx,
+      sending.map(({ row, customer }) => collectionOfRow(row, customer)),
+    );
+    const mails = sending.map(({ row, customer }, i) => ({
+      row,
+      mail: invoiceMail(ctx, customer, row, notes[i]),
+    }));
     if (mails.length === 0) continue;
     await queueMails(
       ctx.db,
