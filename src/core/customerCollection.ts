@@ -84,7 +84,9 @@ export function customerCollection(
   if (!method) return { kind: 'manual', method: settings.paymentMethod };
   const kind = KIND_OF[method];
   const gatewayId =
-    settings.primaryGatewayId ?? (kind === 'credit_card' ? primary?.gatewayId : null) ?? accountPrimaryGatewayId;
+    settings.primaryGatewayId ??
+    (kind === 'credit_card' ? primary?.gatewayId : null) ??
+    accountPrimaryGatewayId;
   const blocked = (problem: CollectionProblemCode, message: string): CustomerCollection => ({
     kind: 'blocked',
     method,
@@ -102,7 +104,8 @@ export function customerCollection(
   if (!primary.isValid) {
     return blocked('payment_method_not_valid', `the primary payment method ${primary.id} is not valid`);
   }
-  if (gatewayId === null) return blocked('no_gateway', 'the customer and the account have no primary gateway');
+  if (gatewayId === null)
+    return blocked('no_gateway', 'the customer and the account have no primary gateway');
   const gateway = gatewayOf(gatewayId);
   if (!gateway?.usable) return blocked('gateway_not_usable', `gateway ${gatewayId} is disabled or retired`);
   if (!gateway.collects(method)) {

@@ -24,7 +24,10 @@ const REMEDY = {
  * transaction, under the customer's lock; true when mail was queued (the caller wakes the mail worker after it
  * commits).
  */
-export async function reportBlockedCollection(ctx: ServiceContext, invoice: CollectableInvoice): Promise<boolean> {
+export async function reportBlockedCollection(
+  ctx: ServiceContext,
+  invoice: CollectableInvoice,
+): Promise<boolean> {
   const blocked = invoice.blocked;
   if (!blocked || invoice.reportedProblem === blocked.problem) return false;
   const ref = { type: 'invoice', id: invoice.id };

@@ -445,7 +445,6 @@ export async function queueRetriesRanOutMails(
   }));
 }
 
-
 /**
  * The account's actions when retries run out (PUT /v1/account; off by default): suspend the customer, cancel its
  * subscriptions at the end of their period. Each is its own change with its own event; one that fails (a

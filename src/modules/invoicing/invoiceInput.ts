@@ -251,7 +251,11 @@ export async function checkCollection(
 export async function checkedOwnCollection(
   ctx: ServiceContext,
   customerId: number,
-  input: { collectionMethod?: string | null; gatewayId?: number | null; customerPaymentMethodId?: number | null },
+  input: {
+    collectionMethod?: string | null;
+    gatewayId?: number | null;
+    customerPaymentMethodId?: number | null;
+  },
   problems: FieldProblem[],
 ): Promise<Omit<Collection, 'customerId'>> {
   const collection = {

@@ -60,7 +60,9 @@ export const CreateSubscriptionBody = Type.Object({
     ),
   ),
   gatewayID: Type.Optional(
-    Nullable(Id({ description: 'Beyond the spec: required when CollectionMethod is debit_order or credit_card' })),
+    Nullable(
+      Id({ description: 'Beyond the spec: required when CollectionMethod is debit_order or credit_card' }),
+    ),
   ),
   customerPaymentMethodID: Type.Optional(
     Nullable(Id({ description: 'Beyond the spec: required when gatewayID is set' })),
@@ -145,7 +147,9 @@ export const SubscriptionOut = Type.Object(
     }),
     ParkedReason: Nullable(Type.String()),
     CollectionMethod: Nullable(
-      Type.String({ description: "Beyond the spec: its own collection; null when its invoices follow the customer's" }),
+      Type.String({
+        description: "Beyond the spec: its own collection; null when its invoices follow the customer's",
+      }),
     ),
     gatewayID: Nullable(Type.Integer()),
     customerPaymentMethodID: Nullable(Type.Integer()),
