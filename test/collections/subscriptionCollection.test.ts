@@ -4,6 +4,7 @@ import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { addCard } from './cards.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 
 // Invoices that name no CollectionMethod of their own (those of subscriptions, and those made through the API
 // without one) are collected as their customer's payment settings say, resolved at each attempt
@@ -187,6 +188,53 @@ describe('a card customer subscribed to a monthly plan', () => {
       customerPaymentMethodID: null,
     });
     expect(await paymentsOf(w, customerId)).toHaveLength(1);
+  });
+});
+
+describe('what the invoice tells the customer', () => {
+  it('its PDF and e-mail say the card it will be charged to, instead of the payment instructions', async () => {
+    const w = await world();
+    await ok(w.account, 'PUT', '/v1/account', {
+      PaymentInstructions: 'Pay into account 123 at Example Bank',
+    });
+    const customerId = await customer(w, { PaymentMethod: 'credit_card', Email: 'note@example.com' });
+    await addCard(w.account, customerId, '4242424242424242');
+    const invoice = await ok(w.account, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      DueDate: plusDays(w.today, 5),
+      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
+    });
+    const day = Number(plusDays(w.today, 5).slice(8, 10));
+    const month = new Date(`${plusDays(w.today, 5)}T00:00:00Z`).toLocaleString('en-GB', {
+      month: 'short',
+      timeZone: 'UTC',
+    });
+    const note = `This amount will be charged to Visa ending 4242 on or after ${day} ${month} ${plusDays(w.today, 5).slice(0, 4)}.`;
+
+    const res = await fetch(`${t.url}/v1/invoices/${invoice.invoiceID}/pdf`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${w.account.accountId}:${w.account.apiKey}`).toString('base64')}`,
+      },
+    });
+    expect(res.status).toBe(200);
+    const rendered = renderPdf(Buffer.from(await res.arrayBuffer()), 'collection-note');
+    expect(rendered.text.replace(/\s+/g, ' ')).toContain(note);
+    expect(rendered.text).not.toContain('Example Bank');
+
+    await ok(w.account, 'PUT', `/v1/invoices/${invoice.invoiceID}/send`);
+    const [mail] = await mailsTo(w.account.accountId, 'note@example.com');
+    expect(mail!.text).toContain(note);
+
+    // An eft customer's invoice carries the payment instructions.
+    await ok(w.account, 'PUT', `/v1/customers/${customerId}`, { PaymentMethod: 'eft' });
+    const eft = await fetch(`${t.url}/v1/invoices/${invoice.invoiceID}/pdf`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${w.account.accountId}:${w.account.apiKey}`).toString('base64')}`,
+      },
+    });
+    const eftText = renderPdf(Buffer.from(await eft.arrayBuffer()), 'collection-note-eft').text;
+    expect(eftText).toContain('Example Bank');
+    expect(eftText).not.toContain('will be charged');
   });
 });
 

@@ -8,6 +8,7 @@ import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
 import { dateForDocument, decimalForDocument, percentText, periodForDocument } from './documentText.ts';
 import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
+import { automaticCollectionNotes } from './invoiceCollection.service.ts';
 import { PdfWriter } from './pdfWriter.ts';
 
 /**
@@ -85,8 +86,17 @@ function customerLines(invoice: Invoice): string[] {
   ].filter((line): line is string => Boolean(line));
 }
 
-/** Renders the invoice; `createdAt` (from the clock) is the document's creation date, so output is reproducible. */
-export function invoicePdf(invoice: Invoice, seller: InvoiceSeller, createdAt: Date): Promise<Buffer> {
+/**
+ * Renders the invoice; `createdAt` (from the clock) is the document's creation date, so output is reproducible.
+ * `collectionNote` says how the service will take the money (automaticCollectionNotes), in place of the payment
+ * instructions, which are for money the customer sends.
+ */
+export function invoicePdf(
+  invoice: Invoice,
+  seller: InvoiceSeller,
+  createdAt: Date,
+  collectionNote?: string,
+): Promise<Buffer> {
   const currency = invoice.currencyCode;
   const digits = minorUnitDigits(currency);
   const money = (minor: number) => minorToDecimalText(minor, currency);
@@ -234,11 +244,16 @@ export function invoicePdf(invoice: Invoice, seller: InvoiceSeller, createdAt: D
   }
 
   // Payment instructions, notes and terms, flowing onto further pages as needed.
+  const owed = invoice.balances.balanceMinor > 0;
+  const payment: [string, string | null] =
+    collectionNote && owed
+      ? ['Payment', collectionNote]
+      : ['Payment instructions', seller.details.paymentInstructions];
   for (const [label, value] of [
-    ['Payment instructions', seller.details.paymentInstructions],
-    ['Notes', invoice.notes],
-    ['Terms', invoice.terms],
-  ] as const) {
+    payment,
+    ['Notes', invoice.notes] as const,
+    ['Terms', invoice.terms] as const,
+  ]) {
     if (!value) continue;
     y += 12;
     if (!fits(y, 30)) {
@@ -274,7 +289,11 @@ export async function renderInvoicePdf(
   invoiceId: number,
 ): Promise<{ invoice: Invoice; pdf: Buffer }> {
   const invoice = await getInvoice(ctx, invoiceId);
-  return { invoice, pdf: await invoicePdf(invoice, await invoiceSeller(ctx), ctx.clock.now()) };
+  const [collectionNote] = await automaticCollectionNotes(ctx, [invoice]);
+  return {
+    invoice,
+    pdf: await invoicePdf(invoice, await invoiceSeller(ctx), ctx.clock.now(), collectionNote),
+  };
 }
 
 /**
