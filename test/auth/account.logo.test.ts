@@ -7,9 +7,9 @@ import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import { ACCEPTED_PNGS, chunk, craftPng } from './logo.fixtures.ts';
 
 /**
- * Logos of every PNG kind: pdfkit decodes some of them (alpha, tRNS on a palette, interlacing) in an asynchronous
- * callback where png-js throws on bad bytes and ends the process, so an upload is refused unless pdfkit can draw
- * it, and every kind accepted is drawn in a real invoice PDF.
+ * Logos of every PNG kind: an upload is decoded by the code that draws it (src/modules/auth/png.ts) and refused
+ * unless it decodes, and every kind accepted is drawn in a real invoice PDF. pdfkit's own PNG reader, which throws
+ * where nothing can catch it and ends the process, never sees the file.
  */
 let t: TestService;
 beforeAll(async () => {
@@ -58,8 +58,6 @@ describe('a logo pdfkit could not draw is refused on upload', () => {
       craftPng({ colorType: 3, bits: 8, transparencyBytes: 2, laterFilter: 9 }),
     ],
     ['an opaque RGB PNG with a row filter byte of 5', craftPng({ colorType: 2, bits: 8, laterFilter: 5 })],
-    ['an indexed 4-bit PNG with transparency', craftPng({ colorType: 3, bits: 4, transparencyBytes: 2 })],
-    ['an interlaced 1-bit greyscale PNG', craftPng({ colorType: 0, bits: 1, interlace: 1 }, 13, 7)],
     ['an RGBA PNG of 4 bits a sample', craftPng({ colorType: 6, bits: 4 })],
     ['a PNG of colour type 5', craftPng({ colorType: 5, bits: 8 })],
     ['a PNG of interlace method 2', craftPng({ colorType: 2, bits: 8, interlace: 2 })],
@@ -81,6 +79,14 @@ describe('a logo pdfkit could not draw is refused on upload', () => {
     ],
     ['a PNG with a chunk length pointing back', craftPng({ colorType: 2, bits: 8, extra: [loopingChunk] })],
     ['a PNG without IEND', craftPng({ colorType: 2, bits: 8 }).subarray(0, -12)],
+    [
+      'a PNG whose chunk fails its CRC',
+      Buffer.from(craftPng({ colorType: 2, bits: 8 }).map((byte, i) => (i === 30 ? byte ^ 1 : byte))),
+    ],
+    [
+      'an indexed PNG with a pixel outside its palette',
+      craftPng({ colorType: 3, bits: 8, paletteEntries: 3, noise: true }),
+    ],
   ])('refuses %s with 422 naming Logo', async (_label, image) => {
     const account = await t.newAccount('Bad logo');
     const res = await putLogo(account, image);

@@ -49,6 +49,11 @@ export interface PngKind {
   laterFilter?: number;
   /** Extra chunks placed before IDAT. */
   extra?: Buffer[];
+  /**
+   * Sample bytes that look like noise (every value 0-255; palette indices too, with a full palette) instead of the
+   * diagonal pattern, so that a decoder that loses its place in the rows meets filter bytes it cannot read.
+   */
+  noise?: boolean;
 }
 
 /** A PNG of the given kind, `width`×`height`, with a diagonal pattern (each sample byte its row plus column). */
@@ -67,7 +72,12 @@ export function craftPng(kind: PngKind, width = 40, height = 24): Buffer {
     for (let y = 0; y < h; y += 1) {
       const row = Buffer.alloc(1 + Math.ceil((w * bitsPerPixel) / 8));
       // Palette indices stay inside the palette: the pattern is masked to 1 bit per sample for small depths.
-      for (let i = 1; i < row.length; i += 1) row[i] = kind.colorType === 3 ? 0 : (i + y * 7) & 0xff;
+      for (let i = 1; i < row.length; i += 1)
+        row[i] = kind.noise
+          ? (i * 151 + y * 67 + rows.length * 29 + 200) & 0xff
+          : kind.colorType === 3
+            ? 0
+            : (i + y * 7) & 0xff;
       row[0] = rows.length === 0 ? (kind.filter ?? 0) : (kind.laterFilter ?? kind.filter ?? 0);
       rows.push(row);
     }
@@ -88,7 +98,7 @@ export function craftPng(kind: PngKind, width = 40, height = 24): Buffer {
   ]);
 }
 
-/** Every kind of PNG that pdfkit embeds, by name: what a logo upload accepts. */
+/** Every kind of PNG the specification defines, by name: what a logo upload accepts. */
 export const ACCEPTED_PNGS: Record<string, PngKind> = {
   'greyscale 1-bit': { colorType: 0, bits: 1 },
   'greyscale 2-bit': { colorType: 0, bits: 2 },
@@ -101,9 +111,18 @@ export const ACCEPTED_PNGS: Record<string, PngKind> = {
   'truecolour 16-bit': { colorType: 2, bits: 16 },
   'truecolour 8-bit with a transparent colour (tRNS)': { colorType: 2, bits: 8, transparencyBytes: 6 },
   'truecolour 8-bit interlaced': { colorType: 2, bits: 8, interlace: 1, filter: 4 },
+  'greyscale 1-bit interlaced': { colorType: 0, bits: 1, interlace: 1 },
+  'truecolour 8-bit with a suggested palette (PLTE)': { colorType: 2, bits: 8, paletteEntries: 16 },
   'indexed 1-bit': { colorType: 3, bits: 1 },
+  'indexed 2-bit with transparency (tRNS), interlaced': {
+    colorType: 3,
+    bits: 2,
+    transparencyBytes: 2,
+    interlace: 1,
+  },
   'indexed 4-bit': { colorType: 3, bits: 4 },
   'indexed 8-bit': { colorType: 3, bits: 8 },
+  'indexed 4-bit with transparency (tRNS)': { colorType: 3, bits: 4, transparencyBytes: 2 },
   'indexed 8-bit with transparency (tRNS)': { colorType: 3, bits: 8, transparencyBytes: 10 },
   'indexed 8-bit with transparency, interlaced': {
     colorType: 3,

@@ -1,11 +1,16 @@
+import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import type { FieldProblem } from '../../errors.ts';
+import { decodePng } from './png.ts';
 
 /**
- * An account's logo: PNG or JPEG, at most LOGO_MAX_BYTES and LOGO_MAX_SIDE pixels a side. It is checked once, on
- * upload, by its magic bytes, its declared dimensions and a trial read by pdfkit, so that rendering an
- * invoice never fails on it later.
+ * An account's logo: PNG or JPEG, at most LOGO_MAX_BYTES and LOGO_MAX_SIDE pixels a side. The upload is kept as
+ * it came (GET /v1/account/logo answers it), and it is accepted only if the code that draws it can draw it: a
+ * PNG is decoded by png.ts on upload and again, from the stored bytes, when an invoice is drawn, and pdfkit is
+ * handed the decoded pixels, never the PNG (docs/spec-decisions.md, "The logo"). pdfkit's own PNG reader (png-js)
+ * decodes in an asynchronous zlib callback, where a throw ends the process, so it must never see a PNG; a JPEG
+ * pdfkit reads synchronously, and it is tried on upload and before drawing.
  */
 export const LOGO_MAX_BYTES = 256 * 1024;
 export const LOGO_MAX_SIDE = 2500;
@@ -48,161 +53,85 @@ function jpegSize(image: Buffer): { width: number; height: number } | undefined 
   return undefined;
 }
 
-/** The seven passes of Adam7 interlacing: first column and row, then the step between columns and rows. */
-const ADAM7_PASSES = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-] as const;
+/** The logo as an invoice PDF draws it: decoded pixels, or a JPEG that pdfkit reads synchronously. */
+export type PrintableLogo =
+  | {
+      kind: 'pixels';
+      width: number;
+      height: number;
+      /** 1 (grey) or 3 (RGB) 8-bit samples a pixel. */
+      colors: 1 | 3;
+      /** The samples, row after row, as a zlib stream (what a PDF's FlateDecode reads). */
+      samples: Buffer;
+      /** The opacity of each pixel, 8 bits, as a zlib stream; undefined when the logo is opaque. */
+      alpha: Buffer | undefined;
+    }
+  | { kind: 'jpeg'; image: Buffer };
 
-/** A PNG's structure, read from its chunks (what png-js would read, without trusting it to stop). */
-interface PngLayout {
-  width: number;
-  height: number;
-  bits: number;
-  colorType: number;
-  interlace: number;
-  /** Bytes of the PLTE chunk, 0 when there is none. */
-  paletteBytes: number;
-  /** Bytes of the tRNS chunk, undefined when there is none. */
-  transparencyBytes: number | undefined;
-  idat: Buffer;
-}
-
-/** Bit depths the PNG specification allows, by colour type; and the samples a pixel has. */
-const PNG_COLOR_TYPES: Record<number, { bits: number[]; samples: number }> = {
-  0: { bits: [1, 2, 4, 8, 16], samples: 1 }, // greyscale
-  2: { bits: [8, 16], samples: 3 }, // truecolour
-  3: { bits: [1, 2, 4, 8], samples: 1 }, // indexed (palette)
-  4: { bits: [8, 16], samples: 2 }, // greyscale with alpha
-  6: { bits: [8, 16], samples: 4 }, // truecolour with alpha
-};
-
-/**
- * The chunks of a PNG, or why they cannot be read. png-js reads a chunk length as a signed number and skips by
- * it, so a length of 2^32 - 12 or so sends it back to the same chunk for ever: the walk here comes first and
- * accepts only lengths that end inside the file.
- */
-function pngLayout(image: Buffer): PngLayout | string {
-  let at = 8;
-  let header: Buffer | undefined;
-  let paletteBytes = 0;
-  let transparencyBytes: number | undefined;
-  const idat: Buffer[] = [];
-  for (;;) {
-    if (at + 12 > image.length) return 'is a truncated PNG image';
-    const length = image.readUInt32BE(at);
-    const type = image.toString('latin1', at + 4, at + 8);
-    const end = at + 12 + length;
-    if (end > image.length) return 'is a truncated PNG image';
-    const data = image.subarray(at + 8, at + 8 + length);
-    if (!header && (type !== 'IHDR' || length !== 13)) return 'is not a readable PNG image';
-    if (type === 'IHDR') header = data;
-    else if (type === 'PLTE') paletteBytes = length;
-    else if (type === 'tRNS') transparencyBytes = length;
-    else if (type === 'IDAT') idat.push(data);
-    else if (type === 'IEND') break;
-    at = end;
-  }
-  if (!header) return 'is not a readable PNG image';
-  return {
-    width: header.readUInt32BE(0),
-    height: header.readUInt32BE(4),
-    bits: header[8]!,
-    colorType: header[9]!,
-    interlace: header[12]!,
-    paletteBytes,
-    transparencyBytes,
-    idat: Buffer.concat(idat),
-  };
-}
-
-/**
- * Why pdfkit cannot embed this PNG, or undefined when it can. pdfkit decodes the pixels of a PNG with an alpha
- * channel, a palette with transparency (tRNS) or interlacing in an asynchronous zlib callback, and png-js throws
- * there (no caller can catch it: the process ends) on a row filter byte above 4. That decoder also assumes whole
- * bytes a pixel, so below 8 bits a sample it draws noise. Those images are refused on upload, as is anything
- * outside the PNG specification that pdfkit would embed wrongly (a palette on a non-indexed image, a tRNS chunk
- * of the wrong size).
- */
-function pngProblem(png: PngLayout): string | undefined {
-  const kind = PNG_COLOR_TYPES[png.colorType];
-  if (!kind || !kind.bits.includes(png.bits) || png.interlace > 1)
-    return 'is a PNG image of a kind that is not supported (colour type, bit depth or interlacing)';
-  if (png.colorType === 3) {
-    const entries = png.paletteBytes / 3;
-    if (!Number.isInteger(entries) || entries < 1 || entries > 2 ** png.bits)
-      return 'is an indexed PNG image without a valid palette';
-  } else if (png.paletteBytes > 0) {
-    return 'is a PNG image with a palette (PLTE) but no indexed colour, which cannot be embedded';
-  }
-  if (png.transparencyBytes !== undefined) {
-    const valid =
-      png.colorType === 0
-        ? png.transparencyBytes === 2
-        : png.colorType === 2
-          ? png.transparencyBytes === 6
-          : png.colorType === 3 && png.transparencyBytes <= png.paletteBytes / 3;
-    if (!valid) return 'is a PNG image with an invalid transparency (tRNS) chunk';
-  }
-  const decodedAsync =
-    png.colorType >= 4 || png.interlace === 1 || (png.colorType === 3 && png.transparencyBytes);
-  if (decodedAsync && png.bits < 8)
-    return 'is a PNG image with transparency or interlacing below 8 bits a sample, which cannot be embedded: save it with 8 bits';
-
-  // The image data inflates to each row of each (Adam7) pass: a filter byte (0-4) and its pixels.
-  const bitsPerPixel = png.bits * kind.samples;
-  const rows: number[] = [];
-  const passes = png.interlace === 1 ? ADAM7_PASSES : ([[0, 0, 1, 1]] as const);
-  for (const [x0, y0, dx, dy] of passes) {
-    const width = Math.ceil((png.width - x0) / dx);
-    const height = Math.ceil((png.height - y0) / dy);
-    if (width > 0 && height > 0)
-      for (let y = 0; y < height; y += 1) rows.push(1 + Math.ceil((width * bitsPerPixel) / 8));
-  }
-  const expected = rows.reduce((sum, row) => sum + row, 0);
-  let pixels: Buffer;
-  try {
-    // Bounded by the size the header promises: a small file must not inflate to gigabytes.
-    pixels = zlib.inflateSync(png.idat, { maxOutputLength: expected + 1 });
-  } catch {
-    return 'is an image that cannot be read';
-  }
-  if (pixels.length !== expected) return 'is an image that cannot be read';
-  let at = 0;
-  for (const row of rows) {
-    if (pixels[at]! > 4) return 'is an image that cannot be read (a row has an unknown PNG filter)';
-    at += row;
-  }
-  return undefined;
-}
-
-/** Why pdfkit cannot read the image, or undefined when it can (its own trial read, after the checks above). */
-function pdfkitProblem(image: Buffer, contentType: LogoContentType): string | undefined {
-  if (contentType === 'image/png') {
-    const layout = pngLayout(image);
-    if (typeof layout === 'string') return layout;
-    const problem = pngProblem(layout);
-    if (problem) return problem;
-  }
+/** Why pdfkit cannot read a JPEG, or undefined when it can (its own reader, which is synchronous). */
+function jpegProblem(image: Buffer): string | undefined {
   try {
     (new PDFDocument() as unknown as { openImage(src: Buffer): unknown }).openImage(image);
     return undefined;
   } catch {
-    return 'is an image that cannot be read';
+    return 'is a JPEG image that cannot be read';
   }
 }
 
+function prepare(logo: LogoImage): PrintableLogo | string {
+  if (logo.contentType === 'image/jpeg')
+    return jpegProblem(logo.image) ?? { kind: 'jpeg', image: logo.image };
+  const decoded = decodePng(logo.image, LOGO_MAX_SIDE);
+  if (typeof decoded === 'string') return decoded;
+  return {
+    kind: 'pixels',
+    width: decoded.width,
+    height: decoded.height,
+    colors: decoded.colors,
+    samples: zlib.deflateSync(decoded.pixels),
+    alpha: decoded.alpha && zlib.deflateSync(decoded.alpha),
+  };
+}
+
 /**
- * Whether a stored logo can be drawn: a logo stored before these checks existed may be one that would end the
- * process mid-render, so the invoice is drawn without it instead.
+ * Logos recently prepared, by a hash of their bytes: decoding a large logo takes a while (about half a second
+ * for 2500×2500 pixels), and a bill run mails many invoices of one account. Bounded in bytes, oldest out first;
+ * the same bytes always give the same result, so sharing it between accounts shows no account anything.
  */
-export function logoRenderable(logo: LogoImage): boolean {
-  return pdfkitProblem(logo.image, logo.contentType) === undefined;
+const PREPARED_MAX_BYTES = 32 * 1024 * 1024;
+const prepared = new Map<string, { logo: PrintableLogo | string; bytes: number }>();
+let preparedBytes = 0;
+
+/**
+ * The logo ready to draw, or why it cannot be drawn (a sentence after the field's name). An upload is checked with
+ * it, and a stored logo goes through it again before each drawing: one stored by an earlier version, whose checks
+ * let through images pdfkit could not draw, is then refused here and the invoice is drawn without it.
+ */
+export function printableLogo(logo: LogoImage): PrintableLogo | string {
+  const key = crypto.createHash('sha256').update(logo.contentType).update(logo.image).digest('hex');
+  const hit = prepared.get(key);
+  if (hit) {
+    prepared.delete(key);
+    prepared.set(key, hit);
+    return hit.logo;
+  }
+  const made = prepare(logo);
+  const bytes =
+    typeof made === 'string'
+      ? made.length
+      : made.kind === 'jpeg'
+        ? made.image.length
+        : made.samples.length + (made.alpha?.length ?? 0);
+  if (bytes <= PREPARED_MAX_BYTES / 4) {
+    prepared.set(key, { logo: made, bytes });
+    preparedBytes += bytes;
+    for (const [oldKey, old] of prepared) {
+      if (preparedBytes <= PREPARED_MAX_BYTES) break;
+      prepared.delete(oldKey);
+      preparedBytes -= old.bytes;
+    }
+  }
+  return made;
 }
 
 /** The logo as an upload gives it, or the problems found (keyed `field`). */
@@ -230,8 +159,8 @@ export function checkLogo(image: Buffer, field: string, problems: FieldProblem[]
         message: `must be at most ${LOGO_MAX_SIDE} pixels a side (it is ${size.width}×${size.height})`,
       });
     } else {
-      const problem = pdfkitProblem(image, contentType);
-      if (problem) problems.push({ field, message: problem });
+      const printable = printableLogo({ contentType, image });
+      if (typeof printable === 'string') problems.push({ field, message: printable });
     }
   }
   return problems.length === before && contentType ? { contentType, image } : undefined;

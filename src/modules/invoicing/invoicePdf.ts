@@ -2,8 +2,8 @@ import PDFDocument from 'pdfkit';
 import { findCountry, findState } from '../../core/countries.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
-import { findAccountLogo, getAccount, getSellerDetails, logoRenderable } from '../auth/index.ts';
-import type { LogoImage, SellerDetails } from '../auth/index.ts';
+import { findAccountLogo, getAccount, getSellerDetails, printableLogo } from '../auth/index.ts';
+import type { PrintableLogo, SellerDetails } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
 import { dateForDocument, decimalForDocument, percentText, periodForDocument } from './documentText.ts';
 import type { Invoice } from './invoice.ts';
@@ -43,7 +43,8 @@ const MARKS: Partial<Record<Invoice['status'], { label: string; color: string }>
 export interface InvoiceSeller {
   accountName: string;
   details: SellerDetails;
-  logo: LogoImage | undefined;
+  /** Decoded ahead of drawing (printableLogo), so that pdfkit never decodes an image itself. */
+  logo: PrintableLogo | undefined;
 }
 
 export function invoicePdfFilename(invoice: Invoice): string {
@@ -121,10 +122,8 @@ export function invoicePdf(
 
   // Seller, left: the logo above the name and details.
   let left = MARGIN;
-  // A logo stored before the upload checks covered every way pdfkit can fail on one is left out, not drawn:
-  // pdfkit would throw where nothing can catch it and end the process.
-  if (seller.logo && logoRenderable(seller.logo)) {
-    doc.image(seller.logo.image, MARGIN, left, { fit: LOGO_BOX });
+  if (seller.logo) {
+    w.image(seller.logo, MARGIN, left, LOGO_BOX);
     left += LOGO_BOX[1] + 10;
   }
   left = w.text(sellerName, MARGIN, left, { width: 260, weight: 'bold', size: 13 });
@@ -274,12 +273,19 @@ export function invoicePdf(
   return done;
 }
 
-/** The seller of the context's account as its invoices show it. */
+/**
+ * The seller of the context's account as its invoices show it. A stored logo that cannot be drawn (one an earlier
+ * version accepted) is left out, and the invoice is drawn without it rather than not at all.
+ */
 async function invoiceSeller(ctx: ServiceContext): Promise<InvoiceSeller> {
+  const stored = await findAccountLogo(ctx.db, ctx.account.id);
+  const logo = stored && printableLogo(stored);
+  if (typeof logo === 'string')
+    ctx.log.warn({ accountId: ctx.account.id, problem: `Logo ${logo}` }, 'invoice drawn without its logo');
   return {
     accountName: ctx.account.name,
     details: await getSellerDetails(ctx),
-    logo: await findAccountLogo(ctx.db, ctx.account.id),
+    logo: typeof logo === 'string' ? undefined : logo,
   };
 }
 

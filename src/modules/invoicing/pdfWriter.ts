@@ -1,3 +1,4 @@
+import type { PrintableLogo } from '../auth/index.ts';
 import { registerPdfFonts, textRuns } from './pdfFonts.ts';
 import type { PdfFont } from './pdfFonts.ts';
 
@@ -84,6 +85,17 @@ export class PdfWriter {
     return y + height;
   }
 
+  /**
+   * An image scaled to fit `box` at (x, y). Decoded pixels are written as an image XObject (with a soft mask for
+   * their opacity) by the object handed to pdfkit, which takes any object with a width, a height and an `embed`
+   * method as an image it has opened (PDFDocument.image): pdfkit's PNG reader, which decodes in an asynchronous
+   * callback where a throw ends the process, never runs. A JPEG pdfkit reads synchronously.
+   */
+  image(logo: PrintableLogo, x: number, y: number, box: [number, number]): void {
+    const src = logo.kind === 'jpeg' ? logo.image : new DecodedImage(logo);
+    this.doc.image(src as PDFKit.Mixins.ImageSrc, x, y, { fit: box });
+  }
+
   rule(y: number, from = 50, to = 545): void {
     this.doc.save().lineWidth(0.5).strokeColor('#999999').moveTo(from, y).lineTo(to, y).stroke().restore();
   }
@@ -95,5 +107,51 @@ export class PdfWriter {
     page.margins.bottom = 0;
     this.text(value, x, page.height - 40, { width, align: 'center', size: 8, color: '#777777' });
     page.margins.bottom = margin;
+  }
+}
+
+/** The part of a pdfkit document an image needs to write itself. */
+interface ImageHost {
+  ref(data: Record<string, unknown>): { data: Record<string, unknown>; end(chunk?: Buffer): void };
+}
+
+/** Decoded pixels in the shape of an image pdfkit has opened (label, width, height, obj, embed). */
+class DecodedImage {
+  readonly label = 'Logo';
+  readonly width: number;
+  readonly height: number;
+  obj: unknown = null;
+
+  constructor(private readonly logo: Extract<PrintableLogo, { kind: 'pixels' }>) {
+    this.width = logo.width;
+    this.height = logo.height;
+  }
+
+  embed(doc: ImageHost): void {
+    const { width, height, colors, samples, alpha } = this.logo;
+    const image = doc.ref({
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: width,
+      Height: height,
+      BitsPerComponent: 8,
+      ColorSpace: colors === 1 ? 'DeviceGray' : 'DeviceRGB',
+      Filter: 'FlateDecode',
+    });
+    if (alpha) {
+      const mask = doc.ref({
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: width,
+        Height: height,
+        BitsPerComponent: 8,
+        ColorSpace: 'DeviceGray',
+        Filter: 'FlateDecode',
+      });
+      mask.end(alpha);
+      image.data.SMask = mask;
+    }
+    image.end(samples);
+    this.obj = image;
   }
 }
