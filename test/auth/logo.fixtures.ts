@@ -142,3 +142,112 @@ export const ACCEPTED_PNGS: Record<string, PngKind> = {
     laterFilter: 2,
   },
 };
+
+/** A picture to encode as a PNG: its kind, size, and the samples of each pixel at the image's own depth. */
+export interface PngPicture {
+  colorType: 0 | 2 | 3 | 4 | 6;
+  bits: number;
+  interlace: 0 | 1;
+  width: number;
+  height: number;
+  /** The samples of the pixel at (x, y): a palette index for colour type 3, grey or RGB and then alpha else. */
+  samples: (x: number, y: number) => number[];
+  /** RGB entries, for colour type 3. */
+  palette?: number[][];
+  /** The tRNS chunk's bytes, if any. */
+  transparency?: Buffer;
+}
+
+function paeth(left: number, up: number, upLeft: number): number {
+  const p = left + up - upLeft;
+  const pa = Math.abs(p - left);
+  const pb = Math.abs(p - up);
+  const pc = Math.abs(p - upLeft);
+  return pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
+}
+
+/**
+ * A small PNG encoder: packs the samples at the picture's depth, in one pass or the seven of Adam7 (passes
+ * without pixels left out, as the specification says), each row with a filter chosen in turn (0-4).
+ */
+export function encodePng(picture: PngPicture): Buffer {
+  const { width, height, bits, colorType } = picture;
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([bits, colorType, 0, 0, picture.interlace], 8);
+  const samplesPerPixel = SAMPLES[colorType]!;
+  const unit = Math.max(1, (bits * samplesPerPixel) >> 3);
+  const rows: Buffer[] = [];
+  for (const [x0, y0, dx, dy] of picture.interlace === 1 ? ADAM7 : ([[0, 0, 1, 1]] as const)) {
+    const columns = Math.ceil((width - x0) / dx);
+    const passRows = Math.ceil((height - y0) / dy);
+    if (columns <= 0 || passRows <= 0) continue;
+    let previous = Buffer.alloc(Math.ceil((columns * samplesPerPixel * bits) / 8));
+    for (let r = 0; r < passRows; r += 1) {
+      const raw = Buffer.alloc(previous.length);
+      for (let c = 0; c < columns; c += 1) {
+        picture.samples(x0 + c * dx, y0 + r * dy).forEach((value, s) => {
+          const index = c * samplesPerPixel + s;
+          if (bits === 16) raw.writeUInt16BE(value, index * 2);
+          else if (bits === 8) raw[index] = value;
+          else raw[(index * bits) >> 3]! |= value << (8 - bits - ((index * bits) & 7));
+        });
+      }
+      const filter = (rows.length + r) % 5;
+      const row = Buffer.alloc(raw.length + 1);
+      row[0] = filter;
+      for (let i = 0; i < raw.length; i += 1) {
+        const left = i >= unit ? raw[i - unit]! : 0;
+        const up = previous[i]!;
+        const upLeft = i >= unit ? previous[i - unit]! : 0;
+        const predicted = [0, left, up, (left + up) >> 1, paeth(left, up, upLeft)][filter]!;
+        row[i + 1] = (raw[i]! - predicted) & 0xff;
+      }
+      rows.push(row);
+      previous = raw;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    ...(picture.palette ? [chunk('PLTE', Buffer.from(picture.palette.flat()))] : []),
+    ...(picture.transparency ? [chunk('tRNS', picture.transparency)] : []),
+    chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** What a viewer shows of the picture: 8-bit RGBA, row after row (16-bit samples by their high byte). */
+export function expectedRgba(picture: PngPicture): Buffer {
+  const { width, height, bits, colorType } = picture;
+  const to8 = (v: number) => (bits === 16 ? v >> 8 : bits === 8 ? v : (v * 255) / (2 ** bits - 1));
+  const out = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y += 1)
+    for (let x = 0; x < width; x += 1) {
+      const s = picture.samples(x, y);
+      const rgba =
+        colorType === 3
+          ? [...picture.palette![s[0]!]!, picture.transparency?.[s[0]!] ?? 255]
+          : colorType === 0
+            ? [to8(s[0]!), to8(s[0]!), to8(s[0]!), 255]
+            : colorType === 4
+              ? [to8(s[0]!), to8(s[0]!), to8(s[0]!), to8(s[1]!)]
+              : [to8(s[0]!), to8(s[1]!), to8(s[2]!), colorType === 6 ? to8(s[3]!) : 255];
+      out.set(rgba, (y * width + x) * 4);
+    }
+  return out;
+}
+
+/** Rewrites the CRC of every chunk whose length ends inside the file, so a mutated file passes the CRC check. */
+export function withValidCrcs(png: Buffer): Buffer {
+  const out = Buffer.from(png);
+  let at = 8;
+  while (at + 12 <= out.length) {
+    const length = out.readUInt32BE(at);
+    if (at + 12 + length > out.length) break;
+    out.writeUInt32BE(crc32(out.subarray(at + 4, at + 8 + length)), at + 8 + length);
+    at += 12 + length;
+  }
+  return out;
+}

@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { ROOT } from '../helpers/cli.ts';
 import { dialect } from '../helpers/service.ts';
@@ -126,4 +127,42 @@ export function renderPdf(pdf: Buffer, name: string): Rendered {
 export function pngSize(file: string): { width: number; height: number } {
   const bytes = fs.readFileSync(file);
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+export interface ExtractedImage {
+  width: number;
+  height: number;
+  /** 1 (grey, PGM) or 3 (RGB, PPM) samples a pixel. */
+  channels: number;
+  data: Buffer;
+}
+
+/**
+ * The pixels of every image in the PDF as poppler decodes them (pdfimages: an image, then its soft mask if any,
+ * which it writes as RGB).
+ */
+export async function extractImages(pdf: Buffer): Promise<ExtractedImage[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdfimages-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'in.pdf'), pdf);
+    await promisify(execFile)('pdfimages', [path.join(dir, 'in.pdf'), path.join(dir, 'img')]);
+    return fs
+      .readdirSync(dir)
+      .filter((name) => name.startsWith('img-'))
+      .sort()
+      .map((name) => {
+        const bytes = fs.readFileSync(path.join(dir, name));
+        // Netpbm: "P5" (grey) or "P6" (RGB), width, height, maxval 255, one whitespace byte, then the samples.
+        const header = /^P([56])\s+(\d+)\s+(\d+)\s+255\s/.exec(bytes.toString('latin1', 0, 64));
+        if (!header) throw new Error(`pdfimages wrote ${name}, which is not an 8-bit PGM or PPM`);
+        return {
+          width: Number(header[2]),
+          height: Number(header[3]),
+          channels: header[1] === '5' ? 1 : 3,
+          data: bytes.subarray(header[0].length),
+        };
+      });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
