@@ -1,4 +1,4 @@
-import { inTransaction, nowInstant, today } from '../../context.ts';
+import { inTransaction, nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError, planBilling } from '../../core/subscriptionBilling.ts';
@@ -139,6 +139,22 @@ function billingEvent(decision: Decision, before?: Snapshot): EventToEmit {
 }
 
 /**
+ * The periods a subscription missed when it is created (or its start moved) in the past, billed on one invoice
+ * dated as the latest of them, a line per period with its service period, as Kill Bill's catch-up billing does:
+ * one invoice and one e-mail instead of one per period (docs/spec-decisions.md, "Subscription lifecycle and
+ * billing"). Each period keeps its own record, so none is billed twice.
+ */
+function catchUpInvoice(billed: PlannedInvoice[]): PlannedInvoice {
+  if (billed.length === 1) return billed[0]!;
+  return {
+    invoiceDate: billed.at(-1)!.invoiceDate,
+    lines: billed.flatMap((planned) => planned.lines),
+    usageIds: billed.flatMap((planned) => planned.usageIds),
+    period: null,
+  };
+}
+
+/**
  * Plans and records the invoices of the given subscriptions (read and held by the caller's transaction) as of
  * `today`. Each subscription's periods, invoices, usage marks and new schedule land together or not at all.
  * A subscription whose record breaks an invariant is parked (not billed, the reason kept) rather than billed
@@ -148,6 +164,7 @@ async function billRows(
   ctx: ServiceContext,
   rows: SubscriptionRow[],
   today: PlainDate,
+  catchUp = false,
 ): Promise<BillingOutcome> {
   const outcome: BillingOutcome = { subscriptions: rows.length, invoiceIds: [], parked: 0 };
   if (rows.length === 0) return outcome;
@@ -185,15 +202,16 @@ async function billRows(
       .map((d) => d.row.id),
   );
 
-  // Invoices with no lines (a free trial) are not made; their period is still recorded.
+  // Invoices with no lines (a free trial) are not made; their period is still recorded. With `catchUp`, what one
+  // subscription owes is one invoice, however many periods it bills.
   const newInvoices: NewInvoice[] = [];
   const invoiceIndex = new Map<object, number>();
   for (const decision of decisions) {
     if (!('plan' in decision)) continue;
-    for (const planned of decision.plan.invoices) {
-      if (planned.lines.length === 0) continue;
-      invoiceIndex.set(planned, newInvoices.length);
-      newInvoices.push(toNewInvoice(decision.row, planned));
+    const billed = decision.plan.invoices.filter((planned) => planned.lines.length > 0);
+    for (const group of catchUp && billed.length > 0 ? [billed] : billed.map((planned) => [planned])) {
+      for (const planned of group) invoiceIndex.set(planned, newInvoices.length);
+      newInvoices.push(toNewInvoice(decision.row, catchUpInvoice(group)));
     }
   }
   const invoiceIds = await insertInvoices(ctx, newInvoices);
@@ -297,26 +315,34 @@ export async function billDueSubscriptions(
 }
 
 /** Bills one subscription now if anything is due (after a create, a change or a reactivation). */
-export async function billSubscription(ctx: ServiceContext, subscriptionId: number): Promise<number[]> {
+export async function billSubscription(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  options: { catchUp?: boolean } = {},
+): Promise<number[]> {
   const on = today(ctx);
-  const outcome = await ctx.db
-    .transaction()
-    .execute(async (trx) => billSubscriptionInTransaction(inTransaction(ctx, trx), subscriptionId, on));
+  const outcome = await withTransaction(ctx, (tctx) =>
+    billSubscriptionInTransaction(tctx, subscriptionId, on, options),
+  );
   if (outcome.length > 0) ctx.mailQueued();
   return outcome;
 }
 
-/** The same inside the caller's transaction, for use cases that change a subscription and bill it at once. */
+/**
+ * The same inside the caller's transaction, for use cases that change a subscription and bill it at once;
+ * `catchUp` bills the periods it missed on one invoice (catchUpInvoice).
+ */
 export async function billSubscriptionInTransaction(
   ctx: ServiceContext,
   subscriptionId: number,
   today: PlainDate,
+  options: { catchUp?: boolean } = {},
 ): Promise<number[]> {
   const row = await lockSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
   const due = (row ? [row] : []).filter(
     (r) => r.parked_reason === null && r.next_inv_date !== null && r.next_inv_date <= today,
   );
-  return (await billRows(ctx, due, today)).invoiceIds;
+  return (await billRows(ctx, due, today, options.catchUp)).invoiceIds;
 }
 
 /** Due subscriptions' ids, not held (the bill run retries a failed batch one by one with them). */

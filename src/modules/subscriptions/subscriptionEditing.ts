@@ -177,7 +177,7 @@ export async function billIfDue(
 ): Promise<void> {
   if (nextInvDate === null || nextInvDate > today(ctx)) return;
   try {
-    await billSubscription(ctx, subscriptionId);
+    await billSubscription(ctx, subscriptionId, { catchUp: true });
   } catch (error) {
     ctx.log.error(
       { err: error, subscriptionId },
