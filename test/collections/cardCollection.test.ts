@@ -427,4 +427,40 @@ describe('POST /v1/test/simulate', () => {
     expect((await simulate(stranger, { paymentID: cash.paymentID, scenario: 'dispute' })).status).toBe(404);
     expect((await invoiceOf(s)).Balance).toBe(90);
   });
+
+  it('refuses a live account with 403 not_a_test_account, even for its test gateway’s charge: nothing changes', async () => {
+    // A live account's test gateway is in test mode too, but the account's payments are its books.
+    const account = await t.newAccount('Live', { timeZone: 'UTC' });
+    const today = new Date().toISOString().slice(0, 10);
+    const [gateway] = await ok(account, 'GET', '/v1/gateways');
+    expect(gateway.isTestMode).toBe(true);
+    const customerId = await createCustomer(account);
+    const invoice = await ok(account, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      InvoiceDate: today,
+      DueDate: today,
+      CollectionMethod: 'credit_card',
+      gatewayID: gateway.gatewayID,
+      customerPaymentMethodID: await addCard(account, customerId, '4242424242424242'),
+      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
+    });
+    const ctx = await accountContext(t, account.accountId);
+    expect(await collectDueInvoices(ctx, { staleAfterMs: 0 })).toMatchObject({ attempts: 1, succeeded: 1 });
+    const [payment] = await ok(account, 'GET', `/v1/customers/${customerId}/payments`);
+    const invoiceBefore = await ok(account, 'GET', `/v1/invoices/${invoice.invoiceID}`);
+    expect(invoiceBefore).toMatchObject({ Status: 'Paid', Balance: 0 });
+
+    for (const scenario of ['dispute', 'refund', 'unpaid:R01', 'paid']) {
+      const res = await simulate(account, { paymentID: payment.paymentID, scenario });
+      expect(res.status, res.text).toBe(403);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.body.code).toBe('not_a_test_account');
+      expect(res.body.detail).toContain('billing account create --test');
+    }
+    expect(await ok(account, 'GET', `/v1/payments/${payment.paymentID}`)).toEqual(payment);
+    expect(await ok(account, 'GET', `/v1/invoices/${invoice.invoiceID}`)).toEqual(invoiceBefore);
+    expect((await eventsOf(account, 'payment', payment.paymentID)).map((event) => event.type)).toEqual([
+      'payment.created',
+    ]);
+  });
 });

@@ -361,6 +361,19 @@ export function listAccountIds(db: Db): Promise<number[]> {
 }
 
 /**
+ * Refuses what only a test account may do (simulating a gateway's late answers, docs/gateways.md): a live account's
+ * payments are real money, whatever the mode of the gateway that took them. The 403 is the test clock's.
+ */
+export function assertTestAccount(account: Account, what: string): void {
+  if (!account.isTest) {
+    throw new NotAllowedError(
+      'not_a_test_account',
+      `Only test accounts ${what}; this account is live (make a test account with \`billing account create --test\`)`,
+    );
+  }
+}
+
+/**
  * Checks that the account's clock may move to `to` (a test account; not backwards) and returns the account.
  * The caller runs billing for the days passed, then `setTestClock`.
  */

@@ -5,6 +5,7 @@ export { findAccountLogo, findSellerDetails } from './sellerDetails.ts';
 export { LOGO_MAX_BYTES, LOGO_MAX_SIDE, printableLogo } from './logo.ts';
 export type { LogoImage, PrintableLogo } from './logo.ts';
 export {
+  assertTestAccount,
   authenticate,
   countAccounts,
   createAccount,

@@ -1,6 +1,8 @@
 import type { ServiceContext } from '../../context.ts';
 import { NotAllowedError, ValidationError } from '../../errors.ts';
 import type { Rail } from '../../core/batches.ts';
+import { assertTestAccount } from '../auth/index.ts';
+import { SIMULATION_IS_FOR } from '../collections/index.ts';
 import { getGateway } from '../gateways/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchRow } from './batch.repository.ts';
@@ -11,7 +13,8 @@ import { recordLineResult } from './batchReturns.service.ts';
  * POST /v1/test/simulate on a batch line, or on a whole batch (design note collections.md §1.3): what a test-mode
  * gateway's bank would report, now, taking the path a real report takes (the line's result: a return fails it,
  * invalidates the account when the code says so and schedules the next presentation). `paid` settles, `unpaid:<code>`
- * returns with the rail's code, `dispute` and `refund` return with the rail's code for them.
+ * returns with the rail's code, `dispute` and `refund` return with the rail's code for them. Test accounts only, as
+ * for a card payment.
  */
 
 /** The rail's code for a debtor's dispute or refund of an authorised debit. */
@@ -49,6 +52,7 @@ export async function simulateLineReport(
   paymentId: number,
   scenario: string,
 ): Promise<void> {
+  assertTestAccount(ctx.account, SIMULATION_IS_FOR);
   const line = await repo.findLine(ctx.db, ctx.account.id, paymentId);
   const [row] = line ? await repo.findBatches(ctx.db, ctx.account.id, [line.batch_id]) : [];
   if (!row) throw ValidationError.field('paymentID', `payment ${paymentId} is not a batch line`);
@@ -62,6 +66,7 @@ export async function simulateBatchReport(
   token: string,
   scenario: string,
 ): Promise<void> {
+  assertTestAccount(ctx.account, SIMULATION_IS_FOR);
   const row = await batchRowByToken(ctx, token);
   await assertTestMode(ctx, row);
   const result = resultOf(scenario.trim(), row.rail as Rail);

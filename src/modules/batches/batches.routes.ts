@@ -307,7 +307,8 @@ export function registerBatchesRoutes(app: App): void {
         operationId: 'simulateGatewayEvent',
         tags: ['Test clock'],
         description:
-          'Beyond the spec, for test-mode gateways only (403 otherwise): what a gateway or its bank reports days ' +
+          'Beyond the spec, for test accounts only (403 `not_a_test_account` on a live account, even for its test ' +
+          "gateway's payments; 403 for a gateway not in test mode): what a gateway or its bank reports days " +
           'later, now, on a payment (paymentID) or on every line of a batch (BatchToken). On a card payment ' +
           '`dispute` and `refund` reverse it, `unpaid:<code>` fails it with the code, `paid` settles a pending one. ' +
           'On a batch line the report takes the path of the bank’s: `paid` settles it once the batch is ' +

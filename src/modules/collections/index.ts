@@ -5,7 +5,7 @@
 export type { CollectionOptions, CollectionSummary } from './collection.service.ts';
 export { collectDueInvoices, emptyCollectionSummary, openCollectionAttempts } from './collection.service.ts';
 /** For the simulate route (in batches, which handles batch lines itself): a card payment's late event. */
-export { SIMULATE_SCENARIOS, simulateGatewayEvent } from './simulate.service.ts';
+export { SIMULATE_SCENARIOS, SIMULATION_IS_FOR, simulateGatewayEvent } from './simulate.service.ts';
 /** For batches: a debit order whose presentations ran out is told and acted on as a card's retries are. */
 export { afterRetriesRanOut, queueRetriesRanOutMails } from './collection.service.ts';
 export type { UncollectedInvoice } from './collection.service.ts';

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotAllowedError, ValidationError } from '../../errors.ts';
+import { assertTestAccount } from '../auth/index.ts';
 import { getGateway } from '../gateways/index.ts';
 import { getPayment, reversePayment, settlePayment } from '../ledger/index.ts';
 import type { Payment } from '../ledger/index.ts';
@@ -9,9 +10,13 @@ import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
  * POST /v1/test/simulate (design note collections.md §1.3; GoCardless and Wise offer the same): a late answer from
  * a test-mode gateway about a payment it collected, without waiting for it. It takes the path a real one would.
  * `dispute` and `refund` reverse a settled or pending payment; `unpaid:<code>` fails one with the rail's code;
- * `paid` settles a pending one.
+ * `paid` settles a pending one. Test accounts only (a live account may have a test-mode gateway, but its payments are
+ * its books: docs/gateways.md).
  */
 export const SIMULATE_SCENARIOS = ['paid', 'dispute', 'refund', 'unpaid:<code>'] as const;
+
+/** What the 403 of a live account says it cannot do. */
+export const SIMULATION_IS_FOR = "can simulate a gateway's late answers";
 
 const UNPAID = /^unpaid:([A-Za-z0-9]{1,8})$/;
 
@@ -19,6 +24,7 @@ export async function simulateGatewayEvent(
   ctx: ServiceContext,
   input: { paymentId: number; scenario: string },
 ): Promise<Payment> {
+  assertTestAccount(ctx.account, SIMULATION_IS_FOR);
   const scenario = input.scenario.trim();
   const unpaid = UNPAID.exec(scenario);
   if (!['paid', 'dispute', 'refund'].includes(scenario) && !unpaid) {
