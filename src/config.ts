@@ -38,6 +38,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Webhook requests one process keeps in flight to one endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
   webhookMaxInFlightPerEndpoint: number;
+  /** Webhook endpoints one account may have, enabled or not (WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT). */
+  webhookMaxEndpointsPerAccount: number;
 }
 
 export class ConfigError extends Error {}
@@ -167,5 +169,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowedPrivateHosts: addressListSetting(env, 'WEBHOOK_ALLOWED_PRIVATE_HOSTS'),
     webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),
+    webhookMaxEndpointsPerAccount: integerSetting(env, 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT', 16, 1, 1000),
   };
 }

@@ -15,6 +15,7 @@ import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
 import { findSellerDetails, getAccount } from './modules/auth/index.ts';
 import {
+  configureWebhookEndpointLimit,
   configureWebhookUrlPolicy,
   parseWebhookUrlPolicy,
   purgeExpiredEvents,
@@ -79,6 +80,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   } catch (error) {
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
+  configureWebhookEndpointLimit(config.webhookMaxEndpointsPerAccount);
   const storage = openStorage(config.database, { onQuery: options.onQuery });
   try {
     await migrateToLatest(storage.db);

@@ -152,18 +152,21 @@ describe('webhook worker limits', () => {
       WEBHOOK_ALLOWED_PRIVATE_HOSTS: ' 127.0.0.1, 10.0.0.0/8 ,fd00::/8',
       WEBHOOK_TIMEOUT_MS: '2500',
       WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '4',
+      WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT: '40',
     });
     expect(config).toMatchObject({
       webhookAllowHttp: true,
       webhookAllowedPrivateHosts: ['127.0.0.1', '10.0.0.0/8', 'fd00::/8'],
       webhookTimeoutMs: 2500,
       webhookMaxInFlightPerEndpoint: 4,
+      webhookMaxEndpointsPerAccount: 40,
     });
     expect(loadConfig({})).toMatchObject({
       webhookAllowHttp: false,
       webhookAllowedPrivateHosts: [],
       webhookTimeoutMs: 15_000,
       webhookMaxInFlightPerEndpoint: 10,
+      webhookMaxEndpointsPerAccount: 16,
     });
     for (const [name, value] of [
       ['WEBHOOK_ALLOW_HTTP', 'yes please'],
@@ -171,6 +174,8 @@ describe('webhook worker limits', () => {
       ['WEBHOOK_ALLOWED_PRIVATE_HOSTS', '10.0.0.0/33'],
       ['WEBHOOK_TIMEOUT_MS', '0'],
       ['WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', '0'],
+      ['WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT', '0'],
+      ['WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT', 'many'],
     ] as const) {
       expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
       expect(() => loadConfig({ [name]: value })).toThrow(name);

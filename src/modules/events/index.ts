@@ -15,7 +15,12 @@ export type { WebhookAccounts, WebhookDeliveryDeps } from './webhookDelivery.ser
 export type { WebhookWorker, WebhookWorkerOptions } from './webhook.worker.ts';
 export { startWebhookWorker } from './webhook.worker.ts';
 export type { WebhookEndpoint } from './webhookEndpoint.service.ts';
-export { disableEndpoint, endpointSigningSecrets, webhookEndpointsByIds } from './webhookEndpoint.service.ts';
+export {
+  configureWebhookEndpointLimit,
+  disableEndpoint,
+  endpointSigningSecrets,
+  webhookEndpointsByIds,
+} from './webhookEndpoint.service.ts';
 export { toWebhookEndpointDto } from './webhookEndpoints.serializer.ts';
 export { WEBHOOK_EVENT_TYPES } from './webhookEventTypes.ts';
 export type { WebhookUrlPolicy } from './webhookUrlPolicy.ts';

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Page } from '../../core/paging.ts';
 import { isPostgres } from '../../storage/columns.ts';
@@ -80,6 +81,35 @@ export function listEndpoints(db: Db, accountId: number, page: Page): Promise<We
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+}
+
+/**
+ * Makes the account's endpoint creations take turns until the transaction ends, so that the count read next is the
+ * one the insert adds to and the per-account cap holds under concurrent requests. NOTE: on PostgreSQL a
+ * transaction-scoped advisory lock on the pair (this table, the account), which holds also while the account has
+ * no endpoint to lock (the two-key form never meets the idempotency lease's one-key locks). SQLite knows no row
+ * locks: a no-op update takes the database's write lock at once, even when it matches no row.
+ */
+export async function lockAccountEndpointCreation(db: Db, accountId: number): Promise<void> {
+  if (isPostgres(db)) {
+    await sql`select pg_advisory_xact_lock(hashtext('webhook_endpoints'), ${accountId}::integer)`.execute(db);
+    return;
+  }
+  await db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .execute();
+}
+
+/** How many endpoints the account has, enabled or not. */
+export async function countEndpoints(db: Db, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export async function insertEndpoint(db: Db, row: Insertable<WebhookEndpointsTable>): Promise<number> {

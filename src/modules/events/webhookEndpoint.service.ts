@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
 import { isEventTypePattern } from '../../core/eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
-import { NotFoundError, ValidationError } from '../../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { emitEvent, emitEvents, snapshotResource } from './event.service.ts';
@@ -36,6 +36,22 @@ const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
 
 const endpointRef = (id: number): ResourceRef => ({ type: 'webhook_endpoint', id });
+
+/**
+ * The most endpoints one account may have, enabled or not (docs/webhooks.md): every event is one request to each
+ * endpoint subscribed to it, so without a cap one account's change could fan out into hundreds of requests. 16 is
+ * Stripe's cap; the service sets WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT at start.
+ */
+export const DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT = 16;
+let maxEndpointsPerAccount = DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT;
+
+/**
+ * Sets the cap of this process, from the configuration, at start. NOTE: a module-level setting rather than a field
+ * of every context, as the URL policy is (webhookUrlPolicy.ts): only creating an endpoint reads it.
+ */
+export function configureWebhookEndpointLimit(max: number = DEFAULT_MAX_ENDPOINTS_PER_ACCOUNT): void {
+  maxEndpointsPerAccount = max;
+}
 
 /**
  * Now on the service's clock, which delivery runs on (retries, rotation windows, the recover rate limit).
@@ -97,6 +113,19 @@ export async function webhookEndpointsByIds(
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+/** 409 `webhook_endpoint_limit_reached` when the account has as many endpoints as it may; run in the transaction. */
+async function assertRoomForEndpoint(ctx: ServiceContext): Promise<void> {
+  await repo.lockAccountEndpointCreation(ctx.db, ctx.account.id);
+  const existing = await repo.countEndpoints(ctx.db, ctx.account.id);
+  if (existing >= maxEndpointsPerAccount) {
+    throw new ConflictError(
+      'webhook_endpoint_limit_reached',
+      `An account may have at most ${maxEndpointsPerAccount} webhook endpoints, and this one has ${existing}: ` +
+        'delete one, or subscribe an existing one to more event types (EnabledEvents)',
+    );
+  }
+}
+
 /** Creates the endpoint with a new signing secret, returned here and never again (only rotation shows one). */
 export async function createWebhookEndpoint(
   ctx: ServiceContext,
@@ -109,6 +138,7 @@ export async function createWebhookEndpoint(
   const secret = newSecret();
   const now = nowInstant(ctx);
   return withTransaction(ctx, async (tctx) => {
+    await assertRoomForEndpoint(tctx);
     const id = await repo.insertEndpoint(tctx.db, {
       account_id: tctx.account.id,
       url,

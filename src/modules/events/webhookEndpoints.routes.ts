@@ -41,7 +41,8 @@ export function registerWebhookEndpointRoutes(app: App): void {
         operationId: 'createWebhookEndpoint',
         description:
           'Subscribes a URL to event types (wildcards allowed). The answer carries the signing Secret, shown ' +
-          'this once: every delivery is signed with it (Standard Webhooks).',
+          'this once: every delivery is signed with it (Standard Webhooks). An account has at most 16 endpoints ' +
+          'unless the operator sets another cap: one more is 409 `webhook_endpoint_limit_reached`.',
         tags,
         body: CreateWebhookEndpointBody,
         response: { 201: CreatedWebhookEndpointOut },
