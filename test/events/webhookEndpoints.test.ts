@@ -141,6 +141,8 @@ describe('creating an endpoint', () => {
     [{ Url: 'https://127.0.0.1/hook' }, 'Url'],
     [{ Url: 'https://10.1.2.3/hook' }, 'Url'],
     [{ Url: 'https://169.254.169.254/latest' }, 'Url'],
+    [{ Url: 'https://168.63.129.16/machine' }, 'Url'],
+    [{ Url: 'https://[64:ff9b:1::808:808]/hook' }, 'Url'],
     [{ Url: 'https://[::1]/hook' }, 'Url'],
     [{ Url: 'https://[::ffff:192.168.0.1]/hook' }, 'Url'],
     [{ Url: 'https://localhost/hook' }, 'Url'],

@@ -30,6 +30,15 @@ const REFUSED_ADDRESSES: [string, string][] = [
   ['::ffff:10.1.2.3', 'IPv4-mapped private'],
   ['::ffff:169.254.169.254', 'IPv4-mapped link-local'],
   ['::ffff:100.64.0.1', 'IPv4-mapped CGNAT'],
+  ['168.63.129.16', "Azure's wire server (metadata)"],
+  ['::ffff:168.63.129.16', "IPv4-mapped Azure's wire server"],
+  ['::ffff:a83f:8110', "IPv4-mapped Azure's wire server, hex"],
+  ['192.88.99.0', '6to4 relay anycast, first'],
+  ['192.88.99.1', '6to4 relay anycast'],
+  ['192.88.99.255', '6to4 relay anycast, last'],
+  ['::ffff:192.88.99.1', 'IPv4-mapped 6to4 relay anycast'],
+  ['64:ff9b:1::', 'local-use NAT64, first'],
+  ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'local-use NAT64, last'],
 ];
 
 const PUBLIC_ADDRESSES = [
@@ -43,6 +52,10 @@ const PUBLIC_ADDRESSES = [
   '11.0.0.1',
   '2606:4700::1111',
   '::ffff:8.8.8.8',
+  '168.63.129.15',
+  '168.63.129.17',
+  '192.88.98.255',
+  '192.88.100.0',
 ];
 
 describe('addressAllowed', () => {
@@ -118,6 +131,10 @@ describe('webhookUrlProblem', () => {
     'https://2130706433/hook',
     'https://0/hook',
     'https://100.64.1.1/hook',
+    'https://168.63.129.16/machine?comp=goalstate',
+    'https://[::ffff:168.63.129.16]/machine',
+    'https://192.88.99.1/hook',
+    'https://[64:ff9b:1::808:808]/hook',
   ])('refuses the internal address in %s', (url) => {
     expect(webhookUrlProblem(url, strict)).toMatch(/private, loopback, link-local or reserved/);
   });
@@ -162,6 +179,18 @@ describe('addresses that carry or stand for another', () => {
     ['64:ff9b::a9fe:a9fe', false], // NAT64 of 169.254.169.254
     ['64:ff9b::127.0.0.1', false],
     ['64:ff9b:1::a00:1', false], // local-use NAT64 of 10.0.0.1
+    // Local-use NAT64 may use a /48 to /96 prefix (RFC 6052 §2.2), so its last 32 bits need not be the address it
+    // reaches: a public-looking tail is refused too, and so is the whole /48.
+    ['64:ff9b:1::808:808', false],
+    ['64:ff9b:1:a9fe:a9:fe00::', false], // 169.254.169.254 behind a /48 prefix
+    ['64:ff9b:1:7f00:1::808:808', false],
+    ['64:ff9b::a83f:8110', false], // NAT64 of Azure's wire server
+    ['64:ff9b::168.63.129.16', false],
+    ['2002:a83f:8110::1', false], // 6to4 of Azure's wire server
+    ['::168.63.129.16', false], // IPv4-compatible
+    ['::ffff:0:a83f:8110', false], // IPv4-translated
+    ['64:ff9b::c058:6301', false], // NAT64 of the 6to4 relay anycast
+    ['2002:c058:6301::1', false], // 6to4 of the 6to4 relay anycast
     ['2002:7f00:1::', false], // 6to4 of 127.0.0.1
     ['2002:c0a8:101::1', false], // 6to4 of 192.168.1.1
     ['::127.0.0.1', false], // IPv4-compatible
@@ -184,5 +213,14 @@ describe('addresses that carry or stand for another', () => {
     const local = parseWebhookUrlPolicy({ allowedPrivateHosts: '127.0.0.1' });
     expect(addressAllowed('64:ff9b::7f00:1', local)).toBe(true);
     expect(addressAllowed('64:ff9b::a00:1', local)).toBe(false);
+  });
+
+  it('lets the local-use NAT64 prefix through only when it is listed itself', () => {
+    expect(
+      addressAllowed('64:ff9b:1::7f00:1', parseWebhookUrlPolicy({ allowedPrivateHosts: '127.0.0.1' })),
+    ).toBe(false);
+    const translator = parseWebhookUrlPolicy({ allowedPrivateHosts: '64:ff9b:1::/48' });
+    expect(addressAllowed('64:ff9b:1::808:808', translator)).toBe(true);
+    expect(addressAllowed('fd00::1', translator)).toBe(false);
   });
 });

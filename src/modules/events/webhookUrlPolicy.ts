@@ -27,10 +27,12 @@ const REFUSED_RANGES: readonly [string, number, 'ipv4' | 'ipv6'][] = [
   ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT
   ['127.0.0.0', 8, 'ipv4'], // loopback
   ['169.254.0.0', 16, 'ipv4'], // link-local (cloud metadata services live here)
+  ['168.63.129.16', 32, 'ipv4'], // Azure's wire server: metadata, health probes and DNS of every VM there
   ['172.16.0.0', 12, 'ipv4'], // private
   ['192.168.0.0', 16, 'ipv4'], // private
   ['192.0.0.0', 24, 'ipv4'], // IETF protocol assignments
   ['192.0.2.0', 24, 'ipv4'], // documentation
+  ['192.88.99.0', 24, 'ipv4'], // 6to4 relay anycast (deprecated, RFC 7526): a tunnel, never a receiver
   ['198.18.0.0', 15, 'ipv4'], // benchmarking
   ['198.51.100.0', 24, 'ipv4'], // documentation
   ['203.0.113.0', 24, 'ipv4'], // documentation
@@ -38,6 +40,9 @@ const REFUSED_RANGES: readonly [string, number, 'ipv4' | 'ipv6'][] = [
   ['240.0.0.0', 4, 'ipv4'], // reserved, and the broadcast address
   ['::', 96, 'ipv6'], // unspecified, loopback, and the deprecated IPv4-compatible form
   ['::ffff:0:0:0', 96, 'ipv6'], // IPv4-translated (SIIT)
+  // Local-use NAT64 (RFC 8215): an operator's own translator, whose prefix may be /48 to /96 long, so where the IPv4
+  // address sits inside cannot be known from outside: the whole /48 is internal.
+  ['64:ff9b:1::', 48, 'ipv6'],
   ['100::', 64, 'ipv6'], // discard
   ['2001::', 32, 'ipv6'], // Teredo: a tunnel to an address it hides
   ['2001:db8::', 32, 'ipv6'], // documentation
@@ -125,9 +130,9 @@ function ipv6Groups(ip: string): number[] {
   return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
+/** The well-known NAT64 prefix, always /96 (RFC 6052); the local-use one is refused whole (REFUSED_RANGES). */
 const nat64 = new net.BlockList();
-nat64.addSubnet('64:ff9b::', 96, 'ipv6'); // well-known NAT64 prefix
-nat64.addSubnet('64:ff9b:1::', 48, 'ipv6'); // local-use NAT64 prefix
+nat64.addSubnet('64:ff9b::', 96, 'ipv6');
 const sixToFour = new net.BlockList();
 sixToFour.addSubnet('2002::', 16, 'ipv6');
 
