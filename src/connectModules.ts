@@ -1,23 +1,44 @@
-import { registerCatalogueUses } from './modules/catalogue/index.ts';
-import { countCustomersWithCurrency, registerCustomerUses } from './modules/customers/index.ts';
+import { TEST_CLOCK_EVENT_TYPES } from './billing/testClock.ts';
+import { ACCOUNT_EVENT_TYPES } from './modules/auth/index.ts';
+import { BATCH_EVENT_TYPES } from './modules/batches/index.ts';
+import { CATALOGUE_EVENT_TYPES, registerCatalogueUses } from './modules/catalogue/index.ts';
 import {
+  CUSTOMER_EVENT_TYPES,
+  countCustomersWithCurrency,
+  registerCustomerUses,
+} from './modules/customers/index.ts';
+import { GATEWAY_EVENT_TYPES } from './modules/gateways/index.ts';
+import {
+  INVOICE_EVENT_TYPES,
   INVOICE_PDF_ATTACHMENT,
+  RECURRING_INVOICE_EVENT_TYPES,
   countInvoicesOfCustomer,
   countInvoicesUsingPaymentMethod,
   countRecurringInvoicesOfCustomer,
   countRecurringInvoicesUsingPaymentMethod,
   renderInvoicePdfAttachment,
 } from './modules/invoicing/index.ts';
-import { registerEventObjects } from './modules/events/index.ts';
-import { hasMoneyRecords } from './modules/ledger/index.ts';
+import { registerEventObjects, registerEventTypes } from './modules/events/index.ts';
+import {
+  ADJUSTMENT_EVENT_TYPES,
+  CREDIT_NOTE_EVENT_TYPES,
+  PAYMENT_EVENT_TYPES,
+  hasMoneyRecords,
+} from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
 import {
+  PAYMENT_METHOD_EVENT_TYPES,
   deletePaymentMethodsOfCustomer,
   registerNewPrimaryListener,
   registerPaymentMethodUses,
 } from './modules/paymentMethods/index.ts';
-import { openCollectionAttempts, retryWithNewPrimary } from './modules/collections/index.ts';
 import {
+  COLLECTION_EVENT_TYPES,
+  openCollectionAttempts,
+  retryWithNewPrimary,
+} from './modules/collections/index.ts';
+import {
+  SUBSCRIPTION_EVENT_TYPES,
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
   countSubscriptionsOfCustomer,
@@ -28,7 +49,8 @@ import { eventObjectRenderers } from './views/eventObjects.ts';
 /**
  * Plugs higher modules into the ports of lower ones, so that modules import only downwards
  * (docs/architecture.md, "Module order"): a lower module asks through a port whether a higher one still uses its
- * rows, and the mail outbox renders invoice PDFs with invoicing's renderer. Called by every entry point before
+ * rows, the mail outbox renders invoice PDFs with invoicing's renderer, and webhook endpoints check their
+ * subscriptions against every module's event types. Called by every entry point before
  * it serves or works (buildApp, startService, the CLI); calling it again changes nothing.
  */
 export function connectModules(): void {
@@ -56,4 +78,21 @@ export function connectModules(): void {
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
   // Events show resources as the API does; some of those shapes combine modules (src/views/).
   registerEventObjects(eventObjectRenderers);
+  // Webhook endpoints subscribe to the types the modules declare, and to no other.
+  registerEventTypes([
+    ...ACCOUNT_EVENT_TYPES,
+    ...TEST_CLOCK_EVENT_TYPES,
+    ...GATEWAY_EVENT_TYPES,
+    ...CATALOGUE_EVENT_TYPES,
+    ...CUSTOMER_EVENT_TYPES,
+    ...PAYMENT_METHOD_EVENT_TYPES,
+    ...SUBSCRIPTION_EVENT_TYPES,
+    ...INVOICE_EVENT_TYPES,
+    ...COLLECTION_EVENT_TYPES,
+    ...RECURRING_INVOICE_EVENT_TYPES,
+    ...PAYMENT_EVENT_TYPES,
+    ...CREDIT_NOTE_EVENT_TYPES,
+    ...ADJUSTMENT_EVENT_TYPES,
+    ...BATCH_EVENT_TYPES,
+  ]);
 }

@@ -303,7 +303,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   webhookEndpointID: 6,
   webhookDeliveryID: 48213,
   Url: 'https://hooks.analytical-engines.example/billing',
-  EnabledEvents: ['invoice.*', 'payment.failed'],
+  EnabledEvents: ['invoice.*', 'payment.reversed'],
   DisabledReason: null,
   UpdatedDate: '2026-03-05T14:23:37.308Z',
   Secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7Ln0h9Wd1Jk=',

@@ -3,7 +3,8 @@ import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import { movableClock } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import { disableEndpoint } from '../../src/modules/events/index.ts';
+import { disableEndpoint, knownEventTypes } from '../../src/modules/events/index.ts';
+import { DECLARED_EVENT_TYPES } from './eventCatalogue.ts';
 
 // Webhook endpoints through the API (design note §2.7), on the service's default URL policy: https only, no
 // internal addresses. The service clock stands still unless a test moves it, so dates are exact. The tests share
@@ -38,7 +39,7 @@ const fieldsOf = (res: ApiResponse): string[] =>
 
 async function createEndpoint(as: TestAccount = t, body: Record<string, unknown> = {}) {
   const res = await as.request('POST', '/v1/webhookendpoints', {
-    body: { Url: URL_A, EnabledEvents: ['invoice.*', 'payment.failed'], ...body },
+    body: { Url: URL_A, EnabledEvents: ['invoice.*', 'payment.reversed'], ...body },
   });
   expect(res.status, res.text).toBe(201);
   return res.body as Record<string, any> & { webhookEndpointID: number; Secret: string };
@@ -70,7 +71,7 @@ describe('creating an endpoint', () => {
       webhookEndpointID: expect.any(Number),
       Url: URL_A,
       Description: 'Bookkeeping sync',
-      EnabledEvents: ['invoice.*', 'payment.failed'],
+      EnabledEvents: ['invoice.*', 'payment.reversed'],
       Status: 'enabled',
       DisabledReason: null,
       Secret: expect.any(String),
@@ -114,14 +115,14 @@ describe('creating an endpoint', () => {
     const created = await createEndpoint(t, {
       EnabledEvents: [
         'invoice.*',
-        'payment.failed',
+        'payment.reversed',
         'invoice.*',
         '*',
-        'payment.failed',
+        'payment.reversed',
         'customer_note.created',
       ],
     });
-    expect(created.EnabledEvents).toEqual(['invoice.*', 'payment.failed', '*', 'customer_note.created']);
+    expect(created.EnabledEvents).toEqual(['invoice.*', 'payment.reversed', '*', 'customer_note.created']);
   });
 
   it.each([
@@ -132,6 +133,8 @@ describe('creating an endpoint', () => {
     [{ EnabledEvents: ['invoice.paid', 'invoice'] }, 'EnabledEvents[1]'],
     [{ EnabledEvents: ['*.paid'] }, 'EnabledEvents[0]'],
     [{ EnabledEvents: [''] }, 'EnabledEvents[0]'],
+    [{ EnabledEvents: ['invoice.payed'] }, 'EnabledEvents[0]'],
+    [{ EnabledEvents: ['invoice.*', 'nothing.*'] }, 'EnabledEvents[1]'],
     [{ EnabledEvents: undefined }, 'EnabledEvents'],
     [{ Url: undefined }, 'Url'],
     [{ Url: '' }, 'Url'],
@@ -192,6 +195,73 @@ describe('creating an endpoint', () => {
   });
 });
 
+describe('the event types an endpoint subscribes to', () => {
+  const problemOf = async (method: 'POST' | 'PUT', path: string, EnabledEvents: string[]) => {
+    const body = method === 'POST' ? { Url: URL_A, EnabledEvents } : { EnabledEvents };
+    const res = await t.request(method, path, { body });
+    expect(res.status, res.text).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    return res.body.fields as { field: string; message: string }[];
+  };
+
+  it('are those of the event catalogue, each type and each prefix wildcard of one accepted', async () => {
+    expect([...knownEventTypes()].sort()).toEqual([...new Set(DECLARED_EVENT_TYPES)].sort());
+    const wildcards = new Set(DECLARED_EVENT_TYPES.map((type) => `${type.split('.')[0]}.*`));
+    const patterns = [...new Set(DECLARED_EVENT_TYPES)].concat([...wildcards], ['*']);
+    for (let i = 0; i < patterns.length; i += 100) {
+      const created = await createEndpoint(t, { EnabledEvents: patterns.slice(i, i + 100) });
+      expect(created.EnabledEvents).toEqual(patterns.slice(i, i + 100));
+    }
+  });
+
+  it('refuses a misspelt type or wildcard on create, naming the nearest known one', async () => {
+    const before = (await t.request('GET', '/v1/webhookendpoints?page_size=200')).body.length;
+    expect(
+      await problemOf('POST', '/v1/webhookendpoints', ['invoice.*', 'invoice.payed', 'subscription.*']),
+    ).toEqual([
+      {
+        field: 'EnabledEvents[1]',
+        message: 'invoice.payed is not an event type; did you mean invoice.paid?',
+      },
+    ]);
+    expect(await problemOf('POST', '/v1/webhookendpoints', ['invoce.*', 'customer.cretaed'])).toEqual([
+      { field: 'EnabledEvents[0]', message: 'invoce.* matches no event type; did you mean invoice.*?' },
+      {
+        field: 'EnabledEvents[1]',
+        message: 'customer.cretaed is not an event type; did you mean customer.created?',
+      },
+    ]);
+    // Nothing near: the message says only what is wrong.
+    expect(await problemOf('POST', '/v1/webhookendpoints', ['shipment.*', 'shipment.sent'])).toEqual([
+      { field: 'EnabledEvents[0]', message: 'shipment.* matches no event type' },
+      { field: 'EnabledEvents[1]', message: 'shipment.sent is not an event type' },
+    ]);
+    // A pattern in the wrong case is not a pattern, and the right one is offered.
+    const [wrongCase] = await problemOf('POST', '/v1/webhookendpoints', ['Invoice.Paid']);
+    expect(wrongCase).toEqual({
+      field: 'EnabledEvents[0]',
+      message:
+        'must be an event type (invoice.paid), a prefix wildcard (invoice.*) or *; did you mean invoice.paid?',
+    });
+    expect((await t.request('GET', '/v1/webhookendpoints?page_size=200')).body.length).toBe(before);
+  });
+
+  it('refuses a misspelt type or wildcard on edit, keeping the subscription', async () => {
+    const created = await createEndpoint(t, { EnabledEvents: ['invoice.paid'] });
+    const path = `/v1/webhookendpoints/${created.webhookEndpointID}`;
+    expect(await problemOf('PUT', path, ['invoice.paid', 'payment.refundd', 'batchs.*'])).toEqual([
+      {
+        field: 'EnabledEvents[1]',
+        message: 'payment.refundd is not an event type; did you mean payment.refunded?',
+      },
+      { field: 'EnabledEvents[2]', message: 'batchs.* matches no event type; did you mean batch.*?' },
+    ]);
+    expect((await t.request('GET', path)).body.EnabledEvents).toEqual(['invoice.paid']);
+    const events = await eventsOf(t, created.webhookEndpointID);
+    expect(events.body.map((e) => e.type)).toEqual(['webhook_endpoint.created']);
+  });
+});
+
 describe('editing an endpoint', () => {
   it('answers 204 and changes the fields given, leaving the others', async () => {
     const created = await createEndpoint(t, { Description: 'First' });
@@ -230,7 +300,7 @@ describe('editing an endpoint', () => {
     await t.request('PUT', `/v1/webhookendpoints/${id}`, {});
     const events = await eventsOf(t, id);
     expect(events.body.map((e) => e.type)).toEqual(['webhook_endpoint.updated', 'webhook_endpoint.created']);
-    expect(events.body[0].data.previous).toEqual({ EnabledEvents: ['invoice.*', 'payment.failed'] });
+    expect(events.body[0].data.previous).toEqual({ EnabledEvents: ['invoice.*', 'payment.reversed'] });
     expect(events.body[0].data.object.EnabledEvents).toEqual(['*']);
     expect(events.body[0].resource.version).toBe(2);
     expect(events.text).not.toContain(created.Secret);
@@ -242,6 +312,8 @@ describe('editing an endpoint', () => {
     [{ Url: 'https://u:p@hooks.analytical-engines.example/' }, 'Url'],
     [{ EnabledEvents: [] }, 'EnabledEvents'],
     [{ EnabledEvents: ['invoice.*', 'INVOICE.paid'] }, 'EnabledEvents[1]'],
+    [{ EnabledEvents: ['invoice.*', 'invoice.payed'] }, 'EnabledEvents[1]'],
+    [{ EnabledEvents: ['invoce.*'] }, 'EnabledEvents[0]'],
     [{ Status: 'paused' }, 'Status'],
     [{ Description: 'x'.repeat(501) }, 'Description'],
   ])('answers 422 naming the field for %j, changing nothing', async (body, field) => {

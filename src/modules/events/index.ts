@@ -23,6 +23,7 @@ export {
 } from './webhookEndpoint.service.ts';
 export { toWebhookEndpointDto } from './webhookEndpoints.serializer.ts';
 export { WEBHOOK_EVENT_TYPES } from './webhookEventTypes.ts';
+export { knownEventTypes, registerEventTypes } from './eventTypeCatalogue.ts';
 export type { WebhookUrlPolicy } from './webhookUrlPolicy.ts';
 export {
   addressAllowed,

@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import { systemClock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
-import { isEventTypePattern } from '../../core/eventTypes.ts';
+import { isEventTypePattern, matchesSomeType, nearestEventPattern } from '../../core/eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { emitEvent, emitEvents, snapshotResource } from './event.service.ts';
+import { knownEventTypes } from './eventTypeCatalogue.ts';
 import type { EventToEmit } from './event.service.ts';
 import type { ResourceRef } from './eventObjects.ts';
 import * as repo from './webhookEndpoint.repository.ts';
@@ -73,16 +74,29 @@ function checkedUrl(url: string, problems: FieldProblem[]): string {
   return trimmed;
 }
 
-/** Patterns as sent, without repeats (first occurrence kept). */
+/** What is wrong with one pattern: not a pattern, or one that names no event type (docs/event-catalogue.md). */
+function patternProblem(pattern: string, types: readonly string[]): string | undefined {
+  let problem: string | undefined;
+  if (!isEventTypePattern(pattern))
+    problem = 'must be an event type (invoice.paid), a prefix wildcard (invoice.*) or *';
+  else if (matchesSomeType(pattern, types)) return undefined;
+  else if (pattern.endsWith('.*')) problem = `${pattern} matches no event type`;
+  else problem = `${pattern} is not an event type`;
+  const nearest = nearestEventPattern(pattern, types);
+  return nearest === undefined ? problem : `${problem}; did you mean ${nearest}?`;
+}
+
+/**
+ * Patterns as sent, without repeats (first occurrence kept). Each must subscribe to a type the service emits: a
+ * misspelt one (`invoice.payed`) would otherwise be kept and never receive anything.
+ */
 function checkedEnabledEvents(patterns: readonly string[], problems: FieldProblem[]): string[] {
+  const types = knownEventTypes();
   const kept: string[] = [];
   patterns.forEach((pattern, i) => {
-    if (!isEventTypePattern(pattern)) {
-      problems.push({
-        field: `EnabledEvents[${i}]`,
-        message: 'must be an event type (invoice.paid), a prefix wildcard (invoice.*) or *',
-      });
-    } else if (!kept.includes(pattern)) kept.push(pattern);
+    const problem = patternProblem(pattern, types);
+    if (problem) problems.push({ field: `EnabledEvents[${i}]`, message: problem });
+    else if (!kept.includes(pattern)) kept.push(pattern);
   });
   if (patterns.length === 0)
     problems.push({ field: 'EnabledEvents', message: 'must name at least one event type' });

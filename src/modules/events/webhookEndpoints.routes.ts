@@ -40,7 +40,8 @@ export function registerWebhookEndpointRoutes(app: App): void {
         summary: 'Create a webhook endpoint',
         operationId: 'createWebhookEndpoint',
         description:
-          'Subscribes a URL to event types (wildcards allowed). The answer carries the signing Secret, shown ' +
+          'Subscribes a URL to event types of the catalogue (wildcards allowed; one that names no type is a 422 ' +
+          'offering the nearest). The answer carries the signing Secret, shown ' +
           'this once: every delivery is signed with it (Standard Webhooks). An account has at most 16 endpoints ' +
           'unless the operator sets another cap: one more is 409 `webhook_endpoint_limit_reached`.',
         tags,

@@ -18,7 +18,8 @@ const EnabledEvents = () =>
   Type.Array(Text(100, { minLength: 1 }), {
     minItems: 1,
     maxItems: 100,
-    description: 'Event types to receive: a type (`payment.failed`), a prefix wildcard (`invoice.*`), or `*`',
+    description:
+      'Event types to receive: a type (`payment.reversed`), a prefix wildcard (`invoice.*`), or `*`',
   });
 
 export const CreateWebhookEndpointBody = Type.Object({
