@@ -35,20 +35,32 @@ const REDACT = [
 
 /** Past this much unwritten output, lines are dropped: a reader that stopped reading must not exhaust memory. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+/** One write takes lines up to about this much (a pipe's buffer on Linux), so a slow reader costs no re-copying. */
+const WRITE_BATCH_BYTES = 64 * 1024;
 const EAGAIN_RETRY_MS = 10;
 
 /**
- * Standard output as a log destination that never blocks the process and never fails it. Writes are asynchronous
- * (a stalled reader holds a thread-pool write, not the event loop); once a write fails for good (the reader has
- * gone: EPIPE), logging stops. pino's own destination instead flushes synchronously at exit and can retry a dead
- * pipe for ever, so shutdown would hang on its logs.
+ * Standard output (or another descriptor) as a log destination that never blocks the process and never fails it.
+ * Writes are asynchronous (a stalled reader holds a thread-pool write, not the event loop); lines logged while a
+ * write is under way wait behind it, in order, and count towards the cap until written; once a write fails for good
+ * (the reader has gone: EPIPE), logging stops. pino's own destination instead flushes synchronously at exit and can
+ * retry a dead pipe for ever, so shutdown would hang on its logs.
  */
-class StdoutDestination implements DestinationStream {
+export class StdoutDestination implements DestinationStream {
+  /** Lines not yet written, oldest first; the first may be the unwritten rest of a partial write. */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private writing = false;
   private broken = false;
   private drained: (() => void)[] = [];
+
+  /** `fd` must not block on a full pipe (see nonBlockingStandardOutput): tests pass a pipe of their own. */
+  constructor(private readonly fd = nonBlockingStandardOutput()) {}
+
+  /** Bytes logged and not yet written (what the cap is measured against). */
+  get unwrittenBytes(): number {
+    return this.pendingBytes;
+  }
 
   write(line: string): void {
     if (this.broken) return;
@@ -72,17 +84,32 @@ class StdoutDestination implements DestinationStream {
     });
   }
 
+  /** Takes the oldest pending lines, up to a batch, out of `pending`. */
+  private takeBatch(): Buffer | undefined {
+    let count = 0;
+    let bytes = 0;
+    while (
+      count < this.pending.length &&
+      (count === 0 || bytes + this.pending[count]!.length <= WRITE_BATCH_BYTES)
+    ) {
+      bytes += this.pending[count]!.length;
+      count++;
+    }
+    const batch = this.pending.splice(0, count);
+    return batch.length > 1 ? Buffer.concat(batch, bytes) : batch[0];
+  }
+
   private writeNext(): void {
-    const chunk = this.pending.length > 1 ? Buffer.concat(this.pending) : this.pending[0];
+    const chunk = this.takeBatch();
     if (!chunk) {
       this.writing = false;
       for (const resolve of this.drained.splice(0)) resolve();
       return;
     }
     this.writing = true;
-    this.pending = [chunk];
-    fs.write(1, chunk, (error, written) => {
+    fs.write(this.fd, chunk, (error, written) => {
       if (error && (error.code === 'EAGAIN' || error.code === 'EINTR')) {
+        this.pending.unshift(chunk);
         setTimeout(() => this.writeNext(), EAGAIN_RETRY_MS).unref();
         return;
       }
@@ -91,12 +118,23 @@ class StdoutDestination implements DestinationStream {
         this.pending = [];
         this.pendingBytes = 0;
       } else {
-        this.pending = written < chunk.length ? [chunk.subarray(written)] : [];
+        // Lines logged meanwhile were pushed behind; the unwritten rest goes back in front of them.
+        if (written < chunk.length) this.pending.unshift(chunk.subarray(written));
         this.pendingBytes -= written;
       }
       this.writeNext();
     });
   }
+}
+
+/**
+ * Standard output's descriptor, made non-blocking when it is a pipe: Node does so when it first opens
+ * `process.stdout` on a pipe (libuv's uv_pipe_open). A write into a full pipe then fails with EAGAIN and is retried,
+ * where a blocking one would hold a thread-pool thread until the reader reads, and exit waits for that thread: a
+ * stalled collector would keep the process from ever exiting.
+ */
+function nonBlockingStandardOutput(): number {
+  return process.stdout.fd;
 }
 
 /** Pretty on a terminal, where a person reads; JSON otherwise (piped to a collector or a file). */
