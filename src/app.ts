@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import Fastify from 'fastify';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
@@ -35,11 +35,12 @@ import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
-import { registerSecurityHeaders, serverTimeouts } from './http/hardening.ts';
+import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/errors.ts';
 import { registerJsonBodies } from './http/jsonBody.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { RequestLog } from './http/requestLog.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { trackRequests } from './http/inflight.ts';
@@ -104,8 +105,20 @@ function registerRoutes(v1: App): void {
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   connectModules();
+  // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
+  // process open until its idle timeout.
+  let closing = false;
+  /** The headers of every answer, also those made outside Fastify's request cycle (answerFrameworkError). */
+  const standardHeaders = (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    setSecurityHeaders(request, reply);
+    if (closing) reply.header('connection', 'close');
+  };
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new RequestLog(),
+    frameworkErrors: (error, request, reply) => answerFrameworkError(error, request, reply, standardHeaders),
+    clientErrorHandler: answerClientError,
     bodyLimit: deps.bodyLimitBytes,
     ...serverTimeouts(deps.timeouts),
     // A caller's own X-Request-Id is kept (when it is a plain token) so its logs and ours line up.
@@ -122,19 +135,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorHandling(app);
 
   registerJsonBodies(app);
-  registerSecurityHeaders(app);
 
-  // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
-  // process open until its idle timeout.
-  let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (closing) reply.header('connection', 'close');
-  });
+  app.addHook('onSend', async (request, reply) => standardHeaders(request, reply));
 
   await registerOpenApi(app as unknown as App);
 

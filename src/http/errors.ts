@@ -1,7 +1,11 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.ts';
 import { isForeignKeyViolation, isTransientConflict } from '../storage/database.ts';
-import { problem, sendProblem } from './problem.ts';
+import { PROBLEM_CONTENT_TYPE, problem, sendProblem } from './problem.ts';
+import type { Problem } from './problem.ts';
+import { logCompletion } from './requestLog.ts';
 import { fieldProblemsFromAjv } from './validation.ts';
 
 const STATUS_OF_KIND: Record<DomainError['kind'], number> = {
@@ -79,4 +83,85 @@ export function registerErrorHandling(app: FastifyInstance): void {
       problem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
     ),
   );
+}
+
+/** What Fastify's router refuses before any route runs, as problems (docs/spec-decisions.md, "Errors"). */
+function frameworkProblem(error: FastifyError, request: FastifyRequest): Problem {
+  const path = request.url.split('?')[0];
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return problem(
+        400,
+        'malformed_url',
+        `The path ${path} is not a valid URL: % must be followed by two hex digits`,
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return problem(
+        414,
+        'path_segment_too_long',
+        'A path segment is longer than any identifier (200 characters)',
+      );
+    default:
+      request.log.error({ err: error }, 'unhandled error');
+      return problem(
+        500,
+        'internal_error',
+        `Something went wrong on our side; quote request id ${request.id}`,
+      );
+  }
+}
+
+/**
+ * Answers what Fastify refuses in its router (frameworkErrors), where neither hooks nor the error handler run:
+ * `withHeaders` gives the answer the headers every other answer carries, and the request gets its log line.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  withHeaders: (request: FastifyRequest, reply: FastifyReply) => void,
+): void {
+  const started = performance.now();
+  reply.raw.once('finish', () => logCompletion(request, reply, performance.now() - started));
+  withHeaders(request, reply);
+  sendProblem(reply, frameworkProblem(error, request));
+}
+
+/** What Node's HTTP parser refuses before Fastify sees a request (a timeout, oversized headers, not HTTP). */
+function clientProblem(error: NodeJS.ErrnoException): Problem {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return problem(408, 'request_timeout', 'The request did not arrive in time');
+    case 'HPE_HEADER_OVERFLOW':
+      return problem(431, 'headers_too_large', 'The request headers are larger than the server accepts');
+    default:
+      return problem(400, 'malformed_request', 'The request is not valid HTTP');
+  }
+}
+
+/**
+ * Answers a connection whose request Node could not parse (the server's clientError), as problem+json like every
+ * other error, and closes it. There is no request to answer through Fastify, so the answer is written on the socket.
+ */
+export function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  // A connection reset leaves nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const body = clientProblem(error);
+  this.log.info({ res: { statusCode: body.status }, code: error.code }, `request refused: ${body.detail}`);
+  if (socket.writable) {
+    const text = JSON.stringify(body);
+    socket.write(
+      [
+        `HTTP/1.1 ${body.status} ${http.STATUS_CODES[body.status]}`,
+        `content-type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+        `content-length: ${Buffer.byteLength(text)}`,
+        'x-content-type-options: nosniff',
+        'cache-control: no-store',
+        'connection: close',
+        '',
+        text,
+      ].join('\r\n'),
+    );
+  }
+  socket.destroy(error);
 }

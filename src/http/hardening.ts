@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Time limits on a connection, so that a slow or idle client cannot hold a socket for ever. */
 export interface ConnectionTimeouts {
@@ -43,15 +43,13 @@ const DOCS_CSP = [
  * Every answer: `nosniff`. API answers (`/v1`) hold account data and are never cached by a browser or proxy.
  * The reference page (`/docs`) gets a content security policy and frame protection.
  */
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    const path = request.url;
-    if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?')) {
-      reply.header('cache-control', 'no-store');
-    } else if (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/docs?')) {
-      reply.header('content-security-policy', DOCS_CSP);
-      reply.header('x-frame-options', 'DENY');
-    }
-  });
+export function setSecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff');
+  const path = request.url;
+  if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?')) {
+    reply.header('cache-control', 'no-store');
+  } else if (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/docs?')) {
+    reply.header('content-security-policy', DOCS_CSP);
+    reply.header('x-frame-options', 'DENY');
+  }
 }

@@ -39,16 +39,30 @@ describe('log format', () => {
   it('writes one JSON object a line when standard output is a pipe', async () => {
     const lines = (await logsOfOneRequest(await database(), {})).split('\n').filter((line) => line !== '');
     const entries = lines.map(
-      (line) => JSON.parse(line) as { level: number; msg: string; req?: { url: string } },
+      (line) =>
+        JSON.parse(line) as {
+          level: number;
+          msg: string;
+          req?: { method: string; url: string };
+          res?: { statusCode: number };
+          responseTime?: number;
+        },
     );
     expect(entries.some((entry) => entry.msg.startsWith('Server listening at'))).toBe(true);
-    expect(entries.some((entry) => entry.req?.url === '/v1/customers')).toBe(true);
+    expect(entries.filter((entry) => entry.req?.url === '/v1/customers')).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        req: expect.objectContaining({ method: 'GET', url: '/v1/customers' }),
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+      }),
+    ]);
   });
 
   it('writes readable lines, uncoloured into a pipe, with LOG_FORMAT=pretty', async () => {
     const output = await logsOfOneRequest(await database(), { LOG_FORMAT: 'pretty' });
     expect(output).toMatch(PRETTY_LINE);
-    expect(output).toMatch(/INFO.*: incoming request/);
+    expect(output).toMatch(/INFO.*: request completed/);
     expect(output).not.toMatch(ANSI_COLOUR);
     expect(output.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
   });

@@ -84,6 +84,7 @@ describe('connection timeouts', () => {
       'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ',
     );
     expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(reply).toContain('content-type: application/problem+json');
     expect(closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 50);
     expect(closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 3_000);
   });
@@ -95,6 +96,7 @@ describe('connection timeouts', () => {
         `Authorization: Basic ${auth}\r\nContent-Length: 100\r\n\r\n{"Name":`,
     );
     expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(reply).toContain('content-type: application/problem+json');
     expect(closedAfterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
     expect(closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 3_000);
     const customers = await t.request('GET', '/v1/customers');
