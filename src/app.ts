@@ -41,6 +41,7 @@ import { answerClientError, answerFrameworkError, registerErrorHandling } from '
 import { registerJsonBodies } from './http/jsonBody.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { RequestLog } from './http/requestLog.ts';
+import { refuseNulInUrls } from './http/urlText.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { trackRequests } from './http/inflight.ts';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorHandling(app);
 
   registerJsonBodies(app);
+  refuseNulInUrls(app);
 
   app.addHook('preClose', (done) => {
     closing = true;
