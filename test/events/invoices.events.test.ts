@@ -214,7 +214,11 @@ describe('recurring invoice events', () => {
       TermType: 'months',
       RecurInvoiceCharges: [{ Descrip: 'Hosting', Qty: 1, UnitCostEx: 10 }],
     });
-    const to = new Date(Date.parse(clock) + 3_600_000).toISOString();
+    // An hour on, but never past the end of the day: the next day would make the invoice past due as well.
+    const endOfDay = Date.parse(`${today}T23:59:59.000Z`);
+    const to = new Date(
+      Math.min(Date.parse(clock) + 3_600_000, Math.max(endOfDay, Date.parse(clock) + 1)),
+    ).toISOString();
     await ok(account, 'POST', '/v1/test-clock/advance', { To: to });
     const invoices = (await read(account, `/v1/customers/${customerID}/invoices`)) as any[];
     expect(invoices).toHaveLength(1);
