@@ -365,6 +365,38 @@ describe('the file of a built SEPA batch', () => {
   });
 });
 
+describe('an uploaded pain.002 the parser cannot read', () => {
+  it('is a 422 naming document, whether its elements reach the object prototype or nest too deep', async () => {
+    const { setup, token, paymentId } = await builtSepaBatch();
+    const messageId = readPain008((await download(setup.account, token)).text).GrpHdr.MsgId as string;
+    const report = pain002(messageId, [
+      { endToEndId: String(paymentId), status: 'RJCT', reasonCode: 'AM04' },
+    ]);
+    const nested = (depth: number) => `${'<Nst>'.repeat(depth)}${'</Nst>'.repeat(depth)}`;
+    const hostile = [
+      [
+        '__proto__',
+        report.replace('<GrpHdr>', '<GrpHdr><__proto__>x</__proto__>'),
+        /element named __proto__/,
+      ],
+      ['constructor', report.replace('<GrpHdr>', '<GrpHdr><constructor/>'), /element named constructor/],
+      ['deep nesting', report.replace('<GrpHdr>', `<GrpHdr>${nested(40)}`), /nests elements more than/],
+      ['deeper nesting', report.replace('<GrpHdr>', `<GrpHdr>${nested(500)}`), /nests elements more than/],
+    ] as const;
+    for (const [what, document, message] of hostile) {
+      const res = await uploadReturns(setup.account, token, document);
+      expect(res.status, `${what}: ${res.text}`).toBe(422);
+      expect(res.body.code, what).toBe('bank_file_unreadable');
+      expect(res.body.fields, what).toEqual([{ field: 'document', message: expect.stringMatching(message) }]);
+    }
+    expect((await paymentOf(setup.account, paymentId)).Status).toBe('Pending');
+    // The same report without them is read.
+    const read = await uploadReturns(setup.account, token, report);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0 });
+  });
+});
+
 describe('an ACH batch of a bankfile gateway', () => {
   it('is built into a NACHA file that node-nacha reads back, and a returned R03 fails its line and its bank account', async () => {
     const setup = await debitAccount(t, 'USD');

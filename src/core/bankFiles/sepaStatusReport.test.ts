@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../errors.ts';
 import { buildPain008 } from './sepaDirectDebit.ts';
-import { parsePain002, sepaReason } from './sepaStatusReport.ts';
+import { MAX_NESTING, parsePain002, sepaReason } from './sepaStatusReport.ts';
 
 /**
  * A status report as a creditor bank sends one back for a pain.008 of three blocks: the message partly accepted;
@@ -291,6 +292,45 @@ describe('parsePain002', () => {
     const error = refusal(() => parsePain002(xml));
     expect(error.code).toBe('bank_file_unreadable');
     expect(error.message).toMatch(message);
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype', 'ns2:__proto__'])(
+    'rejects an element named %s as unreadable, naming it',
+    (name) => {
+      const xml = REPORT.replace('<GrpHdr>', `<GrpHdr><${name}>x</${name}>`);
+      const error = refusal(() => parsePain002(xml));
+      expect(error.code).toBe('bank_file_unreadable');
+      expect(error.fields).toEqual([
+        { field: 'document', message: `has an element named ${name}, which a pain.002.001.03 does not have` },
+      ]);
+    },
+  );
+
+  it.each([MAX_NESTING, 100, 5000])('rejects elements nested %i levels below the report', (depth) => {
+    const nested = `${'<Nst>'.repeat(depth)}${'</Nst>'.repeat(depth)}`;
+    const error = refusal(() => parsePain002(REPORT.replace('<GrpHdr>', `<GrpHdr>${nested}`)));
+    expect(error.code).toBe('bank_file_unreadable');
+    expect(error.fields).toEqual([
+      { field: 'document', message: `nests elements more than ${MAX_NESTING} levels deep` },
+    ]);
+  });
+
+  it('reads elements nested as deep as allowed', () => {
+    // Document, CstmrPmtStsRpt and GrpHdr are three levels.
+    const depth = MAX_NESTING - 3;
+    const nested = `${'<Nst>'.repeat(depth)}${'</Nst>'.repeat(depth)}`;
+    expect(parsePain002(REPORT.replace('<GrpHdr>', `<GrpHdr>${nested}`))).toEqual(parsePain002(REPORT));
+  });
+
+  it('reads the text into a tree once', () => {
+    // A megabyte report held the event loop for each reading; one is enough.
+    const parse = vi.spyOn(XMLParser.prototype, 'parse');
+    try {
+      parsePain002(REPORT.replace(/<(\/?)(?=[A-Z])/g, '<$1ns2:').replace('xmlns=', 'xmlns:ns2='));
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('rejects a status the standard does not define', () => {

@@ -1,4 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ValidationError } from '../../errors.ts';
 import { wireAmountToMinor } from '../money.ts';
 import { unreadableFile } from './fields.ts';
 import { sepaReason, type ReasonMapping } from './returnReasons.ts';
@@ -76,45 +77,89 @@ export interface StatusReport {
 /** Elements that may repeat in pain.002.001.03, so that one occurrence still reads as a list. */
 const REPEATING = new Set(['OrgnlPmtInfAndSts', 'TxInfAndSts', 'StsRsnInf', 'AddtlInf', 'NbOfTxsPerSts']);
 
+/**
+ * How deep elements may nest. A pain.002.001.03 goes at most about a dozen levels down (Document, CstmrPmtStsRpt,
+ * OrgnlPmtInfAndSts, TxInfAndSts, OrgnlTxRef, Dbtr, PstlAdr, ...); anything deeper is not one, and reading it
+ * would only cost memory and time.
+ */
+export const MAX_NESTING = 32;
+
+/** Names a parsed tree cannot hold as plain keys without reaching the object prototype. */
+const PROTOTYPE_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 type Node = Record<string, unknown>;
 
-const namespaced = new XMLParser({
+/** The part of an element name after its namespace prefix: Document for ns2:Document. */
+const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+
+/**
+ * One reading of the whole text into a tree, prefixes kept: the root's prefix says which xmlns attribute holds its
+ * namespace, and the Reader matches elements by their local name. Element names that would reach the object
+ * prototype and nesting deeper than MAX_NESTING are refused as the report being unreadable, before the parser
+ * would throw a plain Error of its own.
+ */
+const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   parseTagValue: false,
   parseAttributeValue: false,
-});
-const plain = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  removeNSPrefix: true,
-  isArray: (name) => REPEATING.has(name),
+  jPath: false,
+  maxNestedTags: MAX_NESTING + 1,
+  isArray: (name) => REPEATING.has(localName(name)),
+  transformTagName: (name) => {
+    if (PROTOTYPE_NAMES.has(localName(name))) {
+      throw unreadableFile('document', `has an element named ${name}, which a pain.002.001.03 does not have`);
+    }
+    return name;
+  },
+  updateTag: (name, path) => {
+    if (typeof path !== 'string' && path.getDepth() > MAX_NESTING) {
+      throw unreadableFile('document', `nests elements more than ${MAX_NESTING} levels deep`);
+    }
+    return name;
+  },
 });
 
 function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The root element's namespace: xmlns on it, or xmlns:p for a root written p:Document. */
-function rootNamespace(xml: string): { name: string; namespace: string | undefined } | undefined {
-  const tree: unknown = namespaced.parse(xml);
+/** The child `name` of a node, written with or without a namespace prefix; only the node's own keys count. */
+function member(node: Node, name: string): unknown {
+  if (Object.hasOwn(node, name)) return node[name];
+  const suffix = `:${name}`;
+  const key = Object.keys(node).find((candidate) => candidate.endsWith(suffix));
+  return key === undefined ? undefined : node[key];
+}
+
+/** The text read into a tree, once; anything the parser cannot read is the report being unreadable. */
+function parseTree(xml: string): unknown {
+  try {
+    return parser.parse(xml);
+  } catch (error) {
+    if (error instanceof ValidationError) throw error;
+    throw unreadableFile('document', `cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/** The root element (its local name, namespace and content): xmlns on it, or xmlns:p for a root written p:Document. */
+function rootOf(tree: unknown): { name: string; namespace: string | undefined; node: Node } | undefined {
   if (!isNode(tree)) return undefined;
   const rootKey = Object.keys(tree).find((key) => !key.startsWith('?') && !key.startsWith('#'));
   if (rootKey === undefined) return undefined;
   const root = tree[rootKey];
-  const [prefix, local] = rootKey.includes(':') ? rootKey.split(':', 2) : [undefined, rootKey];
+  const node = isNode(root) ? root : {};
+  const prefix = rootKey.includes(':') ? rootKey.slice(0, rootKey.indexOf(':')) : undefined;
   const attribute = prefix === undefined ? '@_xmlns' : `@_xmlns:${prefix}`;
-  const namespace = isNode(root) && typeof root[attribute] === 'string' ? root[attribute] : undefined;
-  return { name: local!, namespace };
+  const namespace = typeof node[attribute] === 'string' ? node[attribute] : undefined;
+  return { name: localName(rootKey), namespace, node };
 }
 
 class Reader {
   constructor(private readonly path: string) {}
 
   text(node: Node, name: string): string | undefined {
-    const value = node[name];
+    const value = member(node, name);
     if (typeof value === 'string') return value;
     if (isNode(value) && typeof value['#text'] === 'string') return value['#text'];
     return undefined;
@@ -127,12 +172,12 @@ class Reader {
   }
 
   child(node: Node, name: string): Node | undefined {
-    const value = node[name];
+    const value = member(node, name);
     return isNode(value) ? value : undefined;
   }
 
   list(node: Node, name: string): Node[] {
-    const value = node[name];
+    const value = member(node, name);
     return Array.isArray(value) ? value.filter(isNode) : [];
   }
 
@@ -155,7 +200,7 @@ class Reader {
   }
 
   strings(node: Node, name: string): string[] {
-    const value = node[name];
+    const value = member(node, name);
     return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
   }
 }
@@ -166,9 +211,10 @@ function firstCode(reasons: readonly StatusReason[]): string | undefined {
 
 /**
  * A pain.002.001.03 status report read into plain values. Refuses, with a ValidationError (code
- * bank_file_unreadable, field `document`), anything that is not well-formed XML, carries a DOCTYPE, is not a
- * pain.002.001.03 Document, lacks an identifier the report is useless without (message ids, a transaction's
- * OrgnlEndToEndId) or uses a status code the standard does not define.
+ * bank_file_unreadable, field `document`), anything that is not well-formed XML, carries a DOCTYPE, names an
+ * element __proto__, constructor or prototype, nests deeper than MAX_NESTING, is not a pain.002.001.03 Document,
+ * lacks an identifier the report is useless without (message ids, a transaction's OrgnlEndToEndId) or uses a status
+ * code the standard does not define. The text is checked for well-formedness, then read into a tree once.
  */
 export function parsePain002(xml: string): StatusReport {
   const path = 'document';
@@ -176,14 +222,13 @@ export function parsePain002(xml: string): StatusReport {
   if (/<!DOCTYPE/i.test(xml)) throw unreadableFile(path, 'must not have a DOCTYPE');
   const wellFormed = XMLValidator.validate(xml);
   if (wellFormed !== true) throw unreadableFile(path, `is not well-formed XML: ${wellFormed.err.msg}`);
-  const root = rootNamespace(xml);
+  const root = rootOf(parseTree(xml));
   if (root?.name !== 'Document' || root.namespace !== NAMESPACE) {
     const found = root ? `${root.name} in namespace ${root.namespace ?? '(none)'}` : 'no root element';
     throw unreadableFile(path, `must be a pain.002.001.03 Document (${NAMESPACE}), not ${found}`);
   }
   const read = new Reader(path);
-  const tree: unknown = plain.parse(xml);
-  const report = isNode(tree) ? read.child(read.child(tree, 'Document') ?? {}, 'CstmrPmtStsRpt') : undefined;
+  const report = read.child(root.node, 'CstmrPmtStsRpt');
   if (!report) throw unreadableFile(path, 'must hold a CstmrPmtStsRpt');
   const header = read.child(report, 'GrpHdr');
   if (!header) throw unreadableFile(path, 'has no GrpHdr');
