@@ -365,6 +365,61 @@ describe('the file of a built SEPA batch', () => {
   });
 });
 
+describe('a pain.002 for a batch that is only submitted', () => {
+  it('may fail its lines but not settle them: 409 batch_not_processing, as for a line’s result by hand', async () => {
+    const setup = await debitAccount(t, 'EUR');
+    const { account, today } = setup;
+    const gateway = await addBankFileGateway(t, setup, SEPA_CREDITOR);
+    const token = await openBatch(setup, gateway.gatewayToken, 'EUR');
+    const [settling, rejected] = (await debtorLines(setup, gateway.gatewayId, token, 'EUR', [
+      { details: sepaAccount('Jan de Vries', 'NL91ABNA0417164300', 'ABNANL2A'), amount: 100 },
+      { details: sepaAccount('Anna Gruber', 'AT611904300234573201', 'BKAUATWW'), amount: 40 },
+    ])) as [DebtorLine, DebtorLine];
+    const actionDate = earliestActionDate('sepa', today);
+    await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: token, ActionDate: actionDate });
+    await advanceTo(account, plusDays(today, 1));
+    const messageId = readPain008((await download(account, token)).text).GrpHdr.MsgId as string;
+    // Before its action date the bank has not collected anything, and the batch may still be cancelled.
+    expect((await batchOf(account, token)).State).toBe('submitted');
+
+    const byHand = await account.request('PUT', `/v1/batches/payments/${settling.paymentId}/result`, {
+      body: { Status: 'paid' },
+    });
+    expectProblem(byHand, 409, 'batch_not_processing');
+    const mixed = pain002(messageId, [
+      { endToEndId: String(settling.paymentId), status: 'ACSC' },
+      { endToEndId: String(rejected.paymentId), status: 'RJCT', reasonCode: 'AC04' },
+    ]);
+    const early = await uploadReturns(account, token, mixed);
+    expectProblem(early, 409, 'batch_not_processing');
+    expect(early.body.detail).toContain(String(settling.paymentId));
+    // Nothing recorded, the reject included.
+    expect((await paymentOf(account, settling.paymentId)).Status).toBe('Pending');
+    expect((await paymentOf(account, rejected.paymentId)).Status).toBe('Pending');
+
+    // A reject alone is taken: a bank refuses a debit before it collects it.
+    const reject = pain002(messageId, [
+      { endToEndId: String(rejected.paymentId), status: 'RJCT', reasonCode: 'AC04' },
+    ]);
+    expect((await uploadReturns(account, token, reject)).body).toEqual({
+      Returned: 1,
+      Settled: 0,
+      Unchanged: 0,
+    });
+    expect((await paymentOf(account, rejected.paymentId)).Status).toBe('Failed');
+
+    // Once the bank processes the batch, the same report settles the line.
+    await advanceTo(account, actionDate);
+    expect((await batchOf(account, token)).State).toBe('processing');
+    expect((await uploadReturns(account, token, mixed)).body).toEqual({
+      Returned: 0,
+      Settled: 1,
+      Unchanged: 1,
+    });
+    expect((await paymentOf(account, settling.paymentId)).Status).toBe('Allocated');
+  });
+});
+
 describe('an uploaded pain.002 the parser cannot read', () => {
   it('is a 422 naming document, whether its elements reach the object prototype or nest too deep', async () => {
     const { setup, token, paymentId } = await builtSepaBatch();

@@ -136,6 +136,20 @@ function assertReporting(row: BatchRow): void {
   }
 }
 
+/**
+ * A line is paid only once the bank processes its batch (from its action date): before, the batch may still be
+ * cancelled. The same rule for a result recorded by hand and for a bank's file (docs/gateways.md, "The bankfile
+ * gateway").
+ */
+function assertPayable(row: BatchRow, what: string): void {
+  if (row.state === 'submitted') {
+    throw new ConflictError(
+      'batch_not_processing',
+      `Batch ${row.batch_token} is submitted: ${what} (a line is paid once the bank processes the batch, from its action date)`,
+    );
+  }
+}
+
 export interface ReturnsOutcome {
   returned: number;
   settled: number;
@@ -179,7 +193,8 @@ function reportsOfDocument(row: BatchRow, document: string): FileReport[] {
 /**
  * Records the bank's answer to a bankfile gateway's batch from its file: a SEPA pain.002 status report (RJCT fails
  * the line with its reason code, ACSC settles it) or a NACHA return file (each return fails its entry). Every entry
- * must be a line of the batch, or nothing is recorded (422 naming the unknown references).
+ * must be a line of the batch, or nothing is recorded (422 naming the unknown references); a file that settles a
+ * line of a batch still only submitted records nothing either (409, as the line's result by hand answers).
  */
 export async function uploadBatchReturns(
   ctx: ServiceContext,
@@ -203,6 +218,13 @@ export async function uploadBatchReturns(
     throw ValidationError.field(
       'document',
       `names entries that are not lines of this batch: ${unknown.join(', ')}`,
+    );
+  }
+  const settling = reports.filter((report) => report.outcome === 'paid').map((report) => report.lineRef);
+  if (settling.length > 0) {
+    assertPayable(
+      row,
+      `the file settles ${settling.join(', ')}; upload it again once the batch is processing`,
     );
   }
   const counts: LineCounts = { settled: 0, returned: 0 };
@@ -236,13 +258,7 @@ export async function recordLineResult(
   if (!found || !line) throw new NotFoundError('Batch payment', paymentId);
   const [row] = await repo.findBatches(ctx.db, ctx.account.id, [found.batch_id]);
   assertReporting(row!);
-  // Paid only once the bank is processing it: before, the batch may still be cancelled.
-  if (result.status === 'paid' && row!.state === 'submitted') {
-    throw new ConflictError(
-      'batch_not_processing',
-      `Batch ${row!.batch_token} is submitted: a line is paid once the bank processes it (from its action date)`,
-    );
-  }
+  if (result.status === 'paid') assertPayable(row!, `payment ${paymentId} cannot be paid yet`);
   if (result.status === 'unpaid' && !result.reasonCode) {
     throw ValidationError.field(
       'ReasonCode',
