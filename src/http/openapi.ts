@@ -50,7 +50,7 @@ Errors are \`application/problem+json\` (RFC 9457): \`type\`, \`title\`, \`statu
 \`code\`, and for invalid values \`fields: [{"field": "Email", "message": "..."}]\` naming each field as sent.
 Every problem also carries the original service's \`Errors: [{"Message": "..."}]\`. Statuses: 400 malformed JSON,
 401 credentials, 404 unknown resource (or another account's), 409 conflict with the current state (a taken
-Reference, a reused idempotency key), 413 body too large, 415 a body that is not JSON, 422 invalid values, 500 only
+Reference, a reused idempotency key), 413 body too large, 415 a body that is not JSON (the bank's files also as XML or text), 422 invalid values, 500 only
 for a fault of ours (the detail quotes the request id, also sent as \`X-Request-Id\`).
 `.trim();
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idempotentCreate } from '../../http/idempotency.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import { acceptFileBodies } from '../../http/fileBody.ts';
 import type { App } from '../../http/types.ts';
 import { ValidationError } from '../../errors.ts';
 import { Id, Text } from '../../http/schemas.ts';
@@ -22,10 +23,12 @@ import {
   EditBatchPaymentBody,
   LinePaymentParams,
   LineResultBody,
-  ReturnsBody,
+  RETURNS_FILE_TYPES,
   ReturnsOut,
+  ReturnsUpload,
   SubmitBatchBody,
 } from './batches.schemas.ts';
+import type { ReturnsBody } from './batches.schemas.ts';
 import {
   batchInputFromWire,
   batchLineEditFromWire,
@@ -278,26 +281,36 @@ export function registerBatchesRoutes(app: App): void {
     },
   );
 
-  app.post(
-    '/batches/:BatchToken/returns',
-    {
-      schema: {
-        summary: "Upload the bank's returns for a batch",
-        operationId: 'uploadBatchReturns',
-        tags,
-        description:
-          'Beyond the spec, for batches of a bankfile gateway: a pain.002 status report (RJCT fails a line with ' +
-          'its reason code, ACSC settles it) or a NACHA return file. Every entry must be a line of the batch.',
-        params: BatchTokenParams,
-        body: ReturnsBody,
-        response: { 200: ReturnsOut },
+  // The bank's file may come as it is (its own media type) or wrapped in JSON: a scope of its own, so that only
+  // this route takes bodies other than JSON.
+  app.register(async (scope: App) => {
+    acceptFileBodies(scope, [...RETURNS_FILE_TYPES], 'document');
+    scope.post(
+      '/batches/:BatchToken/returns',
+      {
+        schema: {
+          summary: "Upload the bank's returns for a batch",
+          operationId: 'uploadBatchReturns',
+          tags,
+          description:
+            'Beyond the spec, for batches of a bankfile gateway: a pain.002 status report (RJCT fails a line with ' +
+            'its reason code, ACSC settles it once the batch is processing) or a NACHA return file. Every entry ' +
+            'must be a line of the batch. Send the file as it came from the bank, with Content-Type ' +
+            'application/xml (or text/xml) for a pain.002 and text/plain for a NACHA file, or wrapped in JSON as ' +
+            '{"document": "..."}; what is in it decides how it is read. The body limit is the same either way.',
+          params: BatchTokenParams,
+          body: ReturnsUpload,
+          response: { 200: ReturnsOut },
+        },
       },
-    },
-    async (request) => {
-      const outcome = await uploadBatchReturns(request.ctx, request.params.BatchToken, request.body.document);
-      return { Returned: outcome.returned, Settled: outcome.settled, Unchanged: outcome.unchanged };
-    },
-  );
+      async (request) => {
+        const upload = request.body as ReturnsBody | string;
+        const document = typeof upload === 'string' ? upload : upload.document;
+        const outcome = await uploadBatchReturns(request.ctx, request.params.BatchToken, document);
+        return { Returned: outcome.returned, Settled: outcome.settled, Unchanged: outcome.unchanged };
+      },
+    );
+  });
 
   app.post(
     '/test/simulate',

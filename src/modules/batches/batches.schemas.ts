@@ -109,6 +109,27 @@ export const ReturnsBody = Type.Object({
   }),
 });
 
+export type ReturnsBody = Static<typeof ReturnsBody>;
+
+/** The media types the bank's file is taken in as it is, beside JSON. */
+export const RETURNS_FILE_TYPES = ['application/xml', 'text/xml', 'text/plain'] as const;
+
+const PAIN_002_FILE = Type.String({
+  description: 'A SEPA pain.002.001.03 status report, as the bank sent it',
+});
+
+/** The returns upload: the file wrapped in JSON, or the file itself under its own media type. */
+export const ReturnsUpload = {
+  content: {
+    'application/json': { schema: ReturnsBody },
+    'application/xml': { schema: PAIN_002_FILE },
+    'text/xml': { schema: PAIN_002_FILE },
+    'text/plain': {
+      schema: Type.String({ description: 'A NACHA return file, as the bank sent it' }),
+    },
+  },
+} satisfies { content: Record<(typeof RETURNS_FILE_TYPES)[number] | 'application/json', unknown> };
+
 export const ReturnsOut = Type.Object({
   Returned: Type.Integer({ description: 'Lines failed by the file' }),
   Settled: Type.Integer({ description: 'Lines settled by the file (pain.002 ACSC)' }),
