@@ -394,9 +394,48 @@ describe('PUT /v1/batches/submit', () => {
       });
       expectInvalid(res, 'ActionDate');
     }
-    const missing = await setup.account.request('PUT', '/v1/batches/submit', { body: { BatchToken: token } });
-    expectInvalid(missing, 'ActionDate');
     expect(await batchOf(setup.account, token)).toMatchObject({ State: 'open', SubmitDate: null });
+  });
+
+  it('keeps the batch’s own ActionDate when none is sent (beyond the spec, which requires one)', async () => {
+    const setup = await zarAccount();
+    const { token } = await batchWithLine(setup);
+    const own = (await batchOf(setup.account, token)).ActionDate;
+    expect(own).toBe(midnight(plusDays(setup.today, 7)));
+    const res = await setup.account.request('PUT', '/v1/batches/submit', {
+      body: { BatchToken: token, Notes: 'as planned' },
+    });
+    expect(res.status, res.text).toBe(204);
+    expect(await batchOf(setup.account, token)).toMatchObject({
+      State: 'build',
+      SubmitDate: await clockOf(setup.account),
+      ActionDate: own,
+      Notes: 'as planned',
+    });
+  });
+
+  it('refuses, naming ActionDate, a submit without one when the batch’s own is too early for the rail', async () => {
+    const setup = await zarAccount();
+    const customer = await bankCustomer(setup);
+    const invoice = await owed(setup, customer.customerId, 100);
+    // Today is a valid action date for an open batch, but not for a debit order submitted today.
+    const batch = await newBatch(setup, { ActionDate: setup.today });
+    await addLine(setup.account, batch.BatchToken, customer, 40, [
+      { invoiceID: invoice.invoiceID, amount: 40 },
+    ]);
+    const res = await setup.account.request('PUT', '/v1/batches/submit', {
+      body: { BatchToken: batch.BatchToken },
+    });
+    expectInvalid(res, 'ActionDate');
+    expect(res.body.fields[0].message).toBe(
+      `the batch's own (${setup.today}) is too early; send one on or after ${earliestDebitOrder(setup)}: ` +
+        'debit_order collections reach the bank ahead of their action date',
+    );
+    expect(await batchOf(setup.account, batch.BatchToken)).toMatchObject({
+      State: 'open',
+      SubmitDate: null,
+      ActionDate: midnight(setup.today),
+    });
   });
 
   it('refuses Notes over 1000 characters with 422 naming Notes', async () => {

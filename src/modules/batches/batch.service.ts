@@ -265,15 +265,16 @@ export async function updateBatch(ctx: ServiceContext, token: string, input: Bat
 
 /**
  * Spec: PUT /v1/batches/submit, a deliberate act (never automatic): open → build, SubmitDate set. The next
- * collection run builds it (batchRun.service.ts). The action date must leave the rail its lead time.
+ * collection run builds it (batchRun.service.ts). The action date, the one sent or else the batch's own, must leave
+ * the rail its lead time.
  */
 export async function submitBatch(
   ctx: ServiceContext,
   token: string,
-  input: { actionDate: Read<PlainDate>; notes?: string | null },
+  input: { actionDate?: Read<PlainDate>; notes?: string | null },
 ): Promise<void> {
   const problems: FieldProblem[] = [];
-  const actionDate = readActionDate(ctx, input.actionDate, problems);
+  const sent = input.actionDate === undefined ? undefined : readActionDate(ctx, input.actionDate, problems);
   const notes = input.notes === undefined ? undefined : readNotes(input.notes, problems);
   if (problems.length > 0) throw new ValidationError(problems);
   await withLockedBatch(ctx, token, async (tctx, row) => {
@@ -283,16 +284,19 @@ export async function submitBatch(
       throw new ConflictError('batch_empty', `Batch ${token} has no payments to submit`);
     }
     const earliest = earliestActionDate(row.rail, today(tctx));
-    if (actionDate! < earliest) {
+    const actionDate = sent ?? row.action_date;
+    if (actionDate < earliest) {
+      const which =
+        sent === undefined ? `the batch's own (${actionDate}) is too early; send one ` : 'must be ';
       throw ValidationError.field(
         'ActionDate',
-        `must be on or after ${earliest}: ${row.rail} collections reach the bank ahead of their action date`,
+        `${which}on or after ${earliest}: ${row.rail} collections reach the bank ahead of their action date`,
       );
     }
     const before = await snapshotResource(tctx, batchRef(row.batch_token));
     await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
       state: 'build' satisfies BatchState,
-      action_date: actionDate!,
+      action_date: actionDate,
       ...(notes === undefined ? {} : { notes }),
       build_error: null,
       submitted_at: nowInstant(tctx),

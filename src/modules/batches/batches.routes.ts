@@ -135,15 +135,19 @@ export function registerBatchesRoutes(app: App): void {
         tags,
         description:
           'Moves an open batch with payments to build and sets SubmitDate; the next collection run checks every ' +
-          'line and hands the batch to its gateway (submitted), or sends it back to open with BuildError.',
+          'line and hands the batch to its gateway (submitted), or sends it back to open with BuildError. ' +
+          'Without ActionDate the batch keeps its own.',
         body: SubmitBatchBody,
         response: NoContent,
       },
     },
     async (request, reply) => {
-      await batches.submitBatch(request.ctx, request.body.BatchToken, {
-        actionDate: dateFromWire(request.body.ActionDate, request.ctx.account.timeZone),
-        notes: request.body.Notes,
+      const { BatchToken, ActionDate, Notes } = request.body;
+      await batches.submitBatch(request.ctx, BatchToken, {
+        ...(ActionDate === undefined
+          ? {}
+          : { actionDate: dateFromWire(ActionDate, request.ctx.account.timeZone) }),
+        notes: Notes,
       });
       return reply.code(204).send(null);
     },

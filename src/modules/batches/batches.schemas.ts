@@ -25,9 +25,13 @@ export type EditBatchBody = Static<typeof EditBatchBody>;
 
 export const SubmitBatchBody = Type.Object({
   BatchToken: BatchToken(),
-  ActionDate: WireDate({
-    description: "At least the rail's lead time ahead: 2 business days for debit_order, 1 for ach and sepa",
-  }),
+  ActionDate: Type.Optional(
+    WireDate({
+      description:
+        "At least the rail's lead time ahead: 2 business days for debit_order, 1 for ach and sepa. Left out " +
+        "(beyond the spec, which requires it), the batch's own action date, which must leave the same lead time",
+    }),
+  ),
   Notes,
 });
 export type SubmitBatchBody = Static<typeof SubmitBatchBody>;
