@@ -243,6 +243,9 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   IBAN: null,
   BIC: null,
   EMandateToken: null,
+  // The example account is a debit order: a SEPA mandate is for sepa accounts only.
+  MandateReference: null,
+  MandateSignatureDate: null,
   isValid: true,
 
   // Money movements

@@ -14,6 +14,7 @@ import * as deliveryQueue from './migrations/0009_delivery_queue.ts';
 import * as collections from './migrations/0010_collections.ts';
 import * as batches from './migrations/0011_batches.ts';
 import * as customerCollection from './migrations/0012_customer_collection.ts';
+import * as bankMandates from './migrations/0013_bank_mandates.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0010_collections': collections,
   '0011_batches': batches,
   '0012_customer_collection': customerCollection,
+  '0013_bank_mandates': bankMandates,
 };
 
 /**

@@ -244,6 +244,9 @@ export interface PaymentMethodsTable {
   bic: string | null;
   routing_number: string | null;
   emandate_token: string | null;
+  /** The SEPA mandate's reference and signature day, set through the API until eMandates exist. */
+  mandate_reference: string | null;
+  mandate_signed_on: PlainDateColumn | null;
   created_at: Instant;
   updated_at: Instant;
 }

@@ -34,8 +34,8 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   subscription: numericRenderer(subscriptionsByIds, (ctx, found) =>
     found.map((subscription) => toSubscriptionDto(subscription, ctx.account.timeZone)),
   ),
-  payment_method: numericRenderer(unopenedPaymentMethodsByIds, (_ctx, found) =>
-    found.map(toPaymentMethodDto),
+  payment_method: numericRenderer(unopenedPaymentMethodsByIds, (ctx, found) =>
+    found.map((method) => toPaymentMethodDto(method, ctx.account.timeZone)),
   ),
   payment: numericRenderer(paymentsByIds, (ctx, found) =>
     found.map((payment) => toPaymentDto(payment, ctx.account.timeZone)),

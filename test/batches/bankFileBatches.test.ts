@@ -452,6 +452,79 @@ describe('an uploaded pain.002 the parser cannot read', () => {
   });
 });
 
+describe('the lines of a pain.008', () => {
+  it('carry the mandate set on the bank account and the invoice numbers they pay', async () => {
+    const setup = await debitAccount(t, 'EUR');
+    const { account, today } = setup;
+    const gateway = await addBankFileGateway(t, setup, SEPA_CREDITOR);
+    const token = await openBatch(setup, gateway.gatewayToken, 'EUR');
+    const signed = plusDays(today, -40);
+    const withMandate = await bankCustomer(
+      setup,
+      'EUR',
+      {
+        ...sepaAccount('Jan de Vries', 'NL91ABNA0417164300', 'ABNANL2A'),
+        MandateReference: 'ACME-2026/0042',
+        MandateSignatureDate: signed,
+      },
+      { gatewayId: gateway.gatewayId },
+    );
+    const without = await bankCustomer(
+      setup,
+      'EUR',
+      sepaAccount('Anna Gruber', 'AT611904300234573201', 'BKAUATWW'),
+      {
+        gatewayId: gateway.gatewayId,
+      },
+    );
+    const one = await bankInvoice(setup, gateway.gatewayId, withMandate, 30);
+    const paysOne = await addLine(setup, token, withMandate, one, 30);
+    const [first, second] = [
+      await bankInvoice(setup, gateway.gatewayId, without, 10),
+      await bankInvoice(setup, gateway.gatewayId, without, 15),
+    ];
+    const paysTwo = (
+      await ok(account, 'POST', '/v1/batches/payments', {
+        BatchToken: token,
+        customerID: without.customerId,
+        Amount: 25,
+        paymentMethodID: without.paymentMethodId,
+        PaymentApplied: [
+          { amount: 10, invoiceID: first },
+          { amount: 15, invoiceID: second },
+        ],
+      })
+    ).paymentID;
+    const numberOf = async (id: number) => (await invoiceOf(account, id)).invoiceNum;
+    await ok(account, 'PUT', '/v1/batches/submit', {
+      BatchToken: token,
+      ActionDate: earliestActionDate('sepa', today),
+    });
+    await advanceTo(account, plusDays(today, 1));
+
+    const file = await download(account, token);
+    validatePain008(file.text);
+    const transactions = readPain008(file.text).PmtInf[0].DrctDbtTxInf.map((tx: any) => ({
+      endToEndId: tx.PmtId.EndToEndId,
+      mandate: tx.DrctDbtTx.MndtRltdInf,
+      remittance: tx.RmtInf.Ustrd,
+    }));
+    expect(transactions).toEqual([
+      {
+        endToEndId: String(paysOne),
+        mandate: { MndtId: 'ACME-2026/0042', DtOfSgntr: signed },
+        remittance: `Invoice ${await numberOf(one)}`,
+      },
+      {
+        endToEndId: String(paysTwo),
+        // No mandate set: until eMandates exist, PM<its id>, signed the day the account was added.
+        mandate: { MndtId: `PM${without.paymentMethodId}`, DtOfSgntr: today },
+        remittance: `Invoices ${await numberOf(first)}, ${await numberOf(second)}`,
+      },
+    ]);
+  });
+});
+
 describe('an ACH batch of a bankfile gateway', () => {
   it('is built into a NACHA file that node-nacha reads back, and a returned R03 fails its line and its bank account', async () => {
     const setup = await debitAccount(t, 'USD');

@@ -48,6 +48,8 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
         RoutingNumber: null,
         LastFourDigits: '4567',
         EMandateToken: null,
+        MandateReference: null,
+        MandateSignatureDate: null,
       },
     };
     expect(res.body).toEqual(expected);
@@ -88,6 +90,8 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
       RoutingNumber: '021000021',
       LastFourDigits: '9012',
       EMandateToken: null,
+      MandateReference: null,
+      MandateSignatureDate: null,
     });
   });
 
@@ -107,6 +111,8 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
       RoutingNumber: null,
       LastFourDigits: '3000',
       EMandateToken: null,
+      MandateReference: null,
+      MandateSignatureDate: null,
     });
     const row = await db()
       .selectFrom('payment_methods')

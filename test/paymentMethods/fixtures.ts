@@ -65,6 +65,9 @@ export const BANK_FIELDS = [
   'RoutingNumber',
   'LastFourDigits',
   'EMandateToken',
+  // Beyond the spec: the SEPA mandate the account is collected under.
+  'MandateReference',
+  'MandateSignatureDate',
 ].sort();
 export const CARD_FIELDS = [
   'CardType',

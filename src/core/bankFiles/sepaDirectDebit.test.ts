@@ -10,6 +10,8 @@ import { ValidationError } from '../../errors.ts';
 import {
   buildPain008,
   creditorIdProblem,
+  invoicesRemittance,
+  mandateReferenceProblem,
   toSepaText,
   type SepaDirectDebitBatch,
   type SepaDirectDebitLine,
@@ -426,5 +428,36 @@ describe('buildPain008, property', () => {
       }),
       { numRuns: 15 },
     );
+  });
+});
+
+describe('invoicesRemittance', () => {
+  it('names the invoices a collection pays, in the SEPA character set', () => {
+    expect(invoicesRemittance([])).toBeUndefined();
+    expect(invoicesRemittance(['1001'])).toBe('Invoice 1001');
+    expect(invoicesRemittance(['1001', '1002'])).toBe('Invoices 1001, 1002');
+    expect(invoicesRemittance(['INV#7_ü'])).toBe('Invoice INV 7-u');
+  });
+
+  it('counts the invoices that do not fit in one 140-character line', () => {
+    const numbers = Array.from({ length: 40 }, (_, i) => String(100_000 + i));
+    const text = invoicesRemittance(numbers)!;
+    expect(text.length).toBeLessThanOrEqual(140);
+    const shown = text
+      .replace(/^Invoices /, '')
+      .replace(/ \+\d+ more$/, '')
+      .split(', ');
+    expect(shown).toEqual(numbers.slice(0, shown.length));
+    expect(text).toMatch(new RegExp(` \\+${40 - shown.length} more$`));
+  });
+});
+
+describe('mandateReferenceProblem', () => {
+  it('takes what a pain.008 can carry and names what it cannot', () => {
+    expect(mandateReferenceProblem('ACME-2026/0042')).toBeUndefined();
+    expect(mandateReferenceProblem('M'.repeat(35))).toBeUndefined();
+    expect(mandateReferenceProblem('M'.repeat(36))).toMatch(/at most 35/);
+    expect(mandateReferenceProblem('ACME#1')).toMatch(/must use only/);
+    expect(mandateReferenceProblem('/ACME')).toMatch(/\//);
   });
 });

@@ -118,6 +118,29 @@ function idProblem(id: string, max: number): string | undefined {
   return undefined;
 }
 
+/** What is wrong with a unique mandate reference (UMR) for a pain.008, as a person typed it: undefined if nothing. */
+export function mandateReferenceProblem(reference: string): string | undefined {
+  return idProblem(reference, MAX_ID);
+}
+
+/**
+ * The remittance line of a collection that pays these invoices: `Invoice 1001` or `Invoices 1001, 1002`, the
+ * numbers in the SEPA character set; as many as fit in one Ustrd (140 characters), the rest counted
+ * (`Invoices 1001, ... +3 more`). Undefined without invoices.
+ */
+export function invoicesRemittance(invoiceNumbers: readonly string[]): string | undefined {
+  const numbers = invoiceNumbers.map(toSepaText).filter((number) => number !== '');
+  if (numbers.length === 0) return undefined;
+  const head = numbers.length === 1 ? 'Invoice' : 'Invoices';
+  for (let shown = numbers.length; shown > 0; shown--) {
+    const rest = numbers.length - shown;
+    const text = `${head} ${numbers.slice(0, shown).join(', ')}${rest > 0 ? ` +${rest} more` : ''}`;
+    if (text.length <= MAX_REMITTANCE) return text;
+  }
+  // Only a number longer than the whole line gets here.
+  return `${numbers.length} invoices`;
+}
+
 /** ISO 7064 MOD 97-10 over letters (10..35) and digits. */
 function mod97(text: string): number {
   let remainder = 0;

@@ -5,9 +5,11 @@ import { dateAt } from '../../core/calendar.ts';
 import type { Rail } from '../../core/batches.ts';
 import { buildNachaDebitFile } from '../../core/bankFiles/nacha.ts';
 import type { AchAccountType, SecCode } from '../../core/bankFiles/nacha.ts';
-import { buildPain008 } from '../../core/bankFiles/sepaDirectDebit.ts';
+import { buildPain008, invoicesRemittance } from '../../core/bankFiles/sepaDirectDebit.ts';
 import { gatewaySettings, getGateway, makesBankFiles } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
+import { invoicesByIds } from '../invoicing/index.ts';
+import { paymentsByIds } from '../ledger/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
@@ -66,6 +68,51 @@ function messageIdOf(batch: BatchRow): string {
   return `B${batch.id}S${Math.floor(Date.parse(batch.submitted_at ?? batch.created_at) / 1000)}`;
 }
 
+/**
+ * The numbers of the invoices each line pays, by payment, in the order they were allocated: what the debtor's
+ * statement shows of a SEPA debit (its remittance line).
+ */
+async function invoiceNumbersOfLines(
+  ctx: ServiceContext,
+  lines: readonly BatchLineWithPayment[],
+): Promise<Map<number, string[]>> {
+  const payments = await paymentsByIds(
+    ctx,
+    lines.map((line) => line.payment_id),
+  );
+  const invoiceIdsOf = (paymentId: number) =>
+    (payments.get(paymentId)?.allocations ?? [])
+      .filter((a) => a.targetType === 'invoice')
+      .map((a) => a.targetId);
+  const invoices = await invoicesByIds(ctx, [
+    ...new Set(lines.flatMap((line) => invoiceIdsOf(line.payment_id))),
+  ]);
+  return new Map(
+    lines.map((line) => [
+      line.payment_id,
+      invoiceIdsOf(line.payment_id)
+        .map((id) => invoices.get(id)?.invoiceNum)
+        .filter((number): number is number => number != null)
+        .map(String),
+    ]),
+  );
+}
+
+/**
+ * The mandate a SEPA line is collected under: the one set on the bank account; else, until eMandates exist, its
+ * EMandateToken or PM<its id>, signed the day the account was added (docs/gateways.md, "The bankfile gateway").
+ */
+function mandateOf(
+  ctx: ServiceContext,
+  method: PaymentMethod,
+): { mandateId: string; mandateSignatureDate: string } {
+  const account = method.bankAccount!;
+  return {
+    mandateId: account.mandateReference ?? account.emandateToken ?? `PM${method.id}`,
+    mandateSignatureDate: account.mandateSignedOn ?? dateAt(method.createdAt, ctx.account.timeZone),
+  };
+}
+
 function buildFor(
   ctx: ServiceContext,
   rail: 'sepa' | 'ach',
@@ -73,6 +120,7 @@ function buildFor(
   lines: readonly BatchLineWithPayment[],
   methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
+  invoiceNumbers: ReadonlyMap<number, readonly string[]>,
 ): BankFile {
   const messageId = messageIdOf(batch);
   const createdAt = batch.submitted_at ?? batch.created_at;
@@ -96,12 +144,13 @@ function buildFor(
           amountMinor: line.amount_minor,
           currency: batch.currency_code,
           sequenceType: 'RCUR',
-          mandateId: account.emandateToken ?? `PM${line.payment_method_id}`,
-          mandateSignatureDate: dateAt(method(line).createdAt, ctx.account.timeZone),
+          ...mandateOf(ctx, method(line)),
           debtorName: account.accountHolder,
           debtorIban: account.secrets?.iban ?? '',
           ...(account.bic ? { debtorBic: account.bic } : {}),
-          remittanceText: `Payment ${line.payment_id}`,
+          // A line paying no invoice (an amount on account) names itself.
+          remittanceText:
+            invoicesRemittance(invoiceNumbers.get(line.payment_id) ?? []) ?? `Payment ${line.payment_id}`,
         };
       }),
     });
@@ -165,7 +214,8 @@ export async function makeBankFile(
     return { problems: [`gateway ${gateway.id} settings: ${missing.join(', ')} required for ${rail} files`] };
   }
   try {
-    return buildFor(ctx, rail, batch, lines, methods, settings);
+    const invoiceNumbers = rail === 'sepa' ? await invoiceNumbersOfLines(ctx, lines) : new Map();
+    return buildFor(ctx, rail, batch, lines, methods, settings, invoiceNumbers);
   } catch (error) {
     if (error instanceof ValidationError) return { problems: asBuildProblems(error, lines) };
     throw error;

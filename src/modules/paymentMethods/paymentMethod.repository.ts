@@ -29,6 +29,8 @@ export type BankAccountChanges = Updateable<
     | 'bic'
     | 'routing_number'
     | 'emandate_token'
+    | 'mandate_reference'
+    | 'mandate_signed_on'
     | 'updated_at'
   >
 >;
@@ -56,6 +58,8 @@ const COLUMNS = [
   'bic',
   'routing_number',
   'emandate_token',
+  'mandate_reference',
+  'mandate_signed_on',
   'created_at',
 ] as const;
 

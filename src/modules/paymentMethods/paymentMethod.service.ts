@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
@@ -32,6 +33,9 @@ export interface BankAccountDetails {
   bic: string | null;
   routingNumber: string | null;
   emandateToken: string | null;
+  /** The SEPA mandate's unique reference and signature day, as the business set them (beyond the spec). */
+  mandateReference: string | null;
+  mandateSignedOn: PlainDate | null;
   lastFour: string;
   /**
    * The opened account number and IBAN: only on the single-item read (undefined elsewhere, so that lists never
@@ -52,7 +56,7 @@ export interface PaymentMethod {
   gatewayId: number | null;
   creditCard: CreditCardDetails | null;
   bankAccount: BankAccountDetails | null;
-  /** When it was added: until eMandates exist, the date a bank debit's mandate counts as signed. */
+  /** When it was added: a SEPA mandate without a signature day of its own counts as signed that day. */
   createdAt: string;
 }
 
@@ -99,6 +103,8 @@ function paymentMethodFromRow(
             bic: row.bic,
             routingNumber: row.routing_number,
             emandateToken: row.emandate_token,
+            mandateReference: row.mandate_reference,
+            mandateSignedOn: row.mandate_signed_on,
             lastFour: row.last_four,
             secrets,
           }

@@ -80,7 +80,10 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request) =>
-      toPaymentMethodDto(await paymentMethods.getPaymentMethod(request.ctx, request.params.paymentMethodID)),
+      toPaymentMethodDto(
+        await paymentMethods.getPaymentMethod(request.ctx, request.params.paymentMethodID),
+        request.ctx.account.timeZone,
+      ),
   );
 
   // Spec: the adds answer 200 (not 201) with the payment method.
@@ -98,7 +101,10 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request) =>
-      toPaymentMethodDto(await cards.addCreditCard(request.ctx, creditCardInputFromWire(request.body))),
+      toPaymentMethodDto(
+        await cards.addCreditCard(request.ctx, creditCardInputFromWire(request.body)),
+        request.ctx.account.timeZone,
+      ),
   );
 
   app.post(
@@ -109,7 +115,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
         operationId: 'createBankAccount',
         tags,
         description:
-          'Adds a bank account (debit_order, ach or sepa). The account number and IBAN are encrypted at rest and left null in this response (GET the method to read them). isValid is false.',
+          'Adds a bank account (debit_order, ach or sepa). The account number and IBAN are encrypted at rest and left null in this response (GET the method to read them). isValid is false. Beyond the spec, a sepa account may carry its debit mandate (MandateReference, MandateSignatureDate), which its pain.008 lines are collected under.',
         body: BankAccountBody,
         response: { 200: PaymentMethodOut },
       },
@@ -117,6 +123,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
     async (request) =>
       toPaymentMethodDto(
         await bankAccounts.addBankAccount(request.ctx, bankAccountInputFromWire(request.body)),
+        request.ctx.account.timeZone,
       ),
   );
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { Id, Nullable, NullableObject, Text } from '../../http/schemas.ts';
+import { Id, Nullable, NullableObject, Text, WireDate } from '../../http/schemas.ts';
 import { CARD_TYPES } from '../../core/cards.ts';
 import { ACCOUNT_TYPES, DEBIT_METHODS } from '../../core/bankAccounts.ts';
 
@@ -38,6 +38,20 @@ export const BankAccountIn = Type.Object({
   IBAN: optionalText(50, 'Required for sepa, not allowed otherwise; sealed at rest'),
   BIC: optionalText(20, 'Required for sepa, not allowed otherwise'),
   EMandateToken: optionalText(255, 'The token of the eMandate that authorises debits from this account'),
+  MandateReference: optionalText(
+    35,
+    'Beyond the spec, sepa only: the unique reference of the debit mandate the account is collected under ' +
+      "(1 to 35 of A-Z a-z 0-9 / - ? : ( ) . , ' + and space), with MandateSignatureDate. Left out on an edit, " +
+      'the account keeps its own; null clears it',
+  ),
+  MandateSignatureDate: Type.Optional(
+    Nullable(
+      WireDate({
+        description:
+          'Beyond the spec, sepa only: the day the debtor signed the mandate, not in the future; with MandateReference',
+      }),
+    ),
+  ),
 });
 
 export const AddCreditCardBody = Type.Object({
@@ -91,6 +105,10 @@ export const PaymentMethodOut = Type.Object(
       RoutingNumber: Nullable(Type.String({ description: 'ach only' })),
       LastFourDigits: Type.String(),
       EMandateToken: Nullable(Type.String()),
+      MandateReference: Nullable(Type.String({ description: 'Beyond the spec: the SEPA mandate reference' })),
+      MandateSignatureDate: Nullable(
+        Type.String({ format: 'date-time', description: 'Beyond the spec: the day the mandate was signed' }),
+      ),
     }),
     CreditCard: NullableObject({
       CardType: Type.String(),

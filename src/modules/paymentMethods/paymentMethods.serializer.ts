@@ -1,3 +1,4 @@
+import { startOfDate } from '../../core/calendar.ts';
 import type {
   AddBankAccountInput,
   BankAccountInput,
@@ -27,7 +28,7 @@ function methodHead(method: PaymentMethod) {
 }
 
 /** The full set (spec: single-item read). The account number and IBAN appear only when the read opened them. */
-export function toPaymentMethodDto(method: PaymentMethod): PaymentMethodOut {
+export function toPaymentMethodDto(method: PaymentMethod, timeZone: string): PaymentMethodOut {
   const bank = method.bankAccount;
   const card = method.creditCard;
   return {
@@ -45,6 +46,8 @@ export function toPaymentMethodDto(method: PaymentMethod): PaymentMethodOut {
       RoutingNumber: bank.routingNumber,
       LastFourDigits: bank.lastFour,
       EMandateToken: bank.emandateToken,
+      MandateReference: bank.mandateReference,
+      MandateSignatureDate: bank.mandateSignedOn && startOfDate(bank.mandateSignedOn, timeZone),
     },
     CreditCard: card && {
       CardType: card.cardType,
@@ -96,6 +99,8 @@ function bankAccountFromWire(body: BankAccountWire): BankAccountInput {
     iban: body.IBAN,
     bic: body.BIC,
     emandateToken: body.EMandateToken,
+    mandateReference: body.MandateReference,
+    mandateSignatureDate: body.MandateSignatureDate,
   };
 }
 
