@@ -1,6 +1,6 @@
 import { emitEvent } from '../events/index.ts';
 import { subscriptionRef } from './subscriptionEvents.ts';
-import { inTransaction, nowInstant, today } from '../../context.ts';
+import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -18,6 +18,7 @@ import {
 } from './subscriptionEditing.ts';
 import { chooseComponents, choosePriceTerms, priceChoiceColumns, readDate } from './subscriptionInput.ts';
 import type { ComponentChoice, PriceChoiceInput } from './subscriptionInput.ts';
+import { preview } from './subscriptionChanges.service.ts';
 import { getSubscription } from './subscriptionReads.service.ts';
 import type { Subscription } from './subscriptionReads.service.ts';
 import { anchorDateOf } from './subscriptionTimeline.ts';
@@ -46,6 +47,25 @@ export async function createSubscription(
   ctx: ServiceContext,
   input: CreateSubscriptionInput,
 ): Promise<Subscription> {
+  return (await createAndBillSubscription(ctx, input)).subscription;
+}
+
+/**
+ * What creating the subscription would make (POST /v1/subscriptions?preview=true): created and billed in a
+ * transaction that is rolled back, by the very code that creates it; `render` reads the result inside it.
+ */
+export function previewSubscription<T>(
+  ctx: ServiceContext,
+  input: CreateSubscriptionInput,
+  render: (ctx: ServiceContext, created: { subscription: Subscription; invoiceIds: number[] }) => Promise<T>,
+): Promise<T> {
+  return preview(ctx, async (tctx) => render(tctx, await createAndBillSubscription(tctx, input)));
+}
+
+async function createAndBillSubscription(
+  ctx: ServiceContext,
+  input: CreateSubscriptionInput,
+): Promise<{ subscription: Subscription; invoiceIds: number[] }> {
   const on = today(ctx);
   const problems: FieldProblem[] = [];
   const startDate = input.startDate == null ? on : readDate(ctx, input.startDate, 'StartDate', problems);
@@ -133,7 +153,8 @@ export async function createSubscription(
   const nextInvDate = scheduledInvoiceDate(timeline, [], on);
   const firstPeriod = usagePeriodAt(timeline, null, startDate);
 
-  const subscriptionId = await ctx.db.transaction().execute(async (trx) => {
+  const subscriptionId = await withTransaction(ctx, async (tctx) => {
+    const trx = tctx.db;
     const id = await repo.insertSubscription(trx, { ...values, next_inv_date: nextInvDate });
     await repo.insertComponents(trx, newComponentRows(ctx, id, components, now));
     // Spec, componentUsage NumUnits (units used): initial units are usage of the first usage period.
@@ -142,9 +163,9 @@ export async function createSubscription(
       const usage = { units: c.units, memo: c.memo, isSetUnits: true };
       await repo.insertUsage(trx, newUsageRow(ctx, id, c.componentId, firstPeriod, usage, now));
     }
-    await emitEvent(inTransaction(ctx, trx), 'subscription.created', subscriptionRef(id));
+    await emitEvent(tctx, 'subscription.created', subscriptionRef(id));
     return id;
   });
-  await billIfDue(ctx, subscriptionId, nextInvDate);
-  return getSubscription(ctx, subscriptionId);
+  const invoiceIds = await billIfDue(ctx, subscriptionId, nextInvDate);
+  return { subscription: await getSubscription(ctx, subscriptionId), invoiceIds };
 }

@@ -202,14 +202,15 @@ async function billRows(
       .map((d) => d.row.id),
   );
 
-  // Invoices with no lines (a free trial) are not made; their period is still recorded. With `catchUp`, what one
-  // subscription owes is one invoice, however many periods it bills.
+  // Invoices with no lines (a free trial) are not made; their period is still recorded. With `catchUp`, periods
+  // missed (begun before today) are billed with the rest on one invoice.
   const newInvoices: NewInvoice[] = [];
   const invoiceIndex = new Map<object, number>();
   for (const decision of decisions) {
     if (!('plan' in decision)) continue;
     const billed = decision.plan.invoices.filter((planned) => planned.lines.length > 0);
-    for (const group of catchUp && billed.length > 0 ? [billed] : billed.map((planned) => [planned])) {
+    const missed = billed.some((planned) => planned.period !== null && planned.period.start < today);
+    for (const group of catchUp && missed ? [billed] : billed.map((planned) => [planned])) {
       for (const planned of group) invoiceIndex.set(planned, newInvoices.length);
       newInvoices.push(toNewInvoice(decision.row, catchUpInvoice(group)));
     }

@@ -174,15 +174,16 @@ export async function billIfDue(
   ctx: ServiceContext,
   subscriptionId: number,
   nextInvDate: PlainDate | null,
-): Promise<void> {
-  if (nextInvDate === null || nextInvDate > today(ctx)) return;
+): Promise<number[]> {
+  if (nextInvDate === null || nextInvDate > today(ctx)) return [];
   try {
-    await billSubscription(ctx, subscriptionId, { catchUp: true });
+    return await billSubscription(ctx, subscriptionId, { catchUp: true });
   } catch (error) {
     ctx.log.error(
       { err: error, subscriptionId },
       'billing a subscription at once failed; the bill run will retry',
     );
+    return [];
   }
 }
 

@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
-import { createSubscription } from './subscription.service.ts';
+import { getInvoice, InvoiceOut, toInvoiceDto } from '../invoicing/index.ts';
+import { withInvoiceFigures } from '../../views/invoices.view.ts';
+import { createSubscription, previewSubscription } from './subscription.service.ts';
 import { modifyComponents, recordUsage } from './subscriptionComponents.service.ts';
 import { changeEndDate, changeStartDate } from './subscriptionDates.service.ts';
 import {
@@ -28,6 +30,16 @@ import {
 } from './subscriptions.serializer.ts';
 
 const tags = ['Subscriptions'];
+
+const CreatePreviewQuery = Type.Object({
+  preview: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: answer 200 with the subscription and the invoices creating it would make, and create nothing',
+    }),
+  ),
+});
+const CreatePreviewOut = Type.Object({ Subscription: SubscriptionOut, Invoices: Type.Array(InvoiceOut) });
 
 /** The component endpoints take `{componentUsage: [...]}` or the bare list: a bare array is wrapped first. */
 function bareListAsComponentUsage(request: FastifyRequest, _reply: unknown, done: () => void): void {
@@ -105,12 +117,27 @@ export function registerSubscriptionsRoutes(app: App): void {
           "Subscribes a customer to a package version on one of its rate terms in the customer's currency; " +
           'billed at once when its first invoice is due.',
         body: CreateSubscriptionBody,
-        response: { 201: SubscriptionOut },
+        querystring: CreatePreviewQuery,
+        response: { 201: SubscriptionOut, 200: CreatePreviewOut },
       },
     },
     async (request, reply) => {
-      const created = await createSubscription(request.ctx, createSubscriptionInputFromWire(request.body));
-      return reply.code(201).send(toSubscriptionDto(created, request.ctx.account.timeZone));
+      const input = createSubscriptionInputFromWire(request.body);
+      const timeZone = request.ctx.account.timeZone;
+      if (request.query.preview) {
+        const previewed = await previewSubscription(request.ctx, input, async (ctx, created) => ({
+          Subscription: toSubscriptionDto(created.subscription, timeZone),
+          Invoices: (
+            await withInvoiceFigures(
+              ctx,
+              await Promise.all(created.invoiceIds.map((id) => getInvoice(ctx, id))),
+            )
+          ).map((invoice) => toInvoiceDto(invoice, timeZone)),
+        }));
+        return reply.code(200).send(previewed);
+      }
+      const created = await createSubscription(request.ctx, input);
+      return reply.code(201).send(toSubscriptionDto(created, timeZone));
     },
   );
 
