@@ -177,6 +177,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   NextTryDate: null,
   Source: 'Auto',
   CollectionMethod: 'credit_card',
+  CollectionSource: 'customer',
+  CollectionProblem: null,
   Line: 1,
   DisplayOrder: 1,
   Descrip: 'Pro plan, 5 Mar 2026 – 4 Apr 2026',
