@@ -87,10 +87,10 @@ export async function customerCollectionsOf(
   customers: readonly Customer[],
 ): Promise<Map<number, CustomerCollection>> {
   const result = new Map<number, CustomerCollection>();
-  const automatic = customers.filter((customer) => automaticMethodOf(customer.row.payment_method) !== null);
+  const automatic: Customer[] = [];
   for (const customer of customers) {
-    if (!automatic.includes(customer))
-      result.set(customer.row.id, { kind: 'manual', method: customer.row.payment_method });
+    if (automaticMethodOf(customer.row.payment_method) !== null) automatic.push(customer);
+    else result.set(customer.row.id, { kind: 'manual', method: customer.row.payment_method });
   }
   if (automatic.length === 0) return result;
   const [primaries, accountPrimary] = await Promise.all([
