@@ -6,6 +6,7 @@ import type {
   NegativeAdjustmentApplied,
   PaymentApplied,
 } from '../modules/invoicing/index.ts';
+import { invoicesInFlight } from '../modules/collections/index.ts';
 import { withEffectiveCollection } from '../modules/invoicing/index.ts';
 import { allocationsToTargets } from '../modules/ledger/index.ts';
 import type { Allocation } from '../modules/ledger/index.ts';
@@ -45,7 +46,14 @@ export async function withInvoiceFigures(
   invoices: readonly Invoice[],
 ): Promise<InvoiceWithFigures[]> {
   if (invoices.length === 0) return [];
-  invoices = await withEffectiveCollection(ctx, invoices);
+  // Whether an invoice that follows its customer and was never tried is being charged: only its attempts tell.
+  const untried = invoices.flatMap((invoice) =>
+    invoice.followsCustomer && invoice.id !== null && invoice.numTries === 0 && invoice.nextTryDate === null
+      ? [invoice.id]
+      : [],
+  );
+  const inFlight = untried.length > 0 ? await invoicesInFlight(ctx, untried) : new Set<number>();
+  invoices = await withEffectiveCollection(ctx, invoices, inFlight);
   const customers = new Map(invoices.map((invoice) => [invoice.customer.row.id, invoice.customer]));
   const withFigures = new Map(
     (await withCustomerFigures(ctx, [...customers.values()])).map((customer) => [customer.row.id, customer]),

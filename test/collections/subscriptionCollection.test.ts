@@ -235,6 +235,74 @@ describe('what the invoice tells the customer', () => {
     const eftText = renderPdf(Buffer.from(await eft.arrayBuffer()), 'collection-note-eft').text;
     expect(eftText).toContain('Example Bank');
     expect(eftText).not.toContain('will be charged');
+
+describe('NextTryDate of an invoice that follows its customer', () => {
+  it('is the first try only while one is planned: none once paid, none while the first charge is in flight', async () => {
+    const w = await world();
+    const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
+    await addCard(w.account, customerId, '4000000000000408'); // charged, the answer never comes
+    const invoice = (dueIn: number) =>
+      ok(w.account, 'POST', '/v1/invoices', {
+        customerID: customerId,
+        DueDate: plusDays(w.today, dueIn),
+        Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
+      });
+    const read = async (id: number) => (await ok(w.account, 'GET', `/v1/invoices/${id}`)).NextTryDate;
+
+    // Paid before its due date: nothing is left to try.
+    const paid = await invoice(5);
+    expect(paid.NextTryDate).toBe(`${plusDays(w.today, 5)}T00:00:00.000Z`);
+    await ok(w.account, 'POST', '/v1/payments', {
+      customerID: customerId,
+      Amount: 10,
+      CurrencyCode: 'USD',
+      Date: w.today,
+      Method: 'eft',
+      allocations: [{ invoiceID: paid.invoiceID, amountApplied: 10 }],
+    });
+    expect(await read(paid.invoiceID)).toBeNull();
+
+    // Its first charge in flight: no next try until it is answered.
+    const charged = await invoice(0);
+    await advance(w.account, `${w.today}T12:00:00.000Z`);
+    const attempts = await t.service.storage.db
+      .selectFrom('collection_attempts')
+      .select('state')
+      .where('invoice_id', '=', charged.invoiceID)
+      .execute();
+    expect(attempts).toEqual([{ state: 'started' }]);
+    expect(await read(charged.invoiceID)).toBeNull();
+  });
+
+  it('shows no retry while the customer pays by eft, and the one scheduled when it pays by card again', async () => {
+    const w = await world();
+    const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
+    await addCard(w.account, customerId, '4000000000009995'); // insufficient funds, every time
+    const { invoiceID } = await ok(w.account, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      DueDate: w.today,
+      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
+    });
+    await advance(w.account, `${w.today}T12:00:00.000Z`);
+    const retry = `${plusDays(w.today, 1)}T00:00:00.000Z`;
+    expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({
+      NumTries: 1,
+      NextTryDate: retry,
+    });
+    await ok(w.account, 'PUT', `/v1/customers/${customerId}`, { PaymentMethod: 'eft' });
+    expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({
+      CollectionMethod: 'eft',
+      NextTryDate: null,
+    });
+    await advance(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
+    expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({
+      NumTries: 1,
+      NextTryDate: null,
+    });
+    await ok(w.account, 'PUT', `/v1/customers/${customerId}`, { PaymentMethod: 'credit_card' });
+    expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({ NextTryDate: retry });
+    await advance(w.account, `${plusDays(w.today, 2)}T13:00:00.000Z`);
+    expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({ NumTries: 2 });
   });
 });
 

@@ -466,6 +466,14 @@ export async function afterRetriesRanOut(ctx: ServiceContext, customerId: number
   }
 }
 
+/** Those of the invoices being charged now (an attempt waiting for its answer), for the invoices' read model. */
+export async function invoicesInFlight(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Set<number>> {
+  return new Set(await repo.listInvoicesWithOpenAttempts(ctx.db, ctx.account.id, invoiceIds));
+}
+
 /** For the paymentMethods port: charges of the method still waiting for the gateway's answer. */
 export function openCollectionAttempts(ctx: ServiceContext, paymentMethodId: number): Promise<number> {
   return repo.countOpenAttemptsOfMethod(ctx.db, ctx.account.id, paymentMethodId);

@@ -76,6 +76,23 @@ export async function setAttemptPayment(
     .execute();
 }
 
+/** Those of the invoices with an attempt still waiting for its answer. */
+export async function listInvoicesWithOpenAttempts(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<number[]> {
+  if (invoiceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('collection_attempts')
+    .select('invoice_id')
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .where('state', '=', 'started')
+    .execute();
+  return rows.map((row) => Number(row.invoice_id));
+}
+
 /** Attempts at a payment method still waiting for their answer. */
 export async function countOpenAttemptsOfMethod(
   db: Db,

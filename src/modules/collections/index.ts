@@ -3,7 +3,12 @@
  * (src/billing/billRun.ts) runs `collectDueInvoices` for each account after its bill run.
  */
 export type { CollectionOptions, CollectionSummary } from './collection.service.ts';
-export { collectDueInvoices, emptyCollectionSummary, openCollectionAttempts } from './collection.service.ts';
+export {
+  collectDueInvoices,
+  emptyCollectionSummary,
+  invoicesInFlight,
+  openCollectionAttempts,
+} from './collection.service.ts';
 /** For the simulate route (in batches, which handles batch lines itself): a card payment's late event. */
 export { SIMULATE_SCENARIOS, SIMULATION_IS_FOR, simulateGatewayEvent } from './simulate.service.ts';
 /** For batches: a debit order whose presentations ran out is told and acted on as a card's retries are. */

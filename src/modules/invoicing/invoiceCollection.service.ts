@@ -12,9 +12,11 @@ import type {
   CustomerCollection,
   GatewayAbilities,
 } from '../../core/customerCollection.ts';
+import { invoiceBalances } from '../../core/invoiceMath.ts';
 import { customersByIds } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import type { Invoice } from './invoice.ts';
+import { moneyOf } from './invoice.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 import { dateForDocument } from './documentText.ts';
 import {
@@ -145,6 +147,7 @@ export async function customerCollectionsOf(
 /** What an invoice's collection is read from and shows. */
 export type InvoiceCollection = Pick<
   Invoice,
+  | 'id'
   | 'customer'
   | 'followsCustomer'
   | 'collectionMethod'
@@ -152,6 +155,8 @@ export type InvoiceCollection = Pick<
   | 'customerPaymentMethodId'
   | 'collectionProblem'
   | 'isDraft'
+  | 'isCancelled'
+  | 'balances'
   | 'numTries'
   | 'nextTryDate'
   | 'dueDate'
@@ -159,37 +164,48 @@ export type InvoiceCollection = Pick<
 
 /**
  * The invoices with what their collection is now: those that follow their customer show what the customer's
- * settings will do (the method, gateway and payment method they resolve to, or why they cannot collect it, and
- * the first try on the due date of one not tried yet); the others as they are.
+ * settings will do (the method, gateway and payment method they resolve to, or why they cannot collect it) and
+ * when it is tried next: the first try on the due date of one owed and not tried yet (none once it is paid or
+ * while its first charge waits for its answer, as for an invoice with its own collection), and no try at all while
+ * the settings cannot collect it or leave it to the customer. The others as they are. `inFlight`: those of them
+ * being charged now, which only the collections module knows (the read model in src/views/ asks it); the row of
+ * one never tried reads the same.
  */
 export async function withEffectiveCollection<T extends InvoiceCollection>(
   ctx: ServiceContext,
   invoices: readonly T[],
+  inFlight: ReadonlySet<number>,
 ): Promise<T[]> {
   const following = invoices.filter((invoice) => invoice.followsCustomer);
   if (following.length === 0) return [...invoices];
   const collections = await customerCollectionsOf(ctx, [
     ...new Map(following.map((invoice) => [invoice.customer.row.id, invoice.customer])).values(),
   ]);
+  const firstTryDue = (invoice: T) =>
+    !invoice.isDraft &&
+    !invoice.isCancelled &&
+    invoice.balances.balanceMinor > 0 &&
+    invoice.numTries === 0 &&
+    invoice.nextTryDate === null &&
+    (invoice.id === null || !inFlight.has(invoice.id));
   return invoices.map((invoice) => {
     const collection = invoice.followsCustomer ? collections.get(invoice.customer.row.id) : undefined;
     if (!collection) return invoice;
-    if (collection.kind === 'manual') return { ...invoice, collectionMethod: collection.method };
+    // No try is planned while the settings leave it to the customer or cannot collect it; a retry scheduled
+    // before is made by the first run after they can.
+    if (collection.kind === 'manual')
+      return { ...invoice, collectionMethod: collection.method, nextTryDate: null };
     const firstTry =
-      collection.kind === 'automatic' &&
-      collection.method === 'credit_card' &&
-      !invoice.isDraft &&
-      invoice.numTries === 0 &&
-      invoice.nextTryDate === null
+      collection.kind === 'automatic' && collection.method === 'credit_card' && firstTryDue(invoice)
         ? startOfDate(invoice.dueDate, ctx.account.timeZone)
-        : invoice.nextTryDate;
+        : undefined;
     return {
       ...invoice,
       collectionMethod: collection.method,
       gatewayId: collection.gatewayId,
       customerPaymentMethodId: collection.kind === 'automatic' ? collection.paymentMethodId : null,
       collectionProblem: collection.kind === 'blocked' ? collection.message : null,
-      nextTryDate: firstTry,
+      nextTryDate: collection.kind === 'blocked' ? null : (firstTry ?? invoice.nextTryDate),
     };
   });
 }
@@ -349,7 +365,8 @@ export async function automaticCollectionNotes(
   ctx: ServiceContext,
   invoices: readonly InvoiceCollection[],
 ): Promise<(string | undefined)[]> {
-  const resolved = (await withEffectiveCollection(ctx, invoices)).map((invoice) => {
+  // What is said does not depend on when the invoice is tried: no attempts need reading.
+  const resolved = (await withEffectiveCollection(ctx, invoices, new Set())).map((invoice) => {
     const automatic =
       invoice.collectionMethod === 'credit_card' || invoice.collectionMethod === 'debit_order';
     return automatic && !invoice.isDraft ? invoice : undefined;
@@ -378,6 +395,7 @@ export async function automaticCollectionNotes(
 /** The collection of a stored invoice, from its row and its customer. */
 export function collectionOfRow(row: InvoiceRow, customer: Customer): InvoiceCollection {
   return {
+    id: row.id,
     customer,
     followsCustomer: row.collection_method === null,
     collectionMethod: row.collection_method,
@@ -385,6 +403,8 @@ export function collectionOfRow(row: InvoiceRow, customer: Customer): InvoiceCol
     customerPaymentMethodId: row.customer_payment_method_id,
     collectionProblem: null,
     isDraft: Boolean(row.is_draft),
+    isCancelled: Boolean(row.is_cancelled),
+    balances: invoiceBalances(moneyOf(row)),
     numTries: row.num_tries,
     nextTryDate: row.next_try_date,
     dueDate: row.due_date,
