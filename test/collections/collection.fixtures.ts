@@ -4,9 +4,10 @@ import { toMinor } from '../helpers/ledger.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 
 // What the collection property (collection.property.test.ts) needs around it: the test gateway's cards by the
-// class of outcome they give (docs/gateways.md), random approving Visa numbers, and the world of one test account
-// read back whole: through the API (invoices, payments, credit notes, customer balances, the clock) and, where the
-// API does not show it, through the database (collection attempts, the test gateway's charges).
+// class of outcome they give (docs/gateways.md), random approving Visa numbers, customers' random payment settings,
+// and the world of one test account read back whole: through the API (invoices, payments, credit notes, customers'
+// balances and settings, the clock) and, where the API does not show it, through the database (collection
+// attempts, the test gateway's charges, the invoice.collection_blocked events and the e-mails asking for a method).
 
 /** What a card does on each charge. */
 export type CardClass = 'approve' | 'soft' | 'technical' | 'auth' | 'unanswered';
@@ -69,6 +70,36 @@ export const cardArb: fc.Arbitrary<CardSpec> = fc.oneof(
   { weight: 2, arbitrary: fc.constant('4000000000000408').map(card('unanswered', null)) },
 );
 
+/**
+ * The customer's PaymentMethod: `credit_card` collects the invoices that follow it from its primary card; `eft` and
+ * none leave them to the customer (docs/gateways.md, "From the customer's settings to the money").
+ */
+export type CustomerPaymentMethod = 'credit_card' | 'eft' | null;
+
+/** A customer's payment settings and cards (the first one primary); a customer may have no card at all. */
+export interface CustomerSpec {
+  paymentMethod: CustomerPaymentMethod;
+  /** PrimaryGatewayID set to the test gateway, or left out (then the gateway that keeps the primary card). */
+  primaryGateway: boolean;
+  cards: CardSpec[];
+}
+
+export const paymentMethodArb: fc.Arbitrary<CustomerPaymentMethod> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('credit_card' as const) },
+  { weight: 1, arbitrary: fc.constant('eft' as const) },
+  { weight: 1, arbitrary: fc.constant(null) },
+);
+
+export const customerSpecArb: fc.Arbitrary<CustomerSpec> = fc.record({
+  paymentMethod: paymentMethodArb,
+  primaryGateway: fc.boolean(),
+  // One customer in five has no card at all: its invoices that follow a credit_card setting cannot be collected.
+  cards: fc.oneof(
+    { weight: 1, arbitrary: fc.constant<CardSpec[]>([]) },
+    { weight: 4, arbitrary: fc.array(cardArb, { minLength: 1, maxLength: 2 }) },
+  ),
+});
+
 /** A test account with its test gateway, customers and their cards (each remembered with its class). */
 export interface Fixture {
   as: TestAccount;
@@ -78,41 +109,53 @@ export interface Fixture {
   customers: { id: number; cards: { paymentMethodId: number; card: CardSpec }[] }[];
 }
 
+/** Adds a card to the customer (primary or not) at the test gateway; its paymentMethodID. */
+export async function addCard(
+  as: TestAccount,
+  customerId: number,
+  spec: CardSpec,
+  isPrimary: boolean,
+): Promise<number> {
+  const method = await ok(
+    as,
+    'POST',
+    '/v1/paymentmethods/creditcard',
+    {
+      customerID: customerId,
+      isPrimary,
+      CreditCard: {
+        CardType: 'Visa',
+        Number: spec.number,
+        NameOnCard: 'Ada',
+        LastNameOnCard: 'Lovelace',
+        ExpiryMonth: 12,
+        ExpiryYear: 2040,
+      },
+    },
+    200,
+  );
+  return method.paymentMethodID as number;
+}
+
 export async function setUpAccount(
   t: TestService,
   timeZone: string,
-  customers: readonly (readonly CardSpec[])[],
+  customers: readonly CustomerSpec[],
 ): Promise<Fixture> {
   const as = await t.newAccount('Collections property', { isTest: true, timeZone });
   const gateways = await ok<any[]>(as, 'GET', '/v1/gateways');
   const gatewayId = gateways.find((g) => g.GatewayType === 'test')?.gatewayID ?? gateways[0].gatewayID;
   const fixture: Fixture = { as, accountId: as.accountId, gatewayId, timeZone, customers: [] };
-  for (const [n, cards] of customers.entries()) {
+  for (const [n, spec] of customers.entries()) {
     const customer = await ok(as, 'POST', '/v1/customers', {
       Name: `Customer ${n + 1}`,
       Email: `c${n + 1}@example.com`,
+      PaymentMethod: spec.paymentMethod,
+      ...(spec.primaryGateway ? { PrimaryGatewayID: gatewayId } : {}),
     });
     const made: Fixture['customers'][number] = { id: customer.customerID as number, cards: [] };
-    for (const [i, spec] of cards.entries()) {
-      const method = await ok(
-        as,
-        'POST',
-        '/v1/paymentmethods/creditcard',
-        {
-          customerID: made.id,
-          isPrimary: i === 0,
-          CreditCard: {
-            CardType: 'Visa',
-            Number: spec.number,
-            NameOnCard: 'Ada',
-            LastNameOnCard: 'Lovelace',
-            ExpiryMonth: 12,
-            ExpiryYear: 2040,
-          },
-        },
-        200,
-      );
-      made.cards.push({ paymentMethodId: method.paymentMethodID as number, card: spec });
+    for (const [i, card] of spec.cards.entries()) {
+      made.cards.push({ paymentMethodId: await addCard(as, made.id, card, i === 0), card });
     }
     fixture.customers.push(made);
   }
@@ -142,6 +185,9 @@ export interface ChargeView {
 export interface CustomerView {
   id: number;
   balanceMinor: number;
+  /** Its payment settings as they stand: PaymentMethod, and the primary payment method (null: none). */
+  paymentMethod: string | null;
+  primaryMethodId: number | null;
   invoices: any[];
   payments: any[];
   credits: any[];
@@ -155,13 +201,26 @@ export interface World {
   customers: CustomerView[];
   attempts: AttemptView[];
   charges: ChargeView[];
+  /** Per invoice, its invoice.collection_blocked events. */
+  blockedEvents: Map<number, number>;
+  /** Per invoice number, the e-mails asking its customer for a payment method. */
+  askingMails: Map<number, number>;
 }
+
+/** The subject of the e-mail that asks a customer for a payment method (blockedCollection.service.ts). */
+const ASKING_SUBJECT = /^Invoice (\d+) from .*: we need a payment method$/;
+
+const countBy = <K>(keys: readonly K[]) => {
+  const counts = new Map<K, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return counts;
+};
 
 const all = (as: TestAccount, path: string) => ok<any[]>(as, 'GET', `${path}?page_size=200`);
 
 export async function readWorld(t: TestService, fx: Fixture): Promise<World> {
   const db = t.service.storage.db;
-  const [clock, customers, attempts, charges] = await Promise.all([
+  const [clock, customers, attempts, charges, blocked, mails] = await Promise.all([
     ok(fx.as, 'GET', '/v1/test-clock'),
     Promise.all(
       fx.customers.map(async ({ id }) => {
@@ -171,7 +230,15 @@ export async function readWorld(t: TestService, fx: Fixture): Promise<World> {
           all(fx.as, `/v1/customers/${id}/payments`),
           all(fx.as, `/v1/customers/${id}/credits`),
         ]);
-        return { id, balanceMinor: toMinor(customer.Balance), invoices, payments, credits };
+        return {
+          id,
+          balanceMinor: toMinor(customer.Balance),
+          paymentMethod: customer.PaymentMethod,
+          primaryMethodId: customer.PrimaryPaymentMethodInfo?.paymentMethodID ?? null,
+          invoices,
+          payments,
+          credits,
+        };
       }),
     ),
     db
@@ -197,6 +264,13 @@ export async function readWorld(t: TestService, fx: Fixture): Promise<World> {
       .where('gateway_id', '=', fx.gatewayId)
       .orderBy('idempotency_key')
       .execute(),
+    db
+      .selectFrom('events')
+      .select('resource_id')
+      .where('account_id', '=', fx.accountId)
+      .where('type', '=', 'invoice.collection_blocked')
+      .execute(),
+    db.selectFrom('mail_outbox').select('subject').where('account_id', '=', fx.accountId).execute(),
   ]);
   return {
     now: new Date(clock.Now).toISOString(),
@@ -220,6 +294,13 @@ export async function readWorld(t: TestService, fx: Fixture): Promise<World> {
       outcome: c.outcome,
       reason: c.reason,
     })),
+    blockedEvents: countBy(blocked.map((e) => Number(e.resource_id))),
+    askingMails: countBy(
+      mails.flatMap((m) => {
+        const number = ASKING_SUBJECT.exec(m.subject)?.[1];
+        return number === undefined ? [] : [Number(number)];
+      }),
+    ),
   };
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { toMinor } from '../helpers/ledger.ts';
 import { invoicesOf, paymentsOf } from './collection.fixtures.ts';
-import type { World } from './collection.fixtures.ts';
+import type { CustomerView, World } from './collection.fixtures.ts';
 import { collected, DAY_MS, isIssued, sum } from './collection.model.ts';
 import type { Model } from './collection.model.ts';
 
@@ -108,14 +108,33 @@ export function checkLedger(world: World, at: (what: string) => string) {
  * the attempt claimed, answered as the attempt recorded it; an invoice is charged successfully at most once unless a
  * step gave money back to it; a charge that succeeded is recorded by exactly one payment, a decline by one Failed
  * payment, a technical error by none; NumTries is the number of attempts that got a decision, at most 5; and each
- * card class does what docs/gateways.md says.
+ * card class does what docs/gateways.md says. Each attempt the step made charged the card the invoice names, or,
+ * for one that follows its customer, the primary card of a customer paying by credit_card: an invoice following a
+ * customer who pays by eft or not at all, or who has no card, is never charged.
  */
-export function checkAttempts(world: World, model: Model, at: (what: string) => string) {
+export function checkAttempts(before: World, world: World, model: Model, at: (what: string) => string) {
   const payments = new Map(paymentsOf(world).map((p) => [p.paymentID, p]));
   const charges = new Map(world.charges.map((c) => [c.key, c]));
   const attemptKeys = new Set(world.attempts.map((a) => a.key));
   for (const charge of world.charges) {
     expect(attemptKeys.has(charge.key), at(`charge ${charge.key} belongs to an attempt`)).toBe(true);
+  }
+  const earlier = new Set(before.attempts.map((a) => a.key));
+  const invoices = invoicesOf(world);
+  for (const attempt of world.attempts.filter((a) => !earlier.has(a.key))) {
+    const { customerId, invoice } = invoices.find((i) => i.invoice.invoiceID === attempt.invoiceId)!;
+    const customer = world.customers.find((c) => c.id === customerId)!;
+    const what = `invoice ${attempt.invoiceId} attempt ${attempt.attemptNo} (${invoice.CollectionSource})`;
+    if (invoice.CollectionSource === 'customer') {
+      expect(customer.paymentMethod, at(`${what}: made for a customer who pays by card`)).toBe('credit_card');
+      expect(attempt.paymentMethodId, at(`${what}: from the customer's primary card`)).toBe(
+        customer.primaryMethodId,
+      );
+    } else {
+      expect(attempt.paymentMethodId, at(`${what}: from the card the invoice names`)).toBe(
+        invoice.customerPaymentMethodID,
+      );
+    }
   }
   for (const { invoice } of invoicesOf(world)) {
     const id: number = invoice.invoiceID;
@@ -228,13 +247,19 @@ export function checkAttempts(world: World, model: Model, at: (what: string) => 
   expect(new Set(refs).size, at('each charge recorded by one payment at most')).toBe(refs.length);
 }
 
+/** Collected by the service now: naming its own card, or following a customer who pays by card and has one. */
+const collectsItself = (invoice: any, customer: CustomerView) =>
+  invoice.CollectionSource === 'invoice' ||
+  (customer.paymentMethod === 'credit_card' && customer.primaryMethodId !== null);
+
 /**
  * The retry schedule (docs/gateways.md): NextTryDate is null when nothing is owed (Paid, or covered by pending
  * money), while an attempt is in flight, once 5 tries are made, and after a failure that needs the customer. Before
  * the first attempt it is null or the invoice's DueDate (its first try, which may be past: the next run makes it);
- * otherwise it is never in the past by more than a bill run's step (a day). A run collects at the account's clock,
- * never before it. And right after a run at T every invoice it should have tried was tried: none still owed with a
- * NextTryDate at or before T, none owed, due by T's date and never attempted.
+ * otherwise it is never in the past by more than a bill run's step (a day), unless the invoice follows a customer
+ * whose settings changed since its last attempt. A run collects at the account's clock, never before it. And right
+ * after a run at T every invoice it should have tried was tried: none still owed with a NextTryDate at or before T,
+ * none owed, due by T's date, collected by the service (collectsItself) and never attempted.
  */
 export function checkSchedule(
   before: World,
@@ -251,9 +276,10 @@ export function checkSchedule(
       at(`attempt ${attempt.key} made at ${attempt.startedAt}: not before the clock (${before.now})`),
     ).toBeGreaterThanOrEqual(Date.parse(before.now));
   }
-  for (const { invoice } of invoicesOf(world)) {
+  for (const { customerId, invoice } of invoicesOf(world)) {
     const id: number = invoice.invoiceID;
     const key = `invoice ${id} (${invoice.Status}, due ${model.dueDateOf.get(id)}, NextTryDate ${invoice.NextTryDate})`;
+    const customer = world.customers.find((c) => c.id === customerId)!;
     const next = invoice.NextTryDate === null ? null : Date.parse(invoice.NextTryDate);
     const attempts = world.attempts.filter((a) => a.invoiceId === id);
     const owed = isIssued(invoice) && toMinor(invoice.Balance) > 0;
@@ -275,7 +301,13 @@ export function checkSchedule(
         Date.parse(invoice.DueDate),
       );
     }
-    if (next !== null && attempts.length > 0 && !firstTry) {
+    // A retry scheduled while the customer paid by card, then by hand, and by card again is made by the next run:
+    // until then it may be past.
+    const resumed =
+      invoice.CollectionSource === 'customer' &&
+      attempts.length > 0 &&
+      (model.settingsChangedAt.get(customerId) ?? '') >= attempts.at(-1)!.startedAt;
+    if (next !== null && attempts.length > 0 && !firstTry && !resumed) {
       expect(
         next,
         at(`${key}: not in the past by more than a day (now ${world.now})`),
@@ -287,11 +319,93 @@ export function checkSchedule(
           Date.parse(ranAt),
         );
       }
-      if (model.dueDateOf.get(id)! <= world.today) {
+      if (model.dueDateOf.get(id)! <= world.today && collectsItself(invoice, customer)) {
         expect(
           attempts.length,
           at(`${key}: due by ${world.today}, tried by the run at ${ranAt}`),
         ).toBeGreaterThan(0);
+      }
+    }
+  }
+}
+
+const NO_METHOD = 'the customer has no primary payment method';
+
+/**
+ * Invoices and their customers' payment settings (docs/gateways.md, "From the customer's settings to the money"):
+ * one that names its own card shows it; one that follows its customer shows what the customer's settings do now
+ * (the primary card of a customer paying by credit_card; nothing for eft or none, with no next try; for a card
+ * customer without a card, the problem and no next try). Once a run has seen such an invoice due and owed, the
+ * customer was told of the problem: one invoice.collection_blocked event and one e-mail asking for a method, never
+ * more, however many runs see it (here the only problem there can be is a missing card, and a card once added is
+ * never removed, so never more than one per invoice).
+ */
+export function checkFollowing(
+  world: World,
+  model: Model,
+  at: (what: string) => string,
+  ranAt: string | undefined,
+) {
+  for (const customer of world.customers) {
+    for (const invoice of customer.invoices) {
+      const id: number = invoice.invoiceID;
+      const key = `invoice ${id} (${invoice.CollectionSource}, customer ${customer.id} ${customer.paymentMethod}, primary ${customer.primaryMethodId})`;
+      const told = world.blockedEvents.get(id) ?? 0;
+      expect(told, at(`${key}: invoice.collection_blocked at most once`)).toBeLessThanOrEqual(1);
+      expect(
+        world.askingMails.get(invoice.invoiceNum) ?? 0,
+        at(`${key}: one e-mail asking for a method per invoice.collection_blocked`),
+      ).toBe(told);
+      const shown = {
+        CollectionMethod: invoice.CollectionMethod,
+        gatewayID: invoice.gatewayID,
+        customerPaymentMethodID: invoice.customerPaymentMethodID,
+        CollectionProblem: invoice.CollectionProblem,
+      };
+      if (invoice.CollectionSource === 'invoice') {
+        expect(shown, at(`${key}: its own collection`)).toMatchObject({
+          CollectionMethod: 'credit_card',
+          gatewayID: model.fx.gatewayId,
+          CollectionProblem: null,
+        });
+        expect(told, at(`${key}: names its own, never reported blocked`)).toBe(0);
+        continue;
+      }
+      expect(invoice.CollectionSource, at(`${key}: follows its customer`)).toBe('customer');
+      if (customer.paymentMethod !== 'credit_card') {
+        expect(
+          { ...shown, NextTryDate: invoice.NextTryDate },
+          at(`${key}: a customer who pays by hand: nothing collected, no next try`),
+        ).toEqual({
+          CollectionMethod: customer.paymentMethod,
+          gatewayID: null,
+          customerPaymentMethodID: null,
+          CollectionProblem: null,
+          NextTryDate: null,
+        });
+      } else if (customer.primaryMethodId !== null) {
+        expect(shown, at(`${key}: the customer's primary card`)).toEqual({
+          CollectionMethod: 'credit_card',
+          gatewayID: model.fx.gatewayId,
+          customerPaymentMethodID: customer.primaryMethodId,
+          CollectionProblem: null,
+        });
+      } else {
+        expect(
+          { ...shown, gatewayID: undefined, NextTryDate: invoice.NextTryDate },
+          at(`${key}: a card customer without a card: the problem, no next try`),
+        ).toEqual({
+          CollectionMethod: 'credit_card',
+          gatewayID: undefined,
+          customerPaymentMethodID: null,
+          CollectionProblem: NO_METHOD,
+          NextTryDate: null,
+        });
+        const dueAndOwed =
+          isIssued(invoice) && toMinor(invoice.Balance) > 0 && model.dueDateOf.get(id)! <= world.today;
+        if (ranAt !== undefined && dueAndOwed) {
+          expect(told, at(`${key}: due and owed at the run at ${ranAt}: the customer was told`)).toBe(1);
+        }
       }
     }
   }

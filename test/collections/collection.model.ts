@@ -5,8 +5,15 @@ import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
 import type { ApiResponse, TestService } from '../helpers/service.ts';
-import { cardArb, invoicesOf, paymentsOf } from './collection.fixtures.ts';
-import type { CardSpec, Fixture, World } from './collection.fixtures.ts';
+import {
+  addCard,
+  cardArb,
+  customerSpecArb,
+  invoicesOf,
+  paymentMethodArb,
+  paymentsOf,
+} from './collection.fixtures.ts';
+import type { CardSpec, CustomerPaymentMethod, CustomerSpec, Fixture, World } from './collection.fixtures.ts';
 
 // The command model of the collection property (collection.property.test.ts): what a timeline is made of (its
 // Setup and its Steps), how fast-check draws them, what the test remembers beyond the service's state (Model), and
@@ -26,8 +33,8 @@ export interface Setup {
   /** When the account's clock starts: hours after 2027-03-10T00:00Z (New York moves to DST on 2027-03-14). */
   startHours: number;
   timeZone: string;
-  /** Per customer, its cards. */
-  customers: CardSpec[][];
+  /** Per customer, its payment settings and cards. */
+  customers: CustomerSpec[];
 }
 
 export type Among = 'open' | 'inFlight';
@@ -36,7 +43,22 @@ export type Among = 'open' | 'inFlight';
 export type Share = { whole: true } | { permille: number };
 
 export type Step =
-  | { kind: 'invoice'; customer: number; card: number; linesMinor: number[]; dueIn: number }
+  | {
+      kind: 'invoice';
+      customer: number;
+      /**
+       * Names its own collection (one of the customer's cards, `card`), or, false or the customer having no card,
+       * names none and follows the customer's payment settings.
+       */
+      own: boolean;
+      card: number;
+      linesMinor: number[];
+      dueIn: number;
+    }
+  /** The customer's PaymentMethod changed (PUT /v1/customers/{id}). */
+  | { kind: 'setPaymentMethod'; customer: number; to: CustomerPaymentMethod }
+  /** A new card made the customer's primary (which retries its invoices already tried at once). */
+  | { kind: 'newCard'; customer: number; card: CardSpec }
   | { kind: 'advance'; minutes: number }
   | {
       kind: 'pay';
@@ -62,7 +84,7 @@ export type Step =
 export const setupArb: fc.Arbitrary<Setup> = fc.record({
   startHours: fc.integer({ min: 0, max: 24 * 40 }),
   timeZone: fc.constantFrom(...ZONES),
-  customers: fc.array(fc.array(cardArb, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+  customers: fc.array(customerSpecArb, { minLength: 1, maxLength: 3 }),
 });
 
 const shareArb: fc.Arbitrary<Share> = fc.oneof(
@@ -78,6 +100,7 @@ const extraArb = fc.oneof(
 const invoiceArb: fc.Arbitrary<Step> = fc.record({
   kind: fc.constant('invoice' as const),
   customer: fc.nat(),
+  own: fc.boolean(),
   card: fc.nat(),
   linesMinor: fc.array(fc.integer({ min: 1, max: 250_000 }), { minLength: 1, maxLength: 2 }),
   dueIn: fc.integer({ min: -3, max: 10 }),
@@ -135,9 +158,21 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('finishUnanswered' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('setPaymentMethod' as const),
+      customer: fc.nat(),
+      to: paymentMethodArb,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('newCard' as const), customer: fc.nat(), card: cardArb }),
+  },
 );
 
-// A card invoice or more first, so that most steps find something to collect, pay or reverse.
+// An invoice or more first, so that most steps find something to collect, pay or reverse.
 export const stepsArb = fc
   .tuple(
     fc.array(invoiceArb, { minLength: 1, maxLength: 3 }),
@@ -157,6 +192,8 @@ export interface Model {
   deleted: Set<number>;
   /** Per invoice, how many steps of the test gave money back to it (a payment deleted or edited off it). */
   reopened: Map<number, number>;
+  /** Per customer, when its PaymentMethod was last changed (the account's clock). */
+  settingsChangedAt: Map<number, string>;
   seq: number;
   trace: string[];
 }
@@ -186,16 +223,21 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
   switch (step.kind) {
     case 'invoice': {
       const customer = fx.customers[step.customer % fx.customers.length]!;
-      const { paymentMethodId } = customer.cards[step.card % customer.cards.length]!;
+      const own = step.own && customer.cards.length > 0;
+      const collection = own
+        ? {
+            CollectionMethod: 'credit_card',
+            gatewayID: fx.gatewayId,
+            customerPaymentMethodID: customer.cards[step.card % customer.cards.length]!.paymentMethodId,
+          }
+        : {};
       const dueDate = addDays(world.today, step.dueIn);
       const res = await as.request('POST', '/v1/invoices', {
         body: {
           customerID: customer.id,
           InvoiceDate: dueDate < world.today ? dueDate : world.today,
           DueDate: dueDate,
-          CollectionMethod: 'credit_card',
-          gatewayID: fx.gatewayId,
-          customerPaymentMethodID: paymentMethodId,
+          ...collection,
           Charges: step.linesMinor.map((minor, i) => ({
             Descrip: `Work ${i + 1}`,
             Qty: 1,
@@ -206,8 +248,26 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
       if (res.status === 201) {
         model.dueDateOf.set(res.body.invoiceID, dueDate);
         expect(toMinor(res.body.Total), 'Total is the sum of the lines (no tax)').toBe(sum(step.linesMinor));
+        expect(res.body.CollectionSource, 'names its own collection, or follows the customer').toBe(
+          own ? 'invoice' : 'customer',
+        );
       }
       return { res, expected: 201 };
+    }
+    case 'setPaymentMethod': {
+      const customer = fx.customers[step.customer % fx.customers.length]!;
+      const res = await as.request('PUT', `/v1/customers/${customer.id}`, {
+        body: { PaymentMethod: step.to },
+      });
+      if (res.status === 204) model.settingsChangedAt.set(customer.id, world.now);
+      return { res, expected: 204 };
+    }
+    case 'newCard': {
+      const customer = fx.customers[step.customer % fx.customers.length]!;
+      const paymentMethodId = await addCard(as, customer.id, step.card, true);
+      customer.cards.push({ paymentMethodId, card: step.card });
+      model.cardOfMethod.set(paymentMethodId, step.card);
+      return { res: null };
     }
     case 'advance': {
       const to = new Date(Date.parse(world.now) + step.minutes * MINUTE_MS).toISOString();

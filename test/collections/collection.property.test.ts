@@ -5,29 +5,34 @@ import { toMinor } from '../helpers/ledger.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { invoicesOf, readWorld, setUpAccount } from './collection.fixtures.ts';
-import type { CardSpec, World } from './collection.fixtures.ts';
-import { checkAttempts, checkLedger, checkSchedule } from './collection.invariants.ts';
+import type { CardSpec, CustomerSpec, World } from './collection.fixtures.ts';
+import { checkAttempts, checkFollowing, checkLedger, checkSchedule } from './collection.invariants.ts';
 import type { Family } from './collection.invariants.ts';
 import { runStep, setupArb, stepsArb } from './collection.model.ts';
 import type { Model, Setup, Step } from './collection.model.ts';
 
 // Issue 13, point 7: each invoice's Balance is its Total less its settled and pending allocations (and credits),
-// whatever automatic collection, its failures and reversals do. A model-based property over the real service and
-// its HTTP API: each run is a fresh test account (a test clock, in UTC or another zone, DST changes included) with a
-// few customers, each with cards chosen among the test gateway's classes (approving, soft-declining, technical
-// error, authentication required, unanswered; docs/gateways.md), and random steps: card invoices of random amounts
-// (in cents) and due dates, test-clock advances by minutes, hours or days (each runs the bill run, which collects),
-// manual payments (whole or partial, some with money left unallocated), their edits and deletions, credit notes,
-// reversals of collected payments (DELETE /v1/payments/{id}: a late reversal by the gateway, a refund, an unpaid or a
-// dispute, is not built yet, issue 13), and a later collection run that finishes a charge left unanswered (the
-// worker's run after COLLECTION_UNANSWERED_AFTER_MS; here in process, the attempt counting as stale at once).
-// After every step the account is read back (API; collection attempts and the test gateway's charges from the
-// database) and checked against the invariants and the little the test knows (which card each invoice is paid by,
-// which records it deleted). The invariants come in three families, each its own property so that one failing does
-// not hide the others: the ledger, the attempts and charges, and the retry schedule. Each property first runs a few
-// fixed timelines (EXAMPLES: counterexamples found by it, and paths rare at random), then FC_RUNS random ones
-// (default 4); FC_SEED=<seed> replays a failure. No gateway here answers `pending`, so TotalPendingPaid stays 0; the
-// checks still hold it to the Pending payments' allocations.
+// whatever automatic collection, its failures and reversals do. A model-based property over the real service and its
+// HTTP API: each run is a fresh test account (a test clock, in UTC or another zone, DST changes included) with a few
+// customers, each with payment settings (PaymentMethod credit_card, eft or none, with or without a PrimaryGatewayID)
+// and none, one or two cards chosen among the test gateway's classes (approving, soft-declining, technical error,
+// authentication required, unanswered; docs/gateways.md), and random steps: invoices of random amounts (in cents)
+// and due dates, naming one of the customer's cards or following the customer's settings (docs/gateways.md, "From
+// the customer's settings to the money"), a customer's PaymentMethod changed, a new primary card added (which
+// retries at once what was tried), test-clock advances by minutes, hours or days (each runs the bill run, which
+// collects), manual payments (whole or partial, some with money left unallocated), their edits and deletions, credit
+// notes, reversals of collected payments (DELETE /v1/payments/{id}: a late reversal by the gateway, a refund, an
+// unpaid or a dispute, is not built yet, issue 13), and a later collection run that finishes a charge left
+// unanswered (the worker's run after COLLECTION_UNANSWERED_AFTER_MS; here in process, the attempt counting as stale
+// at once). After every step the account is read back (API; collection attempts and the test gateway's charges from
+// the database) and checked against the invariants and the little the test knows (which card each invoice is paid
+// by, which records it deleted). The invariants come in three families, each its own property so that one failing
+// does not hide the others: the ledger, the attempts and charges (an invoice following a customer is charged only
+// from that customer's primary card while it pays by credit_card), and the retry schedule with what an invoice
+// following its customer shows (and, for a card customer without a card, the one event and e-mail telling of it).
+// Each property first runs a few fixed timelines (EXAMPLES: counterexamples found by it, and paths rare at random),
+// then FC_RUNS random ones (default 4); FC_SEED=<seed> replays a failure. No gateway here answers `pending`, so
+// TotalPendingPaid stays 0; the checks still hold it to the Pending payments' allocations.
 
 const clock = movableClock('2027-03-10T00:00:00.000Z');
 let t: TestService;
@@ -43,8 +48,10 @@ const showWorld = (world: World, model: Model) =>
         .filter((a) => a.invoiceId === invoice.invoiceID)
         .map((a) => `${a.attemptNo}:${a.state}@${a.startedAt.slice(5, 16)}`)
         .join(',');
+      const problem = invoice.CollectionProblem ? ` (${invoice.CollectionProblem})` : '';
       return (
-        `    inv ${invoice.invoiceID} [${model.cardOfMethod.get(invoice.customerPaymentMethodID)?.cls}] due ${model.dueDateOf.get(invoice.invoiceID)} ` +
+        `    inv ${invoice.invoiceID} ${invoice.CollectionSource} ${invoice.CollectionMethod}` +
+        `[${model.cardOfMethod.get(invoice.customerPaymentMethodID)?.cls}]${problem} due ${model.dueDateOf.get(invoice.invoiceID)} ` +
         `${invoice.Status} total ${invoice.Total} bal ${invoice.Balance} tries ${invoice.NumTries} next ${invoice.NextTryDate} [${attempts}]`
       );
     })
@@ -60,10 +67,17 @@ async function runTimeline(family: Family, setup: Setup, steps: Step[]): Promise
     manual: new Map(),
     deleted: new Set(),
     reopened: new Map(),
+    settingsChangedAt: new Map(),
     seq: 0,
     trace: [
-      `account ${fx.accountId} in ${setup.timeZone} from ${clock.now().toISOString()}; cards ` +
-        fx.customers.map((c) => `${c.id}: ${c.cards.map((k) => k.card.cls).join('/')}`).join(', '),
+      `account ${fx.accountId} in ${setup.timeZone} from ${clock.now().toISOString()}; customers ` +
+        fx.customers
+          .map((c, n) => {
+            const spec = setup.customers[n]!;
+            const gateway = spec.primaryGateway ? ' gateway' : '';
+            return `${c.id}: ${spec.paymentMethod}${gateway} cards ${c.cards.map((k) => k.card.cls).join('/')}`;
+          })
+          .join(', '),
     ],
   };
   try {
@@ -85,8 +99,11 @@ async function runTimeline(family: Family, setup: Setup, steps: Step[]): Promise
       }
       const at = (what: string) => `step ${n + 1} ${step.kind}: ${what}`;
       if (family === 'ledger') checkLedger(after, at);
-      else if (family === 'attempts') checkAttempts(after, model, at);
-      else checkSchedule(world, after, model, at, outcome.ranAt);
+      else if (family === 'attempts') checkAttempts(world, after, model, at);
+      else {
+        checkSchedule(world, after, model, at, outcome.ranAt);
+        checkFollowing(after, model, at, outcome.ranAt);
+      }
       world = after;
     }
   } catch (error) {
@@ -95,11 +112,36 @@ async function runTimeline(family: Family, setup: Setup, steps: Step[]): Promise
   }
 }
 
-const UTC_WITH = (...cards: CardSpec[]): Setup => ({ startHours: 0, timeZone: 'UTC', customers: [cards] });
+const UTC_WITH = (...cards: CardSpec[]): Setup => ({
+  startHours: 0,
+  timeZone: 'UTC',
+  customers: [{ paymentMethod: null, primaryGateway: false, cards }],
+});
 const SOFT: CardSpec = { number: '4000000000009995', cls: 'soft', reason: 'insufficient_funds' };
 const TECHNICAL: CardSpec = { number: '4000000000000119', cls: 'technical', reason: null };
 const UNANSWERED: CardSpec = { number: '4000000000000408', cls: 'unanswered', reason: null };
-const firstInvoice: Step = { kind: 'invoice', customer: 0, card: 0, linesMinor: [10_000], dueIn: 0 };
+const firstInvoice: Step = {
+  kind: 'invoice',
+  customer: 0,
+  own: true,
+  card: 0,
+  linesMinor: [10_000],
+  dueIn: 0,
+};
+const APPROVE: CardSpec = { number: '4242424242424242', cls: 'approve', reason: null };
+/** One customer in UTC with these payment settings. */
+const UTC_CUSTOMER = (customer: CustomerSpec): Setup => ({
+  startHours: 0,
+  timeZone: 'UTC',
+  customers: [customer],
+});
+/** An invoice of the first customer that names no collection: it follows the customer's settings. */
+const following = (dueIn: number): Step => ({ ...firstInvoice, own: false, dueIn });
+const setPaymentMethod = (to: CustomerSpec['paymentMethod']): Step => ({
+  kind: 'setPaymentMethod',
+  customer: 0,
+  to,
+});
 
 /** Timelines run before the random ones: some that broke a property, and paths rare at random. */
 const EXAMPLES: [Setup, Step[]][] = [
@@ -136,8 +178,51 @@ const EXAMPLES: [Setup, Step[]][] = [
   ],
   // Soft declines until the retries run out, in a zone that moves to DST on the way.
   [
-    { startHours: 20, timeZone: 'America/New_York', customers: [[SOFT]] },
+    {
+      startHours: 20,
+      timeZone: 'America/New_York',
+      customers: [{ paymentMethod: null, primaryGateway: false, cards: [SOFT] }],
+    },
     [firstInvoice, ...[1, 2, 4, 7, 1].map((days): Step => ({ kind: 'advance', minutes: days * 1_440 }))],
+  ],
+  // Invoices that follow a card customer showed their first try on the due date once paid (a credit note before
+  // it), and while their first charge was in flight.
+  [
+    UTC_CUSTOMER({ paymentMethod: 'credit_card', primaryGateway: false, cards: [UNANSWERED] }),
+    [
+      following(0),
+      following(2),
+      { kind: 'credit', among: 'open', pick: 1, share: { whole: true }, extraMinor: 0 },
+      { kind: 'advance', minutes: 60 },
+      { kind: 'finishUnanswered' },
+    ],
+  ],
+  // A card customer without a card: its invoice is told blocked once however many runs see it, and collected once
+  // a card is added.
+  [
+    UTC_CUSTOMER({ paymentMethod: 'credit_card', primaryGateway: true, cards: [] }),
+    [
+      following(0),
+      { kind: 'advance', minutes: 60 },
+      { kind: 'advance', minutes: 1_440 },
+      { kind: 'newCard', customer: 0, card: APPROVE },
+      { kind: 'advance', minutes: 60 },
+    ],
+  ],
+  // An eft customer is never charged; switched to credit_card its invoice is tried (and declined), switched back
+  // it is not tried again and shows no next try, and switched to credit_card once more it is retried.
+  [
+    UTC_CUSTOMER({ paymentMethod: 'eft', primaryGateway: false, cards: [SOFT] }),
+    [
+      following(0),
+      { kind: 'advance', minutes: 60 },
+      setPaymentMethod('credit_card'),
+      { kind: 'advance', minutes: 60 },
+      setPaymentMethod('eft'),
+      { kind: 'advance', minutes: 2 * 1_440 },
+      setPaymentMethod('credit_card'),
+      { kind: 'advance', minutes: 60 },
+    ],
   ],
 ];
 
@@ -163,7 +248,7 @@ describe('card collection (property)', () => {
     );
   }, 600_000);
 
-  it('keeps NextTryDate null when paid, in flight or stopped, never in the past, and tries every invoice due', async () => {
+  it('keeps NextTryDate null when paid, in flight or stopped, never in the past, tries every invoice due, tells of a missing card once', async () => {
     await fc.assert(
       fc.asyncProperty(setupArb, stepsArb, (setup, steps) => runTimeline('schedule', setup, steps)),
       params,
