@@ -235,6 +235,8 @@ describe('what the invoice tells the customer', () => {
     const eftText = renderPdf(Buffer.from(await eft.arrayBuffer()), 'collection-note-eft').text;
     expect(eftText).toContain('Example Bank');
     expect(eftText).not.toContain('will be charged');
+  });
+});
 
 describe('NextTryDate of an invoice that follows its customer', () => {
   it('is the first try only while one is planned: none once paid, none while the first charge is in flight', async () => {
