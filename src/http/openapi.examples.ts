@@ -261,6 +261,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   isAutoApply: true,
   isAdjustment: false,
   CreditNumber: 'CN-0042',
+  PaidInvoices: 'credit',
   AdjustmentType: 'refund',
   Type: 'positive',
   positiveAdjustmentType: 'refund',

@@ -90,6 +90,21 @@ export interface RefundAttemptsTable {
   started_at: Instant;
   /** Wall-clock time: one still `started` long after is finished by the next run. */
   leased_at: Instant;
+  /**
+   * What happens to the invoices the refunded money paid: `credit` (a credit note covers them) or `reopen` (they
+   * owe it again); null for an attempt made before the choice existed, which took only unallocated money.
+   */
+  paid_invoices: string | null;
+  /** The credit note issued with the refund (`credit`, when it took money from invoices). */
+  credit_note_id: number | null;
+}
+
+/** What a refund attempt took from each invoice its payment paid (given back when the gateway refuses). */
+export interface RefundAttemptInvoicesTable {
+  refund_attempt_id: number;
+  account_id: number;
+  invoice_id: number;
+  amount_minor: number;
 }
 
 export interface BatchesTable {

@@ -14,6 +14,7 @@ import type {
   BatchLinesTable,
   CollectionAttemptsTable,
   RefundAttemptsTable,
+  RefundAttemptInvoicesTable,
   TestGatewayBatchesTable,
   GatewayCallsTable,
   TestGatewayChargesTable,
@@ -398,4 +399,5 @@ export interface Database {
   batch_lines: BatchLinesTable;
   test_gateway_batches: TestGatewayBatchesTable;
   refund_attempts: RefundAttemptsTable;
+  refund_attempt_invoices: RefundAttemptInvoicesTable;
 }

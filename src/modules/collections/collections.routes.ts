@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, Text } from '../../http/schemas.ts';
+import { Id, Nullable, StringEnum, Text } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { PaymentOut, WireAmount, toPaymentDto } from '../ledger/index.ts';
+import { PAID_INVOICES_CHOICES, PaymentOut, WireAmount, toPaymentDto } from '../ledger/index.ts';
 import { refundPayment } from './refund.service.ts';
 
 export function registerCollectionsRoutes(app: App): void {
@@ -9,17 +9,43 @@ export function registerCollectionsRoutes(app: App): void {
     '/payments/:paymentID/refund',
     {
       schema: {
-        summary: 'Refund a card payment through its gateway',
+        summary: 'Refund a card payment through its gateway, crediting or reopening what it paid',
         operationId: 'refundPayment',
         tags: ['Payments'],
         description:
-          'Beyond the spec: pays money back to the card a gateway charged, up to what the payment has not allocated ' +
-          '(release allocations first with PUT /v1/payments/{id}). The refund is recorded as a positive refund ' +
-          'adjustment the payment is allocated to (`payment.refunded`). 409 for a payment not charged by a ' +
-          'gateway, a refund the gateway refuses, or one it did not answer (send it again: it is made at most once).',
+          'Beyond the spec: pays money of a collected card payment back to the card, through the gateway that ' +
+          'charged it, in one call. The money comes first from what the payment has not allocated, then from what ' +
+          'it paid invoices, the latest invoice first. `PaidInvoices` says what happens to those invoices: ' +
+          '`credit` (the default) issues a credit note of what was taken from them in the same call (numbered ' +
+          '`CreditNumber`, or `REFUND-<refund adjustment id>`), so they stay settled, as a goodwill refund; ' +
+          '`reopen` gives that money back to them, so they owe it again. Without `Amount`, all that is left to ' +
+          'refund. Recorded as a positive refund adjustment the payment is allocated to (`payment.refunded`, ' +
+          'with `credit_note.created` or the invoices’ `invoice.updated`). 409 for a payment not charged by a ' +
+          'gateway or with nothing left to refund, a refund the gateway refuses (nothing then changes), or one it ' +
+          'did not answer (it stays reserved and the next collection run finishes it: made at most once).',
         params: Type.Object({ paymentID: Id() }),
         body: Type.Object(
-          { Amount: WireAmount('The amount to pay back'), Memo: Type.Optional(Nullable(Text(1000))) },
+          {
+            Amount: Type.Optional(
+              WireAmount('The amount to pay back; all that is left to refund when left out'),
+            ),
+            Memo: Type.Optional(Nullable(Text(1000))),
+            PaidInvoices: Type.Optional(
+              StringEnum(PAID_INVOICES_CHOICES, {
+                description:
+                  'What happens to the invoices the refunded money paid: `credit` (default: a credit note keeps ' +
+                  'them settled) or `reopen` (they owe it again)',
+              }),
+            ),
+            CreditNumber: Type.Optional(
+              Text(100, {
+                minLength: 1,
+                description:
+                  'The number of the credit note `credit` issues, unique per account; default ' +
+                  '`REFUND-<refund adjustment id>`',
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 200: PaymentOut },
@@ -28,8 +54,10 @@ export function registerCollectionsRoutes(app: App): void {
     async (request) =>
       toPaymentDto(
         await refundPayment(request.ctx, request.params.paymentID, {
-          amount: String(request.body.Amount),
+          ...(request.body.Amount === undefined ? {} : { amount: String(request.body.Amount) }),
           memo: request.body.Memo,
+          ...(request.body.PaidInvoices === undefined ? {} : { paidInvoices: request.body.PaidInvoices }),
+          ...(request.body.CreditNumber === undefined ? {} : { creditNumber: request.body.CreditNumber }),
         }),
         request.ctx.account.timeZone,
       ),

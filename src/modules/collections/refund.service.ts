@@ -2,6 +2,7 @@ import { systemClock } from '../../clock.ts';
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { wireAmountToMinor } from '../../core/money.ts';
 import { optionalText } from '../../core/text.ts';
 import { GatewayTimeoutError, canCharge, getGateway, refundCharge } from '../gateways/index.ts';
@@ -14,28 +15,48 @@ import {
   releaseRefund,
   reserveRefund,
 } from '../ledger/index.ts';
-import type { Payment } from '../ledger/index.ts';
+import type { PaidInvoices, Payment } from '../ledger/index.ts';
 import * as attempts from './collectionAttempt.repository.ts';
 import * as repo from './refundAttempt.repository.ts';
 import type { RefundAttemptRow } from './refundAttempt.repository.ts';
 
 /**
  * Refunds a card payment through the gateway that charged it (beyond the spec: `POST /v1/payments/{id}/refund`),
- * as card collection charges: claimed (the money reserved in the ledger and an attempt with its own idempotency key,
- * in one transaction under the customer's lock, so two refunds at once cannot both take the same money), then asked
- * of the gateway outside any transaction, then confirmed or released. An attempt whose answer was lost (a timeout,
- * a crash) is finished by the next collection run, which asks again with the same key: refunded once, recorded once.
+ * as card collection charges: claimed (every ledger change of the refund, and an attempt with its own idempotency
+ * key, in one transaction under the customer's lock, so two refunds at once cannot both take the same money), then
+ * asked of the gateway outside any transaction, then confirmed or undone. An attempt whose answer was lost (a
+ * timeout, a crash) is finished by the next collection run, which asks again with the same key: refunded once,
+ * recorded once. Money that paid invoices is taken too: `paidInvoices` says whether those invoices are credited
+ * (the default) or reopened (docs/gateways.md "Refunds").
  */
 export async function refundPayment(
   ctx: ServiceContext,
   paymentId: number,
-  input: { amount: string; memo?: string | null },
+  input: {
+    /** Undefined: all that is left to refund. */
+    amount?: string;
+    memo?: string | null;
+    /** Default `credit` (docs/spec-decisions.md, "Refunds through a gateway"). */
+    paidInvoices?: PaidInvoices;
+    creditNumber?: string;
+  },
 ): Promise<Payment> {
   const row = await getPaymentRow(ctx, paymentId);
-  const amount = wireAmountToMinor(input.amount, row.currency_code);
-  if (!('minor' in amount)) throw ValidationError.field('Amount', amount.message);
-  if (amount.minor <= 0) throw ValidationError.field('Amount', 'must be above 0');
-  assertRefundable(row, amount.minor);
+  const problems: FieldProblem[] = [];
+  const amountMinor =
+    input.amount === undefined ? undefined : checkedAmount(input.amount, row.currency_code, problems);
+  const paidInvoices = input.paidInvoices ?? 'credit';
+  const memo = optionalText(input.memo) ?? null;
+  const creditNumber = input.creditNumber === undefined ? undefined : input.creditNumber.trim();
+  if (creditNumber === '') problems.push({ field: 'CreditNumber', message: 'must not be blank' });
+  if (creditNumber !== undefined && paidInvoices === 'reopen') {
+    problems.push({
+      field: 'CreditNumber',
+      message: 'numbers the credit note of PaidInvoices credit; reopen issues none',
+    });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  assertRefundable(row);
   const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
   const gateway = charge?.charge_id ? await getGateway(ctx, charge.gateway_id) : undefined;
   if (!gateway || !canCharge(gateway)) {
@@ -48,23 +69,31 @@ export async function refundPayment(
     ctx,
     {
       paymentId,
-      amountMinor: amount.minor,
-      memo: optionalText(input.memo) ?? `Refunded through gateway ${gateway.id}`,
+      amountMinor,
+      paidInvoices,
+      memo: memo ?? `Refunded through gateway ${gateway.id}`,
+      creditNote: { creditNumber, memo: `Refund of payment ${paymentId}${memo ? `: ${memo}` : ''}` },
     },
-    (tctx, adjustmentId) =>
-      repo.insertAttempt(tctx.db, {
-        account_id: tctx.account.id,
-        payment_id: paymentId,
-        adjustment_id: adjustmentId,
-        gateway_id: gateway.id,
-        charge_id: charge!.charge_id!,
-        amount_minor: amount.minor,
-        currency_code: row.currency_code,
-        idempotency_key: `refund_${adjustmentId}`,
-        state: 'started',
-        started_at: nowInstant(tctx),
-        leased_at: systemClock.now().toISOString(),
-      }),
+    (tctx, reservation) =>
+      repo.insertAttempt(
+        tctx.db,
+        {
+          account_id: tctx.account.id,
+          payment_id: paymentId,
+          adjustment_id: reservation.adjustmentId,
+          gateway_id: gateway.id,
+          charge_id: charge!.charge_id!,
+          amount_minor: reservation.amountMinor,
+          currency_code: row.currency_code,
+          idempotency_key: `refund_${reservation.adjustmentId}`,
+          state: 'started',
+          started_at: nowInstant(tctx),
+          leased_at: systemClock.now().toISOString(),
+          paid_invoices: reservation.paidInvoices,
+          credit_note_id: reservation.creditNoteId,
+        },
+        reservation.fromInvoices,
+      ),
   );
   const result = await askGateway(ctx, attempt);
   if (!result) {
@@ -76,10 +105,18 @@ export async function refundPayment(
   if (result.outcome !== 'succeeded') {
     throw new ConflictError(
       'refund_declined',
-      `Gateway ${gateway.id} refused the refund (${result.rawCode})`,
+      `Gateway ${gateway.id} refused the refund (${result.rawCode}); nothing was refunded, released or credited`,
     );
   }
   return getPayment(ctx, paymentId);
+}
+
+function checkedAmount(amount: string, currencyCode: string, problems: FieldProblem[]): number | undefined {
+  const read = wireAmountToMinor(amount, currencyCode);
+  if (!('minor' in read)) problems.push({ field: 'Amount', message: read.message });
+  else if (read.minor <= 0) problems.push({ field: 'Amount', message: 'must be above 0' });
+  else return read.minor;
+  return undefined;
 }
 
 /** Asks the gateway for the attempt's refund and records the answer; undefined when no answer came. */
@@ -105,7 +142,12 @@ async function askGateway(ctx: ServiceContext, attempt: RefundAttemptRow): Promi
       }),
     );
   } else {
-    await releaseRefund(ctx, refund, (tctx) =>
+    const undo = {
+      ...refund,
+      fromInvoices: await repo.takenFromInvoices(ctx.db, ctx.account.id, attempt.id),
+      creditNoteId: attempt.credit_note_id,
+    };
+    await releaseRefund(ctx, undo, (tctx) =>
       repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, {
         state: 'declined',
         raw_code: result.rawCode,

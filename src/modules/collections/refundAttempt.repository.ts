@@ -1,11 +1,46 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { RefundAttemptsTable } from '../../storage/schema.ts';
+import type { TakenFromInvoice } from '../ledger/index.ts';
 
 export type RefundAttemptRow = Selectable<RefundAttemptsTable>;
 
-export async function insertAttempt(db: Db, row: Insertable<RefundAttemptsTable>): Promise<RefundAttemptRow> {
-  return db.insertInto('refund_attempts').values(row).returningAll().executeTakeFirstOrThrow();
+/** The attempt, with what its refund took from each invoice its payment paid. */
+export async function insertAttempt(
+  db: Db,
+  row: Insertable<RefundAttemptsTable>,
+  fromInvoices: readonly TakenFromInvoice[],
+): Promise<RefundAttemptRow> {
+  const attempt = await db.insertInto('refund_attempts').values(row).returningAll().executeTakeFirstOrThrow();
+  if (fromInvoices.length > 0) {
+    await db
+      .insertInto('refund_attempt_invoices')
+      .values(
+        fromInvoices.map((taken) => ({
+          refund_attempt_id: attempt.id,
+          account_id: row.account_id,
+          invoice_id: taken.invoiceId,
+          amount_minor: taken.amountMinor,
+        })),
+      )
+      .execute();
+  }
+  return attempt;
+}
+
+/** What the attempt's refund took from each invoice its payment paid. */
+export async function takenFromInvoices(
+  db: Db,
+  accountId: number,
+  attemptId: number,
+): Promise<TakenFromInvoice[]> {
+  const rows = await db
+    .selectFrom('refund_attempt_invoices')
+    .select(['invoice_id', 'amount_minor'])
+    .where('account_id', '=', accountId)
+    .where('refund_attempt_id', '=', attemptId)
+    .execute();
+  return rows.map((row) => ({ invoiceId: row.invoice_id, amountMinor: row.amount_minor }));
 }
 
 /** Records the answer, once: only an attempt still `started` changes; whether this one did. */

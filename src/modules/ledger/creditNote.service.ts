@@ -7,11 +7,13 @@ import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { allocationsOfSources } from './allocation.service.ts';
+import { snapshotResource } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
+import { allocationsOfSources, applyAllocations, releaseAllocations } from './allocation.service.ts';
 import type { Allocation, MoneySource } from './allocation.service.ts';
 import * as repo from './creditNote.repository.ts';
 import type { CreditNoteRow } from './creditNote.repository.ts';
-import { createMoneySource, deleteMoneySource, updateMoneySource } from './moneySource.ts';
+import { createMoneySource, deleteMoneySource, moneyRef, updateMoneySource } from './moneySource.ts';
 import type { BeforeCommit, MoneySourceInput, MoneySourceKind } from './moneySource.ts';
 
 /**
@@ -198,4 +200,74 @@ export function updateCreditNote(
 /** Deletes a credit note with its allocations; every invoice it credited owes that money again. */
 export function deleteCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<void> {
   return deleteMoneySource(creditNotes, ctx, creditNoteId);
+}
+
+/** A credit note issued by another use case, in its transaction, with the events it leaves to the caller. */
+export interface IssuedCreditNote {
+  id: number;
+  /** `credit_note.created`, then the invoices' events, for the caller to emit with its own. */
+  events: EventToEmit[];
+}
+
+/**
+ * In the caller's transaction (which holds the customer's lock): a credit note of the sum of `allocations`,
+ * allocated to those invoices (a refund's goodwill credit, docs/gateways.md "Refunds"). 409 when the number is taken.
+ */
+export async function issueCreditNoteInTransaction(
+  ctx: ServiceContext,
+  input: {
+    customerId: number;
+    currencyCode: string;
+    date: PlainDate;
+    creditNumber: string;
+    memo: string | null;
+    allocations: readonly { invoiceId: number; amountMinor: number }[];
+  },
+): Promise<IssuedCreditNote> {
+  await assertCreditNumberFree(ctx, input.creditNumber);
+  const now = ctx.clock.now().toISOString();
+  const row = {
+    account_id: ctx.account.id,
+    customer_id: input.customerId,
+    currency_code: input.currencyCode,
+    amount_minor: input.allocations.reduce((sum, allocation) => sum + allocation.amountMinor, 0),
+    created_at: now,
+    updated_at: now,
+    credit_date: input.date,
+    credit_number: input.creditNumber,
+    memo: input.memo,
+  };
+  const id = await writingCreditNumber(input.creditNumber, () => repo.insertCreditNote(ctx.db, row));
+  const outcome = await applyAllocations(ctx, sourceOf({ ...row, id }), {
+    autoApply: false,
+    entries: input.allocations.map((allocation, i) => ({
+      allocationId: null,
+      amountMinor: allocation.amountMinor,
+      target: { invoiceId: allocation.invoiceId },
+      field: `allocations[${i}]`,
+      targetField: `allocations[${i}].invoiceID`,
+    })),
+  });
+  return {
+    id,
+    events: [{ type: 'credit_note.created', ref: moneyRef('credit_note', id) }, ...outcome.targetEvents],
+  };
+}
+
+/**
+ * In the caller's transaction (which holds the customer's lock): deletes a credit note issued with
+ * issueCreditNoteInTransaction, if it is still there; the invoices it credited owe that money again. Returns the
+ * events for the caller to emit (none when it was already gone).
+ */
+export async function withdrawCreditNoteInTransaction(
+  ctx: ServiceContext,
+  creditNoteId: number,
+): Promise<EventToEmit[]> {
+  const row = await repo.findCreditNote(ctx.db, ctx.account.id, creditNoteId);
+  if (!row) return [];
+  const ref = moneyRef('credit_note', creditNoteId);
+  const before = await snapshotResource(ctx, ref);
+  const outcome = await releaseAllocations(ctx, sourceOf(row));
+  await repo.deleteCreditNote(ctx.db, ctx.account.id, creditNoteId);
+  return [{ type: 'credit_note.deleted', ref, before }, ...outcome.targetEvents];
 }

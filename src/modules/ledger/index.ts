@@ -33,7 +33,14 @@ export { toPaymentDto } from './payments.serializer.ts';
 /** Wire pieces other modules answer with: a simulated gateway event answers the payment. */
 export { PaymentOut } from './payments.schemas.ts';
 export { WireAmount } from './ledger.schemas.ts';
-export { assertRefundable, confirmRefund, releaseRefund, reserveRefund } from './refund.service.ts';
+export {
+  PAID_INVOICES_CHOICES,
+  assertRefundable,
+  confirmRefund,
+  releaseRefund,
+  reserveRefund,
+} from './refund.service.ts';
+export type { PaidInvoices, RefundReservation, TakenFromInvoice } from './refund.service.ts';
 export const PAYMENT_EVENT_TYPES = [
   'payment.created',
   'payment.updated',
