@@ -167,15 +167,16 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'payment.reversed':
     'A payment collected through a gateway failed after it was made: taken back (a dispute, a refund by the bank, an unpaid debit; `POST /v1/test/simulate` on test gateways), or its batch cancelled (batch_cancelled). It is Failed with its FailureReason, and its invoices owe the money again.',
   'payment.refunded':
-    'Money of a card payment was paid back through its gateway (`POST /v1/payments/{id}/refund`): the payment is allocated to the new positive refund adjustment.',
+    'Money of a card payment was paid back through its gateway (`POST /v1/payments/{id}/refund`): the payment is allocated to the new positive refund adjustment. Money it took from invoices is covered by a credit note (`credit_note.created`) or owed again (`invoice.updated`), as the refund chose.',
   'payment.deleted':
     'A payment was deleted and its allocations released; the object is the payment as it was.',
-  'credit_note.created': 'A credit note was created, with the allocations it was given (`POST /v1/credits`).',
+  'credit_note.created':
+    'A credit note was created, with the allocations it was given (`POST /v1/credits`, or a refund crediting the invoices it took money from).',
   'credit_note.updated': 'A field of a credit note of its own changed (amount, date, number …).',
   'credit_note.allocated':
     "A credit note's allocations changed; the invoices they move have their own events.",
   'credit_note.deleted':
-    'A credit note was deleted and its allocations released; the object is the note as it was.',
+    'A credit note was deleted and its allocations released (`DELETE /v1/credits/{id}`, or a refund the gateway refused withdrawing the one it issued); the object is the note as it was.',
   'adjustment.created':
     'A positive or negative adjustment was added to a customer (`POST /v1/adjustment/add`).',
   'adjustment.updated':
