@@ -48,7 +48,7 @@ import { trackRequests } from './http/inflight.ts';
 import type { InFlight } from './http/inflight.ts';
 import { problem, sendProblem } from './http/problem.ts';
 import { ProblemSchema } from './http/schemas.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { registerValidation } from './http/validation.ts';
 import type { App } from './http/types.ts';
 
 declare module 'fastify' {
@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   trackRequests(app, deps.inflight);
-  app.setValidatorCompiler(validatorCompiler);
+  registerValidation(app);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
 

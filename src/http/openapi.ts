@@ -48,10 +48,14 @@ lines. Tax rates (\`Perc\`) are fractions: \`0.2\` is 20%.
 ## Errors
 Errors are \`application/problem+json\` (RFC 9457): \`type\`, \`title\`, \`status\`, \`detail\`, a stable snake_case
 \`code\`, and for invalid values \`fields: [{"field": "Email", "message": "..."}]\` naming each field as sent.
-Every problem also carries the original service's \`Errors: [{"Message": "..."}]\`. Statuses: 400 malformed JSON,
-401 credentials, 404 unknown resource (or another account's), 409 conflict with the current state (a taken
-Reference, a reused idempotency key), 413 body too large, 415 a body that is not JSON (the bank's files also as XML or text), 422 invalid values, 500 only
-for a fault of ours (the detail quotes the request id, also sent as \`X-Request-Id\`).
+A body field the operation does not define is refused the same way, naming the field and the one it most likely
+meant (\`{"field": "Emial", "message": "unknown field; did you mean Email?"}\`); the fields of the resource as it is
+returned (\`customerID\`, \`Balance\`...) may be sent back and are ignored, and query strings ignore names they do
+not know. Every problem also carries the original service's \`Errors: [{"Message": "..."}]\`. Statuses: 400
+malformed JSON, 401 credentials, 404 unknown resource (or another account's), 409 conflict with the current state
+(a taken Reference, a reused idempotency key), 413 body too large, 415 a body that is not JSON (the bank's files
+also as XML or text), 422 invalid values, 500 only for a fault of ours (the detail quotes the request id, also sent
+as \`X-Request-Id\`).
 `.trim();
 
 /** The tags in the order the reference shows them, each with what a reader needs before its operations. */

@@ -1,9 +1,10 @@
 import { Ajv } from 'ajv';
 import type { ErrorObject, Options } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { FieldProblem } from '../errors.ts';
 import { isWireDate } from '../core/wireDates.ts';
+import { refusingUnknownFields, unknownFieldMessage, writableFields } from './unknownFields.ts';
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, ...options });
@@ -13,14 +14,35 @@ function makeAjv(options: Options): Ajv {
 }
 
 // Query strings and path parameters arrive as text and are coerced to the schema's types. JSON bodies are not
-// coerced: Ajv would turn a null into "" or 0, so a body's types must be right as sent.
+// coerced: Ajv would turn a null into "" or 0, so a body's types must be right as sent. Body errors carry their
+// schema (verbose), from which an unknown field's message takes the fields it may have meant.
 const coercing = makeAjv({ coerceTypes: true });
-const exact = makeAjv({ coerceTypes: false });
+const exact = makeAjv({ coerceTypes: false, verbose: true });
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? exact : coercing).compile(schema as object) as ReturnType<
-    FastifySchemaCompiler<unknown>
-  >;
+function successSchema(response: FastifySchema['response']): unknown {
+  if (typeof response !== 'object' || response === null) return undefined;
+  const byStatus = response as Record<string, unknown>;
+  return byStatus[200] ?? byStatus[201];
+}
+
+/**
+ * Compiles every route's schemas. A body refuses fields its operation does not define (unknownFields.ts); what
+ * the operation answers, or for an edit answering nothing what a GET of the same path answers, is the resource
+ * whose fields a client may send back.
+ */
+export function registerValidation(app: FastifyInstance): void {
+  const answers = new Map<string, unknown>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat())
+      answers.set(`${method} ${route.url}`, successSchema(route.schema?.response));
+  });
+  // Fastify compiles schemas once every route is registered (on ready), so every answer is known by then.
+  app.setValidatorCompiler(({ schema, httpPart, method, url }) => {
+    if (httpPart !== 'body') return coercing.compile(schema as object);
+    const resource = answers.get(`${method} ${url}`) ?? answers.get(`GET ${url}`);
+    return exact.compile(refusingUnknownFields(schema, resource) as object);
+  });
+}
 
 /** `/rules/1/Perc` becomes `rules[1].Perc`: the field as a client would name it. */
 function fieldName(instancePath: string, child?: string): string {
@@ -67,12 +89,20 @@ export function fieldProblemsFromAjv(errors: ErrorObject[], part: string | undef
   for (const error of errors) {
     // Nullable primitives are written as type [T, "null"]; an anyOf failure repeats what its branches said.
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const unknown =
+      error.keyword === 'additionalProperties' ? (error.params.additionalProperty as string) : undefined;
     let field = fieldName(
       error.instancePath,
-      error.keyword === 'required' ? (error.params.missingProperty as string) : undefined,
+      error.keyword === 'required' ? (error.params.missingProperty as string) : unknown,
     );
     if (field === '') field = part === 'body' ? 'body' : (part ?? 'request');
-    const problem = { field, message: message(error) };
+    const problem = {
+      field,
+      message:
+        unknown === undefined
+          ? message(error)
+          : unknownFieldMessage(unknown, writableFields(error.parentSchema)),
+    };
     const key = `${problem.field}\u0000${problem.message}`;
     if (!seen.has(key)) {
       seen.add(key);

@@ -148,13 +148,22 @@ describe('packages: create and read', () => {
     expect(res.body.Descrip).toBeNull();
   });
 
-  it('ignores fields it does not know, such as a whole package read back', async () => {
+  it('takes a whole package read back, ignoring what only the service sets', async () => {
     const pkg = await createPackage();
     const res = await t.request('POST', '/v1/packages', {
-      body: { ...pkg, packageCode: nextCode(), PackageVersion: versionBody({ VersionNo: 9 }) },
+      body: { ...pkg, packageCode: nextCode(), PackageVersion: versionBody() },
     });
-    expect(res.status).toBe(201);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.packageID).not.toBe(pkg.packageID);
     expect(res.body.PackageVersions[0].VersionNo).toBe(1);
+  });
+
+  it('refuses a VersionNo in PackageVersion: the service numbers versions', async () => {
+    const res = await t.request('POST', '/v1/packages', {
+      body: packageBody({ PackageVersion: versionBody({ VersionNo: 9 }) }),
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.fields).toEqual([{ field: 'PackageVersion.VersionNo', message: 'unknown field' }]);
   });
 
   it('answers 409 when the packageCode is taken, in this account only', async () => {

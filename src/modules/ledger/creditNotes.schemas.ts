@@ -23,7 +23,17 @@ export const CreateCreditNoteBody = Type.Object({
 });
 export type CreateCreditNoteBody = Static<typeof CreateCreditNoteBody>;
 
-export const EditCreditNoteBody = Type.Object(creditNoteFields);
+/**
+ * PUT takes the allocation list as sent (docs/spec-decisions.md, credit notes' edits); AutoApply is accepted and
+ * ignored there, so that a client sending the body it created with keeps working.
+ */
+export const EditCreditNoteBody = Type.Object({
+  ...creditNoteFields,
+  AutoApply: Type.Optional(
+    Type.Boolean({ description: 'Accepted and ignored: an edit takes the list as sent' }),
+  ),
+  isAutoApply: Type.Optional(Type.Boolean({ description: 'Accepted and ignored, as AutoApply' })),
+});
 export type EditCreditNoteBody = Static<typeof EditCreditNoteBody>;
 
 export const CreditNoteOut = Type.Object(

@@ -29,7 +29,7 @@ export function toCreditNoteDto(credit: CreditNote, timeZone: string): CreditNot
 
 /**
  * An edit's credit note. Spec, Credit notes: PUT takes the Allocations list (required) and no AutoApply; an
- * AutoApply sent anyway is not part of the edit's schema and is ignored. The list may come as `Allocations` or
+ * AutoApply sent anyway is accepted by the edit's schema and not read here. The list may come as `Allocations` or
  * `allocations`. Dates are read in the account's time zone.
  */
 export function creditNoteInputFromWire(body: EditCreditNoteBody, timeZone: string): CreditNoteInput {

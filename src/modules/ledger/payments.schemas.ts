@@ -26,7 +26,17 @@ export const CreatePaymentBody = Type.Object({
 });
 export type CreatePaymentBody = Static<typeof CreatePaymentBody>;
 
-export const EditPaymentBody = Type.Object(paymentFields);
+/**
+ * PUT takes the allocation list as sent (docs/spec-decisions.md, Payments); AutoApply is accepted and ignored
+ * there, so that a client sending the body it created with keeps working.
+ */
+export const EditPaymentBody = Type.Object({
+  ...paymentFields,
+  AutoApply: Type.Optional(
+    Type.Boolean({ description: 'Accepted and ignored: an edit takes the list as sent' }),
+  ),
+  isAutoApply: Type.Optional(Type.Boolean({ description: 'Accepted and ignored, as AutoApply' })),
+});
 export type EditPaymentBody = Static<typeof EditPaymentBody>;
 
 export const PaymentOut = Type.Object(

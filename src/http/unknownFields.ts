@@ -1,0 +1,123 @@
+/**
+ * Request bodies refuse fields the operation does not define (docs/spec-decisions.md, "Request bodies"): a typo
+ * such as `Emial` is a 422 naming it, with the nearest field it may have meant, instead of a customer created
+ * without an e-mail address.
+ *
+ * Two kinds of field are accepted beyond an operation's own:
+ * - the spelling variants a body schema declares itself (`allocations` and `Allocations`, `isAutoApply`...);
+ * - the fields of the resource as this API returns it (`customerID`, `Balance`, `comp_status`...), accepted and
+ *   ignored: clients of the original service send back whole objects they read.
+ */
+
+type Schema = Record<string, unknown>;
+
+function isSchema(value: unknown): value is Schema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function propertiesOf(schema: Schema | undefined): Record<string, unknown> | undefined {
+  return isSchema(schema?.properties) ? schema.properties : undefined;
+}
+
+/** The object schemas a resource schema may stand for: itself, or each branch of a union of responses. */
+function resourceBranches(resource: unknown): Schema[] {
+  if (!isSchema(resource)) return [];
+  const branches = [resource.anyOf, resource.oneOf].find(Array.isArray);
+  return branches ? branches.flatMap(resourceBranches) : [resource];
+}
+
+/** What a client may send back at this place of the resource: its properties, and each one's schema. */
+function resourceFields(resource: Schema[]): Map<string, Schema[]> {
+  const fields = new Map<string, Schema[]>();
+  for (const branch of resource)
+    for (const [name, schema] of Object.entries(propertiesOf(branch) ?? {}))
+      fields.set(name, [...(fields.get(name) ?? []), ...resourceBranches(schema)]);
+  return fields;
+}
+
+function itemsOf(resource: Schema[]): Schema[] {
+  return resource.flatMap((schema) => resourceBranches(schema.items));
+}
+
+/**
+ * A copy of a body schema in which every object refuses properties it does not declare, unless it says itself
+ * what it does with them (an explicit `additionalProperties`). `resource` is the schema of what the operation
+ * reads or writes as the API returns it: its properties, at the same place, are accepted as `true` (any value,
+ * ignored), so that a client can send back what it read.
+ */
+export function refusingUnknownFields(body: unknown, resource: unknown): unknown {
+  return strict(body, resourceBranches(resource));
+}
+
+function strict(schema: unknown, resource: Schema[]): unknown {
+  if (!isSchema(schema)) return schema;
+  if (Array.isArray(schema.allOf))
+    // additionalProperties is checked per subschema, so each part of an intersection would refuse the others'.
+    throw new Error('A request body schema may not use allOf (Type.Intersect): declare one object instead');
+  const copy: Schema = { ...schema };
+  for (const key of ['anyOf', 'oneOf'] as const)
+    if (Array.isArray(schema[key])) copy[key] = schema[key].map((branch) => strict(branch, resource));
+  if (schema.items !== undefined) copy.items = strict(schema.items, itemsOf(resource));
+  const properties = propertiesOf(schema);
+  if (properties) {
+    const echoed = resourceFields(resource);
+    const strictProperties: Schema = {};
+    for (const [name, property] of Object.entries(properties))
+      strictProperties[name] = strict(property, echoed.get(name) ?? []);
+    if (schema.additionalProperties === undefined) {
+      for (const name of echoed.keys()) if (!(name in strictProperties)) strictProperties[name] = true;
+      copy.additionalProperties = false;
+    }
+    copy.properties = strictProperties;
+  }
+  return copy;
+}
+
+/** The fields a client may mean at this place: the declared ones, not those only accepted as read. */
+export function writableFields(objectSchema: unknown): string[] {
+  const properties = isSchema(objectSchema) ? propertiesOf(objectSchema) : undefined;
+  return Object.entries(properties ?? {})
+    .filter(([, schema]) => schema !== true)
+    .map(([name]) => name);
+}
+
+/**
+ * Optimal string alignment distance (Levenshtein with adjacent transpositions, each one edit): `Emial` is one
+ * edit from `Email`, as a typist sees it.
+ */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The known field a client most likely meant: the same name in another letter case, else the closest within one
+ * edit per four letters of the name (at least one, at most three), the first declared on a tie. None when nothing
+ * is that close: a wrong suggestion is worse than none.
+ */
+export function nearestField(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const sameLetters = known.find((field) => field.toLowerCase() === lower);
+  if (sameLetters) return sameLetters;
+  const limit = Math.min(3, Math.max(1, Math.floor(name.length / 4)));
+  let best: { field: string; distance: number } | undefined;
+  for (const field of known) {
+    const distance = editDistance(lower, field.toLowerCase());
+    if (distance <= limit && (!best || distance < best.distance)) best = { field, distance };
+  }
+  return best?.field;
+}
+
+export function unknownFieldMessage(name: string, known: readonly string[]): string {
+  const nearest = nearestField(name, known);
+  return nearest ? `unknown field; did you mean ${nearest}?` : 'unknown field';
+}
