@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, nearestField, refusingUnknownFields } from './unknownFields.ts';
+import { editDistance, nearestField, refusingUnknownFields, writableFieldsAt } from './unknownFields.ts';
 
 describe('editDistance', () => {
   it('counts an insertion, a deletion, a substitution and a swap of neighbours as one edit each', () => {
@@ -78,5 +78,25 @@ describe('refusingUnknownFields', () => {
     expect(() => refusingUnknownFields({ allOf: [{ type: 'object', properties: {} }] }, undefined)).toThrow(
       /allOf/,
     );
+  });
+});
+
+describe('writableFieldsAt', () => {
+  const closed = refusingUnknownFields(
+    {
+      type: 'object',
+      properties: {
+        'a/b': {
+          anyOf: [{ type: 'array', items: { type: 'object', properties: { Qty: { type: 'number' } } } }],
+        },
+      },
+    },
+    { type: 'object', properties: { id: { type: 'integer' } } },
+  );
+
+  it('names the fields declared where an error points, leaving out those only accepted as read', () => {
+    expect(writableFieldsAt(closed, '#/additionalProperties')).toEqual(['a/b']);
+    expect(writableFieldsAt(closed, '#/properties/a~1b/anyOf/0/items/additionalProperties')).toEqual(['Qty']);
+    expect(writableFieldsAt(closed, '#/properties/nowhere/additionalProperties')).toEqual([]);
   });
 });

@@ -73,11 +73,20 @@ function strict(schema: unknown, resource: Schema[]): unknown {
   return copy;
 }
 
-/** The fields a client may mean at this place: the declared ones, not those only accepted as read. */
-export function writableFields(objectSchema: unknown): string[] {
-  const properties = isSchema(objectSchema) ? propertiesOf(objectSchema) : undefined;
+/**
+ * The fields a client may mean where an error's schema path points (`#/properties/Charges/items/additionalProperties`):
+ * the object's declared ones, not those only accepted as read.
+ */
+export function writableFieldsAt(schema: unknown, schemaPath: string): string[] {
+  const steps = schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
+  let object: unknown = schema;
+  for (const step of steps) {
+    const key = decodeURIComponent(step).replace(/~1/g, '/').replace(/~0/g, '~');
+    object = isSchema(object) || Array.isArray(object) ? (object as Record<string, unknown>)[key] : undefined;
+  }
+  const properties = isSchema(object) ? propertiesOf(object) : undefined;
   return Object.entries(properties ?? {})
-    .filter(([, schema]) => schema !== true)
+    .filter(([, property]) => property !== true)
     .map(([name]) => name);
 }
 

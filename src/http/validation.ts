@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { FieldProblem } from '../errors.ts';
 import { isWireDate } from '../core/wireDates.ts';
-import { refusingUnknownFields, unknownFieldMessage, writableFields } from './unknownFields.ts';
+import { refusingUnknownFields, unknownFieldMessage, writableFieldsAt } from './unknownFields.ts';
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, ...options });
@@ -14,10 +14,32 @@ function makeAjv(options: Options): Ajv {
 }
 
 // Query strings and path parameters arrive as text and are coerced to the schema's types. JSON bodies are not
-// coerced: Ajv would turn a null into "" or 0, so a body's types must be right as sent. Body errors carry their
-// schema (verbose), from which an unknown field's message takes the fields it may have meant.
+// coerced: Ajv would turn a null into "" or 0, so a body's types must be right as sent.
 const coercing = makeAjv({ coerceTypes: true });
-const exact = makeAjv({ coerceTypes: false, verbose: true });
+const exact = makeAjv({ coerceTypes: false });
+
+/** An unknown field's error, with the fields declared where it was sent (for the did-you-mean). */
+type Explained = ErrorObject & { params: { knownFields?: string[] } };
+
+/**
+ * Validates a body against its closed schema; each unknown field's error names the fields it may have meant.
+ * (Not Ajv's `verbose`, which would copy the request's data, a card number say, into every error.)
+ */
+function bodyValidator(schema: unknown, resource: unknown) {
+  const closed = refusingUnknownFields(schema, resource) as object;
+  const validate = exact.compile(closed);
+  const check = (body: unknown) => {
+    const valid = validate(body);
+    check.errors = validate.errors?.map((error) =>
+      error.keyword === 'additionalProperties'
+        ? { ...error, params: { ...error.params, knownFields: writableFieldsAt(closed, error.schemaPath) } }
+        : error,
+    );
+    return valid;
+  };
+  check.errors = undefined as Explained[] | undefined;
+  return check;
+}
 
 function successSchema(response: FastifySchema['response']): unknown {
   if (typeof response !== 'object' || response === null) return undefined;
@@ -40,7 +62,7 @@ export function registerValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart, method, url }) => {
     if (httpPart !== 'body') return coercing.compile(schema as object);
     const resource = answers.get(`${method} ${url}`) ?? answers.get(`GET ${url}`);
-    return exact.compile(refusingUnknownFields(schema, resource) as object);
+    return bodyValidator(schema, resource);
   });
 }
 
@@ -101,7 +123,7 @@ export function fieldProblemsFromAjv(errors: ErrorObject[], part: string | undef
       message:
         unknown === undefined
           ? message(error)
-          : unknownFieldMessage(unknown, writableFields(error.parentSchema)),
+          : unknownFieldMessage(unknown, (error as Explained).params.knownFields ?? []),
     };
     const key = `${problem.field}\u0000${problem.message}`;
     if (!seen.has(key)) {
