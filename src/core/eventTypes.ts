@@ -4,6 +4,8 @@
  * prefix followed by `.*` (`invoice.*`: every invoice event).
  */
 
+import { nearestName } from './nearestName.ts';
+
 const SEGMENT = '[a-z0-9_]+';
 const EVENT_TYPE = new RegExp(`^${SEGMENT}(\\.${SEGMENT})+$`);
 const PREFIX_WILDCARD = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*\\.\\*$`);
@@ -41,45 +43,13 @@ function wildcardsOf(types: readonly string[]): string[] {
   return [...wildcards];
 }
 
-/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`; above `limit`, any number above. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous2: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, previous2[j - 2]! + 1);
-      row.push(best);
-    }
-    previous2 = previous;
-    previous = row;
-  }
-  return previous[b.length]!;
-}
-
 /**
  * The known type or wildcard nearest to a pattern that names none, for a "did you mean": a typo or a wrong tense
  * away (`invoice.payed` → `invoice.paid`, `Invoice.Paid` → `invoice.paid`, `invoce.*` → `invoice.*`), compared in
  * lower case; undefined when nothing is that close. A wildcard is answered with a wildcard, a type with a type.
  */
 export function nearestEventPattern(written: string, types: readonly string[]): string | undefined {
-  const text = written.trim().toLowerCase();
-  const candidates = text.endsWith('.*') ? wildcardsOf(types) : types;
-  const limit = Math.max(1, Math.min(3, Math.floor(text.length / 4)));
-  let nearest: string | undefined;
-  let nearestDistance = limit + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(text, candidate, limit);
-    if (distance < nearestDistance) {
-      nearest = candidate;
-      nearestDistance = distance;
-    }
-  }
-  return nearest;
+  return nearestName(written, written.trim().endsWith('.*') ? wildcardsOf(types) : types);
 }
 
 /**

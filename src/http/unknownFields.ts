@@ -9,6 +9,8 @@
  *   ignored: clients of the original service send back whole objects they read.
  */
 
+import { nearestName } from '../core/nearestName.ts';
+
 type Schema = Record<string, unknown>;
 
 function isSchema(value: unknown): value is Schema {
@@ -90,43 +92,7 @@ export function writableFieldsAt(schema: unknown, schemaPath: string): string[] 
     .map(([name]) => name);
 }
 
-/**
- * Optimal string alignment distance (Levenshtein with adjacent transpositions, each one edit): `Emial` is one
- * edit from `Email`, as a typist sees it.
- */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  return d[a.length]![b.length]!;
-}
-
-/**
- * The known field a client most likely meant: the same name in another letter case, else the closest within one
- * edit per four letters of the name (at least one, at most three), the first declared on a tie. None when nothing
- * is that close: a wrong suggestion is worse than none.
- */
-export function nearestField(name: string, known: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  const sameLetters = known.find((field) => field.toLowerCase() === lower);
-  if (sameLetters) return sameLetters;
-  const limit = Math.min(3, Math.max(1, Math.floor(name.length / 4)));
-  let best: { field: string; distance: number } | undefined;
-  for (const field of known) {
-    const distance = editDistance(lower, field.toLowerCase());
-    if (distance <= limit && (!best || distance < best.distance)) best = { field, distance };
-  }
-  return best?.field;
-}
-
 export function unknownFieldMessage(name: string, known: readonly string[]): string {
-  const nearest = nearestField(name, known);
+  const nearest = nearestName(name, known);
   return nearest ? `unknown field; did you mean ${nearest}?` : 'unknown field';
 }
