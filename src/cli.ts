@@ -82,19 +82,29 @@ program
     if ((await countAccounts(started.storage.db)) > 0) return;
     if (started.storage.dialect === 'postgres') {
       // A live key printed to a production log would be a leak: on PostgreSQL the first account is made by hand.
-      console.log('No accounts yet: create one with `billing account create --name NAME`.');
+      console.log(
+        'No accounts yet: create one with `billing account create --name NAME`' +
+          ' (add `--test` for a test account, whose clock you can move).',
+      );
       return;
     }
-    const demo = await createAccount(started.storage.db, systemClock, { name: 'Demo' });
+    // A test account, so that a newcomer can try what the docs show, moving its clock included; it moves no real
+    // money (docs/spec-decisions.md, "Accounts").
+    const demo = await createAccount(started.storage.db, systemClock, { name: 'Demo', isTest: true });
     const base = started.url;
+    const credentials = `${demo.account.id}:${demo.apiKey}`;
+    const nextMonth = new Date(systemClock.now().getTime() + 31 * 86_400_000).toISOString().slice(0, 10);
     console.log(
       [
         '',
         `Created a demo account: id ${demo.account.id}, API key ${demo.apiKey} (shown once; keep it).`,
+        'It is a test account: its clock stands still until you move it, and its gateways move no real money.',
         'Try it:',
-        `  curl -u ${demo.account.id}:${demo.apiKey} -H 'Content-Type: application/json' \\`,
+        `  curl -u ${credentials} -H 'Content-Type: application/json' \\`,
         `       -d '{"Name":"Ada","LastName":"Lovelace","Email":"ada@example.com"}' ${base}/v1/customers`,
-        `  curl -u ${demo.account.id}:${demo.apiKey} ${base}/v1/customers`,
+        `  curl -u ${credentials} ${base}/v1/customers`,
+        `  curl -u ${credentials} -H 'Content-Type: application/json' \\`,
+        `       -d '{"To":"${nextMonth}"}' ${base}/v1/test-clock/advance`,
         `API reference: ${base}/docs`,
         '',
       ].join('\n'),

@@ -68,8 +68,9 @@ export function registerTestClockRoutes(app: App): void {
         operationId: 'advanceTestClock',
         tags,
         description:
-          "Moves a test account's clock forward to `To`, running the bill run for every day passed. 403 for " +
-          'an account that is not a test account; 422 for a time before the clock.',
+          "Moves a test account's clock forward to `To`, running the bill run for every day passed. 403 " +
+          '`not_a_test_account` for a live account (make a test account with `billing account create --test`; ' +
+          'the demo account made on the first start is one); 422 for a time before the clock.',
         body: Type.Object({ To: WireDate() }, { additionalProperties: false }),
         response: { 200: AdvanceOut },
       },

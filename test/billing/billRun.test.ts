@@ -157,6 +157,12 @@ describe('bill run and test clock', () => {
   it('refuses to move the clock of an account that is not a test account, or backwards', async () => {
     const res = await t.request('POST', '/v1/test-clock/advance', { body: { To: '2027-01-01' } });
     expect(res.status).toBe(403);
+    // The refusal says how to get an account whose clock moves, as every not_a_test_account answer does.
+    expect(res.body).toMatchObject({ code: 'not_a_test_account' });
+    expect(res.body.detail).toBe(
+      'Only test accounts have a clock that can be moved; this account is live ' +
+        '(make a test account with `billing account create --test`)',
+    );
     const back = await shop.request('POST', '/v1/test-clock/advance', { body: { To: '2020-01-01' } });
     expect(back.status).toBe(422);
     expect(back.body.fields[0].field).toBe('To');

@@ -64,8 +64,8 @@ export const EXIT_0 = { code: 0, signal: null };
 
 /**
  * The first account of a server started on an empty database. On SQLite (the embedded default) `serve` makes a demo
- * account and prints its key; on PostgreSQL it prints how to make one instead, and the test makes it with the CLI.
- * Once either is printed, the signal handlers are in place.
+ * account, a test account, and prints its key; on PostgreSQL it prints how to make one instead, and the test makes
+ * it with the CLI as the hint says, a test account too. Once either is printed, the signal handlers are in place.
  */
 export async function firstAccount(
   server: RunningServer,
@@ -73,12 +73,17 @@ export async function firstAccount(
 ): Promise<{ accountId: number; apiKey: string }> {
   if (dialect === 'postgres') {
     await waitFor(server, 'the no-account hint was printed', () =>
-      server.stdout().includes('No accounts yet: create one with `billing account create --name NAME`.')
+      server
+        .stdout()
+        .includes(
+          'No accounts yet: create one with `billing account create --name NAME`' +
+            ' (add `--test` for a test account, whose clock you can move).',
+        )
         ? true
         : undefined,
     );
     expect(server.stdout()).not.toContain('API key');
-    const created = await runCli(['account', 'create', '--name', 'First', '--json'], env);
+    const created = await runCli(['account', 'create', '--name', 'First', '--test', '--json'], env);
     expect(created.code, created.stderr).toBe(0);
     const { accountID, apiKey } = singleJson(created.stdout);
     return { accountId: accountID, apiKey };
@@ -92,5 +97,6 @@ export async function firstAccount(
   );
   expect(server.stdout()).toContain(`curl -u ${match[1]}:${match[2]} `);
   expect(server.stdout()).toContain(`${server.url}/v1/customers`);
+  expect(server.stdout()).toContain(`${server.url}/v1/test-clock/advance`);
   return { accountId: Number(match[1]), apiKey: match[2]! };
 }

@@ -120,6 +120,22 @@ describe('billing serve', () => {
     });
   });
 
+  it('the first account is a test account: its clock moves with the printed key, as the docs suggest', async () => {
+    const running = server!;
+    const clock = await api(running.url, demo, 'GET', '/v1/test-clock');
+    expect(clock.status).toBe(200);
+    expect(clock.body.isTest).toBe(true);
+    // The day the printed example moves to (SQLite), a month from now; on PostgreSQL nothing is printed.
+    const printed = /"To":"(\d{4}-\d{2}-\d{2})"/.exec(running.stdout())?.[1];
+    if (dialect === 'sqlite') expect(printed, running.stdout()).toBeDefined();
+    const to = printed ?? new Date(Date.now() + 31 * 86_400_000).toISOString().slice(0, 10);
+    const moved = await api(running.url, demo, 'POST', '/v1/test-clock/advance', { To: to });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.Today).toBe(to);
+    const read = await api(running.url, demo, 'GET', '/v1/test-clock');
+    expect(read.body.Now.slice(0, 10)).toBe(to);
+  });
+
   const GRACE = { Name: 'Grace', LastName: 'Hopper', Email: 'grace@example.com' };
 
   it('on SIGTERM finishes the request in flight, then exits 0 and closes the database cleanly', async () => {

@@ -381,10 +381,9 @@ export async function testAccountForAdvance(db: Db, accountId: number, to: strin
   const row = await repo.findAccount(db, accountId);
   if (!row) throw new NotFoundError('Account', accountId);
   const account = accountFromRow(row);
-  if (!account.isTest || !account.testClockAt) {
-    throw new NotAllowedError('not_a_test_account', 'Only test accounts have a clock that can be moved');
-  }
-  if (to < account.testClockAt) {
+  assertTestAccount(account, 'have a clock that can be moved');
+  // A test account is made with its clock set (account.repository.ts insertAccount).
+  if (to < account.testClockAt!) {
     throw ValidationError.field('To', `must not be before the clock's current time ${account.testClockAt}`);
   }
   return account;
