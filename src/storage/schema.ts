@@ -64,6 +64,8 @@ export interface AccountsTable {
   dunning_suspend_customer: ColumnType<boolean | number, boolean | undefined, boolean>;
   dunning_cancel_subscriptions: ColumnType<boolean | number, boolean | undefined, boolean>;
   last_invoice_num: Defaulted<number>;
+  /** The last number of the account's credit note sequence (0017). */
+  last_credit_num: Defaulted<number>;
   /** Seller details printed on invoices (0005); null when not given. */
   seller_legal_name: string | null;
   seller_address1: string | null;

@@ -351,7 +351,6 @@ describe('POST /v1/credits', () => {
       ['an Amount that is not a number', () => ({ Amount: 'ten' }), 'Amount'],
       ['a Date that is not a date', () => ({ Date: '2026-02-30' }), 'Date'],
       ['a Date in no accepted shape', () => ({ Date: '03/05/2026' }), 'Date'],
-      ['no CreditNumber', () => ({ CreditNumber: undefined }), 'CreditNumber'],
       ['a blank CreditNumber', () => ({ CreditNumber: '   ' }), 'CreditNumber'],
       ['no Date', () => ({ Date: undefined }), 'Date'],
       ['no CurrencyCode', () => ({ CurrencyCode: undefined }), 'CurrencyCode'],

@@ -153,7 +153,6 @@ describe('PUT /v1/credits/{creditNoteID}', () => {
       [{ Amount: 1.234 }, 'Amount'],
       [{ Date: 'soon' }, 'Date'],
       [{ CreditNumber: '' }, 'CreditNumber'],
-      [{ CreditNumber: undefined }, 'CreditNumber'],
       [{ Allocations: [{ invoiceID, amountApplied: 90 }] }, 'Allocations[0]'],
     ];
     for (const [change, field] of cases) {

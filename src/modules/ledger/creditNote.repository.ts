@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
@@ -49,6 +50,21 @@ export function findCreditNotes(
     .where('id', 'in', creditNoteIds)
     .orderBy('id')
     .execute();
+}
+
+/**
+ * Takes the next number of the account's credit note sequence. The UPDATE holds the account row until the
+ * transaction ends, so concurrent creations queue here and get consecutive numbers; a rollback gives the number
+ * back.
+ */
+export async function takeCreditNumber(db: Db, accountId: number): Promise<number> {
+  const row = await db
+    .updateTable('accounts')
+    .set({ last_credit_num: sql<number>`last_credit_num + 1` })
+    .where('id', '=', accountId)
+    .returning('last_credit_num')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_credit_num);
 }
 
 /** The credit note holding a CreditNumber in the account (unique per account), if any. */

@@ -37,7 +37,8 @@ export interface CreditNote {
 
 /** A request's credit note, read from the wire; its amounts are checked here against the currency. */
 export interface CreditNoteInput extends MoneySourceInput {
-  creditNumber: string;
+  /** Left out: a new credit note takes the next number of the account's sequence, an edited one keeps its own. */
+  creditNumber?: string;
   memo?: string | null;
 }
 
@@ -105,7 +106,8 @@ export async function listCreditNotes(
 
 /** The fields a credit note adds to those every money source has. */
 interface CreditNoteFields {
-  creditNumber: string;
+  /** Null when none was given (see CreditNoteInput). */
+  creditNumber: string | null;
   memo: string | null;
 }
 
@@ -131,6 +133,25 @@ async function assertCreditNumberFree(
   if (holder && holder.id !== creditNoteId) throw creditNumberTaken(creditNumber, holder.id);
 }
 
+/**
+ * The CreditNumber of the n-th credit note the account numbers itself: `CN-` and the number, at least four digits
+ * (`CN-0001`, ..., `CN-10000`), as the spec's example reference reads (docs/spec-decisions.md, "Credit notes").
+ */
+export function sequenceCreditNumber(n: number): string {
+  return `CN-${String(n).padStart(4, '0')}`;
+}
+
+/**
+ * The next number of the account's sequence that no credit note holds. A number already given by hand is passed
+ * over: that credit note carries it, so the account's numbers still run without a gap.
+ */
+async function nextCreditNumber(ctx: ServiceContext): Promise<string> {
+  for (;;) {
+    const creditNumber = sequenceCreditNumber(await repo.takeCreditNumber(ctx.db, ctx.account.id));
+    if (!(await repo.findCreditNoteIdByNumber(ctx.db, ctx.account.id, creditNumber))) return creditNumber;
+  }
+}
+
 async function writingCreditNumber<T>(creditNumber: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
@@ -145,29 +166,36 @@ const creditNotes: MoneySourceKind<CreditNoteRow, CreditNoteInput, CreditNoteFie
   getRow: getCreditNoteRow,
   sourceOf,
   checkFields: (input, problems) => ({
-    creditNumber: requiredText(input.creditNumber, 'CreditNumber', problems),
+    creditNumber:
+      input.creditNumber === undefined ? null : requiredText(input.creditNumber, 'CreditNumber', problems),
     memo: optionalText(input.memo) ?? null,
   }),
-  assertWritable: (ctx, credit, current) => assertCreditNumberFree(ctx, credit.creditNumber, current?.id),
+  assertWritable: async (ctx, credit, current) => {
+    if (credit.creditNumber !== null) await assertCreditNumberFree(ctx, credit.creditNumber, current?.id);
+  },
   async insert(ctx, columns, credit) {
+    // Numbered last, just before the insert: the account row stays held for as short a time as can be.
+    const creditNumber = credit.creditNumber ?? (await nextCreditNumber(ctx));
     const row = {
       ...columns,
       credit_date: credit.date,
-      credit_number: credit.creditNumber,
+      credit_number: creditNumber,
       memo: credit.memo,
     };
-    const id = await writingCreditNumber(credit.creditNumber, () => repo.insertCreditNote(ctx.db, row));
+    const id = await writingCreditNumber(creditNumber, () => repo.insertCreditNote(ctx.db, row));
     return sourceOf({ ...row, id });
   },
-  update: (ctx, row, changes, credit) =>
-    writingCreditNumber(credit.creditNumber, () =>
+  update: (ctx, row, changes, credit) => {
+    const creditNumber = credit.creditNumber ?? row.credit_number;
+    return writingCreditNumber(creditNumber, () =>
       repo.updateCreditNote(ctx.db, ctx.account.id, row.id, {
         ...changes,
         credit_date: credit.date,
-        credit_number: credit.creditNumber,
+        credit_number: creditNumber,
         memo: credit.memo,
       }),
-    ),
+    );
+  },
   delete: (ctx, row) => repo.deleteCreditNote(ctx.db, ctx.account.id, row.id),
   read: getCreditNote,
 };

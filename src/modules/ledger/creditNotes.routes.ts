@@ -83,7 +83,9 @@ export function registerCreditNotesRoutes(app: App): void {
         operationId: 'createCreditNote',
         tags,
         description:
-          'Issues a credit note to a customer. CreditNumber is unique per account (409 when taken). AutoApply ' +
+          'Issues a credit note to a customer. CreditNumber is unique per account (409 when taken); without ' +
+          "one, the credit note takes the next number of the account's sequence (`CN-0001`, `CN-0002`, ...). " +
+          'AutoApply ' +
           '(or isAutoApply) applies it to the earliest open invoices (InvoiceDate, then invoiceID) until it is ' +
           'spent; otherwise the Allocations list (or allocations) is required. On an invoice, credit notes ' +
           'count in TotalNegativeAdjs and are listed in NegativeAdjustmentsApplied with their creditNoteID.',
@@ -109,7 +111,8 @@ export function registerCreditNotesRoutes(app: App): void {
         tags,
         description:
           'Replaces the credit note and its allocations: an allocation with allocationID is edited, one ' +
-          'without is added, one left out is deleted. customerID must stay the credit note’s customer.',
+          'without is added, one left out is deleted. customerID must stay the credit note’s customer; ' +
+          'without CreditNumber the credit note keeps its own.',
         params: CreditNoteIdParams,
         body: EditCreditNoteBody,
         response: NoContent,

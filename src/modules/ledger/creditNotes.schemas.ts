@@ -8,7 +8,15 @@ const creditNoteFields = {
   Date: WireDate(),
   CurrencyCode: Text(3, { minLength: 3, description: 'Enabled for the account; allocations must match it' }),
   Amount: WireAmount(),
-  CreditNumber: Text(100, { minLength: 1, description: 'The credit reference, unique per account' }),
+  CreditNumber: Type.Optional(
+    Text(100, {
+      minLength: 1,
+      description:
+        'The credit reference, unique per account. Left out: a new credit note takes the next number of the ' +
+        "account's sequence (`CN-0001`, `CN-0002`, ...; numbers given by hand are passed over), an edit keeps " +
+        "the credit note's own",
+    }),
+  ),
   Memo: Type.Optional(Nullable(Text(1000))),
   Allocations: Type.Optional(AllocationList),
   allocations: Type.Optional(AllocationList),
