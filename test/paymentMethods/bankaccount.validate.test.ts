@@ -91,10 +91,49 @@ describe('POST /v1/ValidateBankAccount/{gatewayID} at the gateway', () => {
   });
 
   it('validates without a customer: the answer only, nothing stored changes', async () => {
-    const body = bankBody(0, 'debit_order', { AccountNumber: '9800000002' });
-    delete (body as { customerID?: number }).customerID;
-    const res = await validate(body);
-    expect(res.status, res.text).toBe(422);
+    // Stored accounts with the very details asked about: one not yet valid, one made valid by hand.
+    const customerID = await newCustomer();
+    const pending = await addBank(customerID, 'debit_order', { AccountNumber: '1000000001' });
+    const closed = await addBank(customerID, 'debit_order', { AccountNumber: '9800000002' });
+    await db()
+      .updateTable('payment_methods')
+      .set({ is_valid: true })
+      .where('id', '=', closed.paymentMethodID)
+      .execute();
+    const before = [await read(pending.paymentMethodID), await read(closed.paymentMethodID)];
+    const eventsBefore = [
+      await eventsOf(t, 'payment_method', pending.paymentMethodID),
+      await eventsOf(t, 'payment_method', closed.paymentMethodID),
+    ];
+
+    for (const [number, status] of [
+      ['1000000001', 204],
+      ['9800000002', 422],
+    ] as const) {
+      const body = bankBody(0, 'debit_order', { AccountNumber: number });
+      delete (body as { customerID?: number }).customerID;
+      const res = await validate(body);
+      expect(res.status, res.text).toBe(status);
+    }
+    expect([await read(pending.paymentMethodID), await read(closed.paymentMethodID)]).toEqual(before);
+    expect([
+      await eventsOf(t, 'payment_method', pending.paymentMethodID),
+      await eventsOf(t, 'payment_method', closed.paymentMethodID),
+    ]).toEqual(eventsBefore);
+  });
+
+  it('says in its reference what it stores, with customerID and without', async () => {
+    const res = await t.request('GET', '/openapi.json', { auth: false });
+    const operation = res.body.paths['/v1/ValidateBankAccount/{gatewayID}'].post;
+    expect(operation.operationId).toBe('validateBankAccount');
+    const description: string = operation.description;
+    expect(description).not.toContain('Stores and changes nothing');
+    expect(description).toContain('without `customerID`, nothing');
+    expect(description).toMatch(
+      /With `customerID`.*`isValid` true when the details pass, false when the gateway refuses/s,
+    );
+    expect(description).toContain('`payment_method.updated`');
+    expect(description).toContain('An answer still pending changes nothing');
   });
 
   it("cannot touch another account's customer: 404", async () => {

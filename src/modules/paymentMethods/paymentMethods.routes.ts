@@ -196,7 +196,18 @@ export function registerPaymentMethodsRoutes(app: App): void {
         operationId: 'validateBankAccount',
         tags,
         description:
-          'Checks bank account details as an add would (required fields per Method, IBAN, BIC and routing checksums) for a gateway that takes bank accounts. 204 when valid, 422 naming each bad field. Stores and changes nothing.',
+          'Checks bank account details as an add would (required fields per Method; IBAN, BIC and routing ' +
+          'checksums) for a gateway that takes bank accounts, then asks the gateway (one without an online check, ' +
+          'such as `bankfile`, goes by the offline checks alone). 204 when the details pass, or when the bank has ' +
+          'not answered yet; 422 naming each bad field, or `BankAccount.AccountNumber` (`BankAccount.IBAN` for ' +
+          "SEPA) with the bank's reason when the gateway refuses the account.\n\n" +
+          'What it stores: **without `customerID`, nothing** (the gateway call is logged, masked to the last four ' +
+          'digits, as every gateway call is). **With `customerID`** (404 for an unknown customer), every bank ' +
+          'account stored for that customer with the same details (DebitMethod, AccountNumber, IBAN, BranchCode ' +
+          "and RoutingNumber; the holder's name is not compared) takes the answer: `isValid` true when the details " +
+          'pass, false when the gateway refuses them (the answer is still the 422), each change a ' +
+          '`payment_method.updated` event. An answer still pending changes nothing. No payment method is ever ' +
+          'added: `isPrimary` and `isValid` in the body are accepted and ignored.',
         params: GatewayIdParams,
         body: ValidateBankAccountBody,
         response: NoContent,
