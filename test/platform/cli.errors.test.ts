@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, killAll, killTransient, ROOT, runCli } from '../helpers/cli.ts';
 import type { CliResult } from '../helpers/cli.ts';
+import { runtimeForAnyUser } from '../helpers/runtimeForAnyUser.ts';
+import type { RuntimeForAnyUser } from '../helpers/runtimeForAnyUser.ts';
 import { freshDatabase } from '../helpers/service.ts';
 
 // The `billing` command's failures, each run as a real child process: one line on standard error and no stack
@@ -126,6 +128,20 @@ describe('a failure: exit status 1', () => {
 });
 
 describe('a database file the service cannot write: exit status 1', () => {
+  const asRoot = process.getuid?.() === 0;
+  /**
+   * As root the command runs as `nobody`, who may not be able to enter the checkout (a clone in a directory only
+   * its owner can enter): it runs from a copy of what it needs that every user can read.
+   */
+  let runtime: RuntimeForAnyUser | undefined;
+  beforeAll(async () => {
+    // bin/billing.js builds dist/ first when a source is newer: the copy is of what runs now.
+    const built = await runCli(['--version'], {});
+    expect(built.code, built.stderr).toBe(0);
+    if (asRoot) runtime = runtimeForAnyUser();
+  });
+  afterAll(() => runtime?.remove());
+
   /**
    * The SQLite file exists but this user may only read it (another user's file, mode 0644). As root, which may
    * write anything, the command runs as `nobody`; otherwise the file is made read-only for its owner. dist/cli.js
@@ -138,27 +154,31 @@ describe('a database file the service cannot write: exit status 1', () => {
       const file = path.join(dir, 'db', 'billing.sqlite');
       fs.mkdirSync(path.dirname(file));
       fs.writeFileSync(file, '');
-      const asRoot = process.getuid?.() === 0;
       fs.chmodSync(file, asRoot ? 0o644 : 0o444);
       for (const folder of [dir, path.dirname(file)]) fs.chmodSync(folder, 0o755);
       const dataDir = path.join(dir, 'data');
       fs.mkdirSync(dataDir, { mode: 0o777 });
       fs.chmodSync(dataDir, 0o777);
       const port = String(await freePort());
-      const result = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), command], {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: `sqlite:${file}`,
-          DATA_DIR: dataDir,
-          PORT: port,
-          HOST: '127.0.0.1',
+      const from = runtime?.root ?? ROOT;
+      const result = spawnSync(
+        runtime?.node ?? process.execPath,
+        [path.join(from, 'dist', 'cli.js'), command],
+        {
+          cwd: from,
+          env: {
+            PATH: process.env.PATH ?? '',
+            LOG_LEVEL: 'warn',
+            DATABASE_URL: `sqlite:${file}`,
+            DATA_DIR: dataDir,
+            PORT: port,
+            HOST: '127.0.0.1',
+          },
+          encoding: 'utf8',
+          timeout: 20_000,
+          ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
         },
-        encoding: 'utf8',
-        timeout: 20_000,
-        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-      });
+      );
       expectOneLine(
         { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr },
         1,
