@@ -15,8 +15,8 @@ import * as collections from './migrations/0010_collections.ts';
 import * as batches from './migrations/0011_batches.ts';
 import * as customerCollection from './migrations/0012_customer_collection.ts';
 import * as bankMandates from './migrations/0013_bank_mandates.ts';
-import * as refunds from './migrations/0016_refunds.ts';
-import * as creditNoteNumbers from './migrations/0017_credit_note_numbers.ts';
+import * as refunds from './migrations/0014_refunds.ts';
+import * as creditNoteNumbers from './migrations/0015_credit_note_numbers.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -33,8 +33,8 @@ const migrations: Record<string, Migration> = {
   '0011_batches': batches,
   '0012_customer_collection': customerCollection,
   '0013_bank_mandates': bankMandates,
-  '0016_refunds': refunds,
-  '0017_credit_note_numbers': creditNoteNumbers,
+  '0014_refunds': refunds,
+  '0015_credit_note_numbers': creditNoteNumbers,
 };
 
 /**

@@ -17,7 +17,7 @@ export function registerCollectionsRoutes(app: App): void {
           'charged it, in one call. The money comes first from what the payment has not allocated, then from what ' +
           'it paid invoices, the latest invoice first. `PaidInvoices` says what happens to those invoices: ' +
           '`credit` (the default) issues a credit note of what was taken from them in the same call (numbered ' +
-          '`CreditNumber`, or `REFUND-<refund adjustment id>`), so they stay settled, as a goodwill refund; ' +
+          "`CreditNumber`, or the account's next `CN-` number), so they stay settled, as a goodwill refund; " +
           '`reopen` gives that money back to them, so they owe it again. Without `Amount`, all that is left to ' +
           'refund. Recorded as a positive refund adjustment the payment is allocated to (`payment.refunded`, ' +
           'with `credit_note.created` or the invoices’ `invoice.updated`). 409 for a payment not charged by a ' +
@@ -42,7 +42,7 @@ export function registerCollectionsRoutes(app: App): void {
                 minLength: 1,
                 description:
                   'The number of the credit note `credit` issues, unique per account; default ' +
-                  '`REFUND-<refund adjustment id>`',
+                  "the account's next `CN-` number",
               }),
             ),
           },

@@ -247,12 +247,14 @@ export async function issueCreditNoteInTransaction(
     customerId: number;
     currencyCode: string;
     date: PlainDate;
-    creditNumber: string;
+    /** Undefined: the next of the account's sequence. */
+    creditNumber: string | undefined;
     memo: string | null;
     allocations: readonly { invoiceId: number; amountMinor: number }[];
   },
 ): Promise<IssuedCreditNote> {
-  await assertCreditNumberFree(ctx, input.creditNumber);
+  const creditNumber = input.creditNumber ?? (await nextCreditNumber(ctx));
+  await assertCreditNumberFree(ctx, creditNumber);
   const now = ctx.clock.now().toISOString();
   const row = {
     account_id: ctx.account.id,
@@ -262,10 +264,10 @@ export async function issueCreditNoteInTransaction(
     created_at: now,
     updated_at: now,
     credit_date: input.date,
-    credit_number: input.creditNumber,
+    credit_number: creditNumber,
     memo: input.memo,
   };
-  const id = await writingCreditNumber(input.creditNumber, () => repo.insertCreditNote(ctx.db, row));
+  const id = await writingCreditNumber(creditNumber, () => repo.insertCreditNote(ctx.db, row));
   const outcome = await applyAllocations(ctx, sourceOf({ ...row, id }), {
     autoApply: false,
     entries: input.allocations.map((allocation, i) => ({

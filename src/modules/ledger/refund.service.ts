@@ -218,7 +218,7 @@ export function reserveRefund<T>(
     paidInvoices: PaidInvoices;
     /** The refund adjustment's. */
     memo: string;
-    /** The credit note `credit` issues: its number (undefined: `REFUND-<refund adjustment id>`) and memo. */
+    /** The credit note `credit` issues: its number (undefined: the next of the account's sequence) and memo. */
     creditNote: { creditNumber: string | undefined; memo: string };
   },
   claim: (ctx: ServiceContext, reservation: RefundReservation, payment: PaymentRow) => Promise<T>,
@@ -248,7 +248,7 @@ export function reserveRefund<T>(
           customerId: row.customer_id,
           currencyCode: row.currency_code,
           date: today(ctx),
-          creditNumber: refund.creditNote.creditNumber ?? `REFUND-${adjustmentId}`,
+          creditNumber: refund.creditNote.creditNumber,
           memo: refund.creditNote.memo,
           allocations: plan.fromInvoices,
         });
