@@ -8,7 +8,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { emitEvent } from '../events/index.ts';
 import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
-import { findInvoiceDue, listInvoicesDue } from '../invoicing/index.ts';
+import { findInvoiceDue, listInvoicesDue, setCollectionProblem } from '../invoicing/index.ts';
 import { reportBlockedCollection } from '../collections/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
@@ -82,6 +82,8 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
     },
     // Under the customer's lock, before the allocation locks the invoice: the lock order of every line change.
     async (tctx) => {
+      // The customer's settings can collect it again: the problem they were told of is solved.
+      if (invoice.reportedProblem !== null) await setCollectionProblem(tctx, invoice.id, null);
       batchId = await openAutoBatchFor(tctx, {
         gatewayId,
         currencyCode: invoice.currencyCode,
