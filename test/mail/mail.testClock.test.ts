@@ -35,7 +35,7 @@ async function settled(accountId: number) {
 /** Renewal invoices sent to a customer of the account, then the clock moved `months` ahead of the real time. */
 async function renewalsAhead(as: TestAccount, months: number): Promise<string> {
   const plan = await createPlan(as, { chargePrice: 30 });
-  const customerId = await createCustomer(as, { AutoSendInvoice: true, Email: 'renewals@example.com' });
+  const customerId = await createCustomer(as, { autoSendInvoice: true, Email: 'renewals@example.com' });
   await subscribe(as, customerId, plan);
   const to = new Date();
   to.setUTCMonth(to.getUTCMonth() + months);
@@ -77,7 +77,7 @@ describe('mail made while a test clock advances', () => {
   it('and a live account’s mail is settled by the same rule', async () => {
     const as = await t.newAccount('Live');
     const plan = await createPlan(as, { chargePrice: 30 });
-    const customerId = await createCustomer(as, { AutoSendInvoice: true, Email: 'live@example.com' });
+    const customerId = await createCustomer(as, { autoSendInvoice: true, Email: 'live@example.com' });
     await subscribe(as, customerId, plan);
     const mails = await settled(as.accountId);
     expect(mails.map((mail) => mail.status)).toEqual(['skipped']);
