@@ -74,11 +74,6 @@ export type MailRow = Pick<Selectable<MailOutboxTable>, (typeof MAIL_COLUMNS)[nu
  * Leases up to `limit` due messages to the caller until `leaseUntil`, so that several workers never send the same
  * message twice at once. NOTE: PostgreSQL skips rows another worker holds (SKIP LOCKED); SQLite runs one writer
  * at a time, so the single UPDATE is already exclusive.
- *
- * Due: a message that has not failed yet (no `last_error`) at once, whenever it was made; a failed one at its
- * retry time, which the worker set on its own clock. A message's `created_at` is the time of the change it
- * reports, on its account's clock: a test account's clock may stand months ahead of the worker's
- * (docs/spec-decisions.md, "Account settings and test accounts"), and a message waiting for it would never be sent nor skipped.
  */
 export async function leaseDueMail(
   db: Db,
@@ -90,7 +85,7 @@ export async function leaseDueMail(
     .selectFrom('mail_outbox')
     .select('id')
     .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('last_error', 'is', null), eb('next_attempt_at', '<=', now)]))
+    .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .orderBy('id')
     .limit(limit)
