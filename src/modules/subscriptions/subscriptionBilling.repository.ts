@@ -100,8 +100,18 @@ export function listUnbilledUsage(db: Db, accountId: number, subscriptionIds: nu
     .execute();
 }
 
+// Rows per multi-row INSERT of periods (9 columns), so that parameters stay well below SQLite's 32 766 and
+// PostgreSQL's 65 535 per statement: a pass that catches up daily subscriptions records thousands of periods, most
+// of them free (no invoice), which the plan's cap on invoices does not bound.
+const PERIOD_CHUNK = 2000;
+
 export async function insertPeriods(db: Db, rows: Insertable<SubscriptionPeriodsTable>[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('subscription_periods').values(rows).execute();
+  for (let at = 0; at < rows.length; at += PERIOD_CHUNK) {
+    await db
+      .insertInto('subscription_periods')
+      .values(rows.slice(at, at + PERIOD_CHUNK))
+      .execute();
+  }
 }
 
 /** The subscription columns a bill run sets, with their PostgreSQL types (see updateRowsById). */
