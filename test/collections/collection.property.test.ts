@@ -21,8 +21,8 @@ import type { Model, Setup, Step } from './collection.model.ts';
 // the customer's settings to the money"), a customer's PaymentMethod changed, a new primary card added (which
 // retries at once what was tried), test-clock advances by minutes, hours or days (each runs the bill run, which
 // collects), manual payments (whole or partial, some with money left unallocated), their edits and deletions, credit
-// notes, reversals of collected payments (DELETE /v1/payments/{id}: a late reversal by the gateway, a refund, an
-// unpaid or a dispute, is not built yet, issue 13), and a later collection run that finishes a charge left
+// notes, reversals of collected payments (DELETE /v1/payments/{id}; the gateway's late reversals, docs/gateways.md,
+// are tested on their own), and a later collection run that finishes a charge left
 // unanswered (the worker's run after COLLECTION_UNANSWERED_AFTER_MS; here in process, the attempt counting as stale
 // at once). After every step the account is read back (API; collection attempts and the test gateway's charges from
 // the database) and checked against the invariants and the little the test knows (which card each invoice is paid

@@ -5,7 +5,7 @@ import { listOwedInvoicesForNewPrimary, setCollectionMethodAndTry } from '../inv
 import type { NewPrimaryMethod } from '../paymentMethods/index.ts';
 
 /**
- * A customer's new primary method (design note collections.md §4.2, as Recurly does). A card: its customer's owed
+ * A customer's new primary method (docs/gateways.md, "A new card", as Recurly does). A card: its customer's owed
  * card invoices at that card's gateway are collected from it from now on. Those that follow the customer are
  * collected from whatever the customer's settings then name (docs/gateways.md). Either way, those already tried (a
  * retry scheduled, stopped by a hard or customer-action failure, or exhausted) are tried again at once, one never
