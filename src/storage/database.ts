@@ -2,8 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import type { LogEvent, SqliteDatabase, SqliteStatement } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
+import type {
+  DatabaseConnection,
+  Driver,
+  LogEvent,
+  SqliteDatabase,
+  SqliteDialectConfig,
+  SqliteStatement,
+} from 'kysely';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
 import { withTransactionEndHooks } from './transactionEnd.ts';
@@ -111,13 +118,39 @@ function createPrivately(file: string): void {
   }
 }
 
+/**
+ * SQLite's dialect with transactions that take the write lock when they begin (BEGIN IMMEDIATE). NOTE: a deferred
+ * transaction takes it at its first write, and one that has read by then cannot wait for it: when another
+ * process (the CLI beside the server) committed meanwhile, the write fails at once with SQLITE_BUSY_SNAPSHOT,
+ * whatever the busy timeout. Begun IMMEDIATE, a transaction waits for the lock (busy_timeout) before its first
+ * read, and then reads the latest data. Every transaction here writes, or reads what it is about to write.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      }
+    })(this.#config);
+  }
+}
+
 function openSqlite(file: string, options: StorageOptions): Storage {
   createPrivately(file);
   const database = openConnection(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   const db = new Kysely<Database>({
-    dialect: withTransactionEndHooks(new SqliteDialect({ database: withSqliteParameters(database) })),
+    dialect: withTransactionEndHooks(
+      new ImmediateSqliteDialect({ database: withSqliteParameters(database) }),
+    ),
     log: kyselyLog(options),
   });
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openStorage } from '../../src/storage/database.ts';
@@ -13,11 +14,13 @@ import { freshDatabase } from '../helpers/service.ts';
 let storage: Storage;
 let drop: () => Promise<void>;
 let dataDir: string;
+let databaseUrl: string;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-storage-'));
   const database = await freshDatabase(dataDir);
   drop = database.drop;
+  databaseUrl = database.url;
   storage = openStorage(parseDatabaseUrl(database.url, dataDir));
   await migrateToLatest(storage.db);
 });
@@ -140,6 +143,55 @@ describe('storage', () => {
     expect(insideSaw).toHaveLength(1);
     expect(outsideSaw).toEqual([]);
     expect(await accountNamed(storage.db, 'uncommitted')).toHaveLength(1);
+  });
+
+  it('lets a transaction that read first write after another connection tried to write', async () => {
+    // Another process beside this one (the CLI beside the server), as a connection of its own. On SQLite it does
+    // not wait for the lock: in this process, waiting for this process's own transaction would never end.
+    const target = parseDatabaseUrl(databaseUrl, dataDir);
+    const otherWrite = async (name: string): Promise<string> => {
+      if (target.dialect === 'postgres') {
+        const other = openStorage(target);
+        await other.db
+          .insertInto('accounts')
+          .values({ name, time_zone: 'UTC', currency_code: 'USD', created_at: NOW })
+          .execute()
+          .finally(() => other.close());
+        return 'written';
+      }
+      const connection = new BetterSqlite3(target.file);
+      try {
+        connection.pragma('busy_timeout = 0');
+        connection
+          .prepare('insert into accounts (name, time_zone, currency_code, created_at) values (?, ?, ?, ?)')
+          .run(name, 'UTC', 'USD', NOW);
+        return 'written';
+      } catch (error) {
+        return String((error as { code?: string }).code);
+      } finally {
+        connection.close();
+      }
+    };
+
+    let meanwhile = 'not tried';
+    await storage.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('accounts').select('id').execute();
+      meanwhile = await otherWrite('meanwhile');
+      // A deferred SQLite transaction would fail here (SQLITE_BUSY_SNAPSHOT) had the other write committed.
+      await trx
+        .insertInto('accounts')
+        .values({ name: 'read first', time_zone: 'UTC', currency_code: 'USD', created_at: NOW })
+        .execute();
+    });
+    expect(await accountNamed(storage.db, 'read first')).toHaveLength(1);
+    if (target.dialect === 'sqlite') {
+      // The transaction held SQLite's write lock from its start: the other writer had to wait for its end.
+      expect(meanwhile).toBe('SQLITE_BUSY');
+      expect(await otherWrite('meanwhile')).toBe('written');
+    } else {
+      expect(meanwhile).toBe('written');
+    }
+    expect(await accountNamed(storage.db, 'meanwhile')).toHaveLength(1);
   });
 
   it('sees a rolled-back write nowhere', async () => {

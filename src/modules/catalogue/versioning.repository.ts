@@ -7,8 +7,8 @@ export type VersionedTable = 'packages' | 'components';
  * Locks the item's row until the transaction ends, so that changes to its versions (the next VersionNo, which
  * version is the default) are made one at a time and the version rules are checked against settled rows. False
  * when the account has no such item.
- * NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know; on SQLite it takes the
- * database's write lock, on PostgreSQL the row's lock.
+ * NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know: on PostgreSQL it takes the
+ * row's lock; an SQLite transaction holds the database's write lock already (docs/architecture.md, "Locks").
  */
 export async function lockVersionedItem(
   db: Db,

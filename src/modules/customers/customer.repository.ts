@@ -179,7 +179,7 @@ export function listBillingProfiles(db: Db, accountId: number, customerIds: numb
 /**
  * Holds the customer until the transaction ends: every change to a customer's money (allocations, balances)
  * takes this lock first, so they are made one at a time and in one lock order. NOTE: a no-op update rather than
- * SELECT ... FOR UPDATE, which SQLite does not know; on SQLite it takes the database's write lock at once.
+ * SELECT ... FOR UPDATE, which SQLite does not know; there it changes nothing (docs/architecture.md, "Locks").
  */
 export function lockCustomerRow(
   db: Db,

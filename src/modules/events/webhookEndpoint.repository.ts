@@ -34,27 +34,17 @@ export function findEndpoint(db: Db, accountId: number, id: number): Promise<Web
 
 /**
  * Reads the endpoint and locks it until the transaction ends, so that two rotations take turns (each keeps the
- * secret the other made). NOTE: SQLite knows no FOR UPDATE; a no-op update takes its write lock at once instead,
- * as recurringInvoice.repository.ts does.
+ * secret the other made). NOTE: FOR UPDATE is PostgreSQL's row lock; an SQLite transaction holds the database's
+ * write lock already (docs/architecture.md, "Locks").
  */
-export async function lockEndpoint(
-  db: Db,
-  accountId: number,
-  id: number,
-): Promise<WebhookEndpointRow | undefined> {
-  const query = db
+export function lockEndpoint(db: Db, accountId: number, id: number): Promise<WebhookEndpointRow | undefined> {
+  return db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('account_id', '=', accountId)
-    .where('id', '=', id);
-  if (isPostgres(db)) return query.forUpdate().executeTakeFirst();
-  await db
-    .updateTable('webhook_endpoints')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('account_id', '=', accountId)
     .where('id', '=', id)
-    .execute();
-  return query.executeTakeFirst();
+    .$if(isPostgres(db), (qb) => qb.forUpdate())
+    .executeTakeFirst();
 }
 
 export function endpointsByIds(
@@ -87,19 +77,12 @@ export function listEndpoints(db: Db, accountId: number, page: Page): Promise<We
  * Makes the account's endpoint creations take turns until the transaction ends, so that the count read next is the
  * one the insert adds to and the per-account cap holds under concurrent requests. NOTE: on PostgreSQL a
  * transaction-scoped advisory lock on the pair (this table, the account), which holds also while the account has
- * no endpoint to lock (the two-key form never meets the idempotency lease's one-key locks). SQLite knows no row
- * locks: a no-op update takes the database's write lock at once, even when it matches no row.
+ * no endpoint to lock (the two-key form never meets the idempotency lease's one-key locks). An SQLite
+ * transaction holds the database's write lock already (docs/architecture.md, "Locks").
  */
 export async function lockAccountEndpointCreation(db: Db, accountId: number): Promise<void> {
-  if (isPostgres(db)) {
-    await sql`select pg_advisory_xact_lock(hashtext('webhook_endpoints'), ${accountId}::integer)`.execute(db);
-    return;
-  }
-  await db
-    .updateTable('webhook_endpoints')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('account_id', '=', accountId)
-    .execute();
+  if (!isPostgres(db)) return;
+  await sql`select pg_advisory_xact_lock(hashtext('webhook_endpoints'), ${accountId}::integer)`.execute(db);
 }
 
 /** How many endpoints the account has, enabled or not. */

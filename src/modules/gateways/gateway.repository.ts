@@ -122,24 +122,17 @@ export async function updateGatewayEnabled(
  * at a time per account. A transaction that waited here sees, in its next statements, the gateways the other one
  * added; a statement that was already running would not.
  * NOTE: on PostgreSQL, SELECT ... FOR UPDATE in id order: an UPDATE locks rows in the order it finds them, which
- * changes as rows get new versions, and two of them could deadlock. SQLite knows no row locks: a no-op update
- * takes the database's write lock at once (a transaction that read first could not always upgrade).
+ * changes as rows get new versions, and two of them could deadlock. An SQLite transaction holds the database's
+ * write lock already (docs/architecture.md, "Locks").
  */
 export async function lockAccountGateways(db: Db, accountId: number): Promise<void> {
-  if (isPostgres(db)) {
-    await db
-      .selectFrom('gateways')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
-    return;
-  }
+  if (!isPostgres(db)) return;
   await db
-    .updateTable('gateways')
-    .set((eb) => ({ gateway_token: eb.ref('gateway_token') }))
+    .selectFrom('gateways')
+    .select('id')
     .where('account_id', '=', accountId)
+    .orderBy('id')
+    .forUpdate()
     .execute();
 }
 

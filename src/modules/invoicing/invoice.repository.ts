@@ -427,7 +427,7 @@ export type AllocatableInvoiceRow = Pick<InvoiceRow, (typeof ALLOCATABLE_COLUMNS
 
 /**
  * Invoices by id or by invoiceNum, locked until the transaction ends. NOTE: FOR UPDATE on PostgreSQL, in id
- * order; SQLite knows no row locks, and the ledger's transaction already holds its write lock (the customer's).
+ * order; an SQLite transaction holds the database's write lock already (docs/architecture.md, "Locks").
  */
 export function lockInvoicesByIdOrNum(
   db: Db,
@@ -521,26 +521,17 @@ export function listOwedDueBetween(
 
 /**
  * Holds the invoice row until the transaction ends, before a change reads it (the `before` of its event).
- * NOTE: PostgreSQL locks the row with FOR UPDATE. SQLite knows no row locks, and a transaction that reads first
- * and writes later fails (SQLITE_BUSY) when another process wrote in between: a no-op update takes the
- * database's write lock at once instead, as recurringInvoice.repository.ts does.
+ * NOTE: PostgreSQL locks the row with FOR UPDATE; an SQLite transaction holds the database's write lock already
+ * (docs/architecture.md, "Locks").
  */
 export async function holdInvoice(db: Db, accountId: number, invoiceId: number): Promise<void> {
-  if (isPostgres(db)) {
-    await db
-      .selectFrom('invoices')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('id', '=', invoiceId)
-      .forUpdate()
-      .execute();
-    return;
-  }
+  if (!isPostgres(db)) return;
   await db
-    .updateTable('invoices')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .selectFrom('invoices')
+    .select('id')
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
+    .forUpdate()
     .execute();
 }
 

@@ -121,31 +121,20 @@ export function findRecurringInvoices(
 
 /**
  * Reads the recurring invoice and locks its row until the transaction ends, so that two bill runs, or a bill
- * run and an edit, take turns on it.
- * NOTE: PostgreSQL locks the row with FOR UPDATE. SQLite knows no FOR UPDATE, and a transaction that reads
- * first and writes later can fail (SQLITE_BUSY) when another connection wrote in between; a no-op update takes
- * the database's write lock at once instead, as gateway.repository.ts does.
+ * run and an edit, take turns on it. NOTE: FOR UPDATE is PostgreSQL's row lock; an SQLite transaction holds the
+ * database's write lock already (docs/architecture.md, "Locks").
  */
 export async function lockRecurringInvoice(
   db: Db,
   accountId: number,
   recurringInvoiceId: number,
 ): Promise<RecurringInvoiceRow | undefined> {
-  if (isPostgres(db)) {
-    return db
-      .selectFrom('recurring_invoices')
-      .select(COLUMNS)
-      .where('account_id', '=', accountId)
-      .where('id', '=', recurringInvoiceId)
-      .forUpdate()
-      .executeTakeFirst();
-  }
   return db
-    .updateTable('recurring_invoices')
-    .set((eb) => ({ period_count: eb.ref('period_count') }))
+    .selectFrom('recurring_invoices')
+    .select(COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', recurringInvoiceId)
-    .returning(COLUMNS)
+    .$if(isPostgres(db), (qb) => qb.forUpdate())
     .executeTakeFirst();
 }
 

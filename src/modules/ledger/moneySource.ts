@@ -51,9 +51,7 @@ export function withLockedCustomer<T>(
 /**
  * Runs `work` on a money record under its customer's lock, in a transaction of its own. `get` reads the record
  * (throwing not-found): once before the transaction for its customer, which a record never changes, and again under
- * the lock, since it may have changed or gone meanwhile. NOTE: the first read stays outside so that the lock is
- * the transaction's first statement: on SQLite a transaction that has already read cannot wait for the write lock
- * held by another process (SQLITE_BUSY at once, busy_timeout unused; SQLITE_BUSY_SNAPSHOT if it wrote meanwhile).
+ * the lock, since it may have changed or gone meanwhile.
  */
 export async function withLockedRecord<Row extends { customer_id: number }, T>(
   ctx: ServiceContext,

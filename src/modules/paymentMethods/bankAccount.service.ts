@@ -368,7 +368,7 @@ export async function editBankAccount(
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
-    // Held before `before` is read (on SQLite, the write lock first: see lockCustomerPaymentMethods).
+    // Held before `before` is read, so that it is what this change changes.
     await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
     const ref = paymentMethodRef(paymentMethodId);
     const before = await snapshotResource(tctx, ref);

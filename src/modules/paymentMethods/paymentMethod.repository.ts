@@ -159,30 +159,22 @@ export function listPrimaryPaymentMethods(
  * made one at a time per customer.
  * NOTE: on PostgreSQL, SELECT ... FOR UPDATE in id order (an UPDATE would lock in whatever order it meets the
  * rows, and two could deadlock). A customer with no method yet has no row to lock: two first methods at once
- * are then kept apart by the one-primary unique index, and the use case retries the loser. SQLite knows no row
- * locks: a no-op update takes the database's write lock at once.
+ * are then kept apart by the one-primary unique index, and the use case retries the loser. An SQLite
+ * transaction holds the database's write lock already (docs/architecture.md, "Locks").
  */
 export async function lockCustomerPaymentMethods(
   db: Db,
   accountId: number,
   customerId: number,
 ): Promise<void> {
-  if (isPostgres(db)) {
-    await db
-      .selectFrom('payment_methods')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('customer_id', '=', customerId)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
-    return;
-  }
+  if (!isPostgres(db)) return;
   await db
-    .updateTable('payment_methods')
-    .set((eb) => ({ token: eb.ref('token') }))
+    .selectFrom('payment_methods')
+    .select('id')
     .where('account_id', '=', accountId)
     .where('customer_id', '=', customerId)
+    .orderBy('id')
+    .forUpdate()
     .execute();
 }
 

@@ -162,22 +162,16 @@ export function findSubscriptionRow(
 
 /**
  * Reads the subscription and holds it until the transaction ends, so that changes to it (its dates, components,
- * usage) are made one at a time. NOTE: PostgreSQL takes the row lock with `FOR UPDATE`; SQLite knows no row
- * locks, so a no-op update takes the database's write lock at once (a plain read would let another process
- * read too, and then one of the two would fail to write).
+ * usage) are made one at a time. NOTE: PostgreSQL takes the row lock with `FOR UPDATE`; an SQLite transaction
+ * holds the database's write lock already (docs/architecture.md, "Locks").
  */
 export function lockSubscriptionRow(
   db: Db,
   accountId: number,
   subscriptionId: number,
 ): Promise<SubscriptionRow | undefined> {
-  if (isPostgres(db)) return selectRow(db, accountId, subscriptionId).forUpdate().executeTakeFirst();
-  return db
-    .updateTable('subscriptions')
-    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', subscriptionId)
-    .returning(SUBSCRIPTION_COLUMNS)
+  return selectRow(db, accountId, subscriptionId)
+    .$if(isPostgres(db), (qb) => qb.forUpdate())
     .executeTakeFirst();
 }
 

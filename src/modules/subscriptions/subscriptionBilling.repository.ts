@@ -10,21 +10,6 @@ import type { SubscriptionChanges } from './subscription.repository.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
 /**
- * NOTE: an SQLite transaction that reads first and writes later fails at once (SQLITE_BUSY_SNAPSHOT, no busy
- * wait) when another process committed in between. Starting with a write that changes nothing takes the write
- * lock first, waiting for it, so the reads that follow see the latest data. PostgreSQL locks rows instead.
- */
-async function takeSqliteWriteLock(db: Db, accountId: number): Promise<void> {
-  if (isPostgres(db)) return;
-  await db
-    .updateTable('subscriptions')
-    .set((eb) => ({ period_count: eb.ref('period_count') }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', 0)
-    .execute();
-}
-
-/**
  * Subscriptions due by `today` (next_inv_date on or before it, not parked) whose customer is active and not
  * suspended (public notes: a suspended or archived customer's subscriptions stop billing), oldest first, with ids
  * above `afterId`. The customer's state is read with a join so that held subscriptions do not fill every batch.
@@ -45,17 +30,17 @@ function selectDue(db: Db, accountId: number, today: PlainDate, limit: number, a
 
 /**
  * The due subscriptions (`selectDue`), held by the caller's transaction. NOTE: on PostgreSQL
- * `FOR UPDATE SKIP LOCKED` lets several processes take disjoint batches; SQLite has one writer, and a second
- * process's conflicting batch fails and is retried.
+ * `FOR UPDATE SKIP LOCKED` lets several processes take disjoint batches; on SQLite the transaction holds the
+ * database's write lock (docs/architecture.md, "Locks"), so a second process's batch waits and then sees the
+ * subscriptions this one billed as no longer due.
  */
-export async function claimDueSubscriptions(
+export function claimDueSubscriptions(
   db: Db,
   accountId: number,
   today: PlainDate,
   limit: number,
   afterId = 0,
 ): Promise<SubscriptionRow[]> {
-  await takeSqliteWriteLock(db, accountId);
   const query = selectDue(db, accountId, today, limit, afterId).select(SUBSCRIPTION_COLUMNS);
   return isPostgres(db) ? query.forUpdate('subscriptions').skipLocked().execute() : query.execute();
 }
