@@ -17,6 +17,7 @@ import * as customerCollection from './migrations/0012_customer_collection.ts';
 import * as bankMandates from './migrations/0013_bank_mandates.ts';
 import * as refunds from './migrations/0014_refunds.ts';
 import * as creditNoteNumbers from './migrations/0015_credit_note_numbers.ts';
+import * as mailNewFirst from './migrations/0016_mail_new_first.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0013_bank_mandates': bankMandates,
   '0014_refunds': refunds,
   '0015_credit_note_numbers': creditNoteNumbers,
+  '0016_mail_new_first': mailNewFirst,
 };
 
 /**

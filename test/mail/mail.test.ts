@@ -112,6 +112,33 @@ describe('mail delivery', () => {
     expect(await statusOf('flaky')).toMatchObject({ status: 'sent', attempts: 2, lastError: null });
   });
 
+  it('sends new mail at once in the order queued, even made on a clock ahead, and a retry only when due', async () => {
+    const worker = clockAt('2026-11-22T12:00:00.000Z');
+    const deps = { db: storage.db, secrets, from: 'billing@x.test', log };
+    const mail = (subject: string) => ({ to: 'c@x.test', subject, text: subject });
+    await queueMail(storage.db, { clock: worker, secrets }, accountId, mail('retried'));
+    const failing: MailTransport = { send: async () => Promise.reject(new Error('451 try later')) };
+    expect(await deliverDueMail({ ...deps, clock: worker, transport: failing })).toBe(0);
+
+    // A test account's clock stands months ahead of the worker's: its message is due all the same.
+    await queueMail(
+      storage.db,
+      { clock: clockAt('2027-03-01T00:00:00.000Z'), secrets },
+      accountId,
+      mail('ahead'),
+    );
+    await queueMail(storage.db, { clock: worker, secrets }, accountId, mail('after'));
+    const sent: string[] = [];
+    const working: MailTransport = { send: async (message) => void sent.push(message.subject) };
+    expect(await deliverDueMail({ ...deps, clock: worker, transport: working })).toBe(2);
+    expect(sent).toEqual(['ahead', 'after']);
+
+    worker.set('2026-11-22T12:01:00.000Z');
+    expect(await deliverDueMail({ ...deps, clock: worker, transport: working })).toBe(1);
+    expect(sent).toEqual(['ahead', 'after', 'retried']);
+    expect(await statusOf('ahead')).toMatchObject({ status: 'sent', createdAt: '2027-03-01T00:00:00.000Z' });
+  });
+
   it('keeps mail readable as skipped when no SMTP server is configured', async () => {
     const clock = clockAt('2026-11-22T12:00:00.000Z');
     await queueMail(storage.db, { clock, secrets }, accountId, {

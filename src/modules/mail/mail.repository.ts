@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Selectable } from 'kysely';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
-import type { MailOutboxTable } from '../../storage/schema.ts';
+import type { Database, MailOutboxTable } from '../../storage/schema.ts';
 
 export interface NewMailRow {
   accountId: number;
@@ -73,7 +73,14 @@ export type MailRow = Pick<Selectable<MailOutboxTable>, (typeof MAIL_COLUMNS)[nu
 /**
  * Leases up to `limit` due messages to the caller until `leaseUntil`, so that several workers never send the same
  * message twice at once. NOTE: PostgreSQL skips rows another worker holds (SKIP LOCKED); SQLite runs one writer
- * at a time, so the single UPDATE is already exclusive.
+ * at a time, so each UPDATE is already exclusive.
+ *
+ * Due: a message that has not failed yet (no `last_error`) at once, whenever it was made, in the order it was
+ * queued; then a failed one at its retry time, which the worker set on its own clock. A message's `created_at` is
+ * the time of the change it reports, on its account's clock: a test account's clock may stand months ahead of the
+ * worker's (docs/spec-decisions.md, "Account settings and test accounts"), and a message waiting for it would never
+ * be sent nor skipped. Two statements rather than one with an OR, so that each walks an index
+ * (`mail_outbox_pending`, `mail_outbox_due`) instead of every message ever sent.
  */
 export async function leaseDueMail(
   db: Db,
@@ -81,19 +88,37 @@ export async function leaseDueMail(
   leaseUntil: string,
   limit: number,
 ): Promise<MailRow[]> {
-  const due = db
+  const unfailed = await leaseWhere(db, now, leaseUntil, limit, (due) =>
+    due.where('last_error', 'is', null).orderBy('id'),
+  );
+  if (unfailed.length === limit) return unfailed;
+  const retries = await leaseWhere(db, now, leaseUntil, limit - unfailed.length, (due) =>
+    due.where('last_error', 'is not', null).where('next_attempt_at', '<=', now).orderBy('next_attempt_at'),
+  );
+  return [...unfailed, ...retries];
+}
+
+type PendingQuery = SelectQueryBuilder<Database, 'mail_outbox', { id: number }>;
+
+async function leaseWhere(
+  db: Db,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+  due: (pending: PendingQuery) => PendingQuery,
+): Promise<MailRow[]> {
+  const pending = db
     .selectFrom('mail_outbox')
     .select('id')
     .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .orderBy('id')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+  const chosen = due(pending)
     .limit(limit)
     .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked());
   return db
     .updateTable('mail_outbox')
     .set({ lease_until: leaseUntil, attempts: sql<number>`attempts + 1` })
-    .where('id', 'in', due)
+    .where('id', 'in', chosen)
     .returning(MAIL_COLUMNS)
     .execute();
 }
