@@ -1,5 +1,5 @@
 /**
- * Batch benchmark (issue 13, point 8, second half): building plus exporting a 500-line SEPA batch of a bankfile
+ * Batch benchmark (bench/README.md): building plus exporting a 500-line SEPA batch of a bankfile
  * gateway. The collection run (`runBatches`) builds the submitted batch and `GET /v1/batches/{token}/file` exports
  * it, in a fresh process per repetition (wall time, CPU, peak RSS), cold and then warm (a second batch in the same
  * process), beside a floor measured the same way in the same run (one SELECT of the lines, their IBANs opened,

@@ -27,7 +27,7 @@ import {
 } from './common.ts';
 import type { Dialect, TargetDatabases } from './common.ts';
 
-/** Targets on SQLite (issue 4, point 10). */
+/** Targets on SQLite (bench/README.md, "Bill run"). */
 const TARGET_INVOICES_PER_SECOND = 2000;
 const TARGET_PEAK_RSS_MB = 300;
 

@@ -1,5 +1,5 @@
 /**
- * Payments benchmark (issue 5, point 8): POST /v1/payments with AutoApply on a real server in a child process on
+ * Payments benchmark (bench/README.md): POST /v1/payments with AutoApply on a real server in a child process on
  * 127.0.0.1, autocannon in this one, beside the floor (GET /healthz) measured in the same run.
  *
  *   npm run bench:payments                     SQLite only (a fresh temporary file)

@@ -1,6 +1,6 @@
 /**
- * Webhook delivery benchmark (issue 12): events delivered per second by the service's webhook worker to a local
- * receiver, beside a floor measured in the same run: plain HTTP POSTs of the same body to the same receiver,
+ * Webhook delivery benchmark (bench/README.md): events delivered per second by the service's webhook worker to a
+ * local receiver, beside a floor measured in the same run: plain HTTP POSTs of the same body to the same receiver,
  * without the service (autocannon, as many connections as the worker keeps in flight to one endpoint).
  *
  *   npm run bench:webhooks                     SQLite, one process

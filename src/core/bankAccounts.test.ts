@@ -15,7 +15,7 @@ import {
   normalizeIban,
 } from './bankAccounts.ts';
 
-// Design note, collections §1.3: the SEPA IBANs of the test gateway.
+// The SEPA IBANs of the test gateway (docs/gateways.md, "The test gateway's bank accounts").
 const SEPA_TEST_IBANS = [
   'AT611904300234573201',
   'DE89370400440532013000',

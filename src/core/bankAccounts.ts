@@ -160,8 +160,9 @@ const SHARED_SCHEME_COUNTRIES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Design note, collections §5.1: the BIC's country should be the IBAN's, except for territories that share a
- * scheme. For a valid IBAN and BIC (electronic form); undefined when they agree. The message names countries only.
+ * The BIC's country should be the IBAN's, except for territories that share a scheme (docs/design/collections.md,
+ * "Bank-account validation"). For a valid IBAN and BIC (electronic form); undefined when they agree. The message
+ * names countries only.
  */
 export function bicCountryProblem(iban: string, bic: string): string | undefined {
   const ibanCountry = iban.slice(0, 2);

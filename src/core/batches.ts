@@ -2,8 +2,8 @@ import { addDays } from './calendar.ts';
 import type { PlainDate } from './calendar.ts';
 
 /**
- * Payment batches (spec part 2, Batches; design note collections.md §2.4): their states, the rails they run on,
- * and the dates the rails impose. Pure: the caller passes today.
+ * Payment batches (spec part 2, Batches; docs/design/batches.md): their states, the rails they run on, and the dates
+ * the rails impose. Pure: the caller passes today.
  */
 
 /**
@@ -24,7 +24,10 @@ export type Rail = (typeof RAILS)[number];
 
 export const isRail = (method: string): method is Rail => (RAILS as readonly string[]).includes(method);
 
-/** States in which a person may still cancel the batch (design note §2.4: not once the bank is processing it). */
+/**
+ * States in which a person may still cancel the batch (docs/design/batches.md, "Cancelling": not once the bank is
+ * processing it).
+ */
 export const CANCELLABLE_STATES: readonly BatchState[] = ['open', 'build', 'submitted'];
 
 const isWeekend = (date: PlainDate): boolean => {
@@ -55,7 +58,8 @@ export function onBusinessDay(date: PlainDate): PlainDate {
 
 /**
  * Business days between submitting a batch and its action date: SA two-day debit orders must reach the bank two
- * business days before; ACH files go the business day before settlement; SEPA collections by D-1 (§2.1–2.3).
+ * business days before; ACH files go the business day before settlement; SEPA collections by D-1
+ * (docs/design/batches.md, "Rails and their dates").
  */
 const LEAD_BUSINESS_DAYS: Readonly<Record<Rail, number>> = { debit_order: 2, ach: 1, sepa: 1 };
 
@@ -66,7 +70,8 @@ export function earliestActionDate(rail: Rail, today: PlainDate): PlainDate {
 
 /**
  * The day after which a line the bank has not returned is taken as paid: SA EFT unpaids come within four business
- * days of the action date, ACH returns within two banking days, SEPA returns within five interbank days (§2.4).
+ * days of the action date, ACH returns within two banking days, SEPA returns within five interbank days
+ * (docs/design/batches.md, "Rails and their dates").
  */
 const RETURN_WINDOW_BUSINESS_DAYS: Readonly<Record<Rail, number>> = { debit_order: 4, ach: 2, sepa: 5 };
 
@@ -76,7 +81,8 @@ export function returnWindowEnd(rail: Rail, actionDate: PlainDate): PlainDate {
 
 /**
  * How long after the action date a processed batch's gateway is still asked for late reversals: SA disputes within
- * 40 days, ACH unauthorised returns (R10) within 60, SEPA refunds of authorised debits within 8 weeks (§2.1–2.3).
+ * 40 days, ACH unauthorised returns (R10) within 60, SEPA refunds of authorised debits within 8 weeks
+ * (docs/design/batches.md, "Rails and their dates").
  */
 const LATE_WINDOW_DAYS: Readonly<Record<Rail, number>> = { debit_order: 40, ach: 60, sepa: 56 };
 
@@ -85,10 +91,10 @@ export function lateWindowEnd(rail: Rail, actionDate: PlainDate): PlainDate {
 }
 
 /**
- * How many times one invoice may be presented on a rail, the first time included, and after how many days the
- * next presentation goes (design note §0.3): an SA "not provided for" may be re-run once, on the next mandated
- * date (a month later for the monthly debit orders we make until mandates say otherwise); ACH R01/R09 may be
- * re-initiated twice within 180 days; SEPA AM04 re-presented once after a new pre-notification.
+ * How many times one invoice may be presented on a rail, the first time included, and after how many days the next
+ * presentation goes (docs/design/batches.md, "Presenting again"): an SA "not provided for" may be re-run once, on
+ * the next mandated date (a month later for the monthly debit orders we make until mandates say otherwise); ACH
+ * R01/R09 may be re-initiated twice within 180 days; SEPA AM04 re-presented once after a new pre-notification.
  */
 const PRESENTATIONS: Readonly<Record<Rail, { max: number; afterDays: number }>> = {
   debit_order: { max: 2, afterDays: 30 },

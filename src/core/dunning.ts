@@ -1,7 +1,7 @@
 import { addDays, dateAt, startOfDate } from './calendar.ts';
 
 /**
- * What a failed collection attempt means for the next one (design note collections.md §4): soft declines are
+ * What a failed collection attempt means for the next one (docs/design/collections.md, "Retries"): soft declines are
  * retried on a schedule counted from the first failure, hard declines and failures that need the customer are
  * never retried automatically, and technical errors (no decision from the issuer) retry soon on a track of their
  * own that does not count as a try.

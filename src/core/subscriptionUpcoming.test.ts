@@ -6,7 +6,10 @@ import { BillingInvariantError, planBilling, trialEndOf } from './subscriptionBi
 import type { PlannedInvoice, SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import { timelineAfter, upcomingInvoiceOf } from './subscriptionUpcoming.ts';
 
-/** Issue 11's example: created 2026-11-23, starts 2027-01-01 with a 14-day free trial, then 25.00 a month. */
+/**
+ * The next-invoice example of docs/spec-decisions.md, "Subscriptions": created 2026-11-23, starts 2027-01-01 with a
+ * 14-day free trial, then 25.00 a month.
+ */
 function futureFreeTrial(overrides: Partial<SubscriptionTimeline> = {}): SubscriptionTimeline {
   const trialEndDate = trialEndOf('2027-01-01', 14, 'days');
   return subscription({

@@ -24,9 +24,10 @@ import {
 import type { DebtorLine } from './bankFileFixtures.ts';
 import { advanceTo, bankAccount, debitAccount, debitCustomer, debitInvoice, plusDays } from './fixtures.ts';
 
-// Debits collected by bank files (issue 13): a batch of the bankfile gateway is built into a SEPA pain.008 or a
-// NACHA file, which the business downloads and takes to its bank; the bank's pain.002 or NACHA return file comes
-// back through the API and fails or settles the lines; what nobody returned settles once the rail's window passes.
+// Debits collected by bank files (docs/gateways.md, "The bankfile gateway"): a batch of the bankfile gateway is
+// built into a SEPA pain.008 or a NACHA file, which the business downloads and takes to its bank; the bank's
+// pain.002 or NACHA return file comes back through the API and fails or settles the lines; what nobody returned
+// settles once the rail's window passes.
 
 let t: TestService;
 beforeAll(async () => {

@@ -26,7 +26,7 @@ import {
 import type { Model, Setup, Step } from './batch.model.ts';
 import { advanceTo, debitAccount, debitCustomer, debitInvoice, plusDays } from './fixtures.ts';
 
-// Issue 13: each invoice's Balance is its Total less its settled and pending allocations (and credits), whatever
+// Each invoice's Balance is its Total less its settled and pending allocations (and credits), whatever
 // payment batches, the bank's answers and reversals do. A model-based property over the real service and its HTTP
 // API: each run is a fresh test account (ZAR, on its own clock, UTC or South Africa's) with a customer or two, each
 // with bank accounts among the test gateway's (docs/gateways.md: paid, unpaid 02, account closed 12, paid then

@@ -20,9 +20,9 @@ import {
   submittedDebit,
 } from './fixtures.ts';
 
-// Debit orders collected through batches of the test gateway, driven by test clocks (issue 13, points 2 and 4):
-// due invoices bundled into an open batch, submitted by a person, built, processed, and the bank's answers
-// (unpaid in the window, a late unpaid after processed) applied to the payments and invoices.
+// Debit orders collected through batches of the test gateway, driven by test clocks (docs/gateways.md, "Debit orders
+// and payment batches"): due invoices bundled into an open batch, submitted by a person, built, processed, and the
+// bank's answers (unpaid in the window, a late unpaid after processed) applied to the payments and invoices.
 
 let t: TestService;
 beforeAll(async () => {

@@ -8,8 +8,9 @@ import { accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 
-// Automatic card collection through the built-in test gateway, driven by test clocks (issue 13, points 1–3).
-// Cards choose the outcome (docs/gateways.md); the amounts are ordinary.
+// Automatic card collection through the built-in test gateway, driven by test clocks (docs/gateways.md, "Automatic
+// collection of card invoices"). Cards choose the outcome (docs/gateways.md, "The test gateway's cards"); the
+// amounts are ordinary.
 
 let t: TestService;
 beforeAll(async () => {

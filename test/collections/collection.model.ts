@@ -382,8 +382,8 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
       return { res, expected: 201 };
     }
     case 'reverse': {
-      // The only reversal there is: deleting the collected payment through the API. A late reversal by the
-      // gateway (refund, unpaid, dispute) is not built yet (issue 13, docs/gateways.md "Not yet").
+      // The only reversal the model makes: deleting the collected payment through the API. Late reversals by the
+      // gateway (docs/gateways.md, "Late answers") are tested in cardCollection.test.ts.
       const collectedPayments = paymentsOf(world).filter(collected);
       if (collectedPayments.length === 0) return { res: null };
       const payment = collectedPayments[step.pick % collectedPayments.length]!;

@@ -11,7 +11,7 @@ import type { Family } from './collection.invariants.ts';
 import { runStep, setupArb, stepsArb } from './collection.model.ts';
 import type { Model, Setup, Step } from './collection.model.ts';
 
-// Issue 13, point 7: each invoice's Balance is its Total less its settled and pending allocations (and credits),
+// Each invoice's Balance is its Total less its settled and pending allocations (and credits),
 // whatever automatic collection, its failures and reversals do. A model-based property over the real service and its
 // HTTP API: each run is a fresh test account (a test clock, in UTC or another zone, DST changes included) with a few
 // customers, each with payment settings (PaymentMethod credit_card, eft or none, with or without a PrimaryGatewayID)

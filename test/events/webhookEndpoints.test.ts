@@ -6,9 +6,10 @@ import { accountContext } from '../helpers/context.ts';
 import { disableEndpoint, knownEventTypes } from '../../src/modules/events/index.ts';
 import { DECLARED_EVENT_TYPES } from './eventCatalogue.ts';
 
-// Webhook endpoints through the API (design note §2.7), on the service's default URL policy: https only, no
-// internal addresses. The service clock stands still unless a test moves it, so dates are exact. The tests share
-// the main account, which makes more endpoints than the default cap allows (the cap: webhookEndpointLimit.test.ts).
+// Webhook endpoints through the API (docs/webhooks.md, "Webhook endpoints"), on the service's default URL policy
+// (docs/design/webhooks.md, "Endpoint addresses"): https only, no internal addresses. The service clock stands still
+// unless a test moves it, so dates are exact. The tests share the main account, which makes more endpoints than the
+// default cap allows (the cap: webhookEndpointLimit.test.ts).
 const start = new Date();
 start.setUTCMilliseconds(0);
 const clock = movableClock(start.toISOString());

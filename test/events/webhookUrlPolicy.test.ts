@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addressAllowed, parseWebhookUrlPolicy, webhookUrlProblem } from '../../src/modules/events/index.ts';
 
-// The URL policy of webhook endpoints (design note §2.7): pure functions, the same on both dialects.
+// The URL policy of webhook endpoints (docs/design/webhooks.md, "Endpoint addresses"): pure functions, the same on
+// both dialects.
 const strict = parseWebhookUrlPolicy({});
 
 const REFUSED_ADDRESSES: [string, string][] = [

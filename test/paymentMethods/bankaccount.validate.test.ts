@@ -12,8 +12,9 @@ import {
   usePaymentMethodsService,
 } from './fixtures.ts';
 
-// POST /v1/ValidateBankAccount/{gatewayID} asks the gateway after the offline checks (issue 13, point 5). The test
-// gateway answers SA accounts by number, as a bank's AVS would (docs/gateways.md).
+// POST /v1/ValidateBankAccount/{gatewayID} asks the gateway after the offline checks (docs/design/collections.md,
+// "Bank-account validation"). The test gateway answers SA accounts by number, as a bank's AVS would
+// (docs/gateways.md).
 
 usePaymentMethodsService();
 

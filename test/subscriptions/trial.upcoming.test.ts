@@ -28,7 +28,7 @@ async function shopWith(plan: PlanOptions) {
 const subscription = (as: TestAccount, id: number) => ok(as, 'GET', `/v1/subscriptions/${id}`);
 
 describe('a subscription starting later with a free trial', () => {
-  it('shows the first charge, on the trial’s end, as its next invoice (issue 11’s example)', async () => {
+  it('shows the first charge, on the trial’s end, as its next invoice (docs/spec-decisions.md’s example)', async () => {
     const { as, customerId, plan } = await shopWith({ chargePrice: 25, trialPeriod: 14 });
     const created = await subscribe(as, customerId, plan, { StartDate: '2027-01-01' });
     const id = created.subscriptionID;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KNOWN_REASON_CODES, RETURN_REASONS, achReason, saEftReason, sepaReason } from './returnReasons.ts';
 
-/** The rows of design note collections.md §2.5, rail by rail. */
+/** The rows of docs/bank-files.md, "Return reasons", rail by rail. */
 const TABLE: [reason: string, saEft: string[], ach: string[], sepa: string[]][] = [
   ['insufficient_funds', ['02'], ['R01'], ['AM04', 'MS03']],
   ['uncleared_funds', ['22'], ['R09'], []],
@@ -37,7 +37,8 @@ describe('return reasons', () => {
       ...KNOWN_REASON_CODES.ach.filter((code) => achReason(code).retryable),
       ...KNOWN_REASON_CODES.sepa.filter((code) => sepaReason(code).retryable),
     ];
-    // SA 22 is uncleared funds too, but permanent in the current Netcash table (§2.1).
+    // SA 22 is uncleared funds too, but permanent in the current Netcash table (docs/design/batches.md, "SA debit
+    // orders").
     expect(retryable.sort()).toEqual(['AM04', 'MS03', 'R01', 'R09', 'SA 02', 'SA 83']);
   });
 

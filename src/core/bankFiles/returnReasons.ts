@@ -1,12 +1,12 @@
 /**
- * One return-reason taxonomy across rails (design note collections.md §2.5): each rail's unpaid, return or reject
- * code maps to an internal reason, which decides what collections does next (retry, invalidate the method, ask for
- * a new mandate, open a dispute).
+ * One return-reason taxonomy across rails (docs/design/batches.md, "Return reasons"; the table: docs/bank-files.md,
+ * "Return reasons"): each rail's unpaid, return or reject code maps to an internal reason, which decides what
+ * collections does next (retry, invalidate the method, ask for a new mandate, open a dispute).
  */
 
 /**
- * The internal reasons. Pairs that share a row in §2.5 (payment_stopped / authorisation_revoked, unauthorised /
- * disputed, account_frozen / legal, expired_card / lost_stolen) are kept apart because the codes say which of the
+ * The internal reasons. Pairs that share a row in the design (payment_stopped / authorisation_revoked, unauthorised
+ * / disputed, account_frozen / legal, expired_card / lost_stolen) are kept apart because the codes say which of the
  * two happened; `unclassified` is a code no table here knows.
  */
 export const RETURN_REASONS = [
@@ -32,10 +32,10 @@ export const RETURN_REASONS = [
 export type ReturnReason = (typeof RETURN_REASONS)[number];
 
 /**
- * A rail's code in the taxonomy. `retryable` means the same collection may be presented again automatically
- * (within the scheme's limits, §4.2); everything else waits for a person, a corrected file, a new method or a new
- * mandate. It belongs to the code, not the reason: SA code 22 and ACH R09 are both uncleared funds, but only the
- * ACH one may be re-presented.
+ * A rail's code in the taxonomy. `retryable` means the same collection may be presented again automatically (within
+ * the scheme's limits: docs/design/batches.md, "Presenting again"); everything else waits for a person, a corrected
+ * file, a new method or a new mandate. It belongs to the code, not the reason: SA code 22 and ACH R09 are both
+ * uncleared funds, but only the ACH one may be re-presented.
  */
 export interface ReasonMapping {
   readonly reason: ReturnReason;
@@ -49,9 +49,9 @@ function mapping(reason: ReturnReason, retryable = false): ReasonMapping {
 }
 
 /**
- * SA EFT unpaid codes (Bankserv EF70, §2.1). 02 may be re-run on the next mandated date (§4.2 limits it to once);
- * 22 is permanent in the current Netcash table; 83 is the one technical code that says "retry allowed". The
- * card-only codes 81-90 other than 83 belong to the card rail.
+ * SA EFT unpaid codes (Bankserv EF70; docs/design/batches.md, "SA debit orders"). 02 may be re-run on the next
+ * mandated date (once: "Presenting again"); 22 is permanent in the current Netcash table; 83 is the one technical
+ * code that says "retry allowed". The card-only codes 81-90 other than 83 belong to the card rail.
  */
 const SA_EFT: Readonly<Record<string, ReasonMapping>> = {
   '02': mapping('insufficient_funds', true),
@@ -79,9 +79,9 @@ const SA_EFT: Readonly<Record<string, ReasonMapping>> = {
 };
 
 /**
- * ACH return codes (§2.3). R01 and R09 may be re-initiated up to twice within 180 days; R11 (not in accordance
- * with the authorisation) is a dispute like R10. R13 and R17-R28 are file and entry errors: resubmit after
- * correction, never unchanged.
+ * ACH return codes (docs/design/batches.md, "ACH"). R01 and R09 may be re-initiated up to twice within 180 days; R11
+ * (not in accordance with the authorisation) is a dispute like R10. R13 and R17-R28 are file and entry errors:
+ * resubmit after correction, never unchanged.
  */
 const ACH: Readonly<Record<string, ReasonMapping>> = {
   R01: mapping('insufficient_funds', true),
@@ -105,9 +105,10 @@ const ACH: Readonly<Record<string, ReasonMapping>> = {
 };
 
 /**
- * SEPA reason codes of rejects, returns and refunds (§2.2; the SDD rulebook's list). MS03 (reason not specified)
- * counts as insufficient funds, as §2.5 says, because banks use it to hide AM04 for data protection; the retry
- * limits of §4.2 stop it repeating if it hid a closed account. Format and data rejects are technical.
+ * SEPA reason codes of rejects, returns and refunds (docs/design/batches.md, "SEPA direct debits"; the SDD
+ * rulebook's list). MS03 (reason not specified) counts as insufficient funds, as the design says, because banks use
+ * it to hide AM04 for data protection; the limits on presenting again stop it repeating if it hid a closed account.
+ * Format and data rejects are technical.
  */
 const SEPA: Readonly<Record<string, ReasonMapping>> = {
   AC01: mapping('invalid_account'),

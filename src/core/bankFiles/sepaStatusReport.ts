@@ -54,7 +54,7 @@ export interface TransactionStatusReport {
   status: TransactionStatus;
   /** The first reason code, the transaction's own or else inherited like the status. */
   reasonCode: string | undefined;
-  /** The reason in the return taxonomy (design note §2.5), for a rejected transaction that has a code. */
+  /** The reason in the return taxonomy (docs/bank-files.md, "Return reasons") of a rejected transaction's code. */
   reason: ReasonMapping | undefined;
   additionalInfo: string[];
   /** From OrgnlTxRef/Amt/InstdAmt when the bank echoes the amount. */

@@ -18,11 +18,11 @@ import { batchRef } from './batch.service.ts';
 import { recordLine } from './batchLine.service.ts';
 
 /**
- * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail and action date, at
- * most 500 lines each (design note §2.4). Bundling never submits: a person reviews and submits each batch
+ * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail and action date, at most
+ * 500 lines each (docs/design/batches.md, "States"). Bundling never submits: a person reviews and submits each batch
  * (PUT /v1/batches/submit), as the public service does. An invoice is bundled when its due date (or the date it is
- * to be presented again) is within the lead time a batch submitted today needs; its action date is that date, or
- * the earliest the rail allows when that has passed, on a business day.
+ * to be presented again) is within the lead time a batch submitted today needs; its action date is that date, or the
+ * earliest the rail allows when that has passed, on a business day.
  */
 
 const PAGE = 100;

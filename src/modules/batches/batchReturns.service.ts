@@ -20,13 +20,16 @@ import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { batchRowByToken } from './batch.service.ts';
 
 /**
- * What the bank says about a batch's lines after the fact: an unpaid (a return, a reject, a dispute, a refund)
- * fails its line's payment and reopens its invoices, whenever it comes (design note §2.4: also after `processed`).
- * Reports come from the gateway (batchRun.service.ts), from the bank's files uploaded for a bankfile gateway, or
- * one line at a time through the API.
+ * What the bank says about a batch's lines after the fact: an unpaid (a return, a reject, a dispute, a refund) fails
+ * its line's payment and reopens its invoices, whenever it comes (docs/design/batches.md, "States": also after
+ * `processed`). Reports come from the gateway (batchRun.service.ts), from the bank's files uploaded for a bankfile
+ * gateway, or one line at a time through the API.
  */
 
-/** Returns that say the account itself can no longer be debited: its isValid goes false (design note §2.5). */
+/**
+ * Returns that say the account itself can no longer be debited: its isValid goes false (docs/design/batches.md,
+ * "Return reasons").
+ */
 const INVALIDATING: ReadonlySet<ReturnReason> = new Set([
   'account_closed',
   'invalid_account',

@@ -28,7 +28,8 @@ import { applyReport } from './batchReturns.service.ts';
  * What the collection run does with batches, for each account (src/billing/billRun.ts), in this order:
  * 1. bundles due debit-order invoices into open automatic batches (batchBundling.service.ts);
  * 2. builds the batches a person submitted: checks every line, then hands the batch to the gateway (or readies its
- *    bank file): `submitted`, or back to `open` with BuildError naming each bad line (design note §2.4);
+ *    bank file): `submitted`, or back to `open` with BuildError naming each bad line (docs/design/batches.md,
+ *    "States");
  * 3. follows batches in flight: `processing` from the action date, the gateway's reports applied (an unpaid fails
  *    its line, batchReturns.service.ts), lines nobody returned within the rail's window settled, and `processed`
  *    once every line is final;
@@ -229,7 +230,7 @@ async function finishBuild(
 
 /**
  * The batch is on its way to the bank: each invoice its lines pay has one more try (NumTries counts attempts that
- * reached a gateway) and no next one until the bank answers (design note §4.3).
+ * reached a gateway) and no next one until the bank answers (docs/design/batches.md, "NumTries for debits").
  */
 async function countTries(
   ctx: ServiceContext,

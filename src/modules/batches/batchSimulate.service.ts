@@ -10,11 +10,11 @@ import { batchRowByToken } from './batch.service.ts';
 import { recordLineResult } from './batchReturns.service.ts';
 
 /**
- * POST /v1/test/simulate on a batch line, or on a whole batch (design note collections.md §1.3): what a test-mode
- * gateway's bank would report, now, taking the path a real report takes (the line's result: a return fails it,
- * invalidates the account when the code says so and schedules the next presentation). `paid` settles, `unpaid:<code>`
- * returns with the rail's code, `dispute` and `refund` return with the rail's code for them. Test accounts only, as
- * for a card payment.
+ * POST /v1/test/simulate on a batch line, or on a whole batch (docs/design/collections.md, "Late events"): what a
+ * test-mode gateway's bank would report, now, taking the path a real report takes (the line's result: a return fails
+ * it, invalidates the account when the code says so and schedules the next presentation). `paid` settles,
+ * `unpaid:<code>` returns with the rail's code, `dispute` and `refund` return with the rail's code for them. Test
+ * accounts only, as for a card payment.
  */
 
 /** The rail's code for a debtor's dispute or refund of an authorised debit. */

@@ -1,8 +1,8 @@
 /**
  * Payment batches: bank debits collected together through a gateway, or as a bank file (spec part 2, Batches;
- * design note collections.md §2.4). Routes: batches.routes.ts. The engine (src/billing/billRun.ts) runs
- * `runBatches` for each account after card collection: due debit-order invoices bundled, submitted batches built,
- * batches in flight followed to processed, late returns applied.
+ * docs/design/batches.md). Routes: batches.routes.ts. The engine (src/billing/billRun.ts) runs `runBatches` for each
+ * account after card collection: due debit-order invoices bundled, submitted batches built, batches in flight
+ * followed to processed, late returns applied.
  */
 export type { Batch } from './batch.service.ts';
 export { batchesByTokens } from './batch.service.ts';

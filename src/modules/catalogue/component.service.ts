@@ -197,8 +197,8 @@ export async function editComponent(
   await findComponentOrThrow(ctx, componentId);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
   if (changes.component_code !== undefined) await assertCodeFree(ctx, changes.component_code, componentId);
-  // NOTE: once subscriptions exist (issue 4), changing Type or Scheme of a component in use changes what its
-  // subscribers are charged; that will be refused (409) there, as public notes say prices change by versions.
+  // NOTE: Type and Scheme may change while subscriptions carry the component; docs/spec-decisions.md, "Components",
+  // says why.
   try {
     await withTransaction(ctx, async (tctx) => {
       const before = await snapshotResource(tctx, componentRef(componentId));

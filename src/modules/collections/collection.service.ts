@@ -37,8 +37,8 @@ import { applyChargeEvents } from './chargeEvents.service.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 
 /**
- * Automatic collection of card invoices (issue 13; design note collections.md §4). Each attempt is claimed, then
- * charged, then recorded:
+ * Automatic collection of card invoices (docs/gateways.md, "Automatic collection of card invoices";
+ * docs/design/collections.md, "Retries"). Each attempt is claimed, then charged, then recorded:
  * 1. claimed in a transaction under the customer's lock: an attempt row (unique per invoice and attempt number,
  *    so two processes cannot both start attempt n) with the amount the invoice owes and an idempotency key;
  * 2. charged outside any transaction, with that key;
@@ -200,7 +200,7 @@ async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Pr
         started_at: nowInstant(tctx),
         leased_at: systemClock.now().toISOString(),
       });
-      // In flight: no next try until this one is answered (design note §4.3).
+      // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
       await setCollectionSchedule(tctx, invoice.id, { addTry: false, nextTryDate: null });
       // The customer's settings can collect it again: the problem they were told of is solved.
       if (invoice.reportedProblem !== null) await setCollectionProblem(tctx, invoice.id, null);

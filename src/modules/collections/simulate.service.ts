@@ -7,11 +7,11 @@ import type { Payment } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 
 /**
- * POST /v1/test/simulate (design note collections.md §1.3; GoCardless and Wise offer the same): a late answer from
- * a test-mode gateway about a payment it collected, without waiting for it. It takes the path a real one would.
- * `dispute` and `refund` reverse a settled or pending payment; `unpaid:<code>` fails one with the rail's code;
- * `paid` settles a pending one. Test accounts only (a live account may have a test-mode gateway, but its payments are
- * its books: docs/gateways.md).
+ * POST /v1/test/simulate (docs/design/collections.md, "Late events"; GoCardless and Wise offer the same): a late
+ * answer from a test-mode gateway about a payment it collected, without waiting for it. It takes the path a real one
+ * would. `dispute` and `refund` reverse a settled or pending payment; `unpaid:<code>` fails one with the rail's
+ * code; `paid` settles a pending one. Test accounts only (a live account may have a test-mode gateway, but its
+ * payments are its books: docs/gateways.md).
  */
 export const SIMULATE_SCENARIOS = ['paid', 'dispute', 'refund', 'unpaid:<code>'] as const;
 

@@ -23,7 +23,7 @@ export function toCustomerDto({ row, status, figures }: CustomerWithFigures): Cu
     Address2: row.address2,
     City: row.city,
     State: row.state,
-    // A customer given only countryID shows its country's name (issue 11), so clients need no lookup.
+    // A customer given only countryID shows its country's name (docs/spec-decisions.md, Customers, "Fields").
     Country: row.country || (row.country_id === null ? null : (findCountry(row.country_id)?.name ?? null)),
     ZipCode: row.zip_code,
     CountryState: row.country_state,

@@ -18,9 +18,10 @@ import { signWebhook } from './webhookSigning.ts';
 import { addressAllowed, webhookUrlPolicy } from './webhookUrlPolicy.ts';
 
 /**
- * Sends webhook deliveries and records each attempt (design note §2.7). The worker (webhook.worker.ts) leases due
- * deliveries and hands each to `attemptDelivery`; an attempt is a POST of the stored event body, signed, and one
- * transaction recording the attempt, the delivery's new state and the endpoint's (failing since when, disabled).
+ * Sends webhook deliveries and records each attempt (docs/design/webhooks.md, "Sending"). The worker
+ * (webhook.worker.ts) leases due deliveries and hands each to `attemptDelivery`; an attempt is a POST of the stored
+ * event body, signed, and one transaction recording the attempt, the delivery's new state and the endpoint's
+ * (failing since when, disabled).
  */
 
 /** What the worker needs of accounts, which live in a module above this one: the composition root supplies it. */

@@ -1,6 +1,7 @@
 /**
- * When a webhook delivery is tried again (design note §2.7, the Standard Webhooks example schedule): the delays
- * after each attempt, ±20 % jitter, ten attempts in all, the last about 3.1 days after the first.
+ * When a webhook delivery is tried again (docs/design/webhooks.md, "Retries": the Standard Webhooks example
+ * schedule): the delays after each attempt, ±20 % jitter, ten attempts in all, the last about 3.1 days after the
+ * first.
  */
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -25,7 +26,7 @@ export const JITTER = 0.2;
 /**
  * The wait before the next attempt after `attemptsMade` attempts, or undefined when none is left. A receiver's
  * Retry-After (429 and 503) is honoured when it asks for longer than our schedule, up to the step after the next
- * one, so that a receiver cannot push a delivery out of the schedule's days (svix-webhooks issue 2200).
+ * one, so that a receiver cannot push a delivery out of the schedule's days (docs/design/webhooks.md, "Retries").
  */
 export function nextRetryDelayMs(
   attemptsMade: number,

@@ -33,7 +33,7 @@ export interface WebhookEndpointChanges {
 }
 
 const SECRET_PREFIX = 'whsec_';
-/** Standard Webhooks asks for 24 to 64 random bytes; 32 is the design note's choice (§2.7). */
+/** Standard Webhooks asks for 24 to 64 random bytes; 32 is our choice (docs/design/webhooks.md, "Secrets"). */
 const SECRET_BYTES = 32;
 
 const endpointRef = (id: number): ResourceRef => ({ type: 'webhook_endpoint', id });
@@ -251,7 +251,8 @@ export async function disableEndpoint(ctx: ServiceContext, id: number, reason: s
 
 /**
  * Replaces the signing secret. The replaced one keeps signing beside the new one for `previousExpiresInSeconds`
- * (design note §2.7: 0 ends it at once, after a leak); a secret replaced earlier is dropped, so at most two sign.
+ * (docs/design/webhooks.md, "Secrets": 0 ends it at once, after a leak); a secret replaced earlier is dropped, so at
+ * most two sign.
  */
 export async function rotateWebhookSecret(
   ctx: ServiceContext,

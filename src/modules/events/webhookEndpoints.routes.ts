@@ -31,7 +31,7 @@ import {
 
 const tags = ['Webhook endpoints'];
 
-/** Webhook endpoints, their deliveries, resend and recover (design note §2.7; docs/webhooks.md). */
+/** Webhook endpoints, their deliveries, resend and recover (docs/webhooks.md, "Webhook endpoints"). */
 export function registerWebhookEndpointRoutes(app: App): void {
   app.post(
     '/webhookendpoints',

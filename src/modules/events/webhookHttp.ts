@@ -6,11 +6,11 @@ import type { LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 
 /**
- * One webhook POST (design note §2.7): redirects are never followed (a 3xx is the receiver's answer and a failure),
- * one timeout covers the whole attempt (look-up, connect, request and response), and at most 1 KB of the response
- * is kept. The address is checked when the connection is made, on every address the name resolves to, so that a
- * name that resolved to a public address when the endpoint was saved cannot later point us at a private one (DNS
- * rebinding); an IP literal is checked before connecting, since Node does not look it up.
+ * One webhook POST (docs/design/webhooks.md, "Sending"): redirects are never followed (a 3xx is the receiver's
+ * answer and a failure), one timeout covers the whole attempt (look-up, connect, request and response), and at most
+ * 1 KB of the response is kept. The address is checked when the connection is made, on every address the name
+ * resolves to, so that a name that resolved to a public address when the endpoint was saved cannot later point us at
+ * a private one (DNS rebinding); an IP literal is checked before connecting, since Node does not look it up.
  */
 export interface WebhookRequest {
   url: string;

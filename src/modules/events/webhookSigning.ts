@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 
 /**
- * Standard Webhooks signatures (design note §2.1): `v1,` and the base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`
- * under the secret's bytes, the base64 after `whsec_`. Several secrets in force (a rotation's overlap) give
- * several space-separated entries, so a receiver holding either secret verifies.
+ * Standard Webhooks signatures (docs/design/webhooks.md, "Signing"): `v1,` and the base64 HMAC-SHA256 of
+ * `${id}.${timestamp}.${body}` under the secret's bytes, the base64 after `whsec_`. Several secrets in force (a
+ * rotation's overlap) give several space-separated entries, so a receiver holding either secret verifies.
  */
 export function signWebhook(
   secrets: readonly string[],

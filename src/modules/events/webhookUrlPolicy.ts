@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 /**
- * Where webhooks may be sent (design note §2.7, Standard Webhooks' SSRF advice): `https` only unless allowed,
+ * Where webhooks may be sent (docs/design/webhooks.md, "Endpoint addresses"): `https` only unless allowed,
  * and never to the service's own networks (private, loopback, link-local, ...) unless an operator lists those
  * addresses. The URL's literal host is checked when an endpoint is saved; the delivery's HTTP client checks every
  * address a name resolves to when it connects (`addressAllowed`), so a name rebound to an internal address after

@@ -21,11 +21,11 @@ import * as repo from './testGateway.repository.ts';
 import { testGatewayBatches } from './testGatewayBatches.ts';
 
 /**
- * The built-in test gateway: a simulated provider whose outcomes are chosen by magic card numbers (docs/gateways.md,
- * design note collections.md §1.3; Stripe's numbers keep Stripe's meaning). Outcomes are never chosen by amount:
- * amounts come from the catalogue and proration, and would collide. Every magic number passes Luhn, so the tests run
- * the production validation path. Like a provider, it keeps its vault and its charges (by idempotency key) on its own
- * side, in tables of its own.
+ * The built-in test gateway: a simulated provider whose outcomes are chosen by magic card numbers (docs/gateways.md;
+ * docs/design/collections.md, "Test gateway"; Stripe's numbers keep Stripe's meaning). Outcomes are never chosen by
+ * amount: amounts come from the catalogue and proration, and would collide. Every magic number passes Luhn, so the
+ * tests run the production validation path. Like a provider, it keeps its vault and its charges (by idempotency key)
+ * on its own side, in tables of its own.
  */
 
 /** What a card does: refused when vaulted, or on each charge declined, failed or unanswered. */
@@ -80,8 +80,9 @@ const BEHAVIOUR_BY_MASK = new Map(Object.entries(TEST_CARDS).map(([number, b]) =
 const APPROVE = 'approve';
 
 /**
- * SA account numbers by what the bank's account verification (AVS) answers (design note collections.md §1.3); any
- * other account, and every ACH and SEPA account (those schemes check no more than the number), is a full match.
+ * SA account numbers by what the bank's account verification (AVS) answers (docs/design/collections.md,
+ * "Bank-account validation"); any other account, and every ACH and SEPA account (those schemes check no more than
+ * the number), is a full match.
  */
 export const TEST_BANK_ACCOUNTS: Readonly<Record<string, BankValidationResult>> = {
   '9800000001': {

@@ -13,10 +13,10 @@ import type {
 } from './gatewayContract.ts';
 
 /**
- * The test gateway's batches: every line is paid unless its account number or IBAN says otherwise (design note
- * collections.md §1.3, docs/gateways.md). A paid line is never reported: like a real provider, the gateway speaks
- * only of returns, and a line nobody returned within the rail's window is paid. Reports are dated in business
- * time, so a test clock brings them.
+ * The test gateway's batches: every line is paid unless its account number or IBAN says otherwise
+ * (docs/design/collections.md, "Test gateway"; docs/gateways.md, "The test gateway's bank accounts"). A paid line is
+ * never reported: like a real provider, the gateway speaks only of returns, and a line nobody returned within the
+ * rail's window is paid. Reports are dated in business time, so a test clock brings them.
  */
 
 /** What happens to a line: returned with `code`, `days` after the action date (business days unless `calendar`). */

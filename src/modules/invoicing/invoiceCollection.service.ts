@@ -281,8 +281,9 @@ export async function collectionMethodOf(ctx: ServiceContext, invoiceId: number)
 }
 
 /**
- * Records a collection attempt's effect on the invoice (design note collections.md §4.3): NumTries counts the
- * attempts that reached a gateway; NextTryDate is the next automatic attempt, or null (in flight, stopped, paid).
+ * Records a collection attempt's effect on the invoice (docs/design/collections.md, "NumTries and NextTryDate"):
+ * NumTries counts the attempts that reached a gateway; NextTryDate is the next automatic attempt, or null (in
+ * flight, stopped, paid).
  */
 export function setCollectionSchedule(
   ctx: ServiceContext,
@@ -333,9 +334,9 @@ export function setCollectionMethodAndTry(
 }
 
 /**
- * NextTryDate of an invoice as it is issued (design note §4.3: before the first attempt it is that attempt): the
- * start of its due date in the account's time zone for an issued card invoice with a gateway and a method; null
- * otherwise (a draft, or money collected another way).
+ * NextTryDate of an invoice as it is issued (docs/design/collections.md, "NumTries and NextTryDate": before the
+ * first attempt it is that attempt): the start of its due date in the account's time zone for an issued card invoice
+ * with a gateway and a method; null otherwise (a draft, or money collected another way).
  */
 export function firstCollectionTry(
   invoice: {

@@ -109,9 +109,9 @@ export async function addToInvoiceMoney(
     today(ctx),
   );
   const balanceMinor = invoiceBalances(money).balanceMinor;
-  // Design note collections.md §4.2: money that covers the invoice clears its next try. (Money taken away again
-  // does not bring it back: an invoice never tried is still collected from its due date, see
-  // listInvoicesDue, and one tried before was settled by hand.)
+  // docs/design/collections.md, "Retries": money that covers the invoice clears its next try. (Money taken away
+  // again does not bring it back: an invoice never tried is still collected from its due date, see listInvoicesDue,
+  // and one tried before was settled by hand.)
   if (balanceMinor <= 0 && row.next_try_date !== null) {
     await repo.setNextTryDate(ctx.db, ctx.account.id, invoiceId, null);
   }

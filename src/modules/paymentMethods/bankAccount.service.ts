@@ -179,7 +179,8 @@ function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): 
       if (bicProblemText) problems.push({ field: field('BIC'), message: bicProblemText });
     }
     if (iban !== null && bic !== null && !ibanProblemText && !bicProblemText) {
-      // Design note, collections §5.1: the BIC's country is the IBAN's, bar territories sharing a scheme.
+      // The BIC's country is the IBAN's, bar territories sharing a scheme (docs/design/collections.md, "Bank-account
+      // validation").
       const mismatch = bicCountryProblem(iban, bic);
       if (mismatch) problems.push({ field: field('BIC'), message: mismatch });
     }
@@ -393,11 +394,12 @@ export async function editBankAccount(
 }
 
 /**
- * POST /v1/ValidateBankAccount/{gatewayID} (design note collections.md §5.3): the offline checks an add makes (422
- * naming the field), then the gateway's own validation (the test gateway answers by account number, as a bank's
- * AVS would). When the body names a customer, its stored bank accounts with these details take the answer: isValid
- * true on a match, false on a permanent refusal, each change a `payment_method.updated`. A refusal is then a 422
- * naming the account (the stored methods keep what they learnt); an answer still pending leaves them as they are.
+ * POST /v1/ValidateBankAccount/{gatewayID} (docs/design/collections.md, "Bank-account validation"): the offline
+ * checks an add makes (422 naming the field), then the gateway's own validation (the test gateway answers by account
+ * number, as a bank's AVS would). When the body names a customer, its stored bank accounts with these details take
+ * the answer: isValid true on a match, false on a permanent refusal, each change a `payment_method.updated`. A
+ * refusal is then a 422 naming the account (the stored methods keep what they learnt); an answer still pending
+ * leaves them as they are.
  */
 export async function validateBankAccount(
   ctx: ServiceContext,

@@ -66,7 +66,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('notes', 'text')
     .addColumn('terms', 'text')
     .addColumn('total_minor', 'bigint', (c) => c.notNull())
-    // Maintained by the ledger in the transaction that allocates or removes money (issue 5).
+    // Maintained by the ledger in the transaction that allocates or removes money (docs/spec-decisions.md,
+    // "Money movements").
     .addColumn('paid_actual_minor', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('paid_pending_minor', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('negative_adjs_minor', 'bigint', (c) => c.notNull().defaultTo(0))
