@@ -193,10 +193,8 @@ export async function debtorLines(
   return lines;
 }
 
-// The official XSD sits in shared/ beside the repository (a fresh clone in CI has ../shared/ next to it).
-const PAIN_008_XSD = fileURLToPath(
-  new URL('../../../shared/fixtures/iso20022/pain.008.001.02.xsd', import.meta.url),
-);
+// The official XSD (test/fixtures/README.md).
+const PAIN_008_XSD = fileURLToPath(new URL('../fixtures/iso20022/pain.008.001.02.xsd', import.meta.url));
 
 /** Throws with xmllint's own message unless the document validates against the official pain.008.001.02 XSD. */
 export function validatePain008(xml: string): void {

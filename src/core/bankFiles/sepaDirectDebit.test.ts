@@ -17,10 +17,8 @@ import {
   type SepaDirectDebitLine,
 } from './sepaDirectDebit.ts';
 
-// The official XSD sits in shared/ beside the repository (a fresh clone in CI has ../shared/ next to it).
-const XSD = fileURLToPath(
-  new URL('../../../../shared/fixtures/iso20022/pain.008.001.02.xsd', import.meta.url),
-);
+// The official XSD (test/fixtures/README.md).
+const XSD = fileURLToPath(new URL('../../../test/fixtures/iso20022/pain.008.001.02.xsd', import.meta.url));
 
 /** xmllint's verdict on the document against the official XSD; throws with xmllint's own message if invalid. */
 function validateAgainstXsd(xml: string): void {
