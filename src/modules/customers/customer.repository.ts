@@ -3,8 +3,10 @@ import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
 import type { CustomersTable } from '../../storage/schema.ts';
+import { customerStatus } from './customer.ts';
+import type { Customer } from './customer.ts';
 
-export type CustomerRow = Selectable<CustomersTable>;
+type CustomerRow = Selectable<CustomersTable>;
 export type NewCustomerRow = Insertable<CustomersTable>;
 export type CustomerChanges = Updateable<Omit<CustomersTable, 'id' | 'account_id' | 'created_at'>>;
 
@@ -47,6 +49,51 @@ const CUSTOMER_COLUMNS = [
   'updated_at',
 ] as const;
 
+/** The one place a customer's columns become the domain's names (booleans read with Boolean(): SQLite's are 1/0). */
+function customerFromRow(row: CustomerRow): Customer {
+  const isActive = Boolean(row.is_active);
+  const isSuspended = Boolean(row.is_suspended);
+  return {
+    id: row.id,
+    reference: row.reference,
+    isCompany: Boolean(row.is_company),
+    name: row.name,
+    lastName: row.last_name,
+    registrationNumber: row.registration_number,
+    vatNo: row.vat_no,
+    company: row.company,
+    email: row.email,
+    emailCc: row.email_cc,
+    cell: row.cell,
+    tel: row.tel,
+    fax: row.fax,
+    address1: row.address1,
+    address2: row.address2,
+    city: row.city,
+    state: row.state,
+    country: row.country,
+    zipCode: row.zip_code,
+    countryState: row.country_state,
+    countryId: row.country_id,
+    countryStateId: row.country_state_id,
+    primaryGatewayId: row.primary_gateway_id,
+    currencyCode: row.currency_code,
+    isSuspended,
+    suspendedAt: row.suspended_at,
+    isActive,
+    isWaiveTaxes: Boolean(row.is_waive_taxes),
+    paymentMethod: row.payment_method,
+    autoSendInvoice: Boolean(row.auto_send_invoice),
+    autoSendStatement: Boolean(row.auto_send_statement),
+    statementDate: row.statement_date,
+    statementLastSentAt: row.statement_last_sent_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    status: customerStatus({ isActive, isSuspended }),
+    row,
+  };
+}
+
 const customerById = preparedQuery((db, accountId: number, customerId: number) =>
   db
     .selectFrom('customers')
@@ -59,8 +106,9 @@ export async function findCustomer(
   db: Db,
   accountId: number,
   customerId: number,
-): Promise<CustomerRow | undefined> {
-  return (await customerById(db, accountId, customerId))[0];
+): Promise<Customer | undefined> {
+  const row = (await customerById(db, accountId, customerId))[0];
+  return row && customerFromRow(row);
 }
 
 export async function customerExists(db: Db, accountId: number, customerId: number): Promise<boolean> {
@@ -86,8 +134,13 @@ export function findCustomerIdByReference(
     .executeTakeFirst();
 }
 
-export function listCustomers(db: Db, accountId: number, page: Page, ids?: number[]): Promise<CustomerRow[]> {
-  return db
+export async function listCustomers(
+  db: Db,
+  accountId: number,
+  page: Page,
+  ids?: number[],
+): Promise<Customer[]> {
+  const rows = await db
     .selectFrom('customers')
     .select(CUSTOMER_COLUMNS)
     .where('account_id', '=', accountId)
@@ -96,6 +149,7 @@ export function listCustomers(db: Db, accountId: number, page: Page, ids?: numbe
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(customerFromRow);
 }
 
 /** The account's customers with these ids (a batch read by key: no paging, no order). */
@@ -107,9 +161,9 @@ const customersByIds = preparedQuery((db, accountId: number, ids: readonly numbe
     .where('id', 'in', ids),
 );
 
-export function findCustomers(db: Db, accountId: number, ids: readonly number[]): Promise<CustomerRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return customersByIds(db, accountId, ids);
+export async function findCustomers(db: Db, accountId: number, ids: readonly number[]): Promise<Customer[]> {
+  if (ids.length === 0) return [];
+  return (await customersByIds(db, accountId, ids)).map(customerFromRow);
 }
 
 export async function insertCustomer(db: Db, row: NewCustomerRow): Promise<number> {

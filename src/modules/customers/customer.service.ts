@@ -10,7 +10,8 @@ import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './customer.repository.ts';
-import type { CustomerChanges, CustomerRow } from './customer.repository.ts';
+import type { CustomerChanges } from './customer.repository.ts';
+import type { Customer } from './customer.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import * as contactRepo from './contact.repository.ts';
 import * as noteRepo from './note.repository.ts';
@@ -18,8 +19,6 @@ import type { CustomFieldValue } from './customField.service.ts';
 import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
 import { customerUses } from './customerUses.ts';
-
-export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
 
 /** The spec's payment methods, and bank_account, which its samples show. */
 export const PAYMENT_METHODS = [
@@ -40,11 +39,6 @@ export interface CustomerFigures {
   balanceMinor: number;
   activeSubscriptions: number;
   primaryPaymentMethod: { paymentMethodId: number; token: string } | null;
-}
-
-export interface Customer {
-  row: CustomerRow;
-  status: CustomerStatus;
 }
 
 export type CustomerWithFigures = Customer & { figures: CustomerFigures };
@@ -84,20 +78,10 @@ export interface CustomerInput {
   customFields?: CustomFieldValue[];
 }
 
-/** Spec: comp_status; the original's values are Active, Suspended and Archived (archived = not isActive). */
-export function customerStatus(row: Pick<CustomerRow, 'is_active' | 'is_suspended'>): CustomerStatus {
-  if (!row.is_active) return 'Archived';
-  return row.is_suspended ? 'Suspended' : 'Active';
-}
-
-function customerFromRow(row: CustomerRow): Customer {
-  return { row, status: customerStatus(row) };
-}
-
 export async function getCustomer(ctx: ServiceContext, customerId: number): Promise<Customer> {
-  const row = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
-  if (!row) throw new NotFoundError('Customer', customerId);
-  return customerFromRow(row);
+  const customer = await repo.findCustomer(ctx.db, ctx.account.id, customerId);
+  if (!customer) throw new NotFoundError('Customer', customerId);
+  return customer;
 }
 
 /** The account's customers with these ids, by id (ids it cannot see are left out): a fixed number of statements. */
@@ -107,8 +91,8 @@ export async function customersByIds(
 ): Promise<Map<number, Customer>> {
   if (customerIds.length === 0) return new Map();
   const ids = [...new Set(customerIds)];
-  const rows = await repo.findCustomers(ctx.db, ctx.account.id, ids);
-  return new Map(rows.map((row) => [row.id, customerFromRow(row)]));
+  const customers = await repo.findCustomers(ctx.db, ctx.account.id, ids);
+  return new Map(customers.map((customer) => [customer.id, customer]));
 }
 
 /**
@@ -137,7 +121,7 @@ export function countCustomersWithCurrency(ctx: ServiceContext, currencyCode: st
 }
 
 export async function listCustomers(ctx: ServiceContext, page: Page, ids?: number[]): Promise<Customer[]> {
-  return (await repo.listCustomers(ctx.db, ctx.account.id, page, ids)).map(customerFromRow);
+  return repo.listCustomers(ctx.db, ctx.account.id, page, ids);
 }
 
 export async function listCustomersWithCustomFields(
@@ -147,16 +131,16 @@ export async function listCustomersWithCustomFields(
   const customers = await listCustomers(ctx, page);
   const values = await customFieldValues(
     ctx,
-    customers.map((c) => c.row.id),
+    customers.map((c) => c.id),
   );
-  return customers.map((customer) => ({ customer, customFields: values.get(customer.row.id) ?? [] }));
+  return customers.map((customer) => ({ customer, customFields: values.get(customer.id) ?? [] }));
 }
 
 function checkedChanges(
   ctx: ServiceContext,
   input: CustomerInput,
   problems: FieldProblem[],
-  current?: CustomerRow,
+  current?: Customer,
 ): CustomerChanges {
   const changes: CustomerChanges = {};
 
@@ -203,10 +187,8 @@ function checkedChanges(
     // countryID alone is refused while the stored state lies in the old country.
     problems.push(
       ...checkCountryAndState(
-        input.countryId !== undefined ? input.countryId : (current?.country_id ?? null),
-        changes.country_state_id !== undefined
-          ? changes.country_state_id
-          : (current?.country_state_id ?? null),
+        input.countryId !== undefined ? input.countryId : (current?.countryId ?? null),
+        changes.country_state_id !== undefined ? changes.country_state_id : (current?.countryStateId ?? null),
       ),
     );
   }
@@ -241,7 +223,7 @@ function checkedChanges(
 /** Archive/reopen and suspend/unsuspend, also when a create or edit sets isActive or isSuspended. */
 function statusChanges(
   ctx: ServiceContext,
-  current: CustomerRow | undefined,
+  current: Customer | undefined,
   input: CustomerInput,
 ): CustomerChanges {
   const changes: CustomerChanges = {};
@@ -251,7 +233,7 @@ function statusChanges(
     changes.is_suspended = suspend;
     // Spec: SuspendedDate is set when suspended. Suspending again keeps the first date (our choice).
     if (!suspend) changes.suspended_at = null;
-    else if (!current?.is_suspended) changes.suspended_at = ctx.clock.now().toISOString();
+    else if (!current?.isSuspended) changes.suspended_at = ctx.clock.now().toISOString();
   }
   return changes;
 }
@@ -327,7 +309,7 @@ export async function editCustomer(
   if (problems.length) throw new ValidationError(problems);
   if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
   // The gateway kept as it is passes even when disabled since: clients send back whole customers they read.
-  if (changes.primary_gateway_id && changes.primary_gateway_id !== current.primary_gateway_id) {
+  if (changes.primary_gateway_id && changes.primary_gateway_id !== current.primaryGatewayId) {
     await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
   }
   if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);
@@ -360,16 +342,16 @@ const customerRef = (id: number): ResourceRef => ({ type: 'customer', id });
 function customerChangeEvents(
   ref: ResourceRef,
   before: Snapshot,
-  current: CustomerRow,
+  current: Customer,
   status: CustomerChanges,
 ): EventToEmit[] {
   const events: EventToEmit[] = [{ type: 'customer.updated', ref, before }];
-  const moved = (key: 'is_active' | 'is_suspended') =>
-    status[key] !== undefined && Boolean(status[key]) !== Boolean(current[key]);
-  if (moved('is_active')) {
+  const moved = (changed: boolean | number | undefined, was: boolean) =>
+    changed !== undefined && Boolean(changed) !== was;
+  if (moved(status.is_active, current.isActive)) {
     events.push({ type: status.is_active ? 'customer.reopened' : 'customer.archived', ref, before });
   }
-  if (moved('is_suspended')) {
+  if (moved(status.is_suspended, current.isSuspended)) {
     events.push({ type: status.is_suspended ? 'customer.suspended' : 'customer.unsuspended', ref, before });
   }
   return events;

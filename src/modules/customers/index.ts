@@ -1,11 +1,6 @@
 /** Customers with their contacts, notes and custom fields. Routes: customers.routes.ts, contacts.routes.ts, notes.routes.ts. */
-export type {
-  BillingProfile,
-  Customer,
-  CustomerFigures,
-  CustomerStatus,
-  CustomerWithFigures,
-} from './customer.service.ts';
+export type { Customer, CustomerStatus } from './customer.ts';
+export type { BillingProfile, CustomerFigures, CustomerWithFigures } from './customer.service.ts';
 export {
   assertCustomerExists,
   billingProfiles,

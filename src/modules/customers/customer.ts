@@ -1,0 +1,56 @@
+import type { Selectable } from 'kysely';
+import type { CustomersTable } from '../../storage/schema.ts';
+
+/** Spec: comp_status; the original's values are Active, Suspended and Archived (archived = not isActive). */
+export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
+
+/**
+ * A customer as the domain sees it, made from its row by `customerFromRow` (customer.repository.ts): what other
+ * modules read of a customer, so a column can be renamed without touching them.
+ */
+export interface Customer {
+  id: number;
+  reference: string | null;
+  isCompany: boolean;
+  name: string;
+  lastName: string | null;
+  registrationNumber: string | null;
+  vatNo: string | null;
+  company: string | null;
+  email: string | null;
+  emailCc: string | null;
+  cell: string | null;
+  tel: string | null;
+  fax: string | null;
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  zipCode: string | null;
+  countryState: string | null;
+  countryId: number | null;
+  countryStateId: number | null;
+  primaryGatewayId: number | null;
+  currencyCode: string;
+  isSuspended: boolean;
+  /** An instant (ISO 8601, UTC); null unless suspended. */
+  suspendedAt: string | null;
+  isActive: boolean;
+  isWaiveTaxes: boolean;
+  paymentMethod: string | null;
+  autoSendInvoice: boolean;
+  autoSendStatement: boolean;
+  statementDate: string | null;
+  statementLastSentAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  status: CustomerStatus;
+  /** @deprecated The row, until the modules that read it move to the fields above; then it goes. */
+  row: Selectable<CustomersTable>;
+}
+
+export function customerStatus(flags: { isActive: boolean; isSuspended: boolean }): CustomerStatus {
+  if (!flags.isActive) return 'Archived';
+  return flags.isSuspended ? 'Suspended' : 'Active';
+}
