@@ -152,7 +152,7 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
   const card = checkedCard(ctx, input, problems);
   if (problems.length) throw new ValidationError(problems);
   const customer = await getCustomer(ctx, input.customerId);
-  const gateway = await cardGateway(ctx, customer.row.primary_gateway_id);
+  const gateway = await cardGateway(ctx, customer.primaryGatewayId);
   const { token } = await vaultCard(
     ctx,
     gateway,
@@ -171,7 +171,7 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
     ctx,
     {
       account_id: ctx.account.id,
-      customer_id: customer.row.id,
+      customer_id: customer.id,
       gateway_id: gateway.id,
       method_type: 'credit_card',
       token,
