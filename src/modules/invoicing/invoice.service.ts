@@ -103,7 +103,7 @@ export async function editInvoice(
       await repo.holdInvoice(trx, ctx.account.id, invoiceId);
       const before = await snapshotResource(tctx, invoiceRef(invoiceId));
       const changes: InvoiceChanges = {
-        customer_id: checked.customer.row.id,
+        customer_id: checked.customer.id,
         currency_code: checked.currencyCode,
         invoice_date: checked.invoiceDate,
         due_date: checked.dueDate,

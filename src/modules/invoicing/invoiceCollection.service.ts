@@ -91,14 +91,14 @@ export async function customerCollectionsOf(
   const result = new Map<number, CustomerCollection>();
   const automatic: Customer[] = [];
   for (const customer of customers) {
-    if (automaticMethodOf(customer.row.payment_method) !== null) automatic.push(customer);
-    else result.set(customer.row.id, { kind: 'manual', method: customer.row.payment_method });
+    if (automaticMethodOf(customer.paymentMethod) !== null) automatic.push(customer);
+    else result.set(customer.id, { kind: 'manual', method: customer.paymentMethod });
   }
   if (automatic.length === 0) return result;
   const [primaries, accountPrimary] = await Promise.all([
     primaryPaymentMethodsOf(
       ctx,
-      automatic.map((customer) => customer.row.id),
+      automatic.map((customer) => customer.id),
     ),
     findPrimaryGateway(ctx),
   ]);
@@ -108,7 +108,7 @@ export async function customerCollectionsOf(
   );
   const gatewayIds = new Set<number>();
   for (const customer of automatic) {
-    if (customer.row.primary_gateway_id !== null) gatewayIds.add(customer.row.primary_gateway_id);
+    if (customer.primaryGatewayId !== null) gatewayIds.add(customer.primaryGatewayId);
   }
   for (const method of methods.values()) if (method.gatewayId !== null) gatewayIds.add(method.gatewayId);
   if (accountPrimary) gatewayIds.add(accountPrimary.id);
@@ -127,7 +127,7 @@ export async function customerCollectionsOf(
     );
   };
   for (const customer of automatic) {
-    const primaryId = primaries.get(customer.row.id)?.paymentMethodId;
+    const primaryId = primaries.get(customer.id)?.paymentMethodId;
     const method = primaryId === undefined ? undefined : methods.get(primaryId);
     const primary = method && {
       id: method.id,
@@ -135,11 +135,7 @@ export async function customerCollectionsOf(
       isValid: method.isValid,
       gatewayId: method.gatewayId,
     };
-    const settings = {
-      paymentMethod: customer.row.payment_method,
-      primaryGatewayId: customer.row.primary_gateway_id,
-    };
-    result.set(customer.row.id, customerCollection(settings, primary, abilities, accountPrimary?.id ?? null));
+    result.set(customer.id, customerCollection(customer, primary, abilities, accountPrimary?.id ?? null));
   }
   return result;
 }
@@ -179,7 +175,7 @@ export async function withEffectiveCollection<T extends InvoiceCollection>(
   const following = invoices.filter((invoice) => invoice.followsCustomer);
   if (following.length === 0) return [...invoices];
   const collections = await customerCollectionsOf(ctx, [
-    ...new Map(following.map((invoice) => [invoice.customer.row.id, invoice.customer])).values(),
+    ...new Map(following.map((invoice) => [invoice.customer.id, invoice.customer])).values(),
   ]);
   const firstTryDue = (invoice: T) =>
     !invoice.isDraft &&
@@ -189,7 +185,7 @@ export async function withEffectiveCollection<T extends InvoiceCollection>(
     invoice.nextTryDate === null &&
     (invoice.id === null || !inFlight.has(invoice.id));
   return invoices.map((invoice) => {
-    const collection = invoice.followsCustomer ? collections.get(invoice.customer.row.id) : undefined;
+    const collection = invoice.followsCustomer ? collections.get(invoice.customer.id) : undefined;
     if (!collection) return invoice;
     // No try is planned while the settings leave it to the customer or cannot collect it; a retry scheduled
     // before is made by the first run after they can.

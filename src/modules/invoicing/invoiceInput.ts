@@ -329,7 +329,7 @@ export async function checkedInvoice(
   const problems: FieldProblem[] = [];
   const row = current?.row;
   const currencyCode =
-    input.currencyCode?.trim().toUpperCase() ?? row?.currency_code ?? customer.row.currency_code;
+    input.currencyCode?.trim().toUpperCase() ?? row?.currency_code ?? customer.currencyCode;
   const invoiceDate =
     checkedDate(ctx, input.invoiceDate, 'InvoiceDate', problems) ?? row?.invoice_date ?? today(ctx);
   const dueDate =
@@ -378,7 +378,7 @@ export async function checkedInvoice(
   }
   // Totals need good lines and a known currency (its minor unit).
   if (problems.length === 0 && currencyKnown) checkTotals(checked, problems);
-  await checkCollection(ctx, { ...checked, customerId: customer.row.id }, problems);
+  await checkCollection(ctx, { ...checked, customerId: customer.id }, problems);
   if (problems.length) throw new ValidationError(problems);
   return checked;
 }
@@ -386,7 +386,7 @@ export async function checkedInvoice(
 /** The checked invoice as insertInvoices takes it: made through the API (Source App). */
 export function newInvoiceOf(checked: CheckedInvoice, isDraft: boolean): NewInvoice {
   return {
-    customerId: checked.customer.row.id,
+    customerId: checked.customer.id,
     currencyCode: checked.currencyCode,
     invoiceDate: checked.invoiceDate,
     dueDate: checked.dueDate,

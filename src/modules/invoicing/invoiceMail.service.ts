@@ -51,10 +51,10 @@ function invoiceMail(
   row: InvoiceRow,
   collectionNote: string | undefined,
 ): OutgoingMail {
-  const customerName = [customer.row.name, customer.row.last_name].filter(Boolean).join(' ');
+  const customerName = [customer.name, customer.lastName].filter(Boolean).join(' ');
   return {
-    to: customer.row.email!,
-    cc: customer.row.email_cc,
+    to: customer.email!,
+    cc: customer.emailCc,
     ...invoiceMailText({
       accountName: ctx.account.name,
       customerName,
@@ -79,10 +79,10 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     throw new ConflictError('invoice_draft', `Invoice ${invoiceId} is a draft; finalize it first`);
   if (row.is_cancelled) throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is cancelled`);
   const customer = await getCustomer(ctx, row.customer_id);
-  if (!customer.row.email) {
+  if (!customer.email) {
     throw ValidationError.field(
       'Customer.Email',
-      `customer ${customer.row.id} has no e-mail address to send the invoice to`,
+      `customer ${customer.id} has no e-mail address to send the invoice to`,
       'customer_without_email',
     );
   }
@@ -118,7 +118,7 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
     const customers = await customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]);
     const sending = rows.flatMap((row) => {
       const customer = customers.get(row.customer_id);
-      return customer?.row.auto_send_invoice && customer.row.email ? [{ row, customer }] : [];
+      return customer?.autoSendInvoice && customer.email ? [{ row, customer }] : [];
     });
     const notes = await automaticCollectionNotes(
       ctx,

@@ -70,18 +70,18 @@ function sellerLines(seller: InvoiceSeller): string[] {
 
 /** The customer's address lines; the country and state by name, from their ids when no name was given. */
 function customerLines(invoice: Invoice): string[] {
-  const c = invoice.customer.row;
-  const state = c.state || (c.country_state_id === null ? null : findState(c.country_state_id)?.name);
-  const country = c.country || (c.country_id === null ? null : findCountry(c.country_id)?.name);
-  const person = [c.name, c.last_name].filter(Boolean).join(' ');
+  const c = invoice.customer;
+  const state = c.state || (c.countryStateId === null ? null : findState(c.countryStateId)?.name);
+  const country = c.country || (c.countryId === null ? null : findCountry(c.countryId)?.name);
+  const person = [c.name, c.lastName].filter(Boolean).join(' ');
   return [
     c.company,
     c.company && person ? `Attn: ${person}` : person,
-    c.vat_no && `VAT number: ${c.vat_no}`,
-    c.registration_number && `Registration number: ${c.registration_number}`,
+    c.vatNo && `VAT number: ${c.vatNo}`,
+    c.registrationNumber && `Registration number: ${c.registrationNumber}`,
     c.address1,
     c.address2,
-    [c.city, state, c.zip_code].filter(Boolean).join(', '),
+    [c.city, state, c.zipCode].filter(Boolean).join(', '),
     country,
     c.email,
   ].filter((line): line is string => Boolean(line));

@@ -12,7 +12,7 @@ import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.
 export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): InvoiceOut {
   const currency = invoice.currencyCode;
   const amount = (minor: number) => minorToWireNumber(minor, currency);
-  const customer = invoice.customer.row;
+  const { customer } = invoice;
   return {
     invoiceID: invoice.id,
     Customer: toCustomerDto(invoice.customer),
@@ -39,7 +39,7 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
     Status: invoice.status,
     customerID: customer.id,
     Name: customer.name,
-    LastName: customer.last_name,
+    LastName: customer.lastName,
     Total: amount(invoice.money.totalMinor),
     TotalActualPaid: amount(invoice.money.paidActualMinor),
     TotalPendingPaid: amount(invoice.money.paidPendingMinor),

@@ -81,9 +81,9 @@ export async function createRecurringInvoice(
   const fields = checkedFields(ctx, input, problems);
   if (!input.charges) problems.push({ field: 'RecurInvoiceCharges', message: 'is required' });
   const record: RecurringRecord = {
-    customerId: customer.row.id,
+    customerId: customer.id,
     // Spec: CurrencyCode defaults to the customer's.
-    currencyCode: fields.currencyCode ?? customer.row.currency_code,
+    currencyCode: fields.currencyCode ?? customer.currencyCode,
     reference: fields.reference ?? null,
     // Spec: Term defaults to 1 when unset on add.
     term: fields.term ?? 1,

@@ -34,7 +34,7 @@ export async function billRecurringInvoice(
     const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
     if (row.is_cancelled || row.parked_at !== null) return [];
     const customer = await getCustomer(tctx, row.customer_id);
-    if (!customer.row.is_active || customer.row.is_suspended) return [];
+    if (!customer.isActive || customer.isSuspended) return [];
     const plan = planRecurringInvoices(scheduleOf(row, ctx.account.timeZone), on);
     if (plan.periods.length === 0) return [];
 
