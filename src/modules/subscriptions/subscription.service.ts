@@ -78,16 +78,16 @@ async function createAndBillSubscription(
 
   // As for contacts and notes, the customer a subscription belongs to is a 404 when the account cannot see it.
   const customer = await getCustomer(ctx, input.customerId);
-  if (!customer.row.is_active) {
+  if (!customer.isActive) {
     throw new ConflictError(
       'customer_archived',
       `Customer ${input.customerId} is archived; reopen it before subscribing it to a package`,
     );
   }
-  const currencyCode = customer.row.currency_code;
+  const currencyCode = customer.currencyCode;
   const chosen = await choosePriceTerms(ctx, input, currencyCode, problems);
   const components = await chooseComponents(ctx, input.components ?? [], currencyCode, new Map(), problems);
-  const collection = await checkedOwnCollection(ctx, customer.row.id, input, problems);
+  const collection = await checkedOwnCollection(ctx, customer.id, input, problems);
 
   if (startDate && endDate && endDate <= startDate) {
     problems.push({ field: 'EndDate', message: `must be after StartDate (${startDate})` });
@@ -122,7 +122,7 @@ async function createAndBillSubscription(
   };
   const values = {
     account_id: ctx.account.id,
-    customer_id: customer.row.id,
+    customer_id: customer.id,
     currency_code: currencyCode,
     ...priceChoiceColumns(chosen),
     ...dates,
