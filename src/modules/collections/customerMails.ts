@@ -13,9 +13,9 @@ export async function queueCustomerMails(
 ): Promise<void> {
   const customer = await getCustomer(ctx, customerId);
   const contacts = await listContacts(ctx, { limit: 200, offset: 0 }, customerId);
-  const { subject, text } = message([customer.row.name, customer.row.last_name].filter(Boolean).join(' '));
+  const { subject, text } = message([customer.name, customer.lastName].filter(Boolean).join(' '));
   const recipients = new Map<string, string | null>();
-  if (customer.row.email) recipients.set(customer.row.email, customer.row.email_cc);
+  if (customer.email) recipients.set(customer.email, customer.emailCc);
   for (const contact of contacts) {
     if (contact.is_active && contact.email && !recipients.has(contact.email))
       recipients.set(contact.email, null);
