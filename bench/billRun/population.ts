@@ -260,7 +260,7 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
       const pkg = packages[cohort.packageKey];
       const version = pkg.versions[0]!;
       const subscription = await createSubscription(at(cohort.createdAt), {
-        customerId: customer.row.id,
+        customerId: customer.id,
         packageId: pkg.id,
         packageRateTermId: version.rates[0]!.terms[0]!.id,
         startDate: cohort.startDate,
@@ -274,7 +274,7 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
           .orderBy('id')
           .execute() as Promise<Row[]>;
       templates.set(`${cohort.key}/${autoSend}`, {
-        customer: await rowOf('customers', customer.row.id),
+        customer: await rowOf('customers', customer.id),
         subscription: await rowOf('subscriptions', subscription.view.id),
         components: (await read('subscription_components')).map(withoutId),
         usage: (await read('subscription_usage')).map(withoutId),

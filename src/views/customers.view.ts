@@ -16,15 +16,15 @@ export async function withCustomerFigures(
   customers: readonly Customer[],
 ): Promise<CustomerWithFigures[]> {
   if (customers.length === 0) return [];
-  const ids = customers.map((customer) => customer.row.id);
+  const ids = customers.map((customer) => customer.id);
   const balances = await customerBalances(
     ctx,
-    customers.map(({ row }) => ({ id: row.id, currencyCode: row.currency_code })),
+    customers.map(({ id, currencyCode }) => ({ id, currencyCode })),
   );
   const activeSubscriptions = await countLiveSubscriptionsByCustomer(ctx, ids);
   const primaryPaymentMethods = await primaryPaymentMethodsOf(ctx, ids);
   return customers.map((customer) => {
-    const id = customer.row.id;
+    const { id } = customer;
     const figures: CustomerFigures = {
       balanceMinor: balances.get(id) ?? 0,
       activeSubscriptions: activeSubscriptions.get(id) ?? 0,

@@ -39,10 +39,10 @@ import { numericRenderer } from './eventObjectRenderer.ts';
 async function customersWithCustomFields(ctx: ServiceContext, customers: Customer[]): Promise<object[]> {
   const values = await customFieldValues(
     ctx,
-    customers.map((customer) => customer.row.id),
+    customers.map((customer) => customer.id),
   );
   return (await withCustomerFigures(ctx, customers)).map((customer) =>
-    toCustomerWithCustomFieldsDto(customer, values.get(customer.row.id) ?? []),
+    toCustomerWithCustomFieldsDto(customer, values.get(customer.id) ?? []),
   );
 }
 

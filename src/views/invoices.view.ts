@@ -54,16 +54,16 @@ export async function withInvoiceFigures(
   );
   const inFlight = untried.length > 0 ? await invoicesInFlight(ctx, untried) : new Set<number>();
   invoices = await withEffectiveCollection(ctx, invoices, inFlight);
-  const customers = new Map(invoices.map((invoice) => [invoice.customer.row.id, invoice.customer]));
+  const customers = new Map(invoices.map((invoice) => [invoice.customer.id, invoice.customer]));
   const withFigures = new Map(
-    (await withCustomerFigures(ctx, [...customers.values()])).map((customer) => [customer.row.id, customer]),
+    (await withCustomerFigures(ctx, [...customers.values()])).map((customer) => [customer.id, customer]),
   );
   const storedIds = invoices.flatMap((invoice) => (invoice.id === null ? [] : [invoice.id]));
   const allocations =
     storedIds.length > 0 ? await allocationsToTargets(ctx, 'invoice', storedIds) : new Map();
   return invoices.map((invoice) => ({
     ...invoice,
-    customer: withFigures.get(invoice.customer.row.id)!,
+    customer: withFigures.get(invoice.customer.id)!,
     ...(invoice.id === null
       ? { paymentsApplied: [], negativeAdjustmentsApplied: [] }
       : appliedTo(invoice.id, allocations.get(invoice.id) ?? [])),
