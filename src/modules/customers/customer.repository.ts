@@ -90,7 +90,6 @@ function customerFromRow(row: CustomerRow): Customer {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     status: customerStatus({ isActive, isSuspended }),
-    row,
   };
 }
 

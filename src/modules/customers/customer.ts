@@ -1,6 +1,3 @@
-import type { Selectable } from 'kysely';
-import type { CustomersTable } from '../../storage/schema.ts';
-
 /** Spec: comp_status; the original's values are Active, Suspended and Archived (archived = not isActive). */
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
 
@@ -46,8 +43,6 @@ export interface Customer {
   createdAt: string;
   updatedAt: string;
   status: CustomerStatus;
-  /** @deprecated The row, until the modules that read it move to the fields above; then it goes. */
-  row: Selectable<CustomersTable>;
 }
 
 export function customerStatus(flags: { isActive: boolean; isSuspended: boolean }): CustomerStatus {
