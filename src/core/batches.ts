@@ -91,6 +91,14 @@ export function lateWindowEnd(rail: Rail, actionDate: PlainDate): PlainDate {
 }
 
 /**
+ * The oldest action date whose batch may still see a late return today: the longest late window of any rail (ACH's
+ * 60 days). Each batch found from it is then held to its own rail's window (lateWindowEnd).
+ */
+export function oldestActionDateWithLateReturns(today: PlainDate): PlainDate {
+  return addDays(today, -Math.max(...Object.values(LATE_WINDOW_DAYS)));
+}
+
+/**
  * How many times one invoice may be presented on a rail, the first time included, and after how many days the next
  * presentation goes (docs/design/batches.md, "Presenting again"): an SA "not provided for" may be re-run once, on
  * the next mandated date (a month later for the monthly debit orders we make until mandates say otherwise); ACH

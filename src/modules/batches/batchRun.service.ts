@@ -1,8 +1,12 @@
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { MAX_BATCH_LINES, lateWindowEnd, returnWindowEnd } from '../../core/batches.ts';
+import {
+  MAX_BATCH_LINES,
+  lateWindowEnd,
+  oldestActionDateWithLateReturns,
+  returnWindowEnd,
+} from '../../core/batches.ts';
 import type { BatchState, Rail } from '../../core/batches.ts';
-import { addDays } from '../../core/calendar.ts';
 import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import {
@@ -84,8 +88,7 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
     await repo.listBatchesInStates(ctx.db, accountId, ['submitted', 'processing']),
     (row) => followBatch(ctx, row, summary),
   );
-  // The longest late window of any rail (ACH's 60 days); each batch is asked only within its own rail's.
-  const since = addDays(today(ctx), -60);
+  const since = oldestActionDateWithLateReturns(today(ctx));
   await eachBatch(ctx, await repo.listProcessedSince(ctx.db, accountId, since), (row) =>
     readReports(ctx, row, summary),
   );
