@@ -9,7 +9,7 @@
  * autoSendInvoice on, default 10), BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL), BENCH_STRICT=1 (exit 1
  * when a target is missed). See bench/README.md.
  */
-import { BATCH_SIZE } from '../src/billing/billRun.ts';
+import { SUBSCRIPTIONS_PER_TRANSACTION } from '../src/billing/billRun.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { verify } from './billRun/checks.ts';
 import { billRunProcess, child, runChild } from './billRun/child.ts';
@@ -123,7 +123,7 @@ function printTable(results: Partial<Record<Dialect, Figures>>): void {
     'vs floor',
   ];
   printResultsTable(
-    `Bill run as of ${AS_OF}, batches of ${BATCH_SIZE}, in a process of its own`,
+    `Bill run as of ${AS_OF}, stretches of ${SUBSCRIPTIONS_PER_TRANSACTION}, in a process of its own`,
     header,
     results,
     (database, f) => [
@@ -176,7 +176,7 @@ async function main(): Promise<number> {
   printJsonLine('billing-billrun', {
     subscriptions: count,
     autoSendPercent,
-    batchSize: BATCH_SIZE,
+    batchSize: SUBSCRIPTIONS_PER_TRANSACTION,
     asOf: AS_OF,
     results,
     targets: {

@@ -2,7 +2,7 @@
  * The bill-run benchmark's floor: the rows the run wrote, written again with plain multi-row inserts into a copy of
  * the seeded database.
  */
-import { BATCH_SIZE } from '../../src/billing/billRun.ts';
+import { SUBSCRIPTIONS_PER_TRANSACTION } from '../../src/billing/billRun.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { BenchError } from '../common.ts';
 import type { Seeded } from './population.ts';
@@ -15,9 +15,10 @@ export interface Floor {
 }
 
 /**
- * For each stretch of BATCH_SIZE subscriptions (in id order, as the run takes them): the invoices, their lines and
- * taxes, the new periods, the queued e-mails (inserted with their ids), the subscriptions' and usage rows' new
- * values (multi-row upserts on the id) and the invoice counter, in one transaction. Only the writes are timed.
+ * For each stretch of SUBSCRIPTIONS_PER_TRANSACTION subscriptions (in id order, as the run takes them): the
+ * invoices, their lines and taxes, the new periods, the queued e-mails (inserted with their ids), the
+ * subscriptions' and usage rows' new values (multi-row upserts on the id) and the invoice counter, in one
+ * transaction. Only the writes are timed.
  */
 export async function measureFloor(source: Db, target: Db, seeded: Seeded): Promise<Floor> {
   const accountId = seeded.accountId;
@@ -45,7 +46,7 @@ export async function measureFloor(source: Db, target: Db, seeded: Seeded): Prom
       .where('account_id', '=', accountId)
       .where('id', '>', afterId)
       .orderBy('id')
-      .limit(BATCH_SIZE)
+      .limit(SUBSCRIPTIONS_PER_TRANSACTION)
       .execute()) as Row[];
     if (subscriptions.length === 0) break;
     const ids = subscriptions.map((s) => Number(s.id));

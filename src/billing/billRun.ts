@@ -21,7 +21,7 @@ import {
   parkRecurringInvoice,
 } from '../modules/invoicing/index.ts';
 import {
-  billDueSubscriptions,
+  billNextDueSubscriptions,
   billSubscription,
   dueSubscriptionIds,
   emitSubscriptionTimeEvents,
@@ -29,9 +29,9 @@ import {
 
 /**
  * The bill run: for each account, everything due by today in the account's time zone — subscriptions in
- * batches, each batch one transaction, then recurring invoices. Safe to run twice, or in several processes at
- * once: a batch holds its rows (SKIP LOCKED on PostgreSQL), a period already billed cannot be billed again (a
- * unique constraint), and a run stopped half-way leaves whole batches only, which the next run continues.
+ * stretches, each stretch one transaction, then recurring invoices. Safe to run twice, or in several processes at
+ * once: a stretch holds its rows (SKIP LOCKED on PostgreSQL), a period already billed cannot be billed again (a
+ * unique constraint), and a run stopped half-way leaves whole stretches only, which the next run continues.
  */
 export interface BillingDeps {
   db: Db;
@@ -60,7 +60,10 @@ export interface BillRunSummary {
   failures: number;
 }
 
-export const BATCH_SIZE = 250;
+/** Due subscriptions billed in one transaction (one stretch of a pass); a stretch that fails is billed one by one. */
+export const SUBSCRIPTIONS_PER_TRANSACTION = 250;
+/** Due recurring invoices read in one page; each is billed in its own transaction. */
+const RECURRING_INVOICES_PER_PAGE = 250;
 /** Passes over an account's due subscriptions in one run; a subscription far behind catches up 400 at a time. */
 const MAX_PASSES = 100;
 
@@ -91,70 +94,154 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
   };
 }
 
-/** Bills everything of one account due by the day its context's clock shows. */
+/**
+ * Bills everything of one account due by the day its context's clock shows, then collects it: the story of a
+ * renewal from its invoice to the money (docs/architecture.md, "A renewal, step by step"). Each step counts what it
+ * did in the summary; one that fails is logged and counted, and the steps after it still run.
+ */
 export async function billAccount(
   ctx: ServiceContext,
   collection: CollectionOptions = {},
 ): Promise<BillRunSummary> {
   const summary = { ...emptySummary(), accounts: 1 };
   const on = today(ctx);
-  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
-    let afterId = 0;
-    let invoicesThisPass = 0;
-    for (;;) {
-      let outcome;
-      try {
-        outcome = await billDueSubscriptions(ctx, on, BATCH_SIZE, afterId);
-      } catch (error) {
-        // One bad subscription must not hold back the others: bill this stretch one by one.
-        ctx.log.error({ err: error, afterId }, 'bill run batch failed; billing its subscriptions one by one');
-        const ids = await dueSubscriptionIds(ctx, on, BATCH_SIZE, afterId);
-        for (const id of ids) {
-          try {
-            invoicesThisPass += (await billSubscription(ctx, id)).length;
-          } catch (singleError) {
-            summary.failures += 1;
-            ctx.log.error({ err: singleError, subscriptionId: id }, 'billing a subscription failed');
-          }
-        }
-        summary.subscriptions += ids.length;
-        if (ids.length < BATCH_SIZE) break;
-        afterId = ids.at(-1)!;
-        continue;
-      }
-      summary.subscriptions += outcome.subscriptions;
-      summary.parked += outcome.parked;
-      invoicesThisPass += outcome.invoiceIds.length;
-      if (outcome.subscriptions < BATCH_SIZE) break;
-      afterId = outcome.lastId;
-    }
-    summary.invoices += invoicesThisPass;
-    if (invoicesThisPass === 0) break;
-  }
+  await billSubscriptionsDue(ctx, on, summary);
+  await billRecurringInvoicesDue(ctx, on, summary);
+  // After billing, so that the day's invoices are collected the day they are due.
+  await chargeCardInvoicesDue(ctx, collection, summary);
+  await runDebitOrderBatches(ctx, summary);
+  // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
+  await emitTimeEvents(ctx, on, summary);
+  return summary;
+}
 
-  for (;;) {
-    const ids = await listDueRecurringInvoiceIds(ctx, on, BATCH_SIZE);
-    let made = 0;
-    for (const id of ids) {
-      try {
-        made += (await billRecurringInvoice(ctx, id)).length;
-      } catch (error) {
-        if (error instanceof BillingInvariantError) {
-          // Parked, as subscriptions are: out of the due list, the reason kept, until someone mends it.
-          await parkRecurringInvoice(ctx, id, error.message);
-          summary.parked += 1;
-        } else {
-          summary.failures += 1;
-        }
-        ctx.log.error({ err: error, recurInvoiceId: id }, 'billing a recurring invoice failed');
-      }
+/**
+ * Invoices the account's due subscriptions (billNextDueSubscriptions), pass after pass while a pass still makes
+ * invoices: a subscription far behind is billed a few periods per pass.
+ */
+async function billSubscriptionsDue(
+  ctx: ServiceContext,
+  on: PlainDate,
+  summary: BillRunSummary,
+): Promise<void> {
+  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
+    const invoices = await billSubscriptionsPass(ctx, on, summary);
+    summary.invoices += invoices;
+    if (invoices === 0) break;
+  }
+}
+
+/** One pass over the due subscriptions in id order, one transaction per stretch; how many invoices it made. */
+async function billSubscriptionsPass(
+  ctx: ServiceContext,
+  on: PlainDate,
+  summary: BillRunSummary,
+): Promise<number> {
+  let invoices = 0;
+  for (let afterId = 0; ;) {
+    const stretch = await billStretch(ctx, on, afterId, summary);
+    invoices += stretch.invoices;
+    if (stretch.subscriptions < SUBSCRIPTIONS_PER_TRANSACTION) return invoices;
+    afterId = stretch.lastId;
+  }
+}
+
+interface Stretch {
+  subscriptions: number;
+  invoices: number;
+  lastId: number;
+}
+
+/** Bills the due subscriptions after `afterId`, SUBSCRIPTIONS_PER_TRANSACTION of them, in one transaction. */
+async function billStretch(
+  ctx: ServiceContext,
+  on: PlainDate,
+  afterId: number,
+  summary: BillRunSummary,
+): Promise<Stretch> {
+  try {
+    const outcome = await billNextDueSubscriptions(ctx, on, SUBSCRIPTIONS_PER_TRANSACTION, afterId);
+    summary.subscriptions += outcome.subscriptions;
+    summary.parked += outcome.parked;
+    return {
+      subscriptions: outcome.subscriptions,
+      invoices: outcome.invoiceIds.length,
+      lastId: outcome.lastId,
+    };
+  } catch (error) {
+    // One bad subscription must not hold back the others: bill this stretch one by one.
+    ctx.log.error(
+      { err: error, afterId },
+      'billing a stretch of subscriptions failed; billing them one by one',
+    );
+    return billStretchOneByOne(ctx, on, afterId, summary);
+  }
+}
+
+/** The same stretch, each subscription in its own transaction (billSubscription). */
+async function billStretchOneByOne(
+  ctx: ServiceContext,
+  on: PlainDate,
+  afterId: number,
+  summary: BillRunSummary,
+): Promise<Stretch> {
+  const ids = await dueSubscriptionIds(ctx, on, SUBSCRIPTIONS_PER_TRANSACTION, afterId);
+  let invoices = 0;
+  for (const id of ids) {
+    try {
+      invoices += (await billSubscription(ctx, id)).length;
+    } catch (error) {
+      summary.failures += 1;
+      ctx.log.error({ err: error, subscriptionId: id }, 'billing a subscription failed');
     }
+  }
+  summary.subscriptions += ids.length;
+  return { subscriptions: ids.length, invoices, lastId: ids.at(-1) ?? afterId };
+}
+
+/** Invoices the account's due recurring invoices, each in its own transaction (billRecurringInvoice). */
+async function billRecurringInvoicesDue(
+  ctx: ServiceContext,
+  on: PlainDate,
+  summary: BillRunSummary,
+): Promise<void> {
+  for (;;) {
+    const ids = await listDueRecurringInvoiceIds(ctx, on, RECURRING_INVOICES_PER_PAGE);
+    let made = 0;
+    for (const id of ids) made += await billOrParkRecurringInvoice(ctx, id, summary);
     summary.recurringInvoices += ids.length;
     summary.invoices += made;
-    if (ids.length < BATCH_SIZE || made === 0) break;
+    if (ids.length < RECURRING_INVOICES_PER_PAGE || made === 0) break;
   }
+}
 
-  // After billing, so that the day's invoices are collected the day they are due.
+/** Bills one recurring invoice; how many invoices it made. */
+async function billOrParkRecurringInvoice(
+  ctx: ServiceContext,
+  id: number,
+  summary: BillRunSummary,
+): Promise<number> {
+  try {
+    return (await billRecurringInvoice(ctx, id)).length;
+  } catch (error) {
+    if (error instanceof BillingInvariantError) {
+      // Parked, as subscriptions are: out of the due list, the reason kept, until someone mends it.
+      await parkRecurringInvoice(ctx, id, error.message);
+      summary.parked += 1;
+    } else {
+      summary.failures += 1;
+    }
+    ctx.log.error({ err: error, recurInvoiceId: id }, 'billing a recurring invoice failed');
+    return 0;
+  }
+}
+
+/** Charges the card invoices due today, and those whose retry is due (collectDueInvoices). */
+async function chargeCardInvoicesDue(
+  ctx: ServiceContext,
+  collection: CollectionOptions,
+  summary: BillRunSummary,
+): Promise<void> {
   try {
     const collected = await collectDueInvoices(ctx, collection);
     summary.collectionAttempts += collected.attempts;
@@ -163,7 +250,13 @@ export async function billAccount(
     summary.failures += 1;
     ctx.log.error({ err: error }, 'collection failed');
   }
-  // Debit orders: bundled into batches, batches built once submitted, followed until the bank has answered.
+}
+
+/**
+ * Debit orders (runBatches): due ones bundled into payment batches, batches built once a person submitted them,
+ * followed until the bank has answered.
+ */
+async function runDebitOrderBatches(ctx: ServiceContext, summary: BillRunSummary): Promise<void> {
   try {
     const batches = await runBatches(ctx);
     summary.batchLinesBundled += batches.bundled;
@@ -172,18 +265,19 @@ export async function billAccount(
     summary.failures += 1;
     ctx.log.error({ err: error }, 'batch run failed');
   }
+}
 
-  // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
-  for (const emitTimeEvents of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents]) {
+/** The moves time makes (an invoice past due, a trial ending), each emitted once. */
+async function emitTimeEvents(ctx: ServiceContext, on: PlainDate, summary: BillRunSummary): Promise<void> {
+  for (const emitOf of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents]) {
     try {
-      await emitTimeEvents(ctx, on);
+      await emitOf(ctx, on);
     } catch (error) {
       // The next run emits them (their once-keys keep them to one).
       summary.failures += 1;
       ctx.log.error({ err: error }, 'time-driven events failed');
     }
   }
-  return summary;
 }
 
 function add(total: BillRunSummary, part: BillRunSummary): void {

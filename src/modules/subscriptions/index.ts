@@ -3,7 +3,11 @@
  * subscriptionChanges.routes.ts.
  */
 export type { BillingOutcome } from './subscriptionBilling.service.ts';
-export { billDueSubscriptions, billSubscription, dueSubscriptionIds } from './subscriptionBilling.service.ts';
+export {
+  billNextDueSubscriptions,
+  billSubscription,
+  dueSubscriptionIds,
+} from './subscriptionBilling.service.ts';
 
 export type { ComponentChoice } from './subscriptionInput.ts';
 export type { Subscription, SubscriptionComponent } from './subscriptionReads.service.ts';

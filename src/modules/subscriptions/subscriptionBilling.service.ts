@@ -300,7 +300,7 @@ async function billRows(
  * One batch of the bill run for the context's account: claims up to `limit` due subscriptions with ids above
  * `afterId` and bills them in one transaction.
  */
-export async function billDueSubscriptions(
+export async function billNextDueSubscriptions(
   ctx: ServiceContext,
   today: PlainDate,
   limit: number,
