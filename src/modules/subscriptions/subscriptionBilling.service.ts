@@ -1,3 +1,4 @@
+import type { Insertable } from 'kysely';
 import { inTransaction, nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -5,6 +6,7 @@ import { BillingInvariantError, planBilling } from '../../core/subscriptionBilli
 import type { BillingPlan, PlannedInvoice, UnbilledUsage } from '../../core/subscriptionBilling.ts';
 import { taxesFor } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
+import type { SubscriptionPeriodsTable } from '../../storage/schema.ts';
 import { listTaxSettings, usagePricing } from '../catalogue/index.ts';
 import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
@@ -166,12 +168,38 @@ async function billRows(
   today: PlainDate,
   catchUp = false,
 ): Promise<BillingOutcome> {
-  const outcome: BillingOutcome = { subscriptions: rows.length, invoiceIds: [], parked: 0 };
-  if (rows.length === 0) return outcome;
-  const { customers, usage, labelOf, toNewInvoice } = await billingInputs(ctx, rows);
-  // A held customer's subscriptions wait, neither billed nor parked (the bill run's own query skips them too).
+  if (rows.length === 0) return { subscriptions: 0, invoiceIds: [], parked: 0 };
+  const inputs = await billingInputs(ctx, rows);
+  const decisions = decideBilling(ctx, rows, inputs, today);
+  const before = await snapshotUnlessRenewed(ctx, decisions);
+  const invoices = invoicesToMake(decisions, inputs, today, catchUp);
+  const invoiceIds = await insertInvoices(ctx, invoices.list);
+  const writes = billingWrites(ctx, decisions, invoices.indexOf, invoiceIds);
+  await recordBilling(ctx, writes);
+  const sent = await mailInvoices(ctx, invoices.list, invoiceIds, inputs.customers);
+  // One call for the whole stretch: the bill run's speed depends on it.
+  await emitEvents(ctx, [
+    ...invoiceIds.map((id) => ({ type: 'invoice.created', ref: { type: 'invoice', id } })),
+    ...sent.map((id) => ({ type: 'invoice.sent', ref: { type: 'invoice', id } })),
+    ...decisions.map((decision) => billingEvent(decision, before.get(decision.row.id))),
+  ]);
+  return { subscriptions: rows.length, invoiceIds, parked: writes.parked };
+}
+
+type BillingInputs = Awaited<ReturnType<typeof billingInputs>>;
+
+/**
+ * Each billable subscription's plan (planBilling), or the reason it is parked. A held customer's subscriptions
+ * wait, neither billed nor parked (the bill run's own query skips them too).
+ */
+function decideBilling(
+  ctx: ServiceContext,
+  rows: readonly SubscriptionRow[],
+  { customers, usage, labelOf }: BillingInputs,
+  today: PlainDate,
+): Decision[] {
   const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
-  const decisions: Decision[] = billable.map((row) => {
+  return billable.map((row) => {
     const customer = customers.get(row.customer_id);
     const problem = usage.problems.get(row.id);
     if (!customer) return { row, parkReason: `customer ${row.customer_id} not found` };
@@ -190,114 +218,158 @@ async function billRows(
       throw error;
     }
   });
+}
 
-  // A renewal is told by the object after it: only the other billed subscriptions (an applied change, a parked
-  // one) are rendered before, for their event's `previous`. Rendering every billed subscription twice would make
-  // events most of a bill run's work.
-  const before = await snapshotResources(
+/**
+ * The subscriptions as they were, for their event's `previous`: only those not renewed (an applied change, a parked
+ * one). A renewal is told by the object after it; rendering every billed subscription twice would make events most
+ * of a bill run's work.
+ */
+function snapshotUnlessRenewed(ctx: ServiceContext, decisions: readonly Decision[]) {
+  return snapshotResources(
     ctx,
     'subscription',
     decisions
       .filter((decision) => billingEvent(decision).type !== 'subscription.renewed')
       .map((d) => d.row.id),
   );
+}
 
-  // Invoices with no lines (a free trial) are not made; their period is still recorded. With `catchUp`, periods
-  // missed (begun before today) are billed with the rest on one invoice.
-  const newInvoices: NewInvoice[] = [];
-  const invoiceIndex = new Map<object, number>();
+/**
+ * The invoices the plans make, and which of them each planned invoice went on. Invoices with no lines (a free
+ * trial) are not made; their period is still recorded. With `catchUp`, periods missed (begun before today) are
+ * billed with the rest on one invoice.
+ */
+function invoicesToMake(
+  decisions: readonly Decision[],
+  { toNewInvoice }: BillingInputs,
+  today: PlainDate,
+  catchUp: boolean,
+): { list: NewInvoice[]; indexOf: Map<PlannedInvoice, number> } {
+  const list: NewInvoice[] = [];
+  const indexOf = new Map<PlannedInvoice, number>();
   for (const decision of decisions) {
     if (!('plan' in decision)) continue;
     const billed = decision.plan.invoices.filter((planned) => planned.lines.length > 0);
     const missed = billed.some((planned) => planned.period !== null && planned.period.start < today);
     for (const group of catchUp && missed ? [billed] : billed.map((planned) => [planned])) {
-      for (const planned of group) invoiceIndex.set(planned, newInvoices.length);
-      newInvoices.push(toNewInvoice(decision.row, catchUpInvoice(group)));
+      for (const planned of group) indexOf.set(planned, list.length);
+      list.push(toNewInvoice(decision.row, catchUpInvoice(group)));
     }
   }
-  const invoiceIds = await insertInvoices(ctx, newInvoices);
-  outcome.invoiceIds = invoiceIds;
+  return { list, indexOf };
+}
 
+/** What billing writes besides the invoices, gathered to be made with a few multi-row statements. */
+interface BillingWrites {
+  periods: Insertable<SubscriptionPeriodsTable>[];
+  updates: { id: number; changes: SubscriptionChanges }[];
+  usageMarks: { usageId: number; invoiceId: number; subscriptionId: number }[];
+  parked: number;
+}
+
+/**
+ * Each decision's writes: a parked subscription its reason; a planned one its periods (with the invoice that bills
+ * each, if any), its usage marked with its invoice, and its record moved on (an applied change's terms included).
+ */
+function billingWrites(
+  ctx: ServiceContext,
+  decisions: readonly Decision[],
+  invoiceIndex: ReadonlyMap<PlannedInvoice, number>,
+  invoiceIds: readonly number[],
+): BillingWrites {
   const now = nowInstant(ctx);
-  const periods = [];
-  // The batch's writes are collected here and made with a few multi-row statements below.
-  const updates: { id: number; changes: SubscriptionChanges }[] = [];
-  const usageMarks: { usageId: number; invoiceId: number; subscriptionId: number }[] = [];
+  const writes: BillingWrites = { periods: [], updates: [], usageMarks: [], parked: 0 };
   for (const decision of decisions) {
     const { row } = decision;
     if (!('plan' in decision)) {
-      outcome.parked += 1;
-      updates.push({
+      writes.parked += 1;
+      writes.updates.push({
         id: row.id,
         changes: { parked_reason: decision.parkReason, parked_at: now, updated_at: now },
       });
       ctx.log.warn({ subscriptionId: row.id, reason: decision.parkReason }, 'subscription parked');
       continue;
     }
-    const { plan } = decision;
-    for (const planned of plan.invoices) {
+    for (const planned of decision.plan.invoices) {
       const index = invoiceIndex.get(planned);
       const invoiceId = index === undefined ? null : invoiceIds[index]!;
       if (invoiceId !== null) {
         for (const usageId of planned.usageIds)
-          usageMarks.push({ usageId, invoiceId, subscriptionId: row.id });
+          writes.usageMarks.push({ usageId, invoiceId, subscriptionId: row.id });
       }
-      if (planned.period) {
-        periods.push({
-          account_id: ctx.account.id,
-          subscription_id: row.id,
-          period_no: planned.period.periodNo,
-          period_start: planned.period.start,
-          period_end: planned.period.end,
-          kind: planned.period.kind,
-          charge_price: planned.period.chargePrice,
-          amount_minor: planned.period.amountMinor,
-          invoice_id: invoiceId,
-        });
-      }
+      if (planned.period) writes.periods.push(periodRow(ctx, row.id, planned.period, invoiceId));
     }
-    const next = plan.next;
-    const pending = next.pendingChangeApplied ? parsePendingChange(row.pending_change) : null;
-    updates.push({
-      id: row.id,
-      changes: {
-        period_count: next.periodCount,
-        next_renew_date: next.nextRenewDate,
-        ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
-        ...(next.lastInvDate ? { last_inv_date: next.lastInvDate } : {}),
-        next_inv_date: next.nextInvDate,
-        setup_billed: next.setupBilled,
-        anchor_date: next.anchorDate,
-        ...(pending ? { ...packageTermsColumns(pending), pending_change: null } : {}),
-        updated_at: now,
-      },
-    });
+    writes.updates.push({ id: row.id, changes: nextRecord(row, decision.plan.next, now) });
   }
-  const billedElsewhere = new Set(await repo.markUsageRowsBilled(ctx.db, ctx.account.id, usageMarks));
+  return writes;
+}
+
+function periodRow(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  period: NonNullable<PlannedInvoice['period']>,
+  invoiceId: number | null,
+): Insertable<SubscriptionPeriodsTable> {
+  return {
+    account_id: ctx.account.id,
+    subscription_id: subscriptionId,
+    period_no: period.periodNo,
+    period_start: period.start,
+    period_end: period.end,
+    kind: period.kind,
+    charge_price: period.chargePrice,
+    amount_minor: period.amountMinor,
+    invoice_id: invoiceId,
+  };
+}
+
+/** The subscription's billing record after the plan, with the terms of a scheduled change it applied. */
+function nextRecord(row: SubscriptionRow, next: BillingPlan['next'], now: string): SubscriptionChanges {
+  const pending = next.pendingChangeApplied ? parsePendingChange(row.pending_change) : null;
+  return {
+    period_count: next.periodCount,
+    next_renew_date: next.nextRenewDate,
+    ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
+    ...(next.lastInvDate ? { last_inv_date: next.lastInvDate } : {}),
+    next_inv_date: next.nextInvDate,
+    setup_billed: next.setupBilled,
+    anchor_date: next.anchorDate,
+    ...(pending ? { ...packageTermsColumns(pending), pending_change: null } : {}),
+    updated_at: now,
+  };
+}
+
+/** Makes the writes: usage marked first, then the subscriptions' records and their periods. */
+async function recordBilling(ctx: ServiceContext, writes: BillingWrites): Promise<void> {
+  const billedElsewhere = new Set(await repo.markUsageRowsBilled(ctx.db, ctx.account.id, writes.usageMarks));
   if (billedElsewhere.size > 0) {
-    // Usage billed by someone else meanwhile: give up the whole batch rather than bill it twice.
-    const first = usageMarks.find((mark) => billedElsewhere.has(mark.usageId))!;
+    // Usage billed by someone else meanwhile: give up the whole stretch rather than bill it twice.
+    const first = writes.usageMarks.find((mark) => billedElsewhere.has(mark.usageId))!;
     throw new Error(`usage of subscription ${first.subscriptionId} was billed meanwhile`);
   }
-  await repo.updateBilledSubscriptions(ctx.db, ctx.account.id, updates);
-  await repo.insertPeriods(ctx.db, periods);
-  // Only the invoices of customers who get theirs by e-mail (queueInvoiceMails checks them again): most bill runs
-  // then read no invoice back.
-  const sent = await queueInvoiceMails(
-    ctx,
-    invoiceIds.filter((_, i) => customers.get(newInvoices[i]!.customerId)?.sendsInvoices),
-  );
-  // One call for the whole batch: the bill run's speed depends on it.
-  await emitEvents(ctx, [
-    ...invoiceIds.map((id) => ({ type: 'invoice.created', ref: { type: 'invoice', id } })),
-    ...sent.map((id) => ({ type: 'invoice.sent', ref: { type: 'invoice', id } })),
-    ...decisions.map((decision) => billingEvent(decision, before.get(decision.row.id))),
-  ]);
-  return outcome;
+  await repo.updateBilledSubscriptions(ctx.db, ctx.account.id, writes.updates);
+  await repo.insertPeriods(ctx.db, writes.periods);
 }
 
 /**
- * One batch of the bill run for the context's account: claims up to `limit` due subscriptions with ids above
+ * Queues the e-mails of the invoices whose customers get theirs by e-mail (queueInvoiceMails checks them again):
+ * most bill runs then read no invoice back. Returns the invoices sent.
+ */
+function mailInvoices(
+  ctx: ServiceContext,
+  invoices: readonly NewInvoice[],
+  invoiceIds: readonly number[],
+  customers: BillingInputs['customers'],
+): Promise<number[]> {
+  return queueInvoiceMails(
+    ctx,
+    invoiceIds.filter((_, i) => customers.get(invoices[i]!.customerId)?.sendsInvoices),
+  );
+}
+
+/**
+ * One stretch of the bill run for the context's account: claims up to `limit` due subscriptions with ids above
  * `afterId` and bills them in one transaction.
  */
 export async function billNextDueSubscriptions(
