@@ -27,9 +27,10 @@ import type { CollectableInvoice } from '../invoicing/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
 import { setCustomerSuspended } from '../customers/index.ts';
 import { cancelSubscription, liveSubscriptionIdsOfCustomer } from '../subscriptions/index.ts';
-import { minorToDecimalText } from '../../core/money.ts';
 import { invalidatePaymentMethod, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { retriesRanOutMail } from './collectionMails.ts';
+import type { CollectedFrom } from './collectionMails.ts';
 import { queueCustomerMails } from './customerMails.ts';
 import { reportBlockedCollection } from './blockedCollection.service.ts';
 import { finishUnansweredRefunds } from './refund.service.ts';
@@ -287,129 +288,159 @@ function policyOf(ctx: ServiceContext): DunningPolicy {
 }
 
 /**
- * Records what the gateway answered; `recorded` false when another process recorded this attempt first,
- * `exhausted` when this failure ended the invoice's retries.
+ * Whether the answer was recorded (false when another process recorded this attempt first), and whether it ended
+ * the invoice's retries.
  */
-async function recordOutcome(
+interface Recorded {
+  recorded: boolean;
+  exhausted: boolean;
+}
+
+const NOT_RECORDED: Recorded = { recorded: false, exhausted: false };
+
+type Collected = Extract<ChargeResult, { outcome: 'succeeded' | 'pending' }>;
+type Failed = Extract<ChargeResult, { outcome: 'declined' | 'error' }>;
+
+/** Records what the gateway answered, under the customer's lock: the money collected, or the failure. */
+function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: ChargeResult): Promise<Recorded> {
+  return withLockedCustomer(ctx, claimed.customerId, (tctx) =>
+    result.outcome === 'succeeded' || result.outcome === 'pending'
+      ? recordCollected(tctx, claimed, result)
+      : recordFailed(tctx, claimed, result),
+  );
+}
+
+/**
+ * A charge that collected the money (or will: pending): the payment, allocated to what the invoice owes now, the
+ * attempt pointing at it and the invoice's try counted. It is told by its allocation's invoice events.
+ */
+async function recordCollected(ctx: ServiceContext, claimed: Claimed, result: Collected): Promise<Recorded> {
+  if (!(await finishAttempt(ctx, claimed, result, nowInstant(ctx)))) return NOT_RECORDED;
+  // What the invoice owes now: money that arrived by other means since the claim stays unallocated.
+  const [target] = await lockInvoicesForAllocation(ctx, claimed.customerId, [claimed.invoiceId], []);
+  const recorded = await recordCollectedPayment(ctx, {
+    ...attemptPayment(ctx, claimed),
+    allocateMinor:
+      target && !target.refusal ? Math.max(0, Math.min(target.openMinor, claimed.amountMinor)) : 0,
+    state: result.outcome === 'succeeded' ? 'settled' : 'pending',
+    ref: result.chargeId,
+  });
+  await repo.setAttemptPayment(
+    ctx.db,
+    ctx.account.id,
+    claimed.attemptId,
+    recorded.paymentId,
+    result.chargeId,
+  );
+  await setCollectionSchedule(ctx, claimed.invoiceId, { addTry: true, nextTryDate: null });
+  await emitEvents(ctx, recorded.events);
+  return { recorded: true, exhausted: false };
+}
+
+/**
+ * A decline or a technical error: the invoice's next try, a decline's failed payment, the invoice's change told
+ * with `previous` and, when this failure ended its retries, the customer told. A technical error counts no try.
+ */
+async function recordFailed(ctx: ServiceContext, claimed: Claimed, result: Failed): Promise<Recorded> {
+  const at = nowInstant(ctx);
+  const ref = { type: 'invoice', id: claimed.invoiceId };
+  const before = await snapshotResource(ctx, ref);
+  if (!(await finishAttempt(ctx, claimed, result, at))) return NOT_RECORDED;
+  const next = await nextTryAfter(ctx, claimed, result, at);
+  const declined = result.outcome === 'declined';
+  const events = declined ? await recordDecline(ctx, claimed, result) : [];
+  await setCollectionSchedule(ctx, claimed.invoiceId, { addTry: declined, nextTryDate: next.at });
+  // A decline is announced as such; a technical error only moved NextTryDate.
+  events.push({ type: declined ? 'invoice.payment_failed' : 'invoice.updated', ref, before });
+  if (next.exhausted) {
+    events.push({ type: 'invoice.collection_exhausted', ref });
+    await queueRetriesRanOutMails(ctx, claimed, result.reason, 'card');
+  }
+  await emitEvents(ctx, events);
+  return { recorded: true, exhausted: next.exhausted };
+}
+
+/** Marks the attempt finished with the gateway's answer; false when another process finished it first. */
+function finishAttempt(
   ctx: ServiceContext,
   claimed: Claimed,
   result: ChargeResult,
-): Promise<{ recorded: boolean; exhausted: boolean }> {
-  return withLockedCustomer(ctx, claimed.customerId, async (tctx) => {
-    const at = nowInstant(tctx);
-    const ref = { type: 'invoice', id: claimed.invoiceId };
-    const failed = result.outcome === 'declined' || result.outcome === 'error';
-    // Only a failure tells the invoice's change with `previous`; a collected payment is told by its allocation.
-    const before = failed ? await snapshotResource(tctx, ref) : undefined;
-    const finished = await repo.finishAttempt(tctx.db, tctx.account.id, claimed.attemptId, {
-      state: result.outcome,
-      reason: failed ? result.reason : null,
-      raw_code: failed ? result.rawCode : null,
-      retry_class: failed ? retryClassOf(result.reason) : null,
-      finished_at: at,
-    });
-    if (!finished) return { recorded: false, exhausted: false };
-    // Set to the reason of the failure that ended the invoice's retries.
-    let exhausted: string | undefined;
-    const events: EventToEmit[] = [];
-    const payment = {
-      customerId: claimed.customerId,
-      invoiceId: claimed.invoiceId,
-      currencyCode: claimed.currencyCode,
-      amountMinor: claimed.amountMinor,
-      date: today(tctx),
-      method: 'credit_card',
-      paymentMethodId: claimed.paymentMethodId,
-      memo: `Collected through gateway ${claimed.gateway.id}`,
-    };
-    if (result.outcome === 'succeeded' || result.outcome === 'pending') {
-      // What the invoice owes now: money that arrived by other means since the claim stays unallocated.
-      const [target] = await lockInvoicesForAllocation(tctx, claimed.customerId, [claimed.invoiceId], []);
-      const recorded = await recordCollectedPayment(tctx, {
-        ...payment,
-        allocateMinor:
-          target && !target.refusal ? Math.max(0, Math.min(target.openMinor, claimed.amountMinor)) : 0,
-        state: result.outcome === 'succeeded' ? 'settled' : 'pending',
-        ref: result.chargeId,
-      });
-      await repo.setAttemptPayment(
-        tctx.db,
-        tctx.account.id,
-        claimed.attemptId,
-        recorded.paymentId,
-        result.chargeId,
-      );
-      await setCollectionSchedule(tctx, claimed.invoiceId, { addTry: true, nextTryDate: null });
-      events.push(...recorded.events);
-    } else {
-      const reason = result.reason;
-      const retryClass = retryClassOf(reason);
-      const attempts = await repo.listAttemptsOfInvoice(tctx.db, tctx.account.id, claimed.invoiceId);
-      const counted = attempts.filter((a) => a.state !== 'error' && a.state !== 'started').length;
-      const run = failureRun(attempts, at);
-      const next = nextTryAfterFailure(
-        {
-          retryClass,
-          tries: counted,
-          firstFailureAt: run.firstFailureAt,
-          technicalErrorsInRow: run.technicalInRow,
-          at,
-          timeZone: tctx.account.timeZone,
-        },
-        policyOf(tctx),
-      );
-      // A new card came while this attempt was in flight (newPrimaryRetry): it is tried now, whatever this one said.
-      const replaced = (await collectionMethodOf(tctx, claimed.invoiceId)) !== claimed.paymentMethodId;
-      const nextTryDate = replaced ? at : next.nextTryAt;
-      if (next.exhausted && !replaced) exhausted = reason;
-      if (result.outcome === 'declined') {
-        // A decline is a payment that failed, with its reason; a technical error made no payment at all.
-        const recorded = await recordCollectedPayment(tctx, {
-          ...payment,
-          allocateMinor: 0,
-          state: 'failed',
-          ref: null,
-          failureReason: reason,
-          failureCode: result.rawCode,
-        });
-        await repo.setAttemptPayment(tctx.db, tctx.account.id, claimed.attemptId, recorded.paymentId);
-        events.push(...recorded.events);
-        // A card the issuer will never honour again (lost, stolen, expired, closed) is no longer valid.
-        if (retryClass === 'hard')
-          events.push(...(await invalidatePaymentMethod(tctx, claimed.paymentMethodId)));
-      }
-      await setCollectionSchedule(tctx, claimed.invoiceId, {
-        addTry: result.outcome === 'declined',
-        nextTryDate,
-      });
-    }
-    // A collected payment is told by its allocation's invoice events; a decline is announced as such; a technical
-    // error only moved NextTryDate.
-    if (failed) {
-      events.push({
-        type: result.outcome === 'declined' ? 'invoice.payment_failed' : 'invoice.updated',
-        ref,
-        before,
-      });
-    }
-    if (exhausted) {
-      events.push({ type: 'invoice.collection_exhausted', ref });
-      await queueRetriesRanOutMails(tctx, claimed, exhausted, 'card');
-    }
-    await emitEvents(tctx, events);
-    return { recorded: true, exhausted: exhausted !== undefined };
+  at: string,
+): Promise<boolean> {
+  const failed = result.outcome === 'declined' || result.outcome === 'error';
+  return repo.finishAttempt(ctx.db, ctx.account.id, claimed.attemptId, {
+    state: result.outcome,
+    reason: failed ? result.reason : null,
+    raw_code: failed ? result.rawCode : null,
+    retry_class: failed ? retryClassOf(result.reason) : null,
+    finished_at: at,
   });
 }
 
-/** What a collection that ran out of retries was taken from, for the words of the e-mail. */
-const FAILED_FROM = {
-  card: { tried: 'charge your card', failed: 'it was declined', instead: 'give us a new card' },
-  bank_account: {
-    tried: 'debit your bank account',
-    failed: 'the bank returned it unpaid',
-    instead: 'give us other bank details',
-  },
-} as const;
+/** The payment an attempt records, collected or failed. */
+function attemptPayment(ctx: ServiceContext, claimed: Claimed) {
+  return {
+    customerId: claimed.customerId,
+    invoiceId: claimed.invoiceId,
+    currencyCode: claimed.currencyCode,
+    amountMinor: claimed.amountMinor,
+    date: today(ctx),
+    method: 'credit_card',
+    paymentMethodId: claimed.paymentMethodId,
+    memo: `Collected through gateway ${claimed.gateway.id}`,
+  };
+}
+
+/**
+ * When the invoice is tried next after this failure, on the account's schedule (core/dunning.ts), and whether its
+ * retries ran out.
+ */
+async function nextTryAfter(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Failed,
+  at: string,
+): Promise<{ at: string | null; exhausted: boolean }> {
+  const attempts = await repo.listAttemptsOfInvoice(ctx.db, ctx.account.id, claimed.invoiceId);
+  const run = failureRun(attempts, at);
+  const next = nextTryAfterFailure(
+    {
+      retryClass: retryClassOf(result.reason),
+      tries: attempts.filter((a) => a.state !== 'error' && a.state !== 'started').length,
+      firstFailureAt: run.firstFailureAt,
+      technicalErrorsInRow: run.technicalInRow,
+      at,
+      timeZone: ctx.account.timeZone,
+    },
+    policyOf(ctx),
+  );
+  // A new card came while this attempt was in flight (newPrimaryRetry): it is tried now, whatever this one said.
+  const replaced = (await collectionMethodOf(ctx, claimed.invoiceId)) !== claimed.paymentMethodId;
+  return replaced ? { at, exhausted: false } : { at: next.nextTryAt, exhausted: next.exhausted };
+}
+
+/**
+ * A decline is a payment that failed, with its reason (a technical error made no payment at all); the events of
+ * recording it.
+ */
+async function recordDecline(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Extract<ChargeResult, { outcome: 'declined' }>,
+): Promise<EventToEmit[]> {
+  const recorded = await recordCollectedPayment(ctx, {
+    ...attemptPayment(ctx, claimed),
+    allocateMinor: 0,
+    state: 'failed',
+    ref: null,
+    failureReason: result.reason,
+    failureCode: result.rawCode,
+  });
+  await repo.setAttemptPayment(ctx.db, ctx.account.id, claimed.attemptId, recorded.paymentId);
+  // A card the issuer will never honour again (lost, stolen, expired, closed) is no longer valid.
+  if (retryClassOf(result.reason) !== 'hard') return [...recorded.events];
+  return [...recorded.events, ...(await invalidatePaymentMethod(ctx, claimed.paymentMethodId))];
+}
 
 export interface UncollectedInvoice {
   customerId: number;
@@ -419,30 +450,30 @@ export interface UncollectedInvoice {
 }
 
 /**
- * Tells the customer that its invoice could not be collected: one message to its Email (copied to EmailCC) and
- * one to each active contact, queued in the transaction that records the last failure.
+ * Tells the customer that its invoice could not be collected (retriesRanOutMail): one message to its Email (copied
+ * to EmailCC) and one to each active contact, queued in the transaction that records the last failure.
  */
 export async function queueRetriesRanOutMails(
   ctx: ServiceContext,
   uncollected: UncollectedInvoice,
   reason: string,
-  from: keyof typeof FAILED_FROM,
+  from: CollectedFrom,
 ): Promise<void> {
   const invoice = await getInvoice(ctx, uncollected.invoiceId);
-  const amount = `${uncollected.currencyCode} ${minorToDecimalText(uncollected.amountMinor, uncollected.currencyCode)}`;
-  const subject = `We could not collect payment for invoice ${invoice.invoiceNum} from ${ctx.account.name}`;
-  const words = FAILED_FROM[from];
-  await queueCustomerMails(ctx, uncollected.customerId, (name) => ({
-    subject,
-    text: [
-      `Dear ${name},`,
-      '',
-      `We tried to ${words.tried} for invoice ${invoice.invoiceNum} (${amount}) and ${words.failed} (${reason.replaceAll('_', ' ')}). We will not try again.`,
-      `Please pay the invoice another way, or ${words.instead}.`,
-      '',
+  await queueCustomerMails(
+    ctx,
+    uncollected.customerId,
+    retriesRanOutMail(
       ctx.account.name,
-    ].join('\n'),
-  }));
+      {
+        invoiceNum: invoice.invoiceNum,
+        currencyCode: uncollected.currencyCode,
+        amountMinor: uncollected.amountMinor,
+      },
+      reason,
+      from,
+    ),
+  );
 }
 
 /**
