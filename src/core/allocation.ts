@@ -10,11 +10,52 @@ import { minorToDecimalText } from './money.ts';
  * amount; an allocation moves money between one source and one target of the same currency.
  */
 
-/** `invoice:12` or `adjustment:7`. */
-export type TargetKey = string;
+export type TargetType = 'invoice' | 'adjustment';
+
+/** What money is allocated to: `{ type: 'invoice', id: 12 }`. */
+export interface TargetRef {
+  type: TargetType;
+  id: number;
+}
+
+export const sameTarget = (a: TargetRef, b: TargetRef): boolean => a.type === b.type && a.id === b.id;
+
+/** Values kept by target, compared by type and id (a Map would compare the objects), in the order first set. */
+export class ByTarget<V> {
+  readonly #entries: [TargetRef, V][] = [];
+  readonly #index = new Map<TargetType, Map<number, number>>();
+
+  get(target: TargetRef): V | undefined {
+    const at = this.#index.get(target.type)?.get(target.id);
+    return at === undefined ? undefined : this.#entries[at]![1];
+  }
+
+  has(target: TargetRef): boolean {
+    return this.#index.get(target.type)?.has(target.id) ?? false;
+  }
+
+  set(target: TargetRef, value: V): this {
+    let ofType = this.#index.get(target.type);
+    if (!ofType) this.#index.set(target.type, (ofType = new Map()));
+    const at = ofType.get(target.id);
+    if (at === undefined) {
+      ofType.set(target.id, this.#entries.length);
+      this.#entries.push([{ type: target.type, id: target.id }, value]);
+    } else this.#entries[at]![1] = value;
+    return this;
+  }
+
+  entries(): IterableIterator<[TargetRef, V]> {
+    return this.#entries.values();
+  }
+
+  get size(): number {
+    return this.#entries.length;
+  }
+}
 
 export interface AllocationTarget {
-  key: TargetKey;
+  target: TargetRef;
   /** How the target is named in messages: "invoice 12". */
   label: string;
   currencyCode: string;
@@ -26,43 +67,45 @@ export interface AllocationTarget {
 
 export interface ExistingAllocation {
   id: number;
-  targetKey: TargetKey;
+  target: TargetRef;
   amountMinor: number;
 }
 
 export interface RequestedAllocation {
   /** Spec, Payments rule 4: with an id, an existing allocation of this source is edited; without, one is added. */
   allocationId: number | null;
-  targetKey: TargetKey;
+  target: TargetRef;
   amountMinor: number;
   /** The wire path of the allocation, for messages: `allocations[1]`. */
   field: string;
 }
 
 export interface AllocationPlan {
-  inserts: { targetKey: TargetKey; amountMinor: number }[];
-  updates: { id: number; targetKey: TargetKey; amountMinor: number }[];
+  inserts: { target: TargetRef; amountMinor: number }[];
+  updates: { id: number; target: TargetRef; amountMinor: number }[];
   deletes: number[];
-  /** How much more (or, negative, less) is allocated to each target whose figure changes. */
-  targetDeltas: Map<TargetKey, number>;
+  /**
+   * How much more (or, negative, less) is allocated to each target whose figure changes: those the source held
+   * first, then those it is given, each once.
+   */
+  targetDeltas: { target: TargetRef; deltaMinor: number }[];
   /** The source's allocated total afterwards. */
   allocatedMinor: number;
 }
 
-export interface AllocationInput {
+/** What planAllocations decides from: the source, its allocations now, the ones requested and their targets. */
+export interface PlanAllocationsInput {
   sourceLabel: string;
   sourceAmountMinor: number;
   currencyCode: string;
   existing: readonly ExistingAllocation[];
   requested: readonly RequestedAllocation[];
-  targets: ReadonlyMap<TargetKey, AllocationTarget>;
+  targets: ByTarget<AllocationTarget>;
 }
 
-function sumByTarget(
-  allocations: readonly { targetKey: TargetKey; amountMinor: number }[],
-): Map<TargetKey, number> {
-  const sums = new Map<TargetKey, number>();
-  for (const a of allocations) sums.set(a.targetKey, (sums.get(a.targetKey) ?? 0) + a.amountMinor);
+function sumByTarget(allocations: readonly { target: TargetRef; amountMinor: number }[]): ByTarget<number> {
+  const sums = new ByTarget<number>();
+  for (const a of allocations) sums.set(a.target, (sums.get(a.target) ?? 0) + a.amountMinor);
   return sums;
 }
 
@@ -72,14 +115,14 @@ function sumByTarget(
  * allocation at fault.
  */
 export function planAllocations(
-  input: AllocationInput,
+  input: PlanAllocationsInput,
 ): { plan: AllocationPlan } | { problems: FieldProblem[] } {
   const money = (minor: number) => minorToDecimalText(minor, input.currencyCode);
   const existingById = new Map(input.existing.map((a) => [a.id, a]));
   const problems: FieldProblem[] = [];
   const seenIds = new Set<number>();
   const before = sumByTarget(input.existing);
-  const after = new Map<TargetKey, number>();
+  const after = new ByTarget<number>();
   let total = 0;
 
   for (const request of input.requested) {
@@ -102,9 +145,9 @@ export function planAllocations(
       problems.push({ field, message: 'the amount applied must be greater than 0' });
       continue;
     }
-    const target = input.targets.get(request.targetKey);
+    const target = input.targets.get(request.target);
     if (!target) {
-      problems.push({ field, message: `no such target: ${request.targetKey}` });
+      problems.push({ field, message: `no such ${request.target.type}: ${request.target.id}` });
       continue;
     }
     if (target.refusal) {
@@ -118,9 +161,9 @@ export function planAllocations(
       });
       continue;
     }
-    const onTarget = (after.get(request.targetKey) ?? 0) + request.amountMinor;
+    const onTarget = (after.get(request.target) ?? 0) + request.amountMinor;
     // What this source already holds on the target comes back to it first.
-    const available = target.openMinor + (before.get(request.targetKey) ?? 0);
+    const available = target.openMinor + (before.get(request.target) ?? 0);
     if (onTarget > available) {
       problems.push({
         field,
@@ -128,7 +171,7 @@ export function planAllocations(
       });
       continue;
     }
-    after.set(request.targetKey, onTarget);
+    after.set(request.target, onTarget);
     total += request.amountMinor;
     if (total > input.sourceAmountMinor) {
       problems.push({
@@ -139,20 +182,22 @@ export function planAllocations(
   }
   if (problems.length > 0) return { problems };
 
-  const targetDeltas = new Map<TargetKey, number>();
-  for (const key of new Set([...before.keys(), ...after.keys()])) {
-    const delta = (after.get(key) ?? 0) - (before.get(key) ?? 0);
-    if (delta !== 0) targetDeltas.set(key, delta);
+  const touched = new ByTarget<true>();
+  for (const [target] of [...before.entries(), ...after.entries()]) touched.set(target, true);
+  const targetDeltas: AllocationPlan['targetDeltas'] = [];
+  for (const [target] of touched.entries()) {
+    const deltaMinor = (after.get(target) ?? 0) - (before.get(target) ?? 0);
+    if (deltaMinor !== 0) targetDeltas.push({ target, deltaMinor });
   }
   const plan: AllocationPlan = { inserts: [], updates: [], deletes: [], targetDeltas, allocatedMinor: total };
   for (const request of input.requested) {
     if (request.allocationId === null) {
-      plan.inserts.push({ targetKey: request.targetKey, amountMinor: request.amountMinor });
+      plan.inserts.push({ target: request.target, amountMinor: request.amountMinor });
       continue;
     }
     const current = existingById.get(request.allocationId)!;
-    if (current.targetKey !== request.targetKey || current.amountMinor !== request.amountMinor) {
-      plan.updates.push({ id: current.id, targetKey: request.targetKey, amountMinor: request.amountMinor });
+    if (!sameTarget(current.target, request.target) || current.amountMinor !== request.amountMinor) {
+      plan.updates.push({ id: current.id, target: request.target, amountMinor: request.amountMinor });
     }
   }
   for (const allocation of input.existing) if (!seenIds.has(allocation.id)) plan.deletes.push(allocation.id);
@@ -166,15 +211,15 @@ export function planAllocations(
  */
 export function autoApply(
   amountMinor: number,
-  targetsInOrder: readonly { key: TargetKey; openMinor: number }[],
-): { targetKey: TargetKey; amountMinor: number }[] {
-  const allocations: { targetKey: TargetKey; amountMinor: number }[] = [];
+  targetsInOrder: readonly { target: TargetRef; openMinor: number }[],
+): { target: TargetRef; amountMinor: number }[] {
+  const allocations: { target: TargetRef; amountMinor: number }[] = [];
   let left = amountMinor;
-  for (const target of targetsInOrder) {
+  for (const { target, openMinor } of targetsInOrder) {
     if (left <= 0) break;
-    const applied = Math.min(left, target.openMinor);
+    const applied = Math.min(left, openMinor);
     if (applied <= 0) continue;
-    allocations.push({ targetKey: target.key, amountMinor: applied });
+    allocations.push({ target, amountMinor: applied });
     left -= applied;
   }
   return allocations;

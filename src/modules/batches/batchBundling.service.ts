@@ -74,7 +74,7 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
           field: 'PaymentApplied[0]',
           amount: { value: minorToDecimalText(invoice.openMinor, invoice.currencyCode) },
           amountField: 'PaymentApplied[0].amount',
-          target: { value: { invoiceId: invoice.id } },
+          target: { value: { type: 'invoice', id: invoice.id } },
           targetField: 'PaymentApplied[0].invoiceID',
         },
       ],

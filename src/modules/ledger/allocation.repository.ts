@@ -4,10 +4,11 @@ import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { AdjustmentsTable, AllocationsTable } from '../../storage/schema.ts';
+import type { TargetType } from '../../core/allocation.ts';
 
 export type AllocationRow = Selectable<AllocationsTable>;
 export type SourceType = 'payment' | 'credit_note' | 'adjustment';
-export type TargetType = 'invoice' | 'adjustment';
+export type { TargetType } from '../../core/allocation.ts';
 /** The tables whose rows allocate money, by source type. */
 export const SOURCE_TABLES = {
   payment: 'payments',

@@ -1,8 +1,16 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { autoApply, planAllocations } from '../../core/allocation.ts';
-import type { AllocationTarget, RequestedAllocation, TargetKey } from '../../core/allocation.ts';
+import { ByTarget, autoApply, planAllocations } from '../../core/allocation.ts';
+import type {
+  AllocationPlan,
+  AllocationTarget,
+  ExistingAllocation,
+  RequestedAllocation,
+  TargetRef,
+  TargetType,
+} from '../../core/allocation.ts';
 import { invoiceBalances } from '../../core/invoiceMath.ts';
 import { snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
@@ -14,7 +22,7 @@ import {
 } from '../invoicing/index.ts';
 import type { AllocatableInvoice, InvoiceMoneyColumn } from '../invoicing/index.ts';
 import * as repo from './allocation.repository.ts';
-import type { AllocationRow, SourceType, TargetAdjustmentRow, TargetType } from './allocation.repository.ts';
+import type { AllocationRow, SourceType, TargetAdjustmentRow } from './allocation.repository.ts';
 
 /**
  * The one way money is allocated: payments, credit notes and negative adjustments (sources) to invoices and
@@ -36,11 +44,14 @@ export interface MoneySource {
   label: string;
 }
 
+/** How a request names a target: by its id, or an invoice by its invoiceNum (found once the invoices are locked). */
+export type NamedTarget = TargetRef | { type: 'invoice'; number: number };
+
 /** One allocation of a request, its target named as the wire allows. */
 export interface AllocationEntry {
   allocationId: number | null;
   amountMinor: number;
-  target: { invoiceId: number } | { invoiceNum: number } | { adjustmentId: number };
+  target: NamedTarget;
   /** The wire path of the entry: `allocations[0]`. */
   field: string;
   /** The key that named the target (`allocations[0].invoiceID`, `.objectID`, ...): an unknown one is told there. */
@@ -52,11 +63,71 @@ export type AllocationRequest =
   /** Spec: AutoApply applies to the earliest invoice (negative adjustments: or positive adjustment) and on. */
   | { autoApply: true; includeAdjustments: boolean };
 
-const key = (type: TargetType, id: number): TargetKey => `${type}:${id}`;
+/** What an allocation change did: whether the source's allocations changed, and the events of its targets. */
+export interface AllocationOutcome {
+  changed: boolean;
+  /** For the caller to emit with its source's event, in its transaction. */
+  targetEvents: EventToEmit[];
+}
 
-function parseKey(targetKey: TargetKey): { type: TargetType; id: number } {
-  const [type, id] = targetKey.split(':');
-  return { type: type as TargetType, id: Number(id) };
+/**
+ * Makes the source's allocations what the request says (Spec, Payments rule 4 for lists; AutoApply otherwise),
+ * moves the targets' figures by the difference, and records the source's allocated total. A request that would
+ * over-allocate a target or the source, cross currencies or name an unknown or closed target is refused with a
+ * 422 naming the allocation, and nothing is changed.
+ */
+export async function applyAllocations(
+  ctx: ServiceContext,
+  source: MoneySource,
+  request: AllocationRequest,
+): Promise<AllocationOutcome> {
+  return reallocate(ctx, source, await allocationsHeld(ctx, source), request);
+}
+
+/** applyAllocations for a source inserted in this transaction: it holds no allocations, so none are read. */
+export function allocateNewSource(
+  ctx: ServiceContext,
+  source: MoneySource,
+  request: AllocationRequest,
+): Promise<AllocationOutcome> {
+  return reallocate(ctx, source, [], request);
+}
+
+/** Removes every allocation of the source and gives the targets their money back (before the source is deleted). */
+export function releaseAllocations(ctx: ServiceContext, source: MoneySource): Promise<AllocationOutcome> {
+  return applyAllocations(ctx, source, { autoApply: false, entries: [] });
+}
+
+/** The steps of every allocation change, in order; each target is locked before its figure is read. */
+async function reallocate(
+  ctx: ServiceContext,
+  source: MoneySource,
+  held: readonly ExistingAllocation[],
+  request: AllocationRequest,
+): Promise<AllocationOutcome> {
+  const { requested, targets } = request.autoApply
+    ? await lockAutoApplyTargets(ctx, source, held, request.includeAdjustments)
+    : await lockListedTargets(ctx, source, held, request.entries);
+  const plan = planOrRefuse(source, held, requested, targets);
+  const before = await targetsBeforeChange(ctx, source, plan);
+  const now = nowInstant(ctx);
+  await writeAllocations(ctx, source, plan, now);
+  const invoicesAfter = await moveTargetFigures(ctx, source, plan, now);
+  await repo.setSourceAllocated(ctx.db, ctx.account.id, source.type, source.id, plan.allocatedMinor, now);
+  return {
+    changed: plan.deletes.length + plan.updates.length + plan.inserts.length > 0,
+    targetEvents: targetEvents(plan, before, invoicesAfter),
+  };
+}
+
+/** The source's allocations as they stand, each with its target. */
+async function allocationsHeld(ctx: ServiceContext, source: MoneySource): Promise<ExistingAllocation[]> {
+  const rows = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
+  return rows.map((row) => ({
+    id: row.id,
+    target: { type: row.target_type as TargetType, id: row.target_id },
+    amountMinor: row.amount_minor,
+  }));
 }
 
 /**
@@ -70,7 +141,7 @@ function invoiceTarget(invoice: AllocatableInvoice): DatedTarget {
     date: invoice.invoiceDate,
     // Drafts have no number; they are refused anyway.
     sequence: invoice.invoiceNum ?? invoice.id,
-    key: key('invoice', invoice.id),
+    target: { type: 'invoice', id: invoice.id },
     label: `invoice ${invoice.id}`,
     currencyCode: invoice.currencyCode,
     openMinor: invoice.openMinor,
@@ -88,7 +159,7 @@ function adjustmentTarget(row: TargetAdjustmentRow, customerId: number): DatedTa
   return {
     date: row.adjustment_date,
     sequence: row.id,
-    key: key('adjustment', row.id),
+    target: { type: 'adjustment', id: row.id },
     label: `positive adjustment ${row.id}`,
     currencyCode: row.currency_code,
     openMinor: row.amount_minor - row.allocated_minor,
@@ -96,74 +167,102 @@ function adjustmentTarget(row: TargetAdjustmentRow, customerId: number): DatedTa
   };
 }
 
-/** The targets a request names (and those the source already holds), locked, by key; unknown ones reported. */
+/** The allocations asked for, each naming its target by id, and every target they and the source's allocations touch. */
+interface LockedRequest {
+  requested: RequestedAllocation[];
+  targets: ByTarget<DatedTarget>;
+}
+
+/**
+ * Locks the targets named (invoices, then positive adjustments) and returns them, with the ids of the invoices
+ * named by invoiceNum.
+ */
 async function lockTargets(
   ctx: ServiceContext,
   source: MoneySource,
-  existing: readonly AllocationRow[],
-  entries: readonly AllocationEntry[],
-): Promise<{
-  targets: Map<TargetKey, DatedTarget>;
-  keysOf: Map<AllocationEntry, TargetKey>;
-  problems: FieldProblem[];
-}> {
-  const invoiceIds = existing.filter((a) => a.target_type === 'invoice').map((a) => a.target_id);
-  const adjustmentIds = existing.filter((a) => a.target_type === 'adjustment').map((a) => a.target_id);
+  named: readonly NamedTarget[],
+): Promise<{ targets: ByTarget<DatedTarget>; invoiceIdOfNum: Map<number, number> }> {
+  const invoiceIds: number[] = [];
   const invoiceNums: number[] = [];
-  for (const entry of entries) {
-    if ('invoiceId' in entry.target) invoiceIds.push(entry.target.invoiceId);
-    else if ('invoiceNum' in entry.target) invoiceNums.push(entry.target.invoiceNum);
-    else adjustmentIds.push(entry.target.adjustmentId);
+  const adjustmentIds = new Set<number>();
+  for (const target of named) {
+    if ('number' in target) invoiceNums.push(target.number);
+    else if (target.type === 'invoice') invoiceIds.push(target.id);
+    else adjustmentIds.add(target.id);
   }
   const invoices = await lockInvoicesForAllocation(ctx, source.customerId, invoiceIds, invoiceNums);
-  const adjustments = await repo.lockAdjustments(ctx.db, ctx.account.id, [...new Set(adjustmentIds)]);
-  const targets = new Map<TargetKey, DatedTarget>();
-  for (const invoice of invoices) targets.set(key('invoice', invoice.id), invoiceTarget(invoice));
+  const adjustments = await repo.lockAdjustments(ctx.db, ctx.account.id, [...adjustmentIds]);
+  const targets = new ByTarget<DatedTarget>();
+  for (const invoice of invoices) targets.set({ type: 'invoice', id: invoice.id }, invoiceTarget(invoice));
   for (const row of adjustments)
-    targets.set(key('adjustment', row.id), adjustmentTarget(row, source.customerId));
-  const byNum = new Map(invoices.filter((i) => i.invoiceNum !== null).map((i) => [i.invoiceNum!, i.id]));
-
-  const keysOf = new Map<AllocationEntry, TargetKey>();
-  const problems: FieldProblem[] = [];
-  for (const entry of entries) {
-    if ('invoiceId' in entry.target) {
-      const k = key('invoice', entry.target.invoiceId);
-      if (targets.has(k)) keysOf.set(entry, k);
-      else problems.push({ field: entry.targetField, message: `no such invoice: ${entry.target.invoiceId}` });
-    } else if ('invoiceNum' in entry.target) {
-      const id = byNum.get(entry.target.invoiceNum);
-      if (id !== undefined) keysOf.set(entry, key('invoice', id));
-      else
-        problems.push({
-          field: entry.targetField,
-          message: `no invoice has invoiceNum ${entry.target.invoiceNum}`,
-        });
-    } else {
-      const k = key('adjustment', entry.target.adjustmentId);
-      if (targets.has(k)) keysOf.set(entry, k);
-      else
-        problems.push({
-          field: entry.targetField,
-          message: `no such positive adjustment: ${entry.target.adjustmentId}`,
-        });
-    }
-  }
-  return { targets, keysOf, problems };
+    targets.set({ type: 'adjustment', id: row.id }, adjustmentTarget(row, source.customerId));
+  const invoiceIdOfNum = new Map(
+    invoices.filter((i) => i.invoiceNum !== null).map((i) => [i.invoiceNum!, i.id]),
+  );
+  return { targets, invoiceIdOfNum };
 }
 
-/** AutoApply's order: the earliest open target first (by date; on one day invoices before adjustments). */
-async function autoApplyRequest(
+/** A list's targets (and those the source holds) locked; a 422 naming each entry whose target is unknown. */
+async function lockListedTargets(
   ctx: ServiceContext,
   source: MoneySource,
-  existing: readonly AllocationRow[],
+  held: readonly ExistingAllocation[],
+  entries: readonly AllocationEntry[],
+): Promise<LockedRequest> {
+  const { targets, invoiceIdOfNum } = await lockTargets(ctx, source, [
+    ...held.map((allocation) => allocation.target),
+    ...entries.map((entry) => entry.target),
+  ]);
+  const requested: RequestedAllocation[] = [];
+  const problems: FieldProblem[] = [];
+  for (const entry of entries) {
+    const target = lockedTargetOf(entry.target, targets, invoiceIdOfNum);
+    if (target === undefined)
+      problems.push({ field: entry.targetField, message: unknownTarget(entry.target) });
+    else
+      requested.push({
+        allocationId: entry.allocationId,
+        target,
+        amountMinor: entry.amountMinor,
+        field: entry.field,
+      });
+  }
+  if (problems.length > 0) throw new ValidationError(problems, 'invalid_allocations');
+  return { requested, targets };
+}
+
+function lockedTargetOf(
+  named: NamedTarget,
+  targets: ByTarget<DatedTarget>,
+  invoiceIdOfNum: ReadonlyMap<number, number>,
+): TargetRef | undefined {
+  if (!('number' in named)) return targets.has(named) ? named : undefined;
+  const id = invoiceIdOfNum.get(named.number);
+  return id === undefined ? undefined : { type: 'invoice', id };
+}
+
+function unknownTarget(named: NamedTarget): string {
+  if ('number' in named) return `no invoice has invoiceNum ${named.number}`;
+  return named.type === 'invoice'
+    ? `no such invoice: ${named.id}`
+    : `no such positive adjustment: ${named.id}`;
+}
+
+/** AutoApply's allocations: the customer's open targets locked, the earliest filled first. */
+async function lockAutoApplyTargets(
+  ctx: ServiceContext,
+  source: MoneySource,
+  held: readonly ExistingAllocation[],
   includeAdjustments: boolean,
-): Promise<{ requested: RequestedAllocation[]; targets: Map<TargetKey, AllocationTarget> }> {
+): Promise<LockedRequest> {
   // What this source already holds is open to it again: an edit re-spreads the whole amount.
-  const { targets } = await lockTargets(ctx, source, existing, []);
-  const dated: { key: TargetKey; date: string; rank: number; sequence: number; target: AllocationTarget }[] =
-    [];
+  const { targets } = await lockTargets(
+    ctx,
+    source,
+    held.map((allocation) => allocation.target),
+  );
   for (const invoice of await lockOpenInvoices(ctx, source.customerId, source.currencyCode)) {
-    targets.set(key('invoice', invoice.id), invoiceTarget(invoice));
+    targets.set({ type: 'invoice', id: invoice.id }, invoiceTarget(invoice));
   }
   if (includeAdjustments) {
     const open = await repo.lockOpenPositiveAdjustments(
@@ -172,186 +271,162 @@ async function autoApplyRequest(
       source.customerId,
       source.currencyCode,
     );
-    for (const row of open) targets.set(key('adjustment', row.id), adjustmentTarget(row, source.customerId));
+    for (const row of open)
+      targets.set({ type: 'adjustment', id: row.id }, adjustmentTarget(row, source.customerId));
   }
-  const held = new Map<TargetKey, number>();
-  for (const a of existing) {
-    const k = key(a.target_type as TargetType, a.target_id);
-    held.set(k, (held.get(k) ?? 0) + a.amount_minor);
-  }
-  for (const [k, target] of targets) {
-    if (target.refusal || target.currencyCode !== source.currencyCode) continue;
-    if (!includeAdjustments && k.startsWith('adjustment:')) continue;
-    dated.push({
-      key: k,
-      date: target.date,
-      rank: k.startsWith('invoice:') ? 0 : 1,
-      sequence: target.sequence,
-      target,
-    });
-  }
-  // Spec, Payments rule 1: the earliest invoice first, by InvoiceDate then invoiceNum.
-  dated.sort((a, b) =>
-    a.date < b.date ? -1 : a.date > b.date ? 1 : a.rank - b.rank || a.sequence - b.sequence,
+  const heldOn = new ByTarget<number>();
+  for (const a of held) heldOn.set(a.target, (heldOn.get(a.target) ?? 0) + a.amountMinor);
+  const candidates = [...targets.entries()].filter(
+    ([target, dated]) =>
+      !dated.refusal &&
+      dated.currencyCode === source.currencyCode &&
+      (includeAdjustments || target.type === 'invoice'),
   );
-  const plan = autoApply(
+  // Spec, Payments rule 1: the earliest invoice first, by InvoiceDate then invoiceNum; on one day, invoices
+  // before positive adjustments.
+  const rank = (target: TargetRef) => (target.type === 'invoice' ? 0 : 1);
+  candidates.sort(([a, x], [b, y]) =>
+    x.date < y.date ? -1 : x.date > y.date ? 1 : rank(a) - rank(b) || x.sequence - y.sequence,
+  );
+  const spread = autoApply(
     source.amountMinor,
-    dated.map((d) => ({ key: d.key, openMinor: d.target.openMinor + (held.get(d.key) ?? 0) })),
+    candidates.map(([target, dated]) => ({ target, openMinor: dated.openMinor + (heldOn.get(target) ?? 0) })),
   );
   return {
     targets,
-    requested: plan.map((p, i) => ({
+    requested: spread.map((allocation, i) => ({
       allocationId: null,
-      targetKey: p.targetKey,
-      amountMinor: p.amountMinor,
+      target: allocation.target,
+      amountMinor: allocation.amountMinor,
       field: `allocations[${i}]`,
     })),
   };
 }
 
-/** What an allocation change did: whether the source's allocations changed, and the events of its targets. */
-export interface AllocationOutcome {
-  changed: boolean;
-  /** For the caller to emit with its source's event, in its transaction. */
-  targetEvents: EventToEmit[];
-}
-
-/**
- * An invoice whose allocations changed: `invoice.paid` when it became Paid, `invoice.partially_paid` when money
- * came in and leaves a Balance, `invoice.updated` otherwise (money taken back, or covered by pending payments).
- */
-function invoiceEventType(
-  before: Snapshot | undefined,
-  after: { status: string; balanceMinor: number },
-  deltaMinor: number,
-): string {
-  // Without `before`, money only came in: an invoice Paid now was not Paid before it.
-  if (after.status === 'Paid' && before?.object?.['Status'] !== 'Paid') return 'invoice.paid';
-  if (deltaMinor > 0 && after.balanceMinor > 0) return 'invoice.partially_paid';
-  return 'invoice.updated';
-}
-
-/** The targets rendered as the API shows them, keyed `type:id`: one batch per type. */
-async function snapshotsOf(
-  ctx: ServiceContext,
-  targets: readonly { type: TargetType; id: number }[],
-): Promise<Map<string, Snapshot>> {
-  const snapshots = new Map<string, Snapshot>();
-  for (const type of ['invoice', 'adjustment'] as const) {
-    const ids = targets.filter((target) => target.type === type).map((target) => target.id);
-    if (ids.length === 0) continue;
-    for (const [id, snapshot] of await snapshotResources(ctx, type, ids))
-      snapshots.set(`${type}:${id}`, snapshot);
-  }
-  return snapshots;
-}
-
-/**
- * Makes the source's allocations what the request says (Spec, Payments rule 4 for lists; AutoApply otherwise),
- * moves the targets' figures by the difference, and records the source's allocated total. A request that would
- * over-allocate a target or the source, cross currencies or name an unknown or closed target is refused with a
- * 422 naming the allocation, and nothing is changed.
- */
-export async function applyAllocations(
-  ctx: ServiceContext,
+/** The plan of the change, or a 422 naming each allocation that cannot be made. */
+function planOrRefuse(
   source: MoneySource,
-  request: AllocationRequest,
-): Promise<AllocationOutcome> {
-  const existing = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
-  let requested: RequestedAllocation[];
-  let targets: Map<TargetKey, AllocationTarget>;
-  if (request.autoApply) {
-    ({ requested, targets } = await autoApplyRequest(ctx, source, existing, request.includeAdjustments));
-  } else {
-    const locked = await lockTargets(ctx, source, existing, request.entries);
-    if (locked.problems.length > 0) throw new ValidationError(locked.problems, 'invalid_allocations');
-    targets = locked.targets;
-    requested = request.entries.map((entry) => ({
-      allocationId: entry.allocationId,
-      targetKey: locked.keysOf.get(entry)!,
-      amountMinor: entry.amountMinor,
-      field: entry.field,
-    }));
-  }
+  held: readonly ExistingAllocation[],
+  requested: readonly RequestedAllocation[],
+  targets: ByTarget<AllocationTarget>,
+): AllocationPlan {
   const result = planAllocations({
     sourceLabel: source.label,
     sourceAmountMinor: source.amountMinor,
     currencyCode: source.currencyCode,
-    existing: existing.map((a) => ({
-      id: a.id,
-      targetKey: key(a.target_type as TargetType, a.target_id),
-      amountMinor: a.amount_minor,
-    })),
+    existing: held,
     requested,
     targets,
   });
   if ('problems' in result) throw new ValidationError(result.problems, 'invalid_allocations');
-  const { plan } = result;
-  const now = ctx.clock.now().toISOString();
-  const moved = [...plan.targetDeltas]
-    .filter(([, delta]) => delta !== 0)
-    .map(([targetKey, delta]) => ({ ...parseKey(targetKey), delta }));
-  // The targets as they were, so that their events carry `previous`. NOTE: an invoice that only receives settled
-  // money is not rendered before: its event (paid or partially paid) is told by the state after alone, and one
-  // rendering of an invoice with its customer's figures costs as much as the payment itself.
-  const settledOnly = (target: { type: TargetType; delta: number }) =>
-    target.type === 'invoice' && target.delta > 0 && source.invoiceColumn !== 'paid_pending_minor';
-  const before = await snapshotsOf(
-    ctx,
-    moved.filter((target) => !settledOnly(target)),
-  );
+  return result.plan;
+}
 
+/**
+ * The targets whose figures move, rendered as they are before the change, so that their events carry `previous`.
+ * NOTE: an invoice that only receives settled money is not rendered before: its event (paid or partially paid) is
+ * told by the state after alone, and one rendering of an invoice with its customer's figures costs as much as the
+ * payment itself.
+ */
+async function targetsBeforeChange(
+  ctx: ServiceContext,
+  source: MoneySource,
+  plan: AllocationPlan,
+): Promise<ByTarget<Snapshot>> {
+  const settledOnly = (target: TargetRef, deltaMinor: number) =>
+    target.type === 'invoice' && deltaMinor > 0 && source.invoiceColumn !== 'paid_pending_minor';
+  const rendered = plan.targetDeltas
+    .filter(({ target, deltaMinor }) => !settledOnly(target, deltaMinor))
+    .map(({ target }) => target);
+  const snapshots = new ByTarget<Snapshot>();
+  for (const type of ['invoice', 'adjustment'] as const) {
+    const ids = rendered.filter((target) => target.type === type).map((target) => target.id);
+    if (ids.length === 0) continue;
+    for (const [id, snapshot] of await snapshotResources(ctx, type, ids))
+      snapshots.set({ type, id: Number(id) }, snapshot);
+  }
+  return snapshots;
+}
+
+/** The plan's allocation rows: deletes, updates, then inserts. */
+async function writeAllocations(
+  ctx: ServiceContext,
+  source: MoneySource,
+  plan: AllocationPlan,
+  now: string,
+): Promise<void> {
   await repo.deleteAllocations(ctx.db, ctx.account.id, plan.deletes);
   for (const update of plan.updates) {
-    const target = parseKey(update.targetKey);
     await repo.updateAllocation(ctx.db, ctx.account.id, update.id, {
-      target_type: target.type,
-      target_id: target.id,
+      target_type: update.target.type,
+      target_id: update.target.id,
       amount_minor: update.amountMinor,
       updated_at: now,
     });
   }
   await repo.insertAllocations(
     ctx.db,
-    plan.inserts.map((insert) => {
-      const target = parseKey(insert.targetKey);
-      return {
-        account_id: ctx.account.id,
-        customer_id: source.customerId,
-        source_type: source.type,
-        source_id: source.id,
-        target_type: target.type,
-        target_id: target.id,
-        amount_minor: insert.amountMinor,
-        created_at: now,
-        updated_at: now,
-      };
-    }),
+    plan.inserts.map((insert) => ({
+      account_id: ctx.account.id,
+      customer_id: source.customerId,
+      source_type: source.type,
+      source_id: source.id,
+      target_type: insert.target.type,
+      target_id: insert.target.id,
+      amount_minor: insert.amountMinor,
+      created_at: now,
+      updated_at: now,
+    })),
   );
-  const invoicesAfter = new Map<number, { status: string; balanceMinor: number }>();
-  for (const [targetKey, delta] of plan.targetDeltas) {
-    const target = parseKey(targetKey);
-    if (target.type === 'invoice')
-      invoicesAfter.set(target.id, await addToInvoiceMoney(ctx, target.id, source.invoiceColumn, delta));
-    else await repo.addToAdjustmentAllocated(ctx.db, ctx.account.id, target.id, delta, now);
-  }
-  await repo.setSourceAllocated(ctx.db, ctx.account.id, source.type, source.id, plan.allocatedMinor, now);
-
-  // Rendered when the events are written, after whatever the caller changes next (a payment's deletion).
-  const targetEvents: EventToEmit[] = moved.map((target) => {
-    const ref = { type: target.type, id: target.id };
-    const was = before.get(`${target.type}:${target.id}`);
-    if (target.type !== 'invoice') return { type: 'adjustment.updated', ref, before: was! };
-    const type = invoiceEventType(was, invoicesAfter.get(target.id)!, target.delta);
-    return was ? { type, ref, before: was } : { type, ref };
-  });
-  const changed = plan.deletes.length + plan.updates.length + plan.inserts.length > 0;
-  return { changed, targetEvents };
 }
 
-/** Removes every allocation of the source and gives the targets their money back (before the source is deleted). */
-export function releaseAllocations(ctx: ServiceContext, source: MoneySource): Promise<AllocationOutcome> {
-  return applyAllocations(ctx, source, { autoApply: false, entries: [] });
+/**
+ * Adds each target's change to its figure: the invoice's column for this kind of source, a positive adjustment's
+ * allocated amount. Returns the invoices' status and Balance afterwards, by id.
+ */
+async function moveTargetFigures(
+  ctx: ServiceContext,
+  source: MoneySource,
+  plan: AllocationPlan,
+  now: string,
+): Promise<Map<number, InvoiceAfter>> {
+  const invoicesAfter = new Map<number, InvoiceAfter>();
+  for (const { target, deltaMinor } of plan.targetDeltas) {
+    if (target.type === 'invoice') {
+      invoicesAfter.set(target.id, await addToInvoiceMoney(ctx, target.id, source.invoiceColumn, deltaMinor));
+    } else await repo.addToAdjustmentAllocated(ctx.db, ctx.account.id, target.id, deltaMinor, now);
+  }
+  return invoicesAfter;
+}
+
+interface InvoiceAfter {
+  status: string;
+  balanceMinor: number;
+}
+
+/**
+ * An invoice whose allocations changed: `invoice.paid` when it became Paid, `invoice.partially_paid` when money
+ * came in and leaves a Balance, `invoice.updated` otherwise (money taken back, or covered by pending payments).
+ */
+function invoiceEventType(before: Snapshot | undefined, after: InvoiceAfter, deltaMinor: number): string {
+  // Without `before`, money only came in: an invoice Paid now was not Paid before it.
+  if (after.status === 'Paid' && before?.object?.['Status'] !== 'Paid') return 'invoice.paid';
+  if (deltaMinor > 0 && after.balanceMinor > 0) return 'invoice.partially_paid';
+  return 'invoice.updated';
+}
+
+/** The targets' events, rendered when they are written, after whatever the caller changes next (a deletion). */
+function targetEvents(
+  plan: AllocationPlan,
+  before: ByTarget<Snapshot>,
+  invoicesAfter: ReadonlyMap<number, InvoiceAfter>,
+): EventToEmit[] {
+  return plan.targetDeltas.map(({ target, deltaMinor }) => {
+    const was = before.get(target);
+    if (target.type !== 'invoice') return { type: 'adjustment.updated', ref: target, before: was! };
+    const type = invoiceEventType(was, invoicesAfter.get(target.id)!, deltaMinor);
+    return was ? { type, ref: target, before: was } : { type, ref: target };
+  });
 }
 
 export interface Allocation {

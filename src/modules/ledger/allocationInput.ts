@@ -1,5 +1,5 @@
 import type { FieldProblem } from '../../errors.ts';
-import type { AllocationEntry } from './allocation.service.ts';
+import type { AllocationEntry, NamedTarget } from './allocation.service.ts';
 import { amountFromWire, amountInMinor, readValue } from './moneyInput.ts';
 import type { DecimalAmount, Read } from './moneyInput.ts';
 
@@ -30,7 +30,7 @@ export interface AllocationInput {
   amount: DecimalAmount;
   /** The key the amount came under: `allocations[0].amountApplied`. */
   amountField: string;
-  target: Read<AllocationEntry['target']>;
+  target: Read<NamedTarget>;
   /** The key that named the target (or that is missing), where a problem with it is reported. */
   targetField: string;
 }
@@ -63,7 +63,7 @@ function invoiceNumberOf(value: number | string): number | undefined {
 
 type TargetRead = Pick<AllocationInput, 'target' | 'targetField'>;
 
-const named = (targetField: string, target: AllocationEntry['target']): TargetRead => ({
+const named = (targetField: string, target: NamedTarget): TargetRead => ({
   target: { value: target },
   targetField,
 });
@@ -107,16 +107,16 @@ export function invoiceAllocationInputs(
         'an allocation applies to an invoice or to a positive adjustment, not both',
       );
     }
-    if (present(wire.invoiceID)) return named(`${field}.invoiceID`, { invoiceId: wire.invoiceID });
+    if (present(wire.invoiceID)) return named(`${field}.invoiceID`, { type: 'invoice', id: wire.invoiceID });
     if (present(wire.invoiceNumber)) {
       const invoiceNum = invoiceNumberOf(wire.invoiceNumber);
       return invoiceNum === undefined
         ? refused(`${field}.invoiceNumber`, 'must be an invoice number')
-        : named(`${field}.invoiceNumber`, { invoiceNum });
+        : named(`${field}.invoiceNumber`, { type: 'invoice', number: invoiceNum });
     }
     // The engine names an unknown positive adjustment by the entry itself.
     if (targets.adjustments && present(wire.positiveAdjustmentID)) {
-      return named(field, { adjustmentId: wire.positiveAdjustmentID });
+      return named(field, { type: 'adjustment', id: wire.positiveAdjustmentID });
     }
     return refused(
       `${field}.invoiceID`,
@@ -138,8 +138,8 @@ export function objectAllocationInputs(
     const objectId = wire[key];
     if (!present(objectId)) return refused(`${field}.objectID`, 'is required');
     return wire.isAdjustment === true
-      ? named(field, { adjustmentId: objectId })
-      : named(`${field}.${key}`, { invoiceId: objectId });
+      ? named(field, { type: 'adjustment', id: objectId })
+      : named(`${field}.${key}`, { type: 'invoice', id: objectId });
   });
 }
 

@@ -273,7 +273,7 @@ export async function issueCreditNoteInTransaction(
     entries: input.allocations.map((allocation, i) => ({
       allocationId: null,
       amountMinor: allocation.amountMinor,
-      target: { invoiceId: allocation.invoiceId },
+      target: { type: 'invoice' as const, id: allocation.invoiceId },
       field: `allocations[${i}]`,
       targetField: `allocations[${i}].invoiceID`,
     })),

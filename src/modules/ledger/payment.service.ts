@@ -286,7 +286,7 @@ export async function recordCollectedPayment(
         {
           allocationId: null,
           amountMinor: input.allocateMinor,
-          target: { invoiceId: input.invoiceId },
+          target: { type: 'invoice', id: input.invoiceId },
           field: 'allocations[0]',
           targetField: 'allocations[0].invoiceID',
         },
@@ -363,10 +363,7 @@ export function settlePayment(ctx: ServiceContext, paymentId: number, date?: Pla
         entries: allocations.map((allocation, i) => ({
           allocationId: null,
           amountMinor: allocation.amountMinor,
-          target:
-            allocation.targetType === 'invoice'
-              ? { invoiceId: allocation.targetId }
-              : { adjustmentId: allocation.targetId },
+          target: { type: allocation.targetType, id: allocation.targetId },
           field: `allocations[${i}]`,
           targetField: `allocations[${i}].invoiceID`,
         })),

@@ -9,6 +9,7 @@ import { insertRefundAdjustment } from './adjustment.service.ts';
 import * as adjustments from './adjustment.repository.ts';
 import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
 import type { Allocation, AllocationEntry } from './allocation.service.ts';
+import type { TargetRef } from '../../core/allocation.ts';
 import { issueCreditNoteInTransaction, withdrawCreditNoteInTransaction } from './creditNote.service.ts';
 import { withLockedRecord } from './moneySource.ts';
 import { getPaymentRow, sourceOf } from './payment.service.ts';
@@ -168,10 +169,7 @@ function keptEntries(
     .map(({ allocation, amountMinor }, i) => ({
       allocationId: allocation.id,
       amountMinor,
-      target:
-        allocation.targetType === 'invoice'
-          ? { invoiceId: allocation.targetId }
-          : { adjustmentId: allocation.targetId },
+      target: { type: allocation.targetType, id: allocation.targetId },
       field: `allocations[${i}]`,
       targetField: `allocations[${i}].invoiceID`,
     }));
@@ -180,7 +178,7 @@ function keptEntries(
 /** A new entry of a request, after `entries`. */
 function addedEntry(
   entries: readonly AllocationEntry[],
-  target: AllocationEntry['target'],
+  target: TargetRef,
   amountMinor: number,
 ): AllocationEntry {
   const field = `allocations[${entries.length}]`;
@@ -189,7 +187,7 @@ function addedEntry(
     amountMinor,
     target,
     field,
-    targetField: 'adjustmentId' in target ? `${field}.positiveAdjustmentID` : `${field}.invoiceID`,
+    targetField: target.type === 'adjustment' ? `${field}.positiveAdjustmentID` : `${field}.invoiceID`,
   };
 }
 
@@ -240,7 +238,7 @@ export function reserveRefund<T>(
       const ref = { type: 'payment', id: row.id };
       const before = await snapshotResource(ctx, ref);
       const kept = keptEntries(allocations, plan.takenByAllocation);
-      const entries = [...kept, addedEntry(kept, { adjustmentId }, plan.amountMinor)];
+      const entries = [...kept, addedEntry(kept, { type: 'adjustment', id: adjustmentId }, plan.amountMinor)];
       const outcome = await applyAllocations(ctx, sourceOf(row), { autoApply: false, entries });
       let creditNote: { id: number; events: EventToEmit[] } | undefined;
       if (refund.paidInvoices === 'credit' && plan.fromInvoices.length > 0) {
@@ -344,10 +342,11 @@ export function releaseRefund(
         const back = Math.min(taken.amountMinor, open.get(taken.invoiceId) ?? 0);
         if (back === 0) continue;
         const onInvoice = entries.find(
-          (entry) => 'invoiceId' in entry.target && entry.target.invoiceId === taken.invoiceId,
+          (entry) =>
+            entry.target.type === 'invoice' && 'id' in entry.target && entry.target.id === taken.invoiceId,
         );
         if (onInvoice) onInvoice.amountMinor += back;
-        else entries.push(addedEntry(entries, { invoiceId: taken.invoiceId }, back));
+        else entries.push(addedEntry(entries, { type: 'invoice', id: taken.invoiceId }, back));
       }
       const outcome = await applyAllocations(ctx, sourceOf(row), { autoApply: false, entries });
       await adjustments.deleteAdjustment(ctx.db, ctx.account.id, refund.adjustmentId);
