@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import { withTransaction } from '../context.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../storage/database.ts';
 import type { InFlight } from './inflight.ts';
@@ -168,44 +169,47 @@ function openStoredBody(secrets: SecretBox, body: string): string {
 }
 
 /**
- * A POST that creates (a money movement): runs the use case and answers 201 with `toDto` (pure) of what it made.
- * The use case owns its transaction, so it is handed, as its last argument, a step to run last inside it, which
- * records the response under the request's Idempotency-Key: the response then commits with the change or not at
- * all, and a crash between the commit and onSend's record cannot let a retry make the change twice. onSend
- * records the response again as serialized.
+ * A POST that creates (a money movement, a batch): opens the transaction, runs the use case in it with a context
+ * bound to it, and answers 201 with `toDto` (pure) of what it made. The use case joins that transaction
+ * (withTransaction) and knows nothing of HTTP; nothing runs in it before the use case, so the use case's first lock
+ * (a money movement's customer) is the transaction's first. The response is then recorded under the request's
+ * Idempotency-Key in the same transaction, last: it commits with the change or not at all, and a crash between the
+ * commit and onSend's record cannot let a retry make the change twice. onSend records the response again as
+ * serialized.
  *
  * The record is made only while the request still holds its key. When another process took it over meanwhile (it
  * judged ours dead: our PostgreSQL lease connection broke, or the abandonment delay ran out), the record changes no
- * row, and the step throws a 409 idempotency_key_in_progress, which rolls the whole change back: of the two
- * requests, only the holder's commits.
+ * row, and a 409 idempotency_key_in_progress rolls the whole change back: of the two requests, only the holder's
+ * commits.
  */
-export async function idempotentCreate<Input, T>(
+export async function idempotentCreate<T>(
   request: FastifyRequest,
   reply: FastifyReply,
-  create: (
-    ctx: ServiceContext,
-    input: Input,
-    beforeCommit: (ctx: ServiceContext, created: T) => Promise<void>,
-  ) => Promise<T>,
-  input: Input,
+  create: (ctx: ServiceContext) => Promise<T>,
   toDto: (created: T) => unknown,
 ): Promise<FastifyReply> {
   const held = request.idempotency;
   // Marked before the transaction starts, so that a dead lease on the key now means that nothing was committed.
   if (held !== undefined && !(await repo.markRecordsInTransaction(request.ctx.db, held)))
     throw keyTakenOver();
-  const created = await create(request.ctx, input, async (ctx, created) => {
-    if (held === undefined) return;
-    const recorded = await repo.storeIdempotentResponse(ctx.db, {
-      ...held,
-      status: 201,
-      contentType: 'application/json; charset=utf-8',
-      body: ctx.secrets.seal(JSON.stringify(toDto(created))),
-      keepLease: true,
-    });
-    if (!recorded) throw keyTakenOver();
+  const dto = await withTransaction(request.ctx, async (ctx) => {
+    const created = toDto(await create(ctx));
+    if (held !== undefined) await recordCreated(ctx, held, created);
+    return created;
   });
-  return reply.code(201).send(toDto(created));
+  return reply.code(201).send(dto);
+}
+
+/** Records a create's 201 under the key in the create's transaction; a 409 when the request no longer holds it. */
+async function recordCreated(ctx: ServiceContext, held: repo.HeldKey, dto: unknown): Promise<void> {
+  const recorded = await repo.storeIdempotentResponse(ctx.db, {
+    ...held,
+    status: 201,
+    contentType: 'application/json; charset=utf-8',
+    body: ctx.secrets.seal(JSON.stringify(dto)),
+    keepLease: true,
+  });
+  if (!recorded) throw keyTakenOver();
 }
 
 function keyTakenOver(): ConflictError {

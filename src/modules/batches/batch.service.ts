@@ -179,14 +179,10 @@ async function checkBatch(ctx: ServiceContext, input: BatchInput): Promise<Check
 }
 
 /**
- * Spec: POST /v1/batches makes an open batch, SubmitDate null and no payments. `beforeCommit` runs last in its
- * transaction (the route records an idempotent response there).
+ * Spec: POST /v1/batches makes an open batch, SubmitDate null and no payments, in the caller's transaction (the
+ * route's, which records the reply in it) or its own.
  */
-export async function createBatch(
-  ctx: ServiceContext,
-  input: BatchInput,
-  beforeCommit: (ctx: ServiceContext, created: Batch) => Promise<void> = async () => {},
-): Promise<Batch> {
+export async function createBatch(ctx: ServiceContext, input: BatchInput): Promise<Batch> {
   const checked = await checkBatch(ctx, input);
   const token = crypto.randomUUID();
   return withTransaction(ctx, async (tctx) => {
@@ -204,9 +200,7 @@ export async function createBatch(
     });
     await emitEvent(tctx, 'batch.created', batchRef(token));
     // As the list shows it: the spec gives Payments to the single read only.
-    const created = (await batchesByTokens(tctx, [token])).get(token)!;
-    await beforeCommit(tctx, created);
-    return created;
+    return (await batchesByTokens(tctx, [token])).get(token)!;
   });
 }
 

@@ -11,7 +11,7 @@ import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '..
 import { findInvoiceDue, listInvoicesDue, setCollectionProblem } from '../invoicing/index.ts';
 import { reportBlockedCollection } from '../collections/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
-import { createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
+import { checkBatchLinePayment, createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import { batchRef } from './batch.service.ts';
@@ -56,10 +56,8 @@ async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Pro
 /** Adds a line for what the invoice owes to an open automatic batch (a new one when none has room). */
 async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
   const { invoice, gatewayId, paymentMethodId, rail, actionDate } = item;
-  let batchId: number | undefined;
-  await createBatchLinePayment(
-    ctx,
-    {
+  await withLockedCustomer(ctx, invoice.customerId, async (ctx) => {
+    const line = await checkBatchLinePayment(ctx, {
       customerId: invoice.customerId,
       amount: { value: minorToDecimalText(invoice.openMinor, invoice.currencyCode) },
       currencyCode: invoice.currencyCode,
@@ -79,20 +77,20 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
         },
       ],
       allocationsField: 'PaymentApplied',
-    },
-    // Under the customer's lock, before the allocation locks the invoice: the lock order of every line change.
-    async (tctx) => {
-      // The customer's settings can collect it again: the problem they were told of is solved.
-      if (invoice.reportedProblem !== null) await setCollectionProblem(tctx, invoice.id, null);
-      batchId = await openAutoBatchFor(tctx, {
-        gatewayId,
-        currencyCode: invoice.currencyCode,
-        rail,
-        actionDate,
-      });
-    },
-    (tctx, payment) => recordLine(tctx, batchId!, rail, payment.id, invoice.id),
-  );
+    });
+    // The customer's settings can collect it again: the problem they were told of is solved.
+    if (invoice.reportedProblem !== null) await setCollectionProblem(ctx, invoice.id, null);
+    // The batch is locked after the customer and before the allocation locks the invoice: the lock order of every
+    // line change.
+    const batchId = await openAutoBatchFor(ctx, {
+      gatewayId,
+      currencyCode: invoice.currencyCode,
+      rail,
+      actionDate,
+    });
+    const payment = await createBatchLinePayment(ctx, line);
+    await recordLine(ctx, batchId, rail, payment.id, invoice.id);
+  });
 }
 
 /** The open automatic batch of this key with room, locked, or a new one. */

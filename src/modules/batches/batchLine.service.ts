@@ -5,12 +5,20 @@ import { MAX_BATCH_LINES, isRail } from '../../core/batches.ts';
 import type { Rail } from '../../core/batches.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import {
+  checkBatchLinePayment,
   createBatchLinePayment,
   deleteBatchLinePayment,
   getPayment,
   updateBatchLinePayment,
+  withLockedCustomer,
 } from '../ledger/index.ts';
-import type { AllocationInput, BatchGuard, DecimalAmount, Payment, Read } from '../ledger/index.ts';
+import type {
+  AllocationInput,
+  BatchLinePaymentInput,
+  DecimalAmount,
+  Payment,
+  Read,
+} from '../ledger/index.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
@@ -91,7 +99,7 @@ async function lockOpenBatch(
   return row;
 }
 
-function paymentInput(batch: BatchRow, input: BatchLineInput, rail: Rail) {
+function paymentInput(batch: BatchRow, input: BatchLineInput, rail: Rail): BatchLinePaymentInput {
   return {
     customerId: input.customerId,
     amount: input.amount,
@@ -107,25 +115,23 @@ function paymentInput(batch: BatchRow, input: BatchLineInput, rail: Rail) {
   };
 }
 
-/** Spec: POST /v1/batches/payments. The batch must be open and hold fewer than 500 payments. */
-export async function addBatchLine(
-  ctx: ServiceContext,
-  input: BatchLineInput,
-  afterInsert: (ctx: ServiceContext, payment: Payment) => Promise<void> = async () => {},
-): Promise<Payment> {
+/**
+ * Spec: POST /v1/batches/payments. The batch must be open and hold fewer than 500 payments. Runs in the caller's
+ * transaction (the route's, which records the reply in it) or its own.
+ */
+export async function addBatchLine(ctx: ServiceContext, input: BatchLineInput): Promise<Payment> {
   const batch = await batchRowByToken(ctx, input.batchToken);
   assertOpen(batch, 'payments are added');
   await assertCustomerExists(ctx, input.customerId);
   const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
-  return createBatchLinePayment(
-    ctx,
-    paymentInput(batch, input, rail),
-    openBatchGuard(batch.id, rail, batch.currency_code),
-    async (tctx, payment) => {
-      await recordLine(tctx, batch.id, rail, payment.id, null);
-      await afterInsert(tctx, payment);
-    },
-  );
+  return withLockedCustomer(ctx, input.customerId, async (ctx) => {
+    const line = await checkBatchLinePayment(ctx, paymentInput(batch, input, rail));
+    // The batch is locked after the customer and before the allocations lock the invoices.
+    await lockOpenBatch(ctx, batch.id, rail, batch.currency_code);
+    const payment = await createBatchLinePayment(ctx, line);
+    await recordLine(ctx, batch.id, rail, payment.id, null);
+    return payment;
+  });
 }
 
 /**
@@ -167,12 +173,12 @@ async function findLine(ctx: ServiceContext, paymentId: number, batchToken?: str
   return line;
 }
 
-/** Under the customer's lock: the line's batch, locked, still open (and on `rail`, when the line names one). */
-const openBatchGuard =
-  (batchId: number, rail?: Rail, currencyCode?: string): BatchGuard =>
-  async (tctx) => {
-    await lockOpenBatch(tctx, batchId, rail, currencyCode);
-  };
+/** A line is changed only while the bank has not answered it. */
+function assertLinePending(payment: Payment): void {
+  if (payment.state !== 'pending') {
+    throw new ConflictError('batch_line_final', `Payment ${payment.id} is ${payment.state} already`);
+  }
+}
 
 /**
  * Spec: PUT /v1/batches/payments. Its amount, bank account and allocations (PaymentApplied by allocation diff);
@@ -200,16 +206,25 @@ export async function editBatchLine(
       `must be ${rail}, the method of bank account ${input.paymentMethodId}`,
     );
   }
-  await updateBatchLinePayment(
-    ctx,
-    paymentId,
-    paymentInput(batch!, input, rail),
-    openBatchGuard(line.batch_id, rail, batch!.currency_code),
-  );
+  await withLockedCustomer(ctx, payment.customerId, async (ctx) => {
+    // Read again under the lock: it may have changed or gone meanwhile.
+    const current = await getPayment(ctx, paymentId);
+    assertLinePending(current);
+    await lockOpenBatch(ctx, line.batch_id, rail, batch!.currency_code);
+    const checked = await checkBatchLinePayment(ctx, paymentInput(batch!, input, rail));
+    await updateBatchLinePayment(ctx, current, checked);
+  });
 }
 
 /** Spec: DELETE /v1/batches/payments/{paymentID}: the line and its payment go; its invoices owe the money again. */
 export async function deleteBatchLine(ctx: ServiceContext, paymentId: number): Promise<void> {
   const line = await findLine(ctx, paymentId);
-  await deleteBatchLinePayment(ctx, paymentId, openBatchGuard(line.batch_id));
+  const { customerId } = await getPayment(ctx, paymentId);
+  await withLockedCustomer(ctx, customerId, async (ctx) => {
+    // Read again under the lock: it may have changed or gone meanwhile.
+    const current = await getPayment(ctx, paymentId);
+    assertLinePending(current);
+    await lockOpenBatch(ctx, line.batch_id, undefined);
+    await deleteBatchLinePayment(ctx, current);
+  });
 }

@@ -92,11 +92,11 @@ export function registerBatchesRoutes(app: App): void {
     },
     async (request, reply) => {
       const { timeZone } = request.ctx.account;
+      const input = batchInputFromWire(request.body, timeZone);
       return idempotentCreate(
         request,
         reply,
-        batches.createBatch,
-        batchInputFromWire(request.body, timeZone),
+        (ctx) => batches.createBatch(ctx, input),
         (batch) => toBatchDto(batch, timeZone),
       );
     },
@@ -189,8 +189,12 @@ export function registerBatchesRoutes(app: App): void {
     },
     async (request, reply) => {
       const { timeZone } = request.ctx.account;
-      return idempotentCreate(request, reply, addBatchLine, batchLineInputFromWire(request.body), (payment) =>
-        toBatchPaymentDto(payment, timeZone),
+      const input = batchLineInputFromWire(request.body);
+      return idempotentCreate(
+        request,
+        reply,
+        (ctx) => addBatchLine(ctx, input),
+        (payment) => toBatchPaymentDto(payment, timeZone),
       );
     },
   );

@@ -29,8 +29,8 @@ import {
   reallocateWithAmount,
   withLockedCustomer,
   withLockedRecord,
-} from './moneySource.ts';
-import type { AllocationFieldsInput, BeforeCommit } from './moneySource.ts';
+} from './moneyMovement.ts';
+import type { AllocationFieldsInput } from './moneyMovement.ts';
 
 /**
  * Adjustments (Spec, Adjustment): a positive one raises what the customer owes and is paid like an invoice (an
@@ -360,19 +360,13 @@ async function insertChecked(
 const adjustmentRef = (id: number) => ({ type: 'adjustment', id });
 
 /**
- * Records an adjustment (and allocates a negative one), in one transaction with every figure it moves;
- * `beforeCommit` runs last in it. Returns its id.
+ * POST /v1/adjustment/add: records an adjustment (and allocates a negative one), with every figure it moves, in
+ * the caller's transaction (the route's, which records the reply in it) or its own. Returns its id.
  */
-export function createAdjustment(
-  ctx: ServiceContext,
-  input: AdjustmentInput,
-  beforeCommit?: BeforeCommit<number>,
-): Promise<number> {
+export function createAdjustment(ctx: ServiceContext, input: AdjustmentInput): Promise<number> {
   return withLockedCustomer(ctx, input.customerId, async (ctx, customer) => {
     const checked = await checkAdjustment(ctx, input, customer.currencyCode);
-    const id = await insertChecked(ctx, customer.id, customer.currencyCode, input.direction, checked);
-    await beforeCommit?.(ctx, id);
-    return id;
+    return insertChecked(ctx, customer.id, customer.currencyCode, input.direction, checked);
   });
 }
 
@@ -455,7 +449,7 @@ async function getAdjustmentRow(
   return row;
 }
 
-/** Runs `work` on the adjustment (that passes `check`) under its customer's lock, in a transaction of its own. */
+/** Runs `work` on the adjustment (that passes `check`) under its customer's lock (see withLockedRecord). */
 function withLockedAdjustment(
   ctx: ServiceContext,
   adjustmentId: number,

@@ -118,8 +118,7 @@ export function registerAdjustmentsRoutes(app: App): void {
       return idempotentCreate(
         request,
         reply,
-        adjustments.createAdjustment,
-        input,
+        (ctx) => adjustments.createAdjustment(ctx, input),
         (id): AdjustmentAddedOut => ({ isSuccess: true, AdjustmentID: id, Type: request.body.Type }),
       );
     },

@@ -1,19 +1,34 @@
 import type { ServiceContext } from '../../context.ts';
-import { ConflictError } from '../../errors.ts';
-import type { PaymentState } from '../../core/allocation.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { optionalText } from '../../core/text.ts';
-import { createMoneySource, deleteMoneySource, updateMoneySource } from './moneySource.ts';
-import type { MoneySourceInput, MoneySourceKind } from './moneySource.ts';
-import { getPayment, getPaymentRow, sourceOf } from './payment.service.ts';
-import type { Payment } from './payment.service.ts';
-import * as repo from './payment.repository.ts';
-import type { PaymentRow } from './payment.repository.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
+import { allocateNewSource } from './allocation.service.ts';
+import type { AllocationRequest } from './allocation.service.ts';
+import {
+  allocationRequestOf,
+  checkMoneyFields,
+  editEvents,
+  reallocateWithAmount,
+  throwProblems,
+} from './moneyMovement.ts';
+import type { MoneySourceInput } from './moneyMovement.ts';
+import type { Payment } from './payment.ts';
+import {
+  insertPayment,
+  paymentRef,
+  paymentSource,
+  removePayment,
+  renderPayment,
+  updatePaymentFields,
+} from './payment.service.ts';
+import type { PaymentFields } from './payment.service.ts';
 
 /**
  * The payments that are lines of a payment batch (spec part 2, Batches): Pending from the moment they are added
  * (their allocations count in the invoices' TotalPendingPaid, so Balance falls and the invoice is not collected
- * twice; it is Paid only once the bank has had its say), taken from a stored bank account. The batches module
- * owns the batch and says, under the customer's lock, whether its lines may change (`BatchGuard`).
+ * twice; it is Paid only once the bank has had its say), taken from a stored bank account. The batches module owns
+ * the batch and the order of a line's steps: it locks the customer (withLockedCustomer), checks the line here,
+ * locks its batch, then calls these in that transaction.
  */
 
 export interface BatchLinePaymentInput extends MoneySourceInput {
@@ -24,97 +39,82 @@ export interface BatchLinePaymentInput extends MoneySourceInput {
   ref?: string | null;
 }
 
-/**
- * Run in the change's transaction, under the customer's lock and before any allocation moves: takes the batch's
- * lock (so the order is always customer, batch, invoices) and throws when the batch is closed to changes.
- */
-export type BatchGuard = (ctx: ServiceContext) => Promise<void>;
-
-interface LineFields {
-  method: string;
+/** A batch line's request, checked. */
+export interface CheckedBatchLine extends PaymentFields {
+  customerId: number;
   paymentMethodId: number;
-  memo: string | null;
-  ref: string | null;
+  request: AllocationRequest;
 }
 
-function lineKind(
-  guard: BatchGuard,
-): MoneySourceKind<PaymentRow, BatchLinePaymentInput, LineFields, Payment> {
+/**
+ * The line's fields, every problem listed at once in the order of the wire: CurrencyCode (a 422 at once when it is
+ * not enabled), Amount, Date, then the allocations (PaymentApplied, to invoices only).
+ */
+export async function checkBatchLinePayment(
+  ctx: ServiceContext,
+  input: BatchLinePaymentInput,
+): Promise<CheckedBatchLine> {
+  const problems: FieldProblem[] = [];
+  const money = await checkMoneyFields(ctx, input, problems);
+  const request = allocationRequestOf(input, money.currencyCode, false, problems);
+  throwProblems(problems);
   return {
-    noun: 'payment',
-    resourceType: 'payment',
-    getRow: getPaymentRow,
-    sourceOf,
-    async assertChangeable(ctx, row) {
-      if (row.state !== 'pending') {
-        throw new ConflictError('batch_line_final', `Payment ${row.id} is ${row.state} already`);
-      }
-      await guard(ctx);
-    },
-    // A new line: its batch is locked and checked before its allocations lock the invoices.
-    async assertWritable(ctx, _checked, current) {
-      if (current === undefined) await guard(ctx);
-    },
-    checkFields: (input) => ({
-      method: input.method,
-      paymentMethodId: input.paymentMethodId,
-      memo: optionalText(input.memo) ?? null,
-      ref: optionalText(input.ref) ?? null,
-    }),
-    async insert(ctx, columns, line) {
-      const row = {
-        ...columns,
-        payment_date: line.date,
-        method: line.method,
-        state: 'pending' satisfies PaymentState,
-        memo: line.memo,
-        ref: line.ref,
-        payment_method_id: line.paymentMethodId,
-      };
-      return sourceOf({ ...row, id: await repo.insertPayment(ctx.db, row) });
-    },
-    update: (ctx, row, changes, line) =>
-      repo.updatePayment(ctx.db, ctx.account.id, row.id, {
-        ...changes,
-        payment_date: line.date,
-        method: line.method,
-        payment_method_id: line.paymentMethodId,
-        memo: line.memo,
-        ref: line.ref,
-      }),
-    delete: (ctx, row) => repo.deletePayment(ctx.db, ctx.account.id, row.id),
-    read: getPayment,
+    customerId: input.customerId,
+    currencyCode: money.currencyCode,
+    amountMinor: money.amountMinor,
+    date: money.date!,
+    method: input.method,
+    paymentMethodId: input.paymentMethodId,
+    memo: optionalText(input.memo) ?? null,
+    ref: optionalText(input.ref) ?? null,
+    request,
   };
 }
 
 /**
- * Records a batch line as a Pending payment allocated as the request says (PaymentApplied, or isAutoApply);
- * `afterInsert` runs last in its transaction (the batch records the line there).
+ * In the caller's transaction, under the customer's lock and then the batch's: records the line as a Pending
+ * payment from its bank account and allocates it as PaymentApplied (or isAutoApply) says. Returns the payment.
  */
-export function createBatchLinePayment(
-  ctx: ServiceContext,
-  input: BatchLinePaymentInput,
-  guard: BatchGuard,
-  afterInsert: (ctx: ServiceContext, payment: Payment) => Promise<void>,
-): Promise<Payment> {
-  return createMoneySource(lineKind(guard), ctx, input, afterInsert);
+export async function createBatchLinePayment(ctx: ServiceContext, line: CheckedBatchLine): Promise<Payment> {
+  const source = await insertPayment(ctx, line.customerId, line, {
+    state: 'pending',
+    paymentMethodId: line.paymentMethodId,
+  });
+  const allocated = await allocateNewSource(ctx, source, line.request);
+  const payment = await renderPayment(ctx, source.id);
+  await emitEvents(ctx, [
+    { type: 'payment.created', ref: paymentRef(source.id), after: payment.rendered },
+    ...allocated.targetEvents,
+  ]);
+  return payment.record;
 }
 
-/** Edits a line: its amount, method and allocations (PaymentApplied by allocation diff, as payments' rule 4). */
-export function updateBatchLinePayment(
+/**
+ * In the caller's transaction, under the customer's lock and then the batch's: a pending line's amount, bank
+ * account and allocations become what the request says (PaymentApplied by allocation diff, as payments' rule 4).
+ * `current` is the payment read under the customer's lock.
+ */
+export async function updateBatchLinePayment(
   ctx: ServiceContext,
-  paymentId: number,
-  input: BatchLinePaymentInput,
-  guard: BatchGuard,
+  current: Payment,
+  line: CheckedBatchLine,
 ): Promise<void> {
-  return updateMoneySource(lineKind(guard), ctx, paymentId, input);
+  const before = await snapshotResource(ctx, paymentRef(current.id));
+  const edited = paymentSource({
+    ...current,
+    currencyCode: line.currencyCode,
+    amountMinor: line.amountMinor,
+  });
+  const allocated = await reallocateWithAmount(ctx, edited, current.amountMinor, line.request, () =>
+    updatePaymentFields(ctx, current.id, line),
+  );
+  await emitEvents(ctx, await editEvents(ctx, before, allocated));
 }
 
-/** Removes a line: the payment and its pending allocations go (the invoices owe that money again). */
-export function deleteBatchLinePayment(
-  ctx: ServiceContext,
-  paymentId: number,
-  guard: BatchGuard,
-): Promise<void> {
-  return deleteMoneySource(lineKind(guard), ctx, paymentId);
+/**
+ * In the caller's transaction, under the customer's lock and then the batch's: the line's payment and its pending
+ * allocations go (the invoices owe that money again).
+ */
+export function deleteBatchLinePayment(ctx: ServiceContext, current: Payment): Promise<void> {
+  return removePayment(ctx, paymentSource(current));
 }

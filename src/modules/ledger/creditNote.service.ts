@@ -1,46 +1,37 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { paymentStatus } from '../../core/allocation.ts';
-import type { PaymentStatus } from '../../core/allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { snapshotResource } from '../events/index.ts';
-import type { EventToEmit } from '../events/index.ts';
-import { allocationsOfSources, applyAllocations, releaseAllocations } from './allocation.service.ts';
-import type { Allocation, MoneySource } from './allocation.service.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
+import type { EventToEmit, ResourceRef } from '../events/index.ts';
+import { allocateNewSource, allocationsOfSources, releaseAllocations } from './allocation.service.ts';
+import type { AllocationRequest, MoneySource } from './allocation.service.ts';
+import type { CreditNote, CreditNoteInput } from './creditNote.ts';
 import * as repo from './creditNote.repository.ts';
 import type { CreditNoteRow } from './creditNote.repository.ts';
-import { createMoneySource, deleteMoneySource, moneyRef, updateMoneySource } from './moneySource.ts';
-import type { BeforeCommit, MoneySourceInput, MoneySourceKind } from './moneySource.ts';
+import { toCreditNoteDto } from './creditNotes.serializer.ts';
+import type { CreditNoteOut } from './creditNotes.schemas.ts';
+import {
+  allocationRequestOf,
+  assertSameCustomer,
+  checkMoneyFields,
+  editEvents,
+  reallocateWithAmount,
+  throwProblems,
+  withLockedCustomer,
+  withLockedRecord,
+} from './moneyMovement.ts';
+import type { Rendered } from './moneyMovement.ts';
 
-/**
- * Credit notes: money the account credits a customer with, allocated to the customer's invoices only (never to
- * positive adjustments). On an invoice they count in TotalNegativeAdjs and are listed in
- * NegativeAdjustmentsApplied with their creditNoteID. They are never pending nor failed: always settled.
- */
-export interface CreditNote {
-  id: number;
-  customerId: number;
-  currencyCode: string;
-  amountMinor: number;
-  allocatedMinor: number;
-  date: PlainDate;
-  creditNumber: string;
-  memo: string | null;
-  /** Allocated, Partial or Unallocated (the spec's Pending and Failed never apply to a credit note). */
-  status: PaymentStatus;
-  allocations: Allocation[];
-}
+export type { CreditNote, CreditNoteInput } from './creditNote.ts';
 
-/** A request's credit note, read from the wire; its amounts are checked here against the currency. */
-export interface CreditNoteInput extends MoneySourceInput {
-  /** Left out: a new credit note takes the next number of the account's sequence, an edited one keeps its own. */
-  creditNumber?: string;
-  memo?: string | null;
-}
+const creditNoteRef = (id: number): ResourceRef => ({ type: 'credit_note', id });
 
 function sourceOf(
   row: Pick<CreditNoteRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor'>,
@@ -104,13 +95,6 @@ export async function listCreditNotes(
   return assemble(ctx, await repo.listCreditNotes(ctx.db, ctx.account.id, page, customerId));
 }
 
-/** The fields a credit note adds to those every money source has. */
-interface CreditNoteFields {
-  /** Null when none was given (see CreditNoteInput). */
-  creditNumber: string | null;
-  memo: string | null;
-}
-
 function creditNumberTaken(creditNumber: string, holder?: number): ConflictError {
   return new ConflictError(
     'credit_number_taken',
@@ -160,74 +144,157 @@ async function writingCreditNumber<T>(creditNumber: string, write: () => Promise
   }
 }
 
-const creditNotes: MoneySourceKind<CreditNoteRow, CreditNoteInput, CreditNoteFields, CreditNote> = {
-  noun: 'credit note',
-  resourceType: 'credit_note',
-  getRow: getCreditNoteRow,
-  sourceOf,
-  checkFields: (input, problems) => ({
-    creditNumber:
-      input.creditNumber === undefined ? null : requiredText(input.creditNumber, 'CreditNumber', problems),
-    memo: optionalText(input.memo) ?? null,
-  }),
-  assertWritable: async (ctx, credit, current) => {
-    if (credit.creditNumber !== null) await assertCreditNumberFree(ctx, credit.creditNumber, current?.id);
+/** Inserts a credit note of the locked customer under its number, as the money source it is. */
+async function insertCreditNote(
+  ctx: ServiceContext,
+  customerId: number,
+  credit: {
+    currencyCode: string;
+    amountMinor: number;
+    date: PlainDate;
+    creditNumber: string;
+    memo: string | null;
   },
-  async insert(ctx, columns, credit) {
-    // Numbered last, just before the insert: the account row stays held for as short a time as can be.
-    const creditNumber = credit.creditNumber ?? (await nextCreditNumber(ctx));
-    const row = {
-      ...columns,
-      credit_date: credit.date,
-      credit_number: creditNumber,
-      memo: credit.memo,
-    };
-    const id = await writingCreditNumber(creditNumber, () => repo.insertCreditNote(ctx.db, row));
-    return sourceOf({ ...row, id });
-  },
-  update: (ctx, row, changes, credit) => {
-    const creditNumber = credit.creditNumber ?? row.credit_number;
-    return writingCreditNumber(creditNumber, () =>
-      repo.updateCreditNote(ctx.db, ctx.account.id, row.id, {
-        ...changes,
-        credit_date: credit.date,
-        credit_number: creditNumber,
-        memo: credit.memo,
-      }),
-    );
-  },
-  delete: (ctx, row) => repo.deleteCreditNote(ctx.db, ctx.account.id, row.id),
-  read: getCreditNote,
-};
+): Promise<MoneySource> {
+  const now = nowInstant(ctx);
+  const row = {
+    account_id: ctx.account.id,
+    customer_id: customerId,
+    currency_code: credit.currencyCode,
+    amount_minor: credit.amountMinor,
+    credit_date: credit.date,
+    credit_number: credit.creditNumber,
+    memo: credit.memo,
+    created_at: now,
+    updated_at: now,
+  };
+  const id = await writingCreditNumber(credit.creditNumber, () => repo.insertCreditNote(ctx.db, row));
+  return sourceOf({ ...row, id });
+}
+
+/** A credit note's request, checked. */
+interface CheckedCreditNote {
+  currencyCode: string;
+  amountMinor: number;
+  date: PlainDate;
+  /** Null when none was given (see CreditNoteInput). */
+  creditNumber: string | null;
+  memo: string | null;
+  request: AllocationRequest;
+}
 
 /**
- * Records a credit note and allocates it, in one transaction with the invoices' and the customer's figures;
- * `beforeCommit` runs last in it.
+ * The request's fields, every problem listed at once in the order of the wire (CurrencyCode, a 422 at once when it
+ * is not enabled; Amount, Date, CreditNumber, then the allocations); then a CreditNumber held by another credit
+ * note than `creditNoteId` is a 409.
+ */
+async function checkCreditNote(
+  ctx: ServiceContext,
+  input: CreditNoteInput,
+  creditNoteId?: number,
+): Promise<CheckedCreditNote> {
+  const problems: FieldProblem[] = [];
+  const money = await checkMoneyFields(ctx, input, problems);
+  const creditNumber =
+    input.creditNumber === undefined ? null : requiredText(input.creditNumber, 'CreditNumber', problems);
+  // Spec, Credit notes: allocated to invoices only, AutoApply included.
+  const request = allocationRequestOf(input, money.currencyCode, false, problems);
+  throwProblems(problems);
+  if (creditNumber !== null) await assertCreditNumberFree(ctx, creditNumber, creditNoteId);
+  return {
+    currencyCode: money.currencyCode,
+    amountMinor: money.amountMinor,
+    date: money.date!,
+    creditNumber,
+    memo: optionalText(input.memo) ?? null,
+    request,
+  };
+}
+
+/** Reads the credit note once, after every change, and renders it once: its event and the reply share it. */
+async function renderCreditNote(
+  ctx: ServiceContext,
+  creditNoteId: number,
+): Promise<Rendered<CreditNote, CreditNoteOut>> {
+  const creditNote = await getCreditNote(ctx, creditNoteId);
+  return { record: creditNote, rendered: toCreditNoteDto(creditNote, ctx.account.timeZone) };
+}
+
+/**
+ * POST /v1/credits: issues a credit note and allocates it, with the invoices' and the customer's figures, in the
+ * caller's transaction (the route's, which records the reply in it) or its own.
  */
 export function createCreditNote(
   ctx: ServiceContext,
   input: CreditNoteInput,
-  beforeCommit?: BeforeCommit<CreditNote>,
-): Promise<CreditNote> {
-  return createMoneySource(creditNotes, ctx, input, beforeCommit);
+): Promise<Rendered<CreditNote, CreditNoteOut>> {
+  return withLockedCustomer(ctx, input.customerId, async (ctx) => {
+    const checked = await checkCreditNote(ctx, input);
+    // Numbered last, just before the insert: the account row stays held for as short a time as can be.
+    const creditNumber = checked.creditNumber ?? (await nextCreditNumber(ctx));
+    const source = await insertCreditNote(ctx, input.customerId, { ...checked, creditNumber });
+    const allocated = await allocateNewSource(ctx, source, checked.request);
+    const creditNote = await renderCreditNote(ctx, source.id);
+    await emitEvents(ctx, [
+      { type: 'credit_note.created', ref: creditNoteRef(source.id), after: creditNote.rendered },
+      ...allocated.targetEvents,
+    ]);
+    return creditNote;
+  });
 }
 
 /**
- * Replaces a credit note's fields and makes its allocations the list sent (Spec, Credit notes: add, edit and
- * delete as Payments rule 4). The customer of a credit note does not change: a credit issued to the wrong
- * customer is deleted and issued again.
+ * PUT /v1/credits/{creditNoteID}: replaces a credit note's fields and makes its allocations the list sent (Spec,
+ * Credit notes: add, edit and delete as Payments rule 4). The customer of a credit note does not change: a credit
+ * issued to the wrong customer is deleted and issued again.
  */
 export function updateCreditNote(
   ctx: ServiceContext,
   creditNoteId: number,
   input: CreditNoteInput,
 ): Promise<void> {
-  return updateMoneySource(creditNotes, ctx, creditNoteId, input);
+  return withLockedRecord(
+    ctx,
+    (ctx) => getCreditNoteRow(ctx, creditNoteId),
+    async (ctx, row) => {
+      assertSameCustomer(input.customerId, row.customer_id, 'credit note');
+      const checked = await checkCreditNote(ctx, input, creditNoteId);
+      const creditNumber = checked.creditNumber ?? row.credit_number;
+      const before = await snapshotResource(ctx, creditNoteRef(creditNoteId));
+      const edited = {
+        ...sourceOf(row),
+        currencyCode: checked.currencyCode,
+        amountMinor: checked.amountMinor,
+      };
+      const allocated = await reallocateWithAmount(ctx, edited, row.amount_minor, checked.request, () =>
+        writingCreditNumber(creditNumber, () =>
+          repo.updateCreditNote(ctx.db, ctx.account.id, creditNoteId, {
+            currency_code: checked.currencyCode,
+            amount_minor: checked.amountMinor,
+            credit_date: checked.date,
+            credit_number: creditNumber,
+            memo: checked.memo,
+            updated_at: nowInstant(ctx),
+          }),
+        ),
+      );
+      await emitEvents(ctx, await editEvents(ctx, before, allocated));
+    },
+  );
 }
 
-/** Deletes a credit note with its allocations; every invoice it credited owes that money again. */
+/**
+ * DELETE /v1/credits/{creditNoteID}: deletes a credit note with its allocations; every invoice it credited owes
+ * that money again.
+ */
 export function deleteCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<void> {
-  return deleteMoneySource(creditNotes, ctx, creditNoteId);
+  return withLockedRecord(
+    ctx,
+    (ctx) => getCreditNoteRow(ctx, creditNoteId),
+    async (ctx, row) => {
+      await emitEvents(ctx, await removeCreditNote(ctx, row));
+    },
+  );
 }
 
 /** A credit note issued by another use case, in its transaction, with the events it leaves to the caller. */
@@ -255,20 +322,14 @@ export async function issueCreditNoteInTransaction(
 ): Promise<IssuedCreditNote> {
   const creditNumber = input.creditNumber ?? (await nextCreditNumber(ctx));
   await assertCreditNumberFree(ctx, creditNumber);
-  const now = ctx.clock.now().toISOString();
-  const row = {
-    account_id: ctx.account.id,
-    customer_id: input.customerId,
-    currency_code: input.currencyCode,
-    amount_minor: input.allocations.reduce((sum, allocation) => sum + allocation.amountMinor, 0),
-    created_at: now,
-    updated_at: now,
-    credit_date: input.date,
-    credit_number: creditNumber,
+  const source = await insertCreditNote(ctx, input.customerId, {
+    currencyCode: input.currencyCode,
+    amountMinor: input.allocations.reduce((sum, allocation) => sum + allocation.amountMinor, 0),
+    date: input.date,
+    creditNumber,
     memo: input.memo,
-  };
-  const id = await writingCreditNumber(creditNumber, () => repo.insertCreditNote(ctx.db, row));
-  const outcome = await applyAllocations(ctx, sourceOf({ ...row, id }), {
+  });
+  const allocated = await allocateNewSource(ctx, source, {
     autoApply: false,
     entries: input.allocations.map((allocation, i) => ({
       allocationId: null,
@@ -278,9 +339,10 @@ export async function issueCreditNoteInTransaction(
       targetField: `allocations[${i}].invoiceID`,
     })),
   });
+  const id = source.id;
   return {
     id,
-    events: [{ type: 'credit_note.created', ref: moneyRef('credit_note', id) }, ...outcome.targetEvents],
+    events: [{ type: 'credit_note.created', ref: creditNoteRef(id) }, ...allocated.targetEvents],
   };
 }
 
@@ -294,10 +356,14 @@ export async function withdrawCreditNoteInTransaction(
   creditNoteId: number,
 ): Promise<EventToEmit[]> {
   const row = await repo.findCreditNote(ctx.db, ctx.account.id, creditNoteId);
-  if (!row) return [];
-  const ref = moneyRef('credit_note', creditNoteId);
+  return row ? removeCreditNote(ctx, row) : [];
+}
+
+/** Deletes a credit note, its allocations released first (the invoices owe that money again); returns its events. */
+async function removeCreditNote(ctx: ServiceContext, row: CreditNoteRow): Promise<EventToEmit[]> {
+  const ref = creditNoteRef(row.id);
   const before = await snapshotResource(ctx, ref);
-  const outcome = await releaseAllocations(ctx, sourceOf(row));
-  await repo.deleteCreditNote(ctx.db, ctx.account.id, creditNoteId);
-  return [{ type: 'credit_note.deleted', ref, before }, ...outcome.targetEvents];
+  const released = await releaseAllocations(ctx, sourceOf(row));
+  await repo.deleteCreditNote(ctx.db, ctx.account.id, row.id);
+  return [{ type: 'credit_note.deleted', ref, before }, ...released.targetEvents];
 }

@@ -94,10 +94,12 @@ export function registerCreditNotesRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const { timeZone } = request.ctx.account;
-      const input = newCreditNoteInputFromWire(request.body, timeZone);
-      return idempotentCreate(request, reply, credits.createCreditNote, input, (credit) =>
-        toCreditNoteDto(credit, timeZone),
+      const input = newCreditNoteInputFromWire(request.body, request.ctx.account.timeZone);
+      return idempotentCreate(
+        request,
+        reply,
+        (ctx) => credits.createCreditNote(ctx, input),
+        (created) => created.rendered,
       );
     },
   );

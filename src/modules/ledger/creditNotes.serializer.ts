@@ -1,7 +1,7 @@
 import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import { invoiceAllocationInputs } from './allocationInput.ts';
-import type { CreditNote, CreditNoteInput } from './creditNote.service.ts';
+import type { CreditNote, CreditNoteInput } from './creditNote.ts';
 import { amountFromWire, dateFromWire } from './moneyInput.ts';
 import type { CreateCreditNoteBody, CreditNoteOut, EditCreditNoteBody } from './creditNotes.schemas.ts';
 

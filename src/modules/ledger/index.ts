@@ -17,9 +17,11 @@ export {
   reversePayment,
   settlePayment,
 } from './payment.service.ts';
-export type { CollectedPaymentInput, Payment } from './payment.service.ts';
-export type { BatchGuard, BatchLinePaymentInput } from './batchPayment.service.ts';
+export type { CollectedPaymentInput } from './payment.service.ts';
+export type { Payment } from './payment.ts';
+export type { BatchLinePaymentInput, CheckedBatchLine } from './batchPayment.service.ts';
 export {
+  checkBatchLinePayment,
   createBatchLinePayment,
   deleteBatchLinePayment,
   updateBatchLinePayment,
@@ -28,7 +30,7 @@ export type { AllocationInput, WireAllocation } from './allocationInput.ts';
 export { invoiceAllocationInputs } from './allocationInput.ts';
 export { amountFromWire, dateFromWire } from './moneyInput.ts';
 export type { DecimalAmount, Read } from './moneyInput.ts';
-export { withLockedCustomer } from './moneySource.ts';
+export { withLockedCustomer } from './moneyMovement.ts';
 export { toPaymentDto } from './payments.serializer.ts';
 /** Wire pieces other modules answer with: a simulated gateway event answers the payment. */
 export { PaymentOut } from './payments.schemas.ts';

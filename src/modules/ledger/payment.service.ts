@@ -1,20 +1,41 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { paymentStatus } from '../../core/allocation.ts';
-import type { PaymentState, PaymentStatus } from '../../core/allocation.ts';
+import type { PaymentState } from '../../core/allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import type { InvoiceMoneyColumn } from '../invoicing/index.ts';
-import { allocationsOfSources, applyAllocations, releaseAllocations } from './allocation.service.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
-import type { EventToEmit } from '../events/index.ts';
-import type { Allocation, MoneySource } from './allocation.service.ts';
-import { createMoneySource, deleteMoneySource, updateMoneySource, withLockedRecord } from './moneySource.ts';
-import type { BeforeCommit, MoneySourceInput, MoneySourceKind } from './moneySource.ts';
+import type { EventToEmit, ResourceRef } from '../events/index.ts';
+import type { InvoiceMoneyColumn } from '../invoicing/index.ts';
+import {
+  allocateNewSource,
+  allocationsOfSources,
+  applyAllocations,
+  releaseAllocations,
+} from './allocation.service.ts';
+import type { AllocationRequest, MoneySource } from './allocation.service.ts';
+import {
+  allocationRequestOf,
+  assertSameCustomer,
+  checkMoneyFields,
+  editEvents,
+  reallocateWithAmount,
+  throwProblems,
+  withLockedCustomer,
+  withLockedRecord,
+} from './moneyMovement.ts';
+import type { Rendered } from './moneyMovement.ts';
+import type { Payment, PaymentInput } from './payment.ts';
 import * as repo from './payment.repository.ts';
 import type { PaymentRow } from './payment.repository.ts';
+import { toPaymentDto } from './payments.serializer.ts';
+import type { PaymentOut } from './payments.schemas.ts';
+
+export type { Payment, PaymentInput } from './payment.ts';
 
 /** Spec, Payment.Method, with the values its samples and the public service add (debit_order; ach, sepa, other). */
 export const PAYMENT_METHODS = [
@@ -29,60 +50,39 @@ export const PAYMENT_METHODS = [
   'other',
 ] as const;
 
-export interface Payment {
-  id: number;
-  customerId: number;
-  currencyCode: string;
-  amountMinor: number;
-  allocatedMinor: number;
-  date: PlainDate;
-  method: string;
-  state: PaymentState;
-  status: PaymentStatus;
-  memo: string | null;
-  ref: string | null;
-  /** Why a payment collected through a gateway failed (a reason of src/core/dunning.ts); null otherwise. */
-  failureReason: string | null;
-  /** The stored method a gateway collected it from; null for money recorded by hand. */
-  paymentMethodId: number | null;
-  allocations: Allocation[];
-}
-
-/** A request's payment, read from the wire; its amounts are checked here against the currency. */
-export interface PaymentInput extends MoneySourceInput {
-  method: string;
-  memo?: string | null;
-  ref?: string | null;
-}
-
 /** Where a payment's allocations count on an invoice: a pending payment is paid but not yet received. */
 function invoiceColumnOf(state: PaymentState): InvoiceMoneyColumn {
   return state === 'pending' ? 'paid_pending_minor' : 'paid_actual_minor';
 }
 
-/** A payment a batch collected from a bank account (a card's is charged directly, not in a batch). */
-const isBankDebit = (row: PaymentRow): boolean =>
-  row.payment_method_id !== null && row.method !== 'credit_card';
+/** What the allocation engine needs of a payment. */
+export type PaymentMoney = Pick<Payment, 'id' | 'customerId' | 'currencyCode' | 'amountMinor' | 'state'>;
 
-const bankDebitKept = (row: PaymentRow) =>
-  new ConflictError(
-    'payment_collected',
-    `Payment ${row.id} was collected by bank debit in a batch: only its allocations change here, and it is not deleted`,
-  );
+export function paymentSource(payment: PaymentMoney): MoneySource {
+  return {
+    type: 'payment',
+    id: payment.id,
+    customerId: payment.customerId,
+    currencyCode: payment.currencyCode,
+    amountMinor: payment.amountMinor,
+    invoiceColumn: invoiceColumnOf(payment.state),
+    label: `payment ${payment.id}`,
+  };
+}
 
 export function sourceOf(
   row: Pick<PaymentRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor' | 'state'>,
 ): MoneySource {
-  return {
-    type: 'payment',
+  return paymentSource({
     id: row.id,
     customerId: row.customer_id,
     currencyCode: row.currency_code,
     amountMinor: row.amount_minor,
-    invoiceColumn: invoiceColumnOf(row.state as PaymentState),
-    label: `payment ${row.id}`,
-  };
+    state: row.state as PaymentState,
+  });
 }
+
+export const paymentRef = (id: number): ResourceRef => ({ type: 'payment', id });
 
 async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Payment[]> {
   const allocations = await allocationsOfSources(
@@ -132,104 +132,229 @@ export async function listPayments(ctx: ServiceContext, page: Page, customerId?:
   return assemble(ctx, await repo.listPayments(ctx.db, ctx.account.id, page, customerId));
 }
 
-/** The fields a payment adds to those every money source has. */
-interface PaymentFields {
+/** A payment's own fields, checked: what a request gives, whether recorded by hand or as a batch line. */
+export interface PaymentFields {
+  currencyCode: string;
+  amountMinor: number;
+  date: PlainDate;
   method: string;
   memo: string | null;
   ref: string | null;
 }
 
-const payments: MoneySourceKind<PaymentRow, PaymentInput, PaymentFields, Payment> = {
-  noun: 'payment',
-  resourceType: 'payment',
-  getRow: getPaymentRow,
-  sourceOf,
-  // A debit or charge the bank has not answered yet is changed through its batch, or answered by the gateway.
-  async assertChangeable(_ctx, row) {
-    if (row.state === 'pending' && row.payment_method_id !== null) {
-      throw new ConflictError(
-        'payment_in_collection',
-        `Payment ${row.id} is being collected through a gateway; change it through its batch (/v1/batches/payments)`,
-      );
-    }
-  },
-  checkFields(input, problems) {
-    if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
-      problems.push({ field: 'Method', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
-    }
-    return {
-      method: input.method,
-      memo: optionalText(input.memo) ?? null,
-      ref: optionalText(input.ref) ?? null,
-    };
-  },
-  // A failed payment moved no money: giving it allocations by hand would pay invoices with money never received.
-  async assertWritable(_ctx, payment, current) {
-    if (current?.state === 'failed') {
-      throw new ConflictError(
-        'payment_failed',
-        `Payment ${current.id} failed (${current.failure_reason ?? 'no reason'}); record the money again as a new payment`,
-      );
-    }
-    const moved =
-      current &&
-      (payment.amountMinor !== current.amount_minor ||
-        payment.currencyCode !== current.currency_code ||
-        payment.method !== current.method ||
-        payment.date !== current.payment_date);
-    if (current && moved && isBankDebit(current)) throw bankDebitKept(current);
-  },
-  // The line of its batch: the bank may still return it, and the batch's figures are its lines.
-  async assertDeletable(_ctx, row) {
-    if (isBankDebit(row)) throw bankDebitKept(row);
-  },
-  async insert(ctx, columns, payment) {
-    const row = {
-      ...columns,
-      payment_date: payment.date,
-      method: payment.method,
-      state: 'settled' satisfies PaymentState,
-      memo: payment.memo,
-      ref: payment.ref,
-      payment_method_id: null,
-    };
-    return sourceOf({ ...row, id: await repo.insertPayment(ctx.db, row) });
-  },
-  update: (ctx, row, changes, payment) =>
-    repo.updatePayment(ctx.db, ctx.account.id, row.id, {
-      ...changes,
-      payment_date: payment.date,
-      method: payment.method,
-      memo: payment.memo,
-      ref: payment.ref,
-    }),
-  delete: (ctx, row) => repo.deletePayment(ctx.db, ctx.account.id, row.id),
-  read: getPayment,
-};
+/** How a payment was collected: by hand (settled, no method), by a gateway, or pending in a batch. */
+export interface PaymentCollection {
+  state: PaymentState;
+  paymentMethodId: number | null;
+  failureReason?: string;
+  failureCode?: string;
+}
+
+/** Inserts a payment of the locked customer, as the money source it is (nothing allocated yet). */
+export async function insertPayment(
+  ctx: ServiceContext,
+  customerId: number,
+  fields: PaymentFields,
+  collection: PaymentCollection,
+): Promise<MoneySource> {
+  const now = nowInstant(ctx);
+  const row = {
+    account_id: ctx.account.id,
+    customer_id: customerId,
+    currency_code: fields.currencyCode,
+    amount_minor: fields.amountMinor,
+    payment_date: fields.date,
+    method: fields.method,
+    state: collection.state,
+    memo: fields.memo,
+    ref: fields.ref,
+    payment_method_id: collection.paymentMethodId,
+    failure_reason: collection.failureReason ?? null,
+    failure_code: collection.failureCode ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  return sourceOf({ ...row, id: await repo.insertPayment(ctx.db, row) });
+}
 
 /**
- * Records a payment and allocates it, in one transaction with the invoices' and the customer's figures;
- * `beforeCommit` runs last in it.
+ * Writes a payment's edited fields (and a batch line's bank account); its allocated total moves with its
+ * allocations.
+ */
+export function updatePaymentFields(
+  ctx: ServiceContext,
+  paymentId: number,
+  fields: PaymentFields & { paymentMethodId?: number },
+): Promise<void> {
+  return repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
+    currency_code: fields.currencyCode,
+    amount_minor: fields.amountMinor,
+    payment_date: fields.date,
+    method: fields.method,
+    memo: fields.memo,
+    ref: fields.ref,
+    ...(fields.paymentMethodId === undefined ? {} : { payment_method_id: fields.paymentMethodId }),
+    updated_at: nowInstant(ctx),
+  });
+}
+
+/**
+ * Reads the payment once, after every change, and renders it once as the API shows it: `payment.created`
+ * carries that rendering, and the reply sends it (see idempotentCreate).
+ */
+export async function renderPayment(
+  ctx: ServiceContext,
+  paymentId: number,
+): Promise<Rendered<Payment, PaymentOut>> {
+  const payment = await getPayment(ctx, paymentId);
+  return { record: payment, rendered: toPaymentDto(payment, ctx.account.timeZone) };
+}
+
+/** A payment recorded by hand, its request checked. */
+interface CheckedPayment extends PaymentFields {
+  request: AllocationRequest;
+}
+
+/**
+ * The request's fields, every problem listed at once in the order of the wire: CurrencyCode (a 422 at once when
+ * it is not enabled), Amount, Date, Method, then the allocations.
+ */
+async function checkPayment(ctx: ServiceContext, input: PaymentInput): Promise<CheckedPayment> {
+  const problems: FieldProblem[] = [];
+  const money = await checkMoneyFields(ctx, input, problems);
+  if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
+    problems.push({ field: 'Method', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
+  }
+  // Spec, Payments rule 1: AutoApply goes to invoices only.
+  const request = allocationRequestOf(input, money.currencyCode, false, problems);
+  throwProblems(problems);
+  return {
+    currencyCode: money.currencyCode,
+    amountMinor: money.amountMinor,
+    date: money.date!,
+    method: input.method,
+    memo: optionalText(input.memo) ?? null,
+    ref: optionalText(input.ref) ?? null,
+    request,
+  };
+}
+
+/** A payment a batch collected from a bank account (a card's is charged directly, not in a batch). */
+const isBankDebit = (row: PaymentRow): boolean =>
+  row.payment_method_id !== null && row.method !== 'credit_card';
+
+const bankDebitKept = (row: PaymentRow) =>
+  new ConflictError(
+    'payment_collected',
+    `Payment ${row.id} was collected by bank debit in a batch: only its allocations change here, and it is not deleted`,
+  );
+
+/** A debit or charge the bank has not answered yet is changed through its batch, or answered by the gateway. */
+function assertNotInCollection(row: PaymentRow): void {
+  if (row.state === 'pending' && row.payment_method_id !== null) {
+    throw new ConflictError(
+      'payment_in_collection',
+      `Payment ${row.id} is being collected through a gateway; change it through its batch (/v1/batches/payments)`,
+    );
+  }
+}
+
+/**
+ * A failed payment moved no money: giving it allocations by hand would pay invoices with money never received. A
+ * bank debit's money fields are its batch line's: only its allocations change here.
+ */
+function assertEditable(row: PaymentRow, payment: PaymentFields): void {
+  if (row.state === 'failed') {
+    throw new ConflictError(
+      'payment_failed',
+      `Payment ${row.id} failed (${row.failure_reason ?? 'no reason'}); record the money again as a new payment`,
+    );
+  }
+  const moved =
+    payment.amountMinor !== row.amount_minor ||
+    payment.currencyCode !== row.currency_code ||
+    payment.method !== row.method ||
+    payment.date !== row.payment_date;
+  if (moved && isBankDebit(row)) throw bankDebitKept(row);
+}
+
+/**
+ * POST /v1/payments: records a settled payment and allocates it, with the invoices' and the customer's figures, in
+ * the caller's transaction (the route's, which records the reply in it) or its own. docs/architecture.md, "How
+ * POST /v1/payments runs", lists its statements.
  */
 export function createPayment(
   ctx: ServiceContext,
   input: PaymentInput,
-  beforeCommit?: BeforeCommit<Payment>,
-): Promise<Payment> {
-  return createMoneySource(payments, ctx, input, beforeCommit);
+): Promise<Rendered<Payment, PaymentOut>> {
+  return withLockedCustomer(ctx, input.customerId, async (ctx) => {
+    const checked = await checkPayment(ctx, input);
+    const source = await insertPayment(ctx, input.customerId, checked, {
+      state: 'settled',
+      paymentMethodId: null,
+    });
+    const allocated = await allocateNewSource(ctx, source, checked.request);
+    const payment = await renderPayment(ctx, source.id);
+    await emitEvents(ctx, [
+      { type: 'payment.created', ref: paymentRef(source.id), after: payment.rendered },
+      ...allocated.targetEvents,
+    ]);
+    return payment;
+  });
 }
 
 /**
- * Replaces a payment's fields and makes its allocations the list sent (Spec, Payments rule 4). The customer of a
- * payment does not change: money recorded for the wrong customer is deleted and recorded again.
+ * PUT /v1/payments/{paymentID}: replaces a payment's fields and makes its allocations the list sent (Spec,
+ * Payments rule 4). The customer of a payment does not change: money recorded for the wrong customer is deleted
+ * and recorded again.
  */
 export function updatePayment(ctx: ServiceContext, paymentId: number, input: PaymentInput): Promise<void> {
-  return updateMoneySource(payments, ctx, paymentId, input);
+  return withLockedRecord(
+    ctx,
+    (ctx) => getPaymentRow(ctx, paymentId),
+    async (ctx, row) => {
+      assertNotInCollection(row);
+      assertSameCustomer(input.customerId, row.customer_id, 'payment');
+      const checked = await checkPayment(ctx, input);
+      assertEditable(row, checked);
+      const before = await snapshotResource(ctx, paymentRef(paymentId));
+      const edited = {
+        ...sourceOf(row),
+        currencyCode: checked.currencyCode,
+        amountMinor: checked.amountMinor,
+      };
+      const allocated = await reallocateWithAmount(ctx, edited, row.amount_minor, checked.request, () =>
+        updatePaymentFields(ctx, paymentId, checked),
+      );
+      await emitEvents(ctx, await editEvents(ctx, before, allocated));
+    },
+  );
 }
 
-/** Deletes a payment with its allocations; every invoice it paid owes that money again. */
+/**
+ * DELETE /v1/payments/{paymentID}: deletes a payment with its allocations; every invoice it paid owes that money
+ * again.
+ */
 export function deletePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
-  return deleteMoneySource(payments, ctx, paymentId);
+  return withLockedRecord(
+    ctx,
+    (ctx) => getPaymentRow(ctx, paymentId),
+    async (ctx, row) => {
+      assertNotInCollection(row);
+      // The line of its batch: the bank may still return it, and the batch's figures are its lines.
+      if (isBankDebit(row)) throw bankDebitKept(row);
+      await removePayment(ctx, sourceOf(row));
+    },
+  );
+}
+
+/** Deletes a payment, its allocations released first (every invoice it paid owes that money again). */
+export async function removePayment(ctx: ServiceContext, payment: MoneySource): Promise<void> {
+  const ref = paymentRef(payment.id);
+  const before = await snapshotResource(ctx, ref);
+  const released = await releaseAllocations(ctx, payment);
+  await repo.deletePayment(ctx.db, ctx.account.id, payment.id);
+  await emitEvents(ctx, [{ type: 'payment.deleted', ref, before }, ...released.targetEvents]);
 }
 
 /** A charge a gateway answered, to be recorded as a payment of one invoice. */
@@ -260,27 +385,16 @@ export async function recordCollectedPayment(
   ctx: ServiceContext,
   input: CollectedPaymentInput,
 ): Promise<{ paymentId: number; events: EventToEmit[] }> {
-  const now = ctx.clock.now().toISOString();
-  const row = {
-    account_id: ctx.account.id,
-    customer_id: input.customerId,
-    currency_code: input.currencyCode,
-    amount_minor: input.amountMinor,
-    payment_date: input.date,
-    method: input.method,
+  const source = await insertPayment(ctx, input.customerId, input, {
     state: input.state,
-    memo: input.memo,
-    ref: input.ref,
-    payment_method_id: input.paymentMethodId,
-    failure_reason: input.failureReason ?? null,
-    failure_code: input.failureCode ?? null,
-    created_at: now,
-    updated_at: now,
-  };
-  const paymentId = await repo.insertPayment(ctx.db, row);
-  const events: EventToEmit[] = [{ type: 'payment.created', ref: { type: 'payment', id: paymentId } }];
+    paymentMethodId: input.paymentMethodId,
+    failureReason: input.failureReason,
+    failureCode: input.failureCode,
+  });
+  const paymentId = source.id;
+  const events: EventToEmit[] = [{ type: 'payment.created', ref: paymentRef(paymentId) }];
   if (input.state !== 'failed' && input.allocateMinor > 0) {
-    const outcome = await applyAllocations(ctx, sourceOf({ ...row, id: paymentId }), {
+    const allocated = await allocateNewSource(ctx, source, {
       autoApply: false,
       entries: [
         {
@@ -292,7 +406,7 @@ export async function recordCollectedPayment(
         },
       ],
     });
-    events.push(...outcome.targetEvents);
+    events.push(...allocated.targetEvents);
   }
   return { paymentId, events };
 }
@@ -321,7 +435,7 @@ export function reversePayment(
       if (row.state === 'failed') {
         throw new ConflictError('payment_failed', `Payment ${paymentId} has failed already`);
       }
-      const ref = { type: 'payment', id: paymentId };
+      const ref = paymentRef(paymentId);
       const before = await snapshotResource(ctx, ref);
       const outcome = await releaseAllocations(ctx, sourceOf(row));
       await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
@@ -349,7 +463,7 @@ export function settlePayment(ctx: ServiceContext, paymentId: number, date?: Pla
       if (row.state !== 'pending') {
         throw new ConflictError('payment_not_pending', `Payment ${paymentId} is not pending`);
       }
-      const ref = { type: 'payment', id: paymentId };
+      const ref = paymentRef(paymentId);
       const before = await snapshotResource(ctx, ref);
       const allocations = (await allocationsOfSources(ctx, 'payment', [paymentId])).get(paymentId) ?? [];
       await releaseAllocations(ctx, sourceOf(row));

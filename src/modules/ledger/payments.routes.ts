@@ -86,10 +86,12 @@ export function registerPaymentsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const { timeZone } = request.ctx.account;
-      const input = paymentInputFromWire(request.body, true, timeZone);
-      return idempotentCreate(request, reply, payments.createPayment, input, (payment) =>
-        toPaymentDto(payment, timeZone),
+      const input = paymentInputFromWire(request.body, true, request.ctx.account.timeZone);
+      return idempotentCreate(
+        request,
+        reply,
+        (ctx) => payments.createPayment(ctx, input),
+        (created) => created.rendered,
       );
     },
   );

@@ -2,7 +2,7 @@ import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import { invoiceAllocationInputs } from './allocationInput.ts';
 import { amountFromWire, dateFromWire } from './moneyInput.ts';
-import type { Payment, PaymentInput } from './payment.service.ts';
+import type { Payment, PaymentInput } from './payment.ts';
 import type { CreatePaymentBody, EditPaymentBody, PaymentOut } from './payments.schemas.ts';
 
 /** The wire payment: Date is the calendar date in the account's time zone, as the instant that day begins. */

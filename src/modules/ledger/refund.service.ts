@@ -11,7 +11,7 @@ import { allocationsOfSources, applyAllocations } from './allocation.service.ts'
 import type { Allocation, AllocationEntry } from './allocation.service.ts';
 import type { TargetRef } from '../../core/allocation.ts';
 import { issueCreditNoteInTransaction, withdrawCreditNoteInTransaction } from './creditNote.service.ts';
-import { withLockedRecord } from './moneySource.ts';
+import { withLockedRecord } from './moneyMovement.ts';
 import { getPaymentRow, sourceOf } from './payment.service.ts';
 import type { PaymentRow } from './payment.repository.ts';
 
