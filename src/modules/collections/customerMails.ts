@@ -17,7 +17,7 @@ export async function queueCustomerMails(
   const recipients = new Map<string, string | null>();
   if (customer.email) recipients.set(customer.email, customer.emailCc);
   for (const contact of contacts) {
-    if (contact.is_active && contact.email && !recipients.has(contact.email))
+    if (contact.isActive && contact.email && !recipients.has(contact.email))
       recipients.set(contact.email, null);
   }
   for (const [to, cc] of recipients) await queueMail(ctx.db, ctx, ctx.account.id, { to, cc, subject, text });

@@ -2,8 +2,9 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { CustomerContactsTable } from '../../storage/schema.ts';
+import type { Contact } from './customer.ts';
 
-export type ContactRow = Omit<Selectable<CustomerContactsTable>, 'password_hash' | 'account_id'>;
+type ContactRow = Omit<Selectable<CustomerContactsTable>, 'password_hash' | 'account_id'>;
 
 // The password hash is written, and read only where a password is checked: never by these queries.
 const CONTACT_COLUMNS = [
@@ -18,28 +19,48 @@ const CONTACT_COLUMNS = [
   'created_at',
 ] as const;
 
-export function findContact(db: Db, accountId: number, contactId: number): Promise<ContactRow | undefined> {
-  return db
+function contactFromRow(row: ContactRow): Contact {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    name: row.name,
+    lastName: row.last_name,
+    email: row.email,
+    cell: row.cell,
+    username: row.username,
+    isActive: Boolean(row.is_active),
+    createdAt: row.created_at,
+  };
+}
+
+export async function findContact(
+  db: Db,
+  accountId: number,
+  contactId: number,
+): Promise<Contact | undefined> {
+  const row = await db
     .selectFrom('customer_contacts')
     .select(CONTACT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .executeTakeFirst();
+  return row && contactFromRow(row);
 }
 
-export function findContacts(
+export async function findContacts(
   db: Db,
   accountId: number,
   contactIds: readonly number[],
-): Promise<ContactRow[]> {
-  if (contactIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<Contact[]> {
+  if (contactIds.length === 0) return [];
+  const rows = await db
     .selectFrom('customer_contacts')
     .select(CONTACT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...contactIds])
     .orderBy('id')
     .execute();
+  return rows.map(contactFromRow);
 }
 
 export async function contactIdsOfCustomer(db: Db, accountId: number, customerId: number): Promise<number[]> {
@@ -53,13 +74,13 @@ export async function contactIdsOfCustomer(db: Db, accountId: number, customerId
   return rows.map((row) => row.id);
 }
 
-export function listContacts(
+export async function listContacts(
   db: Db,
   accountId: number,
   page: Page,
   customerId?: number,
-): Promise<ContactRow[]> {
-  return db
+): Promise<Contact[]> {
+  const rows = await db
     .selectFrom('customer_contacts')
     .select(CONTACT_COLUMNS)
     .where('account_id', '=', accountId)
@@ -68,6 +89,7 @@ export function listContacts(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(contactFromRow);
 }
 
 /** Usernames of the account equal to `base` or starting with it, for picking a free generated one. */

@@ -10,10 +10,8 @@ import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import { queueMail } from '../mail/index.ts';
 import * as repo from './contact.repository.ts';
-import type { ContactRow } from './contact.repository.ts';
+import type { Contact } from './customer.ts';
 import { assertCustomerExists } from './customer.service.ts';
-
-export type Contact = ContactRow;
 
 export interface ContactInput {
   customerId: number;
@@ -120,9 +118,9 @@ function credentialsMail(
 }
 
 export async function getContact(ctx: ServiceContext, contactId: number): Promise<Contact> {
-  const row = await repo.findContact(ctx.db, ctx.account.id, contactId);
-  if (!row) throw new NotFoundError('Customer contact', contactId);
-  return row;
+  const contact = await repo.findContact(ctx.db, ctx.account.id, contactId);
+  if (!contact) throw new NotFoundError('Customer contact', contactId);
+  return contact;
 }
 
 export async function listContacts(ctx: ServiceContext, page: Page, customerId?: number): Promise<Contact[]> {
@@ -192,8 +190,8 @@ export async function editContact(
 ): Promise<void> {
   const current = await getContact(ctx, contactId);
   const fields = checkedFields(input);
-  if (input.customerId !== current.customer_id) await assertCustomerExists(ctx, input.customerId);
-  const isActive = input.isActive ?? Boolean(current.is_active);
+  if (input.customerId !== current.customerId) await assertCustomerExists(ctx, input.customerId);
+  const isActive = input.isActive ?? current.isActive;
 
   const given = optionalText(input.username) ?? current.username;
   if (given && given !== current.username) await assertUsernameFree(ctx, given, contactId);
@@ -265,6 +263,6 @@ export async function contactsByIds(
   ctx: ServiceContext,
   contactIds: readonly number[],
 ): Promise<Map<number, Contact>> {
-  const rows = await repo.findContacts(ctx.db, ctx.account.id, contactIds);
-  return new Map(rows.map((row) => [row.id, row]));
+  const contacts = await repo.findContacts(ctx.db, ctx.account.id, contactIds);
+  return new Map(contacts.map((contact) => [contact.id, contact]));
 }

@@ -1,17 +1,18 @@
 import type { Static } from '@sinclair/typebox';
-import type { Contact, ContactInput } from './contact.service.ts';
+import type { Contact } from './customer.ts';
+import type { ContactInput } from './contact.service.ts';
 import type { ContactOut, CreateContactBody, EditContactBody } from './contacts.schemas.ts';
 
 export function toContactDto(contact: Contact): Static<typeof ContactOut> {
   return {
     customerContactID: contact.id,
-    customerID: contact.customer_id,
+    customerID: contact.customerId,
     Name: contact.name,
-    LastName: contact.last_name,
+    LastName: contact.lastName,
     Email: contact.email,
     Cell: contact.cell,
     Username: contact.username,
-    isActive: Boolean(contact.is_active),
+    isActive: contact.isActive,
   };
 }
 

@@ -49,3 +49,26 @@ export function customerStatus(flags: { isActive: boolean; isSuspended: boolean 
   if (!flags.isActive) return 'Archived';
   return flags.isSuspended ? 'Suspended' : 'Active';
 }
+
+/** A customer's contact, made by `contactFromRow` (contact.repository.ts). Its password hash is never read here. */
+export interface Contact {
+  id: number;
+  customerId: number;
+  name: string;
+  lastName: string;
+  email: string;
+  cell: string | null;
+  username: string | null;
+  isActive: boolean;
+  createdAt: string;
+}
+
+/** A note on a customer, made by `noteFromRow` (note.repository.ts). */
+export interface Note {
+  id: number;
+  customerId: number;
+  note: string;
+  noteType: string;
+  /** Spec: DateUTC, set when the note is added. */
+  createdAt: string;
+}

@@ -1,5 +1,5 @@
 /** Customers with their contacts, notes and custom fields. Routes: customers.routes.ts, contacts.routes.ts, notes.routes.ts. */
-export type { Customer, CustomerStatus } from './customer.ts';
+export type { Contact, Customer, CustomerStatus, Note } from './customer.ts';
 export type { BillingProfile, CustomerFigures, CustomerWithFigures } from './customer.service.ts';
 export {
   assertCustomerExists,

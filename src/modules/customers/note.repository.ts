@@ -2,29 +2,42 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { CustomerNotesTable } from '../../storage/schema.ts';
+import type { Note } from './customer.ts';
 
-export type NoteRow = Omit<Selectable<CustomerNotesTable>, 'account_id'>;
+type NoteRow = Omit<Selectable<CustomerNotesTable>, 'account_id'>;
 
 const NOTE_COLUMNS = ['id', 'customer_id', 'note', 'note_type', 'created_at'] as const;
 
-export function findNote(db: Db, accountId: number, noteId: number): Promise<NoteRow | undefined> {
-  return db
+function noteFromRow(row: NoteRow): Note {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    note: row.note,
+    noteType: row.note_type,
+    createdAt: row.created_at,
+  };
+}
+
+export async function findNote(db: Db, accountId: number, noteId: number): Promise<Note | undefined> {
+  const row = await db
     .selectFrom('customer_notes')
     .select(NOTE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', noteId)
     .executeTakeFirst();
+  return row && noteFromRow(row);
 }
 
-export function findNotes(db: Db, accountId: number, noteIds: readonly number[]): Promise<NoteRow[]> {
-  if (noteIds.length === 0) return Promise.resolve([]);
-  return db
+export async function findNotes(db: Db, accountId: number, noteIds: readonly number[]): Promise<Note[]> {
+  if (noteIds.length === 0) return [];
+  const rows = await db
     .selectFrom('customer_notes')
     .select(NOTE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...noteIds])
     .orderBy('id')
     .execute();
+  return rows.map(noteFromRow);
 }
 
 export async function noteIdsOfCustomer(db: Db, accountId: number, customerId: number): Promise<number[]> {
@@ -38,8 +51,8 @@ export async function noteIdsOfCustomer(db: Db, accountId: number, customerId: n
   return rows.map((row) => row.id);
 }
 
-export function listNotes(db: Db, accountId: number, page: Page, customerId?: number): Promise<NoteRow[]> {
-  return db
+export async function listNotes(db: Db, accountId: number, page: Page, customerId?: number): Promise<Note[]> {
+  const rows = await db
     .selectFrom('customer_notes')
     .select(NOTE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -48,6 +61,7 @@ export function listNotes(db: Db, accountId: number, page: Page, customerId?: nu
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(noteFromRow);
 }
 
 export async function insertNote(db: Db, row: Insertable<CustomerNotesTable>): Promise<number> {

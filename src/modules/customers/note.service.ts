@@ -4,10 +4,8 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './note.repository.ts';
-import type { NoteRow } from './note.repository.ts';
+import type { Note } from './customer.ts';
 import { assertCustomerExists } from './customer.service.ts';
-
-export type Note = NoteRow;
 
 /** The original service's note types (public-service notes); General is the default. */
 export const NOTE_TYPES = [
@@ -44,9 +42,9 @@ function checkedNote(text: string): string {
 }
 
 export async function getNote(ctx: ServiceContext, noteId: number): Promise<Note> {
-  const row = await repo.findNote(ctx.db, ctx.account.id, noteId);
-  if (!row) throw new NotFoundError('Customer note', noteId);
-  return row;
+  const note = await repo.findNote(ctx.db, ctx.account.id, noteId);
+  if (!note) throw new NotFoundError('Customer note', noteId);
+  return note;
 }
 
 export async function listNotes(ctx: ServiceContext, page: Page, customerId?: number): Promise<Note[]> {
@@ -77,8 +75,8 @@ export async function createNote(ctx: ServiceContext, input: NoteInput): Promise
 export async function editNote(ctx: ServiceContext, noteId: number, input: NoteInput): Promise<void> {
   const current = await getNote(ctx, noteId);
   const note = checkedNote(input.note);
-  const noteType = input.noteType ? noteTypeOf(input.noteType) : current.note_type;
-  if (input.customerId !== current.customer_id) await assertCustomerExists(ctx, input.customerId);
+  const noteType = input.noteType ? noteTypeOf(input.noteType) : current.noteType;
+  if (input.customerId !== current.customerId) await assertCustomerExists(ctx, input.customerId);
   await withTransaction(ctx, async (tctx) => {
     const before = await snapshotResource(tctx, noteRef(noteId));
     const updated = await repo.updateNote(tctx.db, ctx.account.id, noteId, {
@@ -108,6 +106,6 @@ export async function notesByIds(
   ctx: ServiceContext,
   noteIds: readonly number[],
 ): Promise<Map<number, Note>> {
-  const rows = await repo.findNotes(ctx.db, ctx.account.id, noteIds);
-  return new Map(rows.map((row) => [row.id, row]));
+  const notes = await repo.findNotes(ctx.db, ctx.account.id, noteIds);
+  return new Map(notes.map((note) => [note.id, note]));
 }

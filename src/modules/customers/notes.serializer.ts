@@ -1,14 +1,15 @@
 import type { Static } from '@sinclair/typebox';
-import type { Note, NoteInput } from './note.service.ts';
+import type { Note } from './customer.ts';
+import type { NoteInput } from './note.service.ts';
 import type { NoteBody, NoteOut } from './notes.schemas.ts';
 
 export function toNoteDto(note: Note): Static<typeof NoteOut> {
   return {
     customerNoteID: note.id,
-    customerID: note.customer_id,
-    DateUTC: note.created_at,
+    customerID: note.customerId,
+    DateUTC: note.createdAt,
     Note: note.note,
-    NoteType: note.note_type,
+    NoteType: note.noteType,
   };
 }
 
