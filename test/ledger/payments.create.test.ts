@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCustomer } from '../helpers/billing.ts';
+import { eventsOf } from '../helpers/resourceEvents.ts';
 import { customerBalance, other, t } from './fixtures.ts';
 import {
   expectInvalid,
@@ -153,6 +154,28 @@ describe('POST /v1/payments', () => {
     expect(payment.Date).toBe('2026-02-05T00:00:00.000Z');
     expect(payment.Memo).toBeNull();
     expect(payment.Ref).toBeNull();
+  });
+
+  it('reads the new payment once, after its allocations, and sends the rendering its payment.created carries', async () => {
+    const customerId = await createCustomer(t);
+    const invoice = await newInvoice(customerId, 100);
+    t.queries.length = 0;
+    const res = await postPayment(paymentBody(customerId, 70, undefined, { AutoApply: true }));
+    expect(res.status, res.text).toBe(201);
+    const sql = t.queries.map((text) => text.replace(/\s+/g, ' '));
+    // The payment's row by id, and its allocations: once each (a new payment holds none before it is allocated).
+    expect(
+      sql.filter((text) => /^select .* from "payments" where "account_id" = \S+ and "id" in/.test(text)),
+    ).toHaveLength(1);
+    expect(
+      sql.filter((text) => /^select .* from "allocations" where .*"source_type" =/.test(text)),
+    ).toHaveLength(1);
+    const [created] = await eventsOf(t, 'payment', res.body.paymentID);
+    expect(created!.type).toBe('payment.created');
+    expect(created!.data.object).toEqual(res.body);
+    expect(res.body.Allocations).toEqual([
+      expect.objectContaining({ invoiceID: invoice.invoiceID, amountApplied: 70 }),
+    ]);
   });
 
   it('answers 404 for an unknown customer and for a customer of another account', async () => {
