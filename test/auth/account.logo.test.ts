@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
+import { fetchInvoicePdf, issuedInvoice } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
@@ -23,21 +25,11 @@ const putLogo = (as: TestAccount, image: Buffer) =>
   as.request('PUT', '/v1/account', { body: { LegalName: 'Logo Ltd', Logo: image.toString('base64') } });
 
 async function invoicePdf(as: TestAccount): Promise<Buffer> {
-  const customer = await as.request('POST', '/v1/customers', { body: { Name: 'Ada' } });
-  expect(customer.status, customer.text).toBe(201);
-  const invoice = await as.request('POST', '/v1/invoices', {
-    body: {
-      customerID: customer.body.customerID,
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
-    },
-  });
-  expect(invoice.status, invoice.text).toBe(201);
-  const headers = {
-    authorization: `Basic ${Buffer.from(`${as.accountId}:${as.apiKey}`).toString('base64')}`,
-  };
-  const res = await fetch(`${t.url}/v1/invoices/${invoice.body.invoiceID}/pdf`, { headers });
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
+  const customer = await ok(as, 'POST', '/v1/customers', { Name: 'Ada' });
+  const invoice = await issuedInvoice(as, { customerId: customer.customerID });
+  const pdf = await fetchInvoicePdf(t.url, as, invoice.invoiceID);
+  expect(pdf.status).toBe(200);
+  return pdf.body;
 }
 
 describe('a logo pdfkit could not draw is refused on upload', () => {

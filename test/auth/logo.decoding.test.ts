@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
+import { fetchInvoicePdf, issuedInvoice } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
@@ -29,26 +31,15 @@ const putLogo = (as: TestAccount, image: Buffer) =>
 /** An account with one invoice, whose PDF is fetched after each logo. */
 async function accountWithInvoice(name: string, email?: string) {
   const account = await t.newAccount(name);
-  const customer = await account.request('POST', '/v1/customers', {
-    body: { Name: 'Ada', ...(email ? { Email: email } : {}) },
+  const customer = await ok(account, 'POST', '/v1/customers', {
+    Name: 'Ada',
+    ...(email ? { Email: email } : {}),
   });
-  expect(customer.status, customer.text).toBe(201);
-  const invoice = await account.request('POST', '/v1/invoices', {
-    body: {
-      customerID: customer.body.customerID,
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
-    },
-  });
-  expect(invoice.status, invoice.text).toBe(201);
-  const invoiceID: number = invoice.body.invoiceID;
+  const invoiceID: number = (await issuedInvoice(account, { customerId: customer.customerID })).invoiceID;
   const pdf = async (): Promise<Buffer> => {
-    const headers = {
-      authorization: `Basic ${Buffer.from(`${account.accountId}:${account.apiKey}`).toString('base64')}`,
-    };
-    const res = await fetch(`${t.url}/v1/invoices/${invoiceID}/pdf`, { headers });
-    const body = Buffer.from(await res.arrayBuffer());
-    expect(res.status, body.toString()).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/pdf');
+    const { status, headers, body } = await fetchInvoicePdf(t.url, account, invoiceID);
+    expect(status, body.toString()).toBe(200);
+    expect(headers.get('content-type')).toBe('application/pdf');
     expect(body.subarray(0, 5).toString()).toBe('%PDF-');
     return body;
   };

@@ -1,6 +1,8 @@
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
+import { fetchInvoicePdf, issuedInvoice } from '../helpers/invoices.ts';
 import { eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
@@ -27,26 +29,14 @@ const putLogo = (as: TestAccount, image: Buffer) =>
   as.request('PUT', '/v1/account', { body: { Logo: image.toString('base64') } });
 
 async function invoiceOf(account: TestAccount, email?: string): Promise<number> {
-  const customer = await account.request('POST', '/v1/customers', {
-    body: { Name: 'Ada', ...(email ? { Email: email } : {}) },
+  const customer = await ok(account, 'POST', '/v1/customers', {
+    Name: 'Ada',
+    ...(email ? { Email: email } : {}),
   });
-  const invoice = await account.request('POST', '/v1/invoices', {
-    body: {
-      customerID: customer.body.customerID,
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
-    },
-  });
-  expect(invoice.status, invoice.text).toBe(201);
-  return invoice.body.invoiceID;
+  return (await issuedInvoice(account, { customerId: customer.customerID })).invoiceID;
 }
 
-async function fetchPdf(account: TestAccount, invoiceID: number): Promise<{ status: number; body: Buffer }> {
-  const headers = {
-    authorization: `Basic ${Buffer.from(`${account.accountId}:${account.apiKey}`).toString('base64')}`,
-  };
-  const res = await fetch(`${t.url}/v1/invoices/${invoiceID}/pdf`, { headers });
-  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
-}
+const fetchPdf = (account: TestAccount, invoiceID: number) => fetchInvoicePdf(t.url, account, invoiceID);
 
 /** Small valid PNGs of several kinds, interlaced or not, whose bytes look like noise. */
 const BASES = [

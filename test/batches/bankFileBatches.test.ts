@@ -738,7 +738,7 @@ describe('a batch of the test gateway', () => {
     const setup = await debitAccount(t, 'ZAR');
     const { account, today } = setup;
     const customer = await debitCustomer(setup, 'debit_order');
-    const invoiceId = await debitInvoice(setup, customer, 30);
+    const invoiceId = await debitInvoice(setup, customer, { dueIn: 30 });
     const token = await openBatch(setup, setup.gatewayToken, 'ZAR');
     expectProblem(await fileOf(account, token), 409, 'batch_not_bank_file');
     const paymentId = await addLine(setup, token, customer, invoiceId, 100);

@@ -8,9 +8,11 @@ import { XMLParser } from 'fast-xml-parser';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
+import { customerWithBankAccount } from '../helpers/invoices.ts';
+import type { CustomerWithMethod } from '../helpers/invoices.ts';
 import type { TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
-import { plusDays } from './fixtures.ts';
+import { debitInvoice } from './fixtures.ts';
 
 /**
  * What the bankfile gateway's tests need beside fixtures.ts: a bankfile gateway with the creditor's details, bank
@@ -75,14 +77,11 @@ export const achAccount = (holder: string, accountNumber: string) => ({
   RoutingNumber: '110000000',
 });
 
-export interface BankCustomer {
-  customerId: number;
-  paymentMethodId: number;
-}
+export type BankCustomer = CustomerWithMethod;
 
 /**
- * A customer billed in `currency` with these bank details as primary method, validated at `gatewayId` unless
- * `validated` is false (then the build must refuse its lines).
+ * A customer billed in `currency`, named after the account holder, with these bank details as primary method,
+ * validated at `gatewayId` unless `validated` is false (then the build must refuse its lines).
  */
 export async function bankCustomer(
   setup: DebitSetup,
@@ -90,50 +89,22 @@ export async function bankCustomer(
   details: Record<string, unknown>,
   options: { gatewayId: number; validated?: boolean },
 ): Promise<BankCustomer> {
-  const { account } = setup;
-  const customer = await ok(account, 'POST', '/v1/customers', {
-    Name: String(details.AccountHolder).split(' ')[0],
-    LastName: String(details.AccountHolder).split(' ').slice(1).join(' ') || 'Customer',
-    Email: 'debtor@example.com',
-    CurrencyCode: currency,
+  const [name, ...lastNames] = String(details.AccountHolder).split(' ');
+  return customerWithBankAccount(setup.account, {
+    customer: {
+      Name: name,
+      LastName: lastNames.join(' ') || 'Customer',
+      Email: 'debtor@example.com',
+      CurrencyCode: currency,
+    },
+    bankAccount: details,
+    validateAt: options.validated === false ? undefined : options.gatewayId,
   });
-  const method = await ok(
-    account,
-    'POST',
-    '/v1/paymentmethods/bankaccount',
-    { customerID: customer.customerID, isPrimary: true, BankAccount: details },
-    200,
-  );
-  if (options.validated !== false) {
-    await ok(
-      account,
-      'POST',
-      `/v1/ValidateBankAccount/${options.gatewayId}`,
-      { customerID: customer.customerID, BankAccount: details },
-      204,
-    );
-  }
-  return { customerId: customer.customerID, paymentMethodId: method.paymentMethodID };
 }
 
-/** A debit-order invoice of `amount` for the customer's bank account through the gateway, due in 30 days (never bundled by the tests' runs). */
-export async function bankInvoice(
-  setup: DebitSetup,
-  gatewayId: number,
-  customer: BankCustomer,
-  amount: number,
-): Promise<number> {
-  const invoice = await ok(setup.account, 'POST', '/v1/invoices', {
-    customerID: customer.customerId,
-    InvoiceDate: setup.today,
-    DueDate: plusDays(setup.today, 30),
-    CollectionMethod: 'debit_order',
-    gatewayID: gatewayId,
-    customerPaymentMethodID: customer.paymentMethodId,
-    Charges: [{ Descrip: 'Subscription', Qty: 1, UnitCostEx: amount }],
-  });
-  return invoice.invoiceID;
-}
+/** A debit-order invoice of `amount` through the gateway, due in 30 days (never bundled by the tests' runs). */
+export const bankInvoice = (setup: DebitSetup, gatewayId: number, customer: BankCustomer, amount: number) =>
+  debitInvoice(setup, customer, { dueIn: 30, amount, gatewayId });
 
 /** An open batch of the gateway in `currency`, action date today (the submit sets the real one). */
 export async function openBatch(setup: DebitSetup, gatewayToken: string, currency: string): Promise<string> {

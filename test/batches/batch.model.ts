@@ -4,6 +4,7 @@ import { addBusinessDays, earliestActionDate } from '../../src/core/batches.ts';
 import { dateAt } from '../../src/core/calendar.ts';
 import type { Rail } from '../../src/core/batches.ts';
 import { ok } from '../helpers/billing.ts';
+import { issuedInvoiceBody } from '../helpers/invoices.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
 import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { invoicesOf, paymentsOf } from '../collections/collection.fixtures.ts';
@@ -401,19 +402,16 @@ export async function runStep(
       const customer = model.customers[step.customer % model.customers.length]!;
       const { paymentMethodId } = customer.accounts[step.account % customer.accounts.length]!;
       const res = await as.request('POST', '/v1/invoices', {
-        body: {
-          customerID: customer.id,
-          InvoiceDate: world.today,
-          DueDate: plusDays(world.today, step.dueIn),
-          ...(step.debitOrder
-            ? {
-                CollectionMethod: 'debit_order',
-                gatewayID: model.fx.gatewayId,
-                customerPaymentMethodID: paymentMethodId,
-              }
-            : {}),
-          Charges: [{ Descrip: 'Subscription', Qty: 1, UnitCostEx: toWire(step.amountMinor) }],
-        },
+        body: issuedInvoiceBody({
+          customerId: customer.id,
+          invoiceDate: world.today,
+          dueDate: plusDays(world.today, step.dueIn),
+          collect: step.debitOrder
+            ? { method: 'debit_order', gatewayId: model.fx.gatewayId, paymentMethodId }
+            : undefined,
+          description: 'Subscription',
+          amount: toWire(step.amountMinor),
+        }),
       });
       if (res.status === 201) {
         expect(toMinor(res.body.Total), 'Total is the line (no tax)').toBe(step.amountMinor);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBusinessDays, earliestActionDate } from '../../src/core/batches.ts';
 import { movableClock, ok } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { invoicesOf, readWorld } from '../collections/collection.fixtures.ts';
@@ -357,11 +358,12 @@ describe('payment batches: bugs the property found', () => {
     const setup = await debitAccount(t, 'ZAR');
     const { account, today } = setup;
     const customer = await debitCustomer(setup, 'debit_order', number);
-    const inv = await ok(account, 'POST', '/v1/invoices', {
-      customerID: customer.customerId,
-      InvoiceDate: today,
-      DueDate: plusDays(today, 30),
-      Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 100 }],
+    const inv = await issuedInvoice(account, {
+      customerId: customer.customerId,
+      invoiceDate: today,
+      dueDate: plusDays(today, 30),
+      description: 'Work',
+      amount: 100,
     });
     const batch = await ok(account, 'POST', '/v1/batches', {
       CurrencyCode: 'ZAR',
@@ -424,7 +426,7 @@ describe('payment batches: bugs the property found', () => {
     const setup = await debitAccount(t, 'ZAR');
     const { account, today } = setup;
     const customer = await debitCustomer(setup, 'debit_order');
-    const invoiceId = await debitInvoice(setup, customer, 0);
+    const invoiceId = await debitInvoice(setup, customer, { dueIn: 0 });
     await advanceTo(account, today);
     const [batch] = await ok(account, 'GET', '/v1/batches');
     await ok(account, 'PUT', '/v1/batches/submit', {

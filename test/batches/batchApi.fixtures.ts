@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { earliestActionDate } from '../../src/core/batches.ts';
 import { ok } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
+import type { CustomerWithMethod } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
@@ -25,10 +27,7 @@ export function useBatchService(): void {
   });
 }
 
-export interface Customer {
-  customerId: number;
-  paymentMethodId: number;
-}
+export type Customer = CustomerWithMethod;
 
 /** A test account in UTC with ZAR enabled and its test gateway, which collects debit orders in batches. */
 export const zarAccount = (): Promise<DebitSetup> => debitAccount(t, 'ZAR');
@@ -44,11 +43,12 @@ export async function owed(
   amount = 100,
   invoiceDate = setup.today,
 ): Promise<{ invoiceID: number; invoiceNum: number }> {
-  const invoice = await ok(setup.account, 'POST', '/v1/invoices', {
-    customerID: customerId,
-    InvoiceDate: invoiceDate,
-    DueDate: plusDays(setup.today, 30),
-    Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: amount }],
+  const invoice = await issuedInvoice(setup.account, {
+    customerId,
+    invoiceDate,
+    dueDate: plusDays(setup.today, 30),
+    description: 'Work',
+    amount,
   });
   expect(invoice.Total).toBe(amount);
   return { invoiceID: invoice.invoiceID, invoiceNum: invoice.invoiceNum };

@@ -6,6 +6,7 @@ import {
   returnWindowEnd,
 } from '../../src/core/batches.ts';
 import { ok } from '../helpers/billing.ts';
+import { customerWithBankAccount } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
@@ -36,7 +37,7 @@ describe('a due debit-order invoice', () => {
   it('is bundled into an open batch, collected once submitted, and paid once the return window passes', async () => {
     const setup = await debitAccount(t, 'ZAR');
     const customer = await debitCustomer(setup, 'debit_order');
-    const invoiceId = await debitInvoice(setup, customer, 3);
+    const invoiceId = await debitInvoice(setup, customer, { dueIn: 3 });
     const { account, today } = setup;
 
     // Due within the two business days a debit order needs: bundled on the first run that sees it so.
@@ -234,7 +235,7 @@ describe('an automatic batch', () => {
   it('is cancelled with its lines failed; the invoices owe again and wait in the next batch', async () => {
     const setup = await debitAccount(t, 'ZAR');
     const customer = await debitCustomer(setup, 'debit_order');
-    const invoiceId = await debitInvoice(setup, customer, 0);
+    const invoiceId = await debitInvoice(setup, customer, { dueIn: 0 });
     await advanceTo(setup.account, setup.today);
     const [batch] = await ok(setup.account, 'GET', '/v1/batches');
     const { Payments } = await ok(setup.account, 'GET', `/v1/batches/${batch.BatchToken}`);
@@ -257,19 +258,11 @@ describe('an automatic batch', () => {
 
   it('does not take an invoice whose bank account is not validated yet', async () => {
     const setup = await debitAccount(t, 'ZAR');
-    const customer = await ok(setup.account, 'POST', '/v1/customers', { Name: 'Grace', CurrencyCode: 'ZAR' });
-    const method = await ok(
-      setup.account,
-      'POST',
-      '/v1/paymentmethods/bankaccount',
-      { customerID: customer.customerID, isPrimary: true, BankAccount: bankAccount('debit_order') },
-      200,
-    );
-    await debitInvoice(
-      setup,
-      { customerId: customer.customerID, paymentMethodId: method.paymentMethodID },
-      0,
-    );
+    const customer = await customerWithBankAccount(setup.account, {
+      customer: { Name: 'Grace', CurrencyCode: 'ZAR' },
+      bankAccount: bankAccount('debit_order'),
+    });
+    await debitInvoice(setup, customer, { dueIn: 0 });
     await advanceTo(setup.account, plusDays(setup.today, 1));
     expect(await ok(setup.account, 'GET', '/v1/batches')).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli, spawnCli } from '../helpers/cli.ts';
 import { ok } from '../helpers/billing.ts';
+import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { bankAccount } from './fixtures.ts';
@@ -29,30 +30,18 @@ async function accountWithDebitOrders(
   const today = new Date().toISOString().slice(0, 10);
   const invoiceIds: number[] = [];
   for (let i = 0; i < count; i += 1) {
-    const customer = await ok(account, 'POST', '/v1/customers', { Name: `Member ${i}`, CurrencyCode: 'ZAR' });
-    const details = bankAccount('debit_order');
-    const method = await ok(
-      account,
-      'POST',
-      '/v1/paymentmethods/bankaccount',
-      { customerID: customer.customerID, isPrimary: true, BankAccount: details },
-      200,
-    );
-    await ok(
-      account,
-      'POST',
-      `/v1/ValidateBankAccount/${gatewayId}`,
-      { customerID: customer.customerID, BankAccount: details },
-      204,
-    );
-    const invoice = await ok(account, 'POST', '/v1/invoices', {
-      customerID: customer.customerID,
-      InvoiceDate: today,
-      DueDate: today,
-      CollectionMethod: 'debit_order',
-      gatewayID: gatewayId,
-      customerPaymentMethodID: method.paymentMethodID,
-      Charges: [{ Descrip: 'Membership', Qty: 1, UnitCostEx: 10 }],
+    const customer = await customerWithBankAccount(account, {
+      customer: { Name: `Member ${i}`, CurrencyCode: 'ZAR' },
+      bankAccount: bankAccount('debit_order'),
+      validateAt: gatewayId,
+    });
+    const invoice = await issuedInvoice(account, {
+      customerId: customer.customerId,
+      invoiceDate: today,
+      dueDate: today,
+      collect: { method: 'debit_order', gatewayId, paymentMethodId: customer.paymentMethodId },
+      description: 'Membership',
+      amount: 10,
     });
     invoiceIds.push(invoice.invoiceID as number);
   }

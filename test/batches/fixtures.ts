@@ -1,4 +1,6 @@
 import { ok } from '../helpers/billing.ts';
+import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
+import type { CustomerWithMethod } from '../helpers/invoices.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 
 /** What a debit-order test starts from: a test account on its own clock (UTC) billing in `currency`. */
@@ -61,52 +63,44 @@ export async function debitAccount(t: TestService, currency: string): Promise<De
   return { account, today, gatewayId: gateway.gatewayID, gatewayToken: gateway.GatewayToken };
 }
 
-/** A customer billed in `currency` with a validated bank account (its paymentMethodID). */
+/** A customer billed in the rail's currency with a validated bank account (its paymentMethodID). */
 export async function debitCustomer(
   setup: DebitSetup,
   rail: 'debit_order' | 'ach' | 'sepa',
   number?: string,
-): Promise<{ customerId: number; paymentMethodId: number }> {
-  const { account } = setup;
-  const customer = await ok(account, 'POST', '/v1/customers', {
-    Name: 'Ada',
-    LastName: 'Lovelace',
-    Email: 'ada@example.com',
-    CurrencyCode: RAIL_CURRENCY[rail],
+): Promise<CustomerWithMethod> {
+  return customerWithBankAccount(setup.account, {
+    customer: {
+      Name: 'Ada',
+      LastName: 'Lovelace',
+      Email: 'ada@example.com',
+      CurrencyCode: RAIL_CURRENCY[rail],
+    },
+    bankAccount: bankAccount(rail, number),
+    validateAt: setup.gatewayId,
   });
-  const details = bankAccount(rail, number);
-  const method = await ok(
-    account,
-    'POST',
-    '/v1/paymentmethods/bankaccount',
-    { customerID: customer.customerID, isPrimary: true, BankAccount: details },
-    200,
-  );
-  await ok(
-    account,
-    'POST',
-    `/v1/ValidateBankAccount/${setup.gatewayId}`,
-    { customerID: customer.customerID, BankAccount: details },
-    204,
-  );
-  return { customerId: customer.customerID, paymentMethodId: method.paymentMethodID };
 }
 
-/** An invoice of 100.00 collected by debit order from the customer's bank account, due `dueInDays` from today. */
+/**
+ * An invoice of `amount` (100.00 unless said) collected by debit order from the customer's bank account through
+ * `gatewayId` (the account's test gateway unless said), dated today and due `dueIn` days from today.
+ */
 export async function debitInvoice(
   setup: DebitSetup,
-  customer: { customerId: number; paymentMethodId: number },
-  dueInDays: number,
-  amount = 100,
+  customer: CustomerWithMethod,
+  options: { dueIn: number; amount?: number; gatewayId?: number },
 ): Promise<number> {
-  const invoice = await ok(setup.account, 'POST', '/v1/invoices', {
-    customerID: customer.customerId,
-    InvoiceDate: setup.today,
-    DueDate: plusDays(setup.today, dueInDays),
-    CollectionMethod: 'debit_order',
-    gatewayID: setup.gatewayId,
-    customerPaymentMethodID: customer.paymentMethodId,
-    Charges: [{ Descrip: 'Subscription', Qty: 1, UnitCostEx: amount }],
+  const invoice = await issuedInvoice(setup.account, {
+    customerId: customer.customerId,
+    invoiceDate: setup.today,
+    dueDate: plusDays(setup.today, options.dueIn),
+    collect: {
+      method: 'debit_order',
+      gatewayId: options.gatewayId ?? setup.gatewayId,
+      paymentMethodId: customer.paymentMethodId,
+    },
+    description: 'Subscription',
+    amount: options.amount ?? 100,
   });
   return invoice.invoiceID;
 }
@@ -137,7 +131,7 @@ export async function submittedDebit(
   number?: string,
 ): Promise<SubmittedDebit> {
   const customer = await debitCustomer(setup, rail, number);
-  const invoiceId = await debitInvoice(setup, customer, 0);
+  const invoiceId = await debitInvoice(setup, customer, { dueIn: 0 });
   await advanceTo(setup.account, setup.today);
   const batches: { BatchToken: string; State: string }[] = await ok(setup.account, 'GET', '/v1/batches');
   const open = batches.filter((batch) => batch.State === 'open');

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, killTransient, runCli, spawnCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { addCard } from './cards.ts';
@@ -33,14 +34,13 @@ async function accountWithCardInvoices(
     const paymentMethodID = await addCard(account, customerId, '4242424242424242', {
       lastName: `Customer ${i}`,
     });
-    const invoice = await ok(account, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      InvoiceDate: today,
-      DueDate: today,
-      CollectionMethod: 'credit_card',
-      gatewayID: gatewayId,
-      customerPaymentMethodID: paymentMethodID,
-      Charges: [{ Descrip: 'Monthly', Qty: 1, UnitCostEx: 10 }],
+    const invoice = await issuedInvoice(account, {
+      customerId,
+      invoiceDate: today,
+      dueDate: today,
+      collect: { method: 'credit_card', gatewayId, paymentMethodId: paymentMethodID },
+      description: 'Monthly',
+      amount: 10,
     });
     invoiceIds.push(invoice.invoiceID as number);
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { addCard } from './cards.ts';
 import { accountContext } from '../helpers/context.ts';
@@ -46,14 +47,12 @@ async function cardInvoice(
   const gatewayId = gateways[0].gatewayID as number;
   const customerId = await createCustomer(account);
   const paymentMethodID = await addCard(account, customerId, cardNumber);
-  const invoice = await ok(account, 'POST', '/v1/invoices', {
-    customerID: customerId,
-    InvoiceDate: today,
-    DueDate: plusDays(today, dueInDays),
-    CollectionMethod: 'credit_card',
-    gatewayID: gatewayId,
-    customerPaymentMethodID: paymentMethodID,
-    Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
+  const invoice = await issuedInvoice(account, {
+    customerId,
+    invoiceDate: today,
+    dueDate: plusDays(today, dueInDays),
+    collect: { method: 'credit_card', gatewayId, paymentMethodId: paymentMethodID },
+    amount: 100,
   });
   return { account, today, customerId, invoiceId: invoice.invoiceID as number };
 }

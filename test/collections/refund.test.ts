@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -34,13 +35,12 @@ async function collectedPayment(
   const [gateway] = await ok(account, 'GET', '/v1/gateways');
   const customer = await ok(account, 'POST', '/v1/customers', { Name: 'Ada', CurrencyCode: 'USD' });
   const card = await addCard(account, customer.customerID, cardNumber);
-  const invoice = await ok(account, 'POST', '/v1/invoices', {
-    customerID: customer.customerID,
-    DueDate: tomorrow,
-    CollectionMethod: 'credit_card',
-    gatewayID: gateway.gatewayID,
-    customerPaymentMethodID: card,
-    Charges: [{ Descrip: 'Seats', Qty: 1, UnitCostEx: 100 }],
+  const invoice = await issuedInvoice(account, {
+    customerId: customer.customerID,
+    dueDate: tomorrow,
+    collect: { method: 'credit_card', gatewayId: gateway.gatewayID, paymentMethodId: card },
+    description: 'Seats',
+    amount: 100,
   });
   await ok(account, 'POST', '/v1/test-clock/advance', { To: `${tomorrow}T12:00:00Z` }, 200);
   // A charge whose answer was lost is finished by the next run.

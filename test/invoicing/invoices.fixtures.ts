@@ -1,6 +1,7 @@
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { movableClock } from '../helpers/billing.ts';
+import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
@@ -85,13 +86,9 @@ export async function pdfText(pdf: Uint8Array): Promise<string> {
 export async function fetchPdf(
   invoiceID: number,
   account: TestAccount = t,
-): Promise<{ res: Response; text: string }> {
-  const headers = {
-    authorization: `Basic ${Buffer.from(`${account.accountId}:${account.apiKey}`).toString('base64')}`,
-  };
-  const res = await fetch(`${t.url}/v1/invoices/${invoiceID}/pdf`, { headers });
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  return { res, text: res.status === 200 ? await pdfText(bytes) : '' };
+): Promise<{ res: { status: number; headers: Headers }; text: string }> {
+  const res = await fetchInvoicePdf(t.url, account, invoiceID);
+  return { res, text: res.status === 200 ? await pdfText(new Uint8Array(res.body)) : '' };
 }
 
 export const mailsTo = (address: string): ReceivedMail[] =>

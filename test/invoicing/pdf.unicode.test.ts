@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
+import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { createInvoice, newCustomer, pdfText, t, useInvoiceService } from './invoices.fixtures.ts';
 import { renderPdf } from './pdf.fixtures.ts';
 
@@ -49,12 +50,8 @@ describe('invoice PDF text in any script', () => {
       },
       account,
     );
-    const headers = {
-      authorization: `Basic ${Buffer.from(`${account.accountId}:${account.apiKey}`).toString('base64')}`,
-    };
-    const res = await fetch(`${t.url}/v1/invoices/${invoice.invoiceID}/pdf`, { headers });
-    expect(res.status).toBe(200);
-    const pdf = Buffer.from(await res.arrayBuffer());
+    const { status, body: pdf } = await fetchInvoicePdf(t.url, account, invoice.invoiceID);
+    expect(status).toBe(200);
 
     const rendered = renderPdf(pdf, 'unicode');
     const poppler = rendered.text.replace(/[ \t]+/g, ' ');

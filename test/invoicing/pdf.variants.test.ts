@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { clock, createInvoice, newCustomer, t, useInvoiceService } from './invoices.fixtures.ts';
 import { jpegLogo, pngLogo, pngSize, renderPdf } from './pdf.fixtures.ts';
@@ -27,12 +28,9 @@ const SELLER = {
 };
 
 async function pdfOf(invoiceID: number, as: TestAccount = t): Promise<Buffer> {
-  const headers = {
-    authorization: `Basic ${Buffer.from(`${as.accountId}:${as.apiKey}`).toString('base64')}`,
-  };
-  const res = await fetch(`${t.url}/v1/invoices/${invoiceID}/pdf`, { headers });
-  expect(res.status).toBe(200);
-  return Buffer.from(await res.arrayBuffer());
+  const pdf = await fetchInvoicePdf(t.url, as, invoiceID);
+  expect(pdf.status).toBe(200);
+  return pdf.body;
 }
 
 async function sellerAccount(name: string, logo?: Buffer): Promise<TestAccount> {
