@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../errors.ts';
+import { refusal } from './bankFiles.fixtures.ts';
 import {
   buildPain008,
   creditorIdProblem,
@@ -88,16 +88,6 @@ function batch(
     lines,
     ...overrides,
   };
-}
-
-function refusal(fn: () => unknown): ValidationError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
 }
 
 describe('buildPain008', () => {

@@ -1,6 +1,6 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it, vi } from 'vitest';
-import { ValidationError } from '../../errors.ts';
+import { refusal } from './bankFiles.fixtures.ts';
 import { buildPain008 } from './sepaDirectDebit.ts';
 import { MAX_NESTING, parsePain002, sepaReason } from './sepaStatusReport.ts';
 
@@ -138,16 +138,6 @@ const REPORT = `<?xml version="1.0" encoding="UTF-8"?>
   </CstmrPmtStsRpt>
 </Document>
 `;
-
-function refusal(fn: () => unknown): ValidationError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ValidationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('parsePain002', () => {
   it('reads the group status, the original message and each block', () => {
