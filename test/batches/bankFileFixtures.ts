@@ -5,14 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
+import { expect } from 'vitest';
+import { earliestActionDate } from '../../src/core/batches.ts';
+import type { Rail } from '../../src/core/batches.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { customerWithBankAccount } from '../helpers/invoices.ts';
 import type { CustomerWithMethod } from '../helpers/invoices.ts';
-import type { TestService } from '../helpers/service.ts';
+import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
-import { debitInvoice } from './fixtures.ts';
+import { advanceTo, debitAccount, debitInvoice, plusDays } from './fixtures.ts';
 
 /**
  * What the bankfile gateway's tests need beside fixtures.ts: a bankfile gateway with the creditor's details, bank
@@ -162,6 +165,61 @@ export async function debtorLines(
     });
   }
   return lines;
+}
+
+export const batchOf = (account: TestAccount, token: string) => ok(account, 'GET', `/v1/batches/${token}`);
+export const paymentOf = (account: TestAccount, id: number) => ok(account, 'GET', `/v1/payments/${id}`);
+export const invoiceOf = (account: TestAccount, id: number) => ok(account, 'GET', `/v1/invoices/${id}`);
+
+export const fileOf = (account: TestAccount, token: string) =>
+  account.request('GET', `/v1/batches/${token}/file`);
+export const uploadReturns = (account: TestAccount, token: string, document: string) =>
+  account.request('POST', `/v1/batches/${token}/returns`, { body: { document } });
+
+/** The batch's bank file, which must be there (200). */
+export async function download(account: TestAccount, token: string): Promise<ApiResponse> {
+  const res = await fileOf(account, token);
+  expect(res.status, res.text).toBe(200);
+  return res;
+}
+
+/** A problem answer with this status and code. */
+export function expectProblem(res: ApiResponse, status: number, code: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body.code, res.text).toBe(code);
+}
+
+/** The file name the download offers. */
+export function fileNameOf(res: ApiResponse): string {
+  const disposition = res.headers.get('content-disposition') ?? '';
+  const match = /^attachment; filename="([^"]+)"$/.exec(disposition);
+  expect(match, `content-disposition: ${disposition}`).not.toBeNull();
+  return match![1]!;
+}
+
+/**
+ * Submits the batch today for the earliest action date `rail` allows, and moves the clock to tomorrow, whose run
+ * builds it; the action date.
+ */
+export async function submitAndBuild(setup: DebitSetup, token: string, rail: Rail): Promise<string> {
+  const actionDate = earliestActionDate(rail, setup.today);
+  await ok(setup.account, 'PUT', '/v1/batches/submit', { BatchToken: token, ActionDate: actionDate });
+  await advanceTo(setup.account, plusDays(setup.today, 1));
+  return actionDate;
+}
+
+/** A one-line SEPA batch of a bankfile gateway, submitted today and built by the next day's run. */
+export async function builtSepaBatch(t: TestService) {
+  const setup = await debitAccount(t, 'EUR');
+  const gateway = await addBankFileGateway(t, setup, SEPA_CREDITOR);
+  const token = await openBatch(setup, gateway.gatewayToken, 'EUR');
+  const details = sepaAccount('Jan de Vries', 'NL91ABNA0417164300', 'ABNANL2A');
+  const customer = await bankCustomer(setup, 'EUR', details, { gatewayId: gateway.gatewayId });
+  const invoiceId = await bankInvoice(setup, gateway.gatewayId, customer, 100);
+  const paymentId = await addLine(setup, token, customer, invoiceId, 100);
+  const actionDate = await submitAndBuild(setup, token, 'sepa');
+  expect((await batchOf(setup.account, token)).State).toBe('submitted');
+  return { setup, gateway, token, customer, paymentId, actionDate };
 }
 
 // The official XSD (test/fixtures/README.md).

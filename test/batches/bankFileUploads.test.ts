@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { earliestActionDate } from '../../src/core/batches.ts';
 import { ok } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -14,8 +13,9 @@ import {
   pain002,
   readPain008,
   sepaAccount,
+  submitAndBuild,
 } from './bankFileFixtures.ts';
-import { advanceTo, debitAccount, plusDays } from './fixtures.ts';
+import { advanceTo, debitAccount } from './fixtures.ts';
 
 // The bank's files uploaded as they came from the bank (docs/gateways.md, "The bankfile gateway"): a pain.002 as
 // application/xml, a NACHA return file as text/plain, beside the JSON form {"document": ...}.
@@ -48,9 +48,7 @@ async function processingBatch(rail: 'sepa' | 'ach') {
     currency,
     debtors.map((details) => ({ details, amount: 50 })),
   );
-  const actionDate = earliestActionDate(rail, setup.today);
-  await ok(setup.account, 'PUT', '/v1/batches/submit', { BatchToken: token, ActionDate: actionDate });
-  await advanceTo(setup.account, plusDays(setup.today, 1));
+  const actionDate = await submitAndBuild(setup, token, rail);
   const file = await setup.account.request('GET', `/v1/batches/${token}/file`);
   expect(file.status, file.text).toBe(200);
   await advanceTo(setup.account, actionDate);

@@ -6,13 +6,13 @@ import type { CustomerWithMethod } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
-import { advanceTo, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
+import { advanceTo, bankAccount, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
 
 /**
- * What the batch API tests (batches.api.test.ts, batchLines.api.test.ts) share: the file's service, a test account
- * in ZAR per test (its own clock, so that moving it touches no other test), customers with a validated debit-order
- * account, invoices nobody collects by themselves (no CollectionMethod: the bill run never bundles them), and the
- * problem+json checks.
+ * What the batch API tests (batches.*.test.ts, batchLines.*.test.ts) share: the file's service, a test account in
+ * ZAR per test (its own clock, so that moving it touches no other test), customers with a validated debit-order
+ * account, invoices nobody collects by themselves (no CollectionMethod: the bill run never bundles them), batches
+ * with a line, and the problem+json checks.
  */
 
 /** The file's service; a live binding, set from the file's beforeAll on (see useBatchService). */
@@ -103,6 +103,85 @@ export const addLine = (
   applied: unknown[] = [],
   extra: Record<string, unknown> = {},
 ) => ok(account, 'POST', '/v1/batches/payments', lineBody(batchToken, customer, amount, applied, extra));
+
+/** The fields of a batch as the spec lists them (the single read adds Payments). */
+export const BATCH_FIELDS = [
+  'BatchToken',
+  'CurrencyCode',
+  'GatewayToken',
+  'CreatedDate',
+  'SubmitDate',
+  'ActionDate',
+  'State',
+  'BuildError',
+  'NumberOfPayments',
+  'PaymentsTotal',
+  'Notes',
+].sort();
+
+/** The account's test clock, as GET /v1/account answers it. */
+export const clockOf = async (account: TestAccount) =>
+  (await ok(account, 'GET', '/v1/account')).TestClockDate as string;
+export const midnight = (date: string) => `${date}T00:00:00.000Z`;
+/** A batch without its Payments list, to compare a single read with what create answered. */
+export const withoutPayments = ({ Payments: _, ...batch }: Record<string, unknown>) => batch;
+/** The BatchTokens GET /v1/batches lists, with `query`. */
+export const tokensOf = async (account: TestAccount, query = '') =>
+  ((await ok(account, 'GET', `/v1/batches${query}`)) as { BatchToken: string }[]).map((b) => b.BatchToken);
+
+/** A batch with one line of 40.00 on a 100.00 invoice. */
+export async function batchWithLine(setup: DebitSetup) {
+  const customer = await bankCustomer(setup);
+  const invoice = await owed(setup, customer.customerId, 100);
+  const batch = await newBatch(setup);
+  const line = await addLine(setup.account, batch.BatchToken, customer, 40, [
+    { invoiceID: invoice.invoiceID, amount: 40 },
+  ]);
+  return { customer, invoice, batch, token: batch.BatchToken as string, paymentId: line.paymentID as number };
+}
+
+/** A ZAR test account with a customer owing one invoice of 100.00, and an open batch. */
+export async function scene() {
+  const setup = await zarAccount();
+  const customer = await bankCustomer(setup);
+  const invoice = await owed(setup, customer.customerId, 100);
+  const batch = await newBatch(setup);
+  return { setup, account: setup.account, customer, invoice, token: batch.BatchToken as string, batch };
+}
+
+/** Another bank account of the customer (not primary), on `rail`. */
+export async function secondBankAccount(
+  setup: DebitSetup,
+  customer: Customer,
+  rail: 'debit_order' | 'ach' | 'sepa',
+): Promise<Customer> {
+  const method = await ok(
+    setup.account,
+    'POST',
+    '/v1/paymentmethods/bankaccount',
+    { customerID: customer.customerId, isPrimary: false, BankAccount: bankAccount(rail, undefined) },
+    200,
+  );
+  return { customerId: customer.customerId, paymentMethodId: method.paymentMethodID };
+}
+
+export const payment = (account: TestAccount, paymentId: number) =>
+  ok(account, 'GET', `/v1/payments/${paymentId}`);
+export const postLine = (account: TestAccount, body: unknown) =>
+  account.request('POST', '/v1/batches/payments', { body });
+export const putLine = (account: TestAccount, body: unknown) =>
+  account.request('PUT', '/v1/batches/payments', { body });
+
+/** An ordinary payment of 10.00 in cash from the customer, applied to the invoice: no batch line. */
+export const cashPayment = (account: TestAccount, customer: Customer, invoiceId: number) =>
+  ok(account, 'POST', '/v1/payments', {
+    customerID: customer.customerId,
+    Amount: 10,
+    CurrencyCode: 'ZAR',
+    Date: '2026-03-01',
+    Method: 'cash',
+    allocations: [{ invoiceID: invoiceId, amountApplied: 10 }],
+  });
 
 /** The earliest action date a debit-order batch submitted on the account's today may have. */
 export const earliestDebitOrder = (setup: DebitSetup) => earliestActionDate('debit_order', setup.today);

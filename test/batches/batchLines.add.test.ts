@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import type { TestAccount } from '../helpers/service.ts';
 import {
   addLine,
   bankCustomer,
@@ -10,21 +9,24 @@ import {
   expectNotFound,
   figures,
   lineBody,
+  midnight,
   newBatch,
   owed,
+  payment,
+  postLine,
+  putLine,
+  scene,
+  secondBankAccount,
   submit,
-  t,
-  toProcessing,
   useBatchService,
   zarAccount,
 } from './batchApi.fixtures.ts';
-import type { Customer } from './batchApi.fixtures.ts';
-import type { DebitSetup } from './fixtures.ts';
-import { bankAccount, plusDays } from './fixtures.ts';
+import { plusDays } from './fixtures.ts';
 
-// The lines of a payment batch through the HTTP API (spec part 2, "Batches": POST, PUT and DELETE
-// /v1/batches/payments and their Rules): each is a Pending payment from a customer's bank account whose allocations
-// count in the invoices' TotalPendingPaid until the bank answers. The batch itself is in batches.api.test.ts.
+// The lines of a payment batch through the HTTP API (spec part 2, "Batches": POST /v1/batches/payments and its
+// Rules): each is a Pending payment from a customer's bank account whose allocations count in the invoices'
+// TotalPendingPaid until the bank answers; and bad input on the line endpoints. Editing and deleting lines are in
+// batchLines.edit-delete.test.ts, the batch itself in batches.*.test.ts.
 
 useBatchService();
 
@@ -40,38 +42,6 @@ const PAYMENT_FIELDS = [
   'Memo',
   'PaymentApplied',
 ].sort();
-
-const midnight = (date: string) => `${date}T00:00:00.000Z`;
-const payment = (account: TestAccount, paymentId: number) => ok(account, 'GET', `/v1/payments/${paymentId}`);
-const postLine = (account: TestAccount, body: unknown) =>
-  account.request('POST', '/v1/batches/payments', { body });
-const putLine = (account: TestAccount, body: unknown) =>
-  account.request('PUT', '/v1/batches/payments', { body });
-
-/** A ZAR test account with a customer owing one invoice of 100.00, and an open batch. */
-async function scene() {
-  const setup = await zarAccount();
-  const customer = await bankCustomer(setup);
-  const invoice = await owed(setup, customer.customerId, 100);
-  const batch = await newBatch(setup);
-  return { setup, account: setup.account, customer, invoice, token: batch.BatchToken as string, batch };
-}
-
-/** Another bank account of the customer (not primary), on `rail`. */
-async function secondBankAccount(
-  setup: DebitSetup,
-  customer: Customer,
-  rail: 'debit_order' | 'ach' | 'sepa',
-): Promise<Customer> {
-  const method = await ok(
-    setup.account,
-    'POST',
-    '/v1/paymentmethods/bankaccount',
-    { customerID: customer.customerId, isPrimary: false, BankAccount: bankAccount(rail, undefined) },
-    200,
-  );
-  return { customerId: customer.customerId, paymentMethodId: method.paymentMethodID };
-}
 
 describe('POST /v1/batches/payments', () => {
   it("answers 201 with the spec's payment: Pending, dated the batch's ActionDate, applied by invoiceID", async () => {
@@ -300,263 +270,6 @@ describe('POST /v1/batches/payments', () => {
   });
 });
 
-describe('PUT /v1/batches/payments', () => {
-  it('answers 204 and edits the amount and the allocations: edited by allocationID, added without, deleted when left out', async () => {
-    const { setup, account, customer, invoice: a, token } = await scene();
-    const b = await owed(setup, customer.customerId, 100);
-    const c = await owed(setup, customer.customerId, 100);
-    const line = await addLine(account, token, customer, 60, [
-      { invoiceID: a.invoiceID, amount: 30 },
-      { invoiceID: b.invoiceID, amount: 20 },
-    ]);
-    const onA = line.PaymentApplied[0].allocationID;
-    const res = await putLine(account, {
-      paymentID: line.paymentID,
-      BatchToken: token,
-      customerID: customer.customerId,
-      Amount: 70,
-      paymentMethodID: customer.paymentMethodId,
-      PaymentApplied: [
-        { allocationID: onA, invoiceID: a.invoiceID, amount: 45 },
-        { invoiceID: c.invoiceID, amount: 10 },
-      ],
-    });
-    expect(res.status, res.text).toBe(204);
-    expect(res.text).toBe('');
-    const edited = await payment(account, line.paymentID);
-    expect(edited).toMatchObject({ Amount: 70, Status: 'Pending' });
-    expect(
-      edited.Allocations.map((x: { allocationID: number; invoiceID: number; amountApplied: number }) => [
-        x.invoiceID,
-        x.amountApplied,
-      ]),
-    ).toEqual([
-      [a.invoiceID, 45],
-      [c.invoiceID, 10],
-    ]);
-    expect(edited.Allocations[0].allocationID).toBe(onA);
-    expect(await figures(account, a.invoiceID)).toMatchObject({ TotalPendingPaid: 45, Balance: 55 });
-    expect(await figures(account, b.invoiceID)).toMatchObject({ TotalPendingPaid: 0, Balance: 100 });
-    expect(await figures(account, c.invoiceID)).toMatchObject({ TotalPendingPaid: 10, Balance: 90 });
-    expect(await batchOf(account, token)).toMatchObject({
-      NumberOfPayments: 1,
-      PaymentsTotal: '70.00',
-      Payments: [{ paymentID: line.paymentID, Amount: 70 }],
-    });
-  });
-
-  it("takes the spec example's shape: paymentMethodID instead of Method, CurrencyCode and Date", async () => {
-    const { setup, account, customer, invoice, token } = await scene();
-    const line = await addLine(account, token, customer, 20, [{ invoiceID: invoice.invoiceID, amount: 20 }]);
-    const another = await secondBankAccount(setup, customer, 'debit_order');
-    await ok(account, 'PUT', '/v1/batches/payments', {
-      paymentID: line.paymentID,
-      BatchToken: token,
-      customerID: customer.customerId,
-      Amount: 25,
-      paymentMethodID: another.paymentMethodId,
-      Memo: 'second account',
-      Ref: 'DO-2',
-      PaymentApplied: [
-        { allocationID: line.PaymentApplied[0].allocationID, invoiceID: invoice.invoiceID, amount: 25 },
-      ],
-    });
-    expect(await payment(account, line.paymentID)).toMatchObject({
-      Amount: 25,
-      Method: 'debit_order',
-      CurrencyCode: 'ZAR',
-      Memo: 'second account',
-      Ref: 'DO-2',
-      Status: 'Pending',
-    });
-    expect((await figures(account, invoice.invoiceID)).TotalPendingPaid).toBe(25);
-  });
-
-  it('takes the listed shape: CurrencyCode, Date and Method that agree with the batch and the bank account', async () => {
-    const { setup, account, customer, token } = await scene();
-    const line = await addLine(account, token, customer, 20, []);
-    await ok(account, 'PUT', '/v1/batches/payments', {
-      paymentID: line.paymentID,
-      BatchToken: token,
-      customerID: customer.customerId,
-      Amount: 20,
-      CurrencyCode: 'ZAR',
-      Date: plusDays(setup.today, 9),
-      Method: 'debit_order',
-      PaymentApplied: [],
-    });
-    expect((await payment(account, line.paymentID)).Date).toBe(midnight(plusDays(setup.today, 9)));
-  });
-
-  it("refuses a CurrencyCode other than the batch's, a Method not the account's rail, and another rail's account", async () => {
-    const { setup, account, customer, token } = await scene();
-    const line = await addLine(account, token, customer, 20, []);
-    const sepa = await secondBankAccount(setup, customer, 'sepa');
-    const edit = {
-      paymentID: line.paymentID,
-      BatchToken: token,
-      customerID: customer.customerId,
-      Amount: 99,
-    };
-    expectInvalid(
-      await putLine(account, { ...edit, CurrencyCode: 'USD', PaymentApplied: [] }),
-      'CurrencyCode',
-    );
-    expectInvalid(await putLine(account, { ...edit, Method: 'ach', PaymentApplied: [] }), 'Method');
-    expectInvalid(await putLine(account, { ...edit, Method: 'cash', PaymentApplied: [] }), 'Method');
-    expectInvalid(
-      await putLine(account, { ...edit, paymentMethodID: sepa.paymentMethodId, PaymentApplied: [] }),
-      'paymentMethodID',
-    );
-    expect((await payment(account, line.paymentID)).Amount).toBe(20);
-  });
-
-  it('refuses a customerID not the line’s with 422 naming customerID', async () => {
-    const { setup, account, customer, token } = await scene();
-    const line = await addLine(account, token, customer, 20, []);
-    const neighbour = await bankCustomer(setup);
-    const res = await putLine(account, {
-      paymentID: line.paymentID,
-      BatchToken: token,
-      customerID: neighbour.customerId,
-      Amount: 30,
-      PaymentApplied: [],
-    });
-    expectInvalid(res, 'customerID');
-    expect((await payment(account, line.paymentID)).Amount).toBe(20);
-  });
-
-  it('refuses a paymentID that is not in the named batch with 422 naming BatchToken', async () => {
-    const { setup, account, customer, token } = await scene();
-    const line = await addLine(account, token, customer, 20, []);
-    const other = (await newBatch(setup)).BatchToken;
-    const res = await putLine(account, {
-      paymentID: line.paymentID,
-      BatchToken: other,
-      customerID: customer.customerId,
-      Amount: 30,
-      PaymentApplied: [],
-    });
-    expectInvalid(res, 'BatchToken');
-    expect((await payment(account, line.paymentID)).Amount).toBe(20);
-  });
-
-  it('refuses an edit once the batch is submitted (409 batch_not_open) or cancelled (409)', async () => {
-    const { setup, account, customer, token } = await scene();
-    const line = await addLine(account, token, customer, 20, []);
-    const cancelledToken = (await newBatch(setup)).BatchToken;
-    const cancelledLine = await addLine(account, cancelledToken, customer, 20, []);
-    await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: cancelledToken });
-    await submit(setup, token);
-    const edit = { customerID: customer.customerId, Amount: 30, PaymentApplied: [] };
-    expectConflict(
-      await putLine(account, { ...edit, paymentID: line.paymentID, BatchToken: token }),
-      'batch_not_open',
-    );
-    const cancelled = await putLine(account, {
-      ...edit,
-      paymentID: cancelledLine.paymentID,
-      BatchToken: cancelledToken,
-    });
-    expect(cancelled.status, cancelled.text).toBe(409);
-    expect((await payment(account, line.paymentID)).Amount).toBe(20);
-  });
-
-  it('answers 404 for an ordinary payment and an unknown paymentID', async () => {
-    const { account, customer, invoice, token } = await scene();
-    const cash = await ok(account, 'POST', '/v1/payments', {
-      customerID: customer.customerId,
-      Amount: 10,
-      CurrencyCode: 'ZAR',
-      Date: '2026-03-01',
-      Method: 'cash',
-      allocations: [{ invoiceID: invoice.invoiceID, amountApplied: 10 }],
-    });
-    for (const paymentID of [cash.paymentID, 999_999]) {
-      const res = await putLine(account, {
-        paymentID,
-        BatchToken: token,
-        customerID: customer.customerId,
-        Amount: 5,
-        PaymentApplied: [],
-      });
-      expectNotFound(res);
-    }
-    expect((await payment(account, cash.paymentID)).Amount).toBe(10);
-  });
-});
-
-describe('DELETE /v1/batches/payments/{paymentID}', () => {
-  it('answers 204, removes the payment from the batch, and its invoice owes the money again', async () => {
-    const { account, customer, invoice, token } = await scene();
-    const kept = await addLine(account, token, customer, 10, []);
-    const line = await addLine(account, token, customer, 40, [{ invoiceID: invoice.invoiceID, amount: 40 }]);
-    const res = await account.request('DELETE', `/v1/batches/payments/${line.paymentID}`);
-    expect(res.status, res.text).toBe(204);
-    expect(res.text).toBe('');
-    expect(await figures(account, invoice.invoiceID)).toMatchObject({ TotalPendingPaid: 0, Balance: 100 });
-    expect(await batchOf(account, token)).toMatchObject({
-      NumberOfPayments: 1,
-      PaymentsTotal: '10.00',
-      Payments: [{ paymentID: kept.paymentID, Amount: 10 }],
-    });
-    expectNotFound(await account.request('GET', `/v1/payments/${line.paymentID}`));
-    expectNotFound(await account.request('DELETE', `/v1/batches/payments/${line.paymentID}`));
-  });
-
-  it('answers 404 for an ordinary payment, which stays', async () => {
-    const { account, customer, invoice } = await scene();
-    const cash = await ok(account, 'POST', '/v1/payments', {
-      customerID: customer.customerId,
-      Amount: 10,
-      CurrencyCode: 'ZAR',
-      Date: '2026-03-01',
-      Method: 'cash',
-      allocations: [{ invoiceID: invoice.invoiceID, amountApplied: 10 }],
-    });
-    expectNotFound(await account.request('DELETE', `/v1/batches/payments/${cash.paymentID}`));
-    expectNotFound(await account.request('DELETE', '/v1/batches/payments/999999'));
-    expect((await payment(account, cash.paymentID)).Amount).toBe(10);
-  });
-
-  it('refuses a line of a submitted batch with 409 batch_not_open', async () => {
-    const { setup, account, customer, invoice, token } = await scene();
-    const line = await addLine(account, token, customer, 40, [{ invoiceID: invoice.invoiceID, amount: 40 }]);
-    await submit(setup, token);
-    expectConflict(
-      await account.request('DELETE', `/v1/batches/payments/${line.paymentID}`),
-      'batch_not_open',
-    );
-    expect((await batchOf(account, token)).NumberOfPayments).toBe(1);
-    expect((await figures(account, invoice.invoiceID)).TotalPendingPaid).toBe(40);
-  });
-});
-
-describe('a batch line through /v1/payments', () => {
-  it('cannot be edited or deleted while pending: 409 payment_in_collection', async () => {
-    const { setup, account, customer, invoice, token } = await scene();
-    const line = await addLine(account, token, customer, 40, [{ invoiceID: invoice.invoiceID, amount: 40 }]);
-    const before = await payment(account, line.paymentID);
-    const edit = await account.request('PUT', `/v1/payments/${line.paymentID}`, {
-      body: {
-        customerID: customer.customerId,
-        Amount: 40,
-        CurrencyCode: 'ZAR',
-        Date: setup.today,
-        Method: 'eft',
-        Allocations: [],
-      },
-    });
-    expectConflict(edit, 'payment_in_collection');
-    expectConflict(
-      await account.request('DELETE', `/v1/payments/${line.paymentID}`),
-      'payment_in_collection',
-    );
-    expect(await payment(account, line.paymentID)).toEqual(before);
-    expect((await batchOf(account, token)).NumberOfPayments).toBe(1);
-  });
-});
-
 describe('bad input on the line endpoints', () => {
   it('refuses an invoiceID or allocationID beyond the largest id with 422, not 500', async () => {
     const { account, customer, token } = await scene();
@@ -642,65 +355,5 @@ describe('bad input on the line endpoints', () => {
       Payments: [{ paymentID: line.paymentID, Amount: 10 }],
     });
     expect((await figures(account, invoice.invoiceID)).TotalPendingPaid).toBe(10);
-  });
-});
-
-describe('POST /v1/test/simulate on batch lines', () => {
-  const simulate = (account: TestAccount, body: Record<string, unknown>) =>
-    account.request('POST', '/v1/test/simulate', { body });
-
-  it("on a test account, takes a line's or a whole batch's report as the bank's", async () => {
-    const { setup, account, customer, invoice, token } = await scene();
-    const settled = await addLine(account, token, customer, 40, [
-      { invoiceID: invoice.invoiceID, amount: 40 },
-    ]);
-    const returned = await addLine(account, token, customer, 60, [
-      { invoiceID: invoice.invoiceID, amount: 60 },
-    ]);
-    await toProcessing(setup, token);
-
-    const line = await simulate(account, { paymentID: settled.paymentID, scenario: 'paid' });
-    expect(line.status, line.text).toBe(200);
-    expect(line.body).toMatchObject({ paymentID: settled.paymentID, Status: 'Allocated' });
-    const batch = await simulate(account, { BatchToken: token, scenario: 'unpaid:02' });
-    expect(batch.status, batch.text).toBe(200);
-    expect(batch.body.BatchToken).toBe(token);
-    expect((await payment(account, returned.paymentID)).Status).toBe('Failed');
-    expect(await figures(account, invoice.invoiceID)).toMatchObject({ TotalPendingPaid: 0 });
-  });
-
-  it('on a live account, refuses both forms with 403 not_a_test_account: nothing changes', async () => {
-    // A live account's test gateway is in test mode too; simulating its bank's reports is still refused.
-    const account = await t.newAccount('Live debit orders', { timeZone: 'UTC' });
-    await ok(account, 'POST', '/v1/currencies', { CurrencyCode: 'ZAR' }, 201);
-    const [gateway] = await ok(account, 'GET', '/v1/gateways');
-    expect(gateway.isTestMode).toBe(true);
-    const setup: DebitSetup = {
-      account,
-      today: new Date().toISOString().slice(0, 10),
-      gatewayId: gateway.gatewayID,
-      gatewayToken: gateway.GatewayToken,
-    };
-    const customer = await bankCustomer(setup);
-    const invoice = await owed(setup, customer.customerId, 100);
-    const { BatchToken: token } = await newBatch(setup);
-    const line = await addLine(account, token, customer, 40, [{ invoiceID: invoice.invoiceID, amount: 40 }]);
-    const before = await batchOf(account, token);
-    const figuresBefore = await figures(account, invoice.invoiceID);
-
-    for (const body of [
-      { paymentID: line.paymentID, scenario: 'unpaid:02' },
-      { paymentID: line.paymentID, scenario: 'paid' },
-      { BatchToken: token, scenario: 'dispute' },
-      { BatchToken: token, scenario: 'paid' },
-    ]) {
-      const res = await simulate(account, body);
-      expect(res.status, res.text).toBe(403);
-      expect(res.headers.get('content-type')).toContain('application/problem+json');
-      expect(res.body.code).toBe('not_a_test_account');
-    }
-    expect(await batchOf(account, token)).toEqual(before);
-    expect(await payment(account, line.paymentID)).toMatchObject({ Status: 'Pending' });
-    expect(await figures(account, invoice.invoiceID)).toEqual(figuresBefore);
   });
 });
