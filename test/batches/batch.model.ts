@@ -9,7 +9,8 @@ import { toMinor, toWire } from '../helpers/ledger.ts';
 import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { invoicesOf, paymentsOf } from '../collections/collection.fixtures.ts';
 import type { Fixture, World } from '../collections/collection.fixtures.ts';
-import { isIssued, sum } from '../collections/collection.model.ts';
+import { changedAllocations, isIssued, shareOf, sum } from '../collections/collection.model.ts';
+import type { AllocationChange, Share } from '../collections/collection.model.ts';
 import type { BatchView } from './batch.invariants.ts';
 import { bankAccount, plusDays } from './fixtures.ts';
 
@@ -74,9 +75,6 @@ export interface Setup {
   customers: BankSpec[][];
 }
 
-/** A share of what is open on an invoice: all of it, or a part (per mille, at least 0.01). */
-export type Share = { whole: true } | { permille: number };
-
 export type Step =
   | {
       kind: 'invoice';
@@ -107,8 +105,7 @@ export type Step =
       kind: 'editLine';
       pick: number;
       anyLine: boolean;
-      /** keep its allocations, drop them, resize its first, or move it whole to another open invoice. */
-      change: 'keep' | 'drop' | { permille: number } | { moveTo: number };
+      change: AllocationChange;
       extraMinor: number;
     }
   | { kind: 'deleteLine'; pick: number; anyLine: boolean }
@@ -366,9 +363,6 @@ export async function setUpDebitAccount(
   return { fx, customers: made, gatewayToken: gateway.GatewayToken };
 }
 
-const shareOf = (share: Share, openMinor: number) =>
-  'whole' in share ? openMinor : Math.max(1, Math.floor((openMinor * share.permille) / 1000));
-
 /** The issued invoices that still owe something, with their customer. */
 const openInvoices = (world: World) =>
   invoicesOf(world).filter(({ invoice }) => isIssued(invoice) && toMinor(invoice.Balance) > 0);
@@ -491,38 +485,7 @@ export async function runStep(
       if (!payment)
         throw new Error(`line ${line.paymentId} of batch ${line.batch.token}: its payment is not listed`);
       const customer = world.customers.find((c) => c.id === payment.customerID)!;
-      const held: any[] = payment.Allocations;
-      const heldOn = (invoiceId: number) =>
-        sum(held.filter((a) => a.invoiceID === invoiceId).map((a) => toMinor(a.amountApplied)));
-      const openOf = (invoice: any) => toMinor(invoice.Balance) + heldOn(invoice.invoiceID);
-      const candidates = customer.invoices.filter((i) => isIssued(i) && openOf(i) > 0);
-      let applied: { allocationID?: number; invoiceID: number; amountMinor: number }[];
-      const { change } = step;
-      if (change === 'keep') {
-        applied = held.map((a) => ({
-          allocationID: a.allocationID,
-          invoiceID: a.invoiceID,
-          amountMinor: toMinor(a.amountApplied),
-        }));
-      } else if (change === 'drop') {
-        applied = [];
-      } else if ('permille' in change) {
-        const first = held[0];
-        const target = first ? customer.invoices.find((i) => i.invoiceID === first.invoiceID) : candidates[0];
-        applied =
-          target && openOf(target) > 0
-            ? [
-                {
-                  ...(first ? { allocationID: first.allocationID } : {}),
-                  invoiceID: target.invoiceID,
-                  amountMinor: shareOf({ permille: change.permille }, openOf(target)),
-                },
-              ]
-            : [];
-      } else {
-        const target = candidates[change.moveTo % Math.max(1, candidates.length)];
-        applied = target ? [{ invoiceID: target.invoiceID, amountMinor: openOf(target) }] : [];
-      }
+      const applied = changedAllocations(customer.invoices, payment.Allocations, step.change);
       const amountMinor = Math.max(1, sum(applied.map((a) => a.amountMinor)) + step.extraMinor);
       const res = await as.request('PUT', '/v1/batches/payments', {
         body: {

@@ -72,8 +72,7 @@ export type Step =
   | {
       kind: 'editPayment';
       pick: number;
-      /** keep its allocations, drop them, resize its first, or move it whole to another open invoice. */
-      change: 'keep' | 'drop' | { permille: number } | { moveTo: number };
+      change: AllocationChange;
       extraMinor: number;
     }
   | { kind: 'deletePayment'; pick: number }
@@ -213,8 +212,49 @@ function openInvoices(world: World, among: Among = 'open') {
   const inFlight = open.filter(({ invoice }) => started.has(invoice.invoiceID));
   return among === 'inFlight' && inFlight.length > 0 ? inFlight : open;
 }
-const shareOf = (share: Share, openMinor: number) =>
+export const shareOf = (share: Share, openMinor: number) =>
   'whole' in share ? openMinor : Math.max(1, Math.floor((openMinor * share.permille) / 1000));
+
+/** How an edit changes a payment's allocations: keep them, drop them, resize the first, or move it whole. */
+export type AllocationChange = 'keep' | 'drop' | { permille: number } | { moveTo: number };
+
+/**
+ * The allocations a payment (or a batch line, a payment too) holding `held` has after `change`, among its
+ * customer's `invoices`, counting what it holds on an invoice as open there; amounts in minor units.
+ */
+export function changedAllocations(
+  invoices: readonly any[],
+  held: readonly any[],
+  change: AllocationChange,
+): { allocationID?: number; invoiceID: number; amountMinor: number }[] {
+  const heldOn = (invoiceId: number) =>
+    sum(held.filter((a) => a.invoiceID === invoiceId).map((a) => toMinor(a.amountApplied)));
+  const openOf = (invoice: any) => toMinor(invoice.Balance) + heldOn(invoice.invoiceID);
+  const candidates = invoices.filter((i) => isIssued(i) && openOf(i) > 0);
+  if (change === 'keep') {
+    return held.map((a) => ({
+      allocationID: a.allocationID,
+      invoiceID: a.invoiceID,
+      amountMinor: toMinor(a.amountApplied),
+    }));
+  }
+  if (change === 'drop') return [];
+  if ('permille' in change) {
+    const first = held[0];
+    const target = first ? invoices.find((i) => i.invoiceID === first.invoiceID) : candidates[0];
+    return target && openOf(target) > 0
+      ? [
+          {
+            ...(first ? { allocationID: first.allocationID } : {}),
+            invoiceID: target.invoiceID,
+            amountMinor: shareOf({ permille: change.permille }, openOf(target)),
+          },
+        ]
+      : [];
+  }
+  const target = candidates[change.moveTo % Math.max(1, candidates.length)];
+  return target ? [{ invoiceID: target.invoiceID, amountMinor: openOf(target) }] : [];
+}
 export const collected = (payment: any) => payment.Method === 'credit_card';
 
 export async function runStep(t: TestService, model: Model, world: World, step: Step): Promise<Outcome> {
@@ -304,38 +344,7 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
       const payment = manual[step.pick % manual.length]!;
       const made = model.manual.get(payment.paymentID)!;
       const customer = world.customers.find((c) => c.id === payment.customerID)!;
-      const held: any[] = payment.Allocations;
-      const heldOn = (invoiceId: number) =>
-        sum(held.filter((a) => a.invoiceID === invoiceId).map((a) => toMinor(a.amountApplied)));
-      const openOf = (invoice: any) => toMinor(invoice.Balance) + heldOn(invoice.invoiceID);
-      const candidates = customer.invoices.filter((i) => isIssued(i) && openOf(i) > 0);
-      let allocations: { allocationID?: number; invoiceID: number; amountMinor: number }[];
-      const { change } = step;
-      if (change === 'keep') {
-        allocations = held.map((a) => ({
-          allocationID: a.allocationID,
-          invoiceID: a.invoiceID,
-          amountMinor: toMinor(a.amountApplied),
-        }));
-      } else if (change === 'drop') {
-        allocations = [];
-      } else if ('permille' in change) {
-        const first = held[0];
-        const target = first ? customer.invoices.find((i) => i.invoiceID === first.invoiceID) : candidates[0];
-        allocations =
-          target && openOf(target) > 0
-            ? [
-                {
-                  ...(first ? { allocationID: first.allocationID } : {}),
-                  invoiceID: target.invoiceID,
-                  amountMinor: shareOf({ permille: change.permille }, openOf(target)),
-                },
-              ]
-            : [];
-      } else {
-        const target = candidates[change.moveTo % Math.max(1, candidates.length)];
-        allocations = target ? [{ invoiceID: target.invoiceID, amountMinor: openOf(target) }] : [];
-      }
+      const allocations = changedAllocations(customer.invoices, payment.Allocations, step.change);
       const amountMinor = Math.max(1, sum(allocations.map((a) => a.amountMinor)) + step.extraMinor);
       const res = await as.request('PUT', `/v1/payments/${payment.paymentID}`, {
         body: {
