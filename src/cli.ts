@@ -238,7 +238,7 @@ key
     if (keys.length === 0) console.log('No keys.');
     for (const k of keys) {
       console.log(
-        `${k.id}\t${k.key_prefix}...\tcreated ${k.created_at}\t${k.revoked_at ? `revoked ${k.revoked_at}` : 'live'}`,
+        `${k.id}\t${k.keyPrefix}...\tcreated ${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'live'}`,
       );
     }
   });

@@ -1,6 +1,7 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { AccountsTable } from '../../storage/schema.ts';
+import type { AccountsTable, ApiKeysTable } from '../../storage/schema.ts';
 
 export interface AccountRow {
   id: number;
@@ -202,10 +203,13 @@ export async function markApiKeyRevoked(
   return result.numUpdatedRows > 0n;
 }
 
-export function findApiKeys(db: Db, accountId: number, keyIds: readonly number[]) {
+const API_KEY_INFO_COLUMNS = ['id', 'key_prefix', 'created_at', 'revoked_at'] as const;
+export type ApiKeyInfoRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_INFO_COLUMNS)[number]>;
+
+export function findApiKeys(db: Db, accountId: number, keyIds: readonly number[]): Promise<ApiKeyInfoRow[]> {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .select(API_KEY_INFO_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', keyIds.length > 0 ? [...keyIds] : [0])
     .orderBy('id')
@@ -218,10 +222,10 @@ export async function findApiKeyAccountId(db: Db, keyId: number): Promise<number
   return row?.account_id;
 }
 
-export function listApiKeys(db: Db, accountId: number) {
+export function listApiKeys(db: Db, accountId: number): Promise<ApiKeyInfoRow[]> {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'key_prefix', 'created_at', 'revoked_at'])
+    .select(API_KEY_INFO_COLUMNS)
     .where('account_id', '=', accountId)
     .orderBy('id')
     .execute();

@@ -322,12 +322,11 @@ export async function apiKeysByIds(
   keyIds: readonly number[],
 ): Promise<Map<number, ApiKeyInfo>> {
   const rows = await repo.findApiKeys(ctx.db, ctx.account.id, keyIds);
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      { id: row.id, keyPrefix: row.key_prefix, createdAt: row.created_at, revokedAt: row.revoked_at },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.id, apiKeyInfoFromRow(row)]));
+}
+
+function apiKeyInfoFromRow(row: repo.ApiKeyInfoRow): ApiKeyInfo {
+  return { id: row.id, keyPrefix: row.key_prefix, createdAt: row.created_at, revokedAt: row.revoked_at };
 }
 
 /** The context's account as GET /v1/account shows it, read afresh (the context's copy predates a change). */
@@ -353,7 +352,12 @@ export async function authenticate(
   return { account: accountFromRow(row), apiKeyId: Number(row.api_key_id) };
 }
 
-export const { countAccounts, listApiKeys } = repo;
+export const { countAccounts } = repo;
+
+/** The account's keys, oldest first (the CLI's `key list`). */
+export async function listApiKeys(db: Db, accountId: number): Promise<ApiKeyInfo[]> {
+  return (await repo.listApiKeys(db, accountId)).map(apiKeyInfoFromRow);
+}
 
 /** Every account's id (the bill run visits each). */
 export function listAccountIds(db: Db): Promise<number[]> {
