@@ -238,8 +238,8 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
     ],
   );
   const components: ComponentChoice[] = [
-    { componentId: sms.row.id, numUnits: 1234 },
-    { componentId: storage.row.id, numUnits: '37.5' },
+    { componentId: sms.id, numUnits: 1234 },
+    { componentId: storage.id, numUnits: '37.5' },
   ];
 
   /** A row as it was made, without its id. */

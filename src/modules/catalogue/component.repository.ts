@@ -7,6 +7,7 @@ import type {
   ComponentVersionsTable,
   ComponentsTable,
 } from '../../storage/schema.ts';
+import type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
 
 export type ComponentRow = Selectable<ComponentsTable>;
 export type NewComponentRow = Insertable<ComponentsTable>;
@@ -16,6 +17,63 @@ export type ComponentChanges = Updateable<
 export type ComponentVersionRow = Selectable<ComponentVersionsTable>;
 export type VersionCurrencyRow = Selectable<ComponentVersionCurrenciesTable>;
 export type BracketRow = Selectable<ComponentBracketsTable>;
+
+/** The component tables' columns become the domain's names here, and nowhere else. */
+export function componentFromRow(row: ComponentRow, versions: ComponentVersion[]): Component {
+  return {
+    id: row.id,
+    packageGroupId: row.package_group_id,
+    componentCode: row.component_code,
+    name: row.name,
+    descrip: row.descrip,
+    isActive: Boolean(row.is_active),
+    unitName: row.unit_name,
+    term: row.term,
+    termType: row.term_type,
+    type: row.type,
+    scheme: row.scheme,
+    createdAt: row.created_at,
+    versions,
+  };
+}
+
+export function componentVersionFromRow(
+  row: ComponentVersionRow,
+  currencies: VersionCurrency[],
+): ComponentVersion {
+  return {
+    id: row.id,
+    componentId: row.component_id,
+    versionNo: row.version_no,
+    versionName: row.version_name,
+    isDefault: Boolean(row.is_default),
+    isActive: Boolean(row.is_active),
+    createdAt: row.created_at,
+    currencies,
+  };
+}
+
+export function versionCurrencyFromRow(
+  row: VersionCurrencyRow,
+  brackets: ComponentBracket[],
+): VersionCurrency {
+  return {
+    id: row.id,
+    componentVersionId: row.component_version_id,
+    currencyCode: row.currency_code,
+    brackets,
+  };
+}
+
+export function bracketFromRow(row: BracketRow): ComponentBracket {
+  return {
+    id: row.id,
+    componentVersionCurrencyId: row.component_version_currency_id,
+    price: row.price,
+    qtyFrom: row.qty_from,
+    qtyTill: row.qty_till,
+  };
+}
 
 /** A version's prices as stored: one entry per currency, brackets as canonical decimal strings. */
 export interface NewVersionCurrency {

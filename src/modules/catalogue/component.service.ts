@@ -11,37 +11,38 @@ import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
 import type {
-  BracketRow,
   ComponentChanges,
   ComponentRow,
   ComponentVersionRow,
-  VersionCurrencyRow,
   VersionScope,
 } from './component.repository.ts';
+import type { Component, ComponentVersion, VersionCurrency } from './component.ts';
 import { assertCurrenciesEnabled, checkedComponent, checkedPrices, throwIfAny } from './componentInput.ts';
 import type { ComponentInput, VersionInput } from './componentInput.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { lockVersionedItem } from './versioning.repository.ts';
 
-export interface Component {
-  row: ComponentRow;
-  versions: ComponentVersion[];
-}
-
-export interface ComponentVersion {
-  row: ComponentVersionRow;
-  currencies: VersionCurrency[];
-}
-
-export interface VersionCurrency {
-  row: VersionCurrencyRow;
-  brackets: BracketRow[];
-}
-
 /**
- * Versions with their prices and brackets, in a fixed number of statements however many there are: one per
+ * The prices of the versions in the scope, by version id: currencies with their brackets, one statement per
  * level, each `where ... in (...)` over the scope. Every level is ordered by id.
  */
+export async function pricesByVersion(
+  db: Db,
+  accountId: number,
+  scope: VersionScope,
+): Promise<(versionId: number) => VersionCurrency[]> {
+  const currencies = await repo.listCurrencies(db, accountId, scope);
+  const bracketsOf = childrenByParent(
+    (await repo.listBrackets(db, accountId, scope)).map(repo.bracketFromRow),
+    (b) => b.componentVersionCurrencyId,
+  );
+  return childrenByParent(
+    currencies.map((row) => repo.versionCurrencyFromRow(row, bracketsOf(row.id))),
+    (c) => c.componentVersionId,
+  );
+}
+
+/** Versions with their prices and brackets, in a fixed number of statements however many there are. */
 export async function nestVersions(
   db: Db,
   accountId: number,
@@ -49,21 +50,8 @@ export async function nestVersions(
   scope: VersionScope,
 ): Promise<ComponentVersion[]> {
   if (versions.length === 0) return [];
-  const currenciesOf = childrenByParent(
-    await repo.listCurrencies(db, accountId, scope),
-    (c) => c.component_version_id,
-  );
-  const bracketsOf = childrenByParent(
-    await repo.listBrackets(db, accountId, scope),
-    (b) => b.component_version_currency_id,
-  );
-  return versions.map((row) => ({
-    row,
-    currencies: currenciesOf(row.id).map((currency) => ({
-      row: currency,
-      brackets: bracketsOf(currency.id),
-    })),
-  }));
+  const pricesOf = await pricesByVersion(db, accountId, scope);
+  return versions.map((row) => repo.componentVersionFromRow(row, pricesOf(row.id)));
 }
 
 async function withVersions(ctx: ServiceContext, rows: ComponentRow[]): Promise<Component[]> {
@@ -71,9 +59,9 @@ async function withVersions(ctx: ServiceContext, rows: ComponentRow[]): Promise<
   const versions = await repo.listVersions(ctx.db, ctx.account.id, componentIds);
   const versionsOf = childrenByParent(
     await nestVersions(ctx.db, ctx.account.id, versions, { componentIds }),
-    (v) => v.row.component_id,
+    (v) => v.componentId,
   );
-  return rows.map((row) => ({ row, versions: versionsOf(row.id) }));
+  return rows.map((row) => repo.componentFromRow(row, versionsOf(row.id)));
 }
 
 export const componentRef = (id: number) => ({ type: 'component', id });
@@ -85,7 +73,7 @@ export async function componentsByIds(
   componentIds: readonly number[],
 ): Promise<Map<number, Component>> {
   const components = await withVersions(ctx, await repo.findComponents(ctx.db, ctx.account.id, componentIds));
-  return new Map(components.map((component) => [component.row.id, component]));
+  return new Map(components.map((component) => [component.id, component]));
 }
 
 /** The account's component versions with these ids (componentVersionID), by id. */
@@ -97,7 +85,7 @@ export async function componentVersionsByIds(
   const versions = await nestVersions(ctx.db, ctx.account.id, rows, {
     versionIds: rows.map((row) => row.id),
   });
-  return new Map(versions.map((version) => [version.row.id, version]));
+  return new Map(versions.map((version) => [version.id, version]));
 }
 
 export async function findComponentOrThrow(ctx: ServiceContext, componentId: number): Promise<ComponentRow> {

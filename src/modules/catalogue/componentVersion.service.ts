@@ -16,8 +16,9 @@ import {
   componentVersionRef,
   findComponentOrThrow,
   nestVersions,
+  pricesByVersion,
 } from './component.service.ts';
-import type { ComponentVersion } from './component.service.ts';
+import type { ComponentVersion } from './component.ts';
 import { assertCurrenciesEnabled, checkedPrices, throwIfAny } from './componentInput.ts';
 import type { VersionInput } from './componentInput.ts';
 import { lockVersionedItem, takeNextVersionNo } from './versioning.repository.ts';
@@ -243,13 +244,7 @@ export async function usagePricing(
   const unique = [...new Set(versionIds)];
   if (unique.length === 0) return new Map();
   const versions = await repo.listVersionsWithComponents(ctx.db, ctx.account.id, unique);
-  const nested = await nestVersions(
-    ctx.db,
-    ctx.account.id,
-    versions.map((v) => ({ id: v.id }) as ComponentVersionRow),
-    { versionIds: unique },
-  );
-  const currenciesByVersion = new Map(nested.map((v) => [v.row.id, v.currencies]));
+  const pricesOf = await pricesByVersion(ctx.db, ctx.account.id, { versionIds: unique });
   return new Map(
     versions.map((v) => [
       v.id,
@@ -261,9 +256,9 @@ export async function usagePricing(
         unitName: v.unit_name,
         scheme: v.scheme as Scheme,
         bracketsByCurrency: new Map(
-          (currenciesByVersion.get(v.id) ?? []).map((c) => [
-            c.row.currency_code,
-            c.brackets.map((b) => ({ qtyFrom: b.qty_from, qtyTill: b.qty_till, price: b.price })),
+          pricesOf(v.id).map((c) => [
+            c.currencyCode,
+            c.brackets.map((b) => ({ qtyFrom: b.qtyFrom, qtyTill: b.qtyTill, price: b.price })),
           ]),
         ),
       },

@@ -1,6 +1,5 @@
-import type { Component, ComponentVersion, VersionCurrency } from './component.service.ts';
+import type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
 import type { BracketInput, ComponentInput, VersionCurrencyInput } from './componentInput.ts';
-import type { BracketRow } from './component.repository.ts';
 import type {
   BracketOut,
   ComponentOut,
@@ -15,51 +14,51 @@ type WireVersionCurrencies = NonNullable<
 >;
 
 // Decimals are stored as canonical strings of at most 15 significant digits, so a JSON number carries them exactly.
-function toBracketDto(row: BracketRow): BracketOut {
+function toBracketDto(bracket: ComponentBracket): BracketOut {
   return {
-    componentBracketID: row.id,
-    componentVersionCurrencyID: row.component_version_currency_id,
-    Price: Number(row.price),
-    QtyFrom: Number(row.qty_from),
-    QtyTill: row.qty_till === null ? null : Number(row.qty_till),
+    componentBracketID: bracket.id,
+    componentVersionCurrencyID: bracket.componentVersionCurrencyId,
+    Price: Number(bracket.price),
+    QtyFrom: Number(bracket.qtyFrom),
+    QtyTill: bracket.qtyTill === null ? null : Number(bracket.qtyTill),
   };
 }
 
-function toVersionCurrencyDto({ row, brackets }: VersionCurrency): VersionCurrencyOut {
+function toVersionCurrencyDto(currency: VersionCurrency): VersionCurrencyOut {
   return {
-    componentVersionCurrencyID: row.id,
-    componentVersionID: row.component_version_id,
-    CurrencyCode: row.currency_code,
-    ComponentBracketPrices: brackets.map(toBracketDto),
+    componentVersionCurrencyID: currency.id,
+    componentVersionID: currency.componentVersionId,
+    CurrencyCode: currency.currencyCode,
+    ComponentBracketPrices: currency.brackets.map(toBracketDto),
   };
 }
 
-export function toComponentVersionDto({ row, currencies }: ComponentVersion): VersionOut {
+export function toComponentVersionDto(version: ComponentVersion): VersionOut {
   return {
-    componentVersionID: row.id,
-    componentID: row.component_id,
-    VersionNo: row.version_no,
-    VersionName: row.version_name,
-    isDefault: Boolean(row.is_default),
-    isActive: Boolean(row.is_active),
-    ComponentVersionCurrencies: currencies.map(toVersionCurrencyDto),
+    componentVersionID: version.id,
+    componentID: version.componentId,
+    VersionNo: version.versionNo,
+    VersionName: version.versionName,
+    isDefault: version.isDefault,
+    isActive: version.isActive,
+    ComponentVersionCurrencies: version.currencies.map(toVersionCurrencyDto),
   };
 }
 
-export function toComponentDto({ row, versions }: Component): ComponentOut {
+export function toComponentDto(component: Component): ComponentOut {
   return {
-    componentID: row.id,
-    ComponentCode: row.component_code,
-    Name: row.name,
-    Descrip: row.descrip,
-    isActive: Boolean(row.is_active),
-    packageGroupID: row.package_group_id,
-    UnitName: row.unit_name,
-    Term: row.term,
-    TermType: row.term_type as ComponentOut['TermType'],
-    Type: row.type as ComponentOut['Type'],
-    Scheme: row.scheme as ComponentOut['Scheme'],
-    ComponentVersions: versions.map(toComponentVersionDto),
+    componentID: component.id,
+    ComponentCode: component.componentCode,
+    Name: component.name,
+    Descrip: component.descrip,
+    isActive: component.isActive,
+    packageGroupID: component.packageGroupId,
+    UnitName: component.unitName,
+    Term: component.term,
+    TermType: component.termType as ComponentOut['TermType'],
+    Type: component.type as ComponentOut['Type'],
+    Scheme: component.scheme as ComponentOut['Scheme'],
+    ComponentVersions: component.versions.map(toComponentVersionDto),
   };
 }
 

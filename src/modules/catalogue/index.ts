@@ -6,7 +6,7 @@ export type { CatalogueUses } from './catalogueUses.ts';
 export { registerCatalogueUses } from './catalogueUses.ts';
 export { checkCountryAndState } from './country.service.ts';
 export { assertCurrencyEnabled, enableAccountCurrency } from './currency.service.ts';
-export type { Component, ComponentVersion } from './component.service.ts';
+export type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
 export { createComponent, getComponent } from './component.service.ts';
 export type { UsagePricing } from './componentVersion.service.ts';
 export { usagePricing } from './componentVersion.service.ts';

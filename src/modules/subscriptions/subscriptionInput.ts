@@ -255,21 +255,21 @@ export async function chooseComponents(
       problems.push({ field: `${at}.componentID`, message: `component ${item.componentId} does not exist` });
       continue;
     }
-    const owner = `component ${component.row.id}`;
-    const versions = component.versions.map((v) => ({ ...v, id: v.row.id, no: v.row.version_no }));
-    const kept = current.get(component.row.id);
+    const owner = `component ${component.id}`;
+    const versions = component.versions.map((v) => ({ ...v, no: v.versionNo }));
+    const kept = current.get(component.id);
     const picked = pickVersion(
       versions,
       item.componentVersionId,
       item.componentVersionNumber,
       { id: `${at}.componentVersionID`, no: `${at}.componentVersionNumber`, otherwise: `${at}.componentID` },
       owner,
-      () => versions.find((v) => v.id === kept) ?? versions.find((v) => v.row.is_default),
+      () => versions.find((v) => v.id === kept) ?? versions.find((v) => v.isDefault),
       problems,
     );
     if (!picked) continue;
     const { version } = picked;
-    if (!version.row.is_active && version.id !== kept) {
+    if (!version.isActive && version.id !== kept) {
       problems.push({ field: picked.field, message: `version ${version.no} of ${owner} is inactive` });
     }
     if (!hasPrice(version, currencyCode)) {
@@ -280,11 +280,11 @@ export async function chooseComponents(
     }
     const units =
       item.numUnits === undefined ? undefined : readUnits(item.numUnits, `${at}.NumUnits`, problems, false);
-    chosen.push({ componentId: component.row.id, versionId: version.id, units, memo: item.memo });
+    chosen.push({ componentId: component.id, versionId: version.id, units, memo: item.memo });
   }
   return chosen;
 }
 
 function hasPrice(version: ComponentVersion, currencyCode: string): boolean {
-  return version.currencies.some((c) => c.row.currency_code === currencyCode && c.brackets.length > 0);
+  return version.currencies.some((c) => c.currencyCode === currencyCode && c.brackets.length > 0);
 }

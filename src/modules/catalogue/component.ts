@@ -1,0 +1,48 @@
+import type { Bracket } from '../../core/pricing.ts';
+
+/**
+ * A component as the domain sees it, with its versions, their prices per currency and the brackets of each: made
+ * from rows by the mappers of component.repository.ts (`componentFromRow` and those it names), so no other module
+ * reads the component tables' columns.
+ */
+export interface Component {
+  id: number;
+  packageGroupId: number;
+  componentCode: string;
+  name: string;
+  descrip: string | null;
+  isActive: boolean;
+  unitName: string;
+  term: number;
+  /** As stored: one of the schema's TERM_TYPES, COMPONENT_TYPES and SCHEMES. */
+  termType: string;
+  type: string;
+  scheme: string;
+  createdAt: string;
+  versions: ComponentVersion[];
+}
+
+export interface ComponentVersion {
+  id: number;
+  componentId: number;
+  versionNo: number;
+  versionName: string;
+  isDefault: boolean;
+  isActive: boolean;
+  createdAt: string;
+  currencies: VersionCurrency[];
+}
+
+/** A version's price in one currency: its brackets, in id order. */
+export interface VersionCurrency {
+  id: number;
+  componentVersionId: number;
+  currencyCode: string;
+  brackets: ComponentBracket[];
+}
+
+/** Quantities and price are exact decimal strings (canonical, at most 15 significant digits). */
+export interface ComponentBracket extends Bracket {
+  id: number;
+  componentVersionCurrencyId: number;
+}
