@@ -2,9 +2,26 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
-import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
+import { createCustomer, movableClock } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { detectFeatures, expectLedgerConsistent, readLedger, sourcesOf, toWire } from '../helpers/ledger.ts';
-import type { AllocationView, LedgerFeatures, LedgerState } from '../helpers/ledger.ts';
+import type { LedgerFeatures, LedgerState } from '../helpers/ledger.ts';
+import {
+  acceptable,
+  addDays,
+  allocationsOf,
+  amountFor,
+  autoApplied,
+  available,
+  dayOf,
+  openOn,
+  pickSource,
+  resolve,
+  stepsArb,
+  sum,
+  targetsAndAmounts,
+} from './reconciliation.model.ts';
+import type { CreateSpec, Entry, SourceKind, Step } from './reconciliation.model.ts';
 
 // A customer's money reconciles whatever is done to it: a property test over random sequences of invoices
 // (issued, drafts, cancelled), payments, credit notes and adjustments (AutoApply or explicit allocations with
@@ -15,6 +32,7 @@ import type { AllocationView, LedgerFeatures, LedgerState } from '../helpers/led
 // source is over-allocated; AutoApply takes the earliest open targets; the customer's Balance reconciles with the
 // records and moves by exactly the amount of each step; creating then deleting a record restores every figure.
 // Credit notes and adjustments join when their routes exist. FC_RUNS=<n> runs more; FC_SEED=<seed> replays.
+// The steps and what the rules predict of them are in reconciliation.model.ts.
 
 const clock = movableClock('2026-03-01T10:00:00.000Z');
 let t: TestService;
@@ -24,182 +42,6 @@ beforeAll(async () => {
   features = await detectFeatures(t);
 });
 afterAll(() => t?.close());
-
-const DAY_MS = 86_400_000;
-const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-/** Dates of invoices and positive adjustments: ten days, so that AutoApply meets ties. */
-const dayOf = (n: number) => addDays('2026-01-01', n);
-
-type SourceKind = 'payment' | 'credit' | 'negative';
-
-/** An allocation asked for: a target picked among the customer's (or one that does not exist) and an amount. */
-interface AllocSpec {
-  target: 'invoice' | 'positive' | 'missing';
-  pick: number;
-  /** Per mille of what is open on the target (at least 0.01), or an absolute amount in cents. */
-  amount: { permille: number } | { minor: number };
-}
-
-interface CreateSpec {
-  kind: 'create';
-  source: SourceKind;
-  auto: boolean;
-  allocs: AllocSpec[];
-  /** The source's amount: what the allocations ask for plus this, or an absolute amount. */
-  amount: { extra: number } | { minor: number };
-}
-
-type Step =
-  | { kind: 'invoice'; totalMinor: number; day: number; draft: boolean }
-  | { kind: 'cancelInvoice'; pick: number }
-  | CreateSpec
-  | {
-      kind: 'edit';
-      source: SourceKind;
-      pick: number;
-      /** Per existing allocation, in order: dropped, kept as it is, or set to a new amount. */
-      existing: ({ drop: true } | { drop: false; amount: AllocSpec['amount'] | null })[];
-      added: AllocSpec[];
-      amountDelta: number;
-      /** Negative adjustments only: re-spread with AutoApply. */
-      auto: boolean;
-    }
-  | { kind: 'delete'; source: SourceKind; pick: number }
-  | { kind: 'positive'; amountMinor: number; day: number }
-  | { kind: 'editPositive'; pick: number; amountDelta: number | null }
-  | { kind: 'deletePositive'; pick: number }
-  | { kind: 'roundTrip'; create: CreateSpec | { kind: 'positive'; amountMinor: number; day: number } };
-
-const amountArb: fc.Arbitrary<AllocSpec['amount']> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ permille: fc.integer({ min: 1, max: 1000 }) }) },
-  { weight: 1, arbitrary: fc.record({ permille: fc.integer({ min: 1001, max: 1500 }) }) },
-  { weight: 1, arbitrary: fc.record({ minor: fc.integer({ min: 1, max: 30_000 }) }) },
-);
-
-const allocArb: fc.Arbitrary<AllocSpec> = fc.record({
-  target: fc.oneof(
-    { weight: 6, arbitrary: fc.constant('invoice' as const) },
-    { weight: 3, arbitrary: fc.constant('positive' as const) },
-    { weight: 1, arbitrary: fc.constant('missing' as const) },
-  ),
-  pick: fc.nat(),
-  amount: amountArb,
-});
-
-const sourceArb = fc.constantFrom<SourceKind>('payment', 'payment', 'credit', 'negative');
-
-const createArb: fc.Arbitrary<CreateSpec> = fc.record({
-  kind: fc.constant('create' as const),
-  source: sourceArb,
-  auto: fc.boolean(),
-  allocs: fc.array(allocArb, { maxLength: 3 }),
-  amount: fc.oneof(
-    { weight: 4, arbitrary: fc.record({ extra: fc.integer({ min: 0, max: 2_000 }) }) },
-    { weight: 1, arbitrary: fc.record({ minor: fc.integer({ min: 1, max: 20_000 }) }) },
-  ),
-});
-
-const positiveArb = fc.record({
-  kind: fc.constant('positive' as const),
-  amountMinor: fc.integer({ min: 1, max: 15_000 }),
-  day: fc.integer({ min: 0, max: 9 }),
-});
-
-const invoiceArb = fc.record({
-  kind: fc.constant('invoice' as const),
-  totalMinor: fc.integer({ min: 1, max: 20_000 }),
-  day: fc.integer({ min: 0, max: 9 }),
-  draft: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
-});
-
-const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: invoiceArb },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancelInvoice' as const), pick: fc.nat() }) },
-  { weight: 7, arbitrary: createArb },
-  {
-    weight: 5,
-    arbitrary: fc.record({
-      kind: fc.constant('edit' as const),
-      source: sourceArb,
-      pick: fc.nat(),
-      existing: fc.array(
-        fc.oneof(
-          fc.constant({ drop: true as const }),
-          fc.record({ drop: fc.constant(false as const), amount: fc.option(amountArb, { nil: null }) }),
-        ),
-        { maxLength: 4 },
-      ),
-      added: fc.array(allocArb, { maxLength: 2 }),
-      amountDelta: fc.integer({ min: -3_000, max: 3_000 }),
-      auto: fc.boolean(),
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({ kind: fc.constant('delete' as const), source: sourceArb, pick: fc.nat() }),
-  },
-  { weight: 2, arbitrary: positiveArb },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('editPositive' as const),
-      pick: fc.nat(),
-      // null: 0.01 below what is allocated to it.
-      amountDelta: fc.option(fc.integer({ min: -5_000, max: 5_000 }), { nil: null }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deletePositive' as const), pick: fc.nat() }) },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('roundTrip' as const),
-      create: fc.oneof({ weight: 3, arbitrary: createArb }, { weight: 1, arbitrary: positiveArb }),
-    }),
-  },
-);
-
-/** A step over a kind whose routes do not exist yet becomes the payment (or invoice) step nearest to it. */
-function available(step: Step): Step {
-  const source = (s: SourceKind): SourceKind =>
-    (s === 'credit' && !features.credits) || (s === 'negative' && !features.adjustments) ? 'payment' : s;
-  const positiveToInvoice = (p: { amountMinor: number; day: number }): Step => ({
-    kind: 'invoice',
-    totalMinor: p.amountMinor,
-    day: p.day,
-    draft: false,
-  });
-  switch (step.kind) {
-    case 'create':
-    case 'edit':
-    case 'delete':
-      return { ...step, source: source(step.source) };
-    case 'positive':
-      return features.adjustments ? step : positiveToInvoice(step);
-    case 'editPositive':
-    case 'deletePositive':
-      return features.adjustments ? step : { kind: 'cancelInvoice', pick: step.pick };
-    case 'roundTrip':
-      if (step.create.kind === 'positive' && !features.adjustments) {
-        return {
-          kind: 'roundTrip',
-          create: {
-            ...step.create,
-            kind: 'create',
-            source: 'payment',
-            auto: true,
-            allocs: [],
-            amount: { minor: step.create.amountMinor },
-          } as CreateSpec,
-        };
-      }
-      return step.create.kind === 'create'
-        ? { ...step, create: { ...step.create, source: source(step.create.source) } }
-        : step;
-    default:
-      return step;
-  }
-}
 
 /** What the test remembers of the records it made: the fields an edit must send back. */
 interface Made {
@@ -215,128 +57,6 @@ interface Run {
   seq: number;
   trace: string[];
 }
-
-const MISSING_ID = 987_654_321;
-const sum = (list: readonly { amountMinor: number }[]) => list.reduce((s, a) => s + a.amountMinor, 0);
-
-function sourcesOfKind(state: LedgerState, kind: SourceKind) {
-  return kind === 'payment'
-    ? state.payments
-    : kind === 'credit'
-      ? (state.credits ?? [])
-      : (state.negatives ?? []);
-}
-
-/** A source of the kind asked for, or of any kind when the customer has none of that one. */
-function pickSource(state: LedgerState, kind: SourceKind, pick: number) {
-  const own = sourcesOfKind(state, kind);
-  const pool = own.length > 0 ? own : sourcesOf(state);
-  return pool.length === 0 ? undefined : pool[pick % pool.length];
-}
-
-/** What is still open on a target, or undefined when it is not one the source may allocate to. */
-function openOn(state: LedgerState, target: string): number | undefined {
-  if (target.startsWith('invoice:')) {
-    const invoice = state.invoices.find((i) => `invoice:${i.id}` === target);
-    if (!invoice || invoice.isDraft || invoice.isCancelled) return undefined;
-    return invoice.balanceMinor;
-  }
-  const positive = (state.positives ?? []).find((p) => p.key === target);
-  return positive ? positive.amountMinor - sum(positive.applied) : undefined;
-}
-
-interface Entry {
-  allocationId: number | null;
-  /** `invoice:4`, `positive:9`, or `missing:…` / `draft…` targets that must be refused. */
-  target: string;
-  amountMinor: number;
-}
-
-/** Resolves an allocation spec against the state: which target it names and how much it asks for. */
-function resolve(state: LedgerState, spec: AllocSpec, held: number): Entry {
-  let target: string;
-  if (spec.target === 'missing') target = `invoice:${MISSING_ID}`;
-  else if (spec.target === 'invoice' || !state.positives || state.positives.length === 0) {
-    const invoices = state.invoices;
-    target =
-      invoices.length === 0
-        ? `invoice:${MISSING_ID}`
-        : `invoice:${invoices[spec.pick % invoices.length]!.id}`;
-  } else {
-    target = state.positives[spec.pick % state.positives.length]!.key;
-  }
-  return {
-    allocationId: null,
-    target,
-    amountMinor: amountFor(spec.amount, (openOn(state, target) ?? 0) + held),
-  };
-}
-
-function amountFor(amount: AllocSpec['amount'], open: number): number {
-  return 'minor' in amount ? amount.minor : Math.max(1, Math.floor((open * amount.permille) / 1000));
-}
-
-/**
- * Whether the allocation rules accept the list for a source of `kind` holding `held` (its current allocations)
- * with the amount given: each target exists, is open to it (an issued, not cancelled invoice of the customer; a
- * positive adjustment for payments and negative adjustments), receives no more than is open on it (what the
- * source holds there counted as open), and the list comes to no more than the amount.
- */
-function acceptable(
-  state: LedgerState,
-  kind: SourceKind,
-  amountMinor: number,
-  entries: readonly Entry[],
-  held: readonly AllocationView[],
-): boolean {
-  const perTarget = new Map<string, number>();
-  for (const e of entries) {
-    if (kind === 'credit' && !e.target.startsWith('invoice:')) return false;
-    if (openOn(state, e.target) === undefined) return false;
-    perTarget.set(e.target, (perTarget.get(e.target) ?? 0) + e.amountMinor);
-  }
-  for (const [target, asked] of perTarget) {
-    if (asked > openOn(state, target)! + sum(held.filter((a) => a.target === target))) return false;
-  }
-  return sum(entries) <= amountMinor;
-}
-
-/**
- * AutoApply from the state: the earliest open targets first (invoices by InvoiceDate then id; negative adjustments
- * also positive adjustments by Date, after the invoices of that day), what the source already holds counted as
- * open, until the amount or the targets run out.
- */
-function autoApplied(
-  state: LedgerState,
-  kind: SourceKind,
-  amountMinor: number,
-  held: readonly AllocationView[],
-): { target: string; amountMinor: number }[] {
-  const candidates: { target: string; date: string; rank: number; id: number }[] = [];
-  for (const i of state.invoices) {
-    if (!i.isDraft && !i.isCancelled)
-      candidates.push({ target: `invoice:${i.id}`, date: i.date, rank: 0, id: i.id });
-  }
-  if (kind === 'negative') {
-    for (const p of state.positives ?? [])
-      candidates.push({ target: p.key, date: dateOfPositive.get(p.key)!, rank: 1, id: p.id });
-  }
-  candidates.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.rank - b.rank || a.id - b.id));
-  const out: { target: string; amountMinor: number }[] = [];
-  let left = amountMinor;
-  for (const c of candidates) {
-    if (left <= 0) break;
-    const open = openOn(state, c.target)! + sum(held.filter((a) => a.target === c.target));
-    const applied = Math.min(left, open);
-    if (applied <= 0) continue;
-    out.push({ target: c.target, amountMinor: applied });
-    left -= applied;
-  }
-  return out;
-}
-
-/** Positive adjustments' Dates (the ledger view has none), as made. */
-const dateOfPositive = new Map<string, string>();
 
 function wireAllocation(kind: SourceKind, e: Entry): Record<string, unknown> {
   const [type, idText] = e.target.split(':');
@@ -422,13 +142,6 @@ function deleteRequest(run: Run, key: string): [string, string] {
   return ['DELETE', `/v1/adjustment/delete?type=${type}&adjustmentID=${id}&customerID=${run.customerId}`];
 }
 
-const allocationsOf = (state: LedgerState, key: string) =>
-  [...(sourcesOf(state).find((s) => s.key === key)?.allocations ?? [])].sort(
-    (a, b) => a.allocationId - b.allocationId,
-  );
-const targetsAndAmounts = (list: readonly { target: string; amountMinor: number }[]) =>
-  list.map(({ target, amountMinor }) => ({ target, amountMinor }));
-
 interface Outcome {
   res: ApiResponse | null;
   /** The statuses the rules allow for the request. */
@@ -457,7 +170,7 @@ async function create(run: Run, before: LedgerState, spec: CreateSpec): Promise<
     verify: (after, created) => {
       const key = createdKey(spec.source, created);
       const expected = spec.auto
-        ? autoApplied(before, spec.source, amountMinor, [])
+        ? autoApplied(before, spec.source, amountMinor, [], run.made)
         : targetsAndAmounts(entries);
       expect(targetsAndAmounts(allocationsOf(after, key)), `${key} allocations`).toEqual(expected);
       expect(sourcesOf(after).find((s) => s.key === key)!.amountMinor).toBe(amountMinor);
@@ -481,7 +194,6 @@ async function createPositive(run: Run, amountMinor: number, day: number): Promi
   });
   if (res.status === 201) {
     run.made.set(`positive:${res.body.AdjustmentID}`, made);
-    dateOfPositive.set(`positive:${res.body.AdjustmentID}`, made.date);
   }
   return {
     res,
@@ -586,7 +298,7 @@ async function runStep(run: Run, before: LedgerState, step: Step): Promise<Outco
         verify: (after) => {
           // Kept allocations keep their ids (in id order), added ones follow in the order sent.
           const expected = auto
-            ? autoApplied(before, 'negative', amountMinor, held)
+            ? autoApplied(before, 'negative', amountMinor, held, run.made)
             : targetsAndAmounts([...kept.sort((a, b) => a.allocationId! - b.allocationId!), ...added]);
           expect(targetsAndAmounts(allocationsOf(after, source.key)), `${source.key} allocations`).toEqual(
             expected,
@@ -705,7 +417,7 @@ async function runLedger(steps: Step[]): Promise<void> {
     let state = await readLedger(as, run.customerId, features);
     expectLedgerConsistent(state, 'start');
     for (const [n, raw] of steps.entries()) {
-      const step = available(raw);
+      const step = available(raw, features);
       const what = `step ${n + 1} ${step.kind}${'source' in step ? ` ${step.source}` : ''}`;
       if (step.kind === 'roundTrip') {
         // Created then deleted with nothing in between: every figure is as it was.
@@ -745,13 +457,6 @@ async function runLedger(steps: Step[]): Promise<void> {
 
 describe('ledger reconciliation (property)', () => {
   it('keeps every figure the sum of its allocations, refusals without effect, the Balance reconciled', async () => {
-    // A few invoices first, so that most steps find something to allocate to.
-    const stepsArb = fc
-      .tuple(
-        fc.array(invoiceArb, { minLength: 2, maxLength: 4 }),
-        fc.array(stepArb, { minLength: 15, maxLength: 21 }),
-      )
-      .map(([first, rest]): Step[] => [...first, ...rest]);
     await fc.assert(fc.asyncProperty(stepsArb, runLedger), {
       numRuns: Number(process.env.FC_RUNS ?? 25),
       ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}),
@@ -761,10 +466,7 @@ describe('ledger reconciliation (property)', () => {
   it('a refused request on an empty ledger is answered 422 and changes nothing', async () => {
     const as = await t.newAccount('Ledger refusals');
     const customerId = await createCustomer(as);
-    const invoice = await ok(as, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: '10.00' }],
-    });
+    const invoice = await issuedInvoice(as, { customerId, description: 'Work', amount: '10.00' });
     const before = await readLedger(as, customerId, features);
     const res = await as.request('POST', '/v1/payments', {
       body: {
