@@ -36,6 +36,13 @@ async function subscribedOn(
   return { as, plan, customerId, id, path: `/v1/subscriptions/${id}` };
 }
 
+/** The body of PUT changePackage moving to `plan`, with `extra` (resetBillingAnchor, isFutureChange). */
+const changeTo = (plan: { packageId: number; rateTermId: number }, extra: Record<string, unknown> = {}) => ({
+  packageID: plan.packageId,
+  packageRateTermID: plan.rateTermId,
+  ...extra,
+});
+
 const periodsOf = async (as: TestAccount, path: string) =>
   ((await ok(as, 'GET', `${path}/periods`)) as any[]).map((p) => [
     day(p.PeriodStart),
@@ -57,10 +64,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const { as, customerId, path } = await subscribedOn('2026-04-01', { chargePrice: 10 });
     const gold = await createPlan(as, { chargePrice: 20 });
     await advance(as, '2026-04-16');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // Apr 1 – May 1 is 30 days, Apr 16 – May 1 is 15 of them: credit 10.00 × 15 / 30 = 5.00,
     // charge 20.00 × 15 / 30 = 10.00.
@@ -94,10 +98,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const { as, customerId, path } = await subscribedOn('2026-03-01', { chargePrice: 31, tax: 0.15 });
     const basic = await createPlan(as, { chargePrice: 12.4 });
     await advance(as, '2026-03-21');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: basic.packageId,
-      packageRateTermID: basic.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(basic));
 
     // Mar 21 – Apr 1 is 11 of March's 31 days. Credit 31.00 × 11 / 31 = 11.00 + tax 1.65 = 12.65.
     // Charge 12.40 × 11 / 31 = 4.40 + tax 0.66 = 5.06.
@@ -121,10 +122,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const { as, path } = await subscribedOn('2026-01-31', { chargePrice: 28 });
     const gold = await createPlan(as, { chargePrice: 56 });
     await advance(as, '2026-02-10');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // Feb 10 – Feb 28 is 18 of 28 days: credit 28.00 × 18 / 28 = 18.00, charge 56.00 × 18 / 28 = 36.00.
     expect(await creditsOf(as, path)).toEqual([['2026-02-10', '2026-02-28', 18]]);
@@ -142,10 +140,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const gold = await createPlan(as, { chargePrice: 62 });
     // The bill run has already invoiced Apr 1 – May 1 at 31.00 when the change comes the same day.
     await advance(as, '2026-04-01');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // That period has not begun before the change day: credited in full (31.00), cut to nothing, and the whole
     // term invoiced at 62.00.
@@ -170,10 +165,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     });
     const gold = await createPlan(as, { chargePrice: 62 });
     await advance(as, '2026-03-05');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
 
     // Nothing billed past the trial's end (Mar 15): no credit, no invoice; the trial fee is not re-priced.
     expect(await creditsOf(as, path)).toEqual([]);
@@ -202,10 +194,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const gold = await createPlan(as, { chargePrice: 62 });
     // Mar 10 = Mar 15 − 5 days: the first term is invoiced at 31.00.
     await advance(as, '2026-03-12');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     // Mar 15 – Apr 15 had not begun: credit 31.00 in full; the same term at 62.00.
     expect(await creditsOf(as, path)).toEqual([['2026-03-15', '2026-04-15', 31]]);
     expect(await periodsOf(as, path)).toEqual([
@@ -220,10 +209,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     const gold = await createPlan(as, { chargePrice: 62 });
     await ok(as, 'PUT', `/v1/customers/${customerId}/suspend`);
     await advance(as, '2026-03-21');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     // The credit is made now (31.00 × 11 / 31 = 11.00); the charge waits for the customer.
     expect(await creditsOf(as, path)).toEqual([['2026-03-21', '2026-04-01', 11]]);
     expect(await periodsOf(as, path)).toEqual([['2026-03-01', '2026-03-21', 'term', 31]]);
@@ -268,10 +254,7 @@ describe('a change made now keeps the billing anchor (the default)', () => {
     await ok(as, 'PUT', `${path}/components/recordusage`, usage(4));
     const gold = await createPlan(as, { chargePrice: 62 });
     await advance(as, '2026-03-21');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     await advance(as, '2026-03-25');
     // Usage periods follow billed periods: usage recorded now belongs to the stub Mar 21 – Apr 1.
     await ok(as, 'PUT', `${path}/components/recordusage`, usage(3));
@@ -313,8 +296,7 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
     const { as, path } = await subscribedOn('2026-04-01', { chargePrice: 10 });
     const gold = await createPlan(as, { chargePrice: 20 });
     await advance(as, '2026-04-16');
-    const body = { packageID: gold.packageId, packageRateTermID: gold.rateTermId, resetBillingAnchor: true };
-    await ok(as, 'PUT', `${path}/changePackage`, body);
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold, { resetBillingAnchor: true }));
 
     // credit 10.00 × 15 / 30 = 5.00; the new term Apr 16 – May 16 at 20.00.
     expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 5]]);
@@ -330,12 +312,7 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
     const { as, path } = await subscribedOn('2026-01-31', { chargePrice: 28 });
     const basic = await createPlan(as, { chargePrice: 14 });
     await advance(as, '2026-02-10');
-    const body = {
-      packageID: basic.packageId,
-      packageRateTermID: basic.rateTermId,
-      resetBillingAnchor: true,
-    };
-    await ok(as, 'PUT', `${path}/changePackage`, body);
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(basic, { resetBillingAnchor: true }));
     // credit 28.00 × 18 / 28 = 18.00; then 14.00 a month from Feb 10.
     expect(await creditsOf(as, path)).toEqual([['2026-02-10', '2026-02-28', 18]]);
     await advance(as, '2026-03-10');
@@ -350,8 +327,7 @@ describe('resetBillingAnchor: true starts a new term on the change day', () => {
     const { as, path } = await subscribedOn('2026-03-01', { chargePrice: 31, trialPeriod: 14, trialFee: 5 });
     const gold = await createPlan(as, { chargePrice: 62 });
     await advance(as, '2026-03-05');
-    const body = { packageID: gold.packageId, packageRateTermID: gold.rateTermId, resetBillingAnchor: true };
-    await ok(as, 'PUT', `${path}/changePackage`, body);
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold, { resetBillingAnchor: true }));
     // Mar 5 – Mar 15 is 10 of the trial's 14 days: 5.00 × 10 / 14 = 3.571… → 3.57.
     expect(await creditsOf(as, path)).toEqual([['2026-03-05', '2026-03-15', 3.57]]);
     expect(await periodsOf(as, path)).toEqual([
@@ -379,10 +355,7 @@ describe('a change made now with the bill run behind', () => {
 
   it('keeping the anchor: Apr 1 – May 1 billed at 31.00 first, then credit 15.50 and a stub of 31.00', async () => {
     const { as, customerId, path, gold } = await behindOnApr16();
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     // Apr 1 – May 1 is 30 days, Apr 16 – May 1 is 15: credit 31.00 × 15 / 30 = 15.50, charge 62.00 × 15 / 30 =
     // 31.00. The credit note goes to the earliest open invoice, Mar 1's (31.00 → 15.50 owed).
     expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 15.5]]);
@@ -401,11 +374,7 @@ describe('a change made now with the bill run behind', () => {
 
   it('resetBillingAnchor: Apr 1 – May 1 billed first, credit 15.50, a whole month at 62.00 from Apr 16', async () => {
     const { as, customerId, path, gold } = await behindOnApr16();
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-      resetBillingAnchor: true,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold, { resetBillingAnchor: true }));
     expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 15.5]]);
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-04-01', 'term', 31],
@@ -432,7 +401,7 @@ describe('a change made now with the bill run behind', () => {
     for (const extra of [{}, { resetBillingAnchor: true }]) {
       for (const query of ['', '?preview=true']) {
         const res = await as.request('PUT', `${path}/changePackage${query}`, {
-          body: { packageID: gold.packageId, packageRateTermID: gold.rateTermId, ...extra },
+          body: changeTo(gold, extra),
         });
         expect(res.status, res.text).toBe(409);
         expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -456,13 +425,10 @@ describe('a change made now with the bill run behind', () => {
     const silver = await createPlan(as, { chargePrice: 45 });
     await ok(as, 'PUT', `/v1/customers/${customerId}/suspend`);
     await advance(as, '2026-03-21');
-    await ok(as, 'PUT', `${path}/changePackage`, {
-      packageID: gold.packageId,
-      packageRateTermID: gold.rateTermId,
-    });
+    await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     await advance(as, '2026-03-23');
     const res = await as.request('PUT', `${path}/changePackage`, {
-      body: { packageID: silver.packageId, packageRateTermID: silver.rateTermId },
+      body: changeTo(silver),
     });
     expect(res.status, res.text).toBe(409);
     expect(res.body.code).toBe('subscription_billing_behind');
@@ -516,7 +482,7 @@ describe('refusals', () => {
     const before = [await ok(as, 'GET', path), await periodsOf(as, path)];
     for (const extra of [{ isFutureChange: true, resetBillingAnchor: true }, { resetBillingAnchor: 'yes' }]) {
       const res = await as.request('PUT', `${path}/changePackage`, {
-        body: { packageID: gold.packageId, packageRateTermID: gold.rateTermId, ...extra },
+        body: changeTo(gold, extra),
       });
       expect(res.status, res.text).toBe(422);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -530,7 +496,7 @@ describe('refusals', () => {
 
     const other = await t.newAccount('Other', { isTest: true });
     const foreign = await other.request('PUT', `/v1/subscriptions/${id}/changePackage`, {
-      body: { packageID: gold.packageId, packageRateTermID: gold.rateTermId, resetBillingAnchor: true },
+      body: changeTo(gold, { resetBillingAnchor: true }),
     });
     expect(foreign.status).toBe(404);
   });
