@@ -310,12 +310,8 @@ describe('POST /v1/payments/{paymentID}/refund of money that paid invoices', () 
     const { account, paymentId, invoiceId: older, customerId } = await collectedPayment();
     // A later invoice of 40.00, not collected by card; the payment is spread by hand: 50.00 on the older invoice,
     // 40.00 on the later, 10.00 left unallocated.
-    const later = (
-      await ok(account, 'POST', '/v1/invoices', {
-        customerID: customerId,
-        Charges: [{ Descrip: 'Support', Qty: 1, UnitCostEx: 40 }],
-      })
-    ).invoiceID;
+    const later = (await issuedInvoice(account, { customerId, description: 'Support', amount: 40 }))
+      .invoiceID;
     await editPayment(account, paymentId, {
       Allocations: [
         { invoiceID: older, amountApplied: 50 },

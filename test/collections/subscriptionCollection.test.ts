@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -113,10 +114,10 @@ describe('a card customer subscribed to a monthly plan', () => {
     const w = await world();
     const customerId = await customer(w, { PaymentMethod: 'credit_card' });
     const cardId = await addCard(w.account, customerId, '4242424242424242');
-    const invoice = await ok(w.account, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      DueDate: plusDays(w.today, 5),
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
+    const invoice = await issuedInvoice(w.account, {
+      customerId,
+      dueDate: plusDays(w.today, 5),
+      amount: 100,
     });
     // No PrimaryGatewayID: the gateway that keeps the primary card.
     expect(invoice).toMatchObject({
@@ -199,10 +200,10 @@ describe('what the invoice tells the customer', () => {
     });
     const customerId = await customer(w, { PaymentMethod: 'credit_card', Email: 'note@example.com' });
     await addCard(w.account, customerId, '4242424242424242');
-    const invoice = await ok(w.account, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      DueDate: plusDays(w.today, 5),
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }],
+    const invoice = await issuedInvoice(w.account, {
+      customerId,
+      dueDate: plusDays(w.today, 5),
+      amount: 100,
     });
     const day = Number(plusDays(w.today, 5).slice(8, 10));
     const month = new Date(`${plusDays(w.today, 5)}T00:00:00Z`).toLocaleString('en-GB', {
@@ -244,11 +245,7 @@ describe('NextTryDate of an invoice that follows its customer', () => {
     const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
     await addCard(w.account, customerId, '4000000000000408'); // charged, the answer never comes
     const invoice = (dueIn: number) =>
-      ok(w.account, 'POST', '/v1/invoices', {
-        customerID: customerId,
-        DueDate: plusDays(w.today, dueIn),
-        Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
-      });
+      issuedInvoice(w.account, { customerId, dueDate: plusDays(w.today, dueIn), amount: 10 });
     const read = async (id: number) => (await ok(w.account, 'GET', `/v1/invoices/${id}`)).NextTryDate;
 
     // Paid before its due date: nothing is left to try.
@@ -280,11 +277,7 @@ describe('NextTryDate of an invoice that follows its customer', () => {
     const w = await world();
     const customerId = await customer(w, { PaymentMethod: 'credit_card', PrimaryGatewayID: w.gatewayId });
     await addCard(w.account, customerId, '4000000000009995'); // insufficient funds, every time
-    const { invoiceID } = await ok(w.account, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      DueDate: w.today,
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
-    });
+    const { invoiceID } = await issuedInvoice(w.account, { customerId, dueDate: w.today, amount: 10 });
     await advance(w.account, `${w.today}T12:00:00.000Z`);
     const retry = `${plusDays(w.today, 1)}T00:00:00.000Z`;
     expect(await ok(w.account, 'GET', `/v1/invoices/${invoiceID}`)).toMatchObject({
@@ -454,11 +447,7 @@ describe('a card customer without a usable method', () => {
       },
       200,
     );
-    const invoice = await ok(w.account, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      DueDate: w.today,
-      Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 10 }],
-    });
+    const invoice = await issuedInvoice(w.account, { customerId, dueDate: w.today, amount: 10 });
     expect(invoice.CollectionProblem).toBe(
       `PaymentMethod is credit_card but the primary payment method ${bank.paymentMethodID} is a bank account`,
     );

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBusinessDays } from '../../src/core/batches.ts';
 import { killAll, runCli } from '../helpers/cli.ts';
 import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
+import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
 import { dialect, eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { ok, read } from '../helpers/resourceEvents.ts';
@@ -423,36 +424,29 @@ async function walkCollections(account: TestAccount, today: string): Promise<num
 async function walkBatches(account: TestAccount, today: string): Promise<string> {
   const [gateway] = await read(account, '/v1/gateways');
   const achLine = async (batchToken: string, accountNumber: string, validate: boolean) => {
-    const customerID = await createCustomer(account, { Name: `ACH ${accountNumber}` });
-    const bank = {
-      Method: 'ach',
-      AccountType: 'Checking',
-      AccountHolder: 'Ada Lovelace',
-      Bank: 'Test Bank',
-      AccountNumber: accountNumber,
-      RoutingNumber: '110000000',
-    };
-    const method = await ok(account, 'POST', '/v1/paymentmethods/bankaccount', {
-      customerID,
-      isPrimary: true,
-      BankAccount: bank,
+    const { customerId, paymentMethodId } = await customerWithBankAccount(account, {
+      customer: { Name: `ACH ${accountNumber}`, Email: 'ada@example.com' },
+      bankAccount: {
+        Method: 'ach',
+        AccountType: 'Checking',
+        AccountHolder: 'Ada Lovelace',
+        Bank: 'Test Bank',
+        AccountNumber: accountNumber,
+        RoutingNumber: '110000000',
+      },
+      ...(validate ? { validateAt: gateway.gatewayID } : {}),
     });
-    if (validate) {
-      await ok(account, 'POST', `/v1/ValidateBankAccount/${gateway.gatewayID}`, {
-        customerID,
-        BankAccount: bank,
-      });
-    }
-    const invoice = await ok(account, 'POST', '/v1/invoices', {
-      customerID,
-      DueDate: today,
-      Charges: charges(15),
+    const invoice = await issuedInvoice(account, {
+      customerId,
+      dueDate: today,
+      description: 'Work',
+      amount: 15,
     });
     await ok(account, 'POST', '/v1/batches/payments', {
       BatchToken: batchToken,
-      customerID,
+      customerID: customerId,
       Amount: 15,
-      paymentMethodID: method.paymentMethodID,
+      paymentMethodID: paymentMethodId,
       PaymentApplied: [{ amount: 15, invoiceID: invoice.invoiceID }],
     });
   };

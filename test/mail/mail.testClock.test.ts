@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 
@@ -64,10 +65,7 @@ describe('mail made while a test clock advances', () => {
     await settled(as.accountId);
 
     const customerId = await createCustomer(as, { Email: 'later@example.com' });
-    const invoice = await ok(as, 'POST', '/v1/invoices', {
-      customerID: customerId,
-      Charges: [{ Descrip: 'Setup', Qty: 1, UnitCostEx: 10 }],
-    });
+    const invoice = await issuedInvoice(as, { customerId, description: 'Setup', amount: 10 });
     await ok(as, 'PUT', `/v1/invoices/${invoice.invoiceID}/send`, undefined, 204);
     const mails = await settled(as.accountId);
     expect(mails).toHaveLength(3);
