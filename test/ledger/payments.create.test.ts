@@ -6,6 +6,7 @@ import {
   expectInvalid,
   figures,
   newInvoice,
+  paidInvoice,
   pay,
   PAYMENT_FIELDS,
   paymentBody,
@@ -54,11 +55,7 @@ describe('POST /v1/payments', () => {
   });
 
   it('lowers the invoice Balance and ActualBalance, counts TotalActualPaid and lists the payment in PaymentsApplied', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const payment = await pay(
-      paymentBody(customerId, 60.5, [{ invoiceID: invoice.invoiceID, amountApplied: 60.5 }]),
-    );
+    const { customerId, invoice, payment } = await paidInvoice(60.5);
     // 100 − 60.50 = 39.50 still due; nothing pending, so Balance and ActualBalance agree.
     expect(await figures(invoice.invoiceID)).toEqual({
       TotalActualPaid: 60.5,
@@ -79,11 +76,7 @@ describe('POST /v1/payments', () => {
   });
 
   it('marks the invoice Paid once payments cover it', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const first = await pay(
-      paymentBody(customerId, 60, [{ invoiceID: invoice.invoiceID, amountApplied: 60 }]),
-    );
+    const { customerId, invoice, payment: first } = await paidInvoice(60);
     const second = await pay(
       paymentBody(customerId, 40, [{ invoiceID: invoice.invoiceID, amountApplied: 40 }]),
     );
@@ -97,11 +90,7 @@ describe('POST /v1/payments', () => {
   });
 
   it('is Partial when allocations cover part of the amount; the rest lowers the customer Balance', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const payment = await pay(
-      paymentBody(customerId, 100, [{ invoiceID: invoice.invoiceID, amountApplied: 30 }]),
-    );
+    const { customerId, invoice, payment } = await paidInvoice(100, 30);
     expect(payment.Status).toBe('Partial');
     expect(await figures(invoice.invoiceID)).toMatchObject({ TotalActualPaid: 30, Balance: 70 });
     // Invoice 70 still due − 70 paid and not allocated = 0.
@@ -128,11 +117,7 @@ describe('POST /v1/payments', () => {
     ['numbers', 10.5, 10.5],
     ['a string amount with a number applied', '10.5', 10.5],
   ])('accepts amounts as %s and answers numbers', async (_kind, amount, applied) => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const payment = await pay(
-      paymentBody(customerId, amount, [{ invoiceID: invoice.invoiceID, amountApplied: applied }]),
-    );
+    const { invoice, payment } = await paidInvoice(amount, applied);
     expect(payment.Amount).toBe(10.5);
     expect(payment.Allocations[0].amountApplied).toBe(10.5);
     expect((await figures(invoice.invoiceID)).TotalActualPaid).toBe(10.5);

@@ -4,6 +4,7 @@ import { customerBalance, t } from './fixtures.ts';
 import {
   figures,
   newInvoice,
+  paidInvoice,
   pay,
   paymentBody,
   paymentsOf,
@@ -59,11 +60,7 @@ describe('DELETE /v1/payments/{paymentID}', () => {
 
 describe('invoices with payments allocated', () => {
   it('cannot be cancelled (409) until the payment lets go of them', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 30, [{ invoiceID: invoice.invoiceID, amountApplied: 30 }]),
-    );
+    const { customerId, invoice, payment: created } = await paidInvoice(30);
     const refused = await t.request('DELETE', `/v1/invoices/${invoice.invoiceID}`);
     expect(refused.status).toBe(409);
     expect(await figures(invoice.invoiceID)).toMatchObject({ Status: 'Due', TotalActualPaid: 30 });

@@ -5,6 +5,7 @@ import {
   expectInvalid,
   figures,
   newInvoice,
+  paidInvoice,
   pay,
   paymentBody,
   usePaymentsService,
@@ -14,12 +15,7 @@ usePaymentsService();
 
 describe('PUT /v1/payments/{paymentID}', () => {
   it("answers 204 with no body and replaces the payment's fields", async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
-    );
-    const allocationID = created.Allocations[0].allocationID;
+    const { customerId, invoice, payment: created, allocationID } = await paidInvoice(20);
     const res = await t.request('PUT', `/v1/payments/${created.paymentID}`, {
       body: paymentBody(
         customerId,
@@ -159,13 +155,8 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('lets an edit use again what the payment itself holds on a paid invoice', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 150, [{ invoiceID: invoice.invoiceID, amountApplied: 100 }]),
-    );
+    const { customerId, invoice, payment: created, allocationID } = await paidInvoice(150, 100);
     expect((await figures(invoice.invoiceID)).Status).toBe('Paid');
-    const allocationID = created.Allocations[0].allocationID;
     const url = `/v1/payments/${created.paymentID}`;
     // The 100 it holds is open to it again, and no more.
     await ok(
@@ -186,11 +177,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('answers 422 for an allocationID that is not one of this payment, and changes nothing', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const mine = await pay(
-      paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
-    );
+    const { customerId, invoice, payment: mine } = await paidInvoice(20);
     const another = await pay(
       paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
     );
@@ -212,12 +199,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('answers 422 for an allocationID listed twice', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 20, [{ invoiceID: invoice.invoiceID, amountApplied: 20 }]),
-    );
-    const allocationID = created.Allocations[0].allocationID;
+    const { customerId, invoice, payment: created, allocationID } = await paidInvoice(20);
     expectInvalid(
       await t.request('PUT', `/v1/payments/${created.paymentID}`, {
         body: paymentBody(customerId, 20, [
@@ -244,12 +226,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('answers 422 when a lower Amount no longer covers the allocations, and changes nothing', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
-    );
-    const allocationID = created.Allocations[0].allocationID;
+    const { customerId, invoice, payment: created, allocationID } = await paidInvoice(50);
     expectInvalid(
       await t.request('PUT', `/v1/payments/${created.paymentID}`, {
         body: paymentBody(customerId, 40, [
@@ -264,12 +241,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('lowers the Amount together with its allocation', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
-    );
-    const allocationID = created.Allocations[0].allocationID;
+    const { customerId, invoice, payment: created, allocationID } = await paidInvoice(50);
     await ok(
       t,
       'PUT',
@@ -284,11 +256,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('requires the allocation list, and an empty one removes every allocation', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
-    );
+    const { customerId, invoice, payment: created } = await paidInvoice(50);
     const url = `/v1/payments/${created.paymentID}`;
     expectInvalid(
       await t.request('PUT', url, { body: paymentBody(customerId, 50, undefined) }),
@@ -305,12 +273,7 @@ describe('PUT /v1/payments/{paymentID}', () => {
   });
 
   it('refuses to carry allocations into another currency', async () => {
-    const customerId = await createCustomer(t);
-    const invoice = await newInvoice(customerId, 100);
-    const created = await pay(
-      paymentBody(customerId, 50, [{ invoiceID: invoice.invoiceID, amountApplied: 50 }]),
-    );
-    const allocationID = created.Allocations[0].allocationID;
+    const { customerId, invoice, payment: created, allocationID } = await paidInvoice(50);
     expectInvalid(
       await t.request('PUT', `/v1/payments/${created.paymentID}`, {
         body: paymentBody(

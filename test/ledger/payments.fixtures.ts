@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { movableClock, ok } from '../helpers/billing.ts';
+import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import type { ApiResponse, TestAccount } from '../helpers/service.ts';
 import { t, useLedgerService } from './fixtures.ts';
 
@@ -85,6 +85,19 @@ export const postPayment = (body: unknown, as: TestAccount = t) =>
 
 export async function pay(body: unknown, as: TestAccount = t): Promise<any> {
   return ok(as, 'POST', '/v1/payments', body);
+}
+
+/**
+ * A customer owing an invoice of 100.00 and a payment of `amount` allocating `applied` (all of it unless told) to
+ * that invoice, with the id of that allocation: how most payment tests start.
+ */
+export async function paidInvoice(amount: unknown, applied: unknown = amount) {
+  const customerId = await createCustomer(t);
+  const invoice = await newInvoice(customerId, 100);
+  const payment = await pay(
+    paymentBody(customerId, amount, [{ invoiceID: invoice.invoiceID, amountApplied: applied }]),
+  );
+  return { customerId, invoice, payment, allocationID: payment.Allocations[0].allocationID as number };
 }
 
 /** A 422 whose field list names `field` (and, when given, says something containing `message` about it). */
