@@ -5,10 +5,12 @@ import {
   addContact,
   credentialsIn,
   editBody,
+  editContact,
   expectNoMailTo,
   mailTo,
   outboxCount,
   passwordHashOf,
+  readContact,
   uniqueEmail,
 } from './contacts.fixtures.ts';
 
@@ -28,15 +30,13 @@ describe('editing a contact', () => {
       Password: 'Before123',
     });
     const Email = uniqueEmail('new');
-    const res = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, {
-        customerID: otherCustomer,
-        Name: 'New',
-        LastName: 'Surname',
-        Email,
-        Cell: '222',
-        isActive: false,
-      }),
+    const res = await editContact(t, contact, {
+      customerID: otherCustomer,
+      Name: 'New',
+      LastName: 'Surname',
+      Email,
+      Cell: '222',
+      isActive: false,
     });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -56,13 +56,9 @@ describe('editing a contact', () => {
       contact.customerContactID,
     ]);
 
-    const cleared = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(read.body, { Cell: null }),
-    });
+    const cleared = await editContact(t, read.body, { Cell: null });
     expect(cleared.status).toBe(204);
-    expect(
-      (await t.request('GET', `/v1/customercontacts/${contact.customerContactID}`)).body.Cell,
-    ).toBeNull();
+    expect((await readContact(t, contact)).Cell).toBeNull();
   });
 
   it('generates and e-mails a new password when changePassword is set and Password is blank, replacing the hash', async () => {
@@ -79,9 +75,7 @@ describe('editing a contact', () => {
     await mailTo(Email, 1);
     const before = await passwordHashOf(contact.customerContactID);
 
-    const res = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { Password: '', changePassword: true }),
-    });
+    const res = await editContact(t, contact, { Password: '', changePassword: true });
     expect(res.status).toBe(204);
     const { username, password } = credentialsIn((await mailTo(Email, 2)).text);
     expect(username).toBe('reset-me');
@@ -111,8 +105,10 @@ describe('editing a contact', () => {
     });
     await mailTo(Email, 1);
     const newEmail = uniqueEmail('changed');
-    const res = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { Email: newEmail, Password: 'Second456', changePassword: true }),
+    const res = await editContact(t, contact, {
+      Email: newEmail,
+      Password: 'Second456',
+      changePassword: true,
     });
     expect(res.status).toBe(204);
     const { username, password } = credentialsIn((await mailTo(newEmail)).text);
@@ -137,16 +133,12 @@ describe('editing a contact', () => {
     });
     await mailTo(Email, 1);
     const before = await passwordHashOf(contact.customerContactID);
-    const res = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { Username: 'after-rename' }),
-    });
+    const res = await editContact(t, contact, { Username: 'after-rename' });
     expect(res.status).toBe(204);
     const mail = await mailTo(Email, 2);
     expect(credentialsIn(mail.text)).toEqual({ username: 'after-rename', password: undefined });
     expect(await passwordHashOf(contact.customerContactID)).toBe(before);
-    expect((await t.request('GET', `/v1/customercontacts/${contact.customerContactID}`)).body.Username).toBe(
-      'after-rename',
-    );
+    expect((await readContact(t, contact)).Username).toBe('after-rename');
   });
 
   it('sends no mail for an edit that changes neither the username nor the password', async () => {
@@ -169,16 +161,12 @@ describe('editing a contact', () => {
       { Username: '' },
       { Username: undefined, changePassword: false },
     ]) {
-      const res = await account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-        body: editBody(contact, changes),
-      });
+      const res = await editContact(account, contact, changes);
       expect(res.status, JSON.stringify(changes)).toBe(204);
     }
     expect(await outboxCount(account)).toBe(1);
     expect(await passwordHashOf(contact.customerContactID)).toBe(hash);
-    expect(
-      (await account.request('GET', `/v1/customercontacts/${contact.customerContactID}`)).body.Username,
-    ).toBe(contact.Username);
+    expect((await readContact(account, contact)).Username).toBe(contact.Username);
     await expectNoMailTo(Email, 1);
   });
 
@@ -203,19 +191,13 @@ describe('editing a contact', () => {
       Password: 'Mover123',
     });
     await mailTo(Email, 1);
-    const res = await account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { Username: 'taken.on.edit', Name: 'Changed' }),
-    });
+    const res = await editContact(account, contact, { Username: 'taken.on.edit', Name: 'Changed' });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('username_taken');
-    expect((await account.request('GET', `/v1/customercontacts/${contact.customerContactID}`)).body).toEqual(
-      contact,
-    );
+    expect(await readContact(account, contact)).toEqual(contact);
     expect(await outboxCount(account)).toBe(1);
 
-    const own = await account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { Username: 'mover', Name: 'Kept' }),
-    });
+    const own = await editContact(account, contact, { Username: 'mover', Name: 'Kept' });
     expect(own.status).toBe(204);
   });
 
@@ -231,9 +213,7 @@ describe('editing a contact', () => {
       isActive: false,
     });
     expect(contact.Username).toBeNull();
-    const res = await account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { isActive: true, changePassword: true }),
-    });
+    const res = await editContact(account, contact, { isActive: true, changePassword: true });
     expect(res.status).toBe(204);
     const read = await account.request('GET', `/v1/customercontacts/${contact.customerContactID}`);
     expect(read.body).toMatchObject({ isActive: true, Username: 'alovelace' });
@@ -253,9 +233,7 @@ describe('editing a contact', () => {
       Email,
       isActive: false,
     });
-    const res = await account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { isActive: true }),
-    });
+    const res = await editContact(account, contact, { isActive: true });
     expect(res.status).toBe(204);
     const { username, password } = credentialsIn((await mailTo(Email)).text);
     expect(username).toBe('itive');
@@ -298,9 +276,7 @@ describe('editing a contact', () => {
     await mailTo(Email, 1);
     const hash = await passwordHashOf(contact.customerContactID);
     for (const Password of ['ab1', 'onlyletters', '99999999']) {
-      const res = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-        body: editBody(contact, { Password, changePassword: true }),
-      });
+      const res = await editContact(t, contact, { Password, changePassword: true });
       expect(res.status, Password).toBe(422);
       expect(fieldsOf(res)).toEqual(['Password']);
     }
@@ -328,13 +304,9 @@ describe('editing a contact', () => {
 
     const other = await t.newAccount('Foreign Target');
     const foreignCustomer = await newCustomer(other);
-    const moved = await t.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
-      body: editBody(contact, { customerID: foreignCustomer }),
-    });
+    const moved = await editContact(t, contact, { customerID: foreignCustomer });
     expect(moved.status).toBe(404);
     expect(moved.body.code).toBe('customer_not_found');
-    expect((await t.request('GET', `/v1/customercontacts/${contact.customerContactID}`)).body).toEqual(
-      contact,
-    );
+    expect(await readContact(t, contact)).toEqual(contact);
   });
 });

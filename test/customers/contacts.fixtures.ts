@@ -40,6 +40,16 @@ export function editBody(contact: any, changes: Record<string, unknown> = {}): R
   };
 }
 
+/** PUT of the contact as `account` sees it: its current fields with `changes`. */
+export const editContact = (account: TestAccount, contact: any, changes: Record<string, unknown> = {}) =>
+  account.request('PUT', `/v1/customercontacts/${contact.customerContactID}`, {
+    body: editBody(contact, changes),
+  });
+
+/** The contact as GET answers it to `account`. */
+export const readContact = async (account: TestAccount, contact: { customerContactID: number }) =>
+  (await account.request('GET', `/v1/customercontacts/${contact.customerContactID}`)).body;
+
 export async function passwordHashOf(contactId: number): Promise<string | null> {
   const row = await t.service.storage.db
     .selectFrom('customer_contacts')
