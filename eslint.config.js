@@ -24,6 +24,25 @@ export default tseslint.config(
     },
   },
   {
+    // Domain code reads wall time only through the context's port (docs/architecture.md, "Two clocks").
+    files: ['src/modules/**', 'src/billing/**', 'src/core/**', 'src/views/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)clock\\.ts$',
+              importNames: ['systemClock'],
+              message:
+                'Read wall time from ctx.wallClock (or a Clock the caller passes in), business time from ctx.clock; only entry points choose systemClock.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/clock.ts', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },

@@ -61,6 +61,8 @@ declare module 'fastify' {
 export interface AppDeps {
   storage: Storage;
   clock: Clock;
+  /** The wall clock every request's context carries (ServiceContext.wallClock). */
+  wallClock: Clock;
   secrets: SecretBox;
   logger: Logger;
   bodyLimitBytes: number;
@@ -171,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           db: deps.storage.db,
           // A test account lives on its own clock, which only the test-clock API moves.
           clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
+          wallClock: deps.wallClock,
           log: request.log,
           secrets: deps.secrets,
           mailQueued: deps.mailQueued,

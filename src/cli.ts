@@ -90,7 +90,11 @@ program
     }
     // A test account, so that a newcomer can try what the docs show, moving its clock included; it moves no real
     // money (docs/spec-decisions.md, "Accounts").
-    const demo = await createAccount(started.storage.db, systemClock, { name: 'Demo', isTest: true });
+    const demo = await createAccount(
+      started.storage.db,
+      { clock: systemClock, wallClock: systemClock },
+      { name: 'Demo', isTest: true },
+    );
     const base = started.url;
     const credentials = `${demo.account.id}:${demo.apiKey}`;
     const nextMonth = new Date(systemClock.now().getTime() + 31 * 86_400_000).toISOString().slice(0, 10);
@@ -137,7 +141,7 @@ account
       const created = await withStorage((storage) =>
         createAccount(
           storage.db,
-          systemClock,
+          { clock: systemClock, wallClock: systemClock },
           {
             name: options.name,
             timeZone: options.timeZone,
@@ -426,6 +430,7 @@ program
         {
           db: storage.db,
           clock: systemClock,
+          wallClock: systemClock,
           log: commandLogger('warn'),
           secrets,
           mailQueued: () => {},

@@ -1,4 +1,7 @@
-/** The only reader of the wall clock. Domain code receives a Clock and never calls Date itself. */
+/**
+ * The only reader of the wall clock. Domain code receives a Clock (`ctx.clock`, `ctx.wallClock`) and never calls
+ * Date itself; entry points choose `systemClock` (docs/architecture.md, "Two clocks").
+ */
 export interface Clock {
   now(): Date;
 }

@@ -48,7 +48,26 @@ export type Actor =
 export interface ServiceContext {
   account: Account;
   db: Db;
+  /**
+   * The account's clock: business time, which every billing rule, due date, schedule and event `timestamp` is
+   * decided on. A test account's is its test clock, which stands still until the test-clock API moves it; the bill
+   * run's is the instant it bills as of.
+   */
   clock: Clock;
+  /**
+   * The wall clock, which no test clock moves (docs/architecture.md, "Two clocks"). Right only for time that
+   * other processes or machines compare with their own, or that measures how long something really took:
+   * - when a charge or refund attempt was leased, and which attempts are old enough to be asked about again (an
+   *   answer in flight takes real time, whatever a test clock shows);
+   * - when a gateway call started (with its measured duration);
+   * - when an event was written (`recorded_at`, retention) and the time in its id, so ids sort in writing order;
+   * - a webhook's `webhook-timestamp`, which receivers compare with their own clock, and an HTTP-date
+   *   `Retry-After`;
+   * - on a test account, the times its webhook requests give delivery (`serviceNow`: a resend, a rotated secret's
+   *   expiry), which runs on the service's time, not on the account's standing test clock.
+   * Everything else reads `clock`.
+   */
+  wallClock: Clock;
   log: FastifyBaseLogger;
   secrets: SecretBox;
   /** Tells the mail worker that a committed change queued mail, so it need not wait for its next round. */
@@ -58,6 +77,9 @@ export interface ServiceContext {
   /** This process's webhook sender; absent where none runs. */
   webhookSender?: WebhookSender;
 }
+
+/** Both clocks of a context, for work that makes its own context (an account's creation). */
+export type Clocks = Pick<ServiceContext, 'clock' | 'wallClock'>;
 
 /** A webhook endpoint as a delivery is sent to it. */
 export interface SendingEndpoint {

@@ -68,6 +68,7 @@ const webhookAccounts: WebhookAccounts = {
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   connectModules();
+  // A test may run the service on a clock of its own; the wall clock stays the system's (ServiceContext.wallClock).
   const clock = options.clock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream, config.logFormat);
   try {
@@ -126,6 +127,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       {
         db: storage.db,
         clock,
+        wallClock: systemClock,
         secrets,
         transport,
         from: config.mailFrom,
@@ -138,6 +140,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       {
         db: storage.db,
         clock,
+        wallClock: systemClock,
         secrets,
         log: log.child({ worker: 'webhooks' }),
         accounts: webhookAccounts,
@@ -158,6 +161,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
             {
               db: storage.db,
               clock,
+              wallClock: systemClock,
               secrets,
               log: log.child({ worker: 'billing' }),
               mailQueued: () => mail.wake(),
@@ -191,6 +195,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     app = await buildApp({
       storage,
       clock,
+      wallClock: systemClock,
       secrets,
       logger: log,
       bodyLimitBytes: config.bodyLimitBytes,

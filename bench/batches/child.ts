@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import type { ServiceContext } from '../../src/context.ts';
@@ -347,6 +347,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     account,
     db,
     clock,
+    wallClock: systemClock,
     log: logger as unknown as FastifyBaseLogger,
     secrets,
     mailQueued: () => {},
@@ -356,6 +357,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
   const app = await buildApp({
     storage,
     clock,
+    wallClock: systemClock,
     secrets,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import type { ServiceContext } from '../../src/context.ts';
@@ -109,11 +109,15 @@ export async function seed(
   });
   const service: Service = await startService(config, { clock, ...(addStatements ? { onQuery } : {}) });
   try {
-    const { account, apiKey } = await createAccount(service.storage.db, clock, {
-      name: 'Bench batches',
-      timeZone: 'UTC',
-      currencyCode: 'EUR',
-    });
+    const { account, apiKey } = await createAccount(
+      service.storage.db,
+      { clock, wallClock: systemClock },
+      {
+        name: 'Bench batches',
+        timeZone: 'UTC',
+        currencyCode: 'EUR',
+      },
+    );
     const authorization = `Basic ${Buffer.from(`${account.id}:${apiKey}`).toString('base64')}`;
     const call = async (
       method: 'GET' | 'POST' | 'PUT',
@@ -140,6 +144,7 @@ export async function seed(
       account,
       db: service.storage.db,
       clock,
+      wallClock: systemClock,
       log: service.log as unknown as FastifyBaseLogger,
       secrets: service.secrets,
       mailQueued: () => {},

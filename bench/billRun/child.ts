@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { pino } from 'pino';
 import { runBilling } from '../../src/billing/billRun.ts';
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { connectModules } from '../../src/connectModules.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
@@ -45,6 +45,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
   const deps: BillingDeps = {
     db: storage.db,
     clock: fixedClock(`${AS_OF}T00:00:00.000Z`),
+    wallClock: systemClock,
     log: pino({ level: 'warn' }, pino.destination(2)),
     secrets: createSecretBox(crypto.randomBytes(32)),
     mailQueued: () => {},

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { billingContext } from '../../src/billing/billRun.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { connectModules } from '../../src/connectModules.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
@@ -168,11 +168,12 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
   const deps: BillingDeps = {
     db,
     clock: fixedClock(AT_SETUP),
+    wallClock: systemClock,
     log: pino({ level: 'warn' }, pino.destination(2)),
     secrets: createSecretBox(crypto.randomBytes(32)),
     mailQueued: () => {},
   };
-  const { account } = await createAccount(db, deps.clock, { name: 'Bench billing' });
+  const { account } = await createAccount(db, deps, { name: 'Bench billing' });
   const at = (instant: string): ServiceContext => billingContext(deps, account, instant);
   const setup = at(AT_SETUP);
 

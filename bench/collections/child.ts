@@ -4,7 +4,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { connectModules } from '../../src/connectModules.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
@@ -121,6 +121,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     account: await getAccount(db, input.accountId),
     db,
     clock: fixedClock(input.at),
+    wallClock: systemClock,
     log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
     secrets: createSecretBox(Buffer.from(input.encryptionKey, 'base64')),
     mailQueued: () => {},

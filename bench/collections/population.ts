@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
@@ -107,11 +107,15 @@ export async function seed(
   });
   const service: Service = await startService(config, { clock });
   try {
-    const { account, apiKey } = await createAccount(service.storage.db, clock, {
-      name: 'Bench collections',
-      timeZone: 'UTC',
-      currencyCode: 'USD',
-    });
+    const { account, apiKey } = await createAccount(
+      service.storage.db,
+      { clock, wallClock: systemClock },
+      {
+        name: 'Bench collections',
+        timeZone: 'UTC',
+        currencyCode: 'USD',
+      },
+    );
     const authorization = `Basic ${Buffer.from(`${account.id}:${apiKey}`).toString('base64')}`;
     const call = async (method: 'GET' | 'POST', url: string, body?: Body): Promise<Body> => {
       const response = await service.app.inject({

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { fixedClock } from '../../src/clock.ts';
+import { fixedClock, systemClock } from '../../src/clock.ts';
 import { inTransaction } from '../../src/context.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
@@ -123,6 +123,7 @@ export async function seedPopulation(
     account: await getAccount(db, credentials.accountID),
     db,
     clock: fixedClock('2026-01-05T09:00:00.000Z'),
+    wallClock: systemClock,
     log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
     secrets: createSecretBox(crypto.randomBytes(32)),
     mailQueued: () => {},

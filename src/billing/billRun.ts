@@ -36,6 +36,8 @@ import {
 export interface BillingDeps {
   db: Db;
   clock: Clock;
+  /** The wall clock the run's contexts carry (ServiceContext.wallClock). */
+  wallClock: Clock;
   log: Logger;
   secrets: SecretBox;
   mailQueued(): void;
@@ -87,6 +89,7 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
     account,
     db: deps.db,
     clock: fixedClock(typeof at === 'string' ? at : at.toISOString()),
+    wallClock: deps.wallClock,
     log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,

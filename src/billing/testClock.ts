@@ -22,6 +22,7 @@ export async function advanceTestClock(
   const deps: BillingDeps = {
     db: ctx.db,
     clock: ctx.clock,
+    wallClock: ctx.wallClock,
     log: ctx.log as unknown as BillingDeps['log'],
     secrets: ctx.secrets,
     mailQueued: ctx.mailQueued,

@@ -91,6 +91,7 @@ export async function accountContext(
     db: storage.db,
     // As over the API: a test account lives on its own clock.
     clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : systemClock,
+    wallClock: systemClock,
     log: commandLogger() as FastifyBaseLogger,
     secrets: lazySecretBox(),
     // The CLI runs no mail worker; a running server picks queued mail up at its next round.

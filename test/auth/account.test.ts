@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -86,7 +87,7 @@ describe('GET /v1/account', () => {
   it('shows a test account and its clock as an ISO instant', async () => {
     const created = await createAccount(
       t.service.storage.db,
-      { now: () => new Date('2031-05-06T07:08:09.123Z') },
+      { clock: { now: () => new Date('2031-05-06T07:08:09.123Z') }, wallClock: systemClock },
       { name: 'Sandbox', timeZone: 'Africa/Johannesburg', currencyCode: 'ZAR', isTest: true },
     );
     const res = await t.request('GET', '/v1/account', {

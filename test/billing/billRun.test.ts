@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
 import { runBilling } from '../../src/billing/billRun.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -18,7 +19,14 @@ afterAll(() => t.close());
 
 function billingDeps() {
   const s = t.service;
-  return { db: s.storage.db, clock, log: s.log, secrets: s.secrets, mailQueued: () => {} };
+  return {
+    db: s.storage.db,
+    clock,
+    wallClock: systemClock,
+    log: s.log,
+    secrets: s.secrets,
+    mailQueued: () => {},
+  };
 }
 
 const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);

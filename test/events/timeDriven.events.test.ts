@@ -48,6 +48,7 @@ async function billAgain(account: TestAccount) {
     {
       db: t.service.storage.db,
       clock: systemClock,
+      wallClock: systemClock,
       log: t.service.log,
       secrets: t.service.secrets,
       mailQueued: () => {},

@@ -89,6 +89,7 @@ describe('webhook worker limits', () => {
       {
         db: t.service.storage.db,
         clock: systemClock,
+        wallClock: systemClock,
         secrets: t.service.secrets,
         log: t.service.log,
         accounts: { account: () => Promise.reject(new Error('unused')), contactEmail: async () => null },

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import {
@@ -81,7 +82,11 @@ describe('the built-in test gateway', () => {
   });
 
   it('is made with the account, at its creation time', async () => {
-    const created = await createAccount(t.service.storage.db, clockAt(), { name: 'Fresh' });
+    const created = await createAccount(
+      t.service.storage.db,
+      { clock: clockAt(), wallClock: systemClock },
+      { name: 'Fresh' },
+    );
     const rows = await t.service.storage.db
       .selectFrom('gateways')
       .select(['gateway_type', 'created_at'])
@@ -339,7 +344,11 @@ describe('gateway functions other modules call', () => {
       (await addGateway(live, { type: 'test', friendlyName: 'Sim', isTestMode: false })).isTestMode,
     ).toBe(true);
 
-    const created = await createAccount(t.service.storage.db, clockAt(), { name: 'Sandbox', isTest: true });
+    const created = await createAccount(
+      t.service.storage.db,
+      { clock: clockAt(), wallClock: systemClock },
+      { name: 'Sandbox', isTest: true },
+    );
     const sandbox = await accountContext(t, created.account.id);
     expect((await addGateway(sandbox, { type: 'manual', friendlyName: 'Cash' })).isTestMode).toBe(true);
   });

@@ -18,6 +18,7 @@ export async function accountContext(
     account: await getAccount(t.service.storage.db, accountId),
     db: t.service.storage.db,
     clock,
+    wallClock: systemClock,
     log: t.service.log as unknown as FastifyBaseLogger,
     secrets: t.service.secrets,
     mailQueued: () => {},

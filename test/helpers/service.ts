@@ -137,7 +137,11 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     name: string,
     options: { isTest?: boolean; timeZone?: string } = {},
   ): Promise<TestAccount> => {
-    const created = await createAccount(service.storage.db, clock, { name, ...options });
+    const created = await createAccount(
+      service.storage.db,
+      { clock, wallClock: systemClock },
+      { name, ...options },
+    );
     const credentials = { accountId: created.account.id, apiKey: created.apiKey };
     return {
       ...credentials,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../../src/modules/invoicing/index.ts';
@@ -81,6 +82,7 @@ describe('internal API for the bill run', () => {
       account: await getAccount(db(), account.accountId),
       db: db(),
       clock,
+      wallClock: systemClock,
       log: t.service.log,
       secrets: t.service.secrets,
       mailQueued: () => {},

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import {
   CHARGES,
@@ -98,10 +99,14 @@ describe('comp_Status and isExpired follow the clock', () => {
 
 describe('time zones', () => {
   it('shows billing dates as the instant the day begins in the account’s zone, and reads them back', async () => {
-    const made = await createAccount(t.service.storage.db, clock, {
-      name: 'Joburg',
-      timeZone: 'Africa/Johannesburg',
-    });
+    const made = await createAccount(
+      t.service.storage.db,
+      { clock, wallClock: systemClock },
+      {
+        name: 'Joburg',
+        timeZone: 'Africa/Johannesburg',
+      },
+    );
     const headers = { authorization: `Bearer ${made.apiKey}`, 'content-type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(t.url + path, {

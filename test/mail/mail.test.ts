@@ -6,6 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import type { Clock } from '../../src/clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import {
   deliverDueMail,
   listMail,
@@ -73,7 +74,7 @@ describe('mail delivery', () => {
       send: () => new Promise<void>((_resolve, reject) => (failSlow = () => reject(new Error('timed out')))),
     };
     const fast: MailTransport = { send: async (message) => void sentBySecond.push(message) };
-    const deps = { db: storage.db, secrets, from: 'billing@x.test', log };
+    const deps = { db: storage.db, wallClock: systemClock, secrets, from: 'billing@x.test', log };
 
     const first = deliverDueMail({ ...deps, clock, transport: slow });
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -93,7 +94,7 @@ describe('mail delivery', () => {
       subject: 'flaky',
       text: 'hi',
     });
-    const deps = { db: storage.db, secrets, from: 'billing@x.test', log };
+    const deps = { db: storage.db, wallClock: systemClock, secrets, from: 'billing@x.test', log };
     const failing: MailTransport = { send: async () => Promise.reject(new Error('451 try later')) };
     await deliverDueMail({ ...deps, clock, transport: failing });
     expect(await statusOf('flaky')).toMatchObject({
@@ -114,7 +115,7 @@ describe('mail delivery', () => {
 
   it('sends new mail at once in the order queued, even made on a clock ahead, and a retry only when due', async () => {
     const worker = clockAt('2026-11-22T12:00:00.000Z');
-    const deps = { db: storage.db, secrets, from: 'billing@x.test', log };
+    const deps = { db: storage.db, wallClock: systemClock, secrets, from: 'billing@x.test', log };
     const mail = (subject: string) => ({ to: 'c@x.test', subject, text: subject });
     await queueMail(storage.db, { clock: worker, secrets }, accountId, mail('retried'));
     const failing: MailTransport = { send: async () => Promise.reject(new Error('451 try later')) };
@@ -148,6 +149,7 @@ describe('mail delivery', () => {
     });
     await deliverDueMail({
       db: storage.db,
+      wallClock: systemClock,
       secrets,
       from: 'billing@x.test',
       log,
@@ -182,6 +184,7 @@ describe('mail delivery', () => {
     const sent: SendableMail[] = [];
     await deliverDueMail({
       db: storage.db,
+      wallClock: systemClock,
       secrets,
       from: 'billing@x.test',
       log,
@@ -210,6 +213,7 @@ describe('mail delivery', () => {
     const sent: SendableMail[] = [];
     await deliverDueMail({
       db: storage.db,
+      wallClock: systemClock,
       secrets,
       from: 'billing@x.test',
       log,

@@ -31,7 +31,11 @@ export async function servedDatabase(): Promise<ServedDatabase> {
     await migrateToLatest(storage.db);
     // Account creation announces itself with events, which render through the ports the entry points connect.
     connectModules();
-    const created = await createAccount(storage.db, systemClock, { name: 'Hardening' });
+    const created = await createAccount(
+      storage.db,
+      { clock: systemClock, wallClock: systemClock },
+      { name: 'Hardening' },
+    );
     return {
       dataDir,
       url: database.url,

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import type { Clock } from '../../clock.ts';
 import { fixedClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
 import type { FastifyBaseLogger } from 'fastify';
@@ -10,7 +9,7 @@ import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
 import { withTransaction } from '../../context.ts';
-import type { Account, Actor, ServiceContext } from '../../context.ts';
+import type { Account, Actor, Clocks, ServiceContext } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { currencyRef, enableAccountCurrency } from '../catalogue/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
@@ -94,11 +93,12 @@ const NO_SECRETS: SecretBox = {
  * The context of an account's creation, for its events: the account exists only inside the transaction making
  * it, so no caller can hand one in. Events read nothing but the database and the clock.
  */
-function creationContext(db: Db, clock: Clock, account: Account, actor: Actor | undefined): ServiceContext {
+function creationContext(db: Db, clocks: Clocks, account: Account, actor: Actor | undefined): ServiceContext {
   return {
     account,
     db,
-    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : clock,
+    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : clocks.clock,
+    wallClock: clocks.wallClock,
     log: createLogger('silent', process.stderr) as unknown as FastifyBaseLogger,
     secrets: NO_SECRETS,
     mailQueued: () => {},
@@ -120,7 +120,7 @@ export interface CreateAccountInput {
  */
 export async function createAccount(
   db: Db,
-  clock: Clock,
+  clocks: Clocks,
   input: CreateAccountInput,
   actor?: Actor,
 ): Promise<{ account: Account } & NewApiKey> {
@@ -134,14 +134,14 @@ export async function createAccount(
     throw ValidationError.field('currency', `"${currencyCode}" is not an ISO 4217 currency code`);
   }
   return db.transaction().execute(async (trx) => {
-    const createdAt = clock.now().toISOString();
+    const createdAt = clocks.clock.now().toISOString();
     const isTest = input.isTest ?? false;
     const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt, isTest });
     await enableAccountCurrency(trx, id, currencyCode, createdAt);
     const gatewayId = await createTestGateway(trx, id, createdAt);
     const key = await insertApiKey(trx, id, createdAt);
     const account = accountFromRow((await repo.findAccount(trx, id))!);
-    await emitEvents(creationContext(trx, clock, account, actor), [
+    await emitEvents(creationContext(trx, clocks, account, actor), [
       { type: 'account.created', ref: accountRef(id) },
       { type: 'currency.added', ref: currencyRef(currencyCode) },
       { type: 'gateway.created', ref: gatewayRef(gatewayId) },

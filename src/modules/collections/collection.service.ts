@@ -1,4 +1,3 @@
-import { systemClock } from '../../clock.ts';
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure, retryClassOf } from '../../core/dunning.ts';
@@ -101,8 +100,9 @@ export async function collectDueInvoices(
   options: CollectionOptions = {},
 ): Promise<CollectionSummary> {
   const summary = emptyCollectionSummary();
+  // Wall time, as the attempts' leases: an answer in flight takes real time, however far a test clock has moved.
   const staleBefore = new Date(
-    systemClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
+    ctx.wallClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
   ).toISOString();
   await finishUnansweredRefunds(ctx, staleBefore);
   await applyChargeEvents(ctx);
@@ -199,7 +199,7 @@ async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Pr
         currency_code: invoice.currencyCode,
         state: 'started',
         started_at: nowInstant(tctx),
-        leased_at: systemClock.now().toISOString(),
+        leased_at: tctx.wallClock.now().toISOString(),
       });
       // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
       await setCollectionSchedule(tctx, invoice.id, { addTry: false, nextTryDate: null });

@@ -1,4 +1,3 @@
-import { systemClock } from '../../clock.ts';
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
@@ -88,7 +87,7 @@ export async function refundPayment(
           idempotency_key: `refund_${reservation.adjustmentId}`,
           state: 'started',
           started_at: nowInstant(tctx),
-          leased_at: systemClock.now().toISOString(),
+          leased_at: tctx.wallClock.now().toISOString(),
           paid_invoices: reservation.paidInvoices,
           credit_note_id: reservation.creditNoteId,
         },

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulid';
-import { systemClock } from '../../clock.ts';
 import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
 import { withTransaction } from '../../context.ts';
 import type { HandedOverDelivery, SendReservation, ServiceContext } from '../../context.ts';
@@ -156,7 +155,8 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
   if (wanted.length === 0) return [];
   if (!ctx.db.isTransaction) throw new Error('events are emitted inside the transaction of their change');
   const accountId = ctx.account.id;
-  const wallMs = systemClock.now().getTime();
+  // When it was written (retention, the ids' order) is wall time; when it happened (`timestamp`) business time.
+  const wallMs = ctx.wallClock.now().getTime();
   const recordedAt = new Date(wallMs).toISOString();
   const occurredAt = ctx.clock.now().toISOString();
 

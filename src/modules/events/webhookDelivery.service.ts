@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import { fixedClock, systemClock } from '../../clock.ts';
+import { fixedClock } from '../../clock.ts';
 import type { Account, SendingEndpoint, ServiceContext, WebhookSender } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import type { Db } from '../../storage/database.ts';
@@ -33,8 +33,10 @@ export interface WebhookAccounts {
 
 export interface WebhookDeliveryDeps {
   db: Db;
-  /** The service clock: schedules, leases and attempt times (a test moves it). Signatures use the wall clock. */
+  /** The service clock: schedules, leases and attempt times (a test moves it). */
   clock: Clock;
+  /** The wall clock (ServiceContext.wallClock): signatures and an HTTP-date Retry-After. */
+  wallClock: Clock;
   secrets: SecretBox;
   log: Logger;
   accounts: WebhookAccounts;
@@ -194,7 +196,7 @@ export async function attemptDelivery(
   const response = await postWebhook({
     url: endpoint.url,
     body: payload,
-    headers: webhookHeaders(secrets, lease.eventId, payload, systemClock.now()),
+    headers: webhookHeaders(secrets, lease.eventId, payload, deps.wallClock.now()),
     timeoutMs: deps.timeoutMs,
     allowHttp: policy.allowHttp,
     addressAllowed: (ip) => addressAllowed(ip, policy),
@@ -214,6 +216,7 @@ function workerContext(deps: AttemptDeps, account: Account, db: Db): ServiceCont
     account,
     db,
     clock,
+    wallClock: deps.wallClock,
     log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
@@ -239,7 +242,9 @@ async function settle(
     const throttled = response.statusCode === 429 || response.statusCode === 503;
     const delay = nextRetryDelayMs(attemptsMade, {
       random: (deps.random ?? Math.random)(),
-      retryAfterMs: throttled ? parseRetryAfter(response.retryAfter, systemClock.now().getTime()) : undefined,
+      retryAfterMs: throttled
+        ? parseRetryAfter(response.retryAfter, deps.wallClock.now().getTime())
+        : undefined,
     });
     outcome =
       delay === undefined

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { systemClock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
 import { isEventTypePattern, matchesSomeType, nearestEventPattern } from '../../core/eventTypes.ts';
@@ -60,7 +59,7 @@ export function configureWebhookEndpointLimit(max: number = DEFAULT_MAX_ENDPOINT
  * clock is then the wall clock. Elsewhere the context's clock is the service's.
  */
 export function serviceNow(ctx: ServiceContext): Date {
-  return ctx.account.isTest && ctx.account.testClockAt ? systemClock.now() : ctx.clock.now();
+  return ctx.account.isTest && ctx.account.testClockAt ? ctx.wallClock.now() : ctx.clock.now();
 }
 
 function newSecret(): string {

@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { systemClock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
@@ -39,7 +38,8 @@ export async function recordedCall<T extends { outcome: string }>(
   work: () => Promise<T>,
 ): Promise<T> {
   if (ctx.db.isTransaction) throw new Error('gateway calls are made outside a transaction');
-  const startedAt = systemClock.now().toISOString();
+  // Wall time: when the call really started, beside its measured duration.
+  const startedAt = ctx.wallClock.now().toISOString();
   const started = performance.now();
   const record = (outcome: string, result: unknown) =>
     insertCall(ctx.db, {

@@ -315,6 +315,7 @@ export const renderInvoicePdfAttachment: AttachmentRenderer = async (
     account,
     db: deps.db,
     clock: deps.clock,
+    wallClock: deps.wallClock,
     log: deps.log,
     secrets: deps.secrets,
     mailQueued: () => {},

@@ -43,6 +43,8 @@ export interface MailTransport {
 export interface RenderDeps {
   db: Db;
   clock: Clock;
+  /** The wall clock, for the context a renderer makes (ServiceContext.wallClock). */
+  wallClock: Clock;
   secrets: SecretBox;
   log: Logger;
 }
@@ -121,6 +123,8 @@ async function renderAttachments(deps: DeliveryDeps, mail: repo.MailRow): Promis
 export interface DeliveryDeps {
   db: Db;
   clock: Clock;
+  /** Passed on to attachment renderers (RenderDeps). */
+  wallClock: Clock;
   secrets: SecretBox;
   /** Undefined when no SMTP server is configured: messages are then kept, readable, as skipped. */
   transport: MailTransport | undefined;
