@@ -81,16 +81,19 @@ export interface ServiceContext {
 /** Both clocks of a context, for work that makes its own context (an account's creation). */
 export type Clocks = Pick<ServiceContext, 'clock' | 'wallClock'>;
 
-/** A webhook endpoint as a delivery is sent to it. */
+/** A webhook endpoint as a delivery is sent to it (made by the events module's `sendingEndpointFromRow`). */
 export interface SendingEndpoint {
   id: number;
-  account_id: number;
+  accountId: number;
   url: string;
   status: 'enabled' | 'disabled';
-  secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: string | null;
-  failing_since: string | null;
+  /** The signing secret, sealed (security/secretBox.ts). */
+  secretSealed: string;
+  /** The secret before the last rotation, which still signs until `previousSecretExpiresAt`. */
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: string | null;
+  /** Since when its deliveries have been failing; null after a success. */
+  failingSince: string | null;
 }
 
 /** A delivery written already leased to this process's sender, with what sending it needs. */

@@ -407,7 +407,13 @@ describe('rotating the secret', () => {
   const db = () => t.service.storage.db;
   const signing = async (id: number, at: number) => {
     const { endpointSigningSecrets } = await import('../../src/modules/events/index.ts');
-    return endpointSigningSecrets(t.service, await storedRow(id), new Date(at));
+    const row = await storedRow(id);
+    const endpoint = {
+      secretSealed: row.secret_sealed,
+      previousSecretSealed: row.previous_secret_sealed,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+    };
+    return endpointSigningSecrets(t.service, endpoint, new Date(at));
   };
 
   it('returns a new secret once, keeps the old one signing for a day by default, then drops it', async () => {

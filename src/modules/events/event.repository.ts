@@ -3,7 +3,8 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { MAX_CACHED_LIST_LENGTH, preparedQuery } from '../../storage/prepared.ts';
 import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
-import { SENDING_ENDPOINT_COLUMNS } from './webhookDelivery.repository.ts';
+import type { SendingEndpoint } from '../../context.ts';
+import { SENDING_ENDPOINT_COLUMNS, sendingEndpointFromRow } from './webhookDelivery.repository.ts';
 
 export interface NewEventRow {
   id: string;
@@ -124,13 +125,25 @@ export async function claimOnceKeys(
  * The account's enabled endpoints with what they subscribe to, and what sending to them needs: events fan out to
  * them as they are written, and some are handed to this process's sender at once.
  */
-export const enabledEndpoints = preparedQuery((db, accountId: number) =>
+const enabledEndpointsQuery = preparedQuery((db, accountId: number) =>
   db
     .selectFrom('webhook_endpoints')
     .select([...SENDING_ENDPOINT_COLUMNS, 'enabled_events'])
     .where('account_id', '=', accountId)
     .where('status', '=', 'enabled'),
 );
+
+/** The account's enabled endpoints, each with the event-type patterns it subscribes to. */
+export async function enabledEndpoints(
+  db: Db,
+  accountId: number,
+): Promise<{ endpoint: SendingEndpoint; enabledEvents: string[] }[]> {
+  const rows = await enabledEndpointsQuery(db, accountId);
+  return rows.map((row) => ({
+    endpoint: sendingEndpointFromRow(row),
+    enabledEvents: JSON.parse(row.enabled_events) as string[],
+  }));
+}
 
 export interface NewDelivery {
   accountId: number;

@@ -264,21 +264,17 @@ async function fanOut(
   payloads: readonly string[],
   at: string,
 ): Promise<void> {
-  const endpoints = await repo.enabledEndpoints(ctx.db, ctx.account.id);
-  const subscribed = endpoints.map((endpoint) => ({
-    endpoint,
-    patterns: JSON.parse(endpoint.enabled_events) as string[],
-  }));
+  const subscribed = await repo.enabledEndpoints(ctx.db, ctx.account.id);
   const deliveries = bodies.flatMap((body, i) => {
     const only = planned[i]!.event.onlyToEndpoint;
     const to = (endpointId: number) => ({ accountId: ctx.account.id, endpointId, eventId: body.id, at, i });
     if (only !== undefined) return [to(only)];
     return subscribed
-      .filter(({ patterns }) => matchesAny(patterns, body.type))
+      .filter(({ enabledEvents }) => matchesAny(enabledEvents, body.type))
       .map(({ endpoint }) => to(endpoint.id));
   });
   if (deliveries.length === 0) return;
-  const sending = new Map(endpoints.map(({ enabled_events: _, ...endpoint }) => [endpoint.id, endpoint]));
+  const sending = new Map(subscribed.map(({ endpoint }) => [endpoint.id, endpoint]));
   const reservation = await reserveSending(ctx, deliveries, sending);
   const room = new Map(reservation?.granted);
   const leased: typeof deliveries = [];

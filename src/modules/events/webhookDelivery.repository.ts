@@ -1,10 +1,14 @@
 import { sql } from 'kysely';
-import type { ExpressionBuilder, Insertable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
 import type { SendingEndpoint } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../../storage/schema.events.ts';
 
 /** A delivery held by this worker until `leaseUntil`, with what sending it needs. */
 export interface LeasedDelivery {
@@ -154,6 +158,21 @@ export const SENDING_ENDPOINT_COLUMNS = [
   'failing_since',
 ] as const;
 
+type SendingEndpointRow = Pick<Selectable<WebhookEndpointsTable>, (typeof SENDING_ENDPOINT_COLUMNS)[number]>;
+
+export function sendingEndpointFromRow(row: SendingEndpointRow): SendingEndpoint {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    status: row.status,
+    secretSealed: row.secret_sealed,
+    previousSecretSealed: row.previous_secret_sealed,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    failingSince: row.failing_since,
+  };
+}
+
 const endpointsQuery = preparedQuery((db, endpointIds: number[]) =>
   db.selectFrom('webhook_endpoints').select(SENDING_ENDPOINT_COLUMNS).where('id', 'in', endpointIds),
 );
@@ -164,7 +183,7 @@ export async function endpointsForSending(
 ): Promise<Map<number, SendingEndpoint>> {
   if (endpointIds.length === 0) return new Map();
   const rows = await endpointsQuery(db, [...new Set(endpointIds)]);
-  return new Map(rows.map((row) => [row.id, row]));
+  return new Map(rows.map((row) => [row.id, sendingEndpointFromRow(row)]));
 }
 
 export interface AttemptRecord {

@@ -141,10 +141,10 @@ export function deliveredRecorder(db: Db): RecordDelivered {
       db,
       items.map((item) => item.settled),
     );
-    // NOTE: failing_since as read with the lease; a failure recorded since is cleared by the next success (and
+    // NOTE: failingSince as read with the lease; a failure recorded since is cleared by the next success (and
     // one left set by a crash between the two writes, likewise).
     const recovered = items
-      .filter((item, i) => recorded[i] && item.endpoint.failing_since !== null)
+      .filter((item, i) => recorded[i] && item.endpoint.failingSince !== null)
       .map((item) => item.endpoint.id);
     await repo.clearFailingSince(db, [...new Set(recovered)]);
     return recorded;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { ServiceContext } from '../../context.ts';
+import type { SendingEndpoint, ServiceContext } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
 import { isEventTypePattern, matchesSomeType, nearestEventPattern } from '../../core/eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
@@ -282,14 +282,11 @@ export async function rotateWebhookSecret(
 /** The secrets that sign a delivery at `now`, current first; the replaced one until its window ends. */
 export function endpointSigningSecrets(
   ctx: { secrets: SecretBox },
-  endpoint: Pick<
-    WebhookEndpointRow,
-    'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_expires_at'
-  >,
+  endpoint: Pick<SendingEndpoint, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
   now: Date,
 ): string[] {
-  const secrets = [openSecret(ctx.secrets, endpoint.secret_sealed)];
-  const { previous_secret_sealed: previous, previous_secret_expires_at: expiresAt } = endpoint;
+  const secrets = [openSecret(ctx.secrets, endpoint.secretSealed)];
+  const { previousSecretSealed: previous, previousSecretExpiresAt: expiresAt } = endpoint;
   if (previous && expiresAt && now.getTime() < Date.parse(expiresAt))
     secrets.push(openSecret(ctx.secrets, previous));
   return secrets;
