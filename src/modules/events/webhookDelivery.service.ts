@@ -137,17 +137,19 @@ export type RecordDelivered = (delivered: {
  */
 export function deliveredRecorder(db: Db): RecordDelivered {
   return groupCommit(async (items: Parameters<RecordDelivered>[0][]) => {
-    const recorded = await repo.recordAttempts(
-      db,
-      items.map((item) => item.settled),
-    );
-    // NOTE: failingSince as read with the lease; a failure recorded since is cleared by the next success (and
-    // one left set by a crash between the two writes, likewise).
-    const recovered = items
-      .filter((item, i) => recorded[i] && item.endpoint.failingSince !== null)
-      .map((item) => item.endpoint.id);
-    await repo.clearFailingSince(db, [...new Set(recovered)]);
-    return recorded;
+    const settled = items.map((item) => item.settled);
+    // NOTE: failingSince as read with the lease; a failure recorded since is cleared by the next success.
+    if (items.every((item) => item.endpoint.failingSince === null)) return repo.recordAttempts(db, settled);
+    // A success that ends an endpoint's failing run clears it in the same transaction: no reader sees the
+    // delivery done while its endpoint still counts as failing, and a crash leaves both or neither.
+    return db.transaction().execute(async (trx) => {
+      const recorded = await repo.recordAttempts(trx, settled);
+      const recovered = items
+        .filter((item, i) => recorded[i] && item.endpoint.failingSince !== null)
+        .map((item) => item.endpoint.id);
+      await repo.clearFailingSince(trx, [...new Set(recovered)]);
+      return recorded;
+    });
   });
 }
 
