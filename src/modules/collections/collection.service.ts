@@ -66,7 +66,8 @@ export interface CollectionOptions {
   staleAfterMs?: number;
 }
 
-const BATCH = 100;
+/** Invoices (and unanswered attempts) read per page of a collection run. */
+const INVOICES_PER_PAGE = 100;
 const DEFAULT_STALE_AFTER_MS = 120_000;
 
 interface Claimed {
@@ -106,7 +107,12 @@ export async function collectDueInvoices(
   ).toISOString();
   await finishUnansweredRefunds(ctx, staleBefore);
   await applyChargeEvents(ctx);
-  for (const attempt of await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore, BATCH)) {
+  for (const attempt of await repo.listStaleAttempts(
+    ctx.db,
+    ctx.account.id,
+    staleBefore,
+    INVOICES_PER_PAGE,
+  )) {
     try {
       await chargeAndRecord(ctx, await claimedFromAttempt(ctx, attempt), summary);
     } catch (error) {
@@ -116,7 +122,14 @@ export async function collectDueInvoices(
     await yieldToOtherWork();
   }
   for (let afterId = 0; ;) {
-    const due = await listInvoicesDue(ctx, 'credit_card', nowInstant(ctx), today(ctx), BATCH, afterId);
+    const due = await listInvoicesDue(
+      ctx,
+      'credit_card',
+      nowInstant(ctx),
+      today(ctx),
+      INVOICES_PER_PAGE,
+      afterId,
+    );
     for (const invoice of due) {
       try {
         const claimed = await claimAttempt(ctx, invoice);
@@ -127,7 +140,7 @@ export async function collectDueInvoices(
       }
       await yieldToOtherWork();
     }
-    if (due.length < BATCH) break;
+    if (due.length < INVOICES_PER_PAGE) break;
     afterId = due.at(-1)!.id;
   }
   return summary;

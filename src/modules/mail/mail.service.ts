@@ -132,7 +132,8 @@ export interface DeliveryDeps {
   log: Logger;
 }
 
-const BATCH = 20;
+/** Messages sent per round of the mail worker at most; the rest wait for its next round (a wake or its timer). */
+const MESSAGES_PER_ROUND = 20;
 /** Longer than the SMTP timeouts together, so a lease never runs out while its message is being sent. */
 const LEASE_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 6;
@@ -148,7 +149,7 @@ function retryDelayMs(attempt: number): number {
  */
 export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
   let settled = 0;
-  for (let round = 0; round < BATCH; round++) {
+  for (let round = 0; round < MESSAGES_PER_ROUND; round++) {
     const now = deps.clock.now();
     const leaseUntil = new Date(now.getTime() + LEASE_MS).toISOString();
     const [mail] = await repo.leaseDueMail(deps.db, now.toISOString(), leaseUntil, 1);
