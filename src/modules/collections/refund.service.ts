@@ -10,7 +10,6 @@ import {
   assertRefundable,
   confirmRefund,
   getPayment,
-  getPaymentRow,
   releaseRefund,
   reserveRefund,
 } from '../ledger/index.ts';
@@ -40,10 +39,10 @@ export async function refundPayment(
     creditNumber?: string;
   },
 ): Promise<Payment> {
-  const row = await getPaymentRow(ctx, paymentId);
+  const payment = await getPayment(ctx, paymentId);
   const problems: FieldProblem[] = [];
   const amountMinor =
-    input.amount === undefined ? undefined : checkedAmount(input.amount, row.currency_code, problems);
+    input.amount === undefined ? undefined : checkedAmount(input.amount, payment.currencyCode, problems);
   const paidInvoices = input.paidInvoices ?? 'credit';
   const memo = optionalText(input.memo) ?? null;
   const creditNumber = input.creditNumber === undefined ? undefined : input.creditNumber.trim();
@@ -55,7 +54,7 @@ export async function refundPayment(
     });
   }
   if (problems.length > 0) throw new ValidationError(problems);
-  assertRefundable(row);
+  assertRefundable(payment);
   const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
   const gateway = charge?.charge_id ? await getGateway(ctx, charge.gateway_id) : undefined;
   if (!gateway || !canCharge(gateway)) {
@@ -83,7 +82,7 @@ export async function refundPayment(
           gateway_id: gateway.id,
           charge_id: charge!.charge_id!,
           amount_minor: reservation.amountMinor,
-          currency_code: row.currency_code,
+          currency_code: payment.currencyCode,
           idempotency_key: `refund_${reservation.adjustmentId}`,
           state: 'started',
           started_at: nowInstant(tctx),

@@ -14,7 +14,7 @@ export {
 export type { WebhookAccounts, WebhookDeliveryDeps } from './webhookDelivery.service.ts';
 export type { WebhookWorker, WebhookWorkerOptions } from './webhook.worker.ts';
 export { startWebhookWorker } from './webhook.worker.ts';
-export type { WebhookEndpoint } from './webhookEndpoint.service.ts';
+export type { WebhookEndpoint } from './webhookEndpoint.ts';
 export {
   configureWebhookEndpointLimit,
   disableEndpoint,

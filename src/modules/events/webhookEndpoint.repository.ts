@@ -4,8 +4,22 @@ import type { Page } from '../../core/paging.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import type { WebhookEndpointsTable } from '../../storage/schema.events.ts';
+import type { WebhookEndpoint } from './webhookEndpoint.ts';
 
 export type WebhookEndpointRow = Omit<Selectable<WebhookEndpointsTable>, 'account_id'>;
+
+function webhookEndpointFromRow(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    enabledEvents: JSON.parse(row.enabled_events) as string[],
+    status: row.status,
+    disabledReason: row.disabled_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
 
 const ENDPOINT_COLUMNS = [
   'id',
@@ -23,13 +37,18 @@ const ENDPOINT_COLUMNS = [
   'updated_at',
 ] as const;
 
-export function findEndpoint(db: Db, accountId: number, id: number): Promise<WebhookEndpointRow | undefined> {
-  return db
+export async function findEndpoint(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<WebhookEndpoint | undefined> {
+  const row = await db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
+  return row && webhookEndpointFromRow(row);
 }
 
 /**
@@ -47,23 +66,24 @@ export function lockEndpoint(db: Db, accountId: number, id: number): Promise<Web
     .executeTakeFirst();
 }
 
-export function endpointsByIds(
+export async function endpointsByIds(
   db: Db,
   accountId: number,
   ids: readonly number[],
-): Promise<WebhookEndpointRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
+): Promise<WebhookEndpoint[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .orderBy('id')
     .execute();
+  return rows.map(webhookEndpointFromRow);
 }
 
-export function listEndpoints(db: Db, accountId: number, page: Page): Promise<WebhookEndpointRow[]> {
-  return db
+export async function listEndpoints(db: Db, accountId: number, page: Page): Promise<WebhookEndpoint[]> {
+  const rows = await db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('account_id', '=', accountId)
@@ -71,6 +91,7 @@ export function listEndpoints(db: Db, accountId: number, page: Page): Promise<We
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(webhookEndpointFromRow);
 }
 
 /**

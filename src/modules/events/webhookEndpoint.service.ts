@@ -11,11 +11,8 @@ import { knownEventTypes } from './eventTypeCatalogue.ts';
 import type { EventToEmit } from './event.service.ts';
 import type { ResourceRef } from './eventObjects.ts';
 import * as repo from './webhookEndpoint.repository.ts';
-import type { WebhookEndpointRow } from './webhookEndpoint.repository.ts';
+import type { WebhookEndpoint, WebhookEndpointStatus } from './webhookEndpoint.ts';
 import { webhookUrlProblem } from './webhookUrlPolicy.ts';
-
-export type WebhookEndpoint = WebhookEndpointRow;
-export type WebhookEndpointStatus = WebhookEndpoint['status'];
 
 export interface WebhookEndpointInput {
   url: string;

@@ -1,10 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { WebhookDelivery } from './webhookDeliveryReads.service.ts';
-import type {
-  WebhookEndpoint,
-  WebhookEndpointChanges,
-  WebhookEndpointInput,
-} from './webhookEndpoint.service.ts';
+import type { WebhookEndpoint } from './webhookEndpoint.ts';
+import type { WebhookEndpointChanges, WebhookEndpointInput } from './webhookEndpoint.service.ts';
 import type {
   CreateWebhookEndpointBody,
   DeliveryOut,
@@ -18,11 +15,11 @@ export function toWebhookEndpointDto(endpoint: WebhookEndpoint): Static<typeof W
     webhookEndpointID: endpoint.id,
     Url: endpoint.url,
     Description: endpoint.description,
-    EnabledEvents: JSON.parse(endpoint.enabled_events) as string[],
+    EnabledEvents: endpoint.enabledEvents,
     Status: endpoint.status,
-    DisabledReason: endpoint.disabled_reason,
-    CreatedDate: endpoint.created_at,
-    UpdatedDate: endpoint.updated_at,
+    DisabledReason: endpoint.disabledReason,
+    CreatedDate: endpoint.createdAt,
+    UpdatedDate: endpoint.updatedAt,
   };
 }
 

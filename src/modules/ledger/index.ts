@@ -11,7 +11,6 @@ export { creditNotesByIds } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
 export {
   getPayment,
-  getPaymentRow,
   paymentsByIds,
   recordCollectedPayment,
   reversePayment,

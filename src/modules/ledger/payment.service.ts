@@ -420,7 +420,7 @@ export function reversePayment(
   ctx: ServiceContext,
   paymentId: number,
   failure: { reason: string; code: string },
-  alsoInTransaction: (ctx: ServiceContext, payment: PaymentRow) => Promise<EventToEmit[]> = async () => [],
+  alsoInTransaction: (ctx: ServiceContext) => Promise<EventToEmit[]> = async () => [],
 ): Promise<void> {
   return withLockedRecord(
     ctx,
@@ -444,7 +444,7 @@ export function reversePayment(
         failure_code: failure.code,
         updated_at: ctx.clock.now().toISOString(),
       });
-      const also = await alsoInTransaction(ctx, row);
+      const also = await alsoInTransaction(ctx);
       await emitEvents(ctx, [{ type: 'payment.reversed', ref, before }, ...outcome.targetEvents, ...also]);
     },
   );

@@ -9,11 +9,12 @@ import { insertRefundAdjustment } from './adjustment.service.ts';
 import * as adjustments from './adjustment.repository.ts';
 import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
 import type { Allocation, AllocationEntry } from './allocation.service.ts';
-import type { TargetRef } from '../../core/allocation.ts';
+import type { PaymentState, TargetRef } from '../../core/allocation.ts';
 import { issueCreditNoteInTransaction, withdrawCreditNoteInTransaction } from './creditNote.service.ts';
 import { withLockedRecord } from './moneyMovement.ts';
 import { getPaymentRow, sourceOf } from './payment.service.ts';
 import type { PaymentRow } from './payment.repository.ts';
+import type { Payment } from './payment.ts';
 
 /**
  * Money paid back to a customer through the gateway that collected it (spec: "a refund is treated as a positive
@@ -48,8 +49,8 @@ export interface RefundReservation {
 }
 
 /** Whether the payment was collected and settled through a gateway, so that it can be refunded; 409 otherwise. */
-export function assertRefundable(payment: PaymentRow): void {
-  if (payment.payment_method_id === null || payment.state !== 'settled') {
+export function assertRefundable(payment: Pick<Payment, 'id' | 'paymentMethodId' | 'state'>): void {
+  if (payment.paymentMethodId === null || payment.state !== 'settled') {
     throw new ConflictError(
       'payment_not_refundable',
       `Payment ${payment.id} was not collected and settled through a gateway: record money paid back with an adjustment`,
@@ -219,13 +220,17 @@ export function reserveRefund<T>(
     /** The credit note `credit` issues: its number (undefined: the next of the account's sequence) and memo. */
     creditNote: { creditNumber: string | undefined; memo: string };
   },
-  claim: (ctx: ServiceContext, reservation: RefundReservation, payment: PaymentRow) => Promise<T>,
+  claim: (ctx: ServiceContext, reservation: RefundReservation) => Promise<T>,
 ): Promise<T> {
   return withLockedRecord(
     ctx,
     (ctx) => getPaymentRow(ctx, refund.paymentId),
     async (ctx, row) => {
-      assertRefundable(row);
+      assertRefundable({
+        id: row.id,
+        paymentMethodId: row.payment_method_id,
+        state: row.state as PaymentState,
+      });
       const allocations = (await allocationsOfSources(ctx, 'payment', [row.id])).get(row.id) ?? [];
       const plan = await planRefund(ctx, row, allocations, refund.amountMinor);
       const adjustmentId = await insertRefundAdjustment(ctx, {
@@ -262,7 +267,7 @@ export function reserveRefund<T>(
         fromInvoices: plan.fromInvoices,
         creditNoteId: creditNote?.id ?? null,
       };
-      return claim(ctx, reservation, row);
+      return claim(ctx, reservation);
     },
   );
 }
