@@ -271,12 +271,12 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
         loose(db)
           .selectFrom(table)
           .selectAll()
-          .where('subscription_id', '=', subscription.view.id)
+          .where('subscription_id', '=', subscription.id)
           .orderBy('id')
           .execute() as Promise<Row[]>;
       templates.set(`${cohort.key}/${autoSend}`, {
         customer: await rowOf('customers', customer.id),
-        subscription: await rowOf('subscriptions', subscription.view.id),
+        subscription: await rowOf('subscriptions', subscription.id),
         components: (await read('subscription_components')).map(withoutId),
         usage: (await read('subscription_usage')).map(withoutId),
         periods: (await read('subscription_periods')).map(withoutId),

@@ -10,7 +10,7 @@ export {
 } from './subscriptionBilling.service.ts';
 
 export type { ComponentChoice } from './subscriptionInput.ts';
-export type { Subscription, SubscriptionComponent } from './subscriptionReads.service.ts';
+export type { Subscription, SubscriptionComponent } from './subscription.ts';
 export {
   countLiveSubscriptionsByCustomer,
   countLiveSubscriptionsByPackageVersion,

@@ -9,6 +9,7 @@ import type {
   SubscriptionUsageTable,
   SubscriptionsTable,
 } from '../../storage/schema.ts';
+import type { StoredSubscription } from './subscription.ts';
 import type { SubscriptionRow } from './subscriptionTimeline.ts';
 
 export type NewSubscriptionRow = Insertable<SubscriptionsTable>;
@@ -65,6 +66,39 @@ export type SubscriptionView = SubscriptionRow & {
   package_name: string;
   package_version_no: number;
 };
+
+export function subscriptionFromView(view: SubscriptionView): StoredSubscription {
+  return {
+    id: view.id,
+    customerId: view.customer_id,
+    customerName: [view.customer_name, view.customer_last_name].filter(Boolean).join(' '),
+    packageId: view.package_id,
+    packageName: view.package_name,
+    packageVersionId: view.package_version_id,
+    packageVersionNumber: view.package_version_no,
+    packageRateTermId: view.package_rate_term_id,
+    currencyCode: view.currency_code,
+    term: view.term,
+    termType: view.term_type,
+    chargePrice: view.charge_price,
+    startDate: view.start_date,
+    endDate: view.end_date,
+    trialEndDate: view.trial_end_date,
+    isProRata: Boolean(view.is_pro_rata),
+    firstProrataSyncDate: view.first_prorata_sync_date,
+    numDaysBeforeToInvoice: view.num_days_before_to_inv,
+    cancelType: view.cancel_type,
+    cancelDate: view.cancel_date,
+    lastInvoiceDate: view.last_inv_date,
+    lastRenewDate: view.last_renew_date,
+    nextRenewDate: view.next_renew_date,
+    parkedReason: view.parked_reason,
+    collectionMethod: view.collection_method,
+    gatewayId: view.gateway_id,
+    customerPaymentMethodId: view.customer_payment_method_id,
+    updatedAt: view.updated_at,
+  };
+}
 
 const USAGE_COLUMNS = [
   'id',

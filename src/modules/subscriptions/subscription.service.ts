@@ -20,7 +20,7 @@ import { chooseComponents, choosePriceTerms, priceChoiceColumns, readDate } from
 import type { ComponentChoice, PriceChoiceInput } from './subscriptionInput.ts';
 import { preview } from './subscriptionChanges.service.ts';
 import { getSubscription } from './subscriptionReads.service.ts';
-import type { Subscription } from './subscriptionReads.service.ts';
+import type { Subscription } from './subscription.ts';
 import { anchorDateOf } from './subscriptionTimeline.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 

@@ -5,35 +5,14 @@ import { groupBy } from '../../core/collections.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError } from '../../core/subscriptionBilling.ts';
-import type { SubscriptionStatus } from '../../core/subscriptionBilling.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import * as repo from './subscription.repository.ts';
+import { subscriptionFromView } from './subscription.repository.ts';
 import type { SubscriptionView } from './subscription.repository.ts';
+import type { Subscription } from './subscription.ts';
 import type { UsageRow } from './subscription.repository.ts';
 import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
-
-/** A component on a subscription with the units recorded in the current usage period. */
-export interface SubscriptionComponent {
-  componentId: number;
-  componentVersionId: number;
-  componentVersionNo: number;
-  /** Exact decimal; "0" when nothing is recorded in the period. */
-  numUnits: string;
-  memo: string | null;
-  isSetUnits: boolean;
-}
-
-export interface Subscription {
-  view: SubscriptionView;
-  status: SubscriptionStatus;
-  isCancelled: boolean;
-  isExpired: boolean;
-  isFutureChange: boolean;
-  /** comp_nextInvDate: the date of the next invoice (the upcoming-invoice preview's); null when none is coming. */
-  nextInvoiceDate: PlainDate | null;
-  components: SubscriptionComponent[];
-}
 
 /**
  * The next invoice's date, planned from the record (the bill run's next_inv_date can be a day it only records a
@@ -74,7 +53,7 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
     const current = usage.filter((u) => u.period_start <= day && day < u.period_end);
     const cancelled = view.cancel_date !== null && view.cancel_date <= on;
     return {
-      view,
+      ...subscriptionFromView(view),
       status: statusOf(view, on),
       isCancelled: cancelled,
       isExpired: view.end_date !== null && view.end_date <= on,
@@ -115,7 +94,7 @@ export async function subscriptionsByIds(
   ids: readonly number[],
 ): Promise<Map<number, Subscription>> {
   const found = await assemble(ctx, await repo.findSubscriptionViews(ctx.db, ctx.account.id, ids));
-  return new Map(found.map((subscription) => [subscription.view.id, subscription]));
+  return new Map(found.map((subscription) => [subscription.id, subscription]));
 }
 
 export async function listSubscriptions(ctx: ServiceContext, page: Page): Promise<Subscription[]> {

@@ -3,7 +3,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import type { CreateSubscriptionInput } from './subscription.service.ts';
 import type { UsageRecord } from './subscriptionComponents.service.ts';
 import type { ComponentChoice } from './subscriptionInput.ts';
-import type { Subscription } from './subscriptionReads.service.ts';
+import type { Subscription } from './subscription.ts';
 import type {
   CreateSubscriptionBody,
   ModifyComponentsBody,
@@ -14,35 +14,35 @@ import type {
 /** Prices and units are exact decimals of at most 4 decimals; as JSON numbers they read back the same. */
 const wireDecimal = (value: string): number => Number(value);
 
-export function toSubscriptionDto({ view, ...s }: Subscription, timeZone: string): SubscriptionOut {
+export function toSubscriptionDto(subscription: Subscription, timeZone: string): SubscriptionOut {
   const date = (value: PlainDate | null) => (value === null ? null : startOfDate(value, timeZone));
   return {
-    subscriptionID: view.id,
-    customerID: view.customer_id,
-    packageID: view.package_id,
-    packageVersionID: view.package_version_id,
-    packageVersionNumber: view.package_version_no,
-    packageRateTermID: view.package_rate_term_id,
-    CustomerName: [view.customer_name, view.customer_last_name].filter(Boolean).join(' '),
-    PackageName: view.package_name,
-    Term: view.term,
-    TermType: view.term_type,
-    StartDate: startOfDate(view.start_date, timeZone),
-    EndDate: date(view.end_date),
-    TrialEndDate: date(view.trial_end_date),
-    firstProrataSyncDate: date(view.first_prorata_sync_date),
-    isProRata: Boolean(view.is_pro_rata),
-    isFutureChange: s.isFutureChange,
-    isCancelled: s.isCancelled,
-    isExpired: s.isExpired,
-    lastInvDate: date(view.last_inv_date),
-    lastRenewDate: date(view.last_renew_date),
-    nextRenewDate: date(view.next_renew_date),
-    numDaysBeforeToInv: view.num_days_before_to_inv,
-    comp_nextInvDate: date(s.nextInvoiceDate),
-    comp_Status: s.status,
-    LastModified: view.updated_at,
-    componentUsage: s.components.map((c) => ({
+    subscriptionID: subscription.id,
+    customerID: subscription.customerId,
+    packageID: subscription.packageId,
+    packageVersionID: subscription.packageVersionId,
+    packageVersionNumber: subscription.packageVersionNumber,
+    packageRateTermID: subscription.packageRateTermId,
+    CustomerName: subscription.customerName,
+    PackageName: subscription.packageName,
+    Term: subscription.term,
+    TermType: subscription.termType,
+    StartDate: startOfDate(subscription.startDate, timeZone),
+    EndDate: date(subscription.endDate),
+    TrialEndDate: date(subscription.trialEndDate),
+    firstProrataSyncDate: date(subscription.firstProrataSyncDate),
+    isProRata: subscription.isProRata,
+    isFutureChange: subscription.isFutureChange,
+    isCancelled: subscription.isCancelled,
+    isExpired: subscription.isExpired,
+    lastInvDate: date(subscription.lastInvoiceDate),
+    lastRenewDate: date(subscription.lastRenewDate),
+    nextRenewDate: date(subscription.nextRenewDate),
+    numDaysBeforeToInv: subscription.numDaysBeforeToInvoice,
+    comp_nextInvDate: date(subscription.nextInvoiceDate),
+    comp_Status: subscription.status,
+    LastModified: subscription.updatedAt,
+    componentUsage: subscription.components.map((c) => ({
       componentID: c.componentId,
       componentVersionID: c.componentVersionId,
       componentVersionNumber: c.componentVersionNo,
@@ -50,15 +50,15 @@ export function toSubscriptionDto({ view, ...s }: Subscription, timeZone: string
       NumUnits: wireDecimal(c.numUnits),
       isSetUnits: c.isSetUnits,
     })),
-    CurrencyCode: view.currency_code,
-    ChargePrice: wireDecimal(view.charge_price),
-    CancelType: view.cancel_type,
-    CancelDate: date(view.cancel_date),
-    isParked: view.parked_reason !== null,
-    ParkedReason: view.parked_reason,
-    CollectionMethod: view.collection_method,
-    gatewayID: view.gateway_id,
-    customerPaymentMethodID: view.customer_payment_method_id,
+    CurrencyCode: subscription.currencyCode,
+    ChargePrice: wireDecimal(subscription.chargePrice),
+    CancelType: subscription.cancelType,
+    CancelDate: date(subscription.cancelDate),
+    isParked: subscription.parkedReason !== null,
+    ParkedReason: subscription.parkedReason,
+    CollectionMethod: subscription.collectionMethod,
+    gatewayID: subscription.gatewayId,
+    customerPaymentMethodID: subscription.customerPaymentMethodId,
   };
 }
 
