@@ -38,8 +38,33 @@ export interface RecurringTax {
   perc: string;
 }
 
+/**
+ * A recurring invoice as the module answers it, made from its rows by `recurringInvoicesFromRows`: what the wire
+ * mapping and other modules read, never the row (the bill run's lease and period count stay inside).
+ */
 export interface RecurringInvoice {
-  row: RecurringInvoiceRow;
+  id: number;
+  customerId: number;
+  currencyCode: string;
+  reference: string | null;
+  term: number;
+  termType: string;
+  startDate: PlainDate;
+  endDate: PlainDate | null;
+  lastInvoiceDate: PlainDate | null;
+  lastRenewDate: PlainDate | null;
+  nextRenewDate: PlainDate | null;
+  numDaysBeforeToInvoice: number;
+  isCancelled: boolean;
+  parkedReason: string | null;
+  parkedAt: string | null;
+  /** Its own collection settings, copied to its invoices; null: they follow the customer's. */
+  collectionMethod: string | null;
+  gatewayId: number | null;
+  customerPaymentMethodId: number | null;
+  invoiceTerms: string | null;
+  invoiceNotes: string | null;
+  updatedAt: string;
   /** The customer's SuspendedDate while the customer is suspended, else null. */
   suspendedAt: string | null;
   status: RecurringStatus;
@@ -102,7 +127,27 @@ export function recurringInvoicesFromRows(
       isCancelled: Boolean(row.is_cancelled),
     };
     return {
-      row,
+      id: row.id,
+      customerId: row.customer_id,
+      currencyCode: row.currency_code,
+      reference: row.reference,
+      term: row.term,
+      termType: row.term_type,
+      startDate: row.start_date,
+      endDate: row.end_date,
+      lastInvoiceDate: row.last_inv_date,
+      lastRenewDate: row.last_renew_date,
+      nextRenewDate: row.next_renew_date,
+      numDaysBeforeToInvoice: row.num_days_before_to_inv,
+      isCancelled: Boolean(row.is_cancelled),
+      parkedReason: row.parked_reason,
+      parkedAt: row.parked_at,
+      collectionMethod: row.collection_method,
+      gatewayId: row.gateway_id,
+      customerPaymentMethodId: row.customer_payment_method_id,
+      invoiceTerms: row.invoice_terms,
+      invoiceNotes: row.invoice_notes,
+      updatedAt: row.updated_at,
       suspendedAt: customer_is_suspended ? customer_suspended_at : null,
       status: recurringStatus(schedule, on),
       isExpired: isRecurringExpired(schedule, on),

@@ -38,7 +38,7 @@ export async function recurringInvoicesByIds(
   ids: readonly number[],
 ): Promise<Map<number, RecurringInvoice>> {
   const found = await withLines(ctx, await repo.findRecurringInvoices(ctx.db, ctx.account.id, ids));
-  return new Map(found.map((invoice) => [invoice.row.id, invoice]));
+  return new Map(found.map((invoice) => [invoice.id, invoice]));
 }
 
 /** The account's recurring invoices in creation order, or one customer's (404 for a customer it cannot see). */
