@@ -17,6 +17,7 @@ const MODULE_ORDER = [
   'subscriptions',
   'collections',
   'batches',
+  'widgets',
 ];
 
 const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|connectModules)[.]ts$|cli/)';

@@ -34,6 +34,10 @@ import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptio
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
+import { registerWidgetsRoutes } from './modules/widgets/widgets.routes.ts';
+import { registerCaptureFrameRoutes } from './modules/widgets/captureFrame.routes.ts';
+import { getAccount } from './modules/auth/index.ts';
+import type { Account, Actor } from './context.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -102,6 +106,7 @@ function registerRoutes(v1: App): void {
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);
   registerBatchesRoutes(v1);
+  registerWidgetsRoutes(v1);
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
 }
@@ -158,6 +163,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  /** A request's context acting for an account: its key's under /v1, a capture session's in the frame. */
+  const accountContext = (account: Account, request: FastifyRequest, actor?: Actor): ServiceContext => ({
+    account,
+    db: deps.storage.db,
+    // A test account lives on its own clock, which only the test-clock API moves.
+    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
+    wallClock: deps.wallClock,
+    log: request.log,
+    secrets: deps.secrets,
+    mailQueued: deps.mailQueued,
+    webhookSender: deps.webhookSender,
+    ...(actor ? { actor } : {}),
+  });
+
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
   await app.register(
@@ -168,24 +187,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         const authenticated = await authenticate(deps.storage.db, credentials);
         if (!authenticated) return failedAuthentication(request, reply);
         const { account, apiKeyId } = authenticated;
-        request.ctx = {
-          account,
-          db: deps.storage.db,
-          // A test account lives on its own clock, which only the test-clock API moves.
-          clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
-          wallClock: deps.wallClock,
-          log: request.log,
-          secrets: deps.secrets,
-          mailQueued: deps.mailQueued,
-          webhookSender: deps.webhookSender,
-          actor: {
-            kind: 'api_key',
-            apiKeyId,
-            clientAddress: request.ip,
-            requestId: request.id,
-            operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
-          },
-        };
+        request.ctx = accountContext(account, request, {
+          kind: 'api_key',
+          apiKeyId,
+          clientAddress: request.ip,
+          requestId: request.id,
+          operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
+        });
       });
       registerIdempotency(v1, {
         db: deps.storage.db,
@@ -198,6 +206,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/v1' },
   );
+  // The capture widget's loader and frame, for browsers: no API key, the session's account found by its HashToken.
+  registerCaptureFrameRoutes(app as unknown as App, {
+    db: deps.storage.db,
+    contextFor: async (accountId, request) =>
+      accountContext(await getAccount(deps.storage.db, accountId), request),
+  });
 
   return app as unknown as App;
 }

@@ -44,6 +44,7 @@ import {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
 } from './modules/subscriptions/index.ts';
+import { CAPTURE_SESSION_EVENT_TYPES } from './modules/widgets/index.ts';
 import { eventObjectRenderers } from './views/eventObjects.ts';
 
 /**
@@ -94,5 +95,6 @@ export function connectModules(): void {
     ...CREDIT_NOTE_EVENT_TYPES,
     ...ADJUSTMENT_EVENT_TYPES,
     ...BATCH_EVENT_TYPES,
+    ...CAPTURE_SESSION_EVENT_TYPES,
   ]);
 }

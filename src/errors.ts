@@ -9,7 +9,7 @@ export interface FieldProblem {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not_found' | 'conflict' | 'validation' | 'not_allowed';
+  abstract readonly kind: 'not_found' | 'conflict' | 'validation' | 'not_allowed' | 'gone';
   constructor(
     readonly code: string,
     message: string,
@@ -46,4 +46,12 @@ export class ValidationError extends DomainError {
 /** The request is understood and valid but the operation is not allowed for this caller. */
 export class NotAllowedError extends DomainError {
   readonly kind = 'not_allowed';
+}
+
+/**
+ * The resource existed but is no longer available for the operation, and never will be again (a capture session
+ * past its grace period: docs/design/hosted-pages.md, "Capture widget").
+ */
+export class GoneError extends DomainError {
+  readonly kind = 'gone';
 }

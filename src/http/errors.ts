@@ -13,6 +13,7 @@ const STATUS_OF_KIND: Record<DomainError['kind'], number> = {
   conflict: 409,
   validation: 422,
   not_allowed: 403,
+  gone: 410,
 };
 
 // Fastify's own client errors, reworded for people and given stable codes.

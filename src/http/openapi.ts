@@ -110,6 +110,10 @@ const TAGS = [
     'Batches',
     'Bank debits collected together: lines are Pending payments until the bank answers; bank files and returns.',
   ],
+  [
+    'Capture widget',
+    'A hosted frame that captures a card (and may charge it) on your page; you confirm and link it from your server.',
+  ],
   ['Test clock', "A test account's own clock: advance it to run the real bill run for every day passed."],
   [
     'Events',

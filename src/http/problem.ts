@@ -12,6 +12,7 @@ const TITLES: Record<number, string> = {
   406: 'Not Acceptable',
   408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',

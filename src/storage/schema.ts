@@ -9,6 +9,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from './schema.events.ts';
+import type { CaptureSessionsTable } from './schema.widgets.ts';
 import type {
   BatchesTable,
   BatchLinesTable,
@@ -44,6 +45,7 @@ import type {
 export type * from './columnTypes.ts';
 export type * from './schema.billing.ts';
 export type * from './schema.collections.ts';
+export type * from './schema.widgets.ts';
 
 export interface AccountsTable {
   id: Id;
@@ -402,4 +404,5 @@ export interface Database {
   test_gateway_batches: TestGatewayBatchesTable;
   refund_attempts: RefundAttemptsTable;
   refund_attempt_invoices: RefundAttemptInvoicesTable;
+  capture_sessions: CaptureSessionsTable;
 }

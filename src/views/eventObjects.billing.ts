@@ -16,6 +16,7 @@ import {
 import { toPaymentMethodDto, unopenedPaymentMethodsByIds } from '../modules/paymentMethods/index.ts';
 import { subscriptionsByIds, toSubscriptionDto } from '../modules/subscriptions/index.ts';
 import { batchesByTokens, toBatchDto } from '../modules/batches/index.ts';
+import { captureSessionsByIds, toCaptureSessionDto } from '../modules/widgets/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -51,4 +52,8 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
     const found = await batchesByTokens(ctx, tokens.map(String));
     return new Map([...found].map(([token, batch]) => [token, toBatchDto(batch, ctx.account.timeZone)]));
   },
+  // Without HashToken and Html: events are stored and sent on, and the browser's token is not theirs to carry.
+  capture_session: numericRenderer(captureSessionsByIds, (_ctx, found) =>
+    found.map((session) => toCaptureSessionDto(session)),
+  ),
 };

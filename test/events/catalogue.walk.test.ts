@@ -476,6 +476,46 @@ async function walkBatches(account: TestAccount, today: string): Promise<string>
   return failing.BatchToken;
 }
 
+/**
+ * Capture widget sessions: one captured through the frame's submit (as the browser posts it) and completed for a
+ * customer; another locked by five declined cards, each a failed attempt.
+ */
+async function walkWidgets(account: TestAccount, customerID: number, today: string) {
+  const [gateway] = await read(account, '/v1/gateways');
+  const session = async () =>
+    ok(account, 'POST', '/v1/widgets/capturepaymethod/create', {
+      VaultingType: 'VaultGateway',
+      SaleType: 'VaultSale',
+      ExpiresIn: '00:30:00',
+      isVaultOnlyOnSuccess: true,
+      CurrencyCode: 'USD',
+      GatewayToken: gateway.GatewayToken,
+      AuthDomain: 'https://shop.example.com',
+      Amount: 25,
+      Description: 'Pro plan, first month',
+    });
+  const submit = (hashToken: string, number: string) =>
+    t.request('POST', `/widget/capture/${hashToken}/submit`, {
+      auth: false,
+      body: {
+        number,
+        expiry: `12/${Number(today.slice(2, 4)) + 2}`,
+        securityCode: '123',
+        name: 'Ada Lovelace',
+      },
+    });
+  const captured = await session();
+  expect((await submit(captured.HashToken, '4242424242424242')).status).toBe(200);
+  await ok(account, 'PUT', '/v1/widgets/capturepaymethod/complete', {
+    customerID,
+    SessionToken: captured.SessionToken,
+  });
+  const locked = await session();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    expect((await submit(locked.HashToken, '4000000000000002')).status).toBe(422);
+  }
+}
+
 describe('the event catalogue', () => {
   it('has every declared type triggered by one walk, delivered once and signed, and documented', async () => {
     const undescribed = DECLARED_EVENT_TYPES.filter((type) => !EVENT_DESCRIPTIONS[type]);
@@ -500,6 +540,7 @@ describe('the event catalogue', () => {
     await walkSubscriptions(account, customerID, today);
     const [disputedCustomer, refundedCustomer] = await walkCollections(account, today);
     const failedBatch = await walkBatches(account, today);
+    await walkWidgets(account, customerID, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: failedBatch });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);

@@ -16,6 +16,7 @@ import {
 } from '../../src/modules/ledger/index.ts';
 import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/index.ts';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
+import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 
 // The event catalogue: every type the modules declare, what triggers it, and how docs/event-catalogue.md shows
@@ -37,6 +38,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...CREDIT_NOTE_EVENT_TYPES,
   ...ADJUSTMENT_EVENT_TYPES,
   ...BATCH_EVENT_TYPES,
+  ...CAPTURE_SESSION_EVENT_TYPES,
   ...WEBHOOK_EVENT_TYPES,
 ];
 
@@ -191,6 +193,15 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'batch.processed':
     'Every line of a batch is final: paid (no return within the rail’s window) or returned unpaid. Late returns may still fail a line.',
   'batch.cancelled': 'A batch was cancelled (`PUT /v1/batches/cancel`); its pending payments fail.',
+  'capture_session.created':
+    'A capture session of the hosted widget was created (`POST /v1/widgets/capturepaymethod/create`); the object never shows its HashToken or Html.',
+  'capture_session.captured':
+    'The frame took a card into the gateway’s vault (and charged a sale): confirm it here, then link it with `PUT …/complete`.',
+  'capture_session.failed':
+    'A submit in the frame failed (invalid fields or a declined card) and counted as one of its five attempts.',
+  'capture_session.locked': 'A fifth failed submit locked the session: its frame takes no more cards.',
+  'capture_session.completed':
+    'The session was completed for a customer (`PUT …/complete`): the card became a payment method, a sale a payment.',
   'webhook_endpoint.created': 'A webhook endpoint was created (`POST /v1/webhookendpoints`).',
   'webhook_endpoint.updated': 'A webhook endpoint changed: its URL, events, description or status.',
   'webhook_endpoint.deleted': 'A webhook endpoint was deleted; the object is the endpoint as it was.',
@@ -228,6 +239,7 @@ const RESOURCE_ORDER = [
   'credit_note',
   'adjustment',
   'batch',
+  'capture_session',
   'webhook_endpoint',
 ];
 

@@ -360,14 +360,16 @@ export async function removePayment(ctx: ServiceContext, payment: MoneySource): 
 /** A charge a gateway answered, to be recorded as a payment of one invoice. */
 export interface CollectedPaymentInput {
   customerId: number;
-  invoiceId: number;
+  /** The invoice it pays; null for money taken with no invoice named (a capture widget's sale), unallocated. */
+  invoiceId: number | null;
   currencyCode: string;
   amountMinor: number;
   /** What of the amount the invoice still owes (the rest, paid meanwhile by other means, stays unallocated). */
   allocateMinor: number;
   date: PlainDate;
   method: string;
-  paymentMethodId: number;
+  /** The method charged; null when it was not kept (a capture widget's Sale). */
+  paymentMethodId: number | null;
   state: PaymentState;
   /** The gateway's charge id. */
   ref: string | null;
@@ -393,7 +395,7 @@ export async function recordCollectedPayment(
   });
   const paymentId = source.id;
   const events: EventToEmit[] = [{ type: 'payment.created', ref: paymentRef(paymentId) }];
-  if (input.state !== 'failed' && input.allocateMinor > 0) {
+  if (input.state !== 'failed' && input.invoiceId !== null && input.allocateMinor > 0) {
     const allocated = await allocateNewSource(ctx, source, {
       autoApply: false,
       entries: [

@@ -189,3 +189,45 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
   );
   return readUnopenedPaymentMethod(ctx, id);
 }
+
+/** A card already in a gateway's vault (captured by the hosted widget), as the customer's payment method. */
+export interface VaultedCardInput {
+  customerId: number;
+  gatewayId: number;
+  token: string;
+  cardType: string;
+  lastFour: string;
+  nameOnCard: string;
+  lastNameOnCard: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/**
+ * Keeps a card the gateway vaulted before the customer was known (docs/design/hosted-pages.md, "Capture
+ * widget"): the customer's primary rules apply as for an added card, and it is not made primary over another.
+ * In the caller's transaction when it has one.
+ */
+export async function addVaultedCard(ctx: ServiceContext, input: VaultedCardInput): Promise<number> {
+  const now = nowInstant(ctx);
+  return insertWithPrimaryRules(
+    ctx,
+    {
+      account_id: ctx.account.id,
+      customer_id: input.customerId,
+      gateway_id: input.gatewayId,
+      method_type: 'credit_card',
+      token: input.token,
+      is_valid: true,
+      last_four: input.lastFour,
+      card_type: input.cardType,
+      name_on_card: input.nameOnCard,
+      last_name_on_card: input.lastNameOnCard,
+      expiry_month: input.expiryMonth,
+      expiry_year: input.expiryYear,
+      created_at: now,
+      updated_at: now,
+    },
+    false,
+  );
+}

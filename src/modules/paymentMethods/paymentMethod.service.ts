@@ -210,40 +210,50 @@ export async function insertWithPrimaryRules(
   row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
   wantsPrimary: boolean,
 ): Promise<number> {
+  // A caller's transaction (a capture session's complete, under the customer's lock) takes the steps once: a
+  // unique violation there aborts the whole transaction, and its lock already makes the customer's adds serial.
+  if (ctx.db.isTransaction) return insertUnderLock(ctx, row, wantsPrimary);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.transaction().execute(async (trx) => {
-        const tctx = inTransaction(ctx, trx);
-        await repo.lockCustomerPaymentMethods(trx, ctx.account.id, row.customer_id);
-        const hasPrimary = await repo.hasPrimaryPaymentMethod(trx, ctx.account.id, row.customer_id);
-        const formerPrimary =
-          wantsPrimary && hasPrimary ? await primaryBefore(tctx, row.customer_id) : undefined;
-        if (wantsPrimary && hasPrimary) {
-          await repo.clearPrimaryPaymentMethod(trx, ctx.account.id, row.customer_id, row.updated_at);
-        }
-        const isPrimary = wantsPrimary || !hasPrimary;
-        const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: isPrimary });
-        // A customer's first method is primary without taking it from another: no primary_changed then.
-        await emitEvents(tctx, [
-          { type: 'payment_method.created', ref: paymentMethodRef(id) },
-          ...(formerPrimary ? primaryMoveEvents({ id }, formerPrimary) : []),
-        ]);
-        if (isPrimary) {
-          await newPrimaryListener()(tctx, {
-            customerId: row.customer_id,
-            paymentMethodId: id,
-            type: row.method_type as PaymentMethodKind,
-            gatewayId: row.gateway_id ?? null,
-          });
-        }
-        return id;
-      });
+      return await ctx.db
+        .transaction()
+        .execute((trx) => insertUnderLock(inTransaction(ctx, trx), row, wantsPrimary));
     } catch (error) {
       // Two first methods of one customer at once: there was no row to lock, and the one-primary index refused
       // the second. Its retry sees the first and follows the rules again.
       if (!isUniqueViolation(error) || attempt >= PRIMARY_ATTEMPTS) throw error;
     }
   }
+}
+
+async function insertUnderLock(
+  tctx: ServiceContext,
+  row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
+  wantsPrimary: boolean,
+): Promise<number> {
+  const trx = tctx.db;
+  await repo.lockCustomerPaymentMethods(trx, tctx.account.id, row.customer_id);
+  const hasPrimary = await repo.hasPrimaryPaymentMethod(trx, tctx.account.id, row.customer_id);
+  const formerPrimary = wantsPrimary && hasPrimary ? await primaryBefore(tctx, row.customer_id) : undefined;
+  if (wantsPrimary && hasPrimary) {
+    await repo.clearPrimaryPaymentMethod(trx, tctx.account.id, row.customer_id, row.updated_at);
+  }
+  const isPrimary = wantsPrimary || !hasPrimary;
+  const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: isPrimary });
+  // A customer's first method is primary without taking it from another: no primary_changed then.
+  await emitEvents(tctx, [
+    { type: 'payment_method.created', ref: paymentMethodRef(id) },
+    ...(formerPrimary ? primaryMoveEvents({ id }, formerPrimary) : []),
+  ]);
+  if (isPrimary) {
+    await newPrimaryListener()(tctx, {
+      customerId: row.customer_id,
+      paymentMethodId: id,
+      type: row.method_type as PaymentMethodKind,
+      gatewayId: row.gateway_id ?? null,
+    });
+  }
+  return id;
 }
 
 /** PUT /v1/paymentmethods/{id}/setprimary: the method becomes its customer's only primary, in one transaction. */

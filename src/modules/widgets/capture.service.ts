@@ -1,0 +1,252 @@
+import { nowInstant, today, withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import {
+  CARD_NUMBER_MAX_DIGITS,
+  CARD_NUMBER_MIN_DIGITS,
+  cardDigits,
+  cardTypesOf,
+  isLuhnValid,
+} from '../../core/cards.ts';
+import { ConflictError, DomainError, GoneError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { emitEvents } from '../events/index.ts';
+import { GatewayTimeoutError, chargeStoredMethod, getGateway, vaultCard } from '../gateways/index.ts';
+import type { CardToVault } from '../gateways/index.ts';
+import { MAX_FAILED_ATTEMPTS, includesSale, keepsMethod, stateAt } from './captureSession.ts';
+import type { SaleType, StoredState, VaultingType } from './captureSession.ts';
+import * as repo from './captureSession.repository.ts';
+import type { CaptureSessionRow } from './captureSession.repository.ts';
+import { captureSessionRef, sha256 } from './captureSession.service.ts';
+
+/**
+ * The frame's side of a capture session (docs/design/hosted-pages.md, "Capture widget"): the session found by its
+ * HashToken, and a card submitted to it. No API key: the HashToken in the frame's URL is the capability, so a
+ * submit is limited (locked after MAX_FAILED_ATTEMPTS failures) and answers nothing a card tester could use.
+ */
+
+/** The card as the frame posts it (the frame's own fields, not the spec's). */
+export interface SubmittedCard {
+  number: string;
+  /** MM/YY or MM/YYYY. */
+  expiry: string;
+  securityCode: string;
+  name: string;
+}
+
+/** What the frame may tell the page: a display summary, never a token or a number. */
+export interface CaptureSummary {
+  cardType: string;
+  lastFour: string;
+  expiryMonth: number;
+  expiryYear: number;
+  charged: boolean;
+}
+
+/** A submit's claim lasts this long (wall time): past it, a claim a crash left is taken again. */
+const CLAIM_MS = 2 * 60 * 1000;
+/** A card may be at most this many years from expiring, as an added card (card.service.ts). */
+const CARD_YEARS_AHEAD = 20;
+
+/** The session whose HashToken this is, of any account (the caller then acts for that account). */
+export function findSessionByHashToken(
+  ctx: Pick<ServiceContext, 'db'>,
+  hashToken: string,
+): Promise<CaptureSessionRow | undefined> {
+  return repo.findCaptureSessionByHashDigest(ctx.db, sha256(hashToken));
+}
+
+/** Whether the frame can still take a card now, or why not (as the frame says it). */
+export function openState(ctx: ServiceContext, row: CaptureSessionRow) {
+  return stateAt(row.state as StoredState, row.expires_at, nowInstant(ctx));
+}
+
+function assertOpen(ctx: ServiceContext, row: CaptureSessionRow): void {
+  const state = openState(ctx, row);
+  if (state === 'expired') throw new GoneError('capture_session_expired', 'The session has expired');
+  if (state === 'locked') {
+    throw new ConflictError('capture_session_locked', 'Too many failed attempts: the session is locked');
+  }
+  if (state !== 'open')
+    throw new ConflictError('capture_session_captured', 'The session has captured already');
+}
+
+/** The frame's fields, checked as an added card is (card.service.ts), keyed by the frame's field names. */
+function checkedCard(ctx: ServiceContext, input: SubmittedCard, problems: FieldProblem[]): CardToVault {
+  const digits = cardDigits(input.number);
+  if (
+    digits === undefined ||
+    digits.length < CARD_NUMBER_MIN_DIGITS ||
+    digits.length > CARD_NUMBER_MAX_DIGITS ||
+    !isLuhnValid(digits)
+  ) {
+    problems.push({ field: 'number', message: 'Enter a valid card number' });
+  }
+  const cardType = digits === undefined ? undefined : cardTypesOf(digits)[0];
+  const expiry = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(input.expiry);
+  let expiryMonth = 0;
+  let expiryYear = 0;
+  if (!expiry) {
+    problems.push({ field: 'expiry', message: 'Enter the expiry as MM/YY' });
+  } else {
+    expiryMonth = Number(expiry[1]);
+    expiryYear = expiry[2]!.length === 2 ? 2000 + Number(expiry[2]) : Number(expiry[2]);
+    const [thisYear, thisMonth] = today(ctx).split('-').map(Number) as [number, number];
+    if (expiryMonth < 1 || expiryMonth > 12) {
+      problems.push({ field: 'expiry', message: 'The month must be 01 to 12' });
+    } else if (expiryYear < thisYear || (expiryYear === thisYear && expiryMonth < thisMonth)) {
+      // A card is good to the end of its expiry month, in the account's time zone.
+      problems.push({ field: 'expiry', message: 'The card has expired' });
+    } else if (expiryYear > thisYear + CARD_YEARS_AHEAD) {
+      problems.push({ field: 'expiry', message: 'Check the expiry year' });
+    }
+  }
+  const codeLength = cardType === 'American Express' ? 4 : 3;
+  if (!new RegExp(`^\\d{${codeLength}}$`).test(input.securityCode.trim())) {
+    problems.push({ field: 'securityCode', message: `Enter the ${codeLength}-digit security code` });
+  }
+  const name = input.name.trim().replace(/\s+/g, ' ');
+  if (name.length === 0 || name.length > 100)
+    problems.push({ field: 'name', message: 'Enter the name on the card' });
+  const words = name.split(' ');
+  const lastNameOnCard = words.length > 1 ? words.pop()! : name;
+  return {
+    number: digits ?? '',
+    cardType: cardType ?? 'Unknown',
+    nameOnCard: words.join(' '),
+    lastNameOnCard,
+    expiryMonth,
+    expiryYear,
+  };
+}
+
+/**
+ * A failed submit: counted, the session open again or locked after the last attempt, and told by events. The
+ * frame's problem is thrown after; the count is committed whatever it says.
+ */
+async function failAttempt(ctx: ServiceContext, row: CaptureSessionRow, reason: string): Promise<number> {
+  return withTransaction(ctx, async (tctx) => {
+    const failed = row.failed_attempts + 1;
+    const locked = failed >= MAX_FAILED_ATTEMPTS;
+    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+      state: (locked ? 'locked' : 'open') satisfies StoredState,
+      failed_attempts: failed,
+      claimed_until: null,
+      updated_at: nowInstant(tctx),
+    });
+    tctx.log.info({ captureSessionId: row.id, failed, reason }, 'capture attempt failed');
+    await emitEvents(tctx, [
+      { type: 'capture_session.failed', ref: captureSessionRef(row.id) },
+      ...(locked ? [{ type: 'capture_session.locked', ref: captureSessionRef(row.id) }] : []),
+    ]);
+    return MAX_FAILED_ATTEMPTS - failed;
+  });
+}
+
+/** Attempts left, for the frame to show; never why the gateway declined (a card tester's answer). */
+function refused(left: number, problems: FieldProblem[]): ValidationError {
+  const error = new ValidationError(problems, left > 0 ? 'capture_refused' : 'capture_session_locked');
+  return Object.assign(error, { attemptsLeft: left });
+}
+
+/** Hands the session back to open without counting (the gateway did not answer: nothing is known). */
+async function releaseClaim(ctx: ServiceContext, row: CaptureSessionRow): Promise<void> {
+  await repo.updateCaptureSession(ctx.db, ctx.account.id, row.id, {
+    state: 'open' satisfies StoredState,
+    claimed_until: null,
+    updated_at: nowInstant(ctx),
+  });
+}
+
+/**
+ * POST /widget/capture/{HashToken}/submit: the card goes to the gateway's vault (the test gateway only,
+ * docs/design/hosted-pages.md, "Card data and PCI scope"); a sale charges Amount; the session becomes captured
+ * with what a person may see of the card. The number is in memory only: never stored, logged or echoed.
+ */
+export async function submitCard(
+  ctx: ServiceContext,
+  found: CaptureSessionRow,
+  input: SubmittedCard,
+): Promise<CaptureSummary> {
+  assertOpen(ctx, found);
+  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
+  const wallNow = ctx.wallClock.now().getTime();
+  const row = await repo.claimCaptureSession(ctx.db, ctx.account.id, found.id, {
+    wallNow: new Date(wallNow).toISOString(),
+    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
+    now: nowInstant(ctx),
+  });
+  if (!row) throw new ConflictError('capture_in_progress', 'Another submit of this session is under way');
+
+  const problems: FieldProblem[] = [];
+  const card = checkedCard(ctx, input, problems);
+  if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
+
+  const gateway = await getGateway(ctx, row.gateway_id);
+  let token: string;
+  try {
+    ({ token } = await vaultCard(ctx, gateway, card, 'number'));
+  } catch (error) {
+    if (!(error instanceof DomainError)) {
+      await releaseClaim(ctx, row);
+      throw error;
+    }
+    const left = await failAttempt(ctx, row, 'vault_declined');
+    throw refused(left, [{ field: 'number', message: 'The card was declined' }]);
+  }
+
+  let charge: { chargeId: string; state: 'settled' | 'pending' } | undefined;
+  if (includesSale(row.sale_type as SaleType) && row.amount_minor !== null) {
+    let result;
+    try {
+      result = await chargeStoredMethod(ctx, gateway, {
+        token,
+        amountMinor: row.amount_minor,
+        currencyCode: row.currency_code,
+        // One charge per session and attempt: a submit asked again after a lost answer gets the first answer.
+        idempotencyKey: `capture-session:${row.id}:${row.failed_attempts}`,
+        description: row.description ?? `Capture session ${row.id}`,
+      });
+    } catch (error) {
+      await releaseClaim(ctx, row);
+      if (error instanceof GatewayTimeoutError) {
+        throw new ConflictError('gateway_no_answer', 'The payment could not be confirmed: try again');
+      }
+      throw error;
+    }
+    if (result.outcome === 'succeeded' || result.outcome === 'pending') {
+      charge = { chargeId: result.chargeId, state: result.outcome === 'succeeded' ? 'settled' : 'pending' };
+    } else if (Boolean(row.vault_only_on_success) || !keepsMethod(row.vaulting_type as VaultingType)) {
+      const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
+      throw refused(left, [{ field: 'number', message: 'The payment was declined' }]);
+    }
+    // Else (VaultSale, isVaultOnlyOnSuccess false): the card is kept although the sale was declined.
+  }
+
+  const keep = keepsMethod(row.vaulting_type as VaultingType);
+  await withTransaction(ctx, async (tctx) => {
+    const now = nowInstant(tctx);
+    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+      state: 'captured' satisfies StoredState,
+      claimed_until: null,
+      method_token: keep ? token : null,
+      card_type: card.cardType,
+      last_four: card.number.slice(-4),
+      name_on_card: card.nameOnCard,
+      last_name_on_card: card.lastNameOnCard,
+      expiry_month: card.expiryMonth,
+      expiry_year: card.expiryYear,
+      charge_id: charge?.chargeId ?? null,
+      charge_state: charge?.state ?? null,
+      captured_at: now,
+      updated_at: now,
+    });
+    await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
+  });
+  return {
+    cardType: card.cardType,
+    lastFour: card.number.slice(-4),
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+    charged: charge !== undefined,
+  };
+}

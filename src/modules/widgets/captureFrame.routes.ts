@@ -1,0 +1,125 @@
+import crypto from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../context.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
+import { problem, sendProblem } from '../../http/problem.ts';
+import type { App } from '../../http/types.ts';
+import type { Db } from '../../storage/database.ts';
+import { findSessionByHashToken, openState, submitCard } from './capture.service.ts';
+import { includesSale } from './captureSession.ts';
+import type { SaleType } from './captureSession.ts';
+import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
+
+/**
+ * The browser's side of the capture widget, outside /v1 and without an API key (docs/design/hosted-pages.md,
+ * "Capture widget"): the loader, the frame (found by its HashToken) and the frame's submit. Each sets its own
+ * headers: the API's (no-store, the reference page's CSP and X-Frame-Options) would break embedding.
+ */
+
+/** A context acting for the session's account, as a request under /v1 acts for its key's. */
+export type AccountContext = (accountId: number, request: FastifyRequest) => Promise<ServiceContext>;
+
+const HashTokenParams = Type.Object({ HashToken: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+
+const SubmitBody = Type.Object({
+  number: Type.String({ maxLength: 40 }),
+  expiry: Type.String({ maxLength: 10 }),
+  securityCode: Type.String({ maxLength: 8 }),
+  name: Type.String({ maxLength: 200 }),
+});
+
+/** The frame's URL holds the HashToken: the request log shows the route, never the token. */
+const logSerializers = {
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: request.url.replace(/\/widget\/capture\/[^/?#]+/, '/widget/capture/[token]'),
+  }),
+};
+
+/** A year, as the loader is immutable: a new loader gets a new path. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+export interface CaptureFrameDeps {
+  /** The service's database, to find a session by its HashToken before its account is known. */
+  db: Db;
+  contextFor: AccountContext;
+}
+
+export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): void {
+  app.get(LOADER_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .headers({
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': IMMUTABLE,
+        'access-control-allow-origin': '*',
+        'cross-origin-resource-policy': 'cross-origin',
+      })
+      .send(LOADER_SOURCE),
+  );
+
+  app.get(
+    '/widget/capture/:HashToken',
+    { schema: { hide: true, params: HashTokenParams }, logSerializers },
+    async (request, reply) => {
+      const { HashToken } = request.params as { HashToken: string };
+      const nonce = crypto.randomBytes(16).toString('base64');
+      const row = await findSessionByHashToken(deps, HashToken);
+      if (!row) {
+        // Nobody may frame a page about a session we do not know.
+        return reply
+          .code(404)
+          .headers(frameHeaders(nonce, "'none'"))
+          .type('text/html; charset=utf-8')
+          .send(
+            '<!doctype html><html lang="en"><title>Not found</title><p>This payment form does not exist.</p></html>',
+          );
+      }
+      const ctx = await deps.contextFor(row.account_id, request);
+      const sells = includesSale(row.sale_type as SaleType) && row.amount_minor !== null;
+      return reply
+        .headers(frameHeaders(nonce, row.auth_domain))
+        .type('text/html; charset=utf-8')
+        .send(
+          frameDocument({
+            nonce,
+            hashToken: HashToken,
+            parentOrigin: row.auth_domain,
+            state: openState(ctx, row),
+            description: row.description,
+            amountText: sells
+              ? `${minorToDecimalText(row.amount_minor!, row.currency_code)} ${row.currency_code}`
+              : null,
+          }),
+        );
+    },
+  );
+
+  app.post(
+    '/widget/capture/:HashToken/submit',
+    { schema: { hide: true, params: HashTokenParams, body: SubmitBody }, logSerializers },
+    async (request, reply) => {
+      const { HashToken } = request.params as { HashToken: string };
+      reply.header('cache-control', 'no-store');
+      const row = await findSessionByHashToken(deps, HashToken);
+      if (!row) throw new NotFoundError('Capture session', '[token]');
+      const ctx = await deps.contextFor(row.account_id, request);
+      try {
+        return await submitCard(ctx, row, request.body as never);
+      } catch (error) {
+        if (error instanceof ValidationError && 'attemptsLeft' in error) {
+          return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
+        }
+        throw error;
+      }
+    },
+  );
+}
+
+function sendRefusal(reply: FastifyReply, error: ValidationError, attemptsLeft: number): FastifyReply {
+  return sendProblem(reply, {
+    ...problem(422, error.code, error.message, error.fields),
+    attemptsLeft,
+  } as never);
+}

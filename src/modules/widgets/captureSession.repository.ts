@@ -1,0 +1,116 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { CaptureSessionsTable } from '../../storage/schema.ts';
+
+export type CaptureSessionRow = Selectable<CaptureSessionsTable>;
+export type CaptureSessionChanges = Updateable<
+  Omit<CaptureSessionsTable, 'id' | 'account_id' | 'session_token' | 'hash_token_sha256' | 'created_at'>
+>;
+
+export async function insertCaptureSession(db: Db, row: Insertable<CaptureSessionsTable>): Promise<number> {
+  const { id } = await db
+    .insertInto('capture_sessions')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+export function findCaptureSessionByToken(
+  db: Db,
+  accountId: number,
+  sessionToken: string,
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('session_token', '=', sessionToken)
+    .executeTakeFirst();
+}
+
+/**
+ * The session whose HashToken has this SHA-256, of whichever account. NOTE: the one read not scoped by account:
+ * the frame's URL carries nothing else, as an API key carries its account (docs/design/hosted-pages.md,
+ * "Capture widget"); the caller acts for the account it finds.
+ */
+export function findCaptureSessionByHashDigest(
+  db: Db,
+  digest: string,
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('hash_token_sha256', '=', digest)
+    .executeTakeFirst();
+}
+
+export function findCaptureSessions(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<CaptureSessionRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+/** Takes the session's row lock for the rest of the transaction and answers the row as it now is. */
+export function lockCaptureSession(
+  db: Db,
+  accountId: number,
+  sessionToken: string,
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .updateTable('capture_sessions')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('account_id', '=', accountId)
+    .where('session_token', '=', sessionToken)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Claims an open session for one submit (state capturing until `claimedUntil`), or one whose claim ran out (a
+ * crash); answers the row as claimed, or undefined when another submit holds it. One statement, so two submits at
+ * once cannot both get it.
+ */
+export async function claimCaptureSession(
+  db: Db,
+  accountId: number,
+  id: number,
+  claim: { wallNow: string; claimedUntil: string; now: string },
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .updateTable('capture_sessions')
+    .set({ state: 'capturing', claimed_until: claim.claimedUntil, updated_at: claim.now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('state', '=', 'open'),
+        eb.and([eb('state', '=', 'capturing'), eb('claimed_until', '<', claim.wallNow)]),
+      ]),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function updateCaptureSession(
+  db: Db,
+  accountId: number,
+  id: number,
+  changes: CaptureSessionChanges,
+): Promise<void> {
+  await db
+    .updateTable('capture_sessions')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}

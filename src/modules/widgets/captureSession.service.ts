@@ -1,0 +1,460 @@
+import crypto from 'node:crypto';
+import { nowInstant, today, withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { wireAmountToMinor } from '../../core/money.ts';
+import { optionalText } from '../../core/text.ts';
+import { ConflictError, GoneError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { assertCurrencyEnabled } from '../catalogue/index.ts';
+import { emitEvents } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
+import {
+  canCharge,
+  canVaultCards,
+  findGatewayByToken,
+  gatewayAccepts,
+  gatewaysByIds,
+  isGatewayUsable,
+} from '../gateways/index.ts';
+import type { Gateway } from '../gateways/index.ts';
+import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
+import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
+import { addVaultedCard } from '../paymentMethods/index.ts';
+import { normaliseAuthDomain } from './authDomain.ts';
+import {
+  SALE_TYPES,
+  VAULTING_TYPES,
+  completeGraceOver,
+  includesSale,
+  parseExpiresIn,
+  stateAt,
+  typesConflict,
+} from './captureSession.ts';
+import type { CaptureState, SaleType, StoredState, VaultingType } from './captureSession.ts';
+import * as repo from './captureSession.repository.ts';
+import type { CaptureSessionRow } from './captureSession.repository.ts';
+
+/** What a person may see of a captured card: never its number. */
+export interface CapturedCard {
+  cardType: string;
+  lastFour: string;
+  nameOnCard: string;
+  lastNameOnCard: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/** A capture session as the use cases answer it. */
+export interface CaptureSession {
+  id: number;
+  accountId: number;
+  /** The API key that made it (AppId). */
+  apiKeyId: number | null;
+  sessionToken: string;
+  /** The browser's token, derived again from the SessionToken (only its SHA-256 is stored). */
+  hashToken: string;
+  extRef: string | null;
+  currencyCode: string;
+  vaultingType: VaultingType;
+  saleType: SaleType;
+  vaultOnlyOnSuccess: boolean;
+  amountMinor: number | null;
+  gatewayId: number;
+  gatewayToken: string;
+  authDomain: string;
+  description: string | null;
+  invoiceId: number | null;
+  state: CaptureState;
+  failedAttempts: number;
+  card: CapturedCard | null;
+  /** The vault's token of the kept card; null for a Sale, which keeps nothing. */
+  methodToken: string | null;
+  chargeId: string | null;
+  customerId: number | null;
+  paymentMethodId: number | null;
+  paymentId: number | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface CaptureSessionInput {
+  vaultingType: string;
+  saleType: string;
+  expiresIn: string;
+  vaultOnlyOnSuccess: boolean;
+  currencyCode: string;
+  gatewayToken: string;
+  authDomain: string;
+  amount?: number | string | null;
+  description?: string | null;
+  extRef?: string | null;
+  invoiceId?: number | null;
+}
+
+export const DESCRIPTION_MAX = 255;
+
+/** Events name a session by its iframeCapturePayID. */
+export const captureSessionRef = (id: number) => ({ type: 'capture_session', id });
+
+/** docs/design/hosted-pages.md, "Capture widget": only the SHA-256 of the browser's token is stored. */
+export const sha256 = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
+
+/**
+ * The HashToken of a session: a keyed digest of its SessionToken, so that it can be given again (GET, build)
+ * without being stored, and cannot be made from the SessionToken without the service's key.
+ */
+export const hashTokenOf = (ctx: Pick<ServiceContext, 'secrets'>, sessionToken: string): string =>
+  ctx.secrets.fingerprint(`capture-session:${sessionToken}`);
+
+function sessionFromRow(ctx: ServiceContext, row: CaptureSessionRow, gatewayToken: string): CaptureSession {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    apiKeyId: row.api_key_id,
+    sessionToken: row.session_token,
+    hashToken: hashTokenOf(ctx, row.session_token),
+    extRef: row.ext_ref,
+    currencyCode: row.currency_code,
+    vaultingType: row.vaulting_type as VaultingType,
+    saleType: row.sale_type as SaleType,
+    vaultOnlyOnSuccess: Boolean(row.vault_only_on_success),
+    amountMinor: row.amount_minor,
+    gatewayId: row.gateway_id,
+    gatewayToken,
+    authDomain: row.auth_domain,
+    description: row.description,
+    invoiceId: row.invoice_id,
+    state: stateAt(row.state as StoredState, row.expires_at, nowInstant(ctx)),
+    failedAttempts: row.failed_attempts,
+    card:
+      row.last_four === null
+        ? null
+        : {
+            cardType: row.card_type ?? '',
+            lastFour: row.last_four,
+            nameOnCard: row.name_on_card ?? '',
+            lastNameOnCard: row.last_name_on_card ?? '',
+            expiryMonth: row.expiry_month ?? 0,
+            expiryYear: row.expiry_year ?? 0,
+          },
+    methodToken: row.method_token,
+    chargeId: row.charge_id,
+    customerId: row.customer_id,
+    paymentMethodId: row.payment_method_id,
+    paymentId: row.payment_id,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+async function assemble(ctx: ServiceContext, rows: CaptureSessionRow[]): Promise<CaptureSession[]> {
+  const gateways = await gatewaysByIds(ctx, [...new Set(rows.map((row) => row.gateway_id))]);
+  return rows.map((row) => sessionFromRow(ctx, row, gateways.get(row.gateway_id)?.token ?? ''));
+}
+
+export async function readCaptureSession(
+  ctx: ServiceContext,
+  row: CaptureSessionRow,
+): Promise<CaptureSession> {
+  const [session] = await assemble(ctx, [row]);
+  return session!;
+}
+
+/** What events show of sessions (src/views/). */
+export async function captureSessionsByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, CaptureSession>> {
+  const found = await assemble(ctx, await repo.findCaptureSessions(ctx.db, ctx.account.id, ids));
+  return new Map(found.map((session) => [session.id, session]));
+}
+
+/** GET …/capturepaymethod/get/{SessionToken}: 404 for an unknown token or another account's. */
+export async function getCaptureSession(ctx: ServiceContext, sessionToken: string): Promise<CaptureSession> {
+  const row = await repo.findCaptureSessionByToken(ctx.db, ctx.account.id, sessionToken);
+  if (!row) throw new NotFoundError('Capture session', sessionToken);
+  return readCaptureSession(ctx, row);
+}
+
+interface CheckedSession {
+  vaultingType: VaultingType;
+  saleType: SaleType;
+  expiresInSeconds: number;
+  currencyCode: string;
+  gateway: Gateway;
+  authDomain: string;
+  amountMinor: number | null;
+  description: string | null;
+  extRef: string | null;
+  invoiceId: number | null;
+}
+
+function oneOf<T extends string>(
+  values: readonly T[],
+  value: string,
+  field: string,
+  problems: FieldProblem[],
+): T | undefined {
+  if ((values as readonly string[]).includes(value)) return value as T;
+  problems.push({ field, message: `must be one of ${values.join(', ')}` });
+  return undefined;
+}
+
+/** The gateway a session names: the account's, usable, and able to keep cards (a real one would host its fields). */
+async function captureGateway(
+  ctx: ServiceContext,
+  token: string,
+  sells: boolean,
+  problems: FieldProblem[],
+): Promise<Gateway | undefined> {
+  const gateway = await findGatewayByToken(ctx, token);
+  if (!gateway) {
+    problems.push({ field: 'GatewayToken', message: `no gateway of the account has the token ${token}` });
+  } else if (!isGatewayUsable(gateway)) {
+    problems.push({
+      field: 'GatewayToken',
+      message: `gateway ${gateway.id} is disabled or no longer active`,
+    });
+  } else if (!gatewayAccepts(gateway, 'credit_card') || !canVaultCards(gateway)) {
+    // docs/design/hosted-pages.md, "Card data and PCI scope": only the test gateway's cards reach our server.
+    problems.push({
+      field: 'GatewayToken',
+      message: `gateway ${gateway.id} (${gateway.type}) cannot capture cards in the widget`,
+    });
+  } else if (sells && !canCharge(gateway)) {
+    problems.push({
+      field: 'GatewayToken',
+      message: `gateway ${gateway.id} (${gateway.type}) cannot charge`,
+    });
+  } else {
+    return gateway;
+  }
+  return undefined;
+}
+
+/** The invoice a sale pays (beyond the spec): issued, not cancelled, and in the session's currency. */
+async function checkInvoice(
+  ctx: ServiceContext,
+  invoiceId: number,
+  currencyCode: string,
+  problems: FieldProblem[],
+): Promise<void> {
+  const invoice = await getInvoice(ctx, invoiceId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  });
+  if (!invoice) {
+    problems.push({ field: 'invoiceID', message: `invoice ${invoiceId} was not found` });
+  } else if (invoice.isDraft || invoice.isCancelled) {
+    problems.push({
+      field: 'invoiceID',
+      message: `invoice ${invoiceId} is ${invoice.isDraft ? 'a draft' : 'cancelled'}`,
+    });
+  } else if (invoice.currencyCode !== currencyCode) {
+    problems.push({
+      field: 'invoiceID',
+      message: `invoice ${invoiceId} is in ${invoice.currencyCode}, not ${currencyCode}`,
+    });
+  }
+}
+
+async function checkSession(ctx: ServiceContext, input: CaptureSessionInput): Promise<CheckedSession> {
+  const problems: FieldProblem[] = [];
+  const vaultingType = oneOf(VAULTING_TYPES, input.vaultingType, 'VaultingType', problems);
+  const saleType = oneOf(SALE_TYPES, input.saleType, 'SaleType', problems);
+  if (vaultingType && saleType) {
+    const conflict = typesConflict(vaultingType, saleType);
+    if (conflict) problems.push({ field: 'SaleType', message: conflict });
+  }
+  const expiresIn = parseExpiresIn(input.expiresIn);
+  if ('refused' in expiresIn) problems.push({ field: 'ExpiresIn', message: expiresIn.refused });
+  const currencyCode = await assertCurrencyEnabled(ctx, input.currencyCode, 'CurrencyCode');
+  const sells = saleType !== undefined && includesSale(saleType);
+  const gateway = await captureGateway(ctx, input.gatewayToken, sells, problems);
+  const authDomain = normaliseAuthDomain(input.authDomain);
+  if ('refused' in authDomain) problems.push({ field: 'AuthDomain', message: authDomain.refused });
+
+  let amountMinor: number | null = null;
+  if (input.amount !== undefined && input.amount !== null) {
+    const read = wireAmountToMinor(input.amount, currencyCode);
+    if ('message' in read) problems.push({ field: 'Amount', message: read.message });
+    else amountMinor = read.minor;
+  }
+  if (sells && input.amount == null) {
+    problems.push({ field: 'Amount', message: `is required when SaleType is ${saleType}` });
+  } else if (saleType === 'VaultOnly' && input.amount != null) {
+    problems.push({
+      field: 'Amount',
+      message: 'must be left out when SaleType is VaultOnly (nothing is charged)',
+    });
+  }
+  const description = optionalText(input.description) ?? null;
+  const extRef = optionalText(input.extRef) ?? null;
+  const invoiceId = input.invoiceId ?? null;
+  if (invoiceId !== null) {
+    if (!sells)
+      problems.push({ field: 'invoiceID', message: 'names the invoice a sale pays: SaleType must sell' });
+    else await checkInvoice(ctx, invoiceId, currencyCode, problems);
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return {
+    vaultingType: vaultingType!,
+    saleType: saleType!,
+    expiresInSeconds: (expiresIn as { seconds: number }).seconds,
+    currencyCode,
+    gateway: gateway!,
+    authDomain: (authDomain as { origin: string }).origin,
+    amountMinor,
+    description,
+    extRef,
+    invoiceId,
+  };
+}
+
+/**
+ * POST /v1/widgets/capturepaymethod/create: an open session with its SessionToken (at least 128 random bits; 192
+ * here) for the merchant's server and its HashToken for the browser (docs/design/hosted-pages.md, "Capture
+ * widget"). Nothing else is made until the customer submits the frame.
+ */
+export async function createCaptureSession(
+  ctx: ServiceContext,
+  input: CaptureSessionInput,
+): Promise<CaptureSession> {
+  const checked = await checkSession(ctx, input);
+  const sessionToken = `cs_${crypto.randomBytes(24).toString('base64url')}`;
+  const now = nowInstant(ctx);
+  const expiresAt = new Date(Date.parse(now) + checked.expiresInSeconds * 1000).toISOString();
+  return withTransaction(ctx, async (tctx) => {
+    const id = await repo.insertCaptureSession(tctx.db, {
+      account_id: tctx.account.id,
+      session_token: sessionToken,
+      hash_token_sha256: sha256(hashTokenOf(tctx, sessionToken)),
+      api_key_id: tctx.actor?.kind === 'api_key' ? tctx.actor.apiKeyId : null,
+      ext_ref: checked.extRef,
+      currency_code: checked.currencyCode,
+      vaulting_type: checked.vaultingType,
+      sale_type: checked.saleType,
+      vault_only_on_success: input.vaultOnlyOnSuccess,
+      amount_minor: checked.amountMinor,
+      gateway_id: checked.gateway.id,
+      auth_domain: checked.authDomain,
+      description: checked.description,
+      invoice_id: checked.invoiceId,
+      state: 'open' satisfies StoredState,
+      created_at: now,
+      expires_at: expiresAt,
+      updated_at: now,
+    });
+    await emitEvents(tctx, [{ type: 'capture_session.created', ref: captureSessionRef(id) }]);
+    const row = await repo.findCaptureSessions(tctx.db, tctx.account.id, [id]);
+    return readCaptureSession(tctx, row[0]!);
+  });
+}
+
+/** The captured card kept for the customer, unless the session keeps nothing (Sale). */
+async function keepCard(
+  ctx: ServiceContext,
+  row: CaptureSessionRow,
+  customerId: number,
+): Promise<number | null> {
+  if (row.method_token === null || row.last_four === null) return null;
+  return addVaultedCard(ctx, {
+    customerId,
+    gatewayId: row.gateway_id,
+    token: row.method_token,
+    cardType: row.card_type ?? 'Unknown',
+    lastFour: row.last_four,
+    nameOnCard: row.name_on_card ?? '',
+    lastNameOnCard: row.last_name_on_card ?? '',
+    expiryMonth: row.expiry_month ?? 0,
+    expiryYear: row.expiry_year ?? 0,
+  });
+}
+
+/**
+ * The sale's money as a payment of the customer (docs/spec-decisions.md, "Capture widget sessions"): allocated to
+ * the session's invoice up to what it still owes, the rest unallocated.
+ */
+async function recordSale(
+  ctx: ServiceContext,
+  row: CaptureSessionRow,
+  customerId: number,
+  paymentMethodId: number | null,
+): Promise<{ paymentId: number; events: EventToEmit[] } | null> {
+  if (row.charge_id === null || row.amount_minor === null) return null;
+  let allocateMinor = 0;
+  if (row.invoice_id !== null) {
+    const [target] = await lockInvoicesForAllocation(ctx, customerId, [row.invoice_id], []);
+    if (target && target.customerId !== customerId) {
+      throw new ConflictError(
+        'capture_session_invoice_customer',
+        `Capture session ${row.id} pays invoice ${row.invoice_id}, which is not customer ${customerId}'s`,
+      );
+    }
+    allocateMinor = target && !target.refusal ? Math.max(0, Math.min(target.openMinor, row.amount_minor)) : 0;
+  }
+  return recordCollectedPayment(ctx, {
+    customerId,
+    invoiceId: row.invoice_id,
+    currencyCode: row.currency_code,
+    amountMinor: row.amount_minor,
+    allocateMinor,
+    date: today(ctx),
+    method: 'credit_card',
+    // The payment names its card only when the card is kept.
+    paymentMethodId,
+    state: row.charge_state === 'pending' ? 'pending' : 'settled',
+    ref: row.charge_id,
+    memo: row.description ?? `Capture session ${row.id}`,
+  });
+}
+
+/**
+ * PUT /v1/widgets/capturepaymethod/complete: links what the session captured to the customer, under the
+ * customer's lock then the session's: the card becomes a payment method of the customer, a sale a payment.
+ * Idempotent for the same customer; 409 for another customer or a session that captured nothing; 410 once a
+ * day has passed since Expires (docs/design/hosted-pages.md, "Capture widget").
+ */
+export function completeCaptureSession(
+  ctx: ServiceContext,
+  input: { customerId: number; sessionToken: string },
+): Promise<void> {
+  return withLockedCustomer(ctx, input.customerId, async (tctx) => {
+    const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input.sessionToken);
+    if (!row) throw new NotFoundError('Capture session', input.sessionToken);
+    if (row.state === 'completed') {
+      if (row.customer_id === input.customerId) return;
+      throw new ConflictError(
+        'capture_session_completed',
+        `Capture session ${row.id} was completed for customer ${row.customer_id}`,
+      );
+    }
+    const now = nowInstant(tctx);
+    if (completeGraceOver(row.expires_at, now)) {
+      throw new GoneError(
+        'capture_session_expired',
+        `Capture session ${row.id} expired at ${row.expires_at}`,
+      );
+    }
+    if (row.state !== 'captured') {
+      throw new ConflictError(
+        'capture_session_not_captured',
+        `Capture session ${row.id} has captured nothing (${stateAt(row.state as StoredState, row.expires_at, now)})`,
+      );
+    }
+    const paymentMethodId = await keepCard(tctx, row, input.customerId);
+    const sale = await recordSale(tctx, row, input.customerId, paymentMethodId);
+    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+      state: 'completed' satisfies StoredState,
+      customer_id: input.customerId,
+      payment_method_id: paymentMethodId,
+      payment_id: sale?.paymentId ?? null,
+      completed_at: now,
+      updated_at: now,
+    });
+    await emitEvents(tctx, [
+      ...(sale?.events ?? []),
+      { type: 'capture_session.completed', ref: captureSessionRef(row.id) },
+    ]);
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * The rules of a capture session that need no I/O: its types, how ExpiresIn reads, and the state a person sees
+ * (docs/design/hosted-pages.md, "Capture widget"; spec part 2, Capture session (hosted widget)).
+ */
+
+/** How the captured method is kept (docs/spec-decisions.md, "Capture widget sessions"). */
+export const VAULTING_TYPES = ['VaultGateway', 'None'] as const;
+export type VaultingType = (typeof VAULTING_TYPES)[number];
+
+/** What the session does with the method (docs/spec-decisions.md, "Capture widget sessions"). */
+export const SALE_TYPES = ['VaultOnly', 'VaultSale', 'Sale'] as const;
+export type SaleType = (typeof SALE_TYPES)[number];
+
+/** What the session stores: `capturing` is a submit with the gateway, shown as open. */
+export type StoredState = 'open' | 'capturing' | 'captured' | 'completed' | 'locked';
+/** The states on the wire (State, beyond the spec). */
+export const CAPTURE_STATES = ['open', 'captured', 'completed', 'locked', 'expired'] as const;
+export type CaptureState = (typeof CAPTURE_STATES)[number];
+
+/** docs/design/hosted-pages.md, "Capture widget": ExpiresIn is capped at 24 hours. */
+export const EXPIRES_IN_MAX_SECONDS = 24 * 3600;
+/** docs/design/hosted-pages.md, "Capture widget": complete is allowed a day after Expires. */
+export const COMPLETE_GRACE_MS = 24 * 3600 * 1000;
+/** docs/design/hosted-pages.md, "Capture widget": locked after 5 failed submits. */
+export const MAX_FAILED_ATTEMPTS = 5;
+
+export const includesSale = (saleType: SaleType): boolean => saleType !== 'VaultOnly';
+export const keepsMethod = (vaultingType: VaultingType): boolean => vaultingType === 'VaultGateway';
+
+/**
+ * Which types go together: a session that keeps nothing (None) can only sell (Sale), and a Sale keeps nothing.
+ * Undefined when they agree, else why not.
+ */
+export function typesConflict(vaultingType: VaultingType, saleType: SaleType): string | undefined {
+  if (vaultingType === 'None' && saleType !== 'Sale') {
+    return `VaultingType None keeps no method: SaleType must be Sale, not ${saleType}`;
+  }
+  if (vaultingType !== 'None' && saleType === 'Sale') {
+    return 'SaleType Sale keeps no method: VaultingType must be None (VaultSale sells and keeps it)';
+  }
+  return undefined;
+}
+
+/**
+ * Spec: ExpiresIn is a time span of shape hh:mm:ss (a leading `d.` day part, as .NET writes a TimeSpan, is
+ * read too). Seconds, or why it cannot be read.
+ */
+export function parseExpiresIn(text: string): { seconds: number } | { refused: string } {
+  const match = /^(?:(\d{1,2})\.)?(\d{1,2}):(\d{2}):(\d{2})$/.exec(text);
+  if (!match) return { refused: 'must be a time span hh:mm:ss, such as 00:30:00' };
+  const [days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (hours > 23 && days > 0) return { refused: 'hours must be 0 to 23 after a day part' };
+  if (minutes > 59 || seconds > 59) return { refused: 'minutes and seconds must be 00 to 59' };
+  const total = days * 86_400 + hours * 3600 + minutes * 60 + seconds;
+  if (total === 0) return { refused: 'must be longer than 00:00:00' };
+  if (total > EXPIRES_IN_MAX_SECONDS) return { refused: 'must be at most 24:00:00' };
+  return { seconds: total };
+}
+
+/** The state a reader sees at `now`: an open or locked session past Expires is expired. */
+export function stateAt(stored: StoredState, expiresAt: string, now: string): CaptureState {
+  const base = stored === 'capturing' ? 'open' : stored;
+  if ((base === 'open' || base === 'locked') && Date.parse(now) >= Date.parse(expiresAt)) return 'expired';
+  return base;
+}
+
+/** Whether complete may still run: up to a day after Expires (the grace bounds the frame, not the server). */
+export const completeGraceOver = (expiresAt: string, now: string): boolean =>
+  Date.parse(now) >= Date.parse(expiresAt) + COMPLETE_GRACE_MS;

@@ -1,0 +1,21 @@
+/**
+ * The hosted capture widget (spec part 2, Capture widget sessions; docs/design/hosted-pages.md): capture sessions
+ * made by the merchant's server, the frame that takes a card into the test gateway's vault (and charges a sale),
+ * and complete, which makes the card a payment method (and the sale a payment) of a customer. Routes:
+ * widgets.routes.ts under /v1, captureFrame.routes.ts for the browser (loader, frame, submit).
+ */
+export type { CaptureSession } from './captureSession.service.ts';
+export { captureSessionsByIds } from './captureSession.service.ts';
+export { toCaptureSessionDto } from './widgets.serializer.ts';
+
+/**
+ * Every event type the widget emits (docs/webhooks.md lists them; the catalogue walk triggers each). Expiry is
+ * read from Expires, not announced (docs/spec-decisions.md, "Capture widget sessions").
+ */
+export const CAPTURE_SESSION_EVENT_TYPES = [
+  'capture_session.created',
+  'capture_session.captured',
+  'capture_session.failed',
+  'capture_session.locked',
+  'capture_session.completed',
+] as const;

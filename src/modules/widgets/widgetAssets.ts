@@ -1,0 +1,289 @@
+import crypto from 'node:crypto';
+
+/**
+ * What the browser runs (docs/design/hosted-pages.md, "Capture widget"): the loader a merchant's page includes,
+ * the markup create answers as Html, and the frame document. No third-party script, no inline handler, no eval:
+ * the frame runs under a nonce-based CSP, the loader under the integrity hash published with it.
+ */
+
+/** The message envelope's namespace and version, in the loader and the frame alike. */
+const NS = 'billing-widget';
+
+/**
+ * The loader, `/widget/v1/capture.js`. Versioned and immutable: a change is a new path (`/widget/v2/…`), since
+ * pages pin this one by its integrity hash. It mounts a frame in each `[data-billing-capture]` container, passes
+ * on the frame's messages as DOM events on the container (`billing:capture.completed`, …) after checking origin,
+ * source, envelope and widgetId, and offers `BillingCapture.submit(container)`.
+ */
+export const LOADER_SOURCE = `(function () {
+  'use strict';
+  var NS = '${NS}';
+  var script = document.currentScript;
+  if (!script || window.BillingCapture) return;
+  var origin = new URL(script.src).origin;
+  var senders = new WeakMap();
+  function randomId() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ('0' + b.toString(16)).slice(-2); }).join('');
+  }
+  function mount(container) {
+    if (!container || senders.has(container)) return;
+    var token = container.getAttribute('data-hash-token') || '';
+    if (!/^[0-9a-f]{64}$/.test(token)) return;
+    var widgetId = randomId();
+    var frame = document.createElement('iframe');
+    frame.src = origin + '/widget/capture/' + token + '#' + widgetId;
+    frame.title = 'Payment details';
+    frame.referrerPolicy = 'no-referrer';
+    frame.style.cssText = 'display:block;width:100%;height:380px;border:0;background:#fff';
+    function send(type, data) {
+      if (frame.contentWindow) {
+        frame.contentWindow.postMessage({ ns: NS, v: 1, widgetId: widgetId, type: type, data: data || {} }, origin);
+      }
+    }
+    senders.set(container, send);
+    window.addEventListener('message', function (event) {
+      if (event.origin !== origin || event.source !== frame.contentWindow) return;
+      var m = event.data;
+      if (!m || m.ns !== NS || m.v !== 1 || m.widgetId !== widgetId || typeof m.type !== 'string') return;
+      if (m.type === 'widget.resize' && m.data && typeof m.data.height === 'number') {
+        frame.style.height = Math.min(Math.max(Math.ceil(m.data.height), 80), 2000) + 'px';
+      }
+      container.dispatchEvent(new CustomEvent('billing:' + m.type, { detail: m.data || {} }));
+    });
+    container.appendChild(frame);
+  }
+  window.BillingCapture = {
+    mount: mount,
+    submit: function (container) {
+      var send = senders.get(container);
+      if (send) send('capture.submit', {});
+    },
+    configure: function (container, options) {
+      var send = senders.get(container);
+      if (send) send('widget.configure', options || {});
+    }
+  };
+  var containers = document.querySelectorAll('[data-billing-capture]');
+  for (var i = 0; i < containers.length; i += 1) mount(containers[i]);
+})();
+`;
+
+/** The loader's subresource-integrity value, as create's Html and docs/hosted-pages.md publish it. */
+export const LOADER_INTEGRITY = `sha384-${crypto.createHash('sha384').update(LOADER_SOURCE).digest('base64')}`;
+
+export const LOADER_PATH = '/widget/v1/capture.js';
+
+const escapeHtml = (text: string): string =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+/**
+ * The Html of a session: its container and the loader with its integrity hash. `serviceOrigin` is where the
+ * browser reaches this service; the HashToken is hex, so nothing in it needs escaping.
+ */
+export function captureHtml(serviceOrigin: string, sessionId: number, hashToken: string): string {
+  return (
+    `<div id="billing-capture-${sessionId}" data-billing-capture data-hash-token="${hashToken}"></div>\n` +
+    `<script src="${escapeHtml(serviceOrigin)}${LOADER_PATH}" integrity="${LOADER_INTEGRITY}" ` +
+    `crossorigin="anonymous"></script>`
+  );
+}
+
+const FRAME_STYLE = `
+  :root { color-scheme: light; font: 16px/1.4 system-ui, sans-serif; color: #1a1a1a; background: #fff; }
+  body { margin: 0; padding: 12px; background: #fff; }
+  body.dark { color: #f2f2f2; background: #1e1e1e; }
+  .field { margin: 0 0 12px; }
+  label { display: block; font-weight: 600; margin: 0 0 4px; }
+  input { box-sizing: border-box; width: 100%; padding: 8px; font: inherit; border: 1px solid #6b6b6b; border-radius: 4px; }
+  input[aria-invalid="true"] { border-color: #b00020; }
+  .row { display: flex; gap: 12px; }
+  .row .field { flex: 1; }
+  .error { color: #b00020; margin: 4px 0 0; min-height: 0; font-size: 14px; }
+  .error:empty { display: none; }
+  button { font: inherit; font-weight: 600; padding: 10px 16px; border: 0; border-radius: 4px; background: #0b5394; color: #fff; cursor: pointer; }
+  button:disabled { background: #6b6b6b; cursor: default; }
+  .summary { margin: 0 0 12px; }
+  #status { margin: 8px 0 0; }
+`;
+
+/** The frame's script: messages only to the AuthDomain's origin, and only from the parent with the widgetId. */
+const FRAME_SCRIPT = `(function () {
+  'use strict';
+  var NS = '${NS}';
+  var body = document.body;
+  var parentOrigin = body.getAttribute('data-parent-origin');
+  var token = body.getAttribute('data-token');
+  var state = body.getAttribute('data-state');
+  var widgetId = location.hash.slice(1);
+  if (!/^[0-9a-f]{32}$/.test(widgetId)) widgetId = '';
+  function send(type, data) {
+    if (window.parent === window || !widgetId) return;
+    window.parent.postMessage({ ns: NS, v: 1, widgetId: widgetId, type: type, data: data || {} }, parentOrigin);
+  }
+  function resize() { send('widget.resize', { height: document.documentElement.scrollHeight }); }
+  var form = document.getElementById('card-form');
+  var status = document.getElementById('status');
+  var names = ['number', 'expiry', 'securityCode', 'name'];
+  var busy = false;
+  function input(name) { return document.getElementById(name); }
+  function showErrors(fields) {
+    names.forEach(function (name) {
+      input(name).removeAttribute('aria-invalid');
+      document.getElementById(name + '-error').textContent = '';
+    });
+    fields.forEach(function (problem) {
+      if (names.indexOf(problem.field) === -1) return;
+      input(problem.field).setAttribute('aria-invalid', 'true');
+      document.getElementById(problem.field + '-error').textContent = problem.message;
+    });
+  }
+  function close(message) {
+    if (form) form.hidden = true;
+    status.textContent = message;
+  }
+  function submit() {
+    if (busy || !form || form.hidden) return;
+    var missing = [];
+    var labels = { number: 'Enter the card number', expiry: 'Enter the expiry as MM/YY',
+      securityCode: 'Enter the security code', name: 'Enter the name on the card' };
+    names.forEach(function (name) { if (!input(name).value.trim()) missing.push({ field: name, message: labels[name] }); });
+    showErrors(missing);
+    if (missing.length) { send('capture.failed', { reason: 'incomplete' }); resize(); return; }
+    busy = true;
+    form.querySelector('button').disabled = true;
+    status.textContent = 'Sending…';
+    send('capture.submitting', {});
+    var card = {};
+    names.forEach(function (name) { card[name] = input(name).value; });
+    input('securityCode').value = '';
+    fetch('/widget/capture/' + token + '/submit', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(card),
+      credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer'
+    }).then(function (res) {
+      return res.json().then(function (json) { return { status: res.status, body: json }; });
+    }).then(function (answer) {
+      busy = false;
+      form.querySelector('button').disabled = false;
+      var b = answer.body || {};
+      if (answer.status === 200) {
+        input('number').value = '';
+        close('Card saved: ' + b.cardType + ' ending in ' + b.lastFour + '.');
+        send('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
+          expiryMonth: b.expiryMonth, expiryYear: b.expiryYear, charged: b.charged });
+      } else if (answer.status === 410) {
+        close('This form has expired. Reload the page to start again.');
+        send('session.expired', {});
+      } else if (b.code === 'capture_session_locked') {
+        showErrors(b.fields || []);
+        close('Too many attempts. Reload the page to start again.');
+        send('capture.failed', { reason: 'locked', attemptsLeft: 0 });
+      } else if (answer.status === 422) {
+        showErrors(b.fields || []);
+        status.textContent = 'Check the details and try again (' + b.attemptsLeft + ' attempts left).';
+        send('capture.failed', { reason: 'refused', attemptsLeft: b.attemptsLeft });
+      } else {
+        status.textContent = b.detail || 'Something went wrong. Try again.';
+        send('capture.failed', { reason: b.code || 'error' });
+      }
+      resize();
+    }, function () {
+      busy = false;
+      form.querySelector('button').disabled = false;
+      status.textContent = 'The connection failed. Try again.';
+      send('capture.failed', { reason: 'network' });
+      resize();
+    });
+  }
+  window.addEventListener('message', function (event) {
+    if (event.origin !== parentOrigin || event.source !== window.parent) return;
+    var m = event.data;
+    if (!m || m.ns !== NS || m.v !== 1 || m.widgetId !== widgetId) return;
+    if (m.type === 'capture.submit') submit();
+    if (m.type === 'widget.configure' && m.data && (m.data.theme === 'dark' || m.data.theme === 'light')) {
+      body.classList.toggle('dark', m.data.theme === 'dark');
+    }
+  });
+  if (form) {
+    form.addEventListener('submit', function (event) { event.preventDefault(); submit(); });
+    form.addEventListener('input', function () {
+      send('capture.change', { complete: names.every(function (name) { return input(name).value.trim() !== ''; }) });
+    });
+  }
+  if (state === 'expired') send('session.expired', {});
+  send('widget.ready', {});
+  resize();
+})();
+`;
+
+export interface FrameView {
+  nonce: string;
+  hashToken: string;
+  parentOrigin: string;
+  state: 'open' | 'captured' | 'completed' | 'locked' | 'expired';
+  description: string | null;
+  /** `30.00 USD` when the session sells. */
+  amountText: string | null;
+}
+
+const field = (id: string, label: string, attrs: string) =>
+  `<div class="field"><label for="${id}">${label}</label>` +
+  `<input id="${id}" name="${id}" ${attrs} aria-describedby="${id}-error">` +
+  `<p id="${id}-error" class="error"></p></div>`;
+
+const CLOSED: Record<Exclude<FrameView['state'], 'open'>, string> = {
+  captured: 'The card has been saved.',
+  completed: 'The card has been saved.',
+  locked: 'Too many attempts. Reload the page to start again.',
+  expired: 'This form has expired. Reload the page to start again.',
+};
+
+/** The frame document: labelled fields with per-field errors, or why the session takes no card. */
+export function frameDocument(view: FrameView): string {
+  const summary = [view.description, view.amountText && `Amount: ${view.amountText}`]
+    .filter(Boolean)
+    .join(' · ');
+  const form =
+    view.state === 'open'
+      ? `<form id="card-form" novalidate>` +
+        (summary ? `<p class="summary">${escapeHtml(summary)}</p>` : '') +
+        field('number', 'Card number', 'inputmode="numeric" autocomplete="cc-number" maxlength="23"') +
+        `<div class="row">` +
+        field('expiry', 'Expiry', 'autocomplete="cc-exp" placeholder="MM/YY" maxlength="7"') +
+        field('securityCode', 'Security code', 'inputmode="numeric" autocomplete="cc-csc" maxlength="4"') +
+        `</div>` +
+        field('name', 'Name on card', 'autocomplete="cc-name" maxlength="100"') +
+        `<button type="submit">${view.amountText ? `Pay ${escapeHtml(view.amountText)}` : 'Save card'}</button>` +
+        `</form>`
+      : '';
+  const closed = view.state === 'open' ? '' : CLOSED[view.state];
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>Payment details</title><style nonce="${view.nonce}">${FRAME_STYLE}</style></head>` +
+    `<body data-parent-origin="${escapeHtml(view.parentOrigin)}" data-token="${escapeHtml(view.hashToken)}" ` +
+    `data-state="${view.state}"><main>${form}<p id="status" role="status">${closed}</p></main>` +
+    `<script nonce="${view.nonce}">${FRAME_SCRIPT}</script></body></html>`
+  );
+}
+
+/** The frame's headers (docs/design/hosted-pages.md, "Capture widget"): CSP as a header, never X-Frame-Options. */
+export function frameHeaders(nonce: string, frameAncestors: string): Record<string, string> {
+  return {
+    'content-security-policy': [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src 'nonce-${nonce}'`,
+      "connect-src 'self'",
+      "form-action 'none'",
+      "base-uri 'none'",
+      `frame-ancestors ${frameAncestors}`,
+    ].join('; '),
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+  };
+}

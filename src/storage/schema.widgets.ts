@@ -1,0 +1,45 @@
+import type { Defaulted, Id, Instant, SqlBool } from './columnTypes.ts';
+
+/** The capture sessions of the hosted widget (migration 0018; see schema.ts). */
+export interface CaptureSessionsTable {
+  id: Id;
+  account_id: number;
+  session_token: string;
+  /** SHA-256 (hex) of the HashToken the browser holds; the token itself is never stored. */
+  hash_token_sha256: string;
+  api_key_id: number | null;
+  ext_ref: string | null;
+  currency_code: string;
+  /** src/modules/widgets/captureSession.ts VAULTING_TYPES. */
+  vaulting_type: string;
+  /** src/modules/widgets/captureSession.ts SALE_TYPES. */
+  sale_type: string;
+  vault_only_on_success: SqlBool;
+  amount_minor: number | null;
+  gateway_id: number;
+  auth_domain: string;
+  description: string | null;
+  invoice_id: number | null;
+  /** open, capturing, captured, completed, locked. */
+  state: string;
+  failed_attempts: Defaulted<number>;
+  claimed_until: Instant | null;
+  method_token: string | null;
+  card_type: string | null;
+  last_four: string | null;
+  name_on_card: string | null;
+  last_name_on_card: string | null;
+  expiry_month: number | null;
+  expiry_year: number | null;
+  charge_id: string | null;
+  /** settled or pending. */
+  charge_state: string | null;
+  customer_id: number | null;
+  payment_method_id: number | null;
+  payment_id: number | null;
+  created_at: Instant;
+  expires_at: Instant;
+  captured_at: Instant | null;
+  completed_at: Instant | null;
+  updated_at: Instant;
+}

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { createCustomer, ok } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
+import {
+  DECLINED_AT_VAULT,
+  DECLINED_ON_CHARGE,
+  VISA,
+  clock,
+  complete,
+  createSession,
+  db,
+  expectProblem,
+  other,
+  submit,
+  t,
+  useWidgetService,
+} from './fixtures.ts';
+
+useWidgetService();
+
+const get = (token: string) => ok(t, 'GET', `/v1/widgets/capturepaymethod/get/${token}`);
+
+describe('capturing a card in the frame', () => {
+  it('vaults the card, marks the session captured and tells the frame only a summary', async () => {
+    const session = await createSession(t);
+    const res = await submit(session.HashToken);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      cardType: 'Visa',
+      lastFour: '4242',
+      expiryMonth: 12,
+      expiryYear: 2029,
+      charged: false,
+    });
+    const read = await get(session.SessionToken);
+    expect(read.State).toBe('captured');
+    expect(read.paymentMethodToken).toMatch(/\S/);
+    expect(read.transactionID).toBeNull();
+  });
+
+  it('names each field it refuses, and counts the attempt', async () => {
+    const session = await createSession(t);
+    const res = await submit(session.HashToken, {
+      number: '4242424242424241',
+      expiry: '02/26',
+      securityCode: '12',
+      name: ' ',
+    });
+    expectProblem(res, 422);
+    expect(res.body.fields.map((f: { field: string }) => f.field)).toEqual([
+      'number',
+      'expiry',
+      'securityCode',
+      'name',
+    ]);
+    expect(res.body.attemptsLeft).toBe(4);
+    expect(JSON.stringify(res.body)).not.toContain('4242424242424241');
+  });
+
+  it('locks the session after five failed submits, and takes no card after', async () => {
+    const session = await createSession(t);
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const res = await submit(session.HashToken, { number: DECLINED_AT_VAULT });
+      expectProblem(res, 422, 'number');
+      expect(res.body.attemptsLeft).toBe(5 - attempt);
+    }
+    const locked = await submit(session.HashToken);
+    expectProblem(locked, 409);
+    expect(locked.body.code).toBe('capture_session_locked');
+    expect((await get(session.SessionToken)).State).toBe('locked');
+  });
+
+  it('answers 404 for a HashToken no session has', async () => {
+    expectProblem(await submit('0'.repeat(64)), 404);
+  });
+});
+
+describe('PUT /v1/widgets/capturepaymethod/complete', () => {
+  it('makes the captured card a payment method of the customer; again for the same customer is a 204', async () => {
+    const customerId = await createCustomer(t);
+    const session = await createSession(t);
+    await submit(session.HashToken);
+    const res = await complete(t, customerId, session.SessionToken);
+    expect(res.status, res.text).toBe(204);
+    const read = await get(session.SessionToken);
+    expect(read).toMatchObject({ State: 'completed', customerID: customerId, paymentID: null });
+    const method = await ok(t, 'GET', `/v1/paymentmethods/${read.paymentMethodID}`);
+    expect(method).toMatchObject({
+      customerID: customerId,
+      PaymentMethodType: 'credit_card',
+      isPrimary: true,
+      isValid: true,
+      CreditCard: { CardType: 'Visa', LastFourDigits: '4242', ExpiryMonth: 12, ExpiryYear: 2029 },
+    });
+    expect((await complete(t, customerId, session.SessionToken)).status).toBe(204);
+    const methods = await ok(t, 'GET', `/v1/customers/${customerId}/paymentmethods`);
+    expect(methods).toHaveLength(1);
+  });
+
+  it('answers 409 for another customer, and for a session that captured nothing', async () => {
+    const first = await createCustomer(t);
+    const second = await createCustomer(t, { Name: 'Grace' });
+    const session = await createSession(t);
+    expectProblem(await complete(t, first, session.SessionToken), 409);
+    await submit(session.HashToken);
+    expect((await complete(t, first, session.SessionToken)).status).toBe(204);
+    const res = await complete(t, second, session.SessionToken);
+    expectProblem(res, 409);
+    expect(res.body.code).toBe('capture_session_completed');
+  });
+
+  it('answers 404 for another account’s session or customer, and changes nothing', async () => {
+    const customerId = await createCustomer(t);
+    const session = await createSession(t);
+    await submit(session.HashToken);
+    const otherCustomer = await createCustomer(other);
+    expectProblem(await complete(other, otherCustomer, session.SessionToken), 404);
+    expectProblem(await complete(t, otherCustomer, session.SessionToken), 404);
+    expect((await get(session.SessionToken)).State).toBe('captured');
+    expect((await complete(t, customerId, session.SessionToken)).status).toBe(204);
+  });
+
+  it('records a sale as a payment of the customer, allocated to the invoice the session names', async () => {
+    const customerId = await createCustomer(t);
+    const invoice = await issuedInvoice(t, { customerId, amount: 25 });
+    const session = await createSession(t, {
+      SaleType: 'VaultSale',
+      Amount: 30,
+      isVaultOnlyOnSuccess: true,
+      invoiceID: invoice.invoiceID,
+      Description: 'Invoice payment',
+    });
+    const res = await submit(session.HashToken);
+    expect(res.body.charged).toBe(true);
+    const captured = await get(session.SessionToken);
+    expect(captured.transactionID).toMatch(/\S/);
+    expect((await complete(t, customerId, session.SessionToken)).status).toBe(204);
+    const read = await get(session.SessionToken);
+    const payment = await ok(t, 'GET', `/v1/payments/${read.paymentID}`);
+    // 30.00 charged: 25.00 pays the invoice, 5.00 stays unallocated.
+    expect(payment).toMatchObject({
+      customerID: customerId,
+      Amount: 30,
+      CurrencyCode: 'USD',
+      Method: 'credit_card',
+      Ref: captured.transactionID,
+      Status: 'Partial',
+    });
+    expect(payment.Allocations).toEqual([
+      expect.objectContaining({ invoiceID: invoice.invoiceID, amountApplied: 25 }),
+    ]);
+    const paid = await ok(t, 'GET', `/v1/invoices/${invoice.invoiceID}`);
+    expect(paid.Balance).toBe(0);
+  });
+
+  it('a declined sale with isVaultOnlyOnSuccess keeps nothing and counts the attempt', async () => {
+    const session = await createSession(t, { SaleType: 'VaultSale', Amount: 30, isVaultOnlyOnSuccess: true });
+    const res = await submit(session.HashToken, { number: DECLINED_ON_CHARGE });
+    expectProblem(res, 422, 'number');
+    expect(res.body.attemptsLeft).toBe(4);
+    const read = await get(session.SessionToken);
+    expect(read).toMatchObject({ State: 'open', paymentMethodToken: null, transactionID: null });
+  });
+
+  it('a declined sale without isVaultOnlyOnSuccess keeps the card, charges nothing', async () => {
+    const customerId = await createCustomer(t);
+    const session = await createSession(t, {
+      SaleType: 'VaultSale',
+      Amount: 30,
+      isVaultOnlyOnSuccess: false,
+    });
+    const res = await submit(session.HashToken, { number: DECLINED_ON_CHARGE });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.charged).toBe(false);
+    expect((await complete(t, customerId, session.SessionToken)).status).toBe(204);
+    const read = await get(session.SessionToken);
+    expect(read.paymentMethodID).toBeGreaterThan(0);
+    expect(read.paymentID).toBeNull();
+  });
+
+  it('a Sale keeps no card: the payment is recorded without a method', async () => {
+    const customerId = await createCustomer(t);
+    const session = await createSession(t, { VaultingType: 'None', SaleType: 'Sale', Amount: '12.50' });
+    expect((await submit(session.HashToken)).body.charged).toBe(true);
+    expect((await get(session.SessionToken)).paymentMethodToken).toBeNull();
+    expect((await complete(t, customerId, session.SessionToken)).status).toBe(204);
+    const read = await get(session.SessionToken);
+    expect(read.paymentMethodID).toBeNull();
+    const payment = await ok(t, 'GET', `/v1/payments/${read.paymentID}`);
+    expect(payment).toMatchObject({ Amount: 12.5, Status: 'Unallocated' });
+    expect(await ok(t, 'GET', `/v1/customers/${customerId}/paymentmethods`)).toEqual([]);
+  });
+
+  it('keeps no card number in the database or the logs', async () => {
+    const dumps: unknown[] = [];
+    for (const table of [
+      'capture_sessions',
+      'gateway_calls',
+      'payment_methods',
+      'events',
+      'test_gateway_vault',
+    ] as const) {
+      dumps.push(await db().selectFrom(table).selectAll().execute());
+    }
+    const text = JSON.stringify(dumps) + t.logs.join('');
+    for (const number of [VISA, DECLINED_AT_VAULT, DECLINED_ON_CHARGE]) expect(text).not.toContain(number);
+  });
+});
+
+describe('expiry, on the service clock', () => {
+  it('takes no card after Expires; complete works for a day after, then is a 410', async () => {
+    const customerId = await createCustomer(t);
+    clock.set('2026-03-16T10:00:00.000Z');
+    const captured = await createSession(t, { ExpiresIn: '01:00:00' });
+    const idle = await createSession(t, { ExpiresIn: '01:00:00' });
+    await submit(captured.HashToken);
+    clock.set('2026-03-16T11:00:00.000Z');
+    expect((await get(idle.SessionToken)).State).toBe('expired');
+    const late = await submit(idle.HashToken);
+    expectProblem(late, 410);
+    expect(late.body.code).toBe('capture_session_expired');
+    clock.set('2026-03-17T10:59:59.000Z');
+    expect((await complete(t, customerId, captured.SessionToken)).status).toBe(204);
+    const another = await createSession(t, { ExpiresIn: '01:00:00' });
+    await submit(another.HashToken);
+    clock.set('2026-03-18T12:00:00.000Z');
+    expectProblem(await complete(t, customerId, another.SessionToken), 410);
+  });
+});
