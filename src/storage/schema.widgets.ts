@@ -24,6 +24,8 @@ export interface CaptureSessionsTable {
   state: string;
   failed_attempts: Defaulted<number>;
   claimed_until: Instant | null;
+  /** credit_card or bank_account, once captured. */
+  method_type: string | null;
   method_token: string | null;
   card_type: string | null;
   last_four: string | null;
@@ -31,6 +33,9 @@ export interface CaptureSessionsTable {
   last_name_on_card: string | null;
   expiry_month: number | null;
   expiry_year: number | null;
+  /** SecretBox-sealed JSON of the bank account's details; never a clear account number in the database. */
+  bank_account_sealed: string | null;
+  bank_name: string | null;
   charge_id: string | null;
   /** settled or pending. */
   charge_state: string | null;

@@ -26,6 +26,7 @@ describe('capturing a card in the frame', () => {
     const res = await submit(session.HashToken);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
+      type: 'card',
       cardType: 'Visa',
       lastFour: '4242',
       expiryMonth: 12,
@@ -72,6 +73,71 @@ describe('capturing a card in the frame', () => {
 
   it('answers 404 for a HashToken no session has', async () => {
     expectProblem(await submit('0'.repeat(64)), 404);
+  });
+});
+
+const ACH = {
+  kind: 'bank_account',
+  accountHolder: 'Ada Lovelace',
+  bank: 'Test Bank',
+  accountType: 'Checking',
+  accountNumber: '000123456789',
+  routingNumber: '110000000',
+};
+
+describe('capturing a bank account in the frame', () => {
+  it('keeps the details sealed until complete makes them the customer’s bank account', async () => {
+    const customerId = await createCustomer(t);
+    const session = await createSession(t);
+    const res = await t.request('POST', `/widget/capture/${session.HashToken}/submit`, {
+      auth: false,
+      body: ACH,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ type: 'bank_account', bank: 'Test Bank', lastFour: '6789', charged: false });
+    const row = await db()
+      .selectFrom('capture_sessions')
+      .selectAll()
+      .where('session_token', '=', session.SessionToken)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain(ACH.accountNumber);
+    expect((await complete(t, customerId, session.SessionToken)).status).toBe(204);
+    const read = await get(session.SessionToken);
+    const method = await ok(t, 'GET', `/v1/paymentmethods/${read.paymentMethodID}`);
+    expect(method).toMatchObject({
+      customerID: customerId,
+      PaymentMethodType: 'bank_account',
+      isValid: false,
+      BankAccount: {
+        DebitMethod: 'ach',
+        AccountType: 'Checking',
+        AccountHolder: 'Ada Lovelace',
+        Bank: 'Test Bank',
+        AccountNumber: '000123456789',
+        RoutingNumber: '110000000',
+        LastFourDigits: '6789',
+      },
+    });
+  });
+
+  it('names the bank field it refuses', async () => {
+    const session = await createSession(t);
+    const res = await t.request('POST', `/widget/capture/${session.HashToken}/submit`, {
+      auth: false,
+      body: { ...ACH, routingNumber: '110000001' },
+    });
+    expectProblem(res, 422, 'routingNumber');
+    expect(res.body.attemptsLeft).toBe(4);
+  });
+
+  it('takes no bank account in a session that sells', async () => {
+    const session = await createSession(t, { SaleType: 'VaultSale', Amount: 10 });
+    const res = await t.request('POST', `/widget/capture/${session.HashToken}/submit`, {
+      auth: false,
+      body: ACH,
+    });
+    expectProblem(res, 422, 'kind');
+    expect((await get(session.SessionToken)).State).toBe('open');
   });
 });
 
@@ -203,7 +269,9 @@ describe('PUT /v1/widgets/capturepaymethod/complete', () => {
       dumps.push(await db().selectFrom(table).selectAll().execute());
     }
     const text = JSON.stringify(dumps) + t.logs.join('');
-    for (const number of [VISA, DECLINED_AT_VAULT, DECLINED_ON_CHARGE]) expect(text).not.toContain(number);
+    for (const number of [VISA, DECLINED_AT_VAULT, DECLINED_ON_CHARGE, ACH.accountNumber]) {
+      expect(text).not.toContain(number);
+    }
   });
 });
 

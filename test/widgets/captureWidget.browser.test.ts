@@ -160,6 +160,36 @@ describe('the capture widget in a browser', () => {
     await page.close();
   });
 
+  it('captures a bank account when the customer chooses one', async () => {
+    const origin = `http://localhost:${merchantPort}`;
+    const session = await createSession(t, { AuthDomain: origin });
+    const page = await browser.newPage();
+    await page.goto(`${origin}${serve('bank', session.Html)}`);
+    const frame = page.frameLocator('iframe[title="Payment details"]');
+    await frame.getByLabel('Bank account').check();
+    await frame.getByLabel('Account holder').fill('Ada Lovelace');
+    await frame.getByLabel('Bank', { exact: true }).fill('Test Bank');
+    await frame.getByLabel('Account number').fill('000123456789');
+    await frame.getByLabel('Routing number').fill('110000000');
+    await frame.getByLabel('Account type').selectOption('Checking');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'bank.png'), fullPage: true });
+    await frame.getByRole('button', { name: 'Save bank account' }).click();
+    await page.waitForFunction(() =>
+      (globalThis as unknown as { widgetEvents: { type: string }[] }).widgetEvents.some(
+        (e) => e.type === 'capture.completed',
+      ),
+    );
+    const completed = (await events(page)).find((e) => e.type === 'capture.completed');
+    expect(completed?.detail).toEqual({
+      type: 'bank_account',
+      bank: 'Test Bank',
+      last4: '6789',
+      charged: false,
+    });
+    await expect.poll(() => frame.getByRole('status').innerText()).toContain('Bank account saved');
+    await page.close();
+  });
+
   it('is refused when a page of another origin frames it: no form renders', async () => {
     const session = await createSession(t, { AuthDomain: `http://localhost:${merchantPort}` });
     const page = await browser.newPage();

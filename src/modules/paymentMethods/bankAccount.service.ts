@@ -202,6 +202,16 @@ function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): 
   };
 }
 
+/**
+ * The offline checks of a bank account's details, as an add makes them (problems keyed `BankAccount.<Field>`), for
+ * details taken before their customer is known (the capture widget's frame).
+ */
+export function bankAccountProblems(input: BankAccountInput): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  checkedBankAccount(input, problems);
+  return problems;
+}
+
 /** A SEPA mandate as stored: its reference and signature day, both or neither. */
 interface Mandate {
   reference: string | null;

@@ -9,6 +9,8 @@
  *   (a customer's PrimaryPaymentMethodInfo).
  * - `deletePaymentMethodsOfCustomer(ctx, customerId)`: inside the transaction that deletes the customer.
  * - `getPaymentMethod(ctx, id)`: the full method, or NotFound (404).
+ * - `bankAccountProblems(details)`, `addBankAccount(ctx, input)`: a bank account checked before its customer is
+ *   known (the capture widget), then added for the customer (in the caller's transaction).
  * - `addVaultedCard(ctx, card)`: a card the hosted widget vaulted before its customer was known, kept for the
  *   customer (in the caller's transaction).
  * - `registerPaymentMethodUses(uses)`: how higher modules answer whether a method is still named by their rows.
@@ -23,6 +25,8 @@ export {
   primaryPaymentMethodsOf,
   unopenedPaymentMethodsByIds,
 } from './paymentMethod.service.ts';
+export type { BankAccountInput } from './bankAccount.service.ts';
+export { addBankAccount, bankAccountProblems } from './bankAccount.service.ts';
 export type { VaultedCardInput } from './card.service.ts';
 export { addVaultedCard } from './card.service.ts';
 export { toPaymentMethodDto } from './paymentMethods.serializer.ts';

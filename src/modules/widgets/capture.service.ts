@@ -10,10 +10,26 @@ import {
 import { ConflictError, DomainError, GoneError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
-import { GatewayTimeoutError, chargeStoredMethod, getGateway, vaultCard } from '../gateways/index.ts';
+import {
+  GatewayTimeoutError,
+  chargeStoredMethod,
+  gatewayAccepts,
+  getGateway,
+  isGatewayUsable,
+  validateBankAccountAtGateway,
+  vaultCard,
+} from '../gateways/index.ts';
+import { bankAccountProblems } from '../paymentMethods/index.ts';
 import type { CardToVault } from '../gateways/index.ts';
-import { MAX_FAILED_ATTEMPTS, includesSale, keepsMethod, stateAt } from './captureSession.ts';
-import type { SaleType, StoredState, VaultingType } from './captureSession.ts';
+import {
+  MAX_FAILED_ATTEMPTS,
+  bankRailFor,
+  includesSale,
+  keepsBankAccounts,
+  keepsMethod,
+  stateAt,
+} from './captureSession.ts';
+import type { BankRail, SaleType, StoredState, VaultingType } from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
 import type { CaptureSessionRow } from './captureSession.repository.ts';
 import { captureSessionRef, sha256 } from './captureSession.service.ts';
@@ -33,14 +49,29 @@ export interface SubmittedCard {
   name: string;
 }
 
-/** What the frame may tell the page: a display summary, never a token or a number. */
-export interface CaptureSummary {
-  cardType: string;
-  lastFour: string;
-  expiryMonth: number;
-  expiryYear: number;
-  charged: boolean;
+/** A bank account as the frame posts it; the rail is the session's (bankRailFor). */
+export interface SubmittedBankAccount {
+  accountHolder: string;
+  bank: string;
+  accountType: string;
+  accountNumber?: string;
+  branchCode?: string;
+  routingNumber?: string;
+  iban?: string;
+  bic?: string;
 }
+
+/** What the frame may tell the page: a display summary, never a token or a number. */
+export type CaptureSummary =
+  | {
+      type: 'card';
+      cardType: string;
+      lastFour: string;
+      expiryMonth: number;
+      expiryYear: number;
+      charged: boolean;
+    }
+  | { type: 'bank_account'; bank: string; lastFour: string; charged: false };
 
 /** A submit's claim lasts this long (wall time): past it, a claim a crash left is taken again. */
 const CLAIM_MS = 2 * 60 * 1000;
@@ -228,6 +259,7 @@ export async function submitCard(
     await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
       state: 'captured' satisfies StoredState,
       claimed_until: null,
+      method_type: 'credit_card',
       method_token: keep ? token : null,
       card_type: card.cardType,
       last_four: card.number.slice(-4),
@@ -243,10 +275,111 @@ export async function submitCard(
     await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
   });
   return {
+    type: 'card',
     cardType: card.cardType,
     lastFour: card.number.slice(-4),
     expiryMonth: card.expiryMonth,
     expiryYear: card.expiryYear,
     charged: charge !== undefined,
   };
+}
+
+/** The bank rail the frame offers this session, if any: kept only, in a currency with a rail, at a gateway taking them. */
+export async function bankRailOf(ctx: ServiceContext, row: CaptureSessionRow): Promise<BankRail | undefined> {
+  if (!keepsBankAccounts(row.vaulting_type as VaultingType, row.sale_type as SaleType)) return undefined;
+  const gateway = await getGateway(ctx, row.gateway_id);
+  if (!isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
+  return bankRailFor(row.currency_code);
+}
+
+/** The frame's names of the bank fields, from an add's (BankAccount.AccountNumber is accountNumber). */
+const BANK_FIELDS: Record<string, string> = {
+  'BankAccount.AccountHolder': 'accountHolder',
+  'BankAccount.Bank': 'bank',
+  'BankAccount.AccountType': 'accountType',
+  'BankAccount.AccountNumber': 'accountNumber',
+  'BankAccount.BranchCode': 'branchCode',
+  'BankAccount.RoutingNumber': 'routingNumber',
+  'BankAccount.IBAN': 'iban',
+  'BankAccount.BIC': 'bic',
+};
+
+/**
+ * POST /widget/capture/{HashToken}/submit with a bank account: checked offline as an add is, then by the gateway
+ * (the test gateway answers by account number, docs/gateways.md, "Bank-account validation"); the details are kept
+ * sealed on the session until complete makes them the customer's method. Personal data, not card data
+ * (docs/design/hosted-pages.md, "Card data and PCI scope").
+ */
+export async function submitBankAccount(
+  ctx: ServiceContext,
+  found: CaptureSessionRow,
+  input: SubmittedBankAccount,
+): Promise<CaptureSummary> {
+  assertOpen(ctx, found);
+  const rail = await bankRailOf(ctx, found);
+  if (!rail) throw ValidationError.field('kind', 'This form takes cards only', 'bank_account_not_offered');
+  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
+  const wallNow = ctx.wallClock.now().getTime();
+  const row = await repo.claimCaptureSession(ctx.db, ctx.account.id, found.id, {
+    wallNow: new Date(wallNow).toISOString(),
+    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
+    now: nowInstant(ctx),
+  });
+  if (!row) throw new ConflictError('capture_in_progress', 'Another submit of this session is under way');
+
+  const details = {
+    method: rail,
+    accountType: input.accountType,
+    accountHolder: input.accountHolder,
+    bank: input.bank,
+    accountNumber: rail === 'sepa' ? null : (input.accountNumber ?? null),
+    branchCode: rail === 'debit_order' ? (input.branchCode ?? null) : null,
+    routingNumber: rail === 'ach' ? (input.routingNumber ?? null) : null,
+    iban: rail === 'sepa' ? (input.iban ?? null) : null,
+    bic: rail === 'sepa' ? (input.bic ?? null) : null,
+  };
+  const problems = bankAccountProblems(details).map((problem) => ({
+    field: BANK_FIELDS[problem.field] ?? 'accountType',
+    message: problem.message,
+  }));
+  if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
+
+  const gateway = await getGateway(ctx, row.gateway_id);
+  const digitsOf = (text: string | null) => (text === null ? null : text.replace(/[\s-]/g, '').toUpperCase());
+  let answer;
+  try {
+    answer = await validateBankAccountAtGateway(ctx, gateway, {
+      method: rail,
+      accountHolder: details.accountHolder,
+      accountNumber: digitsOf(details.accountNumber),
+      branchCode: digitsOf(details.branchCode),
+      routingNumber: digitsOf(details.routingNumber),
+      iban: digitsOf(details.iban),
+    });
+  } catch (error) {
+    await releaseClaim(ctx, row);
+    throw error;
+  }
+  if (answer.outcome === 'declined') {
+    const left = await failAttempt(ctx, row, `bank_${answer.reason}`);
+    throw refused(left, [
+      { field: rail === 'sepa' ? 'iban' : 'accountNumber', message: 'The bank did not accept this account' },
+    ]);
+  }
+  const lastFour = (digitsOf(details.iban) ?? digitsOf(details.accountNumber) ?? '').slice(-4);
+  await withTransaction(ctx, async (tctx) => {
+    const now = nowInstant(tctx);
+    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+      state: 'captured' satisfies StoredState,
+      claimed_until: null,
+      method_type: 'bank_account',
+      bank_account_sealed: tctx.secrets.seal(JSON.stringify(details)),
+      bank_name: details.bank.trim(),
+      last_four: lastFour,
+      captured_at: now,
+      updated_at: now,
+    });
+    await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
+  });
+  return { type: 'bank_account', bank: details.bank.trim(), lastFour, charged: false };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText } from '../../core/money.ts';
@@ -7,7 +8,13 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../storage/database.ts';
-import { findSessionByHashToken, openState, submitCard } from './capture.service.ts';
+import {
+  bankRailOf,
+  findSessionByHashToken,
+  openState,
+  submitBankAccount,
+  submitCard,
+} from './capture.service.ts';
 import { includesSale } from './captureSession.ts';
 import type { SaleType } from './captureSession.ts';
 import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
@@ -23,12 +30,24 @@ export type AccountContext = (accountId: number, request: FastifyRequest) => Pro
 
 const HashTokenParams = Type.Object({ HashToken: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
 
+const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+/** The frame's own fields: a card, or (kind bank_account) a bank account of the session's rail. */
 const SubmitBody = Type.Object({
-  number: Type.String({ maxLength: 40 }),
-  expiry: Type.String({ maxLength: 10 }),
-  securityCode: Type.String({ maxLength: 8 }),
-  name: Type.String({ maxLength: 200 }),
+  kind: Type.Optional(Type.Union([Type.Literal('card'), Type.Literal('bank_account')])),
+  number: Field(40),
+  expiry: Field(10),
+  securityCode: Field(8),
+  name: Field(200),
+  accountHolder: Field(200),
+  bank: Field(200),
+  accountType: Field(40),
+  accountNumber: Field(40),
+  branchCode: Field(40),
+  routingNumber: Field(40),
+  iban: Field(60),
+  bic: Field(20),
 });
+type SubmitBody = Static<typeof SubmitBody>;
 
 /** The frame's URL holds the HashToken: the request log shows the route, never the token. */
 const logSerializers = {
@@ -87,6 +106,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
             hashToken: HashToken,
             parentOrigin: row.auth_domain,
             state: openState(ctx, row),
+            bankRail: (await bankRailOf(ctx, row)) ?? null,
             description: row.description,
             amountText: sells
               ? `${minorToDecimalText(row.amount_minor!, row.currency_code)} ${row.currency_code}`
@@ -106,7 +126,24 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
       if (!row) throw new NotFoundError('Capture session', '[token]');
       const ctx = await deps.contextFor(row.account_id, request);
       try {
-        return await submitCard(ctx, row, request.body as never);
+        const body = request.body as SubmitBody;
+        return body.kind === 'bank_account'
+          ? await submitBankAccount(ctx, row, {
+              accountHolder: body.accountHolder ?? '',
+              bank: body.bank ?? '',
+              accountType: body.accountType ?? '',
+              accountNumber: body.accountNumber,
+              branchCode: body.branchCode,
+              routingNumber: body.routingNumber,
+              iban: body.iban,
+              bic: body.bic,
+            })
+          : await submitCard(ctx, row, {
+              number: body.number ?? '',
+              expiry: body.expiry ?? '',
+              securityCode: body.securityCode ?? '',
+              name: body.name ?? '',
+            });
       } catch (error) {
         if (error instanceof ValidationError && 'attemptsLeft' in error) {
           return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);

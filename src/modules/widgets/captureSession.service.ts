@@ -19,7 +19,8 @@ import {
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
-import { addVaultedCard } from '../paymentMethods/index.ts';
+import { addBankAccount, addVaultedCard } from '../paymentMethods/index.ts';
+import type { BankAccountInput } from '../paymentMethods/index.ts';
 import { normaliseAuthDomain } from './authDomain.ts';
 import {
   SALE_TYPES,
@@ -351,12 +352,19 @@ export async function createCaptureSession(
   });
 }
 
-/** The captured card kept for the customer, unless the session keeps nothing (Sale). */
-async function keepCard(
+/**
+ * What the session captured, kept for the customer: a bank account as an add makes it (unproven: isValid false,
+ * docs/spec-decisions.md, "Bank accounts"), a card from the vault; nothing for a Sale.
+ */
+async function keepMethod(
   ctx: ServiceContext,
   row: CaptureSessionRow,
   customerId: number,
 ): Promise<number | null> {
+  if (row.method_type === 'bank_account' && row.bank_account_sealed !== null) {
+    const details = JSON.parse(ctx.secrets.open(row.bank_account_sealed)) as BankAccountInput;
+    return (await addBankAccount(ctx, { customerId, isPrimary: false, bankAccount: details })).id;
+  }
   if (row.method_token === null || row.last_four === null) return null;
   return addVaultedCard(ctx, {
     customerId,
@@ -442,7 +450,7 @@ export function completeCaptureSession(
         `Capture session ${row.id} has captured nothing (${stateAt(row.state as StoredState, row.expires_at, now)})`,
       );
     }
-    const paymentMethodId = await keepCard(tctx, row, input.customerId);
+    const paymentMethodId = await keepMethod(tctx, row, input.customerId);
     const sale = await recordSale(tctx, row, input.customerId, paymentMethodId);
     await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
       state: 'completed' satisfies StoredState,

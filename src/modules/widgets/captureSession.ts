@@ -72,3 +72,18 @@ export function stateAt(stored: StoredState, expiresAt: string, now: string): Ca
 /** Whether complete may still run: up to a day after Expires (the grace bounds the frame, not the server). */
 export const completeGraceOver = (expiresAt: string, now: string): boolean =>
   Date.parse(now) >= Date.parse(expiresAt) + COMPLETE_GRACE_MS;
+
+export type BankRail = 'debit_order' | 'ach' | 'sepa';
+
+/**
+ * The bank rail the frame offers for a session's currency: a South African debit order in ZAR, ACH in USD, SEPA
+ * in EUR; none in another currency (docs/spec-decisions.md, "Capture widget sessions").
+ */
+export function bankRailFor(currencyCode: string): BankRail | undefined {
+  const rails: Record<string, BankRail> = { ZAR: 'debit_order', USD: 'ach', EUR: 'sepa' };
+  return Object.hasOwn(rails, currencyCode) ? rails[currencyCode] : undefined;
+}
+
+/** A bank account is taken only to keep (a debit is collected later, in a batch, never as the session's sale). */
+export const keepsBankAccounts = (vaultingType: VaultingType, saleType: SaleType): boolean =>
+  vaultingType === 'VaultGateway' && saleType === 'VaultOnly';

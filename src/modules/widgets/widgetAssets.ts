@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { BankRail } from './captureSession.ts';
 
 /**
  * What the browser runs (docs/design/hosted-pages.md, "Capture widget"): the loader a merchant's page includes,
@@ -99,6 +100,11 @@ const FRAME_STYLE = `
   body.dark { color: #f2f2f2; background: #1e1e1e; }
   .field { margin: 0 0 12px; }
   label { display: block; font-weight: 600; margin: 0 0 4px; }
+  fieldset { border: 0; margin: 0 0 12px; padding: 0; }
+  legend { font-weight: 600; padding: 0; margin: 0 0 4px; }
+  label.choice { display: inline-block; font-weight: normal; margin-right: 16px; }
+  label.choice input { width: auto; }
+  select { box-sizing: border-box; width: 100%; padding: 8px; font: inherit; border: 1px solid #6b6b6b; border-radius: 4px; background: #fff; }
   input { box-sizing: border-box; width: 100%; padding: 8px; font: inherit; border: 1px solid #6b6b6b; border-radius: 4px; }
   input[aria-invalid="true"] { border-color: #b00020; }
   .row { display: flex; gap: 12px; }
@@ -128,16 +134,24 @@ const FRAME_SCRIPT = `(function () {
   function resize() { send('widget.resize', { height: document.documentElement.scrollHeight }); }
   var form = document.getElementById('card-form');
   var status = document.getElementById('status');
-  var names = ['number', 'expiry', 'securityCode', 'name'];
+  var cardGroup = document.getElementById('card-fields');
+  var bankGroup = document.getElementById('bank-fields');
+  var cardNames = ['number', 'expiry', 'securityCode', 'name'];
+  var bankNames = bankGroup ? bankGroup.getAttribute('data-fields').split(',') : [];
   var busy = false;
   function input(name) { return document.getElementById(name); }
+  function kind() {
+    var checked = document.querySelector('input[name="kind"]:checked');
+    return checked ? checked.value : 'card';
+  }
+  function names() { return kind() === 'bank_account' ? bankNames : cardNames; }
   function showErrors(fields) {
-    names.forEach(function (name) {
+    cardNames.concat(bankNames).forEach(function (name) {
       input(name).removeAttribute('aria-invalid');
       document.getElementById(name + '-error').textContent = '';
     });
     fields.forEach(function (problem) {
-      if (names.indexOf(problem.field) === -1) return;
+      if (!input(problem.field) || !document.getElementById(problem.field + '-error')) return;
       input(problem.field).setAttribute('aria-invalid', 'true');
       document.getElementById(problem.field + '-error').textContent = problem.message;
     });
@@ -146,21 +160,30 @@ const FRAME_SCRIPT = `(function () {
     if (form) form.hidden = true;
     status.textContent = message;
   }
+  function showKind() {
+    var bank = kind() === 'bank_account';
+    cardGroup.hidden = bank;
+    if (bankGroup) bankGroup.hidden = !bank;
+    var button = form.querySelector('button');
+    if (!button.hasAttribute('data-fixed')) button.textContent = bank ? 'Save bank account' : 'Save card';
+    showErrors([]);
+    resize();
+  }
   function submit() {
     if (busy || !form || form.hidden) return;
     var missing = [];
-    var labels = { number: 'Enter the card number', expiry: 'Enter the expiry as MM/YY',
-      securityCode: 'Enter the security code', name: 'Enter the name on the card' };
-    names.forEach(function (name) { if (!input(name).value.trim()) missing.push({ field: name, message: labels[name] }); });
+    names().forEach(function (name) {
+      if (!input(name).value.trim()) missing.push({ field: name, message: 'Enter the ' + input(name).getAttribute('data-name') });
+    });
     showErrors(missing);
     if (missing.length) { send('capture.failed', { reason: 'incomplete' }); resize(); return; }
     busy = true;
     form.querySelector('button').disabled = true;
     status.textContent = 'Sending…';
     send('capture.submitting', {});
-    var card = {};
-    names.forEach(function (name) { card[name] = input(name).value; });
-    input('securityCode').value = '';
+    var card = { kind: kind() };
+    names().forEach(function (name) { card[name] = input(name).value; });
+    if (card.kind === 'card') input('securityCode').value = '';
     fetch('/widget/capture/' + token + '/submit', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(card),
       credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer'
@@ -170,7 +193,11 @@ const FRAME_SCRIPT = `(function () {
       busy = false;
       form.querySelector('button').disabled = false;
       var b = answer.body || {};
-      if (answer.status === 200) {
+      if (answer.status === 200 && b.type === 'bank_account') {
+        bankNames.forEach(function (name) { if (input(name).tagName === 'INPUT') input(name).value = ''; });
+        close('Bank account saved: ' + b.bank + ' ending in ' + b.lastFour + '.');
+        send('capture.completed', { type: 'bank_account', bank: b.bank, last4: b.lastFour, charged: false });
+      } else if (answer.status === 200) {
         input('number').value = '';
         close('Card saved: ' + b.cardType + ' ending in ' + b.lastFour + '.');
         send('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
@@ -211,7 +238,10 @@ const FRAME_SCRIPT = `(function () {
   if (form) {
     form.addEventListener('submit', function (event) { event.preventDefault(); submit(); });
     form.addEventListener('input', function () {
-      send('capture.change', { complete: names.every(function (name) { return input(name).value.trim() !== ''; }) });
+      send('capture.change', { complete: names().every(function (name) { return input(name).value.trim() !== ''; }) });
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('input[name="kind"]'), function (radio) {
+      radio.addEventListener('change', showKind);
     });
   }
   if (state === 'expired') send('session.expired', {});
@@ -228,12 +258,62 @@ export interface FrameView {
   description: string | null;
   /** `30.00 USD` when the session sells. */
   amountText: string | null;
+  /** The bank rail offered beside cards, if any. */
+  bankRail: BankRail | null;
 }
 
 const field = (id: string, label: string, attrs: string) =>
   `<div class="field"><label for="${id}">${label}</label>` +
-  `<input id="${id}" name="${id}" ${attrs} aria-describedby="${id}-error">` +
+  `<input id="${id}" name="${id}" ${attrs} data-name="${label.toLowerCase()}" aria-describedby="${id}-error">` +
   `<p id="${id}-error" class="error"></p></div>`;
+
+const select = (id: string, label: string, options: readonly string[]) =>
+  `<div class="field"><label for="${id}">${label}</label>` +
+  `<select id="${id}" name="${id}" data-name="${label.toLowerCase()}" aria-describedby="${id}-error">` +
+  options.map((option) => `<option>${option}</option>`).join('') +
+  `</select><p id="${id}-error" class="error"></p></div>`;
+
+/** The bank fields of each rail: what an add of that method needs (docs/gateways.md, "Bank-account validation"). */
+const BANK_RAIL_FIELDS: Record<BankRail, { fields: string[]; markup: string }> = {
+  debit_order: {
+    fields: ['accountHolder', 'bank', 'accountNumber', 'branchCode', 'accountType'],
+    markup:
+      field('accountNumber', 'Account number', 'inputmode="numeric" maxlength="40"') +
+      field('branchCode', 'Branch code', 'maxlength="40"') +
+      select('accountType', 'Account type', ['Cheque', 'Savings', 'Transmission']),
+  },
+  ach: {
+    fields: ['accountHolder', 'bank', 'accountNumber', 'routingNumber', 'accountType'],
+    markup:
+      field('accountNumber', 'Account number', 'inputmode="numeric" maxlength="40"') +
+      field('routingNumber', 'Routing number', 'inputmode="numeric" maxlength="40"') +
+      select('accountType', 'Account type', ['Checking', 'Savings']),
+  },
+  sepa: {
+    fields: ['accountHolder', 'bank', 'iban', 'bic', 'accountType'],
+    markup:
+      field('iban', 'IBAN', 'maxlength="60"') +
+      field('bic', 'BIC', 'maxlength="20"') +
+      select('accountType', 'Account type', ['Current', 'Savings']),
+  },
+};
+
+function bankChoice(rail: BankRail): { choice: string; group: string } {
+  const { fields, markup } = BANK_RAIL_FIELDS[rail];
+  return {
+    choice:
+      `<fieldset class="kinds"><legend>Pay with</legend>` +
+      `<label class="choice"><input type="radio" name="kind" value="card" checked> Card</label>` +
+      `<label class="choice"><input type="radio" name="kind" value="bank_account"> Bank account</label>` +
+      `</fieldset>`,
+    group:
+      `<div id="bank-fields" hidden data-fields="${fields.join(',')}">` +
+      field('accountHolder', 'Account holder', 'autocomplete="name" maxlength="200"') +
+      field('bank', 'Bank', 'maxlength="200"') +
+      markup +
+      `</div>`,
+  };
+}
 
 const CLOSED: Record<Exclude<FrameView['state'], 'open'>, string> = {
   captured: 'The card has been saved.',
@@ -247,17 +327,25 @@ export function frameDocument(view: FrameView): string {
   const summary = [view.description, view.amountText && `Amount: ${view.amountText}`]
     .filter(Boolean)
     .join(' · ');
+  const bank = view.bankRail ? bankChoice(view.bankRail) : { choice: '', group: '' };
+  const button = view.amountText
+    ? `<button type="submit" data-fixed>Pay ${escapeHtml(view.amountText)}</button>`
+    : `<button type="submit">Save card</button>`;
   const form =
     view.state === 'open'
       ? `<form id="card-form" novalidate>` +
         (summary ? `<p class="summary">${escapeHtml(summary)}</p>` : '') +
+        bank.choice +
+        `<div id="card-fields">` +
         field('number', 'Card number', 'inputmode="numeric" autocomplete="cc-number" maxlength="23"') +
         `<div class="row">` +
         field('expiry', 'Expiry', 'autocomplete="cc-exp" placeholder="MM/YY" maxlength="7"') +
         field('securityCode', 'Security code', 'inputmode="numeric" autocomplete="cc-csc" maxlength="4"') +
         `</div>` +
         field('name', 'Name on card', 'autocomplete="cc-name" maxlength="100"') +
-        `<button type="submit">${view.amountText ? `Pay ${escapeHtml(view.amountText)}` : 'Save card'}</button>` +
+        `</div>` +
+        bank.group +
+        button +
         `</form>`
       : '';
   const closed = view.state === 'open' ? '' : CLOSED[view.state];

@@ -34,7 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('failed_attempts', 'integer', (c) => c.notNull().defaultTo(0))
     // Wall-clock end of a submit's claim: one left by a crash may be taken again after it.
     .addColumn('claimed_until', t.instant)
-    // What was captured: the vault's token (null for a Sale, which keeps nothing), the card as a person sees it.
+    // What was captured: credit_card or bank_account.
+    .addColumn('method_type', 'text')
+    // A card: the vault's token (null for a Sale, which keeps nothing), the card as a person sees it.
     .addColumn('method_token', 'text')
     .addColumn('card_type', 'text')
     .addColumn('last_four', 'text')
@@ -42,6 +44,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_name_on_card', 'text')
     .addColumn('expiry_month', 'integer')
     .addColumn('expiry_year', 'integer')
+    // A bank account: its details sealed (SecretBox; they become the customer's method at complete), its bank.
+    .addColumn('bank_account_sealed', 'text')
+    .addColumn('bank_name', 'text')
     // The gateway's charge for a sale, and whether it is settled or pending.
     .addColumn('charge_id', 'text')
     .addColumn('charge_state', 'text')
