@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createCustomer, ok } from '../helpers/billing.ts';
-import { complete, createSession, t, useWidgetService } from './fixtures.ts';
+import { clock, complete, createSession, t, useWidgetService } from './fixtures.ts';
 
 /**
  * The capture widget as a customer meets it: Debian's Chromium, headless, on a merchant's page served by this test
@@ -52,7 +52,7 @@ beforeAll(async () => {
     // The merchant's own policy, with the lines docs/hosted-pages.md asks for.
     response.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${NONCE}' ${t.url}; frame-src ${t.url}`,
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${NONCE}' ${t.url}; frame-src ${t.url} http://localhost:${merchantPort}`,
     });
     response.end(body);
   });
@@ -82,6 +82,12 @@ afterAll(async () => {
 /** Serves a checkout page with the session's Html under `name`. */
 function serve(name: string, html: string): string {
   pages.set(`/${name}`, merchantPage(html));
+  return `/${name}`;
+}
+
+/** Serves `document` as it is under `name` (a page that is not a checkout). */
+function serveRaw(name: string, document: string): string {
+  pages.set(`/${name}`, document);
   return `/${name}`;
 }
 
@@ -190,6 +196,57 @@ describe('the capture widget in a browser', () => {
     await page.close();
   });
 
+  it('drops a forged message that is not from its own frame, even with the right widgetId', async () => {
+    const origin = `http://localhost:${merchantPort}`;
+    const session = await createSession(t, { AuthDomain: origin });
+    const page = await browser.newPage();
+    await page.goto(`${origin}${serve('forged', session.Html)}`);
+    await page.waitForFunction(() =>
+      (globalThis as unknown as { widgetEvents: { type: string }[] }).widgetEvents.some(
+        (e) => e.type === 'widget.ready',
+      ),
+    );
+    // The merchant's own window posts the envelope a frame would, with the widgetId taken from the frame's URL.
+    await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { src: string } } })
+        .document;
+      const widgetId = new URL(doc.querySelector('iframe').src).hash.slice(1);
+      (globalThis as unknown as { postMessage(m: unknown, o: string): void }).postMessage(
+        { ns: 'billing-widget', v: 1, widgetId, type: 'capture.completed', data: { last4: '0000' } },
+        '*',
+      );
+    });
+    // Then a real message from the frame: the forged one, posted first, was dropped and never arrives.
+    const frame = page.frameLocator('iframe[title="Payment details"]');
+    await frame.getByRole('button', { name: 'Save card' }).click();
+    await page.waitForFunction(() =>
+      (globalThis as unknown as { widgetEvents: { type: string }[] }).widgetEvents.some(
+        (e) => e.type === 'capture.failed',
+      ),
+    );
+    expect((await events(page)).map((e) => e.type)).toEqual(['widget.ready', 'capture.failed']);
+    await page.close();
+  });
+
+  it('is refused when its allowed page is itself framed by another origin', async () => {
+    const origin = `http://localhost:${merchantPort}`;
+    const session = await createSession(t, { AuthDomain: origin });
+    const inner = serve('nested-inner', session.Html);
+    const outer = serveRaw(
+      'nested-outer',
+      `<!doctype html><html lang="en"><title>Elsewhere</title><iframe title="Shop" src="${origin}${inner}"></iframe></html>`,
+    );
+    const page = await browser.newPage();
+    const refusal = page.waitForEvent('console', (message) => message.text().includes('frame-ancestors'));
+    await page.goto(`http://other.localhost:${merchantPort}${outer}`);
+    expect((await refusal).text()).toContain(`frame-ancestors ${origin}`);
+    const widget = page
+      .frames()
+      .find((f) => f.url().startsWith(t.url) || f.url().startsWith('chrome-error:'));
+    expect(await widget?.locator('#card-form').count()).toBe(0);
+    await page.close();
+  });
+
   it('is refused when a page of another origin frames it: no form renders', async () => {
     const session = await createSession(t, { AuthDomain: `http://localhost:${merchantPort}` });
     const page = await browser.newPage();
@@ -202,6 +259,24 @@ describe('the capture widget in a browser', () => {
     expect(frame).toBeDefined();
     expect(await frame!.locator('#card-form').count()).toBe(0);
     expect(await events(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('tells the page the session expired, on the service clock', async () => {
+    const origin = `http://localhost:${merchantPort}`;
+    const session = await createSession(t, { AuthDomain: origin, ExpiresIn: '00:10:00' });
+    clock.set(new Date(Date.parse(session.Expires)).toISOString());
+    const page = await browser.newPage();
+    await page.goto(`${origin}${serve('expired', session.Html)}`);
+    await page.waitForFunction(() =>
+      (globalThis as unknown as { widgetEvents: { type: string }[] }).widgetEvents.some(
+        (e) => e.type === 'session.expired',
+      ),
+    );
+    const frame = page.frameLocator('iframe[title="Payment details"]');
+    expect(await frame.getByRole('status').innerText()).toContain('This form has expired');
+    expect(await frame.locator('#card-form').count()).toBe(0);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'expired.png'), fullPage: true });
     await page.close();
   });
 });
