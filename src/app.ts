@@ -78,12 +78,14 @@ export interface AppDeps {
   mailQueued(): void;
   /** This process's webhook worker, which changes hand their deliveries to. */
   webhookSender?: WebhookSender;
+  /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
+  publicUrl?: string;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
 /** Every module's routes under /v1: each module owns its routes file, and only this composition root reads it. */
-function registerRoutes(v1: App): void {
+function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerCustomerRoutes(v1);
   registerContactRoutes(v1);
   registerNoteRoutes(v1);
@@ -106,7 +108,7 @@ function registerRoutes(v1: App): void {
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);
   registerBatchesRoutes(v1);
-  registerWidgetsRoutes(v1);
+  registerWidgetsRoutes(v1, { publicUrl: deps.publicUrl });
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
 }
@@ -202,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         secrets: deps.secrets,
         lease: deps.idempotencyLease,
       });
-      registerRoutes(v1);
+      registerRoutes(v1, deps);
     },
     { prefix: '/v1' },
   );

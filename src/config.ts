@@ -40,6 +40,11 @@ export interface Config {
   webhookMaxInFlightPerEndpoint: number;
   /** Webhook endpoints one account may have, enabled or not (WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT). */
   webhookMaxEndpointsPerAccount: number;
+  /**
+   * The origin browsers reach the service at (PUBLIC_URL), for the capture widget's loader and frame; undefined:
+   * the origin each request came to.
+   */
+  publicUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   return {
+    publicUrl: publicUrlSetting(env.PUBLIC_URL),
     port: integerSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir,
@@ -171,4 +177,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),
     webhookMaxEndpointsPerAccount: integerSetting(env, 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT', 16, 1, 1000),
   };
+}
+
+/** PUBLIC_URL: an http(s) origin, without a path, as browsers reach the service (behind a proxy, its address). */
+function publicUrlSetting(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    raw.endsWith('#') ||
+    raw.endsWith('?')
+  ) {
+    throw new ConfigError(`PUBLIC_URL must be an origin such as https://billing.example.com; got "${raw}"`);
+  }
+  return url.origin;
 }

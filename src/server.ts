@@ -205,6 +205,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       inflight,
       mailQueued: () => mail.wake(),
       webhookSender: webhooks,
+      publicUrl: config.publicUrl,
     });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();

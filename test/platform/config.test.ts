@@ -112,6 +112,20 @@ describe('loadConfig', () => {
     expect(error.message).toMatch(new RegExp(`^${name}\\b`));
   });
 
+  it('reads PUBLIC_URL as an origin, and refuses one with a path', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://Billing.Example.com/' }).publicUrl).toBe(
+      'https://billing.example.com',
+    );
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    for (const raw of [
+      'billing.example.com',
+      'https://billing.example.com/v1',
+      'ftp://billing.example.com',
+    ]) {
+      expect(configError({ PUBLIC_URL: raw }).message).toContain('PUBLIC_URL');
+    }
+  });
+
   it('does not repeat database credentials in its error message', () => {
     const error = configError({ DATABASE_URL: 'mysql://admin:s3cret@db.example.com/billing' });
     expect(error.message).toMatch(/^DATABASE_URL/);

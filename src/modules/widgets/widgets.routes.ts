@@ -14,10 +14,16 @@ import { captureHtml } from './widgetAssets.ts';
 
 const tags = ['Capture widget'];
 
-/** Where the browser reaches this service: the origin the request came to (the loader and frame are served here). */
-const serviceOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+export interface WidgetsRoutesOptions {
+  /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
+  publicUrl?: string;
+}
 
-export function registerWidgetsRoutes(app: App): void {
+export function registerWidgetsRoutes(app: App, options: WidgetsRoutesOptions = {}): void {
+  /** Where the browser finds the loader and the frame: PUBLIC_URL, or the origin the request came to. */
+  const serviceOrigin = (request: FastifyRequest) =>
+    options.publicUrl ?? `${request.protocol}://${request.host}`;
+
   app.post(
     '/widgets/capturepaymethod/create',
     {
