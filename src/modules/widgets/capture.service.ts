@@ -213,6 +213,11 @@ export async function submitCard(
   if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
 
   const gateway = await getGateway(ctx, row.gateway_id);
+  if (!isGatewayUsable(gateway)) {
+    // Disabled since the session was made: nothing is vaulted, and the attempt is not the customer's fault.
+    await releaseClaim(ctx, row);
+    throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
+  }
   let token: string;
   try {
     ({ token } = await vaultCard(ctx, gateway, card, 'number'));

@@ -216,8 +216,9 @@ async function captureGateway(
       field: 'GatewayToken',
       message: `gateway ${gateway.id} is disabled or no longer active`,
     });
-  } else if (!gatewayAccepts(gateway, 'credit_card') || !canVaultCards(gateway)) {
-    // docs/design/hosted-pages.md, "Card data and PCI scope": only the test gateway's cards reach our server.
+  } else if (gateway.type !== 'test' || !gatewayAccepts(gateway, 'credit_card') || !canVaultCards(gateway)) {
+    // docs/design/hosted-pages.md, "Card data and PCI scope": only the test gateway's cards reach our server; a real
+    // gateway that vaults cards must capture them in its own hosted fields, which the frame does not nest yet.
     problems.push({
       field: 'GatewayToken',
       message: `gateway ${gateway.id} (${gateway.type}) cannot capture cards in the widget`,
