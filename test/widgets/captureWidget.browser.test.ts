@@ -196,6 +196,23 @@ describe('the capture widget in a browser', () => {
     await page.close();
   });
 
+  it('mounts one frame for each session whose Html a page holds', async () => {
+    const origin = `http://localhost:${merchantPort}`;
+    const first = await createSession(t, { AuthDomain: origin });
+    const second = await createSession(t, { AuthDomain: origin });
+    const page = await browser.newPage();
+    await page.goto(`${origin}${serve('two', `${first.Html}\n${second.Html}`)}`);
+    const frames = page.locator('iframe[title="Payment details"]');
+    await expect.poll(() => frames.count()).toBe(2);
+    const sources = await frames.evaluateAll((nodes) =>
+      nodes.map((node) => (node as unknown as { src: string }).src),
+    );
+    expect(sources[0]).toContain(first.HashToken);
+    expect(sources[1]).toContain(second.HashToken);
+    await expect.poll(() => page.frameLocator('iframe >> nth=1').getByLabel('Card number').count()).toBe(1);
+    await page.close();
+  });
+
   it('drops a forged message that is not from its own frame, even with the right widgetId', async () => {
     const origin = `http://localhost:${merchantPort}`;
     const session = await createSession(t, { AuthDomain: origin });

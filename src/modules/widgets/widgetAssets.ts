@@ -20,7 +20,12 @@ export const LOADER_SOURCE = `(function () {
   'use strict';
   var NS = '${NS}';
   var script = document.currentScript;
-  if (!script || window.BillingCapture) return;
+  if (!script) return;
+  // Another session's Html on the same page loads the loader again: the first one mounts the new container.
+  if (window.BillingCapture) {
+    window.BillingCapture.mountAll();
+    return;
+  }
   var origin = new URL(script.src).origin;
   var senders = new WeakMap();
   function randomId() {
@@ -55,8 +60,13 @@ export const LOADER_SOURCE = `(function () {
     });
     container.appendChild(frame);
   }
+  function mountAll() {
+    var containers = document.querySelectorAll('[data-billing-capture]');
+    for (var i = 0; i < containers.length; i += 1) mount(containers[i]);
+  }
   window.BillingCapture = {
     mount: mount,
+    mountAll: mountAll,
     submit: function (container) {
       var send = senders.get(container);
       if (send) send('capture.submit', {});
@@ -66,8 +76,7 @@ export const LOADER_SOURCE = `(function () {
       if (send) send('widget.configure', options || {});
     }
   };
-  var containers = document.querySelectorAll('[data-billing-capture]');
-  for (var i = 0; i < containers.length; i += 1) mount(containers[i]);
+  mountAll();
 })();
 `;
 
