@@ -212,7 +212,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCaptureFrameRoutes(app as unknown as App, {
     db: deps.storage.db,
     contextFor: async (accountId, request) =>
-      accountContext(await getAccount(deps.storage.db, accountId), request),
+      accountContext(await getAccount(deps.storage.db, accountId), request, {
+        kind: 'widget',
+        clientAddress: request.ip,
+        requestId: request.id,
+        // The route, not the URL: the URL holds the frame's HashToken.
+        operation: `${request.method} ${request.routeOptions.url ?? ''}`,
+      }),
   });
 
   return app as unknown as App;

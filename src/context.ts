@@ -42,7 +42,9 @@ export interface DunningSettings {
  */
 export type Actor =
   | { kind: 'api_key'; apiKeyId: number; clientAddress: string; requestId: string; operation: string }
-  | { kind: 'cli'; clientAddress: string; operation: string };
+  | { kind: 'cli'; clientAddress: string; operation: string }
+  /** A customer in the capture widget's frame, who has no key: the session's HashToken is the capability. */
+  | { kind: 'widget'; clientAddress: string; requestId: string; operation: string };
 
 /** What every use case receives first: the account it acts for, its database handle and its side effects. */
 export interface ServiceContext {

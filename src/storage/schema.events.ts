@@ -34,7 +34,7 @@ export interface AuditLogTable {
   id: Id;
   account_id: number;
   recorded_at: Instant;
-  actor_type: 'api_key' | 'cli';
+  actor_type: 'api_key' | 'cli' | 'widget';
   api_key_id: number | null;
   client_address: string | null;
   request_id: string | null;

@@ -39,6 +39,25 @@ describe('capturing a card in the frame', () => {
     expect(read.transactionID).toBeNull();
   });
 
+  it('audits the customer’s submit as the widget’s, by the route and never the token', async () => {
+    const session = await createSession(t);
+    await submit(session.HashToken);
+    const entries = await ok(
+      t,
+      'GET',
+      `/v1/auditlog?resourceType=capture_session&resourceID=${session.iframeCapturePayID}&actorType=widget`,
+    );
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      ActorType: 'widget',
+      apiKeyID: null,
+      ClientAddress: '127.0.0.1',
+      Operation: 'POST /widget/capture/:HashToken/submit',
+      EventType: 'capture_session.captured',
+    });
+    expect(JSON.stringify(entries)).not.toContain(session.HashToken);
+  });
+
   it('names each field it refuses, and counts the attempt', async () => {
     const session = await createSession(t);
     const res = await submit(session.HashToken, {

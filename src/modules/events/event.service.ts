@@ -329,7 +329,7 @@ function pick(object: Record<string, unknown>, keys: readonly string[]): Record<
   return Object.fromEntries(keys.map((k) => [k, object[k] ?? null]));
 }
 
-/** Changes asked for through the API or the CLI are recorded with who asked, from where. */
+/** Changes asked for through the API, the CLI or the capture widget's frame are recorded with who asked, from where. */
 async function audit(
   ctx: ServiceContext,
   planned: readonly { event: EventToEmit; previous: Record<string, unknown> | undefined }[],
@@ -353,7 +353,7 @@ async function audit(
         actor_type: actor.kind,
         api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
         client_address: actor.clientAddress,
-        request_id: actor.kind === 'api_key' ? actor.requestId : null,
+        request_id: actor.kind === 'cli' ? null : actor.requestId,
         operation: actor.operation,
         event_id: body.id,
         event_type: body.type,

@@ -100,7 +100,7 @@ export async function findEventPayload(
 export interface AuditQuery {
   resourceType?: string;
   resourceId?: string;
-  actorType?: 'api_key' | 'cli';
+  actorType?: 'api_key' | 'cli' | 'widget';
   apiKeyId?: number;
   requestId?: string;
   eventType?: readonly string[];

@@ -32,7 +32,7 @@ export interface AuditListFilter {
   eventType?: string;
   resourceType?: string;
   resourceID?: string;
-  actorType?: 'api_key' | 'cli';
+  actorType?: 'api_key' | 'cli' | 'widget';
   apiKeyID?: number;
   requestID?: string;
   startDate?: string;
@@ -134,7 +134,7 @@ export async function getEvent(ctx: ServiceContext, eventId: string): Promise<st
 export interface AuditEntry {
   auditLogEntryID: number;
   Date: string;
-  ActorType: 'api_key' | 'cli';
+  ActorType: 'api_key' | 'cli' | 'widget';
   apiKeyID: number | null;
   ClientAddress: string | null;
   RequestID: string | null;

@@ -59,7 +59,7 @@ export const AuditEntryOut = Type.Object(
   {
     auditLogEntryID: Type.Integer(),
     Date: Type.String({ format: 'date-time', description: 'When the change was written (wall clock)' }),
-    ActorType: Type.Union([Type.Literal('api_key'), Type.Literal('cli')]),
+    ActorType: Type.Union([Type.Literal('api_key'), Type.Literal('cli'), Type.Literal('widget')]),
     apiKeyID: Type.Union([Type.Integer(), Type.Null()], { description: 'The API key that asked (api_key)' }),
     ClientAddress: Type.Union([Type.String(), Type.Null()], {
       description: "The client's address (api_key), or user@host (cli)",
@@ -82,7 +82,9 @@ export const AuditListQuery = Type.Intersect([
     eventType: TypeFilter('Event types of the entries'),
     resourceType: Type.Optional(Text(64)),
     resourceID: Type.Optional(Text(64)),
-    actorType: Type.Optional(Type.Union([Type.Literal('api_key'), Type.Literal('cli')])),
+    actorType: Type.Optional(
+      Type.Union([Type.Literal('api_key'), Type.Literal('cli'), Type.Literal('widget')]),
+    ),
     apiKeyID: Type.Optional(Id()),
     requestID: Type.Optional(Text(64)),
     startDate: Type.Optional(WireDate({ description: 'Inclusive lower bound on Date' })),
