@@ -170,3 +170,21 @@ describe('GET /v1/widgets/capturepaymethod/get and build', () => {
     }
   });
 });
+
+describe('POST create with an Idempotency-Key', () => {
+  it('answers the same session again, and makes one', async () => {
+    const body = await sessionBody(t, { ExtRef: 'idempotent-create' });
+    const headers = { 'idempotency-key': 'create-capture-session-1' };
+    const first = await t.request('POST', CREATE, { body, headers });
+    const again = await t.request('POST', CREATE, { body, headers });
+    expect(first.status, first.text).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const made = await db()
+      .selectFrom('capture_sessions')
+      .select('id')
+      .where('ext_ref', '=', 'idempotent-create')
+      .execute();
+    expect(made).toHaveLength(1);
+  });
+});
