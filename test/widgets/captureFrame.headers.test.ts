@@ -50,6 +50,18 @@ describe('the loader and the frame, without a browser', () => {
     expect(again.headers.get('content-security-policy')).not.toContain(nonce);
   });
 
+  it('shows the merchant’s Description as text, never as markup', async () => {
+    const session = await createSession(t, {
+      SaleType: 'VaultSale',
+      Amount: '19.99',
+      Description: '<img src=x onerror="alert(1)">',
+    });
+    const html = await (await fetchRaw(`/widget/capture/${session.HashToken}`)).text();
+    expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt; · Amount: 19.99 USD');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('>Pay 19.99 USD</button>');
+  });
+
   it('lets nobody frame a page for an unknown token', async () => {
     const res = await fetchRaw(`/widget/capture/${'a'.repeat(64)}`);
     expect(res.status).toBe(404);
