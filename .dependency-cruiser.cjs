@@ -11,6 +11,7 @@ const MODULE_ORDER = [
   'catalogue',
   'auth',
   'customers',
+  'mandates',
   'paymentMethods',
   'invoicing',
   'ledger',

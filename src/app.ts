@@ -34,6 +34,10 @@ import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptio
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
+import {
+  registerEmandateRoutes,
+  registerEmandateWidgetApiRoutes,
+} from './modules/mandates/emandates.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -104,6 +108,7 @@ function registerRoutes(v1: App): void {
   registerBatchesRoutes(v1);
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
+  registerEmandateRoutes(v1);
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -160,33 +165,34 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
+  const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    const credentials = readCredentials(request.headers.authorization);
+    if (!credentials) return sendUnauthorized(request, reply, false);
+    const authenticated = await authenticate(deps.storage.db, credentials);
+    if (!authenticated) return failedAuthentication(request, reply);
+    const { account, apiKeyId } = authenticated;
+    request.ctx = {
+      account,
+      db: deps.storage.db,
+      // A test account lives on its own clock, which only the test-clock API moves.
+      clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
+      wallClock: deps.wallClock,
+      log: request.log,
+      secrets: deps.secrets,
+      mailQueued: deps.mailQueued,
+      webhookSender: deps.webhookSender,
+      actor: {
+        kind: 'api_key',
+        apiKeyId,
+        clientAddress: request.ip,
+        requestId: request.id,
+        operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
+      },
+    };
+  };
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', async (request, reply) => {
-        const credentials = readCredentials(request.headers.authorization);
-        if (!credentials) return sendUnauthorized(request, reply, false);
-        const authenticated = await authenticate(deps.storage.db, credentials);
-        if (!authenticated) return failedAuthentication(request, reply);
-        const { account, apiKeyId } = authenticated;
-        request.ctx = {
-          account,
-          db: deps.storage.db,
-          // A test account lives on its own clock, which only the test-clock API moves.
-          clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
-          wallClock: deps.wallClock,
-          log: request.log,
-          secrets: deps.secrets,
-          mailQueued: deps.mailQueued,
-          webhookSender: deps.webhookSender,
-          actor: {
-            kind: 'api_key',
-            apiKeyId,
-            clientAddress: request.ip,
-            requestId: request.id,
-            operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
-          },
-        };
-      });
+      v1.addHook('onRequest', authenticateRequest);
       registerIdempotency(v1, {
         db: deps.storage.db,
         clock: deps.clock,
@@ -197,6 +203,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerRoutes(v1);
     },
     { prefix: '/v1' },
+  );
+  // Spec part 2, eMandates: POST /widget/emandate is called by the merchant's server, authenticated as /v1 is.
+  await app.register(
+    async (widget) => {
+      widget.addHook('onRequest', authenticateRequest);
+      widget.addHook('onSend', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
+      registerEmandateWidgetApiRoutes(widget);
+    },
+    { prefix: '/widget' },
   );
 
   return app as unknown as App;

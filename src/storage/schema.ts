@@ -39,11 +39,13 @@ import type {
   AdjustmentsTable,
   AllocationsTable,
 } from './schema.billing.ts';
+import type { EmandatesTable } from './schema.mandates.ts';
 
 /** The table types of every module, and the Database Kysely is typed with. */
 export type * from './columnTypes.ts';
 export type * from './schema.billing.ts';
 export type * from './schema.collections.ts';
+export type * from './schema.mandates.ts';
 
 export interface AccountsTable {
   id: Id;
@@ -402,4 +404,5 @@ export interface Database {
   test_gateway_batches: TestGatewayBatchesTable;
   refund_attempts: RefundAttemptsTable;
   refund_attempt_invoices: RefundAttemptInvoicesTable;
+  emandates: EmandatesTable;
 }

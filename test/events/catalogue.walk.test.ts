@@ -476,6 +476,25 @@ async function walkBatches(account: TestAccount, today: string): Promise<string>
   return failing.BatchToken;
 }
 
+/** emandate: one left unsigned, which the walk's advance expires. */
+async function walkMandates(account: TestAccount, today: string) {
+  await ok(account, 'POST', '/v1/emandate', {
+    Name: 'Thandi',
+    Lastname: 'Nkosi',
+    bank_Name: 'First National Bank',
+    bank_BranchCode: '250655',
+    bank_AccHolder: 'T Nkosi',
+    bank_AccNumber: '62847123459876',
+    bank_AccountType: 'Cheque',
+    debit_ActionDay: 25,
+    debit_StartDate: plusDays(today, 30),
+    debit_Frequency: 'Monthly',
+    debit_Amt: 299.99,
+    debit_NameOnStmt: 'WALK',
+    debit_ContractRef: 'WALK-UNSIGNED',
+  });
+}
+
 describe('the event catalogue', () => {
   it('has every declared type triggered by one walk, delivered once and signed, and documented', async () => {
     const undescribed = DECLARED_EVENT_TYPES.filter((type) => !EVENT_DESCRIPTIONS[type]);
@@ -500,6 +519,7 @@ describe('the event catalogue', () => {
     await walkSubscriptions(account, customerID, today);
     const [disputedCustomer, refundedCustomer] = await walkCollections(account, today);
     const failedBatch = await walkBatches(account, today);
+    await walkMandates(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: failedBatch });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);

@@ -1,0 +1,21 @@
+/**
+ * eMandates (spec part 2, "eMandate" and "eMandates"; docs/design/mandates.md): a debtor's signed authority to
+ * debit a bank account. Routes: emandates.routes.ts (the API) and emandatePages.routes.ts (the hosted pages).
+ *
+ * For other modules:
+ * - `getEmandate(ctx, token)`: the mandate, or NotFound (404); `openedAccountNumber(ctx, token)` for matching a
+ *   bank account against it.
+ * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
+ * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
+ */
+export type { Emandate, EmandateStatus } from './emandate.ts';
+export {
+  emandatesByIds,
+  expireLapsedEmandates,
+  getEmandate,
+  openedAccountNumber,
+} from './emandate.service.ts';
+export { toEmandateDto } from './emandates.serializer.ts';
+
+/** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */
+export const EMANDATE_EVENT_TYPES = ['emandate.created', 'emandate.expired'] as const;
