@@ -9,7 +9,8 @@ import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { connectModules } from './connectModules.ts';
-import { authenticate } from './modules/auth/index.ts';
+import { authenticate, getAccount } from './modules/auth/index.ts';
+import type { Account } from './modules/auth/index.ts';
 import { registerAccountRoutes } from './modules/auth/account.routes.ts';
 import { registerComponentRoutes } from './modules/catalogue/components.routes.ts';
 import { registerCountryRoutes } from './modules/catalogue/countries.routes.ts';
@@ -38,6 +39,7 @@ import {
   registerEmandateRoutes,
   registerEmandateWidgetApiRoutes,
 } from './modules/mandates/emandates.routes.ts';
+import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -165,6 +167,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
+  const contextFor = (account: Account, request: FastifyRequest): ServiceContext => ({
+    account,
+    db: deps.storage.db,
+    // A test account lives on its own clock, which only the test-clock API moves.
+    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
+    wallClock: deps.wallClock,
+    log: request.log,
+    secrets: deps.secrets,
+    mailQueued: deps.mailQueued,
+    webhookSender: deps.webhookSender,
+  });
   const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const credentials = readCredentials(request.headers.authorization);
     if (!credentials) return sendUnauthorized(request, reply, false);
@@ -172,15 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (!authenticated) return failedAuthentication(request, reply);
     const { account, apiKeyId } = authenticated;
     request.ctx = {
-      account,
-      db: deps.storage.db,
-      // A test account lives on its own clock, which only the test-clock API moves.
-      clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
-      wallClock: deps.wallClock,
-      log: request.log,
-      secrets: deps.secrets,
-      mailQueued: deps.mailQueued,
-      webhookSender: deps.webhookSender,
+      ...contextFor(account, request),
       actor: {
         kind: 'api_key',
         apiKeyId,
@@ -204,14 +209,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/v1' },
   );
-  // Spec part 2, eMandates: POST /widget/emandate is called by the merchant's server, authenticated as /v1 is.
   await app.register(
     async (widget) => {
-      widget.addHook('onRequest', authenticateRequest);
-      widget.addHook('onSend', async (_request, reply) => {
-        reply.header('cache-control', 'no-store');
+      // Spec part 2, eMandates: POST /widget/emandate is called by the merchant's server, authenticated as /v1 is.
+      await widget.register(async (api) => {
+        api.addHook('onRequest', authenticateRequest);
+        api.addHook('onSend', async (_request, reply) => {
+          reply.header('cache-control', 'no-store');
+        });
+        registerEmandateWidgetApiRoutes(api);
       });
-      registerEmandateWidgetApiRoutes(widget);
+      // The signing pages: the token in the URL is the signee's capability, and names the account.
+      registerEmandatePageRoutes(widget, {
+        db: deps.storage.db,
+        contextFor: async (accountId, request) =>
+          contextFor(await getAccount(deps.storage.db, accountId), request),
+      });
     },
     { prefix: '/widget' },
   );

@@ -476,9 +476,9 @@ async function walkBatches(account: TestAccount, today: string): Promise<string>
   return failing.BatchToken;
 }
 
-/** emandate: one left unsigned, which the walk's advance expires. */
+/** emandate: one signed on the hosted page, one left unsigned, which the walk's advance expires. */
 async function walkMandates(account: TestAccount, today: string) {
-  await ok(account, 'POST', '/v1/emandate', {
+  const mandate = (ref: string) => ({
     Name: 'Thandi',
     Lastname: 'Nkosi',
     bank_Name: 'First National Bank',
@@ -491,8 +491,17 @@ async function walkMandates(account: TestAccount, today: string) {
     debit_Frequency: 'Monthly',
     debit_Amt: 299.99,
     debit_NameOnStmt: 'WALK',
-    debit_ContractRef: 'WALK-UNSIGNED',
+    debit_ContractRef: ref,
   });
+  const { Token } = await ok(account, 'POST', '/widget/emandate', mandate('WALK-SIGNED'));
+  const signed = await fetch(`${t.url}/widget/emandate/${Token}/sign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ Consent: 'yes', TypedName: 'Thandi Nkosi' }),
+    redirect: 'manual',
+  });
+  expect(signed.status).toBe(303);
+  await ok(account, 'POST', '/v1/emandate', mandate('WALK-UNSIGNED'));
 }
 
 describe('the event catalogue', () => {

@@ -204,6 +204,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'A test event was asked for (`POST /v1/webhookendpoints/{id}/test`); it is delivered to that endpoint alone.',
   'emandate.created':
     'An eMandate was created (`POST /v1/emandate` or `POST /widget/emandate`) and waits 24 hours for its signature; the account number is masked.',
+  'emandate.signed':
+    'The signee signed an eMandate on the hosted page (DateSigned set); the evidence of signing is kept with it.',
   'emandate.expired':
     'An eMandate was not signed within 24 hours of its creation; its token no longer signs.',
 };

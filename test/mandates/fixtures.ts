@@ -88,3 +88,27 @@ export async function readMandate(account: TestAccount, token: string): Promise<
 export function fieldsOf(res: { body: any }): string[] {
   return (res.body?.fields ?? []).map((f: { field: string }) => f.field);
 }
+
+/** Loads a hosted page as a browser would (no API key). */
+export async function getPage(path: string): Promise<{ status: number; headers: Headers; html: string }> {
+  const res = await fetch(`${t.url}${path}`, { redirect: 'manual' });
+  return { status: res.status, headers: res.headers, html: await res.text() };
+}
+
+/** Posts the signing form as a browser would. */
+export async function postSign(
+  token: string,
+  fields: Record<string, string>,
+  options: { query?: string; userAgent?: string } = {},
+): Promise<{ status: number; headers: Headers; html: string }> {
+  const res = await fetch(`${t.url}/widget/emandate/${token}/sign${options.query ?? ''}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'user-agent': options.userAgent ?? 'MandateTest/1.0',
+    },
+    body: new URLSearchParams(fields),
+    redirect: 'manual',
+  });
+  return { status: res.status, headers: res.headers, html: await res.text() };
+}

@@ -1,6 +1,7 @@
 /**
  * eMandates (spec part 2, "eMandate" and "eMandates"; docs/design/mandates.md): a debtor's signed authority to
- * debit a bank account. Routes: emandates.routes.ts (the API) and emandatePages.routes.ts (the hosted pages).
+ * debit a bank account. Routes: emandates.routes.ts (the API) and emandatePages.routes.ts (the hosted signing
+ * pages and the embedding script).
  *
  * For other modules:
  * - `getEmandate(ctx, token)`: the mandate, or NotFound (404); `openedAccountNumber(ctx, token)` for matching a
@@ -18,4 +19,4 @@ export {
 export { toEmandateDto } from './emandates.serializer.ts';
 
 /** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */
-export const EMANDATE_EVENT_TYPES = ['emandate.created', 'emandate.expired'] as const;
+export const EMANDATE_EVENT_TYPES = ['emandate.created', 'emandate.signed', 'emandate.expired'] as const;
