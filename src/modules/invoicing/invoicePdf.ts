@@ -9,7 +9,7 @@ import { dateForDocument, decimalForDocument, percentText, periodForDocument } f
 import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
-import { PdfWriter } from './pdfWriter.ts';
+import { PdfWriter } from '../../pdf/pdfWriter.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
