@@ -27,6 +27,16 @@ export interface TextOptions {
   color?: string;
 }
 
+/** What a document says of its seller at its head (the auth module's documentSeller makes it). */
+export interface SellerBlock {
+  name: string;
+  lines: string[];
+  logo: PdfImage | undefined;
+}
+
+const SELLER_LOGO_BOX: [number, number] = [180, 60];
+const SELLER_GREY = '#555555';
+
 const BODY_SIZE = 10;
 const INK = '#000000';
 
@@ -111,6 +121,21 @@ export class PdfWriter {
   image(logo: PdfImage, x: number, y: number, box: [number, number]): void {
     const src = logo.kind === 'jpeg' ? logo.image : new DecodedImage(logo);
     this.doc.image(src as PDFKit.Mixins.ImageSrc, x, y, { fit: box });
+  }
+
+  /**
+   * The seller at the head of a document, the same on every kind (invoices, signed eMandates): its logo above its
+   * name and its lines in grey. Returns the y below it.
+   */
+  sellerBlock(seller: SellerBlock, x: number, y: number, width = 260): number {
+    let at = y;
+    if (seller.logo) {
+      this.image(seller.logo, x, at, SELLER_LOGO_BOX);
+      at += SELLER_LOGO_BOX[1] + 10;
+    }
+    at = this.text(seller.name, x, at, { width, weight: 'bold', size: 13 });
+    for (const line of seller.lines) at = this.text(line, x, at, { width, size: 9, color: SELLER_GREY });
+    return at;
   }
 
   rule(y: number, from = 50, to = 545): void {
