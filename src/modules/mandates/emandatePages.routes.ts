@@ -4,11 +4,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { DomainError, ValidationError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
+import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import * as emandates from './emandate.service.ts';
 import type { Emandate } from './emandate.ts';
 import { EMANDATE_LOADER } from './emandateLoader.ts';
 import { PAGE_TITLE, renderErrorPage, renderMandatePage } from './emandatePage.ts';
+import { mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 import type { PageOptions, PageVariant } from './emandatePage.ts';
 
 /** What the hosted pages need from the composition root: they have no API key to say whose they are. */
@@ -170,6 +172,36 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
       .header('cross-origin-resource-policy', 'cross-origin')
       .header('x-content-type-options', 'nosniff')
       .send(EMANDATE_LOADER),
+  );
+
+  // docs/design/hosted-pages.md, "eMandate pages": the method is not shown, so both are accepted.
+  const download = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {
+    const accountId = token ? await emandates.findAccountIdOfToken({ db: deps.db }, token) : undefined;
+    if (!token || accountId === undefined) {
+      return sendProblem(reply, problem(404, 'emandate_not_found', 'No eMandate has this token'));
+    }
+    const ctx = await deps.contextFor(accountId, request);
+    const { mandate, pdf } = await renderMandatePdf(ctx, token);
+    request.log.info({ emandate: mandate.id }, 'signed eMandate downloaded');
+    return reply
+      .type('application/pdf')
+      .header('content-disposition', `attachment; filename="${mandatePdfFilename(mandate)}"`)
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff')
+      .send(pdf);
+  };
+  const DownloadQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 128 })) });
+  widget.get(
+    '/emandate/download',
+    { schema: { hide: true, querystring: DownloadQuery }, logSerializers },
+    async (request, reply) => download(request, reply, request.query.token),
+  );
+  widget.post(
+    '/emandate/download',
+    { schema: { hide: true, querystring: DownloadQuery }, logSerializers },
+    async (request, reply) =>
+      download(request, reply, request.query.token ?? formFields(request.body)['token']),
   );
 
   widget.get(

@@ -8,6 +8,7 @@
  *   bank account against it.
  * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
  * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
+ * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
  */
 export type { Emandate, EmandateStatus } from './emandate.ts';
 export {
