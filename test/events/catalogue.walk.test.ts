@@ -476,7 +476,10 @@ async function walkBatches(account: TestAccount, today: string): Promise<string>
   return failing.BatchToken;
 }
 
-/** emandate: one signed on the hosted page, one left unsigned, which the walk's advance expires. */
+/**
+ * emandate: one signed on the hosted page and linked to a bank account, one left unsigned, which the walk's advance
+ * expires.
+ */
 async function walkMandates(account: TestAccount, today: string) {
   const mandate = (ref: string) => ({
     Name: 'Thandi',
@@ -501,6 +504,20 @@ async function walkMandates(account: TestAccount, today: string) {
     redirect: 'manual',
   });
   expect(signed.status).toBe(303);
+  const customerID = await createCustomer(account, { Name: 'Thandi' });
+  await ok(account, 'POST', '/v1/paymentmethods/bankaccount', {
+    customerID,
+    isPrimary: true,
+    BankAccount: {
+      Method: 'debit_order',
+      AccountType: 'Cheque',
+      AccountHolder: 'T Nkosi',
+      Bank: 'First National Bank',
+      AccountNumber: '62847123459876',
+      BranchCode: '250655',
+      EMandateToken: Token,
+    },
+  });
   await ok(account, 'POST', '/v1/emandate', mandate('WALK-UNSIGNED'));
 }
 

@@ -206,6 +206,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'An eMandate was created (`POST /v1/emandate` or `POST /widget/emandate`) and waits 24 hours for its signature; the account number is masked.',
   'emandate.signed':
     'The signee signed an eMandate on the hosted page (DateSigned set); the evidence of signing is kept with it.',
+  'emandate.updated':
+    'A signed eMandate was linked to the bank account added with its token (`customerPaymentMethodID`).',
   'emandate.expired':
     'An eMandate was not signed within 24 hours of its creation; its token no longer signs.',
 };

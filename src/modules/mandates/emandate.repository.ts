@@ -100,3 +100,23 @@ export async function listLapsedEmandateIds(
     .execute();
   return rows.map((row) => row.id);
 }
+
+/** Links the mandate to a bank account unless it is linked to another; false when it is. */
+export async function linkPaymentMethod(
+  db: Db,
+  accountId: number,
+  id: number,
+  paymentMethodId: number,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('emandates')
+    .set({ payment_method_id: paymentMethodId, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('payment_method_id', 'is', null), eb('payment_method_id', '=', paymentMethodId)]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

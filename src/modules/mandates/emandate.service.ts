@@ -445,16 +445,6 @@ function signeeEdits(given: NonNullable<SigningInput['signee']>, problems: Field
   >;
 }
 
-/**
- * The bank account number in clear, for the one use that needs it: matching a bank account linked to the mandate.
- * Never returned by the API, never logged.
- */
-export async function openedAccountNumber(ctx: ServiceContext, token: string): Promise<string> {
-  const row = await repo.findEmandateByToken(ctx.db, ctx.account.id, token);
-  if (!row) throw new NotFoundError('eMandate', token);
-  return ctx.secrets.open(row.bank_acc_number_sealed);
-}
-
 const EXPIRY_BATCH = 500;
 
 /**

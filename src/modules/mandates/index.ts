@@ -4,20 +4,23 @@
  * pages and the embedding script).
  *
  * For other modules:
- * - `getEmandate(ctx, token)`: the mandate, or NotFound (404); `openedAccountNumber(ctx, token)` for matching a
- *   bank account against it.
+ * - `getEmandate(ctx, token)`: the mandate, or NotFound (404).
+ * - `emandateLinkProblem(ctx, token, account)` and `linkEmandate(ctx, token, paymentMethodId)`: a bank account
+ *   added with an EMandateToken is checked against its signed mandate, then linked to it.
  * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
  * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
  * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
  */
 export type { Emandate, EmandateStatus } from './emandate.ts';
-export {
-  emandatesByIds,
-  expireLapsedEmandates,
-  getEmandate,
-  openedAccountNumber,
-} from './emandate.service.ts';
+export { emandatesByIds, expireLapsedEmandates, getEmandate } from './emandate.service.ts';
 export { toEmandateDto } from './emandates.serializer.ts';
+export type { MandatedBankAccount } from './emandateLink.service.ts';
+export { emandateLinkProblem, linkEmandate } from './emandateLink.service.ts';
 
 /** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */
-export const EMANDATE_EVENT_TYPES = ['emandate.created', 'emandate.signed', 'emandate.expired'] as const;
+export const EMANDATE_EVENT_TYPES = [
+  'emandate.created',
+  'emandate.signed',
+  'emandate.expired',
+  'emandate.updated',
+] as const;

@@ -209,6 +209,8 @@ export async function insertWithPrimaryRules(
   ctx: ServiceContext,
   row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
   wantsPrimary: boolean,
+  /** What must land with the method, in its transaction (a bank account's link to its eMandate). */
+  afterInsert?: (tctx: ServiceContext, id: number) => Promise<void>,
 ): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -223,6 +225,7 @@ export async function insertWithPrimaryRules(
         }
         const isPrimary = wantsPrimary || !hasPrimary;
         const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: isPrimary });
+        if (afterInsert) await afterInsert(tctx, id);
         // A customer's first method is primary without taking it from another: no primary_changed then.
         await emitEvents(tctx, [
           { type: 'payment_method.created', ref: paymentMethodRef(id) },
