@@ -184,4 +184,43 @@ describe('a bank account with an EMandateToken', () => {
     );
     expect(again.status, again.text).toBe(204);
   });
+
+  it('is unlinked when the method is given another token, deleted, or its customer deleted', async () => {
+    const customerID = await newCustomer();
+    const first = await signed();
+    const second = await signed();
+    const added = await account.request('POST', '/v1/paymentmethods/bankaccount', {
+      body: bankAccount(customerID, first),
+    });
+    expect(added.status, added.text).toBe(200);
+    const methodId = added.body.paymentMethodID as number;
+    const edit = await account.request('PUT', `/v1/paymentmethods/bankaccount/${methodId}`, {
+      body: bankAccount(customerID, second),
+    });
+    expect(edit.status, edit.text).toBe(204);
+    expect((await readMandate(account, first)).customerPaymentMethodID).toBeNull();
+    expect((await readMandate(account, second)).customerPaymentMethodID).toBe(methodId);
+
+    // Another method takes the primary, so the linked one may be deleted; its mandate may then be named again.
+    const other = await account.request('POST', '/v1/paymentmethods/bankaccount', {
+      body: bankAccount(customerID, null),
+    });
+    expect(other.status, other.text).toBe(200);
+    const deleted = await account.request('DELETE', `/v1/paymentmethods/${methodId}`);
+    expect(deleted.status, deleted.text).toBe(204);
+    expect((await readMandate(account, second)).customerPaymentMethodID).toBeNull();
+    const relinked = await account.request(
+      'PUT',
+      `/v1/paymentmethods/bankaccount/${other.body.paymentMethodID}`,
+      {
+        body: bankAccount(customerID, second),
+      },
+    );
+    expect(relinked.status, relinked.text).toBe(204);
+    expect((await readMandate(account, second)).customerPaymentMethodID).toBe(other.body.paymentMethodID);
+
+    const gone = await account.request('DELETE', `/v1/customers/${customerID}`);
+    expect(gone.status, gone.text).toBe(204);
+    expect((await readMandate(account, second)).customerPaymentMethodID).toBeNull();
+  });
 });

@@ -120,3 +120,29 @@ export async function linkPaymentMethod(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** The mandates linked to these payment methods, but for the one `keepToken` names. */
+export function listEmandateIdsLinkedTo(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+  keepToken: string | null,
+): Promise<{ id: number }[]> {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  let query = db
+    .selectFrom('emandates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('payment_method_id', 'in', paymentMethodIds);
+  if (keepToken !== null) query = query.where('token', '!=', keepToken);
+  return query.orderBy('id').execute();
+}
+
+export async function clearPaymentMethod(db: Db, accountId: number, id: number, now: string): Promise<void> {
+  await db
+    .updateTable('emandates')
+    .set({ payment_method_id: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}

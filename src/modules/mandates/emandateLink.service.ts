@@ -76,3 +76,21 @@ export async function linkEmandate(
   }
   await emitEvent(ctx, 'emandate.updated', ref, { before });
 }
+
+/**
+ * The mandates of payment methods deleted, or edited to another token (`keepToken`), are linked to nothing again
+ * (customerPaymentMethodID null), each with an `emandate.updated`; in the caller's transaction.
+ */
+export async function unlinkEmandates(
+  ctx: ServiceContext,
+  paymentMethodIds: readonly number[],
+  keepToken: string | null = null,
+): Promise<void> {
+  const linked = await repo.listEmandateIdsLinkedTo(ctx.db, ctx.account.id, paymentMethodIds, keepToken);
+  for (const { id } of linked) {
+    const ref = emandateRef(id);
+    const before = await snapshotResource(ctx, ref);
+    await repo.clearPaymentMethod(ctx.db, ctx.account.id, id, nowInstant(ctx));
+    await emitEvent(ctx, 'emandate.updated', ref, { before });
+  }
+}

@@ -6,7 +6,8 @@
  * For other modules:
  * - `getEmandate(ctx, token)`: the mandate, or NotFound (404).
  * - `emandateLinkProblem(ctx, token, account)` and `linkEmandate(ctx, token, paymentMethodId)`: a bank account
- *   added with an EMandateToken is checked against its signed mandate, then linked to it.
+ *   added with an EMandateToken is checked against its signed mandate, then linked to it; `unlinkEmandates` when
+ *   the method is deleted or given another token.
  * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
  * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
  * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
@@ -15,7 +16,7 @@ export type { Emandate, EmandateStatus } from './emandate.ts';
 export { emandatesByIds, expireLapsedEmandates, getEmandate } from './emandate.service.ts';
 export { toEmandateDto } from './emandates.serializer.ts';
 export type { MandatedBankAccount } from './emandateLink.service.ts';
-export { emandateLinkProblem, linkEmandate } from './emandateLink.service.ts';
+export { emandateLinkProblem, linkEmandate, unlinkEmandates } from './emandateLink.service.ts';
 
 /** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */
 export const EMANDATE_EVENT_TYPES = [

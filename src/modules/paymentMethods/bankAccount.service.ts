@@ -26,7 +26,7 @@ import { optionalText, requiredText } from '../../core/text.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { emandateLinkProblem, linkEmandate } from '../mandates/index.ts';
+import { emandateLinkProblem, linkEmandate, unlinkEmandates } from '../mandates/index.ts';
 import {
   gatewayAccepts,
   getGateway,
@@ -412,6 +412,7 @@ export async function editBankAccount(
       updated_at: now,
     });
     if (!updated) throw new NotFoundError('Payment method', paymentMethodId);
+    await unlinkEmandates(tctx, [paymentMethodId], account.emandateToken);
     if (account.emandateToken !== null) await linkEmandate(tctx, account.emandateToken, paymentMethodId);
     if (input.isPrimary) {
       await repo.setPrimaryPaymentMethod(trx, ctx.account.id, current.customer_id, paymentMethodId, now);

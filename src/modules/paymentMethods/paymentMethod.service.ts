@@ -10,6 +10,7 @@ import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../e
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
+import { unlinkEmandates } from '../mandates/index.ts';
 import { paymentMethodUses } from './paymentMethodUses.ts';
 import * as repo from './paymentMethod.repository.ts';
 import { newPrimaryListener } from './newPrimaryMethod.ts';
@@ -312,6 +313,7 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
       const before = await snapshotResource(tctx, ref);
       if (!(await repo.deleteNonPrimaryPaymentMethod(tctx.db, ctx.account.id, paymentMethodId))) return false;
       await emitEvent(tctx, 'payment_method.deleted', ref, { before });
+      await unlinkEmandates(tctx, [paymentMethodId]);
       return true;
     });
   } catch (error) {
@@ -356,6 +358,10 @@ export async function deletePaymentMethodsOfCustomer(ctx: ServiceContext, custom
   await emitEvents(
     ctx,
     [...befores.values()].map((before) => ({ type: 'payment_method.deleted', ref: before.ref, before })),
+  );
+  await unlinkEmandates(
+    ctx,
+    methods.map((method) => method.id),
   );
 }
 
