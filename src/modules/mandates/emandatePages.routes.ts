@@ -30,6 +30,14 @@ export function withoutToken(url: string): string {
     .replace(/([?&](?:token|Token)=)[^&#]*/g, '$1[token]');
 }
 
+/**
+ * Requests a client address may make to each page route a minute (docs/design/hosted-pages.md, "eMandate pages":
+ * the token is a bearer capability, rate-limited). A signee needs a handful; a guesser of 256-bit tokens gets
+ * nowhere faster with more, but is kept from loading the service.
+ */
+export const PAGE_REQUESTS_PER_MINUTE = 300;
+const config = { rateLimit: { max: PAGE_REQUESTS_PER_MINUTE, timeWindow: 60_000 } };
+
 const logSerializers = {
   req: (request: FastifyRequest) => ({ method: request.method, url: withoutToken(request.url) }),
 };
@@ -194,25 +202,25 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
   const DownloadQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 128 })) });
   widget.get(
     '/emandate/download',
-    { schema: { hide: true, querystring: DownloadQuery }, logSerializers },
+    { schema: { hide: true, querystring: DownloadQuery }, logSerializers, config },
     async (request, reply) => download(request, reply, request.query.token),
   );
   widget.post(
     '/emandate/download',
-    { schema: { hide: true, querystring: DownloadQuery }, logSerializers },
+    { schema: { hide: true, querystring: DownloadQuery }, logSerializers, config },
     async (request, reply) =>
       download(request, reply, request.query.token ?? formFields(request.body)['token']),
   );
 
   widget.get(
     '/emandate/:token',
-    { schema: { hide: true, params: TokenParams }, logSerializers },
+    { schema: { hide: true, params: TokenParams }, logSerializers, config },
     async (request, reply) => showPage(deps, request, reply, 'redirect', request.params.token, null),
   );
 
   widget.get(
     '/emandate/frame/:token',
-    { schema: { hide: true, params: TokenParams, querystring: FrameQuery }, logSerializers },
+    { schema: { hide: true, params: TokenParams, querystring: FrameQuery }, logSerializers, config },
     async (request, reply) =>
       showPage(deps, request, reply, 'frame', request.params.token, request.query.widgetId ?? null),
   );
@@ -229,6 +237,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         }),
       },
       logSerializers,
+      config,
     },
     async (request, reply) => {
       const variant: PageVariant = request.query.frame ? 'frame' : 'redirect';
