@@ -145,7 +145,14 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
   if (isCompanySignee && company === null) {
     problems.push({ field: 'Company', message: 'is required when isCompanySignee is true' });
   }
+  const tradingAs = bounded(input.tradingAs, 255, 'TradingAs', problems);
+  const tel = bounded(input.tel, 40, 'Tel', problems);
   const email = bounded(input.email, 254, 'Email', problems);
+  const address1 = bounded(input.address1, 255, 'Address1', problems);
+  const address2 = bounded(input.address2, 255, 'Address2', problems);
+  const city = bounded(input.city, 100, 'City', problems);
+  const state = bounded(input.state, 100, 'State', problems);
+  const postalCode = bounded(input.postalCode, 20, 'PostalCode', problems);
   if (email !== null && !isEmailAddress(email))
     problems.push({ field: 'Email', message: 'must be an e-mail address' });
   const country = bounded(input.countryIsoCode, 3, 'CountryISOCode', problems);
@@ -229,15 +236,15 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
     name,
     last_name: lastName,
     company,
-    trading_as: bounded(input.tradingAs, 255, 'TradingAs', problems),
-    tel: bounded(input.tel, 40, 'Tel', problems),
+    trading_as: tradingAs,
+    tel,
     email,
-    address1: bounded(input.address1, 255, 'Address1', problems),
-    address2: bounded(input.address2, 255, 'Address2', problems),
-    city: bounded(input.city, 100, 'City', problems),
-    state: bounded(input.state, 100, 'State', problems),
+    address1,
+    address2,
+    city,
+    state,
     country_iso_code: country && country.toUpperCase(),
-    postal_code: bounded(input.postalCode, 20, 'PostalCode', problems),
+    postal_code: postalCode,
     bank_debit_method: 'debit_order',
     bank_name: bankName,
     bank_branch_code: branchCode,
