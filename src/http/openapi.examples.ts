@@ -431,6 +431,8 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'eMandates.isCompanySignee': false,
   'eMandates.AuthDomain': 'https://shop.northwind.example',
   'eMandates.ReturnUrl': 'https://shop.northwind.example/mandate/done',
+  'eMandates.CancelUrl': 'https://shop.northwind.example/mandate/declined',
+  'eMandates.DateDeclined': null,
   'eMandates.BeneficiaryName': 'Northwind Software Ltd',
   'eMandates.BeneficiaryContactNumber': '+27 21 555 0199',
   'eMandates.BeneficiaryWebPage': null,

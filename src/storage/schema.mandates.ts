@@ -44,6 +44,7 @@ export interface EmandatesTable {
   is_company_signee: SqlBool;
   auth_domain: string | null;
   return_url: string | null;
+  cancel_url: string | null;
   expires_at: Instant;
   signed_at: Instant | null;
   signed_name: string | null;
@@ -52,6 +53,7 @@ export interface EmandatesTable {
   consent_text: string | null;
   consent_sha256: string | null;
   document_sha256: string | null;
+  declined_at: Instant | null;
   created_at: Instant;
   updated_at: Instant;
 }

@@ -477,8 +477,8 @@ async function walkBatches(account: TestAccount, today: string): Promise<string>
 }
 
 /**
- * emandate: one signed on the hosted page and linked to a bank account, one left unsigned, which the walk's advance
- * expires.
+ * emandate: one signed on the hosted page and linked to a bank account, one declined, one left unsigned, which the
+ * walk's advance expires.
  */
 async function walkMandates(account: TestAccount, today: string) {
   const mandate = (ref: string) => ({
@@ -518,6 +518,12 @@ async function walkMandates(account: TestAccount, today: string) {
       EMandateToken: Token,
     },
   });
+  const declined = await ok(account, 'POST', '/widget/emandate', mandate('WALK-DECLINED'));
+  const decline = await fetch(`${t.url}/widget/emandate/${declined.Token}/decline`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
+  expect(decline.status).toBe(303);
   await ok(account, 'POST', '/v1/emandate', mandate('WALK-UNSIGNED'));
 }
 

@@ -208,6 +208,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'The signee signed an eMandate on the hosted page (DateSigned set); the evidence of signing is kept with it.',
   'emandate.updated':
     'A signed eMandate was linked to the bank account added with its token (`customerPaymentMethodID`), or unlinked when that method was deleted or given another token.',
+  'emandate.declined':
+    'The signee declined an eMandate on the hosted page (Status rejected); its token signs nothing any more.',
   'emandate.expired':
     'An eMandate was not signed within 24 hours of its creation; its token no longer signs.',
 };

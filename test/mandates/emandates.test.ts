@@ -92,6 +92,7 @@ describe('POST /v1/emandate', () => {
       isCompanySignee: true,
       DateCreated: expect.any(String),
       DateSigned: null,
+      DateDeclined: null,
       Expires: expect.any(String),
       BeneficiaryName: 'Northwind Software Ltd',
       BeneficiaryContactNumber: '+27 21 555 0199',

@@ -101,11 +101,20 @@ export async function postSign(
   fields: Record<string, string>,
   options: { query?: string; userAgent?: string } = {},
 ): Promise<{ status: number; headers: Headers; html: string }> {
-  const res = await fetch(`${t.url}/widget/emandate/${token}/sign${options.query ?? ''}`, {
+  return postForm(`/widget/emandate/${token}/sign${options.query ?? ''}`, fields, options.userAgent);
+}
+
+/** Posts a form of the hosted pages as a browser would. */
+export async function postForm(
+  path: string,
+  fields: Record<string, string>,
+  userAgent = 'MandateTest/1.0',
+): Promise<{ status: number; headers: Headers; html: string }> {
+  const res = await fetch(`${t.url}${path}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      'user-agent': options.userAgent ?? 'MandateTest/1.0',
+      'user-agent': userAgent,
     },
     body: new URLSearchParams(fields),
     redirect: 'manual',

@@ -6,6 +6,7 @@ import {
   accountToday,
   createMandate,
   mandateBody,
+  postForm,
   postSign,
   readMandate,
   t,
@@ -97,6 +98,9 @@ describe('a bank account with an EMandateToken', () => {
     const unsigned = await createMandate(account, mandateBody(start));
     await refused(bankAccount(customerID, unsigned), /not signed yet/);
     await refused(bankAccount(customerID, 'f'.repeat(64)), /does not name an eMandate/);
+    const declined = await createMandate(account, mandateBody(start), '/widget/emandate');
+    expect((await postForm(`/widget/emandate/${declined}/decline`, {})).status).toBe(303);
+    await refused(bankAccount(customerID, declined), /the signee declined/);
     const other = await t.newAccount('Other linking');
     const theirs = await signed({}, other);
     await refused(bankAccount(customerID, theirs), /does not name an eMandate/);

@@ -155,6 +155,23 @@ describe('the embedded frame in a browser', () => {
     expect((await readMandate(account, token)).Status).toBe('signed');
   });
 
+  it('tells the merchant page onError when the signee declines in the frame', async () => {
+    const token = await createMandate(account, mandateBody(start, { AuthDomain: merchantOrigin }));
+    const context = await freshContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${merchantOrigin}/?token=${token}`);
+      const frame = page.frameLocator('iframe[title="Sign the debit mandate"]');
+      await frame.getByRole('button', { name: 'Decline' }).click();
+      await page.waitForFunction('window.failed.length > 0');
+      expect(await page.evaluate<unknown[]>('window.failed')).toEqual([{ token, reason: 'declined' }]);
+      expect(await page.evaluate<unknown[]>('window.completed')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    expect((await readMandate(account, token)).Status).toBe('rejected');
+  });
+
   it('is refused by frame-ancestors on a page of another origin', async () => {
     // The mandate allows only an origin that is not the merchant page's.
     const token = await createMandate(account, mandateBody(start, { AuthDomain: 'https://shop.example' }));

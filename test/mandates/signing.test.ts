@@ -8,6 +8,7 @@ import {
   createMandate,
   getPage,
   mandateBody,
+  postForm,
   postSign,
   readMandate,
   t,
@@ -210,6 +211,36 @@ describe('signing', () => {
     await postSign(token, SIGN);
     const page = await getPage(`/widget/emandate/${token}`);
     expect(page.html).toContain('href="https://shop.example/mandate/done?order=42"');
+  });
+});
+
+describe('declining', () => {
+  it('rejects the mandate for good, emits emandate.declined and offers the CancelUrl', async () => {
+    const token = await createMandate(
+      account,
+      mandateBody(start, { CancelUrl: 'https://shop.example/mandate/declined' }),
+      '/widget/emandate',
+    );
+    const page = await getPage(`/widget/emandate/${token}`);
+    expect(page.html).toContain(`action="/widget/emandate/${token}/decline"`);
+    const declined = await postForm(`/widget/emandate/${token}/decline`, {});
+    expect(declined.status).toBe(303);
+    const mandate = await readMandate(account, token);
+    expect(mandate).toMatchObject({ Status: 'rejected', DateSigned: null, DateDeclined: expect.any(String) });
+    const row = await rowOf(token);
+    const [, event] = await expectEvents(account, 'emandate', row.id, [
+      'emandate.created',
+      'emandate.declined',
+    ]);
+    expect(event!.data.previous).toMatchObject({ Status: 'pending_signature', DateDeclined: null });
+
+    const after = await getPage(`/widget/emandate/${token}`);
+    expect(after.html).toContain('Mandate declined');
+    expect(after.html).toContain('href="https://shop.example/mandate/declined"');
+    const late = await postSign(token, SIGN);
+    expect(late.status).toBe(409);
+    expect((await rowOf(token)).signed_at).toBeNull();
+    expect((await postForm(`/widget/emandate/${token}/decline`, {})).status).toBe(409);
   });
 });
 

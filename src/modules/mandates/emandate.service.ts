@@ -71,6 +71,7 @@ export interface EmandateInput {
   customerId?: number | null;
   authDomain?: string | null;
   returnUrl?: string | null;
+  cancelUrl?: string | null;
 }
 
 export const emandateRef = (id: number): ResourceRef => ({ type: 'emandate', id });
@@ -230,6 +231,11 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
     const problem = returnUrlProblem(returnUrl);
     if (problem) problems.push({ field: 'ReturnUrl', message: problem });
   }
+  const cancelUrl = optionalText(input.cancelUrl) ?? null;
+  if (cancelUrl !== null) {
+    const problem = returnUrlProblem(cancelUrl);
+    if (problem) problems.push({ field: 'CancelUrl', message: problem });
+  }
   if (problems.length) throw new ValidationError(problems);
   return {
     customer_id: input.customerId ?? null,
@@ -266,6 +272,7 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
     is_company_signee: isCompanySignee,
     auth_domain: typeof authDomain === 'string' ? authDomain : null,
     return_url: returnUrl,
+    cancel_url: cancelUrl,
   };
 }
 
@@ -450,6 +457,34 @@ function signeeEdits(given: NonNullable<SigningInput['signee']>, problems: Field
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<
     Record<keyof typeof changes, string | null>
   >;
+}
+
+/**
+ * The signee declines (docs/design/mandates.md, "Lifecycle": rejected, terminal): the token signs nothing any more.
+ * A mandate that is not waiting for a signature is a 409.
+ */
+export async function declineEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
+  await withTransaction(ctx, async (tctx) => {
+    const current = await getEmandate(tctx, token);
+    if (current.status !== 'pending_signature') throw notPending(current);
+    const ref = emandateRef(current.id);
+    const before = await snapshotResource(tctx, ref);
+    const now = nowInstant(tctx);
+    const declined = await repo.updateEmandateInStatus(
+      tctx.db,
+      tctx.account.id,
+      current.id,
+      'pending_signature',
+      {
+        status: 'rejected',
+        declined_at: now,
+        updated_at: now,
+      },
+    );
+    if (!declined) throw notPending(current);
+    await emitEvent(tctx, 'emandate.declined', ref, { before });
+  });
+  return getEmandate(ctx, token);
 }
 
 const EXPIRY_BATCH = 500;

@@ -4,7 +4,7 @@ import type { DebitFrequency } from '../../core/mandates.ts';
 import type { EmandateRow } from './emandate.repository.ts';
 
 /** Where an eMandate is (docs/design/mandates.md, "Lifecycle"): the states this service reaches so far. */
-export type EmandateStatus = 'pending_signature' | 'signed' | 'expired';
+export type EmandateStatus = 'pending_signature' | 'signed' | 'expired' | 'rejected';
 
 /** How the mandate is signed: in a frame on the merchant's page, or on our page the signee is sent to. */
 export type EmandateFlow = 'embedded' | 'redirect';
@@ -84,7 +84,10 @@ export interface Emandate {
   isCompanySignee: boolean;
   authDomain: string | null;
   returnUrl: string | null;
+  cancelUrl: string | null;
   expiresAt: string;
+  /** When the signee declined (status rejected). */
+  declinedAt: string | null;
   createdAt: string;
   signing: SigningEvidence | null;
   beneficiary: Beneficiary;
@@ -138,7 +141,9 @@ export function emandateFromRow(row: EmandateRow, now: string, beneficiary: Bene
     isCompanySignee: Boolean(row.is_company_signee),
     authDomain: row.auth_domain,
     returnUrl: row.return_url,
+    cancelUrl: row.cancel_url,
     expiresAt: row.expires_at,
+    declinedAt: row.declined_at,
     createdAt: row.created_at,
     signing:
       row.signed_at === null

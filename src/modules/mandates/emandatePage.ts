@@ -19,6 +19,7 @@ export interface PageOptions {
   parentOrigin: string | null;
   /** Where the sign form posts, and where the PDF is. */
   signAction: string;
+  declineAction: string;
   downloadUrl: string;
   problems?: FieldProblem[];
   /** What the signee typed, shown again after a refusal. */
@@ -48,6 +49,7 @@ input[type=text],input[type=email],input[type=tel]{width:100%;padding:.5rem;font
 .consent{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin-top:1rem}
 .consent input{margin-top:.3rem;width:1.25rem;height:1.25rem;flex:none}
 button{margin-top:1rem;padding:.75rem 1.25rem;font:inherit;font-weight:600;color:#fff;background:#0b5394;border:0;border-radius:4px;width:100%}
+button.secondary{color:#0b5394;background:#fff;border:2px solid #0b5394}
 button:focus,input:focus,a:focus{outline:3px solid #f4b400;outline-offset:2px}
 .problems{border:2px solid #b00020;padding:.5rem 1rem;color:#b00020}
 .error{color:#b00020;font-weight:400}
@@ -121,6 +123,9 @@ ${editable}
 <label class="consent" for="f-Consent"><input type="checkbox" id="f-Consent" name="Consent" value="yes"${consentProblem ? ' aria-invalid="true"' : ''}><span>${escapeHtml(consentText(mandate))}</span></label>
 ${input(options, 'TypedName', `Type your full name (${mandate.signee.name} ${mandate.signee.lastName}) to sign`, 'text', values['TypedName'] ?? '', ' autocomplete="name" required')}
 <button type="submit">Sign mandate</button>
+</form>
+<form method="post" action="${escapeHtml(options.declineAction)}">
+<button type="submit" class="secondary">Decline</button>
 </form>`;
 }
 
@@ -170,6 +175,19 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       body,
       options,
       messengerScript(options, 'emandate.signed', { token: mandate.token }),
+    );
+  }
+  if (mandate.status === 'rejected') {
+    const cancelLink =
+      options.variant === 'redirect' && mandate.cancelUrl
+        ? `<p><a href="${escapeHtml(mandate.cancelUrl)}">Return to ${escapeHtml(mandate.beneficiary.name)}</a></p>`
+        : '';
+    const body = `<h1>Mandate declined</h1><p role="status">You declined this mandate: nothing will be debited under it.</p>${cancelLink}`;
+    return page(
+      'Mandate declined',
+      body,
+      options,
+      messengerScript(options, 'emandate.failed', { token: mandate.token, reason: 'declined' }),
     );
   }
   if (mandate.status === 'expired') {

@@ -82,12 +82,16 @@ async function locate(
   return { ctx, mandate: await emandates.getEmandate(ctx, token) };
 }
 
+const frameQuery = (variant: PageVariant, widgetId: string | null) =>
+  variant === 'frame' ? `?frame=1${widgetId ? `&widgetId=${widgetId}` : ''}` : '';
+
 function pathsOf(variant: PageVariant, token: string, widgetId: string | null) {
   const encoded = encodeURIComponent(token);
   const query = widgetId ? `?widgetId=${widgetId}` : '';
   return {
     page: variant === 'frame' ? `/widget/emandate/frame/${encoded}${query}` : `/widget/emandate/${encoded}`,
-    sign: `/widget/emandate/${encoded}/sign${variant === 'frame' ? `?frame=1${widgetId ? `&widgetId=${widgetId}` : ''}` : ''}`,
+    sign: `/widget/emandate/${encoded}/sign${frameQuery(variant, widgetId)}`,
+    decline: `/widget/emandate/${encoded}/decline${frameQuery(variant, widgetId)}`,
     download: `/widget/emandate/download?token=${encoded}`,
   };
 }
@@ -110,6 +114,7 @@ function optionsFor(
     widgetId,
     parentOrigin: mandate.authDomain,
     signAction: paths.sign,
+    declineAction: paths.decline,
     downloadUrl: paths.download,
   };
 }
@@ -125,7 +130,15 @@ async function showPage(
   const nonce = crypto.randomBytes(16).toString('base64');
   const located = await locate(deps, request, token);
   setPageHeaders(reply, nonce, frameAncestorsOf(variant, located?.mandate));
-  const bare: PageOptions = { variant, nonce, widgetId, parentOrigin: null, signAction: '', downloadUrl: '' };
+  const bare: PageOptions = {
+    variant,
+    nonce,
+    widgetId,
+    parentOrigin: null,
+    signAction: '',
+    declineAction: '',
+    downloadUrl: '',
+  };
   if (!located) {
     return reply
       .code(404)
@@ -287,6 +300,39 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         return reply.code(409).send(renderMandatePage(now, optionsFor(variant, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate signed');
+      return reply
+        .code(303)
+        .header('location', pathsOf(variant, token, widgetId).page)
+        .send();
+    },
+  );
+
+  const FrameFormQuery = Type.Object({
+    frame: Type.Optional(Type.String({ maxLength: 1 })),
+    widgetId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{1,64}$' })),
+  });
+  // docs/design/mandates.md, "Lifecycle": the signee may decline (rejected, terminal).
+  widget.post(
+    '/emandate/:token/decline',
+    { schema: { hide: true, params: TokenParams, querystring: FrameFormQuery }, logSerializers, config },
+    async (request, reply) => {
+      const variant: PageVariant = request.query.frame ? 'frame' : 'redirect';
+      const widgetId = request.query.widgetId ?? null;
+      const token = request.params.token;
+      const located = await locate(deps, request, token);
+      if (!located || (variant === 'frame' && !located.mandate.authDomain)) {
+        return showPage(deps, request, reply, variant, token, widgetId);
+      }
+      try {
+        await emandates.declineEmandate(located.ctx, token);
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.kind !== 'conflict') throw error;
+        const nonce = crypto.randomBytes(16).toString('base64');
+        setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
+        const now = await emandates.getEmandate(located.ctx, token);
+        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, now, widgetId, nonce)));
+      }
+      request.log.info({ emandate: located.mandate.id }, 'eMandate declined');
       return reply
         .code(303)
         .header('location', pathsOf(variant, token, widgetId).page)

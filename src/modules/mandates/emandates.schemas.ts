@@ -85,6 +85,7 @@ export const EmandateBody = Type.Object({
     'Beyond the spec: the one origin (https://shop.example:8443) allowed to frame the embedded signing page',
   ),
   ReturnUrl: optionalText(2000, 'Beyond the spec: where the hosted page sends the signee after signing'),
+  CancelUrl: optionalText(2000, 'Beyond the spec: where the hosted page sends the signee after declining'),
 });
 export type EmandateBody = Static<typeof EmandateBody>;
 
@@ -105,7 +106,9 @@ export const EmandateOut = Type.Object(
       Type.Integer({ description: 'The bank account linked to the mandate' }),
     ),
     customerID: Nullable(Type.Integer({ description: 'Beyond the spec: the customer named at creation' })),
-    Status: Type.String({ description: 'Beyond the spec: pending_signature, signed or expired' }),
+    Status: Type.String({
+      description: 'Beyond the spec: pending_signature, signed, expired, or rejected (the signee declined)',
+    }),
     Name: Type.String(),
     LastName: Type.String(),
     Company: nullableText('Only when isCompanySignee'),
@@ -141,6 +144,9 @@ export const EmandateOut = Type.Object(
     isCompanySignee: Type.Boolean(),
     DateCreated: Type.String({ format: 'date-time' }),
     DateSigned: Nullable(Type.String({ format: 'date-time' })),
+    DateDeclined: Nullable(
+      Type.String({ format: 'date-time', description: 'Beyond the spec: when the signee declined' }),
+    ),
     Expires: Type.String({
       format: 'date-time',
       description: 'Beyond the spec: when the unsigned token lapses',

@@ -39,6 +39,7 @@ export function emandateInputFromWire(body: EmandateBody): EmandateInput {
     customerId: body.customerID,
     authDomain: body.AuthDomain,
     returnUrl: body.ReturnUrl,
+    cancelUrl: body.CancelUrl,
   };
 }
 
@@ -87,6 +88,7 @@ export function toEmandateDto(mandate: Emandate, timeZone: string): EmandateOut 
     isCompanySignee: mandate.isCompanySignee,
     DateCreated: mandate.createdAt,
     DateSigned: mandate.signing?.signedAt ?? null,
+    DateDeclined: mandate.declinedAt,
     Expires: mandate.expiresAt,
     BeneficiaryName: beneficiary.name,
     BeneficiaryContactNumber: beneficiary.contactNumber,

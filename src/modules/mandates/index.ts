@@ -24,4 +24,5 @@ export const EMANDATE_EVENT_TYPES = [
   'emandate.signed',
   'emandate.expired',
   'emandate.updated',
+  'emandate.declined',
 ] as const;

@@ -18,7 +18,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('payment_method_id', 'bigint')
     // embedded (POST /v1/emandate) or redirect (POST /widget/emandate).
     .addColumn('flow', 'text', (c) => c.notNull())
-    // pending_signature, signed, expired.
+    // pending_signature, signed, expired, rejected (the signee declined).
     .addColumn('status', 'text', (c) => c.notNull())
     // The signee.
     .addColumn('name', 'text', (c) => c.notNull())
@@ -59,6 +59,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Beyond the spec: the origin allowed to frame the embedded signing page, and where the signee goes after.
     .addColumn('auth_domain', 'text')
     .addColumn('return_url', 'text')
+    .addColumn('cancel_url', 'text')
     .addColumn('expires_at', t.instant, (c) => c.notNull())
     // The evidence of signing (docs/design/hosted-pages.md, "eMandate pages").
     .addColumn('signed_at', t.instant)
@@ -68,6 +69,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('consent_text', 'text')
     .addColumn('consent_sha256', 'text')
     .addColumn('document_sha256', 'text')
+    .addColumn('declined_at', t.instant)
     .addColumn('created_at', t.instant, (c) => c.notNull())
     .addColumn('updated_at', t.instant, (c) => c.notNull())
     .execute();
