@@ -217,6 +217,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         api.addHook('onSend', async (_request, reply) => {
           reply.header('cache-control', 'no-store');
         });
+        registerIdempotency(api, {
+          db: deps.storage.db,
+          clock: deps.clock,
+          inflight: deps.inflight,
+          secrets: deps.secrets,
+          lease: deps.idempotencyLease,
+        });
         registerEmandateWidgetApiRoutes(api);
       });
       // The signing pages: the token in the URL is the signee's capability, and names the account.

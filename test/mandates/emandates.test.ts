@@ -267,6 +267,17 @@ describe('POST /widget/emandate (redirect flow)', () => {
     expect((await readMandate(account, token)).Status).toBe('pending_signature');
   });
 
+  it('replays the answer to a repeated Idempotency-Key, making one mandate', async () => {
+    const body = mandateBody(addDays(today, 1));
+    const headers = { 'idempotency-key': `redirect-${body.debit_ContractRef}` };
+    const before = await mandateCount(account.accountId);
+    const first = await account.request('POST', '/widget/emandate', { body, headers });
+    const again = await account.request('POST', '/widget/emandate', { body, headers });
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.body.Token).toBe(first.body.Token);
+    expect(await mandateCount(account.accountId)).toBe(before + 1);
+  });
+
   it('answers 401 without credentials', async () => {
     const res = await account.request('POST', '/widget/emandate', {
       body: mandateBody(addDays(today, 1)),
