@@ -113,7 +113,7 @@ describe('signing', () => {
     expect(unticked.html).toContain('Tick the box to agree');
     const misnamed = await postSign(token, { Consent: 'yes', TypedName: 'Someone Else' });
     expect(misnamed.status).toBe(422);
-    expect(misnamed.html).toContain('must be the signee&#39;s full name');
+    expect(misnamed.html).toContain('Your typed name must be the signee&#39;s full name, Thandi Nkosi.');
     const mandate = await readMandate(account, token);
     expect([mandate.Status, mandate.DateSigned]).toEqual(['pending_signature', null]);
     expect((await rowOf(token)).signed_at).toBeNull();

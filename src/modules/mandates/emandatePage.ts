@@ -80,6 +80,12 @@ const EDITABLE: [name: string, label: string, type: string, pick: (m: Emandate) 
   ['PostalCode', 'Postal code', 'text', (m) => m.signee.postalCode],
 ];
 
+/** A field as the signee knows it, for the list of problems. */
+function labelOf(field: string): string {
+  if (field === 'TypedName') return 'Your typed name';
+  return EDITABLE.find(([name]) => name === field)?.[1] ?? field;
+}
+
 function problemFor(options: PageOptions, field: string): string | undefined {
   return options.problems?.find((p) => p.field === field)?.message;
 }
@@ -112,7 +118,7 @@ function formHtml(mandate: Emandate, options: PageOptions): string {
     ? `<div class="problems" role="alert"><p>The mandate was not signed:</p><ul>${options.problems
         .map(
           (p) =>
-            `<li>${escapeHtml(p.message === 'must be ticked to sign the mandate' ? 'Tick the box to agree to the mandate.' : `${p.field} ${p.message}.`)}</li>`,
+            `<li>${escapeHtml(p.field === 'Consent' ? 'Tick the box to agree to the mandate.' : `${labelOf(p.field)} ${p.message}.`)}</li>`,
         )
         .join('')}</ul></div>`
     : '';
