@@ -11,6 +11,7 @@ const MODULE_ORDER = [
   'catalogue',
   'auth',
   'customers',
+  'mandates',
   'paymentMethods',
   'invoicing',
   'ledger',
@@ -21,7 +22,7 @@ const MODULE_ORDER = [
 ];
 
 const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|connectModules)[.]ts$|cli/)';
-const FOUNDATION = ['^src/(errors|clock|config|logger|context)[.]ts$', '^src/(security|storage|http)/'];
+const FOUNDATION = ['^src/(errors|clock|config|logger|context)[.]ts$', '^src/(security|storage|http|pdf)/'];
 
 const moduleOrder = MODULE_ORDER.slice(0, -1).map((name, i) => ({
   name: `module-order-${name}`,

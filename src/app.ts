@@ -9,7 +9,8 @@ import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
 import { connectModules } from './connectModules.ts';
-import { authenticate } from './modules/auth/index.ts';
+import { authenticate, getAccount } from './modules/auth/index.ts';
+import type { Account } from './modules/auth/index.ts';
 import { registerAccountRoutes } from './modules/auth/account.routes.ts';
 import { registerComponentRoutes } from './modules/catalogue/components.routes.ts';
 import { registerCountryRoutes } from './modules/catalogue/countries.routes.ts';
@@ -36,8 +37,12 @@ import { registerCollectionsRoutes } from './modules/collections/collections.rou
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
 import { registerWidgetsRoutes } from './modules/widgets/widgets.routes.ts';
 import { registerCaptureFrameRoutes } from './modules/widgets/captureFrame.routes.ts';
-import { getAccount } from './modules/auth/index.ts';
-import type { Account, Actor } from './context.ts';
+import type { Actor } from './context.ts';
+import {
+  registerEmandateRoutes,
+  registerEmandateWidgetApiRoutes,
+} from './modules/mandates/emandates.routes.ts';
+import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -111,6 +116,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerWidgetsRoutes(v1, { publicUrl: deps.publicUrl });
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
+  registerEmandateRoutes(v1);
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -179,24 +185,33 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...(actor ? { actor } : {}),
   });
 
+  /** A customer acting in a hosted page: the route, not the URL, which holds the page's token. */
+  const widgetActor = (request: FastifyRequest): Actor => ({
+    kind: 'widget',
+    clientAddress: request.ip,
+    requestId: request.id,
+    operation: `${request.method} ${request.routeOptions.url ?? ''}`,
+  });
+
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
+  const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    const credentials = readCredentials(request.headers.authorization);
+    if (!credentials) return sendUnauthorized(request, reply, false);
+    const authenticated = await authenticate(deps.storage.db, credentials);
+    if (!authenticated) return failedAuthentication(request, reply);
+    const { account, apiKeyId } = authenticated;
+    request.ctx = accountContext(account, request, {
+      kind: 'api_key',
+      apiKeyId,
+      clientAddress: request.ip,
+      requestId: request.id,
+      operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
+    });
+  };
   await app.register(
     async (v1) => {
-      v1.addHook('onRequest', async (request, reply) => {
-        const credentials = readCredentials(request.headers.authorization);
-        if (!credentials) return sendUnauthorized(request, reply, false);
-        const authenticated = await authenticate(deps.storage.db, credentials);
-        if (!authenticated) return failedAuthentication(request, reply);
-        const { account, apiKeyId } = authenticated;
-        request.ctx = accountContext(account, request, {
-          kind: 'api_key',
-          apiKeyId,
-          clientAddress: request.ip,
-          requestId: request.id,
-          operation: `${request.method} ${request.routeOptions.url ?? request.url}`,
-        });
-      });
+      v1.addHook('onRequest', authenticateRequest);
       registerIdempotency(v1, {
         db: deps.storage.db,
         clock: deps.clock,
@@ -212,14 +227,34 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCaptureFrameRoutes(app as unknown as App, {
     db: deps.storage.db,
     contextFor: async (accountId, request) =>
-      accountContext(await getAccount(deps.storage.db, accountId), request, {
-        kind: 'widget',
-        clientAddress: request.ip,
-        requestId: request.id,
-        // The route, not the URL: the URL holds the frame's HashToken.
-        operation: `${request.method} ${request.routeOptions.url ?? ''}`,
-      }),
+      accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
   });
+  await app.register(
+    async (widget) => {
+      // Spec part 2, eMandates: POST /widget/emandate is called by the merchant's server, authenticated as /v1 is.
+      await widget.register(async (api) => {
+        api.addHook('onRequest', authenticateRequest);
+        api.addHook('onSend', async (_request, reply) => {
+          reply.header('cache-control', 'no-store');
+        });
+        registerIdempotency(api, {
+          db: deps.storage.db,
+          clock: deps.clock,
+          inflight: deps.inflight,
+          secrets: deps.secrets,
+          lease: deps.idempotencyLease,
+        });
+        registerEmandateWidgetApiRoutes(api);
+      });
+      // The signing pages: the token in the URL is the signee's capability, and names the account.
+      registerEmandatePageRoutes(widget, {
+        db: deps.storage.db,
+        contextFor: async (accountId, request) =>
+          accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
+      });
+    },
+    { prefix: '/widget' },
+  );
 
   return app as unknown as App;
 }

@@ -26,6 +26,7 @@ import {
   hasMoneyRecords,
 } from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
+import { EMANDATE_EVENT_TYPES } from './modules/mandates/index.ts';
 import {
   PAYMENT_METHOD_EVENT_TYPES,
   deletePaymentMethodsOfCustomer,
@@ -96,5 +97,6 @@ export function connectModules(): void {
     ...ADJUSTMENT_EVENT_TYPES,
     ...BATCH_EVENT_TYPES,
     ...CAPTURE_SESSION_EVENT_TYPES,
+    ...EMANDATE_EVENT_TYPES,
   ]);
 }

@@ -11,6 +11,7 @@ import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
 import { collectDueInvoices } from '../modules/collections/index.ts';
 import { runBatches } from '../modules/batches/index.ts';
+import { expireLapsedEmandates } from '../modules/mandates/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../core/subscriptionBilling.ts';
@@ -272,7 +273,8 @@ async function runDebitOrderBatches(ctx: ServiceContext, summary: BillRunSummary
 
 /** The moves time makes (an invoice past due, a trial ending), each emitted once. */
 async function emitTimeEvents(ctx: ServiceContext, on: PlainDate, summary: BillRunSummary): Promise<void> {
-  for (const emitOf of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents]) {
+  // Unsigned eMandates past their 24 hours expire (docs/design/mandates.md, "Lifecycle").
+  for (const emitOf of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents, expireLapsedEmandates]) {
     try {
       await emitOf(ctx, on);
     } catch (error) {

@@ -100,6 +100,10 @@ const TAGS = [
     'Gateways',
     'The payment gateways of the account: the built-in test simulator, manual reconciliation, bank files.',
   ],
+  [
+    'eMandates',
+    "A debtor's signed authority to debit a bank account: created by your server, signed on our hosted page.",
+  ],
   ['Payments', 'Money received: allocated to invoices by hand or automatically, changing their balances.'],
   ['Credit notes', 'Credit given to a customer, allocated to invoices like a payment.'],
   [
@@ -210,7 +214,7 @@ function describeOperations(document: Json): Json {
   const components = ((document.components as Json | undefined)?.schemas as Json | undefined) ?? {};
   const seen = new Set<string>();
   for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
-    if (!path.startsWith('/v1')) continue;
+    if (!path.startsWith('/v1') && !path.startsWith('/widget')) continue;
     for (const operation of Object.values(item)) {
       const tag = operation.tags?.[0] ?? '';
       for (const parameter of operation.parameters ?? []) {

@@ -18,6 +18,7 @@ import * as bankMandates from './migrations/0013_bank_mandates.ts';
 import * as refunds from './migrations/0014_refunds.ts';
 import * as creditNoteNumbers from './migrations/0015_credit_note_numbers.ts';
 import * as mailNewFirst from './migrations/0016_mail_new_first.ts';
+import * as emandates from './migrations/0017_emandates.ts';
 import * as captureSessions from './migrations/0018_capture_sessions.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0014_refunds': refunds,
   '0015_credit_note_numbers': creditNoteNumbers,
   '0016_mail_new_first': mailNewFirst,
+  '0017_emandates': emandates,
   '0018_capture_sessions': captureSessions,
 };
 

@@ -40,12 +40,14 @@ import type {
   AdjustmentsTable,
   AllocationsTable,
 } from './schema.billing.ts';
+import type { EmandatesTable } from './schema.mandates.ts';
 
 /** The table types of every module, and the Database Kysely is typed with. */
 export type * from './columnTypes.ts';
 export type * from './schema.billing.ts';
 export type * from './schema.collections.ts';
 export type * from './schema.widgets.ts';
+export type * from './schema.mandates.ts';
 
 export interface AccountsTable {
   id: Id;
@@ -405,4 +407,5 @@ export interface Database {
   refund_attempts: RefundAttemptsTable;
   refund_attempt_invoices: RefundAttemptInvoicesTable;
   capture_sessions: CaptureSessionsTable;
+  emandates: EmandatesTable;
 }

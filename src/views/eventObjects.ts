@@ -1,6 +1,7 @@
 import type { EventObjectRenderer } from '../modules/events/index.ts';
 import { billingEventObjects } from './eventObjects.billing.ts';
 import { customersEventObjects } from './eventObjects.customers.ts';
+import { mandatesEventObjects } from './eventObjects.mandates.ts';
 import { webhooksEventObjects } from './eventObjects.webhooks.ts';
 
 /**
@@ -11,4 +12,5 @@ export const eventObjectRenderers: Record<string, EventObjectRenderer> = {
   ...customersEventObjects,
   ...billingEventObjects,
   ...webhooksEventObjects,
+  ...mandatesEventObjects,
 };

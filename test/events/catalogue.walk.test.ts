@@ -516,6 +516,57 @@ async function walkWidgets(account: TestAccount, customerID: number, today: stri
   }
 }
 
+/**
+ * emandate: one signed on the hosted page and linked to a bank account, one declined, one left unsigned, which the
+ * walk's advance expires.
+ */
+async function walkMandates(account: TestAccount, today: string) {
+  const mandate = (ref: string) => ({
+    Name: 'Thandi',
+    Lastname: 'Nkosi',
+    bank_Name: 'First National Bank',
+    bank_BranchCode: '250655',
+    bank_AccHolder: 'T Nkosi',
+    bank_AccNumber: '62847123459876',
+    bank_AccountType: 'Cheque',
+    debit_ActionDay: 25,
+    debit_StartDate: plusDays(today, 30),
+    debit_Frequency: 'Monthly',
+    debit_Amt: 299.99,
+    debit_NameOnStmt: 'WALK',
+    debit_ContractRef: ref,
+  });
+  const { Token } = await ok(account, 'POST', '/widget/emandate', mandate('WALK-SIGNED'));
+  const signed = await fetch(`${t.url}/widget/emandate/${Token}/sign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ Consent: 'yes', TypedName: 'Thandi Nkosi' }),
+    redirect: 'manual',
+  });
+  expect(signed.status).toBe(303);
+  const customerID = await createCustomer(account, { Name: 'Thandi' });
+  await ok(account, 'POST', '/v1/paymentmethods/bankaccount', {
+    customerID,
+    isPrimary: true,
+    BankAccount: {
+      Method: 'debit_order',
+      AccountType: 'Cheque',
+      AccountHolder: 'T Nkosi',
+      Bank: 'First National Bank',
+      AccountNumber: '62847123459876',
+      BranchCode: '250655',
+      EMandateToken: Token,
+    },
+  });
+  const declined = await ok(account, 'POST', '/widget/emandate', mandate('WALK-DECLINED'));
+  const decline = await fetch(`${t.url}/widget/emandate/${declined.Token}/decline`, {
+    method: 'POST',
+    redirect: 'manual',
+  });
+  expect(decline.status).toBe(303);
+  await ok(account, 'POST', '/v1/emandate', mandate('WALK-UNSIGNED'));
+}
+
 describe('the event catalogue', () => {
   it('has every declared type triggered by one walk, delivered once and signed, and documented', async () => {
     const undescribed = DECLARED_EVENT_TYPES.filter((type) => !EVENT_DESCRIPTIONS[type]);
@@ -541,6 +592,7 @@ describe('the event catalogue', () => {
     const [disputedCustomer, refundedCustomer] = await walkCollections(account, today);
     const failedBatch = await walkBatches(account, today);
     await walkWidgets(account, customerID, today);
+    await walkMandates(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     await ok(account, 'PUT', '/v1/batches/cancel', { BatchToken: failedBatch });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);

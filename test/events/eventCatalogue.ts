@@ -14,6 +14,7 @@ import {
   CREDIT_NOTE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
 } from '../../src/modules/ledger/index.ts';
+import { EMANDATE_EVENT_TYPES } from '../../src/modules/mandates/index.ts';
 import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/index.ts';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
@@ -40,6 +41,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...BATCH_EVENT_TYPES,
   ...CAPTURE_SESSION_EVENT_TYPES,
   ...WEBHOOK_EVENT_TYPES,
+  ...EMANDATE_EVENT_TYPES,
 ];
 
 /** What triggers each type, one sentence each; the catalogue's text. */
@@ -211,6 +213,16 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     "A webhook endpoint's signing secret was rotated (`POST …/rotatesecret`); the object never shows a secret.",
   'webhook.test':
     'A test event was asked for (`POST /v1/webhookendpoints/{id}/test`); it is delivered to that endpoint alone.',
+  'emandate.created':
+    'An eMandate was created (`POST /v1/emandate` or `POST /widget/emandate`) and waits 24 hours for its signature; the account number is masked.',
+  'emandate.signed':
+    'The signee signed an eMandate on the hosted page (DateSigned set); the evidence of signing is kept with it.',
+  'emandate.updated':
+    'A signed eMandate was linked to the bank account added with its token (`customerPaymentMethodID`), or unlinked when that method was deleted or given another token.',
+  'emandate.declined':
+    'The signee declined an eMandate on the hosted page (Status rejected); its token signs nothing any more.',
+  'emandate.expired':
+    'An eMandate was not signed within 24 hours of its creation; its token no longer signs.',
 };
 
 export const CATALOGUE_PATH = new URL('../../docs/event-catalogue.md', import.meta.url);
@@ -231,6 +243,7 @@ const RESOURCE_ORDER = [
   'customer_contact',
   'customer_note',
   'custom_field',
+  'emandate',
   'payment_method',
   'subscription',
   'invoice',

@@ -17,6 +17,7 @@ import {
   t,
   testGatewayId,
   usePaymentMethodsService,
+  signedMandateToken,
 } from './fixtures.ts';
 import type { Method } from './fixtures.ts';
 
@@ -167,17 +168,18 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
 
   it('reads Method as people write it, takes blank fields as not given, and keeps the EMandateToken', async () => {
     const customerID = await newCustomer();
+    const mandateToken = await signedMandateToken();
     const debit = await addBank(customerID, 'debit_order', {
       Method: 'Debit Order',
       IBAN: '',
       BIC: null,
       RoutingNumber: '  ',
-      EMandateToken: 'em_123',
+      EMandateToken: mandateToken,
     });
     const sepa = await addBank(customerID, 'sepa', { Method: 'SEPA', BranchCode: '' });
     expect((await read(debit.paymentMethodID)).BankAccount).toMatchObject({
       DebitMethod: 'debit_order',
-      EMandateToken: 'em_123',
+      EMandateToken: mandateToken,
     });
     expect((await read(sepa.paymentMethodID)).BankAccount.DebitMethod).toBe('sepa');
   });

@@ -38,7 +38,7 @@ describe('PUT /v1/paymentmethods/bankaccount/{paymentMethodID}', () => {
       t,
       'PUT',
       `/v1/paymentmethods/bankaccount/${added.paymentMethodID}`,
-      bankBody(customerID, 'sepa', { EMandateToken: 'em_9' }),
+      bankBody(customerID, 'sepa'),
     );
     const changed = await read(added.paymentMethodID);
     expect(changed).toMatchObject({ isValid: false, isPrimary: true });
@@ -48,7 +48,7 @@ describe('PUT /v1/paymentmethods/bankaccount/{paymentMethodID}', () => {
       BranchCode: null,
       IBAN: 'DE89370400440532013000',
       LastFourDigits: '3000',
-      EMandateToken: 'em_9',
+      EMandateToken: null,
     });
     expect(await tokenOf()).toBe(token);
     const row = await db()

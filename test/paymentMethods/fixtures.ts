@@ -193,3 +193,43 @@ export async function testGatewayId(as: TestAccount = t): Promise<number> {
   const gateways = await ok(as, 'GET', '/v1/gateways');
   return gateways.find((g: any) => g.GatewayType === 'test' && g.isPrimary).gatewayID;
 }
+
+/**
+ * A signed eMandate for the debit-order account of BANK_ACCOUNTS (its number and branch code), signed on the hosted
+ * page as a debtor would: what a bank account's EMandateToken names.
+ */
+export async function signedMandateToken(
+  as: TestAccount = t,
+  fields: Record<string, unknown> = {},
+): Promise<string> {
+  const { Token } = await ok(
+    as,
+    'POST',
+    '/widget/emandate',
+    {
+      Name: 'Ada',
+      Lastname: 'Lovelace',
+      bank_Name: 'Standard Bank',
+      bank_BranchCode: '051001',
+      bank_AccHolder: 'Ada Lovelace',
+      bank_AccNumber: '62001234567',
+      bank_AccountType: 'Savings',
+      debit_ActionDay: 1,
+      debit_StartDate: '2026-04-01',
+      debit_Frequency: 'Monthly',
+      debit_Amt: 25,
+      debit_NameOnStmt: 'NORTHWIND',
+      debit_ContractRef: `PM-${++customers}`,
+      ...fields,
+    },
+    200,
+  );
+  const signed = await fetch(`${t.url}/widget/emandate/${Token}/sign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ Consent: 'yes', TypedName: 'Ada Lovelace' }),
+    redirect: 'manual',
+  });
+  if (signed.status !== 303) throw new Error(`signing answered ${signed.status}`);
+  return Token as string;
+}

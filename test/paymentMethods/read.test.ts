@@ -12,6 +12,7 @@ import {
   newCustomer,
   other,
   read,
+  signedMandateToken,
   t,
   usePaymentMethodsService,
 } from './fixtures.ts';
@@ -23,13 +24,15 @@ describe('GET payment method lists', () => {
   let first: number;
   let second: number;
   let ids: number[];
+  let mandateToken: string;
   beforeAll(async () => {
     account = await t.newAccount('Lists');
     first = await newCustomer(account);
     second = await newCustomer(account);
+    mandateToken = await signedMandateToken(account);
     ids = [
       (await addCard(first, {}, {}, account)).paymentMethodID,
-      (await addBank(second, 'debit_order', { EMandateToken: 'em_list' }, {}, account)).paymentMethodID,
+      (await addBank(second, 'debit_order', { EMandateToken: mandateToken }, {}, account)).paymentMethodID,
       (await addBank(first, 'sepa', {}, {}, account)).paymentMethodID,
       (await addCard(second, { NameOnCard: 'Grace' }, {}, account)).paymentMethodID,
     ];
@@ -71,8 +74,9 @@ describe('GET payment method lists', () => {
       customerID: second,
       PaymentMethodType: 'bank_account',
       isPrimary: true,
-      isValid: false,
-      BankAccount: { AccountHolder: 'Ada Lovelace', LastFourDigits: '4567', EMandateToken: 'em_list' },
+      // Under a signed eMandate (docs/spec-decisions.md, "eMandates").
+      isValid: true,
+      BankAccount: { AccountHolder: 'Ada Lovelace', LastFourDigits: '4567', EMandateToken: mandateToken },
       CreditCard: null,
     });
     expect(list[2].BankAccount).toEqual({

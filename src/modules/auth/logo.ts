@@ -3,6 +3,7 @@ import zlib from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import type { FieldProblem } from '../../errors.ts';
 import { decodePng } from './png.ts';
+import type { PdfImage } from '../../pdf/pdfWriter.ts';
 
 /**
  * An account's logo: PNG or JPEG, at most LOGO_MAX_BYTES and LOGO_MAX_SIDE pixels a side. The upload is kept as
@@ -54,19 +55,7 @@ function jpegSize(image: Buffer): { width: number; height: number } | undefined 
 }
 
 /** The logo as an invoice PDF draws it: decoded pixels, or a JPEG that pdfkit reads synchronously. */
-export type PrintableLogo =
-  | {
-      kind: 'pixels';
-      width: number;
-      height: number;
-      /** 1 (grey) or 3 (RGB) 8-bit samples a pixel. */
-      colors: 1 | 3;
-      /** The samples, row after row, as a zlib stream (what a PDF's FlateDecode reads). */
-      samples: Buffer;
-      /** The opacity of each pixel, 8 bits, as a zlib stream; undefined when the logo is opaque. */
-      alpha: Buffer | undefined;
-    }
-  | { kind: 'jpeg'; image: Buffer };
+export type PrintableLogo = PdfImage;
 
 /** Why pdfkit cannot read a JPEG, or undefined when it can (its own reader, which is synchronous). */
 function jpegProblem(image: Buffer): string | undefined {

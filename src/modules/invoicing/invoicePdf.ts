@@ -2,14 +2,14 @@ import PDFDocument from 'pdfkit';
 import { findCountry, findState } from '../../core/countries.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
-import { findAccountLogo, getAccount, getSellerDetails, printableLogo } from '../auth/index.ts';
-import type { PrintableLogo, SellerDetails } from '../auth/index.ts';
+import { documentSeller, getAccount, sellerLines, sellerName as nameOfSeller } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
 import { dateForDocument, decimalForDocument, percentText, periodForDocument } from './documentText.ts';
 import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
-import { PdfWriter } from './pdfWriter.ts';
+import { PdfWriter } from '../../pdf/pdfWriter.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
@@ -29,7 +29,6 @@ const COLUMNS = {
   ex: { x: 385, width: 75, align: 'right' },
   inc: { x: 465, width: 80, align: 'right' },
 } as const;
-const LOGO_BOX: [number, number] = [180, 60];
 const GREY = '#555555';
 
 /** The mark a reader must not miss, by status; Due and Pending invoices carry none. */
@@ -40,32 +39,13 @@ const MARKS: Partial<Record<Invoice['status'], { label: string; color: string }>
   Draft: { label: 'DRAFT', color: '#b26a00' },
 };
 
-export interface InvoiceSeller {
-  accountName: string;
-  details: SellerDetails;
-  /** Decoded ahead of drawing (printableLogo), so that pdfkit never decodes an image itself. */
-  logo: PrintableLogo | undefined;
-}
+/** The seller as invoices show it (the auth module's documentSeller). */
+export type InvoiceSeller = DocumentSeller;
 
 export function invoicePdfFilename(invoice: Invoice): string {
   return invoice.invoiceNum === null
     ? `invoice-draft-${invoice.id}.pdf`
     : `invoice-${invoice.invoiceNum}.pdf`;
-}
-
-function sellerLines(seller: InvoiceSeller): string[] {
-  const s = seller.details;
-  const country = s.countryId === null ? undefined : findCountry(s.countryId);
-  return [
-    s.address1,
-    s.address2,
-    [s.postalCode, s.city].filter(Boolean).join(' '),
-    country?.name,
-    s.taxNumber && `Tax number: ${s.taxNumber}`,
-    s.companyNumber && `Company number: ${s.companyNumber}`,
-    s.email,
-    s.phone,
-  ].filter((line): line is string => Boolean(line));
 }
 
 /** The customer's address lines; the country and state by name, from their ids when no name was given. */
@@ -102,7 +82,7 @@ export function invoicePdf(
   const digits = minorUnitDigits(currency);
   const money = (minor: number) => minorToDecimalText(minor, currency);
   const title = invoice.invoiceNum === null ? 'Draft invoice' : `Invoice ${invoice.invoiceNum}`;
-  const sellerName = seller.details.legalName ?? seller.accountName;
+  const sellerName = nameOfSeller(seller);
   const doc = new PDFDocument({
     size: 'A4',
     // The bottom margin leaves room for the page footer; text reaching it continues on a new page.
@@ -121,14 +101,11 @@ export function invoicePdf(
   const fits = (y: number, height: number) => y + height <= bottom;
 
   // Seller, left: the logo above the name and details.
-  let left = MARGIN;
-  if (seller.logo) {
-    w.image(seller.logo, MARGIN, left, LOGO_BOX);
-    left += LOGO_BOX[1] + 10;
-  }
-  left = w.text(sellerName, MARGIN, left, { width: 260, weight: 'bold', size: 13 });
-  for (const line of sellerLines(seller))
-    left = w.text(line, MARGIN, left, { width: 260, size: 9, color: GREY });
+  const left = w.sellerBlock(
+    { name: sellerName, lines: sellerLines(seller), logo: seller.logo },
+    MARGIN,
+    MARGIN,
+  );
 
   // The document, right: what it is, its mark, its facts.
   const isTaxInvoice = invoice.taxes.length > 0 && seller.details.taxNumber !== null;
@@ -273,22 +250,6 @@ export function invoicePdf(
   return done;
 }
 
-/**
- * The seller of the context's account as its invoices show it. A stored logo that cannot be drawn (one an earlier
- * version accepted) is left out, and the invoice is drawn without it rather than not at all.
- */
-async function invoiceSeller(ctx: ServiceContext): Promise<InvoiceSeller> {
-  const stored = await findAccountLogo(ctx.db, ctx.account.id);
-  const logo = stored && printableLogo(stored);
-  if (typeof logo === 'string')
-    ctx.log.warn({ accountId: ctx.account.id, problem: `Logo ${logo}` }, 'invoice drawn without its logo');
-  return {
-    accountName: ctx.account.name,
-    details: await getSellerDetails(ctx),
-    logo: typeof logo === 'string' ? undefined : logo,
-  };
-}
-
 /** GET /v1/invoices/{id}/pdf. */
 export async function renderInvoicePdf(
   ctx: ServiceContext,
@@ -298,7 +259,7 @@ export async function renderInvoicePdf(
   const [collectionNote] = await automaticCollectionNotes(ctx, [invoice]);
   return {
     invoice,
-    pdf: await invoicePdf(invoice, await invoiceSeller(ctx), ctx.clock.now(), collectionNote),
+    pdf: await invoicePdf(invoice, await documentSeller(ctx), ctx.clock.now(), collectionNote),
   };
 }
 

@@ -26,6 +26,7 @@ import { optionalText, requiredText } from '../../core/text.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
+import { emandateLinkProblem, linkEmandate, unlinkEmandates } from '../mandates/index.ts';
 import {
   gatewayAccepts,
   getGateway,
@@ -276,6 +277,28 @@ function checkedMandate(
   return { reference, signedOn };
 }
 
+/**
+ * docs/design/mandates.md, "Lifecycle": an account given an EMandateToken must match the signed mandate the token
+ * names (an unsigned, expired or unknown one is refused). The problem goes under BankAccount.EMandateToken.
+ */
+async function checkEmandate(
+  ctx: ServiceContext,
+  account: CheckedBankAccount,
+  customerId: number,
+  paymentMethodId: number | undefined,
+  problems: FieldProblem[],
+): Promise<void> {
+  if (account.emandateToken === null || problems.length) return;
+  const problem = await emandateLinkProblem(ctx, account.emandateToken, {
+    customerId,
+    debitMethod: account.debitMethod,
+    accountNumber: account.accountNumber,
+    branchCode: account.branchCode,
+    paymentMethodId,
+  });
+  if (problem) problems.push({ field: 'BankAccount.EMandateToken', message: problem });
+}
+
 /** The bank-account columns of a checked account, the account number and IBAN sealed. */
 function bankAccountColumns(ctx: ServiceContext, account: CheckedBankAccount, mandate: Mandate) {
   return {
@@ -318,9 +341,11 @@ export async function addBankAccount(
     undefined,
     problems,
   );
+  await checkEmandate(ctx, account, input.customerId, undefined, problems);
   if (problems.length) throw new ValidationError(problems);
   await assertCustomerExists(ctx, input.customerId);
   const now = nowInstant(ctx);
+  const emandateToken = account.emandateToken;
   const id = await insertWithPrimaryRules(
     ctx,
     {
@@ -329,12 +354,14 @@ export async function addBankAccount(
       gateway_id: null,
       method_type: 'bank_account',
       token: ownToken(),
-      is_valid: false,
+      // docs/spec-decisions.md, "eMandates": an account under a signed eMandate is valid for collection.
+      is_valid: emandateToken !== null,
       ...bankAccountColumns(ctx, account, mandate),
       created_at: now,
       updated_at: now,
     },
     input.isPrimary,
+    emandateToken === null ? undefined : (tctx, methodId) => linkEmandate(tctx, emandateToken, methodId),
   );
   return readUnopenedPaymentMethod(ctx, id);
 }
@@ -375,6 +402,7 @@ export async function editBankAccount(
       message: `cannot change (it is ${current.customer_id}); add the account to the other customer instead`,
     });
   }
+  await checkEmandate(ctx, account, current.customer_id, paymentMethodId, problems);
   if (problems.length) throw new ValidationError(problems);
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
@@ -389,10 +417,13 @@ export async function editBankAccount(
       : undefined;
     const updated = await repo.updateBankAccount(trx, ctx.account.id, paymentMethodId, {
       ...bankAccountColumns(ctx, account, mandate),
-      is_valid: false,
+      // Changed details are unproven again, unless a signed eMandate for them is given.
+      is_valid: account.emandateToken !== null,
       updated_at: now,
     });
     if (!updated) throw new NotFoundError('Payment method', paymentMethodId);
+    await unlinkEmandates(tctx, [paymentMethodId], account.emandateToken);
+    if (account.emandateToken !== null) await linkEmandate(tctx, account.emandateToken, paymentMethodId);
     if (input.isPrimary) {
       await repo.setPrimaryPaymentMethod(trx, ctx.account.id, current.customer_id, paymentMethodId, now);
     }

@@ -10,6 +10,7 @@ import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../e
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
+import { unlinkEmandates } from '../mandates/index.ts';
 import { paymentMethodUses } from './paymentMethodUses.ts';
 import * as repo from './paymentMethod.repository.ts';
 import { newPrimaryListener } from './newPrimaryMethod.ts';
@@ -209,15 +210,17 @@ export async function insertWithPrimaryRules(
   ctx: ServiceContext,
   row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
   wantsPrimary: boolean,
+  /** What must land with the method, in its transaction (a bank account's link to its eMandate). */
+  afterInsert?: (tctx: ServiceContext, id: number) => Promise<void>,
 ): Promise<number> {
   // A caller's transaction (a capture session's complete, under the customer's lock) takes the steps once: a
   // unique violation there aborts the whole transaction, and its lock already makes the customer's adds serial.
-  if (ctx.db.isTransaction) return insertUnderLock(ctx, row, wantsPrimary);
+  if (ctx.db.isTransaction) return insertUnderLock(ctx, row, wantsPrimary, afterInsert);
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db
         .transaction()
-        .execute((trx) => insertUnderLock(inTransaction(ctx, trx), row, wantsPrimary));
+        .execute((trx) => insertUnderLock(inTransaction(ctx, trx), row, wantsPrimary, afterInsert));
     } catch (error) {
       // Two first methods of one customer at once: there was no row to lock, and the one-primary index refused
       // the second. Its retry sees the first and follows the rules again.
@@ -230,6 +233,7 @@ async function insertUnderLock(
   tctx: ServiceContext,
   row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
   wantsPrimary: boolean,
+  afterInsert?: (tctx: ServiceContext, id: number) => Promise<void>,
 ): Promise<number> {
   const trx = tctx.db;
   await repo.lockCustomerPaymentMethods(trx, tctx.account.id, row.customer_id);
@@ -240,6 +244,7 @@ async function insertUnderLock(
   }
   const isPrimary = wantsPrimary || !hasPrimary;
   const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: isPrimary });
+  if (afterInsert) await afterInsert(tctx, id);
   // A customer's first method is primary without taking it from another: no primary_changed then.
   await emitEvents(tctx, [
     { type: 'payment_method.created', ref: paymentMethodRef(id) },
@@ -319,6 +324,7 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
       const before = await snapshotResource(tctx, ref);
       if (!(await repo.deleteNonPrimaryPaymentMethod(tctx.db, ctx.account.id, paymentMethodId))) return false;
       await emitEvent(tctx, 'payment_method.deleted', ref, { before });
+      await unlinkEmandates(tctx, [paymentMethodId]);
       return true;
     });
   } catch (error) {
@@ -363,6 +369,10 @@ export async function deletePaymentMethodsOfCustomer(ctx: ServiceContext, custom
   await emitEvents(
     ctx,
     [...befores.values()].map((before) => ({ type: 'payment_method.deleted', ref: before.ref, before })),
+  );
+  await unlinkEmandates(
+    ctx,
+    methods.map((method) => method.id),
   );
 }
 

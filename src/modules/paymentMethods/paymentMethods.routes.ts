@@ -115,7 +115,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
         operationId: 'createBankAccount',
         tags,
         description:
-          'Adds a bank account (debit_order, ach or sepa). The account number and IBAN are encrypted at rest and left null in this response (GET the method to read them). isValid is false. Beyond the spec, a sepa account may carry its debit mandate (MandateReference, MandateSignatureDate), which its pain.008 lines are collected under.',
+          'Adds a bank account (debit_order, ach or sepa). The account number and IBAN are encrypted at rest and left null in this response (GET the method to read them). isValid is false, unless EMandateToken names a signed eMandate for this account (which the method is then linked to; an unsigned, expired or unknown token, or other details, are a 422). Beyond the spec, a sepa account may carry its debit mandate (MandateReference, MandateSignatureDate), which its pain.008 lines are collected under.',
         body: BankAccountBody,
         response: { 200: PaymentMethodOut },
       },

@@ -37,7 +37,10 @@ export const BankAccountIn = Type.Object({
   RoutingNumber: optionalText(20, 'ABA routing number: required for ach, not allowed otherwise'),
   IBAN: optionalText(50, 'Required for sepa, not allowed otherwise; sealed at rest'),
   BIC: optionalText(20, 'Required for sepa, not allowed otherwise'),
-  EMandateToken: optionalText(255, 'The token of the eMandate that authorises debits from this account'),
+  EMandateToken: optionalText(
+    255,
+    'The token of the signed eMandate that authorises debits from this account (debit_order): the account number and branch code must be the mandate’s; the account is then valid at once',
+  ),
   MandateReference: optionalText(
     35,
     'Beyond the spec, sepa only: the unique reference of the debit mandate the account is collected under ' +

@@ -1,6 +1,23 @@
-import type { PrintableLogo } from '../auth/index.ts';
 import { registerPdfFonts, textRuns } from './pdfFonts.ts';
 import type { PdfFont } from './pdfFonts.ts';
+
+/**
+ * An image as the writer draws it: decoded pixels, or a JPEG that pdfkit reads synchronously (an account's logo is
+ * prepared so by the auth module's printableLogo).
+ */
+export type PdfImage =
+  | {
+      kind: 'pixels';
+      width: number;
+      height: number;
+      /** 1 (grey) or 3 (RGB) 8-bit samples a pixel. */
+      colors: 1 | 3;
+      /** The samples, row after row, as a zlib stream (what a PDF's FlateDecode reads). */
+      samples: Buffer;
+      /** The opacity of each pixel, 8 bits, as a zlib stream; undefined when the image is opaque. */
+      alpha: Buffer | undefined;
+    }
+  | { kind: 'jpeg'; image: Buffer };
 
 export interface TextOptions {
   width: number;
@@ -9,6 +26,16 @@ export interface TextOptions {
   size?: number;
   color?: string;
 }
+
+/** What a document says of its seller at its head (the auth module's documentSeller makes it). */
+export interface SellerBlock {
+  name: string;
+  lines: string[];
+  logo: PdfImage | undefined;
+}
+
+const SELLER_LOGO_BOX: [number, number] = [180, 60];
+const SELLER_GREY = '#555555';
 
 const BODY_SIZE = 10;
 const INK = '#000000';
@@ -91,9 +118,24 @@ export class PdfWriter {
    * method as an image it has opened (PDFDocument.image): pdfkit's PNG reader, which decodes in an asynchronous
    * callback where a throw ends the process, never runs. A JPEG pdfkit reads synchronously.
    */
-  image(logo: PrintableLogo, x: number, y: number, box: [number, number]): void {
+  image(logo: PdfImage, x: number, y: number, box: [number, number]): void {
     const src = logo.kind === 'jpeg' ? logo.image : new DecodedImage(logo);
     this.doc.image(src as PDFKit.Mixins.ImageSrc, x, y, { fit: box });
+  }
+
+  /**
+   * The seller at the head of a document, the same on every kind (invoices, signed eMandates): its logo above its
+   * name and its lines in grey. Returns the y below it.
+   */
+  sellerBlock(seller: SellerBlock, x: number, y: number, width = 260): number {
+    let at = y;
+    if (seller.logo) {
+      this.image(seller.logo, x, at, SELLER_LOGO_BOX);
+      at += SELLER_LOGO_BOX[1] + 10;
+    }
+    at = this.text(seller.name, x, at, { width, weight: 'bold', size: 13 });
+    for (const line of seller.lines) at = this.text(line, x, at, { width, size: 9, color: SELLER_GREY });
+    return at;
   }
 
   rule(y: number, from = 50, to = 545): void {
@@ -122,7 +164,7 @@ class DecodedImage {
   readonly height: number;
   obj: unknown = null;
 
-  constructor(private readonly logo: Extract<PrintableLogo, { kind: 'pixels' }>) {
+  constructor(private readonly logo: Extract<PdfImage, { kind: 'pixels' }>) {
     this.width = logo.width;
     this.height = logo.height;
   }

@@ -1,0 +1,148 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { EmandatesTable } from '../../storage/schema.ts';
+
+export type EmandateRow = Selectable<EmandatesTable>;
+export type NewEmandateRow = Insertable<EmandatesTable>;
+export type EmandateChanges = Updateable<Omit<EmandatesTable, 'id' | 'account_id' | 'token' | 'created_at'>>;
+
+// Every query filters on the account, but for the one the signing page starts with: the token is all it has.
+
+export function findEmandateByToken(
+  db: Db,
+  accountId: number,
+  token: string,
+): Promise<EmandateRow | undefined> {
+  return db
+    .selectFrom('emandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('token', '=', token)
+    .executeTakeFirst();
+}
+
+/** The account a token belongs to, for the hosted pages, which have no API key to name it. */
+export async function findAccountIdOfToken(db: Db, token: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('emandates')
+    .select('account_id')
+    .where('token', '=', token)
+    .executeTakeFirst();
+  return row?.account_id;
+}
+
+export function listEmandatesByIds(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<EmandateRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('emandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
+}
+
+export function findEmandateByContractRef(
+  db: Db,
+  accountId: number,
+  contractRef: string,
+): Promise<{ id: number } | undefined> {
+  return db
+    .selectFrom('emandates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('debit_contract_ref', '=', contractRef)
+    .executeTakeFirst();
+}
+
+export async function insertEmandate(db: Db, row: NewEmandateRow): Promise<number> {
+  const inserted = await db.insertInto('emandates').values(row).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+/** Changes a mandate only while it is in `status`: false when another request moved it first. */
+export async function updateEmandateInStatus(
+  db: Db,
+  accountId: number,
+  id: number,
+  status: string,
+  changes: EmandateChanges,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('emandates')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', status)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Unsigned mandates whose token has lapsed by `now`, oldest first. */
+export async function listLapsedEmandateIds(
+  db: Db,
+  accountId: number,
+  now: string,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('emandates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'pending_signature')
+    .where('expires_at', '<=', now)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Links the mandate to a bank account unless it is linked to another; false when it is. */
+export async function linkPaymentMethod(
+  db: Db,
+  accountId: number,
+  id: number,
+  paymentMethodId: number,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('emandates')
+    .set({ payment_method_id: paymentMethodId, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('payment_method_id', 'is', null), eb('payment_method_id', '=', paymentMethodId)]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The mandates linked to these payment methods, but for the one `keepToken` names. */
+export function listEmandateIdsLinkedTo(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+  keepToken: string | null,
+): Promise<{ id: number }[]> {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  let query = db
+    .selectFrom('emandates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('payment_method_id', 'in', paymentMethodIds);
+  if (keepToken !== null) query = query.where('token', '!=', keepToken);
+  return query.orderBy('id').execute();
+}
+
+export async function clearPaymentMethod(db: Db, accountId: number, id: number, now: string): Promise<void> {
+  await db
+    .updateTable('emandates')
+    .set({ payment_method_id: null, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}

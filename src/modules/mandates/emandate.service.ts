@@ -1,0 +1,515 @@
+import crypto from 'node:crypto';
+import { nowInstant, today, withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import {
+  ACCOUNT_TYPES,
+  accountNumberDigits,
+  accountTypeOf,
+  isValidBranchCode,
+  lastFour,
+} from '../../core/bankAccounts.ts';
+import { parseWireCalendarDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { listCountries } from '../../core/countries.ts';
+import {
+  DEBIT_FREQUENCIES,
+  NAME_ON_STATEMENT_MAX,
+  actionDayProblem,
+  debitFrequencyOf,
+  escalationOf,
+  maxAmountProblem,
+} from '../../core/mandates.ts';
+import { wireAmountToMinor } from '../../core/money.ts';
+import { isEmailAddress, optionalText, requiredText } from '../../core/text.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { findSellerDetails } from '../auth/index.ts';
+import { assertCustomerExists } from '../customers/index.ts';
+import { emitEvent, emitInBatches, snapshotResource } from '../events/index.ts';
+import type { ResourceRef } from '../events/index.ts';
+import * as repo from './emandate.repository.ts';
+import { emandateFromRow } from './emandate.ts';
+import type { Beneficiary, Emandate, EmandateFlow } from './emandate.ts';
+import { allowedFrameOrigin, returnUrlProblem } from './origins.ts';
+import { consentText, documentText, sha256Hex } from './mandateDocument.ts';
+
+/** Spec part 2, eMandates: an unsigned eMandate token is valid for 24 hours. */
+export const UNSIGNED_TOKEN_HOURS = 24;
+
+/** A request's fields, as the wire gave them; the use case judges them all at once. */
+export interface EmandateInput {
+  name: string;
+  lastName: string;
+  company?: string | null;
+  tradingAs?: string | null;
+  tel?: string | null;
+  email?: string | null;
+  address1?: string | null;
+  address2?: string | null;
+  city?: string | null;
+  state?: string | null;
+  countryIsoCode?: string | null;
+  postalCode?: string | null;
+  bankName: string;
+  bankBranchCode: string;
+  bankAccHolder: string;
+  bankAccNumber: string;
+  bankAccountType: string;
+  debitActionDay: number;
+  debitStartDate: string;
+  debitEndDate?: string | null;
+  debitFrequency: string;
+  debitEscalation?: number | string | null;
+  debitAmt: number | string;
+  debitMaxAmt?: number | string | null;
+  debitNameOnStmt: string;
+  debitContractRef: string;
+  debitVariableAmts?: boolean | null;
+  isCustomerEditable?: boolean | null;
+  isCompanySignee?: boolean | null;
+  /** Beyond the spec (docs/spec-decisions.md, "eMandates"). */
+  customerId?: number | null;
+  authDomain?: string | null;
+  returnUrl?: string | null;
+  cancelUrl?: string | null;
+}
+
+export const emandateRef = (id: number): ResourceRef => ({ type: 'emandate', id });
+
+/** A fresh token: 32 random bytes as hex (spec: Alpha Numeric; docs/design/hosted-pages.md: at least 128 bits). */
+function newToken(): string {
+  return crypto.randomBytes(32).toString('hex');
+}
+
+/** The creditor as the account's seller details name it; the account's name when it has no legal name. */
+async function beneficiaryOf(ctx: ServiceContext): Promise<Beneficiary> {
+  const seller = await findSellerDetails(ctx.db, ctx.account.id);
+  return {
+    name: seller?.legalName ?? ctx.account.name,
+    contactNumber: seller?.phone ?? null,
+    // NOTE: the account has no web page setting yet (docs/spec-decisions.md, "eMandates").
+    webPage: null,
+    email: seller?.email ?? null,
+  };
+}
+
+function countryProblem(code: string): string | undefined {
+  const upper = code.toUpperCase();
+  return listCountries().some((country) => country.alpha3 === upper)
+    ? undefined
+    : 'must be an ISO 3166-1 three-letter country code';
+}
+
+function amountMinor(
+  value: number | string,
+  currencyCode: string,
+  field: string,
+  problems: FieldProblem[],
+): number | undefined {
+  const read = wireAmountToMinor(value, currencyCode);
+  if ('minor' in read) return read.minor;
+  problems.push({ field, message: read.message });
+  return undefined;
+}
+
+function dateOf(
+  ctx: ServiceContext,
+  text: string,
+  field: string,
+  problems: FieldProblem[],
+): PlainDate | undefined {
+  const date = parseWireCalendarDate(text, ctx.account.timeZone);
+  if (date === undefined) problems.push({ field, message: 'must be a date' });
+  return date;
+}
+
+/** Text of at most `max` characters, or a problem. */
+function bounded(value: string | null | undefined, max: number, field: string, problems: FieldProblem[]) {
+  const text = optionalText(value) ?? null;
+  if (text !== null && text.length > max)
+    problems.push({ field, message: `must be at most ${max} characters` });
+  return text;
+}
+
+/**
+ * Every rule of docs/design/mandates.md, "Fields", and of the spec's required fields, reported at once by wire
+ * field: the columns to insert, or a ValidationError. Money is in the account's currency (docs/spec-decisions.md,
+ * "eMandates").
+ */
+function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
+  const problems: FieldProblem[] = [];
+  const currencyCode = ctx.account.currencyCode;
+  const name = requiredText(input.name, 'Name', problems);
+  const lastName = requiredText(input.lastName, 'Lastname', problems);
+  const isCompanySignee = input.isCompanySignee === true;
+  const company = bounded(input.company, 255, 'Company', problems);
+  if (isCompanySignee && company === null) {
+    problems.push({ field: 'Company', message: 'is required when isCompanySignee is true' });
+  }
+  const tradingAs = bounded(input.tradingAs, 255, 'TradingAs', problems);
+  const tel = bounded(input.tel, 40, 'Tel', problems);
+  const email = bounded(input.email, 254, 'Email', problems);
+  const address1 = bounded(input.address1, 255, 'Address1', problems);
+  const address2 = bounded(input.address2, 255, 'Address2', problems);
+  const city = bounded(input.city, 100, 'City', problems);
+  const state = bounded(input.state, 100, 'State', problems);
+  const postalCode = bounded(input.postalCode, 20, 'PostalCode', problems);
+  if (email !== null && !isEmailAddress(email))
+    problems.push({ field: 'Email', message: 'must be an e-mail address' });
+  const country = bounded(input.countryIsoCode, 3, 'CountryISOCode', problems);
+  if (country !== null) {
+    const problem = countryProblem(country);
+    if (problem) problems.push({ field: 'CountryISOCode', message: problem });
+  }
+
+  const bankName = requiredText(input.bankName, 'bank_Name', problems);
+  const branchCode = requiredText(input.bankBranchCode, 'bank_BranchCode', problems);
+  if (branchCode !== '' && !isValidBranchCode(branchCode)) {
+    problems.push({ field: 'bank_BranchCode', message: 'must be 3 to 20 letters and digits' });
+  }
+  const accountHolder = requiredText(input.bankAccHolder, 'bank_AccHolder', problems);
+  const accountNumber = accountNumberDigits(input.bankAccNumber);
+  if (accountNumber === undefined) {
+    problems.push({
+      field: 'bank_AccNumber',
+      message: 'must be 4 to 17 digits (spaces and dashes between groups are allowed)',
+    });
+  }
+  const accountType = accountTypeOf(input.bankAccountType);
+  if (!accountType) {
+    problems.push({ field: 'bank_AccountType', message: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
+  }
+
+  const frequency = debitFrequencyOf(input.debitFrequency);
+  if (!frequency) {
+    problems.push({
+      field: 'debit_Frequency',
+      message: `must be one of ${DEBIT_FREQUENCIES.join(', ')} (DebiCheck has no daily collections)`,
+    });
+  } else {
+    const problem = actionDayProblem(frequency, input.debitActionDay);
+    if (problem) problems.push({ field: 'debit_ActionDay', message: problem });
+  }
+  const startDate = dateOf(ctx, input.debitStartDate, 'debit_StartDate', problems);
+  if (startDate !== undefined && startDate < today(ctx)) {
+    problems.push({ field: 'debit_StartDate', message: `must not be in the past (today is ${today(ctx)})` });
+  }
+  const endText = optionalText(input.debitEndDate) ?? null;
+  const endDate = endText === null ? null : dateOf(ctx, endText, 'debit_EndDate', problems);
+  if (startDate !== undefined && endDate && endDate < startDate) {
+    problems.push({ field: 'debit_EndDate', message: 'must not be before debit_StartDate' });
+  }
+  const amount = amountMinor(input.debitAmt, currencyCode, 'debit_Amt', problems);
+  const maxGiven = input.debitMaxAmt ?? null;
+  const maxAmount =
+    maxGiven === null ? amount : amountMinor(maxGiven, currencyCode, 'debit_MaxAmt', problems);
+  if (maxGiven !== null && amount !== undefined && maxAmount !== undefined) {
+    const problem = maxAmountProblem(amount, maxAmount);
+    if (problem) problems.push({ field: 'debit_MaxAmt', message: problem });
+  }
+  const escalationGiven = input.debitEscalation ?? null;
+  const escalation =
+    escalationGiven === null || (typeof escalationGiven === 'string' && escalationGiven.trim() === '')
+      ? null
+      : (escalationOf(escalationGiven, 'debit_Escalation', problems) ?? null);
+  const nameOnStatement = requiredText(input.debitNameOnStmt, 'debit_NameOnStmt', problems);
+  if (nameOnStatement.length > NAME_ON_STATEMENT_MAX) {
+    problems.push({
+      field: 'debit_NameOnStmt',
+      message: `must be at most ${NAME_ON_STATEMENT_MAX} characters`,
+    });
+  }
+  const contractRef = requiredText(input.debitContractRef, 'debit_ContractRef', problems);
+
+  const authDomainText = optionalText(input.authDomain) ?? null;
+  const authDomain = authDomainText === null ? null : allowedFrameOrigin(authDomainText);
+  if (authDomainText !== null && typeof authDomain !== 'string') {
+    problems.push({ field: 'AuthDomain', message: authDomain?.problem ?? 'must be an origin' });
+  }
+  const returnUrl = optionalText(input.returnUrl) ?? null;
+  if (returnUrl !== null) {
+    const problem = returnUrlProblem(returnUrl);
+    if (problem) problems.push({ field: 'ReturnUrl', message: problem });
+  }
+  const cancelUrl = optionalText(input.cancelUrl) ?? null;
+  if (cancelUrl !== null) {
+    const problem = returnUrlProblem(cancelUrl);
+    if (problem) problems.push({ field: 'CancelUrl', message: problem });
+  }
+  if (problems.length) throw new ValidationError(problems);
+  return {
+    customer_id: input.customerId ?? null,
+    name,
+    last_name: lastName,
+    company,
+    trading_as: tradingAs,
+    tel,
+    email,
+    address1,
+    address2,
+    city,
+    state,
+    country_iso_code: country && country.toUpperCase(),
+    postal_code: postalCode,
+    bank_debit_method: 'debit_order',
+    bank_name: bankName,
+    bank_branch_code: branchCode,
+    bank_acc_holder: accountHolder,
+    accountNumber: accountNumber!,
+    bank_account_type: accountType!,
+    currency_code: currencyCode,
+    debit_frequency: frequency!,
+    debit_action_day: input.debitActionDay,
+    debit_start_date: startDate!,
+    debit_end_date: endDate ?? null,
+    debit_amt_minor: amount!,
+    debit_max_amt_minor: maxAmount!,
+    debit_escalation: escalation,
+    debit_name_on_stmt: nameOnStatement,
+    debit_contract_ref: contractRef,
+    debit_variable_amts: input.debitVariableAmts === true,
+    is_customer_editable: input.isCustomerEditable === true,
+    is_company_signee: isCompanySignee,
+    auth_domain: typeof authDomain === 'string' ? authDomain : null,
+    return_url: returnUrl,
+    cancel_url: cancelUrl,
+  };
+}
+
+const contractRefTaken = (ref: string) =>
+  new ConflictError(
+    'contract_ref_taken',
+    `debit_ContractRef "${ref}" belongs to another eMandate of the account`,
+  );
+
+/**
+ * POST /v1/emandate (embedded) and POST /widget/emandate (redirect): checks every field, seals the account number
+ * and issues the token, valid 24 hours while unsigned (spec part 2, eMandates). 409 when the contract reference
+ * is taken (docs/design/mandates.md, "Fields": unique).
+ */
+export async function createEmandate(
+  ctx: ServiceContext,
+  flow: EmandateFlow,
+  input: EmandateInput,
+): Promise<Emandate> {
+  const { accountNumber, ...columns } = checkedEmandate(ctx, input);
+  if (columns.customer_id !== null) await assertCustomerExists(ctx, columns.customer_id);
+  const now = nowInstant(ctx);
+  const expiresAt = new Date(ctx.clock.now().getTime() + UNSIGNED_TOKEN_HOURS * 3_600_000).toISOString();
+  const token = newToken();
+  await withTransaction(ctx, async (tctx) => {
+    if (await repo.findEmandateByContractRef(tctx.db, tctx.account.id, columns.debit_contract_ref)) {
+      throw contractRefTaken(columns.debit_contract_ref);
+    }
+    let id: number;
+    try {
+      id = await repo.insertEmandate(tctx.db, {
+        ...columns,
+        account_id: tctx.account.id,
+        token,
+        flow,
+        status: 'pending_signature',
+        bank_acc_number_sealed: tctx.secrets.seal(accountNumber),
+        bank_last_four: lastFour(accountNumber),
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (error) {
+      // Another request took the reference between the check and the insert: the unique index is the backstop.
+      if (/unique|duplicate/i.test(String((error as Error).message)))
+        throw contractRefTaken(columns.debit_contract_ref);
+      throw error;
+    }
+    await emitEvent(tctx, 'emandate.created', emandateRef(id));
+  });
+  return getEmandate(ctx, token);
+}
+
+/** GET /v1/emandate?Token=: another account's token, or an unknown one, is a 404. */
+export async function getEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
+  const row = await repo.findEmandateByToken(ctx.db, ctx.account.id, token);
+  if (!row) throw new NotFoundError('eMandate', token);
+  return emandateFromRow(row, nowInstant(ctx), await beneficiaryOf(ctx));
+}
+
+/** Mandates by id, as events show them (src/views/); ids not found are left out. */
+export async function emandatesByIds(ctx: ServiceContext, ids: number[]): Promise<Map<number, Emandate>> {
+  const rows = await repo.listEmandatesByIds(ctx.db, ctx.account.id, ids);
+  if (rows.length === 0) return new Map();
+  const beneficiary = await beneficiaryOf(ctx);
+  const now = nowInstant(ctx);
+  return new Map(rows.map((row) => [row.id, emandateFromRow(row, now, beneficiary)]));
+}
+
+/** The account whose mandate a token names, for the hosted pages; undefined for an unknown token. */
+export function findAccountIdOfToken(
+  ctx: Pick<ServiceContext, 'db'>,
+  token: string,
+): Promise<number | undefined> {
+  return repo.findAccountIdOfToken(ctx.db, token);
+}
+
+/** What the signee sends from the signing page. */
+export interface SigningInput {
+  consent: boolean;
+  typedName: string;
+  clientAddress: string;
+  userAgent: string;
+  /** Only when the mandate is isCustomerEditable: the signee's basic information as they corrected it. */
+  signee?: Partial<
+    Record<'tel' | 'email' | 'address1' | 'address2' | 'city' | 'state' | 'postalCode', string>
+  >;
+}
+
+const notPending = (mandate: Emandate) =>
+  new ConflictError(
+    mandate.status === 'expired' ? 'emandate_expired' : 'emandate_not_pending',
+    mandate.status === 'expired'
+      ? 'The eMandate was not signed within 24 hours of its creation and has expired'
+      : `The eMandate is ${mandate.status}, not waiting for a signature`,
+  );
+
+const normalName = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * The signee signs (docs/design/hosted-pages.md, "eMandate pages"): an explicit consent and their typed full name;
+ * the evidence stored is the time, the client's address and user agent, the exact consent text and the SHA-256 of
+ * it and of the whole document. A mandate that is not waiting for a signature (signed, expired) is a 409.
+ */
+export async function signEmandate(
+  ctx: ServiceContext,
+  token: string,
+  input: SigningInput,
+): Promise<Emandate> {
+  await withTransaction(ctx, async (tctx) => {
+    const current = await getEmandate(tctx, token);
+    if (current.status !== 'pending_signature') throw notPending(current);
+    const problems: FieldProblem[] = [];
+    if (!input.consent) problems.push({ field: 'Consent', message: 'must be ticked to sign the mandate' });
+    const fullName = `${current.signee.name} ${current.signee.lastName}`;
+    if (normalName(input.typedName) !== normalName(fullName)) {
+      problems.push({ field: 'TypedName', message: `must be the signee's full name, ${fullName}` });
+    }
+    const edits = current.isCustomerEditable ? signeeEdits(input.signee ?? {}, problems) : {};
+    if (problems.length) throw new ValidationError(problems);
+    const edited: Emandate = {
+      ...current,
+      signee: {
+        ...current.signee,
+        ...Object.fromEntries(
+          Object.entries({
+            tel: edits.tel,
+            email: edits.email,
+            address1: edits.address1,
+            address2: edits.address2,
+            city: edits.city,
+            state: edits.state,
+            postalCode: edits.postal_code,
+          }).filter(([, value]) => value !== undefined),
+        ),
+      },
+    };
+    const consent = consentText(edited);
+    const ref = emandateRef(current.id);
+    const before = await snapshotResource(tctx, ref);
+    const now = nowInstant(tctx);
+    const signed = await repo.updateEmandateInStatus(
+      tctx.db,
+      tctx.account.id,
+      current.id,
+      'pending_signature',
+      {
+        ...edits,
+        status: 'signed',
+        signed_at: now,
+        signed_name: input.typedName.trim(),
+        signed_client_address: input.clientAddress,
+        signed_user_agent: input.userAgent.slice(0, 500),
+        consent_text: consent,
+        consent_sha256: sha256Hex(consent),
+        document_sha256: sha256Hex(documentText(edited, consent)),
+        updated_at: now,
+      },
+    );
+    if (!signed) throw notPending(current);
+    await emitEvent(tctx, 'emandate.signed', ref, { before });
+  });
+  return getEmandate(ctx, token);
+}
+
+/** isCustomerEditable: the basic information a signee may correct (never their name, the bank or the terms). */
+function signeeEdits(given: NonNullable<SigningInput['signee']>, problems: FieldProblem[]) {
+  const value = (text: string | undefined, max: number, field: string) =>
+    text === undefined ? undefined : bounded(text, max, field, problems);
+  const email = value(given.email, 254, 'Email');
+  if (email && !isEmailAddress(email))
+    problems.push({ field: 'Email', message: 'must be an e-mail address' });
+  const changes = {
+    tel: value(given.tel, 40, 'Tel'),
+    email,
+    address1: value(given.address1, 255, 'Address1'),
+    address2: value(given.address2, 255, 'Address2'),
+    city: value(given.city, 100, 'City'),
+    state: value(given.state, 100, 'State'),
+    postal_code: value(given.postalCode, 20, 'PostalCode'),
+  };
+  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<
+    Record<keyof typeof changes, string | null>
+  >;
+}
+
+/**
+ * The signee declines (docs/design/mandates.md, "Lifecycle": rejected, terminal): the token signs nothing any more.
+ * A mandate that is not waiting for a signature is a 409.
+ */
+export async function declineEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
+  await withTransaction(ctx, async (tctx) => {
+    const current = await getEmandate(tctx, token);
+    if (current.status !== 'pending_signature') throw notPending(current);
+    const ref = emandateRef(current.id);
+    const before = await snapshotResource(tctx, ref);
+    const now = nowInstant(tctx);
+    const declined = await repo.updateEmandateInStatus(
+      tctx.db,
+      tctx.account.id,
+      current.id,
+      'pending_signature',
+      {
+        status: 'rejected',
+        declined_at: now,
+        updated_at: now,
+      },
+    );
+    if (!declined) throw notPending(current);
+    await emitEvent(tctx, 'emandate.declined', ref, { before });
+  });
+  return getEmandate(ctx, token);
+}
+
+const EXPIRY_BATCH = 500;
+
+/**
+ * Time moves unsigned mandates past their 24 hours to expired, each announced once (`emandate.expired`); run with
+ * the day's other time-driven events by the bill run. Reads already show them expired before this runs.
+ */
+export async function expireLapsedEmandates(ctx: ServiceContext): Promise<number> {
+  const ids = await repo.listLapsedEmandateIds(ctx.db, ctx.account.id, nowInstant(ctx), EXPIRY_BATCH);
+  return emitInBatches(ctx, ids, async (tctx, batch) => {
+    const events = [];
+    for (const id of batch) {
+      const ref = emandateRef(id);
+      const before = await snapshotResource(tctx, ref);
+      const moved = await repo.updateEmandateInStatus(tctx.db, tctx.account.id, id, 'pending_signature', {
+        status: 'expired',
+        updated_at: nowInstant(tctx),
+      });
+      // NOTE: reads show a lapsed mandate expired already (emandateFromRow), so the snapshot says so too; the event's
+      // `previous` names the status the mandate was stored in.
+      const was = { ...before, object: before.object && { ...before.object, Status: 'pending_signature' } };
+      if (moved)
+        events.push({ type: 'emandate.expired', ref, before: was, onceKey: `emandate.expired:${id}` });
+    }
+    return events;
+  });
+}

@@ -1,0 +1,91 @@
+import type { App } from '../../http/types.ts';
+import * as emandates from './emandate.service.ts';
+import type { EmandateFlow } from './emandate.ts';
+import { EmandateBody, EmandateCreatedOut, EmandateOut, EmandateQuery } from './emandates.schemas.ts';
+import { emandateInputFromWire, toEmandateDto } from './emandates.serializer.ts';
+
+const tags = ['eMandates'];
+
+const FIELDS_NOTE =
+  'The fields of spec part 2, eMandates, checked as DebiCheck mandates are (each problem a 422 naming its field, ' +
+  'nothing stored): debit_Frequency Weekly, Fortnightly, Monthly, Quarterly, Biannually, Yearly or AdHoc; ' +
+  'debit_ActionDay 1–7 for weekly frequencies, else 1–31 or 99 (last day); debit_MaxAmt between debit_Amt and ' +
+  '1.5 × debit_Amt; debit_NameOnStmt at most 10 characters; debit_StartDate not in the past. A debit_ContractRef ' +
+  "another eMandate of the account has is a 409. Amounts are in the account's currency. The account number is " +
+  'sealed at rest. Answers 200 with the Token (the spec example shows 204, but a body is returned), valid 24 hours ' +
+  'while unsigned.';
+
+function createRoute(
+  app: App,
+  path: string,
+  flow: EmandateFlow,
+  summary: string,
+  operationId: string,
+  what: string,
+) {
+  app.post(
+    path,
+    {
+      schema: {
+        summary,
+        operationId,
+        tags,
+        description: `${what}\n\n${FIELDS_NOTE}`,
+        body: EmandateBody,
+        response: { 200: EmandateCreatedOut },
+      },
+    },
+    async (request) => {
+      const mandate = await emandates.createEmandate(request.ctx, flow, emandateInputFromWire(request.body));
+      return { Token: mandate.token };
+    },
+  );
+}
+
+/** The API under /v1 (spec part 2, eMandates). */
+export function registerEmandateRoutes(v1: App): void {
+  createRoute(
+    v1,
+    '/emandate',
+    'embedded',
+    'Create an eMandate (embedded flow)',
+    'createEmandate',
+    'Creates an eMandate for the signee to sign in a frame on your page: pass the Token to ' +
+      '`EMandate.init({containerID, token, onComplete, onError})` of `/widget/v1/emandate.js`. The frame may be ' +
+      'shown only on the origin given in AuthDomain.',
+  );
+
+  v1.get(
+    '/emandate',
+    {
+      schema: {
+        summary: 'Get an eMandate',
+        operationId: 'getEmandate',
+        tags,
+        description:
+          "The eMandate with every field: the account number masked but for its last four digits, DateSigned null until signed, and the beneficiary from the account's seller details. An unknown token, or another account's, is a 404.",
+        querystring: EmandateQuery,
+        response: { 200: EmandateOut },
+      },
+    },
+    async (request) =>
+      toEmandateDto(
+        await emandates.getEmandate(request.ctx, request.query.Token),
+        request.ctx.account.timeZone,
+      ),
+  );
+}
+
+/** POST /widget/emandate: the redirect flow, called by the merchant's server with its API key. */
+export function registerEmandateWidgetApiRoutes(widget: App): void {
+  createRoute(
+    widget,
+    '/emandate',
+    'redirect',
+    'Create an eMandate (redirect flow)',
+    'createRedirectEmandate',
+    'Creates an eMandate for the signee to sign on our hosted page: send them to `/widget/emandate/{Token}`. ' +
+      'With ReturnUrl, the page offers a link back after signing; confirm with GET /v1/emandate or the ' +
+      '`emandate.signed` webhook, never the redirect. Authenticated with an API key, as /v1 is.',
+  );
+}

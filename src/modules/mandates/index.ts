@@ -1,0 +1,28 @@
+/**
+ * eMandates (spec part 2, "eMandate" and "eMandates"; docs/design/mandates.md): a debtor's signed authority to
+ * debit a bank account. Routes: emandates.routes.ts (the API) and emandatePages.routes.ts (the hosted signing
+ * pages and the embedding script).
+ *
+ * For other modules:
+ * - `getEmandate(ctx, token)`: the mandate, or NotFound (404).
+ * - `emandateLinkProblem(ctx, token, account)` and `linkEmandate(ctx, token, paymentMethodId)`: a bank account
+ *   added with an EMandateToken is checked against its signed mandate, then linked to it; `unlinkEmandates` when
+ *   the method is deleted or given another token.
+ * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
+ * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
+ * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
+ */
+export type { Emandate, EmandateStatus } from './emandate.ts';
+export { emandatesByIds, expireLapsedEmandates, getEmandate } from './emandate.service.ts';
+export { toEmandateDto } from './emandates.serializer.ts';
+export type { MandatedBankAccount } from './emandateLink.service.ts';
+export { emandateLinkProblem, linkEmandate, unlinkEmandates } from './emandateLink.service.ts';
+
+/** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */
+export const EMANDATE_EVENT_TYPES = [
+  'emandate.created',
+  'emandate.signed',
+  'emandate.expired',
+  'emandate.updated',
+  'emandate.declined',
+] as const;

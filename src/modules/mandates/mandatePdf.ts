@@ -1,0 +1,131 @@
+import PDFDocument from 'pdfkit';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError } from '../../errors.ts';
+import { PdfWriter } from '../../pdf/pdfWriter.ts';
+import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
+import { getEmandate } from './emandate.service.ts';
+import type { Emandate } from './emandate.ts';
+import { CONSENT_VERSION, documentSections } from './mandateDocument.ts';
+
+/**
+ * The signed mandate as a PDF (docs/design/mandates.md, "The signed mandate document"), in the invoices' fonts and
+ * with their seller block: the beneficiary, the mandate's identity, the signee, the bank account (masked but for
+ * its last four digits: the token that downloads it is a bearer capability), the debit terms, the consent the
+ * signee gave, the signee's rights, and the evidence of signing with the hashes that bind it.
+ */
+const MARGIN = 50;
+const RIGHT_EDGE = 545;
+const LABEL_WIDTH = 150;
+const GREY = '#555555';
+
+const RIGHTS =
+  'You may dispute a debit that does not keep to this mandate with your bank within 40 days of it. You may ' +
+  'cancel this mandate by notice to the beneficiary; cancelling it does not cancel what you owe under the ' +
+  'contract. Keep this copy.';
+
+export function mandatePdfFilename(mandate: Emandate): string {
+  return `emandate-${mandate.debit.contractRef.replace(/[^A-Za-z0-9._-]+/g, '-')}.pdf`;
+}
+
+/** Renders a signed mandate; the document's dates are its signing time, so the same mandate gives the same file. */
+export function mandatePdf(mandate: Emandate, seller: DocumentSeller): Promise<Buffer> {
+  const signing = mandate.signing;
+  if (!signing) throw new Error('only a signed mandate has a signed document');
+  const signedAt = new Date(signing.signedAt);
+  const title = `Debit order mandate ${mandate.debit.contractRef}`;
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + 20 },
+    bufferPages: true,
+    info: { Title: title, Author: sellerName(seller), CreationDate: signedAt, ModDate: signedAt },
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const w = new PdfWriter(doc);
+  const bottom = doc.page.height - MARGIN - 20;
+  const width = RIGHT_EDGE - MARGIN;
+
+  const left = w.sellerBlock(
+    { name: sellerName(seller), lines: sellerLines(seller), logo: seller.logo },
+    MARGIN,
+    MARGIN,
+  );
+  const right = { width: RIGHT_EDGE - 330, align: 'right' as const };
+  let top = w.text('DEBIT ORDER MANDATE', 330, MARGIN, { ...right, size: 9, color: GREY });
+  top = w.text(mandate.debit.contractRef, 330, top, { ...right, weight: 'bold', size: 16 });
+  top = w.stamp('SIGNED', RIGHT_EDGE, top + 6, '#1a7f37') + 6;
+
+  let y = Math.max(left, top) + 16;
+  const ensure = (height: number) => {
+    if (y + height > bottom) {
+      doc.addPage();
+      y = MARGIN;
+    }
+  };
+  /** A heading never ends a page: it keeps `keep` points of what follows with it. */
+  const heading = (text: string, keep = 16) => {
+    ensure(24 + keep);
+    y = w.text(text, MARGIN, y + 8, { width, weight: 'bold', size: 11 }) + 2;
+    w.rule(y);
+    y += 4;
+  };
+  const row = (label: string, value: string) => {
+    const height = Math.max(w.height(label, LABEL_WIDTH), w.height(value, width - LABEL_WIDTH));
+    ensure(height);
+    w.text(label, MARGIN, y, { width: LABEL_WIDTH, color: GREY });
+    w.text(value, MARGIN + LABEL_WIDTH, y, { width: width - LABEL_WIDTH });
+    y += height + 2;
+  };
+  const paragraph = (text: string, size = 10) => {
+    ensure(w.height(text, width, 'regular', size));
+    y = w.text(text, MARGIN, y, { width, size }) + 2;
+  };
+
+  for (const section of documentSections(mandate)) {
+    heading(section.title);
+    for (const [label, value] of section.rows) row(label, value);
+  }
+  heading('Authority', w.height(signing.consentText, width));
+  paragraph(signing.consentText);
+  heading('Your rights', w.height(RIGHTS, width));
+  paragraph(RIGHTS);
+  heading('Evidence of signing');
+  row('Signed (UTC)', signing.signedAt);
+  row('Signed by', `${signing.typedName} (typed name)`);
+  row(
+    'How',
+    `Electronically, on the beneficiary's hosted signing page (${mandate.flow === 'embedded' ? 'embedded' : 'redirect'}), ticking the consent (${CONSENT_VERSION})`,
+  );
+  row('Client address', signing.clientAddress);
+  row('User agent', signing.userAgent || '—');
+  row('Consent SHA-256', signing.consentSha256);
+  row('Document SHA-256', signing.documentSha256);
+
+  const pages = doc.bufferedPageRange();
+  for (let i = 0; i < pages.count; i += 1) {
+    doc.switchToPage(pages.start + i);
+    w.footer(`${title} · Page ${i + 1} of ${pages.count}`, MARGIN, width);
+  }
+  doc.end();
+  return done;
+}
+
+/** GET and POST /widget/emandate/download: the signed mandate; 409 before it is signed. */
+export async function renderMandatePdf(
+  ctx: ServiceContext,
+  token: string,
+): Promise<{ mandate: Emandate; pdf: Buffer }> {
+  const mandate = await getEmandate(ctx, token);
+  if (!mandate.signing) {
+    throw new ConflictError(
+      'emandate_not_signed',
+      'The eMandate is not signed yet: there is no signed document',
+    );
+  }
+  return { mandate, pdf: await mandatePdf(mandate, await documentSeller(ctx)) };
+}

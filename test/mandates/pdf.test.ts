@@ -1,0 +1,157 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestAccount } from '../helpers/service.ts';
+import { pngLogo, renderPdf } from '../invoicing/pdf.fixtures.ts';
+import {
+  ACCOUNT_NUMBER,
+  accountToday,
+  createMandate,
+  mandateBody,
+  postSign,
+  t,
+  useMandatesService,
+} from './fixtures.ts';
+
+// docs/design/mandates.md, "The signed mandate document": GET and POST /widget/emandate/download?token= answer
+// the signed mandate as a PDF, read back here with poppler-utils (pdftotext, pdftoppm, pdffonts).
+
+useMandatesService();
+
+let account: TestAccount;
+let start: string;
+beforeAll(async () => {
+  account = await t.newAccount('Mandate PDFs', { isTest: true });
+  const seller = await account.request('PUT', '/v1/account', {
+    body: {
+      LegalName: 'Northwind Software Ltd',
+      AddressLine1: '1 Dock Road',
+      City: 'Cape Town',
+      PostalCode: '8001',
+      ContactEmail: 'billing@northwind.example',
+      ContactPhone: '+27 21 555 0199',
+      TaxNumber: '4123456789',
+    },
+  });
+  expect(seller.status, seller.text).toBeLessThan(300);
+  const today = await accountToday(account);
+  start = new Date(Date.parse(`${today}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+});
+
+async function signedMandate(fields: Record<string, unknown> = {}): Promise<string> {
+  const token = await createMandate(account, mandateBody(start, fields), '/widget/emandate');
+  const signed = await postSign(
+    token,
+    { Consent: 'yes', TypedName: 'Thandi Nkosi' },
+    { userAgent: 'PdfTest/3.1' },
+  );
+  expect(signed.status).toBe(303);
+  return token;
+}
+
+async function download(method: 'GET' | 'POST', token: string) {
+  const res = await fetch(
+    `${t.url}/widget/emandate/download${method === 'GET' ? `?token=${token}` : ''}`,
+    method === 'GET'
+      ? {}
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token }),
+        },
+  );
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+describe('the signed mandate PDF', () => {
+  it('shows every field, the beneficiary, the terms and the evidence, with the account masked', async () => {
+    const token = await signedMandate({ isCompanySignee: true, debit_ContractRef: 'NW-2026-0042' });
+    const res = await download('GET', token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="emandate-NW-2026-0042.pdf"');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body.subarray(0, 5).toString()).toBe('%PDF-');
+
+    const { text, pages, fonts } = renderPdf(res.body, 'emandate-signed');
+    const flat = text.replace(/\s+/g, ' ');
+    for (const expected of [
+      // The seller block, as on invoices.
+      'Northwind Software Ltd',
+      '1 Dock Road',
+      'Tax number: 4123456789',
+      'billing@northwind.example',
+      'DEBIT ORDER MANDATE',
+      'SIGNED',
+      // The mandate and the signee.
+      'NW-2026-0042',
+      'Thandi Nkosi',
+      'Nkosi Trading (Pty) Ltd',
+      'Nkosi Fresh',
+      '+27 21 555 0100',
+      'thandi@nkosi.example',
+      '12 Long Street, Unit 4, Cape Town, Western Cape, 8001, ZAF',
+      // The bank account, masked.
+      'First National Bank',
+      '250655',
+      'T Nkosi',
+      '••••9876',
+      'Cheque',
+      // The debit terms.
+      'Monthly',
+      'Action day 25',
+      `First collection ${start}`,
+      'Instalment 299.99 USD',
+      'Maximum 449.98 USD',
+      '5% a year',
+      'Name on statement NORTHWIND',
+      // The consent, the rights and the evidence.
+      'I, Thandi Nkosi, authorise Northwind Software Ltd to debit',
+      'within 40 days',
+      'Signed by Thandi Nkosi (typed name)',
+      'User agent PdfTest/3.1',
+      'emandate-consent-v1',
+    ])
+      expect(flat, expected).toContain(expected);
+    expect(flat).toMatch(/Client address \S*127\.0\.0\.1/);
+    // Long hex values wrap in their column: compared without white space.
+    const row = await t.service.storage.db
+      .selectFrom('emandates')
+      .select(['consent_sha256', 'document_sha256'])
+      .where('token', '=', token)
+      .executeTakeFirstOrThrow();
+    const compact = text.replace(/\s+/g, '');
+    expect(compact).toContain(`Token${token}`);
+    expect(compact).toContain(`ConsentSHA-256${row.consent_sha256}`);
+    expect(compact).toContain(`DocumentSHA-256${row.document_sha256}`);
+    expect(flat).not.toContain(ACCOUNT_NUMBER);
+    // The invoices' embedded fonts; every page numbered.
+    expect(fonts.some((font) => font.includes('DejaVuSans'))).toBe(true);
+    expect(pages.length).toBeGreaterThanOrEqual(1);
+    expect(flat).toContain(`Page 1 of ${pages.length}`);
+  });
+
+  it('carries the account logo in the seller block, as invoices do', async () => {
+    const logo = await account.request('PUT', '/v1/account', {
+      body: { Logo: pngLogo().toString('base64') },
+    });
+    expect(logo.status, logo.text).toBe(204);
+    const res = await download('GET', await signedMandate());
+    expect(renderPdf(res.body, 'emandate-logo').images.length).toBe(1);
+  });
+
+  it('answers POST as GET, with the token in the form', async () => {
+    const token = await signedMandate();
+    const res = await download('POST', token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(renderPdf(res.body, 'emandate-post').text).toContain('Thandi Nkosi');
+  });
+
+  it('answers 409 before the mandate is signed, and 404 for an unknown token', async () => {
+    const token = await createMandate(account, mandateBody(start));
+    const unsigned = await download('GET', token);
+    expect(unsigned.status).toBe(409);
+    expect(JSON.parse(unsigned.body.toString()).code).toBe('emandate_not_signed');
+    expect((await download('GET', 'f'.repeat(64))).status).toBe(404);
+    expect((await fetch(`${t.url}/widget/emandate/download`)).status).toBe(404);
+  });
+});
