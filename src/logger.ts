@@ -33,6 +33,37 @@ const REDACT = [
   ].flatMap(atAnyDepth),
 ];
 
+/**
+ * A URL as the logs show it: the tokens that are capabilities in a URL (a capture session's SessionToken and
+ * HashToken, an eMandate's token; docs/design/hosted-pages.md, "Rules") replaced by `[token]`. Applied to every
+ * request line, also of routes that do not exist, since a mistyped page URL still carries its token.
+ */
+export function urlWithoutTokens(url: string): string {
+  return url
+    .replace(/(\/widget\/(?:capture|emandate(?:\/frame)?)\/)(?!v1\/|download\b)[^/?#]+/, '$1[token]')
+    .replace(/(\/v1\/widgets\/capturepaymethod\/(?:get|build)\/)[^/?#]+/, '$1[token]')
+    .replace(/([?&](?:token|Token|SessionToken)=)[^&#]*/g, '$1[token]');
+}
+
+/** A request in a log line: Fastify's own fields, with the URL's tokens left out (urlWithoutTokens). */
+function requestForLog(request: {
+  method?: string;
+  url?: string;
+  headers?: Record<string, unknown>;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: request.method,
+    url: request.url === undefined ? undefined : urlWithoutTokens(request.url),
+    version: request.headers?.['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 /** Past this much unwritten output, lines are dropped: a reader that stopped reading must not exhaust memory. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 /** One write takes lines up to about this much (a pipe's buffer on Linux), so a slow reader costs no re-copying. */
@@ -156,7 +187,10 @@ export function createLogger(level: string, stream?: DestinationStream, format?:
   const target = stream ?? new StdoutDestination();
   const formatted =
     (format ?? (stream ? 'json' : defaultLogFormat())) === 'pretty' ? prettyDestination(target) : target;
-  const logger = pino({ level, redact: { paths: REDACT, censor: '[redacted]' } }, formatted);
+  const logger = pino(
+    { level, redact: { paths: REDACT, censor: '[redacted]' }, serializers: { req: requestForLog } },
+    formatted,
+  );
   if (target instanceof StdoutDestination) standardOutputs.set(logger, target);
   return logger;
 }

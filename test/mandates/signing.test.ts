@@ -99,9 +99,13 @@ describe('the signing page', () => {
     await getPage(`/widget/emandate/${token}`);
     await postSign(token, SIGN);
     await account.request('GET', `/v1/emandate?Token=${token}`);
+    await account.request('GET', `/v1/emandate?Token=${'1'.repeat(64)}`);
+    // A GET of the form's target (Enter in the address bar after a refusal) is a 404 of no route.
+    expect((await getPage(`/widget/emandate/${token}/sign`)).status).toBe(404);
     expect(t.logs.join('')).toContain('/widget/emandate/[token]');
-    const pageLogs = t.logs.filter((line) => line.includes('/widget/emandate'));
-    expect(pageLogs.join('')).not.toContain(token);
+    expect(t.logs.join('')).toContain('/v1/emandate?Token=[token]');
+    expect(t.logs.join('')).not.toContain(token);
+    expect(t.logs.join('')).not.toContain('1'.repeat(64));
   });
 });
 

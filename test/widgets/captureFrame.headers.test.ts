@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
 import { MERCHANT, createSession, t, useWidgetService } from './fixtures.ts';
 
 useWidgetService();
@@ -68,10 +69,15 @@ describe('the loader and the frame, without a browser', () => {
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
-  it('keeps the HashToken out of the request log', async () => {
+  it('keeps the HashToken and the SessionToken out of the request log', async () => {
     const session = await createSession(t, { AuthDomain: MERCHANT });
     await fetchRaw(`/widget/capture/${session.HashToken}`);
+    // A path no route has still carries the token: the request line leaves it out all the same.
+    expect((await fetchRaw(`/widget/capture/${session.HashToken}/nothing`)).status).toBe(404);
+    await ok(t, 'GET', `/v1/widgets/capturepaymethod/get/${session.SessionToken}`);
     expect(t.logs.join('')).toContain('/widget/capture/[token]');
+    expect(t.logs.join('')).toContain('/v1/widgets/capturepaymethod/get/[token]');
     expect(t.logs.join('')).not.toContain(session.HashToken);
+    expect(t.logs.join('')).not.toContain(session.SessionToken);
   });
 });

@@ -329,7 +329,8 @@ export async function createEmandate(
 /** GET /v1/emandate?Token=: another account's token, or an unknown one, is a 404. */
 export async function getEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
   const row = await repo.findEmandateByToken(ctx.db, ctx.account.id, token);
-  if (!row) throw new NotFoundError('eMandate', token);
+  // The token is a capability: the refusal's log line must not carry it.
+  if (!row) throw new NotFoundError('eMandate', '[token]');
   return emandateFromRow(row, nowInstant(ctx), await beneficiaryOf(ctx));
 }
 

@@ -173,7 +173,7 @@ export async function captureSessionsByIds(
 /** GET …/capturepaymethod/get/{SessionToken}: 404 for an unknown token or another account's. */
 export async function getCaptureSession(ctx: ServiceContext, sessionToken: string): Promise<CaptureSession> {
   const row = await repo.findCaptureSessionByToken(ctx.db, ctx.account.id, sessionToken);
-  if (!row) throw new NotFoundError('Capture session', sessionToken);
+  if (!row) throw new NotFoundError('Capture session', '[token]');
   return readCaptureSession(ctx, row);
 }
 
@@ -430,7 +430,7 @@ export function completeCaptureSession(
 ): Promise<void> {
   return withLockedCustomer(ctx, input.customerId, async (tctx) => {
     const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input.sessionToken);
-    if (!row) throw new NotFoundError('Capture session', input.sessionToken);
+    if (!row) throw new NotFoundError('Capture session', '[token]');
     if (row.state === 'completed') {
       if (row.customer_id === input.customerId) return;
       throw new ConflictError(
