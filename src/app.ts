@@ -85,6 +85,8 @@ export interface AppDeps {
   webhookSender?: WebhookSender;
   /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
   publicUrl?: string;
+  /** TRUSTED_PROXIES: requests from these addresses are from the client X-Forwarded-For names. */
+  trustedProxies?: string[];
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -143,6 +145,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Only the operator's own proxies may say who the client is; anyone else's X-Forwarded-For is ignored.
+    trustProxy: deps.trustedProxies?.length ? deps.trustedProxies : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   trackRequests(app, deps.inflight);

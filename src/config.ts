@@ -45,6 +45,11 @@ export interface Config {
    * the origin each request came to.
    */
   publicUrl: string | undefined;
+  /**
+   * The proxies in front of the service (TRUSTED_PROXIES, IPs and CIDR ranges): a request from one of them is from
+   * the client its X-Forwarded-For names, which rate limits count and eMandate evidence records.
+   */
+  trustedProxies: string[];
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     publicUrl: publicUrlSetting(env.PUBLIC_URL),
+    trustedProxies: addressListSetting(env, 'TRUSTED_PROXIES'),
     port: integerSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir,

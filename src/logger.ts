@@ -35,7 +35,7 @@ const REDACT = [
 
 /**
  * A URL as the logs show it: the tokens that are capabilities in a URL (a capture session's SessionToken and
- * HashToken, an eMandate's token; docs/design/hosted-pages.md, "Rules") replaced by `[token]`. Applied to every
+ * HashToken, an eMandate's token; docs/design/hosted-pages.md, "Capture widget") replaced by `[token]`. Applied to every
  * request line, also of routes that do not exist, since a mistyped page URL still carries its token.
  */
 export function urlWithoutTokens(url: string): string {

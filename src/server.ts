@@ -206,6 +206,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       mailQueued: () => mail.wake(),
       webhookSender: webhooks,
       publicUrl: config.publicUrl,
+      trustedProxies: config.trustedProxies,
     });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();

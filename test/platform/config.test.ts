@@ -126,6 +126,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads TRUSTED_PROXIES as addresses and ranges, and refuses anything else', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+    ]);
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    for (const raw of ['loopback', '10.0.0.0/33', 'true']) {
+      expect(configError({ TRUSTED_PROXIES: raw }).message).toContain('TRUSTED_PROXIES');
+    }
+  });
+
   it('does not repeat database credentials in its error message', () => {
     const error = configError({ DATABASE_URL: 'mysql://admin:s3cret@db.example.com/billing' });
     expect(error.message).toMatch(/^DATABASE_URL/);
