@@ -313,4 +313,16 @@ describe('expiry, on the service clock', () => {
     clock.set('2026-03-18T12:00:00.000Z');
     expectProblem(await complete(t, customerId, another.SessionToken), 410);
   });
+
+  it('completes a session that took money however late, so the charge is recorded', async () => {
+    const customerId = await createCustomer(t);
+    clock.set('2026-03-20T10:00:00.000Z');
+    const sale = await createSession(t, { ExpiresIn: '01:00:00', SaleType: 'VaultSale', Amount: 40 });
+    expect((await submit(sale.HashToken)).status).toBe(200);
+    clock.set('2026-04-20T10:00:00.000Z');
+    expect((await complete(t, customerId, sale.SessionToken)).status).toBe(204);
+    const read = await get(sale.SessionToken);
+    expect(read.State).toBe('completed');
+    expect(await ok(t, 'GET', `/v1/payments/${read.paymentID}`)).toMatchObject({ Amount: 40 });
+  });
 });

@@ -422,7 +422,7 @@ async function recordSale(
  * PUT /v1/widgets/capturepaymethod/complete: links what the session captured to the customer, under the
  * customer's lock then the session's: the card becomes a payment method of the customer, a sale a payment.
  * Idempotent for the same customer; 409 for another customer or a session that captured nothing; 410 once a
- * day has passed since Expires (docs/design/hosted-pages.md, "Capture widget").
+ * day has passed since Expires, unless the session charged (docs/design/hosted-pages.md, "Capture widget").
  */
 export function completeCaptureSession(
   ctx: ServiceContext,
@@ -439,7 +439,9 @@ export function completeCaptureSession(
       );
     }
     const now = nowInstant(tctx);
-    if (completeGraceOver(row.expires_at, now)) {
+    // A session that took money is completed whenever the merchant comes: refusing it would leave a charge the
+    // ledger never records (docs/spec-decisions.md, "Capture widget sessions").
+    if (row.charge_id === null && completeGraceOver(row.expires_at, now)) {
       throw new GoneError(
         'capture_session_expired',
         `Capture session ${row.id} expired at ${row.expires_at}`,
