@@ -9,6 +9,7 @@ import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../storage/database.ts';
 import {
+  answerChallenge,
   bankRailOf,
   findSessionByHashToken,
   openState,
@@ -48,6 +49,13 @@ const SubmitBody = Type.Object({
   bic: Field(20),
 });
 type SubmitBody = Static<typeof SubmitBody>;
+
+/** The shopper's answer to the simulated 3-D Secure challenge a submit answered. */
+const ChallengeBody = Type.Object({
+  challengeId: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+  outcome: Type.Union([Type.Literal('approve'), Type.Literal('fail')]),
+});
+type ChallengeBody = Static<typeof ChallengeBody>;
 
 /** The frame's URL holds the HashToken: the request log shows the route, never the token. */
 const logSerializers = {
@@ -144,6 +152,30 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
               securityCode: body.securityCode ?? '',
               name: body.name ?? '',
             });
+      } catch (error) {
+        if (error instanceof ValidationError && 'attemptsLeft' in error) {
+          return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/widget/capture/:HashToken/challenge',
+    { schema: { hide: true, params: HashTokenParams, body: ChallengeBody }, logSerializers },
+    async (request, reply) => {
+      const { HashToken } = request.params as { HashToken: string };
+      reply.header('cache-control', 'no-store');
+      const row = await findSessionByHashToken(deps, HashToken);
+      if (!row) throw new NotFoundError('Capture session', '[token]');
+      const ctx = await deps.contextFor(row.account_id, request);
+      const body = request.body as ChallengeBody;
+      try {
+        return await answerChallenge(ctx, row, {
+          challengeId: body.challengeId,
+          approved: body.outcome === 'approve',
+        });
       } catch (error) {
         if (error instanceof ValidationError && 'attemptsLeft' in error) {
           return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);

@@ -77,8 +77,8 @@ export function lockCaptureSession(
 
 /**
  * Claims an open session for one submit (state capturing until `claimedUntil`), or one whose claim ran out (a
- * crash); answers the row as claimed, or undefined when another submit holds it. One statement, so two submits at
- * once cannot both get it.
+ * crash), or one whose challenge the shopper left for another card; answers the row as claimed, or undefined when
+ * another submit holds it. One statement, so two submits at once cannot both get it.
  */
 export async function claimCaptureSession(
   db: Db,
@@ -94,9 +94,32 @@ export async function claimCaptureSession(
     .where((eb) =>
       eb.or([
         eb('state', '=', 'open'),
+        eb('state', '=', 'challenging'),
         eb.and([eb('state', '=', 'capturing'), eb('claimed_until', '<', claim.wallNow)]),
       ]),
     )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Claims a session waiting on the challenge `challengeId` for its answer, as claimCaptureSession claims a submit:
+ * undefined when no such challenge is pending (answered already, replaced by another card, or never made).
+ */
+export async function claimCaptureChallenge(
+  db: Db,
+  accountId: number,
+  id: number,
+  challengeId: string,
+  claim: { claimedUntil: string; now: string },
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .updateTable('capture_sessions')
+    .set({ state: 'capturing', claimed_until: claim.claimedUntil, updated_at: claim.now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('state', '=', 'challenging')
+    .where('challenge_id', '=', challengeId)
     .returningAll()
     .executeTakeFirst();
 }
