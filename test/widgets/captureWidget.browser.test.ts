@@ -178,10 +178,11 @@ describe('the capture widget in a browser', () => {
     const refusal = page.waitForEvent('console', (message) => message.text().includes('frame-ancestors'));
     await page.goto(`http://other.localhost:${merchantPortOf()}${outer}`);
     expect((await refusal).text()).toContain(`frame-ancestors ${origin}`);
-    const widget = page
-      .frames()
-      .find((f) => f.url().startsWith(t.url) || f.url().startsWith('chrome-error:'));
-    expect(await widget?.locator('#card-form').count()).toBe(0);
+    // The refusal can be logged before the frame's navigation is seen: wait for the frame itself.
+    const widgetFrame = () =>
+      page.frames().find((f) => f.url().startsWith(t.url) || f.url().startsWith('chrome-error:'));
+    await expect.poll(() => widgetFrame() !== undefined).toBe(true);
+    expect(await widgetFrame()!.locator('#card-form').count()).toBe(0);
     await page.close();
   });
 

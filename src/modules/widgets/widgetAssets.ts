@@ -149,6 +149,8 @@ const FRAME_SCRIPT = `(function () {
     window.parent.postMessage({ ns: NS, v: 1, widgetId: widgetId, type: type, data: data || {} }, parentOrigin);
   }
   function resize() { send('widget.resize', { height: document.documentElement.scrollHeight }); }
+  // The frame is resized before the page hears of a change, so that the page's handler sees the frame whole.
+  function tell(type, data) { resize(); send(type, data); }
   var form = document.getElementById('card-form');
   var status = document.getElementById('status');
   var cardGroup = document.getElementById('card-fields');
@@ -196,7 +198,13 @@ const FRAME_SCRIPT = `(function () {
       if (!input(name).value.trim()) missing.push({ field: name, message: 'Enter the ' + input(name).getAttribute('data-name') });
     });
     showErrors(missing);
-    if (missing.length) { send('capture.failed', { reason: 'incomplete' }); resize(); return; }
+    if (missing.length) {
+      // Announced once by the status line; each field then reads its own error (aria-describedby).
+      status.textContent = 'Fill in the ' + (missing.length === 1 ? 'field' : missing.length + ' fields') + ' marked.';
+      input(missing[0].field).focus();
+      tell('capture.failed', { reason: 'incomplete' });
+      return;
+    }
     busy = true;
     form.querySelector('button').disabled = true;
     status.textContent = 'Sending…';
@@ -215,7 +223,7 @@ const FRAME_SCRIPT = `(function () {
     }).then(handle, function () {
       settle();
       status.textContent = 'The connection failed. Try again.';
-      send('capture.failed', { reason: 'network' });
+      tell('capture.failed', { reason: 'network' });
       resize();
     });
   }
@@ -255,33 +263,33 @@ const FRAME_SCRIPT = `(function () {
     var b = answer.body || {};
     if (answer.status === 200 && b.challenge) {
       showChallenge(b.challenge);
-      send('capture.challenge', {});
+      tell('capture.challenge', {});
     } else if (answer.status === 200 && b.type === 'bank_account') {
       bankNames.forEach(function (name) { if (input(name).tagName === 'INPUT') input(name).value = ''; });
       close('Bank account saved: ' + b.bank + ' ending in ' + b.lastFour + '.');
-      send('capture.completed', { type: 'bank_account', bank: b.bank, last4: b.lastFour, charged: false });
+      tell('capture.completed', { type: 'bank_account', bank: b.bank, last4: b.lastFour, charged: false });
     } else if (answer.status === 200) {
       hideChallenge();
       input('number').value = '';
       close((b.charged ? 'Payment made: ' : 'Card saved: ') + b.cardType + ' ending in ' + b.lastFour + '.');
-      send('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
+      tell('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
         expiryMonth: b.expiryMonth, expiryYear: b.expiryYear, charged: b.charged });
     } else if (answer.status === 410) {
       hideChallenge();
       close('This form has expired. Reload the page to start again.');
-      send('session.expired', {});
+      tell('session.expired', {});
     } else if (b.code === 'capture_session_locked') {
       hideChallenge();
       showErrors(b.fields || []);
       close('Too many attempts. Reload the page to start again.');
-      send('capture.failed', { reason: 'locked', attemptsLeft: 0 });
+      tell('capture.failed', { reason: 'locked', attemptsLeft: 0 });
     } else if (answer.status === 422 && typeof b.attemptsLeft === 'number') {
       reopen(b.fields || []);
       status.textContent = 'Check the details and try again (' + b.attemptsLeft + ' attempts left).';
-      send('capture.failed', { reason: 'refused', attemptsLeft: b.attemptsLeft });
+      tell('capture.failed', { reason: 'refused', attemptsLeft: b.attemptsLeft });
     } else {
       status.textContent = b.detail || 'Something went wrong. Try again.';
-      send('capture.failed', { reason: b.code || 'error' });
+      tell('capture.failed', { reason: b.code || 'error' });
     }
     resize();
   }
@@ -306,8 +314,8 @@ const FRAME_SCRIPT = `(function () {
       button.addEventListener('click', function () { answerChallenge(button.getAttribute('data-outcome')); });
     });
   }
-  if (state === 'expired') send('session.expired', {});
-  send('widget.ready', {});
+  if (state === 'expired') tell('session.expired', {});
+  tell('widget.ready', {});
   resize();
 })();
 `;
