@@ -21,6 +21,7 @@ import * as mailNewFirst from './migrations/0016_mail_new_first.ts';
 import * as emandates from './migrations/0017_emandates.ts';
 import * as captureSessions from './migrations/0018_capture_sessions.ts';
 import * as captureChallenges from './migrations/0019_capture_challenges.ts';
+import * as captureAddressFailures from './migrations/0020_capture_address_failures.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0017_emandates': emandates,
   '0018_capture_sessions': captureSessions,
   '0019_capture_challenges': captureChallenges,
+  '0020_capture_address_failures': captureAddressFailures,
 };
 
 /**

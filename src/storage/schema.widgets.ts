@@ -50,3 +50,10 @@ export interface CaptureSessionsTable {
   completed_at: Instant | null;
   updated_at: Instant;
 }
+
+/** The capture frame's failed submits by client address, across accounts (migration 0020). */
+export interface CaptureAddressFailuresTable {
+  id: Id;
+  client_address: string;
+  failed_at: Instant;
+}

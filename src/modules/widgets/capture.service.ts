@@ -22,8 +22,12 @@ import {
 } from '../gateways/index.ts';
 import { bankAccountProblems } from '../paymentMethods/index.ts';
 import type { CardToVault } from '../gateways/index.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../storage/database.ts';
 import {
+  ADDRESS_WINDOW_MS,
   MAX_FAILED_ATTEMPTS,
+  MAX_FAILURES_PER_ADDRESS,
   bankRailFor,
   includesSale,
   keepsBankAccounts,
@@ -448,6 +452,43 @@ export async function answerChallenge(
   return recordCapturedCard(ctx, row, shown, token, {
     chargeId: result.chargeId,
     state: result.outcome === 'succeeded' ? 'settled' : 'pending',
+  });
+}
+
+/**
+ * What the limit per client address needs: the database its count lives in, shared by instances, and the service's
+ * clock, not a session's account's: an address's failures span accounts, each of which may be on a test clock.
+ */
+export interface AddressLimitDeps {
+  db: Db;
+  clock: Clock;
+}
+
+/**
+ * Seconds until `clientAddress` may submit to a frame again, or undefined when it may now (docs/design/
+ * hosted-pages.md, "Capture widget": MAX_FAILURES_PER_ADDRESS failed submits in ADDRESS_WINDOW_MS, any session).
+ */
+export async function addressRetryAfter(
+  deps: AddressLimitDeps,
+  clientAddress: string,
+): Promise<number | undefined> {
+  const now = deps.clock.now().getTime();
+  const { count, oldest } = await repo.addressFailuresSince(
+    deps.db,
+    clientAddress,
+    new Date(now - ADDRESS_WINDOW_MS).toISOString(),
+  );
+  if (count < MAX_FAILURES_PER_ADDRESS || oldest === null) return undefined;
+  return Math.max(1, Math.ceil((Date.parse(oldest) + ADDRESS_WINDOW_MS - now) / 1000));
+}
+
+/** Counts a failed submit (or a failed challenge) against the address it came from. */
+export async function countAddressFailure(deps: AddressLimitDeps, clientAddress: string): Promise<void> {
+  const now = deps.clock.now().getTime();
+  await repo.insertAddressFailure(deps.db, {
+    clientAddress,
+    failedAt: new Date(now).toISOString(),
+    prunedBefore: new Date(now - ADDRESS_WINDOW_MS).toISOString(),
   });
 }
 

@@ -137,3 +137,37 @@ export async function updateCaptureSession(
     .where('id', '=', id)
     .execute();
 }
+
+/** The failures of an address since `since`: how many, and the oldest (when the count next drops). */
+export async function addressFailuresSince(
+  db: Db,
+  clientAddress: string,
+  since: string,
+): Promise<{ count: number; oldest: string | null }> {
+  const row = await db
+    .selectFrom('capture_address_failures')
+    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min('failed_at').as('oldest')])
+    .where('client_address', '=', clientAddress)
+    .where('failed_at', '>', since)
+    .executeTakeFirstOrThrow();
+  const oldest = row.oldest as unknown;
+  return {
+    count: Number(row.count),
+    oldest: oldest === null ? null : oldest instanceof Date ? oldest.toISOString() : String(oldest),
+  };
+}
+
+/**
+ * Counts one failure of an address, and drops every address's failures from before `prunedBefore` (past the window
+ * they count for nothing), so the table holds at most a window's failures.
+ */
+export async function insertAddressFailure(
+  db: Db,
+  failure: { clientAddress: string; failedAt: string; prunedBefore: string },
+): Promise<void> {
+  await db.deleteFrom('capture_address_failures').where('failed_at', '<=', failure.prunedBefore).execute();
+  await db
+    .insertInto('capture_address_failures')
+    .values({ client_address: failure.clientAddress, failed_at: failure.failedAt })
+    .execute();
+}

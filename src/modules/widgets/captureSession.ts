@@ -26,6 +26,13 @@ export const EXPIRES_IN_MAX_SECONDS = 24 * 3600;
 export const COMPLETE_GRACE_MS = 24 * 3600 * 1000;
 /** docs/design/hosted-pages.md, "Capture widget": locked after 5 failed submits. */
 export const MAX_FAILED_ATTEMPTS = 5;
+/**
+ * docs/design/hosted-pages.md, "Capture widget": at most 20 failed submits per client address in 10 minutes,
+ * whatever the session or account; beyond, the frame's submits from that address are refused (429) until the
+ * oldest failure leaves the window.
+ */
+export const MAX_FAILURES_PER_ADDRESS = 20;
+export const ADDRESS_WINDOW_MS = 10 * 60 * 1000;
 
 export const includesSale = (saleType: SaleType): boolean => saleType !== 'VaultOnly';
 export const keepsMethod = (vaultingType: VaultingType): boolean => vaultingType === 'VaultGateway';
