@@ -155,4 +155,38 @@ describe('the capture widget’s accessibility', () => {
     console.log(`[a11y] screenshots in ${SCREENSHOTS}`);
     await page.close();
   });
+
+  it('shows the challenge whole at 320 pixels wide', async () => {
+    const session = await createSession(t, {
+      AuthDomain: merchantOrigin(),
+      SaleType: 'VaultSale',
+      Amount: 30,
+      isVaultOnlyOnSuccess: true,
+    });
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.goto(`${merchantOrigin()}${serve('narrow-challenge', session.Html)}`);
+    await told(page, 'widget.ready');
+    const frame = page.frameLocator('iframe[title="Payment details"]');
+    await frame.getByLabel('Card number').fill('4000 0025 0000 3155');
+    await frame.getByLabel('Expiry').fill('12/29');
+    await frame.getByLabel('Security code').fill('123');
+    await frame.getByLabel('Name on card').fill('Ada Lovelace');
+    await frame.getByRole('button', { name: 'Pay 30.00 USD' }).click();
+    await told(page, 'capture.challenge');
+    const widget = page.frames().find((f) => f.url().startsWith(t.url))!;
+    const size = await widget.evaluate(() => {
+      type Root = { scrollWidth: number; clientWidth: number };
+      const root = (globalThis as unknown as { document: { scrollingElement: Root } }).document
+        .scrollingElement;
+      return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
+    });
+    expect(size.scrollWidth).toBeLessThanOrEqual(size.clientWidth);
+    for (const name of ['Approve', 'Fail']) {
+      const box = (await frame.getByRole('button', { name }).boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(320);
+    }
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'narrow-challenge.png'), fullPage: true });
+    await page.close();
+  });
 });
