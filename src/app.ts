@@ -232,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.storage.db,
     contextFor: async (accountId, request) =>
       accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
+    clock: deps.clock,
   });
   await app.register(
     async (widget) => {

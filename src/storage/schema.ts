@@ -9,7 +9,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from './schema.events.ts';
-import type { CaptureSessionsTable } from './schema.widgets.ts';
+import type { CaptureAddressFailuresTable, CaptureSessionsTable } from './schema.widgets.ts';
 import type {
   BatchesTable,
   BatchLinesTable,
@@ -407,5 +407,6 @@ export interface Database {
   refund_attempts: RefundAttemptsTable;
   refund_attempt_invoices: RefundAttemptInvoicesTable;
   capture_sessions: CaptureSessionsTable;
+  capture_address_failures: CaptureAddressFailuresTable;
   emandates: EmandatesTable;
 }

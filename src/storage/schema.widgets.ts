@@ -20,7 +20,7 @@ export interface CaptureSessionsTable {
   auth_domain: string;
   description: string | null;
   invoice_id: number | null;
-  /** open, capturing, captured, completed, locked. */
+  /** open, capturing, challenging, captured, completed, locked. */
   state: string;
   failed_attempts: Defaulted<number>;
   claimed_until: Instant | null;
@@ -36,6 +36,8 @@ export interface CaptureSessionsTable {
   /** SecretBox-sealed JSON of the bank account's details; never a clear account number in the database. */
   bank_account_sealed: string | null;
   bank_name: string | null;
+  /** The pending 3-D Secure challenge's random id while the state is challenging (migration 0019). */
+  challenge_id: string | null;
   charge_id: string | null;
   /** settled or pending. */
   charge_state: string | null;
@@ -47,4 +49,11 @@ export interface CaptureSessionsTable {
   captured_at: Instant | null;
   completed_at: Instant | null;
   updated_at: Instant;
+}
+
+/** The capture frame's failed submits by client address, across accounts (migration 0020). */
+export interface CaptureAddressFailuresTable {
+  id: Id;
+  client_address: string;
+  failed_at: Instant;
 }

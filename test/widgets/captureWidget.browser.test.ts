@@ -1,104 +1,25 @@
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { clock, complete, createSession, t, useWidgetService } from './fixtures.ts';
+import {
+  SCREENSHOTS,
+  browser,
+  events,
+  merchantPortOf,
+  serve,
+  serveRaw,
+  useMerchantAndBrowser,
+} from './browserFixtures.ts';
 
-/**
- * The capture widget as a customer meets it: Debian's Chromium, headless, on a merchant's page served by this test
- * on http://localhost:A, framing the service on http://127.0.0.1:B (two sites, as in production; docs/design/
- * hosted-pages.md, "Testing in a browser"). Screenshots go to the system's temporary directory, outside git.
- */
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SCREENSHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-widget-screens-'));
+// The capture widget as a customer meets it (test/widgets/browserFixtures.ts).
 
 useWidgetService();
-
-/** The merchant's pages by path: each embeds a session's Html and records the widget's events in `window`. */
-const pages = new Map<string, string>();
-let merchant: http.Server;
-let merchantPort: number;
-let browser: BrowserContext;
-let profile: string;
-
-const NONCE = 'bWVyY2hhbnQtcGFnZQ==';
-
-function merchantPage(html: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Checkout</title></head><body>
-<h1>Checkout</h1>
-${html}
-<script nonce="${NONCE}">
-  window.widgetEvents = [];
-  var container = document.querySelector('[data-billing-capture]');
-  ['widget.ready', 'capture.submitting', 'capture.completed', 'capture.failed', 'session.expired'].forEach(function (type) {
-    container.addEventListener('billing:' + type, function (event) { window.widgetEvents.push({ type: type, detail: event.detail }); });
-  });
-</script></body></html>`;
-}
-
-beforeAll(async () => {
-  merchant = http.createServer((request, response) => {
-    const body = pages.get(request.url ?? '');
-    if (body === undefined) {
-      response.writeHead(404).end();
-      return;
-    }
-    // The merchant's own policy, with the lines docs/hosted-pages.md asks for.
-    response.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${NONCE}' ${t.url}; frame-src ${t.url} http://localhost:${merchantPort}`,
-    });
-    response.end(body);
-  });
-  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
-  merchantPort = (merchant.address() as AddressInfo).port;
-  profile = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-profile-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    viewport: { width: 800, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => merchant?.close(resolve));
-  if (profile) fs.rmSync(profile, { recursive: true, force: true });
-});
-
-/** Serves a checkout page with the session's Html under `name`. */
-function serve(name: string, html: string): string {
-  pages.set(`/${name}`, merchantPage(html));
-  return `/${name}`;
-}
-
-/** Serves `document` as it is under `name` (a page that is not a checkout). */
-function serveRaw(name: string, document: string): string {
-  pages.set(`/${name}`, document);
-  return `/${name}`;
-}
-
-const events = (page: Page) =>
-  page.evaluate(
-    () => (globalThis as unknown as { widgetEvents: { type: string; detail: unknown }[] }).widgetEvents,
-  );
+useMerchantAndBrowser('capture-widget-screens');
 
 describe('the capture widget in a browser', () => {
   it('captures a card on the merchant’s page, which the merchant’s server then completes', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const session = await createSession(t, { AuthDomain: origin, Description: 'Pro plan' });
     const page = await browser.newPage();
     const pageErrors: string[] = [];
@@ -148,7 +69,7 @@ describe('the capture widget in a browser', () => {
   });
 
   it('shows per-field errors in the frame, and tells the page the attempt failed', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const session = await createSession(t, { AuthDomain: origin });
     const page = await browser.newPage();
     await page.goto(`${origin}${serve('errors', session.Html)}`);
@@ -167,7 +88,7 @@ describe('the capture widget in a browser', () => {
   });
 
   it('captures a bank account when the customer chooses one', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const session = await createSession(t, { AuthDomain: origin });
     const page = await browser.newPage();
     await page.goto(`${origin}${serve('bank', session.Html)}`);
@@ -197,7 +118,7 @@ describe('the capture widget in a browser', () => {
   });
 
   it('mounts one frame for each session whose Html a page holds', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const first = await createSession(t, { AuthDomain: origin });
     const second = await createSession(t, { AuthDomain: origin });
     const page = await browser.newPage();
@@ -214,7 +135,7 @@ describe('the capture widget in a browser', () => {
   });
 
   it('drops a forged message that is not from its own frame, even with the right widgetId', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const session = await createSession(t, { AuthDomain: origin });
     const page = await browser.newPage();
     await page.goto(`${origin}${serve('forged', session.Html)}`);
@@ -246,7 +167,7 @@ describe('the capture widget in a browser', () => {
   });
 
   it('is refused when its allowed page is itself framed by another origin', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const session = await createSession(t, { AuthDomain: origin });
     const inner = serve('nested-inner', session.Html);
     const outer = serveRaw(
@@ -255,22 +176,23 @@ describe('the capture widget in a browser', () => {
     );
     const page = await browser.newPage();
     const refusal = page.waitForEvent('console', (message) => message.text().includes('frame-ancestors'));
-    await page.goto(`http://other.localhost:${merchantPort}${outer}`);
+    await page.goto(`http://other.localhost:${merchantPortOf()}${outer}`);
     expect((await refusal).text()).toContain(`frame-ancestors ${origin}`);
-    const widget = page
-      .frames()
-      .find((f) => f.url().startsWith(t.url) || f.url().startsWith('chrome-error:'));
-    expect(await widget?.locator('#card-form').count()).toBe(0);
+    // The refusal can be logged before the frame's navigation is seen: wait for the frame itself.
+    const widgetFrame = () =>
+      page.frames().find((f) => f.url().startsWith(t.url) || f.url().startsWith('chrome-error:'));
+    await expect.poll(() => widgetFrame() !== undefined).toBe(true);
+    expect(await widgetFrame()!.locator('#card-form').count()).toBe(0);
     await page.close();
   });
 
   it('is refused when a page of another origin frames it: no form renders', async () => {
-    const session = await createSession(t, { AuthDomain: `http://localhost:${merchantPort}` });
+    const session = await createSession(t, { AuthDomain: `http://localhost:${merchantPortOf()}` });
     const page = await browser.newPage();
     const refusal = page.waitForEvent('console', (message) => message.text().includes('frame-ancestors'));
     // Another site on the same machine: Chromium resolves *.localhost to the loopback address.
-    await page.goto(`http://other.localhost:${merchantPort}${serve('elsewhere', session.Html)}`);
-    expect((await refusal).text()).toContain(`frame-ancestors http://localhost:${merchantPort}`);
+    await page.goto(`http://other.localhost:${merchantPortOf()}${serve('elsewhere', session.Html)}`);
+    expect((await refusal).text()).toContain(`frame-ancestors http://localhost:${merchantPortOf()}`);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'refused.png'), fullPage: true });
     const frame = page.frames().find((f) => f !== page.mainFrame());
     expect(frame).toBeDefined();
@@ -280,7 +202,7 @@ describe('the capture widget in a browser', () => {
   });
 
   it('tells the page the session expired, on the service clock', async () => {
-    const origin = `http://localhost:${merchantPort}`;
+    const origin = `http://localhost:${merchantPortOf()}`;
     const session = await createSession(t, { AuthDomain: origin, ExpiresIn: '00:10:00' });
     clock.set(new Date(Date.parse(session.Expires)).toISOString());
     const page = await browser.newPage();

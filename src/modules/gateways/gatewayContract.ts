@@ -36,6 +36,12 @@ export interface ChargeRequest {
   /** The same key always means the same charge: asking again returns the first answer and charges nothing. */
   idempotencyKey: string;
   description: string;
+  /**
+   * The cardholder, present, passed the issuer's challenge for this charge (3-D Secure): a card that answers
+   * `authentication_required` off session is charged. A provider's hosted fields run the challenge themselves and
+   * confirm the charge; the test gateway takes our simulated challenge's word (docs/hosted-pages.md, "3-D Secure").
+   */
+  authenticated?: boolean;
 }
 
 /**

@@ -162,6 +162,8 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
       };
       if (!entry) {
         Object.assign(charge, { outcome: 'declined', reason: 'invalid_account', raw_code: 'no_such_token' });
+      } else if (behaviour?.reason === 'authentication_required' && request.authenticated === true) {
+        // The cardholder passed the challenge: the charge goes through as any approved card's.
       } else if (behaviour && behaviour.outcome !== 'timeout') {
         Object.assign(charge, {
           outcome: behaviour.outcome,

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import {
@@ -21,8 +22,12 @@ import {
 } from '../gateways/index.ts';
 import { bankAccountProblems } from '../paymentMethods/index.ts';
 import type { CardToVault } from '../gateways/index.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../../storage/database.ts';
 import {
+  ADDRESS_WINDOW_MS,
   MAX_FAILED_ATTEMPTS,
+  MAX_FAILURES_PER_ADDRESS,
   bankRailFor,
   includesSale,
   keepsBankAccounts,
@@ -72,6 +77,26 @@ export type CaptureSummary =
       charged: boolean;
     }
   | { type: 'bank_account'; bank: string; lastFour: string; charged: false };
+
+/**
+ * The card's sale needs the cardholder's authentication (3-D Secure): the frame shows the challenge and answers it
+ * with this id (docs/design/hosted-pages.md, "3-D Secure in the frame"). What a person may see, never a token.
+ */
+export interface CaptureChallenge {
+  challenge: { id: string; cardType: string; lastFour: string };
+}
+
+/** The card as a person sees it, as the session keeps it once captured (or while a challenge waits). */
+interface CardShown {
+  cardType: string;
+  lastFour: string;
+  nameOnCard: string;
+  lastNameOnCard: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+type SaleCharge = { chargeId: string; state: 'settled' | 'pending' };
 
 /** A submit's claim lasts this long (wall time): past it, a claim a crash left is taken again. */
 const CLAIM_MS = 2 * 60 * 1000;
@@ -162,6 +187,8 @@ async function failAttempt(ctx: ServiceContext, row: CaptureSessionRow, reason: 
       state: (locked ? 'locked' : 'open') satisfies StoredState,
       failed_attempts: failed,
       claimed_until: null,
+      // A challenge the attempt ends (or a new card replaced) is gone, with the card it waited on.
+      ...NO_CHALLENGE,
       updated_at: nowInstant(tctx),
     });
     tctx.log.info({ captureSessionId: row.id, failed, reason }, 'capture attempt failed');
@@ -179,10 +206,24 @@ function refused(left: number, problems: FieldProblem[]): ValidationError {
   return Object.assign(error, { attemptsLeft: left });
 }
 
-/** Hands the session back to open without counting (the gateway did not answer: nothing is known). */
+const NO_CHALLENGE = {
+  challenge_id: null,
+  method_token: null,
+  card_type: null,
+  last_four: null,
+  name_on_card: null,
+  last_name_on_card: null,
+  expiry_month: null,
+  expiry_year: null,
+} as const;
+
+/**
+ * Hands the session back as it was claimed without counting (the gateway did not answer: nothing is known): open,
+ * or still waiting on its challenge.
+ */
 async function releaseClaim(ctx: ServiceContext, row: CaptureSessionRow): Promise<void> {
   await repo.updateCaptureSession(ctx.db, ctx.account.id, row.id, {
-    state: 'open' satisfies StoredState,
+    state: (row.challenge_id === null ? 'open' : 'challenging') satisfies StoredState,
     claimed_until: null,
     updated_at: nowInstant(ctx),
   });
@@ -197,7 +238,7 @@ export async function submitCard(
   ctx: ServiceContext,
   found: CaptureSessionRow,
   input: SubmittedCard,
-): Promise<CaptureSummary> {
+): Promise<CaptureSummary | CaptureChallenge> {
   assertOpen(ctx, found);
   // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
   const wallNow = ctx.wallClock.now().getTime();
@@ -230,7 +271,15 @@ export async function submitCard(
     throw refused(left, [{ field: 'number', message: 'The card was declined' }]);
   }
 
-  let charge: { chargeId: string; state: 'settled' | 'pending' } | undefined;
+  const shown: CardShown = {
+    cardType: card.cardType,
+    lastFour: card.number.slice(-4),
+    nameOnCard: card.nameOnCard,
+    lastNameOnCard: card.lastNameOnCard,
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+  };
+  let charge: SaleCharge | undefined;
   if (includesSale(row.sale_type as SaleType) && row.amount_minor !== null) {
     let result;
     try {
@@ -238,8 +287,11 @@ export async function submitCard(
         token,
         amountMinor: row.amount_minor,
         currencyCode: row.currency_code,
-        // One charge per session and attempt: a submit asked again after a lost answer gets the first answer.
-        idempotencyKey: `capture-session:${row.id}:${row.failed_attempts}`,
+        // One charge per session and attempt: a submit asked again after a lost answer gets the first answer. A
+        // card that replaces one waiting on its challenge is a new charge (that card's was answered already).
+        idempotencyKey:
+          `capture-session:${row.id}:${row.failed_attempts}` +
+          (row.challenge_id === null ? '' : `:after:${row.challenge_id}`),
         description: row.description ?? `Capture session ${row.id}`,
       });
     } catch (error) {
@@ -249,6 +301,11 @@ export async function submitCard(
       }
       throw error;
     }
+    if (result.outcome === 'declined' && result.reason === 'authentication_required') {
+      // The shopper is here: the issuer's challenge, rather than a decline (docs/design/hosted-pages.md,
+      // "3-D Secure in the frame").
+      return awaitChallenge(ctx, row, shown, token);
+    }
     if (result.outcome === 'succeeded' || result.outcome === 'pending') {
       charge = { chargeId: result.chargeId, state: result.outcome === 'succeeded' ? 'settled' : 'pending' };
     } else if (Boolean(row.vault_only_on_success) || !keepsMethod(row.vaulting_type as VaultingType)) {
@@ -257,17 +314,28 @@ export async function submitCard(
     }
     // Else (VaultSale, isVaultOnlyOnSuccess false): the card is kept although the sale was declined.
   }
+  return recordCapturedCard(ctx, row, shown, token, charge);
+}
 
+/** The session captured with the card as a person sees it, its token if kept, and the sale's charge if any. */
+async function recordCapturedCard(
+  ctx: ServiceContext,
+  row: CaptureSessionRow,
+  card: CardShown,
+  token: string,
+  charge: SaleCharge | undefined,
+): Promise<CaptureSummary> {
   const keep = keepsMethod(row.vaulting_type as VaultingType);
   await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
     await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
       state: 'captured' satisfies StoredState,
       claimed_until: null,
+      challenge_id: null,
       method_type: 'credit_card',
       method_token: keep ? token : null,
       card_type: card.cardType,
-      last_four: card.number.slice(-4),
+      last_four: card.lastFour,
       name_on_card: card.nameOnCard,
       last_name_on_card: card.lastNameOnCard,
       expiry_month: card.expiryMonth,
@@ -282,11 +350,146 @@ export async function submitCard(
   return {
     type: 'card',
     cardType: card.cardType,
-    lastFour: card.number.slice(-4),
+    lastFour: card.lastFour,
     expiryMonth: card.expiryMonth,
     expiryYear: card.expiryYear,
     charged: charge !== undefined,
   };
+}
+
+/**
+ * The session waits on the cardholder's challenge: its random id, the vault's token and the card as a person sees
+ * it are kept on the session (the server's word, never the browser's), until the frame answers the challenge.
+ */
+async function awaitChallenge(
+  ctx: ServiceContext,
+  row: CaptureSessionRow,
+  card: CardShown,
+  token: string,
+): Promise<CaptureChallenge> {
+  const challengeId = crypto.randomBytes(16).toString('hex');
+  await repo.updateCaptureSession(ctx.db, ctx.account.id, row.id, {
+    state: 'challenging' satisfies StoredState,
+    claimed_until: null,
+    challenge_id: challengeId,
+    method_token: token,
+    card_type: card.cardType,
+    last_four: card.lastFour,
+    name_on_card: card.nameOnCard,
+    last_name_on_card: card.lastNameOnCard,
+    expiry_month: card.expiryMonth,
+    expiry_year: card.expiryYear,
+    updated_at: nowInstant(ctx),
+  });
+  ctx.log.info({ captureSessionId: row.id }, 'capture waits on the cardholder’s authentication');
+  return { challenge: { id: challengeId, cardType: card.cardType, lastFour: card.lastFour } };
+}
+
+/**
+ * POST /widget/capture/{HashToken}/challenge: the shopper's answer to the simulated 3-D Secure challenge
+ * (docs/design/hosted-pages.md, "3-D Secure in the frame"). Approved, the sale is charged as authenticated and the
+ * session captured as after any good card; failed, it is a failed attempt and the form takes a card again.
+ */
+export async function answerChallenge(
+  ctx: ServiceContext,
+  found: CaptureSessionRow,
+  input: { challengeId: string; approved: boolean },
+): Promise<CaptureSummary> {
+  assertOpen(ctx, found);
+  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
+  const wallNow = ctx.wallClock.now().getTime();
+  const row = await repo.claimCaptureChallenge(ctx.db, ctx.account.id, found.id, input.challengeId, {
+    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
+    now: nowInstant(ctx),
+  });
+  if (!row) {
+    throw ValidationError.field(
+      'challengeId',
+      'No such challenge waits on this session',
+      'challenge_not_pending',
+    );
+  }
+  if (!input.approved) {
+    const left = await failAttempt(ctx, row, 'authentication_failed');
+    throw refused(left, [{ field: 'number', message: 'Your bank did not confirm the payment' }]);
+  }
+  const shown: CardShown = {
+    cardType: row.card_type ?? 'Unknown',
+    lastFour: row.last_four ?? '',
+    nameOnCard: row.name_on_card ?? '',
+    lastNameOnCard: row.last_name_on_card ?? '',
+    expiryMonth: row.expiry_month ?? 0,
+    expiryYear: row.expiry_year ?? 0,
+  };
+  const token = row.method_token ?? '';
+  const gateway = await getGateway(ctx, row.gateway_id);
+  if (!isGatewayUsable(gateway)) {
+    await releaseClaim(ctx, row);
+    throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
+  }
+  let result;
+  try {
+    result = await chargeStoredMethod(ctx, gateway, {
+      token,
+      amountMinor: row.amount_minor ?? 0,
+      currencyCode: row.currency_code,
+      // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
+      idempotencyKey: `capture-session:${row.id}:${row.failed_attempts}:authenticated`,
+      description: row.description ?? `Capture session ${row.id}`,
+      authenticated: true,
+    });
+  } catch (error) {
+    await releaseClaim(ctx, row);
+    if (error instanceof GatewayTimeoutError) {
+      throw new ConflictError('gateway_no_answer', 'The payment could not be confirmed: try again');
+    }
+    throw error;
+  }
+  if (result.outcome !== 'succeeded' && result.outcome !== 'pending') {
+    const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
+    throw refused(left, [{ field: 'number', message: 'The payment was declined' }]);
+  }
+  return recordCapturedCard(ctx, row, shown, token, {
+    chargeId: result.chargeId,
+    state: result.outcome === 'succeeded' ? 'settled' : 'pending',
+  });
+}
+
+/**
+ * What the limit per client address needs: the database its count lives in, shared by instances, and the service's
+ * clock, not a session's account's: an address's failures span accounts, each of which may be on a test clock.
+ */
+export interface AddressLimitDeps {
+  db: Db;
+  clock: Clock;
+}
+
+/**
+ * Seconds until `clientAddress` may submit to a frame again, or undefined when it may now (docs/design/
+ * hosted-pages.md, "Capture widget": MAX_FAILURES_PER_ADDRESS failed submits in ADDRESS_WINDOW_MS, any session).
+ */
+export async function addressRetryAfter(
+  deps: AddressLimitDeps,
+  clientAddress: string,
+): Promise<number | undefined> {
+  const now = deps.clock.now().getTime();
+  const { count, oldest } = await repo.addressFailuresSince(
+    deps.db,
+    clientAddress,
+    new Date(now - ADDRESS_WINDOW_MS).toISOString(),
+  );
+  if (count < MAX_FAILURES_PER_ADDRESS || oldest === null) return undefined;
+  return Math.max(1, Math.ceil((Date.parse(oldest) + ADDRESS_WINDOW_MS - now) / 1000));
+}
+
+/** Counts a failed submit (or a failed challenge) against the address it came from. */
+export async function countAddressFailure(deps: AddressLimitDeps, clientAddress: string): Promise<void> {
+  const now = deps.clock.now().getTime();
+  await repo.insertAddressFailure(deps.db, {
+    clientAddress,
+    failedAt: new Date(now).toISOString(),
+    prunedBefore: new Date(now - ADDRESS_WINDOW_MS).toISOString(),
+  });
 }
 
 /** The bank rail the frame offers this session, if any: kept only, in a currency with a rail, at a gateway taking them. */

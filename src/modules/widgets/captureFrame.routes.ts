@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
@@ -9,7 +10,10 @@ import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../storage/database.ts';
 import {
+  addressRetryAfter,
+  answerChallenge,
   bankRailOf,
+  countAddressFailure,
   findSessionByHashToken,
   openState,
   submitBankAccount,
@@ -49,6 +53,13 @@ const SubmitBody = Type.Object({
 });
 type SubmitBody = Static<typeof SubmitBody>;
 
+/** The shopper's answer to the simulated 3-D Secure challenge a submit answered. */
+const ChallengeBody = Type.Object({
+  challengeId: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+  outcome: Type.Union([Type.Literal('approve'), Type.Literal('fail')]),
+});
+type ChallengeBody = Static<typeof ChallengeBody>;
+
 /** The frame's URL holds the HashToken: the request log shows the route, never the token. */
 const logSerializers = {
   req: (request: FastifyRequest) => ({
@@ -64,6 +75,8 @@ export interface CaptureFrameDeps {
   /** The service's database, to find a session by its HashToken before its account is known. */
   db: Db;
   contextFor: AccountContext;
+  /** The service's clock, which the limit per client address reads (capture.service.ts, AddressLimitDeps). */
+  clock: Clock;
 }
 
 export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): void {
@@ -124,6 +137,8 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
       reply.header('cache-control', 'no-store');
       const row = await findSessionByHashToken(deps, HashToken);
       if (!row) throw new NotFoundError('Capture session', '[token]');
+      const retryAfter = await addressRetryAfter(deps, request.ip);
+      if (retryAfter !== undefined) return sendTooManyFailures(reply, retryAfter);
       const ctx = await deps.contextFor(row.account_id, request);
       try {
         const body = request.body as SubmitBody;
@@ -146,6 +161,34 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
             });
       } catch (error) {
         if (error instanceof ValidationError && 'attemptsLeft' in error) {
+          await countAddressFailure(deps, request.ip);
+          return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    '/widget/capture/:HashToken/challenge',
+    { schema: { hide: true, params: HashTokenParams, body: ChallengeBody }, logSerializers },
+    async (request, reply) => {
+      const { HashToken } = request.params as { HashToken: string };
+      reply.header('cache-control', 'no-store');
+      const row = await findSessionByHashToken(deps, HashToken);
+      if (!row) throw new NotFoundError('Capture session', '[token]');
+      const retryAfter = await addressRetryAfter(deps, request.ip);
+      if (retryAfter !== undefined) return sendTooManyFailures(reply, retryAfter);
+      const ctx = await deps.contextFor(row.account_id, request);
+      const body = request.body as ChallengeBody;
+      try {
+        return await answerChallenge(ctx, row, {
+          challengeId: body.challengeId,
+          approved: body.outcome === 'approve',
+        });
+      } catch (error) {
+        if (error instanceof ValidationError && 'attemptsLeft' in error) {
+          await countAddressFailure(deps, request.ip);
           return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
         }
         throw error;
@@ -159,4 +202,13 @@ function sendRefusal(reply: FastifyReply, error: ValidationError, attemptsLeft: 
     ...problem(422, error.code, error.message, error.fields),
     attemptsLeft,
   } as never);
+}
+
+/** The address failed too often, in any session (docs/design/hosted-pages.md, "Capture widget"). */
+function sendTooManyFailures(reply: FastifyReply, retryAfter: number): FastifyReply {
+  reply.header('retry-after', String(retryAfter));
+  return sendProblem(
+    reply,
+    problem(429, 'too_many_failed_attempts', 'Too many failed attempts from this address; retry later'),
+  );
 }

@@ -77,8 +77,8 @@ export function lockCaptureSession(
 
 /**
  * Claims an open session for one submit (state capturing until `claimedUntil`), or one whose claim ran out (a
- * crash); answers the row as claimed, or undefined when another submit holds it. One statement, so two submits at
- * once cannot both get it.
+ * crash), or one whose challenge the shopper left for another card; answers the row as claimed, or undefined when
+ * another submit holds it. One statement, so two submits at once cannot both get it.
  */
 export async function claimCaptureSession(
   db: Db,
@@ -94,9 +94,32 @@ export async function claimCaptureSession(
     .where((eb) =>
       eb.or([
         eb('state', '=', 'open'),
+        eb('state', '=', 'challenging'),
         eb.and([eb('state', '=', 'capturing'), eb('claimed_until', '<', claim.wallNow)]),
       ]),
     )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Claims a session waiting on the challenge `challengeId` for its answer, as claimCaptureSession claims a submit:
+ * undefined when no such challenge is pending (answered already, replaced by another card, or never made).
+ */
+export async function claimCaptureChallenge(
+  db: Db,
+  accountId: number,
+  id: number,
+  challengeId: string,
+  claim: { claimedUntil: string; now: string },
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .updateTable('capture_sessions')
+    .set({ state: 'capturing', claimed_until: claim.claimedUntil, updated_at: claim.now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('state', '=', 'challenging')
+    .where('challenge_id', '=', challengeId)
     .returningAll()
     .executeTakeFirst();
 }
@@ -112,5 +135,39 @@ export async function updateCaptureSession(
     .set(changes)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .execute();
+}
+
+/** The failures of an address since `since`: how many, and the oldest (when the count next drops). */
+export async function addressFailuresSince(
+  db: Db,
+  clientAddress: string,
+  since: string,
+): Promise<{ count: number; oldest: string | null }> {
+  const row = await db
+    .selectFrom('capture_address_failures')
+    .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.min('failed_at').as('oldest')])
+    .where('client_address', '=', clientAddress)
+    .where('failed_at', '>', since)
+    .executeTakeFirstOrThrow();
+  const oldest = row.oldest as unknown;
+  return {
+    count: Number(row.count),
+    oldest: oldest === null ? null : oldest instanceof Date ? oldest.toISOString() : String(oldest),
+  };
+}
+
+/**
+ * Counts one failure of an address, and drops every address's failures from before `prunedBefore` (past the window
+ * they count for nothing), so the table holds at most a window's failures.
+ */
+export async function insertAddressFailure(
+  db: Db,
+  failure: { clientAddress: string; failedAt: string; prunedBefore: string },
+): Promise<void> {
+  await db.deleteFrom('capture_address_failures').where('failed_at', '<=', failure.prunedBefore).execute();
+  await db
+    .insertInto('capture_address_failures')
+    .values({ client_address: failure.clientAddress, failed_at: failure.failedAt })
     .execute();
 }

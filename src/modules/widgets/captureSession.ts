@@ -11,8 +11,11 @@ export type VaultingType = (typeof VAULTING_TYPES)[number];
 export const SALE_TYPES = ['VaultOnly', 'VaultSale', 'Sale'] as const;
 export type SaleType = (typeof SALE_TYPES)[number];
 
-/** What the session stores: `capturing` is a submit with the gateway, shown as open. */
-export type StoredState = 'open' | 'capturing' | 'captured' | 'completed' | 'locked';
+/**
+ * What the session stores: `capturing` is a submit with the gateway, `challenging` a card waiting on the
+ * cardholder's 3-D Secure challenge (docs/design/hosted-pages.md, "3-D Secure in the frame"); both shown as open.
+ */
+export type StoredState = 'open' | 'capturing' | 'challenging' | 'captured' | 'completed' | 'locked';
 /** The states on the wire (State, beyond the spec). */
 export const CAPTURE_STATES = ['open', 'captured', 'completed', 'locked', 'expired'] as const;
 export type CaptureState = (typeof CAPTURE_STATES)[number];
@@ -23,6 +26,13 @@ export const EXPIRES_IN_MAX_SECONDS = 24 * 3600;
 export const COMPLETE_GRACE_MS = 24 * 3600 * 1000;
 /** docs/design/hosted-pages.md, "Capture widget": locked after 5 failed submits. */
 export const MAX_FAILED_ATTEMPTS = 5;
+/**
+ * docs/design/hosted-pages.md, "Capture widget": at most 20 failed submits per client address in 10 minutes,
+ * whatever the session or account; beyond, the frame's submits from that address are refused (429) until the
+ * oldest failure leaves the window.
+ */
+export const MAX_FAILURES_PER_ADDRESS = 20;
+export const ADDRESS_WINDOW_MS = 10 * 60 * 1000;
 
 export const includesSale = (saleType: SaleType): boolean => saleType !== 'VaultOnly';
 export const keepsMethod = (vaultingType: VaultingType): boolean => vaultingType === 'VaultGateway';
@@ -64,7 +74,7 @@ export function parseExpiresIn(text: string): { seconds: number } | { refused: s
 
 /** The state a reader sees at `now`: an open or locked session past Expires is expired. */
 export function stateAt(stored: StoredState, expiresAt: string, now: string): CaptureState {
-  const base = stored === 'capturing' ? 'open' : stored;
+  const base = stored === 'capturing' || stored === 'challenging' ? 'open' : stored;
   if ((base === 'open' || base === 'locked') && Date.parse(now) >= Date.parse(expiresAt)) return 'expired';
   return base;
 }

@@ -124,6 +124,14 @@ const FRAME_STYLE = `
   button:disabled { background: #6b6b6b; cursor: default; }
   .summary { margin: 0 0 12px; }
   #status { margin: 8px 0 0; }
+  #challenge { border: 2px solid #0b5394; border-radius: 6px; padding: 12px; margin: 0 0 12px; background: #fff; color: #1a1a1a; }
+  #challenge:focus { outline: 3px solid #1a1a1a; outline-offset: 2px; }
+  #challenge h2 { font-size: 18px; margin: 0 0 8px; }
+  #challenge .bank { font-size: 14px; font-weight: 600; text-transform: uppercase; letter-spacing: 0.05em; margin: 0 0 4px; color: #4a4a4a; }
+  #challenge .actions { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0 0; }
+  button.secondary { background: #fff; color: #0b5394; border: 2px solid #0b5394; }
+  button:focus-visible { outline: 3px solid #1a1a1a; outline-offset: 2px; }
+  input:focus-visible, select:focus-visible { outline: 3px solid #0b5394; outline-offset: 1px; }
 `;
 
 /** The frame's script: messages only to the AuthDomain's origin, and only from the parent with the widgetId. */
@@ -141,6 +149,8 @@ const FRAME_SCRIPT = `(function () {
     window.parent.postMessage({ ns: NS, v: 1, widgetId: widgetId, type: type, data: data || {} }, parentOrigin);
   }
   function resize() { send('widget.resize', { height: document.documentElement.scrollHeight }); }
+  // The frame is resized before the page hears of a change, so that the page's handler sees the frame whole.
+  function tell(type, data) { resize(); send(type, data); }
   var form = document.getElementById('card-form');
   var status = document.getElementById('status');
   var cardGroup = document.getElementById('card-fields');
@@ -148,6 +158,9 @@ const FRAME_SCRIPT = `(function () {
   var cardNames = ['number', 'expiry', 'securityCode', 'name'];
   var bankNames = bankGroup ? bankGroup.getAttribute('data-fields').split(',') : [];
   var busy = false;
+  var challengePanel = document.getElementById('challenge');
+  var challengeButtons = challengePanel ? Array.prototype.slice.call(challengePanel.querySelectorAll('button')) : [];
+  var challengeId = '';
   function input(name) { return document.getElementById(name); }
   function kind() {
     var checked = document.querySelector('input[name="kind"]:checked');
@@ -185,7 +198,13 @@ const FRAME_SCRIPT = `(function () {
       if (!input(name).value.trim()) missing.push({ field: name, message: 'Enter the ' + input(name).getAttribute('data-name') });
     });
     showErrors(missing);
-    if (missing.length) { send('capture.failed', { reason: 'incomplete' }); resize(); return; }
+    if (missing.length) {
+      // Announced once by the status line; each field then reads its own error (aria-describedby).
+      status.textContent = 'Fill in the ' + (missing.length === 1 ? 'field' : missing.length + ' fields') + ' marked.';
+      input(missing[0].field).focus();
+      tell('capture.failed', { reason: 'incomplete' });
+      return;
+    }
     busy = true;
     form.querySelector('button').disabled = true;
     status.textContent = 'Sending…';
@@ -193,47 +212,86 @@ const FRAME_SCRIPT = `(function () {
     var card = { kind: kind() };
     names().forEach(function (name) { card[name] = input(name).value; });
     if (card.kind === 'card') input('securityCode').value = '';
-    fetch('/widget/capture/' + token + '/submit', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(card),
+    post('/submit', card);
+  }
+  function post(path, payload) {
+    fetch('/widget/capture/' + token + path, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload),
       credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer'
     }).then(function (res) {
       return res.json().then(function (json) { return { status: res.status, body: json }; });
-    }).then(function (answer) {
-      busy = false;
-      form.querySelector('button').disabled = false;
-      var b = answer.body || {};
-      if (answer.status === 200 && b.type === 'bank_account') {
-        bankNames.forEach(function (name) { if (input(name).tagName === 'INPUT') input(name).value = ''; });
-        close('Bank account saved: ' + b.bank + ' ending in ' + b.lastFour + '.');
-        send('capture.completed', { type: 'bank_account', bank: b.bank, last4: b.lastFour, charged: false });
-      } else if (answer.status === 200) {
-        input('number').value = '';
-        close('Card saved: ' + b.cardType + ' ending in ' + b.lastFour + '.');
-        send('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
-          expiryMonth: b.expiryMonth, expiryYear: b.expiryYear, charged: b.charged });
-      } else if (answer.status === 410) {
-        close('This form has expired. Reload the page to start again.');
-        send('session.expired', {});
-      } else if (b.code === 'capture_session_locked') {
-        showErrors(b.fields || []);
-        close('Too many attempts. Reload the page to start again.');
-        send('capture.failed', { reason: 'locked', attemptsLeft: 0 });
-      } else if (answer.status === 422) {
-        showErrors(b.fields || []);
-        status.textContent = 'Check the details and try again (' + b.attemptsLeft + ' attempts left).';
-        send('capture.failed', { reason: 'refused', attemptsLeft: b.attemptsLeft });
-      } else {
-        status.textContent = b.detail || 'Something went wrong. Try again.';
-        send('capture.failed', { reason: b.code || 'error' });
-      }
-      resize();
-    }, function () {
-      busy = false;
-      form.querySelector('button').disabled = false;
+    }).then(handle, function () {
+      settle();
       status.textContent = 'The connection failed. Try again.';
-      send('capture.failed', { reason: 'network' });
+      tell('capture.failed', { reason: 'network' });
       resize();
     });
+  }
+  function settle() {
+    busy = false;
+    form.querySelector('button').disabled = false;
+    challengeButtons.forEach(function (button) { button.disabled = false; });
+  }
+  function showChallenge(challenge) {
+    challengeId = challenge.id;
+    form.hidden = true;
+    document.getElementById('challenge-card').textContent = challenge.cardType + ' ending in ' + challenge.lastFour;
+    challengePanel.hidden = false;
+    status.textContent = 'Your bank asks you to confirm this payment.';
+    challengePanel.focus();
+  }
+  function hideChallenge() {
+    challengeId = '';
+    if (challengePanel) challengePanel.hidden = true;
+  }
+  function answerChallenge(outcome) {
+    if (busy || !challengeId) return;
+    busy = true;
+    challengeButtons.forEach(function (button) { button.disabled = true; });
+    status.textContent = 'Sending…';
+    post('/challenge', { challengeId: challengeId, outcome: outcome });
+  }
+  function reopen(fields) {
+    hideChallenge();
+    form.hidden = false;
+    showErrors(fields);
+    var first = fields.filter(function (problem) { return input(problem.field); })[0];
+    if (first) input(first.field).focus();
+  }
+  function handle(answer) {
+    settle();
+    var b = answer.body || {};
+    if (answer.status === 200 && b.challenge) {
+      showChallenge(b.challenge);
+      tell('capture.challenge', {});
+    } else if (answer.status === 200 && b.type === 'bank_account') {
+      bankNames.forEach(function (name) { if (input(name).tagName === 'INPUT') input(name).value = ''; });
+      close('Bank account saved: ' + b.bank + ' ending in ' + b.lastFour + '.');
+      tell('capture.completed', { type: 'bank_account', bank: b.bank, last4: b.lastFour, charged: false });
+    } else if (answer.status === 200) {
+      hideChallenge();
+      input('number').value = '';
+      close((b.charged ? 'Payment made: ' : 'Card saved: ') + b.cardType + ' ending in ' + b.lastFour + '.');
+      tell('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
+        expiryMonth: b.expiryMonth, expiryYear: b.expiryYear, charged: b.charged });
+    } else if (answer.status === 410) {
+      hideChallenge();
+      close('This form has expired. Reload the page to start again.');
+      tell('session.expired', {});
+    } else if (b.code === 'capture_session_locked') {
+      hideChallenge();
+      showErrors(b.fields || []);
+      close('Too many attempts. Reload the page to start again.');
+      tell('capture.failed', { reason: 'locked', attemptsLeft: 0 });
+    } else if (answer.status === 422 && typeof b.attemptsLeft === 'number') {
+      reopen(b.fields || []);
+      status.textContent = 'Check the details and try again (' + b.attemptsLeft + ' attempts left).';
+      tell('capture.failed', { reason: 'refused', attemptsLeft: b.attemptsLeft });
+    } else {
+      status.textContent = b.detail || 'Something went wrong. Try again.';
+      tell('capture.failed', { reason: b.code || 'error' });
+    }
+    resize();
   }
   window.addEventListener('message', function (event) {
     if (event.origin !== parentOrigin || event.source !== window.parent) return;
@@ -252,9 +310,12 @@ const FRAME_SCRIPT = `(function () {
     Array.prototype.forEach.call(document.querySelectorAll('input[name="kind"]'), function (radio) {
       radio.addEventListener('change', showKind);
     });
+    challengeButtons.forEach(function (button) {
+      button.addEventListener('click', function () { answerChallenge(button.getAttribute('data-outcome')); });
+    });
   }
-  if (state === 'expired') send('session.expired', {});
-  send('widget.ready', {});
+  if (state === 'expired') tell('session.expired', {});
+  tell('widget.ready', {});
   resize();
 })();
 `;
@@ -331,6 +392,23 @@ const CLOSED: Record<Exclude<FrameView['state'], 'open'>, string> = {
   expired: 'This form has expired. Reload the page to start again.',
 };
 
+/**
+ * The simulated 3-D Secure challenge, shown in place of the form when a card's sale needs the cardholder's
+ * authentication (docs/design/hosted-pages.md, "3-D Secure in the frame"). A real provider's challenge is its
+ * bank's page in a frame of the provider's; this one is labelled a test so nobody mistakes it for a bank.
+ */
+const challengePanel = (amountText: string | null) =>
+  `<section id="challenge" hidden tabindex="-1" aria-labelledby="challenge-title" aria-describedby="challenge-text">` +
+  `<p class="bank">Test bank</p>` +
+  `<h2 id="challenge-title">Confirm this payment</h2>` +
+  `<p id="challenge-text">Your bank asks you to confirm ` +
+  (amountText ? `the payment of ${escapeHtml(amountText)}` : 'this payment') +
+  ` with <span id="challenge-card">your card</span>. This is the test gateway's simulated 3-D Secure check: ` +
+  `no real bank is asked.</p>` +
+  `<div class="actions"><button type="button" data-outcome="approve">Approve</button>` +
+  `<button type="button" class="secondary" data-outcome="fail">Fail</button></div>` +
+  `</section>`;
+
 /** The frame document: labelled fields with per-field errors, or why the session takes no card. */
 export function frameDocument(view: FrameView): string {
   const summary = [view.description, view.amountText && `Amount: ${view.amountText}`]
@@ -355,7 +433,8 @@ export function frameDocument(view: FrameView): string {
         `</div>` +
         bank.group +
         button +
-        `</form>`
+        `</form>` +
+        challengePanel(view.amountText)
       : '';
   const closed = view.state === 'open' ? '' : CLOSED[view.state];
   return (
