@@ -20,6 +20,7 @@ import * as creditNoteNumbers from './migrations/0015_credit_note_numbers.ts';
 import * as mailNewFirst from './migrations/0016_mail_new_first.ts';
 import * as emandates from './migrations/0017_emandates.ts';
 import * as captureSessions from './migrations/0018_capture_sessions.ts';
+import * as emandateCancel from './migrations/0019_emandate_cancel.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0016_mail_new_first': mailNewFirst,
   '0017_emandates': emandates,
   '0018_capture_sessions': captureSessions,
+  '0019_emandate_cancel': emandateCancel,
 };
 
 /**
