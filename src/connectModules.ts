@@ -26,10 +26,11 @@ import {
   hasMoneyRecords,
 } from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
-import { EMANDATE_EVENT_TYPES } from './modules/mandates/index.ts';
+import { EMANDATE_EVENT_TYPES, registerMandateCancelledListener } from './modules/mandates/index.ts';
 import {
   PAYMENT_METHOD_EVENT_TYPES,
   deletePaymentMethodsOfCustomer,
+  invalidatePaymentMethod,
   registerNewPrimaryListener,
   registerPaymentMethodUses,
 } from './modules/paymentMethods/index.ts';
@@ -76,6 +77,9 @@ export function connectModules(): void {
   });
   // A customer's new primary card retries its failed card invoices.
   registerNewPrimaryListener(retryWithNewPrimary);
+  // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an
+  // eMandate").
+  registerMandateCancelledListener(invalidatePaymentMethod);
   // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
   // Events show resources as the API does; some of those shapes combine modules (src/views/).

@@ -455,6 +455,7 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'eMandates.ReturnUrl': 'https://shop.northwind.example/mandate/done',
   'eMandates.CancelUrl': 'https://shop.northwind.example/mandate/declined',
   'eMandates.DateDeclined': null,
+  'eMandates.DateCancelled': null,
   'eMandates.BeneficiaryName': 'Northwind Software Ltd',
   'eMandates.BeneficiaryContactNumber': '+27 21 555 0199',
   'eMandates.BeneficiaryWebPage': null,

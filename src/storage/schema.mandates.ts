@@ -54,6 +54,7 @@ export interface EmandatesTable {
   consent_sha256: string | null;
   document_sha256: string | null;
   declined_at: Instant | null;
+  cancelled_at: Instant | null;
   created_at: Instant;
   updated_at: Instant;
 }

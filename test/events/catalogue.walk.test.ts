@@ -518,7 +518,7 @@ async function walkWidgets(account: TestAccount, customerID: number, today: stri
 
 /**
  * emandate: one signed on the hosted page and linked to a bank account, one declined, one left unsigned, which the
- * walk's advance expires.
+ * walk's advance expires, and one signed and then cancelled.
  */
 async function walkMandates(account: TestAccount, today: string) {
   const mandate = (ref: string) => ({
@@ -565,6 +565,15 @@ async function walkMandates(account: TestAccount, today: string) {
   });
   expect(decline.status).toBe(303);
   await ok(account, 'POST', '/v1/emandate', mandate('WALK-UNSIGNED'));
+  const cancelled = await ok(account, 'POST', '/widget/emandate', mandate('WALK-CANCELLED'));
+  const signedToCancel = await fetch(`${t.url}/widget/emandate/${cancelled.Token}/sign`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ Consent: 'yes', TypedName: 'Thandi Nkosi' }),
+    redirect: 'manual',
+  });
+  expect(signedToCancel.status).toBe(303);
+  await ok(account, 'PUT', '/v1/emandate/cancel', { Token: cancelled.Token });
 }
 
 describe('the event catalogue', () => {

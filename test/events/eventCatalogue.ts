@@ -223,6 +223,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'The signee declined an eMandate on the hosted page (Status rejected); its token signs nothing any more.',
   'emandate.expired':
     'An eMandate was not signed within 24 hours of its creation; its token no longer signs.',
+  'emandate.cancelled':
+    'A signed eMandate was cancelled (`PUT /v1/emandate/cancel`, Status cancelled, DateCancelled set); the bank account linked to it becomes invalid and no batch collects under it again.',
 };
 
 export const CATALOGUE_PATH = new URL('../../docs/event-catalogue.md', import.meta.url);

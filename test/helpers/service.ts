@@ -46,7 +46,10 @@ export interface TestService extends TestAccount {
   logs: string[];
   /** The SQL of every statement the service has run, in order (clear it to count a request's statements). */
   queries: string[];
-  newAccount(name?: string, options?: { isTest?: boolean; timeZone?: string }): Promise<TestAccount>;
+  newAccount(
+    name?: string,
+    options?: { isTest?: boolean; timeZone?: string; currencyCode?: string },
+  ): Promise<TestAccount>;
   close(): Promise<void>;
 }
 
@@ -135,7 +138,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
 
   const makeAccount = async (
     name: string,
-    options: { isTest?: boolean; timeZone?: string } = {},
+    options: { isTest?: boolean; timeZone?: string; currencyCode?: string } = {},
   ): Promise<TestAccount> => {
     const created = await createAccount(
       service.storage.db,

@@ -93,6 +93,7 @@ describe('POST /v1/emandate', () => {
       DateCreated: expect.any(String),
       DateSigned: null,
       DateDeclined: null,
+      DateCancelled: null,
       Expires: expect.any(String),
       BeneficiaryName: 'Northwind Software Ltd',
       BeneficiaryContactNumber: '+27 21 555 0199',

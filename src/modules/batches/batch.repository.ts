@@ -229,3 +229,67 @@ export async function findBatchFile(db: Db, accountId: number, batchId: number):
 export function findLineWithPayment(db: Db, accountId: number, paymentId: number) {
   return linesQuery(db, accountId).where('batch_lines.payment_id', '=', paymentId).executeTakeFirst();
 }
+
+/**
+ * The collections other batches made or are making from these bank accounts: lines of batches handed to their
+ * gateway (submitted, processing, processed) whose payment did not fail, with the batch's action date. What one
+ * collection a period under a mandate is checked against (docs/design/mandates.md, "Checks at build time").
+ */
+export function listCollectionsFrom(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+  exceptBatchId: number,
+) {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('batch_lines')
+    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
+    .select(['payments.payment_method_id', 'batches.action_date', 'batch_lines.payment_id'])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batches.account_id', '=', accountId)
+    .where('payments.payment_method_id', 'in', paymentMethodIds)
+    .where('batches.id', '!=', exceptBatchId)
+    .where('batches.state', 'in', ['submitted', 'processing', 'processed'])
+    .where('payments.state', '!=', 'failed')
+    .orderBy('batches.action_date')
+    .execute();
+}
+
+/**
+ * The SEPA collections other batches handed to the bank (submitted, processing, processed) from these bank
+ * accounts or under these mandate references, whose payment did not fail: what makes a line's sequence type RCUR
+ * rather than FRST (docs/bank-files.md, "SEPA direct debit: `buildPain008`").
+ */
+export function listSepaCollectionsUnder(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+  mandateReferences: readonly string[],
+  exceptBatchId: number,
+) {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('batch_lines')
+    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
+    .innerJoin('payment_methods', 'payment_methods.id', 'payments.payment_method_id')
+    .select(['payments.payment_method_id', 'payment_methods.mandate_reference'])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batches.account_id', '=', accountId)
+    .where('payment_methods.account_id', '=', accountId)
+    .where('batches.rail', '=', 'sepa')
+    .where('batches.id', '!=', exceptBatchId)
+    .where('batches.state', 'in', ['submitted', 'processing', 'processed'])
+    .where('payments.state', '!=', 'failed')
+    .where((eb) =>
+      mandateReferences.length === 0
+        ? eb('payments.payment_method_id', 'in', paymentMethodIds)
+        : eb.or([
+            eb('payments.payment_method_id', 'in', paymentMethodIds),
+            eb('payment_methods.mandate_reference', 'in', mandateReferences),
+          ]),
+    )
+    .execute();
+}

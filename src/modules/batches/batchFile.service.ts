@@ -113,6 +113,41 @@ function mandateOf(
   };
 }
 
+/** Which mandate a SEPA collection is under, for its history: its reference, else the bank account itself. */
+const mandateKey = (methodId: number, mandateReference: string | null) =>
+  mandateReference ?? `method:${methodId}`;
+
+/**
+ * Each SEPA line's sequence type (docs/bank-files.md, "SEPA direct debit: `buildPain008`"): FRST for the first collection under its
+ * mandate, RCUR after. A mandate has a first collection once a batch handed to the bank carried one of its lines
+ * and that payment did not fail: a rejected or returned first collection leaves the next one FRST again. Within
+ * one batch, the first line under a mandate is FRST and any other RCUR.
+ */
+async function sequenceTypesOf(
+  ctx: ServiceContext,
+  batch: BatchRow,
+  lines: readonly BatchLineWithPayment[],
+  methods: ReadonlyMap<number, PaymentMethod>,
+): Promise<Map<number, 'FRST' | 'RCUR'>> {
+  const methodIds = [...new Set(lines.map((line) => line.payment_method_id!))];
+  const references = methodIds.flatMap((id) => methods.get(id)?.bankAccount?.mandateReference ?? []);
+  const collected = new Set(
+    (await repo.listSepaCollectionsUnder(ctx.db, ctx.account.id, methodIds, references, batch.id)).map(
+      (row) => mandateKey(row.payment_method_id!, row.mandate_reference),
+    ),
+  );
+  const types = new Map<number, 'FRST' | 'RCUR'>();
+  for (const line of lines) {
+    const key = mandateKey(
+      line.payment_method_id!,
+      methods.get(line.payment_method_id!)?.bankAccount?.mandateReference ?? null,
+    );
+    types.set(line.payment_id, collected.has(key) ? 'RCUR' : 'FRST');
+    collected.add(key);
+  }
+  return types;
+}
+
 function buildFor(
   ctx: ServiceContext,
   rail: 'sepa' | 'ach',
@@ -121,6 +156,7 @@ function buildFor(
   methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
   invoiceNumbers: ReadonlyMap<number, readonly string[]>,
+  sequenceTypes: ReadonlyMap<number, 'FRST' | 'RCUR'>,
 ): BankFile {
   const messageId = messageIdOf(batch);
   const createdAt = batch.submitted_at ?? batch.created_at;
@@ -143,7 +179,7 @@ function buildFor(
           endToEndId: String(line.payment_id),
           amountMinor: line.amount_minor,
           currency: batch.currency_code,
-          sequenceType: 'RCUR',
+          sequenceType: sequenceTypes.get(line.payment_id) ?? 'FRST',
           ...mandateOf(ctx, method(line)),
           debtorName: account.accountHolder,
           debtorIban: account.secrets?.iban ?? '',
@@ -215,7 +251,8 @@ export async function makeBankFile(
   }
   try {
     const invoiceNumbers = rail === 'sepa' ? await invoiceNumbersOfLines(ctx, lines) : new Map();
-    return buildFor(ctx, rail, batch, lines, methods, settings, invoiceNumbers);
+    const sequenceTypes = rail === 'sepa' ? await sequenceTypesOf(ctx, batch, lines, methods) : new Map();
+    return buildFor(ctx, rail, batch, lines, methods, settings, invoiceNumbers, sequenceTypes);
   } catch (error) {
     if (error instanceof ValidationError) return { problems: asBuildProblems(error, lines) };
     throw error;

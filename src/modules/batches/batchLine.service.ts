@@ -20,6 +20,7 @@ import type {
   Read,
 } from '../ledger/index.ts';
 import { assertCustomerExists } from '../customers/index.ts';
+import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchRow } from './batch.repository.ts';
@@ -64,6 +65,14 @@ async function lineMethod(ctx: ServiceContext, customerId: number, paymentMethod
     throw ValidationError.field(
       'paymentMethodID',
       'must be a bank account (debit_order, ach or sepa): cards are charged directly, not in batches',
+    );
+  }
+  // docs/spec-decisions.md, "Cancelling an eMandate": nothing is collected under a cancelled mandate again.
+  const mandate = (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId);
+  if (mandate?.status === 'cancelled') {
+    throw ValidationError.field(
+      'paymentMethodID',
+      `bank account ${paymentMethodId} is linked to eMandate ${mandate.debit.contractRef}, which was cancelled`,
     );
   }
   return rail;

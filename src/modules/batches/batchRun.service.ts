@@ -25,6 +25,7 @@ import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { atTheBank, batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
 import { makeBankFile } from './batchFile.service.ts';
+import { mandateProblems } from './batchMandates.service.ts';
 import { bundleDueDebitOrders } from './batchBundling.service.ts';
 import { applyReport } from './batchReturns.service.ts';
 
@@ -145,6 +146,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
     const problem = lineProblem(line, row, rail, methods);
     if (problem) problems.push(problem);
   }
+  problems.push(...(await mandateProblems(ctx, row, lines)));
   let accepted: { providerRef: string; fileSealed: string | null } | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
     // The file is made once, here, and kept as it is: what the business downloads is what was checked.

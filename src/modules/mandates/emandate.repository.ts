@@ -146,3 +146,19 @@ export async function clearPaymentMethod(db: Db, accountId: number, id: number, 
     .where('id', '=', id)
     .execute();
 }
+
+/** The mandates linked to these payment methods (one each at most: a mandate links one, a method names one). */
+export function listEmandatesLinkedTo(
+  db: Db,
+  accountId: number,
+  paymentMethodIds: readonly number[],
+): Promise<EmandateRow[]> {
+  if (paymentMethodIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('emandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('payment_method_id', 'in', paymentMethodIds)
+    .orderBy('id')
+    .execute();
+}

@@ -343,6 +343,21 @@ export async function emandatesByIds(ctx: ServiceContext, ids: number[]): Promis
   return new Map(rows.map((row) => [row.id, emandateFromRow(row, now, beneficiary)]));
 }
 
+/**
+ * The mandate each of these payment methods is linked to, by payment method id (methods without one are left out):
+ * what a batch's build checks its lines against (docs/design/mandates.md, "Checks at build time").
+ */
+export async function emandatesOfPaymentMethods(
+  ctx: ServiceContext,
+  paymentMethodIds: readonly number[],
+): Promise<Map<number, Emandate>> {
+  const rows = await repo.listEmandatesLinkedTo(ctx.db, ctx.account.id, paymentMethodIds);
+  if (rows.length === 0) return new Map();
+  const beneficiary = await beneficiaryOf(ctx);
+  const now = nowInstant(ctx);
+  return new Map(rows.map((row) => [row.payment_method_id!, emandateFromRow(row, now, beneficiary)]));
+}
+
 /** The account whose mandate a token names, for the hosted pages; undefined for an unknown token. */
 export function findAccountIdOfToken(
   ctx: Pick<ServiceContext, 'db'>,

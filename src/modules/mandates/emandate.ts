@@ -4,7 +4,7 @@ import type { DebitFrequency } from '../../core/mandates.ts';
 import type { EmandateRow } from './emandate.repository.ts';
 
 /** Where an eMandate is (docs/design/mandates.md, "Lifecycle"): the states this service reaches so far. */
-export type EmandateStatus = 'pending_signature' | 'signed' | 'expired' | 'rejected';
+export type EmandateStatus = 'pending_signature' | 'signed' | 'expired' | 'rejected' | 'cancelled';
 
 /** How the mandate is signed: in a frame on the merchant's page, or on our page the signee is sent to. */
 export type EmandateFlow = 'embedded' | 'redirect';
@@ -88,6 +88,8 @@ export interface Emandate {
   expiresAt: string;
   /** When the signee declined (status rejected). */
   declinedAt: string | null;
+  /** When the merchant cancelled it (status cancelled): docs/spec-decisions.md, "Cancelling an eMandate". */
+  cancelledAt: string | null;
   createdAt: string;
   signing: SigningEvidence | null;
   beneficiary: Beneficiary;
@@ -144,6 +146,7 @@ export function emandateFromRow(row: EmandateRow, now: string, beneficiary: Bene
     cancelUrl: row.cancel_url,
     expiresAt: row.expires_at,
     declinedAt: row.declined_at,
+    cancelledAt: row.cancelled_at,
     createdAt: row.created_at,
     signing:
       row.signed_at === null

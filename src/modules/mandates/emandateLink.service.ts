@@ -33,6 +33,7 @@ export async function emandateLinkProblem(
   const mandate = await getEmandate(ctx, token);
   if (mandate.status === 'expired') return 'names an eMandate that expired unsigned';
   if (mandate.status === 'rejected') return 'names an eMandate the signee declined';
+  if (mandate.status === 'cancelled') return 'names an eMandate that was cancelled';
   if (mandate.status !== 'signed') return 'names an eMandate that is not signed yet';
   if (account.debitMethod !== mandate.bankAccount.debitMethod) {
     return `names a ${mandate.bankAccount.debitMethod} eMandate; this account is ${account.debitMethod}`;

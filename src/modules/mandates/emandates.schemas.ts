@@ -96,6 +96,12 @@ export const EmandateCreatedOut = Type.Object(
 
 export const EmandateQuery = Type.Object({ Token: Text(128, { minLength: 1 }) });
 
+/** Beyond the spec: PUT /v1/emandate/cancel (docs/spec-decisions.md, "Cancelling an eMandate"). */
+export const EmandateCancelBody = Type.Object(
+  { Token: Text(128, { minLength: 1 }) },
+  { additionalProperties: false },
+);
+
 const nullableText = (description?: string) => Nullable(Type.String(description ? { description } : {}));
 
 /** Spec part 2, eMandate: the resource. */
@@ -107,7 +113,8 @@ export const EmandateOut = Type.Object(
     ),
     customerID: Nullable(Type.Integer({ description: 'Beyond the spec: the customer named at creation' })),
     Status: Type.String({
-      description: 'Beyond the spec: pending_signature, signed, expired, or rejected (the signee declined)',
+      description:
+        'Beyond the spec: pending_signature, signed, expired, rejected (the signee declined) or cancelled',
     }),
     Name: Type.String(),
     LastName: Type.String(),
@@ -146,6 +153,9 @@ export const EmandateOut = Type.Object(
     DateSigned: Nullable(Type.String({ format: 'date-time' })),
     DateDeclined: Nullable(
       Type.String({ format: 'date-time', description: 'Beyond the spec: when the signee declined' }),
+    ),
+    DateCancelled: Nullable(
+      Type.String({ format: 'date-time', description: 'Beyond the spec: when the mandate was cancelled' }),
     ),
     Expires: Type.String({
       format: 'date-time',

@@ -89,6 +89,7 @@ export function toEmandateDto(mandate: Emandate, timeZone: string): EmandateOut 
     DateCreated: mandate.createdAt,
     DateSigned: mandate.signing?.signedAt ?? null,
     DateDeclined: mandate.declinedAt,
+    DateCancelled: mandate.cancelledAt,
     Expires: mandate.expiresAt,
     BeneficiaryName: beneficiary.name,
     BeneficiaryContactNumber: beneficiary.contactNumber,

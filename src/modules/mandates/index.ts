@@ -10,11 +10,21 @@
  *   the method is deleted or given another token.
  * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
  * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
+ * - `emandatesOfPaymentMethods(ctx, ids)`: the mandate each bank account is linked to, which a batch's build checks
+ *   its lines against (docs/design/mandates.md, "Checks at build time").
+ * - `registerMandateCancelledListener(fn)`: how payment methods invalidate the bank account of a cancelled mandate.
  * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
  */
 export type { Emandate, EmandateStatus } from './emandate.ts';
-export { emandatesByIds, expireLapsedEmandates, getEmandate } from './emandate.service.ts';
+export {
+  emandatesByIds,
+  emandatesOfPaymentMethods,
+  expireLapsedEmandates,
+  getEmandate,
+} from './emandate.service.ts';
 export { toEmandateDto } from './emandates.serializer.ts';
+export type { MandateCancelledListener } from './emandateCancel.service.ts';
+export { cancelEmandate, registerMandateCancelledListener } from './emandateCancel.service.ts';
 export type { MandatedBankAccount } from './emandateLink.service.ts';
 export { emandateLinkProblem, linkEmandate, unlinkEmandates } from './emandateLink.service.ts';
 
@@ -25,4 +35,5 @@ export const EMANDATE_EVENT_TYPES = [
   'emandate.expired',
   'emandate.updated',
   'emandate.declined',
+  'emandate.cancelled',
 ] as const;
