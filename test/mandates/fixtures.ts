@@ -104,17 +104,20 @@ export async function postSign(
   return postForm(`/widget/emandate/${token}/sign${options.query ?? ''}`, fields, options.userAgent);
 }
 
-/** Posts a form of the hosted pages as a browser would. */
+/** Posts a form of the hosted pages as a browser would from the page itself (or, given `from`, from elsewhere). */
 export async function postForm(
   path: string,
   fields: Record<string, string>,
   userAgent = 'MandateTest/1.0',
+  from: { origin: string; site: string } = { origin: t.url, site: 'same-origin' },
 ): Promise<{ status: number; headers: Headers; html: string }> {
   const res = await fetch(`${t.url}${path}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       'user-agent': userAgent,
+      origin: from.origin,
+      'sec-fetch-site': from.site,
     },
     body: new URLSearchParams(fields),
     redirect: 'manual',

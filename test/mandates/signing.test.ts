@@ -110,6 +110,27 @@ describe('the signing page', () => {
 });
 
 describe('signing', () => {
+  it('refuses a sign or decline posted from another site, changing nothing', async () => {
+    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const elsewhere = { origin: 'https://evil.example', site: 'cross-site' };
+    const signPath = `/widget/emandate/${token}/sign`;
+    const forged = await postForm(signPath, SIGN, undefined, elsewhere);
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    // An older browser says only Origin.
+    const res = await fetch(`${t.url}${signPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams(SIGN),
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(403);
+    const declined = await postForm(`/widget/emandate/${token}/decline`, {}, undefined, elsewhere);
+    expect(declined.status).toBe(403);
+    expect((await readMandate(account, token)).Status).toBe('pending_signature');
+    expect((await postSign(token, SIGN)).status).toBe(303);
+  });
+
   it('refuses without the ticked box or the typed full name, changing nothing', async () => {
     const token = await createMandate(account, mandateBody(start), '/widget/emandate');
     const unticked = await postSign(token, { TypedName: 'Thandi Nkosi' });

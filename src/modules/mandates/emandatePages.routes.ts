@@ -66,6 +66,46 @@ function setPageHeaders(reply: FastifyReply, nonce: string, frameAncestors: stri
     .type('text/html; charset=utf-8');
 }
 
+/**
+ * Whether a form post comes from the mandate's own page (the signing page or its frame, both on the service's
+ * origin). Signing and declining are the signee's acts: a page of another site that holds the token must not post
+ * them from the signee's browser, which would make the stored evidence name the signee. Browsers say where a post
+ * comes from (Sec-Fetch-Site, and Origin on every POST); a client that says neither is not a browser acting for
+ * someone else.
+ */
+function isFromOwnPage(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site === 'same-origin';
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string') return true;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer to a form posted from another site: nothing is changed, and the page says why. */
+function refuseForeignForm(reply: FastifyReply, variant: PageVariant) {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  setPageHeaders(reply, nonce, "'none'");
+  return reply.code(403).send(
+    renderErrorPage(
+      'Not sent from the mandate page',
+      'A mandate can only be signed or declined on its own page. Open the link you were sent and try again.',
+      {
+        variant,
+        nonce,
+        widgetId: null,
+        parentOrigin: null,
+        signAction: '',
+        declineAction: '',
+        downloadUrl: '',
+      },
+    ),
+  );
+}
+
 interface Located {
   ctx: ServiceContext;
   mandate: Emandate;
@@ -256,6 +296,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
       const variant: PageVariant = request.query.frame ? 'frame' : 'redirect';
       const widgetId = request.query.widgetId ?? null;
       const token = request.params.token;
+      if (!isFromOwnPage(request)) return refuseForeignForm(reply, variant);
       const located = await locate(deps, request, token);
       if (!located || (variant === 'frame' && !located.mandate.authDomain)) {
         return showPage(deps, request, reply, variant, token, widgetId);
@@ -319,6 +360,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
       const variant: PageVariant = request.query.frame ? 'frame' : 'redirect';
       const widgetId = request.query.widgetId ?? null;
       const token = request.params.token;
+      if (!isFromOwnPage(request)) return refuseForeignForm(reply, variant);
       const located = await locate(deps, request, token);
       if (!located || (variant === 'frame' && !located.mandate.authDomain)) {
         return showPage(deps, request, reply, variant, token, widgetId);
