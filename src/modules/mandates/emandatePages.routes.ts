@@ -23,13 +23,6 @@ export interface EmandatePageDeps {
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 128 }) });
 const FrameQuery = Type.Object({ widgetId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{1,64}$' })) });
 
-/** The token out of the logs: a bearer capability for personal bank data (docs/design/hosted-pages.md). */
-export function withoutToken(url: string): string {
-  return url
-    .replace(/(\/widget\/emandate\/(?:frame\/)?)[^/?#]+/, '$1[token]')
-    .replace(/([?&](?:token|Token)=)[^&#]*/g, '$1[token]');
-}
-
 /**
  * Requests a client address may make to each page route a minute (docs/design/hosted-pages.md, "eMandate pages":
  * the token is a bearer capability, rate-limited). A signee needs a handful; a guesser of 256-bit tokens gets
@@ -37,10 +30,6 @@ export function withoutToken(url: string): string {
  */
 export const PAGE_REQUESTS_PER_MINUTE = 300;
 const config = { rateLimit: { max: PAGE_REQUESTS_PER_MINUTE, timeWindow: 60_000 } };
-
-const logSerializers = {
-  req: (request: FastifyRequest) => ({ method: request.method, url: withoutToken(request.url) }),
-};
 
 /**
  * The frame may be shown only by the mandate's AuthDomain; the redirect page by nobody (docs/design/hosted-pages.md,
@@ -255,25 +244,25 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
   const DownloadQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 128 })) });
   widget.get(
     '/emandate/download',
-    { schema: { hide: true, querystring: DownloadQuery }, logSerializers, config },
+    { schema: { hide: true, querystring: DownloadQuery }, config },
     async (request, reply) => download(request, reply, request.query.token),
   );
   widget.post(
     '/emandate/download',
-    { schema: { hide: true, querystring: DownloadQuery }, logSerializers, config },
+    { schema: { hide: true, querystring: DownloadQuery }, config },
     async (request, reply) =>
       download(request, reply, request.query.token ?? formFields(request.body)['token']),
   );
 
   widget.get(
     '/emandate/:token',
-    { schema: { hide: true, params: TokenParams }, logSerializers, config },
+    { schema: { hide: true, params: TokenParams }, config },
     async (request, reply) => showPage(deps, request, reply, 'redirect', request.params.token, null),
   );
 
   widget.get(
     '/emandate/frame/:token',
-    { schema: { hide: true, params: TokenParams, querystring: FrameQuery }, logSerializers, config },
+    { schema: { hide: true, params: TokenParams, querystring: FrameQuery }, config },
     async (request, reply) =>
       showPage(deps, request, reply, 'frame', request.params.token, request.query.widgetId ?? null),
   );
@@ -289,7 +278,6 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
           widgetId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{1,64}$' })),
         }),
       },
-      logSerializers,
       config,
     },
     async (request, reply) => {
@@ -355,7 +343,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
   // docs/design/mandates.md, "Lifecycle": the signee may decline (rejected, terminal).
   widget.post(
     '/emandate/:token/decline',
-    { schema: { hide: true, params: TokenParams, querystring: FrameFormQuery }, logSerializers, config },
+    { schema: { hide: true, params: TokenParams, querystring: FrameFormQuery }, config },
     async (request, reply) => {
       const variant: PageVariant = request.query.frame ? 'frame' : 'redirect';
       const widgetId = request.query.widgetId ?? null;

@@ -60,14 +60,6 @@ const ChallengeBody = Type.Object({
 });
 type ChallengeBody = Static<typeof ChallengeBody>;
 
-/** The frame's URL holds the HashToken: the request log shows the route, never the token. */
-const logSerializers = {
-  req: (request: FastifyRequest) => ({
-    method: request.method,
-    url: request.url.replace(/\/widget\/capture\/[^/?#]+/, '/widget/capture/[token]'),
-  }),
-};
-
 /** A year, as the loader is immutable: a new loader gets a new path. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -93,7 +85,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
 
   app.get(
     '/widget/capture/:HashToken',
-    { schema: { hide: true, params: HashTokenParams }, logSerializers },
+    { schema: { hide: true, params: HashTokenParams } },
     async (request, reply) => {
       const { HashToken } = request.params as { HashToken: string };
       const nonce = crypto.randomBytes(16).toString('base64');
@@ -131,7 +123,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
 
   app.post(
     '/widget/capture/:HashToken/submit',
-    { schema: { hide: true, params: HashTokenParams, body: SubmitBody }, logSerializers },
+    { schema: { hide: true, params: HashTokenParams, body: SubmitBody } },
     async (request, reply) => {
       const { HashToken } = request.params as { HashToken: string };
       reply.header('cache-control', 'no-store');
@@ -171,7 +163,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
 
   app.post(
     '/widget/capture/:HashToken/challenge',
-    { schema: { hide: true, params: HashTokenParams, body: ChallengeBody }, logSerializers },
+    { schema: { hide: true, params: HashTokenParams, body: ChallengeBody } },
     async (request, reply) => {
       const { HashToken } = request.params as { HashToken: string };
       reply.header('cache-control', 'no-store');
