@@ -73,7 +73,8 @@ describe('the signing page', () => {
     expect(page.html).toContain(`<style nonce="${nonce}">`);
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(page.headers.get('x-frame-options')).toBeNull();
+    // Framed by nobody, old browsers too.
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.html).not.toMatch(/(src|href)="https?:\/\//);
     // A fresh nonce per answer.
     const again = await getPage(`/widget/emandate/${token}`);

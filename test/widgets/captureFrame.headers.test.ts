@@ -67,6 +67,7 @@ describe('the loader and the frame, without a browser', () => {
     const res = await fetchRaw(`/widget/capture/${'a'.repeat(64)}`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
   });
 
   it('keeps the HashToken and the SessionToken out of the request log', async () => {

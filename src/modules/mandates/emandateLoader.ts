@@ -7,7 +7,10 @@
 export const EMANDATE_LOADER = `(function () {
   'use strict';
   var script = document.currentScript;
-  var base = new URL(script ? script.src : location.href).origin;
+  // Loaded other than by a script tag (bundled, or as a module) it cannot know the service's origin: guessing the
+  // page's own would frame the merchant's site instead.
+  if (!script || !script.src) return;
+  var base = new URL(script.src).origin;
   function randomId() {
     var bytes = new Uint8Array(16);
     crypto.getRandomValues(bytes);

@@ -461,5 +461,7 @@ export function frameHeaders(nonce: string, frameAncestors: string): Record<stri
     ].join('; '),
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
+    // For browsers older than frame-ancestors; never beside an allowed origin, which it would override.
+    ...(frameAncestors === "'none'" ? { 'x-frame-options': 'DENY' } : {}),
   };
 }
