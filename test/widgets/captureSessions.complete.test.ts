@@ -243,6 +243,10 @@ describe('PUT /v1/widgets/capturepaymethod/complete', () => {
     const res = await submit(session.HashToken, { number: DECLINED_ON_CHARGE });
     expectProblem(res, 422, 'number');
     expect(res.body.attemptsLeft).toBe(4);
+    // Worded as a card the vault refused: a card tester learns nothing of how far the number got.
+    const atVault = await submit(session.HashToken, { number: DECLINED_AT_VAULT });
+    expect(res.body.fields).toEqual(atVault.body.fields);
+    expect(res.body.code).toBe(atVault.body.code);
     const read = await get(session.SessionToken);
     expect(read).toMatchObject({ State: 'open', paymentMethodToken: null, transactionID: null });
   });

@@ -98,6 +98,12 @@ interface CardShown {
 
 type SaleCharge = { chargeId: string; state: 'settled' | 'pending' };
 
+/**
+ * One message for a card the vault refused and a charge declined: telling them apart would tell a card tester how
+ * far a stolen number got. The session's events and gateway calls keep which it was.
+ */
+const CARD_DECLINED = 'The card was declined';
+
 /** A submit's claim lasts this long (wall time): past it, a claim a crash left is taken again. */
 const CLAIM_MS = 2 * 60 * 1000;
 /** A card may be at most this many years from expiring, as an added card (card.service.ts). */
@@ -268,7 +274,7 @@ export async function submitCard(
       throw error;
     }
     const left = await failAttempt(ctx, row, 'vault_declined');
-    throw refused(left, [{ field: 'number', message: 'The card was declined' }]);
+    throw refused(left, [{ field: 'number', message: CARD_DECLINED }]);
   }
 
   const shown: CardShown = {
@@ -310,7 +316,7 @@ export async function submitCard(
       charge = { chargeId: result.chargeId, state: result.outcome === 'succeeded' ? 'settled' : 'pending' };
     } else if (Boolean(row.vault_only_on_success) || !keepsMethod(row.vaulting_type as VaultingType)) {
       const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
-      throw refused(left, [{ field: 'number', message: 'The payment was declined' }]);
+      throw refused(left, [{ field: 'number', message: CARD_DECLINED }]);
     }
     // Else (VaultSale, isVaultOnlyOnSuccess false): the card is kept although the sale was declined.
   }
