@@ -197,6 +197,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     operation: `${request.method} ${request.routeOptions.url ?? ''}`,
   });
 
+  /** The context of a hosted page's request, for the account its token names. */
+  const hostedPageContext = async (accountId: number, request: FastifyRequest): Promise<ServiceContext> =>
+    accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request));
+  const idempotency = {
+    db: deps.storage.db,
+    clock: deps.clock,
+    inflight: deps.inflight,
+    secrets: deps.secrets,
+    lease: deps.idempotencyLease,
+  };
+
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
   const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -216,13 +227,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticateRequest);
-      registerIdempotency(v1, {
-        db: deps.storage.db,
-        clock: deps.clock,
-        inflight: deps.inflight,
-        secrets: deps.secrets,
-        lease: deps.idempotencyLease,
-      });
+      registerIdempotency(v1, idempotency);
       registerRoutes(v1, deps);
     },
     { prefix: '/v1' },
@@ -230,8 +235,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The capture widget's loader and frame, for browsers: no API key, the session's account found by its HashToken.
   registerCaptureFrameRoutes(app as unknown as App, {
     db: deps.storage.db,
-    contextFor: async (accountId, request) =>
-      accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
+    contextFor: hostedPageContext,
     clock: deps.clock,
   });
   await app.register(
@@ -242,20 +246,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         api.addHook('onSend', async (_request, reply) => {
           reply.header('cache-control', 'no-store');
         });
-        registerIdempotency(api, {
-          db: deps.storage.db,
-          clock: deps.clock,
-          inflight: deps.inflight,
-          secrets: deps.secrets,
-          lease: deps.idempotencyLease,
-        });
+        registerIdempotency(api, idempotency);
         registerEmandateWidgetApiRoutes(api);
       });
       // The signing pages: the token in the URL is the signee's capability, and names the account.
       registerEmandatePageRoutes(widget, {
         db: deps.storage.db,
-        contextFor: async (accountId, request) =>
-          accountContext(await getAccount(deps.storage.db, accountId), request, widgetActor(request)),
+        contextFor: hostedPageContext,
       });
     },
     { prefix: '/widget' },
