@@ -8,7 +8,7 @@ import {
   cardTypesOf,
   isLuhnValid,
 } from '../../core/cards.ts';
-import { ConflictError, DomainError, GoneError, ValidationError } from '../../errors.ts';
+import { ConflictError, DomainError, GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
 import {
@@ -474,10 +474,7 @@ export interface AddressLimitDeps {
  * Seconds until `clientAddress` may submit to a frame again, or undefined when it may now (docs/design/
  * hosted-pages.md, "Capture widget": MAX_FAILURES_PER_ADDRESS failed submits in ADDRESS_WINDOW_MS, any session).
  */
-export async function addressRetryAfter(
-  deps: AddressLimitDeps,
-  clientAddress: string,
-): Promise<number | undefined> {
+async function addressRetryAfter(deps: AddressLimitDeps, clientAddress: string): Promise<number | undefined> {
   const now = deps.clock.now().getTime();
   const { count, oldest } = await repo.addressFailuresSince(
     deps.db,
@@ -486,6 +483,35 @@ export async function addressRetryAfter(
   );
   if (count < MAX_FAILURES_PER_ADDRESS || oldest === null) return undefined;
   return Math.max(1, Math.ceil((Date.parse(oldest) + ADDRESS_WINDOW_MS - now) / 1000));
+}
+
+/** What opening a frame's request needs: the address limit's, and a context for the account a session names. */
+export interface FrameRequestDeps extends AddressLimitDeps {
+  /** A context acting for the account, as a request under /v1 acts for its key's. */
+  contextFor(accountId: number): Promise<ServiceContext>;
+}
+
+/** A frame's submit or challenge answer, opened: the session its HashToken names, and its account's context. */
+export interface FrameRequest {
+  ctx: ServiceContext;
+  session: CaptureSessionRow;
+}
+
+/**
+ * The first step of the frame's submit and challenge answer: the session the HashToken names (NotFound, of any
+ * account), then the limit per client address (docs/design/hosted-pages.md, "Capture widget"), answered as the
+ * seconds to wait, then a context acting for the session's account.
+ */
+export async function openFrameRequest(
+  deps: FrameRequestDeps,
+  hashToken: string,
+  clientAddress: string,
+): Promise<FrameRequest | { retryAfter: number }> {
+  const session = await findSessionByHashToken(deps, hashToken);
+  if (!session) throw new NotFoundError('Capture session', '[token]');
+  const retryAfter = await addressRetryAfter(deps, clientAddress);
+  if (retryAfter !== undefined) return { retryAfter };
+  return { ctx: await deps.contextFor(session.account_id), session };
 }
 
 /** Counts a failed submit (or a failed challenge) against the address it came from. */
