@@ -1,3 +1,4 @@
+import type { KyselyPlugin } from 'kysely';
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
@@ -42,11 +43,15 @@ export interface Service {
 
 export interface ServiceOptions {
   clock?: Clock;
+  /** The wall clock (ServiceContext.wallClock); the system's unless a test moves it. */
+  wallClock?: Clock;
   logStream?: DestinationStream;
   /** Overrides the SMTP transport built from the configuration. */
   mailTransport?: MailTransport;
   /** Called with the SQL of every statement the service runs. */
   onQuery?: (sql: string) => void;
+  /** Kysely plugins every statement the service runs passes through (tests: storage/database.ts). */
+  queryPlugins?: KyselyPlugin[];
 }
 
 const HOUSEKEEPING_MS = 60 * 60 * 1000;
@@ -68,8 +73,10 @@ const webhookAccounts: WebhookAccounts = {
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   connectModules();
-  // A test may run the service on a clock of its own; the wall clock stays the system's (ServiceContext.wallClock).
+  // A test may run the service on clocks of its own: the account's business time, and the wall clock that claims
+  // and leases run out by (ServiceContext.wallClock), moved to stage what real time would take minutes to show.
   const clock = options.clock ?? systemClock;
+  const wallClock = options.wallClock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream, config.logFormat);
   try {
     configureWebhookUrlPolicy(
@@ -82,7 +89,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
   configureWebhookEndpointLimit(config.webhookMaxEndpointsPerAccount);
-  const storage = openStorage(config.database, { onQuery: options.onQuery });
+  const storage = openStorage(config.database, { onQuery: options.onQuery, plugins: options.queryPlugins });
   try {
     await migrateToLatest(storage.db);
   } catch (error) {
@@ -127,7 +134,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       {
         db: storage.db,
         clock,
-        wallClock: systemClock,
+        wallClock,
         secrets,
         transport,
         from: config.mailFrom,
@@ -140,7 +147,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       {
         db: storage.db,
         clock,
-        wallClock: systemClock,
+        wallClock,
         secrets,
         log: log.child({ worker: 'webhooks' }),
         accounts: webhookAccounts,
@@ -161,7 +168,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
             {
               db: storage.db,
               clock,
-              wallClock: systemClock,
+              wallClock,
               secrets,
               log: log.child({ worker: 'billing' }),
               mailQueued: () => mail.wake(),
@@ -195,7 +202,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     app = await buildApp({
       storage,
       clock,
-      wallClock: systemClock,
+      wallClock,
       secrets,
       logger: log,
       bodyLimitBytes: config.bodyLimitBytes,

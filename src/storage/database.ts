@@ -6,6 +6,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sq
 import type {
   DatabaseConnection,
   Driver,
+  KyselyPlugin,
   LogEvent,
   SqliteDatabase,
   SqliteDialectConfig,
@@ -88,6 +89,8 @@ function openConnection(file: string, options: BetterSqlite3.Options = {}): Bett
 export interface StorageOptions {
   /** Called with the SQL of every statement run (tests count statements with it). */
   onQuery?: (sql: string) => void;
+  /** Kysely plugins every statement passes through (a test holds one statement's answer to stage a race). */
+  plugins?: KyselyPlugin[];
 }
 
 function kyselyLog(options: StorageOptions) {
@@ -152,6 +155,7 @@ function openSqlite(file: string, options: StorageOptions): Storage {
       new ImmediateSqliteDialect({ database: withSqliteParameters(database) }),
     ),
     log: kyselyLog(options),
+    plugins: options.plugins,
   });
 
   // NOTE: Kysely runs SQLite queries one at a time on its connection, behind a mutex and several promise hops,
@@ -209,6 +213,7 @@ function openPostgres(url: string, options: StorageOptions): Storage {
   const db = new Kysely<Database>({
     dialect: withTransactionEndHooks(new PostgresDialect({ pool })),
     log: kyselyLog(options),
+    plugins: options.plugins,
   });
   return {
     db,

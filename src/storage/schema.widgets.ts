@@ -24,6 +24,10 @@ export interface CaptureSessionsTable {
   state: string;
   failed_attempts: Defaulted<number>;
   claimed_until: Instant | null;
+  /** The random id of the submit's claim while one holds the session (migration 0023); null otherwise. */
+  claim_id: string | null;
+  /** How many times a claim that ran out was taken over by another submit (migration 0023). */
+  claim_takeovers: Defaulted<number>;
   /** credit_card or bank_account, once captured. */
   method_type: string | null;
   method_token: string | null;

@@ -9,7 +9,7 @@ import type { Clock } from '../../src/clock.ts';
 import { systemClock } from '../../src/clock.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
-import type { Service } from '../../src/server.ts';
+import type { Service, ServiceOptions } from '../../src/server.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as Dialect;
@@ -105,6 +105,8 @@ async function call(
 export interface StartOptions {
   smtpUrl?: string;
   clock?: Clock;
+  /** The service's wall clock (ServiceContext.wallClock); the system's unless given. */
+  wallClock?: Clock;
   env?: Record<string, string>;
 }
 
@@ -122,17 +124,13 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     ...options.env,
   };
   const logs: string[] = [];
-  const logStream = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(String(chunk));
-      done();
-    },
-  });
   const clock = options.clock ?? systemClock;
+  const wallClock = options.wallClock ?? systemClock;
   const queries: string[] = [];
   const service = await startService(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }), {
     clock,
-    logStream,
+    wallClock,
+    logStream: logsInto(logs),
     onQuery: (sql) => queries.push(sql),
   });
 
@@ -140,11 +138,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     name: string,
     options: { isTest?: boolean; timeZone?: string; currencyCode?: string } = {},
   ): Promise<TestAccount> => {
-    const created = await createAccount(
-      service.storage.db,
-      { clock, wallClock: systemClock },
-      { name, ...options },
-    );
+    const created = await createAccount(service.storage.db, { clock, wallClock }, { name, ...options });
     const credentials = { accountId: created.account.id, apiKey: created.apiKey };
     return {
       ...credentials,
@@ -166,6 +160,44 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A log destination that keeps each line in `logs`. */
+function logsInto(logs: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+}
+
+/** A second process of a test service: its own connections to the same database, its own port. */
+export interface ServiceInstance {
+  url: string;
+  /** Calls this instance as the service's main account (or as told, like TestAccount.request). */
+  request<T = any>(method: string, urlPath: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts another instance of `t` against its database, as a deployment scales out, on the clocks given; its log
+ * lines join `t.logs`. `queryPlugins` see every statement this instance runs (test/helpers/heldStatement.ts).
+ */
+export async function startAnotherInstance(
+  t: TestService,
+  options: Pick<ServiceOptions, 'clock' | 'wallClock' | 'queryPlugins'> = {},
+): Promise<ServiceInstance> {
+  const service = await startService(loadConfig({ ...t.env, PORT: '0', HOST: '127.0.0.1' }), {
+    ...options,
+    logStream: logsInto(t.logs),
+  });
+  const credentials = { accountId: t.accountId, apiKey: t.apiKey };
+  return {
+    url: service.url,
+    request: (method, urlPath, o) => call(service.url, credentials, method, urlPath, o),
+    close: () => service.close(),
   };
 }
 

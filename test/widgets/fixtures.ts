@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
+import type { Clock } from '../../src/clock.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 
@@ -12,10 +13,11 @@ export const clock = movableClock(START);
 export let t: TestService;
 export let other: TestAccount;
 
-export function useWidgetService(): void {
+/** Starts the file's service; `wallClock` replaces the system's wall clock (ServiceContext.wallClock). */
+export function useWidgetService(options: { wallClock?: Clock } = {}): void {
   beforeAll(async () => {
     clock.set(START);
-    t = await startTestService({ clock });
+    t = await startTestService({ clock, ...options });
     other = await t.newAccount();
   });
   afterAll(() => t.close());

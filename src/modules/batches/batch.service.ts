@@ -14,11 +14,10 @@ import type { EventToEmit } from '../events/index.ts';
 import {
   cancelBatchAtGateway,
   collectsBatches,
-  findGatewayByToken,
   getGateway,
   gatewayAccepts,
   gatewaysByIds,
-  isGatewayUsable,
+  usableGatewayByToken,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, setCollectionSchedule } from '../invoicing/index.ts';
@@ -118,23 +117,16 @@ async function batchGateway(
   token: string,
   problems: FieldProblem[],
 ): Promise<Gateway | undefined> {
-  const gateway = await findGatewayByToken(ctx, token);
-  if (!gateway) {
-    problems.push({ field: 'GatewayToken', message: `no gateway of the account has the token ${token}` });
-  } else if (!isGatewayUsable(gateway)) {
-    problems.push({
-      field: 'GatewayToken',
-      message: `gateway ${gateway.id} is disabled or no longer active`,
-    });
-  } else if (!gatewayAccepts(gateway, 'bank_account') || !collectsBatches(ctx, gateway)) {
+  const gateway = await usableGatewayByToken(ctx, token, 'GatewayToken', problems);
+  if (!gateway) return undefined;
+  if (!gatewayAccepts(gateway, 'bank_account') || !collectsBatches(ctx, gateway)) {
     problems.push({
       field: 'GatewayToken',
       message: `gateway ${gateway.id} (${gateway.type}) does not collect bank debits in batches`,
     });
-  } else {
-    return gateway;
+    return undefined;
   }
-  return undefined;
+  return gateway;
 }
 
 interface CheckedBatch {

@@ -121,10 +121,28 @@ export async function getGateway(ctx: ServiceContext, gatewayId: number): Promis
   return gatewayFromRow(row);
 }
 
-/** The account's gateway with this GatewayToken (a GUID), or undefined. */
-export async function findGatewayByToken(ctx: ServiceContext, token: string): Promise<Gateway | undefined> {
+/**
+ * For requests that name a gateway by its GatewayToken (a GUID): the account's gateway with that token when it is
+ * usable (active and enabled); else undefined, with a problem naming `field` added to `problems` (the same words
+ * whether the token is unknown or another account's). The caller adds its own checks of what the gateway does.
+ */
+export async function usableGatewayByToken(
+  ctx: ServiceContext,
+  token: string,
+  field: string,
+  problems: FieldProblem[],
+): Promise<Gateway | undefined> {
   const row = await repo.findGatewayByToken(ctx.db, ctx.account.id, token);
-  return row && gatewayFromRow(row);
+  if (!row) {
+    problems.push({ field, message: `no gateway of the account has the token ${token}` });
+    return undefined;
+  }
+  const gateway = gatewayFromRow(row);
+  if (!isGatewayUsable(gateway)) {
+    problems.push({ field, message: `gateway ${gateway.id} is disabled or no longer active` });
+    return undefined;
+  }
+  return gateway;
 }
 
 export async function listGateways(ctx: ServiceContext, page: Page): Promise<Gateway[]> {

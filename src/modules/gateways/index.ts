@@ -20,6 +20,8 @@ export { GatewayTimeoutError } from './gatewayContract.ts';
  * - `gatewayAccepts(gateway, 'credit_card' | 'bank_account')`: whether it collects from that kind of method.
  * - `isGatewayUsable(gateway)`: active and enabled.
  * - `findPrimaryGateway(ctx)`: the account's primary gateway, or undefined when it has none usable.
+ * - `usableGatewayByToken(ctx, token, field, problems)`: the usable gateway a request names by GatewayToken, or
+ *   undefined with a problem naming `field`.
  * - `createTestGateway(db, accountId, createdAt)`: the built-in test gateway, inside account creation.
  * - `canVaultCards(gateway)`, `vaultCard(ctx, gateway, card, field)`: hands a card number to the gateway's vault
  *   and returns its token (422 naming `field` when the gateway's type has no vault or the provider declines it).
@@ -39,7 +41,6 @@ export {
   chargeStoredMethod,
   collectsBatches,
   createTestGateway,
-  findGatewayByToken,
   findPrimaryGateway,
   gatewayAccepts,
   getGateway,
@@ -54,6 +55,7 @@ export {
   setGatewayEnabled,
   setPrimaryGateway,
   submitBatchToGateway,
+  usableGatewayByToken,
   validateBankAccountAtGateway,
   vaultCard,
 } from './gateway.service.ts';

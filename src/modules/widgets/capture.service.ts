@@ -8,7 +8,7 @@ import {
   cardTypesOf,
   isLuhnValid,
 } from '../../core/cards.ts';
-import { ConflictError, DomainError, GoneError, ValidationError } from '../../errors.ts';
+import { ConflictError, DomainError, GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
 import {
@@ -17,11 +17,12 @@ import {
   gatewayAccepts,
   getGateway,
   isGatewayUsable,
+  refundCharge,
   validateBankAccountAtGateway,
   vaultCard,
 } from '../gateways/index.ts';
 import { bankAccountProblems } from '../paymentMethods/index.ts';
-import type { CardToVault } from '../gateways/index.ts';
+import type { CardToVault, Gateway } from '../gateways/index.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../storage/database.ts';
 import {
@@ -36,7 +37,7 @@ import {
 } from './captureSession.ts';
 import type { BankRail, SaleType, StoredState, VaultingType } from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
-import type { CaptureSessionRow } from './captureSession.repository.ts';
+import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
 import { captureSessionRef, sha256 } from './captureSession.service.ts';
 
 /**
@@ -104,7 +105,10 @@ type SaleCharge = { chargeId: string; state: 'settled' | 'pending' };
  */
 const CARD_DECLINED = 'The card was declined';
 
-/** A submit's claim lasts this long (wall time): past it, a claim a crash left is taken again. */
+/**
+ * A submit's claim lasts this long (wall time): past it, another submit may take the session over
+ * (docs/design/hosted-pages.md, "One submit at a time").
+ */
 const CLAIM_MS = 2 * 60 * 1000;
 /** A card may be at most this many years from expiring, as an added card (card.service.ts). */
 const CARD_YEARS_AHEAD = 20;
@@ -181,22 +185,72 @@ function checkedCard(ctx: ServiceContext, input: SubmittedCard, problems: FieldP
   };
 }
 
+/** Another submit holds the session, or took it over from this one. */
+const inProgress = () =>
+  new ConflictError('capture_in_progress', 'Another submit of this session is under way');
+
+/**
+ * Claims the session for this submit under a new random claim id (repo.claimCaptureSession), or a 409 while another
+ * submit holds it (docs/design/hosted-pages.md, "One submit at a time").
+ */
+async function claimSession(ctx: ServiceContext, found: CaptureSessionRow): Promise<ClaimedCaptureSession> {
+  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
+  const wallNow = ctx.wallClock.now().getTime();
+  const row = await repo.claimCaptureSession(ctx.db, ctx.account.id, found.id, {
+    claimId: crypto.randomBytes(16).toString('hex'),
+    wallNow: new Date(wallNow).toISOString(),
+    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
+    now: nowInstant(ctx),
+  });
+  if (!row) throw inProgress();
+  return row;
+}
+
+/**
+ * This submit outlived its claim and another submit took the session over (docs/design/hosted-pages.md, "One submit
+ * at a time"): it recorded nothing over that submit. Logged for an operator (what it did at the gateway, never a
+ * token or a number); the frame is told another submit is under way.
+ */
+function claimLost(
+  ctx: ServiceContext,
+  row: ClaimedCaptureSession,
+  step: string,
+  details: Record<string, unknown> = {},
+): ConflictError {
+  ctx.log.warn(
+    { captureSessionId: row.id, step, ...details },
+    'capture submit lost its claim to a later submit: recorded nothing',
+  );
+  return inProgress();
+}
+
+/**
+ * The idempotency key of the attempt's charges. One charge per session and attempt: a submit asked again after a
+ * lost answer gets the first answer. A claim taken over from a submit that outlived it starts a key of its own, so
+ * that the late submit's charge is apart from its successor's, and is refunded without touching it.
+ */
+function attemptKey(row: ClaimedCaptureSession): string {
+  const takeovers = row.claim_takeovers === 0 ? '' : `:takeover:${row.claim_takeovers}`;
+  return `capture-session:${row.id}:${row.failed_attempts}${takeovers}`;
+}
+
 /**
  * A failed submit: counted, the session open again or locked after the last attempt, and told by events. The
- * frame's problem is thrown after; the count is committed whatever it says.
+ * frame's problem is thrown after; the count is committed whatever it says. A submit that lost its claim counts
+ * nothing: the session is its successor's.
  */
-async function failAttempt(ctx: ServiceContext, row: CaptureSessionRow, reason: string): Promise<number> {
+async function failAttempt(ctx: ServiceContext, row: ClaimedCaptureSession, reason: string): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const failed = row.failed_attempts + 1;
     const locked = failed >= MAX_FAILED_ATTEMPTS;
-    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+    const held = await repo.endCaptureClaim(tctx.db, tctx.account.id, row.id, row.claim_id, {
       state: (locked ? 'locked' : 'open') satisfies StoredState,
       failed_attempts: failed,
-      claimed_until: null,
       // A challenge the attempt ends (or a new card replaced) is gone, with the card it waited on.
       ...NO_CHALLENGE,
       updated_at: nowInstant(tctx),
     });
+    if (!held) throw claimLost(tctx, row, 'failed_attempt', { reason });
     tctx.log.info({ captureSessionId: row.id, failed, reason }, 'capture attempt failed');
     await emitEvents(tctx, [
       { type: 'capture_session.failed', ref: captureSessionRef(row.id) },
@@ -225,14 +279,19 @@ const NO_CHALLENGE = {
 
 /**
  * Hands the session back as it was claimed without counting (the gateway did not answer: nothing is known): open,
- * or still waiting on its challenge.
+ * or still waiting on its challenge. A submit that lost its claim hands back nothing; `details` (a charge's key
+ * that got no answer) are logged for an operator.
  */
-async function releaseClaim(ctx: ServiceContext, row: CaptureSessionRow): Promise<void> {
-  await repo.updateCaptureSession(ctx.db, ctx.account.id, row.id, {
+async function releaseClaim(
+  ctx: ServiceContext,
+  row: ClaimedCaptureSession,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  const held = await repo.endCaptureClaim(ctx.db, ctx.account.id, row.id, row.claim_id, {
     state: (row.challenge_id === null ? 'open' : 'challenging') satisfies StoredState,
-    claimed_until: null,
     updated_at: nowInstant(ctx),
   });
+  if (!held) claimLost(ctx, row, 'release', details);
 }
 
 /**
@@ -246,14 +305,7 @@ export async function submitCard(
   input: SubmittedCard,
 ): Promise<CaptureSummary | CaptureChallenge> {
   assertOpen(ctx, found);
-  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
-  const wallNow = ctx.wallClock.now().getTime();
-  const row = await repo.claimCaptureSession(ctx.db, ctx.account.id, found.id, {
-    wallNow: new Date(wallNow).toISOString(),
-    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
-    now: nowInstant(ctx),
-  });
-  if (!row) throw new ConflictError('capture_in_progress', 'Another submit of this session is under way');
+  const row = await claimSession(ctx, found);
 
   const problems: FieldProblem[] = [];
   const card = checkedCard(ctx, input, problems);
@@ -287,21 +339,19 @@ export async function submitCard(
   };
   let charge: SaleCharge | undefined;
   if (includesSale(row.sale_type as SaleType) && row.amount_minor !== null) {
+    // A card that replaces one waiting on its challenge is a new charge (that card's was answered already).
+    const idempotencyKey = attemptKey(row) + (row.challenge_id === null ? '' : `:after:${row.challenge_id}`);
     let result;
     try {
       result = await chargeStoredMethod(ctx, gateway, {
         token,
         amountMinor: row.amount_minor,
         currencyCode: row.currency_code,
-        // One charge per session and attempt: a submit asked again after a lost answer gets the first answer. A
-        // card that replaces one waiting on its challenge is a new charge (that card's was answered already).
-        idempotencyKey:
-          `capture-session:${row.id}:${row.failed_attempts}` +
-          (row.challenge_id === null ? '' : `:after:${row.challenge_id}`),
+        idempotencyKey,
         description: row.description ?? `Capture session ${row.id}`,
       });
     } catch (error) {
-      await releaseClaim(ctx, row);
+      await releaseClaim(ctx, row, { unanswered: idempotencyKey });
       if (error instanceof GatewayTimeoutError) {
         throw new ConflictError('gateway_no_answer', 'The payment could not be confirmed: try again');
       }
@@ -320,23 +370,26 @@ export async function submitCard(
     }
     // Else (VaultSale, isVaultOnlyOnSuccess false): the card is kept although the sale was declined.
   }
-  return recordCapturedCard(ctx, row, shown, token, charge);
+  return recordCapturedCard(ctx, gateway, row, shown, token, charge);
 }
 
-/** The session captured with the card as a person sees it, its token if kept, and the sale's charge if any. */
+/**
+ * The session captured with the card as a person sees it, its token if kept, and the sale's charge if any. A submit
+ * that lost its claim records nothing and refunds its charge (docs/design/hosted-pages.md, "One submit at a time").
+ */
 async function recordCapturedCard(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  gateway: Gateway,
+  row: ClaimedCaptureSession,
   card: CardShown,
   token: string,
   charge: SaleCharge | undefined,
 ): Promise<CaptureSummary> {
   const keep = keepsMethod(row.vaulting_type as VaultingType);
-  await withTransaction(ctx, async (tctx) => {
+  const held = await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
-    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+    const ended = await repo.endCaptureClaim(tctx.db, tctx.account.id, row.id, row.claim_id, {
       state: 'captured' satisfies StoredState,
-      claimed_until: null,
       challenge_id: null,
       method_type: 'credit_card',
       method_token: keep ? token : null,
@@ -351,8 +404,14 @@ async function recordCapturedCard(
       captured_at: now,
       updated_at: now,
     });
-    await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
+    if (ended) await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
+    return ended;
   });
+  if (!held) {
+    // The card stays in the gateway's vault, unused: the contract has no way to delete it.
+    const undone = charge === undefined ? undefined : await undoCharge(ctx, gateway, row, charge);
+    throw claimLost(ctx, row, 'capture', { chargeId: charge?.chargeId, undone });
+  }
   return {
     type: 'card',
     cardType: card.cardType,
@@ -364,19 +423,51 @@ async function recordCapturedCard(
 }
 
 /**
+ * Refunds the whole of a charge this submit made and will not record, outside any transaction: the gateway
+ * contract has no void, and a refund of all of it leaves nothing taken. Answers how it went, for the log; a refund
+ * that did not go through is logged as an error, for an operator to refund by hand.
+ */
+async function undoCharge(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  row: ClaimedCaptureSession,
+  charge: SaleCharge,
+): Promise<string> {
+  let undone: string;
+  try {
+    const result = await refundCharge(ctx, gateway, {
+      chargeId: charge.chargeId,
+      amountMinor: row.amount_minor ?? 0,
+      currencyCode: row.currency_code,
+      // One refund per charge, however often this is asked.
+      idempotencyKey: `capture-session:${row.id}:undo:${charge.chargeId}`,
+    });
+    undone = result.outcome === 'succeeded' ? 'refunded' : `refund_${result.outcome}`;
+  } catch (error) {
+    undone = error instanceof GatewayTimeoutError ? 'refund_unanswered' : 'refund_failed';
+  }
+  if (undone !== 'refunded') {
+    ctx.log.error(
+      { captureSessionId: row.id, chargeId: charge.chargeId, undone },
+      'capture submit that lost its claim could not refund its charge: refund it at the gateway',
+    );
+  }
+  return undone;
+}
+
+/**
  * The session waits on the cardholder's challenge: its random id, the vault's token and the card as a person sees
  * it are kept on the session (the server's word, never the browser's), until the frame answers the challenge.
  */
 async function awaitChallenge(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  row: ClaimedCaptureSession,
   card: CardShown,
   token: string,
 ): Promise<CaptureChallenge> {
   const challengeId = crypto.randomBytes(16).toString('hex');
-  await repo.updateCaptureSession(ctx.db, ctx.account.id, row.id, {
+  const held = await repo.endCaptureClaim(ctx.db, ctx.account.id, row.id, row.claim_id, {
     state: 'challenging' satisfies StoredState,
-    claimed_until: null,
     challenge_id: challengeId,
     method_token: token,
     card_type: card.cardType,
@@ -387,6 +478,8 @@ async function awaitChallenge(
     expiry_year: card.expiryYear,
     updated_at: nowInstant(ctx),
   });
+  // Nothing was charged (the issuer asked for the challenge first); the card stays in the vault, unused.
+  if (!held) throw claimLost(ctx, row, 'challenge');
   ctx.log.info({ captureSessionId: row.id }, 'capture waits on the cardholder’s authentication');
   return { challenge: { id: challengeId, cardType: card.cardType, lastFour: card.lastFour } };
 }
@@ -405,6 +498,7 @@ export async function answerChallenge(
   // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
   const wallNow = ctx.wallClock.now().getTime();
   const row = await repo.claimCaptureChallenge(ctx.db, ctx.account.id, found.id, input.challengeId, {
+    claimId: crypto.randomBytes(16).toString('hex'),
     claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
     now: nowInstant(ctx),
   });
@@ -433,19 +527,20 @@ export async function answerChallenge(
     await releaseClaim(ctx, row);
     throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
   }
+  // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
+  const idempotencyKey = `${attemptKey(row)}:authenticated`;
   let result;
   try {
     result = await chargeStoredMethod(ctx, gateway, {
       token,
       amountMinor: row.amount_minor ?? 0,
       currencyCode: row.currency_code,
-      // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
-      idempotencyKey: `capture-session:${row.id}:${row.failed_attempts}:authenticated`,
+      idempotencyKey,
       description: row.description ?? `Capture session ${row.id}`,
       authenticated: true,
     });
   } catch (error) {
-    await releaseClaim(ctx, row);
+    await releaseClaim(ctx, row, { unanswered: idempotencyKey });
     if (error instanceof GatewayTimeoutError) {
       throw new ConflictError('gateway_no_answer', 'The payment could not be confirmed: try again');
     }
@@ -455,7 +550,7 @@ export async function answerChallenge(
     const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
     throw refused(left, [{ field: 'number', message: 'The payment was declined' }]);
   }
-  return recordCapturedCard(ctx, row, shown, token, {
+  return recordCapturedCard(ctx, gateway, row, shown, token, {
     chargeId: result.chargeId,
     state: result.outcome === 'succeeded' ? 'settled' : 'pending',
   });
@@ -474,10 +569,7 @@ export interface AddressLimitDeps {
  * Seconds until `clientAddress` may submit to a frame again, or undefined when it may now (docs/design/
  * hosted-pages.md, "Capture widget": MAX_FAILURES_PER_ADDRESS failed submits in ADDRESS_WINDOW_MS, any session).
  */
-export async function addressRetryAfter(
-  deps: AddressLimitDeps,
-  clientAddress: string,
-): Promise<number | undefined> {
+async function addressRetryAfter(deps: AddressLimitDeps, clientAddress: string): Promise<number | undefined> {
   const now = deps.clock.now().getTime();
   const { count, oldest } = await repo.addressFailuresSince(
     deps.db,
@@ -486,6 +578,35 @@ export async function addressRetryAfter(
   );
   if (count < MAX_FAILURES_PER_ADDRESS || oldest === null) return undefined;
   return Math.max(1, Math.ceil((Date.parse(oldest) + ADDRESS_WINDOW_MS - now) / 1000));
+}
+
+/** What opening a frame's request needs: the address limit's, and a context for the account a session names. */
+export interface FrameRequestDeps extends AddressLimitDeps {
+  /** A context acting for the account, as a request under /v1 acts for its key's. */
+  contextFor(accountId: number): Promise<ServiceContext>;
+}
+
+/** A frame's submit or challenge answer, opened: the session its HashToken names, and its account's context. */
+export interface FrameRequest {
+  ctx: ServiceContext;
+  session: CaptureSessionRow;
+}
+
+/**
+ * The first step of the frame's submit and challenge answer: the session the HashToken names (NotFound, of any
+ * account), then the limit per client address (docs/design/hosted-pages.md, "Capture widget"), answered as the
+ * seconds to wait, then a context acting for the session's account.
+ */
+export async function openFrameRequest(
+  deps: FrameRequestDeps,
+  hashToken: string,
+  clientAddress: string,
+): Promise<FrameRequest | { retryAfter: number }> {
+  const session = await findSessionByHashToken(deps, hashToken);
+  if (!session) throw new NotFoundError('Capture session', '[token]');
+  const retryAfter = await addressRetryAfter(deps, clientAddress);
+  if (retryAfter !== undefined) return { retryAfter };
+  return { ctx: await deps.contextFor(session.account_id), session };
 }
 
 /** Counts a failed submit (or a failed challenge) against the address it came from. */
@@ -532,14 +653,7 @@ export async function submitBankAccount(
   assertOpen(ctx, found);
   const rail = await bankRailOf(ctx, found);
   if (!rail) throw ValidationError.field('kind', 'This form takes cards only', 'bank_account_not_offered');
-  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
-  const wallNow = ctx.wallClock.now().getTime();
-  const row = await repo.claimCaptureSession(ctx.db, ctx.account.id, found.id, {
-    wallNow: new Date(wallNow).toISOString(),
-    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
-    now: nowInstant(ctx),
-  });
-  if (!row) throw new ConflictError('capture_in_progress', 'Another submit of this session is under way');
+  const row = await claimSession(ctx, found);
 
   const details = {
     method: rail,
@@ -581,11 +695,10 @@ export async function submitBankAccount(
     ]);
   }
   const lastFour = (digitsOf(details.iban) ?? digitsOf(details.accountNumber) ?? '').slice(-4);
-  await withTransaction(ctx, async (tctx) => {
+  const held = await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
-    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
+    const ended = await repo.endCaptureClaim(tctx.db, tctx.account.id, row.id, row.claim_id, {
       state: 'captured' satisfies StoredState,
-      claimed_until: null,
       method_type: 'bank_account',
       bank_account_sealed: tctx.secrets.seal(JSON.stringify(details)),
       bank_name: details.bank.trim(),
@@ -593,7 +706,10 @@ export async function submitBankAccount(
       captured_at: now,
       updated_at: now,
     });
-    await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
+    if (ended) await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
+    return ended;
   });
+  // The gateway only validated the account: there is nothing there to undo.
+  if (!held) throw claimLost(ctx, row, 'capture');
   return { type: 'bank_account', bank: details.bank.trim(), lastFour, charged: false };
 }

@@ -5,16 +5,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { NotFoundError, ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../errors.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../storage/database.ts';
 import {
-  addressRetryAfter,
   answerChallenge,
   bankRailOf,
   countAddressFailure,
   findSessionByHashToken,
+  openFrameRequest,
   openState,
   submitBankAccount,
   submitCard,
@@ -121,21 +121,26 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
     },
   );
 
+  /** Opens a submit or challenge answer with a context acting for the session's account, as this request. */
+  const openFrame = (request: FastifyRequest) =>
+    openFrameRequest(
+      { ...deps, contextFor: (accountId) => deps.contextFor(accountId, request) },
+      (request.params as { HashToken: string }).HashToken,
+      request.ip,
+    );
+
   app.post(
     '/widget/capture/:HashToken/submit',
     { schema: { hide: true, params: HashTokenParams, body: SubmitBody } },
     async (request, reply) => {
-      const { HashToken } = request.params as { HashToken: string };
       reply.header('cache-control', 'no-store');
-      const row = await findSessionByHashToken(deps, HashToken);
-      if (!row) throw new NotFoundError('Capture session', '[token]');
-      const retryAfter = await addressRetryAfter(deps, request.ip);
-      if (retryAfter !== undefined) return sendTooManyFailures(reply, retryAfter);
-      const ctx = await deps.contextFor(row.account_id, request);
-      try {
-        const body = request.body as SubmitBody;
-        return body.kind === 'bank_account'
-          ? await submitBankAccount(ctx, row, {
+      const opened = await openFrame(request);
+      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
+      const { ctx, session } = opened;
+      const body = request.body as SubmitBody;
+      return answerCountingRefusals(deps, request, reply, () =>
+        body.kind === 'bank_account'
+          ? submitBankAccount(ctx, session, {
               accountHolder: body.accountHolder ?? '',
               bank: body.bank ?? '',
               accountType: body.accountType ?? '',
@@ -145,19 +150,13 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
               iban: body.iban,
               bic: body.bic,
             })
-          : await submitCard(ctx, row, {
+          : submitCard(ctx, session, {
               number: body.number ?? '',
               expiry: body.expiry ?? '',
               securityCode: body.securityCode ?? '',
               name: body.name ?? '',
-            });
-      } catch (error) {
-        if (error instanceof ValidationError && 'attemptsLeft' in error) {
-          await countAddressFailure(deps, request.ip);
-          return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
-        }
-        throw error;
-      }
+            }),
+      );
     },
   );
 
@@ -165,28 +164,39 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
     '/widget/capture/:HashToken/challenge',
     { schema: { hide: true, params: HashTokenParams, body: ChallengeBody } },
     async (request, reply) => {
-      const { HashToken } = request.params as { HashToken: string };
       reply.header('cache-control', 'no-store');
-      const row = await findSessionByHashToken(deps, HashToken);
-      if (!row) throw new NotFoundError('Capture session', '[token]');
-      const retryAfter = await addressRetryAfter(deps, request.ip);
-      if (retryAfter !== undefined) return sendTooManyFailures(reply, retryAfter);
-      const ctx = await deps.contextFor(row.account_id, request);
+      const opened = await openFrame(request);
+      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
       const body = request.body as ChallengeBody;
-      try {
-        return await answerChallenge(ctx, row, {
+      return answerCountingRefusals(deps, request, reply, () =>
+        answerChallenge(opened.ctx, opened.session, {
           challengeId: body.challengeId,
           approved: body.outcome === 'approve',
-        });
-      } catch (error) {
-        if (error instanceof ValidationError && 'attemptsLeft' in error) {
-          await countAddressFailure(deps, request.ip);
-          return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
-        }
-        throw error;
-      }
+        }),
+      );
     },
   );
+}
+
+/**
+ * The use case's answer; a refusal (a failed attempt, with the attempts left) is counted against the client's
+ * address before the frame is told (docs/design/hosted-pages.md, "Capture widget").
+ */
+async function answerCountingRefusals<T>(
+  deps: CaptureFrameDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: () => Promise<T>,
+): Promise<T | FastifyReply> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ValidationError && 'attemptsLeft' in error) {
+      await countAddressFailure(deps, request.ip);
+      return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
+    }
+    throw error;
+  }
 }
 
 function sendRefusal(reply: FastifyReply, error: ValidationError, attemptsLeft: number): FastifyReply {

@@ -75,20 +75,35 @@ export function lockCaptureSession(
     .executeTakeFirst();
 }
 
+/** A session as a submit's claim holds it: `claim_id` is the claim's identity. */
+export type ClaimedCaptureSession = CaptureSessionRow & { claim_id: string };
+
 /**
- * Claims an open session for one submit (state capturing until `claimedUntil`), or one whose claim ran out (a
- * crash), or one whose challenge the shopper left for another card; answers the row as claimed, or undefined when
- * another submit holds it. One statement, so two submits at once cannot both get it.
+ * Claims an open session for one submit (state capturing until `claimedUntil`, under the claim's random id), or
+ * one whose claim ran out (a crash, or a submit still waiting on its gateway: the takeover is counted), or one whose
+ * challenge the shopper left for another card; answers the row as claimed, or undefined when another submit holds
+ * it. One statement, so two submits at once cannot both get it.
  */
 export async function claimCaptureSession(
   db: Db,
   accountId: number,
   id: number,
-  claim: { wallNow: string; claimedUntil: string; now: string },
-): Promise<CaptureSessionRow | undefined> {
-  return db
+  claim: { claimId: string; wallNow: string; claimedUntil: string; now: string },
+): Promise<ClaimedCaptureSession | undefined> {
+  const row = await db
     .updateTable('capture_sessions')
-    .set({ state: 'capturing', claimed_until: claim.claimedUntil, updated_at: claim.now })
+    .set((eb) => ({
+      state: 'capturing',
+      claimed_until: claim.claimedUntil,
+      claim_id: claim.claimId,
+      // NOTE: SET reads the row as it was before the update, on both dialects: `state` is the state claimed.
+      claim_takeovers: eb(
+        'claim_takeovers',
+        '+',
+        eb.case().when('state', '=', 'capturing').then(eb.lit(1)).else(eb.lit(0)).end(),
+      ),
+      updated_at: claim.now,
+    }))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where((eb) =>
@@ -100,6 +115,7 @@ export async function claimCaptureSession(
     )
     .returningAll()
     .executeTakeFirst();
+  return row && { ...row, claim_id: claim.claimId };
 }
 
 /**
@@ -111,17 +127,45 @@ export async function claimCaptureChallenge(
   accountId: number,
   id: number,
   challengeId: string,
-  claim: { claimedUntil: string; now: string },
-): Promise<CaptureSessionRow | undefined> {
-  return db
+  claim: { claimId: string; claimedUntil: string; now: string },
+): Promise<ClaimedCaptureSession | undefined> {
+  const row = await db
     .updateTable('capture_sessions')
-    .set({ state: 'capturing', claimed_until: claim.claimedUntil, updated_at: claim.now })
+    .set({
+      state: 'capturing',
+      claimed_until: claim.claimedUntil,
+      claim_id: claim.claimId,
+      updated_at: claim.now,
+    })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('state', '=', 'challenging')
     .where('challenge_id', '=', challengeId)
     .returningAll()
     .executeTakeFirst();
+  return row && { ...row, claim_id: claim.claimId };
+}
+
+/**
+ * Ends or releases the claim `claimId` with `changes`, and clears it, only while that claim still holds the
+ * session: false, with nothing written, when another submit took the claim over meanwhile
+ * (docs/design/hosted-pages.md, "One submit at a time").
+ */
+export async function endCaptureClaim(
+  db: Db,
+  accountId: number,
+  id: number,
+  claimId: string,
+  changes: Omit<CaptureSessionChanges, 'claim_id' | 'claim_takeovers'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('capture_sessions')
+    .set({ ...changes, claimed_until: null, claim_id: null })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('claim_id', '=', claimId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function updateCaptureSession(

@@ -11,10 +11,9 @@ import type { EventToEmit } from '../events/index.ts';
 import {
   canCharge,
   canVaultCards,
-  findGatewayByToken,
   gatewayAccepts,
   gatewaysByIds,
-  isGatewayUsable,
+  usableGatewayByToken,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
@@ -208,30 +207,25 @@ async function captureGateway(
   sells: boolean,
   problems: FieldProblem[],
 ): Promise<Gateway | undefined> {
-  const gateway = await findGatewayByToken(ctx, token);
-  if (!gateway) {
-    problems.push({ field: 'GatewayToken', message: `no gateway of the account has the token ${token}` });
-  } else if (!isGatewayUsable(gateway)) {
-    problems.push({
-      field: 'GatewayToken',
-      message: `gateway ${gateway.id} is disabled or no longer active`,
-    });
-  } else if (gateway.type !== 'test' || !gatewayAccepts(gateway, 'credit_card') || !canVaultCards(gateway)) {
+  const gateway = await usableGatewayByToken(ctx, token, 'GatewayToken', problems);
+  if (!gateway) return undefined;
+  if (gateway.type !== 'test' || !gatewayAccepts(gateway, 'credit_card') || !canVaultCards(gateway)) {
     // docs/design/hosted-pages.md, "Card data and PCI scope": only the test gateway's cards reach our server; a real
     // gateway that vaults cards must capture them in its own hosted fields, which the frame does not nest yet.
     problems.push({
       field: 'GatewayToken',
       message: `gateway ${gateway.id} (${gateway.type}) cannot capture cards in the widget`,
     });
-  } else if (sells && !canCharge(gateway)) {
+    return undefined;
+  }
+  if (sells && !canCharge(gateway)) {
     problems.push({
       field: 'GatewayToken',
       message: `gateway ${gateway.id} (${gateway.type}) cannot charge`,
     });
-  } else {
-    return gateway;
+    return undefined;
   }
-  return undefined;
+  return gateway;
 }
 
 /** The invoice a sale pays (beyond the spec): issued, not cancelled, and in the session's currency. */

@@ -1,0 +1,51 @@
+import type { KyselyPlugin, QueryId, RootOperationNode } from 'kysely';
+import { InsertQueryNode } from 'kysely';
+
+/**
+ * Holds the answer of one statement: the first that `matches` is run by the database as usual, and then its caller
+ * waits until the test releases it. For staging a race at an exact point (a gateway's slow answer) without sleeps:
+ * the test awaits `reached`, does what the other side does meanwhile, then calls `release`. Give the plugin to an
+ * instance of its own (startAnotherInstance): on SQLite the held statement keeps that instance's one connection.
+ */
+export interface HeldStatement {
+  plugin: KyselyPlugin;
+  /** Resolves once the matching statement has run and its caller waits. */
+  reached: Promise<void>;
+  release(): void;
+}
+
+export function holdStatement(matches: (node: RootOperationNode) => boolean): HeldStatement {
+  let held: QueryId | undefined;
+  let taken = false;
+  let reachedNow!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (reachedNow = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reached,
+    release,
+    plugin: {
+      transformQuery({ node, queryId }) {
+        if (!taken && matches(node)) {
+          taken = true;
+          held = queryId;
+        }
+        return node;
+      },
+      async transformResult({ result, queryId }) {
+        if (held !== undefined && queryId === held) {
+          held = undefined;
+          reachedNow();
+          await released;
+        }
+        return result;
+      },
+    },
+  };
+}
+
+/** An INSERT into `table`. */
+export const insertInto =
+  (table: string) =>
+  (node: RootOperationNode): boolean =>
+    InsertQueryNode.is(node) && node.into?.table.identifier.name === table;
