@@ -121,6 +121,10 @@ export const STATEMENT_PERIODS = ['monthly', 'quarterly', 'yearly'] as const;
 export type StatementPeriod = (typeof STATEMENT_PERIODS)[number];
 export const DEFAULT_STATEMENT_PERIOD: StatementPeriod = 'monthly';
 
+export function isStatementPeriod(value: string): value is StatementPeriod {
+  return (STATEMENT_PERIODS as readonly string[]).includes(value);
+}
+
 const PERIOD_MONTHS: Record<StatementPeriod, number> = { monthly: 1, quarterly: 3, yearly: 12 };
 
 /**
