@@ -109,6 +109,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   DunningMaxAttempts: 5,
   DunningSuspendCustomer: false,
   DunningCancelSubscriptions: true,
+  StatementPeriod: 'monthly',
   InvoiceNotes: 'Thank you for your business.',
   InvoiceTerms: 'Payment due within 14 days.',
   LegalName: 'Northwind Software Ltd',
@@ -296,6 +297,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   collected: 1,
   batchLinesBundled: 40,
   batchesBuilt: 1,
+  statementsSent: 1,
 
   // Statements of account: March for Ada, who owes one invoice of 30.00 and has paid 2.50 of it.
   OpeningBalance: 0,

@@ -84,6 +84,8 @@ export interface AccountsTable {
   seller_phone: string | null;
   /** Free text (bank details) printed under the totals. */
   payment_instructions: string | null;
+  /** How often automatic statements go out: monthly, quarterly or yearly (0024). */
+  statement_period: Defaulted<string>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
