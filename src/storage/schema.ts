@@ -202,6 +202,8 @@ export interface MailOutboxTable {
   subject: string;
   /** AES-256-GCM sealed text: messages can carry credentials. */
   body_sealed: string;
+  /** An HTML alternative of the body, sealed the same way (0024); null: plain text only. */
+  html_sealed: string | null;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
   attempts: number;
   next_attempt_at: Instant;

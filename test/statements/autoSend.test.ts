@@ -32,6 +32,7 @@ const customerOf = (as: TestAccount, id: number) => ok(as, 'GET', `/v1/customers
 describe('statements sent by the bill run', () => {
   it('e-mails March’s statement with its PDF on 1 April, moves StatementDate a month on and sets StatementLastSentDate, once', async () => {
     const as = await t.newAccount('Statements monthly', { isTest: true });
+    await ok(as, 'PUT', '/v1/account', { LegalName: 'Northwind & Co Ltd', City: 'London' });
     const customerID = await createCustomer(as, {
       Name: 'Ada',
       Email: 'ada.statements@example.com',
@@ -55,8 +56,15 @@ describe('statements sent by the bill run', () => {
       smtp.messages.find((m) => m.to.includes('ada.statements@example.com')),
     );
     expect(mail.to).toEqual(['ada.statements@example.com', 'books@example.com']);
-    expect(readable(mail.raw)).toContain(
-      'Subject: Statement of account from Statements monthly, 1 Mar 2026 to 31 Mar 2026',
+    const message = readable(mail.raw);
+    expect(message).toContain(
+      'Subject: Statement of account from Northwind & Co Ltd, 1 Mar 2026 to 31 Mar 2026',
+    );
+    // HTML with a plain-text alternative, both with the seller's details.
+    expect(message).toMatch(/Content-Type: multipart\/alternative/);
+    expect(message).toMatch(/Content-Type: text\/plain[\s\S]*Northwind & Co Ltd\r?\nLondon/);
+    expect(message).toMatch(
+      /Content-Type: text\/html[\s\S]*<strong>Northwind &amp; Co Ltd<\/strong><br>London/,
     );
     // 30.00 − 12.50 = 17.50, due 27 Mar: past due on 31 Mar.
     expect(readable(mail.raw)).toContain('Balance due: USD 17.50, of which USD 17.50 is past due.');

@@ -4,7 +4,8 @@ import { addDays, dateAt, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { nextStatementDate, statementPeriodBefore } from '../../core/statements.ts';
-import { documentSeller, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
 import { listStatementCustomers, moveStatementDate } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import { dateForDocument } from '../invoicing/index.ts';
@@ -27,29 +28,83 @@ function firstOfNextMonth(date: PlainDate): PlainDate {
   return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
 }
 
-/** The message: who sends it, the period, what is owed; the PDF carries the lines. */
-export function statementMailText(statement: Statement, from: string): { subject: string; text: string } {
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+/**
+ * The message, in plain text and in HTML with the same content: the period, what is owed and how much of it is
+ * past due (or the credit), the ageing, and the seller's details as its documents print them (name, address, tax
+ * and company numbers, contact; documentSeller). The PDF carries the lines.
+ */
+export function statementMail(
+  statement: Statement,
+  seller: DocumentSeller,
+): { subject: string; text: string; html: string } {
   const c = statement.customer;
   const name = [c.name, c.lastName].filter(Boolean).join(' ');
+  const from = sellerName(seller);
   const period = `${dateForDocument(statement.startDate)} to ${dateForDocument(statement.endDate)}`;
   const amount = (minor: number) =>
     `${statement.currencyCode} ${minorToDecimalText(minor, statement.currencyCode)}`;
+  const { ageing } = statement;
   const closing = statement.closingMinor;
-  return {
-    subject: `Statement of account from ${from}, ${period}`,
-    text: [
-      `Dear ${name},`,
-      '',
-      `Please find attached your statement of account for ${period}.`,
-      closing > 0
-        ? `Balance due: ${amount(closing)}, of which ${amount(statement.ageing.totalMinor - statement.ageing.currentMinor)} is past due.`
-        : closing < 0
-          ? `You are in credit by ${amount(-closing)}.`
-          : 'Nothing is owed.',
-      '',
-      from,
-    ].join('\n'),
-  };
+  const summary =
+    closing > 0
+      ? `Balance due: ${amount(closing)}, of which ${amount(ageing.totalMinor - ageing.currentMinor)} is past due.`
+      : closing < 0
+        ? `You are in credit by ${amount(-closing)}.`
+        : 'Nothing is owed.';
+  const buckets: [string, number][] = [
+    ['Current', ageing.currentMinor],
+    ['1–30 days past due', ageing.overdue1To30Minor],
+    ['31–60 days past due', ageing.overdue31To60Minor],
+    ['61–90 days past due', ageing.overdue61To90Minor],
+    ['Over 90 days past due', ageing.overdueOver90Minor],
+  ];
+  const owedBuckets = buckets.filter(([, minor]) => minor !== 0);
+  const sellerDetails = sellerLines(seller);
+  const intro = `Please find attached your statement of account for ${period}.`;
+  const text = [
+    `Dear ${name},`,
+    '',
+    intro,
+    summary,
+    ...(owedBuckets.length ? ['', ...owedBuckets.map(([label, minor]) => `${label}: ${amount(minor)}`)] : []),
+    '',
+    from,
+    ...sellerDetails,
+  ].join('\n');
+  const e = escapeHtml;
+  const html = [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>' +
+      e(`Statement of account, ${period}`) +
+      '</title></head>',
+    '<body style="font-family: sans-serif; color: #222;">',
+    `<p>Dear ${e(name)},</p>`,
+    `<p>${e(intro)}</p>`,
+    `<p><strong>${e(summary)}</strong></p>`,
+    ...(owedBuckets.length
+      ? [
+          '<table style="border-collapse: collapse;">',
+          ...owedBuckets.map(
+            ([label, minor]) =>
+              `<tr><th scope="row" style="text-align: left; padding: 2px 12px 2px 0; font-weight: normal;">${e(label)}</th>` +
+              `<td style="text-align: right;">${e(amount(minor))}</td></tr>`,
+          ),
+          '</table>',
+        ]
+      : []),
+    `<p style="color: #555;"><strong>${e(from)}</strong>${sellerDetails.map((line) => `<br>${e(line)}`).join('')}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return { subject: `Statement of account from ${from}, ${period}`, text, html };
 }
 
 /**
@@ -103,11 +158,10 @@ async function sendStatement(ctx: ServiceContext, customer: Customer, on: PlainD
     });
     if (!moved || !sending) return false;
     const statement = await statementFor(tctx, customer, range.startDate, range.endDate);
-    const seller = sellerName(await documentSeller(tctx));
     const mail: OutgoingMail = {
       to: customer.email!,
       cc: customer.emailCc,
-      ...statementMailText(statement, seller),
+      ...statementMail(statement, await documentSeller(tctx)),
       attachment: {
         kind: STATEMENT_PDF_ATTACHMENT,
         ref: statementAttachmentRef(customer.id, range.startDate, range.endDate),

@@ -10,4 +10,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('accounts')
     .addColumn('statement_period', 'text', (c) => c.notNull().defaultTo('monthly'))
     .execute();
+  // The HTML part of a message, sealed like its text, which stays as the plain-text alternative; null: text only.
+  await db.schema.alterTable('mail_outbox').addColumn('html_sealed', 'text').execute();
 }
