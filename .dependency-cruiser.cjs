@@ -15,6 +15,7 @@ const MODULE_ORDER = [
   'paymentMethods',
   'invoicing',
   'ledger',
+  'statements',
   'subscriptions',
   'collections',
   'batches',

@@ -29,6 +29,7 @@ import { registerRecurringInvoicesRoutes } from './modules/invoicing/recurringIn
 import { registerAdjustmentsRoutes } from './modules/ledger/adjustments.routes.ts';
 import { registerCreditNotesRoutes } from './modules/ledger/creditNotes.routes.ts';
 import { registerPaymentsRoutes } from './modules/ledger/payments.routes.ts';
+import { registerStatementsRoutes } from './modules/statements/statements.routes.ts';
 import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMethods.routes.ts';
 import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
@@ -112,6 +113,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerPaymentsRoutes(v1);
   registerAdjustmentsRoutes(v1);
   registerCreditNotesRoutes(v1);
+  registerStatementsRoutes(v1);
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);
   registerBatchesRoutes(v1);

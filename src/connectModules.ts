@@ -47,6 +47,7 @@ import {
   countSubscriptionsWithComponent,
 } from './modules/subscriptions/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from './modules/widgets/index.ts';
+import { STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment } from './modules/statements/index.ts';
 import { eventObjectRenderers } from './views/eventObjects.ts';
 
 /**
@@ -82,6 +83,7 @@ export function connectModules(): void {
   registerMandateCancelledListener(invalidatePaymentMethod);
   // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
+  registerAttachmentRenderer(STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment);
   // Events show resources as the API does; some of those shapes combine modules (src/views/).
   registerEventObjects(eventObjectRenderers);
   // Webhook endpoints subscribe to the types the modules declare, and to no other.

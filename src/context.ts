@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.ts';
 import { dateAt } from './core/calendar.ts';
 import type { PlainDate } from './core/calendar.ts';
+import type { StatementPeriod } from './core/statements.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
 
@@ -24,6 +25,8 @@ export interface Account {
   invoiceTerms: string | null;
   /** How failed card collections are retried, and what happens when retries run out (docs/gateways.md). */
   dunning: DunningSettings;
+  /** How often automatic statements go out (docs/spec-decisions.md, "Statements"). */
+  statementPeriod: StatementPeriod;
 }
 
 export interface DunningSettings {

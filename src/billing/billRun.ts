@@ -11,6 +11,7 @@ import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
 import { collectDueInvoices } from '../modules/collections/index.ts';
 import { runBatches } from '../modules/batches/index.ts';
+import { sendDueStatements } from '../modules/statements/index.ts';
 import { expireLapsedEmandates } from '../modules/mandates/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
@@ -60,6 +61,8 @@ export interface BillRunSummary {
   /** Due debit-order invoices put into batches, and batches handed to their gateway (or made into bank files). */
   batchLinesBundled: number;
   batchesBuilt: number;
+  /** Statements of account queued for e-mail (autoSendStatement customers whose StatementDate came). */
+  statementsSent: number;
   failures: number;
 }
 
@@ -81,6 +84,7 @@ export function emptySummary(): BillRunSummary {
     collected: 0,
     batchLinesBundled: 0,
     batchesBuilt: 0,
+    statementsSent: 0,
     failures: 0,
   };
 }
@@ -114,6 +118,8 @@ export async function billAccount(
   // After billing, so that the day's invoices are collected the day they are due.
   await chargeCardInvoicesDue(ctx, collection, summary);
   await runDebitOrderBatches(ctx, summary);
+  // After billing and collection, so that a statement shows the day's invoices and the money collected on them.
+  await sendStatementsDue(ctx, summary);
   // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
   await emitTimeEvents(ctx, on, summary);
   return summary;
@@ -268,6 +274,20 @@ async function runDebitOrderBatches(ctx: ServiceContext, summary: BillRunSummary
   } catch (error) {
     summary.failures += 1;
     ctx.log.error({ err: error }, 'batch run failed');
+  }
+}
+
+/**
+ * Statements of account for the autoSendStatement customers whose StatementDate has come (sendDueStatements):
+ * once per customer and date, however often the day is run (the date moves on in the e-mail's transaction).
+ */
+async function sendStatementsDue(ctx: ServiceContext, summary: BillRunSummary): Promise<void> {
+  try {
+    summary.statementsSent += (await sendDueStatements(ctx)).sent;
+  } catch (error) {
+    // The next run sends what this one did not: the dates of the customers not reached have not moved.
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'statements failed');
   }
 }
 

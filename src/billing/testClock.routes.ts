@@ -30,6 +30,9 @@ const AdvanceOut = Type.Object({
     batchesBuilt: Type.Integer({
       description: 'Submitted batches handed to their gateway or made into files',
     }),
+    statementsSent: Type.Integer({
+      description: 'Statements of account e-mailed to autoSendStatement customers whose StatementDate came',
+    }),
   }),
 });
 

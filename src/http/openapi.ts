@@ -111,6 +111,10 @@ const TAGS = [
     'Positive adjustments raise what a customer owes (opening balance, refund); negative lower it.',
   ],
   [
+    'Statements',
+    "A customer's statement of account: opening balance, every record with a running balance, ageing; JSON or PDF.",
+  ],
+  [
     'Batches',
     'Bank debits collected together: lines are Pending payments until the bank answers; bank files and returns.',
   ],

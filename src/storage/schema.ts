@@ -84,6 +84,8 @@ export interface AccountsTable {
   seller_phone: string | null;
   /** Free text (bank details) printed under the totals. */
   payment_instructions: string | null;
+  /** How often automatic statements go out: monthly, quarterly or yearly (0024). */
+  statement_period: Defaulted<string>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -200,6 +202,8 @@ export interface MailOutboxTable {
   subject: string;
   /** AES-256-GCM sealed text: messages can carry credentials. */
   body_sealed: string;
+  /** An HTML alternative of the body, sealed the same way (0024); null: plain text only. */
+  html_sealed: string | null;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
   attempts: number;
   next_attempt_at: Instant;

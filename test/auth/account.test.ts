@@ -52,6 +52,7 @@ const FIELDS = [
   'InvoiceNotes',
   'InvoiceTerms',
   ...DUNNING_FIELDS,
+  'StatementPeriod',
   ...SELLER_FIELDS,
 ];
 
@@ -80,6 +81,7 @@ describe('GET /v1/account', () => {
       InvoiceNotes: null,
       InvoiceTerms: null,
       ...DUNNING_DEFAULTS,
+      StatementPeriod: 'monthly',
       ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
     });
   });

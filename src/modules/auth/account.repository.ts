@@ -17,6 +17,7 @@ export interface AccountRow {
   dunning_max_attempts: number | null;
   dunning_suspend_customer: boolean | number;
   dunning_cancel_subscriptions: boolean | number;
+  statement_period: string;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -33,6 +34,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.dunning_max_attempts',
   'accounts.dunning_suspend_customer',
   'accounts.dunning_cancel_subscriptions',
+  'accounts.statement_period',
 ] as const;
 
 export async function insertAccount(
@@ -65,6 +67,7 @@ export type AccountChanges = Partial<
     | 'invoice_terms'
     | 'dunning_retry_days'
     | 'dunning_max_attempts'
+    | 'statement_period'
   > & { dunning_suspend_customer: boolean; dunning_cancel_subscriptions: boolean } & SellerColumns
 >;
 

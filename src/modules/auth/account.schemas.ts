@@ -10,6 +10,7 @@ import {
 } from './account.service.ts';
 import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
 import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
+import { STATEMENT_PERIODS } from '../../core/statements.ts';
 
 /** Seller details: who issues the invoices, printed on every invoice PDF. Each may be null (not printed). */
 function sellerFields() {
@@ -73,6 +74,14 @@ function dunningFields() {
   };
 }
 
+/** Beyond the spec: how often autoSendStatement customers get their statement (docs/spec-decisions.md, "Statements"). */
+function statementPeriodField() {
+  return Type.Union(
+    STATEMENT_PERIODS.map((period) => Type.Literal(period)),
+    { description: 'How far StatementDate moves on after an automatic statement; monthly by default' },
+  );
+}
+
 export const AccountOut = Type.Object(
   {
     accountID: Type.Integer(),
@@ -87,6 +96,7 @@ export const AccountOut = Type.Object(
     InvoiceNotes: Nullable(Type.String()),
     InvoiceTerms: Nullable(Type.String()),
     ...dunningFields(),
+    StatementPeriod: statementPeriodField(),
     ...sellerFields(),
     Country: Nullable(Type.String({ description: "The name of countryID's country" })),
     LogoURL: Nullable(
@@ -108,6 +118,7 @@ export const EditAccountBody = Type.Partial(
       Text(INVOICE_TEXT_MAX, { description: 'Default Terms of new invoices; null clears' }),
     ),
     ...dunningFields(),
+    StatementPeriod: statementPeriodField(),
     ...sellerFields(),
     Logo: Nullable(
       Type.String({

@@ -20,6 +20,7 @@ export function toAccountDto(account: Account, seller: SellerDetails): AccountOu
     DunningMaxAttempts: account.dunning.maxAttempts,
     DunningSuspendCustomer: account.dunning.suspendCustomer,
     DunningCancelSubscriptions: account.dunning.cancelSubscriptions,
+    StatementPeriod: account.statementPeriod,
     LegalName: seller.legalName,
     AddressLine1: seller.address1,
     AddressLine2: seller.address2,
@@ -46,6 +47,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     dunningMaxAttempts: body.DunningMaxAttempts,
     dunningSuspendCustomer: body.DunningSuspendCustomer,
     dunningCancelSubscriptions: body.DunningCancelSubscriptions,
+    statementPeriod: body.StatementPeriod,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -8,6 +8,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
+import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '../../core/statements.ts';
 import { withTransaction } from '../../context.ts';
 import type { Account, Actor, Clocks, ServiceContext } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
@@ -39,6 +40,9 @@ export function accountFromRow(row: AccountRow): Account {
       suspendCustomer: Boolean(row.dunning_suspend_customer),
       cancelSubscriptions: Boolean(row.dunning_cancel_subscriptions),
     },
+    statementPeriod: isStatementPeriod(row.statement_period)
+      ? row.statement_period
+      : DEFAULT_STATEMENT_PERIOD,
   };
 }
 
@@ -174,6 +178,8 @@ export interface AccountSettingsInput {
   dunningMaxAttempts?: number | null;
   dunningSuspendCustomer?: boolean;
   dunningCancelSubscriptions?: boolean;
+  /** How often automatic statements go out. */
+  statementPeriod?: string;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -253,6 +259,12 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
       problems.push({ field, message: `must be at most ${INVOICE_TEXT_MAX} characters` });
     }
     if (text !== undefined) changes[key] = text;
+  }
+  if (input.statementPeriod !== undefined) {
+    if (!isStatementPeriod(input.statementPeriod)) {
+      problems.push({ field: 'StatementPeriod', message: `must be one of ${STATEMENT_PERIODS.join(', ')}` });
+    }
+    changes.statement_period = input.statementPeriod;
   }
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(changes, seller.columns, dunningChanges(input, problems));

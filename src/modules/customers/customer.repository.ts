@@ -247,3 +247,53 @@ export function lockCustomerRow(
     .returning(['id', 'currency_code'])
     .executeTakeFirst();
 }
+
+/**
+ * The active customers with autoSendStatement whose StatementDate is before `before` (an instant: the start of
+ * the day after the bill run's day), by id; those without a StatementDate when `unscheduled`.
+ */
+export async function listStatementCustomers(
+  db: Db,
+  accountId: number,
+  filter: { before: string } | { unscheduled: true },
+  limit: number,
+): Promise<Customer[]> {
+  let query = db
+    .selectFrom('customers')
+    .select(CUSTOMER_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('auto_send_statement', '=', true)
+    .where('is_active', '=', true);
+  query =
+    'before' in filter
+      ? query.where('statement_date', '<', filter.before)
+      : query.where('statement_date', 'is', null);
+  const rows = await query.orderBy('id').limit(limit).execute();
+  return rows.map(customerFromRow);
+}
+
+/**
+ * Moves the customer's StatementDate from `from` to `to` (and sets StatementLastSentDate when given), only while
+ * it is still `from`: two runs of one day cannot both send (the second finds the date moved). Whether it moved it.
+ */
+export async function moveStatementDate(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  change: { from: string | null; to: string; sentAt: string | null; updatedAt: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('customers')
+    .set({
+      statement_date: change.to,
+      ...(change.sentAt === null ? {} : { statement_last_sent_at: change.sentAt }),
+      updated_at: change.updatedAt,
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .where((eb) =>
+      change.from === null ? eb('statement_date', 'is', null) : eb('statement_date', '=', change.from),
+    )
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,6 +1,6 @@
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
-import { inTransaction } from '../../context.ts';
+import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -479,4 +479,39 @@ export async function billingProfiles(
       },
     ]),
   );
+}
+
+/** Customers read per statement by the bill run's statement step. */
+const STATEMENT_CUSTOMERS_PER_READ = 250;
+
+/**
+ * The active autoSendStatement customers whose StatementDate falls on or before `before`'s day (`before`: the
+ * instant the next day begins), or, with `unscheduled`, those with no StatementDate; up to 250, by id.
+ */
+export function listStatementCustomers(
+  ctx: ServiceContext,
+  filter: { before: string } | { unscheduled: true },
+): Promise<Customer[]> {
+  return repo.listStatementCustomers(ctx.db, ctx.account.id, filter, STATEMENT_CUSTOMERS_PER_READ);
+}
+
+/**
+ * Moves a customer's StatementDate on (setting StatementLastSentDate when a statement was sent), only while it is
+ * still `from` (a conditional update): whether this call moved it. Call it in the transaction that queues the
+ * statement, so the e-mail and the move land together or not at all.
+ */
+export async function moveStatementDate(
+  ctx: ServiceContext,
+  customerId: number,
+  change: { from: string | null; to: string; sentAt: string | null },
+): Promise<boolean> {
+  const ref = customerRef(customerId);
+  const before = await snapshotResource(ctx, ref);
+  const moved = await repo.moveStatementDate(ctx.db, ctx.account.id, customerId, {
+    ...change,
+    updatedAt: nowInstant(ctx),
+  });
+  // The customer shows StatementDate and StatementLastSentDate: integrators see them move.
+  if (moved) await emitEvent(ctx, 'customer.updated', ref, { before });
+  return moved;
 }

@@ -8,7 +8,9 @@ export {
   createCustomer,
   customersByIds,
   getCustomer,
+  listStatementCustomers,
   lockCustomerForMoney,
+  moveStatementDate,
   setCustomerSuspended,
 } from './customer.service.ts';
 export { listContacts } from './contact.service.ts';

@@ -29,12 +29,13 @@ export {
 } from './invoiceCollection.service.ts';
 export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
-export type { AllocatableInvoice, InvoiceMoneyColumn } from './invoiceMoney.service.ts';
+export type { AllocatableInvoice, InvoiceMoneyColumn, StatementInvoice } from './invoiceMoney.service.ts';
 export {
   addToInvoiceMoney,
   customerInvoiceSums,
   lockInvoicesForAllocation,
   lockOpenInvoices,
+  statementInvoicesOf,
 } from './invoiceMoney.service.ts';
 export {
   countInvoicesOfCustomer,
@@ -47,6 +48,7 @@ export {
 export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
 export { renderInvoicePdfAttachment } from './invoicePdf.ts';
+export { dateForDocument } from './documentText.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';
 export {
   billRecurringInvoice,

@@ -548,3 +548,34 @@ export async function setNextTryDate(
     .where('id', '=', invoiceId)
     .execute();
 }
+
+// The statements module's access: a customer's issued invoices with their money.
+
+/** The customer's issued, not cancelled invoices in a currency, with their money columns, by id. */
+export function listIssuedInvoicesOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  currencyCode: string,
+) {
+  return db
+    .selectFrom('invoices')
+    .select([
+      'id',
+      'invoice_num',
+      'reference',
+      'invoice_date',
+      'due_date',
+      'total_minor',
+      'paid_actual_minor',
+      'paid_pending_minor',
+      'negative_adjs_minor',
+    ])
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('currency_code', '=', currencyCode)
+    .where('is_draft', '=', false)
+    .where('is_cancelled', '=', false)
+    .orderBy('id')
+    .execute();
+}

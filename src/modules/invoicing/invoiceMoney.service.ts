@@ -117,3 +117,36 @@ export async function addToInvoiceMoney(
   }
   return { status, balanceMinor };
 }
+
+/** An issued invoice as a customer's statement shows it (docs/spec-decisions.md, "Statements"). */
+export interface StatementInvoice {
+  id: number;
+  invoiceNum: number | null;
+  reference: string | null;
+  invoiceDate: PlainDate;
+  dueDate: PlainDate;
+  totalMinor: number;
+  /** Balance: what is still open, pending payments taken off (what the customer's Balance counts). */
+  openMinor: number;
+}
+
+/**
+ * The customer's issued, not cancelled invoices in its currency: exactly those whose Balance the customer's
+ * Balance adds up (customerInvoiceSums), so a statement reconciles with it. Drafts owe nothing yet.
+ */
+export async function statementInvoicesOf(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+): Promise<StatementInvoice[]> {
+  const rows = await repo.listIssuedInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
+  return rows.map((row) => ({
+    id: row.id,
+    invoiceNum: row.invoice_num,
+    reference: row.reference,
+    invoiceDate: row.invoice_date,
+    dueDate: row.due_date,
+    totalMinor: row.total_minor,
+    openMinor: invoiceBalances(moneyOf(row)).balanceMinor,
+  }));
+}

@@ -1,0 +1,157 @@
+import { today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { dateAt, daysBetween, parseWireCalendarDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { ageingOf, statementOf } from '../../core/statements.ts';
+import type { Ageing, StatementEntry } from '../../core/statements.ts';
+import { ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import { getCustomer } from '../customers/index.ts';
+import type { Customer } from '../customers/index.ts';
+import { statementInvoicesOf } from '../invoicing/index.ts';
+import { statementMoneyRecordsOf } from '../ledger/index.ts';
+
+/** The longest range one statement covers, in days, both ends included (docs/spec-decisions.md, "Statements"). */
+export const STATEMENT_MAX_DAYS = 366;
+
+/** A record as a statement line shows it. */
+export interface StatementRecord extends StatementEntry {
+  /** Invoice: its invoiceNum; payment and adjustment: its Ref; credit note: its CreditNumber. */
+  reference: string | null;
+  description: string;
+  /** An invoice's DueDate, a positive adjustment's (its date when it has none); null for credits. */
+  dueDate: PlainDate | null;
+}
+
+export interface Statement {
+  customer: Customer;
+  currencyCode: string;
+  startDate: PlainDate;
+  endDate: PlainDate;
+  openingMinor: number;
+  lines: { record: StatementRecord; balanceMinor: number }[];
+  closingMinor: number;
+  /** What is owed at endDate, aged by days past due. */
+  ageing: Ageing;
+  /** Credit dated by endDate and not yet allocated: payments, credit notes, negative adjustments. */
+  unappliedMinor: number;
+}
+
+export interface StatementRange {
+  /** Wire dates, as the query string gave them. */
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+}
+
+const KIND_NAMES = { payment: 'Payment', credit_note: 'Credit note', adjustment: 'Adjustment' } as const;
+
+/** The customer's statement of account over a range (docs/spec-decisions.md, "Statements"). */
+export async function getStatement(
+  ctx: ServiceContext,
+  customerId: number,
+  range: StatementRange,
+): Promise<Statement> {
+  const customer = await getCustomer(ctx, customerId);
+  const { startDate, endDate } = checkedRange(ctx, customer, range);
+  return statementFor(ctx, customer, startDate, endDate);
+}
+
+/** The statement of a customer already read, over a range already checked (the bill run's statement e-mails). */
+export async function statementFor(
+  ctx: ServiceContext,
+  customer: Customer,
+  startDate: PlainDate,
+  endDate: PlainDate,
+): Promise<Statement> {
+  const currencyCode = customer.currencyCode;
+  const invoices = await statementInvoicesOf(ctx, customer.id, currencyCode);
+  const money = await statementMoneyRecordsOf(ctx, customer.id, currencyCode);
+  const records: StatementRecord[] = [
+    ...invoices.map((invoice) => ({
+      kind: 'invoice' as const,
+      id: invoice.id,
+      date: invoice.invoiceDate,
+      amountMinor: invoice.totalMinor,
+      reference: invoice.invoiceNum === null ? null : String(invoice.invoiceNum),
+      description: `Invoice ${invoice.invoiceNum ?? invoice.id}${invoice.reference ? ` (${invoice.reference})` : ''}`,
+      dueDate: invoice.dueDate,
+    })),
+    ...money.map((record) => ({
+      kind: record.kind,
+      id: record.id,
+      date: record.date,
+      amountMinor: record.direction === 'positive' ? record.amountMinor : -record.amountMinor,
+      reference: record.reference,
+      description: [
+        record.kind === 'adjustment'
+          ? `${record.direction === 'positive' ? 'Debit' : 'Credit'} adjustment`
+          : KIND_NAMES[record.kind],
+        record.kind === 'credit_note' ? record.reference : record.detail?.replaceAll('_', ' '),
+        record.memo,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+      dueDate: record.direction === 'positive' ? (record.dueDate ?? record.date) : null,
+    })),
+  ];
+  const body = statementOf(records, startDate, endDate);
+  const owed = [
+    ...invoices
+      .filter((invoice) => invoice.invoiceDate <= endDate)
+      .map((invoice) => ({ dueDate: invoice.dueDate, openMinor: invoice.openMinor })),
+    ...money
+      .filter((record) => record.direction === 'positive' && record.date <= endDate)
+      .map((record) => ({ dueDate: record.dueDate ?? record.date, openMinor: record.openMinor })),
+  ];
+  const unappliedMinor = money
+    .filter((record) => record.direction === 'negative' && record.date <= endDate)
+    .reduce((sum, record) => sum + record.openMinor, 0);
+  return {
+    customer,
+    currencyCode,
+    startDate,
+    endDate,
+    openingMinor: body.openingMinor,
+    lines: body.lines.map((line) => ({ record: line.entry, balanceMinor: line.balanceMinor })),
+    closingMinor: body.closingMinor,
+    ageing: ageingOf(owed, endDate),
+    unappliedMinor,
+  };
+}
+
+/**
+ * startDate and endDate as calendar dates in the account's zone. Defaults: endDate today; startDate the day the
+ * last statement was sent when that is not after endDate (its period ended the day before), else the first day
+ * of endDate's month.
+ */
+function checkedRange(
+  ctx: ServiceContext,
+  customer: Customer,
+  range: StatementRange,
+): { startDate: PlainDate; endDate: PlainDate } {
+  const problems: FieldProblem[] = [];
+  const zone = ctx.account.timeZone;
+  const read = (text: string | undefined, field: string): PlainDate | undefined => {
+    if (text === undefined || text.trim() === '') return undefined;
+    const date = parseWireCalendarDate(text, zone);
+    if (date === undefined) problems.push({ field, message: 'must be a date' });
+    return date;
+  };
+  const givenStart = read(range.startDate, 'startDate');
+  const givenEnd = read(range.endDate, 'endDate');
+  if (problems.length) throw new ValidationError(problems);
+  const endDate = givenEnd ?? today(ctx);
+  const lastSent = customer.statementLastSentAt === null ? null : dateAt(customer.statementLastSentAt, zone);
+  const startDate =
+    givenStart ?? (lastSent !== null && lastSent <= endDate ? lastSent : `${endDate.slice(0, 8)}01`);
+  if (startDate > endDate) {
+    problems.push({ field: 'startDate', message: `must not be after endDate (${startDate} > ${endDate})` });
+  } else if (daysBetween(startDate, endDate) + 1 > STATEMENT_MAX_DAYS) {
+    problems.push({
+      field: 'endDate',
+      message: `must be at most ${STATEMENT_MAX_DAYS} days from startDate, both included (${startDate} to ${endDate})`,
+    });
+  }
+  if (problems.length) throw new ValidationError(problems);
+  return { startDate, endDate };
+}

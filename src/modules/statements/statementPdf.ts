@@ -1,0 +1,286 @@
+import PDFDocument from 'pdfkit';
+import type { ServiceContext } from '../../context.ts';
+import { findCountry, findState } from '../../core/countries.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { PdfWriter } from '../../pdf/pdfWriter.ts';
+import { documentSeller, getAccount, sellerLines, sellerName } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
+import type { Customer } from '../customers/index.ts';
+import { getCustomer } from '../customers/index.ts';
+import { dateForDocument } from '../invoicing/index.ts';
+import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
+import { getStatement, statementFor } from './statement.service.ts';
+import type { Statement, StatementRange } from './statement.service.ts';
+
+/**
+ * The statement of account as a PDF (A4), in the invoices' fonts and with their seller block (as the signed
+ * eMandate reuses them, src/modules/mandates/mandatePdf.ts): the seller; the customer; the period and currency;
+ * the opening balance, every line with its running balance, the closing balance; the ageing of what is owed and
+ * the credit not yet applied; the payment instructions; page numbers. Amounts are the exact stored figures
+ * (minorToDecimalText).
+ */
+const MARGIN = 50;
+const RIGHT_EDGE = 545;
+const HEADER_RIGHT_X = 330;
+const COLUMNS = {
+  date: { x: 50, width: 78, align: 'left' },
+  descrip: { x: 132, width: 183, align: 'left' },
+  due: { x: 320, width: 70, align: 'left' },
+  amount: { x: 395, width: 70, align: 'right' },
+  balance: { x: 470, width: 75, align: 'right' },
+} as const;
+const GREY = '#555555';
+
+export function statementPdfFilename(statement: Statement): string {
+  return `statement-${statement.customer.id}-${statement.endDate}.pdf`;
+}
+
+function customerLines(c: Customer): string[] {
+  const state = c.state || (c.countryStateId === null ? null : findState(c.countryStateId)?.name);
+  const country = c.country || (c.countryId === null ? null : findCountry(c.countryId)?.name);
+  const person = [c.name, c.lastName].filter(Boolean).join(' ');
+  return [
+    c.company,
+    c.company && person ? `Attn: ${person}` : person,
+    c.reference && `Account: ${c.reference}`,
+    c.address1,
+    c.address2,
+    [c.city, state, c.zipCode].filter(Boolean).join(', '),
+    country,
+    c.email,
+  ].filter((line): line is string => Boolean(line));
+}
+
+/** Renders the statement; `createdAt` (from the clock) is the document's creation date. */
+export function statementPdf(statement: Statement, seller: DocumentSeller, createdAt: Date): Promise<Buffer> {
+  const currency = statement.currencyCode;
+  const money = (minor: number) => minorToDecimalText(minor, currency);
+  const period = `${dateForDocument(statement.startDate)} – ${dateForDocument(statement.endDate)}`;
+  const title = 'Statement of account';
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + 20 },
+    bufferPages: true,
+    info: {
+      Title: `${title}, ${period}`,
+      Author: sellerName(seller),
+      CreationDate: createdAt,
+      ModDate: createdAt,
+    },
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const w = new PdfWriter(doc);
+  const bottom = doc.page.height - MARGIN - 20;
+  const fits = (y: number, height: number) => y + height <= bottom;
+
+  const left = w.sellerBlock(
+    { name: sellerName(seller), lines: sellerLines(seller), logo: seller.logo },
+    MARGIN,
+    MARGIN,
+  );
+  const right = { width: RIGHT_EDGE - HEADER_RIGHT_X, align: 'right' as const };
+  let top = w.text('STATEMENT OF ACCOUNT', HEADER_RIGHT_X, MARGIN, { ...right, size: 9, color: GREY });
+  top = w.text('Statement', HEADER_RIGHT_X, top, { ...right, weight: 'bold', size: 18 }) + 4;
+  const facts: [string, string][] = [
+    ['From', dateForDocument(statement.startDate)],
+    ['To', dateForDocument(statement.endDate)],
+    ['Currency', currency],
+    ['Balance due', money(statement.closingMinor)],
+  ];
+  for (const [label, value] of facts) {
+    w.text(`${label}:`, HEADER_RIGHT_X, top, { width: 90, weight: 'bold' });
+    top =
+      w.text(value, HEADER_RIGHT_X + 90, top, { width: RIGHT_EDGE - HEADER_RIGHT_X - 90, align: 'right' }) +
+      2;
+  }
+
+  let y = Math.max(left, top) + 20;
+  y = w.text('Statement for', MARGIN, y, { width: 260, weight: 'bold', size: 11 }) + 2;
+  for (const line of customerLines(statement.customer)) y = w.text(line, MARGIN, y, { width: 300 });
+  y += 20;
+
+  const header = () => {
+    const cells = { date: 'Date', descrip: 'Description', due: 'Due', amount: 'Amount', balance: 'Balance' };
+    let next = y;
+    for (const [key, label] of Object.entries(cells)) {
+      const column = COLUMNS[key as keyof typeof COLUMNS];
+      next = Math.max(
+        next,
+        w.text(label, column.x, y, { width: column.width, align: column.align, weight: 'bold' }),
+      );
+    }
+    y = next + 3;
+    w.rule(y);
+    y += 5;
+  };
+  const headerHeight = w.height('Description', COLUMNS.descrip.width, 'bold') + 8;
+  let headed = false;
+  const row = (cells: Record<keyof typeof COLUMNS, string>, weight: 'regular' | 'bold' = 'regular') => {
+    const height = Math.max(
+      ...Object.entries(cells).map(([key, value]) =>
+        w.height(value, COLUMNS[key as keyof typeof COLUMNS].width, weight),
+      ),
+    );
+    if (!fits(y, (headed ? 0 : headerHeight) + height)) {
+      doc.addPage();
+      y = MARGIN;
+      headed = false;
+    }
+    if (!headed) header();
+    headed = true;
+    for (const [key, value] of Object.entries(cells)) {
+      const column = COLUMNS[key as keyof typeof COLUMNS];
+      w.text(value, column.x, y, { width: column.width, align: column.align, weight });
+    }
+    y += height + 5;
+  };
+  row(
+    {
+      date: dateForDocument(statement.startDate),
+      descrip: 'Opening balance',
+      due: '',
+      amount: '',
+      balance: money(statement.openingMinor),
+    },
+    'bold',
+  );
+  for (const { record, balanceMinor } of statement.lines) {
+    row({
+      date: dateForDocument(record.date),
+      descrip: record.description,
+      due: record.dueDate === null ? '' : dateForDocument(record.dueDate),
+      amount: money(record.amountMinor),
+      balance: money(balanceMinor),
+    });
+  }
+  row(
+    {
+      date: dateForDocument(statement.endDate),
+      descrip: 'Closing balance',
+      due: '',
+      amount: '',
+      balance: money(statement.closingMinor),
+    },
+    'bold',
+  );
+  w.rule(y);
+  y += 12;
+
+  // The ageing, kept together: what is owed by days past due at the end date.
+  const { ageing } = statement;
+  const buckets: [string, number][] = [
+    ['Current', ageing.currentMinor],
+    ['1–30 days', ageing.overdue1To30Minor],
+    ['31–60 days', ageing.overdue31To60Minor],
+    ['61–90 days', ageing.overdue61To90Minor],
+    ['Over 90 days', ageing.overdueOver90Minor],
+    ['Total owed', ageing.totalMinor],
+  ];
+  const cellWidth = (RIGHT_EDGE - MARGIN) / buckets.length;
+  const ageingHeight = 3 * w.height('Current', cellWidth, 'bold') + 30;
+  if (!fits(y, ageingHeight)) {
+    doc.addPage();
+    y = MARGIN;
+  }
+  y =
+    w.text(`Amounts owed by days past due, ${currency}`, MARGIN, y, {
+      width: RIGHT_EDGE - MARGIN,
+      weight: 'bold',
+      size: 11,
+    }) + 4;
+  let next = y;
+  buckets.forEach(([label], i) => {
+    next = Math.max(
+      next,
+      w.text(label, MARGIN + i * cellWidth, y, { width: cellWidth - 4, align: 'right', color: GREY }),
+    );
+  });
+  y = next + 2;
+  buckets.forEach(([, minor], i) => {
+    next = Math.max(
+      next,
+      w.text(money(minor), MARGIN + i * cellWidth, y, {
+        width: cellWidth - 4,
+        align: 'right',
+        weight: i === buckets.length - 1 ? 'bold' : 'regular',
+      }),
+    );
+  });
+  y = next + 6;
+  if (statement.unappliedMinor !== 0) {
+    y =
+      w.text(
+        `Credit not yet applied to an invoice: ${currency} ${money(statement.unappliedMinor)}`,
+        MARGIN,
+        y,
+        { width: RIGHT_EDGE - MARGIN },
+      ) + 2;
+  }
+
+  const instructions = seller.details.paymentInstructions;
+  if (instructions && statement.closingMinor > 0) {
+    y += 12;
+    if (!fits(y, 30)) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    y = w.text('Payment instructions', MARGIN, y, { width: RIGHT_EDGE - MARGIN, weight: 'bold' }) + 2;
+    w.text(instructions, MARGIN, y, { width: RIGHT_EDGE - MARGIN });
+  }
+
+  const pages = doc.bufferedPageRange();
+  for (let i = 0; i < pages.count; i += 1) {
+    doc.switchToPage(pages.start + i);
+    w.footer(`${title}, ${period} · Page ${i + 1} of ${pages.count}`, MARGIN, RIGHT_EDGE - MARGIN);
+  }
+  doc.end();
+  return done;
+}
+
+/** GET /v1/customers/{customerID}/statement.pdf. */
+export async function renderStatementPdf(
+  ctx: ServiceContext,
+  customerId: number,
+  range: StatementRange,
+): Promise<{ statement: Statement; pdf: Buffer }> {
+  const statement = await getStatement(ctx, customerId, range);
+  return { statement, pdf: await statementPdf(statement, await documentSeller(ctx), ctx.clock.now()) };
+}
+
+/** The attachment kind of statement e-mails; its ref is the customer and the range (statementAttachmentRef). */
+export const STATEMENT_PDF_ATTACHMENT = 'statement_pdf';
+
+export function statementAttachmentRef(customerId: number, startDate: string, endDate: string): string {
+  return JSON.stringify({ customerId, startDate, endDate });
+}
+
+/**
+ * The mail worker's renderer for statement e-mails: the statement of the queued range, as the records stand at
+ * delivery (the bill run queues it the day the period ends, so this is that day's figures but for what was
+ * recorded since with a date in the range).
+ */
+export const renderStatementPdfAttachment: AttachmentRenderer = async (
+  deps,
+  mail,
+): Promise<RenderedAttachment> => {
+  const account = await getAccount(deps.db, mail.accountId);
+  const ctx: ServiceContext = {
+    account,
+    db: deps.db,
+    clock: deps.clock,
+    wallClock: deps.wallClock,
+    log: deps.log,
+    secrets: deps.secrets,
+    mailQueued: () => {},
+  };
+  const ref = JSON.parse(mail.ref) as { customerId: number; startDate: string; endDate: string };
+  const customer = await getCustomer(ctx, ref.customerId);
+  const statement = await statementFor(ctx, customer, ref.startDate, ref.endDate);
+  const pdf = await statementPdf(statement, await documentSeller(ctx), ctx.clock.now());
+  return { filename: statementPdfFilename(statement), contentType: 'application/pdf', content: pdf };
+};
