@@ -24,6 +24,8 @@ export interface Account {
   invoiceTerms: string | null;
   /** How failed card collections are retried, and what happens when retries run out (docs/gateways.md). */
   dunning: DunningSettings;
+  /** The customer portal's address, /portal/{portalSlug}/ (docs/portal.md); null until the account sets one. */
+  portalSlug: string | null;
 }
 
 export interface DunningSettings {

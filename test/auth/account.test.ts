@@ -53,6 +53,8 @@ const FIELDS = [
   'InvoiceTerms',
   ...DUNNING_FIELDS,
   ...SELLER_FIELDS,
+  'PortalSlug',
+  'PortalURL',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -81,6 +83,8 @@ describe('GET /v1/account', () => {
       InvoiceTerms: null,
       ...DUNNING_DEFAULTS,
       ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
+      PortalSlug: null,
+      PortalURL: null,
     });
   });
 

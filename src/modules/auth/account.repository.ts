@@ -17,6 +17,7 @@ export interface AccountRow {
   dunning_max_attempts: number | null;
   dunning_suspend_customer: boolean | number;
   dunning_cancel_subscriptions: boolean | number;
+  portal_slug: string | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -33,6 +34,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.dunning_max_attempts',
   'accounts.dunning_suspend_customer',
   'accounts.dunning_cancel_subscriptions',
+  'accounts.portal_slug',
 ] as const;
 
 export async function insertAccount(
@@ -65,6 +67,7 @@ export type AccountChanges = Partial<
     | 'invoice_terms'
     | 'dunning_retry_days'
     | 'dunning_max_attempts'
+    | 'portal_slug'
   > & { dunning_suspend_customer: boolean; dunning_cancel_subscriptions: boolean } & SellerColumns
 >;
 
@@ -138,6 +141,11 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<number | undefined> {
+  const row = await db.selectFrom('accounts').select('id').where('portal_slug', '=', slug).executeTakeFirst();
+  return row?.id;
 }
 
 export function findAccount(db: Db, accountId: number): Promise<AccountRow | undefined> {
