@@ -24,6 +24,7 @@ import * as captureChallenges from './migrations/0019_capture_challenges.ts';
 import * as captureAddressFailures from './migrations/0020_capture_address_failures.ts';
 import * as emandateCancel from './migrations/0021_emandate_cancel.ts';
 import * as portal from './migrations/0025_portal.ts';
+import * as mailHtml from './migrations/0026_mail_html.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0020_capture_address_failures': captureAddressFailures,
   '0021_emandate_cancel': emandateCancel,
   '0025_portal': portal,
+  '0026_mail_html': mailHtml,
 };
 
 /**

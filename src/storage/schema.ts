@@ -204,6 +204,8 @@ export interface MailOutboxTable {
   subject: string;
   /** AES-256-GCM sealed text: messages can carry credentials. */
   body_sealed: string;
+  /** The HTML alternative, sealed likewise (0026); null: text only. */
+  html_sealed: string | null;
   status: 'pending' | 'sent' | 'skipped' | 'failed';
   attempts: number;
   next_attempt_at: Instant;

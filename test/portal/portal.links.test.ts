@@ -104,6 +104,10 @@ describe('forgotten and changed passwords', () => {
       smtp.messages.find((m) => m.raw.includes('Reset your') && m.raw.includes(login.username)),
     );
     const unfolded = mail.raw.replace(/=\r?\n/g, '');
+    // A plain-text part and an HTML alternative, both signed by the seller (the account's name, without a LegalName).
+    expect(mail.raw).toMatch(/Content-Type: text\/plain/i);
+    expect(mail.raw).toMatch(/Content-Type: text\/html/i);
+    expect(unfolded).toContain('Test Account');
     const path = /\/portal\/[a-z0-9-]+\/reset\/[\w-]{43}/.exec(unfolded)![0];
     const form = await client.csrfOf(path);
     const mismatch = await client.post(path, { csrf: form, Password: 'new1pass', ConfirmPassword: 'other1' });

@@ -10,6 +10,7 @@ export interface NewMailRow {
   cc?: string | null;
   subject: string;
   bodySealed: string;
+  htmlSealed?: string | null;
   attachment?: { kind: string; ref: string } | null;
   createdAt: string;
 }
@@ -21,6 +22,7 @@ function mailValues(mail: NewMailRow) {
     cc: mail.cc ?? null,
     subject: mail.subject,
     body_sealed: mail.bodySealed,
+    html_sealed: mail.htmlSealed ?? null,
     attachment_kind: mail.attachment?.kind ?? null,
     attachment_ref: mail.attachment?.ref ?? null,
     status: 'pending' as const,
@@ -39,7 +41,7 @@ export async function insertMail(db: Db, mail: NewMailRow): Promise<number> {
   return row.id;
 }
 
-/** Rows per INSERT: 11 parameters each stays far below both dialects' limits on parameters per statement. */
+/** Rows per INSERT: 12 parameters each stays far below both dialects' limits on parameters per statement. */
 const INSERT_CHUNK = 1000;
 
 /** Many messages in a few multi-row statements (a bill run queues one per invoice). */
@@ -59,6 +61,7 @@ const MAIL_COLUMNS = [
   'cc',
   'subject',
   'body_sealed',
+  'html_sealed',
   'attachment_kind',
   'attachment_ref',
   'status',

@@ -17,6 +17,8 @@ export interface OutgoingMail {
   cc?: string | null;
   subject: string;
   text: string;
+  /** An HTML alternative to `text`, which stays the plain-text part. */
+  html?: string | null;
   attachment?: AttachmentRef | null;
 }
 
@@ -32,6 +34,7 @@ export interface SendableMail {
   cc?: string;
   subject: string;
   text: string;
+  html?: string;
   attachments?: RenderedAttachment[];
 }
 
@@ -86,6 +89,7 @@ function newMailRow(deps: { clock: Clock; secrets: SecretBox }, accountId: numbe
     cc: mail.cc ?? null,
     subject: mail.subject,
     bodySealed: deps.secrets.seal(mail.text),
+    htmlSealed: mail.html ? deps.secrets.seal(mail.html) : null,
     attachment: mail.attachment ?? null,
     createdAt: deps.clock.now().toISOString(),
   };
@@ -169,6 +173,7 @@ export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
         ...(mail.cc ? { cc: mail.cc } : {}),
         subject: mail.subject,
         text: deps.secrets.open(mail.body_sealed),
+        ...(mail.html_sealed ? { html: deps.secrets.open(mail.html_sealed) } : {}),
         ...(attachments.length ? { attachments } : {}),
       });
       await repo.recordDelivery(deps.db, lease, { status: 'sent', at: deps.clock.now().toISOString() });

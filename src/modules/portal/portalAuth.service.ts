@@ -8,6 +8,7 @@ import {
   verifyPassword,
 } from '../../security/passwords.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
 import {
   findContactByUsername,
   findContactCredentials,
@@ -237,27 +238,51 @@ export async function requestPasswordReset(
       expires_at: at(ctx, RESET_TOKEN_MS),
     });
     const link = `${input.portalUrl}reset/${token}`;
-    const text = [
-      `Hello ${contact.name},`,
-      '',
-      `Someone asked to reset the password of ${contact.username ?? ''} for the ${ctx.account.name} customer portal.`,
-      'To choose a new password, open this link within 30 minutes (it works once):',
-      '',
-      link,
-      '',
-      'If you did not ask for this, ignore this message: your password stays as it is.',
-      '',
-      '--',
-      sellerName(seller),
-      ...sellerLines(seller),
-    ];
     await queueMail(trx, ctx, ctx.account.id, {
       to: contact.email,
       subject: `Reset your ${ctx.account.name} customer portal password`,
-      text: text.join('\n'),
+      ...resetMail({
+        name: contact.name,
+        username: contact.username ?? '',
+        account: ctx.account.name,
+        link,
+        seller,
+      }),
     });
   });
   ctx.mailQueued();
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+/** The reset message: plain text, and the same in HTML, signed with the seller's details. */
+function resetMail(m: {
+  name: string;
+  username: string;
+  account: string;
+  link: string;
+  seller: DocumentSeller;
+}): { text: string; html: string } {
+  const paragraphs = [
+    `Hello ${m.name},`,
+    `Someone asked to reset the password of ${m.username} for the ${m.account} customer portal.`,
+    'To choose a new password, open this link within 30 minutes (it works once):',
+  ];
+  const after = 'If you did not ask for this, ignore this message: your password stays as it is.';
+  const signature = [sellerName(m.seller), ...sellerLines(m.seller)];
+  const text = [...paragraphs.flatMap((p) => [p, '']), m.link, '', after, '', '--', ...signature].join('\n');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(
+    `Reset your ${m.account} customer portal password`,
+  )}</title></head><body style="font-family:sans-serif;line-height:1.5">${paragraphs
+    .map((p) => `<p>${escapeHtml(p)}</p>`)
+    .join('')}<p><a href="${escapeHtml(m.link)}">Choose a new password</a></p><p>${escapeHtml(
+    after,
+  )}</p><hr><p>${signature.map(escapeHtml).join('<br>')}</p></body></html>`;
+  return { text, html };
 }
 
 /** A reset token that is still usable: unused, unexpired, its contact active. */
