@@ -251,3 +251,44 @@ describe('forms from elsewhere', () => {
     expect((await client.get(client.base)).status).toBe(200);
   });
 });
+
+describe('what a client may send', () => {
+  it('never answers 500 to odd bodies, methods or ids', async () => {
+    const base = await portalPath();
+    const answers = await Promise.all([
+      fetch(`${t.url}${base}login`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }),
+      fetch(`${t.url}${base}login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"username":["a"],"password":{}}',
+      }),
+      fetch(`${t.url}${base}login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'username=a&username=b&csrf=%ZZ',
+      }),
+      fetch(`${t.url}${base}reset/${'x'.repeat(300)}`),
+      fetch(`${t.url}${base}link/%00`),
+      fetch(`${t.url}${base}invoices/1e5`, { redirect: 'manual' }),
+      fetch(`${t.url}/portal/${'a'.repeat(150)}/login`),
+    ]);
+    for (const answer of answers) expect(answer.status, answer.url).toBeLessThan(500);
+  });
+
+  it('pauses an address after more than 20 failures across usernames', async () => {
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}login`);
+    const statuses: number[] = [];
+    for (let i = 0; i <= 21; i++) {
+      statuses.push(
+        (await client.post(`${client.base}login`, { csrf, username: `guess-${i}`, password: 'wrong1pass' }))
+          .status,
+      );
+    }
+    expect(statuses.slice(0, 20).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    clock.set(new Date(clock.now().getTime() + LOCK_MS + 1000).toISOString());
+    const login = await customerWithLogin();
+    expect((await client.signIn(login.username, login.password)).status).toBe(303);
+  }, 60_000);
+});
