@@ -20,6 +20,7 @@ const MODULE_ORDER = [
   'collections',
   'batches',
   'widgets',
+  'portal',
 ];
 
 const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|connectModules)[.]ts$|cli/)';

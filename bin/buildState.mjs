@@ -42,13 +42,14 @@ function mtimeMs(file) {
 }
 
 /**
- * What tsconfig.build.json compiles: sources and the JSON they import, not tests or test fixtures (it excludes
+ * What tsconfig.build.json compiles: sources and the JSON they import, and the templates scripts/build.mjs copies
+ * (.eta, .css); not tests or test fixtures (it excludes
  * them) and not hidden files (an editor's lock files such as .#invoice.ts, often dangling links).
  */
 function isInput(name) {
   if (name.startsWith('.')) return false;
   if (name.endsWith('.test.ts') || name.endsWith('.fixtures.ts')) return false;
-  return name.endsWith('.ts') || name.endsWith('.json');
+  return name.endsWith('.ts') || name.endsWith('.json') || name.endsWith('.eta') || name.endsWith('.css');
 }
 
 /**

@@ -92,6 +92,25 @@ function removeOrphans(dir) {
   }
 }
 
+/**
+ * tsc copies only what it compiles: the templates and style sheets a module keeps in a `templates/` folder (the
+ * customer portal's) are copied beside the compiled code, which finds them by its own URL. A folder copied before
+ * is replaced whole, so a template removed from src/ is gone from dist/ too.
+ */
+function copyTemplates(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const source = path.join(dir, entry.name);
+    if (entry.name === 'templates') {
+      const target = path.join(DIST, path.relative(SRC, source));
+      fs.rmSync(target, { recursive: true, force: true });
+      fs.cpSync(source, target, { recursive: true });
+    } else {
+      copyTemplates(source);
+    }
+  }
+}
+
 function main() {
   const tsc = findTsc();
   if (!tsc) {
@@ -120,6 +139,7 @@ function main() {
       fail(`tsc --build exited with status ${result.status ?? result.signal}`);
     }
     if (fs.existsSync(DIST)) removeOrphans(DIST);
+    copyTemplates(SRC);
     fs.mkdirSync(DIST, { recursive: true });
     fs.writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
     // Dated when the build started: a source saved while tsc ran is newer, so the next call builds again.

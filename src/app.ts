@@ -44,6 +44,7 @@ import {
   registerEmandateWidgetApiRoutes,
 } from './modules/mandates/emandates.routes.ts';
 import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
+import { registerPortalApiRoutes, registerPortalRoutes } from './modules/portal/portal.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -104,7 +105,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerPackageRoutes(v1);
   registerComponentRoutes(v1);
   registerGatewaysRoutes(v1);
-  registerAccountRoutes(v1);
+  registerAccountRoutes(v1, { publicUrl: deps.publicUrl });
   registerInvoicesRoutes(v1);
   registerRecurringInvoicesRoutes(v1);
   registerSubscriptionsRoutes(v1);
@@ -121,6 +122,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerEventRoutes(v1);
   registerWebhookEndpointRoutes(v1);
   registerEmandateRoutes(v1);
+  registerPortalApiRoutes(v1, { publicUrl: deps.publicUrl });
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -259,6 +261,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/widget' },
   );
+  // The customer portal's pages: a contact's session (or the sign-in they lead to) names the account.
+  registerPortalRoutes(app as unknown as App, {
+    db: deps.storage.db,
+    contextFor: hostedPageContext,
+    publicUrl: deps.publicUrl,
+  });
 
   return app as unknown as App;
 }

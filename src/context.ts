@@ -27,6 +27,8 @@ export interface Account {
   dunning: DunningSettings;
   /** How often automatic statements go out (docs/spec-decisions.md, "Statements"). */
   statementPeriod: StatementPeriod;
+  /** The customer portal's address, /portal/{portalSlug}/ (docs/portal.md); null until the account sets one. */
+  portalSlug: string | null;
 }
 
 export interface DunningSettings {

@@ -35,13 +35,14 @@ const REDACT = [
 
 /**
  * A URL as the logs show it: the tokens that are capabilities in a URL (a capture session's SessionToken and
- * HashToken, an eMandate's token; docs/design/hosted-pages.md, "Capture widget") replaced by `[token]`. Applied to every
+ * HashToken, an eMandate's token, a portal sign-in link's or password reset's; docs/design/hosted-pages.md, "Capture widget") replaced by `[token]`. Applied to every
  * request line, also of routes that do not exist, since a mistyped page URL still carries its token.
  */
 export function urlWithoutTokens(url: string): string {
   return url
     .replace(/(\/widget\/(?:capture|emandate(?:\/frame)?)\/)(?!v1\/|download\b)[^/?#]+/, '$1[token]')
     .replace(/(\/v1\/widgets\/capturepaymethod\/(?:get|build)\/)[^/?#]+/, '$1[token]')
+    .replace(/(\/portal\/[^/?#]+\/(?:link|reset)\/)[^/?#]+/, '$1[token]')
     .replace(/([?&](?:token|Token|SessionToken)=)[^&#]*/g, '$1[token]');
 }
 

@@ -122,6 +122,10 @@ const TAGS = [
     'Capture widget',
     'A hosted frame that captures a card (and may charge it) on your page; you confirm and link it from your server.',
   ],
+  [
+    'Customer portal',
+    "Where a customer's contacts sign in to see their invoices: single-use sign-in links made by your server.",
+  ],
   ['Test clock', "A test account's own clock: advance it to run the real bill run for every day passed."],
   [
     'Events',

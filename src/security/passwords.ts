@@ -11,20 +11,48 @@ const scrypt = promisify(crypto.scrypt) as (
 // scrypt with N=2^15, r=8, p=1: about 32 MiB and tens of milliseconds per hash on a small machine, so a contact
 // edit stays quick while guessing stays costly. The parameters travel with each hash, so they can grow later.
 const N = 32768;
+/**
+ * The portal's cost, OWASP's for scrypt (N=2^17, r=8, p=1: 128 MiB; docs/design/portal.md, "Sign-in"): a contact's
+ * password is rehashed at it when the contact signs in or changes it in the portal.
+ */
+const STRONG_N = 131072;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
-const MAX_MEMORY = 64 * 1024 * 1024;
+/** Above what the strongest hash needs (128 × N × r bytes). */
+const MAX_MEMORY = 256 * 1024 * 1024;
 
-export async function hashPassword(password: string): Promise<string> {
+/** `standard` for passwords the API sets; `strong` where a person waits once for it (portal sign-in). */
+export type PasswordCost = 'standard' | 'strong';
+
+export async function hashPassword(password: string, cost: PasswordCost = 'standard'): Promise<string> {
+  const n = cost === 'strong' ? STRONG_N : N;
   const salt = crypto.randomBytes(16);
-  const hash = await scrypt(password, salt, KEY_LENGTH, { N, r: R, p: P, maxmem: MAX_MEMORY });
-  return ['scrypt', N, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
+  const hash = await scrypt(password, salt, KEY_LENGTH, { N: n, r: R, p: P, maxmem: MAX_MEMORY });
+  return ['scrypt', n, R, P, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+/** Whether a stored hash is weaker than the portal's cost (made before it, or by the API), so worth rehashing. */
+export function needsStrongerHash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) < STRONG_N || Number(r) < R || Number(p) < P;
+}
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * A hash of no one's password, at the portal's cost: a sign-in for a username that does not exist verifies
+ * against it, so it takes as long as one that does (docs/design/portal.md, "Sign-in").
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummy ??= hashPassword(crypto.randomBytes(16).toString('base64'), 'strong');
+  return dummy;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
+  if (![n, r, p].every((part) => /^\d{1,7}$/.test(part ?? ''))) return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
     N: Number(n),
@@ -57,3 +85,6 @@ export function passwordPolicyProblem(password: string): string | undefined {
   if (!/\p{Nd}/u.test(password)) return 'must contain a number';
   return undefined;
 }
+
+/** docs/design/portal.md, "Sign-in": a password set in the portal has at most 128 characters. */
+export const PORTAL_PASSWORD_MAX = 128;

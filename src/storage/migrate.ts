@@ -25,6 +25,7 @@ import * as captureAddressFailures from './migrations/0020_capture_address_failu
 import * as emandateCancel from './migrations/0021_emandate_cancel.ts';
 import * as captureClaims from './migrations/0023_capture_claims.ts';
 import * as statementPeriod from './migrations/0024_statement_period.ts';
+import * as portal from './migrations/0025_portal.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0021_emandate_cancel': emandateCancel,
   '0023_capture_claims': captureClaims,
   '0024_statement_period': statementPeriod,
+  '0025_portal': portal,
 };
 
 /**

@@ -10,6 +10,7 @@ import type {
   WebhookEndpointsTable,
 } from './schema.events.ts';
 import type { CaptureAddressFailuresTable, CaptureSessionsTable } from './schema.widgets.ts';
+import type { PortalSessionsTable, PortalSignInFailuresTable, PortalTokensTable } from './schema.portal.ts';
 import type {
   BatchesTable,
   BatchLinesTable,
@@ -47,6 +48,7 @@ export type * from './columnTypes.ts';
 export type * from './schema.billing.ts';
 export type * from './schema.collections.ts';
 export type * from './schema.widgets.ts';
+export type * from './schema.portal.ts';
 export type * from './schema.mandates.ts';
 
 export interface AccountsTable {
@@ -86,6 +88,8 @@ export interface AccountsTable {
   payment_instructions: string | null;
   /** How often automatic statements go out: monthly, quarterly or yearly (0024). */
   statement_period: Defaulted<string>;
+  /** The customer portal's address under /portal/ (0025); null until set. */
+  portal_slug: string | null;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -413,4 +417,7 @@ export interface Database {
   capture_sessions: CaptureSessionsTable;
   capture_address_failures: CaptureAddressFailuresTable;
   emandates: EmandatesTable;
+  portal_sessions: PortalSessionsTable;
+  portal_tokens: PortalTokensTable;
+  portal_sign_in_failures: PortalSignInFailuresTable;
 }

@@ -54,6 +54,8 @@ const FIELDS = [
   ...DUNNING_FIELDS,
   'StatementPeriod',
   ...SELLER_FIELDS,
+  'PortalSlug',
+  'PortalURL',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -83,6 +85,8 @@ describe('GET /v1/account', () => {
       ...DUNNING_DEFAULTS,
       StatementPeriod: 'monthly',
       ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
+      PortalSlug: null,
+      PortalURL: null,
     });
   });
 

@@ -18,6 +18,7 @@ export interface AccountRow {
   dunning_suspend_customer: boolean | number;
   dunning_cancel_subscriptions: boolean | number;
   statement_period: string;
+  portal_slug: string | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -35,6 +36,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.dunning_suspend_customer',
   'accounts.dunning_cancel_subscriptions',
   'accounts.statement_period',
+  'accounts.portal_slug',
 ] as const;
 
 export async function insertAccount(
@@ -68,6 +70,7 @@ export type AccountChanges = Partial<
     | 'dunning_retry_days'
     | 'dunning_max_attempts'
     | 'statement_period'
+    | 'portal_slug'
   > & { dunning_suspend_customer: boolean; dunning_cancel_subscriptions: boolean } & SellerColumns
 >;
 
@@ -141,6 +144,11 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<number | undefined> {
+  const row = await db.selectFrom('accounts').select('id').where('portal_slug', '=', slug).executeTakeFirst();
+  return row?.id;
 }
 
 export function findAccount(db: Db, accountId: number): Promise<AccountRow | undefined> {

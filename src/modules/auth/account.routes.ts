@@ -7,7 +7,7 @@ import { accountSettingsFromWire, toAccountDto } from './account.serializer.ts';
 const tags = ['Account'];
 
 /** The calling account's own settings (beyond the spec: the original has no such resource). */
-export function registerAccountRoutes(app: App): void {
+export function registerAccountRoutes(app: App, options: { publicUrl?: string } = {}): void {
   app.get(
     '/account',
     {
@@ -20,7 +20,12 @@ export function registerAccountRoutes(app: App): void {
       },
     },
     // The context's account was read by this request's authentication, so it is current.
-    async (request) => toAccountDto(request.ctx.account, await accounts.getSellerDetails(request.ctx)),
+    async (request) =>
+      toAccountDto(
+        request.ctx.account,
+        await accounts.getSellerDetails(request.ctx),
+        options.publicUrl ?? `${request.protocol}://${request.host}`,
+      ),
   );
 
   app.get(

@@ -102,6 +102,17 @@ export const AccountOut = Type.Object(
     LogoURL: Nullable(
       Type.String({ description: 'Where GET fetches the logo (the image itself is never inlined here)' }),
     ),
+    PortalSlug: Nullable(
+      Type.String({ description: "The customer portal's name in its address", examples: ['acme'] }),
+    ),
+    PortalURL: Nullable(
+      Type.String({
+        description:
+          'Where customers sign in to the portal: PUBLIC_URL (or the address of the request) with /portal/{PortalSlug}/; ' +
+          'null without a PortalSlug. Events, which have no request, show the path alone when PUBLIC_URL is not set.',
+        examples: ['https://billing.example.com/portal/acme/'],
+      }),
+    ),
   },
   { $id: 'Account' },
 );
@@ -120,6 +131,15 @@ export const EditAccountBody = Type.Partial(
     ...dunningFields(),
     StatementPeriod: statementPeriodField(),
     ...sellerFields(),
+    PortalSlug: Nullable(
+      Type.String({
+        maxLength: 200,
+        description:
+          "The customer portal's name in its address (/portal/{PortalSlug}/): lowercase letters, digits and hyphens, " +
+          'unique among accounts; null clears it and closes the portal',
+        examples: ['acme'],
+      }),
+    ),
     Logo: Nullable(
       Type.String({
         maxLength: LOGO_BASE64_MAX,

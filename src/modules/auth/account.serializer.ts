@@ -5,7 +5,12 @@ import type { SellerDetails } from './sellerDetails.ts';
 
 export const ACCOUNT_LOGO_PATH = '/v1/account/logo';
 
-export function toAccountDto(account: Account, seller: SellerDetails): AccountOut {
+/** The portal's address: under `serviceUrl` (PUBLIC_URL or the request's origin) when known, else the path alone. */
+export function portalUrlOf(account: Account, serviceUrl?: string): string | null {
+  return account.portalSlug === null ? null : `${serviceUrl ?? ''}/portal/${account.portalSlug}/`;
+}
+
+export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl?: string): AccountOut {
   return {
     accountID: account.id,
     Name: account.name,
@@ -34,6 +39,8 @@ export function toAccountDto(account: Account, seller: SellerDetails): AccountOu
     ContactPhone: seller.phone,
     PaymentInstructions: seller.paymentInstructions,
     LogoURL: seller.logo ? ACCOUNT_LOGO_PATH : null,
+    PortalSlug: account.portalSlug,
+    PortalURL: portalUrlOf(account, serviceUrl),
   };
 }
 
@@ -48,6 +55,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     dunningSuspendCustomer: body.DunningSuspendCustomer,
     dunningCancelSubscriptions: body.DunningCancelSubscriptions,
     statementPeriod: body.StatementPeriod,
+    portalSlug: body.PortalSlug,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -3,6 +3,7 @@ import { fixedClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../storage/database.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
@@ -43,6 +44,7 @@ export function accountFromRow(row: AccountRow): Account {
     statementPeriod: isStatementPeriod(row.statement_period)
       ? row.statement_period
       : DEFAULT_STATEMENT_PERIOD,
+    portalSlug: row.portal_slug,
   };
 }
 
@@ -180,6 +182,8 @@ export interface AccountSettingsInput {
   dunningCancelSubscriptions?: boolean;
   /** How often automatic statements go out. */
   statementPeriod?: string;
+  /** The customer portal's slug (docs/portal.md, "Setting up"); null clears it. */
+  portalSlug?: string | null;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -225,6 +229,45 @@ function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): 
   return changes;
 }
 
+export const PORTAL_SLUG_MAX = 63;
+/** docs/portal.md, "Setting up": lowercase letters, digits and single hyphens inside, as a host name's label. */
+const PORTAL_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+function portalSlugChange(slug: string | null, problems: FieldProblem[]): string | null {
+  const text = optionalText(slug) ?? null;
+  if (text !== null && (text.length > PORTAL_SLUG_MAX || !PORTAL_SLUG.test(text))) {
+    problems.push({
+      field: 'PortalSlug',
+      message: `must be at most ${PORTAL_SLUG_MAX} lowercase letters, digits and hyphens, starting and ending with a letter or digit`,
+    });
+  }
+  return text;
+}
+
+const portalSlugTaken = (slug: string) =>
+  new ConflictError('portal_slug_taken', `The portal slug "${slug}" belongs to another account`);
+
+async function assertPortalSlugFree(db: Db, accountId: number, slug: string): Promise<void> {
+  const holder = await repo.findAccountIdByPortalSlug(db, slug);
+  if (holder !== undefined && holder !== accountId) throw portalSlugTaken(slug);
+}
+
+/** The update, with a slug taken by a concurrent request (the unique index) a 409 like one taken before. */
+async function updateAccountRow(db: Db, accountId: number, changes: repo.AccountChanges): Promise<boolean> {
+  try {
+    return await repo.updateAccount(db, accountId, changes);
+  } catch (error) {
+    if (changes.portal_slug && isUniqueViolation(error)) throw portalSlugTaken(changes.portal_slug);
+    throw error;
+  }
+}
+
+/** The account whose portal has this slug (the portal's pages are found by it). */
+export async function findAccountByPortalSlug(db: Db, slug: string): Promise<Account | undefined> {
+  const id = await repo.findAccountIdByPortalSlug(db, slug);
+  return id === undefined ? undefined : getAccount(db, id);
+}
+
 /**
  * Changes the account's settings, its seller details and logo at once or not at all. Problems are keyed by the
  * wire names of PUT /v1/account. A new time zone applies to billing dates computed from now on; dates already
@@ -266,6 +309,7 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     }
     changes.statement_period = input.statementPeriod;
   }
+  if (input.portalSlug !== undefined) changes.portal_slug = portalSlugChange(input.portalSlug, problems);
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(changes, seller.columns, dunningChanges(input, problems));
   if (problems.length) throw new ValidationError(problems);
@@ -273,7 +317,8 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
   return withTransaction(ctx, async (tctx) => {
     const trx = tctx.db;
     const before = await snapshotResource(tctx, accountRef(accountId));
-    if (Object.keys(changes).length > 0 && !(await repo.updateAccount(trx, accountId, changes))) {
+    if (changes.portal_slug) await assertPortalSlugFree(trx, accountId, changes.portal_slug);
+    if (Object.keys(changes).length > 0 && !(await updateAccountRow(trx, accountId, changes))) {
       throw new NotFoundError('Account', accountId);
     }
     if (seller.logo === null) await repo.deleteLogo(trx, accountId);

@@ -13,6 +13,7 @@ export {
   createAccount,
   createApiKey,
   editAccount,
+  findAccountByPortalSlug,
   getAccount,
   getAccountLogo,
   getSellerDetails,
@@ -25,7 +26,7 @@ export {
 /** What events show of the account and its keys (src/views/); the test clock announces its moves. */
 export type { ApiKeyInfo } from './account.service.ts';
 export { accountRef, accountsByIds, apiKeysByIds, getApiKeyAccountId } from './account.service.ts';
-export { toAccountDto } from './account.serializer.ts';
+export { portalUrlOf, toAccountDto } from './account.serializer.ts';
 
 /** Every event type this module emits (docs/webhooks.md lists them; a test triggers each). */
 export const ACCOUNT_EVENT_TYPES = [

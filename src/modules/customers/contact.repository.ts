@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
@@ -159,4 +160,78 @@ export async function deleteContact(db: Db, accountId: number, contactId: number
     .where('id', '=', contactId)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/** What a portal sign-in checks: the only reads of a password hash. */
+export interface ContactCredentialsRow {
+  id: number;
+  customer_id: number;
+  name: string;
+  last_name: string;
+  email: string;
+  username: string | null;
+  password_hash: string | null;
+  is_active: boolean | number;
+}
+
+const CREDENTIAL_COLUMNS = [
+  'id',
+  'customer_id',
+  'name',
+  'last_name',
+  'email',
+  'username',
+  'password_hash',
+  'is_active',
+] as const;
+
+/**
+ * The contact a portal user name names, case-insensitively (docs/design/portal.md, "Sign-in"); usernames are unique
+ * in the account as written, so an exact match wins over one differing in case.
+ */
+export async function findCredentialsByUsername(
+  db: Db,
+  accountId: number,
+  username: string,
+): Promise<ContactCredentialsRow | undefined> {
+  const rows = await db
+    .selectFrom('customer_contacts')
+    .select(CREDENTIAL_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where(sql<string>`lower(username)`, '=', username.toLowerCase())
+    .orderBy('id')
+    .limit(10)
+    .execute();
+  return rows.find((row) => row.username === username) ?? rows[0];
+}
+
+export async function findCredentials(
+  db: Db,
+  accountId: number,
+  contactId: number,
+): Promise<ContactCredentialsRow | undefined> {
+  return db
+    .selectFrom('customer_contacts')
+    .select(CREDENTIAL_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+}
+
+/** Replaces the hash only if it is still `expected`: a change made meanwhile wins. */
+export async function replacePasswordHash(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  expected: string,
+  hash: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('customer_contacts')
+    .set({ password_hash: hash })
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .where('password_hash', '=', expected)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -14,6 +14,14 @@ export {
   setCustomerSuspended,
 } from './customer.service.ts';
 export { listContacts } from './contact.service.ts';
+/** The customer portal's view of a contact's login (docs/design/portal.md, "Sign-in"). */
+export type { ContactCredentials } from './contactCredentials.service.ts';
+export {
+  findContactByUsername,
+  findContactCredentials,
+  rehashContactPassword,
+  setContactPassword,
+} from './contactCredentials.service.ts';
 export type { CustomerUses } from './customerUses.ts';
 export { registerCustomerUses } from './customerUses.ts';
 /** Wire pieces other modules embed: an invoice carries its customer. */

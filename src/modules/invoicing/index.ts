@@ -43,11 +43,12 @@ export {
   getInvoice,
   invoicesByIds,
   invoiceTaxPercs,
+  listInvoicesOfCustomer,
 } from './invoiceReads.service.ts';
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */
 export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
-export { renderInvoicePdfAttachment } from './invoicePdf.ts';
+export { invoicePdfFilename, renderInvoicePdf, renderInvoicePdfAttachment } from './invoicePdf.ts';
 export { dateForDocument } from './documentText.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';
 export {

@@ -21,7 +21,7 @@ export {
   liveSubscriptionIdsOfCustomer,
   subscriptionsByIds,
 } from './subscriptionReads.service.ts';
-export { cancelSubscription } from './subscriptionChanges.service.ts';
+export { cancelSubscription, upcomingInvoice } from './subscriptionChanges.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
 export {

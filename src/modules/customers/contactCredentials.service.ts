@@ -1,0 +1,92 @@
+import { inTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import { PORTAL_PASSWORD_MAX, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
+import { emitEvent } from '../events/index.ts';
+import * as repo from './contact.repository.ts';
+import type { ContactCredentialsRow } from './contact.repository.ts';
+
+/**
+ * A contact's login as the customer portal checks it (docs/design/portal.md, "Sign-in"). The portal sits above
+ * this module, so it asks here; the password hash leaves this module only in this shape.
+ */
+export interface ContactCredentials {
+  id: number;
+  customerId: number;
+  name: string;
+  lastName: string;
+  email: string;
+  username: string | null;
+  passwordHash: string | null;
+  isActive: boolean;
+}
+
+function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    name: row.name,
+    lastName: row.last_name,
+    email: row.email,
+    username: row.username,
+    passwordHash: row.password_hash,
+    isActive: Boolean(row.is_active),
+  };
+}
+
+export async function findContactByUsername(
+  ctx: ServiceContext,
+  username: string,
+): Promise<ContactCredentials | undefined> {
+  const row = await repo.findCredentialsByUsername(ctx.db, ctx.account.id, username);
+  return row && credentialsFromRow(row);
+}
+
+export async function findContactCredentials(
+  ctx: ServiceContext,
+  contactId: number,
+): Promise<ContactCredentials | undefined> {
+  const row = await repo.findCredentials(ctx.db, ctx.account.id, contactId);
+  return row && credentialsFromRow(row);
+}
+
+/** The same password at a stronger cost (no event: the password did not change); false when it changed meanwhile. */
+export function rehashContactPassword(
+  ctx: ServiceContext,
+  contactId: number,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  return repo.replacePasswordHash(ctx.db, ctx.account.id, contactId, from, to);
+}
+
+/**
+ * A contact's new password, chosen in the portal: the spec's rule (passwordPolicyProblem) and at most
+ * PORTAL_PASSWORD_MAX characters, hashed at the strong cost. `from` is the hash the contact proved it knew: a
+ * password changed meanwhile is a conflict. Announced as customer_contact.password_changed, as an API change is.
+ * Returns the new hash.
+ */
+export async function setContactPassword(
+  ctx: ServiceContext,
+  contactId: number,
+  from: string,
+  password: string,
+): Promise<string> {
+  const problem =
+    passwordPolicyProblem(password) ??
+    (password.length > PORTAL_PASSWORD_MAX
+      ? `must have at most ${PORTAL_PASSWORD_MAX} characters`
+      : undefined);
+  if (problem) throw ValidationError.field('Password', problem);
+  const hash = await hashPassword(password, 'strong');
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await repo.replacePasswordHash(trx, ctx.account.id, contactId, from, hash))) {
+      throw new ConflictError('password_changed', 'The password was changed meanwhile');
+    }
+    await emitEvent(inTransaction(ctx, trx), 'customer_contact.password_changed', {
+      type: 'customer_contact',
+      id: contactId,
+    });
+  });
+  return hash;
+}

@@ -1,0 +1,13 @@
+/**
+ * The customer portal: a customer's contacts sign in with their Username and Password and see their invoices
+ * (docs/portal.md, docs/design/portal.md). Routes: portal.routes.ts (the pages under /portal/{slug}/ and
+ * POST /v1/portal/sessions). It sits above every other module; none depends on it.
+ */
+export {
+  ABSOLUTE_TIMEOUT_MS,
+  IDLE_TIMEOUT_MS,
+  LOCK_MS,
+  RESET_TOKEN_MS,
+  SIGN_IN_LINK_MS,
+  USERNAME_FAILURES,
+} from './portalAuth.service.ts';

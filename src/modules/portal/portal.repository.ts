@@ -1,0 +1,152 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { PortalSessionsTable, PortalTokensTable } from '../../storage/schema.ts';
+
+export type SessionRow = Selectable<PortalSessionsTable>;
+export type TokenRow = Selectable<PortalTokensTable>;
+
+export async function insertSession(db: Db, row: Omit<SessionRow, 'id'>): Promise<number> {
+  const inserted = await db
+    .insertInto('portal_sessions')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export function findSession(db: Db, accountId: number, idSha256: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('portal_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id_sha256', '=', idSha256)
+    .executeTakeFirst();
+}
+
+export async function touchSession(db: Db, sessionId: number, at: string): Promise<void> {
+  await db.updateTable('portal_sessions').set({ last_seen_at: at }).where('id', '=', sessionId).execute();
+}
+
+export async function deleteSession(db: Db, sessionId: number): Promise<void> {
+  await db.deleteFrom('portal_sessions').where('id', '=', sessionId).execute();
+}
+
+export async function deleteSessionsOfContact(db: Db, accountId: number, contactId: number): Promise<void> {
+  await db
+    .deleteFrom('portal_sessions')
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .execute();
+}
+
+/** A rehash keeps the password: the contact's sessions made under the old hash stay valid under the new one. */
+export async function remarkSessions(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  from: string,
+  to: string,
+): Promise<void> {
+  await db
+    .updateTable('portal_sessions')
+    .set({ password_mark: to })
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('password_mark', '=', from)
+    .execute();
+}
+
+export async function insertToken(db: Db, row: Omit<TokenRow, 'id' | 'used_at'>): Promise<void> {
+  await db.insertInto('portal_tokens').values(row).execute();
+}
+
+export function findToken(
+  db: Db,
+  accountId: number,
+  purpose: string,
+  tokenSha256: string,
+): Promise<TokenRow | undefined> {
+  return db
+    .selectFrom('portal_tokens')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', purpose)
+    .where('token_sha256', '=', tokenSha256)
+    .executeTakeFirst();
+}
+
+/** Marks the token used; false when another request used it first (single use under concurrency). */
+export async function useToken(db: Db, tokenId: number, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('portal_tokens')
+    .set({ used_at: at })
+    .where('id', '=', tokenId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Unused reset tokens of the contact are spent when its password changes: a stolen older mail opens nothing. */
+export async function spendTokensOfContact(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('portal_tokens')
+    .set({ used_at: at })
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+export async function insertFailure(
+  db: Db,
+  row: { account_id: number; username_key: string; client_address: string; failed_at: string },
+  prunedBefore: string,
+): Promise<void> {
+  await db.deleteFrom('portal_sign_in_failures').where('failed_at', '<', prunedBefore).execute();
+  await db.insertInto('portal_sign_in_failures').values(row).execute();
+}
+
+/** The times of the username's failures since `since`, newest first. */
+export async function failuresOfUsername(
+  db: Db,
+  accountId: number,
+  usernameKey: string,
+  since: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('portal_sign_in_failures')
+    .select('failed_at')
+    .where('account_id', '=', accountId)
+    .where('username_key', '=', usernameKey)
+    .where('failed_at', '>', since)
+    .orderBy('failed_at', 'desc')
+    .limit(100)
+    .execute();
+  return rows.map((row) => row.failed_at);
+}
+
+/** The times of the address's failures since `since`, across usernames and accounts, newest first. */
+export async function failuresOfAddress(db: Db, clientAddress: string, since: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('portal_sign_in_failures')
+    .select('failed_at')
+    .where('client_address', '=', clientAddress)
+    .where('failed_at', '>', since)
+    .orderBy('failed_at', 'desc')
+    .limit(100)
+    .execute();
+  return rows.map((row) => row.failed_at);
+}
+
+export async function clearFailuresOfUsername(db: Db, accountId: number, usernameKey: string): Promise<void> {
+  await db
+    .deleteFrom('portal_sign_in_failures')
+    .where('account_id', '=', accountId)
+    .where('username_key', '=', usernameKey)
+    .execute();
+}

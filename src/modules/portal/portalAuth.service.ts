@@ -1,0 +1,383 @@
+import crypto from 'node:crypto';
+import type { ServiceContext } from '../../context.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  needsStrongerHash,
+  verifyPassword,
+} from '../../security/passwords.ts';
+import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
+import {
+  findContactByUsername,
+  findContactCredentials,
+  getCustomer,
+  listContacts,
+  rehashContactPassword,
+  setContactPassword,
+} from '../customers/index.ts';
+import type { ContactCredentials } from '../customers/index.ts';
+import { queueMail } from '../mail/index.ts';
+import * as repo from './portal.repository.ts';
+import type { SessionRow } from './portal.repository.ts';
+
+/** docs/design/portal.md, "Sessions and CSRF". */
+export const IDLE_TIMEOUT_MS = 30 * 60_000;
+export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60_000;
+/** The page warns this long before the session ends. */
+export const EXPIRY_WARNING_MS = 2 * 60_000;
+/** docs/design/portal.md, "Throttling". */
+export const USERNAME_FAILURES = 5;
+export const ADDRESS_FAILURES = 20;
+export const FAILURE_WINDOW_MS = 15 * 60_000;
+export const LOCK_MS = 15 * 60_000;
+/** docs/design/portal.md, "Pages": a reset link lives 30 minutes. */
+export const RESET_TOKEN_MS = 30 * 60_000;
+/** A merchant's sign-in link lives 5 minutes (docs/portal.md, "Sign-in links"). */
+export const SIGN_IN_LINK_MS = 5 * 60_000;
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+/** 32 random bytes: session ids and tokens (256 bits, above the 128 the design asks for). */
+const randomToken = () => crypto.randomBytes(32).toString('base64url');
+
+const at = (ctx: ServiceContext, plusMs = 0) => new Date(ctx.clock.now().getTime() + plusMs).toISOString();
+
+export interface PortalSession {
+  id: number;
+  contactId: number;
+  customerId: number;
+  contactName: string;
+  csrfToken: string;
+  returnUrl: string | null;
+  /** When the session ends if nothing happens: the idle or the absolute limit, whichever comes first. */
+  expiresAt: string;
+}
+
+/** A new session for the contact: the cookie's value, which the database keeps only as its SHA-256. */
+async function startSession(
+  ctx: ServiceContext,
+  contact: ContactCredentials,
+  passwordHash: string,
+  returnUrl: string | null,
+): Promise<string> {
+  const id = randomToken();
+  await repo.insertSession(ctx.db, {
+    account_id: ctx.account.id,
+    contact_id: contact.id,
+    id_sha256: sha256(id),
+    password_mark: sha256(passwordHash),
+    csrf_token: randomToken(),
+    return_url: returnUrl,
+    created_at: at(ctx),
+    last_seen_at: at(ctx),
+  });
+  return id;
+}
+
+function expiresAtOf(row: SessionRow): string {
+  const idle = Date.parse(row.last_seen_at) + IDLE_TIMEOUT_MS;
+  const absolute = Date.parse(row.created_at) + ABSOLUTE_TIMEOUT_MS;
+  return new Date(Math.min(idle, absolute)).toISOString();
+}
+
+export type SessionLookup = { kind: 'none' } | { kind: 'ended' } | { kind: 'active'; session: PortalSession };
+
+/**
+ * The session a cookie names, checked on every request: within its idle and absolute limits, its contact still
+ * there, active, with the password it signed in with (docs/design/portal.md, "Sign-in": deactivating, deleting or
+ * changing the password ends every session of the contact). A session in use has its idle limit moved on.
+ */
+export async function currentSession(
+  ctx: ServiceContext,
+  cookie: string | undefined,
+): Promise<SessionLookup> {
+  if (!cookie || cookie.length > 100) return { kind: 'none' };
+  const row = await repo.findSession(ctx.db, ctx.account.id, sha256(cookie));
+  if (!row) return { kind: 'none' };
+  const now = ctx.clock.now().getTime();
+  const contact = await findContactCredentials(ctx, row.contact_id);
+  const valid =
+    now < Date.parse(expiresAtOf(row)) &&
+    contact !== undefined &&
+    contact.isActive &&
+    contact.passwordHash !== null &&
+    sha256(contact.passwordHash) === row.password_mark;
+  if (!valid || !contact) {
+    await repo.deleteSession(ctx.db, row.id);
+    return { kind: 'ended' };
+  }
+  await repo.touchSession(ctx.db, row.id, at(ctx));
+  const touched = { ...row, last_seen_at: at(ctx) };
+  return {
+    kind: 'active',
+    session: {
+      id: row.id,
+      contactId: contact.id,
+      customerId: contact.customerId,
+      contactName: `${contact.name} ${contact.lastName}`.trim(),
+      csrfToken: row.csrf_token,
+      returnUrl: row.return_url,
+      expiresAt: expiresAtOf(touched),
+    },
+  };
+}
+
+export async function endSession(ctx: ServiceContext, sessionId: number): Promise<void> {
+  await repo.deleteSession(ctx.db, sessionId);
+}
+
+export type SignInResult =
+  { kind: 'signed_in'; sessionId: string } | { kind: 'refused' } | { kind: 'locked'; until: string };
+
+const usernameKey = (username: string) => username.trim().toLowerCase();
+
+/** When the username or the address is locked out, the later end of the two locks; undefined when neither is. */
+async function lockedUntil(
+  ctx: ServiceContext,
+  key: string,
+  clientAddress: string,
+): Promise<string | undefined> {
+  const since = at(ctx, -FAILURE_WINDOW_MS);
+  const byName = await repo.failuresOfUsername(ctx.db, ctx.account.id, key, since);
+  const byAddress = await repo.failuresOfAddress(ctx.db, clientAddress, since);
+  // A lock runs LOCK_MS from the last failure that counts: with no attempts checked while it lasts, the window
+  // empties by then and the lock clears by itself.
+  const ends = [
+    byName.length >= USERNAME_FAILURES ? byName[0] : undefined,
+    byAddress.length > ADDRESS_FAILURES ? byAddress[0] : undefined,
+  ].flatMap((last) => (last ? [Date.parse(last) + LOCK_MS] : []));
+  if (ends.length === 0) return undefined;
+  return new Date(Math.max(...ends)).toISOString();
+}
+
+/**
+ * A sign-in by username and password (docs/design/portal.md, "Sign-in" and "Throttling"). One password
+ * verification runs whether or not the user exists (against a dummy hash), and every refusal is the same one; a
+ * locked username or address is checked before, and says until when. A hash older than the portal's cost is
+ * replaced by a stronger one of the same password.
+ */
+export async function signIn(
+  ctx: ServiceContext,
+  input: { username: string; password: string; clientAddress: string },
+): Promise<SignInResult> {
+  const key = usernameKey(input.username);
+  const locked = await lockedUntil(ctx, key, input.clientAddress);
+  if (locked) return { kind: 'locked', until: locked };
+
+  const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
+  const stored = contact?.passwordHash ?? (await dummyPasswordHash());
+  const matches = await verifyPassword(input.password, stored);
+  if (!matches || !contact || !contact.isActive || contact.passwordHash === null) {
+    await repo.insertFailure(
+      ctx.db,
+      {
+        account_id: ctx.account.id,
+        username_key: key,
+        client_address: input.clientAddress,
+        failed_at: at(ctx),
+      },
+      at(ctx, -24 * 60 * 60_000),
+    );
+    const nowLocked = await lockedUntil(ctx, key, input.clientAddress);
+    return nowLocked ? { kind: 'locked', until: nowLocked } : { kind: 'refused' };
+  }
+  await repo.clearFailuresOfUsername(ctx.db, ctx.account.id, key);
+  let hash = contact.passwordHash;
+  if (needsStrongerHash(hash)) {
+    const stronger = await hashPassword(input.password, 'strong');
+    if (await rehashContactPassword(ctx, contact.id, hash, stronger)) {
+      await repo.remarkSessions(ctx.db, ctx.account.id, contact.id, sha256(hash), sha256(stronger));
+      hash = stronger;
+    }
+  }
+  return { kind: 'signed_in', sessionId: await startSession(ctx, contact, hash, null) };
+}
+
+/**
+ * Changes the signed-in contact's password after checking the current one. Every session of the contact ends
+ * (the new hash no longer matches theirs); the caller's continues under a new id, which this returns.
+ */
+export async function changePassword(
+  ctx: ServiceContext,
+  session: PortalSession,
+  input: { currentPassword: string; newPassword: string },
+): Promise<string> {
+  const contact = await findContactCredentials(ctx, session.contactId);
+  if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
+  if (!(await verifyPassword(input.currentPassword, contact.passwordHash))) {
+    throw ValidationError.field('CurrentPassword', 'is not your current password');
+  }
+  const hash = await setContactPassword(ctx, contact.id, contact.passwordHash, input.newPassword);
+  await repo.deleteSessionsOfContact(ctx.db, ctx.account.id, contact.id);
+  await repo.spendTokensOfContact(ctx.db, ctx.account.id, contact.id, at(ctx));
+  return startSession(ctx, contact, hash, session.returnUrl);
+}
+
+/**
+ * Forgotten password: e-mails the contact a single-use link when the username names an active contact; nothing
+ * otherwise, and the caller answers the same either way (docs/design/portal.md, "Pages").
+ */
+export async function requestPasswordReset(
+  ctx: ServiceContext,
+  input: { username: string; portalUrl: string },
+): Promise<void> {
+  const key = usernameKey(input.username);
+  const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
+  if (!contact || !contact.isActive || !contact.email) return;
+  const token = randomToken();
+  const seller = await documentSeller(ctx);
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertToken(trx, {
+      account_id: ctx.account.id,
+      contact_id: contact.id,
+      purpose: 'reset',
+      token_sha256: sha256(token),
+      return_url: null,
+      created_at: at(ctx),
+      expires_at: at(ctx, RESET_TOKEN_MS),
+    });
+    const link = `${input.portalUrl}reset/${token}`;
+    await queueMail(trx, ctx, ctx.account.id, {
+      to: contact.email,
+      subject: `Reset your ${ctx.account.name} customer portal password`,
+      ...resetMail({
+        name: contact.name,
+        username: contact.username ?? '',
+        account: ctx.account.name,
+        link,
+        seller,
+      }),
+    });
+  });
+  ctx.mailQueued();
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+/** The reset message: plain text, and the same in HTML, signed with the seller's details. */
+function resetMail(m: {
+  name: string;
+  username: string;
+  account: string;
+  link: string;
+  seller: DocumentSeller;
+}): { text: string; html: string } {
+  const paragraphs = [
+    `Hello ${m.name},`,
+    `Someone asked to reset the password of ${m.username} for the ${m.account} customer portal.`,
+    'To choose a new password, open this link within 30 minutes (it works once):',
+  ];
+  const after = 'If you did not ask for this, ignore this message: your password stays as it is.';
+  const signature = [sellerName(m.seller), ...sellerLines(m.seller)];
+  const text = [...paragraphs.flatMap((p) => [p, '']), m.link, '', after, '', '--', ...signature].join('\n');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(
+    `Reset your ${m.account} customer portal password`,
+  )}</title></head><body style="font-family:sans-serif;line-height:1.5">${paragraphs
+    .map((p) => `<p>${escapeHtml(p)}</p>`)
+    .join('')}<p><a href="${escapeHtml(m.link)}">Choose a new password</a></p><p>${escapeHtml(
+    after,
+  )}</p><hr><p>${signature.map(escapeHtml).join('<br>')}</p></body></html>`;
+  return { text, html };
+}
+
+/** A reset token that is still usable: unused, unexpired, its contact active. */
+async function usableResetToken(ctx: ServiceContext, token: string) {
+  if (token.length > 100) return undefined;
+  const row = await repo.findToken(ctx.db, ctx.account.id, 'reset', sha256(token));
+  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= ctx.clock.now().getTime())
+    return undefined;
+  const contact = await findContactCredentials(ctx, row.contact_id);
+  if (!contact?.isActive || !contact.passwordHash) return undefined;
+  return { row, contact: { ...contact, passwordHash: contact.passwordHash } };
+}
+
+export async function isResetTokenUsable(ctx: ServiceContext, token: string): Promise<boolean> {
+  return (await usableResetToken(ctx, token)) !== undefined;
+}
+
+/**
+ * Sets a new password with a reset token: the token is spent, every session of the contact ends, and the
+ * username's failed sign-ins are forgotten (docs/design/portal.md, "Throttling": a reset releases a lock).
+ * False when the token is not usable.
+ */
+export async function resetPassword(
+  ctx: ServiceContext,
+  token: string,
+  newPassword: string,
+): Promise<boolean> {
+  const usable = await usableResetToken(ctx, token);
+  if (!usable) return false;
+  // Checked before the token is spent, so that a password the rule refuses leaves the link usable.
+  await setContactPassword(ctx, usable.contact.id, usable.contact.passwordHash, newPassword);
+  await repo.spendTokensOfContact(ctx.db, ctx.account.id, usable.contact.id, at(ctx));
+  await repo.deleteSessionsOfContact(ctx.db, ctx.account.id, usable.contact.id);
+  if (usable.contact.username) {
+    await repo.clearFailuresOfUsername(ctx.db, ctx.account.id, usernameKey(usable.contact.username));
+  }
+  return true;
+}
+
+/**
+ * A sign-in link for a customer's contact, made by the merchant's server (POST /v1/portal/sessions): single use,
+ * SIGN_IN_LINK_MS long. With only a customer, its first active contact with a login.
+ */
+export async function createSignInLink(
+  ctx: ServiceContext,
+  input: { customerId?: number; contactId?: number; returnUrl?: string | null },
+): Promise<{ token: string; expiresAt: string }> {
+  if (input.customerId === undefined && input.contactId === undefined) {
+    throw ValidationError.field('ContactID', 'give ContactID or CustomerID');
+  }
+  let contact: ContactCredentials | undefined;
+  if (input.contactId !== undefined) {
+    contact = await findContactCredentials(ctx, input.contactId);
+    if (!contact) throw new NotFoundError('Customer contact', input.contactId);
+    if (input.customerId !== undefined && contact.customerId !== input.customerId) {
+      throw ValidationError.field('ContactID', `is not a contact of customer ${input.customerId}`);
+    }
+  } else {
+    const customerId = input.customerId!;
+    await getCustomer(ctx, customerId);
+    const contacts = await listContacts(ctx, { limit: 100, offset: 0 }, customerId);
+    for (const candidate of contacts.filter((c) => c.isActive)) {
+      const credentials = await findContactCredentials(ctx, candidate.id);
+      if (credentials?.passwordHash) {
+        contact = credentials;
+        break;
+      }
+    }
+    if (!contact) throw ValidationError.field('CustomerID', 'has no active contact with a portal login');
+  }
+  if (!contact.isActive || !contact.passwordHash) {
+    throw ValidationError.field('ContactID', 'is not active or has no portal login');
+  }
+  const token = randomToken();
+  const expiresAt = at(ctx, SIGN_IN_LINK_MS);
+  await repo.insertToken(ctx.db, {
+    account_id: ctx.account.id,
+    contact_id: contact.id,
+    purpose: 'sign_in',
+    token_sha256: sha256(token),
+    return_url: input.returnUrl ?? null,
+    created_at: at(ctx),
+    expires_at: expiresAt,
+  });
+  return { token, expiresAt };
+}
+
+/** Spends a sign-in link and starts its session; undefined when the link is unknown, used, expired or its contact can no longer sign in. */
+export async function signInWithLink(ctx: ServiceContext, token: string): Promise<string | undefined> {
+  if (token.length > 100) return undefined;
+  const row = await repo.findToken(ctx.db, ctx.account.id, 'sign_in', sha256(token));
+  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= ctx.clock.now().getTime())
+    return undefined;
+  if (!(await repo.useToken(ctx.db, row.id, at(ctx)))) return undefined;
+  const contact = await findContactCredentials(ctx, row.contact_id);
+  if (!contact?.isActive || !contact.passwordHash) return undefined;
+  return startSession(ctx, contact, contact.passwordHash, row.return_url);
+}

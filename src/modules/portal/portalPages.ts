@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import { minorToDecimalText } from '../../core/money.ts';
+import type { Invoice, InvoiceWithFigures } from '../invoicing/index.ts';
+
+/**
+ * The portal's templates and style sheet, beside this file in templates/ (scripts/build.mjs copies them into
+ * dist/ with the compiled code).
+ */
+export const TEMPLATES_DIR = fileURLToPath(new URL('./templates/', import.meta.url));
+
+/** One engine for the process: templates are compiled once and cached. */
+export const eta = new Eta({ views: TEMPLATES_DIR, cache: true, autoEscape: true });
+
+export const PORTAL_CSS = fs.readFileSync(new URL('./templates/portal.css', import.meta.url), 'utf8');
+
+/** An amount with its currency in text (docs/design/portal.md, "Accessibility"). */
+export function money(amountMinor: number, currencyCode: string): string {
+  const negative = amountMinor < 0;
+  const text = minorToDecimalText(Math.abs(amountMinor), currencyCode);
+  const [whole = '0', fraction] = text.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${negative ? '−' : ''}${currencyCode} ${fraction === undefined ? grouped : `${grouped}.${fraction}`}`;
+}
+
+const statusClass = (status: string) => status.toLowerCase().replace(/\s+/g, '-');
+
+export interface InvoiceRowView {
+  id: number;
+  number: string;
+  date: string;
+  dueDate: string;
+  status: string;
+  statusClass: string;
+  total: string;
+  balance: string;
+}
+
+export function invoiceRow(invoice: Invoice): InvoiceRowView {
+  return {
+    id: invoice.id!,
+    number: String(invoice.invoiceNum ?? invoice.id),
+    date: invoice.invoiceDate,
+    dueDate: invoice.dueDate,
+    status: invoice.status,
+    statusClass: statusClass(invoice.status),
+    total: money(invoice.money.totalMinor, invoice.currencyCode),
+    balance: money(invoice.balances.balanceMinor, invoice.currencyCode),
+  };
+}
+
+/** A fraction as a percentage: "0.15" → "15%". */
+function percent(fraction: string): string {
+  const value = Number(fraction) * 100;
+  return `${Number.isFinite(value) ? Number(value.toFixed(4)) : fraction}%`;
+}
+
+export function invoiceDetail(invoice: InvoiceWithFigures) {
+  const currency = invoice.currencyCode;
+  return {
+    ...invoiceRow(invoice),
+    exTotal: money(invoice.exTotalMinor, currency),
+    lines: [...invoice.charges]
+      .sort((a, b) => a.displayOrder - b.displayOrder || a.line - b.line)
+      .map((charge) => ({
+        description: charge.descrip,
+        period:
+          charge.periodStart && charge.periodEnd ? `${charge.periodStart} to ${charge.periodEnd}` : null,
+        qty: charge.qty,
+        unit: `${currency} ${charge.unitCostEx}`,
+        amount: money(charge.amountExMinor, currency),
+      })),
+    taxes: invoice.taxes.map((tax) => ({
+      name: tax.name,
+      perc: percent(tax.perc),
+      amount: money(tax.totalMinor, currency),
+    })),
+    applied: [
+      ...invoice.paymentsApplied.map((p) => ({
+        kind: `Payment ${p.paymentId}`,
+        amount: money(p.amountMinor, currency),
+      })),
+      ...invoice.negativeAdjustmentsApplied.map((a) => ({
+        kind: a.creditNoteId ? `Credit note ${a.creditNoteId}` : `Adjustment ${a.negativeAdjustmentId}`,
+        amount: money(a.amountMinor, currency),
+      })),
+    ],
+  };
+}

@@ -1,0 +1,41 @@
+import type { Id, Instant } from './columnTypes.ts';
+
+/** Signed-in portal contacts (migration 0025; see schema.ts). */
+export interface PortalSessionsTable {
+  id: Id;
+  account_id: number;
+  contact_id: number;
+  /** SHA-256 (hex) of the cookie's session id; the id itself is never stored. */
+  id_sha256: string;
+  /** SHA-256 (hex) of the contact's password hash at sign-in: a changed password ends the session. */
+  password_mark: string;
+  /** The session's CSRF token, which every form posts back. */
+  csrf_token: string;
+  return_url: string | null;
+  created_at: Instant;
+  last_seen_at: Instant;
+}
+
+/** Single-use portal tokens: password resets and merchant-made sign-in links (migration 0025). */
+export interface PortalTokensTable {
+  id: Id;
+  account_id: number;
+  contact_id: number;
+  /** reset or sign_in. */
+  purpose: string;
+  token_sha256: string;
+  return_url: string | null;
+  created_at: Instant;
+  expires_at: Instant;
+  used_at: Instant | null;
+}
+
+/** Failed portal sign-ins by username and by client address (migration 0025). */
+export interface PortalSignInFailuresTable {
+  id: Id;
+  account_id: number;
+  /** The username as typed, lowercased. */
+  username_key: string;
+  client_address: string;
+  failed_at: Instant;
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { startSmtpReceiver } from '../helpers/smtp.ts';
+
+// "Now" for every portal test file until it moves the clock: 15 Mar 2026, 10:00 UTC.
+export const START = '2026-03-15T10:00:00.000Z';
+export const clock = movableClock(START);
+
+/** The file's service, SMTP receiver and a second account (live bindings, set in beforeAll). */
+export let t: TestService;
+export let other: TestAccount;
+export let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+let slugs = 0;
+
+export function usePortalService(): void {
+  beforeAll(async () => {
+    clock.set(START);
+    smtp = await startSmtpReceiver();
+    t = await startTestService({ clock, smtpUrl: smtp.url });
+    other = await t.newAccount();
+    await ok(t, 'PUT', '/v1/account', { PortalSlug: `acme-${process.pid}-${++slugs}` });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+}
+
+/** The account's portal path, /portal/{slug}/. */
+export async function portalPath(as: TestAccount = t): Promise<string> {
+  const account = await ok(as, 'GET', '/v1/account');
+  return new URL(account.PortalURL).pathname;
+}
+
+let people = 0;
+
+/** A customer with a contact whose Username and Password are known. */
+export async function customerWithLogin(
+  as: TestAccount = t,
+  options: { password?: string; name?: string } = {},
+): Promise<{ customerId: number; contactId: number; username: string; password: string }> {
+  const n = ++people;
+  const customerId = await createCustomer(as, {
+    Name: options.name ?? `Ada ${n}`,
+    Email: `ada${n}@example.com`,
+  });
+  const username = `ada${n}-${process.pid}`;
+  const password = options.password ?? 'secret123';
+  const contact = await ok(as, 'POST', '/v1/customercontacts', {
+    customerID: customerId,
+    Name: 'Ada',
+    LastName: `Lovelace ${n}`,
+    Email: `ada${n}.contact@example.com`,
+    Username: username,
+    Password: password,
+  });
+  return { customerId, contactId: contact.customerContactID, username, password };
+}
+
+/** A browser-like client of the portal: keeps cookies, sends Sec-Fetch-Site and Origin as Chromium would. */
+export class PortalClient {
+  cookies = new Map<string, string>();
+  constructor(
+    readonly base: string,
+    readonly origin: string,
+  ) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  private keep(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async get(path: string) {
+    const response = await fetch(this.origin + path, {
+      headers: { cookie: this.cookieHeader(), 'sec-fetch-site': 'none' },
+      redirect: 'manual',
+    });
+    this.keep(response);
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+
+  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+    const response = await fetch(this.origin + path, {
+      method: 'POST',
+      headers: {
+        cookie: this.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        origin: this.origin,
+        ...headers,
+      },
+      body: new URLSearchParams(fields).toString(),
+      redirect: 'manual',
+    });
+    this.keep(response);
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+
+  /** The CSRF token of the form on the page at `path`. */
+  async csrfOf(path: string): Promise<string> {
+    const page = await this.get(path);
+    const match = /name="csrf" value="([^"]+)"/.exec(page.text);
+    expect(match, page.text).not.toBeNull();
+    return match![1]!;
+  }
+
+  async signIn(username: string, password: string) {
+    const csrf = await this.csrfOf(`${this.base}login`);
+    return this.post(`${this.base}login`, { csrf, username, password });
+  }
+}
+
+export async function signedIn(login: { username: string; password: string }): Promise<PortalClient> {
+  const client = new PortalClient(await portalPath(), t.url);
+  const res = await client.signIn(login.username, login.password);
+  expect(res.status, res.text).toBe(303);
+  return client;
+}

@@ -1,0 +1,60 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { PortalClient } from './fixtures.ts';
+
+// docs/portal.md, "HTTPS": the __Host- cookie behind PUBLIC_URL https, and no portal over plain HTTP away from
+// loopback.
+
+let secure: TestService;
+let plain: TestService;
+
+beforeAll(async () => {
+  secure = await startTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } });
+  plain = await startTestService();
+  await ok(secure, 'PUT', '/v1/account', { PortalSlug: 'secure' });
+  await ok(plain, 'PUT', '/v1/account', { PortalSlug: 'plain' });
+});
+afterAll(async () => {
+  await secure?.close();
+  await plain?.close();
+});
+
+/** GET with a Host header of our choosing (fetch does not let one be set). */
+function getWithHost(url: string, host: string): Promise<{ status: number; cookies: string[] }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers: { host } }, (response) => {
+      response.resume();
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, cookies: response.headers['set-cookie'] ?? [] }),
+      );
+    });
+    request.on('error', reject);
+  });
+}
+
+describe('the portal and HTTPS', () => {
+  it('names the cookies __Host-, Secure, for the whole host, under an https PUBLIC_URL', async () => {
+    const account = await ok(secure, 'GET', '/v1/account');
+    expect(account.PortalURL).toBe('https://billing.example.com/portal/secure/');
+    const client = new PortalClient('/portal/secure/', secure.url);
+    const page = await client.get('/portal/secure/login');
+    expect(page.status).toBe(200);
+    const cookie = page.headers.getSetCookie()[0]!;
+    expect(cookie).toMatch(/^__Host-portal-form-secure=/);
+    expect(cookie).toMatch(/; Path=\//);
+    expect(cookie).toMatch(/; Secure/);
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Lax/);
+  });
+
+  it('refuses plain HTTP on an address other than loopback, and sets no cookie', async () => {
+    const refused = await getWithHost(`${plain.url}/portal/plain/login`, 'billing.example.com');
+    expect(refused.status).toBe(403);
+    expect(refused.cookies).toEqual([]);
+    const loopback = await getWithHost(`${plain.url}/portal/plain/login`, 'localhost');
+    expect(loopback.status).toBe(200);
+  });
+});

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
+import {
+  PortalClient,
+  clock,
+  customerWithLogin,
+  other,
+  portalPath,
+  signedIn,
+  smtp,
+  t,
+  usePortalService,
+} from './fixtures.ts';
+import { eventually } from '../helpers/service.ts';
+
+usePortalService();
+
+const later = (ms: number) => clock.set(new Date(clock.now().getTime() + ms).toISOString());
+
+describe('POST /v1/portal/sessions', () => {
+  it('answers a sign-in URL that works once', async () => {
+    const login = await customerWithLogin();
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { CustomerID: login.customerId }, 200);
+    expect(link.URL).toMatch(new RegExp(`^${t.url}/portal/[a-z0-9-]+/link/[\\w-]{43}$`));
+    expect(Date.parse(link.ExpiresAt) - clock.now().getTime()).toBe(5 * 60_000);
+    const client = new PortalClient(await portalPath(), t.url);
+    const path = new URL(link.URL).pathname;
+    const first = await client.get(path);
+    expect(first.status).toBe(303);
+    expect((await client.get(client.base)).status).toBe(200);
+    const again = await new PortalClient(client.base, t.url).get(path);
+    expect(again.status).toBe(410);
+    expect(again.text).toContain('This sign-in link cannot be used');
+  });
+
+  it('refuses a link used after 5 minutes', async () => {
+    const login = await customerWithLogin();
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { ContactID: login.contactId }, 200);
+    later(5 * 60_000 + 1);
+    const client = new PortalClient(await portalPath(), t.url);
+    expect((await client.get(new URL(link.URL).pathname)).status).toBe(410);
+  });
+
+  it('shows the ReturnUrl on every page of the session', async () => {
+    const login = await customerWithLogin();
+    const link = await ok(
+      t,
+      'POST',
+      '/v1/portal/sessions',
+      { ContactID: login.contactId, ReturnUrl: 'https://shop.example.com/account' },
+      200,
+    );
+    const client = new PortalClient(await portalPath(), t.url);
+    await client.get(new URL(link.URL).pathname);
+    expect((await client.get(`${client.base}invoices`)).text).toContain(
+      'href="https://shop.example.com/account"',
+    );
+  });
+
+  it('returns 422 naming the field for a bad request', async () => {
+    const login = await customerWithLogin();
+    for (const [body, field] of [
+      [{}, 'ContactID'],
+      [{ ContactID: login.contactId, ReturnUrl: 'javascript:alert(1)' }, 'ReturnUrl'],
+      [{ ContactID: login.contactId, ReturnUrl: 'not a url' }, 'ReturnUrl'],
+      [{ ContactID: login.contactId, CustomerID: (await customerWithLogin()).customerId }, 'ContactID'],
+    ] as const) {
+      const res = await t.request('POST', '/v1/portal/sessions', { body });
+      expect(res.status, res.text).toBe(422);
+      expect(res.text).toContain(field);
+    }
+  });
+
+  it("returns 404 for another account's customer or contact", async () => {
+    const login = await customerWithLogin();
+    await ok(other, 'PUT', '/v1/account', { PortalSlug: `other-${process.pid}` });
+    for (const body of [{ CustomerID: login.customerId }, { ContactID: login.contactId }]) {
+      const res = await other.request('POST', '/v1/portal/sessions', { body });
+      expect(res.status, res.text).toBe(404);
+    }
+  });
+
+  it('leaves the token out of the logs', async () => {
+    const login = await customerWithLogin();
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { ContactID: login.contactId }, 200);
+    const token = link.URL.split('/').pop();
+    await fetch(link.URL, { redirect: 'manual' });
+    expect(t.logs.join('')).toContain('/link/[token]');
+    expect(t.logs.join('')).not.toContain(token);
+  });
+});
+
+describe('forgotten and changed passwords', () => {
+  it('e-mails a single-use reset link, and answers the same for an unknown user', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}reset`);
+    const known = await client.post(`${client.base}reset`, { csrf, username: login.username });
+    const unknown = await client.post(`${client.base}reset`, { csrf, username: 'nobody-here' });
+    expect(known.status).toBe(200);
+    expect(unknown.text.replace(/value="[^"]*"/g, '')).toBe(known.text.replace(/value="[^"]*"/g, ''));
+
+    const mail = await eventually(() =>
+      smtp.messages.find((m) => m.raw.includes('Reset your') && m.raw.includes(login.username)),
+    );
+    const unfolded = mail.raw.replace(/=\r?\n/g, '');
+    // A plain-text part and an HTML alternative, both signed by the seller (the account's name, without a LegalName).
+    expect(mail.raw).toMatch(/Content-Type: text\/plain/i);
+    expect(mail.raw).toMatch(/Content-Type: text\/html/i);
+    expect(unfolded).toContain('Test Account');
+    const path = /\/portal\/[a-z0-9-]+\/reset\/[\w-]{43}/.exec(unfolded)![0];
+    const form = await client.csrfOf(path);
+    const mismatch = await client.post(path, { csrf: form, Password: 'new1pass', ConfirmPassword: 'other1' });
+    expect(mismatch.status).toBe(422);
+    const weak = await client.post(path, { csrf: form, Password: 'short', ConfirmPassword: 'short' });
+    expect(weak.status).toBe(422);
+    expect(weak.text).toContain('role="alert"');
+    const done = await client.post(path, { csrf: form, Password: 'new1pass', ConfirmPassword: 'new1pass' });
+    expect(done.status).toBe(303);
+    expect((await client.get(path)).status).toBe(410);
+    expect(t.logs.join('')).not.toContain(path.split('/').pop());
+    await signedIn({ ...login, password: 'new1pass' });
+    expect((await new PortalClient(client.base, t.url).signIn(login.username, login.password)).status).toBe(
+      401,
+    );
+  });
+
+  it('expires a reset link after 30 minutes', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const before = smtp.messages.length;
+    const csrf = await client.csrfOf(`${client.base}reset`);
+    await client.post(`${client.base}reset`, { csrf, username: login.username });
+    const mail = await eventually(() =>
+      smtp.messages.slice(before).find((m) => m.raw.includes(login.username) && m.raw.includes('Reset your')),
+    );
+    const path = /\/portal\/[a-z0-9-]+\/reset\/[\w-]{43}/.exec(mail.raw.replace(/=\r?\n/g, ''))![0];
+    later(30 * 60_000 + 1);
+    expect((await client.get(path)).status).toBe(410);
+  });
+
+  it('changes the password with the current one, and ends the other sessions', async () => {
+    const login = await customerWithLogin();
+    const elsewhere = await signedIn(login);
+    const client = await signedIn(login);
+    const csrf = await client.csrfOf(`${client.base}password`);
+    const wrong = await client.post(`${client.base}password`, {
+      csrf,
+      CurrentPassword: 'not1right',
+      Password: 'brand2new',
+      ConfirmPassword: 'brand2new',
+    });
+    expect(wrong.status).toBe(422);
+    expect(wrong.text).toContain('Your current password is not right');
+    const tooLong = 'a1'.repeat(65);
+    expect(
+      (
+        await client.post(`${client.base}password`, {
+          csrf,
+          CurrentPassword: login.password,
+          Password: tooLong,
+          ConfirmPassword: tooLong,
+        })
+      ).status,
+    ).toBe(422);
+    const changed = await client.post(`${client.base}password`, {
+      csrf,
+      CurrentPassword: login.password,
+      Password: 'brand2new',
+      ConfirmPassword: 'brand2new',
+    });
+    expect(changed.status).toBe(303);
+    expect((await client.get(`${client.base}password?changed=1`)).text).toContain(
+      'Your password was changed',
+    );
+    expect((await elsewhere.get(elsewhere.base)).status).toBe(303);
+    const event = await ok(t, 'GET', `/v1/events?type=customer_contact.password_changed`);
+    expect(JSON.stringify(event)).toContain(String(login.contactId));
+  });
+});

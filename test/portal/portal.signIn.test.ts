@@ -1,0 +1,294 @@
+import { describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
+import { LOCK_MS, USERNAME_FAILURES } from '../../src/modules/portal/index.ts';
+import {
+  PortalClient,
+  clock,
+  customerWithLogin,
+  other,
+  portalPath,
+  signedIn,
+  t,
+  usePortalService,
+} from './fixtures.ts';
+
+usePortalService();
+
+const minutes = (n: number) => new Date(clock.now().getTime() + n * 60_000).toISOString();
+
+describe('portal address', () => {
+  it('shows PortalSlug and PortalURL in GET /v1/account', async () => {
+    const account = await ok(t, 'GET', '/v1/account');
+    expect(account.PortalSlug).toMatch(/^acme-/);
+    expect(account.PortalURL).toBe(`${t.url}/portal/${account.PortalSlug}/`);
+  });
+
+  it('returns 422 naming PortalSlug when it has other characters', async () => {
+    for (const slug of ['Acme', 'a_b', '-acme', 'acme-', 'a'.repeat(64)]) {
+      const res = await other.request('PUT', '/v1/account', { body: { PortalSlug: slug } });
+      expect(res.status, slug).toBe(422);
+      expect(res.text).toContain('PortalSlug');
+    }
+  });
+
+  it('returns 409 when another account has the slug', async () => {
+    const mine = (await ok(t, 'GET', '/v1/account')).PortalSlug;
+    const res = await other.request('PUT', '/v1/account', { body: { PortalSlug: mine } });
+    expect(res.status, res.text).toBe(409);
+  });
+
+  it('answers 404 for a slug no account has', async () => {
+    const res = await fetch(`${t.url}/portal/no-such-portal/login`);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('signing in', () => {
+  it('signs a contact in with its Username and Password, with a session cookie', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const res = await client.signIn(login.username, login.password);
+    expect(res.status).toBe(303);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('portal-acme'))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    // Plain HTTP on loopback, for development: no Secure and no __Host- prefix (docs/portal.md, "HTTPS").
+    expect(cookie).not.toMatch(/Secure/);
+    const page = await client.get(client.base);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Ada');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
+    expect(page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
+  });
+
+  it('accepts the username in any case', async () => {
+    const login = await customerWithLogin();
+    await signedIn({ ...login, username: login.username.toUpperCase() });
+  });
+
+  it('answers the same whether the user is missing or the password wrong', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const wrong = await client.signIn(login.username, 'wrong1pass');
+    const missing = await client.signIn('nobody-at-all', 'wrong1pass');
+    expect(wrong.status).toBe(401);
+    expect(missing.status).toBe(401);
+    const message = (text: string) => /<div id="errors"[\s\S]*?<\/div>/.exec(text)![0];
+    expect(message(wrong.text).replace(/value="[^"]*"/g, '')).toBe(
+      message(missing.text).replace(/value="[^"]*"/g, ''),
+    );
+    expect(wrong.text).toContain('The username or password is not right.');
+  });
+
+  it('refuses an inactive contact', async () => {
+    const login = await customerWithLogin();
+    const contact = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, {
+      customerID: contact.customerID,
+      Name: contact.Name,
+      LastName: contact.LastName,
+      Email: contact.Email,
+      Username: contact.Username,
+      isActive: false,
+    });
+    const client = new PortalClient(await portalPath(), t.url);
+    expect((await client.signIn(login.username, login.password)).status).toBe(401);
+  });
+
+  it('rehashes a password made by the API at the stronger cost at sign-in', async () => {
+    const login = await customerWithLogin();
+    const hashOf = async () =>
+      (
+        await t.service.storage.db
+          .selectFrom('customer_contacts')
+          .select('password_hash')
+          .where('id', '=', login.contactId)
+          .executeTakeFirstOrThrow()
+      ).password_hash!;
+    expect((await hashOf()).split('$')[1]).toBe('32768');
+    const first = await signedIn(login);
+    expect((await hashOf()).split('$')[1]).toBe('131072');
+    // The session made before the rehash is still good, and the same password still signs in.
+    expect((await first.get(first.base)).status).toBe(200);
+    await signedIn(login);
+  });
+
+  it('locks a username after repeated failures, says until when, and unlocks by itself', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    for (let i = 1; i < USERNAME_FAILURES; i++) {
+      expect((await client.signIn(login.username, `wrong${i}x`)).status).toBe(401);
+    }
+    const locked = await client.signIn(login.username, 'wrong9x');
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain('Try again after');
+    expect(locked.text).toContain('ends by itself');
+    // While locked, even the right password is not checked.
+    expect((await client.signIn(login.username, login.password)).status).toBe(429);
+    clock.set(new Date(clock.now().getTime() + LOCK_MS + 1000).toISOString());
+    expect((await client.signIn(login.username, login.password)).status).toBe(303);
+  });
+});
+
+describe('sessions', () => {
+  it('ends after 30 idle minutes, and says so', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    clock.set(minutes(29));
+    expect((await client.get(client.base)).status).toBe(200);
+    clock.set(minutes(31));
+    const res = await client.get(client.base);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain('login?ended=1');
+    expect((await client.get(`${client.base}login?ended=1`)).text).toContain('Your session ended');
+  });
+
+  it('ends 12 hours after sign-in however busy', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    for (let i = 0; i < 12 * 3 - 1; i++) {
+      clock.set(minutes(20));
+      expect((await client.get(client.base)).status).toBe(200);
+    }
+    clock.set(minutes(21));
+    expect((await client.get(client.base)).status).toBe(303);
+  });
+
+  it('shows a warning before the idle timeout, with a way to stay', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const page = await client.get(client.base);
+    expect(page.text).toContain('data-expires-in="1800"');
+    expect(page.text).toContain('Stay signed in');
+  });
+
+  it("ends a contact's sessions when it is deactivated or its password changes through the API", async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const contact = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
+    const body = {
+      customerID: contact.customerID,
+      Name: contact.Name,
+      LastName: contact.LastName,
+      Email: contact.Email,
+      Username: contact.Username,
+    };
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, { ...body, isActive: false });
+    expect((await client.get(client.base)).status).toBe(303);
+
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, {
+      ...body,
+      isActive: true,
+      Password: 'another1',
+    });
+    const again = await signedIn({ ...login, password: 'another1' });
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, {
+      ...body,
+      isActive: true,
+      changePassword: true,
+      Password: 'third1pass',
+    });
+    expect((await again.get(again.base)).status).toBe(303);
+  });
+
+  it("ends a deleted contact's session", async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    await ok(t, 'DELETE', `/v1/customercontacts/${login.contactId}`);
+    expect((await client.get(client.base)).status).toBe(303);
+  });
+
+  it('gives a new session id at each sign-in, and signs out', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const first = [...client.cookies].find(([name]) => name.startsWith('portal-acme'))![1];
+    await client.signIn(login.username, login.password);
+    const second = [...client.cookies].find(([name]) => name.startsWith('portal-acme'))![1];
+    expect(second).not.toBe(first);
+    const page = await client.get(client.base);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
+    const out = await client.post(`${client.base}logout`, { csrf });
+    expect(out.status).toBe(303);
+    expect((await client.get(client.base)).status).toBe(303);
+  });
+});
+
+describe('forms from elsewhere', () => {
+  it('refuses a sign-in posted from another site, or without the form token', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}login`);
+    const crossSite = await client.post(
+      `${client.base}login`,
+      { csrf, username: login.username, password: login.password },
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+    );
+    expect(crossSite.status).toBe(403);
+    const noToken = await client.post(`${client.base}login`, {
+      username: login.username,
+      password: login.password,
+    });
+    expect(noToken.status).toBe(403);
+  });
+
+  it('refuses a sign-out or password change without the session token', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    expect((await client.post(`${client.base}logout`, { csrf: 'x' })).status).toBe(403);
+    expect(
+      (
+        await client.post(`${client.base}password`, {
+          csrf: 'x',
+          CurrentPassword: login.password,
+          Password: 'new1pass',
+          ConfirmPassword: 'new1pass',
+        })
+      ).status,
+    ).toBe(403);
+    expect((await client.get(client.base)).status).toBe(200);
+  });
+});
+
+describe('what a client may send', () => {
+  it('never answers 500 to odd bodies, methods or ids', async () => {
+    const base = await portalPath();
+    const answers = await Promise.all([
+      fetch(`${t.url}${base}login`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }),
+      fetch(`${t.url}${base}login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"username":["a"],"password":{}}',
+      }),
+      fetch(`${t.url}${base}login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'username=a&username=b&csrf=%ZZ',
+      }),
+      fetch(`${t.url}${base}reset/${'x'.repeat(300)}`),
+      fetch(`${t.url}${base}link/%00`),
+      fetch(`${t.url}${base}invoices/1e5`, { redirect: 'manual' }),
+      fetch(`${t.url}/portal/${'a'.repeat(150)}/login`),
+    ]);
+    for (const answer of answers) expect(answer.status, answer.url).toBeLessThan(500);
+  });
+
+  it('pauses an address after more than 20 failures across usernames', async () => {
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}login`);
+    const statuses: number[] = [];
+    for (let i = 0; i <= 21; i++) {
+      statuses.push(
+        (await client.post(`${client.base}login`, { csrf, username: `guess-${i}`, password: 'wrong1pass' }))
+          .status,
+      );
+    }
+    expect(statuses.slice(0, 20).every((status) => status === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    clock.set(new Date(clock.now().getTime() + LOCK_MS + 1000).toISOString());
+    const login = await customerWithLogin();
+    expect((await client.signIn(login.username, login.password)).status).toBe(303);
+  }, 60_000);
+});
