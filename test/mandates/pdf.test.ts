@@ -3,10 +3,12 @@ import type { TestAccount } from '../helpers/service.ts';
 import { pngLogo, renderPdf } from '../invoicing/pdf.fixtures.ts';
 import {
   ACCOUNT_NUMBER,
-  accountToday,
   createMandate,
+  downloadPdf as download,
+  mandateAccount,
   mandateBody,
-  postSign,
+  mandateRow,
+  signedMandate,
   t,
   useMandatesService,
 } from './fixtures.ts';
@@ -19,9 +21,8 @@ useMandatesService();
 let account: TestAccount;
 let start: string;
 beforeAll(async () => {
-  account = await t.newAccount('Mandate PDFs', { isTest: true });
-  const seller = await account.request('PUT', '/v1/account', {
-    body: {
+  ({ account, start } = await mandateAccount('Mandate PDFs', {
+    seller: {
       LegalName: 'Northwind Software Ltd',
       AddressLine1: '1 Dock Road',
       City: 'Cape Town',
@@ -30,41 +31,17 @@ beforeAll(async () => {
       ContactPhone: '+27 21 555 0199',
       TaxNumber: '4123456789',
     },
-  });
-  expect(seller.status, seller.text).toBeLessThan(300);
-  const today = await accountToday(account);
-  start = new Date(Date.parse(`${today}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+  }));
 });
 
-async function signedMandate(fields: Record<string, unknown> = {}): Promise<string> {
-  const token = await createMandate(account, mandateBody(start, fields), '/widget/emandate');
-  const signed = await postSign(
-    token,
-    { Consent: 'yes', TypedName: 'Thandi Nkosi' },
-    { userAgent: 'PdfTest/3.1' },
-  );
-  expect(signed.status).toBe(303);
-  return token;
-}
-
-async function download(method: 'GET' | 'POST', token: string) {
-  const res = await fetch(
-    `${t.url}/widget/emandate/download${method === 'GET' ? `?token=${token}` : ''}`,
-    method === 'GET'
-      ? {}
-      : {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ token }),
-        },
-  );
-  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
-}
+/** A mandate signed on its page by a browser saying PdfTest/3.1. */
+const signed = (fields: Record<string, unknown> = {}) =>
+  signedMandate(account, mandateBody(start, fields), 'PdfTest/3.1');
 
 describe('the signed mandate PDF', () => {
   it('shows every field, the beneficiary, the terms and the evidence, with the account masked', async () => {
-    const token = await signedMandate({ isCompanySignee: true, debit_ContractRef: 'NW-2026-0042' });
-    const res = await download('GET', token);
+    const token = await signed({ isCompanySignee: true, debit_ContractRef: 'NW-2026-0042' });
+    const res = await download(token);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="emandate-NW-2026-0042.pdf"');
@@ -113,11 +90,7 @@ describe('the signed mandate PDF', () => {
       expect(flat, expected).toContain(expected);
     expect(flat).toMatch(/Client address \S*127\.0\.0\.1/);
     // Long hex values wrap in their column: compared without white space.
-    const row = await t.service.storage.db
-      .selectFrom('emandates')
-      .select(['consent_sha256', 'document_sha256'])
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow();
+    const row = await mandateRow(token);
     const compact = text.replace(/\s+/g, '');
     expect(compact).toContain(`Token${token}`);
     expect(compact).toContain(`ConsentSHA-256${row.consent_sha256}`);
@@ -134,13 +107,13 @@ describe('the signed mandate PDF', () => {
       body: { Logo: pngLogo().toString('base64') },
     });
     expect(logo.status, logo.text).toBe(204);
-    const res = await download('GET', await signedMandate());
+    const res = await download(await signed());
     expect(renderPdf(res.body, 'emandate-logo').images.length).toBe(1);
   });
 
   it('answers POST as GET, with the token in the form', async () => {
-    const token = await signedMandate();
-    const res = await download('POST', token);
+    const token = await signed();
+    const res = await download(token, 'POST');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(renderPdf(res.body, 'emandate-post').text).toContain('Thandi Nkosi');
@@ -148,10 +121,10 @@ describe('the signed mandate PDF', () => {
 
   it('answers 409 before the mandate is signed, and 404 for an unknown token', async () => {
     const token = await createMandate(account, mandateBody(start));
-    const unsigned = await download('GET', token);
+    const unsigned = await download(token);
     expect(unsigned.status).toBe(409);
     expect(JSON.parse(unsigned.body.toString()).code).toBe('emandate_not_signed');
-    expect((await download('GET', 'f'.repeat(64))).status).toBe(404);
+    expect((await download('f'.repeat(64))).status).toBe(404);
     expect((await fetch(`${t.url}/widget/emandate/download`)).status).toBe(404);
   });
 });
