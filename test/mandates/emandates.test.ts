@@ -9,6 +9,7 @@ import {
   mandateAccount,
   mandateBody,
   mandateRow,
+  tokenDigest,
   newCustomer,
   plusDays,
   readMandate,
@@ -246,7 +247,8 @@ describe('POST /v1/emandate', () => {
     const token = await createMandate(account, mandateBody(plusDays(today, 1)));
     const row = await mandateRow(token);
     const [created] = await expectEvents(account, 'emandate', row.id, ['emandate.created']);
-    expect(created!.data.object).toEqual(await readMandate(account, token));
+    // docs/spec-decisions.md, "eMandate tokens at rest": events are stored and sent on; the token is not theirs.
+    expect(created!.data.object).toEqual({ ...(await readMandate(account, token)), Token: null });
     expect(created!.data.object.bank_AccNumber).toBe('••••9876');
   });
 });
@@ -297,6 +299,27 @@ describe('the bank account number', () => {
     expect(row.bank_last_four).toBe('0011');
     expect(t.logs.join('')).not.toContain(number);
     expect(t.logs.join('')).not.toContain(ACCOUNT_NUMBER);
+  });
+});
+
+describe('the token', () => {
+  it('is stored only as its SHA-256, and found by it', async () => {
+    const token = await createMandate(account, mandateBody(plusDays(today, 1)));
+    const row = await mandateRow(token);
+    expect(row.token_sha256).toBe(tokenDigest(token));
+    expect(row.token_seed).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(row)).not.toContain(token);
+    const stored = await t.service.storage.db
+      .selectFrom('events')
+      .select('payload')
+      .where('resource_type', '=', 'emandate')
+      .where('resource_id', '=', String(row.id))
+      .execute();
+    expect(stored.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stored)).not.toContain(token);
+    // The digest names nothing: only the token does.
+    expect((await account.request('GET', `/v1/emandate?Token=${row.token_sha256}`)).status).toBe(404);
+    expect((await readMandate(account, token)).Token).toBe(token);
   });
 });
 

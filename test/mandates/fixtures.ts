@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
@@ -153,12 +154,15 @@ export async function readMandate(account: TestAccount, token: string): Promise<
   return res.body;
 }
 
-/** The stored row of the mandate `token` names. */
+/** What is stored of a token: its SHA-256 (docs/spec-decisions.md, "eMandate tokens at rest"). */
+export const tokenDigest = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
+
+/** The stored row of the mandate `token` names, found by the token's digest. */
 export async function mandateRow(token: string) {
   return t.service.storage.db
     .selectFrom('emandates')
     .selectAll()
-    .where('token', '=', token)
+    .where('token_sha256', '=', tokenDigest(token))
     .executeTakeFirstOrThrow();
 }
 

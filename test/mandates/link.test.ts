@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestAccount } from '../helpers/service.ts';
+import { eventsOf } from '../helpers/resourceEvents.ts';
 import {
   bankAccountBody as bankAccount,
   createMandate,
@@ -62,6 +63,13 @@ describe('a bank account with an EMandateToken', () => {
     const events = await mandateEvents(account, token);
     expect(events.map((e) => e.type)).toEqual(['emandate.created', 'emandate.signed', 'emandate.updated']);
     expect(events[2]!.data.previous).toEqual({ customerPaymentMethodID: null });
+    // The mandate keeps the link; the bank account's events show no token (docs/spec-decisions.md, "eMandate
+    // tokens at rest"), its reads the token derived again.
+    const [added] = await eventsOf(account, 'payment_method', res.body.paymentMethodID);
+    expect(added!.data.object.BankAccount.EMandateToken).toBeNull();
+    expect(JSON.stringify(added)).not.toContain(token);
+    const read = await account.request('GET', `/v1/paymentmethods/${res.body.paymentMethodID}`);
+    expect(read.body.BankAccount.EMandateToken).toBe(token);
   });
 
   it('is refused for an unsigned, an expired, an unknown or another account’s token, storing nothing', async () => {

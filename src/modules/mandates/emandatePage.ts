@@ -12,6 +12,8 @@ export type PageVariant = 'redirect' | 'frame';
 
 export interface PageOptions {
   variant: PageVariant;
+  /** The token the page was asked for (the service keeps only its digest): the frame's messages carry it. */
+  token: string | null;
   nonce: string;
   /** The frame's id, given by the loader: every message carries it. */
   widgetId: string | null;
@@ -180,7 +182,7 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       'Mandate signed',
       body,
       options,
-      messengerScript(options, 'emandate.signed', { token: mandate.token }),
+      messengerScript(options, 'emandate.signed', { token: options.token }),
     );
   }
   if (mandate.status === 'rejected') {
@@ -193,7 +195,7 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       'Mandate declined',
       body,
       options,
-      messengerScript(options, 'emandate.failed', { token: mandate.token, reason: 'declined' }),
+      messengerScript(options, 'emandate.failed', { token: options.token, reason: 'declined' }),
     );
   }
   if (mandate.status === 'expired') {
@@ -204,7 +206,7 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       'Mandate expired',
       body,
       options,
-      messengerScript(options, 'emandate.failed', { token: mandate.token, reason: 'expired' }),
+      messengerScript(options, 'emandate.failed', { token: options.token, reason: 'expired' }),
     );
   }
   const body = `${intro}\n${sectionsHtml(mandate)}\n${formHtml(mandate, options)}`;

@@ -86,6 +86,7 @@ function refuseForeignForm(reply: FastifyReply, variant: PageVariant) {
       'A mandate can only be signed or declined on its own page. Open the link you were sent and try again.',
       {
         variant,
+        token: null,
         nonce,
         widgetId: null,
         parentOrigin: null,
@@ -134,13 +135,15 @@ function frameAncestorsOf(variant: PageVariant, mandate: Emandate | undefined): 
 
 function optionsFor(
   variant: PageVariant,
+  token: string,
   mandate: Emandate,
   widgetId: string | null,
   nonce: string,
 ): PageOptions {
-  const paths = pathsOf(variant, mandate.token, widgetId);
+  const paths = pathsOf(variant, token, widgetId);
   return {
     variant,
+    token,
     nonce,
     widgetId,
     parentOrigin: mandate.authDomain,
@@ -163,6 +166,7 @@ async function showPage(
   setPageHeaders(reply, nonce, frameAncestorsOf(variant, located?.mandate));
   const bare: PageOptions = {
     variant,
+    token: null,
     nonce,
     widgetId,
     parentOrigin: null,
@@ -195,7 +199,7 @@ async function showPage(
   }
   request.log.info({ emandate: located.mandate.id, variant }, 'eMandate page shown');
   return reply.send(
-    renderMandatePage(located.mandate, optionsFor(variant, located.mandate, widgetId, nonce)),
+    renderMandatePage(located.mandate, optionsFor(variant, token, located.mandate, widgetId, nonce)),
   );
 }
 
@@ -320,7 +324,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
         if (error instanceof ValidationError) {
           const options = {
-            ...optionsFor(variant, located.mandate, widgetId, nonce),
+            ...optionsFor(variant, token, located.mandate, widgetId, nonce),
             problems: error.fields,
             values: fields,
           };
@@ -328,7 +332,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         }
         // Signed or expired meanwhile: the page as the mandate now is.
         const now = await emandates.getEmandate(located.ctx, token);
-        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, now, widgetId, nonce)));
+        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, token, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate signed');
       return reply
@@ -362,7 +366,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         const nonce = crypto.randomBytes(16).toString('base64');
         setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
         const now = await emandates.getEmandate(located.ctx, token);
-        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, now, widgetId, nonce)));
+        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, token, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate declined');
       return reply

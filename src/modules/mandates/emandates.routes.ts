@@ -43,8 +43,12 @@ function createRoute(
       },
     },
     async (request) => {
-      const mandate = await emandates.createEmandate(request.ctx, flow, emandateInputFromWire(request.body));
-      return { Token: mandate.token };
+      const { token } = await emandates.createEmandate(
+        request.ctx,
+        flow,
+        emandateInputFromWire(request.body),
+      );
+      return { Token: token };
     },
   );
 }
@@ -79,6 +83,7 @@ export function registerEmandateRoutes(v1: App): void {
       toEmandateDto(
         await emandates.getEmandate(request.ctx, request.query.Token),
         request.ctx.account.timeZone,
+        request.query.Token,
       ),
   );
 
@@ -101,7 +106,11 @@ export function registerEmandateRoutes(v1: App): void {
       },
     },
     async (request) =>
-      toEmandateDto(await cancelEmandate(request.ctx, request.body.Token), request.ctx.account.timeZone),
+      toEmandateDto(
+        await cancelEmandate(request.ctx, request.body.Token),
+        request.ctx.account.timeZone,
+        request.body.Token,
+      ),
   );
 }
 
