@@ -320,3 +320,18 @@ export async function addMandatedLine(
   const line = await ok(setup.account, 'POST', '/v1/batches/payments', body);
   return { paymentId: line.paymentID as number, body };
 }
+
+/** Fetches the signed PDF with the account's API key: GET /v1/emandate/download?Token= (docs/spec-decisions.md). */
+export async function downloadPdfWithKey(account: TestAccount, token: string) {
+  const res = await fetch(`${t.url}/v1/emandate/download?Token=${encodeURIComponent(token)}`, {
+    headers: {
+      authorization: `Basic ${Buffer.from(`${account.accountId}:${account.apiKey}`).toString('base64')}`,
+    },
+  });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** Moves a test account's clock on to the instant `to`. */
+export async function advanceClock(account: TestAccount, to: string): Promise<void> {
+  await ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
+}

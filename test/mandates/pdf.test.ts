@@ -3,8 +3,14 @@ import type { TestAccount } from '../helpers/service.ts';
 import { pngLogo, renderPdf } from '../invoicing/pdf.fixtures.ts';
 import {
   ACCOUNT_NUMBER,
+  NORTHWIND,
+  advanceClock,
   createMandate,
   downloadPdf as download,
+  downloadPdfWithKey,
+  fieldsOf,
+  getPage,
+  readMandate,
   mandateAccount,
   mandateBody,
   mandateRow,
@@ -128,5 +134,57 @@ describe('the signed mandate PDF', () => {
     expect(JSON.parse(unsigned.body.toString()).code).toBe('emandate_not_signed');
     expect((await download('f'.repeat(64))).status).toBe(404);
     expect((await fetch(`${t.url}/widget/emandate/download`)).status).toBe(404);
+  });
+});
+
+// docs/spec-decisions.md, "The signed PDF": the public link for 30 days after signing, the API key for good.
+describe('downloading the signed PDF over time', () => {
+  it('answers 410 by the public link from 30 days after signing, while the API key still downloads it', async () => {
+    // An account of its own: its test clock moves a month on.
+    const { account: clocked, start: later } = await mandateAccount('PDF window', { seller: NORTHWIND });
+    const token = await signedMandate(clocked, mandateBody(later));
+    const { DateSigned } = await readMandate(clocked, token);
+    const first = await download(token);
+    expect(first.status).toBe(200);
+
+    // 30 days are 2 592 000 seconds: a second before their end the link still downloads, at their end it is gone.
+    const ends = Date.parse(DateSigned) + 30 * 86_400_000;
+    await advanceClock(clocked, new Date(ends - 1000).toISOString());
+    expect((await download(token)).status).toBe(200);
+    await advanceClock(clocked, new Date(ends).toISOString());
+    for (const method of ['GET', 'POST'] as const) {
+      const gone = await download(token, method);
+      expect(gone.status).toBe(410);
+      expect(gone.headers.get('content-type')).toContain('application/problem+json');
+      const problem = JSON.parse(gone.body.toString());
+      expect(problem.code).toBe('emandate_download_expired');
+      expect(problem.detail).toContain('ask Northwind Software Ltd for a copy');
+    }
+    const page = await getPage(`/widget/emandate/${token}`);
+    expect(page.html).toContain('The download link has expired');
+    expect(page.html).not.toContain('/widget/emandate/download');
+
+    // The merchant's copy: the same file, whatever its age.
+    const api = await downloadPdfWithKey(clocked, token);
+    expect(api.status).toBe(200);
+    expect(api.headers.get('content-type')).toBe('application/pdf');
+    expect(api.headers.get('content-disposition')).toMatch(/^attachment; filename="emandate-.+\.pdf"$/);
+    expect(api.body.equals(first.body)).toBe(true);
+  });
+
+  it('answers the API 409 before signing, 404 for another account’s token and 422 without one', async () => {
+    const unsigned = await createMandate(account, mandateBody(start));
+    const early = await account.request('GET', `/v1/emandate/download?Token=${unsigned}`);
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('emandate_not_signed');
+
+    const theirs = await signed();
+    const other = await t.newAccount('Not the beneficiary');
+    const foreign = await other.request('GET', `/v1/emandate/download?Token=${theirs}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).not.toContain('Thandi');
+    const missing = await account.request('GET', '/v1/emandate/download');
+    expect(missing.status).toBe(422);
+    expect(fieldsOf(missing)).toEqual(['Token']);
   });
 });

@@ -19,7 +19,7 @@ export interface PageOptions {
   widgetId: string | null;
   /** The origin the frame's messages go to (the mandate's AuthDomain). */
   parentOrigin: string | null;
-  /** Where the sign form posts, and where the PDF is. */
+  /** Where the sign form posts, and where the PDF is ('' once the public link no longer downloads it). */
   signAction: string;
   declineAction: string;
   downloadUrl: string;
@@ -175,9 +175,12 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       options.variant === 'redirect' && mandate.returnUrl
         ? `<p><a href="${escapeHtml(mandate.returnUrl)}">Return to ${escapeHtml(mandate.beneficiary.name)}</a></p>`
         : '';
+    const download = options.downloadUrl
+      ? `<p><a href="${escapeHtml(options.downloadUrl)}">Download the signed mandate (PDF)</a></p>`
+      : `<p>The download link has expired. Ask ${escapeHtml(mandate.beneficiary.name)} for a copy of the signed mandate.</p>`;
     const body = `<h1>${escapeHtml('Mandate signed')}</h1><div class="done" role="status"><p>You signed this mandate on ${escapeHtml(
       mandate.signing?.signedAt ?? '',
-    )} (UTC).</p><p><a href="${escapeHtml(options.downloadUrl)}">Download the signed mandate (PDF)</a></p>${returnLink}</div>\n${sectionsHtml(mandate)}`;
+    )} (UTC).</p>${download}${returnLink}</div>\n${sectionsHtml(mandate)}`;
     return page(
       'Mandate signed',
       body,

@@ -10,7 +10,7 @@ import * as emandates from './emandate.service.ts';
 import type { Emandate } from './emandate.ts';
 import { EMANDATE_LOADER } from './emandateLoader.ts';
 import { PAGE_TITLE, renderErrorPage, renderMandatePage } from './emandatePage.ts';
-import { mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
+import { isPublicDownloadOpen, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 import type { PageOptions, PageVariant } from './emandatePage.ts';
 
 /** What the hosted pages need from the composition root: they have no API key to say whose they are. */
@@ -134,6 +134,7 @@ function frameAncestorsOf(variant: PageVariant, mandate: Emandate | undefined): 
 }
 
 function optionsFor(
+  ctx: ServiceContext,
   variant: PageVariant,
   token: string,
   mandate: Emandate,
@@ -149,7 +150,8 @@ function optionsFor(
     parentOrigin: mandate.authDomain,
     signAction: paths.sign,
     declineAction: paths.decline,
-    downloadUrl: paths.download,
+    // docs/spec-decisions.md, "The signed PDF": the link is offered only while it downloads.
+    downloadUrl: isPublicDownloadOpen(ctx, mandate) ? paths.download : '',
   };
 }
 
@@ -199,7 +201,10 @@ async function showPage(
   }
   request.log.info({ emandate: located.mandate.id, variant }, 'eMandate page shown');
   return reply.send(
-    renderMandatePage(located.mandate, optionsFor(variant, token, located.mandate, widgetId, nonce)),
+    renderMandatePage(
+      located.mandate,
+      optionsFor(located.ctx, variant, token, located.mandate, widgetId, nonce),
+    ),
   );
 }
 
@@ -237,7 +242,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
       return sendProblem(reply, problem(404, 'emandate_not_found', 'No eMandate has this token'));
     }
     const ctx = await deps.contextFor(accountId, request);
-    const { mandate, pdf } = await renderMandatePdf(ctx, token);
+    const { mandate, pdf } = await renderMandatePdf(ctx, token, 'link');
     request.log.info({ emandate: mandate.id }, 'signed eMandate downloaded');
     return reply
       .type('application/pdf')
@@ -324,7 +329,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
         if (error instanceof ValidationError) {
           const options = {
-            ...optionsFor(variant, token, located.mandate, widgetId, nonce),
+            ...optionsFor(located.ctx, variant, token, located.mandate, widgetId, nonce),
             problems: error.fields,
             values: fields,
           };
@@ -332,7 +337,9 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         }
         // Signed or expired meanwhile: the page as the mandate now is.
         const now = await emandates.getEmandate(located.ctx, token);
-        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, token, now, widgetId, nonce)));
+        return reply
+          .code(409)
+          .send(renderMandatePage(now, optionsFor(located.ctx, variant, token, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate signed');
       return reply
@@ -366,7 +373,9 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         const nonce = crypto.randomBytes(16).toString('base64');
         setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
         const now = await emandates.getEmandate(located.ctx, token);
-        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, token, now, widgetId, nonce)));
+        return reply
+          .code(409)
+          .send(renderMandatePage(now, optionsFor(located.ctx, variant, token, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate declined');
       return reply

@@ -10,6 +10,7 @@ import {
   EmandateQuery,
 } from './emandates.schemas.ts';
 import { emandateInputFromWire, toEmandateDto } from './emandates.serializer.ts';
+import { PUBLIC_DOWNLOAD_DAYS, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 
 const tags = ['eMandates'];
 
@@ -87,6 +88,40 @@ export function registerEmandateRoutes(v1: App): void {
       ),
   );
 
+  // Beyond the spec: docs/spec-decisions.md, "The signed PDF".
+  v1.get(
+    '/emandate/download',
+    {
+      schema: {
+        summary: 'Download a signed eMandate as PDF',
+        operationId: 'getEmandatePdf',
+        tags,
+        description:
+          'Beyond the spec: the signed mandate as a PDF, with your API key, for as long as the mandate exists ' +
+          '(cancelled ones too: it is the record of what was agreed). The public link ' +
+          `/widget/emandate/download?token= works without a key for ${PUBLIC_DOWNLOAD_DAYS} days after signing, ` +
+          'then answers 410. Before the mandate is signed, a 409 emandate_not_signed; another account’s or an ' +
+          'unknown token is a 404.',
+        querystring: EmandateQuery,
+        produces: ['application/pdf'],
+        response: {
+          200: {
+            description: 'The signed mandate as PDF',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { mandate, pdf } = await renderMandatePdf(request.ctx, request.query.Token, 'api');
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `attachment; filename="${mandatePdfFilename(mandate)}"`)
+        .header('cache-control', 'no-store')
+        .send(pdf);
+    },
+  );
+
   // Beyond the spec: docs/spec-decisions.md, "Cancelling an eMandate".
   v1.put(
     '/emandate/cancel',
@@ -98,9 +133,9 @@ export function registerEmandateRoutes(v1: App): void {
         description:
           'Beyond the spec: cancels a signed eMandate for good (Status cancelled, DateCancelled set, ' +
           '`emandate.cancelled`). The bank account linked to it becomes invalid (isValid false) and no batch ' +
-          'collects under it again; the signed PDF stays downloadable. Answers the mandate. Cancelling a cancelled ' +
-          "mandate changes nothing; an unsigned, expired or declined one is a 409 emandate_not_signed. Another account's " +
-          'or an unknown token is a 404.',
+          'collects under it again; the signed PDF stays downloadable (GET /v1/emandate/download). Answers the ' +
+          'mandate. Cancelling a cancelled mandate changes nothing; an unsigned, expired or declined one is a 409 ' +
+          "emandate_not_signed. Another account's or an unknown token is a 404.",
         body: EmandateCancelBody,
         response: { 200: EmandateOut },
       },
