@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
@@ -29,15 +30,27 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * The merchant's checkout page: the loader from the service, `EMandate.init` for the token, and the callbacks
- * recorded in window (`completed`, `failed`) for the test to read. Page expressions are given as text: the tests
- * are compiled without the DOM's types.
+ * The embedding script as docs/hosted-pages.md publishes it for merchants to copy: its pinned path and integrity
+ * hash, read from the document itself, so that the tests load what a merchant's page would.
+ */
+export const PUBLISHED_SCRIPT = (() => {
+  const doc = fs.readFileSync(new URL('../../docs/hosted-pages.md', import.meta.url), 'utf8');
+  const found =
+    /src="https:\/\/billing\.example\.com(\/widget\/v\d+\/emandate\.js)"\s+integrity="([^"]+)"/.exec(doc);
+  if (!found) throw new Error('docs/hosted-pages.md publishes no pinned emandate.js');
+  return { path: found[1]!, integrity: found[2]! };
+})();
+
+/**
+ * The merchant's checkout page: the loader from the service, pinned as published, `EMandate.init` for the token,
+ * and the callbacks recorded in window (`completed`, `failed`) for the test to read. Page expressions are given as
+ * text: the tests are compiled without the DOM's types.
  */
 export function checkoutPage(serviceUrl: string, token: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Checkout</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
 <main><h1>Checkout</h1><div id="mandate"></div></main>
-<script src="${serviceUrl}/widget/v1/emandate.js"></script>
+<script src="${serviceUrl}${PUBLISHED_SCRIPT.path}" integrity="${PUBLISHED_SCRIPT.integrity}" crossorigin="anonymous"></script>
 <script>
 window.completed = []; window.failed = [];
 EMandate.init({ containerID: 'mandate', token: ${JSON.stringify(token)},
@@ -45,6 +58,10 @@ EMandate.init({ containerID: 'mandate', token: ${JSON.stringify(token)},
   onError: function (data) { window.failed.push(data); } });
 </script></body></html>`;
 }
+
+/** A merchant's page with a container and no script: for a test to load the script its own way. */
+export const BLANK_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
+<body><main><h1>Shop</h1><div id="mandate"></div></main></body></html>`;
 
 export interface MerchantSite {
   /** `http://localhost:PORT`: another site than the service's 127.0.0.1. */
@@ -70,7 +87,7 @@ export const FRAME_TITLE = 'Sign the debit mandate';
 
 export interface BrowserSetup {
   browser: Browser;
-  /** Serving checkoutPage for `?token=`. */
+  /** Serving checkoutPage for `/?token=`, and BLANK_PAGE at `/blank`. */
   merchant: MerchantSite;
   account: TestAccount;
   /** A debit_StartDate a week ahead. */
@@ -116,7 +133,7 @@ export function useBrowserSetup(
   beforeAll(async () => {
     setup.browser = await launchChromium();
     setup.merchant = await startMerchantSite((url) =>
-      checkoutPage(t.url, url.searchParams.get('token') ?? ''),
+      url.pathname === '/blank' ? BLANK_PAGE : checkoutPage(t.url, url.searchParams.get('token') ?? ''),
     );
     Object.assign(setup, await mandateAccount(accountName, options));
   }, 60_000);

@@ -4,11 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { DomainError, ValidationError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
+import { IMMUTABLE, sendScript } from '../../http/pinnedScript.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import * as emandates from './emandate.service.ts';
 import type { Emandate } from './emandate.ts';
-import { EMANDATE_LOADER } from './emandateLoader.ts';
+import { EMANDATE_LOADER_V1_PATH, EMANDATE_SCRIPT } from './emandateLoader.ts';
 import { PAGE_TITLE, renderErrorPage, renderMandatePage } from './emandatePage.ts';
 import { isPublicDownloadOpen, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 import type { PageOptions, PageVariant } from './emandatePage.ts';
@@ -213,6 +214,12 @@ function formFields(body: unknown): Record<string, string> {
   return typeof body === 'object' && body !== null ? (body as Record<string, string>) : {};
 }
 
+/** A path of the service as a route of the /widget scope these routes are registered in. */
+function underWidget(path: string): string {
+  if (!path.startsWith('/widget/')) throw new Error(`${path} is not under /widget`);
+  return path.slice('/widget'.length);
+}
+
 /** The hosted pages under /widget, outside the API key's reach: the token in the URL is the signee's capability. */
 export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps): void {
   widget.addContentTypeParser(
@@ -225,14 +232,13 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
     },
   );
 
-  widget.get('/v1/emandate.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .type('text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=300')
-      .header('access-control-allow-origin', '*')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .header('x-content-type-options', 'nosniff')
-      .send(EMANDATE_LOADER),
+  // docs/hosted-pages.md, "eMandates: a debit authority signed online": the pinned path, immutable; the path from
+  // before pinning keeps working for the pages that load it, with the same bytes, briefly cached.
+  widget.get(underWidget(EMANDATE_SCRIPT.path), { schema: { hide: true } }, async (_request, reply) =>
+    sendScript(reply, EMANDATE_SCRIPT.source, IMMUTABLE),
+  );
+  widget.get(underWidget(EMANDATE_LOADER_V1_PATH), { schema: { hide: true } }, async (_request, reply) =>
+    sendScript(reply, EMANDATE_SCRIPT.source, 'public, max-age=300'),
   );
 
   // docs/design/hosted-pages.md, "eMandate pages": the method is not shown, so both are accepted.

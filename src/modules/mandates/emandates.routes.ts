@@ -1,6 +1,8 @@
+import { scriptTag } from '../../http/pinnedScript.ts';
 import type { App } from '../../http/types.ts';
 import { cancelEmandate } from './emandateCancel.service.ts';
 import * as emandates from './emandate.service.ts';
+import { EMANDATE_SCRIPT } from './emandateLoader.ts';
 import type { EmandateFlow } from './emandate.ts';
 import {
   EmandateBody,
@@ -63,8 +65,10 @@ export function registerEmandateRoutes(v1: App): void {
     'Create an eMandate (embedded flow)',
     'createEmandate',
     'Creates an eMandate for the signee to sign in a frame on your page: pass the Token to ' +
-      '`EMandate.init({containerID, token, onComplete, onError})` of `/widget/v1/emandate.js`. The frame may be ' +
-      'shown only on the origin given in AuthDomain.',
+      '`EMandate.init({containerID, token, onComplete, onError})` of the embedding script, which your page loads ' +
+      'from this service, pinned by its integrity hash (the path never changes; a new script gets a new path): ' +
+      `\`${scriptTag('https://billing.example.com', EMANDATE_SCRIPT)}\`. The frame may be shown only on the ` +
+      'origin given in AuthDomain.',
   );
 
   v1.get(
