@@ -146,7 +146,7 @@ function selectLines(db: Db, accountId: number, batchId: number) {
       'payment_methods.account_holder',
       'payment_methods.iban_sealed',
       'payment_methods.bic',
-      'payment_methods.emandate_token',
+      'payment_methods.mandate_reference',
       'payment_methods.created_at',
     ])
     .where('batch_lines.account_id', '=', accountId)
@@ -183,7 +183,7 @@ function pain008Input(
       amountMinor: row.amount_minor,
       currency: row.currency_code,
       sequenceType: 'RCUR',
-      mandateId: row.emandate_token ?? `PM${row.payment_method_id}`,
+      mandateId: row.mandate_reference ?? `PM${row.payment_method_id}`,
       mandateSignatureDate: dateAt(row.created_at, timeZone),
       debtorName: row.account_holder ?? '',
       debtorIban: ibans[i]!,

@@ -23,6 +23,7 @@ import * as captureSessions from './migrations/0018_capture_sessions.ts';
 import * as captureChallenges from './migrations/0019_capture_challenges.ts';
 import * as captureAddressFailures from './migrations/0020_capture_address_failures.ts';
 import * as emandateCancel from './migrations/0021_emandate_cancel.ts';
+import * as emandateTokenDigest from './migrations/0022_emandate_token_digest.ts';
 import * as captureClaims from './migrations/0023_capture_claims.ts';
 import * as statementPeriod from './migrations/0024_statement_period.ts';
 import * as portal from './migrations/0025_portal.ts';
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0019_capture_challenges': captureChallenges,
   '0020_capture_address_failures': captureAddressFailures,
   '0021_emandate_cancel': emandateCancel,
+  '0022_emandate_token_digest': emandateTokenDigest,
   '0023_capture_claims': captureClaims,
   '0024_statement_period': statementPeriod,
   '0025_portal': portal,
@@ -76,13 +78,26 @@ const FOREIGN_SCHEMA_RACE = new Set(['3F000', '42P01', '42703']);
 const MIGRATION_ATTEMPTS = 5;
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  return migrate(db, (migrator) => migrator.migrateToLatest());
+}
+
+/**
+ * Applies the migrations up to `name` and no further: how a test of a migration that changes data writes rows as
+ * they were before it.
+ */
+export async function migrateUpTo(db: Db, name: string): Promise<string[]> {
+  if (!(name in migrations)) throw new Error(`no migration ${name}`);
+  return migrate(db, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(db: Db, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     migrationTableSchema: await migrationTableSchema(db),
   });
   for (let attempt = 1; ; attempt += 1) {
-    const result: MigrationResultSet = await migrator.migrateToLatest();
+    const result: MigrationResultSet = await run(migrator);
     const code = (result.error as { code?: unknown } | undefined)?.code;
     const raced = isPostgres(db) && typeof code === 'string' && FOREIGN_SCHEMA_RACE.has(code);
     if (raced && attempt < MIGRATION_ATTEMPTS) continue;

@@ -243,7 +243,6 @@ export interface PaymentMethodsTable {
   iban_sealed: string | null;
   bic: string | null;
   routing_number: string | null;
-  emandate_token: string | null;
   /** The SEPA mandate's reference and signature day, set through the API until eMandates exist. */
   mandate_reference: string | null;
   mandate_signed_on: PlainDateColumn | null;

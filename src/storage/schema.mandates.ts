@@ -4,7 +4,10 @@ import type { Decimal, Id, Instant, PlainDateColumn, SqlBool } from './columnTyp
 export interface EmandatesTable {
   id: Id;
   account_id: number;
-  token: string;
+  /** The SHA-256 of the token (hex): the token itself is never stored (migration 0022). */
+  token_sha256: string;
+  /** What the token is derived from with the service's key; null for a mandate made before migration 0022. */
+  token_seed: string | null;
   customer_id: number | null;
   payment_method_id: number | null;
   flow: string;

@@ -3,13 +3,21 @@ import { earliestActionDate } from '../../src/core/batches.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { TestAccount } from '../helpers/service.ts';
-import { advanceTo, debitInvoice, plusDays } from '../batches/fixtures.ts';
+import { advanceTo } from '../batches/fixtures.ts';
+import type { DebitSetup } from '../batches/fixtures.ts';
 import {
-  ACCOUNT_NUMBER,
+  accountToday,
+  addMandatedLine,
+  bankAccountBody,
   createMandate,
+  debitOrderAccount,
+  downloadPdf,
   fieldsOf,
   mandateBody,
-  postSign,
+  mandateEvents,
+  mandatedCustomer,
+  openDebitBatch,
+  plusDays,
   readMandate,
   t,
   useMandatesService,
@@ -20,64 +28,21 @@ import {
 
 useMandatesService();
 
+let setup: DebitSetup;
 let account: TestAccount;
 let today: string;
-let gatewayToken: string;
-let gatewayId: number;
 
 beforeAll(async () => {
-  account = await t.newAccount('Cancelling', { isTest: true, timeZone: 'UTC', currencyCode: 'ZAR' });
-  const clock = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
-  today = plusDays(clock, 1);
-  await ok(account, 'POST', '/v1/test-clock/advance', { To: `${today}T00:00:00.000Z` }, 200);
-  const [gateway] = await ok(account, 'GET', '/v1/gateways');
-  gatewayToken = gateway.GatewayToken;
-  gatewayId = gateway.gatewayID;
+  setup = await debitOrderAccount('Cancelling');
+  ({ account, today } = setup);
 });
 
-const actionDay = () => Number(earliestActionDate('debit_order', today).slice(8, 10));
-
-async function signed(as: TestAccount = account): Promise<string> {
-  const token = await createMandate(
-    as,
-    mandateBody(today, { debit_ActionDay: actionDay() }),
-    '/widget/emandate',
-  );
-  expect((await postSign(token, { Consent: 'yes', TypedName: 'Thandi Nkosi' })).status).toBe(303);
-  return token;
-}
-
-const bankAccountBody = (customerID: number, token: string) => ({
-  customerID,
-  isPrimary: true,
-  BankAccount: {
-    Method: 'debit_order',
-    AccountType: 'Cheque',
-    AccountHolder: 'T Nkosi',
-    Bank: 'First National Bank',
-    AccountNumber: ACCOUNT_NUMBER,
-    BranchCode: '250655',
-    EMandateToken: token,
-  },
-});
-
-/** A customer with a bank account linked to a fresh signed mandate. */
-async function linked(): Promise<{ token: string; customerId: number; paymentMethodId: number }> {
-  const token = await signed();
-  const customer = await ok(account, 'POST', '/v1/customers', {
-    Name: 'Thandi',
-    LastName: 'Nkosi',
-    CurrencyCode: 'ZAR',
-  });
-  const method = await ok(
+/** A customer with a bank account linked to a fresh signed mandate, collecting on the earliest action day. */
+const linked = () =>
+  mandatedCustomer(
     account,
-    'POST',
-    '/v1/paymentmethods/bankaccount',
-    bankAccountBody(customer.customerID, token),
-    200,
+    mandateBody(today, { debit_ActionDay: Number(earliestActionDate('debit_order', today).slice(8, 10)) }),
   );
-  return { token, customerId: customer.customerID, paymentMethodId: method.paymentMethodID };
-}
 
 const cancel = (token: unknown, as: TestAccount = account) =>
   as.request('PUT', '/v1/emandate/cancel', { body: { Token: token } });
@@ -92,7 +57,7 @@ describe('PUT /v1/emandate/cancel', () => {
     expect(res.body.customerPaymentMethodID).toBe(paymentMethodId);
     expect(await readMandate(account, token)).toMatchObject({ Status: 'cancelled' });
 
-    const events = await mandateEvents(token);
+    const events = await mandateEvents(account, token);
     const cancelled = events.filter((e) => e.type === 'emandate.cancelled');
     expect(cancelled).toHaveLength(1);
     expect(cancelled[0]!.data.previous).toMatchObject({ Status: 'signed', DateCancelled: null });
@@ -103,7 +68,7 @@ describe('PUT /v1/emandate/cancel', () => {
     expect(methodEvents.at(-1)?.type).toBe('payment_method.updated');
     expect(methodEvents.at(-1)?.data.previous).toMatchObject({ isValid: true });
 
-    const pdf = await fetch(`${t.url}/widget/emandate/download?token=${token}`);
+    const pdf = await downloadPdf(token);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
   });
@@ -114,7 +79,7 @@ describe('PUT /v1/emandate/cancel', () => {
     const again = await cancel(token);
     expect(again.status, again.text).toBe(200);
     expect(again.body.Status).toBe('cancelled');
-    const events = await mandateEvents(token);
+    const events = await mandateEvents(account, token);
     expect(events.filter((e) => e.type === 'emandate.cancelled')).toHaveLength(1);
   });
 
@@ -132,52 +97,37 @@ describe('PUT /v1/emandate/cancel', () => {
     expect(fieldsOf(missing)).toContain('Token');
 
     const other = await t.newAccount('Other', { isTest: true, currencyCode: 'ZAR' });
-    const theirs = await createMandate(other, mandateBody(await otherToday(other)));
+    const theirs = await createMandate(other, mandateBody(await accountToday(other)));
     const res = await cancel(theirs);
     expect(res.status, res.text).toBe(404);
     expect((await readMandate(other, theirs)).Status).toBe('pending_signature');
   });
 
   it('refuses the bank account for batch lines and linking again', async () => {
-    const { token, customerId, paymentMethodId } = await linked();
-    const invoiceId = await debitInvoice(
-      { account, today, gatewayId, gatewayToken },
-      { customerId, paymentMethodId },
-      { dueIn: 30, amount: 299.99 },
-    );
-    const batch = await ok(account, 'POST', '/v1/batches', {
-      CurrencyCode: 'ZAR',
-      GatewayToken: gatewayToken,
-      ActionDate: today,
-    });
-    const line = {
-      BatchToken: batch.BatchToken,
-      customerID: customerId,
-      Amount: 299.99,
-      paymentMethodID: paymentMethodId,
-      PaymentApplied: [{ amount: 299.99, invoiceID: invoiceId }],
-    };
+    const who = await linked();
+    const { token, customerId, paymentMethodId } = who;
+    const batch = await openDebitBatch(setup);
     // A line added while the mandate was signed, then the mandate cancelled: the build refuses it.
-    const added = await ok(account, 'POST', '/v1/batches/payments', line);
+    const added = await addMandatedLine(setup, batch, who, 299.99);
     expect((await cancel(token)).status).toBe(200);
     await ok(account, 'PUT', '/v1/batches/submit', {
-      BatchToken: batch.BatchToken,
+      BatchToken: batch,
       ActionDate: earliestActionDate('debit_order', today),
     });
     await advanceTo(account, plusDays(today, 1));
-    const built = await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`);
+    const built = await ok(account, 'GET', `/v1/batches/${batch}`);
     expect(built.State).toBe('open');
     expect(built.BuildError).toContain(
-      `payment ${added.paymentID}: bank account ${paymentMethodId} is not valid`,
+      `payment ${added.paymentId}: bank account ${paymentMethodId} is not valid`,
     );
     expect(built.BuildError).toMatch(
       new RegExp(
-        `payment ${added.paymentID} \\(customer ${customerId}\\): .*the mandate is cancelled, not signed`,
+        `payment ${added.paymentId} \\(customer ${customerId}\\): .*the mandate is cancelled, not signed`,
       ),
     );
 
     // No new line may name it.
-    const refused = await account.request('POST', '/v1/batches/payments', { body: line });
+    const refused = await account.request('POST', '/v1/batches/payments', { body: added.body });
     expect(refused.status, refused.text).toBe(422);
     expect(refused.body.fields).toEqual([
       expect.objectContaining({ field: 'paymentMethodID', message: expect.stringMatching(/was cancelled$/) }),
@@ -191,16 +141,3 @@ describe('PUT /v1/emandate/cancel', () => {
     expect(fieldsOf(again)).toEqual(['BankAccount.EMandateToken']);
   });
 });
-
-async function mandateEvents(token: string) {
-  const row = await t.service.storage.db
-    .selectFrom('emandates')
-    .select('id')
-    .where('token', '=', token)
-    .executeTakeFirstOrThrow();
-  return eventsOf(account, 'emandate', row.id);
-}
-
-async function otherToday(other: TestAccount): Promise<string> {
-  return ((await ok(other, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
-}

@@ -3,9 +3,18 @@ import { earliestActionDate } from '../../src/core/batches.ts';
 import { ok } from '../helpers/billing.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
-import { advanceTo, debitInvoice, plusDays } from '../batches/fixtures.ts';
+import { advanceTo } from '../batches/fixtures.ts';
 import type { DebitSetup } from '../batches/fixtures.ts';
-import { ACCOUNT_NUMBER, createMandate, mandateBody, postSign, t, useMandatesService } from './fixtures.ts';
+import {
+  addMandatedLine,
+  debitOrderAccount,
+  mandateBody,
+  mandatedCustomer,
+  openDebitBatch,
+  plusDays,
+  useMandatesService,
+} from './fixtures.ts';
+import type { MandatedCustomer } from './fixtures.ts';
 
 // docs/design/mandates.md, "Checks at build time": a batch line whose bank account is linked to an eMandate is
 // checked against it when the batch is built; one that breaks it sends the batch back to open with a BuildError
@@ -20,78 +29,22 @@ let actionDate: string;
 
 // A test clock only moves forward, and each test submits on its first day: an account of its own each.
 beforeEach(async () => {
-  account = await t.newAccount('Mandated debits', { isTest: true, timeZone: 'UTC', currencyCode: 'ZAR' });
-  const clock = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
-  const today = plusDays(clock, 1);
-  await ok(account, 'POST', '/v1/test-clock/advance', { To: `${today}T00:00:00.000Z` }, 200);
-  const [gateway] = await ok(account, 'GET', '/v1/gateways');
-  setup = { account, today, gatewayId: gateway.gatewayID, gatewayToken: gateway.GatewayToken };
-  actionDate = earliestActionDate('debit_order', today);
+  setup = await debitOrderAccount('Mandated debits');
+  account = setup.account;
+  actionDate = earliestActionDate('debit_order', setup.today);
 });
 
 const dayOf = (date: string) => Number(date.slice(8, 10));
 
-interface Mandated {
-  token: string;
-  customerId: number;
-  paymentMethodId: number;
-}
-
 /** A customer whose bank account is linked to a signed mandate with these terms (monthly on the action date's day). */
-async function mandatedCustomer(terms: Record<string, unknown> = {}): Promise<Mandated> {
-  const body = mandateBody(setup.today, { debit_ActionDay: dayOf(actionDate), ...terms });
-  const token = await createMandate(account, body, '/widget/emandate');
-  expect((await postSign(token, { Consent: 'yes', TypedName: 'Thandi Nkosi' })).status).toBe(303);
-  const customer = await ok(account, 'POST', '/v1/customers', {
-    Name: 'Thandi',
-    LastName: 'Nkosi',
-    CurrencyCode: 'ZAR',
-  });
-  const method = await ok(
-    account,
-    'POST',
-    '/v1/paymentmethods/bankaccount',
-    {
-      customerID: customer.customerID,
-      isPrimary: true,
-      BankAccount: {
-        Method: 'debit_order',
-        AccountType: 'Cheque',
-        AccountHolder: 'T Nkosi',
-        Bank: 'First National Bank',
-        AccountNumber: ACCOUNT_NUMBER,
-        BranchCode: '250655',
-        EMandateToken: token,
-      },
-    },
-    200,
-  );
-  expect(method.isValid).toBe(true);
-  return { token, customerId: customer.customerID, paymentMethodId: method.paymentMethodID };
-}
+const mandated = (terms: Record<string, unknown> = {}): Promise<MandatedCustomer> =>
+  mandatedCustomer(account, mandateBody(setup.today, { debit_ActionDay: dayOf(actionDate), ...terms }));
 
-async function openBatch(): Promise<string> {
-  const batch = await ok(account, 'POST', '/v1/batches', {
-    CurrencyCode: 'ZAR',
-    GatewayToken: setup.gatewayToken,
-    ActionDate: setup.today,
-  });
-  return batch.BatchToken;
-}
+const openBatch = () => openDebitBatch(setup);
 
 /** A line of the batch collecting `amount` for a fresh invoice of that amount; its paymentID. */
-async function addLine(batchToken: string, who: Mandated, amount: number): Promise<number> {
-  const customer = { customerId: who.customerId, paymentMethodId: who.paymentMethodId };
-  const invoiceId = await debitInvoice(setup, customer, { dueIn: 30, amount });
-  const line = await ok(account, 'POST', '/v1/batches/payments', {
-    BatchToken: batchToken,
-    customerID: who.customerId,
-    Amount: amount,
-    paymentMethodID: who.paymentMethodId,
-    PaymentApplied: [{ amount, invoiceID: invoiceId }],
-  });
-  return line.paymentID;
-}
+const addLine = async (batchToken: string, who: MandatedCustomer, amount: number) =>
+  (await addMandatedLine(setup, batchToken, who, amount)).paymentId;
 
 /** Submits the batch for `date` today and lets tomorrow's run build it; the batch as GET shows it then. */
 async function submitAndBuild(batchToken: string, date = actionDate): Promise<Record<string, any>> {
@@ -102,7 +55,7 @@ async function submitAndBuild(batchToken: string, date = actionDate): Promise<Re
 
 describe('a batch line under an eMandate', () => {
   it('is built when it keeps to the mandate: on its day, the instalment', async () => {
-    const who = await mandatedCustomer();
+    const who = await mandated();
     const batch = await openBatch();
     await addLine(batch, who, 299.99);
     const built = await submitAndBuild(batch);
@@ -111,7 +64,7 @@ describe('a batch line under an eMandate', () => {
   });
 
   it('refuses a fixed mandate’s line for another amount, naming the payment, customer and rule', async () => {
-    const who = await mandatedCustomer();
+    const who = await mandated();
     const batch = await openBatch();
     const paymentId = await addLine(batch, who, 300);
     const built = await submitAndBuild(batch);
@@ -128,7 +81,7 @@ describe('a batch line under an eMandate', () => {
   });
 
   it('refuses a variable mandate’s line above the maximum, and takes one at it', async () => {
-    const who = await mandatedCustomer({ debit_VariableAmts: true });
+    const who = await mandated({ debit_VariableAmts: true });
     const over = await openBatch();
     const paymentId = await addLine(over, who, 449.99);
     const refused = await submitAndBuild(over);
@@ -142,7 +95,7 @@ describe('a batch line under an eMandate', () => {
 
   it('refuses an action date off the mandate’s schedule', async () => {
     // The mandate collects on the day after the batch's action date.
-    const who = await mandatedCustomer({ debit_ActionDay: dayOf(plusDays(actionDate, 1)) });
+    const who = await mandated({ debit_ActionDay: dayOf(plusDays(actionDate, 1)) });
     const batch = await openBatch();
     const paymentId = await addLine(batch, who, 299.99);
     const built = await submitAndBuild(batch);
@@ -155,7 +108,7 @@ describe('a batch line under an eMandate', () => {
   });
 
   it('refuses an action date before the mandate’s start date', async () => {
-    const who = await mandatedCustomer({ debit_StartDate: plusDays(actionDate, 1) });
+    const who = await mandated({ debit_StartDate: plusDays(actionDate, 1) });
     const batch = await openBatch();
     await addLine(batch, who, 299.99);
     const built = await submitAndBuild(batch);
@@ -163,11 +116,11 @@ describe('a batch line under an eMandate', () => {
   });
 
   it('refuses a second collection in the same period, but not under an ad hoc mandate', async () => {
-    const monthly = await mandatedCustomer();
+    const monthly = await mandated();
     const batch = await openBatch();
     await addLine(batch, monthly, 299.99);
     const second = await addLine(batch, monthly, 299.99);
-    const adHoc = await mandatedCustomer({ debit_Frequency: 'AdHoc' });
+    const adHoc = await mandated({ debit_Frequency: 'AdHoc' });
     const another = await openBatch();
     await addLine(another, adHoc, 299.99);
     await addLine(another, adHoc, 299.99);
@@ -182,7 +135,7 @@ describe('a batch line under an eMandate', () => {
   });
 
   it('refuses a line once an earlier batch collected in the period', async () => {
-    const who = await mandatedCustomer();
+    const who = await mandated();
     const first = await openBatch();
     await addLine(first, who, 299.99);
     const again = await openBatch();

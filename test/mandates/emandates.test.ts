@@ -3,10 +3,15 @@ import type { TestAccount } from '../helpers/service.ts';
 import { expectEvents } from '../helpers/resourceEvents.ts';
 import {
   ACCOUNT_NUMBER,
-  accountToday,
   createMandate,
+  createPageMandate,
   fieldsOf,
+  mandateAccount,
   mandateBody,
+  mandateRow,
+  tokenDigest,
+  newCustomer,
+  plusDays,
   readMandate,
   t,
   useMandatesService,
@@ -20,20 +25,15 @@ useMandatesService();
 let account: TestAccount;
 let today: string;
 beforeAll(async () => {
-  account = await t.newAccount('Mandates', { isTest: true, timeZone: 'Africa/Johannesburg' });
-  today = await accountToday(account);
-  const seller = await account.request('PUT', '/v1/account', {
-    body: {
+  ({ account, today } = await mandateAccount('Mandates', {
+    timeZone: 'Africa/Johannesburg',
+    seller: {
       LegalName: 'Northwind Software Ltd',
       ContactPhone: '+27 21 555 0199',
       ContactEmail: 'billing@northwind.example',
     },
-  });
-  expect(seller.status, seller.text).toBeLessThan(300);
+  }));
 });
-
-const addDays = (date: string, days: number) =>
-  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 async function mandateCount(accountId: number): Promise<number> {
   const row = await t.service.storage.db
@@ -46,7 +46,7 @@ async function mandateCount(accountId: number): Promise<number> {
 
 describe('POST /v1/emandate', () => {
   it('answers 200 with a Token of at least 128 random bits, and GET answers every field', async () => {
-    const body = mandateBody(addDays(today, 3), { isCompanySignee: true });
+    const body = mandateBody(plusDays(today, 3), { isCompanySignee: true });
     const res = await account.request('POST', '/v1/emandate', { body });
     expect(res.status, res.text).toBe(200);
     expect(Object.keys(res.body)).toEqual(['Token']);
@@ -80,7 +80,7 @@ describe('POST /v1/emandate', () => {
       debit_NameOnStmt: 'NORTHWIND',
       debit_ContractRef: body.debit_ContractRef,
       // Johannesburg is UTC+2: the day starts at 22:00 UTC the day before.
-      debit_StartDate: `${addDays(today, 2)}T22:00:00.000Z`,
+      debit_StartDate: `${plusDays(today, 2)}T22:00:00.000Z`,
       debit_ActionDay: 25,
       debit_EndDate: null,
       debit_Amt: 299.99,
@@ -105,13 +105,13 @@ describe('POST /v1/emandate', () => {
   });
 
   it('shows Company and TradingAs only for a company signee', async () => {
-    const token = await createMandate(account, mandateBody(addDays(today, 3)));
+    const token = await createMandate(account, mandateBody(plusDays(today, 3)));
     const mandate = await readMandate(account, token);
     expect([mandate.Company, mandate.TradingAs]).toEqual([null, null]);
   });
 
   it('takes only the required fields, with defaults for the rest', async () => {
-    const full = mandateBody(addDays(today, 1));
+    const full = mandateBody(plusDays(today, 1));
     const required = Object.fromEntries(
       [
         'Name',
@@ -143,7 +143,7 @@ describe('POST /v1/emandate', () => {
   });
 
   it('refuses a missing required field with a 422 naming it', async () => {
-    const { Lastname: _dropped, ...body } = mandateBody(addDays(today, 1));
+    const { Lastname: _dropped, ...body } = mandateBody(plusDays(today, 1));
     const res = await account.request('POST', '/v1/emandate', { body });
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -176,7 +176,7 @@ describe('POST /v1/emandate', () => {
   ])('refuses a bad %s with a 422 naming it, storing nothing', async (field, fields, message) => {
     const before = await mandateCount(account.accountId);
     const res = await account.request('POST', '/v1/emandate', {
-      body: mandateBody(addDays(today, 1), fields),
+      body: mandateBody(plusDays(today, 1), fields),
     });
     expect(res.status, res.text).toBe(422);
     const problem = (res.body.fields as { field: string; message: string }[]).find((f) => f.field === field);
@@ -186,7 +186,7 @@ describe('POST /v1/emandate', () => {
 
   it('reports every problem of a request at once', async () => {
     const res = await account.request('POST', '/v1/emandate', {
-      body: mandateBody(addDays(today, 1), {
+      body: mandateBody(plusDays(today, 1), {
         debit_Frequency: 'Daily',
         debit_NameOnStmt: 'X'.repeat(11),
         debit_Amt: -1,
@@ -204,7 +204,7 @@ describe('POST /v1/emandate', () => {
     ] as const) {
       const token = await createMandate(
         account,
-        mandateBody(addDays(today, 1), { debit_Frequency: frequency, debit_ActionDay: day }),
+        mandateBody(plusDays(today, 1), { debit_Frequency: frequency, debit_ActionDay: day }),
       );
       expect((await readMandate(account, token)).debit_Frequency).toBe(stored);
     }
@@ -214,17 +214,17 @@ describe('POST /v1/emandate', () => {
     // 1.5 × 10.01 = 15.015: 15.01 fits, 15.02 does not.
     const token = await createMandate(
       account,
-      mandateBody(addDays(today, 1), { debit_Amt: 10.01, debit_MaxAmt: 15.01 }),
+      mandateBody(plusDays(today, 1), { debit_Amt: 10.01, debit_MaxAmt: 15.01 }),
     );
     expect((await readMandate(account, token)).debit_MaxAmt).toBe(15.01);
     const res = await account.request('POST', '/v1/emandate', {
-      body: mandateBody(addDays(today, 1), { debit_Amt: 10.01, debit_MaxAmt: 15.02 }),
+      body: mandateBody(plusDays(today, 1), { debit_Amt: 10.01, debit_MaxAmt: 15.02 }),
     });
     expect(fieldsOf(res)).toEqual(['debit_MaxAmt']);
   });
 
   it('answers 409 when the contract reference is taken in the account, and not across accounts', async () => {
-    const body = mandateBody(addDays(today, 1), { debit_ContractRef: 'SHARED-REF-1' });
+    const body = mandateBody(plusDays(today, 1), { debit_ContractRef: 'SHARED-REF-1' });
     await createMandate(account, body);
     const again = await account.request('POST', '/v1/emandate', { body });
     expect(again.status, again.text).toBe(409);
@@ -234,42 +234,33 @@ describe('POST /v1/emandate', () => {
   });
 
   it('links the customer named by customerID (an extension), and refuses an unknown one', async () => {
-    const customer = await account.request('POST', '/v1/customers', {
-      body: { Name: 'Thandi', LastName: 'Nkosi' },
-    });
-    expect(customer.status, customer.text).toBe(201);
-    const token = await createMandate(
-      account,
-      mandateBody(addDays(today, 1), { customerID: customer.body.customerID }),
-    );
-    expect((await readMandate(account, token)).customerID).toBe(customer.body.customerID);
+    const customerID = await newCustomer(account);
+    const token = await createMandate(account, mandateBody(plusDays(today, 1), { customerID }));
+    expect((await readMandate(account, token)).customerID).toBe(customerID);
     const unknown = await account.request('POST', '/v1/emandate', {
-      body: mandateBody(addDays(today, 1), { customerID: 999_999 }),
+      body: mandateBody(plusDays(today, 1), { customerID: 999_999 }),
     });
     expect(unknown.status).toBe(404);
   });
 
   it('emits emandate.created with the mandate as GET shows it', async () => {
-    const token = await createMandate(account, mandateBody(addDays(today, 1)));
-    const row = await t.service.storage.db
-      .selectFrom('emandates')
-      .select('id')
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow();
+    const token = await createMandate(account, mandateBody(plusDays(today, 1)));
+    const row = await mandateRow(token);
     const [created] = await expectEvents(account, 'emandate', row.id, ['emandate.created']);
-    expect(created!.data.object).toEqual(await readMandate(account, token));
+    // docs/spec-decisions.md, "eMandate tokens at rest": events are stored and sent on; the token is not theirs.
+    expect(created!.data.object).toEqual({ ...(await readMandate(account, token)), Token: null });
     expect(created!.data.object.bank_AccNumber).toBe('••••9876');
   });
 });
 
 describe('POST /widget/emandate (redirect flow)', () => {
   it('creates a mandate with the API key, as /v1 does', async () => {
-    const token = await createMandate(account, mandateBody(addDays(today, 1)), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(plusDays(today, 1)));
     expect((await readMandate(account, token)).Status).toBe('pending_signature');
   });
 
   it('replays the answer to a repeated Idempotency-Key, making one mandate', async () => {
-    const body = mandateBody(addDays(today, 1));
+    const body = mandateBody(plusDays(today, 1));
     const headers = { 'idempotency-key': `redirect-${body.debit_ContractRef}` };
     const before = await mandateCount(account.accountId);
     const first = await account.request('POST', '/widget/emandate', { body, headers });
@@ -281,7 +272,7 @@ describe('POST /widget/emandate (redirect flow)', () => {
 
   it('answers 401 without credentials', async () => {
     const res = await account.request('POST', '/widget/emandate', {
-      body: mandateBody(addDays(today, 1)),
+      body: mandateBody(plusDays(today, 1)),
       auth: false,
     });
     expect(res.status).toBe(401);
@@ -290,7 +281,7 @@ describe('POST /widget/emandate (redirect flow)', () => {
 
 describe('a mandate of another account', () => {
   it('is a 404, as an unknown token is', async () => {
-    const token = await createMandate(account, mandateBody(addDays(today, 1)));
+    const token = await createMandate(account, mandateBody(plusDays(today, 1)));
     const other = await t.newAccount('Someone else');
     const res = await other.request('GET', `/v1/emandate?Token=${token}`);
     expect(res.status).toBe(404);
@@ -302,12 +293,8 @@ describe('a mandate of another account', () => {
 describe('the bank account number', () => {
   it('is sealed at rest and never written to the logs', async () => {
     const number = '4455667788990011';
-    const token = await createMandate(account, mandateBody(addDays(today, 1), { bank_AccNumber: number }));
-    const row = await t.service.storage.db
-      .selectFrom('emandates')
-      .selectAll()
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow();
+    const token = await createMandate(account, mandateBody(plusDays(today, 1), { bank_AccNumber: number }));
+    const row = await mandateRow(token);
     expect(JSON.stringify(row)).not.toContain(number);
     expect(row.bank_last_four).toBe('0011');
     expect(t.logs.join('')).not.toContain(number);
@@ -315,11 +302,31 @@ describe('the bank account number', () => {
   });
 });
 
+describe('the token', () => {
+  it('is stored only as its SHA-256, and found by it', async () => {
+    const token = await createMandate(account, mandateBody(plusDays(today, 1)));
+    const row = await mandateRow(token);
+    expect(row.token_sha256).toBe(tokenDigest(token));
+    expect(row.token_seed).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(row)).not.toContain(token);
+    const stored = await t.service.storage.db
+      .selectFrom('events')
+      .select('payload')
+      .where('resource_type', '=', 'emandate')
+      .where('resource_id', '=', String(row.id))
+      .execute();
+    expect(stored.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stored)).not.toContain(token);
+    // The digest names nothing: only the token does.
+    expect((await account.request('GET', `/v1/emandate?Token=${row.token_sha256}`)).status).toBe(404);
+    expect((await readMandate(account, token)).Token).toBe(token);
+  });
+});
+
 describe('an unsigned mandate', () => {
   it('expires 24 hours after its creation on the account clock, announced once by emandate.expired', async () => {
-    const clocked = await t.newAccount('Expiring', { isTest: true });
-    const start = await accountToday(clocked);
-    const token = await createMandate(clocked, mandateBody(addDays(start, 5)));
+    const { account: clocked, today: start } = await mandateAccount('Expiring');
+    const token = await createMandate(clocked, mandateBody(plusDays(start, 5)));
     const created = await readMandate(clocked, token);
     const justBefore = new Date(Date.parse(created.Expires) - 1000).toISOString();
     const moved = await clocked.request('POST', '/v1/test-clock/advance', { body: { To: justBefore } });
@@ -329,11 +336,7 @@ describe('an unsigned mandate', () => {
     const after = await clocked.request('POST', '/v1/test-clock/advance', { body: { To: created.Expires } });
     expect(after.status, after.text).toBe(200);
     expect((await readMandate(clocked, token)).Status).toBe('expired');
-    const row = await t.service.storage.db
-      .selectFrom('emandates')
-      .select(['id', 'status'])
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow();
+    const row = await mandateRow(token);
     expect(row.status).toBe('expired');
     await expectEvents(clocked, 'emandate', row.id, ['emandate.created', 'emandate.expired']);
   });

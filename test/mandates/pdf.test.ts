@@ -3,10 +3,18 @@ import type { TestAccount } from '../helpers/service.ts';
 import { pngLogo, renderPdf } from '../invoicing/pdf.fixtures.ts';
 import {
   ACCOUNT_NUMBER,
-  accountToday,
+  NORTHWIND,
+  advanceClock,
   createMandate,
+  downloadPdf as download,
+  downloadPdfWithKey,
+  fieldsOf,
+  getPage,
+  readMandate,
+  mandateAccount,
   mandateBody,
-  postSign,
+  mandateRow,
+  signedMandate,
   t,
   useMandatesService,
 } from './fixtures.ts';
@@ -19,9 +27,8 @@ useMandatesService();
 let account: TestAccount;
 let start: string;
 beforeAll(async () => {
-  account = await t.newAccount('Mandate PDFs', { isTest: true });
-  const seller = await account.request('PUT', '/v1/account', {
-    body: {
+  ({ account, start } = await mandateAccount('Mandate PDFs', {
+    seller: {
       LegalName: 'Northwind Software Ltd',
       AddressLine1: '1 Dock Road',
       City: 'Cape Town',
@@ -30,41 +37,17 @@ beforeAll(async () => {
       ContactPhone: '+27 21 555 0199',
       TaxNumber: '4123456789',
     },
-  });
-  expect(seller.status, seller.text).toBeLessThan(300);
-  const today = await accountToday(account);
-  start = new Date(Date.parse(`${today}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+  }));
 });
 
-async function signedMandate(fields: Record<string, unknown> = {}): Promise<string> {
-  const token = await createMandate(account, mandateBody(start, fields), '/widget/emandate');
-  const signed = await postSign(
-    token,
-    { Consent: 'yes', TypedName: 'Thandi Nkosi' },
-    { userAgent: 'PdfTest/3.1' },
-  );
-  expect(signed.status).toBe(303);
-  return token;
-}
-
-async function download(method: 'GET' | 'POST', token: string) {
-  const res = await fetch(
-    `${t.url}/widget/emandate/download${method === 'GET' ? `?token=${token}` : ''}`,
-    method === 'GET'
-      ? {}
-      : {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ token }),
-        },
-  );
-  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
-}
+/** A mandate signed on its page by a browser saying PdfTest/3.1. */
+const signed = (fields: Record<string, unknown> = {}) =>
+  signedMandate(account, mandateBody(start, fields), 'PdfTest/3.1');
 
 describe('the signed mandate PDF', () => {
   it('shows every field, the beneficiary, the terms and the evidence, with the account masked', async () => {
-    const token = await signedMandate({ isCompanySignee: true, debit_ContractRef: 'NW-2026-0042' });
-    const res = await download('GET', token);
+    const token = await signed({ isCompanySignee: true, debit_ContractRef: 'NW-2026-0042' });
+    const res = await download(token);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="emandate-NW-2026-0042.pdf"');
@@ -113,13 +96,11 @@ describe('the signed mandate PDF', () => {
       expect(flat, expected).toContain(expected);
     expect(flat).toMatch(/Client address \S*127\.0\.0\.1/);
     // Long hex values wrap in their column: compared without white space.
-    const row = await t.service.storage.db
-      .selectFrom('emandates')
-      .select(['consent_sha256', 'document_sha256'])
-      .where('token', '=', token)
-      .executeTakeFirstOrThrow();
+    const row = await mandateRow(token);
     const compact = text.replace(/\s+/g, '');
-    expect(compact).toContain(`Token${token}`);
+    // Not the token: a bearer capability, and copies of the PDF travel (docs/spec-decisions.md, "eMandate tokens
+    // at rest"); the contract reference names the mandate.
+    expect(compact).not.toContain(token);
     expect(compact).toContain(`ConsentSHA-256${row.consent_sha256}`);
     expect(compact).toContain(`DocumentSHA-256${row.document_sha256}`);
     expect(flat).not.toContain(ACCOUNT_NUMBER);
@@ -134,13 +115,13 @@ describe('the signed mandate PDF', () => {
       body: { Logo: pngLogo().toString('base64') },
     });
     expect(logo.status, logo.text).toBe(204);
-    const res = await download('GET', await signedMandate());
+    const res = await download(await signed());
     expect(renderPdf(res.body, 'emandate-logo').images.length).toBe(1);
   });
 
   it('answers POST as GET, with the token in the form', async () => {
-    const token = await signedMandate();
-    const res = await download('POST', token);
+    const token = await signed();
+    const res = await download(token, 'POST');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(renderPdf(res.body, 'emandate-post').text).toContain('Thandi Nkosi');
@@ -148,10 +129,62 @@ describe('the signed mandate PDF', () => {
 
   it('answers 409 before the mandate is signed, and 404 for an unknown token', async () => {
     const token = await createMandate(account, mandateBody(start));
-    const unsigned = await download('GET', token);
+    const unsigned = await download(token);
     expect(unsigned.status).toBe(409);
     expect(JSON.parse(unsigned.body.toString()).code).toBe('emandate_not_signed');
-    expect((await download('GET', 'f'.repeat(64))).status).toBe(404);
+    expect((await download('f'.repeat(64))).status).toBe(404);
     expect((await fetch(`${t.url}/widget/emandate/download`)).status).toBe(404);
+  });
+});
+
+// docs/spec-decisions.md, "The signed PDF": the public link for 30 days after signing, the API key for good.
+describe('downloading the signed PDF over time', () => {
+  it('answers 410 by the public link from 30 days after signing, while the API key still downloads it', async () => {
+    // An account of its own: its test clock moves a month on.
+    const { account: clocked, start: later } = await mandateAccount('PDF window', { seller: NORTHWIND });
+    const token = await signedMandate(clocked, mandateBody(later));
+    const { DateSigned } = await readMandate(clocked, token);
+    const first = await download(token);
+    expect(first.status).toBe(200);
+
+    // 30 days are 2 592 000 seconds: a second before their end the link still downloads, at their end it is gone.
+    const ends = Date.parse(DateSigned) + 30 * 86_400_000;
+    await advanceClock(clocked, new Date(ends - 1000).toISOString());
+    expect((await download(token)).status).toBe(200);
+    await advanceClock(clocked, new Date(ends).toISOString());
+    for (const method of ['GET', 'POST'] as const) {
+      const gone = await download(token, method);
+      expect(gone.status).toBe(410);
+      expect(gone.headers.get('content-type')).toContain('application/problem+json');
+      const problem = JSON.parse(gone.body.toString());
+      expect(problem.code).toBe('emandate_download_expired');
+      expect(problem.detail).toContain('ask Northwind Software Ltd for a copy');
+    }
+    const page = await getPage(`/widget/emandate/${token}`);
+    expect(page.html).toContain('The download link has expired');
+    expect(page.html).not.toContain('/widget/emandate/download');
+
+    // The merchant's copy: the same file, whatever its age.
+    const api = await downloadPdfWithKey(clocked, token);
+    expect(api.status).toBe(200);
+    expect(api.headers.get('content-type')).toBe('application/pdf');
+    expect(api.headers.get('content-disposition')).toMatch(/^attachment; filename="emandate-.+\.pdf"$/);
+    expect(api.body.equals(first.body)).toBe(true);
+  });
+
+  it('answers the API 409 before signing, 404 for another account’s token and 422 without one', async () => {
+    const unsigned = await createMandate(account, mandateBody(start));
+    const early = await account.request('GET', `/v1/emandate/download?Token=${unsigned}`);
+    expect(early.status).toBe(409);
+    expect(early.body.code).toBe('emandate_not_signed');
+
+    const theirs = await signed();
+    const other = await t.newAccount('Not the beneficiary');
+    const foreign = await other.request('GET', `/v1/emandate/download?Token=${theirs}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).not.toContain('Thandi');
+    const missing = await account.request('GET', '/v1/emandate/download');
+    expect(missing.status).toBe(422);
+    expect(fieldsOf(missing)).toEqual(['Token']);
   });
 });

@@ -1,67 +1,22 @@
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
-import type { TestAccount } from '../helpers/service.ts';
-import { accountToday, createMandate, mandateBody, t, useMandatesService } from './fixtures.ts';
+import type { Page } from 'playwright-core';
+import { useBrowserSetup } from './browser.fixtures.ts';
+import { createPageMandate, mandateBody, t, useMandatesService } from './fixtures.ts';
 
 // docs/design/hosted-pages.md, "eMandate pages": the signing pages must be usable by everyone. axe-core checks
 // each page against WCAG 2.0, 2.1 and 2.2 A and AA in Debian's Chromium; a serious or critical violation fails the
 // test (every violation is printed). Screenshots at 320 px wide go outside the repository, for a person to look at.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.join(os.tmpdir(), 'emandate-a11y');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
 useMandatesService();
 
-let browser: Browser;
-let merchant: http.Server;
-let merchantOrigin: string;
-let account: TestAccount;
-let start: string;
-
-function merchantPage(serviceUrl: string, token: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Checkout</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
-<main><h1>Checkout</h1><div id="mandate"></div></main>
-<script src="${serviceUrl}/widget/v1/emandate.js"></script>
-<script>
-EMandate.init({ containerID: 'mandate', token: ${JSON.stringify(token)},
-  onComplete: function () {}, onError: function () {} });
-</script></body></html>`;
-}
-
-beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--no-first-run',
-    ],
-  });
-  merchant = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(merchantPage(t.url, url.searchParams.get('token') ?? ''));
-  });
-  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
-  merchantOrigin = `http://localhost:${(merchant.address() as AddressInfo).port}`;
-  account = await t.newAccount('Accessible signing', { isTest: true });
-  const today = await accountToday(account);
-  start = new Date(Date.parse(`${today}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => merchant?.close(resolve));
-});
+const setup = useBrowserSetup('Accessible signing');
+const { onFreshPage } = setup;
 
 /** Runs axe on the page (its frames included), prints every violation, fails on a serious or critical one. */
 async function expectAccessible(page: Page, name: string, inFrame = false): Promise<void> {
@@ -85,21 +40,14 @@ async function expectAccessible(page: Page, name: string, inFrame = false): Prom
   expect(blocking.map((v) => `${v.id} (${v.impact})`)).toEqual([]);
 }
 
-async function at320(work: (page: Page) => Promise<void>): Promise<void> {
-  const context = await browser.newContext({ viewport: { width: 320, height: 800 } });
-  try {
-    await work(await context.newPage());
-  } finally {
-    await context.close();
-  }
-}
+const at320 = (work: (page: Page) => Promise<void>) => onFreshPage(work, { width: 320, height: 800 });
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
 describe('the eMandate pages under axe-core', () => {
   it('has no serious violation on the redirect signing page, nor after signing', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(setup.account, mandateBody(setup.start));
     await at320(async (page) => {
       await page.goto(`${t.url}/widget/emandate/${token}`);
       await page.getByRole('button', { name: 'Sign mandate' }).waitFor();
@@ -116,7 +64,7 @@ describe('the eMandate pages under axe-core', () => {
   });
 
   it('has no serious violation on the 422 page of a missing consent', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(setup.account, mandateBody(setup.start));
     await at320(async (page) => {
       await page.goto(`${t.url}/widget/emandate/${token}`);
       await page.getByLabel(/Type your full name/).fill('Thandi Nkosi');
@@ -128,10 +76,9 @@ describe('the eMandate pages under axe-core', () => {
   });
 
   it('has no serious violation in the frame on a merchant page', async () => {
-    const token = await createMandate(account, mandateBody(start, { AuthDomain: merchantOrigin }));
+    const token = await setup.embeddedMandate();
     await at320(async (page) => {
-      await page.goto(`${merchantOrigin}/?token=${token}`);
-      const frame = page.frameLocator('iframe[title="Sign the debit mandate"]');
+      const frame = await setup.openCheckout(page, token);
       await frame.getByRole('button', { name: 'Sign mandate' }).waitFor();
       await shot(page, 'frame');
       await expectAccessible(page, 'merchant frame', true);

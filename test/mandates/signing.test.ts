@@ -4,10 +4,15 @@ import type { TestAccount } from '../helpers/service.ts';
 import { expectEvents } from '../helpers/resourceEvents.ts';
 import {
   ACCOUNT_NUMBER,
-  accountToday,
+  NORTHWIND,
+  SIGNATURE,
   createMandate,
+  createPageMandate,
   getPage,
+  mandateAccount,
   mandateBody,
+  mandateRow as rowOf,
+  plusDays,
   postForm,
   postSign,
   readMandate,
@@ -23,28 +28,12 @@ useMandatesService();
 let account: TestAccount;
 let start: string;
 beforeAll(async () => {
-  account = await t.newAccount('Signing', { isTest: true });
-  const seller = await account.request('PUT', '/v1/account', {
-    body: { LegalName: 'Northwind Software Ltd' },
-  });
-  expect(seller.status, seller.text).toBeLessThan(300);
-  const today = await accountToday(account);
-  start = new Date(Date.parse(`${today}T00:00:00Z`) + 7 * 86_400_000).toISOString().slice(0, 10);
+  ({ account, start } = await mandateAccount('Signing', { seller: NORTHWIND }));
 });
-
-const SIGN = { Consent: 'yes', TypedName: 'Thandi Nkosi' };
-
-async function rowOf(token: string) {
-  return t.service.storage.db
-    .selectFrom('emandates')
-    .selectAll()
-    .where('token', '=', token)
-    .executeTakeFirstOrThrow();
-}
 
 describe('the signing page', () => {
   it('shows the beneficiary, the signee, the masked account and the terms, with an unticked consent box', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(start));
     const page = await getPage(`/widget/emandate/${token}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
@@ -63,7 +52,7 @@ describe('the signing page', () => {
   });
 
   it('is served no-store, framed by nobody, with a nonce CSP and nothing from outside', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(start));
     const page = await getPage(`/widget/emandate/${token}`);
     const csp = page.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("frame-ancestors 'none'");
@@ -82,11 +71,7 @@ describe('the signing page', () => {
   });
 
   it('shows Company and TradingAs for a company signee', async () => {
-    const token = await createMandate(
-      account,
-      mandateBody(start, { isCompanySignee: true }),
-      '/widget/emandate',
-    );
+    const token = await createPageMandate(account, mandateBody(start, { isCompanySignee: true }));
     const page = await getPage(`/widget/emandate/${token}`);
     expect(page.html).toContain('Nkosi Trading (Pty) Ltd');
     expect(page.html).toContain('Nkosi Fresh');
@@ -96,9 +81,9 @@ describe('the signing page', () => {
     const page = await getPage(`/widget/emandate/${'0'.repeat(64)}`);
     expect(page.status).toBe(404);
     expect(page.html).toContain('Mandate not found');
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(start));
     await getPage(`/widget/emandate/${token}`);
-    await postSign(token, SIGN);
+    await postSign(token, SIGNATURE);
     await account.request('GET', `/v1/emandate?Token=${token}`);
     await account.request('GET', `/v1/emandate?Token=${'1'.repeat(64)}`);
     // A GET of the form's target (Enter in the address bar after a refusal) is a 404 of no route.
@@ -112,28 +97,28 @@ describe('the signing page', () => {
 
 describe('signing', () => {
   it('refuses a sign or decline posted from another site, changing nothing', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(start));
     const elsewhere = { origin: 'https://evil.example', site: 'cross-site' };
     const signPath = `/widget/emandate/${token}/sign`;
-    const forged = await postForm(signPath, SIGN, undefined, elsewhere);
+    const forged = await postForm(signPath, SIGNATURE, undefined, elsewhere);
     expect(forged.status).toBe(403);
     expect(forged.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     // An older browser says only Origin.
     const res = await fetch(`${t.url}${signPath}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
-      body: new URLSearchParams(SIGN),
+      body: new URLSearchParams(SIGNATURE),
       redirect: 'manual',
     });
     expect(res.status).toBe(403);
     const declined = await postForm(`/widget/emandate/${token}/decline`, {}, undefined, elsewhere);
     expect(declined.status).toBe(403);
     expect((await readMandate(account, token)).Status).toBe('pending_signature');
-    expect((await postSign(token, SIGN)).status).toBe(303);
+    expect((await postSign(token, SIGNATURE)).status).toBe(303);
   });
 
   it('refuses without the ticked box or the typed full name, changing nothing', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(start));
     const unticked = await postSign(token, { TypedName: 'Thandi Nkosi' });
     expect(unticked.status).toBe(422);
     expect(unticked.html).toContain('Tick the box to agree');
@@ -146,7 +131,7 @@ describe('signing', () => {
   });
 
   it('records the evidence, sets DateSigned and emits emandate.signed', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const token = await createPageMandate(account, mandateBody(start));
     const signed = await postSign(
       token,
       { Consent: 'yes', TypedName: '  thandi   NKOSI ' },
@@ -181,10 +166,10 @@ describe('signing', () => {
   });
 
   it('answers 409 to a second signature, keeping the first', async () => {
-    const token = await createMandate(account, mandateBody(start), '/widget/emandate');
-    expect((await postSign(token, SIGN)).status).toBe(303);
+    const token = await createPageMandate(account, mandateBody(start));
+    expect((await postSign(token, SIGNATURE)).status).toBe(303);
     const first = (await rowOf(token)).signed_at;
-    const again = await postSign(token, SIGN, { userAgent: 'Second/1.0' });
+    const again = await postSign(token, SIGNATURE, { userAgent: 'Second/1.0' });
     expect(again.status).toBe(409);
     expect(again.html).toContain('Mandate signed');
     const row = await rowOf(token);
@@ -192,8 +177,8 @@ describe('signing', () => {
   });
 
   it('lets the signee correct basic details only when isCustomerEditable', async () => {
-    const edits = { ...SIGN, Tel: '+27 82 000 1111', City: 'Stellenbosch' };
-    const editable = await createMandate(account, mandateBody(start), '/widget/emandate');
+    const edits = { ...SIGNATURE, Tel: '+27 82 000 1111', City: 'Stellenbosch' };
+    const editable = await createPageMandate(account, mandateBody(start));
     expect((await getPage(`/widget/emandate/${editable}`)).html).toContain('id="f-City"');
     expect((await postSign(editable, edits)).status).toBe(303);
     expect(await readMandate(account, editable)).toMatchObject({
@@ -201,40 +186,30 @@ describe('signing', () => {
       City: 'Stellenbosch',
     });
 
-    const fixed = await createMandate(
-      account,
-      mandateBody(start, { isCustomerEditable: false }),
-      '/widget/emandate',
-    );
+    const fixed = await createPageMandate(account, mandateBody(start, { isCustomerEditable: false }));
     expect((await getPage(`/widget/emandate/${fixed}`)).html).not.toContain('id="f-City"');
     expect((await postSign(fixed, edits)).status).toBe(303);
     expect(await readMandate(account, fixed)).toMatchObject({ Tel: '+27 21 555 0100', City: 'Cape Town' });
   });
 
   it('refuses an expired mandate: moved past 24 hours on the account clock', async () => {
-    const clocked = await t.newAccount('Signing late', { isTest: true });
-    const today = await accountToday(clocked);
-    const token = await createMandate(
-      clocked,
-      mandateBody(new Date(Date.parse(`${today}T00:00:00Z`) + 5 * 86_400_000).toISOString().slice(0, 10)),
-      '/widget/emandate',
-    );
+    const { account: clocked, today } = await mandateAccount('Signing late');
+    const token = await createPageMandate(clocked, mandateBody(plusDays(today, 5)));
     const { Expires } = await readMandate(clocked, token);
     const moved = await clocked.request('POST', '/v1/test-clock/advance', { body: { To: Expires } });
     expect(moved.status, moved.text).toBe(200);
-    const late = await postSign(token, SIGN);
+    const late = await postSign(token, SIGNATURE);
     expect(late.status).toBe(409);
     expect(late.html).toContain('Mandate expired');
     expect((await readMandate(clocked, token)).DateSigned).toBeNull();
   });
 
   it('shows the ReturnUrl after signing on the redirect page', async () => {
-    const token = await createMandate(
+    const token = await createPageMandate(
       account,
       mandateBody(start, { ReturnUrl: 'https://shop.example/mandate/done?order=42' }),
-      '/widget/emandate',
     );
-    await postSign(token, SIGN);
+    await postSign(token, SIGNATURE);
     const page = await getPage(`/widget/emandate/${token}`);
     expect(page.html).toContain('href="https://shop.example/mandate/done?order=42"');
   });
@@ -242,10 +217,9 @@ describe('signing', () => {
 
 describe('declining', () => {
   it('rejects the mandate for good, emits emandate.declined and offers the CancelUrl', async () => {
-    const token = await createMandate(
+    const token = await createPageMandate(
       account,
       mandateBody(start, { CancelUrl: 'https://shop.example/mandate/declined' }),
-      '/widget/emandate',
     );
     const page = await getPage(`/widget/emandate/${token}`);
     expect(page.html).toContain(`action="/widget/emandate/${token}/decline"`);
@@ -263,7 +237,7 @@ describe('declining', () => {
     const after = await getPage(`/widget/emandate/${token}`);
     expect(after.html).toContain('Mandate declined');
     expect(after.html).toContain('href="https://shop.example/mandate/declined"');
-    const late = await postSign(token, SIGN);
+    const late = await postSign(token, SIGNATURE);
     expect(late.status).toBe(409);
     expect((await rowOf(token)).signed_at).toBeNull();
     expect((await postForm(`/widget/emandate/${token}/decline`, {})).status).toBe(409);

@@ -99,8 +99,8 @@ async function invoiceNumbersOfLines(
 }
 
 /**
- * The mandate a SEPA line is collected under: the one set on the bank account; else, until eMandates exist, its
- * EMandateToken or PM<its id>, signed the day the account was added (docs/gateways.md, "The bankfile gateway").
+ * The mandate a SEPA line is collected under: the one set on the bank account; else PM<its id>, signed the day the
+ * account was added (docs/gateways.md, "The bankfile gateway"). eMandates are debit orders, never SEPA.
  */
 function mandateOf(
   ctx: ServiceContext,
@@ -108,7 +108,7 @@ function mandateOf(
 ): { mandateId: string; mandateSignatureDate: string } {
   const account = method.bankAccount!;
   return {
-    mandateId: account.mandateReference ?? account.emandateToken ?? `PM${method.id}`,
+    mandateId: account.mandateReference ?? `PM${method.id}`,
     mandateSignatureDate: account.mandateSignedOn ?? dateAt(method.createdAt, ctx.account.timeZone),
   };
 }

@@ -4,29 +4,32 @@ import type { EmandatesTable } from '../../storage/schema.ts';
 
 export type EmandateRow = Selectable<EmandatesTable>;
 export type NewEmandateRow = Insertable<EmandatesTable>;
-export type EmandateChanges = Updateable<Omit<EmandatesTable, 'id' | 'account_id' | 'token' | 'created_at'>>;
+export type EmandateChanges = Updateable<
+  Omit<EmandatesTable, 'id' | 'account_id' | 'token_sha256' | 'token_seed' | 'created_at'>
+>;
 
 // Every query filters on the account, but for the one the signing page starts with: the token is all it has.
+// A mandate is found by the SHA-256 of its token, the only form of it stored (emandateToken.ts).
 
-export function findEmandateByToken(
+export function findEmandateByTokenDigest(
   db: Db,
   accountId: number,
-  token: string,
+  digest: string,
 ): Promise<EmandateRow | undefined> {
   return db
     .selectFrom('emandates')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('token', '=', token)
+    .where('token_sha256', '=', digest)
     .executeTakeFirst();
 }
 
-/** The account a token belongs to, for the hosted pages, which have no API key to name it. */
-export async function findAccountIdOfToken(db: Db, token: string): Promise<number | undefined> {
+/** The account whose mandate's token has this digest, for the hosted pages, which have no API key to name it. */
+export async function findAccountIdOfTokenDigest(db: Db, digest: string): Promise<number | undefined> {
   const row = await db
     .selectFrom('emandates')
     .select('account_id')
-    .where('token', '=', token)
+    .where('token_sha256', '=', digest)
     .executeTakeFirst();
   return row?.account_id;
 }
@@ -121,12 +124,12 @@ export async function linkPaymentMethod(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** The mandates linked to these payment methods, but for the one `keepToken` names. */
+/** The mandates linked to these payment methods, but for the one whose token has the digest `keepDigest`. */
 export function listEmandateIdsLinkedTo(
   db: Db,
   accountId: number,
   paymentMethodIds: readonly number[],
-  keepToken: string | null,
+  keepDigest: string | null,
 ): Promise<{ id: number }[]> {
   if (paymentMethodIds.length === 0) return Promise.resolve([]);
   let query = db
@@ -134,7 +137,7 @@ export function listEmandateIdsLinkedTo(
     .select('id')
     .where('account_id', '=', accountId)
     .where('payment_method_id', 'in', paymentMethodIds);
-  if (keepToken !== null) query = query.where('token', '!=', keepToken);
+  if (keepDigest !== null) query = query.where('token_sha256', '!=', keepDigest);
   return query.orderBy('id').execute();
 }
 

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import {
@@ -32,6 +31,7 @@ import { emandateFromRow } from './emandate.ts';
 import type { Beneficiary, Emandate, EmandateFlow } from './emandate.ts';
 import { allowedFrameOrigin, returnUrlProblem } from './origins.ts';
 import { consentText, documentText, sha256Hex } from './mandateDocument.ts';
+import { newTokenSeed, tokenDigest, tokenFromSeed } from './emandateToken.ts';
 
 /** Spec part 2, eMandates: an unsigned eMandate token is valid for 24 hours. */
 export const UNSIGNED_TOKEN_HOURS = 24;
@@ -75,11 +75,6 @@ export interface EmandateInput {
 }
 
 export const emandateRef = (id: number): ResourceRef => ({ type: 'emandate', id });
-
-/** A fresh token: 32 random bytes as hex (spec: Alpha Numeric; docs/design/hosted-pages.md: at least 128 bits). */
-function newToken(): string {
-  return crypto.randomBytes(32).toString('hex');
-}
 
 /** The creditor as the account's seller details name it; the account's name when it has no legal name. */
 async function beneficiaryOf(ctx: ServiceContext): Promise<Beneficiary> {
@@ -282,21 +277,28 @@ const contractRefTaken = (ref: string) =>
     `debit_ContractRef "${ref}" belongs to another eMandate of the account`,
   );
 
+/** A mandate just made, with its token: the one answer that has it without being given it. */
+export interface CreatedEmandate {
+  token: string;
+  mandate: Emandate;
+}
+
 /**
  * POST /v1/emandate (embedded) and POST /widget/emandate (redirect): checks every field, seals the account number
- * and issues the token, valid 24 hours while unsigned (spec part 2, eMandates). 409 when the contract reference
- * is taken (docs/design/mandates.md, "Fields": unique).
+ * and issues the token, valid 24 hours while unsigned (spec part 2, eMandates), of which only the SHA-256 is
+ * stored (emandateToken.ts). 409 when the contract reference is taken (docs/design/mandates.md, "Fields": unique).
  */
 export async function createEmandate(
   ctx: ServiceContext,
   flow: EmandateFlow,
   input: EmandateInput,
-): Promise<Emandate> {
+): Promise<CreatedEmandate> {
   const { accountNumber, ...columns } = checkedEmandate(ctx, input);
   if (columns.customer_id !== null) await assertCustomerExists(ctx, columns.customer_id);
   const now = nowInstant(ctx);
   const expiresAt = new Date(ctx.clock.now().getTime() + UNSIGNED_TOKEN_HOURS * 3_600_000).toISOString();
-  const token = newToken();
+  const seed = newTokenSeed();
+  const token = tokenFromSeed(ctx, seed);
   await withTransaction(ctx, async (tctx) => {
     if (await repo.findEmandateByContractRef(tctx.db, tctx.account.id, columns.debit_contract_ref)) {
       throw contractRefTaken(columns.debit_contract_ref);
@@ -306,7 +308,8 @@ export async function createEmandate(
       id = await repo.insertEmandate(tctx.db, {
         ...columns,
         account_id: tctx.account.id,
-        token,
+        token_sha256: tokenDigest(token),
+        token_seed: seed,
         flow,
         status: 'pending_signature',
         bank_acc_number_sealed: tctx.secrets.seal(accountNumber),
@@ -323,12 +326,12 @@ export async function createEmandate(
     }
     await emitEvent(tctx, 'emandate.created', emandateRef(id));
   });
-  return getEmandate(ctx, token);
+  return { token, mandate: await getEmandate(ctx, token) };
 }
 
 /** GET /v1/emandate?Token=: another account's token, or an unknown one, is a 404. */
 export async function getEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
-  const row = await repo.findEmandateByToken(ctx.db, ctx.account.id, token);
+  const row = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
   // The token is a capability: the refusal's log line must not carry it.
   if (!row) throw new NotFoundError('eMandate', '[token]');
   return emandateFromRow(row, nowInstant(ctx), await beneficiaryOf(ctx));
@@ -358,12 +361,29 @@ export async function emandatesOfPaymentMethods(
   return new Map(rows.map((row) => [row.payment_method_id!, emandateFromRow(row, now, beneficiary)]));
 }
 
+/**
+ * The tokens of the mandates these payment methods are linked to, by payment method id, derived again from their
+ * seeds (emandateToken.ts): what a bank account shows as its EMandateToken. A mandate made before tokens had seeds
+ * (migration 0022) has none to show, and is left out.
+ */
+export async function emandateTokensOfPaymentMethods(
+  ctx: ServiceContext,
+  paymentMethodIds: readonly number[],
+): Promise<Map<number, string>> {
+  const rows = await repo.listEmandatesLinkedTo(ctx.db, ctx.account.id, paymentMethodIds);
+  return new Map(
+    rows
+      .filter((row) => row.token_seed !== null)
+      .map((row) => [row.payment_method_id!, tokenFromSeed(ctx, row.token_seed!)]),
+  );
+}
+
 /** The account whose mandate a token names, for the hosted pages; undefined for an unknown token. */
 export function findAccountIdOfToken(
   ctx: Pick<ServiceContext, 'db'>,
   token: string,
 ): Promise<number | undefined> {
-  return repo.findAccountIdOfToken(ctx.db, token);
+  return repo.findAccountIdOfTokenDigest(ctx.db, tokenDigest(token));
 }
 
 /** What the signee sends from the signing page. */

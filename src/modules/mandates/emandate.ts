@@ -69,9 +69,9 @@ export interface Beneficiary {
   email: string | null;
 }
 
+/** A mandate as the service knows it: never with its token, which is stored only as a digest (emandateToken.ts). */
 export interface Emandate {
   id: number;
-  token: string;
   customerId: number | null;
   paymentMethodId: number | null;
   flow: EmandateFlow;
@@ -99,7 +99,6 @@ export function emandateFromRow(row: EmandateRow, now: string, beneficiary: Bene
   const lapsed = row.status === 'pending_signature' && row.expires_at <= now;
   return {
     id: row.id,
-    token: row.token,
     customerId: row.customer_id,
     paymentMethodId: row.payment_method_id,
     flow: row.flow as EmandateFlow,

@@ -33,8 +33,9 @@ function mandateCancelledListener(): MandateCancelledListener {
 /**
  * Cancels a signed mandate (docs/spec-decisions.md, "Cancelling an eMandate"): `cancelled` for good, DateCancelled
  * set, `emandate.cancelled`; the bank account linked to it becomes invalid, and no batch builds a line under it
- * again (docs/design/mandates.md, "Checks at build time"). The signed PDF stays downloadable. Cancelling a
- * cancelled mandate changes nothing; an unsigned, expired or declined one is a 409 emandate_not_signed.
+ * again (docs/design/mandates.md, "Checks at build time"). The signed PDF stays downloadable by the API
+ * (GET /v1/emandate/download). Cancelling a cancelled mandate changes nothing; an unsigned, expired or declined one
+ * is a 409 emandate_not_signed.
  */
 export async function cancelEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
   await withTransaction(ctx, async (tctx) => {

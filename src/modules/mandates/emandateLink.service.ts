@@ -4,6 +4,7 @@ import { ConflictError } from '../../errors.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './emandate.repository.ts';
 import { emandateRef, getEmandate } from './emandate.service.ts';
+import { tokenDigest } from './emandateToken.ts';
 
 /** The bank account a payment method is to be collected under the mandate with, as payment methods checked it. */
 export interface MandatedBankAccount {
@@ -28,7 +29,7 @@ export async function emandateLinkProblem(
   token: string,
   account: MandatedBankAccount,
 ): Promise<string | undefined> {
-  const row = await repo.findEmandateByToken(ctx.db, ctx.account.id, token);
+  const row = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
   if (!row) return 'does not name an eMandate of this account';
   const mandate = await getEmandate(ctx, token);
   if (mandate.status === 'expired') return 'names an eMandate that expired unsigned';
@@ -88,7 +89,12 @@ export async function unlinkEmandates(
   paymentMethodIds: readonly number[],
   keepToken: string | null = null,
 ): Promise<void> {
-  const linked = await repo.listEmandateIdsLinkedTo(ctx.db, ctx.account.id, paymentMethodIds, keepToken);
+  const linked = await repo.listEmandateIdsLinkedTo(
+    ctx.db,
+    ctx.account.id,
+    paymentMethodIds,
+    keepToken === null ? null : tokenDigest(keepToken),
+  );
   for (const { id } of linked) {
     const ref = emandateRef(id);
     const before = await snapshotResource(ctx, ref);

@@ -1,15 +1,38 @@
+import { pinnedScript } from '../../http/pinnedScript.ts';
+
 /**
- * `/widget/v1/emandate.js` (docs/design/hosted-pages.md, "eMandate pages"): defines `window.EMandate.init({
+ * The embedding script (docs/design/hosted-pages.md, "eMandate pages"): defines `window.EMandate.init({
  * containerID, token, onComplete, onError })`, which puts the signing frame in the container and maps the frame's
  * messages to the callbacks. Messages count only from that frame, from our origin, in the widget's envelope with
  * the frame's own id.
+ *
+ * Pinned (docs/hosted-pages.md, "eMandates: a debit authority signed online"): served immutable at
+ * `/widget/v2/emandate.js`, which merchants load with its integrity hash. These bytes never change: a new script
+ * is a new path (`/widget/v3/…`). `/widget/v1/emandate.js`, from before pages could pin it, serves the same bytes
+ * unpinned, briefly cached.
  */
 export const EMANDATE_LOADER = `(function () {
   'use strict';
   var script = document.currentScript;
-  // Loaded other than by a script tag (bundled, or as a module) it cannot know the service's origin: guessing the
-  // page's own would frame the merchant's site instead.
-  if (!script || !script.src) return;
+  // Loaded other than by a script tag with src (inline, eval'd, bundled, or as a module) it cannot know the service's
+  // origin: guessing the page's own would frame the merchant's site instead. It frames nothing and says so, on the
+  // console and to onError, without replacing a working EMandate loaded properly before.
+  if (!script || !script.src) {
+    var problem = 'emandate.js frames nothing: load it with <script src> from the billing service, whose address ' +
+      'it needs to know where the signing page is.';
+    if (window.console) window.console.error(problem);
+    if (!window.EMandate) {
+      window.EMandate = {
+        init: function (options) {
+          if (options && typeof options.onError === 'function') {
+            options.onError({ token: options.token || null, reason: 'script_origin_unknown' });
+          }
+          return null;
+        }
+      };
+    }
+    return;
+  }
   var base = new URL(script.src).origin;
   function randomId() {
     var bytes = new Uint8Array(16);
@@ -34,8 +57,9 @@ export const EMANDATE_LOADER = `(function () {
       if (event.origin !== base || event.source !== frame.contentWindow) return;
       var m = event.data;
       if (!m || m.ns !== 'billing-widget' || m.v !== 1 || m.widgetId !== widgetId) return;
-      if (m.type === 'widget.resize' && m.data && m.data.height > 0) frame.style.height = (m.data.height + 24) + 'px';
-      else if (m.type === 'emandate.signed' && typeof options.onComplete === 'function') options.onComplete(m.data);
+      if (m.type === 'widget.resize' && m.data && typeof m.data.height === 'number' && m.data.height > 0) {
+        frame.style.height = Math.min(Math.ceil(m.data.height) + 24, 4000) + 'px';
+      } else if (m.type === 'emandate.signed' && typeof options.onComplete === 'function') options.onComplete(m.data);
       else if (m.type === 'emandate.failed' && typeof options.onError === 'function') options.onError(m.data);
     });
     container.appendChild(frame);
@@ -44,3 +68,9 @@ export const EMANDATE_LOADER = `(function () {
   window.EMandate = { init: init };
 })();
 `;
+
+/** The script at its pinned path, with the integrity hash merchants' pages carry. */
+export const EMANDATE_SCRIPT = pinnedScript('/widget/v2/emandate.js', EMANDATE_LOADER);
+
+/** Where pages loaded it before it was pinned: the same bytes, unpinned. */
+export const EMANDATE_LOADER_V1_PATH = '/widget/v1/emandate.js';

@@ -12,12 +12,14 @@ export type PageVariant = 'redirect' | 'frame';
 
 export interface PageOptions {
   variant: PageVariant;
+  /** The token the page was asked for (the service keeps only its digest): the frame's messages carry it. */
+  token: string | null;
   nonce: string;
   /** The frame's id, given by the loader: every message carries it. */
   widgetId: string | null;
   /** The origin the frame's messages go to (the mandate's AuthDomain). */
   parentOrigin: string | null;
-  /** Where the sign form posts, and where the PDF is. */
+  /** Where the sign form posts, and where the PDF is ('' once the public link no longer downloads it). */
   signAction: string;
   declineAction: string;
   downloadUrl: string;
@@ -173,14 +175,17 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       options.variant === 'redirect' && mandate.returnUrl
         ? `<p><a href="${escapeHtml(mandate.returnUrl)}">Return to ${escapeHtml(mandate.beneficiary.name)}</a></p>`
         : '';
+    const download = options.downloadUrl
+      ? `<p><a href="${escapeHtml(options.downloadUrl)}">Download the signed mandate (PDF)</a></p>`
+      : `<p>The download link has expired. Ask ${escapeHtml(mandate.beneficiary.name)} for a copy of the signed mandate.</p>`;
     const body = `<h1>${escapeHtml('Mandate signed')}</h1><div class="done" role="status"><p>You signed this mandate on ${escapeHtml(
       mandate.signing?.signedAt ?? '',
-    )} (UTC).</p><p><a href="${escapeHtml(options.downloadUrl)}">Download the signed mandate (PDF)</a></p>${returnLink}</div>\n${sectionsHtml(mandate)}`;
+    )} (UTC).</p>${download}${returnLink}</div>\n${sectionsHtml(mandate)}`;
     return page(
       'Mandate signed',
       body,
       options,
-      messengerScript(options, 'emandate.signed', { token: mandate.token }),
+      messengerScript(options, 'emandate.signed', { token: options.token }),
     );
   }
   if (mandate.status === 'rejected') {
@@ -193,7 +198,7 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       'Mandate declined',
       body,
       options,
-      messengerScript(options, 'emandate.failed', { token: mandate.token, reason: 'declined' }),
+      messengerScript(options, 'emandate.failed', { token: options.token, reason: 'declined' }),
     );
   }
   if (mandate.status === 'expired') {
@@ -204,7 +209,7 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       'Mandate expired',
       body,
       options,
-      messengerScript(options, 'emandate.failed', { token: mandate.token, reason: 'expired' }),
+      messengerScript(options, 'emandate.failed', { token: options.token, reason: 'expired' }),
     );
   }
   const body = `${intro}\n${sectionsHtml(mandate)}\n${formHtml(mandate, options)}`;

@@ -4,13 +4,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { DomainError, ValidationError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
+import { IMMUTABLE, sendScript } from '../../http/pinnedScript.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import * as emandates from './emandate.service.ts';
 import type { Emandate } from './emandate.ts';
-import { EMANDATE_LOADER } from './emandateLoader.ts';
+import { EMANDATE_LOADER_V1_PATH, EMANDATE_SCRIPT } from './emandateLoader.ts';
 import { PAGE_TITLE, renderErrorPage, renderMandatePage } from './emandatePage.ts';
-import { mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
+import { isPublicDownloadOpen, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 import type { PageOptions, PageVariant } from './emandatePage.ts';
 
 /** What the hosted pages need from the composition root: they have no API key to say whose they are. */
@@ -86,6 +87,7 @@ function refuseForeignForm(reply: FastifyReply, variant: PageVariant) {
       'A mandate can only be signed or declined on its own page. Open the link you were sent and try again.',
       {
         variant,
+        token: null,
         nonce,
         widgetId: null,
         parentOrigin: null,
@@ -133,20 +135,24 @@ function frameAncestorsOf(variant: PageVariant, mandate: Emandate | undefined): 
 }
 
 function optionsFor(
+  ctx: ServiceContext,
   variant: PageVariant,
+  token: string,
   mandate: Emandate,
   widgetId: string | null,
   nonce: string,
 ): PageOptions {
-  const paths = pathsOf(variant, mandate.token, widgetId);
+  const paths = pathsOf(variant, token, widgetId);
   return {
     variant,
+    token,
     nonce,
     widgetId,
     parentOrigin: mandate.authDomain,
     signAction: paths.sign,
     declineAction: paths.decline,
-    downloadUrl: paths.download,
+    // docs/spec-decisions.md, "The signed PDF": the link is offered only while it downloads.
+    downloadUrl: isPublicDownloadOpen(ctx, mandate) ? paths.download : '',
   };
 }
 
@@ -163,6 +169,7 @@ async function showPage(
   setPageHeaders(reply, nonce, frameAncestorsOf(variant, located?.mandate));
   const bare: PageOptions = {
     variant,
+    token: null,
     nonce,
     widgetId,
     parentOrigin: null,
@@ -195,13 +202,22 @@ async function showPage(
   }
   request.log.info({ emandate: located.mandate.id, variant }, 'eMandate page shown');
   return reply.send(
-    renderMandatePage(located.mandate, optionsFor(variant, located.mandate, widgetId, nonce)),
+    renderMandatePage(
+      located.mandate,
+      optionsFor(located.ctx, variant, token, located.mandate, widgetId, nonce),
+    ),
   );
 }
 
 /** A form body as fields; a field sent twice keeps its last value. */
 function formFields(body: unknown): Record<string, string> {
   return typeof body === 'object' && body !== null ? (body as Record<string, string>) : {};
+}
+
+/** A path of the service as a route of the /widget scope these routes are registered in. */
+function underWidget(path: string): string {
+  if (!path.startsWith('/widget/')) throw new Error(`${path} is not under /widget`);
+  return path.slice('/widget'.length);
 }
 
 /** The hosted pages under /widget, outside the API key's reach: the token in the URL is the signee's capability. */
@@ -216,14 +232,13 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
     },
   );
 
-  widget.get('/v1/emandate.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .type('text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=300')
-      .header('access-control-allow-origin', '*')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .header('x-content-type-options', 'nosniff')
-      .send(EMANDATE_LOADER),
+  // docs/hosted-pages.md, "eMandates: a debit authority signed online": the pinned path, immutable; the path from
+  // before pinning keeps working for the pages that load it, with the same bytes, briefly cached.
+  widget.get(underWidget(EMANDATE_SCRIPT.path), { schema: { hide: true } }, async (_request, reply) =>
+    sendScript(reply, EMANDATE_SCRIPT.source, IMMUTABLE),
+  );
+  widget.get(underWidget(EMANDATE_LOADER_V1_PATH), { schema: { hide: true } }, async (_request, reply) =>
+    sendScript(reply, EMANDATE_SCRIPT.source, 'public, max-age=300'),
   );
 
   // docs/design/hosted-pages.md, "eMandate pages": the method is not shown, so both are accepted.
@@ -233,7 +248,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
       return sendProblem(reply, problem(404, 'emandate_not_found', 'No eMandate has this token'));
     }
     const ctx = await deps.contextFor(accountId, request);
-    const { mandate, pdf } = await renderMandatePdf(ctx, token);
+    const { mandate, pdf } = await renderMandatePdf(ctx, token, 'link');
     request.log.info({ emandate: mandate.id }, 'signed eMandate downloaded');
     return reply
       .type('application/pdf')
@@ -320,7 +335,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
         if (error instanceof ValidationError) {
           const options = {
-            ...optionsFor(variant, located.mandate, widgetId, nonce),
+            ...optionsFor(located.ctx, variant, token, located.mandate, widgetId, nonce),
             problems: error.fields,
             values: fields,
           };
@@ -328,7 +343,9 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         }
         // Signed or expired meanwhile: the page as the mandate now is.
         const now = await emandates.getEmandate(located.ctx, token);
-        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, now, widgetId, nonce)));
+        return reply
+          .code(409)
+          .send(renderMandatePage(now, optionsFor(located.ctx, variant, token, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate signed');
       return reply
@@ -362,7 +379,9 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
         const nonce = crypto.randomBytes(16).toString('base64');
         setPageHeaders(reply, nonce, frameAncestorsOf(variant, located.mandate));
         const now = await emandates.getEmandate(located.ctx, token);
-        return reply.code(409).send(renderMandatePage(now, optionsFor(variant, now, widgetId, nonce)));
+        return reply
+          .code(409)
+          .send(renderMandatePage(now, optionsFor(located.ctx, variant, token, now, widgetId, nonce)));
       }
       request.log.info({ emandate: located.mandate.id }, 'eMandate declined');
       return reply

@@ -1,6 +1,8 @@
+import { scriptTag } from '../../http/pinnedScript.ts';
 import type { App } from '../../http/types.ts';
 import { cancelEmandate } from './emandateCancel.service.ts';
 import * as emandates from './emandate.service.ts';
+import { EMANDATE_SCRIPT } from './emandateLoader.ts';
 import type { EmandateFlow } from './emandate.ts';
 import {
   EmandateBody,
@@ -10,6 +12,7 @@ import {
   EmandateQuery,
 } from './emandates.schemas.ts';
 import { emandateInputFromWire, toEmandateDto } from './emandates.serializer.ts';
+import { PUBLIC_DOWNLOAD_DAYS, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 
 const tags = ['eMandates'];
 
@@ -43,8 +46,12 @@ function createRoute(
       },
     },
     async (request) => {
-      const mandate = await emandates.createEmandate(request.ctx, flow, emandateInputFromWire(request.body));
-      return { Token: mandate.token };
+      const { token } = await emandates.createEmandate(
+        request.ctx,
+        flow,
+        emandateInputFromWire(request.body),
+      );
+      return { Token: token };
     },
   );
 }
@@ -58,8 +65,10 @@ export function registerEmandateRoutes(v1: App): void {
     'Create an eMandate (embedded flow)',
     'createEmandate',
     'Creates an eMandate for the signee to sign in a frame on your page: pass the Token to ' +
-      '`EMandate.init({containerID, token, onComplete, onError})` of `/widget/v1/emandate.js`. The frame may be ' +
-      'shown only on the origin given in AuthDomain.',
+      '`EMandate.init({containerID, token, onComplete, onError})` of the embedding script, which your page loads ' +
+      'from this service, pinned by its integrity hash (the path never changes; a new script gets a new path): ' +
+      `\`${scriptTag('https://billing.example.com', EMANDATE_SCRIPT)}\`. The frame may be shown only on the ` +
+      'origin given in AuthDomain.',
   );
 
   v1.get(
@@ -79,7 +88,42 @@ export function registerEmandateRoutes(v1: App): void {
       toEmandateDto(
         await emandates.getEmandate(request.ctx, request.query.Token),
         request.ctx.account.timeZone,
+        request.query.Token,
       ),
+  );
+
+  // Beyond the spec: docs/spec-decisions.md, "The signed PDF".
+  v1.get(
+    '/emandate/download',
+    {
+      schema: {
+        summary: 'Download a signed eMandate as PDF',
+        operationId: 'getEmandatePdf',
+        tags,
+        description:
+          'Beyond the spec: the signed mandate as a PDF, with your API key, for as long as the mandate exists ' +
+          '(cancelled ones too: it is the record of what was agreed). The public link ' +
+          `/widget/emandate/download?token= works without a key for ${PUBLIC_DOWNLOAD_DAYS} days after signing, ` +
+          'then answers 410. Before the mandate is signed, a 409 emandate_not_signed; another account’s or an ' +
+          'unknown token is a 404.',
+        querystring: EmandateQuery,
+        produces: ['application/pdf'],
+        response: {
+          200: {
+            description: 'The signed mandate as PDF',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { mandate, pdf } = await renderMandatePdf(request.ctx, request.query.Token, 'api');
+      return reply
+        .type('application/pdf')
+        .header('content-disposition', `attachment; filename="${mandatePdfFilename(mandate)}"`)
+        .header('cache-control', 'no-store')
+        .send(pdf);
+    },
   );
 
   // Beyond the spec: docs/spec-decisions.md, "Cancelling an eMandate".
@@ -93,15 +137,19 @@ export function registerEmandateRoutes(v1: App): void {
         description:
           'Beyond the spec: cancels a signed eMandate for good (Status cancelled, DateCancelled set, ' +
           '`emandate.cancelled`). The bank account linked to it becomes invalid (isValid false) and no batch ' +
-          'collects under it again; the signed PDF stays downloadable. Answers the mandate. Cancelling a cancelled ' +
-          "mandate changes nothing; an unsigned, expired or declined one is a 409 emandate_not_signed. Another account's " +
-          'or an unknown token is a 404.',
+          'collects under it again; the signed PDF stays downloadable (GET /v1/emandate/download). Answers the ' +
+          'mandate. Cancelling a cancelled mandate changes nothing; an unsigned, expired or declined one is a 409 ' +
+          "emandate_not_signed. Another account's or an unknown token is a 404.",
         body: EmandateCancelBody,
         response: { 200: EmandateOut },
       },
     },
     async (request) =>
-      toEmandateDto(await cancelEmandate(request.ctx, request.body.Token), request.ctx.account.timeZone),
+      toEmandateDto(
+        await cancelEmandate(request.ctx, request.body.Token),
+        request.ctx.account.timeZone,
+        request.body.Token,
+      ),
   );
 }
 

@@ -107,7 +107,12 @@ const nullableText = (description?: string) => Nullable(Type.String(description 
 /** Spec part 2, eMandate: the resource. */
 export const EmandateOut = Type.Object(
   {
-    Token: Type.String(),
+    Token: Nullable(
+      Type.String({
+        description:
+          'The token the request named; null in events (only its SHA-256 is stored, and the capability is not theirs)',
+      }),
+    ),
     customerPaymentMethodID: Nullable(
       Type.Integer({ description: 'The bank account linked to the mandate' }),
     ),

@@ -45,12 +45,16 @@ export function emandateInputFromWire(body: EmandateBody): EmandateInput {
 
 export type { EmandateFlow };
 
-/** Spec part 2, eMandate, with the account number masked but for its last four digits. */
-export function toEmandateDto(mandate: Emandate, timeZone: string): EmandateOut {
+/**
+ * Spec part 2, eMandate, with the account number masked but for its last four digits. `token` is the one the
+ * request gave (GET's query, cancel's body): the service keeps only its digest. Events show null (the capability
+ * is not theirs: docs/spec-decisions.md, "eMandate tokens at rest").
+ */
+export function toEmandateDto(mandate: Emandate, timeZone: string, token: string | null): EmandateOut {
   const { signee, bankAccount, debit, beneficiary } = mandate;
   const money = (minor: number) => minorToWireNumber(minor, debit.currencyCode);
   return {
-    Token: mandate.token,
+    Token: token,
     customerPaymentMethodID: mandate.paymentMethodId,
     customerID: mandate.customerId,
     Status: mandate.status,

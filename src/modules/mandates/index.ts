@@ -9,7 +9,9 @@
  *   added with an EMandateToken is checked against its signed mandate, then linked to it; `unlinkEmandates` when
  *   the method is deleted or given another token.
  * - `expireLapsedEmandates(ctx)`: unsigned mandates past their 24 hours become expired (the bill run's time events).
- * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate.
+ * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate (its Token null).
+ * - `emandateTokensOfPaymentMethods(ctx, ids)`: the token a bank account shows as its EMandateToken, derived again
+ *   (only its SHA-256 is stored: emandateToken.ts).
  * - `emandatesOfPaymentMethods(ctx, ids)`: the mandate each bank account is linked to, which a batch's build checks
  *   its lines against (docs/design/mandates.md, "Checks at build time").
  * - `registerMandateCancelledListener(fn)`: how payment methods invalidate the bank account of a cancelled mandate.
@@ -17,6 +19,7 @@
  */
 export type { Emandate, EmandateStatus } from './emandate.ts';
 export {
+  emandateTokensOfPaymentMethods,
   emandatesByIds,
   emandatesOfPaymentMethods,
   expireLapsedEmandates,

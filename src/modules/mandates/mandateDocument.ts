@@ -55,8 +55,9 @@ export function documentSections(mandate: Emandate): DocumentSection[] {
     },
     {
       title: 'Mandate',
+      // Not the token: it is a bearer capability, and a copy of the PDF travels (docs/spec-decisions.md,
+      // "eMandate tokens at rest"). The contract reference names the mandate.
       rows: [
-        ['Token', mandate.token],
         ['Contract reference', debit.contractRef],
         ['Type', mandate.isCompanySignee ? 'Debit order (company)' : 'Debit order'],
       ],

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { ServiceContext } from '../../context.ts';
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, GoneError } from '../../errors.ts';
 import { PdfWriter } from '../../pdf/pdfWriter.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
@@ -115,16 +115,46 @@ export function mandatePdf(mandate: Emandate, seller: DocumentSeller): Promise<B
   return done;
 }
 
-/** GET and POST /widget/emandate/download: the signed mandate; 409 before it is signed. */
+/**
+ * docs/spec-decisions.md, "The signed PDF": the public download link (the token alone) works for 30 days after
+ * signing; the merchant's API key downloads it for good.
+ */
+export const PUBLIC_DOWNLOAD_DAYS = 30;
+
+/** When the public link stops downloading the signed mandate: 30 days after DateSigned; null while unsigned. */
+export function publicDownloadEnds(mandate: Emandate): string | null {
+  if (!mandate.signing) return null;
+  return new Date(Date.parse(mandate.signing.signedAt) + PUBLIC_DOWNLOAD_DAYS * 86_400_000).toISOString();
+}
+
+/** Whether the public link downloads the signed mandate now, on the account's clock (a test account's test clock). */
+export function isPublicDownloadOpen(ctx: ServiceContext, mandate: Emandate): boolean {
+  const ends = publicDownloadEnds(mandate);
+  return ends !== null && ctx.clock.now().getTime() < Date.parse(ends);
+}
+
+/**
+ * The signed mandate as a PDF; 409 before it is signed. By the public link (`/widget/emandate/download`, the
+ * token alone), 410 from 30 days after signing; by the API (`GET /v1/emandate/download`, the merchant's key),
+ * always.
+ */
 export async function renderMandatePdf(
   ctx: ServiceContext,
   token: string,
+  via: 'link' | 'api',
 ): Promise<{ mandate: Emandate; pdf: Buffer }> {
   const mandate = await getEmandate(ctx, token);
   if (!mandate.signing) {
     throw new ConflictError(
       'emandate_not_signed',
       'The eMandate is not signed yet: there is no signed document',
+    );
+  }
+  if (via === 'link' && !isPublicDownloadOpen(ctx, mandate)) {
+    throw new GoneError(
+      'emandate_download_expired',
+      `The download link works for ${PUBLIC_DOWNLOAD_DAYS} days after signing, until ${publicDownloadEnds(mandate)}; ` +
+        `ask ${mandate.beneficiary.name} for a copy of the signed mandate`,
     );
   }
   return { mandate, pdf: await mandatePdf(mandate, await documentSeller(ctx)) };

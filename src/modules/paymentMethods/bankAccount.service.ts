@@ -315,7 +315,8 @@ function bankAccountColumns(ctx: ServiceContext, account: CheckedBankAccount, ma
     iban_sealed: account.iban === null ? null : ctx.secrets.seal(account.iban),
     bic: account.bic,
     routing_number: account.routingNumber,
-    emandate_token: account.emandateToken,
+    // No EMandateToken: the mandate names the method it is linked to (linkEmandate), and keeps only the token's
+    // digest (docs/spec-decisions.md, "eMandate tokens at rest").
   };
 }
 
@@ -363,7 +364,9 @@ export async function addBankAccount(
     input.isPrimary,
     emandateToken === null ? undefined : (tctx, methodId) => linkEmandate(tctx, emandateToken, methodId),
   );
-  return readUnopenedPaymentMethod(ctx, id);
+  const added = await readUnopenedPaymentMethod(ctx, id);
+  // The answer shows the token it was given, also for a mandate made before tokens could be derived again.
+  return emandateToken === null ? added : { ...added, bankAccount: { ...added.bankAccount!, emandateToken } };
 }
 
 /**

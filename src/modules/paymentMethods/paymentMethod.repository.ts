@@ -28,7 +28,6 @@ export type BankAccountChanges = Updateable<
     | 'iban_sealed'
     | 'bic'
     | 'routing_number'
-    | 'emandate_token'
     | 'mandate_reference'
     | 'mandate_signed_on'
     | 'updated_at'
@@ -57,7 +56,6 @@ const COLUMNS = [
   'branch_code',
   'bic',
   'routing_number',
-  'emandate_token',
   'mandate_reference',
   'mandate_signed_on',
   'created_at',

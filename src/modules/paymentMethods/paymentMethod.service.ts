@@ -10,7 +10,7 @@ import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../e
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
-import { unlinkEmandates } from '../mandates/index.ts';
+import { emandateTokensOfPaymentMethods, unlinkEmandates } from '../mandates/index.ts';
 import { paymentMethodUses } from './paymentMethodUses.ts';
 import * as repo from './paymentMethod.repository.ts';
 import { newPrimaryListener } from './newPrimaryMethod.ts';
@@ -33,6 +33,11 @@ export interface BankAccountDetails {
   branchCode: string | null;
   bic: string | null;
   routingNumber: string | null;
+  /**
+   * The token of the eMandate the account is linked to: derived again by the mandates module, which stores only its
+   * digest (docs/spec-decisions.md, "eMandate tokens at rest"). Filled by the API's reads only; null elsewhere
+   * (events, batches), and for a mandate made before tokens had seeds.
+   */
   emandateToken: string | null;
   /** The SEPA mandate's unique reference and signature day, as the business set them (beyond the spec). */
   mandateReference: string | null;
@@ -103,7 +108,7 @@ function paymentMethodFromRow(
             branchCode: row.branch_code,
             bic: row.bic,
             routingNumber: row.routing_number,
-            emandateToken: row.emandate_token,
+            emandateToken: null,
             mandateReference: row.mandate_reference,
             mandateSignedOn: row.mandate_signed_on,
             lastFour: row.last_four,
@@ -111,6 +116,18 @@ function paymentMethodFromRow(
           }
         : null,
   };
+}
+
+/** Spec: a bank account shows the token of its linked eMandate (EMandateToken); the API's reads add it. */
+async function withEmandateTokens(ctx: ServiceContext, methods: PaymentMethod[]): Promise<PaymentMethod[]> {
+  const banks = methods.filter((method) => method.bankAccount !== null).map((method) => method.id);
+  if (banks.length === 0) return methods;
+  const tokens = await emandateTokensOfPaymentMethods(ctx, banks);
+  return methods.map((method) =>
+    tokens.has(method.id)
+      ? { ...method, bankAccount: { ...method.bankAccount!, emandateToken: tokens.get(method.id)! } }
+      : method,
+  );
 }
 
 /**
@@ -123,14 +140,16 @@ export async function readUnopenedPaymentMethod(
 ): Promise<PaymentMethod> {
   const row = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
   if (!row) throw new NotFoundError('Payment method', paymentMethodId);
-  return paymentMethodFromRow(row);
+  const [method] = await withEmandateTokens(ctx, [paymentMethodFromRow(row)]);
+  return method!;
 }
 
 /** The full payment method, bank account number and IBAN opened (spec: the single-item read returns the full set). */
 export async function getPaymentMethod(ctx: ServiceContext, paymentMethodId: number): Promise<PaymentMethod> {
   const row = await repo.findSealedPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
   if (!row) throw new NotFoundError('Payment method', paymentMethodId);
-  return paymentMethodFromRow(row, ctx);
+  const [method] = await withEmandateTokens(ctx, [paymentMethodFromRow(row, ctx)]);
+  return method!;
 }
 
 /**
@@ -164,9 +183,10 @@ export async function listPaymentMethods(
   customerId?: number,
 ): Promise<PaymentMethod[]> {
   if (customerId !== undefined) await assertCustomerExists(ctx, customerId);
-  return (await repo.listPaymentMethods(ctx.db, ctx.account.id, page, customerId)).map((row) =>
-    paymentMethodFromRow(row),
-  );
+  const rows = await repo.listPaymentMethods(ctx.db, ctx.account.id, page, customerId);
+  const methods = rows.map((row) => paymentMethodFromRow(row));
+  // Spec: only the account-wide list shows EMandateToken.
+  return customerId === undefined ? withEmandateTokens(ctx, methods) : methods;
 }
 
 export const paymentMethodRef = (id: number) => ({ type: 'payment_method', id });
