@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
-import { migrateToLatest, migrateUpTo } from '../../src/storage/migrate.ts';
+import { migrateUpTo } from '../../src/storage/migrate.ts';
 import { freshDatabase } from '../helpers/service.ts';
 import { tokenDigest } from './fixtures.ts';
 
@@ -177,7 +177,7 @@ beforeAll(async () => {
     BankAccount: { EMandateToken: TOKEN, LastFourDigits: '9876' },
   });
 
-  expect(await migrateToLatest(storage.db)).toEqual(['0022_emandate_token_digest']);
+  expect(await migrateUpTo(storage.db, '0022_emandate_token_digest')).toEqual(['0022_emandate_token_digest']);
 });
 afterAll(async () => {
   await storage?.close();
