@@ -60,6 +60,27 @@ a{color:#0b5394}
 @media (max-width:30rem){dl{grid-template-columns:1fr}dt{margin-top:.4rem}}
 `;
 
+/**
+ * The redirect pages follow the signee's colour scheme (prefers-color-scheme), every colour pair at least AA's
+ * 4.5:1 (docs/design/hosted-pages.md, "eMandate pages"). The frame stays light, as the capture widget's does: it
+ * sits on the merchant's page, whose scheme we do not know, and the loader gives it a white background.
+ */
+const DARK_STYLE = `
+:root{color-scheme:light dark}
+@media (prefers-color-scheme:dark){
+body{color:#e8e8e8;background:#121212}
+h2{border-bottom-color:#555}
+dt{color:#b8b8b8}
+input[type=text],input[type=email],input[type=tel]{color:#e8e8e8;background:#1e1e1e;border-color:#8a8a8a}
+button{color:#121212;background:#8cc4ff}
+button.secondary{color:#8cc4ff;background:transparent;border-color:#8cc4ff}
+.problems,.error{color:#ff8a80}
+.problems{border-color:#ff8a80}
+.done{border-color:#5cc97a}
+a{color:#8cc4ff}
+}
+`;
+
 function sectionsHtml(mandate: Emandate): string {
   return documentSections(mandate)
     .map(
@@ -153,7 +174,7 @@ function page(title: string, body: string, options: PageOptions, script = ''): s
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<style nonce="${options.nonce}">${STYLE}</style>
+<style nonce="${options.nonce}">${STYLE}${options.variant === 'redirect' ? DARK_STYLE : ':root{color-scheme:light}'}</style>
 </head>
 <body>
 <main>
