@@ -83,9 +83,9 @@ export class PortalClient {
     }
   }
 
-  async get(path: string) {
+  async get(path: string, headers: Record<string, string> = {}) {
     const response = await fetch(this.origin + path, {
-      headers: { cookie: this.cookieHeader(), 'sec-fetch-site': 'none' },
+      headers: { cookie: this.cookieHeader(), 'sec-fetch-site': 'none', ...headers },
       redirect: 'manual',
     });
     this.keep(response);

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
+import { eventually, startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
-import { PortalClient } from './fixtures.ts';
+import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { customerWithLogin, PortalClient } from './fixtures.ts';
 
 // docs/portal.md, "HTTPS": the __Host- cookie behind PUBLIC_URL https, and no portal over plain HTTP away from
 // loopback.
@@ -43,7 +44,7 @@ describe('the portal and HTTPS', () => {
     const page = await client.get('/portal/secure/login');
     expect(page.status).toBe(200);
     const cookie = page.headers.getSetCookie()[0]!;
-    expect(cookie).toMatch(/^__Host-portal-form-secure=/);
+    expect(cookie).toMatch(/^__Host-portal-f-secure=/);
     expect(cookie).toMatch(/; Path=\//);
     expect(cookie).toMatch(/; Secure/);
     expect(cookie).toMatch(/; HttpOnly/);
@@ -56,5 +57,38 @@ describe('the portal and HTTPS', () => {
     expect(refused.cookies).toEqual([]);
     const loopback = await getWithHost(`${plain.url}/portal/plain/login`, 'localhost');
     expect(loopback.status).toBe(200);
+  });
+});
+
+describe('a reset link without PUBLIC_URL', () => {
+  it('is e-mailed only for a loopback address, never to a host the request names', async () => {
+    const smtp = await startSmtpReceiver();
+    // Behind a trusted proxy, X-Forwarded-Host and X-Forwarded-Proto are believed: a client can name any host.
+    const proxied = await startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1' }, smtpUrl: smtp.url });
+    try {
+      await ok(proxied, 'PUT', '/v1/account', { PortalSlug: `proxied-${process.pid}` });
+      const login = await customerWithLogin(proxied);
+      const base = `/portal/proxied-${process.pid}/`;
+      const forged = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' };
+      const attacker = new PortalClient(base, proxied.url);
+      const page = await attacker.get(`${base}reset`, forged);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
+      const asked = await attacker.post(`${base}reset`, { csrf, username: login.username }, forged);
+      expect(asked.status).toBe(200);
+      expect(proxied.logs.join('')).toContain('PUBLIC_URL is not set: a password reset e-mail was not sent');
+
+      // The same request on loopback is e-mailed; the outbox sends in order, so a forged one would have come first.
+      const local = new PortalClient(base, proxied.url);
+      await local.post(`${base}reset`, {
+        csrf: await local.csrfOf(`${base}reset`),
+        username: login.username,
+      });
+      await eventually(() => smtp.messages.find((m) => m.raw.includes('Reset your')));
+      expect(smtp.messages.filter((m) => m.raw.includes('Reset your'))).toHaveLength(1);
+      expect(smtp.messages.map((m) => m.raw).join('')).not.toContain('evil.example');
+    } finally {
+      await proxied.close();
+      await smtp.close();
+    }
   });
 });

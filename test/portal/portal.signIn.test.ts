@@ -49,7 +49,7 @@ describe('signing in', () => {
     const client = new PortalClient(await portalPath(), t.url);
     const res = await client.signIn(login.username, login.password);
     expect(res.status).toBe(303);
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('portal-acme'))!;
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('portal-s-acme'))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     // Plain HTTP on loopback, for development: no Secure and no __Host- prefix (docs/portal.md, "HTTPS").
@@ -204,9 +204,9 @@ describe('sessions', () => {
   it('gives a new session id at each sign-in, and signs out', async () => {
     const login = await customerWithLogin();
     const client = await signedIn(login);
-    const first = [...client.cookies].find(([name]) => name.startsWith('portal-acme'))![1];
+    const first = [...client.cookies].find(([name]) => name.startsWith('portal-s-acme'))![1];
     await client.signIn(login.username, login.password);
-    const second = [...client.cookies].find(([name]) => name.startsWith('portal-acme'))![1];
+    const second = [...client.cookies].find(([name]) => name.startsWith('portal-s-acme'))![1];
     expect(second).not.toBe(first);
     const page = await client.get(client.base);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;

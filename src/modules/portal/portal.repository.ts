@@ -107,7 +107,12 @@ export async function insertFailure(
   row: { account_id: number; username_key: string; client_address: string; failed_at: string },
   prunedBefore: string,
 ): Promise<void> {
-  await db.deleteFrom('portal_sign_in_failures').where('failed_at', '<', prunedBefore).execute();
+  // The account's own rows only: a test account's clock may run ahead, and its prune must not clear others' locks.
+  await db
+    .deleteFrom('portal_sign_in_failures')
+    .where('account_id', '=', row.account_id)
+    .where('failed_at', '<', prunedBefore)
+    .execute();
   await db.insertInto('portal_sign_in_failures').values(row).execute();
 }
 

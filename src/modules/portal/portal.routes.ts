@@ -84,10 +84,23 @@ function transportOf(deps: PortalDeps, request: FastifyRequest): 'https' | 'loop
   return LOOPBACK_HOSTS.has(request.hostname) ? 'loopback' : 'refused';
 }
 
-/** The session cookie: `__Host-` over HTTPS (Secure, Path=/, no Domain), one per portal. */
-const sessionCookieName = (secure: boolean, slug: string) => `${secure ? '__Host-' : ''}portal-${slug}`;
+/**
+ * Where a reset e-mail's link points: PUBLIC_URL, or the request's own origin on a loopback address only. Elsewhere
+ * the Host header (or X-Forwarded-Host) is the client's to choose, and a link built from it would carry the reset
+ * token to whatever host the client named.
+ */
+function resetLinkOrigin(deps: PortalDeps, request: FastifyRequest): string | undefined {
+  if (deps.publicUrl) return deps.publicUrl;
+  return LOOPBACK_HOSTS.has(request.hostname) ? `${request.protocol}://${request.host}` : undefined;
+}
+
+/**
+ * The session cookie: `__Host-` over HTTPS (Secure, Path=/, no Domain), one per portal. The two cookies differ
+ * before the slug, so no slug's session cookie shares a name with another slug's form cookie.
+ */
+const sessionCookieName = (secure: boolean, slug: string) => `${secure ? '__Host-' : ''}portal-s-${slug}`;
 /** The CSRF cookie of the forms shown before sign-in (double submit). */
-const formCookieName = (secure: boolean, slug: string) => `${secure ? '__Host-' : ''}portal-form-${slug}`;
+const formCookieName = (secure: boolean, slug: string) => `${secure ? '__Host-' : ''}portal-f-${slug}`;
 
 /**
  * Whether a form post comes from the portal's own pages: browsers say where a post comes from
@@ -690,10 +703,17 @@ function registerPages(portal: App, deps: PortalDeps): void {
           errors: [{ field: 'username', message: 'Enter your username' }],
         });
       }
-      await auth.requestPasswordReset(portalInfo.ctx, {
-        username,
-        portalUrl: `${deps.publicUrl ?? `${request.protocol}://${request.host}`}${portalInfo.base}`,
-      });
+      const origin = resetLinkOrigin(deps, request);
+      if (origin === undefined) {
+        request.log.warn(
+          'PUBLIC_URL is not set: a password reset e-mail was not sent (docs/portal.md, "HTTPS")',
+        );
+      } else {
+        await auth.requestPasswordReset(portalInfo.ctx, {
+          username,
+          portalUrl: `${origin}${portalInfo.base}`,
+        });
+      }
       return render(reply, 200, 'reset', portalInfo, { title: 'Forgotten password', sent: true });
     },
   );
