@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { createMandate, mandateAccount, mandateBody, t } from './fixtures.ts';
 
@@ -11,22 +12,9 @@ import { createMandate, mandateAccount, mandateBody, t } from './fixtures.ts';
 // and a merchant's site on another origin than the service's. Two sites, not two ports: the merchant's page on
 // http://localhost:A, the service on http://127.0.0.1:B, with the port kept in AuthDomain.
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 /** Headless Chromium that talks to nothing but the test's own servers. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 /**

@@ -13,12 +13,15 @@ import {
   debitOrderAccount,
   downloadPdf,
   fieldsOf,
+  getPage,
   mandateBody,
   mandateEvents,
   mandatedCustomer,
   openDebitBatch,
   plusDays,
+  postSign,
   readMandate,
+  SIGNATURE,
   t,
   useMandatesService,
 } from './fixtures.ts';
@@ -71,6 +74,19 @@ describe('PUT /v1/emandate/cancel', () => {
     const pdf = await downloadPdf(token);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
+  });
+
+  it('shows the signee the mandate cancelled, with nothing to sign or decline', async () => {
+    const { token } = await linked();
+    expect((await cancel(token)).status).toBe(200);
+    const page = await getPage(`/widget/emandate/${token}`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<h1>Mandate cancelled</h1>');
+    expect(page.html).toContain('nothing more will be debited under it');
+    expect(page.html).toContain(`/widget/emandate/download?token=${token}`);
+    expect(page.html).not.toContain('<form');
+    expect((await postSign(token, SIGNATURE)).status).toBe(409);
+    expect((await readMandate(account, token)).Status).toBe('cancelled');
   });
 
   it('changes nothing when the mandate is cancelled already', async () => {

@@ -209,6 +209,16 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       messengerScript(options, 'emandate.signed', { token: options.token }),
     );
   }
+  if (mandate.status === 'cancelled') {
+    // docs/spec-decisions.md, "Cancelling an eMandate": signed, then ended by the beneficiary; nothing to sign.
+    const download = options.downloadUrl
+      ? `<p><a href="${escapeHtml(options.downloadUrl)}">Download the signed mandate (PDF)</a></p>`
+      : '';
+    const body = `<h1>Mandate cancelled</h1><div role="status"><p>This mandate was cancelled on ${escapeHtml(
+      mandate.cancelledAt ?? '',
+    )} (UTC): nothing more will be debited under it.</p>${download}</div>\n${sectionsHtml(mandate)}`;
+    return page('Mandate cancelled', body, options, messengerScript(options, 'widget.ready', {}));
+  }
   if (mandate.status === 'rejected') {
     const cancelLink =
       options.variant === 'redirect' && mandate.cancelUrl
