@@ -44,7 +44,8 @@ import {
   registerEmandateWidgetApiRoutes,
 } from './modules/mandates/emandates.routes.ts';
 import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
-import { registerPortalApiRoutes, registerPortalRoutes } from './modules/portal/portal.routes.ts';
+import { registerPortalApiRoutes } from './modules/portal/portalApi.routes.ts';
+import { registerPortalRoutes } from './modules/portal/portal.routes.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';

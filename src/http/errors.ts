@@ -33,49 +33,63 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail?: st
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'bad_content_length' },
 };
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
-    if (error instanceof DomainError) {
-      const fields = 'fields' in error ? (error.fields as { field: string; message: string }[]) : undefined;
-      return sendProblem(reply, problem(STATUS_OF_KIND[error.kind], error.code, error.message, fields));
-    }
-    if (error.validation) {
-      const fields = fieldProblemsFromAjv(error.validation as never, error.validationContext);
-      return sendProblem(
-        reply,
-        problem(422, 'invalid_fields', 'The request has invalid values: see fields', fields),
-      );
-    }
-    // Use cases check what a write refers to before writing; a foreign key can then only fail when a concurrent
-    // request deleted it in between. The write was refused whole, so retrying is safe.
-    if (isForeignKeyViolation(error)) {
-      return sendProblem(
-        reply,
-        problem(
-          409,
-          'concurrent_change',
-          'Something this request refers to was deleted meanwhile; nothing was changed',
-        ),
-      );
-    }
-    if (isTransientConflict(error)) {
-      const body = problem(
+/**
+ * What an error thrown by a route means to the client, as a problem (docs/spec-decisions.md, "Errors"). A retry hint
+ * goes in `retryAfterSeconds`; an error no client could cause is logged and answered 500.
+ */
+export function problemOf(
+  error: FastifyError | DomainError,
+  request: FastifyRequest,
+): { problem: Problem; retryAfterSeconds?: number } {
+  if (error instanceof DomainError) {
+    const fields = 'fields' in error ? (error.fields as { field: string; message: string }[]) : undefined;
+    return { problem: problem(STATUS_OF_KIND[error.kind], error.code, error.message, fields) };
+  }
+  if (error.validation) {
+    const fields = fieldProblemsFromAjv(error.validation as never, error.validationContext);
+    return { problem: problem(422, 'invalid_fields', 'The request has invalid values: see fields', fields) };
+  }
+  // Use cases check what a write refers to before writing; a foreign key can then only fail when a concurrent
+  // request deleted it in between. The write was refused whole, so retrying is safe.
+  if (isForeignKeyViolation(error)) {
+    return {
+      problem: problem(
+        409,
+        'concurrent_change',
+        'Something this request refers to was deleted meanwhile; nothing was changed',
+      ),
+    };
+  }
+  if (isTransientConflict(error)) {
+    return {
+      problem: problem(
         503,
         'try_again',
         'The request met a concurrent one and was rolled back whole; send it again',
-      );
-      return sendProblem(reply.header('retry-after', '1'), body);
-    }
-    const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
-    if (known) return sendProblem(reply, problem(known.status, known.code, known.detail ?? error.message));
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, problem(error.statusCode, 'bad_request', error.message));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(
-      reply,
-      problem(500, 'internal_error', `Something went wrong on our side; quote request id ${request.id}`),
-    );
+      ),
+      retryAfterSeconds: 1,
+    };
+  }
+  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  if (known) return { problem: problem(known.status, known.code, known.detail ?? error.message) };
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return { problem: problem(error.statusCode, 'bad_request', error.message) };
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return {
+    problem: problem(
+      500,
+      'internal_error',
+      `Something went wrong on our side; quote request id ${request.id}`,
+    ),
+  };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
+    const answer = problemOf(error, request);
+    if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
+    return sendProblem(reply, answer.problem);
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -51,6 +51,30 @@ describe('the portal and HTTPS', () => {
     expect(cookie).toMatch(/; SameSite=Lax/);
   });
 
+  it("checks a form's Origin against PUBLIC_URL, not against the Host header a proxy passes on", async () => {
+    const login = await customerWithLogin(secure);
+    const client = new PortalClient('/portal/secure/', secure.url);
+    const csrf = await client.csrfOf('/portal/secure/login');
+    const fields = { csrf, username: login.username, password: login.password };
+    // The request reaches the service as 127.0.0.1:port; the browser's page was https://billing.example.com.
+    const fromInnerHost = await client.post('/portal/secure/login', fields);
+    expect(fromInnerHost.status).toBe(403);
+    expect(fromInnerHost.text).toContain('This form was not sent from the portal');
+    const fromPublicUrl = await client.post('/portal/secure/login', fields, {
+      origin: 'https://billing.example.com',
+    });
+    expect(fromPublicUrl.status, fromPublicUrl.text).toBe(303);
+  });
+
+  it("answers a request it refuses with a page, not the API's problem+json", async () => {
+    const client = new PortalClient('/portal/plain/', plain.url);
+    const refused = await client.get(`/portal/${'x'.repeat(101)}/invoices`);
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(refused.text).toContain('This could not be done');
+    expect(refused.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('refuses plain HTTP on an address other than loopback, and sets no cookie', async () => {
     const refused = await getWithHost(`${plain.url}/portal/plain/login`, 'billing.example.com');
     expect(refused.status).toBe(403);

@@ -42,3 +42,15 @@ export const PortalSessionOut = Type.Object(
   },
   { $id: 'PortalSession' },
 );
+
+/** The portal's page addresses: /portal/{slug}/… (pages, not API: hidden from /openapi.json). */
+export const SlugParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
+export const TokenParams = Type.Object({
+  slug: Type.String({ maxLength: 100 }),
+  token: Type.String({ maxLength: 200 }),
+});
+export const IdParams = Type.Object({
+  slug: Type.String({ maxLength: 100 }),
+  id: Type.String({ maxLength: 20 }),
+});
+export const PageQuery = Type.Object({ page: Type.Optional(Type.String({ maxLength: 6 })) });

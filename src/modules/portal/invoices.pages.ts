@@ -1,0 +1,66 @@
+import type { App } from '../../http/types.ts';
+import { invoicePdfFilename, renderInvoicePdf } from '../invoicing/index.ts';
+import { invoiceWithFigures } from '../../views/invoices.view.ts';
+import type { PortalRequests } from './portalHttp.ts';
+import { invoiceOfSession, issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
+import { invoiceDetail, invoiceRow } from './portalViews.ts';
+import { IdParams, PageQuery, SlugParams } from './portal.schemas.ts';
+
+const INVOICES_PER_PAGE = 25;
+
+/** A page number from the query: 1 unless it is a whole number of at most 5 digits. */
+export const pageNumber = (page: string | undefined) =>
+  /^\d{1,5}$/.test(page ?? '') ? Math.max(1, Number(page)) : 1;
+
+/** Invoices: the list, one invoice, its PDF (docs/portal.md, "What customers can do so far"). */
+export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void {
+  portal.get(
+    '/portal/:slug/invoices',
+    { schema: { hide: true, params: SlugParams, querystring: PageQuery } },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const number = pageNumber(request.query.page);
+      const all = newestFirst(await issuedInvoicesOf(page));
+      const link = (n: number) => `${page.portal.base}invoices${n === 1 ? '' : `?page=${n}`}`;
+      return page.render(200, 'invoices', {
+        title: 'Invoices',
+        current: 'invoices',
+        caption: 'Your invoices, newest first',
+        invoices: all.slice((number - 1) * INVOICES_PER_PAGE, number * INVOICES_PER_PAGE).map(invoiceRow),
+        previous: number > 1 ? link(number - 1) : undefined,
+        next: all.length > number * INVOICES_PER_PAGE ? link(number + 1) : undefined,
+      });
+    },
+  );
+
+  portal.get(
+    '/portal/:slug/invoices/:id',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      if (!invoice) return page.notFound();
+      const detail = invoiceDetail(await invoiceWithFigures(page.portal.ctx, invoice));
+      return page.render(200, 'invoice', {
+        title: `Invoice ${detail.number}`,
+        current: 'invoices',
+        invoice: detail,
+      });
+    },
+  );
+
+  portal.get(
+    '/portal/:slug/invoices/:id/pdf',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      if (!invoice) return page.notFound();
+      const { pdf } = await renderInvoicePdf(page.portal.ctx, invoice.id!);
+      return page.sendPdf(invoicePdfFilename(invoice), pdf);
+    },
+  );
+}

@@ -1,0 +1,61 @@
+import type { ServiceContext } from '../../context.ts';
+import { DomainError } from '../../errors.ts';
+import type { App } from '../../http/types.ts';
+import { getCustomer } from '../customers/index.ts';
+import { previewInvoice } from '../invoicing/index.ts';
+import type { Invoice } from '../invoicing/index.ts';
+import { liveSubscriptionIdsOfCustomer, upcomingInvoice } from '../subscriptions/index.ts';
+import { customerWithFigures } from '../../views/customers.view.ts';
+import { issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
+import type { PortalRequests } from './portalHttp.ts';
+import { invoiceRow, money } from './portalViews.ts';
+import { SlugParams } from './portal.schemas.ts';
+
+/** The overview: balance, overdue total, the next invoice and the latest ones (docs/portal.md). */
+export function registerOverviewRoutes(portal: App, pages: PortalRequests): void {
+  portal.get('/portal/:slug', { schema: { hide: true, params: SlugParams } }, async (request, reply) => {
+    const page = await pages.signedIn(request, reply, request.params.slug);
+    if (!page) return reply;
+    const ctx = page.portal.ctx;
+    const customer = await customerWithFigures(ctx, await getCustomer(ctx, page.session.customerId));
+    const invoices = await issuedInvoicesOf(page);
+    const currency = customer.currencyCode;
+    const overdueMinor = invoices
+      .filter((i) => i.status === 'Past Due' && i.currencyCode === currency)
+      .reduce((sum, i) => sum + i.balances.balanceMinor, 0);
+    const next = await nextInvoice(ctx, page.session.customerId);
+    const name =
+      customer.isCompany && customer.company
+        ? customer.company
+        : `${customer.name} ${customer.lastName ?? ''}`;
+    return page.render(200, 'dashboard', {
+      title: 'Overview',
+      current: 'dashboard',
+      customerName: name.trim(),
+      balance: money(customer.figures.balanceMinor, currency),
+      overdue: money(overdueMinor, currency),
+      next: next && { amount: money(next.money.totalMinor, next.currencyCode), date: next.invoiceDate },
+      caption: 'Your most recent invoices',
+      invoices: newestFirst(invoices).slice(0, 5).map(invoiceRow),
+    });
+  });
+}
+
+/** The earliest invoice the customer's live subscriptions will get, priced as the bill run would. */
+async function nextInvoice(ctx: ServiceContext, customerId: number): Promise<Invoice | undefined> {
+  let next: Invoice | undefined;
+  for (const subscriptionId of await liveSubscriptionIdsOfCustomer(ctx, customerId)) {
+    let upcoming;
+    try {
+      upcoming = await upcomingInvoice(ctx, subscriptionId);
+    } catch (error) {
+      // A subscription the bill run cannot plan (it parks it) has no next invoice to show.
+      if (error instanceof DomainError) continue;
+      throw error;
+    }
+    if (!upcoming) continue;
+    const priced = await previewInvoice(ctx, upcoming);
+    if (!next || priced.invoiceDate < next.invoiceDate) next = priced;
+  }
+  return next;
+}
