@@ -97,7 +97,7 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 /** Every module's routes under /v1: each module owns its routes file, and only this composition root reads it. */
 function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerCustomerRoutes(v1);
-  registerContactRoutes(v1);
+  registerContactRoutes(v1, { publicUrl: deps.publicUrl });
   registerNoteRoutes(v1);
   registerCurrencyRoutes(v1);
   registerCountryRoutes(v1);

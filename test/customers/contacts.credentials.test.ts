@@ -110,3 +110,34 @@ describe('password secrecy', () => {
     }
   });
 });
+
+describe('the credentials message', () => {
+  it('comes as text and HTML, with the portal to sign in to and the seller who sends it', async () => {
+    const slug = `creds-${process.pid}-${Date.now()}`;
+    expect((await t.request('PUT', '/v1/account', { body: { PortalSlug: slug } })).status).toBe(204);
+    try {
+      const customerID = await newCustomer();
+      const Email = uniqueEmail('html');
+      const created = await t.request('POST', '/v1/customercontacts', {
+        body: { customerID, Name: 'Hedy', LastName: 'Lamarr', Email, Password: 'Spread5Spectrum' },
+      });
+      expect(created.status, created.text).toBe(201);
+      const account = (await t.request('GET', '/v1/account')).body;
+      const mail = await mailTo(Email);
+      expect(mail.text).toContain('Hello Hedy,');
+      expect(credentialsIn(mail.text)).toEqual({
+        username: created.body.Username,
+        password: 'Spread5Spectrum',
+      });
+      expect(mail.text).toContain(`${t.url}/portal/${slug}/`);
+      expect(mail.text).toContain(account.Name);
+      expect(mail.html).toContain(`<a href="${t.url}/portal/${slug}/">Sign in to the customer portal</a>`);
+      expect(mail.html).toContain(
+        '<th scope="row" style="text-align: left; padding: 2px 12px 2px 0; font-weight: normal;">Password</th>',
+      );
+      expect(mail.html).toContain(`<strong>${account.Name}</strong>`);
+    } finally {
+      await t.request('PUT', '/v1/account', { body: { PortalSlug: null } });
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import PostalMime from 'postal-mime';
 import { expect } from 'vitest';
 import { eventually } from '../helpers/service.ts';
 import type { TestAccount } from '../helpers/service.ts';
@@ -76,7 +77,10 @@ const mailsTo = (address: string): ReceivedMail[] =>
   smtp.messages.filter((m) => m.to.map((to) => to.toLowerCase()).includes(address.toLowerCase()));
 
 /** Waits for the `count`-th message to `address` and returns its decoded text. */
-export async function mailTo(address: string, count = 1): Promise<{ subject: string; text: string }> {
+export async function mailTo(
+  address: string,
+  count = 1,
+): Promise<{ subject: string; text: string; html: string }> {
   const mail = await eventually(() => mailsTo(address)[count - 1]);
   return decode(mail.raw);
 }
@@ -87,19 +91,10 @@ export async function expectNoMailTo(address: string, already = 0): Promise<void
   expect(mailsTo(address)).toHaveLength(already);
 }
 
-function decode(raw: string): { subject: string; text: string } {
-  const split = raw.search(/\r?\n\r?\n/);
-  const headers = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
-  let body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
-  if (/content-transfer-encoding:\s*quoted-printable/i.test(headers)) {
-    body = body
-      .replace(/=\r?\n/g, '')
-      .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  } else if (/content-transfer-encoding:\s*base64/i.test(headers)) {
-    body = Buffer.from(body, 'base64').toString('utf8');
-  }
-  const subject = /^subject:\s*(.*)$/im.exec(headers)?.[1] ?? '';
-  return { subject, text: body.replace(/\r\n/g, '\n') };
+/** The message as a mail client reads it: its subject, its plain-text part and its HTML part. */
+async function decode(raw: string): Promise<{ subject: string; text: string; html: string }> {
+  const email = await PostalMime.parse(raw);
+  return { subject: email.subject ?? '', text: email.text ?? '', html: email.html ?? '' };
 }
 
 export function credentialsIn(text: string): { username: string | undefined; password: string | undefined } {

@@ -8,7 +8,10 @@ import { generatePassword, hashPassword, passwordPolicyProblem } from '../../sec
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
-import { queueMail } from '../mail/index.ts';
+import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import type { DocumentSeller } from '../auth/index.ts';
+import { messageBody, queueMail } from '../mail/index.ts';
+import type { OutgoingMail } from '../mail/index.ts';
 import * as repo from './contact.repository.ts';
 import type { Contact } from './customer.ts';
 import { assertCustomerExists } from './customer.service.ts';
@@ -24,6 +27,11 @@ export interface ContactInput {
   isActive?: boolean;
   /** Edit only: the password is to change; blank means generate one. */
   changePassword?: boolean;
+}
+
+/** Where the credentials e-mail sends the contact: the portal's full address, when the account has a portal. */
+export interface CredentialsLinks {
+  portalUrl?: string;
 }
 
 /** A password is used exactly as sent (never trimmed); only an empty one or null counts as not given. */
@@ -98,23 +106,34 @@ async function writeWithUsername<T>(
   }
 }
 
+/**
+ * The message that tells a contact its login (spec, Customer contacts): its username and password, where the portal
+ * is when the account has one, and the seller's details (docs/portal.md, "E-mail"). The outbox seals the body, which
+ * carries the password.
+ */
 function credentialsMail(
   ctx: ServiceContext,
   to: string,
   name: string,
   credentials: { username: string | null; password?: string },
-) {
-  const lines = [
-    `Hello ${name},`,
-    '',
-    `Your login for the ${ctx.account.name} customer portal:`,
-    '',
-    `Username: ${credentials.username ?? '(none)'}`,
-    ...(credentials.password ? [`Password: ${credentials.password}`] : []),
-    '',
-    'Keep these details safe. If you did not expect this message, tell us.',
-  ];
-  return { to, subject: `Your ${ctx.account.name} customer portal login`, text: lines.join('\n') };
+  about: { seller: DocumentSeller; portalUrl: string | undefined },
+): OutgoingMail {
+  const subject = `Your ${ctx.account.name} customer portal login`;
+  const { seller, portalUrl } = about;
+  const figures: [string, string][] = [['Username', credentials.username ?? '(none)']];
+  if (credentials.password) figures.push(['Password', credentials.password]);
+  const body = messageBody({
+    title: subject,
+    greeting: `Hello ${name},`,
+    blocks: [
+      { paragraph: `Your login for the ${ctx.account.name} customer portal:` },
+      { figures },
+      ...(portalUrl ? [{ link: portalUrl, text: 'Sign in to the customer portal' }] : []),
+      { paragraph: 'Keep these details safe. If you did not expect this message, tell us.' },
+    ],
+    signature: [sellerName(seller), ...sellerLines(seller)],
+  });
+  return { to, subject, ...body };
 }
 
 export async function getContact(ctx: ServiceContext, contactId: number): Promise<Contact> {
@@ -132,7 +151,11 @@ export async function listContacts(ctx: ServiceContext, page: Page, customerId?:
  * Spec, Customer contacts: an active contact without a username gets a generated one, and without a password a
  * generated one; the contact is e-mailed the username and password. The mail is queued in the same transaction.
  */
-export async function createContact(ctx: ServiceContext, input: ContactInput): Promise<Contact> {
+export async function createContact(
+  ctx: ServiceContext,
+  input: ContactInput,
+  links: CredentialsLinks = {},
+): Promise<Contact> {
   const fields = checkedFields(input);
   await assertCustomerExists(ctx, input.customerId);
   const isActive = input.isActive ?? true;
@@ -144,6 +167,8 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
       : { generate: () => generateUsername(ctx, fields.name, fields.lastName, fields.email) };
   const password = givenPassword(input.password) ?? (isActive ? generatePassword() : null);
   const passwordHash = password ? await hashPassword(password) : null;
+  // Read before the transaction: the mail is written inside it, and SQLite has one connection.
+  const seller = await documentSeller(ctx);
 
   const contactId = await writeWithUsername(usernameChoice, (username) =>
     ctx.db.transaction().execute(async (trx) => {
@@ -166,7 +191,13 @@ export async function createContact(ctx: ServiceContext, input: ContactInput): P
           trx,
           ctx,
           ctx.account.id,
-          credentialsMail(ctx, fields.email, fields.name, { username, password: password ?? undefined }),
+          credentialsMail(
+            ctx,
+            fields.email,
+            fields.name,
+            { username, password: password ?? undefined },
+            { seller, portalUrl: links.portalUrl },
+          ),
         );
         events.push({ type: 'customer_contact.credentials_sent', ref });
       }
@@ -187,6 +218,7 @@ export async function editContact(
   ctx: ServiceContext,
   contactId: number,
   input: ContactInput,
+  links: CredentialsLinks = {},
 ): Promise<void> {
   const current = await getContact(ctx, contactId);
   const fields = checkedFields(input);
@@ -207,6 +239,7 @@ export async function editContact(
     input.changePassword || !(await repo.contactHasPassword(ctx.db, ctx.account.id, contactId));
   if (!password && isActive && needsPassword) password = generatePassword();
   const passwordHash = password ? await hashPassword(password) : undefined;
+  const seller = await documentSeller(ctx);
 
   const credentialsChanged = await writeWithUsername(usernameChoice, (username) =>
     ctx.db.transaction().execute(async (trx) => {
@@ -234,7 +267,13 @@ export async function editContact(
           trx,
           ctx,
           ctx.account.id,
-          credentialsMail(ctx, fields.email, fields.name, { username, password }),
+          credentialsMail(
+            ctx,
+            fields.email,
+            fields.name,
+            { username, password },
+            { seller, portalUrl: links.portalUrl },
+          ),
         );
         events.push({ type: 'customer_contact.credentials_sent', ref });
       }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
+import { portalUrlOf } from '../auth/index.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import * as contacts from './contact.service.ts';
 import {
@@ -13,7 +15,14 @@ import { contactInputFromWire, toContactDto } from './contacts.serializer.ts';
 
 const tags = ['Customer contacts'];
 
-export function registerContactRoutes(app: App): void {
+export function registerContactRoutes(app: App, options: { publicUrl?: string } = {}): void {
+  /** The portal's address for the credentials e-mail: under PUBLIC_URL, else the origin the key's owner called. */
+  const linksOf = (request: FastifyRequest): contacts.CredentialsLinks => ({
+    portalUrl:
+      portalUrlOf(request.ctx.account, options.publicUrl ?? `${request.protocol}://${request.host}`) ??
+      undefined,
+  });
+
   app.get(
     '/customers/:customerID/contacts',
     {
@@ -77,7 +86,11 @@ export function registerContactRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const contact = await contacts.createContact(request.ctx, contactInputFromWire(request.body));
+      const contact = await contacts.createContact(
+        request.ctx,
+        contactInputFromWire(request.body),
+        linksOf(request),
+      );
       return reply.code(201).send(toContactDto(contact));
     },
   );
@@ -101,6 +114,7 @@ export function registerContactRoutes(app: App): void {
         request.ctx,
         request.params.customerContactID,
         contactInputFromWire(request.body),
+        linksOf(request),
       );
       return reply.code(204).send(null);
     },

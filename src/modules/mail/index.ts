@@ -18,3 +18,5 @@ export {
 } from './mail.service.ts';
 export type { MailWorker } from './mail.worker.ts';
 export { startMailWorker } from './mail.worker.ts';
+export type { MessageBlock, MessageContent } from './messageBody.ts';
+export { messageBody } from './messageBody.ts';

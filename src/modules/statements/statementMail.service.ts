@@ -9,7 +9,7 @@ import type { DocumentSeller } from '../auth/index.ts';
 import { listStatementCustomers, moveStatementDate } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import { dateForDocument } from '../invoicing/index.ts';
-import { queueMail } from '../mail/index.ts';
+import { messageBody, queueMail } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
 import { statementFor } from './statement.service.ts';
 import type { Statement } from './statement.service.ts';
@@ -26,15 +26,6 @@ export interface StatementRunSummary {
 function firstOfNextMonth(date: PlainDate): PlainDate {
   const [year, month] = date.split('-').map(Number) as [number, number];
   return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
-}
-
-function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
 
 /**
@@ -68,42 +59,18 @@ export function statementMail(
     ['Over 90 days past due', ageing.overdueOver90Minor],
   ];
   const owedBuckets = buckets.filter(([, minor]) => minor !== 0);
-  const sellerDetails = sellerLines(seller);
-  const intro = `Please find attached your statement of account for ${period}.`;
-  const text = [
-    `Dear ${name},`,
-    '',
-    intro,
-    summary,
-    ...(owedBuckets.length ? ['', ...owedBuckets.map(([label, minor]) => `${label}: ${amount(minor)}`)] : []),
-    '',
-    from,
-    ...sellerDetails,
-  ].join('\n');
-  const e = escapeHtml;
-  const html = [
-    '<!DOCTYPE html>',
-    '<html lang="en"><head><meta charset="utf-8"><title>' +
-      e(`Statement of account, ${period}`) +
-      '</title></head>',
-    '<body style="font-family: sans-serif; color: #222;">',
-    `<p>Dear ${e(name)},</p>`,
-    `<p>${e(intro)}</p>`,
-    `<p><strong>${e(summary)}</strong></p>`,
-    ...(owedBuckets.length
-      ? [
-          '<table style="border-collapse: collapse;">',
-          ...owedBuckets.map(
-            ([label, minor]) =>
-              `<tr><th scope="row" style="text-align: left; padding: 2px 12px 2px 0; font-weight: normal;">${e(label)}</th>` +
-              `<td style="text-align: right;">${e(amount(minor))}</td></tr>`,
-          ),
-          '</table>',
-        ]
-      : []),
-    `<p style="color: #555;"><strong>${e(from)}</strong>${sellerDetails.map((line) => `<br>${e(line)}`).join('')}</p>`,
-    '</body></html>',
-  ].join('\n');
+  const { text, html } = messageBody({
+    title: `Statement of account, ${period}`,
+    greeting: `Dear ${name},`,
+    blocks: [
+      { paragraph: `Please find attached your statement of account for ${period}.` },
+      { paragraph: summary, strong: true },
+      ...(owedBuckets.length
+        ? [{ figures: owedBuckets.map(([label, minor]): [string, string] => [label, amount(minor)]) }]
+        : []),
+    ],
+    signature: [from, ...sellerLines(seller)],
+  });
   return { subject: `Statement of account from ${from}, ${period}`, text, html };
 }
 
