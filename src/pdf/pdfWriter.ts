@@ -1,3 +1,4 @@
+import PDFDocument from 'pdfkit';
 import { registerPdfFonts, textRuns } from './pdfFonts.ts';
 import type { PdfFont } from './pdfFonts.ts';
 
@@ -34,14 +35,78 @@ export interface SellerBlock {
   logo: PdfImage | undefined;
 }
 
+/** What a document says of itself at the right of its head (documentHead). */
+export interface DocumentHead {
+  /** What it is, in small grey capitals ("TAX INVOICE"). */
+  kind: string;
+  title: string;
+  /** A mark a reader must not miss (PAID, OVERDUE...), under the title. */
+  mark?: { label: string; color: string } | undefined;
+  /** Label and value, a line each. */
+  facts: [string, string][];
+}
+
+/** What names a document and dates it: `createdAt` is its creation date, so the same input gives the same file. */
+export interface PdfInfo {
+  /** The document's title, also said in every page's footer. */
+  title: string;
+  author: string;
+  createdAt: Date;
+}
+
+/** An open document: its writer, and `end()`, which numbers the pages and answers the file. */
+export interface OpenPdf {
+  w: PdfWriter;
+  end(): Promise<Buffer>;
+}
+
+/** Every document's page: A4, with these margins and a text column from MARGIN to RIGHT_EDGE. */
+const MARGIN = 50;
+const RIGHT_EDGE = 545;
+/** The bottom margin leaves room for the page footer; text reaching it continues on a new page. */
+const BOTTOM_MARGIN = MARGIN + 20;
+
 const SELLER_LOGO_BOX: [number, number] = [180, 60];
-const SELLER_GREY = '#555555';
+const GREY = '#555555';
 
 const BODY_SIZE = 10;
 const INK = '#000000';
 
 /** The CJK font's glyphs are one em wide; measuring stands an em dash (one em in DejaVu Sans) in for each. */
 const EM_WIDE = '\u2014';
+
+/**
+ * A new document (pdfkit, A4) in the page layout every one of ours shares, written with a PdfWriter. Its pages are
+ * buffered, so that `end()` can put in every footer which document the page belongs to and where it stands (one
+ * short line, whatever the names).
+ */
+export function openPdf(info: PdfInfo): OpenPdf {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: BOTTOM_MARGIN },
+    bufferPages: true,
+    info: { Title: info.title, Author: info.author, CreationDate: info.createdAt, ModDate: info.createdAt },
+  });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const w = new PdfWriter(doc);
+  return {
+    w,
+    end() {
+      const pages = doc.bufferedPageRange();
+      for (let i = 0; i < pages.count; i += 1) {
+        doc.switchToPage(pages.start + i);
+        w.footer(`${info.title} · Page ${i + 1} of ${pages.count}`, MARGIN, RIGHT_EDGE - MARGIN);
+      }
+      doc.end();
+      return done;
+    },
+  };
+}
 
 /**
  * Writes text into a pdfkit document in the embedded fonts, switching to the CJK font for the characters the main
@@ -124,8 +189,8 @@ export class PdfWriter {
   }
 
   /**
-   * The seller at the head of a document, the same on every kind (invoices, signed eMandates): its logo above its
-   * name and its lines in grey. Returns the y below it.
+   * The seller at the head of a document, the same on every kind (invoices, statements, signed eMandates): its logo
+   * above its name and its lines in grey. Returns the y below it.
    */
   sellerBlock(seller: SellerBlock, x: number, y: number, width = 260): number {
     let at = y;
@@ -134,11 +199,46 @@ export class PdfWriter {
       at += SELLER_LOGO_BOX[1] + 10;
     }
     at = this.text(seller.name, x, at, { width, weight: 'bold', size: 13 });
-    for (const line of seller.lines) at = this.text(line, x, at, { width, size: 9, color: SELLER_GREY });
+    for (const line of seller.lines) at = this.text(line, x, at, { width, size: 9, color: GREY });
     return at;
   }
 
-  rule(y: number, from = 50, to = 545): void {
+  /**
+   * What a document is and its facts, at the right of its head from `x` to `right`: the kind, the title, the mark
+   * if any, then each fact's label and value. Returns the y below it.
+   */
+  documentHead(head: DocumentHead, x: number, y: number, right: number): number {
+    const box = { width: right - x, align: 'right' as const };
+    let at = this.text(head.kind, x, y, { ...box, size: 9, color: GREY });
+    at = this.text(head.title, x, at, { ...box, weight: 'bold', size: 18 });
+    if (head.mark) at = this.stamp(head.mark.label, right, at + 6, head.mark.color) + 6;
+    at += 4;
+    for (const [label, value] of head.facts) {
+      this.text(`${label}:`, x, at, { width: 90, weight: 'bold' });
+      at = this.text(value, x + 90, at, { width: right - x - 90, align: 'right' }) + 2;
+    }
+    return at;
+  }
+
+  /** Whom a document is for ("Bill to"), under a heading, at (x, y). Returns the y below it. */
+  partyBlock(heading: string, lines: string[], x: number, y: number): number {
+    let at = this.text(heading, x, y, { width: 260, weight: 'bold', size: 11 }) + 2;
+    for (const line of lines) at = this.text(line, x, at, { width: 300 });
+    return at;
+  }
+
+  /** Whether `height` more points fit on the page from `y`, above its footer. */
+  fits(y: number, height: number): boolean {
+    return y + height <= this.doc.page.height - BOTTOM_MARGIN;
+  }
+
+  /** Starts a new page; returns the y its text starts at. */
+  newPage(): number {
+    this.doc.addPage();
+    return MARGIN;
+  }
+
+  rule(y: number, from = MARGIN, to = RIGHT_EDGE): void {
     this.doc.save().lineWidth(0.5).strokeColor('#999999').moveTo(from, y).lineTo(to, y).stroke().restore();
   }
 

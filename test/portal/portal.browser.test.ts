@@ -7,6 +7,7 @@ import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventually } from '../helpers/service.ts';
 import { LOCK_MS, USERNAME_FAILURES } from '../../src/modules/portal/index.ts';
@@ -25,7 +26,6 @@ interface PageGlobals {
   document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
 }
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve('test-output/portal');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
@@ -38,15 +38,7 @@ beforeAll(async () => {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: CHROMIUM_ARGS,
   });
   elsewhere = http.createServer((request, response) => {
     const target = decodeURIComponent((request.url ?? '/').slice(1));

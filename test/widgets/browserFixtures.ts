@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { t } from './fixtures.ts';
 
 /**
@@ -13,8 +14,6 @@ import { t } from './fixtures.ts';
  * on http://localhost:A, framing the service on http://127.0.0.1:B (two sites, as in production; docs/design/
  * hosted-pages.md, "Testing in a browser"). Screenshots go to the system's temporary directory, outside git.
  */
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The merchant's pages by path: each embeds a session's Html and records the widget's events in `window`. */
 const pages = new Map<string, string>();
@@ -66,15 +65,7 @@ export function useMerchantAndBrowser(prefix: string): void {
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       viewport: { width: 800, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: CHROMIUM_ARGS,
     });
   }, 60_000);
   afterAll(async () => {

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { findCountry, findState } from '../../core/countries.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
@@ -9,7 +8,9 @@ import { dateForDocument, decimalForDocument, percentText, periodForDocument } f
 import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
-import { PdfWriter } from '../../pdf/pdfWriter.ts';
+import { PdfTable } from '../../pdf/pdfTable.ts';
+import type { PdfColumn } from '../../pdf/pdfTable.ts';
+import { openPdf } from '../../pdf/pdfWriter.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
@@ -28,8 +29,14 @@ const COLUMNS = {
   unit: { x: 305, width: 75, align: 'right' },
   ex: { x: 385, width: 75, align: 'right' },
   inc: { x: 465, width: 80, align: 'right' },
-} as const;
-const GREY = '#555555';
+} as const satisfies Record<string, PdfColumn>;
+const HEADS = {
+  descrip: 'Description',
+  qty: 'Qty',
+  unit: 'Unit price',
+  ex: 'Amount ex',
+  inc: 'Amount inc',
+};
 
 /** The mark a reader must not miss, by status; Due and Pending invoices carry none. */
 const MARKS: Partial<Record<Invoice['status'], { label: string; color: string }>> = {
@@ -83,22 +90,7 @@ export function invoicePdf(
   const money = (minor: number) => minorToDecimalText(minor, currency);
   const title = invoice.invoiceNum === null ? 'Draft invoice' : `Invoice ${invoice.invoiceNum}`;
   const sellerName = nameOfSeller(seller);
-  const doc = new PDFDocument({
-    size: 'A4',
-    // The bottom margin leaves room for the page footer; text reaching it continues on a new page.
-    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + 20 },
-    bufferPages: true,
-    info: { Title: title, Author: sellerName, CreationDate: createdAt, ModDate: createdAt },
-  });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
-  const w = new PdfWriter(doc);
-  const bottom = doc.page.height - MARGIN - 20;
-  const fits = (y: number, height: number) => y + height <= bottom;
+  const { w, end } = openPdf({ title, author: sellerName, createdAt });
 
   // Seller, left: the logo above the name and details.
   const left = w.sellerBlock(
@@ -109,15 +101,6 @@ export function invoicePdf(
 
   // The document, right: what it is, its mark, its facts.
   const isTaxInvoice = invoice.taxes.length > 0 && seller.details.taxNumber !== null;
-  const right = { width: RIGHT_EDGE - HEADER_RIGHT_X, align: 'right' as const };
-  let top = w.text(isTaxInvoice ? 'TAX INVOICE' : 'INVOICE', HEADER_RIGHT_X, MARGIN, {
-    ...right,
-    size: 9,
-    color: GREY,
-  });
-  top = w.text(title, HEADER_RIGHT_X, top, { ...right, weight: 'bold', size: 18 });
-  const mark = MARKS[invoice.status];
-  if (mark) top = w.stamp(mark.label, RIGHT_EDGE, top + 6, mark.color) + 6;
   const facts: [string, string][] = [
     ['Invoice date', dateForDocument(invoice.invoiceDate)],
     ['Due date', dateForDocument(invoice.dueDate)],
@@ -125,75 +108,30 @@ export function invoicePdf(
   ];
   if (invoice.reference) facts.push(['Reference', invoice.reference]);
   if (invoice.poNumber) facts.push(['PO number', invoice.poNumber]);
-  top += 4;
-  for (const [label, value] of facts) {
-    w.text(`${label}:`, HEADER_RIGHT_X, top, { width: 90, weight: 'bold' });
-    top =
-      w.text(value, HEADER_RIGHT_X + 90, top, { width: RIGHT_EDGE - HEADER_RIGHT_X - 90, align: 'right' }) +
-      2;
-  }
+  const top = w.documentHead(
+    { kind: isTaxInvoice ? 'TAX INVOICE' : 'INVOICE', title, mark: MARKS[invoice.status], facts },
+    HEADER_RIGHT_X,
+    MARGIN,
+    RIGHT_EDGE,
+  );
 
   // The customer billed.
-  let y = Math.max(left, top) + 20;
-  y = w.text('Bill to', MARGIN, y, { width: 260, weight: 'bold', size: 11 }) + 2;
-  for (const line of customerLines(invoice)) y = w.text(line, MARGIN, y, { width: 300 });
-  y += 20;
+  let y = w.partyBlock('Bill to', customerLines(invoice), MARGIN, Math.max(left, top) + 20) + 20;
 
   // The lines, each with its service period; the header repeats on every page.
-  const header = () => {
-    const cells = {
-      descrip: 'Description',
-      qty: 'Qty',
-      unit: 'Unit price',
-      ex: 'Amount ex',
-      inc: 'Amount inc',
-    };
-    let next = y;
-    for (const [key, label] of Object.entries(cells)) {
-      const column = COLUMNS[key as keyof typeof COLUMNS];
-      next = Math.max(
-        next,
-        w.text(label, column.x, y, { width: column.width, align: column.align, weight: 'bold' }),
-      );
-    }
-    y = next + 3;
-    w.rule(y);
-    y += 5;
-  };
-  // A page never ends on a header: it moves to the next page with the first line under it.
-  const headerHeight = w.height('Description', COLUMNS.descrip.width, 'bold') + 8;
-  let headed = false;
+  const table = new PdfTable(w, COLUMNS, HEADS, y);
   for (const charge of invoice.charges) {
     const period =
       charge.periodStart && charge.periodEnd ? periodForDocument(charge.periodStart, charge.periodEnd) : null;
-    const cells = {
+    table.row({
       descrip: period ? `${charge.descrip}, ${period}` : charge.descrip,
       qty: decimalForDocument(charge.qty, 0),
       unit: decimalForDocument(charge.unitCostEx, digits),
       ex: money(charge.amountExMinor),
       inc: money(charge.amountIncMinor),
-    };
-    const height = Math.max(
-      ...Object.entries(cells).map(([key, value]) =>
-        w.height(value, COLUMNS[key as keyof typeof COLUMNS].width),
-      ),
-    );
-    if (!fits(y, (headed ? 0 : headerHeight) + height)) {
-      doc.addPage();
-      y = MARGIN;
-      headed = false;
-    }
-    if (!headed) header();
-    headed = true;
-    for (const [key, value] of Object.entries(cells)) {
-      const column = COLUMNS[key as keyof typeof COLUMNS];
-      w.text(value, column.x, y, { width: column.width, align: column.align });
-    }
-    y += height + 5;
+    });
   }
-  if (!headed) header();
-  w.rule(y);
-  y += 8;
+  y = table.end() + 8;
 
   // The totals, kept together: every figure is a stored sum of rounded lines (invoiceMath), shown as is.
   const totals: [string, string, boolean][] = [['Subtotal (excl. tax)', money(invoice.exTotalMinor), false]];
@@ -208,10 +146,7 @@ export function invoicePdf(
   totals.push([`Balance due ${currency}`, money(invoice.balances.balanceMinor), true]);
   const labelColumn = { x: 245, width: 215 };
   const totalsHeight = totals.reduce((sum, [label]) => sum + w.height(label, labelColumn.width) + 4, 0);
-  if (!fits(y, totalsHeight)) {
-    doc.addPage();
-    y = MARGIN;
-  }
+  if (!w.fits(y, totalsHeight)) y = w.newPage();
   for (const [label, value, strong] of totals) {
     const weight = strong ? 'bold' : 'regular';
     const next = w.text(label, labelColumn.x, y, { ...labelColumn, align: 'right', weight });
@@ -232,22 +167,12 @@ export function invoicePdf(
   ]) {
     if (!value) continue;
     y += 12;
-    if (!fits(y, 30)) {
-      doc.addPage();
-      y = MARGIN;
-    }
+    if (!w.fits(y, 30)) y = w.newPage();
     y = w.text(label, MARGIN, y, { width: RIGHT_EDGE - MARGIN, weight: 'bold' }) + 2;
     y = w.text(value, MARGIN, y, { width: RIGHT_EDGE - MARGIN });
   }
 
-  // Every page says which invoice it belongs to and where it stands (one short line, whatever the names).
-  const pages = doc.bufferedPageRange();
-  for (let i = 0; i < pages.count; i += 1) {
-    doc.switchToPage(pages.start + i);
-    w.footer(`${title} · Page ${i + 1} of ${pages.count}`, MARGIN, RIGHT_EDGE - MARGIN);
-  }
-  doc.end();
-  return done;
+  return end();
 }
 
 /** GET /v1/invoices/{id}/pdf. */

@@ -31,8 +31,8 @@ export { amountFromWire, dateFromWire } from './moneyInput.ts';
 export type { DecimalAmount, Read } from './moneyInput.ts';
 export { withLockedCustomer } from './moneyMovement.ts';
 export { toPaymentDto } from './payments.serializer.ts';
-export type { StatementMoneyRecord } from './statementRecords.ts';
-export { statementMoneyRecordsOf } from './statementRecords.ts';
+export type { StatementMoneyRecord } from './statementRecords.repository.ts';
+export { statementMoneyRecordsOf } from './statementRecords.repository.ts';
 /** Wire pieces other modules answer with: a simulated gateway event answers the payment. */
 export { PaymentOut } from './payments.schemas.ts';
 export { WireAmount } from './ledger.schemas.ts';

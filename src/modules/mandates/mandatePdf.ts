@@ -1,7 +1,6 @@
-import PDFDocument from 'pdfkit';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, GoneError } from '../../errors.ts';
-import { PdfWriter } from '../../pdf/pdfWriter.ts';
+import { openPdf } from '../../pdf/pdfWriter.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import { getEmandate } from './emandate.service.ts';
@@ -34,20 +33,7 @@ export function mandatePdf(mandate: Emandate, seller: DocumentSeller): Promise<B
   if (!signing) throw new Error('only a signed mandate has a signed document');
   const signedAt = new Date(signing.signedAt);
   const title = `Debit order mandate ${mandate.debit.contractRef}`;
-  const doc = new PDFDocument({
-    size: 'A4',
-    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + 20 },
-    bufferPages: true,
-    info: { Title: title, Author: sellerName(seller), CreationDate: signedAt, ModDate: signedAt },
-  });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
-  const w = new PdfWriter(doc);
-  const bottom = doc.page.height - MARGIN - 20;
+  const { w, end } = openPdf({ title, author: sellerName(seller), createdAt: signedAt });
   const width = RIGHT_EDGE - MARGIN;
 
   const left = w.sellerBlock(
@@ -62,10 +48,7 @@ export function mandatePdf(mandate: Emandate, seller: DocumentSeller): Promise<B
 
   let y = Math.max(left, top) + 16;
   const ensure = (height: number) => {
-    if (y + height > bottom) {
-      doc.addPage();
-      y = MARGIN;
-    }
+    if (!w.fits(y, height)) y = w.newPage();
   };
   /** A heading never ends a page: it keeps `keep` points of what follows with it. */
   const heading = (text: string, keep = 16) => {
@@ -106,13 +89,7 @@ export function mandatePdf(mandate: Emandate, seller: DocumentSeller): Promise<B
   row('Consent SHA-256', signing.consentSha256);
   row('Document SHA-256', signing.documentSha256);
 
-  const pages = doc.bufferedPageRange();
-  for (let i = 0; i < pages.count; i += 1) {
-    doc.switchToPage(pages.start + i);
-    w.footer(`${title} · Page ${i + 1} of ${pages.count}`, MARGIN, width);
-  }
-  doc.end();
-  return done;
+  return end();
 }
 
 /**

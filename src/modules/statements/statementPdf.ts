@@ -1,8 +1,9 @@
-import PDFDocument from 'pdfkit';
 import type { ServiceContext } from '../../context.ts';
 import { findCountry, findState } from '../../core/countries.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { PdfWriter } from '../../pdf/pdfWriter.ts';
+import { PdfTable } from '../../pdf/pdfTable.ts';
+import type { PdfColumn } from '../../pdf/pdfTable.ts';
+import { openPdf } from '../../pdf/pdfWriter.ts';
 import { documentSeller, getAccount, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import type { Customer } from '../customers/index.ts';
@@ -13,8 +14,8 @@ import { getStatement, statementFor } from './statement.service.ts';
 import type { Statement, StatementRange } from './statement.service.ts';
 
 /**
- * The statement of account as a PDF (A4), in the invoices' fonts and with their seller block (as the signed
- * eMandate reuses them, src/modules/mandates/mandatePdf.ts): the seller; the customer; the period and currency;
+ * The statement of account as a PDF (A4), drawn as the invoice is, with the same helpers of src/pdf/ (the page and
+ * its footers, the fonts, the seller block, the document's head, the table): the seller; the customer; the period and currency;
  * the opening balance, every line with its running balance, the closing balance; the ageing of what is owed and
  * the credit not yet applied; the payment instructions; page numbers. Amounts are the exact stored figures
  * (minorToDecimalText).
@@ -28,7 +29,8 @@ const COLUMNS = {
   due: { x: 320, width: 70, align: 'left' },
   amount: { x: 395, width: 70, align: 'right' },
   balance: { x: 470, width: 75, align: 'right' },
-} as const;
+} as const satisfies Record<string, PdfColumn>;
+const HEADS = { date: 'Date', descrip: 'Description', due: 'Due', amount: 'Amount', balance: 'Balance' };
 const GREY = '#555555';
 
 export function statementPdfFilename(statement: Statement): string {
@@ -56,90 +58,35 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
   const currency = statement.currencyCode;
   const money = (minor: number) => minorToDecimalText(minor, currency);
   const period = `${dateForDocument(statement.startDate)} – ${dateForDocument(statement.endDate)}`;
-  const title = 'Statement of account';
-  const doc = new PDFDocument({
-    size: 'A4',
-    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + 20 },
-    bufferPages: true,
-    info: {
-      Title: `${title}, ${period}`,
-      Author: sellerName(seller),
-      CreationDate: createdAt,
-      ModDate: createdAt,
-    },
+  const { w, end } = openPdf({
+    title: `Statement of account, ${period}`,
+    author: sellerName(seller),
+    createdAt,
   });
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
-  const w = new PdfWriter(doc);
-  const bottom = doc.page.height - MARGIN - 20;
-  const fits = (y: number, height: number) => y + height <= bottom;
 
   const left = w.sellerBlock(
     { name: sellerName(seller), lines: sellerLines(seller), logo: seller.logo },
     MARGIN,
     MARGIN,
   );
-  const right = { width: RIGHT_EDGE - HEADER_RIGHT_X, align: 'right' as const };
-  let top = w.text('STATEMENT OF ACCOUNT', HEADER_RIGHT_X, MARGIN, { ...right, size: 9, color: GREY });
-  top = w.text('Statement', HEADER_RIGHT_X, top, { ...right, weight: 'bold', size: 18 }) + 4;
   const facts: [string, string][] = [
     ['From', dateForDocument(statement.startDate)],
     ['To', dateForDocument(statement.endDate)],
     ['Currency', currency],
     ['Balance due', money(statement.closingMinor)],
   ];
-  for (const [label, value] of facts) {
-    w.text(`${label}:`, HEADER_RIGHT_X, top, { width: 90, weight: 'bold' });
-    top =
-      w.text(value, HEADER_RIGHT_X + 90, top, { width: RIGHT_EDGE - HEADER_RIGHT_X - 90, align: 'right' }) +
-      2;
-  }
+  const top = w.documentHead(
+    { kind: 'STATEMENT OF ACCOUNT', title: 'Statement', facts },
+    HEADER_RIGHT_X,
+    MARGIN,
+    RIGHT_EDGE,
+  );
 
-  let y = Math.max(left, top) + 20;
-  y = w.text('Statement for', MARGIN, y, { width: 260, weight: 'bold', size: 11 }) + 2;
-  for (const line of customerLines(statement.customer)) y = w.text(line, MARGIN, y, { width: 300 });
-  y += 20;
+  let y =
+    w.partyBlock('Statement for', customerLines(statement.customer), MARGIN, Math.max(left, top) + 20) + 20;
 
-  const header = () => {
-    const cells = { date: 'Date', descrip: 'Description', due: 'Due', amount: 'Amount', balance: 'Balance' };
-    let next = y;
-    for (const [key, label] of Object.entries(cells)) {
-      const column = COLUMNS[key as keyof typeof COLUMNS];
-      next = Math.max(
-        next,
-        w.text(label, column.x, y, { width: column.width, align: column.align, weight: 'bold' }),
-      );
-    }
-    y = next + 3;
-    w.rule(y);
-    y += 5;
-  };
-  const headerHeight = w.height('Description', COLUMNS.descrip.width, 'bold') + 8;
-  let headed = false;
-  const row = (cells: Record<keyof typeof COLUMNS, string>, weight: 'regular' | 'bold' = 'regular') => {
-    const height = Math.max(
-      ...Object.entries(cells).map(([key, value]) =>
-        w.height(value, COLUMNS[key as keyof typeof COLUMNS].width, weight),
-      ),
-    );
-    if (!fits(y, (headed ? 0 : headerHeight) + height)) {
-      doc.addPage();
-      y = MARGIN;
-      headed = false;
-    }
-    if (!headed) header();
-    headed = true;
-    for (const [key, value] of Object.entries(cells)) {
-      const column = COLUMNS[key as keyof typeof COLUMNS];
-      w.text(value, column.x, y, { width: column.width, align: column.align, weight });
-    }
-    y += height + 5;
-  };
-  row(
+  const table = new PdfTable(w, COLUMNS, HEADS, y);
+  table.row(
     {
       date: dateForDocument(statement.startDate),
       descrip: 'Opening balance',
@@ -150,7 +97,7 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
     'bold',
   );
   for (const { record, balanceMinor } of statement.lines) {
-    row({
+    table.row({
       date: dateForDocument(record.date),
       descrip: record.description,
       due: record.dueDate === null ? '' : dateForDocument(record.dueDate),
@@ -158,7 +105,7 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
       balance: money(balanceMinor),
     });
   }
-  row(
+  table.row(
     {
       date: dateForDocument(statement.endDate),
       descrip: 'Closing balance',
@@ -168,8 +115,7 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
     },
     'bold',
   );
-  w.rule(y);
-  y += 12;
+  y = table.end() + 12;
 
   // The ageing, kept together: what is owed by days past due at the end date.
   const { ageing } = statement;
@@ -183,10 +129,7 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
   ];
   const cellWidth = (RIGHT_EDGE - MARGIN) / buckets.length;
   const ageingHeight = 3 * w.height('Current', cellWidth, 'bold') + 30;
-  if (!fits(y, ageingHeight)) {
-    doc.addPage();
-    y = MARGIN;
-  }
+  if (!w.fits(y, ageingHeight)) y = w.newPage();
   y =
     w.text(`Amounts owed by days past due, ${currency}`, MARGIN, y, {
       width: RIGHT_EDGE - MARGIN,
@@ -225,21 +168,12 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
   const instructions = seller.details.paymentInstructions;
   if (instructions && statement.closingMinor > 0) {
     y += 12;
-    if (!fits(y, 30)) {
-      doc.addPage();
-      y = MARGIN;
-    }
+    if (!w.fits(y, 30)) y = w.newPage();
     y = w.text('Payment instructions', MARGIN, y, { width: RIGHT_EDGE - MARGIN, weight: 'bold' }) + 2;
     w.text(instructions, MARGIN, y, { width: RIGHT_EDGE - MARGIN });
   }
 
-  const pages = doc.bufferedPageRange();
-  for (let i = 0; i < pages.count; i += 1) {
-    doc.switchToPage(pages.start + i);
-    w.footer(`${title}, ${period} · Page ${i + 1} of ${pages.count}`, MARGIN, RIGHT_EDGE - MARGIN);
-  }
-  doc.end();
-  return done;
+  return end();
 }
 
 /** GET /v1/customers/{customerID}/statement.pdf. */

@@ -12,12 +12,9 @@ import { ConflictError, DomainError, GoneError, NotFoundError, ValidationError }
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
 import {
-  GatewayTimeoutError,
-  chargeStoredMethod,
   gatewayAccepts,
   getGateway,
   isGatewayUsable,
-  refundCharge,
   validateBankAccountAtGateway,
   vaultCard,
 } from '../gateways/index.ts';
@@ -38,6 +35,16 @@ import {
 import type { BankRail, SaleType, StoredState, VaultingType } from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
 import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
+import {
+  attemptKey,
+  chargeUnderClaim,
+  claimChallenge,
+  claimLost,
+  claimSession,
+  endClaim,
+  releaseClaim,
+  undoCharge,
+} from './captureClaim.ts';
 import { captureSessionRef, sha256 } from './captureSession.service.ts';
 
 /**
@@ -105,11 +112,6 @@ type SaleCharge = { chargeId: string; state: 'settled' | 'pending' };
  */
 const CARD_DECLINED = 'The card was declined';
 
-/**
- * A submit's claim lasts this long (wall time): past it, another submit may take the session over
- * (docs/design/hosted-pages.md, "One submit at a time").
- */
-const CLAIM_MS = 2 * 60 * 1000;
 /** A card may be at most this many years from expiring, as an added card (card.service.ts). */
 const CARD_YEARS_AHEAD = 20;
 
@@ -185,55 +187,6 @@ function checkedCard(ctx: ServiceContext, input: SubmittedCard, problems: FieldP
   };
 }
 
-/** Another submit holds the session, or took it over from this one. */
-const inProgress = () =>
-  new ConflictError('capture_in_progress', 'Another submit of this session is under way');
-
-/**
- * Claims the session for this submit under a new random claim id (repo.claimCaptureSession), or a 409 while another
- * submit holds it (docs/design/hosted-pages.md, "One submit at a time").
- */
-async function claimSession(ctx: ServiceContext, found: CaptureSessionRow): Promise<ClaimedCaptureSession> {
-  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
-  const wallNow = ctx.wallClock.now().getTime();
-  const row = await repo.claimCaptureSession(ctx.db, ctx.account.id, found.id, {
-    claimId: crypto.randomBytes(16).toString('hex'),
-    wallNow: new Date(wallNow).toISOString(),
-    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
-    now: nowInstant(ctx),
-  });
-  if (!row) throw inProgress();
-  return row;
-}
-
-/**
- * This submit outlived its claim and another submit took the session over (docs/design/hosted-pages.md, "One submit
- * at a time"): it recorded nothing over that submit. Logged for an operator (what it did at the gateway, never a
- * token or a number); the frame is told another submit is under way.
- */
-function claimLost(
-  ctx: ServiceContext,
-  row: ClaimedCaptureSession,
-  step: string,
-  details: Record<string, unknown> = {},
-): ConflictError {
-  ctx.log.warn(
-    { captureSessionId: row.id, step, ...details },
-    'capture submit lost its claim to a later submit: recorded nothing',
-  );
-  return inProgress();
-}
-
-/**
- * The idempotency key of the attempt's charges. One charge per session and attempt: a submit asked again after a
- * lost answer gets the first answer. A claim taken over from a submit that outlived it starts a key of its own, so
- * that the late submit's charge is apart from its successor's, and is refunded without touching it.
- */
-function attemptKey(row: ClaimedCaptureSession): string {
-  const takeovers = row.claim_takeovers === 0 ? '' : `:takeover:${row.claim_takeovers}`;
-  return `capture-session:${row.id}:${row.failed_attempts}${takeovers}`;
-}
-
 /**
  * A failed submit: counted, the session open again or locked after the last attempt, and told by events. The
  * frame's problem is thrown after; the count is committed whatever it says. A submit that lost its claim counts
@@ -243,7 +196,7 @@ async function failAttempt(ctx: ServiceContext, row: ClaimedCaptureSession, reas
   return withTransaction(ctx, async (tctx) => {
     const failed = row.failed_attempts + 1;
     const locked = failed >= MAX_FAILED_ATTEMPTS;
-    const held = await repo.endCaptureClaim(tctx.db, tctx.account.id, row.id, row.claim_id, {
+    const held = await endClaim(tctx, row, {
       state: (locked ? 'locked' : 'open') satisfies StoredState,
       failed_attempts: failed,
       // A challenge the attempt ends (or a new card replaced) is gone, with the card it waited on.
@@ -278,20 +231,51 @@ const NO_CHALLENGE = {
 } as const;
 
 /**
- * Hands the session back as it was claimed without counting (the gateway did not answer: nothing is known): open,
- * or still waiting on its challenge. A submit that lost its claim hands back nothing; `details` (a charge's key
- * that got no answer) are logged for an operator.
+ * The session's gateway, or a 409 when it was disabled since the session was made: the claim is handed back
+ * uncounted, as nothing is vaulted or charged and the attempt is not the customer's fault.
  */
-async function releaseClaim(
+async function usableGateway(ctx: ServiceContext, row: ClaimedCaptureSession): Promise<Gateway> {
+  const gateway = await getGateway(ctx, row.gateway_id);
+  if (!isGatewayUsable(gateway)) {
+    await releaseClaim(ctx, row);
+    throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
+  }
+  return gateway;
+}
+
+/**
+ * The card put in the gateway's vault, answered by its token. The vault's refusal is a failed attempt, told as any
+ * decline is; any other failure hands the claim back uncounted.
+ */
+async function vaultSubmittedCard(
   ctx: ServiceContext,
+  gateway: Gateway,
   row: ClaimedCaptureSession,
-  details: Record<string, unknown> = {},
-): Promise<void> {
-  const held = await repo.endCaptureClaim(ctx.db, ctx.account.id, row.id, row.claim_id, {
-    state: (row.challenge_id === null ? 'open' : 'challenging') satisfies StoredState,
-    updated_at: nowInstant(ctx),
-  });
-  if (!held) claimLost(ctx, row, 'release', details);
+  card: CardToVault,
+): Promise<string> {
+  try {
+    const { token } = await vaultCard(ctx, gateway, card, 'number');
+    return token;
+  } catch (error) {
+    if (!(error instanceof DomainError)) {
+      await releaseClaim(ctx, row);
+      throw error;
+    }
+    const left = await failAttempt(ctx, row, 'vault_declined');
+    throw refused(left, [{ field: 'number', message: CARD_DECLINED }]);
+  }
+}
+
+/** What a person may see of the card: the number only by its last four digits. */
+function cardShownOf(card: CardToVault): CardShown {
+  return {
+    cardType: card.cardType,
+    lastFour: card.number.slice(-4),
+    nameOnCard: card.nameOnCard,
+    lastNameOnCard: card.lastNameOnCard,
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+  };
 }
 
 /**
@@ -311,52 +295,20 @@ export async function submitCard(
   const card = checkedCard(ctx, input, problems);
   if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
 
-  const gateway = await getGateway(ctx, row.gateway_id);
-  if (!isGatewayUsable(gateway)) {
-    // Disabled since the session was made: nothing is vaulted, and the attempt is not the customer's fault.
-    await releaseClaim(ctx, row);
-    throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
-  }
-  let token: string;
-  try {
-    ({ token } = await vaultCard(ctx, gateway, card, 'number'));
-  } catch (error) {
-    if (!(error instanceof DomainError)) {
-      await releaseClaim(ctx, row);
-      throw error;
-    }
-    const left = await failAttempt(ctx, row, 'vault_declined');
-    throw refused(left, [{ field: 'number', message: CARD_DECLINED }]);
-  }
+  const gateway = await usableGateway(ctx, row);
+  const token = await vaultSubmittedCard(ctx, gateway, row, card);
 
-  const shown: CardShown = {
-    cardType: card.cardType,
-    lastFour: card.number.slice(-4),
-    nameOnCard: card.nameOnCard,
-    lastNameOnCard: card.lastNameOnCard,
-    expiryMonth: card.expiryMonth,
-    expiryYear: card.expiryYear,
-  };
+  const shown = cardShownOf(card);
   let charge: SaleCharge | undefined;
   if (includesSale(row.sale_type as SaleType) && row.amount_minor !== null) {
-    // A card that replaces one waiting on its challenge is a new charge (that card's was answered already).
-    const idempotencyKey = attemptKey(row) + (row.challenge_id === null ? '' : `:after:${row.challenge_id}`);
-    let result;
-    try {
-      result = await chargeStoredMethod(ctx, gateway, {
-        token,
-        amountMinor: row.amount_minor,
-        currencyCode: row.currency_code,
-        idempotencyKey,
-        description: row.description ?? `Capture session ${row.id}`,
-      });
-    } catch (error) {
-      await releaseClaim(ctx, row, { unanswered: idempotencyKey });
-      if (error instanceof GatewayTimeoutError) {
-        throw new ConflictError('gateway_no_answer', 'The payment could not be confirmed: try again');
-      }
-      throw error;
-    }
+    const result = await chargeUnderClaim(ctx, gateway, row, {
+      token,
+      amountMinor: row.amount_minor,
+      currencyCode: row.currency_code,
+      // A card that replaces one waiting on its challenge is a new charge (that card's was answered already).
+      idempotencyKey: attemptKey(row) + (row.challenge_id === null ? '' : `:after:${row.challenge_id}`),
+      description: row.description ?? `Capture session ${row.id}`,
+    });
     if (result.outcome === 'declined' && result.reason === 'authentication_required') {
       // The shopper is here: the issuer's challenge, rather than a decline (docs/design/hosted-pages.md,
       // "3-D Secure in the frame").
@@ -388,7 +340,7 @@ async function recordCapturedCard(
   const keep = keepsMethod(row.vaulting_type as VaultingType);
   const held = await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
-    const ended = await repo.endCaptureClaim(tctx.db, tctx.account.id, row.id, row.claim_id, {
+    const ended = await endClaim(tctx, row, {
       state: 'captured' satisfies StoredState,
       challenge_id: null,
       method_type: 'credit_card',
@@ -409,7 +361,7 @@ async function recordCapturedCard(
   });
   if (!held) {
     // The card stays in the gateway's vault, unused: the contract has no way to delete it.
-    const undone = charge === undefined ? undefined : await undoCharge(ctx, gateway, row, charge);
+    const undone = charge === undefined ? undefined : await undoCharge(ctx, gateway, row, charge.chargeId);
     throw claimLost(ctx, row, 'capture', { chargeId: charge?.chargeId, undone });
   }
   return {
@@ -423,39 +375,6 @@ async function recordCapturedCard(
 }
 
 /**
- * Refunds the whole of a charge this submit made and will not record, outside any transaction: the gateway
- * contract has no void, and a refund of all of it leaves nothing taken. Answers how it went, for the log; a refund
- * that did not go through is logged as an error, for an operator to refund by hand.
- */
-async function undoCharge(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  row: ClaimedCaptureSession,
-  charge: SaleCharge,
-): Promise<string> {
-  let undone: string;
-  try {
-    const result = await refundCharge(ctx, gateway, {
-      chargeId: charge.chargeId,
-      amountMinor: row.amount_minor ?? 0,
-      currencyCode: row.currency_code,
-      // One refund per charge, however often this is asked.
-      idempotencyKey: `capture-session:${row.id}:undo:${charge.chargeId}`,
-    });
-    undone = result.outcome === 'succeeded' ? 'refunded' : `refund_${result.outcome}`;
-  } catch (error) {
-    undone = error instanceof GatewayTimeoutError ? 'refund_unanswered' : 'refund_failed';
-  }
-  if (undone !== 'refunded') {
-    ctx.log.error(
-      { captureSessionId: row.id, chargeId: charge.chargeId, undone },
-      'capture submit that lost its claim could not refund its charge: refund it at the gateway',
-    );
-  }
-  return undone;
-}
-
-/**
  * The session waits on the cardholder's challenge: its random id, the vault's token and the card as a person sees
  * it are kept on the session (the server's word, never the browser's), until the frame answers the challenge.
  */
@@ -466,7 +385,7 @@ async function awaitChallenge(
   token: string,
 ): Promise<CaptureChallenge> {
   const challengeId = crypto.randomBytes(16).toString('hex');
-  const held = await repo.endCaptureClaim(ctx.db, ctx.account.id, row.id, row.claim_id, {
+  const held = await endClaim(ctx, row, {
     state: 'challenging' satisfies StoredState,
     challenge_id: challengeId,
     method_token: token,
@@ -495,13 +414,7 @@ export async function answerChallenge(
   input: { challengeId: string; approved: boolean },
 ): Promise<CaptureSummary> {
   assertOpen(ctx, found);
-  // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
-  const wallNow = ctx.wallClock.now().getTime();
-  const row = await repo.claimCaptureChallenge(ctx.db, ctx.account.id, found.id, input.challengeId, {
-    claimId: crypto.randomBytes(16).toString('hex'),
-    claimedUntil: new Date(wallNow + CLAIM_MS).toISOString(),
-    now: nowInstant(ctx),
-  });
+  const row = await claimChallenge(ctx, found, input.challengeId);
   if (!row) {
     throw ValidationError.field(
       'challengeId',
@@ -522,30 +435,16 @@ export async function answerChallenge(
     expiryYear: row.expiry_year ?? 0,
   };
   const token = row.method_token ?? '';
-  const gateway = await getGateway(ctx, row.gateway_id);
-  if (!isGatewayUsable(gateway)) {
-    await releaseClaim(ctx, row);
-    throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
-  }
-  // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
-  const idempotencyKey = `${attemptKey(row)}:authenticated`;
-  let result;
-  try {
-    result = await chargeStoredMethod(ctx, gateway, {
-      token,
-      amountMinor: row.amount_minor ?? 0,
-      currencyCode: row.currency_code,
-      idempotencyKey,
-      description: row.description ?? `Capture session ${row.id}`,
-      authenticated: true,
-    });
-  } catch (error) {
-    await releaseClaim(ctx, row, { unanswered: idempotencyKey });
-    if (error instanceof GatewayTimeoutError) {
-      throw new ConflictError('gateway_no_answer', 'The payment could not be confirmed: try again');
-    }
-    throw error;
-  }
+  const gateway = await usableGateway(ctx, row);
+  const result = await chargeUnderClaim(ctx, gateway, row, {
+    token,
+    amountMinor: row.amount_minor ?? 0,
+    currencyCode: row.currency_code,
+    // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
+    idempotencyKey: `${attemptKey(row)}:authenticated`,
+    description: row.description ?? `Capture session ${row.id}`,
+    authenticated: true,
+  });
   if (result.outcome !== 'succeeded' && result.outcome !== 'pending') {
     const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
     throw refused(left, [{ field: 'number', message: 'The payment was declined' }]);
@@ -697,7 +596,7 @@ export async function submitBankAccount(
   const lastFour = (digitsOf(details.iban) ?? digitsOf(details.accountNumber) ?? '').slice(-4);
   const held = await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
-    const ended = await repo.endCaptureClaim(tctx.db, tctx.account.id, row.id, row.claim_id, {
+    const ended = await endClaim(tctx, row, {
       state: 'captured' satisfies StoredState,
       method_type: 'bank_account',
       bank_account_sealed: tctx.secrets.seal(JSON.stringify(details)),

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll } from 'vitest';
+import { killAll } from '../helpers/cli.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
+import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
+
+// What the event catalogue's walk (catalogue.walk.test.ts) and its steps (catalogueWalk.records.ts,
+// catalogueWalk.collection.ts) share: the service, the webhook receiver, and small helpers.
+
+/** The service (a live binding, set in beforeAll). */
+export let t: TestService;
+/** The receiver of the endpoints' deliveries (a live binding, set in beforeAll). */
+export let receiver: WebhookReceiver;
+
+/** Starts the service and the webhook receiver for the file, and stops them after. */
+export function useCatalogueWalk(): void {
+  beforeAll(async () => {
+    t = await startTestService({
+      env: {
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+        WORKER_INTERVAL_MS: '50',
+      },
+    });
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await killAll();
+    await receiver?.close();
+    await t?.close();
+  });
+}
+
+const DAY = 86_400_000;
+export const plusDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
+
+export const charges = (amount: number) => [{ Descrip: 'Work', Qty: 1, UnitCostEx: amount }];

@@ -1,0 +1,319 @@
+import { expect } from 'vitest';
+import { createPlan, subscribe } from '../helpers/billing.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { ok } from '../helpers/resourceEvents.ts';
+import { charges, plusDays, receiver } from './catalogueWalk.fixtures.ts';
+
+// The catalogue walk's steps through the records an account keeps: its webhook endpoints, customers, catalogue,
+// invoices and money, recurring invoices and subscriptions (catalogue.walk.test.ts).
+
+/** webhook_endpoint: a second endpoint lives its whole life before anything it subscribes to happens. */
+export async function walkEndpoints(account: TestAccount, mainEndpointId: number) {
+  const other = await ok(account, 'POST', '/v1/webhookendpoints', {
+    Url: `${receiver.url}/other`,
+    EnabledEvents: ['customer.deleted'],
+  });
+  const path = `/v1/webhookendpoints/${other.webhookEndpointID}`;
+  await ok(account, 'PUT', path, { Description: 'Second endpoint' });
+  await ok(account, 'PUT', path, { Status: 'disabled' });
+  await ok(account, 'POST', `${path}/rotatesecret`, { PreviousSecretExpiresIn: 0 });
+  await ok(account, 'DELETE', path);
+  const test = await account.request('POST', `/v1/webhookendpoints/${mainEndpointId}/test`);
+  expect(test.status, test.text).toBe(202);
+}
+
+/** customer, customer_contact, customer_note, custom_field. */
+export async function walkCustomers(account: TestAccount) {
+  const field = await ok(account, 'POST', '/v1/customfields', { Key: 'Region' });
+  const id = (await ok(account, 'POST', '/v1/customers', { Name: 'Grace', Email: 'grace@example.com' }))
+    .customerID as number;
+  await ok(account, 'PUT', `/v1/customers/${id}`, { City: 'London' });
+  for (const move of ['archive', 'reopen', 'suspend', 'unsuspend'])
+    await ok(account, 'PUT', `/v1/customers/${id}/${move}`);
+
+  const contact = { customerID: id, Name: 'Grace', LastName: 'Hopper', Email: 'grace@example.com' };
+  const { customerContactID } = await ok(account, 'POST', '/v1/customercontacts', contact);
+  const contactPath = `/v1/customercontacts/${customerContactID}`;
+  await ok(account, 'PUT', contactPath, { ...contact, Cell: '0821234567' });
+  await ok(account, 'PUT', contactPath, { ...contact, Cell: '0821234567', Password: 'n3wPassword' });
+
+  const { customerNoteID } = await ok(account, 'POST', '/v1/customernotes', {
+    customerID: id,
+    Note: 'Called',
+  });
+  await ok(account, 'PUT', `/v1/customernotes/${customerNoteID}`, { customerID: id, Note: 'Called twice' });
+  await ok(account, 'DELETE', `/v1/customernotes/${customerNoteID}`);
+  await ok(account, 'DELETE', contactPath);
+  await ok(account, 'DELETE', `/v1/customfields/${field.customFieldID}`);
+  await ok(account, 'DELETE', `/v1/customers/${id}`);
+}
+
+const packageVersion = (name: string) => ({
+  VersionName: name,
+  isActive: true,
+  isDefault: true,
+  packageVersionRates: [
+    {
+      CurrencyCode: 'USD',
+      SetupFee: 10,
+      TrialFee: 0,
+      TrialPeriod: 0,
+      TrialPeriodType: 'days',
+      PackageRateTerms: [{ ChargePrice: 99.99, ChargeTerm: 1, ChargeTermType: 'months' }],
+    },
+  ],
+});
+
+const prices = [{ CurrencyCode: 'USD', ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] }];
+
+/** package_group, package, package_version, component, component_version, tax_setting, currency. */
+export async function walkCatalogue(account: TestAccount) {
+  const groupId = (await ok(account, 'POST', '/v1/packagegroups', { GroupName: 'Walk' })).packageGroupID;
+  await ok(account, 'PUT', `/v1/packagegroups/${groupId}`, { GroupName: 'Walked' });
+
+  const fields = { packageGroupID: groupId, packageCode: 'WALK', Name: 'Walk', isActive: true };
+  const pkg = await ok(account, 'POST', '/v1/packages', { ...fields, PackageVersion: packageVersion('One') });
+  const packagePath = `/v1/packages/${pkg.packageID}`;
+  await ok(account, 'PUT', packagePath, { ...fields, Name: 'Walk plus' });
+  await ok(account, 'POST', `${packagePath}/versions`, packageVersion('Two'));
+  await ok(account, 'DELETE', `${packagePath}/versions/1`);
+  await ok(account, 'DELETE', packagePath);
+
+  const component = await ok(account, 'POST', '/v1/components', {
+    ComponentCode: 'WALK-SMS',
+    Name: 'SMS bundle',
+    Type: 'quantity',
+    Scheme: 'unit',
+    UnitName: 'per sms',
+    packageGroupID: groupId,
+    Term: 1,
+    TermType: 'months',
+    ComponentVersion: { VersionName: 'One', ComponentVersionCurrencies: prices },
+  });
+  const componentPath = `/v1/components/${component.componentID}`;
+  await ok(account, 'PUT', componentPath, {
+    ComponentCode: 'WALK-SMS',
+    Name: 'SMS pack',
+    Type: 'quantity',
+    Scheme: 'unit',
+    UnitName: 'per sms',
+    packageGroupID: groupId,
+    Term: 1,
+    TermType: 'months',
+  });
+  await ok(account, 'POST', `${componentPath}/versions`, {
+    VersionName: 'Two',
+    isActive: true,
+    isDefault: true,
+    ComponentVersionCurrencies: prices,
+  });
+  await ok(account, 'PUT', `${componentPath}/versions/2`, { VersionName: 'Two, renamed', isActive: true });
+  await ok(account, 'DELETE', `${componentPath}/versions/1`);
+  await ok(account, 'DELETE', componentPath);
+  await ok(account, 'DELETE', `/v1/packagegroups/${groupId}`);
+
+  const tax = await ok(account, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
+  await ok(account, 'PUT', `/v1/tax/${tax.taxSettingID}`, {
+    Name: 'VAT',
+    rules: [{ taxRuleID: tax.rules[0].taxRuleID, Perc: 0.16 }],
+  });
+  await ok(account, 'DELETE', `/v1/tax/${tax.taxSettingID}`);
+  await ok(account, 'POST', '/v1/currencies', { CurrencyCode: 'EUR' });
+  await ok(account, 'DELETE', '/v1/currencies?CurrencyCode=EUR');
+}
+
+/** invoice (all but past_due, which time brings), payment, credit_note, adjustment, payment_method. */
+export async function walkMoney(account: TestAccount, customerID: number, today: string) {
+  const money = (amount: number, allocations: unknown[], extra = {}) => ({
+    customerID,
+    Amount: amount,
+    CurrencyCode: 'USD',
+    Date: today,
+    Method: 'cash',
+    allocations,
+    ...extra,
+  });
+  const draft = await ok(account, 'POST', '/v1/invoices', {
+    customerID,
+    isDraft: true,
+    Charges: charges(100),
+  });
+  const invoicePath = `/v1/invoices/${draft.invoiceID}`;
+  await ok(account, 'PUT', invoicePath, { poNumber: 'PO-7' });
+  await ok(account, 'PUT', `${invoicePath}/finalize`);
+  await ok(account, 'PUT', `${invoicePath}/send`);
+  await ok(account, 'POST', '/v1/payments', money(40, [{ invoiceID: draft.invoiceID, amountApplied: 40 }]));
+  await ok(account, 'POST', '/v1/payments', money(60, [{ invoiceID: draft.invoiceID, amountApplied: 60 }]));
+  const cancelled = await ok(account, 'POST', '/v1/invoices', { customerID, Charges: charges(5) });
+  await ok(account, 'DELETE', `/v1/invoices/${cancelled.invoiceID}`);
+  const deleted = await ok(account, 'POST', '/v1/invoices', {
+    customerID,
+    isDraft: true,
+    Charges: charges(5),
+  });
+  await ok(account, 'DELETE', `/v1/invoices/${deleted.invoiceID}`);
+
+  const target = (await ok(account, 'POST', '/v1/invoices', { customerID, Charges: charges(100) })).invoiceID;
+  const payment = (await ok(account, 'POST', '/v1/payments', money(100, []))).paymentID;
+  await ok(account, 'PUT', `/v1/payments/${payment}`, money(100, [], { Memo: 'wire' }));
+  await ok(
+    account,
+    'PUT',
+    `/v1/payments/${payment}`,
+    money(100, [{ invoiceID: target, amountApplied: 30 }], { Memo: 'wire' }),
+  );
+  await ok(account, 'DELETE', `/v1/payments/${payment}`);
+
+  const credit = (amount: number, number: string, allocations: unknown[]) => ({
+    customerID,
+    Date: today,
+    CurrencyCode: 'USD',
+    Amount: amount,
+    CreditNumber: number,
+    Allocations: allocations,
+  });
+  const note = await ok(account, 'POST', '/v1/credits', credit(40, 'CN-1', []));
+  await ok(account, 'PUT', `/v1/credits/${note.creditNoteID}`, credit(40, 'CN-2', []));
+  await ok(
+    account,
+    'PUT',
+    `/v1/credits/${note.creditNoteID}`,
+    credit(40, 'CN-2', [{ invoiceID: target, amountApplied: 25 }]),
+  );
+  await ok(account, 'DELETE', `/v1/credits/${note.creditNoteID}`);
+
+  const adjustment = {
+    AdjustmentType: 'opening_balance',
+    customerID,
+    Type: 'positive',
+    Amount: 50,
+    Date: today,
+    DueDate: plusDays(today, 20),
+    Ref: 'OB-1',
+  };
+  const { AdjustmentID } = await ok(account, 'POST', '/v1/adjustment/add', adjustment);
+  await ok(account, 'PUT', '/v1/adjustment/edit', {
+    ...adjustment,
+    AdjustmentID,
+    AdjustmentType: 'interest',
+    isAutoApply: false,
+    LinkedAllocations: [],
+  });
+  await ok(
+    account,
+    'DELETE',
+    `/v1/adjustment/delete?type=positive&adjustmentID=${AdjustmentID}&customerID=${customerID}`,
+  );
+
+  const bank = {
+    Method: 'debit_order',
+    AccountType: 'Savings',
+    AccountHolder: 'Grace Hopper',
+    Bank: 'Standard Bank',
+    AccountNumber: '62001234567',
+    BranchCode: '051001',
+  };
+  const { paymentMethodID: bankId } = await ok(account, 'POST', '/v1/paymentmethods/bankaccount', {
+    customerID,
+    isPrimary: false,
+    BankAccount: bank,
+  });
+  const { paymentMethodID: cardId } = await ok(account, 'POST', '/v1/paymentmethods/creditcard', {
+    customerID,
+    isPrimary: false,
+    CreditCard: {
+      CardType: 'Visa',
+      Number: '4111111111111111',
+      NameOnCard: 'Grace',
+      LastNameOnCard: 'Hopper',
+      ExpiryMonth: 12,
+      ExpiryYear: 2030,
+    },
+  });
+  await ok(account, 'PUT', `/v1/paymentmethods/${cardId}/setprimary`);
+  await ok(account, 'PUT', `/v1/paymentmethods/bankaccount/${bankId}`, {
+    customerID,
+    isPrimary: false,
+    BankAccount: { ...bank, AccountHolder: 'G. Hopper' },
+  });
+  await ok(account, 'DELETE', `/v1/paymentmethods/${bankId}`);
+}
+
+/** recurring_invoice: the API's moves now; a start, a renewal and an end that the clock brings (days 0, 3, 4). */
+export async function walkRecurringInvoices(account: TestAccount, customerID: number, today: string) {
+  const body = (extra: Record<string, unknown>) => ({
+    customerID,
+    Term: 1,
+    TermType: 'months',
+    RecurInvoiceCharges: [{ Descrip: 'Hosting', Qty: 1, UnitCostEx: 10 }],
+    ...extra,
+  });
+  const { recurInvoiceID } = await ok(
+    account,
+    'POST',
+    '/v1/recurring-invoices',
+    body({ StartDate: plusDays(today, 40) }),
+  );
+  const path = `/v1/recurring-invoices/${recurInvoiceID}`;
+  await ok(account, 'PUT', path, { Reference: 'HOST-1' });
+  await ok(account, 'PUT', `${path}/cancel`);
+  await ok(account, 'PUT', `${path}/reactivate`);
+  await ok(account, 'DELETE', path);
+  await ok(account, 'POST', '/v1/recurring-invoices', body({ StartDate: plusDays(today, 3) }));
+  await ok(
+    account,
+    'POST',
+    '/v1/recurring-invoices',
+    body({ StartDate: today, EndDate: plusDays(today, 4) }),
+  );
+}
+
+/**
+ * subscription: the API's moves now; then the clock brings a renewal with the package change scheduled for it
+ * (day 10), a trial that starts (day 1), is about to end (day 3) and ends (day 6), and a past-due invoice (day 2).
+ */
+export async function walkSubscriptions(account: TestAccount, customerID: number, today: string) {
+  const tenDays = await createPlan(account, { chargePrice: 30, chargeTerm: 10, chargeTermType: 'days' });
+  const gold = await createPlan(account, { chargePrice: 60, chargeTerm: 10, chargeTermType: 'days' });
+  const group = await ok(account, 'POST', '/v1/packagegroups', { GroupName: 'Add-ons' });
+  const sms = await ok(account, 'POST', '/v1/components', {
+    ComponentCode: 'SMS',
+    Name: 'SMS bundle',
+    Type: 'quantity',
+    Scheme: 'unit',
+    UnitName: 'per sms',
+    packageGroupID: group.packageGroupID,
+    Term: 1,
+    TermType: 'months',
+    ComponentVersion: { VersionName: 'Launch', ComponentVersionCurrencies: prices },
+  });
+  const renewing = await subscribe(account, customerID, tenDays, {
+    StartDate: today,
+    componentUsage: [{ componentID: sms.componentID }],
+  });
+  const path = `/v1/subscriptions/${renewing.subscriptionID}`;
+  await ok(account, 'PUT', `${path}/components/recordusage`, [{ componentID: sms.componentID, NumUnits: 5 }]);
+  await ok(account, 'PUT', `${path}/components/modify`, {
+    componentUsage: [{ componentID: sms.componentID, NumUnits: 5, Memo: 'checked' }],
+  });
+  await ok(account, 'PUT', `${path}/changePackage`, {
+    packageID: gold.packageId,
+    packageRateTermID: gold.rateTermId,
+    isFutureChange: true,
+  });
+
+  const monthly = await createPlan(account);
+  const cancelling = await subscribe(account, customerID, monthly, { StartDate: today });
+  await ok(account, 'PUT', `/v1/subscriptions/${cancelling.subscriptionID}/cancel/norefund`);
+  await ok(account, 'PUT', `/v1/subscriptions/${cancelling.subscriptionID}/reactivate`);
+  const ending = await subscribe(account, customerID, monthly, { StartDate: plusDays(today, -5) });
+  await ok(account, 'PUT', `/v1/subscriptions/${ending.subscriptionID}/changeenddate`, { EndDate: today });
+
+  const trial = await createPlan(account, { trialPeriod: 5, trialPeriodType: 'days' });
+  await subscribe(account, customerID, trial, { StartDate: plusDays(today, 1) });
+  await ok(account, 'POST', '/v1/invoices', {
+    customerID,
+    DueDate: plusDays(today, 1),
+    Charges: charges(70),
+  });
+}
