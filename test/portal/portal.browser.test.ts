@@ -15,7 +15,7 @@ import { clock, customerWithLogin, portalPath, smtp, t, usePortalService } from 
 
 /**
  * The portal as a customer meets it: Debian's Chromium, headless, launched with the flags of
- * test/widgets/browserFixtures.ts; axe on every page (docs/design/portal.md, "Accessibility"), in the light and the
+ * test/helpers/chromium.ts; axe on every page (docs/design/portal.md, "Accessibility"), in the light and the
  * dark scheme. Screenshots go to test-output/portal/ (ignored by git).
  */
 
