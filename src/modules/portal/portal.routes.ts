@@ -9,6 +9,7 @@ import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
+import { registerPaymentsRoutes } from './payments.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
@@ -51,6 +52,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
     registerStatementRoutes(portal, pages);
+    registerPaymentsRoutes(portal, pages);
   });
 }
 
