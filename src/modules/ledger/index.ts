@@ -7,10 +7,11 @@ export { allocationsToTargets, customerBalances, hasMoneyRecords } from './alloc
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';
-export { creditNotesByIds } from './creditNote.service.ts';
+export { creditNotesByIds, listCreditNotes } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
 export {
   getPayment,
+  listPayments,
   paymentsByIds,
   recordCollectedPayment,
   reversePayment,
@@ -18,6 +19,7 @@ export {
 } from './payment.service.ts';
 export type { CollectedPaymentInput } from './payment.service.ts';
 export type { Payment } from './payment.ts';
+export type { CreditNote } from './creditNote.ts';
 export type { BatchLinePaymentInput, CheckedBatchLine } from './batchPayment.service.ts';
 export {
   checkBatchLinePayment,

@@ -9,11 +9,13 @@ import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
+import { registerPaymentsRoutes } from './payments.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
 import { SlugParams } from './portal.schemas.ts';
 import { registerSignInRoutes } from './signIn.pages.ts';
+import { registerStatementRoutes } from './statement.pages.ts';
 
 export type { PortalDeps } from './portalHttp.ts';
 
@@ -49,6 +51,8 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPasswordRoutes(portal, pages, deps);
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
+    registerStatementRoutes(portal, pages);
+    registerPaymentsRoutes(portal, pages);
   });
 }
 

@@ -7,4 +7,9 @@ export type { Statement, StatementRange } from './statement.service.ts';
 export { getStatement } from './statement.service.ts';
 export type { StatementRunSummary } from './statementMail.service.ts';
 export { sendDueStatements } from './statementMail.service.ts';
-export { STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment } from './statementPdf.ts';
+export {
+  STATEMENT_PDF_ATTACHMENT,
+  renderStatementPdf,
+  renderStatementPdfAttachment,
+  statementPdfFilename,
+} from './statementPdf.ts';

@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import { creditNote, invoice, payment, statement } from '../statements/fixtures.ts';
+import { customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
+
+/**
+ * The statement and payments pages as a customer meets them: Debian's Chromium, headless; axe on each page in the
+ * light and the dark scheme (docs/design/portal.md, "Accessibility"). Screenshots and the downloaded PDF go to
+ * /tmp/portal-stmts/.
+ */
+
+usePortalService();
+
+/** What the page scripts read of the browser's globals (the DOM is not in this project's types). */
+interface PageGlobals {
+  document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
+}
+
+const OUT = path.join('/tmp', 'portal-stmts', process.env.TEST_DIALECT ?? 'sqlite');
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+let browser: Browser;
+beforeAll(async () => {
+  fs.mkdirSync(OUT, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function newPage(width = 1000) {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
+  return { context, page: await context.newPage() };
+}
+
+/** Every violation printed; the test fails on any serious or critical one, in either scheme. */
+async function expectAccessible(page: Page, state: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    for (const violation of violations) {
+      console.log(
+        `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
+          violation.nodes
+            .map((node) => `  ${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
+            .join('\n'),
+      );
+    }
+    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      severe.map((v) => `${v.id} (${v.nodes.length})`),
+      `${state}, ${scheme}`,
+    ).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${t.url}${await portalPath()}login`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.locator('h1').innerText()).toContain('Ada');
+}
+
+/**
+ * February: an invoice of 1,200.00 (due 20 Feb) and a payment of 200.00 on it. March: an invoice of 99.99 (due
+ * 31 Mar), a credit note of 25.00 on the first invoice.
+ */
+async function history(customerId: number) {
+  const february = await invoice(t, customerId, 1200, '2026-02-10', '2026-02-20');
+  await payment(t, customerId, 200, '2026-02-15', [{ invoiceID: february.invoiceID, amountApplied: 200 }]);
+  const march = await invoice(t, customerId, 99.99, '2026-03-05', '2026-03-31');
+  await creditNote(t, customerId, 25, '2026-03-12', [{ invoiceID: february.invoiceID, amountApplied: 25 }]);
+  return { february, march };
+}
+
+describe('the statement and payments in a browser', () => {
+  it('picks a period, follows a quick choice, downloads the PDF, and lists the payments', async () => {
+    const login = await customerWithLogin();
+    const h = await history(login.customerId);
+    const { context, page } = await newPage();
+    await signIn(page, login.username, login.password);
+
+    await page.getByRole('link', { name: 'Statement', exact: true }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Statement of account');
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2026-03-01');
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('2026-03-15');
+    await expectAccessible(page, 'statement, this month');
+    await shot(page, 'statement-this-month');
+
+    // February, picked with the two dates.
+    await page.getByLabel('From', { exact: true }).fill('2026-02-01');
+    await page.getByLabel('To', { exact: true }).fill('2026-02-28');
+    await page.getByRole('button', { name: 'Show statement' }).click();
+    await expect.poll(() => page.locator('h2').first().innerText()).toBe('From 2026-02-01 to 2026-02-28');
+    const february = await statement(t, login.customerId, '?startDate=2026-02-01&endDate=2026-02-28');
+    // 1,200.00 invoiced, 200.00 paid: 1,000.00 at the end of February.
+    expect(february.ClosingBalance).toBe(1000);
+    const lines = page.getByRole('table', { name: /Statement lines/ });
+    expect(await lines.locator('tbody tr').last().innerText()).toContain('USD 1,000.00');
+    expect(await lines.getByRole('link', { name: `Invoice ${h.february.invoiceNum}` }).count()).toBe(1);
+    await shot(page, 'statement-february');
+
+    // "Last 3 months": January to today; its choice is marked as the one shown.
+    await page.getByRole('link', { name: 'Last 3 months' }).click();
+    await expect.poll(() => page.locator('h2').first().innerText()).toBe('From 2026-01-01 to 2026-03-15');
+    expect(await page.getByRole('link', { name: 'Last 3 months' }).getAttribute('aria-current')).toBe('true');
+    const quarter = await statement(t, login.customerId, '?startDate=2026-01-01&endDate=2026-03-15');
+    expect(await page.locator('.figures').innerText()).toContain(
+      `USD ${quarter.ClosingBalance.toLocaleString('en-US', { minimumFractionDigits: 2 })}`,
+    );
+    expect(quarter.ClosingBalance).toBe(1074.99);
+    await expectAccessible(page, 'statement, last 3 months');
+    await shot(page, 'statement-quarter');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download PDF' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`statement-${login.customerId}-2026-03-15.pdf`);
+    const saved = path.join(OUT, download.suggestedFilename());
+    await download.saveAs(saved);
+    expect(fs.readFileSync(saved).subarray(0, 5).toString()).toBe('%PDF-');
+    execFileSync('pdftoppm', ['-png', '-r', '60', saved, path.join(OUT, 'statement-pdf')]);
+    const printed = execFileSync('pdftotext', ['-layout', saved, '-'], { encoding: 'utf8' });
+    expect(printed).toMatch(/Closing balance\s+1074\.99/);
+
+    // A period that ends before it starts: the summary is announced, takes the focus and names the field.
+    await page.getByLabel('From', { exact: true }).fill('2026-03-10');
+    await page.getByLabel('To', { exact: true }).fill('2026-03-09');
+    await page.getByRole('button', { name: 'Show statement' }).click();
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id))
+      .toBe('errors');
+    expect(await page.getByRole('alert').innerText()).toContain('From must not be after the To date');
+    expect(await page.getByLabel('From', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page, 'statement, refused period');
+    await shot(page, 'statement-refused');
+
+    await page.getByRole('link', { name: 'Payments', exact: true }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Payments and credits');
+    const table = page.getByRole('table', { name: /Your payments and credit notes/ });
+    expect(await table.locator('tbody tr').count()).toBe(2);
+    expect(await table.locator('tbody tr').first().innerText()).toContain('USD 25.00');
+    await table
+      .getByRole('link', { name: `Invoice ${h.february.invoiceNum}` })
+      .first()
+      .click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe(`Invoice ${h.february.invoiceNum}`);
+    await page.goBack();
+    await expectAccessible(page, 'payments');
+    await shot(page, 'payments');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'payments-dark');
+    await context.close();
+  });
+
+  it('is usable 320 pixels wide', async () => {
+    const login = await customerWithLogin();
+    await history(login.customerId);
+    const { context, page } = await newPage(320);
+    await signIn(page, login.username, login.password);
+    for (const [address, name] of [
+      ['statement', 'statement-320'],
+      ['payments', 'payments-320'],
+    ] as const) {
+      await page.goto(`${t.url}${await portalPath()}${address}`);
+      // Nothing but the tables (which scroll in their own regions) is wider than the screen.
+      const width = await page.evaluate(
+        () => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth,
+      );
+      expect(width, address).toBeLessThanOrEqual(320);
+      await expectAccessible(page, `${address} at 320 px`);
+      await shot(page, name);
+    }
+    await context.close();
+  });
+});
