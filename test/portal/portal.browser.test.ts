@@ -1,22 +1,17 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, ok } from '../helpers/billing.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventually } from '../helpers/service.ts';
 import { LOCK_MS, USERNAME_FAILURES } from '../../src/modules/portal/index.ts';
+import { download, expectAccessible, newPage, shot, signIn as signInAt, useBrowser } from './browser.ts';
 import { clock, customerWithLogin, portalPath, smtp, t, usePortalService } from './fixtures.ts';
 
 /**
- * The portal as a customer meets it: Debian's Chromium, headless, launched with the flags of
- * test/helpers/chromium.ts; axe on every page (docs/design/portal.md, "Accessibility"), in the light and the
- * dark scheme. Screenshots go to test-output/portal/ (ignored by git).
+ * The portal as a customer meets it, in Debian's Chromium (test/portal/browser.ts): axe on every page, in the light
+ * and the dark scheme; screenshots in test-output/portal/.
  */
 
 usePortalService();
@@ -26,20 +21,13 @@ interface PageGlobals {
   document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
 }
 
-const SCREENSHOTS = path.resolve('test-output/portal');
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+useBrowser();
 
-let browser: Browser;
 /** Another site, which posts a form to the portal. */
 let elsewhere: http.Server;
 let elsewherePort: number;
 
 beforeAll(async () => {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-  });
   elsewhere = http.createServer((request, response) => {
     const target = decodeURIComponent((request.url ?? '/').slice(1));
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -49,53 +37,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.2', resolve));
   elsewherePort = (elsewhere.address() as AddressInfo).port;
-}, 60_000);
+});
 
 afterAll(async () => {
-  await browser?.close();
   await new Promise((resolve) => elsewhere?.close(resolve));
 });
 
-async function newPage(options: { colorScheme?: 'light' | 'dark'; width?: number } = {}) {
-  const context: BrowserContext = await browser.newContext({
-    viewport: { width: options.width ?? 1000, height: 900 },
-    colorScheme: options.colorScheme ?? 'light',
-    acceptDownloads: true,
-  });
-  return { context, page: await context.newPage() };
-}
-
-/** Every violation printed; the test fails on any serious or critical one. */
-async function expectAccessible(page: Page, state: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const violation of violations) {
-      console.log(
-        `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
-          violation.nodes
-            .map((node) => `  ${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
-            .join('\n'),
-      );
-    }
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      severe.map((v) => `${v.id} (${v.nodes.length})`),
-      `${state}, ${scheme}`,
-    ).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-
-async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${t.url}${await portalPath()}login`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = async (page: Page, username: string, password: string) =>
+  signInAt(page, `${t.url}${await portalPath()}`, username, password);
 
 /** The username and password the service e-mailed to `email`. */
 async function credentialsMailedTo(email: string): Promise<{ username: string; password: string }> {
@@ -166,13 +115,10 @@ describe('the customer portal in a browser', () => {
     await expectAccessible(page, 'invoice');
     await shot(page, 'invoice');
 
-    const [download] = await Promise.all([
-      page.waitForEvent('download'),
+    const pdf = await download(page, () =>
       page.getByRole('link', { name: 'Download the invoice (PDF)' }).click(),
-    ]);
-    const saved = path.join(SCREENSHOTS, download.suggestedFilename());
-    await download.saveAs(saved);
-    expect(fs.readFileSync(saved).subarray(0, 5).toString()).toBe('%PDF-');
+    );
+    expect(pdf.head).toBe('%PDF-');
 
     await page.getByRole('link', { name: 'Password' }).click();
     await expectAccessible(page, 'password');

@@ -1,18 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { creditNote, invoice, payment, statement } from '../statements/fixtures.ts';
+import { expectAccessible, newPage, SCREENSHOTS, shot, signIn as signInAt, useBrowser } from './browser.ts';
 import { customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
 
 /**
  * The statement and payments pages as a customer meets them: Debian's Chromium, headless; axe on each page in the
  * light and the dark scheme (docs/design/portal.md, "Accessibility"). Screenshots and the downloaded PDF go to
- * /tmp/portal-stmts/.
+ * test-output/portal/ (test/portal/browser.ts).
  */
 
 usePortalService();
@@ -22,53 +20,10 @@ interface PageGlobals {
   document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
 }
 
-const OUT = path.join('/tmp', 'portal-stmts', process.env.TEST_DIALECT ?? 'sqlite');
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-let browser: Browser;
-beforeAll(async () => {
-  fs.mkdirSync(OUT, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function newPage(width = 1000) {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
-  return { context, page: await context.newPage() };
-}
-
-/** Every violation printed; the test fails on any serious or critical one, in either scheme. */
-async function expectAccessible(page: Page, state: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const violation of violations) {
-      console.log(
-        `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
-          violation.nodes
-            .map((node) => `  ${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
-            .join('\n'),
-      );
-    }
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      severe.map((v) => `${v.id} (${v.nodes.length})`),
-      `${state}, ${scheme}`,
-    ).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+useBrowser();
 
 async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${t.url}${await portalPath()}login`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAt(page, `${t.url}${await portalPath()}`, username, password);
   await expect.poll(() => page.locator('h1').innerText()).toContain('Ada');
 }
 
@@ -128,10 +83,10 @@ describe('the statement and payments in a browser', () => {
       page.getByRole('link', { name: 'Download PDF' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe(`statement-${login.customerId}-2026-03-15.pdf`);
-    const saved = path.join(OUT, download.suggestedFilename());
+    const saved = path.join(SCREENSHOTS, download.suggestedFilename());
     await download.saveAs(saved);
     expect(fs.readFileSync(saved).subarray(0, 5).toString()).toBe('%PDF-');
-    execFileSync('pdftoppm', ['-png', '-r', '60', saved, path.join(OUT, 'statement-pdf')]);
+    execFileSync('pdftoppm', ['-png', '-r', '60', saved, path.join(SCREENSHOTS, 'statement-pdf')]);
     const printed = execFileSync('pdftotext', ['-layout', saved, '-'], { encoding: 'utf8' });
     expect(printed).toMatch(/Closing balance\s+1074\.99/);
 
@@ -168,7 +123,7 @@ describe('the statement and payments in a browser', () => {
   it('is usable 320 pixels wide', async () => {
     const login = await customerWithLogin();
     await history(login.customerId);
-    const { context, page } = await newPage(320);
+    const { context, page } = await newPage({ width: 320 });
     await signIn(page, login.username, login.password);
     for (const [address, name] of [
       ['statement', 'statement-320'],
