@@ -14,6 +14,7 @@ import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
 import { SlugParams } from './portal.schemas.ts';
 import { registerSignInRoutes } from './signIn.pages.ts';
+import { registerSubscriptionRoutes } from './subscriptions.pages.ts';
 
 export type { PortalDeps } from './portalHttp.ts';
 
@@ -49,6 +50,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPasswordRoutes(portal, pages, deps);
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
+    registerSubscriptionRoutes(portal, pages);
   });
 }
 
