@@ -6,6 +6,7 @@ import type { DomainError } from '../../errors.ts';
 import { problemOf } from '../../http/errors.ts';
 import type { App } from '../../http/types.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
+import { registerDetailsRoutes } from './details.pages.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
@@ -51,6 +52,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
     registerSubscriptionRoutes(portal, pages);
+    registerDetailsRoutes(portal, pages);
   });
 }
 
