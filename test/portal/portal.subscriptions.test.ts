@@ -192,6 +192,47 @@ describe('subscriptions pages', () => {
     ).toBe(true);
   });
 
+  it("changes the term within the package, priced as the API's changeterm preview", async () => {
+    const plan = await createPlan(t, {
+      chargePrice: 31,
+      extraTerms: [{ ChargePrice: 300, ChargeTerm: 12, ChargeTermType: 'months' }],
+    });
+    const { login, subscriptionId } = await subscribedCustomer(plan);
+    await ok(t, 'PUT', '/v1/account', { PortalSwitchPackageIDs: [plan.packageId] });
+    const yearly = plan.rateTermIds[1]!;
+    const client = await signedIn(login);
+    const detailPath = `${client.base}subscriptions/${subscriptionId}`;
+    const detail = await client.get(detailPath);
+    // The term it has is not offered; the yearly one is.
+    expect(detail.text).not.toContain(`value="${plan.packageId}-${plan.versionId}-${plan.rateTermId}"`);
+    const value = `${plan.packageId}-${plan.versionId}-${yearly}`;
+    expect(detail.text).toContain(`value="${value}"`);
+    expect(detail.text).toContain('USD 300.00 every 12 months');
+    const csrf = await csrfOf(client, subscriptionId);
+
+    const previewPage = await client.post(`${detailPath}/change`, { csrf, choice: value });
+    expect(previewPage.status).toBe(200);
+    const api = await ok(
+      t,
+      'PUT',
+      `/v1/subscriptions/${subscriptionId}/changeterm?preview=true`,
+      { packageRateTermID: yearly },
+      200,
+    );
+    // A term of another length starts a new term today: 17 unused March days credited (USD 17.00), a whole year
+    // charged (USD 300.00), USD 283.00 due.
+    const cents = (amounts: number[]) => amounts.reduce((sum, a) => sum + Math.round(a * 100), 0);
+    expect(cents(api.Credits.map((c: any) => c.Amount))).toBe(1700);
+    expect(cents(api.Invoices.map((i: any) => i.Total))).toBe(30000);
+    expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 283.00</dd>');
+
+    const done = await client.post(`${detailPath}/change`, { csrf, choice: value, confirm: 'yes' });
+    expect(done.status).toBe(303);
+    const changed = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
+    expect(changed.packageRateTermID).toBe(yearly);
+    expect(changed.nextRenewDate.slice(0, 10)).toBe('2027-03-15');
+  });
+
   it('refuses a package the account does not allow, and every change when it allows none', async () => {
     const allowed = await createPlan(t, { chargePrice: 62 });
     const notAllowed = await createPlan(t, { chargePrice: 5 });
