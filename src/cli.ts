@@ -30,6 +30,17 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
+function yesOrNo(value: string): boolean {
+  if (value !== 'yes' && value !== 'no') throw new InvalidArgumentError('must be yes or no');
+  return value === 'yes';
+}
+
+/** docs/portal.md, "What customers may change": "" lists none. */
+function packageIdList(value: string): number[] {
+  if (value.trim() === '') return [];
+  return value.split(',').map((id) => positiveInteger(id.trim()));
+}
+
 function wholeNumber(value: string): number {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return Number(value);
@@ -167,7 +178,13 @@ const accountSet = account
   .option('--time-zone <zone>', 'IANA time zone for billing dates')
   .option('--invoice-due-days <n>', "days from an invoice's date to its due date (0 to 3650)", wholeNumber)
   .option('--invoice-notes <text>', 'default Notes of new invoices ("" clears them)')
-  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)');
+  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
+  .option('--portal-allow-cancel <yes|no>', 'whether portal customers may cancel at period end', yesOrNo)
+  .option(
+    '--portal-switch-packages <ids>',
+    'package ids portal customers may switch to, comma-separated ("" for none)',
+    packageIdList,
+  );
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
 if (process.argv.slice(2).includes('set')) {
@@ -181,15 +198,30 @@ accountSet.action(
       invoiceDueDays?: number;
       invoiceNotes?: string;
       invoiceTerms?: string;
+      portalAllowCancel?: boolean;
+      portalSwitchPackages?: number[];
     } & SellerOptions,
     command: Command,
   ) => {
     const { hasSellerOptions, sellerInputFromOptions, sellerLines } = await import('./cliAccountSettings.ts');
-    const { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, ...sellerOptions } = options;
-    if (
-      !hasSellerOptions(sellerOptions) &&
-      [timeZone, invoiceDueDays, invoiceNotes, invoiceTerms].every((v) => v === undefined)
-    ) {
+    const {
+      timeZone,
+      invoiceDueDays,
+      invoiceNotes,
+      invoiceTerms,
+      portalAllowCancel,
+      portalSwitchPackages,
+      ...sellerOptions
+    } = options;
+    const settings = [
+      timeZone,
+      invoiceDueDays,
+      invoiceNotes,
+      invoiceTerms,
+      portalAllowCancel,
+      portalSwitchPackages,
+    ];
+    if (!hasSellerOptions(sellerOptions) && settings.every((v) => v === undefined)) {
       command.error('error: nothing to change: give at least one option (see --help)');
     }
     const seller = sellerInputFromOptions(sellerOptions);
@@ -197,7 +229,15 @@ accountSet.action(
     const { editAccount, getSellerDetails } = await auth();
     const { changed, details } = await withStorage(async (storage) => {
       const ctx = await accountContext(storage, accountId, 'billing account set');
-      const edited = await editAccount(ctx, { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, seller });
+      const edited = await editAccount(ctx, {
+        timeZone,
+        invoiceDueDays,
+        invoiceNotes,
+        invoiceTerms,
+        portalAllowCancel,
+        portalSwitchPackageIds: portalSwitchPackages,
+        seller,
+      });
       return { changed: edited, details: await getSellerDetails(ctx) };
     });
     console.log(
@@ -207,6 +247,8 @@ accountSet.action(
         `Invoices due after: ${changed.invoiceDueDays} day(s)`,
         `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
         `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
+        `Portal cancellations: ${changed.portalSelfService.allowCancel ? 'allowed' : 'not allowed'}`,
+        `Portal package switches: ${changed.portalSelfService.switchPackageIds.join(', ') || '(none)'}`,
         ...sellerLines(details),
       ].join('\n'),
     );

@@ -29,6 +29,15 @@ export interface Account {
   statementPeriod: StatementPeriod;
   /** The customer portal's address, /portal/{portalSlug}/ (docs/portal.md); null until the account sets one. */
   portalSlug: string | null;
+  /** What customers may change in the portal (docs/portal.md, "What customers may change"). */
+  portalSelfService: PortalSelfService;
+}
+
+export interface PortalSelfService {
+  /** Whether a customer may cancel a subscription at the end of its period. */
+  allowCancel: boolean;
+  /** The packages a customer may switch a subscription to; empty: no switching. */
+  switchPackageIds: number[];
 }
 
 export interface DunningSettings {

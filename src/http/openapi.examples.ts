@@ -110,6 +110,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   DunningSuspendCustomer: false,
   DunningCancelSubscriptions: true,
   StatementPeriod: 'monthly',
+  PortalAllowCancel: true,
+  PortalSwitchPackageIDs: [3, 4],
   InvoiceNotes: 'Thank you for your business.',
   InvoiceTerms: 'Payment due within 14 days.',
   LegalName: 'Northwind Software Ltd',

@@ -90,6 +90,10 @@ export interface AccountsTable {
   statement_period: Defaulted<string>;
   /** The customer portal's address under /portal/ (0025); null until set. */
   portal_slug: string | null;
+  /** Whether portal customers may cancel a subscription at the end of its period (0026). */
+  portal_allow_cancel: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The packages portal customers may switch to: a JSON array of package ids, '[]' for none (0026). */
+  portal_switch_package_ids: Defaulted<string>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */

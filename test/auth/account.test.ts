@@ -56,6 +56,8 @@ const FIELDS = [
   ...SELLER_FIELDS,
   'PortalSlug',
   'PortalURL',
+  'PortalAllowCancel',
+  'PortalSwitchPackageIDs',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -87,6 +89,8 @@ describe('GET /v1/account', () => {
       ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
       PortalSlug: null,
       PortalURL: null,
+      PortalAllowCancel: true,
+      PortalSwitchPackageIDs: [],
     });
   });
 

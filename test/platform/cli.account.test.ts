@@ -75,6 +75,8 @@ describe('billing account create --test and account set', () => {
         'Invoices due after: 30 day(s)',
         'Invoice notes: Thank you for your business.',
         'Invoice terms: Net 30',
+        'Portal cancellations: allowed',
+        'Portal package switches: (none)',
         // The seller details (test/auth/account.seller.test.ts sets them), none given here.
         'Legal name: (none)',
         'Address: (none)',
@@ -92,6 +94,60 @@ describe('billing account create --test and account set', () => {
       invoice_notes: 'Thank you for your business.',
       invoice_terms: 'Net 30',
     });
+  });
+
+  it('account set changes what portal customers may change', async () => {
+    // A package of the account, written directly: the CLI has no catalogue commands.
+    const packageId = await withDatabase(db, async (storage) => {
+      const now = '2026-03-01T00:00:00.000Z';
+      const group = await storage.db
+        .insertInto('package_groups')
+        .values({ account_id: accountId, group_name: 'Plans', created_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const pkg = await storage.db
+        .insertInto('packages')
+        .values({
+          account_id: accountId,
+          package_group_id: group.id,
+          package_code: 'PRO',
+          name: 'Pro',
+          descrip: null,
+          is_active: true,
+          last_version_no: 0,
+          created_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(pkg.id);
+    });
+    const result = await runCli(
+      [
+        'account',
+        'set',
+        String(accountId),
+        '--portal-allow-cancel',
+        'no',
+        '--portal-switch-packages',
+        String(packageId),
+      ],
+      db.env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Portal cancellations: not allowed\n');
+    expect(result.stdout).toContain(`Portal package switches: ${packageId}\n`);
+    const refused = await runCli(
+      ['account', 'set', String(accountId), '--portal-switch-packages', '99999999'],
+      db.env,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('PortalSwitchPackageIDs: names packages that do not exist: 99999999');
+    const back = await runCli(
+      ['account', 'set', String(accountId), '--portal-allow-cancel', 'yes', '--portal-switch-packages', ''],
+      db.env,
+    );
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toContain('Portal cancellations: allowed\nPortal package switches: (none)\n');
   });
 
   it('account set with empty text clears notes and terms and keeps the rest', async () => {

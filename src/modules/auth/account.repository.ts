@@ -19,6 +19,8 @@ export interface AccountRow {
   dunning_cancel_subscriptions: boolean | number;
   statement_period: string;
   portal_slug: string | null;
+  portal_allow_cancel: boolean | number;
+  portal_switch_package_ids: string;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -37,6 +39,8 @@ const ACCOUNT_COLUMNS = [
   'accounts.dunning_cancel_subscriptions',
   'accounts.statement_period',
   'accounts.portal_slug',
+  'accounts.portal_allow_cancel',
+  'accounts.portal_switch_package_ids',
 ] as const;
 
 export async function insertAccount(
@@ -71,7 +75,12 @@ export type AccountChanges = Partial<
     | 'dunning_max_attempts'
     | 'statement_period'
     | 'portal_slug'
-  > & { dunning_suspend_customer: boolean; dunning_cancel_subscriptions: boolean } & SellerColumns
+    | 'portal_switch_package_ids'
+  > & {
+    dunning_suspend_customer: boolean;
+    dunning_cancel_subscriptions: boolean;
+    portal_allow_cancel: boolean;
+  } & SellerColumns
 >;
 
 /** The seller details columns (sellerDetails.ts), read only where an invoice or the settings need them. */

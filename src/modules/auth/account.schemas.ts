@@ -7,6 +7,7 @@ import {
   DUNNING_RETRY_DAYS_MAX,
   INVOICE_DUE_DAYS_MAX,
   INVOICE_TEXT_MAX,
+  PORTAL_SWITCH_PACKAGES_MAX,
 } from './account.service.ts';
 import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
 import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
@@ -74,6 +75,24 @@ function dunningFields() {
   };
 }
 
+/** Beyond the spec: what customers may change in the portal (docs/portal.md, "What customers may change"). */
+function portalSelfServiceFields() {
+  return {
+    PortalAllowCancel: Type.Boolean({
+      description:
+        'Whether customers may cancel a subscription at the end of its period in the portal (true by default)',
+      examples: [true],
+    }),
+    PortalSwitchPackageIDs: Type.Array(Type.Integer({ minimum: 1 }), {
+      maxItems: PORTAL_SWITCH_PACKAGES_MAX,
+      description:
+        "The packages (packageID) customers may move a subscription to in the portal, at the package's default " +
+        'version and any of its rate terms in the subscription currency; empty (the default): no changes',
+      examples: [[3, 4]],
+    }),
+  };
+}
+
 /** Beyond the spec: how often autoSendStatement customers get their statement (docs/spec-decisions.md, "Statements"). */
 function statementPeriodField() {
   return Type.Union(
@@ -113,6 +132,7 @@ export const AccountOut = Type.Object(
         examples: ['https://billing.example.com/portal/acme/'],
       }),
     ),
+    ...portalSelfServiceFields(),
   },
   { $id: 'Account' },
 );
@@ -140,6 +160,7 @@ export const EditAccountBody = Type.Partial(
         examples: ['acme'],
       }),
     ),
+    ...portalSelfServiceFields(),
     Logo: Nullable(
       Type.String({
         maxLength: LOGO_BASE64_MAX,

@@ -41,6 +41,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     LogoURL: seller.logo ? ACCOUNT_LOGO_PATH : null,
     PortalSlug: account.portalSlug,
     PortalURL: portalUrlOf(account, serviceUrl),
+    PortalAllowCancel: account.portalSelfService.allowCancel,
+    PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
   };
 }
 
@@ -56,6 +58,8 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     dunningCancelSubscriptions: body.DunningCancelSubscriptions,
     statementPeriod: body.StatementPeriod,
     portalSlug: body.PortalSlug,
+    portalAllowCancel: body.PortalAllowCancel,
+    portalSwitchPackageIds: body.PortalSwitchPackageIDs,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

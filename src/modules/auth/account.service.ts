@@ -13,7 +13,7 @@ import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '
 import { withTransaction } from '../../context.ts';
 import type { Account, Actor, Clocks, ServiceContext } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
-import { currencyRef, enableAccountCurrency } from '../catalogue/index.ts';
+import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { createTestGateway, gatewayRef } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
@@ -45,6 +45,10 @@ export function accountFromRow(row: AccountRow): Account {
       ? row.statement_period
       : DEFAULT_STATEMENT_PERIOD,
     portalSlug: row.portal_slug,
+    portalSelfService: {
+      allowCancel: Boolean(row.portal_allow_cancel),
+      switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
+    },
   };
 }
 
@@ -184,6 +188,10 @@ export interface AccountSettingsInput {
   statementPeriod?: string;
   /** The customer portal's slug (docs/portal.md, "Setting up"); null clears it. */
   portalSlug?: string | null;
+  /** Whether portal customers may cancel at period end (docs/portal.md, "What customers may change"). */
+  portalAllowCancel?: boolean;
+  /** The packages portal customers may switch to; each must be one of the account's. */
+  portalSwitchPackageIds?: number[];
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -262,6 +270,36 @@ async function updateAccountRow(db: Db, accountId: number, changes: repo.Account
   }
 }
 
+export const PORTAL_SWITCH_PACKAGES_MAX = 50;
+
+/**
+ * The packages portal customers may switch to: each one of the account's own (another account's id, like an
+ * unknown one, is refused), kept once each in the order given.
+ */
+async function switchPackageIdsChange(
+  ctx: ServiceContext,
+  ids: number[],
+  problems: FieldProblem[],
+): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length > PORTAL_SWITCH_PACKAGES_MAX) {
+    problems.push({
+      field: 'PortalSwitchPackageIDs',
+      message: `must name at most ${PORTAL_SWITCH_PACKAGES_MAX} packages`,
+    });
+    return unique;
+  }
+  const found = await packagesByIds(ctx, unique);
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    problems.push({
+      field: 'PortalSwitchPackageIDs',
+      message: `names packages that do not exist: ${missing.join(', ')}`,
+    });
+  }
+  return unique;
+}
+
 /** The account whose portal has this slug (the portal's pages are found by it). */
 export async function findAccountByPortalSlug(db: Db, slug: string): Promise<Account | undefined> {
   const id = await repo.findAccountIdByPortalSlug(db, slug);
@@ -310,6 +348,11 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     changes.statement_period = input.statementPeriod;
   }
   if (input.portalSlug !== undefined) changes.portal_slug = portalSlugChange(input.portalSlug, problems);
+  if (input.portalAllowCancel !== undefined) changes.portal_allow_cancel = input.portalAllowCancel;
+  if (input.portalSwitchPackageIds !== undefined) {
+    const ids = await switchPackageIdsChange(ctx, input.portalSwitchPackageIds, problems);
+    changes.portal_switch_package_ids = JSON.stringify(ids);
+  }
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(changes, seller.columns, dunningChanges(input, problems));
   if (problems.length) throw new ValidationError(problems);

@@ -1,19 +1,25 @@
 /** Customers with their contacts, notes and custom fields. Routes: customers.routes.ts, contacts.routes.ts, notes.routes.ts. */
 export type { Contact, Customer, CustomerStatus, Note } from './customer.ts';
-export type { BillingProfile, CustomerFigures, CustomerWithFigures } from './customer.service.ts';
+export type {
+  BillingProfile,
+  CustomerFigures,
+  CustomerInput,
+  CustomerWithFigures,
+} from './customer.service.ts';
 export {
   assertCustomerExists,
   billingProfiles,
   countCustomersWithCurrency,
   createCustomer,
   customersByIds,
+  editCustomer,
   getCustomer,
   listStatementCustomers,
   lockCustomerForMoney,
   moveStatementDate,
   setCustomerSuspended,
 } from './customer.service.ts';
-export { listContacts } from './contact.service.ts';
+export { editContact, getContact, listContacts } from './contact.service.ts';
 /** The customer portal's view of a contact's login (docs/design/portal.md, "Sign-in"). */
 export type { ContactCredentials } from './contactCredentials.service.ts';
 export {
@@ -26,6 +32,8 @@ export type { CustomerUses } from './customerUses.ts';
 export { registerCustomerUses } from './customerUses.ts';
 /** Wire pieces other modules embed: an invoice carries its customer. */
 export { CustomerOut } from './customers.schemas.ts';
+/** The API's limits on a customer's fields, which the portal's billing details keep too. */
+export { EditCustomerBody } from './customers.schemas.ts';
 export { toCustomerDto } from './customers.serializer.ts';
 /** What events show of contacts, notes, custom fields and a customer's custom field values (src/views/). */
 export { contactsByIds } from './contact.service.ts';

@@ -6,6 +6,7 @@ import type { DomainError } from '../../errors.ts';
 import { problemOf } from '../../http/errors.ts';
 import type { App } from '../../http/types.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
+import { registerDetailsRoutes } from './details.pages.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
@@ -16,6 +17,7 @@ import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
 import { SlugParams } from './portal.schemas.ts';
 import { registerSignInRoutes } from './signIn.pages.ts';
 import { registerStatementRoutes } from './statement.pages.ts';
+import { registerSubscriptionRoutes } from './subscriptions.pages.ts';
 
 export type { PortalDeps } from './portalHttp.ts';
 
@@ -53,6 +55,8 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerInvoiceRoutes(portal, pages);
     registerStatementRoutes(portal, pages);
     registerPaymentsRoutes(portal, pages);
+    registerSubscriptionRoutes(portal, pages);
+    registerDetailsRoutes(portal, pages);
   });
 }
 

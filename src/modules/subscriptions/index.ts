@@ -18,10 +18,17 @@ export {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
   getSubscription,
+  listCustomerSubscriptions,
   liveSubscriptionIdsOfCustomer,
   subscriptionsByIds,
 } from './subscriptionReads.service.ts';
-export { cancelSubscription, upcomingInvoice } from './subscriptionChanges.service.ts';
+export type { ChangeResult } from './subscriptionChanges.service.ts';
+export {
+  cancelSubscription,
+  changeSubscriptionTerms,
+  preview as previewChange,
+  upcomingInvoice,
+} from './subscriptionChanges.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
 export {

@@ -1,0 +1,377 @@
+import { Type } from '@sinclair/typebox';
+import { today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { decimalToMinor, minorUnitDigits } from '../../core/money.ts';
+import { DomainError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
+import type { App } from '../../http/types.ts';
+import { packagesByIds } from '../catalogue/index.ts';
+import { getInvoice, previewInvoice } from '../invoicing/index.ts';
+import {
+  cancelSubscription,
+  changeSubscriptionTerms,
+  getSubscription,
+  listCustomerSubscriptions,
+  previewChange,
+  upcomingInvoice,
+} from '../subscriptions/index.ts';
+import type { Subscription } from '../subscriptions/index.ts';
+import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
+import { money } from './portalViews.ts';
+import { IdParams, SlugParams } from './portal.schemas.ts';
+
+/** Why a customer cancels: the select's values and what they mean (docs/portal.md, "What customers may change"). */
+export const CANCEL_REASONS = [
+  ['too_expensive', 'It costs too much'],
+  ['not_using', 'We no longer use it'],
+  ['missing_features', 'It lacks something we need'],
+  ['switching', 'We are moving to another provider'],
+  ['service', 'We are not happy with the service'],
+  ['other', 'Another reason'],
+] as const;
+export const CANCEL_DETAILS_MAX = 500;
+
+const reasonLabel = (value: string) => CANCEL_REASONS.find(([v]) => v === value)?.[1];
+
+/** "every month", "every 3 months", "every 14 days". */
+export function periodText(count: number, unit: string): string {
+  const singular = unit.replace(/s$/, '');
+  return count === 1 ? `every ${singular}` : `every ${count} ${singular}s`;
+}
+
+/** A catalogue price (an exact decimal) as money when the currency's digits hold it, else as written. */
+function priceText(decimal: string, currencyCode: string): string {
+  const fraction = decimal.split('.')[1] ?? '';
+  return fraction.replace(/0+$/, '').length <= minorUnitDigits(currencyCode)
+    ? money(decimalToMinor(decimal, currencyCode), currencyCode)
+    : `${currencyCode} ${decimal}`;
+}
+
+/** The session's customer's subscription, or undefined: another customer's, like one that does not exist, is not found. */
+async function subscriptionOfSession(page: SignedInPage, id: string): Promise<Subscription | undefined> {
+  if (!/^\d{1,15}$/.test(id)) return undefined;
+  try {
+    const subscription = await getSubscription(page.portal.ctx, Number(id));
+    return subscription.customerId === page.session.customerId ? subscription : undefined;
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'not_found') return undefined;
+    throw error;
+  }
+}
+
+/** The next invoice of one subscription, priced as the bill run would make it; null when none is coming. */
+async function nextInvoiceOf(ctx: ServiceContext, subscription: Subscription) {
+  let upcoming;
+  try {
+    upcoming = await upcomingInvoice(ctx, subscription.id);
+  } catch (error) {
+    // A subscription the bill run cannot plan (it parks it) has no next invoice to show.
+    if (error instanceof DomainError) return null;
+    throw error;
+  }
+  if (!upcoming) return null;
+  const priced = await previewInvoice(ctx, upcoming);
+  return { date: priced.invoiceDate, amount: money(priced.money.totalMinor, priced.currencyCode) };
+}
+
+/** Whether the subscription still runs and has no end set: only then may it be cancelled or changed. */
+const isRunning = (s: Subscription) =>
+  s.status !== 'Cancelled' && s.status !== 'Expired' && s.cancelDate === null;
+
+async function subscriptionView(ctx: ServiceContext, s: Subscription) {
+  return {
+    id: s.id,
+    packageName: s.packageName,
+    price: `${priceText(s.chargePrice, s.currencyCode)} ${periodText(s.term, s.termType)}`,
+    status: s.status,
+    statusClass: s.status.toLowerCase(),
+    started: s.startDate,
+    trialEnds: s.trialEndDate !== null && s.trialEndDate > today(ctx) ? s.trialEndDate : null,
+    next: await nextInvoiceOf(ctx, s),
+    // A cancellation set for a later day ends the subscription there; one in the past made it Cancelled.
+    endsOn: s.status !== 'Cancelled' && s.cancelDate !== null ? s.cancelDate : null,
+    endedOn: s.status === 'Cancelled' ? s.cancelDate : s.status === 'Expired' ? s.endDate : null,
+    changeScheduled: s.isFutureChange,
+  };
+}
+
+/** A package and rate term a customer may move to: one of the account's PortalSwitchPackageIDs. */
+interface SwitchOption {
+  value: string;
+  label: string;
+  packageId: number;
+  packageVersionId: number;
+  packageRateTermId: number;
+}
+
+/**
+ * What the subscription may move to: the default version of each package the account allows, each rate term of it
+ * priced in the subscription's currency, except the terms it has now. Inactive packages and versions are left out.
+ */
+async function switchOptions(ctx: ServiceContext, s: Subscription): Promise<SwitchOption[]> {
+  const ids = ctx.account.portalSelfService.switchPackageIds;
+  if (ids.length === 0 || !isRunning(s)) return [];
+  const packages = await packagesByIds(ctx, ids);
+  const options: SwitchOption[] = [];
+  for (const id of ids) {
+    const pkg = packages.get(id);
+    const version = pkg?.versions.find((v) => v.isDefault && v.isActive);
+    if (!pkg || !pkg.isActive || !version) continue;
+    const rate = version.rates.find((r) => r.currencyCode === s.currencyCode);
+    for (const term of rate?.terms ?? []) {
+      if (version.id === s.packageVersionId && term.id === s.packageRateTermId) continue;
+      options.push({
+        value: `${pkg.id}-${version.id}-${term.id}`,
+        label: `${pkg.name}: ${priceText(term.chargePrice, s.currencyCode)} ${periodText(term.chargeTerm, term.chargeTermType)}`,
+        packageId: pkg.id,
+        packageVersionId: version.id,
+        packageRateTermId: term.id,
+      });
+    }
+  }
+  return options;
+}
+
+interface DetailExtras {
+  status?: number;
+  errors?: FieldProblem[];
+  notice?: string;
+  fields?: FormFields;
+}
+
+const DetailQuery = Type.Object({
+  done: Type.Optional(Type.Union([Type.Literal('cancelled'), Type.Literal('changed')])),
+});
+
+const CANCELLED_NOTICE =
+  'Your subscription is set to end at the end of its period. You will not be billed after that.';
+const CHANGED_NOTICE = 'Your subscription was changed. Any invoice for the change is under Invoices.';
+
+/** Subscriptions: the list, one subscription, cancelling at period end and changing package (docs/portal.md). */
+export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): void {
+  const detailPage = async (page: SignedInPage, s: Subscription, extras: DetailExtras = {}) => {
+    const ctx = page.portal.ctx;
+    const errors = extras.errors ?? [];
+    return page.render(extras.status ?? 200, 'subscription', {
+      title: s.packageName,
+      current: 'subscriptions',
+      subscription: await subscriptionView(ctx, s),
+      csrf: page.session.csrfToken,
+      canCancel: ctx.account.portalSelfService.allowCancel && isRunning(s),
+      reasons: CANCEL_REASONS.map(([value, label]) => ({ value, label })),
+      detailsMax: CANCEL_DETAILS_MAX,
+      options: (await switchOptions(ctx, s)).map(({ value, label }) => ({ value, label })),
+      errors,
+      invalidFields: errors.map((e) => e.field),
+      notice: extras.notice,
+      fields: extras.fields ?? {},
+    });
+  };
+
+  /** The subscription a form names, when it is the session's; the answer is sent otherwise. */
+  const formOf = async (
+    request: Parameters<PortalRequests['signedInForm']>[0],
+    reply: Parameters<PortalRequests['signedInForm']>[1],
+    slug: string,
+    id: string,
+  ) => {
+    const form = await pages.signedInForm(request, reply, slug);
+    if (!form) return undefined;
+    const subscription = await subscriptionOfSession(form.page, id);
+    if (!subscription) {
+      await form.page.notFound();
+      return undefined;
+    }
+    return { ...form, subscription };
+  };
+
+  portal.get(
+    '/portal/:slug/subscriptions',
+    { schema: { hide: true, params: SlugParams } },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const ctx = page.portal.ctx;
+      const all = await listCustomerSubscriptions(ctx, page.session.customerId, { limit: 200, offset: 0 });
+      // Running ones first, then those that ended; the newest start first within each.
+      const ended = (s: Subscription) => s.status === 'Cancelled' || s.status === 'Expired';
+      const ordered = [...all].sort(
+        (a, b) =>
+          Number(ended(a)) - Number(ended(b)) || b.startDate.localeCompare(a.startDate) || b.id - a.id,
+      );
+      const views = [];
+      for (const s of ordered) views.push(await subscriptionView(ctx, s));
+      return page.render(200, 'subscriptions', {
+        title: 'Subscriptions',
+        current: 'subscriptions',
+        subscriptions: views,
+      });
+    },
+  );
+
+  portal.get(
+    '/portal/:slug/subscriptions/:id',
+    { schema: { hide: true, params: IdParams, querystring: DetailQuery } },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const subscription = await subscriptionOfSession(page, request.params.id);
+      if (!subscription) return page.notFound();
+      const done = request.query.done;
+      return detailPage(page, subscription, {
+        notice: done === 'cancelled' ? CANCELLED_NOTICE : done === 'changed' ? CHANGED_NOTICE : undefined,
+      });
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/subscriptions/:id/cancel',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const form = await formOf(request, reply, request.params.slug, request.params.id);
+      if (!form) return reply;
+      const { page, fields, subscription } = form;
+      const ctx = page.portal.ctx;
+      if (!ctx.account.portalSelfService.allowCancel) {
+        return page.message(403, {
+          title: 'Not available',
+          heading: 'Subscriptions cannot be cancelled here',
+          message: `${page.portal.account.name} does not take cancellations in the portal. Contact them to cancel. Nothing was changed.`,
+          link: {
+            href: `${page.portal.base}subscriptions/${subscription.id}`,
+            text: 'Back to the subscription',
+          },
+        });
+      }
+      if (!isRunning(subscription)) {
+        return page.message(409, {
+          title: 'Already ending',
+          heading: 'This subscription is already ending',
+          message: 'It has ended or is set to end; nothing was changed.',
+          link: {
+            href: `${page.portal.base}subscriptions/${subscription.id}`,
+            text: 'Back to the subscription',
+          },
+        });
+      }
+      const reason = fields['reason'] ?? '';
+      const details = (fields['details'] ?? '').replace(/\s+/g, ' ').trim();
+      const errors: FieldProblem[] = [];
+      if (!reasonLabel(reason)) errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
+      if (details.length > CANCEL_DETAILS_MAX) {
+        errors.push({
+          field: 'details',
+          message: `Tell us more in at most ${CANCEL_DETAILS_MAX} characters`,
+        });
+      }
+      if (details.includes('\u0000')) errors.push({ field: 'details', message: 'Remove the NUL characters' });
+      if (errors.length) return detailPage(page, subscription, { status: 422, errors, fields });
+      if (fields['confirm'] !== 'yes') {
+        // The confirmation says the very day the cancellation would end the service: it is made and rolled back.
+        const endsOn = await previewChange(ctx, async (tctx) => {
+          await cancelSubscription(tctx, subscription.id, 'renewal');
+          return (await getSubscription(tctx, subscription.id)).cancelDate;
+        });
+        return page.render(200, 'subscriptionCancel', {
+          title: `Cancel ${subscription.packageName}`,
+          current: 'subscriptions',
+          subscription: { id: subscription.id, packageName: subscription.packageName },
+          endsOn,
+          reason,
+          reasonLabel: reasonLabel(reason),
+          details,
+          csrf: page.session.csrfToken,
+        });
+      }
+      // The API has no field for a reason: it is recorded with the change in the audit log (GET /v1/auditlog,
+      // Operation), beside who asked and from where (docs/spec-decisions.md, "Customer portal").
+      const actor = ctx.actor && {
+        ...ctx.actor,
+        operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
+      };
+      await cancelSubscription({ ...ctx, ...(actor ? { actor } : {}) }, subscription.id, 'renewal');
+      return page.redirect(`subscriptions/${subscription.id}?done=cancelled`);
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/subscriptions/:id/change',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const form = await formOf(request, reply, request.params.slug, request.params.id);
+      if (!form) return reply;
+      const { page, fields, subscription } = form;
+      const ctx = page.portal.ctx;
+      const options = await switchOptions(ctx, subscription);
+      if (options.length === 0) {
+        return page.message(403, {
+          title: 'Not available',
+          heading: 'This subscription cannot be changed here',
+          message: `${page.portal.account.name} offers no changes to it in the portal. Nothing was changed.`,
+          link: {
+            href: `${page.portal.base}subscriptions/${subscription.id}`,
+            text: 'Back to the subscription',
+          },
+        });
+      }
+      // Only a package and term the account allows, as offered on the page, is ever applied.
+      const chosen = options.find((o) => o.value === fields['choice']);
+      if (!chosen) {
+        return detailPage(page, subscription, {
+          status: 422,
+          errors: [{ field: 'choice', message: 'Choose one of the packages offered' }],
+          fields,
+        });
+      }
+      const change = (c: ServiceContext) =>
+        changeSubscriptionTerms(c, subscription.id, {
+          packageId: chosen.packageId,
+          packageVersionId: chosen.packageVersionId,
+          packageRateTermId: chosen.packageRateTermId,
+          atRenewal: false,
+        });
+      if (fields['confirm'] !== 'yes') {
+        // The preview is the change itself, made and rolled back, as PUT .../changePackage?preview=true does.
+        const outcome = await previewChange(ctx, async (tctx) => {
+          const result = await change(tctx);
+          const invoices = [];
+          for (const id of result.invoiceIds) invoices.push(await getInvoice(tctx, id));
+          return { credits: result.credits, invoices };
+        });
+        const currency = subscription.currencyCode;
+        const creditMinor = outcome.credits.reduce((sum, c) => sum + c.totalMinor, 0);
+        const chargeMinor = outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
+        const netMinor = chargeMinor - creditMinor;
+        return page.render(200, 'subscriptionChange', {
+          title: `Change ${subscription.packageName}`,
+          current: 'subscriptions',
+          subscription: { id: subscription.id, packageName: subscription.packageName },
+          choice: chosen.value,
+          choiceLabel: chosen.label,
+          credits: outcome.credits.map((c) => ({
+            description: c.descrip,
+            amount: money(c.totalMinor, currency),
+          })),
+          charges: outcome.invoices.flatMap((i) =>
+            i.charges.map((line) => ({
+              description: line.descrip,
+              period: line.periodStart && line.periodEnd ? `${line.periodStart} to ${line.periodEnd}` : null,
+              amount: money(line.amountExMinor, i.currencyCode),
+            })),
+          ),
+          tax: money(
+            outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor - i.exTotalMinor, 0),
+            currency,
+          ),
+          credit: money(creditMinor, currency),
+          charge: money(chargeMinor, currency),
+          net: money(Math.abs(netMinor), currency),
+          netIsCredit: netMinor < 0,
+          csrf: page.session.csrfToken,
+        });
+      }
+      await change(ctx);
+      return page.redirect(`subscriptions/${subscription.id}?done=changed`);
+    },
+  );
+}

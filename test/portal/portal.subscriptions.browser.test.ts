@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import { START, clock, customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
+
+/**
+ * What customers may change (docs/portal.md), in Debian's Chromium: cancelling at the end of the period with its
+ * confirmation, changing package after its preview, editing billing details; axe on every page in the light and the
+ * dark scheme, and the pages 320 pixels wide. Screenshots go to test-output/portal/ (ignored by git).
+ */
+
+usePortalService();
+
+interface PageGlobals {
+  document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
+}
+
+const SCREENSHOTS = path.resolve('test-output/portal');
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+let browser: Browser;
+
+beforeAll(async () => {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Every violation printed; the test fails on any serious or critical one. */
+async function expectAccessible(page: Page, state: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    for (const violation of violations) {
+      console.log(
+        `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
+          violation.nodes
+            .map((node) => `  ${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
+            .join('\n'),
+      );
+    }
+    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      severe.map((v) => `${v.id} (${v.nodes.length})`),
+      `${state}, ${scheme}`,
+    ).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+const pageWidth = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth);
+
+async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto(`${t.url}${await portalPath()}login`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.locator('h1').innerText()).toContain('Ada');
+}
+
+describe('what customers may change, in a browser', () => {
+  it('cancels at period end, changes package after the preview, and edits billing details', async () => {
+    const basic = await createPlan(t, { chargePrice: 31 });
+    const pro = await createPlan(t, { chargePrice: 62 });
+    await ok(t, 'PUT', '/v1/account', { PortalSwitchPackageIDs: [pro.packageId] });
+    const login = await customerWithLogin();
+    clock.set('2026-03-01T10:00:00.000Z');
+    const kept = await subscribe(t, login.customerId, basic, { StartDate: '2026-03-01' });
+    const ending = await subscribe(t, login.customerId, basic, { StartDate: '2026-03-01' });
+    clock.set(START);
+
+    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, login.username, login.password);
+
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Subscriptions');
+    expect(await page.locator('table').innerText()).toContain('USD 31.00 every month');
+    await expectAccessible(page, 'subscriptions');
+    await shot(page, 'subscriptions');
+
+    // Cancel one at the end of its period: a reason, then the confirmation that names the day.
+    await page.goto(`${t.url}${await portalPath()}subscriptions/${ending.subscriptionID}`);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id))
+      .toBe('errors');
+    expect(await page.getByRole('alert').innerText()).toContain('Choose why you are cancelling');
+    await expectAccessible(page, 'cancel refused');
+    await shot(page, 'subscription-cancel-error');
+    await page.getByLabel('Why are you cancelling?').selectOption({ label: 'It costs too much' });
+    await page.getByLabel('Anything you would like to add (optional)').fill('Budget cut for Q2');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toContain('Cancel');
+    expect(await page.locator('main').innerText()).toContain('until 2026-04-01');
+    await expectAccessible(page, 'cancel confirmation');
+    await shot(page, 'subscription-cancel-confirm');
+    await page.getByRole('button', { name: 'Cancel on 2026-04-01' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toContain('set to end');
+    expect((await ok(t, 'GET', `/v1/subscriptions/${ending.subscriptionID}`)).CancelDate.slice(0, 10)).toBe(
+      '2026-04-01',
+    );
+    await expectAccessible(page, 'cancelled');
+    await shot(page, 'subscription-cancelled');
+
+    // Change the other to the allowed package, seeing the preview first.
+    await page.goto(`${t.url}${await portalPath()}subscriptions/${kept.subscriptionID}`);
+    await expectAccessible(page, 'subscription');
+    await shot(page, 'subscription');
+    await page.getByRole('radio').first().check();
+    await page.getByRole('button', { name: 'See the price of the change' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toContain('Change');
+    const figures = await page.locator('.figures').innerText();
+    // 17 of March's 31 days left: USD 17.00 credited, 17/31 of 62.00 = 34.00 charged, 17.00 due.
+    expect(figures).toContain('USD 17.00');
+    expect(figures).toContain('USD 34.00');
+    await expectAccessible(page, 'change preview');
+    await shot(page, 'subscription-change-preview');
+    await page.getByRole('button', { name: 'Confirm the change' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toContain('was changed');
+    expect((await ok(t, 'GET', `/v1/subscriptions/${kept.subscriptionID}`)).packageID).toBe(pro.packageId);
+
+    // Billing details: a refused value first, then saved.
+    await page.getByRole('link', { name: 'Billing details' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Billing details');
+    expect(await page.getByLabel('Postal code').getAttribute('autocomplete')).toBe('postal-code');
+    await expectAccessible(page, 'details');
+    await page.getByLabel('Company').fill('Analytical Engines Ltd');
+    await page.getByLabel('City').fill('London');
+    await page.getByLabel('Your e-mail address').fill('not an address');
+    await page.getByRole('button', { name: 'Save billing details' }).click();
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id))
+      .toBe('errors');
+    expect(await page.getByRole('alert').innerText()).toContain(
+      'Your e-mail address must be an e-mail address',
+    );
+    await expectAccessible(page, 'details refused');
+    await shot(page, 'details-error');
+    await page.getByLabel('Your e-mail address').fill('ada.accounts@example.com');
+    await page.getByRole('button', { name: 'Save billing details' }).click();
+    await expect.poll(() => page.getByRole('status').innerText()).toContain('saved');
+    await shot(page, 'details-saved');
+    const customer = await ok(t, 'GET', `/v1/customers/${login.customerId}`);
+    expect(customer).toMatchObject({ Company: 'Analytical Engines Ltd', City: 'London' });
+    await context.close();
+    await ok(t, 'PUT', '/v1/account', { PortalSwitchPackageIDs: [] });
+  });
+
+  it('is usable 320 pixels wide', async () => {
+    const plan = await createPlan(t, { chargePrice: 1234.56 });
+    const login = await customerWithLogin();
+    const sub = await subscribe(t, login.customerId, plan);
+    const context = await browser.newContext({ viewport: { width: 320, height: 800 } });
+    const page = await context.newPage();
+    await signIn(page, login.username, login.password);
+    for (const [name, address] of [
+      ['subscriptions-320', 'subscriptions'],
+      ['subscription-320', `subscriptions/${sub.subscriptionID}`],
+      ['details-320', 'details'],
+    ] as const) {
+      await page.goto(`${t.url}${await portalPath()}${address}`);
+      // Only tables, each scrolling in its own region, may be wider than the screen.
+      expect(await pageWidth(page), name).toBeLessThanOrEqual(320);
+      await expectAccessible(page, name);
+      await shot(page, name);
+    }
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${t.url}${await portalPath()}subscriptions/${sub.subscriptionID}`);
+    await shot(page, 'subscription-320-dark');
+    await context.close();
+  });
+});
