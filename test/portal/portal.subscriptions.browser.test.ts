@@ -1,17 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import { expectAccessible, newPage, shot, signIn as signInAt, useBrowser } from './browser.ts';
 import { START, clock, customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
 
 /**
  * What customers may change (docs/portal.md), in Debian's Chromium: cancelling at the end of the period with its
  * confirmation, changing package after its preview, editing billing details; axe on every page in the light and the
- * dark scheme, and the pages 320 pixels wide. Screenshots go to test-output/portal/ (ignored by git).
+ * dark scheme, and the pages 320 pixels wide (test/portal/browser.ts).
  */
 
 usePortalService();
@@ -20,53 +16,13 @@ interface PageGlobals {
   document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number } };
 }
 
-const SCREENSHOTS = path.resolve('test-output/portal');
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-let browser: Browser;
-
-beforeAll(async () => {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** Every violation printed; the test fails on any serious or critical one. */
-async function expectAccessible(page: Page, state: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const violation of violations) {
-      console.log(
-        `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
-          violation.nodes
-            .map((node) => `  ${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
-            .join('\n'),
-      );
-    }
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      severe.map((v) => `${v.id} (${v.nodes.length})`),
-      `${state}, ${scheme}`,
-    ).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+useBrowser();
 
 const pageWidth = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth);
 
 async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto(`${t.url}${await portalPath()}login`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAt(page, `${t.url}${await portalPath()}`, username, password);
   await expect.poll(() => page.locator('h1').innerText()).toContain('Ada');
 }
 
@@ -81,8 +37,7 @@ describe('what customers may change, in a browser', () => {
     const ending = await subscribe(t, login.customerId, basic, { StartDate: '2026-03-01' });
     clock.set(START);
 
-    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     await signIn(page, login.username, login.password);
 
     await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
@@ -163,8 +118,7 @@ describe('what customers may change, in a browser', () => {
     const plan = await createPlan(t, { chargePrice: 1234.56 });
     const login = await customerWithLogin();
     const sub = await subscribe(t, login.customerId, plan);
-    const context = await browser.newContext({ viewport: { width: 320, height: 800 } });
-    const page = await context.newPage();
+    const { context, page } = await newPage({ width: 320 });
     await signIn(page, login.username, login.password);
     for (const [name, address] of [
       ['subscriptions-320', 'subscriptions'],
