@@ -41,7 +41,13 @@ const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest
 /** 32 random bytes: session ids and tokens (256 bits, above the 128 the design asks for). */
 const randomToken = () => crypto.randomBytes(32).toString('base64url');
 
-const at = (ctx: ServiceContext, plusMs = 0) => new Date(ctx.clock.now().getTime() + plusMs).toISOString();
+/**
+ * Portal security times (sessions and their timeouts, sign-in pauses, reset tokens, sign-in links) run on wall time
+ * (docs/architecture.md, "Two clocks"): a person waits them out in real minutes, and a test account's standing clock
+ * would otherwise keep its sessions and pauses alive until the test clock moved.
+ */
+const wallNow = (ctx: ServiceContext) => ctx.wallClock.now().getTime();
+const at = (ctx: ServiceContext, plusMs = 0) => new Date(wallNow(ctx) + plusMs).toISOString();
 
 export interface PortalSession {
   id: number;
@@ -95,7 +101,7 @@ export async function currentSession(
   if (!cookie || cookie.length > 100) return { kind: 'none' };
   const row = await repo.findSession(ctx.db, ctx.account.id, sha256(cookie));
   if (!row) return { kind: 'none' };
-  const now = ctx.clock.now().getTime();
+  const now = wallNow(ctx);
   const contact = await findContactCredentials(ctx, row.contact_id);
   const valid =
     now < Date.parse(expiresAtOf(row)) &&
@@ -289,8 +295,7 @@ function resetMail(m: {
 async function usableResetToken(ctx: ServiceContext, token: string) {
   if (token.length > 100) return undefined;
   const row = await repo.findToken(ctx.db, ctx.account.id, 'reset', sha256(token));
-  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= ctx.clock.now().getTime())
-    return undefined;
+  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= wallNow(ctx)) return undefined;
   const contact = await findContactCredentials(ctx, row.contact_id);
   if (!contact?.isActive || !contact.passwordHash) return undefined;
   return { row, contact: { ...contact, passwordHash: contact.passwordHash } };
@@ -374,8 +379,7 @@ export async function createSignInLink(
 export async function signInWithLink(ctx: ServiceContext, token: string): Promise<string | undefined> {
   if (token.length > 100) return undefined;
   const row = await repo.findToken(ctx.db, ctx.account.id, 'sign_in', sha256(token));
-  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= ctx.clock.now().getTime())
-    return undefined;
+  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= wallNow(ctx)) return undefined;
   if (!(await repo.useToken(ctx.db, row.id, at(ctx)))) return undefined;
   const contact = await findContactCredentials(ctx, row.contact_id);
   if (!contact?.isActive || !contact.passwordHash) return undefined;

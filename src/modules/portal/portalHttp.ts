@@ -159,7 +159,8 @@ export async function renderPage(
 ): Promise<FastifyReply> {
   const nonce = crypto.randomBytes(16).toString('base64');
   setPageHeaders(reply, nonce);
-  const now = portal ? portal.ctx.clock.now().getTime() : 0;
+  // Session times run on wall time (portalAuth.service.ts).
+  const now = portal ? portal.ctx.wallClock.now().getTime() : 0;
   const html = await reply.viewAsync(template, {
     accountName: portal?.account.name ?? 'Customer portal',
     hasLogo: portal?.hasLogo ?? false,
