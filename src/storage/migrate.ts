@@ -27,6 +27,7 @@ import * as emandateTokenDigest from './migrations/0022_emandate_token_digest.ts
 import * as captureClaims from './migrations/0023_capture_claims.ts';
 import * as statementPeriod from './migrations/0024_statement_period.ts';
 import * as portal from './migrations/0025_portal.ts';
+import * as portalRevocation from './migrations/0027_portal_revocation.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0023_capture_claims': captureClaims,
   '0024_statement_period': statementPeriod,
   '0025_portal': portal,
+  '0027_portal_revocation': portalRevocation,
 };
 
 /**

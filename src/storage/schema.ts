@@ -90,6 +90,8 @@ export interface AccountsTable {
   statement_period: Defaulted<string>;
   /** The customer portal's address under /portal/ (0025); null until set. */
   portal_slug: string | null;
+  /** Bumped whenever portal_slug changes: the portal's sessions and tokens of an earlier slug end (0027). */
+  portal_epoch: Defaulted<number>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -185,8 +187,13 @@ export interface CustomerContactsTable {
   email: string;
   cell: string | null;
   username: string | null;
+  /** The username folded for case-insensitive sign-in (usernameKey, contactCredentials.service.ts; migration 0027). */
+  username_key: string | null;
   password_hash: string | null;
   is_active: SqlBool;
+  /** Bumped when the password or e-mail changes or the contact is deactivated: the portal's sessions and tokens
+   * made under an older version no longer work (migration 0027). */
+  login_version: Defaulted<number>;
   created_at: Instant;
 }
 

@@ -19,6 +19,7 @@ export interface AccountRow {
   dunning_cancel_subscriptions: boolean | number;
   statement_period: string;
   portal_slug: string | null;
+  portal_epoch: number;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -37,6 +38,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.dunning_cancel_subscriptions',
   'accounts.statement_period',
   'accounts.portal_slug',
+  'accounts.portal_epoch',
 ] as const;
 
 export async function insertAccount(
@@ -144,6 +146,15 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** A new portal epoch: the sessions and tokens the portal made under the earlier slug no longer work. */
+export async function bumpPortalEpoch(db: Db, accountId: number): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ portal_epoch: eb('portal_epoch', '+', 1) }))
+    .where('id', '=', accountId)
+    .execute();
 }
 
 export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<number | undefined> {

@@ -19,7 +19,15 @@ export interface ContactCredentials {
   username: string | null;
   passwordHash: string | null;
   isActive: boolean;
+  /** Moves on when the password or e-mail changes or the contact is deactivated (migration 0027). */
+  loginVersion: number;
 }
+
+/**
+ * A username folded for case-insensitive sign-in, in the service rather than by the database: SQLite's lower()
+ * folds ASCII only ("ZOË" would not find "Zoë"), PostgreSQL's folds every letter. Kept as username_key.
+ */
+export const usernameKey = (username: string): string => username.trim().normalize('NFC').toLowerCase();
 
 function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
   return {
@@ -31,6 +39,7 @@ function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
     username: row.username,
     passwordHash: row.password_hash,
     isActive: Boolean(row.is_active),
+    loginVersion: Number(row.login_version),
   };
 }
 
@@ -38,7 +47,16 @@ export async function findContactByUsername(
   ctx: ServiceContext,
   username: string,
 ): Promise<ContactCredentials | undefined> {
-  const row = await repo.findCredentialsByUsername(ctx.db, ctx.account.id, username);
+  const row = await repo.findCredentialsByUsername(ctx.db, ctx.account.id, username, usernameKey(username));
+  return row && credentialsFromRow(row);
+}
+
+/** The customer's first active contact with a portal login (POST /v1/portal/sessions by CustomerID). */
+export async function findFirstLoginOfCustomer(
+  ctx: ServiceContext,
+  customerId: number,
+): Promise<ContactCredentials | undefined> {
+  const row = await repo.findFirstLoginOfCustomer(ctx.db, ctx.account.id, customerId);
   return row && credentialsFromRow(row);
 }
 
@@ -83,6 +101,7 @@ export async function setContactPassword(
     if (!(await repo.replacePasswordHash(trx, ctx.account.id, contactId, from, hash))) {
       throw new ConflictError('password_changed', 'The password was changed meanwhile');
     }
+    await repo.bumpLoginVersion(trx, ctx.account.id, contactId);
     await emitEvent(inTransaction(ctx, trx), 'customer_contact.password_changed', {
       type: 'customer_contact',
       id: contactId,

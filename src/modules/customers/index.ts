@@ -19,6 +19,8 @@ export type { ContactCredentials } from './contactCredentials.service.ts';
 export {
   findContactByUsername,
   findContactCredentials,
+  findFirstLoginOfCustomer,
+  usernameKey,
   rehashContactPassword,
   setContactPassword,
 } from './contactCredentials.service.ts';
