@@ -181,3 +181,96 @@ describe('forgotten and changed passwords', () => {
     expect(JSON.stringify(event)).toContain(String(login.contactId));
   });
 });
+
+describe('links made before a change of login', () => {
+  const contactBody = async (contactId: number) => {
+    const contact = await ok(t, 'GET', `/v1/customercontacts/${contactId}`);
+    return {
+      customerID: contact.customerID,
+      Name: contact.Name,
+      LastName: contact.LastName,
+      Email: contact.Email,
+      Username: contact.Username,
+    };
+  };
+
+  const resetPathFor = async (client: PortalClient, username: string) => {
+    const before = smtp.messages.length;
+    const csrf = await client.csrfOf(`${client.base}reset`);
+    await client.post(`${client.base}reset`, { csrf, username });
+    const mail = await eventually(() =>
+      smtp.messages.slice(before).find((m) => m.raw.includes(username) && m.raw.includes('Reset your')),
+    );
+    return /\/portal\/[a-z0-9-]+\/reset\/[\w-]{43}/.exec(mail.raw.replace(/=\r?\n/g, ''))![0];
+  };
+
+  it('stop working when the password changes through the API', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const reset = await resetPathFor(client, login.username);
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { ContactID: login.contactId }, 200);
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, {
+      ...(await contactBody(login.contactId)),
+      changePassword: true,
+      Password: 'api1changed',
+    });
+    expect((await client.get(reset)).status).toBe(410);
+    expect((await client.get(new URL(link.URL).pathname)).status).toBe(410);
+  });
+
+  it('stop working when the e-mail address changes through the API', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const reset = await resetPathFor(client, login.username);
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { ContactID: login.contactId }, 200);
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, {
+      ...(await contactBody(login.contactId)),
+      Email: `moved-${login.contactId}@example.com`,
+    });
+    expect((await client.get(reset)).status).toBe(410);
+    expect((await client.get(new URL(link.URL).pathname)).status).toBe(410);
+  });
+
+  it('stop working when the portal slug is cleared, even once it is set again', async () => {
+    const login = await customerWithLogin();
+    const slug = (await ok(t, 'GET', '/v1/account')).PortalSlug;
+    const client = new PortalClient(await portalPath(), t.url);
+    const reset = await resetPathFor(client, login.username);
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { ContactID: login.contactId }, 200);
+    await ok(t, 'PUT', '/v1/account', { PortalSlug: null });
+    await ok(t, 'PUT', '/v1/account', { PortalSlug: slug });
+    expect((await client.get(reset)).status).toBe(410);
+    expect((await client.get(new URL(link.URL).pathname)).status).toBe(410);
+  });
+
+  it('makes a link by CustomerID for a customer with more than 100 contacts', async () => {
+    const login = await customerWithLogin();
+    // 100 inactive contacts without a login come first (ids before the one with a login).
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, {
+      ...(await contactBody(login.contactId)),
+      isActive: false,
+    });
+    for (let i = 0; i < 100; i++) {
+      await ok(t, 'POST', '/v1/customercontacts', {
+        customerID: login.customerId,
+        Name: 'Quiet',
+        LastName: `Contact ${i}`,
+        Email: `quiet${i}-${login.customerId}@example.com`,
+        isActive: false,
+      });
+    }
+    const last = await ok(t, 'POST', '/v1/customercontacts', {
+      customerID: login.customerId,
+      Name: 'Late',
+      LastName: 'Signer',
+      Email: `late-${login.customerId}@example.com`,
+      Username: `late-${login.customerId}-${process.pid}`,
+      Password: 'late1pass',
+    });
+    const link = await ok(t, 'POST', '/v1/portal/sessions', { CustomerID: login.customerId }, 200);
+    const client = new PortalClient(await portalPath(), t.url);
+    expect((await client.get(new URL(link.URL).pathname)).status).toBe(303);
+    expect((await client.get(client.base)).text).toContain('Late Signer');
+    expect(last.customerContactID).toBeGreaterThan(login.contactId);
+  }, 60_000);
+});
