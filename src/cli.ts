@@ -167,7 +167,11 @@ const accountSet = account
   .option('--time-zone <zone>', 'IANA time zone for billing dates')
   .option('--invoice-due-days <n>', "days from an invoice's date to its due date (0 to 3650)", wholeNumber)
   .option('--invoice-notes <text>', 'default Notes of new invoices ("" clears them)')
-  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)');
+  .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
+  .option(
+    '--statement-period <period>',
+    'how often automatic statements go out: monthly, quarterly or yearly (StatementPeriod)',
+  );
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
 if (process.argv.slice(2).includes('set')) {
@@ -181,14 +185,16 @@ accountSet.action(
       invoiceDueDays?: number;
       invoiceNotes?: string;
       invoiceTerms?: string;
+      statementPeriod?: string;
     } & SellerOptions,
     command: Command,
   ) => {
     const { hasSellerOptions, sellerInputFromOptions, sellerLines } = await import('./cliAccountSettings.ts');
-    const { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, ...sellerOptions } = options;
+    const { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, statementPeriod, ...sellerOptions } =
+      options;
     if (
       !hasSellerOptions(sellerOptions) &&
-      [timeZone, invoiceDueDays, invoiceNotes, invoiceTerms].every((v) => v === undefined)
+      [timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, statementPeriod].every((v) => v === undefined)
     ) {
       command.error('error: nothing to change: give at least one option (see --help)');
     }
@@ -197,7 +203,14 @@ accountSet.action(
     const { editAccount, getSellerDetails } = await auth();
     const { changed, details } = await withStorage(async (storage) => {
       const ctx = await accountContext(storage, accountId, 'billing account set');
-      const edited = await editAccount(ctx, { timeZone, invoiceDueDays, invoiceNotes, invoiceTerms, seller });
+      const edited = await editAccount(ctx, {
+        timeZone,
+        invoiceDueDays,
+        invoiceNotes,
+        invoiceTerms,
+        statementPeriod,
+        seller,
+      });
       return { changed: edited, details: await getSellerDetails(ctx) };
     });
     console.log(
@@ -207,6 +220,7 @@ accountSet.action(
         `Invoices due after: ${changed.invoiceDueDays} day(s)`,
         `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
         `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
+        `Statement period: ${changed.statementPeriod}`,
         ...sellerLines(details),
       ].join('\n'),
     );
