@@ -45,3 +45,11 @@ export interface PortalSignInFailuresTable {
   client_address: string;
   failed_at: Instant;
 }
+
+/** Sign-in and reset forms posted, for the per-address request limit (migration 0027). */
+export interface PortalFormPostsTable {
+  id: Id;
+  account_id: number;
+  client_address: string;
+  posted_at: Instant;
+}

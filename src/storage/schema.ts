@@ -10,7 +10,12 @@ import type {
   WebhookEndpointsTable,
 } from './schema.events.ts';
 import type { CaptureAddressFailuresTable, CaptureSessionsTable } from './schema.widgets.ts';
-import type { PortalSessionsTable, PortalSignInFailuresTable, PortalTokensTable } from './schema.portal.ts';
+import type {
+  PortalFormPostsTable,
+  PortalSessionsTable,
+  PortalSignInFailuresTable,
+  PortalTokensTable,
+} from './schema.portal.ts';
 import type {
   BatchesTable,
   BatchLinesTable,
@@ -427,4 +432,5 @@ export interface Database {
   portal_sessions: PortalSessionsTable;
   portal_tokens: PortalTokensTable;
   portal_sign_in_failures: PortalSignInFailuresTable;
+  portal_form_posts: PortalFormPostsTable;
 }

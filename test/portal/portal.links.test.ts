@@ -128,6 +128,26 @@ describe('forgotten and changed passwords', () => {
     );
   });
 
+  it('e-mails a contact at most 3 reset links an hour', async () => {
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}reset`);
+    const mailsTo = () =>
+      smtp.messages.filter((m) => m.raw.includes('Reset your') && m.raw.includes(login.username)).length;
+    for (let i = 0; i < 5; i++) {
+      const answer = await client.post(`${client.base}reset`, { csrf, username: login.username });
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain('If');
+    }
+    await eventually(() => mailsTo() === 3 || undefined);
+    // The mail worker polls every 100 ms: give a fourth and fifth time to arrive, were they queued.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(mailsTo()).toBe(3);
+    wallClock.advance(61 * 60_000);
+    await client.post(`${client.base}reset`, { csrf, username: login.username });
+    await eventually(() => mailsTo() === 4 || undefined);
+  });
+
   it('expires a reset link after 30 minutes', async () => {
     const login = await customerWithLogin();
     const client = new PortalClient(await portalPath(), t.url);
@@ -155,6 +175,14 @@ describe('forgotten and changed passwords', () => {
     });
     expect(wrong.status).toBe(422);
     expect(wrong.text).toContain('Your current password is not right');
+    const common = await client.post(`${client.base}password`, {
+      csrf,
+      CurrentPassword: login.password,
+      Password: 'Password1',
+      ConfirmPassword: 'Password1',
+    });
+    expect(common.status).toBe(422);
+    expect(common.text).toContain('most common passwords');
     const tooLong = 'a1'.repeat(65);
     expect(
       (

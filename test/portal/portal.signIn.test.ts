@@ -178,6 +178,26 @@ describe('signing in', () => {
     expect((await client.signIn(login.username, login.password)).status).toBe(401);
   });
 
+  it("takes as long to refuse a contact whose hash the API made as a username that doesn't exist", async () => {
+    // The API hashes at scrypt N=2^15, a quarter of the N=2^17 dummy that missing users are checked against.
+    const login = await customerWithLogin();
+    const timed = async (username: string, i: number) => {
+      const started = performance.now();
+      const answer = await signInFrom(`127.0.0.${20 + i}`, username, 'wrong1pass');
+      expect(answer.status).toBe(401);
+      return performance.now() - started;
+    };
+    const known: number[] = [];
+    const missing: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      known.push(await timed(login.username, i));
+      missing.push(await timed(`nobody-${i}-${process.pid}`, i));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+    // Without topping up a cheaper hash, the ratio is about 0.25; topped up, about 1.
+    expect(median(known) / median(missing)).toBeGreaterThan(0.6);
+  }, 60_000);
+
   it('rehashes a password made by the API at the stronger cost at sign-in', async () => {
     const login = await customerWithLogin();
     const hashOf = async () =>
@@ -394,6 +414,8 @@ describe('what a client may send', () => {
   });
 
   it('pauses an address after more than 20 failures across usernames', async () => {
+    // A minute on: the request limit (30 forms a minute from an address) counts this test's posts alone.
+    wallClock.advance(61_000);
     const client = new PortalClient(await portalPath(), t.url);
     const csrf = await client.csrfOf(`${client.base}login`);
     const statuses: number[] = [];
@@ -413,6 +435,8 @@ describe('what a client may send', () => {
 
 describe('throttling', () => {
   it('checks at most 5 of 20 parallel wrong sign-ins for one username, and pauses the rest', async () => {
+    // A minute on: the request limit (30 forms a minute from an address) counts this test's posts alone.
+    wallClock.advance(61_000);
     const login = await customerWithLogin();
     const client = new PortalClient(await portalPath(), t.url);
     const csrf = await client.csrfOf(`${client.base}login`);
@@ -431,6 +455,8 @@ describe('throttling', () => {
   });
 
   it('checks at most 5 passwords at once, and asks the rest to retry shortly', async () => {
+    // A minute on: the request limit (30 forms a minute from an address) counts this test's posts alone.
+    wallClock.advance(61_000);
     const client = new PortalClient(await portalPath(), t.url);
     const csrf = await client.csrfOf(`${client.base}login`);
     const answers = await Promise.all(
@@ -502,4 +528,24 @@ describe('throttling', () => {
     wallClock.advance(LOCK_MS + 1000);
     expect((await change(login.password)).status).toBe(303);
   });
+});
+
+describe('the request limit', () => {
+  it('answers 429 to a 31st sign-in or reset form from one address in a minute, in this portal only', async () => {
+    const address = '127.0.0.9';
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      // Empty fields: refused with 422 before any password is checked, yet counted.
+      statuses.push((await signInFrom(address, '', '')).status);
+    }
+    expect(statuses.every((status) => status === 422)).toBe(true);
+    const over = await signInFrom(address, '', '');
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toBe('60');
+    expect(over.text).toContain('Too many requests');
+    const login = await customerWithLogin();
+    expect((await signInFrom('127.0.0.10', login.username, login.password)).status).toBe(303);
+    wallClock.advance(61_000);
+    expect((await signInFrom(address, login.username, login.password)).status).toBe(303);
+  }, 60_000);
 });

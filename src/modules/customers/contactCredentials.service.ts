@@ -1,6 +1,7 @@
 import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
+import { isCommonPassword } from '../../security/commonPasswords.ts';
 import { PORTAL_PASSWORD_MAX, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
 import { emitEvent } from '../events/index.ts';
 import * as repo from './contact.repository.ts';
@@ -79,8 +80,8 @@ export function rehashContactPassword(
 }
 
 /**
- * A contact's new password, chosen in the portal: the spec's rule (passwordPolicyProblem) and at most
- * PORTAL_PASSWORD_MAX characters, hashed at the strong cost. `from` is the hash the contact proved it knew: a
+ * A contact's new password, chosen in the portal: the spec's rule (passwordPolicyProblem), at most
+ * PORTAL_PASSWORD_MAX characters and not one of the most common passwords (the API keeps the spec's rule alone), hashed at the strong cost. `from` is the hash the contact proved it knew: a
  * password changed meanwhile is a conflict. Announced as customer_contact.password_changed, as an API change is.
  * Returns the new hash.
  */
@@ -94,7 +95,8 @@ export async function setContactPassword(
     passwordPolicyProblem(password) ??
     (password.length > PORTAL_PASSWORD_MAX
       ? `must have at most ${PORTAL_PASSWORD_MAX} characters`
-      : undefined);
+      : undefined) ??
+    (isCommonPassword(password) ? 'is one of the most common passwords: choose another' : undefined);
   if (problem) throw ValidationError.field('Password', problem);
   const hash = await hashPassword(password, 'strong');
   await ctx.db.transaction().execute(async (trx) => {

@@ -132,7 +132,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.publicForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const username = (fields['username'] ?? '').slice(0, 200);
       if (username.trim() === '') {
@@ -148,10 +148,11 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
           'PUBLIC_URL is not set: a password reset e-mail was not sent (docs/portal.md, "HTTPS")',
         );
       } else {
-        await auth.requestPasswordReset(page.portal.ctx, {
-          username,
-          portalUrl: `${origin}${page.portal.base}`,
-        });
+        // docs/design/portal.md, "Pages": the same answer in the same time whether or not the username names a
+        // contact, so the look-up, the token and the e-mail run after the answer is sent.
+        void auth
+          .requestPasswordReset(page.portal.ctx, { username, portalUrl: `${origin}${page.portal.base}` })
+          .catch((error: unknown) => request.log.error({ err: error }, 'portal password reset failed'));
       }
       return page.render(200, 'reset', { title: 'Forgotten password', sent: true });
     },

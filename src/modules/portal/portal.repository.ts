@@ -56,8 +56,34 @@ export async function remarkSessions(
     .execute();
 }
 
-export async function insertToken(db: Db, row: Omit<TokenRow, 'id' | 'used_at'>): Promise<void> {
-  await db.insertInto('portal_tokens').values(row).execute();
+export async function insertToken(db: Db, row: Omit<TokenRow, 'id' | 'used_at'>): Promise<number> {
+  const inserted = await db.insertInto('portal_tokens').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export async function deleteToken(db: Db, tokenId: number): Promise<void> {
+  await db.deleteFrom('portal_tokens').where('id', '=', tokenId).execute();
+}
+
+/** How many of the contact's tokens of this purpose were made since `since` before the token `beforeId`. */
+export async function countTokensBefore(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  purpose: string,
+  beforeId: number,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('portal_tokens')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('purpose', '=', purpose)
+    .where('id', '<', beforeId)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export function findToken(
@@ -168,6 +194,37 @@ export async function clearFailuresOfPair(
     .where('username_key', '=', usernameKey)
     .where('client_address', '=', clientAddress)
     .execute();
+}
+
+/**
+ * Records a form post of the address and says how many it has made since `since` before this one (counted after
+ * the insert, so parallel posts cannot all pass); older rows of the address are pruned.
+ */
+export async function recordFormPost(
+  db: Db,
+  row: { account_id: number; client_address: string; posted_at: string },
+  since: string,
+): Promise<number> {
+  await db
+    .deleteFrom('portal_form_posts')
+    .where('account_id', '=', row.account_id)
+    .where('client_address', '=', row.client_address)
+    .where('posted_at', '<', since)
+    .execute();
+  const inserted = await db
+    .insertInto('portal_form_posts')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const counted = await db
+    .selectFrom('portal_form_posts')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('account_id', '=', row.account_id)
+    .where('client_address', '=', row.client_address)
+    .where('posted_at', '>=', since)
+    .where('id', '<', inserted.id)
+    .executeTakeFirstOrThrow();
+  return Number(counted.count);
 }
 
 /** A password reset forgets every failure of the username (docs/design/portal.md, "Throttling"). */

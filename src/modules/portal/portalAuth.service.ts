@@ -5,7 +5,7 @@ import {
   dummyPasswordHash,
   hashPassword,
   needsStrongerHash,
-  verifyPassword,
+  verifyPasswordAtPortalCost,
 } from '../../security/passwords.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
@@ -37,12 +37,17 @@ export const USERNAME_FAILURES = 5;
 export const LOCK_MS = 15 * 60_000;
 export const USERNAME_HOURLY_FAILURES = 50;
 export const ADDRESS_FAILURES = 20;
+/** The coarse request limit: sign-in and reset forms an address may post to one portal in a minute. */
+export const FORM_POSTS_PER_MINUTE = 30;
 /** At most this many password verifications (128 MiB of scrypt each) run at once in a process. */
 export const CONCURRENT_VERIFICATIONS = 5;
 /** What a sign-in refused for a full process is told to wait. */
 export const BUSY_RETRY_SECONDS = 5;
 /** docs/design/portal.md, "Pages": a reset link lives 30 minutes. */
 export const RESET_TOKEN_MS = 30 * 60_000;
+/** At most this many reset e-mails an hour to one contact, so that nobody can mail-bomb it (docs/portal.md). */
+export const RESET_MAILS_PER_HOUR = 3;
+const HOUR_MS = 60 * 60_000;
 /** A merchant's sign-in link lives 5 minutes (docs/portal.md, "Sign-in links"). */
 export const SIGN_IN_LINK_MS = 5 * 60_000;
 
@@ -154,6 +159,19 @@ export async function currentSession(
   };
 }
 
+/**
+ * Counts a sign-in or reset form posted from the address (docs/design/portal.md, "Throttling": the coarse limit
+ * that comes first); the seconds to wait when the address is over FORM_POSTS_PER_MINUTE, else undefined.
+ */
+export async function formPostWait(ctx: ServiceContext, clientAddress: string): Promise<number | undefined> {
+  const earlier = await repo.recordFormPost(
+    ctx.db,
+    { account_id: ctx.account.id, client_address: clientAddress, posted_at: at(ctx) },
+    at(ctx, -60_000),
+  );
+  return earlier >= FORM_POSTS_PER_MINUTE ? 60 : undefined;
+}
+
 export async function endSession(ctx: ServiceContext, sessionId: number): Promise<void> {
   await repo.deleteSession(ctx.db, sessionId);
 }
@@ -177,7 +195,7 @@ const PAUSE_RULES: PauseRule[] = [
     limit: USERNAME_FAILURES,
     windowMs: LOCK_MS,
   },
-  { of: (key) => ({ usernameKey: key }), limit: USERNAME_HOURLY_FAILURES, windowMs: 60 * 60_000 },
+  { of: (key) => ({ usernameKey: key }), limit: USERNAME_HOURLY_FAILURES, windowMs: HOUR_MS },
   { of: (_key, address) => ({ clientAddress: address }), limit: ADDRESS_FAILURES + 1, windowMs: LOCK_MS },
 ];
 
@@ -215,7 +233,7 @@ async function verifyInTurn(password: string, stored: string): Promise<boolean |
   if (verifying >= CONCURRENT_VERIFICATIONS) return 'busy';
   verifying++;
   try {
-    return await verifyPassword(password, stored);
+    return await verifyPasswordAtPortalCost(password, stored);
   } finally {
     verifying--;
   }
@@ -333,8 +351,9 @@ export async function changePassword(
 }
 
 /**
- * Forgotten password: e-mails the contact a single-use link when the username names an active contact; nothing
- * otherwise, and the caller answers the same either way (docs/design/portal.md, "Pages").
+ * Forgotten password: e-mails the contact a single-use link when the username names an active contact that has
+ * had fewer than RESET_MAILS_PER_HOUR in the last hour; nothing otherwise. The caller answers the same either way,
+ * and without waiting for this (docs/design/portal.md, "Pages").
  */
 export async function requestPasswordReset(
   ctx: ServiceContext,
@@ -344,19 +363,33 @@ export async function requestPasswordReset(
   const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
   if (!contact || !contact.isActive || !contact.email) return;
   const token = randomToken();
+  const tokenId = await repo.insertToken(ctx.db, {
+    account_id: ctx.account.id,
+    contact_id: contact.id,
+    purpose: 'reset',
+    token_sha256: sha256(token),
+    return_url: null,
+    created_at: at(ctx),
+    expires_at: at(ctx, RESET_TOKEN_MS),
+    login_version: contact.loginVersion,
+    portal_epoch: ctx.account.portalEpoch,
+  });
+  // Counted after the insert, among the tokens made before this one: requests in parallel cannot all pass.
+  const earlier = await repo.countTokensBefore(
+    ctx.db,
+    ctx.account.id,
+    contact.id,
+    'reset',
+    tokenId,
+    at(ctx, -HOUR_MS),
+  );
+  if (earlier >= RESET_MAILS_PER_HOUR) {
+    await repo.deleteToken(ctx.db, tokenId);
+    ctx.log.info({ contactId: contact.id }, 'portal password reset: e-mail limit reached, none sent');
+    return;
+  }
   const seller = await documentSeller(ctx);
   await ctx.db.transaction().execute(async (trx) => {
-    await repo.insertToken(trx, {
-      account_id: ctx.account.id,
-      contact_id: contact.id,
-      purpose: 'reset',
-      token_sha256: sha256(token),
-      return_url: null,
-      created_at: at(ctx),
-      expires_at: at(ctx, RESET_TOKEN_MS),
-      login_version: contact.loginVersion,
-      portal_epoch: ctx.account.portalEpoch,
-    });
     const link = `${input.portalUrl}reset/${token}`;
     await queueMail(trx, ctx, ctx.account.id, {
       to: contact.email,

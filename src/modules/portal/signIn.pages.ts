@@ -42,7 +42,7 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.publicForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const username = (fields['username'] ?? '').slice(0, 200);
       const password = (fields['password'] ?? '').slice(0, 1024);

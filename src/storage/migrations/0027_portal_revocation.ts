@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { columnTypes, withId } from '../columns.ts';
 
 // Frozen: a migration describes the schema as it was on the day it was written. Change the schema in a new one.
 
@@ -46,5 +47,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('customer_contacts_username_key')
     .on('customer_contacts')
     .columns(['account_id', 'username_key'])
+    .execute();
+
+  // Sign-in and reset forms posted, per address and account (docs/design/portal.md, "Throttling": the coarse
+  // request limit that comes first), counted in the database that the service's processes share.
+  const t = columnTypes(db);
+  await withId(db.schema.createTable('portal_form_posts'), t)
+    .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+    .addColumn('client_address', 'text', (c) => c.notNull())
+    .addColumn('posted_at', t.instant, (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('portal_form_posts_address')
+    .on('portal_form_posts')
+    .columns(['account_id', 'client_address', 'posted_at'])
     .execute();
 }
