@@ -184,6 +184,10 @@ const accountSet = account
     '--portal-switch-packages <ids>',
     'package ids portal customers may switch to, comma-separated ("" for none)',
     packageIdList,
+  )
+  .option(
+    '--statement-period <period>',
+    'how often automatic statements go out: monthly, quarterly or yearly (StatementPeriod)',
   );
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
@@ -200,6 +204,7 @@ accountSet.action(
       invoiceTerms?: string;
       portalAllowCancel?: boolean;
       portalSwitchPackages?: number[];
+      statementPeriod?: string;
     } & SellerOptions,
     command: Command,
   ) => {
@@ -209,6 +214,7 @@ accountSet.action(
       invoiceDueDays,
       invoiceNotes,
       invoiceTerms,
+      statementPeriod,
       portalAllowCancel,
       portalSwitchPackages,
       ...sellerOptions
@@ -218,6 +224,7 @@ accountSet.action(
       invoiceDueDays,
       invoiceNotes,
       invoiceTerms,
+      statementPeriod,
       portalAllowCancel,
       portalSwitchPackages,
     ];
@@ -234,6 +241,7 @@ accountSet.action(
         invoiceDueDays,
         invoiceNotes,
         invoiceTerms,
+        statementPeriod,
         portalAllowCancel,
         portalSwitchPackageIds: portalSwitchPackages,
         seller,
@@ -247,6 +255,7 @@ accountSet.action(
         `Invoices due after: ${changed.invoiceDueDays} day(s)`,
         `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
         `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
+        `Statement period: ${changed.statementPeriod}`,
         `Portal cancellations: ${changed.portalSelfService.allowCancel ? 'allowed' : 'not allowed'}`,
         `Portal package switches: ${changed.portalSelfService.switchPackageIds.join(', ') || '(none)'}`,
         ...sellerLines(details),

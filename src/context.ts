@@ -29,6 +29,8 @@ export interface Account {
   statementPeriod: StatementPeriod;
   /** The customer portal's address, /portal/{portalSlug}/ (docs/portal.md); null until the account sets one. */
   portalSlug: string | null;
+  /** Moves on whenever portalSlug changes: the portal's sessions and tokens of an earlier slug no longer work. */
+  portalEpoch: number;
   /** What customers may change in the portal (docs/portal.md, "What customers may change"). */
   portalSelfService: PortalSelfService;
 }

@@ -49,6 +49,46 @@ export function dummyPasswordHash(): Promise<string> {
   return dummy;
 }
 
+/** The scrypt cost N a stored hash was made at; 0 for a hash this service cannot read. */
+export function hashCost(stored: string): number {
+  const [scheme, n] = stored.split('$');
+  return scheme === 'scrypt' && /^\d{1,7}$/.test(n ?? '') ? Number(n) : 0;
+}
+
+const dummies = new Map<number, Promise<string>>();
+/** A hash of no one's password at cost `n`, made once per process. */
+function dummyHashAt(n: number): Promise<string> {
+  let dummy = dummies.get(n);
+  if (!dummy) {
+    const salt = crypto.randomBytes(16);
+    dummy = scrypt(crypto.randomBytes(16).toString('base64'), salt, KEY_LENGTH, {
+      N: n,
+      r: R,
+      p: P,
+      maxmem: MAX_MEMORY,
+    }).then((hash) => ['scrypt', n, R, P, salt.toString('base64'), hash.toString('base64')].join('$'));
+    dummies.set(n, dummy);
+  }
+  return dummy;
+}
+
+/**
+ * verifyPassword, then, for a hash cheaper than the portal's cost, the difference spent on verifications against
+ * dummy hashes (scrypt's time grows with N, so 2^15 + 2^16 + 2^15 take as long as 2^17): every check takes about
+ * as long as one at the portal's cost, so a contact whose hash the API made at N=2^15 cannot be told by its timing
+ * from a missing user checked against the N=2^17 dummy (docs/design/portal.md, "Sign-in").
+ */
+export async function verifyPasswordAtPortalCost(password: string, stored: string): Promise<boolean> {
+  const matches = await verifyPassword(password, stored);
+  let remaining = STRONG_N - Math.min(hashCost(stored), STRONG_N);
+  while (remaining >= 1024) {
+    const n = 2 ** Math.floor(Math.log2(remaining));
+    await verifyPassword(password, await dummyHashAt(n));
+    remaining -= n;
+  }
+  return matches;
+}
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;

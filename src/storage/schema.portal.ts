@@ -1,4 +1,4 @@
-import type { Id, Instant } from './columnTypes.ts';
+import type { Defaulted, Id, Instant } from './columnTypes.ts';
 
 /** Signed-in portal contacts (migration 0025; see schema.ts). */
 export interface PortalSessionsTable {
@@ -14,6 +14,9 @@ export interface PortalSessionsTable {
   return_url: string | null;
   created_at: Instant;
   last_seen_at: Instant;
+  /** The contact's login_version and the account's portal_epoch at sign-in: either moved on ends it (0027). */
+  login_version: Defaulted<number>;
+  portal_epoch: Defaulted<number>;
 }
 
 /** Single-use portal tokens: password resets and merchant-made sign-in links (migration 0025). */
@@ -28,6 +31,9 @@ export interface PortalTokensTable {
   created_at: Instant;
   expires_at: Instant;
   used_at: Instant | null;
+  /** As on sessions: a token made before a login or slug change opens nothing (0027). */
+  login_version: Defaulted<number>;
+  portal_epoch: Defaulted<number>;
 }
 
 /** Failed portal sign-ins by username and by client address (migration 0025). */
@@ -38,4 +44,12 @@ export interface PortalSignInFailuresTable {
   username_key: string;
   client_address: string;
   failed_at: Instant;
+}
+
+/** Sign-in and reset forms posted, for the per-address request limit (migration 0027). */
+export interface PortalFormPostsTable {
+  id: Id;
+  account_id: number;
+  client_address: string;
+  posted_at: Instant;
 }

@@ -10,7 +10,12 @@ import type {
   WebhookEndpointsTable,
 } from './schema.events.ts';
 import type { CaptureAddressFailuresTable, CaptureSessionsTable } from './schema.widgets.ts';
-import type { PortalSessionsTable, PortalSignInFailuresTable, PortalTokensTable } from './schema.portal.ts';
+import type {
+  PortalFormPostsTable,
+  PortalSessionsTable,
+  PortalSignInFailuresTable,
+  PortalTokensTable,
+} from './schema.portal.ts';
 import type {
   BatchesTable,
   BatchLinesTable,
@@ -94,6 +99,8 @@ export interface AccountsTable {
   portal_allow_cancel: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** The packages portal customers may switch to: a JSON array of package ids, '[]' for none (0026). */
   portal_switch_package_ids: Defaulted<string>;
+  /** Bumped whenever portal_slug changes: the portal's sessions and tokens of an earlier slug end (0027). */
+  portal_epoch: Defaulted<number>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -189,8 +196,13 @@ export interface CustomerContactsTable {
   email: string;
   cell: string | null;
   username: string | null;
+  /** The username folded for case-insensitive sign-in (usernameKey, contactCredentials.service.ts; migration 0027). */
+  username_key: string | null;
   password_hash: string | null;
   is_active: SqlBool;
+  /** Bumped when the password or e-mail changes or the contact is deactivated: the portal's sessions and tokens
+   * made under an older version no longer work (migration 0027). */
+  login_version: Defaulted<number>;
   created_at: Instant;
 }
 
@@ -424,4 +436,5 @@ export interface Database {
   portal_sessions: PortalSessionsTable;
   portal_tokens: PortalTokensTable;
   portal_sign_in_failures: PortalSignInFailuresTable;
+  portal_form_posts: PortalFormPostsTable;
 }

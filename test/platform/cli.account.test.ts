@@ -23,7 +23,7 @@ describe('billing account create --test and account set', () => {
     withDatabase(db, (storage) =>
       storage.db
         .selectFrom('accounts')
-        .select(['time_zone', 'invoice_due_days', 'invoice_notes', 'invoice_terms'])
+        .select(['time_zone', 'invoice_due_days', 'invoice_notes', 'invoice_terms', 'statement_period'])
         .where('id', '=', id)
         .executeTakeFirstOrThrow(),
     );
@@ -64,6 +64,8 @@ describe('billing account create --test and account set', () => {
         'Thank you for your business.',
         '--invoice-terms',
         'Net 30',
+        '--statement-period',
+        'quarterly',
       ],
       db.env,
     );
@@ -75,6 +77,7 @@ describe('billing account create --test and account set', () => {
         'Invoices due after: 30 day(s)',
         'Invoice notes: Thank you for your business.',
         'Invoice terms: Net 30',
+        'Statement period: quarterly',
         'Portal cancellations: allowed',
         'Portal package switches: (none)',
         // The seller details (test/auth/account.seller.test.ts sets them), none given here.
@@ -93,6 +96,7 @@ describe('billing account create --test and account set', () => {
       invoice_due_days: 30,
       invoice_notes: 'Thank you for your business.',
       invoice_terms: 'Net 30',
+      statement_period: 'quarterly',
     });
   });
 
@@ -161,6 +165,7 @@ describe('billing account create --test and account set', () => {
       invoice_due_days: 30,
       invoice_notes: null,
       invoice_terms: null,
+      statement_period: 'quarterly',
     });
   });
 
@@ -168,6 +173,7 @@ describe('billing account create --test and account set', () => {
     [['--time-zone', 'Mars/Olympus_Mons'], 'Error: TimeZone: "Mars/Olympus_Mons" is not an IANA time zone'],
     [['--invoice-due-days', '3651'], 'Error: InvoiceDueDays: must be a whole number from 0 to 3650'],
     [['--invoice-due-days', 'ten'], "error: option '--invoice-due-days <n>' argument 'ten' is invalid."],
+    [['--statement-period', 'weekly'], 'Error: StatementPeriod: must be one of monthly, quarterly, yearly'],
   ])('account set %j exits non-zero saying why, and changes nothing', async (args, message) => {
     const before = await settingsOf(accountId);
     const result = await runCli(

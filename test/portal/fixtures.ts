@@ -7,6 +7,17 @@ import { startSmtpReceiver } from '../helpers/smtp.ts';
 // "Now" for every portal test file until it moves the clock: 15 Mar 2026, 10:00 UTC.
 export const START = '2026-03-15T10:00:00.000Z';
 export const clock = movableClock(START);
+/**
+ * The service's wall clock: real time, moved forward by `advance`. Portal security times (sessions, pauses, reset
+ * tokens, sign-in links) run on it (docs/architecture.md, "Two clocks"), so the tests that wait them out move it.
+ */
+export const wallClock = {
+  offsetMs: 0,
+  now: () => new Date(Date.now() + wallClock.offsetMs),
+  advance(ms: number) {
+    wallClock.offsetMs += ms;
+  },
+};
 
 /** The file's service, SMTP receiver and a second account (live bindings, set in beforeAll). */
 export let t: TestService;
@@ -18,8 +29,9 @@ let slugs = 0;
 export function usePortalService(): void {
   beforeAll(async () => {
     clock.set(START);
+    wallClock.offsetMs = 0;
     smtp = await startSmtpReceiver();
-    t = await startTestService({ clock, smtpUrl: smtp.url });
+    t = await startTestService({ clock, wallClock, smtpUrl: smtp.url });
     other = await t.newAccount();
     await ok(t, 'PUT', '/v1/account', { PortalSlug: `acme-${process.pid}-${++slugs}` });
   });

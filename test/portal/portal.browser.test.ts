@@ -7,7 +7,7 @@ import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventually } from '../helpers/service.ts';
 import { LOCK_MS, USERNAME_FAILURES } from '../../src/modules/portal/index.ts';
 import { download, expectAccessible, newPage, shot, signIn as signInAt, useBrowser } from './browser.ts';
-import { clock, customerWithLogin, portalPath, smtp, t, usePortalService } from './fixtures.ts';
+import { customerWithLogin, portalPath, smtp, t, usePortalService, wallClock } from './fixtures.ts';
 
 /**
  * The portal as a customer meets it, in Debian's Chromium (test/portal/browser.ts): axe on every page, in the light
@@ -169,7 +169,7 @@ describe('the customer portal in a browser', () => {
     await second.context.close();
   });
 
-  it('pauses sign-in after repeated failures and lets the contact in once the clock moves past the pause', async () => {
+  it('pauses sign-in after repeated failures and lets the contact in once the wall clock moves past the pause', async () => {
     const login = await customerWithLogin();
     const { context, page } = await newPage();
     for (let i = 0; i < USERNAME_FAILURES; i++) await signIn(page, login.username, `wrong${i}pass`);
@@ -178,7 +178,7 @@ describe('the customer portal in a browser', () => {
     await shot(page, 'locked');
     await signIn(page, login.username, login.password);
     await expect.poll(() => page.getByRole('alert').innerText()).toContain('Try again after');
-    clock.set(new Date(clock.now().getTime() + LOCK_MS + 1000).toISOString());
+    wallClock.advance(LOCK_MS + 1000);
     await signIn(page, login.username, login.password);
     await expect.poll(() => page.locator('h1').innerText()).toContain('Ada');
     await context.close();

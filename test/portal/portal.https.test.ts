@@ -51,6 +51,14 @@ describe('the portal and HTTPS', () => {
     expect(cookie).toMatch(/; SameSite=Lax/);
   });
 
+  it('sends HSTS on portal pages served over HTTPS only', async () => {
+    const overHttps = await new PortalClient('/portal/secure/', secure.url).get('/portal/secure/login');
+    expect(overHttps.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    const onLoopback = await new PortalClient('/portal/plain/', plain.url).get('/portal/plain/login');
+    expect(onLoopback.status).toBe(200);
+    expect(onLoopback.headers.get('strict-transport-security')).toBeNull();
+  });
+
   it("checks a form's Origin against PUBLIC_URL, not against the Host header a proxy passes on", async () => {
     const login = await customerWithLogin(secure);
     const client = new PortalClient('/portal/secure/', secure.url);

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { LOCK_MS, USERNAME_FAILURES } from '../../src/modules/portal/index.ts';
@@ -10,11 +11,72 @@ import {
   signedIn,
   t,
   usePortalService,
+  wallClock,
 } from './fixtures.ts';
 
 usePortalService();
 
-const minutes = (n: number) => new Date(clock.now().getTime() + n * 60_000).toISOString();
+const minutes = (n: number) => n * 60_000;
+
+/**
+ * A sign-in from another loopback address (127.0.0.2, ...): the whole of 127/8 reaches the service, and the
+ * service sees each as a client address of its own.
+ */
+async function signInFrom(localAddress: string, username: string, password: string) {
+  const base = await portalPath();
+  const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+      const request = http.request(`${t.url}${path}`, { method, headers, localAddress }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, text }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  const form = await send('GET', `${base}login`, { 'sec-fetch-site': 'none' });
+  const cookie = (form.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+  const csrf = /name="csrf" value="([^"]+)"/.exec(form.text)![1]!;
+  return send(
+    'POST',
+    `${base}login`,
+    {
+      cookie,
+      'content-type': 'application/x-www-form-urlencoded',
+      'sec-fetch-site': 'same-origin',
+      origin: t.url,
+    },
+    new URLSearchParams({ csrf, username, password }).toString(),
+  );
+}
+
+/** Failed sign-ins of the account as the service recorded them (wall time), to stage counts from many addresses. */
+async function recordFailures(
+  accountId: number,
+  rows: { usernameKey: string; clientAddress: string }[],
+): Promise<void> {
+  await t.service.storage.db
+    .insertInto('portal_sign_in_failures')
+    .values(
+      rows.map((row) => ({
+        account_id: accountId,
+        username_key: row.usernameKey,
+        client_address: row.clientAddress,
+        failed_at: wallClock.now().toISOString(),
+      })),
+    )
+    .execute();
+}
+
+const failuresOf = async (usernameKey: string) =>
+  (
+    await t.service.storage.db
+      .selectFrom('portal_sign_in_failures')
+      .select('id')
+      .where('username_key', '=', usernameKey)
+      .execute()
+  ).length;
 
 describe('portal address', () => {
   it('shows PortalSlug and PortalURL in GET /v1/account', async () => {
@@ -69,6 +131,24 @@ describe('signing in', () => {
     await signedIn({ ...login, username: login.username.toUpperCase() });
   });
 
+  it('matches a non-ASCII username in any case', async () => {
+    const customer = await customerWithLogin();
+    for (const [stored, typed] of [
+      [`ZOË-${process.pid}`, `zoë-${process.pid}`],
+      [`Zoë-${process.pid}-2`, `ZOË-${process.pid}-2`],
+    ] as const) {
+      await ok(t, 'POST', '/v1/customercontacts', {
+        customerID: customer.customerId,
+        Name: 'Zoë',
+        LastName: 'Ångström',
+        Email: `zoe-${stored.length}-${customer.customerId}@example.com`,
+        Username: stored,
+        Password: 'zoe1pass',
+      });
+      await signedIn({ username: typed, password: 'zoe1pass' });
+    }
+  });
+
   it('answers the same whether the user is missing or the password wrong', async () => {
     const login = await customerWithLogin();
     const client = new PortalClient(await portalPath(), t.url);
@@ -97,6 +177,26 @@ describe('signing in', () => {
     const client = new PortalClient(await portalPath(), t.url);
     expect((await client.signIn(login.username, login.password)).status).toBe(401);
   });
+
+  it("takes as long to refuse a contact whose hash the API made as a username that doesn't exist", async () => {
+    // The API hashes at scrypt N=2^15, a quarter of the N=2^17 dummy that missing users are checked against.
+    const login = await customerWithLogin();
+    const timed = async (username: string, i: number) => {
+      const started = performance.now();
+      const answer = await signInFrom(`127.0.0.${20 + i}`, username, 'wrong1pass');
+      expect(answer.status).toBe(401);
+      return performance.now() - started;
+    };
+    const known: number[] = [];
+    const missing: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      known.push(await timed(login.username, i));
+      missing.push(await timed(`nobody-${i}-${process.pid}`, i));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+    // Without topping up a cheaper hash, the ratio is about 0.25; topped up, about 1.
+    expect(median(known) / median(missing)).toBeGreaterThan(0.6);
+  }, 60_000);
 
   it('rehashes a password made by the API at the stronger cost at sign-in', async () => {
     const login = await customerWithLogin();
@@ -128,18 +228,19 @@ describe('signing in', () => {
     expect(locked.text).toContain('ends by itself');
     // While locked, even the right password is not checked.
     expect((await client.signIn(login.username, login.password)).status).toBe(429);
-    clock.set(new Date(clock.now().getTime() + LOCK_MS + 1000).toISOString());
+    wallClock.advance(LOCK_MS + 1000);
     expect((await client.signIn(login.username, login.password)).status).toBe(303);
   });
 });
 
 describe('sessions', () => {
-  it('ends after 30 idle minutes, and says so', async () => {
+  it('ends after 30 idle minutes of wall time, and says so', async () => {
     const login = await customerWithLogin();
     const client = await signedIn(login);
-    clock.set(minutes(29));
+    wallClock.advance(minutes(29));
     expect((await client.get(client.base)).status).toBe(200);
-    clock.set(minutes(31));
+    // The account's clock stands still (a test clock would too): the session still ends in real time.
+    wallClock.advance(minutes(31));
     const res = await client.get(client.base);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toContain('login?ended=1');
@@ -150,18 +251,28 @@ describe('sessions', () => {
     const login = await customerWithLogin();
     const client = await signedIn(login);
     for (let i = 0; i < 12 * 3 - 1; i++) {
-      clock.set(minutes(20));
+      wallClock.advance(minutes(20));
       expect((await client.get(client.base)).status).toBe(200);
     }
-    clock.set(minutes(21));
+    wallClock.advance(minutes(21));
     expect((await client.get(client.base)).status).toBe(303);
+  });
+
+  it("outlives a jump of the account's business clock", async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    clock.set(new Date(clock.now().getTime() + 24 * 60 * 60_000).toISOString());
+    expect((await client.get(client.base)).status).toBe(200);
   });
 
   it('shows a warning before the idle timeout, with a way to stay', async () => {
     const login = await customerWithLogin();
     const client = await signedIn(login);
     const page = await client.get(client.base);
-    expect(page.text).toContain('data-expires-in="1800"');
+    // Wall time runs on between the request's touch and its render.
+    const expiresIn = Number(/data-expires-in="(\d+)"/.exec(page.text)?.[1]);
+    expect(expiresIn).toBeGreaterThan(1790);
+    expect(expiresIn).toBeLessThanOrEqual(1800);
     expect(page.text).toContain('Stay signed in');
   });
 
@@ -192,6 +303,33 @@ describe('sessions', () => {
       Password: 'third1pass',
     });
     expect((await again.get(again.base)).status).toBe(303);
+  });
+
+  it('does not revive sessions from before a deactivation when the contact is reactivated', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const contact = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
+    const body = {
+      customerID: contact.customerID,
+      Name: contact.Name,
+      LastName: contact.LastName,
+      Email: contact.Email,
+      Username: contact.Username,
+    };
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, { ...body, isActive: false });
+    await ok(t, 'PUT', `/v1/customercontacts/${login.contactId}`, { ...body, isActive: true });
+    expect((await client.get(client.base)).status).toBe(303);
+    await signedIn(login);
+  });
+
+  it("ends the portal's sessions when its slug is cleared, even once it is set again", async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const slug = (await ok(t, 'GET', '/v1/account')).PortalSlug;
+    await ok(t, 'PUT', '/v1/account', { PortalSlug: null });
+    await ok(t, 'PUT', '/v1/account', { PortalSlug: slug });
+    expect((await client.get(client.base)).status).toBe(303);
+    await signedIn(login);
   });
 
   it("ends a deleted contact's session", async () => {
@@ -276,6 +414,8 @@ describe('what a client may send', () => {
   });
 
   it('pauses an address after more than 20 failures across usernames', async () => {
+    // A minute on: the request limit (30 forms a minute from an address) counts this test's posts alone.
+    wallClock.advance(61_000);
     const client = new PortalClient(await portalPath(), t.url);
     const csrf = await client.csrfOf(`${client.base}login`);
     const statuses: number[] = [];
@@ -287,8 +427,125 @@ describe('what a client may send', () => {
     }
     expect(statuses.slice(0, 20).every((status) => status === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
-    clock.set(new Date(clock.now().getTime() + LOCK_MS + 1000).toISOString());
+    wallClock.advance(LOCK_MS + 1000);
     const login = await customerWithLogin();
     expect((await client.signIn(login.username, login.password)).status).toBe(303);
+  }, 60_000);
+});
+
+describe('throttling', () => {
+  it('checks at most 5 of 20 parallel wrong sign-ins for one username, and pauses the rest', async () => {
+    // A minute on: the request limit (30 forms a minute from an address) counts this test's posts alone.
+    wallClock.advance(61_000);
+    const login = await customerWithLogin();
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}login`);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.post(`${client.base}login`, { csrf, username: login.username, password: `wrong${i}x` }),
+      ),
+    );
+    // Each password checked and refused leaves its failure; a paused attempt checks nothing and leaves none.
+    const checked = await failuresOf(login.username);
+    expect(checked).toBeGreaterThanOrEqual(1);
+    expect(checked).toBeLessThanOrEqual(USERNAME_FAILURES);
+    const paused = answers.filter((a) => a.status === 429 && a.text.includes('Too many failed sign-ins'));
+    expect(paused.length).toBeGreaterThanOrEqual(20 - USERNAME_FAILURES);
+    wallClock.advance(LOCK_MS + 1000);
+  });
+
+  it('checks at most 5 passwords at once, and asks the rest to retry shortly', async () => {
+    // A minute on: the request limit (30 forms a minute from an address) counts this test's posts alone.
+    wallClock.advance(61_000);
+    const client = new PortalClient(await portalPath(), t.url);
+    const csrf = await client.csrfOf(`${client.base}login`);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.post(`${client.base}login`, { csrf, username: `crowd-${i}`, password: 'wrong1pass' }),
+      ),
+    );
+    const busy = answers.filter((a) => a.status === 429 && a.text.includes('Try again in a few seconds'));
+    expect(busy.length).toBeGreaterThanOrEqual(1);
+    for (const answer of busy) expect(answer.headers.get('retry-after')).toBe('5');
+    expect(answers.filter((a) => a.status === 401).length).toBeLessThan(20);
+    wallClock.advance(LOCK_MS + 1000);
+  });
+
+  it('pauses a username for the address that failed, not for its contact elsewhere', async () => {
+    const login = await customerWithLogin();
+    for (let i = 1; i < USERNAME_FAILURES; i++) {
+      expect((await signInFrom('127.0.0.2', login.username, `wrong${i}x`)).status).toBe(401);
+    }
+    expect((await signInFrom('127.0.0.2', login.username, 'wrong9x')).status).toBe(429);
+    expect((await signInFrom('127.0.0.2', login.username, login.password)).status).toBe(429);
+    expect((await signInFrom('127.0.0.1', login.username, login.password)).status).toBe(303);
+  });
+
+  it('pauses a username for everyone after 50 failures in an hour from anywhere', async () => {
+    const login = await customerWithLogin();
+    const key = login.username.toLowerCase();
+    await recordFailures(
+      t.accountId,
+      Array.from({ length: 49 }, (_, i) => ({ usernameKey: key, clientAddress: `10.0.${i}.1` })),
+    );
+    expect((await signInFrom('127.0.0.5', login.username, 'wrong1x')).status).toBe(429);
+    const paused = await signInFrom('127.0.0.6', login.username, login.password);
+    expect(paused.status).toBe(429);
+    expect(paused.text).toContain('Try again after');
+    wallClock.advance(minutes(61));
+    expect((await signInFrom('127.0.0.6', login.username, login.password)).status).toBe(303);
+  });
+
+  it("counts an address's failures in the account only", async () => {
+    await ok(other, 'PUT', '/v1/account', { PortalSlug: `other-throttle-${process.pid}` });
+    await recordFailures(
+      other.accountId,
+      Array.from({ length: 30 }, (_, i) => ({ usernameKey: `guess-${i}`, clientAddress: '127.0.0.3' })),
+    );
+    const login = await customerWithLogin();
+    expect((await signInFrom('127.0.0.3', login.username, login.password)).status).toBe(303);
+  });
+
+  it('counts wrong current passwords on the change form as failed sign-ins', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const change = async (current: string) => {
+      const csrf = await client.csrfOf(`${client.base}password`);
+      return client.post(`${client.base}password`, {
+        csrf,
+        CurrentPassword: current,
+        Password: 'new1pass',
+        ConfirmPassword: 'new1pass',
+      });
+    };
+    for (let i = 1; i < USERNAME_FAILURES; i++) expect((await change(`wrong${i}x`)).status).toBe(422);
+    const paused = await change('wrong9x');
+    expect(paused.status).toBe(429);
+    expect(paused.text).toContain('Try again after');
+    // Paused: even the right password is not checked, and sign-in from this address is paused too.
+    expect((await change(login.password)).status).toBe(429);
+    expect((await client.signIn(login.username, login.password)).status).toBe(429);
+    wallClock.advance(LOCK_MS + 1000);
+    expect((await change(login.password)).status).toBe(303);
+  });
+});
+
+describe('the request limit', () => {
+  it('answers 429 to a 31st sign-in or reset form from one address in a minute, in this portal only', async () => {
+    const address = '127.0.0.9';
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      // Empty fields: refused with 422 before any password is checked, yet counted.
+      statuses.push((await signInFrom(address, '', '')).status);
+    }
+    expect(statuses.every((status) => status === 422)).toBe(true);
+    const over = await signInFrom(address, '', '');
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toBe('60');
+    expect(over.text).toContain('Too many requests');
+    const login = await customerWithLogin();
+    expect((await signInFrom('127.0.0.10', login.username, login.password)).status).toBe(303);
+    wallClock.advance(61_000);
+    expect((await signInFrom(address, login.username, login.password)).status).toBe(303);
   }, 60_000);
 });

@@ -21,6 +21,7 @@ export interface AccountRow {
   portal_slug: string | null;
   portal_allow_cancel: boolean | number;
   portal_switch_package_ids: string;
+  portal_epoch: number;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -41,6 +42,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.portal_slug',
   'accounts.portal_allow_cancel',
   'accounts.portal_switch_package_ids',
+  'accounts.portal_epoch',
 ] as const;
 
 export async function insertAccount(
@@ -153,6 +155,15 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** A new portal epoch: the sessions and tokens the portal made under the earlier slug no longer work. */
+export async function bumpPortalEpoch(db: Db, accountId: number): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ portal_epoch: eb('portal_epoch', '+', 1) }))
+    .where('id', '=', accountId)
+    .execute();
 }
 
 export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<number | undefined> {

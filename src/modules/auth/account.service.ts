@@ -49,6 +49,7 @@ export function accountFromRow(row: AccountRow): Account {
       allowCancel: Boolean(row.portal_allow_cancel),
       switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
     },
+    portalEpoch: Number(row.portal_epoch),
   };
 }
 
@@ -363,6 +364,11 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     if (changes.portal_slug) await assertPortalSlugFree(trx, accountId, changes.portal_slug);
     if (Object.keys(changes).length > 0 && !(await updateAccountRow(trx, accountId, changes))) {
       throw new NotFoundError('Account', accountId);
+    }
+    // docs/portal.md, "Setting up": a slug set, changed or cleared ends the portal's sessions and unused links, so
+    // that setting the slug again does not bring them back (the portal compares the epoch on every use).
+    if (changes.portal_slug !== undefined && changes.portal_slug !== ctx.account.portalSlug) {
+      await repo.bumpPortalEpoch(trx, accountId);
     }
     if (seller.logo === null) await repo.deleteLogo(trx, accountId);
     else if (seller.logo) {

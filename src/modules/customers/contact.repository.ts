@@ -1,11 +1,13 @@
-import { sql } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { CustomerContactsTable } from '../../storage/schema.ts';
 import type { Contact } from './customer.ts';
 
-type ContactRow = Omit<Selectable<CustomerContactsTable>, 'password_hash' | 'account_id'>;
+type ContactRow = Omit<
+  Selectable<CustomerContactsTable>,
+  'password_hash' | 'account_id' | 'username_key' | 'login_version'
+>;
 
 // The password hash is written, and read only where a password is checked: never by these queries.
 const CONTACT_COLUMNS = [
@@ -172,6 +174,7 @@ export interface ContactCredentialsRow {
   username: string | null;
   password_hash: string | null;
   is_active: boolean | number;
+  login_version: number;
 }
 
 const CREDENTIAL_COLUMNS = [
@@ -183,26 +186,54 @@ const CREDENTIAL_COLUMNS = [
   'username',
   'password_hash',
   'is_active',
+  'login_version',
 ] as const;
 
 /**
- * The contact a portal user name names, case-insensitively (docs/design/portal.md, "Sign-in"); usernames are unique
- * in the account as written, so an exact match wins over one differing in case.
+ * The contact a portal user name names, case-insensitively by its folded key (docs/design/portal.md, "Sign-in");
+ * usernames are unique in the account as written, so an exact match wins over one differing in case.
  */
 export async function findCredentialsByUsername(
   db: Db,
   accountId: number,
   username: string,
+  key: string,
 ): Promise<ContactCredentialsRow | undefined> {
   const rows = await db
     .selectFrom('customer_contacts')
     .select(CREDENTIAL_COLUMNS)
     .where('account_id', '=', accountId)
-    .where(sql<string>`lower(username)`, '=', username.toLowerCase())
+    .where('username_key', '=', key)
     .orderBy('id')
     .limit(10)
     .execute();
   return rows.find((row) => row.username === username) ?? rows[0];
+}
+
+/** The customer's first active contact with a password, by id, however many contacts it has. */
+export async function findFirstLoginOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+): Promise<ContactCredentialsRow | undefined> {
+  return db
+    .selectFrom('customer_contacts')
+    .select(CREDENTIAL_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('is_active', '=', true)
+    .where('password_hash', 'is not', null)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+export async function bumpLoginVersion(db: Db, accountId: number, contactId: number): Promise<void> {
+  await db
+    .updateTable('customer_contacts')
+    .set((eb) => ({ login_version: eb('login_version', '+', 1) }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', contactId)
+    .execute();
 }
 
 export async function findCredentials(

@@ -15,6 +15,7 @@ import type { OutgoingMail } from '../mail/index.ts';
 import * as repo from './contact.repository.ts';
 import type { Contact } from './customer.ts';
 import { assertCustomerExists } from './customer.service.ts';
+import { usernameKey } from './contactCredentials.service.ts';
 
 export interface ContactInput {
   customerId: number;
@@ -180,6 +181,7 @@ export async function createContact(
         email: fields.email,
         cell: optionalText(input.cell) ?? null,
         username,
+        username_key: username === null ? null : usernameKey(username),
         password_hash: passwordHash,
         is_active: isActive,
         created_at: ctx.clock.now().toISOString(),
@@ -253,9 +255,16 @@ export async function editContact(
         email: fields.email,
         ...(input.cell !== undefined ? { cell: optionalText(input.cell) } : {}),
         username,
+        username_key: username === null ? null : usernameKey(username),
         ...(passwordHash ? { password_hash: passwordHash } : {}),
         is_active: isActive,
       });
+      // docs/spec-decisions.md, "Customer portal": a new password or e-mail address, or a deactivation, moves the
+      // login on, so the portal's sessions and unused reset or sign-in links made before it stop working (the
+      // portal sits above this module and compares on every use).
+      if (passwordHash || fields.email !== current.email || (current.isActive && !isActive)) {
+        await repo.bumpLoginVersion(trx, ctx.account.id, contactId);
+      }
       // Deleted since it was read: nothing to announce.
       if (!updated) throw new NotFoundError('Customer contact', contactId);
       const changed = username !== current.username || password !== undefined;

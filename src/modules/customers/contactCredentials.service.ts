@@ -1,6 +1,7 @@
 import { inTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
+import { isCommonPassword } from '../../security/commonPasswords.ts';
 import { PORTAL_PASSWORD_MAX, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
 import { emitEvent } from '../events/index.ts';
 import * as repo from './contact.repository.ts';
@@ -19,7 +20,15 @@ export interface ContactCredentials {
   username: string | null;
   passwordHash: string | null;
   isActive: boolean;
+  /** Moves on when the password or e-mail changes or the contact is deactivated (migration 0027). */
+  loginVersion: number;
 }
+
+/**
+ * A username folded for case-insensitive sign-in, in the service rather than by the database: SQLite's lower()
+ * folds ASCII only ("ZOË" would not find "Zoë"), PostgreSQL's folds every letter. Kept as username_key.
+ */
+export const usernameKey = (username: string): string => username.trim().normalize('NFC').toLowerCase();
 
 function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
   return {
@@ -31,6 +40,7 @@ function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
     username: row.username,
     passwordHash: row.password_hash,
     isActive: Boolean(row.is_active),
+    loginVersion: Number(row.login_version),
   };
 }
 
@@ -38,7 +48,16 @@ export async function findContactByUsername(
   ctx: ServiceContext,
   username: string,
 ): Promise<ContactCredentials | undefined> {
-  const row = await repo.findCredentialsByUsername(ctx.db, ctx.account.id, username);
+  const row = await repo.findCredentialsByUsername(ctx.db, ctx.account.id, username, usernameKey(username));
+  return row && credentialsFromRow(row);
+}
+
+/** The customer's first active contact with a portal login (POST /v1/portal/sessions by CustomerID). */
+export async function findFirstLoginOfCustomer(
+  ctx: ServiceContext,
+  customerId: number,
+): Promise<ContactCredentials | undefined> {
+  const row = await repo.findFirstLoginOfCustomer(ctx.db, ctx.account.id, customerId);
   return row && credentialsFromRow(row);
 }
 
@@ -61,8 +80,8 @@ export function rehashContactPassword(
 }
 
 /**
- * A contact's new password, chosen in the portal: the spec's rule (passwordPolicyProblem) and at most
- * PORTAL_PASSWORD_MAX characters, hashed at the strong cost. `from` is the hash the contact proved it knew: a
+ * A contact's new password, chosen in the portal: the spec's rule (passwordPolicyProblem), at most
+ * PORTAL_PASSWORD_MAX characters and not one of the most common passwords (the API keeps the spec's rule alone), hashed at the strong cost. `from` is the hash the contact proved it knew: a
  * password changed meanwhile is a conflict. Announced as customer_contact.password_changed, as an API change is.
  * Returns the new hash.
  */
@@ -76,13 +95,15 @@ export async function setContactPassword(
     passwordPolicyProblem(password) ??
     (password.length > PORTAL_PASSWORD_MAX
       ? `must have at most ${PORTAL_PASSWORD_MAX} characters`
-      : undefined);
+      : undefined) ??
+    (isCommonPassword(password) ? 'is one of the most common passwords: choose another' : undefined);
   if (problem) throw ValidationError.field('Password', problem);
   const hash = await hashPassword(password, 'strong');
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.replacePasswordHash(trx, ctx.account.id, contactId, from, hash))) {
       throw new ConflictError('password_changed', 'The password was changed meanwhile');
     }
+    await repo.bumpLoginVersion(trx, ctx.account.id, contactId);
     await emitEvent(inTransaction(ctx, trx), 'customer_contact.password_changed', {
       type: 'customer_contact',
       id: contactId,

@@ -25,6 +25,8 @@ export type { ContactCredentials } from './contactCredentials.service.ts';
 export {
   findContactByUsername,
   findContactCredentials,
+  findFirstLoginOfCustomer,
+  usernameKey,
   rehashContactPassword,
   setContactPassword,
 } from './contactCredentials.service.ts';

@@ -7,6 +7,7 @@ import type { FormFields, PortalPage, PortalRequests } from './portalHttp.ts';
 import { resetLinkOrigin } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { SlugParams, TokenParams } from './portal.schemas.ts';
+import { BUSY_MESSAGE, pausedMessage } from './signIn.pages.ts';
 
 interface PasswordForm {
   csrf: string;
@@ -94,11 +95,20 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
       const mismatch = newPasswordProblems(fields);
       if (mismatch.length) return passwordPage(page, 422, { ...changeForm(page), errors: mismatch });
       try {
-        const sessionId = await auth.changePassword(page.portal.ctx, page.session, {
+        const result = await auth.changePassword(page.portal.ctx, page.session, {
           currentPassword: (fields['CurrentPassword'] ?? '').slice(0, 1024),
           newPassword: fields['Password'] ?? '',
+          clientAddress: request.ip,
         });
-        page.setSessionCookie(sessionId);
+        if (result.kind === 'busy') page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));
+        if (result.kind !== 'changed') {
+          const message = result.kind === 'busy' ? BUSY_MESSAGE : pausedMessage(result.until, page);
+          return passwordPage(page, 429, {
+            ...changeForm(page),
+            errors: [{ field: 'CurrentPassword', message }],
+          });
+        }
+        page.setSessionCookie(result.sessionId);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         return passwordPage(page, 422, { ...changeForm(page), errors: asFormErrors(error) });
@@ -122,7 +132,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.publicForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const username = (fields['username'] ?? '').slice(0, 200);
       if (username.trim() === '') {
@@ -138,10 +148,11 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
           'PUBLIC_URL is not set: a password reset e-mail was not sent (docs/portal.md, "HTTPS")',
         );
       } else {
-        await auth.requestPasswordReset(page.portal.ctx, {
-          username,
-          portalUrl: `${origin}${page.portal.base}`,
-        });
+        // docs/design/portal.md, "Pages": the same answer in the same time whether or not the username names a
+        // contact, so the look-up, the token and the e-mail run after the answer is sent.
+        void auth
+          .requestPasswordReset(page.portal.ctx, { username, portalUrl: `${origin}${page.portal.base}` })
+          .catch((error: unknown) => request.log.error({ err: error }, 'portal password reset failed'));
       }
       return page.render(200, 'reset', { title: 'Forgotten password', sent: true });
     },

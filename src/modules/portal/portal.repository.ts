@@ -56,8 +56,34 @@ export async function remarkSessions(
     .execute();
 }
 
-export async function insertToken(db: Db, row: Omit<TokenRow, 'id' | 'used_at'>): Promise<void> {
-  await db.insertInto('portal_tokens').values(row).execute();
+export async function insertToken(db: Db, row: Omit<TokenRow, 'id' | 'used_at'>): Promise<number> {
+  const inserted = await db.insertInto('portal_tokens').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export async function deleteToken(db: Db, tokenId: number): Promise<void> {
+  await db.deleteFrom('portal_tokens').where('id', '=', tokenId).execute();
+}
+
+/** How many of the contact's tokens of this purpose were made since `since` before the token `beforeId`. */
+export async function countTokensBefore(
+  db: Db,
+  accountId: number,
+  contactId: number,
+  purpose: string,
+  beforeId: number,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('portal_tokens')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('purpose', '=', purpose)
+    .where('id', '<', beforeId)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export function findToken(
@@ -102,52 +128,106 @@ export async function spendTokensOfContact(
     .execute();
 }
 
-export async function insertFailure(
+/**
+ * A sign-in attempt, written before its password is checked (docs/design/portal.md, "Throttling"): parallel
+ * attempts each see the others' rows, so no more get through than the limits allow. A refused attempt's row stays
+ * as its failure; a successful or paused one deletes it. Returns the row's id.
+ */
+export async function insertAttempt(
   db: Db,
   row: { account_id: number; username_key: string; client_address: string; failed_at: string },
   prunedBefore: string,
-): Promise<void> {
-  // The account's own rows only: a test account's clock may run ahead, and its prune must not clear others' locks.
+): Promise<number> {
+  // The account's own rows only: its prune must not clear another account's pauses.
   await db
     .deleteFrom('portal_sign_in_failures')
     .where('account_id', '=', row.account_id)
     .where('failed_at', '<', prunedBefore)
     .execute();
-  await db.insertInto('portal_sign_in_failures').values(row).execute();
+  const inserted = await db
+    .insertInto('portal_sign_in_failures')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(inserted.id);
 }
 
-/** The times of the username's failures since `since`, newest first. */
-export async function failuresOfUsername(
+export async function deleteAttempt(db: Db, attemptId: number): Promise<void> {
+  await db.deleteFrom('portal_sign_in_failures').where('id', '=', attemptId).execute();
+}
+
+/**
+ * The times of the account's failed attempts since `since` for a username, an address or both, newest first,
+ * leaving out the attempt `exceptId` (the one asking).
+ */
+export async function failureTimes(
   db: Db,
   accountId: number,
-  usernameKey: string,
+  of: { usernameKey?: string; clientAddress?: string },
   since: string,
+  exceptId: number,
 ): Promise<string[]> {
   const rows = await db
     .selectFrom('portal_sign_in_failures')
     .select('failed_at')
     .where('account_id', '=', accountId)
+    .$if(of.usernameKey !== undefined, (qb) => qb.where('username_key', '=', of.usernameKey!))
+    .$if(of.clientAddress !== undefined, (qb) => qb.where('client_address', '=', of.clientAddress!))
+    .where('failed_at', '>', since)
+    .where('id', '<>', exceptId)
+    .orderBy('failed_at', 'desc')
+    .limit(100)
+    .execute();
+  return rows.map((row) => row.failed_at);
+}
+
+/** A successful sign-in forgets the failures of its username from its address. */
+export async function clearFailuresOfPair(
+  db: Db,
+  accountId: number,
+  usernameKey: string,
+  clientAddress: string,
+): Promise<void> {
+  await db
+    .deleteFrom('portal_sign_in_failures')
+    .where('account_id', '=', accountId)
     .where('username_key', '=', usernameKey)
-    .where('failed_at', '>', since)
-    .orderBy('failed_at', 'desc')
-    .limit(100)
-    .execute();
-  return rows.map((row) => row.failed_at);
-}
-
-/** The times of the address's failures since `since`, across usernames and accounts, newest first. */
-export async function failuresOfAddress(db: Db, clientAddress: string, since: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('portal_sign_in_failures')
-    .select('failed_at')
     .where('client_address', '=', clientAddress)
-    .where('failed_at', '>', since)
-    .orderBy('failed_at', 'desc')
-    .limit(100)
     .execute();
-  return rows.map((row) => row.failed_at);
 }
 
+/**
+ * Records a form post of the address and says how many it has made since `since` before this one (counted after
+ * the insert, so parallel posts cannot all pass); older rows of the address are pruned.
+ */
+export async function recordFormPost(
+  db: Db,
+  row: { account_id: number; client_address: string; posted_at: string },
+  since: string,
+): Promise<number> {
+  await db
+    .deleteFrom('portal_form_posts')
+    .where('account_id', '=', row.account_id)
+    .where('client_address', '=', row.client_address)
+    .where('posted_at', '<', since)
+    .execute();
+  const inserted = await db
+    .insertInto('portal_form_posts')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const counted = await db
+    .selectFrom('portal_form_posts')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('account_id', '=', row.account_id)
+    .where('client_address', '=', row.client_address)
+    .where('posted_at', '>=', since)
+    .where('id', '<', inserted.id)
+    .executeTakeFirstOrThrow();
+  return Number(counted.count);
+}
+
+/** A password reset forgets every failure of the username (docs/design/portal.md, "Throttling"). */
 export async function clearFailuresOfUsername(db: Db, accountId: number, usernameKey: string): Promise<void> {
   await db
     .deleteFrom('portal_sign_in_failures')

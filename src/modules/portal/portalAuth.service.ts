@@ -5,17 +5,18 @@ import {
   dummyPasswordHash,
   hashPassword,
   needsStrongerHash,
-  verifyPassword,
+  verifyPasswordAtPortalCost,
 } from '../../security/passwords.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import {
   findContactByUsername,
   findContactCredentials,
+  findFirstLoginOfCustomer,
   getCustomer,
-  listContacts,
   rehashContactPassword,
   setContactPassword,
+  usernameKey,
 } from '../customers/index.ts';
 import type { ContactCredentials } from '../customers/index.ts';
 import { queueMail } from '../mail/index.ts';
@@ -27,13 +28,26 @@ export const IDLE_TIMEOUT_MS = 30 * 60_000;
 export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60_000;
 /** The page warns this long before the session ends. */
 export const EXPIRY_WARNING_MS = 2 * 60_000;
-/** docs/design/portal.md, "Throttling". */
+/**
+ * docs/design/portal.md, "Throttling": a username pauses after 5 failures from one address in 15 minutes (so a
+ * stranger elsewhere cannot keep its contact out), and after 50 from anywhere in an hour; an address after more
+ * than 20 failures in 15 minutes across the account's usernames.
+ */
 export const USERNAME_FAILURES = 5;
-export const ADDRESS_FAILURES = 20;
-export const FAILURE_WINDOW_MS = 15 * 60_000;
 export const LOCK_MS = 15 * 60_000;
+export const USERNAME_HOURLY_FAILURES = 50;
+export const ADDRESS_FAILURES = 20;
+/** The coarse request limit: sign-in and reset forms an address may post to one portal in a minute. */
+export const FORM_POSTS_PER_MINUTE = 30;
+/** At most this many password verifications (128 MiB of scrypt each) run at once in a process. */
+export const CONCURRENT_VERIFICATIONS = 5;
+/** What a sign-in refused for a full process is told to wait. */
+export const BUSY_RETRY_SECONDS = 5;
 /** docs/design/portal.md, "Pages": a reset link lives 30 minutes. */
 export const RESET_TOKEN_MS = 30 * 60_000;
+/** At most this many reset e-mails an hour to one contact, so that nobody can mail-bomb it (docs/portal.md). */
+export const RESET_MAILS_PER_HOUR = 3;
+const HOUR_MS = 60 * 60_000;
 /** A merchant's sign-in link lives 5 minutes (docs/portal.md, "Sign-in links"). */
 export const SIGN_IN_LINK_MS = 5 * 60_000;
 
@@ -41,7 +55,13 @@ const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest
 /** 32 random bytes: session ids and tokens (256 bits, above the 128 the design asks for). */
 const randomToken = () => crypto.randomBytes(32).toString('base64url');
 
-const at = (ctx: ServiceContext, plusMs = 0) => new Date(ctx.clock.now().getTime() + plusMs).toISOString();
+/**
+ * Portal security times (sessions and their timeouts, sign-in pauses, reset tokens, sign-in links) run on wall time
+ * (docs/architecture.md, "Two clocks"): a person waits them out in real minutes, and a test account's standing clock
+ * would otherwise keep its sessions and pauses alive until the test clock moved.
+ */
+const wallNow = (ctx: ServiceContext) => ctx.wallClock.now().getTime();
+const at = (ctx: ServiceContext, plusMs = 0) => new Date(wallNow(ctx) + plusMs).toISOString();
 
 export interface PortalSession {
   id: number;
@@ -71,9 +91,24 @@ async function startSession(
     return_url: returnUrl,
     created_at: at(ctx),
     last_seen_at: at(ctx),
+    login_version: contact.loginVersion,
+    portal_epoch: ctx.account.portalEpoch,
   });
   return id;
 }
+
+/**
+ * Whether a session or token was made under the contact's current login and the account's current slug
+ * (docs/spec-decisions.md, "Customer portal"): a password or e-mail changed through the API, a deactivation, or a
+ * slug set, changed or cleared moves these on in the lower modules, and whatever the portal made before stops
+ * working, even after the contact is reactivated or the slug set back.
+ */
+const madeUnderCurrentLogin = (
+  ctx: ServiceContext,
+  row: { login_version: number; portal_epoch: number },
+  contact: ContactCredentials,
+) =>
+  Number(row.login_version) === contact.loginVersion && Number(row.portal_epoch) === ctx.account.portalEpoch;
 
 function expiresAtOf(row: SessionRow): string {
   const idle = Date.parse(row.last_seen_at) + IDLE_TIMEOUT_MS;
@@ -95,14 +130,15 @@ export async function currentSession(
   if (!cookie || cookie.length > 100) return { kind: 'none' };
   const row = await repo.findSession(ctx.db, ctx.account.id, sha256(cookie));
   if (!row) return { kind: 'none' };
-  const now = ctx.clock.now().getTime();
+  const now = wallNow(ctx);
   const contact = await findContactCredentials(ctx, row.contact_id);
   const valid =
     now < Date.parse(expiresAtOf(row)) &&
     contact !== undefined &&
     contact.isActive &&
     contact.passwordHash !== null &&
-    sha256(contact.passwordHash) === row.password_mark;
+    sha256(contact.passwordHash) === row.password_mark &&
+    madeUnderCurrentLogin(ctx, row, contact);
   if (!valid || !contact) {
     await repo.deleteSession(ctx.db, row.id);
     return { kind: 'ended' };
@@ -123,66 +159,153 @@ export async function currentSession(
   };
 }
 
+/**
+ * Counts a sign-in or reset form posted from the address (docs/design/portal.md, "Throttling": the coarse limit
+ * that comes first); the seconds to wait when the address is over FORM_POSTS_PER_MINUTE, else undefined.
+ */
+export async function formPostWait(ctx: ServiceContext, clientAddress: string): Promise<number | undefined> {
+  const earlier = await repo.recordFormPost(
+    ctx.db,
+    { account_id: ctx.account.id, client_address: clientAddress, posted_at: at(ctx) },
+    at(ctx, -60_000),
+  );
+  return earlier >= FORM_POSTS_PER_MINUTE ? 60 : undefined;
+}
+
 export async function endSession(ctx: ServiceContext, sessionId: number): Promise<void> {
   await repo.deleteSession(ctx.db, sessionId);
 }
 
 export type SignInResult =
-  { kind: 'signed_in'; sessionId: string } | { kind: 'refused' } | { kind: 'locked'; until: string };
+  | { kind: 'signed_in'; sessionId: string }
+  | { kind: 'refused' }
+  | { kind: 'locked'; until: string }
+  | { kind: 'busy' };
 
-const usernameKey = (username: string) => username.trim().toLowerCase();
+/** A pause rule: `limit` failures within `windowMs` pause what they share until the oldest of them ages out. */
+interface PauseRule {
+  of: (key: string, address: string) => { usernameKey?: string; clientAddress?: string };
+  limit: number;
+  windowMs: number;
+}
 
-/** When the username or the address is locked out, the later end of the two locks; undefined when neither is. */
-async function lockedUntil(
+const PAUSE_RULES: PauseRule[] = [
+  {
+    of: (key, address) => ({ usernameKey: key, clientAddress: address }),
+    limit: USERNAME_FAILURES,
+    windowMs: LOCK_MS,
+  },
+  { of: (key) => ({ usernameKey: key }), limit: USERNAME_HOURLY_FAILURES, windowMs: HOUR_MS },
+  { of: (_key, address) => ({ clientAddress: address }), limit: ADDRESS_FAILURES + 1, windowMs: LOCK_MS },
+];
+
+/**
+ * Until when the attempt `attemptId` must wait: the latest end of the rules its username and address have reached
+ * (counting every other attempt, and this one's own failure when `countOwn`); undefined when none.
+ */
+async function pausedUntil(
   ctx: ServiceContext,
-  key: string,
-  clientAddress: string,
+  attempt: { id: number; key: string; address: string; countOwn: boolean },
 ): Promise<string | undefined> {
-  const since = at(ctx, -FAILURE_WINDOW_MS);
-  const byName = await repo.failuresOfUsername(ctx.db, ctx.account.id, key, since);
-  const byAddress = await repo.failuresOfAddress(ctx.db, clientAddress, since);
-  // A lock runs LOCK_MS from the last failure that counts: with no attempts checked while it lasts, the window
-  // empties by then and the lock clears by itself.
-  const ends = [
-    byName.length >= USERNAME_FAILURES ? byName[0] : undefined,
-    byAddress.length > ADDRESS_FAILURES ? byAddress[0] : undefined,
-  ].flatMap((last) => (last ? [Date.parse(last) + LOCK_MS] : []));
-  if (ends.length === 0) return undefined;
-  return new Date(Math.max(...ends)).toISOString();
+  const ends: number[] = [];
+  for (const rule of PAUSE_RULES) {
+    const others = await repo.failureTimes(
+      ctx.db,
+      ctx.account.id,
+      rule.of(attempt.key, attempt.address),
+      at(ctx, -rule.windowMs),
+      attempt.id,
+    );
+    const times = attempt.countOwn ? [at(ctx), ...others] : others;
+    // The pause lasts until fewer than `limit` failures are left in the window.
+    if (times.length >= rule.limit) ends.push(Date.parse(times[rule.limit - 1]!) + rule.windowMs);
+  }
+  return ends.length ? new Date(Math.max(...ends)).toISOString() : undefined;
+}
+
+let verifying = 0;
+
+/**
+ * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the process, each costing 128 MiB
+ * and a core for a fraction of a second; 'busy' when the process is full, rather than queueing guesses.
+ */
+async function verifyInTurn(password: string, stored: string): Promise<boolean | 'busy'> {
+  if (verifying >= CONCURRENT_VERIFICATIONS) return 'busy';
+  verifying++;
+  try {
+    return await verifyPasswordAtPortalCost(password, stored);
+  } finally {
+    verifying--;
+  }
+}
+
+type GuardedCheck =
+  | { kind: 'right'; attemptId: number }
+  | { kind: 'wrong'; until?: string }
+  | { kind: 'locked'; until: string }
+  | { kind: 'busy' };
+
+/**
+ * One guarded password check, for sign-in and for the current password of the change form (docs/design/portal.md,
+ * "Throttling"). The attempt is written first, then the pauses are counted with it in place, so parallel attempts
+ * cannot all pass the count before the first failure lands; a paused or busy attempt deletes its row (it checked
+ * nothing), a wrong one keeps it as its failure.
+ */
+async function guardedCheck(
+  ctx: ServiceContext,
+  input: { key: string; clientAddress: string; password: string; stored: string },
+): Promise<GuardedCheck> {
+  const attemptId = await repo.insertAttempt(
+    ctx.db,
+    {
+      account_id: ctx.account.id,
+      username_key: input.key,
+      client_address: input.clientAddress,
+      failed_at: at(ctx),
+    },
+    at(ctx, -24 * 60 * 60_000),
+  );
+  const attempt = { id: attemptId, key: input.key, address: input.clientAddress, countOwn: false };
+  const paused = await pausedUntil(ctx, attempt);
+  if (paused) {
+    await repo.deleteAttempt(ctx.db, attemptId);
+    return { kind: 'locked', until: paused };
+  }
+  const matches = await verifyInTurn(input.password, input.stored);
+  if (matches === 'busy') {
+    await repo.deleteAttempt(ctx.db, attemptId);
+    return { kind: 'busy' };
+  }
+  if (!matches) return { kind: 'wrong', until: await pausedUntil(ctx, { ...attempt, countOwn: true }) };
+  return { kind: 'right', attemptId };
 }
 
 /**
  * A sign-in by username and password (docs/design/portal.md, "Sign-in" and "Throttling"). One password
  * verification runs whether or not the user exists (against a dummy hash), and every refusal is the same one; a
- * locked username or address is checked before, and says until when. A hash older than the portal's cost is
- * replaced by a stronger one of the same password.
+ * paused username or address says until when. A hash older than the portal's cost is replaced by a stronger one
+ * of the same password.
  */
 export async function signIn(
   ctx: ServiceContext,
   input: { username: string; password: string; clientAddress: string },
 ): Promise<SignInResult> {
   const key = usernameKey(input.username);
-  const locked = await lockedUntil(ctx, key, input.clientAddress);
-  if (locked) return { kind: 'locked', until: locked };
-
   const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
   const stored = contact?.passwordHash ?? (await dummyPasswordHash());
-  const matches = await verifyPassword(input.password, stored);
-  if (!matches || !contact || !contact.isActive || contact.passwordHash === null) {
-    await repo.insertFailure(
-      ctx.db,
-      {
-        account_id: ctx.account.id,
-        username_key: key,
-        client_address: input.clientAddress,
-        failed_at: at(ctx),
-      },
-      at(ctx, -24 * 60 * 60_000),
-    );
-    const nowLocked = await lockedUntil(ctx, key, input.clientAddress);
-    return nowLocked ? { kind: 'locked', until: nowLocked } : { kind: 'refused' };
+  const check = await guardedCheck(ctx, {
+    key,
+    clientAddress: input.clientAddress,
+    password: input.password,
+    stored,
+  });
+  if (check.kind === 'locked' || check.kind === 'busy') return check;
+  if (check.kind === 'wrong' || !contact || !contact.isActive || contact.passwordHash === null) {
+    const until = check.kind === 'wrong' ? check.until : undefined;
+    return until ? { kind: 'locked', until } : { kind: 'refused' };
   }
-  await repo.clearFailuresOfUsername(ctx.db, ctx.account.id, key);
+  await repo.deleteAttempt(ctx.db, check.attemptId);
+  await repo.clearFailuresOfPair(ctx.db, ctx.account.id, key, input.clientAddress);
   let hash = contact.passwordHash;
   if (needsStrongerHash(hash)) {
     const stronger = await hashPassword(input.password, 'strong');
@@ -195,28 +318,42 @@ export async function signIn(
 }
 
 /**
- * Changes the signed-in contact's password after checking the current one. Every session of the contact ends
+ * Changes the signed-in contact's password after checking the current one, guarded as a sign-in is (a wrong current
+ * password is a failed sign-in of the contact's username from that address). Every session of the contact ends
  * (the new hash no longer matches theirs); the caller's continues under a new id, which this returns.
  */
 export async function changePassword(
   ctx: ServiceContext,
   session: PortalSession,
-  input: { currentPassword: string; newPassword: string },
-): Promise<string> {
+  input: { currentPassword: string; newPassword: string; clientAddress: string },
+): Promise<{ kind: 'changed'; sessionId: string } | { kind: 'locked'; until: string } | { kind: 'busy' }> {
   const contact = await findContactCredentials(ctx, session.contactId);
   if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
-  if (!(await verifyPassword(input.currentPassword, contact.passwordHash))) {
+  const check = await guardedCheck(ctx, {
+    key: usernameKey(contact.username ?? ''),
+    clientAddress: input.clientAddress,
+    password: input.currentPassword,
+    stored: contact.passwordHash,
+  });
+  if (check.kind === 'locked' || check.kind === 'busy') return check;
+  if (check.kind === 'wrong') {
+    if (check.until) return { kind: 'locked', until: check.until };
     throw ValidationError.field('CurrentPassword', 'is not your current password');
   }
+  await repo.deleteAttempt(ctx.db, check.attemptId);
   const hash = await setContactPassword(ctx, contact.id, contact.passwordHash, input.newPassword);
   await repo.deleteSessionsOfContact(ctx.db, ctx.account.id, contact.id);
   await repo.spendTokensOfContact(ctx.db, ctx.account.id, contact.id, at(ctx));
-  return startSession(ctx, contact, hash, session.returnUrl);
+  // Read again: the new password moved the contact's login version on.
+  const changed = await findContactCredentials(ctx, contact.id);
+  if (!changed) throw new NotFoundError('Customer contact', contact.id);
+  return { kind: 'changed', sessionId: await startSession(ctx, changed, hash, session.returnUrl) };
 }
 
 /**
- * Forgotten password: e-mails the contact a single-use link when the username names an active contact; nothing
- * otherwise, and the caller answers the same either way (docs/design/portal.md, "Pages").
+ * Forgotten password: e-mails the contact a single-use link when the username names an active contact that has
+ * had fewer than RESET_MAILS_PER_HOUR in the last hour; nothing otherwise. The caller answers the same either way,
+ * and without waiting for this (docs/design/portal.md, "Pages").
  */
 export async function requestPasswordReset(
   ctx: ServiceContext,
@@ -226,17 +363,33 @@ export async function requestPasswordReset(
   const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
   if (!contact || !contact.isActive || !contact.email) return;
   const token = randomToken();
+  const tokenId = await repo.insertToken(ctx.db, {
+    account_id: ctx.account.id,
+    contact_id: contact.id,
+    purpose: 'reset',
+    token_sha256: sha256(token),
+    return_url: null,
+    created_at: at(ctx),
+    expires_at: at(ctx, RESET_TOKEN_MS),
+    login_version: contact.loginVersion,
+    portal_epoch: ctx.account.portalEpoch,
+  });
+  // Counted after the insert, among the tokens made before this one: requests in parallel cannot all pass.
+  const earlier = await repo.countTokensBefore(
+    ctx.db,
+    ctx.account.id,
+    contact.id,
+    'reset',
+    tokenId,
+    at(ctx, -HOUR_MS),
+  );
+  if (earlier >= RESET_MAILS_PER_HOUR) {
+    await repo.deleteToken(ctx.db, tokenId);
+    ctx.log.info({ contactId: contact.id }, 'portal password reset: e-mail limit reached, none sent');
+    return;
+  }
   const seller = await documentSeller(ctx);
   await ctx.db.transaction().execute(async (trx) => {
-    await repo.insertToken(trx, {
-      account_id: ctx.account.id,
-      contact_id: contact.id,
-      purpose: 'reset',
-      token_sha256: sha256(token),
-      return_url: null,
-      created_at: at(ctx),
-      expires_at: at(ctx, RESET_TOKEN_MS),
-    });
     const link = `${input.portalUrl}reset/${token}`;
     await queueMail(trx, ctx, ctx.account.id, {
       to: contact.email,
@@ -289,10 +442,10 @@ function resetMail(m: {
 async function usableResetToken(ctx: ServiceContext, token: string) {
   if (token.length > 100) return undefined;
   const row = await repo.findToken(ctx.db, ctx.account.id, 'reset', sha256(token));
-  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= ctx.clock.now().getTime())
-    return undefined;
+  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= wallNow(ctx)) return undefined;
   const contact = await findContactCredentials(ctx, row.contact_id);
-  if (!contact?.isActive || !contact.passwordHash) return undefined;
+  if (!contact?.isActive || !contact.passwordHash || !madeUnderCurrentLogin(ctx, row, contact))
+    return undefined;
   return { row, contact: { ...contact, passwordHash: contact.passwordHash } };
 }
 
@@ -343,14 +496,7 @@ export async function createSignInLink(
   } else {
     const customerId = input.customerId!;
     await getCustomer(ctx, customerId);
-    const contacts = await listContacts(ctx, { limit: 100, offset: 0 }, customerId);
-    for (const candidate of contacts.filter((c) => c.isActive)) {
-      const credentials = await findContactCredentials(ctx, candidate.id);
-      if (credentials?.passwordHash) {
-        contact = credentials;
-        break;
-      }
-    }
+    contact = await findFirstLoginOfCustomer(ctx, customerId);
     if (!contact) throw ValidationError.field('CustomerID', 'has no active contact with a portal login');
   }
   if (!contact.isActive || !contact.passwordHash) {
@@ -366,6 +512,8 @@ export async function createSignInLink(
     return_url: input.returnUrl ?? null,
     created_at: at(ctx),
     expires_at: expiresAt,
+    login_version: contact.loginVersion,
+    portal_epoch: ctx.account.portalEpoch,
   });
   return { token, expiresAt };
 }
@@ -374,10 +522,10 @@ export async function createSignInLink(
 export async function signInWithLink(ctx: ServiceContext, token: string): Promise<string | undefined> {
   if (token.length > 100) return undefined;
   const row = await repo.findToken(ctx.db, ctx.account.id, 'sign_in', sha256(token));
-  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= ctx.clock.now().getTime())
-    return undefined;
+  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= wallNow(ctx)) return undefined;
   if (!(await repo.useToken(ctx.db, row.id, at(ctx)))) return undefined;
   const contact = await findContactCredentials(ctx, row.contact_id);
-  if (!contact?.isActive || !contact.passwordHash) return undefined;
+  if (!contact?.isActive || !contact.passwordHash || !madeUnderCurrentLogin(ctx, row, contact))
+    return undefined;
   return startSession(ctx, contact, contact.passwordHash, row.return_url);
 }

@@ -159,7 +159,8 @@ export async function renderPage(
 ): Promise<FastifyReply> {
   const nonce = crypto.randomBytes(16).toString('base64');
   setPageHeaders(reply, nonce);
-  const now = portal ? portal.ctx.clock.now().getTime() : 0;
+  // Session times run on wall time (portalAuth.service.ts).
+  const now = portal ? portal.ctx.wallClock.now().getTime() : 0;
   const html = await reply.viewAsync(template, {
     accountName: portal?.account.name ?? 'Customer portal',
     hasLogo: portal?.hasLogo ?? false,
@@ -213,6 +214,9 @@ export function portalRequests(deps: PortalDeps) {
     reply: FastifyReply,
     session?: PortalSession,
   ): PortalPage => {
+    // docs/design/portal.md, "Sessions and CSRF": HSTS on every answer of a portal served over HTTPS (a year), so
+    // that a browser that has seen it never tries the portal over plain HTTP again.
+    if (portal.secure) reply.header('strict-transport-security', 'max-age=31536000');
     const cookieOptions = {
       path: portal.secure ? '/' : portal.base,
       httpOnly: true,
@@ -325,6 +329,24 @@ export function portalRequests(deps: PortalDeps) {
         return undefined;
       }
       return { page, fields };
+    },
+
+    /**
+     * A sign-in or reset form within the address's request limit (FORM_POSTS_PER_MINUTE to the portal); over it,
+     * a 429 page with Retry-After is sent and nothing else is done.
+     */
+    async withinFormLimit(page: PortalPage): Promise<boolean> {
+      const wait = await auth.formPostWait(page.portal.ctx, page.request.ip);
+      if (wait === undefined) return true;
+      page.reply.header('retry-after', String(wait));
+      await page.message(429, {
+        title: 'Too many requests',
+        heading: 'Too many requests from your network',
+        message:
+          'This portal received too many sign-in or reset forms from your network in the last minute. Wait a minute, then try again.',
+        link: { href: `${page.portal.base}login`, text: 'Sign in' },
+      });
+      return false;
     },
 
     /** A form posted before sign-in (sign-in, reset), with the form cookie's CSRF token. */

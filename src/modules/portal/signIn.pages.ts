@@ -42,7 +42,7 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.publicForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const username = (fields['username'] ?? '').slice(0, 200);
       const password = (fields['password'] ?? '').slice(0, 1024);
@@ -56,12 +56,15 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
           username,
           invalid: true,
           errorsTitle: 'Sign-in is paused',
-          errors: [
-            {
-              field: 'username',
-              message: `Too many failed sign-ins. Try again after ${timeOfDay(result.until, page.portal.account.timeZone)}; the pause ends by itself.`,
-            },
-          ],
+          errors: [{ field: 'username', message: pausedMessage(result.until, page) }],
+        });
+      }
+      if (result.kind === 'busy') {
+        page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));
+        return loginPage(page, 429, {
+          username,
+          errorsTitle: 'The portal is busy',
+          errors: [{ field: 'username', message: BUSY_MESSAGE }],
         });
       }
       if (result.kind === 'refused') {
@@ -104,6 +107,14 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
     async (request, reply) => pages.signOut(request, reply, request.params.slug),
   );
 }
+
+/** What a paused sign-in (or password check) is told: until when, and that the pause ends by itself. */
+export const pausedMessage = (until: string, page: PortalPage) =>
+  `Too many failed sign-ins. Try again after ${timeOfDay(until, page.portal.account.timeZone)}; the pause ends by itself.`;
+
+/** What a password check refused for a full process is told (with Retry-After). */
+export const BUSY_MESSAGE =
+  'Many sign-ins are being checked at this moment. Try again in a few seconds; nothing was counted against you.';
 
 /** An instant as the account's staff and customers read it: "14:35 (Africa/Johannesburg)". */
 function timeOfDay(instant: string, timeZone: string): string {
