@@ -9,6 +9,7 @@ import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
+import { registerPaymentMethodRoutes } from './paymentMethods.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
@@ -49,6 +50,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPasswordRoutes(portal, pages, deps);
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
+    registerPaymentMethodRoutes(portal, pages);
   });
 }
 
