@@ -9,6 +9,7 @@ import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
+import { registerPayRoutes } from './pay.pages.ts';
 import { registerPaymentMethodRoutes } from './paymentMethods.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
@@ -51,6 +52,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
     registerPaymentMethodRoutes(portal, pages);
+    registerPayRoutes(portal, pages);
   });
 }
 
