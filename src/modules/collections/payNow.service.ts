@@ -28,7 +28,10 @@ import * as repo from './collectionAttempt.repository.ts';
 export interface PayNowInput {
   customerId: number;
   invoiceIds: readonly number[];
-  /** The same key is the same payment: a form sent twice charges once and records once. */
+  /**
+   * The same key is the same payment: a form sent twice charges once and records once. The card's id is added to
+   * it, so that after a decline another primary card is a new charge rather than the first card's answer again.
+   */
   idempotencyKey: string;
   /** What the customer was shown and agreed to pay; another total now is `changed`, and nothing is charged. */
   expectedMinor: number;
@@ -69,7 +72,7 @@ export async function payInvoicesNow(ctx: ServiceContext, input: PayNowInput): P
       token: planned.method.token,
       amountMinor: planned.totalMinor,
       currencyCode: planned.currencyCode,
-      idempotencyKey: input.idempotencyKey,
+      idempotencyKey: `${input.idempotencyKey}:m${planned.method.id}`,
       description: `Invoices ${planned.allocations.map((a) => a.invoiceId).join(', ')}`,
     });
   } catch (error) {

@@ -9,7 +9,7 @@ import type { Invoice } from '../invoicing/index.ts';
 import { getPayment } from '../ledger/index.ts';
 import { DomainError } from '../../errors.ts';
 import { methodView } from './paymentMethods.pages.ts';
-import type { PortalRequests, SignedInPage } from './portalHttp.ts';
+import type { FormFields, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf } from './signedInCustomer.ts';
 import { invoiceRow, money } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
@@ -31,14 +31,16 @@ const REASON_TEXT: Record<FailureReason, string> = {
 };
 
 /**
- * The idempotency key of a pay form: the session's form token, the invoices and the amount shown. The same form
- * sent twice (a double click, a retry after a network error) is the same key, so the gateway charges once and the
- * payment is recorded once; another amount or other invoices are another payment.
+ * The idempotency key of a pay form: the session's form token, the invoices, the amount shown and, on the form
+ * that offers to try again after a decline, that attempt's own random token. The same form sent twice (a double
+ * click, a retry after a network error) is the same key, so the gateway charges once and the payment is recorded
+ * once; another amount, other invoices or another attempt are another payment (payInvoicesNow adds the card).
  */
-function payKey(page: SignedInPage, invoiceIds: readonly number[], expected: string): string {
+function payKey(page: SignedInPage, invoiceIds: readonly number[], fields: FormFields): string {
+  const ids = [...invoiceIds].sort((a, b) => a - b).join(',');
   const digest = crypto
     .createHash('sha256')
-    .update(`${page.session.csrfToken}\n${[...invoiceIds].sort((a, b) => a - b).join(',')}\n${expected}`)
+    .update(`${page.session.csrfToken}\n${ids}\n${fields['expected'] ?? ''}\n${fields['attempt'] ?? ''}`)
     .digest('base64url');
   return `portal-pay-${digest}`;
 }
@@ -57,7 +59,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests): void {
       const { page, fields } = form;
       const invoice = await invoiceOfSession(page, request.params.id);
       if (!invoice) return page.notFound();
-      return pay(page, [invoice], fields['expected'] ?? '', `invoices/${invoice.id}`);
+      return pay(page, [invoice], fields, `invoices/${invoice.id}`);
     },
   );
 
@@ -75,7 +77,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests): void {
           invoice.currencyCode === customer.currencyCode &&
           invoice.balances.balanceMinor > 0,
       );
-      return pay(page, overdue, fields['expected'] ?? '', '');
+      return pay(page, overdue, fields, '');
     },
   );
 
@@ -115,7 +117,8 @@ export function registerPayRoutes(portal: App, pages: PortalRequests): void {
 }
 
 /** Charges the primary card for these invoices and answers with the outcome. */
-async function pay(page: SignedInPage, invoices: readonly Invoice[], expected: string, back: string) {
+async function pay(page: SignedInPage, invoices: readonly Invoice[], fields: FormFields, back: string) {
+  const expected = fields['expected'] ?? '';
   const ctx = page.portal.ctx;
   const currency = invoices[0]?.currencyCode;
   const owedMinor = invoices.reduce((sum, invoice) => sum + invoice.balances.balanceMinor, 0);
@@ -127,7 +130,7 @@ async function pay(page: SignedInPage, invoices: readonly Invoice[], expected: s
     customerId: page.session.customerId,
     invoiceIds,
     expectedMinor,
-    idempotencyKey: payKey(page, invoiceIds, expected),
+    idempotencyKey: payKey(page, invoiceIds, fields),
   });
   switch (outcome.outcome) {
     case 'paid':
@@ -136,7 +139,7 @@ async function pay(page: SignedInPage, invoices: readonly Invoice[], expected: s
     case 'nothing_owed':
       return page.redirect(back);
     default:
-      return refused(page, outcome, back, owedMinor, currency);
+      return refused(page, outcome, back, owedMinor, currency, expected);
   }
 }
 
@@ -146,6 +149,7 @@ function refused(
   back: string,
   owedMinor: number,
   currency: string,
+  expected: string,
 ) {
   const backLink = {
     href: `${page.portal.base}${back}`,
@@ -167,7 +171,16 @@ function refused(
         422,
         'The payment did not go through',
         `${methodView(outcome.method).name}: ${REASON_TEXT[outcome.reason] ?? 'the payment was refused'}. Nothing was charged.`,
-        { addCard: true },
+        {
+          addCard: true,
+          // Trying the same card again (funds added since) is a new attempt: a new key, a new charge.
+          retry: {
+            action: `${page.portal.base}${back === '' ? 'pay-overdue' : `${back}/pay`}`,
+            expected,
+            attempt: crypto.randomBytes(16).toString('base64url'),
+            csrf: page.session.csrfToken,
+          },
+        },
       );
     case 'unanswered':
       return render(

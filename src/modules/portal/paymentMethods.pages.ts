@@ -1,5 +1,9 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
+import { getCustomer } from '../customers/index.ts';
+import { canVaultCards, findPrimaryGateway } from '../gateways/index.ts';
 import {
   emandateTokensOfPaymentMethods,
   emandatesOfPaymentMethods,
@@ -9,9 +13,9 @@ import {
 import type { Emandate } from '../mandates/index.ts';
 import { deletePaymentMethod, listPaymentMethods, setPrimaryPaymentMethod } from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
-import type { PortalRequests, SignedInPage } from './portalHttp.ts';
+import { captureHtml, completeCaptureSession, createCaptureSession } from '../widgets/index.ts';
+import type { PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
-import { Type } from '@sinclair/typebox';
 
 /** What the list's notice says after a change (post/redirect/get: the change's 303 names it). */
 const DONE: Record<string, string> = {
@@ -69,7 +73,7 @@ export function methodView(method: PaymentMethod, mandate?: Emandate) {
  * Payment methods: the customer's cards and bank accounts, masked; make one primary; delete one that is not
  * (docs/portal.md, "Paying and payment methods").
  */
-export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests): void {
+export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, deps: PortalDeps): void {
   portal.get(
     '/portal/:slug/payment-methods',
     { schema: { hide: true, params: SlugParams, querystring: DoneQuery } },
@@ -154,6 +158,72 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests):
     },
   );
 
+  /** Where browsers reach the service, the portal's page and the widget's frame alike. */
+  const ownOrigin = (request: FastifyRequest) =>
+    deps.publicUrl ? new URL(deps.publicUrl).origin : `${request.protocol}://${request.host}`;
+
+  portal.get(
+    '/portal/:slug/payment-methods/add',
+    { schema: { hide: true, params: SlugParams }, onSend: allowWidget(ownOrigin) },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const ctx = page.portal.ctx;
+      const gateway = await findPrimaryGateway(ctx);
+      if (!gateway || !canVaultCards(gateway)) {
+        return page.message(409, {
+          title: 'Cards cannot be added',
+          heading: 'Cards cannot be added here',
+          message: `${page.portal.account.name} does not take cards in the portal at the moment.`,
+          link: { href: `${page.portal.base}payment-methods`, text: 'Back to payment methods' },
+        });
+      }
+      const customer = await getCustomer(ctx, page.session.customerId);
+      // The portal is the merchant here: its own origin frames the widget, and its server completes the session.
+      const session = await createCaptureSession(ctx, {
+        vaultingType: 'VaultGateway',
+        saleType: 'VaultOnly',
+        expiresIn: '00:30:00',
+        vaultOnlyOnSuccess: false,
+        currencyCode: customer.currencyCode,
+        gatewayToken: gateway.token,
+        authDomain: ownOrigin(request),
+        description: 'A card added in the customer portal',
+      });
+      return page.render(200, 'addCard', {
+        title: 'Add a card',
+        current: 'payment-methods',
+        widget: captureHtml(ownOrigin(request), session.id, session.hashToken),
+        capture: sealCapture(page, session.sessionToken),
+        csrf: page.session.csrfToken,
+      });
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/payment-methods/add',
+    { schema: { hide: true, params: SlugParams } },
+    async (request, reply) => {
+      const form = await pages.signedInForm(request, reply, request.params.slug);
+      if (!form) return reply;
+      const { page, fields } = form;
+      const sessionToken = openCapture(page, fields['capture'] ?? '');
+      if (!sessionToken) return page.notFound();
+      try {
+        await completeCaptureSession(page.portal.ctx, { customerId: page.session.customerId, sessionToken });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'capture_session_not_captured') throw error;
+        return page.render(422, 'payRefused', {
+          title: 'No card was saved',
+          current: 'payment-methods',
+          errors: [{ field: null, message: 'No card was saved: enter the card in the form, then save it.' }],
+          backLink: { href: `${page.portal.base}payment-methods/add`, text: 'Add the card again' },
+        });
+      }
+      return page.redirect('payment-methods?done=added');
+    },
+  );
+
   portal.get(
     '/portal/:slug/payment-methods/:id/mandate',
     { schema: { hide: true, params: IdParams } },
@@ -170,6 +240,41 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests):
       return page.sendPdf(mandatePdfFilename(mandate), pdf);
     },
   );
+}
+
+/**
+ * The capture session's SessionToken travels in the page's form sealed with the customer it was made for: the
+ * browser never reads it, and the portal completes a session only for the customer whose page made it.
+ */
+function sealCapture(page: SignedInPage, sessionToken: string): string {
+  return page.portal.ctx.secrets.seal(JSON.stringify({ c: page.session.customerId, s: sessionToken }));
+}
+
+function openCapture(page: SignedInPage, sealed: string): string | undefined {
+  try {
+    const opened = JSON.parse(page.portal.ctx.secrets.open(sealed)) as { c?: unknown; s?: unknown };
+    return opened.c === page.session.customerId && typeof opened.s === 'string' ? opened.s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The add-card page frames the capture widget: its policy lets the loader script and the frame come from the
+ * service's own origin (docs/hosted-pages.md, "Your page's Content-Security-Policy"), on this page only; every
+ * other portal page keeps frame-src at 'none'.
+ */
+function allowWidget(ownOrigin: (request: FastifyRequest) => string) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const policy = reply.getHeader('content-security-policy');
+    if (typeof policy !== 'string') return payload;
+    const origin = ownOrigin(request);
+    reply.header(
+      'content-security-policy',
+      `${policy.replace(/script-src ([^;]+)/, `script-src $1 ${origin}`)}; frame-src ${origin}`,
+    );
+    return payload;
+  };
 }
 
 function renderDelete(

@@ -51,7 +51,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPasswordRoutes(portal, pages, deps);
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
-    registerPaymentMethodRoutes(portal, pages);
+    registerPaymentMethodRoutes(portal, pages, deps);
     registerPayRoutes(portal, pages);
   });
 }
