@@ -244,3 +244,95 @@ describe('paying all overdue invoices', () => {
     expect(receipt.text).toContain('USD 120.15 paid on 2026-03-15');
   });
 });
+
+describe('paying with a new card through the capture widget', () => {
+  /** The frame's submit, as the widget's frame posts it (test/widgets/fixtures.ts). */
+  const submitCard = (hashToken: string, number: string) =>
+    t.request('POST', `/widget/capture/${hashToken}/submit`, {
+      auth: false,
+      body: { number, expiry: '12/31', securityCode: '123', name: 'Ada Lovelace' },
+    });
+
+  it('sells the balance with the new card, keeps the card, and pays the invoice once', async () => {
+    const login = await customerWithLogin();
+    const invoice = await issuedInvoice(t, {
+      customerId: login.customerId,
+      amount: '64.20',
+      dueDate: '2026-03-31',
+    });
+    const client = await signedIn(login);
+    const pagePath = `${client.base}invoices/${invoice.invoiceID}/pay-card`;
+    const page = await client.get(pagePath);
+    expect(page.status).toBe(200);
+    // The page lets the widget's loader and frame come from the service's own origin, and nothing else does.
+    const policy = page.headers.get('content-security-policy')!;
+    expect(policy).toContain(`frame-src ${t.url}`);
+    expect(policy).toMatch(new RegExp(`script-src 'nonce-[^']+' ${t.url.replace(/\./g, '\\.')}`));
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(
+      (await client.get(`${client.base}payment-methods`)).headers.get('content-security-policy'),
+    ).not.toContain('frame-src');
+    const hashToken = /data-hash-token="([0-9a-f]+)"/.exec(page.text)![1]!;
+    const fields = payForm(page.text, pagePath);
+    expect(fields['capture']).not.toMatch(/^cs_/);
+
+    // Before the card is in: nothing to record.
+    const early = await client.post(pagePath, fields);
+    expect(early.status).toBe(422);
+    expect(early.text).toContain('Nothing was paid');
+
+    expect((await submitCard(hashToken, '5555555555554444')).status).toBe(200);
+    const answers = await Promise.all([client.post(pagePath, fields), client.post(pagePath, fields)]);
+    expect(answers.map((a) => a.status)).toEqual([303, 303]);
+    const payments = await paymentsOf(login.customerId);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({
+      Amount: 64.2,
+      Method: 'credit_card',
+      Status: 'Allocated',
+      Allocations: [expect.objectContaining({ invoiceID: invoice.invoiceID, amountApplied: 64.2 })],
+    });
+    for (const answer of answers) {
+      expect(answer.headers.get('location')).toBe(`${client.base}paid/${payments[0].paymentID}`);
+    }
+    expect(await ok(t, 'GET', `/v1/invoices/${invoice.invoiceID}`)).toMatchObject({
+      Status: 'Paid',
+      Balance: 0,
+    });
+    const methods = await ok(t, 'GET', `/v1/customers/${login.customerId}/paymentmethods`);
+    expect(methods).toEqual([
+      expect.objectContaining({ CreditCard: expect.objectContaining({ LastFourDigits: '4444' }) }),
+    ]);
+  });
+
+  it("refuses another customer's sealed session and another customer's invoice", async () => {
+    const login = await customerWithLogin();
+    const someoneElse = await customerWithLogin();
+    const theirs = await issuedInvoice(t, {
+      customerId: someoneElse.customerId,
+      amount: 9,
+      dueDate: '2026-03-31',
+    });
+    const mine = await issuedInvoice(t, { customerId: login.customerId, amount: 9, dueDate: '2026-03-31' });
+    const theirClient = await signedIn(someoneElse);
+    const theirPath = `${theirClient.base}invoices/${theirs.invoiceID}/pay-card`;
+    const theirPage = await theirClient.get(theirPath);
+    const theirFields = payForm(theirPage.text, theirPath);
+    expect(
+      (await submitCard(/data-hash-token="([0-9a-f]+)"/.exec(theirPage.text)![1]!, '4242424242424242'))
+        .status,
+    ).toBe(200);
+
+    const client = await signedIn(login);
+    expect((await client.get(`${client.base}invoices/${theirs.invoiceID}/pay-card`)).status).toBe(404);
+    const csrf = await client.csrfOf(`${client.base}payment-methods`);
+    // Their sealed session posted by me, for my invoice: not mine to complete.
+    const stolen = await client.post(`${client.base}invoices/${mine.invoiceID}/pay-card`, {
+      csrf,
+      capture: theirFields['capture']!,
+    });
+    expect(stolen.status).toBe(404);
+    expect(await paymentsOf(login.customerId)).toEqual([]);
+    expect(await paymentsOf(someoneElse.customerId)).toEqual([]);
+  });
+});

@@ -8,8 +8,16 @@ import { getInvoice } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import { getPayment } from '../ledger/index.ts';
 import { DomainError } from '../../errors.ts';
-import { methodView } from './paymentMethods.pages.ts';
-import type { FormFields, PortalRequests, SignedInPage } from './portalHttp.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { findPrimaryGateway, canVaultCards } from '../gateways/index.ts';
+import {
+  captureHtml,
+  completeCaptureSession,
+  createCaptureSession,
+  getCaptureSession,
+} from '../widgets/index.ts';
+import { allowWidget, methodView, openCapture, portalOrigin, sealCapture } from './paymentMethods.pages.ts';
+import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf } from './signedInCustomer.ts';
 import { invoiceRow, money } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
@@ -49,7 +57,81 @@ function payKey(page: SignedInPage, invoiceIds: readonly number[], fields: FormF
  * Paying: an invoice's balance, or every overdue invoice's at once, with the primary card (docs/portal.md,
  * "Paying and payment methods").
  */
-export function registerPayRoutes(portal: App, pages: PortalRequests): void {
+export function registerPayRoutes(portal: App, pages: PortalRequests, deps: PortalDeps): void {
+  const ownOrigin = (request: Parameters<typeof portalOrigin>[1]) => portalOrigin(deps, request);
+
+  // A new card, as a sale through the capture widget: the portal is the merchant, as on the add-card page.
+  portal.get(
+    '/portal/:slug/invoices/:id/pay-card',
+    { schema: { hide: true, params: IdParams }, onSend: allowWidget(ownOrigin) },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      if (!invoice) return page.notFound();
+      const owedMinor = invoice.balances.balanceMinor;
+      if (owedMinor <= 0) return page.redirect(`invoices/${invoice.id}`);
+      const ctx = page.portal.ctx;
+      const gateway = await findPrimaryGateway(ctx);
+      if (!gateway || !canVaultCards(gateway)) return page.notFound();
+      // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
+      const session = await createCaptureSession(ctx, {
+        vaultingType: 'VaultGateway',
+        saleType: 'VaultSale',
+        expiresIn: '00:30:00',
+        vaultOnlyOnSuccess: true,
+        currencyCode: invoice.currencyCode,
+        gatewayToken: gateway.token,
+        authDomain: ownOrigin(request),
+        amount: minorToDecimalText(owedMinor, invoice.currencyCode),
+        invoiceId: invoice.id!,
+        description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
+      });
+      return page.render(200, 'payCard', {
+        title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,
+        current: 'invoices',
+        invoice: invoiceRow(invoice),
+        widget: captureHtml(ownOrigin(request), session.id, session.hashToken),
+        capture: sealCapture(page, session.sessionToken),
+        csrf: page.session.csrfToken,
+      });
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/invoices/:id/pay-card',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const form = await pages.signedInForm(request, reply, request.params.slug);
+      if (!form) return reply;
+      const { page, fields } = form;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      const sessionToken = openCapture(page, fields['capture'] ?? '');
+      if (!invoice || !sessionToken) return page.notFound();
+      const session = await getCaptureSession(page.portal.ctx, sessionToken);
+      if (session.invoiceId !== invoice.id) return page.notFound();
+      try {
+        // Sent twice, it is the same session completed for the same customer: one payment (complete is idempotent).
+        await completeCaptureSession(page.portal.ctx, { customerId: page.session.customerId, sessionToken });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'capture_session_not_captured') throw error;
+        return page.render(422, 'payRefused', {
+          title: 'Nothing was paid',
+          current: 'invoices',
+          errors: [{ field: null, message: 'Nothing was paid: enter the card in the form, then pay.' }],
+          backLink: {
+            href: `${page.portal.base}invoices/${invoice.id}/pay-card`,
+            text: 'Pay with a new card again',
+          },
+        });
+      }
+      const paymentId = (await getCaptureSession(page.portal.ctx, sessionToken)).paymentId;
+      return paymentId === null
+        ? page.redirect(`invoices/${invoice.id}`)
+        : page.redirect(`paid/${paymentId}`);
+    },
+  );
+
   portal.post(
     '/portal/:slug/invoices/:id/pay',
     { schema: { hide: true, params: IdParams } },
@@ -173,6 +255,7 @@ function refused(
         `${methodView(outcome.method).name}: ${REASON_TEXT[outcome.reason] ?? 'the payment was refused'}. Nothing was charged.`,
         {
           addCard: true,
+          payCard: back === '' ? undefined : `${page.portal.base}${back}/pay-card`,
           // Trying the same card again (funds added since) is a new attempt: a new key, a new charge.
           retry: {
             action: `${page.portal.base}${back === '' ? 'pay-overdue' : `${back}/pay`}`,
@@ -207,7 +290,7 @@ function refused(
         outcome.primary
           ? `Your primary payment method (${methodView(outcome.primary).name}) cannot be charged here. Make a card your primary payment method, or add one.`
           : `You have no card to pay ${money(owedMinor, currency)} with. Add a card and make it primary.`,
-        { addCard: true },
+        { addCard: true, payCard: back === '' ? undefined : `${page.portal.base}${back}/pay-card` },
       );
   }
 }

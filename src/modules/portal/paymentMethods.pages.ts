@@ -158,9 +158,7 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
     },
   );
 
-  /** Where browsers reach the service, the portal's page and the widget's frame alike. */
-  const ownOrigin = (request: FastifyRequest) =>
-    deps.publicUrl ? new URL(deps.publicUrl).origin : `${request.protocol}://${request.host}`;
+  const ownOrigin = (request: FastifyRequest) => portalOrigin(deps, request);
 
   portal.get(
     '/portal/:slug/payment-methods/add',
@@ -242,15 +240,19 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
   );
 }
 
+/** Where browsers reach the service, the portal's page and the widget's frame alike. */
+export const portalOrigin = (deps: PortalDeps, request: FastifyRequest) =>
+  deps.publicUrl ? new URL(deps.publicUrl).origin : `${request.protocol}://${request.host}`;
+
 /**
  * The capture session's SessionToken travels in the page's form sealed with the customer it was made for: the
  * browser never reads it, and the portal completes a session only for the customer whose page made it.
  */
-function sealCapture(page: SignedInPage, sessionToken: string): string {
+export function sealCapture(page: SignedInPage, sessionToken: string): string {
   return page.portal.ctx.secrets.seal(JSON.stringify({ c: page.session.customerId, s: sessionToken }));
 }
 
-function openCapture(page: SignedInPage, sealed: string): string | undefined {
+export function openCapture(page: SignedInPage, sealed: string): string | undefined {
   try {
     const opened = JSON.parse(page.portal.ctx.secrets.open(sealed)) as { c?: unknown; s?: unknown };
     return opened.c === page.session.customerId && typeof opened.s === 'string' ? opened.s : undefined;
@@ -264,7 +266,7 @@ function openCapture(page: SignedInPage, sealed: string): string | undefined {
  * service's own origin (docs/hosted-pages.md, "Your page's Content-Security-Policy"), on this page only; every
  * other portal page keeps frame-src at 'none'.
  */
-function allowWidget(ownOrigin: (request: FastifyRequest) => string) {
+export function allowWidget(ownOrigin: (request: FastifyRequest) => string) {
   return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const policy = reply.getHeader('content-security-policy');
     if (typeof policy !== 'string') return payload;

@@ -52,7 +52,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
     registerPaymentMethodRoutes(portal, pages, deps);
-    registerPayRoutes(portal, pages);
+    registerPayRoutes(portal, pages, deps);
   });
 }
 

@@ -13,6 +13,7 @@ export {
   captureSessionsByIds,
   completeCaptureSession,
   createCaptureSession,
+  getCaptureSession,
 } from './captureSession.service.ts';
 export { captureHtml } from './widgetAssets.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
