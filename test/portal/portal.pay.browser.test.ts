@@ -93,6 +93,10 @@ describe('paying in the portal, in a browser', () => {
     await page.getByLabel('Password').fill(login.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.locator('h1').innerText()).toContain('Katherine');
+    // The overview offers to pay what is past due (the invoice was due on the 10th).
+    expect(await page.getByRole('button', { name: 'Pay all overdue: USD 310.40' }).count()).toBe(1);
+    await expectAccessible(page, 'overview with Pay all overdue');
+    await shot(page, 'overview');
 
     // The old card declines: the reason is told in words, and nothing changes.
     await page.getByRole('link', { name: `Invoice ${invoice.invoiceNum}` }).click();
@@ -161,8 +165,47 @@ describe('paying in the portal, in a browser', () => {
       Balance: 0,
     });
 
+    // The old card, no longer primary, is deleted after the page asks.
+    await page.getByRole('link', { name: 'Payment methods', exact: true }).click();
+    await page.getByRole('link', { name: 'Delete', description: 'Visa ending 9995' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Delete Visa ending 9995?');
+    await expectAccessible(page, 'delete a method');
+    await shot(page, 'delete-confirm');
+    await page.getByRole('button', { name: 'Delete Visa ending 9995' }).click();
+    await page.waitForURL(/done=deleted$/);
+    expect(await page.locator('main').innerText()).not.toContain('Visa ending 9995');
+
+    // Another invoice, paid with a new card as a sale through the widget.
+    const second = await issuedInvoice(t, {
+      customerId: login.customerId,
+      description: 'Trajectory tables',
+      amount: '75.00',
+      invoiceDate: '2026-03-12',
+      dueDate: '2026-03-31',
+    });
+    await page.goto(`${base}invoices/${second.invoiceID}`);
+    await page.getByRole('link', { name: 'pay with a new card' }).click();
+    await expect
+      .poll(() => page.locator('h1').innerText())
+      .toBe(`Pay invoice ${second.invoiceNum} with a new card`);
+    const saleFrame = page.frameLocator('iframe[title="Payment details"]');
+    await saleFrame.getByLabel('Card number').fill('5555 5555 5555 4444');
+    await saleFrame.getByLabel('Expiry').fill('11/30');
+    await saleFrame.getByLabel('Security code').fill('321');
+    await saleFrame.getByLabel('Name on card').fill('Katherine Johnson');
+    await expectAccessible(page, 'pay with a new card');
+    await shot(page, 'pay-card');
+    await saleFrame.getByRole('button', { name: /^Pay/ }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Thank you: your payment was received');
+    expect(await page.getByRole('status').first().innerText()).toContain('USD 75.00 paid on 2026-03-15');
+    await shot(page, 'paid-new-card');
+    expect(await ok(t, 'GET', `/v1/invoices/${second.invoiceID}`)).toMatchObject({
+      Status: 'Paid',
+      Balance: 0,
+    });
+
     expect(pageErrors).toEqual([]);
     expect(refusedByPolicy).toEqual([]);
     await context.close();
-  }, 120_000);
+  }, 180_000);
 });
