@@ -165,3 +165,90 @@ describe('making a card primary retries failed invoices', () => {
     );
   });
 });
+
+describe('a bank account under a signed eMandate', () => {
+  it('shows the mandate signed, masks the account, and downloads the signed PDF', async () => {
+    const account = await t.newAccount('Portal mandates', { isTest: true });
+    await ok(account, 'PUT', '/v1/account', { PortalSlug: `md-${process.pid}-${Date.now()}` });
+    const today = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
+    const created = await account.request('POST', '/widget/emandate', {
+      body: {
+        Name: 'Thandi',
+        Lastname: 'Nkosi',
+        Email: 'thandi@nkosi.example',
+        Address1: '12 Long Street',
+        City: 'Cape Town',
+        CountryISOCode: 'ZAF',
+        PostalCode: '8001',
+        bank_Name: 'First National Bank',
+        bank_BranchCode: '250655',
+        bank_AccHolder: 'T Nkosi',
+        bank_AccNumber: '62847123459876',
+        bank_AccountType: 'Cheque',
+        debit_ActionDay: 25,
+        debit_StartDate: plusDays(today, 7),
+        debit_Frequency: 'Monthly',
+        debit_Amt: 299.99,
+        debit_NameOnStmt: 'NORTHWIND',
+        debit_ContractRef: `CTR-portal-${process.pid}`,
+        debit_VariableAmts: false,
+        isCustomerEditable: true,
+        isCompanySignee: false,
+      },
+    });
+    expect(created.status, created.text).toBe(200);
+    const token = created.body.Token as string;
+    // Signed on its hosted page, as the signee does it (docs/hosted-pages.md, "eMandates").
+    const signed = await fetch(`${t.url}/widget/emandate/${token}/sign`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: t.url,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams({ Consent: 'yes', TypedName: 'Thandi Nkosi' }),
+      redirect: 'manual',
+    });
+    expect(signed.status).toBe(303);
+    const login = await customerWithLogin(account);
+    const method = await ok(
+      account,
+      'POST',
+      '/v1/paymentmethods/bankaccount',
+      {
+        customerID: login.customerId,
+        isPrimary: true,
+        BankAccount: {
+          Method: 'debit_order',
+          AccountType: 'Cheque',
+          AccountHolder: 'T Nkosi',
+          Bank: 'First National Bank',
+          AccountNumber: '62847123459876',
+          BranchCode: '250655',
+          EMandateToken: token,
+        },
+      },
+      200,
+    );
+
+    const client = new PortalClient(await portalPath(account), t.url);
+    expect((await client.signIn(login.username, login.password)).status).toBe(303);
+    const page = await client.get(`${client.base}payment-methods`);
+    expect(page.text).toContain('First National Bank account ending 9876');
+    expect(page.text).toMatch(/Debit mandate: Signed on \d{4}-\d{2}-\d{2}/);
+    for (const secret of ['62847123459876', token]) expect(page.text).not.toContain(secret);
+    const link = `${client.base}payment-methods/${method.paymentMethodID}/mandate`;
+    expect(page.text).toContain(`href="${link}"`);
+    const response = await fetch(`${t.url}${link}`, {
+      headers: { cookie: [...client.cookies].map(([n, v]) => `${n}=${v}`).join('; ') },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(
+      Buffer.from(await response.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+  });
+});
