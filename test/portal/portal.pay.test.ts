@@ -275,6 +275,9 @@ describe('paying with a new card through the capture widget', () => {
     const hashToken = /data-hash-token="([0-9a-f]+)"/.exec(page.text)![1]!;
     const fields = payForm(page.text, pagePath);
     expect(fields['capture']).not.toMatch(/^cs_/);
+    const sessions = await ok(t, 'GET', '/v1/events?resourceType=capture_session&page_size=100');
+    const made = sessions.find((e: any) => e.data.object.ExtRef === `portal:customer:${login.customerId}`);
+    expect(made?.data.object).toMatchObject({ SaleType: 'VaultSale', AuthDomain: t.url });
 
     // Before the card is in: nothing to record.
     const early = await client.post(pagePath, fields);

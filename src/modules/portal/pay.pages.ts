@@ -16,7 +16,14 @@ import {
   createCaptureSession,
   getCaptureSession,
 } from '../widgets/index.ts';
-import { allowWidget, methodView, openCapture, portalOrigin, sealCapture } from './paymentMethods.pages.ts';
+import {
+  allowWidget,
+  methodView,
+  openCapture,
+  portalExtRef,
+  portalOrigin,
+  sealCapture,
+} from './paymentMethods.pages.ts';
 import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf } from './signedInCustomer.ts';
 import { invoiceRow, money } from './portalViews.ts';
@@ -86,6 +93,8 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
         amount: minorToDecimalText(owedMinor, invoice.currencyCode),
         invoiceId: invoice.id!,
         description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
+        // Whose session it is, for the business to complete one the customer's page never came back to.
+        extRef: portalExtRef(page.session.customerId),
       });
       return page.render(200, 'payCard', {
         title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,

@@ -187,6 +187,8 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
         gatewayToken: gateway.token,
         authDomain: ownOrigin(request),
         description: 'A card added in the customer portal',
+        // Whose session it is, for the business to complete one the customer's page never came back to.
+        extRef: portalExtRef(page.session.customerId),
       });
       return page.render(200, 'addCard', {
         title: 'Add a card',
@@ -239,6 +241,9 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
     },
   );
 }
+
+/** The ExtRef of the portal's capture sessions: the customer it was made for (docs/portal.md). */
+export const portalExtRef = (customerId: number) => `portal:customer:${customerId}`;
 
 /** Where browsers reach the service, the portal's page and the widget's frame alike. */
 export const portalOrigin = (deps: PortalDeps, request: FastifyRequest) =>
