@@ -16,6 +16,9 @@ export { afterRetriesRanOut, queueRetriesRanOutMails } from './collection.servic
 export type { UncollectedInvoice } from './collection.service.ts';
 /** For batches: a debit-order invoice the customer's settings cannot collect is told as a card invoice's is. */
 export { reportBlockedCollection } from './blockedCollection.service.ts';
+/** For the customer portal: a customer paying invoices now with the primary card. */
+export type { PayNowInput, PayNowOutcome } from './payNow.service.ts';
+export { payInvoicesNow } from './payNow.service.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 

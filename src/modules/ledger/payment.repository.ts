@@ -72,6 +72,24 @@ export function listPayments(
     .execute();
 }
 
+/** The id of the customer's payment the gateway's charge `ref` recorded, if one did. */
+export async function findPaymentIdByRef(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  ref: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('payments')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('ref', '=', ref)
+    .orderBy('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export async function insertPayment(db: Db, row: NewPaymentRow): Promise<number> {
   return (await db.insertInto('payments').values(row).returning('id').executeTakeFirstOrThrow()).id;
 }

@@ -366,6 +366,11 @@ export interface CollectedPaymentInput {
   amountMinor: number;
   /** What of the amount the invoice still owes (the rest, paid meanwhile by other means, stays unallocated). */
   allocateMinor: number;
+  /**
+   * Several invoices paid by one charge (the customer portal's "Pay all overdue"), each with what it owes: given,
+   * they replace `invoiceId` and `allocateMinor`.
+   */
+  allocations?: readonly { invoiceId: number; amountMinor: number }[];
   date: PlainDate;
   method: string;
   /** The method charged; null when it was not kept (a capture widget's Sale). */
@@ -395,22 +400,32 @@ export async function recordCollectedPayment(
   });
   const paymentId = source.id;
   const events: EventToEmit[] = [{ type: 'payment.created', ref: paymentRef(paymentId) }];
-  if (input.state !== 'failed' && input.invoiceId !== null && input.allocateMinor > 0) {
-    const allocated = await allocateNewSource(ctx, source, {
-      autoApply: false,
-      entries: [
-        {
-          allocationId: null,
-          amountMinor: input.allocateMinor,
-          target: { type: 'invoice', id: input.invoiceId },
-          field: 'allocations[0]',
-          targetField: 'allocations[0].invoiceID',
-        },
-      ],
-    });
+  const allocations =
+    input.allocations ??
+    (input.invoiceId === null ? [] : [{ invoiceId: input.invoiceId, amountMinor: input.allocateMinor }]);
+  const entries = allocations
+    .filter((allocation) => allocation.amountMinor > 0)
+    .map((allocation, i) => ({
+      allocationId: null,
+      amountMinor: allocation.amountMinor,
+      target: { type: 'invoice' as const, id: allocation.invoiceId },
+      field: `allocations[${i}]`,
+      targetField: `allocations[${i}].invoiceID`,
+    }));
+  if (input.state !== 'failed' && entries.length > 0) {
+    const allocated = await allocateNewSource(ctx, source, { autoApply: false, entries });
     events.push(...allocated.targetEvents);
   }
   return { paymentId, events };
+}
+
+/** The id of the customer's payment recorded for a gateway's charge, if there is one. */
+export function findPaymentIdOfCharge(
+  ctx: ServiceContext,
+  customerId: number,
+  chargeId: string,
+): Promise<number | undefined> {
+  return repo.findPaymentIdByRef(ctx.db, ctx.account.id, customerId, chargeId);
 }
 
 /**

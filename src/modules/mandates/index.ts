@@ -15,6 +15,8 @@
  * - `emandatesOfPaymentMethods(ctx, ids)`: the mandate each bank account is linked to, which a batch's build checks
  *   its lines against (docs/design/mandates.md, "Checks at build time").
  * - `registerMandateCancelledListener(fn)`: how payment methods invalidate the bank account of a cancelled mandate.
+ * - `renderMandatePdf(ctx, token, 'api')` and `mandatePdfFilename(mandate)`: the signed mandate's PDF as the
+ *   merchant's download gives it (the customer portal offers it on a bank account's page).
  * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
  */
 export type { Emandate, EmandateStatus } from './emandate.ts';
@@ -26,6 +28,7 @@ export {
   getEmandate,
 } from './emandate.service.ts';
 export { toEmandateDto } from './emandates.serializer.ts';
+export { mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 export type { MandateCancelledListener } from './emandateCancel.service.ts';
 export { cancelEmandate, registerMandateCancelledListener } from './emandateCancel.service.ts';
 export type { MandatedBankAccount } from './emandateLink.service.ts';

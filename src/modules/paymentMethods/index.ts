@@ -13,16 +13,22 @@
  *   known (the capture widget), then added for the customer (in the caller's transaction).
  * - `addVaultedCard(ctx, card)`: a card the hosted widget vaulted before its customer was known, kept for the
  *   customer (in the caller's transaction).
+ * - `listPaymentMethods(ctx, page, customerId)`, `setPrimaryPaymentMethod(ctx, id)`, `deletePaymentMethod(ctx, id)`:
+ *   the API's list, make-primary (which retries failed invoices through the new-primary port) and delete, for the
+ *   customer portal's page of payment methods.
  * - `registerPaymentMethodUses(uses)`: how higher modules answer whether a method is still named by their rows.
  */
 export type { PaymentMethod } from './paymentMethod.service.ts';
 export {
   assertPaymentMethodUsable,
+  deletePaymentMethod,
   deletePaymentMethodsOfCustomer,
   getPaymentMethod,
   invalidatePaymentMethod,
+  listPaymentMethods,
   openedPaymentMethodsByIds,
   primaryPaymentMethodsOf,
+  setPrimaryPaymentMethod,
   unopenedPaymentMethodsByIds,
 } from './paymentMethod.service.ts';
 export type { BankAccountInput } from './bankAccount.service.ts';

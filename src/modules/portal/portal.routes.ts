@@ -11,6 +11,8 @@ import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
 import { registerPaymentsRoutes } from './payments.pages.ts';
+import { registerPayRoutes } from './pay.pages.ts';
+import { registerPaymentMethodRoutes } from './paymentMethods.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
@@ -57,6 +59,8 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPaymentsRoutes(portal, pages);
     registerSubscriptionRoutes(portal, pages);
     registerDetailsRoutes(portal, pages);
+    registerPaymentMethodRoutes(portal, pages, deps);
+    registerPayRoutes(portal, pages, deps);
   });
 }
 

@@ -4,8 +4,18 @@
  * and complete, which makes the card a payment method (and the sale a payment) of a customer. Routes:
  * widgets.routes.ts under /v1, captureFrame.routes.ts for the browser (loader, frame, submit).
  */
-export type { CaptureSession } from './captureSession.service.ts';
-export { captureSessionsByIds } from './captureSession.service.ts';
+export type { CaptureSession, CaptureSessionInput } from './captureSession.service.ts';
+/**
+ * For the customer portal, which is a merchant of its own: it creates a session for its page, embeds the session's
+ * Html and completes it for the signed-in customer.
+ */
+export {
+  captureSessionsByIds,
+  completeCaptureSession,
+  createCaptureSession,
+  getCaptureSession,
+} from './captureSession.service.ts';
+export { captureHtml } from './widgetAssets.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
 
 /**

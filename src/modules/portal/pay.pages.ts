@@ -1,0 +1,305 @@
+import crypto from 'node:crypto';
+import type { FailureReason } from '../../core/dunning.ts';
+import type { App } from '../../http/types.ts';
+import { payInvoicesNow } from '../collections/index.ts';
+import type { PayNowOutcome } from '../collections/index.ts';
+import { getCustomer } from '../customers/index.ts';
+import { getInvoice } from '../invoicing/index.ts';
+import type { Invoice } from '../invoicing/index.ts';
+import { getPayment } from '../ledger/index.ts';
+import { DomainError } from '../../errors.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { findPrimaryGateway, canVaultCards } from '../gateways/index.ts';
+import {
+  captureHtml,
+  completeCaptureSession,
+  createCaptureSession,
+  getCaptureSession,
+} from '../widgets/index.ts';
+import {
+  allowWidget,
+  methodView,
+  openCapture,
+  portalExtRef,
+  portalOrigin,
+  sealCapture,
+} from './paymentMethods.pages.ts';
+import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
+import { invoiceOfSession, issuedInvoicesOf } from './signedInCustomer.ts';
+import { invoiceRow, money } from './portalViews.ts';
+import { IdParams, SlugParams } from './portal.schemas.ts';
+
+/** A gateway's reason for a failed charge, in words a customer reads (docs/gateways.md lists the reasons). */
+const REASON_TEXT: Record<FailureReason, string> = {
+  insufficient_funds: 'there are not enough funds on the card',
+  card_declined: 'the card’s bank declined the payment',
+  expired_card: 'the card has expired',
+  lost_card: 'the card was reported lost',
+  stolen_card: 'the card was reported stolen',
+  invalid_account: 'the card is not known to its bank',
+  account_closed: 'the card’s account is closed',
+  debits_not_allowed: 'the account does not allow this payment',
+  account_holder_mismatch: 'the name does not match the card’s holder',
+  authentication_required: 'the card’s bank asks you to confirm the payment: pay with a new card instead',
+  processing_error: 'the payment could not be processed; try again in a few minutes',
+  gateway_timeout: 'the bank did not answer in time',
+};
+
+/**
+ * The idempotency key of a pay form: the session's form token, the invoices, the amount shown and, on the form
+ * that offers to try again after a decline, that attempt's own random token. The same form sent twice (a double
+ * click, a retry after a network error) is the same key, so the gateway charges once and the payment is recorded
+ * once; another amount, other invoices or another attempt are another payment (payInvoicesNow adds the card).
+ */
+function payKey(page: SignedInPage, invoiceIds: readonly number[], fields: FormFields): string {
+  const ids = [...invoiceIds].sort((a, b) => a - b).join(',');
+  const digest = crypto
+    .createHash('sha256')
+    .update(`${page.session.csrfToken}\n${ids}\n${fields['expected'] ?? ''}\n${fields['attempt'] ?? ''}`)
+    .digest('base64url');
+  return `portal-pay-${digest}`;
+}
+
+/**
+ * Paying: an invoice's balance, or every overdue invoice's at once, with the primary card (docs/portal.md,
+ * "Paying and payment methods").
+ */
+export function registerPayRoutes(portal: App, pages: PortalRequests, deps: PortalDeps): void {
+  const ownOrigin = (request: Parameters<typeof portalOrigin>[1]) => portalOrigin(deps, request);
+
+  // A new card, as a sale through the capture widget: the portal is the merchant, as on the add-card page.
+  portal.get(
+    '/portal/:slug/invoices/:id/pay-card',
+    { schema: { hide: true, params: IdParams }, onSend: allowWidget(ownOrigin) },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      if (!invoice) return page.notFound();
+      const owedMinor = invoice.balances.balanceMinor;
+      if (owedMinor <= 0) return page.redirect(`invoices/${invoice.id}`);
+      const ctx = page.portal.ctx;
+      const gateway = await findPrimaryGateway(ctx);
+      if (!gateway || !canVaultCards(gateway)) return page.notFound();
+      // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
+      const session = await createCaptureSession(ctx, {
+        vaultingType: 'VaultGateway',
+        saleType: 'VaultSale',
+        expiresIn: '00:30:00',
+        vaultOnlyOnSuccess: true,
+        currencyCode: invoice.currencyCode,
+        gatewayToken: gateway.token,
+        authDomain: ownOrigin(request),
+        amount: minorToDecimalText(owedMinor, invoice.currencyCode),
+        invoiceId: invoice.id!,
+        description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
+        // Whose session it is, for the business to complete one the customer's page never came back to.
+        extRef: portalExtRef(page.session.customerId),
+      });
+      return page.render(200, 'payCard', {
+        title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,
+        current: 'invoices',
+        invoice: invoiceRow(invoice),
+        widget: captureHtml(ownOrigin(request), session.id, session.hashToken),
+        capture: sealCapture(page, session.sessionToken),
+        csrf: page.session.csrfToken,
+      });
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/invoices/:id/pay-card',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const form = await pages.signedInForm(request, reply, request.params.slug);
+      if (!form) return reply;
+      const { page, fields } = form;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      const sessionToken = openCapture(page, fields['capture'] ?? '');
+      if (!invoice || !sessionToken) return page.notFound();
+      const session = await getCaptureSession(page.portal.ctx, sessionToken);
+      if (session.invoiceId !== invoice.id) return page.notFound();
+      try {
+        // Sent twice, it is the same session completed for the same customer: one payment (complete is idempotent).
+        await completeCaptureSession(page.portal.ctx, { customerId: page.session.customerId, sessionToken });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'capture_session_not_captured') throw error;
+        return page.render(422, 'payRefused', {
+          title: 'Nothing was paid',
+          current: 'invoices',
+          errors: [{ field: null, message: 'Nothing was paid: enter the card in the form, then pay.' }],
+          backLink: {
+            href: `${page.portal.base}invoices/${invoice.id}/pay-card`,
+            text: 'Pay with a new card again',
+          },
+        });
+      }
+      const paymentId = (await getCaptureSession(page.portal.ctx, sessionToken)).paymentId;
+      return paymentId === null
+        ? page.redirect(`invoices/${invoice.id}`)
+        : page.redirect(`paid/${paymentId}`);
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/invoices/:id/pay',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const form = await pages.signedInForm(request, reply, request.params.slug);
+      if (!form) return reply;
+      const { page, fields } = form;
+      const invoice = await invoiceOfSession(page, request.params.id);
+      if (!invoice) return page.notFound();
+      return pay(page, [invoice], fields, `invoices/${invoice.id}`);
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/pay-overdue',
+    { schema: { hide: true, params: SlugParams } },
+    async (request, reply) => {
+      const form = await pages.signedInForm(request, reply, request.params.slug);
+      if (!form) return reply;
+      const { page, fields } = form;
+      const customer = await getCustomer(page.portal.ctx, page.session.customerId);
+      const overdue = (await issuedInvoicesOf(page)).filter(
+        (invoice) =>
+          invoice.status === 'Past Due' &&
+          invoice.currencyCode === customer.currencyCode &&
+          invoice.balances.balanceMinor > 0,
+      );
+      return pay(page, overdue, fields, '');
+    },
+  );
+
+  portal.get(
+    '/portal/:slug/paid/:id',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const page = await pages.signedIn(request, reply, request.params.slug);
+      if (!page) return reply;
+      if (!/^\d{1,15}$/.test(request.params.id)) return page.notFound();
+      let payment;
+      try {
+        payment = await getPayment(page.portal.ctx, Number(request.params.id));
+      } catch (error) {
+        if (error instanceof DomainError && error.kind === 'not_found') return page.notFound();
+        throw error;
+      }
+      if (payment.customerId !== page.session.customerId) return page.notFound();
+      const invoices: Invoice[] = [];
+      for (const allocation of payment.allocations) {
+        if (allocation.targetType === 'invoice') {
+          invoices.push(await getInvoice(page.portal.ctx, allocation.targetId));
+        }
+      }
+      const pending = payment.state === 'pending';
+      return page.render(200, 'paid', {
+        title: pending ? 'Payment being processed' : 'Payment received',
+        current: 'invoices',
+        heading: pending ? 'Your payment is being processed' : 'Thank you: your payment was received',
+        amount: money(payment.amountMinor, payment.currencyCode),
+        date: payment.date,
+        reference: payment.id,
+        invoices: invoices.map(invoiceRow),
+      });
+    },
+  );
+}
+
+/** Charges the primary card for these invoices and answers with the outcome. */
+async function pay(page: SignedInPage, invoices: readonly Invoice[], fields: FormFields, back: string) {
+  const expected = fields['expected'] ?? '';
+  const ctx = page.portal.ctx;
+  const currency = invoices[0]?.currencyCode;
+  const owedMinor = invoices.reduce((sum, invoice) => sum + invoice.balances.balanceMinor, 0);
+  if (currency === undefined || owedMinor <= 0) return page.redirect(back);
+  // What the customer was shown, in the page's own words: another amount now is a changed balance.
+  const expectedMinor = expected === money(owedMinor, currency) ? owedMinor : -1;
+  const invoiceIds = invoices.map((invoice) => invoice.id!);
+  const outcome = await payInvoicesNow(ctx, {
+    customerId: page.session.customerId,
+    invoiceIds,
+    expectedMinor,
+    idempotencyKey: payKey(page, invoiceIds, fields),
+  });
+  switch (outcome.outcome) {
+    case 'paid':
+    case 'pending':
+      return page.redirect(`paid/${outcome.paymentId}`);
+    case 'nothing_owed':
+      return page.redirect(back);
+    default:
+      return refused(page, outcome, back, owedMinor, currency, expected);
+  }
+}
+
+function refused(
+  page: SignedInPage,
+  outcome: Exclude<PayNowOutcome, { outcome: 'paid' | 'pending' | 'nothing_owed' }>,
+  back: string,
+  owedMinor: number,
+  currency: string,
+  expected: string,
+) {
+  const backLink = {
+    href: `${page.portal.base}${back}`,
+    text: back === '' ? 'Back to the overview' : 'Back to the invoice',
+  };
+  const render = (status: number, title: string, message: string, extra: Record<string, unknown> = {}) =>
+    page.render(status, 'payRefused', {
+      title,
+      current: back === '' ? 'dashboard' : 'invoices',
+      errorsTitle: title,
+      errors: [{ field: null, message }],
+      backLink,
+      ...extra,
+    });
+  switch (outcome.outcome) {
+    case 'declined':
+    case 'error':
+      return render(
+        422,
+        'The payment did not go through',
+        `${methodView(outcome.method).name}: ${REASON_TEXT[outcome.reason] ?? 'the payment was refused'}. Nothing was charged.`,
+        {
+          addCard: true,
+          payCard: back === '' ? undefined : `${page.portal.base}${back}/pay-card`,
+          // Trying the same card again (funds added since) is a new attempt: a new key, a new charge.
+          retry: {
+            action: `${page.portal.base}${back === '' ? 'pay-overdue' : `${back}/pay`}`,
+            expected,
+            attempt: crypto.randomBytes(16).toString('base64url'),
+            csrf: page.session.csrfToken,
+          },
+        },
+      );
+    case 'unanswered':
+      return render(
+        502,
+        'No answer from the bank yet',
+        'The card’s bank has not answered yet. Send the same payment again in a moment: you will not be charged twice.',
+      );
+    case 'changed':
+      return render(
+        422,
+        'The amount owed has changed',
+        `You now owe ${money(outcome.owedMinor, outcome.currencyCode)} (the page showed another amount). Nothing was charged: check it and pay again.`,
+      );
+    case 'in_flight':
+      return render(
+        409,
+        'A payment is already being made',
+        'A payment of this invoice is waiting for the bank’s answer. Nothing more was charged: look again in a few minutes.',
+      );
+    case 'no_card':
+      return render(
+        422,
+        'No card to pay with',
+        outcome.primary
+          ? `Your primary payment method (${methodView(outcome.primary).name}) cannot be charged here. Make a card your primary payment method, or add one.`
+          : `You have no card to pay ${money(owedMinor, currency)} with. Add a card and make it primary.`,
+        { addCard: true, payCard: back === '' ? undefined : `${page.portal.base}${back}/pay-card` },
+      );
+  }
+}
