@@ -80,13 +80,23 @@ function dummyHashAt(n: number): Promise<string> {
  */
 export async function verifyPasswordAtPortalCost(password: string, stored: string): Promise<boolean> {
   const matches = await verifyPassword(password, stored);
-  let remaining = STRONG_N - Math.min(hashCost(stored), STRONG_N);
+  for (const n of topUpCosts(hashCost(stored))) await verifyPassword(password, await dummyHashAt(n));
+  return matches;
+}
+
+/**
+ * The costs of the dummy checks that bring a check at cost `storedN` up to one at the portal's: powers of two,
+ * largest first, below 2^10 left out (too small to tell apart).
+ */
+export function topUpCosts(storedN: number): number[] {
+  const costs: number[] = [];
+  let remaining = STRONG_N - Math.min(storedN, STRONG_N);
   while (remaining >= 1024) {
     const n = 2 ** Math.floor(Math.log2(remaining));
-    await verifyPassword(password, await dummyHashAt(n));
+    costs.push(n);
     remaining -= n;
   }
-  return matches;
+  return costs;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import crypto from 'node:crypto';
-import { generatePassword, hashPassword, passwordPolicyProblem, verifyPassword } from './passwords.ts';
+import {
+  generatePassword,
+  hashPassword,
+  passwordPolicyProblem,
+  topUpCosts,
+  verifyPassword,
+} from './passwords.ts';
 import { createSecretBox } from './secretBox.ts';
 
 describe('passwords', () => {
@@ -31,6 +37,21 @@ describe('passwords', () => {
       expect(password).toHaveLength(12);
       expect(passwordPolicyProblem(password)).toBeUndefined();
     }
+  });
+});
+
+describe("checking a password at the portal's cost", () => {
+  it('tops a cheaper hash up to exactly the N=2^17 a missing user is checked against', () => {
+    // The API's hashes: 2^15, then 2^16 + 2^15 of dummies: 32768 + 65536 + 32768 = 131072.
+    expect(topUpCosts(2 ** 15)).toEqual([2 ** 16, 2 ** 15]);
+    expect(topUpCosts(2 ** 17)).toEqual([]);
+    expect(topUpCosts(2 ** 20)).toEqual([]);
+    fc.assert(
+      fc.property(fc.integer({ min: 10, max: 17 }), (log2) => {
+        const total = 2 ** log2 + topUpCosts(2 ** log2).reduce((sum, n) => sum + n, 0);
+        expect(total).toBe(2 ** 17);
+      }),
+    );
   });
 });
 
