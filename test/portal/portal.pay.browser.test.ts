@@ -1,70 +1,19 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { addCard } from '../collections/cards.ts';
+import { expectAccessible, newPage, scrollsSideways, shot, useBrowser } from './browser.ts';
 import { customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
 
 /**
  * Paying in the portal as a customer does it: Debian's Chromium signs in, adds a card through the capture widget
  * framed by the portal's own page, makes it primary and pays an invoice with it; axe on every page in the light and
- * the dark scheme (docs/design/portal.md, "Accessibility"). Screenshots go to the system's temporary directory.
+ * the dark scheme (test/portal/browser.ts).
  */
 
 usePortalService();
 
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-let browser: Browser;
-let SCREENSHOTS: string;
-
-beforeAll(async () => {
-  SCREENSHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-pay-'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** Every violation printed; the test fails on any serious or critical one, in either scheme. */
-async function expectAccessible(page: Page, state: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const violation of violations) {
-      console.log(
-        `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
-          violation.nodes
-            .map((node) => `  ${node.target.join(' ')}: ${node.failureSummary ?? ''}`)
-            .join('\n'),
-      );
-    }
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      severe.map((v) => `${v.id} (${v.nodes.length})`),
-      `${state}, ${scheme}`,
-    ).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-
-/** Whether the page scrolls sideways (it must not at 320 px). */
-const scrollsSideways = (page: Page) =>
-  page.evaluate(() => {
-    const root = (
-      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
-    ).document.documentElement;
-    return root.scrollWidth > root.clientWidth;
-  });
+useBrowser();
 
 describe('paying in the portal, in a browser', () => {
   it('adds a card through the widget, makes it primary and pays an invoice, which then shows Paid', async () => {
@@ -79,8 +28,7 @@ describe('paying in the portal, in a browser', () => {
       dueDate: '2026-03-10',
     });
     const base = `${t.url}${await portalPath()}`;
-    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     const refusedByPolicy: string[] = [];

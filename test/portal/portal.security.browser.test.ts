@@ -1,61 +1,24 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { USERNAME_FAILURES } from '../../src/modules/portal/index.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import { expectAccessible, newPage, scrollsSideways, shot, useBrowser } from './browser.ts';
 import { PortalClient, customerWithLogin, portalPath, t, usePortalService, wallClock } from './fixtures.ts';
 
 /**
  * The pages the portal's security limits answer with (docs/portal.md, "Sign-in, sessions and passwords"), in
- * Debian's Chromium with axe in the light and the dark scheme, at 1000 and 320 px. Screenshots go to
- * test-output/portal/ (ignored by git).
+ * Debian's Chromium with axe in the light and the dark scheme, at 1000 and 320 px (test/portal/browser.ts).
  */
 
 usePortalService();
 
-const SCREENSHOTS = path.resolve('test-output/portal');
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-let browser: Browser;
-
-beforeAll(async () => {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function expectAccessible(page: Page, state: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const violation of violations)
-      console.log(`[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}`);
-    const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(
-      severe.map((v) => v.id),
-      `${state}, ${scheme}`,
-    ).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+useBrowser();
 
 /** Screenshots at 1000 px, and at 320 px with nothing wider than the screen. */
 async function shots(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await shot(page, name);
   await page.setViewportSize({ width: 320, height: 700 });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-320.png`), fullPage: true });
-  const width = await page.evaluate(
-    () =>
-      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-        .documentElement.scrollWidth,
-  );
-  expect(width).toBeLessThanOrEqual(320);
+  await shot(page, `${name}-320`);
+  expect(await scrollsSideways(page)).toBe(false);
   await page.setViewportSize({ width: 1000, height: 900 });
 }
 
@@ -69,8 +32,7 @@ const focusedId = (page: Page) =>
 describe('the limits as a customer meets them', () => {
   it('pauses the change-password form after wrong current passwords, with the error summary focused', async () => {
     const login = await customerWithLogin();
-    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     await page.goto(`${t.url}${await portalPath()}login`);
     await page.getByLabel('Username').fill(login.username);
     await page.getByLabel('Password').fill(login.password);
@@ -96,8 +58,7 @@ describe('the limits as a customer meets them', () => {
     const client = new PortalClient(await portalPath(), t.url);
     const csrf = await client.csrfOf(`${client.base}reset`);
     for (let i = 0; i < 30; i++) await client.post(`${client.base}reset`, { csrf, username: '' });
-    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-    const page = await context.newPage();
+    const { context, page } = await newPage();
     await page.goto(`${t.url}${client.base}reset`);
     await page.getByLabel('Username').fill('someone');
     await page.getByRole('button', { name: 'Send the link' }).click();

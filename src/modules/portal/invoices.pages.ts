@@ -12,7 +12,7 @@ const INVOICES_PER_PAGE = 25;
 export const pageNumber = (page: string | undefined) =>
   /^\d{1,5}$/.test(page ?? '') ? Math.max(1, Number(page)) : 1;
 
-/** Invoices: the list, one invoice, its PDF (docs/portal.md, "What customers can do so far"). */
+/** Invoices: the list, one invoice, its PDF (docs/portal.md, "What customers can do"). */
 export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void {
   portal.get(
     '/portal/:slug/invoices',
