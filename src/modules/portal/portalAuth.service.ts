@@ -19,7 +19,7 @@ import {
   usernameKey,
 } from '../customers/index.ts';
 import type { ContactCredentials } from '../customers/index.ts';
-import { queueMail } from '../mail/index.ts';
+import { messageBody, queueMail } from '../mail/index.ts';
 import * as repo from './portal.repository.ts';
 import type { SessionRow } from './portal.repository.ts';
 
@@ -406,13 +406,7 @@ export async function requestPasswordReset(
   ctx.mailQueued();
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-
-/** The reset message: plain text, and the same in HTML, signed with the seller's details. */
+/** The reset message, as every message to a customer: text and HTML, signed with the seller's details. */
 function resetMail(m: {
   name: string;
   username: string;
@@ -420,22 +414,19 @@ function resetMail(m: {
   link: string;
   seller: DocumentSeller;
 }): { text: string; html: string } {
-  const paragraphs = [
-    `Hello ${m.name},`,
-    `Someone asked to reset the password of ${m.username} for the ${m.account} customer portal.`,
-    'To choose a new password, open this link within 30 minutes (it works once):',
-  ];
-  const after = 'If you did not ask for this, ignore this message: your password stays as it is.';
-  const signature = [sellerName(m.seller), ...sellerLines(m.seller)];
-  const text = [...paragraphs.flatMap((p) => [p, '']), m.link, '', after, '', '--', ...signature].join('\n');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(
-    `Reset your ${m.account} customer portal password`,
-  )}</title></head><body style="font-family:sans-serif;line-height:1.5">${paragraphs
-    .map((p) => `<p>${escapeHtml(p)}</p>`)
-    .join('')}<p><a href="${escapeHtml(m.link)}">Choose a new password</a></p><p>${escapeHtml(
-    after,
-  )}</p><hr><p>${signature.map(escapeHtml).join('<br>')}</p></body></html>`;
-  return { text, html };
+  return messageBody({
+    title: `Reset your ${m.account} customer portal password`,
+    greeting: `Hello ${m.name},`,
+    blocks: [
+      {
+        paragraph: `Someone asked to reset the password of ${m.username} for the ${m.account} customer portal.`,
+      },
+      { paragraph: 'To choose a new password, open this link within 30 minutes (it works once):' },
+      { link: m.link, text: 'Choose a new password' },
+      { paragraph: 'If you did not ask for this, ignore this message: your password stays as it is.' },
+    ],
+    signature: [sellerName(m.seller), ...sellerLines(m.seller)],
+  });
 }
 
 /** A reset token that is still usable: unused, unexpired, its contact active. */
