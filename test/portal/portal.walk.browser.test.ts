@@ -116,6 +116,9 @@ describe('a customer in the portal, from the e-mailed login to signing out', () 
       ['4444', true],
     ]);
     await shot(page, 'walk-payment-methods');
+    await page.getByRole('link', { name: 'Debit order mandates' }).click();
+    await expect.poll(() => page.locator('main').innerText()).toContain('You have no debit order mandates.');
+    await expectAccessible(page, 'walk: mandates');
 
     // The subscription, cancelled at the end of the period it is in.
     await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();

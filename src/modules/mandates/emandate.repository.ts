@@ -165,3 +165,18 @@ export function listEmandatesLinkedTo(
     .orderBy('id')
     .execute();
 }
+
+/** A customer's mandates, newest first. */
+export function listEmandatesOfCustomer(
+  db: Db,
+  accountId: number,
+  customerId: number,
+): Promise<EmandateRow[]> {
+  return db
+    .selectFrom('emandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .orderBy('id', 'desc')
+    .execute();
+}

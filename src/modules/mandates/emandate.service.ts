@@ -378,6 +378,24 @@ export async function emandateTokensOfPaymentMethods(
   );
 }
 
+/**
+ * A customer's mandates, newest first, each with its token (derived again from its seed: emandateToken.ts), which
+ * opens its signing page and its signed PDF: what the customer portal shows the customer's own contacts.
+ */
+export async function emandatesOfCustomer(
+  ctx: ServiceContext,
+  customerId: number,
+): Promise<{ mandate: Emandate; token: string | null }[]> {
+  const rows = await repo.listEmandatesOfCustomer(ctx.db, ctx.account.id, customerId);
+  if (rows.length === 0) return [];
+  const beneficiary = await beneficiaryOf(ctx);
+  const now = nowInstant(ctx);
+  return rows.map((row) => ({
+    mandate: emandateFromRow(row, now, beneficiary),
+    token: row.token_seed === null ? null : tokenFromSeed(ctx, row.token_seed),
+  }));
+}
+
 /** The account whose mandate a token names, for the hosted pages; undefined for an unknown token. */
 export function findAccountIdOfToken(
   ctx: Pick<ServiceContext, 'db'>,

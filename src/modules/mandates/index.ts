@@ -12,6 +12,7 @@
  * - `emandatesByIds(ctx, ids)` and `toEmandateDto`: how events show a mandate (its Token null).
  * - `emandateTokensOfPaymentMethods(ctx, ids)`: the token a bank account shows as its EMandateToken, derived again
  *   (only its SHA-256 is stored: emandateToken.ts).
+ * - `emandatesOfCustomer(ctx, customerId)`: a customer's mandates with their tokens, for the customer portal.
  * - `emandatesOfPaymentMethods(ctx, ids)`: the mandate each bank account is linked to, which a batch's build checks
  *   its lines against (docs/design/mandates.md, "Checks at build time").
  * - `registerMandateCancelledListener(fn)`: how payment methods invalidate the bank account of a cancelled mandate.
@@ -23,6 +24,7 @@ export type { Emandate, EmandateStatus } from './emandate.ts';
 export {
   emandateTokensOfPaymentMethods,
   emandatesByIds,
+  emandatesOfCustomer,
   emandatesOfPaymentMethods,
   expireLapsedEmandates,
   getEmandate,

@@ -8,6 +8,7 @@ import type { App } from '../../http/types.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerDetailsRoutes } from './details.pages.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
+import { registerMandateRoutes } from './mandates.pages.ts';
 import { registerOverviewRoutes } from './overview.pages.ts';
 import { registerPasswordRoutes } from './password.pages.ts';
 import { registerPaymentsRoutes } from './payments.pages.ts';
@@ -61,6 +62,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerDetailsRoutes(portal, pages);
     registerPaymentMethodRoutes(portal, pages, deps);
     registerPayRoutes(portal, pages, deps);
+    registerMandateRoutes(portal, pages);
   });
 }
 

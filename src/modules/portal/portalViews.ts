@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { minorToDecimalText } from '../../core/money.ts';
 import type { Invoice, InvoiceWithFigures } from '../invoicing/index.ts';
+import type { Emandate } from '../mandates/index.ts';
 
 /**
  * The portal's templates and style sheet, beside this file in templates/ (scripts/build.mjs copies them into
@@ -88,3 +89,12 @@ export function invoiceDetail(invoice: InvoiceWithFigures) {
     ],
   };
 }
+
+/** A mandate's status as its signee reads it. */
+export const MANDATE_STATUS: Record<Emandate['status'], string> = {
+  pending_signature: 'Waiting for your signature',
+  signed: 'Signed',
+  expired: 'Expired before it was signed',
+  rejected: 'Declined',
+  cancelled: 'Cancelled',
+};
