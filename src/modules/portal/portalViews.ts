@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
@@ -23,6 +24,12 @@ export function money(amountMinor: number, currencyCode: string): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${negative ? '−' : ''}${currencyCode} ${fraction === undefined ? grouped : `${grouped}.${fraction}`}`;
 }
+
+/**
+ * A pay form's own random token, new on every page shown: the form sent twice is one payment, a form of another
+ * page (a later visit with the same session) another one (pay.pages.ts, payKey).
+ */
+export const payAttempt = () => crypto.randomBytes(16).toString('base64url');
 
 const statusClass = (status: string) => status.toLowerCase().replace(/\s+/g, '-');
 

@@ -20,6 +20,18 @@ export async function issuedInvoicesOf(page: SignedInPage): Promise<Invoice[]> {
   return all.filter((invoice) => !invoice.isDraft);
 }
 
+/**
+ * What "Pay all overdue" pays and the overview's Overdue figure adds up: past due, owing, in the customer's
+ * currency (the portal charges in that currency only).
+ */
+export const overdueInvoices = (invoices: readonly Invoice[], currencyCode: string): Invoice[] =>
+  invoices.filter(
+    (invoice) =>
+      invoice.status === 'Past Due' &&
+      invoice.currencyCode === currencyCode &&
+      invoice.balances.balanceMinor > 0,
+  );
+
 /** The session's customer's issued invoice, or undefined: another customer's, a draft or none is not found. */
 export async function invoiceOfSession(page: SignedInPage, id: string): Promise<Invoice | undefined> {
   if (!/^\d{1,15}$/.test(id)) return undefined;
