@@ -4,14 +4,10 @@ import { invoiceWithFigures } from '../../views/invoices.view.ts';
 import type { PortalRequests } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
 import { getCustomer } from '../customers/index.ts';
-import { invoiceDetail, invoiceRow, payAttempt } from './portalViews.ts';
+import { invoiceDetail, invoiceRow, pageNumber, payAttempt } from './portalViews.ts';
 import { IdParams, PageQuery, SlugParams } from './portal.schemas.ts';
 
 const INVOICES_PER_PAGE = 25;
-
-/** A page number from the query: 1 unless it is a whole number of at most 5 digits. */
-export const pageNumber = (page: string | undefined) =>
-  /^\d{1,5}$/.test(page ?? '') ? Math.max(1, Number(page)) : 1;
 
 /** Invoices: the list, one invoice, its PDF (docs/portal.md, "What customers can do"). */
 export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void {

@@ -25,7 +25,7 @@ import {
   sealCapture,
 } from './paymentMethods.pages.ts';
 import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
-import { invoiceOfSession, issuedInvoicesOf, overdueInvoices } from './signedInCustomer.ts';
+import { invoiceOfSession, issuedInvoicesOf, overdueInvoices, ownedBySession } from './signedInCustomer.ts';
 import { invoiceRow, money, payAttempt } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 
@@ -188,15 +188,8 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
     async (request, reply) => {
       const page = await pages.signedIn(request, reply, request.params.slug);
       if (!page) return reply;
-      if (!/^\d{1,15}$/.test(request.params.id)) return page.notFound();
-      let payment;
-      try {
-        payment = await getPayment(page.portal.ctx, Number(request.params.id));
-      } catch (error) {
-        if (error instanceof DomainError && error.kind === 'not_found') return page.notFound();
-        throw error;
-      }
-      if (payment.customerId !== page.session.customerId) return page.notFound();
+      const payment = await ownedBySession(page, request.params.id, getPayment, (p) => p.customerId);
+      if (!payment) return page.notFound();
       const invoices: Invoice[] = [];
       for (const allocation of payment.allocations) {
         if (allocation.targetType === 'invoice') {

@@ -11,11 +11,17 @@ import {
   renderMandatePdf,
 } from '../mandates/index.ts';
 import type { Emandate } from '../mandates/index.ts';
-import { deletePaymentMethod, listPaymentMethods, setPrimaryPaymentMethod } from '../paymentMethods/index.ts';
+import {
+  deletePaymentMethod,
+  getPaymentMethod,
+  listPaymentMethods,
+  setPrimaryPaymentMethod,
+} from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import { captureHtml, completeCaptureSession, createCaptureSession } from '../widgets/index.ts';
 import type { PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
+import { ownedBySession } from './signedInCustomer.ts';
 
 /** What the list's notice says after a change (post/redirect/get: the change's 303 names it). */
 const DONE: Record<string, string> = {
@@ -32,9 +38,8 @@ export async function methodsOfSession(page: SignedInPage): Promise<PaymentMetho
 }
 
 /** One of the session's customer's methods, or undefined: another customer's, or none, is not found. */
-async function methodOfSession(page: SignedInPage, id: string): Promise<PaymentMethod | undefined> {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  return (await methodsOfSession(page)).find((method) => method.id === Number(id));
+function methodOfSession(page: SignedInPage, id: string): Promise<PaymentMethod | undefined> {
+  return ownedBySession(page, id, getPaymentMethod, (method) => method.customerId);
 }
 
 const MANDATE_STATUS: Record<Emandate['status'], string> = {

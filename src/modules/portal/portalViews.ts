@@ -25,6 +25,10 @@ export function money(amountMinor: number, currencyCode: string): string {
   return `${negative ? '−' : ''}${currencyCode} ${fraction === undefined ? grouped : `${grouped}.${fraction}`}`;
 }
 
+/** A page number from the query: 1 unless it is a whole number of at most 5 digits. */
+export const pageNumber = (page: string | undefined) =>
+  /^\d{1,5}$/.test(page ?? '') ? Math.max(1, Number(page)) : 1;
+
 /**
  * A pay form's own random token, new on every page shown: the form sent twice is one payment, a form of another
  * page (a later visit with the same session) another one (pay.pages.ts, payKey).
