@@ -7,26 +7,13 @@ import { getCustomer } from '../customers/index.ts';
 import { getInvoice } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import { getPayment } from '../ledger/index.ts';
-import { DomainError } from '../../errors.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { findPrimaryGateway, canVaultCards } from '../gateways/index.ts';
-import {
-  captureHtml,
-  completeCaptureSession,
-  createCaptureSession,
-  getCaptureSession,
-} from '../widgets/index.ts';
-import {
-  allowWidget,
-  methodView,
-  openCapture,
-  portalExtRef,
-  portalOrigin,
-  sealCapture,
-} from './paymentMethods.pages.ts';
+import { getCaptureSession } from '../widgets/index.ts';
+import { allowWidget, completeCapture, openCapture, portalOrigin, startCapture } from './portalCapture.ts';
 import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf, overdueInvoices, ownedBySession } from './signedInCustomer.ts';
-import { invoiceRow, money, payAttempt } from './portalViews.ts';
+import { invoiceRow, methodView, money, payAttempt } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 
 /** A gateway's reason for a failed charge, in words a customer reads (docs/gateways.md lists the reasons). */
@@ -82,28 +69,19 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       const ctx = page.portal.ctx;
       const gateway = await findPrimaryGateway(ctx);
       if (!gateway || !canVaultCards(gateway)) return page.notFound();
-      // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
-      const session = await createCaptureSession(ctx, {
-        vaultingType: 'VaultGateway',
-        saleType: 'VaultSale',
-        expiresIn: '00:30:00',
-        vaultOnlyOnSuccess: true,
-        currencyCode: invoice.currencyCode,
-        gatewayToken: gateway.token,
-        authDomain: ownOrigin(request),
-        amount: minorToDecimalText(owedMinor, invoice.currencyCode),
-        invoiceId: invoice.id!,
-        description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
-        // Whose session it is, for the business to complete one the customer's page never came back to.
-        extRef: portalExtRef(page.session.customerId),
-      });
       return page.render(200, 'payCard', {
         title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,
         current: 'invoices',
         invoice: invoiceRow(invoice),
-        widget: captureHtml(ownOrigin(request), session.id, session.hashToken),
-        capture: sealCapture(page, session.sessionToken),
-        csrf: page.session.csrfToken,
+        // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
+        ...(await startCapture(page, ownOrigin(request), gateway, {
+          saleType: 'VaultSale',
+          vaultOnlyOnSuccess: true,
+          currencyCode: invoice.currencyCode,
+          amount: minorToDecimalText(owedMinor, invoice.currencyCode),
+          invoiceId: invoice.id!,
+          description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
+        })),
       });
     },
   );
@@ -120,11 +98,8 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       if (!invoice || !sessionToken) return page.notFound();
       const session = await getCaptureSession(page.portal.ctx, sessionToken);
       if (session.invoiceId !== invoice.id) return page.notFound();
-      try {
-        // Sent twice, it is the same session completed for the same customer: one payment (complete is idempotent).
-        await completeCaptureSession(page.portal.ctx, { customerId: page.session.customerId, sessionToken });
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'capture_session_not_captured') throw error;
+      // Sent twice, it is the same session completed for the same customer: one payment (complete is idempotent).
+      if (!(await completeCapture(page, sessionToken))) {
         return page.render(422, 'payRefused', {
           title: 'Nothing was paid',
           current: 'invoices',

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { minorToDecimalText } from '../../core/money.ts';
 import type { Invoice, InvoiceWithFigures } from '../invoicing/index.ts';
+import type { Emandate } from '../mandates/index.ts';
+import type { PaymentMethod } from '../paymentMethods/index.ts';
 
 /**
  * The portal's templates and style sheet, beside this file in templates/ (scripts/build.mjs copies them into
@@ -97,5 +99,37 @@ export function invoiceDetail(invoice: InvoiceWithFigures) {
         amount: money(a.amountMinor, currency),
       })),
     ],
+  };
+}
+
+const MANDATE_STATUS: Record<Emandate['status'], string> = {
+  pending_signature: 'Waiting for your signature',
+  signed: 'Signed',
+  expired: 'Expired before it was signed',
+  rejected: 'Declined',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * A method as a person reads it, masked: a card's brand, last four digits and expiry; a bank account's bank and
+ * last digits. The vault's token and the sealed numbers never reach the page.
+ */
+export function methodView(method: PaymentMethod, mandate?: Emandate) {
+  const card = method.creditCard;
+  const bank = method.bankAccount;
+  return {
+    id: method.id,
+    isPrimary: method.isPrimary,
+    isValid: method.isValid,
+    name: card
+      ? `${card.cardType} ending ${card.lastFour}`
+      : `${bank!.bank} account ending ${bank!.lastFour}`,
+    detail: card
+      ? `Expires ${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}`
+      : `Account holder ${bank!.accountHolder}`,
+    mandate: mandate && {
+      status: MANDATE_STATUS[mandate.status],
+      signedOn: mandate.signing ? mandate.signing.signedAt.slice(0, 10) : null,
+    },
   };
 }
