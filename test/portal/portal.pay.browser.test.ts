@@ -156,4 +156,39 @@ describe('paying in the portal, in a browser', () => {
     expect(refusedByPolicy).toEqual([]);
     await context.close();
   }, 180_000);
+
+  it('offers the same payment again after the bank does not answer, and records it once', async () => {
+    const login = await customerWithLogin(t, { name: 'Dorothy' });
+    // The test gateway makes this card's charge and loses the answer.
+    await addCard(t, login.customerId, '4000000000000408');
+    const invoice = await issuedInvoice(t, {
+      customerId: login.customerId,
+      description: 'Crystallography, March',
+      amount: '88.80',
+      dueDate: '2026-03-31',
+    });
+    const base = `${t.url}${await portalPath()}`;
+    const { context, page } = await newPage();
+    await page.goto(`${base}login`);
+    await page.getByLabel('Username').fill(login.username);
+    await page.getByLabel('Password').fill(login.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toContain('Dorothy');
+    await page.goto(`${base}invoices/${invoice.invoiceID}`);
+    await page.getByRole('button', { name: 'Pay USD 88.80 now' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('No answer from the bank yet');
+    expect(await page.getByRole('alert').innerText()).toContain('you will not be charged twice');
+    await expectAccessible(page, 'no answer from the bank');
+    await shot(page, 'unanswered');
+    await page.setViewportSize({ width: 320, height: 640 });
+    expect(await scrollsSideways(page)).toBe(false);
+    await shot(page, 'unanswered-320');
+
+    await page.getByRole('button', { name: 'Send the same payment again' }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Thank you: your payment was received');
+    const payments = await ok(t, 'GET', `/v1/customers/${login.customerId}/payments`);
+    expect(payments).toHaveLength(1);
+    expect(payments[0]).toMatchObject({ Amount: 88.8, Status: 'Allocated' });
+    await context.close();
+  }, 120_000);
 });

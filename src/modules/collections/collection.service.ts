@@ -33,6 +33,7 @@ import type { CollectedFrom } from './collectionMails.ts';
 import { queueCustomerMails } from './customerMails.ts';
 import { reportBlockedCollection } from './blockedCollection.service.ts';
 import { finishUnansweredRefunds } from './refund.service.ts';
+import { finishUnansweredPortalPayments } from './payNow.service.ts';
 import { applyChargeEvents } from './chargeEvents.service.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 
@@ -106,6 +107,7 @@ export async function collectDueInvoices(
     ctx.wallClock.now().getTime() - (options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS),
   ).toISOString();
   await finishUnansweredRefunds(ctx, staleBefore);
+  await finishUnansweredPortalPayments(ctx, staleBefore);
   await applyChargeEvents(ctx);
   for (const attempt of await repo.listStaleAttempts(
     ctx.db,

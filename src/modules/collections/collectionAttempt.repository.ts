@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { CollectionAttemptsTable } from '../../storage/schema.ts';
@@ -27,15 +28,19 @@ export function listStaleAttempts(
   leasedBefore: string,
   limit: number,
 ): Promise<AttemptRow[]> {
-  return db
-    .selectFrom('collection_attempts')
-    .selectAll()
-    .where('state', '=', 'started')
-    .where('leased_at', '<', leasedBefore)
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('collection_attempts')
+      .selectAll()
+      .where('state', '=', 'started')
+      .where('leased_at', '<', leasedBefore)
+      .where('account_id', '=', accountId)
+      // A portal charge pays several invoices at once: payNow.service.ts finishes its rows together.
+      .where('idempotency_key', 'not like', `${PORTAL_KEY_PREFIX}%`)
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** Ends a started attempt; false when another process ended it first (then nothing is to be recorded). */
@@ -157,4 +162,102 @@ export async function chargeEventsReadOn(
     .where('request', '=', JSON.stringify({ asOf }))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The first characters of every portal charge's key: its `started` rows are the portal's to finish (payNow.service.ts). */
+export const PORTAL_KEY_PREFIX = 'portal:';
+
+/** The invoices' attempts still waiting for their answer, with the key each charge was made under. */
+export function listOpenAttemptsOfInvoices(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<Pick<AttemptRow, 'invoice_id' | 'idempotency_key'>[]> {
+  if (invoiceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('collection_attempts')
+    .select(['invoice_id', 'idempotency_key'])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .where('state', '=', 'started')
+    .execute();
+}
+
+/** The number of attempts made at each of the invoices (the next attempt's number is one more). */
+export async function countAttemptsOfInvoices(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<Map<number, number>> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('collection_attempts')
+    .select(['invoice_id', (eb) => eb.fn.max<number | string>('attempt_no').as('n')])
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .groupBy('invoice_id')
+    .execute();
+  return new Map(rows.map((row) => [Number(row.invoice_id), Number(row.n)]));
+}
+
+/**
+ * The key of each of a portal charge's rows (one per invoice it pays; the column is unique): the charge's key, `#`
+ * and the invoice's id.
+ */
+export const portalRowKey = (chargeKey: string, invoiceId: number) => `${chargeKey}#${invoiceId}`;
+
+/** The charge's key a portal row carries. */
+export const chargeKeyOfRow = (rowKey: string) => rowKey.slice(0, rowKey.lastIndexOf('#'));
+
+/** `text` as a LIKE pattern that matches itself only (then anything after it). */
+const likePrefix = (text: string) => `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A portal charge's `started` rows (one per invoice it pays), by the charge's key. */
+export async function listStartedRowsOfKey(
+  db: Db,
+  accountId: number,
+  chargeKey: string,
+): Promise<AttemptRow[]> {
+  const rows = await db
+    .selectFrom('collection_attempts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where(sql<boolean>`idempotency_key like ${likePrefix(`${chargeKey}#`)} escape '\\'`)
+    .where('state', '=', 'started')
+    .orderBy('id')
+    .execute();
+  // NOTE: SQLite's LIKE ignores the case of ASCII letters; the keys themselves are compared exactly here.
+  return rows.filter((row) => chargeKeyOfRow(row.idempotency_key) === chargeKey);
+}
+
+/** Ends a portal charge: its rows go, so that an answered portal charge leaves no attempt of the invoice's own. */
+export async function deleteStartedRowsOfKey(db: Db, accountId: number, chargeKey: string): Promise<void> {
+  const ids = (await listStartedRowsOfKey(db, accountId, chargeKey)).map((row) => row.id);
+  if (ids.length === 0) return;
+  await db
+    .deleteFrom('collection_attempts')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('state', '=', 'started')
+    .execute();
+}
+
+/** Keys of portal charges still `started` whose lease began before `leasedBefore`. */
+export async function listStalePortalKeys(
+  db: Db,
+  accountId: number,
+  leasedBefore: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('collection_attempts')
+    .select('idempotency_key')
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'started')
+    .where('leased_at', '<', leasedBefore)
+    .where('idempotency_key', 'like', `${PORTAL_KEY_PREFIX}%`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return [...new Set(rows.map((row) => chargeKeyOfRow(row.idempotency_key)))];
 }

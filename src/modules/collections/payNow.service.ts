@@ -1,4 +1,4 @@
-import { today } from '../../context.ts';
+import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { FailureReason } from '../../core/dunning.ts';
 import { emitEvents } from '../events/index.ts';
@@ -21,8 +21,13 @@ import * as repo from './collectionAttempt.repository.ts';
  * docs/portal.md, "Paying and payment methods"). Told in the order of a collection attempt
  * (collection.service.ts): what is owed and the card are read under the customer's lock, the card is charged
  * outside any transaction with the caller's idempotency key, and the payment is recorded under the lock again,
- * allocated to what each invoice still owes. Unlike an automatic attempt, a decline records nothing: the customer
- * reads the reason at once, and the invoices' schedule of retries is left as it was.
+ * allocated to what each invoice still owes. While the charge is in flight, each invoice it pays has a `started`
+ * attempt carrying the charge's key: an automatic attempt (which skips started invoices) or another session's
+ * payment (`in_flight`) cannot charge the invoices meanwhile, and a charge whose answer never came (a timeout, a
+ * crash) is finished by asking the gateway again with the key: by the same form sent again, or by the next
+ * collection run (finishUnansweredPortalPayments). Unlike an automatic attempt, an answered charge leaves no attempt:
+ * a decline records nothing (the customer reads the reason at once, and the invoices' schedule of retries is left as
+ * it was), and a payment is its own record.
  */
 
 export interface PayNowInput {
@@ -59,54 +64,83 @@ interface Plan {
   totalMinor: number;
   currencyCode: string;
   gateway: Gateway;
-  method: PaymentMethod;
+  paymentMethodId: number;
+  token: string;
+  /** The charge's idempotency key, carried by its `started` attempts. */
+  key: string;
 }
 
 /** Charges the customer's primary card for what the invoices owe, and records the payment allocated to them. */
 export async function payInvoicesNow(ctx: ServiceContext, input: PayNowInput): Promise<PayNowOutcome> {
   const planned = await planPayment(ctx, input);
-  if (!('allocations' in planned)) return planned;
-  let result: ChargeResult;
-  try {
-    result = await chargeStoredMethod(ctx, planned.gateway, {
-      token: planned.method.token,
-      amountMinor: planned.totalMinor,
-      currencyCode: planned.currencyCode,
-      idempotencyKey: `${input.idempotencyKey}:m${planned.method.id}`,
-      description: `Invoices ${planned.allocations.map((a) => a.invoiceId).join(', ')}`,
-    });
-  } catch (error) {
-    if (!(error instanceof GatewayTimeoutError)) throw error;
-    return { outcome: 'unanswered', method: planned.method };
+  if (!('plan' in planned)) return planned;
+  const { plan, method } = planned;
+  const answered = await chargeAndRecord(ctx, input.customerId, plan);
+  if (answered === 'unanswered') return { outcome: 'unanswered', method };
+  if (answered.outcome === 'declined' || answered.outcome === 'error') {
+    return { outcome: answered.outcome, reason: answered.reason, method };
   }
-  if (result.outcome === 'declined' || result.outcome === 'error') {
-    return { outcome: result.outcome, reason: result.reason, method: planned.method };
-  }
-  const paymentId = await recordPayment(ctx, input.customerId, planned, result);
   return {
-    outcome: result.outcome === 'succeeded' ? 'paid' : 'pending',
-    paymentId,
-    amountMinor: planned.totalMinor,
-    currencyCode: planned.currencyCode,
-    method: planned.method,
+    outcome: answered.outcome === 'succeeded' ? 'paid' : 'pending',
+    paymentId: answered.paymentId,
+    amountMinor: plan.totalMinor,
+    currencyCode: plan.currencyCode,
+    method,
   };
 }
 
-/** What each invoice owes and the card to charge, read under the customer's lock. */
-function planPayment(ctx: ServiceContext, input: PayNowInput): Promise<Plan | PayNowOutcome> {
+/**
+ * Asks the gateway for the plan's charge (again, under its key, when it was asked before) and records its answer:
+ * the payment, or on a decline the charge's attempts gone; a charge still unanswered keeps them.
+ */
+async function chargeAndRecord(
+  ctx: ServiceContext,
+  customerId: number,
+  plan: Plan,
+): Promise<'unanswered' | Extract<ChargeResult, { outcome: 'declined' | 'error' }> | Recorded> {
+  let result: ChargeResult;
+  try {
+    result = await chargeStoredMethod(ctx, plan.gateway, {
+      token: plan.token,
+      amountMinor: plan.totalMinor,
+      currencyCode: plan.currencyCode,
+      idempotencyKey: plan.key,
+      description: `Invoices ${plan.allocations.map((a) => a.invoiceId).join(', ')}`,
+    });
+  } catch (error) {
+    if (!(error instanceof GatewayTimeoutError)) throw error;
+    return 'unanswered';
+  }
+  if (result.outcome === 'declined' || result.outcome === 'error') {
+    await withLockedCustomer(ctx, customerId, (tctx) =>
+      repo.deleteStartedRowsOfKey(tctx.db, tctx.account.id, plan.key),
+    );
+    return result;
+  }
+  return { outcome: result.outcome, paymentId: await recordPayment(ctx, customerId, plan, result) };
+}
+
+interface Recorded {
+  outcome: 'succeeded' | 'pending';
+  paymentId: number;
+}
+
+/**
+ * What each invoice owes and the card to charge, read under the customer's lock, and the charge's `started`
+ * attempts written there. The same form sent again while its charge is unanswered finds its own attempts: it asks
+ * the gateway again under the same key, for the amounts first planned.
+ */
+function planPayment(
+  ctx: ServiceContext,
+  input: PayNowInput,
+): Promise<{ plan: Plan; method: PaymentMethod } | PayNowOutcome> {
   return withLockedCustomer(ctx, input.customerId, async (tctx, customer) => {
     const targets = (await lockInvoicesForAllocation(tctx, input.customerId, input.invoiceIds, [])).filter(
       (target) => !target.refusal && target.openMinor > 0 && target.currencyCode === customer.currencyCode,
     );
     if (targets.length === 0) return { outcome: 'nothing_owed' } as const;
     const ids = targets.map((target) => target.id);
-    if ((await repo.listInvoicesWithOpenAttempts(tctx.db, tctx.account.id, ids)).length > 0) {
-      return { outcome: 'in_flight' } as const;
-    }
     const totalMinor = targets.reduce((sum, target) => sum + target.openMinor, 0);
-    if (totalMinor !== input.expectedMinor) {
-      return { outcome: 'changed', owedMinor: totalMinor, currencyCode: customer.currencyCode } as const;
-    }
     const primaryId = (await primaryPaymentMethodsOf(tctx, [input.customerId])).get(
       input.customerId,
     )?.paymentMethodId;
@@ -114,10 +148,23 @@ function planPayment(ctx: ServiceContext, input: PayNowInput): Promise<Plan | Pa
       primaryId === undefined
         ? undefined
         : (await unopenedPaymentMethodsByIds(tctx, [primaryId])).get(primaryId);
+    const key = method && `${repo.PORTAL_KEY_PREFIX}${input.idempotencyKey}:m${method.id}`;
+    const open = await repo.listOpenAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
+    if (open.length > 0) {
+      if (key === undefined || open.some((row) => repo.chargeKeyOfRow(row.idempotency_key) !== key)) {
+        return { outcome: 'in_flight' } as const;
+      }
+      const resumed = await resumedPlan(tctx, key);
+      return resumed && method ? { plan: resumed, method } : ({ outcome: 'in_flight' } as const);
+    }
+    if (totalMinor !== input.expectedMinor) {
+      return { outcome: 'changed', owedMinor: totalMinor, currencyCode: customer.currencyCode } as const;
+    }
     const gateway =
       method?.gatewayId == null ? undefined : await getGateway(tctx, method.gatewayId).catch(() => undefined);
     if (
       !method ||
+      key === undefined ||
       method.type !== 'credit_card' ||
       !method.isValid ||
       !gateway ||
@@ -126,14 +173,78 @@ function planPayment(ctx: ServiceContext, input: PayNowInput): Promise<Plan | Pa
     ) {
       return { outcome: 'no_card', primary: method } as const;
     }
+    const tries = await repo.countAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
+    for (const target of targets) {
+      await repo.insertAttempt(tctx.db, {
+        account_id: tctx.account.id,
+        invoice_id: target.id,
+        customer_id: input.customerId,
+        attempt_no: (tries.get(target.id) ?? 0) + 1,
+        idempotency_key: repo.portalRowKey(key, target.id),
+        gateway_id: gateway.id,
+        payment_method_id: method.id,
+        token: method.token,
+        amount_minor: target.openMinor,
+        currency_code: customer.currencyCode,
+        state: 'started',
+        started_at: nowInstant(tctx),
+        leased_at: tctx.wallClock.now().toISOString(),
+      });
+    }
     return {
-      allocations: targets.map((target) => ({ invoiceId: target.id, amountMinor: target.openMinor })),
-      totalMinor,
-      currencyCode: customer.currencyCode,
-      gateway,
+      plan: {
+        allocations: targets.map((target) => ({ invoiceId: target.id, amountMinor: target.openMinor })),
+        totalMinor,
+        currencyCode: customer.currencyCode,
+        gateway,
+        paymentMethodId: method.id,
+        token: method.token,
+        key,
+      },
       method,
     };
   });
+}
+
+/** The plan of a charge asked before under `key` and not answered yet, from its `started` attempts. */
+async function resumedPlan(ctx: ServiceContext, key: string): Promise<Plan | undefined> {
+  const rows = await repo.listStartedRowsOfKey(ctx.db, ctx.account.id, key);
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    allocations: rows.map((row) => ({ invoiceId: row.invoice_id, amountMinor: row.amount_minor })),
+    totalMinor: rows.reduce((sum, row) => sum + row.amount_minor, 0),
+    currencyCode: first.currency_code,
+    // NOTE: even a gateway disabled since is asked: the charge may have been made, and only the provider knows.
+    gateway: await getGateway(ctx, first.gateway_id),
+    paymentMethodId: first.payment_method_id,
+    token: first.token,
+    key,
+  };
+}
+
+/**
+ * Portal charges left unanswered (a timeout the customer did not send again, a crash between the charge and its
+ * record), finished by the collection run as its own unanswered attempts are: the gateway is asked again under the
+ * charge's key, and its answer recorded. Returns how many were answered.
+ */
+export async function finishUnansweredPortalPayments(
+  ctx: ServiceContext,
+  staleBefore: string,
+): Promise<number> {
+  let answered = 0;
+  for (const key of await repo.listStalePortalKeys(ctx.db, ctx.account.id, staleBefore, 100)) {
+    try {
+      const rows = await repo.listStartedRowsOfKey(ctx.db, ctx.account.id, key);
+      const plan = await resumedPlan(ctx, key);
+      if (!plan || !rows[0]) continue;
+      if ((await chargeAndRecord(ctx, rows[0].customer_id, plan)) !== 'unanswered') answered += 1;
+    } catch (error) {
+      // The next run asks again; one charge must not hold back the others.
+      ctx.log.error({ err: error, key }, 'finishing an unanswered portal payment failed');
+    }
+  }
+  return answered;
 }
 
 /**
@@ -148,6 +259,7 @@ function recordPayment(
   result: Extract<ChargeResult, { outcome: 'succeeded' | 'pending' }>,
 ): Promise<number> {
   return withLockedCustomer(ctx, customerId, async (tctx) => {
+    await repo.deleteStartedRowsOfKey(tctx.db, tctx.account.id, plan.key);
     const recorded = await findPaymentIdOfCharge(tctx, customerId, result.chargeId);
     if (recorded !== undefined) return recorded;
     const owed = new Map(
@@ -173,7 +285,7 @@ function recordPayment(
       amountMinor: plan.totalMinor,
       date: today(tctx),
       method: 'credit_card',
-      paymentMethodId: plan.method.id,
+      paymentMethodId: plan.paymentMethodId,
       state: result.outcome === 'succeeded' ? 'settled' : 'pending',
       ref: result.chargeId,
       memo: `Paid by the customer in the portal through gateway ${plan.gateway.id}`,

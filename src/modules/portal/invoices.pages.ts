@@ -3,14 +3,11 @@ import { invoicePdfFilename, renderInvoicePdf } from '../invoicing/index.ts';
 import { invoiceWithFigures } from '../../views/invoices.view.ts';
 import type { PortalRequests } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
-import { invoiceDetail, invoiceRow } from './portalViews.ts';
+import { getCustomer } from '../customers/index.ts';
+import { invoiceDetail, invoiceRow, pageNumber, payAttempt } from './portalViews.ts';
 import { IdParams, PageQuery, SlugParams } from './portal.schemas.ts';
 
 const INVOICES_PER_PAGE = 25;
-
-/** A page number from the query: 1 unless it is a whole number of at most 5 digits. */
-export const pageNumber = (page: string | undefined) =>
-  /^\d{1,5}$/.test(page ?? '') ? Math.max(1, Number(page)) : 1;
 
 /** Invoices: the list, one invoice, its PDF (docs/portal.md, "What customers can do"). */
 export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void {
@@ -43,10 +40,15 @@ export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void 
       const invoice = await invoiceOfSession(page, request.params.id);
       if (!invoice) return page.notFound();
       const detail = invoiceDetail(await invoiceWithFigures(page.portal.ctx, invoice));
+      const customer = await getCustomer(page.portal.ctx, page.session.customerId);
+      const owed = invoice.balances.balanceMinor > 0 && !invoice.isDraft;
       return page.render(200, 'invoice', {
         title: `Invoice ${detail.number}`,
         current: 'invoices',
         invoice: detail,
+        // The portal charges in the customer's currency only (payInvoicesNow): another one is paid as the business says.
+        pay: owed && invoice.currencyCode === customer.currencyCode ? { attempt: payAttempt() } : undefined,
+        otherCurrency: owed && invoice.currencyCode !== customer.currencyCode,
       });
     },
   );

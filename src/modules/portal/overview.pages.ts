@@ -6,9 +6,9 @@ import { previewInvoice } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import { liveSubscriptionIdsOfCustomer, upcomingInvoice } from '../subscriptions/index.ts';
 import { customerWithFigures } from '../../views/customers.view.ts';
-import { issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
+import { issuedInvoicesOf, newestFirst, overdueInvoices } from './signedInCustomer.ts';
 import type { PortalRequests } from './portalHttp.ts';
-import { invoiceRow, money } from './portalViews.ts';
+import { invoiceRow, money, payAttempt } from './portalViews.ts';
 import { SlugParams } from './portal.schemas.ts';
 
 /** The overview: balance, overdue total, the next invoice and the latest ones (docs/portal.md). */
@@ -20,9 +20,10 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
     const customer = await customerWithFigures(ctx, await getCustomer(ctx, page.session.customerId));
     const invoices = await issuedInvoicesOf(page);
     const currency = customer.currencyCode;
-    const overdueMinor = invoices
-      .filter((i) => i.status === 'Past Due' && i.currencyCode === currency)
-      .reduce((sum, i) => sum + i.balances.balanceMinor, 0);
+    const overdueMinor = overdueInvoices(invoices, currency).reduce(
+      (sum, i) => sum + i.balances.balanceMinor,
+      0,
+    );
     const next = await nextInvoice(ctx, page.session.customerId);
     const name =
       customer.isCompany && customer.company
@@ -34,6 +35,7 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
       customerName: name.trim(),
       balance: money(customer.figures.balanceMinor, currency),
       overdue: money(overdueMinor, currency),
+      payOverdue: overdueMinor > 0 ? { attempt: payAttempt() } : undefined,
       next: next && { amount: money(next.money.totalMinor, next.currencyCode), date: next.invoiceDate },
       caption: 'Your most recent invoices',
       invoices: newestFirst(invoices).slice(0, 5).map(invoiceRow),

@@ -7,26 +7,13 @@ import { getCustomer } from '../customers/index.ts';
 import { getInvoice } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import { getPayment } from '../ledger/index.ts';
-import { DomainError } from '../../errors.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { findPrimaryGateway, canVaultCards } from '../gateways/index.ts';
-import {
-  captureHtml,
-  completeCaptureSession,
-  createCaptureSession,
-  getCaptureSession,
-} from '../widgets/index.ts';
-import {
-  allowWidget,
-  methodView,
-  openCapture,
-  portalExtRef,
-  portalOrigin,
-  sealCapture,
-} from './paymentMethods.pages.ts';
+import { getCaptureSession } from '../widgets/index.ts';
+import { allowWidget, completeCapture, openCapture, portalOrigin, startCapture } from './portalCapture.ts';
 import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
-import { invoiceOfSession, issuedInvoicesOf } from './signedInCustomer.ts';
-import { invoiceRow, money } from './portalViews.ts';
+import { invoiceOfSession, issuedInvoicesOf, overdueInvoices, ownedBySession } from './signedInCustomer.ts';
+import { invoiceRow, methodView, money, payAttempt } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 
 /** A gateway's reason for a failed charge, in words a customer reads (docs/gateways.md lists the reasons). */
@@ -46,10 +33,11 @@ const REASON_TEXT: Record<FailureReason, string> = {
 };
 
 /**
- * The idempotency key of a pay form: the session's form token, the invoices, the amount shown and, on the form
- * that offers to try again after a decline, that attempt's own random token. The same form sent twice (a double
- * click, a retry after a network error) is the same key, so the gateway charges once and the payment is recorded
- * once; another amount, other invoices or another attempt are another payment (payInvoicesNow adds the card).
+ * The idempotency key of a pay form: the session's form token, the invoices, the amount shown and the form's own
+ * random token, new on every page shown (payAttempt). The same form sent twice (a double click, a retry after a
+ * network error or an unanswered charge) is the same key, so the gateway charges once and the payment is recorded
+ * once; another page, amount, invoices or attempt are another payment (payInvoicesNow adds the card). A later page
+ * of the same session is a new key, so an old charge (one that failed since) is never taken for the new payment.
  */
 function payKey(page: SignedInPage, invoiceIds: readonly number[], fields: FormFields): string {
   const ids = [...invoiceIds].sort((a, b) => a - b).join(',');
@@ -81,28 +69,19 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       const ctx = page.portal.ctx;
       const gateway = await findPrimaryGateway(ctx);
       if (!gateway || !canVaultCards(gateway)) return page.notFound();
-      // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
-      const session = await createCaptureSession(ctx, {
-        vaultingType: 'VaultGateway',
-        saleType: 'VaultSale',
-        expiresIn: '00:30:00',
-        vaultOnlyOnSuccess: true,
-        currencyCode: invoice.currencyCode,
-        gatewayToken: gateway.token,
-        authDomain: ownOrigin(request),
-        amount: minorToDecimalText(owedMinor, invoice.currencyCode),
-        invoiceId: invoice.id!,
-        description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
-        // Whose session it is, for the business to complete one the customer's page never came back to.
-        extRef: portalExtRef(page.session.customerId),
-      });
       return page.render(200, 'payCard', {
         title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,
         current: 'invoices',
         invoice: invoiceRow(invoice),
-        widget: captureHtml(ownOrigin(request), session.id, session.hashToken),
-        capture: sealCapture(page, session.sessionToken),
-        csrf: page.session.csrfToken,
+        // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
+        ...(await startCapture(page, ownOrigin(request), gateway, {
+          saleType: 'VaultSale',
+          vaultOnlyOnSuccess: true,
+          currencyCode: invoice.currencyCode,
+          amount: minorToDecimalText(owedMinor, invoice.currencyCode),
+          invoiceId: invoice.id!,
+          description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
+        })),
       });
     },
   );
@@ -119,11 +98,8 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       if (!invoice || !sessionToken) return page.notFound();
       const session = await getCaptureSession(page.portal.ctx, sessionToken);
       if (session.invoiceId !== invoice.id) return page.notFound();
-      try {
-        // Sent twice, it is the same session completed for the same customer: one payment (complete is idempotent).
-        await completeCaptureSession(page.portal.ctx, { customerId: page.session.customerId, sessionToken });
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'capture_session_not_captured') throw error;
+      // Sent twice, it is the same session completed for the same customer: one payment (complete is idempotent).
+      if (!(await completeCapture(page, sessionToken))) {
         return page.render(422, 'payRefused', {
           title: 'Nothing was paid',
           current: 'invoices',
@@ -150,6 +126,21 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       const { page, fields } = form;
       const invoice = await invoiceOfSession(page, request.params.id);
       if (!invoice) return page.notFound();
+      const customer = await getCustomer(page.portal.ctx, page.session.customerId);
+      if (invoice.currencyCode !== customer.currencyCode && invoice.balances.balanceMinor > 0) {
+        // The portal charges in the customer's currency only; the invoice page shows no Pay button for this one.
+        return page.render(422, 'payRefused', {
+          title: 'This invoice cannot be paid here',
+          current: 'invoices',
+          errors: [
+            {
+              field: null,
+              message: `Invoice ${invoice.invoiceNum ?? invoice.id} is in ${invoice.currencyCode}, not in your account’s currency (${customer.currencyCode}). Nothing was charged: pay it as the invoice says, or ask the business.`,
+            },
+          ],
+          backLink: { href: `${page.portal.base}invoices/${invoice.id}`, text: 'Back to the invoice' },
+        });
+      }
       return pay(page, [invoice], fields, `invoices/${invoice.id}`);
     },
   );
@@ -162,13 +153,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       if (!form) return reply;
       const { page, fields } = form;
       const customer = await getCustomer(page.portal.ctx, page.session.customerId);
-      const overdue = (await issuedInvoicesOf(page)).filter(
-        (invoice) =>
-          invoice.status === 'Past Due' &&
-          invoice.currencyCode === customer.currencyCode &&
-          invoice.balances.balanceMinor > 0,
-      );
-      return pay(page, overdue, fields, '');
+      return pay(page, overdueInvoices(await issuedInvoicesOf(page), customer.currencyCode), fields, '');
     },
   );
 
@@ -178,15 +163,8 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
     async (request, reply) => {
       const page = await pages.signedIn(request, reply, request.params.slug);
       if (!page) return reply;
-      if (!/^\d{1,15}$/.test(request.params.id)) return page.notFound();
-      let payment;
-      try {
-        payment = await getPayment(page.portal.ctx, Number(request.params.id));
-      } catch (error) {
-        if (error instanceof DomainError && error.kind === 'not_found') return page.notFound();
-        throw error;
-      }
-      if (payment.customerId !== page.session.customerId) return page.notFound();
+      const payment = await ownedBySession(page, request.params.id, getPayment, (p) => p.customerId);
+      if (!payment) return page.notFound();
       const invoices: Invoice[] = [];
       for (const allocation of payment.allocations) {
         if (allocation.targetType === 'invoice') {
@@ -230,7 +208,7 @@ async function pay(page: SignedInPage, invoices: readonly Invoice[], fields: For
     case 'nothing_owed':
       return page.redirect(back);
     default:
-      return refused(page, outcome, back, owedMinor, currency, expected);
+      return refused(page, outcome, back, owedMinor, currency, fields);
   }
 }
 
@@ -240,11 +218,17 @@ function refused(
   back: string,
   owedMinor: number,
   currency: string,
-  expected: string,
+  fields: FormFields,
 ) {
+  const expected = fields['expected'] ?? '';
   const backLink = {
     href: `${page.portal.base}${back}`,
     text: back === '' ? 'Back to the overview' : 'Back to the invoice',
+  };
+  const retryForm = {
+    action: `${page.portal.base}${back === '' ? 'pay-overdue' : `${back}/pay`}`,
+    expected,
+    csrf: page.session.csrfToken,
   };
   const render = (status: number, title: string, message: string, extra: Record<string, unknown> = {}) =>
     page.render(status, 'payRefused', {
@@ -266,12 +250,7 @@ function refused(
           addCard: true,
           payCard: back === '' ? undefined : `${page.portal.base}${back}/pay-card`,
           // Trying the same card again (funds added since) is a new attempt: a new key, a new charge.
-          retry: {
-            action: `${page.portal.base}${back === '' ? 'pay-overdue' : `${back}/pay`}`,
-            expected,
-            attempt: crypto.randomBytes(16).toString('base64url'),
-            csrf: page.session.csrfToken,
-          },
+          retry: { ...retryForm, attempt: payAttempt() },
         },
       );
     case 'unanswered':
@@ -279,6 +258,11 @@ function refused(
         502,
         'No answer from the bank yet',
         'The card’s bank has not answered yet. Send the same payment again in a moment: you will not be charged twice.',
+        {
+          // The same key: the gateway answers with the charge it may have made, which is then recorded once.
+          retry: { ...retryForm, attempt: fields['attempt'] ?? '' },
+          retryLabel: 'Send the same payment again',
+        },
       );
     case 'changed':
       return render(

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
@@ -10,12 +10,18 @@ import {
   mandatePdfFilename,
   renderMandatePdf,
 } from '../mandates/index.ts';
-import type { Emandate } from '../mandates/index.ts';
-import { deletePaymentMethod, listPaymentMethods, setPrimaryPaymentMethod } from '../paymentMethods/index.ts';
+import {
+  deletePaymentMethod,
+  getPaymentMethod,
+  listPaymentMethods,
+  setPrimaryPaymentMethod,
+} from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
-import { captureHtml, completeCaptureSession, createCaptureSession } from '../widgets/index.ts';
 import type { PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
+import { ownedBySession } from './signedInCustomer.ts';
+import { allowWidget, completeCapture, openCapture, portalOrigin, startCapture } from './portalCapture.ts';
+import { methodView } from './portalViews.ts';
 
 /** What the list's notice says after a change (post/redirect/get: the change's 303 names it). */
 const DONE: Record<string, string> = {
@@ -32,41 +38,8 @@ export async function methodsOfSession(page: SignedInPage): Promise<PaymentMetho
 }
 
 /** One of the session's customer's methods, or undefined: another customer's, or none, is not found. */
-async function methodOfSession(page: SignedInPage, id: string): Promise<PaymentMethod | undefined> {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  return (await methodsOfSession(page)).find((method) => method.id === Number(id));
-}
-
-const MANDATE_STATUS: Record<Emandate['status'], string> = {
-  pending_signature: 'Waiting for your signature',
-  signed: 'Signed',
-  expired: 'Expired before it was signed',
-  rejected: 'Declined',
-  cancelled: 'Cancelled',
-};
-
-/**
- * A method as a person reads it, masked: a card's brand, last four digits and expiry; a bank account's bank and
- * last digits. The vault's token and the sealed numbers never reach the page.
- */
-export function methodView(method: PaymentMethod, mandate?: Emandate) {
-  const card = method.creditCard;
-  const bank = method.bankAccount;
-  return {
-    id: method.id,
-    isPrimary: method.isPrimary,
-    isValid: method.isValid,
-    name: card
-      ? `${card.cardType} ending ${card.lastFour}`
-      : `${bank!.bank} account ending ${bank!.lastFour}`,
-    detail: card
-      ? `Expires ${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}`
-      : `Account holder ${bank!.accountHolder}`,
-    mandate: mandate && {
-      status: MANDATE_STATUS[mandate.status],
-      signedOn: mandate.signing ? mandate.signing.signedAt.slice(0, 10) : null,
-    },
-  };
+function methodOfSession(page: SignedInPage, id: string): Promise<PaymentMethod | undefined> {
+  return ownedBySession(page, id, getPaymentMethod, (method) => method.customerId);
 }
 
 /**
@@ -177,25 +150,15 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
         });
       }
       const customer = await getCustomer(ctx, page.session.customerId);
-      // The portal is the merchant here: its own origin frames the widget, and its server completes the session.
-      const session = await createCaptureSession(ctx, {
-        vaultingType: 'VaultGateway',
-        saleType: 'VaultOnly',
-        expiresIn: '00:30:00',
-        vaultOnlyOnSuccess: false,
-        currencyCode: customer.currencyCode,
-        gatewayToken: gateway.token,
-        authDomain: ownOrigin(request),
-        description: 'A card added in the customer portal',
-        // Whose session it is, for the business to complete one the customer's page never came back to.
-        extRef: portalExtRef(page.session.customerId),
-      });
       return page.render(200, 'addCard', {
         title: 'Add a card',
         current: 'payment-methods',
-        widget: captureHtml(ownOrigin(request), session.id, session.hashToken),
-        capture: sealCapture(page, session.sessionToken),
-        csrf: page.session.csrfToken,
+        ...(await startCapture(page, ownOrigin(request), gateway, {
+          saleType: 'VaultOnly',
+          vaultOnlyOnSuccess: false,
+          currencyCode: customer.currencyCode,
+          description: 'A card added in the customer portal',
+        })),
       });
     },
   );
@@ -209,10 +172,7 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
       const { page, fields } = form;
       const sessionToken = openCapture(page, fields['capture'] ?? '');
       if (!sessionToken) return page.notFound();
-      try {
-        await completeCaptureSession(page.portal.ctx, { customerId: page.session.customerId, sessionToken });
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'capture_session_not_captured') throw error;
+      if (!(await completeCapture(page, sessionToken))) {
         return page.render(422, 'payRefused', {
           title: 'No card was saved',
           current: 'payment-methods',
@@ -240,48 +200,6 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
       return page.sendPdf(mandatePdfFilename(mandate), pdf);
     },
   );
-}
-
-/** The ExtRef of the portal's capture sessions: the customer it was made for (docs/portal.md). */
-export const portalExtRef = (customerId: number) => `portal:customer:${customerId}`;
-
-/** Where browsers reach the service, the portal's page and the widget's frame alike. */
-export const portalOrigin = (deps: PortalDeps, request: FastifyRequest) =>
-  deps.publicUrl ? new URL(deps.publicUrl).origin : `${request.protocol}://${request.host}`;
-
-/**
- * The capture session's SessionToken travels in the page's form sealed with the customer it was made for: the
- * browser never reads it, and the portal completes a session only for the customer whose page made it.
- */
-export function sealCapture(page: SignedInPage, sessionToken: string): string {
-  return page.portal.ctx.secrets.seal(JSON.stringify({ c: page.session.customerId, s: sessionToken }));
-}
-
-export function openCapture(page: SignedInPage, sealed: string): string | undefined {
-  try {
-    const opened = JSON.parse(page.portal.ctx.secrets.open(sealed)) as { c?: unknown; s?: unknown };
-    return opened.c === page.session.customerId && typeof opened.s === 'string' ? opened.s : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The add-card page frames the capture widget: its policy lets the loader script and the frame come from the
- * service's own origin (docs/hosted-pages.md, "Your page's Content-Security-Policy"), on this page only; every
- * other portal page keeps frame-src at 'none'.
- */
-export function allowWidget(ownOrigin: (request: FastifyRequest) => string) {
-  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const policy = reply.getHeader('content-security-policy');
-    if (typeof policy !== 'string') return payload;
-    const origin = ownOrigin(request);
-    reply.header(
-      'content-security-policy',
-      `${policy.replace(/script-src ([^;]+)/, `script-src $1 ${origin}`)}; frame-src ${origin}`,
-    );
-    return payload;
-  };
 }
 
 function renderDelete(

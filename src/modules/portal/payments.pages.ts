@@ -3,9 +3,8 @@ import type { Page } from '../../core/paging.ts';
 import type { App } from '../../http/types.ts';
 import { adjustmentsByIds, listCreditNotes, listPayments } from '../ledger/index.ts';
 import type { CreditNote, Payment } from '../ledger/index.ts';
-import { pageNumber } from './invoices.pages.ts';
 import type { PortalRequests, SignedInPage } from './portalHttp.ts';
-import { money } from './portalViews.ts';
+import { money, pageNumber } from './portalViews.ts';
 import { PageQuery, SlugParams } from './portal.schemas.ts';
 import { issuedInvoicesOf } from './signedInCustomer.ts';
 

@@ -83,7 +83,8 @@ async function answerErrorAsPage(
     title: problem.title,
     heading: serverFault ? 'Something went wrong' : 'This could not be done',
     message: serverFault
-      ? `Nothing was changed. Try again in a moment; if it keeps happening, quote ${request.id} to the business.`
+      ? // A server fault may come after a charge went through (its record failed): nothing is promised unchanged.
+        `Try again in a moment; if it keeps happening, quote ${request.id} to the business.`
       : `${problem.detail.replace(/\.$/, '')}. Nothing was changed: go back and try again.`,
   });
 }

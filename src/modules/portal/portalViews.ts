@@ -1,9 +1,11 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { minorToDecimalText } from '../../core/money.ts';
 import type { Invoice, InvoiceWithFigures } from '../invoicing/index.ts';
 import type { Emandate } from '../mandates/index.ts';
+import type { PaymentMethod } from '../paymentMethods/index.ts';
 
 /**
  * The portal's templates and style sheet, beside this file in templates/ (scripts/build.mjs copies them into
@@ -24,6 +26,16 @@ export function money(amountMinor: number, currencyCode: string): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${negative ? '−' : ''}${currencyCode} ${fraction === undefined ? grouped : `${grouped}.${fraction}`}`;
 }
+
+/** A page number from the query: 1 unless it is a whole number of at most 5 digits. */
+export const pageNumber = (page: string | undefined) =>
+  /^\d{1,5}$/.test(page ?? '') ? Math.max(1, Number(page)) : 1;
+
+/**
+ * A pay form's own random token, new on every page shown: the form sent twice is one payment, a form of another
+ * page (a later visit with the same session) another one (pay.pages.ts, payKey).
+ */
+export const payAttempt = () => crypto.randomBytes(16).toString('base64url');
 
 const statusClass = (status: string) => status.toLowerCase().replace(/\s+/g, '-');
 
@@ -98,3 +110,27 @@ export const MANDATE_STATUS: Record<Emandate['status'], string> = {
   rejected: 'Declined',
   cancelled: 'Cancelled',
 };
+
+/**
+ * A method as a person reads it, masked: a card's brand, last four digits and expiry; a bank account's bank and
+ * last digits. The vault's token and the sealed numbers never reach the page.
+ */
+export function methodView(method: PaymentMethod, mandate?: Emandate) {
+  const card = method.creditCard;
+  const bank = method.bankAccount;
+  return {
+    id: method.id,
+    isPrimary: method.isPrimary,
+    isValid: method.isValid,
+    name: card
+      ? `${card.cardType} ending ${card.lastFour}`
+      : `${bank!.bank} account ending ${bank!.lastFour}`,
+    detail: card
+      ? `Expires ${String(card.expiryMonth).padStart(2, '0')}/${card.expiryYear}`
+      : `Account holder ${bank!.accountHolder}`,
+    mandate: mandate && {
+      status: MANDATE_STATUS[mandate.status],
+      signedOn: mandate.signing ? mandate.signing.signedAt.slice(0, 10) : null,
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import { DomainError } from '../../errors.ts';
 import { getInvoice, listInvoicesOfCustomer } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
+import type { ServiceContext } from '../../context.ts';
 import type { SignedInPage } from './portalHttp.ts';
 
 /**
@@ -20,14 +21,43 @@ export async function issuedInvoicesOf(page: SignedInPage): Promise<Invoice[]> {
   return all.filter((invoice) => !invoice.isDraft);
 }
 
-/** The session's customer's issued invoice, or undefined: another customer's, a draft or none is not found. */
-export async function invoiceOfSession(page: SignedInPage, id: string): Promise<Invoice | undefined> {
+/**
+ * What "Pay all overdue" pays and the overview's Overdue figure adds up: past due, owing, in the customer's
+ * currency (the portal charges in that currency only).
+ */
+export const overdueInvoices = (invoices: readonly Invoice[], currencyCode: string): Invoice[] =>
+  invoices.filter(
+    (invoice) =>
+      invoice.status === 'Past Due' &&
+      invoice.currencyCode === currencyCode &&
+      invoice.balances.balanceMinor > 0,
+  );
+
+/**
+ * The record an id of the page's path names, when it is the session's customer's; undefined otherwise. An id that
+ * is not a number, one that does not exist (`load` throws not_found) and another customer's are alike not found,
+ * so a page cannot tell them apart. `ownerOf` answers undefined for a record no customer may read (a draft).
+ */
+export async function ownedBySession<T>(
+  page: SignedInPage,
+  id: string,
+  load: (ctx: ServiceContext, id: number) => Promise<T>,
+  ownerOf: (record: T) => number | null | undefined,
+): Promise<T | undefined> {
   if (!/^\d{1,15}$/.test(id)) return undefined;
+  let record: T;
   try {
-    const invoice = await getInvoice(page.portal.ctx, Number(id));
-    return invoice.customer.id === page.session.customerId && !invoice.isDraft ? invoice : undefined;
+    record = await load(page.portal.ctx, Number(id));
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'not_found') return undefined;
     throw error;
   }
+  return ownerOf(record) === page.session.customerId ? record : undefined;
+}
+
+/** The session's customer's issued invoice, or undefined: another customer's, a draft or none is not found. */
+export function invoiceOfSession(page: SignedInPage, id: string): Promise<Invoice | undefined> {
+  return ownedBySession(page, id, getInvoice, (invoice) =>
+    invoice.isDraft ? undefined : invoice.customer.id,
+  );
 }
