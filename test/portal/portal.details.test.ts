@@ -125,7 +125,10 @@ describe('billing details', () => {
     const csrf = await client.csrfOf(`${client.base}details`);
     const before = await ok(t, 'GET', `/v1/customers/${login.customerId}`);
     const contactBefore = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
-    for (const CurrentPassword of ['', 'not-my-password']) {
+    for (const [CurrentPassword, message] of [
+      ['', 'Enter your current password to change your e-mail address'],
+      ['not-my-password', 'Your current password is not right'],
+    ] as const) {
       const res = await client.post(`${client.base}details`, {
         csrf,
         ...FORM,
@@ -133,7 +136,7 @@ describe('billing details', () => {
         CurrentPassword,
       });
       expect(res.status, CurrentPassword).toBe(422);
-      expect(res.text).toContain('<a href="#CurrentPassword">Your current password is not right</a>');
+      expect(res.text).toContain(`<a href="#CurrentPassword">${message}</a>`);
       expect(res.text).toMatch(/id="CurrentPassword"[^>]*value=""[^>]*aria-invalid="true"/);
       // What was typed comes back, except the password.
       expect(res.text).toContain('value="thief@example.com"');

@@ -169,13 +169,20 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
       }
       const refuse = (errors: FieldProblem[], status = 422) =>
         detailsPage(page, status, { fields: { ...fields, [PASSWORD.field]: '' }, errors });
-      if (problems.length) return refuse(problems);
       const emailChanges = email !== contact.email;
+      const currentPassword = (fields[PASSWORD.field] ?? '').slice(0, 1024);
+      if (emailChanges && currentPassword === '' && !problems.some((p) => p.field === EMAIL.field)) {
+        problems.push({
+          field: PASSWORD.field,
+          message: 'Enter your current password to change your e-mail address',
+        });
+      }
+      if (problems.length) return refuse(problems);
       try {
         // The password is checked before anything is written: a refused form changes nothing at all.
         if (emailChanges) {
           const check = await auth.checkCurrentPassword(ctx, page.session, {
-            currentPassword: (fields[PASSWORD.field] ?? '').slice(0, 1024),
+            currentPassword,
             clientAddress: request.ip,
           });
           if (check.kind === 'busy') page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));

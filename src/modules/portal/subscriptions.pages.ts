@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { today } from '../../context.ts';
+import { inTransaction, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor, minorUnitDigits } from '../../core/money.ts';
 import { DomainError } from '../../errors.ts';
@@ -7,6 +7,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { packagesByIds } from '../catalogue/index.ts';
 import { getInvoice, previewInvoice } from '../invoicing/index.ts';
+import type { Invoice } from '../invoicing/index.ts';
 import {
   cancelSubscription,
   changeSubscriptionTerms,
@@ -15,7 +16,7 @@ import {
   previewChange,
   upcomingInvoice,
 } from '../subscriptions/index.ts';
-import type { Subscription } from '../subscriptions/index.ts';
+import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
@@ -146,6 +147,97 @@ const DetailQuery = Type.Object({
 const CANCELLED_NOTICE =
   'Your subscription is set to end at the end of its period. You will not be billed after that.';
 const CHANGED_NOTICE = 'Your subscription was changed. Any invoice for the change is under Invoices.';
+
+/** A package change as made now: its credits, its invoices and what it leaves due (negative: a credit). */
+interface ChangeOutcome {
+  credits: ChangeResult['credits'];
+  invoices: Invoice[];
+  netMinor: number;
+}
+
+async function changeOutcome(
+  tctx: ServiceContext,
+  change: (c: ServiceContext) => Promise<ChangeResult>,
+): Promise<ChangeOutcome> {
+  const result = await change(tctx);
+  const invoices = [];
+  for (const id of result.invoiceIds) invoices.push(await getInvoice(tctx, id));
+  const creditMinor = result.credits.reduce((sum, c) => sum + c.totalMinor, 0);
+  const chargeMinor = invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
+  return { credits: result.credits, invoices, netMinor: chargeMinor - creditMinor };
+}
+
+/** Thrown to roll a confirmed change back when it no longer comes to the amount its preview showed. */
+class PreviewMoved extends Error {
+  constructor(readonly outcome: ChangeOutcome) {
+    super('the change no longer comes to the previewed amount');
+  }
+}
+
+/**
+ * Applies a confirmed change only when it comes to the net amount the customer saw (`expected`, in minor units):
+ * proration counts days, so a preview from yesterday is not today's change. Made in one transaction and rolled
+ * back on a difference, so nothing is changed unless the amounts agree.
+ */
+async function changeAsPreviewed(
+  ctx: ServiceContext,
+  change: (c: ServiceContext) => Promise<ChangeResult>,
+  expected: string,
+): Promise<{ kind: 'changed' } | { kind: 'moved'; outcome: ChangeOutcome }> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const outcome = await changeOutcome(inTransaction(ctx, trx), change);
+      if (String(outcome.netMinor) !== expected) throw new PreviewMoved(outcome);
+    });
+  } catch (error) {
+    if (error instanceof PreviewMoved) return { kind: 'moved', outcome: error.outcome };
+    throw error;
+  }
+  return { kind: 'changed' };
+}
+
+/** The confirmation of a change: what is credited and charged today; 422 with `errors` when the amounts moved. */
+function renderChangePreview(
+  page: SignedInPage,
+  subscription: Subscription,
+  chosen: SwitchOption,
+  outcome: ChangeOutcome,
+  errors: FieldProblem[] = [],
+) {
+  const currency = subscription.currencyCode;
+  const creditMinor = outcome.credits.reduce((sum, c) => sum + c.totalMinor, 0);
+  const chargeMinor = outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
+  return page.render(errors.length ? 422 : 200, 'subscriptionChange', {
+    title: `Change ${subscription.packageName}`,
+    current: 'subscriptions',
+    subscription: { id: subscription.id, packageName: subscription.packageName },
+    choice: chosen.value,
+    choiceLabel: chosen.label,
+    credits: outcome.credits.map((c) => ({
+      description: c.descrip,
+      amount: money(c.totalMinor, currency),
+    })),
+    charges: outcome.invoices.flatMap((i) =>
+      i.charges.map((line) => ({
+        description: line.descrip,
+        period: line.periodStart && line.periodEnd ? `${line.periodStart} to ${line.periodEnd}` : null,
+        amount: money(line.amountExMinor, i.currencyCode),
+      })),
+    ),
+    tax: money(
+      outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor - i.exTotalMinor, 0),
+      currency,
+    ),
+    credit: money(creditMinor, currency),
+    charge: money(chargeMinor, currency),
+    net: money(Math.abs(outcome.netMinor), currency),
+    netIsCredit: outcome.netMinor < 0,
+    expected: String(outcome.netMinor),
+    errors,
+    errorsTitle: errors.length ? 'Nothing was changed' : undefined,
+    csrf: page.session.csrfToken,
+  });
+}
 
 /** Subscriptions: the list, one subscription, cancelling at period end and changing package (docs/portal.md). */
 export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): void {
@@ -332,45 +424,19 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
         });
       if (fields['confirm'] !== 'yes') {
         // The preview is the change itself, made and rolled back, as PUT .../changePackage?preview=true does.
-        const outcome = await previewChange(ctx, async (tctx) => {
-          const result = await change(tctx);
-          const invoices = [];
-          for (const id of result.invoiceIds) invoices.push(await getInvoice(tctx, id));
-          return { credits: result.credits, invoices };
-        });
-        const currency = subscription.currencyCode;
-        const creditMinor = outcome.credits.reduce((sum, c) => sum + c.totalMinor, 0);
-        const chargeMinor = outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
-        const netMinor = chargeMinor - creditMinor;
-        return page.render(200, 'subscriptionChange', {
-          title: `Change ${subscription.packageName}`,
-          current: 'subscriptions',
-          subscription: { id: subscription.id, packageName: subscription.packageName },
-          choice: chosen.value,
-          choiceLabel: chosen.label,
-          credits: outcome.credits.map((c) => ({
-            description: c.descrip,
-            amount: money(c.totalMinor, currency),
-          })),
-          charges: outcome.invoices.flatMap((i) =>
-            i.charges.map((line) => ({
-              description: line.descrip,
-              period: line.periodStart && line.periodEnd ? `${line.periodStart} to ${line.periodEnd}` : null,
-              amount: money(line.amountExMinor, i.currencyCode),
-            })),
-          ),
-          tax: money(
-            outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor - i.exTotalMinor, 0),
-            currency,
-          ),
-          credit: money(creditMinor, currency),
-          charge: money(chargeMinor, currency),
-          net: money(Math.abs(netMinor), currency),
-          netIsCredit: netMinor < 0,
-          csrf: page.session.csrfToken,
-        });
+        const outcome = await previewChange(ctx, (tctx) => changeOutcome(tctx, change));
+        return renderChangePreview(page, subscription, chosen, outcome);
       }
-      await change(ctx);
+      const applied = await changeAsPreviewed(ctx, change, fields['expected'] ?? '');
+      if (applied.kind === 'moved') {
+        return renderChangePreview(page, subscription, chosen, applied.outcome, [
+          {
+            field: 'confirm',
+            message:
+              'The amounts changed since you looked (a new day began). Check them again before you confirm.',
+          },
+        ]);
+      }
       return page.redirect(`subscriptions/${subscription.id}?done=changed`);
     },
   );
