@@ -48,6 +48,15 @@ describe('billing details', () => {
     const contact = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
     expect(contact.Email).toBe('ada.finance@example.com');
     expect(contact.Username).toBe(login.username);
+    // The audit log says which contact made the change, through which page.
+    const audit = await ok(
+      t,
+      'GET',
+      `/v1/auditlog?resourceType=customer&resourceID=${login.customerId}&actorType=widget`,
+    );
+    expect(audit.map((e: any) => e.Operation)).toEqual([
+      `POST /portal/:slug/details [customer contact ${login.contactId}]`,
+    ]);
 
     // Changing the e-mail ended the contact's sessions (its login moved on); this one went on under a new id.
     const after = await client.get(saved.headers.get('location')!);

@@ -114,6 +114,8 @@ describe('subscriptions pages', () => {
     expect(audit.length).toBeGreaterThan(0);
     for (const entry of audit) {
       expect(entry.Operation).toContain('reason: It costs too much; Budget cut for Q2');
+      // Which of the customer's contacts asked: the portal session's.
+      expect(entry.Operation).toContain(`[customer contact ${login.contactId}]`);
     }
 
     const after = await client.get(done.headers.get('location')!);

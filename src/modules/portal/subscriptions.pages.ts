@@ -376,7 +376,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
         });
       }
       // The API has no field for a reason: it is recorded with the change in the audit log (GET /v1/auditlog,
-      // Operation), beside who asked and from where (docs/spec-decisions.md, "Customer portal").
+      // Operation), beside the contact who asked and from where (docs/spec-decisions.md, "Customer portal").
       const actor = ctx.actor && {
         ...ctx.actor,
         operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
