@@ -352,7 +352,7 @@ export async function changePassword(
 
 /**
  * Checks the signed-in contact's current password before a change that could hand the login to someone else (its
- * e-mail address: docs/portal.md, "Billing details"), guarded as a sign-in is: a wrong password is a failed
+ * e-mail address: docs/portal.md, "What customers may change"), guarded as a sign-in is: a wrong password is a failed
  * sign-in of the contact's username from that address, and counts towards its pauses.
  */
 export async function checkCurrentPassword(
