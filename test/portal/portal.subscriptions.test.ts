@@ -50,6 +50,9 @@ describe('subscriptions pages', () => {
     expect(detail.status).toBe(200);
     expect(detail.text).toContain('USD 31.00 on 2026-04-01');
     expect(detail.text).toContain('Cancel at the end of the period');
+    // The overview's next invoice is the same figure, the earliest of the customer's subscriptions.
+    const overview = await client.get(client.base);
+    expect(overview.text).toContain('<dt>Next invoice</dt><dd>USD 31.00 on 2026-04-01</dd>');
 
     for (const path of [
       `subscriptions/${theirs.subscriptionId}`,

@@ -6,7 +6,7 @@ import { DomainError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { packagesByIds } from '../catalogue/index.ts';
-import { getInvoice, previewInvoice } from '../invoicing/index.ts';
+import { getInvoice } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import {
   cancelSubscription,
@@ -14,12 +14,12 @@ import {
   getSubscription,
   listCustomerSubscriptions,
   previewChange,
-  upcomingInvoice,
 } from '../subscriptions/index.ts';
 import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
+import { nextInvoiceOfSubscription } from './upcoming.ts';
 
 /** Why a customer cancels: the select's values and what they mean (docs/portal.md, "What customers may change"). */
 export const CANCEL_REASONS = [
@@ -60,24 +60,14 @@ async function subscriptionOfSession(page: SignedInPage, id: string): Promise<Su
   }
 }
 
-/** The next invoice of one subscription, priced as the bill run would make it; null when none is coming. */
-async function nextInvoiceOf(ctx: ServiceContext, subscription: Subscription) {
-  let upcoming;
-  try {
-    upcoming = await upcomingInvoice(ctx, subscription.id);
-  } catch (error) {
-    // A subscription the bill run cannot plan (it parks it) has no next invoice to show.
-    if (error instanceof DomainError) return null;
-    throw error;
-  }
-  if (!upcoming) return null;
-  const priced = await previewInvoice(ctx, upcoming);
-  return { date: priced.invoiceDate, amount: money(priced.money.totalMinor, priced.currencyCode) };
-}
-
 /** Whether the subscription still runs and has no end set: only then may it be cancelled or changed. */
 const isRunning = (s: Subscription) =>
   s.status !== 'Cancelled' && s.status !== 'Expired' && s.cancelDate === null;
+
+const nextInvoiceView = (invoice: Invoice | undefined) =>
+  invoice
+    ? { date: invoice.invoiceDate, amount: money(invoice.money.totalMinor, invoice.currencyCode) }
+    : null;
 
 async function subscriptionView(ctx: ServiceContext, s: Subscription) {
   return {
@@ -88,7 +78,7 @@ async function subscriptionView(ctx: ServiceContext, s: Subscription) {
     statusClass: s.status.toLowerCase(),
     started: s.startDate,
     trialEnds: s.trialEndDate !== null && s.trialEndDate > today(ctx) ? s.trialEndDate : null,
-    next: await nextInvoiceOf(ctx, s),
+    next: nextInvoiceView(await nextInvoiceOfSubscription(ctx, s.id)),
     // A cancellation set for a later day ends the subscription there; one in the past made it Cancelled.
     endsOn: s.status !== 'Cancelled' && s.cancelDate !== null ? s.cancelDate : null,
     endedOn: s.status === 'Cancelled' ? s.cancelDate : s.status === 'Expired' ? s.endDate : null,
@@ -239,6 +229,12 @@ function renderChangePreview(
   });
 }
 
+/** The link under a refusal that leaves the subscription as it was. */
+const backToSubscription = (page: SignedInPage, s: Subscription) => ({
+  href: `${page.portal.base}subscriptions/${s.id}`,
+  text: 'Back to the subscription',
+});
+
 /** Subscriptions: the list, one subscription, cancelling at period end and changing package (docs/portal.md). */
 export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): void {
   const detailPage = async (page: SignedInPage, s: Subscription, extras: DetailExtras = {}) => {
@@ -329,10 +325,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           title: 'Not available',
           heading: 'Subscriptions cannot be cancelled here',
           message: `${page.portal.account.name} does not take cancellations in the portal. Contact them to cancel. Nothing was changed.`,
-          link: {
-            href: `${page.portal.base}subscriptions/${subscription.id}`,
-            text: 'Back to the subscription',
-          },
+          link: backToSubscription(page, subscription),
         });
       }
       if (!isRunning(subscription)) {
@@ -340,10 +333,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           title: 'Already ending',
           heading: 'This subscription is already ending',
           message: 'It has ended or is set to end; nothing was changed.',
-          link: {
-            href: `${page.portal.base}subscriptions/${subscription.id}`,
-            text: 'Back to the subscription',
-          },
+          link: backToSubscription(page, subscription),
         });
       }
       const reason = fields['reason'] ?? '';
@@ -400,10 +390,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           title: 'Not available',
           heading: 'This subscription cannot be changed here',
           message: `${page.portal.account.name} offers no changes to it in the portal. Nothing was changed.`,
-          link: {
-            href: `${page.portal.base}subscriptions/${subscription.id}`,
-            text: 'Back to the subscription',
-          },
+          link: backToSubscription(page, subscription),
         });
       }
       // Only a package and term the account allows, as offered on the page, is ever applied.
