@@ -235,6 +235,66 @@ const backToSubscription = (page: SignedInPage, s: Subscription) => ({
   text: 'Back to the subscription',
 });
 
+/** Why the customer cancels, as the form sent it: one of CANCEL_REASONS, and what it added in one line. */
+interface CancelReason {
+  reason: string;
+  details: string;
+}
+
+const cancelReasonOf = (fields: FormFields): CancelReason => ({
+  reason: fields['reason'] ?? '',
+  details: (fields['details'] ?? '').replace(/\s+/g, ' ').trim(),
+});
+
+function cancelProblems({ reason, details }: CancelReason): FieldProblem[] {
+  const errors: FieldProblem[] = [];
+  if (!reasonLabel(reason)) errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
+  if (details.length > CANCEL_DETAILS_MAX) {
+    errors.push({ field: 'details', message: `Tell us more in at most ${CANCEL_DETAILS_MAX} characters` });
+  }
+  if (details.includes('\u0000')) errors.push({ field: 'details', message: 'Remove the NUL characters' });
+  return errors;
+}
+
+/** The confirmation says the very day the cancellation would end the service: it is made and rolled back. */
+async function renderCancelConfirm(
+  page: SignedInPage,
+  subscription: Subscription,
+  { reason, details }: CancelReason,
+) {
+  const endsOn = await previewChange(page.portal.ctx, async (tctx) => {
+    await cancelSubscription(tctx, subscription.id, 'renewal');
+    return (await getSubscription(tctx, subscription.id)).cancelDate;
+  });
+  return page.render(200, 'subscriptionCancel', {
+    title: `Cancel ${subscription.packageName}`,
+    current: 'subscriptions',
+    subscription: { id: subscription.id, packageName: subscription.packageName },
+    endsOn,
+    reason,
+    reasonLabel: reasonLabel(reason),
+    details,
+    csrf: page.session.csrfToken,
+  });
+}
+
+/**
+ * Cancels at the end of the period. The API has no field for a reason: it is recorded with the change in the audit
+ * log (GET /v1/auditlog, Operation), beside the contact who asked and from where (docs/spec-decisions.md, "Customer
+ * portal").
+ */
+async function cancelWithReason(
+  ctx: ServiceContext,
+  subscription: Subscription,
+  { reason, details }: CancelReason,
+) {
+  const actor = ctx.actor && {
+    ...ctx.actor,
+    operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
+  };
+  await cancelSubscription({ ...ctx, ...(actor ? { actor } : {}) }, subscription.id, 'renewal');
+}
+
 /** Subscriptions: the list, one subscription, cancelling at period end and changing package (docs/portal.md). */
 export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): void {
   const detailPage = async (page: SignedInPage, s: Subscription, extras: DetailExtras = {}) => {
@@ -336,42 +396,11 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           link: backToSubscription(page, subscription),
         });
       }
-      const reason = fields['reason'] ?? '';
-      const details = (fields['details'] ?? '').replace(/\s+/g, ' ').trim();
-      const errors: FieldProblem[] = [];
-      if (!reasonLabel(reason)) errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
-      if (details.length > CANCEL_DETAILS_MAX) {
-        errors.push({
-          field: 'details',
-          message: `Tell us more in at most ${CANCEL_DETAILS_MAX} characters`,
-        });
-      }
-      if (details.includes('\u0000')) errors.push({ field: 'details', message: 'Remove the NUL characters' });
+      const reason = cancelReasonOf(fields);
+      const errors = cancelProblems(reason);
       if (errors.length) return detailPage(page, subscription, { status: 422, errors, fields });
-      if (fields['confirm'] !== 'yes') {
-        // The confirmation says the very day the cancellation would end the service: it is made and rolled back.
-        const endsOn = await previewChange(ctx, async (tctx) => {
-          await cancelSubscription(tctx, subscription.id, 'renewal');
-          return (await getSubscription(tctx, subscription.id)).cancelDate;
-        });
-        return page.render(200, 'subscriptionCancel', {
-          title: `Cancel ${subscription.packageName}`,
-          current: 'subscriptions',
-          subscription: { id: subscription.id, packageName: subscription.packageName },
-          endsOn,
-          reason,
-          reasonLabel: reasonLabel(reason),
-          details,
-          csrf: page.session.csrfToken,
-        });
-      }
-      // The API has no field for a reason: it is recorded with the change in the audit log (GET /v1/auditlog,
-      // Operation), beside the contact who asked and from where (docs/spec-decisions.md, "Customer portal").
-      const actor = ctx.actor && {
-        ...ctx.actor,
-        operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
-      };
-      await cancelSubscription({ ...ctx, ...(actor ? { actor } : {}) }, subscription.id, 'renewal');
+      if (fields['confirm'] !== 'yes') return renderCancelConfirm(page, subscription, reason);
+      await cancelWithReason(ctx, subscription, reason);
       return page.redirect(`subscriptions/${subscription.id}?done=cancelled`);
     },
   );
