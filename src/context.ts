@@ -59,8 +59,11 @@ export interface DunningSettings {
 export type Actor =
   | { kind: 'api_key'; apiKeyId: number; clientAddress: string; requestId: string; operation: string }
   | { kind: 'cli'; clientAddress: string; operation: string }
-  /** A customer in the capture widget's frame, who has no key: the session's HashToken is the capability. */
-  | { kind: 'widget'; clientAddress: string; requestId: string; operation: string };
+  /**
+   * A customer in a hosted page, who has no key: the page's token (a capture session's HashToken, a portal
+   * session) is the capability. In the customer portal, once signed in, `contactId` says which contact acted.
+   */
+  | { kind: 'widget'; clientAddress: string; requestId: string; operation: string; contactId?: number };
 
 /** What every use case receives first: the account it acts for, its database handle and its side effects. */
 export interface ServiceContext {
@@ -162,6 +165,15 @@ export function nowInstant(ctx: ServiceContext): string {
 /** The same context bound to an open transaction, for use cases that call each other inside one. */
 export function inTransaction(ctx: ServiceContext, trx: Db): ServiceContext {
   return { ...ctx, db: trx };
+}
+
+/**
+ * The context of a portal request once its session names the contact: the audit log then says which of the
+ * customer's contacts asked for each change (docs/spec-decisions.md, "Customer portal").
+ */
+export function actingAsContact(ctx: ServiceContext, contactId: number): ServiceContext {
+  if (ctx.actor?.kind !== 'widget') return ctx;
+  return { ...ctx, actor: { ...ctx.actor, contactId } };
 }
 
 /**

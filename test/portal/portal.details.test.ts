@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { customerWithLogin, signedIn, t, usePortalService } from './fixtures.ts';
+import { eventually } from '../helpers/service.ts';
+import { customerWithLogin, signedIn, smtp, t, usePortalService } from './fixtures.ts';
 
 // docs/portal.md, "What customers may change": billing details, saved through the API's own customer update and
 // read back through the API.
@@ -32,6 +33,7 @@ describe('billing details', () => {
       csrf,
       ...FORM,
       ContactEmail: 'ada.finance@example.com',
+      CurrentPassword: login.password,
       // Not on the form: the portal never changes them.
       CurrencyCode: 'EUR',
       Name: 'Mallory',
@@ -46,15 +48,33 @@ describe('billing details', () => {
     const contact = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
     expect(contact.Email).toBe('ada.finance@example.com');
     expect(contact.Username).toBe(login.username);
+    // The audit log says which contact made the change, through which page.
+    const audit = await ok(
+      t,
+      'GET',
+      `/v1/auditlog?resourceType=customer&resourceID=${login.customerId}&actorType=widget`,
+    );
+    expect(audit.map((e: any) => e.Operation)).toEqual([
+      `POST /portal/:slug/details [customer contact ${login.contactId}]`,
+    ]);
 
+    // Changing the e-mail ended the contact's sessions (its login moved on); this one went on under a new id.
     const after = await client.get(saved.headers.get('location')!);
+    expect(after.status, after.headers.get('location') ?? '').toBe(200);
     expect(after.text).toContain('Your billing details were saved.');
     expect(after.text).toContain('value="GB123456789"');
 
     // Blank clears a field, as null does through the API.
-    await client.post(`${client.base}details`, { csrf, ...FORM, Address2: '', ContactEmail: contact.Email });
+    const newCsrf = await client.csrfOf(`${client.base}details`);
+    const cleared = await client.post(`${client.base}details`, {
+      csrf: newCsrf,
+      ...FORM,
+      Address2: '',
+      ContactEmail: contact.Email,
+    });
+    expect(cleared.status, cleared.text).toBe(303);
     expect((await ok(t, 'GET', `/v1/customers/${login.customerId}`)).Address2).toBeNull();
-    // The session is still good: the contact's password did not change.
+    // The session is still good: without a new e-mail address or password, the login did not move on.
     expect((await client.get(`${client.base}details`)).status).toBe(200);
   });
 
@@ -106,5 +126,100 @@ describe('billing details', () => {
     });
     expect(res.status).toBe(403);
     expect((await ok(t, 'GET', `/v1/customers/${login.customerId}`)).Company).toBeNull();
+  });
+
+  it('asks for the current password to change the e-mail address, and saves nothing of a form refused for it', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const csrf = await client.csrfOf(`${client.base}details`);
+    const before = await ok(t, 'GET', `/v1/customers/${login.customerId}`);
+    const contactBefore = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
+    for (const [CurrentPassword, message] of [
+      ['', 'Enter your current password to change your e-mail address'],
+      ['not-my-password', 'Your current password is not right'],
+    ] as const) {
+      const res = await client.post(`${client.base}details`, {
+        csrf,
+        ...FORM,
+        ContactEmail: 'thief@example.com',
+        CurrentPassword,
+      });
+      expect(res.status, CurrentPassword).toBe(422);
+      expect(res.text).toContain(`<a href="#CurrentPassword">${message}</a>`);
+      expect(res.text).toMatch(/id="CurrentPassword"[^>]*value=""[^>]*aria-invalid="true"/);
+      // What was typed comes back, except the password.
+      expect(res.text).toContain('value="thief@example.com"');
+      expect(res.text).not.toContain('value="not-my-password"');
+    }
+    // Nothing of either form was saved: not the e-mail, nor the company and address sent with it.
+    expect(await ok(t, 'GET', `/v1/customers/${login.customerId}`)).toEqual(before);
+    expect(await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`)).toEqual(contactBefore);
+    // The other fields alone need no password.
+    const plain = await client.post(`${client.base}details`, {
+      csrf,
+      ...FORM,
+      ContactEmail: contactBefore.Email,
+    });
+    expect(plain.status, plain.text).toBe(303);
+  });
+
+  it('counts wrong current passwords as failed sign-ins, and pauses them as it pauses sign-in', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const csrf = await client.csrfOf(`${client.base}details`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await client.post(`${client.base}details`, {
+        csrf,
+        ...FORM,
+        ContactEmail: 'thief@example.com',
+        CurrentPassword: `guess-${i}`,
+      });
+      statuses.push(res.status);
+    }
+    // docs/design/portal.md, "Throttling": five failures of one username from one address pause it.
+    expect(statuses).toEqual([422, 422, 422, 422, 429, 429]);
+    const right = await client.post(`${client.base}details`, {
+      csrf,
+      ...FORM,
+      ContactEmail: 'thief@example.com',
+      CurrentPassword: login.password,
+    });
+    expect(right.status).toBe(429);
+    expect((await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`)).Email).not.toBe(
+      'thief@example.com',
+    );
+  });
+
+  it('tells the old address that the e-mail changed, signs the contact’s other sessions out, keeps this one', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const elsewhere = await signedIn(login);
+    const contactBefore = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
+    const csrf = await client.csrfOf(`${client.base}details`);
+    const saved = await client.post(`${client.base}details`, {
+      csrf,
+      ...FORM,
+      ContactEmail: `new-${login.contactId}@example.com`,
+      CurrentPassword: login.password,
+    });
+    expect(saved.status, saved.text).toBe(303);
+    expect((await client.get(`${client.base}details?saved=1`)).status).toBe(200);
+    // The old session's form token went with it; the new session has its own.
+    expect(await client.csrfOf(`${client.base}details`)).not.toBe(csrf);
+    const other = await elsewhere.get(`${elsewhere.base}details`);
+    expect(other.status).toBe(303);
+    expect(other.headers.get('location')).toContain('login');
+
+    const mail = await eventually(() =>
+      smtp.messages.find((m) => m.to.includes(contactBefore.Email) && m.raw.includes('address was changed')),
+    );
+    const unfolded = mail.raw.replace(/=\r?\n/g, '');
+    expect(unfolded).toContain(`new-${login.contactId}@example.com`);
+    expect(unfolded).toContain('If you did not change it');
+    // Signed by the seller, as every message to a customer (the account's name, without a LegalName).
+    expect(unfolded).toContain('Test Account');
+    expect(mail.raw).toMatch(/Content-Type: text\/html/i);
+    expect(smtp.messages.some((m) => m.to.includes(`new-${login.contactId}@example.com`))).toBe(false);
   });
 });

@@ -83,8 +83,26 @@ describe('what customers may change, in a browser', () => {
     expect(figures).toContain('USD 34.00');
     await expectAccessible(page, 'change preview');
     await shot(page, 'subscription-change-preview');
-    await page.getByRole('button', { name: 'Confirm the change' }).click();
-    await expect.poll(() => page.getByRole('status').innerText()).toContain('was changed');
+    // A day passes before the confirmation: the amounts moved, so the new preview comes back instead.
+    clock.set('2026-03-16T10:00:00.000Z');
+    try {
+      await page.getByRole('button', { name: 'Confirm the change' }).click();
+      await expect
+        .poll(() => page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id))
+        .toBe('errors');
+      expect(await page.getByRole('alert').innerText()).toContain('The amounts changed since you looked');
+      // 16 days left: USD 16.00 credited, 32.00 charged, 16.00 due.
+      expect(await page.locator('.figures').innerText()).toContain('USD 32.00');
+      expect((await ok(t, 'GET', `/v1/subscriptions/${kept.subscriptionID}`)).packageID).toBe(
+        basic.packageId,
+      );
+      await expectAccessible(page, 'change moved');
+      await shot(page, 'subscription-change-moved');
+      await page.getByRole('button', { name: 'Confirm the change' }).click();
+      await expect.poll(() => page.getByRole('status').innerText()).toContain('was changed');
+    } finally {
+      clock.set(START);
+    }
     expect((await ok(t, 'GET', `/v1/subscriptions/${kept.subscriptionID}`)).packageID).toBe(pro.packageId);
 
     // Billing details: a refused value first, then saved.
@@ -104,15 +122,30 @@ describe('what customers may change, in a browser', () => {
     );
     await expectAccessible(page, 'details refused');
     await shot(page, 'details-error');
+    // A new address asks for the current password; without it nothing is saved.
     await page.getByLabel('Your e-mail address').fill('ada.accounts@example.com');
+    await page.getByRole('button', { name: 'Save billing details' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('Enter your current password');
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).document.activeElement?.id)).toBe(
+      'errors',
+    );
+    expect(await page.getByLabel('Current password').getAttribute('autocomplete')).toBe('current-password');
+    expect((await ok(t, 'GET', `/v1/customers/${login.customerId}`)).Company).toBeNull();
+    await expectAccessible(page, 'details password refused');
+    await shot(page, 'details-password-error');
+    await page.getByLabel('Current password').fill(login.password);
     await page.getByRole('button', { name: 'Save billing details' }).click();
     await expect.poll(() => page.getByRole('status').innerText()).toContain('saved');
     await shot(page, 'details-saved');
     const customer = await ok(t, 'GET', `/v1/customers/${login.customerId}`);
     expect(customer).toMatchObject({ Company: 'Analytical Engines Ltd', City: 'London' });
+    expect((await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`)).Email).toBe(
+      'ada.accounts@example.com',
+    );
     await context.close();
     await ok(t, 'PUT', '/v1/account', { PortalSwitchPackageIDs: [] });
-  });
+    // Some twenty pages, each checked by axe in two schemes, on a shared machine.
+  }, 120_000);
 
   it('is usable 320 pixels wide', async () => {
     const plan = await createPlan(t, { chargePrice: 1234.56 });

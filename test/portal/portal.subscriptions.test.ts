@@ -24,6 +24,10 @@ async function subscribedCustomer(plan?: { packageId: number; rateTermId: number
 
 const csrfOf = (client: PortalClient, id: number) => client.csrfOf(`${client.base}subscriptions/${id}`);
 
+/** The net amount a change's confirmation carries, in minor units, as its preview page wrote it. */
+const expectedOf = (previewPage: { text: string }) =>
+  /name="expected" value="(-?\d+)"/.exec(previewPage.text)![1]!;
+
 describe('subscriptions pages', () => {
   it("lists the customer's subscriptions with the next invoice the bill run will make, and only its own", async () => {
     const { login, subscriptionId } = await subscribedCustomer();
@@ -46,6 +50,9 @@ describe('subscriptions pages', () => {
     expect(detail.status).toBe(200);
     expect(detail.text).toContain('USD 31.00 on 2026-04-01');
     expect(detail.text).toContain('Cancel at the end of the period');
+    // The overview's next invoice is the same figure, the earliest of the customer's subscriptions.
+    const overview = await client.get(client.base);
+    expect(overview.text).toContain('<dt>Next invoice</dt><dd>USD 31.00 on 2026-04-01</dd>');
 
     for (const path of [
       `subscriptions/${theirs.subscriptionId}`,
@@ -110,6 +117,8 @@ describe('subscriptions pages', () => {
     expect(audit.length).toBeGreaterThan(0);
     for (const entry of audit) {
       expect(entry.Operation).toContain('reason: It costs too much; Budget cut for Q2');
+      // Which of the customer's contacts asked: the portal session's.
+      expect(entry.Operation).toContain(`[customer contact ${login.contactId}]`);
     }
 
     const after = await client.get(done.headers.get('location')!);
@@ -176,7 +185,13 @@ describe('subscriptions pages', () => {
     // The preview changed nothing.
     expect((await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`)).packageID).not.toBe(target.packageId);
 
-    const done = await client.post(`${detailPath}/change`, { csrf, choice: value, confirm: 'yes' });
+    expect(expectedOf(previewPage)).toBe('1700');
+    const done = await client.post(`${detailPath}/change`, {
+      csrf,
+      choice: value,
+      confirm: 'yes',
+      expected: expectedOf(previewPage),
+    });
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(`${detailPath}?done=changed`);
     const changed = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
@@ -190,6 +205,53 @@ describe('subscriptions pages', () => {
         (e: any) => e.type === 'subscription.updated' && e.data?.object?.subscriptionID === subscriptionId,
       ),
     ).toBe(true);
+  });
+
+  it('refuses a confirmation whose amount moved since the preview, and shows the new preview', async () => {
+    const target = await createPlan(t, { chargePrice: 62 });
+    const { login, subscriptionId } = await subscribedCustomer();
+    await ok(t, 'PUT', '/v1/account', { PortalSwitchPackageIDs: [target.packageId] });
+    const client = await signedIn(login);
+    const detailPath = `${client.base}subscriptions/${subscriptionId}`;
+    const value = `${target.packageId}-${target.versionId}-${target.rateTermId}`;
+    const csrf = await csrfOf(client, subscriptionId);
+    const previewPage = await client.post(`${detailPath}/change`, { csrf, choice: value });
+    // On 15 March: 17 days of 31 left, USD 34.00 charged less USD 17.00 credited.
+    expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 17.00</dd>');
+    const before = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
+    try {
+      clock.set('2026-03-16T10:00:00.000Z');
+      const stale = await client.post(`${detailPath}/change`, {
+        csrf,
+        choice: value,
+        confirm: 'yes',
+        expected: expectedOf(previewPage),
+      });
+      expect(stale.status).toBe(422);
+      expect(stale.text).toContain('role="alert"');
+      expect(stale.text).toContain('The amounts changed since you looked');
+      // On 16 March: 16 days left, USD 32.00 charged less USD 16.00 credited.
+      expect(stale.text).toContain('<dt>Net amount due now</dt><dd>USD 16.00</dd>');
+      expect(expectedOf(stale)).toBe('1600');
+      // Nothing changed: the same subscription, no credits, no new invoice.
+      expect(await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`)).toEqual(before);
+      expect(await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}/credits`)).toEqual([]);
+      // A form without the amount (an older page) is refused the same way.
+      const bare = await client.post(`${detailPath}/change`, { csrf, choice: value, confirm: 'yes' });
+      expect(bare.status).toBe(422);
+
+      const done = await client.post(`${detailPath}/change`, {
+        csrf,
+        choice: value,
+        confirm: 'yes',
+        expected: expectedOf(stale),
+      });
+      expect(done.status, done.text).toBe(303);
+      const credits = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}/credits`);
+      expect(credits.map((c: any) => c.Amount)).toEqual([16]);
+    } finally {
+      clock.set(START);
+    }
   });
 
   it("changes the term within the package, priced as the API's changeterm preview", async () => {
@@ -226,7 +288,12 @@ describe('subscriptions pages', () => {
     expect(cents(api.Invoices.map((i: any) => i.Total))).toBe(30000);
     expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 283.00</dd>');
 
-    const done = await client.post(`${detailPath}/change`, { csrf, choice: value, confirm: 'yes' });
+    const done = await client.post(`${detailPath}/change`, {
+      csrf,
+      choice: value,
+      confirm: 'yes',
+      expected: expectedOf(previewPage),
+    });
     expect(done.status).toBe(303);
     const changed = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
     expect(changed.packageRateTermID).toBe(yearly);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
 import { withTransaction } from '../../context.ts';
-import type { HandedOverDelivery, SendReservation, ServiceContext } from '../../context.ts';
+import type { Actor, HandedOverDelivery, SendReservation, ServiceContext } from '../../context.ts';
 import { changedFields, matchesAny } from '../../core/eventTypes.ts';
 import * as repo from './event.repository.ts';
 import type { ResourceRef } from './eventObjects.ts';
@@ -354,7 +354,7 @@ async function audit(
         api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
         client_address: actor.clientAddress,
         request_id: actor.kind === 'cli' ? null : actor.requestId,
-        operation: actor.operation,
+        operation: auditOperation(actor),
         event_id: body.id,
         event_type: body.type,
         resource_type: body.resource.type,
@@ -364,4 +364,14 @@ async function audit(
       };
     }),
   );
+}
+
+/**
+ * The audit entry's operation: the actor's, and for a portal contact which one, as the audit log has no column of
+ * its own for it (docs/spec-decisions.md, "Customer portal").
+ */
+function auditOperation(actor: Actor): string {
+  return actor.kind === 'widget' && actor.contactId !== undefined
+    ? `${actor.operation} [customer contact ${actor.contactId}]`
+    : actor.operation;
 }

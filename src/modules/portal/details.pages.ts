@@ -5,8 +5,10 @@ import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { EditCustomerBody, editContact, editCustomer, getContact, getCustomer } from '../customers/index.ts';
 import type { Customer, CustomerInput } from '../customers/index.ts';
+import * as auth from './portalAuth.service.ts';
 import type { FormFields, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { SlugParams } from './portal.schemas.ts';
+import { BUSY_MESSAGE, pausedMessage } from './signIn.pages.ts';
 
 /**
  * The billing details a customer may edit (docs/portal.md, "What customers may change"): the form's field, its
@@ -37,11 +39,17 @@ const CUSTOMER_FIELDS = [
 
 /** The signed-in contact's own e-mail; other contacts' are the business's to change. */
 const EMAIL = { field: 'ContactEmail', label: 'Your e-mail address', max: 254 };
+/** Asked only when the e-mail address changes: it is where a password reset is sent. */
+const PASSWORD = { field: 'CurrentPassword', label: 'Current password' };
 
 type CustomerKey = (typeof CUSTOMER_FIELDS)[number]['key'];
 
 const labelOf = (field: string) =>
-  field === EMAIL.field ? EMAIL.label : (CUSTOMER_FIELDS.find((f) => f.field === field)?.label ?? field);
+  field === EMAIL.field
+    ? EMAIL.label
+    : field === PASSWORD.field
+      ? PASSWORD.label
+      : (CUSTOMER_FIELDS.find((f) => f.field === field)?.label ?? field);
 
 /** A stored value as the form shows it, and a form's value as it compares with one ('' is none). */
 const shown = (value: string | null | undefined) => value ?? '';
@@ -87,6 +95,7 @@ function asFormErrors(problems: FieldProblem[]): FieldProblem[] {
   return problems.map((p) => {
     const f = CUSTOMER_FIELDS.find((c) => c.wire === p.field);
     const field = f?.field ?? (p.field === 'Email' ? EMAIL.field : p.field);
+    if (field === PASSWORD.field) return { field, message: 'Your current password is not right' };
     return { field, message: `${labelOf(field)} ${p.message}` };
   });
 }
@@ -114,6 +123,7 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
       csrf: page.session.csrfToken,
       customerFields: CUSTOMER_FIELDS.map((f) => ({ ...f, max: maxLengthOf(f.wire) })),
       email: EMAIL,
+      password: PASSWORD,
       values,
       currency: customer.currencyCode,
       errors,
@@ -157,21 +167,46 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
           problems.push({ field: f.field, message: `${f.label} must not contain NUL characters` });
         }
       }
-      const refuse = (errors: FieldProblem[]) => detailsPage(page, 422, { fields, errors });
+      const refuse = (errors: FieldProblem[], status = 422) =>
+        detailsPage(page, status, { fields: { ...fields, [PASSWORD.field]: '' }, errors });
+      const emailChanges = email !== contact.email;
+      const currentPassword = (fields[PASSWORD.field] ?? '').slice(0, 1024);
+      if (emailChanges && currentPassword === '' && !problems.some((p) => p.field === EMAIL.field)) {
+        problems.push({
+          field: PASSWORD.field,
+          message: 'Enter your current password to change your e-mail address',
+        });
+      }
       if (problems.length) return refuse(problems);
       try {
+        // The password is checked before anything is written: a refused form changes nothing at all.
+        if (emailChanges) {
+          const check = await auth.checkCurrentPassword(ctx, page.session, {
+            currentPassword,
+            clientAddress: request.ip,
+          });
+          if (check.kind === 'busy') page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));
+          if (check.kind !== 'right') {
+            const message = check.kind === 'busy' ? BUSY_MESSAGE : pausedMessage(check.until, page);
+            return refuse([{ field: PASSWORD.field, message }], 429);
+          }
+        }
         if (Object.keys(input).length > 0) await editCustomer(ctx, customer.id, input);
+        if (emailChanges) {
+          // Cannot be refused once the checks above passed: its only other rules are on the stored name.
+          await editContact(ctx, contact.id, {
+            customerId: contact.customerId,
+            name: contact.name,
+            lastName: contact.lastName,
+            email,
+          });
+          // The change ended every session of the contact; the old address is told and this one goes on.
+          const sessionId = await auth.emailChanged(ctx, page.session, { from: contact.email, to: email });
+          page.setSessionCookie(sessionId);
+        }
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         return refuse(asFormErrors(error.fields));
-      }
-      if (email !== contact.email) {
-        await editContact(ctx, contact.id, {
-          customerId: contact.customerId,
-          name: contact.name,
-          lastName: contact.lastName,
-          email,
-        });
       }
       return page.redirect('details?saved=1');
     },

@@ -1,15 +1,11 @@
-import type { ServiceContext } from '../../context.ts';
-import { DomainError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { getCustomer } from '../customers/index.ts';
-import { previewInvoice } from '../invoicing/index.ts';
-import type { Invoice } from '../invoicing/index.ts';
-import { liveSubscriptionIdsOfCustomer, upcomingInvoice } from '../subscriptions/index.ts';
 import { customerWithFigures } from '../../views/customers.view.ts';
 import { issuedInvoicesOf, newestFirst, overdueInvoices } from './signedInCustomer.ts';
 import type { PortalRequests } from './portalHttp.ts';
 import { invoiceRow, money, payAttempt } from './portalViews.ts';
 import { SlugParams } from './portal.schemas.ts';
+import { nextInvoiceOfCustomer } from './upcoming.ts';
 
 /** The overview: balance, overdue total, the next invoice and the latest ones (docs/portal.md). */
 export function registerOverviewRoutes(portal: App, pages: PortalRequests): void {
@@ -24,7 +20,7 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
       (sum, i) => sum + i.balances.balanceMinor,
       0,
     );
-    const next = await nextInvoice(ctx, page.session.customerId);
+    const next = await nextInvoiceOfCustomer(ctx, page.session.customerId);
     const name =
       customer.isCompany && customer.company
         ? customer.company
@@ -41,23 +37,4 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
       invoices: newestFirst(invoices).slice(0, 5).map(invoiceRow),
     });
   });
-}
-
-/** The earliest invoice the customer's live subscriptions will get, priced as the bill run would. */
-async function nextInvoice(ctx: ServiceContext, customerId: number): Promise<Invoice | undefined> {
-  let next: Invoice | undefined;
-  for (const subscriptionId of await liveSubscriptionIdsOfCustomer(ctx, customerId)) {
-    let upcoming;
-    try {
-      upcoming = await upcomingInvoice(ctx, subscriptionId);
-    } catch (error) {
-      // A subscription the bill run cannot plan (it parks it) has no next invoice to show.
-      if (error instanceof DomainError) continue;
-      throw error;
-    }
-    if (!upcoming) continue;
-    const priced = await previewInvoice(ctx, upcoming);
-    if (!next || priced.invoiceDate < next.invoiceDate) next = priced;
-  }
-  return next;
 }

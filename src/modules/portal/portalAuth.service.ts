@@ -351,6 +351,73 @@ export async function changePassword(
 }
 
 /**
+ * Checks the signed-in contact's current password before a change that could hand the login to someone else (its
+ * e-mail address: docs/portal.md, "What customers may change"), guarded as a sign-in is: a wrong password is a failed
+ * sign-in of the contact's username from that address, and counts towards its pauses.
+ */
+export async function checkCurrentPassword(
+  ctx: ServiceContext,
+  session: PortalSession,
+  input: { currentPassword: string; clientAddress: string },
+): Promise<{ kind: 'right' } | { kind: 'locked'; until: string } | { kind: 'busy' }> {
+  const contact = await findContactCredentials(ctx, session.contactId);
+  if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
+  const check = await guardedCheck(ctx, {
+    key: usernameKey(contact.username ?? ''),
+    clientAddress: input.clientAddress,
+    password: input.currentPassword,
+    stored: contact.passwordHash,
+  });
+  if (check.kind === 'locked' || check.kind === 'busy') return check;
+  if (check.kind === 'wrong') {
+    if (check.until) return { kind: 'locked', until: check.until };
+    throw ValidationError.field('CurrentPassword', 'is not your current password');
+  }
+  await repo.deleteAttempt(ctx.db, check.attemptId);
+  return { kind: 'right' };
+}
+
+/**
+ * After the signed-in contact's e-mail address changed (checkCurrentPassword first): the old address is told, so
+ * that a stolen session cannot move the login away unseen, and the caller's session, ended by the change (the
+ * contact's login moved on), continues under a new id, which this returns.
+ */
+export async function emailChanged(
+  ctx: ServiceContext,
+  session: PortalSession,
+  change: { from: string; to: string },
+): Promise<string> {
+  const contact = await findContactCredentials(ctx, session.contactId);
+  if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
+  const seller = await documentSeller(ctx);
+  await ctx.db.transaction().execute(async (trx) => {
+    await queueMail(trx, ctx, ctx.account.id, {
+      to: change.from,
+      subject: `Your ${ctx.account.name} customer portal e-mail address was changed`,
+      ...emailChangedMail({ name: contact.name, account: ctx.account.name, to: change.to, seller }),
+    });
+  });
+  ctx.mailQueued();
+  return startSession(ctx, contact, contact.passwordHash, session.returnUrl);
+}
+
+/** The notice to the old address, signed with the seller's details as every message to a customer. */
+function emailChangedMail(m: { name: string; account: string; to: string; seller: DocumentSeller }): {
+  text: string;
+  html: string;
+} {
+  return messageBody({
+    title: `Your ${m.account} customer portal e-mail address was changed`,
+    greeting: `Hello ${m.name},`,
+    blocks: [
+      { paragraph: `The e-mail address of your ${m.account} customer portal login is now ${m.to}.` },
+      { paragraph: `If you did not change it, contact ${m.account} at once.` },
+    ],
+    signature: [sellerName(m.seller), ...sellerLines(m.seller)],
+  });
+}
+
+/**
  * Forgotten password: e-mails the contact a single-use link when the username names an active contact that has
  * had fewer than RESET_MAILS_PER_HOUR in the last hour; nothing otherwise. The caller answers the same either way,
  * and without waiting for this (docs/design/portal.md, "Pages").

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { actingAsContact } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
@@ -307,6 +308,7 @@ export function portalRequests(deps: PortalDeps) {
       return undefined;
     }
     page.session = found.session;
+    page.portal.ctx = actingAsContact(page.portal.ctx, found.session.contactId);
     return page as SignedInPage;
   };
 

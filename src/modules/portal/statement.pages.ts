@@ -8,13 +8,13 @@ import { getStatement, renderStatementPdf, statementPdfFilename } from '../state
 import type { Statement, StatementRange } from '../statements/index.ts';
 import type { PortalRequests, SignedInPage } from './portalHttp.ts';
 import { money } from './portalViews.ts';
+import { SlugParams } from './portal.schemas.ts';
 
 /** The period of a statement page, as the period picker (a GET form) or a quick choice sends it. */
 const StatementPageQuery = Type.Object({
   startDate: Type.Optional(Type.String({ maxLength: 40 })),
   endDate: Type.Optional(Type.String({ maxLength: 40 })),
 });
-const StatementPageParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
 
 /** The form's labels, by the query's field names (which getStatement's problems name). */
 const FIELD_LABELS = { startDate: 'From', endDate: 'To' } as const;
@@ -163,7 +163,7 @@ const asked = (range: StatementRange) => ({ startDate: range.startDate ?? '', en
 export function registerStatementRoutes(portal: App, pages: PortalRequests): void {
   portal.get(
     '/portal/:slug/statement',
-    { schema: { hide: true, params: StatementPageParams, querystring: StatementPageQuery } },
+    { schema: { hide: true, params: SlugParams, querystring: StatementPageQuery } },
     async (request, reply) => {
       const page = await pages.signedIn(request, reply, request.params.slug);
       if (!page) return reply;
@@ -178,7 +178,7 @@ export function registerStatementRoutes(portal: App, pages: PortalRequests): voi
 
   portal.get(
     '/portal/:slug/statement.pdf',
-    { schema: { hide: true, params: StatementPageParams, querystring: StatementPageQuery } },
+    { schema: { hide: true, params: SlugParams, querystring: StatementPageQuery } },
     async (request, reply) => {
       const page = await pages.signedIn(request, reply, request.params.slug);
       if (!page) return reply;

@@ -1,24 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import { today } from '../../context.ts';
+import { inTransaction, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor, minorUnitDigits } from '../../core/money.ts';
-import { DomainError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { packagesByIds } from '../catalogue/index.ts';
-import { getInvoice, previewInvoice } from '../invoicing/index.ts';
+import { getInvoice } from '../invoicing/index.ts';
+import type { Invoice } from '../invoicing/index.ts';
 import {
   cancelSubscription,
   changeSubscriptionTerms,
   getSubscription,
   listCustomerSubscriptions,
   previewChange,
-  upcomingInvoice,
 } from '../subscriptions/index.ts';
-import type { Subscription } from '../subscriptions/index.ts';
+import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
+import { ownedBySession } from './signedInCustomer.ts';
+import { nextInvoiceOfSubscription } from './upcoming.ts';
 
 /** Why a customer cancels: the select's values and what they mean (docs/portal.md, "What customers may change"). */
 export const CANCEL_REASONS = [
@@ -48,35 +49,17 @@ function priceText(decimal: string, currencyCode: string): string {
 }
 
 /** The session's customer's subscription, or undefined: another customer's, like one that does not exist, is not found. */
-async function subscriptionOfSession(page: SignedInPage, id: string): Promise<Subscription | undefined> {
-  if (!/^\d{1,15}$/.test(id)) return undefined;
-  try {
-    const subscription = await getSubscription(page.portal.ctx, Number(id));
-    return subscription.customerId === page.session.customerId ? subscription : undefined;
-  } catch (error) {
-    if (error instanceof DomainError && error.kind === 'not_found') return undefined;
-    throw error;
-  }
-}
-
-/** The next invoice of one subscription, priced as the bill run would make it; null when none is coming. */
-async function nextInvoiceOf(ctx: ServiceContext, subscription: Subscription) {
-  let upcoming;
-  try {
-    upcoming = await upcomingInvoice(ctx, subscription.id);
-  } catch (error) {
-    // A subscription the bill run cannot plan (it parks it) has no next invoice to show.
-    if (error instanceof DomainError) return null;
-    throw error;
-  }
-  if (!upcoming) return null;
-  const priced = await previewInvoice(ctx, upcoming);
-  return { date: priced.invoiceDate, amount: money(priced.money.totalMinor, priced.currencyCode) };
-}
+const subscriptionOfSession = (page: SignedInPage, id: string): Promise<Subscription | undefined> =>
+  ownedBySession(page, id, getSubscription, (subscription) => subscription.customerId);
 
 /** Whether the subscription still runs and has no end set: only then may it be cancelled or changed. */
 const isRunning = (s: Subscription) =>
   s.status !== 'Cancelled' && s.status !== 'Expired' && s.cancelDate === null;
+
+const nextInvoiceView = (invoice: Invoice | undefined) =>
+  invoice
+    ? { date: invoice.invoiceDate, amount: money(invoice.money.totalMinor, invoice.currencyCode) }
+    : null;
 
 async function subscriptionView(ctx: ServiceContext, s: Subscription) {
   return {
@@ -87,7 +70,7 @@ async function subscriptionView(ctx: ServiceContext, s: Subscription) {
     statusClass: s.status.toLowerCase(),
     started: s.startDate,
     trialEnds: s.trialEndDate !== null && s.trialEndDate > today(ctx) ? s.trialEndDate : null,
-    next: await nextInvoiceOf(ctx, s),
+    next: nextInvoiceView(await nextInvoiceOfSubscription(ctx, s.id)),
     // A cancellation set for a later day ends the subscription there; one in the past made it Cancelled.
     endsOn: s.status !== 'Cancelled' && s.cancelDate !== null ? s.cancelDate : null,
     endedOn: s.status === 'Cancelled' ? s.cancelDate : s.status === 'Expired' ? s.endDate : null,
@@ -146,6 +129,163 @@ const DetailQuery = Type.Object({
 const CANCELLED_NOTICE =
   'Your subscription is set to end at the end of its period. You will not be billed after that.';
 const CHANGED_NOTICE = 'Your subscription was changed. Any invoice for the change is under Invoices.';
+
+/** A package change as made now: its credits, its invoices and what it leaves due (negative: a credit). */
+interface ChangeOutcome {
+  credits: ChangeResult['credits'];
+  invoices: Invoice[];
+  netMinor: number;
+}
+
+async function changeOutcome(
+  tctx: ServiceContext,
+  change: (c: ServiceContext) => Promise<ChangeResult>,
+): Promise<ChangeOutcome> {
+  const result = await change(tctx);
+  const invoices = [];
+  for (const id of result.invoiceIds) invoices.push(await getInvoice(tctx, id));
+  const creditMinor = result.credits.reduce((sum, c) => sum + c.totalMinor, 0);
+  const chargeMinor = invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
+  return { credits: result.credits, invoices, netMinor: chargeMinor - creditMinor };
+}
+
+/** Thrown to roll a confirmed change back when it no longer comes to the amount its preview showed. */
+class PreviewMoved extends Error {
+  constructor(readonly outcome: ChangeOutcome) {
+    super('the change no longer comes to the previewed amount');
+  }
+}
+
+/**
+ * Applies a confirmed change only when it comes to the net amount the customer saw (`expected`, in minor units):
+ * proration counts days, so a preview from yesterday is not today's change. Made in one transaction and rolled
+ * back on a difference, so nothing is changed unless the amounts agree.
+ */
+async function changeAsPreviewed(
+  ctx: ServiceContext,
+  change: (c: ServiceContext) => Promise<ChangeResult>,
+  expected: string,
+): Promise<{ kind: 'changed' } | { kind: 'moved'; outcome: ChangeOutcome }> {
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const outcome = await changeOutcome(inTransaction(ctx, trx), change);
+      if (String(outcome.netMinor) !== expected) throw new PreviewMoved(outcome);
+    });
+  } catch (error) {
+    if (error instanceof PreviewMoved) return { kind: 'moved', outcome: error.outcome };
+    throw error;
+  }
+  return { kind: 'changed' };
+}
+
+/** The confirmation of a change: what is credited and charged today; 422 with `errors` when the amounts moved. */
+function renderChangePreview(
+  page: SignedInPage,
+  subscription: Subscription,
+  chosen: SwitchOption,
+  outcome: ChangeOutcome,
+  errors: FieldProblem[] = [],
+) {
+  const currency = subscription.currencyCode;
+  const creditMinor = outcome.credits.reduce((sum, c) => sum + c.totalMinor, 0);
+  const chargeMinor = outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
+  return page.render(errors.length ? 422 : 200, 'subscriptionChange', {
+    title: `Change ${subscription.packageName}`,
+    current: 'subscriptions',
+    subscription: { id: subscription.id, packageName: subscription.packageName },
+    choice: chosen.value,
+    choiceLabel: chosen.label,
+    credits: outcome.credits.map((c) => ({
+      description: c.descrip,
+      amount: money(c.totalMinor, currency),
+    })),
+    charges: outcome.invoices.flatMap((i) =>
+      i.charges.map((line) => ({
+        description: line.descrip,
+        period: line.periodStart && line.periodEnd ? `${line.periodStart} to ${line.periodEnd}` : null,
+        amount: money(line.amountExMinor, i.currencyCode),
+      })),
+    ),
+    tax: money(
+      outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor - i.exTotalMinor, 0),
+      currency,
+    ),
+    credit: money(creditMinor, currency),
+    charge: money(chargeMinor, currency),
+    net: money(Math.abs(outcome.netMinor), currency),
+    netIsCredit: outcome.netMinor < 0,
+    expected: String(outcome.netMinor),
+    errors,
+    errorsTitle: errors.length ? 'Nothing was changed' : undefined,
+    csrf: page.session.csrfToken,
+  });
+}
+
+/** The link under a refusal that leaves the subscription as it was. */
+const backToSubscription = (page: SignedInPage, s: Subscription) => ({
+  href: `${page.portal.base}subscriptions/${s.id}`,
+  text: 'Back to the subscription',
+});
+
+/** Why the customer cancels, as the form sent it: one of CANCEL_REASONS, and what it added in one line. */
+interface CancelReason {
+  reason: string;
+  details: string;
+}
+
+const cancelReasonOf = (fields: FormFields): CancelReason => ({
+  reason: fields['reason'] ?? '',
+  details: (fields['details'] ?? '').replace(/\s+/g, ' ').trim(),
+});
+
+function cancelProblems({ reason, details }: CancelReason): FieldProblem[] {
+  const errors: FieldProblem[] = [];
+  if (!reasonLabel(reason)) errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
+  if (details.length > CANCEL_DETAILS_MAX) {
+    errors.push({ field: 'details', message: `Tell us more in at most ${CANCEL_DETAILS_MAX} characters` });
+  }
+  if (details.includes('\u0000')) errors.push({ field: 'details', message: 'Remove the NUL characters' });
+  return errors;
+}
+
+/** The confirmation says the very day the cancellation would end the service: it is made and rolled back. */
+async function renderCancelConfirm(
+  page: SignedInPage,
+  subscription: Subscription,
+  { reason, details }: CancelReason,
+) {
+  const endsOn = await previewChange(page.portal.ctx, async (tctx) => {
+    await cancelSubscription(tctx, subscription.id, 'renewal');
+    return (await getSubscription(tctx, subscription.id)).cancelDate;
+  });
+  return page.render(200, 'subscriptionCancel', {
+    title: `Cancel ${subscription.packageName}`,
+    current: 'subscriptions',
+    subscription: { id: subscription.id, packageName: subscription.packageName },
+    endsOn,
+    reason,
+    reasonLabel: reasonLabel(reason),
+    details,
+    csrf: page.session.csrfToken,
+  });
+}
+
+/**
+ * Cancels at the end of the period. The API has no field for a reason: it is recorded with the change in the audit
+ * log (GET /v1/auditlog, Operation), beside the contact who asked and from where (docs/spec-decisions.md, "Customer
+ * portal").
+ */
+async function cancelWithReason(
+  ctx: ServiceContext,
+  subscription: Subscription,
+  { reason, details }: CancelReason,
+) {
+  const actor = ctx.actor && {
+    ...ctx.actor,
+    operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
+  };
+  await cancelSubscription({ ...ctx, ...(actor ? { actor } : {}) }, subscription.id, 'renewal');
+}
 
 /** Subscriptions: the list, one subscription, cancelling at period end and changing package (docs/portal.md). */
 export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): void {
@@ -237,10 +377,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           title: 'Not available',
           heading: 'Subscriptions cannot be cancelled here',
           message: `${page.portal.account.name} does not take cancellations in the portal. Contact them to cancel. Nothing was changed.`,
-          link: {
-            href: `${page.portal.base}subscriptions/${subscription.id}`,
-            text: 'Back to the subscription',
-          },
+          link: backToSubscription(page, subscription),
         });
       }
       if (!isRunning(subscription)) {
@@ -248,48 +385,14 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           title: 'Already ending',
           heading: 'This subscription is already ending',
           message: 'It has ended or is set to end; nothing was changed.',
-          link: {
-            href: `${page.portal.base}subscriptions/${subscription.id}`,
-            text: 'Back to the subscription',
-          },
+          link: backToSubscription(page, subscription),
         });
       }
-      const reason = fields['reason'] ?? '';
-      const details = (fields['details'] ?? '').replace(/\s+/g, ' ').trim();
-      const errors: FieldProblem[] = [];
-      if (!reasonLabel(reason)) errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
-      if (details.length > CANCEL_DETAILS_MAX) {
-        errors.push({
-          field: 'details',
-          message: `Tell us more in at most ${CANCEL_DETAILS_MAX} characters`,
-        });
-      }
-      if (details.includes('\u0000')) errors.push({ field: 'details', message: 'Remove the NUL characters' });
+      const reason = cancelReasonOf(fields);
+      const errors = cancelProblems(reason);
       if (errors.length) return detailPage(page, subscription, { status: 422, errors, fields });
-      if (fields['confirm'] !== 'yes') {
-        // The confirmation says the very day the cancellation would end the service: it is made and rolled back.
-        const endsOn = await previewChange(ctx, async (tctx) => {
-          await cancelSubscription(tctx, subscription.id, 'renewal');
-          return (await getSubscription(tctx, subscription.id)).cancelDate;
-        });
-        return page.render(200, 'subscriptionCancel', {
-          title: `Cancel ${subscription.packageName}`,
-          current: 'subscriptions',
-          subscription: { id: subscription.id, packageName: subscription.packageName },
-          endsOn,
-          reason,
-          reasonLabel: reasonLabel(reason),
-          details,
-          csrf: page.session.csrfToken,
-        });
-      }
-      // The API has no field for a reason: it is recorded with the change in the audit log (GET /v1/auditlog,
-      // Operation), beside who asked and from where (docs/spec-decisions.md, "Customer portal").
-      const actor = ctx.actor && {
-        ...ctx.actor,
-        operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
-      };
-      await cancelSubscription({ ...ctx, ...(actor ? { actor } : {}) }, subscription.id, 'renewal');
+      if (fields['confirm'] !== 'yes') return renderCancelConfirm(page, subscription, reason);
+      await cancelWithReason(ctx, subscription, reason);
       return page.redirect(`subscriptions/${subscription.id}?done=cancelled`);
     },
   );
@@ -308,10 +411,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           title: 'Not available',
           heading: 'This subscription cannot be changed here',
           message: `${page.portal.account.name} offers no changes to it in the portal. Nothing was changed.`,
-          link: {
-            href: `${page.portal.base}subscriptions/${subscription.id}`,
-            text: 'Back to the subscription',
-          },
+          link: backToSubscription(page, subscription),
         });
       }
       // Only a package and term the account allows, as offered on the page, is ever applied.
@@ -332,45 +432,19 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
         });
       if (fields['confirm'] !== 'yes') {
         // The preview is the change itself, made and rolled back, as PUT .../changePackage?preview=true does.
-        const outcome = await previewChange(ctx, async (tctx) => {
-          const result = await change(tctx);
-          const invoices = [];
-          for (const id of result.invoiceIds) invoices.push(await getInvoice(tctx, id));
-          return { credits: result.credits, invoices };
-        });
-        const currency = subscription.currencyCode;
-        const creditMinor = outcome.credits.reduce((sum, c) => sum + c.totalMinor, 0);
-        const chargeMinor = outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor, 0);
-        const netMinor = chargeMinor - creditMinor;
-        return page.render(200, 'subscriptionChange', {
-          title: `Change ${subscription.packageName}`,
-          current: 'subscriptions',
-          subscription: { id: subscription.id, packageName: subscription.packageName },
-          choice: chosen.value,
-          choiceLabel: chosen.label,
-          credits: outcome.credits.map((c) => ({
-            description: c.descrip,
-            amount: money(c.totalMinor, currency),
-          })),
-          charges: outcome.invoices.flatMap((i) =>
-            i.charges.map((line) => ({
-              description: line.descrip,
-              period: line.periodStart && line.periodEnd ? `${line.periodStart} to ${line.periodEnd}` : null,
-              amount: money(line.amountExMinor, i.currencyCode),
-            })),
-          ),
-          tax: money(
-            outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor - i.exTotalMinor, 0),
-            currency,
-          ),
-          credit: money(creditMinor, currency),
-          charge: money(chargeMinor, currency),
-          net: money(Math.abs(netMinor), currency),
-          netIsCredit: netMinor < 0,
-          csrf: page.session.csrfToken,
-        });
+        const outcome = await previewChange(ctx, (tctx) => changeOutcome(tctx, change));
+        return renderChangePreview(page, subscription, chosen, outcome);
       }
-      await change(ctx);
+      const applied = await changeAsPreviewed(ctx, change, fields['expected'] ?? '');
+      if (applied.kind === 'moved') {
+        return renderChangePreview(page, subscription, chosen, applied.outcome, [
+          {
+            field: 'confirm',
+            message:
+              'The amounts changed since you looked (a new day began). Check them again before you confirm.',
+          },
+        ]);
+      }
       return page.redirect(`subscriptions/${subscription.id}?done=changed`);
     },
   );
