@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { plusDays } from '../batches/fixtures.ts';
+import { mandateBody, plusDays } from '../mandates/fixtures.ts';
 import { PortalClient, customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
 
 // Debit order mandates in the portal (docs/portal.md, "Debit order mandates"): the customer's own mandates, the one
@@ -8,30 +8,8 @@ import { PortalClient, customerWithLogin, portalPath, t, usePortalService } from
 
 usePortalService();
 
-const mandate = (customerID: number, startDate: string, ref: string) => ({
-  customerID,
-  Name: 'Thandi',
-  Lastname: 'Nkosi',
-  Email: 'thandi@nkosi.example',
-  Address1: '12 Long Street',
-  City: 'Cape Town',
-  CountryISOCode: 'ZAF',
-  PostalCode: '8001',
-  bank_Name: 'First National Bank',
-  bank_BranchCode: '250655',
-  bank_AccHolder: 'T Nkosi',
-  bank_AccNumber: '62847123459876',
-  bank_AccountType: 'Cheque',
-  debit_ActionDay: 25,
-  debit_StartDate: startDate,
-  debit_Frequency: 'Monthly',
-  debit_Amt: 299.99,
-  debit_NameOnStmt: 'NORTHWIND',
-  debit_ContractRef: ref,
-  debit_VariableAmts: false,
-  isCustomerEditable: true,
-  isCompanySignee: false,
-});
+const mandate = (customerID: number, startDate: string, ref: string) =>
+  mandateBody(startDate, { customerID, debit_ContractRef: ref });
 
 describe("the customer's debit order mandates", () => {
   it('lists them, links the one waiting to its signing page, and downloads it once signed', async () => {

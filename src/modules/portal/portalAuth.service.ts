@@ -327,20 +327,9 @@ export async function changePassword(
   session: PortalSession,
   input: { currentPassword: string; newPassword: string; clientAddress: string },
 ): Promise<{ kind: 'changed'; sessionId: string } | { kind: 'locked'; until: string } | { kind: 'busy' }> {
-  const contact = await findContactCredentials(ctx, session.contactId);
-  if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
-  const check = await guardedCheck(ctx, {
-    key: usernameKey(contact.username ?? ''),
-    clientAddress: input.clientAddress,
-    password: input.currentPassword,
-    stored: contact.passwordHash,
-  });
-  if (check.kind === 'locked' || check.kind === 'busy') return check;
-  if (check.kind === 'wrong') {
-    if (check.until) return { kind: 'locked', until: check.until };
-    throw ValidationError.field('CurrentPassword', 'is not your current password');
-  }
-  await repo.deleteAttempt(ctx.db, check.attemptId);
+  const checked = await checkCurrentPassword(ctx, session, input);
+  if (checked.kind !== 'right') return checked;
+  const contact = checked.contact;
   const hash = await setContactPassword(ctx, contact.id, contact.passwordHash, input.newPassword);
   await repo.deleteSessionsOfContact(ctx.db, ctx.account.id, contact.id);
   await repo.spendTokensOfContact(ctx.db, ctx.account.id, contact.id, at(ctx));
@@ -359,7 +348,11 @@ export async function checkCurrentPassword(
   ctx: ServiceContext,
   session: PortalSession,
   input: { currentPassword: string; clientAddress: string },
-): Promise<{ kind: 'right' } | { kind: 'locked'; until: string } | { kind: 'busy' }> {
+): Promise<
+  | { kind: 'right'; contact: ContactCredentials & { passwordHash: string } }
+  | { kind: 'locked'; until: string }
+  | { kind: 'busy' }
+> {
   const contact = await findContactCredentials(ctx, session.contactId);
   if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
   const check = await guardedCheck(ctx, {
@@ -374,7 +367,7 @@ export async function checkCurrentPassword(
     throw ValidationError.field('CurrentPassword', 'is not your current password');
   }
   await repo.deleteAttempt(ctx.db, check.attemptId);
-  return { kind: 'right' };
+  return { kind: 'right', contact: { ...contact, passwordHash: contact.passwordHash } };
 }
 
 /**
