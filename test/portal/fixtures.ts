@@ -141,3 +141,25 @@ export async function signedIn(login: { username: string; password: string }): P
   expect(res.status, res.text).toBe(303);
   return client;
 }
+
+/** A form of a page: its hidden fields, as a browser would send them. */
+export function hiddenFieldsOf(html: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form method="post" action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(html);
+  expect(form, html).not.toBeNull();
+  const fields: Record<string, string> = {};
+  for (const input of form![1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[input[1]!] = input[2]!;
+  }
+  return fields;
+}
+
+/** The pay form of an invoice's page. */
+export async function invoicePayForm(client: PortalClient, invoiceId: number) {
+  const page = await client.get(`${client.base}invoices/${invoiceId}`);
+  expect(page.status).toBe(200);
+  return hiddenFieldsOf(page.text, `${client.base}invoices/${invoiceId}/pay`);
+}
+
+/** The customer's payments, as the API lists them. */
+export const paymentsOf = (customerId: number) =>
+  ok(t, 'GET', `/v1/customers/${customerId}/payments`) as Promise<any[]>;

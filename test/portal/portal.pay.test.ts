@@ -3,32 +3,19 @@ import { ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { addCard } from '../collections/cards.ts';
-import type { PortalClient } from './fixtures.ts';
-import { customerWithLogin, signedIn, t, usePortalService } from './fixtures.ts';
+import {
+  customerWithLogin,
+  hiddenFieldsOf,
+  invoicePayForm,
+  paymentsOf,
+  signedIn,
+  t,
+  usePortalService,
+} from './fixtures.ts';
 
 usePortalService();
 
 // Today is 15 March 2026 (fixtures.ts, START): an invoice due on the 10th is past due.
-
-/** The pay form of a page: its action and fields, as a browser would send them. */
-function payForm(html: string, action: string): Record<string, string> {
-  const form = new RegExp(`<form method="post" action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(html);
-  expect(form, html).not.toBeNull();
-  const fields: Record<string, string> = {};
-  for (const input of form![1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[input[1]!] = input[2]!;
-  }
-  return fields;
-}
-
-async function invoicePayForm(client: PortalClient, invoiceId: number) {
-  const page = await client.get(`${client.base}invoices/${invoiceId}`);
-  expect(page.status).toBe(200);
-  return payForm(page.text, `${client.base}invoices/${invoiceId}/pay`);
-}
-
-const paymentsOf = (customerId: number) =>
-  ok(t, 'GET', `/v1/customers/${customerId}/payments`) as Promise<any[]>;
 
 describe('paying an invoice with the primary card', () => {
   it('records a payment allocated exactly to the invoice, which is then Paid', async () => {
@@ -213,7 +200,7 @@ describe('paying all overdue invoices', () => {
     const client = await signedIn(login);
     const overview = await client.get(client.base);
     // Overdue: 100.10 + 20.05 = 120.15; the invoice due on the 31st is not.
-    const fields = payForm(overview.text, `${client.base}pay-overdue`);
+    const fields = hiddenFieldsOf(overview.text, `${client.base}pay-overdue`);
     expect(fields['expected']).toBe('USD 120.15');
     const paid = await client.post(`${client.base}pay-overdue`, fields);
     expect(paid.status, paid.text).toBe(303);
@@ -273,7 +260,7 @@ describe('paying with a new card through the capture widget', () => {
       (await client.get(`${client.base}payment-methods`)).headers.get('content-security-policy'),
     ).not.toContain('frame-src');
     const hashToken = /data-hash-token="([0-9a-f]+)"/.exec(page.text)![1]!;
-    const fields = payForm(page.text, pagePath);
+    const fields = hiddenFieldsOf(page.text, pagePath);
     expect(fields['capture']).not.toMatch(/^cs_/);
     const sessions = await ok(t, 'GET', '/v1/events?resourceType=capture_session&page_size=100');
     const made = sessions.find((e: any) => e.data.object.ExtRef === `portal:customer:${login.customerId}`);
@@ -320,7 +307,7 @@ describe('paying with a new card through the capture widget', () => {
     const theirClient = await signedIn(someoneElse);
     const theirPath = `${theirClient.base}invoices/${theirs.invoiceID}/pay-card`;
     const theirPage = await theirClient.get(theirPath);
-    const theirFields = payForm(theirPage.text, theirPath);
+    const theirFields = hiddenFieldsOf(theirPage.text, theirPath);
     expect(
       (await submitCard(/data-hash-token="([0-9a-f]+)"/.exec(theirPage.text)![1]!, '4242424242424242'))
         .status,

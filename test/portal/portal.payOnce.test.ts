@@ -5,31 +5,21 @@ import { accountContext } from '../helpers/context.ts';
 import { issuedInvoice, issuedInvoiceBody } from '../helpers/invoices.ts';
 import { addCard } from '../collections/cards.ts';
 import type { PortalClient } from './fixtures.ts';
-import { clock, customerWithLogin, signedIn, t, usePortalService } from './fixtures.ts';
+import {
+  clock,
+  customerWithLogin,
+  hiddenFieldsOf,
+  invoicePayForm,
+  paymentsOf,
+  signedIn,
+  t,
+  usePortalService,
+} from './fixtures.ts';
 
 usePortalService();
 
 // Today is 15 March 2026 (fixtures.ts, START). Each money test here fails without the change it names
 // (docs/portal.md, "Paying and payment methods").
-
-function formOf(html: string, action: string): Record<string, string> {
-  const form = new RegExp(`<form method="post" action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(html);
-  expect(form, html).not.toBeNull();
-  const fields: Record<string, string> = {};
-  for (const input of form![1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
-    fields[input[1]!] = input[2]!;
-  }
-  return fields;
-}
-
-async function invoicePayForm(client: PortalClient, invoiceId: number) {
-  const page = await client.get(`${client.base}invoices/${invoiceId}`);
-  expect(page.status).toBe(200);
-  return formOf(page.text, `${client.base}invoices/${invoiceId}/pay`);
-}
-
-const paymentsOf = (customerId: number) =>
-  ok(t, 'GET', `/v1/customers/${customerId}/payments`) as Promise<any[]>;
 
 /** The charges the test gateway made of this amount (minor units; each test pays its own amount), oldest first. */
 async function chargesOf(amountMinor: number) {
@@ -95,7 +85,7 @@ describe('a portal payment charges once', () => {
     expect(unanswered.status).toBe(502);
     expect(unanswered.text).toContain('No answer from the bank yet');
     // Without the retry form, the page offered no way to send the same payment.
-    const retry = formOf(unanswered.text, path);
+    const retry = hiddenFieldsOf(unanswered.text, path);
     expect(retry).toEqual(fields);
     expect(unanswered.text).toContain('Send the same payment again');
     expect(await paymentsOf(login.customerId)).toEqual([]);

@@ -8,7 +8,7 @@ import type { Customer, CustomerInput } from '../customers/index.ts';
 import * as auth from './portalAuth.service.ts';
 import type { FormFields, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { SlugParams } from './portal.schemas.ts';
-import { BUSY_MESSAGE, pausedMessage } from './signIn.pages.ts';
+import { refusedCheckMessage } from './checkRefusals.ts';
 
 /**
  * The billing details a customer may edit (docs/portal.md, "What customers may change"): the form's field, its
@@ -185,10 +185,8 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
             currentPassword,
             clientAddress: request.ip,
           });
-          if (check.kind === 'busy') page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));
           if (check.kind !== 'right') {
-            const message = check.kind === 'busy' ? BUSY_MESSAGE : pausedMessage(check.until, page);
-            return refuse([{ field: PASSWORD.field, message }], 429);
+            return refuse([{ field: PASSWORD.field, message: refusedCheckMessage(page, check) }], 429);
           }
         }
         if (Object.keys(input).length > 0) await editCustomer(ctx, customer.id, input);

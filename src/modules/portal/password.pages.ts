@@ -7,7 +7,7 @@ import type { FormFields, PortalPage, PortalRequests } from './portalHttp.ts';
 import { resetLinkOrigin } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { SlugParams, TokenParams } from './portal.schemas.ts';
-import { BUSY_MESSAGE, pausedMessage } from './signIn.pages.ts';
+import { refusedCheckMessage } from './checkRefusals.ts';
 
 interface PasswordForm {
   csrf: string;
@@ -100,12 +100,10 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
           newPassword: fields['Password'] ?? '',
           clientAddress: request.ip,
         });
-        if (result.kind === 'busy') page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));
         if (result.kind !== 'changed') {
-          const message = result.kind === 'busy' ? BUSY_MESSAGE : pausedMessage(result.until, page);
           return passwordPage(page, 429, {
             ...changeForm(page),
-            errors: [{ field: 'CurrentPassword', message }],
+            errors: [{ field: 'CurrentPassword', message: refusedCheckMessage(page, result) }],
           });
         }
         page.setSessionCookie(result.sessionId);

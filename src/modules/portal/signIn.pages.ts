@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
+import { refusedCheckMessage } from './checkRefusals.ts';
 import * as auth from './portalAuth.service.ts';
 import type { PortalPage, PortalRequests } from './portalHttp.ts';
 import { SlugParams, TokenParams } from './portal.schemas.ts';
@@ -51,20 +52,12 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
       if (password === '') errors.push({ field: 'password', message: 'Enter your password' });
       if (errors.length) return loginPage(page, 422, { errors, username });
       const result = await auth.signIn(page.portal.ctx, { username, password, clientAddress: request.ip });
-      if (result.kind === 'locked') {
+      if (result.kind === 'locked' || result.kind === 'busy') {
         return loginPage(page, 429, {
           username,
-          invalid: true,
-          errorsTitle: 'Sign-in is paused',
-          errors: [{ field: 'username', message: pausedMessage(result.until, page) }],
-        });
-      }
-      if (result.kind === 'busy') {
-        page.reply.header('retry-after', String(auth.BUSY_RETRY_SECONDS));
-        return loginPage(page, 429, {
-          username,
-          errorsTitle: 'The portal is busy',
-          errors: [{ field: 'username', message: BUSY_MESSAGE }],
+          invalid: result.kind === 'locked',
+          errorsTitle: result.kind === 'locked' ? 'Sign-in is paused' : 'The portal is busy',
+          errors: [{ field: 'username', message: refusedCheckMessage(page, result) }],
         });
       }
       if (result.kind === 'refused') {
@@ -106,20 +99,4 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => pages.signOut(request, reply, request.params.slug),
   );
-}
-
-/** What a paused sign-in (or password check) is told: until when, and that the pause ends by itself. */
-export const pausedMessage = (until: string, page: PortalPage) =>
-  `Too many failed sign-ins. Try again after ${timeOfDay(until, page.portal.account.timeZone)}; the pause ends by itself.`;
-
-/** What a password check refused for a full process is told (with Retry-After). */
-export const BUSY_MESSAGE =
-  'Many sign-ins are being checked at this moment. Try again in a few seconds; nothing was counted against you.';
-
-/** An instant as the account's staff and customers read it: "14:35 (Africa/Johannesburg)". */
-function timeOfDay(instant: string, timeZone: string): string {
-  const time = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit' }).format(
-    new Date(instant),
-  );
-  return `${time} (${timeZone})`;
 }
