@@ -11,14 +11,7 @@ import {
 import { ConflictError, DomainError, GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
-import {
-  gatewayAccepts,
-  getGateway,
-  isGatewayUsable,
-  validateBankAccountAtGateway,
-  vaultCard,
-} from '../gateways/index.ts';
-import { bankAccountProblems } from '../paymentMethods/index.ts';
+import { getGateway, isGatewayUsable, vaultCard } from '../gateways/index.ts';
 import type { CardToVault, Gateway } from '../gateways/index.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../storage/database.ts';
@@ -26,13 +19,11 @@ import {
   ADDRESS_WINDOW_MS,
   MAX_FAILED_ATTEMPTS,
   MAX_FAILURES_PER_ADDRESS,
-  bankRailFor,
   includesSale,
-  keepsBankAccounts,
   keepsMethod,
   stateAt,
 } from './captureSession.ts';
-import type { BankRail, SaleType, StoredState, VaultingType } from './captureSession.ts';
+import type { SaleType, StoredState, VaultingType } from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
 import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
 import {
@@ -128,7 +119,7 @@ export function openState(ctx: ServiceContext, row: CaptureSessionRow) {
   return stateAt(row.state as StoredState, row.expires_at, nowInstant(ctx));
 }
 
-function assertOpen(ctx: ServiceContext, row: CaptureSessionRow): void {
+export function assertOpen(ctx: ServiceContext, row: CaptureSessionRow): void {
   const state = openState(ctx, row);
   if (state === 'expired') throw new GoneError('capture_session_expired', 'The session has expired');
   if (state === 'locked') {
@@ -192,7 +183,11 @@ function checkedCard(ctx: ServiceContext, input: SubmittedCard, problems: FieldP
  * frame's problem is thrown after; the count is committed whatever it says. A submit that lost its claim counts
  * nothing: the session is its successor's.
  */
-async function failAttempt(ctx: ServiceContext, row: ClaimedCaptureSession, reason: string): Promise<number> {
+export async function failAttempt(
+  ctx: ServiceContext,
+  row: ClaimedCaptureSession,
+  reason: string,
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const failed = row.failed_attempts + 1;
     const locked = failed >= MAX_FAILED_ATTEMPTS;
@@ -214,7 +209,7 @@ async function failAttempt(ctx: ServiceContext, row: ClaimedCaptureSession, reas
 }
 
 /** Attempts left, for the frame to show; never why the gateway declined (a card tester's answer). */
-function refused(left: number, problems: FieldProblem[]): ValidationError {
+export function refused(left: number, problems: FieldProblem[]): ValidationError {
   const error = new ValidationError(problems, left > 0 ? 'capture_refused' : 'capture_session_locked');
   return Object.assign(error, { attemptsLeft: left });
 }
@@ -516,99 +511,4 @@ export async function countAddressFailure(deps: AddressLimitDeps, clientAddress:
     failedAt: new Date(now).toISOString(),
     prunedBefore: new Date(now - ADDRESS_WINDOW_MS).toISOString(),
   });
-}
-
-/** The bank rail the frame offers this session, if any: kept only, in a currency with a rail, at a gateway taking them. */
-export async function bankRailOf(ctx: ServiceContext, row: CaptureSessionRow): Promise<BankRail | undefined> {
-  if (!keepsBankAccounts(row.vaulting_type as VaultingType, row.sale_type as SaleType)) return undefined;
-  const gateway = await getGateway(ctx, row.gateway_id);
-  if (!isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
-  return bankRailFor(row.currency_code);
-}
-
-/** The frame's names of the bank fields, from an add's (BankAccount.AccountNumber is accountNumber). */
-const BANK_FIELDS: Record<string, string> = {
-  'BankAccount.AccountHolder': 'accountHolder',
-  'BankAccount.Bank': 'bank',
-  'BankAccount.AccountType': 'accountType',
-  'BankAccount.AccountNumber': 'accountNumber',
-  'BankAccount.BranchCode': 'branchCode',
-  'BankAccount.RoutingNumber': 'routingNumber',
-  'BankAccount.IBAN': 'iban',
-  'BankAccount.BIC': 'bic',
-};
-
-/**
- * POST /widget/capture/{HashToken}/submit with a bank account: checked offline as an add is, then by the gateway
- * (the test gateway answers by account number, docs/gateways.md, "Bank-account validation"); the details are kept
- * sealed on the session until complete makes them the customer's method. Personal data, not card data
- * (docs/design/hosted-pages.md, "Card data and PCI scope").
- */
-export async function submitBankAccount(
-  ctx: ServiceContext,
-  found: CaptureSessionRow,
-  input: SubmittedBankAccount,
-): Promise<CaptureSummary> {
-  assertOpen(ctx, found);
-  const rail = await bankRailOf(ctx, found);
-  if (!rail) throw ValidationError.field('kind', 'This form takes cards only', 'bank_account_not_offered');
-  const row = await claimSession(ctx, found);
-
-  const details = {
-    method: rail,
-    accountType: input.accountType,
-    accountHolder: input.accountHolder,
-    bank: input.bank,
-    accountNumber: rail === 'sepa' ? null : (input.accountNumber ?? null),
-    branchCode: rail === 'debit_order' ? (input.branchCode ?? null) : null,
-    routingNumber: rail === 'ach' ? (input.routingNumber ?? null) : null,
-    iban: rail === 'sepa' ? (input.iban ?? null) : null,
-    bic: rail === 'sepa' ? (input.bic ?? null) : null,
-  };
-  const problems = bankAccountProblems(details).map((problem) => ({
-    field: BANK_FIELDS[problem.field] ?? 'accountType',
-    message: problem.message,
-  }));
-  if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
-
-  const gateway = await getGateway(ctx, row.gateway_id);
-  const digitsOf = (text: string | null) => (text === null ? null : text.replace(/[\s-]/g, '').toUpperCase());
-  let answer;
-  try {
-    answer = await validateBankAccountAtGateway(ctx, gateway, {
-      method: rail,
-      accountHolder: details.accountHolder,
-      accountNumber: digitsOf(details.accountNumber),
-      branchCode: digitsOf(details.branchCode),
-      routingNumber: digitsOf(details.routingNumber),
-      iban: digitsOf(details.iban),
-    });
-  } catch (error) {
-    await releaseClaim(ctx, row);
-    throw error;
-  }
-  if (answer.outcome === 'declined') {
-    const left = await failAttempt(ctx, row, `bank_${answer.reason}`);
-    throw refused(left, [
-      { field: rail === 'sepa' ? 'iban' : 'accountNumber', message: 'The bank did not accept this account' },
-    ]);
-  }
-  const lastFour = (digitsOf(details.iban) ?? digitsOf(details.accountNumber) ?? '').slice(-4);
-  const held = await withTransaction(ctx, async (tctx) => {
-    const now = nowInstant(tctx);
-    const ended = await endClaim(tctx, row, {
-      state: 'captured' satisfies StoredState,
-      method_type: 'bank_account',
-      bank_account_sealed: tctx.secrets.seal(JSON.stringify(details)),
-      bank_name: details.bank.trim(),
-      last_four: lastFour,
-      captured_at: now,
-      updated_at: now,
-    });
-    if (ended) await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
-    return ended;
-  });
-  // The gateway only validated the account: there is nothing there to undo.
-  if (!held) throw claimLost(ctx, row, 'capture');
-  return { type: 'bank_account', bank: details.bank.trim(), lastFour, charged: false };
 }

@@ -11,14 +11,13 @@ import type { App } from '../../http/types.ts';
 import type { Db } from '../../storage/database.ts';
 import {
   answerChallenge,
-  bankRailOf,
   countAddressFailure,
   findSessionByHashToken,
   openFrameRequest,
   openState,
-  submitBankAccount,
   submitCard,
 } from './capture.service.ts';
+import { bankRailOf, submitBankAccount } from './captureBank.service.ts';
 import { includesSale } from './captureSession.ts';
 import type { SaleType } from './captureSession.ts';
 import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
