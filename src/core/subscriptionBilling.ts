@@ -3,8 +3,9 @@ import type { PlainDate } from './calendar.ts';
 import { decimalToMinor, minorToDecimalText, ratioOfMinor } from './money.ts';
 import { boundary, isValidTerm, periodIndexAt } from './periods.ts';
 import type { Term } from './periods.ts';
-import { priceUsage } from './pricing.ts';
+import type { PackagePrice } from './packagePricing.ts';
 import type { Bracket, Scheme } from './pricing.ts';
+import { chargeUsage } from './usageCharge.ts';
 
 /**
  * What a subscription owes, decided from its record and a date: the pure core that the bill run, the upcoming-
@@ -56,6 +57,8 @@ export interface UnbilledUsage {
   units: string;
   scheme: Scheme;
   brackets: readonly Bracket[];
+  /** The blocks of the package scheme; absent or null under the bracket schemes. */
+  pack?: PackagePrice | null;
 }
 
 export interface SubscriptionTimeline {
@@ -224,10 +227,12 @@ function priceLine(
 }
 
 function usageLine(usage: UnbilledUsage): PlannedLine {
+  const charge = chargeUsage(usage, usage.units);
+  const quantity = `${usage.label}: ${usage.units} ${usage.unitName}`;
   return {
-    descrip: `${usage.label}: ${usage.units} ${usage.unitName}`,
+    descrip: charge.detail === null ? quantity : `${quantity} (${charge.detail})`,
     qty: '1',
-    unitCostEx: priceUsage(usage.scheme, usage.brackets, usage.units),
+    unitCostEx: charge.amount,
     periodStart: usage.periodStart,
     periodEnd: usage.periodEnd,
   };

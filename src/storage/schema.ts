@@ -344,6 +344,10 @@ export interface ComponentVersionCurrenciesTable {
   account_id: number;
   component_version_id: number;
   currency_code: string;
+  /** The package scheme's blocks (0028); null under the bracket schemes. */
+  package_size: Decimal | null;
+  package_price: Decimal | null;
+  free_units: Decimal | null;
 }
 
 export interface ComponentBracketsTable {
@@ -353,6 +357,8 @@ export interface ComponentBracketsTable {
   price: Decimal;
   qty_from: Decimal;
   qty_till: Decimal | null;
+  /** 0028; null = no flat fee. */
+  flat_price: Decimal | null;
 }
 
 export interface GatewaysTable {

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { PackagePrice } from '../../core/packagePricing.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 import type {
@@ -62,6 +63,10 @@ export function versionCurrencyFromRow(
     componentVersionId: row.component_version_id,
     currencyCode: row.currency_code,
     brackets,
+    pack:
+      row.package_size === null
+        ? null
+        : { packageSize: row.package_size, price: row.package_price ?? '0', freeUnits: row.free_units },
   };
 }
 
@@ -72,13 +77,15 @@ export function bracketFromRow(row: BracketRow): ComponentBracket {
     price: row.price,
     qtyFrom: row.qty_from,
     qtyTill: row.qty_till,
+    flatPrice: row.flat_price,
   };
 }
 
-/** A version's prices as stored: one entry per currency, brackets as canonical decimal strings. */
+/** A version's prices as stored: one entry per currency, brackets (or blocks) as canonical decimal strings. */
 export interface NewVersionCurrency {
   currencyCode: string;
-  brackets: { price: string; qtyFrom: string; qtyTill: string | null }[];
+  brackets: { price: string; qtyFrom: string; qtyTill: string | null; flatPrice: string | null }[];
+  pack: PackagePrice | null;
 }
 
 const COMPONENT_COLUMNS = [
@@ -114,6 +121,9 @@ const CURRENCY_COLUMNS = [
   'component_version_currencies.account_id',
   'component_version_currencies.component_version_id',
   'component_version_currencies.currency_code',
+  'component_version_currencies.package_size',
+  'component_version_currencies.package_price',
+  'component_version_currencies.free_units',
 ] as const;
 
 const BRACKET_COLUMNS = [
@@ -123,6 +133,7 @@ const BRACKET_COLUMNS = [
   'component_brackets.price',
   'component_brackets.qty_from',
   'component_brackets.qty_till',
+  'component_brackets.flat_price',
 ] as const;
 
 /**
@@ -403,6 +414,9 @@ export async function insertVersionCurrencies(
         account_id: accountId,
         component_version_id: versionId,
         currency_code: currency.currencyCode,
+        package_size: currency.pack?.packageSize ?? null,
+        package_price: currency.pack?.price ?? null,
+        free_units: currency.pack?.freeUnits ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -417,6 +431,7 @@ export async function insertVersionCurrencies(
           price: bracket.price,
           qty_from: bracket.qtyFrom,
           qty_till: bracket.qtyTill,
+          flat_price: bracket.flatPrice,
         })),
       )
       .execute();

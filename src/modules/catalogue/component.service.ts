@@ -2,6 +2,8 @@ import { childrenByParent } from '../../core/collections.ts';
 import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
+import { isScheme } from '../../core/pricing.ts';
+import type { Scheme } from '../../core/pricing.ts';
 import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -17,7 +19,14 @@ import type {
   VersionScope,
 } from './component.repository.ts';
 import type { Component, ComponentVersion, VersionCurrency } from './component.ts';
-import { assertCurrenciesEnabled, checkedComponent, checkedPrices, throwIfAny } from './componentInput.ts';
+import {
+  assertCurrenciesEnabled,
+  checkedComponent,
+  checkedPrices,
+  pricesForScheme,
+  schemeProblems,
+  throwIfAny,
+} from './componentInput.ts';
 import type { ComponentInput, VersionInput } from './componentInput.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { lockVersionedItem } from './versioning.repository.ts';
@@ -130,7 +139,10 @@ export async function createComponent(
   const problems: FieldProblem[] = [];
   const fields = checkedComponent(input, problems);
   const versionName = requiredText(version.versionName, 'ComponentVersion.VersionName', problems);
-  const prices = checkedPrices(FIRST_VERSION_PRICES, version.currencies ?? [], problems);
+  const checked = checkedPrices(FIRST_VERSION_PRICES, version.currencies ?? [], problems);
+  const prices = isScheme(fields.scheme ?? '')
+    ? pricesForScheme(fields.scheme as Scheme, FIRST_VERSION_PRICES, checked, problems)
+    : [];
   throwIfAny(problems);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
   await assertCurrenciesEnabled(ctx, FIRST_VERSION_PRICES, prices);
@@ -182,13 +194,18 @@ export async function editComponent(
   const problems: FieldProblem[] = [];
   const changes = checkedComponent(input, problems);
   throwIfAny(problems);
-  await findComponentOrThrow(ctx, componentId);
+  const current = await findComponentOrThrow(ctx, componentId);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
   if (changes.component_code !== undefined) await assertCodeFree(ctx, changes.component_code, componentId);
   // NOTE: Type and Scheme may change while subscriptions carry the component; docs/spec-decisions.md, "Components",
-  // says why.
+  // says why. A new Scheme must fit every version's prices (docs/spec-decisions.md, "Pricing models").
   try {
     await withTransaction(ctx, async (tctx) => {
+      if (changes.scheme !== current.scheme) {
+        const locked = await lockVersionedItem(tctx.db, 'components', ctx.account.id, componentId);
+        if (!locked) throw new NotFoundError('Component', componentId);
+        await assertSchemeFitsPrices(tctx, componentId, changes.scheme as Scheme);
+      }
       const before = await snapshotResource(tctx, componentRef(componentId));
       if (!(await repo.updateComponent(tctx.db, ctx.account.id, componentId, changes))) {
         throw new NotFoundError('Component', componentId);
@@ -198,6 +215,38 @@ export async function editComponent(
   } catch (error) {
     throw codeConflict(error, changes.component_code);
   }
+}
+
+/** A Scheme that some version's prices do not fit is refused, naming the version and currency. */
+async function assertSchemeFitsPrices(
+  ctx: ServiceContext,
+  componentId: number,
+  scheme: Scheme,
+): Promise<void> {
+  const versions = await repo.listVersions(ctx.db, ctx.account.id, [componentId]);
+  const pricesOf = await pricesByVersion(ctx.db, ctx.account.id, { componentIds: [componentId] });
+  const problems: FieldProblem[] = [];
+  for (const version of versions) {
+    for (const currency of pricesOf(version.id)) {
+      const misfits = schemeProblems(scheme, 'prices', {
+        brackets: currency.brackets,
+        packageFields: {
+          packageSize: currency.pack?.packageSize ?? null,
+          price: currency.pack?.price ?? null,
+          freeUnits: currency.pack?.freeUnits ?? null,
+        },
+      });
+      for (const misfit of misfits) {
+        problems.push({
+          field: 'Scheme',
+          message:
+            `the prices of version ${version.version_no} in ${currency.currencyCode} do not fit ${scheme}: ` +
+            `${misfit.field.replace(/^prices\.?/, '')}: ${misfit.message}; edit the version's prices first`,
+        });
+      }
+    }
+  }
+  throwIfAny(problems.slice(0, 1));
 }
 
 /**

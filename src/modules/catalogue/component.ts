@@ -1,3 +1,4 @@
+import type { PackagePrice } from '../../core/packagePricing.ts';
 import type { Bracket } from '../../core/pricing.ts';
 
 /**
@@ -33,16 +34,19 @@ export interface ComponentVersion {
   currencies: VersionCurrency[];
 }
 
-/** A version's price in one currency: its brackets, in id order. */
+/** A version's price in one currency: its brackets, in id order, or its blocks under the package scheme. */
 export interface VersionCurrency {
   id: number;
   componentVersionId: number;
   currencyCode: string;
   brackets: ComponentBracket[];
+  /** PackageSize, Price and FreeUnits under the package scheme; null under the bracket schemes. */
+  pack: PackagePrice | null;
 }
 
 /** Quantities and price are exact decimal strings (canonical, at most 15 significant digits). */
 export interface ComponentBracket extends Bracket {
+  flatPrice: string | null;
   id: number;
   componentVersionCurrencyId: number;
 }

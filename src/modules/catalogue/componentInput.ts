@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { MAX_PRICE } from '../../core/money.ts';
-import { SCHEMES, validateBrackets } from '../../core/pricing.ts';
+import { validatePackagePrice } from '../../core/packagePricing.ts';
+import { SCHEMES, validateBrackets, validateSchemeBrackets } from '../../core/pricing.ts';
 import type { Bracket, BracketProblem, Scheme } from '../../core/pricing.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { readWireDecimal } from '../../core/wireDecimal.ts';
@@ -50,11 +51,16 @@ export interface BracketInput {
   price: number | string;
   qtyFrom: number | string;
   qtyTill?: number | string | null;
+  flatPrice?: number | string | null;
 }
 
 export interface VersionCurrencyInput {
   currencyCode: string;
   brackets: BracketInput[];
+  /** The package scheme's blocks; left out (or null) under the bracket schemes. */
+  packageSize?: number | string | null;
+  price?: number | string | null;
+  freeUnits?: number | string | null;
 }
 
 export interface VersionInput {
@@ -127,7 +133,12 @@ function tillText(value: number | string | null | undefined): string | null {
   return text === '' ? null : text;
 }
 
-const WIRE_BRACKET_FIELD = { qtyFrom: 'QtyFrom', qtyTill: 'QtyTill', price: 'Price' } as const;
+const WIRE_BRACKET_FIELD = {
+  qtyFrom: 'QtyFrom',
+  qtyTill: 'QtyTill',
+  price: 'Price',
+  flatPrice: 'FlatPrice',
+} as const;
 
 function bracketField(path: string, problem: Pick<BracketProblem, 'index' | 'field'>): string {
   if (problem.index < 0) return `${path}.ComponentBracketPrices`;
@@ -145,6 +156,7 @@ function checkedBrackets(path: string, input: BracketInput[], problems: FieldPro
     price: decimalText(bracket.price),
     qtyFrom: decimalText(bracket.qtyFrom),
     qtyTill: tillText(bracket.qtyTill),
+    flatPrice: optionalDecimalText(bracket.flatPrice),
   }));
   // The bracket rules are the pricing module's (src/core/pricing.ts); each problem names its bracket.
   const found = validateBrackets(brackets);
@@ -153,11 +165,14 @@ function checkedBrackets(path: string, input: BracketInput[], problems: FieldPro
   if (found.length > 0) return brackets;
 
   brackets.forEach((bracket, index) => {
-    if (new Big(bracket.price).gt(new Big(MAX_PRICE))) {
-      problems.push({
-        field: bracketField(path, { index, field: 'price' }),
-        message: `must be at most ${MAX_PRICE}`,
-      });
+    for (const field of ['price', 'flatPrice'] as const) {
+      const value = bracket[field];
+      if (value !== undefined && value !== null && new Big(value).gt(new Big(MAX_PRICE))) {
+        problems.push({
+          field: bracketField(path, { index, field }),
+          message: `must be at most ${MAX_PRICE}`,
+        });
+      }
     }
     for (const field of ['qtyFrom', 'qtyTill'] as const) {
       const value = bracket[field];
@@ -173,7 +188,133 @@ function checkedBrackets(path: string, input: BracketInput[], problems: FieldPro
     price: canonical(bracket.price),
     qtyFrom: canonical(bracket.qtyFrom),
     qtyTill: bracket.qtyTill === null ? null : canonical(bracket.qtyTill),
+    flatPrice: bracket.flatPrice ? canonical(bracket.flatPrice) : null,
   }));
+}
+
+/** A left-out or null optional decimal is null; anything else is text for the rules to judge. */
+function optionalDecimalText(value: number | string | null | undefined): string | null {
+  return value === undefined || value === null ? null : decimalText(value);
+}
+
+const WIRE_PACKAGE_FIELD = { packageSize: 'PackageSize', price: 'Price', freeUnits: 'FreeUnits' } as const;
+
+/**
+ * The package scheme's fields of one currency as sent, each checked on its own (the scheme decides later which
+ * must be there): null when none is sent.
+ */
+function checkedPack(at: string, currency: VersionCurrencyInput, problems: FieldProblem[]): PackageFields {
+  const fields: PackageFields = {
+    packageSize: optionalDecimalText(currency.packageSize),
+    price: optionalDecimalText(currency.price),
+    freeUnits: optionalDecimalText(currency.freeUnits),
+  };
+  // The core's rules name what is wrong; a field left out is judged by fitsScheme, not here.
+  const found = validatePackagePrice({
+    packageSize: fields.packageSize ?? '1',
+    price: fields.price ?? '0',
+    freeUnits: fields.freeUnits,
+  });
+  for (const problem of found) {
+    problems.push({ field: `${at}.${WIRE_PACKAGE_FIELD[problem.field]}`, message: problem.message });
+  }
+  if (found.length > 0) return fields;
+  const limits = [
+    ['packageSize', MAX_QUANTITY],
+    ['freeUnits', MAX_QUANTITY],
+    ['price', new Big(MAX_PRICE)],
+  ] as const;
+  for (const [field, limit] of limits) {
+    const value = fields[field];
+    if (value !== null && new Big(value).gt(limit)) {
+      problems.push({ field: `${at}.${WIRE_PACKAGE_FIELD[field]}`, message: `must be at most ${limit}` });
+    }
+  }
+  return {
+    packageSize: fields.packageSize === null ? null : canonical(fields.packageSize),
+    price: fields.price === null ? null : canonical(fields.price),
+    freeUnits: fields.freeUnits === null ? null : canonical(fields.freeUnits),
+  };
+}
+
+/** The package scheme's fields as sent: each null when left out. */
+export interface PackageFields {
+  packageSize: string | null;
+  price: string | null;
+  freeUnits: string | null;
+}
+
+/** A currency's prices checked field by field, before the scheme says which fields it needs. */
+export interface CheckedVersionCurrency {
+  currencyCode: string;
+  brackets: NewVersionCurrency['brackets'];
+  packageFields: PackageFields;
+}
+
+/**
+ * What a scheme needs of one currency's prices, each problem with its field below the currency (`at`): brackets
+ * for unit, volume and stairstep (with stairstep's own rules), blocks for package, and none of the other's fields.
+ */
+export function schemeProblems(
+  scheme: Scheme,
+  at: string,
+  prices: { brackets: readonly Bracket[]; packageFields: PackageFields },
+): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const { brackets, packageFields } = prices;
+  if (scheme === 'package') {
+    if (brackets.length > 0) {
+      problems.push({
+        field: `${at}.ComponentBracketPrices`,
+        message: 'must be empty under the package scheme, which prices by PackageSize and Price',
+      });
+    }
+    for (const field of ['packageSize', 'price'] as const) {
+      if (packageFields[field] === null) {
+        problems.push({
+          field: `${at}.${WIRE_PACKAGE_FIELD[field]}`,
+          message: `${WIRE_PACKAGE_FIELD[field]} is required under the package scheme`,
+        });
+      }
+    }
+    return problems;
+  }
+  for (const field of ['packageSize', 'price', 'freeUnits'] as const) {
+    if (packageFields[field] !== null) {
+      problems.push({
+        field: `${at}.${WIRE_PACKAGE_FIELD[field]}`,
+        message: `${WIRE_PACKAGE_FIELD[field]} is only for the package scheme; ${scheme} prices by ComponentBracketPrices`,
+      });
+    }
+  }
+  if (brackets.length === 0) {
+    problems.push({ field: `${at}.ComponentBracketPrices`, message: 'at least one bracket is required' });
+  }
+  for (const problem of validateSchemeBrackets(scheme, brackets)) {
+    problems.push({ field: bracketField(at, problem), message: problem.message });
+  }
+  return problems;
+}
+
+/** The checked prices as the scheme stores them, or problems naming each field that does not fit it. */
+export function pricesForScheme(
+  scheme: Scheme,
+  path: string,
+  prices: CheckedVersionCurrency[],
+  problems: FieldProblem[],
+): NewVersionCurrency[] {
+  return prices.map((currency, index) => {
+    problems.push(...schemeProblems(scheme, `${path}[${index}]`, currency));
+    const { packageSize, price, freeUnits } = currency.packageFields;
+    return {
+      currencyCode: currency.currencyCode,
+      brackets: currency.brackets,
+      pack:
+        scheme === 'package' && packageSize !== null && price !== null
+          ? { packageSize, price, freeUnits }
+          : null,
+    };
+  });
 }
 
 /** `path` is where the list sits in the request, e.g. `ComponentVersion.ComponentVersionCurrencies`. */
@@ -181,7 +322,7 @@ export function checkedPrices(
   path: string,
   input: VersionCurrencyInput[],
   problems: FieldProblem[],
-): NewVersionCurrency[] {
+): CheckedVersionCurrency[] {
   const seen = new Set<string>();
   return input.map((currency, index) => {
     const at = `${path}[${index}]`;
@@ -194,7 +335,13 @@ export function checkedPrices(
       });
     }
     seen.add(code);
-    return { currencyCode: code, brackets: checkedBrackets(at, currency.brackets, problems) };
+    // An empty list is left to the scheme: package needs it empty, the others refuse it (schemeProblems).
+    const brackets = currency.brackets.length === 0 ? [] : checkedBrackets(at, currency.brackets, problems);
+    return {
+      currencyCode: code,
+      brackets: brackets.map((b) => ({ ...b, flatPrice: b.flatPrice ?? null })),
+      packageFields: checkedPack(at, currency, problems),
+    };
   });
 }
 
@@ -202,7 +349,7 @@ export function checkedPrices(
 export async function assertCurrenciesEnabled(
   ctx: ServiceContext,
   path: string,
-  prices: NewVersionCurrency[],
+  prices: { currencyCode: string }[],
 ): Promise<void> {
   for (const [index, price] of prices.entries()) {
     price.currencyCode = await assertCurrencyEnabled(

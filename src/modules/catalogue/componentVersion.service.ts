@@ -1,6 +1,7 @@
 import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
+import type { PackagePrice } from '../../core/packagePricing.ts';
 import type { Bracket, Scheme } from '../../core/pricing.ts';
 import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
@@ -19,7 +20,7 @@ import {
   pricesByVersion,
 } from './component.service.ts';
 import type { ComponentVersion } from './component.ts';
-import { assertCurrenciesEnabled, checkedPrices, throwIfAny } from './componentInput.ts';
+import { assertCurrenciesEnabled, checkedPrices, pricesForScheme, throwIfAny } from './componentInput.ts';
 import type { VersionInput } from './componentInput.ts';
 import { lockVersionedItem, takeNextVersionNo } from './versioning.repository.ts';
 import { assertEditKeepsDefault, assertVersionDeletable, newVersionIsDefault } from './versionRules.ts';
@@ -126,9 +127,11 @@ export async function createComponentVersion(
 ): Promise<ComponentVersion> {
   const problems: FieldProblem[] = [];
   const versionName = requiredText(input.versionName, 'VersionName', problems);
-  const prices = checkedPrices(VERSION_PRICES, input.currencies ?? [], problems);
+  const checked = checkedPrices(VERSION_PRICES, input.currencies ?? [], problems);
   throwIfAny(problems);
-  await findComponentOrThrow(ctx, componentId);
+  const component = await findComponentOrThrow(ctx, componentId);
+  const prices = pricesForScheme(component.scheme as Scheme, VERSION_PRICES, checked, problems);
+  throwIfAny(problems);
   await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
 
   const versionNo = await changeVersions(ctx, componentId, async (trx, versions) => {
@@ -169,10 +172,12 @@ export async function editComponentVersion(
 ): Promise<void> {
   const problems: FieldProblem[] = [];
   const versionName = requiredText(input.versionName, 'VersionName', problems);
-  const prices =
+  const checked =
     input.currencies === undefined ? undefined : checkedPrices(VERSION_PRICES, input.currencies, problems);
   throwIfAny(problems);
-  await findComponentOrThrow(ctx, componentId);
+  const component = await findComponentOrThrow(ctx, componentId);
+  const prices = checked && pricesForScheme(component.scheme as Scheme, VERSION_PRICES, checked, problems);
+  throwIfAny(problems);
   if (prices) await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
 
   await changeVersions(ctx, componentId, async (trx, versions) => {
@@ -234,6 +239,8 @@ export interface UsagePricing {
   unitName: string;
   scheme: Scheme;
   bracketsByCurrency: Map<string, Bracket[]>;
+  /** The blocks per currency under the package scheme (its brackets are empty). */
+  packByCurrency: Map<string, PackagePrice>;
 }
 
 /** The pricing of the given component versions of the account (unknown ids are left out), in three statements. */
@@ -258,8 +265,16 @@ export async function usagePricing(
         bracketsByCurrency: new Map(
           pricesOf(v.id).map((c) => [
             c.currencyCode,
-            c.brackets.map((b) => ({ qtyFrom: b.qtyFrom, qtyTill: b.qtyTill, price: b.price })),
+            c.brackets.map((b) => ({
+              qtyFrom: b.qtyFrom,
+              qtyTill: b.qtyTill,
+              price: b.price,
+              flatPrice: b.flatPrice,
+            })),
           ]),
+        ),
+        packByCurrency: new Map(
+          pricesOf(v.id).flatMap((c) => (c.pack ? [[c.currencyCode, c.pack] as const] : [])),
         ),
       },
     ]),

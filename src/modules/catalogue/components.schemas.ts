@@ -11,8 +11,17 @@ import { SCHEMES } from '../../core/pricing.ts';
 const WireDecimal = (description: string) =>
   Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, description });
 
+const OptionalWireDecimal = (description: string) =>
+  Type.Optional(
+    Type.Unsafe<number | string | null>({ type: ['number', 'string', 'null'], maxLength: 40, description }),
+  );
+
 const BracketIn = Type.Object({
-  Price: WireDecimal('Unit price, at most 4 decimals, not negative'),
+  Price: WireDecimal('Unit price, at most 4 decimals, not negative; 0 under the stairstep scheme'),
+  FlatPrice: OptionalWireDecimal(
+    'Flat fee of the bracket, at most 4 decimals: unit (graduated) adds it for each bracket reached, volume ' +
+      'and stairstep for the bracket holding the quantity. Required under stairstep; left out or null = none',
+  ),
   QtyFrom: WireDecimal('First unit of the bracket (whole number); the first bracket starts at 1 (or 0)'),
   QtyTill: Type.Optional(
     Type.Unsafe<number | string | null>({
@@ -26,7 +35,18 @@ const BracketIn = Type.Object({
 
 const VersionCurrencyIn = Type.Object({
   CurrencyCode: Text(3, { minLength: 3, description: 'An ISO 4217 code enabled for the account' }),
-  ComponentBracketPrices: Type.Array(BracketIn, { maxItems: 100 }),
+  ComponentBracketPrices: Type.Optional(
+    Type.Array(BracketIn, {
+      maxItems: 100,
+      description:
+        'Required (at least one) under unit, volume and stairstep; empty or left out under package',
+    }),
+  ),
+  PackageSize: OptionalWireDecimal('Package scheme only: units per block, a whole number, at least 1'),
+  Price: OptionalWireDecimal('Package scheme only: price per block, at most 4 decimals'),
+  FreeUnits: OptionalWireDecimal(
+    'Package scheme only: units free before the first block, a whole number; left out = 0',
+  ),
 });
 
 const VersionCurrenciesIn = Type.Array(VersionCurrencyIn, {
@@ -47,7 +67,12 @@ const componentFields = {
   Type: Text(20, {
     description: `${COMPONENT_TYPES.join(', ')} (any case; Quantity, opt-in, OptIn accepted)`,
   }),
-  Scheme: Text(20, { description: `${SCHEMES.join(' or ')} (any case)` }),
+  Scheme: Text(20, {
+    description:
+      `${SCHEMES.join(', ')} (any case). unit: graduated brackets; volume: all units at the bracket holding ` +
+      'the total; package: blocks of PackageSize at Price, partial blocks rounded up; stairstep: the FlatPrice ' +
+      'of the bracket holding the total',
+  }),
 };
 
 const ComponentCode = Text(100, { minLength: 1, description: 'Unique per account' });
@@ -104,6 +129,7 @@ export const BracketOut = Type.Object({
   Price: Type.Number(),
   QtyFrom: Type.Number(),
   QtyTill: Nullable(Type.Number({ description: 'null = no upper bound' })),
+  FlatPrice: Type.Optional(Type.Number({ description: 'The bracket flat fee; shown only when it has one' })),
 });
 export type BracketOut = Static<typeof BracketOut>;
 
@@ -112,6 +138,11 @@ export const VersionCurrencyOut = Type.Object({
   componentVersionID: Type.Integer(),
   CurrencyCode: Type.String(),
   ComponentBracketPrices: Type.Array(BracketOut),
+  PackageSize: Type.Optional(Type.Number({ description: 'Package scheme only: units per block' })),
+  Price: Type.Optional(Type.Number({ description: 'Package scheme only: price per block' })),
+  FreeUnits: Type.Optional(
+    Type.Number({ description: 'Package scheme only: units free before the first block' }),
+  ),
 });
 export type VersionCurrencyOut = Static<typeof VersionCurrencyOut>;
 

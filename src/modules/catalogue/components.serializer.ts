@@ -21,6 +21,8 @@ function toBracketDto(bracket: ComponentBracket): BracketOut {
     Price: Number(bracket.price),
     QtyFrom: Number(bracket.qtyFrom),
     QtyTill: bracket.qtyTill === null ? null : Number(bracket.qtyTill),
+    // New fields appear only when set, so responses about existing prices stay as they were.
+    ...(bracket.flatPrice === null ? {} : { FlatPrice: Number(bracket.flatPrice) }),
   };
 }
 
@@ -30,6 +32,11 @@ function toVersionCurrencyDto(currency: VersionCurrency): VersionCurrencyOut {
     componentVersionID: currency.componentVersionId,
     CurrencyCode: currency.currencyCode,
     ComponentBracketPrices: currency.brackets.map(toBracketDto),
+    ...(currency.pack && {
+      PackageSize: Number(currency.pack.packageSize),
+      Price: Number(currency.pack.price),
+      FreeUnits: Number(currency.pack.freeUnits ?? '0'),
+    }),
   };
 }
 
@@ -82,10 +89,14 @@ export function versionCurrenciesFromWire(
 ): VersionCurrencyInput[] | undefined {
   return currencies?.map((currency) => ({
     currencyCode: currency.CurrencyCode,
-    brackets: currency.ComponentBracketPrices.map((bracket): BracketInput => ({
+    brackets: (currency.ComponentBracketPrices ?? []).map((bracket): BracketInput => ({
       price: bracket.Price,
       qtyFrom: bracket.QtyFrom,
       qtyTill: bracket.QtyTill,
+      flatPrice: bracket.FlatPrice,
     })),
+    packageSize: currency.PackageSize,
+    price: currency.Price,
+    freeUnits: currency.FreeUnits,
   }));
 }

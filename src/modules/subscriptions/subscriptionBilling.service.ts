@@ -69,6 +69,7 @@ async function unbilledUsage(
       units: usage.num_units,
       scheme: price.scheme,
       brackets,
+      pack: price.packByCurrency.get(currency) ?? null,
     });
     bySubscription.set(usage.subscription_id, list);
   }

@@ -166,10 +166,10 @@ export async function recordUsage(
           });
           continue;
         }
-        const brackets = pricing
-          .get(component.component_version_id)
-          ?.bracketsByCurrency.get(row.currency_code);
-        if (!brackets || brackets.length === 0) {
+        const price = pricing.get(component.component_version_id);
+        const brackets = price?.bracketsByCurrency.get(row.currency_code);
+        // A price is brackets under unit, volume and stairstep, or blocks under package.
+        if ((!brackets || brackets.length === 0) && !price?.packByCurrency.has(row.currency_code)) {
           problems.push({
             field: `${at}.componentID`,
             message: `version ${component.version_no} of component ${record.componentId} has no price in ${row.currency_code}`,

@@ -286,5 +286,8 @@ export async function chooseComponents(
 }
 
 function hasPrice(version: ComponentVersion, currencyCode: string): boolean {
-  return version.currencies.some((c) => c.currencyCode === currencyCode && c.brackets.length > 0);
+  // A price is brackets under unit, volume and stairstep, or blocks under package.
+  return version.currencies.some(
+    (c) => c.currencyCode === currencyCode && (c.brackets.length > 0 || c.pack !== null),
+  );
 }
