@@ -208,7 +208,7 @@ describe('pricing scheme properties', () => {
     })
     .map(({ firstFrom, widths, prices, flats }) => {
       const brackets: Bracket[] = [];
-      let qtyFrom = firstFrom;
+      let qtyFrom: string = firstFrom;
       let till = 0n;
       widths.forEach((width, i) => {
         till += width;
