@@ -81,7 +81,9 @@ const TAGS = [
   ['Package versions', "A package's versions: a new price is a new version, and subscriptions keep theirs."],
   [
     'Components',
-    'Add-ons of a subscription priced per unit or by volume brackets: quantities, metered usage, opt-ins.',
+    'Add-ons of a subscription priced by graduated (unit) or volume brackets, each with an optional flat fee, ' +
+      'by stairstep (one flat fee per bracket) or by package (blocks of units, partial blocks rounded up): ' +
+      'quantities, metered usage, opt-ins.',
   ],
   [
     'Subscriptions',
