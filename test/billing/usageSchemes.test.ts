@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
@@ -51,9 +54,18 @@ async function billUsage(scheme: string, currency: Record<string, unknown>, unit
   const lines = (i: any) => i.Charges.map((c: any) => [c.Descrip, c.Qty, c.AmountEx, c.AmountInc]);
   expect(lines(invoice)).toEqual(lines(upcoming));
   expect(invoice.Total).toBe(upcoming.Total);
+  const pdf = await fetchInvoicePdf(t.url, shop, invoice.invoiceID);
+  expect(pdf.status).toBe(200);
+  if (process.env.USAGE_SCHEMES_PDF_DIR) {
+    fs.writeFileSync(`${process.env.USAGE_SCHEMES_PDF_DIR}/${scheme}.pdf`, pdf.body);
+  }
+  const parser = new PDFParse({ data: new Uint8Array(pdf.body) });
+  const pdfText = (await parser.getText()).text.replace(/\s+/g, ' ');
+  await parser.destroy();
   return {
     usage: lines(invoice).filter((line: any[]) => String(line[0]).startsWith('API')),
     total: invoice.Total,
+    pdfText,
   };
 }
 
@@ -80,6 +92,7 @@ describe('usage schemes billed by the bill run, as previewed', () => {
       ],
     ]);
     expect(billed.total).toBe(720); // 30.00 + 690.00, no tax
+    expect(billed.pdfText).toContain('101–1,000 units at 0.50 + 10.00 flat');
   });
 
   it('bills volume brackets with the flat fee of the bracket holding the quantity', async () => {
@@ -112,11 +125,13 @@ describe('usage schemes billed by the bill run, as previewed', () => {
     );
     // 10.5 is above 10, so in 11–50: 50.00
     expect(billed.usage).toEqual([['API: 10.5 calls (11–50 units: 50.00 flat)', 1, 50, 50]]);
+    expect(billed.pdfText).toContain('11–50 units: 50.00 flat');
   });
 
   it('bills package blocks, the free units first and a partial block as one', async () => {
     const billed = await billUsage('package', { PackageSize: 100, Price: 5, FreeUnits: 50 }, 350.5);
     // ceil((350.5 − 50) / 100) = ceil(3.005) = 4 blocks × 5.00 = 20.00
     expect(billed.usage).toEqual([['API: 350.5 calls (first 50 free, 4 blocks of 100 at 5.00)', 1, 20, 20]]);
+    expect(billed.pdfText).toContain('4 blocks of 100 at 5.00');
   });
 });
