@@ -180,6 +180,22 @@ describe('chargeUsage: the amount and the line breakdown', () => {
     expect(chargeUsage(price, quantity)).toEqual({ amount, detail });
   });
 
+  it('shortens the breakdown when more than 5 brackets are reached', () => {
+    // 1–1, 2–2, ..., 7–7, 8+ with a 1.00 flat fee each: 8 units reach all 8 brackets, 8 × (1.00 + 1.00) = 16.
+    const many: Bracket[] = Array.from({ length: 8 }, (_, i) => ({
+      qtyFrom: String(i + 1),
+      qtyTill: i === 7 ? null : String(i + 1),
+      price: '1',
+      flatPrice: '1',
+    }));
+    expect(chargeUsage({ scheme: 'unit', brackets: many }, '8')).toEqual({
+      amount: '16',
+      detail:
+        '1–1 units at 1.00 + 1.00 flat; 2–2 units at 1.00 + 1.00 flat; … 4 more brackets …; ' +
+        '7–7 units at 1.00 + 1.00 flat; 8+ units at 1.00 + 1.00 flat',
+    });
+  });
+
   it('refuses the package scheme without its blocks', () => {
     expect(() => chargeUsage({ scheme: 'package', brackets: [] }, '1')).toThrow(RangeError);
     expect(() => priceUsage('package', FLAT, '1')).toThrow(RangeError);

@@ -15,7 +15,8 @@ import type { Bracket, Scheme, Tier } from './pricing.ts';
  *   volume with flat fees: "101–1,000 units at 0.50 + 10.00 flat"
  *   stairstep: "101–1,000 units: 10.00 flat"
  *   package: "3 blocks of 100 at 5.00", or "first 50 free, 3 blocks of 100 at 5.00"
- * A quantity in no bracket (0, with the first bracket from 1) shows no breakdown.
+ * A quantity in no bracket (0, with the first bracket from 1) shows no breakdown. When more than 5 brackets are
+ * reached, the first two and the last two are shown with the count of those between.
  */
 export interface UsagePrice {
   scheme: Scheme;
@@ -60,6 +61,9 @@ function bracketDetail(scheme: Scheme, tier: Tier): string {
   return `${rangeOf(tier)} at ${shownPrice(tier.price)}${flat}`;
 }
 
+/** More brackets reached than this are shortened in the description. */
+const MAX_BRACKETS_SHOWN = 5;
+
 function hasFlatPrices(brackets: readonly Bracket[]): boolean {
   return brackets.some((b) => b.flatPrice !== undefined && b.flatPrice !== null);
 }
@@ -84,5 +88,12 @@ export function chargeUsage(price: UsagePrice, quantity: string): UsageCharge {
   if (price.scheme !== 'stairstep' && !hasFlatPrices(price.brackets)) return { amount, detail: null };
   const charged = chargedTiers(price.scheme, tiersOf(price.scheme, price.brackets), parseQuantity(quantity));
   if (charged.length === 0) return { amount, detail: null };
-  return { amount, detail: charged.map(({ tier }) => bracketDetail(price.scheme, tier)).join('; ') };
+  const parts = charged.map(({ tier }) => bracketDetail(price.scheme, tier));
+  // A line's description stays readable (and within what an invoice edit accepts): the first and last two
+  // brackets reached, and how many lie between.
+  const shown =
+    parts.length <= MAX_BRACKETS_SHOWN
+      ? parts
+      : [...parts.slice(0, 2), `… ${parts.length - 4} more brackets …`, ...parts.slice(-2)];
+  return { amount, detail: shown.join('; ') };
 }
