@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { componentIn, create, refused, t, useComponentService } from './components.fixtures.ts';
+import { componentIn, create, other, refused, t, useComponentService } from './components.fixtures.ts';
 
 useComponentService();
 
@@ -168,5 +168,25 @@ describe('components: package and stairstep schemes, flat fees', () => {
     const pack = await create(withPrices('package', { PackageSize: 100, Price: 5 }));
     expect(fieldsOf((await put('unit', pack.componentID)).body.fields)).toEqual(['Scheme']);
     expect((await put('package', pack.componentID)).status).toBe(200);
+  });
+
+  it("answers 404 for another account's package component, its versions and its Scheme", async () => {
+    const c = await create(withPrices('package', { PackageSize: 100, Price: 5 }));
+    const { ComponentVersion: _version, ...fields } = componentIn();
+    expect((await other.request('GET', `/v1/components/${c.componentID}`)).status).toBe(404);
+    const version = await other.request('POST', `/v1/components/${c.componentID}/versions`, {
+      body: {
+        VersionName: 'Theirs',
+        isActive: true,
+        isDefault: false,
+        ComponentVersionCurrencies: [{ CurrencyCode: 'USD', PackageSize: 10, Price: 1 }],
+      },
+    });
+    expect(version.status).toBe(404);
+    const scheme = await other.request('PUT', `/v1/components/${c.componentID}`, {
+      body: { ...fields, ComponentCode: undefined, Scheme: 'unit' },
+    });
+    expect(scheme.status).toBe(404);
+    expect((await t.request('GET', `/v1/components/${c.componentID}`)).body.Scheme).toBe('package');
   });
 });
