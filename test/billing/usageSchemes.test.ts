@@ -43,7 +43,7 @@ async function billUsage(scheme: string, currency: Record<string, unknown>, unit
     shop,
     'PUT',
     `/v1/subscriptions/${sub.subscriptionID}/components/recordusage`,
-    [{ componentID: component.componentID, NumUnits: units }],
+    [{ componentID: component.componentID, NumUnits: units, isSetUnits: true }],
     204,
   );
   const upcoming = await ok(shop, 'GET', `/v1/subscriptions/${sub.subscriptionID}/upcoming-invoice`);
@@ -126,6 +126,21 @@ describe('usage schemes billed by the bill run, as previewed', () => {
     // 10.5 is above 10, so in 11–50: 50.00
     expect(billed.usage).toEqual([['API: 10.5 calls (11–50 units: 50.00 flat)', 1, 50, 50]]);
     expect(billed.pdfText).toContain('11–50 units: 50.00 flat');
+  });
+
+  it('bills the flat fee of a first bracket from 0 for a period whose usage was recorded as 0', async () => {
+    const billed = await billUsage(
+      'unit',
+      {
+        ComponentBracketPrices: [
+          { Price: 1, FlatPrice: 3, QtyFrom: 0, QtyTill: 100 },
+          { Price: 0.5, QtyFrom: 101 },
+        ],
+      },
+      0,
+    );
+    // 0 lies in 0–100: 0 × 1.00 + 3.00 = 3.00
+    expect(billed.usage).toEqual([['API: 0 calls (0–100 units at 1.00 + 3.00 flat)', 1, 3, 3]]);
   });
 
   it('bills package blocks, the free units first and a partial block as one', async () => {
