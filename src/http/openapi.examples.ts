@@ -112,6 +112,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   StatementPeriod: 'monthly',
   PortalAllowCancel: true,
   PortalSwitchPackageIDs: [3, 4],
+  isTaxInclusive: false,
   InvoiceNotes: 'Thank you for your business.',
   InvoiceTerms: 'Payment due within 14 days.',
   LegalName: 'Northwind Software Ltd',

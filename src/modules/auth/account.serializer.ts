@@ -43,6 +43,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
+    isTaxInclusive: account.isTaxInclusive,
   };
 }
 
@@ -60,6 +61,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
+    isTaxInclusive: body.isTaxInclusive,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -61,6 +61,7 @@ export function versionCurrencyFromRow(
     id: row.id,
     componentVersionId: row.component_version_id,
     currencyCode: row.currency_code,
+    isTaxInclusive: row.is_tax_inclusive === null ? null : Boolean(row.is_tax_inclusive),
     brackets,
   };
 }
@@ -78,6 +79,8 @@ export function bracketFromRow(row: BracketRow): ComponentBracket {
 /** A version's prices as stored: one entry per currency, brackets as canonical decimal strings. */
 export interface NewVersionCurrency {
   currencyCode: string;
+  /** null: the account's isTaxInclusive. */
+  isTaxInclusive?: boolean | null;
   brackets: { price: string; qtyFrom: string; qtyTill: string | null }[];
 }
 
@@ -114,6 +117,7 @@ const CURRENCY_COLUMNS = [
   'component_version_currencies.account_id',
   'component_version_currencies.component_version_id',
   'component_version_currencies.currency_code',
+  'component_version_currencies.is_tax_inclusive',
 ] as const;
 
 const BRACKET_COLUMNS = [
@@ -403,6 +407,7 @@ export async function insertVersionCurrencies(
         account_id: accountId,
         component_version_id: versionId,
         currency_code: currency.currencyCode,
+        is_tax_inclusive: currency.isTaxInclusive ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

@@ -38,6 +38,8 @@ export interface VersionCurrency {
   id: number;
   componentVersionId: number;
   currencyCode: string;
+  /** Whether the brackets' prices include tax; null follows the account's isTaxInclusive (docs/pricing.md). */
+  isTaxInclusive: boolean | null;
   brackets: ComponentBracket[];
 }
 

@@ -54,6 +54,7 @@ export interface BracketInput {
 
 export interface VersionCurrencyInput {
   currencyCode: string;
+  isTaxInclusive?: boolean | null;
   brackets: BracketInput[];
 }
 
@@ -194,7 +195,11 @@ export function checkedPrices(
       });
     }
     seen.add(code);
-    return { currencyCode: code, brackets: checkedBrackets(at, currency.brackets, problems) };
+    return {
+      currencyCode: code,
+      isTaxInclusive: currency.isTaxInclusive ?? null,
+      brackets: checkedBrackets(at, currency.brackets, problems),
+    };
   });
 }
 

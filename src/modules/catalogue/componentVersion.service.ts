@@ -234,6 +234,8 @@ export interface UsagePricing {
   unitName: string;
   scheme: Scheme;
   bracketsByCurrency: Map<string, Bracket[]>;
+  /** Per currency: whether its prices include tax; null follows the account's isTaxInclusive. */
+  taxInclusiveByCurrency: Map<string, boolean | null>;
 }
 
 /** The pricing of the given component versions of the account (unknown ids are left out), in three statements. */
@@ -261,6 +263,7 @@ export async function usagePricing(
             c.brackets.map((b) => ({ qtyFrom: b.qtyFrom, qtyTill: b.qtyTill, price: b.price })),
           ]),
         ),
+        taxInclusiveByCurrency: new Map(pricesOf(v.id).map((c) => [c.currencyCode, c.isTaxInclusive])),
       },
     ]),
   );

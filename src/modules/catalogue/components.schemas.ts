@@ -24,8 +24,14 @@ const BracketIn = Type.Object({
   ),
 });
 
+/** Beyond the spec (docs/pricing.md, "Tax-inclusive prices"). */
+const TAX_INCLUSIVE = "Whether the brackets' prices include tax; null: the account's isTaxInclusive";
+
 const VersionCurrencyIn = Type.Object({
   CurrencyCode: Text(3, { minLength: 3, description: 'An ISO 4217 code enabled for the account' }),
+  isTaxInclusive: Type.Optional(
+    Nullable(Type.Boolean({ description: `${TAX_INCLUSIVE} (null when left out)`, examples: [true] })),
+  ),
   ComponentBracketPrices: Type.Array(BracketIn, { maxItems: 100 }),
 });
 
@@ -111,6 +117,7 @@ export const VersionCurrencyOut = Type.Object({
   componentVersionCurrencyID: Type.Integer(),
   componentVersionID: Type.Integer(),
   CurrencyCode: Type.String(),
+  isTaxInclusive: Nullable(Type.Boolean({ description: TAX_INCLUSIVE })),
   ComponentBracketPrices: Type.Array(BracketOut),
 });
 export type VersionCurrencyOut = Static<typeof VersionCurrencyOut>;

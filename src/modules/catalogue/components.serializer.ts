@@ -29,6 +29,7 @@ function toVersionCurrencyDto(currency: VersionCurrency): VersionCurrencyOut {
     componentVersionCurrencyID: currency.id,
     componentVersionID: currency.componentVersionId,
     CurrencyCode: currency.currencyCode,
+    isTaxInclusive: currency.isTaxInclusive,
     ComponentBracketPrices: currency.brackets.map(toBracketDto),
   };
 }
@@ -82,6 +83,7 @@ export function versionCurrenciesFromWire(
 ): VersionCurrencyInput[] | undefined {
   return currencies?.map((currency) => ({
     currencyCode: currency.CurrencyCode,
+    isTaxInclusive: currency.isTaxInclusive,
     brackets: currency.ComponentBracketPrices.map((bracket): BracketInput => ({
       price: bracket.Price,
       qtyFrom: bracket.QtyFrom,
