@@ -142,6 +142,8 @@ export interface SubscriptionPeriodsTable {
   charge_price: Decimal;
   amount_minor: number;
   invoice_id: number | null;
+  /** amount_minor includes the taxes: the period was billed at a tax-inclusive price (0029). */
+  is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 export interface SubscriptionCreditsTable {

@@ -94,12 +94,12 @@ function portalSelfServiceFields() {
 }
 
 /** Beyond the spec: whether the account's prices include tax (docs/pricing.md, "Tax-inclusive prices"). */
-function taxInclusiveField() {
+function taxInclusiveField(note: string) {
   return Type.Boolean({
     description:
       'Whether the prices of packages and components include tax, unless a rate or currency says otherwise ' +
-      '(false by default). Invoice lines of such prices split the price into AmountEx and taxes; the customer pays ' +
-      'the price as listed.',
+      `(false by default${note}). Invoice lines of such prices split the price into AmountEx and taxes; the ` +
+      'customer pays the price as listed.',
     examples: [true],
   });
 }
@@ -144,7 +144,7 @@ export const AccountOut = Type.Object(
       }),
     ),
     ...portalSelfServiceFields(),
-    isTaxInclusive: taxInclusiveField(),
+    isTaxInclusive: Type.Optional(taxInclusiveField('; shown only when true')),
   },
   { $id: 'Account' },
 );
@@ -173,7 +173,7 @@ export const EditAccountBody = Type.Partial(
       }),
     ),
     ...portalSelfServiceFields(),
-    isTaxInclusive: taxInclusiveField(),
+    isTaxInclusive: taxInclusiveField(''),
     Logo: Nullable(
       Type.String({
         maxLength: LOGO_BASE64_MAX,

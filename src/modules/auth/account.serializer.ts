@@ -43,7 +43,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
-    isTaxInclusive: account.isTaxInclusive,
+    // Shown only when on, so that an account that never set it reads exactly as before.
+    ...(account.isTaxInclusive ? { isTaxInclusive: true } : {}),
   };
 }
 

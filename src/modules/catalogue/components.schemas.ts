@@ -117,7 +117,7 @@ export const VersionCurrencyOut = Type.Object({
   componentVersionCurrencyID: Type.Integer(),
   componentVersionID: Type.Integer(),
   CurrencyCode: Type.String(),
-  isTaxInclusive: Nullable(Type.Boolean({ description: TAX_INCLUSIVE })),
+  isTaxInclusive: Type.Optional(Type.Boolean({ description: `${TAX_INCLUSIVE}; left out when null` })),
   ComponentBracketPrices: Type.Array(BracketOut),
 });
 export type VersionCurrencyOut = Static<typeof VersionCurrencyOut>;

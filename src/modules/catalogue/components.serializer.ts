@@ -29,7 +29,8 @@ function toVersionCurrencyDto(currency: VersionCurrency): VersionCurrencyOut {
     componentVersionCurrencyID: currency.id,
     componentVersionID: currency.componentVersionId,
     CurrencyCode: currency.currencyCode,
-    isTaxInclusive: currency.isTaxInclusive,
+    // Shown only when the currency sets it, so that one following the account reads as before.
+    ...(currency.isTaxInclusive === null ? {} : { isTaxInclusive: currency.isTaxInclusive }),
     ComponentBracketPrices: currency.brackets.map(toBracketDto),
   };
 }

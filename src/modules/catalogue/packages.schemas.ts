@@ -22,7 +22,9 @@ const Count = (minimum: number, description: string) =>
 const TAX_INCLUSIVE_DESCRIPTION =
   "Whether this rate's prices (ChargePrice, SetupFee, TrialFee) include tax; null: the account's isTaxInclusive";
 const TaxInclusiveBody = () =>
-  Nullable(Type.Boolean({ description: `${TAX_INCLUSIVE_DESCRIPTION} (null when left out)`, examples: [true] }));
+  Nullable(
+    Type.Boolean({ description: `${TAX_INCLUSIVE_DESCRIPTION} (null when left out)`, examples: [true] }),
+  );
 
 const RateTermBody = Type.Object({
   ChargePrice: Amount('Price charged every term'),
@@ -91,7 +93,9 @@ const RateOut = Type.Object({
   TrialFee: Type.Number(),
   TrialPeriod: Type.Integer(),
   TrialPeriodType: Type.String(),
-  isTaxInclusive: Nullable(Type.Boolean({ description: TAX_INCLUSIVE_DESCRIPTION })),
+  isTaxInclusive: Type.Optional(
+    Type.Boolean({ description: `${TAX_INCLUSIVE_DESCRIPTION}; left out when null` }),
+  ),
   PackageRateTerms: Type.Array(RateTermOut),
 });
 

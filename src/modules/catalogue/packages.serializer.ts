@@ -29,7 +29,8 @@ export function toVersionDto(version: PackageVersion): Static<typeof VersionOut>
       TrialFee: wireAmount(rate.trialFee),
       TrialPeriod: rate.trialPeriod,
       TrialPeriodType: rate.trialPeriodType,
-      isTaxInclusive: rate.isTaxInclusive,
+      // Shown only when the rate sets it, so that a rate following the account reads as before.
+      ...(rate.isTaxInclusive === null ? {} : { isTaxInclusive: rate.isTaxInclusive }),
       PackageRateTerms: rate.terms.map((term) => ({
         packageRateTermID: term.id,
         packageRateID: term.rateId,

@@ -4,14 +4,13 @@
  * - A request's charge is tax-inclusive when it sends UnitCostInc: the unit price including the invoice's taxes.
  *   UnitCostEx, if also sent (a client sending back what it read), is then ignored. A charge without UnitCostInc
  *   is priced exactly as before, from UnitCostEx, whatever the account's isTaxInclusive says.
- * - A response's charge says isTaxInclusive; UnitCostInc is its listed price (null for an exclusive charge) and
- *   UnitCostEx the unit price it stands for without tax, to PRICE_DECIMALS places, shown only: AmountEx and
- *   AmountInc come from the split of Qty × UnitCostInc.
+ * - A response's tax-inclusive charge carries isTaxInclusive true and UnitCostInc, its listed price; its UnitCostEx
+ *   is the unit price that stands for without tax, to PRICE_DECIMALS places, shown only: AmountEx and AmountInc
+ *   come from the split of Qty × UnitCostInc. An exclusive charge is shown exactly as before, without the two.
  */
 import { Type } from '@sinclair/typebox';
 import { PRICE_DECIMALS } from '../../core/money.ts';
 import { netUnitPrice } from '../../core/taxInclusive.ts';
-import { Nullable } from '../../http/schemas.ts';
 
 const WireDecimalOrNull = (description: string) =>
   Type.Unsafe<number | string | null>({ type: ['number', 'string', 'null'], maxLength: 40, description });
@@ -36,28 +35,28 @@ export const taxInclusiveChargeIn = {
 
 /** Response fields of a charge beside UnitCostEx. */
 export const taxInclusiveChargeOut = {
-  UnitCostInc: Nullable(
+  UnitCostInc: Type.Optional(
     Type.Number({
       description:
-        "Beyond the spec: a tax-inclusive charge's unit price including tax (what the customer was quoted); null " +
-        'for a charge priced excluding tax',
+        "Beyond the spec: a tax-inclusive charge's unit price including tax (what the customer was quoted); only " +
+        'on a tax-inclusive charge',
     }),
   ),
-  isTaxInclusive: Type.Boolean({
-    description:
-      'Beyond the spec: whether UnitCostInc includes the taxes; then AmountInc = Qty × UnitCostInc rounded once, ' +
-      'and AmountEx and the taxes are split out of it so that they add up to it exactly',
-  }),
+  isTaxInclusive: Type.Optional(
+    Type.Boolean({
+      description:
+        'Beyond the spec: true on a tax-inclusive charge (left out otherwise): AmountInc = Qty × UnitCostInc ' +
+        'rounded once, and AmountEx and the taxes are split out of it so that they add up to it exactly',
+    }),
+  ),
 };
 
 /** UnitCostEx, UnitCostInc and isTaxInclusive of a stored charge, priced with the invoice's taxes. */
 export function taxInclusiveChargeDto(
   charge: { unitCostEx: string; isTaxInclusive: boolean },
   taxPercs: readonly string[],
-): { UnitCostEx: number; UnitCostInc: number | null; isTaxInclusive: boolean } {
-  if (!charge.isTaxInclusive) {
-    return { UnitCostEx: Number(charge.unitCostEx), UnitCostInc: null, isTaxInclusive: false };
-  }
+): { UnitCostEx: number; UnitCostInc?: number; isTaxInclusive?: true } {
+  if (!charge.isTaxInclusive) return { UnitCostEx: Number(charge.unitCostEx) };
   return {
     UnitCostEx: Number(netUnitPrice(charge.unitCostEx, taxPercs, PRICE_DECIMALS)),
     UnitCostInc: Number(charge.unitCostEx),

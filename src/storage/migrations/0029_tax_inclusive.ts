@@ -17,7 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('component_version_currencies').addColumn('is_tax_inclusive', t.bool).execute();
   // A charge remembers whether its unit price includes the taxes, resolved when the line was made, so a later
   // change of the account or the catalogue never reprices it. Existing charges were all exclusive.
-  for (const table of ['invoice_charges', 'recurring_invoice_charges']) {
+  // A billed subscription period remembers it too, so a credit for it gives back a share of what was charged.
+  for (const table of ['invoice_charges', 'recurring_invoice_charges', 'subscription_periods']) {
     await db.schema
       .alterTable(table)
       .addColumn('is_tax_inclusive', t.bool, (c) => c.notNull().defaultTo(false))
