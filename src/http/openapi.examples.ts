@@ -188,6 +188,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   Descrip: 'Pro plan, 5 Mar 2026 – 4 Apr 2026',
   Qty: 1,
   UnitCostEx: 25,
+  // A tax-inclusive price of the same line: 25.00 + 20% VAT (docs/pricing.md, "Tax-inclusive prices").
+  UnitCostInc: 30,
   AmountEx: 25,
   AmountInc: 30,
   Total: 30,
