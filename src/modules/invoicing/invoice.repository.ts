@@ -311,24 +311,6 @@ export async function cancelIssuedInvoice(
   return result.numUpdatedRows > 0n;
 }
 
-/** The invoices among `invoiceIds` with at least one tax-inclusive line. */
-export async function invoicesWithInclusivePrices(
-  db: Db,
-  accountId: number,
-  invoiceIds: number[],
-): Promise<Set<number>> {
-  if (invoiceIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('invoice_charges')
-    .select('invoice_id')
-    .distinct()
-    .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', invoiceIds)
-    .where('is_tax_inclusive', '=', true)
-    .execute();
-  return new Set(rows.map((row) => row.invoice_id));
-}
-
 export async function markInvoicesSent(
   db: Db,
   accountId: number,

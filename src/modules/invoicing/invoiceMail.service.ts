@@ -9,6 +9,7 @@ import { emitEvent, snapshotResource } from '../events/index.ts';
 import { queueMail, queueMails } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
 import * as repo from './invoice.repository.ts';
+import { invoicesWithInclusivePrices } from './invoiceMail.repository.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 import { getInvoiceRow } from './invoiceReads.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
@@ -97,7 +98,7 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     await repo.holdInvoice(trx, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, ref);
     const [note] = await automaticCollectionNotes(tctx, [collectionOfRow(row, customer)]);
-    const inclusive = await repo.invoicesWithInclusivePrices(trx, ctx.account.id, [invoiceId]);
+    const inclusive = await invoicesWithInclusivePrices(trx, ctx.account.id, [invoiceId]);
     await queueMail(
       trx,
       ctx,
@@ -135,7 +136,7 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       ctx,
       sending.map(({ row, customer }) => collectionOfRow(row, customer)),
     );
-    const inclusive = await repo.invoicesWithInclusivePrices(
+    const inclusive = await invoicesWithInclusivePrices(
       ctx.db,
       ctx.account.id,
       sending.map(({ row }) => row.id),
