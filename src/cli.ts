@@ -263,7 +263,10 @@ accountSet.action(
         `Statement period: ${changed.statementPeriod}`,
         `Portal cancellations: ${changed.portalSelfService.allowCancel ? 'allowed' : 'not allowed'}`,
         `Portal package switches: ${changed.portalSelfService.switchPackageIds.join(', ') || '(none)'}`,
-        `Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`,
+        // Shown when asked about or on, so that the output of the other settings reads as it did.
+        ...(taxInclusive !== undefined || changed.isTaxInclusive
+          ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]
+          : []),
         ...sellerLines(details),
       ].join('\n'),
     );
