@@ -152,6 +152,33 @@ describe('an account whose prices include tax', () => {
   });
 });
 
+describe('a change made now on tax-inclusive prices', () => {
+  it('credits and charges so that the customer pays exactly one price per day, as previewed', async () => {
+    const { as, customerId } = await shop(true);
+    const plan = await createPlan(as, { chargePrice: 31 });
+    const cheaper = await createPlan(as, { chargePrice: 12.4 });
+    const sub = await subscribe(as, customerId, plan);
+    const path = `/v1/subscriptions/${sub.subscriptionID}`;
+    await advance(as, '2026-03-21T10:00:00Z');
+    const request = { packageID: cheaper.packageId, packageRateTermID: cheaper.rateTermId };
+    const previewed = await ok(as, 'PUT', `${path}/changePackage?preview=true`, request, 200);
+    await ok(as, 'PUT', `${path}/changePackage`, request);
+
+    // Mar 21 – Apr 1 unused on 31.00 (1.00 a day with the tax in it): 31.00 × 11 / 31 = 11.00 back.
+    const credits = await ok(as, 'GET', `${path}/credits`);
+    expect(credits.map((c: any) => c.Amount)).toEqual([11]);
+    expect(previewed.Credits.map((c: any) => c.Amount)).toEqual([11]);
+    // The new price for the same 11 days: 12.40 × 11 / 31 = 4.40, tax included (4.40 / 1.15 = 3.826… → 3.83
+    // + 0.57). So March costs 20 × 1.00 + 11 × 0.40 = 24.40 = 31.00 − 11.00 + 4.40, to the cent.
+    const invoice = (await invoicesOf(as, customerId)).at(-1);
+    expect(invoice.Charges.map((c: any) => [c.isTaxInclusive, c.AmountEx, c.AmountInc])).toEqual([
+      [true, 3.83, 4.4],
+    ]);
+    expect(previewed.Invoices.map((i: any) => i.Total)).toEqual([4.4]);
+    expect(previewed.Invoices[0].Charges.map((c: any) => [c.AmountEx, c.AmountInc])).toEqual([[3.83, 4.4]]);
+  });
+});
+
 describe('an account whose prices exclude tax (the default)', () => {
   it('bills a tax-inclusive rate and component currency inclusive, the rest as before', async () => {
     const { as, customerId } = await shop(false);
