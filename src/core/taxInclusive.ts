@@ -85,8 +85,8 @@ export function splitInclusive(grossMinor: number, taxPercs: readonly string[]):
     }
   }
   return {
-    netMinor: toSafeNumber(net * sign) + 0,
-    taxMinor: parts.map((p) => toSafeNumber(p * sign) + 0),
+    netMinor: toSafeNumber(net * sign),
+    taxMinor: parts.map((p) => toSafeNumber(p * sign)),
   };
 }
 
