@@ -180,6 +180,7 @@ const accountSet = account
   .option('--invoice-notes <text>', 'default Notes of new invoices ("" clears them)')
   .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
   .option('--portal-allow-cancel <yes|no>', 'whether portal customers may cancel at period end', yesOrNo)
+  .option('--tax-inclusive <yes|no>', "whether the account's prices include tax (isTaxInclusive)", yesOrNo)
   .option(
     '--portal-switch-packages <ids>',
     'package ids portal customers may switch to, comma-separated ("" for none)',
@@ -205,6 +206,7 @@ accountSet.action(
       portalAllowCancel?: boolean;
       portalSwitchPackages?: number[];
       statementPeriod?: string;
+      taxInclusive?: boolean;
     } & SellerOptions,
     command: Command,
   ) => {
@@ -217,6 +219,7 @@ accountSet.action(
       statementPeriod,
       portalAllowCancel,
       portalSwitchPackages,
+      taxInclusive,
       ...sellerOptions
     } = options;
     const settings = [
@@ -227,6 +230,7 @@ accountSet.action(
       statementPeriod,
       portalAllowCancel,
       portalSwitchPackages,
+      taxInclusive,
     ];
     if (!hasSellerOptions(sellerOptions) && settings.every((v) => v === undefined)) {
       command.error('error: nothing to change: give at least one option (see --help)');
@@ -244,6 +248,7 @@ accountSet.action(
         statementPeriod,
         portalAllowCancel,
         portalSwitchPackageIds: portalSwitchPackages,
+        isTaxInclusive: taxInclusive,
         seller,
       });
       return { changed: edited, details: await getSellerDetails(ctx) };
@@ -258,6 +263,10 @@ accountSet.action(
         `Statement period: ${changed.statementPeriod}`,
         `Portal cancellations: ${changed.portalSelfService.allowCancel ? 'allowed' : 'not allowed'}`,
         `Portal package switches: ${changed.portalSelfService.switchPackageIds.join(', ') || '(none)'}`,
+        // Shown when asked about or on, so that the output of the other settings reads as it did.
+        ...(taxInclusive !== undefined || changed.isTaxInclusive
+          ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]
+          : []),
         ...sellerLines(details),
       ].join('\n'),
     );

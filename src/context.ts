@@ -33,6 +33,8 @@ export interface Account {
   portalEpoch: number;
   /** What customers may change in the portal (docs/portal.md, "What customers may change"). */
   portalSelfService: PortalSelfService;
+  /** Whether the account's prices include tax, unless a rate or currency says otherwise (docs/pricing.md). */
+  isTaxInclusive: boolean;
 }
 
 export interface PortalSelfService {

@@ -1,4 +1,5 @@
 import { fractionOfMinor, productToMinor } from './money.ts';
+import { splitInclusive } from './taxInclusive.ts';
 
 /**
  * An invoice's figures from its lines and taxes (spec, Invoice). Pure; amounts in the currency's minor unit.
@@ -10,12 +11,17 @@ import { fractionOfMinor, productToMinor } from './money.ts';
  * - Balance = Total − paid (actual and pending) − negative adjustments; ActualBalance leaves pending payments
  *   in: Total − actual payments − negative adjustments.
  *
+ * - A tax-inclusive line is priced the other way round (taxInclusive.ts): AmountInc = Qty × the unit price,
+ *   rounded once, and AmountEx and the taxes are split out of it, so they add up to it exactly.
+ *
  * Worked example, USD, tax 0.15: lines 3 × 3.333 and 1 × 0.05.
  *   AmountEx 9.999 → 10.00 and 0.05; taxes 1.50 and 0.0075 → 0.01; AmountInc 11.50 and 0.06; Total 11.56.
  */
 export interface ChargeAmounts {
   qty: string;
+  /** The unit price as listed: excluding tax, or including the invoice's taxes when isTaxInclusive. */
   unitCostEx: string;
+  isTaxInclusive?: boolean;
 }
 
 export interface PricedCharge {
@@ -40,6 +46,16 @@ function addMinor(a: number, b: number): number {
   return sum;
 }
 
+function priceCharge(charge: ChargeAmounts, taxPercs: readonly string[], currencyCode: string): PricedCharge {
+  const listedMinor = productToMinor(charge.qty, charge.unitCostEx, currencyCode);
+  if (charge.isTaxInclusive) {
+    const split = splitInclusive(listedMinor, taxPercs);
+    return { amountExMinor: split.netMinor, taxMinor: split.taxMinor, amountIncMinor: listedMinor };
+  }
+  const taxMinor = taxPercs.map((perc) => fractionOfMinor(listedMinor, perc));
+  return { amountExMinor: listedMinor, taxMinor, amountIncMinor: taxMinor.reduce(addMinor, listedMinor) };
+}
+
 export function priceInvoice(
   charges: readonly ChargeAmounts[],
   taxPercs: readonly string[],
@@ -49,9 +65,7 @@ export function priceInvoice(
   let exTotalMinor = 0;
   let totalMinor = 0;
   const priced = charges.map((charge) => {
-    const amountExMinor = productToMinor(charge.qty, charge.unitCostEx, currencyCode);
-    const taxMinor = taxPercs.map((perc) => fractionOfMinor(amountExMinor, perc));
-    const amountIncMinor = taxMinor.reduce(addMinor, amountExMinor);
+    const { amountExMinor, taxMinor, amountIncMinor } = priceCharge(charge, taxPercs, currencyCode);
     taxMinor.forEach((tax, i) => (taxTotalsMinor[i] = addMinor(taxTotalsMinor[i]!, tax)));
     exTotalMinor = addMinor(exTotalMinor, amountExMinor);
     totalMinor = addMinor(totalMinor, amountIncMinor);

@@ -45,6 +45,8 @@ export interface PriceTerms {
   chargePrice: string;
   setupFee: string;
   trialFee: string;
+  /** The prices include the invoice's taxes (taxInclusive.ts); its lines say so. Exclusive when left out. */
+  isTaxInclusive?: boolean;
 }
 
 export interface UnbilledUsage {
@@ -59,6 +61,8 @@ export interface UnbilledUsage {
   brackets: readonly Bracket[];
   /** The blocks of the package scheme; absent or null under the bracket schemes. */
   pack?: PackagePrice | null;
+  /** The component's price in this currency includes the invoice's taxes. */
+  isTaxInclusive?: boolean;
 }
 
 export interface SubscriptionTimeline {
@@ -92,9 +96,12 @@ export type PeriodKind = 'trial' | 'stub' | 'term';
 export interface PlannedLine {
   descrip: string;
   qty: string;
+  /** The price as listed: it includes the invoice's taxes when isTaxInclusive. */
   unitCostEx: string;
   periodStart: PlainDate | null;
   periodEnd: PlainDate | null;
+  /** Set (true) only on a line of a tax-inclusive price. */
+  isTaxInclusive?: true;
 }
 
 export interface PlannedInvoice {
@@ -112,6 +119,8 @@ export interface PlannedInvoice {
     amountMinor: number;
     /** The scheduled change took effect with this period. */
     appliesPendingChange: boolean;
+    /** Set (true) only when amountMinor includes the taxes: a credit for it gives back a share of that. */
+    isTaxInclusive?: true;
   } | null;
 }
 
@@ -238,6 +247,14 @@ function usageLine(usage: UnbilledUsage): PlannedLine {
   };
 }
 
+/**
+ * A line of a tax-inclusive price says so, and is then priced by splitting its amount (taxInclusive.ts); a line
+ * of an exclusive price is left exactly as it was.
+ */
+function inclusiveIf<T extends object>(item: T, isTaxInclusive: boolean | undefined): T {
+  return isTaxInclusive ? { ...item, isTaxInclusive: true } : item;
+}
+
 /** The date of the invoice for a period starting at `start`: numDaysBeforeToInv ahead, never before creation. */
 export function invoiceDateOf(
   start: PlainDate,
@@ -331,32 +348,37 @@ export function planBilling(
     }
     const priced = priceLine(periodTerms, period, timeline.currencyCode);
     const lines: PlannedLine[] = [];
+    const inclusive = periodTerms.isTaxInclusive;
     if (!setupBilled && decimalToMinor(periodTerms.setupFee, timeline.currencyCode) !== 0) {
-      lines.push({
+      const setupLine = {
         descrip: `${periodTerms.label}: setup fee`,
         qty: '1',
         unitCostEx: periodTerms.setupFee,
         periodStart: null,
         periodEnd: null,
-      });
+      };
+      lines.push(inclusiveIf(setupLine, inclusive));
     }
-    if (priced.line) lines.push(priced.line);
+    if (priced.line) lines.push(inclusiveIf(priced.line, inclusive));
     const billedUsage = takeUsage(invoiceDate);
-    lines.push(...billedUsage.map(usageLine));
+    lines.push(...billedUsage.map((u) => inclusiveIf(usageLine(u), u.isTaxInclusive)));
     periodCount += 1;
     invoices.push({
       invoiceDate,
       lines,
       usageIds: billedUsage.map((u) => u.usageId),
-      period: {
-        periodNo: periodCount,
-        start: period.start,
-        end: period.end,
-        kind: period.kind,
-        chargePrice: priced.chargePrice,
-        amountMinor: priced.amountMinor,
-        appliesPendingChange: applies,
-      },
+      period: inclusiveIf(
+        {
+          periodNo: periodCount,
+          start: period.start,
+          end: period.end,
+          kind: period.kind,
+          chargePrice: priced.chargePrice,
+          amountMinor: priced.amountMinor,
+          appliesPendingChange: applies,
+        },
+        inclusive,
+      ),
     });
     setupBilled = true;
     if (applies) {
@@ -379,7 +401,7 @@ export function planBilling(
     if (invoiceDate <= today && invoices.length < MAX_INVOICES_PER_PLAN) {
       invoices.push({
         invoiceDate,
-        lines: open.map(usageLine),
+        lines: open.map((u) => inclusiveIf(usageLine(u), u.isTaxInclusive)),
         usageIds: open.map((u) => u.usageId),
         period: null,
       });

@@ -1,6 +1,7 @@
 import { daysBetween, maxDate, minDate } from './calendar.ts';
 import type { PlainDate } from './calendar.ts';
 import { fractionOfMinor, ratioOfMinor } from './money.ts';
+import { splitInclusive } from './taxInclusive.ts';
 
 /**
  * What stopping a subscription's billed time at a date owes the customer: the pure rule behind cancelling now
@@ -16,8 +17,13 @@ import { fractionOfMinor, ratioOfMinor } from './money.ts';
  * A credit carries the taxes its period's invoice charged on the same part: each tax rounded on the credited
  * amount, as on an invoice line.
  *
+ * A period of a tax-inclusive price was charged its amount with the taxes in it: the credit is the same share of
+ * that amount, split into net and taxes as its line was (taxInclusive.ts), so the customer gets back exactly the
+ * share of what they paid.
+ *
  * Example: 30.00 for Mar 1–Apr 1 (31 days) with 15% tax, cut on Mar 21: 11 days unused,
- * 30.00 × 11 / 31 = 10.645… → 10.65 ex, tax 1.5975 → 1.60, credit 12.25.
+ * 30.00 × 11 / 31 = 10.645… → 10.65 ex, tax 1.5975 → 1.60, credit 12.25. Had 30.00 included the tax, the credit
+ * would be 10.65 with it: net 10.65 / 1.15 = 9.26 and tax 1.39.
  */
 export type CreditRule = 'prorata' | 'fullcredit' | 'none';
 
@@ -28,6 +34,8 @@ export interface BilledPeriod {
   amountMinor: number;
   /** The percs of the taxes its invoice charged. */
   taxPercs: readonly string[];
+  /** amountMinor includes the taxes. */
+  isTaxInclusive?: boolean;
 }
 
 export interface PeriodCredit {
@@ -59,7 +67,8 @@ export function creditsForCut(
     // A period already cut to nothing was credited in full then. A later cut can reach back before it (a change
     // in a trial cuts at the trial's end, a change after it on today), and must not credit it again.
     const alreadyCredited = period.start === period.end;
-    const exMinor = alreadyCredited
+    // The credited share of what the period was charged (with its taxes when they were included).
+    const shareMinor = alreadyCredited
       ? 0
       : rule === 'fullcredit' || period.start >= cutDate
         ? period.amountMinor
@@ -68,9 +77,23 @@ export function creditsForCut(
             daysBetween(unusedFrom, period.end),
             daysBetween(period.start, period.end),
           );
-    const totalMinor = period.taxPercs.reduce((sum, perc) => sum + fractionOfMinor(exMinor, perc), exMinor);
-    if (exMinor !== 0) {
-      credits.push({ periodNo: period.periodNo, start: unusedFrom, end: period.end, exMinor, totalMinor });
+    const { netMinor, totalMinor } = period.isTaxInclusive
+      ? { netMinor: splitInclusive(shareMinor, period.taxPercs).netMinor, totalMinor: shareMinor }
+      : {
+          netMinor: shareMinor,
+          totalMinor: period.taxPercs.reduce(
+            (sum, perc) => sum + fractionOfMinor(shareMinor, perc),
+            shareMinor,
+          ),
+        };
+    if (shareMinor !== 0) {
+      credits.push({
+        periodNo: period.periodNo,
+        start: unusedFrom,
+        end: period.end,
+        exMinor: netMinor,
+        totalMinor,
+      });
     }
     cuts.push({ periodNo: period.periodNo, start: minDate(period.start, cutDate), end: cutDate });
   }

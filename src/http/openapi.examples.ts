@@ -112,6 +112,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   StatementPeriod: 'monthly',
   PortalAllowCancel: true,
   PortalSwitchPackageIDs: [3, 4],
+  isTaxInclusive: false,
   InvoiceNotes: 'Thank you for your business.',
   InvoiceTerms: 'Payment due within 14 days.',
   LegalName: 'Northwind Software Ltd',
@@ -190,6 +191,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   Descrip: 'Pro plan, 5 Mar 2026 – 4 Apr 2026',
   Qty: 1,
   UnitCostEx: 25,
+  // A tax-inclusive price of the same line: 25.00 + 20% VAT (docs/pricing.md, "Tax-inclusive prices").
+  UnitCostInc: 30,
   AmountEx: 25,
   AmountInc: 30,
   Total: 30,

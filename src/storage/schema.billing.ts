@@ -44,7 +44,9 @@ export interface InvoiceChargesTable {
   line: number;
   descrip: string;
   qty: Decimal;
+  /** NOTE: the unit price as listed: it includes the invoice's taxes when is_tax_inclusive (0029). */
   unit_cost_ex: Decimal;
+  is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
   amount_ex_minor: number;
   amount_inc_minor: number;
   display_order: number;
@@ -140,6 +142,8 @@ export interface SubscriptionPeriodsTable {
   charge_price: Decimal;
   amount_minor: number;
   invoice_id: number | null;
+  /** amount_minor includes the taxes: the period was billed at a tax-inclusive price (0029). */
+  is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 export interface SubscriptionCreditsTable {
@@ -194,7 +198,9 @@ export interface RecurringInvoiceChargesTable {
   line: number;
   descrip: string;
   qty: Decimal;
+  /** NOTE: the unit price as listed: it includes the invoice's taxes when is_tax_inclusive (0029). */
   unit_cost_ex: Decimal;
+  is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
   display_order: number;
 }
 

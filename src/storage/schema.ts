@@ -101,6 +101,8 @@ export interface AccountsTable {
   portal_switch_package_ids: Defaulted<string>;
   /** Bumped whenever portal_slug changes: the portal's sessions and tokens of an earlier slug end (0027). */
   portal_epoch: Defaulted<number>;
+  /** Whether the account's prices include tax, unless a rate or currency says otherwise (0029). */
+  is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -300,6 +302,8 @@ export interface PackageVersionRatesTable {
   trial_fee: Decimal;
   trial_period: number;
   trial_period_type: string;
+  /** Overrides the account's is_tax_inclusive; null follows it (0029). */
+  is_tax_inclusive: ColumnType<boolean | number | null, boolean | null | undefined, boolean | null>;
 }
 
 export interface PackageRateTermsTable {
@@ -348,6 +352,8 @@ export interface ComponentVersionCurrenciesTable {
   package_size: Decimal | null;
   package_price: Decimal | null;
   free_units: Decimal | null;
+  /** Overrides the account's is_tax_inclusive; null follows it (0029). */
+  is_tax_inclusive: ColumnType<boolean | number | null, boolean | null | undefined, boolean | null>;
 }
 
 export interface ComponentBracketsTable {

@@ -22,6 +22,7 @@ export interface AccountRow {
   portal_allow_cancel: boolean | number;
   portal_switch_package_ids: string;
   portal_epoch: number;
+  is_tax_inclusive: boolean | number;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -43,6 +44,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.portal_allow_cancel',
   'accounts.portal_switch_package_ids',
   'accounts.portal_epoch',
+  'accounts.is_tax_inclusive',
 ] as const;
 
 export async function insertAccount(
@@ -82,6 +84,7 @@ export type AccountChanges = Partial<
     dunning_suspend_customer: boolean;
     dunning_cancel_subscriptions: boolean;
     portal_allow_cancel: boolean;
+    is_tax_inclusive: boolean;
   } & SellerColumns
 >;
 

@@ -93,6 +93,17 @@ function portalSelfServiceFields() {
   };
 }
 
+/** Beyond the spec: whether the account's prices include tax (docs/pricing.md, "Tax-inclusive prices"). */
+function taxInclusiveField(note: string) {
+  return Type.Boolean({
+    description:
+      'Whether the prices of packages and components include tax, unless a rate or currency says otherwise ' +
+      `(false by default${note}). Invoice lines of such prices split the price into AmountEx and taxes; the ` +
+      'customer pays the price as listed.',
+    examples: [true],
+  });
+}
+
 /** Beyond the spec: how often autoSendStatement customers get their statement (docs/spec-decisions.md, "Statements"). */
 function statementPeriodField() {
   return Type.Union(
@@ -133,6 +144,7 @@ export const AccountOut = Type.Object(
       }),
     ),
     ...portalSelfServiceFields(),
+    isTaxInclusive: Type.Optional(taxInclusiveField('; shown only when true')),
   },
   { $id: 'Account' },
 );
@@ -161,6 +173,7 @@ export const EditAccountBody = Type.Partial(
       }),
     ),
     ...portalSelfServiceFields(),
+    isTaxInclusive: taxInclusiveField(''),
     Logo: Nullable(
       Type.String({
         maxLength: LOGO_BASE64_MAX,

@@ -43,6 +43,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
+    // Shown only when on, so that an account that never set it reads exactly as before.
+    ...(account.isTaxInclusive ? { isTaxInclusive: true } : {}),
   };
 }
 
@@ -60,6 +62,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
+    isTaxInclusive: body.isTaxInclusive,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

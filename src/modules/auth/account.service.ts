@@ -50,6 +50,7 @@ export function accountFromRow(row: AccountRow): Account {
       switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
     },
     portalEpoch: Number(row.portal_epoch),
+    isTaxInclusive: Boolean(row.is_tax_inclusive),
   };
 }
 
@@ -193,6 +194,8 @@ export interface AccountSettingsInput {
   portalAllowCancel?: boolean;
   /** The packages portal customers may switch to; each must be one of the account's. */
   portalSwitchPackageIds?: number[];
+  /** The default of the account's prices: whether they include tax (docs/pricing.md, "Tax-inclusive prices"). */
+  isTaxInclusive?: boolean;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -350,6 +353,7 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
   }
   if (input.portalSlug !== undefined) changes.portal_slug = portalSlugChange(input.portalSlug, problems);
   if (input.portalAllowCancel !== undefined) changes.portal_allow_cancel = input.portalAllowCancel;
+  if (input.isTaxInclusive !== undefined) changes.is_tax_inclusive = input.isTaxInclusive;
   if (input.portalSwitchPackageIds !== undefined) {
     const ids = await switchPackageIdsChange(ctx, input.portalSwitchPackageIds, problems);
     changes.portal_switch_package_ids = JSON.stringify(ids);

@@ -62,6 +62,7 @@ export function versionCurrencyFromRow(
     id: row.id,
     componentVersionId: row.component_version_id,
     currencyCode: row.currency_code,
+    isTaxInclusive: row.is_tax_inclusive === null ? null : Boolean(row.is_tax_inclusive),
     brackets,
     pack:
       row.package_size === null
@@ -86,6 +87,8 @@ export interface NewVersionCurrency {
   currencyCode: string;
   brackets: { price: string; qtyFrom: string; qtyTill: string | null; flatPrice: string | null }[];
   pack: PackagePrice | null;
+  /** null: the account's isTaxInclusive. */
+  isTaxInclusive?: boolean | null;
 }
 
 const COMPONENT_COLUMNS = [
@@ -124,6 +127,7 @@ const CURRENCY_COLUMNS = [
   'component_version_currencies.package_size',
   'component_version_currencies.package_price',
   'component_version_currencies.free_units',
+  'component_version_currencies.is_tax_inclusive',
 ] as const;
 
 const BRACKET_COLUMNS = [
@@ -417,6 +421,7 @@ export async function insertVersionCurrencies(
         package_size: currency.pack?.packageSize ?? null,
         package_price: currency.pack?.price ?? null,
         free_units: currency.pack?.freeUnits ?? null,
+        is_tax_inclusive: currency.isTaxInclusive ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

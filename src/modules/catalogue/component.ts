@@ -39,6 +39,8 @@ export interface VersionCurrency {
   id: number;
   componentVersionId: number;
   currencyCode: string;
+  /** Whether the brackets' prices include tax; null follows the account's isTaxInclusive (docs/pricing.md). */
+  isTaxInclusive: boolean | null;
   brackets: ComponentBracket[];
   /** PackageSize, Price and FreeUnits under the package scheme; null under the bracket schemes. */
   pack: PackagePrice | null;

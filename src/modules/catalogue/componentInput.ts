@@ -56,6 +56,7 @@ export interface BracketInput {
 
 export interface VersionCurrencyInput {
   currencyCode: string;
+  isTaxInclusive?: boolean | null;
   brackets: BracketInput[];
   /** The package scheme's blocks; left out (or null) under the bracket schemes. */
   packageSize?: number | string | null;
@@ -247,6 +248,7 @@ export interface PackageFields {
 /** A currency's prices checked field by field, before the scheme says which fields it needs. */
 export interface CheckedVersionCurrency {
   currencyCode: string;
+  isTaxInclusive: boolean | null;
   brackets: NewVersionCurrency['brackets'];
   packageFields: PackageFields;
 }
@@ -308,6 +310,7 @@ export function pricesForScheme(
     const { packageSize, price, freeUnits } = currency.packageFields;
     return {
       currencyCode: currency.currencyCode,
+      isTaxInclusive: currency.isTaxInclusive,
       brackets: currency.brackets,
       pack:
         scheme === 'package' && packageSize !== null && price !== null
@@ -339,6 +342,7 @@ export function checkedPrices(
     const brackets = currency.brackets.length === 0 ? [] : checkedBrackets(at, currency.brackets, problems);
     return {
       currencyCode: code,
+      isTaxInclusive: currency.isTaxInclusive ?? null,
       brackets: brackets.map((b) => ({ ...b, flatPrice: b.flatPrice ?? null })),
       packageFields: checkedPack(at, currency, problems),
     };

@@ -241,6 +241,8 @@ export interface UsagePricing {
   bracketsByCurrency: Map<string, Bracket[]>;
   /** The blocks per currency under the package scheme (its brackets are empty). */
   packByCurrency: Map<string, PackagePrice>;
+  /** Per currency: whether its prices include tax; null follows the account's isTaxInclusive. */
+  taxInclusiveByCurrency: Map<string, boolean | null>;
 }
 
 /** The pricing of the given component versions of the account (unknown ids are left out), in three statements. */
@@ -276,6 +278,7 @@ export async function usagePricing(
         packByCurrency: new Map(
           pricesOf(v.id).flatMap((c) => (c.pack ? [[c.currencyCode, c.pack] as const] : [])),
         ),
+        taxInclusiveByCurrency: new Map(pricesOf(v.id).map((c) => [c.currencyCode, c.isTaxInclusive])),
       },
     ]),
   );

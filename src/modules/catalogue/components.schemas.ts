@@ -33,6 +33,9 @@ const BracketIn = Type.Object({
   ),
 });
 
+/** Beyond the spec (docs/pricing.md, "Tax-inclusive prices"). */
+const TAX_INCLUSIVE = "Whether the currency's prices include tax; null: the account's isTaxInclusive";
+
 const VersionCurrencyIn = Type.Object({
   CurrencyCode: Text(3, { minLength: 3, description: 'An ISO 4217 code enabled for the account' }),
   ComponentBracketPrices: Type.Optional(
@@ -46,6 +49,9 @@ const VersionCurrencyIn = Type.Object({
   Price: OptionalWireDecimal('Package scheme only: price per block, at most 4 decimals'),
   FreeUnits: OptionalWireDecimal(
     'Package scheme only: units free before the first block, a whole number; left out = 0',
+  ),
+  isTaxInclusive: Type.Optional(
+    Nullable(Type.Boolean({ description: `${TAX_INCLUSIVE} (null when left out)`, examples: [true] })),
   ),
 });
 
@@ -137,6 +143,7 @@ export const VersionCurrencyOut = Type.Object({
   componentVersionCurrencyID: Type.Integer(),
   componentVersionID: Type.Integer(),
   CurrencyCode: Type.String(),
+  isTaxInclusive: Type.Optional(Type.Boolean({ description: `${TAX_INCLUSIVE}; left out when null` })),
   ComponentBracketPrices: Type.Array(BracketOut),
   PackageSize: Type.Optional(Type.Number({ description: 'Package scheme only: units per block' })),
   Price: Type.Optional(Type.Number({ description: 'Package scheme only: price per block' })),

@@ -31,6 +31,8 @@ function toVersionCurrencyDto(currency: VersionCurrency): VersionCurrencyOut {
     componentVersionCurrencyID: currency.id,
     componentVersionID: currency.componentVersionId,
     CurrencyCode: currency.currencyCode,
+    // Shown only when the currency sets it, so that one following the account reads as before.
+    ...(currency.isTaxInclusive === null ? {} : { isTaxInclusive: currency.isTaxInclusive }),
     ComponentBracketPrices: currency.brackets.map(toBracketDto),
     ...(currency.pack && {
       PackageSize: Number(currency.pack.packageSize),
@@ -89,6 +91,7 @@ export function versionCurrenciesFromWire(
 ): VersionCurrencyInput[] | undefined {
   return currencies?.map((currency) => ({
     currencyCode: currency.CurrencyCode,
+    isTaxInclusive: currency.isTaxInclusive,
     brackets: (currency.ComponentBracketPrices ?? []).map((bracket): BracketInput => ({
       price: bracket.Price,
       qtyFrom: bracket.QtyFrom,

@@ -201,6 +201,7 @@ export function listRates(db: Db, accountId: number, scope: VersionScope): Promi
       'r.trial_fee',
       'r.trial_period',
       'r.trial_period_type',
+      'r.is_tax_inclusive',
     ])
     .where('r.account_id', '=', accountId)
     .where('packageIds' in scope ? 'v.package_id' : 'v.id', 'in', ids)

@@ -34,6 +34,8 @@ export interface VersionRate {
   trialFee: string;
   trialPeriod: number;
   trialPeriodType: string;
+  /** Whether the rate's prices include tax; null follows the account's isTaxInclusive (docs/pricing.md). */
+  isTaxInclusive: boolean | null;
   terms: RateTerm[];
 }
 
@@ -122,6 +124,7 @@ export async function assembleVersions(
       trialFee: r.trial_fee,
       trialPeriod: r.trial_period,
       trialPeriodType: r.trial_period_type,
+      isTaxInclusive: r.is_tax_inclusive === null ? null : Boolean(r.is_tax_inclusive),
       terms: termsOf(r.id).map(termFromRow),
     })),
   }));

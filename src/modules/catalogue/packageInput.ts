@@ -24,6 +24,8 @@ export interface RateInput {
   trialFee: number;
   trialPeriod: number;
   trialPeriodType: string;
+  /** null or left out: the account's isTaxInclusive. */
+  isTaxInclusive?: boolean | null;
   terms: RateTermInput[];
 }
 
@@ -115,6 +117,7 @@ export async function checkedVersion(
         trial_fee: exactAmount(rate.trialFee, `${at}.TrialFee`, problems),
         trial_period: rate.trialPeriod,
         trial_period_type: periodType(rate.trialPeriodType, `${at}.TrialPeriodType`, problems),
+        is_tax_inclusive: rate.isTaxInclusive ?? null,
       },
       terms,
     };

@@ -140,8 +140,21 @@ function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVer
     trial: string,
     period: number,
     type: string,
+    inclusive: boolean | number | null | undefined,
     terms: string[],
-  ) => [code, new Big(setup).toFixed(), new Big(trial).toFixed(), period, type, ...terms.sort()].join('|');
+  ) => {
+    // Whether the prices include tax is part of the price: null (the account's) differs from an explicit value.
+    const taxes = inclusive === null || inclusive === undefined ? 'account' : String(Boolean(inclusive));
+    return [
+      code,
+      new Big(setup).toFixed(),
+      new Big(trial).toFixed(),
+      period,
+      type,
+      taxes,
+      ...terms.sort(),
+    ].join('|');
+  };
   const before = stored
     .map((r) =>
       rateKey(
@@ -150,6 +163,7 @@ function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVer
         r.trial_fee,
         r.trial_period,
         r.trial_period_type,
+        r.is_tax_inclusive,
         storedTerms
           .filter((t) => t.package_rate_id === r.id)
           .map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
@@ -164,6 +178,7 @@ function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVer
         rate.trial_fee,
         rate.trial_period,
         rate.trial_period_type,
+        rate.is_tax_inclusive,
         terms.map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
       ),
     )

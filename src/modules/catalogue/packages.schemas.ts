@@ -18,6 +18,14 @@ const Amount = (description: string) =>
 const Count = (minimum: number, description: string) =>
   Type.Integer({ minimum, maximum: 100_000, description });
 
+/** Beyond the spec (docs/pricing.md, "Tax-inclusive prices"). */
+const TAX_INCLUSIVE_DESCRIPTION =
+  "Whether this rate's prices (ChargePrice, SetupFee, TrialFee) include tax; null: the account's isTaxInclusive";
+const TaxInclusiveBody = () =>
+  Nullable(
+    Type.Boolean({ description: `${TAX_INCLUSIVE_DESCRIPTION} (null when left out)`, examples: [true] }),
+  );
+
 const RateTermBody = Type.Object({
   ChargePrice: Amount('Price charged every term'),
   ChargeTerm: Count(1, 'Length of the term, in ChargeTermType units'),
@@ -30,6 +38,7 @@ const RateBody = Type.Object({
   TrialFee: Amount('Charged for the trial period'),
   TrialPeriod: Count(0, 'Length of the trial, in TrialPeriodType units (0 for none)'),
   TrialPeriodType: PeriodType('Unit of TrialPeriod'),
+  isTaxInclusive: Type.Optional(TaxInclusiveBody()),
   PackageRateTerms: Type.Array(RateTermBody, {
     minItems: 1,
     maxItems: 50,
@@ -84,6 +93,9 @@ const RateOut = Type.Object({
   TrialFee: Type.Number(),
   TrialPeriod: Type.Integer(),
   TrialPeriodType: Type.String(),
+  isTaxInclusive: Type.Optional(
+    Type.Boolean({ description: `${TAX_INCLUSIVE_DESCRIPTION}; left out when null` }),
+  ),
   PackageRateTerms: Type.Array(RateTermOut),
 });
 

@@ -29,6 +29,8 @@ export function toVersionDto(version: PackageVersion): Static<typeof VersionOut>
       TrialFee: wireAmount(rate.trialFee),
       TrialPeriod: rate.trialPeriod,
       TrialPeriodType: rate.trialPeriodType,
+      // Shown only when the rate sets it, so that a rate following the account reads as before.
+      ...(rate.isTaxInclusive === null ? {} : { isTaxInclusive: rate.isTaxInclusive }),
       PackageRateTerms: rate.terms.map((term) => ({
         packageRateTermID: term.id,
         packageRateID: term.rateId,
@@ -73,6 +75,7 @@ export function versionInputFromWire(body: VersionBody): VersionInput {
       trialFee: rate.TrialFee,
       trialPeriod: rate.TrialPeriod,
       trialPeriodType: rate.TrialPeriodType,
+      isTaxInclusive: rate.isTaxInclusive,
       terms: rate.PackageRateTerms.map((term) => ({
         chargePrice: term.ChargePrice,
         chargeTerm: term.ChargeTerm,

@@ -74,6 +74,7 @@ const CHARGE_COLUMNS = [
   'descrip',
   'qty',
   'unit_cost_ex',
+  'is_tax_inclusive',
   'amount_ex_minor',
   'amount_inc_minor',
   'display_order',

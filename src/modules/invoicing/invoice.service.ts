@@ -81,6 +81,7 @@ export async function editInvoice(
       descrip: c.descrip,
       qty: c.qty,
       unitCostEx: c.unit_cost_ex,
+      isTaxInclusive: Boolean(c.is_tax_inclusive),
       line: c.line,
       displayOrder: c.display_order,
       periodStart: c.period_start,

@@ -18,7 +18,9 @@ export interface InvoiceCharge {
   descrip: string;
   /** Exact decimal strings. */
   qty: string;
+  /** The unit price as listed: it includes the invoice's taxes when isTaxInclusive (docs/pricing.md). */
   unitCostEx: string;
+  isTaxInclusive: boolean;
   amountExMinor: number;
   amountIncMinor: number;
   displayOrder: number;
@@ -103,7 +105,10 @@ export type InvoiceWithFigures = Invoice & InvoiceApplied & { customer: Customer
 export interface NewInvoiceCharge {
   descrip: string;
   qty: string;
+  /** The unit price as listed: it includes the invoice's taxes when isTaxInclusive. */
   unitCostEx: string;
+  /** Resolved when the line is made and stored with it; false when left out. */
+  isTaxInclusive?: boolean;
   periodStart?: string | null;
   periodEnd?: string | null;
   /** Sequential (1, 2, ...) when left out. */
@@ -152,7 +157,11 @@ function taxesWithTotals(
   currencyCode: string,
 ): InvoiceTax[] {
   const priced = priceInvoice(
-    charges.map((c) => ({ qty: c.qty, unitCostEx: c.unit_cost_ex })),
+    charges.map((c) => ({
+      qty: c.qty,
+      unitCostEx: c.unit_cost_ex,
+      isTaxInclusive: Boolean(c.is_tax_inclusive),
+    })),
     taxes.map((t) => t.perc),
     currencyCode,
   );
@@ -173,6 +182,7 @@ export function chargeFromRow(row: ChargeRow): InvoiceCharge {
     descrip: row.descrip,
     qty: row.qty,
     unitCostEx: row.unit_cost_ex,
+    isTaxInclusive: Boolean(row.is_tax_inclusive),
     amountExMinor: row.amount_ex_minor,
     amountIncMinor: row.amount_inc_minor,
     displayOrder: row.display_order,

@@ -56,7 +56,11 @@ export interface InvoiceInput {
 export interface ChargeInput {
   descrip: string;
   qty: number | string;
-  unitCostEx: number | string;
+  /** Required unless unitCostInc is given (taxInclusiveCharges.ts). */
+  unitCostEx?: number | string;
+  /** The unit price including tax: the charge is tax-inclusive. */
+  unitCostInc?: number | string | null;
+  isTaxInclusive?: boolean;
   line?: number | null;
   displayOrder?: number | null;
 }
@@ -92,6 +96,37 @@ export async function collectProblems<T>(
   }
 }
 
+/**
+ * Which price a charge lists (taxInclusiveCharges.ts): UnitCostInc makes it tax-inclusive; without it the charge
+ * is priced from UnitCostEx exactly as before. isTaxInclusive, when sent, must agree.
+ */
+function listedPrice(
+  charge: ChargeInput,
+  at: string,
+  problems: FieldProblem[],
+): { field: 'UnitCostEx' | 'UnitCostInc'; isTaxInclusive: boolean; raw: number | string | undefined } {
+  const inclusive = charge.unitCostInc !== undefined && charge.unitCostInc !== null;
+  if (charge.isTaxInclusive === true && !inclusive) {
+    problems.push({ field: `${at}.UnitCostInc`, message: 'is required when isTaxInclusive is true' });
+    return { field: 'UnitCostInc', isTaxInclusive: true, raw: undefined };
+  }
+  if (charge.isTaxInclusive === false && inclusive) {
+    problems.push({
+      field: `${at}.isTaxInclusive`,
+      message:
+        'must be true or left out when UnitCostInc is sent (UnitCostInc makes the charge tax-inclusive)',
+    });
+  }
+  if (inclusive) return { field: 'UnitCostInc', isTaxInclusive: true, raw: charge.unitCostInc! };
+  if (charge.unitCostEx === undefined) {
+    problems.push({
+      field: `${at}.UnitCostEx`,
+      message: 'is required (or UnitCostInc for a price including tax)',
+    });
+  }
+  return { field: 'UnitCostEx', isTaxInclusive: false, raw: charge.unitCostEx };
+}
+
 /** The charge rules of invoices, shared by recurring invoices; problems are named `${path}[i].Field`. */
 export function checkedCharges(
   input: readonly ChargeInput[],
@@ -102,19 +137,27 @@ export function checkedCharges(
     const at = `${path}[${i}]`;
     const descrip = requiredText(charge.descrip, `${at}.Descrip`, problems);
     const qty = parseWireDecimal(charge.qty, { positive: true });
-    const unitCostEx = parseWireDecimal(charge.unitCostEx, { positive: false });
     if ('message' in qty) problems.push({ field: `${at}.Qty`, message: qty.message });
-    if ('message' in unitCostEx) problems.push({ field: `${at}.UnitCostEx`, message: unitCostEx.message });
-    if ('value' in qty && 'value' in unitCostEx && !isLineAmountWithinBounds(qty.value, unitCostEx.value)) {
+    const { field, isTaxInclusive, raw } = listedPrice(charge, at, problems);
+    const unitCost = raw === undefined ? undefined : parseWireDecimal(raw, { positive: false });
+    if (unitCost && 'message' in unitCost)
+      problems.push({ field: `${at}.${field}`, message: unitCost.message });
+    if (
+      'value' in qty &&
+      unitCost &&
+      'value' in unitCost &&
+      !isLineAmountWithinBounds(qty.value, unitCost.value)
+    ) {
       problems.push({
-        field: `${at}.UnitCostEx`,
-        message: `Qty × UnitCostEx must be at most ${MAX_PRICE} in size`,
+        field: `${at}.${field}`,
+        message: `Qty × ${field} must be at most ${MAX_PRICE} in size`,
       });
     }
     return {
       descrip,
       qty: 'value' in qty ? qty.value : '1',
-      unitCostEx: 'value' in unitCostEx ? unitCostEx.value : '0',
+      unitCostEx: unitCost && 'value' in unitCost ? unitCost.value : '0',
+      isTaxInclusive,
       // Spec, Invoice: DisplayOrder is a sequential display position; Line and DisplayOrder follow the list's
       // order when a request leaves them out.
       line: charge.line ?? i + 1,

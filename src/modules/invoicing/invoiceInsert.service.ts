@@ -24,6 +24,7 @@ export function chargeRowsOf(
     descrip: charge.descrip,
     qty: charge.qty,
     unit_cost_ex: charge.unitCostEx,
+    is_tax_inclusive: charge.isTaxInclusive ?? false,
     amount_ex_minor: priced.charges[i]!.amountExMinor,
     amount_inc_minor: priced.charges[i]!.amountIncMinor,
     display_order: charge.displayOrder ?? i + 1,

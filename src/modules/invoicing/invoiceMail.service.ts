@@ -9,6 +9,7 @@ import { emitEvent, snapshotResource } from '../events/index.ts';
 import { queueMail, queueMails } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
 import * as repo from './invoice.repository.ts';
+import { invoicesWithInclusivePrices } from './invoiceMail.repository.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
 import { getInvoiceRow } from './invoiceReads.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
@@ -27,6 +28,8 @@ interface MailFacts {
   dueDate: PlainDate;
   /** How the service will collect it, when it will (automaticCollectionNotes). */
   collectionNote: string | undefined;
+  /** Some of its prices include tax (docs/pricing.md, "Tax-inclusive prices"). */
+  pricesIncludeTax: boolean;
 }
 
 /** The message text; the figures shown do not change once an invoice is issued, the PDF carries the balance. */
@@ -38,6 +41,7 @@ function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
       `Dear ${facts.customerName},`,
       '',
       `Please find attached invoice ${facts.invoiceNum} of ${facts.invoiceDate} for ${total}, due on ${facts.dueDate}.`,
+      ...(facts.pricesIncludeTax ? ['The prices on it include tax.'] : []),
       ...(facts.collectionNote ? [facts.collectionNote] : []),
       '',
       facts.accountName,
@@ -50,6 +54,7 @@ function invoiceMail(
   customer: Customer,
   row: InvoiceRow,
   collectionNote: string | undefined,
+  pricesIncludeTax: boolean,
 ): OutgoingMail {
   const customerName = [customer.name, customer.lastName].filter(Boolean).join(' ');
   return {
@@ -64,6 +69,7 @@ function invoiceMail(
       invoiceDate: row.invoice_date,
       dueDate: row.due_date,
       collectionNote,
+      pricesIncludeTax,
     }),
     attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(row.id) },
   };
@@ -92,7 +98,13 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     await repo.holdInvoice(trx, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, ref);
     const [note] = await automaticCollectionNotes(tctx, [collectionOfRow(row, customer)]);
-    await queueMail(trx, ctx, ctx.account.id, invoiceMail(ctx, customer, row, note));
+    const inclusive = await invoicesWithInclusivePrices(trx, ctx.account.id, [invoiceId]);
+    await queueMail(
+      trx,
+      ctx,
+      ctx.account.id,
+      invoiceMail(ctx, customer, row, note, inclusive.has(invoiceId)),
+    );
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
     await emitEvent(tctx, 'invoice.sent', ref, { before });
   });
@@ -124,9 +136,14 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       ctx,
       sending.map(({ row, customer }) => collectionOfRow(row, customer)),
     );
+    const inclusive = await invoicesWithInclusivePrices(
+      ctx.db,
+      ctx.account.id,
+      sending.map(({ row }) => row.id),
+    );
     const mails = sending.map(({ row, customer }, i) => ({
       row,
-      mail: invoiceMail(ctx, customer, row, notes[i]),
+      mail: invoiceMail(ctx, customer, row, notes[i], inclusive.has(row.id)),
     }));
     if (mails.length === 0) continue;
     await queueMails(

@@ -118,7 +118,10 @@ export function invoicePdf(
   // The customer billed.
   let y = w.partyBlock('Bill to', customerLines(invoice), MARGIN, Math.max(left, top) + 20) + 20;
 
-  // The lines, each with its service period; the header repeats on every page.
+  // The lines, each with its service period; the header repeats on every page. A unit price that includes tax
+  // is marked, unless they all do (the note under the totals then says so once).
+  const inclusive = invoice.charges.filter((charge) => charge.isTaxInclusive).length;
+  const marked = inclusive > 0 && inclusive < invoice.charges.length;
   const table = new PdfTable(w, COLUMNS, HEADS, y);
   for (const charge of invoice.charges) {
     const period =
@@ -126,7 +129,7 @@ export function invoicePdf(
     table.row({
       descrip: period ? `${charge.descrip}, ${period}` : charge.descrip,
       qty: decimalForDocument(charge.qty, 0),
-      unit: decimalForDocument(charge.unitCostEx, digits),
+      unit: `${decimalForDocument(charge.unitCostEx, digits)}${marked && charge.isTaxInclusive ? ' *' : ''}`,
       ex: money(charge.amountExMinor),
       inc: money(charge.amountIncMinor),
     });
@@ -152,6 +155,15 @@ export function invoicePdf(
     const next = w.text(label, labelColumn.x, y, { ...labelColumn, align: 'right', weight });
     w.text(value, COLUMNS.inc.x, y, { width: COLUMNS.inc.width, align: 'right', weight });
     y = next + 4;
+  }
+
+  if (inclusive > 0) {
+    y += 6;
+    if (!w.fits(y, 20)) y = w.newPage();
+    const note = marked
+      ? 'Unit prices marked * include tax: the tax shown above is part of them, not added to them.'
+      : 'Prices include tax: the tax shown above is part of them, not added to them.';
+    y = w.text(note, MARGIN, y, { width: RIGHT_EDGE - MARGIN });
   }
 
   // Payment instructions, notes and terms, flowing onto further pages as needed.

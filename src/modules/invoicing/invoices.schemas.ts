@@ -12,6 +12,7 @@ import {
   WireDate,
 } from '../../http/schemas.ts';
 import { CustomerOut } from '../customers/index.ts';
+import { taxInclusiveChargeIn, taxInclusiveChargeOut } from './taxInclusiveCharges.ts';
 
 /**
  * Decimals in requests: a JSON number (the spec's Numeric and Decimal) or a string holding a decimal, for
@@ -23,7 +24,12 @@ const WireDecimal = (description: string) =>
 const ChargeIn = Type.Object({
   Descrip: Text(1000),
   Qty: WireDecimal('Quantity, above 0, at most 4 decimals'),
-  UnitCostEx: WireDecimal('Unit price excluding tax, at most 4 decimals; negative for a discount line'),
+  UnitCostEx: Type.Optional(
+    WireDecimal(
+      'Unit price excluding tax, at most 4 decimals; negative for a discount line. Required unless UnitCostInc is sent',
+    ),
+  ),
+  ...taxInclusiveChargeIn,
   Line: Type.Optional(
     Nullable(
       Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Default: position in the list, from 1' }),
@@ -158,6 +164,7 @@ function invoiceOut(unsaved: boolean) {
           Descrip: Type.String(),
           Qty: Type.Number(),
           UnitCostEx: Type.Number(),
+          ...taxInclusiveChargeOut,
           AmountEx: Type.Number(),
           AmountInc: Type.Number(),
           DisplayOrder: Type.Integer(),

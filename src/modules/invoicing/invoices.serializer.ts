@@ -4,6 +4,7 @@ import { toCustomerDto } from '../customers/index.ts';
 import type { InvoiceWithFigures } from './invoice.ts';
 import type { InvoiceInput } from './invoiceInput.ts';
 import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.schemas.ts';
+import { taxInclusiveChargeDto } from './taxInclusiveCharges.ts';
 
 /**
  * The wire invoice. Amounts are numbers in major units; InvoiceDate and DueDate are calendar dates in the
@@ -59,7 +60,10 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
       Descrip: charge.descrip,
       // Exact decimals of at most 15 significant digits (4 decimals, bounded): a JSON number shows them exactly.
       Qty: Number(charge.qty),
-      UnitCostEx: Number(charge.unitCostEx),
+      ...taxInclusiveChargeDto(
+        charge,
+        invoice.taxes.map((t) => t.perc),
+      ),
       AmountEx: amount(charge.amountExMinor),
       AmountInc: amount(charge.amountIncMinor),
       DisplayOrder: charge.displayOrder,
@@ -98,6 +102,8 @@ export function invoiceInputFromWire(body: CreateInvoiceBody | EditInvoiceBody):
       descrip: charge.Descrip,
       qty: charge.Qty,
       unitCostEx: charge.UnitCostEx,
+      unitCostInc: charge.UnitCostInc,
+      isTaxInclusive: charge.isTaxInclusive,
       line: charge.Line,
       displayOrder: charge.DisplayOrder,
     })),

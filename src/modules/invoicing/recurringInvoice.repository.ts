@@ -70,6 +70,7 @@ const CHARGE_COLUMNS = [
   'descrip',
   'qty',
   'unit_cost_ex',
+  'is_tax_inclusive',
   'display_order',
 ] as const;
 

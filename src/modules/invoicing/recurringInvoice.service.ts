@@ -29,6 +29,7 @@ function lineRows(
       descrip: charge.descrip,
       qty: charge.qty,
       unit_cost_ex: charge.unitCostEx,
+      is_tax_inclusive: charge.isTaxInclusive ?? false,
       display_order: charge.displayOrder,
     })),
     taxes: record.taxes.map((tax) => ({
@@ -169,6 +170,7 @@ export async function editRecurringInvoice(
           descrip: c.descrip,
           qty: c.qty,
           unitCostEx: c.unit_cost_ex,
+          isTaxInclusive: Boolean(c.is_tax_inclusive),
           line: c.line,
           displayOrder: c.display_order,
         }));

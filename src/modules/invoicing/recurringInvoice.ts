@@ -23,7 +23,9 @@ export interface RecurringCharge {
   descrip: string;
   /** Exact decimal strings. */
   qty: string;
+  /** The unit price as listed: it includes the taxes when isTaxInclusive (docs/pricing.md). */
   unitCostEx: string;
+  isTaxInclusive: boolean;
   /** Priced with the recurring invoice's taxes as every invoice it makes will be (invoiceMath.ts). */
   amountExMinor: number;
   amountIncMinor: number;
@@ -117,7 +119,11 @@ export function recurringInvoicesFromRows(
     const ownCharges = charges.get(row.id) ?? [];
     const ownTaxes = taxes.get(row.id) ?? [];
     const priced = priceInvoice(
-      ownCharges.map((c) => ({ qty: c.qty, unitCostEx: c.unit_cost_ex })),
+      ownCharges.map((c) => ({
+        qty: c.qty,
+        unitCostEx: c.unit_cost_ex,
+        isTaxInclusive: Boolean(c.is_tax_inclusive),
+      })),
       ownTaxes.map((t) => t.perc),
       row.currency_code,
     );
@@ -158,6 +164,7 @@ export function recurringInvoicesFromRows(
         descrip: c.descrip,
         qty: c.qty,
         unitCostEx: c.unit_cost_ex,
+        isTaxInclusive: Boolean(c.is_tax_inclusive),
         amountExMinor: priced.charges[i]!.amountExMinor,
         amountIncMinor: priced.charges[i]!.amountIncMinor,
         displayOrder: c.display_order,

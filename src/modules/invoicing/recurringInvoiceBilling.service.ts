@@ -57,6 +57,7 @@ export async function billRecurringInvoice(
         descrip: charge.descrip,
         qty: charge.qty,
         unitCostEx: charge.unit_cost_ex,
+        isTaxInclusive: Boolean(charge.is_tax_inclusive),
         line: charge.line,
         displayOrder: charge.display_order,
         periodStart: period.start,

@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { MAX_PRICE, PRICE_DECIMALS } from '../../core/money.ts';
 import { RECURRING_STATUSES } from '../../core/recurringBilling.ts';
 import { DateOut, Id, Nullable, StringEnum, Text, WireDate } from '../../http/schemas.ts';
+import { taxInclusiveChargeIn, taxInclusiveChargeOut } from './taxInclusiveCharges.ts';
 
 const NullableText = (max = 255) => Nullable(Text(max));
 
@@ -21,7 +22,12 @@ const WireDecimal = (description: string) =>
 const ChargeBody = Type.Object({
   Descrip: Text(1000, { minLength: 1 }),
   Qty: WireDecimal('Quantity, above 0'),
-  UnitCostEx: WireDecimal('Unit price excluding tax (negative for a discount line)'),
+  UnitCostEx: Type.Optional(
+    WireDecimal(
+      'Unit price excluding tax (negative for a discount line); required unless UnitCostInc is sent',
+    ),
+  ),
+  ...taxInclusiveChargeIn,
   Line: Type.Optional(
     Nullable(
       Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Default: position in the list, from 1' }),
@@ -100,8 +106,14 @@ const ChargeOut = Type.Object({
   Descrip: Type.String(),
   Qty: Type.Number(),
   UnitCostEx: Type.Number(),
-  AmountEx: Type.Number({ description: 'Qty × UnitCostEx, rounded to the currency’s minor unit' }),
-  AmountInc: Type.Number({ description: 'AmountEx plus every tax, each rounded' }),
+  ...taxInclusiveChargeOut,
+  AmountEx: Type.Number({
+    description:
+      'Qty × UnitCostEx, rounded to the currency’s minor unit (split out of AmountInc when isTaxInclusive)',
+  }),
+  AmountInc: Type.Number({
+    description: 'AmountEx plus every tax, each rounded (Qty × UnitCostInc when isTaxInclusive)',
+  }),
   DisplayOrder: Type.Integer(),
 });
 

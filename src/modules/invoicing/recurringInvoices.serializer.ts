@@ -5,6 +5,7 @@ import { ValidationError } from '../../errors.ts';
 import type { ChargeInput } from './invoiceInput.ts';
 import type { RecurringInvoice } from './recurringInvoice.ts';
 import type { RecurringInvoiceInput } from './recurringInvoiceInput.ts';
+import { taxInclusiveChargeDto } from './taxInclusiveCharges.ts';
 import type {
   CreateRecurringInvoiceBody,
   EditRecurringInvoiceBody,
@@ -23,7 +24,10 @@ export function toRecurringInvoiceDto(invoice: RecurringInvoice, timeZone: strin
     Line: charge.line,
     Descrip: charge.descrip,
     Qty: Number(charge.qty),
-    UnitCostEx: Number(charge.unitCostEx),
+    ...taxInclusiveChargeDto(
+      charge,
+      invoice.taxes.map((t) => t.perc),
+    ),
     AmountEx: minorToWireNumber(charge.amountExMinor, invoice.currencyCode),
     AmountInc: minorToWireNumber(charge.amountIncMinor, invoice.currencyCode),
     DisplayOrder: charge.displayOrder,
@@ -72,6 +76,8 @@ function chargeInput(charge: WireCharge): ChargeInput {
     descrip: charge.Descrip,
     qty: charge.Qty,
     unitCostEx: charge.UnitCostEx,
+    unitCostInc: charge.UnitCostInc,
+    isTaxInclusive: charge.isTaxInclusive,
     line: charge.Line,
     displayOrder: charge.DisplayOrder,
   };
@@ -85,6 +91,8 @@ const sameCharges = (a: WireCharge[], b: WireCharge[]) =>
       x.Descrip === y.Descrip &&
       String(x.Qty) === String(y.Qty) &&
       String(x.UnitCostEx) === String(y.UnitCostEx) &&
+      String(x.UnitCostInc ?? null) === String(y.UnitCostInc ?? null) &&
+      (x.isTaxInclusive ?? null) === (y.isTaxInclusive ?? null) &&
       (x.Line ?? null) === (y.Line ?? null) &&
       (x.DisplayOrder ?? null) === (y.DisplayOrder ?? null)
     );

@@ -81,7 +81,8 @@ export function invoiceDetail(invoice: InvoiceWithFigures) {
         period:
           charge.periodStart && charge.periodEnd ? `${charge.periodStart} to ${charge.periodEnd}` : null,
         qty: charge.qty,
-        unit: `${currency} ${charge.unitCostEx}`,
+        // A tax-inclusive price is shown as quoted, saying so: its Amount is the part before tax.
+        unit: `${currency} ${charge.unitCostEx}${charge.isTaxInclusive ? ' incl. tax' : ''}`,
         amount: money(charge.amountExMinor, currency),
       })),
     taxes: invoice.taxes.map((tax) => ({

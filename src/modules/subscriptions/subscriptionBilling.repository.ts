@@ -59,6 +59,25 @@ export function listPackageNames(
     .execute();
 }
 
+/**
+ * Whether the rate of each package rate term given sets its prices to include tax (null: the account's default),
+ * read when billing so that a line says how it was priced (docs/pricing.md, "Tax-inclusive prices").
+ */
+export function listRateTermTaxInclusion(
+  db: Db,
+  accountId: number,
+  rateTermIds: number[],
+): Promise<{ id: number; is_tax_inclusive: boolean | number | null }[]> {
+  if (rateTermIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('package_rate_terms as t')
+    .innerJoin('package_version_rates as r', 'r.id', 't.package_rate_id')
+    .select(['t.id', 'r.is_tax_inclusive'])
+    .where('t.account_id', '=', accountId)
+    .where('t.id', 'in', rateTermIds)
+    .execute();
+}
+
 /** Usage rows not billed yet, with the component version that prices them. */
 export function listUnbilledUsage(db: Db, accountId: number, subscriptionIds: number[]) {
   if (subscriptionIds.length === 0) return Promise.resolve([]);

@@ -70,6 +70,7 @@ async function unbilledUsage(
       scheme: price.scheme,
       brackets,
       pack: price.packByCurrency.get(currency) ?? null,
+      isTaxInclusive: price.taxInclusiveByCurrency.get(currency) ?? ctx.account.isTaxInclusive,
     });
     bySubscription.set(usage.subscription_id, list);
   }
@@ -78,7 +79,7 @@ async function unbilledUsage(
 
 /** What billing the subscriptions needs besides their rows, read in a fixed number of statements. */
 export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]) {
-  const [packages, customers, usage, taxSettings] = await Promise.all([
+  const [packages, customers, usage, taxSettings, inclusion] = await Promise.all([
     repo.listPackageNames(ctx.db, ctx.account.id, [...new Set(rows.map((r) => r.package_id))]),
     billingProfiles(
       ctx,
@@ -86,7 +87,25 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
     ),
     unbilledUsage(ctx, rows),
     listTaxSettings(ctx),
+    repo.listRateTermTaxInclusion(
+      ctx.db,
+      ctx.account.id,
+      [
+        ...new Set(
+          rows.flatMap((r) => [
+            r.package_rate_term_id,
+            parsePendingChange(r.pending_change)?.packageRateTermId,
+          ]),
+        ),
+      ].filter((id): id is number => id !== undefined && id !== null),
+    ),
   ]);
+  // A rate's own setting, else the account's, resolved now: the invoice's lines keep what they were priced with.
+  const rateInclusion = new Map(inclusion.map((r) => [r.id, r.is_tax_inclusive]));
+  const inclusiveOf = (rateTermId: number | undefined): boolean => {
+    const own = rateTermId === undefined ? null : (rateInclusion.get(rateTermId) ?? null);
+    return own === null ? ctx.account.isTaxInclusive : Boolean(own);
+  };
   const packageNames = new Map(packages.map((p) => [p.id, p.name]));
   const taxesByCustomer = new Map<number, AppliedTax[]>();
   const taxesOf = (customerId: number): AppliedTax[] => {
@@ -101,6 +120,11 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
     customers,
     usage,
     labelOf: (row: SubscriptionRow) => packageNames.get(row.package_id) ?? `Package ${row.package_id}`,
+    /** Whether the prices of its terms, and of its scheduled change's, include tax. */
+    taxInclusionOf: (row: SubscriptionRow) => ({
+      terms: inclusiveOf(row.package_rate_term_id),
+      pending: inclusiveOf(parsePendingChange(row.pending_change)?.packageRateTermId),
+    }),
     /** The invoice for a planned one: lines as planned, the customer's taxes (none when waived). */
     toNewInvoice: (row: SubscriptionRow, planned: PlannedInvoice): NewInvoice => ({
       customerId: row.customer_id,
@@ -196,7 +220,7 @@ type BillingInputs = Awaited<ReturnType<typeof billingInputs>>;
 function decideBilling(
   ctx: ServiceContext,
   rows: readonly SubscriptionRow[],
-  { customers, usage, labelOf }: BillingInputs,
+  { customers, usage, labelOf, taxInclusionOf }: BillingInputs,
   today: PlainDate,
 ): Decision[] {
   const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
@@ -212,7 +236,7 @@ function decideBilling(
     }
     if (problem) return { row, parkReason: problem };
     try {
-      const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone);
+      const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row));
       return { row, plan: planBilling(timeline, usage.bySubscription.get(row.id) ?? [], today) };
     } catch (error) {
       if (error instanceof BillingInvariantError) return { row, parkReason: error.message };
@@ -322,6 +346,7 @@ function periodRow(
     charge_price: period.chargePrice,
     amount_minor: period.amountMinor,
     invoice_id: invoiceId,
+    is_tax_inclusive: period.isTaxInclusive ?? false,
   };
 }
 

@@ -10,7 +10,7 @@ export { findSubscriptionRow, updateSubscription } from './subscription.reposito
 export function listPeriodsEndingAfter(db: Db, accountId: number, subscriptionId: number, date: PlainDate) {
   return db
     .selectFrom('subscription_periods')
-    .select(['period_no', 'period_start', 'period_end', 'amount_minor', 'invoice_id'])
+    .select(['period_no', 'period_start', 'period_end', 'amount_minor', 'invoice_id', 'is_tax_inclusive'])
     .where('account_id', '=', accountId)
     .where('subscription_id', '=', subscriptionId)
     .where('period_end', '>', date)

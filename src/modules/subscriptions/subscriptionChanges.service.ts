@@ -72,6 +72,7 @@ async function cutBilledTime(
       end: p.period_end,
       amountMinor: p.amount_minor,
       taxPercs: p.invoice_id === null ? [] : (percs.get(p.invoice_id) ?? []),
+      isTaxInclusive: Boolean(p.is_tax_inclusive),
     })),
     cutDate,
     rule,
@@ -448,7 +449,7 @@ export async function upcomingInvoice(
   if (row.next_inv_date === null || row.parked_reason !== null) return null;
   const inputs = await billingInputs(ctx, [row]);
   try {
-    const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone);
+    const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row));
     const next = upcomingInvoiceOf(timeline, inputs.usage.bySubscription.get(row.id) ?? []);
     return next ? inputs.toNewInvoice(row, next) : null;
   } catch (error) {

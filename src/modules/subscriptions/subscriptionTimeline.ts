@@ -78,8 +78,17 @@ export function statusOf(row: SubscriptionRow, today: PlainDate): SubscriptionSt
   );
 }
 
-/** What the billing core needs of a subscription. `label` names the package on invoice lines. */
-export function timelineOf(row: SubscriptionRow, label: string, timeZone: string): SubscriptionTimeline {
+/**
+ * What the billing core needs of a subscription. `label` names the package on invoice lines; `taxInclusion` says
+ * whether the prices of its terms and of its scheduled change include tax (exclusive when left out: only what
+ * prices lines needs it).
+ */
+export function timelineOf(
+  row: SubscriptionRow,
+  label: string,
+  timeZone: string,
+  taxInclusion?: { terms: boolean; pending: boolean },
+): SubscriptionTimeline {
   const pending = parsePendingChange(row.pending_change);
   return {
     currencyCode: row.currency_code,
@@ -96,7 +105,7 @@ export function timelineOf(row: SubscriptionRow, label: string, timeZone: string
     periodCount: row.period_count,
     nextRenewDate: row.next_renew_date,
     setupBilled: Boolean(row.setup_billed),
-    terms: priceTermsOf(row, label),
+    terms: { ...priceTermsOf(row, label), ...(taxInclusion?.terms ? { isTaxInclusive: true } : {}) },
     pendingChange: pending && {
       effectiveDate: pending.effectiveDate,
       terms: {
@@ -105,6 +114,7 @@ export function timelineOf(row: SubscriptionRow, label: string, timeZone: string
         chargePrice: pending.chargePrice,
         setupFee: pending.setupFee,
         trialFee: pending.trialFee,
+        ...(taxInclusion?.pending ? { isTaxInclusive: true } : {}),
       },
     },
   };
