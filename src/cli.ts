@@ -41,6 +41,15 @@ function packageIdList(value: string): number[] {
   return value.split(',').map((id) => positiveInteger(id.trim()));
 }
 
+/** docs/pricing.md, "Bill-cycle day": "" clears it. */
+function billCycleDayOption(value: string): number | null {
+  if (value.trim() === '') return null;
+  if (!/^\d{1,2}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 31) {
+    throw new InvalidArgumentError('must be a day of the month from 1 to 31, or "" to clear it');
+  }
+  return Number(value);
+}
+
 function wholeNumber(value: string): number {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return Number(value);
@@ -188,6 +197,11 @@ const accountSet = account
   .option(
     '--statement-period <period>',
     'how often automatic statements go out: monthly, quarterly or yearly (StatementPeriod)',
+  )
+  .option(
+    '--bill-cycle-day <day>',
+    'day of the month (1 to 31) customers\' monthly subscriptions renew on ("" clears it)',
+    billCycleDayOption,
   );
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
@@ -205,6 +219,7 @@ accountSet.action(
       portalAllowCancel?: boolean;
       portalSwitchPackages?: number[];
       statementPeriod?: string;
+      billCycleDay?: number | null;
     } & SellerOptions,
     command: Command,
   ) => {
@@ -217,6 +232,7 @@ accountSet.action(
       statementPeriod,
       portalAllowCancel,
       portalSwitchPackages,
+      billCycleDay,
       ...sellerOptions
     } = options;
     const settings = [
@@ -227,6 +243,7 @@ accountSet.action(
       statementPeriod,
       portalAllowCancel,
       portalSwitchPackages,
+      billCycleDay,
     ];
     if (!hasSellerOptions(sellerOptions) && settings.every((v) => v === undefined)) {
       command.error('error: nothing to change: give at least one option (see --help)');
@@ -244,6 +261,7 @@ accountSet.action(
         statementPeriod,
         portalAllowCancel,
         portalSwitchPackageIds: portalSwitchPackages,
+        billCycleDay,
         seller,
       });
       return { changed: edited, details: await getSellerDetails(ctx) };
@@ -258,6 +276,7 @@ accountSet.action(
         `Statement period: ${changed.statementPeriod}`,
         `Portal cancellations: ${changed.portalSelfService.allowCancel ? 'allowed' : 'not allowed'}`,
         `Portal package switches: ${changed.portalSelfService.switchPackageIds.join(', ') || '(none)'}`,
+        ...(changed.billCycleDay === null ? [] : [`Bill-cycle day: ${changed.billCycleDay}`]),
         ...sellerLines(details),
       ].join('\n'),
     );

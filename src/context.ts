@@ -33,6 +33,8 @@ export interface Account {
   portalEpoch: number;
   /** What customers may change in the portal (docs/portal.md, "What customers may change"). */
   portalSelfService: PortalSelfService;
+  /** The default bill-cycle day (1–31) of its customers (docs/pricing.md, "Bill-cycle day"); null for none. */
+  billCycleDay: number | null;
 }
 
 export interface PortalSelfService {

@@ -1,3 +1,4 @@
+import { cycleAnchorThrough, wholeTermEndingAt } from './billCycleDay.ts';
 import { addDays, daysBetween, maxDate, minDate } from './calendar.ts';
 import type { PlainDate } from './calendar.ts';
 import { decimalToMinor, minorToDecimalText, ratioOfMinor } from './money.ts';
@@ -71,6 +72,11 @@ export interface SubscriptionTimeline {
    * next boundary. Any other start off the cycle breaks an invariant.
    */
   offCycleStart?: PlainDate | null;
+  /**
+   * The day of the month the cycle renews on (billCycleDay.ts), or null: an anchor that falls on it in a short
+   * month is counted from the day itself, so the next month returns to it.
+   */
+  billCycleDay?: number | null;
   numDaysBeforeToInv: number;
   /** The day the subscription was created, in the account's time zone: no invoice is dated before it. */
   createdOn: PlainDate;
@@ -151,7 +157,7 @@ function checkTerms(terms: PriceTerms): void {
 export function periodStartingAt(
   timeline: Pick<
     SubscriptionTimeline,
-    'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart'
+    'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart' | 'billCycleDay'
   >,
   terms: PriceTerms,
   anchorDate: PlainDate,
@@ -163,7 +169,8 @@ export function periodStartingAt(
     period = { end: timeline.trialEndDate, kind: 'trial', fullStart: start, fullEnd: timeline.trialEndDate };
   } else if (timeline.isProRata && timeline.firstProrataSyncDate && start < timeline.firstProrataSyncDate) {
     const sync = timeline.firstProrataSyncDate;
-    period = { end: sync, kind: 'stub', fullStart: boundary(sync, term, -1), fullEnd: sync };
+    const fullStart = wholeTermEndingAt(sync, term, timeline.billCycleDay);
+    period = { end: sync, kind: 'stub', fullStart, fullEnd: sync };
   } else {
     const k = periodIndexAt(anchorDate, term, start);
     const cycleStart = boundary(anchorDate, term, k);
@@ -247,12 +254,15 @@ export function invoiceDateOf(
  */
 export function anchorAfter(
   period: { start: PlainDate; end: PlainDate; kind: PeriodKind },
-  timeline: Pick<SubscriptionTimeline, 'isProRata' | 'firstProrataSyncDate'>,
+  timeline: Pick<SubscriptionTimeline, 'isProRata' | 'firstProrataSyncDate' | 'billCycleDay'>,
   anchorDate: PlainDate,
+  term: Term,
 ): PlainDate {
   const firstStub =
     period.kind === 'stub' && timeline.isProRata && period.end === timeline.firstProrataSyncDate;
-  return period.kind === 'trial' || firstStub ? period.end : anchorDate;
+  const anchor = period.kind === 'trial' || firstStub ? period.end : anchorDate;
+  // A bill-cycle day of 29 to 31 reached in a short month: renewals are counted from the day itself.
+  return timeline.billCycleDay ? cycleAnchorThrough(anchor, timeline.billCycleDay, term) : anchor;
 }
 
 /**
@@ -359,7 +369,7 @@ export function planBilling(
       anchorDate = periodAnchor;
       pendingChangeApplied = true;
     }
-    anchorDate = anchorAfter(period, timeline, anchorDate);
+    anchorDate = anchorAfter(period, timeline, anchorDate, periodTerms.term);
     lastRenewDate = period.start;
     lastInvDate = invoiceDate;
     nextStart = period.end;

@@ -29,6 +29,7 @@ import * as statementPeriod from './migrations/0024_statement_period.ts';
 import * as portal from './migrations/0025_portal.ts';
 import * as portalSelfService from './migrations/0026_portal_self_service.ts';
 import * as portalRevocation from './migrations/0027_portal_revocation.ts';
+import * as billCycleDay from './migrations/0030_bill_cycle_day.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0025_portal': portal,
   '0026_portal_self_service': portalSelfService,
   '0027_portal_revocation': portalRevocation,
+  '0030_bill_cycle_day': billCycleDay,
 };
 
 /**

@@ -101,6 +101,8 @@ export interface AccountsTable {
   portal_switch_package_ids: Defaulted<string>;
   /** Bumped whenever portal_slug changes: the portal's sessions and tokens of an earlier slug end (0027). */
   portal_epoch: Defaulted<number>;
+  /** The default bill-cycle day (1–31) of the account's customers (0030); null for none. */
+  bill_cycle_day: number | null;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -169,6 +171,8 @@ export interface CustomersTable {
   auto_send_statement: SqlBool;
   statement_date: Instant | null;
   statement_last_sent_at: Instant | null;
+  /** The day (1–31) its new monthly subscriptions renew on (0030); null: the account's. */
+  bill_cycle_day: number | null;
   created_at: Instant;
   updated_at: Instant;
 }

@@ -22,6 +22,7 @@ export interface AccountRow {
   portal_allow_cancel: boolean | number;
   portal_switch_package_ids: string;
   portal_epoch: number;
+  bill_cycle_day: number | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -43,6 +44,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.portal_allow_cancel',
   'accounts.portal_switch_package_ids',
   'accounts.portal_epoch',
+  'accounts.bill_cycle_day',
 ] as const;
 
 export async function insertAccount(
@@ -78,6 +80,7 @@ export type AccountChanges = Partial<
     | 'statement_period'
     | 'portal_slug'
     | 'portal_switch_package_ids'
+    | 'bill_cycle_day'
   > & {
     dunning_suspend_customer: boolean;
     dunning_cancel_subscriptions: boolean;

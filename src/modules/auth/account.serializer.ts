@@ -43,6 +43,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
+    // Beyond the spec, shown only when set: an account without one reads as it always did.
+    ...(account.billCycleDay === null ? {} : { BillCycleDay: account.billCycleDay }),
   };
 }
 
@@ -60,6 +62,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
+    billCycleDay: body.BillCycleDay,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

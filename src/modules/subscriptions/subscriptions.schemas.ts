@@ -153,6 +153,16 @@ export const SubscriptionOut = Type.Object(
     ),
     gatewayID: Nullable(Type.Integer()),
     customerPaymentMethodID: Nullable(Type.Integer()),
+    BillCycleDay: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description:
+          'Beyond the spec (docs/pricing.md, "Bill-cycle day"): the day of the month it renews on, taken from the customer\'s ' +
+          "or the account's BillCycleDay when it was created, or set by PUT .../changebillcycleday; left out when none",
+        examples: [1],
+      }),
+    ),
   },
   { $id: 'Subscription' },
 );

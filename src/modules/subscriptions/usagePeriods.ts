@@ -58,7 +58,7 @@ export function usagePeriodAt(
       throw new BillingInvariantError(`empty period ${period.start} to ${period.end}`);
     }
     if (day < period.end) return { start: period.start, end: period.end };
-    anchor = anchorAfter(period, timeline, anchor);
+    anchor = anchorAfter(period, timeline, anchor, terms.term);
     if (timeline.endDate && period.end >= timeline.endDate) return null;
     start = period.end;
     // Whole terms need no walking: once past the trial and the pro-rata stub, jump to the last boundary on or
