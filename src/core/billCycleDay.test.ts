@@ -174,6 +174,24 @@ describe('a new subscription renews on the bill-cycle day', () => {
   });
 });
 
+describe('a scheduled change to another length of term on a bill-cycle day', () => {
+  it('keeps the day: monthly on the 31st, quarterly from Feb 28 renews on May 31 and Aug 31', () => {
+    const timeline = {
+      ...onDay('2026-01-31', 31, { price: '28.00' }),
+      pendingChange: {
+        effectiveDate: '2026-02-28',
+        terms: { label: 'Gold (v2)', term: QUARTERLY, chargePrice: '90.00', setupFee: '0', trialFee: '0' },
+      },
+    };
+    expect(periodsUpTo(timeline, '2026-05-31')).toEqual([
+      ['2026-01-31', '2026-02-28', 'term', 2800],
+      // The quarter counted from Aug 31, 2025: Feb 28 (clamped), May 31, Aug 31.
+      ['2026-02-28', '2026-05-31', 'term', 9000],
+      ['2026-05-31', '2026-08-31', 'term', 9000],
+    ]);
+  });
+});
+
 describe('moving an existing subscription to another day', () => {
   it('30.00 on the 1st billed to Apr 1, moved to the 15th: a stub Apr 1–Apr 15 over Mar 15–Apr 15', () => {
     const moved = movedAfterBilling(onDay('2026-01-01', 1), '2026-03-01', 15);

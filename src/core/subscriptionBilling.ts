@@ -260,22 +260,25 @@ export function anchorAfter(
 ): PlainDate {
   const firstStub =
     period.kind === 'stub' && timeline.isProRata && period.end === timeline.firstProrataSyncDate;
-  const anchor = period.kind === 'trial' || firstStub ? period.end : anchorDate;
+  if (period.kind !== 'trial' && !firstStub) return anchorDate;
   // A bill-cycle day of 29 to 31 reached in a short month: renewals are counted from the day itself.
-  return timeline.billCycleDay ? cycleAnchorThrough(anchor, timeline.billCycleDay, term) : anchor;
+  return timeline.billCycleDay ? cycleAnchorThrough(period.end, timeline.billCycleDay, term) : period.end;
 }
 
 /**
  * The anchor of a period with which a scheduled change takes effect on `start`: a change keeping the same term
- * keeps the cycle (a month-end anchor returns to the 31st); another term starts a new cycle on that day.
+ * keeps the cycle (a month-end anchor returns to the 31st); another term starts a new cycle on that day, which
+ * stays on the bill-cycle day when `start` is on it.
  */
 export function anchorOnChange(
   current: Term,
   changed: Term,
   anchorDate: PlainDate,
   start: PlainDate,
+  billCycleDay?: number | null,
 ): PlainDate {
-  return current.count === changed.count && current.unit === changed.unit ? anchorDate : start;
+  if (current.count === changed.count && current.unit === changed.unit) return anchorDate;
+  return billCycleDay ? cycleAnchorThrough(start, billCycleDay, changed) : start;
 }
 
 /** At most this many invoices per plan; a subscription further behind continues on the next call. */
@@ -319,7 +322,7 @@ export function planBilling(
     const applies = change !== null && !pendingChangeApplied && change.effectiveDate <= nextStart;
     const periodTerms = applies ? change.terms : terms;
     const periodAnchor = applies
-      ? anchorOnChange(terms.term, change.terms.term, anchorDate, nextStart)
+      ? anchorOnChange(terms.term, change.terms.term, anchorDate, nextStart, timeline.billCycleDay)
       : anchorDate;
     const invoiceDate = invoiceDateOf(nextStart, timeline);
     if (invoiceDate > today) {

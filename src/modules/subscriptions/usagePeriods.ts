@@ -46,7 +46,7 @@ export function usagePeriodAt(
   const change = timeline.pendingChange;
   for (let step = 0; step < MAX_STEPS; step += 1) {
     if (change && !changeApplied && change.effectiveDate <= start) {
-      anchor = anchorOnChange(terms.term, change.terms.term, anchor, start);
+      anchor = anchorOnChange(terms.term, change.terms.term, anchor, start, timeline.billCycleDay);
       terms = change.terms;
       changeApplied = true;
     }
