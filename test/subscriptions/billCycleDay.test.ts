@@ -159,6 +159,25 @@ describe('a new subscription renews on the customer’s day', () => {
     ]);
   });
 
+  it('a new StartDate plans the first period again; a new customer day leaves the subscription as it is', async () => {
+    const { as, plan } = await accountOn('2026-01-20');
+    const customerId = await createCustomer(as, { BillCycleDay: 1 });
+    const sub = await subscribe(as, customerId, plan, { StartDate: '2026-03-10' });
+    const path = `/v1/subscriptions/${sub.subscriptionID}`;
+    const read = async () => {
+      const s = await ok(as, 'GET', path);
+      return [s.isProRata, day(s.firstProrataSyncDate), s.BillCycleDay];
+    };
+    expect(await read()).toEqual([true, '2026-04-01', 1]);
+    await ok(as, 'PUT', `${path}/changestartdate`, { StartDate: '2026-04-01' });
+    expect(await read()).toEqual([false, null, 1]);
+    await ok(as, 'PUT', `${path}/changestartdate`, { StartDate: '2026-04-05' });
+    expect(await read()).toEqual([true, '2026-05-01', 1]);
+
+    await ok(as, 'PUT', `/v1/customers/${customerId}`, { BillCycleDay: 20 });
+    expect(await read()).toEqual([true, '2026-05-01', 1]);
+  });
+
   it('a term of days ignores the day', async () => {
     const { as, plan } = await accountOn('2026-01-20', { chargeTerm: 30, chargeTermType: 'days' });
     const sub = await subscribe(as, await createCustomer(as, { BillCycleDay: 1 }), plan);
