@@ -41,9 +41,11 @@ function packageIdList(value: string): number[] {
   return value.split(',').map((id) => positiveInteger(id.trim()));
 }
 
-/** docs/pricing.md, "Bill-cycle day": "" clears it. */
-function billCycleDayOption(value: string): number | null {
-  if (value.trim() === '') return null;
+/**
+ * docs/pricing.md, "Bill-cycle day": "" clears it, read as 0 (NOTE: commander turns a null from a parser into "").
+ */
+function billCycleDayOption(value: string): number {
+  if (value.trim() === '') return 0;
   if (!/^\d{1,2}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 31) {
     throw new InvalidArgumentError('must be a day of the month from 1 to 31, or "" to clear it');
   }
@@ -219,7 +221,7 @@ accountSet.action(
       portalAllowCancel?: boolean;
       portalSwitchPackages?: number[];
       statementPeriod?: string;
-      billCycleDay?: number | null;
+      billCycleDay?: number;
     } & SellerOptions,
     command: Command,
   ) => {
@@ -261,7 +263,7 @@ accountSet.action(
         statementPeriod,
         portalAllowCancel,
         portalSwitchPackageIds: portalSwitchPackages,
-        billCycleDay,
+        billCycleDay: billCycleDay === 0 ? null : billCycleDay,
         seller,
       });
       return { changed: edited, details: await getSellerDetails(ctx) };

@@ -138,7 +138,7 @@ export const AccountOut = Type.Object(
         minimum: 1,
         maximum: 31,
         description: 'The default BillCycleDay of the customers; left out when none is set',
-        examples: [1],
+        examples: [5],
       }),
     ),
   },
@@ -176,7 +176,7 @@ export const EditAccountBody = Type.Partial(
         description:
           "Beyond the spec (docs/pricing.md): the day of the month (1–31) on which customers' new monthly and " +
           'multi-month subscriptions renew, unless a customer sets its own BillCycleDay; null (the default) clears it',
-        examples: [1],
+        examples: [5],
       }),
     ),
     Logo: Nullable(

@@ -22,7 +22,7 @@ const BillCycleDayField = () =>
       description:
         "The day of the month (1–31) on which the customer's new monthly and multi-month subscriptions renew, " +
         "the first period pro-rated up to it; a shorter month renews on its last day. null (the default): the account's BillCycleDay",
-      examples: [1],
+      examples: [5],
     }),
   );
 
@@ -141,7 +141,7 @@ const customerOutFields = {
       minimum: 1,
       maximum: 31,
       description: "The customer's own BillCycleDay; left out when it has none (the account's applies)",
-      examples: [1],
+      examples: [5],
     }),
   ),
   PrimaryPaymentMethodInfo: NullableObject({ paymentMethodID: Type.Integer(), Token: Type.String() }),

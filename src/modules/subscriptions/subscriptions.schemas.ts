@@ -160,7 +160,7 @@ export const SubscriptionOut = Type.Object(
         description:
           'Beyond the spec (docs/pricing.md, "Bill-cycle day"): the day of the month it renews on, taken from the customer\'s ' +
           "or the account's BillCycleDay when it was created, or set by PUT .../changebillcycleday; left out when none",
-        examples: [1],
+        examples: [5],
       }),
     ),
   },
