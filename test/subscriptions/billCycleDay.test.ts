@@ -3,6 +3,7 @@ import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
+import { auditOf, eventsOf } from '../helpers/resourceEvents.ts';
 
 // The bill-cycle day (docs/pricing.md, "Bill-cycle day"), end to end: a customer's (or the account's) day makes
 // new monthly subscriptions renew on it, the first period pro-rated up to it; PUT .../changebillcycleday moves an
@@ -223,6 +224,14 @@ describe('PUT /v1/subscriptions/{id}/changebillcycleday', () => {
     expect((await upcoming(as, path)).Total).toBe(30);
 
     await ok(as, 'PUT', `${path}/changebillcycleday`, { BillCycleDay: 15 });
+    // Recorded as the other changes are: a subscription.updated event, with its audit entry.
+    const event = (await eventsOf(as, 'subscription', sub.subscriptionID)).at(-1)!;
+    expect([event.type, event.data.object.BillCycleDay, event.data.previous!.BillCycleDay ?? null]).toEqual([
+      'subscription.updated',
+      15,
+      null,
+    ]);
+    expect((await auditOf(as, event.id)).eventID).toBe(event.id);
     const moved = await ok(as, 'GET', path);
     expect([moved.BillCycleDay, day(moved.nextRenewDate), day(moved.comp_nextInvDate)]).toEqual([
       15,
