@@ -115,4 +115,49 @@ describe('one price per day of service (properties)', () => {
       ),
     );
   });
+
+  it('terms of 1 to 6 months, trials and moves: periods tile time, each ends on the day, whole terms are whole', () => {
+    fc.assert(
+      fc.property(
+        dateArb,
+        dayArb,
+        fc.integer({ min: 1, max: 6 }),
+        fc.option(fc.integer({ min: 1, max: 40 }), { nil: null }),
+        fc.option(fc.record({ afterDays: fc.integer({ min: 0, max: 400 }), day: dayArb }), { nil: null }),
+        (start, day, count, trialDays, move) => {
+          const term = { count, unit: 'months' as const };
+          const trialEndDate = trialDays === null ? null : addDays(start, trialDays);
+          const created = onDay(start, day, { term, trialEndDate });
+          const horizon = addDays(start, 800);
+          const moved = move ? movedAfterBilling(created, addDays(start, move.afterDays), move.day) : created;
+          const periods = move
+            ? [
+                ...periodsOf(planBilling(created, [], addDays(start, move.afterDays)).invoices),
+                ...periodsOf(planBilling(moved, [], horizon).invoices),
+              ]
+            : periodsOf(planBilling(created, [], horizon).invoices);
+          const movedFrom = move ? (moved.offCycleStart ?? start) : null;
+          const dayOn = (date: PlainDate) =>
+            move && movedFrom !== null && date >= movedFrom ? move.day : day;
+          expect(periods[0]!.start).toBe(start);
+          for (const [i, period] of periods.entries()) {
+            if (i > 0) expect(period.start).toBe(periods[i - 1]!.end);
+            if (period.kind === 'trial') continue;
+            expect(isBillCycleDate(period.end, dayOn(addDays(period.end, -1)))).toBe(true);
+            if (period.kind === 'term') {
+              // A whole term spans `count` months: its end is the day-date `count` months after its start's month.
+              const months =
+                (Number(period.end.slice(0, 4)) - Number(period.start.slice(0, 4))) * 12 +
+                Number(period.end.slice(5, 7)) -
+                Number(period.start.slice(5, 7));
+              expect(months).toBe(count);
+              expect(period.amountMinor).toBe(3000);
+            } else {
+              expect(period.amountMinor).toBeLessThanOrEqual(3000);
+            }
+          }
+        },
+      ),
+    );
+  });
 });
