@@ -111,6 +111,42 @@ describe('a new subscription renews on the customer’s day', () => {
     ]);
   });
 
+  it('usage follows the periods: the stub’s usage is billed in arrears on the 1st, as the preview says', async () => {
+    const { as, plan } = await accountOn('2026-01-20');
+    const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: 'Add-ons' });
+    const component = await ok(as, 'POST', '/v1/components', {
+      ComponentCode: 'SMS',
+      Name: 'SMS bundle',
+      Type: 'quantity',
+      Scheme: 'unit',
+      UnitName: 'sms',
+      packageGroupID: group.packageGroupID,
+      Term: 1,
+      TermType: 'months',
+      ComponentVersion: {
+        VersionName: 'Launch',
+        ComponentVersionCurrencies: [
+          { CurrencyCode: 'USD', ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
+        ],
+      },
+    });
+    const customerId = await createCustomer(as, { BillCycleDay: 1 });
+    const sub = await subscribe(as, customerId, plan, {
+      componentUsage: [{ componentID: component.componentID }],
+    });
+    const path = `/v1/subscriptions/${sub.subscriptionID}`;
+    await advance(as, '2026-01-25');
+    await ok(as, 'PUT', `${path}/components/recordusage`, [
+      { componentID: component.componentID, NumUnits: 7 },
+    ]);
+
+    // Feb 1: the month at 30.00, and in arrears the 7 sms of the stub Jan 20 – Feb 1 at 0.50: 30.00 + 3.50 = 33.50.
+    const predicted = await upcoming(as, path);
+    expect([predicted.InvoiceDate, predicted.Total]).toEqual(['2026-02-01', 33.5]);
+    await advance(as, '2026-02-01');
+    expect(billed((await invoicesOf(as, customerId)).at(-1))).toEqual(predicted);
+  });
+
   it('on the 31st from Feb 10: a stub to Feb 28 over its 28 days, then Mar 31 and Apr 30', async () => {
     const { as, plan } = await accountOn('2026-02-10', { chargePrice: 28 });
     const customerId = await createCustomer(as, { BillCycleDay: 31 });
