@@ -41,17 +41,6 @@ function packageIdList(value: string): number[] {
   return value.split(',').map((id) => positiveInteger(id.trim()));
 }
 
-/**
- * docs/pricing.md, "Bill-cycle day": "" clears it, read as 0 (NOTE: commander turns a null from a parser into "").
- */
-function billCycleDayOption(value: string): number {
-  if (value.trim() === '') return 0;
-  if (!/^\d{1,2}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 31) {
-    throw new InvalidArgumentError('must be a day of the month from 1 to 31, or "" to clear it');
-  }
-  return Number(value);
-}
-
 function wholeNumber(value: string): number {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return Number(value);
@@ -199,16 +188,13 @@ const accountSet = account
   .option(
     '--statement-period <period>',
     'how often automatic statements go out: monthly, quarterly or yearly (StatementPeriod)',
-  )
-  .option(
-    '--bill-cycle-day <day>',
-    'day of the month (1 to 31) customers\' monthly subscriptions renew on ("" clears it)',
-    billCycleDayOption,
   );
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
 if (process.argv.slice(2).includes('set')) {
-  (await import('./cliAccountSettings.ts')).addSellerOptions(accountSet);
+  const settingsOptions = await import('./cliAccountSettings.ts');
+  settingsOptions.addSellerOptions(accountSet);
+  settingsOptions.addBillCycleDayOption(accountSet);
 }
 accountSet.action(
   async (
