@@ -193,7 +193,9 @@ const accountSet = account
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
 if (process.argv.slice(2).includes('set')) {
-  (await import('./cliAccountSettings.ts')).addSellerOptions(accountSet);
+  const settingsOptions = await import('./cliAccountSettings.ts');
+  settingsOptions.addSellerOptions(accountSet);
+  settingsOptions.addBillCycleDayOption(accountSet);
 }
 accountSet.action(
   async (
@@ -207,6 +209,7 @@ accountSet.action(
       portalSwitchPackages?: number[];
       statementPeriod?: string;
       taxInclusive?: boolean;
+      billCycleDay?: number;
     } & SellerOptions,
     command: Command,
   ) => {
@@ -220,6 +223,7 @@ accountSet.action(
       portalAllowCancel,
       portalSwitchPackages,
       taxInclusive,
+      billCycleDay,
       ...sellerOptions
     } = options;
     const settings = [
@@ -231,6 +235,7 @@ accountSet.action(
       portalAllowCancel,
       portalSwitchPackages,
       taxInclusive,
+      billCycleDay,
     ];
     if (!hasSellerOptions(sellerOptions) && settings.every((v) => v === undefined)) {
       command.error('error: nothing to change: give at least one option (see --help)');
@@ -249,6 +254,7 @@ accountSet.action(
         portalAllowCancel,
         portalSwitchPackageIds: portalSwitchPackages,
         isTaxInclusive: taxInclusive,
+        billCycleDay: billCycleDay === 0 ? null : billCycleDay,
         seller,
       });
       return { changed: edited, details: await getSellerDetails(ctx) };
@@ -267,6 +273,7 @@ accountSet.action(
         ...(taxInclusive !== undefined || changed.isTaxInclusive
           ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]
           : []),
+        ...(changed.billCycleDay === null ? [] : [`Bill-cycle day: ${changed.billCycleDay}`]),
         ...sellerLines(details),
       ].join('\n'),
     );

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { findCountry, findCountryByCode } from './core/countries.ts';
 import { ValidationError } from './errors.ts';
@@ -65,6 +66,24 @@ function readLogo(file: string): Buffer | null {
     throw ValidationError.field('--logo', `must be at most ${LOGO_MAX_BYTES} bytes (${file} has ${size})`);
   }
   return fs.readFileSync(file);
+}
+
+/**
+ * `--bill-cycle-day` (docs/pricing.md, "Bill-cycle day"): "" clears it, read as 0 (NOTE: commander turns a null
+ * from a parser into "").
+ */
+export function addBillCycleDayOption(command: Command): Command {
+  return command.option(
+    '--bill-cycle-day <day>',
+    'day of the month (1 to 31) customers\' monthly subscriptions renew on ("" clears it)',
+    (value: string): number => {
+      if (value.trim() === '') return 0;
+      if (!/^\d{1,2}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 31) {
+        throw new InvalidArgumentError('must be a day of the month from 1 to 31, or "" to clear it');
+      }
+      return Number(value);
+    },
+  );
 }
 
 /** Whether any seller-details option was given. */

@@ -35,6 +35,8 @@ export interface Account {
   portalSelfService: PortalSelfService;
   /** Whether the account's prices include tax, unless a rate or currency says otherwise (docs/pricing.md). */
   isTaxInclusive: boolean;
+  /** The default bill-cycle day (1–31) of its customers (docs/pricing.md, "Bill-cycle day"); null for none. */
+  billCycleDay: number | null;
 }
 
 export interface PortalSelfService {

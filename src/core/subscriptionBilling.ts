@@ -1,3 +1,4 @@
+import { cycleAnchorThrough, wholeTermEndingAt } from './billCycleDay.ts';
 import { addDays, daysBetween, maxDate, minDate } from './calendar.ts';
 import type { PlainDate } from './calendar.ts';
 import { decimalToMinor, minorToDecimalText, ratioOfMinor } from './money.ts';
@@ -78,6 +79,11 @@ export interface SubscriptionTimeline {
    * next boundary. Any other start off the cycle breaks an invariant.
    */
   offCycleStart?: PlainDate | null;
+  /**
+   * The day of the month the cycle renews on (billCycleDay.ts), or null: an anchor that falls on it in a short
+   * month is counted from the day itself, so the next month returns to it.
+   */
+  billCycleDay?: number | null;
   numDaysBeforeToInv: number;
   /** The day the subscription was created, in the account's time zone: no invoice is dated before it. */
   createdOn: PlainDate;
@@ -163,7 +169,7 @@ function checkTerms(terms: PriceTerms): void {
 export function periodStartingAt(
   timeline: Pick<
     SubscriptionTimeline,
-    'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart'
+    'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart' | 'billCycleDay'
   >,
   terms: PriceTerms,
   anchorDate: PlainDate,
@@ -175,7 +181,8 @@ export function periodStartingAt(
     period = { end: timeline.trialEndDate, kind: 'trial', fullStart: start, fullEnd: timeline.trialEndDate };
   } else if (timeline.isProRata && timeline.firstProrataSyncDate && start < timeline.firstProrataSyncDate) {
     const sync = timeline.firstProrataSyncDate;
-    period = { end: sync, kind: 'stub', fullStart: boundary(sync, term, -1), fullEnd: sync };
+    const fullStart = wholeTermEndingAt(sync, term, timeline.billCycleDay);
+    period = { end: sync, kind: 'stub', fullStart, fullEnd: sync };
   } else {
     const k = periodIndexAt(anchorDate, term, start);
     const cycleStart = boundary(anchorDate, term, k);
@@ -269,25 +276,31 @@ export function invoiceDateOf(
  */
 export function anchorAfter(
   period: { start: PlainDate; end: PlainDate; kind: PeriodKind },
-  timeline: Pick<SubscriptionTimeline, 'isProRata' | 'firstProrataSyncDate'>,
+  timeline: Pick<SubscriptionTimeline, 'isProRata' | 'firstProrataSyncDate' | 'billCycleDay'>,
   anchorDate: PlainDate,
+  term: Term,
 ): PlainDate {
   const firstStub =
     period.kind === 'stub' && timeline.isProRata && period.end === timeline.firstProrataSyncDate;
-  return period.kind === 'trial' || firstStub ? period.end : anchorDate;
+  if (period.kind !== 'trial' && !firstStub) return anchorDate;
+  // A bill-cycle day of 29 to 31 reached in a short month: renewals are counted from the day itself.
+  return timeline.billCycleDay ? cycleAnchorThrough(period.end, timeline.billCycleDay, term) : period.end;
 }
 
 /**
  * The anchor of a period with which a scheduled change takes effect on `start`: a change keeping the same term
- * keeps the cycle (a month-end anchor returns to the 31st); another term starts a new cycle on that day.
+ * keeps the cycle (a month-end anchor returns to the 31st); another term starts a new cycle on that day, which
+ * stays on the bill-cycle day when `start` is on it.
  */
 export function anchorOnChange(
   current: Term,
   changed: Term,
   anchorDate: PlainDate,
   start: PlainDate,
+  billCycleDay?: number | null,
 ): PlainDate {
-  return current.count === changed.count && current.unit === changed.unit ? anchorDate : start;
+  if (current.count === changed.count && current.unit === changed.unit) return anchorDate;
+  return billCycleDay ? cycleAnchorThrough(start, billCycleDay, changed) : start;
 }
 
 /** At most this many invoices per plan; a subscription further behind continues on the next call. */
@@ -331,7 +344,7 @@ export function planBilling(
     const applies = change !== null && !pendingChangeApplied && change.effectiveDate <= nextStart;
     const periodTerms = applies ? change.terms : terms;
     const periodAnchor = applies
-      ? anchorOnChange(terms.term, change.terms.term, anchorDate, nextStart)
+      ? anchorOnChange(terms.term, change.terms.term, anchorDate, nextStart, timeline.billCycleDay)
       : anchorDate;
     const invoiceDate = invoiceDateOf(nextStart, timeline);
     if (invoiceDate > today) {
@@ -386,7 +399,7 @@ export function planBilling(
       anchorDate = periodAnchor;
       pendingChangeApplied = true;
     }
-    anchorDate = anchorAfter(period, timeline, anchorDate);
+    anchorDate = anchorAfter(period, timeline, anchorDate, periodTerms.term);
     lastRenewDate = period.start;
     lastInvDate = invoiceDate;
     nextStart = period.end;

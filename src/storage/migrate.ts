@@ -31,6 +31,7 @@ import * as portalSelfService from './migrations/0026_portal_self_service.ts';
 import * as portalRevocation from './migrations/0027_portal_revocation.ts';
 import * as pricingSchemes from './migrations/0028_pricing_schemes.ts';
 import * as taxInclusive from './migrations/0029_tax_inclusive.ts';
+import * as billCycleDay from './migrations/0030_bill_cycle_day.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0027_portal_revocation': portalRevocation,
   '0028_pricing_schemes': pricingSchemes,
   '0029_tax_inclusive': taxInclusive,
+  '0030_bill_cycle_day': billCycleDay,
 };
 
 /**

@@ -85,6 +85,8 @@ export interface SubscriptionsTable {
   anchor_date: PlainDateColumn;
   /** The day a change made now kept the anchor (0006): a period may start that day off the cycle. */
   off_cycle_start: PlainDateColumn | null;
+  /** The day of the month its cycle renews on (0030): kept so that days 29–31 return after a short month. */
+  bill_cycle_day: number | null;
   num_days_before_to_inv: number;
   cancel_type: string | null;
   cancel_date: PlainDateColumn | null;

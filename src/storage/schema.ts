@@ -103,6 +103,8 @@ export interface AccountsTable {
   portal_epoch: Defaulted<number>;
   /** Whether the account's prices include tax, unless a rate or currency says otherwise (0029). */
   is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The default bill-cycle day (1–31) of the account's customers (0030); null for none. */
+  bill_cycle_day: number | null;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
@@ -171,6 +173,8 @@ export interface CustomersTable {
   auto_send_statement: SqlBool;
   statement_date: Instant | null;
   statement_last_sent_at: Instant | null;
+  /** The day (1–31) its new monthly subscriptions renew on (0030); null: the account's. */
+  bill_cycle_day: number | null;
   created_at: Instant;
   updated_at: Instant;
 }

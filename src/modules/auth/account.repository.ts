@@ -23,6 +23,7 @@ export interface AccountRow {
   portal_switch_package_ids: string;
   portal_epoch: number;
   is_tax_inclusive: boolean | number;
+  bill_cycle_day: number | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -45,6 +46,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.portal_switch_package_ids',
   'accounts.portal_epoch',
   'accounts.is_tax_inclusive',
+  'accounts.bill_cycle_day',
 ] as const;
 
 export async function insertAccount(
@@ -80,6 +82,7 @@ export type AccountChanges = Partial<
     | 'statement_period'
     | 'portal_slug'
     | 'portal_switch_package_ids'
+    | 'bill_cycle_day'
   > & {
     dunning_suspend_customer: boolean;
     dunning_cancel_subscriptions: boolean;

@@ -145,6 +145,14 @@ export const AccountOut = Type.Object(
     ),
     ...portalSelfServiceFields(),
     isTaxInclusive: Type.Optional(taxInclusiveField('; shown only when true')),
+    BillCycleDay: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description: 'The default BillCycleDay of the customers; left out when none is set',
+        examples: [5],
+      }),
+    ),
   },
   { $id: 'Account' },
 );
@@ -174,6 +182,16 @@ export const EditAccountBody = Type.Partial(
     ),
     ...portalSelfServiceFields(),
     isTaxInclusive: taxInclusiveField(''),
+    BillCycleDay: Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description:
+          "Beyond the spec (docs/pricing.md): the day of the month (1–31) on which customers' new monthly and " +
+          'multi-month subscriptions renew, unless a customer sets its own BillCycleDay; null (the default) clears it',
+        examples: [5],
+      }),
+    ),
     Logo: Nullable(
       Type.String({
         maxLength: LOGO_BASE64_MAX,

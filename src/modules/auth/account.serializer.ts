@@ -45,6 +45,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
     // Shown only when on, so that an account that never set it reads exactly as before.
     ...(account.isTaxInclusive ? { isTaxInclusive: true } : {}),
+    // Beyond the spec, shown only when set: an account without one reads as it always did.
+    ...(account.billCycleDay === null ? {} : { BillCycleDay: account.billCycleDay }),
   };
 }
 
@@ -63,6 +65,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     portalAllowCancel: body.PortalAllowCancel,
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
     isTaxInclusive: body.isTaxInclusive,
+    billCycleDay: body.BillCycleDay,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
+import { BILL_CYCLE_DAY_MAX, BILL_CYCLE_DAY_MIN, isBillCycleDay } from '../../core/billCycleDay.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
 import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '../../core/statements.ts';
@@ -51,6 +52,7 @@ export function accountFromRow(row: AccountRow): Account {
     },
     portalEpoch: Number(row.portal_epoch),
     isTaxInclusive: Boolean(row.is_tax_inclusive),
+    billCycleDay: row.bill_cycle_day,
   };
 }
 
@@ -196,6 +198,8 @@ export interface AccountSettingsInput {
   portalSwitchPackageIds?: number[];
   /** The default of the account's prices: whether they include tax (docs/pricing.md, "Tax-inclusive prices"). */
   isTaxInclusive?: boolean;
+  /** The default bill-cycle day of the account's customers; null clears it. */
+  billCycleDay?: number | null;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -357,6 +361,15 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
   if (input.portalSwitchPackageIds !== undefined) {
     const ids = await switchPackageIdsChange(ctx, input.portalSwitchPackageIds, problems);
     changes.portal_switch_package_ids = JSON.stringify(ids);
+  }
+  if (input.billCycleDay !== undefined) {
+    if (input.billCycleDay !== null && !isBillCycleDay(input.billCycleDay)) {
+      problems.push({
+        field: 'BillCycleDay',
+        message: `must be a whole number from ${BILL_CYCLE_DAY_MIN} to ${BILL_CYCLE_DAY_MAX}, or null`,
+      });
+    }
+    changes.bill_cycle_day = input.billCycleDay;
   }
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(changes, seller.columns, dunningChanges(input, problems));

@@ -45,6 +45,7 @@ const CUSTOMER_COLUMNS = [
   'auto_send_statement',
   'statement_date',
   'statement_last_sent_at',
+  'bill_cycle_day',
   'created_at',
   'updated_at',
 ] as const;
@@ -87,6 +88,7 @@ function customerFromRow(row: CustomerRow): Customer {
     autoSendStatement: Boolean(row.auto_send_statement),
     statementDate: row.statement_date,
     statementLastSentAt: row.statement_last_sent_at,
+    billCycleDay: row.bill_cycle_day,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     status: customerStatus({ isActive, isSuspended }),

@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
+import { BILL_CYCLE_DAY_MAX, BILL_CYCLE_DAY_MIN, isBillCycleDay } from '../../core/billCycleDay.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
@@ -75,6 +76,8 @@ export interface CustomerInput {
   autoSendInvoice?: boolean;
   autoSendStatement?: boolean;
   statementDate?: string | null;
+  /** The day of the month its new monthly subscriptions renew on; null: the account's. */
+  billCycleDay?: number | null;
   customFields?: CustomFieldValue[];
 }
 
@@ -175,6 +178,15 @@ function checkedChanges(
     const at = raw ? parseWireDate(raw, ctx.account.timeZone) : null;
     if (at === undefined) problems.push({ field: 'StatementDate', message: 'must be a date' });
     else changes.statement_date = at;
+  }
+  if (input.billCycleDay !== undefined) {
+    if (input.billCycleDay !== null && !isBillCycleDay(input.billCycleDay)) {
+      problems.push({
+        field: 'BillCycleDay',
+        message: `must be a whole number from ${BILL_CYCLE_DAY_MIN} to ${BILL_CYCLE_DAY_MAX}, or null`,
+      });
+    }
+    changes.bill_cycle_day = input.billCycleDay;
   }
   if (input.vatNo !== undefined) {
     changes.vat_no = typeof input.vatNo === 'number' ? String(input.vatNo) : optionalText(input.vatNo);

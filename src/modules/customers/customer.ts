@@ -40,6 +40,8 @@ export interface Customer {
   autoSendStatement: boolean;
   statementDate: string | null;
   statementLastSentAt: string | null;
+  /** The day of the month its new monthly subscriptions renew on (docs/pricing.md, "Bill-cycle day"); null: the account's. */
+  billCycleDay: number | null;
   createdAt: string;
   updatedAt: string;
   status: CustomerStatus;

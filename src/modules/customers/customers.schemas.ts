@@ -13,6 +13,19 @@ import {
 
 const NullableText = (max = 255) => Nullable(Text(max));
 
+/** Beyond the spec (docs/pricing.md, "Bill-cycle day"). */
+const BillCycleDayField = () =>
+  Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 31,
+      description:
+        "The day of the month (1–31) on which the customer's new monthly and multi-month subscriptions renew, " +
+        "the first period pro-rated up to it; a shorter month renews on its last day. null (the default): the account's BillCycleDay",
+      examples: [5],
+    }),
+  );
+
 const CustomFieldValues = Type.Array(
   Type.Object({ Key: Text(100, { minLength: 1 }), Value: NullableText(2000) }),
   { maxItems: 200, description: "Values of the account's custom fields, by Key" },
@@ -60,6 +73,7 @@ const customerFields = {
   autoSendInvoice: Type.Boolean(),
   autoSendStatement: Type.Boolean(),
   StatementDate: NullableWireDate(),
+  BillCycleDay: BillCycleDayField(),
   CustomFields: CustomFieldValues,
 };
 
@@ -122,6 +136,14 @@ const customerOutFields = {
   autoSendStatement: Type.Boolean(),
   StatementDate: DateOut(),
   StatementLastSentDate: DateOut(),
+  BillCycleDay: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 31,
+      description: "The customer's own BillCycleDay; left out when it has none (the account's applies)",
+      examples: [5],
+    }),
+  ),
   PrimaryPaymentMethodInfo: NullableObject({ paymentMethodID: Type.Integer(), Token: Type.String() }),
 };
 

@@ -47,6 +47,8 @@ export function toCustomerDto(customer: CustomerWithFigures): CustomerOut {
     autoSendStatement: customer.autoSendStatement,
     StatementDate: customer.statementDate,
     StatementLastSentDate: customer.statementLastSentAt,
+    // Beyond the spec, shown only when set: a customer without one reads as it always did.
+    ...(customer.billCycleDay === null ? {} : { BillCycleDay: customer.billCycleDay }),
     PrimaryPaymentMethodInfo: figures.primaryPaymentMethod && {
       paymentMethodID: figures.primaryPaymentMethod.paymentMethodId,
       Token: figures.primaryPaymentMethod.token,
@@ -100,6 +102,7 @@ export function customerInputFromWire(body: CreateCustomerBody | EditCustomerBod
     autoSendInvoice: body.autoSendInvoice,
     autoSendStatement: body.autoSendStatement,
     statementDate: body.StatementDate,
+    billCycleDay: body.BillCycleDay,
     customFields: body.CustomFields?.map((field) => ({ key: field.Key, value: field.Value })),
   };
 }

@@ -4,7 +4,10 @@ import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
+import { firstBillCycleSync, honoursBillCycleDay } from '../../core/billCycleDay.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import { boundary } from '../../core/periods.ts';
+import type { Term } from '../../core/periods.ts';
 import { trialEndOf } from '../../core/subscriptionBilling.ts';
 import { getCustomer } from '../customers/index.ts';
 import { checkedOwnCollection } from '../invoicing/index.ts';
@@ -92,7 +95,11 @@ async function createAndBillSubscription(
   if (startDate && endDate && endDate <= startDate) {
     problems.push({ field: 'EndDate', message: `must be after StartDate (${startDate})` });
   }
-  if (isProRata && input.firstProrataSyncDate == null) {
+  const cycle =
+    chosen && startDate
+      ? billCycleOfNew(ctx, customer.billCycleDay, input, chosen.term, chosen, startDate)
+      : null;
+  if (isProRata && input.firstProrataSyncDate == null && !cycle) {
     problems.push({ field: 'firstProrataSyncDate', message: 'is required when isProRata is true' });
   }
   if (!isProRata && syncDate) {
@@ -117,8 +124,11 @@ async function createAndBillSubscription(
     start_date: startDate,
     end_date: endDate,
     trial_end_date: trialEndDate,
-    is_pro_rata: isProRata,
-    first_prorata_sync_date: isProRata ? syncDate : null,
+    is_pro_rata: cycle ? cycle.syncDate !== null : isProRata,
+    first_prorata_sync_date: cycle ? cycle.syncDate : isProRata ? syncDate : null,
+    bill_cycle_day: cycle?.day ?? null,
+    term: chosen.term.count,
+    term_type: chosen.term.unit,
   };
   const values = {
     account_id: ctx.account.id,
@@ -168,4 +178,25 @@ async function createAndBillSubscription(
   });
   const invoiceIds = await billIfDue(ctx, subscriptionId, nextInvDate);
   return { subscription: await getSubscription(ctx, subscriptionId), invoiceIds };
+}
+
+/**
+ * The bill-cycle day a new subscription renews on (docs/pricing.md, "Bill-cycle day"): the customer's, else the
+ * account's, for a term of months, unless the request asks for its own cycle (a firstProrataSyncDate, or
+ * isProRata false). With it, where the first period ends: the first day-date after the start, or after the
+ * trial's end (null: the start, or the trial's end, falls on the day, and no stub is needed).
+ */
+function billCycleOfNew(
+  ctx: ServiceContext,
+  customerDay: number | null,
+  input: Pick<CreateSubscriptionInput, 'isProRata' | 'firstProrataSyncDate'>,
+  term: Term,
+  trial: { trialPeriod: number; trialPeriodType: string },
+  startDate: PlainDate,
+): { day: number; syncDate: PlainDate | null } | null {
+  const day = customerDay ?? ctx.account.billCycleDay;
+  if (day === null || !honoursBillCycleDay(term)) return null;
+  if (input.firstProrataSyncDate != null || input.isProRata === false) return null;
+  const from = trialEndOf(startDate, trial.trialPeriod, trial.trialPeriodType) ?? startDate;
+  return { day, syncDate: firstBillCycleSync(from, day, term) };
 }

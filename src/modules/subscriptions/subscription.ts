@@ -26,6 +26,8 @@ export interface Subscription {
   trialEndDate: PlainDate | null;
   isProRata: boolean;
   firstProrataSyncDate: PlainDate | null;
+  /** The day of the month its cycle renews on (docs/pricing.md, "Bill-cycle day"); null: its start's. */
+  billCycleDay: number | null;
   numDaysBeforeToInvoice: number;
   cancelType: string | null;
   cancelDate: PlainDate | null;

@@ -13,14 +13,17 @@ import {
   toInvoiceDto,
 } from '../invoicing/index.ts';
 import { invoiceWithFigures, withInvoiceFigures } from '../../views/invoices.view.ts';
+import { changeBillCycleDay } from './subscriptionBillCycle.service.ts';
 import * as changes from './subscriptionChanges.service.ts';
 import type { ChangeResult } from './subscriptionChanges.service.ts';
 import {
   CancelParams,
+  ChangeBillCycleDayBody,
   ChangePackageBody,
   ChangeTermBody,
   CreditOut,
   PeriodOut,
+  inlined,
   PreviewQuery,
   StoredCreditOut,
 } from './subscriptionChanges.schemas.ts';
@@ -152,6 +155,61 @@ export function registerSubscriptionChangeRoutes(app: App): void {
           resetBillingAnchor: request.body.resetBillingAnchor,
         }),
       ),
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/changebillcycleday',
+    {
+      schema: {
+        summary: 'Change the bill-cycle day',
+        operationId: 'changeSubscriptionBillCycleDay',
+        tags,
+        description:
+          'Beyond the spec (docs/pricing.md, "Bill-cycle day"): moves the day of the month the subscription renews ' +
+          'on. Time already billed stays as billed; from its end, a stub up to the first new-day date is charged ' +
+          'pro rata over the new cycle period holding it (30.00 a month billed to Apr 1, moved to the 15th: ' +
+          '30.00 × 14 / 31 = 13.55 for Apr 1–15), then whole terms on the new day. Before the first whole term ' +
+          'is billed, the first period is planned again from the start (or the trial’s end). The same day is a ' +
+          'no-op. 409 for a term of days, a cancelled or expired subscription, or a scheduled change to a term of ' +
+          'another length. With preview=true: 200 with what the change bills now (nothing, unless already due) and ' +
+          'UpcomingInvoice, the next invoice as the bill run will make it.',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        body: ChangeBillCycleDayBody,
+        response: {
+          ...NoContent,
+          200: Type.Object({
+            ...ChangeOut.properties,
+            UpcomingInvoice: Type.Union([inlined(UnsavedInvoiceOut), Type.Null()], {
+              description: 'The next invoice after the move; null when none is coming',
+            }),
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const ctx = request.ctx;
+      const id = request.params.subscriptionID;
+      const move = (tctx: ServiceContext) => changeBillCycleDay(tctx, id, request.body.BillCycleDay);
+      if (!request.query.preview) {
+        await move(ctx);
+        return reply.code(204).send(null);
+      }
+      const dto = await changes.preview(ctx, async (tctx) => {
+        const result = await move(tctx);
+        const upcoming = await changes.upcomingInvoice(tctx, id);
+        return {
+          ...(await toChangeDto(tctx, result, await changes.subscriptionCurrency(tctx, id))),
+          UpcomingInvoice: upcoming
+            ? toInvoiceDto(
+                await invoiceWithFigures(tctx, await previewInvoice(tctx, upcoming)),
+                tctx.account.timeZone,
+              )
+            : null,
+        };
+      });
+      return reply.code(200).send(dto);
+    },
   );
 
   app.put(

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { DateOut, Id, StringEnum } from '../../http/schemas.ts';
 import { CANCEL_TYPES } from './subscriptionChanges.service.ts';
 
@@ -52,6 +53,19 @@ export const ChangeTermBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ChangeBillCycleDayBody = Type.Object(
+  {
+    BillCycleDay: Type.Integer({
+      minimum: 1,
+      maximum: 31,
+      description:
+        'The day of the month (1–31) to renew on; a shorter month renews on its last day and the next returns to the day',
+      examples: [15],
+    }),
+  },
+  { additionalProperties: false, examples: [{ BillCycleDay: 15 }] },
+);
+
 export const CreditOut = Type.Object({
   Descrip: Type.String(),
   Amount: Type.Number({ description: 'Including the taxes charged on the credited part' }),
@@ -75,3 +89,13 @@ export const PeriodOut = Type.Object({
   Amount: Type.Number({ description: 'Charged for the period, before taxes' }),
   invoiceID: Type.Union([Type.Integer(), Type.Null()]),
 });
+
+/**
+ * A copy of a shared schema without its `$id`s, to embed beside another use of the same shared schemas (an invoice
+ * and an unsaved invoice both embed the Customer schema, which one response may name only once).
+ */
+export function inlined<T extends TSchema>(schema: T): T {
+  return JSON.parse(JSON.stringify(schema), (key, value: unknown) =>
+    key === '$id' ? undefined : value,
+  ) as T;
+}

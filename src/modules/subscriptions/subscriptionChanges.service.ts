@@ -283,6 +283,8 @@ export async function changeSubscriptionTerms(
         : {}),
       anchor_date: from,
       off_cycle_start: null,
+      // The new cycle renews on the change day, not on a bill-cycle day (docs/pricing.md, "Bill-cycle day").
+      bill_cycle_day: null,
       next_renew_date: from,
       next_inv_date: day,
       pending_change: null,
@@ -366,6 +368,8 @@ export async function reactivateSubscription(
       ...(restart
         ? {
             anchor_date: day,
+            // A new cycle on the day of the reactivation, not on a bill-cycle day.
+            bill_cycle_day: null,
             next_renew_date: day,
             next_inv_date: day,
             ...(row.trial_end_date !== null && row.trial_end_date > day ? { trial_end_date: day } : {}),

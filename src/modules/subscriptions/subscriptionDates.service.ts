@@ -1,6 +1,7 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import { changeBillCycle, honoursBillCycleDay } from '../../core/billCycleDay.ts';
 import { boundary } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
 import { BillingInvariantError, trialEndOf } from '../../core/subscriptionBilling.ts';
@@ -20,8 +21,11 @@ import type { SubscriptionRow } from './subscriptionTimeline.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 
 type DateColumns = Partial<
-  Pick<SubscriptionRow, 'start_date' | 'end_date' | 'trial_end_date' | 'anchor_date'>
->;
+  Pick<
+    SubscriptionRow,
+    'start_date' | 'end_date' | 'trial_end_date' | 'anchor_date' | 'first_prorata_sync_date'
+  >
+> & { is_pro_rata?: boolean };
 
 /**
  * Runs `change`, which checks the new dates and moves the usage they reshape, then saves the dates with the next
@@ -69,7 +73,9 @@ export async function changeStartDate(
       problems.push({ field: 'StartDate', message: `must be before EndDate (${row.end_date})` });
     }
     const term = { count: row.term, unit: row.term_type as Term['unit'] };
-    if (startDate && row.is_pro_rata && row.first_prorata_sync_date) {
+    // On a bill-cycle day, the first period is planned again from the new start (docs/pricing.md, "Bill-cycle day").
+    const onDay = row.bill_cycle_day !== null && honoursBillCycleDay(term);
+    if (startDate && row.is_pro_rata && row.first_prorata_sync_date && !onDay) {
       const latest = boundary(startDate, term, 1);
       if (row.first_prorata_sync_date <= startDate || row.first_prorata_sync_date > latest) {
         problems.push({
@@ -81,10 +87,23 @@ export async function changeStartDate(
     if (problems.length > 0 || !startDate) throw new ValidationError(problems);
 
     const trialEndDate = trialEndOf(startDate, row.trial_period, row.trial_period_type);
+    const first =
+      onDay &&
+      changeBillCycle(
+        { startDate, trialEndDate, isProRata: false, firstProrataSyncDate: null, nextRenewDate: null, term },
+        row.bill_cycle_day!,
+      );
     const dates = {
       start_date: startDate,
       trial_end_date: trialEndDate,
       anchor_date: anchorDateOf({ ...row, start_date: startDate }, trialEndDate),
+      ...(first && first.kind === 'first'
+        ? {
+            is_pro_rata: first.isProRata,
+            first_prorata_sync_date: first.firstProrataSyncDate,
+            anchor_date: first.anchorDate,
+          }
+        : {}),
     };
     const before = usagePeriodAt(timelineFor(ctx, row), null, row.start_date);
     const after = usagePeriodAt(timelineFor(ctx, { ...row, ...dates }), null, startDate);

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { cycleAnchorThrough } from '../../core/billCycleDay.ts';
 import { dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
@@ -54,15 +55,23 @@ export function priceTermsOf(row: SubscriptionRow, label: string): PriceTerms {
   };
 }
 
-/** Billing periods are counted from the trial's end, else the pro-rata sync date, else the start. */
+/**
+ * Billing periods are counted from the trial's end, else the pro-rata sync date, else the start; with a bill-cycle
+ * day, from that day when the date falls on it in a short month (billCycleDay.ts, `cycleAnchorThrough`).
+ */
 export function anchorDateOf(
-  row: Pick<SubscriptionRow, 'start_date' | 'is_pro_rata' | 'first_prorata_sync_date'>,
+  row: Pick<SubscriptionRow, 'start_date' | 'is_pro_rata' | 'first_prorata_sync_date'> &
+    Partial<Pick<SubscriptionRow, 'bill_cycle_day' | 'term' | 'term_type'>>,
   trialEndDate: PlainDate | null,
 ): PlainDate {
-  return (
+  const anchor =
     trialEndDate ??
-    (Boolean(row.is_pro_rata) && row.first_prorata_sync_date ? row.first_prorata_sync_date : row.start_date)
-  );
+    (Boolean(row.is_pro_rata) && row.first_prorata_sync_date ? row.first_prorata_sync_date : row.start_date);
+  if (row.bill_cycle_day == null || row.term === undefined || row.term_type === undefined) return anchor;
+  return cycleAnchorThrough(anchor, row.bill_cycle_day, {
+    count: row.term,
+    unit: row.term_type as Term['unit'],
+  });
 }
 
 /** The row's comp_Status on `today`. */
@@ -99,6 +108,7 @@ export function timelineOf(
     firstProrataSyncDate: row.first_prorata_sync_date,
     anchorDate: row.anchor_date,
     offCycleStart: row.off_cycle_start,
+    billCycleDay: row.bill_cycle_day,
     numDaysBeforeToInv: row.num_days_before_to_inv,
     createdOn: dateAt(row.created_at, timeZone),
     cancelDate: row.cancel_date,

@@ -44,10 +44,20 @@ export const CreateSubscriptionBody = Type.Object({
       description: 'Days before each renewal that its invoice is made (default 0)',
     }),
   ),
-  isProRata: Type.Optional(Type.Boolean({ description: 'Default false' })),
+  isProRata: Type.Optional(
+    Type.Boolean({
+      description:
+        "Default false. For a customer with a BillCycleDay (its own or the account's) and a term of months, " +
+        'left out: the first period is pro-rated up to that day (docs/pricing.md, "Bill-cycle day"); false: it ' +
+        'renews on its start day instead',
+    }),
+  ),
   firstProrataSyncDate: Type.Optional(
     Nullable(
-      WireDate({ description: 'Required with isProRata: after StartDate and at most one term after it' }),
+      WireDate({
+        description:
+          'Required with isProRata (unless a BillCycleDay gives it): after StartDate and at most one term after it',
+      }),
     ),
   ),
   componentUsage: Type.Optional(ComponentList('Components the subscription starts with')),
@@ -153,6 +163,16 @@ export const SubscriptionOut = Type.Object(
     ),
     gatewayID: Nullable(Type.Integer()),
     customerPaymentMethodID: Nullable(Type.Integer()),
+    BillCycleDay: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 31,
+        description:
+          'Beyond the spec (docs/pricing.md, "Bill-cycle day"): the day of the month it renews on, taken from the customer\'s ' +
+          "or the account's BillCycleDay when it was created, or set by PUT .../changebillcycleday; left out when none",
+        examples: [5],
+      }),
+    ),
   },
   { $id: 'Subscription' },
 );

@@ -59,6 +59,8 @@ export function toSubscriptionDto(subscription: Subscription, timeZone: string):
     CollectionMethod: subscription.collectionMethod,
     gatewayID: subscription.gatewayId,
     customerPaymentMethodID: subscription.customerPaymentMethodId,
+    // Beyond the spec, shown only when set: a subscription without one reads as it always did.
+    ...(subscription.billCycleDay === null ? {} : { BillCycleDay: subscription.billCycleDay }),
   };
 }
 

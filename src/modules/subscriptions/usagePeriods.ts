@@ -46,7 +46,7 @@ export function usagePeriodAt(
   const change = timeline.pendingChange;
   for (let step = 0; step < MAX_STEPS; step += 1) {
     if (change && !changeApplied && change.effectiveDate <= start) {
-      anchor = anchorOnChange(terms.term, change.terms.term, anchor, start);
+      anchor = anchorOnChange(terms.term, change.terms.term, anchor, start, timeline.billCycleDay);
       terms = change.terms;
       changeApplied = true;
     }
@@ -58,7 +58,7 @@ export function usagePeriodAt(
       throw new BillingInvariantError(`empty period ${period.start} to ${period.end}`);
     }
     if (day < period.end) return { start: period.start, end: period.end };
-    anchor = anchorAfter(period, timeline, anchor);
+    anchor = anchorAfter(period, timeline, anchor, terms.term);
     if (timeline.endDate && period.end >= timeline.endDate) return null;
     start = period.end;
     // Whole terms need no walking: once past the trial and the pro-rata stub, jump to the last boundary on or
