@@ -2,6 +2,8 @@ import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import type { Term } from '../../core/periods.ts';
+import { changeBillCycle, honoursBillCycleDay } from '../../core/billCycleDay.ts';
 import { creditsForCut } from '../../core/subscriptionChanges.ts';
 import type { CreditRule, PeriodCredit } from '../../core/subscriptionChanges.ts';
 import { BillingInvariantError, invoiceDateOf, trialEndOf } from '../../core/subscriptionBilling.ts';
@@ -13,6 +15,7 @@ import { issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
+import type { SubscriptionChanges } from './subscription.repository.ts';
 import {
   invariantConflict,
   lockSubscription,
@@ -194,6 +197,46 @@ function assertBilledUpTo(row: SubscriptionRow, from: PlainDate): void {
 }
 
 /**
+ * Where the first period ends and the cycle is anchored, for new terms that replace a subscription's before
+ * anything is billed. On a bill-cycle day, the first period is planned again as a new subscription's would be on
+ * the new terms (docs/pricing.md, "Bill-cycle day"): from the start, or the new trial's end, to the first date on
+ * the day; a term of days ignores the day, so the subscription leaves it.
+ */
+function firstPeriodOf(
+  row: SubscriptionRow,
+  term: Term,
+  trialEnd: PlainDate | null,
+): Pick<SubscriptionChanges, 'anchor_date' | 'is_pro_rata' | 'first_prorata_sync_date' | 'bill_cycle_day'> {
+  if (row.bill_cycle_day === null) return { anchor_date: anchorDateOf(row, trialEnd) };
+  if (!honoursBillCycleDay(term)) {
+    return {
+      bill_cycle_day: null,
+      is_pro_rata: false,
+      first_prorata_sync_date: null,
+      anchor_date: trialEnd ?? row.start_date,
+    };
+  }
+  const first = changeBillCycle(
+    {
+      startDate: row.start_date,
+      trialEndDate: trialEnd,
+      isProRata: false,
+      firstProrataSyncDate: null,
+      nextRenewDate: null,
+      term,
+    },
+    row.bill_cycle_day,
+  );
+  return first.kind === 'first'
+    ? {
+        is_pro_rata: first.isProRata,
+        first_prorata_sync_date: first.firstProrataSyncDate,
+        anchor_date: first.anchorDate,
+      }
+    : { anchor_date: first.anchorDate };
+}
+
+/**
  * Changes the package, version or rate term. At renewal: scheduled (isFutureChange) and applied by the bill run
  * at the start of the next period. Now: the billed time from today is credited pro rata and the new terms are
  * invoiced at once, keeping the billing anchor (`keepAnchor`) unless the term's length changes or the caller
@@ -224,7 +267,7 @@ export async function changeSubscriptionTerms(
       await repo.updateSubscription(trx, ctx.account.id, row.id, {
         ...priceChoiceColumns(choice),
         trial_end_date: trialEnd,
-        anchor_date: anchorDateOf(row, trialEnd),
+        ...firstPeriodOf(row, choice.term, trialEnd),
         pending_change: null,
         updated_at: now,
       });
