@@ -109,6 +109,22 @@ async function changeVersions<T>(
   });
 }
 
+/**
+ * New prices are checked against the component's Scheme before the lock; a Scheme changed since (its edit checks
+ * the stored prices under the same lock) would leave prices that do not fit it, which the bill run could not
+ * price. Such a race is refused rather than stored.
+ */
+async function assertSchemeStill(ctx: ServiceContext, componentId: number, scheme: string): Promise<void> {
+  const locked = await findComponentOrThrow(ctx, componentId);
+  if (locked.scheme !== scheme) {
+    throw new ConflictError(
+      'component_scheme_changed',
+      `Component ${componentId}'s Scheme changed from ${scheme} to ${locked.scheme} while the prices were ` +
+        'checked; send them again',
+    );
+  }
+}
+
 function versionIn(versions: ComponentVersionRow[], versionNo: number): ComponentVersionRow {
   const version = versions.find((v) => v.version_no === versionNo);
   if (!version) throw new NotFoundError('Component version', versionNo);
@@ -135,8 +151,9 @@ export async function createComponentVersion(
   await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
 
   const versionNo = await changeVersions(ctx, componentId, async (trx, versions) => {
-    const isDefault = newVersionIsDefault(versions, input, CONFLICTS);
     const tctx = inTransaction(ctx, trx);
+    await assertSchemeStill(tctx, componentId, component.scheme);
+    const isDefault = newVersionIsDefault(versions, input, CONFLICTS);
     // The new version's id is not known yet: any id but the former default's moves the default.
     const moved = isDefault ? await defaultMoveSnapshots(tctx, componentId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'components', ctx.account.id, componentId);
@@ -181,11 +198,12 @@ export async function editComponentVersion(
   if (prices) await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
 
   await changeVersions(ctx, componentId, async (trx, versions) => {
+    const tctx = inTransaction(ctx, trx);
+    if (prices) await assertSchemeStill(tctx, componentId, component.scheme);
     const target = versionIn(versions, versionNo);
     const wasDefault = Boolean(target.is_default);
     const isDefault = input.isDefault ?? wasDefault;
     assertEditKeepsDefault(target, { isDefault, isActive: input.isActive }, versions.length, CONFLICTS);
-    const tctx = inTransaction(ctx, trx);
     const before = await snapshotResource(tctx, componentVersionRef(target.id));
     const moved =
       isDefault && !wasDefault ? await defaultMoveSnapshots(tctx, componentId, versions, target.id) : [];
