@@ -86,7 +86,10 @@ export const PeriodOut = Type.Object({
   PeriodStart: DateOut(),
   PeriodEnd: DateOut(),
   Kind: StringEnum(['trial', 'stub', 'term'] as const),
-  Amount: Type.Number({ description: 'Charged for the period, before taxes' }),
+  Amount: Type.Number({
+    description:
+      'Charged for the period: before taxes, or including them when the price is tax-inclusive (docs/pricing.md)',
+  }),
   invoiceID: Type.Union([Type.Integer(), Type.Null()]),
 });
 
