@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { fetchInvoicePdf } from '../helpers/invoices.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import { billedContent, upcomingOf } from '../subscriptions/trial.helpers.ts';
 
 // The pricing models together (docs/pricing.md): tax-inclusive package and volume usage with flat fees, an
@@ -92,5 +94,16 @@ describe('the pricing models on one invoice', () => {
     ]);
     expect(april.Total).toBe(923.82);
     expect(billedContent(april)).toEqual(billedContent({ ...upcoming, Status: april.Status }));
+
+    // The PDF as a person sees it (test-output/pdf/): the breakdowns, and the tax-inclusive prices marked.
+    const pdf = await fetchInvoicePdf(t.url, as, april.invoiceID);
+    const { text } = renderPdf(pdf.body, 'pricing-models');
+    const words = text.replace(/\s+/g, ' ');
+    // Descriptions wrap in their column, so each is checked by a part that stays on one printed line.
+    expect(words).toContain('(first 50 free, 4');
+    expect(words).toContain('at 0.50 + 10.00 flat)');
+    expect(words).toContain('20.00 * 17.09 20.00');
+    expect(words).toContain('Unit prices marked * include tax');
+    expect(words).toContain('Total USD 923.82');
   });
 });
