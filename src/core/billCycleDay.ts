@@ -26,6 +26,12 @@ export function isBillCycleDay(value: unknown): value is number {
   );
 }
 
+/** Why a value sent as a BillCycleDay is refused (null clears one where `nullable`), or undefined when it is fine. */
+export function billCycleDayProblem(value: unknown, nullable: boolean): string | undefined {
+  if (isBillCycleDay(value) || (nullable && value === null)) return undefined;
+  return `must be a whole number from ${BILL_CYCLE_DAY_MIN} to ${BILL_CYCLE_DAY_MAX}${nullable ? ', or null' : ''}`;
+}
+
 /** Only terms counted in months have a day of the month to renew on; a term of days ignores the bill-cycle day. */
 export function honoursBillCycleDay(term: Term): boolean {
   return term.unit === 'months';

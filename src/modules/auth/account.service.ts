@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
-import { BILL_CYCLE_DAY_MAX, BILL_CYCLE_DAY_MIN, isBillCycleDay } from '../../core/billCycleDay.ts';
+import { billCycleDayProblem } from '../../core/billCycleDay.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
 import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '../../core/statements.ts';
@@ -363,12 +363,8 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     changes.portal_switch_package_ids = JSON.stringify(ids);
   }
   if (input.billCycleDay !== undefined) {
-    if (input.billCycleDay !== null && !isBillCycleDay(input.billCycleDay)) {
-      problems.push({
-        field: 'BillCycleDay',
-        message: `must be a whole number from ${BILL_CYCLE_DAY_MIN} to ${BILL_CYCLE_DAY_MAX}, or null`,
-      });
-    }
+    const message = billCycleDayProblem(input.billCycleDay, true);
+    if (message) problems.push({ field: 'BillCycleDay', message });
     changes.bill_cycle_day = input.billCycleDay;
   }
   const seller = sellerChanges(input.seller ?? {}, problems);

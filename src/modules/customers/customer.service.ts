@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
-import { BILL_CYCLE_DAY_MAX, BILL_CYCLE_DAY_MIN, isBillCycleDay } from '../../core/billCycleDay.ts';
+import { billCycleDayProblem } from '../../core/billCycleDay.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
@@ -180,12 +180,8 @@ function checkedChanges(
     else changes.statement_date = at;
   }
   if (input.billCycleDay !== undefined) {
-    if (input.billCycleDay !== null && !isBillCycleDay(input.billCycleDay)) {
-      problems.push({
-        field: 'BillCycleDay',
-        message: `must be a whole number from ${BILL_CYCLE_DAY_MIN} to ${BILL_CYCLE_DAY_MAX}, or null`,
-      });
-    }
+    const message = billCycleDayProblem(input.billCycleDay, true);
+    if (message) problems.push({ field: 'BillCycleDay', message });
     changes.bill_cycle_day = input.billCycleDay;
   }
   if (input.vatNo !== undefined) {

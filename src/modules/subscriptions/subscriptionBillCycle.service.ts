@@ -1,12 +1,6 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import {
-  BILL_CYCLE_DAY_MAX,
-  BILL_CYCLE_DAY_MIN,
-  changeBillCycle,
-  honoursBillCycleDay,
-  isBillCycleDay,
-} from '../../core/billCycleDay.ts';
+import { billCycleDayProblem, changeBillCycle, honoursBillCycleDay } from '../../core/billCycleDay.ts';
 import type { Term } from '../../core/periods.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import * as repo from './subscriptionChanges.repository.ts';
@@ -28,12 +22,8 @@ export async function changeBillCycleDay(
   subscriptionId: number,
   day: number,
 ): Promise<ChangeResult> {
-  if (!isBillCycleDay(day)) {
-    throw ValidationError.field(
-      'BillCycleDay',
-      `must be a whole number from ${BILL_CYCLE_DAY_MIN} to ${BILL_CYCLE_DAY_MAX}`,
-    );
-  }
+  const problem = billCycleDayProblem(day, false);
+  if (problem) throw ValidationError.field('BillCycleDay', problem);
   return changeSubscription(ctx, subscriptionId, async (tctx, held, on) => {
     const term: Term = { count: held.term, unit: held.term_type as Term['unit'] };
     assertMovable(held, term, day);
