@@ -242,6 +242,7 @@ async function main(): Promise<number> {
       seconds: SECONDS,
       warmupSeconds: WARMUP_SECONDS,
       connections: CONNECTIONS,
+      loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
       results,
       target: {
         metric: 'sqlite.getCustomer.vsFloor',
