@@ -6,7 +6,7 @@
  *
  * Settings (environment): BENCH_SECONDS (measured seconds per route, default 10), BENCH_WARMUP_SECONDS (default 2),
  * BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL), BENCH_STRICT=1 (exit 1 when
- * the target is missed). See bench/README.md.
+ * the target is missed), BENCH_ROUTES=catalogue (the floor and the catalogue lists only). See bench/README.md.
  */
 import os from 'node:os';
 import { CATALOGUE_SIZE, seedCatalogue } from './catalogue.ts';
@@ -28,6 +28,10 @@ import type { DialectSetup, HttpFigures, LoadSpec, Run } from './harness.ts';
 
 /** The authenticated GET must reach at least this share of the floor's requests per second on SQLite. */
 const TARGET_GET_VS_FLOOR = 0.5;
+/** A catalogue page must cost at most this many times the `JSON.stringify` of its own body. */
+const TARGET_PAGE_VS_STRINGIFY = 3;
+
+const CATALOGUE_ONLY = process.env.BENCH_ROUTES === 'catalogue';
 
 const STRICT = process.env.BENCH_STRICT === '1';
 
@@ -67,8 +71,42 @@ interface RouteSpec extends LoadSpec {
   key: RouteKey;
 }
 
-async function measureRoutes(base: string, authorization: string, customerId: number) {
-  const routes: RouteSpec[] = [
+/** A catalogue page's figures: the server's CPU per page against the `JSON.stringify` of the same body. */
+export interface PageCost {
+  route: string;
+  bytes: number;
+  stringifyUs: number;
+  serverCpuUsPerPage: number;
+  vsStringify: number;
+}
+
+const STRINGIFY_ROUNDS = 200;
+
+/**
+ * The floor of a page: its body fetched once (checked to hold the whole catalogue), parsed, then stringified in
+ * this process, the median of STRINGIFY_ROUNDS timed rounds after a warm-up.
+ */
+async function stringifyFloor(url: string, authorization: string): Promise<{ bytes: number; us: number }> {
+  const response = await fetch(url, { headers: { authorization }, signal: AbortSignal.timeout(30_000) });
+  const text = await response.text();
+  if (response.status !== 200) throw new BenchError(`${url} answered ${response.status}: ${text}`);
+  const body = JSON.parse(text) as unknown;
+  if (!Array.isArray(body) || body.length !== CATALOGUE_SIZE.items)
+    throw new BenchError(`${url} did not list ${CATALOGUE_SIZE.items} items`);
+  if (JSON.stringify(body) !== text) throw new BenchError(`${url}: the body is not its own JSON.stringify`);
+  for (let i = 0; i < 20; i++) JSON.stringify(body);
+  const times: number[] = [];
+  for (let i = 0; i < STRINGIFY_ROUNDS; i++) {
+    const start = process.hrtime.bigint();
+    JSON.stringify(body);
+    times.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+  times.sort((a, b) => a - b);
+  return { bytes: Buffer.byteLength(text), us: times[Math.floor(times.length / 2)]! };
+}
+
+async function measureRoutes(base: string, authorization: string, customerId: number, serverPid?: number) {
+  const allRoutes: RouteSpec[] = [
     { key: 'floor', label: 'GET /healthz (floor)', options: { url: `${base}/healthz` } },
     {
       key: 'getCustomer',
@@ -96,26 +134,53 @@ async function measureRoutes(base: string, authorization: string, customerId: nu
       options: { url: `${base}/v1/components?page_size=200`, headers: { authorization } },
     },
   ];
+  const catalogueKeys: RouteKey[] = ['listPackages', 'listComponents'];
+  const routes = CATALOGUE_ONLY
+    ? allRoutes.filter((r) => r.key === 'floor' || catalogueKeys.includes(r.key))
+    : allRoutes;
   const raw = new Map<RouteKey, Run>();
-  for (const route of routes) raw.set(route.key, (await warmUpAndMeasure(route)).measured);
+  const pages: PageCost[] = [];
+  for (const route of routes) {
+    const isPage = catalogueKeys.includes(route.key);
+    const measured = await warmUpAndMeasure(route, isPage ? { serverPid } : {});
+    raw.set(route.key, measured.measured);
+    if (isPage) {
+      const floor = await stringifyFloor(route.options.url as string, authorization);
+      const total = measured.measured.result.requests.total;
+      const cpuUs =
+        measured.cpuSeconds === undefined || total === 0 ? 0 : (measured.cpuSeconds * 1e6) / total;
+      pages.push({
+        route: route.label,
+        bytes: floor.bytes,
+        stringifyUs: Math.round(floor.us),
+        serverCpuUsPerPage: Math.round(cpuUs),
+        vsStringify: Math.round((cpuUs / floor.us) * 100) / 100,
+      });
+    }
+  }
   const floorRps = raw.get('floor')!.result.requests.mean;
   const figures = {} as Record<RouteKey, HttpFigures>;
   for (const route of routes)
     figures[route.key] = httpFigures(route.label, raw.get(route.key)!, floorRps, {});
-  return figures;
+  return { figures, pages };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // One dialect
 
-async function benchDialect(setup: DialectSetup, tempDir: string): Promise<Record<RouteKey, HttpFigures>> {
-  return withService(setup, tempDir, 'Bench', async ({ base, authorization }) => {
+interface DialectFigures {
+  figures: Record<RouteKey, HttpFigures>;
+  pages: PageCost[];
+}
+
+async function benchDialect(setup: DialectSetup, tempDir: string): Promise<DialectFigures> {
+  return withService(setup, tempDir, 'Bench', async ({ base, authorization, server }) => {
     const customerId = await createCustomer(base, authorization);
     log(
       `${setup.dialect}: seeding ${CATALOGUE_SIZE.items} packages and components of ${CATALOGUE_SIZE.versions} versions in ${CATALOGUE_SIZE.currencies.length} currencies`,
     );
     await seedCatalogue(base, authorization);
-    const figures = await measureRoutes(base, authorization, customerId);
+    const figures = await measureRoutes(base, authorization, customerId, server.child.pid);
     // autocannon drops its connections at the end of a run, with requests still in flight on the server; give them
     // a moment to finish so that shutdown measures nothing and logs nothing about them.
     await sleep(1_000);
@@ -126,10 +191,19 @@ async function benchDialect(setup: DialectSetup, tempDir: string): Promise<Recor
 // ---------------------------------------------------------------------------------------------------------------
 // Output
 
-function printTable(dialect: Dialect, figures: Record<RouteKey, HttpFigures>): void {
+function printTable(dialect: Dialect, { figures, pages }: DialectFigures): void {
   const header = ['route', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'vs floor'];
   const rows = Object.values(figures).map((f) => [...figureCells(f), `${(f.vsFloor * 100).toFixed(1)}%`]);
   console.log(formatTable(tableTitle(dialect), header, rows));
+  const pageHeader = ['page', 'bytes', 'stringify µs', 'server CPU µs/page', 'vs stringify'];
+  const pageRows = pages.map((p) => [
+    p.route,
+    String(p.bytes),
+    String(p.stringifyUs),
+    String(p.serverCpuUsPerPage),
+    `${p.vsStringify.toFixed(2)}×`,
+  ]);
+  console.log(formatTable(`${tableTitle(dialect)}: catalogue pages`, pageHeader, pageRows));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -144,12 +218,22 @@ async function main(): Promise<number> {
     print: printTable,
   });
 
-  const getVsFloor = results.sqlite!.getCustomer.vsFloor;
-  const targetMet = getVsFloor >= TARGET_GET_VS_FLOOR;
-  console.log(
-    `Target: authenticated GET at >= ${TARGET_GET_VS_FLOOR * 100}% of the floor on SQLite: ` +
-      `${(getVsFloor * 100).toFixed(1)}% — ${targetMet ? 'met' : 'NOT MET'}`,
+  const getVsFloor = CATALOGUE_ONLY ? undefined : results.sqlite!.figures.getCustomer.vsFloor;
+  const getMet = getVsFloor === undefined || getVsFloor >= TARGET_GET_VS_FLOOR;
+  if (getVsFloor !== undefined)
+    console.log(
+      `Target: authenticated GET at >= ${TARGET_GET_VS_FLOOR * 100}% of the floor on SQLite: ` +
+        `${(getVsFloor * 100).toFixed(1)}% — ${getMet ? 'met' : 'NOT MET'}`,
+    );
+  const worstPage = Math.max(
+    ...Object.values(results).flatMap((r) => (r ? r.pages.map((p) => p.vsStringify) : [])),
   );
+  const pagesMet = worstPage <= TARGET_PAGE_VS_STRINGIFY;
+  console.log(
+    `Target: a catalogue page within ${TARGET_PAGE_VS_STRINGIFY}× the JSON.stringify of its body: ` +
+      `worst ${worstPage.toFixed(2)}× — ${pagesMet ? 'met' : 'NOT MET'}`,
+  );
+  const targetMet = getMet && pagesMet;
   console.log(
     JSON.stringify({
       benchmark: 'billing-http',
@@ -158,12 +242,19 @@ async function main(): Promise<number> {
       seconds: SECONDS,
       warmupSeconds: WARMUP_SECONDS,
       connections: CONNECTIONS,
+      loadAverage: os.loadavg().map((value) => Math.round(value * 100) / 100),
       results,
       target: {
         metric: 'sqlite.getCustomer.vsFloor',
         min: TARGET_GET_VS_FLOOR,
         value: getVsFloor,
-        met: targetMet,
+        met: getMet,
+      },
+      pageTarget: {
+        metric: 'pages.vsStringify (worst)',
+        max: TARGET_PAGE_VS_STRINGIFY,
+        value: worstPage,
+        met: pagesMet,
       },
     }),
   );
