@@ -278,3 +278,9 @@ export function freshDatabases<N extends string>(
     },
   };
 }
+
+/** BENCH_CPU_PROFILE_DIR: the `node` flags that write a V8 CPU profile of a measured process into it, or none. */
+export function cpuProfileFlags(): string[] {
+  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
+  return profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+}

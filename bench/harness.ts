@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import { BenchError, active, createSchemas, log, round, setting, sleep } from './common.ts';
+import { BenchError, active, cpuProfileFlags, createSchemas, log, round, setting, sleep } from './common.ts';
 import type { Dialect } from './common.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -107,7 +107,7 @@ export interface ServerProcess {
 const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 export function startServer(env: NodeJS.ProcessEnv): ServerProcess {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, CLI, 'serve'], {
+  const child = spawn(process.execPath, [...cpuProfileFlags(), ...SERVER_NODE_FLAGS, CLI, 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BenchError, active, runBenchmark, setting } from './common.ts';
+import { BenchError, active, cpuProfileFlags, runBenchmark, setting } from './common.ts';
 
 export const MB = 1024 * 1024;
 
@@ -36,12 +36,14 @@ export class MeasuredProcess<I> {
    */
   run<R>(input: I, what: string, nodeFlags: readonly string[] = []): Promise<R> {
     return new Promise((resolve, reject) => {
-      const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-      const flags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-      const proc = spawn(process.execPath, [...flags, ...nodeFlags, '--import', 'tsx', this.entry], {
-        env: { ...process.env, [this.variable]: JSON.stringify(input) },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const proc = spawn(
+        process.execPath,
+        [...cpuProfileFlags(), ...nodeFlags, '--import', 'tsx', this.entry],
+        {
+          env: { ...process.env, [this.variable]: JSON.stringify(input) },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       active.child = proc;
       let out = '';
       proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
