@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import {
+  createComponent,
+  createCustomer,
+  createPlan,
+  invoicesOf,
+  movableClock,
+  ok,
+  subscribe,
+} from '../helpers/billing.ts';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import { billedContent, upcomingOf } from '../subscriptions/trial.helpers.ts';
@@ -26,22 +34,8 @@ const BRACKETS = [
   { QtyFrom: 1001, QtyTill: null, Price: 0.25 },
 ];
 
-async function component(as: TestAccount, scheme: string, currency: Record<string, unknown>) {
-  const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: `Usage ${scheme}` });
-  return ok(as, 'POST', '/v1/components', {
-    ComponentCode: `C-${scheme}`,
-    Name: scheme,
-    Type: 'quantity',
-    Scheme: scheme,
-    UnitName: 'calls',
-    packageGroupID: group.packageGroupID,
-    Term: 1,
-    TermType: 'months',
-    ComponentVersion: {
-      VersionName: 'v1',
-      ComponentVersionCurrencies: [{ CurrencyCode: 'USD', ...currency }],
-    },
-  });
+function component(as: TestAccount, scheme: string, currency: Record<string, unknown>) {
+  return createComponent(as, { name: scheme, scheme, unitName: 'calls', currency });
 }
 
 describe('the pricing models on one invoice', () => {

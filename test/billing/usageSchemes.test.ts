@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
-import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import {
+  createComponent,
+  createCustomer,
+  createPlan,
+  invoicesOf,
+  movableClock,
+  ok,
+  subscribe,
+} from '../helpers/billing.ts';
 
 // docs/pricing.md, "Usage schemes", end to end: a component of each scheme on a monthly 30.00 subscription from
 // 2026-03-01, usage recorded in March, the upcoming invoice previewed, then the bill run's invoice of 2026-04-01,
@@ -20,20 +28,12 @@ afterAll(() => t.close());
 async function billUsage(scheme: string, currency: Record<string, unknown>, units: number) {
   const shop = await t.newAccount(`Shop ${scheme}`, { isTest: true });
   const plan = await createPlan(shop, { chargePrice: 30 });
-  const pkg = await ok(shop, 'GET', `/v1/packages/${plan.packageId}`);
-  const component = await ok(shop, 'POST', '/v1/components', {
-    ComponentCode: `API-${scheme}`,
-    Name: 'API',
-    Type: 'metered',
-    Scheme: scheme,
-    UnitName: 'calls',
-    packageGroupID: pkg.packageGroupID,
-    Term: 1,
-    TermType: 'months',
-    ComponentVersion: {
-      VersionName: 'Launch',
-      ComponentVersionCurrencies: [{ CurrencyCode: 'USD', ...currency }],
-    },
+  const component = await createComponent(shop, {
+    name: 'API',
+    type: 'metered',
+    scheme,
+    unitName: 'calls',
+    currency,
   });
   const customerId = await createCustomer(shop);
   const sub = await subscribe(shop, customerId, plan, {

@@ -25,6 +25,8 @@ export async function ok<T = any>(
 }
 
 let codes = 0;
+// Counted apart from plans, so that a plan's name (on its invoice lines) does not depend on components made first.
+let componentCodes = 0;
 
 export interface PlanOptions {
   chargePrice?: number;
@@ -78,6 +80,40 @@ export async function createPlan(as: TestAccount, options: PlanOptions = {}) {
     rateTermId: terms[0].packageRateTermID as number,
     rateTermIds: terms.map((t: { packageRateTermID: number }) => t.packageRateTermID) as number[],
   };
+}
+
+export interface ComponentOptions {
+  name?: string;
+  scheme?: string;
+  unitName?: string;
+  type?: string;
+  /** The USD version currency's fields besides CurrencyCode; left out, one bracket of 1.00 from the first unit. */
+  currency?: Record<string, unknown>;
+}
+
+/** A monthly usage component, in a group of its own, with one version priced in USD. */
+export async function createComponent(as: TestAccount, options: ComponentOptions = {}) {
+  const code = ++componentCodes;
+  const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: `Usage ${code}` });
+  return ok(as, 'POST', '/v1/components', {
+    ComponentCode: `USAGE-${code}`,
+    Name: options.name ?? 'SMS',
+    Type: options.type ?? 'quantity',
+    Scheme: options.scheme ?? 'unit',
+    UnitName: options.unitName ?? 'sms',
+    packageGroupID: group.packageGroupID,
+    Term: 1,
+    TermType: 'months',
+    ComponentVersion: {
+      VersionName: 'Launch',
+      ComponentVersionCurrencies: [
+        {
+          CurrencyCode: 'USD',
+          ...(options.currency ?? { ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] }),
+        },
+      ],
+    },
+  });
 }
 
 export async function createCustomer(as: TestAccount, body: Record<string, unknown> = {}) {

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import {
+  createComponent,
+  createCustomer,
+  createPlan,
+  invoicesOf,
+  movableClock,
+  ok,
+  subscribe,
+} from '../helpers/billing.ts';
 import type { PlanOptions } from '../helpers/billing.ts';
 import { auditOf, eventsOf } from '../helpers/resourceEvents.ts';
 
@@ -113,22 +121,9 @@ describe('a new subscription renews on the customer’s day', () => {
 
   it('usage follows the periods: the stub’s usage is billed in arrears on the 1st, as the preview says', async () => {
     const { as, plan } = await accountOn('2026-01-20');
-    const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: 'Add-ons' });
-    const component = await ok(as, 'POST', '/v1/components', {
-      ComponentCode: 'SMS',
-      Name: 'SMS bundle',
-      Type: 'quantity',
-      Scheme: 'unit',
-      UnitName: 'sms',
-      packageGroupID: group.packageGroupID,
-      Term: 1,
-      TermType: 'months',
-      ComponentVersion: {
-        VersionName: 'Launch',
-        ComponentVersionCurrencies: [
-          { CurrencyCode: 'USD', ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
-        ],
-      },
+    const component = await createComponent(as, {
+      name: 'SMS bundle',
+      currency: { ComponentBracketPrices: [{ Price: 0.5, QtyFrom: 1, QtyTill: null }] },
     });
     const customerId = await createCustomer(as, { BillCycleDay: 1 });
     const sub = await subscribe(as, customerId, plan, {

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import {
+  createComponent,
+  createCustomer,
+  createPlan,
+  invoicesOf,
+  movableClock,
+  ok,
+  subscribe,
+} from '../helpers/billing.ts';
 import { billedContent, upcomingOf } from './trial.helpers.ts';
 
 // Tax-inclusive prices end to end (docs/pricing.md, "Tax-inclusive prices"): the account's default, a package
@@ -25,26 +33,11 @@ async function shop(accountInclusive: boolean) {
   return { as, customerId };
 }
 
-async function component(as: TestAccount, isTaxInclusive?: boolean) {
-  const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: `Usage ${Math.random()}` });
-  return ok(as, 'POST', '/v1/components', {
-    ComponentCode: `SMS-${Math.random()}`,
-    Name: 'SMS',
-    Type: 'quantity',
-    Scheme: 'unit',
-    UnitName: 'sms',
-    packageGroupID: group.packageGroupID,
-    Term: 1,
-    TermType: 'months',
-    ComponentVersion: {
-      VersionName: 'Launch',
-      ComponentVersionCurrencies: [
-        {
-          CurrencyCode: 'USD',
-          ...(isTaxInclusive === undefined ? {} : { isTaxInclusive }),
-          ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }],
-        },
-      ],
+function component(as: TestAccount, isTaxInclusive?: boolean) {
+  return createComponent(as, {
+    currency: {
+      ...(isTaxInclusive === undefined ? {} : { isTaxInclusive }),
+      ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }],
     },
   });
 }
