@@ -27,7 +27,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     globalSetup: ['test/helpers/globalSetup.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts'] } },
       dialectProject('sqlite'),
       ...(postgresUrl ? [dialectProject('postgres')] : []),
     ],

@@ -52,14 +52,16 @@ function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-/** A text table: the first column left-aligned, the others right-aligned. */
+/**
+ * A Markdown table under its title in bold, readable as it is on a terminal and copied as it is into
+ * docs/benchmarks.md (bench/all.ts): the first column left-aligned, the others right-aligned.
+ */
 export function formatTable(title: string, header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return ['', title, line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), ''].join(
-    '\n',
-  );
+    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`;
+  return ['', `**${title}**`, '', line(header), rule, ...rows.map(line), ''].join('\n');
 }
 
 /** The results table on stdout: `rows` gives a dialect's rows, `database` (its name) their first cell. */

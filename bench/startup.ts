@@ -13,7 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setting, sleep } from './common.ts';
+import { formatTable, printJsonLine, setting, sleep } from './common.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'billing.js');
@@ -116,7 +116,18 @@ try {
     serveToFirstAnswerMs: Math.round(median(serve)),
     idleRssMb: Number((median(rss) / 1024).toFixed(1)),
   };
-  console.log(JSON.stringify(figures));
+  console.log(
+    formatTable(
+      `Start-up, SQLite, the median of ${RUNS} runs`,
+      ['figure', 'value'],
+      [
+        ['`billing --help`, spawn to exit', `${figures.helpMs} ms`],
+        ['`billing serve`, spawn to first answer', `${figures.serveToFirstAnswerMs} ms`],
+        ['resident memory of the server when idle', `${figures.idleRssMb} MB`],
+      ],
+    ),
+  );
+  printJsonLine('billing-startup', figures);
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
