@@ -14,6 +14,7 @@ import type {
 } from 'kysely';
 import type { DatabaseTarget } from '../config.ts';
 import type { Database } from './schema.ts';
+import { NamedStatementClient } from './pgNamedStatements.ts';
 import { withTransactionEndHooks } from './transactionEnd.ts';
 
 export type Db = Kysely<Database>;
@@ -207,7 +208,12 @@ const pgTypes = {
 };
 
 function openPostgres(url: string, options: StorageOptions): Storage {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    types: pgTypes as pg.CustomTypesConfig,
+    Client: NamedStatementClient,
+  });
   // An idle client that loses its server emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({
