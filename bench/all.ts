@@ -54,6 +54,11 @@ const BENCHMARKS: readonly Benchmark[] = [
     quick: { BENCH_LINES: '100', BENCH_REPEATS: '1', BENCH_WARM_REPEATS: '2' },
   },
   {
+    script: 'bench:revocation',
+    measures: 'How long a revoked API key still works on a server that keeps its key lookups.',
+    quick: { BENCH_ROUNDS: '5' },
+  },
+  {
     script: 'bench:startup',
     measures: '`billing --help`, `billing serve` to its first answer, and its idle memory (SQLite).',
     quick: { STARTUP_RUNS: '2', STARTUP_IDLE_MS: '500' },

@@ -14,7 +14,8 @@ import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
-import { findSellerDetails, getAccount } from './modules/auth/index.ts';
+import { findSellerDetails, getAccount, listenForCredentialChanges } from './modules/auth/index.ts';
+import type { CredentialsListener } from './modules/auth/index.ts';
 import {
   configureWebhookEndpointLimit,
   configureWebhookUrlPolicy,
@@ -109,6 +110,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let webhookWorker: WebhookWorker | undefined;
   let billingWorker: BillingWorker | undefined;
   let idempotencyLease: IdempotencyLease | undefined;
+  let credentialsListener: CredentialsListener | undefined;
   let app: App | undefined;
   const inflight = new InFlight();
   // In-flight requests finish before the workers stop and the database closes.
@@ -123,6 +125,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await webhookWorker?.stop();
     await mailWorker?.stop();
     await idempotencyLease?.close();
+    await credentialsListener?.close();
     await firstPurge;
     await storage.close();
   };
@@ -199,6 +202,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
       ),
     );
+    credentialsListener = await listenForCredentialChanges(config.database, storage.db, log);
     app = await buildApp({
       storage,
       clock,

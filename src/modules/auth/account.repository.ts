@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
+import { cachedCredentials, credentialsChanged } from './credentialsCache.ts';
 import type { AccountsTable, ApiKeysTable } from '../../storage/schema.ts';
 
 export interface AccountRow {
@@ -160,6 +161,7 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
 
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
+  await credentialsChanged(db);
   return result.numUpdatedRows > 0n;
 }
 
@@ -170,6 +172,7 @@ export async function bumpPortalEpoch(db: Db, accountId: number): Promise<void> 
     .set((eb) => ({ portal_epoch: eb('portal_epoch', '+', 1) }))
     .where('id', '=', accountId)
     .execute();
+  await credentialsChanged(db);
 }
 
 export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<number | undefined> {
@@ -216,12 +219,15 @@ const accountByKeyHash = preparedQuery((db, keyHash: string) =>
     .where('api_keys.revoked_at', 'is', null),
 );
 
-/** The account that a live (unrevoked) key belongs to. Every authenticated request runs this. */
-export async function findAccountByKeyHash(
+/**
+ * The account that a live (unrevoked) key belongs to. Every authenticated request runs this; on PostgreSQL the
+ * server's process keeps what it found (credentialsCache.ts), and every write below that changes it says so.
+ */
+export function findAccountByKeyHash(
   db: Db,
   keyHash: string,
 ): Promise<(AccountRow & { api_key_id: number }) | undefined> {
-  return (await accountByKeyHash(db, keyHash))[0];
+  return cachedCredentials(db, keyHash, async () => (await accountByKeyHash(db, keyHash))[0]);
 }
 
 export async function markApiKeyRevoked(
@@ -237,6 +243,7 @@ export async function markApiKeyRevoked(
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+  await credentialsChanged(db);
   return result.numUpdatedRows > 0n;
 }
 
@@ -283,4 +290,5 @@ export async function setTestClock(db: Db, accountId: number, at: string): Promi
     .where('is_test', '=', true)
     .where('test_clock_at', '<', at)
     .execute();
+  await credentialsChanged(db);
 }

@@ -1,0 +1,157 @@
+import pg from 'pg';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { DatabaseTarget } from '../../config.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
+
+/**
+ * Authenticated requests on PostgreSQL find their key's account in the process instead of a round trip to the
+ * database (docs/architecture.md, "How a request flows"). What makes that safe is how entries go:
+ *
+ * - Every write that changes what a lookup returns (a key revoked; the account's settings, portal epoch or test
+ *   clock) calls `credentialsChanged` in its transaction: this process's caches are emptied once it commits, and
+ *   `pg_notify` tells every other process, which empties its cache when the notification arrives (PostgreSQL sends
+ *   it at the commit; docs/benchmarks.md, "Revocation delay", measures how long that takes).
+ * - A process caches only while its listening connection is up: when it breaks, the cache is emptied and bypassed
+ *   until a new connection listens again (notifications sent meanwhile are lost).
+ * - A lookup that started before an emptying does not store what it read (a generation count), since it may have
+ *   read the row as it was before the change.
+ *
+ * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first. On SQLite a
+ * lookup is one synchronous read on the read connection and nothing is cached.
+ */
+const CHANNEL = 'billing_credentials';
+const MAX_ENTRIES = 10_000;
+/** How long a process waits before listening again after its connection broke. */
+const RECONNECT_MS = 1_000;
+
+class CredentialsCache<Row> {
+  #entries = new Map<string, Row>();
+  #generation = 0;
+  listening = false;
+
+  async read(keyHash: string, load: () => Promise<Row | undefined>): Promise<Row | undefined> {
+    if (!this.listening) return load();
+    const cached = this.#entries.get(keyHash);
+    if (cached !== undefined) return cached;
+    const generation = this.#generation;
+    const row = await load();
+    if (row !== undefined && this.listening && generation === this.#generation) {
+      if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+      this.#entries.set(keyHash, row);
+    }
+    return row;
+  }
+
+  empty(): void {
+    this.#generation += 1;
+    this.#entries.clear();
+  }
+}
+
+/** The cache of each database a listener was started for (the server's); other databases cache nothing. */
+const caches = new WeakMap<Db, CredentialsCache<unknown>>();
+/** Every cache of this process: a change made here empties them all, whatever transaction object made it. */
+const processCaches = new Set<CredentialsCache<unknown>>();
+
+function emptyProcessCaches(): void {
+  for (const cache of processCaches) cache.empty();
+}
+
+/** `load(keyHash)`'s result, from the cache of `db` when it has one. */
+export function cachedCredentials<Row>(
+  db: Db,
+  keyHash: string,
+  load: () => Promise<Row | undefined>,
+): Promise<Row | undefined> {
+  const cache = caches.get(db) as CredentialsCache<Row> | undefined;
+  return cache ? cache.read(keyHash, load) : load();
+}
+
+/** Called by every write that changes what a key lookup returns, inside its transaction when it has one. */
+export async function credentialsChanged(db: Db): Promise<void> {
+  if (isPostgres(db)) await sql`select pg_notify(${CHANNEL}, '')`.execute(db);
+  const registered = await whenTransactionEnds(db, (committed) => {
+    if (committed) emptyProcessCaches();
+  });
+  if (!registered) emptyProcessCaches();
+}
+
+export interface CredentialsListener {
+  close(): Promise<void>;
+}
+
+/**
+ * Starts caching key lookups for `db` (the server's database), on PostgreSQL only: a connection of its own listens
+ * for changes made by other processes, and is opened again when it breaks.
+ */
+export async function listenForCredentialChanges(
+  target: DatabaseTarget,
+  db: Db,
+  log: Pick<Logger, 'warn'>,
+): Promise<CredentialsListener> {
+  if (target.dialect !== 'postgres') return { close: async () => {} };
+  const cache = new CredentialsCache<unknown>();
+  caches.set(db, cache);
+  processCaches.add(cache);
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const lost = (broken: pg.Client, error?: Error) => {
+    if (broken !== client) return;
+    client = undefined;
+    cache.listening = false;
+    cache.empty();
+    broken.removeAllListeners();
+    broken.on('error', () => {});
+    broken.end().catch(() => {});
+    if (closed) return;
+    log.warn(
+      { err: error },
+      'lost the connection listening for API key changes; looking keys up in the database',
+    );
+    retry = setTimeout(listen, RECONNECT_MS);
+    retry.unref();
+  };
+
+  const listen = async () => {
+    // keepAlive: a silently dropped connection is noticed, and the cache bypassed, instead of trusted for hours.
+    const next = new pg.Client({
+      connectionString: target.url,
+      keepAlive: true,
+      // Names the connection in pg_stat_activity, for an operator (and a test) looking for it.
+      application_name: `billing-credentials-${process.pid}`,
+    });
+    client = next;
+    next.on('notification', () => cache.empty());
+    next.on('error', (error) => lost(next, error));
+    next.on('end', () => lost(next));
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      lost(next, error as Error);
+      return;
+    }
+    if (client !== next || closed) return;
+    cache.empty();
+    cache.listening = true;
+  };
+
+  await listen();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      cache.listening = false;
+      caches.delete(db);
+      processCaches.delete(cache);
+      const open = client;
+      client = undefined;
+      await open?.end().catch(() => {});
+    },
+  };
+}

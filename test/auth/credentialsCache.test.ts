@@ -1,0 +1,102 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/modules/auth/index.ts';
+import { runCli } from '../helpers/cli.ts';
+import { accountContext } from '../helpers/context.ts';
+import { dialect, startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+
+// Key lookups kept in the server's process (src/modules/auth/credentialsCache.ts): whatever the cache holds, a
+// revoked key and a changed account are seen as they now are, by this process at once and by the others once
+// PostgreSQL has told them. On SQLite nothing is cached, and the same must hold.
+describe('API keys and accounts seen by a server that keeps its key lookups', () => {
+  let t: TestService;
+
+  beforeAll(async () => {
+    t = await startTestService();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function newKey(): Promise<{ keyID: number; apiKey: string }> {
+    const made = await runCli(['key', 'create', '--account', String(t.accountId), '--json'], t.env, 60_000);
+    expect(made.code, made.stderr).toBe(0);
+    return JSON.parse(made.stdout) as { keyID: number; apiKey: string };
+  }
+
+  const getAccount = (apiKey: string) =>
+    t.request('GET', '/v1/account', { auth: { accountId: t.accountId, apiKey } });
+
+  it('a key revoked by another process (the CLI) is refused once the server is told', async () => {
+    const key = await newKey();
+    // Twice: the first lookup is stored, the second is answered from the store where there is one.
+    expect((await getAccount(key.apiKey)).status).toBe(200);
+    expect((await getAccount(key.apiKey)).status).toBe(200);
+
+    const revoked = await runCli(['key', 'revoke', String(key.keyID)], t.env, 60_000);
+    expect(revoked.code, revoked.stderr).toBe(0);
+
+    await expect.poll(async () => (await getAccount(key.apiKey)).status, { timeout: 10_000 }).toBe(401);
+    // The account's other key still works.
+    expect((await t.request('GET', '/v1/account')).status).toBe(200);
+  });
+
+  it('a change of the account made by another process is seen on the next requests', async () => {
+    expect((await t.request('GET', '/v1/account')).body.TimeZone).not.toBe('Africa/Johannesburg');
+    const set = await runCli(
+      ['account', 'set', String(t.accountId), '--time-zone', 'Africa/Johannesburg'],
+      t.env,
+      60_000,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    await expect
+      .poll(async () => (await t.request('GET', '/v1/account')).body.TimeZone, { timeout: 10_000 })
+      .toBe('Africa/Johannesburg');
+  });
+
+  it('a key revoked in the server itself is refused on the very next request', async () => {
+    const key = await newKey();
+    expect((await getAccount(key.apiKey)).status).toBe(200);
+    expect((await getAccount(key.apiKey)).status).toBe(200);
+    await revokeApiKey(await accountContext(t, t.accountId), key.keyID);
+    expect((await getAccount(key.apiKey)).status).toBe(401);
+  });
+
+  // Only PostgreSQL caches (and listens).
+  if (dialect === 'postgres') {
+    it('after its listening connection broke, the server trusts nothing it had stored', async () => {
+      const key = await newKey();
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+
+      // The test's own schema (the URL's search_path), and this process's listener (its application_name).
+      const admin = new pg.Client({ connectionString: t.env.DATABASE_URL });
+      await admin.connect();
+      try {
+        const listeners = async () =>
+          (
+            await admin.query<{ pid: number }>(
+              'select pid from pg_stat_activity where application_name = $1',
+              [`billing-credentials-${process.pid}`],
+            )
+          ).rows.map((row) => row.pid);
+        const before = await listeners();
+        expect(before).toHaveLength(1);
+        await admin.query('select pg_terminate_backend($1)', [before[0]]);
+        // Listening again, on a new connection: whatever was said while it was gone, it did not hear.
+        await expect
+          .poll(async () => (await listeners()).some((pid) => !before.includes(pid)), { timeout: 10_000 })
+          .toBe(true);
+        // Revoked without telling anyone, as if the notification had been sent while the connection was down.
+        await admin.query('update api_keys set revoked_at = $1 where id = $2', [
+          new Date().toISOString(),
+          key.keyID,
+        ]);
+      } finally {
+        await admin.end();
+      }
+      expect((await getAccount(key.apiKey)).status).toBe(401);
+    });
+  }
+});
