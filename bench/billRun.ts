@@ -13,6 +13,7 @@ import { SUBSCRIPTIONS_PER_TRANSACTION } from '../src/billing/billRun.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { verify } from './billRun/checks.ts';
 import { billRunProcess, child, runChild } from './billRun/child.ts';
+import type { MemoryFigures, PhaseFigures } from './billRun/child.ts';
 import { measureFloor } from './billRun/floor.ts';
 import { AS_OF, seed } from './billRun/population.ts';
 import {
@@ -27,9 +28,12 @@ import {
 } from './common.ts';
 import type { Dialect, TargetDatabases } from './common.ts';
 
-/** Targets on SQLite (bench/README.md, "Bill run"). */
-const TARGET_INVOICES_PER_SECOND = 2000;
-const TARGET_PEAK_RSS_MB = 300;
+/**
+ * Targets (bench/README.md, "Bill run"): the share of the floor's rate on each database, and the peak RSS on SQLite
+ * (set for 100,000 subscriptions, the default).
+ */
+const TARGET_VS_FLOOR = 0.75;
+const TARGET_PEAK_RSS_MB = 150;
 
 // ---------------------------------------------------------------------------------------------------------------
 // One dialect
@@ -43,6 +47,10 @@ interface Figures {
   peakRssMb: number;
   sampledPeakRssMb: number;
   rssBeforeMb: number;
+  /** Before the run (modules loaded, database open) and the highest sampled during it: RSS and V8's heap. */
+  memory: { before: MemoryFigures; sampledPeak: MemoryFigures };
+  /** BENCH_PHASES=1: the subscriptions' stretches and the rest of the run, measured apart. */
+  phases?: PhaseFigures[];
   cpuSeconds: number;
   floorRows: number;
   floorSeconds: number;
@@ -91,6 +99,20 @@ async function benchDialect(databases: Databases, count: number, autoSendPercent
       peakRssMb: round(result.peakRssMb, 1),
       sampledPeakRssMb: round(result.sampledPeakRssMb, 1),
       rssBeforeMb: round(result.rssBeforeMb, 1),
+      memory: { before: roundedMemory(result.before), sampledPeak: roundedMemory(result.sampledPeak) },
+      ...(result.phases
+        ? {
+            phases: result.phases.map((p) => ({
+              ...p,
+              seconds: round(p.seconds, 2),
+              cpuSeconds: round(p.cpuSeconds, 2),
+              peakRssMb: round(p.peakRssMb, 1),
+              peakHeapUsedMb: round(p.peakHeapUsedMb, 1),
+              peakHeapTotalMb: round(p.peakHeapTotalMb, 1),
+              after: roundedMemory(p.after),
+            })),
+          }
+        : {}),
       cpuSeconds: round(result.cpuSeconds, 2),
       floorRows: floor.rows,
       floorSeconds: round(floor.seconds, 2),
@@ -103,6 +125,16 @@ async function benchDialect(databases: Databases, count: number, autoSendPercent
     await runStorage.close();
     await floorStorage.close();
   }
+}
+
+function roundedMemory(m: MemoryFigures): MemoryFigures {
+  return {
+    rssMb: round(m.rssMb, 1),
+    heapUsedMb: round(m.heapUsedMb, 1),
+    heapTotalMb: round(m.heapTotalMb, 1),
+    externalMb: round(m.externalMb, 1),
+    arrayBuffersMb: round(m.arrayBuffersMb, 1),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -142,6 +174,43 @@ function printTable(results: Partial<Record<Dialect, Figures>>): void {
       ],
     ],
   );
+  printResultsTable(
+    "Memory of the bill run's process (MB): before the run, the highest sampled during it, and per phase (BENCH_PHASES=1)",
+    ['database', 'when', 'seconds', 'CPU s', 'peak RSS', 'heap used', 'heap total', 'external'],
+    results,
+    (database, f) => [
+      [
+        database,
+        'before',
+        '',
+        '',
+        f.rssBeforeMb.toFixed(1),
+        f.memory.before.heapUsedMb.toFixed(1),
+        f.memory.before.heapTotalMb.toFixed(1),
+        f.memory.before.externalMb.toFixed(1),
+      ],
+      [
+        database,
+        'run (sampled)',
+        f.seconds.toFixed(2),
+        f.cpuSeconds.toFixed(2),
+        f.peakRssMb.toFixed(1),
+        f.memory.sampledPeak.heapUsedMb.toFixed(1),
+        f.memory.sampledPeak.heapTotalMb.toFixed(1),
+        f.memory.sampledPeak.externalMb.toFixed(1),
+      ],
+      ...(f.phases ?? []).map((p) => [
+        database,
+        p.name,
+        p.seconds.toFixed(2),
+        p.cpuSeconds.toFixed(2),
+        p.peakRssMb.toFixed(1),
+        p.peakHeapUsedMb.toFixed(1),
+        p.peakHeapTotalMb.toFixed(1),
+        p.after.externalMb.toFixed(1),
+      ]),
+    ],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -166,11 +235,17 @@ async function main(): Promise<number> {
   printTable(results);
 
   const sqlite = results.sqlite!;
-  const rateMet = sqlite.invoicesPerSecond >= TARGET_INVOICES_PER_SECOND;
+  const rateTargets = (Object.entries(results) as [Dialect, Figures][]).map(([dialect, f]) => ({
+    metric: `${dialect}.vsFloor`,
+    min: TARGET_VS_FLOOR,
+    value: f.vsFloor,
+    met: f.vsFloor >= TARGET_VS_FLOOR,
+  }));
   const memoryMet = sqlite.peakRssMb < TARGET_PEAK_RSS_MB;
   console.log(
-    `Targets on SQLite: >= ${TARGET_INVOICES_PER_SECOND} invoices/s: ${sqlite.invoicesPerSecond.toFixed(1)} — ` +
-      `${rateMet ? 'met' : 'NOT MET'}; peak RSS < ${TARGET_PEAK_RSS_MB} MB: ${sqlite.peakRssMb.toFixed(1)} MB — ` +
+    `Targets: ${rateTargets
+      .map((t) => `${t.metric} >= ${t.min}: ${t.value.toFixed(3)} — ${t.met ? 'met' : 'NOT MET'}`)
+      .join('; ')}; sqlite.peakRssMb < ${TARGET_PEAK_RSS_MB}: ${sqlite.peakRssMb.toFixed(1)} MB — ` +
       `${memoryMet ? 'met' : 'NOT MET'}`,
   );
   printJsonLine('billing-billrun', {
@@ -180,12 +255,7 @@ async function main(): Promise<number> {
     asOf: AS_OF,
     results,
     targets: {
-      invoicesPerSecond: {
-        metric: 'sqlite.invoicesPerSecond',
-        min: TARGET_INVOICES_PER_SECOND,
-        value: sqlite.invoicesPerSecond,
-        met: rateMet,
-      },
+      vsFloor: rateTargets,
       peakRssMb: {
         metric: 'sqlite.peakRssMb',
         max: TARGET_PEAK_RSS_MB,
@@ -194,7 +264,7 @@ async function main(): Promise<number> {
       },
     },
   });
-  return strict && !(rateMet && memoryMet) ? 1 : 0;
+  return strict && !(rateTargets.every((t) => t.met) && memoryMet) ? 1 : 0;
 }
 
 // The bill run's process (its input in BENCH_BILLRUN_CHILD), or the benchmark, which stops by itself: an hour is

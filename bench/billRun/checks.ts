@@ -45,5 +45,16 @@ export async function verify(db: Db, seeded: Seeded, summary: BillRunSummary): P
     await countWhere(db, 'subscription_periods', ['id', '>', seeded.before.periodId]),
     seeded.subscriptions,
   );
+  // Every subscription starts its term or its trial on AS_OF: one time-driven event each (the candidates are read a
+  // page at a time, so a page lost or read twice shows here), beside one event per invoice and per e-mail.
+  const eventsOfRun = (type: string) =>
+    countOf(db, 'events', seeded.accountId, ['id', '>', seeded.before.eventId], ['type', '=', type]);
+  expect(
+    'subscription.activated and .trial_started events',
+    (await eventsOfRun('subscription.activated')) + (await eventsOfRun('subscription.trial_started')),
+    seeded.subscriptions,
+  );
+  expect('invoice.created events', await eventsOfRun('invoice.created'), n);
+  expect('invoice.sent events', await eventsOfRun('invoice.sent'), seeded.expectedMails);
   failIfAny('the bill run billed wrong');
 }

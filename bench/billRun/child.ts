@@ -1,10 +1,21 @@
 /** The bill run's own process: it runs the bill run and nothing else, so that its peak RSS is the bill run's. */
 import crypto from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
-import { runBilling } from '../../src/billing/billRun.ts';
+import {
+  SUBSCRIPTIONS_PER_TRANSACTION,
+  billingContext,
+  emptySummary,
+  runBilling,
+} from '../../src/billing/billRun.ts';
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import { connectModules } from '../../src/connectModules.ts';
+import { startOfDate } from '../../src/core/calendar.ts';
+import { getAccount } from '../../src/modules/auth/index.ts';
+import { billNextDueSubscriptions } from '../../src/modules/subscriptions/index.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
@@ -25,6 +36,29 @@ export const billRunProcess = new MeasuredProcess<ChildInput>(
   'BENCH_BILLRUN_CHILD',
 );
 
+/** The process's memory at one moment (MB): resident set, V8's heap (used and reserved), memory outside it. */
+export interface MemoryFigures {
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+}
+
+/** One part of the run measured on its own (BENCH_PHASES=1). */
+export interface PhaseFigures {
+  name: string;
+  seconds: number;
+  cpuSeconds: number;
+  /** VmHWM over the phase alone (reset when it starts, Linux), or the highest RSS sampled. */
+  peakRssMb: number;
+  /** The highest heap used sampled during the phase. */
+  peakHeapUsedMb: number;
+  peakHeapTotalMb: number;
+  /** At the phase's end. */
+  after: MemoryFigures;
+}
+
 export interface ChildResult {
   seconds: number;
   summary: BillRunSummary;
@@ -33,15 +67,155 @@ export interface ChildResult {
   /** The highest of the RSS samples taken every 20 ms during the run (when the event loop let the timer run). */
   sampledPeakRssMb: number;
   rssBeforeMb: number;
+  /** The process before the run: its modules loaded, the database open. */
+  before: MemoryFigures;
+  /** The highest of each figure sampled every 20 ms during the run. */
+  sampledPeak: MemoryFigures;
+  /** BENCH_PHASES=1: the subscriptions' stretches, then the rest of the bill run, each measured apart. */
+  phases?: PhaseFigures[];
   /** CPU seconds (user + system) of the process during the run; steadier than wall time on a busy machine. */
   cpuSeconds: number;
+}
+
+function memoryNow(): MemoryFigures {
+  const m = process.memoryUsage();
+  return {
+    rssMb: m.rss / MB,
+    heapUsedMb: m.heapUsed / MB,
+    heapTotalMb: m.heapTotal / MB,
+    externalMb: m.external / MB,
+    arrayBuffersMb: m.arrayBuffers / MB,
+  };
+}
+
+/** The highest of each memory figure, sampled every 20 ms while it runs (when the event loop lets the timer run). */
+class MemorySampler {
+  peak: MemoryFigures = memoryNow();
+  private readonly timer = setInterval(() => this.sample(), 20);
+
+  sample(): void {
+    const now = memoryNow();
+    for (const key of Object.keys(now) as (keyof MemoryFigures)[]) {
+      this.peak[key] = Math.max(this.peak[key], now[key]);
+    }
+  }
+
+  stop(): MemoryFigures {
+    clearInterval(this.timer);
+    this.sample();
+    return this.peak;
+  }
+}
+
+/** Resets VmHWM to the resident set now (Linux: /proc/self/clear_refs), so that a phase's peak is its own. */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A phase of the run, measured on its own: time, CPU, its peak RSS and heap. */
+async function phase<T>(name: string, work: () => Promise<T>): Promise<{ value: T; figures: PhaseFigures }> {
+  const peakReset = resetPeakRss();
+  const sampler = new MemorySampler();
+  const { value, time } = await timed(work);
+  const sampled = sampler.stop();
+  return {
+    value,
+    figures: {
+      name,
+      seconds: time.ms / 1000,
+      cpuSeconds: time.cpuMs / 1000,
+      peakRssMb: (peakReset ? vmHwmMb() : undefined) ?? sampled.rssMb,
+      peakHeapUsedMb: sampled.heapUsedMb,
+      peakHeapTotalMb: sampled.heapTotalMb,
+      after: memoryNow(),
+    },
+  };
+}
+
+/**
+ * The bill run in two phases measured apart (BENCH_PHASES=1): the due subscriptions billed stretch by stretch as the
+ * bill run does (billNextDueSubscriptions, with their invoices, e-mails and events), then a bill run of the same
+ * account and day, which finds none still due and does the rest (collection, batches, statements, time-driven
+ * events). Its summary is the two added up.
+ */
+async function runInPhases(
+  deps: BillingDeps,
+  accountId: number,
+): Promise<{
+  summary: BillRunSummary;
+  phases: PhaseFigures[];
+}> {
+  const account = await getAccount(deps.db, accountId);
+  const ctx = billingContext(deps, account, startOfDate(AS_OF, account.timeZone));
+  const stretches = await phase('subscriptions', async () => {
+    const billed = { ...emptySummary(), accounts: 1 };
+    for (let afterId = 0; ;) {
+      const outcome = await billNextDueSubscriptions(ctx, AS_OF, SUBSCRIPTIONS_PER_TRANSACTION, afterId);
+      billed.subscriptions += outcome.subscriptions;
+      billed.invoices += outcome.invoiceIds.length;
+      billed.parked += outcome.parked;
+      if (outcome.subscriptions < SUBSCRIPTIONS_PER_TRANSACTION) return billed;
+      afterId = outcome.lastId;
+    }
+  });
+  const rest = await phase('rest of the run', () => runBilling(deps, { accountId, asOf: { date: AS_OF } }));
+  const summary = stretches.value;
+  for (const key of Object.keys(summary) as (keyof BillRunSummary)[]) {
+    if (key !== 'accounts') summary[key] += rest.value[key];
+  }
+  return { summary, phases: [stretches.figures, rest.figures] };
+}
+
+/**
+ * BENCH_STATEMENTS=1: the time the run's statements took (from Kysely's log, so that the run's statements through
+ * the driver; SQLite's read connection is not timed), by the kind of statement and its table, logged after the run.
+ * Such a run's figures are not the benchmark's.
+ */
+class StatementTimes {
+  readonly enabled = process.env.BENCH_STATEMENTS === '1';
+  private readonly byKind = new Map<string, { count: number; ms: number }>();
+
+  storageOptions(): { onQuery?: (sql: string, durationMs?: number) => void } {
+    return this.enabled ? { onQuery: (sql, ms) => this.add(sql, ms ?? 0) } : {};
+  }
+
+  private add(sql: string, ms: number): void {
+    const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase() ?? '?';
+    const kind = `${verb} ${kindTable(sql)}`;
+    const entry = this.byKind.get(kind) ?? { count: 0, ms: 0 };
+    entry.count += 1;
+    entry.ms += ms;
+    this.byKind.set(kind, entry);
+  }
+
+  log(): void {
+    const list = [...this.byKind].sort((a, b) => b[1].ms - a[1].ms);
+    const total = list.reduce((sum, [, e]) => sum + e.ms, 0);
+    process.stderr.write(`[bench child] statements: ${total.toFixed(0)} ms in all, by kind and table:\n`);
+    for (const [kind, e] of list.slice(0, 25)) {
+      process.stderr.write(`  ${e.ms.toFixed(0).padStart(7)} ms ${String(e.count).padStart(7)}×  ${kind}\n`);
+    }
+  }
+}
+
+/** The table a statement writes, or the first it reads. */
+function kindTable(sql: string): string {
+  const match =
+    /^\s*(?:insert into|update|delete from)\s+"?(\w+)"?/i.exec(sql) ?? /\bfrom\s+"?(\w+)"?/i.exec(sql);
+  return match?.[1] ?? '?';
 }
 
 /** The bill run, measured: what the process prints as its result. */
 export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the bill run's events render through the ports it plugs in.
   connectModules();
-  const storage = openStorage(input.target);
+  const statements = new StatementTimes();
+  const storage = openStorage(input.target, statements.storageOptions());
   const deps: BillingDeps = {
     db: storage.db,
     clock: fixedClock(`${AS_OF}T00:00:00.000Z`),
@@ -51,32 +225,49 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     mailQueued: () => {},
   };
   await storage.ping();
-  const rssBefore = process.memoryUsage.rss();
-  let sampled = rssBefore;
-  const sampler = setInterval(() => {
-    sampled = Math.max(sampled, process.memoryUsage.rss());
-  }, 20);
-  const { value: summary, time } = await timed(() =>
-    runBilling(deps, { accountId: input.accountId, asOf: { date: AS_OF } }),
+  const before = memoryNow();
+  const sampler = new MemorySampler();
+  const { value: run, time } = await timed(
+    async (): Promise<{ summary: BillRunSummary; phases?: PhaseFigures[] }> =>
+      process.env.BENCH_PHASES === '1'
+        ? runInPhases(deps, input.accountId)
+        : { summary: await runBilling(deps, { accountId: input.accountId, asOf: { date: AS_OF } }) },
   );
-  clearInterval(sampler);
+  const sampledPeak = sampler.stop();
+  // A busy event loop runs few samples: each phase's own samples count too.
+  for (const p of run.phases ?? []) {
+    sampledPeak.heapUsedMb = Math.max(sampledPeak.heapUsedMb, p.peakHeapUsedMb);
+    sampledPeak.heapTotalMb = Math.max(sampledPeak.heapTotalMb, p.peakHeapTotalMb);
+  }
   if (process.env.BENCH_MEMORY_TRACE === '1') {
     (globalThis as { gc?: () => void }).gc?.();
-    const m = process.memoryUsage();
-    const mb = (n: number) => (n / MB).toFixed(1);
+    const m = memoryNow();
+    const mb = (n: number) => n.toFixed(1);
     process.stderr.write(
-      `[bench child] after the run: rss ${mb(m.rss)} MB, heap used ${mb(m.heapUsed)} of ${mb(m.heapTotal)} MB, ` +
-        `external ${mb(m.external)} MB, array buffers ${mb(m.arrayBuffers)} MB\n`,
+      `[bench child] after the run: rss ${mb(m.rssMb)} MB, heap used ${mb(m.heapUsedMb)} of ${mb(m.heapTotalMb)} MB, ` +
+        `external ${mb(m.externalMb)} MB, array buffers ${mb(m.arrayBuffersMb)} MB\n`,
     );
+    if (process.env.BENCH_HEAP_SNAPSHOT_DIR) {
+      const file = writeHeapSnapshot(
+        join(process.env.BENCH_HEAP_SNAPSHOT_DIR, `billrun-${process.pid}.heapsnapshot`),
+      );
+      process.stderr.write(`[bench child] heap snapshot: ${file}\n`);
+    }
   }
-  sampled = Math.max(sampled, process.memoryUsage.rss());
   await storage.close();
+  if (statements.enabled) statements.log();
   return {
     seconds: time.ms / 1000,
-    summary,
-    peakRssMb: vmHwmMb() ?? sampled / MB,
-    sampledPeakRssMb: sampled / MB,
-    rssBeforeMb: rssBefore / MB,
+    summary: run.summary,
+    // With phases, VmHWM was reset at each: the run's peak is the highest of theirs.
+    peakRssMb: run.phases
+      ? Math.max(...run.phases.map((p) => p.peakRssMb))
+      : (vmHwmMb() ?? sampledPeak.rssMb),
+    sampledPeakRssMb: sampledPeak.rssMb,
+    rssBeforeMb: before.rssMb,
+    before,
+    sampledPeak,
+    ...(run.phases ? { phases: run.phases } : {}),
     cpuSeconds: time.cpuMs / 1000,
   };
 }

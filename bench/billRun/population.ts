@@ -144,8 +144,8 @@ export interface Seeded {
   expectedInvoices: number;
   expectedLines: number;
   expectedMails: number;
-  /** Largest ids before the bill run: what lies above them, the run wrote. */
-  before: { periodId: number; mailId: number };
+  /** Largest ids before the bill run: what lies above them, the run wrote (event ids sort in the order written). */
+  before: { periodId: number; mailId: number; eventId: string };
 }
 
 async function maxId(db: Db, table: string): Promise<number> {
@@ -154,6 +154,14 @@ async function maxId(db: Db, table: string): Promise<number> {
     .select((eb) => eb.fn.max('id').as('m'))
     .executeTakeFirst()) as { m: number | string | null } | undefined;
   return Number(row?.m ?? 0);
+}
+
+async function maxEventId(db: Db): Promise<string> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('id').as('m'))
+    .executeTakeFirst();
+  return row?.m ?? '';
 }
 
 /**
@@ -349,6 +357,10 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
     expectedInvoices,
     expectedLines,
     expectedMails,
-    before: { periodId: await maxId(db, 'subscription_periods'), mailId: await maxId(db, 'mail_outbox') },
+    before: {
+      periodId: await maxId(db, 'subscription_periods'),
+      mailId: await maxId(db, 'mail_outbox'),
+      eventId: await maxEventId(db),
+    },
   };
 }

@@ -88,8 +88,11 @@ function openConnection(file: string, options: BetterSqlite3.Options = {}): Bett
 }
 
 export interface StorageOptions {
-  /** Called with the SQL of every statement run (tests count statements with it). */
-  onQuery?: (sql: string) => void;
+  /**
+   * Called with the SQL of every statement run (tests count statements with it), and how long it took, except for
+   * the reads run on SQLite's read connection (benchmarks time statements with it).
+   */
+  onQuery?: (sql: string, durationMs?: number) => void;
   /** Kysely plugins every statement passes through (a test holds one statement's answer to stage a race). */
   plugins?: KyselyPlugin[];
 }
@@ -98,7 +101,7 @@ function kyselyLog(options: StorageOptions) {
   const onQuery = options.onQuery;
   if (!onQuery) return undefined;
   return (event: LogEvent) => {
-    if (event.level === 'query') onQuery(event.query.sql);
+    if (event.level === 'query') onQuery(event.query.sql, event.queryDurationMillis);
   };
 }
 

@@ -479,19 +479,20 @@ export async function countWithComponent(
 
 /**
  * Subscriptions with a date in [from, to] at which comp_Status moves by time (StartDate, TrialEndDate, EndDate,
- * CancelDate), or whose trial ends within the three days after: the candidates of the time-driven events.
+ * CancelDate), or whose trial ends within the three days after: the candidates of the time-driven events, a page
+ * of them at a time in id order.
  */
 export function listWithStatusDatesBetween(
   db: Db,
   accountId: number,
-  from: PlainDate,
-  to: PlainDate,
-  trialWarningTo: PlainDate,
+  { from, to, trialWarningTo }: { from: PlainDate; to: PlainDate; trialWarningTo: PlainDate },
+  page: { afterId: number; limit: number },
 ): Promise<SubscriptionRow[]> {
   return db
     .selectFrom('subscriptions')
     .select(SUBSCRIPTION_COLUMNS)
     .where('account_id', '=', accountId)
+    .where('id', '>', page.afterId)
     .where((eb) =>
       eb.or([
         eb.and([eb('start_date', '>=', from), eb('start_date', '<=', to)]),
@@ -501,6 +502,7 @@ export function listWithStatusDatesBetween(
       ]),
     )
     .orderBy('id')
+    .limit(page.limit)
     .execute();
 }
 

@@ -184,20 +184,43 @@ function timeEventsOf(
 }
 
 /**
+ * Candidates of the time-driven events read at a time: on the first of a month nearly every subscription of an
+ * account may start, renew or end a trial, and all of them read at once would hold them all in memory.
+ */
+const TIME_EVENT_CANDIDATES_PER_PAGE = 1000;
+
+/**
  * The time-driven events of subscriptions as of `on` (the bill run's day, on its clock): trial_started,
  * trial_will_end (TRIAL_WARNING_DAYS before TrialEndDate), activated, cancelled (a CancelDate that came) and
  * expired. Each once, by its once-key, however many runs and processes reach the day; a status move carries
- * `previous.comp_Status`. One read, then the events in batches (see emitInBatches).
+ * `previous.comp_Status`. The candidates are read a page at a time, their events emitted in batches (see
+ * emitInBatches).
  */
 export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainDate): Promise<number> {
-  const from = addDays(on, -LOOKBACK_DAYS);
-  const rows = await repo.listWithStatusDatesBetween(
-    ctx.db,
-    ctx.account.id,
-    from,
-    on,
-    addDays(on, TRIAL_WARNING_DAYS),
-  );
+  const window = {
+    from: addDays(on, -LOOKBACK_DAYS),
+    to: on,
+    trialWarningTo: addDays(on, TRIAL_WARNING_DAYS),
+  };
+  let written = 0;
+  for (let afterId = 0; ;) {
+    const rows = await repo.listWithStatusDatesBetween(ctx.db, ctx.account.id, window, {
+      afterId,
+      limit: TIME_EVENT_CANDIDATES_PER_PAGE,
+    });
+    written += await emitTimeEventsOf(ctx, rows, on, window.from);
+    if (rows.length < TIME_EVENT_CANDIDATES_PER_PAGE) return written;
+    afterId = rows.at(-1)!.id;
+  }
+}
+
+/** The time-driven events of one page of candidates not emitted yet. */
+async function emitTimeEventsOf(
+  ctx: ServiceContext,
+  rows: readonly SubscriptionRow[],
+  on: PlainDate,
+  from: PlainDate,
+): Promise<number> {
   const candidates: (EventToEmit & { day: PlainDate | null })[] = [];
   for (const row of rows) {
     for (const event of timeEventsOf(row, on, from, dateAt(row.created_at, ctx.account.timeZone))) {

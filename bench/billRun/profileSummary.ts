@@ -1,0 +1,106 @@
+/**
+ * What a V8 CPU profile of the bill run's process (BENCH_CPU_PROFILE_DIR) spent its time on: the functions with the
+ * most self time, and the time spent under each of the bill run's parts (inclusive, each counted once per sample
+ * however deep the recursion), per invoice when given the invoices made.
+ *
+ *   npx tsx bench/billRun/profileSummary.ts <file.cpuprofile> [invoices]
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The parts of the run, by the function that does each (the first found on a sample's stack, from the top). */
+const PARTS: [part: string, functionName: string][] = [
+  ['bill run (runBilling)', 'runBilling'],
+  ['subscriptions billed (billRows)', 'billRows'],
+  ['  inputs read (billingInputs)', 'billingInputs'],
+  ['  planned (decideBilling)', 'decideBilling'],
+  ['  invoices written (insertInvoices)', 'insertInvoices'],
+  ['  periods, usage, records (recordBilling)', 'recordBilling'],
+  ['  e-mails queued (queueInvoiceMails)', 'queueInvoiceMails'],
+  ['  events (emitEvents)', 'emitEvents'],
+  ['    rendered (renderAll)', 'renderAll'],
+  ['    stored (insertEvents)', 'insertEvents'],
+  ['    JSON.stringify of payloads', 'stringify'],
+  ['collection (collectDueInvoices)', 'collectDueInvoices'],
+  ['batches (runBatches)', 'runBatches'],
+  ['statements (sendDueStatements)', 'sendDueStatements'],
+  ['time events: invoices (emitInvoicingTimeEvents)', 'emitInvoicingTimeEvents'],
+  ['time events: subscriptions (emitSubscriptionTimeEvents)', 'emitSubscriptionTimeEvents'],
+  ['Kysely compiling queries (compileQuery)', 'compileQuery'],
+  ['garbage collector', '(garbage collector)'],
+];
+
+/** A script's place: the service's files from src/, a package by its name, Node's own as `node:`. */
+function fileOf(url: string): string {
+  if (url === '') return '';
+  const src = /\/src\/(.*)$/.exec(url);
+  if (src) return src[1]!;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  return url.startsWith('node:') ? 'node:' : path.basename(url);
+}
+
+function summarise(file: string, invoices: number | undefined): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const self = new Map<string, number>();
+  const selfByFile = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((sample, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    total += us;
+    const leaf = byId.get(sample)!;
+    const where = `${leaf.callFrame.functionName || '(anonymous)'} ${path.basename(leaf.callFrame.url)}:${leaf.callFrame.lineNumber + 1}`;
+    self.set(where, (self.get(where) ?? 0) + us);
+    const file = fileOf(leaf.callFrame.url) || leaf.callFrame.functionName;
+    selfByFile.set(file, (selfByFile.get(file) ?? 0) + us);
+    const seen = new Set<string>();
+    for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
+      const node = byId.get(id)!;
+      const name = node.callFrame.functionName;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+    }
+  });
+  const ms = (us: number) => (us / 1000).toFixed(0).padStart(7);
+  const perInvoice = (us: number) => (invoices ? `${(us / invoices).toFixed(1).padStart(7)} µs/invoice` : '');
+  console.log(`${file}: ${ms(total)} ms sampled`);
+  console.log('\nParts (inclusive):');
+  for (const [part, fn] of PARTS) {
+    const us = inclusive.get(fn) ?? 0;
+    console.log(`${ms(us)} ms ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${part}`);
+  }
+  console.log(
+    '\nSelf time by file, top 25 (storage/database.ts: the SQLite statements, run synchronously there):',
+  );
+  for (const [file, us] of [...selfByFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`${ms(us)} ms ${((100 * us) / total).toFixed(1).padStart(5)} % ${perInvoice(us)}  ${file}`);
+  }
+  console.log('\nSelf time, top 30:');
+  for (const [where, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${ms(us)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${where}`);
+  }
+}
+
+const [file, invoices] = process.argv.slice(2);
+if (!file) {
+  process.stderr.write('usage: npx tsx bench/billRun/profileSummary.ts <file.cpuprofile> [invoices]\n');
+  process.exit(2);
+}
+summarise(file, invoices === undefined ? undefined : Number(invoices));
