@@ -4,6 +4,8 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
+import { moneyTurnSettings } from './config.ts';
+import type { MoneyTurnSettings } from './config.ts';
 import { fixedClock } from './clock.ts';
 import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
@@ -55,6 +57,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { RequestLog } from './http/requestLog.ts';
 import { refuseNulInUrls } from './http/urlText.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { CustomerQueue, registerCustomerQueue } from './http/customerQueue.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { trackRequests } from './http/inflight.ts';
 import type { InFlight } from './http/inflight.ts';
@@ -90,6 +93,8 @@ export interface AppDeps {
   publicUrl?: string;
   /** TRUSTED_PROXIES: requests from these addresses are from the client X-Forwarded-For names. */
   trustedProxies?: string[];
+  /** How customers' money movements take turns (src/http/customerQueue.ts); the configuration's defaults unless given. */
+  moneyTurns?: MoneyTurnSettings;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -155,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   trackRequests(app, deps.inflight);
+  registerCustomerQueue(app, new CustomerQueue(deps.moneyTurns ?? moneyTurnSettings({})));
   registerValidation(app);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);

@@ -1,7 +1,28 @@
 import net from 'node:net';
 import path from 'node:path';
 
-export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+/** PostgreSQL's connection pool in each process (docs/operations.md, "Fairness under load"). */
+export interface PoolSettings {
+  /** Connections the process may hold (DATABASE_POOL_SIZE). */
+  size: number;
+  /** How long a request waits for one before it is answered 503 (DATABASE_POOL_TIMEOUT_MS). */
+  acquireTimeoutMs: number;
+}
+
+export type DatabaseTarget =
+  | { dialect: 'sqlite'; file: string }
+  /** Without `pool`, the defaults of storage/database.ts. */
+  | { dialect: 'postgres'; url: string; pool?: PoolSettings };
+
+/** How one customer's money movements take turns in a process (docs/operations.md, "Fairness under load"). */
+export interface MoneyTurnSettings {
+  /** Requests of one customer that may wait for their turn in a process (MONEY_QUEUE_PER_CUSTOMER). */
+  waitingPerCustomer: number;
+  /** Requests of one account that may wait, all its customers together (MONEY_QUEUE_PER_ACCOUNT). */
+  waitingPerAccount: number;
+  /** How long a money movement waits for a PostgreSQL row lock once its turn came (MONEY_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs: number;
+}
 
 export interface Config {
   port: number;
@@ -50,6 +71,7 @@ export interface Config {
    * the client its X-Forwarded-For names, which rate limits count and eMandate evidence records.
    */
   trustedProxies: string[];
+  moneyTurns: MoneyTurnSettings;
 }
 
 export class ConfigError extends Error {}
@@ -157,7 +179,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integerSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir,
-    database: parseDatabaseUrl(env.DATABASE_URL, dataDir),
+    database: withPoolSettings(env, parseDatabaseUrl(env.DATABASE_URL, dataDir)),
+    moneyTurns: moneyTurnSettings(env),
     smtpUrl,
     mailFrom: env.MAIL_FROM || 'billing@localhost',
     encryptionKey,
@@ -183,6 +206,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),
     webhookMaxEndpointsPerAccount: integerSetting(env, 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT', 16, 1, 1000),
   };
+}
+
+/** MONEY_QUEUE_PER_CUSTOMER, MONEY_QUEUE_PER_ACCOUNT and MONEY_LOCK_TIMEOUT_MS; `{}` gives the defaults. */
+export function moneyTurnSettings(env: NodeJS.ProcessEnv): MoneyTurnSettings {
+  return {
+    waitingPerCustomer: integerSetting(env, 'MONEY_QUEUE_PER_CUSTOMER', 50, 0, 100_000),
+    waitingPerAccount: integerSetting(env, 'MONEY_QUEUE_PER_ACCOUNT', 200, 0, 1_000_000),
+    lockTimeoutMs: integerSetting(env, 'MONEY_LOCK_TIMEOUT_MS', 5_000, 10, 600_000),
+  };
+}
+
+/** DATABASE_POOL_SIZE and DATABASE_POOL_TIMEOUT_MS, for PostgreSQL (SQLite has one writer and no pool). */
+function withPoolSettings(env: NodeJS.ProcessEnv, target: DatabaseTarget): DatabaseTarget {
+  const size = integerSetting(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
+  const acquireTimeoutMs = integerSetting(env, 'DATABASE_POOL_TIMEOUT_MS', 10_000, 10, 600_000);
+  return target.dialect === 'postgres' ? { ...target, pool: { size, acquireTimeoutMs } } : target;
 }
 
 /** PUBLIC_URL: an http(s) origin, without a path, as browsers reach the service (behind a proxy, its address). */

@@ -218,6 +218,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       webhookSender: webhooks,
       publicUrl: config.publicUrl,
       trustedProxies: config.trustedProxies,
+      moneyTurns: config.moneyTurns,
     });
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();

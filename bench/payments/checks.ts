@@ -85,6 +85,7 @@ export async function checkDatabase(
   phases: string[],
   apiBalance: (customerId: number) => Promise<number>,
   sampleCustomers: readonly number[],
+  connections = CONNECTIONS,
 ): Promise<{ checks: Check[]; payments: DialectResult['payments'] }> {
   const { payments, allocations, invoices } = await readLedger(db, accountId);
 
@@ -129,9 +130,9 @@ export async function checkDatabase(
   const cutOffPerPhase = phases.map((phase) => cutOff.filter((ref) => ref.startsWith(`${phase}-`)).length);
   const tooManyCutOff = cutOffPerPhase
     .map((n, i) => ({ n, phase: phases[i]! }))
-    .filter(({ n }) => n > CONNECTIONS)
+    .filter(({ n }) => n > connections)
     .map(
-      ({ n, phase }) => `${phase}: ${n} unanswered payments stored, more than the ${CONNECTIONS} connections`,
+      ({ n, phase }) => `${phase}: ${n} unanswered payments stored, more than the ${connections} connections`,
     );
   check(
     'payments stored = 201 responses + requests cut off in flight at the end of a phase',

@@ -34,7 +34,7 @@ async function inPool<T>(items: readonly T[], concurrency: number, work: (item: 
 }
 
 /** `count` customers through POST /v1/customers, `CONNECTIONS` at a time; their ids in creation order. */
-async function createCustomers(base: string, authorization: string, count: number): Promise<number[]> {
+export async function createCustomers(base: string, authorization: string, count: number): Promise<number[]> {
   const ids = new Array<number>(count);
   await inPool(
     Array.from({ length: count }, (_, i) => i),
@@ -71,7 +71,7 @@ function invoiceDate(k: number): string {
  * POST /v1/invoices and the bill run use it), `SEED_CUSTOMERS_PER_TRANSACTION` customers per transaction. One line
  * each, no tax, dated a day apart from 2025-12-01, so AutoApply's order (InvoiceDate, invoiceNum) is the id order.
  */
-async function seedInvoices(
+export async function seedInvoices(
   ctx: ServiceContext,
   customerIds: readonly number[],
   hotCustomerId: number,
@@ -105,6 +105,19 @@ async function seedInvoices(
   return written;
 }
 
+/** The account's context for seeding, on the seeding day (2026-01-05). */
+export async function seedingContext(db: Db, accountId: number): Promise<ServiceContext> {
+  return {
+    account: await getAccount(db, accountId),
+    db,
+    clock: fixedClock('2026-01-05T09:00:00.000Z'),
+    wallClock: systemClock,
+    log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
+    secrets: createSecretBox(crypto.randomBytes(32)),
+    mailQueued: () => {},
+  };
+}
+
 /**
  * BENCH_CUSTOMERS + 1 customers through the API (the last is the one customer of the one-customer load, the others
  * are spread over), and their open invoices.
@@ -119,15 +132,7 @@ export async function seedPopulation(
   const hotCustomerId = customerIds.at(-1)!;
   const spreadCustomerIds = customerIds.slice(0, CUSTOMERS);
   log(`${dialect}: writing ${INVOICES_PER_CUSTOMER} invoices per customer (insertInvoices)`);
-  const ctx: ServiceContext = {
-    account: await getAccount(db, credentials.accountID),
-    db,
-    clock: fixedClock('2026-01-05T09:00:00.000Z'),
-    wallClock: systemClock,
-    log: pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger,
-    secrets: createSecretBox(crypto.randomBytes(32)),
-    mailQueued: () => {},
-  };
+  const ctx = await seedingContext(db, credentials.accountID);
   const invoices = await seedInvoices(ctx, customerIds, hotCustomerId);
   return { customerIds, hotCustomerId, spreadCustomerIds, invoices };
 }

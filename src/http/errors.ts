@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors.ts';
-import { isForeignKeyViolation, isTransientConflict } from '../storage/database.ts';
+import {
+  PoolTimeoutError,
+  isForeignKeyViolation,
+  isLockTimeout,
+  isTransientConflict,
+} from '../storage/database.ts';
+import { ServiceBusyError } from './customerQueue.ts';
 import { PROBLEM_CONTENT_TYPE, problem, sendProblem } from './problem.ts';
 import type { Problem } from './problem.ts';
 import { logCompletion } from './requestLog.ts';
@@ -66,6 +72,30 @@ export function problemOf(
         503,
         'try_again',
         'The request met a concurrent one and was rolled back whole; send it again',
+      ),
+      retryAfterSeconds: 1,
+    };
+  }
+  // Load, not the request (docs/spec-decisions.md, "Fairness under load"): nothing was written; send it again.
+  if (error instanceof ServiceBusyError) {
+    return { problem: problem(503, error.code, error.message), retryAfterSeconds: error.retryAfterSeconds };
+  }
+  if (isLockTimeout(error)) {
+    return {
+      problem: problem(
+        503,
+        'lock_timeout',
+        'Another request held a lock this one needed for too long; nothing was changed: send it again after Retry-After',
+      ),
+      retryAfterSeconds: 1,
+    };
+  }
+  if (error instanceof PoolTimeoutError) {
+    return {
+      problem: problem(
+        503,
+        'database_busy',
+        'No database connection came free in time; nothing was changed: send the request again after Retry-After',
       ),
       retryAfterSeconds: 1,
     };

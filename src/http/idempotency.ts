@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { withTransaction } from '../context.ts';
 import type { ServiceContext } from '../context.ts';
+import { sql } from 'kysely';
+import { isPostgres } from '../storage/columns.ts';
 import type { Db } from '../storage/database.ts';
 import type { InFlight } from './inflight.ts';
 import type { IdempotencyLease } from './idempotencyLease.ts';
@@ -171,11 +173,16 @@ function openStoredBody(secrets: SecretBox, body: string): string {
 /**
  * A POST that creates (a money movement, a batch): opens the transaction, runs the use case in it with a context
  * bound to it, and answers 201 with `toDto` (pure) of what it made. The use case joins that transaction
- * (withTransaction) and knows nothing of HTTP; nothing runs in it before the use case, so the use case's first lock
- * (a money movement's customer) is the transaction's first. The response is then recorded under the request's
- * Idempotency-Key in the same transaction, last: it commits with the change or not at all, and a crash between the
- * commit and onSend's record cannot let a retry make the change twice. onSend records the response again as
- * serialized.
+ * (withTransaction) and knows nothing of HTTP; nothing runs in it before the use case but the lock timeout below,
+ * which takes no lock, so the use case's first lock (a money movement's customer) is the transaction's first. The
+ * response is then recorded under the request's Idempotency-Key in the same transaction, last: it commits with the
+ * change or not at all, and a crash between the commit and onSend's record cannot let a retry make the change
+ * twice. onSend records the response again as serialized.
+ *
+ * A money movement names its customer (`moneyOf`): it waits for the customer's turn in this process before its
+ * transaction takes a connection (CustomerQueue), and once in it waits for a row lock at most the queue's lock
+ * timeout (PostgreSQL `lock_timeout`, for a lock another process holds). Either refusal is a 503 with nothing
+ * written, which releases the key (onSend), so a retry with the same key runs it.
  *
  * The record is made only while the request still holds its key. When another process took it over meanwhile (it
  * judged ours dead: our PostgreSQL lease connection broke, or the abandonment delay ran out), the record changes no
@@ -187,17 +194,34 @@ export async function idempotentCreate<T>(
   reply: FastifyReply,
   create: (ctx: ServiceContext) => Promise<T>,
   toDto: (created: T) => unknown,
+  moneyOf?: { customerId: number },
 ): Promise<FastifyReply> {
   const held = request.idempotency;
-  // Marked before the transaction starts, so that a dead lease on the key now means that nothing was committed.
+  // Marked before the transaction starts (and before waiting for a turn), so that a dead lease on the key now
+  // means that nothing was committed.
   if (held !== undefined && !(await repo.markRecordsInTransaction(request.ctx.db, held)))
     throw keyTakenOver();
-  const dto = await withTransaction(request.ctx, async (ctx) => {
-    const created = toDto(await create(ctx));
-    if (held !== undefined) await recordCreated(ctx, held, created);
-    return created;
-  });
+  const createAndRecord = () =>
+    withTransaction(request.ctx, async (ctx) => {
+      if (moneyOf !== undefined) await limitLockWaits(ctx, request.customerQueue.lockTimeoutMs);
+      const created = toDto(await create(ctx));
+      if (held !== undefined) await recordCreated(ctx, held, created);
+      return created;
+    });
+  const dto =
+    moneyOf === undefined
+      ? await createAndRecord()
+      : await request.customerQueue.inTurn(request.ctx.account.id, moneyOf.customerId, createAndRecord);
   return reply.code(201).send(dto);
+}
+
+/**
+ * PostgreSQL: the transaction's lock waits end after `timeoutMs` with 55P03 (a 503, src/http/errors.ts). Local to
+ * the transaction; SQLite's one writer waits its busy timeout instead (src/storage/database.ts).
+ */
+async function limitLockWaits(ctx: ServiceContext, timeoutMs: number): Promise<void> {
+  if (!isPostgres(ctx.db)) return;
+  await sql`select set_config('lock_timeout', ${`${timeoutMs}ms`}, true)`.execute(ctx.db);
 }
 
 /** Records a create's 201 under the key in the create's transaction; a 409 when the request no longer holds it. */

@@ -12,7 +12,7 @@ import type {
   SqliteDialectConfig,
   SqliteStatement,
 } from 'kysely';
-import type { DatabaseTarget } from '../config.ts';
+import type { DatabaseTarget, PoolSettings } from '../config.ts';
 import type { Database } from './schema.ts';
 import { NamedStatementClient } from './pgNamedStatements.ts';
 import { withTransactionEndHooks } from './transactionEnd.ts';
@@ -210,17 +210,45 @@ const pgTypes = {
   },
 };
 
-function openPostgres(url: string, options: StorageOptions): Storage {
+/** The pool's defaults (docs/operations.md, "Fairness under load"). */
+export const DEFAULT_POOL: PoolSettings = { size: 10, acquireTimeoutMs: 10_000 };
+
+/**
+ * No connection came free within the pool's acquire timeout (or a new one could not be opened within it): the
+ * statement never ran, so the request is answered 503 and may be sent again.
+ */
+export class PoolTimeoutError extends Error {
+  readonly code = 'POOL_ACQUIRE_TIMEOUT';
+}
+
+// NOTE: pg-pool gives its timeouts no code; these are its messages (pg-pool 3, pg 8).
+const POOL_TIMEOUT_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+];
+
+function openPostgres(url: string, settings: PoolSettings, options: StorageOptions): Storage {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: settings.size,
+    // A request waits this long for a connection, then is answered 503 rather than hang behind others' work.
+    connectionTimeoutMillis: settings.acquireTimeoutMs,
     types: pgTypes as pg.CustomTypesConfig,
     Client: NamedStatementClient,
   });
   // An idle client that loses its server emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => {});
+  const connect = async () => {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      if (error instanceof Error && POOL_TIMEOUT_MESSAGES.includes(error.message))
+        throw new PoolTimeoutError(`no database connection came free within ${settings.acquireTimeoutMs} ms`);
+      throw error;
+    }
+  };
   const db = new Kysely<Database>({
-    dialect: withTransactionEndHooks(new PostgresDialect({ pool })),
+    dialect: withTransactionEndHooks(new PostgresDialect({ pool: { connect, end: () => pool.end() } })),
     log: kyselyLog(options),
     plugins: options.plugins,
   });
@@ -235,7 +263,9 @@ function openPostgres(url: string, options: StorageOptions): Storage {
 }
 
 export function openStorage(target: DatabaseTarget, options: StorageOptions = {}): Storage {
-  return target.dialect === 'sqlite' ? openSqlite(target.file, options) : openPostgres(target.url, options);
+  return target.dialect === 'sqlite'
+    ? openSqlite(target.file, options)
+    : openPostgres(target.url, target.pool ?? DEFAULT_POOL, options);
 }
 
 /** A write refused by a unique index: SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's 23505. */
@@ -251,6 +281,14 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isTransientConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY';
+}
+
+/**
+ * A lock a money movement waited for longer than its `lock_timeout` (PostgreSQL 55P03, lock_not_available): another
+ * process holds it. The transaction was rolled back whole.
+ */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03';
 }
 
 /** A write refused by a foreign key: what it refers to was deleted meanwhile (SQLite, PostgreSQL 23503). */

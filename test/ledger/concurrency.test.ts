@@ -16,7 +16,8 @@ import type { LedgerState } from '../helpers/ledger.ts';
 const clock = movableClock('2026-03-01T10:00:00.000Z');
 let t: TestService;
 beforeAll(async () => {
-  t = await startTestService({ clock });
+  // Lock waits as long as a test's holder may take on a loaded machine (MONEY_LOCK_TIMEOUT_MS: 5 s by default).
+  t = await startTestService({ clock, env: { MONEY_LOCK_TIMEOUT_MS: '60000' } });
 });
 afterEach(killTransient);
 afterAll(async () => {
@@ -343,15 +344,17 @@ describe('concurrent payments of two customers', () => {
       try {
         await client.query('begin');
         await client.query('select id from customers where id = $1 for update', [held]);
-        // Fewer than the pool's 10 connections, so that the free customer's request still finds one.
-        const waiting = Array.from({ length: 5 }, (_, k) => autoPayment(as, held, 1_000, `held-${k}`));
+        // More than the pool's 10 connections: one at a time takes the customer's turn (src/http/customerQueue.ts)
+        // and waits at the lock on a connection, the others wait for their turn holding none, so the free
+        // customer's request still finds one.
+        const waiting = Array.from({ length: 12 }, (_, k) => autoPayment(as, held, 1_000, `held-${k}`));
         let answered = 0;
         for (const request of waiting) void request.then(() => (answered += 1));
-        // All five reach the lock and wait there, behind the holder (seen from a third connection: the holder's
-        // own view of pg_stat_activity is a snapshot taken once per transaction).
+        // One reaches the lock and waits there, behind the holder (seen from a third connection: the holder's own
+        // view of pg_stat_activity is a snapshot taken once per transaction).
         const holder = (await client.query('select pg_backend_pid() as pid')).rows[0].pid;
-        await eventually(async () => {
-          // Waiters queue: the first waits for the holder, the next ones for those before them.
+        const waitingBehindHolder = async () => {
+          // Waiters would queue: the first waits for the holder, the next ones for those before them.
           const { rows } = await observer.query<{ pid: number; blockers: number[] }>(
             'select pid, pg_blocking_pids(pid) as blockers from pg_stat_activity',
           );
@@ -365,11 +368,13 @@ describe('concurrent payments of two customers', () => {
               }
             }
           }
-          return behind.size - 1 >= 5 ? true : undefined;
-        }, 30_000);
+          return behind.size - 1;
+        };
+        await eventually(async () => ((await waitingBehindHolder()) >= 1 ? true : undefined), 30_000);
         const other = await autoPayment(as, free, 1_000, 'free');
         expect(other.status, other.text).toBe(201);
         expect(answered, 'the held customer’s payments wait for its lock').toBe(0);
+        expect(await waitingBehindHolder(), 'connections waiting at the held customer’s lock').toBe(1);
         await client.query('commit');
         expectAllStatus(await Promise.all(waiting), 201, 'POST /v1/payments once released');
       } finally {

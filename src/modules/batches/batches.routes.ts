@@ -195,6 +195,7 @@ export function registerBatchesRoutes(app: App): void {
         reply,
         (ctx) => addBatchLine(ctx, input),
         (payment) => toBatchPaymentDto(payment, timeZone),
+        { customerId: input.customerId },
       );
     },
   );

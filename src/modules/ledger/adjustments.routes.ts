@@ -120,6 +120,7 @@ export function registerAdjustmentsRoutes(app: App): void {
         reply,
         (ctx) => adjustments.createAdjustment(ctx, input),
         (id): AdjustmentAddedOut => ({ isSuccess: true, AdjustmentID: id, Type: request.body.Type }),
+        { customerId: input.customerId },
       );
     },
   );

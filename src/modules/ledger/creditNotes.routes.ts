@@ -100,6 +100,7 @@ export function registerCreditNotesRoutes(app: App): void {
         reply,
         (ctx) => credits.createCreditNote(ctx, input),
         (created) => created.rendered,
+        { customerId: input.customerId },
       );
     },
   );

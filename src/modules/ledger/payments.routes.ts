@@ -92,6 +92,7 @@ export function registerPaymentsRoutes(app: App): void {
         reply,
         (ctx) => payments.createPayment(ctx, input),
         (created) => created.rendered,
+        { customerId: input.customerId },
       );
     },
   );

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { CustomerQueue, ServiceBusyError } from './customerQueue.ts';
+
+/** A piece of work the test ends when it chooses: `started` says whether it runs, `finish` ends it. */
+function gate() {
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const work = { started: false, finish, run: async () => {} };
+  work.run = async () => {
+    work.started = true;
+    await finished;
+  };
+  return work;
+}
+
+/** Lets every promise callback that can run, run (no timers: order, not time). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const queue = (waitingPerCustomer: number, waitingPerAccount: number) =>
+  new CustomerQueue({ waitingPerCustomer, waitingPerAccount, lockTimeoutMs: 1000 });
+
+async function refusal(promise: Promise<unknown>): Promise<ServiceBusyError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ServiceBusyError);
+  return error as ServiceBusyError;
+}
+
+describe('CustomerQueue', () => {
+  it("runs one customer's work one at a time, in the order it came", async () => {
+    const q = queue(10, 10);
+    const [a, b, c] = [gate(), gate(), gate()];
+    const done: string[] = [];
+    const runs = [
+      q.inTurn(1, 7, a.run).then(() => done.push('a')),
+      q.inTurn(1, 7, b.run).then(() => done.push('b')),
+      q.inTurn(1, 7, c.run).then(() => done.push('c')),
+    ];
+    await settle();
+    expect([a.started, b.started, c.started]).toEqual([true, false, false]);
+    a.finish();
+    await settle();
+    expect([b.started, c.started]).toEqual([true, false]);
+    b.finish();
+    c.finish();
+    await Promise.all(runs);
+    expect(done).toEqual(['a', 'b', 'c']);
+  });
+
+  it("does not make other customers' work wait, in the same account or another", async () => {
+    const q = queue(10, 10);
+    const held = gate();
+    const running = q.inTurn(1, 7, held.run);
+    await expect(q.inTurn(1, 8, async () => 'other customer')).resolves.toBe('other customer');
+    await expect(q.inTurn(2, 7, async () => 'other account')).resolves.toBe('other account');
+    held.finish();
+    await running;
+  });
+
+  it('refuses at once, running nothing, once the customer has its limit waiting', async () => {
+    const q = queue(2, 10);
+    const held = gate();
+    const running = q.inTurn(1, 7, held.run);
+    const waiting = [q.inTurn(1, 7, async () => 1), q.inTurn(1, 7, async () => 2)];
+    let ran = false;
+    const error = await refusal(
+      q.inTurn(1, 7, async () => {
+        ran = true;
+      }),
+    );
+    expect(error.code).toBe('customer_busy');
+    expect(error.retryAfterSeconds).toBe(1);
+    expect(ran).toBe(false);
+    held.finish();
+    await expect(Promise.all(waiting)).resolves.toEqual([1, 2]);
+    await running;
+    // The line emptied: the customer's work runs again.
+    await expect(q.inTurn(1, 7, async () => 'again')).resolves.toBe('again');
+  });
+
+  it("refuses once the account has its limit waiting, all its customers together, but not another account's", async () => {
+    const q = queue(10, 2);
+    const [x, y] = [gate(), gate()];
+    const running = [q.inTurn(1, 7, x.run), q.inTurn(1, 8, y.run)];
+    const waiting = [q.inTurn(1, 7, async () => 'x2'), q.inTurn(1, 8, async () => 'y2')];
+    expect((await refusal(q.inTurn(1, 7, async () => 'x3'))).code).toBe('account_busy');
+    // A customer with nobody running takes its turn at once: it does not wait, so it is not refused.
+    await expect(q.inTurn(1, 9, async () => 'z')).resolves.toBe('z');
+    // Another account's work waits in a line of its own, which account 1's full one does not count against.
+    const otherAccount = gate();
+    const other = q.inTurn(2, 7, otherAccount.run);
+    const otherWaiting = q.inTurn(2, 7, async () => 'waited in its own account');
+    otherAccount.finish();
+    await expect(otherWaiting).resolves.toBe('waited in its own account');
+    x.finish();
+    y.finish();
+    await Promise.all([...running, other]);
+    await expect(Promise.all(waiting)).resolves.toEqual(['x2', 'y2']);
+  });
+
+  it('hands the turn on when the work fails', async () => {
+    const q = queue(10, 10);
+    const failing = q.inTurn(1, 7, async () => {
+      throw new Error('refused by the use case');
+    });
+    const next = q.inTurn(1, 7, async () => 'next');
+    await expect(failing).rejects.toThrow('refused by the use case');
+    await expect(next).resolves.toBe('next');
+  });
+});
