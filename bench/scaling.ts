@@ -13,17 +13,23 @@
  * per 201, allocations adding up, balances as the API shows them). BENCH_ROUNDS repeats 1 then 2 processes; each
  * figure is the median of its rounds.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type autocannon from 'autocannon';
+import type { BillRunSummary } from '../src/billing/billRun.ts';
 import { parseDatabaseUrl } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
+import { verify } from './billRun/checks.ts';
+import { AS_OF, seed } from './billRun/population.ts';
 import {
   BenchError,
   PG_URL,
   active,
+  createSchemas,
   forEachDialect,
   formatTable,
   log,
@@ -36,8 +42,10 @@ import {
 } from './common.ts';
 import type { Dialect } from './common.ts';
 import {
+  CLI,
   CONNECTIONS,
   HOST,
+  ROOT,
   SECONDS,
   WARMUP_SECONDS,
   basicAuth,
@@ -63,6 +71,8 @@ import type { Check } from './payments/settings.ts';
 const PROCESS_COUNTS = [1, 2] as const;
 type Processes = (typeof PROCESS_COUNTS)[number];
 const ROUNDS = Math.round(setting('BENCH_ROUNDS', 1, 1, 5));
+/** Subscriptions due in the shared bill run; 0 leaves it out. */
+const BILL_RUN_SUBSCRIPTIONS = Math.round(setting('BENCH_BILLRUN_SUBSCRIPTIONS', 5000, 0, 200_000));
 
 type LoadKey = 'floor' | 'getCustomer' | 'payments';
 const LOAD_KEYS: LoadKey[] = ['floor', 'getCustomer', 'payments'];
@@ -80,6 +90,8 @@ interface DialectResult {
   checks: Check[];
   /** Answers of GET /v1/customers/{id} that were not the customer asked for. */
   wrongCustomers: number;
+  /** The bill run by 1, then 2 `billing run` processes at once over the same due population (fresh each). */
+  billRun?: BillRunFigures;
   failed: boolean;
 }
 
@@ -193,6 +205,90 @@ async function measureLoads(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The bill run shared by processes
+
+interface BillRunFigures {
+  subscriptions: number;
+  /** Invoices a second, from the processes' start to the last one's exit (their start-up included). */
+  invoicesPerSecond: Record<`${Processes}`, number>;
+  /** The invoices each process made, with 2. */
+  invoicesByProcess: number[];
+  twoOverOne: number;
+}
+
+const execFileAsync = promisify(execFile);
+
+/** `billing run --as-of AS_OF --json` for the account: its summary. */
+async function billingRun(env: NodeJS.ProcessEnv, accountId: number): Promise<BillRunSummary> {
+  const args = [CLI, 'run', '--as-of', AS_OF, '--account', String(accountId), '--json'];
+  try {
+    const { stdout } = await execFileAsync(process.execPath, args, { cwd: ROOT, env, maxBuffer: 1 << 24 });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as BillRunSummary;
+  } catch (error) {
+    const failure = error as Error & { stdout?: string; stderr?: string };
+    throw new BenchError(`billing run failed: ${failure.message}\n${failure.stderr ?? ''}`);
+  }
+}
+
+/**
+ * One fresh database per process count, seeded as the bill-run benchmark seeds (bench/billRun/population.ts), then
+ * billed by that many `billing run` processes started together; each database checked as that benchmark checks
+ * (bench/billRun/checks.ts: every subscription billed once, invoice numbers 1..n without a gap or a repeat, lines,
+ * taxes, e-mails) against the processes' summaries added up.
+ */
+async function sharedBillRun(setup: DialectSetup, tempDir: string, dataDir: string): Promise<BillRunFigures> {
+  const invoicesPerSecond = {} as Record<`${Processes}`, number>;
+  let invoicesByProcess: number[] = [];
+  for (const processes of PROCESS_COUNTS) {
+    let databaseUrl: string;
+    let drop = async () => {};
+    if (setup.dialect === 'sqlite') {
+      databaseUrl = `sqlite:${path.join(tempDir, `billrun-${processes}.sqlite`)}`;
+    } else {
+      const schema = `bench_${Math.random().toString(16).slice(2, 10)}_billrun${processes}`;
+      const created = await createSchemas(PG_URL!, [schema]);
+      databaseUrl = created.urls[0]!;
+      drop = created.drop;
+    }
+    const storage = openStorage(parseDatabaseUrl(databaseUrl, dataDir));
+    try {
+      log(
+        `${setup.dialect}: seeding ${BILL_RUN_SUBSCRIPTIONS} due subscriptions for ${processes} process(es)`,
+      );
+      const seeded = await seed(storage.db, BILL_RUN_SUBSCRIPTIONS, 10);
+      const env = { ...serviceEnv(databaseUrl, dataDir, 0), LOG_LEVEL: 'error' };
+      log(`${setup.dialect}: ${processes} \`billing run\` process(es) at once`);
+      const started = performance.now();
+      const summaries = await Promise.all(
+        Array.from({ length: processes }, () => billingRun(env, seeded.accountId)),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const total = summaries.reduce(
+        (sum, s) =>
+          Object.fromEntries(
+            Object.entries(sum).map(([k, v]) => [
+              k,
+              (v as number) + (s[k as keyof BillRunSummary] as number),
+            ]),
+          ) as unknown as BillRunSummary,
+      );
+      await verify(storage.db, seeded, total);
+      invoicesPerSecond[`${processes}`] = round(total.invoices / seconds, 1);
+      if (processes === 2) invoicesByProcess = summaries.map((s) => s.invoices);
+    } finally {
+      await storage.close().catch(() => {});
+      await drop();
+    }
+  }
+  return {
+    subscriptions: BILL_RUN_SUBSCRIPTIONS,
+    invoicesPerSecond,
+    invoicesByProcess,
+    twoOverOne: round(invoicesPerSecond['2'] / invoicesPerSecond['1'], 3),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // One dialect
 
 /** The median figures of the rounds: each number its own median, the route as it is. */
@@ -201,7 +297,7 @@ function medianFigures(rounds: Figures[]): Figures {
   const out = { ...first } as Record<string, unknown>;
   for (const [name, value] of Object.entries(first)) {
     if (typeof value !== 'number') continue;
-    out[name] = median(rounds.map((r) => (r as unknown as Record<string, number>)[name]!));
+    out[name] = round(median(rounds.map((r) => (r as unknown as Record<string, number>)[name]!)), 3);
   }
   if (rounds.some((r) => r.serverCpuMsPerRequest === null)) out.serverCpuMsPerRequest = null;
   return out as unknown as Figures;
@@ -296,11 +392,20 @@ async function benchDialect(setup: DialectSetup, tempDir: string): Promise<Diale
         return f.non2xx + f.errors + f.timeouts > 0;
       }),
     );
+    const billRun = BILL_RUN_SUBSCRIPTIONS > 0 ? await sharedBillRun(setup, tempDir, dataDir) : undefined;
+    if (billRun) {
+      checks.push({
+        name: 'the bill run by 1 and by 2 processes: every subscription billed once (bench/billRun/checks.ts)',
+        ok: true,
+        detail: `${billRun.subscriptions} subscriptions; with 2, ${billRun.invoicesByProcess.join(' + ')} invoices`,
+      });
+    }
     return {
       byProcesses,
       twoOverOne,
       checks,
       wrongCustomers: wrong.count,
+      billRun,
       failed: httpFailures || checks.some((c) => !c.ok),
     };
   } finally {
@@ -337,6 +442,14 @@ function printResult(dialect: Dialect, result: DialectResult): void {
       rows,
     ),
   );
+  if (result.billRun) {
+    const b = result.billRun;
+    console.log(
+      `Bill run of ${b.subscriptions} subscriptions (start-up included): 1 process ${b.invoicesPerSecond['1']} ` +
+        `invoices/s, 2 processes ${b.invoicesPerSecond['2']} invoices/s (${b.invoicesByProcess.join(' + ')}); ` +
+        `2 / 1 = ${b.twoOverOne.toFixed(2)}`,
+    );
+  }
   console.log(`Check (${name}):`);
   for (const c of result.checks)
     console.log(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.detail ? ` — ${c.detail}` : ''}`);
@@ -372,5 +485,8 @@ async function main(): Promise<number> {
 }
 
 const dialectCount = PG_URL ? 2 : 1;
-const budgetMs = dialectCount * (ROUNDS * 2 * 3 * (SECONDS + WARMUP_SECONDS + 10) + 900) * 1000;
+const budgetMs =
+  dialectCount *
+  (ROUNDS * 2 * 3 * (SECONDS + WARMUP_SECONDS + 10) + 900 + BILL_RUN_SUBSCRIPTIONS * 0.1) *
+  1000;
 await runBenchmark(main, budgetMs);
