@@ -122,17 +122,29 @@ function serverCpuSeconds(pid: number): number | undefined {
   return total;
 }
 
-/** Waits until the primary `pid` has `workers` children (it forks the others once the first listens). */
+/**
+ * Waits until the primary `pid` has `workers` children (it forks the others once the first listens) and each has
+ * finished starting: its CPU time stands still for half a second. A worker still loading gets no connection yet, and
+ * would take CPU from the one measured.
+ */
 async function waitForWorkers(pid: number, workers: number): Promise<void> {
   const deadline = performance.now() + 60_000;
-  while (childPids(pid).length < workers) {
+  const timedOut = () => {
     if (performance.now() > deadline)
       throw new BenchError(`the server did not start ${workers} workers in 60 s`);
+  };
+  while (childPids(pid).length < workers) {
+    timedOut();
     await sleep(100);
   }
-  // The last one forked has still to load and listen; one that answers nothing gets no connection yet, and its
-  // start would count in the first figures' CPU.
-  await sleep(3_000);
+  for (;;) {
+    timedOut();
+    const children = childPids(pid);
+    const before = children.map((child) => processCpuSeconds(child) ?? 0);
+    await sleep(500);
+    const busy = children.some((child, i) => (processCpuSeconds(child) ?? 0) - before[i]! > 0.02);
+    if (!busy) return;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
