@@ -225,6 +225,8 @@ interface BillRunFigures {
   invoicesPerSecond: Record<`${Processes}`, number>;
   /** The invoices each process made, with 2. */
   invoicesByProcess: number[];
+  /** The subscriptions the 2 processes' summaries counted, added up (see sharedBillRun). */
+  subscriptionsVisitedByTwo: number;
   twoOverOne: number;
 }
 
@@ -251,6 +253,7 @@ async function billingRun(env: NodeJS.ProcessEnv, accountId: number): Promise<Bi
 async function sharedBillRun(setup: DialectSetup, tempDir: string, dataDir: string): Promise<BillRunFigures> {
   const invoicesPerSecond = {} as Record<`${Processes}`, number>;
   let invoicesByProcess: number[] = [];
+  let subscriptionsVisited = 0;
   for (const processes of PROCESS_COUNTS) {
     let databaseUrl: string;
     let drop = async () => {};
@@ -284,7 +287,11 @@ async function sharedBillRun(setup: DialectSetup, tempDir: string, dataDir: stri
             ]),
           ) as unknown as BillRunSummary,
       );
-      await verify(storage.db, seeded, total);
+      // NOTE: a summary's `subscriptions` counts those its stretches went through, and two processes at once may
+      // both go through one (on SQLite 10 250 for 10 000): it is reported, and the check counts in the database
+      // instead (every subscription billed: a period recorded for each, none still due).
+      if (processes === 2) subscriptionsVisited = total.subscriptions;
+      await verify(storage.db, seeded, { ...total, subscriptions: seeded.subscriptions });
       invoicesPerSecond[`${processes}`] = round(total.invoices / seconds, 1);
       if (processes === 2) invoicesByProcess = summaries.map((s) => s.invoices);
     } finally {
@@ -296,6 +303,7 @@ async function sharedBillRun(setup: DialectSetup, tempDir: string, dataDir: stri
     subscriptions: BILL_RUN_SUBSCRIPTIONS,
     invoicesPerSecond,
     invoicesByProcess,
+    subscriptionsVisitedByTwo: subscriptionsVisited,
     twoOverOne: round(invoicesPerSecond['2'] / invoicesPerSecond['1'], 3),
   };
 }
