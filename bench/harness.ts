@@ -56,6 +56,8 @@ export function serviceEnv(databaseUrl: string, dataDir: string, port: number): 
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    // One process: the figures are one process's, its CPU read from its pid (bench/scaling.ts sets more).
+    WORKERS: '1',
     // A fixed key for the run, so the server does not warn about a key file (PostgreSQL) nor write one.
     ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
   };

@@ -61,7 +61,8 @@ async function serveOnce(
   const port = await freePort();
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...env, PORT: String(port) },
+    // One process: its start and its memory, as they were before `--workers` (bench/scaling.ts runs more).
+    env: { WORKERS: '1', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

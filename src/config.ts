@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** PostgreSQL's connection pool in each process (docs/operations.md, "Fairness under load"). */
@@ -25,6 +26,8 @@ export interface MoneyTurnSettings {
 }
 
 export interface Config {
+  /** Processes `billing serve` runs on the port (WORKERS; `--workers` overrides it): the cores, unless told. */
+  workers: number;
   port: number;
   host: string;
   dataDir: string;
@@ -75,6 +78,9 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** The most processes `billing serve` may run (WORKERS, `--workers`): a typo of many zeros must not fork them all. */
+export const MAX_WORKERS = 256;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -176,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     publicUrl: publicUrlSetting(env.PUBLIC_URL),
     trustedProxies: addressListSetting(env, 'TRUSTED_PROXIES'),
+    workers: integerSetting(env, 'WORKERS', os.availableParallelism(), 1, MAX_WORKERS),
     port: integerSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir,

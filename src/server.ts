@@ -53,6 +53,11 @@ export interface ServiceOptions {
   onQuery?: (sql: string) => void;
   /** Kysely plugins every statement the service runs passes through (tests: storage/database.ts). */
   queryPlugins?: KyselyPlugin[];
+  /**
+   * The schema is up to date already: a worker of `billing serve --workers N`, whose primary migrated before forking
+   * (src/cluster.ts), so that N processes never race on a migration.
+   */
+  migrated?: boolean;
 }
 
 const HOUSEKEEPING_MS = 60 * 60 * 1000;
@@ -92,7 +97,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   configureWebhookEndpointLimit(config.webhookMaxEndpointsPerAccount);
   const storage = openStorage(config.database, { onQuery: options.onQuery, plugins: options.queryPlugins });
   try {
-    await migrateToLatest(storage.db);
+    if (!options.migrated) await migrateToLatest(storage.db);
   } catch (error) {
     await storage.close();
     throw error;

@@ -27,6 +27,11 @@ export function newLedger(): Ledger {
 /** The phase under way, part of every Ref: `w` (warm-up) or `m` (measured). */
 let phaseTag = 'm';
 
+/** Tags the Refs of the payments sent from now on with `phase` (for a caller of warmUpAndMeasure's onPhase). */
+export function tagPaymentPhase(phase: 'warm-up' | 'measured'): void {
+  phaseTag = phase === 'warm-up' ? 'w' : 'm';
+}
+
 /**
  * Payments by round-robin over `customers` (or one customer), each with a fresh Ref `<load>-<phase>-<n>`; as fast
  * as the connections go, or `perSecond` in all.
@@ -119,9 +124,7 @@ export async function measure(
     const measured = await warmUpAndMeasure(specs[key], {
       tolerateFailures: true,
       serverPid,
-      onPhase: (phase) => {
-        phaseTag = phase === 'warm-up' ? 'w' : 'm';
-      },
+      onPhase: tagPaymentPhase,
     });
     raw.set(key, measured);
   }

@@ -64,7 +64,8 @@ export function describeFailure(error: unknown): { line: string; status: number 
   const cause = innermost(error);
   const message = oneLine(String(cause.message || cause.code || error));
   if (cause.code === 'EADDRINUSE' || cause.code === 'EACCES') {
-    if (cause.syscall === 'listen') {
+    // A worker of `serve --workers N` is told of the primary's failure to listen as a failed `bind`.
+    if (cause.syscall === 'listen' || cause.syscall === 'bind') {
       const where = `${String(cause.address ?? '')}:${String(cause.port ?? '')}`;
       const why = cause.code === 'EADDRINUSE' ? 'the port is already in use' : 'permission denied';
       return { line: `Error: cannot listen on ${where}: ${why} (set PORT or HOST)`, status: EXIT_FAILURE };

@@ -40,7 +40,9 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     const value = process.env[name];
     if (value !== undefined) inherited[name] = value;
   }
-  return { ...inherited, LOG_LEVEL: 'warn', ...env };
+  // One process unless a test asks for more (`--workers`, WORKERS): the tests look at one process's output,
+  // signals and limits, and a server forking one worker per core on every test would only load the machine.
+  return { ...inherited, LOG_LEVEL: 'warn', WORKERS: '1', ...env };
 }
 
 export function spawnCli(
@@ -162,14 +164,14 @@ export async function waitFor<T>(
   }
 }
 
-/** Starts `billing serve` on a free port and resolves once /healthz answers. */
+/** Starts `billing serve` (or `args`, e.g. with `--workers`) on a free port and resolves once /healthz answers. */
 export async function startServer(
   env: Record<string, string>,
-  options: { shared?: boolean } = {},
+  options: { shared?: boolean; args?: string[] } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const cli = spawnCli(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, options);
+  const cli = spawnCli(options.args ?? ['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1' }, options);
   await waitFor(cli, 'the server answered /healthz', async () => {
     try {
       const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) });
