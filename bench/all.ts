@@ -38,6 +38,12 @@ const BENCHMARKS: readonly Benchmark[] = [
     quick: { BENCH_SECONDS: '2', BENCH_WARMUP_SECONDS: '1', BENCH_CUSTOMERS: '100' },
   },
   {
+    script: 'bench:fairness',
+    measures:
+      "Another tenant's reads while one tenant floods one customer with payments, against the same reads quiet.",
+    quick: { BENCH_SECONDS: '2', BENCH_WARMUP_SECONDS: '1', BENCH_CUSTOMERS: '50' },
+  },
+  {
     script: 'bench:webhooks',
     measures: 'Webhook deliveries to a local receiver against plain POSTs of the same bodies.',
     quick: { BENCH_WEBHOOK_EVENTS: '200', BENCH_SECONDS: '2' },
@@ -57,6 +63,17 @@ const BENCHMARKS: readonly Benchmark[] = [
     script: 'bench:revocation',
     measures: 'How long a revoked API key still works on a server that keeps its key lookups.',
     quick: { BENCH_ROUNDS: '5' },
+  },
+  {
+    script: 'bench:scaling',
+    measures:
+      'A customer read, payments and a bill run with 1 and with 2 processes, against `GET /healthz` with as many.',
+    quick: {
+      BENCH_SECONDS: '2',
+      BENCH_WARMUP_SECONDS: '1',
+      BENCH_CUSTOMERS: '50',
+      BENCH_BILLRUN_SUBSCRIPTIONS: '500',
+    },
   },
   {
     script: 'bench:startup',
