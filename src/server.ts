@@ -114,11 +114,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // In-flight requests finish before the workers stop and the database closes.
   const stopAll = async () => {
     if (housekeeping) clearInterval(housekeeping);
+    // Told at once, a bill run in progress stops after its transaction in progress, while requests finish.
+    const billingStopped = billingWorker?.stop();
     if (app) {
       await app.close();
       await inflight.idle(SHUTDOWN_GRACE_MS);
     }
-    await billingWorker?.stop();
+    await billingStopped;
     // Before the mail worker: disabling an endpoint queues mail.
     await webhookWorker?.stop();
     await mailWorker?.stop();
