@@ -164,23 +164,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
     );
     webhookWorker = webhooks;
 
-    billingWorker =
-      config.billingIntervalMs > 0
-        ? startBillingWorker(
-            {
-              db: storage.db,
-              clock,
-              wallClock,
-              secrets,
-              log: log.child({ worker: 'billing' }),
-              mailQueued: () => mail.wake(),
-              webhookSender: webhooks,
-              collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
-            },
-            config.billingIntervalMs,
-          )
-        : undefined;
-
     const purge = () =>
       Promise.all([
         purgeIdempotencyKeys(
@@ -218,6 +201,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
       trustedProxies: config.trustedProxies,
     });
     await app.listen({ port: config.port, host: config.host });
+    // Once the service answers: a first round with much due would otherwise run while the app starts (its plugins
+    // have a start timeout), and a long one would keep /healthz from answering.
+    billingWorker =
+      config.billingIntervalMs > 0
+        ? startBillingWorker(
+            {
+              db: storage.db,
+              clock,
+              wallClock,
+              secrets,
+              log: log.child({ worker: 'billing' }),
+              mailQueued: () => mail.wake(),
+              webhookSender: webhooks,
+              collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
+            },
+            config.billingIntervalMs,
+          )
+        : undefined;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

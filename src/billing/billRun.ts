@@ -84,7 +84,7 @@ export const SUBSCRIPTIONS_PER_TRANSACTION = 250;
  * SUBSCRIPTIONS_PER_TRANSACTION); between them the loop turns and waiting requests are answered.
  */
 const SQLITE_STRETCH_MS = 20;
-const MIN_SQLITE_STRETCH = 5;
+const MIN_SQLITE_STRETCH = 1;
 const FIRST_SQLITE_STRETCH = 25;
 /** Due recurring invoices read in one page; each is billed in its own transaction. */
 const RECURRING_INVOICES_PER_PAGE = 250;
