@@ -556,6 +556,9 @@ program
     const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
     const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
     const secrets = secretBox();
+    // SIGTERM or Ctrl-C stops the run after its transaction in progress; the next run bills the rest.
+    const stopping = new AbortController();
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
     const summary = await withStorage(async (storage) => {
       if (options.account !== undefined) await (await auth()).getAccount(storage.db, options.account);
       if (asOf !== undefined && !options.allowFuture) {
@@ -574,10 +577,14 @@ program
           secrets,
           mailQueued: () => {},
           collectionUnansweredAfterMs: loadConfig().collectionUnansweredAfterMs,
+          signal: stopping.signal,
         },
         { asOf, accountId: options.account },
       );
     });
+    if (stopping.signal.aborted) {
+      console.error('Stopped by a signal after a whole transaction: run it again to bill the rest.');
+    }
     if (options.json) {
       console.log(JSON.stringify(summary));
       return;

@@ -121,11 +121,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // In-flight requests finish before the workers stop and the database closes.
   const stopAll = async () => {
     if (housekeeping) clearInterval(housekeeping);
+    // Told at once, a bill run in progress stops after its transaction in progress, while requests finish.
+    const billingStopped = billingWorker?.stop();
     if (app) {
       await app.close();
       await inflight.idle(SHUTDOWN_GRACE_MS);
     }
-    await billingWorker?.stop();
+    await billingStopped;
     // Before the mail worker: disabling an endpoint queues mail.
     await webhookWorker?.stop();
     await mailWorker?.stop();
@@ -170,23 +172,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
     );
     webhookWorker = webhooks;
 
-    billingWorker =
-      config.billingIntervalMs > 0
-        ? startBillingWorker(
-            {
-              db: storage.db,
-              clock,
-              wallClock,
-              secrets,
-              log: log.child({ worker: 'billing' }),
-              mailQueued: () => mail.wake(),
-              webhookSender: webhooks,
-              collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
-            },
-            config.billingIntervalMs,
-          )
-        : undefined;
-
     const purge = () =>
       Promise.all([
         purgeIdempotencyKeys(
@@ -226,6 +211,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
       moneyTurns: config.moneyTurns,
     });
     await app.listen({ port: config.port, host: config.host });
+    // Once the service answers: a first round with much due would otherwise run while the app starts (its plugins
+    // have a start timeout), and a long one would keep /healthz from answering.
+    billingWorker =
+      config.billingIntervalMs > 0
+        ? startBillingWorker(
+            {
+              db: storage.db,
+              clock,
+              wallClock,
+              secrets,
+              log: log.child({ worker: 'billing' }),
+              mailQueued: () => mail.wake(),
+              webhookSender: webhooks,
+              collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
+            },
+            config.billingIntervalMs,
+          )
+        : undefined;
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -7,6 +7,7 @@ import type { ServiceContext, WebhookSender } from '../context.ts';
 import { dateAt, startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
+import { isPostgres } from '../storage/columns.ts';
 import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
 import { collectDueInvoices } from '../modules/collections/index.ts';
@@ -47,6 +48,11 @@ export interface BillingDeps {
   webhookSender?: WebhookSender;
   /** COLLECTION_UNANSWERED_AFTER_MS: when a charge left unanswered is asked about again (default 2 minutes). */
   collectionUnansweredAfterMs?: number;
+  /**
+   * Aborted when the process is asked to stop (SIGTERM): the run stops after the transaction in progress, before
+   * the next stretch, step or account, leaving whole stretches only, as a run cut short always does.
+   */
+  signal?: AbortSignal;
 }
 
 export interface BillRunSummary {
@@ -66,8 +72,22 @@ export interface BillRunSummary {
   failures: number;
 }
 
-/** Due subscriptions billed in one transaction (one stretch of a pass); a stretch that fails is billed one by one. */
+/**
+ * The most due subscriptions billed in one transaction (one stretch of a pass); a stretch that fails is billed one
+ * by one. On PostgreSQL every stretch is this long.
+ */
 export const SUBSCRIPTIONS_PER_TRANSACTION = 250;
+/**
+ * NOTE: on SQLite a transaction holds the event loop from its first statement to its commit (better-sqlite3 is
+ * synchronous; docs/architecture.md, "Storage"), so every request of the process waits for it. Stretches there are
+ * sized to cost about this much CPU, from what the last one cost per subscription (between MIN_SQLITE_STRETCH and
+ * SUBSCRIPTIONS_PER_TRANSACTION); between them the loop turns and waiting requests are answered. CPU rather than
+ * wall time: on a machine short of cores wall time grows with everything else's work, and stretches sized by it
+ * shrink until their fixed costs dominate (the bill run made 2.7 times as much CPU so).
+ */
+const SQLITE_STRETCH_MS = 20;
+const MIN_SQLITE_STRETCH = 1;
+const FIRST_SQLITE_STRETCH = 25;
 /** Due recurring invoices read in one page; each is billed in its own transaction. */
 const RECURRING_INVOICES_PER_PAGE = 250;
 /** Passes over an account's due subscriptions in one run; a subscription far behind catches up 400 at a time. */
@@ -110,16 +130,23 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
 export async function billAccount(
   ctx: ServiceContext,
   collection: CollectionOptions = {},
+  signal?: AbortSignal,
 ): Promise<BillRunSummary> {
   const summary = { ...emptySummary(), accounts: 1 };
   const on = today(ctx);
-  await billSubscriptionsDue(ctx, on, summary);
-  await billRecurringInvoicesDue(ctx, on, summary);
+  const stopped = () => signal?.aborted === true;
+  await billSubscriptionsDue(ctx, on, summary, stopped);
+  if (stopped()) return summary;
+  await billRecurringInvoicesDue(ctx, on, summary, stopped);
+  if (stopped()) return summary;
   // After billing, so that the day's invoices are collected the day they are due.
   await chargeCardInvoicesDue(ctx, collection, summary);
+  if (stopped()) return summary;
   await runDebitOrderBatches(ctx, summary);
+  if (stopped()) return summary;
   // After billing and collection, so that a statement shows the day's invoices and the money collected on them.
   await sendStatementsDue(ctx, summary);
+  if (stopped()) return summary;
   // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
   await emitTimeEvents(ctx, on, summary);
   return summary;
@@ -133,9 +160,11 @@ async function billSubscriptionsDue(
   ctx: ServiceContext,
   on: PlainDate,
   summary: BillRunSummary,
+  stopped: () => boolean,
 ): Promise<void> {
-  for (let pass = 0; pass < MAX_PASSES; pass += 1) {
-    const invoices = await billSubscriptionsPass(ctx, on, summary);
+  const stretchSize = stretchSizer(ctx);
+  for (let pass = 0; pass < MAX_PASSES && !stopped(); pass += 1) {
+    const invoices = await billSubscriptionsPass(ctx, on, summary, stretchSize, stopped);
     summary.invoices += invoices;
     if (invoices === 0) break;
   }
@@ -146,14 +175,53 @@ async function billSubscriptionsPass(
   ctx: ServiceContext,
   on: PlainDate,
   summary: BillRunSummary,
+  stretchSize: StretchSizer,
+  stopped: () => boolean,
 ): Promise<number> {
   let invoices = 0;
-  for (let afterId = 0; ;) {
-    const stretch = await billStretch(ctx, on, afterId, summary);
+  for (let afterId = 0; !stopped();) {
+    const size = stretchSize.next();
+    const cpuBefore = process.cpuUsage();
+    const stretch = await billStretch(ctx, on, afterId, size, summary);
+    const cpu = process.cpuUsage(cpuBefore);
+    stretchSize.took(stretch.subscriptions, (cpu.user + cpu.system) / 1000);
     invoices += stretch.invoices;
-    if (stretch.subscriptions < SUBSCRIPTIONS_PER_TRANSACTION) return invoices;
+    if (stretch.subscriptions < size) return invoices;
     afterId = stretch.lastId;
   }
+  return invoices;
+}
+
+interface StretchSizer {
+  /** How many subscriptions the next stretch takes. */
+  next(): number;
+  /** What the last stretch took: its subscriptions, in `ms` of the process's CPU. */
+  took(subscriptions: number, ms: number): void;
+}
+
+const FIXED_STRETCH: StretchSizer = { next: () => SUBSCRIPTIONS_PER_TRANSACTION, took: () => {} };
+/** Each SQLite database's sizer, so that a run (each day of a test-clock advance) starts from what the last one saw. */
+const sqliteSizers = new WeakMap<object, StretchSizer>();
+
+/** SUBSCRIPTIONS_PER_TRANSACTION on PostgreSQL; on SQLite, what takes about SQLITE_STRETCH_MS (see there). */
+function stretchSizer(ctx: ServiceContext): StretchSizer {
+  if (isPostgres(ctx.db)) return FIXED_STRETCH;
+  // The root handle: a context may carry a transaction of it, which lives only as long as the transaction.
+  const root = ctx.db.isTransaction ? undefined : ctx.db;
+  const known = root && sqliteSizers.get(root);
+  if (known) return known;
+  let size = FIRST_SQLITE_STRETCH;
+  const sizer: StretchSizer = {
+    next: () => size,
+    took(subscriptions, ms) {
+      if (subscriptions === 0) return;
+      // At most twice as many as the last time, so that one quick stretch cannot make the next a long one.
+      const fits = Math.floor((SQLITE_STRETCH_MS * subscriptions) / Math.max(ms, 1));
+      size = Math.max(MIN_SQLITE_STRETCH, Math.min(SUBSCRIPTIONS_PER_TRANSACTION, 2 * subscriptions, fits));
+    },
+  };
+  if (root) sqliteSizers.set(root, sizer);
+  return sizer;
 }
 
 interface Stretch {
@@ -162,15 +230,16 @@ interface Stretch {
   lastId: number;
 }
 
-/** Bills the due subscriptions after `afterId`, SUBSCRIPTIONS_PER_TRANSACTION of them, in one transaction. */
+/** Bills the due subscriptions after `afterId`, `size` of them, in one transaction. */
 async function billStretch(
   ctx: ServiceContext,
   on: PlainDate,
   afterId: number,
+  size: number,
   summary: BillRunSummary,
 ): Promise<Stretch> {
   try {
-    const outcome = await billNextDueSubscriptions(ctx, on, SUBSCRIPTIONS_PER_TRANSACTION, afterId);
+    const outcome = await billNextDueSubscriptions(ctx, on, size, afterId);
     summary.subscriptions += outcome.subscriptions;
     summary.parked += outcome.parked;
     return {
@@ -184,7 +253,7 @@ async function billStretch(
       { err: error, afterId },
       'billing a stretch of subscriptions failed; billing them one by one',
     );
-    return billStretchOneByOne(ctx, on, afterId, summary);
+    return billStretchOneByOne(ctx, on, afterId, size, summary);
   }
 }
 
@@ -193,9 +262,10 @@ async function billStretchOneByOne(
   ctx: ServiceContext,
   on: PlainDate,
   afterId: number,
+  size: number,
   summary: BillRunSummary,
 ): Promise<Stretch> {
-  const ids = await dueSubscriptionIds(ctx, on, SUBSCRIPTIONS_PER_TRANSACTION, afterId);
+  const ids = await dueSubscriptionIds(ctx, on, size, afterId);
   let invoices = 0;
   for (const id of ids) {
     try {
@@ -214,11 +284,15 @@ async function billRecurringInvoicesDue(
   ctx: ServiceContext,
   on: PlainDate,
   summary: BillRunSummary,
+  stopped: () => boolean,
 ): Promise<void> {
-  for (;;) {
+  while (!stopped()) {
     const ids = await listDueRecurringInvoiceIds(ctx, on, RECURRING_INVOICES_PER_PAGE);
     let made = 0;
-    for (const id of ids) made += await billOrParkRecurringInvoice(ctx, id, summary);
+    for (const id of ids) {
+      if (stopped()) break;
+      made += await billOrParkRecurringInvoice(ctx, id, summary);
+    }
     summary.recurringInvoices += ids.length;
     summary.invoices += made;
     if (ids.length < RECURRING_INVOICES_PER_PAGE || made === 0) break;
@@ -331,15 +405,18 @@ export async function runBilling(deps: BillingDeps, options: BillRunOptions = {}
   const summary = emptySummary();
   const accountIds = options.accountId !== undefined ? [options.accountId] : await listAccountIds(deps.db);
   for (const accountId of accountIds) {
+    if (deps.signal?.aborted) break;
     const account = await getAccount(deps.db, accountId);
     const at =
       asOfFor(account, options.asOf) ??
       (account.isTest && account.testClockAt ? account.testClockAt : deps.clock.now());
     add(
       summary,
-      await billAccount(billingContext(deps, account, at), {
-        staleAfterMs: deps.collectionUnansweredAfterMs,
-      }),
+      await billAccount(
+        billingContext(deps, account, at),
+        { staleAfterMs: deps.collectionUnansweredAfterMs },
+        deps.signal,
+      ),
     );
   }
   return summary;

@@ -2,7 +2,10 @@ import type { BillingDeps } from './billRun.ts';
 import { runBilling } from './billRun.ts';
 
 export interface BillingWorker {
-  /** Stops the schedule and waits for the run in progress. */
+  /**
+   * Stops the schedule and the run in progress, which ends after its transaction in progress (BillingDeps.signal);
+   * settles once it has.
+   */
   stop(): Promise<void>;
 }
 
@@ -12,15 +15,15 @@ export interface BillingWorker {
  */
 export function startBillingWorker(deps: BillingDeps, intervalMs: number): BillingWorker {
   let running: Promise<void> | undefined;
-  let stopped = false;
+  const stopping = new AbortController();
 
   const round = (): void => {
-    if (stopped || running) return;
+    if (stopping.signal.aborted || running) return;
     running = (async () => {
       try {
-        const summary = await runBilling(deps);
+        const summary = await runBilling({ ...deps, signal: stopping.signal });
         if (summary.invoices > 0 || summary.parked > 0 || summary.failures > 0) {
-          deps.log.info({ ...summary }, 'bill run');
+          deps.log.info({ ...summary }, stopping.signal.aborted ? 'bill run stopped' : 'bill run');
         }
       } catch (error) {
         deps.log.error({ err: error }, 'bill run failed');
@@ -36,7 +39,7 @@ export function startBillingWorker(deps: BillingDeps, intervalMs: number): Billi
 
   return {
     async stop() {
-      stopped = true;
+      stopping.abort();
       clearInterval(timer);
       await running;
     },

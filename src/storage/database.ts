@@ -126,11 +126,44 @@ function createPrivately(file: string): void {
 }
 
 /**
+ * How long work may hold the event loop, statement after statement, before it lets the loop turn (see
+ * `yieldWhenHeldTooLong`).
+ */
+const HOLD_BUDGET_MS = 10;
+
+/**
+ * NOTE: better-sqlite3 runs each statement synchronously and Kysely's hops between statements are microtasks, so
+ * work that runs statement after statement (a bill run, a test-clock advance, a batch build) would hold the event
+ * loop until it ends: no request is even read meanwhile (another account's GET waited 7 s behind a test-clock
+ * advance; docs/benchmarks.md, "No freezing"). So before taking the connection, for a statement outside a
+ * transaction or to begin one, work that has held the loop for HOLD_BUDGET_MS lets it turn once (setImmediate):
+ * requests that arrived meanwhile are read and answered, then the work goes on. A transaction is never cut: its
+ * statements run back to back, so work that must not freeze keeps its transactions short.
+ */
+function loopTurns(): () => Promise<void> {
+  let heldSince: number | undefined;
+  const turned = () => {
+    heldSince = undefined;
+  };
+  return async function yieldWhenHeldTooLong() {
+    if (heldSince === undefined) {
+      // The first statement since the loop last turned: the turn's start, until the next turn clears it.
+      heldSince = performance.now();
+      setImmediate(turned);
+      return;
+    }
+    if (performance.now() - heldSince < HOLD_BUDGET_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+}
+
+/**
  * SQLite's dialect with transactions that take the write lock when they begin (BEGIN IMMEDIATE). NOTE: a deferred
  * transaction takes it at its first write, and one that has read by then cannot wait for it: when another
  * process (the CLI beside the server) committed meanwhile, the write fails at once with SQLITE_BUSY_SNAPSHOT,
  * whatever the busy timeout. Begun IMMEDIATE, a transaction waits for the lock (busy_timeout) before its first
- * read, and then reads the latest data. Every transaction here writes, or reads what it is about to write.
+ * read, and then reads the latest data. Every transaction here writes, or reads what it is about to write. Its
+ * driver also lets the event loop turn between statements of long work (`loopTurns`).
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
@@ -141,7 +174,13 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
+    const yieldWhenHeldTooLong = loopTurns();
     return new (class extends SqliteDriver {
+      override async acquireConnection(): Promise<DatabaseConnection> {
+        await yieldWhenHeldTooLong();
+        return super.acquireConnection();
+      }
+
       override async beginTransaction(connection: DatabaseConnection): Promise<void> {
         await connection.executeQuery(CompiledQuery.raw('begin immediate'));
       }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
+import { isPostgres } from '../../storage/columns.ts';
 import { withTransaction } from '../../context.ts';
 import type { Actor, HandedOverDelivery, SendReservation, ServiceContext } from '../../context.ts';
 import { changedFields, matchesAny } from '../../core/eventTypes.ts';
@@ -114,6 +115,11 @@ export async function notYetEmitted<T extends { onceKey?: string }>(
  * object in memory (20,000 subscriptions starting on the first of the month).
  */
 export const EVENT_BATCH_SIZE = 250;
+/**
+ * NOTE: on SQLite a transaction holds the event loop until it commits (docs/architecture.md, "Storage"): 250 events
+ * rendered and written took 150–330 ms on a loaded 2-core machine, which every request of the process waited out.
+ */
+const SQLITE_EVENT_BATCH_SIZE = 50;
 
 /**
  * Emits the events `build` makes of each batch of `items` (rendering what it needs for that batch alone), each
@@ -126,8 +132,9 @@ export async function emitInBatches<T>(
   build: (tctx: ServiceContext, batch: T[]) => Promise<EventToEmit[]>,
 ): Promise<number> {
   let written = 0;
-  for (let at = 0; at < items.length; at += EVENT_BATCH_SIZE) {
-    const batch = items.slice(at, at + EVENT_BATCH_SIZE);
+  const size = isPostgres(ctx.db) ? EVENT_BATCH_SIZE : SQLITE_EVENT_BATCH_SIZE;
+  for (let at = 0; at < items.length; at += size) {
+    const batch = items.slice(at, at + size);
     written += await withTransaction(
       ctx,
       async (tctx) => (await emitEvents(tctx, await build(tctx, batch))).length,
