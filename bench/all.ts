@@ -44,6 +44,12 @@ const BENCHMARKS: readonly Benchmark[] = [
     quick: { BENCH_SECONDS: '2', BENCH_WARMUP_SECONDS: '1', BENCH_CUSTOMERS: '50' },
   },
   {
+    script: 'bench:nofreeze',
+    measures:
+      "Another account's GET on SQLite while a bill run, a test-clock advance and a batch build run, against the same GETs quiet.",
+    quick: { BENCH_SUBSCRIPTIONS: '1000', BENCH_BATCH_LINES: '50', BENCH_QUIET_SECONDS: '1' },
+  },
+  {
     script: 'bench:webhooks',
     measures: 'Webhook deliveries to a local receiver against plain POSTs of the same bodies.',
     quick: { BENCH_WEBHOOK_EVENTS: '200', BENCH_SECONDS: '2' },
@@ -123,9 +129,22 @@ async function machineNow(postgresUrl: string): Promise<Machine> {
   };
 }
 
+/** The BENCH_ and STARTUP_ settings in the environment, but for bench:all's own and the databases' URLs. */
+function callerSettings(): Record<string, string> {
+  const own = new Set(['BENCH_ALL_QUICK', 'BENCH_ALL_OUT', 'BENCH_DATABASE_URL']);
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        /^(BENCH|STARTUP)_/.test(entry[0]) && !own.has(entry[0]) && entry[1] !== undefined,
+    ),
+  );
+}
+
 /** Runs one benchmark's npm script: its stdout kept, its stderr shown as it comes and its last lines kept. */
 function runBenchmark(benchmark: Benchmark, postgresUrl: string): Promise<BenchmarkRun> {
-  const settings = QUICK ? benchmark.quick : {};
+  // What the caller set (BENCH_SUBSCRIPTIONS=20000 npm run bench:all) applies to every benchmark that reads it, and
+  // is shown with each; the quick settings come on top.
+  const settings = { ...callerSettings(), ...(QUICK ? benchmark.quick : {}) };
   const started = process.hrtime.bigint();
   log(`${benchmark.script}${QUICK ? ' (quick)' : ''}`);
   const child = spawn('npm', ['run', '--silent', benchmark.script], {
