@@ -110,8 +110,12 @@ async function serveInThisProcess(config: Config, { clusterWorker }: { clusterWo
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // A second signal to a lone process ends it at once (the default, once the handler is gone). A cluster worker
+  // handles every one: a signal sent to the whole process group (systemd's default, `kill -TERM -PGID`) reaches it
+  // and then the primary, which sends its own; the second must not cut the stop the first began.
+  const listen = clusterWorker ? process.on.bind(process) : process.once.bind(process);
+  listen('SIGTERM', () => stop('SIGTERM'));
+  listen('SIGINT', () => stop('SIGINT'));
 
   const { SHUTDOWN_DEADLINE_MS, startService } = await import('./server.ts');
   const started = await startService(config, { migrated: clusterWorker });

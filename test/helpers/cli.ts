@@ -242,6 +242,7 @@ export async function postAcrossShutdown(
   urlPath: string,
   payload: unknown,
   agent: http.Agent | false,
+  stop: (server: RunningServer) => unknown = (running) => running.child.kill('SIGTERM'),
 ): Promise<{ status: number; connection: string | undefined; text: string }> {
   const body = JSON.stringify(payload);
   const half = Math.floor(body.length / 2);
@@ -281,7 +282,7 @@ export async function postAcrossShutdown(
     await connected;
     await pause(200); // the server has the headers: the request is in flight
 
-    server.child.kill('SIGTERM');
+    await stop(server);
     await pause(300);
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
       const result = await server.exited;

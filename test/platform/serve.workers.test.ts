@@ -170,6 +170,38 @@ describe('billing serve --workers 2', () => {
     expect(names).toEqual([{ name: 'Ada' }]);
   });
 
+  it('finishes a request in flight when SIGTERM reaches the whole process group, as systemd sends it', async () => {
+    const db = await newDatabase();
+    const credentials = await firstAccount(db);
+    const server = await startCluster(db);
+    const workers = listeningWorkers(server);
+
+    // A signal to the process group reaches the workers and the primary, which then sends the workers its own.
+    // Staged in that order: the workers' signal first, the primary's once they are stopping. The second signal a
+    // worker gets must not cut the stop the first began.
+    const answer = await postAcrossShutdown(
+      server,
+      credentials,
+      '/v1/customers',
+      { Name: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' },
+      false,
+      async (running) => {
+        for (const pid of workers) process.kill(pid, 'SIGTERM');
+        await waitFor(running, 'both workers are stopping', () => {
+          const stopping = logLines(running).filter(
+            (line) => line.msg === 'shutting down: finishing in-flight requests',
+          );
+          return stopping.length === 2 ? true : undefined;
+        });
+        running.child.kill('SIGTERM');
+      },
+    );
+    expect(answer.status, answer.text).toBe(201);
+    const result = await server.exit(30_000);
+    expect({ code: result.code, signal: result.signal }, result.stderr).toEqual({ code: 0, signal: null });
+    expect(workers.filter(isRunning)).toEqual([]);
+  });
+
   it('bills each due subscription once and mails each invoice once, both workers running the bill run', async () => {
     const smtp = await startSmtpReceiver();
     try {
