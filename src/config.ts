@@ -227,7 +227,8 @@ export function moneyTurnSettings(env: NodeJS.ProcessEnv): MoneyTurnSettings {
 /** DATABASE_POOL_SIZE and DATABASE_POOL_TIMEOUT_MS, for PostgreSQL (SQLite has one writer and no pool). */
 function withPoolSettings(env: NodeJS.ProcessEnv, target: DatabaseTarget): DatabaseTarget {
   const size = integerSetting(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
-  const acquireTimeoutMs = integerSetting(env, 'DATABASE_POOL_TIMEOUT_MS', 10_000, 10, 600_000);
+  // 0: a request waits for a connection as long as it takes (see docs/spec-decisions.md, "Fairness under load").
+  const acquireTimeoutMs = integerSetting(env, 'DATABASE_POOL_TIMEOUT_MS', 0, 0, 600_000);
   return target.dialect === 'postgres' ? { ...target, pool: { size, acquireTimeoutMs } } : target;
 }
 

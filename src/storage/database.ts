@@ -250,7 +250,7 @@ const pgTypes = {
 };
 
 /** The pool's defaults (docs/operations.md, "Fairness under load"). */
-export const DEFAULT_POOL: PoolSettings = { size: 10, acquireTimeoutMs: 10_000 };
+export const DEFAULT_POOL: PoolSettings = { size: 10, acquireTimeoutMs: 0 };
 
 /**
  * No connection came free within the pool's acquire timeout (or a new one could not be opened within it): the
@@ -270,7 +270,7 @@ function openPostgres(url: string, settings: PoolSettings, options: StorageOptio
   const pool = new pg.Pool({
     connectionString: url,
     max: settings.size,
-    // A request waits this long for a connection, then is answered 503 rather than hang behind others' work.
+    // When set, a request waits this long for a connection, then is answered 503 (0: no limit, pg's own default).
     connectionTimeoutMillis: settings.acquireTimeoutMs,
     types: pgTypes as pg.CustomTypesConfig,
     Client: NamedStatementClient,

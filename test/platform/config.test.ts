@@ -85,14 +85,26 @@ describe('loadConfig', () => {
       dialect: 'sqlite',
       file: './rel/y.db',
     });
+    // The pool's defaults: 10 connections, waiting for one without a limit (docs/operations.md, "Fairness under
+    // load").
+    const pool = { size: 10, acquireTimeoutMs: 0 };
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
       dialect: 'postgres',
       url: 'postgres://u@h/db',
+      pool,
     });
     expect(loadConfig({ DATABASE_URL: 'postgresql://u:p@h:5433/db?sslmode=require' }).database).toEqual({
       dialect: 'postgres',
       url: 'postgresql://u:p@h:5433/db?sslmode=require',
+      pool,
     });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://u@h/db',
+        DATABASE_POOL_SIZE: '3',
+        DATABASE_POOL_TIMEOUT_MS: '250',
+      }).database,
+    ).toEqual({ dialect: 'postgres', url: 'postgres://u@h/db', pool: { size: 3, acquireTimeoutMs: 250 } });
   });
 
   it.each([
