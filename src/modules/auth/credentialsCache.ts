@@ -15,7 +15,9 @@ import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
  *   `pg_notify` tells every other process, which empties its cache when the notification arrives (PostgreSQL sends
  *   it at the commit; docs/benchmarks.md, "Revocation delay", measures how long that takes).
  * - A process caches only while its listening connection is up: when it breaks, the cache is emptied and bypassed
- *   until a new connection listens again (notifications sent meanwhile are lost).
+ *   until a new connection listens again (notifications sent meanwhile are lost). A connection dropped silently
+ *   (a firewall forgetting it) is noticed by a query every HEARTBEAT_MS that must answer within HEARTBEAT_MS, and
+ *   TCP keep-alive; whatever still slips through, an entry is trusted for MAX_AGE_MS at most.
  * - A lookup that started before an emptying does not store what it read (a generation count), since it may have
  *   read the row as it was before the change.
  *
@@ -26,21 +28,26 @@ const CHANNEL = 'billing_credentials';
 const MAX_ENTRIES = 10_000;
 /** How long a process waits before listening again after its connection broke. */
 const RECONNECT_MS = 1_000;
+/** How often the listening connection is asked a question, and how long it has to answer. */
+const HEARTBEAT_MS = 15_000;
+/** The most an entry is trusted for, whatever the listener heard. */
+const MAX_AGE_MS = 60_000;
 
 class CredentialsCache<Row> {
-  #entries = new Map<string, Row>();
+  #entries = new Map<string, { row: Row; storedAt: number }>();
   #generation = 0;
   listening = false;
 
   async read(keyHash: string, load: () => Promise<Row | undefined>): Promise<Row | undefined> {
     if (!this.listening) return load();
     const cached = this.#entries.get(keyHash);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && performance.now() - cached.storedAt < MAX_AGE_MS) return cached.row;
     const generation = this.#generation;
     const row = await load();
     if (row !== undefined && this.listening && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-      this.#entries.set(keyHash, row);
+      this.#entries.delete(keyHash);
+      this.#entries.set(keyHash, { row, storedAt: performance.now() });
     }
     return row;
   }
@@ -98,11 +105,13 @@ export async function listenForCredentialChanges(
   processCaches.add(cache);
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
 
   const lost = (broken: pg.Client, error?: Error) => {
     if (broken !== client) return;
     client = undefined;
+    clearInterval(heartbeat);
     cache.listening = false;
     cache.empty();
     broken.removeAllListeners();
@@ -118,10 +127,13 @@ export async function listenForCredentialChanges(
   };
 
   const listen = async () => {
-    // keepAlive: a silently dropped connection is noticed, and the cache bypassed, instead of trusted for hours.
+    // A silently dropped connection is noticed, and the cache bypassed: by the heartbeat's query_timeout, and by
+    // TCP keep-alive from 10 s (the system's default waits two hours).
     const next = new pg.Client({
       connectionString: target.url,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      query_timeout: HEARTBEAT_MS,
       // Names the connection in pg_stat_activity, for an operator (and a test) looking for it.
       application_name: `billing-credentials-${process.pid}`,
     });
@@ -139,6 +151,10 @@ export async function listenForCredentialChanges(
     if (client !== next || closed) return;
     cache.empty();
     cache.listening = true;
+    heartbeat = setInterval(() => {
+      next.query('select 1').catch((error: Error) => lost(next, error));
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
   };
 
   await listen();
@@ -146,6 +162,7 @@ export async function listenForCredentialChanges(
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearInterval(heartbeat);
       cache.listening = false;
       caches.delete(db);
       processCaches.delete(cache);
