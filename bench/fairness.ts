@@ -43,7 +43,7 @@ import {
   withService,
 } from './harness.ts';
 import type { DialectSetup, RunResult, Service } from './harness.ts';
-import { apiBalanceReader, checkDatabase, settle } from './payments/checks.ts';
+import { apiBalanceReader, checkDatabase, printChecks, settle } from './payments/checks.ts';
 import type { Check } from './payments/settings.ts';
 import { newLedger, paymentLoad } from './payments/loads.ts';
 import type { Ledger } from './payments/loads.ts';
@@ -364,11 +364,7 @@ function printResult(dialect: Dialect, result: DialectResult): void {
     `A: ${f.paymentsPerSecond} payments/s over ${f.seconds} s; answers ${JSON.stringify(f.statusCodes)}, ` +
       `${f.errors} errors, ${f.timeouts} timeouts`,
   );
-  console.log(`Check (${name}):`);
-  for (const c of result.checks)
-    console.log(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.detail ? ` — ${c.detail}` : ''}`);
-  for (const failure of result.failures) console.log(`  FAIL  ${failure}`);
-  console.log('');
+  printChecks(name, result.checks, result.failures);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

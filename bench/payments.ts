@@ -22,7 +22,7 @@ import { BenchError, PG_URL, forEachDialect, formatTable, log, round, runBenchma
 import type { Dialect } from './common.ts';
 import { HOST, figureCells, postgresSetup, sqliteSetup, tableTitle, withService } from './harness.ts';
 import type { DialectSetup, LoadSpec, Service } from './harness.ts';
-import { apiBalanceReader, balanceSample, checkDatabase, settle } from './payments/checks.ts';
+import { apiBalanceReader, balanceSample, checkDatabase, printChecks, settle } from './payments/checks.ts';
 import { measure, newLedger, paymentLoad } from './payments/loads.ts';
 import { seedPopulation } from './payments/population.ts';
 import {
@@ -185,10 +185,7 @@ function printResult(dialect: Dialect, result: DialectResult): void {
     }
     if (f.non2xx > 0) console.log(`${f.route}: status codes ${JSON.stringify(f.statusCodes)}`);
   }
-  console.log(`Check (${name}):`);
-  for (const c of result.checks)
-    console.log(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.detail ? ` — ${c.detail}` : ''}`);
-  console.log('');
+  printChecks(name, result.checks);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ import {
   warmUpAndMeasure,
 } from './harness.ts';
 import type { DialectSetup, HttpFigures, LoadSpec, Service } from './harness.ts';
-import { apiBalanceReader, balanceSample, checkDatabase, settle } from './payments/checks.ts';
+import { apiBalanceReader, balanceSample, checkDatabase, printChecks, settle } from './payments/checks.ts';
 import { newLedger, paymentLoad, tagPaymentPhase } from './payments/loads.ts';
 import type { Ledger } from './payments/loads.ts';
 import { seedPopulation } from './payments/population.ts';
@@ -470,10 +470,7 @@ function printResult(dialect: Dialect, result: DialectResult): void {
         `2 / 1 = ${b.twoOverOne.toFixed(2)}`,
     );
   }
-  console.log(`Check (${name}):`);
-  for (const c of result.checks)
-    console.log(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.detail ? ` — ${c.detail}` : ''}`);
-  console.log('');
+  printChecks(name, result.checks);
 }
 
 async function main(): Promise<number> {

@@ -325,3 +325,12 @@ export function apiBalanceReader(base: string, authorization: string) {
     return (JSON.parse(text) as { Balance: number }).Balance;
   };
 }
+
+/** The checks on stdout under `Check (name):`, one line each (and `failures`, checks of the caller's own). */
+export function printChecks(name: string, checks: readonly Check[], failures: readonly string[] = []): void {
+  console.log(`Check (${name}):`);
+  for (const c of checks)
+    console.log(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}${c.detail ? ` — ${c.detail}` : ''}`);
+  for (const failure of failures) console.log(`  FAIL  ${failure}`);
+  console.log('');
+}
