@@ -147,7 +147,11 @@ describe('billing serve --workers 2', () => {
     expect(new Set(stopping.map((line) => line.pid))).toEqual(new Set([survivor, replacement]));
   });
 
-  it('finishes a request in flight when the primary is told to stop, then exits 0', async () => {
+  /**
+   * A POST in flight while `stop` stops the cluster: it is answered 201 and stored, and every process exits, the
+   * primary with 0.
+   */
+  async function expectInFlightFinished(stop?: (server: RunningServer, workers: number[]) => Promise<void>) {
     const db = await newDatabase();
     const credentials = await firstAccount(db);
     const server = await startCluster(db);
@@ -159,6 +163,7 @@ describe('billing serve --workers 2', () => {
       '/v1/customers',
       { Name: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' },
       false,
+      stop && ((running) => stop(running, workers)),
     );
     expect(answer.status, answer.text).toBe(201);
     const result = await server.exit(30_000);
@@ -168,38 +173,26 @@ describe('billing serve --workers 2', () => {
       storage.db.selectFrom('customers').select('name').execute(),
     );
     expect(names).toEqual([{ name: 'Ada' }]);
+  }
+
+  it('finishes a request in flight when the primary is told to stop, then exits 0', async () => {
+    await expectInFlightFinished();
   });
 
   it('finishes a request in flight when SIGTERM reaches the whole process group, as systemd sends it', async () => {
-    const db = await newDatabase();
-    const credentials = await firstAccount(db);
-    const server = await startCluster(db);
-    const workers = listeningWorkers(server);
-
     // A signal to the process group reaches the workers and the primary, which then sends the workers its own.
     // Staged in that order: the workers' signal first, the primary's once they are stopping. The second signal a
     // worker gets must not cut the stop the first began.
-    const answer = await postAcrossShutdown(
-      server,
-      credentials,
-      '/v1/customers',
-      { Name: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' },
-      false,
-      async (running) => {
-        for (const pid of workers) process.kill(pid, 'SIGTERM');
-        await waitFor(running, 'both workers are stopping', () => {
-          const stopping = logLines(running).filter(
-            (line) => line.msg === 'shutting down: finishing in-flight requests',
-          );
-          return stopping.length === 2 ? true : undefined;
-        });
-        running.child.kill('SIGTERM');
-      },
-    );
-    expect(answer.status, answer.text).toBe(201);
-    const result = await server.exit(30_000);
-    expect({ code: result.code, signal: result.signal }, result.stderr).toEqual({ code: 0, signal: null });
-    expect(workers.filter(isRunning)).toEqual([]);
+    await expectInFlightFinished(async (server, workers) => {
+      for (const pid of workers) process.kill(pid, 'SIGTERM');
+      await waitFor(server, 'both workers are stopping', () => {
+        const stopping = logLines(server).filter(
+          (line) => line.msg === 'shutting down: finishing in-flight requests',
+        );
+        return stopping.length === 2 ? true : undefined;
+      });
+      server.child.kill('SIGTERM');
+    });
   });
 
   it('bills each due subscription once and mails each invoice once, both workers running the bill run', async () => {
