@@ -75,10 +75,10 @@ program
   .action(async (options: { workers?: number }) => {
     const config = loadConfig();
     const { default: cluster } = await import('node:cluster');
-    const { serveCluster, serveInThisProcess } = await import('./cli/serve.ts');
+    const { serveCluster, serveInThisProcess, workersToStart } = await import('./cli/serve.ts');
     // A worker of the cluster runs this command again (node:cluster forks the same command line).
     if (cluster.isWorker) return serveInThisProcess(config, { clusterWorker: true });
-    const workers = options.workers ?? config.workers;
+    const workers = await workersToStart(config, options.workers);
     // One process needs no primary beside it: it serves as `billing serve` always did.
     if (workers === 1) return serveInThisProcess(config, { clusterWorker: false });
     return serveCluster(config, workers);

@@ -1,5 +1,4 @@
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 
 /** PostgreSQL's connection pool in each process (docs/operations.md, "Fairness under load"). */
@@ -26,8 +25,11 @@ export interface MoneyTurnSettings {
 }
 
 export interface Config {
-  /** Processes `billing serve` runs on the port (WORKERS; `--workers` overrides it): the cores, unless told. */
-  workers: number;
+  /**
+   * Processes `billing serve` runs on the port (WORKERS; `--workers` overrides it). Unset: one per core, as many as
+   * the database's free connections hold (src/cli/serve.ts, `workersToStart`).
+   */
+  workers: number | undefined;
   port: number;
   host: string;
   dataDir: string;
@@ -182,7 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     publicUrl: publicUrlSetting(env.PUBLIC_URL),
     trustedProxies: addressListSetting(env, 'TRUSTED_PROXIES'),
-    workers: integerSetting(env, 'WORKERS', os.availableParallelism(), 1, MAX_WORKERS),
+    workers: env.WORKERS ? integerSetting(env, 'WORKERS', 1, 1, MAX_WORKERS) : undefined,
     port: integerSetting(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir,

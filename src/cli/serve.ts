@@ -1,5 +1,6 @@
 // `billing serve`: the service in this process, or the primary of N (src/cluster.ts). Loaded only by that command
 // (docs/architecture.md, "Module map").
+import os from 'node:os';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Service } from '../server.ts';
@@ -84,6 +85,40 @@ export async function serveCluster(config: Config, workers: number) {
   );
   await flushLogs(log, 1000);
   process.exit(status);
+}
+
+/** Each process's PostgreSQL connections: its pool, its idempotency lease and its key listener (docs/operations.md). */
+const CONNECTIONS_BESIDE_THE_POOL = 2;
+
+/**
+ * How many processes `serve` runs: `--workers`, else WORKERS, else one per core. On PostgreSQL that default is cut
+ * to what the server's free connections hold, so that the cores of a large machine cannot open more connections than
+ * `max_connections` allows; a count given is kept, with a warning (docs/operations.md, "Scaling out").
+ */
+export async function workersToStart(config: Config, given: number | undefined): Promise<number> {
+  const asked = given ?? config.workers;
+  const wanted = asked ?? os.availableParallelism();
+  if (config.database.dialect !== 'postgres' || wanted === 1) return wanted;
+  const { DEFAULT_POOL, freePostgresConnections } = await import('../storage/database.ts');
+  const perProcess = (config.database.pool ?? DEFAULT_POOL).size + CONNECTIONS_BESIDE_THE_POOL;
+  const free = await freePostgresConnections(config.database.url);
+  const held = Math.max(1, Math.floor(free / perProcess));
+  if (held >= wanted) return wanted;
+  const { createLogger } = await import('../logger.ts');
+  const log = createLogger(config.logLevel, undefined, config.logFormat);
+  const figures = { wanted, perProcess, freeConnections: free };
+  if (asked !== undefined) {
+    log.warn(
+      figures,
+      'the database has too few free connections for these processes: some requests may get 503',
+    );
+    return asked;
+  }
+  log.warn(
+    { ...figures, workers: held },
+    'fewer processes than cores: the database has too few free connections',
+  );
+  return held;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   PoolTimeoutError,
   isForeignKeyViolation,
   isLockTimeout,
+  isTooManyConnections,
   isTransientConflict,
 } from '../storage/database.ts';
 import { ServiceBusyError } from './customerQueue.ts';
@@ -96,6 +97,16 @@ export function problemOf(
         503,
         'database_busy',
         'No database connection came free in time; nothing was changed: send the request again after Retry-After',
+      ),
+      retryAfterSeconds: 1,
+    };
+  }
+  if (isTooManyConnections(error)) {
+    return {
+      problem: problem(
+        503,
+        'database_busy',
+        'The database refused a new connection (it has too many clients); send the request again after Retry-After',
       ),
       retryAfterSeconds: 1,
     };

@@ -116,7 +116,11 @@ export async function takeIdempotencyLease(
   }
   const key = crypto.randomBytes(8).readBigInt64BE().toString();
   // keepAlive: a silently dropped connection is noticed (and the lease given up) instead of trusted for hours.
-  const holder = new pg.Client({ connectionString: target.url, keepAlive: true });
+  const holder = new pg.Client({
+    connectionString: target.url,
+    keepAlive: true,
+    application_name: `billing-lease-${process.pid}`,
+  });
   let id = `pg:${key}`;
   let closing = false;
   // A broken connection has lost the lock: another process may already judge our keys dead. Keys reserved from now

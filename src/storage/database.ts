@@ -274,6 +274,8 @@ function openPostgres(url: string, settings: PoolSettings, options: StorageOptio
     connectionTimeoutMillis: settings.acquireTimeoutMs,
     types: pgTypes as pg.CustomTypesConfig,
     Client: NamedStatementClient,
+    // Which process holds which connections, in pg_stat_activity (an application_name in the URL wins).
+    application_name: `billing-${process.pid}`,
   });
   // An idle client that loses its server emits 'error' on the pool; without a listener that would crash the process.
   pool.on('error', () => {});
@@ -328,6 +330,32 @@ export function isTransientConflict(error: unknown): boolean {
  */
 export function isLockTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '55P03';
+}
+
+/**
+ * PostgreSQL refused a new connection (53300, too_many_connections: `max_connections`, or a role's or database's
+ * `CONNECTION LIMIT`): the statement never ran on it. Load, not the request.
+ */
+export function isTooManyConnections(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '53300';
+}
+
+/**
+ * The connections a PostgreSQL server can still open for clients: `max_connections` less the superusers' reserve
+ * and the client connections open now (this one excluded, as it closes here).
+ */
+export async function freePostgresConnections(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ free: number }>(
+      `select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+              - (select count(*) from pg_stat_activity where backend_type = 'client backend')::int + 1 as free`,
+    );
+    return rows[0]!.free;
+  } finally {
+    await client.end();
+  }
 }
 
 /** A write refused by a foreign key: what it refers to was deleted meanwhile (SQLite, PostgreSQL 23503). */
