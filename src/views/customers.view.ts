@@ -1,42 +1,55 @@
 import type { ServiceContext } from '../context.ts';
+import { customerReadModel } from '../modules/customers/index.ts';
 import type { Customer, CustomerFigures, CustomerWithFigures } from '../modules/customers/index.ts';
-import { customerBalances } from '../modules/ledger/index.ts';
-import { primaryPaymentMethodsOf } from '../modules/paymentMethods/index.ts';
-import { countLiveSubscriptionsByCustomer } from '../modules/subscriptions/index.ts';
+import { customerBalanceFigure } from '../modules/ledger/index.ts';
+import { primaryPaymentMethodFigure } from '../modules/paymentMethods/index.ts';
+import { activeSubscriptionsFigure } from '../modules/subscriptions/index.ts';
 
 /**
  * The customer as the API shows it, with figures owned by higher modules. Balance is the sum of Balance over the
  * customer's issued, not cancelled invoices in its currency plus open adjustments less unallocated credit (the
  * ledger computes it); ActiveSubs counts the subscriptions not cancelled or expired today (future and trial ones
- * included); PrimaryPaymentMethodInfo is the customer's primary payment method. One statement each for the whole
- * page.
+ * included); PrimaryPaymentMethodInfo is the customer's primary payment method.
+ *
+ * Each module gives its figure as scalar subqueries correlated with the customer's row, and the customers module
+ * reads them in its own statement: a customer with its figures is one statement, and the figures of a page of
+ * customers one more. On PostgreSQL every statement is a round trip (docs/benchmarks.md, "HTTP").
  */
+const customers = customerReadModel({
+  balanceMinor: customerBalanceFigure,
+  activeSubscriptions: activeSubscriptionsFigure,
+  primaryPaymentMethod: primaryPaymentMethodFigure,
+});
+
+/** Customers already read, with their figures: one statement for the whole page. */
 export async function withCustomerFigures(
   ctx: ServiceContext,
-  customers: readonly Customer[],
+  page: readonly Customer[],
 ): Promise<CustomerWithFigures[]> {
-  if (customers.length === 0) return [];
-  const ids = customers.map((customer) => customer.id);
-  const balances = await customerBalances(
+  if (page.length === 0) return [];
+  const figures = await customers.figuresOf(
     ctx,
-    customers.map(({ id, currencyCode }) => ({ id, currencyCode })),
+    page.map((customer) => customer.id),
   );
-  const activeSubscriptions = await countLiveSubscriptionsByCustomer(ctx, ids);
-  const primaryPaymentMethods = await primaryPaymentMethodsOf(ctx, ids);
-  return customers.map((customer) => {
-    const { id } = customer;
-    const figures: CustomerFigures = {
-      balanceMinor: balances.get(id) ?? 0,
-      activeSubscriptions: activeSubscriptions.get(id) ?? 0,
-      primaryPaymentMethod: primaryPaymentMethods.get(id) ?? null,
-    };
-    return { ...customer, figures };
-  });
+  return page.map((customer) => ({ ...customer, figures: figures.get(customer.id) ?? noFigures }));
 }
 
+/** A customer already read, with its figures. */
 export async function customerWithFigures(
   ctx: ServiceContext,
   customer: Customer,
 ): Promise<CustomerWithFigures> {
   return (await withCustomerFigures(ctx, [customer]))[0]!;
 }
+
+/** The account's customer with its figures, in one statement; NotFound when the account has no such customer. */
+export async function getCustomerWithFigures(
+  ctx: ServiceContext,
+  customerId: number,
+): Promise<CustomerWithFigures> {
+  const { customer, figures } = await customers.getCustomerWithFigures(ctx, customerId);
+  return { ...customer, figures };
+}
+
+/** A customer the statement no longer finds (deleted since it was read) has nothing left to count. */
+const noFigures: CustomerFigures = { balanceMinor: 0, activeSubscriptions: 0, primaryPaymentMethod: null };

@@ -509,3 +509,46 @@ describe('tenant isolation', () => {
     expect(theirsNow.body).toEqual(theirs);
   });
 });
+
+describe('figures', () => {
+  it('reads a customer with its Balance, ActiveSubs and primary method in one statement, as the lists show them', async () => {
+    const account = await t.newAccount('Figures');
+    const id = (await create({ Name: 'Owes' }, account)).customerID;
+    const invoice = await account.request('POST', '/v1/invoices', {
+      body: { customerID: id, Charges: [{ Descrip: 'Consulting', Qty: 1, UnitCostEx: 100 }] },
+    });
+    expect(invoice.status).toBe(201);
+    const payment = await account.request('POST', '/v1/payments', {
+      body: {
+        customerID: id,
+        Amount: 30,
+        CurrencyCode: 'USD',
+        Date: '2026-03-05',
+        Method: 'cash',
+        allocations: [],
+      },
+    });
+    expect(payment.status).toBe(201);
+
+    t.queries.length = 0;
+    const read = await account.request('GET', `/v1/customers/${id}`);
+    const statements = t.queries.filter((sql) => /"customers"/.test(sql));
+    expect(read.status).toBe(200);
+    // 100.00 owed on the invoice − 30.00 paid on account, nothing allocated.
+    expect(read.body.Balance).toBe(70);
+    expect(read.body.ActiveSubs).toBe(0);
+    expect(read.body.PrimaryPaymentMethodInfo).toBeNull();
+    // The customer and its three figures come in one statement (docs/benchmarks.md, "HTTP").
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(
+      /"invoices".*"payments".*"credit_notes".*"subscriptions".*"payment_methods"/s,
+    );
+
+    const listed = (await account.request('GET', '/v1/customers')).body;
+    expect(listed).toEqual([read.body]);
+    const byIds = (await account.request('POST', '/v1/by_customer_ids', { body: { ids: [id] } })).body;
+    expect(byIds).toEqual([{ ...read.body, PrimaryPaymentMethod: false }]);
+    // Another account's id is not there, figures or not.
+    expect((await t.request('GET', `/v1/customers/${id}`)).status).toBe(404);
+  });
+});

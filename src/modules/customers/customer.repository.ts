@@ -1,7 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { AliasableExpression, Expression, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { CustomersTable } from '../../storage/schema.ts';
 import { customerStatus } from './customer.ts';
 import type { Customer } from './customer.ts';
@@ -110,6 +111,85 @@ export async function findCustomer(
 ): Promise<Customer | undefined> {
   const row = (await customerById(db, accountId, customerId))[0];
   return row && customerFromRow(row);
+}
+
+/**
+ * A customer's row as the figures of higher modules see it in a statement that reads customers: its id and
+ * currency as expressions to correlate a subquery with, the account every subquery must filter on, and the day
+ * the figures are for.
+ */
+export interface CustomerOfRow {
+  accountId: number;
+  id: Expression<number>;
+  currencyCode: Expression<string>;
+  asOf: PlainDate;
+}
+
+/** Columns computed for each customer row, by name: scalar subqueries that higher modules build. */
+export type CustomerFigureColumns = (customer: CustomerOfRow) => Record<string, AliasableExpression<unknown>>;
+
+export type FigureValues = Readonly<Record<string, unknown>>;
+
+/**
+ * Statements that read customers together with `figureColumns`, built and compiled once (preparedQuery): a
+ * customer and its figures in one statement, or the figures of customers already read in one statement for a
+ * page. On PostgreSQL every statement is a round trip (docs/benchmarks.md, "HTTP").
+ */
+export function customerReadsWith(figureColumns: CustomerFigureColumns) {
+  const selectFigures =
+    (accountId: number, asOf: PlainDate) =>
+    (eb: {
+      ref(column: 'customers.id'): Expression<number>;
+      ref(column: 'customers.currency_code'): Expression<string>;
+    }) =>
+      Object.entries(
+        figureColumns({
+          accountId,
+          id: eb.ref('customers.id'),
+          currencyCode: eb.ref('customers.currency_code'),
+          asOf,
+        }),
+      ).map(([name, column]) => column.as(name));
+
+  const customerWithFigures = preparedQuery((db, accountId: number, customerId: number, asOf: PlainDate) =>
+    db
+      .selectFrom('customers')
+      .select(CUSTOMER_COLUMNS)
+      .select(selectFigures(accountId, asOf))
+      .where('account_id', '=', accountId)
+      .where('id', '=', customerId),
+  );
+  const figuresOfCustomers = preparedQuery((db, accountId: number, ids: readonly number[], asOf: PlainDate) =>
+    db
+      .selectFrom('customers')
+      .select('id')
+      .select(selectFigures(accountId, asOf))
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids),
+  );
+
+  return {
+    async findCustomerWithFigures(
+      db: Db,
+      accountId: number,
+      customerId: number,
+      asOf: PlainDate,
+    ): Promise<{ customer: Customer; figures: FigureValues } | undefined> {
+      const row = (await customerWithFigures(db, accountId, customerId, asOf))[0] as
+        (CustomerRow & Record<string, unknown>) | undefined;
+      return row && { customer: customerFromRow(row), figures: row };
+    },
+    async figuresOf(
+      db: Db,
+      accountId: number,
+      ids: readonly number[],
+      asOf: PlainDate,
+    ): Promise<Map<number, FigureValues>> {
+      if (ids.length === 0) return new Map();
+      const rows = (await figuresOfCustomers(db, accountId, ids, asOf)) as ({ id: number } & FigureValues)[];
+      return new Map(rows.map((row) => [row.id, row]));
+    },
+  };
 }
 
 export async function customerExists(db: Db, accountId: number, customerId: number): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
-import { inTransaction, nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -11,7 +11,8 @@ import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './customer.repository.ts';
-import type { CustomerChanges } from './customer.repository.ts';
+import type { CustomerChanges, CustomerOfRow, FigureValues } from './customer.repository.ts';
+import type { AliasableExpression } from 'kysely';
 import type { Customer } from './customer.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import * as contactRepo from './contact.repository.ts';
@@ -79,6 +80,59 @@ export interface CustomerInput {
   /** The day of the month its new monthly subscriptions renew on; null: the account's. */
   billCycleDay?: number | null;
   customFields?: CustomFieldValue[];
+}
+
+export type { CustomerOfRow } from './customer.repository.ts';
+
+/**
+ * A figure of a customer that a higher module computes (docs/architecture.md, "Module order": figures that combine
+ * modules are read models above them): its columns in the statement that reads the customer, each a scalar
+ * subquery correlated with the customer's row, and how its value is read from them.
+ */
+export interface CustomerFigure<T> {
+  columns(customer: CustomerOfRow): Record<string, AliasableExpression<unknown>>;
+  read(column: (name: string) => unknown): T;
+}
+
+type ValuesOf<F extends Record<string, CustomerFigure<unknown>>> = {
+  [K in keyof F]: F[K] extends CustomerFigure<infer T> ? T : never;
+};
+
+/**
+ * Reads of customers with `figures`, each read in the statement that reads the customers: one statement for a
+ * customer with its figures, one for the figures of a page of customers. Build it once (it compiles its
+ * statements on first use). A figure's columns are named `<figure>.<column>`, apart from the customer's own.
+ */
+export function customerReadModel<F extends Record<string, CustomerFigure<unknown>>>(figures: F) {
+  const named = Object.entries(figures);
+  const reads = repo.customerReadsWith((customer) =>
+    Object.fromEntries(
+      named.flatMap(([key, figure]) =>
+        Object.entries(figure.columns(customer)).map(([name, column]) => [`${key}.${name}`, column]),
+      ),
+    ),
+  );
+  const valuesOf = (values: FigureValues): ValuesOf<F> => {
+    const result: Record<string, unknown> = {};
+    for (const [key, figure] of named) result[key] = figure.read((name) => values[`${key}.${name}`]);
+    return result as ValuesOf<F>;
+  };
+  return {
+    /** The customer with its figures as of the account's today; NotFound when the account has no such customer. */
+    async getCustomerWithFigures(
+      ctx: ServiceContext,
+      customerId: number,
+    ): Promise<{ customer: Customer; figures: ValuesOf<F> }> {
+      const found = await reads.findCustomerWithFigures(ctx.db, ctx.account.id, customerId, today(ctx));
+      if (!found) throw new NotFoundError('Customer', customerId);
+      return { customer: found.customer, figures: valuesOf(found.figures) };
+    },
+    /** The figures of these customers of the account as of its today, by id (ids it cannot see are left out). */
+    async figuresOf(ctx: ServiceContext, customerIds: readonly number[]): Promise<Map<number, ValuesOf<F>>> {
+      const rows = await reads.figuresOf(ctx.db, ctx.account.id, [...new Set(customerIds)], today(ctx));
+      return new Map([...rows].map(([id, values]) => [id, valuesOf(values)]));
+    },
+  };
 }
 
 export async function getCustomer(ctx: ServiceContext, customerId: number): Promise<Customer> {

@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
-import { customerWithFigures, withCustomerFigures } from '../../views/customers.view.ts';
+import {
+  customerWithFigures,
+  getCustomerWithFigures,
+  withCustomerFigures,
+} from '../../views/customers.view.ts';
 import * as customers from './customer.service.ts';
 import * as customFields from './customField.service.ts';
 import {
@@ -108,13 +112,7 @@ export function registerCustomerRoutes(app: App): void {
         response: { 200: CustomerOut },
       },
     },
-    async (request) =>
-      toCustomerDto(
-        await customerWithFigures(
-          request.ctx,
-          await customers.getCustomer(request.ctx, request.params.customerID),
-        ),
-      ),
+    async (request) => toCustomerDto(await getCustomerWithFigures(request.ctx, request.params.customerID)),
   );
 
   app.post(

@@ -2,7 +2,9 @@
 export type { Contact, Customer, CustomerStatus, Note } from './customer.ts';
 export type {
   BillingProfile,
+  CustomerFigure,
   CustomerFigures,
+  CustomerOfRow,
   CustomerInput,
   CustomerWithFigures,
 } from './customer.service.ts';
@@ -11,6 +13,7 @@ export {
   billingProfiles,
   countCustomersWithCurrency,
   createCustomer,
+  customerReadModel,
   customersByIds,
   editCustomer,
   getCustomer,

@@ -32,7 +32,7 @@ export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service
 export type { AllocatableInvoice, InvoiceMoneyColumn, StatementInvoice } from './invoiceMoney.service.ts';
 export {
   addToInvoiceMoney,
-  customerInvoiceSums,
+  issuedInvoicesBalanceOf,
   lockInvoicesForAllocation,
   lockOpenInvoices,
   statementInvoicesOf,

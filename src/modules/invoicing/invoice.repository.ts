@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import type { CustomerOfRow } from '../customers/index.ts';
 import type {
   Database,
   InvoiceChargesTable,
@@ -356,56 +357,26 @@ export async function countInvoicesUsingPaymentMethod(
   return Number(row.n);
 }
 
-export interface MoneySums {
-  customerId: number;
-  currencyCode: string;
-  totalMinor: number;
-  paidActualMinor: number;
-  paidPendingMinor: number;
-  negativeAdjsMinor: number;
-}
-
-function safeSum(value: number | string | null): number {
-  const sum = Number(value ?? 0);
-  if (!Number.isSafeInteger(sum)) throw new RangeError(`sum ${value} is beyond the safe integer range`);
-  return sum;
-}
-
-/** The money columns of the customers' issued, not cancelled invoices, summed per customer and currency. */
-// NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
-const issuedSumsOf = preparedQuery((db, accountId: number, customerIds: readonly number[]) =>
-  db
+/**
+ * The Balance of the customer's issued, not cancelled invoices in its currency, summed (null when it has none): a
+ * scalar subquery correlated with the customer's row. Each invoice's Balance is core/invoiceMath.ts's
+ * invoiceBalances: Total − PaidActual − NegativeAdjs − PaidPending. Invoices in another currency are left out:
+ * they cannot be added without a rate.
+ * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer.
+ */
+export function issuedInvoicesBalanceOf(customer: CustomerOfRow) {
+  return expressionBuilder<Database, never>()
     .selectFrom('invoices')
-    .select((eb) => [
-      'customer_id',
-      'currency_code',
-      eb.fn.sum<number | string>('total_minor').as('total'),
-      eb.fn.sum<number | string>('paid_actual_minor').as('paid_actual'),
-      eb.fn.sum<number | string>('paid_pending_minor').as('paid_pending'),
-      eb.fn.sum<number | string>('negative_adjs_minor').as('negative_adjs'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('customer_id', 'in', customerIds)
+    .select(
+      sql<
+        number | string | null
+      >`sum(total_minor - paid_actual_minor - negative_adjs_minor - paid_pending_minor)`.as('balance'),
+    )
+    .where('account_id', '=', customer.accountId)
+    .where('customer_id', '=', customer.id)
+    .where('currency_code', '=', customer.currencyCode)
     .where('is_draft', '=', false)
-    .where('is_cancelled', '=', false)
-    .groupBy(['customer_id', 'currency_code']),
-);
-
-export async function sumIssuedInvoices(
-  db: Db,
-  accountId: number,
-  customerIds: readonly number[],
-): Promise<MoneySums[]> {
-  if (customerIds.length === 0) return [];
-  const rows = await issuedSumsOf(db, accountId, customerIds);
-  return rows.map((row) => ({
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    totalMinor: safeSum(row.total),
-    paidActualMinor: safeSum(row.paid_actual),
-    paidPendingMinor: safeSum(row.paid_pending),
-    negativeAdjsMinor: safeSum(row.negative_adjs),
-  }));
+    .where('is_cancelled', '=', false);
 }
 
 // The ledger's access: invoices as allocation targets.

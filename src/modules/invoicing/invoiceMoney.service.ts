@@ -7,16 +7,8 @@ import type { InvoiceStatus } from '../../core/invoiceMath.ts';
 import { moneyOf } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 
-/**
- * The money columns of the customers' issued, not cancelled invoices (drafts owe nothing yet), summed per
- * customer and currency, for the ledger's customer balances. One statement whatever the number of customers.
- */
-export function customerInvoiceSums(
-  ctx: ServiceContext,
-  customerIds: readonly number[],
-): Promise<repo.MoneySums[]> {
-  return repo.sumIssuedInvoices(ctx.db, ctx.account.id, customerIds);
-}
+/** The ledger's part of a customer's Balance that its invoices owe (invoice.repository.ts, issuedInvoicesBalanceOf). */
+export const { issuedInvoicesBalanceOf } = repo;
 
 export type InvoiceMoneyColumn = repo.InvoiceMoneyColumn;
 

@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
-import type { Selectable } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
+import type { RawBuilder, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { AdjustmentsTable, AllocationsTable } from '../../storage/schema.ts';
+import type { AdjustmentsTable, AllocationsTable, Database } from '../../storage/schema.ts';
+import type { CustomerOfRow } from '../customers/index.ts';
 import type { TargetType } from '../../core/allocation.ts';
 
 export type AllocationRow = Selectable<AllocationsTable>;
@@ -198,77 +199,39 @@ export async function addToAdjustmentAllocated(
 
 // Balances.
 
-export interface OpenSum {
-  customerId: number;
-  currencyCode: string;
-  /** positive: still owed on positive adjustments; negative: unallocated on payments, credit notes, negative adjustments. */
-  direction: 'positive' | 'negative';
-  /** amount − allocated, summed. */
-  openMinor: number;
-}
-
-function safeSum(value: number | string | null): number {
-  const sum = Number(value ?? 0);
-  if (!Number.isSafeInteger(sum)) throw new RangeError(`sum ${value} is beyond the safe integer range`);
-  return sum;
-}
-
-const openSumsOf = preparedQuery((db, accountId: number, customerIds: readonly number[]) =>
-  db
-    .selectFrom('payments')
-    .select((eb) => [
-      'customer_id',
-      'currency_code',
-      sql<string>`'negative'`.as('direction'),
-      eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('customer_id', 'in', customerIds)
-    // A failed payment settles nothing; its allocations are removed when it fails.
-    .where('state', '!=', 'failed')
-    .groupBy(['customer_id', 'currency_code'])
-    .unionAll((qb) =>
-      qb
-        .selectFrom('credit_notes')
-        .select((eb) => [
-          'customer_id',
-          'currency_code',
-          sql<string>`'negative'`.as('direction'),
-          eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
-        ])
-        .where('account_id', '=', accountId)
-        .where('customer_id', 'in', customerIds)
-        .groupBy(['customer_id', 'currency_code']),
-    )
-    .unionAll((qb) =>
-      qb
-        .selectFrom('adjustments')
-        .select((eb) => [
-          'customer_id',
-          'currency_code',
-          'direction',
-          eb.fn.sum<number | string>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
-        ])
-        .where('account_id', '=', accountId)
-        .where('customer_id', 'in', customerIds)
-        .groupBy(['customer_id', 'currency_code', 'direction']),
-    ),
-);
-
 /**
- * What is left unallocated (payments, credit notes, negative adjustments) or unpaid (positive adjustments) per
- * customer and currency: one statement for the three tables (customer reads run it for every page).
- * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer. safeSum reads both.
+ * What the customer's money in its currency leaves open, in one scalar expression correlated with its row: still
+ * owed on positive adjustments, less what is unallocated on payments that have not failed (a failed payment
+ * settles nothing; its allocations are removed when it fails), credit notes and negative adjustments.
+ * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer.
  */
-export async function sumOpen(db: Db, accountId: number, customerIds: readonly number[]): Promise<OpenSum[]> {
-  if (customerIds.length === 0) return [];
-  const rows = await openSumsOf(db, accountId, customerIds);
-  return rows.map((row) => ({
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    direction: row.direction as OpenSum['direction'],
-    openMinor: safeSum(row.open),
-  }));
+export function openMoneyOf(customer: CustomerOfRow): RawBuilder<number | string> {
+  const eb = expressionBuilder<Database, never>();
+  const unallocated = (table: 'payments' | 'credit_notes') =>
+    eb
+      .selectFrom(table)
+      .select((eb) =>
+        eb.fn.sum<number | string | null>(eb('amount_minor', '-', eb.ref('allocated_minor'))).as('open'),
+      )
+      .where('account_id', '=', customer.accountId)
+      .where('customer_id', '=', customer.id)
+      .where('currency_code', '=', customer.currencyCode);
+  const adjustments = eb
+    .selectFrom('adjustments')
+    .select(
+      sql<
+        number | string | null
+      >`sum(case when direction = 'positive' then amount_minor - allocated_minor else allocated_minor - amount_minor end)`.as(
+        'open',
+      ),
+    )
+    .where('account_id', '=', customer.accountId)
+    .where('customer_id', '=', customer.id)
+    .where('currency_code', '=', customer.currencyCode);
+  const payments = unallocated('payments').where('state', '!=', 'failed');
+  return sql<
+    number | string
+  >`coalesce(${adjustments}, 0) - coalesce(${payments}, 0) - coalesce(${unallocated('credit_notes')}, 0)`;
 }
 
 /** Whether the customer has any payment, credit note or adjustment (records that keep it from being deleted). */

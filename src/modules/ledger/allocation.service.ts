@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
@@ -11,12 +12,12 @@ import type {
   TargetRef,
   TargetType,
 } from '../../core/allocation.ts';
-import { invoiceBalances } from '../../core/invoiceMath.ts';
+import type { CustomerFigure } from '../customers/index.ts';
 import { snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import {
   addToInvoiceMoney,
-  customerInvoiceSums,
+  issuedInvoicesBalanceOf,
   lockInvoicesForAllocation,
   lockOpenInvoices,
 } from '../invoicing/index.ts';
@@ -480,30 +481,26 @@ export async function allocationsToTargets(
 }
 
 /**
- * Each customer's Balance, in its currency's minor unit: what is open on its issued invoices and positive
- * adjustments, less what it has paid or been credited that is not yet allocated (payments that have not
- * failed, credit notes, negative adjustments). Amounts in another currency than the customer's are left out:
- * they cannot be added without a rate. A fixed number of statements whatever the number of customers.
+ * The customer's Balance, in its currency's minor unit: what is open on its issued invoices and positive
+ * adjustments, less what it has paid or been credited that is not yet allocated (payments that have not failed,
+ * credit notes, negative adjustments). Amounts in another currency than the customer's are left out: they cannot
+ * be added without a rate. Read in the statement that reads the customer (customerReadModel).
  */
-export async function customerBalances(
-  ctx: ServiceContext,
-  customers: readonly { id: number; currencyCode: string }[],
-): Promise<Map<number, number>> {
-  const balances = new Map(customers.map((c) => [c.id, 0]));
-  if (customers.length === 0) return balances;
-  const currencyOf = new Map(customers.map((c) => [c.id, c.currencyCode]));
-  const ids = customers.map((c) => c.id);
-  const add = (customerId: number, currencyCode: string, amountMinor: number) => {
-    if (currencyOf.get(customerId) === currencyCode)
-      balances.set(customerId, balances.get(customerId)! + amountMinor);
-  };
-  for (const sum of await customerInvoiceSums(ctx, ids))
-    add(sum.customerId, sum.currencyCode, invoiceBalances(sum).balanceMinor);
-  for (const sum of await repo.sumOpen(ctx.db, ctx.account.id, ids)) {
-    add(sum.customerId, sum.currencyCode, sum.direction === 'positive' ? sum.openMinor : -sum.openMinor);
-  }
-  return balances;
-}
+export const customerBalanceFigure: CustomerFigure<number> = {
+  columns: (customer) => ({
+    minor: sql<
+      number | string
+    >`coalesce(${issuedInvoicesBalanceOf(customer)}, 0) + ${repo.openMoneyOf(customer)}`,
+  }),
+  read(column) {
+    const value = column('minor');
+    // NOTE: numeric on PostgreSQL, read as text; an integer on SQLite.
+    const balance = Number(value);
+    if (!Number.isSafeInteger(balance))
+      throw new RangeError(`balance ${String(value)} is beyond the safe integer range`);
+    return balance;
+  },
+};
 
 /** Whether the customer has payments, credit notes or adjustments: records of money, which keep it from deletion. */
 export function hasMoneyRecords(ctx: ServiceContext, customerId: number): Promise<boolean> {

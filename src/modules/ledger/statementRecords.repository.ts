@@ -3,7 +3,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 
 /**
  * A customer's payments, credit notes and adjustments as its statement shows them (docs/spec-decisions.md,
- * "Statements"): exactly the records whose open amounts the customer's Balance counts (customerBalances), so the
+ * "Statements"): exactly the records whose open amounts the customer's Balance counts (customerBalanceFigure), so the
  * statement reconciles with it. A failed payment settles nothing and is left out, as Balance leaves it out.
  */
 export interface StatementMoneyRecord {

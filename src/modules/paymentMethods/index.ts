@@ -5,8 +5,8 @@
  * For other modules:
  * - `assertPaymentMethodUsable(ctx, { customerId, paymentMethodId, gateway?, kind? }, field)`: the check of an
  *   invoice's or recurring invoice's customerPaymentMethodID (422 naming `field`).
- * - `primaryPaymentMethodsOf(ctx, customerIds)`: each customer's primary method id and token, in one statement
- *   (a customer's PrimaryPaymentMethodInfo).
+ * - `primaryPaymentMethodsOf(ctx, customerIds)`: each customer's primary method id and token, in one statement;
+ *   `primaryPaymentMethodFigure`, the same as a customer's PrimaryPaymentMethodInfo, read with the customer.
  * - `deletePaymentMethodsOfCustomer(ctx, customerId)`: inside the transaction that deletes the customer.
  * - `getPaymentMethod(ctx, id)`: the full method, or NotFound (404).
  * - `bankAccountProblems(details)`, `addBankAccount(ctx, input)`: a bank account checked before its customer is
@@ -27,6 +27,7 @@ export {
   invalidatePaymentMethod,
   listPaymentMethods,
   openedPaymentMethodsByIds,
+  primaryPaymentMethodFigure,
   primaryPaymentMethodsOf,
   setPrimaryPaymentMethod,
   unopenedPaymentMethodsByIds,

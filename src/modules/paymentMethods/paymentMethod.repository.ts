@@ -1,9 +1,11 @@
+import { expressionBuilder } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
-import type { PaymentMethodsTable } from '../../storage/schema.ts';
+import type { Database, PaymentMethodsTable } from '../../storage/schema.ts';
+import type { CustomerOfRow } from '../customers/index.ts';
 
 /** A payment method without its sealed account number and IBAN: what lists and checks read. */
 export type PaymentMethodRow = Omit<
@@ -131,6 +133,19 @@ export function listPaymentMethods(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+}
+
+/**
+ * A column of the customer's primary method (null when it has none): a scalar subquery. A customer has one primary
+ * method at most (the payment_methods_one_primary index).
+ */
+export function primaryPaymentMethodColumnOf(customer: CustomerOfRow, column: 'id' | 'token') {
+  return expressionBuilder<Database, never>()
+    .selectFrom('payment_methods')
+    .select(column)
+    .where('account_id', '=', customer.accountId)
+    .where('customer_id', '=', customer.id)
+    .where('is_primary', '=', true);
 }
 
 /** The primary method of each of these customers that has one: one statement for a page of customers. */

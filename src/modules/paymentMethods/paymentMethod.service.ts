@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
+import type { CustomerFigure } from '../customers/index.ts';
 import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
@@ -358,6 +359,23 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
   if (!now) throw new NotFoundError('Payment method', paymentMethodId);
   throw isPrimary();
 }
+
+/**
+ * The customer's PrimaryPaymentMethodInfo: its primary method's id and token, or null; read in the statement that
+ * reads the customer (customerReadModel).
+ */
+export const primaryPaymentMethodFigure: CustomerFigure<{ paymentMethodId: number; token: string } | null> = {
+  columns: (customer) => ({
+    id: repo.primaryPaymentMethodColumnOf(customer, 'id'),
+    token: repo.primaryPaymentMethodColumnOf(customer, 'token'),
+  }),
+  read(column) {
+    const id = column('id');
+    return id === null || id === undefined
+      ? null
+      : { paymentMethodId: Number(id), token: String(column('token')) };
+  },
+};
 
 /**
  * The primary payment method of each of these customers that has one (PrimaryPaymentMethodInfo): one statement for

@@ -12,7 +12,7 @@ export {
 export type { ComponentChoice } from './subscriptionInput.ts';
 export type { Subscription, SubscriptionComponent } from './subscription.ts';
 export {
-  countLiveSubscriptionsByCustomer,
+  activeSubscriptionsFigure,
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
   countSubscriptionsOfCustomer,

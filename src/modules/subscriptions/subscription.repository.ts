@@ -1,10 +1,13 @@
+import { expressionBuilder } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
+import type { CustomerOfRow } from '../customers/index.ts';
 import type {
+  Database,
   SubscriptionComponentsTable,
   SubscriptionUsageTable,
   SubscriptionsTable,
@@ -426,6 +429,17 @@ export async function countBy(
   if (ids.length === 0) return new Map();
   const rows = await countQuery(column, liveOn !== undefined)(db, accountId, ids, liveOn ?? '');
   return new Map(rows.map((row) => [Number(row.key), Number(row.n)]));
+}
+
+/** How many of the customer's subscriptions are live on its day (see liveOn above): a scalar subquery. */
+export function liveSubscriptionCountOf(customer: CustomerOfRow) {
+  return expressionBuilder<Database, never>()
+    .selectFrom('subscriptions')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', customer.accountId)
+    .where('customer_id', '=', customer.id)
+    .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', customer.asOf)]))
+    .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', customer.asOf)]));
 }
 
 const countQueries = new Map<string, ReturnType<typeof prepareCount>>();

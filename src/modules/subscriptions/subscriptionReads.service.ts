@@ -6,6 +6,7 @@ import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError } from '../../core/subscriptionBilling.ts';
 import { assertCustomerExists } from '../customers/index.ts';
+import type { CustomerFigure } from '../customers/index.ts';
 import * as repo from './subscription.repository.ts';
 import { subscriptionFromView } from './subscription.repository.ts';
 import type { SubscriptionView } from './subscription.repository.ts';
@@ -128,13 +129,15 @@ export function countSubscriptionsByPackageVersion(
   return repo.countBy(ctx.db, ctx.account.id, 'package_version_id', versionIds);
 }
 
-/** Customer ActiveSubs: subscriptions not cancelled or expired today (future and trial ones included). */
-export function countLiveSubscriptionsByCustomer(
-  ctx: ServiceContext,
-  customerIds: number[],
-): Promise<Map<number, number>> {
-  return repo.countBy(ctx.db, ctx.account.id, 'customer_id', customerIds, today(ctx));
-}
+/**
+ * Customer ActiveSubs: subscriptions not cancelled or expired on the customer's day (future and trial ones
+ * included), read in the statement that reads the customer (customerReadModel).
+ */
+export const activeSubscriptionsFigure: CustomerFigure<number> = {
+  columns: (customer) => ({ count: repo.liveSubscriptionCountOf(customer) }),
+  // NOTE: count(*) is a bigint on PostgreSQL, read as text.
+  read: (column) => Number(column('count')),
+};
 
 /** The customer's subscriptions not cancelled or ended today, by id. */
 export function liveSubscriptionIdsOfCustomer(ctx: ServiceContext, customerId: number): Promise<number[]> {
