@@ -141,25 +141,29 @@ describe('POST /v1/payments', () => {
     expect(payment.Ref).toBeNull();
   });
 
-  it('reads the new payment once, after its allocations, and sends the rendering its payment.created carries', async () => {
+  it('renders the new payment from what it wrote, without reading it back, and sends the rendering its payment.created carries', async () => {
     const customerId = await createCustomer(t);
     const invoice = await newInvoice(customerId, 100);
+    const next = await newInvoice(customerId, 100, { date: '2026-03-02' });
     t.queries.length = 0;
-    const res = await postPayment(paymentBody(customerId, 70, undefined, { AutoApply: true }));
+    const res = await postPayment(paymentBody(customerId, 170, undefined, { AutoApply: true }));
     expect(res.status, res.text).toBe(201);
     const sql = t.queries.map((text) => text.replace(/\s+/g, ' '));
-    // The payment's row by id, and its allocations: once each (a new payment holds none before it is allocated).
+    // Neither the payment's row nor its allocations are read: the insert's values and RETURNING give them.
     expect(
       sql.filter((text) => /^select .* from "payments" where "account_id" = \S+ and "id" in/.test(text)),
-    ).toHaveLength(1);
-    expect(
-      sql.filter((text) => /^select .* from "allocations" where .*"source_type" =/.test(text)),
-    ).toHaveLength(1);
+    ).toEqual([]);
+    expect(sql.filter((text) => /^select .* from "allocations" where .*"source_type" =/.test(text))).toEqual(
+      [],
+    );
+    // What a later read answers is what was sent.
+    expect((await t.request('GET', `/v1/payments/${res.body.paymentID}`)).body).toEqual(res.body);
     const [created] = await eventsOf(t, 'payment', res.body.paymentID);
     expect(created!.type).toBe('payment.created');
     expect(created!.data.object).toEqual(res.body);
     expect(res.body.Allocations).toEqual([
-      expect.objectContaining({ invoiceID: invoice.invoiceID, amountApplied: 70 }),
+      expect.objectContaining({ invoiceID: invoice.invoiceID, amountApplied: 100 }),
+      expect.objectContaining({ invoiceID: next.invoiceID, amountApplied: 70 }),
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { isPostgres } from '../../storage/columns.ts';
 import { MAX_CACHED_LIST_LENGTH, preparedQuery } from '../../storage/prepared.ts';
 import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
 import type { SendingEndpoint } from '../../context.ts';
@@ -75,12 +76,82 @@ const deliveriesInsert = preparedQuery((db, rows: Insertable<WebhookDeliveriesTa
   db.insertInto('webhook_deliveries').values(rows),
 );
 
-export async function insertEvents(db: Db, rows: readonly NewEventRow[]): Promise<void> {
-  await insertChunked(rows, (chunk) => eventsInsert(db, chunk));
+/**
+ * The account's enabled endpoints with what they subscribe to, and what sending to them needs: events fan out to
+ * them as they are written, and some are handed to this process's sender at once.
+ */
+const enabledEndpointsQuery = preparedQuery((db, accountId: number) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select([...SENDING_ENDPOINT_COLUMNS, 'enabled_events'])
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'enabled'),
+);
+
+/**
+ * On PostgreSQL, a change's events (and audit entries) written and its account's enabled endpoints read in one
+ * statement: the inserts in WITH (run to completion whether read or not), the endpoints its SELECT.
+ */
+const eventsWrittenEndpointsRead = preparedQuery((db, events: NewEventRow[], accountId: number) =>
+  db
+    .with('written_events', (qb) => qb.insertInto('events').values(events))
+    .selectFrom('webhook_endpoints')
+    .select([...SENDING_ENDPOINT_COLUMNS, 'enabled_events'])
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'enabled'),
+);
+const eventsAndAuditWrittenEndpointsRead = preparedQuery(
+  (db, events: NewEventRow[], audit: Insertable<AuditLogTable>[], accountId: number) =>
+    db
+      .with('written_events', (qb) => qb.insertInto('events').values(events))
+      .with('written_audit', (qb) => qb.insertInto('audit_log').values(audit))
+      .selectFrom('webhook_endpoints')
+      .select([...SENDING_ENDPOINT_COLUMNS, 'enabled_events'])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'enabled'),
+);
+
+/** The three statements of insertEventsReadEndpoints apart. */
+async function insertApartThenRead(
+  db: Db,
+  accountId: number,
+  events: readonly NewEventRow[],
+  audit: readonly Insertable<AuditLogTable>[],
+) {
+  await insertChunked(events, (chunk) => eventsInsert(db, chunk));
+  await insertChunked(audit, (chunk) => auditInsert(db, chunk));
+  return enabledEndpointsQuery(db, accountId);
 }
 
-export async function insertAuditEntries(db: Db, rows: readonly Insertable<AuditLogTable>[]): Promise<void> {
-  await insertChunked(rows, (chunk) => auditInsert(db, chunk));
+export interface SubscribedEndpoint {
+  endpoint: SendingEndpoint;
+  /** The event-type patterns it subscribes to. */
+  enabledEvents: string[];
+}
+
+/**
+ * Writes events and their audit entries; returns the account's enabled endpoints, which the events fan out to.
+ * NOTE: on PostgreSQL every statement is a round trip (docs/benchmarks.md, "Payments"), so a change's events and
+ * audit entries of up to a chunk each are one statement with the endpoints' read; SQLite, whose WITH takes no
+ * INSERT and whose statements cost no round trip, runs the three apart, as PostgreSQL does for larger changes.
+ */
+export async function insertEventsReadEndpoints(
+  db: Db,
+  accountId: number,
+  events: readonly NewEventRow[],
+  audit: readonly Insertable<AuditLogTable>[],
+): Promise<SubscribedEndpoint[]> {
+  const oneStatement =
+    isPostgres(db) && events.length > 0 && events.length <= INSERT_CHUNK && audit.length <= INSERT_CHUNK;
+  const rows = !oneStatement
+    ? await insertApartThenRead(db, accountId, events, audit)
+    : audit.length === 0
+      ? await eventsWrittenEndpointsRead(db, [...events], accountId)
+      : await eventsAndAuditWrittenEndpointsRead(db, [...events], [...audit], accountId);
+  return rows.map((row) => ({
+    endpoint: sendingEndpointFromRow(row),
+    enabledEvents: JSON.parse(row.enabled_events) as string[],
+  }));
 }
 
 /** Those of the keys that were already claimed. */
@@ -119,30 +190,6 @@ export async function claimOnceKeys(
     for (const row of rows) claimed.add(row.once_key);
   });
   return claimed;
-}
-
-/**
- * The account's enabled endpoints with what they subscribe to, and what sending to them needs: events fan out to
- * them as they are written, and some are handed to this process's sender at once.
- */
-const enabledEndpointsQuery = preparedQuery((db, accountId: number) =>
-  db
-    .selectFrom('webhook_endpoints')
-    .select([...SENDING_ENDPOINT_COLUMNS, 'enabled_events'])
-    .where('account_id', '=', accountId)
-    .where('status', '=', 'enabled'),
-);
-
-/** The account's enabled endpoints, each with the event-type patterns it subscribes to. */
-export async function enabledEndpoints(
-  db: Db,
-  accountId: number,
-): Promise<{ endpoint: SendingEndpoint; enabledEvents: string[] }[]> {
-  const rows = await enabledEndpointsQuery(db, accountId);
-  return rows.map((row) => ({
-    endpoint: sendingEndpointFromRow(row),
-    enabledEvents: JSON.parse(row.enabled_events) as string[],
-  }));
 }
 
 export interface NewDelivery {

@@ -5,6 +5,8 @@ import { isPostgres } from '../../storage/columns.ts';
 import { withTransaction } from '../../context.ts';
 import type { Actor, HandedOverDelivery, SendReservation, ServiceContext } from '../../context.ts';
 import { changedFields, matchesAny } from '../../core/eventTypes.ts';
+import type { Insertable } from 'kysely';
+import type { AuditLogTable } from '../../storage/schema.events.ts';
 import * as repo from './event.repository.ts';
 import type { ResourceRef } from './eventObjects.ts';
 import { renderResources } from './eventObjects.ts';
@@ -220,8 +222,9 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
   });
 
   const payloads = bodies.map((body) => JSON.stringify(body));
-  await repo.insertEvents(
+  const subscribed = await repo.insertEventsReadEndpoints(
     ctx.db,
+    accountId,
     bodies.map((body, i) => ({
       id: body.id,
       account_id: accountId,
@@ -233,9 +236,9 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
       resource_version: body.resource.version,
       payload: payloads[i]!,
     })),
+    auditEntries(ctx, planned, bodies, recordedAt),
   );
-  await fanOut(ctx, planned, bodies, payloads, recordedAt);
-  await audit(ctx, planned, bodies, recordedAt);
+  await fanOut(ctx, subscribed, planned, bodies, payloads, recordedAt);
   return bodies;
 }
 
@@ -266,12 +269,12 @@ async function renderAll(
  */
 async function fanOut(
   ctx: ServiceContext,
+  subscribed: readonly repo.SubscribedEndpoint[],
   planned: readonly { event: EventToEmit }[],
   bodies: readonly EventBody[],
   payloads: readonly string[],
   at: string,
 ): Promise<void> {
-  const subscribed = await repo.enabledEndpoints(ctx.db, ctx.account.id);
   const deliveries = bodies.flatMap((body, i) => {
     const only = planned[i]!.event.onlyToEndpoint;
     const to = (endpointId: number) => ({ accountId: ctx.account.id, endpointId, eventId: body.id, at, i });
@@ -336,41 +339,41 @@ function pick(object: Record<string, unknown>, keys: readonly string[]): Record<
   return Object.fromEntries(keys.map((k) => [k, object[k] ?? null]));
 }
 
-/** Changes asked for through the API, the CLI or the capture widget's frame are recorded with who asked, from where. */
-async function audit(
+/**
+ * Changes asked for through the API, the CLI or the capture widget's frame are recorded with who asked, from where:
+ * the audit entries of the events, none when no one asked (the worker's own changes).
+ */
+function auditEntries(
   ctx: ServiceContext,
   planned: readonly { event: EventToEmit; previous: Record<string, unknown> | undefined }[],
   bodies: readonly EventBody[],
   at: string,
-): Promise<void> {
+): Insertable<AuditLogTable>[] {
   const actor = ctx.actor;
-  if (!actor) return;
-  await repo.insertAuditEntries(
-    ctx.db,
-    bodies.map((body, i) => {
-      const { event, previous } = planned[i]!;
-      const object = body.data.object;
-      const deleted = event.type.endsWith('.deleted');
-      const created = event.type.endsWith('.created');
-      const before = deleted ? object : created ? null : (previous ?? null);
-      const after = deleted ? null : created ? object : previous ? pick(object, Object.keys(previous)) : null;
-      return {
-        account_id: ctx.account.id,
-        recorded_at: at,
-        actor_type: actor.kind,
-        api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
-        client_address: actor.clientAddress,
-        request_id: actor.kind === 'cli' ? null : actor.requestId,
-        operation: auditOperation(actor),
-        event_id: body.id,
-        event_type: body.type,
-        resource_type: body.resource.type,
-        resource_id: String(body.resource.id),
-        before: before === null ? null : JSON.stringify(before),
-        after: after === null ? null : JSON.stringify(after),
-      };
-    }),
-  );
+  if (!actor) return [];
+  return bodies.map((body, i) => {
+    const { event, previous } = planned[i]!;
+    const object = body.data.object;
+    const deleted = event.type.endsWith('.deleted');
+    const created = event.type.endsWith('.created');
+    const before = deleted ? object : created ? null : (previous ?? null);
+    const after = deleted ? null : created ? object : previous ? pick(object, Object.keys(previous)) : null;
+    return {
+      account_id: ctx.account.id,
+      recorded_at: at,
+      actor_type: actor.kind,
+      api_key_id: actor.kind === 'api_key' ? actor.apiKeyId : null,
+      client_address: actor.clientAddress,
+      request_id: actor.kind === 'cli' ? null : actor.requestId,
+      operation: auditOperation(actor),
+      event_id: body.id,
+      event_type: body.type,
+      resource_type: body.resource.type,
+      resource_id: String(body.resource.id),
+      before: before === null ? null : JSON.stringify(before),
+      after: after === null ? null : JSON.stringify(after),
+    };
+  });
 }
 
 /**

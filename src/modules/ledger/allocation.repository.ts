@@ -72,21 +72,74 @@ export function listAllocationsToTargets(
   return allocationsToTargets(db, accountId, targetType, targetIds);
 }
 
-export async function insertAllocations(
+export interface NewAllocationRow {
+  account_id: number;
+  customer_id: number;
+  source_type: SourceType;
+  source_id: number;
+  target_type: TargetType;
+  target_id: number;
+  amount_minor: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** On PostgreSQL, a source's allocations inserted and its allocated total set in one statement (see below). */
+function insertedWithTotal(table: (typeof SOURCE_TABLES)[SourceType]) {
+  return preparedQuery(
+    (
+      db,
+      accountId: number,
+      sourceId: number,
+      allocatedMinor: number,
+      now: string,
+      rows: NewAllocationRow[],
+    ) =>
+      db
+        .with('source_total', (qb) =>
+          qb
+            .updateTable(table)
+            .set({ allocated_minor: allocatedMinor, updated_at: now })
+            .where('account_id', '=', accountId)
+            .where('id', '=', sourceId),
+        )
+        .insertInto('allocations')
+        .values(rows)
+        .returning(ALLOCATION_COLUMNS),
+  );
+}
+const insertWithTotal = {
+  payment: insertedWithTotal(SOURCE_TABLES.payment),
+  credit_note: insertedWithTotal(SOURCE_TABLES.credit_note),
+  adjustment: insertedWithTotal(SOURCE_TABLES.adjustment),
+};
+
+/**
+ * Inserts a source's allocations and sets its allocated total; returns the rows inserted, in allocation order (by
+ * id). NOTE: on PostgreSQL, where every statement is a round trip (docs/benchmarks.md, "Payments"), one statement
+ * (the total's UPDATE in WITH, run to completion whether read or not); SQLite's WITH takes no UPDATE, so two there.
+ */
+export async function insertAllocationsSettingTotal(
   db: Db,
-  rows: {
-    account_id: number;
-    customer_id: number;
-    source_type: SourceType;
-    source_id: number;
-    target_type: TargetType;
-    target_id: number;
-    amount_minor: number;
-    created_at: string;
-    updated_at: string;
-  }[],
-): Promise<void> {
-  if (rows.length > 0) await db.insertInto('allocations').values(rows).execute();
+  accountId: number,
+  source: { type: SourceType; id: number },
+  allocatedMinor: number,
+  now: string,
+  rows: NewAllocationRow[],
+): Promise<AllocationRow[]> {
+  let inserted: AllocationRow[];
+  if (rows.length === 0) {
+    await setSourceAllocated(db, accountId, source.type, source.id, allocatedMinor, now);
+    return [];
+  }
+  if (isPostgres(db)) {
+    inserted = await insertWithTotal[source.type](db, accountId, source.id, allocatedMinor, now, rows);
+  } else {
+    inserted = await db.insertInto('allocations').values(rows).returning(ALLOCATION_COLUMNS).execute();
+    await setSourceAllocated(db, accountId, source.type, source.id, allocatedMinor, now);
+  }
+  // NOTE: the order of RETURNING's rows is not promised (SQLite says so); reads list allocations by id.
+  return inserted.sort((a, b) => a.id - b.id);
 }
 
 export async function updateAllocation(

@@ -82,16 +82,27 @@ export async function applyAllocations(
   source: MoneySource,
   request: AllocationRequest,
 ): Promise<AllocationOutcome> {
-  return reallocate(ctx, source, await allocationsHeld(ctx, source), request);
+  return (await reallocate(ctx, source, await allocationsHeld(ctx, source), request)).outcome;
 }
 
-/** applyAllocations for a source inserted in this transaction: it holds no allocations, so none are read. */
-export function allocateNewSource(
+/** What allocating a new source made: its allocations as stored and their total, besides the outcome. */
+export interface NewSourceAllocations extends AllocationOutcome {
+  allocatedMinor: number;
+  /** In allocation order, as allocationsOfSources would read them. */
+  allocations: Allocation[];
+}
+
+/**
+ * applyAllocations for a source inserted in this transaction: it holds no allocations, so none are read, and the
+ * ones it gets are returned as stored, so that the caller renders the source without reading it back.
+ */
+export async function allocateNewSource(
   ctx: ServiceContext,
   source: MoneySource,
   request: AllocationRequest,
-): Promise<AllocationOutcome> {
-  return reallocate(ctx, source, [], request);
+): Promise<NewSourceAllocations> {
+  const { outcome, allocatedMinor, inserted } = await reallocate(ctx, source, [], request);
+  return { ...outcome, allocatedMinor, allocations: inserted.map(allocationFromRow) };
 }
 
 /** Removes every allocation of the source and gives the targets their money back (before the source is deleted). */
@@ -99,26 +110,29 @@ export function releaseAllocations(ctx: ServiceContext, source: MoneySource): Pr
   return applyAllocations(ctx, source, { autoApply: false, entries: [] });
 }
 
-/** The steps of every allocation change, in order; each target is locked before its figure is read. */
+/**
+ * The steps of every allocation change, in order; each target is locked before its figure is read. Returns the
+ * outcome, the source's allocated total and the allocation rows it inserted.
+ */
 async function reallocate(
   ctx: ServiceContext,
   source: MoneySource,
   held: readonly ExistingAllocation[],
   request: AllocationRequest,
-): Promise<AllocationOutcome> {
+): Promise<{ outcome: AllocationOutcome; allocatedMinor: number; inserted: AllocationRow[] }> {
   const { requested, targets } = request.autoApply
     ? await lockAutoApplyTargets(ctx, source, held, request.includeAdjustments)
     : await lockListedTargets(ctx, source, held, request.entries);
   const plan = planOrRefuse(source, held, requested, targets);
   const before = await targetsBeforeChange(ctx, source, plan);
   const now = nowInstant(ctx);
-  await writeAllocations(ctx, source, plan, now);
+  const inserted = await writeAllocations(ctx, source, plan, now);
   const invoicesAfter = await moveTargetFigures(ctx, source, plan, now);
-  await repo.setSourceAllocated(ctx.db, ctx.account.id, source.type, source.id, plan.allocatedMinor, now);
-  return {
+  const outcome = {
     changed: plan.deletes.length + plan.updates.length + plan.inserts.length > 0,
     targetEvents: targetEvents(plan, before, invoicesAfter),
   };
+  return { outcome, allocatedMinor: plan.allocatedMinor, inserted };
 }
 
 /** The source's allocations as they stand, each with its target. */
@@ -349,13 +363,13 @@ async function targetsBeforeChange(
   return snapshots;
 }
 
-/** The plan's allocation rows: deletes, updates, then inserts. */
+/** The plan's allocation rows (deletes, updates, then inserts) and the source's allocated total; returns the rows inserted. */
 async function writeAllocations(
   ctx: ServiceContext,
   source: MoneySource,
   plan: AllocationPlan,
   now: string,
-): Promise<void> {
+): Promise<AllocationRow[]> {
   await repo.deleteAllocations(ctx.db, ctx.account.id, plan.deletes);
   for (const update of plan.updates) {
     await repo.updateAllocation(ctx.db, ctx.account.id, update.id, {
@@ -365,8 +379,12 @@ async function writeAllocations(
       updated_at: now,
     });
   }
-  await repo.insertAllocations(
+  return repo.insertAllocationsSettingTotal(
     ctx.db,
+    ctx.account.id,
+    source,
+    plan.allocatedMinor,
+    now,
     plan.inserts.map((insert) => ({
       account_id: ctx.account.id,
       customer_id: source.customerId,

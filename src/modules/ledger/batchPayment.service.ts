@@ -18,7 +18,7 @@ import {
   paymentRef,
   paymentSource,
   removePayment,
-  renderPayment,
+  renderNewPayment,
   updatePaymentFields,
 } from './payment.service.ts';
 import type { PaymentFields } from './payment.service.ts';
@@ -76,14 +76,14 @@ export async function checkBatchLinePayment(
  * payment from its bank account and allocates it as PaymentApplied (or isAutoApply) says. Returns the payment.
  */
 export async function createBatchLinePayment(ctx: ServiceContext, line: CheckedBatchLine): Promise<Payment> {
-  const source = await insertPayment(ctx, line.customerId, line, {
+  const inserted = await insertPayment(ctx, line.customerId, line, {
     state: 'pending',
     paymentMethodId: line.paymentMethodId,
   });
-  const allocated = await allocateNewSource(ctx, source, line.request);
-  const payment = await renderPayment(ctx, source.id);
+  const allocated = await allocateNewSource(ctx, paymentSource(inserted), line.request);
+  const payment = renderNewPayment(ctx, inserted, allocated);
   await emitEvents(ctx, [
-    { type: 'payment.created', ref: paymentRef(source.id), after: payment.rendered },
+    { type: 'payment.created', ref: paymentRef(inserted.id), after: payment.rendered },
     ...allocated.targetEvents,
   ]);
   return payment.record;

@@ -17,7 +17,12 @@ import {
   applyAllocations,
   releaseAllocations,
 } from './allocation.service.ts';
-import type { AllocationRequest, MoneySource } from './allocation.service.ts';
+import type {
+  Allocation,
+  AllocationRequest,
+  MoneySource,
+  NewSourceAllocations,
+} from './allocation.service.ts';
 import {
   allocationRequestOf,
   assertSameCustomer,
@@ -84,13 +89,13 @@ export function sourceOf(
 
 export const paymentRef = (id: number): ResourceRef => ({ type: 'payment', id });
 
-async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Payment[]> {
-  const allocations = await allocationsOfSources(
-    ctx,
-    'payment',
-    rows.map((row) => row.id),
-  );
-  return rows.map((row) => ({
+/** A payment as the ledger answers it, from its row and its allocations (in allocation order). */
+function paymentFromRow(
+  row: Omit<PaymentRow, 'account_id' | 'created_at' | 'updated_at'>,
+  allocations: Allocation[],
+): Payment {
+  const state = row.state as PaymentState;
+  return {
     id: row.id,
     customerId: row.customer_id,
     currencyCode: row.currency_code,
@@ -98,14 +103,23 @@ async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Paymen
     allocatedMinor: row.allocated_minor,
     date: row.payment_date,
     method: row.method,
-    state: row.state as PaymentState,
-    status: paymentStatus(row.state as PaymentState, row.amount_minor, row.allocated_minor),
+    state,
+    status: paymentStatus(state, row.amount_minor, row.allocated_minor),
     memo: row.memo,
     ref: row.ref,
     failureReason: row.failure_reason,
     paymentMethodId: row.payment_method_id,
-    allocations: allocations.get(row.id) ?? [],
-  }));
+    allocations,
+  };
+}
+
+async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Payment[]> {
+  const allocations = await allocationsOfSources(
+    ctx,
+    'payment',
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => paymentFromRow(row, allocations.get(row.id) ?? []));
 }
 
 export async function getPaymentRow(ctx: ServiceContext, paymentId: number): Promise<PaymentRow> {
@@ -150,13 +164,13 @@ export interface PaymentCollection {
   failureCode?: string;
 }
 
-/** Inserts a payment of the locked customer, as the money source it is (nothing allocated yet). */
+/** Inserts a payment of the locked customer; returns it as stored (nothing allocated yet). */
 export async function insertPayment(
   ctx: ServiceContext,
   customerId: number,
   fields: PaymentFields,
   collection: PaymentCollection,
-): Promise<MoneySource> {
+): Promise<Payment> {
   const now = nowInstant(ctx);
   const row = {
     account_id: ctx.account.id,
@@ -174,7 +188,8 @@ export async function insertPayment(
     created_at: now,
     updated_at: now,
   };
-  return sourceOf({ ...row, id: await repo.insertPayment(ctx.db, row) });
+  const id = await repo.insertPayment(ctx.db, row);
+  return paymentFromRow({ ...row, id, allocated_minor: 0 }, []);
 }
 
 /**
@@ -199,14 +214,21 @@ export function updatePaymentFields(
 }
 
 /**
- * Reads the payment once, after every change, and renders it once as the API shows it: `payment.created`
- * carries that rendering, and the reply sends it (see idempotentCreate).
+ * A payment inserted in this transaction with the allocations it was just given, rendered once as the API shows
+ * it: `payment.created` carries that rendering, and the reply sends it (see idempotentCreate). Nothing is read
+ * back: the row was written from these values, and its allocations are as their insert returned them.
  */
-export async function renderPayment(
+export function renderNewPayment(
   ctx: ServiceContext,
-  paymentId: number,
-): Promise<Rendered<Payment, PaymentOut>> {
-  const payment = await getPayment(ctx, paymentId);
+  inserted: Payment,
+  allocated: NewSourceAllocations,
+): Rendered<Payment, PaymentOut> {
+  const payment: Payment = {
+    ...inserted,
+    allocatedMinor: allocated.allocatedMinor,
+    status: paymentStatus(inserted.state, inserted.amountMinor, allocated.allocatedMinor),
+    allocations: allocated.allocations,
+  };
   return { record: payment, rendered: toPaymentDto(payment, ctx.account.timeZone) };
 }
 
@@ -289,14 +311,14 @@ export function createPayment(
 ): Promise<Rendered<Payment, PaymentOut>> {
   return withLockedCustomer(ctx, input.customerId, async (ctx) => {
     const checked = await checkPayment(ctx, input);
-    const source = await insertPayment(ctx, input.customerId, checked, {
+    const inserted = await insertPayment(ctx, input.customerId, checked, {
       state: 'settled',
       paymentMethodId: null,
     });
-    const allocated = await allocateNewSource(ctx, source, checked.request);
-    const payment = await renderPayment(ctx, source.id);
+    const allocated = await allocateNewSource(ctx, paymentSource(inserted), checked.request);
+    const payment = renderNewPayment(ctx, inserted, allocated);
     await emitEvents(ctx, [
-      { type: 'payment.created', ref: paymentRef(source.id), after: payment.rendered },
+      { type: 'payment.created', ref: paymentRef(inserted.id), after: payment.rendered },
       ...allocated.targetEvents,
     ]);
     return payment;
@@ -392,12 +414,14 @@ export async function recordCollectedPayment(
   ctx: ServiceContext,
   input: CollectedPaymentInput,
 ): Promise<{ paymentId: number; events: EventToEmit[] }> {
-  const source = await insertPayment(ctx, input.customerId, input, {
-    state: input.state,
-    paymentMethodId: input.paymentMethodId,
-    failureReason: input.failureReason,
-    failureCode: input.failureCode,
-  });
+  const source = paymentSource(
+    await insertPayment(ctx, input.customerId, input, {
+      state: input.state,
+      paymentMethodId: input.paymentMethodId,
+      failureReason: input.failureReason,
+      failureCode: input.failureCode,
+    }),
+  );
   const paymentId = source.id;
   const events: EventToEmit[] = [{ type: 'payment.created', ref: paymentRef(paymentId) }];
   const allocations =
