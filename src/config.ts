@@ -67,6 +67,11 @@ export interface Config {
   /** Webhook endpoints one account may have, enabled or not (WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT). */
   webhookMaxEndpointsPerAccount: number;
   /**
+   * How many MB (millions of characters) of rendered catalogue list pages the process keeps (CATALOGUE_PAGE_CACHE_MB,
+   * docs/architecture.md, "Catalogue pages kept in the process"); 0 keeps none.
+   */
+  cataloguePageCacheChars: number;
+  /**
    * The origin browsers reach the service at (PUBLIC_URL), for the capture widget's loader and frame; undefined:
    * the origin each request came to.
    */
@@ -214,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),
     webhookMaxEndpointsPerAccount: integerSetting(env, 'WEBHOOK_MAX_ENDPOINTS_PER_ACCOUNT', 16, 1, 1000),
+    cataloguePageCacheChars: integerSetting(env, 'CATALOGUE_PAGE_CACHE_MB', 64, 0, 4096) * 1024 * 1024,
   };
 }
 

@@ -16,6 +16,7 @@ import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
 import { findSellerDetails, getAccount, listenForCredentialChanges } from './modules/auth/index.ts';
 import type { CredentialsListener } from './modules/auth/index.ts';
+import { keepCataloguePages } from './modules/catalogue/index.ts';
 import {
   configureWebhookEndpointLimit,
   configureWebhookUrlPolicy,
@@ -193,6 +194,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       ),
     );
     credentialsListener = await listenForCredentialChanges(config.database, storage.db, log);
+    keepCataloguePages(storage.db, config.cataloguePageCacheChars);
     app = await buildApp({
       storage,
       clock,

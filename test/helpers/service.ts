@@ -183,14 +183,18 @@ export interface ServiceInstance {
 
 /**
  * Starts another instance of `t` against its database, as a deployment scales out, on the clocks given; its log
- * lines join `t.logs`. `queryPlugins` see every statement this instance runs (test/helpers/heldStatement.ts).
+ * lines join `t.logs`. `queryPlugins` see every statement this instance runs (test/helpers/heldStatement.ts); `env`
+ * adds to or overrides the service's settings for this instance.
  */
 export async function startAnotherInstance(
   t: TestService,
-  options: Pick<ServiceOptions, 'clock' | 'wallClock' | 'queryPlugins'> = {},
+  options: Pick<ServiceOptions, 'clock' | 'wallClock' | 'queryPlugins'> & {
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ServiceInstance> {
-  const service = await startService(loadConfig({ ...t.env, PORT: '0', HOST: '127.0.0.1' }), {
-    ...options,
+  const { env, ...serviceOptions } = options;
+  const service = await startService(loadConfig({ ...t.env, ...env, PORT: '0', HOST: '127.0.0.1' }), {
+    ...serviceOptions,
     logStream: logsInto(t.logs),
   });
   const credentials = { accountId: t.accountId, apiKey: t.apiKey };

@@ -8,6 +8,7 @@ import type {
   ComponentVersionsTable,
   ComponentsTable,
 } from '../../storage/schema.ts';
+import { catalogueChanged } from './catalogueRevision.repository.ts';
 import type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
 
 export type ComponentRow = Selectable<ComponentsTable>;
@@ -216,6 +217,7 @@ export function listComponents(db: Db, accountId: number, page: Page): Promise<C
 
 export async function insertComponent(db: Db, row: NewComponentRow): Promise<number> {
   const inserted = await db.insertInto('components').values(row).returning('id').executeTakeFirstOrThrow();
+  await catalogueChanged(db, row.account_id);
   return inserted.id;
 }
 
@@ -231,6 +233,7 @@ export async function updateComponent(
     .where('account_id', '=', accountId)
     .where('id', '=', componentId)
     .executeTakeFirst();
+  await catalogueChanged(db, accountId);
   return result.numUpdatedRows > 0n;
 }
 
@@ -241,6 +244,7 @@ export async function deleteComponent(db: Db, accountId: number, componentId: nu
     .where('account_id', '=', accountId)
     .where('id', '=', componentId)
     .executeTakeFirst();
+  await catalogueChanged(db, accountId);
   return result.numDeletedRows > 0n;
 }
 
@@ -348,6 +352,7 @@ export async function insertVersion(db: Db, row: Insertable<ComponentVersionsTab
     .values(row)
     .returning('id')
     .executeTakeFirstOrThrow();
+  await catalogueChanged(db, row.account_id);
   return inserted.id;
 }
 
@@ -363,6 +368,7 @@ export async function updateVersion(
     .where('account_id', '=', accountId)
     .where('id', '=', versionId)
     .execute();
+  await catalogueChanged(db, accountId);
 }
 
 /** Makes one version the component's default and every other one not: one statement, so never two defaults. */
@@ -378,6 +384,7 @@ export async function setDefaultVersion(
     .where('account_id', '=', accountId)
     .where('component_id', '=', componentId)
     .execute();
+  await catalogueChanged(db, accountId);
 }
 
 /** Deletes a version with its prices and brackets (foreign keys cascade). */
@@ -387,6 +394,7 @@ export async function deleteVersion(db: Db, accountId: number, versionId: number
     .where('account_id', '=', accountId)
     .where('id', '=', versionId)
     .execute();
+  await catalogueChanged(db, accountId);
 }
 
 /** Replaces a version's prices: its currencies (with their brackets, by cascade) go, the given ones come. */
@@ -401,6 +409,7 @@ export async function replaceVersionCurrencies(
     .where('account_id', '=', accountId)
     .where('component_version_id', '=', versionId)
     .execute();
+  await catalogueChanged(db, accountId);
   await insertVersionCurrencies(db, accountId, versionId, currencies);
 }
 
@@ -441,6 +450,7 @@ export async function insertVersionCurrencies(
       )
       .execute();
   }
+  if (currencies.length > 0) await catalogueChanged(db, accountId);
 }
 
 /** Component versions by id with their component's name, unit and scheme (usage pricing). */

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
+import {
+  keepsCataloguePages,
+  renderedCataloguePage,
+  routeSerializer,
+  sendSerialized,
+} from './cataloguePages.ts';
 import * as components from './component.service.ts';
 import * as versions from './componentVersion.service.ts';
 import {
@@ -35,8 +41,18 @@ export function registerComponentRoutes(app: App): void {
         response: { 200: Type.Array(ComponentOut) },
       },
     },
-    async (request) =>
-      (await components.listComponents(request.ctx, pageOf(request.query))).map(toComponentDto),
+    async (request, reply) => {
+      const { ctx } = request;
+      const page = pageOf(request.query);
+      if (!keepsCataloguePages(ctx.db))
+        return (await components.listComponents(ctx, page)).map(toComponentDto);
+      const serialize = routeSerializer(reply);
+      const rendered = await renderedCataloguePage(ctx, 'components', page, async () => ({
+        pieces: [serialize((await components.listComponents(ctx, page)).map(toComponentDto))],
+        versionIds: [],
+      }));
+      return sendSerialized(reply, rendered.pieces[0]!);
+    },
   );
 
   app.get(

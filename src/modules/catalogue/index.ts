@@ -14,6 +14,7 @@ export { createTaxSetting, listTaxSettings } from './tax.service.ts';
 export type { Package, PackageVersion } from './package.service.ts';
 export { createPackage, getPackage } from './package.service.ts';
 export { createPackageGroup } from './packageGroup.service.ts';
+export { keepCataloguePages, keptCataloguePages } from './cataloguePages.ts';
 /** What events show of catalogue resources, read as their single GETs show them (src/views/). */
 export { componentVersionsByIds, componentsByIds } from './component.service.ts';
 export { toComponentDto, toComponentVersionDto } from './components.serializer.ts';

@@ -7,6 +7,7 @@ import type {
   PackageVersionsTable,
   PackagesTable,
 } from '../../storage/schema.ts';
+import { catalogueChanged } from './catalogueRevision.repository.ts';
 
 export type PackageRow = Omit<Selectable<PackagesTable>, 'account_id' | 'created_at'>;
 export type PackageChanges = Updateable<
@@ -108,6 +109,7 @@ export function findPackageIdByCode(
 
 export async function insertPackage(db: Db, row: Insertable<PackagesTable>): Promise<number> {
   const inserted = await db.insertInto('packages').values(row).returning('id').executeTakeFirstOrThrow();
+  await catalogueChanged(db, row.account_id);
   return inserted.id;
 }
 
@@ -123,6 +125,7 @@ export async function updatePackage(
     .where('account_id', '=', accountId)
     .where('id', '=', packageId)
     .executeTakeFirst();
+  await catalogueChanged(db, accountId);
   return result.numUpdatedRows > 0n;
 }
 
@@ -133,6 +136,7 @@ export async function deletePackage(db: Db, accountId: number, packageId: number
     .where('account_id', '=', accountId)
     .where('id', '=', packageId)
     .executeTakeFirst();
+  await catalogueChanged(db, accountId);
   return result.numDeletedRows > 0n;
 }
 
@@ -230,6 +234,7 @@ export async function insertVersion(db: Db, row: Insertable<PackageVersionsTable
     .values(row)
     .returning('id')
     .executeTakeFirstOrThrow();
+  await catalogueChanged(db, row.account_id);
   return inserted.id;
 }
 
@@ -245,6 +250,7 @@ export async function updateVersion(
     .where('account_id', '=', accountId)
     .where('id', '=', versionId)
     .executeTakeFirst();
+  await catalogueChanged(db, accountId);
   return result.numUpdatedRows > 0n;
 }
 
@@ -263,6 +269,7 @@ export async function clearDefaultVersion(
     .where('id', '!=', keepVersionId)
     .where('is_default', '=', true)
     .execute();
+  await catalogueChanged(db, accountId);
 }
 
 /** Deletes the version; its rates and terms go with it (foreign keys cascade). */
@@ -272,6 +279,7 @@ export async function deleteVersion(db: Db, accountId: number, versionId: number
     .where('account_id', '=', accountId)
     .where('id', '=', versionId)
     .executeTakeFirst();
+  await catalogueChanged(db, accountId);
   return result.numDeletedRows > 0n;
 }
 
@@ -281,6 +289,7 @@ export async function deleteRatesOfVersion(db: Db, accountId: number, versionId:
     .where('account_id', '=', accountId)
     .where('package_version_id', '=', versionId)
     .execute();
+  await catalogueChanged(db, accountId);
 }
 
 const TERMS_PER_INSERT = 500;
@@ -309,4 +318,5 @@ export async function insertRates(
       .values(terms.slice(start, start + TERMS_PER_INSERT))
       .execute();
   }
+  if (rates.length > 0) await catalogueChanged(db, accountId);
 }

@@ -88,6 +88,15 @@ function termFromRow(row: TermRow): RateTerm {
   };
 }
 
+/** Spec, SubscriptionCount: per version, its future and active subscriptions (not those ended by today). */
+export async function liveSubscriptionCounts(
+  ctx: ServiceContext,
+  versionIds: number[],
+): Promise<Map<number, number>> {
+  if (versionIds.length === 0) return new Map();
+  return catalogueUses().liveSubscriptionsByPackageVersion(ctx, versionIds);
+}
+
 /** Versions with their rates and terms, one statement a level for every version in `scope`. */
 export async function assembleVersions(
   ctx: ServiceContext,
@@ -104,7 +113,7 @@ export async function assembleVersions(
     (t) => t.package_rate_id,
   );
   // Spec, SubscriptionCount: future and active subscriptions count, those cancelled or expired today do not.
-  const counts = await catalogueUses().liveSubscriptionsByPackageVersion(
+  const counts = await liveSubscriptionCounts(
     ctx,
     versionRows.map((v) => v.id),
   );

@@ -2,6 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { ValidationError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
+import {
+  fillCounts,
+  keepsCataloguePages,
+  renderedCataloguePage,
+  routeSerializer,
+  sendSerialized,
+} from './cataloguePages.ts';
 import * as packages from './package.service.ts';
 import * as versions from './packageVersion.service.ts';
 import {
@@ -17,6 +24,7 @@ import {
 } from './packages.schemas.ts';
 import {
   packageInputFromWire,
+  packagesPageWithHoles,
   toPackageDto,
   toVersionDto,
   versionInputFromWire,
@@ -39,7 +47,17 @@ export function registerPackageRoutes(app: App): void {
         response: { 200: Type.Array(PackageOut) },
       },
     },
-    async (request) => (await packages.listPackages(request.ctx, pageOf(request.query))).map(toPackageDto),
+    async (request, reply) => {
+      const { ctx } = request;
+      const page = pageOf(request.query);
+      if (!keepsCataloguePages(ctx.db)) return (await packages.listPackages(ctx, page)).map(toPackageDto);
+      const serialize = routeSerializer(reply);
+      const rendered = await renderedCataloguePage(ctx, 'packages', page, async () =>
+        packagesPageWithHoles((await packages.listPackages(ctx, page)).map(toPackageDto), serialize),
+      );
+      const counts = await packages.liveSubscriptionCounts(ctx, rendered.versionIds);
+      return sendSerialized(reply, fillCounts(rendered, counts));
+    },
   );
 
   app.get(

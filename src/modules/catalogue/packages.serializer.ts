@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { RenderedPage } from './cataloguePages.ts';
 import type { Package, PackageInput, PackageVersion } from './package.service.ts';
 import type { VersionInput } from './packageInput.ts';
 import type {
@@ -51,6 +52,36 @@ export function toPackageDto(pkg: Package): Static<typeof PackageOut> {
     Descrip: pkg.descrip,
     isActive: pkg.isActive,
     PackageVersions: pkg.versions.map(toVersionDto),
+  };
+}
+
+const COUNT_KEY = '"SubscriptionCount":';
+
+/**
+ * A packages page as the route's own serializer writes it, cut where each version's SubscriptionCount goes, so that
+ * the text can be kept while the counts, which move with subscriptions and the date, are read per request. The text
+ * is written with every count at 0 and cut at each `"SubscriptionCount":0`: inside a JSON string every quote is
+ * escaped, so that sequence is only ever the key itself, and there is one per version, in the text's order.
+ */
+export function packagesPageWithHoles(
+  packages: Static<typeof PackageOut>[],
+  serialize: (packages: Static<typeof PackageOut>[]) => string,
+): RenderedPage {
+  const versionIds: number[] = [];
+  const uncounted = packages.map((pkg) => ({
+    ...pkg,
+    PackageVersions: pkg.PackageVersions.map((version) => {
+      versionIds.push(version.packageVersionID);
+      return { ...version, SubscriptionCount: 0 };
+    }),
+  }));
+  const cut = serialize(uncounted).split(`${COUNT_KEY}0`);
+  if (cut.length !== versionIds.length + 1) {
+    throw new Error(`a packages page of ${versionIds.length} versions has ${cut.length - 1} counts`);
+  }
+  return {
+    pieces: cut.map((piece, i) => (i < versionIds.length ? piece + COUNT_KEY : piece)),
+    versionIds,
   };
 }
 
