@@ -32,7 +32,7 @@ import * as portalRevocation from './migrations/0027_portal_revocation.ts';
 import * as pricingSchemes from './migrations/0028_pricing_schemes.ts';
 import * as taxInclusive from './migrations/0029_tax_inclusive.ts';
 import * as billCycleDay from './migrations/0030_bill_cycle_day.ts';
-import * as catalogueRevision from './migrations/0034_catalogue_revision.ts';
+import * as catalogueRevision from './migrations/0031_catalogue_revision.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -66,7 +66,7 @@ const migrations: Record<string, Migration> = {
   '0028_pricing_schemes': pricingSchemes,
   '0029_tax_inclusive': taxInclusive,
   '0030_bill_cycle_day': billCycleDay,
-  '0034_catalogue_revision': catalogueRevision,
+  '0031_catalogue_revision': catalogueRevision,
 };
 
 /**

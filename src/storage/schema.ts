@@ -105,7 +105,7 @@ export interface AccountsTable {
   is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** The default bill-cycle day (1–31) of the account's customers (0030); null for none. */
   bill_cycle_day: number | null;
-  /** Moved on by every write to the account's packages and components, in its transaction (0034). */
+  /** Moved on by every write to the account's packages and components, in its transaction (0031). */
   catalogue_revision: Defaulted<number>;
 }
 

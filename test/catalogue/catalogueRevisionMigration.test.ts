@@ -9,8 +9,8 @@ import type { Storage } from '../../src/storage/database.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
 import { freshDatabase } from '../helpers/service.ts';
 
-// Migration 0034 (docs/architecture.md, "Catalogue pages kept in the process"): accounts made before it start at
-// catalogue revision 0, which the first catalogue write moves on. Migrated only up to 0034, whatever comes after.
+// Migration 0031 (docs/architecture.md, "Catalogue pages kept in the process"): accounts made before it start at
+// catalogue revision 0, which the first catalogue write moves on. Migrated only up to 0031, whatever comes after.
 
 let storage: Storage;
 let drop: () => Promise<void>;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   const account = await db()
     .insertInto('accounts')
     .values({
-      name: 'Before 0034',
+      name: 'Before 0031',
       time_zone: 'UTC',
       currency_code: 'USD',
       created_at: '2026-03-01T00:00:00.000Z',
@@ -42,9 +42,9 @@ afterAll(async () => {
   await drop?.();
 });
 
-describe('migration 0034', () => {
+describe('migration 0031', () => {
   it('gives accounts made before it catalogue revision 0', async () => {
-    expect(await migrateUpTo(storage.db, '0034_catalogue_revision')).toContain('0034_catalogue_revision');
+    expect(await migrateUpTo(storage.db, '0031_catalogue_revision')).toContain('0031_catalogue_revision');
     // Read as stored: the service's own reads name the columns of every later migration too.
     const account = await db()
       .selectFrom('accounts')
