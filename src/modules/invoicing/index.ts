@@ -41,6 +41,7 @@ export {
   countInvoicesOfCustomer,
   countInvoicesUsingPaymentMethod,
   getInvoice,
+  invoiceNumbersByIds,
   invoicesByIds,
   invoiceTaxPercs,
   listInvoicesOfCustomer,
