@@ -7,7 +7,7 @@ import {
   returnWindowEnd,
 } from '../../core/batches.ts';
 import type { BatchState, Rail } from '../../core/batches.ts';
-import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import {
   cancelBatchAtGateway,
@@ -18,7 +18,7 @@ import {
   submitBatchToGateway,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { setCollectionSchedule } from '../invoicing/index.ts';
+import { countCollectionTries } from '../invoicing/index.ts';
 import { paymentsByIds } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
@@ -253,15 +253,7 @@ async function countTries(
       ),
     ),
   ].sort((a, b) => a - b);
-  const before = await snapshotResources(ctx, 'invoice', invoiceIds);
-  for (const invoiceId of invoiceIds) {
-    await setCollectionSchedule(ctx, invoiceId, { addTry: true, nextTryDate: null });
-  }
-  return invoiceIds.map((id) => ({
-    type: 'invoice.updated',
-    ref: { type: 'invoice', id },
-    before: before.get(id),
-  }));
+  return countCollectionTries(ctx, invoiceIds);
 }
 
 /** A batch in flight: processing from its action date, reports applied, the return window closed, processed. */
