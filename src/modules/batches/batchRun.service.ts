@@ -1,5 +1,6 @@
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
+import { letLoopTurnInside } from '../../storage/database.ts';
 import {
   MAX_BATCH_LINES,
   lateWindowEnd,
@@ -199,6 +200,9 @@ async function finishBuild(
   summary: BatchRunSummary,
 ): Promise<boolean> {
   return withTransaction(ctx, async (tctx) => {
+    // All or nothing (docs/spec-decisions.md, "Batches"), so one transaction however many lines: on SQLite it lets
+    // the event loop turn between its statements rather than hold it to the commit (docs/architecture.md, "Storage").
+    await letLoopTurnInside(tctx.db);
     const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
     if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) {
       tctx.log.warn(
