@@ -54,6 +54,7 @@ interface Repetition {
   exportCpuMs: number;
   buildExportMs: number;
   longestStallMs: number;
+  longestStallCpuMs: number;
   /** Warm: the same process's second batch, built and exported after the first. */
   warmBuildMs: number;
   warmBuildCpuMs: number;
@@ -189,6 +190,7 @@ async function benchDialect(
         exportCpuMs: round(run.export.cpuMs, 1),
         buildExportMs: round(buildExportMs, 1),
         longestStallMs: round(run.longestStallMs, 1),
+        longestStallCpuMs: round(run.longestStallCpuMs, 1),
         warmBuildMs: round(run.warm.build.ms, 1),
         warmBuildCpuMs: round(run.warm.build.cpuMs, 1),
         warmExportMs: round(run.warm.export.ms, 1),
@@ -252,6 +254,8 @@ const HEADER = [
   'export ms',
   'build+export ms',
   'CPU ms',
+  'hold ms',
+  'hold CPU ms',
   'peak RSS MB',
   'floor ms',
   'floor RSS MB',
@@ -271,6 +275,8 @@ function row(database: string, run: string, r: Numbers): string[] {
     r.exportMs.toFixed(1),
     r.buildExportMs.toFixed(1),
     (r.buildCpuMs + r.exportCpuMs).toFixed(1),
+    r.longestStallMs.toFixed(1),
+    r.longestStallCpuMs.toFixed(1),
     r.peakRssMb.toFixed(1),
     r.floorMs.toFixed(1),
     r.floorPeakRssMb.toFixed(1),

@@ -76,6 +76,8 @@ export interface BuiltBatch {
   exportBytes: number;
   /** The longest the event loop ran no 10 ms timer during the build and the export (a server would not answer). */
   longestStallMs: number;
+  /** The most CPU time the process spent within one of those stalls. */
+  longestStallCpuMs: number;
 }
 
 export interface BuildResult extends BuiltBatch {
@@ -273,6 +275,7 @@ async function buildAndExport(
   const exported = await timed(download);
   statements.phase = undefined;
   const longestStallMs = stalls.stop();
+  const longestStallCpuMs = stalls.longestCpuMs();
   writeFileSync(outFile, exported.value.body);
   return {
     summary: built.value,
@@ -281,6 +284,7 @@ async function buildAndExport(
     exportStatus: exported.value.status,
     exportBytes: Buffer.byteLength(exported.value.body),
     longestStallMs,
+    longestStallCpuMs,
     body: exported.value.body,
   };
 }

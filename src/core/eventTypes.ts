@@ -54,7 +54,8 @@ export function nearestEventPattern(written: string, types: readonly string[]): 
 
 /**
  * The fields of `after` whose values differ from `before`, with their values before (a field that appeared is
- * null before). Objects are compared by their JSON, as a consumer would see them.
+ * null before). Objects are compared by their JSON, as a consumer would see them; the same value (an object
+ * `after` took over from `before`) is equal without being serialized.
  */
 export function changedFields(
   before: Readonly<Record<string, unknown>>,
@@ -62,7 +63,9 @@ export function changedFields(
 ): Record<string, unknown> {
   const previous: Record<string, unknown> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) previous[key] = before[key] ?? null;
+    const was = before[key];
+    const is = after[key];
+    if (was !== is && JSON.stringify(was) !== JSON.stringify(is)) previous[key] = was ?? null;
   }
   return previous;
 }

@@ -157,6 +157,39 @@ function loopTurns(): () => Promise<void> {
   };
 }
 
+/** Transactions (by their connection) whose statements may let the loop turn between them: `letLoopTurnInside`. */
+const loopTurningTransactions = new WeakSet<DatabaseConnection>();
+
+/**
+ * Lets the event loop turn between the statements of the transaction `db`, as between statements outside one, for
+ * the rest of it. NOTE: for a transaction that must be large because it is all or nothing (a batch build: 500
+ * invoices and their events; docs/architecture.md, "Storage"); on SQLite it would otherwise hold the loop from its
+ * first statement to its commit. While the loop turns, the rest of the process reads on the read connection what was
+ * committed before it, and whatever needs the write connection waits for its commit, as it would anyway. Does
+ * nothing on PostgreSQL, whose statements never hold the loop, nor outside a transaction.
+ */
+export async function letLoopTurnInside(db: Db): Promise<void> {
+  if (!db.isTransaction) return;
+  await db.getExecutor().provideConnection(async (connection) => {
+    loopTurningTransactions.add(connection);
+  });
+}
+
+/** The SQLite connection, letting the loop turn before each statement of a transaction that allows it. */
+function loopTurningConnection(
+  connection: DatabaseConnection,
+  yieldWhenHeldTooLong: () => Promise<void>,
+): DatabaseConnection {
+  const turning: DatabaseConnection = {
+    async executeQuery(query) {
+      if (loopTurningTransactions.has(turning)) await yieldWhenHeldTooLong();
+      return connection.executeQuery(query);
+    },
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+  };
+  return turning;
+}
+
 /**
  * SQLite's dialect with transactions that take the write lock when they begin (BEGIN IMMEDIATE). NOTE: a deferred
  * transaction takes it at its first write, and one that has read by then cannot wait for it: when another
@@ -176,13 +209,28 @@ class ImmediateSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     const yieldWhenHeldTooLong = loopTurns();
     return new (class extends SqliteDriver {
+      // One connection: always handed out in the same wrapper, which names its transaction.
+      #turning: DatabaseConnection | undefined;
+
       override async acquireConnection(): Promise<DatabaseConnection> {
         await yieldWhenHeldTooLong();
-        return super.acquireConnection();
+        const connection = await super.acquireConnection();
+        this.#turning ??= loopTurningConnection(connection, yieldWhenHeldTooLong);
+        return this.#turning;
       }
 
       override async beginTransaction(connection: DatabaseConnection): Promise<void> {
         await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      }
+
+      override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+        loopTurningTransactions.delete(connection);
+        await super.commitTransaction(connection);
+      }
+
+      override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+        loopTurningTransactions.delete(connection);
+        await super.rollbackTransaction(connection);
       }
     })(this.#config);
   }

@@ -11,8 +11,10 @@ import {
   bankCustomer,
   bankInvoice,
   batchOf,
+  debtorLines,
   expectProblem,
   fileOf,
+  invoiceOf,
   openBatch,
   pain002,
   paymentOf,
@@ -113,6 +115,35 @@ describe('the build of a bankfile batch', () => {
       'a bank file is made for sepa and ach batches; SA debit orders go through a provider',
     );
     expect((await eventsOf(account, 'batch', token)).map((e) => e.type)).toContain('batch.build_failed');
+  });
+
+  it('counts a try on each invoice, each told by an invoice.updated showing it as its GET does', async () => {
+    const setup = await debitAccount(t, 'EUR');
+    const { account } = setup;
+    const gateway = await addBankFileGateway(t, setup, SEPA_CREDITOR);
+    const token = await openBatch(setup, gateway.gatewayToken, 'EUR');
+    const lines = await debtorLines(setup, gateway.gatewayId, token, 'EUR', [
+      { details: sepaAccount('Jan de Vries', 'NL91ABNA0417164300', 'ABNANL2A'), amount: 100 },
+      { details: sepaAccount('Erika Mustermann', 'DE89370400440532013000', 'COBADEFFXXX'), amount: 250 },
+    ]);
+    const before = await Promise.all(lines.map(({ invoiceId }) => invoiceOf(account, invoiceId)));
+    await submitAndBuild(setup, token, 'sepa');
+    expect((await batchOf(account, token)).State).toBe('submitted');
+
+    for (const [i, { invoiceId }] of lines.entries()) {
+      const after = await invoiceOf(account, invoiceId);
+      expect(after.NumTries).toBe(before[i].NumTries + 1);
+      expect(after.NextTryDate).toBeNull();
+      const event = (await eventsOf(account, 'invoice', invoiceId)).at(-1)!;
+      expect(event.type).toBe('invoice.updated');
+      // The event's object is the invoice exactly as the API shows it after the build, `previous` what moved.
+      expect(event.data.object).toEqual(after);
+      const moved = Object.keys(after).filter(
+        (key) => JSON.stringify(after[key]) !== JSON.stringify(before[i][key]),
+      );
+      expect(event.data.previous).toEqual(Object.fromEntries(moved.map((key) => [key, before[i][key]])));
+      expect(moved).toContain('NumTries');
+    }
   });
 });
 

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config.ts';
-import { openStorage } from '../../src/storage/database.ts';
+import { letLoopTurnInside, openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { preparedQuery } from '../../src/storage/prepared.ts';
@@ -192,6 +193,28 @@ describe('storage', () => {
       expect(meanwhile).toBe('written');
     }
     expect(await accountNamed(storage.db, 'meanwhile')).toHaveLength(1);
+  });
+
+  it('lets the event loop turn between the statements of a transaction only once it asks (letLoopTurnInside)', async () => {
+    /** A transaction of statements held back to back for about 60 ms; whether a turn of the loop came meanwhile. */
+    const loopTurnedDuring = async (asks: boolean) => {
+      let turned = false;
+      await storage.db.transaction().execute(async (trx) => {
+        if (asks) await letLoopTurnInside(trx);
+        setImmediate(() => {
+          turned = true;
+        });
+        for (let i = 0; i < 30; i += 1) {
+          const until = performance.now() + 2;
+          while (performance.now() < until);
+          await sql`select 1`.execute(trx);
+        }
+      });
+      return turned;
+    };
+    expect(await loopTurnedDuring(true)).toBe(true);
+    // The next transaction on the connection holds the loop again; PostgreSQL's statements never hold it.
+    expect(await loopTurnedDuring(false)).toBe(storage.dialect === 'postgres');
   });
 
   it('sees a rolled-back write nowhere', async () => {

@@ -28,15 +28,19 @@ export function unreadableFile(field: string, message: string): ValidationError 
   return ValidationError.field(field, message, BANK_FILE_UNREADABLE);
 }
 
-/** A calendar date `YYYY-MM-DD` that exists (not 2026-02-30). */
+/**
+ * A calendar date `YYYY-MM-DD` that exists (not 2026-02-30). NOTE: by arithmetic, not Temporal: a pain.008 checks
+ * two dates a line, and Temporal's parsing took more of a 500-line file's making than its XML (docs/benchmarks.md,
+ * "Batches").
+ */
 export function isPlainDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  try {
-    Temporal.PlainDate.from(text, { overflow: 'reject' });
-    return true;
-  } catch {
-    return false;
-  }
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days;
 }
 
 /** An ISO 8601 instant with `Z` or an offset; undefined when it is not one. */

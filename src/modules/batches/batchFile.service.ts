@@ -8,7 +8,7 @@ import type { AchAccountType, SecCode } from '../../core/bankFiles/nacha.ts';
 import { buildPain008, invoicesRemittance } from '../../core/bankFiles/sepaDirectDebit.ts';
 import { gatewaySettings, getGateway, makesBankFiles } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { invoicesByIds } from '../invoicing/index.ts';
+import { invoiceNumbersByIds } from '../invoicing/index.ts';
 import { paymentsByIds } from '../ledger/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
@@ -84,14 +84,14 @@ async function invoiceNumbersOfLines(
     (payments.get(paymentId)?.allocations ?? [])
       .filter((a) => a.targetType === 'invoice')
       .map((a) => a.targetId);
-  const invoices = await invoicesByIds(ctx, [
+  const numbers = await invoiceNumbersByIds(ctx, [
     ...new Set(lines.flatMap((line) => invoiceIdsOf(line.payment_id))),
   ]);
   return new Map(
     lines.map((line) => [
       line.payment_id,
       invoiceIdsOf(line.payment_id)
-        .map((id) => invoices.get(id)?.invoiceNum)
+        .map((id) => numbers.get(id))
         .filter((number): number is number => number != null)
         .map(String),
     ]),

@@ -1,5 +1,6 @@
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
+import { letLoopTurnInside } from '../../storage/database.ts';
 import {
   MAX_BATCH_LINES,
   lateWindowEnd,
@@ -7,7 +8,7 @@ import {
   returnWindowEnd,
 } from '../../core/batches.ts';
 import type { BatchState, Rail } from '../../core/batches.ts';
-import { emitEvent, emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import {
   cancelBatchAtGateway,
@@ -18,7 +19,7 @@ import {
   submitBatchToGateway,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { setCollectionSchedule } from '../invoicing/index.ts';
+import { countCollectionTries } from '../invoicing/index.ts';
 import { paymentsByIds } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
@@ -199,6 +200,9 @@ async function finishBuild(
   summary: BatchRunSummary,
 ): Promise<boolean> {
   return withTransaction(ctx, async (tctx) => {
+    // All or nothing (docs/spec-decisions.md, "Batches"), so one transaction however many lines: on SQLite it lets
+    // the event loop turn between its statements rather than hold it to the commit (docs/architecture.md, "Storage").
+    await letLoopTurnInside(tctx.db);
     const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
     if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) {
       tctx.log.warn(
@@ -253,15 +257,7 @@ async function countTries(
       ),
     ),
   ].sort((a, b) => a - b);
-  const before = await snapshotResources(ctx, 'invoice', invoiceIds);
-  for (const invoiceId of invoiceIds) {
-    await setCollectionSchedule(ctx, invoiceId, { addTry: true, nextTryDate: null });
-  }
-  return invoiceIds.map((id) => ({
-    type: 'invoice.updated',
-    ref: { type: 'invoice', id },
-    before: before.get(id),
-  }));
+  return countCollectionTries(ctx, invoiceIds);
 }
 
 /** A batch in flight: processing from its action date, reports applied, the return window closed, processed. */

@@ -18,6 +18,7 @@ export { COLLECTION_METHODS, checkedOwnCollection } from './invoiceInput.ts';
 export type { CollectableInvoice } from './invoiceCollection.service.ts';
 export {
   collectionMethodOf,
+  countCollectionTries,
   customerCollectionsOf,
   findInvoiceDue,
   listInvoicesDue,
@@ -41,6 +42,7 @@ export {
   countInvoicesOfCustomer,
   countInvoicesUsingPaymentMethod,
   getInvoice,
+  invoiceNumbersByIds,
   invoicesByIds,
   invoiceTaxPercs,
   listInvoicesOfCustomer,

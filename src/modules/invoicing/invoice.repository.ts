@@ -131,6 +131,22 @@ export function findInvoices(
   return invoicesByIds(db, accountId, invoiceIds);
 }
 
+/** The invoiceNum of each of these invoices (null for a draft), by id; ids the account cannot see left out. */
+export async function findInvoiceNumbers(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<Map<number, number | null>> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['id', 'invoice_num'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', invoiceIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.invoice_num]));
+}
+
 export function findInvoiceIdByReference(
   db: Db,
   accountId: number,

@@ -1,3 +1,4 @@
+import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { owed } from './invoice.repository.ts';
 
@@ -121,6 +122,51 @@ export async function setCollectionSchedule(
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
     .execute();
+}
+
+/** Ids per statement below: far below either dialect's limit on parameters. */
+const IDS_PER_STATEMENT = 5_000;
+
+/**
+ * Takes the invoices' row locks until the transaction ends. NOTE: PostgreSQL locks the rows an UPDATE of many
+ * takes in the order it finds them; FOR UPDATE under ORDER BY takes them in id order, as the ledger does, so two
+ * transactions never wait on each other crosswise. An SQLite transaction holds the database's write lock already
+ * (docs/architecture.md, "Storage").
+ */
+export async function lockInvoicesInIdOrder(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<void> {
+  if (!isPostgres(db)) return;
+  const sorted = [...invoiceIds].sort((a, b) => a - b);
+  for (let at = 0; at < sorted.length; at += IDS_PER_STATEMENT) {
+    await db
+      .selectFrom('invoices')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', 'in', sorted.slice(at, at + IDS_PER_STATEMENT))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  }
+}
+
+/** One more try on each invoice and no next one, in one statement for a batch's worth of invoices. */
+export async function countTryOn(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+  updatedAt: string,
+): Promise<void> {
+  for (let at = 0; at < invoiceIds.length; at += IDS_PER_STATEMENT) {
+    await db
+      .updateTable('invoices')
+      .set((eb) => ({ num_tries: eb('num_tries', '+', 1), next_try_date: null, updated_at: updatedAt }))
+      .where('account_id', '=', accountId)
+      .where('id', 'in', invoiceIds.slice(at, at + IDS_PER_STATEMENT))
+      .execute();
+  }
 }
 
 /**

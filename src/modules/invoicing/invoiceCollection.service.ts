@@ -28,7 +28,11 @@ import {
   isGatewayUsable,
 } from '../gateways/index.ts';
 import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import { snapshotResources } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
 import * as repo from './invoiceCollection.repository.ts';
+import { invoiceRef } from './invoicingEvents.ts';
+import { withTryCounted } from './invoices.serializer.ts';
 
 /** The collections module's access to invoices: which are due through a gateway, and their NumTries and NextTryDate. */
 
@@ -289,6 +293,32 @@ export function setCollectionSchedule(
   return repo.setCollectionSchedule(ctx.db, ctx.account.id, invoiceId, {
     ...changes,
     updatedAt: ctx.clock.now().toISOString(),
+  });
+}
+
+/**
+ * Counts a try on each invoice at once, with no next one until the gateway or the bank answers (a batch handed to
+ * its gateway: docs/design/batches.md, "NumTries for debits"), in the caller's transaction; returns their
+ * `invoice.updated` events. NOTE: each invoice is rendered once, before the change, and the object after it is that
+ * one with the fields the change moves (`withTryCounted`), not read and rendered again: for a 500-line batch the
+ * second rendering cost as much as the rest of the build's transaction (docs/benchmarks.md, "Batches").
+ */
+export async function countCollectionTries(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<EventToEmit[]> {
+  await repo.lockInvoicesInIdOrder(ctx.db, ctx.account.id, invoiceIds);
+  const before = await snapshotResources(ctx, 'invoice', invoiceIds);
+  const updatedAt = ctx.clock.now().toISOString();
+  await repo.countTryOn(ctx.db, ctx.account.id, invoiceIds, updatedAt);
+  return invoiceIds.map((id) => {
+    const snapshot = before.get(id);
+    return {
+      type: 'invoice.updated',
+      ref: invoiceRef(id),
+      before: snapshot,
+      ...(snapshot?.object ? { after: withTryCounted(snapshot.object, updatedAt) } : {}),
+    };
   });
 }
 

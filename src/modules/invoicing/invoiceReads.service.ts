@@ -53,6 +53,14 @@ export async function invoicesByIds(
   return new Map(invoices.map((invoice) => [invoice.id!, invoice]));
 }
 
+/** The invoiceNum of each invoice (null: a draft has none yet), by id: what a bank file's remittance line names. */
+export function invoiceNumbersByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, number | null>> {
+  return repo.findInvoiceNumbers(ctx.db, ctx.account.id, ids);
+}
+
 export interface InvoiceListFilter {
   /** Wire dates (spec: startDate and endDate, inclusive bounds on InvoiceDate). */
   startDate?: string;

@@ -84,6 +84,21 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
   };
 }
 
+/**
+ * The wire invoice `toInvoiceDto` made, as it shows once a collection try was counted on it (`countCollectionTries`):
+ * NumTries one more, LastUpdated the change's instant, and NextTryDate null: null is stored, and the only date
+ * shown in its place (`withEffectiveCollection`, a card's first try) is for an invoice never tried. Nothing else
+ * the API shows of an invoice, or of its customer, depends on these columns.
+ */
+export function withTryCounted(before: Record<string, unknown>, updatedAt: string): Record<string, unknown> {
+  const moved = {
+    NumTries: (before['NumTries'] as number) + 1,
+    NextTryDate: null,
+    LastUpdated: updatedAt,
+  } satisfies Partial<InvoiceOut>;
+  return { ...before, ...moved };
+}
+
 export function invoiceInputFromWire(body: CreateInvoiceBody | EditInvoiceBody): InvoiceInput {
   return {
     customerId: body.customerID,
