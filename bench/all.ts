@@ -62,7 +62,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     script: 'bench:batches',
     measures:
-      'Building and exporting a SEPA batch, and adding its lines, against one SELECT and the file made bare.',
+      'Building and exporting a SEPA batch, and adding its lines, against the reads the file needs and the file made bare.',
     quick: { BENCH_LINES: '100', BENCH_REPEATS: '1', BENCH_WARM_REPEATS: '2' },
   },
   {

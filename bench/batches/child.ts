@@ -9,7 +9,8 @@
  *   the same download again, warm. Then, warm, the same for a second batch, which this process submits through
  *   the API first (`PUT /v1/batches/submit`, not timed): what a server that has built batches before spends.
  * - `floor`: the least any export of the batch must do, with no use case: one SELECT of the batch and of its lines
- *   with their payments and bank accounts, the IBANs opened, and `buildPain008` on them; cold, then warm. Then
+ *   with their payments and bank accounts, one of the invoice numbers they pay, one of the mandates collected
+ *   before (FRST or RCUR), the IBANs opened, and `buildPain008` on them; cold, then warm. Then
  *   `buildPain008` alone on the same in-memory input (no database), warm.
  */
 import { writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import type { ServiceContext } from '../../src/context.ts';
-import { buildPain008 } from '../../src/core/bankFiles/sepaDirectDebit.ts';
+import { buildPain008, invoicesRemittance } from '../../src/core/bankFiles/sepaDirectDebit.ts';
 import type { SepaDirectDebitBatch } from '../../src/core/bankFiles/sepaDirectDebit.ts';
 import { dateAt } from '../../src/core/calendar.ts';
 import { InFlight } from '../../src/http/inflight.ts';
@@ -137,7 +138,6 @@ function selectLines(db: Db, accountId: number, batchId: number) {
     .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
     .innerJoin('payment_methods', 'payment_methods.id', 'payments.payment_method_id')
     .select([
-      'batches.provider_ref',
       'batches.submitted_at',
       'batches.created_at as batch_created_at',
       'batches.action_date',
@@ -149,6 +149,7 @@ function selectLines(db: Db, accountId: number, batchId: number) {
       'payment_methods.iban_sealed',
       'payment_methods.bic',
       'payment_methods.mandate_reference',
+      'payment_methods.mandate_signed_on',
       'payment_methods.created_at',
     ])
     .where('batch_lines.account_id', '=', accountId)
@@ -158,20 +159,71 @@ function selectLines(db: Db, accountId: number, batchId: number) {
 }
 type LineRow = Awaited<ReturnType<typeof selectLines>>[number];
 
+/** The numbers of the invoices each line's payment pays, in the order they were allocated (the remittance lines). */
+function selectInvoiceNumbers(db: Db, accountId: number, batchId: number) {
+  return db
+    .selectFrom('batch_lines')
+    .innerJoin('allocations', (join) =>
+      join
+        .onRef('allocations.source_id', '=', 'batch_lines.payment_id')
+        .on('allocations.source_type', '=', 'payment')
+        .on('allocations.target_type', '=', 'invoice'),
+    )
+    .innerJoin('invoices', 'invoices.id', 'allocations.target_id')
+    .select(['batch_lines.payment_id', 'invoices.invoice_num'])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batch_lines.batch_id', '=', batchId)
+    .where('allocations.account_id', '=', accountId)
+    .orderBy('allocations.id')
+    .execute();
+}
+
 /**
- * The pain.008 input of the rows, as the service makes it from the same data (batchFile.service.ts): RCUR lines,
- * the mandate as the e-mandate or PM<method id>, signed the day the account was added, the payment as its
- * end-to-end id and remittance text.
+ * The mandates (their reference, else their bank account) of the batch's lines that an earlier SEPA batch handed to
+ * the bank collected a payment under, which did not fail: their lines here are RCUR, the others' first line FRST.
+ */
+async function mandatesCollectedBefore(db: Db, accountId: number, batchId: number): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('batch_lines')
+    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
+    .innerJoin('payment_methods', 'payment_methods.id', 'payments.payment_method_id')
+    .select(['payments.payment_method_id', 'payment_methods.mandate_reference'])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batches.rail', '=', 'sepa')
+    // Before this one: the floor runs after the build, which hands a later batch to the bank too.
+    .where('batches.id', '<', batchId)
+    .where('batches.state', 'in', ['submitted', 'processing', 'processed'])
+    .where('payments.state', '!=', 'failed')
+    .where('payments.payment_method_id', 'in', (eb) =>
+      eb
+        .selectFrom('batch_lines as these')
+        .innerJoin('payments as paid', 'paid.id', 'these.payment_id')
+        .select('paid.payment_method_id')
+        .where('these.account_id', '=', accountId)
+        .where('these.batch_id', '=', batchId),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.mandate_reference ?? `method:${row.payment_method_id}`));
+}
+
+/**
+ * The pain.008 input of the rows, as the service makes it from the same data (batchFile.service.ts): FRST for a
+ * mandate's first collection and RCUR after, the mandate as its reference or PM<method id> signed the day the
+ * account was added, the payment as its end-to-end id, and the invoices it pays as its remittance text.
  */
 function pain008Input(
+  batchId: number,
   rows: readonly LineRow[],
   ibans: readonly string[],
+  invoiceNumbers: ReadonlyMap<number, string[]>,
+  collectedBefore: Set<string>,
   timeZone: string,
 ): SepaDirectDebitBatch {
   const first = rows[0]!;
   const createdAt = first.submitted_at ?? first.batch_created_at;
   return {
-    messageId: first.provider_ref ?? `B0S${Math.floor(Date.parse(createdAt) / 1000)}`,
+    messageId: `B${batchId}S${Math.floor(Date.parse(createdAt) / 1000)}`,
     createdAt,
     initiatingPartyName: CREDITOR.creditorName,
     creditor: {
@@ -180,28 +232,42 @@ function pain008Input(
       schemeId: CREDITOR.creditorSchemeId,
     },
     requestedCollectionDate: first.action_date,
-    lines: rows.map((row, i) => ({
-      endToEndId: String(row.payment_id),
-      amountMinor: row.amount_minor,
-      currency: row.currency_code,
-      sequenceType: 'RCUR',
-      mandateId: row.mandate_reference ?? `PM${row.payment_method_id}`,
-      mandateSignatureDate: dateAt(row.created_at, timeZone),
-      debtorName: row.account_holder ?? '',
-      debtorIban: ibans[i]!,
-      ...(row.bic ? { debtorBic: row.bic } : {}),
-      remittanceText: `Payment ${row.payment_id}`,
-    })),
+    lines: rows.map((row, i) => {
+      const mandate = row.mandate_reference ?? `method:${row.payment_method_id}`;
+      const sequenceType = collectedBefore.has(mandate) ? 'RCUR' : 'FRST';
+      collectedBefore.add(mandate);
+      return {
+        endToEndId: String(row.payment_id),
+        amountMinor: row.amount_minor,
+        currency: row.currency_code,
+        sequenceType,
+        mandateId: row.mandate_reference ?? `PM${row.payment_method_id}`,
+        mandateSignatureDate: row.mandate_signed_on ?? dateAt(row.created_at, timeZone),
+        debtorName: row.account_holder ?? '',
+        debtorIban: ibans[i]!,
+        ...(row.bic ? { debtorBic: row.bic } : {}),
+        remittanceText:
+          invoicesRemittance(invoiceNumbers.get(row.payment_id) ?? []) ?? `Payment ${row.payment_id}`,
+      };
+    }),
   };
 }
 
 async function floorOnce(db: Db, secrets: SecretBox, input: ChildInput, timeZone: string) {
   const started = performance.now();
   const rows = await selectLines(db, input.accountId, input.batchId);
+  const invoiceNumbers = new Map<number, string[]>();
+  for (const row of await selectInvoiceNumbers(db, input.accountId, input.batchId)) {
+    if (row.invoice_num === null) continue;
+    const numbers = invoiceNumbers.get(row.payment_id) ?? [];
+    numbers.push(String(row.invoice_num));
+    invoiceNumbers.set(row.payment_id, numbers);
+  }
+  const collectedBefore = await mandatesCollectedBefore(db, input.accountId, input.batchId);
   const selected = performance.now();
   const ibans = rows.map((row) => (row.iban_sealed === null ? '' : secrets.open(row.iban_sealed)));
   const opened = performance.now();
-  const batch = pain008Input(rows, ibans, timeZone);
+  const batch = pain008Input(input.batchId, rows, ibans, invoiceNumbers, collectedBefore, timeZone);
   const body = buildPain008(batch);
   const built = performance.now();
   return {
