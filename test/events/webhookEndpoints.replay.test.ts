@@ -125,6 +125,28 @@ describe('the test event', () => {
 });
 
 describe('the deliveries list', () => {
+  it('shows a delivery with the attempts its status counts, not one recorded after the delivery was read', async () => {
+    const account = await t.newAccount('Replay deliveries read');
+    // A disabled endpoint: its delivery waits, pending, with no attempt.
+    const endpoint = await createEndpoint(account, { isActive: false });
+    const [row] = await rowsOfEvent(await sendTestEvent(account, endpoint.id));
+    // What the list's second read finds when an attempt is recorded between its reads of the deliveries and of
+    // their attempts: the attempt's row, which the delivery's row as first read (pending, none made) does not count.
+    await db()
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: row!.id,
+        attempted_at: new Date().toISOString(),
+        status_code: 200,
+        duration_ms: 3,
+        response_excerpt: null,
+        error: null,
+      })
+      .execute();
+    const [delivery] = await deliveriesOf(account, endpoint.id);
+    expect(delivery).toMatchObject({ Status: 'pending', Attempts: 0, AttemptsMade: [] });
+  });
+
   it('shows each delivery with its attempts, newest first, and filters by status, event type and dates', async () => {
     const account = await t.newAccount('Replay deliveries');
     const endpoint = await createEndpoint(account, { EnabledEvents: ['customer.*', 'customer_note.*'] });

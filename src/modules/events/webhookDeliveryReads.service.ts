@@ -77,5 +77,10 @@ export async function listWebhookDeliveries(
     list.push(attempt);
     byDelivery.set(attempt.delivery_id, list);
   }
-  return deliveries.map((delivery) => ({ ...delivery, attemptsMade: byDelivery.get(delivery.id) ?? [] }));
+  // The attempts are read after the deliveries: one recorded in between (with its delivery's status and count, in
+  // one transaction) is left out, so that each delivery shows the attempts its status is the outcome of.
+  return deliveries.map((delivery) => ({
+    ...delivery,
+    attemptsMade: (byDelivery.get(delivery.id) ?? []).slice(0, delivery.attempts),
+  }));
 }
