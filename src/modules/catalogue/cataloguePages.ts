@@ -20,9 +20,6 @@ export interface RenderedPage {
   versionIds: number[];
 }
 
-/** The largest number of characters of kept pages a process holds for one database, unless configured. */
-export const DEFAULT_KEPT_PAGE_CHARS = 64 * 1024 * 1024;
-
 interface KeptPage {
   revision: number;
   page: RenderedPage;
@@ -74,7 +71,7 @@ export class KeptPages {
 const keptPages = new WeakMap<Db, KeptPages>();
 
 /** Keeps catalogue pages for `db` (the server's database), up to `maxChars` characters of text; 0 keeps none. */
-export function keepCataloguePages(db: Db, maxChars: number = DEFAULT_KEPT_PAGE_CHARS): void {
+export function keepCataloguePages(db: Db, maxChars: number): void {
   if (maxChars > 0) keptPages.set(db, new KeptPages(maxChars));
   else keptPages.delete(db);
 }
