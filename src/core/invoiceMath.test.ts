@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { invoiceBalances, invoiceStatus, priceInvoice } from './invoiceMath.ts';
+import {
+  invoiceBalances,
+  invoiceBoundsProblem,
+  invoiceStatus,
+  isLineAmountWithinBounds,
+  priceInvoice,
+} from './invoiceMath.ts';
 import type { ChargeAmounts, InvoiceMoney, PricedCharge } from './invoiceMath.ts';
 
 const line = (qty: string, unitCostEx: string): ChargeAmounts => ({ qty, unitCostEx });
@@ -268,5 +274,48 @@ describe('invoiceStatus', () => {
   it('compares due dates as calendar dates across month and year ends', () => {
     expect(invoiceStatus(invoice({ dueDate: '2025-12-31' }), '2026-01-01')).toBe('Past Due');
     expect(invoiceStatus(invoice({ dueDate: '2026-01-01' }), '2025-12-31')).toBe('Due');
+  });
+});
+
+describe('isLineAmountWithinBounds', () => {
+  it('bounds the product of quantity and unit cost, not each factor', () => {
+    expect(isLineAmountWithinBounds('1000000', '99999.9999')).toBe(true);
+    expect(isLineAmountWithinBounds('1000000', '100000')).toBe(false);
+    expect(isLineAmountWithinBounds('2', '-50000000000')).toBe(false);
+  });
+});
+
+describe('invoiceBoundsProblem', () => {
+  const line = (qty: string, unitCostEx: string) => ({ qty, unitCostEx });
+
+  it('names the first line beyond the bound of a price', () => {
+    expect(invoiceBoundsProblem([line('1', '5'), line('99999999999', '99999')], [], 'USD')).toBe(
+      'line 2: Qty × unit price must be at most 99999999999.9999 in size',
+    );
+  });
+
+  it('refuses a Total beyond the bound that its lines, each within it, add up to', () => {
+    const halves = [line('1', '60000000000'), line('1', '60000000000')];
+    expect(invoiceBoundsProblem(halves, [], 'USD')).toBe(
+      'the invoice Total must be at most 99999999999.9999 in size',
+    );
+    // within the bound before tax, beyond it with a tax of 10 %
+    expect(invoiceBoundsProblem([line('1', '95000000000')], [], 'USD')).toBeNull();
+    expect(invoiceBoundsProblem([line('1', '95000000000')], ['0.1'], 'USD')).toBe(
+      'the invoice Total must be at most 99999999999.9999 in size',
+    );
+  });
+
+  it('refuses a sum of lines beyond what a double holds exactly, rather than throwing', () => {
+    // BHD has 3 decimals: 100 lines at the bound add up past 2^53 minor units
+    const lines = Array.from({ length: 100 }, () => line('1', '99999999999.999'));
+    expect(invoiceBoundsProblem(lines, [], 'BHD')).toBe(
+      'the invoice Total must be at most 99999999999.9999 in size',
+    );
+  });
+
+  it('accepts an invoice at the bound, and a negative line that keeps it within', () => {
+    expect(invoiceBoundsProblem([line('1', '99999999999.99')], [], 'USD')).toBeNull();
+    expect(invoiceBoundsProblem([line('1', '99999999999.99'), line('1', '-5')], ['0'], 'USD')).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-import { fractionOfMinor, productToMinor } from './money.ts';
+import Big from 'big.js';
+import { MAX_PRICE, decimalToMinor, fractionOfMinor, productToMinor } from './money.ts';
 import { splitInclusive } from './taxInclusive.ts';
 
 /**
@@ -72,6 +73,38 @@ export function priceInvoice(
     return { amountExMinor, taxMinor, amountIncMinor };
   });
   return { charges: priced, taxTotalsMinor, exTotalMinor, totalMinor };
+}
+
+const PRICE_LIMIT = new Big(MAX_PRICE);
+
+/**
+ * Whether Qty × UnitCostEx stays within the bound of a price (99 999 999 999.9999 either way): every amount of the
+ * line then converts to minor units exactly, and the invoice's figures survive as JSON numbers.
+ */
+export function isLineAmountWithinBounds(qty: string, unitCostEx: string): boolean {
+  return new Big(qty).times(new Big(unitCostEx)).abs().lte(PRICE_LIMIT);
+}
+
+/**
+ * Why no invoice can be made of these lines and taxes, or null when one can: each line's Qty × unit price and the
+ * Total must stay within the bound of a price, as for an invoice made through the API (invoiceInput.ts).
+ */
+export function invoiceBoundsProblem(
+  charges: readonly ChargeAmounts[],
+  taxPercs: readonly string[],
+  currencyCode: string,
+): string | null {
+  const beyond = charges.findIndex((charge) => !isLineAmountWithinBounds(charge.qty, charge.unitCostEx));
+  if (beyond >= 0) return `line ${beyond + 1}: Qty × unit price must be at most ${MAX_PRICE} in size`;
+  const total = `the invoice Total must be at most ${MAX_PRICE} in size`;
+  try {
+    const { totalMinor } = priceInvoice(charges, taxPercs, currencyCode);
+    return Math.abs(totalMinor) > decimalToMinor(MAX_PRICE, currencyCode) ? total : null;
+  } catch (error) {
+    // A sum beyond what a double holds exactly (addMinor) is beyond the bound too.
+    if (error instanceof RangeError) return total;
+    throw error;
+  }
 }
 
 export interface InvoiceMoney {

@@ -31,11 +31,3 @@ export function parseWireDecimal(
   if (amount.abs().gt(LIMIT)) return { message: `must be at most ${MAX_PRICE} in size` };
   return { value: canonicalDecimal(amount) };
 }
-
-/**
- * Whether Qty × UnitCostEx stays within the bound of a price (99 999 999 999.9999 either way): every amount of the
- * line then converts to minor units exactly, and the invoice's figures survive as JSON numbers.
- */
-export function isLineAmountWithinBounds(qty: string, unitCostEx: string): boolean {
-  return new Big(qty).times(new Big(unitCostEx)).abs().lte(LIMIT);
-}

@@ -9,8 +9,8 @@ import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { addDays, parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { priceInvoice } from '../../core/invoiceMath.ts';
-import { MAX_PRICE, decimalToMinor, minorToDecimalText } from '../../core/money.ts';
+import { invoiceBoundsProblem, isLineAmountWithinBounds, priceInvoice } from '../../core/invoiceMath.ts';
+import { MAX_PRICE, minorToDecimalText } from '../../core/money.ts';
 import { parseTaxPerc } from '../../core/tax.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
@@ -19,7 +19,7 @@ import type { Customer } from '../customers/index.ts';
 import { assertGatewayUsable, gatewayAccepts, getGateway } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { assertPaymentMethodUsable } from '../paymentMethods/index.ts';
-import { isLineAmountWithinBounds, parseWireDecimal } from './decimals.ts';
+import { parseWireDecimal } from './decimals.ts';
 import type { NewInvoice, NewInvoiceCharge } from './invoice.ts';
 import { findInvoiceIdByReference } from './invoice.repository.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
@@ -206,19 +206,18 @@ export function checkTotals(
   problems: FieldProblem[],
   field = 'Charges',
 ): void {
-  const priced = priceInvoice(
-    invoice.charges,
-    invoice.taxes.map((t) => t.perc),
-    invoice.currencyCode,
-  );
-  const limit = decimalToMinor(MAX_PRICE, invoice.currencyCode);
-  if (Math.abs(priced.totalMinor) > limit) {
-    problems.push({ field, message: `the invoice Total must be at most ${MAX_PRICE} in size` });
-  } else if (priced.totalMinor < 0) {
+  const taxPercs = invoice.taxes.map((t) => t.perc);
+  const beyond = invoiceBoundsProblem(invoice.charges, taxPercs, invoice.currencyCode);
+  if (beyond) {
+    problems.push({ field, message: beyond });
+    return;
+  }
+  const { totalMinor } = priceInvoice(invoice.charges, taxPercs, invoice.currencyCode);
+  if (totalMinor < 0) {
     // Our rule: an invoice does not owe the customer money; a credit is a credit note or an adjustment.
     problems.push({
       field,
-      message: `the invoice Total must not be negative (it would be ${minorToDecimalText(priced.totalMinor, invoice.currencyCode)})`,
+      message: `the invoice Total must not be negative (it would be ${minorToDecimalText(totalMinor, invoice.currencyCode)})`,
     });
   }
 }

@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import { inTransaction, nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import { invoiceBoundsProblem } from '../../core/invoiceMath.ts';
 import { BillingInvariantError, planBilling } from '../../core/subscriptionBilling.ts';
 import type { BillingPlan, PlannedInvoice, UnbilledUsage } from '../../core/subscriptionBilling.ts';
 import { taxesFor } from '../../core/tax.ts';
@@ -220,7 +221,7 @@ type BillingInputs = Awaited<ReturnType<typeof billingInputs>>;
 function decideBilling(
   ctx: ServiceContext,
   rows: readonly SubscriptionRow[],
-  { customers, usage, labelOf, taxInclusionOf }: BillingInputs,
+  { customers, usage, labelOf, taxInclusionOf, toNewInvoice }: BillingInputs,
   today: PlainDate,
 ): Decision[] {
   const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
@@ -237,12 +238,25 @@ function decideBilling(
     if (problem) return { row, parkReason: problem };
     try {
       const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row));
-      return { row, plan: planBilling(timeline, usage.bySubscription.get(row.id) ?? [], today) };
+      const plan = planBilling(timeline, usage.bySubscription.get(row.id) ?? [], today);
+      for (const planned of plan.invoices) assertInvoiceWithinBounds(toNewInvoice(row, planned));
+      return { row, plan };
     } catch (error) {
       if (error instanceof BillingInvariantError) return { row, parkReason: error.message };
       throw error;
     }
   });
+}
+
+/**
+ * Throws BillingInvariantError, so that the bill run parks the subscription, when its invoice could not be made:
+ * usage priced beyond the bound of an amount would otherwise be issued as figures no double holds exactly, or fail
+ * the bill run's stretch each day (core/invoiceMath.ts, invoiceBoundsProblem).
+ */
+export function assertInvoiceWithinBounds(invoice: NewInvoice): void {
+  const taxPercs = invoice.taxes.map((tax) => tax.perc);
+  const problem = invoiceBoundsProblem(invoice.charges, taxPercs, invoice.currencyCode);
+  if (problem) throw new BillingInvariantError(`its invoice of ${invoice.invoiceDate}: ${problem}`);
 }
 
 /**

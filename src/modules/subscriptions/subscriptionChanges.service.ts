@@ -13,7 +13,11 @@ import { invoiceTaxPercs } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import { issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
-import { billingInputs, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
+import {
+  assertInvoiceWithinBounds,
+  billingInputs,
+  billSubscriptionInTransaction,
+} from './subscriptionBilling.service.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
 import type { SubscriptionChanges } from './subscription.repository.ts';
 import {
@@ -498,7 +502,10 @@ export async function upcomingInvoice(
   try {
     const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row));
     const next = upcomingInvoiceOf(timeline, inputs.usage.bySubscription.get(row.id) ?? []);
-    return next ? inputs.toNewInvoice(row, next) : null;
+    if (!next) return null;
+    const invoice = inputs.toNewInvoice(row, next);
+    assertInvoiceWithinBounds(invoice);
+    return invoice;
   } catch (error) {
     // A record the core cannot plan (the bill run parks it when due) is the server's data, not the client's
     // request: a problem naming it, not a 500.
