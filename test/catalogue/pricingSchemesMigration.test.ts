@@ -1,48 +1,30 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.ts';
-import { openStorage } from '../../src/storage/database.ts';
-import type { Storage } from '../../src/storage/database.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
-import { freshDatabase } from '../helpers/service.ts';
+import { databaseMigratedUpTo, insertAccount, insertRow } from '../helpers/migrations.ts';
 
 // Migration 0028 (docs/pricing.md, "Usage schemes"): brackets and prices written before it have no flat fee and no
 // blocks, so they price as they did. Migrated only up to 0028, whatever comes after it; rows written as 0027 left
 // them, and read raw.
 
-let storage: Storage;
-let drop: () => Promise<void>;
+let database: Awaited<ReturnType<typeof databaseMigratedUpTo>>;
 let db: Kysely<any>;
 const AT = '2026-03-01T00:00:00.000Z';
 
 beforeAll(async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-pricing-schemes-migration-'));
-  const database = await freshDatabase(dataDir);
-  drop = database.drop;
-  storage = openStorage(parseDatabaseUrl(database.url, dataDir));
-  await migrateUpTo(storage.db, '0027_portal_revocation');
-  db = storage.db as unknown as Kysely<any>;
+  database = await databaseMigratedUpTo('0027_portal_revocation');
+  db = database.db;
 });
 
 afterAll(async () => {
-  await storage?.close();
-  await drop?.();
+  await database?.close();
 });
 
-const insert = async (table: string, values: Record<string, unknown>) =>
-  (await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow()).id as number;
+const insert = (table: string, values: Record<string, unknown>) => insertRow(db, table, values);
 
 describe('migration 0028', () => {
   it('leaves earlier brackets and prices without flat fees or blocks, and stores both after', async () => {
-    const accountId = await insert('accounts', {
-      name: 'Before 0028',
-      time_zone: 'UTC',
-      currency_code: 'USD',
-      created_at: AT,
-    });
+    const accountId = await insertAccount(db, 'Before 0028');
     await db
       .insertInto('account_currencies')
       .values({ account_id: accountId, currency_code: 'USD', created_at: AT })
@@ -88,7 +70,7 @@ describe('migration 0028', () => {
       qty_till: null,
     });
 
-    expect(await migrateUpTo(storage.db, '0028_pricing_schemes')).toEqual(['0028_pricing_schemes']);
+    expect(await migrateUpTo(database.storage.db, '0028_pricing_schemes')).toEqual(['0028_pricing_schemes']);
     const currency = await db
       .selectFrom('component_version_currencies')
       .select(['package_size', 'package_price', 'free_units'])

@@ -20,6 +20,7 @@ export async function databaseMigratedUpTo(lastMigration: string) {
     async close() {
       await storage.close();
       await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -32,4 +33,14 @@ export async function insertAccount(db: Kysely<any>, name: string): Promise<numb
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(account.id);
+}
+
+/** A row as the migrations so far shape its table; its id. */
+export async function insertRow(
+  db: Kysely<any>,
+  table: string,
+  values: Record<string, unknown>,
+): Promise<number> {
+  const row = await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
 }

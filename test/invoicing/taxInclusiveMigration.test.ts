@@ -1,38 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.ts';
-import { openStorage } from '../../src/storage/database.ts';
-import type { Storage } from '../../src/storage/database.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
-import { freshDatabase } from '../helpers/service.ts';
+import { databaseMigratedUpTo, insertAccount, insertRow } from '../helpers/migrations.ts';
 
 // Migration 0029 (docs/pricing.md, "Tax-inclusive prices"): what existed before it keeps pricing exclusive of tax.
 // An account and a package rate made before it are read raw after it; migrated only up to 0029,
 // whatever comes after it.
 
-let storage: Storage;
-let drop: () => Promise<void>;
+let database: Awaited<ReturnType<typeof databaseMigratedUpTo>>;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-tax-inclusive-migration-'));
-  const database = await freshDatabase(dataDir);
-  drop = database.drop;
-  storage = openStorage(parseDatabaseUrl(database.url, dataDir));
-  await migrateUpTo(storage.db, '0027_portal_revocation');
-  const db = storage.db as unknown as Kysely<any>;
-  const insert = async (table: string, values: Record<string, unknown>) =>
-    Number((await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow()).id);
+  database = await databaseMigratedUpTo('0027_portal_revocation');
+  const db: Kysely<any> = database.db;
+  const insert = (table: string, values: Record<string, unknown>) => insertRow(db, table, values);
   const at = '2026-03-01T00:00:00.000Z';
-  ids.account = await insert('accounts', {
-    name: 'Before 0029',
-    time_zone: 'UTC',
-    currency_code: 'USD',
-    created_at: at,
-  });
+  ids.account = await insertAccount(db, 'Before 0029');
   const account_id = ids.account;
   await db
     .insertInto('account_currencies')
@@ -69,15 +52,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await storage?.close();
-  await drop?.();
+  await database?.close();
 });
 
 describe('migration 0029', () => {
   it('leaves accounts exclusive of tax and rates following them', async () => {
-    expect(await migrateUpTo(storage.db, '0029_tax_inclusive')).toContain('0029_tax_inclusive');
+    expect(await migrateUpTo(database.storage.db, '0029_tax_inclusive')).toContain('0029_tax_inclusive');
     // Read as stored: the service's own reads name the columns of every later migration too.
-    const db = storage.db as unknown as Kysely<any>;
+    const db = database.db;
     const account = await db
       .selectFrom('accounts')
       .select('is_tax_inclusive')

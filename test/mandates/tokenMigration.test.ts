@@ -1,22 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.ts';
-import { openStorage } from '../../src/storage/database.ts';
-import type { Storage } from '../../src/storage/database.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
-import { freshDatabase } from '../helpers/service.ts';
+import { databaseMigratedUpTo, insertRow } from '../helpers/migrations.ts';
 import { tokenDigest } from './fixtures.ts';
 
 // docs/spec-decisions.md, "eMandate tokens at rest": migration 0022 keeps only the SHA-256 of the tokens stored
 // before it, takes them out of the events and audit entries written so far, and ends the bank accounts' copy.
 // Rows are written as they were under migration 0021, then the rest is applied, on both dialects.
 
-let storage: Storage;
-let drop: () => Promise<void>;
-let dataDir: string;
+let database: Awaited<ReturnType<typeof databaseMigratedUpTo>>;
 let db: Kysely<any>;
 
 const NOW = '2026-11-22T10:00:00.000Z';
@@ -28,10 +20,7 @@ let mandateId: number;
 let debitMethodId: number;
 let sepaMethodId: number;
 
-async function insert(table: string, values: Record<string, unknown>): Promise<number> {
-  const row = await db.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
-}
+const insert = (table: string, values: Record<string, unknown>) => insertRow(db, table, values);
 
 function mandateRow(token: string, contractRef: string): Record<string, unknown> {
   return {
@@ -117,12 +106,8 @@ async function insertEvent(id: string, resourceType: string, resourceId: number,
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-token-migration-'));
-  const database = await freshDatabase(dataDir);
-  drop = database.drop;
-  storage = openStorage(parseDatabaseUrl(database.url, dataDir));
-  await migrateUpTo(storage.db, '0021_emandate_cancel');
-  db = storage.db as unknown as Kysely<any>;
+  database = await databaseMigratedUpTo('0021_emandate_cancel');
+  db = database.db;
 
   accountId = await insert('accounts', {
     name: 'Before 0022',
@@ -177,12 +162,12 @@ beforeAll(async () => {
     BankAccount: { EMandateToken: TOKEN, LastFourDigits: '9876' },
   });
 
-  expect(await migrateUpTo(storage.db, '0022_emandate_token_digest')).toEqual(['0022_emandate_token_digest']);
+  expect(await migrateUpTo(database.storage.db, '0022_emandate_token_digest')).toEqual([
+    '0022_emandate_token_digest',
+  ]);
 });
 afterAll(async () => {
-  await storage?.close();
-  await drop?.();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await database?.close();
 });
 
 describe('migration 0022', () => {

@@ -1,56 +1,35 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.ts';
-import { openStorage } from '../../src/storage/database.ts';
-import type { Storage } from '../../src/storage/database.ts';
 import { migrateUpTo } from '../../src/storage/migrate.ts';
-import { freshDatabase } from '../helpers/service.ts';
+import { databaseMigratedUpTo, insertAccount } from '../helpers/migrations.ts';
 
 // Migration 0027 (docs/spec-decisions.md, "Customer portal"): contacts made before it get the folded username the
 // portal signs in by, also for letters beyond ASCII, and every session, token and account starts at version 0.
 // Migrated only up to 0027, whatever comes after it; rows written as 0026 left them.
 
-let storage: Storage;
-let drop: () => Promise<void>;
+let database: Awaited<ReturnType<typeof databaseMigratedUpTo>>;
 let db: Kysely<any>;
 
 beforeAll(async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-portal-revocation-migration-'));
-  const database = await freshDatabase(dataDir);
-  drop = database.drop;
-  storage = openStorage(parseDatabaseUrl(database.url, dataDir));
-  await migrateUpTo(storage.db, '0026_portal_self_service');
-  db = storage.db as unknown as Kysely<any>;
+  database = await databaseMigratedUpTo('0026_portal_self_service');
+  db = database.db;
 });
 
 afterAll(async () => {
-  await storage?.close();
-  await drop?.();
+  await database?.close();
 });
 
 describe('migration 0027', () => {
   it('folds the usernames of contacts made before it, beyond ASCII too', async () => {
-    const account = await db
-      .insertInto('accounts')
-      .values({
-        name: 'Before 0027',
-        time_zone: 'UTC',
-        currency_code: 'USD',
-        created_at: '2026-03-01T00:00:00.000Z',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const accountId = await insertAccount(db, 'Before 0027');
     await db
       .insertInto('account_currencies')
-      .values({ account_id: account.id, currency_code: 'USD', created_at: '2026-03-01T00:00:00.000Z' })
+      .values({ account_id: accountId, currency_code: 'USD', created_at: '2026-03-01T00:00:00.000Z' })
       .execute();
     const customer = await db
       .insertInto('customers')
       .values({
-        account_id: account.id,
+        account_id: accountId,
         name: 'Zoë',
         currency_code: 'USD',
         is_company: false,
@@ -65,7 +44,7 @@ describe('migration 0027', () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const contact = (username: string | null) => ({
-      account_id: account.id,
+      account_id: accountId,
       customer_id: customer.id,
       name: 'Zoë',
       last_name: 'Ärnlund',
@@ -79,11 +58,13 @@ describe('migration 0027', () => {
       .values([contact('ZOË.Ärnlund'), contact('Plain.Name'), contact(null)])
       .execute();
 
-    expect(await migrateUpTo(storage.db, '0027_portal_revocation')).toEqual(['0027_portal_revocation']);
+    expect(await migrateUpTo(database.storage.db, '0027_portal_revocation')).toEqual([
+      '0027_portal_revocation',
+    ]);
     const rows = await db
       .selectFrom('customer_contacts')
       .select(['username', 'username_key', 'login_version'])
-      .where('account_id', '=', account.id)
+      .where('account_id', '=', accountId)
       .orderBy('id')
       .execute();
     expect(rows.map((r) => [r.username, r.username_key, Number(r.login_version)])).toEqual([
@@ -94,7 +75,7 @@ describe('migration 0027', () => {
     const after = await db
       .selectFrom('accounts')
       .select('portal_epoch')
-      .where('id', '=', account.id)
+      .where('id', '=', accountId)
       .executeTakeFirstOrThrow();
     expect(Number(after.portal_epoch)).toBe(0);
   });
