@@ -434,6 +434,8 @@ interface Recorded {
   recorded: boolean;
   exhausted: boolean;
   events: EventToEmit[];
+  /** The payment a collected charge made, for its attempt to point at. */
+  payment?: repo.AttemptPayment;
 }
 
 const NOT_RECORDED: Recorded = { recorded: false, exhausted: false, events: [] };
@@ -480,6 +482,11 @@ function recordOutcomes(ctx: ServiceContext, answered: readonly Answered[]): Pro
     }
     // Each collected invoice's try counted, and no next one (docs/design/collections.md, "NumTries and NextTryDate").
     await setCollectionSchedules(tctx, collectedIds, { addTry: true, nextTryDate: null });
+    await repo.setAttemptPayments(
+      tctx.db,
+      tctx.account.id,
+      recorded.flatMap((one) => (one.payment ? [one.payment] : [])),
+    );
     await emitEvents(
       tctx,
       recorded.flatMap((one) => one.events),
@@ -523,7 +530,7 @@ async function finishAttempts(
 
 /**
  * A charge that collected the money (or will: pending): the payment, allocated to what the invoice owes now
- * (`owing`, locked), and the attempt pointing at it. It is told by its allocation's invoice events.
+ * (`owing`, locked), for the attempt to point at. It is told by its allocation's invoice events.
  */
 async function recordCollected(
   ctx: ServiceContext,
@@ -537,14 +544,12 @@ async function recordCollected(
     state: result.outcome === 'succeeded' ? 'settled' : 'pending',
     ref: result.chargeId,
   });
-  await repo.setAttemptPayment(
-    ctx.db,
-    ctx.account.id,
-    claimed.attemptId,
-    recorded.paymentId,
-    result.chargeId,
-  );
-  return { recorded: true, exhausted: false, events: recorded.events };
+  return {
+    recorded: true,
+    exhausted: false,
+    events: recorded.events,
+    payment: { attemptId: claimed.attemptId, paymentId: recorded.paymentId, chargeId: result.chargeId },
+  };
 }
 
 /**

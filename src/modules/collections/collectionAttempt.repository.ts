@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, RawBuilder, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { CollectionAttemptsTable } from '../../storage/schema.ts';
 
@@ -111,6 +111,44 @@ export async function finishAttempts(
     .returning('id')
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** An attempt's payment, and the provider's charge that made it. */
+export interface AttemptPayment {
+  attemptId: number;
+  paymentId: number;
+  chargeId: string | null;
+}
+
+/**
+ * Points each attempt at its payment and charge, in one statement for a batch of them. NOTE: PostgreSQL cannot
+ * type a CASE whose branches are all parameters; the payment ids are cast to bigint, which SQLite reads as an
+ * integer.
+ */
+export async function setAttemptPayments(
+  db: Db,
+  accountId: number,
+  payments: readonly AttemptPayment[],
+): Promise<void> {
+  if (payments.length === 0) return;
+  const byAttempt = <T>(value: (payment: AttemptPayment) => RawBuilder<T>) =>
+    sql<T>`case ${sql.ref('id')} ${sql.join(
+      payments.map((payment) => sql`when ${payment.attemptId} then ${value(payment)}`),
+      sql` `,
+    )} end`;
+  await db
+    .updateTable('collection_attempts')
+    .set({
+      payment_id: byAttempt((payment) => sql<number>`cast(${payment.paymentId} as bigint)`),
+      charge_id: byAttempt((payment) => sql<string | null>`${payment.chargeId}`),
+    })
+    .where('account_id', '=', accountId)
+    .where(
+      'id',
+      'in',
+      payments.map((payment) => payment.attemptId),
+    )
+    .execute();
 }
 
 export async function setAttemptPayment(
