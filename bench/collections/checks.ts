@@ -187,5 +187,79 @@ export async function verify(
       }
     }
   }
+  await verifyEventObjects(db, seeded, invoiceById, { problem, expect });
   failIfAny('the collection collected wrong');
+}
+
+interface EventPayload {
+  data: { object: Record<string, unknown>; previous?: Record<string, unknown> };
+}
+
+/**
+ * What the collection's events say, beside their number: each invoice told once, with the invoice as it stands
+ * after its record (an approved one Paid with no Balance, a declined one with its try counted and its next one
+ * tomorrow, `previous` its NumTries before), and each payment as stored. Events are rendered once for many records
+ * together, after all of their changes: a rendering taken from another invoice's record, or before its own, shows
+ * here.
+ */
+async function verifyEventObjects(
+  db: Db,
+  seeded: Seeded,
+  invoiceById: ReadonlyMap<number, unknown>,
+  { problem, expect }: Pick<ReturnType<typeof problemList>, 'problem' | 'expect'>,
+): Promise<void> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['type', 'resource_type', 'resource_id', 'payload'])
+    .where('account_id', '=', seeded.accountId)
+    .where('occurred_at', '=', COLLECT_AT)
+    .execute();
+  const invoiceEvents = new Map<number, { type: string; payload: EventPayload }[]>();
+  const paymentObjects = new Map<number, Record<string, unknown>>();
+  for (const row of rows) {
+    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as EventPayload;
+    if (row.resource_type === 'invoice') {
+      const id = Number(row.resource_id);
+      invoiceEvents.set(id, [...(invoiceEvents.get(id) ?? []), { type: row.type, payload }]);
+    } else if (row.type === 'payment.created')
+      paymentObjects.set(Number(row.resource_id), payload.data.object);
+  }
+  for (const seededInvoice of seeded.invoices) {
+    const at = `invoice ${seededInvoice.id} event`;
+    const events = invoiceEvents.get(seededInvoice.id) ?? [];
+    expect(`${at}s`, events.length, 1);
+    const event = events[0];
+    if (!event) continue;
+    const { object, previous } = event.payload.data;
+    expect(`${at} invoiceID`, object['invoiceID'], seededInvoice.id);
+    expect(`${at} NumTries`, object['NumTries'], 1);
+    if (seededInvoice.declines) {
+      expect(`${at} type`, event.type, 'invoice.payment_failed');
+      expect(`${at} NextTryDate`, object['NextTryDate'], NEXT_TRY_AT);
+      expect(`${at} previous NumTries`, previous?.['NumTries'], 0);
+      expect(`${at} TotalActualPaid`, object['TotalActualPaid'], 0);
+    } else {
+      expect(`${at} type`, event.type, 'invoice.paid');
+      expect(`${at} Status`, object['Status'], 'Paid');
+      expect(`${at} Balance`, object['Balance'], 0);
+      expect(`${at} NextTryDate`, object['NextTryDate'], null);
+      if (object['Total'] !== object['TotalActualPaid'])
+        problem(
+          `${at}: TotalActualPaid ${String(object['TotalActualPaid'])}, Total ${String(object['Total'])}`,
+        );
+    }
+  }
+  for (const [paymentId, object] of paymentObjects) {
+    const at = `payment ${paymentId} event`;
+    expect(`${at} paymentID`, object['paymentID'], paymentId);
+    const allocations = (object['Allocations'] ?? []) as { invoiceID: number; amountApplied: number }[];
+    const declined = object['FailureReason'] !== null;
+    expect(`${at} allocations`, allocations.length, declined ? 0 : 1);
+    const allocation = allocations[0];
+    if (allocation) {
+      expect(`${at} amountApplied`, allocation.amountApplied, object['Amount']);
+      if (!invoiceById.has(allocation.invoiceID))
+        problem(`${at}: allocated to unknown invoice ${allocation.invoiceID}`);
+    }
+  }
 }

@@ -3,27 +3,28 @@ import type { ServiceContext } from '../../context.ts';
 import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure, retryClassOf } from '../../core/dunning.ts';
 import type { DunningPolicy } from '../../core/dunning.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
-import { emitEvents, snapshotResource } from '../events/index.ts';
-import type { EventToEmit } from '../events/index.ts';
+import { emitEvents, snapshotResources } from '../events/index.ts';
+import type { EventToEmit, Snapshot } from '../events/index.ts';
 import {
   GatewayTimeoutError,
   canCharge,
   chargeStoredMethod,
-  getGateway,
+  gatewaysByIds,
   isGatewayUsable,
 } from '../gateways/index.ts';
 import type { ChargeResult, Gateway } from '../gateways/index.ts';
 import {
   collectionMethodOf,
-  findInvoiceDue,
+  findInvoicesDue,
   getInvoice,
   listInvoicesDue,
-  lockInvoicesForAllocation,
+  lockInvoicesForCollection,
   setCollectionProblem,
   setCollectionSchedule,
+  setCollectionSchedules,
 } from '../invoicing/index.ts';
-import type { CollectableInvoice } from '../invoicing/index.ts';
-import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
+import type { AllocatableInvoice, CollectableInvoice } from '../invoicing/index.ts';
+import { recordCollectedPayment, withLockedCustomers } from '../ledger/index.ts';
 import { setCustomerSuspended } from '../customers/index.ts';
 import { cancelSubscription, liveSubscriptionIdsOfCustomer } from '../subscriptions/index.ts';
 import { invalidatePaymentMethod, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
@@ -47,6 +48,9 @@ import type { AttemptRow } from './collectionAttempt.repository.ts';
  *    NextTryDate, and the events. An attempt the record never reached (a crash, a timeout) stays `started`, and
  *    the next run asks the gateway again with the same key: the provider answers with the first charge, so the
  *    invoice is never charged twice.
+ * A run takes the invoices a batch at a time (docs/gateways.md, "Batches of a collection run"): the batch's claims
+ * in one transaction, its charges one after the other, their answers recorded in one transaction; a batch
+ * transaction that fails is made again one invoice at a time, so one invoice never holds back the others.
  */
 
 export interface CollectionSummary {
@@ -69,10 +73,17 @@ export interface CollectionOptions {
 
 /** Invoices (and unanswered attempts) read per page of a collection run. */
 const INVOICES_PER_PAGE = 100;
+/**
+ * Invoices claimed together, then charged, then recorded together. NOTE: the last claim of a batch waits for the
+ * charges before it; at a few seconds a charge, 25 stay well inside the two minutes after which another run would
+ * ask the gateway again (harmless, with the same key, but wasted).
+ */
+const CHARGES_PER_BATCH = 25;
 const DEFAULT_STALE_AFTER_MS = 120_000;
 
 interface Claimed {
   attemptId: number;
+  attemptNo: number;
   invoiceId: number;
   customerId: number;
   currencyCode: string;
@@ -81,6 +92,12 @@ interface Claimed {
   gateway: Gateway;
   paymentMethodId: number;
   token: string;
+}
+
+/** A claimed attempt the gateway answered. */
+interface Answered {
+  claimed: Claimed;
+  result: ChargeResult;
 }
 
 export function emptyCollectionSummary(): CollectionSummary {
@@ -109,19 +126,13 @@ export async function collectDueInvoices(
   await finishUnansweredRefunds(ctx, staleBefore);
   await finishUnansweredPortalPayments(ctx, staleBefore);
   await applyChargeEvents(ctx);
-  for (const attempt of await repo.listStaleAttempts(
-    ctx.db,
-    ctx.account.id,
-    staleBefore,
-    INVOICES_PER_PAGE,
-  )) {
-    try {
-      await chargeAndRecord(ctx, await claimedFromAttempt(ctx, attempt), summary);
-    } catch (error) {
-      // The next run asks again; one attempt must not hold back the others.
-      ctx.log.error({ err: error, attemptId: attempt.id }, 'finishing an unanswered charge failed');
-    }
-    await yieldToOtherWork();
+  const stale = await repo.listStaleAttempts(ctx.db, ctx.account.id, staleBefore, INVOICES_PER_PAGE);
+  for (let at = 0; at < stale.length; at += CHARGES_PER_BATCH) {
+    await chargeAndRecord(
+      ctx,
+      await claimedFromAttempts(ctx, stale.slice(at, at + CHARGES_PER_BATCH)),
+      summary,
+    );
   }
   for (let afterId = 0; ;) {
     const due = await listInvoicesDue(
@@ -132,15 +143,8 @@ export async function collectDueInvoices(
       INVOICES_PER_PAGE,
       afterId,
     );
-    for (const invoice of due) {
-      try {
-        const claimed = await claimAttempt(ctx, invoice);
-        if (claimed) await chargeAndRecord(ctx, claimed, summary);
-      } catch (error) {
-        // One invoice must not hold back the others; its attempt, if claimed, is finished by a later run.
-        ctx.log.error({ err: error, invoiceId: invoice.id }, 'collecting an invoice failed');
-      }
-      await yieldToOtherWork();
+    for (let at = 0; at < due.length; at += CHARGES_PER_BATCH) {
+      await chargeAndRecord(ctx, await claimBatch(ctx, due.slice(at, at + CHARGES_PER_BATCH)), summary);
     }
     if (due.length < INVOICES_PER_PAGE) break;
     afterId = due.at(-1)!.id;
@@ -148,116 +152,213 @@ export async function collectDueInvoices(
   return summary;
 }
 
-async function chargeableMethod(
+/** The gateway and card token each invoice is charged through, for those whose gateway and card can be charged. */
+async function chargeableMethods(
   ctx: ServiceContext,
-  customerId: number,
-  gatewayId: number,
-  paymentMethodId: number,
-): Promise<{ gateway: Gateway; token: string } | undefined> {
-  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
-  const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
-  if (!gateway || !isGatewayUsable(gateway) || !canCharge(gateway)) return undefined;
-  if (!method || method.customerId !== customerId || method.type !== 'credit_card' || !method.isValid)
-    return undefined;
-  return { gateway, token: method.token };
+  invoices: readonly CollectableInvoice[],
+): Promise<Map<number, { gateway: Gateway; token: string }>> {
+  const gateways = await gatewaysByIds(ctx, [
+    ...new Set(invoices.flatMap((invoice) => (invoice.gatewayId === null ? [] : [invoice.gatewayId]))),
+  ]);
+  const methods = await unopenedPaymentMethodsByIds(ctx, [
+    ...new Set(
+      invoices.flatMap((invoice) => (invoice.paymentMethodId === null ? [] : [invoice.paymentMethodId])),
+    ),
+  ]);
+  const usable = new Map<number, { gateway: Gateway; token: string }>();
+  for (const invoice of invoices) {
+    const gateway = invoice.gatewayId === null ? undefined : gateways.get(invoice.gatewayId);
+    const method = invoice.paymentMethodId === null ? undefined : methods.get(invoice.paymentMethodId);
+    if (!gateway || !isGatewayUsable(gateway) || !canCharge(gateway)) continue;
+    if (
+      !method ||
+      method.customerId !== invoice.customerId ||
+      method.type !== 'credit_card' ||
+      !method.isValid
+    )
+      continue;
+    usable.set(invoice.id, { gateway, token: method.token });
+  }
+  return usable;
 }
 
 /**
- * Starts the next attempt at the invoice, unless it is paid, in flight, no longer due or has no usable method;
- * undefined then. Everything is read again under the customer's lock: the list it came from may be stale.
+ * The batch's claims in one transaction; when it fails (another process started one of its attempts at the same
+ * moment, or one invoice cannot be claimed), each invoice is claimed on its own.
  */
-async function claimAttempt(ctx: ServiceContext, listed: CollectableInvoice): Promise<Claimed | undefined> {
-  let mailQueued = false;
+async function claimBatch(ctx: ServiceContext, listed: readonly CollectableInvoice[]): Promise<Claimed[]> {
   try {
-    const claimed = await withLockedCustomer(ctx, listed.customerId, async (tctx) => {
-      const invoice = await findInvoiceDue(tctx, 'credit_card', listed.id, nowInstant(tctx), today(tctx));
-      if (!invoice) return undefined;
-      const [target] = await lockInvoicesForAllocation(tctx, invoice.customerId, [invoice.id], []);
-      if (!target || target.refusal || target.openMinor <= 0) return undefined;
-      const attempts = await repo.listAttemptsOfInvoice(tctx.db, tctx.account.id, invoice.id);
-      if (attempts.some((attempt) => attempt.state === 'started')) return undefined;
+    return await claimAttempts(ctx, listed);
+  } catch (error) {
+    if (listed.length > 1) {
+      const claimed: Claimed[] = [];
+      for (const invoice of listed) claimed.push(...(await claimBatch(ctx, [invoice])));
+      return claimed;
+    }
+    // Another process started this attempt at the same moment: it is theirs.
+    if (!isUniqueViolation(error)) {
+      // One invoice must not hold back the others; the next run tries it again.
+      ctx.log.error({ err: error, invoiceId: listed[0]?.id }, 'collecting an invoice failed');
+    }
+    return [];
+  }
+}
+
+/**
+ * Starts the next attempt at each invoice, unless it is paid, in flight, no longer due or has no usable method.
+ * Everything is read again under the customers' locks: the list they came from may be stale.
+ */
+async function claimAttempts(ctx: ServiceContext, listed: readonly CollectableInvoice[]): Promise<Claimed[]> {
+  let mailQueued = false;
+  const customerIds = listed.map((invoice) => invoice.customerId);
+  const claimed = await withLockedCustomers(ctx, customerIds, async (tctx) => {
+    const invoices = await findInvoicesDue(
+      tctx,
+      'credit_card',
+      listed.map((invoice) => invoice.id),
+      nowInstant(tctx),
+      today(tctx),
+    );
+    const ids = invoices.map((invoice) => invoice.id);
+    const targets = new Map(
+      (await lockInvoicesForCollection(tctx, ids)).map((target) => [target.id, target]),
+    );
+    const attempts = await repo.listAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
+    const usable = await chargeableMethods(tctx, invoices);
+    const claims: Omit<Claimed, 'attemptId'>[] = [];
+    const problemsSolved: number[] = [];
+    for (const invoice of invoices) {
+      const target = targets.get(invoice.id);
+      if (!target || target.refusal || target.openMinor <= 0) continue;
+      const tried = attempts.get(invoice.id) ?? [];
+      if (tried.some((attempt) => attempt.state === 'started')) continue;
       if (invoice.blocked) {
         if (await reportBlockedCollection(tctx, invoice)) mailQueued = true;
-        return undefined;
+        continue;
       }
       const { gatewayId, paymentMethodId } = invoice;
-      if (gatewayId === null || paymentMethodId === null) return undefined;
-      const usable = await chargeableMethod(tctx, invoice.customerId, gatewayId, paymentMethodId);
-      if (!usable) {
+      if (gatewayId === null || paymentMethodId === null) continue;
+      const method = usable.get(invoice.id);
+      if (!method) {
         tctx.log.warn(
           { invoiceId: invoice.id },
           'invoice not collected: its gateway or payment method is not usable',
         );
-        return undefined;
+        continue;
       }
-      const attemptNo = attempts.length + 1;
-      const claimed = {
+      const attemptNo = tried.length + 1;
+      claims.push({
+        attemptNo,
         invoiceId: invoice.id,
         customerId: invoice.customerId,
         currencyCode: invoice.currencyCode,
         amountMinor: target.openMinor,
         idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
-        gateway: usable.gateway,
+        gateway: method.gateway,
         paymentMethodId,
-        token: usable.token,
-      };
-      const attemptId = await repo.insertAttempt(tctx.db, {
+        token: method.token,
+      });
+      if (invoice.reportedProblem !== null) problemsSolved.push(invoice.id);
+    }
+    const attemptIds = await repo.insertAttempts(
+      tctx.db,
+      claims.map((claim) => ({
         account_id: tctx.account.id,
-        invoice_id: invoice.id,
-        customer_id: invoice.customerId,
-        attempt_no: attemptNo,
-        idempotency_key: claimed.idempotencyKey,
-        gateway_id: gatewayId,
-        payment_method_id: paymentMethodId,
-        token: usable.token,
-        amount_minor: target.openMinor,
-        currency_code: invoice.currencyCode,
+        invoice_id: claim.invoiceId,
+        customer_id: claim.customerId,
+        attempt_no: claim.attemptNo,
+        idempotency_key: claim.idempotencyKey,
+        gateway_id: claim.gateway.id,
+        payment_method_id: claim.paymentMethodId,
+        token: claim.token,
+        amount_minor: claim.amountMinor,
+        currency_code: claim.currencyCode,
         state: 'started',
         started_at: nowInstant(tctx),
         leased_at: tctx.wallClock.now().toISOString(),
-      });
-      // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
-      await setCollectionSchedule(tctx, invoice.id, { addTry: false, nextTryDate: null });
-      // The customer's settings can collect it again: the problem they were told of is solved.
-      if (invoice.reportedProblem !== null) await setCollectionProblem(tctx, invoice.id, null);
-      return { attemptId, ...claimed };
-    });
-    if (mailQueued) ctx.mailQueued();
-    return claimed;
-  } catch (error) {
-    // Another process started this attempt at the same moment: it is theirs.
-    if (isUniqueViolation(error)) return undefined;
-    throw error;
-  }
+      })),
+    );
+    // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
+    await setCollectionSchedules(
+      tctx,
+      claims.map((claim) => claim.invoiceId),
+      { addTry: false, nextTryDate: null },
+    );
+    // The customer's settings can collect it again: the problem they were told of is solved.
+    for (const invoiceId of problemsSolved) await setCollectionProblem(tctx, invoiceId, null);
+    return claims.map((claim) => ({ ...claim, attemptId: attemptIds.get(claim.invoiceId)! }));
+  });
+  if (mailQueued) ctx.mailQueued();
+  return claimed;
 }
 
 /**
- * An attempt left `started` (a crash, a timeout), to be finished by asking the gateway again with its key and the
- * token it charged. NOTE: even a gateway disabled since is asked: the charge may have been made, and only the
+ * Attempts left `started` (a crash, a timeout), to be finished by asking the gateway again with their keys and the
+ * tokens they charged. NOTE: even a gateway disabled since is asked: the charge may have been made, and only the
  * provider knows.
  */
-async function claimedFromAttempt(ctx: ServiceContext, attempt: AttemptRow): Promise<Claimed> {
-  return {
-    attemptId: attempt.id,
-    invoiceId: attempt.invoice_id,
-    customerId: attempt.customer_id,
-    currencyCode: attempt.currency_code,
-    amountMinor: attempt.amount_minor,
-    idempotencyKey: attempt.idempotency_key,
-    gateway: await getGateway(ctx, attempt.gateway_id),
-    paymentMethodId: attempt.payment_method_id,
-    token: attempt.token,
-  };
+async function claimedFromAttempts(ctx: ServiceContext, attempts: readonly AttemptRow[]): Promise<Claimed[]> {
+  const gateways = await gatewaysByIds(ctx, [...new Set(attempts.map((attempt) => attempt.gateway_id))]);
+  return attempts.flatMap((attempt) => {
+    const gateway = gateways.get(attempt.gateway_id);
+    if (!gateway) {
+      ctx.log.error({ attemptId: attempt.id }, 'finishing an unanswered charge failed: its gateway is gone');
+      return [];
+    }
+    return [
+      {
+        attemptId: attempt.id,
+        attemptNo: attempt.attempt_no,
+        invoiceId: attempt.invoice_id,
+        customerId: attempt.customer_id,
+        currencyCode: attempt.currency_code,
+        amountMinor: attempt.amount_minor,
+        idempotencyKey: attempt.idempotency_key,
+        gateway,
+        paymentMethodId: attempt.payment_method_id,
+        token: attempt.token,
+      },
+    ];
+  });
 }
 
+/** Charges the claimed attempts one after the other, then records their answers together. */
 async function chargeAndRecord(
+  ctx: ServiceContext,
+  claims: readonly Claimed[],
+  summary: CollectionSummary,
+): Promise<void> {
+  const answered: Answered[] = [];
+  for (const claimed of claims) {
+    const result = await charge(ctx, claimed, summary);
+    if (result) answered.push({ claimed, result });
+    await yieldToOtherWork();
+  }
+  for (const { answered: one, recorded } of await recordBatch(ctx, answered)) {
+    if (!recorded.recorded) continue;
+    if (recorded.exhausted) {
+      summary.exhausted += 1;
+      ctx.mailQueued();
+      await afterRetriesRanOutLogged(ctx, one.claimed.customerId);
+    }
+    const { outcome } = one.result;
+    if (outcome === 'error') summary.errors += 1;
+    else {
+      summary.attempts += 1;
+      if (outcome === 'declined') summary.declined += 1;
+      else summary.succeeded += 1;
+    }
+  }
+}
+
+/** The gateway's answer to the claimed attempt; undefined when there is none yet (finished by a later run). */
+async function charge(
   ctx: ServiceContext,
   claimed: Claimed,
   summary: CollectionSummary,
-): Promise<void> {
-  let result: ChargeResult;
+): Promise<ChargeResult | undefined> {
   try {
-    result = await chargeStoredMethod(ctx, claimed.gateway, {
+    return await chargeStoredMethod(ctx, claimed.gateway, {
       token: claimed.token,
       amountMinor: claimed.amountMinor,
       currencyCode: claimed.currencyCode,
@@ -265,22 +366,45 @@ async function chargeAndRecord(
       description: `Invoice ${claimed.invoiceId}`,
     });
   } catch (error) {
-    if (!(error instanceof GatewayTimeoutError)) throw error;
-    summary.unanswered += 1;
-    return;
+    if (error instanceof GatewayTimeoutError) summary.unanswered += 1;
+    // One invoice must not hold back the others; its attempt is finished by a later run.
+    else ctx.log.error({ err: error, invoiceId: claimed.invoiceId }, 'collecting an invoice failed');
+    return undefined;
   }
-  const recorded = await recordOutcome(ctx, claimed, result);
-  if (!recorded.recorded) return;
-  if (recorded.exhausted) {
-    summary.exhausted += 1;
-    ctx.mailQueued();
-    await afterRetriesRanOut(ctx, claimed.customerId);
+}
+
+/**
+ * The answers recorded in one transaction; when it fails, each on its own (one that cannot be recorded stays
+ * `started`, and a later run asks the gateway again).
+ */
+async function recordBatch(
+  ctx: ServiceContext,
+  answered: readonly Answered[],
+): Promise<{ answered: Answered; recorded: Recorded }[]> {
+  if (answered.length === 0) return [];
+  try {
+    const recorded = await recordOutcomes(ctx, answered);
+    return answered.map((one, i) => ({ answered: one, recorded: recorded[i]! }));
+  } catch (error) {
+    if (answered.length > 1) {
+      const each: { answered: Answered; recorded: Recorded }[] = [];
+      for (const one of answered) each.push(...(await recordBatch(ctx, [one])));
+      return each;
+    }
+    ctx.log.error(
+      { err: error, invoiceId: answered[0]!.claimed.invoiceId },
+      'recording the answer to a charge failed',
+    );
+    return [];
   }
-  if (result.outcome === 'error') summary.errors += 1;
-  else {
-    summary.attempts += 1;
-    if (result.outcome === 'declined') summary.declined += 1;
-    else summary.succeeded += 1;
+}
+
+/** afterRetriesRanOut, whose failure is logged: the payment is recorded, and the next failure tries again. */
+async function afterRetriesRanOutLogged(ctx: ServiceContext, customerId: number): Promise<void> {
+  try {
+    await afterRetriesRanOut(ctx, customerId);
+  } catch (error) {
+    ctx.log.error({ err: error, customerId }, 'the actions after retries ran out failed');
   }
 }
 
@@ -303,64 +427,144 @@ function policyOf(ctx: ServiceContext): DunningPolicy {
 }
 
 /**
- * Whether the answer was recorded (false when another process recorded this attempt first), and whether it ended
- * the invoice's retries.
+ * Whether the answer was recorded (false when another process recorded this attempt first), whether it ended the
+ * invoice's retries, and the events of recording it.
  */
 interface Recorded {
   recorded: boolean;
   exhausted: boolean;
+  events: EventToEmit[];
+  /** The payment a collected charge made, for its attempt to point at. */
+  payment?: repo.AttemptPayment;
 }
 
-const NOT_RECORDED: Recorded = { recorded: false, exhausted: false };
+const NOT_RECORDED: Recorded = { recorded: false, exhausted: false, events: [] };
 
 type Collected = Extract<ChargeResult, { outcome: 'succeeded' | 'pending' }>;
 type Failed = Extract<ChargeResult, { outcome: 'declined' | 'error' }>;
 
-/** Records what the gateway answered, under the customer's lock: the money collected, or the failure. */
-function recordOutcome(ctx: ServiceContext, claimed: Claimed, result: ChargeResult): Promise<Recorded> {
-  return withLockedCustomer(ctx, claimed.customerId, (tctx) =>
-    result.outcome === 'succeeded' || result.outcome === 'pending'
-      ? recordCollected(tctx, claimed, result)
-      : recordFailed(tctx, claimed, result),
-  );
+const isCollected = (result: ChargeResult): result is Collected =>
+  result.outcome === 'succeeded' || result.outcome === 'pending';
+
+/**
+ * Records what the gateway answered to each attempt, under their customers' locks: the money collected, or the
+ * failure; their events emitted together (each invoice and payment rendered once, in one read of each kind).
+ */
+function recordOutcomes(ctx: ServiceContext, answered: readonly Answered[]): Promise<Recorded[]> {
+  const customerIds = answered.map(({ claimed }) => claimed.customerId);
+  return withLockedCustomers(ctx, customerIds, async (tctx) => {
+    const at = nowInstant(tctx);
+    // A failure tells the invoice's change with `previous`: the invoices as they are before any change.
+    const failedIds = answered.flatMap(({ claimed, result }) =>
+      isCollected(result) ? [] : [claimed.invoiceId],
+    );
+    const before = await snapshotResources(tctx, 'invoice', failedIds);
+    const finished = await finishAttempts(tctx, answered, at);
+    const collectedIds = answered.flatMap(({ claimed, result }) =>
+      finished.has(claimed.attemptId) && isCollected(result) ? [claimed.invoiceId] : [],
+    );
+    // What the invoices owe now: money that arrived by other means since the claim stays unallocated.
+    const owing = new Map(
+      (await lockInvoicesForCollection(tctx, collectedIds)).map((target) => [target.id, target]),
+    );
+    const recorded: Recorded[] = [];
+    for (const { claimed, result } of answered) {
+      if (!finished.has(claimed.attemptId)) recorded.push(NOT_RECORDED);
+      else if (isCollected(result))
+        recorded.push(await recordCollected(tctx, claimed, result, owing.get(claimed.invoiceId)));
+      else {
+        const snapshot = before.get(claimed.invoiceId) ?? {
+          ref: invoiceRef(claimed.invoiceId),
+          object: undefined,
+        };
+        recorded.push(await recordFailed(tctx, claimed, result, snapshot, at));
+      }
+    }
+    // Each collected invoice's try counted, and no next one (docs/design/collections.md, "NumTries and NextTryDate").
+    await setCollectionSchedules(tctx, collectedIds, { addTry: true, nextTryDate: null });
+    await repo.setAttemptPayments(
+      tctx.db,
+      tctx.account.id,
+      recorded.flatMap((one) => (one.payment ? [one.payment] : [])),
+    );
+    await emitEvents(
+      tctx,
+      recorded.flatMap((one) => one.events),
+    );
+    return recorded;
+  });
+}
+
+const invoiceRef = (id: number) => ({ type: 'invoice', id });
+
+/**
+ * Marks the attempts finished with the gateway's answers, those with the same answer in one statement; the ids of
+ * those it finished (another process may have finished some first: then nothing is to be recorded for them).
+ */
+async function finishAttempts(
+  ctx: ServiceContext,
+  answered: readonly Answered[],
+  at: string,
+): Promise<Set<number>> {
+  const sameAnswer = new Map<string, { changes: repo.FinishedAttempt; attemptIds: number[] }>();
+  for (const { claimed, result } of answered) {
+    const failed = result.outcome === 'declined' || result.outcome === 'error';
+    const changes = {
+      state: result.outcome,
+      reason: failed ? result.reason : null,
+      raw_code: failed ? result.rawCode : null,
+      retry_class: failed ? retryClassOf(result.reason) : null,
+      finished_at: at,
+    };
+    const key = JSON.stringify(changes);
+    const group = sameAnswer.get(key) ?? { changes, attemptIds: [] };
+    group.attemptIds.push(claimed.attemptId);
+    sameAnswer.set(key, group);
+  }
+  const finished = new Set<number>();
+  for (const { changes, attemptIds } of sameAnswer.values()) {
+    for (const id of await repo.finishAttempts(ctx.db, ctx.account.id, attemptIds, changes)) finished.add(id);
+  }
+  return finished;
 }
 
 /**
- * A charge that collected the money (or will: pending): the payment, allocated to what the invoice owes now, the
- * attempt pointing at it and the invoice's try counted. It is told by its allocation's invoice events.
+ * A charge that collected the money (or will: pending): the payment, allocated to what the invoice owes now
+ * (`owing`, locked), for the attempt to point at. It is told by its allocation's invoice events.
  */
-async function recordCollected(ctx: ServiceContext, claimed: Claimed, result: Collected): Promise<Recorded> {
-  if (!(await finishAttempt(ctx, claimed, result, nowInstant(ctx)))) return NOT_RECORDED;
-  // What the invoice owes now: money that arrived by other means since the claim stays unallocated.
-  const [target] = await lockInvoicesForAllocation(ctx, claimed.customerId, [claimed.invoiceId], []);
+async function recordCollected(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Collected,
+  owing: AllocatableInvoice | undefined,
+): Promise<Recorded> {
   const recorded = await recordCollectedPayment(ctx, {
     ...attemptPayment(ctx, claimed),
-    allocateMinor:
-      target && !target.refusal ? Math.max(0, Math.min(target.openMinor, claimed.amountMinor)) : 0,
+    allocateMinor: owing && !owing.refusal ? Math.max(0, Math.min(owing.openMinor, claimed.amountMinor)) : 0,
     state: result.outcome === 'succeeded' ? 'settled' : 'pending',
     ref: result.chargeId,
   });
-  await repo.setAttemptPayment(
-    ctx.db,
-    ctx.account.id,
-    claimed.attemptId,
-    recorded.paymentId,
-    result.chargeId,
-  );
-  await setCollectionSchedule(ctx, claimed.invoiceId, { addTry: true, nextTryDate: null });
-  await emitEvents(ctx, recorded.events);
-  return { recorded: true, exhausted: false };
+  return {
+    recorded: true,
+    exhausted: false,
+    events: recorded.events,
+    payment: { attemptId: claimed.attemptId, paymentId: recorded.paymentId, chargeId: result.chargeId },
+  };
 }
 
 /**
- * A decline or a technical error: the invoice's next try, a decline's failed payment, the invoice's change told
- * with `previous` and, when this failure ended its retries, the customer told. A technical error counts no try.
+ * A decline or a technical error, its attempt finished: the invoice's next try, a decline's failed payment, the
+ * invoice's change told with `previous` (`before`) and, when this failure ended its retries, the customer told. A
+ * technical error counts no try.
  */
-async function recordFailed(ctx: ServiceContext, claimed: Claimed, result: Failed): Promise<Recorded> {
-  const at = nowInstant(ctx);
-  const ref = { type: 'invoice', id: claimed.invoiceId };
-  const before = await snapshotResource(ctx, ref);
-  if (!(await finishAttempt(ctx, claimed, result, at))) return NOT_RECORDED;
+async function recordFailed(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Failed,
+  before: Snapshot,
+  at: string,
+): Promise<Recorded> {
+  const ref = before.ref;
   const next = await nextTryAfter(ctx, claimed, result, at);
   const declined = result.outcome === 'declined';
   const events = declined ? await recordDecline(ctx, claimed, result) : [];
@@ -371,25 +575,7 @@ async function recordFailed(ctx: ServiceContext, claimed: Claimed, result: Faile
     events.push({ type: 'invoice.collection_exhausted', ref });
     await queueRetriesRanOutMails(ctx, claimed, result.reason, 'card');
   }
-  await emitEvents(ctx, events);
-  return { recorded: true, exhausted: next.exhausted };
-}
-
-/** Marks the attempt finished with the gateway's answer; false when another process finished it first. */
-function finishAttempt(
-  ctx: ServiceContext,
-  claimed: Claimed,
-  result: ChargeResult,
-  at: string,
-): Promise<boolean> {
-  const failed = result.outcome === 'declined' || result.outcome === 'error';
-  return repo.finishAttempt(ctx.db, ctx.account.id, claimed.attemptId, {
-    state: result.outcome,
-    reason: failed ? result.reason : null,
-    raw_code: failed ? result.rawCode : null,
-    retry_class: failed ? retryClassOf(result.reason) : null,
-    finished_at: at,
-  });
+  return { recorded: true, exhausted: next.exhausted, events };
 }
 
 /** The payment an attempt records, collected or failed. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, RawBuilder, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { CollectionAttemptsTable } from '../../storage/schema.ts';
 
@@ -8,6 +8,45 @@ export type AttemptRow = Selectable<CollectionAttemptsTable>;
 export async function insertAttempt(db: Db, row: Insertable<CollectionAttemptsTable>): Promise<number> {
   return (await db.insertInto('collection_attempts').values(row).returning('id').executeTakeFirstOrThrow())
     .id;
+}
+
+/** Attempts of many invoices in one statement, each invoice's as inserted; the ids of their rows, by invoice. */
+export async function insertAttempts(
+  db: Db,
+  rows: readonly Insertable<CollectionAttemptsTable>[],
+): Promise<Map<number, number>> {
+  if (rows.length === 0) return new Map();
+  const inserted = await db
+    .insertInto('collection_attempts')
+    .values([...rows])
+    .returning(['id', 'invoice_id'])
+    .execute();
+  return new Map(inserted.map((row) => [Number(row.invoice_id), row.id]));
+}
+
+/** The attempts of each of the invoices, oldest first, by invoice (an invoice never tried has none). */
+export async function listAttemptsOfInvoices(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<Map<number, AttemptRow[]>> {
+  const byInvoice = new Map<number, AttemptRow[]>();
+  if (invoiceIds.length === 0) return byInvoice;
+  const rows = await db
+    .selectFrom('collection_attempts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .orderBy('invoice_id')
+    .orderBy('attempt_no')
+    .execute();
+  for (const row of rows) {
+    const invoiceId = Number(row.invoice_id);
+    const attempts = byInvoice.get(invoiceId) ?? [];
+    attempts.push(row);
+    byInvoice.set(invoiceId, attempts);
+  }
+  return byInvoice;
 }
 
 /** The invoice's attempts, oldest first. */
@@ -43,27 +82,73 @@ export function listStaleAttempts(
   );
 }
 
-/** Ends a started attempt; false when another process ended it first (then nothing is to be recorded). */
-export async function finishAttempt(
+/** What an attempt's answer writes on it. */
+export interface FinishedAttempt {
+  state: string;
+  reason: string | null;
+  raw_code: string | null;
+  retry_class: string | null;
+  finished_at: string;
+}
+
+/**
+ * Ends those of the attempts still started with the same answer, in one statement; the ids of those it ended (not
+ * those another process ended first).
+ */
+export async function finishAttempts(
   db: Db,
   accountId: number,
-  attemptId: number,
-  changes: {
-    state: string;
-    reason: string | null;
-    raw_code: string | null;
-    retry_class: string | null;
-    finished_at: string;
-  },
-): Promise<boolean> {
-  const result = await db
+  attemptIds: readonly number[],
+  changes: FinishedAttempt,
+): Promise<number[]> {
+  if (attemptIds.length === 0) return [];
+  const rows = await db
     .updateTable('collection_attempts')
     .set(changes)
     .where('account_id', '=', accountId)
-    .where('id', '=', attemptId)
+    .where('id', 'in', attemptIds)
     .where('state', '=', 'started')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** An attempt's payment, and the provider's charge that made it. */
+export interface AttemptPayment {
+  attemptId: number;
+  paymentId: number;
+  chargeId: string | null;
+}
+
+/**
+ * Points each attempt at its payment and charge, in one statement for a batch of them. NOTE: PostgreSQL cannot
+ * type a CASE whose branches are all parameters; the payment ids are cast to bigint, which SQLite reads as an
+ * integer.
+ */
+export async function setAttemptPayments(
+  db: Db,
+  accountId: number,
+  payments: readonly AttemptPayment[],
+): Promise<void> {
+  if (payments.length === 0) return;
+  const byAttempt = <T>(value: (payment: AttemptPayment) => RawBuilder<T>) =>
+    sql<T>`case ${sql.ref('id')} ${sql.join(
+      payments.map((payment) => sql`when ${payment.attemptId} then ${value(payment)}`),
+      sql` `,
+    )} end`;
+  await db
+    .updateTable('collection_attempts')
+    .set({
+      payment_id: byAttempt((payment) => sql<number>`cast(${payment.paymentId} as bigint)`),
+      charge_id: byAttempt((payment) => sql<string | null>`${payment.chargeId}`),
+    })
+    .where('account_id', '=', accountId)
+    .where(
+      'id',
+      'in',
+      payments.map((payment) => payment.attemptId),
+    )
+    .execute();
 }
 
 export async function setAttemptPayment(

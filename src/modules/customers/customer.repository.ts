@@ -1,3 +1,4 @@
+import { isPostgres } from '../../storage/columns.ts';
 import type { AliasableExpression, Expression, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
@@ -309,6 +310,32 @@ export function listBillingProfiles(db: Db, accountId: number, customerIds: numb
     .where('account_id', '=', accountId)
     .where('id', 'in', customerIds)
     .execute();
+}
+
+/**
+ * Holds the customers as lockCustomerRow holds one, taking them in id order so that two transactions locking
+ * several never wait on each other crosswise; the ids of those of the account. NOTE: PostgreSQL's FOR NO KEY UPDATE
+ * is the lock lockCustomerRow's UPDATE takes (a foreign key's check is not held back by it); SQLite knows no row
+ * locks, and its transaction holds the database's write lock already (docs/architecture.md, "Locks").
+ */
+export async function lockCustomerRows(
+  db: Db,
+  accountId: number,
+  customerIds: readonly number[],
+): Promise<number[]> {
+  if (customerIds.length === 0) return [];
+  const query = db
+    .selectFrom('customers')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where(
+      'id',
+      'in',
+      [...new Set(customerIds)].sort((a, b) => a - b),
+    )
+    .orderBy('id');
+  const rows = await (isPostgres(db) ? query.forNoKeyUpdate() : query).execute();
+  return rows.map((row) => row.id);
 }
 
 /**

@@ -165,6 +165,19 @@ export async function lockCustomerForMoney(
   return { id: row.id, currencyCode: row.currency_code };
 }
 
+/**
+ * Locks the customers for changes to their money until the transaction ends, as lockCustomerForMoney locks one,
+ * in one statement and in id order; not-found unless each belongs to the context's account.
+ */
+export async function lockCustomersForMoney(
+  ctx: ServiceContext,
+  customerIds: readonly number[],
+): Promise<void> {
+  const locked = new Set(await repo.lockCustomerRows(ctx.db, ctx.account.id, customerIds));
+  const missing = customerIds.find((id) => !locked.has(id));
+  if (missing !== undefined) throw new NotFoundError('Customer', missing);
+}
+
 /** Throws not-found unless the customer belongs to the context's account. */
 export async function assertCustomerExists(ctx: ServiceContext, customerId: number): Promise<void> {
   if (!(await repo.customerExists(ctx.db, ctx.account.id, customerId))) {

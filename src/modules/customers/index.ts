@@ -19,6 +19,7 @@ export {
   getCustomer,
   listStatementCustomers,
   lockCustomerForMoney,
+  lockCustomersForMoney,
   moveStatementDate,
   setCustomerSuspended,
 } from './customer.service.ts';

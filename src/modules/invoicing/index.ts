@@ -21,11 +21,13 @@ export {
   countCollectionTries,
   customerCollectionsOf,
   findInvoiceDue,
+  findInvoicesDue,
   listInvoicesDue,
   listOwedInvoicesForNewPrimary,
   setCollectionMethodAndTry,
   setCollectionProblem,
   setCollectionSchedule,
+  setCollectionSchedules,
   withEffectiveCollection,
 } from './invoiceCollection.service.ts';
 export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
@@ -35,6 +37,7 @@ export {
   addToInvoiceMoney,
   issuedInvoicesBalanceOf,
   lockInvoicesForAllocation,
+  lockInvoicesForCollection,
   lockOpenInvoices,
   statementInvoicesOf,
 } from './invoiceMoney.service.ts';

@@ -49,8 +49,9 @@ export function listInvoicesDue(
   customerPaymentMethods: readonly string[],
   now: string,
   today: string,
-  page: { limit: number; afterId: number } | { onlyId: number },
+  page: { limit: number; afterId: number } | { onlyIds: readonly number[] },
 ): Promise<CollectableInvoiceRow[]> {
+  if ('onlyIds' in page && page.onlyIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
@@ -76,7 +77,7 @@ export function listInvoicesDue(
         ]),
       ]),
     )
-    .$if('onlyId' in page, (qb) => qb.where('id', '=', (page as { onlyId: number }).onlyId))
+    .$if('onlyIds' in page, (qb) => qb.where('id', 'in', (page as { onlyIds: readonly number[] }).onlyIds))
     .$if('afterId' in page, (qb) => qb.where('id', '>', (page as { afterId: number }).afterId))
     .where((eb) =>
       eb.and([
@@ -88,7 +89,7 @@ export function listInvoicesDue(
       ]),
     )
     .orderBy('id')
-    .limit('limit' in page ? page.limit : 1)
+    .$if('limit' in page, (qb) => qb.limit((page as { limit: number }).limit))
     .execute();
 }
 
@@ -106,26 +107,29 @@ export function findCollectableInvoice(
     .executeTakeFirst();
 }
 
+/** Ids per statement below: far below either dialect's limit on parameters. */
+const IDS_PER_STATEMENT = 5_000;
+
+/** The same change of NumTries and NextTryDate on each invoice, one statement per few thousand. */
 export async function setCollectionSchedule(
   db: Db,
   accountId: number,
-  invoiceId: number,
+  invoiceIds: readonly number[],
   changes: { addTry: boolean; nextTryDate: string | null; updatedAt: string },
 ): Promise<void> {
-  await db
-    .updateTable('invoices')
-    .set((eb) => ({
-      num_tries: changes.addTry ? eb('num_tries', '+', 1) : eb.ref('num_tries'),
-      next_try_date: changes.nextTryDate,
-      updated_at: changes.updatedAt,
-    }))
-    .where('account_id', '=', accountId)
-    .where('id', '=', invoiceId)
-    .execute();
+  for (let at = 0; at < invoiceIds.length; at += IDS_PER_STATEMENT) {
+    await db
+      .updateTable('invoices')
+      .set((eb) => ({
+        num_tries: changes.addTry ? eb('num_tries', '+', 1) : eb.ref('num_tries'),
+        next_try_date: changes.nextTryDate,
+        updated_at: changes.updatedAt,
+      }))
+      .where('account_id', '=', accountId)
+      .where('id', 'in', invoiceIds.slice(at, at + IDS_PER_STATEMENT))
+      .execute();
+  }
 }
-
-/** Ids per statement below: far below either dialect's limit on parameters. */
-const IDS_PER_STATEMENT = 5_000;
 
 /**
  * Takes the invoices' row locks until the transaction ends. NOTE: PostgreSQL locks the rows an UPDATE of many

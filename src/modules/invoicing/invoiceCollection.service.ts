@@ -258,6 +258,17 @@ export async function findInvoiceDue(
   now: string,
   today: string,
 ): Promise<CollectableInvoice | undefined> {
+  return (await findInvoicesDue(ctx, method, [invoiceId], now, today))[0];
+}
+
+/** Those of the invoices to be collected by `now`, as findInvoiceDue reads one, in one read; by id. */
+export async function findInvoicesDue(
+  ctx: ServiceContext,
+  method: AutomaticMethod,
+  invoiceIds: readonly number[],
+  now: string,
+  today: string,
+): Promise<CollectableInvoice[]> {
   const rows = await repo.listInvoicesDue(
     ctx.db,
     ctx.account.id,
@@ -265,9 +276,9 @@ export async function findInvoiceDue(
     paymentMethodsAsking(method),
     now,
     today,
-    { onlyId: invoiceId },
+    { onlyIds: invoiceIds },
   );
-  return (await collectablesFromRows(ctx, rows))[0];
+  return collectablesFromRows(ctx, rows);
 }
 
 /**
@@ -290,7 +301,17 @@ export function setCollectionSchedule(
   invoiceId: number,
   changes: { addTry: boolean; nextTryDate: string | null },
 ): Promise<void> {
-  return repo.setCollectionSchedule(ctx.db, ctx.account.id, invoiceId, {
+  return setCollectionSchedules(ctx, [invoiceId], changes);
+}
+
+/** The same change of NumTries and NextTryDate on each of the invoices (setCollectionSchedule), at once. */
+export async function setCollectionSchedules(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+  changes: { addTry: boolean; nextTryDate: string | null },
+): Promise<void> {
+  if (invoiceIds.length === 0) return;
+  await repo.setCollectionSchedule(ctx.db, ctx.account.id, invoiceIds, {
     ...changes,
     updatedAt: ctx.clock.now().toISOString(),
   });

@@ -62,6 +62,18 @@ export async function lockInvoicesForAllocation(
   return rows.map((row) => allocatableFromRow(row, customerId));
 }
 
+/**
+ * The account's invoices with these ids, locked until the transaction ends, each as a target for money of its own
+ * customer (a collection run's batch, whose invoices are of many customers).
+ */
+export async function lockInvoicesForCollection(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<AllocatableInvoice[]> {
+  const rows = await repo.lockInvoicesByIdOrNum(ctx.db, ctx.account.id, [...new Set(ids)], []);
+  return rows.map((row) => allocatableFromRow(row, row.customer_id));
+}
+
 /** The customer's open invoices in a currency, earliest first (InvoiceDate, then invoiceNum), locked. */
 export async function lockOpenInvoices(
   ctx: ServiceContext,

@@ -5,7 +5,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { changedFields } from '../../core/eventTypes.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
-import { lockCustomerForMoney } from '../customers/index.ts';
+import { lockCustomerForMoney, lockCustomersForMoney } from '../customers/index.ts';
 import { snapshotResource } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { applyAllocations } from './allocation.service.ts';
@@ -34,6 +34,21 @@ export function withLockedCustomer<T>(
   work: (ctx: ServiceContext, customer: { id: number; currencyCode: string }) => Promise<T>,
 ): Promise<T> {
   return withTransaction(ctx, async (ctx) => work(ctx, await lockCustomerForMoney(ctx, customerId)));
+}
+
+/**
+ * Runs `work` under the locks of several customers, taken first, at once and in id order (the lock order of
+ * withLockedCustomer, for a batch of money movements of many customers in one transaction).
+ */
+export function withLockedCustomers<T>(
+  ctx: ServiceContext,
+  customerIds: readonly number[],
+  work: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  return withTransaction(ctx, async (ctx) => {
+    await lockCustomersForMoney(ctx, customerIds);
+    return work(ctx);
+  });
 }
 
 /**
