@@ -20,7 +20,7 @@ import {
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { countCollectionTries } from '../invoicing/index.ts';
-import { paymentsByIds } from '../ledger/index.ts';
+import { allocationsOfSources } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
@@ -245,15 +245,16 @@ async function countTries(
   ctx: ServiceContext,
   lines: readonly BatchLineWithPayment[],
 ): Promise<EventToEmit[]> {
-  const payments = await paymentsByIds(
+  const allocations = await allocationsOfSources(
     ctx,
+    'payment',
     lines.map((line) => line.payment_id),
   );
   // In id order, as the ledger locks invoices: two transactions never wait on each other's.
   const invoiceIds = [
     ...new Set(
-      [...payments.values()].flatMap((payment) =>
-        payment.allocations.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
+      [...allocations.values()].flatMap((ofPayment) =>
+        ofPayment.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
       ),
     ),
   ].sort((a, b) => a - b);
