@@ -1,4 +1,4 @@
-import { ibanProblem, isValidBic, normalizeIban } from '../bankAccounts.ts';
+import { ibanProblem, isValidBic, mod97, normalizeIban } from '../bankAccounts.ts';
 import type { PlainDate } from '../calendar.ts';
 import { minorToDecimalText } from '../money.ts';
 import { FieldProblems, addMinor, instantOf, isPlainDate, transliterateLatin } from './fields.ts';
@@ -142,16 +142,6 @@ export function invoicesRemittance(invoiceNumbers: readonly string[]): string | 
   }
   // Only a number longer than the whole line gets here.
   return `${numbers.length} invoices`;
-}
-
-/** ISO 7064 MOD 97-10 over letters (10..35) and digits. */
-function mod97(text: string): number {
-  let remainder = 0;
-  for (const char of text) {
-    const value = char >= 'A' ? char.charCodeAt(0) - 55 : char.charCodeAt(0) - 48;
-    remainder = (remainder * (value > 9 ? 100 : 10) + value) % 97;
-  }
-  return remainder;
 }
 
 /**
