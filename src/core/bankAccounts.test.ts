@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { composeIBAN, getCountrySpecifications, isValidBBAN } from 'ibantools';
+import { composeIBAN, getCountrySpecifications, isValidBBAN, isValidIBAN } from 'ibantools';
 import { describe, expect, it } from 'vitest';
 import {
   accountNumberDigits,
@@ -116,6 +116,38 @@ describe('IBAN', () => {
     fc.assert(
       fc.property(composedIban, (iban) => {
         expect(ibanProblem(iban)).toBeUndefined();
+      }),
+    );
+  });
+
+  it('takes check digits 02 to 98 only: 00, 01 and 99 fit MOD 97 for 97, 98 and 02 but are not an IBAN', () => {
+    for (const [right, wrong] of [
+      ['DE97370400440000000060', 'DE00370400440000000060'],
+      ['DE98370400440000001400', 'DE01370400440000001400'],
+      ['DE02370400440000000800', 'DE99370400440000000800'],
+    ] as const) {
+      expect(ibanProblem(right)).toBeUndefined();
+      expect(ibanProblem(wrong)).toBe('has wrong check digits');
+    }
+  });
+
+  it("agrees with ibantools' own validation on any text of an IBAN's shape", () => {
+    const shaped = fc.oneof(
+      composedIban,
+      // Every pair of check digits, the right one among them.
+      fc
+        .tuple(composedIban, fc.integer({ min: 0, max: 99 }))
+        .map(([iban, digits]) => iban.slice(0, 2) + String(digits).padStart(2, '0') + iban.slice(4)),
+      fc
+        .tuple(
+          fc.constantFrom(...ibanCountries.map(([country]) => country)),
+          fc.stringMatching(/^\d{2}[A-Z0-9]{8,32}$/),
+        )
+        .map(([country, rest]) => country + rest),
+    );
+    fc.assert(
+      fc.property(shaped, (iban) => {
+        expect(ibanProblem(iban) === undefined).toBe(isValidIBAN(iban));
       }),
     );
   });

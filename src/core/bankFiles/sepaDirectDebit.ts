@@ -1,4 +1,4 @@
-import { ibanProblem, isValidBic, normalizeIban } from '../bankAccounts.ts';
+import { ibanProblem, isValidBic, mod97, normalizeIban } from '../bankAccounts.ts';
 import type { PlainDate } from '../calendar.ts';
 import { minorToDecimalText } from '../money.ts';
 import { FieldProblems, addMinor, instantOf, isPlainDate, transliterateLatin } from './fields.ts';
@@ -97,6 +97,9 @@ const SEPA_EQUIVALENTS: Readonly<Record<string, string>> = {
  * ß → ss), the equivalents above (& → +, < → (), then any other character as a space, runs of spaces as one.
  */
 export function toSepaText(text: string): string {
+  // Text already in the set (most names, every invoice number) is ASCII, which neither the transliteration nor the
+  // equivalents change: only its spaces are tidied.
+  if (SEPA_CHARACTERS.test(text)) return text.replace(/ {2,}/g, ' ').trim();
   return transliterateLatin(text)
     .replace(/./gsu, (char) => (SEPA_CHARACTERS.test(char) ? char : (SEPA_EQUIVALENTS[char] ?? ' ')))
     .replace(/\s+/g, ' ')
@@ -139,16 +142,6 @@ export function invoicesRemittance(invoiceNumbers: readonly string[]): string | 
   }
   // Only a number longer than the whole line gets here.
   return `${numbers.length} invoices`;
-}
-
-/** ISO 7064 MOD 97-10 over letters (10..35) and digits. */
-function mod97(text: string): number {
-  let remainder = 0;
-  for (const char of text) {
-    const value = char >= 'A' ? char.charCodeAt(0) - 55 : char.charCodeAt(0) - 48;
-    remainder = (remainder * (value > 9 ? 100 : 10) + value) % 97;
-  }
-  return remainder;
 }
 
 /**
@@ -281,58 +274,86 @@ function checkBatch(batch: SepaDirectDebitBatch): Checked {
   };
 }
 
+const XML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
+const XML_SPECIAL = /[&<>"']/;
+
 function escapeXml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!,
-  );
+  return XML_SPECIAL.test(text) ? text.replace(/[&<>"']/g, (char) => XML_ESCAPES[char]!) : text;
 }
 
-/** An element as indented lines: text content (escaped here, the one place) or child elements. */
-function element(
-  name: string,
-  content: string | string[],
-  attributes: Record<string, string> = {},
-): string[] {
-  const attrs = Object.entries(attributes)
-    .map(([key, value]) => ` ${key}="${escapeXml(value)}"`)
-    .join('');
-  if (typeof content === 'string') return [`<${name}${attrs}>${escapeXml(content)}</${name}>`];
-  return [`<${name}${attrs}>`, ...content.map((line) => `  ${line}`), `</${name}>`];
+/**
+ * The document as indented lines, each written once where it falls. NOTE: not as nested arrays of lines, each
+ * element re-indenting its children's: a 500-line file made that way copied every line once per level above it,
+ * and its garbage took more time than the rest of the file's making (docs/benchmarks.md, "Batches").
+ */
+class XmlLines {
+  private text = '';
+  private indent = '';
+
+  /** An element with text content (escaped here, the one place). */
+  leaf(name: string, content: string, attributes = ''): void {
+    this.text += `${this.indent}<${name}${attributes}>${escapeXml(content)}</${name}>\n`;
+  }
+
+  /** An element whose children `fill` writes. */
+  parent(name: string, fill: () => void, attributes = ''): void {
+    this.text += `${this.indent}<${name}${attributes}>\n`;
+    const outer = this.indent;
+    this.indent += '  ';
+    fill();
+    this.indent = outer;
+    this.text += `${this.indent}</${name}>\n`;
+  }
+
+  /** An element holding one element with text content, and so on down: `chain(['Dbtr', 'Nm'], name)`. */
+  chain(names: readonly string[], content: string): void {
+    const [name, ...rest] = names;
+    if (rest.length === 0) this.leaf(name!, content);
+    else this.parent(name!, () => this.chain(rest, content));
+  }
+
+  toString(): string {
+    return this.text;
+  }
 }
+
+const attribute = (name: string, value: string) => ` ${name}="${escapeXml(value)}"`;
 
 /** A financial institution by BIC, or NOTPROVIDED for IBAN-only collections (EPC IG). */
-function agent(name: string, bic: string | undefined): string[] {
-  return element(
-    name,
-    element('FinInstnId', bic ? element('BIC', bic) : element('Othr', element('Id', 'NOTPROVIDED'))),
-  );
+function agent(xml: XmlLines, name: string, bic: string | undefined): void {
+  if (bic) xml.chain([name, 'FinInstnId', 'BIC'], bic);
+  else xml.chain([name, 'FinInstnId', 'Othr', 'Id'], 'NOTPROVIDED');
 }
 
-function account(name: string, iban: string): string[] {
-  return element(name, element('Id', element('IBAN', iban)));
+function account(xml: XmlLines, name: string, iban: string): void {
+  xml.chain([name, 'Id', 'IBAN'], iban);
 }
 
 function sumOf(lines: readonly CheckedLine[]): number {
   return lines.reduce((sum, { line }) => addMinor(sum, line.amountMinor), 0);
 }
 
-function transaction({ line, debtorName, debtorIban, remittance }: CheckedLine): string[] {
-  return element('DrctDbtTxInf', [
-    ...element('PmtId', element('EndToEndId', line.endToEndId)),
-    ...element('InstdAmt', minorToDecimalText(line.amountMinor, 'EUR'), { Ccy: 'EUR' }),
-    ...element(
-      'DrctDbtTx',
-      element('MndtRltdInf', [
-        ...element('MndtId', line.mandateId),
-        ...element('DtOfSgntr', line.mandateSignatureDate),
-      ]),
-    ),
-    ...agent('DbtrAgt', line.debtorBic),
-    ...element('Dbtr', element('Nm', debtorName)),
-    ...account('DbtrAcct', debtorIban),
-    ...(remittance === undefined ? [] : element('RmtInf', element('Ustrd', remittance))),
-  ]);
+function transaction(xml: XmlLines, { line, debtorName, debtorIban, remittance }: CheckedLine): void {
+  xml.parent('DrctDbtTxInf', () => {
+    xml.chain(['PmtId', 'EndToEndId'], line.endToEndId);
+    xml.leaf('InstdAmt', minorToDecimalText(line.amountMinor, 'EUR'), attribute('Ccy', 'EUR'));
+    xml.parent('DrctDbtTx', () =>
+      xml.parent('MndtRltdInf', () => {
+        xml.leaf('MndtId', line.mandateId);
+        xml.leaf('DtOfSgntr', line.mandateSignatureDate);
+      }),
+    );
+    agent(xml, 'DbtrAgt', line.debtorBic);
+    xml.chain(['Dbtr', 'Nm'], debtorName);
+    account(xml, 'DbtrAcct', debtorIban);
+    if (remittance !== undefined) xml.chain(['RmtInf', 'Ustrd'], remittance);
+  });
 }
 
 /**
@@ -364,52 +385,50 @@ function paymentInfoId(messageId: string, blockNumber: number): string {
 export function buildPain008(batch: SepaDirectDebitBatch): string {
   const checked = checkBatch(batch);
   const { creditor } = batch;
-  const blocks = paymentBlocks(checked.lines).map((lines, i) =>
-    element('PmtInf', [
-      ...element('PmtInfId', paymentInfoId(batch.messageId, i + 1)),
-      ...element('PmtMtd', 'DD'),
-      ...element('NbOfTxs', String(lines.length)),
-      ...element('CtrlSum', minorToDecimalText(sumOf(lines), 'EUR')),
-      ...element('PmtTpInf', [
-        ...element('SvcLvl', element('Cd', 'SEPA')),
-        ...element('LclInstrm', element('Cd', 'CORE')),
-        ...element('SeqTp', lines[0]!.line.sequenceType),
-      ]),
-      ...element('ReqdColltnDt', lines[0]!.collectionDate),
-      ...element('Cdtr', element('Nm', checked.creditorName)),
-      ...account('CdtrAcct', checked.creditorIban),
-      ...agent('CdtrAgt', creditor.bic),
+  const xml = new XmlLines();
+  const paymentBlock = (lines: readonly CheckedLine[], i: number) =>
+    xml.parent('PmtInf', () => {
+      xml.leaf('PmtInfId', paymentInfoId(batch.messageId, i + 1));
+      xml.leaf('PmtMtd', 'DD');
+      xml.leaf('NbOfTxs', String(lines.length));
+      xml.leaf('CtrlSum', minorToDecimalText(sumOf(lines), 'EUR'));
+      xml.parent('PmtTpInf', () => {
+        xml.chain(['SvcLvl', 'Cd'], 'SEPA');
+        xml.chain(['LclInstrm', 'Cd'], 'CORE');
+        xml.leaf('SeqTp', lines[0]!.line.sequenceType);
+      });
+      xml.leaf('ReqdColltnDt', lines[0]!.collectionDate);
+      xml.chain(['Cdtr', 'Nm'], checked.creditorName);
+      account(xml, 'CdtrAcct', checked.creditorIban);
+      agent(xml, 'CdtrAgt', creditor.bic);
       // EPC: charges are shared per the scheme's rules (SLEV) in SEPA.
-      ...element('ChrgBr', 'SLEV'),
-      ...element(
-        'CdtrSchmeId',
-        element(
-          'Id',
-          element(
-            'PrvtId',
-            element('Othr', [
-              ...element('Id', creditor.schemeId),
-              ...element('SchmeNm', element('Prtry', 'SEPA')),
-            ]),
+      xml.leaf('ChrgBr', 'SLEV');
+      xml.parent('CdtrSchmeId', () =>
+        xml.parent('Id', () =>
+          xml.parent('PrvtId', () =>
+            xml.parent('Othr', () => {
+              xml.leaf('Id', creditor.schemeId);
+              xml.chain(['SchmeNm', 'Prtry'], 'SEPA');
+            }),
           ),
         ),
-      ),
-      ...lines.flatMap(transaction),
-    ]),
-  );
-  const document = element(
+      );
+      for (const line of lines) transaction(xml, line);
+    });
+  xml.parent(
     'Document',
-    element('CstmrDrctDbtInitn', [
-      ...element('GrpHdr', [
-        ...element('MsgId', batch.messageId),
-        ...element('CreDtTm', checked.createdAt),
-        ...element('NbOfTxs', String(checked.lines.length)),
-        ...element('CtrlSum', minorToDecimalText(sumOf(checked.lines), 'EUR')),
-        ...element('InitgPty', element('Nm', checked.initiatingPartyName)),
-      ]),
-      ...blocks.flat(),
-    ]),
-    { xmlns: NAMESPACE },
+    () =>
+      xml.parent('CstmrDrctDbtInitn', () => {
+        xml.parent('GrpHdr', () => {
+          xml.leaf('MsgId', batch.messageId);
+          xml.leaf('CreDtTm', checked.createdAt);
+          xml.leaf('NbOfTxs', String(checked.lines.length));
+          xml.leaf('CtrlSum', minorToDecimalText(sumOf(checked.lines), 'EUR'));
+          xml.chain(['InitgPty', 'Nm'], checked.initiatingPartyName);
+        });
+        paymentBlocks(checked.lines).forEach(paymentBlock);
+      }),
+    attribute('xmlns', NAMESPACE),
   );
-  return ['<?xml version="1.0" encoding="UTF-8"?>', ...document, ''].join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${xml.toString()}`;
 }

@@ -9,7 +9,7 @@ import { buildPain008, invoicesRemittance } from '../../core/bankFiles/sepaDirec
 import { gatewaySettings, getGateway, makesBankFiles } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { invoiceNumbersByIds } from '../invoicing/index.ts';
-import { paymentsByIds } from '../ledger/index.ts';
+import { allocationsOfSources } from '../ledger/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
@@ -76,14 +76,13 @@ async function invoiceNumbersOfLines(
   ctx: ServiceContext,
   lines: readonly BatchLineWithPayment[],
 ): Promise<Map<number, string[]>> {
-  const payments = await paymentsByIds(
+  const allocations = await allocationsOfSources(
     ctx,
+    'payment',
     lines.map((line) => line.payment_id),
   );
   const invoiceIdsOf = (paymentId: number) =>
-    (payments.get(paymentId)?.allocations ?? [])
-      .filter((a) => a.targetType === 'invoice')
-      .map((a) => a.targetId);
+    (allocations.get(paymentId) ?? []).filter((a) => a.targetType === 'invoice').map((a) => a.targetId);
   const numbers = await invoiceNumbersByIds(ctx, [
     ...new Set(lines.flatMap((line) => invoiceIdsOf(line.payment_id))),
   ]);

@@ -20,7 +20,7 @@ import {
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { countCollectionTries } from '../invoicing/index.ts';
-import { paymentsByIds } from '../ledger/index.ts';
+import { allocationsOfSources } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
@@ -128,6 +128,12 @@ function lineProblem(
   return undefined;
 }
 
+/** The gateway took the batch (its reference), or its bank file was made (the file, sealed when it is stored). */
+interface Accepted {
+  providerRef: string;
+  file: string | null;
+}
+
 async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
   const gateway = await getGateway(ctx, row.gateway_id);
   const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
@@ -148,12 +154,12 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
     if (problem) problems.push(problem);
   }
   problems.push(...(await mandateProblems(ctx, row, lines)));
-  let accepted: { providerRef: string; fileSealed: string | null } | undefined;
+  let accepted: Accepted | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
     // The file is made once, here, and kept as it is: what the business downloads is what was checked.
     const file = await makeBankFile(ctx, gateway, row, rail, lines, methods);
     if ('problems' in file) problems.push(...file.problems);
-    else accepted = { providerRef: file.messageId, fileSealed: ctx.secrets.seal(file.body) };
+    else accepted = { providerRef: file.messageId, file: file.body };
   } else if (problems.length === 0) {
     const result = await submitBatchToGateway(ctx, gateway, {
       // One key per submission: a build cut short after the call is answered with the first acceptance.
@@ -174,7 +180,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
         };
       }),
     });
-    if (result.outcome === 'accepted') accepted = { providerRef: result.providerRef, fileSealed: null };
+    if (result.outcome === 'accepted') accepted = { providerRef: result.providerRef, file: null };
     else {
       problems.push(
         `the gateway refused the batch: ${result.message}`,
@@ -184,7 +190,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
   }
   const recorded = await finishBuild(ctx, row, gateway, lines, problems, accepted, summary);
   // The provider took a batch that was cancelled (or submitted again) meanwhile: it must not collect it.
-  if (!recorded && accepted && accepted.fileSealed === null) {
+  if (!recorded && accepted && accepted.file === null) {
     await cancelBatchAtGateway(ctx, gateway, accepted.providerRef);
   }
 }
@@ -196,7 +202,7 @@ async function finishBuild(
   gateway: Gateway,
   lines: readonly BatchLineWithPayment[],
   problems: readonly string[],
-  accepted: { providerRef: string; fileSealed: string | null } | undefined,
+  accepted: Accepted | undefined,
   summary: BatchRunSummary,
 ): Promise<boolean> {
   return withTransaction(ctx, async (tctx) => {
@@ -227,7 +233,10 @@ async function finishBuild(
     await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
       state: 'submitted' satisfies BatchState,
       provider_ref: accepted.providerRef,
-      file_sealed: accepted.fileSealed,
+      // Sealed here, where it is stored, rather than right after it was made: the two are each a stretch of
+      // synchronous work (10-25 ms on a cold process), and the loop turns between them (docs/benchmarks.md,
+      // "Batches").
+      file_sealed: accepted.file === null ? null : tctx.secrets.seal(accepted.file),
       updated_at: now,
     });
     const invoiceEvents = await countTries(tctx, lines);
@@ -245,15 +254,16 @@ async function countTries(
   ctx: ServiceContext,
   lines: readonly BatchLineWithPayment[],
 ): Promise<EventToEmit[]> {
-  const payments = await paymentsByIds(
+  const allocations = await allocationsOfSources(
     ctx,
+    'payment',
     lines.map((line) => line.payment_id),
   );
   // In id order, as the ledger locks invoices: two transactions never wait on each other's.
   const invoiceIds = [
     ...new Set(
-      [...payments.values()].flatMap((payment) =>
-        payment.allocations.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
+      [...allocations.values()].flatMap((ofPayment) =>
+        ofPayment.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
       ),
     ),
   ].sort((a, b) => a - b);

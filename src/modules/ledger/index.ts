@@ -3,7 +3,12 @@
  * creditNotes and adjustments (`*.routes.ts`).
  */
 export type { Allocation } from './allocation.service.ts';
-export { allocationsToTargets, customerBalanceFigure, hasMoneyRecords } from './allocation.service.ts';
+export {
+  allocationsOfSources,
+  allocationsToTargets,
+  customerBalanceFigure,
+  hasMoneyRecords,
+} from './allocation.service.ts';
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';
