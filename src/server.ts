@@ -14,8 +14,8 @@ import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
-import { findSellerDetails, getAccount, listenForCredentialChanges } from './modules/auth/index.ts';
-import type { CredentialsListener } from './modules/auth/index.ts';
+import { findSellerDetails, getAccount, keepCredentialLookups } from './modules/auth/index.ts';
+import type { KeptCredentials } from './modules/auth/index.ts';
 import { keepCataloguePages } from './modules/catalogue/index.ts';
 import {
   configureWebhookEndpointLimit,
@@ -116,7 +116,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let webhookWorker: WebhookWorker | undefined;
   let billingWorker: BillingWorker | undefined;
   let idempotencyLease: IdempotencyLease | undefined;
-  let credentialsListener: CredentialsListener | undefined;
+  let keptCredentials: KeptCredentials | undefined;
   let app: App | undefined;
   const inflight = new InFlight();
   // In-flight requests finish before the workers stop and the database closes.
@@ -133,7 +133,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await webhookWorker?.stop();
     await mailWorker?.stop();
     await idempotencyLease?.close();
-    await credentialsListener?.close();
+    await keptCredentials?.close();
     await firstPurge;
     await storage.close();
   };
@@ -193,7 +193,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
       ),
     );
-    credentialsListener = await listenForCredentialChanges(config.database, storage.db, log);
+    keptCredentials = await keepCredentialLookups(config.database, storage.db, log);
     keepCataloguePages(storage.db, config.cataloguePageCacheChars);
     app = await buildApp({
       storage,

@@ -71,6 +71,12 @@ function withSqliteParameters(database: BetterSqlite3.Database): SqliteDatabase 
 /** Reads that need no transaction may bypass Kysely's driver on SQLite; see `preparedQuery`. */
 export interface DirectReader {
   all(sql: string, parameters: readonly unknown[]): unknown[];
+  /**
+   * SQLite's `PRAGMA data_version` on the read connection: it changes whenever another connection (this
+   * process's writer, or another process) has committed since it was last asked, so what the read connection
+   * read before holds while it stays the same.
+   */
+  dataVersion(): number;
 }
 const directReaders = new WeakMap<Db, DirectReader>();
 
@@ -254,10 +260,15 @@ function openSqlite(file: string, options: StorageOptions): Storage {
   // read beside the writer) serves the hottest single reads synchronously, seeing only committed data.
   const reader = openConnection(file, { readonly: true });
   const readerStatements = withSqliteParameters(reader);
+  const dataVersion = reader.prepare('pragma data_version').pluck();
   directReaders.set(db, {
     all: (text, parameters) => {
       options.onQuery?.(text);
       return readerStatements.prepare(text).all(parameters) as unknown[];
+    },
+    dataVersion: () => {
+      options.onQuery?.(dataVersion.source);
+      return dataVersion.get() as number;
     },
   });
 

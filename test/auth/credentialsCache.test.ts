@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/modules/auth/index.ts';
@@ -7,8 +8,8 @@ import { dialect, startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 
 // Key lookups kept in the server's process (src/modules/auth/credentialsCache.ts): whatever the cache holds, a
-// revoked key and a changed account are seen as they now are, by this process at once and by the others once
-// PostgreSQL has told them. On SQLite nothing is cached, and the same must hold.
+// revoked key and a changed account are seen as they now are, by this process at once, and by the others at once
+// on SQLite (any commit empties the cache) and once PostgreSQL has told them.
 describe('API keys and accounts seen by a server that keeps its key lookups', () => {
   let t: TestService;
 
@@ -63,7 +64,26 @@ describe('API keys and accounts seen by a server that keeps its key lookups', ()
     expect((await getAccount(key.apiKey)).status).toBe(401);
   });
 
-  // Only PostgreSQL caches (and listens).
+  if (dialect === 'sqlite') {
+    it('a key revoked by a plain write that tells no one is refused on the very next request', async () => {
+      const key = await newKey();
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+      expect((await getAccount(key.apiKey)).status).toBe(200);
+
+      // Another connection, as another process's would be: no credentialsChanged, only the commit itself.
+      const other = new BetterSqlite3(t.env.DATABASE_URL!.slice('sqlite:'.length));
+      try {
+        other
+          .prepare('update api_keys set revoked_at = ? where id = ?')
+          .run(new Date().toISOString(), key.keyID);
+      } finally {
+        other.close();
+      }
+      expect((await getAccount(key.apiKey)).status).toBe(401);
+    });
+  }
+
+  // Only PostgreSQL listens.
   if (dialect === 'postgres') {
     it('after its listening connection broke, the server trusts nothing it had stored', async () => {
       const key = await newKey();

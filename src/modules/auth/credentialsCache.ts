@@ -3,26 +3,32 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { DatabaseTarget } from '../../config.ts';
 import { isPostgres } from '../../storage/columns.ts';
+import { directReaderOf } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
 import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
 
 /**
- * Authenticated requests on PostgreSQL find their key's account in the process instead of a round trip to the
- * database (docs/architecture.md, "How a request flows"). What makes that safe is how entries go:
+ * Authenticated requests find their key's account in the process instead of reading it from the database
+ * (docs/architecture.md, "How a request flows"). What makes that safe is how entries go:
  *
  * - Every write that changes what a lookup returns (a key revoked; the account's settings, portal epoch or test
- *   clock) calls `credentialsChanged` in its transaction: this process's caches are emptied once it commits, and
- *   `pg_notify` tells every other process, which empties its cache when the notification arrives (PostgreSQL sends
- *   it at the commit; docs/benchmarks.md, "Revocation delay", measures how long that takes).
- * - A process caches only while its listening connection is up: when it breaks, the cache is emptied and bypassed
- *   until a new connection listens again (notifications sent meanwhile are lost). A connection dropped silently
- *   (a firewall forgetting it) is noticed by a query every HEARTBEAT_MS that must answer within HEARTBEAT_MS, and
- *   TCP keep-alive; whatever still slips through, an entry is trusted for MAX_AGE_MS at most.
+ *   clock) calls `credentialsChanged` in its transaction: this process's caches are emptied once it commits.
+ * - On SQLite, before every lookup the read connection is asked whether anything at all was committed since the
+ *   last one (`PRAGMA data_version`, a counter kept in the database's shared memory, which every connection of
+ *   every process moves when it commits): if so the cache is emptied. A key revoked by any process is refused by
+ *   the next request that begins after its commit, as when nothing was kept; any other write empties the cache
+ *   too, so a process that writes often looks its keys up about as often as before.
+ * - On PostgreSQL `credentialsChanged` also sends `pg_notify`, and every other process empties its cache when the
+ *   notification arrives (PostgreSQL sends it at the commit; docs/benchmarks.md, "Revocation delay", measures how
+ *   long that takes). A process caches only while its listening connection is up: when it breaks, the cache is
+ *   emptied and bypassed until a new connection listens again (notifications sent meanwhile are lost). A
+ *   connection dropped silently (a firewall forgetting it) is noticed by a query every HEARTBEAT_MS that must
+ *   answer within HEARTBEAT_MS, and TCP keep-alive; whatever still slips through, an entry is trusted for
+ *   MAX_AGE_MS at most.
  * - A lookup that started before an emptying does not store what it read (a generation count), since it may have
  *   read the row as it was before the change.
  *
- * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first. On SQLite a
- * lookup is one synchronous read on the read connection and nothing is cached.
+ * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first.
  */
 const CHANNEL = 'billing_credentials';
 const MAX_ENTRIES = 10_000;
@@ -36,15 +42,30 @@ const MAX_AGE_MS = 60_000;
 class CredentialsCache<Row> {
   #entries = new Map<string, { row: Row; storedAt: number }>();
   #generation = 0;
-  listening = false;
+  /** SQLite: the read connection's data version, and the value it had when the entries were read. */
+  readonly #dataVersion: (() => number) | undefined;
+  #entriesVersion: number | undefined;
+  /** Whether entries may be used: on SQLite while the server runs, on PostgreSQL while its listening connection is up. */
+  usable = false;
+
+  constructor(dataVersion?: () => number) {
+    this.#dataVersion = dataVersion;
+  }
 
   async read(keyHash: string, load: () => Promise<Row | undefined>): Promise<Row | undefined> {
-    if (!this.listening) return load();
+    if (!this.usable) return load();
+    if (this.#dataVersion !== undefined) {
+      const version = this.#dataVersion();
+      if (version !== this.#entriesVersion) {
+        this.empty();
+        this.#entriesVersion = version;
+      }
+    }
     const cached = this.#entries.get(keyHash);
     if (cached !== undefined && performance.now() - cached.storedAt < MAX_AGE_MS) return cached.row;
     const generation = this.#generation;
     const row = await load();
-    if (row !== undefined && this.listening && generation === this.#generation) {
+    if (row !== undefined && this.usable && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
       this.#entries.delete(keyHash);
       this.#entries.set(keyHash, { row, storedAt: performance.now() });
@@ -86,20 +107,21 @@ export async function credentialsChanged(db: Db): Promise<void> {
   if (!registered) emptyProcessCaches();
 }
 
-export interface CredentialsListener {
+export interface KeptCredentials {
   close(): Promise<void>;
 }
 
 /**
- * Starts caching key lookups for `db` (the server's database), on PostgreSQL only: a connection of its own listens
- * for changes made by other processes, and is opened again when it breaks.
+ * Starts caching key lookups for `db` (the server's database). On SQLite the read connection says when anything
+ * was committed; on PostgreSQL a connection of its own listens for changes made by other processes, and is opened
+ * again when it breaks.
  */
-export async function listenForCredentialChanges(
+export async function keepCredentialLookups(
   target: DatabaseTarget,
   db: Db,
   log: Pick<Logger, 'warn'>,
-): Promise<CredentialsListener> {
-  if (target.dialect !== 'postgres') return { close: async () => {} };
+): Promise<KeptCredentials> {
+  if (target.dialect !== 'postgres') return keepWhileNothingCommitted(db);
   const cache = new CredentialsCache<unknown>();
   caches.set(db, cache);
   processCaches.add(cache);
@@ -112,7 +134,7 @@ export async function listenForCredentialChanges(
     if (broken !== client) return;
     client = undefined;
     clearInterval(heartbeat);
-    cache.listening = false;
+    cache.usable = false;
     cache.empty();
     broken.removeAllListeners();
     broken.on('error', () => {});
@@ -150,7 +172,7 @@ export async function listenForCredentialChanges(
     }
     if (client !== next || closed) return;
     cache.empty();
-    cache.listening = true;
+    cache.usable = true;
     heartbeat = setInterval(() => {
       next.query('select 1').catch((error: Error) => lost(next, error));
     }, HEARTBEAT_MS);
@@ -163,12 +185,29 @@ export async function listenForCredentialChanges(
       closed = true;
       clearTimeout(retry);
       clearInterval(heartbeat);
-      cache.listening = false;
+      cache.usable = false;
       caches.delete(db);
       processCaches.delete(cache);
       const open = client;
       client = undefined;
       await open?.end().catch(() => {});
+    },
+  };
+}
+
+/** SQLite: lookups kept while the read connection's data version stays the same. */
+function keepWhileNothingCommitted(db: Db): KeptCredentials {
+  const reader = directReaderOf(db);
+  if (!reader) return { close: async () => {} };
+  const cache = new CredentialsCache<unknown>(() => reader.dataVersion());
+  cache.usable = true;
+  caches.set(db, cache);
+  processCaches.add(cache);
+  return {
+    async close() {
+      cache.usable = false;
+      caches.delete(db);
+      processCaches.delete(cache);
     },
   };
 }

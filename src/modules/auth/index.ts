@@ -6,8 +6,8 @@ export type { DocumentSeller } from './documentSeller.ts';
 export { documentSeller, sellerLines, sellerName } from './documentSeller.ts';
 export { LOGO_MAX_BYTES, LOGO_MAX_SIDE, printableLogo } from './logo.ts';
 export type { LogoImage, PrintableLogo } from './logo.ts';
-export type { CredentialsListener } from './credentialsCache.ts';
-export { listenForCredentialChanges } from './credentialsCache.ts';
+export type { KeptCredentials } from './credentialsCache.ts';
+export { keepCredentialLookups } from './credentialsCache.ts';
 export {
   assertTestAccount,
   authenticate,
