@@ -18,6 +18,7 @@ import {
   runBilling,
 } from '../../src/billing/billRun.ts';
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
+import { boundHeapForBillRun } from '../../src/billing/billRunHeap.ts';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import { connectModules } from '../../src/connectModules.ts';
 import { startOfDate } from '../../src/core/calendar.ts';
@@ -229,8 +230,10 @@ function kindTable(sql: string): string {
 
 /** The bill run, measured: what the process prints as its result. */
 export async function child(input: ChildInput): Promise<ChildResult> {
-  // As every entry point: the bill run's events render through the ports it plugs in.
+  // As every entry point: the bill run's events render through the ports it plugs in; and as `billing run`, the
+  // heap bounded for a process that only bills.
   connectModules();
+  boundHeapForBillRun();
   const statements = new StatementTimes();
   const storage = openStorage(input.target, statements.storageOptions());
   const deps: BillingDeps = {
