@@ -311,9 +311,13 @@ export function runChild(input: ChildInput): Promise<ChildResult> {
 // ---------------------------------------------------------------------------------------------------------------
 // The compiled `billing run`
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The checkout whose `billing` is measured: this one, or BENCH_BILLING_ROOT (another checkout with its node_modules,
+ * e.g. the main branch's code exported beside it, to measure before and after in turn on the same machine).
+ */
+const ROOT = process.env.BENCH_BILLING_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'billing.js');
-const PROBE = join(ROOT, 'bench', 'billRun', 'memoryProbe.mjs');
+const PROBE = fileURLToPath(new URL('memoryProbe.mjs', import.meta.url));
 
 /** What bench/billRun/memoryProbe.mjs writes as the process exits. */
 interface ProbeFigures {

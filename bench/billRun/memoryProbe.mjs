@@ -1,6 +1,6 @@
 /**
  * Loaded with `node --import` into the bill run's measured process, the compiled `billing run` (dist/cli.js), which
- * knows nothing of the benchmark: it samples the process's memory every 20 ms and, as the process exits, writes what
+ * knows nothing of the benchmark: it samples the process's memory every 100 ms and, as the process exits, writes what
  * it saw to the file BENCH_MEMORY_PROBE_FILE names, as JSON (bench/billRun/child.ts reads it). Plain JavaScript, so
  * that the process loads no TypeScript loader; it loads nothing but Node's own modules.
  *
@@ -45,7 +45,7 @@ function sample() {
 
 if (file) {
   // Unreferenced: the process ends when the command is done, as it would without the probe.
-  setInterval(sample, 20).unref();
+  setInterval(sample, 100).unref();
   process.on('exit', () => {
     sample();
     const atExit = memoryNow();
