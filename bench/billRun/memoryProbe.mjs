@@ -48,6 +48,8 @@ if (file) {
   setInterval(sample, 100).unref();
   process.on('exit', () => {
     sample();
+    // Read before the full collection below, which takes memory of its own.
+    const peakRssMb = vmHwmMb() ?? sampledPeak.rssMb;
     const atExit = memoryNow();
     const cpu = process.cpuUsage();
     let afterFullGc;
@@ -64,7 +66,7 @@ if (file) {
     writeFileSync(
       file,
       JSON.stringify({
-        peakRssMb: vmHwmMb() ?? sampledPeak.rssMb,
+        peakRssMb,
         sampledPeak,
         atExit,
         afterFullGc,
