@@ -11,6 +11,7 @@
  */
 import { SUBSCRIPTIONS_PER_TRANSACTION } from '../src/billing/billRun.ts';
 import { openStorage } from '../src/storage/database.ts';
+import { migrateToLatest } from '../src/storage/migrate.ts';
 import { verify } from './billRun/checks.ts';
 import { billRunProcess, child, runChild } from './billRun/child.ts';
 import type { MemoryFigures, PhaseFigures } from './billRun/child.ts';
@@ -39,9 +40,13 @@ const TARGET_PEAK_RSS_MB = 150;
 // One dialect
 
 interface Figures {
+  /** `compiled`: `billing run` from dist/, timed from start to exit; `tsx`: in-process diagnostics (BENCH_PHASES). */
+  process: 'compiled' | 'tsx';
   subscriptions: number;
   invoices: number;
   seconds: number;
+  /** Compiled: the same command's process finding nothing to bill, from start to exit. */
+  startupSeconds?: number;
   invoicesPerSecond: number;
   subscriptionsPerSecond: number;
   peakRssMb: number;
@@ -61,8 +66,11 @@ interface Figures {
   seedSeconds: number;
 }
 
-/** The database billed, and the one that receives the floor's writes (PostgreSQL: `bench_<random>_floor`). */
-type Databases = TargetDatabases<'run' | 'floor'>;
+/**
+ * The database billed, the one that receives the floor's writes (PostgreSQL: `bench_<random>_floor`), and an empty
+ * one, migrated, on which the compiled `billing run` finds nothing to bill (its start measured on its own).
+ */
+type Databases = TargetDatabases<'run' | 'floor' | 'idle'>;
 
 async function benchDialect(databases: Databases, count: number, autoSendPercent: number): Promise<Figures> {
   const { dialect, targets } = databases;
@@ -83,7 +91,9 @@ async function benchDialect(databases: Databases, count: number, autoSendPercent
     log(
       `${dialect}: seeded in ${seedSeconds.toFixed(1)} s; ${seeded.expectedInvoices} invoices expected; running the bill run`,
     );
-    const result = await runChild({ target: targets.run, accountId: seeded.accountId });
+    const idleStorage = openStorage(targets.idle);
+    await migrateToLatest(idleStorage.db).finally(() => idleStorage.close());
+    const result = await runChild({ target: targets.run, accountId: seeded.accountId, idle: targets.idle });
     log(`${dialect}: bill run took ${result.seconds.toFixed(1)} s; checking it`);
     await verify(runStorage.db, seeded, result.summary);
     log(`${dialect}: measuring the floor`);
@@ -91,9 +101,11 @@ async function benchDialect(databases: Databases, count: number, autoSendPercent
     const invoicesPerSecond = result.summary.invoices / result.seconds;
     const floorInvoicesPerSecond = result.summary.invoices / floor.seconds;
     return {
+      process: result.process,
       subscriptions: result.summary.subscriptions,
       invoices: result.summary.invoices,
       seconds: round(result.seconds, 2),
+      ...(result.startupSeconds === undefined ? {} : { startupSeconds: round(result.startupSeconds, 2) }),
       invoicesPerSecond: round(invoicesPerSecond, 1),
       subscriptionsPerSecond: round(result.summary.subscriptions / result.seconds, 1),
       peakRssMb: round(result.peakRssMb, 1),
@@ -155,7 +167,10 @@ function printTable(results: Partial<Record<Dialect, Figures>>): void {
     'vs floor',
   ];
   printResultsTable(
-    `Bill run as of ${AS_OF}, stretches of ${SUBSCRIPTIONS_PER_TRANSACTION}, in a process of its own`,
+    `Bill run as of ${AS_OF}, stretches of ${SUBSCRIPTIONS_PER_TRANSACTION}, in a process of its own ` +
+      (Object.values(results)[0]?.process === 'tsx'
+        ? '(in-process diagnostics under tsx: the run alone timed)'
+        : '(`billing run` compiled, timed from its start to its exit)'),
     header,
     results,
     (database, f) => [
@@ -175,14 +190,15 @@ function printTable(results: Partial<Record<Dialect, Figures>>): void {
     ],
   );
   printResultsTable(
-    "Memory of the bill run's process (MB): before the run, the highest sampled during it, and per phase (BENCH_PHASES=1)",
+    "Memory of the bill run's process (MB): before the run (compiled: the same command finding nothing to bill), " +
+      'the highest sampled during it, and per phase (BENCH_PHASES=1)',
     ['database', 'when', 'seconds', 'CPU s', 'peak RSS', 'heap used', 'heap total', 'external'],
     results,
     (database, f) => [
       [
         database,
-        'before',
-        '',
+        f.process === 'compiled' ? 'before (nothing to bill)' : 'before',
+        f.startupSeconds?.toFixed(2) ?? '',
         '',
         f.rssBeforeMb.toFixed(1),
         f.memory.before.heapUsedMb.toFixed(1),
@@ -229,7 +245,7 @@ async function main(): Promise<number> {
 
   const results = await forEachDialect({
     tempPrefix: 'billing-bench-billrun-',
-    ...freshDatabases(['run', 'floor']),
+    ...freshDatabases(['run', 'floor', 'idle']),
     bench: (databases) => benchDialect(databases, count, autoSendPercent),
   });
   printTable(results);

@@ -440,6 +440,7 @@ program
   .action(async (options: { asOf?: string; account?: number; allowFuture?: boolean; json?: boolean }) => {
     const { withStorage, secretBox, commandLogger } = await runtime();
     const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
+    (await import('./billing/billRunHeap.ts')).boundHeapForBillRun();
     const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
     const secrets = secretBox();
     // SIGTERM or Ctrl-C stops the run after its transaction in progress; the next run bills the rest.

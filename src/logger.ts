@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPretty from 'pino-pretty';
 
 /** `json`: one JSON object a line (for collectors); `pretty`: coloured, one readable line an entry (for people). */
 export type LogFormat = 'json' | 'pretty';
@@ -175,6 +176,8 @@ export function defaultLogFormat(): LogFormat {
 }
 
 function prettyDestination(inner: DestinationStream): DestinationStream {
+  // Loaded only for a pretty log, so that a process logging JSON (or to a command's stderr) does not carry it.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const prettify = prettyFactory({
     colorize: Boolean(process.stdout.isTTY),
     translateTime: 'SYS:HH:MM:ss.l',

@@ -1,7 +1,14 @@
-/** The bill run's own process: it runs the bill run and nothing else, so that its peak RSS is the bill run's. */
+/**
+ * The bill run's own process, so that its peak RSS is the bill run's: the compiled `billing run` as it ships
+ * (`runCompiledBillRun`), or for the diagnostics that need the run's insides (BENCH_PHASES=1, BENCH_STATEMENTS=1)
+ * the benchmark's entry point under tsx calling the bill run itself (`child`).
+ */
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import {
@@ -11,6 +18,7 @@ import {
   runBilling,
 } from '../../src/billing/billRun.ts';
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
+import { boundHeapForBillRun } from '../../src/billing/billRunHeap.ts';
 import { fixedClock, systemClock } from '../../src/clock.ts';
 import { connectModules } from '../../src/connectModules.ts';
 import { startOfDate } from '../../src/core/calendar.ts';
@@ -19,12 +27,15 @@ import { billNextDueSubscriptions } from '../../src/modules/subscriptions/index.
 import type { DatabaseTarget } from '../../src/config.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { openStorage } from '../../src/storage/database.ts';
+import { BenchError, active, cpuProfileFlags } from '../common.ts';
 import { MB, MeasuredProcess, timed, vmHwmMb } from '../measuredProcess.ts';
 import { AS_OF } from './population.ts';
 
 export interface ChildInput {
   target: DatabaseTarget;
   accountId: number;
+  /** A migrated database without accounts: the compiled run's start measured on its own. */
+  idle?: DatabaseTarget;
 }
 
 /**
@@ -60,7 +71,14 @@ export interface PhaseFigures {
 }
 
 export interface ChildResult {
+  /**
+   * `compiled`: `billing run` from dist/, the process timed from its start to its exit; `tsx`: the benchmark's entry
+   * point under tsx, the run alone timed (BENCH_PHASES=1, BENCH_STATEMENTS=1).
+   */
+  process: 'compiled' | 'tsx';
   seconds: number;
+  /** Compiled: a process of the same command finding nothing to bill, from start to exit (its `before`). */
+  startupSeconds?: number;
   summary: BillRunSummary;
   /** VmHWM of the process (Linux): the peak resident set, start-up included. */
   peakRssMb: number;
@@ -212,8 +230,10 @@ function kindTable(sql: string): string {
 
 /** The bill run, measured: what the process prints as its result. */
 export async function child(input: ChildInput): Promise<ChildResult> {
-  // As every entry point: the bill run's events render through the ports it plugs in.
+  // As every entry point: the bill run's events render through the ports it plugs in; and as `billing run`, the
+  // heap bounded for a process that only bills.
   connectModules();
+  boundHeapForBillRun();
   const statements = new StatementTimes();
   const storage = openStorage(input.target, statements.storageOptions());
   const deps: BillingDeps = {
@@ -257,6 +277,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
   await storage.close();
   if (statements.enabled) statements.log();
   return {
+    process: 'tsx',
     seconds: time.ms / 1000,
     summary: run.summary,
     // With phases, VmHWM was reset at each: the run's peak is the highest of theirs.
@@ -272,11 +293,138 @@ export async function child(input: ChildInput): Promise<ChildResult> {
   };
 }
 
+/** Whether this run needs the run's insides, which only the in-process child under tsx can measure. */
+export function diagnosticsInProcess(): boolean {
+  return process.env.BENCH_PHASES === '1' || process.env.BENCH_STATEMENTS === '1';
+}
+
 export function runChild(input: ChildInput): Promise<ChildResult> {
+  if (!diagnosticsInProcess()) return runCompiledBillRun(input);
   // BENCH_MEMORY_TRACE=1: the bill run's process reports its memory after the run and a full collection.
   const nodeFlags = process.env.BENCH_MEMORY_TRACE === '1' ? ['--expose-gc'] : [];
   // BENCH_CHILD_NODE_FLAGS: more node flags for that process (diagnostics, e.g. --max-semi-space-size=4).
   nodeFlags.push(...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean));
   // BENCH_CPU_PROFILE_DIR: a V8 CPU profile of the bill run's process is written there (MeasuredProcess.run).
   return billRunProcess.run(input, 'bill run', nodeFlags);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The compiled `billing run`
+
+/**
+ * The checkout whose `billing` is measured: this one, or BENCH_BILLING_ROOT (another checkout with its node_modules,
+ * e.g. the main branch's code exported beside it, to measure before and after in turn on the same machine).
+ */
+const ROOT = process.env.BENCH_BILLING_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'billing.js');
+const PROBE = fileURLToPath(new URL('memoryProbe.mjs', import.meta.url));
+
+/** What bench/billRun/memoryProbe.mjs writes as the process exits. */
+interface ProbeFigures {
+  peakRssMb: number;
+  sampledPeak: MemoryFigures;
+  atExit: MemoryFigures;
+  afterFullGc?: MemoryFigures;
+  heapSnapshot?: string;
+  seconds: number;
+  cpuSeconds: number;
+}
+
+/** dist/ built from the sources now, so that bin/billing.js finds nothing to build in a measured process. */
+function buildDist(): void {
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  if (build.status !== 0) throw new BenchError(`the build failed: ${build.stdout}${build.stderr}`);
+}
+
+function databaseUrl(target: DatabaseTarget): string {
+  return target.dialect === 'sqlite' ? `sqlite:${target.file}` : target.url;
+}
+
+/**
+ * `billing run --as-of AS_OF [--account ID] --json` as it ships (bin/billing.js, dist/), on `target`, with the memory
+ * probe loaded: its summary, its memory, its wall and CPU time from start to exit.
+ */
+function billingRunCommand(
+  target: DatabaseTarget,
+  accountId: number | undefined,
+  nodeFlags: readonly string[],
+): Promise<{ summary: BillRunSummary; probe: ProbeFigures; seconds: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'billing-bench-billrun-process-'));
+  const probeFile = join(dir, 'probe.json');
+  const args = ['run', '--as-of', AS_OF, '--json', ...(accountId ? ['--account', String(accountId)] : [])];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const proc = spawn(process.execPath, [...nodeFlags, '--import', PROBE, BIN, ...args], {
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl(target),
+        DATA_DIR: dir,
+        ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+        LOG_LEVEL: 'warn',
+        BENCH_MEMORY_PROBE_FILE: probeFile,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    active.child = proc;
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    proc.once('error', reject);
+    proc.once('exit', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      active.child = undefined;
+      try {
+        if (code !== 0) {
+          throw new BenchError(
+            `billing ${args.join(' ')} exited with code ${code} (signal ${signal}): ${out}`,
+          );
+        }
+        const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '') as BillRunSummary;
+        const probe = JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeFigures;
+        resolve({ summary, probe, seconds });
+      } catch (error) {
+        reject(error instanceof BenchError ? error : new BenchError(`billing run printed no result: ${out}`));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+/**
+ * The bill run as production runs it: `billing run` compiled, without the TypeScript loader. Its `before` is a run
+ * of the same command on `idle` (migrated, no account), which loads the same modules, opens its database, finds
+ * nothing to bill and exits: its peak RSS is what the process holds before it bills anything.
+ */
+async function runCompiledBillRun(input: ChildInput): Promise<ChildResult> {
+  if (!input.idle) throw new BenchError('the compiled bill run needs an empty database to measure its start');
+  buildDist();
+  // BENCH_MEMORY_TRACE=1: the probe reports the heap after a full collection at exit (and a heap snapshot).
+  const nodeFlags = [
+    ...cpuProfileFlags(),
+    ...(process.env.BENCH_MEMORY_TRACE === '1' ? ['--expose-gc'] : []),
+    ...(process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  ];
+  const idle = await billingRunCommand(input.idle, undefined, nodeFlags);
+  if (idle.summary.accounts !== 0) throw new BenchError('the idle bill run found an account to bill');
+  const run = await billingRunCommand(input.target, input.accountId, nodeFlags);
+  if (run.probe.afterFullGc) {
+    const m = run.probe.afterFullGc;
+    process.stderr.write(
+      `[bench child] after the run: rss ${m.rssMb.toFixed(1)} MB, heap used ${m.heapUsedMb.toFixed(1)} of ` +
+        `${m.heapTotalMb.toFixed(1)} MB, external ${m.externalMb.toFixed(1)} MB` +
+        `${run.probe.heapSnapshot ? `; heap snapshot: ${run.probe.heapSnapshot}` : ''}\n`,
+    );
+  }
+  return {
+    process: 'compiled',
+    seconds: run.seconds,
+    startupSeconds: idle.seconds,
+    summary: run.summary,
+    peakRssMb: run.probe.peakRssMb,
+    sampledPeakRssMb: run.probe.sampledPeak.rssMb,
+    rssBeforeMb: idle.probe.peakRssMb,
+    before: { ...idle.probe.atExit, rssMb: idle.probe.peakRssMb },
+    sampledPeak: run.probe.sampledPeak,
+    cpuSeconds: run.probe.cpuSeconds,
+  };
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import pg from 'pg';
+import { loadPg } from '../storage/pgModule.ts';
 import { sql } from 'kysely';
 import type { DatabaseTarget } from '../config.ts';
 import type { Db } from '../storage/database.ts';
@@ -116,7 +116,7 @@ export async function takeIdempotencyLease(
   }
   const key = crypto.randomBytes(8).readBigInt64BE().toString();
   // keepAlive: a silently dropped connection is noticed (and the lease given up) instead of trusted for hours.
-  const holder = new pg.Client({
+  const holder = new (loadPg().Client)({
     connectionString: target.url,
     keepAlive: true,
     application_name: `billing-lease-${process.pid}`,

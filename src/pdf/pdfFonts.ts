@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import * as fontkit from 'fontkit';
+import type * as Fontkit from 'fontkit';
 
 /**
  * The fonts invoice PDFs embed, shipped in the project's fonts/ folder (licences beside them): DejaVu Sans for
@@ -32,17 +33,21 @@ function fontsDirectory(): string {
   }
 }
 
-let loaded: Record<PdfFont, fontkit.Font> | undefined;
+let loaded: Record<PdfFont, Fontkit.Font> | undefined;
 
-/** Read and parsed once per process (6.6 MB of files), on the first PDF. */
-function fonts(): Record<PdfFont, fontkit.Font> {
+/**
+ * Read and parsed once per process (6.6 MB of files), on the first PDF. fontkit too is loaded then (its CommonJS
+ * build, which pdfkit's loads; see loadPdfKit).
+ */
+function fonts(): Record<PdfFont, Fontkit.Font> {
   if (!loaded) {
+    const fontkit = createRequire(import.meta.url)('fontkit') as typeof Fontkit;
     const dir = fontsDirectory();
     const read = (font: PdfFont) => fs.readFileSync(path.join(dir, FILES[font]));
     loaded = {
-      regular: fontkit.create(read('regular')) as fontkit.Font,
-      bold: fontkit.create(read('bold')) as fontkit.Font,
-      cjk: fontkit.create(read('cjk'), CJK_FONT_NAME) as fontkit.Font,
+      regular: fontkit.create(read('regular')) as Fontkit.Font,
+      bold: fontkit.create(read('bold')) as Fontkit.Font,
+      cjk: fontkit.create(read('cjk'), CJK_FONT_NAME) as Fontkit.Font,
     };
   }
   return loaded;

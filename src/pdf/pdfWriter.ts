@@ -1,4 +1,5 @@
-import PDFDocument from 'pdfkit';
+import { createRequire } from 'node:module';
+import type PdfKitDocument from 'pdfkit';
 import { registerPdfFonts, textRuns } from './pdfFonts.ts';
 import type { PdfFont } from './pdfFonts.ts';
 
@@ -72,6 +73,16 @@ const GREY = '#555555';
 const BODY_SIZE = 10;
 const INK = '#000000';
 
+/**
+ * pdfkit, loaded on the first PDF rather than with this module: a process that writes none (a `billing run` only
+ * queues invoice e-mails; their PDFs are drawn at delivery) does not carry its 25 MB (docs/benchmarks.md, "Bill
+ * run"). NOTE: its CommonJS build, which loads fontkit's CommonJS build, as pdfFonts.ts does.
+ */
+let pdfkit: typeof PdfKitDocument | undefined;
+export function loadPdfKit(): typeof PdfKitDocument {
+  return (pdfkit ??= createRequire(import.meta.url)('pdfkit') as typeof PdfKitDocument);
+}
+
 /** The CJK font's glyphs are one em wide; measuring stands an em dash (one em in DejaVu Sans) in for each. */
 const EM_WIDE = '\u2014';
 
@@ -81,6 +92,7 @@ const EM_WIDE = '\u2014';
  * short line, whatever the names).
  */
 export function openPdf(info: PdfInfo): OpenPdf {
+  const PDFDocument = loadPdfKit();
   const doc = new PDFDocument({
     size: 'A4',
     margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: BOTTOM_MARGIN },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type Pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
 import type {
   DatabaseConnection,
@@ -14,7 +14,8 @@ import type {
 } from 'kysely';
 import type { DatabaseTarget, PoolSettings } from '../config.ts';
 import type { Database } from './schema.ts';
-import { NamedStatementClient } from './pgNamedStatements.ts';
+import { namedStatementClientClass } from './pgNamedStatements.ts';
+import { loadPg } from './pgModule.ts';
 import { withTransactionEndHooks } from './transactionEnd.ts';
 
 export type Db = Kysely<Database>;
@@ -296,17 +297,18 @@ function parseInt8(text: string): number {
   return value;
 }
 
-const parseTimestamptz = pg.types.getTypeParser(PG_TIMESTAMPTZ);
-
 // Both dialects hand instants back as ISO 8601 strings in UTC and calendar dates as YYYY-MM-DD.
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === PG_INT8) return parseInt8;
-    if (oid === PG_DATE) return (text: string) => text;
-    if (oid === PG_TIMESTAMPTZ) return (text: string) => (parseTimestamptz(text) as Date).toISOString();
-    return pg.types.getTypeParser(oid, format);
-  },
-};
+function pgTypes(pg: typeof Pg): Pg.CustomTypesConfig {
+  const parseTimestamptz = pg.types.getTypeParser(PG_TIMESTAMPTZ);
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === PG_INT8) return parseInt8;
+      if (oid === PG_DATE) return (text: string) => text;
+      if (oid === PG_TIMESTAMPTZ) return (text: string) => (parseTimestamptz(text) as Date).toISOString();
+      return pg.types.getTypeParser(oid, format);
+    },
+  } as Pg.CustomTypesConfig;
+}
 
 /** The pool's defaults (docs/operations.md, "Fairness under load"). */
 export const DEFAULT_POOL: PoolSettings = { size: 10, acquireTimeoutMs: 0 };
@@ -326,13 +328,14 @@ const POOL_TIMEOUT_MESSAGES = [
 ];
 
 function openPostgres(url: string, settings: PoolSettings, options: StorageOptions): Storage {
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max: settings.size,
     // When set, a request waits this long for a connection, then is answered 503 (0: no limit, pg's own default).
     connectionTimeoutMillis: settings.acquireTimeoutMs,
-    types: pgTypes as pg.CustomTypesConfig,
-    Client: NamedStatementClient,
+    types: pgTypes(pg),
+    Client: namedStatementClientClass(),
     // Which process holds which connections, in pg_stat_activity (an application_name in the URL wins).
     application_name: `billing-${process.pid}`,
   });
@@ -404,7 +407,7 @@ export function isTooManyConnections(error: unknown): boolean {
  * and the client connections open now (this one excluded, as it closes here).
  */
 export async function freePostgresConnections(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (loadPg().Client)({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ free: number }>(

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type Pg from 'pg';
+import { loadPg } from './pgModule.ts';
 
 /**
  * PostgreSQL plans an unnamed statement every time it runs; a named one is parsed once per connection and, once its
@@ -44,13 +45,20 @@ export function statementName(text: string): string | undefined {
   return name;
 }
 
-/** A pool client that runs a statement Kysely sends (text and values) under its name once it has one. */
-export class NamedStatementClient extends pg.Client {
-  // pg's query() is overloaded many ways; only the (text, values) form Kysely uses is named, the rest pass as they are.
-  override query(...args: unknown[]): never {
-    const [text, values] = args;
-    const name = typeof text === 'string' && Array.isArray(values) ? statementName(text) : undefined;
-    const call = super.query as (...forwarded: unknown[]) => never;
-    return name === undefined ? call.apply(this, args) : call.call(this, { name, text, values });
-  }
+let namedStatementClient: typeof Pg.Client | undefined;
+
+/**
+ * The class of pool clients that run a statement Kysely sends (text and values) under its name once it has one;
+ * made when first asked for, as pg is loaded (loadPg).
+ */
+export function namedStatementClientClass(): typeof Pg.Client {
+  return (namedStatementClient ??= class NamedStatementClient extends loadPg().Client {
+    // pg's query() is overloaded many ways; only the (text, values) form Kysely uses is named, the rest pass as they are.
+    override query(...args: unknown[]): never {
+      const [text, values] = args;
+      const name = typeof text === 'string' && Array.isArray(values) ? statementName(text) : undefined;
+      const call = super.query as (...forwarded: unknown[]) => never;
+      return name === undefined ? call.apply(this, args) : call.call(this, { name, text, values });
+    }
+  });
 }

@@ -1,10 +1,11 @@
-import pg from 'pg';
+import type Pg from 'pg';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { DatabaseTarget } from '../../config.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { directReaderOf } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
+import { loadPg } from '../../storage/pgModule.ts';
 import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
 
 /**
@@ -125,12 +126,12 @@ export async function keepCredentialLookups(
   const cache = new CredentialsCache<unknown>();
   caches.set(db, cache);
   processCaches.add(cache);
-  let client: pg.Client | undefined;
+  let client: Pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const lost = (broken: pg.Client, error?: Error) => {
+  const lost = (broken: Pg.Client, error?: Error) => {
     if (broken !== client) return;
     client = undefined;
     clearInterval(heartbeat);
@@ -151,7 +152,7 @@ export async function keepCredentialLookups(
   const listen = async () => {
     // A silently dropped connection is noticed, and the cache bypassed: by the heartbeat's query_timeout, and by
     // TCP keep-alive from 10 s (the system's default waits two hours).
-    const next = new pg.Client({
+    const next = new (loadPg().Client)({
       connectionString: target.url,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
-import PDFDocument from 'pdfkit';
 import type { FieldProblem } from '../../errors.ts';
 import { decodePng } from './png.ts';
+import { loadPdfKit } from '../../pdf/pdfWriter.ts';
 import type { PdfImage } from '../../pdf/pdfWriter.ts';
 
 /**
@@ -60,6 +60,7 @@ export type PrintableLogo = PdfImage;
 /** Why pdfkit cannot read a JPEG, or undefined when it can (its own reader, which is synchronous). */
 function jpegProblem(image: Buffer): string | undefined {
   try {
+    const PDFDocument = loadPdfKit();
     (new PDFDocument() as unknown as { openImage(src: Buffer): unknown }).openImage(image);
     return undefined;
   } catch {

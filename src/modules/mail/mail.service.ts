@@ -1,4 +1,5 @@
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
+import type Nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../storage/database.ts';
@@ -74,6 +75,9 @@ export function registerAttachmentRenderer(kind: string, render: AttachmentRende
 const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
 
 export function smtpTransport(smtpUrl: string): MailTransport {
+  // Loaded here, by the one process part that sends mail (the mail worker), rather than by every process that only
+  // queues it (a `billing run`: docs/benchmarks.md, "Bill run").
+  const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
   const transporter = nodemailer.createTransport(smtpUrl, SMTP_TIMEOUTS);
   return {
     async send(message) {
