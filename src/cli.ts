@@ -440,13 +440,14 @@ program
   .action(async (options: { asOf?: string; account?: number; allowFuture?: boolean; json?: boolean }) => {
     const { withStorage, secretBox, commandLogger } = await runtime();
     const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
-    (await import('./billing/billRunHeap.ts')).boundHeapForBillRun();
+    const { boundHeapForBillRun } = await import('./billing/billRunHeap.ts');
     const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
     const secrets = secretBox();
     // SIGTERM or Ctrl-C stops the run after its transaction in progress; the next run bills the rest.
     const stopping = new AbortController();
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
     const summary = await withStorage(async (storage) => {
+      boundHeapForBillRun(storage.db);
       if (options.account !== undefined) await (await auth()).getAccount(storage.db, options.account);
       if (asOf !== undefined && !options.allowFuture) {
         const ahead = await liveAccountsBilledAhead(storage.db, systemClock, {

@@ -233,9 +233,9 @@ export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the bill run's events render through the ports it plugs in; and as `billing run`, the
   // heap bounded for a process that only bills.
   connectModules();
-  boundHeapForBillRun();
   const statements = new StatementTimes();
   const storage = openStorage(input.target, statements.storageOptions());
+  boundHeapForBillRun(storage.db);
   const deps: BillingDeps = {
     db: storage.db,
     clock: fixedClock(`${AS_OF}T00:00:00.000Z`),

@@ -1,4 +1,6 @@
 import v8 from 'node:v8';
+import { isPostgres } from '../storage/columns.ts';
+import type { Db } from '../storage/database.ts';
 
 /**
  * How much V8 lets its heap grow past what the last full collection found alive, in percent, in a process that
@@ -11,11 +13,14 @@ import v8 from 'node:v8';
 export const BILL_RUN_HEAP_GROWING_PERCENT = 50;
 
 /**
- * Bounds the growth of this process's heap for a bill run (BILL_RUN_HEAP_GROWING_PERCENT). For a process that does
- * nothing else: the server's bill-run worker shares its process with requests, which keep V8's own sizing.
+ * Bounds the growth of this process's heap for a bill run on SQLite (BILL_RUN_HEAP_GROWING_PERCENT). For a process
+ * that does nothing else: the server's bill-run worker shares its process with requests, which keep V8's own sizing.
+ * On PostgreSQL, whose stretches hold 250 subscriptions at once, the bound made the run collect more often for
+ * 17–34 % more CPU (docs/benchmarks.md, "Bill run"), so V8 sizes the heap itself there.
  * NOTE: set while the process runs, the flag holds from the next full collection on (V8 reads it each time it
  * sizes the heap).
  */
-export function boundHeapForBillRun(): void {
+export function boundHeapForBillRun(db: Db): void {
+  if (isPostgres(db)) return;
   v8.setFlagsFromString(`--heap-growing-percent=${BILL_RUN_HEAP_GROWING_PERCENT}`);
 }
