@@ -58,6 +58,7 @@ interface PgQuery {
   name?: string;
   text?: string;
   values?: unknown[];
+  callback?: (error: Error | null, result: unknown) => void;
   portal: string;
   _result: Pg.QueryResult & { addRow(row: unknown): void };
   _accumulateRows: boolean;
@@ -79,9 +80,15 @@ interface PgConnection {
   stream: { cork?: () => void; uncork?: () => void };
 }
 
-type PgQueryClass = new (
-  config: Pg.QueryConfig & { callback: (error: Error | null, result: unknown) => void },
-) => PgQuery;
+type PgQueryClass = new (text: string) => PgQuery;
+
+/** A statement to run under its name, and what to call with its result. */
+interface NamedRun {
+  name: string;
+  text: string;
+  values: unknown[];
+  callback: (error: Error | null, result: unknown) => void;
+}
 
 let describedQuery: ReturnType<typeof describedQueryClass> | undefined;
 
@@ -102,13 +109,17 @@ function describedQueryClass() {
     #described: RowDescription | undefined;
 
     constructor(
-      config: ConstructorParameters<PgQueryClass>[0],
+      run: NamedRun,
       private readonly descriptions: Map<string, RowDescription>,
       /** Names whose statement PostgreSQL refused to run with the columns it was prepared with. */
       private readonly replanned: Set<string>,
       private readonly typeParser: (oid: number, format: string) => (text: string) => unknown,
     ) {
-      super(config);
+      // Given its text alone: pg copies a config object through its property descriptors (about 1 µs a query).
+      super(run.text);
+      this.name = run.name;
+      this.values = run.values;
+      this.callback = run.callback;
     }
 
     override prepare(connection: PgConnection): void {
@@ -211,8 +222,8 @@ export function namedStatementClientClass(): typeof Pg.Client {
         const callback = (error: Error | null, result: unknown) =>
           error === null ? resolve(result) : reject(error);
         const typeParser = (oid: number, format: string) => this.getTypeParser(oid, format as 'text');
-        const config = { name, text: text as string, values: values as unknown[], callback };
-        call.call(this, new DescribedQuery(config, this.#descriptions, this.#replanned, typeParser));
+        const run = { name, text: text as string, values: values as unknown[], callback };
+        call.call(this, new DescribedQuery(run, this.#descriptions, this.#replanned, typeParser));
       }) as never;
     }
   });
