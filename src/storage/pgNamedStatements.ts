@@ -95,12 +95,14 @@ let describedQuery: ReturnType<typeof describedQueryClass> | undefined;
 /**
  * pg asks PostgreSQL to describe the rows of every statement it runs, even of one prepared under a name, and parses
  * the description and builds a parser per column each time: for the customer's read of 44 columns that was about
- * 15 µs of CPU a run (docs/benchmarks.md, "Named statements on PostgreSQL"). A named statement's rows keep the shape
- * they had when it was prepared (PostgreSQL refuses to run it otherwise: "cached plan must not change result
- * type"), so the description of its first run on a connection serves every later run there; the query sends Bind,
- * Execute and Sync only, and reads the rows with the parsers built then. A run that fails forgets the description,
- * and the next one asks again; one PostgreSQL refused because its columns changed (a migration that altered a
- * column's type) also drops the statement, and the next one prepares it anew.
+ * 15 µs of CPU a run (docs/benchmarks.md, "Key lookups kept on SQLite"; kept, the read costs a quarter less CPU:
+ * "Descriptions kept per connection"). A named statement's rows keep the shape they had when it was prepared
+ * (PostgreSQL refuses to run it otherwise: "cached plan must not change result type"), so the description of its
+ * first run on a connection serves every later run there; the query sends Bind, Execute and Sync only, and reads
+ * the rows with the parsers built then. A run that fails forgets the description, and the next one asks again; one
+ * PostgreSQL refused because its columns changed (a migration that altered a column's type) also drops the
+ * statement, and the next one prepares it anew. NOTE: behind PgBouncer the pooler may prepare it anew on another
+ * server connection without a refusal, hence the restart after such a migration (docs/operations.md, "PostgreSQL").
  */
 function describedQueryClass() {
   const pg = loadPg();
