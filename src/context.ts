@@ -5,6 +5,7 @@ import type { PlainDate } from './core/calendar.ts';
 import type { StatementPeriod } from './core/statements.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
+import { sentTogether } from './storage/sentTogether.ts';
 
 /**
  * The account a context acts for, as every module sees it. It is defined here, below every module, so that the
@@ -169,6 +170,24 @@ export function nowInstant(ctx: ServiceContext): string {
 /** The same context bound to an open transaction, for use cases that call each other inside one. */
 export function inTransaction(ctx: ServiceContext, trx: Db): ServiceContext {
   return { ...ctx, db: trx };
+}
+
+/** What each read of `readTogether` gives. */
+type ReadResults<R extends readonly ((ctx: ServiceContext) => Promise<unknown>)[]> = {
+  -readonly [K in keyof R]: Awaited<ReturnType<R[K]>>;
+};
+
+/**
+ * Reads that do not depend on each other, each a function of the context: in a PostgreSQL transaction sent
+ * together, one round trip for all (storage/sentTogether.ts); elsewhere one after the other, in order.
+ */
+export function readTogether<R extends readonly ((ctx: ServiceContext) => Promise<unknown>)[]>(
+  ctx: ServiceContext,
+  ...reads: R
+): Promise<ReadResults<R>> {
+  return sentTogether(ctx.db, ...reads.map((read) => (db: Db) => read(inTransaction(ctx, db)))) as Promise<
+    ReadResults<R>
+  >;
 }
 
 /**

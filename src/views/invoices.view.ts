@@ -1,3 +1,4 @@
+import { readTogether } from '../context.ts';
 import type { ServiceContext } from '../context.ts';
 import type {
   Invoice,
@@ -52,18 +53,22 @@ export async function withInvoiceFigures(
       ? [invoice.id]
       : [],
   );
-  const inFlight = untried.length > 0 ? await invoicesInFlight(ctx, untried) : new Set<number>();
-  invoices = await withEffectiveCollection(ctx, invoices, inFlight);
-  const customers = new Map(invoices.map((invoice) => [invoice.customer.id, invoice.customer]));
-  const withFigures = new Map(
-    (await withCustomerFigures(ctx, [...customers.values()])).map((customer) => [customer.id, customer]),
-  );
+  const customers = [...new Map(invoices.map((invoice) => [invoice.customer.id, invoice.customer])).values()];
   const storedIds = invoices.flatMap((invoice) => (invoice.id === null ? [] : [invoice.id]));
-  const allocations =
-    storedIds.length > 0 ? await allocationsToTargets(ctx, 'invoice', storedIds) : new Map();
-  return invoices.map((invoice) => ({
+  // Three reads that need nothing of each other: one round trip on PostgreSQL.
+  const [inFlight, withFigures, allocations] = await readTogether(
+    ctx,
+    (ctx) => (untried.length > 0 ? invoicesInFlight(ctx, untried) : Promise.resolve(new Set<number>())),
+    (ctx) => withCustomerFigures(ctx, customers),
+    (ctx) =>
+      storedIds.length > 0
+        ? allocationsToTargets(ctx, 'invoice', storedIds)
+        : Promise.resolve(new Map<number, Allocation[]>()),
+  );
+  const figuresOf = new Map(withFigures.map((customer) => [customer.id, customer]));
+  return (await withEffectiveCollection(ctx, invoices, inFlight)).map((invoice) => ({
     ...invoice,
-    customer: withFigures.get(invoice.customer.id)!,
+    customer: figuresOf.get(invoice.customer.id)!,
     ...(invoice.id === null
       ? { paymentsApplied: [], negativeAdjustmentsApplied: [] }
       : appliedTo(invoice.id, allocations.get(invoice.id) ?? [])),

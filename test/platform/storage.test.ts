@@ -9,6 +9,7 @@ import { letLoopTurnInside, openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { preparedQuery } from '../../src/storage/prepared.ts';
+import { sentTogether } from '../../src/storage/sentTogether.ts';
 import { whenTransactionEnds } from '../../src/storage/transactionEnd.ts';
 import { freshDatabase } from '../helpers/service.ts';
 
@@ -215,6 +216,45 @@ describe('storage', () => {
     expect(await loopTurnedDuring(true)).toBe(true);
     // The next transaction on the connection holds the loop again; PostgreSQL's statements never hold it.
     expect(await loopTurnedDuring(false)).toBe(storage.dialect === 'postgres');
+  });
+
+  it('sends reads together in a transaction: each sees its writes and gives its own result, in order', async () => {
+    const [one, two, none] = await storage.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('accounts')
+        .values([
+          { name: 'together-1', time_zone: 'UTC', currency_code: 'USD', created_at: NOW },
+          { name: 'together-2', time_zone: 'UTC', currency_code: 'EUR', created_at: NOW },
+        ])
+        .execute();
+      return sentTogether(
+        trx,
+        (db) => accountNamed(db, 'together-1'),
+        (db) => db.selectFrom('accounts').select('currency_code').where('name', '=', 'together-2').execute(),
+        (db) => accountNamed(db, 'together-none'),
+      );
+    });
+    expect(one.map((row) => row.name)).toEqual(['together-1']);
+    expect(two).toEqual([{ currency_code: 'EUR' }]);
+    expect(none).toEqual([]);
+  });
+
+  it('throws the first failing read of those sent together, and the transaction rolls back', async () => {
+    await expect(
+      storage.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('accounts')
+          .values({ name: 'together-failed', time_zone: 'UTC', currency_code: 'USD', created_at: NOW })
+          .execute();
+        await sentTogether(
+          trx,
+          (db) => accountNamed(db, 'together-failed'),
+          (db) => sql`select * from no_such_table`.execute(db),
+          () => Promise.reject(new Error('a later failure')),
+        );
+      }),
+    ).rejects.toThrow(/no_such_table/);
+    expect(await accountNamed(storage.db, 'together-failed')).toEqual([]);
   });
 
   it('sees a rolled-back write nowhere', async () => {

@@ -1,4 +1,4 @@
-import { withTransaction } from '../../context.ts';
+import { readTogether, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -48,6 +48,27 @@ export function withLockedCustomers<T>(
   return withTransaction(ctx, async (ctx) => {
     await lockCustomersForMoney(ctx, customerIds);
     return work(ctx);
+  });
+}
+
+/**
+ * withLockedCustomer for a new money source, with the request's CurrencyCode checked (enabled for the account,
+ * else a 422) in the lock's round trip on PostgreSQL (readTogether); `work` gets the currency as enabled. An
+ * unknown customer is still a 404 before the currency is looked at: the first failure in order wins.
+ */
+export function withLockedCustomerAndCurrency<T>(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+  work: (ctx: ServiceContext, enabledCurrency: string) => Promise<T>,
+): Promise<T> {
+  return withTransaction(ctx, async (ctx) => {
+    const [, enabledCurrency] = await readTogether(
+      ctx,
+      (ctx) => lockCustomerForMoney(ctx, customerId),
+      (ctx) => assertCurrencyEnabled(ctx, currencyCode, 'CurrencyCode'),
+    );
+    return work(ctx, enabledCurrency);
   });
 }
 
@@ -102,6 +123,15 @@ export async function checkMoneyFields(
   problems: FieldProblem[],
 ): Promise<CheckedMoneyFields> {
   const currencyCode = await assertCurrencyEnabled(ctx, input.currencyCode, 'CurrencyCode');
+  return checkMoneyFieldsIn(currencyCode, input, problems);
+}
+
+/** checkMoneyFields with the CurrencyCode already found enabled. */
+export function checkMoneyFieldsIn(
+  currencyCode: string,
+  input: MoneyFieldsInput,
+  problems: FieldProblem[],
+): CheckedMoneyFields {
   const amountMinor = amountInMinor(input.amount, currencyCode, 'Amount', problems) ?? 0;
   return { currencyCode, amountMinor, date: readValue(input.date, 'Date', problems) };
 }

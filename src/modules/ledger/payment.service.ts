@@ -7,6 +7,7 @@ import type { PaymentState } from '../../core/allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
+import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef } from '../events/index.ts';
@@ -26,11 +27,11 @@ import type {
 import {
   allocationRequestOf,
   assertSameCustomer,
-  checkMoneyFields,
+  checkMoneyFieldsIn,
   editEvents,
   reallocateWithAmount,
   throwProblems,
-  withLockedCustomer,
+  withLockedCustomerAndCurrency,
   withLockedRecord,
 } from './moneyMovement.ts';
 import type { Rendered } from './moneyMovement.ts';
@@ -242,8 +243,13 @@ interface CheckedPayment extends PaymentFields {
  * it is not enabled), Amount, Date, Method, then the allocations.
  */
 async function checkPayment(ctx: ServiceContext, input: PaymentInput): Promise<CheckedPayment> {
+  return checkPaymentIn(await assertCurrencyEnabled(ctx, input.currencyCode, 'CurrencyCode'), input);
+}
+
+/** checkPayment with the CurrencyCode already found enabled. */
+function checkPaymentIn(currencyCode: string, input: PaymentInput): CheckedPayment {
   const problems: FieldProblem[] = [];
-  const money = await checkMoneyFields(ctx, input, problems);
+  const money = checkMoneyFieldsIn(currencyCode, input, problems);
   if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
     problems.push({ field: 'Method', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
   }
@@ -309,20 +315,25 @@ export function createPayment(
   ctx: ServiceContext,
   input: PaymentInput,
 ): Promise<Rendered<Payment, PaymentOut>> {
-  return withLockedCustomer(ctx, input.customerId, async (ctx) => {
-    const checked = await checkPayment(ctx, input);
-    const inserted = await insertPayment(ctx, input.customerId, checked, {
-      state: 'settled',
-      paymentMethodId: null,
-    });
-    const allocated = await allocateNewSource(ctx, paymentSource(inserted), checked.request);
-    const payment = renderNewPayment(ctx, inserted, allocated);
-    await emitEvents(ctx, [
-      { type: 'payment.created', ref: paymentRef(inserted.id), after: payment.rendered },
-      ...allocated.targetEvents,
-    ]);
-    return payment;
-  });
+  return withLockedCustomerAndCurrency(
+    ctx,
+    input.customerId,
+    input.currencyCode,
+    async (ctx, currencyCode) => {
+      const checked = checkPaymentIn(currencyCode, input);
+      const inserted = await insertPayment(ctx, input.customerId, checked, {
+        state: 'settled',
+        paymentMethodId: null,
+      });
+      const allocated = await allocateNewSource(ctx, paymentSource(inserted), checked.request);
+      const payment = renderNewPayment(ctx, inserted, allocated);
+      await emitEvents(ctx, [
+        { type: 'payment.created', ref: paymentRef(inserted.id), after: payment.rendered },
+        ...allocated.targetEvents,
+      ]);
+      return payment;
+    },
+  );
 }
 
 /**
