@@ -151,21 +151,6 @@ export async function setAttemptPayments(
     .execute();
 }
 
-export async function setAttemptPayment(
-  db: Db,
-  accountId: number,
-  attemptId: number,
-  paymentId: number,
-  chargeId: string | null = null,
-): Promise<void> {
-  await db
-    .updateTable('collection_attempts')
-    .set({ payment_id: paymentId, charge_id: chargeId })
-    .where('account_id', '=', accountId)
-    .where('id', '=', attemptId)
-    .execute();
-}
-
 /** Those of the invoices with an attempt still waiting for its answer. */
 export async function listInvoicesWithOpenAttempts(
   db: Db,

@@ -12,7 +12,8 @@ import {
   setCollectionSchedules,
 } from '../invoicing/index.ts';
 import type { AllocatableInvoice } from '../invoicing/index.ts';
-import { recordCollectedPayment, withLockedCustomers } from '../ledger/index.ts';
+import { recordCollectedPayments, withLockedCustomers } from '../ledger/index.ts';
+import type { CollectedPaymentInput, RecordedPayment } from '../ledger/index.ts';
 import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
@@ -91,6 +92,7 @@ const NOT_RECORDED: Recorded = { recorded: false, exhausted: false, events: [] }
 
 type Collected = Extract<ChargeResult, { outcome: 'succeeded' | 'pending' }>;
 type Failed = Extract<ChargeResult, { outcome: 'declined' | 'error' }>;
+type Declined = Extract<ChargeResult, { outcome: 'declined' }>;
 
 const isCollected = (result: ChargeResult): result is Collected =>
   result.outcome === 'succeeded' || result.outcome === 'pending';
@@ -116,17 +118,18 @@ function recordOutcomes(ctx: ServiceContext, answered: readonly Answered[]): Pro
     const owing = new Map(
       (await lockInvoicesForCollection(tctx, collectedIds)).map((target) => [target.id, target]),
     );
+    const payments = await recordPayments(tctx, answered, finished, owing);
     const recorded: Recorded[] = [];
     for (const { claimed, result } of answered) {
+      const payment = payments.get(claimed.attemptId);
       if (!finished.has(claimed.attemptId)) recorded.push(NOT_RECORDED);
-      else if (isCollected(result))
-        recorded.push(await recordCollected(tctx, claimed, result, owing.get(claimed.invoiceId)));
+      else if (isCollected(result)) recorded.push(recordCollected(claimed, result, payment!));
       else {
         const snapshot = before.get(claimed.invoiceId) ?? {
           ref: invoiceRef(claimed.invoiceId),
           object: undefined,
         };
-        recorded.push(await recordFailed(tctx, claimed, result, snapshot, at));
+        recorded.push(await recordFailed(tctx, claimed, result, snapshot, at, payment));
       }
     }
     // Each collected invoice's try counted, and no next one (docs/design/collections.md, "NumTries and NextTryDate").
@@ -178,26 +181,41 @@ async function finishAttempts(
 }
 
 /**
- * A charge that collected the money (or will: pending): the payment, allocated to what the invoice owes now
- * (`owing`, locked), for the attempt to point at. It is told by its allocation's invoice events.
+ * The payments of the batch's finished attempts, by attempt, written together in the answers' order (the ledger's
+ * batch entry, recordCollectedPayments): a collected charge's allocated to what its invoice owes now (`owing`,
+ * locked), a decline's failed; a technical error makes none.
  */
-async function recordCollected(
+async function recordPayments(
   ctx: ServiceContext,
-  claimed: Claimed,
-  result: Collected,
-  owing: AllocatableInvoice | undefined,
-): Promise<Recorded> {
-  const recorded = await recordCollectedPayment(ctx, {
-    ...attemptPayment(ctx, claimed),
-    allocateMinor: owing && !owing.refusal ? Math.max(0, Math.min(owing.openMinor, claimed.amountMinor)) : 0,
-    state: result.outcome === 'succeeded' ? 'settled' : 'pending',
-    ref: result.chargeId,
-  });
+  answered: readonly Answered[],
+  finished: ReadonlySet<number>,
+  owing: ReadonlyMap<number, AllocatableInvoice>,
+): Promise<Map<number, RecordedPayment>> {
+  const paying: { attemptId: number; payment: CollectedPaymentInput }[] = [];
+  for (const { claimed, result } of answered) {
+    if (!finished.has(claimed.attemptId)) continue;
+    if (isCollected(result)) {
+      const payment = collectedPayment(ctx, claimed, result, owing.get(claimed.invoiceId));
+      paying.push({ attemptId: claimed.attemptId, payment });
+    } else if (result.outcome === 'declined') {
+      paying.push({ attemptId: claimed.attemptId, payment: declinedPayment(ctx, claimed, result) });
+    }
+  }
+  const recorded = await recordCollectedPayments(
+    ctx,
+    paying.map(({ payment }) => payment),
+    owing,
+  );
+  return new Map(paying.map(({ attemptId }, i) => [attemptId, recorded[i]!]));
+}
+
+/** A charge that collected the money (or will: pending): its payment, for the attempt to point at. */
+function recordCollected(claimed: Claimed, result: Collected, payment: RecordedPayment): Recorded {
   return {
     recorded: true,
     exhausted: false,
-    events: recorded.events,
-    payment: { attemptId: claimed.attemptId, paymentId: recorded.paymentId, chargeId: result.chargeId },
+    events: payment.events,
+    payment: { attemptId: claimed.attemptId, paymentId: payment.paymentId, chargeId: result.chargeId },
   };
 }
 
@@ -212,11 +230,12 @@ async function recordFailed(
   result: Failed,
   before: Snapshot,
   at: string,
+  payment: RecordedPayment | undefined,
 ): Promise<Recorded> {
   const ref = before.ref;
   const next = await nextTryAfter(ctx, claimed, result, at);
   const declined = result.outcome === 'declined';
-  const events = declined ? await recordDecline(ctx, claimed, result) : [];
+  const events = declined && payment ? await declineEvents(ctx, claimed, result, payment) : [];
   await setCollectionSchedule(ctx, claimed.invoiceId, { addTry: declined, nextTryDate: next.at });
   // A decline is announced as such; a technical error only moved NextTryDate.
   events.push({ type: declined ? 'invoice.payment_failed' : 'invoice.updated', ref, before });
@@ -224,7 +243,29 @@ async function recordFailed(
     events.push({ type: 'invoice.collection_exhausted', ref });
     await queueRetriesRanOutMails(ctx, claimed, result.reason, 'card');
   }
-  return { recorded: true, exhausted: next.exhausted, events };
+  return {
+    recorded: true,
+    exhausted: next.exhausted,
+    events,
+    ...(payment
+      ? { payment: { attemptId: claimed.attemptId, paymentId: payment.paymentId, chargeId: null } }
+      : {}),
+  };
+}
+
+/** A collected charge's payment, allocated to what its invoice owes now, settled or pending as the gateway said. */
+function collectedPayment(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Collected,
+  owing: AllocatableInvoice | undefined,
+): CollectedPaymentInput {
+  return {
+    ...attemptPayment(ctx, claimed),
+    allocateMinor: owing && !owing.refusal ? Math.max(0, Math.min(owing.openMinor, claimed.amountMinor)) : 0,
+    state: result.outcome === 'succeeded' ? 'settled' : 'pending',
+    ref: result.chargeId,
+  };
 }
 
 /** The payment an attempt records, collected or failed. */
@@ -269,25 +310,26 @@ async function nextTryAfter(
   return replaced ? { at, exhausted: false } : { at: next.nextTryAt, exhausted: next.exhausted };
 }
 
-/**
- * A decline is a payment that failed, with its reason (a technical error made no payment at all); the events of
- * recording it.
- */
-async function recordDecline(
-  ctx: ServiceContext,
-  claimed: Claimed,
-  result: Extract<ChargeResult, { outcome: 'declined' }>,
-): Promise<EventToEmit[]> {
-  const recorded = await recordCollectedPayment(ctx, {
+/** A decline is a payment that failed, with its reason (a technical error makes no payment at all). */
+function declinedPayment(ctx: ServiceContext, claimed: Claimed, result: Declined): CollectedPaymentInput {
+  return {
     ...attemptPayment(ctx, claimed),
     allocateMinor: 0,
     state: 'failed',
     ref: null,
     failureReason: result.reason,
     failureCode: result.rawCode,
-  });
-  await repo.setAttemptPayment(ctx.db, ctx.account.id, claimed.attemptId, recorded.paymentId);
+  };
+}
+
+/** The events of recording a decline: its payment's, and its card's when the decline ends the card. */
+async function declineEvents(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Declined,
+  payment: RecordedPayment,
+): Promise<EventToEmit[]> {
   // A card the issuer will never honour again (lost, stolen, expired, closed) is no longer valid.
-  if (retryClassOf(result.reason) !== 'hard') return [...recorded.events];
-  return [...recorded.events, ...(await invalidatePaymentMethod(ctx, claimed.paymentMethodId))];
+  if (retryClassOf(result.reason) !== 'hard') return [...payment.events];
+  return [...payment.events, ...(await invalidatePaymentMethod(ctx, claimed.paymentMethodId))];
 }
