@@ -5,12 +5,7 @@ import type { DunningPolicy } from '../../core/dunning.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import type { ChargeResult } from '../gateways/index.ts';
-import {
-  collectionMethodOf,
-  lockInvoicesForCollection,
-  setCollectionSchedule,
-  setCollectionSchedules,
-} from '../invoicing/index.ts';
+import { collectionMethodOf, lockInvoicesForCollection, setCollectionSchedules } from '../invoicing/index.ts';
 import type { AllocatableInvoice } from '../invoicing/index.ts';
 import { recordCollectedPayments, withLockedCustomers } from '../ledger/index.ts';
 import type { CollectedPaymentInput, RecordedPayment } from '../ledger/index.ts';
@@ -84,8 +79,10 @@ export interface Recorded {
   recorded: boolean;
   exhausted: boolean;
   events: EventToEmit[];
-  /** The payment a collected charge made, for its attempt to point at. */
+  /** The payment a collected charge or a decline made, for its attempt to point at. */
   payment?: repo.AttemptPayment;
+  /** A failure's new NumTries and NextTryDate, written with the batch's others. */
+  schedule?: { invoiceId: number; addTry: boolean; nextTryDate: string | null };
 }
 
 const NOT_RECORDED: Recorded = { recorded: false, exhausted: false, events: [] };
@@ -119,6 +116,14 @@ function recordOutcomes(ctx: ServiceContext, answered: readonly Answered[]): Pro
       (await lockInvoicesForCollection(tctx, collectedIds)).map((target) => [target.id, target]),
     );
     const payments = await recordPayments(tctx, answered, finished, owing);
+    // Each failure's next try counts the invoice's attempts: all the failed invoices' in one read.
+    const attemptsOf = await repo.listAttemptsOfInvoices(
+      tctx.db,
+      tctx.account.id,
+      answered.flatMap(({ claimed, result }) =>
+        finished.has(claimed.attemptId) && !isCollected(result) ? [claimed.invoiceId] : [],
+      ),
+    );
     const recorded: Recorded[] = [];
     for (const { claimed, result } of answered) {
       const payment = payments.get(claimed.attemptId);
@@ -129,11 +134,13 @@ function recordOutcomes(ctx: ServiceContext, answered: readonly Answered[]): Pro
           ref: invoiceRef(claimed.invoiceId),
           object: undefined,
         };
-        recorded.push(await recordFailed(tctx, claimed, result, snapshot, at, payment));
+        const attempts = attemptsOf.get(claimed.invoiceId) ?? [];
+        recorded.push(await recordFailed(tctx, claimed, result, { before: snapshot, at, payment, attempts }));
       }
     }
     // Each collected invoice's try counted, and no next one (docs/design/collections.md, "NumTries and NextTryDate").
     await setCollectionSchedules(tctx, collectedIds, { addTry: true, nextTryDate: null });
+    await setFailureSchedules(tctx, recorded);
     await repo.setAttemptPayments(
       tctx.db,
       tctx.account.id,
@@ -219,6 +226,35 @@ function recordCollected(claimed: Claimed, result: Collected, payment: RecordedP
   };
 }
 
+/** What recording a failure needs besides the answer: read or made for the whole batch. */
+interface FailureContext {
+  /** The invoice as it was before the batch's changes, for its event's `previous`. */
+  before: Snapshot;
+  at: string;
+  /** A decline's failed payment (a technical error makes none). */
+  payment: RecordedPayment | undefined;
+  /** The invoice's attempts, this one finished. */
+  attempts: readonly AttemptRow[];
+}
+
+/**
+ * The failures' new NumTries and NextTryDate (Recorded.schedule), those with the same change in one statement
+ * (docs/design/collections.md, "NumTries and NextTryDate").
+ */
+async function setFailureSchedules(ctx: ServiceContext, recorded: readonly Recorded[]): Promise<void> {
+  const sameChange = new Map<string, { addTry: boolean; nextTryDate: string | null; invoiceIds: number[] }>();
+  for (const { schedule } of recorded) {
+    if (!schedule) continue;
+    const key = `${schedule.addTry} ${schedule.nextTryDate}`;
+    const group = sameChange.get(key) ?? { ...schedule, invoiceIds: [] };
+    group.invoiceIds.push(schedule.invoiceId);
+    sameChange.set(key, group);
+  }
+  for (const { addTry, nextTryDate, invoiceIds } of sameChange.values()) {
+    await setCollectionSchedules(ctx, invoiceIds, { addTry, nextTryDate });
+  }
+}
+
 /**
  * A decline or a technical error, its attempt finished: the invoice's next try, a decline's failed payment, the
  * invoice's change told with `previous` (`before`) and, when this failure ended its retries, the customer told. A
@@ -228,15 +264,12 @@ async function recordFailed(
   ctx: ServiceContext,
   claimed: Claimed,
   result: Failed,
-  before: Snapshot,
-  at: string,
-  payment: RecordedPayment | undefined,
+  { before, at, payment, attempts }: FailureContext,
 ): Promise<Recorded> {
   const ref = before.ref;
-  const next = await nextTryAfter(ctx, claimed, result, at);
+  const next = await nextTryAfter(ctx, claimed, result, at, attempts);
   const declined = result.outcome === 'declined';
   const events = declined && payment ? await declineEvents(ctx, claimed, result, payment) : [];
-  await setCollectionSchedule(ctx, claimed.invoiceId, { addTry: declined, nextTryDate: next.at });
   // A decline is announced as such; a technical error only moved NextTryDate.
   events.push({ type: declined ? 'invoice.payment_failed' : 'invoice.updated', ref, before });
   if (next.exhausted) {
@@ -247,6 +280,7 @@ async function recordFailed(
     recorded: true,
     exhausted: next.exhausted,
     events,
+    schedule: { invoiceId: claimed.invoiceId, addTry: declined, nextTryDate: next.at },
     ...(payment
       ? { payment: { attemptId: claimed.attemptId, paymentId: payment.paymentId, chargeId: null } }
       : {}),
@@ -291,8 +325,8 @@ async function nextTryAfter(
   claimed: Claimed,
   result: Failed,
   at: string,
+  attempts: readonly AttemptRow[],
 ): Promise<{ at: string | null; exhausted: boolean }> {
-  const attempts = await repo.listAttemptsOfInvoice(ctx.db, ctx.account.id, claimed.invoiceId);
   const run = failureRun(attempts, at);
   const next = nextTryAfterFailure(
     {
