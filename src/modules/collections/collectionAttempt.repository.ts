@@ -49,17 +49,6 @@ export async function listAttemptsOfInvoices(
   return byInvoice;
 }
 
-/** The invoice's attempts, oldest first. */
-export function listAttemptsOfInvoice(db: Db, accountId: number, invoiceId: number): Promise<AttemptRow[]> {
-  return db
-    .selectFrom('collection_attempts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('invoice_id', '=', invoiceId)
-    .orderBy('attempt_no')
-    .execute();
-}
-
 /** Attempts of the account still `started` whose lease began before `leasedBefore` (wall-clock time). */
 export function listStaleAttempts(
   db: Db,
@@ -148,21 +137,6 @@ export async function setAttemptPayments(
       'in',
       payments.map((payment) => payment.attemptId),
     )
-    .execute();
-}
-
-export async function setAttemptPayment(
-  db: Db,
-  accountId: number,
-  attemptId: number,
-  paymentId: number,
-  chargeId: string | null = null,
-): Promise<void> {
-  await db
-    .updateTable('collection_attempts')
-    .set({ payment_id: paymentId, charge_id: chargeId })
-    .where('account_id', '=', accountId)
-    .where('id', '=', attemptId)
     .execute();
 }
 

@@ -12,8 +12,8 @@ export {
 /** For the simulate route (in batches, which handles batch lines itself): a card payment's late event. */
 export { SIMULATE_SCENARIOS, SIMULATION_IS_FOR, simulateGatewayEvent } from './simulate.service.ts';
 /** For batches: a debit order whose presentations ran out is told and acted on as a card's retries are. */
-export { afterRetriesRanOut, queueRetriesRanOutMails } from './collection.service.ts';
-export type { UncollectedInvoice } from './collection.service.ts';
+export { afterRetriesRanOut, queueRetriesRanOutMails } from './retriesRanOut.service.ts';
+export type { UncollectedInvoice } from './retriesRanOut.service.ts';
 /** For batches: a debit-order invoice the customer's settings cannot collect is told as a card invoice's is. */
 export { reportBlockedCollection } from './blockedCollection.service.ts';
 /** For the customer portal: a customer paying invoices now with the primary card. */

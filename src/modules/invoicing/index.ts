@@ -32,9 +32,15 @@ export {
 } from './invoiceCollection.service.ts';
 export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
-export type { AllocatableInvoice, InvoiceMoneyColumn, StatementInvoice } from './invoiceMoney.service.ts';
+export type {
+  AllocatableInvoice,
+  InvoiceMoneyAfter,
+  InvoiceMoneyColumn,
+  StatementInvoice,
+} from './invoiceMoney.service.ts';
 export {
   addToInvoiceMoney,
+  addToInvoicesMoney,
   issuedInvoicesBalanceOf,
   lockInvoicesForAllocation,
   lockInvoicesForCollection,

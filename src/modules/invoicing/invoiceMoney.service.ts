@@ -6,6 +6,7 @@ import { invoiceBalances, invoiceStatus } from '../../core/invoiceMath.ts';
 import type { InvoiceStatus } from '../../core/invoiceMath.ts';
 import { moneyOf } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
+import { addToInvoicesMoneyColumn } from './invoiceMoney.repository.ts';
 
 /** The ledger's part of a customer's Balance that its invoices owe (invoice.repository.ts, issuedInvoicesBalanceOf). */
 export const { issuedInvoicesBalanceOf } = repo;
@@ -84,6 +85,12 @@ export async function lockOpenInvoices(
   return rows.map((row) => allocatableFromRow(row, customerId));
 }
 
+/** An invoice's Status and Balance after a change of its money figures: which event the change is. */
+export interface InvoiceMoneyAfter {
+  status: InvoiceStatus;
+  balanceMinor: number;
+}
+
 /**
  * Adds an allocation change to an invoice's paid figures, in the allocating transaction; returns the invoice's
  * Status and Balance after it (which event the change is: paid, partially paid).
@@ -93,7 +100,7 @@ export async function addToInvoiceMoney(
   invoiceId: number,
   column: InvoiceMoneyColumn,
   deltaMinor: number,
-): Promise<{ status: InvoiceStatus; balanceMinor: number }> {
+): Promise<InvoiceMoneyAfter> {
   const row = await repo.addToInvoiceMoney(
     ctx.db,
     ctx.account.id,
@@ -102,6 +109,32 @@ export async function addToInvoiceMoney(
     deltaMinor,
     nowInstant(ctx),
   );
+  return afterMoneyChange(ctx, invoiceId, row);
+}
+
+/**
+ * addToInvoiceMoney for several invoices (each named once), the same column of each, in one statement: a batch
+ * of collected payments (docs/gateways.md, "Batches of a collection run"). Returns each one's figures after it,
+ * by id.
+ */
+export async function addToInvoicesMoney(
+  ctx: ServiceContext,
+  column: InvoiceMoneyColumn,
+  changes: readonly { invoiceId: number; deltaMinor: number }[],
+): Promise<Map<number, InvoiceMoneyAfter>> {
+  const after = new Map<number, InvoiceMoneyAfter>();
+  if (changes.length === 0) return after;
+  const rows = await addToInvoicesMoneyColumn(ctx.db, ctx.account.id, column, changes, nowInstant(ctx));
+  if (rows.length !== changes.length) throw new Error('an invoice whose figures were to move is missing');
+  for (const row of rows) after.set(row.id, await afterMoneyChange(ctx, row.id, row));
+  return after;
+}
+
+async function afterMoneyChange(
+  ctx: ServiceContext,
+  invoiceId: number,
+  row: Awaited<ReturnType<typeof repo.addToInvoiceMoney>>,
+): Promise<InvoiceMoneyAfter> {
   const money = moneyOf(row);
   const status = invoiceStatus(
     {

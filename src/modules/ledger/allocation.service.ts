@@ -151,7 +151,7 @@ async function allocationsHeld(ctx: ServiceContext, source: MoneySource): Promis
  */
 type DatedTarget = AllocationTarget & { date: string; sequence: number };
 
-function invoiceTarget(invoice: AllocatableInvoice): DatedTarget {
+export function invoiceTarget(invoice: AllocatableInvoice): DatedTarget {
   return {
     date: invoice.invoiceDate,
     // Drafts have no number; they are refused anyway.
@@ -427,7 +427,11 @@ interface InvoiceAfter {
  * An invoice whose allocations changed: `invoice.paid` when it became Paid, `invoice.partially_paid` when money
  * came in and leaves a Balance, `invoice.updated` otherwise (money taken back, or covered by pending payments).
  */
-function invoiceEventType(before: Snapshot | undefined, after: InvoiceAfter, deltaMinor: number): string {
+export function invoiceEventType(
+  before: Snapshot | undefined,
+  after: InvoiceAfter,
+  deltaMinor: number,
+): string {
   // Without `before`, money only came in: an invoice Paid now was not Paid before it.
   if (after.status === 'Paid' && before?.object?.['Status'] !== 'Paid') return 'invoice.paid';
   if (deltaMinor > 0 && after.balanceMinor > 0) return 'invoice.partially_paid';

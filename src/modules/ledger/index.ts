@@ -24,6 +24,8 @@ export {
   settlePayment,
 } from './payment.service.ts';
 export type { CollectedPaymentInput } from './payment.service.ts';
+export type { RecordedPayment } from './collectedPayments.service.ts';
+export { recordCollectedPayments } from './collectedPayments.service.ts';
 export type { Payment } from './payment.ts';
 export type { CreditNote } from './creditNote.ts';
 export type { BatchLinePaymentInput, CheckedBatchLine } from './batchPayment.service.ts';

@@ -1,0 +1,213 @@
+import { nowInstant, today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { canCharge, gatewaysByIds, isGatewayUsable } from '../gateways/index.ts';
+import type { Gateway } from '../gateways/index.ts';
+import {
+  findInvoicesDue,
+  lockInvoicesForCollection,
+  setCollectionProblem,
+  setCollectionSchedules,
+} from '../invoicing/index.ts';
+import type { CollectableInvoice } from '../invoicing/index.ts';
+import { withLockedCustomers } from '../ledger/index.ts';
+import { isUniqueViolation } from '../../storage/database.ts';
+import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import * as repo from './collectionAttempt.repository.ts';
+import type { AttemptRow } from './collectionAttempt.repository.ts';
+import { reportBlockedCollection } from './blockedCollection.service.ts';
+
+/**
+ * The claim of a collection batch (docs/gateways.md, "Batches of a collection run"): the next attempt at each due
+ * invoice started under its customer's lock, with the amount the invoice owes and an idempotency key, before any
+ * gateway is called; or the attempts a crash left `started`, taken up again with the keys they were claimed with.
+ */
+
+/** An attempt claimed, with what its charge needs. */
+export interface Claimed {
+  attemptId: number;
+  attemptNo: number;
+  invoiceId: number;
+  customerId: number;
+  currencyCode: string;
+  amountMinor: number;
+  idempotencyKey: string;
+  gateway: Gateway;
+  paymentMethodId: number;
+  token: string;
+}
+
+/** The gateway and card token each invoice is charged through, for those whose gateway and card can be charged. */
+async function chargeableMethods(
+  ctx: ServiceContext,
+  invoices: readonly CollectableInvoice[],
+): Promise<Map<number, { gateway: Gateway; token: string }>> {
+  const gateways = await gatewaysByIds(ctx, [
+    ...new Set(invoices.flatMap((invoice) => (invoice.gatewayId === null ? [] : [invoice.gatewayId]))),
+  ]);
+  const methods = await unopenedPaymentMethodsByIds(ctx, [
+    ...new Set(
+      invoices.flatMap((invoice) => (invoice.paymentMethodId === null ? [] : [invoice.paymentMethodId])),
+    ),
+  ]);
+  const usable = new Map<number, { gateway: Gateway; token: string }>();
+  for (const invoice of invoices) {
+    const gateway = invoice.gatewayId === null ? undefined : gateways.get(invoice.gatewayId);
+    const method = invoice.paymentMethodId === null ? undefined : methods.get(invoice.paymentMethodId);
+    if (!gateway || !isGatewayUsable(gateway) || !canCharge(gateway)) continue;
+    if (
+      !method ||
+      method.customerId !== invoice.customerId ||
+      method.type !== 'credit_card' ||
+      !method.isValid
+    )
+      continue;
+    usable.set(invoice.id, { gateway, token: method.token });
+  }
+  return usable;
+}
+
+/**
+ * The batch's claims in one transaction; when it fails (another process started one of its attempts at the same
+ * moment, or one invoice cannot be claimed), each invoice is claimed on its own.
+ */
+export async function claimBatch(
+  ctx: ServiceContext,
+  listed: readonly CollectableInvoice[],
+): Promise<Claimed[]> {
+  try {
+    return await claimAttempts(ctx, listed);
+  } catch (error) {
+    if (listed.length > 1) {
+      const claimed: Claimed[] = [];
+      for (const invoice of listed) claimed.push(...(await claimBatch(ctx, [invoice])));
+      return claimed;
+    }
+    // Another process started this attempt at the same moment: it is theirs.
+    if (!isUniqueViolation(error)) {
+      // One invoice must not hold back the others; the next run tries it again.
+      ctx.log.error({ err: error, invoiceId: listed[0]?.id }, 'collecting an invoice failed');
+    }
+    return [];
+  }
+}
+
+/**
+ * Starts the next attempt at each invoice, unless it is paid, in flight, no longer due or has no usable method.
+ * Everything is read again under the customers' locks: the list they came from may be stale.
+ */
+async function claimAttempts(ctx: ServiceContext, listed: readonly CollectableInvoice[]): Promise<Claimed[]> {
+  let mailQueued = false;
+  const customerIds = listed.map((invoice) => invoice.customerId);
+  const claimed = await withLockedCustomers(ctx, customerIds, async (tctx) => {
+    const invoices = await findInvoicesDue(
+      tctx,
+      'credit_card',
+      listed.map((invoice) => invoice.id),
+      nowInstant(tctx),
+      today(tctx),
+    );
+    const ids = invoices.map((invoice) => invoice.id);
+    const targets = new Map(
+      (await lockInvoicesForCollection(tctx, ids)).map((target) => [target.id, target]),
+    );
+    const attempts = await repo.listAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
+    const usable = await chargeableMethods(tctx, invoices);
+    const claims: Omit<Claimed, 'attemptId'>[] = [];
+    const problemsSolved: number[] = [];
+    for (const invoice of invoices) {
+      const target = targets.get(invoice.id);
+      if (!target || target.refusal || target.openMinor <= 0) continue;
+      const tried = attempts.get(invoice.id) ?? [];
+      if (tried.some((attempt) => attempt.state === 'started')) continue;
+      if (invoice.blocked) {
+        if (await reportBlockedCollection(tctx, invoice)) mailQueued = true;
+        continue;
+      }
+      const { gatewayId, paymentMethodId } = invoice;
+      if (gatewayId === null || paymentMethodId === null) continue;
+      const method = usable.get(invoice.id);
+      if (!method) {
+        tctx.log.warn(
+          { invoiceId: invoice.id },
+          'invoice not collected: its gateway or payment method is not usable',
+        );
+        continue;
+      }
+      const attemptNo = tried.length + 1;
+      claims.push({
+        attemptNo,
+        invoiceId: invoice.id,
+        customerId: invoice.customerId,
+        currencyCode: invoice.currencyCode,
+        amountMinor: target.openMinor,
+        idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
+        gateway: method.gateway,
+        paymentMethodId,
+        token: method.token,
+      });
+      if (invoice.reportedProblem !== null) problemsSolved.push(invoice.id);
+    }
+    const attemptIds = await repo.insertAttempts(
+      tctx.db,
+      claims.map((claim) => ({
+        account_id: tctx.account.id,
+        invoice_id: claim.invoiceId,
+        customer_id: claim.customerId,
+        attempt_no: claim.attemptNo,
+        idempotency_key: claim.idempotencyKey,
+        gateway_id: claim.gateway.id,
+        payment_method_id: claim.paymentMethodId,
+        token: claim.token,
+        amount_minor: claim.amountMinor,
+        currency_code: claim.currencyCode,
+        state: 'started',
+        started_at: nowInstant(tctx),
+        leased_at: tctx.wallClock.now().toISOString(),
+      })),
+    );
+    // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
+    await setCollectionSchedules(
+      tctx,
+      claims.map((claim) => claim.invoiceId),
+      { addTry: false, nextTryDate: null },
+    );
+    // The customer's settings can collect it again: the problem they were told of is solved.
+    for (const invoiceId of problemsSolved) await setCollectionProblem(tctx, invoiceId, null);
+    return claims.map((claim) => ({ ...claim, attemptId: attemptIds.get(claim.invoiceId)! }));
+  });
+  if (mailQueued) ctx.mailQueued();
+  return claimed;
+}
+
+/**
+ * Attempts left `started` (a crash, a timeout), to be finished by asking the gateway again with their keys and the
+ * tokens they charged. NOTE: even a gateway disabled since is asked: the charge may have been made, and only the
+ * provider knows.
+ */
+export async function claimedFromAttempts(
+  ctx: ServiceContext,
+  attempts: readonly AttemptRow[],
+): Promise<Claimed[]> {
+  const gateways = await gatewaysByIds(ctx, [...new Set(attempts.map((attempt) => attempt.gateway_id))]);
+  return attempts.flatMap((attempt) => {
+    const gateway = gateways.get(attempt.gateway_id);
+    if (!gateway) {
+      ctx.log.error({ attemptId: attempt.id }, 'finishing an unanswered charge failed: its gateway is gone');
+      return [];
+    }
+    return [
+      {
+        attemptId: attempt.id,
+        attemptNo: attempt.attempt_no,
+        invoiceId: attempt.invoice_id,
+        customerId: attempt.customer_id,
+        currencyCode: attempt.currency_code,
+        amountMinor: attempt.amount_minor,
+        idempotencyKey: attempt.idempotency_key,
+        gateway,
+        paymentMethodId: attempt.payment_method_id,
+        token: attempt.token,
+      },
+    ];
+  });
+}

@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
+import type { InvoiceMoneyColumn } from './invoice.repository.ts';
+
+/** The ledger's batch access to invoices' money figures (invoice.repository.ts holds the one-invoice change). */
+
+const INVOICE_MONEY_AFTER = [
+  'id',
+  'total_minor',
+  'paid_actual_minor',
+  'paid_pending_minor',
+  'negative_adjs_minor',
+  'is_draft',
+  'is_cancelled',
+  'due_date',
+  'next_try_date',
+] as const;
+
+function addedToInvoicesMoney(column: InvoiceMoneyColumn) {
+  return preparedQuery((db, accountId: number, invoiceIds: number[], deltasMinor: number[], now: string) =>
+    db
+      .updateTable('invoices')
+      .set({
+        // NOTE: PostgreSQL cannot type a CASE whose branches are all parameters: each delta is cast to bigint.
+        [column]: sql<number>`${sql.ref(column)} + case ${sql.ref('id')} ${sql.join(
+          invoiceIds.map((id, i) => sql`when ${id} then cast(${deltasMinor[i]} as bigint)`),
+          sql` `,
+        )} end`,
+        updated_at: now,
+      })
+      .where('account_id', '=', accountId)
+      .where('id', 'in', invoiceIds)
+      .returning(INVOICE_MONEY_AFTER),
+  );
+}
+const byColumn = {
+  paid_actual_minor: addedToInvoicesMoney('paid_actual_minor'),
+  paid_pending_minor: addedToInvoicesMoney('paid_pending_minor'),
+  negative_adjs_minor: addedToInvoicesMoney('negative_adjs_minor'),
+};
+
+/**
+ * addToInvoiceMoney for many invoices in one statement (each id once), compiled once per number of invoices;
+ * returns each invoice's figures after the change, in no particular order.
+ */
+export function addToInvoicesMoneyColumn(
+  db: Db,
+  accountId: number,
+  column: InvoiceMoneyColumn,
+  changes: readonly { invoiceId: number; deltaMinor: number }[],
+  now: string,
+) {
+  return byColumn[column](
+    db,
+    accountId,
+    changes.map((change) => change.invoiceId),
+    changes.map((change) => change.deltaMinor),
+    now,
+  );
+}

@@ -1,0 +1,41 @@
+import type { Db } from '../../storage/database.ts';
+import { preparedQuery } from '../../storage/prepared.ts';
+import type { NewAllocationRow } from './allocation.repository.ts';
+import type { NewPaymentRow } from './payment.repository.ts';
+
+/**
+ * The writes of a batch of collected payments (collectedPayments.service.ts): a statement per table, each compiled
+ * once per number of rows (a collection batch has at most 25), since building them anew for every batch costs as
+ * much as running them (docs/benchmarks.md, "Collections").
+ */
+
+const insertedPayments = preparedQuery((db, rows: NewPaymentRow[]) =>
+  db.insertInto('payments').values(rows).returning(['id', 'customer_id', 'ref']),
+);
+
+/**
+ * Inserts the payments with one statement and returns their ids in the rows' order. NOTE: RETURNING does not
+ * promise the rows' order on either dialect, but both assign identity values to a VALUES list in its order, so the
+ * ids sorted ascending are the rows' ids in order (as insertInvoiceRows in invoicing); each row's customer and
+ * charge id check that pairing, and a mismatch throws (and rolls the transaction back) rather than misfile money.
+ */
+export async function insertPaymentRows(db: Db, rows: NewPaymentRow[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const inserted = (await insertedPayments(db, rows)).sort((a, b) => a.id - b.id);
+  return inserted.map((row, i) => {
+    const sent = rows[i]!;
+    if (row.customer_id !== sent.customer_id || (row.ref ?? null) !== (sent.ref ?? null)) {
+      throw new Error('inserted payments came back out of order');
+    }
+    return row.id;
+  });
+}
+
+const insertedAllocations = preparedQuery((db, rows: NewAllocationRow[]) =>
+  db.insertInto('allocations').values(rows),
+);
+
+export async function insertAllocationRows(db: Db, rows: NewAllocationRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await insertedAllocations(db, rows);
+}
