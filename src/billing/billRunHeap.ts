@@ -20,8 +20,8 @@ export const BILL_RUN_HEAP_GROWING_PERCENT = 50;
  * a scavenge; loading the modules takes them to the maximum (a young generation of 33.6 MB), and a bill run keeps
  * them there. Only the command line sets the maximum (`--max-semi-space-size`; set at run time it changes nothing),
  * but V8 reads the growth factor each time it grows the space, so a factor of 1 stops it where it is: 4 MB each in
- * `billing run` (8.4 MB in all), whose entry point has loaded the command-line parser and the configuration by then.
- * It took the peak at 100,000 subscriptions from 176–183 to 147–148 MB, for more time in garbage collection; on
+ * `billing run` (8.4 MB in all), which has loaded the command-line parser, the configuration and Kysely by then.
+ * It took the peak at 100,000 subscriptions from 176–183 to 147–151 MB, for more time in garbage collection; on
  * PostgreSQL, where memory has no target and the run's rate does, V8 sizes it itself (docs/benchmarks.md, "Bill
  * run").
  */
