@@ -438,9 +438,10 @@ program
   )
   .option('--json', 'print JSON')
   .action(async (options: { asOf?: string; account?: number; allowFuture?: boolean; json?: boolean }) => {
+    const { boundHeapForBillRun, keepYoungGenerationSmall } = await import('./billing/billRunHeap.ts');
+    keepYoungGenerationSmall();
     const { withStorage, secretBox, commandLogger } = await runtime();
     const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
-    const { boundHeapForBillRun } = await import('./billing/billRunHeap.ts');
     const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
     const secrets = secretBox();
     // SIGTERM or Ctrl-C stops the run after its transaction in progress; the next run bills the rest.
