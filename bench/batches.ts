@@ -38,6 +38,10 @@ import type { StatementTotals } from './measuredProcess.ts';
 // NOTE: the measured processes load this file. What only the parent needs (the service, to seed through its API;
 // the checks) is imported inside `benchDialect`: all they load counts in those processes' peak RSS.
 
+/** A 500-line batch built and exported within 2× its floor, the loop held 50 ms at most (bench/README.md). */
+const TARGET_TIMES_FLOOR = 2;
+const TARGET_STALL_MS = 50;
+
 /** One repetition: two batches' lines added; one process building and exporting both; the floor's process. */
 interface Repetition {
   repetition: number;
@@ -315,6 +319,23 @@ async function main(): Promise<number> {
     if (!f.floorFileIdentical)
       log(`${dialect}: the floor's file was not the exported one in every repetition`);
   }
+  const targets = (Object.entries(results) as [Dialect, Figures][]).flatMap(([dialect, f]) => [
+    {
+      metric: `${dialect}.timesFloor`,
+      max: TARGET_TIMES_FLOOR,
+      value: f.median.timesFloor,
+      met: f.median.timesFloor <= TARGET_TIMES_FLOOR,
+    },
+    {
+      metric: `${dialect}.longestStallMs`,
+      max: TARGET_STALL_MS,
+      value: f.median.longestStallMs,
+      met: f.median.longestStallMs <= TARGET_STALL_MS,
+    },
+  ]);
+  console.log(
+    `Targets (cold medians): ${targets.map((t) => `${t.metric} <= ${t.max}: ${t.value} — ${t.met ? 'met' : 'NOT MET'}`).join('; ')}`,
+  );
   const { RUN_DATE } = await import('./batches/shared.ts');
   printJsonLine('billing-batches', {
     loadAverage: os.loadavg().map((value) => round(value, 2)),
@@ -323,8 +344,9 @@ async function main(): Promise<number> {
     warmRepeats,
     runDate: RUN_DATE,
     results,
+    targets,
   });
-  return 0;
+  return process.env.BENCH_STRICT === '1' && !targets.every((t) => t.met) ? 1 : 0;
 }
 
 // A measured process (its input in BENCH_BATCHES_CHILD), or the benchmark, which stops by itself: half an hour is
