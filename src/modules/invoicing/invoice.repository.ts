@@ -460,6 +460,18 @@ export function lockOpenInvoicesOfCustomer(
 
 export type InvoiceMoneyColumn = 'paid_actual_minor' | 'paid_pending_minor' | 'negative_adjs_minor';
 
+/** What a change of an invoice's money figures returns: the figures its state and events are made from. */
+export const INVOICE_MONEY_FIGURES = [
+  'total_minor',
+  'paid_actual_minor',
+  'paid_pending_minor',
+  'negative_adjs_minor',
+  'is_draft',
+  'is_cancelled',
+  'due_date',
+  'next_try_date',
+] as const;
+
 export async function addToInvoiceMoney(
   db: Db,
   accountId: number,
@@ -473,16 +485,7 @@ export async function addToInvoiceMoney(
     .set((eb) => ({ [column]: eb(column, '+', deltaMinor), updated_at: now }))
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
-    .returning([
-      'total_minor',
-      'paid_actual_minor',
-      'paid_pending_minor',
-      'negative_adjs_minor',
-      'is_draft',
-      'is_cancelled',
-      'due_date',
-      'next_try_date',
-    ])
+    .returning(INVOICE_MONEY_FIGURES)
     .executeTakeFirstOrThrow();
 }
 

@@ -1,21 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { InvoiceMoneyColumn } from './invoice.repository.ts';
+import { INVOICE_MONEY_FIGURES, type InvoiceMoneyColumn } from './invoice.repository.ts';
 
 /** The ledger's batch access to invoices' money figures (invoice.repository.ts holds the one-invoice change). */
 
-const INVOICE_MONEY_AFTER = [
-  'id',
-  'total_minor',
-  'paid_actual_minor',
-  'paid_pending_minor',
-  'negative_adjs_minor',
-  'is_draft',
-  'is_cancelled',
-  'due_date',
-  'next_try_date',
-] as const;
+const INVOICE_MONEY_AFTER = ['id', ...INVOICE_MONEY_FIGURES] as const;
 
 function addedToInvoicesMoney(column: InvoiceMoneyColumn) {
   return preparedQuery((db, accountId: number, invoiceIds: number[], deltasMinor: number[], now: string) =>
