@@ -16,6 +16,8 @@ const dialectProject = (dialect: 'sqlite' | 'postgres') => ({
   test: {
     name: dialect,
     include: ['test/**/*.test.ts'],
+    // A file of PostgreSQL's own behaviour (`*.postgres.test.ts`) runs in the postgres project only.
+    exclude: dialect === 'sqlite' ? ['test/**/*.postgres.test.ts'] : [],
     env: { TEST_DIALECT: dialect },
   },
 });

@@ -7,15 +7,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
-import { dialect, freshDatabase } from '../helpers/service.ts';
+import { freshDatabase } from '../helpers/service.ts';
 
 // pg's Connection, which writes the protocol's messages: its Describe messages are counted, not replaced.
 const PgConnection = createRequire(import.meta.url)('pg/lib/connection.js') as {
   prototype: { describe(message: unknown): void };
 };
 
-// Named statements are PostgreSQL's (src/storage/pgNamedStatements.ts); SQLite prepares each statement once anyway.
-describe.skipIf(dialect !== 'postgres')('named statements described once per connection (PostgreSQL)', () => {
+// Named statements are PostgreSQL's (src/storage/pgNamedStatements.ts); SQLite prepares each statement once anyway,
+// so this file runs in the postgres project only (vitest.config.ts, `*.postgres.test.ts`).
+describe('named statements described once per connection (PostgreSQL)', () => {
   let storage: Storage;
   let drop: () => Promise<void>;
   let dataDir: string;
