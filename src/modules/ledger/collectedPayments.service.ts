@@ -9,7 +9,7 @@ import type { AllocatableInvoice, InvoiceMoneyAfter, InvoiceMoneyColumn } from '
 import { invoiceEventType, invoiceTarget } from './allocation.service.ts';
 import type { NewAllocationRow } from './allocation.repository.ts';
 import { insertAllocationRows, insertPaymentRows } from './collectedPayments.repository.ts';
-import { paymentRef, recordCollectedPayment } from './payment.service.ts';
+import { newPaymentRow, paymentRef, recordCollectedPayment } from './payment.service.ts';
 import type { CollectedPaymentInput } from './payment.service.ts';
 import type { NewPaymentRow } from './payment.repository.ts';
 
@@ -142,23 +142,7 @@ function paymentRow(
   allocatedMinor: number,
   now: string,
 ): NewPaymentRow {
-  return {
-    account_id: ctx.account.id,
-    customer_id: input.customerId,
-    currency_code: input.currencyCode,
-    amount_minor: input.amountMinor,
-    allocated_minor: allocatedMinor,
-    payment_date: input.date,
-    method: input.method,
-    state: input.state,
-    memo: input.memo,
-    ref: input.ref,
-    payment_method_id: input.paymentMethodId,
-    failure_reason: input.failureReason ?? null,
-    failure_code: input.failureCode ?? null,
-    created_at: now,
-    updated_at: now,
-  };
+  return { ...newPaymentRow(ctx, input.customerId, input, input, now), allocated_minor: allocatedMinor };
 }
 
 function allocationRows(

@@ -172,8 +172,20 @@ export async function insertPayment(
   fields: PaymentFields,
   collection: PaymentCollection,
 ): Promise<Payment> {
-  const now = nowInstant(ctx);
-  const row = {
+  const row = newPaymentRow(ctx, customerId, fields, collection, nowInstant(ctx));
+  const id = await repo.insertPayment(ctx.db, row);
+  return paymentFromRow({ ...row, id, allocated_minor: 0 }, []);
+}
+
+/** A new payment's row, as insertPayment and the ledger's batch entry (collectedPayments.service.ts) write it. */
+export function newPaymentRow(
+  ctx: ServiceContext,
+  customerId: number,
+  fields: PaymentFields,
+  collection: PaymentCollection,
+  now: string,
+) {
+  return {
     account_id: ctx.account.id,
     customer_id: customerId,
     currency_code: fields.currencyCode,
@@ -189,8 +201,6 @@ export async function insertPayment(
     created_at: now,
     updated_at: now,
   };
-  const id = await repo.insertPayment(ctx.db, row);
-  return paymentFromRow({ ...row, id, allocated_minor: 0 }, []);
 }
 
 /**
