@@ -73,7 +73,7 @@ describe('the pricing models on one invoice', () => {
       april.Charges.map((c: any) => [c.Descrip, c.UnitCostInc ?? null, c.AmountEx, c.AmountInc]),
     ).toEqual([
       // 31.00 + 4.65 + 0.62
-      ['Plan 1', null, 31, 36.27],
+      [plan.name, null, 31, 36.27],
       // ceil(300.5 / 100) = 4 blocks × 5.00 = 20.00 with tax; 20 / 1.17 = 17.094… → 17.09 net
       ['package: 350.5 calls (first 50 free, 4 blocks of 100 at 5.00)', 20, 17.09, 20],
       // 100.5 × 0.50 + 10.00 = 60.25 with tax; 60.25 / 1.17 = 51.495… → 51.50 net

@@ -76,6 +76,8 @@ export async function createPlan(as: TestAccount, options: PlanOptions = {}) {
   const terms = version.packageVersionRates[0].PackageRateTerms;
   return {
     packageId: pkg.packageID as number,
+    /** The name its invoice lines carry. */
+    name: pkg.Name as string,
     versionId: version.packageVersionID as number,
     rateTermId: terms[0].packageRateTermID as number,
     rateTermIds: terms.map((t: { packageRateTermID: number }) => t.packageRateTermID) as number[],

@@ -53,6 +53,30 @@ export interface TestService extends TestAccount {
   close(): Promise<void>;
 }
 
+/**
+ * The services a test file has started and not closed. Files share their worker process (vitest.config.ts, "isolate"),
+ * so a service a file leaves running would go on working in the next file's time: test/helpers/perFile.ts closes
+ * what is left here when a file ends, and says so.
+ */
+const leftOpen = new Map<{ close(): Promise<void> }, string>();
+
+function keptUntilClosed<T extends { close(): Promise<void> }>(started: T, what: string): T {
+  const close = started.close.bind(started);
+  started.close = () => {
+    leftOpen.delete(started);
+    return close();
+  };
+  leftOpen.set(started, what);
+  return started;
+}
+
+/** Closes every service a test file left running; the names of those it closed. */
+export async function closeLeftOpen(): Promise<string[]> {
+  const closed = [...leftOpen.values()];
+  await Promise.all([...leftOpen.keys()].map((service) => service.close()));
+  return closed;
+}
+
 /** A fresh database of the suite's dialect: an SQLite file, or a PostgreSQL schema of its own. */
 export async function freshDatabase(dataDir: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite')
@@ -146,21 +170,24 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     };
   };
   const main = await makeAccount('Test Account');
-  return {
-    ...main,
-    service,
-    url: service.url,
-    dataDir,
-    env,
-    logs,
-    queries,
-    newAccount: (name = 'Other Account', options) => makeAccount(name, options),
-    async close() {
-      await service.close();
-      await database.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+  return keptUntilClosed<TestService>(
+    {
+      ...main,
+      service,
+      url: service.url,
+      dataDir,
+      env,
+      logs,
+      queries,
+      newAccount: (name = 'Other Account', options) => makeAccount(name, options),
+      async close() {
+        await service.close();
+        await database.drop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
     },
-  };
+    `a service on ${service.url}`,
+  );
 }
 
 /** A log destination that keeps each line in `logs`. */
@@ -198,11 +225,14 @@ export async function startAnotherInstance(
     logStream: logsInto(t.logs),
   });
   const credentials = { accountId: t.accountId, apiKey: t.apiKey };
-  return {
-    url: service.url,
-    request: (method, urlPath, o) => call(service.url, credentials, method, urlPath, o),
-    close: () => service.close(),
-  };
+  return keptUntilClosed<ServiceInstance>(
+    {
+      url: service.url,
+      request: (method, urlPath, o) => call(service.url, credentials, method, urlPath, o),
+      close: () => service.close(),
+    },
+    `another instance on ${service.url}`,
+  );
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed, parseWebhookUrlPolicy, webhookUrlProblem } from '../../src/modules/events/index.ts';
+import { addressAllowed, parseWebhookUrlPolicy, webhookUrlProblem } from './webhookUrlPolicy.ts';
 
 // The URL policy of webhook endpoints (docs/design/webhooks.md, "Endpoint addresses"): pure functions, the same on
 // both dialects.
