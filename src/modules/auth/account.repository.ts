@@ -220,14 +220,21 @@ const accountByKeyHash = preparedQuery((db, keyHash: string) =>
 );
 
 /**
- * The account that a live (unrevoked) key belongs to. Every authenticated request runs this; on PostgreSQL the
- * server's process keeps what it found (credentialsCache.ts), and every write below that changes it says so.
+ * The account that a live (unrevoked) key belongs to. Every authenticated request runs this; the server's process
+ * keeps what it found (credentialsCache.ts), and every write below that changes it says so. A test account's row
+ * carries the clock its requests bill by, which a request to another process may have just moved: on PostgreSQL,
+ * where that process's word arrives after its answer, every request reads it (docs/architecture.md, "Two clocks").
  */
 export function findAccountByKeyHash(
   db: Db,
   keyHash: string,
 ): Promise<(AccountRow & { api_key_id: number }) | undefined> {
-  return cachedCredentials(db, keyHash, async () => (await accountByKeyHash(db, keyHash))[0]);
+  return cachedCredentials(
+    db,
+    keyHash,
+    async () => (await accountByKeyHash(db, keyHash))[0],
+    (row) => Boolean(row.is_test),
+  );
 }
 
 export async function markApiKeyRevoked(

@@ -28,6 +28,10 @@ import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
  *   MAX_AGE_MS at most.
  * - A lookup that started before an emptying does not store what it read (a generation count), since it may have
  *   read the row as it was before the change.
+ * - On PostgreSQL a row the caller says must be read each time (a test account's, whose clock a request in another
+ *   process may have moved a moment ago) is never stored: a notification arrives after the commit, so another
+ *   process could answer a request on the old row between the mover's answer and the notification
+ *   (docs/architecture.md, "Two clocks"). SQLite's data version is asked before every lookup, so there it is kept.
  *
  * Only keys found are cached (a guesser's keys are not), up to MAX_ENTRIES, the oldest going first.
  */
@@ -40,10 +44,16 @@ const HEARTBEAT_MS = 15_000;
 /** The most an entry is trusted for, whatever the listener heard. */
 const MAX_AGE_MS = 60_000;
 
+/** Says whether a row found must be read again by every lookup wherever changes are heard late. */
+export type ReadEachTime<Row> = (row: Row) => boolean;
+
 class CredentialsCache<Row> {
   #entries = new Map<string, { row: Row; storedAt: number }>();
   #generation = 0;
-  /** SQLite: the read connection's data version, and the value it had when the entries were read. */
+  /**
+   * SQLite: the read connection's data version, and the value it had when the entries were read. Without it
+   * (PostgreSQL) other processes' changes are heard late, by notification.
+   */
   readonly #dataVersion: (() => number) | undefined;
   #entriesVersion: number | undefined;
   /** Whether entries may be used: on SQLite while the server runs, on PostgreSQL while its listening connection is up. */
@@ -53,7 +63,11 @@ class CredentialsCache<Row> {
     this.#dataVersion = dataVersion;
   }
 
-  async read(keyHash: string, load: () => Promise<Row | undefined>): Promise<Row | undefined> {
+  async read(
+    keyHash: string,
+    load: () => Promise<Row | undefined>,
+    readEachTime: ReadEachTime<Row>,
+  ): Promise<Row | undefined> {
     if (!this.usable) return load();
     if (this.#dataVersion !== undefined) {
       const version = this.#dataVersion();
@@ -66,7 +80,8 @@ class CredentialsCache<Row> {
     if (cached !== undefined && performance.now() - cached.storedAt < MAX_AGE_MS) return cached.row;
     const generation = this.#generation;
     const row = await load();
-    if (row !== undefined && this.usable && generation === this.#generation) {
+    if (row === undefined || (this.#dataVersion === undefined && readEachTime(row))) return row;
+    if (this.usable && generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
       this.#entries.delete(keyHash);
       this.#entries.set(keyHash, { row, storedAt: performance.now() });
@@ -89,14 +104,18 @@ function emptyProcessCaches(): void {
   for (const cache of processCaches) cache.empty();
 }
 
-/** `load(keyHash)`'s result, from the cache of `db` when it has one. */
+/**
+ * `load(keyHash)`'s result, from the cache of `db` when it has one; a row for which `readEachTime` holds is kept only
+ * where every lookup learns of other processes' commits first (SQLite).
+ */
 export function cachedCredentials<Row>(
   db: Db,
   keyHash: string,
   load: () => Promise<Row | undefined>,
+  readEachTime: ReadEachTime<Row>,
 ): Promise<Row | undefined> {
   const cache = caches.get(db) as CredentialsCache<Row> | undefined;
-  return cache ? cache.read(keyHash, load) : load();
+  return cache ? cache.read(keyHash, load, readEachTime) : load();
 }
 
 /** Called by every write that changes what a key lookup returns, inside its transaction when it has one. */
