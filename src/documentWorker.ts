@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { INVOICE_DOCUMENT, drawInvoiceDocument } from './modules/invoicing/index.ts';
 import type { InvoiceDocument } from './modules/invoicing/index.ts';
@@ -17,6 +18,15 @@ const drawings: Record<string, (model: never) => Promise<Buffer>> = {
   [STATEMENT_DOCUMENT]: (model: StatementDocument) => drawStatementDocument(model),
   [MANDATE_DOCUMENT]: (model: MandateDocument) => drawMandateDocument(model),
 };
+
+// NOTE: on Linux each thread has a nice value of its own, and setpriority(0) from a thread sets only its own: this
+// thread gives way to the event loop, which answers every other request, whenever both want a core
+// (docs/benchmarks.md, "PDFs off the event loop"). Where that cannot be done the thread draws at the same priority.
+try {
+  os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL);
+} catch {
+  // Not allowed here: drawn at the process's priority.
+}
 
 const port = parentPort;
 if (!port) throw new Error('src/documentWorker.ts runs as a worker thread of the document pool');
