@@ -23,7 +23,8 @@ const MODULE_ORDER = [
   'portal',
 ];
 
-const COMPOSITION = '^src/((app|server|cli|cliAccountSettings|cluster|connectModules)[.]ts$|cli/)';
+const COMPOSITION =
+  '^src/((app|server|cli|cliAccountSettings|cluster|connectModules|documentWorker)[.]ts$|cli/)';
 const FOUNDATION = ['^src/(errors|clock|config|logger|context)[.]ts$', '^src/(security|storage|http|pdf)/'];
 
 const moduleOrder = MODULE_ORDER.slice(0, -1).map((name, i) => ({

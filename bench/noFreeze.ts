@@ -1,6 +1,7 @@
 /**
  * No-freeze benchmark: while one account's long job runs in the server (a bill run of many subscriptions, a
- * test-clock advance over a month of renewals, a 500-line debit-order batch build), another account's
+ * test-clock advance over a month of renewals, a 500-line debit-order batch build, four PDFs of a 1 000-line invoice
+ * asked for at once), another account's
  * `GET /v1/customers/{id}` is sent at a steady rate, open loop, and its latency measured from each request's
  * scheduled send time; the same load on the quiet server is the floor. Target: p99 under 100 ms during each job.
  *
@@ -8,7 +9,8 @@
  *   TEST_DATABASE_URL=postgres://... npm run bench:nofreeze  SQLite, then PostgreSQL, for comparison
  *
  * Settings (environment): BENCH_SUBSCRIPTIONS (default 20000), BENCH_RATE (GETs a second, default 100),
- * BENCH_QUIET_SECONDS (default 3), BENCH_BATCH_LINES (default 500), BENCH_BUDGET_SECONDS. See bench/README.md.
+ * BENCH_QUIET_SECONDS (default 3), BENCH_BATCH_LINES (default 500), BENCH_PDF_LINES (default 1000), BENCH_PDFS
+ * (default 4), BENCH_SERVER_CLI, BENCH_BUDGET_SECONDS. See bench/README.md.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -52,6 +54,10 @@ const RATE = setting('BENCH_RATE', 100, 1, 1000);
 const QUIET_SECONDS = setting('BENCH_QUIET_SECONDS', 3, 1, 600);
 const BATCH_LINES = Math.round(setting('BENCH_BATCH_LINES', 500, 1, 500));
 const BUDGET_SECONDS = setting('BENCH_BUDGET_SECONDS', 1800, 10, 86_400);
+const PDF_LINES = Math.round(setting('BENCH_PDF_LINES', 1000, 1, 1000));
+const PDFS = Math.round(setting('BENCH_PDFS', 4, 1, 64));
+/** The `billing` command the server runs: this checkout's, or another's to compare with (BENCH_SERVER_CLI). */
+const SERVER_CLI = process.env.BENCH_SERVER_CLI || CLI;
 
 /** The target: another account's GET p99 during each job. */
 const TARGET_P99_MS = 100;
@@ -156,7 +162,7 @@ interface Server extends ServerProcess {
 }
 
 function startServer(env: NodeJS.ProcessEnv): Server {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [SERVER_CLI, 'serve'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -240,6 +246,8 @@ interface Population {
   billed: Awaited<ReturnType<typeof seedSubscriptions>>;
   billedKey: string;
   reader: { accountID: number; apiKey: string; customerId: number };
+  /** The account whose PDFs are asked for, with a customer to invoice. */
+  documents: { accountID: number; apiKey: string; customerId: number };
   batch: { accountID: number; apiKey: string; token: string; id: number; totalMinor: number };
   encryptionKey: string;
 }
@@ -273,6 +281,11 @@ async function populate(databaseUrl: string, dataDir: string): Promise<Populatio
       name: 'Reader',
       email: 'reader@example.com',
     });
+    const documents = await createAccount(storage.db, deps, { name: 'Bench documents' });
+    const invoiced = await createCustomer(billingContext(deps, documents.account, BEFORE_DUE), {
+      name: 'Invoiced',
+      email: 'invoiced@example.com',
+    });
     log(`seeding a ${BATCH_LINES}-line debit-order batch`);
     const batches = await seedBatches(target, dataDir, BATCH_LINES, 1);
     await batches.service.close();
@@ -282,6 +295,7 @@ async function populate(databaseUrl: string, dataDir: string): Promise<Populatio
       billed,
       billedKey: billedKey.apiKey,
       reader: { accountID: account.id, apiKey, customerId: customer.id },
+      documents: { accountID: documents.account.id, apiKey: documents.apiKey, customerId: invoiced.id },
       batch: {
         accountID: batches.accountId,
         apiKey: batches.apiKey,
@@ -375,6 +389,48 @@ async function during(
     during: latencies,
     met: latencies.p99Ms < TARGET_P99_MS && latencies.failures === 0,
   };
+}
+
+/**
+ * One account asks for PDFS PDFs of one PDF_LINES-line invoice at once (made through the API first, before the GETs
+ * start): each must be answered 200 with a PDF.
+ */
+async function pdfJob(
+  base: string,
+  getUrl: string,
+  readerAuth: string,
+  documents: Population['documents'],
+): Promise<Job> {
+  const auth = basicAuth(documents);
+  const created = await request(base, auth, 'POST', '/v1/invoices', {
+    customerID: documents.customerId,
+    Charges: Array.from({ length: PDF_LINES }, (_, i) => ({
+      Descrip: `Line ${i + 1}`,
+      Qty: 1,
+      UnitCostEx: 1,
+    })),
+  });
+  if (created.status !== 201)
+    throw new BenchError(`the invoice answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const url = `${base}/v1/invoices/${String(created.body.invoiceID)}/pdf`;
+  return during(`${PDFS} PDFs of ${PDF_LINES} lines`, getUrl, readerAuth, async () => {
+    const answers = await Promise.all(
+      Array.from({ length: PDFS }, async () => {
+        const response = await fetch(url, {
+          headers: { authorization: auth },
+          signal: AbortSignal.timeout(BUDGET_SECONDS * 1000),
+        });
+        return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+      }),
+    );
+    for (const answer of answers) {
+      if (answer.status !== 200 || answer.body.subarray(0, 5).toString('latin1') !== '%PDF-')
+        throw new BenchError(
+          `a PDF answered ${answer.status}: ${answer.body.subarray(0, 200).toString('utf8')}`,
+        );
+    }
+    return async () => answers.length;
+  });
 }
 
 async function benchDialect(dialect: Dialect, databaseUrl: string, tempDir: string): Promise<Figures> {
@@ -479,6 +535,8 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, tempDir: stri
       }),
     );
 
+    jobs.push(await pdfJob(base, getUrl, readerAuth, population.documents));
+
     // The floor, once the jobs are done: the worker's rounds find nothing due, the other workers nothing to send.
     await sleep(1000);
     log(`quiet: GETs at ${RATE}/s for ${QUIET_SECONDS} s`);
@@ -548,6 +606,8 @@ async function main(): Promise<number> {
       ratePerSecond: RATE,
       quietSeconds: QUIET_SECONDS,
       batchLines: BATCH_LINES,
+      pdfLines: PDF_LINES,
+      pdfs: PDFS,
     },
     targetP99Ms: TARGET_P99_MS,
     met,

@@ -65,6 +65,7 @@ import { problem, sendProblem } from './http/problem.ts';
 import { ProblemSchema } from './http/schemas.ts';
 import { registerValidation } from './http/validation.ts';
 import type { App } from './http/types.ts';
+import type { DocumentRenderer } from './pdf/documentPool.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -89,6 +90,8 @@ export interface AppDeps {
   mailQueued(): void;
   /** This process's webhook worker, which changes hand their deliveries to. */
   webhookSender?: WebhookSender;
+  /** This process's PDF threads, which every request's context carries. */
+  documents?: DocumentRenderer;
   /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
   publicUrl?: string;
   /** TRUSTED_PROXIES: requests from these addresses are from the client X-Forwarded-For names. */
@@ -197,6 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
     webhookSender: deps.webhookSender,
+    documents: deps.documents,
     ...(actor ? { actor } : {}),
   });
 

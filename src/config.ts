@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** PostgreSQL's connection pool in each process (docs/operations.md, "Fairness under load"). */
@@ -22,6 +23,20 @@ export interface MoneyTurnSettings {
   waitingPerAccount: number;
   /** How long a money movement waits for a PostgreSQL row lock once its turn came (MONEY_LOCK_TIMEOUT_MS). */
   lockTimeoutMs: number;
+}
+
+/** How PDFs are drawn: off the event loop, in turns per account (docs/operations.md, "PDF documents"). */
+export interface DocumentSettings {
+  /** Worker threads drawing PDFs in each process (PDF_THREADS). */
+  threads: number;
+  /** Documents of one account that may wait for their turn in a process (PDF_QUEUE_PER_ACCOUNT). */
+  waitingPerAccount: number;
+  /** The most one document may take to draw before its thread is stopped (PDF_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** The most lines an invoice PDF holds (PDF_MAX_INVOICE_LINES). */
+  maxInvoiceLines: number;
+  /** The most lines a statement PDF holds (PDF_MAX_STATEMENT_LINES). */
+  maxStatementLines: number;
 }
 
 export interface Config {
@@ -82,6 +97,7 @@ export interface Config {
    */
   trustedProxies: string[];
   moneyTurns: MoneyTurnSettings;
+  documents: DocumentSettings;
 }
 
 export class ConfigError extends Error {}
@@ -195,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     database: withPoolSettings(env, parseDatabaseUrl(env.DATABASE_URL, dataDir)),
     moneyTurns: moneyTurnSettings(env),
+    documents: documentSettings(env),
     smtpUrl,
     mailFrom: env.MAIL_FROM || 'billing@localhost',
     encryptionKey,
@@ -229,6 +246,21 @@ export function moneyTurnSettings(env: NodeJS.ProcessEnv): MoneyTurnSettings {
     waitingPerCustomer: integerSetting(env, 'MONEY_QUEUE_PER_CUSTOMER', 50, 0, 100_000),
     waitingPerAccount: integerSetting(env, 'MONEY_QUEUE_PER_ACCOUNT', 200, 0, 1_000_000),
     lockTimeoutMs: integerSetting(env, 'MONEY_LOCK_TIMEOUT_MS', 5_000, 10, 600_000),
+  };
+}
+
+/**
+ * PDF_THREADS, PDF_QUEUE_PER_ACCOUNT, PDF_TIMEOUT_MS, PDF_MAX_INVOICE_LINES and PDF_MAX_STATEMENT_LINES; `{}` gives
+ * the defaults. One core is left to the event loop (docs/operations.md, "PDF documents").
+ */
+export function documentSettings(env: NodeJS.ProcessEnv): DocumentSettings {
+  return {
+    threads: integerSetting(env, 'PDF_THREADS', Math.max(1, os.availableParallelism() - 1), 1, 64),
+    waitingPerAccount: integerSetting(env, 'PDF_QUEUE_PER_ACCOUNT', 8, 0, 10_000),
+    timeoutMs: integerSetting(env, 'PDF_TIMEOUT_MS', 30_000, 1, 600_000),
+    // The most Charges an invoice request may send (invoices.schemas.ts), so every invoice the API makes is drawn.
+    maxInvoiceLines: integerSetting(env, 'PDF_MAX_INVOICE_LINES', 1000, 1, 100_000),
+    maxStatementLines: integerSetting(env, 'PDF_MAX_STATEMENT_LINES', 2000, 1, 100_000),
   };
 }
 

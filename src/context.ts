@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import { dateAt } from './core/calendar.ts';
 import type { PlainDate } from './core/calendar.ts';
 import type { StatementPeriod } from './core/statements.ts';
+import type { DocumentRenderer } from './pdf/documentPool.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
 import { sentTogether } from './storage/sentTogether.ts';
@@ -102,6 +103,8 @@ export interface ServiceContext {
   actor?: Actor;
   /** This process's webhook sender; absent where none runs. */
   webhookSender?: WebhookSender;
+  /** This process's PDF threads (src/pdf/documentPool.ts); absent where none runs (the CLI draws no PDF). */
+  documents?: DocumentRenderer;
 }
 
 /** Both clocks of a context, for work that makes its own context (an account's creation). */

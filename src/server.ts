@@ -27,6 +27,7 @@ import {
 import type { WebhookAccounts, WebhookWorker } from './modules/events/index.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport, MailWorker } from './modules/mail/index.ts';
+import { DocumentPool } from './pdf/documentPool.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import { openStorage } from './storage/database.ts';
@@ -70,6 +71,15 @@ export const SHUTDOWN_DEADLINE_MS = 20_000;
 const LOG_FLUSH_MS = 1_000;
 /** How long shutdown waits for webhook attempts in flight before aborting them (they are retried later). */
 const WEBHOOK_STOP_WAIT_MS = 5_000;
+
+/**
+ * The PDF threads' entry beside this file: src/documentWorker.ts when the service runs from its sources (tests,
+ * benchmarks), dist/documentWorker.js when compiled.
+ */
+const DOCUMENT_WORKER = new URL(
+  `./documentWorker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
 
 /** The webhook worker's view of accounts, which live in a module above events. */
 const webhookAccounts: WebhookAccounts = {
@@ -119,6 +129,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   let keptCredentials: KeptCredentials | undefined;
   let app: App | undefined;
   const inflight = new InFlight();
+  const documents = new DocumentPool(config.documents, DOCUMENT_WORKER);
   // In-flight requests finish before the workers stop and the database closes.
   const stopAll = async () => {
     if (housekeeping) clearInterval(housekeeping);
@@ -132,6 +143,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // Before the mail worker: disabling an endpoint queues mail.
     await webhookWorker?.stop();
     await mailWorker?.stop();
+    // After the requests and the mail worker, the last to ask for a document; no thread outlives the service.
+    await documents.close();
     await idempotencyLease?.close();
     await keptCredentials?.close();
     await firstPurge;
@@ -150,6 +163,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
         transport,
         from: config.mailFrom,
         log: log.child({ worker: 'mail' }),
+        documents,
       },
       config.workerIntervalMs,
     );
@@ -208,6 +222,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       inflight,
       mailQueued: () => mail.wake(),
       webhookSender: webhooks,
+      documents,
       publicUrl: config.publicUrl,
       trustedProxies: config.trustedProxies,
       moneyTurns: config.moneyTurns,

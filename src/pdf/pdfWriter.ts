@@ -196,7 +196,7 @@ export class PdfWriter {
    * callback where a throw ends the process, never runs. A JPEG pdfkit reads synchronously.
    */
   image(logo: PdfImage, x: number, y: number, box: [number, number]): void {
-    const src = logo.kind === 'jpeg' ? logo.image : new DecodedImage(logo);
+    const src = logo.kind === 'jpeg' ? asBuffer(logo.image) : new DecodedImage(logo);
     this.doc.image(src as PDFKit.Mixins.ImageSrc, x, y, { fit: box });
   }
 
@@ -264,6 +264,14 @@ export class PdfWriter {
   }
 }
 
+/**
+ * NOTE: a document's model reaches a worker thread by structured clone (src/pdf/documentPool.ts), which turns
+ * Buffers into plain Uint8Arrays; pdfkit takes only Buffers, so the bytes are seen as one again, without a copy.
+ */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** The part of a pdfkit document an image needs to write itself. */
 interface ImageHost {
   ref(data: Record<string, unknown>): { data: Record<string, unknown>; end(chunk?: Buffer): void };
@@ -282,7 +290,9 @@ class DecodedImage {
   }
 
   embed(doc: ImageHost): void {
-    const { width, height, colors, samples, alpha } = this.logo;
+    const { width, height, colors } = this.logo;
+    const samples = asBuffer(this.logo.samples);
+    const alpha = this.logo.alpha && asBuffer(this.logo.alpha);
     const image = doc.ref({
       Type: 'XObject',
       Subtype: 'Image',

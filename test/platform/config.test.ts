@@ -150,6 +150,39 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the PDF settings, leaving one core to the event loop, and refuses a value out of range', () => {
+    expect(loadConfig({}).documents).toEqual({
+      threads: Math.max(1, os.availableParallelism() - 1),
+      waitingPerAccount: 8,
+      timeoutMs: 30_000,
+      maxInvoiceLines: 1000,
+      maxStatementLines: 2000,
+    });
+    const given = loadConfig({
+      PDF_THREADS: '3',
+      PDF_QUEUE_PER_ACCOUNT: '0',
+      PDF_TIMEOUT_MS: '5000',
+      PDF_MAX_INVOICE_LINES: '200',
+      PDF_MAX_STATEMENT_LINES: '500',
+    }).documents;
+    expect(given).toEqual({
+      threads: 3,
+      waitingPerAccount: 0,
+      timeoutMs: 5000,
+      maxInvoiceLines: 200,
+      maxStatementLines: 500,
+    });
+    for (const [name, raw] of [
+      ['PDF_THREADS', '0'],
+      ['PDF_QUEUE_PER_ACCOUNT', '-1'],
+      ['PDF_TIMEOUT_MS', 'soon'],
+      ['PDF_MAX_INVOICE_LINES', '0'],
+      ['PDF_MAX_STATEMENT_LINES', '1.5'],
+    ] as const) {
+      expect(configError({ [name]: raw }).message).toMatch(new RegExp(`^${name}`));
+    }
+  });
+
   it('does not repeat database credentials in its error message', () => {
     const error = configError({ DATABASE_URL: 'mysql://admin:s3cret@db.example.com/billing' });
     expect(error.message).toMatch(/^DATABASE_URL/);

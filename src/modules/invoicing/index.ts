@@ -59,7 +59,14 @@ export {
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */
 export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
-export { invoicePdfFilename, renderInvoicePdf, renderInvoicePdfAttachment } from './invoicePdf.ts';
+export {
+  INVOICE_DOCUMENT,
+  drawInvoiceDocument,
+  invoicePdfFilename,
+  renderInvoicePdf,
+  renderInvoicePdfAttachment,
+} from './invoicePdf.ts';
+export type { InvoiceDocument } from './invoicePdf.ts';
 export { dateForDocument } from './documentText.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';
 export {

@@ -11,6 +11,8 @@ import { automaticCollectionNotes } from './invoiceCollection.service.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
+import { documentRenderer } from '../../pdf/documentPool.ts';
+import { ValidationError } from '../../errors.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
@@ -187,17 +189,53 @@ export function invoicePdf(
   return end();
 }
 
+/** The kind of document the worker threads draw with drawInvoiceDocument. */
+export const INVOICE_DOCUMENT = 'invoice';
+
+/** What an invoice PDF is drawn from: plain data, read on the main thread and drawn in a worker thread. */
+export interface InvoiceDocument {
+  invoice: Invoice;
+  seller: InvoiceSeller;
+  createdAt: Date;
+  collectionNote: string | undefined;
+}
+
+/** Draws an invoice PDF from its model (in a worker thread: src/documentWorker.ts). */
+export function drawInvoiceDocument(model: InvoiceDocument): Promise<Buffer> {
+  return invoicePdf(model.invoice, model.seller, model.createdAt, model.collectionNote);
+}
+
 /** GET /v1/invoices/{id}/pdf. */
 export async function renderInvoicePdf(
   ctx: ServiceContext,
   invoiceId: number,
 ): Promise<{ invoice: Invoice; pdf: Buffer }> {
+  const documents = documentRenderer(ctx);
   const invoice = await getInvoice(ctx, invoiceId);
+  checkInvoiceLines(invoice, documents.limits.maxInvoiceLines);
   const [collectionNote] = await automaticCollectionNotes(ctx, [invoice]);
-  return {
+  const model: InvoiceDocument = {
     invoice,
-    pdf: await invoicePdf(invoice, await documentSeller(ctx), ctx.clock.now(), collectionNote),
+    seller: await documentSeller(ctx),
+    createdAt: ctx.clock.now(),
+    collectionNote,
   };
+  return { invoice, pdf: await documents.render(ctx.account.id, { kind: INVOICE_DOCUMENT, model }) };
+}
+
+/**
+ * docs/operations.md, "PDF documents": an invoice PDF holds at most PDF_MAX_INVOICE_LINES lines (by default the
+ * most Charges a request may send, so every invoice the API makes is drawn), so that no document takes a drawing
+ * thread for long.
+ */
+function checkInvoiceLines(invoice: Invoice, maxLines: number): void {
+  if (invoice.charges.length > maxLines) {
+    throw ValidationError.field(
+      'Charges',
+      `An invoice PDF holds at most ${maxLines} lines; this invoice has ${invoice.charges.length}`,
+      'document_too_large',
+    );
+  }
 }
 
 /**
@@ -217,6 +255,7 @@ export const renderInvoicePdfAttachment: AttachmentRenderer = async (
     log: deps.log,
     secrets: deps.secrets,
     mailQueued: () => {},
+    documents: deps.documents,
   };
   const { invoice, pdf } = await renderInvoicePdf(ctx, Number(mail.ref));
   return { filename: invoicePdfFilename(invoice), contentType: 'application/pdf', content: pdf };

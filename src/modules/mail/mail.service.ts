@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type Nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
+import type { DocumentRenderer } from '../../pdf/documentPool.ts';
 import type { Db } from '../../storage/database.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import * as repo from './mail.repository.ts';
@@ -51,6 +52,8 @@ export interface RenderDeps {
   wallClock: Clock;
   secrets: SecretBox;
   log: Logger;
+  /** The process's PDF threads, which draw the documents attached (docs/operations.md, "PDF documents"). */
+  documents?: DocumentRenderer;
 }
 
 /** Renders the attachment of a message of the account; throws when it cannot (the delivery is then retried). */
@@ -138,6 +141,8 @@ export interface DeliveryDeps {
   transport: MailTransport | undefined;
   from: string;
   log: Logger;
+  /** Passed on to attachment renderers (RenderDeps). */
+  documents?: DocumentRenderer;
 }
 
 /** Messages sent per round of the mail worker at most; the rest wait for its next round (a wake or its timer). */

@@ -30,7 +30,8 @@ export {
   getEmandate,
 } from './emandate.service.ts';
 export { toEmandateDto } from './emandates.serializer.ts';
-export { mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
+export { MANDATE_DOCUMENT, drawMandateDocument, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
+export type { MandateDocument } from './mandatePdf.ts';
 export type { MandateCancelledListener } from './emandateCancel.service.ts';
 export { cancelEmandate, registerMandateCancelledListener } from './emandateCancel.service.ts';
 export type { MandatedBankAccount } from './emandateLink.service.ts';

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, GoneError } from '../../errors.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
+import { documentRenderer } from '../../pdf/documentPool.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import { getEmandate } from './emandate.service.ts';
@@ -92,6 +93,20 @@ export function mandatePdf(mandate: Emandate, seller: DocumentSeller): Promise<B
   return end();
 }
 
+/** The kind of document the worker threads draw with drawMandateDocument. */
+export const MANDATE_DOCUMENT = 'mandate';
+
+/** What a signed mandate's PDF is drawn from: plain data, read on the main thread and drawn in a worker thread. */
+export interface MandateDocument {
+  mandate: Emandate;
+  seller: DocumentSeller;
+}
+
+/** Draws a signed mandate's PDF from its model (in a worker thread: src/documentWorker.ts). */
+export function drawMandateDocument(model: MandateDocument): Promise<Buffer> {
+  return mandatePdf(model.mandate, model.seller);
+}
+
 /**
  * docs/spec-decisions.md, "The signed PDF": the public download link (the token alone) works for 30 days after
  * signing; the merchant's API key downloads it for good.
@@ -134,5 +149,9 @@ export async function renderMandatePdf(
         `ask ${mandate.beneficiary.name} for a copy of the signed mandate`,
     );
   }
-  return { mandate, pdf: await mandatePdf(mandate, await documentSeller(ctx)) };
+  const model: MandateDocument = { mandate, seller: await documentSeller(ctx) };
+  return {
+    mandate,
+    pdf: await documentRenderer(ctx).render(ctx.account.id, { kind: MANDATE_DOCUMENT, model }),
+  };
 }

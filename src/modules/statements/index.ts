@@ -9,7 +9,10 @@ export type { StatementRunSummary } from './statementMail.service.ts';
 export { sendDueStatements } from './statementMail.service.ts';
 export {
   STATEMENT_PDF_ATTACHMENT,
+  STATEMENT_DOCUMENT,
+  drawStatementDocument,
   renderStatementPdf,
   renderStatementPdfAttachment,
   statementPdfFilename,
 } from './statementPdf.ts';
+export type { StatementDocument } from './statementPdf.ts';

@@ -4,6 +4,9 @@ import { minorToDecimalText } from '../../core/money.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
+import { documentRenderer } from '../../pdf/documentPool.ts';
+import type { DocumentRenderer } from '../../pdf/documentPool.ts';
+import { ValidationError } from '../../errors.ts';
 import { documentSeller, getAccount, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import type { Customer } from '../customers/index.ts';
@@ -176,14 +179,56 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
   return end();
 }
 
+/** The kind of document the worker threads draw with drawStatementDocument. */
+export const STATEMENT_DOCUMENT = 'statement';
+
+/** What a statement PDF is drawn from: plain data, read on the main thread and drawn in a worker thread. */
+export interface StatementDocument {
+  statement: Statement;
+  seller: DocumentSeller;
+  createdAt: Date;
+}
+
+/** Draws a statement PDF from its model (in a worker thread: src/documentWorker.ts). */
+export function drawStatementDocument(model: StatementDocument): Promise<Buffer> {
+  return statementPdf(model.statement, model.seller, model.createdAt);
+}
+
 /** GET /v1/customers/{customerID}/statement.pdf. */
 export async function renderStatementPdf(
   ctx: ServiceContext,
   customerId: number,
   range: StatementRange,
 ): Promise<{ statement: Statement; pdf: Buffer }> {
+  const documents = documentRenderer(ctx);
   const statement = await getStatement(ctx, customerId, range);
-  return { statement, pdf: await statementPdf(statement, await documentSeller(ctx), ctx.clock.now()) };
+  return { statement, pdf: await drawnStatement(ctx, documents, statement) };
+}
+
+/**
+ * The statement drawn in the account's turn. docs/operations.md, "PDF documents": a statement PDF holds at most
+ * PDF_MAX_STATEMENT_LINES lines; a range with more is refused, naming startDate, which a shorter range moves.
+ */
+async function drawnStatement(
+  ctx: ServiceContext,
+  documents: DocumentRenderer,
+  statement: Statement,
+): Promise<Buffer> {
+  const maxLines = documents.limits.maxStatementLines;
+  if (statement.lines.length > maxLines) {
+    throw ValidationError.field(
+      'startDate',
+      `A statement PDF holds at most ${maxLines} lines; this range holds ${statement.lines.length}: ` +
+        'choose a later startDate or an earlier endDate',
+      'document_too_large',
+    );
+  }
+  const model: StatementDocument = {
+    statement,
+    seller: await documentSeller(ctx),
+    createdAt: ctx.clock.now(),
+  };
+  return documents.render(ctx.account.id, { kind: STATEMENT_DOCUMENT, model });
 }
 
 /** The attachment kind of statement e-mails; its ref is the customer and the range (statementAttachmentRef). */
@@ -211,10 +256,11 @@ export const renderStatementPdfAttachment: AttachmentRenderer = async (
     log: deps.log,
     secrets: deps.secrets,
     mailQueued: () => {},
+    documents: deps.documents,
   };
   const ref = JSON.parse(mail.ref) as { customerId: number; startDate: string; endDate: string };
   const customer = await getCustomer(ctx, ref.customerId);
   const statement = await statementFor(ctx, customer, ref.startDate, ref.endDate);
-  const pdf = await statementPdf(statement, await documentSeller(ctx), ctx.clock.now());
+  const pdf = await drawnStatement(ctx, documentRenderer(ctx), statement);
   return { filename: statementPdfFilename(statement), contentType: 'application/pdf', content: pdf };
 };

@@ -1,0 +1,51 @@
+import os from 'node:os';
+import { parentPort } from 'node:worker_threads';
+import { INVOICE_DOCUMENT, drawInvoiceDocument } from './modules/invoicing/index.ts';
+import type { InvoiceDocument } from './modules/invoicing/index.ts';
+import { MANDATE_DOCUMENT, drawMandateDocument } from './modules/mandates/index.ts';
+import type { MandateDocument } from './modules/mandates/index.ts';
+import { STATEMENT_DOCUMENT, drawStatementDocument } from './modules/statements/index.ts';
+import type { StatementDocument } from './modules/statements/index.ts';
+import type { DocumentAnswer, DocumentRequest } from './pdf/documentPool.ts';
+
+/**
+ * The entry of a PDF worker thread (src/pdf/documentPool.ts; docs/operations.md, "PDF documents"): it draws one
+ * document at a time from the plain model the main thread read, and answers its bytes. Nothing here reads the
+ * database: a thread is stopped whenever a drawing overruns its budget, and must leave nothing half done.
+ */
+const drawings: Record<string, (model: never) => Promise<Buffer>> = {
+  [INVOICE_DOCUMENT]: (model: InvoiceDocument) => drawInvoiceDocument(model),
+  [STATEMENT_DOCUMENT]: (model: StatementDocument) => drawStatementDocument(model),
+  [MANDATE_DOCUMENT]: (model: MandateDocument) => drawMandateDocument(model),
+};
+
+// NOTE: on Linux each thread has a nice value of its own, and setpriority(0) from a thread sets only its own: this
+// thread gives way to the event loop, which answers every other request, whenever both want a core
+// (docs/benchmarks.md, "PDFs off the event loop"). Where that cannot be done the thread draws at the same priority.
+try {
+  os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL);
+} catch {
+  // Not allowed here: drawn at the process's priority.
+}
+
+const port = parentPort;
+if (!port) throw new Error('src/documentWorker.ts runs as a worker thread of the document pool');
+
+port.on('message', (request: DocumentRequest) => {
+  void answer(request).then((reply) =>
+    port.postMessage(reply, reply.ok ? [reply.pdf.buffer as ArrayBuffer] : []),
+  );
+});
+port.postMessage({ ready: true } satisfies DocumentAnswer);
+
+async function answer(request: DocumentRequest): Promise<Extract<DocumentAnswer, { id: number }>> {
+  try {
+    const draw = drawings[request.kind];
+    if (!draw) throw new Error(`no drawing for documents of kind ${request.kind}`);
+    const pdf = await draw(request.model as never);
+    // Its own copy, so that transferring it moves no memory another Buffer shares (Buffer's pool).
+    return { id: request.id, ok: true, pdf: new Uint8Array(pdf) };
+  } catch (error) {
+    return { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
