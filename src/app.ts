@@ -56,6 +56,7 @@ import { registerJsonBodies } from './http/jsonBody.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { RequestLog } from './http/requestLog.ts';
 import { refuseNulInUrls } from './http/urlText.ts';
+import { refuseUnplainHosts } from './http/origin.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { CustomerQueue, registerCustomerQueue } from './http/customerQueue.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
@@ -167,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerJsonBodies(app);
   refuseNulInUrls(app);
+  refuseUnplainHosts(app);
 
   app.addHook('preClose', (done) => {
     closing = true;

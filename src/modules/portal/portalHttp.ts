@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actingAsContact } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
+import { arrivedOnLoopback } from '../../http/origin.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import type { Account } from '../auth/index.ts';
 import * as auth from './portalAuth.service.ts';
@@ -61,27 +62,15 @@ export interface SignedInPage extends PortalPage {
 /** A form's fields, each the last value sent under its name. */
 export type FormFields = Record<string, string>;
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
 /**
  * Whether the portal is served over HTTPS: PUBLIC_URL's scheme when set, else the request's (X-Forwarded-Proto
- * counts only from TRUSTED_PROXIES). Plain HTTP is allowed only on a loopback address, for development
- * (docs/portal.md, "HTTPS").
+ * counts only from TRUSTED_PROXIES). Plain HTTP is allowed only for a request that arrived on loopback, judged by
+ * the connection and never by the Host header, for development (docs/portal.md, "HTTPS").
  */
 function transportOf(deps: PortalDeps, request: FastifyRequest): 'https' | 'loopback' | 'refused' {
   const secure = deps.publicUrl ? deps.publicUrl.startsWith('https:') : request.protocol === 'https';
   if (secure) return 'https';
-  return LOOPBACK_HOSTS.has(request.hostname) ? 'loopback' : 'refused';
-}
-
-/**
- * Where a reset e-mail's link points: PUBLIC_URL, or the request's own origin on a loopback address only. Elsewhere
- * the Host header (or X-Forwarded-Host) is the client's to choose, and a link built from it would carry the reset
- * token to whatever host the client named.
- */
-export function resetLinkOrigin(deps: PortalDeps, request: FastifyRequest): string | undefined {
-  if (deps.publicUrl) return deps.publicUrl;
-  return LOOPBACK_HOSTS.has(request.hostname) ? `${request.protocol}://${request.host}` : undefined;
+  return arrivedOnLoopback(request) ? 'loopback' : 'refused';
 }
 
 /**
