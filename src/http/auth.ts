@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
+import { addressKey } from './clientAddress.ts';
 import { problem, sendProblem } from './problem.ts';
 
 export interface PresentedCredentials {
@@ -52,7 +53,7 @@ export function sendUnauthorized(
 export type FailedAuthentication = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /**
- * Failed authentications are counted per client address (the socket's: no proxy is trusted) over a minute; past
+ * Failed authentications are counted per client address (an IPv6 client's /64) over a minute; past
  * `perMinute` the address's failures are answered 429 with `Retry-After`. Only failures are counted and valid keys
  * are never refused, so a client sharing an address (a NAT) with a guesser keeps working.
  */
@@ -60,7 +61,9 @@ export async function throttleFailedAuthentication(
   app: FastifyInstance,
   perMinute: number,
 ): Promise<FailedAuthentication> {
-  await app.register(rateLimit, { global: false });
+  // Every limiter made from this registration (these failures, the eMandate pages' routes) keys a client by its
+  // address, an IPv6 client by its /64 (addressKey).
+  await app.register(rateLimit, { global: false, keyGenerator: (request) => addressKey(request.ip) });
   const countFailure = app.createRateLimit({ max: perMinute, timeWindow: 60_000 });
   return async (request, reply) => {
     const limit = await countFailure(request);

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
+import { addressKey } from '../../http/clientAddress.ts';
 import {
   dummyPasswordHash,
   hashPassword,
@@ -160,13 +161,13 @@ export async function currentSession(
 }
 
 /**
- * Counts a sign-in or reset form posted from the address (docs/design/portal.md, "Throttling": the coarse limit
- * that comes first); the seconds to wait when the address is over FORM_POSTS_PER_MINUTE, else undefined.
+ * Counts a sign-in or reset form posted from the address, an IPv6 client's /64 (docs/design/portal.md, "Throttling":
+ * the coarse limit that comes first); the seconds to wait when the address is over FORM_POSTS_PER_MINUTE, else undefined.
  */
 export async function formPostWait(ctx: ServiceContext, clientAddress: string): Promise<number | undefined> {
   const earlier = await repo.recordFormPost(
     ctx.db,
-    { account_id: ctx.account.id, client_address: clientAddress, posted_at: at(ctx) },
+    { account_id: ctx.account.id, client_address: addressKey(clientAddress), posted_at: at(ctx) },
     at(ctx, -60_000),
   );
   return earlier >= FORM_POSTS_PER_MINUTE ? 60 : undefined;
@@ -255,17 +256,19 @@ async function guardedCheck(
   ctx: ServiceContext,
   input: { key: string; clientAddress: string; password: string; stored: string },
 ): Promise<GuardedCheck> {
+  // Counted by addressKey: an IPv6 client by its /64, which one subscriber routinely holds whole.
+  const address = addressKey(input.clientAddress);
   const attemptId = await repo.insertAttempt(
     ctx.db,
     {
       account_id: ctx.account.id,
       username_key: input.key,
-      client_address: input.clientAddress,
+      client_address: address,
       failed_at: at(ctx),
     },
     at(ctx, -24 * 60 * 60_000),
   );
-  const attempt = { id: attemptId, key: input.key, address: input.clientAddress, countOwn: false };
+  const attempt = { id: attemptId, key: input.key, address, countOwn: false };
   const paused = await pausedUntil(ctx, attempt);
   if (paused) {
     await repo.deleteAttempt(ctx.db, attemptId);
@@ -305,7 +308,7 @@ export async function signIn(
     return until ? { kind: 'locked', until } : { kind: 'refused' };
   }
   await repo.deleteAttempt(ctx.db, check.attemptId);
-  await repo.clearFailuresOfPair(ctx.db, ctx.account.id, key, input.clientAddress);
+  await repo.clearFailuresOfPair(ctx.db, ctx.account.id, key, addressKey(input.clientAddress));
   let hash = contact.passwordHash;
   if (needsStrongerHash(hash)) {
     const stronger = await hashPassword(input.password, 'strong');
