@@ -90,7 +90,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.signedInForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const mismatch = newPasswordProblems(fields);
       if (mismatch.length) return passwordPage(page, 422, { ...changeForm(page), errors: mismatch });

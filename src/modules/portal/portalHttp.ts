@@ -323,8 +323,8 @@ export function portalRequests(deps: PortalDeps) {
     },
 
     /**
-     * A sign-in or reset form within the address's request limit (FORM_POSTS_PER_MINUTE to the portal); over it,
-     * a 429 page with Retry-After is sent and nothing else is done.
+     * A sign-in, reset, details or password form within the address's request limit (FORM_POSTS_PER_MINUTE to the
+     * portal); over it, a 429 page with Retry-After is sent and nothing else is done.
      */
     async withinFormLimit(page: PortalPage): Promise<boolean> {
       const wait = await auth.formPostWait(page.portal.ctx, page.request.ip);
@@ -334,7 +334,7 @@ export function portalRequests(deps: PortalDeps) {
         title: 'Too many requests',
         heading: 'Too many requests from your network',
         message:
-          'This portal received too many sign-in or reset forms from your network in the last minute. Wait a minute, then try again.',
+          'This portal received too many forms from your network in the last minute. Wait a minute, then try again.',
         link: { href: `${page.portal.base}login`, text: 'Sign in' },
       });
       return false;
