@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import { addressKey } from './clientAddress.ts';
 import { problem, sendProblem } from './problem.ts';
 
 export interface PresentedCredentials {
@@ -62,8 +61,9 @@ export async function throttleFailedAuthentication(
   perMinute: number,
 ): Promise<FailedAuthentication> {
   // Every limiter made from this registration (these failures, the eMandate pages' routes) keys a client by its
-  // address, an IPv6 client by its /64 (addressKey).
-  await app.register(rateLimit, { global: false, keyGenerator: (request) => addressKey(request.ip) });
+  // address, an IPv6 client by its /64, as addressKey does for the portal's limits (docs/operations.md, "Files and
+  // network limits"). The plugin's own key does so by default; it is named here so that no upgrade changes it.
+  await app.register(rateLimit, { global: false, ipv6Subnet: 64 });
   const countFailure = app.createRateLimit({ max: perMinute, timeWindow: 60_000 });
   return async (request, reply) => {
     const limit = await countFailure(request);

@@ -33,6 +33,7 @@ async function csrfOverHttps(client: PortalClient, path: string): Promise<string
 }
 
 describe('per-address limits and IPv6 clients', () => {
+  // @fastify/rate-limit keys by /64 by default; this keeps the setting that says so (src/http/auth.ts) honest.
   it('count failed API authentications from one /64 together', async () => {
     const wrong = { accountId: t.accountId, apiKey: 'not-a-key' };
     for (let i = 0; i < 3; i++) {
