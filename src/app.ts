@@ -90,7 +90,7 @@ export interface AppDeps {
   mailQueued(): void;
   /** This process's webhook worker, which changes hand their deliveries to. */
   webhookSender?: WebhookSender;
-  /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
+  /** Where browsers reach the service (PUBLIC_URL); undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
   /** TRUSTED_PROXIES: requests from these addresses are from the client X-Forwarded-For names. */
   trustedProxies?: string[];

@@ -14,7 +14,7 @@ export interface PortalDeps {
   db: Db;
   /** A context for the account (its clock, a test account's test clock), without an API key. */
   contextFor(accountId: number, request: FastifyRequest): Promise<ServiceContext>;
-  /** PUBLIC_URL: where browsers reach the service; undefined: the origin each request came to. */
+  /** PUBLIC_URL: where browsers reach the service; undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
 }
 

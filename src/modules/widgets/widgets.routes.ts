@@ -16,7 +16,7 @@ import { captureHtml } from './widgetAssets.ts';
 const tags = ['Capture widget'];
 
 export interface WidgetsRoutesOptions {
-  /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
+  /** Where browsers reach the service (PUBLIC_URL); undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
 }
 
