@@ -56,6 +56,7 @@ import { registerJsonBodies } from './http/jsonBody.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { RequestLog } from './http/requestLog.ts';
 import { refuseNulInUrls } from './http/urlText.ts';
+import { refuseUnplainHosts } from './http/origin.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { CustomerQueue, registerCustomerQueue } from './http/customerQueue.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
@@ -92,7 +93,7 @@ export interface AppDeps {
   webhookSender?: WebhookSender;
   /** This process's PDF threads, which every request's context carries. */
   documents?: DocumentRenderer;
-  /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
+  /** Where browsers reach the service (PUBLIC_URL); undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
   /** TRUSTED_PROXIES: requests from these addresses are from the client X-Forwarded-For names. */
   trustedProxies?: string[];
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   registerJsonBodies(app);
   refuseNulInUrls(app);
+  refuseUnplainHosts(app);
 
   app.addHook('preClose', (done) => {
     closing = true;

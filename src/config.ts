@@ -87,8 +87,9 @@ export interface Config {
    */
   cataloguePageCacheChars: number;
   /**
-   * The origin browsers reach the service at (PUBLIC_URL), for the capture widget's loader and frame; undefined:
-   * the origin each request came to.
+   * The origin browsers reach the service at (PUBLIC_URL): every link that leaves the service, the portal's HTTPS
+   * judgement and its cookies (docs/portal.md, "PUBLIC_URL and links"); undefined: links only for requests that
+   * arrived on loopback.
    */
   publicUrl: string | undefined;
   /**

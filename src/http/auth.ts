@@ -52,7 +52,7 @@ export function sendUnauthorized(
 export type FailedAuthentication = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /**
- * Failed authentications are counted per client address (the socket's: no proxy is trusted) over a minute; past
+ * Failed authentications are counted per client address (an IPv6 client's /64) over a minute; past
  * `perMinute` the address's failures are answered 429 with `Retry-After`. Only failures are counted and valid keys
  * are never refused, so a client sharing an address (a NAT) with a guesser keeps working.
  */
@@ -60,7 +60,10 @@ export async function throttleFailedAuthentication(
   app: FastifyInstance,
   perMinute: number,
 ): Promise<FailedAuthentication> {
-  await app.register(rateLimit, { global: false });
+  // Every limiter made from this registration (these failures, the eMandate pages' routes) keys a client by its
+  // address, an IPv6 client by its /64, as addressKey does for the portal's limits (docs/operations.md, "Files and
+  // network limits"). The plugin's own key does so by default; it is named here so that no upgrade changes it.
+  await app.register(rateLimit, { global: false, ipv6Subnet: 64 });
   const countFailure = app.createRateLimit({ max: perMinute, timeWindow: 60_000 });
   return async (request, reply) => {
     const limit = await countFailure(request);

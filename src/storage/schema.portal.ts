@@ -46,6 +46,16 @@ export interface PortalSignInFailuresTable {
   failed_at: Instant;
 }
 
+/** A signed-in contact's password checks and e-mail changes, for their limits (migration 0032). */
+export interface PortalContactActionsTable {
+  id: Id;
+  account_id: number;
+  contact_id: number;
+  session_id: number | null;
+  action: 'password_check' | 'email_change';
+  acted_at: Instant;
+}
+
 /** Sign-in and reset forms posted, for the per-address request limit (migration 0027). */
 export interface PortalFormPostsTable {
   id: Id;

@@ -11,6 +11,7 @@ import type {
 } from './schema.events.ts';
 import type { CaptureAddressFailuresTable, CaptureSessionsTable } from './schema.widgets.ts';
 import type {
+  PortalContactActionsTable,
   PortalFormPostsTable,
   PortalSessionsTable,
   PortalSignInFailuresTable,
@@ -455,4 +456,5 @@ export interface Database {
   portal_tokens: PortalTokensTable;
   portal_sign_in_failures: PortalSignInFailuresTable;
   portal_form_posts: PortalFormPostsTable;
+  portal_contact_actions: PortalContactActionsTable;
 }

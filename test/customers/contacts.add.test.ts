@@ -14,6 +14,9 @@ import {
 
 useCustomersService({ smtp: true });
 
+/** A generated username: the name's letters, then six random letters and digits without look-alikes. */
+const GENERATED = /^alovelace-[a-hj-km-np-z2-9]{6}$/;
+
 describe('adding a contact', () => {
   it('answers 201 with the contact, never with a Password, and reads it back by id', async () => {
     const customerID = await newCustomer();
@@ -62,7 +65,7 @@ describe('adding a contact', () => {
     expect(contact.Cell).toBeNull();
   });
 
-  it('generates a username from the name for an active contact without one, numbering the next', async () => {
+  it('generates a username from the name and a random suffix for an active contact without one', async () => {
     const account = await t.newAccount('Usernames');
     const customerID = await newCustomer(account);
     const first = await addContact(account, {
@@ -78,8 +81,10 @@ describe('adding a contact', () => {
       Email: uniqueEmail('ada'),
       Username: '   ',
     });
-    expect(first.Username).toBe('alovelace');
-    expect(second.Username).toBe('alovelace2');
+    // Not jsmith, jsmith2: a name would give the usernames away (docs/spec-decisions.md, "Customer contacts").
+    expect(first.Username).toMatch(GENERATED);
+    expect(second.Username).toMatch(GENERATED);
+    expect(second.Username).not.toBe(first.Username);
   });
 
   it('generates a password, e-mails it with the username to the contact, and stores only its scrypt hash', async () => {
@@ -87,12 +92,12 @@ describe('adding a contact', () => {
     const customerID = await newCustomer(account);
     const Email = uniqueEmail('ada');
     const contact = await addContact(account, { customerID, Name: 'Ada', LastName: 'Lovelace', Email });
-    expect(contact.Username).toBe('alovelace');
+    expect(contact.Username).toMatch(GENERATED);
 
     const mail = await mailTo(Email);
     expect(mail.subject).toContain('customer portal');
     const { username, password } = credentialsIn(mail.text);
-    expect(username).toBe('alovelace');
+    expect(username).toBe(contact.Username);
     expect(password).toBeDefined();
     expect(password!.length).toBeGreaterThanOrEqual(6);
     expect(password).toMatch(/[A-Za-z]/);
@@ -320,7 +325,36 @@ describe('concurrent adds', () => {
       results.map((r) => r.status),
       results.map((r) => r.text).join('\n'),
     ).toEqual([201, 201, 201, 201]);
-    const usernames = results.map((r) => r.body.Username).sort();
-    expect(usernames).toEqual(['alovelace', 'alovelace2', 'alovelace3', 'alovelace4']);
+    const usernames = results.map((r) => r.body.Username);
+    for (const username of usernames) expect(username).toMatch(GENERATED);
+    expect(new Set(usernames).size).toBe(4);
+  });
+
+  it('returns 409 for a Username another contact holds in another letter case, on add and on edit', async () => {
+    const account = await t.newAccount('Usernames by case');
+    const customerID = await newCustomer(account);
+    const body = (Username: string) => ({
+      customerID,
+      Name: 'Bob',
+      LastName: 'Case',
+      Email: uniqueEmail('bob'),
+      Username,
+      Password: 'Bobby1234',
+    });
+    const bob = await addContact(account, body('bob.case'));
+    const added = await account.request('POST', '/v1/customercontacts', { body: body('Bob.Case') });
+    expect(added.status, added.text).toBe(409);
+    expect(added.body.code).toBe('username_taken');
+    expect(added.text).toContain('Bob.Case');
+    const other = await addContact(account, body('robert.case'));
+    const edited = await account.request('PUT', `/v1/customercontacts/${other.customerContactID}`, {
+      body: { ...body('BOB.CASE'), Password: undefined },
+    });
+    expect(edited.status, edited.text).toBe(409);
+    // Its own username in another case is still its own.
+    const own = await account.request('PUT', `/v1/customercontacts/${bob.customerContactID}`, {
+      body: { ...body('Bob.Case'), Password: undefined },
+    });
+    expect(own.status, own.text).toBe(204);
   });
 });

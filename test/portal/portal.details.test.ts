@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import { eventually } from '../helpers/service.ts';
-import { customerWithLogin, signedIn, smtp, t, usePortalService } from './fixtures.ts';
+import { customerWithLogin, signedIn, smtp, t, usePortalService, wallClock } from './fixtures.ts';
 
 // docs/portal.md, "What customers may change": billing details, saved through the API's own customer update and
 // read back through the API.
@@ -221,5 +221,102 @@ describe('billing details', () => {
     expect(unfolded).toContain('Test Account');
     expect(mail.raw).toMatch(/Content-Type: text\/html/i);
     expect(smtp.messages.some((m) => m.to.includes(`new-${login.contactId}@example.com`))).toBe(false);
+  });
+});
+
+describe('limits on the signed-in forms', () => {
+  // docs/portal.md, "Sign-in, sessions and passwords". Each test starts a minute later, past the form limit's window
+  // of the tests before it.
+  const nextMinute = () => wallClock.advance(61_000);
+
+  it('caps e-mail changes at 3 a day per contact, so that the old addresses are told at most 3 times', async () => {
+    nextMinute();
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const change = async (i: number) =>
+      client.post(`${client.base}details`, {
+        csrf: await client.csrfOf(`${client.base}details`),
+        ...FORM,
+        ContactEmail: `loop-${i}-${login.contactId}@example.com`,
+        CurrentPassword: login.password,
+      });
+    for (let i = 1; i <= 3; i++) expect((await change(i)).status).toBe(303);
+    const fourth = await change(4);
+    expect(fourth.status).toBe(429);
+    expect(fourth.text).toContain('Your e-mail address can be changed at most 3 times a day');
+    expect(fourth.text).toContain('aria-invalid="true"');
+    expect((await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`)).Email).toBe(
+      `loop-3-${login.contactId}@example.com`,
+    );
+    const notices = () =>
+      smtp.messages.filter(
+        (m) => m.raw.includes('address was changed') && m.raw.includes(`-${login.contactId}@example.com`),
+      ).length;
+    await eventually(() => (notices() >= 3 ? true : undefined));
+
+    // A day later the contact may change it again (wall time: docs/architecture.md, "Two clocks").
+    wallClock.advance(24 * 60 * 60_000 + 1);
+    const again = await signedIn(login);
+    const fifth = await again.post(`${again.base}details`, {
+      csrf: await again.csrfOf(`${again.base}details`),
+      ...FORM,
+      ContactEmail: `loop-5-${login.contactId}@example.com`,
+      CurrentPassword: login.password,
+    });
+    expect(fifth.status, fifth.text).toBe(303);
+  });
+
+  it('counts right current passwords too: 5 checks a session, 10 a contact, in 15 minutes', async () => {
+    nextMinute();
+    const login = await customerWithLogin();
+    // A right current password with a new one the rule refuses: checked and counted, nothing changed.
+    const check = async (client: Awaited<ReturnType<typeof signedIn>>) =>
+      client.post(`${client.base}password`, {
+        csrf: await client.csrfOf(`${client.base}password`),
+        CurrentPassword: login.password,
+        Password: 'short',
+        ConfirmPassword: 'short',
+      });
+    const first = await signedIn(login);
+    for (let i = 0; i < 5; i++) expect((await check(first)).status).toBe(422);
+    const sixth = await check(first);
+    expect(sixth.status).toBe(429);
+    expect(sixth.text).toContain('Your password was checked too many times');
+    const second = await signedIn(login);
+    for (let i = 0; i < 5; i++) expect((await check(second)).status).toBe(422);
+    const third = await signedIn(login);
+    const overContact = await check(third);
+    expect(overContact.status).toBe(429);
+    expect(overContact.text).toContain('Your password was checked too many times');
+    // The window passes, and the contact's checks with it.
+    wallClock.advance(15 * 60_000 + 1);
+    expect((await check(await signedIn(login))).status).toBe(422);
+  }, 60_000);
+
+  it('puts the form limit on the details and password forms', async () => {
+    nextMinute();
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    const csrf = await client.csrfOf(`${client.base}details`);
+    const contact = await ok(t, 'GET', `/v1/customercontacts/${login.contactId}`);
+    // The sign-in above was the first form of this minute.
+    for (let i = 0; i < 29; i++) {
+      const saved = await client.post(`${client.base}details`, {
+        csrf,
+        ...FORM,
+        ContactEmail: contact.Email,
+      });
+      expect(saved.status).toBe(303);
+    }
+    const over = await client.post(`${client.base}details`, { csrf, ...FORM, ContactEmail: contact.Email });
+    expect(over.status).toBe(429);
+    expect(over.text).toContain('Too many requests from your network');
+    const password = await client.post(`${client.base}password`, {
+      csrf,
+      CurrentPassword: login.password,
+      Password: 'brand2new',
+      ConfirmPassword: 'brand2new',
+    });
+    expect(password.status).toBe(429);
   });
 });

@@ -6,35 +6,111 @@ import type { TestService } from '../helpers/service.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { customerWithLogin, PortalClient } from './fixtures.ts';
 
-// docs/portal.md, "HTTPS": the __Host- cookie behind PUBLIC_URL https, and no portal over plain HTTP away from
-// loopback.
+// docs/portal.md, "HTTPS" and "PUBLIC_URL and links": the __Host- cookie behind PUBLIC_URL https, no portal over
+// plain HTTP away from loopback (judged by the connection, never by Host), and links that leave the service only
+// under PUBLIC_URL or the loopback address a request arrived on.
 
 let secure: TestService;
 let plain: TestService;
+/** Believes X-Forwarded-* from 127.0.0.1, so that a test can stand for a client elsewhere. */
+let proxied: TestService;
+let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+const proxiedSlug = `proxied-${process.pid}`;
 
 beforeAll(async () => {
-  secure = await startTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } });
-  plain = await startTestService();
+  smtp = await startSmtpReceiver();
+  [secure, plain, proxied] = await Promise.all([
+    startTestService({ env: { PUBLIC_URL: 'https://billing.example.com' } }),
+    startTestService({ smtpUrl: smtp.url }),
+    startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1' }, smtpUrl: smtp.url }),
+  ]);
   await ok(secure, 'PUT', '/v1/account', { PortalSlug: 'secure' });
   await ok(plain, 'PUT', '/v1/account', { PortalSlug: 'plain' });
+  await ok(proxied, 'PUT', '/v1/account', { PortalSlug: proxiedSlug });
 });
 afterAll(async () => {
   await secure?.close();
   await plain?.close();
+  await proxied?.close();
+  await smtp?.close();
 });
 
-/** GET with a Host header of our choosing (fetch does not let one be set). */
-function getWithHost(url: string, host: string): Promise<{ status: number; cookies: string[] }> {
+interface RawAnswer {
+  status: number;
+  cookies: string[];
+  contentType: string;
+  text: string;
+}
+
+/** A request with a Host header of our choosing (fetch does not let one be set). */
+function rawRequest(
+  url: string,
+  options: { method?: string; headers: Record<string, string>; body?: string },
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers: { host } }, (response) => {
-      response.resume();
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, cookies: response.headers['set-cookie'] ?? [] }),
-      );
-    });
+    const request = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            cookies: response.headers['set-cookie'] ?? [],
+            contentType: response.headers['content-type'] ?? '',
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     request.on('error', reject);
+    request.end(options.body);
   });
 }
+
+const getWithHost = (url: string, host: string, headers: Record<string, string> = {}) =>
+  rawRequest(url, { headers: { host, ...headers } });
+
+/** An API call as the service's main account, with the headers given (a Host of our choosing among them). */
+const apiWithHost = (
+  t: TestService,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) =>
+  rawRequest(`${t.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${t.accountId}:${t.apiKey}`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+/** Asks for a reset link on the portal at `base`, as a browser that reached the service with these headers. */
+async function askResetAs(t: TestService, base: string, username: string, headers: Record<string, string>) {
+  const page = await getWithHost(`${t.url}${base}reset`, headers['host']!, headers);
+  expect(page.status, page.text).toBe(200);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
+  const cookie = page.cookies.map((line) => line.split(';')[0]).join('; ');
+  return rawRequest(`${t.url}${base}reset`, {
+    method: 'POST',
+    headers: {
+      ...headers,
+      cookie,
+      'content-type': 'application/x-www-form-urlencoded',
+      'sec-fetch-site': 'same-origin',
+    },
+    body: new URLSearchParams({ csrf, username }).toString(),
+  });
+}
+
+const resetMailTo = (username: string) =>
+  eventually(() => smtp.messages.find((m) => m.raw.includes('Reset your') && m.raw.includes(username)));
+const unfolded = (raw: string) => raw.replace(/=\r?\n/g, '');
 
 describe('the portal and HTTPS', () => {
   it('names the cookies __Host-, Secure, for the whole host, under an https PUBLIC_URL', async () => {
@@ -83,44 +159,122 @@ describe('the portal and HTTPS', () => {
     expect(refused.headers.get('content-security-policy')).toContain("default-src 'none'");
   });
 
-  it('refuses plain HTTP on an address other than loopback, and sets no cookie', async () => {
-    const refused = await getWithHost(`${plain.url}/portal/plain/login`, 'billing.example.com');
-    expect(refused.status).toBe(403);
-    expect(refused.cookies).toEqual([]);
-    const loopback = await getWithHost(`${plain.url}/portal/plain/login`, 'localhost');
+  it('serves plain HTTP to a loopback connection whatever its Host says', async () => {
+    const loopback = await getWithHost(`${plain.url}/portal/plain/login`, 'billing.example.com');
     expect(loopback.status).toBe(200);
+  });
+
+  it('refuses plain HTTP to a client elsewhere, even one sending Host: localhost, and sets no cookie', async () => {
+    // The connection is the trusted proxy's, over loopback; the client it names is not.
+    const remote = await getWithHost(`${proxied.url}/portal/${proxiedSlug}/login`, 'localhost', {
+      'x-forwarded-for': '203.0.113.7',
+    });
+    expect(remote.status).toBe(403);
+    expect(remote.text).toContain('This portal needs HTTPS');
+    expect(remote.cookies).toEqual([]);
+    const local = await getWithHost(`${proxied.url}/portal/${proxiedSlug}/login`, 'localhost', {
+      'x-forwarded-for': '127.0.0.1',
+    });
+    expect(local.status).toBe(200);
   });
 });
 
-describe('a reset link without PUBLIC_URL', () => {
-  it('is e-mailed only for a loopback address, never to a host the request names', async () => {
-    const smtp = await startSmtpReceiver();
-    // Behind a trusted proxy, X-Forwarded-Host and X-Forwarded-Proto are believed: a client can name any host.
-    const proxied = await startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1' }, smtpUrl: smtp.url });
-    try {
-      await ok(proxied, 'PUT', '/v1/account', { PortalSlug: `proxied-${process.pid}` });
-      const login = await customerWithLogin(proxied);
-      const base = `/portal/proxied-${process.pid}/`;
-      const forged = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' };
-      const attacker = new PortalClient(base, proxied.url);
-      const page = await attacker.get(`${base}reset`, forged);
-      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
-      const asked = await attacker.post(`${base}reset`, { csrf, username: login.username }, forged);
-      expect(asked.status).toBe(200);
-      expect(proxied.logs.join('')).toContain('PUBLIC_URL is not set: a password reset e-mail was not sent');
-
-      // The same request on loopback is e-mailed; the outbox sends in order, so a forged one would have come first.
-      const local = new PortalClient(base, proxied.url);
-      await local.post(`${base}reset`, {
-        csrf: await local.csrfOf(`${base}reset`),
-        username: login.username,
-      });
-      await eventually(() => smtp.messages.find((m) => m.raw.includes('Reset your')));
-      expect(smtp.messages.filter((m) => m.raw.includes('Reset your'))).toHaveLength(1);
-      expect(smtp.messages.map((m) => m.raw).join('')).not.toContain('evil.example');
-    } finally {
-      await proxied.close();
-      await smtp.close();
+describe('a Host that is not a plain host[:port]', () => {
+  it('is refused service-wide with a 400 problem naming Host, and no reset is e-mailed', async () => {
+    const login = await customerWithLogin(plain);
+    for (const host of ['localhost:1@evil.example', 'localhost/evil', 'evil.example:99999', '[::1']) {
+      const page = await getWithHost(`${plain.url}/portal/plain/reset`, host);
+      expect(page.status, host).toBe(400);
+      expect(page.contentType).toMatch(/^application\/problem\+json/);
+      expect(JSON.parse(page.text)).toMatchObject({ code: 'invalid_host', fields: [{ field: 'Host' }] });
+      expect((await apiWithHost(plain, 'GET', '/v1/account', { host })).status).toBe(400);
     }
+    const forged = await rawRequest(`${plain.url}/portal/plain/reset`, {
+      method: 'POST',
+      headers: { host: 'localhost:1@evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: login.username }).toString(),
+    });
+    expect(forged.status).toBe(400);
+    // A later reset from a browser on loopback is the first one to arrive: the forged one queued nothing.
+    const browser = new PortalClient('/portal/plain/', plain.url);
+    await browser.post('/portal/plain/reset', {
+      csrf: await browser.csrfOf('/portal/plain/reset'),
+      username: login.username,
+    });
+    const mail = await resetMailTo(login.username);
+    expect(unfolded(mail.raw)).toContain(`${plain.url}/portal/plain/reset/`);
+    expect(smtp.messages.map((m) => m.raw).join('')).not.toContain('evil.example');
+  });
+});
+
+describe('links that leave the service without PUBLIC_URL', () => {
+  it('name the loopback address a reset request arrived on, never the host its Host header names', async () => {
+    const login = await customerWithLogin(plain);
+    const asked = await askResetAs(plain, '/portal/plain/', login.username, {
+      host: 'evil.example:8080',
+      origin: 'http://evil.example:8080',
+    });
+    expect(asked.status, asked.text).toBe(200);
+    const link = /http:\/\/[^\s"<]+\/reset\/[\w-]{43}/.exec(
+      unfolded((await resetMailTo(login.username)).raw),
+    )![0];
+    expect(link.startsWith(`${plain.url}/portal/plain/reset/`), link).toBe(true);
+  });
+
+  it('are not e-mailed to a client elsewhere, whatever host and scheme it names', async () => {
+    const login = await customerWithLogin(proxied);
+    const forged = {
+      host: 'evil.example',
+      origin: 'https://evil.example',
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'evil.example',
+    };
+    const asked = await askResetAs(proxied, `/portal/${proxiedSlug}/`, login.username, forged);
+    expect(asked.status).toBe(200);
+    expect(proxied.logs.join('')).toContain('PUBLIC_URL is not set: a password reset e-mail was not sent');
+
+    // The same request on loopback is e-mailed; the outbox sends in order, so a forged one would have come first.
+    const local = new PortalClient(`/portal/${proxiedSlug}/`, proxied.url);
+    await local.post(`/portal/${proxiedSlug}/reset`, {
+      csrf: await local.csrfOf(`/portal/${proxiedSlug}/reset`),
+      username: login.username,
+    });
+    await resetMailTo(login.username);
+    expect(
+      smtp.messages.filter((m) => m.raw.includes(login.username) && m.raw.includes('Reset your')),
+    ).toHaveLength(1);
+    expect(smtp.messages.map((m) => m.raw).join('')).not.toContain('evil.example');
+  });
+
+  it('make PortalURL, sign-in links and the login e-mail from the loopback address, or the path alone elsewhere', async () => {
+    const login = await customerWithLogin(plain);
+    const evil = { host: 'evil.example' };
+    const account = await apiWithHost(plain, 'GET', '/v1/account', evil);
+    expect(JSON.parse(account.text).PortalURL).toBe(`${plain.url}/portal/plain/`);
+    const link = await apiWithHost(plain, 'POST', '/v1/portal/sessions', evil, {
+      ContactID: login.contactId,
+    });
+    expect(JSON.parse(link.text).URL.startsWith(`${plain.url}/portal/plain/link/`), link.text).toBe(true);
+    const Email = `login-${process.pid}@example.com`;
+    const contact = await apiWithHost(plain, 'POST', '/v1/customercontacts', evil, {
+      customerID: login.customerId,
+      Name: 'Lin',
+      LastName: 'Kage',
+      Email,
+    });
+    expect(contact.status, contact.text).toBe(201);
+    const mail = await eventually(() => smtp.messages.find((m) => m.to.includes(Email)));
+    expect(unfolded(mail.raw)).toContain(`${plain.url}/portal/plain/`);
+    expect(mail.raw).not.toContain('evil.example');
+
+    const remote = { host: 'evil.example', 'x-forwarded-for': '203.0.113.7' };
+    const elsewhere = await apiWithHost(proxied, 'GET', '/v1/account', remote);
+    expect(JSON.parse(elsewhere.text).PortalURL).toBe(`/portal/${proxiedSlug}/`);
+    const theirs = await customerWithLogin(proxied);
+    const remoteLink = await apiWithHost(proxied, 'POST', '/v1/portal/sessions', remote, {
+      ContactID: theirs.contactId,
+    });
+    expect(JSON.parse(remoteLink.text).URL).toMatch(new RegExp(`^/portal/${proxiedSlug}/link/[\\w-]{43}$`));
   });
 });

@@ -60,12 +60,24 @@ describe('POST /v1/portal/sessions', () => {
     );
   });
 
+  it('takes a plain http ReturnUrl only on loopback, for development', async () => {
+    const login = await customerWithLogin();
+    for (const ReturnUrl of ['http://localhost:3000/account', 'http://127.0.0.2/x', 'http://[::1]:8080/']) {
+      const res = await t.request('POST', '/v1/portal/sessions', {
+        body: { ContactID: login.contactId, ReturnUrl },
+      });
+      expect(res.status, `${ReturnUrl}: ${res.text}`).toBe(200);
+    }
+  });
+
   it('returns 422 naming the field for a bad request', async () => {
     const login = await customerWithLogin();
     for (const [body, field] of [
       [{}, 'ContactID'],
       [{ ContactID: login.contactId, ReturnUrl: 'javascript:alert(1)' }, 'ReturnUrl'],
       [{ ContactID: login.contactId, ReturnUrl: 'not a url' }, 'ReturnUrl'],
+      [{ ContactID: login.contactId, ReturnUrl: 'http://shop.example.com/account' }, 'ReturnUrl'],
+      [{ ContactID: login.contactId, ReturnUrl: 'http://127.0.0.1.evil.example/' }, 'ReturnUrl'],
       [{ ContactID: login.contactId, CustomerID: (await customerWithLogin()).customerId }, 'ContactID'],
     ] as const) {
       const res = await t.request('POST', '/v1/portal/sessions', { body });

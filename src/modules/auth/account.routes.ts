@@ -1,3 +1,4 @@
+import { linkOrigin } from '../../http/origin.ts';
 import type { App } from '../../http/types.ts';
 import { NoContent, emptyBodyAsObject } from '../../http/schemas.ts';
 import * as accounts from './account.service.ts';
@@ -24,7 +25,7 @@ export function registerAccountRoutes(app: App, options: { publicUrl?: string } 
       toAccountDto(
         request.ctx.account,
         await accounts.getSellerDetails(request.ctx),
-        options.publicUrl ?? `${request.protocol}://${request.host}`,
+        linkOrigin(request, options.publicUrl),
       ),
   );
 

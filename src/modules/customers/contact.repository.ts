@@ -95,17 +95,6 @@ export async function listContacts(
   return rows.map(contactFromRow);
 }
 
-/** Usernames of the account equal to `base` or starting with it, for picking a free generated one. */
-export async function usernamesLike(db: Db, accountId: number, base: string): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('customer_contacts')
-    .select('username')
-    .where('account_id', '=', accountId)
-    .where('username', 'like', `${base}%`)
-    .execute();
-  return new Set(rows.map((row) => row.username!));
-}
-
 export async function contactHasPassword(db: Db, accountId: number, contactId: number): Promise<boolean> {
   const row = await db
     .selectFrom('customer_contacts')
@@ -117,18 +106,19 @@ export async function contactHasPassword(db: Db, accountId: number, contactId: n
   return row !== undefined;
 }
 
-export async function findContactIdByUsername(
-  db: Db,
-  accountId: number,
-  username: string,
-): Promise<number | undefined> {
-  const row = await db
+/**
+ * The contacts holding a username of this folded key (usernameKey): sign-in ignores case, so "Bob" and "bob" are one
+ * login. Several only where they were made before that was refused.
+ */
+export async function findContactIdsByUsernameKey(db: Db, accountId: number, key: string): Promise<number[]> {
+  const rows = await db
     .selectFrom('customer_contacts')
     .select('id')
     .where('account_id', '=', accountId)
-    .where('username', '=', username)
-    .executeTakeFirst();
-  return row?.id;
+    .where('username_key', '=', key)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 export async function insertContact(db: Db, row: Insertable<CustomerContactsTable>): Promise<number> {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { inTransaction, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -55,7 +56,15 @@ function checkedFields(input: ContactInput): { name: string; lastName: string; e
   return { name, lastName, email };
 }
 
-/** A readable username from the contact's name (jsmith, jsmith2, ...), free in the account. */
+/** Letters and digits without look-alikes (no 0/o, 1/l/i), for the random part of a generated username. */
+const SUFFIX_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const SUFFIX_LENGTH = 6;
+
+/**
+ * A readable username from the contact's name with a random suffix (jsmith-k3x9pz), free in the account. The suffix
+ * keeps generated usernames from being guessed from a name (docs/spec-decisions.md, "Customer contacts"): 31^6, near
+ * 900 million, for each name. Usernames generated before it (jsmith, jsmith2) stay as they are.
+ */
 async function generateUsername(
   ctx: ServiceContext,
   name: string,
@@ -67,18 +76,35 @@ async function generateUsername(
       .normalize('NFKD')
       .replace(/[^A-Za-z0-9]/g, '')
       .toLowerCase();
-  const base = clean(name.slice(0, 1) + lastName) || clean(email.split('@')[0] ?? '') || 'contact';
-  const taken = await repo.usernamesLike(ctx.db, ctx.account.id, base);
-  for (let n = 1; ; n++) {
-    const candidate = n === 1 ? base : `${base}${n}`;
-    if (!taken.has(candidate)) return candidate;
+  const base = (clean(name.slice(0, 1) + lastName) || clean(email.split('@')[0] ?? '') || 'contact').slice(
+    0,
+    80,
+  );
+  for (;;) {
+    const suffix = Array.from(
+      { length: SUFFIX_LENGTH },
+      () => SUFFIX_ALPHABET[crypto.randomInt(SUFFIX_ALPHABET.length)],
+    ).join('');
+    const candidate = `${base}-${suffix}`;
+    if (
+      (await repo.findContactIdsByUsernameKey(ctx.db, ctx.account.id, usernameKey(candidate))).length === 0
+    ) {
+      return candidate;
+    }
   }
 }
 
+/**
+ * A username is refused when another contact of the account holds it in any letter case: sign-in ignores case
+ * (docs/spec-decisions.md, "Customer contacts"), so "Bob" beside "bob" would be one login for two contacts.
+ */
 async function assertUsernameFree(ctx: ServiceContext, username: string, contactId?: number): Promise<void> {
-  const holder = await repo.findContactIdByUsername(ctx.db, ctx.account.id, username);
-  if (holder !== undefined && holder !== contactId) {
-    throw new ConflictError('username_taken', `Username "${username}" belongs to another contact`);
+  const holders = await repo.findContactIdsByUsernameKey(ctx.db, ctx.account.id, usernameKey(username));
+  if (holders.some((holder) => holder !== contactId)) {
+    throw new ConflictError(
+      'username_taken',
+      `Username "${username}" belongs to another contact (usernames are compared without regard to case)`,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { linkOrigin } from '../../http/origin.ts';
 import type { App } from '../../http/types.ts';
 import { portalUrlOf } from '../auth/index.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
@@ -16,12 +17,16 @@ import { contactInputFromWire, toContactDto } from './contacts.serializer.ts';
 const tags = ['Customer contacts'];
 
 export function registerContactRoutes(app: App, options: { publicUrl?: string } = {}): void {
-  /** The portal's address for the credentials e-mail: under PUBLIC_URL, else the origin the key's owner called. */
-  const linksOf = (request: FastifyRequest): contacts.CredentialsLinks => ({
-    portalUrl:
-      portalUrlOf(request.ctx.account, options.publicUrl ?? `${request.protocol}://${request.host}`) ??
-      undefined,
-  });
+  /**
+   * The portal's address for the credentials e-mail: under PUBLIC_URL, or the loopback origin a local caller used;
+   * none elsewhere (docs/portal.md, "PUBLIC_URL and links").
+   */
+  const linksOf = (request: FastifyRequest): contacts.CredentialsLinks => {
+    const origin = linkOrigin(request, options.publicUrl);
+    return {
+      portalUrl: origin === undefined ? undefined : (portalUrlOf(request.ctx.account, origin) ?? undefined),
+    };
+  };
 
   app.get(
     '/customers/:customerID/contacts',

@@ -42,6 +42,9 @@ const EMAIL = { field: 'ContactEmail', label: 'Your e-mail address', max: 254 };
 /** Asked only when the e-mail address changes: it is where a password reset is sent. */
 const PASSWORD = { field: 'CurrentPassword', label: 'Current password' };
 
+/** docs/portal.md, "What customers may change": each change tells the old address, so they are few a day. */
+const TOO_MANY_EMAIL_CHANGES = `${EMAIL.label} can be changed at most ${auth.EMAIL_CHANGES_PER_DAY} times a day. Try again tomorrow, or ask us to change it.`;
+
 type CustomerKey = (typeof CUSTOMER_FIELDS)[number]['key'];
 
 const labelOf = (field: string) =>
@@ -149,7 +152,7 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.signedInForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const ctx = page.portal.ctx;
       const customer = await getCustomer(ctx, page.session.customerId);
@@ -181,10 +184,13 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
       try {
         // The password is checked before anything is written: a refused form changes nothing at all.
         if (emailChanges) {
-          const check = await auth.checkCurrentPassword(ctx, page.session, {
+          const check = await auth.checkEmailChange(ctx, page.session, {
             currentPassword,
             clientAddress: request.ip,
           });
+          if (check.kind === 'too_many_changes') {
+            return refuse([{ field: EMAIL.field, message: TOO_MANY_EMAIL_CHANGES }], 429);
+          }
           if (check.kind !== 'right') {
             return refuse([{ field: PASSWORD.field, message: refusedCheckMessage(page, check) }], 429);
           }

@@ -4,7 +4,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import * as auth from './portalAuth.service.ts';
 import type { FormFields, PortalPage, PortalRequests } from './portalHttp.ts';
-import { resetLinkOrigin } from './portalHttp.ts';
+import { linkOrigin } from '../../http/origin.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { SlugParams, TokenParams } from './portal.schemas.ts';
 import { refusedCheckMessage } from './checkRefusals.ts';
@@ -90,7 +90,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
     { schema: { hide: true, params: SlugParams } },
     async (request, reply) => {
       const form = await pages.signedInForm(request, reply, request.params.slug);
-      if (!form) return reply;
+      if (!form || !(await pages.withinFormLimit(form.page))) return reply;
       const { page, fields } = form;
       const mismatch = newPasswordProblems(fields);
       if (mismatch.length) return passwordPage(page, 422, { ...changeForm(page), errors: mismatch });
@@ -140,7 +140,9 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
           errors: [{ field: 'username', message: 'Enter your username' }],
         });
       }
-      const origin = resetLinkOrigin(deps, request);
+      // docs/portal.md, "PUBLIC_URL and links": the Host header (or X-Forwarded-Host) is the client's to choose, and a
+      // link built from it would carry the reset token to whatever host the client named.
+      const origin = linkOrigin(request, deps.publicUrl);
       if (origin === undefined) {
         request.log.warn(
           'PUBLIC_URL is not set: a password reset e-mail was not sent (docs/portal.md, "HTTPS")',

@@ -235,3 +235,55 @@ export async function clearFailuresOfUsername(db: Db, accountId: number, usernam
     .where('username_key', '=', usernameKey)
     .execute();
 }
+
+export type ContactAction = 'password_check' | 'email_change';
+
+/**
+ * Records an action of a signed-in contact and says how many of that action, before this one and since `since`,
+ * the contact made, and the session (when given) made: counted after the insert, so parallel requests cannot all
+ * pass. Rows of the contact older than `pruneBefore` go.
+ */
+export async function recordContactAction(
+  db: Db,
+  row: {
+    account_id: number;
+    contact_id: number;
+    session_id: number | null;
+    action: ContactAction;
+    acted_at: string;
+  },
+  since: string,
+  pruneBefore: string,
+): Promise<{ id: number; byContact: number; bySession: number }> {
+  await db
+    .deleteFrom('portal_contact_actions')
+    .where('account_id', '=', row.account_id)
+    .where('contact_id', '=', row.contact_id)
+    .where('acted_at', '<', pruneBefore)
+    .execute();
+  const inserted = await db
+    .insertInto('portal_contact_actions')
+    .values(row)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const earlier = await db
+    .selectFrom('portal_contact_actions')
+    .select('session_id')
+    .where('account_id', '=', row.account_id)
+    .where('contact_id', '=', row.contact_id)
+    .where('action', '=', row.action)
+    .where('acted_at', '>=', since)
+    .where('id', '<', inserted.id)
+    .execute();
+  return {
+    id: Number(inserted.id),
+    byContact: earlier.length,
+    bySession:
+      row.session_id === null ? 0 : earlier.filter((e) => Number(e.session_id) === row.session_id).length,
+  };
+}
+
+/** Forgets an action that was refused before it was done: it did nothing, so it counts for nothing. */
+export async function deleteContactAction(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('portal_contact_actions').where('id', '=', id).execute();
+}

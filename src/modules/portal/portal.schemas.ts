@@ -18,7 +18,8 @@ export const CreatePortalSessionBody = Type.Object(
       Nullable(
         Type.String({
           maxLength: 2000,
-          description: "An absolute http(s) URL the portal's pages link back to (your site)",
+          description:
+            "An absolute https URL the portal's pages link back to (your site); http only for localhost, 127.0.0.0/8 or [::1]",
           examples: ['https://shop.example.com/account'],
         }),
       ),

@@ -1,4 +1,6 @@
 import { ValidationError } from '../../errors.ts';
+import { isLoopbackAddress } from '../../http/clientAddress.ts';
+import { linkOrigin } from '../../http/origin.ts';
 import type { App } from '../../http/types.ts';
 import * as auth from './portalAuth.service.ts';
 import { CreatePortalSessionBody, PortalSessionOut } from './portal.schemas.ts';
@@ -36,13 +38,17 @@ export function registerPortalApiRoutes(v1: App, options: { publicUrl?: string }
         contactId: body.ContactID,
         returnUrl,
       });
-      const origin = options.publicUrl ?? `${request.protocol}://${request.host}`;
+      // docs/portal.md, "PUBLIC_URL and links": without PUBLIC_URL, away from loopback, the path alone.
+      const origin = linkOrigin(request, options.publicUrl) ?? '';
       return { URL: `${origin}/portal/${slug}/link/${link.token}`, ExpiresAt: link.expiresAt };
     },
   );
 }
 
-/** A ReturnUrl is an absolute http(s) URL without credentials: the portal links back to it. */
+/**
+ * A ReturnUrl is an absolute https URL without credentials, the portal links back to it; plain http only on loopback,
+ * for development (docs/portal.md, "Sign-in links"): a link to plain http elsewhere could be rewritten on its way.
+ */
 function checkedReturnUrl(value: string | null | undefined): string | null {
   if (value === undefined || value === null || value === '') return null;
   let url: URL;
@@ -51,9 +57,13 @@ function checkedReturnUrl(value: string | null | undefined): string | null {
   } catch {
     throw ValidationError.field('ReturnUrl', 'must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw ValidationError.field('ReturnUrl', 'must be an http or https URL');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw ValidationError.field('ReturnUrl', 'must be an https URL (http only for localhost or 127.0.0.1)');
   }
   if (url.username || url.password) throw ValidationError.field('ReturnUrl', 'must not carry credentials');
   return url.toString();
 }
+
+/** localhost, 127.0.0.0/8 or [::1]: a URL's hostname that names this machine. */
+const isLoopbackHost = (hostname: string) =>
+  hostname === 'localhost' || isLoopbackAddress(hostname.replace(/^\[(.*)\]$/, '$1'));

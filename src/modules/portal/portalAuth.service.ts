@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
+import { addressKey } from '../../http/clientAddress.ts';
 import {
   dummyPasswordHash,
   hashPassword,
@@ -22,6 +23,7 @@ import type { ContactCredentials } from '../customers/index.ts';
 import { messageBody, queueMail } from '../mail/index.ts';
 import * as repo from './portal.repository.ts';
 import type { SessionRow } from './portal.repository.ts';
+import { VerificationSlots } from './verificationSlots.ts';
 
 /** docs/design/portal.md, "Sessions and CSRF". */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -41,6 +43,22 @@ export const ADDRESS_FAILURES = 20;
 export const FORM_POSTS_PER_MINUTE = 30;
 /** At most this many password verifications (128 MiB of scrypt each) run at once in a process. */
 export const CONCURRENT_VERIFICATIONS = 5;
+/**
+ * At most this many of them for one account, half (docs/portal.md, "Sign-in, sessions and passwords"): no account's
+ * contacts can hold every slot; more of the account's checks wait in its queue, up to VERIFICATIONS_WAITING.
+ */
+export const ACCOUNT_VERIFICATIONS = Math.floor(CONCURRENT_VERIFICATIONS / 2);
+export const VERIFICATIONS_WAITING = 10;
+/**
+ * A signed-in contact's current-password checks (e-mail and password forms), right or wrong: at most this many per
+ * session and per contact in PASSWORD_CHECK_WINDOW_MS (docs/portal.md, "Sign-in, sessions and passwords").
+ */
+export const PASSWORD_CHECKS_PER_SESSION = 5;
+export const PASSWORD_CHECKS_PER_CONTACT = 10;
+export const PASSWORD_CHECK_WINDOW_MS = 15 * 60_000;
+/** E-mail address changes a contact may make in the portal in a day, each telling the old address. */
+export const EMAIL_CHANGES_PER_DAY = 3;
+const DAY_MS = 24 * 60 * 60_000;
 /** What a sign-in refused for a full process is told to wait. */
 export const BUSY_RETRY_SECONDS = 5;
 /** docs/design/portal.md, "Pages": a reset link lives 30 minutes. */
@@ -160,13 +178,13 @@ export async function currentSession(
 }
 
 /**
- * Counts a sign-in or reset form posted from the address (docs/design/portal.md, "Throttling": the coarse limit
- * that comes first); the seconds to wait when the address is over FORM_POSTS_PER_MINUTE, else undefined.
+ * Counts a sign-in or reset form posted from the address, an IPv6 client's /64 (docs/design/portal.md, "Throttling":
+ * the coarse limit that comes first); the seconds to wait when the address is over FORM_POSTS_PER_MINUTE, else undefined.
  */
 export async function formPostWait(ctx: ServiceContext, clientAddress: string): Promise<number | undefined> {
   const earlier = await repo.recordFormPost(
     ctx.db,
-    { account_id: ctx.account.id, client_address: clientAddress, posted_at: at(ctx) },
+    { account_id: ctx.account.id, client_address: addressKey(clientAddress), posted_at: at(ctx) },
     at(ctx, -60_000),
   );
   return earlier >= FORM_POSTS_PER_MINUTE ? 60 : undefined;
@@ -223,19 +241,20 @@ async function pausedUntil(
   return ends.length ? new Date(Math.max(...ends)).toISOString() : undefined;
 }
 
-let verifying = 0;
+const slots = new VerificationSlots(CONCURRENT_VERIFICATIONS, ACCOUNT_VERIFICATIONS, VERIFICATIONS_WAITING);
 
 /**
  * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the process, each costing 128 MiB
- * and a core for a fraction of a second; 'busy' when the process is full, rather than queueing guesses.
+ * and a core for a fraction of a second, and at most ACCOUNT_VERIFICATIONS of them for one account (the rest of the
+ * account's wait their turn, a few); 'busy' when there is no room, rather than queueing guesses.
  */
-async function verifyInTurn(password: string, stored: string): Promise<boolean | 'busy'> {
-  if (verifying >= CONCURRENT_VERIFICATIONS) return 'busy';
-  verifying++;
+async function verifyInTurn(accountId: number, password: string, stored: string): Promise<boolean | 'busy'> {
+  const release = await slots.acquire(accountId);
+  if (release === 'busy') return 'busy';
   try {
     return await verifyPasswordAtPortalCost(password, stored);
   } finally {
-    verifying--;
+    release();
   }
 }
 
@@ -243,7 +262,36 @@ type GuardedCheck =
   | { kind: 'right'; attemptId: number }
   | { kind: 'wrong'; until?: string }
   | { kind: 'locked'; until: string }
-  | { kind: 'busy' };
+  | { kind: 'busy' }
+  | { kind: 'too_many_checks'; until: string };
+
+/**
+ * Counts a signed-in contact's password check (docs/portal.md, "Sign-in, sessions and passwords"): right or wrong,
+ * each costs a verification, so each counts, per session and per contact. Over either limit the check is not made
+ * and not counted; the answer says until when to wait (the window's length, at most).
+ */
+async function countPasswordCheck(
+  ctx: ServiceContext,
+  session: PortalSession,
+): Promise<{ kind: 'counted' } | { kind: 'too_many_checks'; until: string }> {
+  const counted = await repo.recordContactAction(
+    ctx.db,
+    {
+      account_id: ctx.account.id,
+      contact_id: session.contactId,
+      session_id: session.id,
+      action: 'password_check',
+      acted_at: at(ctx),
+    },
+    at(ctx, -PASSWORD_CHECK_WINDOW_MS),
+    at(ctx, -DAY_MS),
+  );
+  if (counted.bySession < PASSWORD_CHECKS_PER_SESSION && counted.byContact < PASSWORD_CHECKS_PER_CONTACT) {
+    return { kind: 'counted' };
+  }
+  await repo.deleteContactAction(ctx.db, counted.id);
+  return { kind: 'too_many_checks', until: at(ctx, PASSWORD_CHECK_WINDOW_MS) };
+}
 
 /**
  * One guarded password check, for sign-in and for the current password of the change form (docs/design/portal.md,
@@ -253,25 +301,34 @@ type GuardedCheck =
  */
 async function guardedCheck(
   ctx: ServiceContext,
-  input: { key: string; clientAddress: string; password: string; stored: string },
+  input: { key: string; clientAddress: string; password: string; stored: string; session?: PortalSession },
 ): Promise<GuardedCheck> {
+  // Counted by addressKey: an IPv6 client by its /64, which one subscriber routinely holds whole.
+  const address = addressKey(input.clientAddress);
   const attemptId = await repo.insertAttempt(
     ctx.db,
     {
       account_id: ctx.account.id,
       username_key: input.key,
-      client_address: input.clientAddress,
+      client_address: address,
       failed_at: at(ctx),
     },
     at(ctx, -24 * 60 * 60_000),
   );
-  const attempt = { id: attemptId, key: input.key, address: input.clientAddress, countOwn: false };
+  const attempt = { id: attemptId, key: input.key, address, countOwn: false };
   const paused = await pausedUntil(ctx, attempt);
   if (paused) {
     await repo.deleteAttempt(ctx.db, attemptId);
     return { kind: 'locked', until: paused };
   }
-  const matches = await verifyInTurn(input.password, input.stored);
+  if (input.session) {
+    const counted = await countPasswordCheck(ctx, input.session);
+    if (counted.kind === 'too_many_checks') {
+      await repo.deleteAttempt(ctx.db, attemptId);
+      return counted;
+    }
+  }
+  const matches = await verifyInTurn(ctx.account.id, input.password, input.stored);
   if (matches === 'busy') {
     await repo.deleteAttempt(ctx.db, attemptId);
     return { kind: 'busy' };
@@ -300,12 +357,13 @@ export async function signIn(
     stored,
   });
   if (check.kind === 'locked' || check.kind === 'busy') return check;
+  if (check.kind === 'too_many_checks') throw new Error('a sign-in is not a signed-in check');
   if (check.kind === 'wrong' || !contact || !contact.isActive || contact.passwordHash === null) {
     const until = check.kind === 'wrong' ? check.until : undefined;
     return until ? { kind: 'locked', until } : { kind: 'refused' };
   }
   await repo.deleteAttempt(ctx.db, check.attemptId);
-  await repo.clearFailuresOfPair(ctx.db, ctx.account.id, key, input.clientAddress);
+  await repo.clearFailuresOfPair(ctx.db, ctx.account.id, key, addressKey(input.clientAddress));
   let hash = contact.passwordHash;
   if (needsStrongerHash(hash)) {
     const stronger = await hashPassword(input.password, 'strong');
@@ -326,7 +384,7 @@ export async function changePassword(
   ctx: ServiceContext,
   session: PortalSession,
   input: { currentPassword: string; newPassword: string; clientAddress: string },
-): Promise<{ kind: 'changed'; sessionId: string } | { kind: 'locked'; until: string } | { kind: 'busy' }> {
+): Promise<{ kind: 'changed'; sessionId: string } | RefusedCheck> {
   const checked = await checkCurrentPassword(ctx, session, input);
   if (checked.kind !== 'right') return checked;
   const contact = checked.contact;
@@ -348,11 +406,7 @@ export async function checkCurrentPassword(
   ctx: ServiceContext,
   session: PortalSession,
   input: { currentPassword: string; clientAddress: string },
-): Promise<
-  | { kind: 'right'; contact: ContactCredentials & { passwordHash: string } }
-  | { kind: 'locked'; until: string }
-  | { kind: 'busy' }
-> {
+): Promise<{ kind: 'right'; contact: ContactCredentials & { passwordHash: string } } | RefusedCheck> {
   const contact = await findContactCredentials(ctx, session.contactId);
   if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
   const check = await guardedCheck(ctx, {
@@ -360,8 +414,9 @@ export async function checkCurrentPassword(
     clientAddress: input.clientAddress,
     password: input.currentPassword,
     stored: contact.passwordHash,
+    session,
   });
-  if (check.kind === 'locked' || check.kind === 'busy') return check;
+  if (check.kind === 'locked' || check.kind === 'busy' || check.kind === 'too_many_checks') return check;
   if (check.kind === 'wrong') {
     if (check.until) return { kind: 'locked', until: check.until };
     throw ValidationError.field('CurrentPassword', 'is not your current password');
@@ -370,8 +425,48 @@ export async function checkCurrentPassword(
   return { kind: 'right', contact: { ...contact, passwordHash: contact.passwordHash } };
 }
 
+/** A signed-in password check that was not made: paused, the process busy, or too many checks of the contact. */
+export type RefusedCheck =
+  { kind: 'locked'; until: string } | { kind: 'busy' } | { kind: 'too_many_checks'; until: string };
+
 /**
- * After the signed-in contact's e-mail address changed (checkCurrentPassword first): the old address is told, so
+ * The checks before the signed-in contact changes its e-mail address: fewer than EMAIL_CHANGES_PER_DAY changes in the
+ * last day (each one tells the old address, so a contact looping changes would have the service mail any address it
+ * chose), then its current password (checkCurrentPassword). The change is counted here, before it is made, so that
+ * parallel forms cannot all pass; a change refused by the password is not counted.
+ */
+export async function checkEmailChange(
+  ctx: ServiceContext,
+  session: PortalSession,
+  input: { currentPassword: string; clientAddress: string },
+): Promise<{ kind: 'right' } | RefusedCheck | { kind: 'too_many_changes' }> {
+  const counted = await repo.recordContactAction(
+    ctx.db,
+    {
+      account_id: ctx.account.id,
+      contact_id: session.contactId,
+      session_id: session.id,
+      action: 'email_change',
+      acted_at: at(ctx),
+    },
+    at(ctx, -DAY_MS),
+    at(ctx, -DAY_MS),
+  );
+  if (counted.byContact >= EMAIL_CHANGES_PER_DAY) {
+    await repo.deleteContactAction(ctx.db, counted.id);
+    return { kind: 'too_many_changes' };
+  }
+  let checked: Awaited<ReturnType<typeof checkCurrentPassword>> | undefined;
+  try {
+    checked = await checkCurrentPassword(ctx, session, input);
+    return checked.kind === 'right' ? { kind: 'right' } : checked;
+  } finally {
+    if (checked?.kind !== 'right') await repo.deleteContactAction(ctx.db, counted.id);
+  }
+}
+
+/**
+ * After the signed-in contact's e-mail address changed (checkEmailChange first): the old address is told, so
  * that a stolen session cannot move the login away unseen, and the caller's session, ended by the change (the
  * contact's login moved on), continues under a new id, which this returns.
  */

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actingAsContact } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
+import { arrivedOnLoopback } from '../../http/origin.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import type { Account } from '../auth/index.ts';
 import * as auth from './portalAuth.service.ts';
@@ -13,7 +14,7 @@ export interface PortalDeps {
   db: Db;
   /** A context for the account (its clock, a test account's test clock), without an API key. */
   contextFor(accountId: number, request: FastifyRequest): Promise<ServiceContext>;
-  /** PUBLIC_URL: where browsers reach the service; undefined: the origin each request came to. */
+  /** PUBLIC_URL: where browsers reach the service; undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
 }
 
@@ -61,27 +62,15 @@ export interface SignedInPage extends PortalPage {
 /** A form's fields, each the last value sent under its name. */
 export type FormFields = Record<string, string>;
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
 /**
  * Whether the portal is served over HTTPS: PUBLIC_URL's scheme when set, else the request's (X-Forwarded-Proto
- * counts only from TRUSTED_PROXIES). Plain HTTP is allowed only on a loopback address, for development
- * (docs/portal.md, "HTTPS").
+ * counts only from TRUSTED_PROXIES). Plain HTTP is allowed only for a request that arrived on loopback, judged by
+ * the connection and never by the Host header, for development (docs/portal.md, "HTTPS").
  */
 function transportOf(deps: PortalDeps, request: FastifyRequest): 'https' | 'loopback' | 'refused' {
   const secure = deps.publicUrl ? deps.publicUrl.startsWith('https:') : request.protocol === 'https';
   if (secure) return 'https';
-  return LOOPBACK_HOSTS.has(request.hostname) ? 'loopback' : 'refused';
-}
-
-/**
- * Where a reset e-mail's link points: PUBLIC_URL, or the request's own origin on a loopback address only. Elsewhere
- * the Host header (or X-Forwarded-Host) is the client's to choose, and a link built from it would carry the reset
- * token to whatever host the client named.
- */
-export function resetLinkOrigin(deps: PortalDeps, request: FastifyRequest): string | undefined {
-  if (deps.publicUrl) return deps.publicUrl;
-  return LOOPBACK_HOSTS.has(request.hostname) ? `${request.protocol}://${request.host}` : undefined;
+  return arrivedOnLoopback(request) ? 'loopback' : 'refused';
 }
 
 /**
@@ -334,8 +323,8 @@ export function portalRequests(deps: PortalDeps) {
     },
 
     /**
-     * A sign-in or reset form within the address's request limit (FORM_POSTS_PER_MINUTE to the portal); over it,
-     * a 429 page with Retry-After is sent and nothing else is done.
+     * A sign-in, reset, details or password form within the address's request limit (FORM_POSTS_PER_MINUTE to the
+     * portal); over it, a 429 page with Retry-After is sent and nothing else is done.
      */
     async withinFormLimit(page: PortalPage): Promise<boolean> {
       const wait = await auth.formPostWait(page.portal.ctx, page.request.ip);
@@ -345,7 +334,7 @@ export function portalRequests(deps: PortalDeps) {
         title: 'Too many requests',
         heading: 'Too many requests from your network',
         message:
-          'This portal received too many sign-in or reset forms from your network in the last minute. Wait a minute, then try again.',
+          'This portal received too many forms from your network in the last minute. Wait a minute, then try again.',
         link: { href: `${page.portal.base}login`, text: 'Sign in' },
       });
       return false;

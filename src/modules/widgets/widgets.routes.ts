@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { linkOrigin } from '../../http/origin.ts';
 import { NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { completeCaptureSession, createCaptureSession, getCaptureSession } from './captureSession.service.ts';
@@ -15,14 +16,16 @@ import { captureHtml } from './widgetAssets.ts';
 const tags = ['Capture widget'];
 
 export interface WidgetsRoutesOptions {
-  /** Where browsers reach the service (PUBLIC_URL); undefined: the origin each request came to. */
+  /** Where browsers reach the service (PUBLIC_URL); undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
 }
 
 export function registerWidgetsRoutes(app: App, options: WidgetsRoutesOptions = {}): void {
-  /** Where the browser finds the loader and the frame: PUBLIC_URL, or the origin the request came to. */
-  const serviceOrigin = (request: FastifyRequest) =>
-    options.publicUrl ?? `${request.protocol}://${request.host}`;
+  /**
+   * Where the browser finds the loader and the frame: PUBLIC_URL, or a loopback request's origin; elsewhere the path
+   * alone, never a host the request named (docs/portal.md, "PUBLIC_URL and links").
+   */
+  const serviceOrigin = (request: FastifyRequest) => linkOrigin(request, options.publicUrl) ?? '';
 
   app.post(
     '/widgets/capturepaymethod/create',
