@@ -33,6 +33,7 @@ import * as pricingSchemes from './migrations/0028_pricing_schemes.ts';
 import * as taxInclusive from './migrations/0029_tax_inclusive.ts';
 import * as billCycleDay from './migrations/0030_bill_cycle_day.ts';
 import * as catalogueRevision from './migrations/0031_catalogue_revision.ts';
+import * as captureSaleUpToOwed from './migrations/0032_capture_sale_up_to_owed.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0029_tax_inclusive': taxInclusive,
   '0030_bill_cycle_day': billCycleDay,
   '0031_catalogue_revision': catalogueRevision,
+  '0032_capture_sale_up_to_owed': captureSaleUpToOwed,
 };
 
 /**

@@ -55,7 +55,7 @@ export function allowWidget(ownOrigin: (request: FastifyRequest) => string) {
 /** What a capture session of the portal differs in: a card kept, or a sale of an invoice's balance. */
 export type CaptureOptions = Pick<
   Parameters<typeof createCaptureSession>[1],
-  'saleType' | 'vaultOnlyOnSuccess' | 'currencyCode' | 'description' | 'amount' | 'invoiceId'
+  'saleType' | 'vaultOnlyOnSuccess' | 'currencyCode' | 'description' | 'amount' | 'invoiceId' | 'upToOwed'
 >;
 
 /**

@@ -75,6 +75,36 @@ export function lockCaptureSession(
     .executeTakeFirst();
 }
 
+/**
+ * The invoices among `invoiceIds` a sale of another session than `exceptId` is paying now: claimed by a submit whose
+ * claim still runs (wall time `wallNow`), or charged and not completed yet (docs/portal.md, "Paying and payment
+ * methods").
+ */
+export async function listInvoicesWithSalesInFlight(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+  wallNow: string,
+  exceptId: number | null,
+): Promise<number[]> {
+  if (invoiceIds.length === 0) return [];
+  let query = db
+    .selectFrom('capture_sessions')
+    .select('invoice_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'capturing'), eb('claimed_until', '>', wallNow)]),
+        eb.and([eb('state', '=', 'captured'), eb('charge_id', 'is not', null)]),
+      ]),
+    );
+  if (exceptId !== null) query = query.where('id', '!=', exceptId);
+  const rows = await query.execute();
+  return rows.flatMap((row) => (row.invoice_id === null ? [] : [row.invoice_id]));
+}
+
 /** A session as a submit's claim holds it: `claim_id` is the claim's identity. */
 export type ClaimedCaptureSession = CaptureSessionRow & { claim_id: string };
 

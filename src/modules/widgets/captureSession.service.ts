@@ -89,6 +89,11 @@ export interface CaptureSessionInput {
   description?: string | null;
   extRef?: string | null;
   invoiceId?: number | null;
+  /**
+   * A sale of the invoice's balance (the portal's "Pay with a new card"): it charges at most what the invoice owes
+   * when the card is submitted (captureInvoiceSale.ts). Not on the wire: a merchant's Amount is charged as sent.
+   */
+  upToOwed?: boolean;
 }
 
 export const DESCRIPTION_MAX = 255;
@@ -336,6 +341,7 @@ export async function createCaptureSession(
       auth_domain: checked.authDomain,
       description: checked.description,
       invoice_id: checked.invoiceId,
+      up_to_owed: checked.invoiceId !== null && input.upToOwed === true,
       state: 'open' satisfies StoredState,
       created_at: now,
       expires_at: expiresAt,

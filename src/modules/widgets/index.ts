@@ -16,6 +16,8 @@ export {
   getCaptureSession,
 } from './captureSession.service.ts';
 export { captureHtml } from './widgetAssets.ts';
+/** For connectModules: the invoices a sale is paying now, which the collections module charges not meanwhile. */
+export { salesInFlight } from './captureInvoiceSale.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
 
 /**
