@@ -4,6 +4,8 @@ import { issuedInvoice } from '../helpers/invoices.ts';
 import { addCard } from '../collections/cards.ts';
 import type { PortalClient } from './fixtures.ts';
 import {
+  START,
+  clock,
   customerWithLogin,
   hiddenFieldsOf,
   invoicePayForm,
@@ -168,5 +170,50 @@ describe('paying with a new card looks at the invoice again when the card is sub
     expect((await client.post(page.path, page.fields)).status).toBe(303);
     expect((await paymentsOf(login.customerId)).map((p) => p.Amount)).toEqual([58.02]);
     expect(await ok(t, 'GET', `/v1/invoices/${invoice.invoiceID}`)).toMatchObject({ Status: 'Paid' });
+  });
+});
+
+describe('a page loaded again reuses its capture session', () => {
+  /** The capture sessions made for the customer's pages, as their `capture_session.created` events show them. */
+  const sessionsMadeFor = async (customerId: number) =>
+    (await ok(t, 'GET', '/v1/events?type=capture_session.created&page_size=200')).filter(
+      (event: any) => event.data.object.ExtRef === `portal:customer:${customerId}`,
+    );
+
+  it('makes one session per purpose however often the pages load, and a new one near its expiry', async () => {
+    // Without reuse, each load made a session and its event: 100 loads, 100 sessions.
+    const login = await customerWithLogin();
+    const invoice = await issuedInvoice(t, {
+      customerId: login.customerId,
+      amount: '19.07',
+      dueDate: '2026-03-31',
+    });
+    const first = await signedIn(login);
+    const second = await signedIn(login);
+    const hashTokens = new Set<string>();
+    for (let load = 0; load < 5; load++) {
+      for (const client of [first, second])
+        hashTokens.add((await payCardPage(client, invoice.invoiceID)).hashToken);
+    }
+    const addCard = async () => {
+      const page = await first.get(`${first.base}payment-methods/add`);
+      expect(page.status).toBe(200);
+      return /data-hash-token="([0-9a-f]+)"/.exec(page.text)![1]!;
+    };
+    const added = new Set([await addCard(), await addCard(), await addCard()]);
+    expect(hashTokens.size).toBe(1);
+    expect(added.size).toBe(1);
+    expect([...added][0]).not.toBe([...hashTokens][0]);
+    expect(await sessionsMadeFor(login.customerId)).toHaveLength(2);
+
+    // 30 minutes to type a card: with less than 10 left, a load makes a new session.
+    try {
+      clock.set('2026-03-15T10:21:00.000Z');
+      const later = await payCardPage(first, invoice.invoiceID);
+      expect(hashTokens.has(later.hashToken)).toBe(false);
+      expect(await sessionsMadeFor(login.customerId)).toHaveLength(3);
+    } finally {
+      clock.set(START);
+    }
   });
 });

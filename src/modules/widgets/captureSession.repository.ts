@@ -60,6 +60,59 @@ export function findCaptureSessions(
     .execute();
 }
 
+/** What a session is made for: the fields two sessions must share for one to serve in place of the other. */
+export type CaptureSessionPurpose = Pick<
+  CaptureSessionRow,
+  | 'ext_ref'
+  | 'currency_code'
+  | 'vaulting_type'
+  | 'sale_type'
+  | 'amount_minor'
+  | 'gateway_id'
+  | 'auth_domain'
+  | 'description'
+  | 'invoice_id'
+> & { vault_only_on_success: boolean; up_to_owed: boolean };
+
+/** The newest open session of the account made for `purpose` that is open past `openAfter`; undefined if none. */
+export function findOpenCaptureSessionFor(
+  db: Db,
+  accountId: number,
+  purpose: CaptureSessionPurpose & { ext_ref: string },
+  openAfter: string,
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('ext_ref', '=', purpose.ext_ref)
+    .where('state', '=', 'open')
+    .where('expires_at', '>', openAfter)
+    .where('currency_code', '=', purpose.currency_code)
+    .where('vaulting_type', '=', purpose.vaulting_type)
+    .where('sale_type', '=', purpose.sale_type)
+    .where('vault_only_on_success', '=', purpose.vault_only_on_success)
+    .where('up_to_owed', '=', purpose.up_to_owed)
+    .where('gateway_id', '=', purpose.gateway_id)
+    .where('auth_domain', '=', purpose.auth_domain)
+    .where((eb) =>
+      purpose.amount_minor === null
+        ? eb('amount_minor', 'is', null)
+        : eb('amount_minor', '=', purpose.amount_minor),
+    )
+    .where((eb) =>
+      purpose.description === null
+        ? eb('description', 'is', null)
+        : eb('description', '=', purpose.description),
+    )
+    .where((eb) =>
+      purpose.invoice_id === null ? eb('invoice_id', 'is', null) : eb('invoice_id', '=', purpose.invoice_id),
+    )
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** Takes the session's row lock for the rest of the transaction and answers the row as it now is. */
 export function lockCaptureSession(
   db: Db,

@@ -14,6 +14,7 @@ export {
   completeCaptureSession,
   createCaptureSession,
   getCaptureSession,
+  openCaptureSessionFor,
 } from './captureSession.service.ts';
 export { captureHtml } from './widgetAssets.ts';
 /** For connectModules: the invoices a sale is paying now, which the collections module charges not meanwhile. */
