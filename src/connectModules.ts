@@ -37,6 +37,7 @@ import {
 import {
   COLLECTION_EVENT_TYPES,
   openCollectionAttempts,
+  registerSalesInFlight,
   retryWithNewPrimary,
 } from './modules/collections/index.ts';
 import {
@@ -46,7 +47,7 @@ import {
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
 } from './modules/subscriptions/index.ts';
-import { CAPTURE_SESSION_EVENT_TYPES } from './modules/widgets/index.ts';
+import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
 import { STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment } from './modules/statements/index.ts';
 import { eventObjectRenderers } from './views/eventObjects.ts';
 
@@ -76,6 +77,9 @@ export function connectModules(): void {
     recurringInvoices: countRecurringInvoicesUsingPaymentMethod,
     openCollectionAttempts,
   });
+  // A capture widget's sale of an invoice is in flight for the portal's Pay button and the collection run, as their
+  // charges are for it (docs/portal.md, "Paying and payment methods").
+  registerSalesInFlight(salesInFlight);
   // A customer's new primary card retries its failed card invoices.
   registerNewPrimaryListener(retryWithNewPrimary);
   // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an

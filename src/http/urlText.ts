@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '../errors.ts';
 
 /** The words bodies holding NUL are refused with (registerJsonBodies). */
-const NUL_REFUSED = 'must not contain NUL (\\u0000) characters';
+export const NUL_REFUSED = 'must not contain NUL (\\u0000) characters';
 
 /** The name of the first parameter whose name or value holds NUL; undefined if none does. */
 function parameterWithNul(parameters: unknown): string | undefined {

@@ -34,6 +34,8 @@ import * as taxInclusive from './migrations/0029_tax_inclusive.ts';
 import * as billCycleDay from './migrations/0030_bill_cycle_day.ts';
 import * as catalogueRevision from './migrations/0031_catalogue_revision.ts';
 import * as portalContactActions from './migrations/0032_portal_contact_actions.ts';
+import * as captureSaleUpToOwed from './migrations/0033_capture_sale_up_to_owed.ts';
+import * as captureSessionTokenOutOfEvents from './migrations/0034_capture_session_token_out_of_events.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -69,6 +71,8 @@ const migrations: Record<string, Migration> = {
   '0030_bill_cycle_day': billCycleDay,
   '0031_catalogue_revision': catalogueRevision,
   '0032_portal_contact_actions': portalContactActions,
+  '0033_capture_sale_up_to_owed': captureSaleUpToOwed,
+  '0034_capture_session_token_out_of_events': captureSessionTokenOutOfEvents,
 };
 
 /**

@@ -20,6 +20,8 @@ export interface CaptureSessionsTable {
   auth_domain: string;
   description: string | null;
   invoice_id: number | null;
+  /** A sale of the invoice's balance: it charges at most what the invoice owes at submit (migration 0033). */
+  up_to_owed: SqlBool;
   /** open, capturing, challenging, captured, completed, locked. */
   state: string;
   failed_attempts: Defaulted<number>;

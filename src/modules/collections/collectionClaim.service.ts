@@ -15,6 +15,7 @@ import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 import { reportBlockedCollection } from './blockedCollection.service.ts';
+import { invoicesWithSalesInFlight } from './salesInFlight.ts';
 
 /**
  * The claim of a collection batch (docs/gateways.md, "Batches of a collection run"): the next attempt at each due
@@ -112,13 +113,14 @@ async function claimAttempts(ctx: ServiceContext, listed: readonly CollectableIn
     );
     const attempts = await repo.listAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
     const usable = await chargeableMethods(tctx, invoices);
+    const sold = await invoicesWithSalesInFlight(tctx, ids);
     const claims: Omit<Claimed, 'attemptId'>[] = [];
     const problemsSolved: number[] = [];
     for (const invoice of invoices) {
       const target = targets.get(invoice.id);
       if (!target || target.refusal || target.openMinor <= 0) continue;
       const tried = attempts.get(invoice.id) ?? [];
-      if (tried.some((attempt) => attempt.state === 'started')) continue;
+      if (tried.some((attempt) => attempt.state === 'started') || sold.has(invoice.id)) continue;
       if (invoice.blocked) {
         if (await reportBlockedCollection(tctx, invoice)) mailQueued = true;
         continue;

@@ -19,6 +19,9 @@ export { reportBlockedCollection } from './blockedCollection.service.ts';
 /** For the customer portal: a customer paying invoices now with the primary card. */
 export type { PayNowInput, PayNowOutcome } from './payNow.service.ts';
 export { payInvoicesNow } from './payNow.service.ts';
+/** For connectModules: the capture widget's sales in flight, which no other charge may overlap. */
+export type { SalesInFlight } from './salesInFlight.ts';
+export { registerSalesInFlight } from './salesInFlight.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 

@@ -15,6 +15,7 @@ import { findPaymentIdOfCharge, recordCollectedPayment, withLockedCustomer } fro
 import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { invoicesWithSalesInFlight } from './salesInFlight.ts';
 
 /**
  * A customer paying invoices now, present, with the primary card (the customer portal's Pay and "Pay all overdue";
@@ -150,6 +151,8 @@ function planPayment(
         : (await unopenedPaymentMethodsByIds(tctx, [primaryId])).get(primaryId);
     const key = method && `${repo.PORTAL_KEY_PREFIX}${input.idempotencyKey}:m${method.id}`;
     const open = await repo.listOpenAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
+    // A new card's sale of one of them (the portal's "Pay with a new card") is under way or awaits its record.
+    if ((await invoicesWithSalesInFlight(tctx, ids)).size > 0) return { outcome: 'in_flight' } as const;
     if (open.length > 0) {
       if (key === undefined || open.some((row) => repo.chargeKeyOfRow(row.idempotency_key) !== key)) {
         return { outcome: 'in_flight' } as const;

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../context.ts';
 import { DomainError, ValidationError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
+import { refuseOddFormFields } from '../../http/formFields.ts';
 import { IMMUTABLE, sendScript } from '../../http/pinnedScript.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
@@ -231,6 +232,7 @@ export function registerEmandatePageRoutes(widget: App, deps: EmandatePageDeps):
       done(null, fields);
     },
   );
+  refuseOddFormFields(widget);
 
   // docs/hosted-pages.md, "eMandates: a debit authority signed online": the pinned path, immutable; the path from
   // before pinning keeps working for the pages that load it, with the same bytes, briefly cached.

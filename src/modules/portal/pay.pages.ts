@@ -80,6 +80,9 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
           currencyCode: invoice.currencyCode,
           amount: minorToDecimalText(owedMinor, invoice.currencyCode),
           invoiceId: invoice.id!,
+          // Charged at submit as what the invoice then owes, at most this balance (docs/portal.md, "Paying and
+          // payment methods"): a page made before another payment must not pay the invoice twice.
+          upToOwed: true,
           description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
         })),
       });

@@ -4,6 +4,7 @@ import fastifyView from '@fastify/view';
 import type { FastifyError } from 'fastify';
 import type { DomainError } from '../../errors.ts';
 import { problemOf } from '../../http/errors.ts';
+import { refuseOddFormFields } from '../../http/formFields.ts';
 import type { App } from '../../http/types.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerDetailsRoutes } from './details.pages.ts';
@@ -48,6 +49,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
   void app.register(async (scope) => {
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+    refuseOddFormFields(scope);
     await scope.register(fastifyView, { engine: { eta }, root: TEMPLATES_DIR, viewExt: 'eta' });
     scope.setErrorHandler(answerErrorAsPage);
     const portal = scope as unknown as App;

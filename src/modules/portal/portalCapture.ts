@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../errors.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { captureHtml, completeCaptureSession, createCaptureSession } from '../widgets/index.ts';
+import { captureHtml, completeCaptureSession, openCaptureSessionFor } from '../widgets/index.ts';
 import type { PortalDeps, SignedInPage } from './portalHttp.ts';
 
 /**
@@ -54,13 +54,14 @@ export function allowWidget(ownOrigin: (request: FastifyRequest) => string) {
 
 /** What a capture session of the portal differs in: a card kept, or a sale of an invoice's balance. */
 export type CaptureOptions = Pick<
-  Parameters<typeof createCaptureSession>[1],
-  'saleType' | 'vaultOnlyOnSuccess' | 'currencyCode' | 'description' | 'amount' | 'invoiceId'
+  Parameters<typeof openCaptureSessionFor>[1],
+  'saleType' | 'vaultOnlyOnSuccess' | 'currencyCode' | 'description' | 'amount' | 'invoiceId' | 'upToOwed'
 >;
 
 /**
- * A new capture session of the customer's page, on `gateway`, and what its template needs: the widget's HTML, the
- * sealed SessionToken and the form's CSRF token.
+ * A capture session of the customer's page, on `gateway`, and what its template needs: the widget's HTML, the
+ * sealed SessionToken and the form's CSRF token. The page loaded again reuses the customer's open session for the
+ * same purpose rather than making one a load (openCaptureSessionFor; docs/portal.md, "Paying and payment methods").
  */
 export async function startCapture(
   page: SignedInPage,
@@ -68,7 +69,7 @@ export async function startCapture(
   gateway: Gateway,
   options: CaptureOptions,
 ): Promise<{ widget: string; capture: string; csrf: string }> {
-  const session = await createCaptureSession(page.portal.ctx, {
+  const session = await openCaptureSessionFor(page.portal.ctx, {
     vaultingType: 'VaultGateway',
     expiresIn: '00:30:00',
     gatewayToken: gateway.token,

@@ -36,6 +36,7 @@ import {
   releaseClaim,
   undoCharge,
 } from './captureClaim.ts';
+import { claimForSale } from './captureInvoiceSale.ts';
 import { captureSessionRef, sha256 } from './captureSession.service.ts';
 
 /**
@@ -284,7 +285,7 @@ export async function submitCard(
   input: SubmittedCard,
 ): Promise<CaptureSummary | CaptureChallenge> {
   assertOpen(ctx, found);
-  const row = await claimSession(ctx, found);
+  const row = await claimForSale(ctx, found, (tctx) => claimSession(tctx, found));
 
   const problems: FieldProblem[] = [];
   const card = checkedCard(ctx, input, problems);
@@ -409,7 +410,7 @@ export async function answerChallenge(
   input: { challengeId: string; approved: boolean },
 ): Promise<CaptureSummary> {
   assertOpen(ctx, found);
-  const row = await claimChallenge(ctx, found, input.challengeId);
+  const row = await claimForSale(ctx, found, (tctx) => claimChallenge(tctx, found, input.challengeId));
   if (!row) {
     throw ValidationError.field(
       'challengeId',

@@ -60,6 +60,59 @@ export function findCaptureSessions(
     .execute();
 }
 
+/** What a session is made for: the fields two sessions must share for one to serve in place of the other. */
+export type CaptureSessionPurpose = Pick<
+  CaptureSessionRow,
+  | 'ext_ref'
+  | 'currency_code'
+  | 'vaulting_type'
+  | 'sale_type'
+  | 'amount_minor'
+  | 'gateway_id'
+  | 'auth_domain'
+  | 'description'
+  | 'invoice_id'
+> & { vault_only_on_success: boolean; up_to_owed: boolean };
+
+/** The newest open session of the account made for `purpose` that is open past `openAfter`; undefined if none. */
+export function findOpenCaptureSessionFor(
+  db: Db,
+  accountId: number,
+  purpose: CaptureSessionPurpose & { ext_ref: string },
+  openAfter: string,
+): Promise<CaptureSessionRow | undefined> {
+  return db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('ext_ref', '=', purpose.ext_ref)
+    .where('state', '=', 'open')
+    .where('expires_at', '>', openAfter)
+    .where('currency_code', '=', purpose.currency_code)
+    .where('vaulting_type', '=', purpose.vaulting_type)
+    .where('sale_type', '=', purpose.sale_type)
+    .where('vault_only_on_success', '=', purpose.vault_only_on_success)
+    .where('up_to_owed', '=', purpose.up_to_owed)
+    .where('gateway_id', '=', purpose.gateway_id)
+    .where('auth_domain', '=', purpose.auth_domain)
+    .where((eb) =>
+      purpose.amount_minor === null
+        ? eb('amount_minor', 'is', null)
+        : eb('amount_minor', '=', purpose.amount_minor),
+    )
+    .where((eb) =>
+      purpose.description === null
+        ? eb('description', 'is', null)
+        : eb('description', '=', purpose.description),
+    )
+    .where((eb) =>
+      purpose.invoice_id === null ? eb('invoice_id', 'is', null) : eb('invoice_id', '=', purpose.invoice_id),
+    )
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** Takes the session's row lock for the rest of the transaction and answers the row as it now is. */
 export function lockCaptureSession(
   db: Db,
@@ -73,6 +126,36 @@ export function lockCaptureSession(
     .where('session_token', '=', sessionToken)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * The invoices among `invoiceIds` a sale of another session than `exceptId` is paying now: claimed by a submit whose
+ * claim still runs (wall time `wallNow`), or charged and not completed yet (docs/portal.md, "Paying and payment
+ * methods").
+ */
+export async function listInvoicesWithSalesInFlight(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+  wallNow: string,
+  exceptId: number | null,
+): Promise<number[]> {
+  if (invoiceIds.length === 0) return [];
+  let query = db
+    .selectFrom('capture_sessions')
+    .select('invoice_id')
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', 'in', invoiceIds)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'capturing'), eb('claimed_until', '>', wallNow)]),
+        eb.and([eb('state', '=', 'captured'), eb('charge_id', 'is not', null)]),
+      ]),
+    );
+  if (exceptId !== null) query = query.where('id', '!=', exceptId);
+  const rows = await query.execute();
+  return rows.flatMap((row) => (row.invoice_id === null ? [] : [row.invoice_id]));
 }
 
 /** A session as a submit's claim holds it: `claim_id` is the claim's identity. */

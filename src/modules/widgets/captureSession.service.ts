@@ -89,6 +89,11 @@ export interface CaptureSessionInput {
   description?: string | null;
   extRef?: string | null;
   invoiceId?: number | null;
+  /**
+   * A sale of the invoice's balance (the portal's "Pay with a new card"): it charges at most what the invoice owes
+   * when the card is submitted (captureInvoiceSale.ts). Not on the wire: a merchant's Amount is charged as sent.
+   */
+  upToOwed?: boolean;
 }
 
 export const DESCRIPTION_MAX = 255;
@@ -316,7 +321,53 @@ export async function createCaptureSession(
   ctx: ServiceContext,
   input: CaptureSessionInput,
 ): Promise<CaptureSession> {
+  return insertSession(ctx, input, await checkSession(ctx, input));
+}
+
+/** A session reused by openCaptureSessionFor has at least this long left: time to type a card. */
+const REUSE_MIN_LEFT_MS = 10 * 60 * 1000;
+
+/**
+ * A session for a page that names its customer in `extRef` (the customer portal's): the newest open session of the
+ * same ExtRef made for the same purpose (the same sale of the same invoice, or keeping a card) with at least
+ * REUSE_MIN_LEFT_MS left, else a new one (docs/portal.md, "Paying and payment methods"). A page loaded again and
+ * again makes one session and one `capture_session.created`, not one a load.
+ */
+export async function openCaptureSessionFor(
+  ctx: ServiceContext,
+  input: CaptureSessionInput & { extRef: string },
+): Promise<CaptureSession> {
   const checked = await checkSession(ctx, input);
+  const openAfter = new Date(Date.parse(nowInstant(ctx)) + REUSE_MIN_LEFT_MS).toISOString();
+  const found = await repo.findOpenCaptureSessionFor(
+    ctx.db,
+    ctx.account.id,
+    {
+      ext_ref: input.extRef,
+      currency_code: checked.currencyCode,
+      vaulting_type: checked.vaultingType,
+      sale_type: checked.saleType,
+      vault_only_on_success: input.vaultOnlyOnSuccess,
+      up_to_owed: upToOwed(input, checked),
+      amount_minor: checked.amountMinor,
+      gateway_id: checked.gateway.id,
+      auth_domain: checked.authDomain,
+      description: checked.description,
+      invoice_id: checked.invoiceId,
+    },
+    openAfter,
+  );
+  return found ? readCaptureSession(ctx, found) : insertSession(ctx, input, checked);
+}
+
+const upToOwed = (input: CaptureSessionInput, checked: CheckedSession) =>
+  checked.invoiceId !== null && input.upToOwed === true;
+
+async function insertSession(
+  ctx: ServiceContext,
+  input: CaptureSessionInput,
+  checked: CheckedSession,
+): Promise<CaptureSession> {
   const sessionToken = `cs_${crypto.randomBytes(24).toString('base64url')}`;
   const now = nowInstant(ctx);
   const expiresAt = new Date(Date.parse(now) + checked.expiresInSeconds * 1000).toISOString();
@@ -336,6 +387,7 @@ export async function createCaptureSession(
       auth_domain: checked.authDomain,
       description: checked.description,
       invoice_id: checked.invoiceId,
+      up_to_owed: upToOwed(input, checked),
       state: 'open' satisfies StoredState,
       created_at: now,
       expires_at: expiresAt,

@@ -14,8 +14,11 @@ export {
   completeCaptureSession,
   createCaptureSession,
   getCaptureSession,
+  openCaptureSessionFor,
 } from './captureSession.service.ts';
 export { captureHtml } from './widgetAssets.ts';
+/** For connectModules: the invoices a sale is paying now, which the collections module charges not meanwhile. */
+export { salesInFlight } from './captureInvoiceSale.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
 
 /**

@@ -65,7 +65,7 @@ export const CaptureSessionOut = Type.Object({
   AccountID: Id(),
   iframeCapturePayID: Id(),
   IframeType: Type.String({ description: 'Always capturepaymethod' }),
-  SessionToken: Type.String(),
+  SessionToken: NullableText("Your server's token (get, build, complete); null in events"),
   HashToken: NullableText("The browser's token (in the frame's URL); null in events"),
   ExtRef: NullableText('Your reference'),
   CurrencyCode: Type.String(),

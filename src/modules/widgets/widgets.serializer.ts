@@ -21,8 +21,9 @@ export function captureSessionInputFromWire(body: CreateCaptureSessionBody): Cap
 
 /**
  * A capture session on the wire. `serviceOrigin` is where the browser finds the loader and the frame: given, the
- * HashToken and Html are shown (to the merchant's server, which asked with its key); left out (events, which are
- * stored and sent on), they are null.
+ * SessionToken, HashToken and Html are shown (to the merchant's server, which asked with its key); left out
+ * (events, which are stored and sent on), they are null: the SessionToken completes the session and reads it, a
+ * capability no webhook endpoint needs (docs/spec-decisions.md, "Capture widget sessions", Tokens).
  */
 export function toCaptureSessionDto(session: CaptureSession, serviceOrigin?: string): CaptureSessionOut {
   return {
@@ -30,7 +31,7 @@ export function toCaptureSessionDto(session: CaptureSession, serviceOrigin?: str
     AccountID: session.accountId,
     iframeCapturePayID: session.id,
     IframeType: 'capturepaymethod',
-    SessionToken: session.sessionToken,
+    SessionToken: serviceOrigin === undefined ? null : session.sessionToken,
     HashToken: serviceOrigin === undefined ? null : session.hashToken,
     ExtRef: session.extRef,
     CurrencyCode: session.currencyCode,

@@ -1,0 +1,78 @@
+import type { ServiceContext } from '../../context.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import { invoicesInFlight } from '../collections/index.ts';
+import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
+import { withLockedCustomer } from '../ledger/index.ts';
+import { includesSale } from './captureSession.ts';
+import type { SaleType } from './captureSession.ts';
+import * as repo from './captureSession.repository.ts';
+import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
+
+/**
+ * A sale that pays an invoice looks at the invoice again when the card is submitted, not only when the session was
+ * made (docs/portal.md, "Paying and payment methods"; docs/spec-decisions.md, "Capture widget sessions"): a page
+ * made before the invoice was paid must not charge it again.
+ */
+
+/**
+ * Claims the session for a submit (or a challenge's answer) by `claim`; a sale that names an invoice is claimed
+ * only under the invoice's customer's lock, with the invoice locked and read again. While another payment of the
+ * invoice is in flight (the portal's Pay button, a collection run, another session's sale) or when it owes nothing
+ * now, nothing is claimed and the frame is told why in words (409). A sale made for the invoice's balance
+ * (`up_to_owed`) charges at most what it owes now. The claim marks the sale in flight for the others, as their
+ * `started` attempts mark theirs for it.
+ */
+export async function claimForSale<T extends ClaimedCaptureSession | undefined>(
+  ctx: ServiceContext,
+  found: CaptureSessionRow,
+  claim: (ctx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  const invoiceId = found.invoice_id;
+  if (invoiceId === null || !includesSale(found.sale_type as SaleType) || found.amount_minor === null) {
+    return claim(ctx);
+  }
+  const invoice = await getInvoice(ctx, invoiceId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  });
+  if (!invoice) throw nothingOwed(invoiceId);
+  return withLockedCustomer(ctx, invoice.customer.id, async (tctx) => {
+    const [target] = await lockInvoicesForAllocation(tctx, invoice.customer.id, [invoiceId], []);
+    if (
+      (await invoicesInFlight(tctx, [invoiceId])).size > 0 ||
+      (await salesInFlight(tctx, [invoiceId], found.id)).size > 0
+    ) {
+      throw new ConflictError(
+        'invoice_payment_in_flight',
+        'A payment of this invoice is already being made. Nothing was charged: look again in a few minutes.',
+      );
+    }
+    const owedMinor = target && !target.refusal ? target.openMinor : 0;
+    if (owedMinor <= 0) throw nothingOwed(invoice.invoiceNum ?? invoiceId);
+    const row = await claim(tctx);
+    if (!row || !found.up_to_owed || row.amount_minor === null || row.amount_minor <= owedMinor) return row;
+    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, { amount_minor: owedMinor });
+    return { ...row, amount_minor: owedMinor };
+  });
+}
+
+const nothingOwed = (invoice: number) =>
+  new ConflictError(
+    'invoice_nothing_owed',
+    `Invoice ${invoice} owes nothing now: it was paid meanwhile. Nothing was charged.`,
+  );
+
+/**
+ * The invoices among `invoiceIds` a session's sale is paying now (other than session `exceptId`'s): claimed by a
+ * submit, or charged and not completed yet. Wall time: a claim's end is wall time (captureClaim.ts).
+ */
+export async function salesInFlight(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+  exceptId: number | null = null,
+): Promise<ReadonlySet<number>> {
+  const wallNow = ctx.wallClock.now().toISOString();
+  return new Set(
+    await repo.listInvoicesWithSalesInFlight(ctx.db, ctx.account.id, invoiceIds, wallNow, exceptId),
+  );
+}
