@@ -46,13 +46,13 @@ export interface PortalSignInFailuresTable {
   failed_at: Instant;
 }
 
-/** A signed-in contact's password checks and e-mail changes, for their limits (migration 0032). */
+/** A signed-in contact's password checks, e-mail changes and package changes, for their limits (migration 0032). */
 export interface PortalContactActionsTable {
   id: Id;
   account_id: number;
   contact_id: number;
   session_id: number | null;
-  action: 'password_check' | 'email_change';
+  action: 'password_check' | 'email_change' | 'package_change';
   acted_at: Instant;
 }
 

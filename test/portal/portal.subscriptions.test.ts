@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { START, clock, customerWithLogin, other, signedIn, t, usePortalService } from './fixtures.ts';
 import type { PortalClient } from './fixtures.ts';
 
@@ -298,6 +298,36 @@ describe('subscriptions pages', () => {
     const changed = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
     expect(changed.packageRateTermID).toBe(yearly);
     expect(changed.nextRenewDate.slice(0, 10)).toBe('2027-03-15');
+  });
+
+  it('confirms at most 5 package changes a day per contact, then refuses the 6th and changes nothing', async () => {
+    const plan = await createPlan(t, { chargePrice: 31 });
+    const other = await createPlan(t, { chargePrice: 62 });
+    const { login, subscriptionId } = await subscribedCustomer(plan);
+    await ok(t, 'PUT', '/v1/account', { PortalSwitchPackageIDs: [plan.packageId, other.packageId] });
+    const client = await signedIn(login);
+    const csrf = await csrfOf(client, subscriptionId);
+    const path = `${client.base}subscriptions/${subscriptionId}/change`;
+    const choiceOf = (p: typeof plan) => `${p.packageId}-${p.versionId}-${p.rateTermId}`;
+    const changeTo = async (p: typeof plan) => {
+      const previewPage = await client.post(path, { csrf, choice: choiceOf(p) });
+      expect(previewPage.status).toBe(200);
+      return client.post(path, {
+        csrf,
+        choice: choiceOf(p),
+        confirm: 'yes',
+        expected: expectedOf(previewPage),
+      });
+    };
+    // Back and forth: each change issues an invoice (or a credit), its events and its e-mail.
+    for (const to of [other, plan, other, plan, other]) expect((await changeTo(to)).status).toBe(303);
+    const invoicesBefore = await invoicesOf(t, login.customerId);
+
+    const refused = await changeTo(plan);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('at most 5 times a day');
+    expect((await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`)).packageID).toBe(other.packageId);
+    expect(await invoicesOf(t, login.customerId)).toEqual(invoicesBefore);
   });
 
   it('refuses a package the account does not allow, and every change when it allows none', async () => {

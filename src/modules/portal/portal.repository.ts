@@ -236,7 +236,7 @@ export async function clearFailuresOfUsername(db: Db, accountId: number, usernam
     .execute();
 }
 
-export type ContactAction = 'password_check' | 'email_change';
+export type ContactAction = 'password_check' | 'email_change' | 'package_change';
 
 /**
  * Records an action of a signed-in contact and says how many of that action, before this one and since `since`,

@@ -58,6 +58,8 @@ export const PASSWORD_CHECKS_PER_CONTACT = 10;
 export const PASSWORD_CHECK_WINDOW_MS = 15 * 60_000;
 /** E-mail address changes a contact may make in the portal in a day, each telling the old address. */
 export const EMAIL_CHANGES_PER_DAY = 3;
+/** Package changes a contact may confirm in the portal in a day, each issuing an invoice and its e-mail. */
+export const PACKAGE_CHANGES_PER_DAY = 5;
 const DAY_MS = 24 * 60 * 60_000;
 /** What a sign-in refused for a full process is told to wait. */
 export const BUSY_RETRY_SECONDS = 5;
@@ -463,6 +465,33 @@ export async function checkEmailChange(
   } finally {
     if (checked?.kind !== 'right') await repo.deleteContactAction(ctx.db, counted.id);
   }
+}
+
+/**
+ * Counts a package change the signed-in contact confirms, before it is made (docs/portal.md, "What customers may
+ * change"): fewer than PACKAGE_CHANGES_PER_DAY in the last day, since each issues an invoice, its events and its
+ * e-mail. Counted first, so that parallel forms cannot all pass; `forget` uncounts a change that was not made.
+ */
+export async function countPackageChange(
+  ctx: ServiceContext,
+  session: PortalSession,
+): Promise<{ kind: 'counted'; forget(): Promise<void> } | { kind: 'too_many_changes' }> {
+  const counted = await repo.recordContactAction(
+    ctx.db,
+    {
+      account_id: ctx.account.id,
+      contact_id: session.contactId,
+      session_id: session.id,
+      action: 'package_change',
+      acted_at: at(ctx),
+    },
+    at(ctx, -DAY_MS),
+    at(ctx, -DAY_MS),
+  );
+  const forget = () => repo.deleteContactAction(ctx.db, counted.id);
+  if (counted.byContact < PACKAGE_CHANGES_PER_DAY) return { kind: 'counted', forget };
+  await forget();
+  return { kind: 'too_many_changes' };
 }
 
 /**

@@ -19,6 +19,7 @@ import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 import { ownedBySession } from './signedInCustomer.ts';
+import { countPackageChange, PACKAGE_CHANGES_PER_DAY } from './portalAuth.service.ts';
 import { nextInvoiceOfSubscription } from './upcoming.ts';
 
 /** Why a customer cancels: the select's values and what they mean (docs/portal.md, "What customers may change"). */
@@ -435,7 +436,21 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
         const outcome = await previewChange(ctx, (tctx) => changeOutcome(tctx, change));
         return renderChangePreview(page, subscription, chosen, outcome);
       }
-      const applied = await changeAsPreviewed(ctx, change, fields['expected'] ?? '');
+      const counted = await countPackageChange(ctx, page.session);
+      if (counted.kind === 'too_many_changes') {
+        return page.message(429, {
+          title: 'Too many changes',
+          heading: 'Try again tomorrow',
+          message: `A subscription can be changed here at most ${PACKAGE_CHANGES_PER_DAY} times a day. Nothing was changed; ask ${page.portal.account.name} if you need another change today.`,
+          link: backToSubscription(page, subscription),
+        });
+      }
+      let applied: Awaited<ReturnType<typeof changeAsPreviewed>> | undefined;
+      try {
+        applied = await changeAsPreviewed(ctx, change, fields['expected'] ?? '');
+      } finally {
+        if (applied?.kind !== 'changed') await counted.forget();
+      }
       if (applied.kind === 'moved') {
         return renderChangePreview(page, subscription, chosen, applied.outcome, [
           {
