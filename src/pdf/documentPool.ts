@@ -190,6 +190,8 @@ export class DocumentPool implements DocumentRenderer {
         'document_timeout',
         `The document took longer than the ${this.#settings.timeoutMs} ms a document may take to draw, and was ` +
           'stopped; send the request again after Retry-After, or ask for a smaller document',
+        // As long as the budget: the same document is likely to take as long again, so not at once.
+        Math.max(1, Math.ceil(this.#settings.timeoutMs / 1000)),
       ),
     );
     this.#remove(thread);
@@ -201,8 +203,9 @@ export class DocumentPool implements DocumentRenderer {
   #lost(thread: Thread, error: Error): void {
     if (!this.#remove(thread)) return;
     if (thread.busy) this.#finish(thread).waiting.reject(error);
-    if (!thread.ready) {
-      // The drawing code could not even load: every thread would fail alike, so the waiting documents fail now.
+    if (!thread.ready && !this.#threads.some((other) => other.ready)) {
+      // The drawing code could not even load and no thread has: every thread would fail alike, so the waiting
+      // documents fail now.
       for (const line of this.#lines.values()) for (const waiting of line) waiting.reject(error);
       this.#lines.clear();
       this.#turns = [];

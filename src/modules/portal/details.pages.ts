@@ -181,6 +181,7 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
         });
       }
       if (problems.length) return refuse(problems);
+      let forgetEmailChange = async () => {};
       try {
         // The password is checked before anything is written: a refused form changes nothing at all.
         if (emailChanges) {
@@ -194,6 +195,7 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
           if (check.kind !== 'right') {
             return refuse([{ field: PASSWORD.field, message: refusedCheckMessage(page, check) }], 429);
           }
+          forgetEmailChange = check.forget;
         }
         if (Object.keys(input).length > 0) await editCustomer(ctx, customer.id, input);
         if (emailChanges) {
@@ -210,6 +212,8 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
         }
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
+        // The form changed nothing, so its e-mail change does not count towards the day's.
+        await forgetEmailChange();
         return refuse(asFormErrors(error.fields));
       }
       return page.redirect('details?saved=1');

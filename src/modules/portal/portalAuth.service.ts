@@ -275,7 +275,7 @@ type GuardedCheck =
 async function countPasswordCheck(
   ctx: ServiceContext,
   session: PortalSession,
-): Promise<{ kind: 'counted' } | { kind: 'too_many_checks'; until: string }> {
+): Promise<{ kind: 'counted'; forget(): Promise<void> } | { kind: 'too_many_checks'; until: string }> {
   const counted = await repo.recordContactAction(
     ctx.db,
     {
@@ -288,10 +288,11 @@ async function countPasswordCheck(
     at(ctx, -PASSWORD_CHECK_WINDOW_MS),
     at(ctx, -DAY_MS),
   );
+  const forget = () => repo.deleteContactAction(ctx.db, counted.id);
   if (counted.bySession < PASSWORD_CHECKS_PER_SESSION && counted.byContact < PASSWORD_CHECKS_PER_CONTACT) {
-    return { kind: 'counted' };
+    return { kind: 'counted', forget };
   }
-  await repo.deleteContactAction(ctx.db, counted.id);
+  await forget();
   return { kind: 'too_many_checks', until: at(ctx, PASSWORD_CHECK_WINDOW_MS) };
 }
 
@@ -323,16 +324,20 @@ async function guardedCheck(
     await repo.deleteAttempt(ctx.db, attemptId);
     return { kind: 'locked', until: paused };
   }
+  let forgetCheck = async () => {};
   if (input.session) {
     const counted = await countPasswordCheck(ctx, input.session);
     if (counted.kind === 'too_many_checks') {
       await repo.deleteAttempt(ctx.db, attemptId);
       return counted;
     }
+    forgetCheck = counted.forget;
   }
   const matches = await verifyInTurn(ctx.account.id, input.password, input.stored);
   if (matches === 'busy') {
+    // Nothing was checked, so nothing counts: a busy process must not use up a contact's checks.
     await repo.deleteAttempt(ctx.db, attemptId);
+    await forgetCheck();
     return { kind: 'busy' };
   }
   if (!matches) return { kind: 'wrong', until: await pausedUntil(ctx, { ...attempt, countOwn: true }) };
@@ -435,13 +440,14 @@ export type RefusedCheck =
  * The checks before the signed-in contact changes its e-mail address: fewer than EMAIL_CHANGES_PER_DAY changes in the
  * last day (each one tells the old address, so a contact looping changes would have the service mail any address it
  * chose), then its current password (checkCurrentPassword). The change is counted here, before it is made, so that
- * parallel forms cannot all pass; a change refused by the password is not counted.
+ * parallel forms cannot all pass; a change refused by the password is not counted, and `forget` uncounts one the
+ * form then refuses for another field.
  */
 export async function checkEmailChange(
   ctx: ServiceContext,
   session: PortalSession,
   input: { currentPassword: string; clientAddress: string },
-): Promise<{ kind: 'right' } | RefusedCheck | { kind: 'too_many_changes' }> {
+): Promise<{ kind: 'right'; forget(): Promise<void> } | RefusedCheck | { kind: 'too_many_changes' }> {
   const counted = await repo.recordContactAction(
     ctx.db,
     {
@@ -461,7 +467,9 @@ export async function checkEmailChange(
   let checked: Awaited<ReturnType<typeof checkCurrentPassword>> | undefined;
   try {
     checked = await checkCurrentPassword(ctx, session, input);
-    return checked.kind === 'right' ? { kind: 'right' } : checked;
+    return checked.kind === 'right'
+      ? { kind: 'right', forget: () => repo.deleteContactAction(ctx.db, counted.id) }
+      : checked;
   } finally {
     if (checked?.kind !== 'right') await repo.deleteContactAction(ctx.db, counted.id);
   }

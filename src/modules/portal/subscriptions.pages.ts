@@ -441,7 +441,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
         return page.message(429, {
           title: 'Too many changes',
           heading: 'Try again tomorrow',
-          message: `A subscription can be changed here at most ${PACKAGE_CHANGES_PER_DAY} times a day. Nothing was changed; ask ${page.portal.account.name} if you need another change today.`,
+          message: `Subscriptions can be changed here at most ${PACKAGE_CHANGES_PER_DAY} times a day. Nothing was changed; ask ${page.portal.account.name} if you need another change today.`,
           link: backToSubscription(page, subscription),
         });
       }

@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { ValidationError } from '../../errors.ts';
+import { addressKey } from '../../http/clientAddress.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../storage/database.ts';
@@ -125,7 +126,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
     openFrameRequest(
       { ...deps, contextFor: (accountId) => deps.contextFor(accountId, request) },
       (request.params as { HashToken: string }).HashToken,
-      request.ip,
+      addressKey(request.ip),
     );
 
   app.post(
@@ -191,7 +192,7 @@ async function answerCountingRefusals<T>(
     return await work();
   } catch (error) {
     if (error instanceof ValidationError && 'attemptsLeft' in error) {
-      await countAddressFailure(deps, request.ip);
+      await countAddressFailure(deps, addressKey(request.ip));
       return sendRefusal(reply, error, (error as { attemptsLeft: number }).attemptsLeft);
     }
     throw error;
