@@ -196,3 +196,27 @@ describe('retention', () => {
     expect((await account.request('GET', '/v1/auditlog')).body).toHaveLength(audit);
   });
 });
+
+describe('event ids', () => {
+  it("carry the real time of a service on the system's clock, whatever another service's clock ran ahead to", async () => {
+    // A service on a wall clock of its own, a day ahead, in the same process (as test files share one).
+    const dayMs = 86_400_000;
+    const ahead = await startTestService({ wallClock: { now: () => new Date(Date.now() + dayMs) } });
+    try {
+      await newCustomer(ahead, 'Ahead');
+    } finally {
+      await ahead.close();
+    }
+    const before = Date.now();
+    const id = await newCustomer(t, 'Now');
+    const [event] = (await t.request('GET', `/v1/events?resourceType=customer&resourceID=${id}`)).body;
+    // The first 10 characters of a ULID are its time in milliseconds, in Crockford's base 32.
+    const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    const ms = [...event.id.slice(4, 14)].reduce(
+      (sum: number, c: string) => sum * 32 + ALPHABET.indexOf(c),
+      0,
+    );
+    expect(ms).toBeGreaterThanOrEqual(before);
+    expect(ms).toBeLessThan(before + dayMs / 2);
+  });
+});

@@ -2,14 +2,24 @@ import { expect } from 'vitest';
 import type { TestAccount } from './service.ts';
 
 /** A clock the test moves by hand. */
+/** Every movable clock made, with its start: a fixture's clock outlives the file that moved it (perFile.ts). */
+const movableClocks = new Map<{ set(at: string): void }, string>();
+
 export function movableClock(start: string) {
   let now = new Date(start);
-  return {
+  const clock = {
     now: () => new Date(now.getTime()),
     set(at: string) {
       now = new Date(at);
     },
   };
+  movableClocks.set(clock, start);
+  return clock;
+}
+
+/** Sets every movable clock back to its start, as each test file finds it (test/helpers/perFile.ts). */
+export function resetMovableClocks(): void {
+  for (const [clock, start] of movableClocks) clock.set(start);
 }
 
 export async function ok<T = any>(

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import type { ULIDFactory } from 'ulid';
+import type { Clock } from '../../clock.ts';
 import { whenTransactionEnds } from '../../storage/transactionEnd.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { withTransaction } from '../../context.ts';
@@ -73,7 +75,20 @@ function pooledRandom(): () => number {
   };
 }
 
-const nextUlid = monotonicFactory(pooledRandom());
+/**
+ * Event ids, monotonic per wall clock: an id is never below one made before it by the same clock, even within a
+ * millisecond. A process's services share the system's clock and so one sequence; a service started on a wall clock
+ * of its own (a test's, run ahead to stage what takes real minutes) has its own, so that its future times do not
+ * carry over to the ids of services that run on the real one.
+ */
+const idFactories = new WeakMap<Clock, ULIDFactory>();
+const random = pooledRandom();
+
+function nextEventId(wallClock: Clock, wallMs: number): string {
+  let next = idFactories.get(wallClock);
+  if (!next) idFactories.set(wallClock, (next = monotonicFactory(random)));
+  return `evt_${next(wallMs)}`;
+}
 
 export async function snapshotResource(ctx: ServiceContext, ref: ResourceRef): Promise<Snapshot> {
   const objects = await renderResources(ctx, ref.type, [ref.id]);
@@ -170,7 +185,7 @@ export async function emitEvents(ctx: ServiceContext, wanted: readonly EventToEm
   const occurredAt = ctx.clock.now().toISOString();
 
   // Once-keys are claimed first: a time-driven event already emitted costs no rendering.
-  let candidates = wanted.map((event) => ({ event, id: `evt_${nextUlid(wallMs)}` }));
+  let candidates = wanted.map((event) => ({ event, id: nextEventId(ctx.wallClock, wallMs) }));
   const once = candidates.flatMap((c) => {
     const onceKey = c.event.onceKey ?? c.event.claimsOnceKey;
     return onceKey === undefined ? [] : [{ onceKey, eventId: c.id }];
