@@ -260,6 +260,29 @@ async function verifyInTurn(accountId: number, password: string, stored: string)
   }
 }
 
+/**
+ * Records an action of the signed-in contact (repo.recordContactAction) and counts those of its kind in the last
+ * `windowMs`; the contact's rows older than a day, the longest window, go.
+ */
+const countContactAction = (
+  ctx: ServiceContext,
+  session: PortalSession,
+  action: repo.ContactAction,
+  windowMs: number,
+) =>
+  repo.recordContactAction(
+    ctx.db,
+    {
+      account_id: ctx.account.id,
+      contact_id: session.contactId,
+      session_id: session.id,
+      action,
+      acted_at: at(ctx),
+    },
+    at(ctx, -windowMs),
+    at(ctx, -DAY_MS),
+  );
+
 type GuardedCheck =
   | { kind: 'right'; attemptId: number }
   | { kind: 'wrong'; until?: string }
@@ -276,18 +299,7 @@ async function countPasswordCheck(
   ctx: ServiceContext,
   session: PortalSession,
 ): Promise<{ kind: 'counted'; forget(): Promise<void> } | { kind: 'too_many_checks'; until: string }> {
-  const counted = await repo.recordContactAction(
-    ctx.db,
-    {
-      account_id: ctx.account.id,
-      contact_id: session.contactId,
-      session_id: session.id,
-      action: 'password_check',
-      acted_at: at(ctx),
-    },
-    at(ctx, -PASSWORD_CHECK_WINDOW_MS),
-    at(ctx, -DAY_MS),
-  );
+  const counted = await countContactAction(ctx, session, 'password_check', PASSWORD_CHECK_WINDOW_MS);
   const forget = () => repo.deleteContactAction(ctx.db, counted.id);
   if (counted.bySession < PASSWORD_CHECKS_PER_SESSION && counted.byContact < PASSWORD_CHECKS_PER_CONTACT) {
     return { kind: 'counted', forget };
@@ -448,18 +460,7 @@ export async function checkEmailChange(
   session: PortalSession,
   input: { currentPassword: string; clientAddress: string },
 ): Promise<{ kind: 'right'; forget(): Promise<void> } | RefusedCheck | { kind: 'too_many_changes' }> {
-  const counted = await repo.recordContactAction(
-    ctx.db,
-    {
-      account_id: ctx.account.id,
-      contact_id: session.contactId,
-      session_id: session.id,
-      action: 'email_change',
-      acted_at: at(ctx),
-    },
-    at(ctx, -DAY_MS),
-    at(ctx, -DAY_MS),
-  );
+  const counted = await countContactAction(ctx, session, 'email_change', DAY_MS);
   if (counted.byContact >= EMAIL_CHANGES_PER_DAY) {
     await repo.deleteContactAction(ctx.db, counted.id);
     return { kind: 'too_many_changes' };
@@ -484,18 +485,7 @@ export async function countPackageChange(
   ctx: ServiceContext,
   session: PortalSession,
 ): Promise<{ kind: 'counted'; forget(): Promise<void> } | { kind: 'too_many_changes' }> {
-  const counted = await repo.recordContactAction(
-    ctx.db,
-    {
-      account_id: ctx.account.id,
-      contact_id: session.contactId,
-      session_id: session.id,
-      action: 'package_change',
-      acted_at: at(ctx),
-    },
-    at(ctx, -DAY_MS),
-    at(ctx, -DAY_MS),
-  );
+  const counted = await countContactAction(ctx, session, 'package_change', DAY_MS);
   const forget = () => repo.deleteContactAction(ctx.db, counted.id);
   if (counted.byContact < PACKAGE_CHANGES_PER_DAY) return { kind: 'counted', forget };
   await forget();
