@@ -97,6 +97,8 @@ export interface AppDeps {
   publicUrl?: string;
   /** TRUSTED_PROXIES: requests from these addresses are from the client X-Forwarded-For names. */
   trustedProxies?: string[];
+  /** The HTTP client payment providers are reached with (ServiceContext.providerFetch); `fetch` unless given. */
+  providerFetch?: typeof fetch;
   /** How customers' money movements take turns (src/http/customerQueue.ts); the configuration's defaults unless given. */
   moneyTurns?: MoneyTurnSettings;
 }
@@ -203,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     mailQueued: deps.mailQueued,
     webhookSender: deps.webhookSender,
     documents: deps.documents,
+    ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
     ...(actor ? { actor } : {}),
   });
 

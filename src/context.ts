@@ -97,6 +97,11 @@ export interface ServiceContext {
   wallClock: Clock;
   log: FastifyBaseLogger;
   secrets: SecretBox;
+  /**
+   * The HTTP client payment providers are reached with: `fetch` unless a test runs the service against a provider's
+   * simulator (nothing global is patched).
+   */
+  providerFetch?: typeof fetch;
   /** Tells the mail worker that a committed change queued mail, so it need not wait for its next round. */
   mailQueued(): void;
   /** Who asked for what the context does (audit log); absent when the service acts on its own. */

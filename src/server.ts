@@ -60,6 +60,8 @@ export interface ServiceOptions {
    * (src/cluster.ts), so that N processes never race on a migration.
    */
   migrated?: boolean;
+  /** The HTTP client payment providers are reached with (ServiceContext.providerFetch): a test's simulator. */
+  providerFetch?: typeof fetch;
 }
 
 const HOUSEKEEPING_MS = 60 * 60 * 1000;
@@ -226,6 +228,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       publicUrl: config.publicUrl,
       trustedProxies: config.trustedProxies,
       moneyTurns: config.moneyTurns,
+      ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     });
     await app.listen({ port: config.port, host: config.host });
     // Once the service answers: a first round with much due would otherwise run while the app starts (its plugins
@@ -242,6 +245,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
               mailQueued: () => mail.wake(),
               webhookSender: webhooks,
               collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
+              ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
             },
             config.billingIntervalMs,
           )

@@ -46,6 +46,8 @@ export interface BillingDeps {
   mailQueued(): void;
   /** This process's webhook worker, which the run's changes hand their deliveries to. */
   webhookSender?: WebhookSender;
+  /** The HTTP client payment providers are reached with (ServiceContext.providerFetch). */
+  providerFetch?: typeof fetch;
   /** COLLECTION_UNANSWERED_AFTER_MS: when a charge left unanswered is asked about again (default 2 minutes). */
   collectionUnansweredAfterMs?: number;
   /**
@@ -126,6 +128,7 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
     secrets: deps.secrets,
     mailQueued: deps.mailQueued,
     webhookSender: deps.webhookSender,
+    ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
   };
 }
 

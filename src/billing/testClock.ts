@@ -26,6 +26,7 @@ export async function advanceTestClock(
     log: ctx.log as unknown as BillingDeps['log'],
     secrets: ctx.secrets,
     mailQueued: ctx.mailQueued,
+    ...(ctx.providerFetch ? { providerFetch: ctx.providerFetch } : {}),
   };
   const billed: BillRunSummary = { ...emptySummary(), accounts: 1 };
   const lastDay = dateAt(to, account.timeZone);

@@ -132,6 +132,8 @@ export interface StartOptions {
   /** The service's wall clock (ServiceContext.wallClock); the system's unless given. */
   wallClock?: Clock;
   env?: Record<string, string>;
+  /** The HTTP client the service reaches payment providers with: a provider's simulator (test/providers/). */
+  providerFetch?: typeof fetch;
 }
 
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
@@ -156,6 +158,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     wallClock,
     logStream: logsInto(logs),
     onQuery: (sql) => queries.push(sql),
+    ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
   });
 
   const makeAccount = async (

@@ -119,7 +119,7 @@ async function batchGateway(
 ): Promise<Gateway | undefined> {
   const gateway = await usableGatewayByToken(ctx, token, 'GatewayToken', problems);
   if (!gateway) return undefined;
-  if (!gatewayAccepts(gateway, 'bank_account') || !collectsBatches(ctx, gateway)) {
+  if (!gatewayAccepts(gateway, 'bank_account') || !collectsBatches(gateway)) {
     problems.push({
       field: 'GatewayToken',
       message: `gateway ${gateway.id} (${gateway.type}) does not collect bank debits in batches`,

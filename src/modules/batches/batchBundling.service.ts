@@ -41,7 +41,7 @@ async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Pro
   if (gatewayId === null || paymentMethodId === null) return undefined;
   const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
   if (!gateway || !isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
-  if (!collectsBatches(ctx, gateway)) return undefined;
+  if (!collectsBatches(gateway)) return undefined;
   const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
   const rail = method?.bankAccount?.debitMethod;
   // An account not yet validated would fail the build: it waits until it is (ValidateBankAccount).

@@ -180,7 +180,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
         };
       }),
     });
-    if (result.outcome === 'accepted') accepted = { providerRef: result.providerRef, file: null };
+    if (result.outcome !== 'rejected') accepted = { providerRef: result.providerRef, file: null };
     else {
       problems.push(
         `the gateway refused the batch: ${result.message}`,

@@ -1,7 +1,7 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { GatewayTimeoutError, chargeStoredMethod } from '../gateways/index.ts';
-import type { ChargeResult } from '../gateways/index.ts';
+import type { StoredChargeResult as ChargeResult } from '../gateways/index.ts';
 import { listInvoicesDue } from '../invoicing/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { claimBatch, claimedFromAttempts } from './collectionClaim.service.ts';

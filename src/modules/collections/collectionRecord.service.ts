@@ -4,7 +4,7 @@ import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure, retryClassOf } from '../..
 import type { DunningPolicy } from '../../core/dunning.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
-import type { ChargeResult } from '../gateways/index.ts';
+import type { StoredChargeResult as ChargeResult } from '../gateways/index.ts';
 import { collectionMethodOf, lockInvoicesForCollection, setCollectionSchedules } from '../invoicing/index.ts';
 import type { AllocatableInvoice } from '../invoicing/index.ts';
 import { recordCollectedPayments, withLockedCustomers } from '../ledger/index.ts';

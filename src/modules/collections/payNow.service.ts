@@ -9,7 +9,7 @@ import {
   getGateway,
   isGatewayUsable,
 } from '../gateways/index.ts';
-import type { ChargeResult, Gateway } from '../gateways/index.ts';
+import type { StoredChargeResult as ChargeResult, Gateway } from '../gateways/index.ts';
 import { lockInvoicesForAllocation, setCollectionSchedule } from '../invoicing/index.ts';
 import { findPaymentIdOfCharge, recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
 import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';

@@ -100,7 +100,7 @@ export async function refundPayment(
       `Gateway ${gateway.id} did not answer; the refund stays reserved and the service asks again until it does`,
     );
   }
-  if (result.outcome !== 'succeeded') {
+  if (result.outcome !== 'succeeded' && result.outcome !== 'pending') {
     throw new ConflictError(
       'refund_declined',
       `Gateway ${gateway.id} refused the refund (${result.rawCode}); nothing was refunded, released or credited`,
@@ -131,28 +131,72 @@ async function askGateway(ctx: ServiceContext, attempt: RefundAttemptRow): Promi
     if (error instanceof GatewayTimeoutError) return undefined;
     throw error;
   }
-  const refund = { paymentId: attempt.payment_id, adjustmentId: attempt.adjustment_id };
   if (result.outcome === 'succeeded') {
-    await confirmRefund(ctx, { ...refund, refundId: result.refundId }, (tctx) =>
-      repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, {
-        state: 'succeeded',
-        refund_id: result.refundId,
-      }),
-    );
+    await settleRefund(ctx, attempt, result.refundId, 'started');
+  } else if (result.outcome === 'pending') {
+    // The money stays reserved until the provider's late word (a webhook): refund_settled or refund_failed.
+    await repo.finishAttempt(ctx.db, ctx.account.id, attempt.id, {
+      state: 'pending',
+      refund_id: result.refundId,
+    });
   } else {
-    const undo = {
-      ...refund,
-      fromInvoices: await repo.takenFromInvoices(ctx.db, ctx.account.id, attempt.id),
-      creditNoteId: attempt.credit_note_id,
-    };
-    await releaseRefund(ctx, undo, (tctx) =>
-      repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, {
-        state: 'declined',
-        raw_code: result.rawCode,
-      }),
-    );
+    await undoRefund(ctx, attempt, result.rawCode, 'started');
   }
   return result;
+}
+
+/** The refund went through: its reservation confirmed, once. */
+function settleRefund(
+  ctx: ServiceContext,
+  attempt: RefundAttemptRow,
+  refundId: string,
+  from: 'started' | 'pending',
+): Promise<unknown> {
+  const refund = { paymentId: attempt.payment_id, adjustmentId: attempt.adjustment_id, refundId };
+  return confirmRefund(ctx, refund, (tctx) =>
+    repo.finishAttempt(
+      tctx.db,
+      tctx.account.id,
+      attempt.id,
+      { state: 'succeeded', refund_id: refundId },
+      from,
+    ),
+  );
+}
+
+/** The refund did not go through: what it took given back to the payment and its invoices, once. */
+async function undoRefund(
+  ctx: ServiceContext,
+  attempt: RefundAttemptRow,
+  rawCode: string,
+  from: 'started' | 'pending',
+): Promise<unknown> {
+  const undo = {
+    paymentId: attempt.payment_id,
+    adjustmentId: attempt.adjustment_id,
+    fromInvoices: await repo.takenFromInvoices(ctx.db, ctx.account.id, attempt.id),
+    creditNoteId: attempt.credit_note_id,
+  };
+  return releaseRefund(ctx, undo, (tctx) =>
+    repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, { state: 'declined', raw_code: rawCode }, from),
+  );
+}
+
+/**
+ * The provider's late word on a pending refund (docs/gateways.md, "Late events"): settled, it is confirmed as an
+ * immediate refund would have been; failed, the money is the business's again and the invoices owe what they did.
+ * Whether a pending refund of that gateway had that id.
+ */
+export async function applyRefundEvent(
+  ctx: ServiceContext,
+  gatewayId: number,
+  event: { refundId: string; kind: 'refund_settled' | 'refund_failed'; code: string },
+): Promise<boolean> {
+  const attempt = await repo.findPendingAttempt(ctx.db, ctx.account.id, gatewayId, event.refundId);
+  if (!attempt) return false;
+  if (event.kind === 'refund_settled') await settleRefund(ctx, attempt, event.refundId, 'pending');
+  else await undoRefund(ctx, attempt, event.code, 'pending');
+  return true;
 }
 
 /** Refunds whose answer never came (leased before `staleBefore`, wall-clock): asked again with their key. */

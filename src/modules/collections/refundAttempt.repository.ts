@@ -43,21 +43,42 @@ export async function takenFromInvoices(
   return rows.map((row) => ({ invoiceId: row.invoice_id, amountMinor: row.amount_minor }));
 }
 
-/** Records the answer, once: only an attempt still `started` changes; whether this one did. */
+/**
+ * Records the answer, once: only an attempt still `started` (or `pending`, for the provider's late word on a
+ * pending refund) changes; whether this one did.
+ */
 export async function finishAttempt(
   db: Db,
   accountId: number,
   attemptId: number,
-  answer: { state: 'succeeded' | 'declined'; refund_id?: string; raw_code?: string },
+  answer: { state: 'succeeded' | 'declined' | 'pending'; refund_id?: string; raw_code?: string },
+  from: 'started' | 'pending' = 'started',
 ): Promise<boolean> {
   const result = await db
     .updateTable('refund_attempts')
     .set(answer)
     .where('account_id', '=', accountId)
     .where('id', '=', attemptId)
-    .where('state', '=', 'started')
+    .where('state', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** The pending refund the provider knows by `refundId`, at that gateway. */
+export function findPendingAttempt(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+  refundId: string,
+): Promise<RefundAttemptRow | undefined> {
+  return db
+    .selectFrom('refund_attempts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('gateway_id', '=', gatewayId)
+    .where('refund_id', '=', refundId)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
 }
 
 export function listStaleAttempts(

@@ -188,3 +188,16 @@ export async function findGatewaySettings(
     .executeTakeFirst();
   return row?.settings_sealed ?? null;
 }
+
+/** The account and id of the gateway with this GatewayToken, of any account (a provider's webhook names it). */
+export async function findGatewayOwnerByToken(
+  db: Db,
+  gatewayToken: string,
+): Promise<{ accountId: number; gatewayId: number } | undefined> {
+  const row = await db
+    .selectFrom('gateways')
+    .select(['account_id', 'id'])
+    .where('gateway_token', '=', gatewayToken)
+    .executeTakeFirst();
+  return row && { accountId: row.account_id, gatewayId: row.id };
+}

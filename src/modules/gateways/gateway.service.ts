@@ -13,18 +13,26 @@ import type { GatewayRow } from './gateway.repository.ts';
 import { recordedCall } from './gatewayCalls.ts';
 import type {
   BatchLineReport,
+  BatchStatus,
   BatchSubmitResult,
   BatchToSubmit,
   BankAccountToValidate,
   BankValidationResult,
+  CardSetupRequest,
+  CardSetupResult,
+  CardSetupStart,
   CardToVault,
   ChargeEvent,
+  ChargeLookup,
   ChargeRequest,
   ChargeResult,
-  DriverDeps,
+  DriverModule,
   GatewayDriver,
   RefundRequest,
   RefundResult,
+  SettingsCheck,
+  WebhookRequest,
+  WebhookResult,
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
 import { testGatewayDriver } from './testGateway.ts';
@@ -243,6 +251,11 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
     problems.push({ field: 'Settings', message: `a ${type.type} gateway has no settings` });
   }
   const settingsSealed = sealedSettings(ctx, input.settings, problems);
+  const isTestMode =
+    type !== undefined && (type.alwaysTestMode || ctx.account.isTest || (input.isTestMode ?? false));
+  const checkSettings = type && problems.length === 0 ? DRIVERS[type.type]?.settingsProblems : undefined;
+  if (checkSettings)
+    problems.push(...checkSettings((input.settings ?? {}) as Record<string, unknown>, isTestMode));
   if (problems.length || !type) throw new ValidationError(problems);
 
   const id = await ctx.db.transaction().execute(async (trx) => {
@@ -254,7 +267,7 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
       friendly_name: friendlyName,
       gateway_type: type.type,
       is_active: true,
-      is_test_mode: type.alwaysTestMode || ctx.account.isTest || (input.isTestMode ?? false),
+      is_test_mode: isTestMode,
       is_accept_cc: type.acceptsCreditCard,
       is_accept_bank_dd: type.acceptsBankAccount,
       is_enabled: true,
@@ -324,13 +337,32 @@ export function canVaultCards(gateway: Gateway): boolean {
   return gatewayTypeInfo(gateway.type)?.vaultsCards ?? false;
 }
 
-/** The provider behind each gateway type; a type without one (manual) collects nothing itself. */
-const DRIVERS: Readonly<Record<string, (deps: DriverDeps) => GatewayDriver>> = {
-  [GATEWAY_TYPES.test.type]: testGatewayDriver,
+/** The provider behind each gateway type; a type without one (manual, bankfile) collects nothing itself. */
+const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
+  [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
 };
 
-function driverOf(ctx: ServiceContext, gateway: Gateway): GatewayDriver | undefined {
-  return Object.hasOwn(DRIVERS, gateway.type) ? DRIVERS[gateway.type]!({ db: ctx.db }) : undefined;
+/** The gateway's driver, given its settings opened, the providers' HTTP client and the wall clock. */
+async function driverOf(ctx: ServiceContext, gateway: Gateway): Promise<GatewayDriver | undefined> {
+  const driver = Object.hasOwn(DRIVERS, gateway.type) ? DRIVERS[gateway.type] : undefined;
+  if (!driver) return undefined;
+  return driver.create({
+    db: ctx.db,
+    settings: await gatewaySettings(ctx, gateway),
+    fetch: ctx.providerFetch ?? globalThis.fetch,
+    wallClock: ctx.wallClock,
+  });
+}
+
+/** The driver's operation, or undefined when the gateway's type has none. */
+async function operationOf<K extends keyof GatewayDriver>(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  operation: K,
+): Promise<NonNullable<GatewayDriver[K]> | undefined> {
+  const driver = await driverOf(ctx, gateway);
+  const found = driver?.[operation];
+  return found ? (found.bind(driver) as NonNullable<GatewayDriver[K]>) : undefined;
 }
 
 const maskedCard = (card: CardToVault) => ({
@@ -350,7 +382,7 @@ export async function vaultCard(
   card: CardToVault,
   field: string,
 ): Promise<{ token: string }> {
-  const vault = canVaultCards(gateway) ? driverOf(ctx, gateway)?.vaultCard : undefined;
+  const vault = canVaultCards(gateway) ? await operationOf(ctx, gateway, 'vaultCard') : undefined;
   if (!vault) {
     throw ValidationError.field(
       field,
@@ -380,7 +412,7 @@ export async function validateBankAccountAtGateway(
   gateway: Gateway,
   account: BankAccountToValidate,
 ): Promise<BankValidationResult> {
-  const validate = driverOf(ctx, gateway)?.validateBankAccount;
+  const validate = await operationOf(ctx, gateway, 'validateBankAccount');
   if (!validate) return { outcome: 'ok', detail: 'checked offline only' };
   const identifier = account.iban ?? account.accountNumber ?? '';
   return recordedCall(
@@ -394,9 +426,23 @@ export async function validateBankAccountAtGateway(
   );
 }
 
-/** Whether the gateway charges stored methods itself (every type with a driver does). */
+/** Whether the gateway charges stored methods itself (every type with a driver that charges does). */
 export function canCharge(gateway: Gateway): boolean {
-  return Object.hasOwn(DRIVERS, gateway.type);
+  return gatewayTypeInfo(gateway.type)?.chargesCards === true;
+}
+
+/** A charge's answer off session: a charge that waits on the customer is their decline (below). */
+export type StoredChargeResult = Exclude<ChargeResult, { outcome: 'requires_action' }>;
+
+/**
+ * Off session nobody is there to act: a charge that needs the customer in a browser (3-D Secure, a bank's
+ * confirmation) is the customer-action decline `authentication_required` (src/core/dunning.ts), which stops
+ * retries until the customer pays on a hosted page (docs/gateways.md, "Adding a real provider"). The provider's
+ * action stays in the call's record.
+ */
+export function offSession(result: ChargeResult | ChargeLookup): StoredChargeResult | ChargeLookup {
+  if (result.outcome !== 'requires_action') return result;
+  return { outcome: 'declined', reason: 'authentication_required', rawCode: result.rawCode };
 }
 
 /**
@@ -407,10 +453,10 @@ export async function chargeStoredMethod(
   ctx: ServiceContext,
   gateway: Gateway,
   request: ChargeRequest,
-): Promise<ChargeResult> {
-  const charge = driverOf(ctx, gateway)?.charge;
+): Promise<StoredChargeResult> {
+  const charge = await operationOf(ctx, gateway, 'charge');
   if (!charge) throw new Error(`gateway ${gateway.id} (${gateway.type}) cannot charge`);
-  return recordedCall(
+  const result = await recordedCall(
     ctx,
     gateway.id,
     {
@@ -425,6 +471,7 @@ export async function chargeStoredMethod(
     },
     () => charge(gateway, request, nowInstant(ctx)),
   );
+  return offSession(result) as StoredChargeResult;
 }
 
 /**
@@ -432,12 +479,12 @@ export async function chargeStoredMethod(
  * GatewayTimeoutError when no answer came: asking again with the same key refunds at most once. A gateway that
  * cannot refund (manual) throws: the caller checks `canCharge` first.
  */
-export function refundCharge(
+export async function refundCharge(
   ctx: ServiceContext,
   gateway: Gateway,
   request: RefundRequest,
 ): Promise<RefundResult> {
-  const refund = driverOf(ctx, gateway)?.refund;
+  const refund = await operationOf(ctx, gateway, 'refund');
   if (!refund) throw new Error(`gateway ${gateway.id} (${gateway.type}) cannot refund`);
   return recordedCall(
     ctx,
@@ -468,8 +515,8 @@ export function makesBankFiles(gateway: Gateway): boolean {
 }
 
 /** Whether batches can be collected through the gateway: a provider that takes them, or bank files. */
-export function collectsBatches(ctx: ServiceContext, gateway: Gateway): boolean {
-  return makesBankFiles(gateway) || driverOf(ctx, gateway)?.submitBatch !== undefined;
+export function collectsBatches(gateway: Gateway): boolean {
+  return makesBankFiles(gateway) || gatewayTypeInfo(gateway.type)?.takesBatches === true;
 }
 
 /** The gateway's settings as they were given (a JSON object), opened; an empty object when it has none. */
@@ -482,12 +529,12 @@ export async function gatewaySettings(
 }
 
 /** Hands a batch to the gateway's provider, recorded without the accounts' details. Idempotent by its key. */
-export function submitBatchToGateway(
+export async function submitBatchToGateway(
   ctx: ServiceContext,
   gateway: Gateway,
   batch: BatchToSubmit,
 ): Promise<BatchSubmitResult> {
-  const submit = driverOf(ctx, gateway)?.submitBatch;
+  const submit = await operationOf(ctx, gateway, 'submitBatch');
   if (!submit) throw new Error(`gateway ${gateway.id} (${gateway.type}) takes no batches`);
   const totalMinor = batch.lines.reduce((total, line) => total + line.amountMinor, 0);
   return recordedCall(
@@ -518,7 +565,7 @@ export async function cancelBatchAtGateway(
   gateway: Gateway,
   providerRef: string,
 ): Promise<{ outcome: 'cancelled' } | { outcome: 'too_late'; message: string }> {
-  const cancel = driverOf(ctx, gateway)?.cancelBatch;
+  const cancel = await operationOf(ctx, gateway, 'cancelBatch');
   if (!cancel) return { outcome: 'too_late', message: `gateway ${gateway.id} cannot withdraw a batch` };
   return recordedCall(ctx, gateway.id, { operation: 'cancel_batch', request: { providerRef } }, () =>
     cancel(gateway, providerRef, nowInstant(ctx)),
@@ -531,7 +578,7 @@ export async function readChargeEvents(
   gateway: Gateway,
   asOf: PlainDate,
 ): Promise<ChargeEvent[]> {
-  const read = driverOf(ctx, gateway)?.chargeEvents;
+  const read = await operationOf(ctx, gateway, 'chargeEvents');
   if (!read) return [];
   const answer = await recordedCall(
     ctx,
@@ -552,7 +599,7 @@ export async function readBatchReports(
   providerRef: string,
   asOf: PlainDate,
 ): Promise<BatchLineReport[]> {
-  const read = driverOf(ctx, gateway)?.batchReports;
+  const read = await operationOf(ctx, gateway, 'batchReports');
   if (!read) return [];
   const answer = await recordedCall(
     ctx,
@@ -561,4 +608,106 @@ export async function readBatchReports(
     async () => ({ outcome: 'ok', reports: await read(gateway, providerRef, asOf) }),
   );
   return answer.reports;
+}
+
+/** Whether cards are entered in the gateway's provider's own hosted fields (docs/hosted-pages.md). */
+export function usesHostedFields(gateway: Gateway): boolean {
+  return gatewayTypeInfo(gateway.type)?.hostedFields ?? false;
+}
+
+const maskedPayer = (request: CardSetupRequest) => ({
+  amountMinor: request.amountMinor ?? null,
+  currencyCode: request.currencyCode,
+  keepCard: request.keepCard,
+  payer: request.payer.ref,
+});
+
+/** Starts a card setup (or a sale) in the provider's hosted fields, recorded by its key. */
+export async function startCardSetup(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: CardSetupRequest,
+): Promise<CardSetupStart> {
+  const start = await operationOf(ctx, gateway, 'startCardSetup');
+  if (!start) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'start_card_setup', idempotencyKey: request.idempotencyKey, request: maskedPayer(request) },
+    () => start(gateway, request, nowInstant(ctx)),
+  );
+}
+
+/** The outcome of a card setup, asked of the provider by the reference its start answered. */
+export async function completeCardSetup(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  setupRef: string,
+): Promise<CardSetupResult> {
+  const complete = await operationOf(ctx, gateway, 'completeCardSetup');
+  if (!complete) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'complete_card_setup', request: { setupRef }, undoOperation: 'refund' },
+    () => complete(gateway, setupRef, nowInstant(ctx)),
+  );
+}
+
+/**
+ * The charge made under our idempotency key, found with the provider (beyond its own idempotency window);
+ * `not_found` for a gateway that cannot look one up, whose `charge` with the same key answers instead.
+ */
+export async function findChargeByKey(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  idempotencyKey: string,
+): Promise<ChargeLookup> {
+  const find = await operationOf(ctx, gateway, 'findCharge');
+  if (!find) return { outcome: 'not_found' };
+  return recordedCall(ctx, gateway.id, { operation: 'find_charge', idempotencyKey, request: {} }, () =>
+    find(gateway, idempotencyKey, nowInstant(ctx)),
+  );
+}
+
+/** The load report of a batch the gateway's provider received, by its file token. */
+export async function readBatchStatus(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  providerRef: string,
+): Promise<BatchStatus> {
+  const read = await operationOf(ctx, gateway, 'batchStatus');
+  if (!read) return { outcome: 'accepted' };
+  return recordedCall(ctx, gateway.id, { operation: 'batch_status', request: { providerRef } }, () =>
+    read(gateway, providerRef),
+  );
+}
+
+/** Tries the gateway's settings (its keys) with its provider; ok for a type that has nothing to try. */
+export async function checkGatewaySettings(ctx: ServiceContext, gateway: Gateway): Promise<SettingsCheck> {
+  const check = await operationOf(ctx, gateway, 'checkSettings');
+  if (!check) return { outcome: 'ok', detail: `a ${gateway.type} gateway has nothing to check` };
+  return recordedCall(ctx, gateway.id, { operation: 'check_settings', request: {} }, () => check(gateway));
+}
+
+/**
+ * A webhook the gateway's provider sent, verified from its raw body with the provider's own scheme and read into
+ * late events (nothing of it is applied here). A type without webhooks answers unverified.
+ */
+export async function readGatewayWebhook(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: WebhookRequest,
+): Promise<WebhookResult> {
+  const read = await operationOf(ctx, gateway, 'readWebhook');
+  if (!read) return { outcome: 'unverified', message: `a ${gateway.type} gateway sends no webhooks` };
+  return read(gateway, request);
+}
+
+/** The account and gateway a webhook's URL names by its GatewayToken, of any account; undefined when none. */
+export async function findGatewayForWebhook(
+  db: Db,
+  gatewayToken: string,
+): Promise<{ accountId: number; gatewayId: number } | undefined> {
+  return repo.findGatewayOwnerByToken(db, gatewayToken);
 }

@@ -9,7 +9,12 @@ import { GatewayTimeoutError } from './gatewayContract.ts';
 export interface CallToRecord {
   operation:
     | 'vault_card'
+    | 'start_card_setup'
+    | 'complete_card_setup'
     | 'charge'
+    | 'find_charge'
+    | 'check_settings'
+    | 'batch_status'
     | 'refund'
     | 'validate_bank_account'
     | 'submit_batch'

@@ -1,3 +1,5 @@
+import type { Clock } from '../../clock.ts';
+import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Rail } from '../../core/batches.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -29,6 +31,73 @@ export interface GatewayDecline {
 
 export type VaultResult = { outcome: 'ok'; token: string } | GatewayDecline;
 
+/**
+ * Who a charge or a saved card is for, as a provider that keeps customers of its own needs it (Paystack ties a
+ * card's authorization to an e-mail address; Stripe keeps a Customer per payer). Never a card or bank number.
+ */
+export interface PayerDetails {
+  /** Our customer's id as text, or the capture session's reference for a payer not yet a customer. */
+  ref: string;
+  email: string | null;
+  name: string;
+}
+
+/**
+ * What the capture frame's script needs to show the provider's own card fields (its hosted fields): never a
+ * secret key. The card number goes from the browser to the provider; only a reference of the provider's comes back.
+ */
+export interface HostedFields {
+  provider: string;
+  /** The provider's script, loaded in the frame. */
+  scriptUrl: string;
+  /** Origins the frame's Content-Security-Policy allows for the provider's script, frames and calls. */
+  origins: readonly string[];
+  /** What the provider's script takes: a publishable key and a client secret, a public key and an access code. */
+  params: Readonly<Record<string, string>>;
+}
+
+/** A card saved, or a sale made, through the provider's hosted fields: started server-side, then completed. */
+export interface CardSetupRequest {
+  /** Our key for the setup (the capture session's): the same key answers the same setup. */
+  idempotencyKey: string;
+  /** A sale with the card: charge this much now (minor units). Absent: save the card only, verified. */
+  amountMinor?: number;
+  currencyCode: string;
+  payer: PayerDetails;
+  description: string;
+  /** Whether the card is kept for later charges off session (a vault), or used for this sale only. */
+  keepCard: boolean;
+}
+
+export type CardSetupStart =
+  | { outcome: 'ok'; setupRef: string; hostedFields: HostedFields }
+  | GatewayDecline
+  | { outcome: 'error'; reason: FailureReason; rawCode: string };
+
+/** A card as a person may see it, from the provider's own record of it. */
+export interface CardShownByProvider {
+  cardType: string;
+  lastFour: string;
+  expiryMonth: number;
+  expiryYear: number;
+}
+
+/**
+ * The setup's outcome, looked up with the provider server-side (the browser's word is never taken): `ok` with the
+ * token a later charge uses (when the card is kept and the provider says it can be charged again), the card as shown,
+ * and the sale's charge; `incomplete` while the customer has not finished in the browser.
+ */
+export type CardSetupResult =
+  | {
+      outcome: 'ok';
+      token: string | null;
+      card: CardShownByProvider;
+      charge?: { chargeId: string; state: 'succeeded' | 'pending' };
+    }
+  | { outcome: 'incomplete' }
+  | GatewayDecline
+  | { outcome: 'error'; reason: FailureReason; rawCode: string };
+
 export interface ChargeRequest {
   token: string;
   amountMinor: number;
@@ -42,17 +111,32 @@ export interface ChargeRequest {
    * confirm the charge; the test gateway takes our simulated challenge's word (docs/hosted-pages.md, "3-D Secure").
    */
   authenticated?: boolean;
+  /** The payer, for a provider that charges a saved card with its customer's reference or e-mail. */
+  payer?: PayerDetails;
 }
 
 /**
- * `succeeded`: the money is taken. `pending`: accepted, the result comes later. `declined`: the issuer said no.
- * `error`: no decision was made (nothing was charged).
+ * What the customer must do in a browser for a charge to go ahead (3-D Secure, a bank's confirmation): a page to
+ * open, or a client secret the provider's script confirms with.
+ */
+export type CustomerAction =
+  { kind: 'redirect'; url: string } | { kind: 'client_secret'; clientSecret: string };
+
+/**
+ * `succeeded`: the money is taken. `pending`: accepted, the result comes later (a late event). `declined`: the
+ * issuer said no. `requires_action`: nothing is taken until the customer acts in a browser (`action`); off session
+ * the collection code treats it as the customer-action decline `authentication_required`. `error`: no decision was
+ * made (nothing was charged).
  */
 export type ChargeResult =
   | { outcome: 'succeeded'; chargeId: string }
   | { outcome: 'pending'; chargeId: string }
   | GatewayDecline
+  | { outcome: 'requires_action'; chargeId: string; action: CustomerAction; rawCode: string }
   | { outcome: 'error'; reason: FailureReason; rawCode: string };
+
+/** A charge looked up by our idempotency key, beyond the provider's own idempotency window. */
+export type ChargeLookup = ChargeResult | { outcome: 'not_found' };
 
 /**
  * The call got no answer in time: the provider may or may not have charged. The caller keeps the attempt open
@@ -97,8 +181,10 @@ export interface RefundRequest {
   idempotencyKey: string;
 }
 
+/** `pending`: the provider accepted the refund and says later whether it went through (a late event). */
 export type RefundResult =
   | { outcome: 'succeeded'; refundId: string }
+  | { outcome: 'pending'; refundId: string }
   | GatewayDecline
   | { outcome: 'error'; reason: FailureReason; rawCode: string };
 
@@ -112,6 +198,10 @@ export interface BatchLineToSubmit {
   branchCode: string | null;
   routingNumber: string | null;
   iban: string | null;
+  /** SA debit orders: the account's type as its bank knows it (`cheque`, `savings`, `transmission`). */
+  accountType?: string | null;
+  /** SA debit orders: the debtor's identity number, where the bank account has one. */
+  idNumber?: string | null;
 }
 
 export interface BatchToSubmit {
@@ -123,9 +213,14 @@ export interface BatchToSubmit {
   lines: readonly BatchLineToSubmit[];
 }
 
-/** `accepted`: the provider took the whole batch under `providerRef`; `rejected`: nothing was taken. */
+/**
+ * `accepted`: the provider took the whole batch under `providerRef`; `submitted`: the provider received it under
+ * `providerRef` (a file token) and says later, in its load report (`batchStatus`), whether it took it;
+ * `rejected`: nothing was taken.
+ */
 export type BatchSubmitResult =
   | { outcome: 'accepted'; providerRef: string }
+  | { outcome: 'submitted'; providerRef: string }
   | { outcome: 'rejected'; message: string; lineErrors: { lineRef: string; message: string }[] };
 
 /** What the provider reported about one line: `unpaid` with the rail's code (SA 02, R01, AM04), or `paid`. */
@@ -136,18 +231,62 @@ export interface BatchLineReport {
   reportedOn: PlainDate;
 }
 
-/** What a provider says of a charge after the fact: the cardholder disputed it (a chargeback). */
+/**
+ * What a provider says of a charge or a refund after the fact:
+ * - `dispute`: the cardholder disputed the charge and the money was taken back (a chargeback);
+ * - `dispute_won`: the business won the dispute and the money came back; `dispute_lost`: it stays taken;
+ * - `charge_settled`: a pending charge went through; `charge_failed`: it did not (with the reason);
+ * - `refund_settled`: a pending refund went through; `refund_failed`: it did not, the money stays with the business.
+ * `refundId` names the refund of the refund kinds; `chargeId` the charge of the others.
+ */
 export interface ChargeEvent {
   chargeId: string;
-  kind: 'dispute';
+  refundId?: string;
+  kind:
+    | 'dispute'
+    | 'dispute_won'
+    | 'dispute_lost'
+    | 'charge_settled'
+    | 'charge_failed'
+    | 'refund_settled'
+    | 'refund_failed';
   code: string;
+  reason?: FailureReason;
   reportedOn: PlainDate;
 }
+
+/** A provider's webhook request as it arrived: the body's exact bytes, which its signature covers. */
+export interface WebhookRequest {
+  headers: Readonly<Record<string, string | undefined>>;
+  rawBody: Buffer;
+}
+
+/**
+ * A webhook checked with the provider's own scheme: `verified` with the events it tells (none, for a kind the
+ * service does not act on), `unverified` when the signature does not match (nothing is applied).
+ */
+export type WebhookResult =
+  { outcome: 'verified'; events: ChargeEvent[] } | { outcome: 'unverified'; message: string };
+
+/** A batch's load report: `loading` until the provider has read the file, then `accepted` or `rejected`. */
+export type BatchStatus =
+  | { outcome: 'loading' }
+  | { outcome: 'accepted' }
+  | { outcome: 'rejected'; message: string; lineErrors: { lineRef: string; message: string }[] };
+
+/** A check of the gateway's settings against the provider (its keys): `ok`, or in words what is wrong. */
+export type SettingsCheck = { outcome: 'ok'; detail: string } | { outcome: 'refused'; message: string };
 
 /** The operations of a provider; a type that lacks one (no vault) leaves it out. */
 export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
+  /** Starts saving a card (or a sale) in the provider's hosted fields; the number never reaches the service. */
+  startCardSetup?(target: GatewayTarget, request: CardSetupRequest, at: string): Promise<CardSetupStart>;
+  /** The setup's outcome, asked of the provider by its `setupRef` (never taken from the browser). */
+  completeCardSetup?(target: GatewayTarget, setupRef: string, at: string): Promise<CardSetupResult>;
   charge?(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult>;
+  /** The charge made under our idempotency key, found after the provider's own idempotency window. */
+  findCharge?(target: GatewayTarget, idempotencyKey: string, at: string): Promise<ChargeLookup>;
   validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
   refund?(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult>;
   /**
@@ -167,9 +306,30 @@ export interface GatewayDriver {
    * applies each once. A provider whose results come as files the business uploads has no such operation.
    */
   batchReports?(target: GatewayTarget, providerRef: string, asOf: PlainDate): Promise<BatchLineReport[]>;
+  /** The load report of a batch the provider received (`submitted`), by its file token. */
+  batchStatus?(target: GatewayTarget, providerRef: string): Promise<BatchStatus>;
+  /** A webhook the provider sent, verified from its raw body with the provider's scheme. */
+  readWebhook?(target: GatewayTarget, request: WebhookRequest): WebhookResult | Promise<WebhookResult>;
+  /** Tries the gateway's settings against the provider (its keys), for `billing gateway add` and its check. */
+  checkSettings?(target: GatewayTarget): Promise<SettingsCheck>;
 }
 
-/** What a driver may use: the database for a simulator's own state (its vault), never a caller's transaction. */
+/**
+ * What a driver is given: the database for a simulator's own state (its vault), never a caller's transaction; the
+ * gateway's settings (its credentials), opened; the HTTP client it reaches its provider with (`fetch` in
+ * production, a provider's simulator in tests: nothing global is patched); and the wall clock (a webhook's signed
+ * timestamp is compared with real time, whatever a test clock shows).
+ */
 export interface DriverDeps {
   db: Db;
+  settings: Readonly<Record<string, unknown>>;
+  fetch: typeof fetch;
+  wallClock: Clock;
+}
+
+/** A gateway type's driver, and the check of the settings it needs when a gateway of that type is added. */
+export interface DriverModule {
+  create(deps: DriverDeps): GatewayDriver;
+  /** The settings' problems, each naming its field (`Settings.secretKey`), all at once; none when they will do. */
+  settingsProblems?(settings: Readonly<Record<string, unknown>>, isTestMode: boolean): FieldProblem[];
 }

@@ -20,6 +20,15 @@ export interface GatewayTypeInfo {
   vaultsCards: boolean;
   /** Its batches become files the business uploads to its bank (SEPA pain.008, NACHA), and returns come back as files. */
   makesBankFiles: boolean;
+  /** Its driver charges stored cards off session (and refunds them). */
+  chargesCards: boolean;
+  /** Its driver takes batches of debits (submitBatch). */
+  takesBatches: boolean;
+  /**
+   * Cards are entered in the provider's own hosted fields (its script in our capture frame) and saved from the
+   * provider's token: the number never reaches the service (docs/hosted-pages.md, "With a real provider").
+   */
+  hostedFields: boolean;
 }
 
 export const GATEWAY_TYPES = {
@@ -36,6 +45,9 @@ export const GATEWAY_TYPES = {
     takesSettings: true,
     vaultsCards: true,
     makesBankFiles: false,
+    chargesCards: true,
+    takesBatches: true,
+    hostedFields: false,
   },
   // Money that arrives outside the service (EFT, cash, cheque) and is recorded by hand: nothing is collected
   // automatically and there is nothing to connect to, hence no settings.
@@ -49,6 +61,9 @@ export const GATEWAY_TYPES = {
     takesSettings: false,
     vaultsCards: false,
     makesBankFiles: false,
+    chargesCards: false,
+    takesBatches: false,
+    hostedFields: false,
   },
   // Debits collected by files: a submitted batch becomes a SEPA or NACHA file the business downloads and uploads to
   // its bank, whose returns are uploaded back (docs/bank-files.md). Its settings are the creditor's details.
@@ -62,6 +77,9 @@ export const GATEWAY_TYPES = {
     takesSettings: true,
     vaultsCards: false,
     makesBankFiles: true,
+    chargesCards: false,
+    takesBatches: false,
+    hostedFields: false,
   },
 } as const satisfies Record<string, GatewayTypeInfo>;
 

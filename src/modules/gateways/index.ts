@@ -1,15 +1,20 @@
 /** Payment gateways configured per account; every account has the built-in test gateway. Routes: gateways.routes.ts. */
-export type { AddGatewayInput, Gateway, PaymentMethodKind } from './gateway.service.ts';
+export type { AddGatewayInput, Gateway, PaymentMethodKind, StoredChargeResult } from './gateway.service.ts';
 export type {
   BatchLineReport,
   BatchLineToSubmit,
   BatchToSubmit,
   BankAccountToValidate,
   BankValidationResult,
+  CardSetupResult,
   CardToVault,
+  ChargeEvent,
   ChargeRequest,
   ChargeResult,
+  HostedFields,
+  PayerDetails,
   RefundResult,
+  WebhookRequest,
 } from './gatewayContract.ts';
 export { GatewayTimeoutError } from './gatewayContract.ts';
 /**
@@ -25,9 +30,15 @@ export { GatewayTimeoutError } from './gatewayContract.ts';
  * - `createTestGateway(db, accountId, createdAt)`: the built-in test gateway, inside account creation.
  * - `canVaultCards(gateway)`, `vaultCard(ctx, gateway, card, field)`: hands a card number to the gateway's vault
  *   and returns its token (422 naming `field` when the gateway's type has no vault or the provider declines it).
+ * - `usesHostedFields(gateway)`, `startCardSetup`, `completeCardSetup`: a card saved (or a sale made) in the
+ *   provider's own hosted fields, its outcome asked of the provider server-side (docs/hosted-pages.md).
  * - `canCharge(gateway)`, `chargeStoredMethod(ctx, gateway, request)`: an off-session charge of a vaulted method,
- *   idempotent by the request's key (GatewayTimeoutError when no answer came). Every call is recorded
- *   (gateway_calls), outside any transaction.
+ *   idempotent by the request's key (GatewayTimeoutError when no answer came); a charge that needs the customer is
+ *   their decline (`offSession`). `findChargeByKey`: the charge made under a key, beyond the provider's window.
+ *   Every call is recorded (gateway_calls), outside any transaction.
+ * - `findGatewayForWebhook(db, token)`, `readGatewayWebhook(ctx, gateway, request)`: a provider's webhook,
+ *   verified with its scheme and read into late events (`ChargeEvent`), which collections applies.
+ * - `checkGatewaySettings`: the gateway's keys tried with its provider (the CLI's check).
  * - `collectsBatches`, `makesBankFiles`, `gatewaySettings`, `submitBatchToGateway`, `readBatchReports`: payment
  *   batches through a provider, or as bank files made with the creditor details in the gateway's settings.
  * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`.
@@ -39,6 +50,15 @@ export {
   canVaultCards,
   cancelBatchAtGateway,
   chargeStoredMethod,
+  checkGatewaySettings,
+  completeCardSetup,
+  findChargeByKey,
+  findGatewayForWebhook,
+  offSession,
+  readBatchStatus,
+  readGatewayWebhook,
+  startCardSetup,
+  usesHostedFields,
   collectsBatches,
   createTestGateway,
   findPrimaryGateway,

@@ -126,7 +126,7 @@ export async function customerCollectionsOf(
         collects: (method) =>
           method === 'credit_card'
             ? gatewayAccepts(gateway, 'credit_card') && canCharge(gateway)
-            : gatewayAccepts(gateway, 'bank_account') && collectsBatches(ctx, gateway),
+            : gatewayAccepts(gateway, 'bank_account') && collectsBatches(gateway),
       }
     );
   };
