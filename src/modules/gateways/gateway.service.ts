@@ -28,6 +28,8 @@ import type {
   ChargeResult,
   DriverModule,
   GatewayDriver,
+  HostedFields,
+  HostedFieldsRequest,
   RefundRequest,
   RefundResult,
   SettingsCheck,
@@ -613,6 +615,17 @@ export async function readBatchReports(
 /** Whether cards are entered in the gateway's provider's own hosted fields (docs/hosted-pages.md). */
 export function usesHostedFields(gateway: Gateway): boolean {
   return gatewayTypeInfo(gateway.type)?.hostedFields ?? false;
+}
+
+/** What the capture frame loads for the gateway's hosted fields (no call to the provider). */
+export async function hostedFieldsOf(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: HostedFieldsRequest,
+): Promise<HostedFields> {
+  const fields = await operationOf(ctx, gateway, 'hostedFields');
+  if (!fields) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
+  return fields(gateway, request);
 }
 
 const maskedPayer = (request: CardSetupRequest) => ({

@@ -43,17 +43,29 @@ export interface PayerDetails {
 }
 
 /**
- * What the capture frame's script needs to show the provider's own card fields (its hosted fields): never a
- * secret key. The card number goes from the browser to the provider; only a reference of the provider's comes back.
+ * What the capture frame loads to show the provider's own card fields (its hosted fields), decided without a call
+ * to the provider: never a secret key. The card number goes from the browser to the provider; only the provider's
+ * word, asked of it server-side, tells us what happened (docs/hosted-pages.md, "With a real provider").
  */
 export interface HostedFields {
+  /** Which of the frame's adapters runs (src/modules/widgets/hostedFieldsScripts.ts): `stripe`, `paystack`. */
   provider: string;
   /** The provider's script, loaded in the frame. */
   scriptUrl: string;
   /** Origins the frame's Content-Security-Policy allows for the provider's script, frames and calls. */
   origins: readonly string[];
-  /** What the provider's script takes: a publishable key and a client secret, a public key and an access code. */
-  params: Readonly<Record<string, string>>;
+  /** What the adapter mounts the fields with: a publishable key, the mode, amount and currency. */
+  mount: Readonly<Record<string, string>>;
+  /** The provider needs the payer's e-mail address (Paystack ties a card to one): the frame asks when unknown. */
+  needsEmail: boolean;
+}
+
+/** What the frame's hosted fields are shown for: a sale of an amount, or a card saved. */
+export interface HostedFieldsRequest {
+  /** A sale: this much (minor units). Absent: a card saved, verified by the provider. */
+  amountMinor?: number;
+  currencyCode: string;
+  keepCard: boolean;
 }
 
 /** A card saved, or a sale made, through the provider's hosted fields: started server-side, then completed. */
@@ -69,8 +81,13 @@ export interface CardSetupRequest {
   keepCard: boolean;
 }
 
+/**
+ * The setup started at the provider when the customer submits: `setupRef` is the provider's id of it (a
+ * SetupIntent's, a PaymentIntent's, a transaction reference), kept by the service; `confirm` is what the frame's
+ * adapter confirms it with in the browser (a client secret, an access code).
+ */
 export type CardSetupStart =
-  | { outcome: 'ok'; setupRef: string; hostedFields: HostedFields }
+  | { outcome: 'ok'; setupRef: string; confirm: Readonly<Record<string, string>> }
   | GatewayDecline
   | { outcome: 'error'; reason: FailureReason; rawCode: string };
 
@@ -280,6 +297,8 @@ export type SettingsCheck = { outcome: 'ok'; detail: string } | { outcome: 'refu
 /** The operations of a provider; a type that lacks one (no vault) leaves it out. */
 export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
+  /** What the capture frame loads for the provider's hosted fields; no call is made. */
+  hostedFields?(target: GatewayTarget, request: HostedFieldsRequest): HostedFields;
   /** Starts saving a card (or a sale) in the provider's hosted fields; the number never reaches the service. */
   startCardSetup?(target: GatewayTarget, request: CardSetupRequest, at: string): Promise<CardSetupStart>;
   /** The setup's outcome, asked of the provider by its `setupRef` (never taken from the browser). */

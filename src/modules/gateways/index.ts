@@ -54,6 +54,7 @@ export {
   completeCardSetup,
   findChargeByKey,
   findGatewayForWebhook,
+  hostedFieldsOf,
   offSession,
   readBatchStatus,
   readGatewayWebhook,
