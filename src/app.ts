@@ -40,6 +40,7 @@ import { registerCollectionsRoutes } from './modules/collections/collections.rou
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
 import { registerWidgetsRoutes } from './modules/widgets/widgets.routes.ts';
 import { registerCaptureFrameRoutes } from './modules/widgets/captureFrame.routes.ts';
+import { registerGatewayWebhookRoutes } from './modules/collections/gatewayWebhooks.routes.ts';
 import type { Actor } from './context.ts';
 import {
   registerEmandateRoutes,
@@ -277,6 +278,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/widget' },
   );
+  // Payment providers' webhooks: no API key, the body's signature checked by the gateway's driver.
+  await registerGatewayWebhookRoutes(app as unknown as App, {
+    db: deps.storage.db,
+    contextFor: async (accountId, request) =>
+      accountContext(await getAccount(deps.storage.db, accountId), request),
+  });
   // The customer portal's pages: a contact's session (or the sign-in they lead to) names the account.
   registerPortalRoutes(app as unknown as App, {
     db: deps.storage.db,

@@ -36,6 +36,7 @@ import * as catalogueRevision from './migrations/0031_catalogue_revision.ts';
 import * as portalContactActions from './migrations/0032_portal_contact_actions.ts';
 import * as captureSaleUpToOwed from './migrations/0033_capture_sale_up_to_owed.ts';
 import * as captureSessionTokenOutOfEvents from './migrations/0034_capture_session_token_out_of_events.ts';
+import * as captureProviderSetup from './migrations/0035_capture_provider_setup.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0032_portal_contact_actions': portalContactActions,
   '0033_capture_sale_up_to_owed': captureSaleUpToOwed,
   '0034_capture_session_token_out_of_events': captureSessionTokenOutOfEvents,
+  '0035_capture_provider_setup': captureProviderSetup,
 };
 
 /**

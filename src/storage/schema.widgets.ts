@@ -47,6 +47,11 @@ export interface CaptureSessionsTable {
   charge_id: string | null;
   /** settled or pending. */
   charge_state: string | null;
+  /**
+   * The setup started at a hosted-fields provider (migration 0035): SecretBox-sealed JSON of its reference and what
+   * the frame confirms it with; null before a submit and after a failed one.
+   */
+  provider_setup_sealed: string | null;
   customer_id: number | null;
   payment_method_id: number | null;
   payment_id: number | null;

@@ -2,31 +2,112 @@ import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError } from '../../errors.ts';
 import { isGatewayUsable, listGateways, readChargeEvents } from '../gateways/index.ts';
-import { getPayment, reversePayment } from '../ledger/index.ts';
+import type { ChargeEvent, Gateway } from '../gateways/index.ts';
+import {
+  findPaymentIdByChargeRef,
+  getPayment,
+  recordCollectedPayment,
+  reversePayment,
+  settlePayment,
+} from '../ledger/index.ts';
+import { emitEvents } from '../events/index.ts';
+import { withTransaction } from '../../context.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { applyRefundEvent } from './refund.service.ts';
 
 /**
- * What gateways report about their charges after the fact (a cardholder's dispute): read once a business day per
- * gateway, each applied once. A disputed payment is reversed: Failed with `disputed`, its invoices owe the money
- * again (`payment.reversed`), and nothing retries it: someone should look at a dispute.
+ * What gateways report about their charges after the fact (docs/gateways.md, "Late events"): read once a business
+ * day per gateway from a provider that keeps them (the test gateway), or pushed by a provider's webhook
+ * (`applyChargeEvent` per event). Each is applied once, whichever way and however often it arrives.
  */
 export async function applyChargeEvents(ctx: ServiceContext): Promise<number> {
   const on = today(ctx);
-  let reversed = 0;
+  let applied = 0;
   for (const gateway of await listGateways(ctx, { limit: 100, offset: 0 })) {
     if (!isGatewayUsable(gateway)) continue;
     if (await repo.chargeEventsReadOn(ctx.db, ctx.account.id, gateway.id, on)) continue;
     for (const event of await readChargeEvents(ctx, gateway, on)) {
-      const paymentId = await repo.findPaymentOfCharge(ctx.db, ctx.account.id, gateway.id, event.chargeId);
-      if (paymentId === undefined || (await getPayment(ctx, paymentId)).state === 'failed') continue;
-      try {
-        await reversePayment(ctx, paymentId, { reason: 'disputed', code: event.code });
-        reversed += 1;
-      } catch (error) {
-        // Reversed meanwhile by another run, or by hand: applied once either way.
-        if (!(error instanceof ConflictError)) throw error;
-      }
+      if (await applyChargeEvent(ctx, gateway, event)) applied += 1;
     }
   }
-  return reversed;
+  return applied;
+}
+
+/**
+ * One late event, applied once (whether it changed anything):
+ * - `dispute`: the payment is reversed (Failed with `disputed`, its invoices owe the money again), and nothing
+ *   retries it: someone should look at a dispute;
+ * - `dispute_won`: the money came back: a settled payment of the disputed amount, Ref `<charge>:dispute_won`,
+ *   left unallocated on the customer's account (the invoices it paid may have been paid since);
+ * - `dispute_lost`: the reversal stands (a dispute not told before is reversed now);
+ * - `charge_settled` / `charge_failed`: a pending payment settles, or fails with the provider's reason;
+ * - `refund_settled` / `refund_failed`: a pending refund is confirmed, or undone (collections/refund.service.ts).
+ */
+export async function applyChargeEvent(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  event: ChargeEvent,
+): Promise<boolean> {
+  const { kind, refundId, code } = event;
+  if (kind === 'refund_settled' || kind === 'refund_failed') {
+    return refundId !== undefined && applyRefundEvent(ctx, gateway.id, { kind, refundId, code });
+  }
+  const paymentId =
+    (await repo.findPaymentOfCharge(ctx.db, ctx.account.id, gateway.id, event.chargeId)) ??
+    (await findPaymentIdByChargeRef(ctx, event.chargeId));
+  if (paymentId === undefined) return false;
+  const payment = await getPayment(ctx, paymentId);
+  try {
+    switch (event.kind) {
+      case 'charge_settled':
+        if (payment.state !== 'pending') return false;
+        await settlePayment(ctx, paymentId);
+        return true;
+      case 'charge_failed':
+        if (payment.state !== 'pending') return false;
+        await reversePayment(ctx, paymentId, { reason: event.reason ?? 'card_declined', code: event.code });
+        return true;
+      case 'dispute':
+      case 'dispute_lost':
+        if (payment.state === 'failed') return false;
+        await reversePayment(ctx, paymentId, { reason: 'disputed', code: event.code });
+        return true;
+      case 'dispute_won':
+        return await recordDisputeWon(ctx, paymentId, event);
+      default:
+        return false;
+    }
+  } catch (error) {
+    // Applied meanwhile by another run, a webhook sent twice, or by hand: applied once either way.
+    if (!(error instanceof ConflictError)) throw error;
+    return false;
+  }
+}
+
+/** The money of a dispute won, back on the customer's account once (its Ref says which charge it was). */
+async function recordDisputeWon(
+  ctx: ServiceContext,
+  paymentId: number,
+  event: ChargeEvent,
+): Promise<boolean> {
+  const payment = await getPayment(ctx, paymentId);
+  const ref = `${event.chargeId}:dispute_won`;
+  if (payment.state !== 'failed' || (await findPaymentIdByChargeRef(ctx, ref)) !== undefined) return false;
+  await withTransaction(ctx, async (tctx) => {
+    const { events } = await recordCollectedPayment(tctx, {
+      customerId: payment.customerId,
+      invoiceId: null,
+      currencyCode: payment.currencyCode,
+      amountMinor: payment.amountMinor,
+      allocateMinor: 0,
+      date: event.reportedOn,
+      method: payment.method,
+      paymentMethodId: payment.paymentMethodId,
+      state: 'settled',
+      ref,
+      memo: `Dispute won: the money of payment ${paymentId} came back`,
+    });
+    await emitEvents(tctx, events);
+  });
+  return true;
 }

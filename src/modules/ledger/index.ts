@@ -15,6 +15,7 @@ export { toAdjustmentDetailDto } from './adjustments.serializer.ts';
 export { creditNotesByIds, listCreditNotes } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
 export {
+  findPaymentIdByChargeRef,
   findPaymentIdOfCharge,
   getPayment,
   listPayments,

@@ -90,6 +90,22 @@ export async function findPaymentIdByRef(
   return row?.id;
 }
 
+/** The account's first payment with this Ref whichever its customer: a provider's charge id is unique to it. */
+export async function findAccountPaymentIdByRef(
+  db: Db,
+  accountId: number,
+  ref: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('payments')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('ref', '=', ref)
+    .orderBy('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export async function insertPayment(db: Db, row: NewPaymentRow): Promise<number> {
   return (await db.insertInto('payments').values(row).returning('id').executeTakeFirstOrThrow()).id;
 }

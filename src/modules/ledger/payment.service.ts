@@ -473,6 +473,11 @@ export function findPaymentIdOfCharge(
   return repo.findPaymentIdByRef(ctx.db, ctx.account.id, customerId, chargeId);
 }
 
+/** The account's payment whose Ref is a provider's charge id, whichever its customer; undefined when none. */
+export function findPaymentIdByChargeRef(ctx: ServiceContext, chargeId: string): Promise<number | undefined> {
+  return repo.findAccountPaymentIdByRef(ctx.db, ctx.account.id, chargeId);
+}
+
 /**
  * A late answer about a payment collected through a gateway (a dispute, a refund by the bank, an unpaid debit):
  * the payment becomes Failed with the reason, its allocations are released (the invoices owe that money again),

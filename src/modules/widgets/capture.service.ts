@@ -87,7 +87,7 @@ export interface CaptureChallenge {
 }
 
 /** The card as a person sees it, as the session keeps it once captured (or while a challenge waits). */
-interface CardShown {
+export interface CardShown {
   cardType: string;
   lastFour: string;
   nameOnCard: string;
@@ -96,7 +96,7 @@ interface CardShown {
   expiryYear: number;
 }
 
-type SaleCharge = { chargeId: string; state: 'settled' | 'pending' };
+export type SaleCharge = { chargeId: string; state: 'settled' | 'pending' };
 
 /**
  * One message for a card the vault refused and a charge declined: telling them apart would tell a card tester how
@@ -216,6 +216,7 @@ export function refused(left: number, problems: FieldProblem[]): ValidationError
 }
 
 const NO_CHALLENGE = {
+  provider_setup_sealed: null,
   challenge_id: null,
   method_token: null,
   card_type: null,
@@ -230,7 +231,7 @@ const NO_CHALLENGE = {
  * The session's gateway, or a 409 when it was disabled since the session was made: the claim is handed back
  * uncounted, as nothing is vaulted or charged and the attempt is not the customer's fault.
  */
-async function usableGateway(ctx: ServiceContext, row: ClaimedCaptureSession): Promise<Gateway> {
+export async function usableGateway(ctx: ServiceContext, row: ClaimedCaptureSession): Promise<Gateway> {
   const gateway = await getGateway(ctx, row.gateway_id);
   if (!isGatewayUsable(gateway)) {
     await releaseClaim(ctx, row);
@@ -325,12 +326,12 @@ export async function submitCard(
  * The session captured with the card as a person sees it, its token if kept, and the sale's charge if any. A submit
  * that lost its claim records nothing and refunds its charge (docs/design/hosted-pages.md, "One submit at a time").
  */
-async function recordCapturedCard(
+export async function recordCapturedCard(
   ctx: ServiceContext,
   gateway: Gateway,
   row: ClaimedCaptureSession,
   card: CardShown,
-  token: string,
+  token: string | null,
   charge: SaleCharge | undefined,
 ): Promise<CaptureSummary> {
   const keep = keepsMethod(row.vaulting_type as VaultingType);
@@ -339,6 +340,7 @@ async function recordCapturedCard(
     const ended = await endClaim(tctx, row, {
       state: 'captured' satisfies StoredState,
       challenge_id: null,
+      provider_setup_sealed: null,
       method_type: 'credit_card',
       method_token: keep ? token : null,
       card_type: card.cardType,

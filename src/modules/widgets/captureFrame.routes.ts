@@ -19,6 +19,7 @@ import {
   submitCard,
 } from './capture.service.ts';
 import { bankRailOf, submitBankAccount } from './captureBank.service.ts';
+import { completeProviderSetup, frameHostedFields, startProviderSetup } from './captureProvider.service.ts';
 import { includesSale } from './captureSession.ts';
 import type { SaleType } from './captureSession.ts';
 import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
@@ -59,6 +60,10 @@ const ChallengeBody = Type.Object({
   outcome: Type.Union([Type.Literal('approve'), Type.Literal('fail')]),
 });
 type ChallengeBody = Static<typeof ChallengeBody>;
+
+/** The start of a provider's setup: the payer's e-mail, where the provider needs one the session does not know. */
+const ProviderStartBody = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });
+type ProviderStartBody = Static<typeof ProviderStartBody>;
 
 /** A year, as the loader is immutable: a new loader gets a new path. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -102,16 +107,21 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
       }
       const ctx = await deps.contextFor(row.account_id, request);
       const sells = includesSale(row.sale_type as SaleType) && row.amount_minor !== null;
+      const state = openState(ctx, row);
+      const hosted = state === 'open' ? await frameHostedFields(ctx, row) : undefined;
       return reply
-        .headers(frameHeaders(nonce, row.auth_domain))
+        .headers(frameHeaders(nonce, row.auth_domain, hosted?.fields.origins ?? []))
         .type('text/html; charset=utf-8')
         .send(
           frameDocument({
             nonce,
             hashToken: HashToken,
             parentOrigin: row.auth_domain,
-            state: openState(ctx, row),
-            bankRail: (await bankRailOf(ctx, row)) ?? null,
+            state,
+            bankRail: hosted ? null : ((await bankRailOf(ctx, row)) ?? null),
+            hostedFields: hosted
+              ? { ...hosted.fields, askEmail: hosted.fields.needsEmail && !hosted.emailKnown }
+              : null,
             description: row.description,
             amountText: sells
               ? `${minorToDecimalText(row.amount_minor!, row.currency_code)} ${row.currency_code}`
@@ -156,6 +166,33 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
               securityCode: body.securityCode ?? '',
               name: body.name ?? '',
             }),
+      );
+    },
+  );
+
+  app.post(
+    '/widget/capture/:HashToken/provider/start',
+    { schema: { hide: true, params: HashTokenParams, body: ProviderStartBody } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const opened = await openFrame(request);
+      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
+      const body = request.body as ProviderStartBody;
+      return answerCountingRefusals(deps, request, reply, () =>
+        startProviderSetup(opened.ctx, opened.session, body.email === undefined ? {} : { email: body.email }),
+      );
+    },
+  );
+
+  app.post(
+    '/widget/capture/:HashToken/provider/complete',
+    { schema: { hide: true, params: HashTokenParams } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const opened = await openFrame(request);
+      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
+      return answerCountingRefusals(deps, request, reply, () =>
+        completeProviderSetup(opened.ctx, opened.session),
       );
     },
   );

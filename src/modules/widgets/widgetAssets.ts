@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
+import type { HostedFields } from '../gateways/index.ts';
 import type { BankRail } from './captureSession.ts';
+import { hostedFieldsAdapter } from './hostedFieldsScripts.ts';
 
 /**
  * What the browser runs (docs/design/hosted-pages.md, "Capture widget"): the loader a merchant's page includes,
@@ -142,6 +144,8 @@ const FRAME_SCRIPT = `(function () {
   var parentOrigin = body.getAttribute('data-parent-origin');
   var token = body.getAttribute('data-token');
   var state = body.getAttribute('data-state');
+  // A provider's hosted fields (src/modules/widgets/hostedFieldsScripts.ts) instead of our card fields.
+  var provider = body.getAttribute('data-provider');
   var widgetId = location.hash.slice(1);
   if (!/^[0-9a-f]{32}$/.test(widgetId)) widgetId = '';
   function send(type, data) {
@@ -155,7 +159,7 @@ const FRAME_SCRIPT = `(function () {
   var status = document.getElementById('status');
   var cardGroup = document.getElementById('card-fields');
   var bankGroup = document.getElementById('bank-fields');
-  var cardNames = ['number', 'expiry', 'securityCode', 'name'];
+  var cardNames = provider ? (document.getElementById('email') ? ['email'] : []) : ['number', 'expiry', 'securityCode', 'name'];
   var bankNames = bankGroup ? bankGroup.getAttribute('data-fields').split(',') : [];
   var busy = false;
   var challengePanel = document.getElementById('challenge');
@@ -209,23 +213,48 @@ const FRAME_SCRIPT = `(function () {
     form.querySelector('button').disabled = true;
     status.textContent = 'Sending…';
     send('capture.submitting', {});
+    if (provider && kind() === 'card') return providerSubmit();
     var card = { kind: kind() };
     names().forEach(function (name) { card[name] = input(name).value; });
     if (card.kind === 'card') input('securityCode').value = '';
     post('/submit', card);
   }
-  function post(path, payload) {
-    fetch('/widget/capture/' + token + path, {
+  function request(path, payload) {
+    return fetch('/widget/capture/' + token + path, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload),
       credentials: 'omit', cache: 'no-store', referrerPolicy: 'no-referrer'
     }).then(function (res) {
       return res.json().then(function (json) { return { status: res.status, body: json }; });
-    }).then(handle, function () {
-      settle();
-      status.textContent = 'The connection failed. Try again.';
-      tell('capture.failed', { reason: 'network' });
-      resize();
     });
+  }
+  function connectionFailed() {
+    settle();
+    status.textContent = 'The connection failed. Try again.';
+    tell('capture.failed', { reason: 'network' });
+    resize();
+  }
+  function post(path, payload) { request(path, payload).then(handle, connectionFailed); }
+  function providerFailed(message) {
+    settle();
+    status.textContent = message || 'The card was not confirmed. Try again.';
+    tell('capture.failed', { reason: 'provider' });
+    resize();
+  }
+  // The provider's fields are checked, the setup started on our server, confirmed in the browser by the
+  // provider's script (its 3-D Secure included), then our server asks the provider how it went.
+  function providerSubmit() {
+    var adapter = window.billingHostedFields;
+    adapter.prepare().then(function (prepared) {
+      if (!prepared.ok) return providerFailed(prepared.message);
+      var email = input('email');
+      return request('/provider/start', email ? { email: email.value } : {}).then(function (answer) {
+        if (answer.status !== 200) return handle(answer);
+        return adapter.confirm(answer.body.confirm).then(function (confirmed) {
+          if (!confirmed.ok) return providerFailed(confirmed.message);
+          return request('/provider/complete', {}).then(handle);
+        });
+      });
+    }).then(null, connectionFailed);
   }
   function settle() {
     busy = false;
@@ -270,7 +299,7 @@ const FRAME_SCRIPT = `(function () {
       tell('capture.completed', { type: 'bank_account', bank: b.bank, last4: b.lastFour, charged: false });
     } else if (answer.status === 200) {
       hideChallenge();
-      input('number').value = '';
+      if (input('number')) input('number').value = '';
       close((b.charged ? 'Payment made: ' : 'Card saved: ') + b.cardType + ' ending in ' + b.lastFour + '.');
       tell('capture.completed', { type: 'card', brand: b.cardType, last4: b.lastFour,
         expiryMonth: b.expiryMonth, expiryYear: b.expiryYear, charged: b.charged });
@@ -314,6 +343,13 @@ const FRAME_SCRIPT = `(function () {
       button.addEventListener('click', function () { answerChallenge(button.getAttribute('data-outcome')); });
     });
   }
+  if (provider && form) {
+    if (window.billingHostedFields && (window.Stripe || window.PaystackPop)) {
+      window.billingHostedFields.mount(document.getElementById('provider-fields'), JSON.parse(body.getAttribute('data-mount')));
+    } else {
+      close('The payment form could not load. Check your connection and reload the page.');
+    }
+  }
   if (state === 'expired') tell('session.expired', {});
   tell('widget.ready', {});
   resize();
@@ -330,6 +366,8 @@ export interface FrameView {
   amountText: string | null;
   /** The bank rail offered beside cards, if any. */
   bankRail: BankRail | null;
+  /** A provider's hosted fields instead of our card fields, and whether the frame asks the payer's e-mail. */
+  hostedFields: (HostedFields & { askEmail: boolean }) | null;
 }
 
 const field = (id: string, label: string, attrs: string) =>
@@ -418,23 +456,38 @@ export function frameDocument(view: FrameView): string {
   const button = view.amountText
     ? `<button type="submit" data-fixed>Pay ${escapeHtml(view.amountText)}</button>`
     : `<button type="submit">Save card</button>`;
+  const hosted = view.hostedFields;
+  const cardFields = hosted
+    ? (hosted.askEmail
+        ? field('email', 'E-mail address', 'type="email" autocomplete="email" maxlength="254"')
+        : '') + `<div id="provider-fields"></div>`
+    : field('number', 'Card number', 'inputmode="numeric" autocomplete="cc-number" maxlength="23"') +
+      `<div class="row">` +
+      field('expiry', 'Expiry', 'autocomplete="cc-exp" placeholder="MM/YY" maxlength="7"') +
+      field('securityCode', 'Security code', 'inputmode="numeric" autocomplete="cc-csc" maxlength="4"') +
+      `</div>` +
+      field('name', 'Name on card', 'autocomplete="cc-name" maxlength="100"');
+  const adapter = hosted ? hostedFieldsAdapter(hosted.provider) : undefined;
+  const providerScripts =
+    hosted && adapter
+      ? `<script nonce="${view.nonce}" src="${escapeHtml(hosted.scriptUrl)}"></script>` +
+        `<script nonce="${view.nonce}">${adapter}</script>`
+      : '';
+  const providerAttributes = hosted
+    ? ` data-provider="${escapeHtml(hosted.provider)}" data-mount="${escapeHtml(JSON.stringify(hosted.mount))}"`
+    : '';
   const form =
     view.state === 'open'
       ? `<form id="card-form" novalidate>` +
         (summary ? `<p class="summary">${escapeHtml(summary)}</p>` : '') +
         bank.choice +
         `<div id="card-fields">` +
-        field('number', 'Card number', 'inputmode="numeric" autocomplete="cc-number" maxlength="23"') +
-        `<div class="row">` +
-        field('expiry', 'Expiry', 'autocomplete="cc-exp" placeholder="MM/YY" maxlength="7"') +
-        field('securityCode', 'Security code', 'inputmode="numeric" autocomplete="cc-csc" maxlength="4"') +
-        `</div>` +
-        field('name', 'Name on card', 'autocomplete="cc-name" maxlength="100"') +
+        cardFields +
         `</div>` +
         bank.group +
         button +
         `</form>` +
-        challengePanel(view.amountText)
+        (hosted ? '' : challengePanel(view.amountText))
       : '';
   const closed = view.state === 'open' ? '' : CLOSED[view.state];
   return (
@@ -442,19 +495,26 @@ export function frameDocument(view: FrameView): string {
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>Payment details</title><style nonce="${view.nonce}">${FRAME_STYLE}</style></head>` +
     `<body data-parent-origin="${escapeHtml(view.parentOrigin)}" data-token="${escapeHtml(view.hashToken)}" ` +
-    `data-state="${view.state}"><main>${form}<p id="status" role="status">${closed}</p></main>` +
-    `<script nonce="${view.nonce}">${FRAME_SCRIPT}</script></body></html>`
+    `data-state="${view.state}"${providerAttributes}><main>${form}<p id="status" role="status">${closed}</p></main>` +
+    `${providerScripts}<script nonce="${view.nonce}">${FRAME_SCRIPT}</script></body></html>`
   );
 }
 
 /** The frame's headers (docs/design/hosted-pages.md, "Capture widget"): CSP as a header, never X-Frame-Options. */
-export function frameHeaders(nonce: string, frameAncestors: string): Record<string, string> {
+export function frameHeaders(
+  nonce: string,
+  frameAncestors: string,
+  providerOrigins: readonly string[] = [],
+): Record<string, string> {
+  // A provider's hosted fields load its script, frames, images and calls from its own origins, and nothing else.
+  const provider = providerOrigins.map((origin) => ` ${origin}`).join('');
   return {
     'content-security-policy': [
       "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
+      `script-src 'nonce-${nonce}'${provider}`,
       `style-src 'nonce-${nonce}'`,
-      "connect-src 'self'",
+      `connect-src 'self'${provider}`,
+      ...(provider ? [`frame-src${provider}`, `img-src${provider}`] : []),
       "form-action 'none'",
       "base-uri 'none'",
       `frame-ancestors ${frameAncestors}`,
