@@ -66,6 +66,9 @@ export interface NetcashDebitOrderFile {
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Netcash's service keys and software vendor keys are GUIDs. */
+export const isNetcashKey = (text: string): boolean => GUID.test(text);
 /** A field of a tab-delimited record holds no tab, no line break, nothing outside printable ASCII. */
 const PRINTABLE = /^[\x20-\x7e]*$/;
 const MAX_TEXT = 50;

@@ -27,6 +27,7 @@ import type {
   RefundResult,
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
+import { netcashSettingsProblems } from './netcashSettings.ts';
 import { testGatewayDriver } from './testGateway.ts';
 
 /** The kinds of stored payment method a gateway may collect from. */
@@ -242,6 +243,7 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
   if (type && !type.takesSettings && input.settings !== undefined) {
     problems.push({ field: 'Settings', message: `a ${type.type} gateway has no settings` });
   }
+  if (type?.type === 'netcash') problems.push(...netcashSettingsProblems(input.settings));
   const settingsSealed = sealedSettings(ctx, input.settings, problems);
   if (problems.length || !type) throw new ValidationError(problems);
 
