@@ -14,6 +14,7 @@ import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { batchRowByToken } from './batch.service.ts';
+import { buildNetcashBatchFile } from './netcashBatchFile.ts';
 
 /**
  * The bank file of a batch of the bankfile gateway (docs/bank-files.md): SEPA Direct Debit pain.008.001.02 for
@@ -238,6 +239,7 @@ export async function makeBankFile(
   /** The lines' bank accounts, opened (the build has them already). */
   methods: ReadonlyMap<number, PaymentMethod>,
 ): Promise<BankFile | { problems: string[] }> {
+  if (gateway.type === 'netcash') return makeNetcashFile(ctx, gateway, batch, rail, lines, methods);
   if (rail === 'debit_order') {
     return {
       problems: ['a bank file is made for sepa and ach batches; SA debit orders go through a provider'],
@@ -258,12 +260,39 @@ export async function makeBankFile(
   }
 }
 
+/**
+ * A netcash gateway's debit-order batch as Netcash's NIF file (docs/gateways/netcash.md, "Batches"), named by
+ * the batch's message id, which is also the file's batch name.
+ */
+async function makeNetcashFile(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  batch: BatchRow,
+  rail: Rail,
+  lines: readonly BatchLineWithPayment[],
+  methods: ReadonlyMap<number, PaymentMethod>,
+): Promise<BankFile | { problems: string[] }> {
+  if (rail !== 'debit_order') {
+    return { problems: [`gateway ${gateway.id} (netcash) collects SA debit orders, not ${rail}`] };
+  }
+  const messageId = messageIdOf(batch);
+  try {
+    const body = buildNetcashBatchFile(batch, messageId, lines, methods, await gatewaySettings(ctx, gateway));
+    if (typeof body !== 'string') return body;
+    return { fileName: `${messageId}.txt`, contentType: 'text/plain', body, messageId };
+  } catch (error) {
+    if (error instanceof ValidationError) return { problems: asBuildProblems(error, lines) };
+    throw error;
+  }
+}
+
 /** What a built batch's stored file is served as. */
 function fileOf(row: BatchRow, body: string): BankFile {
   const messageId = row.provider_ref ?? '';
-  return row.rail === 'sepa'
-    ? { fileName: `${messageId}.xml`, contentType: 'application/xml', body, messageId }
-    : { fileName: `${messageId}.ach`, contentType: 'text/plain', body, messageId };
+  if (row.rail === 'sepa')
+    return { fileName: `${messageId}.xml`, contentType: 'application/xml', body, messageId };
+  const extension = row.rail === 'ach' ? 'ach' : 'txt';
+  return { fileName: `${messageId}.${extension}`, contentType: 'text/plain', body, messageId };
 }
 
 /**

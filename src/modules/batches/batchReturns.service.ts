@@ -18,6 +18,7 @@ import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { batchRowByToken } from './batch.service.ts';
+import { netcashStatementReports } from './netcashBatchFile.ts';
 
 /**
  * What the bank says about a batch's lines after the fact: an unpaid (a return, a reject, a dispute, a refund) fails
@@ -195,7 +196,8 @@ function reportsOfDocument(row: BatchRow, document: string): FileReport[] {
 
 /**
  * Records the bank's answer to a bankfile gateway's batch from its file: a SEPA pain.002 status report (RJCT fails
- * the line with its reason code, ACSC settles it) or a NACHA return file (each return fails its entry). Every entry
+ * the line with its reason code, ACSC settles it) or a NACHA return file (each return fails its entry); for a
+ * netcash gateway's debit orders, Netcash's statement (docs/gateways/netcash.md, "Statements"). Every entry
  * must be a line of the batch, or nothing is recorded (422 naming the unknown references); a file that settles a
  * line of a batch still only submitted records nothing either (409, as the line's result by hand answers).
  */
@@ -212,10 +214,14 @@ export async function uploadBatchReturns(
       `Batch ${token} goes through a provider, which reports on it itself; record a line's result with PUT /v1/batches/payments/{paymentID}/result`,
     );
   }
-  const reports = reportsOfDocument(row, document);
   const lines = new Map(
     (await repo.listLines(ctx.db, ctx.account.id, row.id)).map((line) => [String(line.payment_id), line]),
   );
+  // A Netcash statement covers the whole Netcash account: only its entries about this batch's lines are read.
+  const reports =
+    row.rail === 'debit_order'
+      ? netcashStatementReports(document, new Set(lines.keys()))
+      : reportsOfDocument(row, document);
   const unknown = reports.filter((report) => !lines.has(report.lineRef)).map((report) => report.lineRef);
   if (unknown.length > 0) {
     throw ValidationError.field(

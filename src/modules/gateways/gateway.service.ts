@@ -37,6 +37,7 @@ import type {
   WebhookResult,
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
+import { netcashSettingsProblems } from './netcashSettings.ts';
 import { testGatewayDriver } from './testGateway.ts';
 
 /** The kinds of stored payment method a gateway may collect from. */
@@ -252,6 +253,7 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
   if (type && !type.takesSettings && input.settings !== undefined) {
     problems.push({ field: 'Settings', message: `a ${type.type} gateway has no settings` });
   }
+  if (type?.type === 'netcash') problems.push(...netcashSettingsProblems(input.settings));
   const settingsSealed = sealedSettings(ctx, input.settings, problems);
   const isTestMode =
     type !== undefined && (type.alwaysTestMode || ctx.account.isTest || (input.isTestMode ?? false));

@@ -81,6 +81,20 @@ export const GATEWAY_TYPES = {
     takesBatches: false,
     hostedFields: false,
   },
+  // South African debit orders through Netcash (docs/gateways/netcash.md): a built debit-order batch becomes
+  // Netcash's NIF file, and Netcash's statement brings the unpaids back, like a bank file's returns. Its settings
+  // are the debit-order service key and the software vendor key (netcashSettings.ts).
+  netcash: {
+    type: 'netcash',
+    gatewayName: 'Netcash',
+    acceptsCreditCard: false,
+    acceptsBankAccount: true,
+    manualRecon: false,
+    alwaysTestMode: false,
+    takesSettings: true,
+    vaultsCards: false,
+    makesBankFiles: true,
+  },
 } as const satisfies Record<string, GatewayTypeInfo>;
 
 export type GatewayType = keyof typeof GATEWAY_TYPES;
