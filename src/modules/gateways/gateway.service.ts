@@ -253,11 +253,10 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
   if (type && !type.takesSettings && input.settings !== undefined) {
     problems.push({ field: 'Settings', message: `a ${type.type} gateway has no settings` });
   }
-  if (type?.type === 'netcash') problems.push(...netcashSettingsProblems(input.settings));
   const settingsSealed = sealedSettings(ctx, input.settings, problems);
   const isTestMode =
     type !== undefined && (type.alwaysTestMode || ctx.account.isTest || (input.isTestMode ?? false));
-  const checkSettings = type && problems.length === 0 ? DRIVERS[type.type]?.settingsProblems : undefined;
+  const checkSettings = type && problems.length === 0 ? settingsCheckOf(type.type) : undefined;
   if (checkSettings)
     problems.push(...checkSettings((input.settings ?? {}) as Record<string, unknown>, isTestMode));
   if (problems.length || !type) throw new ValidationError(problems);
@@ -345,6 +344,17 @@ export function canVaultCards(gateway: Gateway): boolean {
 const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
   [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
 };
+
+/** The settings a type without a driver needs (its files carry them): a netcash gateway's keys. */
+const SETTINGS_WITHOUT_DRIVER: Readonly<Partial<Record<string, DriverModule['settingsProblems']>>> = {
+  [GATEWAY_TYPES.netcash.type]: netcashSettingsProblems,
+};
+
+/** The check of a type's settings when a gateway of it is added, if it has one. */
+function settingsCheckOf(type: string): DriverModule['settingsProblems'] {
+  if (Object.hasOwn(DRIVERS, type)) return DRIVERS[type]?.settingsProblems;
+  return Object.hasOwn(SETTINGS_WITHOUT_DRIVER, type) ? SETTINGS_WITHOUT_DRIVER[type] : undefined;
+}
 
 /** The gateway's driver, given its settings opened, the providers' HTTP client and the wall clock. */
 async function driverOf(ctx: ServiceContext, gateway: Gateway): Promise<GatewayDriver | undefined> {

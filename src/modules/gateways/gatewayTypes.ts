@@ -94,6 +94,9 @@ export const GATEWAY_TYPES = {
     takesSettings: true,
     vaultsCards: false,
     makesBankFiles: true,
+    chargesCards: false,
+    takesBatches: false,
+    hostedFields: false,
   },
 } as const satisfies Record<string, GatewayTypeInfo>;
 
