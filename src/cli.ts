@@ -320,7 +320,7 @@ gateway
   .description('add a gateway to an account')
   .requiredOption('--account <id>', 'account id', positiveInteger)
   // The types are listed by the refusal of an unknown one; naming them here would load the gateway module for --help.
-  .requiredOption('--type <type>', 'gateway type: test, manual or bankfile')
+  .requiredOption('--type <type>', 'gateway type: test, manual, bankfile, paystack, stripe or netcash')
   .requiredOption('--name <friendly>', 'the name the account knows it by (FriendlyName)')
   .option('--test-mode', 'in test mode (always so for test gateways and in test accounts)')
   .option('--primary', 'make it the primary gateway (the others stop being primary)')
@@ -349,20 +349,74 @@ gateway
         }
       }
       const { withStorage, accountContext } = await runtime();
-      const { addGateway, toGatewayDto } = await gateways();
-      const added = await withStorage(async (storage) =>
-        addGateway(await accountContext(storage, options.account, 'billing gateway add'), {
+      const { addGateway, checkGatewaySettings, toGatewayDto } = await gateways();
+      const { added, check } = await withStorage(async (storage) => {
+        const ctx = await accountContext(storage, options.account, 'billing gateway add');
+        const added = await addGateway(ctx, {
           type: options.type,
           friendlyName: options.name,
           isTestMode: options.testMode,
           isPrimary: options.primary,
           settings,
-        }),
-      );
+        });
+        return { added, check: await checkGatewaySettings(ctx, added) };
+      });
       if (options.json) console.log(JSON.stringify(toGatewayDto(added)));
       else console.log(`Gateway added to account ${options.account}:\n${gatewayLine(added)}`);
+      reportSettingsCheck(added.id, check);
     },
   );
+gateway
+  .command('check')
+  .description("try a gateway's settings (its keys) with its provider, and say in words what is wrong")
+  .argument('<gatewayId>', 'gateway id', positiveInteger)
+  .action(async (gatewayId: number) => {
+    const { checkGatewaySettings, getGateway } = await gateways();
+    const check = await withGatewayAccount(gatewayId, 'billing gateway check', async (ctx) =>
+      checkGatewaySettings(ctx, await getGateway(ctx, gatewayId)),
+    );
+    if (check === undefined) console.log(`Gateway ${gatewayId} has no provider to try its settings with.`);
+    reportSettingsCheck(gatewayId, check);
+  });
+gateway
+  .command('settings')
+  .description("replace a gateway's settings (new keys), then try them with its provider")
+  .argument('<gatewayId>', 'gateway id', positiveInteger)
+  .requiredOption('--settings <json>', 'the new settings, a JSON object; sealed at rest, never shown')
+  .action(async (gatewayId: number, options: { settings: string }) => {
+    let settings: unknown;
+    try {
+      settings = JSON.parse(options.settings);
+    } catch {
+      throw ValidationError.field('Settings', 'must be a JSON object');
+    }
+    const { checkGatewaySettings, setGatewaySettings } = await gateways();
+    const check = await withGatewayAccount(gatewayId, 'billing gateway settings', async (ctx) =>
+      checkGatewaySettings(ctx, await setGatewaySettings(ctx, gatewayId, settings)),
+    );
+    console.log(`Gateway ${gatewayId}'s settings replaced.`);
+    reportSettingsCheck(gatewayId, check);
+  });
+
+/**
+ * What the provider said of a gateway's keys, on standard error: a refusal sets the exit code (the gateway is kept:
+ * `billing gateway settings` replaces its keys, `billing gateway check` tries them again).
+ */
+function reportSettingsCheck(
+  gatewayId: number,
+  check: { outcome: 'ok'; detail: string } | { outcome: 'refused'; message: string } | undefined,
+): void {
+  if (check === undefined) return;
+  if (check.outcome === 'ok') {
+    console.error(`Gateway ${gatewayId}'s settings work: ${check.detail}.`);
+    return;
+  }
+  console.error(
+    `Gateway ${gatewayId}'s provider refused its settings: ${check.message}. ` +
+      `Replace them with: billing gateway settings ${gatewayId} --settings '<json>'`,
+  );
+  process.exitCode = 1;
+}
 gateway
   .command('list')
   .description("list an account's gateways (their settings are never shown)")

@@ -201,3 +201,19 @@ export async function findGatewayOwnerByToken(
     .executeTakeFirst();
   return row && { accountId: row.account_id, gatewayId: row.id };
 }
+
+/** Replaces the gateway's sealed settings; whether the account has that gateway. */
+export async function updateGatewaySettings(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+  settingsSealed: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('gateways')
+    .set({ settings_sealed: settingsSealed })
+    .where('account_id', '=', accountId)
+    .where('id', '=', gatewayId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -314,6 +314,33 @@ export async function setGatewayEnabled(
   return getGateway(ctx, gatewayId);
 }
 
+/**
+ * Replaces a gateway's settings (new keys), checked as when it is added; the gateway's type must take settings.
+ * Nothing of them is shown or told: `gateway.updated` says only that the gateway changed.
+ */
+export async function setGatewaySettings(
+  ctx: ServiceContext,
+  gatewayId: number,
+  settings: unknown,
+): Promise<Gateway> {
+  const gateway = await getGateway(ctx, gatewayId);
+  const type = gatewayTypeInfo(gateway.type);
+  const problems: FieldProblem[] = [];
+  if (!type?.takesSettings)
+    problems.push({ field: 'Settings', message: `a ${gateway.type} gateway has no settings` });
+  else if (settings === undefined) problems.push({ field: 'Settings', message: 'is required' });
+  const sealed = sealedSettings(ctx, settings, problems);
+  const check = problems.length === 0 ? settingsCheckOf(gateway.type) : undefined;
+  if (check) problems.push(...check(settings as Record<string, unknown>, gateway.isTestMode));
+  if (problems.length > 0 || sealed === null) throw new ValidationError(problems);
+  await withTransaction(ctx, async (tctx) => {
+    const before = await snapshotResource(tctx, gatewayRef(gatewayId));
+    await repo.updateGatewaySettings(tctx.db, ctx.account.id, gatewayId, sealed);
+    await emitEvent(tctx, 'gateway.updated', gatewayRef(gatewayId), { before });
+  });
+  return getGateway(ctx, gatewayId);
+}
+
 /** Makes the gateway the account's only primary, in one transaction. A disabled gateway must be enabled first. */
 export async function setPrimaryGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
   const switched = await ctx.db.transaction().execute(async (trx) => {
@@ -708,10 +735,13 @@ export async function readBatchStatus(
   );
 }
 
-/** Tries the gateway's settings (its keys) with its provider; ok for a type that has nothing to try. */
-export async function checkGatewaySettings(ctx: ServiceContext, gateway: Gateway): Promise<SettingsCheck> {
+/** Tries the gateway's settings (its keys) with its provider; undefined for a type with no provider to ask. */
+export async function checkGatewaySettings(
+  ctx: ServiceContext,
+  gateway: Gateway,
+): Promise<SettingsCheck | undefined> {
   const check = await operationOf(ctx, gateway, 'checkSettings');
-  if (!check) return { outcome: 'ok', detail: `a ${gateway.type} gateway has nothing to check` };
+  if (!check) return undefined;
   return recordedCall(ctx, gateway.id, { operation: 'check_settings', request: {} }, () => check(gateway));
 }
 

@@ -74,6 +74,7 @@ export {
   readChargeEvents,
   refundCharge,
   setGatewayEnabled,
+  setGatewaySettings,
   setPrimaryGateway,
   submitBatchToGateway,
   usableGatewayByToken,
