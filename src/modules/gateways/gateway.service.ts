@@ -656,6 +656,14 @@ export function usesHostedFields(gateway: Gateway): boolean {
   return gatewayTypeInfo(gateway.type)?.hostedFields ?? false;
 }
 
+/**
+ * Whether the capture widget can take a card for the gateway: in our fields for a simulator's vault, or in the
+ * provider's hosted fields (docs/design/hosted-pages.md, "Card data and PCI scope").
+ */
+export function capturesCards(gateway: Gateway): boolean {
+  return gatewayAccepts(gateway, 'credit_card') && (canVaultCards(gateway) || usesHostedFields(gateway));
+}
+
 /** What the capture frame loads for the gateway's hosted fields (no call to the provider). */
 export async function hostedFieldsOf(
   ctx: ServiceContext,

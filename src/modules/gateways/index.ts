@@ -48,6 +48,7 @@ export {
   assertGatewayUsable,
   canCharge,
   canVaultCards,
+  capturesCards,
   cancelBatchAtGateway,
   chargeStoredMethod,
   checkGatewaySettings,

@@ -8,7 +8,7 @@ import { getInvoice } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import { getPayment } from '../ledger/index.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { findPrimaryGateway, canVaultCards } from '../gateways/index.ts';
+import { findPrimaryGateway, capturesCards } from '../gateways/index.ts';
 import { getCaptureSession } from '../widgets/index.ts';
 import { allowWidget, completeCapture, openCapture, portalOrigin, startCapture } from './portalCapture.ts';
 import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
@@ -68,7 +68,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       if (owedMinor <= 0) return page.redirect(`invoices/${invoice.id}`);
       const ctx = page.portal.ctx;
       const gateway = await findPrimaryGateway(ctx);
-      if (!gateway || !canVaultCards(gateway)) return page.notFound();
+      if (!gateway || !capturesCards(gateway)) return page.notFound();
       return page.render(200, 'payCard', {
         title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,
         current: 'invoices',

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { getCustomer } from '../customers/index.ts';
-import { canVaultCards, findPrimaryGateway } from '../gateways/index.ts';
+import { capturesCards, findPrimaryGateway } from '../gateways/index.ts';
 import {
   emandateTokensOfPaymentMethods,
   emandatesOfPaymentMethods,
@@ -141,7 +141,7 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
       if (!page) return reply;
       const ctx = page.portal.ctx;
       const gateway = await findPrimaryGateway(ctx);
-      if (!gateway || !canVaultCards(gateway)) {
+      if (!gateway || !capturesCards(gateway)) {
         return page.message(409, {
           title: 'Cards cannot be added',
           heading: 'Cards cannot be added here',

@@ -8,13 +8,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { emitEvents } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
-import {
-  canCharge,
-  canVaultCards,
-  gatewayAccepts,
-  gatewaysByIds,
-  usableGatewayByToken,
-} from '../gateways/index.ts';
+import { canCharge, capturesCards, gatewaysByIds, usableGatewayByToken } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
@@ -214,9 +208,9 @@ async function captureGateway(
 ): Promise<Gateway | undefined> {
   const gateway = await usableGatewayByToken(ctx, token, 'GatewayToken', problems);
   if (!gateway) return undefined;
-  if (gateway.type !== 'test' || !gatewayAccepts(gateway, 'credit_card') || !canVaultCards(gateway)) {
+  if (!capturesCards(gateway)) {
     // docs/design/hosted-pages.md, "Card data and PCI scope": only the test gateway's cards reach our server; a real
-    // gateway that vaults cards must capture them in its own hosted fields, which the frame does not nest yet.
+    // provider's are taken in its own hosted fields (docs/hosted-pages.md, "With a real provider").
     problems.push({
       field: 'GatewayToken',
       message: `gateway ${gateway.id} (${gateway.type}) cannot capture cards in the widget`,
