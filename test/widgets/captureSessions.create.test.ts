@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import {
+  DECLINED_AT_VAULT,
   MERCHANT,
+  complete,
   createSession,
   db,
   expectProblem,
   other,
   sessionBody,
   sha256,
+  submit,
   t,
   useWidgetService,
 } from './fixtures.ts';
@@ -96,6 +99,25 @@ describe('POST /v1/widgets/capturepaymethod/create', () => {
       ),
     );
   });
+
+  it.each([{}, { Amount: 0 }])(
+    'saves a verified card and charges nothing for a VaultSale with %j (the spec sample without Amount)',
+    async (amount) => {
+      const session = await createSession(t, { SaleType: 'VaultSale', ...amount });
+      expect(session).toMatchObject({ SaleType: 'VaultSale', Amount: null, State: 'open' });
+      const refused = await submit(session.HashToken, { number: DECLINED_AT_VAULT });
+      expectProblem(refused, 422, 'number');
+      const saved = await submit(session.HashToken);
+      expect(saved.status, saved.text).toBe(200);
+      expect(saved.body).toMatchObject({ type: 'card', lastFour: '4242', charged: false });
+      const customer = await ok(t, 'POST', '/v1/customers', { Name: 'Vault Sale' }, 201);
+      const done = await complete(t, customer.customerID, session.SessionToken);
+      expect(done.status, done.text).toBeLessThan(300);
+      const completed = await ok(t, 'GET', `/v1/widgets/capturepaymethod/get/${session.SessionToken}`);
+      expect(completed).toMatchObject({ State: 'completed', transactionID: null, paymentID: null });
+      expect(completed.paymentMethodID).toBeGreaterThan(0);
+    },
+  );
 
   it('stores only the SHA-256 of the HashToken', async () => {
     const session = await createSession(t);

@@ -270,19 +270,20 @@ async function checkSession(ctx: ServiceContext, input: CaptureSessionInput): Pr
   if ('refused' in authDomain) problems.push({ field: 'AuthDomain', message: authDomain.refused });
 
   let amountMinor: number | null = null;
-  if (input.amount !== undefined && input.amount !== null) {
+  const zero = input.amount !== undefined && input.amount !== null && Number(input.amount) === 0;
+  if (input.amount !== undefined && input.amount !== null && !zero) {
     const read = wireAmountToMinor(input.amount, currencyCode);
     if ('message' in read) problems.push({ field: 'Amount', message: read.message });
     else amountMinor = read.minor;
   }
-  if (saleType === 'VaultSale' && (amountMinor === 0 || input.amount == null)) {
+  if (saleType === 'VaultSale' && (zero || input.amount == null)) {
     // What a client copying the spec's only sample sends to save a card: the card is kept, verified by the gateway
     // (its vault's check, or a provider's setup), and nothing is charged (docs/spec-decisions.md, "Capture widget
     // sessions").
     amountMinor = null;
   } else if (saleType === 'Sale' && input.amount == null) {
     problems.push({ field: 'Amount', message: `is required when SaleType is ${saleType}` });
-  } else if (saleType === 'Sale' && amountMinor === 0) {
+  } else if (saleType === 'Sale' && zero) {
     problems.push({ field: 'Amount', message: 'must be above 0 when SaleType is Sale' });
   } else if (saleType === 'VaultOnly' && input.amount != null) {
     problems.push({
