@@ -110,10 +110,68 @@ export function jsonSchemaOf(
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = schema[key];
     if (members) copy[key] = members.map((member) => sub(member));
+    // NOTE: Stripe's document marks a field that is an id or an object, or null, as `nullable` beside `anyOf`
+    // with no type; OpenAPI 3.0.3 reads such `nullable` as nothing, Stripe's own libraries as "or null".
+    if (members && schema.nullable === true && schema.type === undefined) {
+      copy[key] = [...(copy[key] as SchemaObject[]), { type: 'null' }];
+    }
   }
   if (schema.allOf) copy.allOf = schema.allOf.map((member) => sub(member, false));
   if (schema.not) copy.not = sub(schema.not, false);
   return copy;
+}
+
+const childrenOf = (schema: SchemaObject): SchemaObject[] => [
+  ...Object.values(schema.properties ?? {}),
+  ...(typeof schema.additionalProperties === 'object' ? [schema.additionalProperties] : []),
+  ...(Array.isArray(schema.items) ? schema.items : schema.items ? [schema.items] : []),
+  ...(schema.anyOf ?? []),
+  ...(schema.oneOf ?? []),
+  ...(schema.allOf ?? []),
+  ...(schema.not ? [schema.not] : []),
+];
+
+/**
+ * The schema as Ajv can compile it: a dereferenced document's schemas may contain themselves (Stripe's `customer`
+ * reaches `customer` again through its expandable fields), which Ajv cannot walk. Every schema reached more than
+ * once becomes one entry of `definitions`, referred to by `$ref`, so the result is finite and each schema is
+ * compiled once; vendor extensions (`x-…`) are left out.
+ */
+export function compilable(root: SchemaObject): SchemaObject {
+  const incoming = new Map<SchemaObject, number>();
+  const count = (node: SchemaObject) => {
+    const seen = incoming.get(node);
+    incoming.set(node, (seen ?? 0) + 1);
+    if (seen === undefined) childrenOf(node).forEach(count);
+  };
+  count(root);
+  const names = new Map<SchemaObject, string>();
+  for (const [node, times] of incoming) if (times > 1) names.set(node, `s${names.size}`);
+  const definitions: Record<string, SchemaObject> = {};
+  const tree = (node: SchemaObject): SchemaObject => {
+    // Vendor extensions say nothing to validation, and Stripe's (`x-expansionResources`) hold whole schemas.
+    const copy: SchemaObject = Object.fromEntries(
+      Object.entries(node).filter(([key]) => !key.startsWith('x-')),
+    );
+    const sub = (child: SchemaObject): SchemaObject => {
+      const name = names.get(child);
+      return name ? { $ref: `#/definitions/${name}` } : tree(child);
+    };
+    if (node.properties) {
+      copy.properties = Object.fromEntries(
+        Object.entries(node.properties).map(([key, child]) => [key, sub(child)]),
+      );
+    }
+    if (typeof node.additionalProperties === 'object')
+      copy.additionalProperties = sub(node.additionalProperties);
+    if (node.items) copy.items = Array.isArray(node.items) ? node.items.map(sub) : sub(node.items);
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (node[key]) copy[key] = node[key].map(sub);
+    if (node.not) copy.not = sub(node.not);
+    return copy;
+  };
+  for (const [node, name] of names) definitions[name] = tree(node);
+  const rootName = names.get(root);
+  return { ...(rootName ? { $ref: `#/definitions/${rootName}` } : tree(root)), definitions };
 }
 
 const mediaKind = (contentType: string): 'json' | 'form' | undefined => {
@@ -148,7 +206,7 @@ export async function loadProviderApi(
       const compiler = kind === 'form' ? formAjv : ajv;
       bodyValidators.set(
         `${operation.operationId} ${kind}`,
-        compiler.compile(jsonSchemaOf(media.schema, true)),
+        compiler.compile(compilable(jsonSchemaOf(media.schema, true))),
       );
     }
     for (const [name, schema] of Object.entries(additions[operation.operationId ?? ''] ?? {})) {
@@ -281,6 +339,16 @@ function operationOf(api: ProviderApi, operation: string): (OperationObject & Op
   return (found ?? findOperation(api, method, path)) as (OperationObject & Operation) | undefined;
 }
 
+/** One validator per published schema: operations answering the same object (Stripe's) share it. */
+const answerValidators = new WeakMap<SchemaObject, ValidateFunction>();
+function compiledAnswer(api: ProviderApi, schema: SchemaObject): ValidateFunction {
+  const known = answerValidators.get(schema);
+  if (known) return known;
+  const compiled = api.ajv.compile(compilable(jsonSchemaOf(schema, false)));
+  answerValidators.set(schema, compiled);
+  return compiled;
+}
+
 /**
  * Every way an answer departs from the document's schema for its status (or `default`). A status the document
  * does not list, or lists without a JSON schema, is reported: such an answer must be compared with a published
@@ -293,7 +361,7 @@ export function checkResponse(api: ProviderApi, operation: string, status: numbe
   if (!api.responseValidators.has(cacheKey)) {
     const response = op.responses?.[String(status)] ?? op.responses?.default;
     const schema = response?.content?.['application/json']?.schema;
-    api.responseValidators.set(cacheKey, schema ? api.ajv.compile(jsonSchemaOf(schema, false)) : null);
+    api.responseValidators.set(cacheKey, schema ? compiledAnswer(api, schema) : null);
   }
   const validate = api.responseValidators.get(cacheKey);
   if (!validate) return [`${op.operationId} documents no JSON answer for ${status}`];
