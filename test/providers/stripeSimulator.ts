@@ -73,6 +73,7 @@ export class StripeSimulator {
   readonly disputes = new Map<string, DisputeRecord>();
   private readonly idempotent = new Map<string, { fingerprint: string; at: number; answer: Answer }>();
   private readonly answersLost: string[] = [];
+  private readonly failures: { operation: string; answer: Answer }[] = [];
   private readonly signer = new Stripe('sk_test_signer');
 
   private constructor(private readonly api: ProviderApi) {}
@@ -114,6 +115,11 @@ export class StripeSimulator {
     this.answersLost.push(operation);
   }
 
+  /** The next `METHOD /path` request is refused with this error (Stripe's own trouble, a rate limit). */
+  failNext(operation: string, status: number, error: Record<string, unknown>): void {
+    this.failures.push({ operation, answer: fail(status, error) });
+  }
+
   /** Moves the simulator's clock on (idempotency keys are forgotten after 24 hours). */
   advanceHours(hours: number): void {
     this.nowSeconds += hours * 3600;
@@ -142,12 +148,15 @@ export class StripeSimulator {
         message: `Invalid API Key provided: ${key.slice(0, 8)}***`,
       });
     }
+    const failure = this.failures.findIndex((each) => each.operation === operation);
+    const answerOf = (call: Call) =>
+      failure >= 0 ? this.failures.splice(failure, 1)[0]!.answer : this.route(call);
     const params = method === 'GET' ? parseForm(url.search.slice(1)) : parseForm(bodyText);
     const call = { method, path: url.pathname, params, publishable };
     const idempotencyKey = headers['idempotency-key'];
     const answer = idempotencyKey
-      ? this.onceUnder(`${key} ${idempotencyKey}`, call, bodyText)
-      : this.route(call);
+      ? this.onceUnder(`${key} ${idempotencyKey}`, call, bodyText, answerOf)
+      : answerOf(call);
     const answerProblems = checkResponse(
       this.api,
       `${method} ${this.templateOf(url.pathname)}`,
@@ -159,7 +168,7 @@ export class StripeSimulator {
   }
 
   /** Stripe's idempotency: the same key and request answer the first answer for 24 hours. */
-  private onceUnder(key: string, call: Call, bodyText: string): Answer {
+  private onceUnder(key: string, call: Call, bodyText: string, answerOf: (call: Call) => Answer): Answer {
     const fingerprint = `${call.method} ${call.path} ${bodyText}`;
     const earlier = this.idempotent.get(key);
     if (earlier && this.nowSeconds - earlier.at < DAY_SECONDS) {
@@ -170,7 +179,7 @@ export class StripeSimulator {
           'Keys for idempotent requests can only be used with the same parameters they were first used with.',
       });
     }
-    const answer = this.route(call);
+    const answer = answerOf(call);
     // NOTE: Stripe keeps no answer for a request refused before it ran (a 400); such a key may be used again.
     if (answer.status !== 400) this.idempotent.set(key, { fingerprint, at: this.nowSeconds, answer });
     return answer;
@@ -483,7 +492,9 @@ export class StripeSimulator {
     const refund = this.refunds.get(refundId)!;
     refund.status = status;
     refund.failureReason = status === 'failed' ? 'expired_or_canceled_card' : null;
+    // Stripe sends both names of the event to endpoints that subscribe to both.
     this.emit('refund.updated', refundJson(refund));
+    this.emit('charge.refund.updated', refundJson(refund));
   }
 
   private openDispute(intent: IntentRecord): void {

@@ -263,6 +263,29 @@ describe('renewals off session', () => {
     });
   });
 
+  it('answers no decision (a technical error) when Stripe fails or limits the rate', async () => {
+    const { done } = await savedCard();
+    const token = done.outcome === 'ok' ? done.token! : '';
+    const message = 'Something went wrong on our end.';
+    sim.failNext('POST /v1/payment_intents', 500, { type: 'api_error', message });
+    expect(await driver.charge(TARGET, renewalOf(token), AT)).toEqual({
+      outcome: 'error',
+      reason: 'processing_error',
+      rawCode: 'api_error',
+    });
+    const tooMany = 'Too many requests hit the API too quickly.';
+    sim.failNext('POST /v1/payment_intents', 429, {
+      type: 'invalid_request_error',
+      code: 'rate_limit',
+      message: tooMany,
+    });
+    expect(await driver.charge(TARGET, renewalOf(token), AT)).toEqual({
+      outcome: 'error',
+      reason: 'processing_error',
+      rawCode: 'rate_limit',
+    });
+  });
+
   it('declines a token that is not a Stripe card without calling Stripe', async () => {
     expect(await driver.charge(TARGET, renewalOf('tok_test_123'), AT)).toEqual({
       outcome: 'declined',
@@ -322,10 +345,9 @@ describe('refunds', () => {
       sim.settleRefund(refundId, outcome);
       const kind = outcome === 'succeeded' ? 'refund_settled' : 'refund_failed';
       const code = outcome === 'succeeded' ? 'succeeded' : 'expired_or_canceled_card';
-      expect(await webhookOf('refund.updated')).toEqual({
-        outcome: 'verified',
-        events: [{ chargeId, refundId, kind, code, reportedOn: today() }],
-      });
+      const told = { outcome: 'verified', events: [{ chargeId, refundId, kind, code, reportedOn: today() }] };
+      expect(await webhookOf('refund.updated')).toEqual(told);
+      expect(await webhookOf('charge.refund.updated')).toEqual(told);
     }
     sim.nextRefundStatus = 'succeeded';
   });
