@@ -38,6 +38,7 @@ import type {
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
+import { stripeDriverModule } from './stripe/stripeDriver.ts';
 import { testGatewayDriver } from './testGateway.ts';
 
 /** The kinds of stored payment method a gateway may collect from. */
@@ -370,6 +371,7 @@ export function canVaultCards(gateway: Gateway): boolean {
 /** The provider behind each gateway type; a type without one (manual, bankfile) collects nothing itself. */
 const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
   [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
+  [GATEWAY_TYPES.stripe.type]: stripeDriverModule,
 };
 
 /** The settings a type without a driver needs (its files carry them): a netcash gateway's keys. */

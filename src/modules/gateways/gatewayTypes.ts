@@ -98,6 +98,22 @@ export const GATEWAY_TYPES = {
     takesBatches: false,
     hostedFields: false,
   },
+  // Cards worldwide through Stripe (docs/gateways/stripe.md): entered in Stripe's Payment Element, kept by Stripe
+  // (a customer and a PaymentMethod; we keep a token naming them), charged off session. Its settings are its keys.
+  stripe: {
+    type: 'stripe',
+    gatewayName: 'Stripe',
+    acceptsCreditCard: true,
+    acceptsBankAccount: false,
+    manualRecon: false,
+    alwaysTestMode: false,
+    takesSettings: true,
+    vaultsCards: false,
+    makesBankFiles: false,
+    chargesCards: true,
+    takesBatches: false,
+    hostedFields: true,
+  },
 } as const satisfies Record<string, GatewayTypeInfo>;
 
 export type GatewayType = keyof typeof GATEWAY_TYPES;

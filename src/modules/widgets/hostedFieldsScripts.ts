@@ -7,8 +7,8 @@
  */
 
 /**
- * Stripe's Payment Element with the intent made at submit (Stripe's "deferred intent" flow): mounted with the
- * mode, amount and currency; `elements.submit()` checks the fields; `confirmSetup`/`confirmPayment` confirm the
+ * Stripe's Payment Element (Stripe.js "Endive", src/modules/gateways/stripe/stripeCardSetup.ts) with the intent made
+ * at submit (Stripe's "deferred intent" flow): mounted with the mode, amount, currency and the card type allowed; `elements.submit()` checks the fields; `confirmSetup`/`confirmPayment` confirm the
  * intent the service made, redirecting only when the card's bank requires it.
  */
 const STRIPE = `
@@ -17,9 +17,10 @@ const STRIPE = `
   window.billingHostedFields = {
     mount: function (element, m) {
       stripe = window.Stripe(m.publishableKey);
-      var options = { mode: m.mode, currency: m.currency, paymentMethodTypes: ['card'] };
+      var options = { mode: m.mode, currency: m.currency, allowedPaymentMethodTypes: m.allowedPaymentMethodTypes.split(',') };
       if (m.mode === 'payment') options.amount = Number(m.amount);
-      if (m.setupFutureUsage) options.setupFutureUsage = m.setupFutureUsage;
+      // Stripe's deferred-intent guide: a sale's card kept for later is set up off session; a setup is by its mode.
+      if (m.mode === 'payment' && m.setupFutureUsage) options.setupFutureUsage = m.setupFutureUsage;
       elements = stripe.elements(options);
       elements.create('payment').mount(element);
     },
