@@ -37,6 +37,7 @@ import type {
   WebhookResult,
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
+import { paystackDriverModule } from './paystack/paystackDriver.ts';
 import { testGatewayDriver } from './testGateway.ts';
 
 /** The kinds of stored payment method a gateway may collect from. */
@@ -342,6 +343,7 @@ export function canVaultCards(gateway: Gateway): boolean {
 /** The provider behind each gateway type; a type without one (manual, bankfile) collects nothing itself. */
 const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
   [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
+  [GATEWAY_TYPES.paystack.type]: paystackDriverModule,
 };
 
 /** The gateway's driver, given its settings opened, the providers' HTTP client and the wall clock. */
