@@ -51,8 +51,8 @@ export const takesCurrency = (currencyCode: string) => Object.hasOwn(PAYSTACK_MI
 const REASONS: readonly [RegExp, FailureReason][] = [
   [/insufficient|not sufficient|exceeds? (?:withdrawal|balance)|limit exceeded/i, 'insufficient_funds'],
   [/expired/i, 'expired_card'],
-  [/lost|pick.?up/i, 'lost_card'],
   [/stolen/i, 'stolen_card'],
+  [/lost|pick.?up/i, 'lost_card'],
   [/authenticat|3d.?secure|\botp\b|\bpin\b|token not generated/i, 'authentication_required'],
   [
     /time.?out|timed out|unavailable|inoperative|system (?:error|malfunction)|try again|processing error/i,

@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import type { Clock } from '../../../clock.ts';
 import type { PlainDate } from '../../../core/calendar.ts';
 import type { ChargeEvent, WebhookRequest, WebhookResult } from '../gatewayContract.ts';
-import { reasonOf } from './paystackOutcomes.ts';
 
 /**
  * Paystack's webhooks (docs/gateways/paystack.md, "Webhooks"): each request carries `x-paystack-signature`, the
@@ -77,13 +76,6 @@ function eventsOf(event: string, data: Data, wallClock: Clock): ChargeEvent[] {
       // A resolution Paystack has added since is not guessed at: nothing is applied, and it shows in the record.
       if (!chargeId || !kind) return [];
       return [{ chargeId, kind, code: resolution, reportedOn: on('resolvedAt', 'resolved_at', 'updatedAt') }];
-    }
-    case 'charge.failed': {
-      const chargeId = text(data.reference);
-      const code = text(data.gateway_response) ?? 'failed';
-      return chargeId
-        ? [{ chargeId, kind: 'charge_failed', code, reason: reasonOf(code), reportedOn: on('updatedAt') }]
-        : [];
     }
     default:
       return [];
