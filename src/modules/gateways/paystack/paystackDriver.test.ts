@@ -69,7 +69,7 @@ const charge = (token: string, idempotencyKey = newKey('charge'), amountMinor = 
     '',
   );
 
-describe('hosted fields and card setup', () => {
+describe('hosted fields', () => {
   it("shows Paystack's Inline JS with the public key, without a call", () => {
     const before = sim.requests.length;
     expect(driver.hostedFields!(target, { currencyCode: 'ZAR', keepCard: true })).toEqual({
@@ -81,7 +81,9 @@ describe('hosted fields and card setup', () => {
     });
     expect(sim.requests.length).toBe(before);
   });
+});
 
+describe('card setup', () => {
   it('starts a sale with the reference made from our key, and completes it with the card and its charge', async () => {
     const request = setupRequest();
     const start = await driver.startCardSetup!(target, request, '');
@@ -163,6 +165,18 @@ describe('hosted fields and card setup', () => {
   });
 });
 
+describe('a setup asked again', () => {
+  it('answers a setup started again with the same key as an error, starting nothing new', async () => {
+    const request = setupRequest();
+    expect(await driver.startCardSetup!(target, request, '')).toMatchObject({ outcome: 'ok' });
+    expect(await driver.startCardSetup!(target, request, '')).toEqual({
+      outcome: 'error',
+      reason: 'processing_error',
+      rawCode: 'duplicate_reference',
+    });
+  });
+});
+
 describe('renewals with charge_authorization', () => {
   it('charges a saved card, and the same key again answers the same charge without a second', async () => {
     const { token } = await savedCard();
@@ -180,7 +194,9 @@ describe('renewals with charge_authorization', () => {
     expect(await charge(token, key)).toEqual(first);
     expect(sim.chargesMade().filter((made) => made.reference === toReference(key))).toHaveLength(1);
   });
+});
 
+describe('renewals declined, waiting or unanswered', () => {
   it.each([
     ['Insufficient Funds', 'insufficient_funds'],
     ['Declined', 'card_declined'],

@@ -206,6 +206,7 @@ async function charge(client: PaystackClient, request: ChargeRequest): Promise<C
     const found = await lookUpCharge(client, 'charge', reference);
     if (found.outcome !== 'not_found') return found;
     if (isServerError(answer)) throw new GatewayTimeoutError('charge');
+    return { outcome: 'error', reason: 'processing_error', rawCode: 'duplicate_reference_not_found' };
   }
   if (!answer.status || !answer.data) {
     return { outcome: 'declined', reason: reasonOf(answer.message), rawCode: answer.code ?? answer.message };
