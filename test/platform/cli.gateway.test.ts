@@ -135,7 +135,7 @@ describe('billing gateway', () => {
   it.each([
     [
       ['--type', 'paypal', '--name', 'P'],
-      'Error: GatewayType: "paypal" is not a gateway type; known: test, manual, bankfile',
+      'Error: GatewayType: "paypal" is not a gateway type; known: test, manual, bankfile, netcash, stripe, paystack',
     ],
     [
       ['--type', 'manual', '--name', 'M', '--settings', '{"a":1}'],

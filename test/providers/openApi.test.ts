@@ -68,7 +68,9 @@ describe('checkRequest against a published OpenAPI document', () => {
     });
     expect(problems.some((p) => p.startsWith('body/split must NOT have additional properties'))).toBe(true);
   });
+});
 
+describe('checkRequest: operations, parameters, credentials and form bodies', () => {
   it('refuses an unknown operation, an unknown query parameter and a missing credential', () => {
     expect(checkRequest(api, { method: 'GET', url: '/transactions/verify/x', headers: json })).toEqual([
       'no operation GET /transactions/verify/x',

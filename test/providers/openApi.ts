@@ -368,3 +368,34 @@ export function checkResponse(api: ProviderApi, operation: string, status: numbe
   validate(body);
   return describe(`answer ${status}`, validate.errors);
 }
+
+const kindOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+
+/**
+ * Every way `actual` differs in shape from a provider's published sample answer: the same keys at every level of
+ * objects, the same JSON types (a `null` on either side matches anything: a field empty in one answer and filled
+ * in another), array items shaped like the sample's first item. For answers whose published schema is stricter
+ * than the provider's own samples (Paystack's lists fields as required that its samples leave out).
+ */
+export function shapeProblems(actual: unknown, published: unknown, at = ''): string[] {
+  const [kind, wanted] = [kindOf(actual), kindOf(published)];
+  if (kind === 'null' || wanted === 'null') return [];
+  if (kind !== wanted) return [`${at || '/'} is ${kind}, the sample's is ${wanted}`];
+  if (kind === 'array') {
+    const sampleItem = (published as unknown[])[0];
+    if (sampleItem === undefined) return [];
+    return (actual as unknown[]).flatMap((item, i) => shapeProblems(item, sampleItem, `${at}/${i}`));
+  }
+  if (kind !== 'object') return [];
+  const [mine, theirs] = [actual as Record<string, unknown>, published as Record<string, unknown>];
+  const missing = Object.keys(theirs).filter((key) => !(key in mine));
+  const extra = Object.keys(mine).filter((key) => !(key in theirs));
+  return [
+    ...missing.map((key) => `${at}/${key} is missing (the sample has it)`),
+    ...extra.map((key) => `${at}/${key} is not in the sample`),
+    ...Object.keys(theirs)
+      .filter((key) => key in mine)
+      .flatMap((key) => shapeProblems(mine[key], theirs[key], `${at}/${key}`)),
+  ];
+}

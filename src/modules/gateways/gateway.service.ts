@@ -38,6 +38,7 @@ import type {
 } from './gatewayContract.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
+import { paystackDriverModule } from './paystack/paystackDriver.ts';
 import { stripeDriverModule } from './stripe/stripeDriver.ts';
 import { testGatewayDriver } from './testGateway.ts';
 
@@ -372,6 +373,7 @@ export function canVaultCards(gateway: Gateway): boolean {
 const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
   [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
   [GATEWAY_TYPES.stripe.type]: stripeDriverModule,
+  [GATEWAY_TYPES.paystack.type]: paystackDriverModule,
 };
 
 /** The settings a type without a driver needs (its files carry them): a netcash gateway's keys. */

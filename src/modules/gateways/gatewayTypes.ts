@@ -114,6 +114,22 @@ export const GATEWAY_TYPES = {
     takesBatches: false,
     hostedFields: true,
   },
+  // Paystack (docs/gateways/paystack.md): cards in Paystack's Inline JS popup (hosted fields), kept by Paystack as
+  // reusable authorizations and charged off session; no bank debits, no batches. Its settings are its keys.
+  paystack: {
+    type: 'paystack',
+    gatewayName: 'Paystack',
+    acceptsCreditCard: true,
+    acceptsBankAccount: false,
+    manualRecon: false,
+    alwaysTestMode: false,
+    takesSettings: true,
+    vaultsCards: false,
+    makesBankFiles: false,
+    chargesCards: true,
+    takesBatches: false,
+    hostedFields: true,
+  },
 } as const satisfies Record<string, GatewayTypeInfo>;
 
 export type GatewayType = keyof typeof GATEWAY_TYPES;

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/clock.ts';
+import type { ServiceContext } from '../../src/context.ts';
+import { ValidationError } from '../../src/errors.ts';
+import {
+  addGateway,
+  chargeStoredMethod,
+  checkGatewaySettings,
+  completeCardSetup,
+  hostedFieldsOf,
+  readGatewayWebhook,
+  startCardSetup,
+  usesHostedFields,
+} from '../../src/modules/gateways/index.ts';
+import { accountContext } from '../helpers/context.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSimulator.ts';
+
+// A Paystack gateway through the gateways module, as collections and the capture frame use it: added with its keys
+// (sealed), its driver given the keys opened and the provider's simulator as its HTTP client, every call recorded
+// (docs/gateways/paystack.md). The driver's own cases are in src/modules/gateways/paystack/paystackDriver.test.ts.
+
+const TEST_KEYS = { secretKey: 'sk_test_4f1c2a9b7d', publicKey: 'pk_test_4f1c2a9b7d' };
+const LIVE_KEYS = { secretKey: 'sk_live_4f1c2a9b7d', publicKey: 'pk_live_4f1c2a9b7d' };
+
+let t: TestService;
+let sim: PaystackSimulator;
+let testCtx: ServiceContext;
+let liveCtx: ServiceContext;
+
+beforeAll(async () => {
+  t = await startTestService();
+  sim = await PaystackSimulator.start(TEST_KEYS.secretKey, fixedClock('2026-11-26T10:00:00.000Z'));
+  const testAccount = await t.newAccount('Test Shop', { isTest: true });
+  testCtx = { ...(await accountContext(t, testAccount.accountId)), providerFetch: sim.fetch };
+  liveCtx = await accountContext(t, t.accountId);
+});
+afterAll(() => t.close());
+
+async function refusal(ctx: ServiceContext, settings: unknown, isTestMode?: boolean) {
+  const error = await addGateway(ctx, {
+    type: 'paystack',
+    friendlyName: 'Paystack',
+    settings,
+    isTestMode,
+  }).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  return (error as ValidationError).fields;
+}
+
+describe('adding a Paystack gateway', () => {
+  it("refuses live keys on a test account's gateway, naming each", async () => {
+    expect(await refusal(testCtx, LIVE_KEYS)).toEqual([
+      { field: 'Settings.secretKey', message: 'is a live key on a test-mode gateway: use sk_test_…' },
+      { field: 'Settings.publicKey', message: 'is a live key on a test-mode gateway: use pk_test_…' },
+    ]);
+  });
+
+  it('refuses test keys on a live gateway, missing keys and unknown settings', async () => {
+    expect(await refusal(liveCtx, TEST_KEYS, false)).toEqual([
+      { field: 'Settings.secretKey', message: 'is a test key on a live-mode gateway: use sk_live_…' },
+      { field: 'Settings.publicKey', message: 'is a test key on a live-mode gateway: use pk_live_…' },
+    ]);
+    expect(await refusal(liveCtx, { secretKey: 'sk_live_x', webhookSecret: 'w' })).toEqual([
+      { field: 'Settings.webhookSecret', message: 'is not a Paystack setting (secretKey, publicKey)' },
+      { field: 'Settings.publicKey', message: 'is required: the Paystack public key' },
+    ]);
+  });
+
+  it('takes keys of its mode: a card gateway with hosted fields, no bank debits', async () => {
+    const live = await addGateway(liveCtx, {
+      type: 'paystack',
+      friendlyName: 'Paystack live',
+      settings: LIVE_KEYS,
+    });
+    expect(live).toMatchObject({ gatewayName: 'Paystack', isTestMode: false, acceptsCreditCard: true });
+    expect(live.acceptsBankAccount).toBe(false);
+    const test = await addGateway(testCtx, {
+      type: 'paystack',
+      friendlyName: 'Paystack',
+      settings: TEST_KEYS,
+    });
+    expect(test.isTestMode).toBe(true);
+    expect(usesHostedFields(test)).toBe(true);
+  });
+});
+
+describe('a Paystack gateway at work', () => {
+  it('saves a card and charges it, its calls recorded without the card or the keys', async () => {
+    const gateway = await addGateway(testCtx, { type: 'paystack', friendlyName: 'P', settings: TEST_KEYS });
+    expect((await hostedFieldsOf(testCtx, gateway, { currencyCode: 'ZAR', keepCard: true })).mount).toEqual({
+      publicKey: TEST_KEYS.publicKey,
+    });
+    expect(await checkGatewaySettings(testCtx, gateway)).toMatchObject({ outcome: 'ok' });
+    const payer = { ref: '9', email: 'owner@example.co.za', name: 'Owner' };
+    const start = await startCardSetup(testCtx, gateway, {
+      idempotencyKey: 'capture_paystack_1',
+      amountMinor: 34_500,
+      currencyCode: 'ZAR',
+      payer,
+      description: 'First month',
+      keepCard: true,
+    });
+    if (start.outcome !== 'ok') throw new Error(JSON.stringify(start));
+    sim.payWithCard(start.confirm.accessCode!, {
+      number: PAYSTACK_TEST_CARDS.success.number,
+      expiryMonth: 9,
+      expiryYear: 2031,
+    });
+    const done = await completeCardSetup(testCtx, gateway, start.setupRef);
+    if (done.outcome !== 'ok' || !done.token) throw new Error(JSON.stringify(done));
+    expect(done.card).toEqual({ cardType: 'visa', lastFour: '4081', expiryMonth: 9, expiryYear: 2031 });
+    const request = {
+      token: done.token,
+      amountMinor: 34_500,
+      currencyCode: 'ZAR',
+      idempotencyKey: 'charge_1_1',
+      description: 'Renewal',
+    };
+    expect(await chargeStoredMethod(testCtx, gateway, request)).toMatchObject({ outcome: 'succeeded' });
+
+    const calls = await t.service.storage.db
+      .selectFrom('gateway_calls')
+      .select(['operation', 'request', 'result', 'outcome'])
+      .where('gateway_id', '=', gateway.id)
+      .orderBy('id')
+      .execute();
+    expect(calls.map((call) => call.operation)).toEqual([
+      'check_settings',
+      'start_card_setup',
+      'complete_card_setup',
+      'charge',
+    ]);
+    const recorded = JSON.stringify(calls);
+    expect(recorded).not.toContain(PAYSTACK_TEST_CARDS.success.number);
+    expect(recorded).not.toContain(TEST_KEYS.secretKey);
+    expect(sim.problems.splice(0)).toEqual([]);
+  });
+
+  it('reads a webhook signed with the secret key kept sealed, and refuses a forged one', async () => {
+    const gateway = await addGateway(testCtx, { type: 'paystack', friendlyName: 'W', settings: TEST_KEYS });
+    const genuine = sim.webhook('charge.dispute.create', {
+      transaction: { reference: 'charge.5f1.5f1' },
+      createdAt: '2026-11-20T08:00:00.000Z',
+      category: 'fraud',
+    });
+    expect(await readGatewayWebhook(testCtx, gateway, genuine)).toEqual({
+      outcome: 'verified',
+      events: [{ chargeId: 'charge.5f1.5f1', kind: 'dispute', code: 'fraud', reportedOn: '2026-11-20' }],
+    });
+    const forged = sim.webhook(
+      'charge.dispute.create',
+      { transaction: { reference: 'x' } },
+      'sk_test_forger',
+    );
+    expect(await readGatewayWebhook(testCtx, gateway, forged)).toMatchObject({ outcome: 'unverified' });
+  });
+});
