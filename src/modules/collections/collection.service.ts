@@ -1,6 +1,6 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { GatewayTimeoutError, chargeStoredMethod } from '../gateways/index.ts';
+import { GatewayTimeoutError, chargeStoredMethod, findChargeByKey } from '../gateways/index.ts';
 import type { StoredChargeResult as ChargeResult } from '../gateways/index.ts';
 import { listInvoicesDue } from '../invoicing/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
@@ -137,13 +137,21 @@ async function chargeAndRecord(
   }
 }
 
-/** The gateway's answer to the claimed attempt; undefined when there is none yet (finished by a later run). */
+/**
+ * The gateway's answer to the claimed attempt; undefined when there is none yet (finished by a later run). An
+ * attempt asked before is first looked up by its key, which outlives the provider's idempotency window (Stripe
+ * keeps a key 24 hours): only a charge the provider cannot find is asked again, still under the same key.
+ */
 async function charge(
   ctx: ServiceContext,
   claimed: Claimed,
   summary: CollectionSummary,
 ): Promise<ChargeResult | undefined> {
   try {
+    if (claimed.askedBefore) {
+      const found = await findChargeByKey(ctx, claimed.gateway, claimed.idempotencyKey);
+      if (found.outcome !== 'not_found') return found;
+    }
     return await chargeStoredMethod(ctx, claimed.gateway, {
       token: claimed.token,
       amountMinor: claimed.amountMinor,

@@ -32,6 +32,8 @@ export interface Claimed {
   currencyCode: string;
   amountMinor: number;
   idempotencyKey: string;
+  /** The gateway was asked before under this key and its answer never came: it is looked up first. */
+  askedBefore: boolean;
   gateway: Gateway;
   paymentMethodId: number;
   token: string;
@@ -143,6 +145,7 @@ async function claimAttempts(ctx: ServiceContext, listed: readonly CollectableIn
         currencyCode: invoice.currencyCode,
         amountMinor: target.openMinor,
         idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
+        askedBefore: false,
         gateway: method.gateway,
         paymentMethodId,
         token: method.token,
@@ -206,6 +209,7 @@ export async function claimedFromAttempts(
         currencyCode: attempt.currency_code,
         amountMinor: attempt.amount_minor,
         idempotencyKey: attempt.idempotency_key,
+        askedBefore: true,
         gateway,
         paymentMethodId: attempt.payment_method_id,
         token: attempt.token,

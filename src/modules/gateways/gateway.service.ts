@@ -23,7 +23,6 @@ import type {
   CardSetupStart,
   CardToVault,
   ChargeEvent,
-  ChargeLookup,
   ChargeRequest,
   ChargeResult,
   DriverModule,
@@ -485,7 +484,7 @@ export type StoredChargeResult = Exclude<ChargeResult, { outcome: 'requires_acti
  * retries until the customer pays on a hosted page (docs/gateways.md, "Adding a real provider"). The provider's
  * action stays in the call's record.
  */
-export function offSession(result: ChargeResult | ChargeLookup): StoredChargeResult | ChargeLookup {
+function offSession(result: ChargeResult): StoredChargeResult {
   if (result.outcome !== 'requires_action') return result;
   return { outcome: 'declined', reason: 'authentication_required', rawCode: result.rawCode };
 }
@@ -516,7 +515,7 @@ export async function chargeStoredMethod(
     },
     () => charge(gateway, request, nowInstant(ctx)),
   );
-  return offSession(result) as StoredChargeResult;
+  return offSession(result);
 }
 
 /**
@@ -719,19 +718,24 @@ export async function completeCardSetup(
 }
 
 /**
- * The charge made under our idempotency key, found with the provider (beyond its own idempotency window);
- * `not_found` for a gateway that cannot look one up, whose `charge` with the same key answers instead.
+ * The charge made under our idempotency key, found with the provider (beyond its own idempotency window), as an
+ * off-session charge answers (`offSession`); `not_found` for a gateway that cannot look one up, whose `charge`
+ * with the same key answers instead.
  */
 export async function findChargeByKey(
   ctx: ServiceContext,
   gateway: Gateway,
   idempotencyKey: string,
-): Promise<ChargeLookup> {
+): Promise<StoredChargeResult | { outcome: 'not_found' }> {
   const find = await operationOf(ctx, gateway, 'findCharge');
   if (!find) return { outcome: 'not_found' };
-  return recordedCall(ctx, gateway.id, { operation: 'find_charge', idempotencyKey, request: {} }, () =>
-    find(gateway, idempotencyKey, nowInstant(ctx)),
+  const found = await recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'find_charge', idempotencyKey, request: {} },
+    () => find(gateway, idempotencyKey, nowInstant(ctx)),
   );
+  return found.outcome === 'not_found' ? found : offSession(found);
 }
 
 /** The load report of a batch the gateway's provider received, by its file token. */

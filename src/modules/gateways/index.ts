@@ -34,7 +34,7 @@ export { GatewayTimeoutError } from './gatewayContract.ts';
  *   provider's own hosted fields, its outcome asked of the provider server-side (docs/hosted-pages.md).
  * - `canCharge(gateway)`, `chargeStoredMethod(ctx, gateway, request)`: an off-session charge of a vaulted method,
  *   idempotent by the request's key (GatewayTimeoutError when no answer came); a charge that needs the customer is
- *   their decline (`offSession`). `findChargeByKey`: the charge made under a key, beyond the provider's window.
+ *   their decline. `findChargeByKey`: the charge made under a key, beyond the provider's window.
  *   Every call is recorded (gateway_calls), outside any transaction.
  * - `findGatewayForWebhook(db, token)`, `readGatewayWebhook(ctx, gateway, request)`: a provider's webhook,
  *   verified with its scheme and read into late events (`ChargeEvent`), which collections applies.
@@ -56,7 +56,6 @@ export {
   findChargeByKey,
   findGatewayForWebhook,
   hostedFieldsOf,
-  offSession,
   readBatchStatus,
   readGatewayWebhook,
   startCardSetup,
