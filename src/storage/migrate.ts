@@ -37,6 +37,7 @@ import * as portalContactActions from './migrations/0032_portal_contact_actions.
 import * as captureSaleUpToOwed from './migrations/0033_capture_sale_up_to_owed.ts';
 import * as captureSessionTokenOutOfEvents from './migrations/0034_capture_session_token_out_of_events.ts';
 import * as captureProviderSetup from './migrations/0035_capture_provider_setup.ts';
+import * as paymentsByRef from './migrations/0036_payments_by_ref.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0033_capture_sale_up_to_owed': captureSaleUpToOwed,
   '0034_capture_session_token_out_of_events': captureSessionTokenOutOfEvents,
   '0035_capture_provider_setup': captureProviderSetup,
+  '0036_payments_by_ref': paymentsByRef,
 };
 
 /**

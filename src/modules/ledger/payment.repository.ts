@@ -72,38 +72,20 @@ export function listPayments(
     .execute();
 }
 
-/** The id of the customer's payment the gateway's charge `ref` recorded, if one did. */
+/** The first payment with this Ref: the customer's, or (null) the account's, a provider's charge id being unique. */
 export async function findPaymentIdByRef(
   db: Db,
   accountId: number,
-  customerId: number,
+  customerId: number | null,
   ref: string,
 ): Promise<number | undefined> {
-  const row = await db
+  let query = db
     .selectFrom('payments')
     .select('id')
     .where('account_id', '=', accountId)
-    .where('customer_id', '=', customerId)
-    .where('ref', '=', ref)
-    .orderBy('id')
-    .executeTakeFirst();
-  return row?.id;
-}
-
-/** The account's first payment with this Ref whichever its customer: a provider's charge id is unique to it. */
-export async function findAccountPaymentIdByRef(
-  db: Db,
-  accountId: number,
-  ref: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('payments')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('ref', '=', ref)
-    .orderBy('id')
-    .executeTakeFirst();
-  return row?.id;
+    .where('ref', '=', ref);
+  if (customerId !== null) query = query.where('customer_id', '=', customerId);
+  return (await query.orderBy('id').executeTakeFirst())?.id;
 }
 
 export async function insertPayment(db: Db, row: NewPaymentRow): Promise<number> {

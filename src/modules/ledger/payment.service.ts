@@ -475,7 +475,7 @@ export function findPaymentIdOfCharge(
 
 /** The account's payment whose Ref is a provider's charge id, whichever its customer; undefined when none. */
 export function findPaymentIdByChargeRef(ctx: ServiceContext, chargeId: string): Promise<number | undefined> {
-  return repo.findAccountPaymentIdByRef(ctx.db, ctx.account.id, chargeId);
+  return repo.findPaymentIdByRef(ctx.db, ctx.account.id, null, chargeId);
 }
 
 /**
