@@ -501,6 +501,12 @@ export class PaystackSimulator {
     this.lostAnswers.add(reference);
   }
 
+  /** The authorization the card paid in the checkout of `accessCode` left (verify shows it as authorization_code). */
+  authorizationPaidWith(accessCode: string): string {
+    const transaction = [...this.transactions.values()].find((t) => t.accessCode === accessCode);
+    return this.authorizationOf(transaction?.reference ?? '');
+  }
+
   authorizationOf(reference: string): string {
     const code = this.transactions.get(reference)?.authorizationCode;
     if (!code) throw new Error(`no authorization on ${reference}`);

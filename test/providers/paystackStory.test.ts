@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { fromCardToken } from '../../src/modules/gateways/paystack/paystackReference.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { PAYSTACK_TEST_CARDS, PAYSTACK_TEST_OTP, PaystackSimulator } from './paystackSimulator.ts';
 import { recordedText, useStory } from './story.ts';
@@ -36,7 +35,7 @@ async function throughFrame(body: Record<string, unknown>, card: { number: strin
   const accessCode = started.body.confirm.accessCode as string;
   const paid = sim.payWithCard(accessCode, { ...card, expiryMonth: 12, expiryYear: 2034 });
   if (paid === 'send_otp') sim.submitOtp(accessCode, PAYSTACK_TEST_OTP);
-  return { answer: await story.frame(session.HashToken, 'complete'), session };
+  return { answer: await story.frame(session.HashToken, 'complete'), session, accessCode };
 }
 
 /** A customer paying by card whose card was saved in the frame: its id and the card's Paystack authorization. */
@@ -48,13 +47,11 @@ async function cardCustomer(card: { number: string }, name: string) {
     PaymentMethod: 'credit_card',
     PrimaryGatewayID: story.gatewayId,
   });
-  const { answer, session } = await throughFrame({}, card, email);
+  const { answer, session, accessCode } = await throughFrame({}, card, email);
   expect(answer.status, answer.text).toBe(200);
   expect(answer.body).toMatchObject({ type: 'card', lastFour: card.number.slice(-4), charged: false });
   await story.complete(customer.customerID, session.SessionToken);
-  const saved = await ok(story.account, 'GET', `/v1/customers/${customer.customerID}`);
-  const token = fromCardToken(saved.PrimaryPaymentMethodInfo.Token as string);
-  return { customerId: customer.customerID as number, authorization: token!.authorizationCode };
+  return { customerId: customer.customerID as number, authorization: sim.authorizationPaidWith(accessCode) };
 }
 
 describe('a South-African business collecting cards through Paystack', () => {

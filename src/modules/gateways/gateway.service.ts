@@ -12,34 +12,17 @@ import * as repo from './gateway.repository.ts';
 import type { GatewayRow } from './gateway.repository.ts';
 import { recordedCall } from './gatewayCalls.ts';
 import type {
-  BatchLineReport,
-  BatchStatus,
-  BatchSubmitResult,
-  BatchToSubmit,
   BankAccountToValidate,
   BankValidationResult,
-  CardSetupRequest,
-  CardSetupResult,
-  CardSetupStart,
   CardToVault,
   ChargeEvent,
   ChargeRequest,
   ChargeResult,
-  DriverModule,
-  GatewayDriver,
-  HostedFields,
-  HostedFieldsRequest,
   RefundRequest,
   RefundResult,
-  SettingsCheck,
-  WebhookRequest,
-  WebhookResult,
 } from './gatewayContract.ts';
+import { operationOf, settingsCheckOf } from './gatewayDrivers.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
-import { netcashSettingsProblems } from './netcashSettings.ts';
-import { paystackDriverModule } from './paystack/paystackDriver.ts';
-import { stripeDriverModule } from './stripe/stripeDriver.ts';
-import { testGatewayDriver } from './testGateway.ts';
 
 /** The kinds of stored payment method a gateway may collect from. */
 export type PaymentMethodKind = 'credit_card' | 'bank_account';
@@ -368,47 +351,6 @@ export function canVaultCards(gateway: Gateway): boolean {
   return gatewayTypeInfo(gateway.type)?.vaultsCards ?? false;
 }
 
-/** The provider behind each gateway type; a type without one (manual, bankfile) collects nothing itself. */
-const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
-  [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
-  [GATEWAY_TYPES.stripe.type]: stripeDriverModule,
-  [GATEWAY_TYPES.paystack.type]: paystackDriverModule,
-};
-
-/** The settings a type without a driver needs (its files carry them): a netcash gateway's keys. */
-const SETTINGS_WITHOUT_DRIVER: Readonly<Partial<Record<string, DriverModule['settingsProblems']>>> = {
-  [GATEWAY_TYPES.netcash.type]: netcashSettingsProblems,
-};
-
-/** The check of a type's settings when a gateway of it is added, if it has one. */
-function settingsCheckOf(type: string): DriverModule['settingsProblems'] {
-  if (Object.hasOwn(DRIVERS, type)) return DRIVERS[type]?.settingsProblems;
-  return Object.hasOwn(SETTINGS_WITHOUT_DRIVER, type) ? SETTINGS_WITHOUT_DRIVER[type] : undefined;
-}
-
-/** The gateway's driver, given its settings opened, the providers' HTTP client and the wall clock. */
-async function driverOf(ctx: ServiceContext, gateway: Gateway): Promise<GatewayDriver | undefined> {
-  const driver = Object.hasOwn(DRIVERS, gateway.type) ? DRIVERS[gateway.type] : undefined;
-  if (!driver) return undefined;
-  return driver.create({
-    db: ctx.db,
-    settings: await gatewaySettings(ctx, gateway),
-    fetch: ctx.providerFetch ?? globalThis.fetch,
-    wallClock: ctx.wallClock,
-  });
-}
-
-/** The driver's operation, or undefined when the gateway's type has none. */
-async function operationOf<K extends keyof GatewayDriver>(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  operation: K,
-): Promise<NonNullable<GatewayDriver[K]> | undefined> {
-  const driver = await driverOf(ctx, gateway);
-  const found = driver?.[operation];
-  return found ? (found.bind(driver) as NonNullable<GatewayDriver[K]>) : undefined;
-}
-
 const maskedCard = (card: CardToVault) => ({
   cardType: card.cardType,
   lastFour: card.number.slice(-4),
@@ -553,69 +495,6 @@ export async function getGatewayAccountId(db: Db, gatewayId: number): Promise<nu
   return accountId;
 }
 
-/** Whether the gateway's batches become bank files (the bankfile type) rather than go to a provider. */
-export function makesBankFiles(gateway: Gateway): boolean {
-  return gatewayTypeInfo(gateway.type)?.makesBankFiles ?? false;
-}
-
-/** Whether batches can be collected through the gateway: a provider that takes them, or bank files. */
-export function collectsBatches(gateway: Gateway): boolean {
-  return makesBankFiles(gateway) || gatewayTypeInfo(gateway.type)?.takesBatches === true;
-}
-
-/** The gateway's settings as they were given (a JSON object), opened; an empty object when it has none. */
-export async function gatewaySettings(
-  ctx: ServiceContext,
-  gateway: Gateway,
-): Promise<Record<string, unknown>> {
-  const sealed = await repo.findGatewaySettings(ctx.db, ctx.account.id, gateway.id);
-  return sealed === null ? {} : (JSON.parse(ctx.secrets.open(sealed)) as Record<string, unknown>);
-}
-
-/** Hands a batch to the gateway's provider, recorded without the accounts' details. Idempotent by its key. */
-export async function submitBatchToGateway(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  batch: BatchToSubmit,
-): Promise<BatchSubmitResult> {
-  const submit = await operationOf(ctx, gateway, 'submitBatch');
-  if (!submit) throw new Error(`gateway ${gateway.id} (${gateway.type}) takes no batches`);
-  const totalMinor = batch.lines.reduce((total, line) => total + line.amountMinor, 0);
-  return recordedCall(
-    ctx,
-    gateway.id,
-    {
-      operation: 'submit_batch',
-      idempotencyKey: batch.idempotencyKey,
-      undoOperation: 'cancel_batch',
-      request: {
-        rail: batch.rail,
-        currencyCode: batch.currencyCode,
-        actionDate: batch.actionDate,
-        lines: batch.lines.length,
-        totalMinor,
-      },
-    },
-    () => submit(gateway, batch, nowInstant(ctx)),
-  );
-}
-
-/**
- * Withdraws a batch the gateway's provider accepted, recorded. A gateway without the operation cannot withdraw:
- * answered `too_late`.
- */
-export async function cancelBatchAtGateway(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  providerRef: string,
-): Promise<{ outcome: 'cancelled' } | { outcome: 'too_late'; message: string }> {
-  const cancel = await operationOf(ctx, gateway, 'cancelBatch');
-  if (!cancel) return { outcome: 'too_late', message: `gateway ${gateway.id} cannot withdraw a batch` };
-  return recordedCall(ctx, gateway.id, { operation: 'cancel_batch', request: { providerRef } }, () =>
-    cancel(gateway, providerRef, nowInstant(ctx)),
-  );
-}
-
 /** The late events the gateway's provider has reported on its charges by `asOf`; none for a type without them. */
 export async function readChargeEvents(
   ctx: ServiceContext,
@@ -634,87 +513,6 @@ export async function readChargeEvents(
     }),
   );
   return answer.events;
-}
-
-/** What the gateway's provider has reported on a batch by `asOf`; nothing for a gateway whose returns come as files. */
-export async function readBatchReports(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  providerRef: string,
-  asOf: PlainDate,
-): Promise<BatchLineReport[]> {
-  const read = await operationOf(ctx, gateway, 'batchReports');
-  if (!read) return [];
-  const answer = await recordedCall(
-    ctx,
-    gateway.id,
-    { operation: 'batch_reports', request: { providerRef, asOf } },
-    async () => ({ outcome: 'ok', reports: await read(gateway, providerRef, asOf) }),
-  );
-  return answer.reports;
-}
-
-/** Whether cards are entered in the gateway's provider's own hosted fields (docs/hosted-pages.md). */
-export function usesHostedFields(gateway: Gateway): boolean {
-  return gatewayTypeInfo(gateway.type)?.hostedFields ?? false;
-}
-
-/**
- * Whether the capture widget can take a card for the gateway: in our fields for a simulator's vault, or in the
- * provider's hosted fields (docs/design/hosted-pages.md, "Card data and PCI scope").
- */
-export function capturesCards(gateway: Gateway): boolean {
-  return gatewayAccepts(gateway, 'credit_card') && (canVaultCards(gateway) || usesHostedFields(gateway));
-}
-
-/** What the capture frame loads for the gateway's hosted fields (no call to the provider). */
-export async function hostedFieldsOf(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  request: HostedFieldsRequest,
-): Promise<HostedFields> {
-  const fields = await operationOf(ctx, gateway, 'hostedFields');
-  if (!fields) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
-  return fields(gateway, request);
-}
-
-const maskedPayer = (request: CardSetupRequest) => ({
-  amountMinor: request.amountMinor ?? null,
-  currencyCode: request.currencyCode,
-  keepCard: request.keepCard,
-  payer: request.payer.ref,
-});
-
-/** Starts a card setup (or a sale) in the provider's hosted fields, recorded by its key. */
-export async function startCardSetup(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  request: CardSetupRequest,
-): Promise<CardSetupStart> {
-  const start = await operationOf(ctx, gateway, 'startCardSetup');
-  if (!start) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
-  return recordedCall(
-    ctx,
-    gateway.id,
-    { operation: 'start_card_setup', idempotencyKey: request.idempotencyKey, request: maskedPayer(request) },
-    () => start(gateway, request, nowInstant(ctx)),
-  );
-}
-
-/** The outcome of a card setup, asked of the provider by the reference its start answered. */
-export async function completeCardSetup(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  setupRef: string,
-): Promise<CardSetupResult> {
-  const complete = await operationOf(ctx, gateway, 'completeCardSetup');
-  if (!complete) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
-  return recordedCall(
-    ctx,
-    gateway.id,
-    { operation: 'complete_card_setup', request: { setupRef }, undoOperation: 'refund' },
-    () => complete(gateway, setupRef, nowInstant(ctx)),
-  );
 }
 
 /**
@@ -736,49 +534,4 @@ export async function findChargeByKey(
     () => find(gateway, idempotencyKey, nowInstant(ctx)),
   );
   return found.outcome === 'not_found' ? found : offSession(found);
-}
-
-/** The load report of a batch the gateway's provider received, by its file token. */
-export async function readBatchStatus(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  providerRef: string,
-): Promise<BatchStatus> {
-  const read = await operationOf(ctx, gateway, 'batchStatus');
-  if (!read) return { outcome: 'accepted' };
-  return recordedCall(ctx, gateway.id, { operation: 'batch_status', request: { providerRef } }, () =>
-    read(gateway, providerRef),
-  );
-}
-
-/** Tries the gateway's settings (its keys) with its provider; undefined for a type with no provider to ask. */
-export async function checkGatewaySettings(
-  ctx: ServiceContext,
-  gateway: Gateway,
-): Promise<SettingsCheck | undefined> {
-  const check = await operationOf(ctx, gateway, 'checkSettings');
-  if (!check) return undefined;
-  return recordedCall(ctx, gateway.id, { operation: 'check_settings', request: {} }, () => check(gateway));
-}
-
-/**
- * A webhook the gateway's provider sent, verified from its raw body with the provider's own scheme and read into
- * late events (nothing of it is applied here). A type without webhooks answers unverified.
- */
-export async function readGatewayWebhook(
-  ctx: ServiceContext,
-  gateway: Gateway,
-  request: WebhookRequest,
-): Promise<WebhookResult> {
-  const read = await operationOf(ctx, gateway, 'readWebhook');
-  if (!read) return { outcome: 'unverified', message: `a ${gateway.type} gateway sends no webhooks` };
-  return read(gateway, request);
-}
-
-/** The account and gateway a webhook's URL names by its GatewayToken, of any account; undefined when none. */
-export async function findGatewayForWebhook(
-  db: Db,
-  gatewayToken: string,
-): Promise<{ accountId: number; gatewayId: number } | undefined> {
-  return repo.findGatewayOwnerByToken(db, gatewayToken);
 }

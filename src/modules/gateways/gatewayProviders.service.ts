@@ -1,0 +1,119 @@
+import { nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { Db } from '../../storage/database.ts';
+import * as repo from './gateway.repository.ts';
+import { canVaultCards, gatewayAccepts } from './gateway.service.ts';
+import type { Gateway } from './gateway.service.ts';
+import { recordedCall } from './gatewayCalls.ts';
+import type {
+  CardSetupRequest,
+  CardSetupResult,
+  CardSetupStart,
+  HostedFields,
+  HostedFieldsRequest,
+  SettingsCheck,
+  WebhookRequest,
+  WebhookResult,
+} from './gatewayContract.ts';
+import { operationOf } from './gatewayDrivers.ts';
+import { gatewayTypeInfo } from './gatewayTypes.ts';
+
+/**
+ * What real providers add to a gateway (docs/gateways.md, "Grown for real providers"): cards entered in the
+ * provider's hosted fields and saved from its token, its keys tried, its webhooks verified and read.
+ */
+
+/** Whether cards are entered in the gateway's provider's own hosted fields (docs/hosted-pages.md). */
+export function usesHostedFields(gateway: Gateway): boolean {
+  return gatewayTypeInfo(gateway.type)?.hostedFields ?? false;
+}
+
+/**
+ * Whether the capture widget can take a card for the gateway: in our fields for a simulator's vault, or in the
+ * provider's hosted fields (docs/design/hosted-pages.md, "Card data and PCI scope").
+ */
+export function capturesCards(gateway: Gateway): boolean {
+  return gatewayAccepts(gateway, 'credit_card') && (canVaultCards(gateway) || usesHostedFields(gateway));
+}
+
+/** What the capture frame loads for the gateway's hosted fields (no call to the provider). */
+export async function hostedFieldsOf(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: HostedFieldsRequest,
+): Promise<HostedFields> {
+  const fields = await operationOf(ctx, gateway, 'hostedFields');
+  if (!fields) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
+  return fields(gateway, request);
+}
+
+const maskedPayer = (request: CardSetupRequest) => ({
+  amountMinor: request.amountMinor ?? null,
+  currencyCode: request.currencyCode,
+  keepCard: request.keepCard,
+  payer: request.payer.ref,
+});
+
+/** Starts a card setup (or a sale) in the provider's hosted fields, recorded by its key. */
+export async function startCardSetup(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: CardSetupRequest,
+): Promise<CardSetupStart> {
+  const start = await operationOf(ctx, gateway, 'startCardSetup');
+  if (!start) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'start_card_setup', idempotencyKey: request.idempotencyKey, request: maskedPayer(request) },
+    () => start(gateway, request, nowInstant(ctx)),
+  );
+}
+
+/** The outcome of a card setup, asked of the provider by the reference its start answered. */
+export async function completeCardSetup(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  setupRef: string,
+): Promise<CardSetupResult> {
+  const complete = await operationOf(ctx, gateway, 'completeCardSetup');
+  if (!complete) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
+  return recordedCall(
+    ctx,
+    gateway.id,
+    { operation: 'complete_card_setup', request: { setupRef }, undoOperation: 'refund' },
+    () => complete(gateway, setupRef, nowInstant(ctx)),
+  );
+}
+
+/** Tries the gateway's settings (its keys) with its provider; undefined for a type with no provider to ask. */
+export async function checkGatewaySettings(
+  ctx: ServiceContext,
+  gateway: Gateway,
+): Promise<SettingsCheck | undefined> {
+  const check = await operationOf(ctx, gateway, 'checkSettings');
+  if (!check) return undefined;
+  return recordedCall(ctx, gateway.id, { operation: 'check_settings', request: {} }, () => check(gateway));
+}
+
+/**
+ * A webhook the gateway's provider sent, verified from its raw body with the provider's own scheme and read into
+ * late events (nothing of it is applied here). A type without webhooks answers unverified.
+ */
+export async function readGatewayWebhook(
+  ctx: ServiceContext,
+  gateway: Gateway,
+  request: WebhookRequest,
+): Promise<WebhookResult> {
+  const read = await operationOf(ctx, gateway, 'readWebhook');
+  if (!read) return { outcome: 'unverified', message: `a ${gateway.type} gateway sends no webhooks` };
+  return read(gateway, request);
+}
+
+/** The account and gateway a webhook's URL names by its GatewayToken, of any account; undefined when none. */
+export async function findGatewayForWebhook(
+  db: Db,
+  gatewayToken: string,
+): Promise<{ accountId: number; gatewayId: number } | undefined> {
+  return repo.findGatewayOwnerByToken(db, gatewayToken);
+}
