@@ -192,11 +192,14 @@ describe('a business collecting cards through Stripe', () => {
     expect(await ok(story.account, 'GET', '/v1/events')).toEqual(before);
   });
 
-  it('sent Stripe only requests its OpenAPI document allows, and kept no card number or key', async () => {
+  it('sent Stripe only requests its OpenAPI document allows, and kept no card number, key or client secret', async () => {
     expect(sim.refused).toEqual([]);
     expect(sim.answerProblems).toEqual([]);
     const recorded = await recordedText(story);
+    const clientSecrets = [...sim.intents.values()].map((intent) => intent.clientSecret);
+    expect(clientSecrets.length).toBeGreaterThan(5);
     for (const secret of [
+      ...clientSecrets,
       VISA,
       DECLINED_WHEN_CHARGED,
       ALWAYS_AUTHENTICATE,

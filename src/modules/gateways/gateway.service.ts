@@ -454,6 +454,9 @@ export async function chargeStoredMethod(
         description: request.description,
       },
       undoOperation: 'refund',
+      // A client secret is the customer's browser's alone: only the kind of action is recorded.
+      answerRecorded: (answer) =>
+        answer.outcome === 'requires_action' ? { ...answer, action: { kind: answer.action.kind } } : answer,
     },
     () => charge(gateway, request, nowInstant(ctx)),
   );

@@ -6,7 +6,7 @@ import type { GatewayCallsTable } from '../../storage/schema.ts';
 import { GatewayTimeoutError } from './gatewayContract.ts';
 
 /** What is recorded of a call before it is made. The request summary is masked by the caller: no card number. */
-export interface CallToRecord {
+export interface CallToRecord<T = unknown> {
   operation:
     | 'vault_card'
     | 'start_card_setup'
@@ -25,6 +25,11 @@ export interface CallToRecord {
   request: Record<string, unknown>;
   /** The operation that would undo this one (a charge is undone by a refund). */
   undoOperation?: string;
+  /**
+   * What of the answer is recorded, when the answer holds what only the customer's browser or the provider may
+   * hold (a client secret, an access code, a card's reusable token); the whole answer otherwise.
+   */
+  answerRecorded?: (answer: T) => unknown;
 }
 
 async function insertCall(db: Db, row: Insertable<GatewayCallsTable>): Promise<void> {
@@ -39,7 +44,7 @@ async function insertCall(db: Db, row: Insertable<GatewayCallsTable>): Promise<v
 export async function recordedCall<T extends { outcome: string }>(
   ctx: ServiceContext,
   gatewayId: number,
-  call: CallToRecord,
+  call: CallToRecord<T>,
   work: () => Promise<T>,
 ): Promise<T> {
   if (ctx.db.isTransaction) throw new Error('gateway calls are made outside a transaction');
@@ -67,6 +72,6 @@ export async function recordedCall<T extends { outcome: string }>(
     await record(timedOut ? 'timeout' : 'error', { message: (error as Error).message });
     throw error;
   }
-  await record(answer.outcome, answer);
+  await record(answer.outcome, call.answerRecorded ? call.answerRecorded(answer) : answer);
   return answer;
 }

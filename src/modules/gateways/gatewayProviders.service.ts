@@ -65,7 +65,14 @@ export async function startCardSetup(
   return recordedCall(
     ctx,
     gateway.id,
-    { operation: 'start_card_setup', idempotencyKey: request.idempotencyKey, request: maskedPayer(request) },
+    {
+      operation: 'start_card_setup',
+      idempotencyKey: request.idempotencyKey,
+      request: maskedPayer(request),
+      // What the browser confirms the setup with (a client secret, an access code) is the browser's alone.
+      answerRecorded: (answer) =>
+        answer.outcome === 'ok' ? { outcome: 'ok', setupRef: answer.setupRef } : answer,
+    },
     () => start(gateway, request, nowInstant(ctx)),
   );
 }
@@ -81,7 +88,14 @@ export async function completeCardSetup(
   return recordedCall(
     ctx,
     gateway.id,
-    { operation: 'complete_card_setup', request: { setupRef }, undoOperation: 'refund' },
+    {
+      operation: 'complete_card_setup',
+      request: { setupRef },
+      undoOperation: 'refund',
+      // The token charges the card again: it is kept on the payment method, sealed, never in a call's record.
+      answerRecorded: (answer) =>
+        answer.outcome === 'ok' ? { ...answer, token: answer.token && '[kept]' } : answer,
+    },
     () => complete(gateway, setupRef, nowInstant(ctx)),
   );
 }
