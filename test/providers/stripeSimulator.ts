@@ -202,7 +202,15 @@ export class StripeSimulator {
     for (const [method, pattern, route] of this.routes) {
       const match = pattern.exec(call.path);
       if (method === call.method && match) {
-        const secretOnly = !(call.path === '/v1/payment_methods' || call.path.endsWith('/confirm'));
+        // Stripe.js, with the publishable key, makes PaymentMethods, confirms intents, and retrieves an intent by
+        // its client secret (Stripe's API reference, "Retrieve a SetupIntent": client-side with the client secret).
+        const browserSide =
+          call.path === '/v1/payment_methods' ||
+          call.path.endsWith('/confirm') ||
+          (call.method === 'GET' &&
+            /_intents\/[^/]+$/.test(call.path) &&
+            call.params.client_secret !== undefined);
+        const secretOnly = !browserSide;
         if (call.publishable && secretOnly) {
           return fail(401, {
             type: 'invalid_request_error',
@@ -324,6 +332,11 @@ export class StripeSimulator {
     const intent = this.intents.get(id);
     if (!intent || !path.includes(intent.kind === 'setup' ? 'setup_intents' : 'payment_intents')) {
       return missing(path.includes('setup') ? 'setup_intent' : 'payment_intent', id);
+    }
+    if (params.client_secret !== undefined && params.client_secret !== intent.clientSecret) {
+      return invalid(
+        'The client_secret provided does not match the client_secret associated with this intent.',
+      );
     }
     const expand = (params.expand as string[] | undefined) ?? [];
     return this.shown(intent, expand.includes('payment_method'));

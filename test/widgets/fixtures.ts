@@ -13,8 +13,11 @@ export const clock = movableClock(START);
 export let t: TestService;
 export let other: TestAccount;
 
-/** Starts the file's service; `wallClock` replaces the system's wall clock (ServiceContext.wallClock). */
-export function useWidgetService(options: { wallClock?: Clock } = {}): void {
+/**
+ * Starts the file's service; `wallClock` replaces the system's wall clock (ServiceContext.wallClock), and
+ * `providerFetch` is the HTTP client it reaches payment providers with (a provider's simulator, test/providers/).
+ */
+export function useWidgetService(options: { wallClock?: Clock; providerFetch?: typeof fetch } = {}): void {
   beforeAll(async () => {
     clock.set(START);
     t = await startTestService({ clock, ...options });
