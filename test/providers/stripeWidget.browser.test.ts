@@ -158,6 +158,16 @@ async function fillCard(frame: FrameLocator, number: string): Promise<void> {
 
 const statusOf = (frame: FrameLocator) => frame.getByRole('status').innerText();
 
+/** Waits for the frame's answer to a submit, completed or failed, and answers what its status line says. */
+async function settled(page: Page, frame: FrameLocator): Promise<string> {
+  await page.waitForFunction(() =>
+    (globalThis as unknown as { widgetEvents: { type: string }[] }).widgetEvents.some(
+      (e) => e.type === 'capture.completed' || e.type === 'capture.failed',
+    ),
+  );
+  return statusOf(frame);
+}
+
 async function screenshotOfFrame(page: Page, name: string): Promise<void> {
   const file = path.join(SCREENSHOTS, name);
   await page.locator('iframe[title="Payment details"]').screenshot({ path: file });
@@ -211,11 +221,15 @@ describe("the capture frame with Stripe's Payment Element", () => {
     await expect.poll(() => statusOf(frame)).toMatch(/^Card saved: Visa ending in 4242\.$/);
     const completed = (await events(page)).find((e) => e.type === 'capture.completed')!.detail;
     expect(completed).toMatchObject({ type: 'card', brand: 'Visa', last4: '4242', charged: false });
-    expect(stripeCalls.filter((call) => !call.startsWith('OPTIONS'))).toEqual([
+    // Both tries confirm the one SetupIntent the service started, after checking it matches the Element.
+    const intent = [...sim.intents.values()].findLast((each) => each.kind === 'setup')!.id;
+    expect(stripeCalls).toEqual([
+      `GET /v1/setup_intents/${intent}`,
       'POST /v1/payment_methods',
-      expect.stringMatching(/^POST \/v1\/setup_intents\/seti_\w+\/confirm$/),
+      `POST /v1/setup_intents/${intent}/confirm`,
+      `GET /v1/setup_intents/${intent}`,
       'POST /v1/payment_methods',
-      expect.stringMatching(/^POST \/v1\/setup_intents\/seti_\w+\/confirm$/),
+      `POST /v1/setup_intents/${intent}/confirm`,
     ]);
 
     const done = await account.request('PUT', '/v1/widgets/capturepaymethod/complete', {
@@ -249,9 +263,7 @@ describe("the capture frame with Stripe's Payment Element", () => {
     expect(sim.intents.get(intentId)).toMatchObject({ status: 'requires_action', amount: 3000 });
     await screenshotOfFrame(page, 'authentication.png');
     await complete.click();
-
-    await told(page, 'capture.completed');
-    await expect.poll(() => statusOf(frame)).toBe('Payment made: Visa ending in 3184.');
+    expect(await settled(page, frame)).toBe('Payment made: Visa ending in 3184.');
     expect((await events(page)).find((e) => e.type === 'capture.completed')!.detail).toMatchObject({
       last4: '3184',
       charged: true,
@@ -265,6 +277,34 @@ describe("the capture frame with Stripe's Payment Element", () => {
     expect(await ok(account, 'GET', `/v1/invoices/${invoice.invoiceID}`)).toMatchObject({
       Status: 'Paid',
       Balance: 0,
+    });
+    await page.close();
+  });
+
+  it('keeps and charges a card at once, its Element set up for later charges as the intent is', async () => {
+    const customerId = await newCustomer('Cleo');
+    const { page, frame, session } = await open('stripe-vault-sale', {
+      SaleType: 'VaultSale',
+      Amount: 12.5,
+      Description: 'Gift box',
+    });
+    await fillCard(frame, VISA);
+    await frame.getByRole('button', { name: 'Pay 12.50 USD' }).click();
+    expect(await settled(page, frame)).toBe('Payment made: Visa ending in 4242.');
+    expect((await events(page)).find((e) => e.type === 'capture.completed')!.detail).toMatchObject({
+      last4: '4242',
+      charged: true,
+    });
+    const intent = [...sim.intents.values()].findLast((each) => each.kind === 'payment')!;
+    expect(intent).toMatchObject({ status: 'succeeded', amount: 1250, setupFutureUsage: 'off_session' });
+
+    const done = await account.request('PUT', '/v1/widgets/capturepaymethod/complete', {
+      body: { customerID: customerId, SessionToken: session.SessionToken },
+    });
+    expect(done.status, done.text).toBeLessThan(300);
+    const read = await ok(account, 'GET', `/v1/widgets/capturepaymethod/get/${session.SessionToken}`);
+    expect(await ok(account, 'GET', `/v1/paymentmethods/${read.paymentMethodID}`)).toMatchObject({
+      customerID: customerId,
     });
     await page.close();
   });

@@ -12,7 +12,9 @@
  *   ("Submit the Elements group");
  * - `stripe.confirmSetup` / `stripe.confirmPayment({ elements, clientSecret, redirect: 'if_required' })`: as Stripe.js
  *   does, the card becomes a PaymentMethod (POST /v1/payment_methods, form-encoded, the publishable key), the
- *   intent is confirmed with it and the client secret (POST /v1/{setup,payment}_intents/{id}/confirm); a card error
+ *   intent is confirmed with it and the client secret (POST /v1/{setup,payment}_intents/{id}/confirm), once the
+ *   intent, retrieved with its client secret, is found to match the Elements group as Stripe's deferred-intent
+ *   guide requires (mode, amount, currency, setup_future_usage, payment method types); a card error
  *   (HTTP 402) resolves `{ error }` with Stripe's message. An intent that answers `requires_action` shows Stripe's
  *   test 3-D Secure page ("Complete authentication", docs.stripe.com/testing, "3D Secure authentication"), whose
  *   button posts to hooks.stripe.com, then the intent is retrieved again with its client secret and the result
@@ -68,7 +70,7 @@ export const STRIPE_JS_STAND_IN = `(function () {
       if (options.mode === 'payment' && typeof options.amount !== 'number') {
         throw new Error('IntegrationError: a payment mode Elements group needs an amount');
       }
-      var state = { inputs: null, container: null };
+      var state = { options: options, inputs: null, container: null };
       return {
         create: function (type) {
           if (type !== 'payment') throw new Error('IntegrationError: the stand-in has the Payment Element only');
@@ -130,6 +132,19 @@ export const STRIPE_JS_STAND_IN = `(function () {
       });
     }
 
+    // Stripe's deferred-intent guide: the intent must match the Elements group (its mode, amount, currency,
+    // setup_future_usage and payment method types), or Stripe refuses the confirmation.
+    function mismatchOf(kind, options, intent) {
+      if (options.mode !== kind) return 'confirm' + (kind === 'setup' ? 'Setup' : 'Payment') + ' needs an Elements group in ' + kind + ' mode, not ' + options.mode + '.';
+      var types = (options.allowedPaymentMethodTypes || []).slice().sort().join(',');
+      if (types !== intent.payment_method_types.slice().sort().join(',')) return 'The payment method types of the intent (' + intent.payment_method_types + ') do not match the Elements group (' + types + ').';
+      if (kind === 'setup') return null;
+      if (intent.amount !== options.amount) return 'The amount of the PaymentIntent (' + intent.amount + ') does not match the Elements group (' + options.amount + ').';
+      if (intent.currency !== options.currency) return 'The currency of the PaymentIntent (' + intent.currency + ') does not match the Elements group (' + options.currency + ').';
+      if ((intent.setup_future_usage || null) !== (options.setupFutureUsage || null)) return 'The setup_future_usage of the PaymentIntent (' + intent.setup_future_usage + ') does not match the Elements group (' + options.setupFutureUsage + ').';
+      return null;
+    }
+
     function confirm(kind, args) {
       var state = args.elements._state;
       var clientSecret = args.clientSecret;
@@ -145,17 +160,26 @@ export const STRIPE_JS_STAND_IN = `(function () {
         var error = intent.last_setup_error || intent.last_payment_error;
         return { error: error || { type: 'invalid_request_error', message: 'The card was not confirmed.' } };
       }
-      return call('POST', '/payment_methods', card(state)).then(function (pm) {
-        if (pm.status !== 200) return { error: pm.body.error };
-        return call('POST', path + '/confirm', { payment_method: pm.body.id, client_secret: clientSecret }).then(function (confirmed) {
-          if (confirmed.status !== 200) return { error: confirmed.body.error };
-          if (confirmed.body.status !== 'requires_action') return result(confirmed.body);
-          return authenticate(state.container, id).then(function () {
-            return call('GET', path, { client_secret: clientSecret }).then(function (retrieved) {
-              return retrieved.status === 200 ? result(retrieved.body) : { error: retrieved.body.error };
-            });
-          });
+      function retrieve() { return call('GET', path, { client_secret: clientSecret }); }
+      function authenticated() {
+        return authenticate(state.container, id).then(retrieve).then(function (retrieved) {
+          return retrieved.status === 200 ? result(retrieved.body) : { error: retrieved.body.error };
         });
+      }
+      function pay() {
+        return call('POST', '/payment_methods', card(state)).then(function (pm) {
+          if (pm.status !== 200) return { error: pm.body.error };
+          return call('POST', path + '/confirm', { payment_method: pm.body.id, client_secret: clientSecret });
+        }).then(function (confirmed) {
+          if (confirmed.error) return confirmed;
+          if (confirmed.status !== 200) return { error: confirmed.body.error };
+          return confirmed.body.status === 'requires_action' ? authenticated() : result(confirmed.body);
+        });
+      }
+      return retrieve().then(function (shown) {
+        if (shown.status !== 200) return { error: shown.body.error };
+        var mismatch = mismatchOf(kind, state.options, shown.body);
+        return mismatch ? { error: { type: 'invalid_request_error', message: mismatch } } : pay();
       });
     }
 
