@@ -484,6 +484,26 @@ export class PaystackSimulator {
     return transaction.status;
   }
 
+  /**
+   * Paystack's checkout page answering the browser (the InlineJS stand-in, test/providers/standIns/paystackInline.ts):
+   * a card, or the OTP it asked for, entered on the transaction behind the access code; answers what the checkout
+   * shows next (`success`, `send_otp`, `failed`) with Paystack's words, and the transaction's reference and id.
+   */
+  checkout(
+    accessCode: string,
+    entered: { card: { number: string; expiryMonth: number; expiryYear: number } } | { otp: string },
+  ): { status: string; message: string; reference: string; id: number } {
+    const status =
+      'otp' in entered ? this.submitOtp(accessCode, entered.otp) : this.payWithCard(accessCode, entered.card);
+    const transaction = [...this.transactions.values()].find((t) => t.accessCode === accessCode)!;
+    return {
+      status,
+      message: transaction.gatewayResponse,
+      reference: transaction.reference,
+      id: transaction.id,
+    };
+  }
+
   // ---- Knobs for what no test card triggers ----
 
   /** The authorization's next charges fail inside a 200, with this issuer's answer (`Insufficient Funds`). */
