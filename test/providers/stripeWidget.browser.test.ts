@@ -158,6 +158,10 @@ async function fillCard(frame: FrameLocator, number: string): Promise<void> {
 
 const statusOf = (frame: FrameLocator) => frame.getByRole('status').innerText();
 
+/** Whether the frame's document is taller than the frame the merchant's page gives it (a part cut off). */
+const overflows = (frame: FrameLocator) =>
+  frame.locator('html').evaluate((html) => html.scrollHeight > html.clientHeight);
+
 /** Waits for the frame's answer to a submit, completed or failed, and answers what its status line says. */
 async function settled(page: Page, frame: FrameLocator): Promise<string> {
   await page.waitForFunction(() =>
@@ -198,6 +202,7 @@ describe("the capture frame with Stripe's Payment Element", () => {
     // The stand-in Payment Element, mounted by the frame's adapter.
     await frame.getByLabel('Card number').waitFor();
     expect(await frame.locator('[data-stand-in="Stripe Payment Element"]').count()).toBe(1);
+    await expect.poll(() => overflows(frame)).toBe(false);
     await screenshotOfFrame(page, 'payment-element.png');
 
     // Incomplete fields: elements.submit() answers Stripe's message, and nothing is started.
@@ -259,6 +264,8 @@ describe("the capture frame with Stripe's Payment Element", () => {
     // Stripe's test authentication page, as Stripe.js shows it for a confirmation that `requires_action`.
     const complete = frame.getByRole('button', { name: 'Complete authentication' });
     await complete.waitFor();
+    // The frame grows to show the page the provider's script added, as it does for its own challenge.
+    await expect.poll(() => overflows(frame)).toBe(false);
     const intentId = [...sim.intents.values()].findLast((intent) => intent.kind === 'payment')!.id;
     expect(sim.intents.get(intentId)).toMatchObject({ status: 'requires_action', amount: 3000 });
     await screenshotOfFrame(page, 'authentication.png');

@@ -346,6 +346,10 @@ const FRAME_SCRIPT = `(function () {
   if (provider && form) {
     if (window.billingHostedFields && (window.Stripe || window.PaystackPop)) {
       window.billingHostedFields.mount(document.getElementById('provider-fields'), JSON.parse(body.getAttribute('data-mount')));
+      // The provider's script changes the frame by itself (its fields sized once loaded, its 3-D Secure page, its
+      // checkout): the frame follows its own height, as after its own changes (docs/hosted-pages.md, "With a real
+      // provider").
+      if (window.ResizeObserver) new window.ResizeObserver(resize).observe(body);
     } else {
       close('The payment form could not load. Check your connection and reload the page.');
     }
