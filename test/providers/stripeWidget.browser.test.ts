@@ -214,10 +214,12 @@ describe("the capture frame with Stripe's Payment Element", () => {
     await fillCard(frame, DECLINED);
     await frame.getByRole('button', { name: 'Save card' }).click();
     await told(page, 'capture.failed', 2);
-    await expect.poll(() => statusOf(frame)).toBe('Your card was declined.');
+    // Stripe refused it in the browser; the frame asks our server to complete, which asks Stripe and counts the
+    // attempt, as a card refused in our own fields is counted.
+    await expect.poll(() => statusOf(frame)).toBe('Your card was declined. (4 attempts left)');
     expect((await events(page)).filter((e) => e.type === 'capture.failed').map((e) => e.detail)).toEqual([
       { reason: 'provider' },
-      { reason: 'provider' },
+      { reason: 'refused', attemptsLeft: 4 },
     ]);
 
     await frame.getByLabel('Card number').fill(VISA);
@@ -226,15 +228,18 @@ describe("the capture frame with Stripe's Payment Element", () => {
     await expect.poll(() => statusOf(frame)).toMatch(/^Card saved: Visa ending in 4242\.$/);
     const completed = (await events(page)).find((e) => e.type === 'capture.completed')!.detail;
     expect(completed).toMatchObject({ type: 'card', brand: 'Visa', last4: '4242', charged: false });
-    // Both tries confirm the one SetupIntent the service started, after checking it matches the Element.
-    const intent = [...sim.intents.values()].findLast((each) => each.kind === 'setup')!.id;
+    // Each try confirms a SetupIntent the service started, after checking it matches the Element: the declined
+    // try's intent counted as a failed attempt, and the next submit started a new one.
+    const [declined, saved] = [...sim.intents.values()]
+      .filter((each) => each.kind === 'setup')
+      .map((i) => i.id);
     expect(stripeCalls).toEqual([
-      `GET /v1/setup_intents/${intent}`,
+      `GET /v1/setup_intents/${declined}`,
       'POST /v1/payment_methods',
-      `POST /v1/setup_intents/${intent}/confirm`,
-      `GET /v1/setup_intents/${intent}`,
+      `POST /v1/setup_intents/${declined}/confirm`,
+      `GET /v1/setup_intents/${saved}`,
       'POST /v1/payment_methods',
-      `POST /v1/setup_intents/${intent}/confirm`,
+      `POST /v1/setup_intents/${saved}/confirm`,
     ]);
 
     const done = await account.request('PUT', '/v1/widgets/capturepaymethod/complete', {

@@ -250,8 +250,18 @@ const FRAME_SCRIPT = `(function () {
       return request('/provider/start', email ? { email: email.value } : {}).then(function (answer) {
         if (answer.status !== 200) return handle(answer);
         return adapter.confirm(answer.body.confirm).then(function (confirmed) {
-          if (!confirmed.ok) return providerFailed(confirmed.message);
-          return request('/provider/complete', {}).then(handle);
+          if (confirmed.ok) return request('/provider/complete', {}).then(handle);
+          // Refused in the provider's fields: our server asks the provider too, so that a declined card counts
+          // as a failed attempt here as in our own fields (a card tester gets no more tries), and the next
+          // submit starts a new setup. Not finished (the window closed): nothing counts.
+          return request('/provider/complete', {}).then(function (completed) {
+            var left = completed.body && completed.body.attemptsLeft;
+            if (completed.status === 409) return providerFailed(confirmed.message);
+            handle(completed);
+            if (completed.status === 422 && left > 0) {
+              status.textContent = (confirmed.message || 'The card was declined.') + ' (' + left + ' attempts left)';
+            }
+          });
         });
       });
     }).then(null, connectionFailed);
