@@ -166,6 +166,23 @@ describe('a business collecting cards through Stripe', () => {
     expect(back).toMatchObject({ Amount: 30, Status: 'Unallocated' });
   });
 
+  it('applies a won dispute told before the dispute itself, and once when delivered twice at once', async () => {
+    const { customerId } = await cardCustomer(DISPUTED, 'Fia');
+    await subscribe(story.account, customerId, plan);
+    await story.collect();
+    const [payment] = await story.payments(customerId);
+    sim.closeDispute(payment.Ref, 'won');
+    const closed = await sim.delivery('charge.dispute.closed');
+    const [first, second] = await Promise.all([story.webhook(closed), story.webhook(closed)]);
+    expect([first.body.applied, second.body.applied].sort()).toEqual([0, 1]);
+    expect(await webhook('charge.dispute.created')).toMatchObject({ body: { applied: 0 } });
+    const payments = await story.payments(customerId);
+    expect(payments.map((p) => [p.Ref, p.Status, p.Amount])).toEqual([
+      [payment.Ref, 'Failed', 30],
+      [`${payment.Ref}:dispute_won`, 'Unallocated', 30],
+    ]);
+  });
+
   it('charges the next renewal a month later', async () => {
     await story.monthsLater(1);
     const invoices = await invoicesOf(story.account, ada);

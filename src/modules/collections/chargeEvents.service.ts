@@ -9,9 +9,9 @@ import {
   recordCollectedPayment,
   reversePayment,
   settlePayment,
+  withLockedCustomer,
 } from '../ledger/index.ts';
 import { emitEvents } from '../events/index.ts';
-import { withTransaction } from '../../context.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { applyRefundEvent } from './refund.service.ts';
 
@@ -73,6 +73,11 @@ export async function applyChargeEvent(
         await reversePayment(ctx, paymentId, { reason: 'disputed', code: event.code });
         return true;
       case 'dispute_won':
+        // Told before the dispute itself (providers do not promise an order): the money went and came back;
+        // the reversal is made now, so that the dispute told later changes nothing.
+        if (payment.state !== 'failed') {
+          await reversePayment(ctx, paymentId, { reason: 'disputed', code: event.code });
+        }
         return await recordDisputeWon(ctx, paymentId, event);
       default:
         return false;
@@ -84,7 +89,11 @@ export async function applyChargeEvent(
   }
 }
 
-/** The money of a dispute won, back on the customer's account once (its Ref says which charge it was). */
+/**
+ * The money of a dispute won (the amount disputed, the payment's when the provider does not say), back on the
+ * customer's account once: looked for and recorded under the customer's lock, so that the same webhook delivered
+ * twice at once records it once (its Ref says which charge it was).
+ */
 async function recordDisputeWon(
   ctx: ServiceContext,
   paymentId: number,
@@ -92,13 +101,13 @@ async function recordDisputeWon(
 ): Promise<boolean> {
   const payment = await getPayment(ctx, paymentId);
   const ref = `${event.chargeId}:dispute_won`;
-  if (payment.state !== 'failed' || (await findPaymentIdByChargeRef(ctx, ref)) !== undefined) return false;
-  await withTransaction(ctx, async (tctx) => {
+  return withLockedCustomer(ctx, payment.customerId, async (tctx) => {
+    if ((await findPaymentIdByChargeRef(tctx, ref)) !== undefined) return false;
     const { events } = await recordCollectedPayment(tctx, {
       customerId: payment.customerId,
       invoiceId: null,
       currencyCode: payment.currencyCode,
-      amountMinor: payment.amountMinor,
+      amountMinor: Math.min(event.amountMinor ?? payment.amountMinor, payment.amountMinor),
       allocateMinor: 0,
       date: event.reportedOn,
       method: payment.method,
@@ -108,6 +117,6 @@ async function recordDisputeWon(
       memo: `Dispute won: the money of payment ${paymentId} came back`,
     });
     await emitEvents(tctx, events);
+    return true;
   });
-  return true;
 }

@@ -269,6 +269,8 @@ export interface ChargeEvent {
     | 'refund_failed';
   code: string;
   reason?: FailureReason;
+  /** The disputes' kinds: the amount disputed (minor units), when the provider says. */
+  amountMinor?: number;
   reportedOn: PlainDate;
 }
 

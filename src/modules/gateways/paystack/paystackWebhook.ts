@@ -37,6 +37,14 @@ function dateOf(data: Data, keys: readonly string[], wallClock: Clock): PlainDat
   return wallClock.now().toISOString().slice(0, 10);
 }
 
+/** What a dispute is about, in the currency's subunit as all Paystack amounts are (its `refund_amount`). */
+const disputedAmount = (data: Data): { amountMinor?: number } => {
+  const amount = data.refund_amount;
+  return typeof amount === 'number' && Number.isSafeInteger(amount) && amount > 0
+    ? { amountMinor: amount }
+    : {};
+};
+
 /** The charge a dispute is about: our charge id is the transaction's reference. */
 const disputedCharge = (data: Data) =>
   text((data.transaction as Data | undefined)?.reference) ?? text(data.transaction_reference);
@@ -66,7 +74,8 @@ function eventsOf(event: string, data: Data, wallClock: Clock): ChargeEvent[] {
     case 'charge.dispute.create': {
       const chargeId = disputedCharge(data);
       const code = text(data.category) ?? 'dispute';
-      return chargeId ? [{ chargeId, kind: 'dispute', code, reportedOn: on('createdAt', 'created_at') }] : [];
+      const reportedOn = on('createdAt', 'created_at');
+      return chargeId ? [{ chargeId, kind: 'dispute', code, reportedOn, ...disputedAmount(data) }] : [];
     }
     case 'charge.dispute.resolve': {
       const chargeId = disputedCharge(data);
@@ -75,7 +84,8 @@ function eventsOf(event: string, data: Data, wallClock: Clock): ChargeEvent[] {
         resolution === 'declined' ? 'dispute_won' : DISPUTE_LOST.has(resolution) ? 'dispute_lost' : null;
       // A resolution Paystack has added since is not guessed at: nothing is applied, and it shows in the record.
       if (!chargeId || !kind) return [];
-      return [{ chargeId, kind, code: resolution, reportedOn: on('resolvedAt', 'resolved_at', 'updatedAt') }];
+      const reportedOn = on('resolvedAt', 'resolved_at', 'updatedAt');
+      return [{ chargeId, kind, code: resolution, reportedOn, ...disputedAmount(data) }];
     }
     default:
       return [];

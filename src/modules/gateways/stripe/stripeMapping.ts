@@ -102,6 +102,11 @@ export function stripeAmount(amountMinor: number, currencyCode: string): number 
   return amountMinor * 10 ** shift;
 }
 
+/** Stripe's amount in our unit for the currency (the currency's ISO minor unit). */
+export function amountFromStripe(amount: number, currencyCode: string): number {
+  return amount / stripeAmount(1, currencyCode);
+}
+
 /** Stripe takes currency codes in lower case (docs.stripe.com/currencies). */
 export const stripeCurrency = (currencyCode: string) => currencyCode.toLowerCase();
 

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { dateAt } from '../../../core/calendar.ts';
 import type { ChargeEvent, WebhookRequest, WebhookResult } from '../gatewayContract.ts';
-import { reasonOf } from './stripeMapping.ts';
+import { reasonOf, amountFromStripe } from './stripeMapping.ts';
 
 /**
  * Stripe's webhooks (docs/gateways/stripe.md, "Webhooks"): verified with Stripe's own scheme (the
@@ -97,5 +97,6 @@ function refundEvents(refund: Stripe.Refund, reportedOn: string): ChargeEvent[] 
 
 function disputeEvent(dispute: Stripe.Dispute, kind: ChargeEvent['kind'], reportedOn: string): ChargeEvent {
   const chargeId = idOf(dispute.payment_intent) ?? idOf(dispute.charge) ?? dispute.id;
-  return { chargeId, kind, code: dispute.reason, reportedOn };
+  const amountMinor = amountFromStripe(dispute.amount, dispute.currency);
+  return { chargeId, kind, code: dispute.reason, reportedOn, amountMinor };
 }
