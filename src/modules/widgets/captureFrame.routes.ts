@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { Static } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { ServiceContext } from '../../context.ts';
@@ -18,6 +18,7 @@ import {
   openState,
   submitCard,
 } from './capture.service.ts';
+import type { FrameRequest } from './capture.service.ts';
 import { bankRailOf, submitBankAccount } from './captureBank.service.ts';
 import { completeProviderSetup, frameHostedFields, startProviderSetup } from './captureProvider.service.ts';
 import { includesSale } from './captureSession.ts';
@@ -131,87 +132,56 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
     },
   );
 
-  /** Opens a submit or challenge answer with a context acting for the session's account, as this request. */
-  const openFrame = (request: FastifyRequest) =>
-    openFrameRequest(
-      { ...deps, contextFor: (accountId) => deps.contextFor(accountId, request) },
-      (request.params as { HashToken: string }).HashToken,
-      addressKey(request.ip),
+  /**
+   * A POST of the frame: never cached; the session its HashToken names opened with a context acting for the
+   * session's account, after the limit per client address; the use case's refusals counted against the address.
+   */
+  const framePost = <B>(
+    path: string,
+    body: TSchema | undefined,
+    work: (opened: FrameRequest, body: B) => Promise<unknown>,
+  ) =>
+    app.post(
+      `/widget/capture/:HashToken${path}`,
+      { schema: { hide: true, params: HashTokenParams, ...(body ? { body } : {}) } },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        const opened = await openFrameRequest(
+          { ...deps, contextFor: (accountId) => deps.contextFor(accountId, request) },
+          (request.params as { HashToken: string }).HashToken,
+          addressKey(request.ip),
+        );
+        if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
+        return answerCountingRefusals(deps, request, reply, () => work(opened, request.body as B));
+      },
     );
 
-  app.post(
-    '/widget/capture/:HashToken/submit',
-    { schema: { hide: true, params: HashTokenParams, body: SubmitBody } },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const opened = await openFrame(request);
-      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
-      const { ctx, session } = opened;
-      const body = request.body as SubmitBody;
-      return answerCountingRefusals(deps, request, reply, () =>
-        body.kind === 'bank_account'
-          ? submitBankAccount(ctx, session, {
-              accountHolder: body.accountHolder ?? '',
-              bank: body.bank ?? '',
-              accountType: body.accountType ?? '',
-              accountNumber: body.accountNumber,
-              branchCode: body.branchCode,
-              routingNumber: body.routingNumber,
-              iban: body.iban,
-              bic: body.bic,
-            })
-          : submitCard(ctx, session, {
-              number: body.number ?? '',
-              expiry: body.expiry ?? '',
-              securityCode: body.securityCode ?? '',
-              name: body.name ?? '',
-            }),
-      );
-    },
-  );
-
-  app.post(
-    '/widget/capture/:HashToken/provider/start',
-    { schema: { hide: true, params: HashTokenParams, body: ProviderStartBody } },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const opened = await openFrame(request);
-      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
-      const body = request.body as ProviderStartBody;
-      return answerCountingRefusals(deps, request, reply, () =>
-        startProviderSetup(opened.ctx, opened.session, body.email === undefined ? {} : { email: body.email }),
-      );
-    },
-  );
-
-  app.post(
-    '/widget/capture/:HashToken/provider/complete',
-    { schema: { hide: true, params: HashTokenParams } },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const opened = await openFrame(request);
-      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
-      return answerCountingRefusals(deps, request, reply, () =>
-        completeProviderSetup(opened.ctx, opened.session),
-      );
-    },
-  );
-
-  app.post(
-    '/widget/capture/:HashToken/challenge',
-    { schema: { hide: true, params: HashTokenParams, body: ChallengeBody } },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const opened = await openFrame(request);
-      if ('retryAfter' in opened) return sendTooManyFailures(reply, opened.retryAfter);
-      const body = request.body as ChallengeBody;
-      return answerCountingRefusals(deps, request, reply, () =>
-        answerChallenge(opened.ctx, opened.session, {
-          challengeId: body.challengeId,
-          approved: body.outcome === 'approve',
+  framePost<SubmitBody>('/submit', SubmitBody, ({ ctx, session }, body) =>
+    body.kind === 'bank_account'
+      ? submitBankAccount(ctx, session, {
+          accountHolder: body.accountHolder ?? '',
+          bank: body.bank ?? '',
+          accountType: body.accountType ?? '',
+          accountNumber: body.accountNumber,
+          branchCode: body.branchCode,
+          routingNumber: body.routingNumber,
+          iban: body.iban,
+          bic: body.bic,
+        })
+      : submitCard(ctx, session, {
+          number: body.number ?? '',
+          expiry: body.expiry ?? '',
+          securityCode: body.securityCode ?? '',
+          name: body.name ?? '',
         }),
-      );
-    },
+  );
+  // A provider's hosted fields (docs/hosted-pages.md, "With a real provider"): the setup started, then completed.
+  framePost<ProviderStartBody>('/provider/start', ProviderStartBody, ({ ctx, session }, body) =>
+    startProviderSetup(ctx, session, body.email === undefined ? {} : { email: body.email }),
+  );
+  framePost('/provider/complete', undefined, ({ ctx, session }) => completeProviderSetup(ctx, session));
+  framePost<ChallengeBody>('/challenge', ChallengeBody, ({ ctx, session }, body) =>
+    answerChallenge(ctx, session, { challengeId: body.challengeId, approved: body.outcome === 'approve' }),
   );
 }
 

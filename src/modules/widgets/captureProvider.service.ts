@@ -77,16 +77,23 @@ async function payerOf(
   const customer = await getCustomer(ctx, customerId);
   return {
     ref: `customer:${customer.id}`,
-    email: customer.email ?? email ?? null,
+    // The customer's own address when it is one; else what the payer typed in the frame.
+    email:
+      (customer.email !== null && EMAIL.test(customer.email) ? customer.email : undefined) ?? email ?? null,
     name: [customer.name, customer.lastName].filter(Boolean).join(' '),
   };
 }
 
 const sealSetup = (ctx: ServiceContext, setup: ProviderSetup) => ctx.secrets.seal(JSON.stringify(setup));
-const openSetup = (ctx: ServiceContext, row: CaptureSessionRow): ProviderSetup | undefined =>
-  row.provider_setup_sealed === null
-    ? undefined
-    : (JSON.parse(ctx.secrets.open(row.provider_setup_sealed)) as ProviderSetup);
+/** The setup the session keeps; undefined when none, or when it cannot be opened (a new one is then started). */
+function openSetup(ctx: ServiceContext, row: CaptureSessionRow): ProviderSetup | undefined {
+  if (row.provider_setup_sealed === null) return undefined;
+  try {
+    return JSON.parse(ctx.secrets.open(row.provider_setup_sealed)) as ProviderSetup;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The provider did not answer: the claim is handed back uncounted and the frame asked to try again. */
 async function unanswered(ctx: ServiceContext, row: ClaimedCaptureSession, error: unknown): Promise<never> {
@@ -181,6 +188,11 @@ export async function completeProviderSetup(
       'capture_not_confirmed',
       'The card was not confirmed with the payment provider yet',
     );
+  }
+  if (result.outcome === 'error') {
+    // No decision (the provider's trouble, not the customer's): nothing counts, the setup is kept to ask again.
+    await releaseClaim(ctx, row, { setupRef: setup.setupRef, rawCode: result.rawCode });
+    throw new ConflictError('gateway_error', 'The payment provider could not finish just now: try again');
   }
   const problem = capturedProblem(row, result);
   if (problem !== undefined || result.outcome !== 'ok') {

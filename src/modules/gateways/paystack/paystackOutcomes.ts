@@ -1,3 +1,4 @@
+import { cardTypeOf } from '../../../core/cards.ts';
 import type { FailureReason } from '../../../core/dunning.ts';
 import type { CardShownByProvider, ChargeResult } from '../gatewayContract.ts';
 
@@ -104,8 +105,10 @@ export function chargeResultOf(transaction: PaystackTransaction, reference: stri
 export function cardShownOf(transaction: PaystackTransaction): CardShownByProvider | undefined {
   const card = transaction.authorization;
   if (!card?.last4 || !card.exp_month || !card.exp_year) return undefined;
+  const brand = (card.brand ?? card.card_type ?? '').trim();
   return {
-    cardType: (card.brand ?? card.card_type ?? 'card').trim(),
+    // As cards are named everywhere else (src/core/cards.ts): `visa` is Visa; a brand of its own (Verve) as written.
+    cardType: cardTypeOf(brand) ?? (brand.replace(/\b\w/g, (letter) => letter.toUpperCase()) || 'Unknown'),
     lastFour: card.last4,
     expiryMonth: Number(card.exp_month),
     expiryYear: Number(card.exp_year),

@@ -103,12 +103,13 @@ export function readPaystackWebhook(
       message: 'x-paystack-signature does not match the body signed with the secret key',
     };
   }
-  let body: { event?: unknown; data?: unknown };
+  let body: { event?: unknown; data?: unknown } | null;
   try {
     body = JSON.parse(request.rawBody.toString('utf8')) as typeof body;
   } catch {
     return { outcome: 'verified', events: [] };
   }
+  if (typeof body !== 'object' || body === null) return { outcome: 'verified', events: [] };
   const event = typeof body.event === 'string' ? body.event : '';
   const data = body.data && typeof body.data === 'object' ? (body.data as Data) : {};
   return { outcome: 'verified', events: eventsOf(event, data, wallClock) };
