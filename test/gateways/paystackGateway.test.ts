@@ -113,7 +113,7 @@ describe('a Paystack gateway at work', () => {
     });
     const done = await completeCardSetup(testCtx, gateway, start.setupRef);
     if (done.outcome !== 'ok' || !done.token) throw new Error(JSON.stringify(done));
-    expect(done.card).toEqual({ cardType: 'visa', lastFour: '4081', expiryMonth: 9, expiryYear: 2031 });
+    expect(done.card).toEqual({ cardType: 'Visa', lastFour: '4081', expiryMonth: 9, expiryYear: 2031 });
     const request = {
       token: done.token,
       amountMinor: 34_500,

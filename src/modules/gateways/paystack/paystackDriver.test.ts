@@ -108,7 +108,7 @@ describe('card setup', () => {
     expect(done).toEqual({
       outcome: 'ok',
       token: expect.stringMatching(/^paystack1\./),
-      card: { cardType: 'visa', lastFour: '4081', expiryMonth: 12, expiryYear: 2030 },
+      card: { cardType: 'Visa', lastFour: '4081', expiryMonth: 12, expiryYear: 2030 },
       charge: { chargeId: reference, state: 'succeeded' },
     });
     expect(JSON.stringify(sim.requests)).not.toContain(PAYSTACK_TEST_CARDS.success.number);
@@ -124,7 +124,7 @@ describe('card setup', () => {
     sim.submitOtp(start.confirm.accessCode!, PAYSTACK_TEST_OTP);
     expect(await driver.completeCardSetup!(target, start.setupRef, '')).toMatchObject({
       outcome: 'ok',
-      card: { cardType: 'verve', lastFour: '6666' },
+      card: { cardType: 'Verve', lastFour: '6666' },
     });
   });
 
@@ -361,7 +361,10 @@ describe('webhooks', () => {
     const [won, lost] = keys.map(toReference) as [string, string];
     expect(await driver.readWebhook!(target, sim.dispute(won, 'create'))).toEqual({
       outcome: 'verified',
-      events: [{ chargeId: won, kind: 'dispute', code: 'chargeback', reportedOn: '2026-11-26' }],
+      events: [
+        // The amount disputed: Paystack's refund_amount, the whole charge here.
+        { chargeId: won, kind: 'dispute', code: 'chargeback', reportedOn: '2026-11-26', amountMinor: 19900 },
+      ],
     });
     expect(await driver.readWebhook!(target, sim.dispute(won, 'resolve', 'declined'))).toMatchObject({
       events: [{ chargeId: won, kind: 'dispute_won', code: 'declined' }],

@@ -376,7 +376,7 @@ describe("Stripe's webhooks", () => {
       const reportedOn = today();
       expect(await webhookOf('charge.dispute.created')).toEqual({
         outcome: 'verified',
-        events: [{ chargeId, kind: 'dispute', code: 'fraudulent', reportedOn }],
+        events: [{ chargeId, kind: 'dispute', code: 'fraudulent', reportedOn, amountMinor: 2500 }],
       });
       sim.closeDispute(chargeId, outcome);
       expect(await webhookOf('charge.dispute.closed')).toEqual({
@@ -387,6 +387,7 @@ describe("Stripe's webhooks", () => {
             kind: outcome === 'won' ? 'dispute_won' : 'dispute_lost',
             code: 'fraudulent',
             reportedOn,
+            amountMinor: 2500,
           },
         ],
       });
