@@ -2,18 +2,15 @@ import fs from 'node:fs';
 import { Command, Help, InvalidArgumentError } from 'commander';
 import { MAX_WORKERS, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
-import { ValidationError } from './errors.ts';
-import type { ServiceContext } from './context.ts';
-import type { Gateway } from './modules/gateways/index.ts';
 import type { BillRunOptions, BilledAhead } from './billing/billRun.ts';
 import { UsageError, exitWithFailure } from './cli/failures.ts';
+import { registerGatewayCommands } from './cli/gatewayCommands.ts';
 import type { SellerOptions } from './cliAccountSettings.ts';
 
 // What a command needs is imported when it runs: `billing --help` and `--version` load no service, no Fastify and
 // no database driver, and each command only its own part.
 const runtime = () => import('./cli/runtime.ts');
 const auth = () => import('./modules/auth/index.ts');
-const gateways = () => import('./modules/gateways/index.ts');
 
 /** The version in package.json, next to src/ and dist/ alike. */
 function packageVersion(): string {
@@ -285,198 +282,7 @@ key
     console.log(`Key ${keyId} revoked.`);
   });
 
-/** One line of `gateway list`: id, type, name and state. */
-function gatewayLine(gateway: Gateway): string {
-  const accepts = [gateway.acceptsCreditCard && 'cards', gateway.acceptsBankAccount && 'bank debits'].filter(
-    Boolean,
-  );
-  const state = [
-    gateway.isPrimary && 'primary',
-    gateway.isEnabled ? 'enabled' : 'disabled',
-    !gateway.isActive && 'inactive',
-    gateway.isTestMode && 'test mode',
-    gateway.isManualRecon && 'manual reconciliation',
-    accepts.length > 0 && `accepts ${accepts.join(' and ')}`,
-  ].filter(Boolean);
-  return `${gateway.id}\t${gateway.type}\t${gateway.friendlyName}\t${state.join(', ')}`;
-}
-
-/** Runs a gateway use case for the account the gateway belongs to (operators name gateways by id alone). */
-async function withGatewayAccount<T>(
-  gatewayId: number,
-  operation: string,
-  work: (ctx: ServiceContext) => Promise<T>,
-): Promise<T> {
-  const { withStorage, accountContext } = await runtime();
-  const { getGatewayAccountId } = await gateways();
-  return withStorage(async (storage) =>
-    work(await accountContext(storage, await getGatewayAccountId(storage.db, gatewayId), operation)),
-  );
-}
-
-const gateway = program.command('gateway').description("manage an account's payment gateways");
-gateway
-  .command('add')
-  .description('add a gateway to an account')
-  .requiredOption('--account <id>', 'account id', positiveInteger)
-  // The types are listed by the refusal of an unknown one; naming them here would load the gateway module for --help.
-  .requiredOption('--type <type>', 'gateway type: test, manual, bankfile, paystack, stripe or netcash')
-  .requiredOption('--name <friendly>', 'the name the account knows it by (FriendlyName)')
-  .option('--test-mode', 'in test mode (always so for test gateways and in test accounts)')
-  .option('--primary', 'make it the primary gateway (the others stop being primary)')
-  .option(
-    '--settings <json>',
-    'credentials or simulator settings, a JSON object; sealed at rest, never shown',
-  )
-  .option('--json', 'print the gateway as one JSON object')
-  .action(
-    async (options: {
-      account: number;
-      type: string;
-      name: string;
-      testMode?: boolean;
-      primary?: boolean;
-      settings?: string;
-      json?: boolean;
-    }) => {
-      let settings: unknown;
-      if (options.settings !== undefined) {
-        // The text is not echoed back: it may hold credentials.
-        try {
-          settings = JSON.parse(options.settings);
-        } catch {
-          throw ValidationError.field('Settings', 'must be a JSON object');
-        }
-      }
-      const { withStorage, accountContext } = await runtime();
-      const { addGateway, checkGatewaySettings, toGatewayDto } = await gateways();
-      const { added, check } = await withStorage(async (storage) => {
-        const ctx = await accountContext(storage, options.account, 'billing gateway add');
-        const added = await addGateway(ctx, {
-          type: options.type,
-          friendlyName: options.name,
-          isTestMode: options.testMode,
-          isPrimary: options.primary,
-          settings,
-        });
-        return { added, check: await checkGatewaySettings(ctx, added) };
-      });
-      if (options.json) console.log(JSON.stringify(toGatewayDto(added)));
-      else console.log(`Gateway added to account ${options.account}:\n${gatewayLine(added)}`);
-      reportSettingsCheck(added.id, check);
-    },
-  );
-gateway
-  .command('check')
-  .description("try a gateway's settings (its keys) with its provider, and say in words what is wrong")
-  .argument('<gatewayId>', 'gateway id', positiveInteger)
-  .action(async (gatewayId: number) => {
-    const { checkGatewaySettings, getGateway } = await gateways();
-    const check = await withGatewayAccount(gatewayId, 'billing gateway check', async (ctx) =>
-      checkGatewaySettings(ctx, await getGateway(ctx, gatewayId)),
-    );
-    if (check === undefined) console.log(`Gateway ${gatewayId} has no provider to try its settings with.`);
-    reportSettingsCheck(gatewayId, check);
-  });
-gateway
-  .command('settings')
-  .description("replace a gateway's settings (new keys), then try them with its provider")
-  .argument('<gatewayId>', 'gateway id', positiveInteger)
-  .requiredOption('--settings <json>', 'the new settings, a JSON object; sealed at rest, never shown')
-  .action(async (gatewayId: number, options: { settings: string }) => {
-    let settings: unknown;
-    try {
-      settings = JSON.parse(options.settings);
-    } catch {
-      throw ValidationError.field('Settings', 'must be a JSON object');
-    }
-    const { checkGatewaySettings, setGatewaySettings } = await gateways();
-    const check = await withGatewayAccount(gatewayId, 'billing gateway settings', async (ctx) =>
-      checkGatewaySettings(ctx, await setGatewaySettings(ctx, gatewayId, settings)),
-    );
-    console.log(`Gateway ${gatewayId}'s settings replaced.`);
-    reportSettingsCheck(gatewayId, check);
-  });
-
-/**
- * What the provider said of a gateway's keys, on standard error: a refusal sets the exit code (the gateway is kept:
- * `billing gateway settings` replaces its keys, `billing gateway check` tries them again).
- */
-function reportSettingsCheck(
-  gatewayId: number,
-  check: { outcome: 'ok'; detail: string } | { outcome: 'refused'; message: string } | undefined,
-): void {
-  if (check === undefined) return;
-  if (check.outcome === 'ok') {
-    console.error(`Gateway ${gatewayId}'s settings work: ${check.detail}.`);
-    return;
-  }
-  console.error(
-    `Gateway ${gatewayId}'s provider refused its settings: ${check.message}. ` +
-      `Replace them with: billing gateway settings ${gatewayId} --settings '<json>'`,
-  );
-  process.exitCode = 1;
-}
-gateway
-  .command('list')
-  .description("list an account's gateways (their settings are never shown)")
-  .requiredOption('--account <id>', 'account id', positiveInteger)
-  .option('--json', 'print one JSON array')
-  .action(async (options: { account: number; json?: boolean }) => {
-    const { withStorage, accountContext } = await runtime();
-    const { listGateways, toGatewayDto } = await gateways();
-    const found = await withStorage(async (storage) => {
-      const ctx = await accountContext(storage, options.account);
-      const all: Gateway[] = [];
-      for (let offset = 0; ; offset += 200) {
-        const page = await listGateways(ctx, { limit: 200, offset });
-        all.push(...page);
-        if (page.length < 200) return all;
-      }
-    });
-    if (options.json) console.log(JSON.stringify(found.map(toGatewayDto)));
-    else console.log(found.length ? found.map(gatewayLine).join('\n') : 'No gateways.');
-  });
-gateway
-  .command('enable')
-  .description('enable a gateway: it may be used again')
-  .argument('<gatewayId>', 'gateway id', positiveInteger)
-  .action(async (gatewayId: number) => {
-    const { setGatewayEnabled } = await gateways();
-    await withGatewayAccount(gatewayId, 'billing gateway enable', (ctx) =>
-      setGatewayEnabled(ctx, gatewayId, true),
-    );
-    console.log(`Gateway ${gatewayId} enabled.`);
-  });
-gateway
-  .command('disable')
-  .description('disable a gateway: it is kept, but nothing new may use it')
-  .argument('<gatewayId>', 'gateway id', positiveInteger)
-  .action(async (gatewayId: number) => {
-    const { setGatewayEnabled } = await gateways();
-    const disabled = await withGatewayAccount(gatewayId, 'billing gateway disable', (ctx) =>
-      setGatewayEnabled(ctx, gatewayId, false),
-    );
-    console.log(`Gateway ${gatewayId} disabled.`);
-    if (disabled.isPrimary) {
-      console.log(
-        'It is the primary gateway: the account has no usable primary gateway until it is enabled again or ' +
-          'another one is made primary (billing gateway primary ID).',
-      );
-    }
-  });
-gateway
-  .command('primary')
-  .description("make a gateway its account's primary gateway (the others stop being primary)")
-  .argument('<gatewayId>', 'gateway id', positiveInteger)
-  .action(async (gatewayId: number) => {
-    const { setPrimaryGateway } = await gateways();
-    const accountId = await withGatewayAccount(gatewayId, 'billing gateway primary', async (ctx) => {
-      await setPrimaryGateway(ctx, gatewayId);
-      return ctx.account.id;
-    });
-    console.log(`Gateway ${gatewayId} is now the primary gateway of account ${accountId}.`);
-  });
+registerGatewayCommands(program, positiveInteger);
 
 program
   .command('run')

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox, loadEncryptionKey } from '../../src/security/secretBox.ts';
 import { api, killTransient, runCli, startServer, waitFor } from '../helpers/cli.ts';
@@ -130,6 +132,37 @@ describe('billing gateway', () => {
     const listed = await runCli(['gateway', 'list', '--account', String(accountId), '--json'], db.env);
     expect(listed.stdout).not.toContain(SECRET);
     expect(listed.stdout).not.toContain(sealed);
+  });
+
+  it('gateway settings replaces the keys from a file, and gateway check says when there is no provider to ask', async () => {
+    const file = path.join(db.dataDir, 'new-settings.json');
+    fs.writeFileSync(file, JSON.stringify({ apiSecret: `${SECRET}_2` }));
+    const replaced = await runCli(
+      ['gateway', 'settings', String(simulatorId), '--settings-file', file],
+      db.env,
+    );
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout.trim()).toBe(`Gateway ${simulatorId}'s settings replaced.`);
+    expect(replaced.stdout + replaced.stderr).not.toContain(SECRET);
+    const sealed = await withDatabase(db, (storage) =>
+      storage.db
+        .selectFrom('gateways')
+        .select('settings_sealed')
+        .where('id', '=', simulatorId)
+        .executeTakeFirstOrThrow(),
+    );
+    const box = createSecretBox(loadEncryptionKey(undefined, db.dataDir));
+    expect(JSON.parse(box.open(sealed.settings_sealed!))).toEqual({ apiSecret: `${SECRET}_2` });
+
+    const both = await runCli(
+      ['gateway', 'settings', String(simulatorId), '--settings', '{}', '--settings-file', file],
+      db.env,
+    );
+    expect(both.code).not.toBe(0);
+    expect(both.stderr.trim()).toBe('Error: Settings: give --settings or --settings-file, not both');
+    const checked = await runCli(['gateway', 'check', String(simulatorId)], db.env);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout.trim()).toBe(`Gateway ${simulatorId} has no provider to try its settings with.`);
   });
 
   it.each([
