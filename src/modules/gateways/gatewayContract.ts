@@ -156,6 +156,12 @@ export type ChargeResult =
 export type ChargeLookup = ChargeResult | { outcome: 'not_found' };
 
 /**
+ * How long a call to a provider may take before its answer counts as lost (GatewayTimeoutError): a charge can take
+ * seconds while the issuer decides, and the providers' own limits are longer (Stripe's 80 s).
+ */
+export const PROVIDER_TIMEOUT_MS = 30_000;
+
+/**
  * The call got no answer in time: the provider may or may not have charged. The caller keeps the attempt open
  * and asks again with the same idempotency key (a reconciliation), never with a new one.
  */

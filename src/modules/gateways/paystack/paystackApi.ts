@@ -10,9 +10,6 @@ import { GatewayTimeoutError } from '../gatewayContract.ts';
 
 export const PAYSTACK_API = 'https://api.paystack.co';
 
-/** How long a call may take before we stop waiting: Paystack's charges can take seconds while the issuer decides. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
 export interface PaystackAnswer {
   httpStatus: number;
   status: boolean;

@@ -15,9 +15,8 @@ import type {
   RefundResult,
   SettingsCheck,
 } from '../gatewayContract.ts';
-import { GatewayTimeoutError } from '../gatewayContract.ts';
+import { GatewayTimeoutError, PROVIDER_TIMEOUT_MS } from '../gatewayContract.ts';
 import {
-  DEFAULT_TIMEOUT_MS,
   isDuplicateReference,
   isNotFound,
   isServerError,
@@ -58,7 +57,7 @@ const PAYSTACK_ORIGINS = [
 export type PaystackDeps = Pick<DriverDeps, 'settings' | 'fetch' | 'wallClock'>;
 
 export interface PaystackOptions {
-  /** How long a call may take (DEFAULT_TIMEOUT_MS); tests shorten it. */
+  /** How long a call may take (PROVIDER_TIMEOUT_MS); tests shorten it. */
   timeoutMs?: number;
 }
 
@@ -250,7 +249,7 @@ async function checkSettings(
 
 export function paystackDriver(deps: PaystackDeps, options: PaystackOptions = {}): GatewayDriver {
   const { secretKey, publicKey } = paystackSettingsOf(deps.settings);
-  const client = paystackClient(deps.fetch, secretKey, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const client = paystackClient(deps.fetch, secretKey, options.timeoutMs ?? PROVIDER_TIMEOUT_MS);
   return {
     hostedFields: (_target, request) => hostedFields(publicKey, request),
     startCardSetup: (_target, request) => startCardSetup(client, request),

@@ -9,7 +9,7 @@ import type {
   PayerDetails,
 } from '../gatewayContract.ts';
 import { failureOf } from './stripeClient.ts';
-import { cardShown, declineOf, stripeAmount, stripeCurrency, tokenOf } from './stripeMapping.ts';
+import { cardShown, declineOf, idOf, stripeAmount, stripeCurrency, tokenOf } from './stripeMapping.ts';
 
 /**
  * A card saved, or a sale made, in Stripe's Payment Element (docs/gateways/stripe.md, "The capture frame"): the
@@ -143,8 +143,6 @@ export async function completeSetup(stripe: Stripe, setupRef: string): Promise<C
     return failureOf(error, 'complete_card_setup');
   }
 }
-
-const idOf = (value: string | { id: string } | null) => (typeof value === 'string' ? value : value?.id);
 
 function cardOf(paymentMethod: string | Stripe.PaymentMethod | null) {
   return typeof paymentMethod === 'object' && paymentMethod?.card

@@ -14,9 +14,6 @@ import { declineOf } from './stripeMapping.ts';
  */
 export const STRIPE_API_VERSION = '2026-10-28.endive' as const;
 
-/** How long a call may take before its answer counts as lost: well under Stripe's own 80 s, above its p99. */
-export const STRIPE_TIMEOUT_MS = 30_000;
-
 export function stripeClient(secretKey: string, fetchFn: typeof fetch, timeoutMs: number): Stripe {
   return new Stripe(secretKey, {
     apiVersion: STRIPE_API_VERSION,

@@ -10,9 +10,9 @@ import type {
   RefundResult,
   SettingsCheck,
 } from '../gatewayContract.ts';
-import { GatewayTimeoutError } from '../gatewayContract.ts';
+import { GatewayTimeoutError, PROVIDER_TIMEOUT_MS } from '../gatewayContract.ts';
 import { completeSetup, hostedFieldsOf, searchValue, startSetup } from './stripeCardSetup.ts';
-import { asStripeError, failureOf, STRIPE_TIMEOUT_MS, stripeClient } from './stripeClient.ts';
+import { asStripeError, failureOf, stripeClient } from './stripeClient.ts';
 import { chargeResultOf, savedCardOf, stripeAmount, stripeCurrency } from './stripeMapping.ts';
 import { readStripeSettings, stripeSettingsProblems } from './stripeSettings.ts';
 import { readStripeWebhook } from './stripeWebhooks.ts';
@@ -30,7 +30,7 @@ export interface StripeDriverOptions {
 
 export function stripeDriver(deps: DriverDeps, options: StripeDriverOptions = {}): GatewayDriver {
   const settings = readStripeSettings(deps.settings);
-  const client = () => stripeClient(settings.secretKey, deps.fetch, options.timeoutMs ?? STRIPE_TIMEOUT_MS);
+  const client = () => stripeClient(settings.secretKey, deps.fetch, options.timeoutMs ?? PROVIDER_TIMEOUT_MS);
   return {
     hostedFields: (_target, request) => hostedFieldsOf(settings.publishableKey, request),
     startCardSetup: (target, request) => startSetup(client(), target, request),

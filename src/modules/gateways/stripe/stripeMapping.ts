@@ -107,6 +107,10 @@ export function amountFromStripe(amount: number, currencyCode: string): number {
   return amount / stripeAmount(1, currencyCode);
 }
 
+/** The id of an expandable field of Stripe's: the id itself, or the object expanded. */
+export const idOf = (value: string | { id: string } | null | undefined) =>
+  typeof value === 'string' ? value : value?.id;
+
 /** Stripe takes currency codes in lower case (docs.stripe.com/currencies). */
 export const stripeCurrency = (currencyCode: string) => currencyCode.toLowerCase();
 

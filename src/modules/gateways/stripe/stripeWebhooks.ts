@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { dateAt } from '../../../core/calendar.ts';
 import type { ChargeEvent, WebhookRequest, WebhookResult } from '../gatewayContract.ts';
-import { reasonOf, amountFromStripe } from './stripeMapping.ts';
+import { amountFromStripe, idOf, reasonOf } from './stripeMapping.ts';
 
 /**
  * Stripe's webhooks (docs/gateways/stripe.md, "Webhooks"): verified with Stripe's own scheme (the
@@ -78,9 +78,6 @@ export function chargeEventsOf(event: Stripe.Event): ChargeEvent[] {
       return [];
   }
 }
-
-const idOf = (value: string | { id: string } | null | undefined) =>
-  typeof value === 'string' ? value : value?.id;
 
 /** A refund's final status; `pending` and `requires_action` say nothing yet. */
 function refundEvents(refund: Stripe.Refund, reportedOn: string): ChargeEvent[] {
