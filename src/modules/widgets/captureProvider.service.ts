@@ -35,7 +35,7 @@ interface ProviderSetup {
   confirm: Record<string, string>;
 }
 
-/** Why the frame's submit is refused before anything reaches the provider, as the frame shows it. */
+/** What the frame shows of a card the provider refused: never why (a card tester's answer, capture.service.ts). */
 const CARD_DECLINED = 'The card was declined';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
