@@ -177,6 +177,9 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
           branchCode: account.branchCode,
           routingNumber: account.routingNumber,
           iban: account.secrets?.iban ?? null,
+          // What SA debit orders need beside the account; the debtor's ID number is not stored yet
+          // (docs/gateways/netcash.md, "Batches").
+          accountType: account.accountType,
         };
       }),
     });
