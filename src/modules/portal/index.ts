@@ -8,7 +8,7 @@ export {
   ABSOLUTE_TIMEOUT_MS,
   IDLE_TIMEOUT_MS,
   LOCK_MS,
-  RESET_TOKEN_MS,
   SIGN_IN_LINK_MS,
   USERNAME_FAILURES,
 } from './portalAuth.service.ts';
+export { RESET_TOKEN_MS } from './passwordReset.service.ts';

@@ -3,6 +3,7 @@ import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import * as auth from './portalAuth.service.ts';
+import * as reset from './passwordReset.service.ts';
 import type { FormFields, PortalPage, PortalRequests } from './portalHttp.ts';
 import { linkOrigin } from '../../http/origin.ts';
 import type { PortalDeps } from './portalHttp.ts';
@@ -150,7 +151,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
       } else {
         // docs/design/portal.md, "Pages": the same answer in the same time whether or not the username names a
         // contact, so the look-up, the token and the e-mail run after the answer is sent.
-        void auth
+        void reset
           .requestPasswordReset(page.portal.ctx, { username, portalUrl: `${origin}${page.portal.base}` })
           .catch((error: unknown) => request.log.error({ err: error }, 'portal password reset failed'));
       }
@@ -164,7 +165,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
     async (request, reply) => {
       const page = await pages.open(request, reply, request.params.slug);
       if (!page) return reply;
-      if (!(await auth.isResetTokenUsable(page.portal.ctx, request.params.token)))
+      if (!(await reset.isResetTokenUsable(page.portal.ctx, request.params.token)))
         return resetLinkUnusable(page);
       return passwordPage(page, 200, resetForm(page, request.params.token));
     },
@@ -181,7 +182,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
       const mismatch = newPasswordProblems(fields);
       if (mismatch.length) return passwordPage(page, 422, { ...resetForm(page, token), errors: mismatch });
       try {
-        if (!(await auth.resetPassword(page.portal.ctx, token, fields['Password'] ?? ''))) {
+        if (!(await reset.resetPassword(page.portal.ctx, token, fields['Password'] ?? ''))) {
           return resetLinkUnusable(page);
         }
       } catch (error) {
