@@ -1,3 +1,4 @@
+import { STAND_IN_DOM_HELPERS } from './domHelpers.ts';
 /**
  * A stand-in for Paystack's InlineJS (https://js.paystack.co/v2/inline.js), served to the browser by the test's
  * Playwright route, since the real script cannot be loaded without the internet. It offers what the capture frame's
@@ -21,20 +22,7 @@ export const PAYSTACK_CHECKOUT = 'https://checkout.paystack.com/stand-in/';
 export const PAYSTACK_INLINE_STAND_IN = `(function () {
   'use strict';
   var CHECKOUT = '${PAYSTACK_CHECKOUT}';
-  function node(tag, attributes, text) {
-    var element = document.createElement(tag);
-    Object.keys(attributes).forEach(function (name) { element.setAttribute(name, attributes[name]); });
-    if (text) element.textContent = text;
-    return element;
-  }
-  function field(id, label, attributes) {
-    var wrap = node('div', { class: 'field' });
-    wrap.appendChild(node('label', { for: id }, label));
-    var input = node('input', Object.assign({ id: id }, attributes));
-    wrap.appendChild(input);
-    return { wrap: wrap, input: input };
-  }
-  function digits(text) { return text.replace(/\\D/g, ''); }
+${STAND_IN_DOM_HELPERS}
 
   function PaystackPop() {}
   PaystackPop.prototype.resumeTransaction = function (accessCode, callbacks) {

@@ -1,3 +1,4 @@
+import { STAND_IN_DOM_HELPERS } from './domHelpers.ts';
 /**
  * A stand-in for Stripe.js ("Endive", https://js.stripe.com/endive/stripe.js), served to the browser by the test's
  * Playwright route, since the real script cannot be loaded without the internet. It offers what the capture frame's
@@ -33,20 +34,7 @@ export const STRIPE_JS_STAND_IN = `(function () {
   function encode(params) {
     return Object.keys(params).map(function (k) { return encodeURIComponent(k) + '=' + encodeURIComponent(params[k]); }).join('&');
   }
-  function node(tag, attributes, text) {
-    var element = document.createElement(tag);
-    Object.keys(attributes).forEach(function (name) { element.setAttribute(name, attributes[name]); });
-    if (text) element.textContent = text;
-    return element;
-  }
-  function field(id, label, attributes) {
-    var wrap = node('div', { class: 'field' });
-    wrap.appendChild(node('label', { for: id }, label));
-    var input = node('input', Object.assign({ id: id }, attributes));
-    wrap.appendChild(input);
-    return { wrap: wrap, input: input };
-  }
-  function digits(text) { return text.replace(/\\D/g, ''); }
+${STAND_IN_DOM_HELPERS}
 
   window.Stripe = function (publishableKey) {
     function call(method, path, params) {
