@@ -1,4 +1,5 @@
 import { STAND_IN_DOM_HELPERS } from './domHelpers.ts';
+
 /**
  * A stand-in for Paystack's InlineJS (https://js.paystack.co/v2/inline.js), served to the browser by the test's
  * Playwright route, since the real script cannot be loaded without the internet. It offers what the capture frame's
