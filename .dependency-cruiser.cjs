@@ -25,6 +25,8 @@ const MODULE_ORDER = [
 
 const COMPOSITION =
   '^src/((app|server|cli|cliAccountSettings|cluster|connectModules|documentWorker)[.]ts$|cli/)';
+const TABLES_ASSEMBLY = '^src/storage/schema[.]ts$';
+const MODULE_TABLES = '^src/modules/[^/]+/tables[.]ts$';
 const FOUNDATION = ['^src/(errors|clock|config|logger|context)[.]ts$', '^src/(security|storage|http|pdf)/'];
 
 const moduleOrder = MODULE_ORDER.slice(0, -1).map((name, i) => ({
@@ -58,7 +60,7 @@ module.exports = {
         "Code outside the modules (engine, read models, composition, benchmarks, tests) uses a module's " +
         'index.ts only; the composition root (src/app.ts) alone registers routes files.',
       severity: 'error',
-      from: { path: '^(src|bench|test)/', pathNot: ['^src/modules/', '^src/app[.]ts$'] },
+      from: { path: '^(src|bench|test)/', pathNot: ['^src/modules/', '^src/app[.]ts$', TABLES_ASSEMBLY] },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index[.]ts$' },
     },
     {
@@ -80,19 +82,22 @@ module.exports = {
       to: { path: '[.]routes[.]ts$' },
     },
     {
-      name: 'views-only-from-routes',
+      name: 'read-models-only-from-routes',
       comment:
-        'Read models (src/views) combine modules, so they sit above all of them: only HTTP routes and the ' +
+        'Read models (src/readModels) combine modules, so they sit above all of them: only HTTP routes and the ' +
         'layers above use them, never a service.',
       severity: 'error',
-      from: { path: '^src/(modules|views)/', pathNot: ['[.]routes[.]ts$', '[.]pages[.]ts$', '^src/views/'] },
-      to: { path: '^src/views/' },
+      from: {
+        path: '^src/(modules|readModels)/',
+        pathNot: ['[.]routes[.]ts$', '[.]pages[.]ts$', '^src/readModels/'],
+      },
+      to: { path: '^src/readModels/' },
     },
     {
       name: 'modules-below-engine',
       comment: 'Modules and read models do not know the billing engine or the composition root.',
       severity: 'error',
-      from: { path: '^src/(modules|views)/' },
+      from: { path: '^src/(modules|readModels)/' },
       to: { path: ['^src/billing/', COMPOSITION] },
     },
     {
@@ -100,14 +105,31 @@ module.exports = {
       comment: 'The billing engine is driven by the composition root, never the other way.',
       severity: 'error',
       from: { path: '^src/billing/' },
-      to: { path: [COMPOSITION, '^src/views/'] },
+      to: { path: [COMPOSITION, '^src/readModels/'] },
     },
     {
       name: 'foundation-below-domain',
       comment: 'Context, errors, clock, storage, security and HTTP plumbing know no module.',
       severity: 'error',
-      from: { path: FOUNDATION },
-      to: { path: ['^src/(modules|views|billing)/', COMPOSITION] },
+      from: { path: FOUNDATION, pathNot: TABLES_ASSEMBLY },
+      to: { path: ['^src/(modules|readModels|billing)/', COMPOSITION] },
+    },
+    {
+      name: 'tables-assembled-by-storage',
+      comment:
+        "Storage's schema.ts assembles Kysely's Database type from each module's tables.ts, and from nothing else " +
+        'in a module (docs/architecture.md, "Tables and their owners").',
+      severity: 'error',
+      from: { path: TABLES_ASSEMBLY },
+      to: { path: ['^src/(modules|readModels|billing)/', COMPOSITION], pathNot: MODULE_TABLES },
+    },
+    {
+      name: 'tables-declare-only',
+      comment:
+        "A module's tables.ts declares column types only: it imports storage's column types and Kysely.",
+      severity: 'error',
+      from: { path: MODULE_TABLES },
+      to: { pathNot: ['^src/storage/columnTypes[.]ts$', '^node_modules/kysely/'] },
     },
     {
       name: 'core-is-pure',

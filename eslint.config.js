@@ -1,6 +1,65 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const WALL_CLOCK = [
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: 'Read the time from the injected clock (src/clock.ts), never from the wall clock.',
+  },
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: 'Read the time from the injected clock (src/clock.ts), never from the wall clock.',
+  },
+];
+
+/** Services whose rows have not yet become domain types (docs/architecture.md, "Rows stop at the repository"). */
+const SERVICES_STILL_READING_ROWS = [
+  'src/modules/auth/account.service.ts',
+  'src/modules/batches/batch.service.ts',
+  'src/modules/batches/batchBuildLines.service.ts',
+  'src/modules/batches/batchFile.service.ts',
+  'src/modules/batches/batchLine.service.ts',
+  'src/modules/batches/batchMandates.service.ts',
+  'src/modules/batches/batchReturns.service.ts',
+  'src/modules/batches/batchRun.service.ts',
+  'src/modules/batches/batchSimulate.service.ts',
+  'src/modules/batches/batchSubmission.service.ts',
+  'src/modules/catalogue/component.service.ts',
+  'src/modules/catalogue/componentVersion.service.ts',
+  'src/modules/catalogue/package.service.ts',
+  'src/modules/catalogue/packageVersion.service.ts',
+  'src/modules/collections/collectionClaim.service.ts',
+  'src/modules/collections/collectionRecord.service.ts',
+  'src/modules/collections/payNow.service.ts',
+  'src/modules/collections/refund.service.ts',
+  'src/modules/customers/customField.service.ts',
+  'src/modules/customers/customer.service.ts',
+  'src/modules/invoicing/invoice.service.ts',
+  'src/modules/invoicing/invoiceCollection.service.ts',
+  'src/modules/invoicing/invoiceMail.service.ts',
+  'src/modules/invoicing/invoiceMoney.service.ts',
+  'src/modules/invoicing/invoiceReads.service.ts',
+  'src/modules/invoicing/recurringInvoice.service.ts',
+  'src/modules/invoicing/recurringInvoiceBilling.service.ts',
+  'src/modules/ledger/adjustment.service.ts',
+  'src/modules/ledger/creditNote.service.ts',
+  'src/modules/ledger/customerCredit.service.ts',
+  'src/modules/ledger/payment.service.ts',
+  'src/modules/ledger/refund.service.ts',
+  'src/modules/mail/mail.service.ts',
+  'src/modules/mandates/emandate.service.ts',
+  'src/modules/mandates/emandateLink.service.ts',
+  'src/modules/paymentMethods/bankAccount.service.ts',
+  'src/modules/paymentMethods/paymentMethod.service.ts',
+  'src/modules/portal/passwordReset.service.ts',
+  'src/modules/portal/portalAuth.service.ts',
+  'src/modules/widgets/capture.service.ts',
+  'src/modules/widgets/captureBank.service.ts',
+  'src/modules/widgets/captureProvider.service.ts',
+  'src/modules/widgets/captureSession.service.ts',
+  'src/modules/widgets/payPage.service.ts',
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
@@ -10,22 +69,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message: 'Read the time from the injected clock (src/clock.ts), never from the wall clock.',
-        },
-        {
-          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
-          message: 'Read the time from the injected clock (src/clock.ts), never from the wall clock.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...WALL_CLOCK],
     },
   },
   {
     // Domain code reads wall time only through the context's port (docs/architecture.md, "Two clocks").
-    files: ['src/modules/**', 'src/billing/**', 'src/core/**', 'src/views/**'],
+    files: ['src/modules/**', 'src/billing/**', 'src/core/**', 'src/readModels/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -41,6 +90,40 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Rows stop at the repository: a service reads domain types, never a row's snake_case columns
+    // (docs/architecture.md, "Rows stop at the repository").
+    files: ['src/modules/**/*.service.ts'],
+    ignores: SERVICES_STILL_READING_ROWS,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...WALL_CLOCK,
+        {
+          selector: 'MemberExpression[computed=false][property.name=/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/]',
+          message:
+            'A service reads domain types: map the row in its repository (docs/architecture.md, "Rows stop at the repository").',
+        },
+      ],
+    },
+  },
+  {
+    // A use case reads as a list of named steps; route registration, PDF drawing and frozen migrations are lists of
+    // their own (docs/architecture.md, "Use cases read as steps").
+    files: ['src/**/*.ts', 'scripts/**/*.ts'],
+    ignores: [
+      '**/*.test.ts',
+      '**/*.fixtures.ts',
+      'src/**/*.routes.ts',
+      'src/**/*.pages.ts',
+      'src/**/*Pdf.ts',
+      'src/pdf/**',
+      'src/storage/migrations/**',
+      'src/app.ts',
+      'src/cli/**',
+    ],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
     files: ['src/clock.ts', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],

@@ -41,7 +41,10 @@ export default defineConfig({
     hookTimeout: 60_000,
     globalSetup: ['test/helpers/globalSetup.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'] },
+      },
       dialectProject('sqlite'),
       ...(postgresUrl ? [dialectProject('postgres')] : []),
     ],

@@ -1,6 +1,6 @@
 // `npm run bench:all`: every benchmark, one after the other, on SQLite and PostgreSQL, then the generated part of
-// docs/benchmarks.md written again from what they printed (bench/allReport.ts). How to run and read it:
-// bench/README.md, "All at once".
+// docs/benchmarks.md written again from what they printed, and their JSON lines to docs/benchmarks.json beside it
+// (bench/allReport.ts). How to run and read it: bench/README.md, "All at once".
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,7 @@ import * as prettier from 'prettier';
 import { PG_URL, log, round } from './common.ts';
 import { ROOT } from './harness.ts';
 import type { BenchmarkRun, Machine } from './allReport.ts';
-import { renderRun, replaceGenerated } from './allReport.ts';
+import { figuresFileName, figuresOf, renderRun, replaceGenerated } from './allReport.ts';
 
 interface Benchmark {
   script: string;
@@ -57,6 +57,11 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     script: 'bench:collections',
     measures: 'Collection of due card invoices through the test gateway against the gateway charges alone.',
+    quick: { BENCH_INVOICES: '300' },
+  },
+  {
+    script: 'bench:reminders',
+    measures: "One day's reminder pass over past-due EFT invoices against the same e-mails queued bare.",
     quick: { BENCH_INVOICES: '300' },
   },
   {
@@ -189,12 +194,16 @@ async function main(): Promise<number> {
   machine.loadAfter = round(os.loadavg()[0]!, 2);
 
   // Formatted as every page is (prettier), so that the next hand edit of the page does not reflow the run.
-  const page = replaceGenerated(doc, renderRun(machine, runs));
+  const figuresFile = figuresFileName(OUT);
+  const page = replaceGenerated(doc, renderRun(machine, runs, figuresFile));
   const options = await prettier.resolveConfig(OUT);
   fs.writeFileSync(OUT, await prettier.format(page, { ...options, filepath: OUT }));
+  const figuresPath = path.join(path.dirname(OUT), figuresFile);
+  const figures = JSON.stringify(figuresOf(machine, runs));
+  fs.writeFileSync(figuresPath, await prettier.format(figures, { ...options, filepath: figuresPath }));
   const failed = runs.filter((run) => run.exitCode !== 0).map((run) => run.script);
   log(
-    `${path.relative(process.cwd(), OUT)} written; ${failed.length ? `FAILED: ${failed.join(', ')}` : 'every benchmark passed its checks'}`,
+    `${path.relative(process.cwd(), OUT)} and ${figuresFile} written; ${failed.length ? `FAILED: ${failed.join(', ')}` : 'every benchmark passed its checks'}`,
   );
   return failed.length ? 1 : 0;
 }

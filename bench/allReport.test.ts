@@ -4,6 +4,8 @@ import type { BenchmarkRun, Machine } from './allReport.ts';
 import {
   BEGIN_MARKER,
   END_MARKER,
+  figuresFileName,
+  figuresOf,
   outputAsMarkdown,
   renderRun,
   replaceGenerated,
@@ -90,8 +92,8 @@ describe('the generated part of docs/benchmarks.md', () => {
     ]);
   });
 
-  it('names the machine and each benchmark, with its settings, its status and every figure', () => {
-    const text = renderRun(machine, [
+  it('names the machine and each benchmark, with its settings, its status and where every figure is', () => {
+    const runs = [
       run({ settings: { BENCH_SECONDS: '2' } }),
       run({
         script: 'bench:billing',
@@ -99,18 +101,34 @@ describe('the generated part of docs/benchmarks.md', () => {
         stdout: 'partial',
         stderrTail: 'FAILED: 3 invoices missing',
       }),
-    ]);
+    ];
+    const text = renderRun(machine, runs, 'benchmarks.json');
     expect(text.startsWith(BEGIN_MARKER)).toBe(true);
     expect(text.endsWith(END_MARKER)).toBe(true);
     expect(text).toContain('| CPU | Some CPU, 2 logical CPUs |');
     expect(text).toContain('| Load average (1 min) | 0.4 at the start, 1.9 at the end |');
     expect(text).toContain('### `npm run bench:payments`');
     expect(text).toContain('Settings: `BENCH_SECONDS=2`. 61 s, its checks passed.');
-    expect(text).toContain('"rate": 812.5');
+    expect(text).toContain('[benchmarks.json](benchmarks.json)');
+    expect(text).not.toContain('billing-payments');
     expect(text).toContain('**FAILED** (exit status 1)');
     expect(text).toContain('FAILED: 3 invoices missing');
     expect(text).not.toContain('quick run');
-    expect(renderRun({ ...machine, quick: true }, [])).toContain('A quick run (`BENCH_ALL_QUICK=1`)');
+    expect(renderRun({ ...machine, quick: true }, [], 'benchmarks.json')).toContain(
+      'A quick run (`BENCH_ALL_QUICK=1`)',
+    );
+  });
+
+  it('keeps every JSON line in the file beside the page, by npm script, with the machine', () => {
+    expect(figuresFileName('/repo/docs/benchmarks.md')).toBe('benchmarks.json');
+    const runs = [run(), run({ script: 'bench:billing', exitCode: 1, stdout: 'partial' })];
+    expect(figuresOf(machine, runs)).toEqual({
+      machine,
+      benchmarks: {
+        'bench:payments': { benchmark: 'billing-payments', results: { sqlite: { rate: 812.5 } } },
+        'bench:billing': null,
+      },
+    });
   });
 
   it('replaces only what lies between the markers', () => {

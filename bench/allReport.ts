@@ -1,7 +1,8 @@
 /**
  * The part of docs/benchmarks.md that `npm run bench:all` writes (bench/all.ts): the machine, then each benchmark's
  * own output. Pure, so that what the page shows is what the benchmarks printed: their tables (Markdown already,
- * formatTable), their other lines in text blocks, and their JSON line in full.
+ * formatTable) and their other lines in text blocks. Their JSON lines go to a file beside the page
+ * (docs/benchmarks.json, `figuresOf`): every figure stays, and the page stays short enough to read.
  */
 
 /** The markers between which docs/benchmarks.md holds the generated run; the text around them is written by hand. */
@@ -104,7 +105,7 @@ function machineSection(machine: Machine): string {
 }
 
 function benchmarkSection(run: BenchmarkRun): string {
-  const { body, json } = splitOutput(run.stdout);
+  const { body } = splitOutput(run.stdout);
   const settings = Object.entries(run.settings)
     .map(([name, value]) => `\`${name}=${value}\``)
     .join(' ');
@@ -120,25 +121,31 @@ function benchmarkSection(run: BenchmarkRun): string {
       ['What it said on stderr, last lines:', '```text', run.stderrTail.trimEnd(), '```'].join('\n'),
     );
   }
-  if (json !== undefined) {
-    parts.push(
-      [
-        '<details><summary>Every figure (its JSON line)</summary>',
-        '',
-        '```json',
-        JSON.stringify(json, null, 1),
-        '```',
-        '',
-        '</details>',
-      ].join('\n'),
-    );
-  }
   return parts.join('\n\n');
 }
 
-/** The generated part, markers included. */
-export function renderRun(machine: Machine, runs: readonly BenchmarkRun[]): string {
-  return [BEGIN_MARKER, machineSection(machine), ...runs.map(benchmarkSection), END_MARKER].join('\n\n');
+/** The file beside the page that holds every figure, named after it: docs/benchmarks.md → benchmarks.json. */
+export function figuresFileName(page: string): string {
+  return page.replace(/^.*\//, '').replace(/\.md$/, '') + '.json';
+}
+
+/** The generated part, markers included; `figuresFile` is where `figuresOf` is written, beside the page. */
+export function renderRun(machine: Machine, runs: readonly BenchmarkRun[], figuresFile: string): string {
+  const figures = `Every figure each benchmark printed (its JSON line) is in [${figuresFile}](${figuresFile}), written by the same run.`;
+  return [BEGIN_MARKER, machineSection(machine), figures, ...runs.map(benchmarkSection), END_MARKER].join(
+    '\n\n',
+  );
+}
+
+/** Every benchmark's JSON line, by npm script, with the machine they ran on: the file beside the page. */
+export function figuresOf(
+  machine: Machine,
+  runs: readonly BenchmarkRun[],
+): { machine: Machine; benchmarks: Record<string, unknown> } {
+  return {
+    machine,
+    benchmarks: Object.fromEntries(runs.map((run) => [run.script, splitOutput(run.stdout).json ?? null])),
+  };
 }
 
 /** `doc` with its generated part replaced by `generated`; the page must hold the two markers, in order. */

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { moneyTurnSettings } from './config.ts';
 import type { MoneyTurnSettings } from './config.ts';
-import { fixedClock } from './clock.ts';
+import { contextFor } from './context.ts';
 import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
@@ -40,6 +40,7 @@ import { registerCollectionsRoutes } from './modules/collections/collections.rou
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
 import { registerWidgetsRoutes } from './modules/widgets/widgets.routes.ts';
 import { registerCaptureFrameRoutes } from './modules/widgets/captureFrame.routes.ts';
+import { registerPayPageRoutes } from './modules/widgets/payPage.routes.ts';
 import { registerGatewayWebhookRoutes } from './modules/collections/gatewayWebhooks.routes.ts';
 import type { Actor } from './context.ts';
 import {
@@ -49,6 +50,7 @@ import {
 import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
 import { registerPortalApiRoutes } from './modules/portal/portalApi.routes.ts';
 import { registerPortalRoutes } from './modules/portal/portal.routes.ts';
+import { registerFavicon } from './http/favicon.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
 import type { ConnectionTimeouts } from './http/hardening.ts';
@@ -57,7 +59,7 @@ import { registerJsonBodies } from './http/jsonBody.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { RequestLog } from './http/requestLog.ts';
 import { refuseNulInUrls } from './http/urlText.ts';
-import { refuseUnplainHosts } from './http/origin.ts';
+import { linkOrigin, refuseUnplainHosts } from './http/origin.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { CustomerQueue, registerCustomerQueue } from './http/customerQueue.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
@@ -184,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await registerOpenApi(app as unknown as App);
 
+  registerFavicon(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -195,20 +198,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   /** A request's context acting for an account: its key's under /v1, a capture session's in the frame. */
-  const accountContext = (account: Account, request: FastifyRequest, actor?: Actor): ServiceContext => ({
-    account,
-    db: deps.storage.db,
-    // A test account lives on its own clock, which only the test-clock API moves.
-    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock,
-    wallClock: deps.wallClock,
-    log: request.log,
-    secrets: deps.secrets,
-    mailQueued: deps.mailQueued,
-    webhookSender: deps.webhookSender,
-    documents: deps.documents,
-    ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
-    ...(actor ? { actor } : {}),
-  });
+  const accountContext = (account: Account, request: FastifyRequest, actor?: Actor): ServiceContext =>
+    contextFor(
+      {
+        db: deps.storage.db,
+        clock: deps.clock,
+        wallClock: deps.wallClock,
+        log: request.log,
+        secrets: deps.secrets,
+        mailQueued: deps.mailQueued,
+        webhookSender: deps.webhookSender,
+        documents: deps.documents,
+        providerFetch: deps.providerFetch,
+        publicUrl: linkOrigin(request, deps.publicUrl),
+        actor,
+      },
+      account,
+    );
 
   /** A customer acting in a hosted page: the route, not the URL, which holds the page's token. */
   const widgetActor = (request: FastifyRequest): Actor => ({
@@ -283,6 +289,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.storage.db,
     contextFor: async (accountId, request) =>
       accountContext(await getAccount(deps.storage.db, accountId), request),
+  });
+  // The page that pays one invoice: the signed token in its path names the account and the invoice.
+  registerPayPageRoutes(app as unknown as App, {
+    secrets: deps.secrets,
+    wallClock: deps.wallClock,
+    contextFor: hostedPageContext,
+    publicUrl: deps.publicUrl,
   });
   // The customer portal's pages: a contact's session (or the sign-in they lead to) names the account.
   registerPortalRoutes(app as unknown as App, {

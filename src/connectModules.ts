@@ -1,6 +1,6 @@
 import { TEST_CLOCK_EVENT_TYPES } from './billing/testClock.ts';
 import { ACCOUNT_EVENT_TYPES } from './modules/auth/index.ts';
-import { BATCH_EVENT_TYPES } from './modules/batches/index.ts';
+import { BATCH_EVENT_TYPES, debitDatesOfPayments } from './modules/batches/index.ts';
 import { CATALOGUE_EVENT_TYPES, registerCatalogueUses } from './modules/catalogue/index.ts';
 import {
   CUSTOMER_EVENT_TYPES,
@@ -16,6 +16,7 @@ import {
   countInvoicesUsingPaymentMethod,
   countRecurringInvoicesOfCustomer,
   countRecurringInvoicesUsingPaymentMethod,
+  registerPendingDebits,
   renderInvoicePdfAttachment,
 } from './modules/invoicing/index.ts';
 import { registerEventObjects, registerEventTypes } from './modules/events/index.ts';
@@ -48,8 +49,13 @@ import {
   countSubscriptionsWithComponent,
 } from './modules/subscriptions/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
-import { STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment } from './modules/statements/index.ts';
-import { eventObjectRenderers } from './views/eventObjects.ts';
+import {
+  STATEMENT_PDF_ATTACHMENT,
+  registerDebitDates,
+  renderStatementPdfAttachment,
+} from './modules/statements/index.ts';
+import { eventObjectRenderers } from './readModels/eventObjects.ts';
+import { pendingDebitsToInvoices } from './readModels/pendingDebits.view.ts';
 
 /**
  * Plugs higher modules into the ports of lower ones, so that modules import only downwards
@@ -88,7 +94,11 @@ export function connectModules(): void {
   // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
   registerAttachmentRenderer(STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment);
-  // Events show resources as the API does; some of those shapes combine modules (src/views/).
+  // Invoices' documents show a pending debit as still due, with its date and bank account (ledger's payments).
+  registerPendingDebits(pendingDebitsToInvoices);
+  // Statements date a pending payment by its batch's action date, as the invoice's documents do.
+  registerDebitDates(debitDatesOfPayments);
+  // Events show resources as the API does; some of those shapes combine modules (src/readModels/).
   registerEventObjects(eventObjectRenderers);
   // Webhook endpoints subscribe to the types the modules declare, and to no other.
   registerEventTypes([

@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { fixedClock } from './clock.ts';
 import type { Clock } from './clock.ts';
 import { dateAt } from './core/calendar.ts';
 import type { PlainDate } from './core/calendar.ts';
-import type { StatementPeriod } from './core/statements.ts';
+import type { StatementPeriod } from './core/periods.ts';
 import type { DocumentRenderer } from './pdf/documentPool.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
@@ -39,6 +40,25 @@ export interface Account {
   isTaxInclusive: boolean;
   /** The default bill-cycle day (1–31) of its customers (docs/pricing.md, "Bill-cycle day"); null for none. */
   billCycleDay: number | null;
+  /** What the collection loop does on its own (docs/gateways.md, "The collection loop"). */
+  collectionLoop: CollectionLoopSettings;
+}
+
+export interface CollectionLoopSettings {
+  /** A receipt to the customer for every payment collected (on by default). */
+  sendReceipts: boolean;
+  /** A notice to the customer at every failed collection, with what happens next (on by default). */
+  sendPaymentFailed: boolean;
+  /** Reminders of the invoices the customer pays itself (on by default), on `reminderDays`. */
+  sendReminders: boolean;
+  /** Days relative to the due date (negative: before it) on which an unpaid invoice is reminded; null: the default. */
+  reminderDays: number[] | null;
+  /** The customer's unapplied credit pays an invoice before it is charged or bundled (on by default). */
+  applyCreditFirst: boolean;
+  /** Bundled debit-order batches are submitted on their last safe day without a person (off by default). */
+  autoSubmitBatches: boolean;
+  /** Where notices to the account's staff go; null: the seller's ContactEmail (none: the event alone). */
+  staffEmail: string | null;
 }
 
 export interface PortalSelfService {
@@ -102,6 +122,11 @@ export interface ServiceContext {
    * simulator (nothing global is patched).
    */
   providerFetch?: typeof fetch;
+  /**
+   * The origin of links that leave the service in what a context writes (e-mails, events): PUBLIC_URL, or for a
+   * request on loopback the address it arrived on (http/origin.ts, linkOrigin); absent: no link can be made.
+   */
+  publicUrl?: string;
   /** Tells the mail worker that a committed change queued mail, so it need not wait for its next round. */
   mailQueued(): void;
   /** Who asked for what the context does (audit log); absent when the service acts on its own. */
@@ -110,6 +135,52 @@ export interface ServiceContext {
   webhookSender?: WebhookSender;
   /** This process's PDF threads (src/pdf/documentPool.ts); absent where none runs (the CLI draws no PDF). */
   documents?: DocumentRenderer;
+}
+
+/**
+ * What a process (a server, a worker, a command) holds to make the context of an account: everything of
+ * ServiceContext but the account, the clocks as the process sees them.
+ */
+export interface ContextDeps {
+  db: Db;
+  /** The process's business clock, for accounts that are not test accounts. */
+  clock: Clock;
+  wallClock: Clock;
+  log: FastifyBaseLogger;
+  secrets: SecretBox;
+  /** Absent where no mail worker runs: a running server picks queued mail up at its next round. */
+  mailQueued?: () => void;
+  webhookSender?: WebhookSender;
+  documents?: DocumentRenderer;
+  providerFetch?: typeof fetch;
+  publicUrl?: string;
+  actor?: Actor;
+}
+
+/** The business clock of an account: a test account's own (its testClockAt), which only the test-clock API moves. */
+export function accountClock(account: Account, clock: Clock): Clock {
+  return account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : clock;
+}
+
+/**
+ * The one way to make a ServiceContext: the account's, from what the process holds. A test account lives on its
+ * own clock (docs/architecture.md, "Two clocks"); what the deps leave out is left out of the context.
+ */
+export function contextFor(deps: ContextDeps, account: Account): ServiceContext {
+  return {
+    account,
+    db: deps.db,
+    clock: accountClock(account, deps.clock),
+    wallClock: deps.wallClock,
+    log: deps.log,
+    secrets: deps.secrets,
+    mailQueued: deps.mailQueued ?? (() => {}),
+    ...(deps.webhookSender ? { webhookSender: deps.webhookSender } : {}),
+    ...(deps.documents ? { documents: deps.documents } : {}),
+    ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    ...(deps.actor ? { actor: deps.actor } : {}),
+  };
 }
 
 /** Both clocks of a context, for work that makes its own context (an account's creation). */

@@ -44,6 +44,7 @@ export function urlWithoutTokens(url: string): string {
     .replace(/(\/widget\/(?:capture|emandate(?:\/frame)?)\/)(?!v1\/|download\b)[^/?#]+/, '$1[token]')
     .replace(/(\/v1\/widgets\/capturepaymethod\/(?:get|build)\/)[^/?#]+/, '$1[token]')
     .replace(/(\/portal\/[^/?#]+\/(?:link|reset)\/)[^/?#]+/, '$1[token]')
+    .replace(/^(\/pay\/)[^/?#]+/, '$1[token]')
     .replace(/([?&](?:token|Token|SessionToken)=)[^&#]*/g, '$1[token]');
 }
 

@@ -89,6 +89,32 @@ const webhookAccounts: WebhookAccounts = {
   contactEmail: async (db, accountId) => (await findSellerDetails(db, accountId))?.email ?? null,
 };
 
+/**
+ * What a start has started so far, with what every part needs: stopped in reverse order when the service closes, or
+ * when its start fails part way (a port in use), so that the caller's process has nothing of ours left open.
+ */
+interface Started {
+  storage: Storage;
+  inflight: InFlight;
+  documents: DocumentPool;
+  housekeeping?: NodeJS.Timeout;
+  firstPurge?: Promise<unknown>;
+  mailWorker?: MailWorker;
+  webhookWorker?: WebhookWorker;
+  billingWorker?: BillingWorker;
+  idempotencyLease?: IdempotencyLease;
+  keptCredentials?: KeptCredentials;
+  app?: App;
+}
+
+/** What every worker is given: the database, both clocks and the secrets. */
+interface WorkerBase {
+  db: Storage['db'];
+  clock: Clock;
+  wallClock: Clock;
+  secrets: SecretBox;
+}
+
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   connectModules();
@@ -97,6 +123,66 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const clock = options.clock ?? systemClock;
   const wallClock = options.wallClock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream, config.logFormat);
+  configureWebhooks(config);
+  const storage = await openMigratedStorage(config, options);
+  if (storage.dialect === 'postgres' && !config.encryptionKey) {
+    log.warn(
+      'ENCRYPTION_KEY is not set: using the key file in DATA_DIR; every process sharing this database needs the same key',
+    );
+  }
+  const started: Started = {
+    storage,
+    inflight: new InFlight(),
+    documents: new DocumentPool(config.documents, DOCUMENT_WORKER),
+  };
+  try {
+    const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    const base: WorkerBase = { db: storage.db, clock, wallClock, secrets };
+    const mail = (started.mailWorker = startMail(config, options, base, log, started.documents));
+    const webhooks = (started.webhookWorker = startWebhooks(config, base, log, mail));
+    startHousekeeping(started, clock, log);
+    started.idempotencyLease = await takeIdempotencyLease(config.database, storage.db, (error) =>
+      log.warn(
+        { err: error },
+        "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
+      ),
+    );
+    started.keptCredentials = await keepCredentialLookups(config.database, storage.db, log);
+    keepCataloguePages(storage.db, config.cataloguePageCacheChars);
+    const app = (started.app = await buildApp({
+      storage,
+      clock,
+      wallClock,
+      secrets,
+      logger: log,
+      bodyLimitBytes: config.bodyLimitBytes,
+      timeouts: config,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+      idempotencyLease: started.idempotencyLease,
+      inflight: started.inflight,
+      mailQueued: () => mail.wake(),
+      webhookSender: webhooks,
+      documents: started.documents,
+      publicUrl: config.publicUrl,
+      trustedProxies: config.trustedProxies,
+      moneyTurns: config.moneyTurns,
+      ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
+    }));
+    await app.listen({ port: config.port, host: config.host });
+    // Once the service answers: a first round with much due would otherwise run while the app starts (its plugins
+    // have a start timeout), and a long one would keep /healthz from answering.
+    started.billingWorker = startBilling(config, options, base, log, mail, webhooks);
+    return runningService(started, secrets, log, config);
+  } catch (error) {
+    await stopStarted(started).catch((closeError: unknown) =>
+      log.error({ err: closeError }, 'could not stop what had started after a failed start'),
+    );
+    await flushLogs(log, LOG_FLUSH_MS);
+    throw error;
+  }
+}
+
+function configureWebhooks(config: Config): void {
   try {
     configureWebhookUrlPolicy(
       parseWebhookUrlPolicy({
@@ -108,6 +194,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
   configureWebhookEndpointLimit(config.webhookMaxEndpointsPerAccount);
+}
+
+async function openMigratedStorage(config: Config, options: ServiceOptions): Promise<Storage> {
   const storage = openStorage(config.database, { onQuery: options.onQuery, plugins: options.queryPlugins });
   try {
     if (!options.migrated) await migrateToLatest(storage.db);
@@ -115,165 +204,120 @@ export async function startService(config: Config, options: ServiceOptions = {})
     await storage.close();
     throw error;
   }
-  if (storage.dialect === 'postgres' && !config.encryptionKey) {
-    log.warn(
-      'ENCRYPTION_KEY is not set: using the key file in DATA_DIR; every process sharing this database needs the same key',
-    );
-  }
-  // Whatever has been started is stopped again, in reverse order, if the start fails part way (a port in use):
-  // the caller's process then has nothing of ours left open and can end on its own.
-  let housekeeping: NodeJS.Timeout | undefined;
-  let firstPurge: Promise<unknown> | undefined;
-  let mailWorker: MailWorker | undefined;
-  let webhookWorker: WebhookWorker | undefined;
-  let billingWorker: BillingWorker | undefined;
-  let idempotencyLease: IdempotencyLease | undefined;
-  let keptCredentials: KeptCredentials | undefined;
-  let app: App | undefined;
-  const inflight = new InFlight();
-  const documents = new DocumentPool(config.documents, DOCUMENT_WORKER);
-  // In-flight requests finish before the workers stop and the database closes.
-  const stopAll = async () => {
-    if (housekeeping) clearInterval(housekeeping);
-    // Told at once, a bill run in progress stops after its transaction in progress, while requests finish.
-    const billingStopped = billingWorker?.stop();
-    if (app) {
-      await app.close();
-      await inflight.idle(SHUTDOWN_GRACE_MS);
-    }
-    await billingStopped;
-    // Before the mail worker: disabling an endpoint queues mail.
-    await webhookWorker?.stop();
-    await mailWorker?.stop();
-    // After the requests and the mail worker, the last to ask for a document; no thread outlives the service.
-    await documents.close();
-    await idempotencyLease?.close();
-    await keptCredentials?.close();
-    await firstPurge;
-    await storage.close();
-  };
+  return storage;
+}
 
-  try {
-    const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
-    const transport = options.mailTransport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : undefined);
-    const mail = startMailWorker(
-      {
-        db: storage.db,
-        clock,
-        wallClock,
-        secrets,
-        transport,
-        from: config.mailFrom,
-        log: log.child({ worker: 'mail' }),
-        documents,
-      },
-      config.workerIntervalMs,
-    );
-    mailWorker = mail;
-    const webhooks = startWebhookWorker(
-      {
-        db: storage.db,
-        clock,
-        wallClock,
-        secrets,
-        log: log.child({ worker: 'webhooks' }),
-        accounts: webhookAccounts,
-        timeoutMs: config.webhookTimeoutMs,
-        mailQueued: () => mail.wake(),
-      },
-      {
-        intervalMs: config.workerIntervalMs,
-        maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
-        stopWaitMs: WEBHOOK_STOP_WAIT_MS,
-      },
-    );
-    webhookWorker = webhooks;
+function startMail(
+  config: Config,
+  options: ServiceOptions,
+  base: WorkerBase,
+  log: Logger,
+  documents: DocumentPool,
+): MailWorker {
+  const transport = options.mailTransport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : undefined);
+  return startMailWorker(
+    { ...base, transport, from: config.mailFrom, log: log.child({ worker: 'mail' }), documents },
+    config.workerIntervalMs,
+  );
+}
 
-    const purge = () =>
-      Promise.all([
-        purgeIdempotencyKeys(
-          storage.db,
-          new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
-        ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed')),
-        purgeExpiredEvents(storage.db, clock.now()).catch((error: unknown) =>
-          log.error({ err: error }, 'event purge failed'),
-        ),
-      ]);
-    firstPurge = purge();
-    housekeeping = setInterval(purge, HOUSEKEEPING_MS);
-    housekeeping.unref();
+function startWebhooks(config: Config, base: WorkerBase, log: Logger, mail: MailWorker): WebhookWorker {
+  return startWebhookWorker(
+    {
+      ...base,
+      log: log.child({ worker: 'webhooks' }),
+      accounts: webhookAccounts,
+      timeoutMs: config.webhookTimeoutMs,
+      mailQueued: () => mail.wake(),
+    },
+    {
+      intervalMs: config.workerIntervalMs,
+      maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
+      stopWaitMs: WEBHOOK_STOP_WAIT_MS,
+    },
+  );
+}
 
-    idempotencyLease = await takeIdempotencyLease(config.database, storage.db, (error) =>
-      log.warn(
-        { err: error },
-        "lost the idempotency lease connection to PostgreSQL: retries of this process's requests now wait out the 5-minute abandonment delay",
+/** Expired idempotency keys and events purged now, then every hour. */
+function startHousekeeping(started: Started, clock: Clock, log: Logger): void {
+  const db = started.storage.db;
+  const purge = () =>
+    Promise.all([
+      purgeIdempotencyKeys(
+        db,
+        new Date(clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString(),
+      ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed')),
+      purgeExpiredEvents(db, clock.now()).catch((error: unknown) =>
+        log.error({ err: error }, 'event purge failed'),
       ),
-    );
-    keptCredentials = await keepCredentialLookups(config.database, storage.db, log);
-    keepCataloguePages(storage.db, config.cataloguePageCacheChars);
-    app = await buildApp({
-      storage,
-      clock,
-      wallClock,
-      secrets,
-      logger: log,
-      bodyLimitBytes: config.bodyLimitBytes,
-      timeouts: config,
-      authFailuresPerMinute: config.authFailuresPerMinute,
-      idempotencyLease,
-      inflight,
+    ]);
+  started.firstPurge = purge();
+  started.housekeeping = setInterval(purge, HOUSEKEEPING_MS);
+  started.housekeeping.unref();
+}
+
+function startBilling(
+  config: Config,
+  options: ServiceOptions,
+  base: WorkerBase,
+  log: Logger,
+  mail: MailWorker,
+  webhooks: WebhookWorker,
+): BillingWorker | undefined {
+  if (config.billingIntervalMs <= 0) return undefined;
+  return startBillingWorker(
+    {
+      ...base,
+      log: log.child({ worker: 'billing' }),
       mailQueued: () => mail.wake(),
       webhookSender: webhooks,
-      documents,
-      publicUrl: config.publicUrl,
-      trustedProxies: config.trustedProxies,
-      moneyTurns: config.moneyTurns,
+      collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
-    });
-    await app.listen({ port: config.port, host: config.host });
-    // Once the service answers: a first round with much due would otherwise run while the app starts (its plugins
-    // have a start timeout), and a long one would keep /healthz from answering.
-    billingWorker =
-      config.billingIntervalMs > 0
-        ? startBillingWorker(
-            {
-              db: storage.db,
-              clock,
-              wallClock,
-              secrets,
-              log: log.child({ worker: 'billing' }),
-              mailQueued: () => mail.wake(),
-              webhookSender: webhooks,
-              collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
-              ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
-            },
-            config.billingIntervalMs,
-          )
-        : undefined;
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    },
+    config.billingIntervalMs,
+  );
+}
 
-    let closing: Promise<void> | undefined;
-    return {
-      app,
-      storage,
-      secrets,
-      log,
-      url: `http://${host}:${port}`,
-      close() {
-        closing ??= (async () => {
-          await stopAll();
-          await flushLogs(log, LOG_FLUSH_MS);
-        })();
-        return closing;
-      },
-    };
-  } catch (error) {
-    await stopAll().catch((closeError: unknown) =>
-      log.error({ err: closeError }, 'could not stop what had started after a failed start'),
-    );
-    await flushLogs(log, LOG_FLUSH_MS);
-    throw error;
+function runningService(started: Started, secrets: SecretBox, log: Logger, config: Config): Service {
+  const app = started.app!;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    storage: started.storage,
+    secrets,
+    log,
+    url: `http://${host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        await stopStarted(started);
+        await flushLogs(log, LOG_FLUSH_MS);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** In-flight requests finish before the workers stop and the database closes. */
+async function stopStarted(started: Started): Promise<void> {
+  if (started.housekeeping) clearInterval(started.housekeeping);
+  // Told at once, a bill run in progress stops after its transaction in progress, while requests finish.
+  const billingStopped = started.billingWorker?.stop();
+  if (started.app) {
+    await started.app.close();
+    await started.inflight.idle(SHUTDOWN_GRACE_MS);
   }
+  await billingStopped;
+  // Before the mail worker: disabling an endpoint queues mail.
+  await started.webhookWorker?.stop();
+  await started.mailWorker?.stop();
+  // After the requests and the mail worker, the last to ask for a document; no thread outlives the service.
+  await started.documents.close();
+  await started.idempotencyLease?.close();
+  await started.keptCredentials?.close();
+  await started.firstPurge;
+  await started.storage.close();
 }

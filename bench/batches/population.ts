@@ -16,7 +16,7 @@ import { fixedClock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import type { ServiceContext } from '../../src/context.ts';
-import { earliestActionDate } from '../../src/core/batches.ts';
+import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { startService } from '../../src/server.ts';

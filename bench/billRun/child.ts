@@ -315,7 +315,7 @@ export function runChild(input: ChildInput): Promise<ChildResult> {
  * The checkout whose `billing` is measured: this one, or BENCH_BILLING_ROOT (another checkout with its node_modules,
  * e.g. the main branch's code exported beside it, to measure before and after in turn on the same machine).
  */
-const ROOT = process.env.BENCH_BILLING_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = process.env.BENCH_BILLING_ROOT ?? fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'billing.js');
 const PROBE = fileURLToPath(new URL('memoryProbe.mjs', import.meta.url));
 

@@ -157,9 +157,9 @@ export async function measureFloor(source: Db, target: Db, seeded: Seeded): Prom
     await target.transaction().execute(async (trx) => {
       if (invoices.length > 0) {
         await trx
-          .updateTable('accounts')
-          .set({ last_invoice_num: invoices.length })
-          .where('id', '=', accountId)
+          .insertInto('invoice_numbers')
+          .values({ account_id: accountId, last_num: invoices.length })
+          .onConflict((oc) => oc.column('account_id').doUpdateSet({ last_num: invoices.length }))
           .execute();
       }
       await insertRows(trx, 'invoices', invoices);

@@ -10,13 +10,13 @@ import type { SecretBox } from '../security/secretBox.ts';
 import { isPostgres } from '../storage/columns.ts';
 import type { Db } from '../storage/database.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
-import { collectDueInvoices } from '../modules/collections/index.ts';
+import { collectDueInvoices, sendDueReminders } from '../modules/collections/index.ts';
 import { runBatches } from '../modules/batches/index.ts';
 import { sendDueStatements } from '../modules/statements/index.ts';
 import { expireLapsedEmandates } from '../modules/mandates/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
-import { BillingInvariantError } from '../core/subscriptionBilling.ts';
+import { BillingInvariantError } from '../modules/invoicing/index.ts';
 import {
   billRecurringInvoice,
   emitInvoicingTimeEvents,
@@ -48,6 +48,8 @@ export interface BillingDeps {
   webhookSender?: WebhookSender;
   /** The HTTP client payment providers are reached with (ServiceContext.providerFetch). */
   providerFetch?: typeof fetch;
+  /** The origin of the links the run's e-mails carry (ServiceContext.publicUrl). */
+  publicUrl?: string;
   /** COLLECTION_UNANSWERED_AFTER_MS: when a charge left unanswered is asked about again (default 2 minutes). */
   collectionUnansweredAfterMs?: number;
   /**
@@ -129,6 +131,7 @@ export function billingContext(deps: BillingDeps, account: Account, at: Date | s
     mailQueued: deps.mailQueued,
     webhookSender: deps.webhookSender,
     ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
   };
 }
 
@@ -156,6 +159,9 @@ export async function billAccount(
   if (stopped()) return summary;
   // After billing and collection, so that a statement shows the day's invoices and the money collected on them.
   await sendStatementsDue(ctx, summary);
+  if (stopped()) return summary;
+  // After collection, so that an invoice the day's run collected, or whose collection stopped today, is seen so.
+  await sendRemindersDue(ctx, collection, summary);
   if (stopped()) return summary;
   // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
   await emitTimeEvents(ctx, on, summary);
@@ -381,6 +387,21 @@ async function sendStatementsDue(ctx: ServiceContext, summary: BillRunSummary): 
     // The next run sends what this one did not: the dates of the customers not reached have not moved.
     summary.failures += 1;
     ctx.log.error({ err: error }, 'statements failed');
+  }
+}
+
+/** Reminders of the invoices customers pay themselves, each day of the account's schedule once. */
+async function sendRemindersDue(
+  ctx: ServiceContext,
+  collection: CollectionOptions,
+  summary: BillRunSummary,
+): Promise<void> {
+  try {
+    await sendDueReminders(ctx, collection);
+  } catch (error) {
+    // The next run sends what this one did not: a reminder is marked sent only with its e-mail.
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'invoice reminders failed');
   }
 }
 

@@ -27,6 +27,7 @@ export async function advanceTestClock(
     secrets: ctx.secrets,
     mailQueued: ctx.mailQueued,
     ...(ctx.providerFetch ? { providerFetch: ctx.providerFetch } : {}),
+    ...(ctx.publicUrl ? { publicUrl: ctx.publicUrl } : {}),
   };
   const billed: BillRunSummary = { ...emptySummary(), accounts: 1 };
   const lastDay = dateAt(to, account.timeZone);
@@ -35,7 +36,8 @@ export async function advanceTestClock(
     // (what it does is stamped with it: attempts, payments, events, a retry's back-off).
     const dayStart = startOfDate(day, account.timeZone);
     const at = day === lastDay ? to : dayStart < account.testClockAt! ? account.testClockAt! : dayStart;
-    const summary = await billAccount(billingContext(deps, account, at));
+    // The days before the last are caught up: their reminders wait for it (only the latest due is sent).
+    const summary = await billAccount(billingContext(deps, account, at), { catchingUpTo: lastDay });
     for (const key of Object.keys(billed) as (keyof BillRunSummary)[]) {
       if (key !== 'accounts') billed[key] += summary[key];
     }

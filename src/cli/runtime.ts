@@ -4,9 +4,10 @@
  */
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { fixedClock, systemClock } from '../clock.ts';
+import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { connectModules } from '../connectModules.ts';
+import { contextFor } from '../context.ts';
 import type { Actor, ServiceContext } from '../context.ts';
 import { createLogger } from '../logger.ts';
 import { getAccount } from '../modules/auth/index.ts';
@@ -85,16 +86,16 @@ export async function accountContext(
   operation?: string,
 ): Promise<ServiceContext> {
   const account: Account = await getAccount(storage.db, accountId);
-  return {
-    ...(operation === undefined ? {} : { actor: cliActor(operation) }),
+  return contextFor(
+    {
+      db: storage.db,
+      clock: systemClock,
+      wallClock: systemClock,
+      log: commandLogger() as FastifyBaseLogger,
+      secrets: lazySecretBox(),
+      // No mailQueued: the CLI runs no mail worker; a running server picks queued mail up at its next round.
+      ...(operation === undefined ? {} : { actor: cliActor(operation) }),
+    },
     account,
-    db: storage.db,
-    // As over the API: a test account lives on its own clock.
-    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : systemClock,
-    wallClock: systemClock,
-    log: commandLogger() as FastifyBaseLogger,
-    secrets: lazySecretBox(),
-    // The CLI runs no mail worker; a running server picks queued mail up at its next round.
-    mailQueued: () => {},
-  };
+  );
 }

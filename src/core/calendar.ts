@@ -75,3 +75,36 @@ export function maxDate(a: PlainDate, b: PlainDate): PlainDate {
 export function minDate(a: PlainDate, b: PlainDate): PlainDate {
   return a <= b ? a : b;
 }
+
+/** Saturday or Sunday: no rail we collect on processes either (src/core/bankingDays.ts, isBusinessDay). */
+export function isWeekend(date: PlainDate): boolean {
+  return Temporal.PlainDate.from(date).dayOfWeek >= 6;
+}
+
+/**
+ * An instant as a person reads it in the account's time zone (docs/portal.md, "Dates and times"):
+ * "27 Nov 2026, 00:30 (Africa/Johannesburg)", never a raw UTC ISO string.
+ */
+export function localDateTimeText(instant: string, timeZone: string): string {
+  const text = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(instant));
+  return `${text} (${timeZone})`;
+}
+
+/** The date of an instant in the time zone, as a person reads it: "27 Nov 2026". */
+export function localDateText(instant: string, timeZone: string): string {
+  const [year, month, day] = dateAt(instant, timeZone).split('-').map(Number) as [number, number, number];
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'UTC',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+  }).format(new Date(Date.UTC(year, month - 1, day)));
+}

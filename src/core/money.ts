@@ -93,6 +93,21 @@ export function minorToDecimalText(amountMinor: number, currencyCode: string): s
   return digits === 0 ? sign + text : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
+/**
+ * Minor units as a document prints them, thousands grouped with commas: 123456789 USD → "1,234,567.89"
+ * (docs/spec-decisions.md, "Amounts on documents"). The API's decimals stay ungrouped (minorToDecimalText).
+ */
+export function minorToGroupedText(amountMinor: number, currencyCode: string): string {
+  return groupThousands(minorToDecimalText(amountMinor, currencyCode));
+}
+
+/** A decimal's whole part grouped in thousands with commas, its fraction as it is: "-1234567.0125" → "-1,234,567.0125". */
+export function groupThousands(decimal: string): string {
+  const [whole = '', fraction] = decimal.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
 /** The largest amount a money movement (payment, credit note, adjustment) may carry, in major units. */
 export const MAX_AMOUNT = '99999999999.99';
 

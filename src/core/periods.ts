@@ -62,3 +62,12 @@ export const periodIndexAt: (anchor: PlainDate, term: Term, date: PlainDate) => 
 export function isBoundary(anchor: PlainDate, term: Term, date: PlainDate): boolean {
   return boundary(anchor, term, periodIndexAt(anchor, term, date)) === date;
 }
+
+/** How often an account's automatic statements go out (docs/spec-decisions.md, "Statements"). */
+export const STATEMENT_PERIODS = ['monthly', 'quarterly', 'yearly'] as const;
+export type StatementPeriod = (typeof STATEMENT_PERIODS)[number];
+export const DEFAULT_STATEMENT_PERIOD: StatementPeriod = 'monthly';
+
+export function isStatementPeriod(value: string): value is StatementPeriod {
+  return (STATEMENT_PERIODS as readonly string[]).includes(value);
+}

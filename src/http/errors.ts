@@ -9,6 +9,7 @@ import {
   isTooManyConnections,
   isTransientConflict,
 } from '../storage/database.ts';
+import { withProblemsBesideSchema } from './besideSchema.ts';
 import { ServiceBusyError } from './customerQueue.ts';
 import { PROBLEM_CONTENT_TYPE, problem, sendProblem } from './problem.ts';
 import type { Problem } from './problem.ts';
@@ -127,8 +128,12 @@ export function problemOf(
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | DomainError, request, reply) => {
     const answer = problemOf(error, request);
+    if ('validation' in error && error.validation && error.validationContext === 'body') {
+      const fields = await withProblemsBesideSchema(request, answer.problem.fields ?? []);
+      answer.problem = problem(422, answer.problem.code, answer.problem.detail, fields);
+    }
     if (answer.retryAfterSeconds !== undefined) reply.header('retry-after', String(answer.retryAfterSeconds));
     return sendProblem(reply, answer.problem);
   });

@@ -60,106 +60,126 @@ export function requestHash(secrets: SecretBox, method: string, url: string, bod
  * kept; the same key with the same request replays that response; with a different request it is a 409.
  * A 5xx releases the key so that the client's retry runs again.
  */
-export function registerIdempotency(
-  app: FastifyInstance,
-  deps: { db: Db; clock: Clock; inflight: InFlight; secrets: SecretBox; lease: IdempotencyLease },
-): void {
+export function registerIdempotency(app: FastifyInstance, deps: IdempotencyDeps): void {
   app.decorateRequest('idempotency', undefined);
+  app.addHook('preHandler', async (request, reply) => claimIdempotencyKey(deps, request, reply));
+  app.addHook('onSend', async (request, reply, payload) =>
+    recordIdempotentResponse(deps, request, reply, payload),
+  );
+}
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
-    const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
-    if (typeof header !== 'string' || header.length === 0 || header.length > 255) {
-      throw ValidationError.field('Idempotency-Key', 'must be one value of 1 to 255 characters');
-    }
-    const accountId = request.ctx.account.id;
-    const now = deps.clock.now();
-    const claim = {
-      accountId,
-      key: header,
-      requestHash: requestHash(deps.secrets, request.method, request.url, request.body),
-      now: now.toISOString(),
-      lease: reservationId(deps.lease.id),
-    };
-    const retake = (olderThanMs: number) =>
-      repo.retakeIdempotencyKey(deps.db, {
-        ...claim,
-        staleBefore: new Date(now.getTime() - olderThanMs).toISOString(),
-        unanswered: olderThanMs < IDEMPOTENCY_RETENTION_MS,
-      });
+interface IdempotencyDeps {
+  db: Db;
+  clock: Clock;
+  inflight: InFlight;
+  secrets: SecretBox;
+  lease: IdempotencyLease;
+}
 
-    // A reservation whose process is gone, for an operation that records its response inside its own transaction
-    // (idempotentCreate), died with its work: nothing of it committed, or its response would be recorded. It is as
-    // if it had never been made. Any other operation records its response after its commit (in onSend), so a
-    // process killed in between committed work without a response: only the abandonment delay applies to it.
-    const takeOverIfDead = async (stored: repo.StoredResponse) =>
-      stored.response_status === null &&
-      Boolean(stored.records_in_transaction) &&
-      stored.lease !== null &&
-      (await deps.lease.isDead(processLeaseOf(stored.lease))) &&
-      repo.takeOverDeadLease(deps.db, { ...claim, deadLease: stored.lease });
-
-    let claimed = await repo.reserveIdempotencyKey(deps.db, claim);
-    if (!claimed) {
-      const stored = await repo.findIdempotencyKey(deps.db, accountId, header);
-      if (!stored) {
-        claimed = await repo.reserveIdempotencyKey(deps.db, claim);
-      } else if (await retake(IDEMPOTENCY_RETENTION_MS)) {
-        claimed = true;
-      } else if (stored.request_hash !== claim.requestHash) {
-        // Before any takeover: a different request never runs under a key in use, whatever became of its holder.
-        throw new ConflictError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was used with a different request; use a new key for a new request',
-        );
-      } else if (stored.response_status === null) {
-        if (!(await takeOverIfDead(stored)) && !(await retake(ABANDONED_AFTER_MS))) {
-          throw new ConflictError(
-            'idempotency_key_in_progress',
-            'A request with this Idempotency-Key is still being processed; retry later',
-          );
-        }
-        claimed = true;
-      } else {
-        reply.code(stored.response_status).header('Idempotent-Replayed', 'true');
-        if (stored.response_type) reply.type(stored.response_type);
-        return reply.send(
-          stored.response_body === null ? undefined : openStoredBody(deps.secrets, stored.response_body),
-        );
-      }
-    }
-    if (!claimed) throw new ConflictError('idempotency_key_in_progress', 'Retry the request');
-    request.idempotency = { accountId, key: header, lease: claim.lease };
-  });
-
-  app.addHook('onSend', async (request, reply, payload) => {
-    const held = request.idempotency;
-    if (held === undefined) return payload;
-    request.idempotency = undefined;
-    // Counted as in flight: when the client has hung up, nothing else keeps shutdown waiting for this write.
-    // A failure to record is logged, not answered: the operation itself has already committed.
-    // Both writes touch the key only while this request still holds it: a request that lost it to a takeover
-    // (idempotentCreate's 409) leaves the new holder's reservation alone.
-    await deps.inflight.around(async () => {
-      try {
-        if (reply.statusCode >= 500) {
-          await repo.releaseIdempotencyKey(deps.db, held);
-          return;
-        }
-        const contentType = reply.getHeader('content-type');
-        await repo.storeIdempotentResponse(deps.db, {
-          ...held,
-          status: reply.statusCode,
-          contentType: typeof contentType === 'string' ? contentType : null,
-          body: typeof payload === 'string' ? deps.secrets.seal(payload) : null,
-        });
-      } catch (error) {
-        request.log.error({ err: error }, 'could not record the idempotent response');
-      }
+/** Before a POST with a key runs: the key claimed for it, or the response kept for it replayed, or a 409. */
+async function claimIdempotencyKey(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (request.method !== 'POST') return;
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return;
+  if (typeof header !== 'string' || header.length === 0 || header.length > 255) {
+    throw ValidationError.field('Idempotency-Key', 'must be one value of 1 to 255 characters');
+  }
+  const accountId = request.ctx.account.id;
+  const now = deps.clock.now();
+  const claim = {
+    accountId,
+    key: header,
+    requestHash: requestHash(deps.secrets, request.method, request.url, request.body),
+    now: now.toISOString(),
+    lease: reservationId(deps.lease.id),
+  };
+  const retake = (olderThanMs: number) =>
+    repo.retakeIdempotencyKey(deps.db, {
+      ...claim,
+      staleBefore: new Date(now.getTime() - olderThanMs).toISOString(),
+      unanswered: olderThanMs < IDEMPOTENCY_RETENTION_MS,
     });
-    return payload;
+
+  // A reservation whose process is gone, for an operation that records its response inside its own transaction
+  // (idempotentCreate), died with its work: nothing of it committed, or its response would be recorded. It is as
+  // if it had never been made. Any other operation records its response after its commit (in onSend), so a
+  // process killed in between committed work without a response: only the abandonment delay applies to it.
+  const takeOverIfDead = async (stored: repo.StoredResponse) =>
+    stored.response_status === null &&
+    Boolean(stored.records_in_transaction) &&
+    stored.lease !== null &&
+    (await deps.lease.isDead(processLeaseOf(stored.lease))) &&
+    repo.takeOverDeadLease(deps.db, { ...claim, deadLease: stored.lease });
+
+  let claimed = await repo.reserveIdempotencyKey(deps.db, claim);
+  if (!claimed) {
+    const stored = await repo.findIdempotencyKey(deps.db, accountId, header);
+    if (!stored) {
+      claimed = await repo.reserveIdempotencyKey(deps.db, claim);
+    } else if (await retake(IDEMPOTENCY_RETENTION_MS)) {
+      claimed = true;
+    } else if (stored.request_hash !== claim.requestHash) {
+      // Before any takeover: a different request never runs under a key in use, whatever became of its holder.
+      throw new ConflictError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request; use a new key for a new request',
+      );
+    } else if (stored.response_status === null) {
+      if (!(await takeOverIfDead(stored)) && !(await retake(ABANDONED_AFTER_MS))) {
+        throw new ConflictError(
+          'idempotency_key_in_progress',
+          'A request with this Idempotency-Key is still being processed; retry later',
+        );
+      }
+      claimed = true;
+    } else {
+      reply.code(stored.response_status).header('Idempotent-Replayed', 'true');
+      if (stored.response_type) reply.type(stored.response_type);
+      return reply.send(
+        stored.response_body === null ? undefined : openStoredBody(deps.secrets, stored.response_body),
+      );
+    }
+  }
+  if (!claimed) throw new ConflictError('idempotency_key_in_progress', 'Retry the request');
+  request.idempotency = { accountId, key: header, lease: claim.lease };
+}
+
+/** After a claimed POST answered: its response kept for the key's replays, or the key released after a 5xx. */
+async function recordIdempotentResponse(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
+  const held = request.idempotency;
+  if (held === undefined) return payload;
+  request.idempotency = undefined;
+  // Counted as in flight: when the client has hung up, nothing else keeps shutdown waiting for this write.
+  // A failure to record is logged, not answered: the operation itself has already committed.
+  // Both writes touch the key only while this request still holds it: a request that lost it to a takeover
+  // (idempotentCreate's 409) leaves the new holder's reservation alone.
+  await deps.inflight.around(async () => {
+    try {
+      if (reply.statusCode >= 500) {
+        await repo.releaseIdempotencyKey(deps.db, held);
+        return;
+      }
+      const contentType = reply.getHeader('content-type');
+      await repo.storeIdempotentResponse(deps.db, {
+        ...held,
+        status: reply.statusCode,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        body: typeof payload === 'string' ? deps.secrets.seal(payload) : null,
+      });
+    } catch (error) {
+      request.log.error({ err: error }, 'could not record the idempotent response');
+    }
   });
+  return payload;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusingUnknownFields, writableFieldsAt } from './unknownFields.ts';
+import { refusingUnknownFields, unknownFieldMessage, writableFieldsAt } from './unknownFields.ts';
 
 describe('refusingUnknownFields', () => {
   it('closes every object, accepts the resource’s own fields at the same place, and keeps explicit choices', () => {
@@ -64,5 +64,25 @@ describe('writableFieldsAt', () => {
     expect(writableFieldsAt(closed, '#/additionalProperties')).toEqual(['a/b']);
     expect(writableFieldsAt(closed, '#/properties/a~1b/anyOf/0/items/additionalProperties')).toEqual(['Qty']);
     expect(writableFieldsAt(closed, '#/properties/nowhere/additionalProperties')).toEqual([]);
+  });
+});
+
+describe('unknownFieldMessage', () => {
+  const customer = ['Name', 'LastName', 'Email', 'Tel', 'Cell', 'ZipCode', 'City', 'Address1'];
+
+  it('offers the field another word stands for, among the body’s real fields', () => {
+    expect(unknownFieldMessage('Surname', customer)).toBe('unknown field; did you mean LastName?');
+    expect(unknownFieldMessage('PostalCode', customer)).toBe('unknown field; did you mean ZipCode?');
+    expect(unknownFieldMessage('post_code', customer)).toBe('unknown field; did you mean ZipCode?');
+    expect(unknownFieldMessage('FirstName', customer)).toBe('unknown field; did you mean Name?');
+    expect(unknownFieldMessage('Phone', customer)).toBe('unknown field; did you mean Tel?');
+    expect(unknownFieldMessage('Mobile', customer)).toBe('unknown field; did you mean Cell?');
+    expect(unknownFieldMessage('Phone', ['Phone', 'Tel'])).toBe('unknown field; did you mean Phone?');
+  });
+
+  it('prefers a near spelling, and offers nothing a body does not have', () => {
+    expect(unknownFieldMessage('Emial', customer)).toBe('unknown field; did you mean Email?');
+    expect(unknownFieldMessage('Surname', ['Name', 'Email'])).toBe('unknown field');
+    expect(unknownFieldMessage('PostalCode', ['Qty', 'Descrip'])).toBe('unknown field');
   });
 });

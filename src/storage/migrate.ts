@@ -38,6 +38,10 @@ import * as captureSaleUpToOwed from './migrations/0033_capture_sale_up_to_owed.
 import * as captureSessionTokenOutOfEvents from './migrations/0034_capture_session_token_out_of_events.ts';
 import * as captureProviderSetup from './migrations/0035_capture_provider_setup.ts';
 import * as paymentsByRef from './migrations/0036_payments_by_ref.ts';
+import * as collectionLoopSettings from './migrations/0037_collection_loop_settings.ts';
+import * as invoiceReminders from './migrations/0038_invoice_reminders.ts';
+import * as countersWithOwners from './migrations/0039_counters_with_owners.ts';
+import * as gatewayReportDay from './migrations/0040_gateway_report_day.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -77,6 +81,10 @@ const migrations: Record<string, Migration> = {
   '0034_capture_session_token_out_of_events': captureSessionTokenOutOfEvents,
   '0035_capture_provider_setup': captureProviderSetup,
   '0036_payments_by_ref': paymentsByRef,
+  '0037_collection_loop_settings': collectionLoopSettings,
+  '0038_invoice_reminders': invoiceReminders,
+  '0039_counters_with_owners': countersWithOwners,
+  '0040_gateway_report_day': gatewayReportDay,
 };
 
 /**

@@ -41,6 +41,17 @@ const DUNNING_DEFAULTS = {
   DunningCancelSubscriptions: false,
 };
 
+/** What the collection loop does on its own (docs/gateways.md, "The collection loop"): the defaults until set. */
+const COLLECTION_LOOP_DEFAULTS = {
+  SendPaymentReceipts: true,
+  SendPaymentFailedEmails: true,
+  SendInvoiceReminders: true,
+  InvoiceReminderDays: null,
+  ApplyCreditBeforeCollecting: true,
+  AutoSubmitBatches: false,
+  StaffEmail: null,
+};
+
 const FIELDS = [
   'accountID',
   'Name',
@@ -52,12 +63,14 @@ const FIELDS = [
   'InvoiceNotes',
   'InvoiceTerms',
   ...DUNNING_FIELDS,
+  ...Object.keys(COLLECTION_LOOP_DEFAULTS),
   'StatementPeriod',
   ...SELLER_FIELDS,
   'PortalSlug',
   'PortalURL',
   'PortalAllowCancel',
   'PortalSwitchPackageIDs',
+  'isTaxInclusive',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -85,12 +98,14 @@ describe('GET /v1/account', () => {
       InvoiceNotes: null,
       InvoiceTerms: null,
       ...DUNNING_DEFAULTS,
+      ...COLLECTION_LOOP_DEFAULTS,
       StatementPeriod: 'monthly',
       ...Object.fromEntries(SELLER_FIELDS.map((field) => [field, null])),
       PortalSlug: null,
       PortalURL: null,
       PortalAllowCancel: true,
       PortalSwitchPackageIDs: [],
+      isTaxInclusive: false,
     });
   });
 
@@ -274,5 +289,41 @@ describe('PUT /v1/account: dunning', () => {
     expect(res.status, res.text).toBe(422);
     expect(JSON.stringify(res.body)).toContain(field);
     expect(await readAccount(as)).toMatchObject(DUNNING_DEFAULTS);
+  });
+});
+
+describe('PUT /v1/account: the collection loop', () => {
+  it('reads the defaults, sets every setting, and null restores the reminder days and clears the staff address', async () => {
+    const as = await t.newAccount('Collection loop');
+    expect(await readAccount(as)).toMatchObject(COLLECTION_LOOP_DEFAULTS);
+    const changed = {
+      SendPaymentReceipts: false,
+      SendPaymentFailedEmails: false,
+      SendInvoiceReminders: false,
+      InvoiceReminderDays: [-5, 0, 10],
+      ApplyCreditBeforeCollecting: false,
+      AutoSubmitBatches: true,
+      StaffEmail: 'billing@shop.example',
+    };
+    const set = await put(as, changed);
+    expect(set.status, set.text).toBe(204);
+    expect(await readAccount(as)).toMatchObject(changed);
+    expect((await put(as, { InvoiceReminderDays: null, StaffEmail: null })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({ ...changed, InvoiceReminderDays: null, StaffEmail: null });
+  });
+
+  it.each([
+    [{ InvoiceReminderDays: [3, 1] }, 'InvoiceReminderDays'],
+    [{ InvoiceReminderDays: [-31] }, 'InvoiceReminderDays'],
+    [{ InvoiceReminderDays: [91] }, 'InvoiceReminderDays'],
+    [{ InvoiceReminderDays: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, 'InvoiceReminderDays'],
+    [{ StaffEmail: 'not an address' }, 'StaffEmail'],
+    [{ AutoSubmitBatches: 'yes' }, 'AutoSubmitBatches'],
+  ])('refuses %j naming %s, and changes nothing', async (body, field) => {
+    const as = await t.newAccount('Bad collection loop');
+    const res = await put(as, body);
+    expect(res.status, res.text).toBe(422);
+    expect(JSON.stringify(res.body)).toContain(field);
+    expect(await readAccount(as)).toMatchObject(COLLECTION_LOOP_DEFAULTS);
   });
 });

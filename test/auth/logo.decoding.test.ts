@@ -132,5 +132,6 @@ describe('every interlaced size up to 8×8 is accepted and drawn pixel for pixel
       }
     }
     await Promise.all(checks);
-  });
+    // 128 uploads and PDFs, each read back by poppler: ten seconds on a quiet machine, three times that when loaded.
+  }, 90_000);
 });

@@ -69,7 +69,7 @@ describe('the build of a bankfile batch', () => {
     );
   });
 
-  it('names the payment whose bank account was never validated', async () => {
+  it('sends the others on and takes out the payment whose bank account was never validated', async () => {
     const setup = await debitAccount(t, 'USD');
     const { account } = setup;
     const gateway = await addBankFileGateway(t, setup, ACH_ORIGINATOR);
@@ -81,21 +81,38 @@ describe('the build of a bankfile batch', () => {
       gatewayId: gateway.gatewayId,
       validated: false,
     });
-    await addLine(setup, token, valid, await bankInvoice(setup, gateway.gatewayId, valid, 10), 10);
-    const uncheckedPayment = await addLine(
+    const validPayment = await addLine(
       setup,
       token,
-      unchecked,
-      await bankInvoice(setup, gateway.gatewayId, unchecked, 20),
-      20,
+      valid,
+      await bankInvoice(setup, gateway.gatewayId, valid, 10),
+      10,
     );
+    const uncheckedInvoice = await bankInvoice(setup, gateway.gatewayId, unchecked, 20);
+    const uncheckedPayment = await addLine(setup, token, unchecked, uncheckedInvoice, 20);
     await submitAndBuild(setup, token, 'ach');
 
-    expect(await batchOf(account, token)).toMatchObject({
-      State: 'open',
-      BuildError: `payment ${uncheckedPayment}: bank account ${unchecked.paymentMethodId} is not valid (POST /v1/ValidateBankAccount it first)`,
+    // One customer never holds up a batch (docs/gateways.md): the file holds the valid line only.
+    const batch = await batchOf(account, token);
+    expect(batch).toMatchObject({ State: 'submitted', BuildError: null, NumberOfPayments: 1 });
+    expect(batch.Payments.map((line: { paymentID: number }) => line.paymentID)).toEqual([validPayment]);
+    const file = await fileOf(account, token);
+    expect(file.status).toBe(200);
+    expect(file.text).toContain('GRACE HOPPER');
+    expect(file.text).not.toContain('ALAN TURING');
+    expect((await eventsOf(account, 'batch', token)).map((e) => e.type)).not.toContain('batch.build_failed');
+
+    // The other left with its reason: its payment deleted, its invoice owing again and saying why.
+    expect((await account.request('GET', `/v1/payments/${uncheckedPayment}`)).status).toBe(404);
+    const invoice = await account.request('GET', `/v1/invoices/${uncheckedInvoice}`);
+    expect(invoice.body).toMatchObject({
+      Balance: 20,
+      NextTryDate: null,
+      CollectionProblem: `bank account ${unchecked.paymentMethodId} is not valid (POST /v1/ValidateBankAccount it first)`,
     });
-    expect((await eventsOf(account, 'batch', token)).map((e) => e.type)).toContain('batch.build_failed');
+    expect((await eventsOf(account, 'invoice', uncheckedInvoice)).map((e) => e.type)).toContain(
+      'invoice.collection_blocked',
+    );
   });
 
   it('refuses a debit-order (ZAR) batch: a bank file is made for sepa and ach only', async () => {
@@ -128,12 +145,14 @@ describe('the build of a bankfile batch', () => {
     ]);
     const before = await Promise.all(lines.map(({ invoiceId }) => invoiceOf(account, invoiceId)));
     await submitAndBuild(setup, token, 'sepa');
-    expect((await batchOf(account, token)).State).toBe('submitted');
+    const built = await batchOf(account, token);
+    expect(built.State).toBe('submitted');
 
     for (const [i, { invoiceId }] of lines.entries()) {
       const after = await invoiceOf(account, invoiceId);
       expect(after.NumTries).toBe(before[i].NumTries + 1);
-      expect(after.NextTryDate).toBeNull();
+      // The bank presents it on the action date: that is its next try (the account is in UTC).
+      expect(after.NextTryDate).toBe(`${built.ActionDate.slice(0, 10)}T00:00:00.000Z`);
       const event = (await eventsOf(account, 'invoice', invoiceId)).at(-1)!;
       expect(event.type).toBe('invoice.updated');
       // The event's object is the invoice exactly as the API shows it after the build, `previous` what moved.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { earliestActionDate, returnWindowEnd } from '../../src/core/batches.ts';
+import { earliestActionDate, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { earliestActionDate } from '../../src/core/batches.ts';
+import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';

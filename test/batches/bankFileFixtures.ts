@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { expect } from 'vitest';
-import { earliestActionDate } from '../../src/core/batches.ts';
-import type { Rail } from '../../src/core/batches.ts';
+import { earliestActionDate } from '../../src/core/bankingDays.ts';
+import type { Rail } from '../../src/core/bankingDays.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
@@ -20,7 +20,7 @@ import { advanceTo, debitAccount, debitInvoice, plusDays } from './fixtures.ts';
 /**
  * What the bankfile gateway's tests need beside fixtures.ts: a bankfile gateway with the creditor's details, bank
  * accounts validated against it, hand-made batch lines, and the bank's side of the exchange (reading the files we
- * make, writing the status reports and return files the bank sends back), as the unit tests of src/core/bankFiles/
+ * make, writing the status reports and return files the bank sends back), as the unit tests of src/modules/batches/bankFiles/
  * do it.
  */
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { addBusinessDays, earliestActionDate } from '../../src/core/batches.ts';
+import { addBusinessDays, earliestActionDate, onBusinessDay } from '../../src/core/bankingDays.ts';
 import { dateAt } from '../../src/core/calendar.ts';
-import type { Rail } from '../../src/core/batches.ts';
+import type { Rail } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { issuedInvoiceBody } from '../helpers/invoices.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
@@ -417,7 +417,8 @@ export async function runStep(
         body: {
           CurrencyCode: 'ZAR',
           GatewayToken: model.gatewayToken,
-          ActionDate: plusDays(world.today, step.actionIn),
+          // A person's ActionDate is an SA business day (docs/gateways.md, "Action dates a person sets").
+          ActionDate: onBusinessDay(plusDays(world.today, step.actionIn), 'debit_order'),
           Notes: `Batch ${++model.seq}`,
         },
       });
@@ -517,7 +518,9 @@ export async function runStep(
       const rail = railOfLines(world, batch) ?? 'debit_order';
       const earliest = earliestActionDate(rail, world.today);
       const actionDate =
-        step.lead < 0 ? addBusinessDays(world.today, 1) : addBusinessDays(earliest, step.lead);
+        step.lead < 0
+          ? addBusinessDays(world.today, 1, 'debit_order')
+          : addBusinessDays(earliest, step.lead, 'debit_order');
       const res = await as.request('PUT', '/v1/batches/submit', {
         body: { BatchToken: batch.token, ActionDate: actionDate },
       });

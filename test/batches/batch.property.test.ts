@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBusinessDays, earliestActionDate } from '../../src/core/batches.ts';
+import { addBusinessDays, earliestActionDate } from '../../src/core/bankingDays.ts';
 import { movableClock, ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -378,7 +378,7 @@ describe('payment batches: bugs the property found', () => {
       PaymentApplied: [{ invoiceID: inv.invoiceID, amount: 100 }],
     });
     // Submitted on the latest action date the timeline needs: three business days after the earliest.
-    const actionDate = addBusinessDays(earliestActionDate('debit_order', today), 3);
+    const actionDate = addBusinessDays(earliestActionDate('debit_order', today), 3, 'debit_order');
     await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: batch.BatchToken, ActionDate: actionDate });
     await advanceTo(account, plusDays(today, 1));
     expect((await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`)).State).toBe('submitted');

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { earliestActionDate } from '../../src/core/batches.ts';
+import { earliestActionDate } from '../../src/core/bankingDays.ts';
+import { southAfricanPublicHoliday } from '../../src/core/publicHolidays.ts';
 import { ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import type { CustomerWithMethod } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
-import { advanceTo, bankAccount, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
+import { advanceTo, bankAccount, businessDay, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
 
 /**
  * What the batch API tests (batches.*.test.ts, batchLines.*.test.ts) share: the file's service, a test account in
@@ -65,11 +66,14 @@ export async function figures(account: TestAccount, invoiceId: number) {
   };
 }
 
+/** The SA business day `days` after today, or the next one after it: a date a batch may be set to. */
+export const batchDay = (setup: DebitSetup, days: number) => businessDay(plusDays(setup.today, days));
+
 /** The body of a valid POST /v1/batches for the account's test gateway, with `extra` over it. */
 export const batchBody = (setup: DebitSetup, extra: Record<string, unknown> = {}) => ({
   CurrencyCode: 'ZAR',
   GatewayToken: setup.gatewayToken,
-  ActionDate: plusDays(setup.today, 7),
+  ActionDate: batchDay(setup, 7),
   ...extra,
 });
 
@@ -185,6 +189,26 @@ export const cashPayment = (account: TestAccount, customer: Customer, invoiceId:
 
 /** The earliest action date a debit-order batch submitted on the account's today may have. */
 export const earliestDebitOrder = (setup: DebitSetup) => earliestActionDate('debit_order', setup.today);
+
+/**
+ * The next date of the year ("12-25") on or after the earliest action date of a debit order submitted today: a
+ * public holiday a test asks a batch for, whatever day the suite runs on.
+ */
+export function nextOfYear(setup: DebitSetup, monthDay: string): string {
+  const earliest = earliestDebitOrder(setup);
+  let year = Number(setup.today.slice(0, 4));
+  while (`${year}-${monthDay}` < earliest) year += 1;
+  return `${year}-${monthDay}`;
+}
+
+/** The first Sunday on or after the earliest debit-order action date that is no public holiday. */
+export function plainSunday(setup: DebitSetup): string {
+  let date = earliestDebitOrder(setup);
+  while (new Date(`${date}T00:00:00Z`).getUTCDay() !== 0 || southAfricanPublicHoliday(date)) {
+    date = plusDays(date, 1);
+  }
+  return date;
+}
 
 /** Submits the batch for its earliest action date; returns that date. */
 export async function submit(setup: DebitSetup, token: string): Promise<string> {

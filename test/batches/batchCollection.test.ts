@@ -4,7 +4,7 @@ import {
   earliestActionDate,
   onBusinessDay,
   returnWindowEnd,
-} from '../../src/core/batches.ts';
+} from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { customerWithBankAccount } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
@@ -20,6 +20,7 @@ import {
   plusDays,
   submittedDebit,
 } from './fixtures.ts';
+import type { DebitSetup, SubmittedDebit } from './fixtures.ts';
 
 // Debit orders collected through batches of the test gateway, driven by test clocks (docs/gateways.md, "Debit orders
 // and payment batches"): due invoices bundled into an open batch, submitted by a person, built, processed, and the
@@ -43,7 +44,7 @@ describe('a due debit-order invoice', () => {
     // Due within the two business days a debit order needs: bundled on the first run that sees it so.
     const bundleDay = [0, 1, 2, 3]
       .map((d) => plusDays(today, d))
-      .find((d) => addBusinessDays(d, 2) >= plusDays(today, 3))!;
+      .find((d) => addBusinessDays(d, 2, 'debit_order') >= plusDays(today, 3))!;
     await advanceTo(account, bundleDay);
     const [batch] = await ok(account, 'GET', '/v1/batches');
     expect(batch).toMatchObject({
@@ -57,6 +58,7 @@ describe('a due debit-order invoice', () => {
     });
     const expectedAction = onBusinessDay(
       [plusDays(today, 3), earliestActionDate('debit_order', bundleDay)].sort().at(-1)!,
+      'debit_order',
     );
     expect(batch.ActionDate.slice(0, 10)).toBe(expectedAction);
     const single = await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`);
@@ -64,7 +66,13 @@ describe('a due debit-order invoice', () => {
     const paymentId = single.Payments[0].paymentID;
     // Pending: the invoice owes nothing more, but is not paid yet.
     let invoice = await ok(account, 'GET', `/v1/invoices/${invoiceId}`);
-    expect(invoice).toMatchObject({ TotalPendingPaid: 100, Balance: 0, NumTries: 0 });
+    // Its NextTryDate is the day the bank is to present it: the batch's action date.
+    expect(invoice).toMatchObject({
+      TotalPendingPaid: 100,
+      Balance: 0,
+      NumTries: 0,
+      NextTryDate: `${expectedAction}T00:00:00.000Z`,
+    });
     expect(invoice.Status).not.toBe('Paid');
     expect((await ok(account, 'GET', `/v1/payments/${paymentId}`)).Status).toBe('Pending');
 
@@ -76,6 +84,7 @@ describe('a due debit-order invoice', () => {
     const submitDay = plusDays(bundleDay, 1);
     const actionDate = onBusinessDay(
       [expectedAction, earliestActionDate('debit_order', submitDay)].sort().at(-1)!,
+      'debit_order',
     );
     await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: batch.BatchToken, ActionDate: actionDate });
     const built = await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`);
@@ -84,7 +93,7 @@ describe('a due debit-order invoice', () => {
     await advanceTo(account, plusDays(submitDay, 1));
     expect((await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`)).State).toBe('submitted');
     invoice = await ok(account, 'GET', `/v1/invoices/${invoiceId}`);
-    expect(invoice).toMatchObject({ NumTries: 1, NextTryDate: null });
+    expect(invoice).toMatchObject({ NumTries: 1, NextTryDate: `${actionDate}T00:00:00.000Z` });
 
     // The action date: processing. The window passes with no unpaid: paid, and the batch processed.
     await advanceTo(account, actionDate);
@@ -95,10 +104,18 @@ describe('a due debit-order invoice', () => {
     expect(payment).toMatchObject({ Status: 'Allocated', Method: 'debit_order' });
     expect(payment.Date.slice(0, 10)).toBe(actionDate);
     invoice = await ok(account, 'GET', `/v1/invoices/${invoiceId}`);
-    expect(invoice).toMatchObject({ Status: 'Paid', TotalActualPaid: 100, TotalPendingPaid: 0, Balance: 0 });
+    expect(invoice).toMatchObject({
+      Status: 'Paid',
+      TotalActualPaid: 100,
+      TotalPendingPaid: 0,
+      Balance: 0,
+      NextTryDate: null,
+    });
     const batchEvents = (await eventsOf(account, 'batch', batch.BatchToken)).map((e) => e.type);
+    // Bundled on its last safe day, with AutoSubmitBatches off: the staff are told it is due that day.
     expect(batchEvents).toEqual([
       'batch.created',
+      'batch.submission_due',
       'batch.updated',
       'batch.updated',
       'batch.updated',
@@ -112,7 +129,7 @@ describe("the bank's answers", () => {
     const setup = await debitAccount(t, 'ZAR');
     const debit = await submittedDebit(setup, 'debit_order', '9900000002');
     expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('submitted');
-    const returnedOn = addBusinessDays(debit.actionDate, 2);
+    const returnedOn = addBusinessDays(debit.actionDate, 2, 'debit_order');
     await advanceTo(setup.account, returnedOn);
     const payment = await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`);
     expect(payment).toMatchObject({ Status: 'Failed', FailureReason: 'insufficient_funds' });
@@ -121,7 +138,8 @@ describe("the bank's answers", () => {
       Balance: 100,
       TotalPendingPaid: 0,
       NumTries: 1,
-      NextTryDate: `${plusDays(returnedOn, 30)}T00:00:00.000Z`,
+      // A month later, on a business day (no mandate: the rail's gap).
+      NextTryDate: `${onBusinessDay(plusDays(returnedOn, 30), 'debit_order')}T00:00:00.000Z`,
     });
     // Its only line is final: the batch is processed at once.
     expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('processed');
@@ -130,9 +148,9 @@ describe("the bank's answers", () => {
     expect(types).not.toContain('invoice.collection_exhausted');
 
     // A month later it goes into a new open batch; returned again, the rail allows no third presentation.
-    const retry = plusDays(returnedOn, 30);
+    const retry = onBusinessDay(plusDays(returnedOn, 30), 'debit_order');
     let bundleDay = plusDays(returnedOn, 1);
-    while (addBusinessDays(bundleDay, 2) < retry) bundleDay = plusDays(bundleDay, 1);
+    while (addBusinessDays(bundleDay, 2, 'debit_order') < retry) bundleDay = plusDays(bundleDay, 1);
     const openBatches = async () =>
       (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
     await advanceTo(setup.account, plusDays(bundleDay, -1));
@@ -143,31 +161,42 @@ describe("the bank's answers", () => {
     const again = await ok(setup.account, 'GET', `/v1/batches/${open[0].BatchToken}`);
     const actionDate = again.ActionDate.slice(0, 10);
     const earliest = earliestActionDate('debit_order', bundleDay);
-    expect(actionDate).toBe(onBusinessDay(retry > earliest ? retry : earliest));
+    expect(actionDate).toBe(onBusinessDay(retry > earliest ? retry : earliest, 'debit_order'));
     await ok(setup.account, 'PUT', '/v1/batches/submit', {
       BatchToken: again.BatchToken,
       ActionDate: actionDate,
     });
-    await advanceTo(setup.account, addBusinessDays(actionDate, 2));
+    await advanceTo(setup.account, addBusinessDays(actionDate, 2, 'debit_order'));
     const final = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
     expect(final).toMatchObject({ Balance: 100, NumTries: 2, NextTryDate: null });
     const after = (await eventsOf(setup.account, 'invoice', debit.invoiceId)).map((event) => event.type);
     expect(after.filter((type) => type === 'invoice.payment_failed')).toHaveLength(2);
     expect(after).toContain('invoice.collection_exhausted');
+    // The customer is told of each return: the first with its next date, the last that none follows.
     const mails = await t.service.storage.db
       .selectFrom('mail_outbox')
       .select(['recipient', 'body_sealed'])
       .where('account_id', '=', setup.account.accountId)
-      .where('subject', 'like', 'We could not collect payment%')
+      .where('subject', 'like', 'Payment of invoice%failed')
+      .orderBy('id')
       .execute();
-    expect(mails).toHaveLength(1);
-    expect(t.service.secrets.open(mails[0]!.body_sealed)).toContain('debit your bank account');
+    expect(mails).toHaveLength(2);
+    const [first, last] = mails.map((mail) => t.service.secrets.open(mail.body_sealed));
+    const [year, month, day] = retry.split('-').map(Number) as [number, number, number];
+    const retryInWords = new Date(Date.UTC(year, month - 1, day)).toLocaleDateString('en-GB', {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
+    expect(first).toContain(`We will try again on ${retryInWords}`);
+    expect(last).toContain('will not try again');
   });
 
   it('a permanent return (account closed) fails the line, marks the bank account invalid and stops', async () => {
     const setup = await debitAccount(t, 'ZAR');
     const debit = await submittedDebit(setup, 'debit_order', '9900000012');
-    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 2));
+    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 2, 'debit_order'));
     expect(await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).toMatchObject({
       Status: 'Failed',
       FailureReason: 'account_closed',
@@ -188,7 +217,7 @@ describe("the bank's answers", () => {
     expect((await ok(setup.account, 'GET', `/v1/batches/${debit.batchToken}`)).State).toBe('processed');
     expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).Status).toBe('Paid');
 
-    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 6));
+    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 6, 'debit_order'));
     expect(await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).toMatchObject({
       Status: 'Failed',
       FailureReason: 'insufficient_funds',
@@ -231,6 +260,103 @@ describe("the bank's answers", () => {
   });
 });
 
+describe("the bank's answers on an invoice that follows its customer's debit order", () => {
+  // Presented as one that names its own debit order (docs/gateways.md, "Returns presented again"): the return reads
+  // how the customer's settings collect it now.
+  const follows = { followsCustomer: true };
+  const openBatches = async (setup: DebitSetup) =>
+    (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
+  const invoiceOf = (setup: DebitSetup, debit: SubmittedDebit) =>
+    ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
+  const eventTypes = async (setup: DebitSetup, debit: SubmittedDebit) =>
+    (await eventsOf(setup.account, 'invoice', debit.invoiceId)).map((event) => event.type);
+
+  it('an 02 presents it again a month later, once; returned again, it stops at 2 presentations', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', '9900000002', follows);
+    const returnedOn = addBusinessDays(debit.actionDate, 2, 'debit_order');
+    await advanceTo(setup.account, returnedOn);
+    const retry = onBusinessDay(plusDays(returnedOn, 30), 'debit_order');
+    expect(await invoiceOf(setup, debit)).toMatchObject({
+      CollectionSource: 'customer',
+      CollectionMethod: 'debit_order',
+      Balance: 100,
+      NumTries: 1,
+      NextTryDate: `${retry}T00:00:00.000Z`,
+    });
+    expect(await eventTypes(setup, debit)).not.toContain('invoice.collection_exhausted');
+
+    // Not bundled before its date comes within the lead time; then once, into a new batch.
+    let bundleDay = plusDays(returnedOn, 1);
+    while (addBusinessDays(bundleDay, 2, 'debit_order') < retry) bundleDay = plusDays(bundleDay, 1);
+    await advanceTo(setup.account, plusDays(bundleDay, -1));
+    expect(await openBatches(setup)).toEqual([]);
+    await advanceTo(setup.account, bundleDay);
+    const [open, ...more] = await openBatches(setup);
+    expect(more).toEqual([]);
+    const again = await ok(setup.account, 'GET', `/v1/batches/${open.BatchToken}`);
+    const actionDate = again.ActionDate.slice(0, 10);
+    await ok(setup.account, 'PUT', '/v1/batches/submit', {
+      BatchToken: again.BatchToken,
+      ActionDate: actionDate,
+    });
+    await advanceTo(setup.account, addBusinessDays(actionDate, 2, 'debit_order'));
+    expect(await invoiceOf(setup, debit)).toMatchObject({ Balance: 100, NumTries: 2, NextTryDate: null });
+    expect(await eventTypes(setup, debit)).toContain('invoice.collection_exhausted');
+
+    // The rail's 2 presentations are used up: no run bundles it again.
+    await advanceTo(setup.account, plusDays(actionDate, 40));
+    expect(await openBatches(setup)).toEqual([]);
+    expect(await invoiceOf(setup, debit)).toMatchObject({ NumTries: 2, NextTryDate: null });
+  });
+
+  it.each([
+    ['04 (payment stopped)', '9900000004'],
+    ['12 (account closed)', '9900000012'],
+  ])('an %s stops at once: never presented again', async (_, number) => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', number, follows);
+    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 2, 'debit_order'));
+    expect(await invoiceOf(setup, debit)).toMatchObject({ Balance: 100, NumTries: 1, NextTryDate: null });
+    expect(await eventTypes(setup, debit)).toContain('invoice.collection_exhausted');
+    await advanceTo(setup.account, plusDays(debit.actionDate, 40));
+    expect(await openBatches(setup)).toEqual([]);
+    expect(await invoiceOf(setup, debit)).toMatchObject({ Balance: 100, NumTries: 1, NextTryDate: null });
+  });
+
+  it('a late 02 after the batch was processed plans its next presentation', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', '9900000101', follows);
+    const returnedOn = addBusinessDays(debit.actionDate, 6, 'debit_order');
+    await advanceTo(setup.account, returnedOn);
+    expect((await ok(setup.account, 'GET', `/v1/payments/${debit.paymentId}`)).Status).toBe('Failed');
+    expect(await invoiceOf(setup, debit)).toMatchObject({
+      Balance: 100,
+      NumTries: 1,
+      CollectionProblem: null,
+      NextTryDate: `${onBusinessDay(plusDays(returnedOn, 30), 'debit_order')}T00:00:00.000Z`,
+    });
+  });
+
+  it('an 02 after the customer moved to eft is not presented again: the customer pays it', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const debit = await submittedDebit(setup, 'debit_order', '9900000002', follows);
+    await ok(setup.account, 'PUT', `/v1/customers/${debit.customerId}`, { PaymentMethod: 'eft' });
+    await advanceTo(setup.account, addBusinessDays(debit.actionDate, 2, 'debit_order'));
+    expect(await invoiceOf(setup, debit)).toMatchObject({
+      CollectionMethod: 'eft',
+      Balance: 100,
+      NumTries: 1,
+      NextTryDate: null,
+    });
+    // Not used up either: the customer was told of the return, not that collection stopped.
+    expect(await eventTypes(setup, debit)).not.toContain('invoice.collection_exhausted');
+    await advanceTo(setup.account, plusDays(debit.actionDate, 40));
+    expect(await openBatches(setup)).toEqual([]);
+    expect((await invoiceOf(setup, debit)).NumTries).toBe(1);
+  });
+});
+
 describe('an automatic batch', () => {
   it('is cancelled with its lines failed; the invoices owe again and wait in the next batch', async () => {
     const setup = await debitAccount(t, 'ZAR');
@@ -269,32 +395,39 @@ describe('an automatic batch', () => {
 });
 
 describe('what the review found', () => {
-  it('a batch cancelled after it was built gives its invoices back to the next run', async () => {
-    const setup = await debitAccount(t, 'ZAR');
-    const debit = await submittedDebit(setup, 'debit_order');
-    expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).NumTries).toBe(1);
-    // A line cannot be recorded paid before the bank processes the batch: it could still be cancelled.
-    const early = await setup.account.request('PUT', `/v1/batches/payments/${debit.paymentId}/result`, {
-      body: { Status: 'paid' },
-    });
-    expect(early.status).toBe(409);
-    expect(early.body.code).toBe('batch_not_processing');
-    await ok(setup.account, 'PUT', '/v1/batches/cancel', { BatchToken: debit.batchToken });
-    // Withdrawn at the provider too: it collects nothing and reports nothing.
-    const atProvider = await t.service.storage.db
-      .selectFrom('test_gateway_batches')
-      .select('cancelled_at')
-      .where('idempotency_key', 'like', `batch_${debit.batchToken}_%`)
-      .executeTakeFirstOrThrow();
-    expect(atProvider.cancelled_at).not.toBeNull();
-    const invoice = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
-    expect(invoice).toMatchObject({ Balance: 100, NumTries: 1 });
-    expect(invoice.NextTryDate).not.toBeNull();
-    await advanceTo(setup.account, plusDays(debit.today, 1));
-    const open = (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
-    expect(open).toHaveLength(1);
-    expect(open[0].NumberOfPayments).toBe(1);
-  });
+  it.each([
+    ['its own debit order', {}],
+    ["its customer's debit order", { followsCustomer: true }],
+  ])(
+    'a batch cancelled after it was built gives its invoices back to the next run (%s)',
+    async (_, collection) => {
+      const setup = await debitAccount(t, 'ZAR');
+      const debit = await submittedDebit(setup, 'debit_order', undefined, collection);
+      expect((await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`)).NumTries).toBe(1);
+      // A line cannot be recorded paid before the bank processes the batch: it could still be cancelled.
+      const early = await setup.account.request('PUT', `/v1/batches/payments/${debit.paymentId}/result`, {
+        body: { Status: 'paid' },
+      });
+      expect(early.status).toBe(409);
+      expect(early.body.code).toBe('batch_not_processing');
+      await ok(setup.account, 'PUT', '/v1/batches/cancel', { BatchToken: debit.batchToken });
+      // Withdrawn at the provider too: it collects nothing and reports nothing.
+      const atProvider = await t.service.storage.db
+        .selectFrom('test_gateway_batches')
+        .select('cancelled_at')
+        .where('idempotency_key', 'like', `batch_${debit.batchToken}_%`)
+        .executeTakeFirstOrThrow();
+      expect(atProvider.cancelled_at).not.toBeNull();
+      const invoice = await ok(setup.account, 'GET', `/v1/invoices/${debit.invoiceId}`);
+      expect(invoice).toMatchObject({ Balance: 100, NumTries: 1 });
+      // Due again at once, not on the withdrawn batch's action date.
+      expect(invoice.NextTryDate.slice(0, 10)).toBe(debit.today);
+      await advanceTo(setup.account, plusDays(debit.today, 1));
+      const open = (await ok(setup.account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
+      expect(open).toHaveLength(1);
+      expect(open[0].NumberOfPayments).toBe(1);
+    },
+  );
 
   it('a debit collected in a batch keeps its amount and is not deleted through /v1/payments', async () => {
     const setup = await debitAccount(t, 'ZAR');

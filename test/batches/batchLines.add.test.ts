@@ -3,6 +3,7 @@ import { ok } from '../helpers/billing.ts';
 import {
   addLine,
   bankCustomer,
+  batchDay,
   batchOf,
   expectConflict,
   expectInvalid,
@@ -59,7 +60,7 @@ describe('POST /v1/batches/payments', () => {
       paymentID: expect.any(Number),
       customerID: customer.customerId,
       Status: 'Pending',
-      Date: midnight(plusDays(setup.today, 7)),
+      Date: midnight(batchDay(setup, 7)),
       CurrencyCode: 'ZAR',
       Amount: 30,
       Method: 'debit_order',

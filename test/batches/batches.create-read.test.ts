@@ -6,6 +6,7 @@ import {
   BATCH_FIELDS,
   addLine,
   batchBody,
+  batchDay,
   batchOf,
   batchWithLine,
   clockOf,
@@ -13,13 +14,15 @@ import {
   expectNotFound,
   midnight,
   newBatch,
+  nextOfYear,
+  plainSunday,
   t,
   tokensOf,
   useBatchService,
   withoutPayments,
   zarAccount,
 } from './batchApi.fixtures.ts';
-import { plusDays } from './fixtures.ts';
+import { businessDay, plusDays } from './fixtures.ts';
 
 // Payment batches through the HTTP API (spec part 2, "Payment batch", "Batch" states and "Batches"; public service
 // notes, "Payments, adjustments, batches"): creating and reading a batch. Editing and submitting it are in
@@ -34,7 +37,7 @@ describe('POST /v1/batches', () => {
   it('answers 201 with an open batch: no SubmitDate, no payments, a GUID BatchToken', async () => {
     const setup = await zarAccount();
     const res = await setup.account.request('POST', '/v1/batches', {
-      body: batchBody(setup, { ActionDate: plusDays(setup.today, 3), Notes: 'November run' }),
+      body: batchBody(setup, { ActionDate: batchDay(setup, 3), Notes: 'November run' }),
     });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({
@@ -42,7 +45,7 @@ describe('POST /v1/batches', () => {
       GatewayToken: setup.gatewayToken,
       CreatedDate: await clockOf(setup.account),
       SubmitDate: null,
-      ActionDate: midnight(plusDays(setup.today, 3)),
+      ActionDate: midnight(batchDay(setup, 3)),
       State: 'open',
       BuildError: null,
       NumberOfPayments: 0,
@@ -118,6 +121,31 @@ describe('POST /v1/batches', () => {
       expectInvalid(await setup.account.request('POST', '/v1/batches', { body }), 'ActionDate');
     }
     expect(await tokensOf(setup.account)).toEqual([]);
+  });
+
+  it('refuses a ZAR ActionDate on an SA public holiday or a weekend, saying why and the next business day', async () => {
+    const setup = await zarAccount();
+    const christmas = nextOfYear(setup, '12-25');
+    const newYear = nextOfYear(setup, '01-01');
+    const sunday = plainSunday(setup);
+    for (const [date, why] of [
+      [christmas, 'a public holiday (Christmas Day)'],
+      [newYear, "a public holiday (New Year's Day)"],
+      [sunday, 'a Sunday'],
+    ] as const) {
+      const res = await setup.account.request('POST', '/v1/batches', {
+        body: batchBody(setup, { ActionDate: date }),
+      });
+      expectInvalid(res, 'ActionDate');
+      // 2026-12-25 is a Friday: "2026-12-25 is a public holiday (Christmas Day); the next business day is 2026-12-28".
+      expect(res.body.fields[0].message).toBe(
+        `${date} is ${why}; the next business day is ${businessDay(date)}`,
+      );
+    }
+    expect(await tokensOf(setup.account)).toEqual([]);
+    // The next business day it names is taken.
+    const taken = await newBatch(setup, { ActionDate: businessDay(christmas) });
+    expect(taken.ActionDate).toBe(midnight(businessDay(christmas)));
   });
 
   it('refuses Notes over 1000 characters with 422 naming Notes', async () => {

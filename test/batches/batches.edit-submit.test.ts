@@ -6,6 +6,7 @@ import {
   addLine,
   bankCustomer,
   batchBody,
+  batchDay,
   batchOf,
   batchWithLine,
   clockOf,
@@ -15,6 +16,8 @@ import {
   expectNotFound,
   midnight,
   newBatch,
+  nextOfYear,
+  plainSunday,
   owed,
   submit,
   t,
@@ -23,7 +26,7 @@ import {
   zarAccount,
 } from './batchApi.fixtures.ts';
 import type { DebitSetup } from './fixtures.ts';
-import { plusDays } from './fixtures.ts';
+import { businessDay, plusDays } from './fixtures.ts';
 
 // Payment batches through the HTTP API (spec part 2, "Batches"): editing an open batch (PUT /v1/batches) and
 // submitting it (PUT /v1/batches/submit), with the rail's lead time for its ActionDate.
@@ -37,7 +40,7 @@ describe('PUT /v1/batches', () => {
     const res = await setup.account.request('PUT', '/v1/batches', {
       body: batchBody(setup, {
         BatchToken: created.BatchToken,
-        ActionDate: plusDays(setup.today, 10),
+        ActionDate: batchDay(setup, 10),
         Notes: 'final',
       }),
     });
@@ -45,7 +48,7 @@ describe('PUT /v1/batches', () => {
     expect(res.text).toBe('');
     expect(withoutPayments(await batchOf(setup.account, created.BatchToken))).toEqual({
       ...withoutPayments(created),
-      ActionDate: midnight(plusDays(setup.today, 10)),
+      ActionDate: midnight(batchDay(setup, 10)),
       Notes: 'final',
     });
   });
@@ -110,6 +113,21 @@ describe('PUT /v1/batches', () => {
     }
   });
 
+  it('refuses re-dating to an SA public holiday with 422 naming ActionDate and the next business day, unchanged', async () => {
+    const setup = await zarAccount();
+    const { token } = await batchWithLine(setup);
+    const before = await batchOf(setup.account, token);
+    const newYear = nextOfYear(setup, '01-01');
+    const res = await setup.account.request('PUT', '/v1/batches', {
+      body: batchBody(setup, { BatchToken: token, ActionDate: newYear, Notes: 'moved' }),
+    });
+    expectInvalid(res, 'ActionDate');
+    expect(res.body.fields[0].message).toBe(
+      `${newYear} is a public holiday (New Year's Day); the next business day is ${businessDay(newYear)}`,
+    );
+    expect(await batchOf(setup.account, token)).toEqual(before);
+  });
+
   it('refuses bad fields with 422 naming each, and an unknown BatchToken with 404', async () => {
     const setup = await zarAccount();
     const created = await newBatch(setup);
@@ -166,7 +184,7 @@ describe('PUT /v1/batches/submit', () => {
     const setup = await zarAccount();
     const token = await emptyBatch(setup);
     const res = await setup.account.request('PUT', '/v1/batches/submit', {
-      body: { BatchToken: token, ActionDate: plusDays(setup.today, 14) },
+      body: { BatchToken: token, ActionDate: batchDay(setup, 14) },
     });
     expectConflict(res, 'batch_empty');
     expect(await batchOf(setup.account, token)).toMatchObject({
@@ -179,7 +197,7 @@ describe('PUT /v1/batches/submit', () => {
   it("refuses an ActionDate before the rail's lead time with 422 naming ActionDate, and keeps the batch open", async () => {
     const setup = await zarAccount();
     const { token } = await batchWithLine(setup);
-    // A debit order must reach the bank two business days ahead (src/core/batches.ts): the day before that is late.
+    // A debit order must reach the bank two business days ahead (src/core/bankingDays.ts): the day before that is late.
     const tooEarly = plusDays(earliestDebitOrder(setup), -1);
     for (const ActionDate of [setup.today, tooEarly, plusDays(setup.today, -1), 'tomorrow']) {
       const res = await setup.account.request('PUT', '/v1/batches/submit', {
@@ -190,11 +208,32 @@ describe('PUT /v1/batches/submit', () => {
     expect(await batchOf(setup.account, token)).toMatchObject({ State: 'open', SubmitDate: null });
   });
 
+  it('refuses submitting for an SA public holiday or a weekend, naming ActionDate, and keeps the batch open', async () => {
+    const setup = await zarAccount();
+    const { token } = await batchWithLine(setup);
+    const before = await batchOf(setup.account, token);
+    const christmas = nextOfYear(setup, '12-25');
+    const sunday = plainSunday(setup);
+    for (const [date, why] of [
+      [christmas, 'a public holiday (Christmas Day)'],
+      [sunday, 'a Sunday'],
+    ] as const) {
+      const res = await setup.account.request('PUT', '/v1/batches/submit', {
+        body: { BatchToken: token, ActionDate: date },
+      });
+      expectInvalid(res, 'ActionDate');
+      expect(res.body.fields[0].message).toBe(
+        `${date} is ${why}; the next business day is ${businessDay(date)}`,
+      );
+    }
+    expect(await batchOf(setup.account, token)).toEqual(before);
+  });
+
   it('keeps the batch’s own ActionDate when none is sent (beyond the spec, which requires one)', async () => {
     const setup = await zarAccount();
     const { token } = await batchWithLine(setup);
     const own = (await batchOf(setup.account, token)).ActionDate;
-    expect(own).toBe(midnight(plusDays(setup.today, 7)));
+    expect(own).toBe(midnight(batchDay(setup, 7)));
     const res = await setup.account.request('PUT', '/v1/batches/submit', {
       body: { BatchToken: token, Notes: 'as planned' },
     });
@@ -256,7 +295,7 @@ describe('PUT /v1/batches/submit', () => {
   it('answers 404 for an unknown BatchToken', async () => {
     const setup = await zarAccount();
     const res = await setup.account.request('PUT', '/v1/batches/submit', {
-      body: { BatchToken: crypto.randomUUID(), ActionDate: plusDays(setup.today, 14) },
+      body: { BatchToken: crypto.randomUUID(), ActionDate: batchDay(setup, 14) },
     });
     expectNotFound(res);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
 import {
   batchBody,
+  batchDay,
   batchOf,
   batchWithLine,
   expectNotFound,
@@ -9,7 +10,6 @@ import {
   useBatchService,
   zarAccount,
 } from './batchApi.fixtures.ts';
-import { plusDays } from './fixtures.ts';
 
 // Payment batches through the HTTP API: another account's batches and lines are never visible nor changed, and
 // bad input on any batch endpoint is a 4xx, never a 500.
@@ -35,7 +35,7 @@ describe('tenant isolation', () => {
     );
     expectNotFound(
       await account.request('PUT', '/v1/batches/submit', {
-        body: { BatchToken: their.token, ActionDate: plusDays(mine.today, 14) },
+        body: { BatchToken: their.token, ActionDate: batchDay(mine, 14) },
       }),
     );
     expectNotFound(await account.request('PUT', '/v1/batches/cancel', { body: { BatchToken: their.token } }));

@@ -1,3 +1,4 @@
+import { onBusinessDay } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
 import type { CustomerWithMethod } from '../helpers/invoices.ts';
@@ -14,6 +15,12 @@ export interface DebitSetup {
 export const DAY = 86_400_000;
 export const plusDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00.000Z`) + days * DAY).toISOString().slice(0, 10);
+
+/**
+ * The date, or the next SA business day after it: a batch's ActionDate a person sets must be one
+ * (docs/gateways.md, "Action dates a person sets").
+ */
+export const businessDay = (date: string) => onBusinessDay(date, 'debit_order');
 
 /** The bank details of a test bank account per rail; `number` picks the test gateway's outcome (docs/gateways.md). */
 export function bankAccount(rail: 'debit_order' | 'ach' | 'sepa', number?: string): Record<string, unknown> {
@@ -56,11 +63,23 @@ export async function debitAccount(t: TestService, currency: string): Promise<De
   const enabled = await account.request('POST', '/v1/currencies', { body: { CurrencyCode: currency } });
   if (enabled.status !== 201 && enabled.status !== 409)
     throw new Error(`enabling ${currency}: ${enabled.text}`);
-  // Tomorrow at midnight: the noons the tests advance to are then still ahead of the clock, whenever they run.
-  const today = plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1);
+  // Tomorrow at midnight: the noons the tests advance to are then still ahead of the clock, whenever they run; or
+  // the SA business day after, so that a batch may be dated today whatever day the suite runs on.
+  const today = businessDay(
+    plusDays(((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10), 1),
+  );
   await ok(account, 'POST', '/v1/test-clock/advance', { To: `${today}T00:00:00.000Z` }, 200);
   const [gateway] = await ok(account, 'GET', '/v1/gateways');
   return { account, today, gatewayId: gateway.gatewayID, gatewayToken: gateway.GatewayToken };
+}
+
+/**
+ * How a debit's invoice is collected: by its own CollectionMethod (the default), or `followsCustomer`, naming none,
+ * so that the customer's PaymentMethod debit_order and primary bank account collect it (docs/gateways.md, "From the
+ * customer's settings to the money").
+ */
+export interface DebitCollection {
+  followsCustomer?: boolean;
 }
 
 /** A customer billed in the rail's currency with a validated bank account (its paymentMethodID). */
@@ -68,6 +87,7 @@ export async function debitCustomer(
   setup: DebitSetup,
   rail: 'debit_order' | 'ach' | 'sepa',
   number?: string,
+  collection: DebitCollection = {},
 ): Promise<CustomerWithMethod> {
   return customerWithBankAccount(setup.account, {
     customer: {
@@ -75,6 +95,7 @@ export async function debitCustomer(
       LastName: 'Lovelace',
       Email: 'ada@example.com',
       CurrencyCode: RAIL_CURRENCY[rail],
+      ...(collection.followsCustomer ? { PaymentMethod: 'debit_order' } : {}),
     },
     bankAccount: bankAccount(rail, number),
     validateAt: setup.gatewayId,
@@ -83,22 +104,25 @@ export async function debitCustomer(
 
 /**
  * An invoice of `amount` (100.00 unless said) collected by debit order from the customer's bank account through
- * `gatewayId` (the account's test gateway unless said), dated today and due `dueIn` days from today.
+ * `gatewayId` (the account's test gateway unless said), dated today and due `dueIn` days from today; with
+ * `followsCustomer`, one that names no collection and follows its customer's.
  */
 export async function debitInvoice(
   setup: DebitSetup,
   customer: CustomerWithMethod,
-  options: { dueIn: number; amount?: number; gatewayId?: number },
+  options: { dueIn: number; amount?: number; gatewayId?: number } & DebitCollection,
 ): Promise<number> {
   const invoice = await issuedInvoice(setup.account, {
     customerId: customer.customerId,
     invoiceDate: setup.today,
     dueDate: plusDays(setup.today, options.dueIn),
-    collect: {
-      method: 'debit_order',
-      gatewayId: options.gatewayId ?? setup.gatewayId,
-      paymentMethodId: customer.paymentMethodId,
-    },
+    collect: options.followsCustomer
+      ? undefined
+      : {
+          method: 'debit_order',
+          gatewayId: options.gatewayId ?? setup.gatewayId,
+          paymentMethodId: customer.paymentMethodId,
+        },
     description: 'Subscription',
     amount: options.amount ?? 100,
   });
@@ -123,15 +147,17 @@ export interface SubmittedDebit {
 
 /**
  * A customer on `rail` (account `number` chooses the test gateway's answer), an invoice due today bundled by the
- * day's run, the batch submitted on the earliest action date the rail allows and built by the next day's run.
+ * day's run (collected as `collection` says), the batch submitted on the earliest action date the rail allows and
+ * built by the next day's run.
  */
 export async function submittedDebit(
   setup: DebitSetup,
   rail: 'debit_order' | 'ach' | 'sepa',
   number?: string,
+  collection: DebitCollection = {},
 ): Promise<SubmittedDebit> {
-  const customer = await debitCustomer(setup, rail, number);
-  const invoiceId = await debitInvoice(setup, customer, { dueIn: 0 });
+  const customer = await debitCustomer(setup, rail, number, collection);
+  const invoiceId = await debitInvoice(setup, customer, { dueIn: 0, ...collection });
   await advanceTo(setup.account, setup.today);
   const batches: { BatchToken: string; State: string }[] = await ok(setup.account, 'GET', '/v1/batches');
   const open = batches.filter((batch) => batch.State === 'open');

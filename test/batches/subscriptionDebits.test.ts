@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/batches.ts';
+import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -49,7 +49,7 @@ describe("a debit-order customer's subscription", () => {
       expect(invoices).toHaveLength(month + 1);
       expect(invoices.at(-1)).toMatchObject({ Balance: 0, TotalPendingPaid: 250 });
 
-      const actionDate = onBusinessDay(earliestActionDate('debit_order', renewal));
+      const actionDate = onBusinessDay(earliestActionDate('debit_order', renewal), 'debit_order');
       await ok(account, 'PUT', '/v1/batches/submit', {
         BatchToken: open[0].BatchToken,
         ActionDate: actionDate,

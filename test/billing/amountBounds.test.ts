@@ -11,7 +11,7 @@ import {
   subscribe,
 } from '../helpers/billing.ts';
 
-// core/invoiceMath.ts, invoiceBoundsProblem: usage priced beyond the bound of an amount parks its subscription
+// modules/invoicing/invoiceMath.ts, invoiceBoundsProblem: usage priced beyond the bound of an amount parks its subscription
 // rather than issuing figures no double holds exactly, and the preview answers a problem, not a 500.
 const clock = movableClock('2026-03-01T10:00:00.000Z');
 let t: TestService;

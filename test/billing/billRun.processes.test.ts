@@ -121,7 +121,11 @@ describe('billing run', () => {
     // on a new account.
     const expected = 40 * 1097;
     for (let attempt = 1; ; attempt += 1) {
-      const as = await accountWithSubscriptions(40, { chargePrice: 1, chargeTerm: 1, chargeTermType: 'days' });
+      const as = await accountWithSubscriptions(40, {
+        chargePrice: 1,
+        chargeTerm: 1,
+        chargeTermType: 'days',
+      });
       // 2029 is after today: a live account is billed that far ahead only when asked to.
       const args = ['run', '--as-of', '2029-01-02', '--account', String(as.accountId), '--allow-future'];
       const run = spawnCli(args, t.env);

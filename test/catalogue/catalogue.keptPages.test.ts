@@ -74,11 +74,11 @@ const catalogueRevision = async (accountId: number) =>
   Number(
     (
       await t.service.storage.db
-        .selectFrom('accounts')
-        .select('catalogue_revision')
-        .where('id', '=', accountId)
-        .executeTakeFirstOrThrow()
-    ).catalogue_revision,
+        .selectFrom('catalogue_revisions')
+        .select('revision')
+        .where('account_id', '=', accountId)
+        .executeTakeFirst()
+    )?.revision ?? 0,
   );
 
 describe('catalogue pages kept in the process', () => {
@@ -218,12 +218,12 @@ describe('catalogue pages kept in the process', () => {
     // counted: the key's lookup and the background workers' polls (every 100 ms here) may fall in the same window.
     const reads = t.queries.filter(
       (sql) =>
-        sql.includes('"catalogue_revision"') ||
+        sql.includes('"catalogue_revisions"') ||
         sql.includes('from "subscriptions"') ||
         CATALOGUE_ROWS.test(sql),
     );
     expect(reads).toHaveLength(2);
-    expect(reads[0]).toContain('"catalogue_revision"');
+    expect(reads[0]).toContain('"catalogue_revisions"');
     expect(reads[1]).toContain('from "subscriptions"');
 
     await createPackage();

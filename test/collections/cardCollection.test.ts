@@ -235,10 +235,17 @@ describe('collecting a due card invoice', () => {
       .selectFrom('mail_outbox')
       .select(['recipient', 'subject'])
       .where('account_id', '=', s.account.accountId)
-      .where('subject', 'like', 'We could not collect payment%')
+      .where('subject', 'like', 'Payment of invoice%')
       .orderBy('id')
       .execute();
-    expect(mails.map((mail) => mail.recipient)).toEqual(['ada@example.com', 'grace@example.com']);
+    // One notice per failure to each recipient: the first decline's, then the last one's (never a second e-mail
+    // for the failure that ended the retries).
+    expect(mails.map((mail) => mail.recipient)).toEqual([
+      'ada@example.com',
+      'grace@example.com',
+      'ada@example.com',
+      'grace@example.com',
+    ]);
 
     const customer = await ok(s.account, 'GET', `/v1/customers/${s.customerId}`);
     expect(customer).toMatchObject({ comp_status: 'Suspended', isSuspended: true });

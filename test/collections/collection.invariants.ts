@@ -18,7 +18,7 @@ const DECIDED = new Set(['succeeded', 'pending', 'declined']);
  * The ledger: each invoice's figures are the sums of the allocations they stand for (Balance = Total − settled −
  * pending − credits; ActualBalance = Total − settled − credits), a Failed payment holds nothing and says why, a
  * collected payment names its charge, and the customer's Balance is what the service defines it to be
- * (src/views/customers.view.ts, the ledger's customerBalanceFigure): the Balance of its issued invoices less the money it holds
+ * (src/readModels/customers.view.ts, the ledger's customerBalanceFigure): the Balance of its issued invoices less the money it holds
  * unallocated (payments that did not fail, credit notes).
  */
 export function checkLedger(world: World, at: (what: string) => string) {

@@ -5,6 +5,8 @@ import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { addCard } from './cards.ts';
+import { setGatewayEnabled } from '../../src/modules/gateways/index.ts';
+import { accountContext } from '../helpers/context.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 
 // Invoices that name no CollectionMethod of their own (those of subscriptions, and those made through the API
@@ -371,6 +373,35 @@ describe('a subscription that names its own collection', () => {
     const payments = await paymentsOf(w, customerId);
     expect(payments).toHaveLength(2);
     expect(payments.every((p) => p.customerPaymentMethodID !== primary)).toBe(true);
+  });
+
+  it('is held with a CollectionProblem when its own gateway cannot charge, and the staff are told once', async () => {
+    const w = await world();
+    await ok(w.account, 'PUT', '/v1/account', { StaffEmail: 'staff@example.com' }, 204);
+    const customerId = await customer(w, { PaymentMethod: 'eft' });
+    const card = await addCard(w.account, customerId, '4242424242424242');
+    await subscribe(w.account, customerId, w.plan, {
+      CollectionMethod: 'credit_card',
+      gatewayID: w.gatewayId,
+      customerPaymentMethodID: card,
+    });
+    await setGatewayEnabled(await accountContext(t, w.account.accountId), w.gatewayId, false);
+    await advance(w.account, `${plusDays(w.today, 1)}T12:00:00.000Z`);
+    await advance(w.account, `${plusDays(w.today, 2)}T12:00:00.000Z`);
+    const [invoice] = await invoicesOf(w.account, customerId);
+    expect(invoice).toMatchObject({
+      Status: 'Past Due',
+      NumTries: 0,
+      NextTryDate: null,
+      CollectionProblem: `gateway ${w.gatewayId} is disabled or retired`,
+    });
+    const types = (await eventsOf(w.account, 'invoice', invoice.invoiceID)).map((e) => e.type);
+    expect(types.filter((type) => type === 'invoice.collection_blocked')).toHaveLength(1);
+    const told = await mailsTo(w.account.accountId, 'staff@example.com');
+    expect(told.map((mail) => mail.subject)).toEqual([
+      `Invoice ${invoice.invoiceNum} cannot be charged: gateway ${w.gatewayId} is disabled or retired`,
+    ]);
+    expect(await paymentsOf(w, customerId)).toEqual([]);
   });
 
   it('is refused with the rules of a recurring invoice: a gateway is required for credit_card', async () => {

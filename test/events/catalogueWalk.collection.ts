@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
-import { addBusinessDays } from '../../src/core/batches.ts';
+import { addBusinessDays } from '../../src/core/bankingDays.ts';
+import { addGateway, setGatewayEnabled } from '../../src/modules/gateways/index.ts';
+import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
 import type { TestAccount } from '../helpers/service.ts';
@@ -41,6 +43,9 @@ export async function walkCollections(account: TestAccount, today: string): Prom
     return customerID;
   };
   await cardInvoice('Declined', '4000000000009995');
+  // A card that needs 3-D Secure: invoice.payment_action_required; its invoice and the declined one, left to the
+  // customer, are reminded by the walk's advance (invoice.payment_reminder).
+  await cardInvoice('Confirming', '4000002500003155');
   // A customer set to pay by card with no card on file: its invoice, due today, is reported blocked.
   const cardless = await createCustomer(account, {
     Name: 'Cardless',
@@ -59,7 +64,7 @@ export async function walkCollections(account: TestAccount, today: string): Prom
  * window) and one whose bank account was never validated (its build fails); the second is cancelled after the
  * walk's advance, by its returned token.
  */
-export async function walkBatches(account: TestAccount, today: string): Promise<string> {
+export async function walkBatches(account: TestAccount, today: string): Promise<void> {
   const [gateway] = await read(account, '/v1/gateways');
   const achLine = async (batchToken: string, accountNumber: string, validate: boolean) => {
     const { customerId, paymentMethodId } = await customerWithBankAccount(account, {
@@ -94,7 +99,7 @@ export async function walkBatches(account: TestAccount, today: string): Promise<
       GatewayToken: gateway.GatewayToken,
       ActionDate: actionDate,
     });
-  const actionDate = addBusinessDays(today, 1);
+  const actionDate = addBusinessDays(today, 1, 'ach');
   const collected = await newBatch(actionDate);
   await ok(account, 'PUT', '/v1/batches', {
     BatchToken: collected.BatchToken,
@@ -108,10 +113,48 @@ export async function walkBatches(account: TestAccount, today: string): Promise<
     BatchToken: collected.BatchToken,
     ActionDate: actionDate,
   });
-  const failing = await newBatch(actionDate);
-  await achLine(failing.BatchToken, '000123456780', false);
+  // Its one line cannot be made (a bank account never validated): it leaves, and the emptied batch is cancelled.
+  const emptied = await newBatch(actionDate);
+  await achLine(emptied.BatchToken, '000123456780', false);
+  await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: emptied.BatchToken, ActionDate: actionDate });
+  // A batch whose gateway is disabled before its build (the CLI's `gateway disable`) fails whole: a spare gateway,
+  // so that the account's own serves the rest of the walk.
+  const spare = await addGateway(await accountContext(t, account.accountId), {
+    type: 'test',
+    friendlyName: 'Spare simulator',
+  });
+  const failing = await ok(account, 'POST', '/v1/batches', {
+    CurrencyCode: 'USD',
+    GatewayToken: spare.token,
+    ActionDate: actionDate,
+  });
+  await achLine(failing.BatchToken, '000123456781', true);
   await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: failing.BatchToken, ActionDate: actionDate });
-  return failing.BatchToken;
+  await setGatewayEnabled(await accountContext(t, account.accountId), spare.id, false);
+  // A debit-order invoice the run bundles, left waiting: its last safe day is the walk's first day.
+  const waiting = await customerWithBankAccount(account, {
+    customer: { Name: 'ACH waiting', Email: 'ada@example.com' },
+    bankAccount: {
+      Method: 'ach',
+      AccountType: 'Checking',
+      AccountHolder: 'Ada Lovelace',
+      Bank: 'Test Bank',
+      AccountNumber: '000123456789',
+      RoutingNumber: '110000000',
+    },
+    validateAt: gateway.gatewayID,
+  });
+  await issuedInvoice(account, {
+    customerId: waiting.customerId,
+    dueDate: today,
+    collect: {
+      method: 'debit_order',
+      gatewayId: gateway.gatewayID,
+      paymentMethodId: waiting.paymentMethodId,
+    },
+    description: 'Work',
+    amount: 15,
+  });
 }
 
 /**

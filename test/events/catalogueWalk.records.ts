@@ -309,6 +309,10 @@ export async function walkSubscriptions(account: TestAccount, customerID: number
   const ending = await subscribe(account, customerID, monthly, { StartDate: plusDays(today, -5) });
   await ok(account, 'PUT', `/v1/subscriptions/${ending.subscriptionID}/changeenddate`, { EndDate: today });
 
+  // Started 25 days ago on a 10-day term: three periods billed at once.
+  const backdated = await subscribe(account, customerID, tenDays, { StartDate: plusDays(today, -25) });
+  expect(backdated.Warnings).toEqual([expect.objectContaining({ code: 'catch_up' })]);
+
   const trial = await createPlan(account, { trialPeriod: 5, trialPeriodType: 'days' });
   await subscribe(account, customerID, trial, { StartDate: plusDays(today, 1) });
   await ok(account, 'POST', '/v1/invoices', {

@@ -136,6 +136,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'A subscription was cancelled, at once or on the CancelDate a scheduled cancellation set.',
   'subscription.expired': 'A subscription reached its end date, set to today or reached by the bill run.',
   'subscription.reactivated': 'A cancelled or expired subscription was reactivated (`PUT …/reactivate`).',
+  'subscription.backdated':
+    'A subscription was created starting more than one period ago: every period up to today is billed at once (`Warnings` on its 201).',
   'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',
   'invoice.updated':
     'A field of an invoice changed, or an allocation moved its figures without paying it (less paid, or a payment removed).',
@@ -151,7 +153,13 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'invoice.collection_exhausted':
     'An invoice will not be collected again: the account’s card retries, or the rail’s presentations of a debit order, ran out (the customer is e-mailed; optional actions follow).',
   'invoice.collection_blocked':
-    'An invoice that follows its customer came due and the customer’s payment settings cannot collect it (no usable payment method, or a gateway that cannot take it): `CollectionProblem` says why, and the customer is e-mailed once (docs/gateways.md).',
+    'A due invoice cannot be collected: the payment settings of a customer it follows cannot collect it (no usable payment method, or a gateway that cannot take it; the customer is e-mailed once), or the card, bank account, mandate or gateway it is to be collected with cannot be used (the account’s staff are e-mailed once). `CollectionProblem` says why (docs/gateways.md, “When the settings cannot collect”, “No due debit without a plan or a problem”).',
+  'invoice.payment_succeeded':
+    'A collected payment (a card charge once taken, a portal or widget payment, a debit order once settled) paid some of an invoice; the customer is sent a receipt when the account sends them (docs/gateways.md, "The collection loop").',
+  'invoice.payment_action_required':
+    'A charge of an invoice needs the customer to confirm it with their bank (3-D Secure): nothing retries it, and the customer is e-mailed a link to confirm it (docs/gateways.md, "The collection loop").',
+  'invoice.payment_reminder':
+    'An invoice the customer pays itself reached a day of the account’s InvoiceReminderDays while unpaid; one per invoice and day, e-mailed when the account sends reminders (docs/gateways.md, "The collection loop").',
   'invoice.deleted': 'A draft invoice was deleted; the object is the draft as it was.',
   'recurring_invoice.created': 'A recurring invoice was created (`POST /v1/recurring-invoices`).',
   'recurring_invoice.updated': 'A field of a recurring invoice changed.',
@@ -195,6 +203,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'batch.processed':
     'Every line of a batch is final: paid (no return within the rail’s window) or returned unpaid. Late returns may still fail a line.',
   'batch.cancelled': 'A batch was cancelled (`PUT /v1/batches/cancel`); its pending payments fail.',
+  'batch.submission_due':
+    'An open batch the collection run bundled reached its last safe day (the rail’s lead time before its action date) and AutoSubmitBatches is off: submit it today. Once per batch and action date; the staff are e-mailed too.',
   'capture_session.created':
     'A capture session of the hosted widget was created (`POST /v1/widgets/capturepaymethod/create`); the object never shows its HashToken or Html.',
   'capture_session.captured':

@@ -110,7 +110,7 @@ describe('invoice PDF variants, rendered and read back', () => {
       'Bill to',
       'Łódź Widgets sp. z o.o.',
       'Attn: Zażółć Gęślą-Jaźń',
-      'VAT number: PL5260250995',
+      'Tax number: PL5260250995',
       'ul. Świętokrzyska 12',
       'Warszawa, 00-916',
       'Poland',
@@ -293,7 +293,7 @@ describe('invoice PDF variants, rendered and read back', () => {
     const text = rendered.text.replace(/[ \t]+/g, ' ');
     for (let i = 1; i <= 70; i += 1)
       expect(text.match(new RegExp(`Line ${i}:`, 'g')), `Line ${i}`).toHaveLength(1);
-    expect(pages.at(-1)).toContain('Total USD 3106.25');
+    expect(pages.at(-1)).toContain('Total USD 3,106.25');
     expectBlocks(rendered, ['Line 70: Widget 70 1.25 87.50 87.50', ...PAYMENT_BLOCK]);
   });
 });

@@ -206,7 +206,7 @@ describe('refused payment fields', () => {
     },
   );
 
-  it.each([['bitcoin'], ['Cash'], ['']])('refuses the Method %j', async (method) => {
+  it.each([['bitcoin'], ['Cash!'], ['']])('refuses the Method %j', async (method) => {
     const customerId = await createCustomer(t);
     expectInvalid(await postPayment(paymentBody(customerId, 10, [], { Method: method })), 'Method');
   });
@@ -218,6 +218,15 @@ describe('refused payment fields', () => {
       expect((await pay(paymentBody(customerId, 10, [], { Method: method }))).Method).toBe(method);
     },
   );
+
+  it.each([
+    ['Cash', 'cash'],
+    ['EFT', 'eft'],
+    ['Debit_Order', 'debit_order'],
+  ])('accepts the Method %s in any letter case, as %s', async (method, stored) => {
+    const customerId = await createCustomer(t);
+    expect((await pay(paymentBody(customerId, 10, [], { Method: method }))).Method).toBe(stored);
+  });
 
   it('refuses a currency the account has not enabled, and an unknown one', async () => {
     const customerId = await createCustomer(t);

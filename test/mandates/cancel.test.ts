@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { earliestActionDate } from '../../src/core/batches.ts';
+import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { TestAccount } from '../helpers/service.ts';
@@ -131,19 +131,25 @@ describe('PUT /v1/emandate/cancel', () => {
       ActionDate: earliestActionDate('debit_order', today),
     });
     await advanceTo(account, plusDays(today, 1));
+    // Its only line leaves the batch with both reasons, and the batch, left empty, is cancelled.
     const built = await ok(account, 'GET', `/v1/batches/${batch}`);
-    expect(built.State).toBe('open');
-    expect(built.BuildError).toContain(
-      `payment ${added.paymentId}: bank account ${paymentMethodId} is not valid`,
-    );
+    expect(built.State).toBe('cancelled');
     expect(built.BuildError).toMatch(
       new RegExp(
-        `payment ${added.paymentId} \\(customer ${customerId}\\): .*the mandate is cancelled, not signed`,
+        `^payment ${added.paymentId} \\(customer ${customerId}\\): bank account ${paymentMethodId} is not valid .*; ` +
+          `eMandate .*: the mandate is cancelled, not signed$`,
       ),
     );
+    expect((await account.request('GET', `/v1/payments/${added.paymentId}`)).status).toBe(404);
+    const invoiceId = (added.body.PaymentApplied as { invoiceID: number }[])[0]!.invoiceID;
+    const invoice = await ok(account, 'GET', `/v1/invoices/${invoiceId}`);
+    expect(invoice.CollectionProblem).toMatch(/is not valid .*the mandate is cancelled, not signed$/);
 
-    // No new line may name it.
-    const refused = await account.request('POST', '/v1/batches/payments', { body: added.body });
+    // No new line may name it, in a batch still open.
+    const open = await openDebitBatch({ ...setup, today: plusDays(today, 1) });
+    const refused = await account.request('POST', '/v1/batches/payments', {
+      body: { ...added.body, BatchToken: open },
+    });
     expect(refused.status, refused.text).toBe(422);
     expect(refused.body.fields).toEqual([
       expect.objectContaining({ field: 'paymentMethodID', message: expect.stringMatching(/was cancelled$/) }),

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { onBusinessDay } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
@@ -288,12 +289,15 @@ export async function downloadPdf(token: string, method: 'GET' | 'POST' = 'GET')
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 }
 
-/** An open batch of the account's test gateway, in ZAR, acting today; its BatchToken. */
+/**
+ * An open batch of the account's test gateway, in ZAR, acting today, or the next SA business day when today is none
+ * (docs/gateways.md, "Action dates a person sets"); its BatchToken.
+ */
 export async function openDebitBatch(setup: DebitSetup): Promise<string> {
   const batch = await ok(setup.account, 'POST', '/v1/batches', {
     CurrencyCode: 'ZAR',
     GatewayToken: setup.gatewayToken,
-    ActionDate: setup.today,
+    ActionDate: onBusinessDay(setup.today, 'debit_order'),
   });
   return batch.BatchToken as string;
 }

@@ -147,6 +147,58 @@ describe('an unknown field', () => {
   });
 });
 
+describe('one answer for every problem of a body', () => {
+  it('lists an unknown field, a bound, an enum and a disabled currency together, with synonyms', async () => {
+    const before = await history(account);
+    const res = await account.request('POST', '/v1/customers', {
+      body: {
+        Name: 'Grace',
+        Surname: 'Hopper',
+        PostalCode: '10001',
+        ZipCode: '1'.repeat(30),
+        isSuspended: 'maybe',
+        CurrencyCode: 'JPY',
+      },
+    });
+    expectUnknown(res, 'Surname', 'unknown field; did you mean LastName?');
+    expectUnknown(res, 'PostalCode', 'unknown field; did you mean ZipCode?');
+    expect(problemsOf(res)).toContainEqual({ field: 'ZipCode', message: 'must be at most 20 characters' });
+    expect(problemsOf(res)).toContainEqual({
+      field: 'isSuspended',
+      message: 'must be one of true, false, 0, 1',
+    });
+    expect(problemsOf(res)).toContainEqual({
+      field: 'CurrencyCode',
+      message: 'JPY is not enabled for this account (POST /v1/currencies enables it)',
+    });
+
+    const edit = await account.request('PUT', `/v1/customers/${customerID}`, {
+      body: { Fullname: 'Grace Hopper', CurrencyCode: 'jpy' },
+    });
+    expectUnknown(edit, 'Fullname', 'unknown field; did you mean Name?');
+    expect(problemsOf(edit).map((p) => p.field)).toEqual(['Fullname', 'CurrencyCode']);
+
+    const invoice = await account.request('POST', '/v1/invoices', {
+      body: { customerID, Currency: 'JPY', CurrencyCode: 'JPY', poNumber: 'P'.repeat(101) },
+    });
+    expectUnknown(invoice, 'Currency', 'unknown field; did you mean CurrencyCode?');
+    expect(
+      problemsOf(invoice)
+        .map((p) => p.field)
+        .sort(),
+    ).toEqual(['Currency', 'CurrencyCode', 'poNumber']);
+    expect(await history(account)).toEqual(before);
+  });
+
+  it('gathers a use case’s own problems with the currency’s, once the schema accepts the body', async () => {
+    const res = await account.request('POST', '/v1/customers', {
+      body: { Name: 'Grace', PaymentMethod: 'barter', CurrencyCode: 'JPY' },
+    });
+    expect(res.status).toBe(422);
+    expect(problemsOf(res).map((p) => p.field)).toEqual(['PaymentMethod', 'CurrencyCode']);
+  });
+});
+
 const DEBIT_ORDER_ACCOUNT = {
   Method: 'debit_order',
   AccountType: 'Savings',

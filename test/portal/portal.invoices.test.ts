@@ -31,7 +31,7 @@ describe('signed-in pages', () => {
     expect(list.text).toContain(`Invoice ${mine.invoiceNum}`);
     expect(list.text).toContain('Past Due');
     expect(list.text).not.toContain(`Invoice ${theirs.invoiceNum}<`);
-    expect(list.text).toContain('<th scope="col" class="num">Balance</th>');
+    expect(list.text).toContain('<th scope="col" class="num">Balance due (incl. tax)</th>');
 
     const detail = await client.get(`${client.base}invoices/${mine.invoiceID}`);
     expect(detail.status).toBe(200);

@@ -63,7 +63,7 @@ describe("the customer's debit order mandates", () => {
     expect(signed.status).toBe(303);
 
     const after = await client.get(`${client.base}mandates`);
-    expect(after.text).toMatch(/Signed on \d{4}-\d{2}-\d{2}/);
+    expect(after.text).toMatch(/Signed on \d{1,2} [A-Z][a-z]{2} \d{4}/);
     expect(after.text).not.toContain(created.Token);
     const pdfPath = /href="([^"]+\/mandates\/\d+\/pdf)"/.exec(after.text)![1]!;
     const pdf = await client.get(pdfPath);

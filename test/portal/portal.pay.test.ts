@@ -51,7 +51,26 @@ describe('paying an invoice with the primary card', () => {
     expect((await eventsOf(t, 'invoice', invoice.invoiceID)).map((e) => e.type)).toEqual([
       'invoice.created',
       'invoice.paid',
+      'invoice.payment_succeeded',
     ]);
+    // The receipt e-mailed to the customer and its contact (docs/gateways.md, "The collection loop").
+    const receipts = await t.service.storage.db
+      .selectFrom('mail_outbox')
+      .select(['recipient', 'subject', 'body_sealed'])
+      .where('account_id', '=', t.accountId)
+      .where('subject', 'like', 'Receipt from %')
+      .orderBy('id')
+      .execute();
+    const mine = receipts.filter((row) =>
+      t.service.secrets.open(row.body_sealed).includes(`Invoice ${invoice.invoiceNum}:`),
+    );
+    expect(mine.map((row) => row.subject)).toEqual([
+      expect.stringMatching(/: USD 123\.45 received$/),
+      expect.stringMatching(/: USD 123\.45 received$/),
+    ]);
+    const text = t.service.secrets.open(mine[0]!.body_sealed);
+    expect(text).toMatch(/we received USD 123\.45 from Visa ending 4242 on 15 March 2026\./);
+    expect(text).toContain(`Invoice ${invoice.invoiceNum}: USD 123.45 paid, USD 0.00 still owed`);
 
     const receipt = await client.get(`${client.base}paid/${payment.paymentID}`);
     expect(receipt.status).toBe(200);
@@ -62,7 +81,9 @@ describe('paying an invoice with the primary card', () => {
     const detail = await client.get(`${client.base}invoices/${invoice.invoiceID}`);
     expect(detail.text).toContain('status-paid">Paid<');
     expect(detail.text).not.toContain('/pay"');
-    expect(detail.text).toContain(`Payment ${payment.paymentID}`);
+    // The payment applied, in words: a customer does not know our ids.
+    expect(detail.text).toMatch(/<th scope="row">Payment<\/th>/);
+    expect(detail.text).not.toContain(`Payment ${payment.paymentID}`);
   });
 
   it('pays once when the form is sent twice at the same moment, and once more later', async () => {

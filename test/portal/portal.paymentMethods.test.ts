@@ -235,7 +235,7 @@ describe('a bank account under a signed eMandate', () => {
     expect((await client.signIn(login.username, login.password)).status).toBe(303);
     const page = await client.get(`${client.base}payment-methods`);
     expect(page.text).toContain('First National Bank account ending 9876');
-    expect(page.text).toMatch(/Debit mandate: Signed on \d{4}-\d{2}-\d{2}/);
+    expect(page.text).toMatch(/Debit mandate: Signed on \d{1,2} [A-Z][a-z]{2} \d{4}/);
     for (const secret of ['62847123459876', token]) expect(page.text).not.toContain(secret);
     const link = `${client.base}payment-methods/${method.paymentMethodID}/mandate`;
     expect(page.text).toContain(`href="${link}"`);

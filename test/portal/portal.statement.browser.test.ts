@@ -88,7 +88,7 @@ describe('the statement and payments in a browser', () => {
     expect(fs.readFileSync(saved).subarray(0, 5).toString()).toBe('%PDF-');
     execFileSync('pdftoppm', ['-png', '-r', '60', saved, path.join(SCREENSHOTS, 'statement-pdf')]);
     const printed = execFileSync('pdftotext', ['-layout', saved, '-'], { encoding: 'utf8' });
-    expect(printed).toMatch(/Closing balance\s+1074\.99/);
+    expect(printed).toMatch(/Closing balance\s+1,074\.99/);
 
     // A period that ends before it starts: the summary is announced, takes the focus and names the field.
     await page.getByLabel('From', { exact: true }).fill('2026-03-10');

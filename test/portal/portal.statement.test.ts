@@ -244,9 +244,9 @@ describe('the statement page', () => {
     execFileSync('pdftoppm', ['-png', '-r', '60', file, path.join(dir, 'statement')]);
     const printed = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
     // The API's figures: opening 1,100.00, closing 1,113.15, owed 1,125.15, unapplied 12.00.
-    expect(printed).toMatch(/Opening balance\s+1100\.00/);
-    expect(printed).toMatch(/Closing balance\s+1113\.15/);
-    expect(printed).toContain('1125.15');
+    expect(printed).toMatch(/Opening balance\s+1,100\.00/);
+    expect(printed).toMatch(/Closing balance\s+1,113\.15/);
+    expect(printed).toContain('1,125.15');
     expect(printed).toContain('Credit not yet applied to an invoice: USD 12.00');
   });
 

@@ -42,7 +42,7 @@ describe('what customers may change, in a browser', () => {
 
     await page.getByRole('link', { name: 'Subscriptions', exact: true }).click();
     await expect.poll(() => page.locator('h1').innerText()).toBe('Subscriptions');
-    expect(await page.locator('table').innerText()).toContain('USD 31.00 every month');
+    expect(await page.locator('table').innerText()).toContain('USD 31.00 excl. tax every month');
     await expectAccessible(page, 'subscriptions');
     await shot(page, 'subscriptions');
 

@@ -41,18 +41,18 @@ describe('subscriptions pages', () => {
     expect(list.status).toBe(200);
     expect(list.text).toContain(`href="${client.base}subscriptions/${subscriptionId}"`);
     expect(list.text).not.toContain(`subscriptions/${theirs.subscriptionId}"`);
-    expect(list.text).toContain('USD 31.00 every month');
+    expect(list.text).toContain('USD 31.00 excl. tax every month');
     expect(list.text).toContain('2026-03-01');
-    expect(list.text).toContain('USD 31.00<br><span class="muted">on 2026-04-01</span>');
+    expect(list.text).toContain('USD 31.00 incl. tax<br><span class="muted">on 2026-04-01</span>');
     expect(list.text).toContain('aria-current="page">Subscriptions');
 
     const detail = await client.get(`${client.base}subscriptions/${subscriptionId}`);
     expect(detail.status).toBe(200);
-    expect(detail.text).toContain('USD 31.00 on 2026-04-01');
+    expect(detail.text).toContain('USD 31.00 incl. tax on 2026-04-01');
     expect(detail.text).toContain('Cancel at the end of the period');
     // The overview's next invoice is the same figure, the earliest of the customer's subscriptions.
     const overview = await client.get(client.base);
-    expect(overview.text).toContain('<dt>Next invoice</dt><dd>USD 31.00 on 2026-04-01</dd>');
+    expect(overview.text).toContain('<dt>Next invoice</dt><dd>USD 31.00 incl. tax on 2026-04-01</dd>');
 
     for (const path of [
       `subscriptions/${theirs.subscriptionId}`,
@@ -178,9 +178,9 @@ describe('subscriptions pages', () => {
     expect(chargeCents).toBe(3400);
     const figure = (name: string) =>
       new RegExp(`<dt>${name}</dt><dd>([^<]+)</dd>`).exec(previewPage.text)?.[1];
-    expect(figure('Credit for unused time')).toBe('USD 17.00');
-    expect(figure('Charge for the new terms')).toBe('USD 34.00');
-    expect(figure('Net amount due now')).toBe('USD 17.00');
+    expect(figure('Credit for unused time')).toBe('USD 17.00 incl. tax');
+    expect(figure('Charge for the new terms')).toBe('USD 34.00 incl. tax');
+    expect(figure('Net amount due now')).toBe('USD 17.00 incl. tax');
     expect(previewPage.text).toContain('name="confirm" value="yes"');
     // The preview changed nothing.
     expect((await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`)).packageID).not.toBe(target.packageId);
@@ -217,7 +217,7 @@ describe('subscriptions pages', () => {
     const csrf = await csrfOf(client, subscriptionId);
     const previewPage = await client.post(`${detailPath}/change`, { csrf, choice: value });
     // On 15 March: 17 days of 31 left, USD 34.00 charged less USD 17.00 credited.
-    expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 17.00</dd>');
+    expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 17.00 incl. tax</dd>');
     const before = await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`);
     try {
       clock.set('2026-03-16T10:00:00.000Z');
@@ -231,7 +231,7 @@ describe('subscriptions pages', () => {
       expect(stale.text).toContain('role="alert"');
       expect(stale.text).toContain('The amounts changed since you looked');
       // On 16 March: 16 days left, USD 32.00 charged less USD 16.00 credited.
-      expect(stale.text).toContain('<dt>Net amount due now</dt><dd>USD 16.00</dd>');
+      expect(stale.text).toContain('<dt>Net amount due now</dt><dd>USD 16.00 incl. tax</dd>');
       expect(expectedOf(stale)).toBe('1600');
       // Nothing changed: the same subscription, no credits, no new invoice.
       expect(await ok(t, 'GET', `/v1/subscriptions/${subscriptionId}`)).toEqual(before);
@@ -286,7 +286,7 @@ describe('subscriptions pages', () => {
     const cents = (amounts: number[]) => amounts.reduce((sum, a) => sum + Math.round(a * 100), 0);
     expect(cents(api.Credits.map((c: any) => c.Amount))).toBe(1700);
     expect(cents(api.Invoices.map((i: any) => i.Total))).toBe(30000);
-    expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 283.00</dd>');
+    expect(previewPage.text).toContain('<dt>Net amount due now</dt><dd>USD 283.00 incl. tax</dd>');
 
     const done = await client.post(`${detailPath}/change`, {
       csrf,

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from 'playwright-core';
 import { fixedClock } from '../../src/clock.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
@@ -10,6 +9,7 @@ import { newPage, shot, signIn, useBrowser } from '../portal/browser.ts';
 import { customerWithLogin, portalPath } from '../portal/fixtures.ts';
 import { PAYSTACK_TEST_CARDS, PAYSTACK_TEST_OTP, PaystackSimulator } from './paystackSimulator.ts';
 import {
+  answerCheckout,
   PAYSTACK_CHECKOUT,
   PAYSTACK_INLINE_STAND_IN,
   PAYSTACK_INLINE_URL,
@@ -46,25 +46,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** The stand-in checkout's step, answered by the simulator's checkout (a card, or the OTP it asked for). */
-async function checkout(route: Route): Promise<void> {
-  const request = route.request();
-  const [accessCode, step] = request.url().slice(PAYSTACK_CHECKOUT.length).split('/');
-  const body = request.postDataJSON() as {
-    otp: string;
-    number: string;
-    expiry_month: number;
-    expiry_year: number;
-  };
-  const answer = sim.checkout(
-    decodeURIComponent(accessCode!),
-    step === 'otp'
-      ? { otp: body.otp }
-      : { card: { number: body.number, expiryMonth: body.expiry_month, expiryYear: body.expiry_year } },
-  );
-  await route.fulfill({ json: answer, headers: { 'access-control-allow-origin': '*' } });
-}
-
 /** A signed-in customer's browser on the portal's add-card page, with Paystack's InlineJS routed to the stand-in. */
 async function addCardPage(name: string) {
   const login = await customerWithLogin(account, { name });
@@ -73,7 +54,7 @@ async function addCardPage(name: string) {
   await context.route(PAYSTACK_INLINE_URL, (route) =>
     route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: PAYSTACK_INLINE_STAND_IN }),
   );
-  await context.route(`${PAYSTACK_CHECKOUT}**`, checkout);
+  await context.route(`${PAYSTACK_CHECKOUT}**`, answerCheckout(sim));
   context.on('request', (request) => {
     if (request.url().startsWith(t.url)) sentToUs.push(`${request.url()} ${request.postData() ?? ''}`);
   });

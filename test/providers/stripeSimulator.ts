@@ -390,6 +390,25 @@ export class StripeSimulator {
     this.succeed(intent, this.paymentMethods.get(intent.paymentMethod!)!);
   }
 
+  /**
+   * The customer fails the 3-D Secure challenge (the test page's "Fail authentication"): as Stripe documents for
+   * a failed authentication, the intent waits for another payment method with `last_payment_error` of code
+   * `payment_intent_authentication_failure`, and `payment_intent.payment_failed` is sent.
+   */
+  failAuthentication(intentId: string): void {
+    const intent = this.intents.get(intentId);
+    if (intent?.status !== 'requires_action') throw new Error(`${intentId} does not wait for authentication`);
+    intent.status = 'requires_payment_method';
+    intent.lastError = {
+      type: 'invalid_request_error',
+      code: 'payment_intent_authentication_failure',
+      message:
+        'The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.',
+    };
+    const pm = this.paymentMethods.get(intent.paymentMethod!);
+    if (intent.kind === 'payment') this.emit('payment_intent.payment_failed', intentJson(intent, pm, false));
+  }
+
   private shown(intent: IntentRecord, expand = false): Answer {
     return {
       status: 200,

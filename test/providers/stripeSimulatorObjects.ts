@@ -22,8 +22,9 @@ export function sampleOf(resource: string, values: Record<string, unknown>): Rec
   return { ...structuredClone(sample), ...values };
 }
 
+/** An intent's last error: a card error, or a failed authentication (`invalid_request_error`). */
 export interface CardError {
-  type: 'card_error';
+  type: 'card_error' | 'invalid_request_error';
   code: string;
   decline_code?: string;
   message: string;

@@ -192,7 +192,7 @@ describe("the capture frame with Stripe's Payment Element", () => {
         `style-src 'nonce-${nonce}'`,
         `connect-src 'self' ${STRIPE_ORIGINS}`,
         `frame-src ${STRIPE_ORIGINS}`,
-        `img-src ${STRIPE_ORIGINS}`,
+        `img-src 'self' ${STRIPE_ORIGINS}`,
         "form-action 'none'",
         "base-uri 'none'",
         `frame-ancestors ${merchantOrigin()}`,

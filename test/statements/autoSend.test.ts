@@ -53,7 +53,9 @@ describe('statements sent by the bill run', () => {
     expect(customer.StatementLastSentDate).toBe('2026-04-01T12:00:00.000Z');
 
     const mail = await eventually(() =>
-      smtp.messages.find((m) => m.to.includes('ada.statements@example.com')),
+      smtp.messages.find(
+        (m) => m.to.includes('ada.statements@example.com') && m.raw.includes('Subject: Statement'),
+      ),
     );
     expect(mail.to).toEqual(['ada.statements@example.com', 'books@example.com']);
     const message = readable(mail.raw);
@@ -105,7 +107,11 @@ describe('statements sent by the bill run', () => {
     expect((await customerOf(as, dated)).StatementDate).toBe('2026-07-01T00:00:00.000Z');
     expect((await customerOf(as, undated)).StatementDate).toBe('2026-07-01T00:00:00.000Z');
     expect((await customerOf(as, off)).StatementLastSentDate).toBeNull();
-    const mail = await eventually(() => smtp.messages.find((m) => m.to.includes('quarterly@example.com')));
+    const mail = await eventually(() =>
+      smtp.messages.find(
+        (m) => m.to.includes('quarterly@example.com') && m.raw.includes('Subject: Statement'),
+      ),
+    );
     // The quarter before 1 April.
     expect(readable(mail.raw)).toContain('1 Jan 2026 to 31 Mar 2026');
   });

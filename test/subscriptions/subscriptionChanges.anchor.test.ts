@@ -73,10 +73,11 @@ describe('a change made now keeps the billing anchor (the default)', () => {
       ['2026-04-01', '2026-04-16', 'term', 10],
       ['2026-04-16', '2026-05-01', 'stub', 10],
     ]);
-    // The credit note goes to the earliest open invoice (10.00 → 5.00 owed); the charge is a new invoice.
+    // The charge is a new invoice, and the credit note pays it first (10.00 → 5.00 owed), as the preview's net
+    // promised (docs/pricing.md, "Changes and their credits"); the earlier invoice still owes its 10.00.
     expect(await invoiceFigures(as, customerId)).toEqual([
-      ['2026-04-01', 10, 5],
-      ['2026-04-16', 10, 10],
+      ['2026-04-01', 10, 10],
+      ['2026-04-16', 10, 5],
     ]);
     const [, charge] = await invoicesOf(as, customerId);
     expect(charge.Charges.map((c: any) => [c.Descrip, c.AmountEx])).toEqual([
@@ -107,11 +108,11 @@ describe('a change made now keeps the billing anchor (the default)', () => {
       ['2026-03-01', '2026-03-21', 'term', 31],
       ['2026-03-21', '2026-04-01', 'stub', 4.4],
     ]);
-    // As for any credit: the credit note is applied to the earliest open invoice, 35.65 − 12.65 = 23.00 owed;
-    // the charge is invoiced on its own, 5.06. The customer owes 28.06.
+    // The credit note pays the change's own invoice first (5.06), then the earliest open invoice with the rest:
+    // 35.65 − 7.59 = 28.06 owed. The customer owes 28.06.
     expect(await invoiceFigures(as, customerId)).toEqual([
-      ['2026-03-01', 35.65, 23],
-      ['2026-03-21', 5.06, 5.06],
+      ['2026-03-01', 35.65, 28.06],
+      ['2026-03-21', 5.06, 0],
     ]);
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(28.06);
     await advance(as, '2026-04-01');
@@ -357,7 +358,7 @@ describe('a change made now with the bill run behind', () => {
     const { as, customerId, path, gold } = await behindOnApr16();
     await ok(as, 'PUT', `${path}/changePackage`, changeTo(gold));
     // Apr 1 – May 1 is 30 days, Apr 16 – May 1 is 15: credit 31.00 × 15 / 30 = 15.50, charge 62.00 × 15 / 30 =
-    // 31.00. The credit note goes to the earliest open invoice, Mar 1's (31.00 → 15.50 owed).
+    // 31.00. The credit note pays the change's own invoice first (31.00 → 15.50 owed).
     expect(await creditsOf(as, path)).toEqual([['2026-04-16', '2026-05-01', 15.5]]);
     expect(await periodsOf(as, path)).toEqual([
       ['2026-03-01', '2026-04-01', 'term', 31],
@@ -365,9 +366,9 @@ describe('a change made now with the bill run behind', () => {
       ['2026-04-16', '2026-05-01', 'stub', 31],
     ]);
     expect(await invoiceFigures(as, customerId)).toEqual([
-      ['2026-03-01', 31, 15.5],
+      ['2026-03-01', 31, 31],
       ['2026-04-01', 31, 31],
-      ['2026-04-16', 31, 31],
+      ['2026-04-16', 31, 15.5],
     ]);
     expect(day((await ok(as, 'GET', path)).nextRenewDate)).toBe('2026-05-01');
   });
@@ -382,9 +383,9 @@ describe('a change made now with the bill run behind', () => {
       ['2026-04-16', '2026-05-16', 'term', 62],
     ]);
     expect(await invoiceFigures(as, customerId)).toEqual([
-      ['2026-03-01', 31, 15.5],
+      ['2026-03-01', 31, 31],
       ['2026-04-01', 31, 31],
-      ['2026-04-16', 62, 62],
+      ['2026-04-16', 62, 46.5],
     ]);
     expect(day((await ok(as, 'GET', path)).nextRenewDate)).toBe('2026-05-16');
   });

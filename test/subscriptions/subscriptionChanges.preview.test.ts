@@ -122,8 +122,19 @@ const CASES: Case[] = [
   },
 ];
 
-/** The invoice's own rows' ids, handed out by sequences. */
-const SEQUENCE_IDS = new Set(['invoiceID', 'chargeID', 'invoiceTaxID']);
+/**
+ * The ids sequences hand out to the rows a change writes: the invoice's own, and those of the credit that pays it
+ * (its adjustment, the allocation and the invoice it names). NOTE: PostgreSQL's sequences do not roll back, so the
+ * preview's rows take ids the change then does not get.
+ */
+const SEQUENCE_IDS = new Set([
+  'invoiceID',
+  'chargeID',
+  'invoiceTaxID',
+  'NegativeAdjustmentID',
+  'allocationID',
+  'objectID',
+]);
 
 /** Drops the ids a sequence hands out, everywhere in a document. */
 function withoutSequenceIds(value: unknown): unknown {

@@ -166,7 +166,7 @@ export interface BilledFirst {
 /**
  * billUpToDate (src/modules/subscriptions/subscriptionChanges.service.ts): a package or term change, now or at
  * renewal, first bills what the bill run would have billed by today, on the terms in force, as
- * src/core/subscriptionBilling.ts plans it. The bill run may be behind: a cancellation at renewal withdrawn after
+ * src/modules/subscriptions/subscriptionBilling.ts plans it. The bill run may be behind: a cancellation at renewal withdrawn after
  * the next period's invoice date leaves that period due but not billed until the bill run comes by. From the end of
  * the billed time (the StartDate before anything is billed), each period whose invoice date (numDaysBeforeToInv
  * days before its start, never before the day the subscription was created) is today or past is billed, until the
@@ -292,7 +292,7 @@ export function check(
       expect(now, `period ${old.no} cut at ${cut.date}`).toEqual({ ...old, start, end: cut.date });
       if (start === cut.date) model.emptied.set(old.no, cut.date);
       const from = old.start > cut.date ? old.start : cut.date;
-      // Spec of the rule (src/core/subscriptionChanges.ts): full credit, or pro rata for a period begun, 15% tax.
+      // Spec of the rule (src/modules/subscriptions/subscriptionChanges.ts): full credit, or pro rata for a period begun, 15% tax.
       // A period already empty was credited in full when it was emptied: nothing is left to credit.
       const ex =
         old.start === old.end

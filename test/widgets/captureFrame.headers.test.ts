@@ -33,6 +33,7 @@ describe('the loader and the frame, without a browser', () => {
         `script-src 'nonce-${nonce}'`,
         `style-src 'nonce-${nonce}'`,
         "connect-src 'self'",
+        "img-src 'self'",
         "form-action 'none'",
         "base-uri 'none'",
         'frame-ancestors https://shop.example.com:8443',

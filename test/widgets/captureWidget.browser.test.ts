@@ -74,16 +74,116 @@ describe('the capture widget in a browser', () => {
     const page = await browser.newPage();
     await page.goto(`${origin}${serve('errors', session.Html)}`);
     const frame = page.frameLocator('iframe[title="Payment details"]');
+    // A problem only the server sees (the frame checks the number and expiry itself): the security code.
     await frame.getByLabel('Card number').fill('4000000000000002');
-    await frame.getByLabel('Expiry').fill('13/29');
-    await frame.getByLabel('Security code').fill('123');
+    await frame.getByLabel('Expiry').fill('12/29');
+    await frame.getByLabel('Security code').fill('12');
     await frame.getByLabel('Name on card').fill('Ada Lovelace');
     await frame.getByRole('button', { name: 'Save card' }).click();
-    await expect.poll(() => frame.locator('#expiry-error').innerText()).toBe('The month must be 01 to 12');
-    expect(await frame.getByLabel('Expiry').getAttribute('aria-invalid')).toBe('true');
+    await expect
+      .poll(() => frame.locator('#securityCode-error').innerText())
+      .toBe('Enter the 3-digit security code');
+    expect(await frame.getByLabel('Security code').getAttribute('aria-invalid')).toBe('true');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'errors.png'), fullPage: true });
     const failed = (await events(page)).find((e) => e.type === 'capture.failed');
     expect(failed?.detail).toEqual({ reason: 'refused', attemptsLeft: 4 });
+    await page.close();
+  });
+
+  it('checks the number and expiry in the frame: a typo sends nothing and costs no attempt', async () => {
+    const origin = `http://localhost:${merchantPortOf()}`;
+    const session = await createSession(t, { AuthDomain: origin });
+    const page = await browser.newPage();
+    const submits: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.endsWith('/submit')) submits.push(request.url());
+    });
+    await page.goto(`${origin}${serve('typo', session.Html)}`);
+    const frame = page.frameLocator('iframe[title="Payment details"]');
+    const lastYear = String((new Date().getFullYear() - 1) % 100).padStart(2, '0');
+    const cases = [
+      // One digit wrong: the Luhn check fails.
+      {
+        number: '4242 4242 4242 4241',
+        expiry: '12/29',
+        field: 'number',
+        message: 'Enter a valid card number',
+      },
+      // Eleven digits that pass Luhn: too short for a card.
+      { number: '4242 4242 426', expiry: '12/29', field: 'number', message: 'Enter a valid card number' },
+      {
+        number: '4242 4242 4242 4242',
+        expiry: '13/29',
+        field: 'expiry',
+        message: 'The month must be 01 to 12',
+      },
+      {
+        number: '4242 4242 4242 4242',
+        expiry: `12/${lastYear}`,
+        field: 'expiry',
+        message: 'The card has expired',
+      },
+    ];
+    await frame.getByLabel('Security code').fill('123');
+    await frame.getByLabel('Name on card').fill('Ada Lovelace');
+    for (const typo of cases) {
+      await frame.getByLabel('Card number').fill(typo.number);
+      await frame.getByLabel('Expiry').fill(typo.expiry);
+      await frame.getByRole('button', { name: 'Save card' }).click();
+      const input = frame.locator(`#${typo.field}`);
+      await expect.poll(() => frame.locator(`#${typo.field}-error`).innerText()).toBe(typo.message);
+      expect(await input.getAttribute('aria-invalid')).toBe('true');
+      expect(await input.getAttribute('aria-describedby')).toBe(`${typo.field}-error`);
+      expect(await input.evaluate((node) => node === node.ownerDocument.activeElement)).toBe(true);
+      expect(await frame.getByRole('status').innerText()).toBe('Check the field marked.');
+    }
+    // Both wrong: both marked, the first focused.
+    await frame.getByLabel('Card number').fill('1234');
+    await frame.getByLabel('Expiry').fill('00/30');
+    await frame.getByRole('button', { name: 'Save card' }).click();
+    await expect.poll(() => frame.getByRole('status').innerText()).toBe('Check the 2 fields marked.');
+    expect(await frame.locator('#number').evaluate((n) => n === n.ownerDocument.activeElement)).toBe(true);
+    expect(await frame.getByLabel('Expiry').getAttribute('aria-invalid')).toBe('true');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'typo.png'), fullPage: true });
+    expect(submits).toEqual([]);
+    expect((await events(page)).filter((e) => e.type === 'capture.failed')).toHaveLength(5);
+    expect((await ok(t, 'GET', `/v1/widgets/capturepaymethod/get/${session.SessionToken}`)).State).toBe(
+      'open',
+    );
+
+    // Corrected, it goes through on the first request, every attempt still left.
+    await frame.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await frame.getByLabel('Expiry').fill('12/29');
+    await frame.getByRole('button', { name: 'Save card' }).click();
+    await expect.poll(() => frame.getByRole('status').innerText()).toContain('Card saved');
+    expect(submits).toHaveLength(1);
+    await page.close();
+  });
+
+  it('shrinks after a capture: the page’s iframe takes the frame’s new, smaller height', async () => {
+    const origin = `http://localhost:${merchantPortOf()}`;
+    const session = await createSession(t, { AuthDomain: origin, Description: 'Pro plan' });
+    const page = await browser.newPage();
+    await page.goto(`${origin}${serve('shrink', session.Html)}`);
+    const iframe = page.locator('iframe[title="Payment details"]');
+    const height = () =>
+      iframe.evaluate((node) => (node as unknown as { offsetHeight: number }).offsetHeight);
+    const frame = page.frameLocator('iframe[title="Payment details"]');
+    await frame.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await frame.getByLabel('Expiry').fill('12/29');
+    await frame.getByLabel('Security code').fill('123');
+    await frame.getByLabel('Name on card').fill('Ada Lovelace');
+    const before = await height();
+    // The whole form shows in the frame before: nothing of it is cut off.
+    expect(before).toBeGreaterThanOrEqual(
+      await frame.locator('body').evaluate((node) => Math.ceil(node.getBoundingClientRect().height)),
+    );
+    await frame.getByRole('button', { name: 'Save card' }).click();
+    await expect.poll(() => frame.getByRole('status').innerText()).toContain('Card saved');
+    await expect.poll(height).toBeLessThan(before);
+    const after = await height();
+    expect(after).toBeLessThan(150);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'shrunk.png'), fullPage: true });
     await page.close();
   });
 

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { cachedCredentials, credentialsChanged } from './credentialsCache.ts';
-import type { AccountsTable, ApiKeysTable } from '../../storage/schema.ts';
+import type { AccountsTable, ApiKeysTable } from './tables.ts';
 
 export interface AccountRow {
   id: number;
@@ -25,6 +25,13 @@ export interface AccountRow {
   portal_epoch: number;
   is_tax_inclusive: boolean | number;
   bill_cycle_day: number | null;
+  send_payment_receipts: boolean | number;
+  send_payment_failed_emails: boolean | number;
+  send_invoice_reminders: boolean | number;
+  invoice_reminder_days: string | null;
+  apply_credit_first: boolean | number;
+  auto_submit_batches: boolean | number;
+  staff_email: string | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -48,6 +55,13 @@ const ACCOUNT_COLUMNS = [
   'accounts.portal_epoch',
   'accounts.is_tax_inclusive',
   'accounts.bill_cycle_day',
+  'accounts.send_payment_receipts',
+  'accounts.send_payment_failed_emails',
+  'accounts.send_invoice_reminders',
+  'accounts.invoice_reminder_days',
+  'accounts.apply_credit_first',
+  'accounts.auto_submit_batches',
+  'accounts.staff_email',
 ] as const;
 
 export async function insertAccount(
@@ -84,11 +98,18 @@ export type AccountChanges = Partial<
     | 'portal_slug'
     | 'portal_switch_package_ids'
     | 'bill_cycle_day'
+    | 'invoice_reminder_days'
+    | 'staff_email'
   > & {
     dunning_suspend_customer: boolean;
     dunning_cancel_subscriptions: boolean;
     portal_allow_cancel: boolean;
     is_tax_inclusive: boolean;
+    send_payment_receipts: boolean;
+    send_payment_failed_emails: boolean;
+    send_invoice_reminders: boolean;
+    apply_credit_first: boolean;
+    auto_submit_batches: boolean;
   } & SellerColumns
 >;
 

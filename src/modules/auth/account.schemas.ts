@@ -11,7 +11,14 @@ import {
 } from './account.service.ts';
 import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
 import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
-import { STATEMENT_PERIODS } from '../../core/statements.ts';
+import { STATEMENT_PERIODS } from '../../core/periods.ts';
+import {
+  DEFAULT_REMINDER_DAYS,
+  REMINDER_DAY_MAX,
+  REMINDER_DAY_MIN,
+  REMINDER_DAYS_MAX,
+  STAFF_EMAIL_MAX,
+} from './collectionLoopSettings.ts';
 
 /** Seller details: who issues the invoices, printed on every invoice PDF. Each may be null (not printed). */
 function sellerFields() {
@@ -75,6 +82,49 @@ function dunningFields() {
   };
 }
 
+/** Beyond the spec: what the collection loop does on its own (docs/gateways.md, "The collection loop"). */
+function collectionLoopFields() {
+  return {
+    SendPaymentReceipts: Type.Boolean({
+      description: 'E-mail the customer a receipt for every payment collected (on by default)',
+    }),
+    SendPaymentFailedEmails: Type.Boolean({
+      description:
+        'E-mail the customer at every failed collection, with what happens next and a link to pay (on by default)',
+    }),
+    SendInvoiceReminders: Type.Boolean({
+      description:
+        'E-mail reminders of unpaid invoices the customer pays itself, on InvoiceReminderDays (on by default)',
+    }),
+    InvoiceReminderDays: Type.Union(
+      [
+        Type.Array(Type.Integer({ minimum: REMINDER_DAY_MIN, maximum: REMINDER_DAY_MAX }), {
+          maxItems: REMINDER_DAYS_MAX,
+        }),
+        Type.Null(),
+      ],
+      {
+        description: `Days relative to the due date (negative: before it) on which an unpaid invoice is reminded, each later than the one before; null: the default ${DEFAULT_REMINDER_DAYS.join(', ')}`,
+      },
+    ),
+    ApplyCreditBeforeCollecting: Type.Boolean({
+      description:
+        "Apply the customer's unapplied payments, credit notes and negative adjustments to an invoice before charging or debiting it (on by default)",
+    }),
+    AutoSubmitBatches: Type.Boolean({
+      description:
+        'Submit bundled debit-order batches on the last safe business day before their action date, without a person (off by default)',
+    }),
+    StaffEmail: Nullable(
+      Type.String({
+        maxLength: STAFF_EMAIL_MAX,
+        description:
+          "Where notices to the account's staff go (a batch to submit, a line that cannot be built); null: ContactEmail",
+      }),
+    ),
+  };
+}
+
 /** Beyond the spec: what customers may change in the portal (docs/portal.md, "What customers may change"). */
 function portalSelfServiceFields() {
   return {
@@ -126,6 +176,7 @@ export const AccountOut = Type.Object(
     InvoiceNotes: Nullable(Type.String()),
     InvoiceTerms: Nullable(Type.String()),
     ...dunningFields(),
+    ...collectionLoopFields(),
     StatementPeriod: statementPeriodField(),
     ...sellerFields(),
     Country: Nullable(Type.String({ description: "The name of countryID's country" })),
@@ -144,7 +195,7 @@ export const AccountOut = Type.Object(
       }),
     ),
     ...portalSelfServiceFields(),
-    isTaxInclusive: Type.Optional(taxInclusiveField('; shown only when true')),
+    isTaxInclusive: taxInclusiveField(''),
     BillCycleDay: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -169,6 +220,7 @@ export const EditAccountBody = Type.Partial(
       Text(INVOICE_TEXT_MAX, { description: 'Default Terms of new invoices; null clears' }),
     ),
     ...dunningFields(),
+    ...collectionLoopFields(),
     StatementPeriod: statementPeriodField(),
     ...sellerFields(),
     PortalSlug: Nullable(

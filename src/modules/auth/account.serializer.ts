@@ -25,6 +25,13 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     DunningMaxAttempts: account.dunning.maxAttempts,
     DunningSuspendCustomer: account.dunning.suspendCustomer,
     DunningCancelSubscriptions: account.dunning.cancelSubscriptions,
+    SendPaymentReceipts: account.collectionLoop.sendReceipts,
+    SendPaymentFailedEmails: account.collectionLoop.sendPaymentFailed,
+    SendInvoiceReminders: account.collectionLoop.sendReminders,
+    InvoiceReminderDays: account.collectionLoop.reminderDays,
+    ApplyCreditBeforeCollecting: account.collectionLoop.applyCreditFirst,
+    AutoSubmitBatches: account.collectionLoop.autoSubmitBatches,
+    StaffEmail: account.collectionLoop.staffEmail,
     StatementPeriod: account.statementPeriod,
     LegalName: seller.legalName,
     AddressLine1: seller.address1,
@@ -43,8 +50,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
-    // Shown only when on, so that an account that never set it reads exactly as before.
-    ...(account.isTaxInclusive ? { isTaxInclusive: true } : {}),
+    // Shown false too: a setting read only when on leaves a reader unsure whether it is off or unknown.
+    isTaxInclusive: account.isTaxInclusive,
     // Beyond the spec, shown only when set: an account without one reads as it always did.
     ...(account.billCycleDay === null ? {} : { BillCycleDay: account.billCycleDay }),
   };
@@ -60,6 +67,13 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     dunningMaxAttempts: body.DunningMaxAttempts,
     dunningSuspendCustomer: body.DunningSuspendCustomer,
     dunningCancelSubscriptions: body.DunningCancelSubscriptions,
+    sendPaymentReceipts: body.SendPaymentReceipts,
+    sendPaymentFailedEmails: body.SendPaymentFailedEmails,
+    sendInvoiceReminders: body.SendInvoiceReminders,
+    invoiceReminderDays: body.InvoiceReminderDays,
+    applyCreditFirst: body.ApplyCreditBeforeCollecting,
+    autoSubmitBatches: body.AutoSubmitBatches,
+    staffEmail: body.StaffEmail,
     statementPeriod: body.StatementPeriod,
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { fixedClock } from '../../clock.ts';
 import { createLogger } from '../../logger.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../storage/database.ts';
@@ -7,11 +6,11 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { ConflictError, NotAllowedError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isTimeZone } from '../../core/wireDates.ts';
-import { billCycleDayProblem } from '../../core/billCycleDay.ts';
+import { billCycleDayProblem } from '../../core/billCycleDayInput.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
-import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '../../core/statements.ts';
-import { withTransaction } from '../../context.ts';
+import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '../../core/periods.ts';
+import { contextFor, withTransaction } from '../../context.ts';
 import type { Account, Actor, Clocks, ServiceContext } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/index.ts';
@@ -22,6 +21,8 @@ import type { AccountRow } from './account.repository.ts';
 import { findAccountLogo, findSellerDetails, sellerChanges } from './sellerDetails.ts';
 import type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
 import type { LogoImage } from './logo.ts';
+import { collectionLoopChanges } from './collectionLoopSettings.ts';
+import type { CollectionLoopInput } from './collectionLoopSettings.ts';
 
 export type { Account };
 
@@ -53,6 +54,16 @@ export function accountFromRow(row: AccountRow): Account {
     portalEpoch: Number(row.portal_epoch),
     isTaxInclusive: Boolean(row.is_tax_inclusive),
     billCycleDay: row.bill_cycle_day,
+    collectionLoop: {
+      sendReceipts: Boolean(row.send_payment_receipts),
+      sendPaymentFailed: Boolean(row.send_payment_failed_emails),
+      sendReminders: Boolean(row.send_invoice_reminders),
+      reminderDays:
+        row.invoice_reminder_days === null ? null : (JSON.parse(row.invoice_reminder_days) as number[]),
+      applyCreditFirst: Boolean(row.apply_credit_first),
+      autoSubmitBatches: Boolean(row.auto_submit_batches),
+      staffEmail: row.staff_email,
+    },
   };
 }
 
@@ -111,16 +122,8 @@ const NO_SECRETS: SecretBox = {
  * it, so no caller can hand one in. Events read nothing but the database and the clock.
  */
 function creationContext(db: Db, clocks: Clocks, account: Account, actor: Actor | undefined): ServiceContext {
-  return {
-    account,
-    db,
-    clock: account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : clocks.clock,
-    wallClock: clocks.wallClock,
-    log: createLogger('silent', process.stderr) as unknown as FastifyBaseLogger,
-    secrets: NO_SECRETS,
-    mailQueued: () => {},
-    ...(actor ? { actor } : {}),
-  };
+  const log = createLogger('silent', process.stderr) as unknown as FastifyBaseLogger;
+  return contextFor({ db, ...clocks, log, secrets: NO_SECRETS, actor }, account);
 }
 
 export interface CreateAccountInput {
@@ -179,7 +182,7 @@ export const INVOICE_DUE_DAYS_MAX = 3650;
 export const INVOICE_TEXT_MAX = 10_000;
 
 /** The account's settings as a change gives them: undefined keeps a value, null (or blank text) clears it. */
-export interface AccountSettingsInput {
+export interface AccountSettingsInput extends CollectionLoopInput {
   timeZone?: string;
   invoiceDueDays?: number;
   invoiceNotes?: string | null;
@@ -371,7 +374,12 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     changes.bill_cycle_day = input.billCycleDay;
   }
   const seller = sellerChanges(input.seller ?? {}, problems);
-  Object.assign(changes, seller.columns, dunningChanges(input, problems));
+  Object.assign(
+    changes,
+    seller.columns,
+    dunningChanges(input, problems),
+    collectionLoopChanges(input, problems),
+  );
   if (problems.length) throw new ValidationError(problems);
   const accountId = ctx.account.id;
   return withTransaction(ctx, async (tctx) => {

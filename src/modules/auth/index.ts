@@ -25,7 +25,7 @@ export {
   setTestClock,
   testAccountForAdvance,
 } from './account.service.ts';
-/** What events show of the account and its keys (src/views/); the test clock announces its moves. */
+/** What events show of the account and its keys (src/readModels/); the test clock announces its moves. */
 export type { ApiKeyInfo } from './account.service.ts';
 export { accountRef, accountsByIds, apiKeysByIds, getApiKeyAccountId } from './account.service.ts';
 export { portalUrlOf, toAccountDto } from './account.serializer.ts';
@@ -37,3 +37,5 @@ export const ACCOUNT_EVENT_TYPES = [
   'api_key.created',
   'api_key.revoked',
 ] as const;
+/** For collections' reminders: the days an invoice is reminded on when the account sets none. */
+export { DEFAULT_REMINDER_DAYS } from './collectionLoopSettings.ts';

@@ -200,20 +200,17 @@ function unfilter(data: Buffer, start: number, rows: number, rowBytes: number, u
   return true;
 }
 
-/**
- * Decodes a PNG to 8-bit grey or RGB samples and an alpha channel, or says why it cannot (a sentence that
- * follows a field name: "Logo is a truncated PNG image"). Synchronous, and bounded by the size the header
- * promises: a small file never inflates past `maxSide` squared pixels.
- */
-export function decodePng(image: Buffer, maxSide: number): DecodedImage | string {
-  const chunks = readChunks(image, maxSide);
-  if (typeof chunks === 'string') return chunks;
-  const { header, palette, transparency } = chunks;
-  const { width, height, bits, colorType } = header;
-  const samples = COLOR_TYPES[colorType]!.samples;
+/** The image data inflated, with the layout of its passes; or why it cannot be, bounded by the header's size. */
+function inflatedImageData(
+  chunks: Chunks,
+  samples: number,
+):
+  | { data: Buffer; layout: (ReturnType<typeof passes>[number] & { rowBytes: number })[]; unit: number }
+  | string {
+  const { bits } = chunks.header;
   const bitsPerPixel = bits * samples;
   const unit = Math.max(1, bitsPerPixel >> 3);
-  const layout = passes(header).map((pass) => ({
+  const layout = passes(chunks.header).map((pass) => ({
     ...pass,
     rowBytes: Math.ceil((pass.columns * bitsPerPixel) / 8),
   }));
@@ -226,14 +223,15 @@ export function decodePng(image: Buffer, maxSide: number): DecodedImage | string
   }
   if (data.length !== expected)
     return 'is a PNG image whose image data does not match the size its header (IHDR) gives';
+  return { data, layout, unit };
+}
 
-  const colors = colorType === 2 || colorType === 3 || colorType === 6 ? 3 : 1;
-  const pixels = Buffer.alloc(width * height * colors);
-  const alpha = Buffer.alloc(width * height, 0xff);
-  let opaque = true;
-  const paletteEntries = palette.length / 3;
+/** Sample `index` of the row at `line`, at the image's own depth; and that sample at 8 bits. */
+function sampleReaders(
+  data: Buffer,
+  bits: number,
+): { sampleAt: (line: number, index: number) => number; to8: (v: number) => number } {
   const sampleMax = 2 ** bits - 1;
-  // Sample `index` of the row at `line`, at the image's own depth; and that sample at 8 bits.
   const sampleAt =
     bits === 8
       ? (line: number, index: number) => data[line + index]!
@@ -247,13 +245,39 @@ export function decodePng(image: Buffer, maxSide: number): DecodedImage | string
       : bits === 16
         ? (v: number) => v >> 8
         : (v: number) => (v * 255) / sampleMax;
-  // A tRNS colour key is compared at the image's own depth (PNG spec, 11.3.2.1).
-  const key =
-    transparency && colorType === 0
-      ? [transparency.readUInt16BE(0)]
-      : transparency && colorType === 2
-        ? [transparency.readUInt16BE(0), transparency.readUInt16BE(2), transparency.readUInt16BE(4)]
-        : undefined;
+  return { sampleAt, to8 };
+}
+
+/** A tRNS colour key, compared at the image's own depth (PNG spec, 11.3.2.1); undefined when there is none. */
+function colourKey(transparency: Buffer | undefined, colorType: number): number[] | undefined {
+  if (transparency && colorType === 0) return [transparency.readUInt16BE(0)];
+  if (transparency && colorType === 2)
+    return [transparency.readUInt16BE(0), transparency.readUInt16BE(2), transparency.readUInt16BE(4)];
+  return undefined;
+}
+
+/**
+ * Decodes a PNG to 8-bit grey or RGB samples and an alpha channel, or says why it cannot (a sentence that
+ * follows a field name: "Logo is a truncated PNG image"). Synchronous, and bounded by the size the header
+ * promises: a small file never inflates past `maxSide` squared pixels.
+ */
+export function decodePng(image: Buffer, maxSide: number): DecodedImage | string {
+  const chunks = readChunks(image, maxSide);
+  if (typeof chunks === 'string') return chunks;
+  const { header, palette, transparency } = chunks;
+  const { width, height, bits, colorType } = header;
+  const samples = COLOR_TYPES[colorType]!.samples;
+  const inflated = inflatedImageData(chunks, samples);
+  if (typeof inflated === 'string') return inflated;
+  const { data, layout, unit } = inflated;
+
+  const colors = colorType === 2 || colorType === 3 || colorType === 6 ? 3 : 1;
+  const pixels = Buffer.alloc(width * height * colors);
+  const alpha = Buffer.alloc(width * height, 0xff);
+  let opaque = true;
+  const paletteEntries = palette.length / 3;
+  const { sampleAt, to8 } = sampleReaders(data, bits);
+  const key = colourKey(transparency, colorType);
 
   let start = 0;
   for (const pass of layout) {

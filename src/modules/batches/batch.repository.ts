@@ -1,7 +1,8 @@
 import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { BatchesTable, BatchLinesTable, Database } from '../../storage/schema.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { BatchesTable, BatchLinesTable } from './tables.ts';
 
 /** A batch as the code reads it: its sealed bank file stays in the table (findBatchFile) but whether it has one. */
 export type BatchRow = Omit<Selectable<BatchesTable>, 'file_sealed'> & { has_file: boolean | number };
@@ -292,4 +293,21 @@ export function listSepaCollectionsUnder(
           ]),
     )
     .execute();
+}
+
+/** The action date of the batch each of these payments is a line of (a payment in no batch is left out). */
+export async function actionDatesOfLines(
+  db: Db,
+  accountId: number,
+  paymentIds: readonly number[],
+): Promise<Map<number, string>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('batch_lines')
+    .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
+    .select(['batch_lines.payment_id', 'batches.action_date'])
+    .where('batch_lines.account_id', '=', accountId)
+    .where('batch_lines.payment_id', 'in', paymentIds)
+    .execute();
+  return new Map(rows.map((row) => [row.payment_id, row.action_date]));
 }

@@ -3,8 +3,10 @@ import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { CANCELLABLE_STATES, earliestActionDate, isRail } from '../../core/batches.ts';
-import type { BatchState, Rail } from '../../core/batches.ts';
+import { earliestActionDate, isRail, notBusinessDayReason, railOfBatch } from '../../core/bankingDays.ts';
+import { CANCELLABLE_STATES } from './batchRules.ts';
+import type { BatchState } from './batchRules.ts';
+import type { Rail } from '../../core/bankingDays.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
@@ -25,6 +27,7 @@ import { paymentsByIds, reversePayment } from '../ledger/index.ts';
 import type { Read } from '../ledger/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchRow } from './batch.repository.ts';
+import { collectedByDebitOrder } from './debitCollection.service.ts';
 
 /** A payment batch as the use cases answer it; its count and total come from its lines. */
 export interface Batch {
@@ -152,6 +155,18 @@ function readActionDate(
   return read.value;
 }
 
+/**
+ * A date a person sets is one the batch's banks process on (docs/gateways.md, "Action dates a person sets"): on
+ * SA debit orders not a weekend nor a public holiday, refused with why and the next business day rather than
+ * moved, so that the batch goes out on the day the person sees. `rail`: the batch's (null before its first line;
+ * its currency then says, railOfBatch).
+ */
+function assertBusinessDay(rail: string | null, currencyCode: string, actionDate: PlainDate): void {
+  const batchRail = railOfBatch(rail !== null && isRail(rail) ? rail : null, currencyCode);
+  const reason = batchRail && notBusinessDayReason(batchRail, actionDate);
+  if (reason) throw ValidationError.field('ActionDate', reason, 'not_business_day');
+}
+
 function readNotes(notes: string | null | undefined, problems: FieldProblem[]): string | null {
   const text = optionalText(notes) ?? null;
   if (text !== null && text.length > NOTES_MAX) {
@@ -176,6 +191,7 @@ async function checkBatch(ctx: ServiceContext, input: BatchInput): Promise<Check
  */
 export async function createBatch(ctx: ServiceContext, input: BatchInput): Promise<Batch> {
   const checked = await checkBatch(ctx, input);
+  assertBusinessDay(null, checked.currencyCode, checked.actionDate);
   const token = crypto.randomUUID();
   return withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
@@ -230,6 +246,7 @@ export async function updateBatch(ctx: ServiceContext, token: string, input: Bat
   const checked = await checkBatch(ctx, input);
   await withLockedBatch(ctx, token, async (tctx, row) => {
     assertOpen(row, 'a batch is edited');
+    assertBusinessDay(row.rail, checked.currencyCode, checked.actionDate);
     const changesLines = checked.currencyCode !== row.currency_code || checked.gateway.id !== row.gateway_id;
     if (changesLines && (await repo.figuresOfBatches(tctx.db, tctx.account.id, [row.id])).has(row.id)) {
       throw new ConflictError(
@@ -250,7 +267,8 @@ export async function updateBatch(ctx: ServiceContext, token: string, input: Bat
 }
 
 /**
- * Spec: PUT /v1/batches/submit, a deliberate act (never automatic): open → build, SubmitDate set. The next
+ * Spec: PUT /v1/batches/submit, a person's act or the run's (AutoSubmitBatches: batchSubmission.service.ts, which
+ * re-dates a late batch first): open → build, SubmitDate set. The next
  * collection run builds it (batchRun.service.ts). The action date, the one sent or else the batch's own, must leave
  * the rail its lead time.
  */
@@ -279,6 +297,7 @@ export async function submitBatch(
         `${which}on or after ${earliest}: ${row.rail} collections reach the bank ahead of their action date`,
       );
     }
+    if (sent !== undefined) assertBusinessDay(row.rail, row.currency_code, actionDate);
     const before = await snapshotResource(tctx, batchRef(row.batch_token));
     await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
       state: 'build' satisfies BatchState,
@@ -351,9 +370,10 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
 }
 
 /**
- * The pending lines of a cancelled batch fail, each in its own transaction under its customer's lock; a debit-order
- * invoice the batch had counted a try for (it was built: its provider took it) is due again at once (the next run
- * bundles it). Also run by the collection run, which finishes what a crash after the cancel left.
+ * The pending lines of a cancelled batch fail, each in its own transaction under its customer's lock; an invoice
+ * still collected by debit order (its own or its customer's: collectedByDebitOrder) that the batch had counted a try
+ * for (it was built: its provider took it) is due again at once (the next run bundles it). Also run by the
+ * collection run, which finishes what a crash after the cancel left.
  */
 export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: number): Promise<void> {
   const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [batchId]);
@@ -373,7 +393,8 @@ export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: nu
         const events: EventToEmit[] = [];
         for (const invoiceId of invoiceIds) {
           const invoice = await getInvoice(tctx, invoiceId);
-          if (!countedTries || invoice.collectionMethod !== 'debit_order' || invoice.numTries === 0) continue;
+          if (!countedTries || invoice.numTries === 0) continue;
+          if (!(await collectedByDebitOrder(tctx, invoice))) continue;
           const ref = { type: 'invoice', id: invoiceId };
           const before = await snapshotResource(tctx, ref);
           await setCollectionSchedule(tctx, invoiceId, { addTry: false, nextTryDate: nowInstant(tctx) });
@@ -383,4 +404,15 @@ export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: nu
       },
     );
   }
+}
+
+/**
+ * The date each of these payments is presented to the bank: its batch's action date, which a late batch's
+ * re-dating moves (docs/gateways.md, "Batches that go out"); a payment in no batch is left out.
+ */
+export function debitDatesOfPayments(
+  ctx: ServiceContext,
+  paymentIds: readonly number[],
+): Promise<Map<number, PlainDate>> {
+  return repo.actionDatesOfLines(ctx.db, ctx.account.id, paymentIds);
 }

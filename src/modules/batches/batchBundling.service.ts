@@ -1,31 +1,40 @@
 import crypto from 'node:crypto';
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { MAX_BATCH_LINES, earliestActionDate, isRail, onBusinessDay } from '../../core/batches.ts';
-import type { BatchState, Rail } from '../../core/batches.ts';
-import { dateAt, maxDate, startOfDate } from '../../core/calendar.ts';
+import { earliestActionDate, isRail } from '../../core/bankingDays.ts';
+import { MAX_BATCH_LINES } from './batchRules.ts';
+import type { BatchState } from './batchRules.ts';
+import type { Rail } from '../../core/bankingDays.ts';
+import { addDays, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import { heldCollectionReason } from '../invoicing/index.ts';
+import type { DebitProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { emitEvent } from '../events/index.ts';
 import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
 import { findInvoiceDue, listInvoicesDue, setCollectionProblem } from '../invoicing/index.ts';
-import { reportBlockedCollection } from '../collections/index.ts';
+import { applyCreditFirst, reportBlockedCollection } from '../collections/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { checkBatchLinePayment, createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import { batchRef } from './batch.service.ts';
 import { recordLine } from './batchLine.service.ts';
+import { mandateRefusal } from './batchMandates.service.ts';
+import { planActionDate, reportLineProblem, showPlannedDate, wantedDate } from './batchPlan.service.ts';
 
 /**
  * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail and action date, at most
- * 500 lines each (docs/design/batches.md, "States"). Bundling never submits: a person reviews and submits each batch
- * (PUT /v1/batches/submit), as the public service does. An invoice is bundled when its due date (or the date it is
- * to be presented again) is within the lead time a batch submitted today needs; its action date is that date, or the
- * earliest the rail allows when that has passed, on a business day.
+ * 500 lines each (docs/design/batches.md, "States"). Each invoice's action date is planned as soon as the run sees it
+ * (batchPlan.service.ts: the mandate's day on or after its due date, on a business day) and shown as its NextTryDate;
+ * it is bundled into the batch of that date when the date is within the lead time a batch submitted today needs.
+ * Submitting is a person's act, or the run's when the account asks for it (batchSubmission.service.ts).
  */
 
 const PAGE = 100;
+
+/** How far ahead the run plans: invoices due within a year show their action date. */
+const PLAN_AHEAD_DAYS = 366;
 
 interface Bundleable {
   invoice: CollectableInvoice;
@@ -35,31 +44,74 @@ interface Bundleable {
   actionDate: PlainDate;
 }
 
-/** What an invoice is bundled as, or undefined when it cannot be bundled now. */
-async function bundleable(ctx: ServiceContext, invoice: CollectableInvoice): Promise<Bundleable | undefined> {
+type Collector = Omit<Bundleable, 'invoice' | 'actionDate'>;
+/** Why nothing can debit the invoice now, in words for its CollectionProblem, and what is missing. */
+type NoCollector = HeldCollection<DebitProblemCode>;
+
+/**
+ * The gateway and bank account that collect the invoice, or what is missing (docs/gateways.md, "No due debit
+ * without a plan or a problem"): the invoice's own gateway and bank account, or those its customer's settings
+ * resolve to (an invoice whose settings cannot collect it is `blocked` and never asked here).
+ */
+async function collectorOf(
+  ctx: ServiceContext,
+  invoice: CollectableInvoice,
+): Promise<Collector | NoCollector> {
   const { gatewayId, paymentMethodId } = invoice;
-  if (gatewayId === null || paymentMethodId === null) return undefined;
-  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
-  if (!gateway || !isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
-  if (!collectsBatches(gateway)) return undefined;
+  if (gatewayId === null) {
+    return { problem: 'no gateway is set to collect it', code: 'gateway_not_usable' };
+  }
+  if (paymentMethodId === null) {
+    return { problem: 'no bank account is set to debit', code: 'bank_account_not_usable' };
+  }
+  const gatewayProblem = await debitGatewayProblem(ctx, gatewayId);
+  if (gatewayProblem !== undefined) return { problem: gatewayProblem, code: 'gateway_not_usable' };
   const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
   const rail = method?.bankAccount?.debitMethod;
-  // An account not yet validated would fail the build: it waits until it is (ValidateBankAccount).
-  if (!method || method.customerId !== invoice.customerId || !method.isValid || !rail || !isRail(rail)) {
-    return undefined;
+  if (!method || method.customerId !== invoice.customerId) {
+    return { problem: `bank account ${paymentMethodId} no longer exists`, code: 'bank_account_not_usable' };
   }
-  const wanted = invoice.nextTryDate ? dateAt(invoice.nextTryDate, ctx.account.timeZone) : invoice.dueDate;
-  const actionDate = onBusinessDay(maxDate(wanted, earliestActionDate(rail, today(ctx))));
-  return { invoice, gatewayId, paymentMethodId, rail, actionDate };
+  if (!rail || !isRail(rail)) {
+    return {
+      problem: `payment method ${paymentMethodId} is not a bank account`,
+      code: 'bank_account_not_usable',
+    };
+  }
+  // Not valid: not validated yet (ValidateBankAccount), or the bank refused it; the build would fail it.
+  if (!method.isValid) {
+    return { problem: `bank account ${paymentMethodId} is not valid`, code: 'bank_account_not_usable' };
+  }
+  return { gatewayId, paymentMethodId, rail };
+}
+
+/** Why the gateway cannot collect debit orders now, or undefined when it can. */
+async function debitGatewayProblem(ctx: ServiceContext, gatewayId: number): Promise<string | undefined> {
+  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
+  if (!gateway || !isGatewayUsable(gateway)) return `gateway ${gatewayId} is disabled or retired`;
+  if (!gatewayAccepts(gateway, 'bank_account') || !collectsBatches(gateway)) {
+    return `gateway ${gatewayId} does not collect debit orders`;
+  }
+  return undefined;
+}
+
+/**
+ * What the invoice's line collects: what it still owes. The one place that decides a due invoice's line amount, so
+ * that what else pays it first (a customer's credit) is applied here, before a line is made.
+ */
+async function lineAmountMinor(ctx: ServiceContext, invoice: CollectableInvoice): Promise<number> {
+  return owedAfterCredit(ctx, invoice);
 }
 
 /** Adds a line for what the invoice owes to an open automatic batch (a new one when none has room). */
-async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
+async function bundle(ctx: ServiceContext, item: Bundleable): Promise<boolean> {
   const { invoice, gatewayId, paymentMethodId, rail, actionDate } = item;
+  const amountMinor = await lineAmountMinor(ctx, invoice);
+  if (amountMinor <= 0) return false;
+  const amount = { value: minorToDecimalText(amountMinor, invoice.currencyCode) };
   await withLockedCustomer(ctx, invoice.customerId, async (ctx) => {
     const line = await checkBatchLinePayment(ctx, {
       customerId: invoice.customerId,
-      amount: { value: minorToDecimalText(invoice.openMinor, invoice.currencyCode) },
+      amount,
       currencyCode: invoice.currencyCode,
       date: { value: actionDate },
       method: rail,
@@ -70,7 +122,7 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
         {
           allocationId: null,
           field: 'PaymentApplied[0]',
-          amount: { value: minorToDecimalText(invoice.openMinor, invoice.currencyCode) },
+          amount,
           amountField: 'PaymentApplied[0].amount',
           target: { value: { type: 'invoice', id: invoice.id } },
           targetField: 'PaymentApplied[0].invoiceID',
@@ -90,7 +142,9 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<void> {
     });
     const payment = await createBatchLinePayment(ctx, line);
     await recordLine(ctx, batchId, rail, payment.id, invoice.id);
+    await showPlannedDate(ctx, invoice.id, actionDate);
   });
+  return true;
 }
 
 /** The open automatic batch of this key with room, locked, or a new one. */
@@ -155,37 +209,114 @@ async function reportBlocked(
   if (told) ctx.mailQueued();
 }
 
-/** Bundles every due debit-order invoice of the account; returns how many lines it added. */
+/**
+ * What the invoice owes once the customer's own money is applied to it (docs/gateways.md, "Credit first"), under the
+ * customer's lock: the line is for the remainder, and an invoice the credit paid gets no line.
+ */
+async function owedAfterCredit(ctx: ServiceContext, invoice: CollectableInvoice): Promise<number> {
+  const owed = await withLockedCustomer(ctx, invoice.customerId, (tctx) => applyCreditFirst(tctx, [invoice]));
+  return owed.get(invoice.id) ?? invoice.openMinor;
+}
+
+/**
+ * One owed debit-order invoice, as the run finds it: a line in the batch of its action date when that date is within
+ * `horizon`; else its planned action date shown; a problem reported when it is due and cannot be collected. Whether
+ * a line was added.
+ */
+async function takeInvoice(
+  ctx: ServiceContext,
+  invoice: CollectableInvoice,
+  horizon: PlainDate,
+): Promise<boolean> {
+  const due = wantedDate(ctx, invoice) <= horizon;
+  if (invoice.blocked) {
+    if (due) await reportBlocked(ctx, invoice.id, invoice.customerId, horizon);
+    return false;
+  }
+  // Planned and not due yet: nothing to do until it is.
+  if (!due && invoice.nextTryDate !== null) return false;
+  const collector = await collectorOf(ctx, invoice);
+  if ('problem' in collector) {
+    // Due with nothing to debit it: the invoice says what is missing, and the staff are told (docs/gateways.md,
+    // "No due debit without a plan or a problem"); cleared once a run can plan it again.
+    if (due) await reportProblem(ctx, invoice, collector.problem, collector.code);
+    return false;
+  }
+  const plan = await planActionDate(ctx, invoice, collector.paymentMethodId, collector.rail);
+  if ('problem' in plan) {
+    if (due) await reportProblem(ctx, invoice, plan.problem);
+    return false;
+  }
+  // A debit that left a batch waits until its problem is solved: the bank account is checked by collectorOf, the
+  // mandate here, with what the line would collect (docs/gateways.md, "One customer never holds up a batch").
+  const leftWith = heldCollectionReason(invoice.reportedProblem);
+  if (leftWith !== null) {
+    const refusal = await mandateRefusal(ctx, collector.paymentMethodId, {
+      actionDate: plan.actionDate,
+      amountMinor: await lineAmountMinor(ctx, invoice),
+      currencyCode: invoice.currencyCode,
+    });
+    if (refusal !== undefined) {
+      if (due) await reportProblem(ctx, invoice, refusal);
+      return false;
+    }
+  }
+  if (plan.actionDate > horizon) {
+    await withLockedCustomer(ctx, invoice.customerId, async (tctx) => {
+      // Solved: the invoice shows its planned date instead of the problem.
+      if (leftWith !== null) await setCollectionProblem(tctx, invoice.id, null);
+      await showPlannedDate(tctx, invoice.id, plan.actionDate);
+    });
+    return false;
+  }
+  return bundle(ctx, { invoice, ...collector, actionDate: plan.actionDate });
+}
+
+/** docs/gateways.md, "One customer never holds up a batch": the invoice says why, the staff are told. */
+async function reportProblem(
+  ctx: ServiceContext,
+  invoice: CollectableInvoice,
+  problem: string,
+  code?: DebitProblemCode,
+): Promise<void> {
+  const told = await withLockedCustomer(ctx, invoice.customerId, (tctx) =>
+    reportLineProblem(tctx, {
+      invoiceId: invoice.id,
+      customerId: invoice.customerId,
+      currencyCode: invoice.currencyCode,
+      amountMinor: invoice.openMinor,
+      problem,
+      ...(code === undefined ? {} : { code }),
+    }),
+  );
+  if (told) ctx.mailQueued();
+}
+
+/** Plans and bundles every owed debit-order invoice of the account; returns how many lines it added. */
 export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number> {
   // As far ahead as the longest lead of any rail (SA two-day debit orders).
   const horizon = earliestActionDate('debit_order', today(ctx));
+  const planUntil = addDays(today(ctx), PLAN_AHEAD_DAYS);
   let bundled = 0;
   for (let afterId = 0; ;) {
-    const due = await listInvoicesDue(
+    const owed = await listInvoicesDue(
       ctx,
       'debit_order',
-      startOfDate(horizon, ctx.account.timeZone),
-      horizon,
+      startOfDate(planUntil, ctx.account.timeZone),
+      planUntil,
       PAGE,
       afterId,
     );
-    for (const invoice of due) {
+    for (const invoice of owed) {
       try {
-        if (invoice.blocked) {
-          await reportBlocked(ctx, invoice.id, invoice.customerId, horizon);
-          continue;
-        }
-        const item = await bundleable(ctx, invoice);
-        if (!item) continue;
-        await bundle(ctx, item);
-        bundled += 1;
+        if (await takeInvoice(ctx, invoice, horizon)) bundled += 1;
       } catch (error) {
         // Paid meanwhile, or its customer changed: the next run sees it as it is then.
         ctx.log.warn({ err: error, invoiceId: invoice.id }, 'bundling a debit-order invoice failed');
       }
     }
-    if (due.length < PAGE) break;
-    afterId = due.at(-1)!.id;
+    if (owed.length < PAGE) break;
+    afterId = owed.at(-1)!.id;
   }
   return bundled;
 }

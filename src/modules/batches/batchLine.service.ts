@@ -1,8 +1,9 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
-import { MAX_BATCH_LINES, isRail } from '../../core/batches.ts';
-import type { Rail } from '../../core/batches.ts';
+import { isRail } from '../../core/bankingDays.ts';
+import { MAX_BATCH_LINES } from './batchRules.ts';
+import type { Rail } from '../../core/bankingDays.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import {
   checkBatchLinePayment,

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { collectionPeriod, collectionTermsProblem } from '../../core/mandateChecks.ts';
+import { collectionPeriod, collectionTermsProblem, scheduledDateOf } from '../mandates/index.ts';
+import type { MandateTerms } from '../mandates/index.ts';
 import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import type { Emandate } from '../mandates/index.ts';
 import * as repo from './batch.repository.ts';
@@ -8,17 +9,19 @@ import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 
 /**
  * docs/design/mandates.md, "Checks at build time" (docs/design/batches.md, "Build checks"): each line whose bank
- * account is linked to an eMandate is checked against it when the batch is built. What each line that fails breaks,
- * naming its payment and customer and the rule; none when every line keeps to its mandate.
+ * account is linked to an eMandate is checked against it when the batch is built. What each line that fails breaks
+ * (by payment id), naming the mandate and the rule; such a line leaves the batch (docs/gateways.md, "One customer
+ * never holds up a batch").
  */
 export async function mandateProblems(
   ctx: ServiceContext,
   batch: BatchRow,
   lines: readonly BatchLineWithPayment[],
-): Promise<string[]> {
+): Promise<Map<number, string>> {
   const methodIds = [...new Set(lines.map((line) => line.payment_method_id!))];
   const mandates = await emandatesOfPaymentMethods(ctx, methodIds);
-  if (mandates.size === 0) return [];
+  const problems = new Map<number, string>();
+  if (mandates.size === 0) return problems;
   // Collections already made or on their way, then this batch's own lines in order: a line is refused when an
   // earlier one from the same account falls in its period.
   const collected = new Map<number, PlainDate[]>();
@@ -32,7 +35,6 @@ export async function mandateProblems(
   )) {
     noteCollection(other.payment_method_id!, other.action_date);
   }
-  const problems: string[] = [];
   for (const line of lines) {
     const mandate = mandates.get(line.payment_method_id!);
     if (!mandate) continue;
@@ -42,31 +44,62 @@ export async function mandateProblems(
       batch.action_date,
       collected.get(mandate.paymentMethodId!),
     );
-    if (problem) {
-      problems.push(
-        `payment ${line.payment_id} (customer ${line.customer_id}): eMandate ${mandate.debit.contractRef}: ${problem}`,
-      );
-    }
-    noteCollection(mandate.paymentMethodId!, batch.action_date);
+    // A line that leaves is not collected: it takes no period from the lines after it.
+    if (problem) problems.set(line.payment_id, `eMandate ${mandate.debit.contractRef}: ${problem}`);
+    else noteCollection(mandate.paymentMethodId!, batch.action_date);
   }
   return problems;
 }
 
+/**
+ * The schedule's date a collection stands for: a date moved off a weekend or a public holiday is checked as the
+ * scheduled date it was moved from (docs/gateways.md, "Debit orders on the mandate's day").
+ */
+const scheduledAs = (terms: MandateTerms, actionDate: PlainDate): PlainDate =>
+  scheduledDateOf(terms, actionDate) ?? actionDate;
+
 function lineMandateProblem(
   mandate: Emandate,
-  line: BatchLineWithPayment,
+  line: Pick<BatchLineWithPayment, 'amount_minor' | 'currency_code'>,
   actionDate: PlainDate,
   earlier: readonly PlainDate[] = [],
 ): string | undefined {
   // Signed stands for active until the bank's authentication is built (docs/spec-decisions.md, "eMandates").
   if (mandate.status !== 'signed') return `the mandate is ${mandate.status}, not signed`;
   const terms = mandate.debit;
-  const period = collectionPeriod(terms, actionDate);
+  const scheduled = scheduledAs(terms, actionDate);
+  const period = collectionPeriod(terms, scheduled);
   const earlierInPeriod =
-    period === undefined ? undefined : earlier.find((date) => collectionPeriod(terms, date) === period);
+    period === undefined
+      ? undefined
+      : earlier.find((date) => collectionPeriod(terms, scheduledAs(terms, date)) === period);
   return collectionTermsProblem(
     terms,
-    { actionDate, amountMinor: line.amount_minor, currencyCode: line.currency_code },
+    { actionDate: scheduled, amountMinor: line.amount_minor, currencyCode: line.currency_code },
     earlierInPeriod,
   );
+}
+
+/**
+ * Whether a debit whose line left a batch with its mandate's problem can be made now (bundling asks before it
+ * bundles it again: docs/gateways.md, "One customer never holds up a batch"): the mandate's refusal of a debit of
+ * this amount on this date, or undefined when it allows it (or there is no mandate).
+ */
+export async function mandateRefusal(
+  ctx: ServiceContext,
+  paymentMethodId: number,
+  debit: { actionDate: PlainDate; amountMinor: number; currencyCode: string },
+): Promise<string | undefined> {
+  const mandate = (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId);
+  if (!mandate) return undefined;
+  const earlier = (await repo.listCollectionsFrom(ctx.db, ctx.account.id, [paymentMethodId], 0)).map(
+    (other) => other.action_date,
+  );
+  const problem = lineMandateProblem(
+    mandate,
+    { amount_minor: debit.amountMinor, currency_code: debit.currencyCode },
+    debit.actionDate,
+    earlier,
+  );
+  return problem === undefined ? undefined : `eMandate ${mandate.debit.contractRef}: ${problem}`;
 }

@@ -1,23 +1,35 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
-import { nextPresentation } from '../../core/batches.ts';
-import type { BatchState, Rail } from '../../core/batches.ts';
-import { startOfDate } from '../../core/calendar.ts';
-import { parseNachaReturns } from '../../core/bankFiles/nachaReturns.ts';
-import { achReason, saEftReason, sepaReason } from '../../core/bankFiles/returnReasons.ts';
-import type { ReasonMapping, ReturnReason } from '../../core/bankFiles/returnReasons.ts';
-import { parsePain002 } from '../../core/bankFiles/sepaStatusReport.ts';
-import { afterRetriesRanOut, queueRetriesRanOutMails } from '../collections/index.ts';
-import { snapshotResource } from '../events/index.ts';
+import { earliestActionDate, onBusinessDay } from '../../core/bankingDays.ts';
+import { nextPresentation } from './batchRules.ts';
+import type { BatchState } from './batchRules.ts';
+import type { Rail } from '../../core/bankingDays.ts';
+import { addDays, maxDate, startOfDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { mandatedActionDate } from '../mandates/index.ts';
+import { parseNachaReturns } from './bankFiles/nachaReturns.ts';
+import { achReason, saEftReason, sepaReason } from '../collections/index.ts';
+import type { ReasonMapping, ReturnReason } from '../collections/index.ts';
+import { parsePain002 } from './bankFiles/sepaStatusReport.ts';
+import {
+  afterRetriesRanOut,
+  noticeCollectionFailed,
+  noticePaymentCollected,
+  noticeRetriesRanOut,
+} from '../collections/index.ts';
+import type { UncollectedInvoice } from '../collections/index.ts';
+import { emitEvent, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import { getGateway, makesBankFiles } from '../gateways/index.ts';
 import { getInvoice, setCollectionSchedule } from '../invoicing/index.ts';
-import { paymentsByIds, reversePayment, settlePayment } from '../ledger/index.ts';
+import { paymentsByIds, reversePayment, settlePayment, withLockedCustomer } from '../ledger/index.ts';
+import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { batchRowByToken } from './batch.service.ts';
+import { collectedByDebitOrder } from './debitCollection.service.ts';
 import { netcashStatementReports } from './netcashBatchFile.ts';
 
 /**
@@ -47,9 +59,47 @@ const REASONS_BY_RAIL: Readonly<Record<Rail, (code: string) => ReasonMapping>> =
 };
 
 /**
- * Fails the line with the rail's `code`: the payment Failed with its reason, its invoices owe the money again, the
- * bank account invalid when the reason says so, and each debit-order invoice presented again when the rail allows
- * (else its retries have run out: an event, the customer's e-mails, the account's actions).
+ * When a returned debit is presented again (docs/gateways.md, "Returns presented again"): null when the return may
+ * not be retried or the rail's presentations are used up; else, under an eMandate, its next collection date that a
+ * batch submitted today can still make; without one, the rail's gap after the return, on a business day.
+ */
+async function nextPresentationDate(
+  ctx: ServiceContext,
+  rail: Rail,
+  retryable: boolean,
+  presented: number,
+  paymentMethodId: number,
+): Promise<PlainDate | null> {
+  const on = today(ctx);
+  const gap = nextPresentation(rail, retryable, presented, on);
+  if (gap === null) return null;
+  const mandate =
+    rail === 'debit_order'
+      ? (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId)
+      : undefined;
+  if (!mandate) return onBusinessDay(gap, rail);
+  if (mandate.status !== 'signed') return null;
+  // At least a week after the return, so that an ad hoc or weekly mandate is not presented again two days later.
+  const from = maxDate(earliestActionDate(rail, on), addDays(on, MANDATED_GAP_DAYS));
+  return mandatedActionDate(mandate.debit, from) ?? null;
+}
+
+/** The least time between a return and the next presentation under a mandate (docs/gateways.md, "Returns presented again"). */
+const MANDATED_GAP_DAYS = 7;
+
+/** A returned debit's invoice, as the customer is told of it. */
+interface ReturnedInvoice extends UncollectedInvoice {
+  reason: string;
+  paymentMethodId: number;
+  nextTryDate: PlainDate | null;
+}
+
+/**
+ * Fails the line with the rail's `code`: the payment Failed with its reason, its invoices owe the money again
+ * (`invoice.payment_failed`), the bank account invalid when the reason says so, and each debit-order invoice
+ * presented again when the rail allows, its NextTryDate the date; else its presentations have run out
+ * (`invoice.collection_exhausted`, the staff told, the account's actions). The customer is told of every return
+ * (docs/gateways.md, "Returns presented again").
  */
 export async function applyUnpaid(
   ctx: ServiceContext,
@@ -62,6 +112,7 @@ export async function applyUnpaid(
   const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
   const paid = (payment?.allocations ?? []).filter((a) => a.targetType === 'invoice');
   let ranOut = false;
+  let mailed = false;
   await reversePayment(ctx, line.payment_id, { reason: mapping.reason, code }, async (tctx) => {
     const events: EventToEmit[] = [];
     if (INVALIDATING.has(mapping.reason)) {
@@ -69,33 +120,73 @@ export async function applyUnpaid(
     }
     for (const allocation of paid) {
       const invoice = await getInvoice(tctx, allocation.targetId);
-      if (invoice.collectionMethod !== 'debit_order') continue;
-      const next = nextPresentation(rail, mapping.retryable, invoice.numTries, today(tctx));
+      // Read after the bank account was made invalid above: a customer's debit order it blocks still counts.
+      const byDebitOrder = await collectedByDebitOrder(tctx, invoice);
       const invoiceId = allocation.targetId;
       const ref = { type: 'invoice', id: invoiceId };
       const before = await snapshotResource(tctx, ref);
-      await setCollectionSchedule(tctx, invoiceId, {
-        addTry: false,
-        nextTryDate: next && startOfDate(next, tctx.account.timeZone),
-      });
       events.push({ type: 'invoice.payment_failed', ref, before });
-      if (next !== null) continue;
-      events.push({ type: 'invoice.collection_exhausted', ref });
-      const uncollected = {
+      const returned: ReturnedInvoice = {
         customerId: line.customer_id,
         invoiceId,
         currencyCode: row.currency_code,
         amountMinor: allocation.amountMinor,
+        reason: mapping.reason,
+        paymentMethodId: line.payment_method_id!,
+        nextTryDate: null,
       };
-      await queueRetriesRanOutMails(tctx, uncollected, mapping.reason, 'bank_account');
-      ranOut = true;
+      if (byDebitOrder) {
+        const next = await nextPresentationDate(
+          tctx,
+          rail,
+          mapping.retryable,
+          invoice.numTries,
+          line.payment_method_id!,
+        );
+        returned.nextTryDate = next;
+        await setCollectionSchedule(tctx, invoiceId, {
+          addTry: false,
+          nextTryDate: next && startOfDate(next, tctx.account.timeZone),
+        });
+        if (next === null) {
+          events.push({ type: 'invoice.collection_exhausted', ref });
+          ranOut = true;
+        }
+      }
+      // One notice per return; the last one says no presentation follows, and the staff are told with it.
+      const failure = { ...returned, from: 'bank_account' as const };
+      if (byDebitOrder && returned.nextTryDate === null) {
+        // Used up when the return could be retried but no presentation is left; else stopped by its reason.
+        await noticeRetriesRanOut(tctx, { ...failure, exhausted: mapping.retryable });
+      } else await noticeCollectionFailed(tctx, failure);
+      mailed = true;
     }
     return events;
   });
-  if (ranOut) {
-    ctx.mailQueued();
-    await afterRetriesRanOut(ctx, line.customer_id);
-  }
+  if (mailed) ctx.mailQueued();
+  if (ranOut) await afterRetriesRanOut(ctx, line.customer_id);
+}
+
+/**
+ * A settled debit: the invoices it paid in full have no next try, and the customer gets a receipt (docs/gateways.md,
+ * "Returns presented again"). Its own transaction after the settlement's: a crash between the two loses the receipt,
+ * never the money.
+ */
+async function afterSettled(ctx: ServiceContext, line: BatchLineWithPayment): Promise<void> {
+  const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
+  await withLockedCustomer(ctx, line.customer_id, async (tctx) => {
+    for (const allocation of payment?.allocations ?? []) {
+      if (allocation.targetType !== 'invoice') continue;
+      const invoice = await getInvoice(tctx, allocation.targetId);
+      if (invoice.balances.balanceMinor > 0 || invoice.nextTryDate === null) continue;
+      const ref = { type: 'invoice', id: allocation.targetId };
+      const before = await snapshotResource(tctx, ref);
+      await setCollectionSchedule(tctx, allocation.targetId, { addTry: false, nextTryDate: null });
+      await emitEvent(tctx, 'invoice.updated', ref, { before });
+    }
+    await noticePaymentCollected(tctx, line.payment_id);
+  });
+  ctx.mailQueued();
 }
 
 /** Lines a run or an upload settled and returned. */
@@ -125,6 +216,7 @@ export async function applyReport(
     if (error instanceof ConflictError && ANSWERED_MEANWHILE.has(error.code)) return;
     throw error;
   }
+  if (report.outcome === 'paid') await afterSettled(ctx, line);
   if (report.outcome === 'paid') counts.settled += 1;
   else counts.returned += 1;
 }

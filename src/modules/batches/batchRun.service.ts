@@ -1,13 +1,12 @@
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { letLoopTurnInside } from '../../storage/database.ts';
-import {
-  MAX_BATCH_LINES,
-  lateWindowEnd,
-  oldestActionDateWithLateReturns,
-  returnWindowEnd,
-} from '../../core/batches.ts';
-import type { BatchState, Rail } from '../../core/batches.ts';
+import { lateWindowEnd, oldestActionDateWithLateReturns, returnWindowEnd } from '../../core/bankingDays.ts';
+import { MAX_BATCH_LINES } from './batchRules.ts';
+import type { BatchState } from './batchRules.ts';
+import type { Rail } from '../../core/bankingDays.ts';
+import { startOfDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import {
@@ -26,16 +25,19 @@ import * as repo from './batch.repository.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 import { atTheBank, batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
 import { makeBankFile } from './batchFile.service.ts';
-import { mandateProblems } from './batchMandates.service.ts';
+import { badLines, leavingText, removeBadLines } from './batchBuildLines.service.ts';
 import { bundleDueDebitOrders } from './batchBundling.service.ts';
+import { submitDueBatches } from './batchSubmission.service.ts';
 import { applyReport } from './batchReturns.service.ts';
 
 /**
  * What the collection run does with batches, for each account (src/billing/billRun.ts), in this order:
- * 1. bundles due debit-order invoices into open automatic batches (batchBundling.service.ts);
- * 2. builds the batches a person submitted: checks every line, then hands the batch to the gateway (or readies its
- *    bank file): `submitted`, or back to `open` with BuildError naming each bad line (docs/design/batches.md,
- *    "States");
+ * 1. bundles due debit-order invoices into open automatic batches (batchBundling.service.ts), and submits those
+ *    whose last safe day has come, or tells the staff (batchSubmission.service.ts);
+ * 2. builds the submitted batches: a line that cannot be made leaves with its reason (batchBuildLines.service.ts),
+ *    the others go to the gateway (or into its bank file): `submitted`; a problem of the whole batch (its gateway,
+ *    the provider refusing it) sends it back to `open` with BuildError (docs/gateways.md, "Debit orders and payment
+ *    batches");
  * 3. follows batches in flight: `processing` from the action date, the gateway's reports applied (an unpaid fails
  *    its line, batchReturns.service.ts), lines nobody returned within the rail's window settled, and `processed`
  *    once every line is final;
@@ -47,8 +49,12 @@ import { applyReport } from './batchReturns.service.ts';
 export interface BatchRunSummary {
   /** Lines the run added to automatic batches. */
   bundled: number;
+  /** Open automatic batches the run submitted on their last safe day (AutoSubmitBatches). */
+  autoSubmitted: number;
   built: number;
   buildFailed: number;
+  /** Lines that left their batch at the build, each with its reason (docs/gateways.md). */
+  linesLeft: number;
   /** Lines paid (settled) and returned unpaid in this run. */
   settled: number;
   returned: number;
@@ -57,8 +63,10 @@ export interface BatchRunSummary {
 
 export const emptyBatchRunSummary = (): BatchRunSummary => ({
   bundled: 0,
+  autoSubmitted: 0,
   built: 0,
   buildFailed: 0,
+  linesLeft: 0,
   settled: 0,
   returned: 0,
   processed: 0,
@@ -81,6 +89,7 @@ async function eachBatch(
 export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> {
   const summary = emptyBatchRunSummary();
   summary.bundled = await bundleDueDebitOrders(ctx);
+  summary.autoSubmitted = await submitDueBatches(ctx);
   const { id: accountId } = ctx.account;
   await eachBatch(ctx, await repo.listBatchesInStates(ctx.db, accountId, ['build']), (row) =>
     buildBatch(ctx, row, summary),
@@ -105,27 +114,47 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
   return summary;
 }
 
-/** What keeps a line out of the batch's file, or undefined when it can go. */
-function lineProblem(
-  line: BatchLineWithPayment,
-  batch: BatchRow,
-  rail: Rail,
-  methods: Awaited<ReturnType<typeof openedPaymentMethodsByIds>>,
-): string | undefined {
-  const where = `payment ${line.payment_id}`;
-  if (line.state !== 'pending') return `${where}: it is ${line.state} already`;
-  if (line.currency_code !== batch.currency_code)
-    return `${where}: it is in ${line.currency_code}, not ${batch.currency_code}`;
-  const method = methods.get(line.payment_method_id!);
-  if (!method || method.customerId !== line.customer_id) {
-    return `${where}: bank account ${line.payment_method_id} was deleted`;
+/**
+ * What keeps the whole batch from its gateway: the build fails, the batch goes back to `open` with BuildError and
+ * `batch.build_failed` (docs/gateways.md, "Debit orders and payment batches").
+ */
+function wholeBatchProblems(
+  ctx: ServiceContext,
+  row: BatchRow,
+  gateway: Gateway,
+  lines: readonly BatchLineWithPayment[],
+): string[] {
+  const problems: string[] = [];
+  if (!isGatewayUsable(gateway)) problems.push(`gateway ${gateway.id} is disabled or no longer active`);
+  if (lines.length === 0) problems.push('the batch has no payments');
+  if (lines.length > MAX_BATCH_LINES) problems.push(`the batch holds more than ${MAX_BATCH_LINES} payments`);
+  // The lead time was checked at submit; a build that comes after the action date (a stalled worker) is too late.
+  if (row.action_date < today(ctx)) {
+    problems.push(`its action date ${row.action_date} has passed: submit it again with a later ActionDate`);
   }
-  if (method.bankAccount?.debitMethod !== rail)
-    return `${where}: bank account ${method.id} is not a ${rail} account`;
-  if (!method.isValid) {
-    return `${where}: bank account ${method.id} is not valid (POST /v1/ValidateBankAccount it first)`;
-  }
-  return undefined;
+  return problems;
+}
+
+/**
+ * Every line of the batch left it at the build: nothing goes to the gateway, and the batch is cancelled as a person
+ * cancelling an open batch would (`batch.cancelled`); its BuildError says why each line left. Its invoices were each
+ * marked with their problem.
+ */
+async function cancelEmptiedBatch(ctx: ServiceContext, built: BatchRow, leaving: string): Promise<void> {
+  await withTransaction(ctx, async (tctx) => {
+    const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
+    if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) return;
+    const ref = batchRef(row.batch_token);
+    const before = await snapshotResource(tctx, ref);
+    const now = nowInstant(tctx);
+    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+      state: 'cancelled' satisfies BatchState,
+      build_error: leaving || 'no payment of the batch was still pending',
+      cancelled_at: now,
+      updated_at: now,
+    });
+    await emitEvent(tctx, 'batch.cancelled', ref, { before });
+  });
 }
 
 /** The gateway took the batch (its reference), or its bank file was made (the file, sealed when it is stored). */
@@ -136,24 +165,24 @@ interface Accepted {
 
 async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
   const gateway = await getGateway(ctx, row.gateway_id);
-  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  const all = await repo.listLines(ctx.db, ctx.account.id, row.id);
   const rail = row.rail as Rail;
   const methods = await openedPaymentMethodsByIds(ctx, [
-    ...new Set(lines.map((line) => line.payment_method_id!)),
+    ...new Set(all.map((line) => line.payment_method_id!)),
   ]);
-  const problems: string[] = [];
-  if (!isGatewayUsable(gateway)) problems.push(`gateway ${gateway.id} is disabled or no longer active`);
-  if (lines.length === 0) problems.push('the batch has no payments');
-  if (lines.length > MAX_BATCH_LINES) problems.push(`the batch holds more than ${MAX_BATCH_LINES} payments`);
-  // The lead time was checked at submit; a build that comes after the action date (a stalled worker) is too late.
-  if (row.action_date < today(ctx)) {
-    problems.push(`its action date ${row.action_date} has passed: submit it again with a later ActionDate`);
+  const problems = wholeBatchProblems(ctx, row, gateway, all);
+  if (problems.length > 0) {
+    await finishBuild(ctx, row, gateway, all, problems, undefined, summary);
+    return;
   }
-  for (const line of lines) {
-    const problem = lineProblem(line, row, rail, methods);
-    if (problem) problems.push(problem);
+  // One customer never holds up a batch (docs/gateways.md): a line that cannot be made leaves, the others go on.
+  const bad = await badLines(ctx, row, rail, all, methods);
+  if (bad.size > 0) summary.linesLeft += await removeBadLines(ctx, row, all, bad);
+  const lines = all.filter((line) => line.state === 'pending' && !bad.has(line.payment_id));
+  if (lines.length === 0) {
+    await cancelEmptiedBatch(ctx, row, leavingText(all, bad));
+    return;
   }
-  problems.push(...(await mandateProblems(ctx, row, lines)));
   let accepted: Accepted | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
     // The file is made once, here, and kept as it is: what the business downloads is what was checked.
@@ -209,7 +238,7 @@ async function finishBuild(
   summary: BatchRunSummary,
 ): Promise<boolean> {
   return withTransaction(ctx, async (tctx) => {
-    // All or nothing (docs/spec-decisions.md, "Batches"), so one transaction however many lines: on SQLite it lets
+    // The batch's state and every invoice's try at once, so one transaction however many lines: on SQLite it lets
     // the event loop turn between its statements rather than hold it to the commit (docs/architecture.md, "Storage").
     await letLoopTurnInside(tctx.db);
     const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
@@ -242,7 +271,7 @@ async function finishBuild(
       file_sealed: accepted.file === null ? null : tctx.secrets.seal(accepted.file),
       updated_at: now,
     });
-    const invoiceEvents = await countTries(tctx, lines);
+    const invoiceEvents = await countTries(tctx, lines, row.action_date);
     await emitEvents(tctx, [{ type: 'batch.updated', ref, before }, ...invoiceEvents]);
     summary.built += 1;
     return true;
@@ -251,11 +280,13 @@ async function finishBuild(
 
 /**
  * The batch is on its way to the bank: each invoice its lines pay has one more try (NumTries counts attempts that
- * reached a gateway) and no next one until the bank answers (docs/design/batches.md, "NumTries for debits").
+ * reached a gateway: docs/design/batches.md, "NumTries for debits"), and its NextTryDate stays the action date, the
+ * day the bank presents it (docs/gateways.md, "Debit orders on the mandate's day").
  */
 async function countTries(
   ctx: ServiceContext,
   lines: readonly BatchLineWithPayment[],
+  actionDate: PlainDate,
 ): Promise<EventToEmit[]> {
   const allocations = await allocationsOfSources(
     ctx,
@@ -270,7 +301,7 @@ async function countTries(
       ),
     ),
   ].sort((a, b) => a - b);
-  return countCollectionTries(ctx, invoiceIds);
+  return countCollectionTries(ctx, invoiceIds, startOfDate(actionDate, ctx.account.timeZone));
 }
 
 /** A batch in flight: processing from its action date, reports applied, the return window closed, processed. */

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { NotAllowedError, ValidationError } from '../../errors.ts';
-import type { Rail } from '../../core/batches.ts';
+import type { Rail } from '../../core/bankingDays.ts';
 import { assertTestAccount } from '../auth/index.ts';
 import { SIMULATION_IS_FOR } from '../collections/index.ts';
 import { getGateway } from '../gateways/index.ts';

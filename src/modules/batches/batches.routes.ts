@@ -12,6 +12,7 @@ import * as batches from './batch.service.ts';
 import { downloadBankFile } from './batchFile.service.ts';
 import { addBatchLine, deleteBatchLine, editBatchLine } from './batchLine.service.ts';
 import { recordLineResult, uploadBatchReturns } from './batchReturns.service.ts';
+import { submitBatchAsked } from './batchSubmission.service.ts';
 import {
   BatchOut,
   BatchPaymentOut,
@@ -136,14 +137,15 @@ export function registerBatchesRoutes(app: App): void {
         description:
           'Moves an open batch with payments to build and sets SubmitDate; the next collection run checks every ' +
           'line and hands the batch to its gateway (submitted), or sends it back to open with BuildError. ' +
-          'Without ActionDate the batch keeps its own.',
+          'Without ActionDate the batch keeps its own, or is re-dated to the earliest date its lines allow when ' +
+          'that has passed its last safe day.',
         body: SubmitBatchBody,
         response: NoContent,
       },
     },
     async (request, reply) => {
       const { BatchToken, ActionDate, Notes } = request.body;
-      await batches.submitBatch(request.ctx, BatchToken, {
+      await submitBatchAsked(request.ctx, BatchToken, {
         ...(ActionDate === undefined
           ? {}
           : { actionDate: dateFromWire(ActionDate, request.ctx.account.timeZone) }),

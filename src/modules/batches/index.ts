@@ -9,6 +9,8 @@ export { batchesByTokens } from './batch.service.ts';
 export type { BatchRunSummary } from './batchRun.service.ts';
 export { emptyBatchRunSummary, runBatches } from './batchRun.service.ts';
 export { toBatchDto } from './batches.serializer.ts';
+/** For documents: when a pending debit is presented, its batch's action date (a late batch is re-dated). */
+export { debitDatesOfPayments } from './batch.service.ts';
 
 /** Every event type batches emit (docs/webhooks.md lists them; the catalogue walk triggers each). */
 export const BATCH_EVENT_TYPES = [
@@ -17,4 +19,7 @@ export const BATCH_EVENT_TYPES = [
   'batch.build_failed',
   'batch.processed',
   'batch.cancelled',
+  'batch.submission_due',
 ] as const;
+export type { SepaDirectDebitBatch } from './bankFiles/sepaDirectDebit.ts';
+export { buildPain008, invoicesRemittance } from './bankFiles/sepaDirectDebit.ts';

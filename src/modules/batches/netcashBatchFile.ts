@@ -1,13 +1,13 @@
 import {
   NETCASH_DEFAULT_SOFTWARE_VENDOR_KEY,
   buildNetcashDebitOrderFile,
-} from '../../core/bankFiles/netcashDebitOrder.ts';
-import type { NetcashAccountType } from '../../core/bankFiles/netcashDebitOrder.ts';
+} from './bankFiles/netcashDebitOrder.ts';
+import type { NetcashAccountType } from './bankFiles/netcashDebitOrder.ts';
 import {
   NETCASH_DEBIT_TYPES,
   NETCASH_UNPAID_TYPE,
   parseNetcashStatement,
-} from '../../core/bankFiles/netcashStatement.ts';
+} from './bankFiles/netcashStatement.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
 
@@ -17,7 +17,7 @@ import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
  * (`PM` and the payment method's id); the line's payment id goes in Extra 1, which the statement reports back.
  */
 
-/** The account type words we store (src/core/bankAccounts.ts) as Netcash's: cheque and current are one. */
+/** The account type words we store (src/modules/mandates/bankAccounts.ts) as Netcash's: cheque and current are one. */
 const NETCASH_ACCOUNT_TYPES: Readonly<Record<string, NetcashAccountType>> = {
   cheque: 'current',
   current: 'current',

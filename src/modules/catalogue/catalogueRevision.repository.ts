@@ -8,17 +8,20 @@ import type { Db } from '../../storage/database.ts';
  */
 export async function catalogueChanged(db: Db, accountId: number): Promise<void> {
   await db
-    .updateTable('accounts')
-    .set((eb) => ({ catalogue_revision: eb('catalogue_revision', '+', 1) }))
-    .where('id', '=', accountId)
+    .insertInto('catalogue_revisions')
+    .values({ account_id: accountId, revision: 1 })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet((eb) => ({ revision: eb('catalogue_revisions.revision', '+', 1) })),
+    )
     .execute();
 }
 
+/** The account's revision; an account whose catalogue was never written has no row, and is at revision 0. */
 export async function readCatalogueRevision(db: Db, accountId: number): Promise<number> {
   const row = await db
-    .selectFrom('accounts')
-    .select('catalogue_revision')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.catalogue_revision);
+    .selectFrom('catalogue_revisions')
+    .select('revision')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(row?.revision ?? 0);
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { PackagePrice } from '../../core/packagePricing.ts';
+import type { PackagePrice } from './packagePricing.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 import type {
@@ -7,7 +7,7 @@ import type {
   ComponentVersionCurrenciesTable,
   ComponentVersionsTable,
   ComponentsTable,
-} from '../../storage/schema.ts';
+} from './tables.ts';
 import { catalogueChanged } from './catalogueRevision.repository.ts';
 import type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
 

@@ -1,9 +1,9 @@
-import { childrenByParent } from '../../core/collections.ts';
+import { childrenByParent } from '../../core/groupBy.ts';
 import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
-import { isScheme } from '../../core/pricing.ts';
-import type { Scheme } from '../../core/pricing.ts';
+import { isScheme } from './pricing.ts';
+import type { Scheme } from './pricing.ts';
 import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';

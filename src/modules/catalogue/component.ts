@@ -1,5 +1,5 @@
-import type { PackagePrice } from '../../core/packagePricing.ts';
-import type { Bracket } from '../../core/pricing.ts';
+import type { PackagePrice } from './packagePricing.ts';
+import type { Bracket } from './pricing.ts';
 
 /**
  * A component as the domain sees it, with its versions, their prices per currency and the brackets of each: made

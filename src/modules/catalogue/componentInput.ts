@@ -1,8 +1,8 @@
 import Big from 'big.js';
 import { MAX_PRICE } from '../../core/money.ts';
-import { validatePackagePrice } from '../../core/packagePricing.ts';
-import { SCHEMES, validateBrackets, validateSchemeBrackets } from '../../core/pricing.ts';
-import type { Bracket, BracketProblem, Scheme } from '../../core/pricing.ts';
+import { validatePackagePrice } from './packagePricing.ts';
+import { SCHEMES, validateBrackets, validateSchemeBrackets } from './pricing.ts';
+import type { Bracket, BracketProblem, Scheme } from './pricing.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { readWireDecimal } from '../../core/wireDecimal.ts';
 import type { ServiceContext } from '../../context.ts';
@@ -159,7 +159,7 @@ function checkedBrackets(path: string, input: BracketInput[], problems: FieldPro
     qtyTill: tillText(bracket.qtyTill),
     flatPrice: optionalDecimalText(bracket.flatPrice),
   }));
-  // The bracket rules are the pricing module's (src/core/pricing.ts); each problem names its bracket.
+  // The bracket rules are the pricing module's (src/modules/catalogue/pricing.ts); each problem names its bracket.
   const found = validateBrackets(brackets);
   for (const problem of found)
     problems.push({ field: bracketField(path, problem), message: problem.message });

@@ -1,8 +1,8 @@
 import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
-import type { PackagePrice } from '../../core/packagePricing.ts';
-import type { Bracket, Scheme } from '../../core/pricing.ts';
+import type { PackagePrice } from './packagePricing.ts';
+import type { Bracket, Scheme } from './pricing.ts';
 import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';

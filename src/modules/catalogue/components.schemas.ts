@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, Nullable, StringEnum, Text } from '../../http/schemas.ts';
 import { COMPONENT_TYPES, TERM_TYPES } from './componentInput.ts';
-import { SCHEMES } from '../../core/pricing.ts';
+import { SCHEMES } from './pricing.ts';
 
 /**
  * Decimals in requests: a JSON number (the spec's Numeric) or a string holding a decimal, for clients that keep

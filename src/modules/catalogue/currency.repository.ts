@@ -1,13 +1,15 @@
 import type { Db } from '../../storage/database.ts';
 
-export function listEnabledCurrencies(db: Db, accountId: number): Promise<{ currency_code: string }[]> {
-  return db
+/** The codes of the account's currencies, in the order they were enabled. */
+export async function listEnabledCurrencies(db: Db, accountId: number): Promise<string[]> {
+  const rows = await db
     .selectFrom('account_currencies')
     .select('currency_code')
     .where('account_id', '=', accountId)
     .orderBy('created_at')
     .orderBy('currency_code')
     .execute();
+  return rows.map((row) => row.currency_code);
 }
 
 export async function enabledAmong(db: Db, accountId: number, codes: readonly string[]): Promise<string[]> {

@@ -1,6 +1,7 @@
 import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
 import { findCurrency } from '../../core/currencies.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
@@ -21,11 +22,8 @@ function knownCode(code: string, field = 'CurrencyCode'): string {
 
 /** Spec: GET /v1/currencies lists the account's currencies with their full names, in the order enabled. */
 export async function listCurrencies(ctx: ServiceContext): Promise<EnabledCurrency[]> {
-  const rows = await repo.listEnabledCurrencies(ctx.db, ctx.account.id);
-  return rows.map((row) => ({
-    code: row.currency_code,
-    name: findCurrency(row.currency_code)?.name ?? row.currency_code,
-  }));
+  const codes = await repo.listEnabledCurrencies(ctx.db, ctx.account.id);
+  return codes.map((code) => ({ code, name: findCurrency(code)?.name ?? code }));
 }
 
 /** Events name a currency by its code: `{type: 'currency', id: 'EUR'}`. */
@@ -113,4 +111,27 @@ export async function assertCurrencyEnabled(
     );
   }
   return known;
+}
+
+/**
+ * The currency problem of a body as sent (docs/spec-decisions.md, "One answer for every problem of a body"),
+ * before its schema accepted it (src/http/besideSchema.ts) or beside a use case's other problems: none when
+ * `CurrencyCode` is absent or not text, which the schema reports itself, or when `known` names it already.
+ */
+export async function currencyProblems(
+  ctx: ServiceContext,
+  body: unknown,
+  known: readonly FieldProblem[] = [],
+): Promise<FieldProblem[]> {
+  const field = 'CurrencyCode';
+  const code =
+    typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined;
+  if (typeof code !== 'string' || code.trim() === '' || known.some((p) => p.field === field)) return [];
+  try {
+    await assertCurrencyEnabled(ctx, code.trim().toUpperCase(), field);
+    return [];
+  } catch (error) {
+    if (error instanceof ValidationError) return error.fields;
+    throw error;
+  }
 }

@@ -5,7 +5,7 @@
 export type { CatalogueUses } from './catalogueUses.ts';
 export { registerCatalogueUses } from './catalogueUses.ts';
 export { checkCountryAndState } from './country.service.ts';
-export { assertCurrencyEnabled, enableAccountCurrency } from './currency.service.ts';
+export { assertCurrencyEnabled, currencyProblems, enableAccountCurrency } from './currency.service.ts';
 export type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
 export { createComponent, getComponent } from './component.service.ts';
 export type { UsagePricing } from './componentVersion.service.ts';
@@ -15,7 +15,7 @@ export type { Package, PackageVersion } from './package.service.ts';
 export { createPackage, getPackage } from './package.service.ts';
 export { createPackageGroup } from './packageGroup.service.ts';
 export { keepCataloguePages, keptCataloguePages } from './cataloguePages.ts';
-/** What events show of catalogue resources, read as their single GETs show them (src/views/). */
+/** What events show of catalogue resources, read as their single GETs show them (src/readModels/). */
 export { componentVersionsByIds, componentsByIds } from './component.service.ts';
 export { toComponentDto, toComponentVersionDto } from './components.serializer.ts';
 export { currencyRef, enabledCurrenciesByCodes } from './currency.service.ts';
@@ -49,3 +49,17 @@ export const CATALOGUE_EVENT_TYPES = [
   'currency.added',
   'currency.removed',
 ] as const;
+export type { PackagePrice } from './packagePricing.ts';
+export { packageBlocks, pricePackage, validatePackagePrice } from './packagePricing.ts';
+export type { Bracket, Scheme, Tier } from './pricing.ts';
+export {
+  Decimal,
+  ZERO,
+  chargedTiers,
+  isScheme,
+  parseQuantity,
+  priceUsage,
+  tiersOf,
+  validateBrackets,
+  validateSchemeBrackets,
+} from './pricing.ts';

@@ -6,7 +6,7 @@ import type {
   PackageVersionRatesTable,
   PackageVersionsTable,
   PackagesTable,
-} from '../../storage/schema.ts';
+} from './tables.ts';
 import { catalogueChanged } from './catalogueRevision.repository.ts';
 
 export type PackageRow = Omit<Selectable<PackagesTable>, 'account_id' | 'created_at'>;

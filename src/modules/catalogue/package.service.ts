@@ -1,4 +1,4 @@
-import { childrenByParent } from '../../core/collections.ts';
+import { childrenByParent } from '../../core/groupBy.ts';
 import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';

@@ -1,42 +1,53 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { PackageGroupsTable } from '../../storage/schema.ts';
+import type { PackageGroupsTable } from './tables.ts';
 
-export type PackageGroupRow = Pick<Selectable<PackageGroupsTable>, 'id' | 'group_name'>;
+type PackageGroupRow = Pick<Selectable<PackageGroupsTable>, 'id' | 'group_name'>;
+
+export interface PackageGroup {
+  id: number;
+  groupName: string;
+}
+
+function groupFromRow(row: PackageGroupRow): PackageGroup {
+  return { id: row.id, groupName: row.group_name };
+}
 
 const GROUP_COLUMNS = ['id', 'group_name'] as const;
 
-export function findPackageGroup(
+export async function findPackageGroup(
   db: Db,
   accountId: number,
   groupId: number,
-): Promise<PackageGroupRow | undefined> {
-  return db
+): Promise<PackageGroup | undefined> {
+  const row = await db
     .selectFrom('package_groups')
     .select(GROUP_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', groupId)
     .executeTakeFirst();
+  return row && groupFromRow(row);
 }
 
-export function findPackageGroups(
+export async function findPackageGroups(
   db: Db,
   accountId: number,
   groupIds: readonly number[],
-): Promise<PackageGroupRow[]> {
-  if (groupIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<PackageGroup[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await db
     .selectFrom('package_groups')
     .select(GROUP_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...groupIds])
     .orderBy('id')
     .execute();
+  return rows.map(groupFromRow);
 }
 
-export function listPackageGroups(db: Db, accountId: number, page: Page): Promise<PackageGroupRow[]> {
-  return db
+export async function listPackageGroups(db: Db, accountId: number, page: Page): Promise<PackageGroup[]> {
+  const rows = await db
     .selectFrom('package_groups')
     .select(GROUP_COLUMNS)
     .where('account_id', '=', accountId)
@@ -44,6 +55,7 @@ export function listPackageGroups(db: Db, accountId: number, page: Page): Promis
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(groupFromRow);
 }
 
 export async function insertPackageGroup(

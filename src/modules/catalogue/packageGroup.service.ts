@@ -5,15 +5,9 @@ import type { Page } from '../../core/paging.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './packageGroup.repository.ts';
+import type { PackageGroup } from './packageGroup.repository.ts';
 
-export interface PackageGroup {
-  id: number;
-  groupName: string;
-}
-
-function groupFromRow(row: repo.PackageGroupRow): PackageGroup {
-  return { id: row.id, groupName: row.group_name };
-}
+export type { PackageGroup } from './packageGroup.repository.ts';
 
 function checkedGroupName(value: string): string {
   const name = value.trim();
@@ -28,14 +22,14 @@ export async function packageGroupsByIds(
   ctx: ServiceContext,
   groupIds: readonly number[],
 ): Promise<Map<number, PackageGroup>> {
-  const rows = await repo.findPackageGroups(ctx.db, ctx.account.id, groupIds);
-  return new Map(rows.map((row) => [row.id, groupFromRow(row)]));
+  const groups = await repo.findPackageGroups(ctx.db, ctx.account.id, groupIds);
+  return new Map(groups.map((group) => [group.id, group]));
 }
 
 export async function getPackageGroup(ctx: ServiceContext, groupId: number): Promise<PackageGroup> {
-  const row = await repo.findPackageGroup(ctx.db, ctx.account.id, groupId);
-  if (!row) throw new NotFoundError('Package group', groupId);
-  return groupFromRow(row);
+  const group = await repo.findPackageGroup(ctx.db, ctx.account.id, groupId);
+  if (!group) throw new NotFoundError('Package group', groupId);
+  return group;
 }
 
 /**
@@ -53,7 +47,7 @@ export async function assertPackageGroupExists(
 }
 
 export async function listPackageGroups(ctx: ServiceContext, page: Page): Promise<PackageGroup[]> {
-  return (await repo.listPackageGroups(ctx.db, ctx.account.id, page)).map(groupFromRow);
+  return repo.listPackageGroups(ctx.db, ctx.account.id, page);
 }
 
 export async function createPackageGroup(ctx: ServiceContext, groupName: string): Promise<PackageGroup> {

@@ -1,11 +1,57 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { TaxRulesTable, TaxSettingsTable } from '../../storage/schema.ts';
+import type { TaxRulesTable, TaxSettingsTable } from './tables.ts';
 
-export type TaxSettingRow = Omit<Selectable<TaxSettingsTable>, 'account_id'>;
-export type TaxRuleRow = Omit<Selectable<TaxRulesTable>, 'account_id'>;
-export type TaxRuleChanges = Pick<TaxRuleRow, 'perc' | 'country_id' | 'country_state_id' | 'tax_number'>;
+type TaxRuleRow = Omit<Selectable<TaxRulesTable>, 'account_id'>;
+
+/** A tax setting without its rules (listTaxRules reads those). */
+export interface TaxSettingRecord {
+  id: number;
+  name: string;
+  createdAt: string;
+}
+
+export interface TaxRule {
+  id: number;
+  /** Exact decimal fraction, e.g. "0.15". */
+  perc: string;
+  countryId: number | null;
+  countryStateId: number | null;
+  taxNumber: string | null;
+}
+
+/** A rule with the setting it belongs to, as listTaxRules reads several settings' rules at once. */
+export interface SettingTaxRule extends TaxRule {
+  taxSettingId: number;
+}
+
+/** What a rule says, as added or written over an existing rule. */
+export type TaxRuleChanges = Omit<TaxRule, 'id'>;
+
+function settingFromRow(row: Omit<Selectable<TaxSettingsTable>, 'account_id'>): TaxSettingRecord {
+  return { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
+function ruleFromRow(row: TaxRuleRow): SettingTaxRule {
+  return {
+    id: row.id,
+    taxSettingId: row.tax_setting_id,
+    perc: row.perc,
+    countryId: row.country_id,
+    countryStateId: row.country_state_id,
+    taxNumber: row.tax_number,
+  };
+}
+
+function ruleColumnsOf(rule: TaxRuleChanges) {
+  return {
+    perc: rule.perc,
+    country_id: rule.countryId,
+    country_state_id: rule.countryStateId,
+    tax_number: rule.taxNumber,
+  };
+}
 
 const SETTING_COLUMNS = ['id', 'name', 'created_at'] as const;
 const RULE_COLUMNS = [
@@ -17,32 +63,34 @@ const RULE_COLUMNS = [
   'tax_number',
 ] as const;
 
-export function findTaxSetting(
+export async function findTaxSetting(
   db: Db,
   accountId: number,
   settingId: number,
-): Promise<TaxSettingRow | undefined> {
-  return db
+): Promise<TaxSettingRecord | undefined> {
+  const row = await db
     .selectFrom('tax_settings')
     .select(SETTING_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', settingId)
     .executeTakeFirst();
+  return row && settingFromRow(row);
 }
 
-export function findTaxSettings(
+export async function findTaxSettings(
   db: Db,
   accountId: number,
   settingIds: readonly number[],
-): Promise<TaxSettingRow[]> {
-  if (settingIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<TaxSettingRecord[]> {
+  if (settingIds.length === 0) return [];
+  const rows = await db
     .selectFrom('tax_settings')
     .select(SETTING_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...settingIds])
     .orderBy('id')
     .execute();
+  return rows.map(settingFromRow);
 }
 
 /**
@@ -50,28 +98,30 @@ export function findTaxSettings(
  * time. NOTE: a no-op update rather than SELECT ... FOR UPDATE, which SQLite does not know (as
  * lockVersionedItem).
  */
-export function lockTaxSetting(
+export async function lockTaxSetting(
   db: Db,
   accountId: number,
   settingId: number,
-): Promise<TaxSettingRow | undefined> {
-  return db
+): Promise<TaxSettingRecord | undefined> {
+  const row = await db
     .updateTable('tax_settings')
     .set((eb) => ({ name: eb.ref('name') }))
     .where('account_id', '=', accountId)
     .where('id', '=', settingId)
     .returning(SETTING_COLUMNS)
     .executeTakeFirst();
+  return row && settingFromRow(row);
 }
 
-export function listTaxSettings(db: Db, accountId: number, page?: Page): Promise<TaxSettingRow[]> {
-  return db
+export async function listTaxSettings(db: Db, accountId: number, page?: Page): Promise<TaxSettingRecord[]> {
+  const rows = await db
     .selectFrom('tax_settings')
     .select(SETTING_COLUMNS)
     .where('account_id', '=', accountId)
     .orderBy('id')
     .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset))
     .execute();
+  return rows.map(settingFromRow);
 }
 
 /** The names of the account's settings (an account has a handful), to keep names unique. */
@@ -80,19 +130,33 @@ export function listTaxSettingNames(db: Db, accountId: number): Promise<{ id: nu
 }
 
 /** The rules of the given settings, in creation order. */
-export function listTaxRules(db: Db, accountId: number, settingIds: number[]): Promise<TaxRuleRow[]> {
-  if (settingIds.length === 0) return Promise.resolve([]);
-  return db
+export async function listTaxRules(
+  db: Db,
+  accountId: number,
+  settingIds: number[],
+): Promise<SettingTaxRule[]> {
+  if (settingIds.length === 0) return [];
+  const rows = await db
     .selectFrom('tax_rules')
     .select(RULE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('tax_setting_id', 'in', settingIds)
     .orderBy('id')
     .execute();
+  return rows.map(ruleFromRow);
 }
 
-export async function insertTaxSetting(db: Db, row: Insertable<TaxSettingsTable>): Promise<number> {
-  const inserted = await db.insertInto('tax_settings').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertTaxSetting(
+  db: Db,
+  accountId: number,
+  name: string,
+  createdAt: string,
+): Promise<number> {
+  const inserted = await db
+    .insertInto('tax_settings')
+    .values({ account_id: accountId, name, created_at: createdAt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -125,9 +189,19 @@ export async function deleteTaxSetting(db: Db, accountId: number, settingId: num
   return result.numDeletedRows > 0n;
 }
 
-export async function insertTaxRules(db: Db, rows: Insertable<TaxRulesTable>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.insertInto('tax_rules').values(rows).execute();
+export async function insertTaxRules(
+  db: Db,
+  accountId: number,
+  settingId: number,
+  rules: readonly TaxRuleChanges[],
+): Promise<void> {
+  if (rules.length === 0) return;
+  await db
+    .insertInto('tax_rules')
+    .values(
+      rules.map((rule) => ({ ...ruleColumnsOf(rule), account_id: accountId, tax_setting_id: settingId })),
+    )
+    .execute();
 }
 
 export async function updateTaxRule(
@@ -139,7 +213,7 @@ export async function updateTaxRule(
 ): Promise<boolean> {
   const result = await db
     .updateTable('tax_rules')
-    .set(changes)
+    .set(ruleColumnsOf(changes))
     .where('account_id', '=', accountId)
     .where('tax_setting_id', '=', settingId)
     .where('id', '=', ruleId)

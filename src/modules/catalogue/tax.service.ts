@@ -10,16 +10,9 @@ import type { Db } from '../../storage/database.ts';
 import { checkCountryAndState } from './country.service.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './tax.repository.ts';
-import type { TaxRuleChanges, TaxRuleRow, TaxSettingRow } from './tax.repository.ts';
+import type { TaxRule, TaxRuleChanges, TaxSettingRecord } from './tax.repository.ts';
 
-export interface TaxRule {
-  id: number;
-  /** Exact decimal fraction, e.g. "0.15". */
-  perc: string;
-  countryId: number | null;
-  countryStateId: number | null;
-  taxNumber: string | null;
-}
+export type { TaxRule } from './tax.repository.ts';
 
 export interface TaxSetting {
   id: number;
@@ -42,26 +35,18 @@ export interface TaxSettingInput {
   rules?: TaxRuleInput[];
 }
 
-function ruleFromRow(row: TaxRuleRow): TaxRule {
-  return {
-    id: row.id,
-    perc: row.perc,
-    countryId: row.country_id,
-    countryStateId: row.country_state_id,
-    taxNumber: row.tax_number,
-  };
-}
-
-async function withRules(db: Db, accountId: number, rows: TaxSettingRow[]): Promise<TaxSetting[]> {
+async function withRules(db: Db, accountId: number, settings: TaxSettingRecord[]): Promise<TaxSetting[]> {
   const rules = await repo.listTaxRules(
     db,
     accountId,
-    rows.map((row) => row.id),
+    settings.map((setting) => setting.id),
   );
-  return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    rules: rules.filter((rule) => rule.tax_setting_id === row.id).map(ruleFromRow),
+  return settings.map((setting) => ({
+    id: setting.id,
+    name: setting.name,
+    rules: rules
+      .filter((rule) => rule.taxSettingId === setting.id)
+      .map(({ taxSettingId: _setting, ...rule }) => rule),
   }));
 }
 
@@ -81,9 +66,9 @@ export async function taxSettingsByIds(
 }
 
 export async function getTaxSetting(ctx: ServiceContext, settingId: number): Promise<TaxSetting> {
-  const row = await repo.findTaxSetting(ctx.db, ctx.account.id, settingId);
-  if (!row) throw new NotFoundError('Tax setting', settingId);
-  return (await withRules(ctx.db, ctx.account.id, [row]))[0]!;
+  const setting = await repo.findTaxSetting(ctx.db, ctx.account.id, settingId);
+  if (!setting) throw new NotFoundError('Tax setting', settingId);
+  return (await withRules(ctx.db, ctx.account.id, [setting]))[0]!;
 }
 
 /** A page of settings in creation order; without a page, all of them (for billing). */
@@ -118,7 +103,7 @@ function nameConflict(error: unknown, name: string): unknown {
     : error;
 }
 
-const scopeKey = (rule: TaxRuleChanges) => `${rule.country_id ?? ''}/${rule.country_state_id ?? ''}`;
+const scopeKey = (rule: TaxRuleChanges) => `${rule.countryId ?? ''}/${rule.countryStateId ?? ''}`;
 
 /**
  * A rule list as stored, or every problem with it, keyed `rules[i].Field`. Spec, Limits: Perc is a fraction
@@ -140,9 +125,9 @@ function checkedRules(rules: TaxRuleInput[], problems: FieldProblem[]): TaxRuleC
     problems.push(...placeProblems);
     const changes: TaxRuleChanges = {
       perc: 'perc' in parsed ? parsed.perc : '0',
-      country_id: countryId,
-      country_state_id: countryStateId,
-      tax_number: optionalText(rule.taxNumber) ?? null,
+      countryId,
+      countryStateId,
+      taxNumber: optionalText(rule.taxNumber) ?? null,
     };
     const first = scopes.get(scopeKey(changes));
     if (first !== undefined && placeProblems.length === 0) {
@@ -166,15 +151,8 @@ export async function createTaxSetting(ctx: ServiceContext, input: TaxSettingInp
     .transaction()
     .execute(async (trx) => {
       await assertNameFree(trx, ctx.account.id, name);
-      const id = await repo.insertTaxSetting(trx, {
-        account_id: ctx.account.id,
-        name,
-        created_at: nowInstant(ctx),
-      });
-      await repo.insertTaxRules(
-        trx,
-        rules.map((rule) => ({ ...rule, account_id: ctx.account.id, tax_setting_id: id })),
-      );
+      const id = await repo.insertTaxSetting(trx, ctx.account.id, name, nowInstant(ctx));
+      await repo.insertTaxRules(trx, ctx.account.id, id, rules);
       await emitEvent(inTransaction(ctx, trx), 'tax_setting.created', taxSettingRef(id));
       return id;
     })
@@ -229,11 +207,11 @@ export async function editTaxSetting(
           settingId,
           [...existing].filter((id) => !kept.has(id)),
         );
-        const added = [];
+        const added: TaxRuleChanges[] = [];
         for (const [i, rule] of rules.entries()) {
           const ruleId = input.rules[i]!.id;
           if (ruleId == null) {
-            added.push({ ...rule, account_id: ctx.account.id, tax_setting_id: settingId });
+            added.push(rule);
           } else if (!(await repo.updateTaxRule(trx, ctx.account.id, settingId, ruleId, rule))) {
             throw new ConflictError(
               'concurrent_change',
@@ -241,7 +219,7 @@ export async function editTaxSetting(
             );
           }
         }
-        await repo.insertTaxRules(trx, added);
+        await repo.insertTaxRules(trx, ctx.account.id, settingId, added);
       }
       if (name !== current.name) await assertNameFree(trx, ctx.account.id, name, settingId);
       if (!(await repo.updateTaxSettingName(trx, ctx.account.id, settingId, name))) {

@@ -1,9 +1,14 @@
 import type { ServiceContext } from '../../context.ts';
+import { heldCollectionProblem, heldCollectionReason } from '../invoicing/index.ts';
+import type { CardProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
-import { getInvoice, setCollectionProblem } from '../invoicing/index.ts';
+import { getInvoice, setCollectionProblem, setCollectionSchedule } from '../invoicing/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
+import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import { paymentMethodNeededMail } from './collectionMails.ts';
-import { queueCustomerMails } from './customerMails.ts';
+import { payLinkFor, queueCustomerMails } from './customerMails.ts';
+import { amountText } from './noticeWords.ts';
+import { queueStaffMail } from './staffNotices.ts';
 
 /**
  * An invoice that follows its customer came due, and the customer's payment settings cannot collect it (docs/
@@ -23,15 +28,52 @@ export async function reportBlockedCollection(
   const before = await snapshotResource(ctx, ref);
   await setCollectionProblem(ctx, invoice.id, blocked.problem);
   const issued = await getInvoice(ctx, invoice.id);
+  const seller = await documentSeller(ctx);
   await queueCustomerMails(
     ctx,
     invoice.customerId,
     paymentMethodNeededMail(
-      ctx.account.name,
+      {
+        signature: [sellerName(seller), ...sellerLines(seller)],
+        payLink: (recipient) => payLinkFor(ctx, recipient, invoice.id),
+      },
       { invoiceNum: issued.invoiceNum, currencyCode: invoice.currencyCode, amountMinor: invoice.openMinor },
       blocked,
     ),
   );
   await emitEvent(ctx, 'invoice.collection_blocked', ref, { before });
   return true;
+}
+
+/**
+ * A due card invoice that names its own collection, whose gateway or card cannot be charged (docs/gateways.md, "When
+ * the settings cannot collect"): it records why (`CollectionProblem`), has no next try until someone
+ * acts (the customer may then pay it, and is reminded), emits `invoice.collection_blocked`, and the account's staff
+ * are told once per problem: the invoice's own card was chosen by the business, so the customer is not asked to
+ * add one. In the caller's transaction, under the customer's lock; true when mail was queued.
+ */
+export async function reportUnchargeable(
+  ctx: ServiceContext,
+  invoice: CollectableInvoice,
+  { problem, code }: HeldCollection<CardProblemCode>,
+): Promise<boolean> {
+  if (heldCollectionReason(invoice.reportedProblem) === problem) return false;
+  const ref = { type: 'invoice', id: invoice.id };
+  const before = await snapshotResource(ctx, ref);
+  await setCollectionProblem(ctx, invoice.id, heldCollectionProblem(problem, code));
+  await setCollectionSchedule(ctx, invoice.id, { addTry: false, nextTryDate: null });
+  await emitEvent(ctx, 'invoice.collection_blocked', ref, { before });
+  const { invoiceNum } = await getInvoice(ctx, invoice.id);
+  return queueStaffMail(ctx, {
+    subject: `Invoice ${invoiceNum} cannot be charged: ${problem}`,
+    blocks: [
+      {
+        paragraph: `Invoice ${invoiceNum} (customer ${invoice.customerId}, ${amountText(invoice.currencyCode, invoice.openMinor)}) names its own card, and it cannot be charged: ${problem}.`,
+      },
+      {
+        paragraph:
+          'Give the invoice another card or gateway, or collect it another way; until then it is not tried, and the customer is reminded to pay it.',
+      },
+    ],
+  });
 }

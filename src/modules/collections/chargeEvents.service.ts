@@ -1,8 +1,9 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError } from '../../errors.ts';
-import { isGatewayUsable, listGateways, readChargeEvents } from '../gateways/index.ts';
+import { chargeEventsReadOn, isGatewayUsable, listGateways, readChargeEvents } from '../gateways/index.ts';
 import type { ChargeEvent, Gateway } from '../gateways/index.ts';
+import type { Payment } from '../ledger/index.ts';
 import {
   findPaymentIdByChargeRef,
   getPayment,
@@ -13,6 +14,7 @@ import {
 } from '../ledger/index.ts';
 import { emitEvents } from '../events/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
 import { applyRefundEvent } from './refund.service.ts';
 
 /**
@@ -25,7 +27,7 @@ export async function applyChargeEvents(ctx: ServiceContext): Promise<number> {
   let applied = 0;
   for (const gateway of await listGateways(ctx, { limit: 100, offset: 0 })) {
     if (!isGatewayUsable(gateway)) continue;
-    if (await repo.chargeEventsReadOn(ctx.db, ctx.account.id, gateway.id, on)) continue;
+    if (await chargeEventsReadOn(ctx, gateway.id, on)) continue;
     for (const event of await readChargeEvents(ctx, gateway, on)) {
       if (await applyChargeEvent(ctx, gateway, event)) applied += 1;
     }
@@ -61,11 +63,23 @@ export async function applyChargeEvent(
     switch (event.kind) {
       case 'charge_settled':
         if (payment.state !== 'pending') return false;
-        await settlePayment(ctx, paymentId);
+        // The receipt of a pending charge is sent when the money is taken (docs/gateways.md, "The collection loop").
+        await withLockedCustomer(ctx, payment.customerId, async (tctx) => {
+          await settlePayment(tctx, paymentId);
+          await noticePaymentCollected(tctx, paymentId);
+        });
         return true;
       case 'charge_failed':
         if (payment.state !== 'pending') return false;
-        await reversePayment(ctx, paymentId, { reason: event.reason ?? 'card_declined', code: event.code });
+        await reversePayment(
+          ctx,
+          paymentId,
+          { reason: event.reason ?? 'card_declined', code: event.code },
+          async (tctx) => {
+            await noticePendingChargeFailed(tctx, payment, event.reason ?? 'card_declined');
+            return [];
+          },
+        );
         return true;
       case 'dispute':
       case 'dispute_lost':
@@ -119,4 +133,28 @@ async function recordDisputeWon(
     await emitEvents(tctx, events);
     return true;
   });
+}
+
+/**
+ * A pending charge the provider failed afterwards: each invoice it was paying told as a failure at once. Nothing
+ * retries it on its own (the invoice owes the money again and waits on the customer), so the notice says so.
+ */
+async function noticePendingChargeFailed(
+  ctx: ServiceContext,
+  payment: Payment,
+  reason: string,
+): Promise<void> {
+  for (const allocation of payment.allocations) {
+    if (allocation.targetType !== 'invoice' || allocation.amountMinor <= 0) continue;
+    await noticeCollectionFailed(ctx, {
+      customerId: payment.customerId,
+      invoiceId: allocation.targetId,
+      currencyCode: payment.currencyCode,
+      amountMinor: allocation.amountMinor,
+      reason,
+      paymentMethodId: payment.paymentMethodId,
+      nextTryDate: null,
+      from: 'card',
+    });
+  }
 }

@@ -44,6 +44,11 @@ export interface CollectionSummary {
 export interface CollectionOptions {
   /** Wall-clock age after which a `started` attempt is finished by asking the gateway again (default 2 minutes). */
   staleAfterMs?: number;
+  /**
+   * The run is one of several catching up to this later day (a test clock's jump): the customer is not sent each
+   * day's reminder at once, only the latest due on that day (docs/gateways.md, "The collection loop").
+   */
+  catchingUpTo?: string;
 }
 
 /** Invoices (and unanswered attempts) read per page of a collection run. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Insertable, RawBuilder, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { CollectionAttemptsTable } from '../../storage/schema.ts';
+import type { CollectionAttemptsTable } from './tables.ts';
 
 export type AttemptRow = Selectable<CollectionAttemptsTable>;
 
@@ -202,25 +202,6 @@ export async function findPaymentOfCharge(
     .where('charge_id', '=', chargeId)
     .executeTakeFirst();
   return row?.payment_id ?? undefined;
-}
-
-/** Whether the gateway was asked for its charge events as of `asOf` already (its calls are on record). */
-export async function chargeEventsReadOn(
-  db: Db,
-  accountId: number,
-  gatewayId: number,
-  asOf: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('gateway_calls')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('gateway_id', '=', gatewayId)
-    .where('operation', '=', 'charge_events')
-    .where('outcome', '=', 'ok')
-    .where('request', '=', JSON.stringify({ asOf }))
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** The first characters of every portal charge's key: its `started` rows are the portal's to finish (payNow.service.ts). */

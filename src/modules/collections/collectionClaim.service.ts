@@ -14,7 +14,9 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
-import { reportBlockedCollection } from './blockedCollection.service.ts';
+import { reportBlockedCollection, reportUnchargeable } from './blockedCollection.service.ts';
+import type { CardProblemCode, HeldCollection } from '../invoicing/index.ts';
+import { applyCreditFirst } from './creditFirst.ts';
 import { invoicesWithSalesInFlight } from './salesInFlight.ts';
 
 /**
@@ -39,11 +41,17 @@ export interface Claimed {
   token: string;
 }
 
-/** The gateway and card token each invoice is charged through, for those whose gateway and card can be charged. */
+/** The gateway and card token an invoice is charged through, or why it cannot be charged. */
+type Chargeable = { gateway: Gateway; token: string } | HeldCollection<CardProblemCode>;
+
+/**
+ * The gateway and card token each invoice is charged through, or why not, in words for its CollectionProblem
+ * (docs/gateways.md, "When the settings cannot collect").
+ */
 async function chargeableMethods(
   ctx: ServiceContext,
   invoices: readonly CollectableInvoice[],
-): Promise<Map<number, { gateway: Gateway; token: string }>> {
+): Promise<Map<number, Chargeable>> {
   const gateways = await gatewaysByIds(ctx, [
     ...new Set(invoices.flatMap((invoice) => (invoice.gatewayId === null ? [] : [invoice.gatewayId]))),
   ]);
@@ -52,21 +60,36 @@ async function chargeableMethods(
       invoices.flatMap((invoice) => (invoice.paymentMethodId === null ? [] : [invoice.paymentMethodId])),
     ),
   ]);
-  const usable = new Map<number, { gateway: Gateway; token: string }>();
+  const chargeable = new Map<number, Chargeable>();
   for (const invoice of invoices) {
-    const gateway = invoice.gatewayId === null ? undefined : gateways.get(invoice.gatewayId);
-    const method = invoice.paymentMethodId === null ? undefined : methods.get(invoice.paymentMethodId);
-    if (!gateway || !isGatewayUsable(gateway) || !canCharge(gateway)) continue;
-    if (
-      !method ||
-      method.customerId !== invoice.customerId ||
-      method.type !== 'credit_card' ||
-      !method.isValid
-    )
-      continue;
-    usable.set(invoice.id, { gateway, token: method.token });
+    const { gatewayId, paymentMethodId } = invoice;
+    if (gatewayId === null || paymentMethodId === null) continue;
+    const gateway = gateways.get(gatewayId);
+    const method = methods.get(paymentMethodId);
+    const gatewayProblem =
+      !gateway || !isGatewayUsable(gateway)
+        ? `gateway ${gatewayId} is disabled or retired`
+        : !canCharge(gateway)
+          ? `gateway ${gatewayId} does not charge cards`
+          : undefined;
+    const cardProblem =
+      !method || method.customerId !== invoice.customerId
+        ? `card ${paymentMethodId} no longer exists`
+        : method.type !== 'credit_card'
+          ? `payment method ${paymentMethodId} is not a card`
+          : !method.isValid
+            ? `card ${paymentMethodId} is not valid`
+            : undefined;
+    chargeable.set(
+      invoice.id,
+      gatewayProblem
+        ? { problem: gatewayProblem, code: 'gateway_not_usable' }
+        : cardProblem
+          ? { problem: cardProblem, code: 'card_not_usable' }
+          : { gateway: gateway!, token: method!.token },
+    );
   }
-  return usable;
+  return chargeable;
 }
 
 /**
@@ -102,86 +125,131 @@ async function claimAttempts(ctx: ServiceContext, listed: readonly CollectableIn
   let mailQueued = false;
   const customerIds = listed.map((invoice) => invoice.customerId);
   const claimed = await withLockedCustomers(ctx, customerIds, async (tctx) => {
-    const invoices = await findInvoicesDue(
-      tctx,
-      'credit_card',
-      listed.map((invoice) => invoice.id),
-      nowInstant(tctx),
-      today(tctx),
-    );
+    const invoices = await invoicesStillDue(tctx, listed);
     const ids = invoices.map((invoice) => invoice.id);
+    const attempts = await repo.listAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
+    const sold = await invoicesWithSalesInFlight(tctx, ids);
+    const inFlight = (id: number) =>
+      sold.has(id) || (attempts.get(id) ?? []).some((attempt) => attempt.state === 'started');
+    // Credit first: the customers' own money pays what it can before a card is charged for the rest; not an
+    // invoice whose charge is in flight, which its answer may pay.
+    await applyCreditFirst(
+      tctx,
+      invoices.filter((invoice) => !inFlight(invoice.id)),
+    );
     const targets = new Map(
       (await lockInvoicesForCollection(tctx, ids)).map((target) => [target.id, target]),
     );
-    const attempts = await repo.listAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
     const usable = await chargeableMethods(tctx, invoices);
-    const sold = await invoicesWithSalesInFlight(tctx, ids);
-    const claims: Omit<Claimed, 'attemptId'>[] = [];
-    const problemsSolved: number[] = [];
-    for (const invoice of invoices) {
-      const target = targets.get(invoice.id);
-      if (!target || target.refusal || target.openMinor <= 0) continue;
-      const tried = attempts.get(invoice.id) ?? [];
-      if (tried.some((attempt) => attempt.state === 'started') || sold.has(invoice.id)) continue;
-      if (invoice.blocked) {
-        if (await reportBlockedCollection(tctx, invoice)) mailQueued = true;
-        continue;
-      }
-      const { gatewayId, paymentMethodId } = invoice;
-      if (gatewayId === null || paymentMethodId === null) continue;
-      const method = usable.get(invoice.id);
-      if (!method) {
-        tctx.log.warn(
-          { invoiceId: invoice.id },
-          'invoice not collected: its gateway or payment method is not usable',
-        );
-        continue;
-      }
-      const attemptNo = tried.length + 1;
-      claims.push({
-        attemptNo,
-        invoiceId: invoice.id,
-        customerId: invoice.customerId,
-        currencyCode: invoice.currencyCode,
-        amountMinor: target.openMinor,
-        idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
-        askedBefore: false,
-        gateway: method.gateway,
-        paymentMethodId,
-        token: method.token,
-      });
-      if (invoice.reportedProblem !== null) problemsSolved.push(invoice.id);
-    }
-    const attemptIds = await repo.insertAttempts(
-      tctx.db,
-      claims.map((claim) => ({
-        account_id: tctx.account.id,
-        invoice_id: claim.invoiceId,
-        customer_id: claim.customerId,
-        attempt_no: claim.attemptNo,
-        idempotency_key: claim.idempotencyKey,
-        gateway_id: claim.gateway.id,
-        payment_method_id: claim.paymentMethodId,
-        token: claim.token,
-        amount_minor: claim.amountMinor,
-        currency_code: claim.currencyCode,
-        state: 'started',
-        started_at: nowInstant(tctx),
-        leased_at: tctx.wallClock.now().toISOString(),
-      })),
-    );
-    // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
-    await setCollectionSchedules(
-      tctx,
-      claims.map((claim) => claim.invoiceId),
-      { addTry: false, nextTryDate: null },
-    );
-    // The customer's settings can collect it again: the problem they were told of is solved.
-    for (const invoiceId of problemsSolved) await setCollectionProblem(tctx, invoiceId, null);
-    return claims.map((claim) => ({ ...claim, attemptId: attemptIds.get(claim.invoiceId)! }));
+    const chosen = await chooseClaims(tctx, invoices, { attempts, inFlight, targets, usable });
+    if (chosen.mailQueued) mailQueued = true;
+    return await startAttempts(tctx, chosen.claims, chosen.problemsSolved);
   });
   if (mailQueued) ctx.mailQueued();
   return claimed;
+}
+
+/** The listed invoices still due for a card collection, read again under the lock. */
+async function invoicesStillDue(
+  tctx: ServiceContext,
+  listed: readonly CollectableInvoice[],
+): Promise<CollectableInvoice[]> {
+  return await findInvoicesDue(
+    tctx,
+    'credit_card',
+    listed.map((invoice) => invoice.id),
+    nowInstant(tctx),
+    today(tctx),
+  );
+}
+
+/** What the claim decides each invoice by, read under the customers' locks. */
+interface ClaimFacts {
+  attempts: Awaited<ReturnType<typeof repo.listAttemptsOfInvoices>>;
+  inFlight: (invoiceId: number) => boolean;
+  targets: Map<number, Awaited<ReturnType<typeof lockInvoicesForCollection>>[number]>;
+  usable: Awaited<ReturnType<typeof chargeableMethods>>;
+}
+
+/**
+ * The next attempt at each invoice that owes, is not in flight and has a chargeable method; a blocked or
+ * unchargeable one is reported to the customer instead.
+ */
+async function chooseClaims(
+  tctx: ServiceContext,
+  invoices: readonly CollectableInvoice[],
+  { attempts, inFlight, targets, usable }: ClaimFacts,
+): Promise<{ claims: Omit<Claimed, 'attemptId'>[]; problemsSolved: number[]; mailQueued: boolean }> {
+  let mailQueued = false;
+  const claims: Omit<Claimed, 'attemptId'>[] = [];
+  const problemsSolved: number[] = [];
+  for (const invoice of invoices) {
+    const target = targets.get(invoice.id);
+    if (!target || target.refusal || target.openMinor <= 0) continue;
+    const tried = attempts.get(invoice.id) ?? [];
+    if (inFlight(invoice.id)) continue;
+    if (invoice.blocked) {
+      if (await reportBlockedCollection(tctx, invoice)) mailQueued = true;
+      continue;
+    }
+    const { paymentMethodId } = invoice;
+    const method = usable.get(invoice.id);
+    if (!method || paymentMethodId === null) continue;
+    if ('problem' in method) {
+      if (await reportUnchargeable(tctx, invoice, method)) mailQueued = true;
+      continue;
+    }
+    const attemptNo = tried.length + 1;
+    claims.push({
+      attemptNo,
+      invoiceId: invoice.id,
+      customerId: invoice.customerId,
+      currencyCode: invoice.currencyCode,
+      amountMinor: target.openMinor,
+      idempotencyKey: `inv_${invoice.id}_try_${attemptNo}`,
+      askedBefore: false,
+      gateway: method.gateway,
+      paymentMethodId,
+      token: method.token,
+    });
+    if (invoice.reportedProblem !== null) problemsSolved.push(invoice.id);
+  }
+  return { claims, problemsSolved, mailQueued };
+}
+
+/** Stores the claims as started attempts, holds their invoices' next tries, and clears the problems they solve. */
+async function startAttempts(
+  tctx: ServiceContext,
+  claims: readonly Omit<Claimed, 'attemptId'>[],
+  problemsSolved: readonly number[],
+): Promise<Claimed[]> {
+  const attemptIds = await repo.insertAttempts(
+    tctx.db,
+    claims.map((claim) => ({
+      account_id: tctx.account.id,
+      invoice_id: claim.invoiceId,
+      customer_id: claim.customerId,
+      attempt_no: claim.attemptNo,
+      idempotency_key: claim.idempotencyKey,
+      gateway_id: claim.gateway.id,
+      payment_method_id: claim.paymentMethodId,
+      token: claim.token,
+      amount_minor: claim.amountMinor,
+      currency_code: claim.currencyCode,
+      state: 'started',
+      started_at: nowInstant(tctx),
+      leased_at: tctx.wallClock.now().toISOString(),
+    })),
+  );
+  // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
+  await setCollectionSchedules(
+    tctx,
+    claims.map((claim) => claim.invoiceId),
+    { addTry: false, nextTryDate: null },
+  );
+  // The customer's settings can collect it again: the problem they were told of is solved.
+  for (const invoiceId of problemsSolved) await setCollectionProblem(tctx, invoiceId, null);
+  return claims.map((claim) => ({ ...claim, attemptId: attemptIds.get(claim.invoiceId)! }));
 }
 
 /**

@@ -1,11 +1,18 @@
-import type { CollectionProblemCode } from '../../core/customerCollection.ts';
-import { minorToDecimalText } from '../../core/money.ts';
+import type { CollectionProblemCode } from '../invoicing/index.ts';
+import type { MessageBlock } from '../mail/index.ts';
+import { messageBody } from '../mail/index.ts';
+import type { MailRecipient } from './customerMails.ts';
+import { amountText } from './noticeWords.ts';
 
 /**
- * The e-mails collection sends customers, as texts: each template takes what it mentions and returns the message,
- * addressed by name once queueCustomerMails (customerMails.ts) knows each recipient.
+ * The e-mails collection sends customers beyond receipts and failure notices (customerNotices.ts): each template
+ * takes what it mentions and returns the message in text and HTML (src/modules/mail/messageBody.ts), addressed to
+ * each recipient once queueCustomerMails (customerMails.ts) knows them.
  */
-export type CustomerMail = (customerName: string) => { subject: string; text: string };
+export type CustomerMail = (recipient: MailRecipient) => { subject: string; text: string; html: string };
+
+/** What a collection was taken from: a card, or a bank account by debit order. */
+export type CollectedFrom = 'card' | 'bank_account';
 
 /** The invoice a message is about, as it names it. */
 export interface MailedInvoice {
@@ -14,18 +21,6 @@ export interface MailedInvoice {
   /** What the customer is asked to pay: what the failed collection tried to take, or what the invoice owes. */
   amountMinor: number;
 }
-
-/** What a collection that ran out of retries was taken from, for the words of the e-mail. */
-const FAILED_FROM = {
-  card: { tried: 'charge your card', failed: 'it was declined', instead: 'give us a new card' },
-  bank_account: {
-    tried: 'debit your bank account',
-    failed: 'the bank returned it unpaid',
-    instead: 'give us other bank details',
-  },
-} as const;
-
-export type CollectedFrom = keyof typeof FAILED_FROM;
 
 /** What the customer is asked to do about each problem, in the e-mail's words. */
 const REMEDY: Readonly<Record<CollectionProblemCode, string>> = {
@@ -38,45 +33,41 @@ const REMEDY: Readonly<Record<CollectionProblemCode, string>> = {
   card_at_other_gateway: 'add your card again',
 };
 
-const amountOf = (invoice: MailedInvoice) =>
-  `${invoice.currencyCode} ${minorToDecimalText(invoice.amountMinor, invoice.currencyCode)}`;
-
-/** Retries ran out (dunning): the last failure's reason, and the two ways left to pay. */
-export function retriesRanOutMail(
-  seller: string,
-  invoice: MailedInvoice,
-  reason: string,
-  from: CollectedFrom,
-): CustomerMail {
-  const words = FAILED_FROM[from];
-  return (name) => ({
-    subject: `We could not collect payment for invoice ${invoice.invoiceNum} from ${seller}`,
-    text: [
-      `Dear ${name},`,
-      '',
-      `We tried to ${words.tried} for invoice ${invoice.invoiceNum} (${amountOf(invoice)}) and ${words.failed} (${reason.replaceAll('_', ' ')}). We will not try again.`,
-      `Please pay the invoice another way, or ${words.instead}.`,
-      '',
-      seller,
-    ].join('\n'),
-  });
+/** The seller's name first, then its address and contact lines, as every message to a customer signs. */
+export interface Signed {
+  signature: string[];
+  /** The link that lets this recipient pay the invoice, when the service knows its origin. */
+  payLink: (recipient: MailRecipient) => string | undefined;
 }
 
 /** The customer's payment settings cannot collect a due invoice: what is wrong, and what to do about it. */
 export function paymentMethodNeededMail(
-  seller: string,
+  signed: Signed,
   invoice: MailedInvoice,
   blocked: { problem: CollectionProblemCode; message: string },
 ): CustomerMail {
-  return (name) => ({
-    subject: `Invoice ${invoice.invoiceNum} from ${seller}: we need a payment method`,
-    text: [
-      `Dear ${name},`,
-      '',
-      `Invoice ${invoice.invoiceNum} (${amountOf(invoice)}) is due, and we could not collect it automatically: ${blocked.message}.`,
-      `Please ${REMEDY[blocked.problem]}, or pay the invoice another way. We will collect it as soon as we can.`,
-      '',
-      seller,
-    ].join('\n'),
-  });
+  const seller = signed.signature[0] ?? '';
+  const subject = `Invoice ${invoice.invoiceNum} from ${seller}: we need a payment method`;
+  return (recipient) => {
+    const link = signed.payLink(recipient);
+    const blocks: MessageBlock[] = [
+      {
+        paragraph: `Invoice ${invoice.invoiceNum} (${amountText(invoice.currencyCode, invoice.amountMinor)}) is due, and we could not collect it automatically: ${blocked.message}.`,
+        strong: true,
+      },
+      {
+        paragraph: `Please ${REMEDY[blocked.problem]}, or pay the invoice another way. We will collect it as soon as we can.`,
+      },
+      ...(link ? [{ link, text: `Pay invoice ${invoice.invoiceNum}` }] : []),
+    ];
+    return {
+      subject,
+      ...messageBody({
+        title: subject,
+        greeting: `Dear ${recipient.name},`,
+        blocks,
+        signature: signed.signature,
+      }),
+    };
+  };
 }

@@ -1,7 +1,8 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure, retryClassOf } from '../../core/dunning.ts';
-import type { DunningPolicy } from '../../core/dunning.ts';
+import { DEFAULT_DUNNING_POLICY, nextTryAfterFailure } from './dunning.ts';
+import { retryClassOf } from '../gateways/index.ts';
+import type { DunningPolicy } from './dunning.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import type { StoredChargeResult as ChargeResult } from '../gateways/index.ts';
@@ -13,7 +14,9 @@ import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { AttemptRow } from './collectionAttempt.repository.ts';
 import type { Claimed } from './collectionClaim.service.ts';
-import { queueRetriesRanOutMails } from './retriesRanOut.service.ts';
+import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
+import type { CollectionFailure } from './customerNotices.ts';
+import { noticeRetriesRanOut } from './retriesRanOut.service.ts';
 
 /**
  * The record of a collection batch (docs/gateways.md, "Batches of a collection run"): the gateway's answers to the
@@ -150,6 +153,13 @@ function recordOutcomes(ctx: ServiceContext, answered: readonly Answered[]): Pro
       tctx,
       recorded.flatMap((one) => one.events),
     );
+    // A receipt for each charge that took the money now; a pending one's comes when it settles (chargeEvents).
+    for (const [i, { result }] of answered.entries()) {
+      const paymentId = recorded[i]!.payment?.paymentId;
+      if (result.outcome === 'succeeded' && recorded[i]!.recorded && paymentId !== undefined) {
+        await noticePaymentCollected(tctx, paymentId);
+      }
+    }
     return recorded;
   });
 }
@@ -269,13 +279,12 @@ async function recordFailed(
   const ref = before.ref;
   const next = await nextTryAfter(ctx, claimed, result, at, attempts);
   const declined = result.outcome === 'declined';
+  // Told before a hard decline ends the card, so that the notice still names it.
+  await noticeFailure(ctx, claimed, result, next);
   const events = declined && payment ? await declineEvents(ctx, claimed, result, payment) : [];
   // A decline is announced as such; a technical error only moved NextTryDate.
   events.push({ type: declined ? 'invoice.payment_failed' : 'invoice.updated', ref, before });
-  if (next.exhausted) {
-    events.push({ type: 'invoice.collection_exhausted', ref });
-    await queueRetriesRanOutMails(ctx, claimed, result.reason, 'card');
-  }
+  if (next.exhausted) events.push({ type: 'invoice.collection_exhausted', ref });
   return {
     recorded: true,
     exhausted: next.exhausted,
@@ -285,6 +294,31 @@ async function recordFailed(
       ? { payment: { attemptId: claimed.attemptId, paymentId: payment.paymentId, chargeId: null } }
       : {}),
   };
+}
+
+/**
+ * The customer told of the failure (docs/gateways.md, "When a charge fails, and when retries run out"): a decline at
+ * once, with the next try or why there is none; the failure that ends the retries (a decline or a technical error)
+ * by its one notice, the staff told too. A technical error with tries left tells nobody: the customer can do nothing.
+ */
+async function noticeFailure(
+  ctx: ServiceContext,
+  claimed: Claimed,
+  result: Failed,
+  next: { at: string | null; exhausted: boolean },
+): Promise<void> {
+  const failure: CollectionFailure = {
+    customerId: claimed.customerId,
+    invoiceId: claimed.invoiceId,
+    currencyCode: claimed.currencyCode,
+    amountMinor: claimed.amountMinor,
+    reason: result.reason,
+    paymentMethodId: claimed.paymentMethodId,
+    nextTryDate: next.at,
+    from: 'card',
+  };
+  if (next.exhausted) await noticeRetriesRanOut(ctx, { ...failure, exhausted: true });
+  else if (result.outcome === 'declined') await noticeCollectionFailed(ctx, failure);
 }
 
 /** A collected charge's payment, allocated to what its invoice owes now, settled or pending as the gateway said. */
@@ -317,7 +351,7 @@ function attemptPayment(ctx: ServiceContext, claimed: Claimed) {
 }
 
 /**
- * When the invoice is tried next after this failure, on the account's schedule (core/dunning.ts), and whether its
+ * When the invoice is tried next after this failure, on the account's schedule (modules/collections/dunning.ts), and whether its
  * retries ran out.
  */
 async function nextTryAfter(

@@ -1,6 +1,6 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import type { FailureReason } from '../../core/dunning.ts';
+import type { FailureReason } from '../gateways/index.ts';
 import { emitEvents } from '../events/index.ts';
 import {
   GatewayTimeoutError,
@@ -11,11 +11,14 @@ import {
 } from '../gateways/index.ts';
 import type { StoredChargeResult as ChargeResult, Gateway } from '../gateways/index.ts';
 import { lockInvoicesForAllocation, setCollectionSchedule } from '../invoicing/index.ts';
+import type { AllocatableInvoice } from '../invoicing/index.ts';
 import { findPaymentIdOfCharge, recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
 import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
+import { noticePaymentCollected } from './customerNotices.ts';
 import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+import { applyCreditFirst } from './creditFirst.ts';
 
 /**
  * A customer paying invoices now, present, with the primary card (the customer portal's Pay and "Pay all overdue";
@@ -163,6 +166,10 @@ function planPayment(
     if (totalMinor !== input.expectedMinor) {
       return { outcome: 'changed', owedMinor: totalMinor, currencyCode: customer.currencyCode } as const;
     }
+    // Credit first (docs/portal.md, "Paying and payment methods"): the customer's own money pays what it can, and
+    // the card only the rest, less than the page showed; an invoice the credit paid is not charged at all.
+    const owing = await owingAfterCredit(tctx, input.customerId, targets);
+    if (owing.length === 0) return { outcome: 'nothing_owed' } as const;
     const gateway =
       method?.gatewayId == null ? undefined : await getGateway(tctx, method.gatewayId).catch(() => undefined);
     if (
@@ -177,7 +184,7 @@ function planPayment(
       return { outcome: 'no_card', primary: method } as const;
     }
     const tries = await repo.countAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
-    for (const target of targets) {
+    for (const target of owing) {
       await repo.insertAttempt(tctx.db, {
         account_id: tctx.account.id,
         invoice_id: target.id,
@@ -196,8 +203,8 @@ function planPayment(
     }
     return {
       plan: {
-        allocations: targets.map((target) => ({ invoiceId: target.id, amountMinor: target.openMinor })),
-        totalMinor,
+        allocations: owing.map((target) => ({ invoiceId: target.id, amountMinor: target.openMinor })),
+        totalMinor: owing.reduce((sum, target) => sum + target.openMinor, 0),
         currencyCode: customer.currencyCode,
         gateway,
         paymentMethodId: method.id,
@@ -207,6 +214,21 @@ function planPayment(
       method,
     };
   });
+}
+
+/** The invoices with what each still owes once the customer's credit is applied (when the account applies it). */
+async function owingAfterCredit(
+  ctx: ServiceContext,
+  customerId: number,
+  targets: readonly AllocatableInvoice[],
+): Promise<AllocatableInvoice[]> {
+  const owed = await applyCreditFirst(
+    ctx,
+    targets.map((target) => ({ id: target.id, customerId, currencyCode: target.currencyCode })),
+  );
+  return targets
+    .map((target) => ({ ...target, openMinor: owed.get(target.id) ?? target.openMinor }))
+    .filter((target) => target.openMinor > 0);
 }
 
 /** The plan of a charge asked before under `key` and not answered yet, from its `started` attempts. */
@@ -300,6 +322,8 @@ function recordPayment(
       }
     }
     await emitEvents(tctx, payment.events);
+    // The customer's receipt (docs/gateways.md, "The collection loop"); a pending charge's comes when it settles.
+    if (result.outcome === 'succeeded') await noticePaymentCollected(tctx, payment.paymentId);
     return payment.paymentId;
   });
 }

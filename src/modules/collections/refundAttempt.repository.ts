@@ -1,6 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { RefundAttemptsTable } from '../../storage/schema.ts';
+import type { RefundAttemptsTable } from './tables.ts';
 import type { TakenFromInvoice } from '../ledger/index.ts';
 
 export type RefundAttemptRow = Selectable<RefundAttemptsTable>;

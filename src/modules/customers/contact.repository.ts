@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { CustomerContactsTable } from '../../storage/schema.ts';
+import type { CustomerContactsTable } from './tables.ts';
 import type { Contact } from './customer.ts';
 
 type ContactRow = Omit<
@@ -155,7 +155,7 @@ export async function deleteContact(db: Db, accountId: number, contactId: number
 }
 
 /** What a portal sign-in checks: the only reads of a password hash. */
-export interface ContactCredentialsRow {
+interface ContactCredentialsRow {
   id: number;
   customer_id: number;
   name: string;
@@ -165,6 +165,37 @@ export interface ContactCredentialsRow {
   password_hash: string | null;
   is_active: boolean | number;
   login_version: number;
+}
+
+/**
+ * A contact's login as the customer portal checks it (docs/design/portal.md, "Sign-in"). The portal sits above
+ * this module, so it asks here; the password hash leaves this module only in this shape.
+ */
+export interface ContactCredentials {
+  id: number;
+  customerId: number;
+  name: string;
+  lastName: string;
+  email: string;
+  username: string | null;
+  passwordHash: string | null;
+  isActive: boolean;
+  /** Moves on when the password or e-mail changes or the contact is deactivated (migration 0027). */
+  loginVersion: number;
+}
+
+function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    name: row.name,
+    lastName: row.last_name,
+    email: row.email,
+    username: row.username,
+    passwordHash: row.password_hash,
+    isActive: Boolean(row.is_active),
+    loginVersion: Number(row.login_version),
+  };
 }
 
 const CREDENTIAL_COLUMNS = [
@@ -188,7 +219,7 @@ export async function findCredentialsByUsername(
   accountId: number,
   username: string,
   key: string,
-): Promise<ContactCredentialsRow | undefined> {
+): Promise<ContactCredentials | undefined> {
   const rows = await db
     .selectFrom('customer_contacts')
     .select(CREDENTIAL_COLUMNS)
@@ -197,7 +228,8 @@ export async function findCredentialsByUsername(
     .orderBy('id')
     .limit(10)
     .execute();
-  return rows.find((row) => row.username === username) ?? rows[0];
+  const row = rows.find((candidate) => candidate.username === username) ?? rows[0];
+  return row && credentialsFromRow(row);
 }
 
 /** The customer's first active contact with a password, by id, however many contacts it has. */
@@ -205,8 +237,8 @@ export async function findFirstLoginOfCustomer(
   db: Db,
   accountId: number,
   customerId: number,
-): Promise<ContactCredentialsRow | undefined> {
-  return db
+): Promise<ContactCredentials | undefined> {
+  const row = await db
     .selectFrom('customer_contacts')
     .select(CREDENTIAL_COLUMNS)
     .where('account_id', '=', accountId)
@@ -215,6 +247,7 @@ export async function findFirstLoginOfCustomer(
     .where('password_hash', 'is not', null)
     .orderBy('id')
     .executeTakeFirst();
+  return row && credentialsFromRow(row);
 }
 
 export async function bumpLoginVersion(db: Db, accountId: number, contactId: number): Promise<void> {
@@ -230,13 +263,14 @@ export async function findCredentials(
   db: Db,
   accountId: number,
   contactId: number,
-): Promise<ContactCredentialsRow | undefined> {
-  return db
+): Promise<ContactCredentials | undefined> {
+  const row = await db
     .selectFrom('customer_contacts')
     .select(CREDENTIAL_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', contactId)
     .executeTakeFirst();
+  return row && credentialsFromRow(row);
 }
 
 /** Replaces the hash only if it is still `expected`: a change made meanwhile wins. */

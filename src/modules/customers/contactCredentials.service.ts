@@ -5,24 +5,9 @@ import { isCommonPassword } from '../../security/commonPasswords.ts';
 import { PORTAL_PASSWORD_MAX, hashPassword, passwordPolicyProblem } from '../../security/passwords.ts';
 import { emitEvent } from '../events/index.ts';
 import * as repo from './contact.repository.ts';
-import type { ContactCredentialsRow } from './contact.repository.ts';
+import type { ContactCredentials } from './contact.repository.ts';
 
-/**
- * A contact's login as the customer portal checks it (docs/design/portal.md, "Sign-in"). The portal sits above
- * this module, so it asks here; the password hash leaves this module only in this shape.
- */
-export interface ContactCredentials {
-  id: number;
-  customerId: number;
-  name: string;
-  lastName: string;
-  email: string;
-  username: string | null;
-  passwordHash: string | null;
-  isActive: boolean;
-  /** Moves on when the password or e-mail changes or the contact is deactivated (migration 0027). */
-  loginVersion: number;
-}
+export type { ContactCredentials } from './contact.repository.ts';
 
 /**
  * A username folded for case-insensitive sign-in, in the service rather than by the database: SQLite's lower()
@@ -30,26 +15,11 @@ export interface ContactCredentials {
  */
 export const usernameKey = (username: string): string => username.trim().normalize('NFC').toLowerCase();
 
-function credentialsFromRow(row: ContactCredentialsRow): ContactCredentials {
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    name: row.name,
-    lastName: row.last_name,
-    email: row.email,
-    username: row.username,
-    passwordHash: row.password_hash,
-    isActive: Boolean(row.is_active),
-    loginVersion: Number(row.login_version),
-  };
-}
-
 export async function findContactByUsername(
   ctx: ServiceContext,
   username: string,
 ): Promise<ContactCredentials | undefined> {
-  const row = await repo.findCredentialsByUsername(ctx.db, ctx.account.id, username, usernameKey(username));
-  return row && credentialsFromRow(row);
+  return repo.findCredentialsByUsername(ctx.db, ctx.account.id, username, usernameKey(username));
 }
 
 /** The customer's first active contact with a portal login (POST /v1/portal/sessions by CustomerID). */
@@ -57,16 +27,14 @@ export async function findFirstLoginOfCustomer(
   ctx: ServiceContext,
   customerId: number,
 ): Promise<ContactCredentials | undefined> {
-  const row = await repo.findFirstLoginOfCustomer(ctx.db, ctx.account.id, customerId);
-  return row && credentialsFromRow(row);
+  return repo.findFirstLoginOfCustomer(ctx.db, ctx.account.id, customerId);
 }
 
 export async function findContactCredentials(
   ctx: ServiceContext,
   contactId: number,
 ): Promise<ContactCredentials | undefined> {
-  const row = await repo.findCredentials(ctx.db, ctx.account.id, contactId);
-  return row && credentialsFromRow(row);
+  return repo.findCredentials(ctx.db, ctx.account.id, contactId);
 }
 
 /** The same password at a stronger cost (no event: the password did not change); false when it changed meanwhile. */

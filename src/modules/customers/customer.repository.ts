@@ -4,7 +4,7 @@ import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { CustomersTable } from '../../storage/schema.ts';
+import type { CustomersTable } from './tables.ts';
 import { customerStatus } from './customer.ts';
 import type { Customer } from './customer.ts';
 

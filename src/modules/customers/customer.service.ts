@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
-import { billCycleDayProblem } from '../../core/billCycleDay.ts';
+import { billCycleDayProblem } from '../../core/billCycleDayInput.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
@@ -18,7 +18,7 @@ import { customFieldValues, setCustomFieldValues } from './customField.service.t
 import * as contactRepo from './contact.repository.ts';
 import * as noteRepo from './note.repository.ts';
 import type { CustomFieldValue } from './customField.service.ts';
-import { assertCurrencyEnabled, checkCountryAndState } from '../catalogue/index.ts';
+import { checkCountryAndState, currencyProblems } from '../catalogue/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
 import { customerUses } from './customerUses.ts';
 
@@ -34,7 +34,7 @@ export const PAYMENT_METHODS = [
 
 /**
  * Figures computed from a customer's records in higher modules (invoices, money, subscriptions, payment methods).
- * This module only carries them to the wire; the read model in `src/views/` computes them.
+ * This module only carries them to the wire; the read model in `src/readModels/` computes them.
  */
 export interface CustomerFigures {
   /** In the customer's currency's minor unit. */
@@ -206,19 +206,38 @@ export async function listCustomersWithCustomFields(
   return customers.map((customer) => ({ customer, customFields: values.get(customer.id) ?? [] }));
 }
 
+/**
+ * The columns a create or edit sets, each checked: a field left out is left out of the changes, and each problem
+ * found is added to `problems`, in the order of the fields.
+ */
 function checkedChanges(
   ctx: ServiceContext,
   input: CustomerInput,
   problems: FieldProblem[],
   current?: Customer,
 ): CustomerChanges {
-  const changes: CustomerChanges = {};
+  const changes: CustomerChanges = {
+    ...checkedName(input, problems),
+    ...checkedEmails(input, problems),
+    ...checkedCurrency(input, problems),
+    ...checkedPaymentMethod(input, problems),
+    ...checkedStatementDate(ctx, input, problems),
+    ...checkedBillCycleDay(input, problems),
+    ...taxNumberAndStateChanges(input),
+  };
+  problems.push(...countryAndStateProblems(input, changes, current));
+  return { ...changes, ...plainChanges(input) };
+}
 
-  if (input.name !== undefined) {
-    const name = input.name.trim();
-    if (name === '') problems.push({ field: 'Name', message: 'must not be blank' });
-    changes.name = name;
-  }
+function checkedName(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
+  if (input.name === undefined) return {};
+  const name = input.name.trim();
+  if (name === '') problems.push({ field: 'Name', message: 'must not be blank' });
+  return { name };
+}
+
+function checkedEmails(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
+  const changes: CustomerChanges = {};
   for (const [field, key, value] of [
     ['Email', 'email', input.email],
     ['EmailCC', 'email_cc', input.emailCc],
@@ -227,46 +246,78 @@ function checkedChanges(
     if (email && !isEmailAddress(email)) problems.push({ field, message: 'must be an e-mail address' });
     if (email !== undefined) changes[key] = email;
   }
-  if (input.currencyCode !== undefined) {
-    const code = input.currencyCode.toUpperCase();
-    if (!isCurrencyCode(code))
-      problems.push({ field: 'CurrencyCode', message: `"${code}" is not an ISO 4217 currency code` });
-    changes.currency_code = code;
+  return changes;
+}
+
+function checkedCurrency(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
+  if (input.currencyCode === undefined) return {};
+  const code = input.currencyCode.toUpperCase();
+  if (!isCurrencyCode(code))
+    problems.push({ field: 'CurrencyCode', message: `"${code}" is not an ISO 4217 currency code` });
+  return { currency_code: code };
+}
+
+function checkedPaymentMethod(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
+  if (input.paymentMethod === undefined) return {};
+  const method = optionalText(input.paymentMethod)?.toLowerCase() ?? null;
+  if (method !== null && !(PAYMENT_METHODS as readonly string[]).includes(method)) {
+    problems.push({ field: 'PaymentMethod', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
   }
-  if (input.paymentMethod !== undefined) {
-    const method = optionalText(input.paymentMethod)?.toLowerCase() ?? null;
-    if (method !== null && !(PAYMENT_METHODS as readonly string[]).includes(method)) {
-      problems.push({ field: 'PaymentMethod', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
-    }
-    changes.payment_method = method;
+  return { payment_method: method };
+}
+
+function checkedStatementDate(
+  ctx: ServiceContext,
+  input: CustomerInput,
+  problems: FieldProblem[],
+): CustomerChanges {
+  if (input.statementDate === undefined) return {};
+  const raw = optionalText(input.statementDate);
+  const at = raw ? parseWireDate(raw, ctx.account.timeZone) : null;
+  if (at === undefined) {
+    problems.push({ field: 'StatementDate', message: 'must be a date' });
+    return {};
   }
-  if (input.statementDate !== undefined) {
-    const raw = optionalText(input.statementDate);
-    const at = raw ? parseWireDate(raw, ctx.account.timeZone) : null;
-    if (at === undefined) problems.push({ field: 'StatementDate', message: 'must be a date' });
-    else changes.statement_date = at;
-  }
-  if (input.billCycleDay !== undefined) {
-    const message = billCycleDayProblem(input.billCycleDay, true);
-    if (message) problems.push({ field: 'BillCycleDay', message });
-    changes.bill_cycle_day = input.billCycleDay;
-  }
+  return { statement_date: at };
+}
+
+function checkedBillCycleDay(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
+  if (input.billCycleDay === undefined) return {};
+  const message = billCycleDayProblem(input.billCycleDay, true);
+  if (message) problems.push({ field: 'BillCycleDay', message });
+  return { bill_cycle_day: input.billCycleDay };
+}
+
+/** VatNo and CountryStateID arrive as numbers or text; both are stored as their column's type. */
+function taxNumberAndStateChanges(input: CustomerInput): CustomerChanges {
+  const changes: CustomerChanges = {};
   if (input.vatNo !== undefined) {
     changes.vat_no = typeof input.vatNo === 'number' ? String(input.vatNo) : optionalText(input.vatNo);
   }
   if (input.countryStateId !== undefined) {
     changes.country_state_id = input.countryStateId === null ? null : Number(input.countryStateId);
   }
-  if (input.countryId !== undefined || input.countryStateId !== undefined) {
-    // The pair is checked as it will be stored: a field left out keeps the customer's value, so changing
-    // countryID alone is refused while the stored state lies in the old country.
-    problems.push(
-      ...checkCountryAndState(
-        input.countryId !== undefined ? input.countryId : (current?.countryId ?? null),
-        changes.country_state_id !== undefined ? changes.country_state_id : (current?.countryStateId ?? null),
-      ),
-    );
-  }
+  return changes;
+}
+
+/**
+ * The pair is checked as it will be stored: a field left out keeps the customer's value, so changing countryID
+ * alone is refused while the stored state lies in the old country.
+ */
+function countryAndStateProblems(
+  input: CustomerInput,
+  changes: CustomerChanges,
+  current: Customer | undefined,
+): FieldProblem[] {
+  if (input.countryId === undefined && input.countryStateId === undefined) return [];
+  return checkCountryAndState(
+    input.countryId !== undefined ? input.countryId : (current?.countryId ?? null),
+    changes.country_state_id !== undefined ? changes.country_state_id : (current?.countryStateId ?? null),
+  );
+}
+
+/** The fields stored as sent (text trimmed, blank as null), each only when sent. */
+function plainChanges(input: CustomerInput): CustomerChanges {
   const plain = {
     reference: optionalText(input.reference),
     last_name: optionalText(input.lastName),
@@ -289,10 +340,7 @@ function checkedChanges(
     auto_send_invoice: input.autoSendInvoice,
     auto_send_statement: input.autoSendStatement,
   } satisfies CustomerChanges;
-  for (const [key, value] of Object.entries(plain)) {
-    if (value !== undefined) (changes as Record<string, unknown>)[key] = value;
-  }
-  return changes;
+  return Object.fromEntries(Object.entries(plain).filter(([, value]) => value !== undefined));
 }
 
 /** Archive/reopen and suspend/unsuspend, also when a create or edit sets isActive or isSuspended. */
@@ -336,8 +384,8 @@ export async function createCustomer(
 ): Promise<Customer> {
   const problems: FieldProblem[] = [];
   const changes = checkedChanges(ctx, input, problems);
+  problems.push(...(await currencyProblems(ctx, { CurrencyCode: changes.currency_code }, problems)));
   if (problems.length) throw new ValidationError(problems);
-  if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
   if (changes.primary_gateway_id) {
     await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
   }
@@ -381,8 +429,8 @@ export async function editCustomer(
   if (!current) throw new NotFoundError('Customer', customerId);
   const problems: FieldProblem[] = [];
   const changes = checkedChanges(ctx, input, problems, current);
+  problems.push(...(await currencyProblems(ctx, { CurrencyCode: changes.currency_code }, problems)));
   if (problems.length) throw new ValidationError(problems);
-  if (changes.currency_code) await assertCurrencyEnabled(ctx, changes.currency_code, 'CurrencyCode');
   // The gateway kept as it is passes even when disabled since: clients send back whole customers they read.
   if (changes.primary_gateway_id && changes.primary_gateway_id !== current.primaryGatewayId) {
     await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');

@@ -5,7 +5,8 @@ import {
   customerWithFigures,
   getCustomerWithFigures,
   withCustomerFigures,
-} from '../../views/customers.view.ts';
+} from '../../readModels/customers.view.ts';
+import { currencyProblems } from '../catalogue/index.ts';
 import * as customers from './customer.service.ts';
 import * as customFields from './customField.service.ts';
 import {
@@ -128,6 +129,9 @@ export function registerCustomerRoutes(app: App): void {
         body: CreateCustomerBody,
         response: { 201: CustomerOut },
       },
+      config: {
+        checksBesideSchema: (request, reported) => currencyProblems(request.ctx, request.body, reported),
+      },
     },
     async (request, reply) => {
       const input = customerInputFromWire(request.body);
@@ -147,6 +151,9 @@ export function registerCustomerRoutes(app: App): void {
         params: CustomerIdParams,
         body: EditCustomerBody,
         response: NoContent,
+      },
+      config: {
+        checksBesideSchema: (request, reported) => currencyProblems(request.ctx, request.body, reported),
       },
       preValidation: emptyBodyAsObject,
     },

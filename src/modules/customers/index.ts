@@ -41,7 +41,7 @@ export { CustomerOut } from './customers.schemas.ts';
 /** The API's limits on a customer's fields, which the portal's billing details keep too. */
 export { EditCustomerBody } from './customers.schemas.ts';
 export { toCustomerDto } from './customers.serializer.ts';
-/** What events show of contacts, notes, custom fields and a customer's custom field values (src/views/). */
+/** What events show of contacts, notes, custom fields and a customer's custom field values (src/readModels/). */
 export { contactsByIds } from './contact.service.ts';
 export { toContactDto } from './contacts.serializer.ts';
 export { notesByIds } from './note.service.ts';

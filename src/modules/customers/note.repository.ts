@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { CustomerNotesTable } from '../../storage/schema.ts';
+import type { CustomerNotesTable } from './tables.ts';
 import type { Note } from './customer.ts';
 
 type NoteRow = Omit<Selectable<CustomerNotesTable>, 'account_id'>;

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { MAX_CACHED_LIST_LENGTH, preparedQuery } from '../../storage/prepared.ts';
-import type { AuditLogTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
+import type { AuditLogTable, WebhookDeliveriesTable } from './tables.ts';
 import type { SendingEndpoint } from '../../context.ts';
 import { SENDING_ENDPOINT_COLUMNS, sendingEndpointFromRow } from './webhookDelivery.repository.ts';
 

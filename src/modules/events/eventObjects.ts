@@ -20,7 +20,7 @@ const renderers = new Map<string, EventObjectRenderer>();
 
 /**
  * Plugs in the renderers of every resource type. NOTE: a port, filled by the composition root
- * (connectModules.ts), because the API's shapes of some resources combine several modules (src/views/).
+ * (connectModules.ts), because the API's shapes of some resources combine several modules (src/readModels/).
  */
 export function registerEventObjects(byType: Readonly<Record<string, EventObjectRenderer>>): void {
   for (const [type, renderer] of Object.entries(byType)) renderers.set(type, renderer);

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { ExpressionBuilder, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
+import type { AuditLogTable } from './tables.ts';
 
 export interface EventQuery {
   /** Types or patterns (`invoice.*`); `*` matches every type. */
@@ -124,8 +125,30 @@ const AUDIT_COLUMNS = [
   'after',
 ] as const;
 
+/** One entry of the account's audit log: who changed which resource, and its fields before and after. */
+export interface AuditRecord {
+  id: number;
+  recordedAt: string;
+  actorType: 'api_key' | 'cli' | 'widget';
+  apiKeyId: number | null;
+  clientAddress: string | null;
+  requestId: string | null;
+  operation: string;
+  eventId: string;
+  eventType: string;
+  resourceType: string;
+  resourceId: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
 /** The account's audit entries matching the query, newest first. */
-export function listAuditEntries(db: Db, accountId: number, query: AuditQuery, page: Page) {
+export async function listAuditEntries(
+  db: Db,
+  accountId: number,
+  query: AuditQuery,
+  page: Page,
+): Promise<AuditRecord[]> {
   let q = db.selectFrom('audit_log').select(AUDIT_COLUMNS).where('account_id', '=', accountId);
   if (query.resourceType !== undefined) q = q.where('resource_type', '=', query.resourceType);
   if (query.resourceId !== undefined) q = q.where('resource_id', '=', query.resourceId);
@@ -135,10 +158,29 @@ export function listAuditEntries(db: Db, accountId: number, query: AuditQuery, p
   if (query.from !== undefined) q = q.where('recorded_at', '>=', query.from);
   if (query.before !== undefined) q = q.where('recorded_at', '<', query.before);
   if (query.eventType && !query.eventType.includes('*')) q = q.where(typeIn('event_type', query.eventType));
-  return q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const rows = await q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  return rows.map(auditRecordFromRow);
 }
 
-export type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>[number];
+type AuditRow = Pick<Selectable<AuditLogTable>, (typeof AUDIT_COLUMNS)[number]>;
+
+function auditRecordFromRow(row: AuditRow): AuditRecord {
+  return {
+    id: Number(row.id),
+    recordedAt: row.recorded_at,
+    actorType: row.actor_type,
+    apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
+    clientAddress: row.client_address,
+    requestId: row.request_id,
+    operation: row.operation,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+    before: row.before === null ? null : (JSON.parse(row.before) as Record<string, unknown>),
+    after: row.after === null ? null : (JSON.parse(row.after) as Record<string, unknown>),
+  };
+}
 
 /** Events older than `before` (wall-clock time of their writing) go, with their deliveries and attempts. */
 export async function purgeEventsRecordedBefore(db: Db, before: string): Promise<number> {

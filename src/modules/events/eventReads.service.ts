@@ -1,13 +1,13 @@
 import { Temporal } from 'temporal-polyfill';
 import type { ServiceContext } from '../../context.ts';
-import { isEventTypePattern } from '../../core/eventTypes.ts';
+import { isEventTypePattern } from './eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import * as repo from './eventReads.repository.ts';
-import type { AuditRow } from './eventReads.repository.ts';
+import type { AuditRecord } from './eventReads.repository.ts';
 
 /** Events are kept 30 days after they were written (as Stripe's event list), then purged with their deliveries. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -131,50 +131,16 @@ export async function getEvent(ctx: ServiceContext, eventId: string): Promise<st
   return payload;
 }
 
-export interface AuditEntry {
-  auditLogEntryID: number;
-  Date: string;
-  ActorType: 'api_key' | 'cli' | 'widget';
-  apiKeyID: number | null;
-  ClientAddress: string | null;
-  RequestID: string | null;
-  Operation: string;
-  eventID: string;
-  EventType: string;
-  ResourceType: string;
-  ResourceID: string;
-  Before: Record<string, unknown> | null;
-  After: Record<string, unknown> | null;
-}
-
-function toAuditEntry(row: AuditRow): AuditEntry {
-  return {
-    auditLogEntryID: Number(row.id),
-    Date: row.recorded_at,
-    ActorType: row.actor_type,
-    apiKeyID: row.api_key_id === null ? null : Number(row.api_key_id),
-    ClientAddress: row.client_address,
-    RequestID: row.request_id,
-    Operation: row.operation,
-    eventID: row.event_id,
-    EventType: row.event_type,
-    ResourceType: row.resource_type,
-    ResourceID: row.resource_id,
-    Before: row.before === null ? null : (JSON.parse(row.before) as Record<string, unknown>),
-    After: row.after === null ? null : (JSON.parse(row.after) as Record<string, unknown>),
-  };
-}
-
 export async function listAuditLog(
   ctx: ServiceContext,
   page: Page,
   filter: AuditListFilter,
-): Promise<AuditEntry[]> {
+): Promise<AuditRecord[]> {
   const problems: FieldProblem[] = [];
   const eventType = checkedTypes(filter.eventType, 'eventType', problems);
   const window = checkedWindow(ctx, filter.startDate, filter.endDate, problems);
   if (problems.length) throw new ValidationError(problems);
-  const rows = await repo.listAuditEntries(
+  return repo.listAuditEntries(
     ctx.db,
     ctx.account.id,
     {
@@ -188,5 +154,4 @@ export async function listAuditLog(
     },
     page,
   );
-  return rows.map(toAuditEntry);
 }

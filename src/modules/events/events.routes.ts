@@ -4,6 +4,7 @@ import type { App } from '../../http/types.ts';
 import { pageOf } from '../../http/schemas.ts';
 import { getEvent, listAuditLog, listEvents } from './eventReads.service.ts';
 import { AuditEntryOut, AuditListQuery, EventIdParams, EventListQuery, EventOut } from './events.schemas.ts';
+import { toAuditEntryDto } from './events.serializer.ts';
 
 /** Stored event texts are sent as they are: the bytes webhooks deliver, without parsing them again. */
 function sendJson(reply: FastifyReply, text: string): FastifyReply {
@@ -75,7 +76,7 @@ export function registerEventRoutes(app: App): void {
     },
     async (request) => {
       const q = request.query;
-      return listAuditLog(request.ctx, pageOf(q), {
+      const entries = await listAuditLog(request.ctx, pageOf(q), {
         ...(q.eventType !== undefined ? { eventType: q.eventType } : {}),
         ...(q.resourceType !== undefined ? { resourceType: q.resourceType } : {}),
         ...(q.resourceID !== undefined ? { resourceID: q.resourceID } : {}),
@@ -85,6 +86,7 @@ export function registerEventRoutes(app: App): void {
         ...(q.startDate !== undefined ? { startDate: q.startDate } : {}),
         ...(q.endDate !== undefined ? { endDate: q.endDate } : {}),
       });
+      return entries.map(toAuditEntryDto);
     },
   );
 }

@@ -39,3 +39,4 @@ export {
   parseRetryAfter,
 } from './webhookDeliverySchedule.ts';
 export { EVENT_RETENTION_DAYS, purgeExpiredEvents } from './eventReads.service.ts';
+export { changedFields } from './eventTypes.ts';

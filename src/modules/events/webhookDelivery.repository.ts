@@ -4,11 +4,7 @@ import type { SendingEndpoint } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type {
-  WebhookAttemptsTable,
-  WebhookDeliveriesTable,
-  WebhookEndpointsTable,
-} from '../../storage/schema.events.ts';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.ts';
 
 /** A delivery held by this worker until `leaseUntil`, with what sending it needs. */
 export interface LeasedDelivery {

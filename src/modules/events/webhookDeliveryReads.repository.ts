@@ -3,12 +3,65 @@ import { sql } from 'kysely';
 import type { Selectable } from 'kysely';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../storage/schema.events.ts';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable } from './tables.ts';
 
-export type DeliveryRow = Omit<Selectable<WebhookDeliveriesTable>, 'account_id' | 'lease_until'> & {
+type DeliveryRow = Omit<Selectable<WebhookDeliveriesTable>, 'account_id' | 'lease_until'> & {
   event_type: string;
 };
-export type AttemptRow = Selectable<WebhookAttemptsTable>;
+type AttemptRow = Omit<Selectable<WebhookAttemptsTable>, 'id'>;
+
+/** A delivery of an event to an endpoint, with its event's type. */
+export interface DeliveryRecord {
+  id: number;
+  endpointId: number;
+  eventId: string;
+  eventType: string;
+  status: WebhookDeliveriesTable['status'];
+  /** How many attempts its status is the outcome of. */
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+/** One attempt at a delivery: when, the receiver's answer and how long it took. */
+export interface DeliveryAttempt {
+  deliveryId: number;
+  attemptedAt: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+  error: string | null;
+}
+
+function deliveryFromRow(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}
+
+function attemptFromRow(row: AttemptRow): DeliveryAttempt {
+  return {
+    deliveryId: row.delivery_id,
+    attemptedAt: row.attempted_at,
+    statusCode: row.status_code,
+    durationMs: row.duration_ms,
+    responseExcerpt: row.response_excerpt,
+    error: row.error,
+  };
+}
 
 export interface DeliveryFilter {
   status?: WebhookDeliveriesTable['status'];
@@ -21,15 +74,15 @@ export interface DeliveryFilter {
 }
 
 /** The endpoint's deliveries, newest first, with their event's type. */
-export function listDeliveries(
+export async function listDeliveries(
   db: Db,
   accountId: number,
   endpointId: number,
   page: Page,
   filter: DeliveryFilter,
-): Promise<DeliveryRow[]> {
+): Promise<DeliveryRecord[]> {
   const type = filter.eventType;
-  return db
+  const rows = await db
     .selectFrom('webhook_deliveries')
     .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
     .select([
@@ -67,16 +120,20 @@ export function listDeliveries(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(deliveryFromRow);
 }
 
 /** The attempts of these deliveries of the account, in the order they were made. */
-export function attemptsOf(db: Db, accountId: number, deliveryIds: readonly number[]): Promise<AttemptRow[]> {
-  if (deliveryIds.length === 0) return Promise.resolve([]);
-  return db
+export async function attemptsOf(
+  db: Db,
+  accountId: number,
+  deliveryIds: readonly number[],
+): Promise<DeliveryAttempt[]> {
+  if (deliveryIds.length === 0) return [];
+  const rows = await db
     .selectFrom('webhook_attempts')
     .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
     .select([
-      'webhook_attempts.id',
       'webhook_attempts.delivery_id',
       'webhook_attempts.attempted_at',
       'webhook_attempts.status_code',
@@ -89,4 +146,5 @@ export function attemptsOf(db: Db, accountId: number, deliveryIds: readonly numb
     .orderBy('webhook_attempts.delivery_id')
     .orderBy('webhook_attempts.id')
     .execute();
+  return rows.map(attemptFromRow);
 }

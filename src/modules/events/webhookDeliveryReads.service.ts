@@ -1,21 +1,21 @@
 import type { ServiceContext } from '../../context.ts';
 import { addDays, parseWireCalendarDate, startOfDate } from '../../core/calendar.ts';
-import { isEventTypePattern } from '../../core/eventTypes.ts';
+import { isEventTypePattern } from './eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import * as repo from './webhookDeliveryReads.repository.ts';
-import type { AttemptRow, DeliveryFilter, DeliveryRow } from './webhookDeliveryReads.repository.ts';
+import type { DeliveryAttempt, DeliveryFilter, DeliveryRecord } from './webhookDeliveryReads.repository.ts';
 import { getWebhookEndpoint } from './webhookEndpoint.service.ts';
 
-export interface WebhookDelivery extends DeliveryRow {
-  attemptsMade: AttemptRow[];
+export interface WebhookDelivery extends DeliveryRecord {
+  attemptsMade: DeliveryAttempt[];
 }
 
 /** Wire values of the deliveries list's filters. */
 export interface DeliveryListFilter {
-  status?: DeliveryRow['status'];
+  status?: DeliveryRecord['status'];
   eventType?: string;
   startDate?: string;
   endDate?: string;
@@ -71,11 +71,11 @@ export async function listWebhookDeliveries(
     ctx.account.id,
     deliveries.map((delivery) => delivery.id),
   );
-  const byDelivery = new Map<number, AttemptRow[]>();
+  const byDelivery = new Map<number, DeliveryAttempt[]>();
   for (const attempt of attempts) {
-    const list = byDelivery.get(attempt.delivery_id) ?? [];
+    const list = byDelivery.get(attempt.deliveryId) ?? [];
     list.push(attempt);
-    byDelivery.set(attempt.delivery_id, list);
+    byDelivery.set(attempt.deliveryId, list);
   }
   // The attempts are read after the deliveries: one recorded in between (with its delivery's status and count, in
   // one transaction) is left out, so that each delivery shows the attempts its status is the outcome of.

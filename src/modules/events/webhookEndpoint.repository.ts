@@ -1,12 +1,41 @@
 import { sql } from 'kysely';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Page } from '../../core/paging.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
-import type { WebhookEndpointsTable } from '../../storage/schema.events.ts';
-import type { WebhookEndpoint } from './webhookEndpoint.ts';
+import type { WebhookEndpointsTable } from './tables.ts';
+import type { WebhookEndpoint, WebhookEndpointStatus } from './webhookEndpoint.ts';
 
-export type WebhookEndpointRow = Omit<Selectable<WebhookEndpointsTable>, 'account_id'>;
+type WebhookEndpointRow = Omit<Selectable<WebhookEndpointsTable>, 'account_id'>;
+
+/** The endpoint as a change reads it under its lock: with the sealed secret that a rotation keeps as previous. */
+export interface LockedEndpoint extends WebhookEndpoint {
+  secretSealed: string;
+}
+
+/** A new endpoint: its sealed secret, and the instant it was made (its first UpdatedDate too). */
+export interface NewEndpoint {
+  url: string;
+  description: string | null;
+  enabledEvents: readonly string[];
+  status: WebhookEndpointStatus;
+  secretSealed: string;
+  createdAt: string;
+}
+
+/** What a change writes: the fields given, and always the instant of the change. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  enabledEvents?: readonly string[];
+  status?: WebhookEndpointStatus;
+  disabledReason?: string | null;
+  failingSince?: string | null;
+  secretSealed?: string;
+  previousSecretSealed?: string | null;
+  previousSecretExpiresAt?: string | null;
+  updatedAt: string;
+}
 
 function webhookEndpointFromRow(row: WebhookEndpointRow): WebhookEndpoint {
   return {
@@ -56,14 +85,19 @@ export async function findEndpoint(
  * secret the other made). NOTE: FOR UPDATE is PostgreSQL's row lock; an SQLite transaction holds the database's
  * write lock already (docs/architecture.md, "Locks").
  */
-export function lockEndpoint(db: Db, accountId: number, id: number): Promise<WebhookEndpointRow | undefined> {
-  return db
+export async function lockEndpoint(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<LockedEndpoint | undefined> {
+  const row = await db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .$if(isPostgres(db), (qb) => qb.forUpdate())
     .executeTakeFirst();
+  return row && { ...webhookEndpointFromRow(row), secretSealed: row.secret_sealed };
 }
 
 export async function endpointsByIds(
@@ -116,10 +150,24 @@ export async function countEndpoints(db: Db, accountId: number): Promise<number>
   return Number(row.count);
 }
 
-export async function insertEndpoint(db: Db, row: Insertable<WebhookEndpointsTable>): Promise<number> {
+export async function insertEndpoint(db: Db, accountId: number, endpoint: NewEndpoint): Promise<number> {
   const inserted = await db
     .insertInto('webhook_endpoints')
-    .values(row)
+    .values({
+      account_id: accountId,
+      url: endpoint.url,
+      description: endpoint.description,
+      enabled_events: JSON.stringify(endpoint.enabledEvents),
+      status: endpoint.status,
+      disabled_reason: null,
+      secret_sealed: endpoint.secretSealed,
+      previous_secret_sealed: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      last_recovered_at: null,
+      created_at: endpoint.createdAt,
+      updated_at: endpoint.createdAt,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return inserted.id;
@@ -129,15 +177,32 @@ export async function updateEndpoint(
   db: Db,
   accountId: number,
   id: number,
-  changes: Updateable<WebhookEndpointsTable>,
+  changes: EndpointChanges,
 ): Promise<boolean> {
   const result = await db
     .updateTable('webhook_endpoints')
-    .set(changes)
+    .set(endpointColumnsOf(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+function endpointColumnsOf(changes: EndpointChanges): Updateable<WebhookEndpointsTable> {
+  const columns: Updateable<WebhookEndpointsTable> = { updated_at: changes.updatedAt };
+  if (changes.url !== undefined) columns.url = changes.url;
+  if (changes.description !== undefined) columns.description = changes.description;
+  if (changes.enabledEvents !== undefined) columns.enabled_events = JSON.stringify(changes.enabledEvents);
+  if (changes.status !== undefined) columns.status = changes.status;
+  if (changes.disabledReason !== undefined) columns.disabled_reason = changes.disabledReason;
+  if (changes.failingSince !== undefined) columns.failing_since = changes.failingSince;
+  if (changes.secretSealed !== undefined) columns.secret_sealed = changes.secretSealed;
+  if (changes.previousSecretSealed !== undefined)
+    columns.previous_secret_sealed = changes.previousSecretSealed;
+  if (changes.previousSecretExpiresAt !== undefined) {
+    columns.previous_secret_expires_at = changes.previousSecretExpiresAt;
+  }
+  return columns;
 }
 
 export async function deleteEndpoint(db: Db, accountId: number, id: number): Promise<boolean> {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { SendingEndpoint, ServiceContext } from '../../context.ts';
 import { nowInstant, withTransaction } from '../../context.ts';
-import { isEventTypePattern, matchesSomeType, nearestEventPattern } from '../../core/eventTypes.ts';
+import { isEventTypePattern, matchesSomeType, nearestEventPattern } from './eventTypes.ts';
 import type { Page } from '../../core/paging.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -149,24 +149,22 @@ export async function createWebhookEndpoint(
   const now = nowInstant(ctx);
   return withTransaction(ctx, async (tctx) => {
     await assertRoomForEndpoint(tctx);
-    const id = await repo.insertEndpoint(tctx.db, {
-      account_id: tctx.account.id,
+    const id = await repo.insertEndpoint(tctx.db, tctx.account.id, {
       url,
       description: checkedDescription(input.description),
-      enabled_events: JSON.stringify(enabledEvents),
+      enabledEvents,
       status: input.isActive === false ? 'disabled' : 'enabled',
-      disabled_reason: null,
-      secret_sealed: tctx.secrets.seal(secret),
-      previous_secret_sealed: null,
-      previous_secret_expires_at: null,
-      failing_since: null,
-      last_recovered_at: null,
-      created_at: now,
-      updated_at: now,
+      secretSealed: tctx.secrets.seal(secret),
+      createdAt: now,
     });
     await emitEvent(tctx, 'webhook_endpoint.created', endpointRef(id));
     return { endpoint: await getWebhookEndpoint(tctx, id), secret };
   });
+}
+
+/** Whether two lists of event types hold the same types in the same order (as the stored list compares). */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /**
@@ -190,21 +188,21 @@ export async function editWebhookEndpoint(
       url: url ?? current.url,
       description:
         changes.description === undefined ? current.description : checkedDescription(changes.description),
-      enabled_events: enabledEvents ? JSON.stringify(enabledEvents) : current.enabled_events,
+      enabledEvents: enabledEvents ?? current.enabledEvents,
       status: changes.status ?? current.status,
     };
     const enabling = current.status === 'disabled' && next.status === 'enabled';
     const unchanged =
       next.url === current.url &&
       next.description === current.description &&
-      next.enabled_events === current.enabled_events &&
+      sameList(next.enabledEvents, current.enabledEvents) &&
       next.status === current.status;
     if (unchanged) return;
     const before = await snapshotResource(tctx, endpointRef(id));
     await repo.updateEndpoint(tctx.db, tctx.account.id, id, {
       ...next,
-      ...(enabling ? { disabled_reason: null, failing_since: null } : {}),
-      updated_at: nowInstant(tctx),
+      ...(enabling ? { disabledReason: null, failingSince: null } : {}),
+      updatedAt: nowInstant(tctx),
     });
     const events: EventToEmit[] = [{ type: 'webhook_endpoint.updated', ref: endpointRef(id), before }];
     if (current.status === 'enabled' && next.status === 'disabled')
@@ -234,8 +232,8 @@ export async function disableEndpoint(ctx: ServiceContext, id: number, reason: s
     const before = await snapshotResource(tctx, endpointRef(id));
     await repo.updateEndpoint(tctx.db, tctx.account.id, id, {
       status: 'disabled',
-      disabled_reason: reason,
-      updated_at: nowInstant(tctx),
+      disabledReason: reason,
+      updatedAt: nowInstant(tctx),
     });
     await emitEvents(tctx, [
       { type: 'webhook_endpoint.updated', ref: endpointRef(id), before },
@@ -265,10 +263,10 @@ export async function rotateWebhookSecret(
     const before = await snapshotResource(tctx, endpointRef(id));
     const keepsPrevious = previousExpiresInSeconds > 0;
     await repo.updateEndpoint(tctx.db, tctx.account.id, id, {
-      secret_sealed: tctx.secrets.seal(secret),
-      previous_secret_sealed: keepsPrevious ? current.secret_sealed : null,
-      previous_secret_expires_at: keepsPrevious ? previousSecretExpiresAt : null,
-      updated_at: nowInstant(tctx),
+      secretSealed: tctx.secrets.seal(secret),
+      previousSecretSealed: keepsPrevious ? current.secretSealed : null,
+      previousSecretExpiresAt: keepsPrevious ? previousSecretExpiresAt : null,
+      updatedAt: nowInstant(tctx),
     });
     // The audit log records who rotated; the object shows no secret, so UpdatedDate is all that changes.
     await emitEvent(tctx, 'webhook_endpoint.secret_rotated', endpointRef(id), { before });

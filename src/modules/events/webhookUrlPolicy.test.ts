@@ -114,7 +114,9 @@ describe('webhookUrlProblem', () => {
   });
 
   it('refuses http unless the policy allows it', () => {
-    expect(webhookUrlProblem('http://hooks.example.com/', strict)).toBe('must be an https URL');
+    expect(webhookUrlProblem('http://hooks.example.com/', strict)).toBe(
+      'must be an https URL (http is allowed only when the service runs with WEBHOOK_ALLOW_HTTP=true)',
+    );
     const allowHttp = parseWebhookUrlPolicy({ allowHttp: true });
     expect(webhookUrlProblem('http://hooks.example.com/', allowHttp)).toBeUndefined();
     expect(webhookUrlProblem('ftp://hooks.example.com/', allowHttp)).toBe('must be an http or https URL');

@@ -163,7 +163,10 @@ export function webhookUrlProblem(url: string, policy: WebhookUrlPolicy = curren
     return 'must be an absolute URL (https://…)';
   }
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && policy.allowHttp)) {
-    return policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
+    // The operator's switch is named, so that a developer with a local http receiver knows what to set.
+    return policy.allowHttp
+      ? 'must be an http or https URL'
+      : 'must be an https URL (http is allowed only when the service runs with WEBHOOK_ALLOW_HTTP=true)';
   }
   if (parsed.username !== '' || parsed.password !== '') return 'must not carry credentials (user:password@)';
   // The URL parser has already normalised the host: 0x7f.1 and 2130706433 both read 127.0.0.1.

@@ -1,16 +1,53 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { GatewaysTable } from '../../storage/schema.ts';
+import type { GatewaysTable } from './tables.ts';
 
 /** A gateway without its settings: credentials are read only by the code that talks to the provider. */
-export type GatewayRow = Omit<Selectable<GatewaysTable>, 'settings_sealed'>;
-export type NewGatewayRow = Insertable<GatewaysTable>;
+type GatewayRow = Omit<Selectable<GatewaysTable>, 'settings_sealed' | 'account_id'>;
+
+export interface Gateway {
+  id: number;
+  token: string;
+  gatewayName: string;
+  friendlyName: string;
+  type: string;
+  /** False once a gateway is retired; it stays for the invoices and payments that name it. */
+  isActive: boolean;
+  isTestMode: boolean;
+  acceptsCreditCard: boolean;
+  acceptsBankAccount: boolean;
+  /** The account's own switch: a disabled gateway is kept but not used. */
+  isEnabled: boolean;
+  isPrimary: boolean;
+  isManualRecon: boolean;
+  createdAt: string;
+}
+
+/** A gateway to add: everything but its id, which the database gives. */
+export type NewGateway = Omit<Gateway, 'id'>;
+
+function gatewayFromRow(row: GatewayRow): Gateway {
+  return {
+    id: row.id,
+    token: row.gateway_token,
+    gatewayName: row.gateway_name,
+    friendlyName: row.friendly_name,
+    type: row.gateway_type,
+    isActive: Boolean(row.is_active),
+    isTestMode: Boolean(row.is_test_mode),
+    acceptsCreditCard: Boolean(row.is_accept_cc),
+    acceptsBankAccount: Boolean(row.is_accept_bank_dd),
+    isEnabled: Boolean(row.is_enabled),
+    isPrimary: Boolean(row.is_primary),
+    isManualRecon: Boolean(row.is_manual_recon),
+    createdAt: row.created_at,
+  };
+}
 
 const GATEWAY_COLUMNS = [
   'id',
-  'account_id',
   'gateway_token',
   'gateway_name',
   'friendly_name',
@@ -25,30 +62,36 @@ const GATEWAY_COLUMNS = [
   'created_at',
 ] as const;
 
-export function findGateway(db: Db, accountId: number, gatewayId: number): Promise<GatewayRow | undefined> {
-  return db
+export async function findGateway(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+): Promise<Gateway | undefined> {
+  const row = await db
     .selectFrom('gateways')
     .select(GATEWAY_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', gatewayId)
     .executeTakeFirst();
+  return row && gatewayFromRow(row);
 }
 
-export function findGatewayByToken(
+export async function findGatewayByToken(
   db: Db,
   accountId: number,
   token: string,
-): Promise<GatewayRow | undefined> {
-  return db
+): Promise<Gateway | undefined> {
+  const row = await db
     .selectFrom('gateways')
     .select(GATEWAY_COLUMNS)
     .where('account_id', '=', accountId)
     .where('gateway_token', '=', token)
     .executeTakeFirst();
+  return row && gatewayFromRow(row);
 }
 
-export function listGateways(db: Db, accountId: number, page: Page): Promise<GatewayRow[]> {
-  return db
+export async function listGateways(db: Db, accountId: number, page: Page): Promise<Gateway[]> {
+  const rows = await db
     .selectFrom('gateways')
     .select(GATEWAY_COLUMNS)
     .where('account_id', '=', accountId)
@@ -56,21 +99,23 @@ export function listGateways(db: Db, accountId: number, page: Page): Promise<Gat
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(gatewayFromRow);
 }
 
-export function findGateways(
+export async function findGateways(
   db: Db,
   accountId: number,
   gatewayIds: readonly number[],
-): Promise<GatewayRow[]> {
-  if (gatewayIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<Gateway[]> {
+  if (gatewayIds.length === 0) return [];
+  const rows = await db
     .selectFrom('gateways')
     .select(GATEWAY_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...gatewayIds])
     .orderBy('id')
     .execute();
+  return rows.map(gatewayFromRow);
 }
 
 /** Every gateway of the account flagged primary (one, unless a race ever left two). */
@@ -86,8 +131,8 @@ export async function primaryGatewayIds(db: Db, accountId: number): Promise<numb
 }
 
 /** The account's primary gateway, whatever its state (the lowest id, should a race ever have left two). */
-export function findPrimaryGateway(db: Db, accountId: number): Promise<GatewayRow | undefined> {
-  return db
+export async function findPrimaryGateway(db: Db, accountId: number): Promise<Gateway | undefined> {
+  const row = await db
     .selectFrom('gateways')
     .select(GATEWAY_COLUMNS)
     .where('account_id', '=', accountId)
@@ -95,10 +140,36 @@ export function findPrimaryGateway(db: Db, accountId: number): Promise<GatewayRo
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
+  return row && gatewayFromRow(row);
 }
 
-export async function insertGateway(db: Db, row: NewGatewayRow): Promise<number> {
-  const inserted = await db.insertInto('gateways').values(row).returning('id').executeTakeFirstOrThrow();
+/** Adds the account's gateway with its sealed settings (null when it has none); its id. */
+export async function insertGateway(
+  db: Db,
+  accountId: number,
+  gateway: NewGateway,
+  settingsSealed: string | null,
+): Promise<number> {
+  const inserted = await db
+    .insertInto('gateways')
+    .values({
+      account_id: accountId,
+      gateway_token: gateway.token,
+      gateway_name: gateway.gatewayName,
+      friendly_name: gateway.friendlyName,
+      gateway_type: gateway.type,
+      is_active: gateway.isActive,
+      is_test_mode: gateway.isTestMode,
+      is_accept_cc: gateway.acceptsCreditCard,
+      is_accept_bank_dd: gateway.acceptsBankAccount,
+      is_enabled: gateway.isEnabled,
+      is_primary: gateway.isPrimary,
+      is_manual_recon: gateway.isManualRecon,
+      settings_sealed: settingsSealed,
+      created_at: gateway.createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 

@@ -9,7 +9,7 @@ import type { Db } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import * as repo from './gateway.repository.ts';
-import type { GatewayRow } from './gateway.repository.ts';
+import type { Gateway, NewGateway } from './gateway.repository.ts';
 import { recordedCall } from './gatewayCalls.ts';
 import type {
   BankAccountToValidate,
@@ -24,26 +24,10 @@ import type {
 import { operationOf, settingsCheckOf } from './gatewayDrivers.ts';
 import { GATEWAY_TYPES, GATEWAY_TYPE_NAMES, gatewayTypeInfo } from './gatewayTypes.ts';
 
+export type { Gateway } from './gateway.repository.ts';
+
 /** The kinds of stored payment method a gateway may collect from. */
 export type PaymentMethodKind = 'credit_card' | 'bank_account';
-
-export interface Gateway {
-  id: number;
-  token: string;
-  gatewayName: string;
-  friendlyName: string;
-  type: string;
-  /** False once a gateway is retired; it stays for the invoices and payments that name it. */
-  isActive: boolean;
-  isTestMode: boolean;
-  acceptsCreditCard: boolean;
-  acceptsBankAccount: boolean;
-  /** The account's own switch: a disabled gateway is kept but not used. */
-  isEnabled: boolean;
-  isPrimary: boolean;
-  isManualRecon: boolean;
-  createdAt: string;
-}
 
 export interface AddGatewayInput {
   /** One of GATEWAY_TYPES. */
@@ -58,24 +42,6 @@ export interface AddGatewayInput {
 
 const FRIENDLY_NAME_MAX = 255;
 const SETTINGS_MAX_CHARS = 10_000;
-
-function gatewayFromRow(row: GatewayRow): Gateway {
-  return {
-    id: row.id,
-    token: row.gateway_token,
-    gatewayName: row.gateway_name,
-    friendlyName: row.friendly_name,
-    type: row.gateway_type,
-    isActive: Boolean(row.is_active),
-    isTestMode: Boolean(row.is_test_mode),
-    acceptsCreditCard: Boolean(row.is_accept_cc),
-    acceptsBankAccount: Boolean(row.is_accept_bank_dd),
-    isEnabled: Boolean(row.is_enabled),
-    isPrimary: Boolean(row.is_primary),
-    isManualRecon: Boolean(row.is_manual_recon),
-    createdAt: row.created_at,
-  };
-}
 
 /** Whether invoices, subscriptions and customers may name the gateway now. */
 export function isGatewayUsable(gateway: Gateway): boolean {
@@ -94,8 +60,8 @@ export async function gatewaysByIds(
   ctx: ServiceContext,
   gatewayIds: readonly number[],
 ): Promise<Map<number, Gateway>> {
-  const rows = await repo.findGateways(ctx.db, ctx.account.id, gatewayIds);
-  return new Map(rows.map((row) => [row.id, gatewayFromRow(row)]));
+  const gateways = await repo.findGateways(ctx.db, ctx.account.id, gatewayIds);
+  return new Map(gateways.map((gateway) => [gateway.id, gateway]));
 }
 
 /** The gateways that are primary now, before a change of primary: each that stops being one is updated. */
@@ -111,9 +77,9 @@ const updatedEvents = (snapshots: Snapshot[]): EventToEmit[] =>
   snapshots.map((before) => ({ type: 'gateway.updated', ref: before.ref, before }));
 
 export async function getGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
-  const row = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
-  if (!row) throw new NotFoundError('Gateway', gatewayId);
-  return gatewayFromRow(row);
+  const gateway = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
+  if (!gateway) throw new NotFoundError('Gateway', gatewayId);
+  return gateway;
 }
 
 /**
@@ -127,12 +93,11 @@ export async function usableGatewayByToken(
   field: string,
   problems: FieldProblem[],
 ): Promise<Gateway | undefined> {
-  const row = await repo.findGatewayByToken(ctx.db, ctx.account.id, token);
-  if (!row) {
+  const gateway = await repo.findGatewayByToken(ctx.db, ctx.account.id, token);
+  if (!gateway) {
     problems.push({ field, message: `no gateway of the account has the token ${token}` });
     return undefined;
   }
-  const gateway = gatewayFromRow(row);
   if (!isGatewayUsable(gateway)) {
     problems.push({ field, message: `gateway ${gateway.id} is disabled or no longer active` });
     return undefined;
@@ -141,7 +106,7 @@ export async function usableGatewayByToken(
 }
 
 export async function listGateways(ctx: ServiceContext, page: Page): Promise<Gateway[]> {
-  return (await repo.listGateways(ctx.db, ctx.account.id, page)).map(gatewayFromRow);
+  return repo.listGateways(ctx.db, ctx.account.id, page);
 }
 
 /**
@@ -154,9 +119,9 @@ export async function assertGatewayUsable(
   gatewayId: number,
   field: string,
 ): Promise<Gateway> {
-  const row = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
-  if (!row) throw ValidationError.field(field, `gateway ${gatewayId} does not exist`, 'gateway_not_found');
-  const gateway = gatewayFromRow(row);
+  const gateway = await repo.findGateway(ctx.db, ctx.account.id, gatewayId);
+  if (!gateway)
+    throw ValidationError.field(field, `gateway ${gatewayId} does not exist`, 'gateway_not_found');
   if (!gateway.isActive) {
     throw ValidationError.field(field, `gateway ${gatewayId} is no longer active`, 'gateway_not_usable');
   }
@@ -171,8 +136,7 @@ export async function assertGatewayUsable(
  * without one (its flag stays, so enabling it again restores it) rather than silently promoting another.
  */
 export async function findPrimaryGateway(ctx: ServiceContext): Promise<Gateway | undefined> {
-  const row = await repo.findPrimaryGateway(ctx.db, ctx.account.id);
-  const gateway = row && gatewayFromRow(row);
+  const gateway = await repo.findPrimaryGateway(ctx.db, ctx.account.id);
   return gateway && isGatewayUsable(gateway) ? gateway : undefined;
 }
 
@@ -182,22 +146,21 @@ export async function findPrimaryGateway(ctx: ServiceContext): Promise<Gateway |
  */
 export async function createTestGateway(db: Db, accountId: number, createdAt: string): Promise<number> {
   const test = GATEWAY_TYPES.test;
-  return repo.insertGateway(db, {
-    account_id: accountId,
-    gateway_token: crypto.randomUUID(),
-    gateway_name: test.gatewayName,
-    friendly_name: 'Test gateway',
-    gateway_type: test.type,
-    is_active: true,
-    is_test_mode: true,
-    is_accept_cc: test.acceptsCreditCard,
-    is_accept_bank_dd: test.acceptsBankAccount,
-    is_enabled: true,
-    is_primary: true,
-    is_manual_recon: test.manualRecon,
-    settings_sealed: null,
-    created_at: createdAt,
-  });
+  const gateway: NewGateway = {
+    token: crypto.randomUUID(),
+    gatewayName: test.gatewayName,
+    friendlyName: 'Test gateway',
+    type: test.type,
+    isActive: true,
+    isTestMode: true,
+    acceptsCreditCard: test.acceptsCreditCard,
+    acceptsBankAccount: test.acceptsBankAccount,
+    isEnabled: true,
+    isPrimary: true,
+    isManualRecon: test.manualRecon,
+    createdAt,
+  };
+  return repo.insertGateway(db, accountId, gateway, null);
 }
 
 function sealedSettings(ctx: ServiceContext, settings: unknown, problems: FieldProblem[]): string | null {
@@ -247,22 +210,21 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
 
   const id = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockAccountGateways(trx, ctx.account.id);
-    const gatewayId = await repo.insertGateway(trx, {
-      account_id: ctx.account.id,
-      gateway_token: crypto.randomUUID(),
-      gateway_name: type.gatewayName,
-      friendly_name: friendlyName,
-      gateway_type: type.type,
-      is_active: true,
-      is_test_mode: isTestMode,
-      is_accept_cc: type.acceptsCreditCard,
-      is_accept_bank_dd: type.acceptsBankAccount,
-      is_enabled: true,
-      is_primary: false,
-      is_manual_recon: type.manualRecon,
-      settings_sealed: settingsSealed,
-      created_at: ctx.clock.now().toISOString(),
-    });
+    const gateway: NewGateway = {
+      token: crypto.randomUUID(),
+      gatewayName: type.gatewayName,
+      friendlyName,
+      type: type.type,
+      isActive: true,
+      isTestMode,
+      acceptsCreditCard: type.acceptsCreditCard,
+      acceptsBankAccount: type.acceptsBankAccount,
+      isEnabled: true,
+      isPrimary: false,
+      isManualRecon: type.manualRecon,
+      createdAt: ctx.clock.now().toISOString(),
+    };
+    const gatewayId = await repo.insertGateway(trx, ctx.account.id, gateway, settingsSealed);
     const tctx = inTransaction(ctx, trx);
     let formerPrimaries: Snapshot[] = [];
     if (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id))) {
@@ -422,7 +384,7 @@ export type StoredChargeResult = Exclude<ChargeResult, { outcome: 'requires_acti
 
 /**
  * Off session nobody is there to act: a charge that needs the customer in a browser (3-D Secure, a bank's
- * confirmation) is the customer-action decline `authentication_required` (src/core/dunning.ts), which stops
+ * confirmation) is the customer-action decline `authentication_required` (src/modules/gateways/failureReasons.ts), which stops
  * retries until the customer pays on a hosted page (docs/gateways.md, "Adding a real provider"). The provider's
  * action stays in the call's record.
  */
@@ -509,7 +471,7 @@ export async function readChargeEvents(
   const answer = await recordedCall(
     ctx,
     gateway.id,
-    { operation: 'charge_events', request: { asOf } },
+    { operation: 'charge_events', request: { asOf }, reportDate: asOf },
     async () => ({
       outcome: 'ok',
       events: await read(gateway, asOf),

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { ServiceContext } from '../../context.ts';
 import type { Insertable } from 'kysely';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { Db } from '../../storage/database.ts';
-import type { GatewayCallsTable } from '../../storage/schema.ts';
+import type { GatewayCallsTable } from './tables.ts';
 import { GatewayTimeoutError } from './gatewayContract.ts';
 
 /** What is recorded of a call before it is made. The request summary is masked by the caller: no card number. */
@@ -23,6 +24,8 @@ export interface CallToRecord<T = unknown> {
     | 'charge_events';
   idempotencyKey?: string;
   request: Record<string, unknown>;
+  /** The day of a provider's daily report the call reads (charge_events), kept in a column of its own. */
+  reportDate?: PlainDate;
   /** The operation that would undo this one (a charge is undone by a refund). */
   undoOperation?: string;
   /**
@@ -61,6 +64,7 @@ export async function recordedCall<T extends { outcome: string }>(
       outcome,
       result: result === undefined ? null : JSON.stringify(result),
       undo_operation: call.undoOperation ?? null,
+      report_date: call.reportDate ?? null,
       started_at: startedAt,
       duration_ms: Math.round(performance.now() - started),
     });
@@ -74,4 +78,25 @@ export async function recordedCall<T extends { outcome: string }>(
   }
   await record(answer.outcome, call.answerRecorded ? call.answerRecorded(answer) : answer);
   return answer;
+}
+
+/**
+ * Whether the gateway's daily report of charge events for `day` was read already (a call that answered), so that a
+ * day's report is read once (docs/gateways.md, "Late events and webhooks").
+ */
+export async function chargeEventsReadOn(
+  ctx: ServiceContext,
+  gatewayId: number,
+  day: PlainDate,
+): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('gateway_calls')
+    .select('id')
+    .where('account_id', '=', ctx.account.id)
+    .where('gateway_id', '=', gatewayId)
+    .where('report_date', '=', day)
+    .where('operation', '=', 'charge_events')
+    .where('outcome', '=', 'ok')
+    .executeTakeFirst();
+  return row !== undefined;
 }

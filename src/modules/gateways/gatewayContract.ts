@@ -1,9 +1,9 @@
 import type { Clock } from '../../clock.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
-import type { Rail } from '../../core/batches.ts';
+import type { Rail } from '../../core/bankingDays.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { FailureReason } from '../../core/dunning.ts';
+import type { FailureReason } from './failureReasons.ts';
 
 /**
  * What a payment provider plugs into: one driver per gateway type. Drivers speak in tokens, minor units and
@@ -22,7 +22,7 @@ export interface CardToVault {
   expiryYear: number;
 }
 
-/** A gateway's refusal with its normalised reason (src/core/dunning.ts) and the provider's own code. */
+/** A gateway's refusal with its normalised reason (src/modules/gateways/failureReasons.ts) and the provider's own code. */
 export interface GatewayDecline {
   outcome: 'declined';
   reason: FailureReason;
@@ -58,6 +58,13 @@ export interface HostedFields {
   mount: Readonly<Record<string, string>>;
   /** The provider needs the payer's e-mail address (Paystack ties a card to one): the frame asks when unknown. */
   needsEmail: boolean;
+  /**
+   * The provider charges a stored card on session, its script finishing the bank's challenge in the page
+   * (Stripe's PaymentIntent confirmed by the server, then `handleNextAction`): a setup may name `storedToken`.
+   * Without it, the pay page's "Confirm payment" is the provider's checkout for a sale (docs/hosted-pages.md,
+   * "Paying one invoice").
+   */
+  confirmsStoredCard?: boolean;
 }
 
 /** What the frame's hosted fields are shown for: a sale of an amount, or a card saved. */
@@ -79,6 +86,12 @@ export interface CardSetupRequest {
   description: string;
   /** Whether the card is kept for later charges off session (a vault), or used for this sale only. */
   keepCard: boolean;
+  /**
+   * A sale of the card kept under this token, confirmed now with the cardholder present (on session), for a
+   * provider whose hosted fields say `confirmsStoredCard`: no card is entered; `confirm` carries what the provider's
+   * script finishes the bank's challenge with, when the bank asks for one.
+   */
+  storedToken?: string;
 }
 
 /**

@@ -85,10 +85,25 @@ export {
   submitBatchToGateway,
 } from './gatewayBatches.service.ts';
 export { gatewaySettings } from './gatewayDrivers.ts';
-/** What events show of gateways (src/views/); account creation announces its test gateway. */
+/** What events show of gateways (src/readModels/); account creation announces its test gateway. */
 export { gatewayRef, gatewaysByIds } from './gateway.service.ts';
 
 /** Every event type this module emits (docs/webhooks.md lists them; a test triggers each). */
 export const GATEWAY_EVENT_TYPES = ['gateway.created', 'gateway.updated'] as const;
 export { toGatewayDto } from './gateways.serializer.ts';
 export { GATEWAY_TYPE_NAMES } from './gatewayTypes.ts';
+export { chargeEventsReadOn } from './gatewayCalls.ts';
+export type { CardType } from './cards.ts';
+export {
+  CARD_NUMBER_MAX_DIGITS,
+  CARD_NUMBER_MIN_DIGITS,
+  CARD_TYPES,
+  cardDigits,
+  cardTypeOf,
+  cardTypesOf,
+  isLuhnValid,
+  matchesCardType,
+} from './cards.ts';
+export type { FailureReason, RetryClass } from './failureReasons.ts';
+export { FAILURE_REASONS, retryClassOf } from './failureReasons.ts';
+export { isNetcashKey } from './netcashKey.ts';

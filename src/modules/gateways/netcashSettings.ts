@@ -1,5 +1,5 @@
 import type { FieldProblem } from '../../errors.ts';
-import { isNetcashKey } from '../../core/bankFiles/netcashDebitOrder.ts';
+import { isNetcashKey } from './netcashKey.ts';
 
 /**
  * A netcash gateway's settings (docs/gateways/netcash.md, "Keys and settings"): `serviceKey`, the debit-order

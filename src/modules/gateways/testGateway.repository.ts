@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { TestGatewayChargesTable, TestGatewayVaultTable } from '../../storage/schema.ts';
+import type { TestGatewayChargesTable, TestGatewayVaultTable } from './tables.ts';
 
 export type TestChargeRow = Selectable<TestGatewayChargesTable>;
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { addDays } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { FailureReason } from '../../core/dunning.ts';
+import type { FailureReason } from './failureReasons.ts';
 import type {
   BankAccountToValidate,
   BankValidationResult,
@@ -17,6 +17,7 @@ import type {
   VaultResult,
 } from './gatewayContract.ts';
 import { GatewayTimeoutError } from './gatewayContract.ts';
+import type { Db } from '../../storage/database.ts';
 import * as repo from './testGateway.repository.ts';
 import { testGatewayBatches } from './testGatewayBatches.ts';
 
@@ -123,109 +124,131 @@ export const TEST_BANK_ACCOUNTS: Readonly<Record<string, BankValidationResult>> 
 };
 
 export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
+  const { db } = deps;
   return {
-    ...testGatewayBatches(deps.db),
-    async validateBankAccount(_target, account: BankAccountToValidate): Promise<BankValidationResult> {
-      const known =
-        account.method === 'debit_order' ? TEST_BANK_ACCOUNTS[account.accountNumber ?? ''] : undefined;
-      return known ?? { outcome: 'ok', detail: 'full match' };
-    },
-
-    async vaultCard(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult> {
-      const behaviour = TEST_CARDS[card.number];
-      if (behaviour?.at === 'vault') {
-        return { outcome: 'declined', reason: behaviour.reason, rawCode: behaviour.rawCode };
-      }
-      const token = `tok_test_${crypto.randomBytes(12).toString('hex')}`;
-      const scenario = behaviour || card.number === DISPUTED_LATER ? maskedNumber(card.number) : APPROVE;
-      await repo.insertVaultEntry(deps.db, { token, gateway_id: target.id, scenario, created_at: at });
-      return { outcome: 'ok', token };
-    },
-
-    async charge(target: GatewayTarget, request: ChargeRequest, at: string): Promise<ChargeResult> {
-      const earlier = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
-      if (earlier) return resultOf(earlier);
-      const entry = await repo.findVaultEntry(deps.db, target.id, request.token);
-      const behaviour = entry ? BEHAVIOUR_BY_MASK.get(entry.scenario) : undefined;
-      const charge: repo.TestChargeRow = {
-        gateway_id: target.id,
-        idempotency_key: request.idempotencyKey,
-        charge_id: `ch_test_${crypto.randomBytes(12).toString('hex')}`,
-        token: request.token,
-        amount_minor: request.amountMinor,
-        currency_code: request.currencyCode,
-        outcome: 'succeeded',
-        reason: null,
-        raw_code: null,
-        created_at: at,
-        refunds_charge_id: null,
-      };
-      if (!entry) {
-        Object.assign(charge, { outcome: 'declined', reason: 'invalid_account', raw_code: 'no_such_token' });
-      } else if (behaviour?.reason === 'authentication_required' && request.authenticated === true) {
-        // The cardholder passed the challenge: the charge goes through as any approved card's.
-      } else if (behaviour && behaviour.outcome !== 'timeout') {
-        Object.assign(charge, {
-          outcome: behaviour.outcome,
-          reason: behaviour.reason,
-          raw_code: behaviour.rawCode,
-        });
-      }
-      // NOTE: an error made no charge, so the provider forgets it: the same key may be tried again.
-      if (charge.outcome === 'error') return resultOf(charge);
-      await repo.insertCharge(deps.db, charge);
-      // The charge is made, but its answer is lost on the way: only asking again with the key tells.
-      if (behaviour?.outcome === 'timeout') throw new GatewayTimeoutError('charge');
-      // Two calls with one key at once: the first stored is the answer to both.
-      return resultOf((await repo.findCharge(deps.db, target.id, request.idempotencyKey)) ?? charge);
-    },
-
-    async chargeEvents(target: GatewayTarget, asOf: PlainDate): Promise<ChargeEvent[]> {
-      const disputed = await repo.chargesOfScenario(deps.db, target.id, maskedNumber(DISPUTED_LATER));
-      return disputed
-        .map((charge) => ({
-          chargeId: charge.charge_id,
-          kind: 'dispute' as const,
-          code: 'chargeback',
-          reportedOn: addDays(charge.created_at.slice(0, 10), DISPUTE_AFTER_DAYS),
-        }))
-        .filter((event) => event.reportedOn <= asOf);
-    },
-
-    /** Refunds part or all of a succeeded charge, never more than is left of it. */
-    async refund(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult> {
-      const earlier = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
-      if (earlier) return { outcome: 'succeeded', refundId: earlier.charge_id };
-      const charge = await repo.findChargeById(deps.db, target.id, request.chargeId);
-      if (!charge || charge.outcome !== 'succeeded' || charge.currency_code !== request.currencyCode) {
-        return { outcome: 'declined', reason: 'invalid_account', rawCode: 'no_such_charge' };
-      }
-      const left = charge.amount_minor - (await repo.refundedOf(deps.db, target.id, request.chargeId));
-      if (request.amountMinor <= 0 || request.amountMinor > left) {
-        return { outcome: 'declined', reason: 'card_declined', rawCode: 'amount_too_large' };
-      }
-      await repo.insertCharge(deps.db, {
-        gateway_id: target.id,
-        idempotency_key: request.idempotencyKey,
-        charge_id: `re_test_${crypto.randomBytes(12).toString('hex')}`,
-        token: charge.token,
-        amount_minor: request.amountMinor,
-        currency_code: request.currencyCode,
-        outcome: 'refunded',
-        reason: null,
-        raw_code: null,
-        created_at: at,
-        refunds_charge_id: request.chargeId,
-      });
-      // A card whose answers are lost loses this one too: only asking again with the key tells.
-      const entry = await repo.findVaultEntry(deps.db, target.id, charge.token);
-      if (entry && BEHAVIOUR_BY_MASK.get(entry.scenario)?.outcome === 'timeout') {
-        throw new GatewayTimeoutError('refund');
-      }
-      const stored = await repo.findCharge(deps.db, target.id, request.idempotencyKey);
-      return { outcome: 'succeeded', refundId: stored!.charge_id };
-    },
+    ...testGatewayBatches(db),
+    validateBankAccount: async (_target, account) => validateTestBankAccount(account),
+    vaultCard: (target, card, at) => vaultTestCard(db, target, card, at),
+    charge: (target, request, at) => chargeTestCard(db, target, request, at),
+    chargeEvents: (target, asOf) => disputesReportedBy(db, target, asOf),
+    refund: (target, request, at) => refundTestCharge(db, target, request, at),
   };
+}
+
+function validateTestBankAccount(account: BankAccountToValidate): BankValidationResult {
+  const known =
+    account.method === 'debit_order' ? TEST_BANK_ACCOUNTS[account.accountNumber ?? ''] : undefined;
+  return known ?? { outcome: 'ok', detail: 'full match' };
+}
+
+async function vaultTestCard(
+  db: Db,
+  target: GatewayTarget,
+  card: CardToVault,
+  at: string,
+): Promise<VaultResult> {
+  const behaviour = TEST_CARDS[card.number];
+  if (behaviour?.at === 'vault') {
+    return { outcome: 'declined', reason: behaviour.reason, rawCode: behaviour.rawCode };
+  }
+  const token = `tok_test_${crypto.randomBytes(12).toString('hex')}`;
+  const scenario = behaviour || card.number === DISPUTED_LATER ? maskedNumber(card.number) : APPROVE;
+  await repo.insertVaultEntry(db, { token, gateway_id: target.id, scenario, created_at: at });
+  return { outcome: 'ok', token };
+}
+
+async function chargeTestCard(
+  db: Db,
+  target: GatewayTarget,
+  request: ChargeRequest,
+  at: string,
+): Promise<ChargeResult> {
+  const earlier = await repo.findCharge(db, target.id, request.idempotencyKey);
+  if (earlier) return resultOf(earlier);
+  const entry = await repo.findVaultEntry(db, target.id, request.token);
+  const behaviour = entry ? BEHAVIOUR_BY_MASK.get(entry.scenario) : undefined;
+  const charge: repo.TestChargeRow = {
+    gateway_id: target.id,
+    idempotency_key: request.idempotencyKey,
+    charge_id: `ch_test_${crypto.randomBytes(12).toString('hex')}`,
+    token: request.token,
+    amount_minor: request.amountMinor,
+    currency_code: request.currencyCode,
+    outcome: 'succeeded',
+    reason: null,
+    raw_code: null,
+    created_at: at,
+    refunds_charge_id: null,
+  };
+  if (!entry) {
+    Object.assign(charge, { outcome: 'declined', reason: 'invalid_account', raw_code: 'no_such_token' });
+  } else if (behaviour?.reason === 'authentication_required' && request.authenticated === true) {
+    // The cardholder passed the challenge: the charge goes through as any approved card's.
+  } else if (behaviour && behaviour.outcome !== 'timeout') {
+    Object.assign(charge, {
+      outcome: behaviour.outcome,
+      reason: behaviour.reason,
+      raw_code: behaviour.rawCode,
+    });
+  }
+  // NOTE: an error made no charge, so the provider forgets it: the same key may be tried again.
+  if (charge.outcome === 'error') return resultOf(charge);
+  await repo.insertCharge(db, charge);
+  // The charge is made, but its answer is lost on the way: only asking again with the key tells.
+  if (behaviour?.outcome === 'timeout') throw new GatewayTimeoutError('charge');
+  // Two calls with one key at once: the first stored is the answer to both.
+  return resultOf((await repo.findCharge(db, target.id, request.idempotencyKey)) ?? charge);
+}
+
+async function disputesReportedBy(db: Db, target: GatewayTarget, asOf: PlainDate): Promise<ChargeEvent[]> {
+  const disputed = await repo.chargesOfScenario(db, target.id, maskedNumber(DISPUTED_LATER));
+  return disputed
+    .map((charge) => ({
+      chargeId: charge.charge_id,
+      kind: 'dispute' as const,
+      code: 'chargeback',
+      reportedOn: addDays(charge.created_at.slice(0, 10), DISPUTE_AFTER_DAYS),
+    }))
+    .filter((event) => event.reportedOn <= asOf);
+}
+
+/** Refunds part or all of a succeeded charge, never more than is left of it. */
+async function refundTestCharge(
+  db: Db,
+  target: GatewayTarget,
+  request: RefundRequest,
+  at: string,
+): Promise<RefundResult> {
+  const earlier = await repo.findCharge(db, target.id, request.idempotencyKey);
+  if (earlier) return { outcome: 'succeeded', refundId: earlier.charge_id };
+  const charge = await repo.findChargeById(db, target.id, request.chargeId);
+  if (!charge || charge.outcome !== 'succeeded' || charge.currency_code !== request.currencyCode) {
+    return { outcome: 'declined', reason: 'invalid_account', rawCode: 'no_such_charge' };
+  }
+  const left = charge.amount_minor - (await repo.refundedOf(db, target.id, request.chargeId));
+  if (request.amountMinor <= 0 || request.amountMinor > left) {
+    return { outcome: 'declined', reason: 'card_declined', rawCode: 'amount_too_large' };
+  }
+  await repo.insertCharge(db, {
+    gateway_id: target.id,
+    idempotency_key: request.idempotencyKey,
+    charge_id: `re_test_${crypto.randomBytes(12).toString('hex')}`,
+    token: charge.token,
+    amount_minor: request.amountMinor,
+    currency_code: request.currencyCode,
+    outcome: 'refunded',
+    reason: null,
+    raw_code: null,
+    created_at: at,
+    refunds_charge_id: request.chargeId,
+  });
+  // A card whose answers are lost loses this one too: only asking again with the key tells.
+  const entry = await repo.findVaultEntry(db, target.id, charge.token);
+  if (entry && BEHAVIOUR_BY_MASK.get(entry.scenario)?.outcome === 'timeout') {
+    throw new GatewayTimeoutError('refund');
+  }
+  const stored = await repo.findCharge(db, target.id, request.idempotencyKey);
+  return { outcome: 'succeeded', refundId: stored!.charge_id };
 }
 
 function resultOf(charge: repo.TestChargeRow): ChargeResult {

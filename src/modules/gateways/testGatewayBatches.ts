@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import { addBusinessDays } from '../../core/batches.ts';
-import type { Rail } from '../../core/batches.ts';
+import { addBusinessDays } from '../../core/bankingDays.ts';
+import type { Rail } from '../../core/bankingDays.ts';
 import { addDays } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Db } from '../../storage/database.ts';
@@ -86,7 +86,7 @@ function reportsOf(batch: BatchToSubmit): BatchLineReport[] {
     if (!fate) continue;
     const reportedOn: PlainDate = fate.calendar
       ? addDays(batch.actionDate, fate.days)
-      : addBusinessDays(batch.actionDate, fate.days);
+      : addBusinessDays(batch.actionDate, fate.days, batch.rail);
     reports.push({ lineRef: line.lineRef, outcome: 'unpaid', code: fate.code, reportedOn });
   }
   return reports;

@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import { groupThousands } from '../../core/money.ts';
 
 /** Text for invoice documents (invoicePdf.ts). Pure. */
 
@@ -9,13 +10,13 @@ export function percentText(perc: string): string {
 
 /**
  * A stored decimal (a unit price, a quantity) with at least `digits` decimals, so prices line up with amounts:
- * ("3", 2) → "3.00", ("3.333", 2) → "3.333", ("-0.5", 2) → "-0.50". Never rounded: the document shows the price
- * that was billed.
+ * ("3", 2) → "3.00", ("3.333", 2) → "3.333", ("-0.5", 2) → "-0.50", thousands grouped as amounts are
+ * ("1234567.89", 2) → "1,234,567.89". Never rounded: the document shows the price that was billed.
  */
 export function decimalForDocument(text: string, digits: number): string {
   const amount = new Big(text);
   const decimals = Math.max(0, amount.c.length - amount.e - 1);
-  return amount.toFixed(Math.max(decimals, digits));
+  return groupThousands(amount.toFixed(Math.max(decimals, digits)));
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -15,6 +15,7 @@ export type {
   PaymentApplied,
 } from './invoice.ts';
 export { COLLECTION_METHODS, checkedOwnCollection } from './invoiceInput.ts';
+export type { Collection } from './invoiceInput.ts';
 export type { CollectableInvoice } from './invoiceCollection.service.ts';
 export {
   collectionMethodOf,
@@ -58,6 +59,7 @@ export {
 } from './invoiceReads.service.ts';
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */
 export { InvoiceOut, UnsavedInvoiceOut } from './invoices.schemas.ts';
+export { unpaidInvoiceIdsDueBetween } from './unpaidInvoices.repository.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
 export {
   INVOICE_DOCUMENT,
@@ -68,6 +70,8 @@ export {
 } from './invoicePdf.ts';
 export type { InvoiceDocument } from './invoicePdf.ts';
 export { dateForDocument } from './documentText.ts';
+export type { PendingDebit, PendingDebitsReader } from './pendingDebits.ts';
+export { pendingDebitsOf, pendingDebitWords, registerPendingDebits } from './pendingDebits.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';
 export {
   billRecurringInvoice,
@@ -87,3 +91,12 @@ export {
   TIME_EVENTS_LOOKBACK_DAYS,
   emitInvoicingTimeEvents,
 } from './invoicingEvents.ts';
+export { BillingInvariantError } from './billingInvariant.ts';
+export type {
+  CardProblemCode,
+  CollectionProblemCode,
+  DebitProblemCode,
+  HeldCollection,
+} from './customerCollection.ts';
+export { automaticMethodOf, heldCollectionProblem, heldCollectionReason } from './customerCollection.ts';
+export { invoiceBoundsProblem, priceInvoice } from './invoiceMath.ts';

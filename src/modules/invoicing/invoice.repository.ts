@@ -6,12 +6,8 @@ import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
-import type {
-  Database,
-  InvoiceChargesTable,
-  InvoiceTaxesTable,
-  InvoicesTable,
-} from '../../storage/schema.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from './tables.ts';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
 export type NewInvoiceRow = Insertable<InvoicesTable>;
@@ -220,18 +216,21 @@ export function listTaxes(db: Db, accountId: number, invoiceIds: readonly number
 
 /**
  * Takes `count` invoice numbers from the account's counter and returns the last of them (the first is
- * last - count + 1). The update holds the account row's lock (PostgreSQL) or the database's write lock (SQLite)
- * until the transaction ends, so concurrent takers queue and a rollback gives the numbers back: no gaps, no
- * duplicates.
+ * last - count + 1). The upsert holds the account's counter row (PostgreSQL: a second taker of a row still being
+ * inserted waits for it too) or the database's write lock (SQLite) until the transaction ends, so concurrent
+ * takers queue and a rollback gives the numbers back: no gaps, no duplicates. An account's first take makes its
+ * row, numbering from 1.
  */
 export async function takeInvoiceNumbers(db: Db, accountId: number, count: number): Promise<number> {
   const row = await db
-    .updateTable('accounts')
-    .set({ last_invoice_num: sql<number>`last_invoice_num + ${count}` })
-    .where('id', '=', accountId)
-    .returning('last_invoice_num')
+    .insertInto('invoice_numbers')
+    .values({ account_id: accountId, last_num: count })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({ last_num: sql<number>`invoice_numbers.last_num + ${count}` }),
+    )
+    .returning('last_num')
     .executeTakeFirstOrThrow();
-  return Number(row.last_invoice_num);
+  return Number(row.last_num);
 }
 
 /**
@@ -375,7 +374,7 @@ export async function countInvoicesUsingPaymentMethod(
 
 /**
  * The Balance of the customer's issued, not cancelled invoices in its currency, summed (null when it has none): a
- * scalar subquery correlated with the customer's row. Each invoice's Balance is core/invoiceMath.ts's
+ * scalar subquery correlated with the customer's row. Each invoice's Balance is modules/invoicing/invoiceMath.ts's
  * invoiceBalances: Total − PaidActual − NegativeAdjs − PaidPending. Invoices in another currency are left out:
  * they cannot be added without a rate.
  * NOTE: PostgreSQL's sum(bigint) is numeric (read as text); SQLite's is an integer.

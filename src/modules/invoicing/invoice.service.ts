@@ -11,8 +11,9 @@ import type { InvoiceChanges, InvoiceRow } from './invoice.repository.ts';
 import { firstCollectionTry } from './invoiceCollection.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { assertReferenceFree, checkedInvoice, newInvoiceOf, referenceConflict } from './invoiceInput.ts';
-import type { InvoiceInput } from './invoiceInput.ts';
+import type { CheckedInvoice, InvoiceInput } from './invoiceInput.ts';
 import { chargeRowsOf, insertInvoices, priceNewInvoice, taxRowsOf } from './invoiceInsert.service.ts';
+import type { PricedInvoice } from './invoiceMath.ts';
 import { getInvoice, getInvoiceRow } from './invoiceReads.service.ts';
 
 /** Unique and foreign-key refusals of a write, as the conflicts they mean. */
@@ -69,13 +70,38 @@ export async function editInvoice(
 ): Promise<void> {
   const row = await getInvoiceRow(ctx, invoiceId);
   if (!row.is_draft) throw notDraft(row);
-  const customer =
-    input.customerId !== undefined && input.customerId !== row.customer_id
-      ? await getCustomer(ctx, input.customerId)
-      : await getCustomer(ctx, row.customer_id);
-  const storedCharges = await repo.listCharges(ctx.db, ctx.account.id, [invoiceId]);
-  const storedTaxes = await repo.listTaxes(ctx.db, ctx.account.id, [invoiceId]);
-  const checked = await checkedInvoice(ctx, input, customer, {
+  const customer = await getCustomer(ctx, input.customerId ?? row.customer_id);
+  const checked = await checkedInvoice(ctx, input, customer, await storedDraftOf(ctx, row));
+  if (checked.reference && checked.reference !== row.reference) {
+    await assertReferenceFree(ctx, 'invoice', checked.reference, invoiceId);
+  }
+  const relines = linesChange(input, checked, row);
+  const priced = priceNewInvoice(newInvoiceOf(checked, true));
+  const now = nowInstant(ctx);
+  const issue = input.isDraft === false;
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      const tctx = inTransaction(ctx, trx);
+      await repo.holdInvoice(trx, ctx.account.id, invoiceId);
+      const before = await snapshotResource(tctx, invoiceRef(invoiceId));
+      await updateEditedDraft(tctx, row, editedDraftChanges(ctx, checked, priced, issue, now), issue);
+      if (relines) await replaceLines(tctx, invoiceId, checked, priced);
+      // Issuing through an edit is a finalize as well: both events, from the same `before`.
+      await emitEvents(tctx, [
+        { type: 'invoice.updated', ref: invoiceRef(invoiceId), before },
+        ...(issue ? [{ type: 'invoice.finalized', ref: invoiceRef(invoiceId), before }] : []),
+      ]);
+    });
+  } catch (error) {
+    throw writeConflict(error, checked.reference);
+  }
+}
+
+/** The draft as stored, for the fields and lists an edit leaves out. */
+async function storedDraftOf(ctx: ServiceContext, row: InvoiceRow) {
+  const storedCharges = await repo.listCharges(ctx.db, ctx.account.id, [row.id]);
+  const storedTaxes = await repo.listTaxes(ctx.db, ctx.account.id, [row.id]);
+  return {
     row,
     charges: storedCharges.map((c) => ({
       descrip: c.descrip,
@@ -88,67 +114,78 @@ export async function editInvoice(
       periodEnd: c.period_end,
     })),
     taxes: storedTaxes.map((t) => ({ name: t.name, perc: t.perc })),
-  });
-  if (checked.reference && checked.reference !== row.reference) {
-    await assertReferenceFree(ctx, 'invoice', checked.reference, invoiceId);
-  }
-  // Lines are priced in the invoice's currency, so a new currency reprices them as well.
-  const relines =
-    input.charges !== undefined || input.taxes !== undefined || checked.currencyCode !== row.currency_code;
-  const priced = priceNewInvoice(newInvoiceOf(checked, true));
-  const now = nowInstant(ctx);
-  const issue = input.isDraft === false;
-  try {
-    await ctx.db.transaction().execute(async (trx) => {
-      const tctx = inTransaction(ctx, trx);
-      await repo.holdInvoice(trx, ctx.account.id, invoiceId);
-      const before = await snapshotResource(tctx, invoiceRef(invoiceId));
-      const changes: InvoiceChanges = {
-        customer_id: checked.customer.id,
-        currency_code: checked.currencyCode,
-        invoice_date: checked.invoiceDate,
-        due_date: checked.dueDate,
-        reference: checked.reference,
-        po_number: checked.poNumber,
-        notes: checked.notes ?? null,
-        terms: checked.terms ?? null,
+  };
+}
+
+/** Lines are priced in the invoice's currency, so a new currency reprices them as well. */
+function linesChange(input: InvoiceInput, checked: CheckedInvoice, row: InvoiceRow): boolean {
+  return (
+    input.charges !== undefined || input.taxes !== undefined || checked.currencyCode !== row.currency_code
+  );
+}
+
+/** Every field of the draft an edit may set, as checked and priced; issuing, it stops being a draft. */
+function editedDraftChanges(
+  ctx: ServiceContext,
+  checked: CheckedInvoice,
+  priced: PricedInvoice,
+  issue: boolean,
+  now: string,
+): InvoiceChanges {
+  return {
+    customer_id: checked.customer.id,
+    currency_code: checked.currencyCode,
+    invoice_date: checked.invoiceDate,
+    due_date: checked.dueDate,
+    reference: checked.reference,
+    po_number: checked.poNumber,
+    notes: checked.notes ?? null,
+    terms: checked.terms ?? null,
+    collection_method: checked.collectionMethod,
+    gateway_id: checked.gatewayId,
+    customer_payment_method_id: checked.customerPaymentMethodId,
+    total_minor: priced.totalMinor,
+    updated_at: now,
+    ...(issue ? { is_draft: false } : {}),
+    next_try_date: firstCollectionTry(
+      {
+        is_draft: !issue,
         collection_method: checked.collectionMethod,
         gateway_id: checked.gatewayId,
         customer_payment_method_id: checked.customerPaymentMethodId,
-        total_minor: priced.totalMinor,
-        updated_at: now,
-      };
-      if (issue) {
-        changes.is_draft = false;
-        changes.invoice_num = await repo.takeInvoiceNumbers(trx, ctx.account.id, 1);
-      }
-      changes.next_try_date = firstCollectionTry(
-        {
-          is_draft: !issue,
-          collection_method: checked.collectionMethod,
-          gateway_id: checked.gatewayId,
-          customer_payment_method_id: checked.customerPaymentMethodId,
-          due_date: checked.dueDate,
-        },
-        ctx.account.timeZone,
-      );
-      // Issued or deleted by a concurrent request since it was read.
-      if (!(await repo.updateDraft(trx, ctx.account.id, invoiceId, changes)))
-        throw notDraft({ ...row, is_draft: false });
-      if (relines) {
-        await repo.deleteLinesOf(trx, ctx.account.id, invoiceId);
-        await repo.insertChargeRows(trx, chargeRowsOf(ctx.account.id, invoiceId, checked.charges, priced));
-        await repo.insertTaxRows(trx, taxRowsOf(ctx.account.id, invoiceId, checked.taxes));
-      }
-      // Issuing through an edit is a finalize as well: both events, from the same `before`.
-      await emitEvents(tctx, [
-        { type: 'invoice.updated', ref: invoiceRef(invoiceId), before },
-        ...(issue ? [{ type: 'invoice.finalized', ref: invoiceRef(invoiceId), before }] : []),
-      ]);
-    });
-  } catch (error) {
-    throw writeConflict(error, checked.reference);
-  }
+        due_date: checked.dueDate,
+      },
+      ctx.account.timeZone,
+    ),
+  };
+}
+
+/** Writes the edit (issuing, with the next invoice number) over a draft that is still a draft. */
+async function updateEditedDraft(
+  tctx: ServiceContext,
+  row: InvoiceRow,
+  changes: InvoiceChanges,
+  issue: boolean,
+): Promise<void> {
+  const written = issue
+    ? { ...changes, invoice_num: await repo.takeInvoiceNumbers(tctx.db, tctx.account.id, 1) }
+    : changes;
+  // Issued or deleted by a concurrent request since it was read.
+  if (!(await repo.updateDraft(tctx.db, tctx.account.id, row.id, written)))
+    throw notDraft({ ...row, is_draft: false });
+}
+
+/** Charges and taxes replaced by the checked lists. */
+async function replaceLines(
+  tctx: ServiceContext,
+  invoiceId: number,
+  checked: CheckedInvoice,
+  priced: PricedInvoice,
+): Promise<void> {
+  const accountId = tctx.account.id;
+  await repo.deleteLinesOf(tctx.db, accountId, invoiceId);
+  await repo.insertChargeRows(tctx.db, chargeRowsOf(accountId, invoiceId, checked.charges, priced));
+  await repo.insertTaxRows(tctx.db, taxRowsOf(accountId, invoiceId, checked.taxes));
 }
 
 /** PUT /v1/invoices/{id}/finalize: a draft becomes an issued invoice and takes the next invoice number. */

@@ -3,8 +3,9 @@
  * priced but not stored).
  */
 import type { PlainDate } from '../../core/calendar.ts';
-import { invoiceBalances, invoiceStatus, priceInvoice } from '../../core/invoiceMath.ts';
-import type { InvoiceBalances, InvoiceMoney, InvoiceStatus } from '../../core/invoiceMath.ts';
+import { invoiceBalances, invoiceStatus, priceInvoice } from './invoiceMath.ts';
+import type { InvoiceBalances, InvoiceMoney, InvoiceStatus } from './invoiceMath.ts';
+import { heldCollectionReason } from './customerCollection.ts';
 import type { Customer, CustomerWithFigures } from '../customers/index.ts';
 import type { ChargeRow, InvoiceRow, TaxRow } from './invoice.repository.ts';
 
@@ -219,7 +220,8 @@ export function invoiceFromRow(
     gatewayId: row.gateway_id,
     customerPaymentMethodId: row.customer_payment_method_id,
     followsCustomer: row.collection_method === null,
-    collectionProblem: null,
+    // A debit order left out of its batch says why (docs/gateways.md, "One customer never holds up a batch").
+    collectionProblem: heldCollectionReason(row.collection_problem),
     numTries: row.num_tries,
     nextTryDate: row.next_try_date,
     notes: row.notes,

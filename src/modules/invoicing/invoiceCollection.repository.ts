@@ -156,17 +156,22 @@ export async function lockInvoicesInIdOrder(
   }
 }
 
-/** One more try on each invoice and no next one, in one statement for a batch's worth of invoices. */
+/** One more try on each invoice and the next one (none by default), in one statement for a batch's worth. */
 export async function countTryOn(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
   updatedAt: string,
+  nextTryDate: string | null = null,
 ): Promise<void> {
   for (let at = 0; at < invoiceIds.length; at += IDS_PER_STATEMENT) {
     await db
       .updateTable('invoices')
-      .set((eb) => ({ num_tries: eb('num_tries', '+', 1), next_try_date: null, updated_at: updatedAt }))
+      .set((eb) => ({
+        num_tries: eb('num_tries', '+', 1),
+        next_try_date: nextTryDate,
+        updated_at: updatedAt,
+      }))
       .where('account_id', '=', accountId)
       .where('id', 'in', invoiceIds.slice(at, at + IDS_PER_STATEMENT))
       .execute();

@@ -1,24 +1,21 @@
 import type { ServiceContext } from '../../context.ts';
 import { startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import {
-  automaticMethodOf,
-  customerCollection,
-  paymentMethodsAsking,
-} from '../../core/customerCollection.ts';
+import { automaticMethodOf, customerCollection, paymentMethodsAsking } from './customerCollection.ts';
 import type {
   AutomaticMethod,
   CollectionProblemCode,
   CustomerCollection,
+  HeldCollectionProblem,
   GatewayAbilities,
-} from '../../core/customerCollection.ts';
-import { invoiceBalances } from '../../core/invoiceMath.ts';
+} from './customerCollection.ts';
+import { invoiceBalances } from './invoiceMath.ts';
 import { customersByIds } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import type { Invoice } from './invoice.ts';
 import { moneyOf } from './invoice.ts';
 import type { InvoiceRow } from './invoice.repository.ts';
-import { dateForDocument } from './documentText.ts';
+import { blockedWords, collectingWords } from './collectionNoteWords.ts';
 import {
   canCharge,
   collectsBatches,
@@ -33,6 +30,7 @@ import type { EventToEmit } from '../events/index.ts';
 import * as repo from './invoiceCollection.repository.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { withTryCounted } from './invoices.serializer.ts';
+import { plannedDebitTries } from './plannedDebits.ts';
 
 /** The collections module's access to invoices: which are due through a gateway, and their NumTries and NextTryDate. */
 
@@ -85,7 +83,7 @@ function collectableFromRow(
 }
 
 /**
- * What each customer's payment settings do now with the invoices that follow them (src/core/customerCollection.ts):
+ * What each customer's payment settings do now with the invoices that follow them (src/modules/invoicing/customerCollection.ts):
  * read in a fixed number of statements for any number of customers, none for customers paying by hand.
  */
 export async function customerCollectionsOf(
@@ -168,7 +166,7 @@ export type InvoiceCollection = Pick<
  * when it is tried next: the first try on the due date of one owed and not tried yet (none once it is paid or
  * while its first charge waits for its answer, as for an invoice with its own collection), and no try at all while
  * the settings cannot collect it or leave it to the customer. The others as they are. `inFlight`: those of them
- * being charged now, which only the collections module knows (the read model in src/views/ asks it); the row of
+ * being charged now, which only the collections module knows (the read model in src/readModels/ asks it); the row of
  * one never tried reads the same.
  */
 export async function withEffectiveCollection<T extends InvoiceCollection>(
@@ -204,7 +202,7 @@ export async function withEffectiveCollection<T extends InvoiceCollection>(
       collectionMethod: collection.method,
       gatewayId: collection.gatewayId,
       customerPaymentMethodId: collection.kind === 'automatic' ? collection.paymentMethodId : null,
-      collectionProblem: collection.kind === 'blocked' ? collection.message : null,
+      collectionProblem: collection.kind === 'blocked' ? collection.message : invoice.collectionProblem,
       nextTryDate: collection.kind === 'blocked' ? null : (firstTry ?? invoice.nextTryDate),
     };
   });
@@ -319,7 +317,9 @@ export async function setCollectionSchedules(
 
 /**
  * Counts a try on each invoice at once, with no next one until the gateway or the bank answers (a batch handed to
- * its gateway: docs/design/batches.md, "NumTries for debits"), in the caller's transaction; returns their
+ * its gateway: docs/design/batches.md, "NumTries for debits"), or `nextTryDate` when the try is itself still to
+ * come (a debit order's action date: docs/gateways.md, "Debit orders on the mandate's day"), in the caller's
+ * transaction; returns their
  * `invoice.updated` events. NOTE: each invoice is rendered once, before the change, and the object after it is that
  * one with the fields the change moves (`withTryCounted`), not read and rendered again: for a 500-line batch the
  * second rendering cost as much as the rest of the build's transaction (docs/benchmarks.md, "Batches").
@@ -327,18 +327,19 @@ export async function setCollectionSchedules(
 export async function countCollectionTries(
   ctx: ServiceContext,
   invoiceIds: readonly number[],
+  nextTryDate: string | null = null,
 ): Promise<EventToEmit[]> {
   await repo.lockInvoicesInIdOrder(ctx.db, ctx.account.id, invoiceIds);
   const before = await snapshotResources(ctx, 'invoice', invoiceIds);
   const updatedAt = ctx.clock.now().toISOString();
-  await repo.countTryOn(ctx.db, ctx.account.id, invoiceIds, updatedAt);
+  await repo.countTryOn(ctx.db, ctx.account.id, invoiceIds, updatedAt, nextTryDate);
   return invoiceIds.map((id) => {
     const snapshot = before.get(id);
     return {
       type: 'invoice.updated',
       ref: invoiceRef(id),
       before: snapshot,
-      ...(snapshot?.object ? { after: withTryCounted(snapshot.object, updatedAt) } : {}),
+      ...(snapshot?.object ? { after: withTryCounted(snapshot.object, updatedAt, nextTryDate) } : {}),
     };
   });
 }
@@ -360,7 +361,7 @@ export async function listOwedInvoicesForNewPrimary(
 export function setCollectionProblem(
   ctx: ServiceContext,
   invoiceId: number,
-  problem: CollectionProblemCode | null,
+  problem: CollectionProblemCode | HeldCollectionProblem | null,
 ): Promise<void> {
   return repo.setCollectionProblem(ctx.db, ctx.account.id, invoiceId, problem, ctx.clock.now().toISOString());
 }
@@ -425,19 +426,62 @@ export async function automaticCollectionNotes(
       invoice?.customerPaymentMethodId ? [invoice.customerPaymentMethodId] : [],
     ),
   );
+  const blocked = await blockedNotes(
+    ctx,
+    resolved.filter((invoice) => invoice?.collectionProblem != null).map((invoice) => invoice!.customer),
+  );
+  const methodOf = (invoice: InvoiceCollection) =>
+    invoice.customerPaymentMethodId ? methods.get(invoice.customerPaymentMethodId) : undefined;
+  // A debit not planned yet is announced for the day the run will plan (plannedDebits.ts), not its due date.
+  const planned = await plannedDebitTries(
+    ctx,
+    resolved.flatMap((invoice) => {
+      const method = invoice && methodOf(invoice);
+      const unplanned =
+        invoice?.collectionMethod === 'debit_order' &&
+        invoice.id !== null &&
+        invoice.collectionProblem === null &&
+        invoice.numTries === 0 &&
+        invoice.nextTryDate === null;
+      return unplanned && method ? [{ invoiceId: invoice.id!, dueDate: invoice.dueDate, method }] : [];
+    }),
+  );
   return resolved.map((invoice) => {
-    const method = invoice?.customerPaymentMethodId
-      ? methods.get(invoice.customerPaymentMethodId)
-      : undefined;
-    if (!invoice || !method) return undefined;
-    const on = `on or after ${dateForDocument(invoice.dueDate)}`;
-    if (method.creditCard) {
-      return `This amount will be charged to ${method.creditCard.cardType} ending ${method.creditCard.lastFour} ${on}.`;
-    }
-    return method.bankAccount
-      ? `This amount will be debited from account ending ${method.bankAccount.lastFour} ${on}.`
-      : undefined;
+    if (!invoice) return undefined;
+    if (invoice.collectionProblem !== null) return blocked.get(invoice.customer.id);
+    const method = methodOf(invoice);
+    const nextTryDate =
+      invoice.nextTryDate ?? (invoice.id === null ? undefined : planned.get(invoice.id)) ?? null;
+    return method && collectingWords(method, { dueDate: invoice.dueDate, nextTryDate }, ctx.account.timeZone);
   });
+}
+
+/**
+ * What customers whose settings cannot collect their invoices are asked to do (collectionNoteWords.ts), by customer:
+ * read only for them, so the usual note costs nothing more.
+ */
+async function blockedNotes(
+  ctx: ServiceContext,
+  customers: readonly Customer[],
+): Promise<Map<number, string>> {
+  const notes = new Map<number, string>();
+  if (customers.length === 0) return notes;
+  const collections = await customerCollectionsOf(ctx, customers);
+  const primaries = await primaryPaymentMethodsOf(
+    ctx,
+    customers.map((customer) => customer.id),
+  );
+  const methods = await unopenedPaymentMethodsByIds(
+    ctx,
+    [...primaries.values()].map((primary) => primary.paymentMethodId),
+  );
+  for (const [customerId, collection] of collections) {
+    if (collection.kind !== 'blocked') continue;
+    const primaryId = primaries.get(customerId)?.paymentMethodId;
+    const primary = primaryId === undefined ? undefined : methods.get(primaryId);
+    notes.set(customerId, blockedWords(collection.problem, collection.method, primary));
+  }
+  return notes;
 }
 
 /** The collection of a stored invoice, from its row and its customer. */

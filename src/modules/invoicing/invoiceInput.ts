@@ -9,7 +9,7 @@ import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { addDays, parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { invoiceBoundsProblem, isLineAmountWithinBounds, priceInvoice } from '../../core/invoiceMath.ts';
+import { invoiceBoundsProblem, isLineAmountWithinBounds, priceInvoice } from './invoiceMath.ts';
 import { MAX_PRICE, minorToDecimalText } from '../../core/money.ts';
 import { parseTaxPerc } from '../../core/tax.ts';
 import { optionalText, requiredText } from '../../core/text.ts';

@@ -2,8 +2,8 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays } from '../../core/calendar.ts';
-import { invoiceBalances, invoiceStatus, priceInvoice } from '../../core/invoiceMath.ts';
-import type { InvoiceMoney, PricedInvoice } from '../../core/invoiceMath.ts';
+import { invoiceBalances, invoiceStatus, priceInvoice } from './invoiceMath.ts';
+import type { InvoiceMoney, PricedInvoice } from './invoiceMath.ts';
 import { getCustomer } from '../customers/index.ts';
 import { chargeFromRow } from './invoice.ts';
 import { firstCollectionTry } from './invoiceCollection.service.ts';

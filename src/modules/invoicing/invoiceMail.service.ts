@@ -14,6 +14,8 @@ import type { InvoiceRow } from './invoice.repository.ts';
 import { getInvoiceRow } from './invoiceReads.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { automaticCollectionNotes, collectionOfRow } from './invoiceCollection.service.ts';
+import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
+import type { PendingDebit } from './pendingDebits.ts';
 
 /** The attachment kind of invoice e-mails; its renderer is registered by this module (see invoicePdf.ts). */
 export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
@@ -30,6 +32,8 @@ interface MailFacts {
   collectionNote: string | undefined;
   /** Some of its prices include tax (docs/pricing.md, "Tax-inclusive prices"). */
   pricesIncludeTax: boolean;
+  /** Its payments the bank has not paid yet: still due, to be debited (docs/spec-decisions.md, "Pending debits on documents"). */
+  pendingDebits: readonly PendingDebit[];
 }
 
 /** The message text; the figures shown do not change once an invoice is issued, the PDF carries the balance. */
@@ -42,7 +46,11 @@ function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
       '',
       `Please find attached invoice ${facts.invoiceNum} of ${facts.invoiceDate} for ${total}, due on ${facts.dueDate}.`,
       ...(facts.pricesIncludeTax ? ['The prices on it include tax.'] : []),
-      ...(facts.collectionNote ? [facts.collectionNote] : []),
+      ...facts.pendingDebits.map(
+        (debit) =>
+          `${pendingDebitWords(debit)}: ${facts.currencyCode} ${minorToDecimalText(debit.amountMinor, facts.currencyCode)}.`,
+      ),
+      ...(facts.collectionNote && facts.pendingDebits.length === 0 ? [facts.collectionNote] : []),
       '',
       facts.accountName,
     ].join('\n'),
@@ -55,6 +63,7 @@ function invoiceMail(
   row: InvoiceRow,
   collectionNote: string | undefined,
   pricesIncludeTax: boolean,
+  pendingDebits: readonly PendingDebit[] = [],
 ): OutgoingMail {
   const customerName = [customer.name, customer.lastName].filter(Boolean).join(' ');
   return {
@@ -70,6 +79,7 @@ function invoiceMail(
       dueDate: row.due_date,
       collectionNote,
       pricesIncludeTax,
+      pendingDebits,
     }),
     attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(row.id) },
   };
@@ -99,11 +109,12 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     const before = await snapshotResource(tctx, ref);
     const [note] = await automaticCollectionNotes(tctx, [collectionOfRow(row, customer)]);
     const inclusive = await invoicesWithInclusivePrices(trx, ctx.account.id, [invoiceId]);
+    const pending = (await pendingDebitsOf(tctx, [invoiceId])).get(invoiceId);
     await queueMail(
       trx,
       ctx,
       ctx.account.id,
-      invoiceMail(ctx, customer, row, note, inclusive.has(invoiceId)),
+      invoiceMail(ctx, customer, row, note, inclusive.has(invoiceId), pending),
     );
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
     await emitEvent(tctx, 'invoice.sent', ref, { before });
@@ -141,9 +152,13 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       ctx.account.id,
       sending.map(({ row }) => row.id),
     );
+    const pending = await pendingDebitsOf(
+      ctx,
+      sending.map(({ row }) => row.id),
+    );
     const mails = sending.map(({ row, customer }, i) => ({
       row,
-      mail: invoiceMail(ctx, customer, row, notes[i], inclusive.has(row.id)),
+      mail: invoiceMail(ctx, customer, row, notes[i], inclusive.has(row.id), pending.get(row.id)),
     }));
     if (mails.length === 0) continue;
     await queueMails(

@@ -2,8 +2,8 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { invoiceBalances, invoiceStatus } from '../../core/invoiceMath.ts';
-import type { InvoiceStatus } from '../../core/invoiceMath.ts';
+import { invoiceBalances, invoiceStatus } from './invoiceMath.ts';
+import type { InvoiceStatus } from './invoiceMath.ts';
 import { moneyOf } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import { addToInvoicesMoneyColumn } from './invoiceMoney.repository.ts';

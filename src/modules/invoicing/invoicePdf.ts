@@ -1,6 +1,6 @@
 import { findCountry, findState } from '../../core/countries.ts';
 import type { ServiceContext } from '../../context.ts';
-import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
+import { minorToGroupedText, minorUnitDigits } from '../../core/money.ts';
 import { documentSeller, getAccount, sellerLines, sellerName as nameOfSeller } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
@@ -8,6 +8,8 @@ import { dateForDocument, decimalForDocument, percentText, periodForDocument } f
 import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
+import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
+import type { PendingDebit } from './pendingDebits.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
@@ -16,7 +18,7 @@ import { ValidationError } from '../../errors.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
- * and company numbers, contact); the customer (name, company, VAT number, address with the country's name); the
+ * and company numbers, contact); the customer (name, company, tax number, address with the country's name); the
  * number, dates, reference and PO number; a PAID, OVERDUE, CANCELLED or DRAFT mark; the lines with their service
  * periods; each tax with its rate; the totals, what was paid and the balance; payment instructions, notes and
  * terms; page numbers. Amounts are the stored exact figures in the invoice currency (minorToDecimalText), never
@@ -66,7 +68,8 @@ function customerLines(invoice: Invoice): string[] {
   return [
     c.company,
     c.company && person ? `Attn: ${person}` : person,
-    c.vatNo && `VAT number: ${c.vatNo}`,
+    // The seller's label for the buyer's too (src/modules/auth/documentSeller.ts): one name for one thing.
+    c.vatNo && `Tax number: ${c.vatNo}`,
     c.registrationNumber && `Registration number: ${c.registrationNumber}`,
     c.address1,
     c.address2,
@@ -79,17 +82,20 @@ function customerLines(invoice: Invoice): string[] {
 /**
  * Renders the invoice; `createdAt` (from the clock) is the document's creation date, so output is reproducible.
  * `collectionNote` says how the service will take the money (automaticCollectionNotes), in place of the payment
- * instructions, which are for money the customer sends.
+ * instructions, which are for money the customer sends. `pendingDebits`: the payments allocated to it that are
+ * still Pending, shown as due with when and from where they will be taken (docs/spec-decisions.md, "Pending debits
+ * on documents").
  */
 export function invoicePdf(
   invoice: Invoice,
   seller: InvoiceSeller,
   createdAt: Date,
   collectionNote?: string,
+  pendingDebits: readonly PendingDebit[] = [],
 ): Promise<Buffer> {
   const currency = invoice.currencyCode;
   const digits = minorUnitDigits(currency);
-  const money = (minor: number) => minorToDecimalText(minor, currency);
+  const money = (minor: number) => minorToGroupedText(minor, currency);
   const title = invoice.invoiceNum === null ? 'Draft invoice' : `Invoice ${invoice.invoiceNum}`;
   const sellerName = nameOfSeller(seller);
   const { w, end } = openPdf({ title, author: sellerName, createdAt });
@@ -144,11 +150,15 @@ export function invoicePdf(
     totals.push([`${tax.name} (${percentText(tax.perc)}%)`, money(tax.totalMinor), false]);
   }
   totals.push([`Total ${currency}`, money(invoice.money.totalMinor), true]);
-  const paidMinor = invoice.money.paidActualMinor + invoice.money.paidPendingMinor;
-  if (paidMinor !== 0) totals.push(['Paid', money(paidMinor), false]);
+  // Only money the bank has paid is "Paid": a pending debit is still due, so the balance due includes it (the
+  // API's Balance, which the spec defines net of pending payments, does not: ActualBalance does).
+  if (invoice.money.paidActualMinor !== 0) totals.push(['Paid', money(invoice.money.paidActualMinor), false]);
   if (invoice.money.negativeAdjsMinor !== 0)
     totals.push(['Credits', money(invoice.money.negativeAdjsMinor), false]);
-  totals.push([`Balance due ${currency}`, money(invoice.balances.balanceMinor), true]);
+  totals.push([`Balance due ${currency}`, money(invoice.balances.actualBalanceMinor), true]);
+  for (const debit of pendingDebits) {
+    totals.push([`Pending debit: ${pendingDebitWords(debit)}`, money(debit.amountMinor), false]);
+  }
   const labelColumn = { x: 245, width: 215 };
   const totalsHeight = totals.reduce((sum, [label]) => sum + w.height(label, labelColumn.width) + 4, 0);
   if (!w.fits(y, totalsHeight)) y = w.newPage();
@@ -170,9 +180,13 @@ export function invoicePdf(
 
   // Payment instructions, notes and terms, flowing onto further pages as needed.
   const owed = invoice.balances.balanceMinor > 0;
+  const pendingNote = pendingDebits.map(
+    (debit) => `${pendingDebitWords(debit)}: ${money(debit.amountMinor)}.`,
+  );
+  const collecting = [...pendingNote, ...(collectionNote && owed ? [collectionNote] : [])];
   const payment: [string, string | null] =
-    collectionNote && owed
-      ? ['Payment', collectionNote]
+    collecting.length > 0
+      ? ['Payment', collecting.join('\n')]
       : ['Payment instructions', seller.details.paymentInstructions];
   for (const [label, value] of [
     payment,
@@ -198,11 +212,12 @@ export interface InvoiceDocument {
   seller: InvoiceSeller;
   createdAt: Date;
   collectionNote: string | undefined;
+  pendingDebits: PendingDebit[];
 }
 
 /** Draws an invoice PDF from its model (in a worker thread: src/documentWorker.ts). */
 export function drawInvoiceDocument(model: InvoiceDocument): Promise<Buffer> {
-  return invoicePdf(model.invoice, model.seller, model.createdAt, model.collectionNote);
+  return invoicePdf(model.invoice, model.seller, model.createdAt, model.collectionNote, model.pendingDebits);
 }
 
 /** GET /v1/invoices/{id}/pdf. */
@@ -219,6 +234,7 @@ export async function renderInvoicePdf(
     seller: await documentSeller(ctx),
     createdAt: ctx.clock.now(),
     collectionNote,
+    pendingDebits: (await pendingDebitsOf(ctx, [invoiceId])).get(invoiceId) ?? [],
   };
   return { invoice, pdf: await documents.render(ctx.account.id, { kind: INVOICE_DOCUMENT, model }) };
 }

@@ -2,7 +2,7 @@ import { readTogether, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { groupBy } from '../../core/collections.ts';
+import { groupBy } from '../../core/groupBy.ts';
 import type { Page } from '../../core/paging.ts';
 import { assertCustomerExists, customersByIds } from '../customers/index.ts';
 import { invoiceFromRow } from './invoice.ts';

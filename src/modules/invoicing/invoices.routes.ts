@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
-import { invoiceWithFigures, withInvoiceFigures } from '../../views/invoices.view.ts';
+import { invoiceWithFigures, withInvoiceFigures } from '../../readModels/invoices.view.ts';
+import { currencyProblems } from '../catalogue/index.ts';
 import { createInvoice, deleteInvoice, editInvoice, finalizeInvoice } from './invoice.service.ts';
 import { sendInvoice } from './invoiceMail.service.ts';
 import { invoicePdfFilename, renderInvoicePdf } from './invoicePdf.ts';
@@ -95,6 +96,9 @@ export function registerInvoicesRoutes(app: App): void {
         body: CreateInvoiceBody,
         response: { 201: InvoiceOut },
       },
+      config: {
+        checksBesideSchema: (request, reported) => currencyProblems(request.ctx, request.body, reported),
+      },
     },
     async (request, reply) => {
       const input = invoiceInputFromWire(request.body);
@@ -121,6 +125,9 @@ export function registerInvoicesRoutes(app: App): void {
         params: InvoiceIdParams,
         body: EditInvoiceBody,
         response: NoContent,
+      },
+      config: {
+        checksBesideSchema: (request, reported) => currencyProblems(request.ctx, request.body, reported),
       },
       preValidation: emptyBodyAsObject,
     },

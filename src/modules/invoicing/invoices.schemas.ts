@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { INVOICE_STATUSES } from '../../core/invoiceMath.ts';
+import { INVOICE_STATUSES } from './invoiceMath.ts';
 import {
   DateOut,
   Id,
@@ -95,103 +95,159 @@ export const InvoiceListQuery = Type.Object({
 });
 export type InvoiceListQuery = Static<typeof InvoiceListQuery>;
 
-/** An invoice as returned; `unsaved` makes the ids nullable, for invoices priced but not stored (previews). */
+/**
+ * An invoice as returned; `unsaved` makes the ids nullable, for invoices priced but not stored (previews). The parts
+ * are spread in the order the fields are sent.
+ */
 function invoiceOut(unsaved: boolean) {
-  const StoredId = () => (unsaved ? Nullable(Type.Integer()) : Type.Integer());
   return Type.Object(
     {
-      invoiceID: StoredId(),
-      Customer: CustomerOut,
-      invoiceNum: Nullable(Type.Integer({ description: 'Null while a draft' })),
-      Reference: Nullable(Type.String()),
-      poNumber: Nullable(Type.String()),
-      CurrencyCode: Type.String(),
-      InvoiceDate: Type.String({
-        format: 'date-time',
-        description: 'The start of the day in the account time zone',
-      }),
-      DueDate: Type.String({
-        format: 'date-time',
-        description: 'The start of the day in the account time zone',
-      }),
-      DateSent: DateOut(),
-      LastUpdated: DateOut(),
-      isDraft: Type.Boolean(),
-      isCancelled: Type.Boolean(),
-      Source: StringEnum(['App', 'Auto'], {
-        description: 'Auto: made by the bill run; App: through the API',
-      }),
-      CollectionMethod: Nullable(Type.String()),
-      gatewayID: Nullable(Type.Integer()),
-      customerPaymentMethodID: Nullable(Type.Integer()),
-      CollectionSource: StringEnum(['invoice', 'customer'], {
-        description:
-          "Beyond the spec: `invoice` when it names its own CollectionMethod; `customer` when it has none and follows its customer's PaymentMethod, PrimaryGatewayID and primary payment method, resolved when each attempt is made (the three fields above then show what those settings do now)",
-      }),
-      CollectionProblem: Nullable(
-        Type.String({
-          description:
-            "Beyond the spec: why the customer's payment settings cannot collect it now (no usable payment method, a gateway that cannot take it); null otherwise",
-        }),
-      ),
-      NumTries: Type.Integer(),
-      NextTryDate: DateOut(),
+      ...invoiceIdentityOut(unsaved),
+      ...invoiceDatesOut(),
+      ...invoiceStateOut(),
+      ...invoiceCollectionOut(),
       Notes: Nullable(Type.String()),
       Terms: Nullable(Type.String()),
       Status: StringEnum(INVOICE_STATUSES),
       customerID: Type.Integer(),
       Name: Type.String(),
       LastName: Nullable(Type.String()),
-      Total: Type.Number(),
-      TotalActualPaid: Type.Number(),
-      TotalPendingPaid: Type.Number(),
-      TotalNegativeAdjs: Type.Number(),
-      Balance: Type.Number(),
-      ActualBalance: Type.Number(),
-      Taxes: Type.Array(
-        Type.Object({
-          invoiceTaxID: StoredId(),
-          invoiceID: StoredId(),
-          Name: Type.String(),
-          Perc: Type.Number(),
-        }),
-      ),
-      Charges: Type.Array(
-        Type.Object({
-          chargeID: StoredId(),
-          invoiceID: StoredId(),
-          Line: Type.Integer(),
-          Descrip: Type.String(),
-          Qty: Type.Number(),
-          UnitCostEx: Type.Number(),
-          ...taxInclusiveChargeOut,
-          AmountEx: Type.Number(),
-          AmountInc: Type.Number(),
-          DisplayOrder: Type.Integer(),
-        }),
-      ),
-      PaymentsApplied: Type.Array(
-        Type.Object({
-          allocationID: Type.Integer(),
-          invoiceID: Type.Integer(),
-          paymentID: Type.Integer(),
-          amountApplied: Type.Number(),
-        }),
-      ),
-      NegativeAdjustmentsApplied: Type.Array(
-        Type.Object({
-          allocationID: Type.Integer(),
-          objectID: Type.Integer({ description: 'The invoice identifier' }),
-          NegativeAdjustmentID: Type.Integer({ description: '0 when the allocation is from a credit note' }),
-          creditNoteID: Type.Integer({
-            description: 'The credit note allocated (0 for a negative adjustment)',
-          }),
-          amountApplied: Type.Number(),
-        }),
-      ),
+      ...invoiceAmountsOut(),
+      ...invoiceLinesOut(unsaved),
+      ...invoiceAllocationsOut(),
     },
     { $id: unsaved ? 'UnsavedInvoice' : 'Invoice' },
   );
+}
+
+/** An id the invoice has once stored; null on an unsaved one. */
+function storedId(unsaved: boolean) {
+  return unsaved ? Nullable(Type.Integer()) : Type.Integer();
+}
+
+/** Which invoice: its ids, customer, numbers and currency. */
+function invoiceIdentityOut(unsaved: boolean) {
+  return {
+    invoiceID: storedId(unsaved),
+    Customer: CustomerOut,
+    invoiceNum: Nullable(Type.Integer({ description: 'Null while a draft' })),
+    Reference: Nullable(Type.String()),
+    poNumber: Nullable(Type.String()),
+    CurrencyCode: Type.String(),
+  };
+}
+
+/** When it is dated, due, sent and last changed. */
+function invoiceDatesOut() {
+  return {
+    InvoiceDate: Type.String({
+      format: 'date-time',
+      description: 'The start of the day in the account time zone',
+    }),
+    DueDate: Type.String({
+      format: 'date-time',
+      description: 'The start of the day in the account time zone',
+    }),
+    DateSent: DateOut(),
+    LastUpdated: DateOut(),
+  };
+}
+
+/** Whether it is a draft or cancelled, and who made it. */
+function invoiceStateOut() {
+  return {
+    isDraft: Type.Boolean(),
+    isCancelled: Type.Boolean(),
+    Source: StringEnum(['App', 'Auto'], {
+      description: 'Auto: made by the bill run; App: through the API',
+    }),
+  };
+}
+
+/** How it is collected, where those settings come from, and the attempts so far. */
+function invoiceCollectionOut() {
+  return {
+    CollectionMethod: Nullable(Type.String()),
+    gatewayID: Nullable(Type.Integer()),
+    customerPaymentMethodID: Nullable(Type.Integer()),
+    CollectionSource: StringEnum(['invoice', 'customer'], {
+      description:
+        "Beyond the spec: `invoice` when it names its own CollectionMethod; `customer` when it has none and follows its customer's PaymentMethod, PrimaryGatewayID and primary payment method, resolved when each attempt is made (the three fields above then show what those settings do now)",
+    }),
+    CollectionProblem: Nullable(
+      Type.String({
+        description:
+          "Beyond the spec: why the customer's payment settings cannot collect it now (no usable payment method, a gateway that cannot take it); null otherwise",
+      }),
+    ),
+    NumTries: Type.Integer(),
+    NextTryDate: DateOut(),
+  };
+}
+
+/** What it comes to, what is paid and what is left. */
+function invoiceAmountsOut() {
+  return {
+    Total: Type.Number(),
+    TotalActualPaid: Type.Number(),
+    TotalPendingPaid: Type.Number(),
+    TotalNegativeAdjs: Type.Number(),
+    Balance: Type.Number(),
+    ActualBalance: Type.Number(),
+  };
+}
+
+/** Its taxes and charge lines. */
+function invoiceLinesOut(unsaved: boolean) {
+  return {
+    Taxes: Type.Array(
+      Type.Object({
+        invoiceTaxID: storedId(unsaved),
+        invoiceID: storedId(unsaved),
+        Name: Type.String(),
+        Perc: Type.Number(),
+      }),
+    ),
+    Charges: Type.Array(
+      Type.Object({
+        chargeID: storedId(unsaved),
+        invoiceID: storedId(unsaved),
+        Line: Type.Integer(),
+        Descrip: Type.String(),
+        Qty: Type.Number(),
+        UnitCostEx: Type.Number(),
+        ...taxInclusiveChargeOut,
+        AmountEx: Type.Number(),
+        AmountInc: Type.Number(),
+        DisplayOrder: Type.Integer(),
+      }),
+    ),
+  };
+}
+
+/** The payments, negative adjustments and credit notes allocated to it. */
+function invoiceAllocationsOut() {
+  return {
+    PaymentsApplied: Type.Array(
+      Type.Object({
+        allocationID: Type.Integer(),
+        invoiceID: Type.Integer(),
+        paymentID: Type.Integer(),
+        amountApplied: Type.Number(),
+      }),
+    ),
+    NegativeAdjustmentsApplied: Type.Array(
+      Type.Object({
+        allocationID: Type.Integer(),
+        objectID: Type.Integer({ description: 'The invoice identifier' }),
+        NegativeAdjustmentID: Type.Integer({ description: '0 when the allocation is from a credit note' }),
+        creditNoteID: Type.Integer({
+          description: 'The credit note allocated (0 for a negative adjustment)',
+        }),
+        amountApplied: Type.Number(),
+      }),
+    ),
+  };
 }
 
 /** The invoice response schema. */

@@ -86,14 +86,19 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
 
 /**
  * The wire invoice `toInvoiceDto` made, as it shows once a collection try was counted on it (`countCollectionTries`):
- * NumTries one more, LastUpdated the change's instant, and NextTryDate null: null is stored, and the only date
+ * NumTries one more, LastUpdated the change's instant, and NextTryDate what is stored (null, or a debit's action
+ * date): the only other date
  * shown in its place (`withEffectiveCollection`, a card's first try) is for an invoice never tried. Nothing else
  * the API shows of an invoice, or of its customer, depends on these columns.
  */
-export function withTryCounted(before: Record<string, unknown>, updatedAt: string): Record<string, unknown> {
+export function withTryCounted(
+  before: Record<string, unknown>,
+  updatedAt: string,
+  nextTryDate: string | null = null,
+): Record<string, unknown> {
   const moved = {
     NumTries: (before['NumTries'] as number) + 1,
-    NextTryDate: null,
+    NextTryDate: nextTryDate,
     LastUpdated: updatedAt,
   } satisfies Partial<InvoiceOut>;
   return { ...before, ...moved };

@@ -8,7 +8,7 @@ import type {
   RecurringInvoicePeriodsTable,
   RecurringInvoicesTable,
   RecurringInvoiceTaxesTable,
-} from '../../storage/schema.ts';
+} from './tables.ts';
 
 export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
 export type NewRecurringInvoiceRow = Insertable<RecurringInvoicesTable>;

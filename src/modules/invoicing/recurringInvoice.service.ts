@@ -5,13 +5,14 @@ import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { periodCountResumingAt, scheduleState } from '../../core/recurringBilling.ts';
-import type { RecurringSchedule } from '../../core/recurringBilling.ts';
+import { periodCountResumingAt, scheduleState } from './recurringBilling.ts';
+import type { RecurringSchedule } from './recurringBilling.ts';
 import { getCustomer } from '../customers/index.ts';
 import { assertReferenceFree, referenceConflict } from './invoiceInput.ts';
 import { scheduleOf, stateColumns } from './recurringInvoice.ts';
 import type { RecurringInvoice } from './recurringInvoice.ts';
 import * as repo from './recurringInvoice.repository.ts';
+import type { RecurringInvoiceRow } from './recurringInvoice.repository.ts';
 import { checkRecord, checkedFields } from './recurringInvoiceInput.ts';
 import type { RecurringInvoiceInput, RecurringRecord } from './recurringInvoiceInput.ts';
 import { getRecurringInvoice, lockRecurringInvoice } from './recurringInvoiceReads.service.ts';
@@ -158,93 +159,151 @@ export async function editRecurringInvoice(
       const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
       const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
       if (input.customerId !== undefined && input.customerId !== row.customer_id) {
-        problems.push({
-          field: 'customerID',
-          message: `cannot change (it is ${row.customer_id}); create a recurring invoice for the other customer`,
-        });
+        problems.push(customerCannotChange(row));
       }
-      // The stored lists count towards the invoice Total when only one of them is replaced.
-      const charges =
-        fields.charges ??
-        (await repo.listCharges(trx, ctx.account.id, [recurringInvoiceId])).map((c) => ({
-          descrip: c.descrip,
-          qty: c.qty,
-          unitCostEx: c.unit_cost_ex,
-          isTaxInclusive: Boolean(c.is_tax_inclusive),
-          line: c.line,
-          displayOrder: c.display_order,
-        }));
-      const taxes =
-        fields.taxes ??
-        (await repo.listTaxes(trx, ctx.account.id, [recurringInvoiceId])).map((t) => ({
-          name: t.name,
-          perc: t.perc,
-        }));
-      const keep = <T>(value: T | undefined, current: T): T => (value === undefined ? current : value);
-      const record: RecurringRecord = {
-        customerId: row.customer_id,
-        currencyCode: keep(fields.currencyCode, row.currency_code),
-        reference: keep(fields.reference, row.reference),
-        term: keep(fields.term, row.term),
-        termType: keep(fields.termType, row.term_type),
-        startDate: keep(fields.startDate, row.start_date),
-        endDate: keep(fields.endDate, row.end_date),
-        numDaysBeforeToInv: keep(fields.numDaysBeforeToInv, row.num_days_before_to_inv),
-        collectionMethod: keep(fields.collectionMethod, row.collection_method),
-        gatewayId: keep(fields.gatewayId, row.gateway_id),
-        customerPaymentMethodId: keep(fields.customerPaymentMethodId, row.customer_payment_method_id),
-        invoiceTerms: keep(fields.invoiceTerms, row.invoice_terms),
-        invoiceNotes: keep(fields.invoiceNotes, row.invoice_notes),
-        charges,
-        taxes,
-      };
+      const record = editedRecord(row, fields, await linesOfEdit(tctx, recurringInvoiceId, fields));
       if (problems.length) throw new ValidationError(problems);
-      // Values kept as stored pass even when no longer valid (a currency disabled, a gateway retired since):
-      // clients send back whole objects they read.
-      const stored: Partial<Record<keyof RecurringRecord, unknown>> = {
-        currencyCode: row.currency_code,
-        gatewayId: row.gateway_id,
-        customerPaymentMethodId: row.customer_payment_method_id,
-        collectionMethod: row.collection_method,
-      };
-      await checkRecord(tctx, record, (key) => record[key] !== stored[key], chargesField, problems);
+      await checkEditedRecord(tctx, row, record, chargesField, problems);
       if (problems.length) throw new ValidationError(problems);
 
       const scheduleChanged =
         record.startDate !== row.start_date || record.term !== row.term || record.termType !== row.term_type;
-      if (scheduleChanged && (await repo.countPeriods(trx, ctx.account.id, recurringInvoiceId)) > 0) {
-        throw new ConflictError(
-          'recurring_invoice_schedule_fixed',
-          `Recurring invoice ${recurringInvoiceId} has made invoices: StartDate, Term and TermType can no longer change (cancel it and create a new one)`,
-        );
-      }
+      if (scheduleChanged) await assertNoInvoiceMade(tctx, recurringInvoiceId);
       reference = record.reference;
       if (record.reference && record.reference !== row.reference) {
         await assertReferenceFree(tctx, 'recurring invoice', record.reference, recurringInvoiceId);
       }
-      const schedule = scheduleOf(row, ctx.account.timeZone);
-      const state = scheduleState({
-        ...schedule,
-        ...recordSchedule(record),
-        // A new schedule before the first invoice starts over, as if created so: its periods are counted from
-        // the new StartDate (periods skipped by a reactivation belonged to the old one).
-        periodCount: scheduleChanged ? 0 : schedule.periodCount,
-      });
-      await repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
-        ...recordColumns(record),
-        ...stateColumns(state),
-        updated_at: nowInstant(ctx),
-      });
-      if (fields.charges || fields.taxes) {
-        const lines = lineRows(ctx, recurringInvoiceId, record);
-        if (fields.charges) await repo.replaceCharges(trx, ctx.account.id, recurringInvoiceId, lines.charges);
-        if (fields.taxes) await repo.replaceTaxes(trx, ctx.account.id, recurringInvoiceId, lines.taxes);
-      }
+      await updateEditedRecurringInvoice(tctx, row, record, scheduleChanged);
+      await replaceSentLines(tctx, recurringInvoiceId, record, fields);
       await emitRecurringChange(tctx, before, 'recurring_invoice.updated');
     });
   } catch (error) {
     throw referenceConflict(error, 'recurring invoice', reference);
   }
+}
+
+type EditedFields = ReturnType<typeof checkedFields>;
+
+function customerCannotChange(row: RecurringInvoiceRow): FieldProblem {
+  return {
+    field: 'customerID',
+    message: `cannot change (it is ${row.customer_id}); create a recurring invoice for the other customer`,
+  };
+}
+
+/** The lists sent, or else the stored ones: they count towards the invoice Total when only one is replaced. */
+async function linesOfEdit(
+  ctx: ServiceContext,
+  recurringInvoiceId: number,
+  fields: EditedFields,
+): Promise<Pick<RecurringRecord, 'charges' | 'taxes'>> {
+  const charges =
+    fields.charges ??
+    (await repo.listCharges(ctx.db, ctx.account.id, [recurringInvoiceId])).map((c) => ({
+      descrip: c.descrip,
+      qty: c.qty,
+      unitCostEx: c.unit_cost_ex,
+      isTaxInclusive: Boolean(c.is_tax_inclusive),
+      line: c.line,
+      displayOrder: c.display_order,
+    }));
+  const taxes =
+    fields.taxes ??
+    (await repo.listTaxes(ctx.db, ctx.account.id, [recurringInvoiceId])).map((t) => ({
+      name: t.name,
+      perc: t.perc,
+    }));
+  return { charges, taxes };
+}
+
+/** The recurring invoice as the edit leaves it: each field sent, or else the stored value. */
+function editedRecord(
+  row: RecurringInvoiceRow,
+  fields: EditedFields,
+  lines: Pick<RecurringRecord, 'charges' | 'taxes'>,
+): RecurringRecord {
+  const keep = <T>(value: T | undefined, current: T): T => (value === undefined ? current : value);
+  return {
+    customerId: row.customer_id,
+    currencyCode: keep(fields.currencyCode, row.currency_code),
+    reference: keep(fields.reference, row.reference),
+    term: keep(fields.term, row.term),
+    termType: keep(fields.termType, row.term_type),
+    startDate: keep(fields.startDate, row.start_date),
+    endDate: keep(fields.endDate, row.end_date),
+    numDaysBeforeToInv: keep(fields.numDaysBeforeToInv, row.num_days_before_to_inv),
+    collectionMethod: keep(fields.collectionMethod, row.collection_method),
+    gatewayId: keep(fields.gatewayId, row.gateway_id),
+    customerPaymentMethodId: keep(fields.customerPaymentMethodId, row.customer_payment_method_id),
+    invoiceTerms: keep(fields.invoiceTerms, row.invoice_terms),
+    invoiceNotes: keep(fields.invoiceNotes, row.invoice_notes),
+    charges: lines.charges,
+    taxes: lines.taxes,
+  };
+}
+
+/**
+ * Values kept as stored pass even when no longer valid (a currency disabled, a gateway retired since): clients
+ * send back whole objects they read.
+ */
+async function checkEditedRecord(
+  ctx: ServiceContext,
+  row: RecurringInvoiceRow,
+  record: RecurringRecord,
+  chargesField: string,
+  problems: FieldProblem[],
+): Promise<void> {
+  const stored: Partial<Record<keyof RecurringRecord, unknown>> = {
+    currencyCode: row.currency_code,
+    gatewayId: row.gateway_id,
+    customerPaymentMethodId: row.customer_payment_method_id,
+    collectionMethod: row.collection_method,
+  };
+  await checkRecord(ctx, record, (key) => record[key] !== stored[key], chargesField, problems);
+}
+
+/** The invoices made follow the schedule they were made on, so it is fixed once one is made. */
+async function assertNoInvoiceMade(ctx: ServiceContext, recurringInvoiceId: number): Promise<void> {
+  if ((await repo.countPeriods(ctx.db, ctx.account.id, recurringInvoiceId)) > 0) {
+    throw new ConflictError(
+      'recurring_invoice_schedule_fixed',
+      `Recurring invoice ${recurringInvoiceId} has made invoices: StartDate, Term and TermType can no longer change (cancel it and create a new one)`,
+    );
+  }
+}
+
+async function updateEditedRecurringInvoice(
+  ctx: ServiceContext,
+  row: RecurringInvoiceRow,
+  record: RecurringRecord,
+  scheduleChanged: boolean,
+): Promise<void> {
+  const schedule = scheduleOf(row, ctx.account.timeZone);
+  const state = scheduleState({
+    ...schedule,
+    ...recordSchedule(record),
+    // A new schedule before the first invoice starts over, as if created so: its periods are counted from
+    // the new StartDate (periods skipped by a reactivation belonged to the old one).
+    periodCount: scheduleChanged ? 0 : schedule.periodCount,
+  });
+  await repo.updateRecurringInvoice(ctx.db, ctx.account.id, row.id, {
+    ...recordColumns(record),
+    ...stateColumns(state),
+    updated_at: nowInstant(ctx),
+  });
+}
+
+/** RecurInvoiceCharges and Taxes, each when sent, replace the stored list. */
+async function replaceSentLines(
+  ctx: ServiceContext,
+  recurringInvoiceId: number,
+  record: RecurringRecord,
+  fields: EditedFields,
+): Promise<void> {
+  if (!fields.charges && !fields.taxes) return;
+  const lines = lineRows(ctx, recurringInvoiceId, record);
+  if (fields.charges) await repo.replaceCharges(ctx.db, ctx.account.id, recurringInvoiceId, lines.charges);
+  if (fields.taxes) await repo.replaceTaxes(ctx.db, ctx.account.id, recurringInvoiceId, lines.taxes);
 }
 
 /** PUT /v1/recurring-invoices/{id}/cancel: no more invoices (isCancelled, comp_Status Cancelled); 409 if already. */

@@ -1,14 +1,10 @@
 /** What a recurring invoice is in this module, how its rows become one, and how its schedule meets the planner. */
 import { dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { groupBy } from '../../core/collections.ts';
-import { priceInvoice } from '../../core/invoiceMath.ts';
-import { isRecurringExpired, recurringStatus } from '../../core/recurringBilling.ts';
-import type {
-  RecurringSchedule,
-  RecurringScheduleState,
-  RecurringStatus,
-} from '../../core/recurringBilling.ts';
+import { groupBy } from '../../core/groupBy.ts';
+import { priceInvoice } from './invoiceMath.ts';
+import { isRecurringExpired, recurringStatus } from './recurringBilling.ts';
+import type { RecurringSchedule, RecurringScheduleState, RecurringStatus } from './recurringBilling.ts';
 import type {
   RecurringChargeRow,
   RecurringInvoiceRow,

@@ -5,7 +5,7 @@ import { inTransaction, nowInstant, today, withTransaction } from '../../context
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { planRecurringInvoices } from '../../core/recurringBilling.ts';
+import { planRecurringInvoices } from './recurringBilling.ts';
 import { getCustomer } from '../customers/index.ts';
 import type { NewInvoice } from './invoice.ts';
 import { insertInvoices } from './invoiceInsert.service.ts';

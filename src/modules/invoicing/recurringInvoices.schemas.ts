@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { MAX_PRICE, PRICE_DECIMALS } from '../../core/money.ts';
-import { RECURRING_STATUSES } from '../../core/recurringBilling.ts';
+import { RECURRING_STATUSES } from './recurringBilling.ts';
 import { DateOut, Id, Nullable, StringEnum, Text, WireDate } from '../../http/schemas.ts';
 import { taxInclusiveChargeIn, taxInclusiveChargeOut } from './taxInclusiveCharges.ts';
 

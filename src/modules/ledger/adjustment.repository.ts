@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { AdjustmentsTable } from '../../storage/schema.ts';
+import type { AdjustmentsTable } from './tables.ts';
 
 export type AdjustmentRow = Selectable<AdjustmentsTable>;
 export type NewAdjustmentRow = Insertable<AdjustmentsTable>;

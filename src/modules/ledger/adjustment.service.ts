@@ -4,8 +4,8 @@ import { today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { negativeAdjustmentStatus, positiveAdjustmentStatus } from '../../core/allocation.ts';
-import type { NegativeAdjustmentStatus, PositiveAdjustmentStatus } from '../../core/allocation.ts';
+import { negativeAdjustmentStatus, positiveAdjustmentStatus } from './allocation.ts';
+import type { NegativeAdjustmentStatus, PositiveAdjustmentStatus } from './allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import type { Page } from '../../core/paging.ts';
@@ -382,12 +382,14 @@ export interface CreditNoteAdjustmentInput {
   date: PlainDate;
   ref: string;
   memo?: string | null;
-  autoApply: true;
+  /** False: issued unallocated, for the caller to allocate (a plan change pays its own invoice first). */
+  autoApply: boolean;
 }
 
 /**
  * For other use cases (a subscription's credit): issues a negative credit_note adjustment to the customer within
- * the caller's transaction and applies it to the earliest open invoices and positive adjustments. Returns its id.
+ * the caller's transaction and (with autoApply) applies it to the earliest open invoices and positive adjustments.
+ * Returns its id.
  */
 export function issueCreditNoteAdjustment(
   ctx: ServiceContext,
@@ -407,7 +409,9 @@ export function issueCreditNoteAdjustment(
       dueDate: null,
       ref: optionalText(input.ref) ?? null,
       memo: optionalText(input.memo) ?? null,
-      request: { autoApply: true, includeAdjustments: true },
+      request: input.autoApply
+        ? { autoApply: true, includeAdjustments: true }
+        : { autoApply: false, entries: [] },
     });
   });
 }

@@ -3,13 +3,14 @@ import type { RawBuilder, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { AdjustmentsTable, AllocationsTable, Database } from '../../storage/schema.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { AdjustmentsTable, AllocationsTable } from './tables.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
-import type { TargetType } from '../../core/allocation.ts';
+import type { TargetRef, TargetType } from './allocation.ts';
 
-export type AllocationRow = Selectable<AllocationsTable>;
+type AllocationRow = Selectable<AllocationsTable>;
 export type SourceType = 'payment' | 'credit_note' | 'adjustment';
-export type { TargetType } from '../../core/allocation.ts';
+export type { TargetType } from './allocation.ts';
 /** The tables whose rows allocate money, by source type. */
 export const SOURCE_TABLES = {
   payment: 'payments',
@@ -17,18 +18,57 @@ export const SOURCE_TABLES = {
   adjustment: 'adjustments',
 } as const;
 
+/** Money of one source (a payment, a credit note, a negative adjustment) allocated to one target. */
+export interface Allocation {
+  id: number;
+  sourceType: SourceType;
+  sourceId: number;
+  targetType: TargetType;
+  targetId: number;
+  amountMinor: number;
+}
+
+/** An allocation to insert: the source's money given to a target of its customer. */
+export interface NewAllocation {
+  customerId: number;
+  source: { type: SourceType; id: number };
+  target: TargetRef;
+  amountMinor: number;
+}
+
 const ALLOCATION_COLUMNS = [
   'id',
-  'account_id',
-  'customer_id',
   'source_type',
   'source_id',
   'target_type',
   'target_id',
   'amount_minor',
-  'created_at',
-  'updated_at',
 ] as const;
+
+function allocationFromRow(row: Pick<AllocationRow, (typeof ALLOCATION_COLUMNS)[number]>): Allocation {
+  return {
+    id: row.id,
+    sourceType: row.source_type as SourceType,
+    sourceId: row.source_id,
+    targetType: row.target_type as TargetType,
+    targetId: row.target_id,
+    amountMinor: row.amount_minor,
+  };
+}
+
+function allocationRowOf(accountId: number, allocation: NewAllocation, now: string): NewAllocationRow {
+  return {
+    account_id: accountId,
+    customer_id: allocation.customerId,
+    source_type: allocation.source.type,
+    source_id: allocation.source.id,
+    target_type: allocation.target.type,
+    target_id: allocation.target.id,
+    amount_minor: allocation.amountMinor,
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 const allocationsOfSources = preparedQuery(
   (db, accountId: number, sourceType: SourceType, sourceIds: readonly number[]) =>
@@ -41,14 +81,14 @@ const allocationsOfSources = preparedQuery(
       .orderBy('id'),
 );
 
-export function listAllocationsOfSources(
+export async function listAllocationsOfSources(
   db: Db,
   accountId: number,
   sourceType: SourceType,
   sourceIds: readonly number[],
-): Promise<AllocationRow[]> {
-  if (sourceIds.length === 0) return Promise.resolve([]);
-  return allocationsOfSources(db, accountId, sourceType, sourceIds);
+): Promise<Allocation[]> {
+  if (sourceIds.length === 0) return [];
+  return (await allocationsOfSources(db, accountId, sourceType, sourceIds)).map(allocationFromRow);
 }
 
 const allocationsToTargets = preparedQuery(
@@ -62,17 +102,17 @@ const allocationsToTargets = preparedQuery(
       .orderBy('id'),
 );
 
-export function listAllocationsToTargets(
+export async function listAllocationsToTargets(
   db: Db,
   accountId: number,
   targetType: TargetType,
   targetIds: readonly number[],
-): Promise<AllocationRow[]> {
-  if (targetIds.length === 0) return Promise.resolve([]);
-  return allocationsToTargets(db, accountId, targetType, targetIds);
+): Promise<Allocation[]> {
+  if (targetIds.length === 0) return [];
+  return (await allocationsToTargets(db, accountId, targetType, targetIds)).map(allocationFromRow);
 }
 
-export interface NewAllocationRow {
+interface NewAllocationRow {
   account_id: number;
   customer_id: number;
   source_type: SourceType;
@@ -115,9 +155,10 @@ const insertWithTotal = {
 };
 
 /**
- * Inserts a source's allocations and sets its allocated total; returns the rows inserted, in allocation order (by
- * id). NOTE: on PostgreSQL, where every statement is a round trip (docs/benchmarks.md, "Payments"), one statement
- * (the total's UPDATE in WITH, run to completion whether read or not); SQLite's WITH takes no UPDATE, so two there.
+ * Inserts a source's allocations and sets its allocated total; returns the allocations inserted, in allocation
+ * order (by id). NOTE: on PostgreSQL, where every statement is a round trip (docs/benchmarks.md, "Payments"), one
+ * statement (the total's UPDATE in WITH, run to completion whether read or not); SQLite's WITH takes no UPDATE, so
+ * two there.
  */
 export async function insertAllocationsSettingTotal(
   db: Db,
@@ -125,13 +166,14 @@ export async function insertAllocationsSettingTotal(
   source: { type: SourceType; id: number },
   allocatedMinor: number,
   now: string,
-  rows: NewAllocationRow[],
-): Promise<AllocationRow[]> {
-  let inserted: AllocationRow[];
-  if (rows.length === 0) {
+  allocations: readonly NewAllocation[],
+): Promise<Allocation[]> {
+  let inserted: Pick<AllocationRow, (typeof ALLOCATION_COLUMNS)[number]>[];
+  if (allocations.length === 0) {
     await setSourceAllocated(db, accountId, source.type, source.id, allocatedMinor, now);
     return [];
   }
+  const rows = allocations.map((allocation) => allocationRowOf(accountId, allocation, now));
   if (isPostgres(db)) {
     inserted = await insertWithTotal[source.type](db, accountId, source.id, allocatedMinor, now, rows);
   } else {
@@ -139,20 +181,48 @@ export async function insertAllocationsSettingTotal(
     await setSourceAllocated(db, accountId, source.type, source.id, allocatedMinor, now);
   }
   // NOTE: the order of RETURNING's rows is not promised (SQLite says so); reads list allocations by id.
-  return inserted.sort((a, b) => a.id - b.id);
+  return inserted.sort((a, b) => a.id - b.id).map(allocationFromRow);
 }
 
+const insertedAllocations = preparedQuery((db, rows: NewAllocationRow[]) =>
+  db.insertInto('allocations').values(rows),
+);
+
+/**
+ * Inserts allocations of many sources in one statement, compiled once per number of rows (a collection batch has
+ * at most 25), since building it anew for every batch costs as much as running it (docs/benchmarks.md,
+ * "Collections"). The sources' allocated totals are the caller's (written with the sources).
+ */
+export async function insertAllocations(
+  db: Db,
+  accountId: number,
+  allocations: readonly NewAllocation[],
+  now: string,
+): Promise<void> {
+  if (allocations.length === 0) return;
+  await insertedAllocations(
+    db,
+    allocations.map((allocation) => allocationRowOf(accountId, allocation, now)),
+  );
+}
+
+/** Gives an allocation another target or amount. */
 export async function updateAllocation(
   db: Db,
   accountId: number,
-  id: number,
-  changes: { target_type: TargetType; target_id: number; amount_minor: number; updated_at: string },
+  change: { id: number; target: TargetRef; amountMinor: number },
+  now: string,
 ): Promise<void> {
   await db
     .updateTable('allocations')
-    .set(changes)
+    .set({
+      target_type: change.target.type,
+      target_id: change.target.id,
+      amount_minor: change.amountMinor,
+      updated_at: now,
+    })
     .where('account_id', '=', accountId)
-    .where('id', '=', id)
+    .where('id', '=', change.id)
     .execute();
 }
 
@@ -179,16 +249,17 @@ export async function setSourceAllocated(
 
 // Positive adjustments as allocation targets.
 
-export type TargetAdjustmentRow = Pick<
-  Selectable<AdjustmentsTable>,
-  | 'id'
-  | 'customer_id'
-  | 'direction'
-  | 'currency_code'
-  | 'amount_minor'
-  | 'allocated_minor'
-  | 'adjustment_date'
->;
+/** An adjustment as a target of money: only a positive one of the source's customer takes it. */
+export interface TargetAdjustment {
+  id: number;
+  customerId: number;
+  direction: string;
+  currencyCode: string;
+  amountMinor: number;
+  allocatedMinor: number;
+  date: string;
+}
+
 const TARGET_ADJUSTMENT_COLUMNS = [
   'id',
   'customer_id',
@@ -199,29 +270,44 @@ const TARGET_ADJUSTMENT_COLUMNS = [
   'adjustment_date',
 ] as const;
 
+function targetAdjustmentFromRow(
+  row: Pick<Selectable<AdjustmentsTable>, (typeof TARGET_ADJUSTMENT_COLUMNS)[number]>,
+): TargetAdjustment {
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    direction: row.direction,
+    currencyCode: row.currency_code,
+    amountMinor: row.amount_minor,
+    allocatedMinor: row.allocated_minor,
+    date: row.adjustment_date,
+  };
+}
+
 /** Adjustments by id, locked until the transaction ends (FOR UPDATE on PostgreSQL; see lockInvoicesByIdOrNum). */
-export function lockAdjustments(
+export async function lockAdjustments(
   db: Db,
   accountId: number,
   ids: readonly number[],
-): Promise<TargetAdjustmentRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
+): Promise<TargetAdjustment[]> {
+  if (ids.length === 0) return [];
   const query = db
     .selectFrom('adjustments')
     .select(TARGET_ADJUSTMENT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .orderBy('id');
-  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+  const rows = await (isPostgres(db) ? query.forUpdate().execute() : query.execute());
+  return rows.map(targetAdjustmentFromRow);
 }
 
 /** The customer's positive adjustments in a currency with something still open, earliest first, locked. */
-export function lockOpenPositiveAdjustments(
+export async function lockOpenPositiveAdjustments(
   db: Db,
   accountId: number,
   customerId: number,
   currencyCode: string,
-): Promise<TargetAdjustmentRow[]> {
+): Promise<TargetAdjustment[]> {
   const query = db
     .selectFrom('adjustments')
     .select(TARGET_ADJUSTMENT_COLUMNS)
@@ -232,7 +318,8 @@ export function lockOpenPositiveAdjustments(
     .where((eb) => eb('amount_minor', '>', eb.ref('allocated_minor')))
     .orderBy('adjustment_date')
     .orderBy('id');
-  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+  const rows = await (isPostgres(db) ? query.forUpdate().execute() : query.execute());
+  return rows.map(targetAdjustmentFromRow);
 }
 
 export async function addToAdjustmentAllocated(

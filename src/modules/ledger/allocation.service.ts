@@ -3,7 +3,7 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { ByTarget, autoApply, planAllocations } from '../../core/allocation.ts';
+import { ByTarget, autoApply, planAllocations } from './allocation.ts';
 import type {
   AllocationPlan,
   AllocationTarget,
@@ -11,19 +11,21 @@ import type {
   RequestedAllocation,
   TargetRef,
   TargetType,
-} from '../../core/allocation.ts';
+} from './allocation.ts';
 import type { CustomerFigure } from '../customers/index.ts';
 import { snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import {
-  addToInvoiceMoney,
+  addToInvoicesMoney,
   issuedInvoicesBalanceOf,
   lockInvoicesForAllocation,
   lockOpenInvoices,
 } from '../invoicing/index.ts';
 import type { AllocatableInvoice, InvoiceMoneyColumn } from '../invoicing/index.ts';
 import * as repo from './allocation.repository.ts';
-import type { AllocationRow, SourceType, TargetAdjustmentRow } from './allocation.repository.ts';
+import type { Allocation, NewAllocation, SourceType, TargetAdjustment } from './allocation.repository.ts';
+
+export type { Allocation } from './allocation.repository.ts';
 
 /**
  * The one way money is allocated: payments, credit notes and negative adjustments (sources) to invoices and
@@ -102,7 +104,7 @@ export async function allocateNewSource(
   request: AllocationRequest,
 ): Promise<NewSourceAllocations> {
   const { outcome, allocatedMinor, inserted } = await reallocate(ctx, source, [], request);
-  return { ...outcome, allocatedMinor, allocations: inserted.map(allocationFromRow) };
+  return { ...outcome, allocatedMinor, allocations: inserted };
 }
 
 /** Removes every allocation of the source and gives the targets their money back (before the source is deleted). */
@@ -112,22 +114,20 @@ export function releaseAllocations(ctx: ServiceContext, source: MoneySource): Pr
 
 /**
  * The steps of every allocation change, in order; each target is locked before its figure is read. Returns the
- * outcome, the source's allocated total and the allocation rows it inserted.
+ * outcome, the source's allocated total and the allocations it inserted.
  */
 async function reallocate(
   ctx: ServiceContext,
   source: MoneySource,
   held: readonly ExistingAllocation[],
   request: AllocationRequest,
-): Promise<{ outcome: AllocationOutcome; allocatedMinor: number; inserted: AllocationRow[] }> {
+): Promise<{ outcome: AllocationOutcome; allocatedMinor: number; inserted: Allocation[] }> {
   const { requested, targets } = request.autoApply
     ? await lockAutoApplyTargets(ctx, source, held, request.includeAdjustments)
     : await lockListedTargets(ctx, source, held, request.entries);
   const plan = planOrRefuse(source, held, requested, targets);
   const before = await targetsBeforeChange(ctx, source, plan);
-  const now = nowInstant(ctx);
-  const inserted = await writeAllocations(ctx, source, plan, now);
-  const invoicesAfter = await moveTargetFigures(ctx, source, plan, now);
+  const { inserted, invoicesAfter } = await writeAllocationChanges(ctx, [{ source, plan }], 'set');
   const outcome = {
     changed: plan.deletes.length + plan.updates.length + plan.inserts.length > 0,
     targetEvents: targetEvents(plan, before, invoicesAfter),
@@ -137,11 +137,11 @@ async function reallocate(
 
 /** The source's allocations as they stand, each with its target. */
 async function allocationsHeld(ctx: ServiceContext, source: MoneySource): Promise<ExistingAllocation[]> {
-  const rows = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
-  return rows.map((row) => ({
-    id: row.id,
-    target: { type: row.target_type as TargetType, id: row.target_id },
-    amountMinor: row.amount_minor,
+  const allocations = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
+  return allocations.map((allocation) => ({
+    id: allocation.id,
+    target: { type: allocation.targetType, id: allocation.targetId },
+    amountMinor: allocation.amountMinor,
   }));
 }
 
@@ -164,20 +164,20 @@ export function invoiceTarget(invoice: AllocatableInvoice): DatedTarget {
   };
 }
 
-function adjustmentTarget(row: TargetAdjustmentRow, customerId: number): DatedTarget {
+function adjustmentTarget(adjustment: TargetAdjustment, customerId: number): DatedTarget {
   const refusal =
-    row.direction !== 'positive'
+    adjustment.direction !== 'positive'
       ? 'is not a positive adjustment'
-      : row.customer_id !== customerId
+      : adjustment.customerId !== customerId
         ? 'belongs to another customer'
         : undefined;
   return {
-    date: row.adjustment_date,
-    sequence: row.id,
-    target: { type: 'adjustment', id: row.id },
-    label: `positive adjustment ${row.id}`,
-    currencyCode: row.currency_code,
-    openMinor: row.amount_minor - row.allocated_minor,
+    date: adjustment.date,
+    sequence: adjustment.id,
+    target: { type: 'adjustment', id: adjustment.id },
+    label: `positive adjustment ${adjustment.id}`,
+    currencyCode: adjustment.currencyCode,
+    openMinor: adjustment.amountMinor - adjustment.allocatedMinor,
     ...(refusal ? { refusal } : {}),
   };
 }
@@ -209,8 +209,8 @@ async function lockTargets(
   const adjustments = await repo.lockAdjustments(ctx.db, ctx.account.id, [...adjustmentIds]);
   const targets = new ByTarget<DatedTarget>();
   for (const invoice of invoices) targets.set({ type: 'invoice', id: invoice.id }, invoiceTarget(invoice));
-  for (const row of adjustments)
-    targets.set({ type: 'adjustment', id: row.id }, adjustmentTarget(row, source.customerId));
+  for (const adjustment of adjustments)
+    targets.set({ type: 'adjustment', id: adjustment.id }, adjustmentTarget(adjustment, source.customerId));
   const invoiceIdOfNum = new Map(
     invoices.filter((i) => i.invoiceNum !== null).map((i) => [i.invoiceNum!, i.id]),
   );
@@ -228,6 +228,18 @@ async function lockListedTargets(
     ...held.map((allocation) => allocation.target),
     ...entries.map((entry) => entry.target),
   ]);
+  return { requested: requestedOf(entries, targets, invoiceIdOfNum), targets };
+}
+
+/**
+ * A list's entries, each naming its target by id among the locked targets; a 422 naming each entry whose target is
+ * unknown.
+ */
+export function requestedOf(
+  entries: readonly AllocationEntry[],
+  targets: ByTarget<AllocationTarget>,
+  invoiceIdOfNum: ReadonlyMap<number, number> = new Map(),
+): RequestedAllocation[] {
   const requested: RequestedAllocation[] = [];
   const problems: FieldProblem[] = [];
   for (const entry of entries) {
@@ -243,12 +255,12 @@ async function lockListedTargets(
       });
   }
   if (problems.length > 0) throw new ValidationError(problems, 'invalid_allocations');
-  return { requested, targets };
+  return requested;
 }
 
 function lockedTargetOf(
   named: NamedTarget,
-  targets: ByTarget<DatedTarget>,
+  targets: ByTarget<AllocationTarget>,
   invoiceIdOfNum: ReadonlyMap<number, number>,
 ): TargetRef | undefined {
   if (!('number' in named)) return targets.has(named) ? named : undefined;
@@ -286,8 +298,8 @@ async function lockAutoApplyTargets(
       source.customerId,
       source.currencyCode,
     );
-    for (const row of open)
-      targets.set({ type: 'adjustment', id: row.id }, adjustmentTarget(row, source.customerId));
+    for (const adjustment of open)
+      targets.set({ type: 'adjustment', id: adjustment.id }, adjustmentTarget(adjustment, source.customerId));
   }
   const heldOn = new ByTarget<number>();
   for (const a of held) heldOn.set(a.target, (heldOn.get(a.target) ?? 0) + a.amountMinor);
@@ -319,7 +331,7 @@ async function lockAutoApplyTargets(
 }
 
 /** The plan of the change, or a 422 naming each allocation that cannot be made. */
-function planOrRefuse(
+export function planOrRefuse(
   source: MoneySource,
   held: readonly ExistingAllocation[],
   requested: readonly RequestedAllocation[],
@@ -363,58 +375,100 @@ async function targetsBeforeChange(
   return snapshots;
 }
 
-/** The plan's allocation rows (deletes, updates, then inserts) and the source's allocated total; returns the rows inserted. */
-async function writeAllocations(
+/** One source's planned change, as the writer takes it. */
+export interface SourceChange {
+  source: MoneySource;
+  plan: AllocationPlan;
+}
+
+/** What writing changes did: the allocations inserted (when totals are set with them), the invoices after. */
+export interface WrittenChanges {
+  inserted: Allocation[];
+  /** The Status and Balance of each invoice whose figure moved, by id. */
+  invoicesAfter: Map<number, InvoiceAfter>;
+}
+
+/**
+ * The one writer of allocations, for one source's change or a batch of them (collectedPayments.service.ts): the
+ * plans' deletes, updates and inserts, the sources' allocated totals, then the targets' figures moved by the plans'
+ * deltas. `totals`: 'set' writes each source's allocated total with its inserts (and returns what they inserted);
+ * 'inserted' when the sources were inserted with their totals already (a batch's payments), whose allocations are
+ * then inserted in one statement and not read back.
+ */
+export async function writeAllocationChanges(
   ctx: ServiceContext,
-  source: MoneySource,
-  plan: AllocationPlan,
-  now: string,
-): Promise<AllocationRow[]> {
-  await repo.deleteAllocations(ctx.db, ctx.account.id, plan.deletes);
-  for (const update of plan.updates) {
-    await repo.updateAllocation(ctx.db, ctx.account.id, update.id, {
-      target_type: update.target.type,
-      target_id: update.target.id,
-      amount_minor: update.amountMinor,
-      updated_at: now,
-    });
+  changes: readonly SourceChange[],
+  totals: 'set' | 'inserted',
+): Promise<WrittenChanges> {
+  const now = nowInstant(ctx);
+  const plans = changes.map((change) => change.plan);
+  await repo.deleteAllocations(
+    ctx.db,
+    ctx.account.id,
+    plans.flatMap((plan) => plan.deletes),
+  );
+  for (const update of plans.flatMap((plan) => plan.updates))
+    await repo.updateAllocation(ctx.db, ctx.account.id, update, now);
+  const inserted: Allocation[] = [];
+  if (totals === 'inserted') {
+    await repo.insertAllocations(ctx.db, ctx.account.id, changes.flatMap(newAllocationsOf), now);
+  } else {
+    for (const change of changes) inserted.push(...(await insertSettingTotal(ctx, change, now)));
   }
+  return { inserted, invoicesAfter: await moveTargetFigures(ctx, changes, now) };
+}
+
+function newAllocationsOf({ source, plan }: SourceChange): NewAllocation[] {
+  return plan.inserts.map((insert) => ({
+    customerId: source.customerId,
+    source: { type: source.type, id: source.id },
+    target: insert.target,
+    amountMinor: insert.amountMinor,
+  }));
+}
+
+function insertSettingTotal(ctx: ServiceContext, change: SourceChange, now: string): Promise<Allocation[]> {
+  const { source, plan } = change;
   return repo.insertAllocationsSettingTotal(
     ctx.db,
     ctx.account.id,
     source,
     plan.allocatedMinor,
     now,
-    plan.inserts.map((insert) => ({
-      account_id: ctx.account.id,
-      customer_id: source.customerId,
-      source_type: source.type,
-      source_id: source.id,
-      target_type: insert.target.type,
-      target_id: insert.target.id,
-      amount_minor: insert.amountMinor,
-      created_at: now,
-      updated_at: now,
-    })),
+    newAllocationsOf(change),
   );
 }
 
 /**
- * Adds each target's change to its figure: the invoice's column for this kind of source, a positive adjustment's
- * allocated amount. Returns the invoices' status and Balance afterwards, by id.
+ * Adds each target's change to its figure: the invoices' column for each kind of source (one statement per
+ * column, each invoice once), a positive adjustment's allocated amount. Returns the invoices' status and Balance
+ * afterwards, by id.
  */
 async function moveTargetFigures(
   ctx: ServiceContext,
-  source: MoneySource,
-  plan: AllocationPlan,
+  changes: readonly SourceChange[],
   now: string,
 ): Promise<Map<number, InvoiceAfter>> {
-  const invoicesAfter = new Map<number, InvoiceAfter>();
-  for (const { target, deltaMinor } of plan.targetDeltas) {
-    if (target.type === 'invoice') {
-      invoicesAfter.set(target.id, await addToInvoiceMoney(ctx, target.id, source.invoiceColumn, deltaMinor));
-    } else await repo.addToAdjustmentAllocated(ctx.db, ctx.account.id, target.id, deltaMinor, now);
+  const invoiceDeltas = new Map<InvoiceMoneyColumn, Map<number, number>>();
+  const adjustmentDeltas = new Map<number, number>();
+  for (const { source, plan } of changes) {
+    for (const { target, deltaMinor } of plan.targetDeltas) {
+      if (target.type === 'adjustment') {
+        adjustmentDeltas.set(target.id, (adjustmentDeltas.get(target.id) ?? 0) + deltaMinor);
+        continue;
+      }
+      const ofColumn = invoiceDeltas.get(source.invoiceColumn) ?? new Map<number, number>();
+      ofColumn.set(target.id, (ofColumn.get(target.id) ?? 0) + deltaMinor);
+      invoiceDeltas.set(source.invoiceColumn, ofColumn);
+    }
   }
+  const invoicesAfter = new Map<number, InvoiceAfter>();
+  for (const [column, deltas] of invoiceDeltas) {
+    const moved = [...deltas].map(([invoiceId, deltaMinor]) => ({ invoiceId, deltaMinor }));
+    for (const [id, after] of await addToInvoicesMoney(ctx, column, moved)) invoicesAfter.set(id, after);
+  }
+  for (const [adjustmentId, deltaMinor] of adjustmentDeltas)
+    await repo.addToAdjustmentAllocated(ctx.db, ctx.account.id, adjustmentId, deltaMinor, now);
   return invoicesAfter;
 }
 
@@ -438,8 +492,11 @@ export function invoiceEventType(
   return 'invoice.updated';
 }
 
-/** The targets' events, rendered when they are written, after whatever the caller changes next (a deletion). */
-function targetEvents(
+/**
+ * The targets' events, rendered when they are written, after whatever the caller changes next (a deletion). A
+ * target without a rendering before (an invoice that only received settled money) is told by its state after.
+ */
+export function targetEvents(
   plan: AllocationPlan,
   before: ByTarget<Snapshot>,
   invoicesAfter: ReadonlyMap<number, InvoiceAfter>,
@@ -452,38 +509,18 @@ function targetEvents(
   });
 }
 
-export interface Allocation {
-  id: number;
-  sourceType: SourceType;
-  sourceId: number;
-  targetType: TargetType;
-  targetId: number;
-  amountMinor: number;
-}
-
-function allocationFromRow(row: AllocationRow): Allocation {
-  return {
-    id: row.id,
-    sourceType: row.source_type as SourceType,
-    sourceId: row.source_id,
-    targetType: row.target_type as TargetType,
-    targetId: row.target_id,
-    amountMinor: row.amount_minor,
-  };
-}
-
 /** The allocations of these sources, by source id, in allocation order. */
 export async function allocationsOfSources(
   ctx: ServiceContext,
   sourceType: SourceType,
   sourceIds: readonly number[],
 ): Promise<Map<number, Allocation[]>> {
-  const rows = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, sourceType, [
+  const allocations = await repo.listAllocationsOfSources(ctx.db, ctx.account.id, sourceType, [
     ...new Set(sourceIds),
   ]);
   const bySource = new Map<number, Allocation[]>();
-  for (const row of rows)
-    bySource.set(row.source_id, [...(bySource.get(row.source_id) ?? []), allocationFromRow(row)]);
+  for (const allocation of allocations)
+    bySource.set(allocation.sourceId, [...(bySource.get(allocation.sourceId) ?? []), allocation]);
   return bySource;
 }
 
@@ -493,12 +530,12 @@ export async function allocationsToTargets(
   targetType: TargetType,
   targetIds: readonly number[],
 ): Promise<Map<number, Allocation[]>> {
-  const rows = await repo.listAllocationsToTargets(ctx.db, ctx.account.id, targetType, [
+  const allocations = await repo.listAllocationsToTargets(ctx.db, ctx.account.id, targetType, [
     ...new Set(targetIds),
   ]);
   const byTarget = new Map<number, Allocation[]>();
-  for (const row of rows)
-    byTarget.set(row.target_id, [...(byTarget.get(row.target_id) ?? []), allocationFromRow(row)]);
+  for (const allocation of allocations)
+    byTarget.set(allocation.targetId, [...(byTarget.get(allocation.targetId) ?? []), allocation]);
   return byTarget;
 }
 

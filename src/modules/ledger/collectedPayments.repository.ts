@@ -1,11 +1,10 @@
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { NewAllocationRow } from './allocation.repository.ts';
 import type { NewPaymentRow } from './payment.repository.ts';
 
 /**
- * The writes of a batch of collected payments (collectedPayments.service.ts): a statement per table, each compiled
- * once per number of rows (a collection batch has at most 25), since building them anew for every batch costs as
+ * The payments of a batch of collected payments (collectedPayments.service.ts; their allocations are the
+ * engine's, insertAllocations): one statement, compiled once per number of rows (a collection batch has at most 25), since building them anew for every batch costs as
  * much as running them (docs/benchmarks.md, "Collections").
  */
 
@@ -29,13 +28,4 @@ export async function insertPaymentRows(db: Db, rows: NewPaymentRow[]): Promise<
     }
     return row.id;
   });
-}
-
-const insertedAllocations = preparedQuery((db, rows: NewAllocationRow[]) =>
-  db.insertInto('allocations').values(rows),
-);
-
-export async function insertAllocationRows(db: Db, rows: NewAllocationRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await insertedAllocations(db, rows);
 }

@@ -1,15 +1,24 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { ValidationError } from '../../errors.ts';
-import { ByTarget, planAllocations } from '../../core/allocation.ts';
-import type { AllocationPlan, AllocationTarget } from '../../core/allocation.ts';
+import { ByTarget } from './allocation.ts';
+import type { AllocationPlan, AllocationTarget } from './allocation.ts';
 import type { EventToEmit } from '../events/index.ts';
-import { addToInvoicesMoney } from '../invoicing/index.ts';
-import type { AllocatableInvoice, InvoiceMoneyAfter, InvoiceMoneyColumn } from '../invoicing/index.ts';
-import { invoiceEventType, invoiceTarget } from './allocation.service.ts';
-import type { NewAllocationRow } from './allocation.repository.ts';
-import { insertAllocationRows, insertPaymentRows } from './collectedPayments.repository.ts';
-import { newPaymentRow, paymentRef, recordCollectedPayment } from './payment.service.ts';
+import type { AllocatableInvoice } from '../invoicing/index.ts';
+import {
+  invoiceTarget,
+  planOrRefuse,
+  requestedOf,
+  targetEvents,
+  writeAllocationChanges,
+} from './allocation.service.ts';
+import { insertPaymentRows } from './collectedPayments.repository.ts';
+import {
+  collectedEntries,
+  newPaymentRow,
+  paymentRef,
+  paymentSource,
+  recordCollectedPayment,
+} from './payment.service.ts';
 import type { CollectedPaymentInput } from './payment.service.ts';
 import type { NewPaymentRow } from './payment.repository.ts';
 
@@ -18,9 +27,10 @@ import type { NewPaymentRow } from './payment.repository.ts';
  * "Batches of a collection run"). recordCollectedPayment writes one payment in five statements (the payment, the
  * invoice locked again, the allocation, the payment's allocated total, the invoice's figure); a batch of 25 took 125
  * of a collection's statements (docs/benchmarks.md, "Collections"). Here the caller has locked the invoices already,
- * so each payment is planned against them by the engine's own rules (planAllocations), and the batch is written with
- * one statement for the payments (their allocated totals with them), one for the allocations and one for the
- * invoices' figures.
+ * so each payment's request (collectedEntries, as recordCollectedPayment makes it) is planned by the engine
+ * (requestedOf, planOrRefuse) against them, and the engine's writer (writeAllocationChanges) writes the batch's
+ * plans together: one statement for the payments (their allocated totals with them), one for the allocations and
+ * one for the invoices' figures.
  */
 
 /** What recording one collected payment made: its id, and the events of the change, in the caller's to emit. */
@@ -33,9 +43,6 @@ interface Planned {
   input: CollectedPaymentInput;
   plan: AllocationPlan | undefined;
 }
-
-/** A settled payment's allocations count in the invoice's TotalActualPaid (paymentSource in payment.service.ts). */
-const SETTLED_COLUMN: InvoiceMoneyColumn = 'paid_actual_minor';
 
 /**
  * Records the charges as payments, as recordCollectedPayment does one by one, in the caller's transaction, which
@@ -60,18 +67,25 @@ export async function recordCollectedPayments(
     ctx.db,
     planned.map(({ input, plan }) => paymentRow(ctx, input, plan?.allocatedMinor ?? 0, now)),
   );
-  await insertAllocationRows(ctx.db, allocationRows(ctx, planned, paymentIds, now));
-  const invoicesAfter = await moveInvoiceFigures(ctx, planned);
+  const changes = planned.flatMap(({ input, plan }, i) =>
+    plan ? [{ source: sourceOf(input, paymentIds[i]!), plan }] : [],
+  );
+  const { invoicesAfter } = await writeAllocationChanges(ctx, changes, 'inserted');
   return planned.map(({ plan }, i) => ({
     paymentId: paymentIds[i]!,
     events: [
       { type: 'payment.created', ref: paymentRef(paymentIds[i]!) },
-      ...(plan?.targetDeltas ?? []).map(({ target, deltaMinor }) => ({
-        type: invoiceEventType(undefined, invoicesAfter.get(target.id)!, deltaMinor),
-        ref: target,
-      })),
+      ...(plan ? targetEvents(plan, new ByTarget(), invoicesAfter) : []),
     ],
   }));
+}
+
+/** The payment as a source of money, once inserted (a plan is made before: its id is not known then). */
+function sourceOf(input: CollectedPaymentInput, paymentId: number) {
+  return {
+    ...paymentSource({ ...input, id: paymentId }),
+    label: paymentId > 0 ? `payment ${paymentId}` : `the payment of invoice ${input.invoiceId}`,
+  };
 }
 
 /** Whether the batch's payments are settled or failed, each paying one invoice of its own. */
@@ -108,31 +122,41 @@ function planPayments(
   for (const invoice of invoices.values())
     targets.set({ type: 'invoice', id: invoice.id }, invoiceTarget(invoice));
   return inputs.map((input) => {
-    if (input.state === 'failed' || input.invoiceId === null || input.allocateMinor <= 0) {
-      return { input, plan: undefined };
-    }
-    const target = { type: 'invoice' as const, id: input.invoiceId };
-    if (!targets.has(target)) {
-      throw new ValidationError(
-        [{ field: 'allocations[0].invoiceID', message: `no such invoice: ${input.invoiceId}` }],
-        'invalid_allocations',
-      );
-    }
-    const result = planAllocations({
-      sourceLabel: `the payment of invoice ${input.invoiceId}`,
-      sourceAmountMinor: input.amountMinor,
-      currencyCode: input.currencyCode,
-      existing: [],
-      requested: [{ allocationId: null, target, amountMinor: input.allocateMinor, field: 'allocations[0]' }],
-      targets,
-    });
-    if ('problems' in result) throw new ValidationError(result.problems, 'invalid_allocations');
-    for (const { target: moved, deltaMinor } of result.plan.targetDeltas) {
-      const open = targets.get(moved)!;
-      targets.set(moved, { ...open, openMinor: open.openMinor - deltaMinor });
-    }
-    return { input, plan: result.plan };
+    const entries = collectedEntries(input);
+    if (entries.length === 0) return { input, plan: undefined };
+    const own = targetsOfCustomer(targets, invoices, input.customerId);
+    const plan = planOrRefuse(sourceOf(input, 0), [], requestedOf(entries, own), own);
+    takeFromOpen(targets, plan);
+    return { input, plan };
   });
+}
+
+/**
+ * The locked invoices as targets for money of this customer: another customer's is refused, as
+ * lockInvoicesForAllocation tells a payment recorded alone.
+ */
+function targetsOfCustomer(
+  targets: ByTarget<AllocationTarget>,
+  invoices: ReadonlyMap<number, AllocatableInvoice>,
+  customerId: number,
+): ByTarget<AllocationTarget> {
+  const own = new ByTarget<AllocationTarget>();
+  for (const [target, figures] of targets.entries()) {
+    const theirs = invoices.get(target.id)!.customerId !== customerId;
+    own.set(
+      target,
+      theirs && !figures.refusal ? { ...figures, refusal: 'belongs to another customer' } : figures,
+    );
+  }
+  return own;
+}
+
+/** What a plan allocates is no longer open to the payments after it. */
+function takeFromOpen(targets: ByTarget<AllocationTarget>, plan: AllocationPlan): void {
+  for (const { target, deltaMinor } of plan.targetDeltas) {
+    const open = targets.get(target)!;
+    targets.set(target, { ...open, openMinor: open.openMinor - deltaMinor });
+  }
 }
 
 /** The payment's row, as insertPayment writes it, with its allocated total already in (its allocations follow). */
@@ -143,36 +167,4 @@ function paymentRow(
   now: string,
 ): NewPaymentRow {
   return { ...newPaymentRow(ctx, input.customerId, input, input, now), allocated_minor: allocatedMinor };
-}
-
-function allocationRows(
-  ctx: ServiceContext,
-  planned: readonly Planned[],
-  paymentIds: readonly number[],
-  now: string,
-): NewAllocationRow[] {
-  return planned.flatMap(({ input, plan }, i) =>
-    (plan?.inserts ?? []).map((insert) => ({
-      account_id: ctx.account.id,
-      customer_id: input.customerId,
-      source_type: 'payment' as const,
-      source_id: paymentIds[i]!,
-      target_type: insert.target.type,
-      target_id: insert.target.id,
-      amount_minor: insert.amountMinor,
-      created_at: now,
-      updated_at: now,
-    })),
-  );
-}
-
-/** The invoices' figures moved, in one statement; their state after it, by id. */
-function moveInvoiceFigures(
-  ctx: ServiceContext,
-  planned: readonly Planned[],
-): Promise<Map<number, InvoiceMoneyAfter>> {
-  const changes = planned.flatMap(({ plan }) =>
-    (plan?.targetDeltas ?? []).map(({ target, deltaMinor }) => ({ invoiceId: target.id, deltaMinor })),
-  );
-  return addToInvoicesMoney(ctx, SETTLED_COLUMN, changes);
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { CreditNotesTable } from '../../storage/schema.ts';
+import type { CreditNotesTable } from './tables.ts';
 
 export type CreditNoteRow = Selectable<CreditNotesTable>;
 export type NewCreditNoteRow = Insertable<CreditNotesTable>;
@@ -53,18 +53,21 @@ export function findCreditNotes(
 }
 
 /**
- * Takes the next number of the account's credit note sequence. The UPDATE holds the account row until the
- * transaction ends, so concurrent creations queue here and get consecutive numbers; a rollback gives the number
- * back.
+ * Takes the next number of the account's credit note sequence. The upsert holds the account's counter row until
+ * the transaction ends (PostgreSQL: a second taker of a row still being inserted waits for it too), so concurrent
+ * creations queue here and get consecutive numbers; a rollback gives the number back. An account's first take
+ * makes its row, numbering from 1.
  */
 export async function takeCreditNumber(db: Db, accountId: number): Promise<number> {
   const row = await db
-    .updateTable('accounts')
-    .set({ last_credit_num: sql<number>`last_credit_num + 1` })
-    .where('id', '=', accountId)
-    .returning('last_credit_num')
+    .insertInto('credit_note_numbers')
+    .values({ account_id: accountId, last_num: 1 })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({ last_num: sql<number>`credit_note_numbers.last_num + 1` }),
+    )
+    .returning('last_num')
     .executeTakeFirstOrThrow();
-  return Number(row.last_credit_num);
+  return Number(row.last_num);
 }
 
 /** The credit note holding a CreditNumber in the account (unique per account), if any. */

@@ -2,7 +2,7 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { paymentStatus } from '../../core/allocation.ts';
+import { paymentStatus } from './allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';

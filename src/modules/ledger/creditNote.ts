@@ -1,4 +1,4 @@
-import type { PaymentStatus } from '../../core/allocation.ts';
+import type { PaymentStatus } from './allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Allocation } from './allocation.service.ts';
 import type { MoneySourceInput } from './moneyMovement.ts';

@@ -9,6 +9,9 @@ export {
   customerBalanceFigure,
   hasMoneyRecords,
 } from './allocation.service.ts';
+/** Credit first: the customer's unapplied money paid to invoices before they are charged or bundled. */
+export type { CustomerCreditRequest } from './customerCredit.service.ts';
+export { applyCustomerCredit } from './customerCredit.service.ts';
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { changedFields } from '../../core/eventTypes.ts';
+import { changedFields } from '../events/index.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { lockCustomerForMoney, lockCustomersForMoney } from '../customers/index.ts';
 import { snapshotResource } from '../events/index.ts';

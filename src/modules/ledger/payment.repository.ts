@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
-import type { PaymentsTable } from '../../storage/schema.ts';
+import type { PaymentsTable } from './tables.ts';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type NewPaymentRow = Insertable<PaymentsTable>;

@@ -2,8 +2,8 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { paymentStatus } from '../../core/allocation.ts';
-import type { PaymentState } from '../../core/allocation.ts';
+import { paymentStatus } from './allocation.ts';
+import type { PaymentState } from './allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
@@ -20,6 +20,7 @@ import {
 } from './allocation.service.ts';
 import type {
   Allocation,
+  AllocationEntry,
   AllocationRequest,
   MoneySource,
   NewSourceAllocations,
@@ -260,7 +261,9 @@ async function checkPayment(ctx: ServiceContext, input: PaymentInput): Promise<C
 function checkPaymentIn(currencyCode: string, input: PaymentInput): CheckedPayment {
   const problems: FieldProblem[] = [];
   const money = checkMoneyFieldsIn(currencyCode, input, problems);
-  if (!(PAYMENT_METHODS as readonly string[]).includes(input.method)) {
+  // In any letter case, as a customer's PaymentMethod is (customer.service.ts): "EFT" is eft.
+  const method = input.method.trim().toLowerCase();
+  if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
     problems.push({ field: 'Method', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
   }
   // Spec, Payments rule 1: AutoApply goes to invoices only.
@@ -270,7 +273,7 @@ function checkPaymentIn(currencyCode: string, input: PaymentInput): CheckedPayme
     currencyCode: money.currencyCode,
     amountMinor: money.amountMinor,
     date: money.date!,
-    method: input.method,
+    method,
     memo: optionalText(input.memo) ?? null,
     ref: optionalText(input.ref) ?? null,
     request,
@@ -445,10 +448,24 @@ export async function recordCollectedPayment(
   );
   const paymentId = source.id;
   const events: EventToEmit[] = [{ type: 'payment.created', ref: paymentRef(paymentId) }];
+  const entries = collectedEntries(input);
+  if (entries.length > 0) {
+    const allocated = await allocateNewSource(ctx, source, { autoApply: false, entries });
+    events.push(...allocated.targetEvents);
+  }
+  return { paymentId, events };
+}
+
+/**
+ * The allocations a collected payment asks for: its invoices, each with what it owes (none when the payment
+ * failed: it moved no money). Recorded one by one or in a batch (collectedPayments.service.ts), the same.
+ */
+export function collectedEntries(input: CollectedPaymentInput): AllocationEntry[] {
+  if (input.state === 'failed') return [];
   const allocations =
     input.allocations ??
     (input.invoiceId === null ? [] : [{ invoiceId: input.invoiceId, amountMinor: input.allocateMinor }]);
-  const entries = allocations
+  return allocations
     .filter((allocation) => allocation.amountMinor > 0)
     .map((allocation, i) => ({
       allocationId: null,
@@ -457,11 +474,6 @@ export async function recordCollectedPayment(
       field: `allocations[${i}]`,
       targetField: `allocations[${i}].invoiceID`,
     }));
-  if (input.state !== 'failed' && entries.length > 0) {
-    const allocated = await allocateNewSource(ctx, source, { autoApply: false, entries });
-    events.push(...allocated.targetEvents);
-  }
-  return { paymentId, events };
 }
 
 /** The id of the customer's payment recorded for a gateway's charge, if there is one. */

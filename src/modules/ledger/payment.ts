@@ -1,4 +1,4 @@
-import type { PaymentState, PaymentStatus } from '../../core/allocation.ts';
+import type { PaymentState, PaymentStatus } from './allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Allocation } from './allocation.service.ts';
 import type { MoneySourceInput } from './moneyMovement.ts';
@@ -16,7 +16,7 @@ export interface Payment {
   status: PaymentStatus;
   memo: string | null;
   ref: string | null;
-  /** Why a payment collected through a gateway failed (a reason of src/core/dunning.ts); null otherwise. */
+  /** Why a payment collected through a gateway failed (a reason of src/modules/gateways/failureReasons.ts); null otherwise. */
   failureReason: string | null;
   /** The stored method a gateway collected it from; null for money recorded by hand. */
   paymentMethodId: number | null;

@@ -9,7 +9,7 @@ import { insertRefundAdjustment } from './adjustment.service.ts';
 import * as adjustments from './adjustment.repository.ts';
 import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
 import type { Allocation, AllocationEntry } from './allocation.service.ts';
-import type { PaymentState, TargetRef } from '../../core/allocation.ts';
+import type { PaymentState, TargetRef } from './allocation.ts';
 import { issueCreditNoteInTransaction, withdrawCreditNoteInTransaction } from './creditNote.service.ts';
 import { withLockedRecord } from './moneyMovement.ts';
 import { getPaymentRow, sourceOf } from './payment.service.ts';

@@ -22,6 +22,9 @@ export interface StatementMoneyRecord {
   memo: string | null;
   /** A positive adjustment's due date (null: due on its date); null for the others. */
   dueDate: PlainDate | null;
+  /** A payment the bank has not paid yet (Pending), and the stored method it is taken from; false and null otherwise. */
+  pending: boolean;
+  paymentMethodId: number | null;
 }
 
 /** The customer's money records in a currency, by kind then id; three statements. */
@@ -30,26 +33,98 @@ export async function statementMoneyRecordsOf(
   customerId: number,
   currencyCode: string,
 ): Promise<StatementMoneyRecord[]> {
-  const { db } = ctx;
-  const accountId = ctx.account.id;
-  const payments = await db
+  const scope: RecordScope = { ctx, customerId, currencyCode };
+  const payments = await paymentRecordsOf(scope);
+  const creditNotes = await creditNoteRecordsOf(scope);
+  const adjustments = await adjustmentRecordsOf(scope);
+  return [...payments, ...creditNotes, ...adjustments];
+}
+
+/** Whose records, in which currency. */
+interface RecordScope {
+  ctx: ServiceContext;
+  customerId: number;
+  currencyCode: string;
+}
+
+/** The payments Balance counts: all but the failed ones, by id. */
+async function paymentRecordsOf({
+  ctx,
+  customerId,
+  currencyCode,
+}: RecordScope): Promise<StatementMoneyRecord[]> {
+  const rows = await ctx.db
     .selectFrom('payments')
-    .select(['id', 'payment_date', 'amount_minor', 'allocated_minor', 'ref', 'method', 'memo'])
-    .where('account_id', '=', accountId)
+    .select([
+      'id',
+      'payment_date',
+      'amount_minor',
+      'allocated_minor',
+      'ref',
+      'method',
+      'memo',
+      'state',
+      'payment_method_id',
+    ])
+    .where('account_id', '=', ctx.account.id)
     .where('customer_id', '=', customerId)
     .where('currency_code', '=', currencyCode)
     .where('state', '!=', 'failed')
     .orderBy('id')
     .execute();
-  const creditNotes = await db
+  return rows.map((row) => ({
+    kind: 'payment' as const,
+    id: row.id,
+    date: row.payment_date,
+    direction: 'negative' as const,
+    amountMinor: row.amount_minor,
+    openMinor: row.amount_minor - row.allocated_minor,
+    reference: row.ref,
+    detail: row.method,
+    memo: row.memo,
+    dueDate: null,
+    pending: row.state === 'pending',
+    paymentMethodId: row.payment_method_id,
+  }));
+}
+
+/** The customer's credit notes, by id. */
+async function creditNoteRecordsOf({
+  ctx,
+  customerId,
+  currencyCode,
+}: RecordScope): Promise<StatementMoneyRecord[]> {
+  const rows = await ctx.db
     .selectFrom('credit_notes')
     .select(['id', 'credit_date', 'amount_minor', 'allocated_minor', 'credit_number', 'memo'])
-    .where('account_id', '=', accountId)
+    .where('account_id', '=', ctx.account.id)
     .where('customer_id', '=', customerId)
     .where('currency_code', '=', currencyCode)
     .orderBy('id')
     .execute();
-  const adjustments = await db
+  return rows.map((row) => ({
+    kind: 'credit_note' as const,
+    id: row.id,
+    date: row.credit_date,
+    direction: 'negative' as const,
+    amountMinor: row.amount_minor,
+    openMinor: row.amount_minor - row.allocated_minor,
+    reference: row.credit_number,
+    detail: null,
+    memo: row.memo,
+    dueDate: null,
+    pending: false,
+    paymentMethodId: null,
+  }));
+}
+
+/** The customer's adjustments, both directions, by id. */
+async function adjustmentRecordsOf({
+  ctx,
+  customerId,
+  currencyCode,
+}: RecordScope): Promise<StatementMoneyRecord[]> {
+  const rows = await ctx.db
     .selectFrom('adjustments')
     .select([
       'id',
@@ -62,47 +137,23 @@ export async function statementMoneyRecordsOf(
       'ref',
       'memo',
     ])
-    .where('account_id', '=', accountId)
+    .where('account_id', '=', ctx.account.id)
     .where('customer_id', '=', customerId)
     .where('currency_code', '=', currencyCode)
     .orderBy('id')
     .execute();
-  return [
-    ...payments.map((row) => ({
-      kind: 'payment' as const,
-      id: row.id,
-      date: row.payment_date,
-      direction: 'negative' as const,
-      amountMinor: row.amount_minor,
-      openMinor: row.amount_minor - row.allocated_minor,
-      reference: row.ref,
-      detail: row.method,
-      memo: row.memo,
-      dueDate: null,
-    })),
-    ...creditNotes.map((row) => ({
-      kind: 'credit_note' as const,
-      id: row.id,
-      date: row.credit_date,
-      direction: 'negative' as const,
-      amountMinor: row.amount_minor,
-      openMinor: row.amount_minor - row.allocated_minor,
-      reference: row.credit_number,
-      detail: null,
-      memo: row.memo,
-      dueDate: null,
-    })),
-    ...adjustments.map((row) => ({
-      kind: 'adjustment' as const,
-      id: row.id,
-      date: row.adjustment_date,
-      direction: row.direction === 'positive' ? ('positive' as const) : ('negative' as const),
-      amountMinor: row.amount_minor,
-      openMinor: row.amount_minor - row.allocated_minor,
-      reference: row.ref,
-      detail: row.adjustment_type,
-      memo: row.memo,
-      dueDate: row.due_date,
-    })),
-  ];
+  return rows.map((row) => ({
+    kind: 'adjustment' as const,
+    id: row.id,
+    date: row.adjustment_date,
+    direction: row.direction === 'positive' ? ('positive' as const) : ('negative' as const),
+    amountMinor: row.amount_minor,
+    openMinor: row.amount_minor - row.allocated_minor,
+    reference: row.ref,
+    detail: row.adjustment_type,
+    memo: row.memo,
+    dueDate: row.due_date,
+    pending: false,
+    paymentMethodId: null,
+  }));
 }

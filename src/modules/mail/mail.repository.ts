@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
-import type { Database, MailOutboxTable } from '../../storage/schema.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { MailOutboxTable } from './tables.ts';
 
 export interface NewMailRow {
   accountId: number;

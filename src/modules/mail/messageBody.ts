@@ -3,6 +3,7 @@
  * (docs/portal.md, "E-mail"): a greeting, paragraphs, a link to act on, a table of figures, and the seller's
  * signature. Every text is escaped in the HTML; the text part is what a client without HTML shows.
  */
+import { escapeHtml } from '../../core/htmlText.ts';
 export type MessageBlock =
   | { paragraph: string; strong?: boolean }
   | { link: string; text: string }
@@ -16,12 +17,6 @@ export interface MessageContent {
   /** The seller's name first, then its address, numbers and contact lines. */
   signature: string[];
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
 
 function blockText(block: MessageBlock): string {
   if ('paragraph' in block) return block.paragraph;

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { EmandatesTable } from '../../storage/schema.ts';
+import type { EmandatesTable } from './tables.ts';
 
 export type EmandateRow = Selectable<EmandatesTable>;
 export type NewEmandateRow = Insertable<EmandatesTable>;

@@ -6,7 +6,7 @@ import {
   accountTypeOf,
   isValidBranchCode,
   lastFour,
-} from '../../core/bankAccounts.ts';
+} from './bankAccounts.ts';
 import { parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { listCountries } from '../../core/countries.ts';
@@ -17,7 +17,7 @@ import {
   debitFrequencyOf,
   escalationOf,
   maxAmountProblem,
-} from '../../core/mandates.ts';
+} from './mandates.ts';
 import { wireAmountToMinor } from '../../core/money.ts';
 import { isEmailAddress, optionalText, requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
@@ -133,7 +133,23 @@ function bounded(value: string | null | undefined, max: number, field: string, p
  */
 function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
   const problems: FieldProblem[] = [];
-  const currencyCode = ctx.account.currencyCode;
+  const signee = checkedSignee(input, problems);
+  const bankAccount = checkedBankAccount(input, problems);
+  const debit = checkedDebit(ctx, input, problems);
+  const pageLinks = checkedPageLinks(input, problems);
+  if (problems.length) throw new ValidationError(problems);
+  return {
+    customer_id: input.customerId ?? null,
+    ...signee,
+    ...bankAccount,
+    ...debit,
+    is_customer_editable: input.isCustomerEditable === true,
+    ...pageLinks,
+  };
+}
+
+/** Who signs: the person, the company they may sign for, and how to reach them. */
+function checkedSignee(input: EmandateInput, problems: FieldProblem[]) {
   const name = requiredText(input.name, 'Name', problems);
   const lastName = requiredText(input.lastName, 'Lastname', problems);
   const isCompanySignee = input.isCompanySignee === true;
@@ -157,6 +173,25 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
     if (problem) problems.push({ field: 'CountryISOCode', message: problem });
   }
 
+  return {
+    name,
+    last_name: lastName,
+    company,
+    trading_as: tradingAs,
+    tel,
+    email,
+    address1,
+    address2,
+    city,
+    state,
+    country_iso_code: country && country.toUpperCase(),
+    postal_code: postalCode,
+    is_company_signee: isCompanySignee,
+  };
+}
+
+/** The account debited: a debit order's bank details. */
+function checkedBankAccount(input: EmandateInput, problems: FieldProblem[]) {
   const bankName = requiredText(input.bankName, 'bank_Name', problems);
   const branchCode = requiredText(input.bankBranchCode, 'bank_BranchCode', problems);
   if (branchCode !== '' && !isValidBranchCode(branchCode)) {
@@ -175,6 +210,19 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
     problems.push({ field: 'bank_AccountType', message: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
   }
 
+  return {
+    bank_debit_method: 'debit_order',
+    bank_name: bankName,
+    bank_branch_code: branchCode,
+    bank_acc_holder: accountHolder,
+    accountNumber: accountNumber!,
+    bank_account_type: accountType!,
+  };
+}
+
+/** What is debited, how often and from when, in the account's currency. */
+function checkedDebit(ctx: ServiceContext, input: EmandateInput, problems: FieldProblem[]) {
+  const currencyCode = ctx.account.currencyCode;
   const frequency = debitFrequencyOf(input.debitFrequency);
   if (!frequency) {
     problems.push({
@@ -216,6 +264,23 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
   }
   const contractRef = requiredText(input.debitContractRef, 'debit_ContractRef', problems);
 
+  return {
+    currency_code: currencyCode,
+    debit_frequency: frequency!,
+    debit_action_day: input.debitActionDay,
+    debit_start_date: startDate!,
+    debit_end_date: endDate ?? null,
+    debit_amt_minor: amount!,
+    debit_max_amt_minor: maxAmount!,
+    debit_escalation: escalation,
+    debit_name_on_stmt: nameOnStatement,
+    debit_contract_ref: contractRef,
+    debit_variable_amts: input.debitVariableAmts === true,
+  };
+}
+
+/** Where the signing page may be framed, and where it sends the signee back to. */
+function checkedPageLinks(input: EmandateInput, problems: FieldProblem[]) {
   const authDomainText = optionalText(input.authDomain) ?? null;
   const authDomain = authDomainText === null ? null : allowedFrameOrigin(authDomainText);
   if (authDomainText !== null && typeof authDomain !== 'string') {
@@ -231,40 +296,7 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
     const problem = returnUrlProblem(cancelUrl);
     if (problem) problems.push({ field: 'CancelUrl', message: problem });
   }
-  if (problems.length) throw new ValidationError(problems);
   return {
-    customer_id: input.customerId ?? null,
-    name,
-    last_name: lastName,
-    company,
-    trading_as: tradingAs,
-    tel,
-    email,
-    address1,
-    address2,
-    city,
-    state,
-    country_iso_code: country && country.toUpperCase(),
-    postal_code: postalCode,
-    bank_debit_method: 'debit_order',
-    bank_name: bankName,
-    bank_branch_code: branchCode,
-    bank_acc_holder: accountHolder,
-    accountNumber: accountNumber!,
-    bank_account_type: accountType!,
-    currency_code: currencyCode,
-    debit_frequency: frequency!,
-    debit_action_day: input.debitActionDay,
-    debit_start_date: startDate!,
-    debit_end_date: endDate ?? null,
-    debit_amt_minor: amount!,
-    debit_max_amt_minor: maxAmount!,
-    debit_escalation: escalation,
-    debit_name_on_stmt: nameOnStatement,
-    debit_contract_ref: contractRef,
-    debit_variable_amts: input.debitVariableAmts === true,
-    is_customer_editable: input.isCustomerEditable === true,
-    is_company_signee: isCompanySignee,
     auth_domain: typeof authDomain === 'string' ? authDomain : null,
     return_url: returnUrl,
     cancel_url: cancelUrl,
@@ -337,7 +369,7 @@ export async function getEmandate(ctx: ServiceContext, token: string): Promise<E
   return emandateFromRow(row, nowInstant(ctx), await beneficiaryOf(ctx));
 }
 
-/** Mandates by id, as events show them (src/views/); ids not found are left out. */
+/** Mandates by id, as events show them (src/readModels/); ids not found are left out. */
 export async function emandatesByIds(ctx: ServiceContext, ids: number[]): Promise<Map<number, Emandate>> {
   const rows = await repo.listEmandatesByIds(ctx.db, ctx.account.id, ids);
   if (rows.length === 0) return new Map();

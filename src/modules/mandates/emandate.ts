@@ -1,6 +1,6 @@
-import type { AccountType } from '../../core/bankAccounts.ts';
+import type { AccountType } from './bankAccounts.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { DebitFrequency } from '../../core/mandates.ts';
+import type { DebitFrequency } from './mandates.ts';
 import type { EmandateRow } from './emandate.repository.ts';
 
 /** Where an eMandate is (docs/design/mandates.md, "Lifecycle"): the states this service reaches so far. */

@@ -154,6 +154,7 @@ function optionsFor(
     declineAction: paths.decline,
     // docs/spec-decisions.md, "The signed PDF": the link is offered only while it downloads.
     downloadUrl: isPublicDownloadOpen(ctx, mandate) ? paths.download : '',
+    timeZone: ctx.account.timeZone,
   };
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { ACCOUNT_TYPES } from '../../core/bankAccounts.ts';
-import { DEBIT_FREQUENCIES } from '../../core/mandates.ts';
+import { ACCOUNT_TYPES } from './bankAccounts.ts';
+import { DEBIT_FREQUENCIES } from './mandates.ts';
 import { Id, Nullable, Text, WireDate } from '../../http/schemas.ts';
 
 // Spec part 2, eMandates: the input fields as the spec spells them (Lastname in requests, LastName in the

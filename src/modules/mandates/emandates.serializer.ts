@@ -1,5 +1,5 @@
 import { startOfDate } from '../../core/calendar.ts';
-import { maskedAccountNumber } from '../../core/mandates.ts';
+import { maskedAccountNumber } from './mandates.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import type { Emandate, EmandateFlow } from './emandate.ts';
 import type { EmandateInput } from './emandate.service.ts';

@@ -46,3 +46,32 @@ export const EMANDATE_EVENT_TYPES = [
   'emandate.declined',
   'emandate.cancelled',
 ] as const;
+export type { AccountType, DebitMethod } from './bankAccounts.ts';
+export {
+  ACCOUNT_NUMBER_MAX_DIGITS,
+  ACCOUNT_NUMBER_MIN_DIGITS,
+  ACCOUNT_TYPES,
+  DEBIT_METHODS,
+  accountNumberDigits,
+  accountTypeOf,
+  bicCountryProblem,
+  bicProblem,
+  debitMethodOf,
+  ibanProblem,
+  isValidBic,
+  isValidBranchCode,
+  isValidRoutingNumber,
+  lastFour,
+  mod97,
+  normalizeBic,
+  normalizeIban,
+} from './bankAccounts.ts';
+export type { ActionDatePlan, MandateTerms } from './mandateChecks.ts';
+export {
+  collectionPeriod,
+  collectionTermsProblem,
+  mandatedActionDate,
+  plannedActionDate,
+  scheduledDateOf,
+} from './mandateChecks.ts';
+export { SEPA_CHARACTERS, SEPA_MAX_ID, mandateReferenceProblem, sepaIdProblem } from './sepaIdentifiers.ts';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { maskedAccountNumber } from '../../core/mandates.ts';
+import { maskedAccountNumber } from './mandates.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import type { Emandate } from './emandate.ts';
 

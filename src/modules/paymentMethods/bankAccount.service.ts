@@ -17,9 +17,9 @@ import {
   lastFour,
   normalizeBic,
   normalizeIban,
-} from '../../core/bankAccounts.ts';
-import type { AccountType, DebitMethod } from '../../core/bankAccounts.ts';
-import { mandateReferenceProblem } from '../../core/bankFiles/sepaDirectDebit.ts';
+} from '../mandates/index.ts';
+import type { AccountType, DebitMethod } from '../mandates/index.ts';
+import { mandateReferenceProblem } from '../mandates/index.ts';
 import { parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
@@ -99,96 +99,26 @@ interface CheckedBankAccount {
  * by its wire field path (BankAccount.IBAN).
  */
 function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): CheckedBankAccount {
-  const field = (name: string) => `BankAccount.${name}`;
   const method = debitMethodOf(input.method);
   if (!method) {
-    problems.push({ field: field('Method'), message: `must be one of ${DEBIT_METHODS.join(', ')}` });
+    problems.push({ field: bankField('Method'), message: `must be one of ${DEBIT_METHODS.join(', ')}` });
   }
   const accountType = accountTypeOf(input.accountType);
   if (!accountType) {
-    problems.push({ field: field('AccountType'), message: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
+    problems.push({ field: bankField('AccountType'), message: `must be one of ${ACCOUNT_TYPES.join(', ')}` });
   }
-  const accountHolder = requiredText(input.accountHolder, field('AccountHolder'), problems);
-  const bank = requiredText(input.bank, field('Bank'), problems);
-
-  const given = {
-    accountNumber: optionalText(input.accountNumber) ?? null,
-    branchCode: optionalText(input.branchCode) ?? null,
-    routingNumber: optionalText(input.routingNumber) ?? null,
-    iban: optionalText(input.iban) ?? null,
-    bic: optionalText(input.bic) ?? null,
-  };
-  const required = (name: string, value: string | null) => {
-    if (value === null) problems.push({ field: field(name), message: `is required for ${method}` });
-    return value !== null;
-  };
-  const refused = (name: string, value: string | null, only: string) => {
-    if (value !== null) problems.push({ field: field(name), message: `is only for ${only}, not ${method}` });
-  };
-
-  let accountNumber: string | null = null;
-  let branchCode: string | null = null;
-  let routingNumber: string | null = null;
-  let iban: string | null = null;
-  let bic: string | null = null;
-  if (method !== 'sepa' && method !== undefined && required('AccountNumber', given.accountNumber)) {
-    accountNumber = accountNumberDigits(given.accountNumber!) ?? null;
-    if (accountNumber === null) {
-      problems.push({
-        field: field('AccountNumber'),
-        message: `must be ${ACCOUNT_NUMBER_MIN_DIGITS} to ${ACCOUNT_NUMBER_MAX_DIGITS} digits (spaces and dashes between groups are allowed)`,
-      });
-    }
-  }
-  if (method === 'debit_order') {
-    if (required('BranchCode', given.branchCode)) {
-      branchCode = given.branchCode;
-      if (!isValidBranchCode(branchCode!)) {
-        problems.push({
-          field: field('BranchCode'),
-          message: 'must be 3 to 20 letters and digits (spaces and dashes between groups are allowed)',
-        });
-      }
-    }
-  } else if (method) {
-    // Spec: BranchCode may be set only when the method is neither sepa nor ach.
-    refused('BranchCode', given.branchCode, 'debit_order');
-  }
-  if (method === 'ach') {
-    // Spec: RoutingNumber is required for ach.
-    if (required('RoutingNumber', given.routingNumber)) {
-      routingNumber = given.routingNumber!.replace(/[\s-]/g, '');
-      if (!isValidRoutingNumber(routingNumber)) {
-        problems.push({ field: field('RoutingNumber'), message: 'is not a valid ABA routing number' });
-      }
-    }
-  } else if (method) {
-    refused('RoutingNumber', given.routingNumber, 'ach');
-  }
-  if (method === 'sepa') {
-    // Spec: IBAN and BIC are required for sepa.
-    let ibanProblemText: string | undefined;
-    let bicProblemText: string | undefined;
-    if (required('IBAN', given.iban)) {
-      iban = normalizeIban(given.iban!);
-      ibanProblemText = ibanProblem(iban);
-      if (ibanProblemText) problems.push({ field: field('IBAN'), message: ibanProblemText });
-    }
-    if (required('BIC', given.bic)) {
-      bic = normalizeBic(given.bic!);
-      bicProblemText = bicProblem(bic);
-      if (bicProblemText) problems.push({ field: field('BIC'), message: bicProblemText });
-    }
-    if (iban !== null && bic !== null && !ibanProblemText && !bicProblemText) {
-      // The BIC's country is the IBAN's, bar territories sharing a scheme (docs/design/collections.md, "Bank-account
-      // validation").
-      const mismatch = bicCountryProblem(iban, bic);
-      if (mismatch) problems.push({ field: field('BIC'), message: mismatch });
-    }
-  } else if (method) {
-    refused('IBAN', given.iban, 'sepa');
-    refused('BIC', given.bic, 'sepa');
-  }
+  const accountHolder = requiredText(input.accountHolder, bankField('AccountHolder'), problems);
+  const bank = requiredText(input.bank, bankField('Bank'), problems);
+  const rules = methodRules(method, problems);
+  // In the order their problems are reported: the number, then each method's own fields.
+  const accountNumber = checkedAccountNumber(optionalText(input.accountNumber) ?? null, rules);
+  const branchCode = checkedBranchCode(optionalText(input.branchCode) ?? null, rules);
+  const routingNumber = checkedRoutingNumber(optionalText(input.routingNumber) ?? null, rules);
+  const { iban, bic } = checkedSepaNumbers(
+    optionalText(input.iban) ?? null,
+    optionalText(input.bic) ?? null,
+    rules,
+  );
   return {
     debitMethod: method ?? 'debit_order',
     accountType: accountType ?? 'Savings',
@@ -201,6 +131,117 @@ function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): 
     bic,
     emandateToken: optionalText(input.emandateToken) ?? null,
   };
+}
+
+const bankField = (name: string) => `BankAccount.${name}`;
+
+/** Which fields the debit method asks for and which it refuses, each problem written to `problems`. */
+interface MethodRules {
+  method: DebitMethod | undefined;
+  problems: FieldProblem[];
+  /** Whether the field is given; a problem when not. */
+  required(name: string, value: string | null): boolean;
+  /** A problem when a field of another method (`only`) is given. */
+  refused(name: string, value: string | null, only: string): void;
+}
+
+function methodRules(method: DebitMethod | undefined, problems: FieldProblem[]): MethodRules {
+  return {
+    method,
+    problems,
+    required(name, value) {
+      if (value === null) problems.push({ field: bankField(name), message: `is required for ${method}` });
+      return value !== null;
+    },
+    refused(name, value, only) {
+      if (value !== null) {
+        problems.push({ field: bankField(name), message: `is only for ${only}, not ${method}` });
+      }
+    },
+  };
+}
+
+/** Every method but sepa needs an account number. */
+function checkedAccountNumber(given: string | null, rules: MethodRules): string | null {
+  const { method, problems } = rules;
+  if (method === 'sepa' || method === undefined || !rules.required('AccountNumber', given)) return null;
+  const accountNumber = accountNumberDigits(given!) ?? null;
+  if (accountNumber === null) {
+    problems.push({
+      field: bankField('AccountNumber'),
+      message: `must be ${ACCOUNT_NUMBER_MIN_DIGITS} to ${ACCOUNT_NUMBER_MAX_DIGITS} digits (spaces and dashes between groups are allowed)`,
+    });
+  }
+  return accountNumber;
+}
+
+/** Spec: BranchCode may be set only when the method is neither sepa nor ach; debit_order needs it. */
+function checkedBranchCode(given: string | null, rules: MethodRules): string | null {
+  const { method, problems } = rules;
+  if (method !== 'debit_order') {
+    if (method) rules.refused('BranchCode', given, 'debit_order');
+    return null;
+  }
+  if (!rules.required('BranchCode', given)) return null;
+  if (!isValidBranchCode(given!)) {
+    problems.push({
+      field: bankField('BranchCode'),
+      message: 'must be 3 to 20 letters and digits (spaces and dashes between groups are allowed)',
+    });
+  }
+  return given;
+}
+
+/** Spec: RoutingNumber is required for ach. */
+function checkedRoutingNumber(given: string | null, rules: MethodRules): string | null {
+  const { method, problems } = rules;
+  if (method !== 'ach') {
+    if (method) rules.refused('RoutingNumber', given, 'ach');
+    return null;
+  }
+  if (!rules.required('RoutingNumber', given)) return null;
+  const routingNumber = given!.replace(/[\s-]/g, '');
+  if (!isValidRoutingNumber(routingNumber)) {
+    problems.push({ field: bankField('RoutingNumber'), message: 'is not a valid ABA routing number' });
+  }
+  return routingNumber;
+}
+
+/** Spec: IBAN and BIC are required for sepa. */
+function checkedSepaNumbers(
+  givenIban: string | null,
+  givenBic: string | null,
+  rules: MethodRules,
+): { iban: string | null; bic: string | null } {
+  const { method, problems } = rules;
+  if (method !== 'sepa') {
+    if (method) {
+      rules.refused('IBAN', givenIban, 'sepa');
+      rules.refused('BIC', givenBic, 'sepa');
+    }
+    return { iban: null, bic: null };
+  }
+  let iban: string | null = null;
+  let bic: string | null = null;
+  let ibanProblemText: string | undefined;
+  let bicProblemText: string | undefined;
+  if (rules.required('IBAN', givenIban)) {
+    iban = normalizeIban(givenIban!);
+    ibanProblemText = ibanProblem(iban);
+    if (ibanProblemText) problems.push({ field: bankField('IBAN'), message: ibanProblemText });
+  }
+  if (rules.required('BIC', givenBic)) {
+    bic = normalizeBic(givenBic!);
+    bicProblemText = bicProblem(bic);
+    if (bicProblemText) problems.push({ field: bankField('BIC'), message: bicProblemText });
+  }
+  if (iban !== null && bic !== null && !ibanProblemText && !bicProblemText) {
+    // The BIC's country is the IBAN's, bar territories sharing a scheme (docs/design/collections.md, "Bank-account
+    // validation").
+    const mismatch = bicCountryProblem(iban, bic);
+    if (mismatch) problems.push({ field: bankField('BIC'), message: mismatch });
+  }
+  return { iban, bic };
 }
 
 /**

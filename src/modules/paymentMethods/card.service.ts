@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { nowInstant, today } from '../../context.ts';
-import { lastFour } from '../../core/bankAccounts.ts';
+import { lastFour } from '../mandates/index.ts';
 import {
   CARD_NUMBER_MAX_DIGITS,
   CARD_NUMBER_MIN_DIGITS,
@@ -10,8 +10,8 @@ import {
   cardTypesOf,
   isLuhnValid,
   matchesCardType,
-} from '../../core/cards.ts';
-import type { CardType } from '../../core/cards.ts';
+} from '../gateways/index.ts';
+import type { CardType } from '../gateways/index.ts';
 import { requiredText } from '../../core/text.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';

@@ -4,7 +4,8 @@ import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
-import type { Database, PaymentMethodsTable } from '../../storage/schema.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { PaymentMethodsTable } from './tables.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
 
 /** A payment method without its sealed account number and IBAN: what lists and checks read. */

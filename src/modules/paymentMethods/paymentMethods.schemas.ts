@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, Nullable, NullableObject, Text, WireDate } from '../../http/schemas.ts';
-import { CARD_TYPES } from '../../core/cards.ts';
-import { ACCOUNT_TYPES, DEBIT_METHODS } from '../../core/bankAccounts.ts';
+import { CARD_TYPES } from '../gateways/index.ts';
+import { ACCOUNT_TYPES, DEBIT_METHODS } from '../mandates/index.ts';
 
 // Brands, methods and account types are checked by the use case (case-insensitively, with messages naming the
 // field path), so the schemas describe them rather than enumerate them.

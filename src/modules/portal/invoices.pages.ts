@@ -1,10 +1,10 @@
 import type { App } from '../../http/types.ts';
-import { invoicePdfFilename, renderInvoicePdf } from '../invoicing/index.ts';
-import { invoiceWithFigures } from '../../views/invoices.view.ts';
+import { invoicePdfFilename, pendingDebitsOf, renderInvoicePdf } from '../invoicing/index.ts';
+import { invoiceWithFigures } from '../../readModels/invoices.view.ts';
 import type { PortalRequests } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
 import { getCustomer } from '../customers/index.ts';
-import { invoiceDetail, invoiceRow, pageNumber, payAttempt } from './portalViews.ts';
+import { invoiceDetail, invoiceRowsOf, pageNumber, payAttempt } from './portalViews.ts';
 import { IdParams, PageQuery, SlugParams } from './portal.schemas.ts';
 
 const INVOICES_PER_PAGE = 25;
@@ -24,7 +24,10 @@ export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void 
         title: 'Invoices',
         current: 'invoices',
         caption: 'Your invoices, newest first',
-        invoices: all.slice((number - 1) * INVOICES_PER_PAGE, number * INVOICES_PER_PAGE).map(invoiceRow),
+        invoices: await invoiceRowsOf(
+          page.portal.ctx,
+          all.slice((number - 1) * INVOICES_PER_PAGE, number * INVOICES_PER_PAGE),
+        ),
         previous: number > 1 ? link(number - 1) : undefined,
         next: all.length > number * INVOICES_PER_PAGE ? link(number + 1) : undefined,
       });
@@ -39,7 +42,11 @@ export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void 
       if (!page) return reply;
       const invoice = await invoiceOfSession(page, request.params.id);
       if (!invoice) return page.notFound();
-      const detail = invoiceDetail(await invoiceWithFigures(page.portal.ctx, invoice));
+      const pending = await pendingDebitsOf(page.portal.ctx, [invoice.id!]);
+      const detail = invoiceDetail(
+        await invoiceWithFigures(page.portal.ctx, invoice),
+        pending.get(invoice.id!),
+      );
       const customer = await getCustomer(page.portal.ctx, page.session.customerId);
       const owed = invoice.balances.balanceMinor > 0 && !invoice.isDraft;
       return page.render(200, 'invoice', {

@@ -1,3 +1,4 @@
+import { localDateText } from '../../core/calendar.ts';
 import type { App } from '../../http/types.ts';
 import { emandatesOfCustomer, mandatePdfFilename, renderMandatePdf } from '../mandates/index.ts';
 import type { Emandate } from '../mandates/index.ts';
@@ -53,7 +54,8 @@ function mandateView(page: SignedInPage, mandate: Emandate, token: string | null
     account: `${mandate.bankAccount.bankName} account ending ${mandate.bankAccount.lastFour}`,
     terms: `${money(debit.amountMinor, debit.currencyCode)} ${debit.frequency.toLowerCase()}, from ${debit.startDate}${debit.endDate ? ` to ${debit.endDate}` : ''}`,
     status: MANDATE_STATUS[mandate.status],
-    signedOn: mandate.signing ? mandate.signing.signedAt.slice(0, 10) : null,
+    // The account's date, not UTC's (docs/portal.md, "Dates and times").
+    signedOn: mandate.signing ? localDateText(mandate.signing.signedAt, page.portal.account.timeZone) : null,
     signHref: mandate.status === 'pending_signature' && token ? `/widget/emandate/${token}` : null,
     pdfHref: mandate.signing && token ? `${page.portal.base}mandates/${mandate.id}/pdf` : null,
   };

@@ -1,9 +1,9 @@
 import type { App } from '../../http/types.ts';
 import { getCustomer } from '../customers/index.ts';
-import { customerWithFigures } from '../../views/customers.view.ts';
+import { customerWithFigures } from '../../readModels/customers.view.ts';
 import { issuedInvoicesOf, newestFirst, overdueInvoices } from './signedInCustomer.ts';
 import type { PortalRequests } from './portalHttp.ts';
-import { invoiceRow, money, payAttempt } from './portalViews.ts';
+import { invoiceRowsOf, money, payAttempt, withTax } from './portalViews.ts';
 import { SlugParams } from './portal.schemas.ts';
 import { nextInvoiceOfCustomer } from './upcoming.ts';
 
@@ -32,9 +32,12 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
       balance: money(customer.figures.balanceMinor, currency),
       overdue: money(overdueMinor, currency),
       payOverdue: overdueMinor > 0 ? { attempt: payAttempt() } : undefined,
-      next: next && { amount: money(next.money.totalMinor, next.currencyCode), date: next.invoiceDate },
+      next: next && {
+        amount: withTax(money(next.money.totalMinor, next.currencyCode)),
+        date: next.invoiceDate,
+      },
       caption: 'Your most recent invoices',
-      invoices: newestFirst(invoices).slice(0, 5).map(invoiceRow),
+      invoices: await invoiceRowsOf(page.portal.ctx, newestFirst(invoices).slice(0, 5)),
     });
   });
 }

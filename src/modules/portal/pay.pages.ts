@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { FailureReason } from '../../core/dunning.ts';
+import type { FailureReason } from '../gateways/index.ts';
 import type { App } from '../../http/types.ts';
 import { payInvoicesNow } from '../collections/index.ts';
 import type { PayNowOutcome } from '../collections/index.ts';
@@ -13,7 +13,7 @@ import { getCaptureSession } from '../widgets/index.ts';
 import { allowWidget, completeCapture, openCapture, portalOrigin, startCapture } from './portalCapture.ts';
 import type { FormFields, PortalDeps, PortalRequests, SignedInPage } from './portalHttp.ts';
 import { invoiceOfSession, issuedInvoicesOf, overdueInvoices, ownedBySession } from './signedInCustomer.ts';
-import { invoiceRow, methodView, money, payAttempt } from './portalViews.ts';
+import { invoiceName, invoiceRow, methodView, money, payAttempt } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 
 /** A gateway's reason for a failed charge, in words a customer reads (docs/gateways.md lists the reasons). */
@@ -70,7 +70,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
       const gateway = await findPrimaryGateway(ctx);
       if (!gateway || !capturesCards(gateway)) return page.notFound();
       return page.render(200, 'payCard', {
-        title: `Pay invoice ${invoice.invoiceNum ?? invoice.id} with a new card`,
+        title: `Pay invoice ${invoiceName(invoice)} with a new card`,
         current: 'invoices',
         invoice: invoiceRow(invoice),
         // VaultSale: the card pays the balance and is kept for the customer; complete allocates the sale to the invoice.
@@ -83,7 +83,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
           // Charged at submit as what the invoice then owes, at most this balance (docs/portal.md, "Paying and
           // payment methods"): a page made before another payment must not pay the invoice twice.
           upToOwed: true,
-          description: `Invoice ${invoice.invoiceNum ?? invoice.id}, paid in the customer portal`,
+          description: `Invoice ${invoiceName(invoice)}, paid in the customer portal`,
         })),
       });
     },
@@ -138,7 +138,7 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
           errors: [
             {
               field: null,
-              message: `Invoice ${invoice.invoiceNum ?? invoice.id} is in ${invoice.currencyCode}, not in your account’s currency (${customer.currencyCode}). Nothing was charged: pay it as the invoice says, or ask the business.`,
+              message: `Invoice ${invoiceName(invoice)} is in ${invoice.currencyCode}, not in your account’s currency (${customer.currencyCode}). Nothing was charged: pay it as the invoice says, or ask the business.`,
             },
           ],
           backLink: { href: `${page.portal.base}invoices/${invoice.id}`, text: 'Back to the invoice' },
@@ -181,7 +181,6 @@ export function registerPayRoutes(portal: App, pages: PortalRequests, deps: Port
         heading: pending ? 'Your payment is being processed' : 'Thank you: your payment was received',
         amount: money(payment.amountMinor, payment.currencyCode),
         date: payment.date,
-        reference: payment.id,
         invoices: invoices.map(invoiceRow),
       });
     },

@@ -62,7 +62,9 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
         title: 'Payment methods',
         current: 'payment-methods',
         notice: DONE[request.query.done ?? ''],
-        methods: methods.map((method) => methodView(method, mandates.get(method.id))),
+        methods: methods.map((method) =>
+          methodView(method, mandates.get(method.id), page.portal.account.timeZone),
+        ),
         csrf: page.session.csrfToken,
       });
     },

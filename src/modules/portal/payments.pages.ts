@@ -4,7 +4,7 @@ import type { App } from '../../http/types.ts';
 import { adjustmentsByIds, listCreditNotes, listPayments } from '../ledger/index.ts';
 import type { CreditNote, Payment } from '../ledger/index.ts';
 import type { PortalRequests, SignedInPage } from './portalHttp.ts';
-import { money, pageNumber } from './portalViews.ts';
+import { invoiceName, money, pageNumber } from './portalViews.ts';
 import { PageQuery, SlugParams } from './portal.schemas.ts';
 import { issuedInvoicesOf } from './signedInCustomer.ts';
 
@@ -141,10 +141,7 @@ async function entriesOf(page: SignedInPage): Promise<EntryView[]> {
   const adjustments = adjustmentIds.length > 0 ? await adjustmentsByIds(ctx, adjustmentIds) : new Map();
   const targets: Targets = {
     invoiceNumbers: new Map(
-      (await issuedInvoicesOf(page)).map((invoice) => [
-        invoice.id!,
-        String(invoice.invoiceNum ?? invoice.id),
-      ]),
+      (await issuedInvoicesOf(page)).map((invoice) => [invoice.id!, invoiceName(invoice)]),
     ),
     adjustmentTypes: new Map([...adjustments].map(([id, adjustment]) => [id, adjustment.adjustmentType])),
   };

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { PortalSessionsTable, PortalTokensTable } from '../../storage/schema.ts';
+import type { PortalSessionsTable, PortalTokensTable } from './tables.ts';
 
 export type SessionRow = Selectable<PortalSessionsTable>;
 export type TokenRow = Selectable<PortalTokensTable>;

@@ -185,102 +185,8 @@ export const portalNotFound = (reply: FastifyReply) =>
  * HTTPS needed, sign in, form refused) when the request cannot go on.
  */
 export function portalRequests(deps: PortalDeps) {
-  const portalOf = async (request: FastifyRequest, slug: string): Promise<Portal | undefined> => {
-    const account = await findAccountByPortalSlug(deps.db, slug);
-    if (!account) return undefined;
-    return {
-      account,
-      ctx: await deps.contextFor(account.id, request),
-      slug,
-      base: `/portal/${slug}/`,
-      hasLogo: (await findAccountLogo(deps.db, account.id)) !== undefined,
-      secure: transportOf(deps, request) === 'https',
-    };
-  };
-
-  const pageOf = (
-    portal: Portal,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    session?: PortalSession,
-  ): PortalPage => {
-    // docs/design/portal.md, "Sessions and CSRF": HSTS on every answer of a portal served over HTTPS (a year), so
-    // that a browser that has seen it never tries the portal over plain HTTP again.
-    if (portal.secure) reply.header('strict-transport-security', 'max-age=31536000');
-    const cookieOptions = {
-      path: portal.secure ? '/' : portal.base,
-      httpOnly: true,
-      sameSite: 'lax' as const,
-      secure: portal.secure,
-    };
-    const page: PortalPage = {
-      portal,
-      request,
-      reply,
-      session,
-      render: (status, template, data) => renderPage(reply, status, template, portal, data, page.session),
-      message: (status, text) => page.render(status, 'message', { ...text }),
-      notFound: () =>
-        page.message(404, { ...NOT_FOUND, link: { href: portal.base, text: 'Go to the overview' } }),
-      redirect: (path) => reply.code(303).header('location', `${portal.base}${path}`).send(),
-      formToken: () => {
-        const existing = request.cookies[formCookieName(portal)];
-        if (existing && /^[\w-]{43}$/.test(existing)) return existing;
-        const token = crypto.randomBytes(32).toString('base64url');
-        reply.setCookie(formCookieName(portal), token, cookieOptions);
-        return token;
-      },
-      setSessionCookie: (sessionId) =>
-        void reply.setCookie(sessionCookieName(portal), sessionId, cookieOptions),
-      clearSessionCookie: () => void reply.clearCookie(sessionCookieName(portal), cookieOptions),
-      sendPdf: (filename, pdf) =>
-        reply
-          .type('application/pdf')
-          .header('content-disposition', `attachment; filename="${filename}"`)
-          .header('cache-control', 'no-store')
-          .header('referrer-policy', 'same-origin')
-          .header('x-content-type-options', 'nosniff')
-          .send(pdf),
-    };
-    return page;
-  };
-
-  /** The portal a slug names, served over HTTPS (or loopback); otherwise the answer is sent. */
-  const open = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    slug: string,
-  ): Promise<PortalPage | undefined> => {
-    const portal = await portalOf(request, slug);
-    if (!portal) {
-      await portalNotFound(reply);
-      return undefined;
-    }
-    const page = pageOf(portal, request, reply);
-    if (transportOf(deps, request) === 'refused') {
-      // Plain HTTP away from loopback: the portal refuses to set a cookie that anyone on the path could read.
-      await page.message(403, {
-        title: 'HTTPS needed',
-        heading: 'This portal needs HTTPS',
-        message: 'The customer portal is served over HTTPS only. Open it with an https:// address.',
-      });
-      return undefined;
-    }
-    return page;
-  };
-
   const currentSession = (page: PortalPage) =>
     auth.currentSession(page.portal.ctx, page.request.cookies[sessionCookieName(page.portal)]);
-
-  /** A form posted from another site, or without the form's token: nothing changes, and the page says why. */
-  const refuseForeignForm = (page: PortalPage) =>
-    page.message(403, {
-      title: 'Form refused',
-      heading: 'This form was not sent from the portal',
-      message:
-        'For your safety, forms are accepted only from the portal’s own pages. Open the page again and retry.',
-      link: { href: page.portal.base, text: 'Go to the portal' },
-    });
 
   /** A signed-in contact's page; otherwise the answer (sign-in page, or a note that the session ended) is sent. */
   const signedIn = async (
@@ -288,7 +194,7 @@ export function portalRequests(deps: PortalDeps) {
     reply: FastifyReply,
     slug: string,
   ): Promise<SignedInPage | undefined> => {
-    const page = await open(request, reply, slug);
+    const page = await openPortal(deps, request, reply, slug);
     if (!page) return undefined;
     const found = await currentSession(page);
     if (found.kind !== 'active') {
@@ -300,6 +206,9 @@ export function portalRequests(deps: PortalDeps) {
     page.portal.ctx = actingAsContact(page.portal.ctx, found.session.contactId);
     return page as SignedInPage;
   };
+
+  const open = (request: FastifyRequest, reply: FastifyReply, slug: string) =>
+    openPortal(deps, request, reply, slug);
 
   return {
     open,
@@ -346,7 +255,7 @@ export function portalRequests(deps: PortalDeps) {
       reply: FastifyReply,
       slug: string,
     ): Promise<{ page: PortalPage; fields: FormFields } | undefined> {
-      const page = await open(request, reply, slug);
+      const page = await openPortal(deps, request, reply, slug);
       if (!page) return undefined;
       const fields = formFields(request.body);
       if (
@@ -360,22 +269,133 @@ export function portalRequests(deps: PortalDeps) {
     },
 
     /** Signing out: the form is checked only when a session is there to end. */
-    async signOut(request: FastifyRequest, reply: FastifyReply, slug: string): Promise<FastifyReply> {
-      const portal = await portalOf(request, slug);
-      if (!portal) return portalNotFound(reply);
-      const page = pageOf(portal, request, reply);
-      const found = await currentSession(page);
-      if (found.kind === 'active') {
-        const fields = formFields(request.body);
-        if (!isFromOwnPage(deps, request) || !sameToken(fields['csrf'], found.session.csrfToken)) {
-          return refuseForeignForm(page);
-        }
-        await auth.endSession(portal.ctx, found.session.id);
-      }
-      page.clearSessionCookie();
-      return page.redirect('login?out=1');
-    },
+    signOut: (request: FastifyRequest, reply: FastifyReply, slug: string) =>
+      signOut(deps, request, reply, slug),
   };
+}
+
+/** The portal a slug names, with the context of its account; undefined when no portal has the slug. */
+async function portalOf(
+  deps: PortalDeps,
+  request: FastifyRequest,
+  slug: string,
+): Promise<Portal | undefined> {
+  const account = await findAccountByPortalSlug(deps.db, slug);
+  if (!account) return undefined;
+  return {
+    account,
+    ctx: await deps.contextFor(account.id, request),
+    slug,
+    base: `/portal/${slug}/`,
+    hasLogo: (await findAccountLogo(deps.db, account.id)) !== undefined,
+    secure: transportOf(deps, request) === 'https',
+  };
+}
+
+/** A page of the portal: how it answers, with the portal's cookies and headers. */
+function pageOf(
+  portal: Portal,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session?: PortalSession,
+): PortalPage {
+  // docs/design/portal.md, "Sessions and CSRF": HSTS on every answer of a portal served over HTTPS (a year), so
+  // that a browser that has seen it never tries the portal over plain HTTP again.
+  if (portal.secure) reply.header('strict-transport-security', 'max-age=31536000');
+  const cookieOptions = {
+    path: portal.secure ? '/' : portal.base,
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: portal.secure,
+  };
+  const page: PortalPage = {
+    portal,
+    request,
+    reply,
+    session,
+    render: (status, template, data) => renderPage(reply, status, template, portal, data, page.session),
+    message: (status, text) => page.render(status, 'message', { ...text }),
+    notFound: () =>
+      page.message(404, { ...NOT_FOUND, link: { href: portal.base, text: 'Go to the overview' } }),
+    redirect: (path) => reply.code(303).header('location', `${portal.base}${path}`).send(),
+    formToken: () => {
+      const existing = request.cookies[formCookieName(portal)];
+      if (existing && /^[\w-]{43}$/.test(existing)) return existing;
+      const token = crypto.randomBytes(32).toString('base64url');
+      reply.setCookie(formCookieName(portal), token, cookieOptions);
+      return token;
+    },
+    setSessionCookie: (sessionId) =>
+      void reply.setCookie(sessionCookieName(portal), sessionId, cookieOptions),
+    clearSessionCookie: () => void reply.clearCookie(sessionCookieName(portal), cookieOptions),
+    sendPdf: (filename, pdf) =>
+      reply
+        .type('application/pdf')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'same-origin')
+        .header('x-content-type-options', 'nosniff')
+        .send(pdf),
+  };
+  return page;
+}
+
+/** The portal a slug names, served over HTTPS (or loopback); otherwise the answer is sent. */
+async function openPortal(
+  deps: PortalDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  slug: string,
+): Promise<PortalPage | undefined> {
+  const portal = await portalOf(deps, request, slug);
+  if (!portal) {
+    await portalNotFound(reply);
+    return undefined;
+  }
+  const page = pageOf(portal, request, reply);
+  if (transportOf(deps, request) === 'refused') {
+    // Plain HTTP away from loopback: the portal refuses to set a cookie that anyone on the path could read.
+    await page.message(403, {
+      title: 'HTTPS needed',
+      heading: 'This portal needs HTTPS',
+      message: 'The customer portal is served over HTTPS only. Open it with an https:// address.',
+    });
+    return undefined;
+  }
+  return page;
+}
+
+/** A form posted from another site, or without the form's token: nothing changes, and the page says why. */
+function refuseForeignForm(page: PortalPage) {
+  return page.message(403, {
+    title: 'Form refused',
+    heading: 'This form was not sent from the portal',
+    message:
+      'For your safety, forms are accepted only from the portal’s own pages. Open the page again and retry.',
+    link: { href: page.portal.base, text: 'Go to the portal' },
+  });
+}
+
+/** Signing out: the form is checked only when a session is there to end. */
+async function signOut(
+  deps: PortalDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  slug: string,
+): Promise<FastifyReply> {
+  const portal = await portalOf(deps, request, slug);
+  if (!portal) return portalNotFound(reply);
+  const page = pageOf(portal, request, reply);
+  const found = await auth.currentSession(portal.ctx, request.cookies[sessionCookieName(portal)]);
+  if (found.kind === 'active') {
+    const fields = formFields(request.body);
+    if (!isFromOwnPage(deps, request) || !sameToken(fields['csrf'], found.session.csrfToken)) {
+      return refuseForeignForm(page);
+    }
+    await auth.endSession(portal.ctx, found.session.id);
+  }
+  page.clearSessionCookie();
+  return page.redirect('login?out=1');
 }
 
 export type PortalRequests = ReturnType<typeof portalRequests>;

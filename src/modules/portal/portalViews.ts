@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import { minorToDecimalText } from '../../core/money.ts';
-import type { Invoice, InvoiceWithFigures } from '../invoicing/index.ts';
+import { localDateText } from '../../core/calendar.ts';
+import type { ServiceContext } from '../../context.ts';
+import { pendingDebitsOf, pendingDebitWords } from '../invoicing/index.ts';
+import type { Invoice, InvoiceWithFigures, PendingDebit } from '../invoicing/index.ts';
 import type { Emandate } from '../mandates/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 
@@ -11,7 +14,7 @@ import type { PaymentMethod } from '../paymentMethods/index.ts';
  * The portal's templates and style sheet, beside this file in templates/ (scripts/build.mjs copies them into
  * dist/ with the compiled code).
  */
-export const TEMPLATES_DIR = fileURLToPath(new URL('./templates/', import.meta.url));
+export const TEMPLATES_DIR = fileURLToPath(new URL('./templates', import.meta.url));
 
 /** One engine for the process: templates are compiled once and cached. */
 export const eta = new Eta({ views: TEMPLATES_DIR, cache: true, autoEscape: true });
@@ -47,20 +50,62 @@ export interface InvoiceRowView {
   status: string;
   statusClass: string;
   total: string;
+  /** The API's Balance, net of pending payments: what the pay forms take. */
   balance: string;
+  /** What is still due, pending debits included (docs/spec-decisions.md, "Pending debits on documents"). */
+  due: string;
+  /** "To be debited on 25 Jan 2027 from account ending 0001: ZAR 100.00", for each pending debit. */
+  debits: string[];
 }
+
+/**
+ * The one rule of the portal's tax labels (docs/portal.md, "Prices and tax"): a catalogue or unit price says
+ * whether tax is in it, from its rate's (or else the account's) tax-inclusiveness; line amounts are before tax;
+ * what is charged or due (totals, balances, credits) is after tax.
+ */
+export const taxLabel = (inclusive: boolean): string => (inclusive ? 'incl. tax' : 'excl. tax');
+
+/** An amount that tax is in: a total, a balance, a charge. */
+export const withTax = (text: string): string => `${text} ${taxLabel(true)}`;
+
+/**
+ * How the portal names an invoice: its number, or "Draft of <date>" before it has one; never its internal id
+ * (docs/portal.md, "What the portal shows").
+ */
+export const invoiceName = (invoice: Pick<Invoice, 'invoiceNum' | 'invoiceDate'>): string =>
+  invoice.invoiceNum !== null ? String(invoice.invoiceNum) : `Draft of ${invoice.invoiceDate}`;
 
 export function invoiceRow(invoice: Invoice): InvoiceRowView {
   return {
     id: invoice.id!,
-    number: String(invoice.invoiceNum ?? invoice.id),
+    number: invoiceName(invoice),
     date: invoice.invoiceDate,
     dueDate: invoice.dueDate,
     status: invoice.status,
     statusClass: statusClass(invoice.status),
     total: money(invoice.money.totalMinor, invoice.currencyCode),
     balance: money(invoice.balances.balanceMinor, invoice.currencyCode),
+    due: money(invoice.balances.actualBalanceMinor, invoice.currencyCode),
+    debits: [],
   };
+}
+
+const debitText = (debit: PendingDebit, currencyCode: string) =>
+  `${pendingDebitWords(debit)}: ${money(debit.amountMinor, currencyCode)}`;
+
+/** The invoices as rows, each with its pending debits in words: one read for them all. */
+export async function invoiceRowsOf(
+  ctx: ServiceContext,
+  invoices: readonly Invoice[],
+): Promise<InvoiceRowView[]> {
+  const pending = await pendingDebitsOf(
+    ctx,
+    invoices.map((invoice) => invoice.id!),
+  );
+  return invoices.map((invoice) => ({
+    ...invoiceRow(invoice),
+    debits: (pending.get(invoice.id!) ?? []).map((debit) => debitText(debit, invoice.currencyCode)),
+  }));
 }
 
 /** A fraction as a percentage: "0.15" → "15%". */
@@ -69,10 +114,13 @@ function percent(fraction: string): string {
   return `${Number.isFinite(value) ? Number(value.toFixed(4)) : fraction}%`;
 }
 
-export function invoiceDetail(invoice: InvoiceWithFigures) {
+/** One invoice as its page shows it; `pending`: its pending debits (pendingDebitsOf). */
+export function invoiceDetail(invoice: InvoiceWithFigures, pending: readonly PendingDebit[] = []) {
   const currency = invoice.currencyCode;
+  const pendingOf = new Map(pending.map((debit) => [debit.paymentId, debit]));
   return {
     ...invoiceRow(invoice),
+    debits: pending.map((debit) => debitText(debit, currency)),
     exTotal: money(invoice.exTotalMinor, currency),
     lines: [...invoice.charges]
       .sort((a, b) => a.displayOrder - b.displayOrder || a.line - b.line)
@@ -82,7 +130,7 @@ export function invoiceDetail(invoice: InvoiceWithFigures) {
           charge.periodStart && charge.periodEnd ? `${charge.periodStart} to ${charge.periodEnd}` : null,
         qty: charge.qty,
         // A tax-inclusive price is shown as quoted, saying so: its Amount is the part before tax.
-        unit: `${currency} ${charge.unitCostEx}${charge.isTaxInclusive ? ' incl. tax' : ''}`,
+        unit: `${currency} ${charge.unitCostEx} ${taxLabel(charge.isTaxInclusive)}`,
         amount: money(charge.amountExMinor, currency),
       })),
     taxes: invoice.taxes.map((tax) => ({
@@ -91,12 +139,16 @@ export function invoiceDetail(invoice: InvoiceWithFigures) {
       amount: money(tax.totalMinor, currency),
     })),
     applied: [
-      ...invoice.paymentsApplied.map((p) => ({
-        kind: `Payment ${p.paymentId}`,
-        amount: money(p.amountMinor, currency),
-      })),
+      // In words, without our ids: a customer knows neither (docs/portal.md, "What customers can do").
+      ...invoice.paymentsApplied.map((p) => {
+        const debit = pendingOf.get(p.paymentId);
+        return {
+          kind: debit ? `Pending debit: ${pendingDebitWords(debit)}` : 'Payment',
+          amount: money(p.amountMinor, currency),
+        };
+      }),
       ...invoice.negativeAdjustmentsApplied.map((a) => ({
-        kind: a.creditNoteId ? `Credit note ${a.creditNoteId}` : `Adjustment ${a.negativeAdjustmentId}`,
+        kind: a.creditNoteId ? 'Credit note' : 'Credit',
         amount: money(a.amountMinor, currency),
       })),
     ],
@@ -116,7 +168,7 @@ export const MANDATE_STATUS: Record<Emandate['status'], string> = {
  * A method as a person reads it, masked: a card's brand, last four digits and expiry; a bank account's bank and
  * last digits. The vault's token and the sealed numbers never reach the page.
  */
-export function methodView(method: PaymentMethod, mandate?: Emandate) {
+export function methodView(method: PaymentMethod, mandate?: Emandate, timeZone = 'UTC') {
   const card = method.creditCard;
   const bank = method.bankAccount;
   return {
@@ -131,7 +183,7 @@ export function methodView(method: PaymentMethod, mandate?: Emandate) {
       : `Account holder ${bank!.accountHolder}`,
     mandate: mandate && {
       status: MANDATE_STATUS[mandate.status],
-      signedOn: mandate.signing ? mandate.signing.signedAt.slice(0, 10) : null,
+      signedOn: mandate.signing ? localDateText(mandate.signing.signedAt, timeZone) : null,
     },
   };
 }

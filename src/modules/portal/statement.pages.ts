@@ -86,6 +86,13 @@ function statementView(page: SignedInPage, statement: Statement) {
     opening: money(statement.openingMinor, currency),
     closing: money(statement.closingMinor, currency),
     unapplied: statement.unappliedMinor === 0 ? null : money(statement.unappliedMinor, currency),
+    pending:
+      statement.pendingMinor === 0
+        ? null
+        : {
+            amount: money(statement.pendingMinor, currency),
+            due: money(statement.closingMinor + statement.pendingMinor, currency),
+          },
     lines: statement.lines.map(({ record, balanceMinor }) => ({
       date: record.date,
       kind:
@@ -96,7 +103,7 @@ function statementView(page: SignedInPage, statement: Statement) {
           : KIND_NAMES[record.kind],
       // The statement's own description, where it says more than the kind and reference do.
       detail: record.kind === 'invoice' ? null : record.description,
-      reference: record.kind === 'invoice' ? `Invoice ${record.reference ?? record.id}` : record.reference,
+      reference: record.kind === 'invoice' ? `Invoice ${record.reference ?? 'draft'}` : record.reference,
       invoiceHref: record.kind === 'invoice' ? `${page.portal.base}invoices/${record.id}` : null,
       amount: money(record.amountMinor, currency),
       balance: money(balanceMinor, currency),

@@ -16,7 +16,7 @@ import {
 } from '../subscriptions/index.ts';
 import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
-import { money } from './portalViews.ts';
+import { money, taxLabel, withTax } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 import { ownedBySession } from './signedInCustomer.ts';
 import { countPackageChange, PACKAGE_CHANGES_PER_DAY } from './portalAuth.service.ts';
@@ -59,14 +59,15 @@ const isRunning = (s: Subscription) =>
 
 const nextInvoiceView = (invoice: Invoice | undefined) =>
   invoice
-    ? { date: invoice.invoiceDate, amount: money(invoice.money.totalMinor, invoice.currencyCode) }
+    ? { date: invoice.invoiceDate, amount: withTax(money(invoice.money.totalMinor, invoice.currencyCode)) }
     : null;
 
 async function subscriptionView(ctx: ServiceContext, s: Subscription) {
   return {
     id: s.id,
     packageName: s.packageName,
-    price: `${priceText(s.chargePrice, s.currencyCode)} ${periodText(s.term, s.termType)}`,
+    // The subscription's price as its terms quote it: the account's tax-inclusiveness says which.
+    price: `${priceText(s.chargePrice, s.currencyCode)} ${taxLabel(ctx.account.isTaxInclusive)} ${periodText(s.term, s.termType)}`,
     status: s.status,
     statusClass: s.status.toLowerCase(),
     started: s.startDate,
@@ -211,9 +212,9 @@ function renderChangePreview(
       outcome.invoices.reduce((sum, i) => sum + i.money.totalMinor - i.exTotalMinor, 0),
       currency,
     ),
-    credit: money(creditMinor, currency),
-    charge: money(chargeMinor, currency),
-    net: money(Math.abs(outcome.netMinor), currency),
+    credit: withTax(money(creditMinor, currency)),
+    charge: withTax(money(chargeMinor, currency)),
+    net: withTax(money(Math.abs(outcome.netMinor), currency)),
     netIsCredit: outcome.netMinor < 0,
     expected: String(outcome.netMinor),
     errors,

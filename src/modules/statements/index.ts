@@ -16,3 +16,5 @@ export {
   statementPdfFilename,
 } from './statementPdf.ts';
 export type { StatementDocument } from './statementPdf.ts';
+export type { DebitDatesReader } from './debitDates.ts';
+export { registerDebitDates } from './debitDates.ts';

@@ -2,14 +2,17 @@ import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { dateAt, daysBetween, parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { ageingOf, statementOf } from '../../core/statements.ts';
-import type { Ageing, StatementEntry } from '../../core/statements.ts';
+import { ageingOf, statementOf } from './statements.ts';
+import type { Ageing, StatementEntry } from './statements.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
-import { statementInvoicesOf } from '../invoicing/index.ts';
+import { pendingDebitWords, statementInvoicesOf } from '../invoicing/index.ts';
 import { statementMoneyRecordsOf } from '../ledger/index.ts';
+import type { StatementMoneyRecord } from '../ledger/index.ts';
+import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import { debitDatesOf } from './debitDates.ts';
 
 /** The longest range one statement covers, in days, both ends included (docs/spec-decisions.md, "Statements"). */
 export const STATEMENT_MAX_DAYS = 366;
@@ -35,6 +38,11 @@ export interface Statement {
   ageing: Ageing;
   /** Credit dated by endDate and not yet allocated: payments, credit notes, negative adjustments. */
   unappliedMinor: number;
+  /**
+   * Payments dated by endDate the bank has not paid yet: the closing balance counts them as paid, as Balance does;
+   * the statement shows them as still due (docs/spec-decisions.md, "Pending debits on documents").
+   */
+  pendingMinor: number;
 }
 
 export interface StatementRange {
@@ -66,6 +74,7 @@ export async function statementFor(
   const currencyCode = customer.currencyCode;
   const invoices = await statementInvoicesOf(ctx, customer.id, currencyCode);
   const money = await statementMoneyRecordsOf(ctx, customer.id, currencyCode);
+  const pendingWords = await pendingPaymentWords(ctx, money);
   const records: StatementRecord[] = [
     ...invoices.map((invoice) => ({
       kind: 'invoice' as const,
@@ -82,15 +91,17 @@ export async function statementFor(
       date: record.date,
       amountMinor: record.direction === 'positive' ? record.amountMinor : -record.amountMinor,
       reference: record.reference,
-      description: [
-        record.kind === 'adjustment'
-          ? `${record.direction === 'positive' ? 'Debit' : 'Credit'} adjustment`
-          : KIND_NAMES[record.kind],
-        record.kind === 'credit_note' ? record.reference : record.detail?.replaceAll('_', ' '),
-        record.memo,
-      ]
-        .filter(Boolean)
-        .join(' · '),
+      description:
+        (record.kind === 'payment' ? pendingWords.get(record.id) : undefined) ??
+        [
+          record.kind === 'adjustment'
+            ? `${record.direction === 'positive' ? 'Debit' : 'Credit'} adjustment`
+            : KIND_NAMES[record.kind],
+          record.kind === 'credit_note' ? record.reference : record.detail?.replaceAll('_', ' '),
+          record.memo,
+        ]
+          .filter(Boolean)
+          .join(' · '),
       dueDate: record.direction === 'positive' ? (record.dueDate ?? record.date) : null,
     })),
   ];
@@ -116,7 +127,43 @@ export async function statementFor(
     closingMinor: body.closingMinor,
     ageing: ageingOf(owed, endDate),
     unappliedMinor,
+    pendingMinor: money
+      .filter((record) => record.pending && record.date <= endDate)
+      .reduce((sum, record) => sum + record.amountMinor, 0),
   };
+}
+
+/**
+ * A pending payment's line in words, by payment id: "Pending debit: to be debited on 25 Jan 2027 from account
+ * ending 0001" (invoicing's pendingDebitWords), never as if it were paid; dated by its batch's action date, the day
+ * the bank takes it, as the invoice's documents date it (docs/spec-decisions.md, "Pending debits on documents").
+ */
+async function pendingPaymentWords(
+  ctx: ServiceContext,
+  records: readonly StatementMoneyRecord[],
+): Promise<Map<number, string>> {
+  const pending = records.filter((record) => record.kind === 'payment' && record.pending);
+  if (pending.length === 0) return new Map();
+  const [methods, debitDates] = await Promise.all([
+    unopenedPaymentMethodsByIds(
+      ctx,
+      pending.flatMap((record) => record.paymentMethodId ?? []),
+    ),
+    debitDatesOf(
+      ctx,
+      pending.map((record) => record.id),
+    ),
+  ]);
+  return new Map(
+    pending.map((record) => {
+      const method = record.paymentMethodId === null ? undefined : methods.get(record.paymentMethodId);
+      const words = pendingDebitWords({
+        date: debitDates.get(record.id) ?? record.date,
+        accountLastFour: method?.bankAccount?.lastFour ?? null,
+      });
+      return [record.id, `Pending debit: ${words.charAt(0).toLowerCase()}${words.slice(1)}`];
+    }),
+  );
 }
 
 /**

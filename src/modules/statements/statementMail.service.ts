@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { addDays, dateAt, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { nextStatementDate, statementPeriodBefore } from '../../core/statements.ts';
+import { nextStatementDate, statementPeriodBefore } from './statements.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import { listStatementCustomers, moveStatementDate } from '../customers/index.ts';

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { findCountry, findState } from '../../core/countries.ts';
-import { minorToDecimalText } from '../../core/money.ts';
+import { minorToGroupedText } from '../../core/money.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
@@ -59,7 +59,7 @@ function customerLines(c: Customer): string[] {
 /** Renders the statement; `createdAt` (from the clock) is the document's creation date. */
 export function statementPdf(statement: Statement, seller: DocumentSeller, createdAt: Date): Promise<Buffer> {
   const currency = statement.currencyCode;
-  const money = (minor: number) => minorToDecimalText(minor, currency);
+  const money = (minor: number) => minorToGroupedText(minor, currency);
   const period = `${dateForDocument(statement.startDate)} – ${dateForDocument(statement.endDate)}`;
   const { w, end } = openPdf({
     title: `Statement of account, ${period}`,
@@ -162,6 +162,18 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
     y =
       w.text(
         `Credit not yet applied to an invoice: ${currency} ${money(statement.unappliedMinor)}`,
+        MARGIN,
+        y,
+        { width: RIGHT_EDGE - MARGIN },
+      ) + 2;
+  }
+
+  if (statement.pendingMinor !== 0) {
+    // docs/spec-decisions.md, "Pending debits on documents": the closing balance counts a pending debit as paid
+    // (as the customer's Balance does); the statement says it is not.
+    y =
+      w.text(
+        `Pending debits, not yet collected: ${currency} ${money(statement.pendingMinor)}. Balance due including them: ${currency} ${money(statement.closingMinor + statement.pendingMinor)}`,
         MARGIN,
         y,
         { width: RIGHT_EDGE - MARGIN },

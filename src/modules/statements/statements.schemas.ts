@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { Id, Nullable, StringEnum, WireDate } from '../../http/schemas.ts';
-import { STATEMENT_ENTRY_KINDS } from '../../core/statements.ts';
+import { STATEMENT_ENTRY_KINDS } from './statements.ts';
 
 export const StatementParams = Type.Object({ customerID: Id() });
 export type StatementParams = Static<typeof StatementParams>;
@@ -73,6 +73,9 @@ export const StatementOut = Type.Object(
     ),
     Unapplied: Money(
       'Credit dated by EndDate not yet allocated (payments, credit notes, negative adjustments)',
+    ),
+    PendingDebits: Money(
+      'Payments dated by EndDate the bank has not paid yet: ClosingBalance counts them as paid, as Balance does; they are still due',
     ),
   },
   { $id: 'Statement' },

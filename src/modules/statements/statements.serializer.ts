@@ -34,5 +34,6 @@ export function toStatementDto(statement: Statement, timeZone: string): Statemen
       Total: money(ageing.totalMinor),
     },
     Unapplied: money(statement.unappliedMinor),
+    PendingDebits: money(statement.pendingMinor),
   };
 }

@@ -1,21 +1,28 @@
 import { expressionBuilder } from 'kysely';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { SubscriptionsTable } from './tables.ts';
 import type {
-  Database,
-  SubscriptionComponentsTable,
-  SubscriptionUsageTable,
-  SubscriptionsTable,
-} from '../../storage/schema.ts';
-import type { StoredSubscription } from './subscription.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+  ComponentOnSubscription,
+  NewSubscription,
+  SubscriptionChanges,
+  SubscriptionRecord,
+  SubscriptionUsage,
+  SubscriptionView,
+} from './subscription.ts';
+import {
+  newSubscriptionToRow,
+  subscriptionChangesToRow,
+  subscriptionFromRow,
+  usageFromRow,
+} from './subscription.mapper.ts';
 
-export type NewSubscriptionRow = Insertable<SubscriptionsTable>;
 export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.id',
   'subscriptions.account_id',
@@ -60,49 +67,20 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.updated_at',
 ] as const;
 
-export type SubscriptionChanges = Updateable<Omit<SubscriptionsTable, 'id' | 'account_id' | 'created_at'>>;
-export type UsageRow = Selectable<SubscriptionUsageTable>;
-
-/** A subscription with the names the wire shows beside it (CustomerName, PackageName, packageVersionNumber). */
-export type SubscriptionView = SubscriptionRow & {
+/** A subscription's row with the names the wire shows beside it (the join in `selectViews`). */
+type SubscriptionViewRow = Selectable<SubscriptionsTable> & {
   customer_name: string;
   customer_last_name: string | null;
   package_name: string;
   package_version_no: number;
 };
 
-export function subscriptionFromView(view: SubscriptionView): StoredSubscription {
-  return {
-    id: view.id,
-    customerId: view.customer_id,
-    customerName: [view.customer_name, view.customer_last_name].filter(Boolean).join(' '),
-    packageId: view.package_id,
-    packageName: view.package_name,
-    packageVersionId: view.package_version_id,
-    packageVersionNumber: view.package_version_no,
-    packageRateTermId: view.package_rate_term_id,
-    currencyCode: view.currency_code,
-    term: view.term,
-    termType: view.term_type,
-    chargePrice: view.charge_price,
-    startDate: view.start_date,
-    endDate: view.end_date,
-    trialEndDate: view.trial_end_date,
-    isProRata: Boolean(view.is_pro_rata),
-    firstProrataSyncDate: view.first_prorata_sync_date,
-    billCycleDay: view.bill_cycle_day,
-    numDaysBeforeToInvoice: view.num_days_before_to_inv,
-    cancelType: view.cancel_type,
-    cancelDate: view.cancel_date,
-    lastInvoiceDate: view.last_inv_date,
-    lastRenewDate: view.last_renew_date,
-    nextRenewDate: view.next_renew_date,
-    parkedReason: view.parked_reason,
-    collectionMethod: view.collection_method,
-    gatewayId: view.gateway_id,
-    customerPaymentMethodId: view.customer_payment_method_id,
-    updatedAt: view.updated_at,
-  };
+function viewFromRow(row: SubscriptionViewRow): SubscriptionView {
+  const view = subscriptionFromRow(row) as SubscriptionView;
+  view.customerName = [row.customer_name, row.customer_last_name].filter(Boolean).join(' ');
+  view.packageName = row.package_name;
+  view.packageVersionNumber = row.package_version_no;
+  return view;
 }
 
 const USAGE_COLUMNS = [
@@ -118,14 +96,6 @@ const USAGE_COLUMNS = [
   'invoice_id',
   'updated_at',
 ] as const;
-
-export interface ComponentRow {
-  id: number;
-  subscription_id: number;
-  component_id: number;
-  component_version_id: number;
-  version_no: number;
-}
 
 /**
  * The subscription joined to the names it shows. NOTE: customers and packages are other modules' tables; the
@@ -156,7 +126,8 @@ export async function findSubscriptionView(
   accountId: number,
   subscriptionId: number,
 ): Promise<SubscriptionView | undefined> {
-  return (await viewsByIds(db, accountId, [subscriptionId]))[0];
+  const row = (await viewsByIds(db, accountId, [subscriptionId]))[0];
+  return row && viewFromRow(row);
 }
 
 export function findSubscriptionViews(
@@ -165,7 +136,7 @@ export function findSubscriptionViews(
   subscriptionIds: readonly number[],
 ): Promise<SubscriptionView[]> {
   if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return viewsByIds(db, accountId, subscriptionIds);
+  return viewsByIds(db, accountId, subscriptionIds).then((rows) => rows.map(viewFromRow));
 }
 
 /** A page of the account's subscriptions (or one customer's), in creation order. */
@@ -180,7 +151,8 @@ export function listSubscriptionViews(
     .orderBy('subscriptions.id')
     .limit(page.limit)
     .offset(page.offset)
-    .execute();
+    .execute()
+    .then((rows) => rows.map(viewFromRow));
 }
 
 function selectRow(db: Db, accountId: number, subscriptionId: number) {
@@ -191,12 +163,13 @@ function selectRow(db: Db, accountId: number, subscriptionId: number) {
     .where('id', '=', subscriptionId);
 }
 
-export function findSubscriptionRow(
+export async function findSubscriptionRecord(
   db: Db,
   accountId: number,
   subscriptionId: number,
-): Promise<SubscriptionRow | undefined> {
-  return selectRow(db, accountId, subscriptionId).executeTakeFirst();
+): Promise<SubscriptionRecord | undefined> {
+  const row = await selectRow(db, accountId, subscriptionId).executeTakeFirst();
+  return row && subscriptionFromRow(row);
 }
 
 /**
@@ -204,18 +177,23 @@ export function findSubscriptionRow(
  * usage) are made one at a time. NOTE: PostgreSQL takes the row lock with `FOR UPDATE`; an SQLite transaction
  * holds the database's write lock already (docs/architecture.md, "Locks").
  */
-export function lockSubscriptionRow(
+export async function lockSubscriptionRecord(
   db: Db,
   accountId: number,
   subscriptionId: number,
-): Promise<SubscriptionRow | undefined> {
-  return selectRow(db, accountId, subscriptionId)
+): Promise<SubscriptionRecord | undefined> {
+  const row = await selectRow(db, accountId, subscriptionId)
     .$if(isPostgres(db), (qb) => qb.forUpdate())
     .executeTakeFirst();
+  return row && subscriptionFromRow(row);
 }
 
-export async function insertSubscription(db: Db, row: NewSubscriptionRow): Promise<number> {
-  const inserted = await db.insertInto('subscriptions').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertSubscription(db: Db, subscription: NewSubscription): Promise<number> {
+  const inserted = await db
+    .insertInto('subscriptions')
+    .values(newSubscriptionToRow(subscription))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -227,20 +205,20 @@ export async function updateSubscription(
 ): Promise<void> {
   await db
     .updateTable('subscriptions')
-    .set(changes)
+    .set(subscriptionChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', subscriptionId)
     .execute();
 }
 
 /** The billed period holding `date`, if any (periods are half-open: [start, end)). */
-export function findBilledPeriod(
+export async function findBilledPeriod(
   db: Db,
   accountId: number,
   subscriptionId: number,
   date: PlainDate,
-): Promise<{ period_start: PlainDate; period_end: PlainDate } | undefined> {
-  return db
+): Promise<{ start: PlainDate; end: PlainDate } | undefined> {
+  const row = await db
     .selectFrom('subscription_periods')
     .select(['period_start', 'period_end'])
     .where('account_id', '=', accountId)
@@ -249,16 +227,24 @@ export function findBilledPeriod(
     .where('period_end', '>', date)
     .orderBy('period_no', 'desc')
     .executeTakeFirst();
+  return row && { start: row.period_start, end: row.period_end };
 }
 
 /** The components of the subscriptions, with their versions' numbers, in one statement. */
-export function listComponents(
+export async function listComponents(
   db: Db,
   accountId: number,
   subscriptionIds: number[],
-): Promise<ComponentRow[]> {
-  if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return componentsOf(db, accountId, subscriptionIds);
+): Promise<ComponentOnSubscription[]> {
+  if (subscriptionIds.length === 0) return [];
+  const rows = await componentsOf(db, accountId, subscriptionIds);
+  return rows.map((row) => ({
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    componentId: row.component_id,
+    componentVersionId: row.component_version_id,
+    versionNo: row.version_no,
+  }));
 }
 
 const componentsOf = preparedQuery((db, accountId: number, subscriptionIds: readonly number[]) =>
@@ -277,11 +263,27 @@ const componentsOf = preparedQuery((db, accountId: number, subscriptionIds: read
     .orderBy('subscription_components.id'),
 );
 
+/** Puts components (each at a version) on a subscription. */
 export async function insertComponents(
   db: Db,
-  rows: Insertable<SubscriptionComponentsTable>[],
+  accountId: number,
+  subscriptionId: number,
+  components: readonly { componentId: number; versionId: number }[],
+  createdAt: string,
 ): Promise<void> {
-  if (rows.length > 0) await db.insertInto('subscription_components').values(rows).execute();
+  if (components.length === 0) return;
+  await db
+    .insertInto('subscription_components')
+    .values(
+      components.map((c) => ({
+        account_id: accountId,
+        subscription_id: subscriptionId,
+        component_id: c.componentId,
+        component_version_id: c.versionId,
+        created_at: createdAt,
+      })),
+    )
+    .execute();
 }
 
 export async function updateComponentVersion(
@@ -312,14 +314,14 @@ export async function deleteComponents(db: Db, accountId: number, rowIds: number
  * a subscription not started yet: recording never targets a later period), and those not billed yet (which date
  * the next invoice): what reading a subscription shows, in one statement.
  */
-export function listUsageEndingAfterOrUnbilled(
+export async function listUsageEndingAfterOrUnbilled(
   db: Db,
   accountId: number,
   subscriptionIds: number[],
   date: PlainDate,
-): Promise<UsageRow[]> {
-  if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return usageEndingAfterOrUnbilled(db, accountId, subscriptionIds, date);
+): Promise<SubscriptionUsage[]> {
+  if (subscriptionIds.length === 0) return [];
+  return (await usageEndingAfterOrUnbilled(db, accountId, subscriptionIds, date)).map(usageFromRow);
 }
 
 const usageEndingAfterOrUnbilled = preparedQuery(
@@ -333,8 +335,12 @@ const usageEndingAfterOrUnbilled = preparedQuery(
       .orderBy('id'),
 );
 
-export function listUnbilledUsageOf(db: Db, accountId: number, subscriptionId: number): Promise<UsageRow[]> {
-  return db
+export async function listUnbilledUsageOf(
+  db: Db,
+  accountId: number,
+  subscriptionId: number,
+): Promise<SubscriptionUsage[]> {
+  const rows = await db
     .selectFrom('subscription_usage')
     .select(USAGE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -342,16 +348,17 @@ export function listUnbilledUsageOf(db: Db, accountId: number, subscriptionId: n
     .where('invoice_id', 'is', null)
     .orderBy('id')
     .execute();
+  return rows.map(usageFromRow);
 }
 
-export function findUsage(
+export async function findUsage(
   db: Db,
   accountId: number,
   subscriptionId: number,
   componentId: number,
   periodStart: PlainDate,
-): Promise<UsageRow | undefined> {
-  return db
+): Promise<SubscriptionUsage | undefined> {
+  const row = await db
     .selectFrom('subscription_usage')
     .select(USAGE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -359,23 +366,44 @@ export function findUsage(
     .where('component_id', '=', componentId)
     .where('period_start', '=', periodStart)
     .executeTakeFirst();
+  return row && usageFromRow(row);
 }
 
-export async function insertUsage(db: Db, row: Insertable<SubscriptionUsageTable>): Promise<void> {
-  await db.insertInto('subscription_usage').values(row).execute();
+/** A new usage record: its units, memo and whether they set (rather than add to) the period's. */
+export type NewSubscriptionUsage = Omit<SubscriptionUsage, 'id' | 'invoiceId'>;
+
+export async function insertUsage(db: Db, accountId: number, usage: NewSubscriptionUsage): Promise<void> {
+  await db
+    .insertInto('subscription_usage')
+    .values({
+      account_id: accountId,
+      subscription_id: usage.subscriptionId,
+      component_id: usage.componentId,
+      period_start: usage.periodStart,
+      period_end: usage.periodEnd,
+      num_units: usage.numUnits,
+      memo: usage.memo,
+      is_set_units: usage.isSetUnits,
+      updated_at: usage.updatedAt,
+    })
+    .execute();
 }
 
 export async function updateUsage(
   db: Db,
   accountId: number,
   usageId: number,
-  changes: Updateable<
-    Pick<SubscriptionUsageTable, 'num_units' | 'memo' | 'is_set_units' | 'period_end' | 'updated_at'>
-  >,
+  changes: Partial<Pick<SubscriptionUsage, 'numUnits' | 'memo' | 'isSetUnits' | 'periodEnd' | 'updatedAt'>>,
 ): Promise<void> {
   await db
     .updateTable('subscription_usage')
-    .set(changes)
+    .set({
+      num_units: changes.numUnits,
+      memo: changes.memo,
+      is_set_units: changes.isSetUnits,
+      period_end: changes.periodEnd,
+      updated_at: changes.updatedAt,
+    })
     .where('account_id', '=', accountId)
     .where('id', '=', usageId)
     .execute();
@@ -496,13 +524,13 @@ export async function countWithComponent(
  * CancelDate), or whose trial ends within the three days after: the candidates of the time-driven events, a page
  * of them at a time in id order.
  */
-export function listWithStatusDatesBetween(
+export async function listWithStatusDatesBetween(
   db: Db,
   accountId: number,
   { from, to, trialWarningTo }: { from: PlainDate; to: PlainDate; trialWarningTo: PlainDate },
   page: { afterId: number; limit: number },
-): Promise<SubscriptionRow[]> {
-  return db
+): Promise<SubscriptionRecord[]> {
+  const rows = await db
     .selectFrom('subscriptions')
     .select(SUBSCRIPTION_COLUMNS)
     .where('account_id', '=', accountId)
@@ -518,6 +546,7 @@ export function listWithStatusDatesBetween(
     .orderBy('id')
     .limit(page.limit)
     .execute();
+  return rows.map(subscriptionFromRow);
 }
 
 /** The customer's subscriptions not cancelled or ended by `liveOn`, by id. */

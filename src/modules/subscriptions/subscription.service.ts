@@ -4,28 +4,28 @@ import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { firstBillCycleSync, honoursBillCycleDay } from '../../core/billCycleDay.ts';
+import { firstBillCycleSync, honoursBillCycleDay } from './billCycleDay.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { boundary } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
-import { trialEndOf } from '../../core/subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionBilling.ts';
 import { getCustomer } from '../customers/index.ts';
+import type { Customer } from '../customers/index.ts';
 import { checkedOwnCollection } from '../invoicing/index.ts';
+import type { Collection } from '../invoicing/index.ts';
 import * as repo from './subscription.repository.ts';
-import {
-  billIfDue,
-  newComponentRows,
-  newUsageRow,
-  scheduledInvoiceDate,
-  timelineFor,
-} from './subscriptionEditing.ts';
-import { chooseComponents, choosePriceTerms, priceChoiceColumns, readDate } from './subscriptionInput.ts';
-import type { ComponentChoice, PriceChoiceInput } from './subscriptionInput.ts';
+import { billIfDue, newUsage, scheduledInvoiceDate, timelineFor } from './subscriptionEditing.ts';
+import { chooseComponents, choosePriceTerms, priceChoiceFields, readDate } from './subscriptionInput.ts';
+import type { ChosenComponent, ComponentChoice, PriceChoice, PriceChoiceInput } from './subscriptionInput.ts';
 import { preview } from './subscriptionChanges.service.ts';
 import { getSubscription } from './subscriptionReads.service.ts';
-import type { Subscription } from './subscription.ts';
+import { NOT_BILLED_YET } from './subscription.ts';
+import type { NewSubscription, Subscription } from './subscription.ts';
 import { anchorDateOf } from './subscriptionTimeline.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
+import type { UsagePeriod } from './usagePeriods.ts';
+import { catchUpWarning } from './subscriptionWarnings.ts';
+import type { SubscriptionWarning } from './subscriptionWarnings.ts';
 
 export interface CreateSubscriptionInput extends PriceChoiceInput {
   customerId: number;
@@ -53,6 +53,14 @@ export async function createSubscription(
   return (await createAndBillSubscription(ctx, input)).subscription;
 }
 
+/** createSubscription, with what the answer warns of (subscriptionWarnings.ts). */
+export async function createSubscriptionWithWarnings(
+  ctx: ServiceContext,
+  input: CreateSubscriptionInput,
+): Promise<{ subscription: Subscription; warnings: SubscriptionWarning[] }> {
+  return createAndBillSubscription(ctx, input);
+}
+
 /**
  * What creating the subscription would make (POST /v1/subscriptions?preview=true): created and billed in a
  * transaction that is rolled back, by the very code that creates it; `render` reads the result inside it.
@@ -60,7 +68,10 @@ export async function createSubscription(
 export function previewSubscription<T>(
   ctx: ServiceContext,
   input: CreateSubscriptionInput,
-  render: (ctx: ServiceContext, created: { subscription: Subscription; invoiceIds: number[] }) => Promise<T>,
+  render: (
+    ctx: ServiceContext,
+    created: { subscription: Subscription; invoiceIds: number[]; warnings: SubscriptionWarning[] },
+  ) => Promise<T>,
 ): Promise<T> {
   return preview(ctx, async (tctx) => render(tctx, await createAndBillSubscription(tctx, input)));
 }
@@ -68,8 +79,62 @@ export function previewSubscription<T>(
 async function createAndBillSubscription(
   ctx: ServiceContext,
   input: CreateSubscriptionInput,
-): Promise<{ subscription: Subscription; invoiceIds: number[] }> {
+): Promise<{ subscription: Subscription; invoiceIds: number[]; warnings: SubscriptionWarning[] }> {
   const on = today(ctx);
+  const customer = await subscribableCustomer(ctx, input.customerId);
+  const checked = await checkNewSubscription(ctx, input, customer, on);
+  const subscription = newSubscriptionOf(ctx, input, customer, checked);
+  const timeline = timelineFor(ctx, { id: 0, ...NOT_BILLED_YET, ...subscription });
+  // next_inv_date: the start less numDaysBeforeToInv, never before today (the core's rule for a new record).
+  const nextInvDate = scheduledInvoiceDate(timeline, [], on);
+  const firstPeriod = usagePeriodAt(timeline, null, checked.startDate);
+  const catchUp = catchUpWarning(
+    checked.startDate,
+    subscription.trialEndDate ?? checked.startDate,
+    checked.chosen.term,
+    on,
+  );
+  const subscriptionId = await withTransaction(ctx, (tctx) =>
+    insertSubscriptionWithComponents(tctx, { ...subscription, nextInvDate }, checked.components, {
+      firstPeriod,
+      backdated: catchUp !== undefined,
+    }),
+  );
+  const invoiceIds = await billIfDue(ctx, subscriptionId, nextInvDate);
+  const warnings = catchUp ? [catchUp] : [];
+  return { subscription: await getSubscription(ctx, subscriptionId), invoiceIds, warnings };
+}
+
+/** As for contacts and notes, the customer a subscription belongs to is a 404 when the account cannot see it. */
+async function subscribableCustomer(ctx: ServiceContext, customerId: number): Promise<Customer> {
+  const customer = await getCustomer(ctx, customerId);
+  if (!customer.isActive) {
+    throw new ConflictError(
+      'customer_archived',
+      `Customer ${customerId} is archived; reopen it before subscribing it to a package`,
+    );
+  }
+  return customer;
+}
+
+/** What a request for a new subscription chose, checked: every problem found is answered at once (422). */
+interface CheckedNewSubscription {
+  startDate: PlainDate;
+  endDate: PlainDate | null;
+  isProRata: boolean;
+  syncDate: PlainDate | null;
+  chosen: PriceChoice;
+  components: ChosenComponent[];
+  collection: Omit<Collection, 'customerId'>;
+  cycle: { day: number; syncDate: PlainDate | null } | null;
+}
+
+async function checkNewSubscription(
+  ctx: ServiceContext,
+  input: CreateSubscriptionInput,
+  customer: Customer,
+  on: PlainDate,
+): Promise<CheckedNewSubscription> {
   const problems: FieldProblem[] = [];
   const startDate = input.startDate == null ? on : readDate(ctx, input.startDate, 'StartDate', problems);
   const endDate = input.endDate == null ? null : readDate(ctx, input.endDate, 'EndDate', problems);
@@ -78,15 +143,6 @@ async function createAndBillSubscription(
     input.firstProrataSyncDate == null
       ? null
       : readDate(ctx, input.firstProrataSyncDate, 'firstProrataSyncDate', problems);
-
-  // As for contacts and notes, the customer a subscription belongs to is a 404 when the account cannot see it.
-  const customer = await getCustomer(ctx, input.customerId);
-  if (!customer.isActive) {
-    throw new ConflictError(
-      'customer_archived',
-      `Customer ${input.customerId} is archived; reopen it before subscribing it to a package`,
-    );
-  }
   const currencyCode = customer.currencyCode;
   const chosen = await choosePriceTerms(ctx, input, currencyCode, problems);
   const components = await chooseComponents(ctx, input.components ?? [], currencyCode, new Map(), problems);
@@ -99,6 +155,26 @@ async function createAndBillSubscription(
     chosen && startDate
       ? billCycleOfNew(ctx, customer.billCycleDay, input, chosen.term, chosen, startDate)
       : null;
+  checkProRata(problems, { isProRata, syncDate, startDate, chosen, cycle, input });
+  if (problems.length > 0 || !chosen || !startDate || endDate === undefined || syncDate === undefined) {
+    throw new ValidationError(problems);
+  }
+  return { startDate, endDate, isProRata, syncDate, chosen, components, collection, cycle };
+}
+
+/** A pro-rated first period needs its sync date (or a bill-cycle day), at most one term after the start. */
+function checkProRata(
+  problems: FieldProblem[],
+  given: {
+    isProRata: boolean;
+    syncDate: PlainDate | null | undefined;
+    startDate: PlainDate | undefined;
+    chosen: PriceChoice | undefined;
+    cycle: unknown;
+    input: CreateSubscriptionInput;
+  },
+): void {
+  const { isProRata, syncDate, startDate, chosen, cycle, input } = given;
   if (isProRata && input.firstProrataSyncDate == null && !cycle) {
     problems.push({ field: 'firstProrataSyncDate', message: 'is required when isProRata is true' });
   }
@@ -114,70 +190,66 @@ async function createAndBillSubscription(
       });
     }
   }
-  if (problems.length > 0 || !chosen || !startDate || endDate === undefined || syncDate === undefined) {
-    throw new ValidationError(problems);
-  }
+}
 
+/** The new subscription's record, with its dates, terms and anchor; the bill run sets the rest. */
+function newSubscriptionOf(
+  ctx: ServiceContext,
+  input: CreateSubscriptionInput,
+  customer: Customer,
+  checked: CheckedNewSubscription,
+): NewSubscription {
+  const { startDate, endDate, isProRata, syncDate, chosen, collection, cycle } = checked;
   const now = nowInstant(ctx);
   const trialEndDate = trialEndOf(startDate, chosen.trialPeriod, chosen.trialPeriodType);
   const dates = {
-    start_date: startDate,
-    end_date: endDate,
-    trial_end_date: trialEndDate,
-    is_pro_rata: cycle ? cycle.syncDate !== null : isProRata,
-    first_prorata_sync_date: cycle ? cycle.syncDate : isProRata ? syncDate : null,
-    bill_cycle_day: cycle?.day ?? null,
+    startDate,
+    endDate,
+    trialEndDate,
+    isProRata: cycle ? cycle.syncDate !== null : isProRata,
+    firstProrataSyncDate: cycle ? cycle.syncDate : isProRata ? syncDate : null,
+    billCycleDay: cycle?.day ?? null,
     term: chosen.term.count,
-    term_type: chosen.term.unit,
+    termType: chosen.term.unit,
   };
-  const values = {
-    account_id: ctx.account.id,
-    customer_id: customer.id,
-    currency_code: currencyCode,
-    ...priceChoiceColumns(chosen),
+  return {
+    accountId: ctx.account.id,
+    customerId: customer.id,
+    currencyCode: customer.currencyCode,
+    ...priceChoiceFields(chosen),
     ...dates,
-    anchor_date: anchorDateOf(dates, trialEndDate),
-    off_cycle_start: null,
-    num_days_before_to_inv: input.numDaysBeforeToInv ?? 0,
-    cancel_type: null,
-    cancel_date: null,
-    cancelled_at: null,
-    last_inv_date: null,
-    last_renew_date: null,
-    next_renew_date: null,
-    next_inv_date: null,
-    period_count: 0,
-    setup_billed: false,
-    pending_change: null,
-    parked_reason: null,
-    parked_at: null,
-    lease_until: null,
-    collection_method: collection.collectionMethod,
-    gateway_id: collection.gatewayId,
-    customer_payment_method_id: collection.customerPaymentMethodId,
-    created_at: now,
-    updated_at: now,
-  } satisfies repo.NewSubscriptionRow;
-  const timeline = timelineFor(ctx, { id: 0, ...values });
-  // next_inv_date: the start less numDaysBeforeToInv, never before today (the core's rule for a new record).
-  const nextInvDate = scheduledInvoiceDate(timeline, [], on);
-  const firstPeriod = usagePeriodAt(timeline, null, startDate);
+    anchorDate: anchorDateOf(dates, trialEndDate),
+    numDaysBeforeToInv: input.numDaysBeforeToInv ?? 0,
+    nextInvDate: null,
+    collectionMethod: collection.collectionMethod,
+    gatewayId: collection.gatewayId,
+    customerPaymentMethodId: collection.customerPaymentMethodId,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
 
-  const subscriptionId = await withTransaction(ctx, async (tctx) => {
-    const trx = tctx.db;
-    const id = await repo.insertSubscription(trx, { ...values, next_inv_date: nextInvDate });
-    await repo.insertComponents(trx, newComponentRows(ctx, id, components, now));
-    // Spec, componentUsage NumUnits (units used): initial units are usage of the first usage period.
-    for (const c of components) {
-      if ((c.units === undefined && c.memo == null) || !firstPeriod) continue;
-      const usage = { units: c.units, memo: c.memo, isSetUnits: true };
-      await repo.insertUsage(trx, newUsageRow(ctx, id, c.componentId, firstPeriod, usage, now));
-    }
-    await emitEvent(tctx, 'subscription.created', subscriptionRef(id));
-    return id;
-  });
-  const invoiceIds = await billIfDue(ctx, subscriptionId, nextInvDate);
-  return { subscription: await getSubscription(ctx, subscriptionId), invoiceIds };
+/** Inserts the subscription, its components and their initial usage, and its events; returns its id. */
+async function insertSubscriptionWithComponents(
+  tctx: ServiceContext,
+  subscription: NewSubscription,
+  components: ChosenComponent[],
+  { firstPeriod, backdated }: { firstPeriod: UsagePeriod | null; backdated: boolean },
+): Promise<number> {
+  const trx = tctx.db;
+  const accountId = tctx.account.id;
+  const now = subscription.createdAt;
+  const id = await repo.insertSubscription(trx, subscription);
+  await repo.insertComponents(trx, accountId, id, components, now);
+  // Spec, componentUsage NumUnits (units used): initial units are usage of the first usage period.
+  for (const c of components) {
+    if ((c.units === undefined && c.memo == null) || !firstPeriod) continue;
+    const usage = { units: c.units, memo: c.memo, isSetUnits: true };
+    await repo.insertUsage(trx, accountId, newUsage(id, c.componentId, firstPeriod, usage, now));
+  }
+  await emitEvent(tctx, 'subscription.created', subscriptionRef(id));
+  if (backdated) await emitEvent(tctx, 'subscription.backdated', subscriptionRef(id));
+  return id;
 }
 
 /**

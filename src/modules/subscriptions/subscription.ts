@@ -1,8 +1,8 @@
 import type { PlainDate } from '../../core/calendar.ts';
-import type { SubscriptionStatus } from '../../core/subscriptionBilling.ts';
+import type { SubscriptionStatus } from './subscriptionBilling.ts';
 
 /**
- * A subscription as the module answers it, made from its row by `subscriptionFromView` (subscription.repository.ts)
+ * A subscription as the module answers it, made from its record (subscription.mapper.ts)
  * and the figures derived on the day it is read (subscriptionReads.service.ts). Other modules and the wire mapping
  * read this, never the row: the bill run's own columns (leases, period counts, pending changes) stay inside.
  */
@@ -66,3 +66,108 @@ export type StoredSubscription = Omit<
   Subscription,
   'status' | 'isCancelled' | 'isExpired' | 'isFutureChange' | 'nextInvoiceDate' | 'components'
 >;
+
+/**
+ * A subscription's whole record, as its repository reads it (subscription.mapper.ts): what the use cases and the
+ * bill run of this module work on. It stays inside the module; other modules read `Subscription`.
+ */
+export interface SubscriptionRecord {
+  id: number;
+  accountId: number;
+  customerId: number;
+  packageId: number;
+  packageVersionId: number;
+  packageRateTermId: number;
+  currencyCode: string;
+  term: number;
+  termType: string;
+  /** Exact decimals. */
+  chargePrice: string;
+  setupFee: string;
+  trialFee: string;
+  trialPeriod: number;
+  trialPeriodType: string;
+  startDate: PlainDate;
+  endDate: PlainDate | null;
+  trialEndDate: PlainDate | null;
+  isProRata: boolean;
+  firstProrataSyncDate: PlainDate | null;
+  anchorDate: PlainDate;
+  /** The day a change made now kept the anchor: a period may start that day off the cycle. */
+  offCycleStart: PlainDate | null;
+  billCycleDay: number | null;
+  numDaysBeforeToInv: number;
+  cancelType: string | null;
+  cancelDate: PlainDate | null;
+  cancelledAt: string | null;
+  lastInvDate: PlainDate | null;
+  lastRenewDate: PlainDate | null;
+  nextRenewDate: PlainDate | null;
+  nextInvDate: PlainDate | null;
+  periodCount: number;
+  setupBilled: boolean;
+  /** The change scheduled for the next renewal, as stored (JSON: `parsePendingChange` reads it). */
+  pendingChange: string | null;
+  parkedReason: string | null;
+  parkedAt: string | null;
+  leaseUntil: string | null;
+  collectionMethod: string | null;
+  gatewayId: number | null;
+  customerPaymentMethodId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The record of a subscription the bill run has not looked at yet, nor anyone changed. */
+export const NOT_BILLED_YET = {
+  offCycleStart: null,
+  cancelType: null,
+  cancelDate: null,
+  cancelledAt: null,
+  lastInvDate: null,
+  lastRenewDate: null,
+  nextRenewDate: null,
+  periodCount: 0,
+  setupBilled: false,
+  pendingChange: null,
+  parkedReason: null,
+  parkedAt: null,
+  leaseUntil: null,
+} as const satisfies Partial<SubscriptionRecord>;
+
+/** A new subscription: what it is created with (the database gives it its id; `NOT_BILLED_YET` the rest). */
+export type NewSubscription = Omit<SubscriptionRecord, 'id' | keyof typeof NOT_BILLED_YET>;
+
+/** What a change sets on a subscription's record. */
+export type SubscriptionChanges = Partial<Omit<SubscriptionRecord, 'id' | 'accountId' | 'createdAt'>>;
+
+/** The record with the names the wire shows beside it (CustomerName, PackageName, packageVersionNumber). */
+export interface SubscriptionView extends SubscriptionRecord {
+  customerName: string;
+  packageName: string;
+  packageVersionNumber: number;
+}
+
+/** A component on a subscription, with its version's number. */
+export interface ComponentOnSubscription {
+  id: number;
+  subscriptionId: number;
+  componentId: number;
+  componentVersionId: number;
+  versionNo: number;
+}
+
+/** Units recorded for a component in one usage period. */
+export interface SubscriptionUsage {
+  id: number;
+  subscriptionId: number;
+  componentId: number;
+  periodStart: PlainDate;
+  periodEnd: PlainDate;
+  /** Exact decimal. */
+  numUnits: string;
+  memo: string | null;
+  isSetUnits: boolean;
+  invoiceId: number | null;
+  updatedAt: string;
+}

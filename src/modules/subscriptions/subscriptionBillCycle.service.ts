@@ -1,6 +1,7 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { billCycleDayProblem, changeBillCycle, honoursBillCycleDay } from '../../core/billCycleDay.ts';
+import { changeBillCycle, honoursBillCycleDay } from './billCycleDay.ts';
+import { billCycleDayProblem } from '../../core/billCycleDayInput.ts';
 import type { Term } from '../../core/periods.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import * as repo from './subscriptionChanges.repository.ts';
@@ -8,7 +9,7 @@ import { billSubscriptionInTransaction } from './subscriptionBilling.service.ts'
 import type { ChangeResult } from './subscriptionChanges.service.ts';
 import { changeSubscription, lockSubscription } from './subscriptionEditing.ts';
 import { parsePendingChange } from './subscriptionTimeline.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import type { SubscriptionRecord } from './subscription.ts';
 
 /**
  * Moves a subscription to another bill-cycle day (PUT /v1/subscriptions/{id}/changebillcycleday; docs/pricing.md,
@@ -25,31 +26,31 @@ export async function changeBillCycleDay(
   const problem = billCycleDayProblem(day, false);
   if (problem) throw ValidationError.field('BillCycleDay', problem);
   return changeSubscription(ctx, subscriptionId, async (tctx, held, on) => {
-    const term: Term = { count: held.term, unit: held.term_type as Term['unit'] };
+    const term: Term = { count: held.term, unit: held.termType as Term['unit'] };
     assertMovable(held, term, day);
-    if (held.bill_cycle_day === day) return { credits: [], invoiceIds: [] };
+    if (held.billCycleDay === day) return { credits: [], invoiceIds: [] };
     // What is due is billed first on the cycle in force, as before any change: the move starts where it ends.
     const billedFirst = await billSubscriptionInTransaction(tctx, held.id, on);
     const row = await lockSubscription(tctx, held.id);
     const change = changeBillCycle(
       {
-        startDate: row.start_date,
-        trialEndDate: row.trial_end_date,
-        isProRata: Boolean(row.is_pro_rata),
-        firstProrataSyncDate: row.first_prorata_sync_date,
-        nextRenewDate: row.next_renew_date,
+        startDate: row.startDate,
+        trialEndDate: row.trialEndDate,
+        isProRata: Boolean(row.isProRata),
+        firstProrataSyncDate: row.firstProrataSyncDate,
+        nextRenewDate: row.nextRenewDate,
         term,
       },
       day,
     );
     await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
-      bill_cycle_day: day,
-      anchor_date: change.anchorDate,
+      billCycleDay: day,
+      anchorDate: change.anchorDate,
       ...(change.kind === 'first'
-        ? { is_pro_rata: change.isProRata, first_prorata_sync_date: change.firstProrataSyncDate }
+        ? { isProRata: change.isProRata, firstProrataSyncDate: change.firstProrataSyncDate }
         : // A period starting there off the new cycle is its stub (the core's offCycleStart).
-          { off_cycle_start: change.from }),
-      updated_at: nowInstant(ctx),
+          { offCycleStart: change.from }),
+      updatedAt: nowInstant(ctx),
     });
     // The next period still starts where it did, so its invoice date stands; one already due is billed now.
     const billedNow = await billSubscriptionInTransaction(tctx, row.id, on);
@@ -58,22 +59,22 @@ export async function changeBillCycleDay(
 }
 
 /** The refusals of a move, each saying why (cancelled and expired ones are refused by changeSubscription). */
-function assertMovable(row: SubscriptionRow, term: Term, day: number): void {
+function assertMovable(row: SubscriptionRecord, term: Term, day: number): void {
   if (!honoursBillCycleDay(term)) {
     throw new ConflictError(
       'bill_cycle_day_not_applicable',
-      `Subscription ${row.id} renews every ${row.term} ${row.term_type}: a bill-cycle day applies to terms of ` +
+      `Subscription ${row.id} renews every ${row.term} ${row.termType}: a bill-cycle day applies to terms of ` +
         'months only',
     );
   }
-  if (row.cancel_date !== null) {
+  if (row.cancelDate !== null) {
     throw new ConflictError(
       'subscription_cancelled',
-      `Subscription ${row.id} is cancelled from ${row.cancel_date}; reactivate it before moving its bill-cycle day`,
+      `Subscription ${row.id} is cancelled from ${row.cancelDate}; reactivate it before moving its bill-cycle day`,
     );
   }
-  if (row.bill_cycle_day === day) return;
-  const pending = parsePendingChange(row.pending_change);
+  if (row.billCycleDay === day) return;
+  const pending = parsePendingChange(row.pendingChange);
   if (pending && (pending.term.count !== term.count || pending.term.unit !== term.unit)) {
     // A new length of term starts a new cycle on its own day, which would undo the move at once.
     throw new ConflictError(

@@ -4,10 +4,10 @@ import { updateRowsById } from '../../storage/bulkUpdate.ts';
 import type { PgColumnType } from '../../storage/bulkUpdate.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
-import type { SubscriptionPeriodsTable } from '../../storage/schema.ts';
+import type { SubscriptionPeriodsTable } from './tables.ts';
 import { SUBSCRIPTION_COLUMNS } from './subscription.repository.ts';
-import type { SubscriptionChanges } from './subscription.repository.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import { subscriptionChangesToRow, subscriptionFromRow } from './subscription.mapper.ts';
+import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 
 /**
  * Subscriptions due by `today` (next_inv_date on or before it, not parked) whose customer is active and not
@@ -34,15 +34,18 @@ function selectDue(db: Db, accountId: number, today: PlainDate, limit: number, a
  * database's write lock (docs/architecture.md, "Locks"), so a second process's batch waits and then sees the
  * subscriptions this one billed as no longer due.
  */
-export function claimDueSubscriptions(
+export async function claimDueSubscriptions(
   db: Db,
   accountId: number,
   today: PlainDate,
   limit: number,
   afterId = 0,
-): Promise<SubscriptionRow[]> {
+): Promise<SubscriptionRecord[]> {
   const query = selectDue(db, accountId, today, limit, afterId).select(SUBSCRIPTION_COLUMNS);
-  return isPostgres(db) ? query.forUpdate('subscriptions').skipLocked().execute() : query.execute();
+  const rows = await (isPostgres(db)
+    ? query.forUpdate('subscriptions').skipLocked().execute()
+    : query.execute());
+  return rows.map(subscriptionFromRow);
 }
 
 export function listPackageNames(
@@ -63,25 +66,33 @@ export function listPackageNames(
  * Whether the rate of each package rate term given sets its prices to include tax (null: the account's default),
  * read when billing so that a line says how it was priced (docs/pricing.md, "Tax-inclusive prices").
  */
-export function listRateTermTaxInclusion(
+export async function listRateTermTaxInclusion(
   db: Db,
   accountId: number,
   rateTermIds: number[],
-): Promise<{ id: number; is_tax_inclusive: boolean | number | null }[]> {
-  if (rateTermIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<{ id: number; isTaxInclusive: boolean | null }[]> {
+  if (rateTermIds.length === 0) return [];
+  const rows = await db
     .selectFrom('package_rate_terms as t')
     .innerJoin('package_version_rates as r', 'r.id', 't.package_rate_id')
     .select(['t.id', 'r.is_tax_inclusive'])
     .where('t.account_id', '=', accountId)
     .where('t.id', 'in', rateTermIds)
     .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    isTaxInclusive: row.is_tax_inclusive === null ? null : Boolean(row.is_tax_inclusive),
+  }));
 }
 
 /** Usage rows not billed yet, with the component version that prices them. */
-export function listUnbilledUsage(db: Db, accountId: number, subscriptionIds: number[]) {
-  if (subscriptionIds.length === 0) return Promise.resolve([]);
-  return db
+export async function listUnbilledUsage(
+  db: Db,
+  accountId: number,
+  subscriptionIds: number[],
+): Promise<UnbilledUsageRecord[]> {
+  if (subscriptionIds.length === 0) return [];
+  const rows = await db
     .selectFrom('subscription_usage')
     .innerJoin('subscription_components', (join) =>
       join
@@ -102,6 +113,27 @@ export function listUnbilledUsage(db: Db, accountId: number, subscriptionIds: nu
     .where('subscription_usage.invoice_id', 'is', null)
     .orderBy('subscription_usage.id')
     .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    componentId: row.component_id,
+    periodStart: row.period_start,
+    periodEnd: row.period_end,
+    numUnits: row.num_units,
+    componentVersionId: row.component_version_id,
+  }));
+}
+
+/** Usage not billed yet, with the component version that prices it. */
+export interface UnbilledUsageRecord {
+  id: number;
+  subscriptionId: number;
+  componentId: number;
+  periodStart: PlainDate;
+  periodEnd: PlainDate;
+  /** Exact decimal. */
+  numUnits: string;
+  componentVersionId: number;
 }
 
 // Rows per multi-row INSERT of periods (9 columns), so that parameters stay well below SQLite's 32 766 and
@@ -109,7 +141,37 @@ export function listUnbilledUsage(db: Db, accountId: number, subscriptionIds: nu
 // of them free (no invoice), which the plan's cap on invoices does not bound.
 const PERIOD_CHUNK = 2000;
 
-export async function insertPeriods(db: Db, rows: Insertable<SubscriptionPeriodsTable>[]): Promise<void> {
+/** A billed (or, free, recorded) period of a subscription. */
+export interface NewSubscriptionPeriod {
+  subscriptionId: number;
+  periodNo: number;
+  periodStart: PlainDate;
+  periodEnd: PlainDate;
+  kind: string;
+  /** Exact decimal. */
+  chargePrice: string;
+  amountMinor: number;
+  invoiceId: number | null;
+  isTaxInclusive: boolean;
+}
+
+export async function insertPeriods(
+  db: Db,
+  accountId: number,
+  periods: readonly NewSubscriptionPeriod[],
+): Promise<void> {
+  const rows: Insertable<SubscriptionPeriodsTable>[] = periods.map((p) => ({
+    account_id: accountId,
+    subscription_id: p.subscriptionId,
+    period_no: p.periodNo,
+    period_start: p.periodStart,
+    period_end: p.periodEnd,
+    kind: p.kind,
+    charge_price: p.chargePrice,
+    amount_minor: p.amountMinor,
+    invoice_id: p.invoiceId,
+    is_tax_inclusive: p.isTaxInclusive,
+  }));
   for (let at = 0; at < rows.length; at += PERIOD_CHUNK) {
     await db
       .insertInto('subscription_periods')
@@ -152,10 +214,11 @@ export async function updateBilledSubscriptions(
 ): Promise<void> {
   const groups = new Map<string, { id: number; values: Record<string, unknown> }[]>();
   for (const { id, changes } of updates) {
-    const key = Object.keys(changes).join(',');
+    const values = subscriptionChangesToRow(changes);
+    const key = Object.keys(values).join(',');
     let group = groups.get(key);
     if (!group) groups.set(key, (group = []));
-    group.push({ id, values: changes });
+    group.push({ id, values });
   }
   for (const [key, rows] of groups) {
     const columns: Record<string, PgColumnType> = {};

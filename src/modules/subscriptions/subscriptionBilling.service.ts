@@ -1,13 +1,12 @@
-import type { Insertable } from 'kysely';
 import { inTransaction, nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { invoiceBoundsProblem } from '../../core/invoiceMath.ts';
-import { BillingInvariantError, planBilling } from '../../core/subscriptionBilling.ts';
-import type { BillingPlan, PlannedInvoice, UnbilledUsage } from '../../core/subscriptionBilling.ts';
+import { invoiceBoundsProblem } from '../invoicing/index.ts';
+import { planBilling } from './subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
+import type { BillingPlan, PlannedInvoice, UnbilledUsage } from './subscriptionBilling.ts';
 import { taxesFor } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
-import type { SubscriptionPeriodsTable } from '../../storage/schema.ts';
 import { listTaxSettings, usagePricing } from '../catalogue/index.ts';
 import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
@@ -16,10 +15,10 @@ import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { subscriptionRef } from './subscriptionEvents.ts';
 import * as repo from './subscriptionBilling.repository.ts';
-import { lockSubscriptionRow } from './subscription.repository.ts';
-import type { SubscriptionChanges } from './subscription.repository.ts';
-import { packageTermsColumns, parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import type { NewSubscriptionPeriod } from './subscriptionBilling.repository.ts';
+import { lockSubscriptionRecord } from './subscription.repository.ts';
+import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
+import { packageTermsFields, parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
 
 /** What one pass of billing did. */
 export interface BillingOutcome {
@@ -30,12 +29,13 @@ export interface BillingOutcome {
 }
 
 /** A plan for one subscription, or the reason it cannot be billed. */
-type Decision = { row: SubscriptionRow; plan: BillingPlan } | { row: SubscriptionRow; parkReason: string };
+type Decision =
+  { row: SubscriptionRecord; plan: BillingPlan } | { row: SubscriptionRecord; parkReason: string };
 
 /** The usage rows waiting to be billed, priced by each subscription's component version in its currency. */
 async function unbilledUsage(
   ctx: ServiceContext,
-  rows: SubscriptionRow[],
+  rows: SubscriptionRecord[],
 ): Promise<{ bySubscription: Map<number, UnbilledUsage[]>; problems: Map<number, string> }> {
   const usageRows = await repo.listUnbilledUsage(
     ctx.db,
@@ -44,47 +44,47 @@ async function unbilledUsage(
   );
   const pricing = await usagePricing(
     ctx,
-    usageRows.map((u) => u.component_version_id),
+    usageRows.map((u) => u.componentVersionId),
   );
-  const currencyOf = new Map(rows.map((r) => [r.id, r.currency_code]));
+  const currencyOf = new Map(rows.map((r) => [r.id, r.currencyCode]));
   const bySubscription = new Map<number, UnbilledUsage[]>();
   const problems = new Map<number, string>();
   for (const usage of usageRows) {
-    const currency = currencyOf.get(usage.subscription_id)!;
-    const price = pricing.get(usage.component_version_id);
+    const currency = currencyOf.get(usage.subscriptionId)!;
+    const price = pricing.get(usage.componentVersionId);
     const brackets = price?.bracketsByCurrency.get(currency);
     if (!price || !brackets) {
       problems.set(
-        usage.subscription_id,
-        `component version ${usage.component_version_id} has no price in ${currency}`,
+        usage.subscriptionId,
+        `component version ${usage.componentVersionId} has no price in ${currency}`,
       );
       continue;
     }
-    const list = bySubscription.get(usage.subscription_id) ?? [];
+    const list = bySubscription.get(usage.subscriptionId) ?? [];
     list.push({
       usageId: usage.id,
       label: price.name,
       unitName: price.unitName,
-      periodStart: usage.period_start,
-      periodEnd: usage.period_end,
-      units: usage.num_units,
+      periodStart: usage.periodStart,
+      periodEnd: usage.periodEnd,
+      units: usage.numUnits,
       scheme: price.scheme,
       brackets,
       pack: price.packByCurrency.get(currency) ?? null,
       isTaxInclusive: price.taxInclusiveByCurrency.get(currency) ?? ctx.account.isTaxInclusive,
     });
-    bySubscription.set(usage.subscription_id, list);
+    bySubscription.set(usage.subscriptionId, list);
   }
   return { bySubscription, problems };
 }
 
 /** What billing the subscriptions needs besides their rows, read in a fixed number of statements. */
-export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]) {
+export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecord[]) {
   const [packages, customers, usage, taxSettings, inclusion] = await Promise.all([
-    repo.listPackageNames(ctx.db, ctx.account.id, [...new Set(rows.map((r) => r.package_id))]),
+    repo.listPackageNames(ctx.db, ctx.account.id, [...new Set(rows.map((r) => r.packageId))]),
     billingProfiles(
       ctx,
-      rows.map((r) => r.customer_id),
+      rows.map((r) => r.customerId),
     ),
     unbilledUsage(ctx, rows),
     listTaxSettings(ctx),
@@ -93,16 +93,13 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
       ctx.account.id,
       [
         ...new Set(
-          rows.flatMap((r) => [
-            r.package_rate_term_id,
-            parsePendingChange(r.pending_change)?.packageRateTermId,
-          ]),
+          rows.flatMap((r) => [r.packageRateTermId, parsePendingChange(r.pendingChange)?.packageRateTermId]),
         ),
       ].filter((id): id is number => id !== undefined && id !== null),
     ),
   ]);
   // A rate's own setting, else the account's, resolved now: the invoice's lines keep what they were priced with.
-  const rateInclusion = new Map(inclusion.map((r) => [r.id, r.is_tax_inclusive]));
+  const rateInclusion = new Map(inclusion.map((r) => [r.id, r.isTaxInclusive]));
   const inclusiveOf = (rateTermId: number | undefined): boolean => {
     const own = rateTermId === undefined ? null : (rateInclusion.get(rateTermId) ?? null);
     return own === null ? ctx.account.isTaxInclusive : Boolean(own);
@@ -120,26 +117,26 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRow[]
   return {
     customers,
     usage,
-    labelOf: (row: SubscriptionRow) => packageNames.get(row.package_id) ?? `Package ${row.package_id}`,
+    labelOf: (row: SubscriptionRecord) => packageNames.get(row.packageId) ?? `Package ${row.packageId}`,
     /** Whether the prices of its terms, and of its scheduled change's, include tax. */
-    taxInclusionOf: (row: SubscriptionRow) => ({
-      terms: inclusiveOf(row.package_rate_term_id),
-      pending: inclusiveOf(parsePendingChange(row.pending_change)?.packageRateTermId),
+    taxInclusionOf: (row: SubscriptionRecord) => ({
+      terms: inclusiveOf(row.packageRateTermId),
+      pending: inclusiveOf(parsePendingChange(row.pendingChange)?.packageRateTermId),
     }),
     /** The invoice for a planned one: lines as planned, the customer's taxes (none when waived). */
-    toNewInvoice: (row: SubscriptionRow, planned: PlannedInvoice): NewInvoice => ({
-      customerId: row.customer_id,
-      currencyCode: row.currency_code,
+    toNewInvoice: (row: SubscriptionRecord, planned: PlannedInvoice): NewInvoice => ({
+      customerId: row.customerId,
+      currencyCode: row.currencyCode,
       invoiceDate: planned.invoiceDate,
       source: 'Auto',
       isDraft: false,
       subscriptionId: row.id,
       // Its own collection when it names one; otherwise its invoices follow the customer's settings.
-      collectionMethod: row.collection_method,
-      gatewayId: row.gateway_id,
-      customerPaymentMethodId: row.customer_payment_method_id,
+      collectionMethod: row.collectionMethod,
+      gatewayId: row.gatewayId,
+      customerPaymentMethodId: row.customerPaymentMethodId,
       charges: planned.lines,
-      taxes: taxesOf(row.customer_id),
+      taxes: taxesOf(row.customerId),
     }),
   };
 }
@@ -157,7 +154,7 @@ function billingEvent(decision: Decision, before?: Snapshot): EventToEmit {
   const renewed =
     next.lastRenewDate !== undefined &&
     next.lastRenewDate !== null &&
-    next.lastRenewDate !== decision.row.last_renew_date;
+    next.lastRenewDate !== decision.row.lastRenewDate;
   const type = next.pendingChangeApplied
     ? 'subscription.future_change_applied'
     : renewed
@@ -190,7 +187,7 @@ function catchUpInvoice(billed: PlannedInvoice[]): PlannedInvoice {
  */
 async function billRows(
   ctx: ServiceContext,
-  rows: SubscriptionRow[],
+  rows: SubscriptionRecord[],
   today: PlainDate,
   catchUp = false,
 ): Promise<BillingOutcome> {
@@ -220,19 +217,19 @@ type BillingInputs = Awaited<ReturnType<typeof billingInputs>>;
  */
 function decideBilling(
   ctx: ServiceContext,
-  rows: readonly SubscriptionRow[],
+  rows: readonly SubscriptionRecord[],
   { customers, usage, labelOf, taxInclusionOf, toNewInvoice }: BillingInputs,
   today: PlainDate,
 ): Decision[] {
-  const billable = rows.filter((row) => customers.get(row.customer_id)?.isBillable !== false);
+  const billable = rows.filter((row) => customers.get(row.customerId)?.isBillable !== false);
   return billable.map((row) => {
-    const customer = customers.get(row.customer_id);
+    const customer = customers.get(row.customerId);
     const problem = usage.problems.get(row.id);
-    if (!customer) return { row, parkReason: `customer ${row.customer_id} not found` };
-    if (customer.currencyCode !== row.currency_code) {
+    if (!customer) return { row, parkReason: `customer ${row.customerId} not found` };
+    if (customer.currencyCode !== row.currencyCode) {
       return {
         row,
-        parkReason: `the subscription is in ${row.currency_code} but its customer is billed in ${customer.currencyCode}`,
+        parkReason: `the subscription is in ${row.currencyCode} but its customer is billed in ${customer.currencyCode}`,
       };
     }
     if (problem) return { row, parkReason: problem };
@@ -251,7 +248,7 @@ function decideBilling(
 /**
  * Throws BillingInvariantError, so that the bill run parks the subscription, when its invoice could not be made:
  * usage priced beyond the bound of an amount would otherwise be issued as figures no double holds exactly, or fail
- * the bill run's stretch each day (core/invoiceMath.ts, invoiceBoundsProblem).
+ * the bill run's stretch each day (modules/invoicing/invoiceMath.ts, invoiceBoundsProblem).
  */
 export function assertInvoiceWithinBounds(invoice: NewInvoice): void {
   const taxPercs = invoice.taxes.map((tax) => tax.perc);
@@ -301,7 +298,7 @@ function invoicesToMake(
 
 /** What billing writes besides the invoices, gathered to be made with a few multi-row statements. */
 interface BillingWrites {
-  periods: Insertable<SubscriptionPeriodsTable>[];
+  periods: NewSubscriptionPeriod[];
   updates: { id: number; changes: SubscriptionChanges }[];
   usageMarks: { usageId: number; invoiceId: number; subscriptionId: number }[];
   parked: number;
@@ -325,7 +322,7 @@ function billingWrites(
       writes.parked += 1;
       writes.updates.push({
         id: row.id,
-        changes: { parked_reason: decision.parkReason, parked_at: now, updated_at: now },
+        changes: { parkedReason: decision.parkReason, parkedAt: now, updatedAt: now },
       });
       ctx.log.warn({ subscriptionId: row.id, reason: decision.parkReason }, 'subscription parked');
       continue;
@@ -337,46 +334,44 @@ function billingWrites(
         for (const usageId of planned.usageIds)
           writes.usageMarks.push({ usageId, invoiceId, subscriptionId: row.id });
       }
-      if (planned.period) writes.periods.push(periodRow(ctx, row.id, planned.period, invoiceId));
+      if (planned.period) writes.periods.push(billedPeriod(row.id, planned.period, invoiceId));
     }
     writes.updates.push({ id: row.id, changes: nextRecord(row, decision.plan.next, now) });
   }
   return writes;
 }
 
-function periodRow(
-  ctx: ServiceContext,
+function billedPeriod(
   subscriptionId: number,
   period: NonNullable<PlannedInvoice['period']>,
   invoiceId: number | null,
-): Insertable<SubscriptionPeriodsTable> {
+): NewSubscriptionPeriod {
   return {
-    account_id: ctx.account.id,
-    subscription_id: subscriptionId,
-    period_no: period.periodNo,
-    period_start: period.start,
-    period_end: period.end,
+    subscriptionId,
+    periodNo: period.periodNo,
+    periodStart: period.start,
+    periodEnd: period.end,
     kind: period.kind,
-    charge_price: period.chargePrice,
-    amount_minor: period.amountMinor,
-    invoice_id: invoiceId,
-    is_tax_inclusive: period.isTaxInclusive ?? false,
+    chargePrice: period.chargePrice,
+    amountMinor: period.amountMinor,
+    invoiceId,
+    isTaxInclusive: period.isTaxInclusive ?? false,
   };
 }
 
 /** The subscription's billing record after the plan, with the terms of a scheduled change it applied. */
-function nextRecord(row: SubscriptionRow, next: BillingPlan['next'], now: string): SubscriptionChanges {
-  const pending = next.pendingChangeApplied ? parsePendingChange(row.pending_change) : null;
+function nextRecord(row: SubscriptionRecord, next: BillingPlan['next'], now: string): SubscriptionChanges {
+  const pending = next.pendingChangeApplied ? parsePendingChange(row.pendingChange) : null;
   return {
-    period_count: next.periodCount,
-    next_renew_date: next.nextRenewDate,
-    ...(next.lastRenewDate ? { last_renew_date: next.lastRenewDate } : {}),
-    ...(next.lastInvDate ? { last_inv_date: next.lastInvDate } : {}),
-    next_inv_date: next.nextInvDate,
-    setup_billed: next.setupBilled,
-    anchor_date: next.anchorDate,
-    ...(pending ? { ...packageTermsColumns(pending), pending_change: null } : {}),
-    updated_at: now,
+    periodCount: next.periodCount,
+    nextRenewDate: next.nextRenewDate,
+    ...(next.lastRenewDate ? { lastRenewDate: next.lastRenewDate } : {}),
+    ...(next.lastInvDate ? { lastInvDate: next.lastInvDate } : {}),
+    nextInvDate: next.nextInvDate,
+    setupBilled: next.setupBilled,
+    anchorDate: next.anchorDate,
+    ...(pending ? { ...packageTermsFields(pending), pendingChange: null } : {}),
+    updatedAt: now,
   };
 }
 
@@ -389,7 +384,7 @@ async function recordBilling(ctx: ServiceContext, writes: BillingWrites): Promis
     throw new Error(`usage of subscription ${first.subscriptionId} was billed meanwhile`);
   }
   await repo.updateBilledSubscriptions(ctx.db, ctx.account.id, writes.updates);
-  await repo.insertPeriods(ctx.db, writes.periods);
+  await repo.insertPeriods(ctx.db, ctx.account.id, writes.periods);
 }
 
 /**
@@ -451,9 +446,9 @@ export async function billSubscriptionInTransaction(
   today: PlainDate,
   options: { catchUp?: boolean } = {},
 ): Promise<number[]> {
-  const row = await lockSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
+  const row = await lockSubscriptionRecord(ctx.db, ctx.account.id, subscriptionId);
   const due = (row ? [row] : []).filter(
-    (r) => r.parked_reason === null && r.next_inv_date !== null && r.next_inv_date <= today,
+    (r) => r.parkedReason === null && r.nextInvDate !== null && r.nextInvDate <= today,
   );
   return (await billRows(ctx, due, today, options.catchUp)).invoiceIds;
 }

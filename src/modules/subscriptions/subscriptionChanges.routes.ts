@@ -12,7 +12,7 @@ import {
   previewInvoice,
   toInvoiceDto,
 } from '../invoicing/index.ts';
-import { invoiceWithFigures, withInvoiceFigures } from '../../views/invoices.view.ts';
+import { invoiceWithFigures, withInvoiceFigures } from '../../readModels/invoices.view.ts';
 import { changeBillCycleDay } from './subscriptionBillCycle.service.ts';
 import * as changes from './subscriptionChanges.service.ts';
 import type { ChangeResult } from './subscriptionChanges.service.ts';
@@ -83,7 +83,8 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         tags,
         description:
           'Cancels: at renewal (end of the billed term), or now with no refund, a pro-rated credit, or full ' +
-          'credit for the current term. Each credit is issued as a credit_note adjustment applied to the earliest open invoices (GET .../credits).',
+          'credit for the current term. Each credit is issued as a credit_note adjustment applied to the earliest open ' +
+          'invoices, what is left staying as the customer’s credit (GET .../credits).',
         params: CancelParams,
         querystring: PreviewQuery,
         response: changeResponses,
@@ -105,7 +106,9 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         description:
           'Moves the subscription to another package, version or rate term: at the next renewal ' +
           '(isFutureChange) or now: the unused part credited pro rata and the new terms charged pro rata up to ' +
-          'the unchanged renewal date, or from today for a whole new term with resetBillingAnchor.',
+          'the unchanged renewal date, or from today for a whole new term with resetBillingAnchor. The credit pays ' +
+          'the change’s own invoice first, so its Balance (in the preview too) is the net amount due now; what is ' +
+          'left pays the other open invoices, then stays as the customer’s credit.',
         params: SubscriptionIdParams,
         querystring: PreviewQuery,
         body: ChangePackageBody,
@@ -317,12 +320,12 @@ export function registerSubscriptionChangeRoutes(app: App): void {
       return (await changes.listSubscriptionCredits(request.ctx, request.params.subscriptionID)).map((c) => ({
         subscriptionCreditID: c.id,
         Descrip: c.descrip,
-        Amount: minorToWireNumber(c.amount_minor, c.currency_code),
-        CurrencyCode: c.currency_code,
-        PeriodStart: startOfDate(c.period_start, timeZone),
-        PeriodEnd: startOfDate(c.period_end, timeZone),
-        adjustmentID: c.adjustment_id,
-        CreatedDate: c.created_at,
+        Amount: minorToWireNumber(c.amountMinor, c.currencyCode),
+        CurrencyCode: c.currencyCode,
+        PeriodStart: startOfDate(c.periodStart, timeZone),
+        PeriodEnd: startOfDate(c.periodEnd, timeZone),
+        adjustmentID: c.adjustmentId,
+        CreatedDate: c.createdAt,
       }));
     },
   );
@@ -347,12 +350,12 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         request.params.subscriptionID,
       );
       return periods.map((p) => ({
-        PeriodNo: p.period_no,
-        PeriodStart: startOfDate(p.period_start, timeZone),
-        PeriodEnd: startOfDate(p.period_end, timeZone),
+        PeriodNo: p.periodNo,
+        PeriodStart: startOfDate(p.periodStart, timeZone),
+        PeriodEnd: startOfDate(p.periodEnd, timeZone),
         Kind: p.kind as 'trial' | 'stub' | 'term',
-        Amount: minorToWireNumber(p.amount_minor, currencyCode),
-        invoiceID: p.invoice_id,
+        Amount: minorToWireNumber(p.amountMinor, currencyCode),
+        invoiceID: p.invoiceId,
       }));
     },
   );

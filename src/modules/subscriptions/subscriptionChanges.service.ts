@@ -3,15 +3,16 @@ import type { ServiceContext } from '../../context.ts';
 import { maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
-import { changeBillCycle, honoursBillCycleDay } from '../../core/billCycleDay.ts';
-import { creditsForCut } from '../../core/subscriptionChanges.ts';
-import type { CreditRule, PeriodCredit } from '../../core/subscriptionChanges.ts';
-import { BillingInvariantError, invoiceDateOf, trialEndOf } from '../../core/subscriptionBilling.ts';
-import { upcomingInvoiceOf } from '../../core/subscriptionUpcoming.ts';
+import { changeBillCycle, honoursBillCycleDay } from './billCycleDay.ts';
+import { creditsForCut } from './subscriptionChanges.ts';
+import type { CreditRule, PeriodCredit } from './subscriptionChanges.ts';
+import { invoiceDateOf, trialEndOf } from './subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
+import { upcomingInvoiceOf } from './subscriptionUpcoming.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { invoiceTaxPercs } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
-import { issueCreditNoteAdjustment } from '../ledger/index.ts';
+import { applyCustomerCredit, issueCreditNoteAdjustment } from '../ledger/index.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import {
   assertInvoiceWithinBounds,
@@ -19,102 +20,127 @@ import {
   billSubscriptionInTransaction,
 } from './subscriptionBilling.service.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
-import type { SubscriptionChanges } from './subscription.repository.ts';
+import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 import {
   invariantConflict,
   lockSubscription,
   scheduledInvoiceDate,
   withSubscriptionHeld,
 } from './subscriptionEditing.ts';
-import { priceChoiceColumns, resolvePriceChoice } from './subscriptionInput.ts';
+import { priceChoiceFields, resolvePriceChoice } from './subscriptionInput.ts';
 import type { PriceChoice, PriceChoiceInput } from './subscriptionInput.ts';
 import { anchorDateOf, timelineOf } from './subscriptionTimeline.ts';
-import type { PendingChange, SubscriptionRow } from './subscriptionTimeline.ts';
+import type { PendingChange } from './subscriptionTimeline.ts';
 
 export const CANCEL_TYPES = ['renewal', 'norefund', 'prorata', 'fullcredit'] as const;
 export type CancelType = (typeof CANCEL_TYPES)[number];
 
 /** What a change did (or, previewed, would do): credits owed and invoices made. */
 export interface ChangeResult {
-  credits: (PeriodCredit & { descrip: string })[];
+  /** Each with the credit_note adjustment that issued it (null for a credit of nothing). */
+  credits: (PeriodCredit & { descrip: string; adjustmentId?: number | null })[];
   invoiceIds: number[];
 }
 
-async function findOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRow> {
-  const row = await repo.findSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
+async function findOrThrow(ctx: ServiceContext, subscriptionId: number): Promise<SubscriptionRecord> {
+  const row = await repo.findSubscriptionRecord(ctx.db, ctx.account.id, subscriptionId);
   if (!row) throw new NotFoundError('Subscription', subscriptionId);
   return row;
 }
 
-function assertNotEnded(row: SubscriptionRow, day: PlainDate): void {
-  if (row.cancel_date !== null && row.cancel_date <= day) {
+function assertNotEnded(row: SubscriptionRecord, day: PlainDate): void {
+  if (row.cancelDate !== null && row.cancelDate <= day) {
     throw new ConflictError('subscription_cancelled', `Subscription ${row.id} is cancelled`);
   }
-  if (row.end_date !== null && row.end_date <= day) {
+  if (row.endDate !== null && row.endDate <= day) {
     throw new ConflictError('subscription_expired', `Subscription ${row.id} has expired`);
   }
 }
 
 /**
  * Cuts the billed periods at `cutDate` and credits what the rule says: each credit is recorded
- * (subscription_credits) and issued as a credit_note adjustment, auto-applied to the customer's earliest open
- * invoices (the cut one among them, when unpaid), in the change's transaction.
+ * (subscription_credits) and issued as a credit_note adjustment in the change's transaction. A cancellation's is
+ * auto-applied to the customer's earliest open invoices (the cut one among them, when unpaid), the rest staying as
+ * the customer's credit; a change's is left for payChangeFromCredit, which pays the change's own invoice first.
  */
 async function cutBilledTime(
   ctx: ServiceContext,
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   cutDate: PlainDate,
   rule: CreditRule,
-  reason: string,
+  reason: 'Cancelled' | 'Changed',
 ): Promise<ChangeResult['credits']> {
   const periods = await repo.listPeriodsEndingAfter(ctx.db, ctx.account.id, row.id, cutDate);
   const percs = await invoiceTaxPercs(
     ctx,
-    periods.flatMap((p) => (p.invoice_id === null ? [] : [p.invoice_id])),
+    periods.flatMap((p) => (p.invoiceId === null ? [] : [p.invoiceId])),
   );
   const { credits, cuts } = creditsForCut(
     periods.map((p) => ({
-      periodNo: p.period_no,
-      start: p.period_start,
-      end: p.period_end,
-      amountMinor: p.amount_minor,
-      taxPercs: p.invoice_id === null ? [] : (percs.get(p.invoice_id) ?? []),
-      isTaxInclusive: Boolean(p.is_tax_inclusive),
+      periodNo: p.periodNo,
+      start: p.periodStart,
+      end: p.periodEnd,
+      amountMinor: p.amountMinor,
+      taxPercs: p.invoiceId === null ? [] : (percs.get(p.invoiceId) ?? []),
+      isTaxInclusive: p.isTaxInclusive,
     })),
     cutDate,
     rule,
   );
   for (const cut of cuts) await repo.cutPeriod(ctx.db, ctx.account.id, row.id, cut);
-  const described = credits.map((credit) => ({
+  const described: ChangeResult['credits'] = credits.map((credit) => ({
     ...credit,
     descrip: `${reason}: unused ${credit.start} to ${credit.end}`,
+    adjustmentId: null,
   }));
   for (const credit of described) {
-    const creditId = await repo.insertCredit(ctx.db, {
-      account_id: ctx.account.id,
-      customer_id: row.customer_id,
-      subscription_id: row.id,
-      currency_code: row.currency_code,
-      amount_minor: credit.totalMinor,
+    const creditId = await repo.insertCredit(ctx.db, ctx.account.id, row.id, row.customerId, {
+      currencyCode: row.currencyCode,
+      amountMinor: credit.totalMinor,
       descrip: credit.descrip,
-      period_start: credit.start,
-      period_end: credit.end,
-      created_at: nowInstant(ctx),
+      periodStart: credit.start,
+      periodEnd: credit.end,
+      createdAt: nowInstant(ctx),
     });
     if (credit.totalMinor <= 0) continue;
     const adjustmentId = await issueCreditNoteAdjustment(ctx, {
-      customerId: row.customer_id,
+      customerId: row.customerId,
       subscriptionId: row.id,
-      currencyCode: row.currency_code,
+      currencyCode: row.currencyCode,
       amountMinor: credit.totalMinor,
       date: today(ctx),
       ref: `SUB-${row.id}-CREDIT-${creditId}`,
       memo: credit.descrip,
-      autoApply: true,
+      autoApply: reason === 'Cancelled',
     });
     await repo.linkCreditAdjustment(ctx.db, ctx.account.id, creditId, adjustmentId);
+    credit.adjustmentId = adjustmentId;
   }
   return described;
+}
+
+/**
+ * A change made now charges what its preview said (docs/pricing.md, "Changes and their credits"): the credit for
+ * the unused time pays the invoices the change made first, whatever ApplyCreditBeforeCollecting says, then the
+ * customer's other open invoices, earliest first; what is left stays as the customer's credit.
+ */
+async function payChangeFromCredit(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  credits: ChangeResult['credits'],
+  invoiceIds: readonly number[],
+): Promise<void> {
+  const sources = credits.flatMap((credit) =>
+    credit.adjustmentId ? [{ type: 'adjustment' as const, id: credit.adjustmentId }] : [],
+  );
+  if (sources.length === 0) return;
+  await applyCustomerCredit(ctx, {
+    customerId: row.customerId,
+    currencyCode: row.currencyCode,
+    invoiceIds,
+    sources,
+    thenOpenInvoices: true,
+  });
 }
 
 /**
@@ -130,27 +156,27 @@ export async function cancelSubscription(
     const trx = tctx.db;
     assertNotEnded(row, day);
     // Nothing billed yet, or cancelling at renewal: billing stops where the billed time ends.
-    const cancelDate = type === 'renewal' ? maxDate(row.next_renew_date ?? row.start_date, day) : day;
+    const cancelDate = type === 'renewal' ? maxDate(row.nextRenewDate ?? row.startDate, day) : day;
     const rule: CreditRule = type === 'prorata' ? 'prorata' : type === 'fullcredit' ? 'fullcredit' : 'none';
     // Billed time is cut at the cancellation, or at the StartDate for time billed ahead of it (as a change does):
     // cut dates then only move forward, and a period cut to empty is never cut, nor credited, again.
-    const cutDate = maxDate(cancelDate, row.start_date);
+    const cutDate = maxDate(cancelDate, row.startDate);
     const credits = type === 'renewal' ? [] : await cutBilledTime(tctx, row, cutDate, rule, 'Cancelled');
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
-      cancel_type: type,
-      cancel_date: cancelDate,
-      cancelled_at: nowInstant(ctx),
+      cancelType: type,
+      cancelDate: cancelDate,
+      cancelledAt: nowInstant(ctx),
       // Prorata and full credit end the billed time at the cancellation.
-      ...(rule !== 'none' && row.next_renew_date !== null && row.next_renew_date > cutDate
-        ? { next_renew_date: cutDate }
+      ...(rule !== 'none' && row.nextRenewDate !== null && row.nextRenewDate > cutDate
+        ? { nextRenewDate: cutDate }
         : {}),
       // Billing stops now; usage left unbilled still gets its last invoice, which the bill run dates.
       ...(cancelDate <= day
         ? {
-            next_inv_date: (await repo.countUnbilledUsage(trx, ctx.account.id, row.id)) > 0 ? day : null,
+            nextInvDate: (await repo.countUnbilledUsage(trx, ctx.account.id, row.id)) > 0 ? day : null,
           }
         : {}),
-      updated_at: nowInstant(ctx),
+      updatedAt: nowInstant(ctx),
     });
     return { credits, invoiceIds: [] };
   });
@@ -173,9 +199,9 @@ export interface ChangeTermsInput extends PriceChoiceInput {
  */
 async function billUpToDate(
   ctx: ServiceContext,
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   day: PlainDate,
-): Promise<{ row: SubscriptionRow; invoiceIds: number[] }> {
+): Promise<{ row: SubscriptionRecord; invoiceIds: number[] }> {
   const invoiceIds = await billSubscriptionInTransaction(ctx, row.id, day);
   return { row: await lockSubscription(ctx, row.id), invoiceIds };
 }
@@ -186,16 +212,16 @@ async function billUpToDate(
  * billUpToDate (its customer on hold, or parked) is refused, changing nothing: those days are the bill run's to
  * bill on the old terms once the customer is active again or the record mended.
  */
-function assertBilledUpTo(row: SubscriptionRow, from: PlainDate): void {
-  if (row.period_count === 0 || row.next_renew_date === null || row.next_renew_date >= from) return;
+function assertBilledUpTo(row: SubscriptionRecord, from: PlainDate): void {
+  if (row.periodCount === 0 || row.nextRenewDate === null || row.nextRenewDate >= from) return;
   const why =
-    row.parked_reason !== null
-      ? `it is parked (${row.parked_reason}): mend the record and unpark it`
+    row.parkedReason !== null
+      ? `it is parked (${row.parkedReason}): mend the record and unpark it`
       : 'its customer is on hold (inactive or suspended)';
   throw new ConflictError(
     'subscription_billing_behind',
-    `Subscription ${row.id} is billed only up to ${row.next_renew_date} and cannot be billed further now: ${why}. ` +
-      `A change made now would leave ${row.next_renew_date} to ${from} unbilled; make it at renewal ` +
+    `Subscription ${row.id} is billed only up to ${row.nextRenewDate} and cannot be billed further now: ${why}. ` +
+      `A change made now would leave ${row.nextRenewDate} to ${from} unbilled; make it at renewal ` +
       '(isFutureChange) or once the subscription is billed up to date',
   );
 }
@@ -207,37 +233,37 @@ function assertBilledUpTo(row: SubscriptionRow, from: PlainDate): void {
  * the day; a term of days ignores the day, so the subscription leaves it.
  */
 function firstPeriodOf(
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   term: Term,
   trialEnd: PlainDate | null,
-): Pick<SubscriptionChanges, 'anchor_date' | 'is_pro_rata' | 'first_prorata_sync_date' | 'bill_cycle_day'> {
-  if (row.bill_cycle_day === null) return { anchor_date: anchorDateOf(row, trialEnd) };
+): Pick<SubscriptionChanges, 'anchorDate' | 'isProRata' | 'firstProrataSyncDate' | 'billCycleDay'> {
+  if (row.billCycleDay === null) return { anchorDate: anchorDateOf(row, trialEnd) };
   if (!honoursBillCycleDay(term)) {
     return {
-      bill_cycle_day: null,
-      is_pro_rata: false,
-      first_prorata_sync_date: null,
-      anchor_date: trialEnd ?? row.start_date,
+      billCycleDay: null,
+      isProRata: false,
+      firstProrataSyncDate: null,
+      anchorDate: trialEnd ?? row.startDate,
     };
   }
   const first = changeBillCycle(
     {
-      startDate: row.start_date,
+      startDate: row.startDate,
       trialEndDate: trialEnd,
       isProRata: false,
       firstProrataSyncDate: null,
       nextRenewDate: null,
       term,
     },
-    row.bill_cycle_day,
+    row.billCycleDay,
   );
   return first.kind === 'first'
     ? {
-        is_pro_rata: first.isProRata,
-        first_prorata_sync_date: first.firstProrataSyncDate,
-        anchor_date: first.anchorDate,
+        isProRata: first.isProRata,
+        firstProrataSyncDate: first.firstProrataSyncDate,
+        anchorDate: first.anchorDate,
       }
-    : { anchor_date: first.anchorDate };
+    : { anchorDate: first.anchorDate };
 }
 
 /**
@@ -259,96 +285,145 @@ export async function changeSubscriptionTerms(
     );
   }
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, held, day) => {
-    const trx = tctx.db;
     assertNotEnded(held, day);
-    const choice = await resolvePriceChoice(tctx, input, held.currency_code);
+    const choice = await resolvePriceChoice(tctx, input, held.currencyCode);
     const now = nowInstant(ctx);
     // Everything due is billed first, on the terms in force (so a change at renewal also applies at the next
     // renewal after today, not at one the bill run has not reached yet).
     const { row, invoiceIds: billedFirst } = await billUpToDate(tctx, held, day);
-    if (row.period_count === 0) {
-      const trialEnd = trialEndOf(row.start_date, choice.trialPeriod, choice.trialPeriodType);
-      await repo.updateSubscription(trx, ctx.account.id, row.id, {
-        ...priceChoiceColumns(choice),
-        trial_end_date: trialEnd,
-        ...firstPeriodOf(row, choice.term, trialEnd),
-        pending_change: null,
-        updated_at: now,
-      });
-      return {
-        credits: [],
-        invoiceIds: [...billedFirst, ...(await billSubscriptionInTransaction(tctx, row.id, day))],
-      };
-    }
-    if (input.atRenewal) {
-      const pending: PendingChange = {
-        effectiveDate: row.next_renew_date ?? row.start_date,
-        packageId: choice.packageId,
-        packageVersionId: choice.packageVersionId,
-        packageRateTermId: choice.packageRateTermId,
-        label: choice.label,
-        term: choice.term,
-        chargePrice: choice.chargePrice,
-        setupFee: choice.setupFee,
-        trialFee: choice.trialFee,
-      };
-      await repo.updateSubscription(trx, ctx.account.id, row.id, {
-        pending_change: JSON.stringify(pending),
-        updated_at: now,
-      });
-      return { credits: [], invoiceIds: billedFirst };
-    }
-    // A subscription billed ahead of its StartDate changes from the start: billed time never begins before it.
-    const from = maxDate(day, row.start_date);
-    // A new length of term starts a new cycle, as a scheduled change does (and Stripe on a new interval): the
-    // renewal day of the old cycle means nothing to the new term.
-    const sameLength = row.term === choice.term.count && row.term_type === choice.term.unit;
-    if (input.resetBillingAnchor === false && !sameLength) {
-      // Sent explicitly, false asks for what cannot be done; silently resetting would bill a whole new term the
-      // caller said not to. Absent, the documented default applies (a new term).
-      throw ValidationError.field(
-        'resetBillingAnchor',
-        `cannot be false with a term of another length (${row.term} ${row.term_type} to ` +
-          `${choice.term.count} ${choice.term.unit}): a new length of term always starts a new term today; ` +
-          'leave it out or send true',
-      );
-    }
-    assertBilledUpTo(row, from);
-    if (!input.resetBillingAnchor && sameLength) {
-      const kept = await keepAnchor(tctx, row, choice, from, day);
-      return { ...kept, invoiceIds: [...billedFirst, ...kept.invoiceIds] };
-    }
-    const credits = await cutBilledTime(tctx, row, from, 'prorata', 'Changed');
-    const cancelAtRenewal =
-      row.cancel_type === 'renewal' && row.cancel_date !== null && row.cancel_date > day;
-    await repo.updateSubscription(trx, ctx.account.id, row.id, {
-      ...priceChoiceColumns(choice),
-      // The trial, if running, ends with the change: the new terms are billed from today.
-      ...(row.trial_end_date !== null && row.trial_end_date > from ? { trial_end_date: from } : {}),
-      ...(row.first_prorata_sync_date !== null && row.first_prorata_sync_date > from
-        ? { first_prorata_sync_date: from }
-        : {}),
-      anchor_date: from,
-      off_cycle_start: null,
-      // The new cycle renews on the change day, not on a bill-cycle day (docs/pricing.md, "Bill-cycle day").
-      bill_cycle_day: null,
-      next_renew_date: from,
-      next_inv_date: day,
-      pending_change: null,
-      // A cancellation at renewal still ahead ends the billed time: left at its date, the new term would be billed
-      // in full past it (a year charged, a month served). It moves to the end of the time the change bills.
-      ...(cancelAtRenewal ? { cancel_date: null } : {}),
-      updated_at: now,
-    });
-    const invoiceIds = await billSubscriptionInTransaction(tctx, row.id, day);
-    if (cancelAtRenewal) {
-      const billed = await lockSubscription(tctx, row.id);
-      const billedTo = billed.next_renew_date;
-      await repo.updateSubscription(trx, ctx.account.id, row.id, {
-        cancel_date: billedTo !== null && billedTo > day ? billedTo : row.cancel_date,
-      });
-    }
-    return { credits, invoiceIds: [...billedFirst, ...invoiceIds] };
+    const changed = await changeTermsOfBilled(tctx, row, choice, input, day, now);
+    return { ...changed, invoiceIds: [...billedFirst, ...changed.invoiceIds] };
+  });
+}
+
+/** The change itself, once everything due is billed: which of the ways above applies, and applying it. */
+async function changeTermsOfBilled(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  choice: PriceChoice,
+  input: ChangeTermsInput,
+  day: PlainDate,
+  now: string,
+): Promise<ChangeResult> {
+  if (row.periodCount === 0) return replaceUnbilledTerms(ctx, row, choice, day, now);
+  if (input.atRenewal) return scheduleTermsAtRenewal(ctx, row, choice, now);
+  // A subscription billed ahead of its StartDate changes from the start: billed time never begins before it.
+  const from = maxDate(day, row.startDate);
+  // A new length of term starts a new cycle, as a scheduled change does (and Stripe on a new interval): the
+  // renewal day of the old cycle means nothing to the new term.
+  const sameLength = row.term === choice.term.count && row.termType === choice.term.unit;
+  if (input.resetBillingAnchor === false && !sameLength) throw anchorNotKeptOnNewLength(row, choice);
+  assertBilledUpTo(row, from);
+  if (!input.resetBillingAnchor && sameLength) return keepAnchor(ctx, row, choice, from, day);
+  return startNewTerm(ctx, row, choice, from, day, now);
+}
+
+/** Before anything was billed, the terms are replaced and the first period billed on them. */
+async function replaceUnbilledTerms(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  choice: PriceChoice,
+  day: PlainDate,
+  now: string,
+): Promise<ChangeResult> {
+  const trialEnd = trialEndOf(row.startDate, choice.trialPeriod, choice.trialPeriodType);
+  await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+    ...priceChoiceFields(choice),
+    trialEndDate: trialEnd,
+    ...firstPeriodOf(row, choice.term, trialEnd),
+    pendingChange: null,
+    updatedAt: now,
+  });
+  return { credits: [], invoiceIds: await billSubscriptionInTransaction(ctx, row.id, day) };
+}
+
+/** At renewal: the new terms wait as the pending change the bill run applies at the next renewal. */
+async function scheduleTermsAtRenewal(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  choice: PriceChoice,
+  now: string,
+): Promise<ChangeResult> {
+  const pending: PendingChange = {
+    effectiveDate: row.nextRenewDate ?? row.startDate,
+    packageId: choice.packageId,
+    packageVersionId: choice.packageVersionId,
+    packageRateTermId: choice.packageRateTermId,
+    label: choice.label,
+    term: choice.term,
+    chargePrice: choice.chargePrice,
+    setupFee: choice.setupFee,
+    trialFee: choice.trialFee,
+  };
+  await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+    pendingChange: JSON.stringify(pending),
+    updatedAt: now,
+  });
+  return { credits: [], invoiceIds: [] };
+}
+
+/**
+ * Sent explicitly, false asks for what cannot be done; silently resetting would bill a whole new term the caller
+ * said not to. Absent, the documented default applies (a new term).
+ */
+function anchorNotKeptOnNewLength(row: SubscriptionRecord, choice: PriceChoice): ValidationError {
+  return ValidationError.field(
+    'resetBillingAnchor',
+    `cannot be false with a term of another length (${row.term} ${row.termType} to ` +
+      `${choice.term.count} ${choice.term.unit}): a new length of term always starts a new term today; ` +
+      'leave it out or send true',
+  );
+}
+
+/**
+ * A change made now that starts a new term: the billed time from the change day is credited pro rata and the new
+ * terms are billed from that day, their cycle anchored on it; the credit pays the new invoice first.
+ */
+async function startNewTerm(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  choice: PriceChoice,
+  from: PlainDate,
+  day: PlainDate,
+  now: string,
+): Promise<ChangeResult> {
+  const credits = await cutBilledTime(ctx, row, from, 'prorata', 'Changed');
+  const cancelAtRenewal = row.cancelType === 'renewal' && row.cancelDate !== null && row.cancelDate > day;
+  await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+    ...priceChoiceFields(choice),
+    // The trial, if running, ends with the change: the new terms are billed from today.
+    ...(row.trialEndDate !== null && row.trialEndDate > from ? { trialEndDate: from } : {}),
+    ...(row.firstProrataSyncDate !== null && row.firstProrataSyncDate > from
+      ? { firstProrataSyncDate: from }
+      : {}),
+    anchorDate: from,
+    offCycleStart: null,
+    // The new cycle renews on the change day, not on a bill-cycle day (docs/pricing.md, "Bill-cycle day").
+    billCycleDay: null,
+    nextRenewDate: from,
+    nextInvDate: day,
+    pendingChange: null,
+    // A cancellation at renewal still ahead ends the billed time: left at its date, the new term would be billed
+    // in full past it (a year charged, a month served). It moves to the end of the time the change bills.
+    ...(cancelAtRenewal ? { cancelDate: null } : {}),
+    updatedAt: now,
+  });
+  const invoiceIds = await billSubscriptionInTransaction(ctx, row.id, day);
+  if (cancelAtRenewal) await cancelAtEndOfBilledTime(ctx, row, day);
+  await payChangeFromCredit(ctx, row, credits, invoiceIds);
+  return { credits, invoiceIds };
+}
+
+/** The cancellation at renewal, cleared while the new term was billed, moves to the end of what it billed. */
+async function cancelAtEndOfBilledTime(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  day: PlainDate,
+): Promise<void> {
+  const billed = await lockSubscription(ctx, row.id);
+  const billedTo = billed.nextRenewDate;
+  await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
+    cancelDate: billedTo !== null && billedTo > day ? billedTo : row.cancelDate,
   });
 }
 
@@ -362,26 +437,28 @@ export async function changeSubscriptionTerms(
  */
 async function keepAnchor(
   ctx: ServiceContext,
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   choice: PriceChoice,
   from: PlainDate,
   day: PlainDate,
 ): Promise<ChangeResult> {
-  const trialRunning = row.trial_end_date !== null && row.trial_end_date > from;
-  const cutDate = trialRunning ? row.trial_end_date! : from;
+  const trialRunning = row.trialEndDate !== null && row.trialEndDate > from;
+  const cutDate = trialRunning ? row.trialEndDate! : from;
   const credits = await cutBilledTime(ctx, row, cutDate, 'prorata', 'Changed');
   await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
     // trial_end_date is left as it is, though the trial's length is now the new package's: it is the anchor.
-    ...priceChoiceColumns(choice),
-    off_cycle_start: cutDate,
+    ...priceChoiceFields(choice),
+    offCycleStart: cutDate,
     // As with a reset: the new terms are billed from the cut, whatever the bill run had not billed yet before it.
-    next_renew_date: cutDate,
+    nextRenewDate: cutDate,
     // The bill run dates the next invoice itself from here (numDaysBeforeToInv before the cut, or today).
-    next_inv_date: day,
-    pending_change: null,
-    updated_at: nowInstant(ctx),
+    nextInvDate: day,
+    pendingChange: null,
+    updatedAt: nowInstant(ctx),
   });
-  return { credits, invoiceIds: await billSubscriptionInTransaction(ctx, row.id, day) };
+  const invoiceIds = await billSubscriptionInTransaction(ctx, row.id, day);
+  await payChangeFromCredit(ctx, row, credits, invoiceIds);
+  return { credits, invoiceIds };
 }
 
 /**
@@ -395,34 +472,34 @@ export async function reactivateSubscription(
 ): Promise<ChangeResult> {
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
-    if (row.cancel_date === null) {
+    if (row.cancelDate === null) {
       throw new ConflictError('subscription_not_cancelled', `Subscription ${row.id} is not cancelled`);
     }
-    if (row.end_date !== null && row.end_date <= day) {
+    if (row.endDate !== null && row.endDate <= day) {
       throw new ConflictError('subscription_expired', `Subscription ${row.id} has expired`);
     }
     const timeline = timelineOf(row, '', ctx.account.timeZone);
     // Time already paid for that is still ahead (no refund was given) resumes where it ends.
-    const paidAhead = row.next_renew_date !== null && row.next_renew_date > day;
+    const paidAhead = row.nextRenewDate !== null && row.nextRenewDate > day;
     // One cancelled before anything was billed restarts too once its StartDate has passed: resuming from the
     // StartDate would bill the time it spent cancelled.
-    const started = row.period_count > 0 || row.start_date < day;
-    const restart = row.cancel_date <= day && !paidAhead && started;
+    const started = row.periodCount > 0 || row.startDate < day;
+    const restart = row.cancelDate <= day && !paidAhead && started;
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
-      cancel_type: null,
-      cancel_date: null,
-      cancelled_at: null,
+      cancelType: null,
+      cancelDate: null,
+      cancelledAt: null,
       ...(restart
         ? {
-            anchor_date: day,
+            anchorDate: day,
             // A new cycle on the day of the reactivation, not on a bill-cycle day.
-            bill_cycle_day: null,
-            next_renew_date: day,
-            next_inv_date: day,
-            ...(row.trial_end_date !== null && row.trial_end_date > day ? { trial_end_date: day } : {}),
+            billCycleDay: null,
+            nextRenewDate: day,
+            nextInvDate: day,
+            ...(row.trialEndDate !== null && row.trialEndDate > day ? { trialEndDate: day } : {}),
           }
-        : { next_inv_date: invoiceDateOf(row.next_renew_date ?? row.start_date, timeline) }),
-      updated_at: nowInstant(ctx),
+        : { nextInvDate: invoiceDateOf(row.nextRenewDate ?? row.startDate, timeline) }),
+      updatedAt: nowInstant(ctx),
     });
     return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
   });
@@ -436,7 +513,7 @@ export async function reactivateSubscription(
 export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: number): Promise<void> {
   await withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
-    const scheduledCancel = row.cancel_date !== null && row.cancel_date > day;
+    const scheduledCancel = row.cancelDate !== null && row.cancelDate > day;
     // Billing that met the cancellation (a change made now bills up to it) found nothing left to invoice: without
     // it, the next invoice date is planned again.
     const nextInvDate = async () => {
@@ -450,16 +527,16 @@ export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: n
         return scheduledInvoiceDate(timeline, unbilled, day);
       } catch (error) {
         // A broken record is left for the bill run to park.
-        if (error instanceof BillingInvariantError) return row.next_inv_date;
+        if (error instanceof BillingInvariantError) return row.nextInvDate;
         throw error;
       }
     };
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
-      pending_change: null,
+      pendingChange: null,
       ...(scheduledCancel
-        ? { cancel_type: null, cancel_date: null, cancelled_at: null, next_inv_date: await nextInvDate() }
+        ? { cancelType: null, cancelDate: null, cancelledAt: null, nextInvDate: await nextInvDate() }
         : {}),
-      updated_at: nowInstant(ctx),
+      updatedAt: nowInstant(ctx),
     });
     if (scheduledCancel) await billSubscriptionInTransaction(tctx, row.id, day);
   });
@@ -497,7 +574,7 @@ export async function upcomingInvoice(
   subscriptionId: number,
 ): Promise<NewInvoice | null> {
   const row = await findOrThrow(ctx, subscriptionId);
-  if (row.next_inv_date === null || row.parked_reason !== null) return null;
+  if (row.nextInvDate === null || row.parkedReason !== null) return null;
   const inputs = await billingInputs(ctx, [row]);
   try {
     const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row));
@@ -521,14 +598,14 @@ export async function changeRateTerm(
 ): Promise<ChangeResult> {
   const row = await findOrThrow(ctx, subscriptionId);
   return changeSubscriptionTerms(ctx, subscriptionId, {
-    packageId: row.package_id,
-    packageVersionId: row.package_version_id,
+    packageId: row.packageId,
+    packageVersionId: row.packageVersionId,
     ...input,
   });
 }
 
 export async function subscriptionCurrency(ctx: ServiceContext, subscriptionId: number): Promise<string> {
-  return (await findOrThrow(ctx, subscriptionId)).currency_code;
+  return (await findOrThrow(ctx, subscriptionId)).currencyCode;
 }
 
 export function noUpcomingInvoice(subscriptionId: number): NotFoundError {
@@ -553,13 +630,13 @@ export async function listBilledPeriods(ctx: ServiceContext, subscriptionId: num
  */
 export async function unparkSubscription(ctx: ServiceContext, subscriptionId: number): Promise<ChangeResult> {
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
-    if (row.parked_reason === null) {
+    if (row.parkedReason === null) {
       throw new ConflictError('subscription_not_parked', `Subscription ${row.id} is not parked`);
     }
     await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
-      parked_reason: null,
-      parked_at: null,
-      updated_at: nowInstant(ctx),
+      parkedReason: null,
+      parkedAt: null,
+      updatedAt: nowInstant(ctx),
     });
     return { credits: [], invoiceIds: await billSubscriptionInTransaction(tctx, row.id, day) };
   });

@@ -5,18 +5,14 @@ import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { canonicalDecimal } from '../../core/wireDecimal.ts';
 import { usagePricing } from '../catalogue/index.ts';
+import type { UsagePricing } from '../catalogue/index.ts';
 import * as repo from './subscription.repository.ts';
-import type { ComponentRow } from './subscription.repository.ts';
-import {
-  changeSubscription,
-  currentUsagePeriod,
-  newComponentRows,
-  newUsageRow,
-} from './subscriptionEditing.ts';
+import type { ComponentOnSubscription } from './subscription.ts';
+import { changeSubscription, currentUsagePeriod, newUsage } from './subscriptionEditing.ts';
 import type { UsageValues } from './subscriptionEditing.ts';
 import { chooseComponents, COMPONENTS_FIELD, MAX_UNITS, readUnits } from './subscriptionInput.ts';
 import type { ComponentChoice } from './subscriptionInput.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import type { SubscriptionRecord } from './subscription.ts';
 import type { UsagePeriod } from './usagePeriods.ts';
 
 export interface UsageRecord {
@@ -30,7 +26,7 @@ export interface UsageRecord {
 /** Sets the usage row of a period for a component: inserting it, or changing what is given. */
 async function writeUsage(
   ctx: ServiceContext,
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   period: UsagePeriod,
   componentId: number,
   values: UsageValues,
@@ -40,15 +36,15 @@ async function writeUsage(
   if (existing) {
     await repo.updateUsage(ctx.db, ctx.account.id, existing.id, {
       ...(values.units !== undefined
-        ? { num_units: canonicalDecimal(values.units), is_set_units: values.isSetUnits }
+        ? { numUnits: canonicalDecimal(values.units), isSetUnits: values.isSetUnits }
         : {}),
       ...(values.memo !== undefined ? { memo: values.memo } : {}),
-      period_end: period.end,
-      updated_at: now,
+      periodEnd: period.end,
+      updatedAt: now,
     });
     return;
   }
-  await repo.insertUsage(ctx.db, newUsageRow(ctx, row.id, componentId, period, values, now));
+  await repo.insertUsage(ctx.db, ctx.account.id, newUsage(row.id, componentId, period, values, now));
 }
 
 /**
@@ -64,25 +60,25 @@ export async function modifyComponents(
 ): Promise<void> {
   await changeSubscription(ctx, subscriptionId, async (tctx, row, today) => {
     const current = await repo.listComponents(tctx.db, ctx.account.id, [row.id]);
-    const versions = new Map(current.map((c) => [c.component_id, c.component_version_id]));
+    const versions = new Map(current.map((c) => [c.componentId, c.componentVersionId]));
     const problems: FieldProblem[] = [];
-    const chosen = await chooseComponents(tctx, items, row.currency_code, versions, problems);
+    const chosen = await chooseComponents(tctx, items, row.currencyCode, versions, problems);
     if (problems.length > 0) throw new ValidationError(problems);
 
     const listed = new Set(chosen.map((c) => c.componentId));
-    const removed = current.filter((c) => !listed.has(c.component_id));
+    const removed = current.filter((c) => !listed.has(c.componentId));
     const unbilled = await repo.listUnbilledUsageOf(tctx.db, ctx.account.id, row.id);
     const blocked = removed.filter((c) =>
-      unbilled.some((u) => u.component_id === c.component_id && !new Big(u.num_units).eq(0)),
+      unbilled.some((u) => u.componentId === c.componentId && !new Big(u.numUnits).eq(0)),
     );
     if (blocked.length > 0) {
       throw new ConflictError(
         'component_has_unbilled_usage',
-        `Component(s) ${blocked.map((c) => c.component_id).join(', ')} have usage not billed yet; ` +
+        `Component(s) ${blocked.map((c) => c.componentId).join(', ')} have usage not billed yet; ` +
           'set their NumUnits to 0 or remove them after the usage is billed',
       );
     }
-    const removedIds = removed.map((c) => c.component_id);
+    const removedIds = removed.map((c) => c.componentId);
     await repo.deleteUnbilledUsage(tctx.db, ctx.account.id, row.id, removedIds);
     await repo.deleteComponents(
       tctx.db,
@@ -91,19 +87,12 @@ export async function modifyComponents(
     );
 
     const now = nowInstant(ctx);
-    const byComponent = new Map<number, ComponentRow>(current.map((c) => [c.component_id, c]));
-    await repo.insertComponents(
-      tctx.db,
-      newComponentRows(
-        ctx,
-        row.id,
-        chosen.filter((c) => !byComponent.has(c.componentId)),
-        now,
-      ),
-    );
+    const byComponent = new Map<number, ComponentOnSubscription>(current.map((c) => [c.componentId, c]));
+    const added = chosen.filter((c) => !byComponent.has(c.componentId));
+    await repo.insertComponents(tctx.db, ctx.account.id, row.id, added, now);
     for (const c of chosen) {
       const existing = byComponent.get(c.componentId);
-      if (existing && existing.component_version_id !== c.versionId) {
+      if (existing && existing.componentVersionId !== c.versionId) {
         await repo.updateComponentVersion(tctx.db, ctx.account.id, existing.id, c.versionId);
       }
     }
@@ -124,7 +113,7 @@ export async function modifyComponents(
         }
       }
     }
-    await repo.updateSubscription(tctx.db, ctx.account.id, row.id, { updated_at: now });
+    await repo.updateSubscription(tctx.db, ctx.account.id, row.id, { updatedAt: now });
   });
 }
 
@@ -143,83 +132,91 @@ export async function recordUsage(
     ctx,
     subscriptionId,
     async (tctx, row, today) => {
-      const components = await repo.listComponents(tctx.db, ctx.account.id, [row.id]);
-      const versionOf = new Map(components.map((c) => [c.component_id, c]));
-      const pricing = await usagePricing(
-        tctx,
-        components.map((c) => c.component_version_id),
-      );
       const period = await currentUsagePeriod(tctx, row, today);
       if (!period)
         throw new ConflictError('subscription_ended', `Subscription ${row.id} has stopped billing`);
-
-      const problems: FieldProblem[] = [];
-      const units = new Map<number, Big>();
-      const planned: ({ componentId: number } & UsageValues)[] = [];
-      for (const [i, record] of records.entries()) {
-        const at = `${COMPONENTS_FIELD}[${i}]`;
-        const component = versionOf.get(record.componentId);
-        if (!component) {
-          problems.push({
-            field: `${at}.componentID`,
-            message: `component ${record.componentId} is not on subscription ${row.id}`,
-          });
-          continue;
-        }
-        const price = pricing.get(component.component_version_id);
-        const brackets = price?.bracketsByCurrency.get(row.currency_code);
-        // A price is brackets under unit, volume and stairstep, or blocks under package.
-        if ((!brackets || brackets.length === 0) && !price?.packByCurrency.has(row.currency_code)) {
-          problems.push({
-            field: `${at}.componentID`,
-            message: `version ${component.version_no} of component ${record.componentId} has no price in ${row.currency_code}`,
-          });
-          continue;
-        }
-        const amount = readUnits(record.numUnits, `${at}.NumUnits`, problems, !record.isSetUnits);
-        if (amount === undefined) continue;
-        if (!units.has(record.componentId)) {
-          const existing = await repo.findUsage(
-            tctx.db,
-            ctx.account.id,
-            row.id,
-            record.componentId,
-            period.start,
-          );
-          units.set(record.componentId, new Big(existing?.num_units ?? '0'));
-        }
-        const result = record.isSetUnits ? amount : units.get(record.componentId)!.plus(amount);
-        if (result.lt(0)) {
-          problems.push({
-            field: `${at}.NumUnits`,
-            message: `would lower the units to ${result.toFixed()}; they cannot go below 0`,
-          });
-          continue;
-        }
-        if (result.gt(MAX_UNITS)) {
-          problems.push({
-            field: `${at}.NumUnits`,
-            message: `would raise the units above ${MAX_UNITS.toFixed()}`,
-          });
-          continue;
-        }
-        units.set(record.componentId, result);
-        planned.push({
-          componentId: record.componentId,
-          units: result,
-          isSetUnits: record.isSetUnits,
-          memo: record.memo,
-        });
-      }
-      if (problems.length > 0) throw new ValidationError(problems);
-
+      const planned = await planUsage(tctx, row, period, records);
       const now = nowInstant(ctx);
       for (const { componentId, ...values } of planned) {
         await writeUsage(tctx, row, period, componentId, values, now);
       }
-      await repo.updateSubscription(tctx.db, ctx.account.id, row.id, { updated_at: now });
+      await repo.updateSubscription(tctx.db, ctx.account.id, row.id, { updatedAt: now });
     },
     ['Future', 'Cancelled', 'Expired'],
     'subscription.usage_recorded',
   );
+}
+
+/**
+ * The units each record leaves in the period, in order (a component recorded twice adds up), checked: every
+ * problem found is answered at once (422), and nothing is written.
+ */
+async function planUsage(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  period: UsagePeriod,
+  records: UsageRecord[],
+): Promise<({ componentId: number } & UsageValues)[]> {
+  const components = await repo.listComponents(ctx.db, ctx.account.id, [row.id]);
+  const versionOf = new Map(components.map((c) => [c.componentId, c]));
+  const pricing = await usagePricing(
+    ctx,
+    components.map((c) => c.componentVersionId),
+  );
+  const problems: FieldProblem[] = [];
+  const units = new Map<number, Big>();
+  const planned: ({ componentId: number } & UsageValues)[] = [];
+  for (const [i, record] of records.entries()) {
+    const at = `${COMPONENTS_FIELD}[${i}]`;
+    const component = versionOf.get(record.componentId);
+    const priceProblem = component
+      ? missingPrice(component, pricing.get(component.componentVersionId), row.currencyCode)
+      : `component ${record.componentId} is not on subscription ${row.id}`;
+    if (priceProblem) {
+      problems.push({ field: `${at}.componentID`, message: priceProblem });
+      continue;
+    }
+    const amount = readUnits(record.numUnits, `${at}.NumUnits`, problems, !record.isSetUnits);
+    if (amount === undefined) continue;
+    if (!units.has(record.componentId)) {
+      const existing = await repo.findUsage(ctx.db, ctx.account.id, row.id, record.componentId, period.start);
+      units.set(record.componentId, new Big(existing?.numUnits ?? '0'));
+    }
+    const result = record.isSetUnits ? amount : units.get(record.componentId)!.plus(amount);
+    const boundProblem = unitsOutOfBounds(result);
+    if (boundProblem) {
+      problems.push({ field: `${at}.NumUnits`, message: boundProblem });
+      continue;
+    }
+    units.set(record.componentId, result);
+    planned.push({
+      componentId: record.componentId,
+      units: result,
+      isSetUnits: record.isSetUnits,
+      memo: record.memo,
+    });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return planned;
+}
+
+/** Why usage of the component cannot be priced in the currency, if it cannot. */
+function missingPrice(
+  component: ComponentOnSubscription,
+  price: UsagePricing | undefined,
+  currencyCode: string,
+): string | undefined {
+  const brackets = price?.bracketsByCurrency.get(currencyCode);
+  // A price is brackets under unit, volume and stairstep, or blocks under package.
+  if ((!brackets || brackets.length === 0) && !price?.packByCurrency.has(currencyCode)) {
+    return `version ${component.versionNo} of component ${component.componentId} has no price in ${currencyCode}`;
+  }
+  return undefined;
+}
+
+/** The units of a period stay within 0 and MAX_UNITS. */
+function unitsOutOfBounds(result: Big): string | undefined {
+  if (result.lt(0)) return `would lower the units to ${result.toFixed()}; they cannot go below 0`;
+  if (result.gt(MAX_UNITS)) return `would raise the units above ${MAX_UNITS.toFixed()}`;
+  return undefined;
 }

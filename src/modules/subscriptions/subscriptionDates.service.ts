@@ -1,10 +1,11 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { changeBillCycle, honoursBillCycleDay } from '../../core/billCycleDay.ts';
+import { changeBillCycle, honoursBillCycleDay } from './billCycleDay.ts';
 import { boundary } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
-import { BillingInvariantError, trialEndOf } from '../../core/subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import * as repo from './subscription.repository.ts';
@@ -17,14 +18,11 @@ import {
 } from './subscriptionEditing.ts';
 import { readDate } from './subscriptionInput.ts';
 import { anchorDateOf } from './subscriptionTimeline.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import type { SubscriptionRecord } from './subscription.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 
 type DateColumns = Partial<
-  Pick<
-    SubscriptionRow,
-    'start_date' | 'end_date' | 'trial_end_date' | 'anchor_date' | 'first_prorata_sync_date'
-  >
+  Pick<SubscriptionRecord, 'startDate' | 'endDate' | 'trialEndDate' | 'anchorDate' | 'firstProrataSyncDate'>
 > & { is_pro_rata?: boolean };
 
 /**
@@ -34,7 +32,7 @@ type DateColumns = Partial<
 async function changeDates(
   ctx: ServiceContext,
   subscriptionId: number,
-  change: (tctx: ServiceContext, row: SubscriptionRow, today: PlainDate) => Promise<DateColumns>,
+  change: (tctx: ServiceContext, row: SubscriptionRecord, today: PlainDate) => Promise<DateColumns>,
 ): Promise<void> {
   const nextInvDate = await changeSubscription(ctx, subscriptionId, async (tctx, row, today) => {
     const dates = await change(tctx, row, today);
@@ -42,8 +40,8 @@ async function changeDates(
     const next = scheduledInvoiceDate(timelineFor(ctx, { ...row, ...dates }), unbilled, today);
     await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
       ...dates,
-      next_inv_date: next,
-      updated_at: nowInstant(ctx),
+      nextInvDate: next,
+      updatedAt: nowInstant(ctx),
     });
     return next;
   });
@@ -61,7 +59,7 @@ export async function changeStartDate(
   startText: string,
 ): Promise<void> {
   await changeDates(ctx, subscriptionId, async (tctx, row) => {
-    if (row.period_count > 0 || row.last_inv_date !== null || Boolean(row.setup_billed)) {
+    if (row.periodCount > 0 || row.lastInvDate !== null || Boolean(row.setupBilled)) {
       throw new ConflictError(
         'subscription_billed',
         `Subscription ${row.id} has been billed; its StartDate can no longer change`,
@@ -69,43 +67,43 @@ export async function changeStartDate(
     }
     const problems: FieldProblem[] = [];
     const startDate = readDate(ctx, startText, 'StartDate', problems);
-    if (startDate && row.end_date && row.end_date <= startDate) {
-      problems.push({ field: 'StartDate', message: `must be before EndDate (${row.end_date})` });
+    if (startDate && row.endDate && row.endDate <= startDate) {
+      problems.push({ field: 'StartDate', message: `must be before EndDate (${row.endDate})` });
     }
-    const term = { count: row.term, unit: row.term_type as Term['unit'] };
+    const term = { count: row.term, unit: row.termType as Term['unit'] };
     // On a bill-cycle day, the first period is planned again from the new start (docs/pricing.md, "Bill-cycle day").
-    const onDay = row.bill_cycle_day !== null && honoursBillCycleDay(term);
-    if (startDate && row.is_pro_rata && row.first_prorata_sync_date && !onDay) {
+    const onDay = row.billCycleDay !== null && honoursBillCycleDay(term);
+    if (startDate && row.isProRata && row.firstProrataSyncDate && !onDay) {
       const latest = boundary(startDate, term, 1);
-      if (row.first_prorata_sync_date <= startDate || row.first_prorata_sync_date > latest) {
+      if (row.firstProrataSyncDate <= startDate || row.firstProrataSyncDate > latest) {
         problems.push({
           field: 'StartDate',
-          message: `must leave firstProrataSyncDate (${row.first_prorata_sync_date}) after it and at most one term after it`,
+          message: `must leave firstProrataSyncDate (${row.firstProrataSyncDate}) after it and at most one term after it`,
         });
       }
     }
     if (problems.length > 0 || !startDate) throw new ValidationError(problems);
 
-    const trialEndDate = trialEndOf(startDate, row.trial_period, row.trial_period_type);
+    const trialEndDate = trialEndOf(startDate, row.trialPeriod, row.trialPeriodType);
     const first =
       onDay &&
       changeBillCycle(
         { startDate, trialEndDate, isProRata: false, firstProrataSyncDate: null, nextRenewDate: null, term },
-        row.bill_cycle_day!,
+        row.billCycleDay!,
       );
     const dates = {
-      start_date: startDate,
-      trial_end_date: trialEndDate,
-      anchor_date: anchorDateOf({ ...row, start_date: startDate }, trialEndDate),
+      startDate: startDate,
+      trialEndDate: trialEndDate,
+      anchorDate: anchorDateOf({ ...row, startDate: startDate }, trialEndDate),
       ...(first && first.kind === 'first'
         ? {
-            is_pro_rata: first.isProRata,
-            first_prorata_sync_date: first.firstProrataSyncDate,
-            anchor_date: first.anchorDate,
+            isProRata: first.isProRata,
+            firstProrataSyncDate: first.firstProrataSyncDate,
+            anchorDate: first.anchorDate,
           }
         : {}),
     };
-    const before = usagePeriodAt(timelineFor(ctx, row), null, row.start_date);
+    const before = usagePeriodAt(timelineFor(ctx, row), null, row.startDate);
     const after = usagePeriodAt(timelineFor(ctx, { ...row, ...dates }), null, startDate);
     if (before && after) await repo.moveUnbilledUsage(tctx.db, ctx.account.id, row.id, before.start, after);
     return dates;
@@ -128,21 +126,21 @@ export async function changeEndDate(
     const endDate = endText === null ? null : readDate(ctx, endText, 'EndDate', problems);
     if (endDate && endDate < today)
       problems.push({ field: 'EndDate', message: `must not be before today (${today})` });
-    else if (endDate && endDate <= row.start_date) {
-      problems.push({ field: 'EndDate', message: `must be after StartDate (${row.start_date})` });
+    else if (endDate && endDate <= row.startDate) {
+      problems.push({ field: 'EndDate', message: `must be after StartDate (${row.startDate})` });
     }
     if (problems.length > 0 || endDate === undefined) throw new ValidationError(problems);
 
     const before = timelineFor(ctx, row);
-    const after = timelineFor(ctx, { ...row, end_date: endDate });
-    if (row.next_renew_date && (endDate === null || endDate > row.next_renew_date)) {
+    const after = timelineFor(ctx, { ...row, endDate: endDate });
+    if (row.nextRenewDate && (endDate === null || endDate > row.nextRenewDate)) {
       try {
-        usagePeriodAt(after, null, row.next_renew_date);
+        usagePeriodAt(after, null, row.nextRenewDate);
       } catch (error) {
         if (!(error instanceof BillingInvariantError)) throw error;
         throw new ConflictError(
           'subscription_billed_to_end',
-          `Subscription ${row.id} was billed to its EndDate (${row.end_date}) with a short last period; ` +
+          `Subscription ${row.id} was billed to its EndDate (${row.endDate}) with a short last period; ` +
             'it cannot be lengthened (subscribe the customer again instead)',
         );
       }
@@ -154,6 +152,6 @@ export async function changeEndDate(
     if (oldPeriod && newPeriod && oldPeriod.start === newPeriod.start && oldPeriod.end !== newPeriod.end) {
       await repo.moveUnbilledUsage(tctx.db, ctx.account.id, row.id, oldPeriod.start, newPeriod);
     }
-    return { end_date: endDate };
+    return { endDate: endDate };
   });
 }

@@ -1,25 +1,21 @@
 import Big from 'big.js';
-import type { Insertable } from 'kysely';
 import { today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import type { Bracket } from '../../core/pricing.ts';
-import { BillingInvariantError, planBilling } from '../../core/subscriptionBilling.ts';
-import type {
-  SubscriptionStatus,
-  SubscriptionTimeline,
-  UnbilledUsage,
-} from '../../core/subscriptionBilling.ts';
-import { upcomingInvoiceOf } from '../../core/subscriptionUpcoming.ts';
+import type { Bracket } from '../catalogue/index.ts';
+import { planBilling } from './subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
+import type { SubscriptionStatus, SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
+import { upcomingInvoiceOf } from './subscriptionUpcoming.ts';
 import { canonicalDecimal } from '../../core/wireDecimal.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { SubscriptionComponentsTable, SubscriptionUsageTable } from '../../storage/schema.ts';
 import * as repo from './subscription.repository.ts';
-import type { UsageRow } from './subscription.repository.ts';
+import type { NewSubscriptionUsage } from './subscription.repository.ts';
+import type { SubscriptionUsage } from './subscription.ts';
 import { withSubscriptionEvents } from './subscriptionEvents.ts';
 import { billSubscription } from './subscriptionBilling.service.ts';
 import { statusOf, timelineOf } from './subscriptionTimeline.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import type { SubscriptionRecord } from './subscription.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 import type { UsagePeriod } from './usagePeriods.ts';
 
@@ -30,16 +26,16 @@ import type { UsagePeriod } from './usagePeriods.ts';
  */
 
 /** The label names invoice lines only; nothing computed here depends on it. */
-export function timelineFor(ctx: ServiceContext, row: SubscriptionRow): SubscriptionTimeline {
-  return timelineOf(row, `Package ${row.package_id}`, ctx.account.timeZone);
+export function timelineFor(ctx: ServiceContext, row: SubscriptionRecord): SubscriptionTimeline {
+  return timelineOf(row, `Package ${row.packageId}`, ctx.account.timeZone);
 }
 
 /** Reads the subscription and holds it until the transaction ends; 404 when the account cannot see it. */
 export async function lockSubscription(
   ctx: ServiceContext,
   subscriptionId: number,
-): Promise<SubscriptionRow> {
-  const row = await repo.lockSubscriptionRow(ctx.db, ctx.account.id, subscriptionId);
+): Promise<SubscriptionRecord> {
+  const row = await repo.lockSubscriptionRecord(ctx.db, ctx.account.id, subscriptionId);
   if (!row) throw new NotFoundError('Subscription', subscriptionId);
   return row;
 }
@@ -52,7 +48,7 @@ export async function lockSubscription(
 export function withSubscriptionHeld<T>(
   ctx: ServiceContext,
   subscriptionId: number,
-  work: (tctx: ServiceContext, row: SubscriptionRow, on: PlainDate) => Promise<T>,
+  work: (tctx: ServiceContext, row: SubscriptionRecord, on: PlainDate) => Promise<T>,
   eventType = 'subscription.updated',
 ): Promise<T> {
   const on = today(ctx);
@@ -80,7 +76,7 @@ export function invariantConflict(
 export function changeSubscription<T>(
   ctx: ServiceContext,
   subscriptionId: number,
-  change: (tctx: ServiceContext, row: SubscriptionRow, on: PlainDate) => Promise<T>,
+  change: (tctx: ServiceContext, row: SubscriptionRecord, on: PlainDate) => Promise<T>,
   refuse: SubscriptionStatus[] = ['Cancelled', 'Expired'],
   eventType = 'subscription.updated',
 ): Promise<T> {
@@ -93,7 +89,7 @@ export function changeSubscription<T>(
         throw new ConflictError(
           `subscription_${status.toLowerCase()}`,
           status === 'Future'
-            ? `Subscription ${subscriptionId} starts on ${row.start_date}; usage is recorded from then`
+            ? `Subscription ${subscriptionId} starts on ${row.startDate}; usage is recorded from then`
             : `Subscription ${subscriptionId} is ${status.toLowerCase()}`,
         );
       }
@@ -118,7 +114,7 @@ const NO_CHARGE: Bracket[] = [{ qtyFrom: '0', qtyTill: null, price: '0' }];
  */
 export function scheduledInvoiceDate(
   timeline: SubscriptionTimeline,
-  unbilled: UsageRow[],
+  unbilled: SubscriptionUsage[],
   on: PlainDate,
 ): PlainDate | null {
   const plan = planBilling(timeline, unpricedUsage(unbilled), on);
@@ -129,17 +125,20 @@ export function scheduledInvoiceDate(
  * The date of the next invoice the subscription will get (comp_nextInvDate), which the upcoming-invoice preview
  * shows: the first with a line, past the days the bill run only records a free trial's period.
  */
-export function upcomingInvoiceDate(timeline: SubscriptionTimeline, unbilled: UsageRow[]): PlainDate | null {
+export function upcomingInvoiceDate(
+  timeline: SubscriptionTimeline,
+  unbilled: SubscriptionUsage[],
+): PlainDate | null {
   return upcomingInvoiceOf(timeline, unpricedUsage(unbilled))?.invoiceDate ?? null;
 }
 
-function unpricedUsage(unbilled: UsageRow[]): UnbilledUsage[] {
+function unpricedUsage(unbilled: SubscriptionUsage[]): UnbilledUsage[] {
   return unbilled.map((u) => ({
     usageId: u.id,
     label: '',
     unitName: '',
-    periodStart: u.period_start,
-    periodEnd: u.period_end,
+    periodStart: u.periodStart,
+    periodEnd: u.periodEnd,
     units: '0',
     scheme: 'unit',
     brackets: NO_CHARGE,
@@ -149,18 +148,18 @@ function unpricedUsage(unbilled: UsageRow[]): UnbilledUsage[] {
 /** The billed period holding today (or the start, before it), which usage recorded today belongs to if any. */
 export async function billedPeriodNow(
   ctx: ServiceContext,
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   on: PlainDate,
 ): Promise<UsagePeriod | null> {
-  const day = row.start_date > on ? row.start_date : on;
+  const day = row.startDate > on ? row.startDate : on;
   const billed = await repo.findBilledPeriod(ctx.db, ctx.account.id, row.id, day);
-  return billed ? { start: billed.period_start, end: billed.period_end } : null;
+  return billed ?? null;
 }
 
 /** The usage period for usage recorded today (or before the start: the first one); null once billing stopped. */
 export async function currentUsagePeriod(
   ctx: ServiceContext,
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   on: PlainDate,
 ): Promise<UsagePeriod | null> {
   return usagePeriodAt(timelineFor(ctx, row), await billedPeriodNow(ctx, row, on), on);
@@ -187,47 +186,31 @@ export async function billIfDue(
   }
 }
 
-// Rows.
+// Usage.
 
-export function newComponentRows(
-  ctx: ServiceContext,
-  subscriptionId: number,
-  components: { componentId: number; versionId: number }[],
-  now: string,
-): Insertable<SubscriptionComponentsTable>[] {
-  return components.map((c) => ({
-    account_id: ctx.account.id,
-    subscription_id: subscriptionId,
-    component_id: c.componentId,
-    component_version_id: c.versionId,
-    created_at: now,
-  }));
-}
-
-/** What a usage row is set to: units (set or added, see `isSetUnits`) and a memo, each only when given. */
+/** What a usage record is set to: units (set or added, see `isSetUnits`) and a memo, each only when given. */
 export interface UsageValues {
   units?: Big;
   memo?: string | null;
   isSetUnits: boolean;
 }
 
-export function newUsageRow(
-  ctx: ServiceContext,
+/** The usage a component gets in a period when first recorded. */
+export function newUsage(
   subscriptionId: number,
   componentId: number,
   period: UsagePeriod,
   values: UsageValues,
   now: string,
-): Insertable<SubscriptionUsageTable> {
+): NewSubscriptionUsage {
   return {
-    account_id: ctx.account.id,
-    subscription_id: subscriptionId,
-    component_id: componentId,
-    period_start: period.start,
-    period_end: period.end,
-    num_units: canonicalDecimal(values.units ?? new Big(0)),
+    subscriptionId,
+    componentId,
+    periodStart: period.start,
+    periodEnd: period.end,
+    numUnits: canonicalDecimal(values.units ?? new Big(0)),
     memo: values.memo ?? null,
-    is_set_units: values.units !== undefined && values.isSetUnits,
-    updated_at: now,
+    isSetUnits: values.units !== undefined && values.isSetUnits,
+    updatedAt: now,
   };
 }

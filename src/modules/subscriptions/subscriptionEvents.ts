@@ -13,7 +13,7 @@ import {
 import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as repo from './subscription.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
-import type { SubscriptionRow } from './subscriptionTimeline.ts';
+import type { SubscriptionRecord } from './subscription.ts';
 
 /** Every event type this module emits (docs/webhooks.md lists them; the catalogue test triggers each). */
 export const SUBSCRIPTION_EVENT_TYPES = [
@@ -29,6 +29,7 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.cancelled',
   'subscription.expired',
   'subscription.reactivated',
+  'subscription.backdated',
 ] as const;
 
 export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });
@@ -128,11 +129,11 @@ export const TRIAL_WARNING_DAYS = 3;
 const LOOKBACK_DAYS = 3;
 
 /** What the subscription looked like on `day`: the fields a move by time changes. */
-function statusFieldsOn(row: SubscriptionRow, day: PlainDate): Wire {
+function statusFieldsOn(row: SubscriptionRecord, day: PlainDate): Wire {
   return {
     comp_Status: statusOf(row, day),
-    isCancelled: row.cancel_date !== null && row.cancel_date <= day,
-    isExpired: row.end_date !== null && row.end_date <= day,
+    isCancelled: row.cancelDate !== null && row.cancelDate <= day,
+    isExpired: row.endDate !== null && row.endDate <= day,
   };
 }
 
@@ -145,22 +146,22 @@ interface TimeEvent {
 
 /** The time-driven events of a subscription on `on`: the moves by time that fall in the window ending then. */
 function timeEventsOf(
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   on: PlainDate,
   from: PlainDate,
   createdOn: PlainDate,
 ): TimeEvent[] {
   const status = statusOf(row, on);
   const inWindow = (date: PlainDate | null): date is PlainDate => date !== null && date >= from && date <= on;
-  if (status === 'Cancelled' && inWindow(row.cancel_date)) {
-    const day = row.cancel_date;
+  if (status === 'Cancelled' && inWindow(row.cancelDate)) {
+    const day = row.cancelDate;
     return [{ type: 'subscription.cancelled', day, onceKey: onceKeys.cancelled(row.id, day) }];
   }
-  if (status === 'Expired' && inWindow(row.end_date)) {
-    const day = row.end_date;
+  if (status === 'Expired' && inWindow(row.endDate)) {
+    const day = row.endDate;
     return [{ type: 'subscription.expired', day, onceKey: onceKeys.expired(row.id, day) }];
   }
-  const activeFrom = row.trial_end_date ?? row.start_date;
+  const activeFrom = row.trialEndDate ?? row.startDate;
   if (status === 'Active' && inWindow(activeFrom) && createdOn < activeFrom) {
     return [
       { type: 'subscription.activated', day: activeFrom, onceKey: onceKeys.activated(row.id, activeFrom) },
@@ -168,11 +169,11 @@ function timeEventsOf(
   }
   if (status !== 'Trial') return [];
   const events: TimeEvent[] = [];
-  if (inWindow(row.start_date) && createdOn < row.start_date) {
-    const day = row.start_date;
+  if (inWindow(row.startDate) && createdOn < row.startDate) {
+    const day = row.startDate;
     events.push({ type: 'subscription.trial_started', day, onceKey: onceKeys.trialStarted(row.id, day) });
   }
-  const trialEnd = row.trial_end_date!;
+  const trialEnd = row.trialEndDate!;
   if (trialEnd <= addDays(on, TRIAL_WARNING_DAYS)) {
     events.push({
       type: 'subscription.trial_will_end',
@@ -217,13 +218,13 @@ export async function emitSubscriptionTimeEvents(ctx: ServiceContext, on: PlainD
 /** The time-driven events of one page of candidates not emitted yet. */
 async function emitTimeEventsOf(
   ctx: ServiceContext,
-  rows: readonly SubscriptionRow[],
+  rows: readonly SubscriptionRecord[],
   on: PlainDate,
   from: PlainDate,
 ): Promise<number> {
   const candidates: (EventToEmit & { day: PlainDate | null })[] = [];
   for (const row of rows) {
-    for (const event of timeEventsOf(row, on, from, dateAt(row.created_at, ctx.account.timeZone))) {
+    for (const event of timeEventsOf(row, on, from, dateAt(row.createdAt, ctx.account.timeZone))) {
       candidates.push({ ...event, ref: subscriptionRef(row.id) });
     }
   }

@@ -8,7 +8,7 @@ import type { Term } from '../../core/periods.ts';
 import { decimalPlaces, readWireDecimal } from '../../core/wireDecimal.ts';
 import { getComponent, getPackage } from '../catalogue/index.ts';
 import type { Component, ComponentVersion, Package } from '../catalogue/index.ts';
-import { packageTermsColumns } from './subscriptionTimeline.ts';
+import { packageTermsFields } from './subscriptionTimeline.ts';
 import type { PackageTerms } from './subscriptionTimeline.ts';
 
 /**
@@ -116,11 +116,11 @@ export interface PriceChoice extends PackageTerms {
 }
 
 /** The subscription columns a price choice is copied into. */
-export function priceChoiceColumns(choice: PriceChoice) {
+export function priceChoiceFields(choice: PriceChoice) {
   return {
-    ...packageTermsColumns(choice),
-    trial_period: choice.trialPeriod,
-    trial_period_type: choice.trialPeriodType,
+    ...packageTermsFields(choice),
+    trialPeriod: choice.trialPeriod,
+    trialPeriodType: choice.trialPeriodType,
   };
 }
 

@@ -1,17 +1,19 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError } from '../../errors.ts';
-import { groupBy } from '../../core/collections.ts';
+import { groupBy } from '../../core/groupBy.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { BillingInvariantError } from '../../core/subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import type { CustomerFigure } from '../customers/index.ts';
 import * as repo from './subscription.repository.ts';
-import { subscriptionFromView } from './subscription.repository.ts';
-import type { SubscriptionView } from './subscription.repository.ts';
-import type { Subscription } from './subscription.ts';
-import type { UsageRow } from './subscription.repository.ts';
+import type {
+  StoredSubscription,
+  Subscription,
+  SubscriptionUsage,
+  SubscriptionView,
+} from './subscription.ts';
 import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 
@@ -20,15 +22,19 @@ import { statusOf } from './subscriptionTimeline.ts';
  * free trial's period). A parked record, or one the core cannot plan (which the bill run parks), shows the day
  * the bill run stopped at: it resumes from there once the record is mended.
  */
-function nextInvoiceDateOf(ctx: ServiceContext, view: SubscriptionView, usage: UsageRow[]): PlainDate | null {
-  if (view.next_inv_date === null || view.parked_reason !== null) return view.next_inv_date;
+function nextInvoiceDateOf(
+  ctx: ServiceContext,
+  view: SubscriptionView,
+  usage: SubscriptionUsage[],
+): PlainDate | null {
+  if (view.nextInvDate === null || view.parkedReason !== null) return view.nextInvDate;
   try {
     return upcomingInvoiceDate(
       timelineFor(ctx, view),
-      usage.filter((u) => u.invoice_id === null),
+      usage.filter((u) => u.invoiceId === null),
     );
   } catch (error) {
-    if (error instanceof BillingInvariantError || error instanceof SyntaxError) return view.next_inv_date;
+    if (error instanceof BillingInvariantError || error instanceof SyntaxError) return view.nextInvDate;
     throw error;
   }
 }
@@ -41,46 +47,81 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
   // Grouped by subscription first: a bill run renders its batch of hundreds at once.
   const componentsOf = groupBy(
     await repo.listComponents(ctx.db, ctx.account.id, ids),
-    (c) => c.subscription_id,
+    (c) => c.subscriptionId,
   );
   const usageOf = groupBy(
     await repo.listUsageEndingAfterOrUnbilled(ctx.db, ctx.account.id, ids, on),
-    (u) => u.subscription_id,
+    (u) => u.subscriptionId,
   );
   return views.map((view) => {
     const usage = usageOf.get(view.id) ?? [];
     // The period shown is today's, or the first one for a subscription that has not started.
-    const day = view.start_date > on ? view.start_date : on;
-    const current = usage.filter((u) => u.period_start <= day && day < u.period_end);
-    const cancelled = view.cancel_date !== null && view.cancel_date <= on;
+    const day = view.startDate > on ? view.startDate : on;
+    const current = usage.filter((u) => u.periodStart <= day && day < u.periodEnd);
+    const cancelled = view.cancelDate !== null && view.cancelDate <= on;
     return {
-      ...subscriptionFromView(view),
+      ...storedSubscriptionOf(view),
       status: statusOf(view, on),
       isCancelled: cancelled,
-      isExpired: view.end_date !== null && view.end_date <= on,
-      isFutureChange: view.pending_change !== null || (view.cancel_date !== null && !cancelled),
+      isExpired: view.endDate !== null && view.endDate <= on,
+      isFutureChange: view.pendingChange !== null || (view.cancelDate !== null && !cancelled),
       nextInvoiceDate: nextInvoiceDateOf(ctx, view, usage),
       components: (componentsOf.get(view.id) ?? []).map((c) => {
         // After a change made now two usage periods hold today: the one the change cut short (still billed
         // as recorded) and the new one from the change day. The units shown are the latest period's, where
         // usage is recorded from now on (rows come in id order: a tie goes to the newer row).
         const row = current
-          .filter((u) => u.component_id === c.component_id)
-          .reduce<UsageRow | undefined>(
-            (latest, u) => (latest === undefined || u.period_start >= latest.period_start ? u : latest),
+          .filter((u) => u.componentId === c.componentId)
+          .reduce<SubscriptionUsage | undefined>(
+            (latest, u) => (latest === undefined || u.periodStart >= latest.periodStart ? u : latest),
             undefined,
           );
         return {
-          componentId: c.component_id,
-          componentVersionId: c.component_version_id,
-          componentVersionNo: c.version_no,
-          numUnits: row?.num_units ?? '0',
+          componentId: c.componentId,
+          componentVersionId: c.componentVersionId,
+          componentVersionNo: c.versionNo,
+          numUnits: row?.numUnits ?? '0',
           memo: row?.memo ?? null,
-          isSetUnits: Boolean(row?.is_set_units),
+          isSetUnits: Boolean(row?.isSetUnits),
         };
       }),
     };
   });
+}
+
+/** What the answer shows of the record. */
+function storedSubscriptionOf(view: SubscriptionView): StoredSubscription {
+  return {
+    id: view.id,
+    customerId: view.customerId,
+    customerName: view.customerName,
+    packageId: view.packageId,
+    packageName: view.packageName,
+    packageVersionId: view.packageVersionId,
+    packageVersionNumber: view.packageVersionNumber,
+    packageRateTermId: view.packageRateTermId,
+    currencyCode: view.currencyCode,
+    term: view.term,
+    termType: view.termType,
+    chargePrice: view.chargePrice,
+    startDate: view.startDate,
+    endDate: view.endDate,
+    trialEndDate: view.trialEndDate,
+    isProRata: view.isProRata,
+    firstProrataSyncDate: view.firstProrataSyncDate,
+    billCycleDay: view.billCycleDay,
+    numDaysBeforeToInvoice: view.numDaysBeforeToInv,
+    cancelType: view.cancelType,
+    cancelDate: view.cancelDate,
+    lastInvoiceDate: view.lastInvDate,
+    lastRenewDate: view.lastRenewDate,
+    nextRenewDate: view.nextRenewDate,
+    parkedReason: view.parkedReason,
+    collectionMethod: view.collectionMethod,
+    gatewayId: view.gatewayId,
+    customerPaymentMethodId: view.customerPaymentMethodId,
+    updatedAt: view.updatedAt,
+  };
 }
 
 export async function getSubscription(ctx: ServiceContext, subscriptionId: number): Promise<Subscription> {

@@ -1,13 +1,10 @@
-import type { Selectable } from 'kysely';
-import { cycleAnchorThrough } from '../../core/billCycleDay.ts';
+import { cycleAnchorThrough } from './billCycleDay.ts';
 import { dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
-import { subscriptionStatus } from '../../core/subscriptionBilling.ts';
-import type { PriceTerms, SubscriptionStatus, SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
-import type { SubscriptionsTable } from '../../storage/schema.ts';
-
-export type SubscriptionRow = Selectable<SubscriptionsTable>;
+import { subscriptionStatus } from './subscriptionBilling.ts';
+import type { PriceTerms, SubscriptionStatus, SubscriptionTimeline } from './subscriptionBilling.ts';
+import type { SubscriptionRecord } from './subscription.ts';
 
 /** A package version and rate term with the price terms a subscription copies from it. */
 export interface PackageTerms {
@@ -26,17 +23,17 @@ export interface PendingChange extends PackageTerms {
   effectiveDate: PlainDate;
 }
 
-/** The subscription columns of package terms; a new choice adds the trial's length (`priceChoiceColumns`). */
-export function packageTermsColumns(terms: PackageTerms) {
+/** The record's fields of package terms; a new choice adds the trial's length (`priceChoiceFields`). */
+export function packageTermsFields(terms: PackageTerms) {
   return {
-    package_id: terms.packageId,
-    package_version_id: terms.packageVersionId,
-    package_rate_term_id: terms.packageRateTermId,
+    packageId: terms.packageId,
+    packageVersionId: terms.packageVersionId,
+    packageRateTermId: terms.packageRateTermId,
     term: terms.term.count,
-    term_type: terms.term.unit,
-    charge_price: terms.chargePrice,
-    setup_fee: terms.setupFee,
-    trial_fee: terms.trialFee,
+    termType: terms.term.unit,
+    chargePrice: terms.chargePrice,
+    setupFee: terms.setupFee,
+    trialFee: terms.trialFee,
   };
 }
 
@@ -45,13 +42,13 @@ export function parsePendingChange(text: string | null): PendingChange | null {
 }
 
 /** The row's price terms; an unknown term type is kept as it is, so the billing core refuses it (and parks). */
-export function priceTermsOf(row: SubscriptionRow, label: string): PriceTerms {
+export function priceTermsOf(row: SubscriptionRecord, label: string): PriceTerms {
   return {
     label,
-    term: { count: row.term, unit: row.term_type as Term['unit'] },
-    chargePrice: row.charge_price,
-    setupFee: row.setup_fee,
-    trialFee: row.trial_fee,
+    term: { count: row.term, unit: row.termType as Term['unit'] },
+    chargePrice: row.chargePrice,
+    setupFee: row.setupFee,
+    trialFee: row.trialFee,
   };
 }
 
@@ -60,28 +57,28 @@ export function priceTermsOf(row: SubscriptionRow, label: string): PriceTerms {
  * day, from that day when the date falls on it in a short month (billCycleDay.ts, `cycleAnchorThrough`).
  */
 export function anchorDateOf(
-  row: Pick<SubscriptionRow, 'start_date' | 'is_pro_rata' | 'first_prorata_sync_date'> &
-    Partial<Pick<SubscriptionRow, 'bill_cycle_day' | 'term' | 'term_type'>>,
+  row: Pick<SubscriptionRecord, 'startDate' | 'isProRata' | 'firstProrataSyncDate'> &
+    Partial<Pick<SubscriptionRecord, 'billCycleDay' | 'term' | 'termType'>>,
   trialEndDate: PlainDate | null,
 ): PlainDate {
   const anchor =
     trialEndDate ??
-    (Boolean(row.is_pro_rata) && row.first_prorata_sync_date ? row.first_prorata_sync_date : row.start_date);
-  if (row.bill_cycle_day == null || row.term === undefined || row.term_type === undefined) return anchor;
-  return cycleAnchorThrough(anchor, row.bill_cycle_day, {
+    (Boolean(row.isProRata) && row.firstProrataSyncDate ? row.firstProrataSyncDate : row.startDate);
+  if (row.billCycleDay == null || row.term === undefined || row.termType === undefined) return anchor;
+  return cycleAnchorThrough(anchor, row.billCycleDay, {
     count: row.term,
-    unit: row.term_type as Term['unit'],
+    unit: row.termType as Term['unit'],
   });
 }
 
 /** The row's comp_Status on `today`. */
-export function statusOf(row: SubscriptionRow, today: PlainDate): SubscriptionStatus {
+export function statusOf(row: SubscriptionRecord, today: PlainDate): SubscriptionStatus {
   return subscriptionStatus(
     {
-      startDate: row.start_date,
-      endDate: row.end_date,
-      trialEndDate: row.trial_end_date,
-      cancelDate: row.cancel_date,
+      startDate: row.startDate,
+      endDate: row.endDate,
+      trialEndDate: row.trialEndDate,
+      cancelDate: row.cancelDate,
     },
     today,
   );
@@ -93,28 +90,28 @@ export function statusOf(row: SubscriptionRow, today: PlainDate): SubscriptionSt
  * prices lines needs it).
  */
 export function timelineOf(
-  row: SubscriptionRow,
+  row: SubscriptionRecord,
   label: string,
   timeZone: string,
   taxInclusion?: { terms: boolean; pending: boolean },
 ): SubscriptionTimeline {
-  const pending = parsePendingChange(row.pending_change);
+  const pending = parsePendingChange(row.pendingChange);
   return {
-    currencyCode: row.currency_code,
-    startDate: row.start_date,
-    endDate: row.end_date,
-    trialEndDate: row.trial_end_date,
-    isProRata: Boolean(row.is_pro_rata),
-    firstProrataSyncDate: row.first_prorata_sync_date,
-    anchorDate: row.anchor_date,
-    offCycleStart: row.off_cycle_start,
-    billCycleDay: row.bill_cycle_day,
-    numDaysBeforeToInv: row.num_days_before_to_inv,
-    createdOn: dateAt(row.created_at, timeZone),
-    cancelDate: row.cancel_date,
-    periodCount: row.period_count,
-    nextRenewDate: row.next_renew_date,
-    setupBilled: Boolean(row.setup_billed),
+    currencyCode: row.currencyCode,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    trialEndDate: row.trialEndDate,
+    isProRata: Boolean(row.isProRata),
+    firstProrataSyncDate: row.firstProrataSyncDate,
+    anchorDate: row.anchorDate,
+    offCycleStart: row.offCycleStart,
+    billCycleDay: row.billCycleDay,
+    numDaysBeforeToInv: row.numDaysBeforeToInv,
+    createdOn: dateAt(row.createdAt, timeZone),
+    cancelDate: row.cancelDate,
+    periodCount: row.periodCount,
+    nextRenewDate: row.nextRenewDate,
+    setupBilled: Boolean(row.setupBilled),
     terms: { ...priceTermsOf(row, label), ...(taxInclusion?.terms ? { isTaxInclusive: true } : {}) },
     pendingChange: pending && {
       effectiveDate: pending.effectiveDate,

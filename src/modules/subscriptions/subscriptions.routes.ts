@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import { getInvoice, InvoiceOut, toInvoiceDto } from '../invoicing/index.ts';
-import { withInvoiceFigures } from '../../views/invoices.view.ts';
-import { createSubscription, previewSubscription } from './subscription.service.ts';
+import { withInvoiceFigures } from '../../readModels/invoices.view.ts';
+import { createSubscriptionWithWarnings, previewSubscription } from './subscription.service.ts';
 import { modifyComponents, recordUsage } from './subscriptionComponents.service.ts';
 import { changeEndDate, changeStartDate } from './subscriptionDates.service.ts';
 import {
@@ -39,7 +39,31 @@ const CreatePreviewQuery = Type.Object({
     }),
   ),
 });
-const CreatePreviewOut = Type.Object({ Subscription: SubscriptionOut, Invoices: Type.Array(InvoiceOut) });
+/** docs/spec-decisions.md, "Backdated subscriptions": present only when there is something to warn of. */
+const Warnings = Type.Optional(
+  Type.Array(
+    Type.Object({
+      code: Type.String({
+        description: 'catch_up: the start is more than one period ago',
+        examples: ['catch_up'],
+      }),
+      message: Type.String({
+        examples: ['starts 2025-11-01, more than one period ago: 13 periods will be billed now'],
+      }),
+    }),
+    {
+      description: 'Beyond the spec: what the request did that may not be meant (a catch-up of past periods)',
+    },
+  ),
+);
+const CreatedOut = Type.Composite([SubscriptionOut, Type.Object({ Warnings })]);
+const CreatePreviewOut = Type.Object({
+  Subscription: SubscriptionOut,
+  Invoices: Type.Array(InvoiceOut),
+  Warnings,
+});
+const warningsOf = (warnings: readonly { code: string; message: string }[]) =>
+  warnings.length > 0 ? { Warnings: [...warnings] } : {};
 
 /** The component endpoints take `{componentUsage: [...]}` or the bare list: a bare array is wrapped first. */
 function bareListAsComponentUsage(request: FastifyRequest, _reply: unknown, done: () => void): void {
@@ -118,7 +142,7 @@ export function registerSubscriptionsRoutes(app: App): void {
           'billed at once when its first invoice is due.',
         body: CreateSubscriptionBody,
         querystring: CreatePreviewQuery,
-        response: { 201: SubscriptionOut, 200: CreatePreviewOut },
+        response: { 201: CreatedOut, 200: CreatePreviewOut },
       },
     },
     async (request, reply) => {
@@ -133,11 +157,14 @@ export function registerSubscriptionsRoutes(app: App): void {
               await Promise.all(created.invoiceIds.map((id) => getInvoice(ctx, id))),
             )
           ).map((invoice) => toInvoiceDto(invoice, timeZone)),
+          ...warningsOf(created.warnings),
         }));
         return reply.code(200).send(previewed);
       }
-      const created = await createSubscription(request.ctx, input);
-      return reply.code(201).send(toSubscriptionDto(created, timeZone));
+      const created = await createSubscriptionWithWarnings(request.ctx, input);
+      return reply
+        .code(201)
+        .send({ ...toSubscriptionDto(created.subscription, timeZone), ...warningsOf(created.warnings) });
     },
   );
 

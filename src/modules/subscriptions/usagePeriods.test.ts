@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BillingInvariantError } from '../../core/subscriptionBilling.ts';
-import type { PriceTerms, SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
+import type { PriceTerms, SubscriptionTimeline } from './subscriptionBilling.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 
 const monthly: PriceTerms = {

@@ -1,13 +1,9 @@
 import { maxDate, minDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { boundary, isValidTerm, periodIndexAt } from '../../core/periods.ts';
-import {
-  anchorAfter,
-  anchorOnChange,
-  BillingInvariantError,
-  periodStartingAt,
-} from '../../core/subscriptionBilling.ts';
-import type { SubscriptionTimeline } from '../../core/subscriptionBilling.ts';
+import { anchorAfter, anchorOnChange, periodStartingAt } from './subscriptionBilling.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
+import type { SubscriptionTimeline } from './subscriptionBilling.ts';
 
 export interface UsagePeriod {
   start: PlainDate;
@@ -19,7 +15,7 @@ const MAX_STEPS = 1000;
 
 /**
  * The usage period that usage recorded on `date` belongs to: the subscription's billing period holding that day
- * (usage is billed in arrears, per billing period; see src/core/subscriptionBilling.ts). Before the start, the
+ * (usage is billed in arrears, per billing period; see src/modules/subscriptions/subscriptionBilling.ts). Before the start, the
  * first period; from the day billing stops (EndDate or cancellation), none.
  *
  * `billed` is the billed period holding the day, when there is one (from subscription_periods): periods are

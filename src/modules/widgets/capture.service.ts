@@ -7,7 +7,7 @@ import {
   cardDigits,
   cardTypesOf,
   isLuhnValid,
-} from '../../core/cards.ts';
+} from '../gateways/index.ts';
 import { ConflictError, DomainError, GoneError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
@@ -376,7 +376,7 @@ export async function recordCapturedCard(
  * The session waits on the cardholder's challenge: its random id, the vault's token and the card as a person sees
  * it are kept on the session (the server's word, never the browser's), until the frame answers the challenge.
  */
-async function awaitChallenge(
+export async function awaitChallenge(
   ctx: ServiceContext,
   row: ClaimedCaptureSession,
   card: CardShown,

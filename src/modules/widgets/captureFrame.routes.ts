@@ -21,8 +21,10 @@ import {
 import type { FrameRequest } from './capture.service.ts';
 import { bankRailOf, submitBankAccount } from './captureBank.service.ts';
 import { completeProviderSetup, frameHostedFields, startProviderSetup } from './captureProvider.service.ts';
+import type { CaptureSessionRow } from './captureSession.repository.ts';
 import { includesSale } from './captureSession.ts';
 import type { SaleType } from './captureSession.ts';
+import { completeIfPageSession } from './payPage.service.ts';
 import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
 
 /**
@@ -168,21 +170,41 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
           iban: body.iban,
           bic: body.bic,
         })
-      : submitCard(ctx, session, {
-          number: body.number ?? '',
-          expiry: body.expiry ?? '',
-          securityCode: body.securityCode ?? '',
-          name: body.name ?? '',
-        }),
+      : recordingPageSale(ctx, session, () =>
+          submitCard(ctx, session, {
+            number: body.number ?? '',
+            expiry: body.expiry ?? '',
+            securityCode: body.securityCode ?? '',
+            name: body.name ?? '',
+          }),
+        ),
   );
   // A provider's hosted fields (docs/hosted-pages.md, "With a real provider"): the setup started, then completed.
   framePost<ProviderStartBody>('/provider/start', ProviderStartBody, ({ ctx, session }, body) =>
     startProviderSetup(ctx, session, body.email === undefined ? {} : { email: body.email }),
   );
-  framePost('/provider/complete', undefined, ({ ctx, session }) => completeProviderSetup(ctx, session));
-  framePost<ChallengeBody>('/challenge', ChallengeBody, ({ ctx, session }, body) =>
-    answerChallenge(ctx, session, { challengeId: body.challengeId, approved: body.outcome === 'approve' }),
+  framePost('/provider/complete', undefined, ({ ctx, session }) =>
+    recordingPageSale(ctx, session, () => completeProviderSetup(ctx, session)),
   );
+  framePost<ChallengeBody>('/challenge', ChallengeBody, ({ ctx, session }, body) =>
+    recordingPageSale(ctx, session, () =>
+      answerChallenge(ctx, session, { challengeId: body.challengeId, approved: body.outcome === 'approve' }),
+    ),
+  );
+}
+
+/**
+ * A step of the frame that may charge, then, for a session of the pay page, the sale recorded at once rather than
+ * when the page's browser comes back (docs/hosted-pages.md, "Paying one invoice"); other sessions are untouched.
+ */
+async function recordingPageSale<T>(
+  ctx: ServiceContext,
+  session: CaptureSessionRow,
+  step: () => Promise<T>,
+): Promise<T> {
+  const answer = await step();
+  await completeIfPageSession(ctx, session);
+  return answer;
 }
 
 /**

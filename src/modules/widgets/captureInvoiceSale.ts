@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import { invoicesInFlight } from '../collections/index.ts';
+import { applyCreditFirst, invoicesInFlight } from '../collections/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
 import { includesSale } from './captureSession.ts';
@@ -36,7 +36,7 @@ export async function claimForSale<T extends ClaimedCaptureSession | undefined>(
     throw error;
   });
   if (!invoice) throw nothingOwed(invoiceId);
-  return withLockedCustomer(ctx, invoice.customer.id, async (tctx) => {
+  const claimed = await withLockedCustomer(ctx, invoice.customer.id, async (tctx) => {
     const [target] = await lockInvoicesForAllocation(tctx, invoice.customer.id, [invoiceId], []);
     if (
       (await invoicesInFlight(tctx, [invoiceId])).size > 0 ||
@@ -47,14 +47,34 @@ export async function claimForSale<T extends ClaimedCaptureSession | undefined>(
         'A payment of this invoice is already being made. Nothing was charged: look again in a few minutes.',
       );
     }
-    const owedMinor = target && !target.refusal ? target.openMinor : 0;
-    if (owedMinor <= 0) throw nothingOwed(invoice.invoiceNum ?? invoiceId);
+    if (!target || target.refusal || target.openMinor <= 0)
+      throw nothingOwed(invoice.invoiceNum ?? invoiceId);
+    // Credit first (docs/gateways.md, "Credit first"): the customer's own money pays the invoice before a card does,
+    // when the sale is for what the invoice owes. A merchant's sale of a fixed amount is charged as sent, so credit
+    // applied first would make part of the charge pay nothing.
+    const credited = found.up_to_owed
+      ? await applyCreditFirst(tctx, [
+          { id: invoiceId, customerId: invoice.customer.id, currencyCode: target.currencyCode },
+        ])
+      : new Map<number, number>();
+    const owedMinor = credited.get(invoiceId) ?? target.openMinor;
+    // Answered, not thrown: the credit's allocation is kept (committed) while nothing is claimed.
+    if (owedMinor <= 0) return { paidFromCredit: true } as const;
     const row = await claim(tctx);
-    if (!row || !found.up_to_owed || row.amount_minor === null || row.amount_minor <= owedMinor) return row;
+    if (!row || !found.up_to_owed || row.amount_minor === null || row.amount_minor <= owedMinor)
+      return { row };
     await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, { amount_minor: owedMinor });
-    return { ...row, amount_minor: owedMinor };
+    return { row: { ...row, amount_minor: owedMinor } };
   });
+  if ('paidFromCredit' in claimed) throw paidFromCredit(invoice.invoiceNum ?? invoiceId);
+  return claimed.row;
 }
+
+const paidFromCredit = (invoice: number) =>
+  new ConflictError(
+    'invoice_nothing_owed',
+    `Invoice ${invoice} owes nothing now: the customer's credit paid it. Nothing was charged.`,
+  );
 
 const nothingOwed = (invoice: number) =>
   new ConflictError(

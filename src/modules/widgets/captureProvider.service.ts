@@ -115,12 +115,13 @@ async function hostedFieldsGateway(ctx: ServiceContext, row: ClaimedCaptureSessi
 /**
  * POST /widget/capture/{HashToken}/provider/start: the setup (or the sale) started at the provider, once per
  * attempt: a second start answers the first one's. The e-mail is asked only when the provider needs one and the
- * session knows none (a 422 naming `email`, not counted as a failed attempt).
+ * session knows none (a 422 naming `email`, not counted as a failed attempt). `storedToken` is never the browser's:
+ * the pay page's "Confirm payment" names the customer's stored card itself (payPage.service.ts).
  */
 export async function startProviderSetup(
   ctx: ServiceContext,
   found: CaptureSessionRow,
-  input: { email?: string },
+  input: { email?: string; storedToken?: string },
 ): Promise<{ confirm: Record<string, string> }> {
   assertOpen(ctx, found);
   const row = await claimForSale(ctx, found, (tctx) => claimSession(tctx, found));
@@ -145,6 +146,7 @@ export async function startProviderSetup(
     payer,
     description: row.description ?? `Capture session ${row.id}`,
     keepCard: keepsMethod(row.vaulting_type as VaultingType),
+    ...(input.storedToken === undefined ? {} : { storedToken: input.storedToken }),
   }).catch((error: unknown) => unanswered(ctx, row, error));
   if (start.outcome !== 'ok') {
     const left = await failAttempt(ctx, row, `setup_${start.outcome}`);

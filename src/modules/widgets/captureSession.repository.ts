@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { CaptureSessionsTable } from '../../storage/schema.ts';
+import type { CaptureSessionsTable } from './tables.ts';
 
 export type CaptureSessionRow = Selectable<CaptureSessionsTable>;
 export type CaptureSessionChanges = Updateable<
@@ -296,5 +296,24 @@ export async function insertAddressFailure(
   await db
     .insertInto('capture_address_failures')
     .values({ client_address: failure.clientAddress, failed_at: failure.failedAt })
+    .execute();
+}
+
+/** The sessions of `invoiceId` with these ExtRefs that charged and were not completed yet, oldest first. */
+export function listChargedSessions(
+  db: Db,
+  accountId: number,
+  invoiceId: number,
+  extRefs: readonly string[],
+): Promise<CaptureSessionRow[]> {
+  return db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('invoice_id', '=', invoiceId)
+    .where('ext_ref', 'in', [...extRefs])
+    .where('state', '=', 'captured')
+    .where('charge_id', 'is not', null)
+    .orderBy('id')
     .execute();
 }

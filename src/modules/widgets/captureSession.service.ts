@@ -11,6 +11,7 @@ import type { EventToEmit } from '../events/index.ts';
 import { canCharge, capturesCards, gatewaysByIds, usableGatewayByToken } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
+import { noticePaymentCollected } from '../collections/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
 import { addBankAccount, addVaultedCard } from '../paymentMethods/index.ts';
 import type { BankAccountInput } from '../paymentMethods/index.ts';
@@ -159,7 +160,7 @@ export async function readCaptureSession(
   return session!;
 }
 
-/** What events show of sessions (src/views/). */
+/** What events show of sessions (src/readModels/). */
 export async function captureSessionsByIds(
   ctx: ServiceContext,
   ids: readonly number[],
@@ -515,5 +516,11 @@ export function completeCaptureSession(
       ...(sale?.events ?? []),
       { type: 'capture_session.completed', ref: captureSessionRef(row.id) },
     ]);
+    // The customer's receipt for a sale that took the money (docs/gateways.md, "The collection loop"); the card is
+    // named from the session when the customer did not keep it.
+    if (sale && row.charge_state !== 'pending') {
+      const card = row.card_type && row.last_four ? `${row.card_type} ending ${row.last_four}` : undefined;
+      await noticePaymentCollected(tctx, sale.paymentId, card ? { method: card } : {});
+    }
   });
 }

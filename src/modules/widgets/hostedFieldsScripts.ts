@@ -3,7 +3,9 @@
  * each defines `window.billingHostedFields` with `mount(element, mount)` (show the provider's card fields),
  * `prepare()` (check them before anything is started) and `confirm(confirm)` (confirm the setup the service
  * started, in the browser, where the provider runs 3-D Secure itself), each answering `{ ok, message }`. The card
- * number stays inside the provider's script and frames.
+ * number stays inside the provider's script and frames. The pay page's "Confirm payment" uses the same adapter's
+ * `nextAction(mount, action)`: what the provider's script does for a payment the service started without card
+ * fields (docs/hosted-pages.md, "Paying one invoice").
  */
 
 /**
@@ -28,6 +30,14 @@ const STRIPE = `
     confirm: function (c) {
       var args = { elements: elements, clientSecret: c.clientSecret, redirect: 'if_required' };
       return (c.intent === 'setup' ? stripe.confirmSetup(args) : stripe.confirmPayment(args)).then(answer);
+    },
+    // Stripe.js reference, "Handle a next action": the bank's challenge on an intent the service confirmed with the
+    // stored card (Stripe's "Finalize payments on the server"). It throws for an intent no longer waiting on one.
+    nextAction: function (m, a) {
+      stripe = stripe || window.Stripe(m.publishableKey);
+      return stripe.handleNextAction({ clientSecret: a.clientSecret }).then(answer, function (error) {
+        return { ok: false, message: (error && error.message) || 'Stripe could not finish the payment.' };
+      });
     }
   };`;
 
@@ -49,7 +59,9 @@ const PAYSTACK = `
           onError: function (error) { resolve({ ok: false, message: (error && error.message) || 'Paystack could not take the card.' }); }
         });
       });
-    }
+    },
+    // Paystack confirms no stored authorization on session: its window takes the payment, asking the bank itself.
+    nextAction: function (m, a) { return window.billingHostedFields.confirm(a); }
   };`;
 
 const ADAPTERS: Readonly<Record<string, string>> = { stripe: STRIPE, paystack: PAYSTACK };

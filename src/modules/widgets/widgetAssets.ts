@@ -1,4 +1,6 @@
+import { escapeHtml } from '../../core/htmlText.ts';
 import crypto from 'node:crypto';
+import { FAVICON_LINK } from '../../http/favicon.ts';
 import type { HostedFields } from '../gateways/index.ts';
 import type { BankRail } from './captureSession.ts';
 import { hostedFieldsAdapter } from './hostedFieldsScripts.ts';
@@ -87,12 +89,6 @@ export const LOADER_INTEGRITY = `sha384-${crypto.createHash('sha384').update(LOA
 
 export const LOADER_PATH = '/widget/v1/capture.js';
 
-const escapeHtml = (text: string): string =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-
 /**
  * The Html of a session: its container and the loader with its integrity hash. `serviceOrigin` is where the
  * browser reaches this service; the HashToken is hex, so nothing in it needs escaping.
@@ -152,7 +148,9 @@ const FRAME_SCRIPT = `(function () {
     if (window.parent === window || !widgetId) return;
     window.parent.postMessage({ ns: NS, v: 1, widgetId: widgetId, type: type, data: data || {} }, parentOrigin);
   }
-  function resize() { send('widget.resize', { height: document.documentElement.scrollHeight }); }
+  // The body's own height, not the document's: the document is never shorter than the frame's viewport, so the
+  // frame could grow but never shrink (after a capture, its form gone).
+  function resize() { send('widget.resize', { height: Math.ceil(body.getBoundingClientRect().height) }); }
   // The frame is resized before the page hears of a change, so that the page's handler sees the frame whole.
   function tell(type, data) { resize(); send(type, data); }
   var form = document.getElementById('card-form');
@@ -209,6 +207,16 @@ const FRAME_SCRIPT = `(function () {
       tell('capture.failed', { reason: 'incomplete' });
       return;
     }
+    // A typo costs no attempt: the number and expiry are checked here as the server checks them
+    // (src/modules/widgets/capture.service.ts), and a form that would be refused is not sent.
+    var invalid = !provider && kind() === 'card' ? cardProblems() : [];
+    if (invalid.length) {
+      showErrors(invalid);
+      status.textContent = 'Check the ' + (invalid.length === 1 ? 'field' : invalid.length + ' fields') + ' marked.';
+      input(invalid[0].field).focus();
+      tell('capture.failed', { reason: 'invalid' });
+      return;
+    }
     busy = true;
     form.querySelector('button').disabled = true;
     status.textContent = 'Sending…';
@@ -218,6 +226,38 @@ const FRAME_SCRIPT = `(function () {
     names().forEach(function (name) { card[name] = input(name).value; });
     if (card.kind === 'card') input('securityCode').value = '';
     post('/submit', card);
+  }
+  function luhn(digits) {
+    var sum = 0;
+    for (var i = 0; i < digits.length; i += 1) {
+      var d = Number(digits.charAt(digits.length - 1 - i));
+      if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    return sum % 10 === 0;
+  }
+  // The card number (12 to 19 digits, spaces or dashes between, Luhn) and the expiry (MM/YY or MM/YYYY, month 1
+  // to 12, not before this month by the browser's clock); the server checks them again, and the rest.
+  function cardProblems() {
+    var problems = [];
+    var digits = input('number').value.replace(/[\\s-]/g, '');
+    if (!/^\\d{12,19}$/.test(digits) || !luhn(digits)) {
+      problems.push({ field: 'number', message: 'Enter a valid card number' });
+    }
+    var expiry = /^\\s*(\\d{1,2})\\s*\\/\\s*(\\d{2}|\\d{4})\\s*$/.exec(input('expiry').value);
+    var now = new Date();
+    if (!expiry) {
+      problems.push({ field: 'expiry', message: 'Enter the expiry as MM/YY' });
+    } else {
+      var month = Number(expiry[1]);
+      var year = expiry[2].length === 2 ? 2000 + Number(expiry[2]) : Number(expiry[2]);
+      if (month < 1 || month > 12) {
+        problems.push({ field: 'expiry', message: 'The month must be 01 to 12' });
+      } else if (year < now.getFullYear() || (year === now.getFullYear() && month < now.getMonth() + 1)) {
+        problems.push({ field: 'expiry', message: 'The card has expired' });
+      }
+    }
+    return problems;
   }
   function request(path, payload) {
     return fetch('/widget/capture/' + token + path, {
@@ -506,7 +546,7 @@ export function frameDocument(view: FrameView): string {
   const closed = view.state === 'open' ? '' : CLOSED[view.state];
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">${FAVICON_LINK}` +
     `<title>Payment details</title><style nonce="${view.nonce}">${FRAME_STYLE}</style></head>` +
     `<body data-parent-origin="${escapeHtml(view.parentOrigin)}" data-token="${escapeHtml(view.hashToken)}" ` +
     `data-state="${view.state}"${providerAttributes}><main>${form}<p id="status" role="status">${closed}</p></main>` +
@@ -528,7 +568,9 @@ export function frameHeaders(
       `script-src 'nonce-${nonce}'${provider}`,
       `style-src 'nonce-${nonce}'`,
       `connect-src 'self'${provider}`,
-      ...(provider ? [`frame-src${provider}`, `img-src${provider}`] : []),
+      ...(provider ? [`frame-src${provider}`] : []),
+      // 'self' for the service's icon (src/http/favicon.ts).
+      `img-src 'self'${provider}`,
       "form-action 'none'",
       "base-uri 'none'",
       `frame-ancestors ${frameAncestors}`,

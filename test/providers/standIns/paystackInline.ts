@@ -1,3 +1,5 @@
+import type { Route } from 'playwright-core';
+import type { PaystackSimulator } from '../paystackSimulator.ts';
 import { STAND_IN_DOM_HELPERS } from './domHelpers.ts';
 
 /**
@@ -94,3 +96,24 @@ ${STAND_IN_DOM_HELPERS}
   window.PaystackPop = PaystackPop;
 })();
 `;
+
+/** The stand-in checkout's steps, each answered by the simulator's checkout (a card, or the OTP it asked for). */
+export const answerCheckout =
+  (sim: PaystackSimulator) =>
+  async (route: Route): Promise<void> => {
+    const request = route.request();
+    const [accessCode, step] = request.url().slice(PAYSTACK_CHECKOUT.length).split('/');
+    const body = request.postDataJSON() as {
+      otp: string;
+      number: string;
+      expiry_month: number;
+      expiry_year: number;
+    };
+    const answer = sim.checkout(
+      decodeURIComponent(accessCode!),
+      step === 'otp'
+        ? { otp: body.otp }
+        : { card: { number: body.number, expiryMonth: body.expiry_month, expiryYear: body.expiry_year } },
+    );
+    await route.fulfill({ json: answer, headers: { 'access-control-allow-origin': '*' } });
+  };

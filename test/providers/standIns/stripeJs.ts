@@ -20,7 +20,12 @@ import { STAND_IN_DOM_HELPERS } from './domHelpers.ts';
  *   (HTTP 402) resolves `{ error }` with Stripe's message. An intent that answers `requires_action` shows Stripe's
  *   test 3-D Secure page ("Complete authentication", docs.stripe.com/testing, "3D Secure authentication"), whose
  *   button posts to hooks.stripe.com, then the intent is retrieved again with its client secret and the result
- *   resolved (`{ setupIntent }` / `{ paymentIntent }`, or `{ error }`).
+ *   resolved (`{ setupIntent }` / `{ paymentIntent }`, or `{ error }`). The test page's "Fail authentication"
+ *   fails it instead (posted to hooks.stripe.com too), and the intent's `last_payment_error` is resolved as `{ error }`;
+ * - `stripe.handleNextAction({ clientSecret })` (Stripe.js reference, "Handle a next action"): for an intent the
+ *   server confirmed; the intent, retrieved with its client secret, must be `requires_action` (else it throws, as
+ *   Stripe.js does), then the same test 3-D Secure page opens over the page (Stripe's modal) and the intent,
+ *   retrieved again, is resolved as above.
  */
 
 export const STRIPE_JS_URL = 'https://js.stripe.com/endive/stripe.js';
@@ -28,6 +33,9 @@ export const STRIPE_JS_URL = 'https://js.stripe.com/endive/stripe.js';
 /** The stand-in's test authentication page posts here; the test's route passes it to the simulator. */
 export const STRIPE_AUTHENTICATE =
   /^https:\/\/hooks\.stripe\.com\/3d_secure_2\/test\/authenticate\/([A-Za-z0-9_]+)$/;
+/** Where the page's "Fail authentication" posts. */
+export const STRIPE_FAIL_AUTHENTICATION =
+  /^https:\/\/hooks\.stripe\.com\/3d_secure_2\/test\/fail\/([A-Za-z0-9_]+)$/;
 
 export const STRIPE_JS_STAND_IN = `(function () {
   'use strict';
@@ -104,19 +112,57 @@ ${STAND_IN_DOM_HELPERS}
       };
     }
 
-    // Stripe's test 3-D Secure page, in our frame: one button completes the authentication at Stripe.
+    // Stripe's test 3-D Secure page, where it shows it: "Complete authentication" passes it at Stripe, "Fail
+    // authentication" fails it.
     function authenticate(container, intentId) {
       return new Promise(function (resolve) {
         var page = node('section', { id: 'stripe-3ds', 'aria-labelledby': 'stripe-3ds-title' });
         page.appendChild(node('h2', { id: 'stripe-3ds-title' }, '3D Secure 2 Test Page'));
         page.appendChild(node('p', {}, 'A stand-in for Stripe\\u2019s test authentication page.'));
-        var button = node('button', { type: 'button' }, 'Complete authentication');
-        page.appendChild(button);
+        var complete = node('button', { type: 'button' }, 'Complete authentication');
+        var failed = node('button', { type: 'button' }, 'Fail authentication');
+        page.appendChild(complete);
+        page.appendChild(failed);
         container.appendChild(page);
-        button.addEventListener('click', function () {
-          button.disabled = true;
-          fetch('https://hooks.stripe.com/3d_secure_2/test/authenticate/' + intentId, { method: 'POST', credentials: 'omit' })
-            .then(function () { page.remove(); resolve(); });
+        [[complete, 'authenticate'], [failed, 'fail']].forEach(function (pair) {
+          pair[0].addEventListener('click', function () {
+            complete.disabled = true;
+            failed.disabled = true;
+            fetch('https://hooks.stripe.com/3d_secure_2/test/' + pair[1] + '/' + intentId, { method: 'POST', credentials: 'omit' })
+              .then(function () { page.remove(); resolve(); });
+          });
+        });
+      });
+    }
+
+    function resultOf(kind, intent) {
+      if (intent.status === 'succeeded' || intent.status === 'processing') {
+        var answer = {};
+        answer[kind === 'setup' ? 'setupIntent' : 'paymentIntent'] = intent;
+        return answer;
+      }
+      var error = intent.last_setup_error || intent.last_payment_error;
+      return { error: error || { type: 'invalid_request_error', message: 'The card was not confirmed.' } };
+    }
+
+    // Stripe.js reference, "Handle a next action": finishes an intent the server confirmed; it throws for an
+    // intent in any status but requires_action.
+    function handleNextAction(args) {
+      var clientSecret = args && args.clientSecret;
+      if (typeof clientSecret !== 'string' || clientSecret.indexOf('_secret_') < 0) {
+        return Promise.reject(new Error('IntegrationError: handleNextAction needs the intent\\u2019s clientSecret.'));
+      }
+      var id = clientSecret.split('_secret_')[0];
+      var kind = id.indexOf('seti_') === 0 ? 'setup' : 'payment';
+      var path = '/' + kind + '_intents/' + id;
+      function retrieve() { return call('GET', path, { client_secret: clientSecret }); }
+      return retrieve().then(function (shown) {
+        if (shown.status !== 200) return { error: shown.body.error };
+        if (shown.body.status !== 'requires_action') {
+          throw new Error('IntegrationError: handleNextAction: the ' + kind + ' intent has status ' + shown.body.status + ', not requires_action.');
+        }
+        return authenticate(document.body, id).then(retrieve).then(function (again) {
+          return again.status === 200 ? resultOf(kind, again.body) : { error: again.body.error };
         });
       });
     }
@@ -139,16 +185,7 @@ ${STAND_IN_DOM_HELPERS}
       var clientSecret = args.clientSecret;
       var id = clientSecret.split('_secret_')[0];
       var path = '/' + kind + '_intents/' + id;
-      var named = kind === 'setup' ? 'setupIntent' : 'paymentIntent';
-      function result(intent) {
-        if (intent.status === 'succeeded' || intent.status === 'processing') {
-          var answer = {};
-          answer[named] = intent;
-          return answer;
-        }
-        var error = intent.last_setup_error || intent.last_payment_error;
-        return { error: error || { type: 'invalid_request_error', message: 'The card was not confirmed.' } };
-      }
+      function result(intent) { return resultOf(kind, intent); }
       function retrieve() { return call('GET', path, { client_secret: clientSecret }); }
       function authenticated() {
         return authenticate(state.container, id).then(retrieve).then(function (retrieved) {
@@ -175,7 +212,8 @@ ${STAND_IN_DOM_HELPERS}
     return {
       elements: elements,
       confirmSetup: function (args) { return confirm('setup', args); },
-      confirmPayment: function (args) { return confirm('payment', args); }
+      confirmPayment: function (args) { return confirm('payment', args); },
+      handleNextAction: handleNextAction
     };
   };
 })();

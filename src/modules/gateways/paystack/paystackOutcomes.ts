@@ -1,11 +1,11 @@
-import { cardTypeOf } from '../../../core/cards.ts';
-import type { FailureReason } from '../../../core/dunning.ts';
+import { cardTypeOf } from '../cards.ts';
+import type { FailureReason } from '../failureReasons.ts';
 import type { CardShownByProvider, ChargeResult } from '../gatewayContract.ts';
 
 /**
  * Paystack's words turned into ours (docs/gateways/paystack.md, "What Paystack answers"): a transaction's `status`
  * into a charge's outcome, its `gateway_response` (the issuer's answer, as text) into a reason of
- * src/core/dunning.ts.
+ * src/modules/gateways/failureReasons.ts.
  */
 
 /** A transaction as verify and charge_authorization answer it (the fields the driver reads). */
@@ -107,7 +107,7 @@ export function cardShownOf(transaction: PaystackTransaction): CardShownByProvid
   if (!card?.last4 || !card.exp_month || !card.exp_year) return undefined;
   const brand = (card.brand ?? card.card_type ?? '').trim();
   return {
-    // As cards are named everywhere else (src/core/cards.ts): `visa` is Visa; a brand of its own (Verve) as written.
+    // As cards are named everywhere else (src/modules/gateways/cards.ts): `visa` is Visa; a brand of its own (Verve) as written.
     cardType: cardTypeOf(brand) ?? (brand.replace(/\b\w/g, (letter) => letter.toUpperCase()) || 'Unknown'),
     lastFour: card.last4,
     expiryMonth: Number(card.exp_month),

@@ -9,7 +9,15 @@ import type {
   PayerDetails,
 } from '../gatewayContract.ts';
 import { failureOf } from './stripeClient.ts';
-import { cardShown, declineOf, idOf, stripeAmount, stripeCurrency, tokenOf } from './stripeMapping.ts';
+import {
+  cardShown,
+  declineOf,
+  idOf,
+  savedCardOf,
+  stripeAmount,
+  stripeCurrency,
+  tokenOf,
+} from './stripeMapping.ts';
 
 /**
  * A card saved, or a sale made, in Stripe's Payment Element (docs/gateways/stripe.md, "The capture frame"): the
@@ -54,7 +62,14 @@ export function hostedFieldsOf(publishableKey: string, request: HostedFieldsRequ
   // The Element's options must match the intent's (Stripe's deferred-intent guide): a saved card is set up for
   // charges off session, and so is a sale's card when it is kept.
   if (!sale || request.keepCard) mount.setupFutureUsage = 'off_session';
-  return { provider: 'stripe', scriptUrl: STRIPE_JS_URL, origins: ORIGINS, mount, needsEmail: false };
+  return {
+    provider: 'stripe',
+    scriptUrl: STRIPE_JS_URL,
+    origins: ORIGINS,
+    mount,
+    needsEmail: false,
+    confirmsStoredCard: true,
+  };
 }
 
 /** Stripe's search syntax quotes a value in single quotes; a quote or backslash inside is escaped. */
@@ -90,6 +105,7 @@ export async function startSetup(
   target: GatewayTarget,
   request: CardSetupRequest,
 ): Promise<CardSetupStart> {
+  if (request.storedToken !== undefined) return confirmStoredCard(stripe, request, request.storedToken);
   try {
     const customer = await customerFor(stripe, target, request.payer, request.idempotencyKey);
     const metadata = { billing_key: request.idempotencyKey };
@@ -125,9 +141,50 @@ export async function startSetup(
   }
 }
 
-function started(setupRef: string, clientSecret: string | null, intent: 'setup' | 'payment'): CardSetupStart {
+/**
+ * A sale of a saved card with the cardholder present (Stripe's "Finalize payments on the server"): the
+ * PaymentIntent is made for the card's Customer and PaymentMethod and confirmed at once, on session, with
+ * `use_stripe_sdk` so that a bank that asks for the cardholder leaves it `requires_action` for Stripe.js's
+ * `handleNextAction` in the page (`confirm.nextAction`). A decline is an answer like the frame's; the outcome is
+ * asked of Stripe afterwards by `completeSetup`, as for any setup.
+ */
+async function confirmStoredCard(
+  stripe: Stripe,
+  request: CardSetupRequest,
+  storedToken: string,
+): Promise<CardSetupStart> {
+  const saved = savedCardOf(storedToken);
+  if (!saved) return { outcome: 'declined', reason: 'invalid_account', rawCode: 'no_such_token' };
+  try {
+    const intent = await stripe.paymentIntents.create(
+      {
+        amount: stripeAmount(request.amountMinor ?? 0, request.currencyCode),
+        currency: stripeCurrency(request.currencyCode),
+        customer: saved.customerId,
+        payment_method: saved.paymentMethodId,
+        allowed_payment_method_types: ['card'],
+        confirm: true,
+        use_stripe_sdk: true,
+        description: request.description,
+        metadata: { billing_key: request.idempotencyKey },
+      },
+      { idempotencyKey: request.idempotencyKey },
+    );
+    if (intent.status !== 'requires_action') return { outcome: 'ok', setupRef: intent.id, confirm: {} };
+    return started(intent.id, intent.client_secret, 'payment', { nextAction: 'handle' });
+  } catch (error) {
+    return failureOf(error, 'start_card_setup');
+  }
+}
+
+function started(
+  setupRef: string,
+  clientSecret: string | null,
+  intent: 'setup' | 'payment',
+  more: Record<string, string> = {},
+): CardSetupStart {
   if (!clientSecret) return { outcome: 'error', reason: 'processing_error', rawCode: 'no_client_secret' };
-  return { outcome: 'ok', setupRef, confirm: { clientSecret, intent } };
+  return { outcome: 'ok', setupRef, confirm: { clientSecret, intent, ...more } };
 }
 
 /** How the setup went, from Stripe's own record of the intent: a SetupIntent (`seti_`) or a PaymentIntent. */

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { GatewayTimeoutError } from '../gatewayContract.ts';
-import type { FailureReason } from '../../../core/dunning.ts';
+import type { FailureReason } from '../failureReasons.ts';
 import type { GatewayDecline } from '../gatewayContract.ts';
 import { declineOf } from './stripeMapping.ts';
 

@@ -90,6 +90,7 @@ describe('the Payment Element in the capture frame', () => {
         setupFutureUsage: 'off_session',
       },
       needsEmail: false,
+      confirmsStoredCard: true,
     });
   });
 
@@ -331,6 +332,84 @@ const webhookOf = async (type: string, options?: { secret?: string; signedAt?: n
   driver.readWebhook(TARGET, await sim.delivery(type, options));
 
 const today = () => new Date(sim.nowSeconds * 1000).toISOString().slice(0, 10);
+
+describe('a stored card confirmed on session (the pay page\'s "Confirm payment")', () => {
+  const onSession = (token: string) =>
+    setupRequest({ amountMinor: 3000, keepCard: false, storedToken: token, description: 'Invoice 1002' });
+
+  it('leaves the intent to Stripe.js when the bank asks, then answers the charge once it is passed', async () => {
+    const token = await tokenOfTestCard('pm_card_authenticationRequired');
+    const request = onSession(token);
+    const start = await driver.startCardSetup(TARGET, request, AT);
+    expect(start).toEqual({
+      outcome: 'ok',
+      setupRef: expect.stringMatching(/^pi_/),
+      confirm: { clientSecret: expect.stringContaining('_secret_'), intent: 'payment', nextAction: 'handle' },
+    });
+    if (start.outcome !== 'ok') return;
+    // On session, for the token's own Stripe Customer and card; the same key answers the same intent.
+    expect(sim.intents.get(start.setupRef)).toMatchObject({
+      status: 'requires_action',
+      amount: 3000,
+      customer: customerOfToken(token),
+      setupFutureUsage: null,
+    });
+    expect(await driver.startCardSetup(TARGET, request, AT)).toEqual(start);
+    expect(await driver.completeCardSetup(TARGET, start.setupRef, AT)).toEqual({ outcome: 'incomplete' });
+    sim.authenticate(start.setupRef);
+    expect(await driver.completeCardSetup(TARGET, start.setupRef, AT)).toEqual({
+      outcome: 'ok',
+      token: null,
+      card: { cardType: 'Visa', lastFour: '3184', expiryMonth: 12, expiryYear: 2034 },
+      charge: { chargeId: start.setupRef, state: 'succeeded' },
+    });
+  });
+
+  it('answers a failed authentication as a decline, and a charge the bank lets through at once', async () => {
+    const start = await driver.startCardSetup(
+      TARGET,
+      onSession(await tokenOfTestCard('pm_card_authenticationRequired')),
+      AT,
+    );
+    if (start.outcome !== 'ok') throw new Error(JSON.stringify(start));
+    sim.failAuthentication(start.setupRef);
+    expect(await driver.completeCardSetup(TARGET, start.setupRef, AT)).toEqual({
+      outcome: 'declined',
+      reason: 'card_declined',
+      rawCode: 'payment_intent_authentication_failure',
+    });
+
+    const { done } = await savedCard();
+    const through = await driver.startCardSetup(
+      TARGET,
+      onSession(done.outcome === 'ok' ? done.token! : ''),
+      AT,
+    );
+    expect(through).toEqual({ outcome: 'ok', setupRef: expect.stringMatching(/^pi_/), confirm: {} });
+    if (through.outcome !== 'ok') return;
+    expect(await driver.completeCardSetup(TARGET, through.setupRef, AT)).toMatchObject({
+      outcome: 'ok',
+      charge: { chargeId: through.setupRef, state: 'succeeded' },
+    });
+  });
+
+  it("answers the issuer's decline, and declines a token that is not a Stripe card without calling Stripe", async () => {
+    const insufficient = await tokenOfTestCard('pm_card_chargeDeclinedInsufficientFunds');
+    expect(await driver.startCardSetup(TARGET, onSession(insufficient), AT)).toEqual({
+      outcome: 'declined',
+      reason: 'insufficient_funds',
+      rawCode: 'insufficient_funds',
+    });
+    const intents = sim.intents.size;
+    expect(await driver.startCardSetup(TARGET, onSession('test:tok_1'), AT)).toEqual({
+      outcome: 'declined',
+      reason: 'invalid_account',
+      rawCode: 'no_such_token',
+    });
+    expect(sim.intents.size).toBe(intents);
+    expect(sim.refused).toEqual([]);
+  });
+});
 
 describe('refunds', () => {
   it('answers a pending refund, then its outcome from a signed refund.updated webhook', async () => {

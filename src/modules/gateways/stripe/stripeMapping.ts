@@ -1,11 +1,11 @@
 import type Stripe from 'stripe';
-import type { CardType } from '../../../core/cards.ts';
+import type { CardType } from '../cards.ts';
 import { findCurrency } from '../../../core/currencies.ts';
-import type { FailureReason } from '../../../core/dunning.ts';
+import type { FailureReason } from '../failureReasons.ts';
 import type { CardShownByProvider, ChargeResult, GatewayDecline } from '../gatewayContract.ts';
 
 /**
- * Stripe's words turned into ours: decline codes into the reasons of src/core/dunning.ts, card brands into the
+ * Stripe's words turned into ours: decline codes into the reasons of src/modules/gateways/failureReasons.ts, card brands into the
  * spec's CardType, a PaymentIntent's status into a ChargeResult, our amounts into Stripe's (docs/gateways/stripe.md).
  */
 
@@ -54,7 +54,7 @@ export function declineOf(
   };
 }
 
-/** Stripe's `card.brand` values (PaymentMethod, "card.brand") as the spec's CardType (src/core/cards.ts). */
+/** Stripe's `card.brand` values (PaymentMethod, "card.brand") as the spec's CardType (src/modules/gateways/cards.ts). */
 const BRANDS: Readonly<Record<string, CardType>> = {
   visa: 'Visa',
   mastercard: 'Mastercard',

@@ -1,0 +1,85 @@
+import type { ColumnType } from 'kysely';
+import type { Instant, Id, Defaulted } from '../../storage/columnTypes.ts';
+
+// The tables the auth module owns (docs/architecture.md, "Tables and their owners"): only its own queries name them.
+
+export interface AccountsTable {
+  id: Id;
+  name: string;
+  time_zone: string;
+  currency_code: string;
+  created_at: Instant;
+  /** Test accounts bill on their own clock (test_clock_at), moved forward through the API. */
+  is_test: ColumnType<boolean | number, boolean | undefined, boolean>;
+  test_clock_at: Instant | null;
+  /** Days from an invoice's date to its due date. */
+  invoice_due_days: Defaulted<number>;
+  invoice_notes: string | null;
+  invoice_terms: string | null;
+  /** JSON array of days after the first failure; null: the default schedule. */
+  dunning_retry_days: string | null;
+  dunning_max_attempts: number | null;
+  dunning_suspend_customer: ColumnType<boolean | number, boolean | undefined, boolean>;
+  dunning_cancel_subscriptions: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** Seller details printed on invoices (0005); null when not given. */
+  seller_legal_name: string | null;
+  seller_address1: string | null;
+  seller_address2: string | null;
+  seller_city: string | null;
+  seller_postal_code: string | null;
+  /** ISO 3166-1 alpha-2. */
+  seller_country_code: string | null;
+  seller_tax_number: string | null;
+  seller_company_number: string | null;
+  seller_email: string | null;
+  seller_phone: string | null;
+  /** Free text (bank details) printed under the totals. */
+  payment_instructions: string | null;
+  /** How often automatic statements go out: monthly, quarterly or yearly (0024). */
+  statement_period: Defaulted<string>;
+  /** The customer portal's address under /portal/ (0025); null until set. */
+  portal_slug: string | null;
+  /** Whether portal customers may cancel a subscription at the end of its period (0026). */
+  portal_allow_cancel: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The packages portal customers may switch to: a JSON array of package ids, '[]' for none (0026). */
+  portal_switch_package_ids: Defaulted<string>;
+  /** Bumped whenever portal_slug changes: the portal's sessions and tokens of an earlier slug end (0027). */
+  portal_epoch: Defaulted<number>;
+  /** Whether the account's prices include tax, unless a rate or currency says otherwise (0029). */
+  is_tax_inclusive: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The default bill-cycle day (1–31) of the account's customers (0030); null for none. */
+  bill_cycle_day: number | null;
+  /** The collection loop's settings (0037; docs/gateways.md, "The collection loop"). */
+  send_payment_receipts: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_payment_failed_emails: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_invoice_reminders: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** JSON array of days relative to the due date; null: the default schedule. */
+  invoice_reminder_days: string | null;
+  apply_credit_first: ColumnType<boolean | number, boolean | undefined, boolean>;
+  auto_submit_batches: ColumnType<boolean | number, boolean | undefined, boolean>;
+  staff_email: string | null;
+}
+
+/** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */
+export interface AccountLogosTable {
+  account_id: number;
+  content_type: string;
+  image: Buffer;
+  updated_at: Instant;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  account_id: number;
+  key_hash: string;
+  key_prefix: string;
+  created_at: Instant;
+  revoked_at: Instant | null;
+}
+
+/** The auth module's tables, as Kysely's Database type holds them. */
+export interface AuthTables {
+  accounts: AccountsTable;
+  account_logos: AccountLogosTable;
+  api_keys: ApiKeysTable;
+}

@@ -1,0 +1,181 @@
+import { withTransaction } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { Rail } from '../../core/bankingDays.ts';
+import type { DebitProblemCode } from '../invoicing/index.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { queueStaffMail } from '../collections/index.ts';
+import {
+  allocationsOfSources,
+  deleteBatchLinePayment,
+  getPayment,
+  withLockedCustomer,
+} from '../ledger/index.ts';
+import type { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import * as repo from './batch.repository.ts';
+import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import { mandateProblems } from './batchMandates.service.ts';
+import { markLineProblem } from './batchPlan.service.ts';
+
+/**
+ * One customer never holds up a batch (docs/gateways.md, "One customer never holds up a batch"): at the build, a line
+ * that cannot be made leaves the batch with its reason, and the others go on to the gateway.
+ */
+
+/** Why a line cannot be made: what cannot be used, and the reason in words. */
+export interface LeavingReason {
+  code: DebitProblemCode;
+  reason: string;
+}
+
+type Methods = Awaited<ReturnType<typeof openedPaymentMethodsByIds>>;
+
+/** What keeps the line's bank account from being debited in this batch, or undefined when it can be. */
+function bankAccountProblem(
+  line: BatchLineWithPayment,
+  batch: BatchRow,
+  rail: Rail,
+  methods: Methods,
+): string | undefined {
+  if (line.currency_code !== batch.currency_code)
+    return `the debit is in ${line.currency_code}, not ${batch.currency_code}`;
+  const method = methods.get(line.payment_method_id!);
+  if (!method || method.customerId !== line.customer_id) {
+    return `bank account ${line.payment_method_id} was deleted`;
+  }
+  if (method.bankAccount?.debitMethod !== rail) return `bank account ${method.id} is not a ${rail} account`;
+  if (!method.isValid) {
+    return `bank account ${method.id} is not valid (POST /v1/ValidateBankAccount it first)`;
+  }
+  return undefined;
+}
+
+/**
+ * The lines of the batch that cannot be made, each with its reason: the bank account first, then the eMandate
+ * (docs/design/mandates.md, "Checks at build time"). A line no longer pending is not among them: nothing is
+ * collected for it (badLines' caller leaves it out of the file).
+ */
+export async function badLines(
+  ctx: ServiceContext,
+  batch: BatchRow,
+  rail: Rail,
+  lines: readonly BatchLineWithPayment[],
+  methods: Methods,
+): Promise<Map<number, LeavingReason>> {
+  const bad = new Map<number, LeavingReason>();
+  const pending = lines.filter((line) => line.state === 'pending');
+  for (const line of pending) {
+    const reason = bankAccountProblem(line, batch, rail, methods);
+    if (reason) bad.set(line.payment_id, { code: 'bank_account_not_usable', reason });
+  }
+  // Both told when both fail: a cancelled mandate also makes its bank account not valid.
+  for (const [paymentId, reason] of await mandateProblems(ctx, batch, pending)) {
+    const account = bad.get(paymentId);
+    bad.set(
+      paymentId,
+      account
+        ? { ...account, reason: `${account.reason}; ${reason}` }
+        : { code: 'mandate_not_usable', reason },
+    );
+  }
+  return bad;
+}
+
+/** The lines that leave, as the batch's BuildError names them when none is left to send. */
+export const leavingText = (
+  lines: readonly BatchLineWithPayment[],
+  bad: ReadonlyMap<number, LeavingReason>,
+): string =>
+  lines
+    .filter((line) => bad.has(line.payment_id))
+    .map(
+      (line) =>
+        `payment ${line.payment_id} (customer ${line.customer_id}): ${bad.get(line.payment_id)!.reason}`,
+    )
+    .join('; ');
+
+/** A line that left the batch, as the staff's e-mail lists it. */
+interface LeftLine {
+  line: BatchLineWithPayment;
+  why: LeavingReason;
+  invoiceIds: number[];
+}
+
+/**
+ * The bad lines leave the batch being built, each in its own transaction under its customer's lock, as a line
+ * removed from an open batch does: its payment deleted, the invoices it paid owe again, each marked with the
+ * problem (CollectionProblem, `invoice.collection_blocked`, no NextTryDate); then one e-mail to the staff lists them.
+ * A line the batch no longer holds as it was built (cancelled or submitted again meanwhile) stays. The lines that
+ * left.
+ */
+export async function removeBadLines(
+  ctx: ServiceContext,
+  built: BatchRow,
+  lines: readonly BatchLineWithPayment[],
+  bad: ReadonlyMap<number, LeavingReason>,
+): Promise<number> {
+  const left: LeftLine[] = [];
+  for (const line of lines) {
+    const why = bad.get(line.payment_id);
+    if (!why) continue;
+    const invoiceIds = await removeLine(ctx, built, line, why);
+    if (invoiceIds) left.push({ line, why, invoiceIds });
+  }
+  if (left.length > 0) await tellStaff(ctx, built, left);
+  return left.length;
+}
+
+/** One line out of the batch with its reason; the invoices it paid, or undefined when it stayed. */
+async function removeLine(
+  ctx: ServiceContext,
+  built: BatchRow,
+  line: BatchLineWithPayment,
+  why: LeavingReason,
+): Promise<number[] | undefined> {
+  return withLockedCustomer(ctx, line.customer_id, async (tctx) => {
+    const payment = await getPayment(tctx, line.payment_id);
+    if (payment.state !== 'pending') return undefined;
+    const batch = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
+    if (batch?.state !== 'build' || batch.submitted_at !== built.submitted_at) return undefined;
+    const allocations = (await allocationsOfSources(tctx, 'payment', [line.payment_id])).get(line.payment_id);
+    const invoiceIds = [
+      ...new Set((allocations ?? []).filter((a) => a.targetType === 'invoice').map((a) => a.targetId)),
+    ].sort((a, b) => a - b);
+    await deleteBatchLinePayment(tctx, payment);
+    for (const invoiceId of invoiceIds) {
+      await markLineProblem(tctx, {
+        invoiceId,
+        customerId: line.customer_id,
+        currencyCode: line.currency_code,
+        amountMinor: line.amount_minor,
+        problem: why.reason,
+        code: why.code,
+      });
+    }
+    return invoiceIds;
+  });
+}
+
+/** One e-mail per build, listing every line that left. */
+async function tellStaff(ctx: ServiceContext, batch: BatchRow, left: readonly LeftLine[]): Promise<void> {
+  const mailed = await withTransaction(ctx, (tctx) =>
+    queueStaffMail(tctx, {
+      subject: `Batch ${batch.batch_token}: ${left.length} debit order(s) left out`,
+      blocks: [
+        {
+          paragraph: `These debit orders could not be made and were taken out of batch ${batch.batch_token} (action date ${batch.action_date}); the others go ahead:`,
+        },
+        {
+          figures: left.map(({ line, why, invoiceIds }) => [
+            `Payment ${line.payment_id}, customer ${line.customer_id}${invoiceIds.length > 0 ? `, invoice ${invoiceIds.join(', ')}` : ''}, ${line.currency_code} ${minorToDecimalText(line.amount_minor, line.currency_code)}`,
+            why.reason,
+          ]),
+        },
+        {
+          paragraph:
+            'Each invoice shows why as its CollectionProblem. Fix the mandate or the bank account (a new valid account, a usable mandate), or collect the invoice another way; the run bundles it again once it can.',
+        },
+      ],
+    }),
+  );
+  if (mailed) ctx.mailQueued();
+}

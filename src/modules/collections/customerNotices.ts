@@ -1,0 +1,193 @@
+import type { ServiceContext } from '../../context.ts';
+import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { emitEvents } from '../events/index.ts';
+import { invoicesByIds } from '../invoicing/index.ts';
+import { getPayment } from '../ledger/index.ts';
+import type { MessageBlock } from '../mail/index.ts';
+import { messageBody } from '../mail/index.ts';
+import { getPaymentMethod } from '../paymentMethods/index.ts';
+import { payLinkFor, queueCustomerMails } from './customerMails.ts';
+import type { MailRecipient } from './customerMails.ts';
+import {
+  amountText,
+  longDate,
+  longDateIn,
+  methodUnusable,
+  needsAuthentication,
+  reasonSentence,
+} from './noticeWords.ts';
+
+/**
+ * What the collection loop tells customers (docs/gateways.md, "The collection loop"): a receipt for every payment
+ * collected, and a notice at every failed collection with what happens next and a link to act. Each is queued in the
+ * caller's transaction (the outbox), in text and HTML with the seller's details, when the account's settings ask
+ * for it (`Account.collectionLoop`); its event is emitted whatever the settings say (docs/webhooks.md, "Collection
+ * notices").
+ */
+
+/** A collection that failed: a card's decline, or a debit order's return. */
+export interface CollectionFailure {
+  customerId: number;
+  invoiceId: number;
+  currencyCode: string;
+  /** What the failed collection tried to take. */
+  amountMinor: number;
+  /** The reason in the vocabulary of src/modules/gateways/failureReasons.ts (a card's) or of the rail's return codes (a debit's). */
+  reason: string;
+  /** The stored method it was taken from, for its brand and last four digits; null when unknown. */
+  paymentMethodId: number | null;
+  /** When it is tried next (a plain date or an instant); null: it will not be tried again automatically. */
+  nextTryDate: string | null;
+  /** What it was taken from, when no stored method says: a card unless told otherwise. */
+  from?: 'card' | 'bank_account';
+  /** This failure was the last try the schedule allowed (the retries ran out). */
+  exhausted?: boolean;
+}
+
+/** The method as a customer knows it: "Visa ending 4242", "bank account ending 0001". */
+async function methodWords(
+  ctx: ServiceContext,
+  paymentMethodId: number | null,
+): Promise<{ words: string; kind: 'card' | 'bank_account' } | undefined> {
+  if (paymentMethodId === null) return undefined;
+  const method = await getPaymentMethod(ctx, paymentMethodId).catch(() => undefined);
+  if (method?.creditCard) {
+    return { words: `${method.creditCard.cardType} ending ${method.creditCard.lastFour}`, kind: 'card' };
+  }
+  if (method?.bankAccount) {
+    const lastFour = method.bankAccount.lastFour;
+    return {
+      words: lastFour ? `bank account ending ${lastFour}` : 'your bank account',
+      kind: 'bank_account',
+    };
+  }
+  return undefined;
+}
+
+async function signature(ctx: ServiceContext): Promise<string[]> {
+  const seller = await documentSeller(ctx);
+  return [sellerName(seller), ...sellerLines(seller)];
+}
+
+const letter = (subject: string, recipient: MailRecipient, blocks: MessageBlock[], lines: string[]) => ({
+  subject,
+  ...messageBody({ title: subject, greeting: `Dear ${recipient.name},`, blocks, signature: lines }),
+});
+
+/**
+ * A receipt for a payment collected (a card charge, a debit order once settled, a portal or widget payment): what
+ * was paid, from which method, on which day, and for each invoice it paid what was applied and what it still owes.
+ * `invoice.payment_succeeded` is emitted for each invoice it paid. `method` names the method when the payment keeps
+ * none (a widget sale of a card not kept).
+ */
+export async function noticePaymentCollected(
+  ctx: ServiceContext,
+  paymentId: number,
+  options: { method?: string } = {},
+): Promise<void> {
+  const payment = await getPayment(ctx, paymentId);
+  const allocations = payment.allocations.filter((a) => a.targetType === 'invoice' && a.amountMinor > 0);
+  const invoices = await invoicesByIds(
+    ctx,
+    allocations.map((a) => a.targetId),
+  );
+  await emitEvents(
+    ctx,
+    allocations.map((a) => ({ type: 'invoice.payment_succeeded', ref: { type: 'invoice', id: a.targetId } })),
+  );
+  if (!ctx.account.collectionLoop.sendReceipts) return;
+  const paid = amountText(payment.currencyCode, payment.amountMinor);
+  const method = (await methodWords(ctx, payment.paymentMethodId))?.words ?? options.method;
+  const figures: [string, string][] = [];
+  for (const allocation of allocations) {
+    const invoice = invoices.get(allocation.targetId);
+    if (!invoice) continue;
+    const owed = Math.max(0, invoice.balances.balanceMinor);
+    figures.push([
+      `Invoice ${invoice.invoiceNum}`,
+      `${amountText(payment.currencyCode, allocation.amountMinor)} paid, ${amountText(payment.currencyCode, owed)} still owed`,
+    ]);
+  }
+  const lines = await signature(ctx);
+  const subject = `Receipt from ${lines[0]}: ${paid} received`;
+  const blocks: MessageBlock[] = [
+    {
+      paragraph: `Thank you: we received ${paid}${method ? ` from ${method}` : ''} on ${longDate(payment.date)}.`,
+    },
+    ...(figures.length ? [{ figures }] : [{ paragraph: 'It is kept as credit on your account.' }]),
+  ];
+  if (await queueCustomerMails(ctx, payment.customerId, (to) => letter(subject, to, blocks, lines)))
+    ctx.mailQueued();
+}
+
+/**
+ * A notice at the failure itself (docs/gateways.md, "The collection loop"): what failed, why in a customer's words,
+ * what happens next (the next try's date, or that it stopped and why), and a link to act. A payment waiting for the
+ * customer's confirmation asks for it (subject and first line), and emits `invoice.payment_action_required`; the
+ * failure's own `invoice.payment_failed` is the caller's, emitted with the invoice's change. One call per failure:
+ * the last try's (`exhausted`) says that no more will follow, so no second e-mail is needed for it. True when an
+ * e-mail was queued.
+ */
+export async function noticeCollectionFailed(
+  ctx: ServiceContext,
+  failure: CollectionFailure,
+): Promise<boolean> {
+  const invoice = (await invoicesByIds(ctx, [failure.invoiceId])).get(failure.invoiceId);
+  if (!invoice) return false;
+  const confirm = needsAuthentication(failure.reason);
+  if (confirm) {
+    await emitEvents(ctx, [
+      { type: 'invoice.payment_action_required', ref: { type: 'invoice', id: failure.invoiceId } },
+    ]);
+  }
+  if (!ctx.account.collectionLoop.sendPaymentFailed) return false;
+  const method = await methodWords(ctx, failure.paymentMethodId);
+  const from = method?.kind ?? failure.from ?? 'card';
+  const amount = amountText(failure.currencyCode, failure.amountMinor);
+  const lines = await signature(ctx);
+  const number = invoice.invoiceNum ?? failure.invoiceId;
+  const subject = confirm
+    ? `Please confirm your payment of invoice ${number} to ${lines[0]}`
+    : `Payment of invoice ${number} to ${lines[0]} failed`;
+  const first = confirm
+    ? `Please confirm the payment of ${amount} for invoice ${number} with your bank: we could not take it from ${method?.words ?? 'your card'} without you.`
+    : `We could not collect ${amount} for invoice ${number} from ${method?.words ?? (from === 'card' ? 'your card' : 'your bank account')}.`;
+  const next = nextStep(ctx, failure, from);
+  const queued = await queueCustomerMails(ctx, failure.customerId, (to) => {
+    const link = payLinkFor(ctx, to, failure.invoiceId);
+    const blocks: MessageBlock[] = [
+      { paragraph: first, strong: true },
+      { paragraph: reasonSentence(failure.reason, from) },
+      { paragraph: next },
+      ...(link ? [{ link, text: linkText(failure, number) }] : []),
+    ];
+    return letter(subject, to, blocks, lines);
+  });
+  if (queued) ctx.mailQueued();
+  return queued;
+}
+
+/** What happens next, in the account's time zone: the next try, or why there is none. */
+function nextStep(ctx: ServiceContext, failure: CollectionFailure, from: 'card' | 'bank_account'): string {
+  if (failure.nextTryDate) {
+    return `We will try again on ${longDateIn(failure.nextTryDate, ctx.account.timeZone)}, unless you pay before then.`;
+  }
+  if (needsAuthentication(failure.reason)) {
+    return 'We will not try again without you: confirm the payment on the page below, or pay with another card there.';
+  }
+  if (methodUnusable(failure.reason)) {
+    return from === 'card'
+      ? 'This card can no longer be used, so we will not try it again. Please add a new card, or pay the invoice, on the page below.'
+      : 'This account can no longer be debited, so we will not try it again. Please pay the invoice another way on the page below.';
+  }
+  if (failure.exhausted) {
+    return 'We have tried as often as we can and will not try again. Please pay the invoice on the page below, or give us another payment method.';
+  }
+  return 'We will not try again automatically. Please pay the invoice on the page below.';
+}
+
+function linkText(failure: CollectionFailure, number: number): string {
+  if (needsAuthentication(failure.reason)) return `Confirm the payment of invoice ${number}`;
+  if (methodUnusable(failure.reason)) return `Add a new card or pay invoice ${number}`;
+  return `Pay invoice ${number}`;
+}

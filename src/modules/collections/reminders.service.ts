@@ -1,0 +1,206 @@
+import { today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { addDays, daysBetween } from '../../core/calendar.ts';
+import {
+  DEFAULT_REMINDER_DAYS,
+  documentSeller,
+  getSellerDetails,
+  sellerLines,
+  sellerName,
+} from '../auth/index.ts';
+import { emitEvents } from '../events/index.ts';
+import { invoicesByIds, unpaidInvoiceIdsDueBetween, withEffectiveCollection } from '../invoicing/index.ts';
+import type { Invoice } from '../invoicing/index.ts';
+import { withLockedCustomer } from '../ledger/index.ts';
+import type { MessageBlock } from '../mail/index.ts';
+import { messageBody } from '../mail/index.ts';
+import { payLinkFor, queueCustomerMails } from './customerMails.ts';
+import type { MailRecipient } from './customerMails.ts';
+import { amountText, longDate } from './noticeWords.ts';
+import { invoicesInFlight } from './collection.service.ts';
+import type { CollectionOptions } from './collection.service.ts';
+import * as repo from './reminder.repository.ts';
+import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+
+/**
+ * Reminders of the invoices the customer pays itself (docs/gateways.md, "The collection loop"): on each day of the
+ * account's InvoiceReminderDays (relative to the due date), once per invoice and day, queued by the daily bill run.
+ * A day the run did not reach (a test clock's jump) is not made up: only the latest day due is sent. Reminders are
+ * for invoices as they fall due, not for a backlog found later (reminders switched on, old invoices imported, a
+ * catch-up run billing months at once): an invoice whose schedule ended more than BACKLOG_DAYS before is not
+ * reminded.
+ */
+
+/** How late the schedule's last reminder may still go when the runs missed its day. */
+const BACKLOG_DAYS = 7;
+
+/** Invoices read in one page of the daily pass. */
+const PAGE = 200;
+/** Collection methods that leave paying to the customer (the rest collect on their own while they can). */
+const AUTOMATIC = new Set(['credit_card', 'debit_order']);
+
+/** Sends the reminders due today for the account; how many invoices were reminded (their events count too). */
+export async function sendDueReminders(
+  ctx: ServiceContext,
+  options: Pick<CollectionOptions, 'catchingUpTo'> = {},
+): Promise<{ sent: number }> {
+  const on = today(ctx);
+  if (options.catchingUpTo !== undefined && options.catchingUpTo > on) return { sent: 0 };
+  const days = [...(ctx.account.collectionLoop.reminderDays ?? DEFAULT_REMINDER_DAYS)].sort((a, b) => a - b);
+  const first = days[0];
+  const last = days[days.length - 1];
+  if (first === undefined || last === undefined) return { sent: 0 };
+  let sent = 0;
+  for (let afterId = 0; ;) {
+    const page = await unpaidInvoiceIdsDueBetween(
+      ctx,
+      { from: addDays(on, -(last + BACKLOG_DAYS)), to: addDays(on, -first) },
+      afterId,
+      PAGE,
+    );
+    if (page.length === 0) break;
+    afterId = page[page.length - 1]!;
+    // An invoice whose schedule's last reminder went out is done with.
+    const done = await repo.listInvoicesRemindedOn(ctx.db, ctx.account.id, page, last);
+    const ids = page.filter((id) => !done.has(id));
+    if (ids.length === 0) continue;
+    const invoices = await invoicesByIds(ctx, ids);
+    const resolved = await withEffectiveCollection(ctx, [...invoices.values()], new Set());
+    for (const invoice of resolved) {
+      if (!customerPays(invoice)) continue;
+      const offset = latestDayDue(days, daysBetween(invoice.dueDate, on));
+      // The invoice's own e-mail tells it on its issue day: a reminder day not after it is not sent.
+      if (offset === undefined || addDays(invoice.dueDate, offset) <= invoice.invoiceDate) continue;
+      try {
+        if (await remindInvoice(ctx, invoice, offset, on)) sent += 1;
+      } catch (error) {
+        // One invoice must not hold back the others; the next run tries it again.
+        ctx.log.error({ err: error, invoiceId: invoice.id }, 'an invoice reminder failed');
+      }
+    }
+  }
+  return { sent };
+}
+
+/**
+ * Whether the customer is the one to pay the invoice: a manual method (eft, cash, cheque, none), or automatic
+ * collection that stopped (its tries ran out or need the customer, or the settings cannot collect it).
+ */
+function customerPays(invoice: Invoice): boolean {
+  if (invoice.collectionMethod === null || !AUTOMATIC.has(invoice.collectionMethod)) return true;
+  return invoice.nextTryDate === null && (invoice.numTries > 0 || invoice.collectionProblem !== null);
+}
+
+/** The latest day of the schedule on or before `daysSinceDue`, if any. */
+function latestDayDue(days: readonly number[], daysSinceDue: number): number | undefined {
+  return days.filter((day) => day <= daysSinceDue).pop();
+}
+
+/**
+ * One reminder of the invoice as read for the day's pass (`invoice`), in its own transaction under the customer's
+ * lock, which payments and collection take too (ledger's withLockedCustomer): the invoice is read again there and
+ * nothing goes when it is settled or being collected by now (paid, a debit pending, a charge waiting for its
+ * answer, a try planned). Then it is claimed (the unique key makes it once), its event emitted, and the e-mail
+ * queued when the account sends reminders. False when nothing was sent.
+ */
+export async function remindInvoice(
+  ctx: ServiceContext,
+  invoice: Invoice,
+  offset: number,
+  on: string,
+): Promise<boolean> {
+  const invoiceId = invoice.id!;
+  const sentOffsets = await repo.listSentOffsets(ctx.db, ctx.account.id, invoiceId);
+  // A later day's reminder went already (the schedule changed since): an earlier one is not sent after it.
+  if (sentOffsets.some((sent) => sent >= offset)) return false;
+  return withLockedCustomer(ctx, invoice.customer.id, async (tctx) => {
+    const now = await stillToRemind(tctx, invoiceId);
+    if (!now) return false;
+    const claimed = await repo.claimReminder(tctx.db, {
+      accountId: tctx.account.id,
+      invoiceId,
+      dayOffset: offset,
+      sentOn: on,
+      createdAt: tctx.clock.now().toISOString(),
+    });
+    if (!claimed) return false;
+    await emitEvents(tctx, [{ type: 'invoice.payment_reminder', ref: { type: 'invoice', id: invoiceId } }]);
+    if (!tctx.account.collectionLoop.sendReminders) return true;
+    const content = await reminderContent(tctx, now, on);
+    const queued = await queueCustomerMails(tctx, now.customer.id, (to) => reminderMail(tctx, content, to));
+    if (queued) tctx.mailQueued();
+    return true;
+  });
+}
+
+/** The invoice as it is now, under the customer's lock, when it is still the customer's to pay; else undefined. */
+async function stillToRemind(ctx: ServiceContext, invoiceId: number): Promise<Invoice | undefined> {
+  const invoice = (await invoicesByIds(ctx, [invoiceId])).get(invoiceId);
+  if (!invoice || invoice.isDraft || invoice.isCancelled) return undefined;
+  if (invoice.balances.balanceMinor <= 0 || invoice.money.paidPendingMinor > 0) return undefined;
+  const charging = new Set([
+    ...(await invoicesInFlight(ctx, [invoiceId])),
+    ...(await invoicesWithSalesInFlight(ctx, [invoiceId])),
+  ]);
+  if (charging.size > 0) return undefined;
+  const [resolved] = await withEffectiveCollection(ctx, [invoice], charging);
+  return resolved && customerPays(resolved) ? resolved : undefined;
+}
+
+interface ReminderContent {
+  invoiceId: number;
+  subject: string;
+  first: string;
+  instructions: string | null;
+  signature: string[];
+}
+
+/**
+ * The reminder's words, by the day it goes (not its schedule's day, which a test clock's jump may have passed):
+ * "due on …" before the due date, "due today" on it, "overdue since … (N days)" after.
+ */
+async function reminderContent(ctx: ServiceContext, invoice: Invoice, on: string): Promise<ReminderContent> {
+  const seller = await documentSeller(ctx);
+  const signature = [sellerName(seller), ...sellerLines(seller)];
+  const number = invoice.invoiceNum ?? invoice.id!;
+  const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
+  const due = longDate(invoice.dueDate);
+  const late = daysBetween(invoice.dueDate, on);
+  const [subject, first] =
+    late < 0
+      ? [
+          `Invoice ${number} from ${signature[0]} is due on ${due}`,
+          `Invoice ${number} of ${owed} is due on ${due}.`,
+        ]
+      : late === 0
+        ? [
+            `Invoice ${number} from ${signature[0]} is due today`,
+            `Invoice ${number} of ${owed} is due today, ${due}.`,
+          ]
+        : [
+            `Invoice ${number} from ${signature[0]} is overdue`,
+            `Invoice ${number} is overdue since ${due} (${late} ${late === 1 ? 'day' : 'days'}): ${owed} is still owed.`,
+          ];
+  const manualTransfer = invoice.collectionMethod === null || invoice.collectionMethod === 'eft';
+  const instructions = manualTransfer ? (await getSellerDetails(ctx)).paymentInstructions : null;
+  return { invoiceId: invoice.id!, subject, first, instructions, signature };
+}
+
+function reminderMail(ctx: ServiceContext, content: ReminderContent, to: MailRecipient) {
+  const link = payLinkFor(ctx, to, content.invoiceId);
+  const blocks: MessageBlock[] = [
+    { paragraph: content.first, strong: true },
+    ...(content.instructions ? [{ paragraph: `How to pay: ${content.instructions}` }] : []),
+    ...(link ? [{ link, text: 'Pay the invoice online' }] : []),
+    { paragraph: 'If you have paid it already, thank you, and please ignore this reminder.' },
+  ];
+  return {
+    subject: content.subject,
+    ...messageBody({
+      title: content.subject,
+      greeting: `Dear ${to.name},`,
+      blocks,
+      signature: content.signature,
+    }),
+  };
+}

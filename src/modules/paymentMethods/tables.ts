@@ -1,0 +1,42 @@
+import type { SqlBool, Instant, Id, PlainDateColumn } from '../../storage/columnTypes.ts';
+
+// The tables the paymentMethods module owns (docs/architecture.md, "Tables and their owners"): only its own queries name them.
+
+export interface PaymentMethodsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  gateway_id: number | null;
+  /** credit_card or bank_account. */
+  method_type: string;
+  /** The gateway vault's token for a card; a token of our own for a bank account. */
+  token: string;
+  is_primary: SqlBool;
+  is_valid: SqlBool;
+  last_four: string;
+  card_type: string | null;
+  name_on_card: string | null;
+  last_name_on_card: string | null;
+  expiry_month: number | null;
+  expiry_year: number | null;
+  debit_method: string | null;
+  account_type: string | null;
+  account_holder: string | null;
+  bank: string | null;
+  /** SecretBox-sealed; never a clear account number or IBAN in the database. */
+  account_number_sealed: string | null;
+  branch_code: string | null;
+  iban_sealed: string | null;
+  bic: string | null;
+  routing_number: string | null;
+  /** The SEPA mandate's reference and signature day, set through the API until eMandates exist. */
+  mandate_reference: string | null;
+  mandate_signed_on: PlainDateColumn | null;
+  created_at: Instant;
+  updated_at: Instant;
+}
+
+/** The paymentMethods module's tables, as Kysely's Database type holds them. */
+export interface PaymentMethodsTables {
+  payment_methods: PaymentMethodsTable;
+}

@@ -1,0 +1,508 @@
+import { cycleAnchorThrough, wholeTermEndingAt } from './billCycleDay.ts';
+import { addDays, daysBetween, maxDate, minDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { decimalToMinor, minorToDecimalText, ratioOfMinor } from '../../core/money.ts';
+import { boundary, isValidTerm, periodIndexAt } from '../../core/periods.ts';
+import type { Term } from '../../core/periods.ts';
+import type { PackagePrice } from '../catalogue/index.ts';
+import type { Bracket, Scheme } from '../catalogue/index.ts';
+import { chargeUsage } from './usageCharge.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
+
+/**
+ * What a subscription owes, decided from its record and a date: the pure core that the bill run, the upcoming-
+ * invoice preview and the subscription's computed fields share. No I/O, no clock.
+ *
+ * The timeline. A subscription's billed periods tile time from its start: each period starts where the last one
+ * ended. Periods are billed in advance: the invoice for a period is dated `numDaysBeforeToInv` days before the
+ * period starts (never before the day the subscription was created) and is made once that date is today or
+ * past. A subscription several periods behind gets one invoice per missed period. The kinds of period:
+ * - trial: from the start to the trial's end (TrialPeriod × TrialPeriodType after StartDate); charges the
+ *   TrialFee, never the package price. The billing cycle is anchored on the trial's end.
+ * - stub: a pro-rated part of a term. With `isProRata` and a `firstProrataSyncDate`, the first period runs from
+ *   the start to the sync date and the cycle is anchored on the sync date. A period cut short by the EndDate is
+ *   a stub too, and so is the period from the day a change made now kept the anchor (`offCycleStart`) to the
+ *   cycle's next boundary, its whole term being the cycle's period holding that day; the anchor stays.
+ * - term: a whole term of the price in force: [anchor + k × term, anchor + (k+1) × term).
+ *
+ * Proration, the one rule: a stub is charged price × (days in the stub) / (days in the whole term it is part
+ * of), the whole term being the one that ends at the sync date (for the first stub) or the one the stub starts
+ * (for a stub cut by the EndDate), rounded once to the minor unit. Days are calendar days, so a month of 31 days
+ * and one of 28 are each a whole month, and a day in February is worth more than a day in March.
+ * Example: 30.00 a month, start Jan 22, sync Feb 1: the whole term is Jan 1–Feb 1 (31 days), the stub 10 days:
+ * 30.00 × 10 / 31 = 9.677… → 9.68.
+ *
+ * The setup fee is charged on the first invoice. Usage of components is billed in arrears: a usage period's
+ * units are priced (the component version's scheme and brackets) on the first invoice dated on or after the
+ * usage period's end; when the subscription has ended, a last invoice carries the usage that is left.
+ *
+ * Changes scheduled for the next renewal take effect at the start of the period that begins on their date:
+ * that period and the following ones use the new terms, anchored on that date.
+ */
+export interface PriceTerms {
+  /** Shown on invoice lines, e.g. "Gold (v2)". */
+  label: string;
+  term: Term;
+  /** Exact decimals in major units, at most 4 decimals. */
+  chargePrice: string;
+  setupFee: string;
+  trialFee: string;
+  /** The prices include the invoice's taxes (taxInclusive.ts); its lines say so. Exclusive when left out. */
+  isTaxInclusive?: boolean;
+}
+
+export interface UnbilledUsage {
+  /** Passed through to the result so the caller can mark the row billed. */
+  usageId: number;
+  label: string;
+  unitName: string;
+  periodStart: PlainDate;
+  periodEnd: PlainDate;
+  units: string;
+  scheme: Scheme;
+  brackets: readonly Bracket[];
+  /** The blocks of the package scheme; absent or null under the bracket schemes. */
+  pack?: PackagePrice | null;
+  /** The component's price in this currency includes the invoice's taxes. */
+  isTaxInclusive?: boolean;
+}
+
+export interface SubscriptionTimeline {
+  currencyCode: string;
+  startDate: PlainDate;
+  endDate: PlainDate | null;
+  trialEndDate: PlainDate | null;
+  isProRata: boolean;
+  firstProrataSyncDate: PlainDate | null;
+  anchorDate: PlainDate;
+  /**
+   * The day a change made now kept the anchor: a period starting that day off the cycle is a stub to the cycle's
+   * next boundary. Any other start off the cycle breaks an invariant.
+   */
+  offCycleStart?: PlainDate | null;
+  /**
+   * The day of the month the cycle renews on (billCycleDay.ts), or null: an anchor that falls on it in a short
+   * month is counted from the day itself, so the next month returns to it.
+   */
+  billCycleDay?: number | null;
+  numDaysBeforeToInv: number;
+  /** The day the subscription was created, in the account's time zone: no invoice is dated before it. */
+  createdOn: PlainDate;
+  /** The day billing stops (a cancellation's effective date), or null. */
+  cancelDate: PlainDate | null;
+  periodCount: number;
+  /** Start of the next period to bill; null before the first. */
+  nextRenewDate: PlainDate | null;
+  setupBilled: boolean;
+  terms: PriceTerms;
+  pendingChange: { effectiveDate: PlainDate; terms: PriceTerms } | null;
+}
+
+export type PeriodKind = 'trial' | 'stub' | 'term';
+
+export interface PlannedLine {
+  descrip: string;
+  qty: string;
+  /** The price as listed: it includes the invoice's taxes when isTaxInclusive. */
+  unitCostEx: string;
+  periodStart: PlainDate | null;
+  periodEnd: PlainDate | null;
+  /** Set (true) only on a line of a tax-inclusive price. */
+  isTaxInclusive?: true;
+}
+
+export interface PlannedInvoice {
+  invoiceDate: PlainDate;
+  lines: PlannedLine[];
+  /** The usage rows this invoice bills. */
+  usageIds: number[];
+  /** Null for the last invoice of an ended subscription, which bills only usage. */
+  period: {
+    periodNo: number;
+    start: PlainDate;
+    end: PlainDate;
+    kind: PeriodKind;
+    chargePrice: string;
+    amountMinor: number;
+    /** The scheduled change took effect with this period. */
+    appliesPendingChange: boolean;
+    /** Set (true) only when amountMinor includes the taxes: a credit for it gives back a share of that. */
+    isTaxInclusive?: true;
+  } | null;
+}
+
+export interface BillingPlan {
+  invoices: PlannedInvoice[];
+  /** The subscription's record after these invoices. */
+  next: {
+    periodCount: number;
+    nextRenewDate: PlainDate | null;
+    lastRenewDate: PlainDate | null;
+    lastInvDate: PlainDate | null;
+    /** When the bill run should look at it again; null when nothing is left to bill. */
+    nextInvDate: PlainDate | null;
+    setupBilled: boolean;
+    anchorDate: PlainDate;
+    terms: PriceTerms;
+    pendingChangeApplied: boolean;
+  };
+}
+
+const PLAIN_DECIMAL = /^\d+(\.\d{1,4})?$/;
+
+function checkTerms(terms: PriceTerms): void {
+  if (!isValidTerm(terms.term)) {
+    throw new BillingInvariantError(`invalid term ${terms.term.count} ${terms.term.unit}`);
+  }
+  for (const [name, value] of [
+    ['charge price', terms.chargePrice],
+    ['setup fee', terms.setupFee],
+    ['trial fee', terms.trialFee],
+  ] as const) {
+    if (!PLAIN_DECIMAL.test(value)) throw new BillingInvariantError(`invalid ${name} ${value}`);
+  }
+}
+
+/** A period's shape when it starts at `start`, under the terms and anchor given. */
+export function periodStartingAt(
+  timeline: Pick<
+    SubscriptionTimeline,
+    'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart' | 'billCycleDay'
+  >,
+  terms: PriceTerms,
+  anchorDate: PlainDate,
+  start: PlainDate,
+): { start: PlainDate; end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate } {
+  const { term } = terms;
+  let period: { end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate };
+  if (timeline.trialEndDate && start < timeline.trialEndDate) {
+    period = { end: timeline.trialEndDate, kind: 'trial', fullStart: start, fullEnd: timeline.trialEndDate };
+  } else if (timeline.isProRata && timeline.firstProrataSyncDate && start < timeline.firstProrataSyncDate) {
+    const sync = timeline.firstProrataSyncDate;
+    const fullStart = wholeTermEndingAt(sync, term, timeline.billCycleDay);
+    period = { end: sync, kind: 'stub', fullStart, fullEnd: sync };
+  } else {
+    const k = periodIndexAt(anchorDate, term, start);
+    const cycleStart = boundary(anchorDate, term, k);
+    const end = boundary(anchorDate, term, k + 1);
+    if (cycleStart === start) {
+      period = { end, kind: 'term', fullStart: start, fullEnd: end };
+    } else if (start === timeline.offCycleStart) {
+      // A change made now that kept the anchor: pro-rated over the cycle's period holding the change day.
+      period = { end, kind: 'stub', fullStart: cycleStart, fullEnd: end };
+    } else {
+      throw new BillingInvariantError(
+        `period start ${start} is not on the billing cycle anchored at ${anchorDate} (${term.count} ${term.unit})`,
+      );
+    }
+  }
+  // The EndDate cuts the last period short: a term becomes a pro-rated stub; a trial stays a trial.
+  if (timeline.endDate && period.end > timeline.endDate) {
+    return { start, ...period, end: timeline.endDate, kind: period.kind === 'trial' ? 'trial' : 'stub' };
+  }
+  return { start, ...period };
+}
+
+function priceLine(
+  terms: PriceTerms,
+  period: { start: PlainDate; end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate },
+  currencyCode: string,
+): { line: PlannedLine | null; amountMinor: number; chargePrice: string } {
+  const range = { periodStart: period.start, periodEnd: period.end };
+  if (period.kind === 'trial') {
+    const amountMinor = decimalToMinor(terms.trialFee, currencyCode);
+    const line =
+      amountMinor === 0
+        ? null
+        : { descrip: `${terms.label}: trial`, qty: '1', unitCostEx: terms.trialFee, ...range };
+    return { line, amountMinor, chargePrice: terms.trialFee };
+  }
+  const fullMinor = decimalToMinor(terms.chargePrice, currencyCode);
+  if (period.kind === 'term') {
+    return {
+      line: { descrip: terms.label, qty: '1', unitCostEx: terms.chargePrice, ...range },
+      amountMinor: fullMinor,
+      chargePrice: terms.chargePrice,
+    };
+  }
+  const days = daysBetween(period.start, period.end);
+  const termDays = daysBetween(period.fullStart, period.fullEnd);
+  const amountMinor = ratioOfMinor(fullMinor, days, termDays);
+  return {
+    line: {
+      descrip: `${terms.label} (pro-rated, ${days} of ${termDays} days)`,
+      qty: '1',
+      unitCostEx: minorToDecimalText(amountMinor, currencyCode),
+      ...range,
+    },
+    amountMinor,
+    chargePrice: terms.chargePrice,
+  };
+}
+
+function usageLine(usage: UnbilledUsage): PlannedLine {
+  const charge = chargeUsage(usage, usage.units);
+  const quantity = `${usage.label}: ${usage.units} ${usage.unitName}`;
+  return {
+    descrip: charge.detail === null ? quantity : `${quantity} (${charge.detail})`,
+    qty: '1',
+    unitCostEx: charge.amount,
+    periodStart: usage.periodStart,
+    periodEnd: usage.periodEnd,
+  };
+}
+
+/**
+ * A line of a tax-inclusive price says so, and is then priced by splitting its amount (taxInclusive.ts); a line
+ * of an exclusive price is left exactly as it was.
+ */
+function inclusiveIf<T extends object>(item: T, isTaxInclusive: boolean | undefined): T {
+  return isTaxInclusive ? { ...item, isTaxInclusive: true } : item;
+}
+
+/** The date of the invoice for a period starting at `start`: numDaysBeforeToInv ahead, never before creation. */
+export function invoiceDateOf(
+  start: PlainDate,
+  timeline: Pick<SubscriptionTimeline, 'numDaysBeforeToInv' | 'createdOn'>,
+): PlainDate {
+  return maxDate(addDays(start, -timeline.numDaysBeforeToInv), timeline.createdOn);
+}
+
+/**
+ * The anchor of the periods after `period`: the cycle of a trial or a first pro-rata stub is anchored on its end;
+ * a stub that a change made now cut from the cycle keeps the cycle's anchor (a month-end anchor stays the 31st).
+ */
+export function anchorAfter(
+  period: { start: PlainDate; end: PlainDate; kind: PeriodKind },
+  timeline: Pick<SubscriptionTimeline, 'isProRata' | 'firstProrataSyncDate' | 'billCycleDay'>,
+  anchorDate: PlainDate,
+  term: Term,
+): PlainDate {
+  const firstStub =
+    period.kind === 'stub' && timeline.isProRata && period.end === timeline.firstProrataSyncDate;
+  if (period.kind !== 'trial' && !firstStub) return anchorDate;
+  // A bill-cycle day of 29 to 31 reached in a short month: renewals are counted from the day itself.
+  return timeline.billCycleDay ? cycleAnchorThrough(period.end, timeline.billCycleDay, term) : period.end;
+}
+
+/**
+ * The anchor of a period with which a scheduled change takes effect on `start`: a change keeping the same term
+ * keeps the cycle (a month-end anchor returns to the 31st); another term starts a new cycle on that day, which
+ * stays on the bill-cycle day when `start` is on it.
+ */
+export function anchorOnChange(
+  current: Term,
+  changed: Term,
+  anchorDate: PlainDate,
+  start: PlainDate,
+  billCycleDay?: number | null,
+): PlainDate {
+  if (current.count === changed.count && current.unit === changed.unit) return anchorDate;
+  return billCycleDay ? cycleAnchorThrough(start, billCycleDay, changed) : start;
+}
+
+/** At most this many invoices per plan; a subscription further behind continues on the next call. */
+export const MAX_INVOICES_PER_PLAN = 400;
+
+/** The invoices due by `today` and the record after them. Throws BillingInvariantError on a broken record. */
+export function planBilling(
+  timeline: SubscriptionTimeline,
+  usage: readonly UnbilledUsage[],
+  today: PlainDate,
+): BillingPlan {
+  checkTimeline(timeline);
+  const run = startRun(timeline, usage);
+  const stopAt = [timeline.cancelDate, timeline.endDate].filter((d): d is PlainDate => d !== null).sort()[0];
+  while (stopAt === undefined || run.nextStart < stopAt) {
+    if (!billNextPeriod(run, timeline, today)) break;
+  }
+  const ended = stopAt !== undefined && run.nextStart >= stopAt;
+  if (ended && run.open.length > 0) billLastUsage(run, timeline, stopAt, today);
+  return {
+    invoices: run.invoices,
+    next: {
+      periodCount: run.periodCount,
+      nextRenewDate: run.invoices.some((i) => i.period) ? run.nextStart : timeline.nextRenewDate,
+      lastRenewDate: run.lastRenewDate,
+      lastInvDate: run.lastInvDate,
+      nextInvDate: ended && run.open.length === 0 ? null : run.nextInvDate,
+      setupBilled: run.setupBilled,
+      anchorDate: run.anchorDate,
+      terms: run.terms,
+      pendingChangeApplied: run.pendingChangeApplied,
+    },
+  };
+}
+
+/** The record as billing moves through the periods: where the next one starts, the usage still open. */
+interface BillingRun extends Omit<BillingPlan['next'], 'nextRenewDate'> {
+  nextStart: PlainDate;
+  /** Unbilled usage, by the end of its period. */
+  open: UnbilledUsage[];
+  invoices: PlannedInvoice[];
+}
+
+function checkTimeline(timeline: SubscriptionTimeline): void {
+  checkTerms(timeline.terms);
+  if (timeline.pendingChange) checkTerms(timeline.pendingChange.terms);
+  if (timeline.nextRenewDate && timeline.nextRenewDate < timeline.startDate) {
+    throw new BillingInvariantError(
+      `next renewal ${timeline.nextRenewDate} is before the start ${timeline.startDate}`,
+    );
+  }
+}
+
+function startRun(timeline: SubscriptionTimeline, usage: readonly UnbilledUsage[]): BillingRun {
+  return {
+    terms: timeline.terms,
+    anchorDate: timeline.anchorDate,
+    periodCount: timeline.periodCount,
+    setupBilled: timeline.setupBilled,
+    pendingChangeApplied: false,
+    lastRenewDate: null,
+    lastInvDate: null,
+    nextInvDate: null,
+    nextStart: timeline.nextRenewDate ?? timeline.startDate,
+    open: [...usage].sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : a.periodEnd > b.periodEnd ? 1 : 0)),
+    invoices: [],
+  };
+}
+
+/** Takes the open usage whose period is over by `invoiceDate`. */
+function takeUsage(run: BillingRun, invoiceDate: PlainDate): UnbilledUsage[] {
+  const due = run.open.filter((u) => u.periodEnd <= invoiceDate);
+  run.open = run.open.filter((u) => u.periodEnd > invoiceDate);
+  return due;
+}
+
+/**
+ * Invoices the period starting at `run.nextStart` (under the pending change once it is effective) and moves the
+ * run past it; false, with the date to look again, when its invoice is not due by `today` or the cap is reached.
+ */
+function billNextPeriod(run: BillingRun, timeline: SubscriptionTimeline, today: PlainDate): boolean {
+  const change = timeline.pendingChange;
+  const applies = change !== null && !run.pendingChangeApplied && change.effectiveDate <= run.nextStart;
+  const periodTerms = applies ? change.terms : run.terms;
+  const periodAnchor = applies
+    ? anchorOnChange(run.terms.term, change.terms.term, run.anchorDate, run.nextStart, timeline.billCycleDay)
+    : run.anchorDate;
+  const invoiceDate = invoiceDateOf(run.nextStart, timeline);
+  if (invoiceDate > today || run.invoices.length >= MAX_INVOICES_PER_PLAN) {
+    run.nextInvDate = invoiceDate;
+    return false;
+  }
+  const period = periodStartingAt(timeline, periodTerms, periodAnchor, run.nextStart);
+  if (period.end <= period.start) {
+    throw new BillingInvariantError(`empty period ${period.start} to ${period.end}`);
+  }
+  run.invoices.push(periodInvoice(run, timeline, periodTerms, period, invoiceDate, applies));
+  run.setupBilled = true;
+  if (applies) {
+    run.terms = change.terms;
+    run.anchorDate = periodAnchor;
+    run.pendingChangeApplied = true;
+  }
+  run.anchorDate = anchorAfter(period, timeline, run.anchorDate, periodTerms.term);
+  run.lastRenewDate = period.start;
+  run.lastInvDate = invoiceDate;
+  run.nextStart = period.end;
+  return true;
+}
+
+/** A period's invoice: the setup fee while unbilled, the period's price, and the usage over by its date. */
+function periodInvoice(
+  run: BillingRun,
+  timeline: SubscriptionTimeline,
+  periodTerms: PriceTerms,
+  period: ReturnType<typeof periodStartingAt>,
+  invoiceDate: PlainDate,
+  appliesPendingChange: boolean,
+): PlannedInvoice {
+  const priced = priceLine(periodTerms, period, timeline.currencyCode);
+  const lines: PlannedLine[] = [];
+  const inclusive = periodTerms.isTaxInclusive;
+  if (!run.setupBilled && decimalToMinor(periodTerms.setupFee, timeline.currencyCode) !== 0) {
+    const setupLine = {
+      descrip: `${periodTerms.label}: setup fee`,
+      qty: '1',
+      unitCostEx: periodTerms.setupFee,
+      periodStart: null,
+      periodEnd: null,
+    };
+    lines.push(inclusiveIf(setupLine, inclusive));
+  }
+  if (priced.line) lines.push(inclusiveIf(priced.line, inclusive));
+  const billedUsage = takeUsage(run, invoiceDate);
+  lines.push(...billedUsage.map((u) => inclusiveIf(usageLine(u), u.isTaxInclusive)));
+  run.periodCount += 1;
+  return {
+    invoiceDate,
+    lines,
+    usageIds: billedUsage.map((u) => u.usageId),
+    period: inclusiveIf(
+      {
+        periodNo: run.periodCount,
+        start: period.start,
+        end: period.end,
+        kind: period.kind,
+        chargePrice: priced.chargePrice,
+        amountMinor: priced.amountMinor,
+        appliesPendingChange,
+      },
+      inclusive,
+    ),
+  };
+}
+
+/** Once the subscription has stopped, the usage still open goes on one last invoice without a period. */
+function billLastUsage(
+  run: BillingRun,
+  timeline: SubscriptionTimeline,
+  stopAt: PlainDate,
+  today: PlainDate,
+): void {
+  // The last usage is billed once its period is over or the subscription has stopped, whichever comes first.
+  // Like a period's invoice, it is made once its date (never before creation) is today, and within the cap.
+  const lastUsageEnd = minDate(run.open[run.open.length - 1]!.periodEnd, stopAt);
+  const invoiceDate = maxDate(lastUsageEnd, timeline.createdOn);
+  if (invoiceDate <= today && run.invoices.length < MAX_INVOICES_PER_PLAN) {
+    run.invoices.push({
+      invoiceDate,
+      lines: run.open.map((u) => inclusiveIf(usageLine(u), u.isTaxInclusive)),
+      usageIds: run.open.map((u) => u.usageId),
+      period: null,
+    });
+    run.lastInvDate = invoiceDate;
+    run.open = [];
+  } else {
+    run.nextInvDate = invoiceDate;
+  }
+}
+
+export type SubscriptionStatus = 'Future' | 'Trial' | 'Active' | 'Cancelled' | 'Expired';
+
+/** Spec, States (comp_Status), first match wins, as of `today`. */
+export function subscriptionStatus(
+  timeline: Pick<SubscriptionTimeline, 'startDate' | 'endDate' | 'trialEndDate' | 'cancelDate'>,
+  today: PlainDate,
+): SubscriptionStatus {
+  if (timeline.cancelDate && timeline.cancelDate <= today) return 'Cancelled';
+  if (timeline.endDate && timeline.endDate <= today) return 'Expired';
+  if (timeline.startDate > today) return 'Future';
+  if (timeline.trialEndDate && today < timeline.trialEndDate) return 'Trial';
+  return 'Active';
+}
+
+/** The trial's end: the start plus TrialPeriod days or months; null without a trial. */
+export function trialEndOf(
+  startDate: PlainDate,
+  trialPeriod: number,
+  trialPeriodType: string,
+): PlainDate | null {
+  if (trialPeriod <= 0) return null;
+  return boundary(
+    startDate,
+    { count: trialPeriod, unit: trialPeriodType === 'months' ? 'months' : 'days' },
+    1,
+  );
+}

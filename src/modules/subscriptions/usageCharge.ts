@@ -1,0 +1,107 @@
+import type Big from 'big.js';
+import { packageBlocks, pricePackage } from '../catalogue/index.ts';
+import type { PackagePrice } from '../catalogue/index.ts';
+import {
+  Decimal,
+  ZERO,
+  chargedTiers,
+  isScheme,
+  parseQuantity,
+  priceUsage,
+  tiersOf,
+} from '../catalogue/index.ts';
+import type { Bracket, Scheme, Tier } from '../catalogue/index.ts';
+
+/**
+ * One usage charge, whatever the scheme: the amount (exact, unrounded) and the words an invoice line shows beside
+ * the quantity. The bill run, the upcoming-invoice preview and every other preview price usage here.
+ *
+ * Line shape (docs/spec-decisions.md, "Pricing models"): one invoice line per usage period, as before, whose
+ * description carries the breakdown. Brackets without flat fees under unit and volume keep their old line
+ * exactly (no breakdown); the other cases add it in parentheses:
+ *   unit with flat fees: "1–100 units at 1.00 + 5.00 flat; 101–1,000 units at 0.50 + 10.00 flat"
+ *   volume with flat fees: "101–1,000 units at 0.50 + 10.00 flat"
+ *   stairstep: "101–1,000 units: 10.00 flat"
+ *   package: "3 blocks of 100 at 5.00", or "first 50 free, 3 blocks of 100 at 5.00"
+ * A quantity in no bracket (0, with the first bracket from 1) shows no breakdown. When more than 5 brackets are
+ * reached, the first two and the last two are shown with the count of those between.
+ */
+export interface UsagePrice {
+  scheme: Scheme;
+  /** Empty under package. */
+  brackets: readonly Bracket[];
+  /** Set under package only. */
+  pack?: PackagePrice | null;
+}
+
+export interface UsageCharge {
+  /** Canonical decimal string in major units, not rounded. */
+  amount: string;
+  /** The breakdown for the invoice line, or null when the line keeps its plain shape. */
+  detail: string | null;
+}
+
+function grouped(text: string): string {
+  const [whole = '0', fraction] = text.split('.');
+  const thousands = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? thousands : `${thousands}.${fraction}`;
+}
+
+/** "1234567.5" → "1,234,567.5": quantities as written, with thousands separated. */
+export function groupedNumber(value: Big): string {
+  return grouped(value.toFixed());
+}
+
+/** A price with at least 2 decimals and all it has (up to 4): "0.5" → "0.50", "0.125" → "0.125". */
+export function shownPrice(value: Big): string {
+  const decimals = Math.max(2, value.toFixed().split('.')[1]?.length ?? 0);
+  return grouped(value.toFixed(decimals));
+}
+
+function rangeOf(tier: Tier): string {
+  const from = groupedNumber(new Decimal(tier.bracket.qtyFrom));
+  return tier.upper === null ? `${from}+ units` : `${from}–${groupedNumber(tier.upper)} units`;
+}
+
+function bracketDetail(scheme: Scheme, tier: Tier): string {
+  if (scheme === 'stairstep') return `${rangeOf(tier)}: ${shownPrice(tier.flat)} flat`;
+  const flat = tier.flat.gt(ZERO) ? ` + ${shownPrice(tier.flat)} flat` : '';
+  return `${rangeOf(tier)} at ${shownPrice(tier.price)}${flat}`;
+}
+
+/** More brackets reached than this are shortened in the description. */
+const MAX_BRACKETS_SHOWN = 5;
+
+function hasFlatPrices(brackets: readonly Bracket[]): boolean {
+  return brackets.some((b) => b.flatPrice !== undefined && b.flatPrice !== null);
+}
+
+/** The exact charge for `quantity` units under `price`, with its breakdown for the invoice line. */
+export function chargeUsage(price: UsagePrice, quantity: string): UsageCharge {
+  if (!isScheme(price.scheme)) throw new RangeError(`unknown pricing scheme: ${String(price.scheme)}`);
+  if (price.scheme === 'package') {
+    if (!price.pack) throw new RangeError('the package scheme needs a package price');
+    const blocks = packageBlocks(price.pack, quantity);
+    const free =
+      price.pack.freeUnits && !new Decimal(price.pack.freeUnits).eq(ZERO) ? price.pack.freeUnits : null;
+    const counted = `${groupedNumber(blocks)} ${blocks.eq(new Decimal('1')) ? 'block' : 'blocks'} of ${groupedNumber(
+      new Decimal(price.pack.packageSize),
+    )} at ${shownPrice(new Decimal(price.pack.price))}`;
+    return {
+      amount: pricePackage(price.pack, quantity),
+      detail: free ? `first ${groupedNumber(new Decimal(free))} free, ${counted}` : counted,
+    };
+  }
+  const amount = priceUsage(price.scheme, price.brackets, quantity);
+  if (price.scheme !== 'stairstep' && !hasFlatPrices(price.brackets)) return { amount, detail: null };
+  const charged = chargedTiers(price.scheme, tiersOf(price.scheme, price.brackets), parseQuantity(quantity));
+  if (charged.length === 0) return { amount, detail: null };
+  const parts = charged.map(({ tier }) => bracketDetail(price.scheme, tier));
+  // A line's description stays readable (and within what an invoice edit accepts): the first and last two
+  // brackets reached, and how many lie between.
+  const shown =
+    parts.length <= MAX_BRACKETS_SHOWN
+      ? parts
+      : [...parts.slice(0, 2), `… ${parts.length - 4} more brackets …`, ...parts.slice(-2)];
+  return { amount, detail: shown.join('; ') };
+}

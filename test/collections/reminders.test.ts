@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { remindInvoice } from '../../src/modules/collections/index.ts';
+import { invoicesByIds } from '../../src/modules/invoicing/index.ts';
+import { ok } from '../helpers/billing.ts';
+import { accountContext } from '../helpers/context.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { startSmtpReceiver } from '../helpers/smtp.ts';
+import type { Smtp } from './notices.fixtures.ts';
+import {
+  advance,
+  deliveredTo,
+  eventTypes,
+  expectSameContent,
+  noticeSetup,
+  plusDays,
+} from './notices.fixtures.ts';
+
+// Reminders of the invoices customers pay themselves (docs/gateways.md, "The collection loop"): one on each day of
+// the account's InvoiceReminderDays, queued by the daily bill run that the test clock drives, once per invoice and
+// day however often the run repeats, stopping once the invoice is paid; a jump over several days sends the latest.
+
+let smtp: Smtp;
+let t: TestService;
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+  t = await startTestService({ smtpUrl: smtp.url });
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+
+const longDate = (date: string) => {
+  const [y, m, d] = date.split('-').map(Number);
+  const month = new Date(Date.UTC(y!, m! - 1, d!)).toLocaleString('en-GB', {
+    month: 'long',
+    timeZone: 'UTC',
+  });
+  return `${d} ${month} ${y}`;
+};
+
+describe('reminders of invoices the customer pays', () => {
+  it('reminds an EFT customer before, on and after the due date, then stops once it pays', async () => {
+    const s = await noticeSetup(t, {
+      dueInDays: 5,
+      settings: {
+        InvoiceReminderDays: [-3, 0, 7, 14],
+        PaymentInstructions: 'Pay into FNB 62000000001, ref INV',
+      },
+    });
+    const due = plusDays(s.today, 5);
+    // Before the first day of the schedule nothing goes.
+    await advance(s.account, `${plusDays(due, -4)}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, s.email)).toEqual([]);
+    await advance(s.account, `${plusDays(due, -3)}T12:00:00Z`);
+    // The same day's run again sends nothing more.
+    await advance(s.account, `${plusDays(due, -3)}T18:00:00Z`);
+    await advance(s.account, `${due}T12:00:00Z`);
+    await advance(s.account, `${plusDays(due, 7)}T12:00:00Z`);
+    const mails = await deliveredTo(t, smtp, s.account.accountId, s.email);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      `Invoice ${s.invoiceNum} from Coffee Co Ltd is due on ${longDate(due)}`,
+      `Invoice ${s.invoiceNum} from Coffee Co Ltd is due today`,
+      `Invoice ${s.invoiceNum} from Coffee Co Ltd is overdue`,
+    ]);
+    expect(mails[0]!.text).toContain(`Invoice ${s.invoiceNum} of USD 100.00 is due on ${longDate(due)}.`);
+    expect(mails[1]!.text).toContain(`Invoice ${s.invoiceNum} of USD 100.00 is due today, ${longDate(due)}.`);
+    expect(mails[2]!.text).toContain(
+      `Invoice ${s.invoiceNum} is overdue since ${longDate(due)} (7 days): USD 100.00 is still owed.`,
+    );
+    for (const mail of mails) {
+      expect(mail.text).toContain('How to pay: Pay into FNB 62000000001, ref INV');
+      expect(mail.text).toMatch(/\/pay\/[A-Za-z0-9_-]+\./);
+      expectSameContent(mail);
+    }
+    expect(
+      (await eventTypes(s.account, s.invoiceId)).filter((type) => type === 'invoice.payment_reminder'),
+    ).toHaveLength(3);
+
+    // Paid: the day 14 reminder never comes.
+    await ok(s.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 100,
+      CurrencyCode: 'USD',
+      Date: plusDays(due, 8),
+      Method: 'eft',
+      Allocations: [{ invoiceID: s.invoiceId, amountApplied: 100 }],
+    });
+    await advance(s.account, `${plusDays(due, 20)}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, s.email)).toHaveLength(3);
+    expect(
+      (await eventTypes(s.account, s.invoiceId)).filter((type) => type === 'invoice.payment_reminder'),
+    ).toHaveLength(3);
+  });
+
+  it('sends nothing for an invoice paid after the day’s pass read it: it is read again under the lock', async () => {
+    const s = await noticeSetup(t, { settings: { InvoiceReminderDays: [7] } });
+    const other = await ok(s.account, 'POST', '/v1/invoices', {
+      customerID: s.customerId,
+      InvoiceDate: s.today,
+      DueDate: s.today,
+      CollectionMethod: 'eft',
+      Charges: [{ Descrip: 'Filters', Qty: 1, UnitCostEx: 20 }],
+    });
+    const ctx = await accountContext(t, s.account.accountId);
+    const on = plusDays(s.today, 7);
+    // As the pass read them, before the customer paid the first.
+    const stale = await invoicesByIds(ctx, [s.invoiceId, other.invoiceID]);
+    await ok(s.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 100,
+      CurrencyCode: 'USD',
+      Date: plusDays(s.today, 6),
+      Method: 'eft',
+      Allocations: [{ invoiceID: s.invoiceId, amountApplied: 100 }],
+    });
+    expect(await remindInvoice(ctx, stale.get(s.invoiceId)!, 7, on)).toBe(false);
+    // The one still owed is reminded from the same read.
+    expect(await remindInvoice(ctx, stale.get(other.invoiceID)!, 7, on)).toBe(true);
+    const mails = await deliveredTo(t, smtp, s.account.accountId, s.email);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      `Invoice ${other.invoiceNum} from Coffee Co Ltd is overdue`,
+    ]);
+    expect(await eventTypes(s.account, s.invoiceId)).not.toContain('invoice.payment_reminder');
+    expect(await eventTypes(s.account, other.invoiceID)).toContain('invoice.payment_reminder');
+  });
+
+  it('sends no reminder on the day the invoice is issued: its own e-mail tells it', async () => {
+    const s = await noticeSetup(t, { settings: { InvoiceReminderDays: [-3, 0] } });
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, s.email)).toEqual([]);
+    expect(await eventTypes(s.account, s.invoiceId)).not.toContain('invoice.payment_reminder');
+  });
+
+  it('sends only the latest reminder due after a jump of a month, not one for each day passed', async () => {
+    const s = await noticeSetup(t, { settings: { InvoiceReminderDays: [-3, 0, 7, 14, 30] } });
+    await advance(s.account, `${plusDays(s.today, 31)}T12:00:00Z`);
+    await advance(s.account, `${plusDays(s.today, 45)}T12:00:00Z`);
+    const mails = await deliveredTo(t, smtp, s.account.accountId, s.email);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      `Invoice ${s.invoiceNum} from Coffee Co Ltd is overdue`,
+    ]);
+    expect(mails[0]!.text).toContain('(31 days)');
+  });
+
+  it('reminds no backlog: an invoice whose schedule ended more than 7 days before the run gets none', async () => {
+    // Last day 30: on day 37 the day-30 reminder still goes (the runs missed it); on day 38 it is a backlog.
+    const late = await noticeSetup(t, { settings: { InvoiceReminderDays: [0, 30] } });
+    await advance(late.account, `${plusDays(late.today, 37)}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, late.account.accountId, late.email)).toHaveLength(1);
+    const backlog = await noticeSetup(t, { settings: { InvoiceReminderDays: [0, 30] } });
+    await advance(backlog.account, `${plusDays(backlog.today, 38)}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, backlog.account.accountId, backlog.email)).toEqual([]);
+    expect(await eventTypes(backlog.account, backlog.invoiceId)).not.toContain('invoice.payment_reminder');
+  });
+
+  it('sends no reminder when the account turns them off, and still emits each event', async () => {
+    const s = await noticeSetup(t, {
+      dueInDays: 1,
+      settings: { SendInvoiceReminders: false, InvoiceReminderDays: [0, 7] },
+    });
+    await advance(s.account, `${plusDays(s.today, 1)}T12:00:00Z`);
+    await advance(s.account, `${plusDays(s.today, 8)}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, s.email)).toEqual([]);
+    expect(
+      (await eventTypes(s.account, s.invoiceId)).filter((type) => type === 'invoice.payment_reminder'),
+    ).toHaveLength(2);
+  });
+
+  it('reminds a card invoice once its collection stopped, and never one that is still being collected', async () => {
+    const auth = await noticeSetup(t, {
+      card: '4000002500003155',
+      settings: { SendInvoiceReminders: true, SendPaymentFailedEmails: false, InvoiceReminderDays: [1] },
+    });
+    await advance(auth.account, `${auth.today}T12:00:00Z`);
+    await advance(auth.account, `${plusDays(auth.today, 1)}T12:00:00Z`);
+    const mails = await deliveredTo(t, smtp, auth.account.accountId, auth.email);
+    expect(mails.map((mail) => mail.subject)).toEqual([
+      `Invoice ${auth.invoiceNum} from Coffee Co Ltd is overdue`,
+    ]);
+
+    const retrying = await noticeSetup(t, {
+      card: '4000000000009995',
+      settings: { SendInvoiceReminders: true, SendPaymentFailedEmails: false, InvoiceReminderDays: [1] },
+    });
+    await advance(retrying.account, `${plusDays(retrying.today, 1)}T12:00:00Z`);
+    // Its retries are planned: nothing to remind.
+    expect(await deliveredTo(t, smtp, retrying.account.accountId, retrying.email)).toEqual([]);
+  });
+});
