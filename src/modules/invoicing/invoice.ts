@@ -39,7 +39,7 @@ export interface InvoiceTax {
   totalMinor: number;
 }
 
-/** A payment's allocation to the invoice (the ledger owns allocations; the read model in src/views fills these). */
+/** A payment's allocation to the invoice (the ledger owns allocations; a read model in src/readModels fills these). */
 export interface PaymentApplied {
   allocationId: number;
   invoiceId: number;

@@ -125,7 +125,7 @@ export async function insertInvoices(ctx: ServiceContext, invoices: NewInvoice[]
 
 /**
  * An unsaved invoice, priced as insertInvoices would store it, with null ids (a subscription's upcoming invoice).
- * Render it with toInvoiceDto and unsavedInvoiceOut (after the read model in src/views adds its figures).
+ * Render it with toInvoiceDto and unsavedInvoiceOut (after the read model in src/readModels adds its figures).
  */
 export async function previewInvoice(ctx: ServiceContext, invoice: NewInvoice): Promise<Invoice> {
   const customer = await getCustomer(ctx, invoice.customerId);
