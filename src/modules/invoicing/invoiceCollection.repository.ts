@@ -1,5 +1,6 @@
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
+import { customerStates } from '../customers/index.ts';
 import { owed } from './invoice.repository.ts';
 
 export interface CollectableInvoiceRow {
@@ -69,10 +70,9 @@ export function listInvoicesDue(
             'customer_id',
             'in',
             eb
-              .selectFrom('customers')
-              .select('customers.id')
-              .where('customers.account_id', '=', accountId)
-              .where('customers.payment_method', 'in', customerPaymentMethods),
+              .selectFrom(customerStates(db, accountId))
+              .select('customer_states.customer_id')
+              .where('customer_states.customer_payment_method', 'in', customerPaymentMethods),
           ),
         ]),
       ]),

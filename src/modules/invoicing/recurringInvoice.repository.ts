@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { customerStates } from '../customers/index.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -77,23 +78,18 @@ const CHARGE_COLUMNS = [
 const TAX_COLUMNS = ['id', 'account_id', 'recurring_invoice_id', 'name', 'perc'] as const;
 
 /**
- * NOTE: the customer's state is read with a join into the customers module's table rather than through its
- * service: a page of recurring invoices is read in a fixed number of statements, the due list must filter on
- * it in SQL, and the customers module offers no batch read of it. Only these three columns are read.
+ * The recurring invoice with its customer's state, joined from the customers module's `customerStates`: a page of
+ * recurring invoices is read in a fixed number of statements, and the due list filters on that state in SQL.
  */
 function selectWithCustomer(db: Db, accountId: number) {
   return db
     .selectFrom('recurring_invoices')
-    .innerJoin('customers', (join) =>
-      join
-        .onRef('customers.id', '=', 'recurring_invoices.customer_id')
-        .onRef('customers.account_id', '=', 'recurring_invoices.account_id'),
-    )
+    .innerJoin(customerStates(db, accountId), 'customer_states.customer_id', 'recurring_invoices.customer_id')
     .select(QUALIFIED_COLUMNS)
     .select([
-      'customers.is_active as customer_is_active',
-      'customers.is_suspended as customer_is_suspended',
-      'customers.suspended_at as customer_suspended_at',
+      'customer_states.customer_is_active',
+      'customer_states.customer_is_suspended',
+      'customer_states.customer_suspended_at',
     ])
     .where('recurring_invoices.account_id', '=', accountId);
 }
@@ -291,18 +287,14 @@ export async function listDueRecurringInvoiceIds(
 ): Promise<number[]> {
   const rows = await db
     .selectFrom('recurring_invoices')
-    .innerJoin('customers', (join) =>
-      join
-        .onRef('customers.id', '=', 'recurring_invoices.customer_id')
-        .onRef('customers.account_id', '=', 'recurring_invoices.account_id'),
-    )
+    .innerJoin(customerStates(db, accountId), 'customer_states.customer_id', 'recurring_invoices.customer_id')
     .select('recurring_invoices.id')
     .where('recurring_invoices.account_id', '=', accountId)
     .where('recurring_invoices.is_cancelled', '=', false)
     .where('recurring_invoices.parked_at', 'is', null)
     .where('recurring_invoices.next_inv_date', '<=', today)
-    .where('customers.is_active', '=', true)
-    .where('customers.is_suspended', '=', false)
+    .where('customer_states.customer_is_active', '=', true)
+    .where('customer_states.customer_is_suspended', '=', false)
     .orderBy('recurring_invoices.next_inv_date')
     .orderBy('recurring_invoices.id')
     .limit(limit)

@@ -4,6 +4,7 @@ import { updateRowsById } from '../../storage/bulkUpdate.ts';
 import type { PgColumnType } from '../../storage/bulkUpdate.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
+import { customerStates } from '../customers/index.ts';
 import type { SubscriptionPeriodsTable } from './tables.ts';
 import { SUBSCRIPTION_COLUMNS } from './subscription.repository.ts';
 import { subscriptionChangesToRow, subscriptionFromRow } from './subscription.mapper.ts';
@@ -12,18 +13,19 @@ import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts'
 /**
  * Subscriptions due by `today` (next_inv_date on or before it, not parked) whose customer is active and not
  * suspended (public notes: a suspended or archived customer's subscriptions stop billing), oldest first, with ids
- * above `afterId`. The customer's state is read with a join so that held subscriptions do not fill every batch.
+ * above `afterId`. The customer's state is joined (the customers module's `customerStates`) so that held
+ * subscriptions do not fill every page.
  */
 function selectDue(db: Db, accountId: number, today: PlainDate, limit: number, afterId: number) {
   return db
     .selectFrom('subscriptions')
-    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
+    .innerJoin(customerStates(db, accountId), 'customer_states.customer_id', 'subscriptions.customer_id')
     .where('subscriptions.account_id', '=', accountId)
     .where('subscriptions.next_inv_date', '<=', today)
     .where('subscriptions.parked_reason', 'is', null)
     .where('subscriptions.id', '>', afterId)
-    .where('customers.is_active', '=', true)
-    .where('customers.is_suspended', '=', false)
+    .where('customer_states.customer_is_active', '=', true)
+    .where('customer_states.customer_is_suspended', '=', false)
     .orderBy('subscriptions.id')
     .limit(limit);
 }
@@ -46,43 +48,6 @@ export async function claimDueSubscriptions(
     ? query.forUpdate('subscriptions').skipLocked().execute()
     : query.execute());
   return rows.map(subscriptionFromRow);
-}
-
-export function listPackageNames(
-  db: Db,
-  accountId: number,
-  packageIds: number[],
-): Promise<{ id: number; name: string }[]> {
-  if (packageIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('packages')
-    .select(['id', 'name'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', packageIds)
-    .execute();
-}
-
-/**
- * Whether the rate of each package rate term given sets its prices to include tax (null: the account's default),
- * read when billing so that a line says how it was priced (docs/pricing.md, "Tax-inclusive prices").
- */
-export async function listRateTermTaxInclusion(
-  db: Db,
-  accountId: number,
-  rateTermIds: number[],
-): Promise<{ id: number; isTaxInclusive: boolean | null }[]> {
-  if (rateTermIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('package_rate_terms as t')
-    .innerJoin('package_version_rates as r', 'r.id', 't.package_rate_id')
-    .select(['t.id', 'r.is_tax_inclusive'])
-    .where('t.account_id', '=', accountId)
-    .where('t.id', 'in', rateTermIds)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    isTaxInclusive: row.is_tax_inclusive === null ? null : Boolean(row.is_tax_inclusive),
-  }));
 }
 
 /** Usage rows not billed yet, with the component version that prices them. */
