@@ -19,7 +19,14 @@ export { keepCataloguePages, keptCataloguePages } from './cataloguePages.ts';
 export { componentVersionsByIds, componentsByIds } from './component.service.ts';
 export { toComponentDto, toComponentVersionDto } from './components.serializer.ts';
 export { currencyRef, enabledCurrenciesByCodes } from './currency.service.ts';
-export { packageVersionsByIds, packagesByIds } from './package.service.ts';
+export {
+  packageNamesByIds,
+  packageVersionsByIds,
+  packagesByIds,
+  rateTermsTaxInclusion,
+} from './package.service.ts';
+/** The catalogue's names other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
+export { componentVersionNumbers, packageVersionNames } from './catalogueNames.ts';
 export { toPackageDto, toVersionDto as toPackageVersionDto } from './packages.serializer.ts';
 export { packageGroupsByIds } from './packageGroup.service.ts';
 export { toPackageGroupDto } from './packageGroups.serializer.ts';

@@ -320,3 +320,37 @@ export async function insertRates(
   }
   if (rates.length > 0) await catalogueChanged(db, accountId);
 }
+
+export function listPackageNames(
+  db: Db,
+  accountId: number,
+  packageIds: number[],
+): Promise<{ id: number; name: string }[]> {
+  if (packageIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('packages')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', packageIds)
+    .execute();
+}
+
+/** Whether the rate of each package rate term given sets its prices to include tax (null: the account's). */
+export async function listRateTermTaxInclusion(
+  db: Db,
+  accountId: number,
+  rateTermIds: number[],
+): Promise<{ id: number; isTaxInclusive: boolean | null }[]> {
+  if (rateTermIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('package_rate_terms as t')
+    .innerJoin('package_version_rates as r', 'r.id', 't.package_rate_id')
+    .select(['t.id', 'r.is_tax_inclusive'])
+    .where('t.account_id', '=', accountId)
+    .where('t.id', 'in', rateTermIds)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    isTaxInclusive: row.is_tax_inclusive === null ? null : Boolean(row.is_tax_inclusive),
+  }));
+}

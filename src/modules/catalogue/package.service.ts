@@ -167,6 +167,25 @@ export async function findPackageOrThrow(ctx: ServiceContext, packageId: number)
 export const packageRef = (id: number) => ({ type: 'package', id });
 export const packageVersionRef = (id: number) => ({ type: 'package_version', id });
 
+/** The names of the account's packages with these ids, which the bill run prints on its lines. */
+export function packageNamesByIds(
+  ctx: ServiceContext,
+  packageIds: number[],
+): Promise<{ id: number; name: string }[]> {
+  return repo.listPackageNames(ctx.db, ctx.account.id, packageIds);
+}
+
+/**
+ * Whether the rate of each package rate term given sets its prices to include tax (null: the account's default),
+ * read when billing so that a line says how it was priced (docs/pricing.md, "Tax-inclusive prices").
+ */
+export function rateTermsTaxInclusion(
+  ctx: ServiceContext,
+  rateTermIds: number[],
+): Promise<{ id: number; isTaxInclusive: boolean | null }[]> {
+  return repo.listRateTermTaxInclusion(ctx.db, ctx.account.id, rateTermIds);
+}
+
 /** The account's packages with these ids, by id, as GET /v1/packages/{id} shows them. */
 export async function packagesByIds(
   ctx: ServiceContext,

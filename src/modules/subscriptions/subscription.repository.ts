@@ -6,6 +6,8 @@ import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
+import { customerStates } from '../customers/index.ts';
+import { componentVersionNumbers, packageVersionNames } from '../catalogue/index.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { SubscriptionsTable } from './tables.ts';
 import type {
@@ -98,21 +100,24 @@ const USAGE_COLUMNS = [
 ] as const;
 
 /**
- * The subscription joined to the names it shows. NOTE: customers and packages are other modules' tables; the
- * join reads only their names, and saves a statement per list page over asking each module for them.
+ * The subscription joined to the names it shows, from what the customers and catalogue modules publish for joins
+ * (`customerStates`, `packageVersionNames`): one statement per list page rather than one per module.
  */
 function selectViews(db: Db, accountId: number) {
   return db
     .selectFrom('subscriptions')
-    .innerJoin('customers', 'customers.id', 'subscriptions.customer_id')
-    .innerJoin('packages', 'packages.id', 'subscriptions.package_id')
-    .innerJoin('package_versions', 'package_versions.id', 'subscriptions.package_version_id')
+    .innerJoin(customerStates(db, accountId), 'customer_states.customer_id', 'subscriptions.customer_id')
+    .innerJoin(
+      packageVersionNames(db, accountId),
+      'package_version_names.package_version_id',
+      'subscriptions.package_version_id',
+    )
     .select(SUBSCRIPTION_COLUMNS)
     .select([
-      'customers.name as customer_name',
-      'customers.last_name as customer_last_name',
-      'packages.name as package_name',
-      'package_versions.version_no as package_version_no',
+      'customer_states.customer_name',
+      'customer_states.customer_last_name',
+      'package_version_names.package_name',
+      'package_version_names.package_version_no',
     ])
     .where('subscriptions.account_id', '=', accountId);
 }
@@ -250,13 +255,17 @@ export async function listComponents(
 const componentsOf = preparedQuery((db, accountId: number, subscriptionIds: readonly number[]) =>
   db
     .selectFrom('subscription_components')
-    .innerJoin('component_versions', 'component_versions.id', 'subscription_components.component_version_id')
+    .innerJoin(
+      componentVersionNumbers(db, accountId),
+      'component_version_numbers.component_version_id',
+      'subscription_components.component_version_id',
+    )
     .select([
       'subscription_components.id',
       'subscription_components.subscription_id',
       'subscription_components.component_id',
       'subscription_components.component_version_id',
-      'component_versions.version_no',
+      'component_version_numbers.version_no',
     ])
     .where('subscription_components.account_id', '=', accountId)
     .where('subscription_components.subscription_id', 'in', subscriptionIds)

@@ -7,7 +7,12 @@ import { BillingInvariantError } from '../invoicing/index.ts';
 import type { BillingPlan, PlannedInvoice, UnbilledUsage } from './subscriptionBilling.ts';
 import { taxesFor } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
-import { listTaxSettings, usagePricing } from '../catalogue/index.ts';
+import {
+  listTaxSettings,
+  packageNamesByIds,
+  rateTermsTaxInclusion,
+  usagePricing,
+} from '../catalogue/index.ts';
 import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
@@ -81,16 +86,15 @@ async function unbilledUsage(
 /** What billing the subscriptions needs besides their rows, read in a fixed number of statements. */
 export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecord[]) {
   const [packages, customers, usage, taxSettings, inclusion] = await Promise.all([
-    repo.listPackageNames(ctx.db, ctx.account.id, [...new Set(rows.map((r) => r.packageId))]),
+    packageNamesByIds(ctx, [...new Set(rows.map((r) => r.packageId))]),
     billingProfiles(
       ctx,
       rows.map((r) => r.customerId),
     ),
     unbilledUsage(ctx, rows),
     listTaxSettings(ctx),
-    repo.listRateTermTaxInclusion(
-      ctx.db,
-      ctx.account.id,
+    rateTermsTaxInclusion(
+      ctx,
       [
         ...new Set(
           rows.flatMap((r) => [r.packageRateTermId, parsePendingChange(r.pendingChange)?.packageRateTermId]),
