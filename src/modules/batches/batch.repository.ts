@@ -3,6 +3,8 @@ import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { BatchesTable, BatchLinesTable } from './tables.ts';
+import { paymentStates } from '../ledger/index.ts';
+import { paymentMethodMandates } from '../paymentMethods/index.ts';
 
 /** A batch as the code reads it: its sealed bank file stays in the table (findBatchFile) but whether it has one. */
 export type BatchRow = Omit<Selectable<BatchesTable>, 'file_sealed'> & { has_file: boolean | number };
@@ -118,11 +120,11 @@ export async function figuresOfBatches(
   if (batchIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('batch_lines')
-    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .select((eb) => [
       'batch_lines.batch_id',
       eb.fn.countAll<number | string>().as('lines'),
-      eb.fn.sum<number | string>('payments.amount_minor').as('total_minor'),
+      eb.fn.sum<number | string>('payment_states.amount_minor').as('total_minor'),
     ])
     .where('batch_lines.account_id', '=', accountId)
     .where('batch_lines.batch_id', 'in', batchIds)
@@ -152,16 +154,16 @@ export function findLine(db: Db, accountId: number, paymentId: number): Promise<
 const linesQuery = (db: Db, accountId: number) =>
   db
     .selectFrom('batch_lines')
-    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .select([
       'batch_lines.payment_id',
       'batch_lines.invoice_id',
-      'payments.customer_id',
-      'payments.payment_method_id',
-      'payments.amount_minor',
-      'payments.currency_code',
-      'payments.state',
-      'payments.failure_code',
+      'payment_states.customer_id',
+      'payment_states.payment_method_id',
+      'payment_states.amount_minor',
+      'payment_states.currency_code',
+      'payment_states.state',
+      'payment_states.failure_code',
     ])
     .where('batch_lines.account_id', '=', accountId);
 
@@ -205,12 +207,12 @@ export async function listCancelledWithPendingLines(db: Db, accountId: number): 
   const rows = await db
     .selectFrom('batches')
     .innerJoin('batch_lines', 'batch_lines.batch_id', 'batches.id')
-    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .select('batches.id')
     .distinct()
     .where('batches.account_id', '=', accountId)
     .where('batches.state', '=', 'cancelled')
-    .where('payments.state', '=', 'pending')
+    .where('payment_states.state', '=', 'pending')
     .execute();
   return rows.map((row) => row.id);
 }
@@ -245,15 +247,15 @@ export function listCollectionsFrom(
   if (paymentMethodIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('batch_lines')
-    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
-    .select(['payments.payment_method_id', 'batches.action_date', 'batch_lines.payment_id'])
+    .select(['payment_states.payment_method_id', 'batches.action_date', 'batch_lines.payment_id'])
     .where('batch_lines.account_id', '=', accountId)
     .where('batches.account_id', '=', accountId)
-    .where('payments.payment_method_id', 'in', paymentMethodIds)
+    .where('payment_states.payment_method_id', 'in', paymentMethodIds)
     .where('batches.id', '!=', exceptBatchId)
     .where('batches.state', 'in', ['submitted', 'processing', 'processed'])
-    .where('payments.state', '!=', 'failed')
+    .where('payment_states.state', '!=', 'failed')
     .orderBy('batches.action_date')
     .execute();
 }
@@ -273,23 +275,26 @@ export function listSepaCollectionsUnder(
   if (paymentMethodIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('batch_lines')
-    .innerJoin('payments', 'payments.id', 'batch_lines.payment_id')
+    .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
-    .innerJoin('payment_methods', 'payment_methods.id', 'payments.payment_method_id')
-    .select(['payments.payment_method_id', 'payment_methods.mandate_reference'])
+    .innerJoin(
+      paymentMethodMandates(db, accountId),
+      'payment_method_mandates.payment_method_id',
+      'payment_states.payment_method_id',
+    )
+    .select(['payment_states.payment_method_id', 'payment_method_mandates.mandate_reference'])
     .where('batch_lines.account_id', '=', accountId)
     .where('batches.account_id', '=', accountId)
-    .where('payment_methods.account_id', '=', accountId)
     .where('batches.rail', '=', 'sepa')
     .where('batches.id', '!=', exceptBatchId)
     .where('batches.state', 'in', ['submitted', 'processing', 'processed'])
-    .where('payments.state', '!=', 'failed')
+    .where('payment_states.state', '!=', 'failed')
     .where((eb) =>
       mandateReferences.length === 0
-        ? eb('payments.payment_method_id', 'in', paymentMethodIds)
+        ? eb('payment_states.payment_method_id', 'in', paymentMethodIds)
         : eb.or([
-            eb('payments.payment_method_id', 'in', paymentMethodIds),
-            eb('payment_methods.mandate_reference', 'in', mandateReferences),
+            eb('payment_states.payment_method_id', 'in', paymentMethodIds),
+            eb('payment_method_mandates.mandate_reference', 'in', mandateReferences),
           ]),
     )
     .execute();

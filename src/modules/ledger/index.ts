@@ -2,6 +2,8 @@
  * Money movements: payments, credit notes, adjustments, and their allocations to invoices. Routes: payments,
  * creditNotes and adjustments (`*.routes.ts`).
  */
+/** The payments' state other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
+export { paymentStates } from './paymentStates.ts';
 export type { Allocation } from './allocation.service.ts';
 export {
   allocationsOfSources,

@@ -18,6 +18,8 @@
  *   customer portal's page of payment methods.
  * - `registerPaymentMethodUses(uses)`: how higher modules answer whether a method is still named by their rows.
  */
+/** Payment methods' mandate references, joined by other modules' statements (docs/architecture.md, "Tables and their owners"). */
+export { paymentMethodMandates } from './paymentMethodMandates.ts';
 export type { PaymentMethod } from './paymentMethod.service.ts';
 export {
   assertPaymentMethodUsable,
