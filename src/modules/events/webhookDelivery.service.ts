@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import { fixedClock } from '../../clock.ts';
+import { contextFor } from '../../context.ts';
 import type { Account, SendingEndpoint, ServiceContext, WebhookSender } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import type { Db } from '../../storage/database.ts';
@@ -212,18 +212,9 @@ export async function attemptDelivery(
 }
 
 function workerContext(deps: AttemptDeps, account: Account, db: Db): ServiceContext {
-  // Events the worker emits carry business time, as the bill run's do: a test account's own clock.
-  const clock = account.isTest && account.testClockAt ? fixedClock(account.testClockAt) : deps.clock;
-  return {
-    account,
-    db,
-    clock,
-    wallClock: deps.wallClock,
-    log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
-    secrets: deps.secrets,
-    mailQueued: deps.mailQueued,
-    webhookSender: deps.webhookSender,
-  };
+  // Events the worker emits carry business time, as the bill run's do: contextFor gives a test account its own clock.
+  const log = deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger;
+  return contextFor({ ...deps, db, log }, account);
 }
 
 async function settle(

@@ -1,4 +1,5 @@
 import { findCountry, findState } from '../../core/countries.ts';
+import { contextFor } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToGroupedText, minorUnitDigits } from '../../core/money.ts';
 import { documentSeller, getAccount, sellerLines, sellerName as nameOfSeller } from '../auth/index.ts';
@@ -263,16 +264,7 @@ export const renderInvoicePdfAttachment: AttachmentRenderer = async (
   mail,
 ): Promise<RenderedAttachment> => {
   const account = await getAccount(deps.db, mail.accountId);
-  const ctx: ServiceContext = {
-    account,
-    db: deps.db,
-    clock: deps.clock,
-    wallClock: deps.wallClock,
-    log: deps.log,
-    secrets: deps.secrets,
-    mailQueued: () => {},
-    documents: deps.documents,
-  };
+  const ctx = contextFor(deps, account);
   const { invoice, pdf } = await renderInvoicePdf(ctx, Number(mail.ref));
   return { filename: invoicePdfFilename(invoice), contentType: 'application/pdf', content: pdf };
 };

@@ -1,3 +1,4 @@
+import { contextFor } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { findCountry, findState } from '../../core/countries.ts';
 import { minorToGroupedText } from '../../core/money.ts';
@@ -260,16 +261,7 @@ export const renderStatementPdfAttachment: AttachmentRenderer = async (
   mail,
 ): Promise<RenderedAttachment> => {
   const account = await getAccount(deps.db, mail.accountId);
-  const ctx: ServiceContext = {
-    account,
-    db: deps.db,
-    clock: deps.clock,
-    wallClock: deps.wallClock,
-    log: deps.log,
-    secrets: deps.secrets,
-    mailQueued: () => {},
-    documents: deps.documents,
-  };
+  const ctx = contextFor(deps, account);
   const ref = JSON.parse(mail.ref) as { customerId: number; startDate: string; endDate: string };
   const customer = await getCustomer(ctx, ref.customerId);
   const statement = await statementFor(ctx, customer, ref.startDate, ref.endDate);
