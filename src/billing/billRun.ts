@@ -1,4 +1,4 @@
-import { today } from '../context.ts';
+import { contextFor, today } from '../context.ts';
 import type { Logger } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
@@ -7,8 +7,9 @@ import type { ServiceContext, WebhookSender } from '../context.ts';
 import { dateAt, startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
-import { isPostgres } from '../storage/columns.ts';
 import type { Db } from '../storage/database.ts';
+import { transactionSizer } from '../storage/transactionSizer.ts';
+import type { TransactionSizer } from '../storage/transactionSizer.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
 import { collectDueInvoices, sendDueReminders } from '../modules/collections/index.ts';
 import { runBatches } from '../modules/batches/index.ts';
@@ -78,27 +79,9 @@ export interface BillRunSummary {
 
 /**
  * The most due subscriptions billed in one transaction (one stretch of a pass); a stretch that fails is billed one
- * by one. On PostgreSQL every stretch is this long.
+ * by one. On PostgreSQL every stretch is this long; on SQLite storage's transactionSizer sizes them by their CPU.
  */
 export const SUBSCRIPTIONS_PER_TRANSACTION = 250;
-/**
- * NOTE: on SQLite a transaction holds the event loop from its first statement to its commit (better-sqlite3 is
- * synchronous; docs/architecture.md, "Storage"), so every request of the process waits for it. Stretches there are
- * sized to cost about this much CPU, from what the last one cost per subscription (between MIN_SQLITE_STRETCH and
- * SUBSCRIPTIONS_PER_TRANSACTION); between them the loop turns and waiting requests are answered. CPU rather than
- * wall time: on a machine short of cores wall time grows with everything else's work, and stretches sized by it
- * shrink until their fixed costs dominate (the bill run made 2.7 times as much CPU so).
- */
-const SQLITE_STRETCH_MS = 20;
-const MIN_SQLITE_STRETCH = 1;
-const FIRST_SQLITE_STRETCH = 25;
-/**
- * SQLite stretches of this many or more are a multiple of it. NOTE: a stretch's statements list its subscriptions
- * (and their invoices) by id, so each new length is a new SQL text for SQLite to compile: sized to the
- * subscription, nearly every stretch compiled all of its statements anew (5,243 compilations for 20,000
- * subscriptions), a fifth of the run's CPU, and the compiled statements kept in the cache held native memory.
- */
-const SQLITE_STRETCH_STEP = 25;
 /** Due recurring invoices read in one page; each is billed in its own transaction. */
 const RECURRING_INVOICES_PER_PAGE = 250;
 /** Passes over an account's due subscriptions in one run; a subscription far behind catches up 400 at a time. */
@@ -120,18 +103,12 @@ export function emptySummary(): BillRunSummary {
   };
 }
 
+/** The account's context for a run at `at`: what contextFor makes, on a clock standing at that instant. */
 export function billingContext(deps: BillingDeps, account: Account, at: Date | string): ServiceContext {
+  const log = deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger;
   return {
-    account,
-    db: deps.db,
+    ...contextFor({ ...deps, log }, account),
     clock: fixedClock(typeof at === 'string' ? at : at.toISOString()),
-    wallClock: deps.wallClock,
-    log: deps.log.child({ accountId: account.id }) as unknown as FastifyBaseLogger,
-    secrets: deps.secrets,
-    mailQueued: deps.mailQueued,
-    webhookSender: deps.webhookSender,
-    ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
-    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
   };
 }
 
@@ -178,9 +155,9 @@ async function billSubscriptionsDue(
   summary: BillRunSummary,
   stopped: () => boolean,
 ): Promise<void> {
-  const stretchSize = stretchSizer(ctx);
+  const sizer = transactionSizer(ctx.db, SUBSCRIPTIONS_PER_TRANSACTION);
   for (let pass = 0; pass < MAX_PASSES && !stopped(); pass += 1) {
-    const invoices = await billSubscriptionsPass(ctx, on, summary, stretchSize, stopped);
+    const invoices = await billSubscriptionsPass(ctx, on, summary, sizer, stopped);
     summary.invoices += invoices;
     if (invoices === 0) break;
   }
@@ -191,66 +168,22 @@ async function billSubscriptionsPass(
   ctx: ServiceContext,
   on: PlainDate,
   summary: BillRunSummary,
-  stretchSize: StretchSizer,
+  sizer: TransactionSizer,
   stopped: () => boolean,
 ): Promise<number> {
   let invoices = 0;
   for (let afterId = 0; !stopped();) {
-    const size = stretchSize.next();
-    // Requests waiting are served now, not inside the stretch's measure: on SQLite the driver would let them in
-    // before the stretch's BEGIN (docs/architecture.md, "Storage"), and their CPU would count as the stretch's.
-    await nextTurnOfTheEventLoop();
-    const cpuBefore = process.cpuUsage();
-    const stretch = await billStretch(ctx, on, afterId, size, summary);
-    const cpu = process.cpuUsage(cpuBefore);
-    stretchSize.took(stretch.subscriptions, (cpu.user + cpu.system) / 1000);
+    const stretch = await sizer.run((size) => billStretch(ctx, on, afterId, size, summary));
     invoices += stretch.invoices;
-    if (stretch.subscriptions < size) return invoices;
+    if (stretch.items < stretch.size) return invoices;
     afterId = stretch.lastId;
   }
   return invoices;
 }
 
-const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-interface StretchSizer {
-  /** How many subscriptions the next stretch takes. */
-  next(): number;
-  /** What the last stretch took: its subscriptions, in `ms` of the process's CPU. */
-  took(subscriptions: number, ms: number): void;
-}
-
-const FIXED_STRETCH: StretchSizer = { next: () => SUBSCRIPTIONS_PER_TRANSACTION, took: () => {} };
-/** Each SQLite database's sizer, so that a run (each day of a test-clock advance) starts from what the last one saw. */
-const sqliteSizers = new WeakMap<object, StretchSizer>();
-
-/** SUBSCRIPTIONS_PER_TRANSACTION on PostgreSQL; on SQLite, what takes about SQLITE_STRETCH_MS (see there). */
-function stretchSizer(ctx: ServiceContext): StretchSizer {
-  if (isPostgres(ctx.db)) return FIXED_STRETCH;
-  // The root handle: a context may carry a transaction of it, which lives only as long as the transaction.
-  const root = ctx.db.isTransaction ? undefined : ctx.db;
-  const known = root && sqliteSizers.get(root);
-  if (known) return known;
-  let size = FIRST_SQLITE_STRETCH;
-  const sizer: StretchSizer = {
-    next: () => size,
-    took(subscriptions, ms) {
-      if (subscriptions === 0) return;
-      // At most twice as many as the last time, so that one quick stretch cannot make the next a long one.
-      const fits = Math.floor((SQLITE_STRETCH_MS * subscriptions) / Math.max(ms, 1));
-      const sized = Math.min(SUBSCRIPTIONS_PER_TRANSACTION, 2 * subscriptions, fits);
-      size = Math.max(
-        MIN_SQLITE_STRETCH,
-        sized < SQLITE_STRETCH_STEP ? sized : sized - (sized % SQLITE_STRETCH_STEP),
-      );
-    },
-  };
-  if (root) sqliteSizers.set(root, sizer);
-  return sizer;
-}
-
 interface Stretch {
-  subscriptions: number;
+  /** The subscriptions billed. */
+  items: number;
   invoices: number;
   lastId: number;
 }
@@ -268,7 +201,7 @@ async function billStretch(
     summary.subscriptions += outcome.subscriptions;
     summary.parked += outcome.parked;
     return {
-      subscriptions: outcome.subscriptions,
+      items: outcome.subscriptions,
       invoices: outcome.invoiceIds.length,
       lastId: outcome.lastId,
     };
@@ -301,7 +234,7 @@ async function billStretchOneByOne(
     }
   }
   summary.subscriptions += ids.length;
-  return { subscriptions: ids.length, invoices, lastId: ids.at(-1) ?? afterId };
+  return { items: ids.length, invoices, lastId: ids.at(-1) ?? afterId };
 }
 
 /** Invoices the account's due recurring invoices, each in its own transaction (billRecurringInvoice). */
