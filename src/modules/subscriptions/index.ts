@@ -25,10 +25,10 @@ export {
 export type { ChangeResult } from './subscriptionChanges.service.ts';
 export {
   cancelSubscription,
-  changeSubscriptionTerms,
   preview as previewChange,
   upcomingInvoice,
 } from './subscriptionChanges.service.ts';
+export { changeSubscriptionTerms } from './subscriptionTerms.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
 export {

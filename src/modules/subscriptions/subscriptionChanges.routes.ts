@@ -15,6 +15,7 @@ import {
 import { invoiceWithFigures, withInvoiceFigures } from '../../readModels/invoices.view.ts';
 import { changeBillCycleDay } from './subscriptionBillCycle.service.ts';
 import * as changes from './subscriptionChanges.service.ts';
+import * as terms from './subscriptionTerms.service.ts';
 import type { ChangeResult } from './subscriptionChanges.service.ts';
 import {
   CancelParams,
@@ -123,7 +124,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         request.query.preview,
         request.params.subscriptionID,
         (ctx) =>
-          changes.changeSubscriptionTerms(ctx, request.params.subscriptionID, {
+          terms.changeSubscriptionTerms(ctx, request.params.subscriptionID, {
             packageId: body.packageID,
             packageVersionId: body.packageVersionID,
             packageVersionNumber: body.packageVersionNumber,
@@ -152,7 +153,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     },
     async (request, reply) =>
       changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
-        changes.changeRateTerm(ctx, request.params.subscriptionID, {
+        terms.changeRateTerm(ctx, request.params.subscriptionID, {
           packageRateTermId: request.body.packageRateTermID,
           atRenewal: request.body.isFutureChange ?? false,
           resetBillingAnchor: request.body.resetBillingAnchor,
