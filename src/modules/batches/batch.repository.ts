@@ -1,13 +1,30 @@
-import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Database } from '../../storage/schema.ts';
-import type { BatchesTable, BatchLinesTable } from './tables.ts';
+import type {
+  BatchChanges,
+  BatchCollection,
+  BatchFigures,
+  BatchLine,
+  BatchLineRecord,
+  BatchRecord,
+  NewBatch,
+  SepaCollection,
+} from './batch.ts';
+import {
+  batchChangesToRow,
+  batchCollectionFromRow,
+  batchFiguresFromRow,
+  batchFromRow,
+  batchLineFromRow,
+  batchLineRecordFromRow,
+  batchLineRecordToRow,
+  newBatchToRow,
+  sepaCollectionFromRow,
+} from './batch.mapper.ts';
 import { paymentStates } from '../ledger/index.ts';
 import { paymentMethodMandates } from '../paymentMethods/index.ts';
-
-/** A batch as the code reads it: its sealed bank file stays in the table (findBatchFile) but whether it has one. */
-export type BatchRow = Omit<Selectable<BatchesTable>, 'file_sealed'> & { has_file: boolean | number };
 
 const BATCH_COLUMNS = [
   'id',
@@ -33,62 +50,74 @@ const BATCH_COLUMNS = [
 
 const withHasFile = (eb: ExpressionBuilder<Database, 'batches'>) =>
   eb('file_sealed', 'is not', null).as('has_file');
-export type BatchChanges = Updateable<Omit<BatchesTable, 'id' | 'account_id' | 'batch_token' | 'created_at'>>;
-export type BatchLineRow = Selectable<BatchLinesTable>;
 
-/** A batch's count and total, read from its lines' payments (never kept beside them). */
-export interface BatchFigures {
-  batch_id: number;
-  lines: number;
-  total_minor: number;
-}
-
-/** The account's batches as BatchRow, for the reads below to narrow. */
+/** The account's batches as BatchRow (batch.mapper.ts), for the reads below to narrow. */
 const accountBatches = (db: Db, accountId: number) =>
   db.selectFrom('batches').select(BATCH_COLUMNS).select(withHasFile).where('account_id', '=', accountId);
 
-export async function insertBatch(db: Db, row: Insertable<BatchesTable>): Promise<number> {
-  const { id } = await db.insertInto('batches').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertBatch(db: Db, batch: NewBatch): Promise<number> {
+  const { id } = await db
+    .insertInto('batches')
+    .values(newBatchToRow(batch))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return id;
 }
 
-export function findBatchByToken(db: Db, accountId: number, token: string): Promise<BatchRow | undefined> {
-  return accountBatches(db, accountId).where('batch_token', '=', token).executeTakeFirst();
+export async function findBatchByToken(
+  db: Db,
+  accountId: number,
+  token: string,
+): Promise<BatchRecord | undefined> {
+  const row = await accountBatches(db, accountId).where('batch_token', '=', token).executeTakeFirst();
+  return row && batchFromRow(row);
 }
 
-export function findBatches(db: Db, accountId: number, ids: readonly number[]): Promise<BatchRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return accountBatches(db, accountId).where('id', 'in', ids).orderBy('id').execute();
+export async function findBatches(db: Db, accountId: number, ids: readonly number[]): Promise<BatchRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await accountBatches(db, accountId).where('id', 'in', ids).orderBy('id').execute();
+  return rows.map(batchFromRow);
 }
 
-export function findBatchesByTokens(
+export async function findBatchesByTokens(
   db: Db,
   accountId: number,
   tokens: readonly string[],
-): Promise<BatchRow[]> {
-  if (tokens.length === 0) return Promise.resolve([]);
-  return accountBatches(db, accountId).where('batch_token', 'in', tokens).orderBy('id').execute();
+): Promise<BatchRecord[]> {
+  if (tokens.length === 0) return [];
+  const rows = await accountBatches(db, accountId).where('batch_token', 'in', tokens).orderBy('id').execute();
+  return rows.map(batchFromRow);
 }
 
-export function listBatches(db: Db, accountId: number, page: Page): Promise<BatchRow[]> {
-  return accountBatches(db, accountId).orderBy('id').limit(page.limit).offset(page.offset).execute();
+export async function listBatches(db: Db, accountId: number, page: Page): Promise<BatchRecord[]> {
+  const rows = await accountBatches(db, accountId)
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(batchFromRow);
 }
 
 /** The account's batches in these states, oldest first (the collection run's work). */
-export function listBatchesInStates(
+export async function listBatchesInStates(
   db: Db,
   accountId: number,
   states: readonly string[],
-): Promise<BatchRow[]> {
-  return accountBatches(db, accountId).where('state', 'in', states).orderBy('id').execute();
+): Promise<BatchRecord[]> {
+  const rows = await accountBatches(db, accountId).where('state', 'in', states).orderBy('id').execute();
+  return rows.map(batchFromRow);
 }
 
 /**
  * Takes the batch's row lock for the rest of the transaction and answers the row as it now is (an update that
  * changes nothing, as customers are locked: the same statement on both databases).
  */
-export function lockBatch(db: Db, accountId: number, batchId: number): Promise<BatchRow | undefined> {
-  return db
+export async function lockBatch(
+  db: Db,
+  accountId: number,
+  batchId: number,
+): Promise<BatchRecord | undefined> {
+  const row = await db
     .updateTable('batches')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('account_id', '=', accountId)
@@ -96,6 +125,7 @@ export function lockBatch(db: Db, accountId: number, batchId: number): Promise<B
     .returning(BATCH_COLUMNS)
     .returning(withHasFile)
     .executeTakeFirst();
+  return row && batchFromRow(row);
 }
 
 export async function updateBatch(
@@ -106,7 +136,7 @@ export async function updateBatch(
 ): Promise<void> {
   await db
     .updateTable('batches')
-    .set(changes)
+    .set(batchChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', batchId)
     .execute();
@@ -130,25 +160,25 @@ export async function figuresOfBatches(
     .where('batch_lines.batch_id', 'in', batchIds)
     .groupBy('batch_lines.batch_id')
     .execute();
-  return new Map(
-    rows.map((row) => [
-      row.batch_id,
-      { batch_id: row.batch_id, lines: Number(row.lines), total_minor: Number(row.total_minor) },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.batch_id, batchFiguresFromRow(row)]));
 }
 
-export async function insertLine(db: Db, row: Insertable<BatchLinesTable>): Promise<void> {
-  await db.insertInto('batch_lines').values(row).execute();
+export async function insertLine(db: Db, line: BatchLineRecord): Promise<void> {
+  await db.insertInto('batch_lines').values(batchLineRecordToRow(line)).execute();
 }
 
-export function findLine(db: Db, accountId: number, paymentId: number): Promise<BatchLineRow | undefined> {
-  return db
+export async function findLine(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+): Promise<BatchLineRecord | undefined> {
+  const row = await db
     .selectFrom('batch_lines')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('payment_id', '=', paymentId)
     .executeTakeFirst();
+  return row && batchLineRecordFromRow(row);
 }
 
 const linesQuery = (db: Db, accountId: number) =>
@@ -168,21 +198,21 @@ const linesQuery = (db: Db, accountId: number) =>
     .where('batch_lines.account_id', '=', accountId);
 
 /** The batch's lines with what the run and the file need of their payments, in the order they were added. */
-export function listLines(db: Db, accountId: number, batchId: number) {
-  return linesQuery(db, accountId)
+export async function listLines(db: Db, accountId: number, batchId: number): Promise<BatchLine[]> {
+  const rows = await linesQuery(db, accountId)
     .where('batch_lines.batch_id', '=', batchId)
     .orderBy('batch_lines.payment_id')
     .execute();
+  return rows.map(batchLineFromRow);
 }
-export type BatchLineWithPayment = Awaited<ReturnType<typeof listLines>>[number];
 
 /** An open automatic batch to bundle into: same gateway, currency, rail and action date, with room left. */
-export function findOpenAutoBatch(
+export async function findOpenAutoBatch(
   db: Db,
   accountId: number,
   key: { gatewayId: number; currencyCode: string; rail: string; actionDate: string },
-): Promise<BatchRow | undefined> {
-  return accountBatches(db, accountId)
+): Promise<BatchRecord | undefined> {
+  const row = await accountBatches(db, accountId)
     .where('is_auto', '=', true)
     .where('state', '=', 'open')
     .where('gateway_id', '=', key.gatewayId)
@@ -191,15 +221,17 @@ export function findOpenAutoBatch(
     .where('action_date', '=', key.actionDate)
     .orderBy('id', 'desc')
     .executeTakeFirst();
+  return row && batchFromRow(row);
 }
 
 /** Processed batches whose action date is on or after `since`: late reversals may still come for them. */
-export function listProcessedSince(db: Db, accountId: number, since: string): Promise<BatchRow[]> {
-  return accountBatches(db, accountId)
+export async function listProcessedSince(db: Db, accountId: number, since: string): Promise<BatchRecord[]> {
+  const rows = await accountBatches(db, accountId)
     .where('state', '=', 'processed')
     .where('action_date', '>=', since)
     .orderBy('id')
     .execute();
+  return rows.map(batchFromRow);
 }
 
 /** Cancelled batches that still have a pending line (a cancel cut short): the run fails those lines. */
@@ -229,8 +261,15 @@ export async function findBatchFile(db: Db, accountId: number, batchId: number):
 }
 
 /** One line with what the run needs of its payment. */
-export function findLineWithPayment(db: Db, accountId: number, paymentId: number) {
-  return linesQuery(db, accountId).where('batch_lines.payment_id', '=', paymentId).executeTakeFirst();
+export async function findLineWithPayment(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+): Promise<BatchLine | undefined> {
+  const row = await linesQuery(db, accountId)
+    .where('batch_lines.payment_id', '=', paymentId)
+    .executeTakeFirst();
+  return row && batchLineFromRow(row);
 }
 
 /**
@@ -238,14 +277,14 @@ export function findLineWithPayment(db: Db, accountId: number, paymentId: number
  * gateway (submitted, processing, processed) whose payment did not fail, with the batch's action date. What one
  * collection a period under a mandate is checked against (docs/design/mandates.md, "Checks at build time").
  */
-export function listCollectionsFrom(
+export async function listCollectionsFrom(
   db: Db,
   accountId: number,
   paymentMethodIds: readonly number[],
   exceptBatchId: number,
-) {
-  if (paymentMethodIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<BatchCollection[]> {
+  if (paymentMethodIds.length === 0) return [];
+  const rows = await db
     .selectFrom('batch_lines')
     .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
@@ -258,6 +297,7 @@ export function listCollectionsFrom(
     .where('payment_states.state', '!=', 'failed')
     .orderBy('batches.action_date')
     .execute();
+  return rows.map(batchCollectionFromRow);
 }
 
 /**
@@ -265,15 +305,15 @@ export function listCollectionsFrom(
  * accounts or under these mandate references, whose payment did not fail: what makes a line's sequence type RCUR
  * rather than FRST (docs/bank-files.md, "SEPA direct debit: `buildPain008`").
  */
-export function listSepaCollectionsUnder(
+export async function listSepaCollectionsUnder(
   db: Db,
   accountId: number,
   paymentMethodIds: readonly number[],
   mandateReferences: readonly string[],
   exceptBatchId: number,
-) {
-  if (paymentMethodIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<SepaCollection[]> {
+  if (paymentMethodIds.length === 0) return [];
+  const rows = await db
     .selectFrom('batch_lines')
     .innerJoin(paymentStates(db, accountId), 'payment_states.payment_id', 'batch_lines.payment_id')
     .innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
@@ -298,6 +338,7 @@ export function listSepaCollectionsUnder(
           ]),
     )
     .execute();
+  return rows.map(sepaCollectionFromRow);
 }
 
 /** The action date of the batch each of these payments is a line of (a payment in no batch is left out). */

@@ -6,7 +6,6 @@ import type { FieldProblem } from '../../errors.ts';
 import { earliestActionDate, isRail, notBusinessDayReason, railOfBatch } from '../../core/bankingDays.ts';
 import { CANCELLABLE_STATES } from './batchRules.ts';
 import type { BatchState } from './batchRules.ts';
-import type { Rail } from '../../core/bankingDays.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
@@ -26,23 +25,28 @@ import { getInvoice, setCollectionSchedule } from '../invoicing/index.ts';
 import { paymentsByIds, reversePayment } from '../ledger/index.ts';
 import type { Read } from '../ledger/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchRow } from './batch.repository.ts';
+import type { BatchRecord } from './batch.ts';
 import { collectedByDebitOrder } from './debitCollection.service.ts';
 
-/** A payment batch as the use cases answer it; its count and total come from its lines. */
-export interface Batch {
-  id: number;
-  token: string;
-  currencyCode: string;
-  gatewayId: number;
+/**
+ * A payment batch as the use cases answer it: what the API shows of its record (batch.ts), its gateway's token, and
+ * its count and total, which come from its lines.
+ */
+export interface Batch extends Pick<
+  BatchRecord,
+  | 'id'
+  | 'token'
+  | 'currencyCode'
+  | 'gatewayId'
+  | 'actionDate'
+  | 'notes'
+  | 'state'
+  | 'buildError'
+  | 'rail'
+  | 'createdAt'
+  | 'submittedAt'
+> {
   gatewayToken: string;
-  actionDate: PlainDate;
-  notes: string | null;
-  state: BatchState;
-  buildError: string | null;
-  rail: Rail | null;
-  createdAt: string;
-  submittedAt: string | null;
   lines: number;
   totalMinor: number;
   /** The single read only: each line's payment and amount. */
@@ -61,43 +65,43 @@ const NOTES_MAX = 1000;
 /** Events name a batch by its BatchToken, as the API does. */
 export const batchRef = (token: string) => ({ type: 'batch', id: token });
 
-async function assemble(ctx: ServiceContext, rows: BatchRow[]): Promise<Batch[]> {
-  const ids = rows.map((row) => row.id);
+async function assemble(ctx: ServiceContext, records: BatchRecord[]): Promise<Batch[]> {
+  const ids = records.map((record) => record.id);
   const figures = await repo.figuresOfBatches(ctx.db, ctx.account.id, ids);
-  const gateways = await gatewaysByIds(ctx, [...new Set(rows.map((row) => row.gateway_id))]);
-  return rows.map((row) => ({
-    id: row.id,
-    token: row.batch_token,
-    currencyCode: row.currency_code,
-    gatewayId: row.gateway_id,
-    gatewayToken: gateways.get(row.gateway_id)?.token ?? '',
-    actionDate: row.action_date,
-    notes: row.notes,
-    state: row.state as BatchState,
-    buildError: row.build_error,
-    rail: row.rail as Rail | null,
-    createdAt: row.created_at,
-    submittedAt: row.submitted_at,
-    lines: figures.get(row.id)?.lines ?? 0,
-    totalMinor: figures.get(row.id)?.total_minor ?? 0,
+  const gateways = await gatewaysByIds(ctx, [...new Set(records.map((record) => record.gatewayId))]);
+  return records.map((record) => ({
+    id: record.id,
+    token: record.token,
+    currencyCode: record.currencyCode,
+    gatewayId: record.gatewayId,
+    gatewayToken: gateways.get(record.gatewayId)?.token ?? '',
+    actionDate: record.actionDate,
+    notes: record.notes,
+    state: record.state,
+    buildError: record.buildError,
+    rail: record.rail,
+    createdAt: record.createdAt,
+    submittedAt: record.submittedAt,
+    lines: figures.get(record.id)?.lines ?? 0,
+    totalMinor: figures.get(record.id)?.totalMinor ?? 0,
   }));
 }
 
-/** The batch row by its token (a GUID); 404 for another account's or an unknown one. */
-export async function batchRowByToken(ctx: ServiceContext, token: string): Promise<BatchRow> {
-  const row = await repo.findBatchByToken(ctx.db, ctx.account.id, token);
-  if (!row) throw new NotFoundError('Batch', token);
-  return row;
+/** The batch by its token (a GUID), as its record; 404 for another account's or an unknown one. */
+export async function getBatchRecord(ctx: ServiceContext, token: string): Promise<BatchRecord> {
+  const batch = await repo.findBatchByToken(ctx.db, ctx.account.id, token);
+  if (!batch) throw new NotFoundError('Batch', token);
+  return batch;
 }
 
 /** The batch with its lines (spec: the single read lists paymentID and Amount of each). */
 export async function getBatch(ctx: ServiceContext, token: string): Promise<Batch> {
-  const row = await batchRowByToken(ctx, token);
-  const [batch] = await assemble(ctx, [row]);
-  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  const record = await getBatchRecord(ctx, token);
+  const [batch] = await assemble(ctx, [record]);
+  const lines = await repo.listLines(ctx.db, ctx.account.id, record.id);
   return {
     ...batch!,
-    payments: lines.map((line) => ({ paymentId: line.payment_id, amountMinor: line.amount_minor })),
+    payments: lines.map((line) => ({ paymentId: line.paymentId, amountMinor: line.amountMinor })),
   };
 }
 
@@ -196,15 +200,15 @@ export async function createBatch(ctx: ServiceContext, input: BatchInput): Promi
   return withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
     await repo.insertBatch(tctx.db, {
-      account_id: tctx.account.id,
-      batch_token: token,
-      currency_code: checked.currencyCode,
-      gateway_id: checked.gateway.id,
-      action_date: checked.actionDate,
+      accountId: tctx.account.id,
+      token,
+      currencyCode: checked.currencyCode,
+      gatewayId: checked.gateway.id,
+      actionDate: checked.actionDate,
       notes: checked.notes,
       state: 'open' satisfies BatchState,
-      created_at: now,
-      updated_at: now,
+      createdAt: now,
+      updatedAt: now,
     });
     await emitEvent(tctx, 'batch.created', batchRef(token));
     // As the list shows it: the spec gives Payments to the single read only.
@@ -219,24 +223,24 @@ export async function createBatch(ctx: ServiceContext, input: BatchInput): Promi
 export async function withLockedBatch<T>(
   ctx: ServiceContext,
   token: string,
-  work: (ctx: ServiceContext, row: BatchRow) => Promise<T>,
+  work: (ctx: ServiceContext, batch: BatchRecord) => Promise<T>,
 ): Promise<T> {
-  const { id } = await batchRowByToken(ctx, token);
+  const { id } = await getBatchRecord(ctx, token);
   return withTransaction(ctx, async (tctx) => {
-    const row = await repo.lockBatch(tctx.db, tctx.account.id, id);
-    if (!row) throw new NotFoundError('Batch', token);
-    return work(tctx, row);
+    const batch = await repo.lockBatch(tctx.db, tctx.account.id, id);
+    if (!batch) throw new NotFoundError('Batch', token);
+    return work(tctx, batch);
   });
 }
 
 /** Whether the bank has the batch: a provider's once it accepted it, a bank file once it was downloaded. */
-export const atTheBank = (row: BatchRow): boolean => !row.has_file || row.file_downloaded_at !== null;
+export const atTheBank = (batch: BatchRecord): boolean => !batch.hasFile || batch.fileDownloadedAt !== null;
 
-export function assertOpen(row: BatchRow, action: string): void {
-  if (row.state !== 'open') {
+export function assertOpen(batch: BatchRecord, action: string): void {
+  if (batch.state !== 'open') {
     throw new ConflictError(
       'batch_not_open',
-      `Batch ${row.batch_token} is ${row.state}: ${action} only while it is open`,
+      `Batch ${batch.token} is ${batch.state}: ${action} only while it is open`,
     );
   }
 }
@@ -244,25 +248,26 @@ export function assertOpen(row: BatchRow, action: string): void {
 /** Spec: PUT /v1/batches. An open batch only; its currency and gateway only while it has no lines. */
 export async function updateBatch(ctx: ServiceContext, token: string, input: BatchInput): Promise<void> {
   const checked = await checkBatch(ctx, input);
-  await withLockedBatch(ctx, token, async (tctx, row) => {
-    assertOpen(row, 'a batch is edited');
-    assertBusinessDay(row.rail, checked.currencyCode, checked.actionDate);
-    const changesLines = checked.currencyCode !== row.currency_code || checked.gateway.id !== row.gateway_id;
-    if (changesLines && (await repo.figuresOfBatches(tctx.db, tctx.account.id, [row.id])).has(row.id)) {
+  await withLockedBatch(ctx, token, async (tctx, batch) => {
+    assertOpen(batch, 'a batch is edited');
+    assertBusinessDay(batch.rail, checked.currencyCode, checked.actionDate);
+    const changesLines =
+      checked.currencyCode !== batch.currencyCode || checked.gateway.id !== batch.gatewayId;
+    if (changesLines && (await repo.figuresOfBatches(tctx.db, tctx.account.id, [batch.id])).has(batch.id)) {
       throw new ConflictError(
         'batch_has_payments',
         `Batch ${token} has payments: its currency and gateway can no longer change`,
       );
     }
-    const before = await snapshotResource(tctx, batchRef(row.batch_token));
-    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
-      currency_code: checked.currencyCode,
-      gateway_id: checked.gateway.id,
-      action_date: checked.actionDate,
+    const before = await snapshotResource(tctx, batchRef(batch.token));
+    await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
+      currencyCode: checked.currencyCode,
+      gatewayId: checked.gateway.id,
+      actionDate: checked.actionDate,
       notes: checked.notes,
-      updated_at: nowInstant(tctx),
+      updatedAt: nowInstant(tctx),
     });
-    await emitEvent(tctx, 'batch.updated', batchRef(row.batch_token), { before });
+    await emitEvent(tctx, 'batch.updated', batchRef(batch.token), { before });
   });
 }
 
@@ -281,53 +286,51 @@ export async function submitBatch(
   const sent = input.actionDate === undefined ? undefined : readActionDate(ctx, input.actionDate, problems);
   const notes = input.notes === undefined ? undefined : readNotes(input.notes, problems);
   if (problems.length > 0) throw new ValidationError(problems);
-  await withLockedBatch(ctx, token, async (tctx, row) => {
-    assertOpen(row, 'a batch is submitted');
-    const lines = (await repo.figuresOfBatches(tctx.db, tctx.account.id, [row.id])).get(row.id)?.lines ?? 0;
-    if (lines === 0 || row.rail === null || !isRail(row.rail)) {
+  await withLockedBatch(ctx, token, async (tctx, batch) => {
+    assertOpen(batch, 'a batch is submitted');
+    const lines =
+      (await repo.figuresOfBatches(tctx.db, tctx.account.id, [batch.id])).get(batch.id)?.lines ?? 0;
+    if (lines === 0 || batch.rail === null || !isRail(batch.rail)) {
       throw new ConflictError('batch_empty', `Batch ${token} has no payments to submit`);
     }
-    const earliest = earliestActionDate(row.rail, today(tctx));
-    const actionDate = sent ?? row.action_date;
+    const earliest = earliestActionDate(batch.rail, today(tctx));
+    const actionDate = sent ?? batch.actionDate;
     if (actionDate < earliest) {
       const which =
         sent === undefined ? `the batch's own (${actionDate}) is too early; send one ` : 'must be ';
       throw ValidationError.field(
         'ActionDate',
-        `${which}on or after ${earliest}: ${row.rail} collections reach the bank ahead of their action date`,
+        `${which}on or after ${earliest}: ${batch.rail} collections reach the bank ahead of their action date`,
       );
     }
-    if (sent !== undefined) assertBusinessDay(row.rail, row.currency_code, actionDate);
-    const before = await snapshotResource(tctx, batchRef(row.batch_token));
-    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+    if (sent !== undefined) assertBusinessDay(batch.rail, batch.currencyCode, actionDate);
+    const before = await snapshotResource(tctx, batchRef(batch.token));
+    await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
       state: 'build' satisfies BatchState,
-      action_date: actionDate,
+      actionDate,
       ...(notes === undefined ? {} : { notes }),
-      build_error: null,
-      submitted_at: nowInstant(tctx),
-      updated_at: nowInstant(tctx),
+      buildError: null,
+      submittedAt: nowInstant(tctx),
+      updatedAt: nowInstant(tctx),
     });
-    await emitEvent(tctx, 'batch.updated', batchRef(row.batch_token), { before });
+    await emitEvent(tctx, 'batch.updated', batchRef(batch.token), { before });
   });
 }
 
 /** Whether a person may cancel the batch now; 409 batch_not_cancellable otherwise. */
-async function assertCancellable(ctx: ServiceContext, row: BatchRow): Promise<void> {
-  const state = row.state as BatchState;
+async function assertCancellable(ctx: ServiceContext, batch: BatchRecord): Promise<void> {
+  const state = batch.state;
   // A submitted batch until its action date (a revocation), or a bank file nobody took to the bank.
-  const tooLate = state === 'submitted' && today(ctx) >= row.action_date && atTheBank(row);
+  const tooLate = state === 'submitted' && today(ctx) >= batch.actionDate && atTheBank(batch);
   if (!CANCELLABLE_STATES.includes(state) || tooLate) {
     throw new ConflictError(
       'batch_not_cancellable',
-      `Batch ${row.batch_token} is ${state}${state === 'submitted' ? ' and its action date has come' : ''}: it can no longer be cancelled`,
+      `Batch ${batch.token} is ${state}${state === 'submitted' ? ' and its action date has come' : ''}: it can no longer be cancelled`,
     );
   }
-  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  const lines = await repo.listLines(ctx.db, ctx.account.id, batch.id);
   if (lines.some((line) => line.state === 'settled')) {
-    throw new ConflictError(
-      'batch_not_cancellable',
-      `Batch ${row.batch_token} has payments recorded as paid`,
-    );
+    throw new ConflictError('batch_not_cancellable', `Batch ${batch.token} has payments recorded as paid`);
   }
 }
 
@@ -338,13 +341,13 @@ async function assertCancellable(ctx: ServiceContext, row: BatchRow): Promise<vo
  * their invoices owe the money again.
  */
 export async function cancelBatch(ctx: ServiceContext, token: string): Promise<void> {
-  const held = await withLockedBatch(ctx, token, async (tctx, row) => {
-    await assertCancellable(tctx, row);
-    return row.state === 'submitted' && row.provider_ref !== null && !row.has_file ? row : undefined;
+  const held = await withLockedBatch(ctx, token, async (tctx, batch) => {
+    await assertCancellable(tctx, batch);
+    return batch.state === 'submitted' && batch.providerRef !== null && !batch.hasFile ? batch : undefined;
   });
   if (held) {
-    const gateway = await getGateway(ctx, held.gateway_id);
-    const answer = await cancelBatchAtGateway(ctx, gateway, held.provider_ref!);
+    const gateway = await getGateway(ctx, held.gatewayId);
+    const answer = await cancelBatchAtGateway(ctx, gateway, held.providerRef!);
     if (answer.outcome !== 'cancelled') {
       throw new ConflictError(
         'batch_not_cancellable',
@@ -352,19 +355,19 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
       );
     }
   }
-  const batchId = await withLockedBatch(ctx, token, async (tctx, row) => {
-    if (row.state === 'cancelled') return undefined;
+  const batchId = await withLockedBatch(ctx, token, async (tctx, batch) => {
+    if (batch.state === 'cancelled') return undefined;
     // Withdrawn at its provider, nothing will be collected: cancelled even if the run moved it on meanwhile.
-    if (!held || !['submitted', 'processing'].includes(row.state)) await assertCancellable(tctx, row);
-    const before = await snapshotResource(tctx, batchRef(row.batch_token));
+    if (!held || !['submitted', 'processing'].includes(batch.state)) await assertCancellable(tctx, batch);
+    const before = await snapshotResource(tctx, batchRef(batch.token));
     const now = nowInstant(tctx);
-    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+    await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
       state: 'cancelled' satisfies BatchState,
-      cancelled_at: now,
-      updated_at: now,
+      cancelledAt: now,
+      updatedAt: now,
     });
-    await emitEvent(tctx, 'batch.cancelled', batchRef(row.batch_token), { before });
-    return row.id;
+    await emitEvent(tctx, 'batch.cancelled', batchRef(batch.token), { before });
+    return batch.id;
   });
   if (batchId !== undefined) await failLinesOfCancelledBatch(ctx, batchId);
 }
@@ -378,16 +381,16 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
 export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: number): Promise<void> {
   const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [batchId]);
   // A batch cancelled before its build counted no try: an invoice tried by another batch keeps its schedule.
-  const countedTries = batch?.provider_ref != null;
+  const countedTries = batch?.providerRef != null;
   for (const line of await repo.listLines(ctx.db, ctx.account.id, batchId)) {
     if (line.state !== 'pending') continue;
-    const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
+    const payment = (await paymentsByIds(ctx, [line.paymentId])).get(line.paymentId);
     const invoiceIds = (payment?.allocations ?? [])
       .filter((a) => a.targetType === 'invoice')
       .map((a) => a.targetId);
     await reversePayment(
       ctx,
-      line.payment_id,
+      line.paymentId,
       { reason: 'batch_cancelled', code: 'cancelled' },
       async (tctx) => {
         const events: EventToEmit[] = [];

@@ -12,7 +12,7 @@ import {
 } from '../ledger/index.ts';
 import type { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
 import { mandateProblems } from './batchMandates.service.ts';
 import { markLineProblem } from './batchPlan.service.ts';
 
@@ -31,16 +31,16 @@ type Methods = Awaited<ReturnType<typeof openedPaymentMethodsByIds>>;
 
 /** What keeps the line's bank account from being debited in this batch, or undefined when it can be. */
 function bankAccountProblem(
-  line: BatchLineWithPayment,
-  batch: BatchRow,
+  line: BatchLine,
+  batch: BatchRecord,
   rail: Rail,
   methods: Methods,
 ): string | undefined {
-  if (line.currency_code !== batch.currency_code)
-    return `the debit is in ${line.currency_code}, not ${batch.currency_code}`;
-  const method = methods.get(line.payment_method_id!);
-  if (!method || method.customerId !== line.customer_id) {
-    return `bank account ${line.payment_method_id} was deleted`;
+  if (line.currencyCode !== batch.currencyCode)
+    return `the debit is in ${line.currencyCode}, not ${batch.currencyCode}`;
+  const method = methods.get(line.paymentMethodId!);
+  if (!method || method.customerId !== line.customerId) {
+    return `bank account ${line.paymentMethodId} was deleted`;
   }
   if (method.bankAccount?.debitMethod !== rail) return `bank account ${method.id} is not a ${rail} account`;
   if (!method.isValid) {
@@ -56,16 +56,16 @@ function bankAccountProblem(
  */
 export async function badLines(
   ctx: ServiceContext,
-  batch: BatchRow,
+  batch: BatchRecord,
   rail: Rail,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
   methods: Methods,
 ): Promise<Map<number, LeavingReason>> {
   const bad = new Map<number, LeavingReason>();
   const pending = lines.filter((line) => line.state === 'pending');
   for (const line of pending) {
     const reason = bankAccountProblem(line, batch, rail, methods);
-    if (reason) bad.set(line.payment_id, { code: 'bank_account_not_usable', reason });
+    if (reason) bad.set(line.paymentId, { code: 'bank_account_not_usable', reason });
   }
   // Both told when both fail: a cancelled mandate also makes its bank account not valid.
   for (const [paymentId, reason] of await mandateProblems(ctx, batch, pending)) {
@@ -81,21 +81,17 @@ export async function badLines(
 }
 
 /** The lines that leave, as the batch's BuildError names them when none is left to send. */
-export const leavingText = (
-  lines: readonly BatchLineWithPayment[],
-  bad: ReadonlyMap<number, LeavingReason>,
-): string =>
+export const leavingText = (lines: readonly BatchLine[], bad: ReadonlyMap<number, LeavingReason>): string =>
   lines
-    .filter((line) => bad.has(line.payment_id))
+    .filter((line) => bad.has(line.paymentId))
     .map(
-      (line) =>
-        `payment ${line.payment_id} (customer ${line.customer_id}): ${bad.get(line.payment_id)!.reason}`,
+      (line) => `payment ${line.paymentId} (customer ${line.customerId}): ${bad.get(line.paymentId)!.reason}`,
     )
     .join('; ');
 
 /** A line that left the batch, as the staff's e-mail lists it. */
 interface LeftLine {
-  line: BatchLineWithPayment;
+  line: BatchLine;
   why: LeavingReason;
   invoiceIds: number[];
 }
@@ -109,13 +105,13 @@ interface LeftLine {
  */
 export async function removeBadLines(
   ctx: ServiceContext,
-  built: BatchRow,
-  lines: readonly BatchLineWithPayment[],
+  built: BatchRecord,
+  lines: readonly BatchLine[],
   bad: ReadonlyMap<number, LeavingReason>,
 ): Promise<number> {
   const left: LeftLine[] = [];
   for (const line of lines) {
-    const why = bad.get(line.payment_id);
+    const why = bad.get(line.paymentId);
     if (!why) continue;
     const invoiceIds = await removeLine(ctx, built, line, why);
     if (invoiceIds) left.push({ line, why, invoiceIds });
@@ -127,16 +123,16 @@ export async function removeBadLines(
 /** One line out of the batch with its reason; the invoices it paid, or undefined when it stayed. */
 async function removeLine(
   ctx: ServiceContext,
-  built: BatchRow,
-  line: BatchLineWithPayment,
+  built: BatchRecord,
+  line: BatchLine,
   why: LeavingReason,
 ): Promise<number[] | undefined> {
-  return withLockedCustomer(ctx, line.customer_id, async (tctx) => {
-    const payment = await getPayment(tctx, line.payment_id);
+  return withLockedCustomer(ctx, line.customerId, async (tctx) => {
+    const payment = await getPayment(tctx, line.paymentId);
     if (payment.state !== 'pending') return undefined;
     const batch = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
-    if (batch?.state !== 'build' || batch.submitted_at !== built.submitted_at) return undefined;
-    const allocations = (await allocationsOfSources(tctx, 'payment', [line.payment_id])).get(line.payment_id);
+    if (batch?.state !== 'build' || batch.submittedAt !== built.submittedAt) return undefined;
+    const allocations = (await allocationsOfSources(tctx, 'payment', [line.paymentId])).get(line.paymentId);
     const invoiceIds = [
       ...new Set((allocations ?? []).filter((a) => a.targetType === 'invoice').map((a) => a.targetId)),
     ].sort((a, b) => a - b);
@@ -144,9 +140,9 @@ async function removeLine(
     for (const invoiceId of invoiceIds) {
       await markLineProblem(tctx, {
         invoiceId,
-        customerId: line.customer_id,
-        currencyCode: line.currency_code,
-        amountMinor: line.amount_minor,
+        customerId: line.customerId,
+        currencyCode: line.currencyCode,
+        amountMinor: line.amountMinor,
         problem: why.reason,
         code: why.code,
       });
@@ -156,17 +152,17 @@ async function removeLine(
 }
 
 /** One e-mail per build, listing every line that left. */
-async function tellStaff(ctx: ServiceContext, batch: BatchRow, left: readonly LeftLine[]): Promise<void> {
+async function tellStaff(ctx: ServiceContext, batch: BatchRecord, left: readonly LeftLine[]): Promise<void> {
   const mailed = await withTransaction(ctx, (tctx) =>
     queueStaffMail(tctx, {
-      subject: `Batch ${batch.batch_token}: ${left.length} debit order(s) left out`,
+      subject: `Batch ${batch.token}: ${left.length} debit order(s) left out`,
       blocks: [
         {
-          paragraph: `These debit orders could not be made and were taken out of batch ${batch.batch_token} (action date ${batch.action_date}); the others go ahead:`,
+          paragraph: `These debit orders could not be made and were taken out of batch ${batch.token} (action date ${batch.actionDate}); the others go ahead:`,
         },
         {
           figures: left.map(({ line, why, invoiceIds }) => [
-            `Payment ${line.payment_id}, customer ${line.customer_id}${invoiceIds.length > 0 ? `, invoice ${invoiceIds.join(', ')}` : ''}, ${line.currency_code} ${minorToDecimalText(line.amount_minor, line.currency_code)}`,
+            `Payment ${line.paymentId}, customer ${line.customerId}${invoiceIds.length > 0 ? `, invoice ${invoiceIds.join(', ')}` : ''}, ${line.currencyCode} ${minorToDecimalText(line.amountMinor, line.currencyCode)}`,
             why.reason,
           ]),
         },

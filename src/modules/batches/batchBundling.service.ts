@@ -170,17 +170,17 @@ async function newAutoBatch(ctx: ServiceContext, key: AutoBatchKey): Promise<num
   const now = nowInstant(ctx);
   const token = crypto.randomUUID();
   const id = await repo.insertBatch(ctx.db, {
-    account_id: ctx.account.id,
-    batch_token: token,
-    currency_code: key.currencyCode,
-    gateway_id: key.gatewayId,
-    action_date: key.actionDate,
+    accountId: ctx.account.id,
+    token,
+    currencyCode: key.currencyCode,
+    gatewayId: key.gatewayId,
+    actionDate: key.actionDate,
     notes: `Debit orders due by ${key.actionDate}`,
     state: 'open' satisfies BatchState,
     rail: key.rail,
-    is_auto: true,
-    created_at: now,
-    updated_at: now,
+    isAuto: true,
+    createdAt: now,
+    updatedAt: now,
   });
   await emitEvent(ctx, 'batch.created', batchRef(token));
   return id;

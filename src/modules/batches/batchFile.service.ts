@@ -12,8 +12,8 @@ import { invoiceNumbersByIds } from '../invoicing/index.ts';
 import { allocationsOfSources } from '../ledger/index.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
-import { batchRowByToken } from './batch.service.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
+import { getBatchRecord } from './batch.service.ts';
 import { buildNetcashBatchFile } from './netcashBatchFile.ts';
 
 /**
@@ -56,17 +56,17 @@ const achAccountType = (accountType: string): AchAccountType =>
  * The builders name a bad input by its path (`lines[3].debtorIban`); a BuildError names the line's payment
  * instead, which is what the business can find and mend.
  */
-function asBuildProblems(error: ValidationError, lines: readonly BatchLineWithPayment[]): string[] {
+function asBuildProblems(error: ValidationError, lines: readonly BatchLine[]): string[] {
   return error.fields.map(({ field, message }) => {
     const at = /^(?:lines|batches\[0\]\.entries)\[(\d+)\]\.?(.*)$/.exec(field);
     const line = at ? lines[Number(at[1])] : undefined;
-    return line ? `payment ${line.payment_id}: ${at![2] || 'line'} ${message}` : `${field}: ${message}`;
+    return line ? `payment ${line.paymentId}: ${at![2] || 'line'} ${message}` : `${field}: ${message}`;
   });
 }
 
 /** The message id of a batch's file: short enough for pain.008's Max35Text, the same for every download. */
-function messageIdOf(batch: BatchRow): string {
-  return `B${batch.id}S${Math.floor(Date.parse(batch.submitted_at ?? batch.created_at) / 1000)}`;
+function messageIdOf(batch: BatchRecord): string {
+  return `B${batch.id}S${Math.floor(Date.parse(batch.submittedAt ?? batch.createdAt) / 1000)}`;
 }
 
 /**
@@ -75,22 +75,22 @@ function messageIdOf(batch: BatchRow): string {
  */
 async function invoiceNumbersOfLines(
   ctx: ServiceContext,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
 ): Promise<Map<number, string[]>> {
   const allocations = await allocationsOfSources(
     ctx,
     'payment',
-    lines.map((line) => line.payment_id),
+    lines.map((line) => line.paymentId),
   );
   const invoiceIdsOf = (paymentId: number) =>
     (allocations.get(paymentId) ?? []).filter((a) => a.targetType === 'invoice').map((a) => a.targetId);
   const numbers = await invoiceNumbersByIds(ctx, [
-    ...new Set(lines.flatMap((line) => invoiceIdsOf(line.payment_id))),
+    ...new Set(lines.flatMap((line) => invoiceIdsOf(line.paymentId))),
   ]);
   return new Map(
     lines.map((line) => [
-      line.payment_id,
-      invoiceIdsOf(line.payment_id)
+      line.paymentId,
+      invoiceIdsOf(line.paymentId)
         .map((id) => numbers.get(id))
         .filter((number): number is number => number != null)
         .map(String),
@@ -125,24 +125,24 @@ const mandateKey = (methodId: number, mandateReference: string | null) =>
  */
 async function sequenceTypesOf(
   ctx: ServiceContext,
-  batch: BatchRow,
-  lines: readonly BatchLineWithPayment[],
+  batch: BatchRecord,
+  lines: readonly BatchLine[],
   methods: ReadonlyMap<number, PaymentMethod>,
 ): Promise<Map<number, 'FRST' | 'RCUR'>> {
-  const methodIds = [...new Set(lines.map((line) => line.payment_method_id!))];
+  const methodIds = [...new Set(lines.map((line) => line.paymentMethodId!))];
   const references = methodIds.flatMap((id) => methods.get(id)?.bankAccount?.mandateReference ?? []);
   const collected = new Set(
     (await repo.listSepaCollectionsUnder(ctx.db, ctx.account.id, methodIds, references, batch.id)).map(
-      (row) => mandateKey(row.payment_method_id!, row.mandate_reference),
+      (collection) => mandateKey(collection.paymentMethodId!, collection.mandateReference),
     ),
   );
   const types = new Map<number, 'FRST' | 'RCUR'>();
   for (const line of lines) {
     const key = mandateKey(
-      line.payment_method_id!,
-      methods.get(line.payment_method_id!)?.bankAccount?.mandateReference ?? null,
+      line.paymentMethodId!,
+      methods.get(line.paymentMethodId!)?.bankAccount?.mandateReference ?? null,
     );
-    types.set(line.payment_id, collected.has(key) ? 'RCUR' : 'FRST');
+    types.set(line.paymentId, collected.has(key) ? 'RCUR' : 'FRST');
     collected.add(key);
   }
   return types;
@@ -151,16 +151,16 @@ async function sequenceTypesOf(
 function buildFor(
   ctx: ServiceContext,
   rail: 'sepa' | 'ach',
-  batch: BatchRow,
-  lines: readonly BatchLineWithPayment[],
+  batch: BatchRecord,
+  lines: readonly BatchLine[],
   methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
   invoiceNumbers: ReadonlyMap<number, readonly string[]>,
   sequenceTypes: ReadonlyMap<number, 'FRST' | 'RCUR'>,
 ): BankFile {
   const messageId = messageIdOf(batch);
-  const createdAt = batch.submitted_at ?? batch.created_at;
-  const method = (line: BatchLineWithPayment) => methods.get(line.payment_method_id!)!;
+  const createdAt = batch.submittedAt ?? batch.createdAt;
+  const method = (line: BatchLine) => methods.get(line.paymentMethodId!)!;
   if (rail === 'sepa') {
     const body = buildPain008({
       messageId,
@@ -172,21 +172,21 @@ function buildFor(
         ...(text(settings, 'creditorBic') ? { bic: text(settings, 'creditorBic') } : {}),
         schemeId: text(settings, 'creditorSchemeId'),
       },
-      requestedCollectionDate: batch.action_date,
+      requestedCollectionDate: batch.actionDate,
       lines: lines.map((line) => {
         const account = method(line).bankAccount!;
         return {
-          endToEndId: String(line.payment_id),
-          amountMinor: line.amount_minor,
-          currency: batch.currency_code,
-          sequenceType: sequenceTypes.get(line.payment_id) ?? 'FRST',
+          endToEndId: String(line.paymentId),
+          amountMinor: line.amountMinor,
+          currency: batch.currencyCode,
+          sequenceType: sequenceTypes.get(line.paymentId) ?? 'FRST',
           ...mandateOf(ctx, method(line)),
           debtorName: account.accountHolder,
           debtorIban: account.secrets?.iban ?? '',
           ...(account.bic ? { debtorBic: account.bic } : {}),
           // A line paying no invoice (an amount on account) names itself.
           remittanceText:
-            invoicesRemittance(invoiceNumbers.get(line.payment_id) ?? []) ?? `Payment ${line.payment_id}`,
+            invoicesRemittance(invoiceNumbers.get(line.paymentId) ?? []) ?? `Payment ${line.paymentId}`,
         };
       }),
     });
@@ -206,14 +206,14 @@ function buildFor(
         companyName: text(settings, 'companyName'),
         companyIdentification: text(settings, 'companyIdentification'),
         entryDescription: text(settings, 'entryDescription') || 'SUBSCRIPT',
-        effectiveEntryDate: batch.action_date,
+        effectiveEntryDate: batch.actionDate,
         originatingDfi: text(settings, 'originatingDfi'),
         entries: lines.map((line) => {
           const account = method(line).bankAccount!;
           return {
-            id: String(line.payment_id),
-            amountMinor: line.amount_minor,
-            currency: batch.currency_code,
+            id: String(line.paymentId),
+            amountMinor: line.amountMinor,
+            currency: batch.currencyCode,
             routingNumber: account.routingNumber ?? '',
             accountNumber: account.secrets?.accountNumber ?? '',
             accountType: achAccountType(account.accountType),
@@ -233,9 +233,9 @@ function buildFor(
 export async function makeBankFile(
   ctx: ServiceContext,
   gateway: Gateway,
-  batch: BatchRow,
+  batch: BatchRecord,
   rail: Rail,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
   /** The lines' bank accounts, opened (the build has them already). */
   methods: ReadonlyMap<number, PaymentMethod>,
 ): Promise<BankFile | { problems: string[] }> {
@@ -267,9 +267,9 @@ export async function makeBankFile(
 async function makeNetcashFile(
   ctx: ServiceContext,
   gateway: Gateway,
-  batch: BatchRow,
+  batch: BatchRecord,
   rail: Rail,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
   methods: ReadonlyMap<number, PaymentMethod>,
 ): Promise<BankFile | { problems: string[] }> {
   if (rail !== 'debit_order') {
@@ -287,11 +287,11 @@ async function makeNetcashFile(
 }
 
 /** What a built batch's stored file is served as. */
-function fileOf(row: BatchRow, body: string): BankFile {
-  const messageId = row.provider_ref ?? '';
-  if (row.rail === 'sepa')
+function fileOf(batch: BatchRecord, body: string): BankFile {
+  const messageId = batch.providerRef ?? '';
+  if (batch.rail === 'sepa')
     return { fileName: `${messageId}.xml`, contentType: 'application/xml', body, messageId };
-  const extension = row.rail === 'ach' ? 'ach' : 'txt';
+  const extension = batch.rail === 'ach' ? 'ach' : 'txt';
   return { fileName: `${messageId}.${extension}`, contentType: 'text/plain', body, messageId };
 }
 
@@ -302,41 +302,41 @@ function fileOf(row: BatchRow, body: string): BankFile {
  * action date is not handed out after it (the bank would refuse a past date): cancel the batch and collect again.
  */
 export async function downloadBankFile(ctx: ServiceContext, token: string): Promise<BankFile> {
-  const row = await batchRowByToken(ctx, token);
-  const gateway = await getGateway(ctx, row.gateway_id);
+  const batch = await getBatchRecord(ctx, token);
+  const gateway = await getGateway(ctx, batch.gatewayId);
   if (!makesBankFiles(gateway)) {
     throw new ConflictError(
       'batch_not_bank_file',
       `Batch ${token} goes through gateway ${gateway.id} (${gateway.type}), which takes batches itself: it has no file`,
     );
   }
-  const sealed = await repo.findBatchFile(ctx.db, ctx.account.id, row.id);
-  if (sealed === null || row.state === 'cancelled') {
+  const sealed = await repo.findBatchFile(ctx.db, ctx.account.id, batch.id);
+  if (sealed === null || batch.state === 'cancelled') {
     throw new ConflictError(
       'batch_not_submitted',
-      `Batch ${token} is ${row.state}: its file exists once it is submitted and built, and goes with a cancel`,
+      `Batch ${token} is ${batch.state}: its file exists once it is submitted and built, and goes with a cancel`,
     );
   }
-  if (row.file_downloaded_at === null) {
-    if (today(ctx) > row.action_date) {
+  if (batch.fileDownloadedAt === null) {
+    if (today(ctx) > batch.actionDate) {
       throw new ConflictError(
         'bank_file_too_late',
-        `Batch ${token}: its action date ${row.action_date} has passed and its file was never taken to the bank; cancel it and collect again`,
+        `Batch ${token}: its action date ${batch.actionDate} has passed and its file was never taken to the bank; cancel it and collect again`,
       );
     }
     // The first download is the file leaving for the bank: never from a batch cancelled meanwhile.
     await withTransaction(ctx, async (tctx) => {
-      const locked = await repo.lockBatch(tctx.db, tctx.account.id, row.id);
+      const locked = await repo.lockBatch(tctx.db, tctx.account.id, batch.id);
       if (locked?.state !== 'submitted') {
         throw new ConflictError(
           'batch_not_submitted',
           `Batch ${token} is ${locked?.state}: its file is not handed out`,
         );
       }
-      if (locked.file_downloaded_at === null) {
-        await repo.updateBatch(tctx.db, tctx.account.id, row.id, { file_downloaded_at: nowInstant(tctx) });
+      if (locked.fileDownloadedAt === null) {
+        await repo.updateBatch(tctx.db, tctx.account.id, batch.id, { fileDownloadedAt: nowInstant(tctx) });
       }
     });
   }
-  return fileOf(row, ctx.secrets.open(sealed));
+  return fileOf(batch, ctx.secrets.open(sealed));
 }

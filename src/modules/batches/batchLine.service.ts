@@ -24,8 +24,8 @@ import { assertCustomerExists } from '../customers/index.ts';
 import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchRow } from './batch.repository.ts';
-import { assertOpen, batchRowByToken } from './batch.service.ts';
+import type { BatchRecord } from './batch.ts';
+import { assertOpen, getBatchRecord } from './batch.service.ts';
 
 /**
  * The lines of a payment batch (spec: /v1/batches/payments): each is a Pending payment from a customer's bank
@@ -88,33 +88,33 @@ async function lockOpenBatch(
   batchId: number,
   rail: Rail | undefined,
   currencyCode?: string,
-): Promise<BatchRow> {
-  const row = await repo.lockBatch(ctx.db, ctx.account.id, batchId);
-  if (!row) throw new NotFoundError('Batch', batchId);
-  assertOpen(row, 'its payments change');
+): Promise<BatchRecord> {
+  const batch = await repo.lockBatch(ctx.db, ctx.account.id, batchId);
+  if (!batch) throw new NotFoundError('Batch', batchId);
+  assertOpen(batch, 'its payments change');
   // Read before the lock, the batch may have been edited since (its currency, while it had no lines).
-  if (currencyCode !== undefined && row.currency_code !== currencyCode) {
+  if (currencyCode !== undefined && batch.currencyCode !== currencyCode) {
     throw new ConflictError(
       'batch_changed',
-      `Batch ${row.batch_token} changed meanwhile: send the request again`,
+      `Batch ${batch.token} changed meanwhile: send the request again`,
     );
   }
   // The rail of its lines: an open batch whose lines were all removed takes any.
-  if (rail !== undefined && row.rail !== null && row.rail !== rail && (await linesOf(ctx, batchId)) > 0) {
+  if (rail !== undefined && batch.rail !== null && batch.rail !== rail && (await linesOf(ctx, batchId)) > 0) {
     throw ValidationError.field(
       'paymentMethodID',
-      `debits by ${rail}, and batch ${row.batch_token} collects by ${row.rail}: one batch makes one bank file`,
+      `debits by ${rail}, and batch ${batch.token} collects by ${batch.rail}: one batch makes one bank file`,
     );
   }
-  return row;
+  return batch;
 }
 
-function paymentInput(batch: BatchRow, input: BatchLineInput, rail: Rail): BatchLinePaymentInput {
+function paymentInput(batch: BatchRecord, input: BatchLineInput, rail: Rail): BatchLinePaymentInput {
   return {
     customerId: input.customerId,
     amount: input.amount,
-    currencyCode: batch.currency_code,
-    date: input.date ?? { value: batch.action_date },
+    currencyCode: batch.currencyCode,
+    date: input.date ?? { value: batch.actionDate },
     method: rail,
     paymentMethodId: input.paymentMethodId,
     memo: input.memo,
@@ -130,14 +130,14 @@ function paymentInput(batch: BatchRow, input: BatchLineInput, rail: Rail): Batch
  * transaction (the route's, which records the reply in it) or its own.
  */
 export async function addBatchLine(ctx: ServiceContext, input: BatchLineInput): Promise<Payment> {
-  const batch = await batchRowByToken(ctx, input.batchToken);
+  const batch = await getBatchRecord(ctx, input.batchToken);
   assertOpen(batch, 'payments are added');
   await assertCustomerExists(ctx, input.customerId);
   const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
   return withLockedCustomer(ctx, input.customerId, async (ctx) => {
     const line = await checkBatchLinePayment(ctx, paymentInput(batch, input, rail));
     // The batch is locked after the customer and before the allocations lock the invoices.
-    await lockOpenBatch(ctx, batch.id, rail, batch.currency_code);
+    await lockOpenBatch(ctx, batch.id, rail, batch.currencyCode);
     const payment = await createBatchLinePayment(ctx, line);
     await recordLine(ctx, batch.id, rail, payment.id, null);
     return payment;
@@ -155,29 +155,26 @@ export async function recordLine(
   paymentId: number,
   invoiceId: number | null,
 ): Promise<void> {
-  const row = await lockOpenBatch(ctx, batchId, rail);
+  const batch = await lockOpenBatch(ctx, batchId, rail);
   const lines = await linesOf(ctx, batchId);
   if (lines >= MAX_BATCH_LINES) {
-    throw new ConflictError(
-      'batch_full',
-      `Batch ${row.batch_token} holds ${MAX_BATCH_LINES} payments already`,
-    );
+    throw new ConflictError('batch_full', `Batch ${batch.token} holds ${MAX_BATCH_LINES} payments already`);
   }
   await repo.insertLine(ctx.db, {
-    payment_id: paymentId,
-    account_id: ctx.account.id,
-    batch_id: batchId,
-    invoice_id: invoiceId,
-    created_at: nowInstant(ctx),
+    paymentId,
+    accountId: ctx.account.id,
+    batchId,
+    invoiceId,
+    createdAt: nowInstant(ctx),
   });
-  if (row.rail !== rail) await repo.updateBatch(ctx.db, ctx.account.id, batchId, { rail });
+  if (batch.rail !== rail) await repo.updateBatch(ctx.db, ctx.account.id, batchId, { rail });
 }
 
 /** The batch line of the payment (404 when it is none); its batch must be the one the request names. */
 async function findLine(ctx: ServiceContext, paymentId: number, batchToken?: string) {
   const line = await repo.findLine(ctx.db, ctx.account.id, paymentId);
   if (!line) throw new NotFoundError('Batch payment', paymentId);
-  if (batchToken !== undefined && (await batchRowByToken(ctx, batchToken)).id !== line.batch_id) {
+  if (batchToken !== undefined && (await getBatchRecord(ctx, batchToken)).id !== line.batchId) {
     throw ValidationError.field('BatchToken', `payment ${paymentId} is not in batch ${batchToken}`);
   }
   return line;
@@ -200,15 +197,15 @@ export async function editBatchLine(
   edit: BatchLineEdit,
 ): Promise<void> {
   const line = await findLine(ctx, paymentId, edit.batchToken);
-  const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [line.batch_id]);
+  const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [line.batchId]);
   const payment = await getPayment(ctx, paymentId);
   if (edit.customerId !== payment.customerId) {
     throw ValidationError.field('customerID', `must be the payment's customer (${payment.customerId})`);
   }
   const input = { ...edit, paymentMethodId: edit.paymentMethodId ?? payment.paymentMethodId! };
   const rail = await lineMethod(ctx, input.customerId, input.paymentMethodId);
-  if (input.currencyCode !== undefined && input.currencyCode.toUpperCase() !== batch!.currency_code) {
-    throw ValidationError.field('CurrencyCode', `must be the batch's currency (${batch!.currency_code})`);
+  if (input.currencyCode !== undefined && input.currencyCode.toUpperCase() !== batch!.currencyCode) {
+    throw ValidationError.field('CurrencyCode', `must be the batch's currency (${batch!.currencyCode})`);
   }
   if (input.method !== undefined && input.method !== rail) {
     throw ValidationError.field(
@@ -220,7 +217,7 @@ export async function editBatchLine(
     // Read again under the lock: it may have changed or gone meanwhile.
     const current = await getPayment(ctx, paymentId);
     assertLinePending(current);
-    await lockOpenBatch(ctx, line.batch_id, rail, batch!.currency_code);
+    await lockOpenBatch(ctx, line.batchId, rail, batch!.currencyCode);
     const checked = await checkBatchLinePayment(ctx, paymentInput(batch!, input, rail));
     await updateBatchLinePayment(ctx, current, checked);
   });
@@ -234,7 +231,7 @@ export async function deleteBatchLine(ctx: ServiceContext, paymentId: number): P
     // Read again under the lock: it may have changed or gone meanwhile.
     const current = await getPayment(ctx, paymentId);
     assertLinePending(current);
-    await lockOpenBatch(ctx, line.batch_id, undefined);
+    await lockOpenBatch(ctx, line.batchId, undefined);
     await deleteBatchLinePayment(ctx, current);
   });
 }

@@ -5,7 +5,7 @@ import type { MandateTerms } from '../mandates/index.ts';
 import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import type { Emandate } from '../mandates/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
 
 /**
  * docs/design/mandates.md, "Checks at build time" (docs/design/batches.md, "Build checks"): each line whose bank
@@ -15,10 +15,10 @@ import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
  */
 export async function mandateProblems(
   ctx: ServiceContext,
-  batch: BatchRow,
-  lines: readonly BatchLineWithPayment[],
+  batch: BatchRecord,
+  lines: readonly BatchLine[],
 ): Promise<Map<number, string>> {
-  const methodIds = [...new Set(lines.map((line) => line.payment_method_id!))];
+  const methodIds = [...new Set(lines.map((line) => line.paymentMethodId!))];
   const mandates = await emandatesOfPaymentMethods(ctx, methodIds);
   const problems = new Map<number, string>();
   if (mandates.size === 0) return problems;
@@ -33,20 +33,20 @@ export async function mandateProblems(
     [...mandates.keys()],
     batch.id,
   )) {
-    noteCollection(other.payment_method_id!, other.action_date);
+    noteCollection(other.paymentMethodId!, other.actionDate);
   }
   for (const line of lines) {
-    const mandate = mandates.get(line.payment_method_id!);
+    const mandate = mandates.get(line.paymentMethodId!);
     if (!mandate) continue;
     const problem = lineMandateProblem(
       mandate,
       line,
-      batch.action_date,
+      batch.actionDate,
       collected.get(mandate.paymentMethodId!),
     );
     // A line that leaves is not collected: it takes no period from the lines after it.
-    if (problem) problems.set(line.payment_id, `eMandate ${mandate.debit.contractRef}: ${problem}`);
-    else noteCollection(mandate.paymentMethodId!, batch.action_date);
+    if (problem) problems.set(line.paymentId, `eMandate ${mandate.debit.contractRef}: ${problem}`);
+    else noteCollection(mandate.paymentMethodId!, batch.actionDate);
   }
   return problems;
 }
@@ -60,7 +60,7 @@ const scheduledAs = (terms: MandateTerms, actionDate: PlainDate): PlainDate =>
 
 function lineMandateProblem(
   mandate: Emandate,
-  line: Pick<BatchLineWithPayment, 'amount_minor' | 'currency_code'>,
+  line: Pick<BatchLine, 'amountMinor' | 'currencyCode'>,
   actionDate: PlainDate,
   earlier: readonly PlainDate[] = [],
 ): string | undefined {
@@ -75,7 +75,7 @@ function lineMandateProblem(
       : earlier.find((date) => collectionPeriod(terms, scheduledAs(terms, date)) === period);
   return collectionTermsProblem(
     terms,
-    { actionDate: scheduled, amountMinor: line.amount_minor, currencyCode: line.currency_code },
+    { actionDate: scheduled, amountMinor: line.amountMinor, currencyCode: line.currencyCode },
     earlierInPeriod,
   );
 }
@@ -93,11 +93,11 @@ export async function mandateRefusal(
   const mandate = (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId);
   if (!mandate) return undefined;
   const earlier = (await repo.listCollectionsFrom(ctx.db, ctx.account.id, [paymentMethodId], 0)).map(
-    (other) => other.action_date,
+    (other) => other.actionDate,
   );
   const problem = lineMandateProblem(
     mandate,
-    { amount_minor: debit.amountMinor, currency_code: debit.currencyCode },
+    { amountMinor: debit.amountMinor, currencyCode: debit.currencyCode },
     debit.actionDate,
     earlier,
   );

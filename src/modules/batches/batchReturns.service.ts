@@ -27,8 +27,8 @@ import { paymentsByIds, reversePayment, settlePayment, withLockedCustomer } from
 import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
-import { batchRowByToken } from './batch.service.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
+import { getBatchRecord } from './batch.service.ts';
 import { collectedByDebitOrder } from './debitCollection.service.ts';
 import { netcashStatementReports } from './netcashBatchFile.ts';
 
@@ -103,20 +103,20 @@ interface ReturnedInvoice extends UncollectedInvoice {
  */
 export async function applyUnpaid(
   ctx: ServiceContext,
-  row: BatchRow,
-  line: BatchLineWithPayment,
+  batch: BatchRecord,
+  line: BatchLine,
   code: string,
 ): Promise<void> {
-  const rail = row.rail as Rail;
+  const rail = batch.rail as Rail;
   const mapping = REASONS_BY_RAIL[rail](code);
-  const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
+  const payment = (await paymentsByIds(ctx, [line.paymentId])).get(line.paymentId);
   const paid = (payment?.allocations ?? []).filter((a) => a.targetType === 'invoice');
   let ranOut = false;
   let mailed = false;
-  await reversePayment(ctx, line.payment_id, { reason: mapping.reason, code }, async (tctx) => {
+  await reversePayment(ctx, line.paymentId, { reason: mapping.reason, code }, async (tctx) => {
     const events: EventToEmit[] = [];
     if (INVALIDATING.has(mapping.reason)) {
-      events.push(...(await invalidatePaymentMethod(tctx, line.payment_method_id!)));
+      events.push(...(await invalidatePaymentMethod(tctx, line.paymentMethodId!)));
     }
     for (const allocation of paid) {
       const invoice = await getInvoice(tctx, allocation.targetId);
@@ -127,12 +127,12 @@ export async function applyUnpaid(
       const before = await snapshotResource(tctx, ref);
       events.push({ type: 'invoice.payment_failed', ref, before });
       const returned: ReturnedInvoice = {
-        customerId: line.customer_id,
+        customerId: line.customerId,
         invoiceId,
-        currencyCode: row.currency_code,
+        currencyCode: batch.currencyCode,
         amountMinor: allocation.amountMinor,
         reason: mapping.reason,
-        paymentMethodId: line.payment_method_id!,
+        paymentMethodId: line.paymentMethodId!,
         nextTryDate: null,
       };
       if (byDebitOrder) {
@@ -141,7 +141,7 @@ export async function applyUnpaid(
           rail,
           mapping.retryable,
           invoice.numTries,
-          line.payment_method_id!,
+          line.paymentMethodId!,
         );
         returned.nextTryDate = next;
         await setCollectionSchedule(tctx, invoiceId, {
@@ -164,7 +164,7 @@ export async function applyUnpaid(
     return events;
   });
   if (mailed) ctx.mailQueued();
-  if (ranOut) await afterRetriesRanOut(ctx, line.customer_id);
+  if (ranOut) await afterRetriesRanOut(ctx, line.customerId);
 }
 
 /**
@@ -172,9 +172,9 @@ export async function applyUnpaid(
  * "Returns presented again"). Its own transaction after the settlement's: a crash between the two loses the receipt,
  * never the money.
  */
-async function afterSettled(ctx: ServiceContext, line: BatchLineWithPayment): Promise<void> {
-  const payment = (await paymentsByIds(ctx, [line.payment_id])).get(line.payment_id);
-  await withLockedCustomer(ctx, line.customer_id, async (tctx) => {
+async function afterSettled(ctx: ServiceContext, line: BatchLine): Promise<void> {
+  const payment = (await paymentsByIds(ctx, [line.paymentId])).get(line.paymentId);
+  await withLockedCustomer(ctx, line.customerId, async (tctx) => {
     for (const allocation of payment?.allocations ?? []) {
       if (allocation.targetType !== 'invoice') continue;
       const invoice = await getInvoice(tctx, allocation.targetId);
@@ -184,7 +184,7 @@ async function afterSettled(ctx: ServiceContext, line: BatchLineWithPayment): Pr
       await setCollectionSchedule(tctx, allocation.targetId, { addTry: false, nextTryDate: null });
       await emitEvent(tctx, 'invoice.updated', ref, { before });
     }
-    await noticePaymentCollected(tctx, line.payment_id);
+    await noticePaymentCollected(tctx, line.paymentId);
   });
   ctx.mailQueued();
 }
@@ -203,15 +203,15 @@ const ANSWERED_MEANWHILE = new Set(['payment_not_pending', 'payment_failed']);
  */
 export async function applyReport(
   ctx: ServiceContext,
-  row: BatchRow,
-  line: BatchLineWithPayment,
+  batch: BatchRecord,
+  line: BatchLine,
   report: { outcome: 'paid' | 'unpaid'; code: string | null },
   counts: LineCounts,
 ): Promise<void> {
   if (report.outcome === 'paid' && line.state !== 'pending') return;
   try {
-    if (report.outcome === 'paid') await settlePayment(ctx, line.payment_id, row.action_date);
-    else await applyUnpaid(ctx, row, line, report.code ?? '');
+    if (report.outcome === 'paid') await settlePayment(ctx, line.paymentId, batch.actionDate);
+    else await applyUnpaid(ctx, batch, line, report.code ?? '');
   } catch (error) {
     if (error instanceof ConflictError && ANSWERED_MEANWHILE.has(error.code)) return;
     throw error;
@@ -223,11 +223,11 @@ export async function applyReport(
 
 const REPORTING_STATES: readonly BatchState[] = ['submitted', 'processing', 'processed'];
 
-function assertReporting(row: BatchRow): void {
-  if (!REPORTING_STATES.includes(row.state as BatchState)) {
+function assertReporting(batch: BatchRecord): void {
+  if (!REPORTING_STATES.includes(batch.state)) {
     throw new ConflictError(
       'batch_not_submitted',
-      `Batch ${row.batch_token} is ${row.state}: the bank reports only on a submitted batch`,
+      `Batch ${batch.token} is ${batch.state}: the bank reports only on a submitted batch`,
     );
   }
 }
@@ -237,11 +237,11 @@ function assertReporting(row: BatchRow): void {
  * cancelled. The same rule for a result recorded by hand and for a bank's file (docs/gateways.md, "The bankfile
  * gateway").
  */
-function assertPayable(row: BatchRow, what: string): void {
-  if (row.state === 'submitted') {
+function assertPayable(batch: BatchRecord, what: string): void {
+  if (batch.state === 'submitted') {
     throw new ConflictError(
       'batch_not_processing',
-      `Batch ${row.batch_token} is submitted: ${what} (a line is paid once the bank processes the batch, from its action date)`,
+      `Batch ${batch.token} is submitted: ${what} (a line is paid once the bank processes the batch, from its action date)`,
     );
   }
 }
@@ -260,15 +260,15 @@ interface FileReport {
 }
 
 /** The reports in a pain.002 status report (SEPA) or a NACHA return file, checked to be about this batch's file. */
-function reportsOfDocument(row: BatchRow, document: string): FileReport[] {
+function reportsOfDocument(batch: BatchRecord, document: string): FileReport[] {
   if (document.trimStart().startsWith('<')) {
-    if (row.rail !== 'sepa')
-      throw ValidationError.field('document', `batch ${row.batch_token} is not a sepa batch`);
+    if (batch.rail !== 'sepa')
+      throw ValidationError.field('document', `batch ${batch.token} is not a sepa batch`);
     const report = parsePain002(document);
-    if (row.provider_ref !== null && report.originalMessageId !== row.provider_ref) {
+    if (batch.providerRef !== null && report.originalMessageId !== batch.providerRef) {
       throw ValidationError.field(
         'document',
-        `the report answers message ${report.originalMessageId}, not this batch's file (${row.provider_ref})`,
+        `the report answers message ${report.originalMessageId}, not this batch's file (${batch.providerRef})`,
       );
     }
     return report.transactions.map((tx) => ({
@@ -277,8 +277,8 @@ function reportsOfDocument(row: BatchRow, document: string): FileReport[] {
       code: tx.reasonCode ?? 'MS03',
     }));
   }
-  if (row.rail !== 'ach')
-    throw ValidationError.field('document', `batch ${row.batch_token} is not an ach batch`);
+  if (batch.rail !== 'ach')
+    throw ValidationError.field('document', `batch ${batch.token} is not an ach batch`);
   return parseNachaReturns(document).map((entry) => ({
     lineRef: entry.individualId.trim(),
     outcome: entry.kind === 'return' ? 'unpaid' : 'none',
@@ -298,22 +298,22 @@ export async function uploadBatchReturns(
   token: string,
   document: string,
 ): Promise<ReturnsOutcome> {
-  const row = await batchRowByToken(ctx, token);
-  assertReporting(row);
-  if (!makesBankFiles(await getGateway(ctx, row.gateway_id))) {
+  const batch = await getBatchRecord(ctx, token);
+  assertReporting(batch);
+  if (!makesBankFiles(await getGateway(ctx, batch.gatewayId))) {
     throw new ConflictError(
       'batch_not_bank_file',
       `Batch ${token} goes through a provider, which reports on it itself; record a line's result with PUT /v1/batches/payments/{paymentID}/result`,
     );
   }
   const lines = new Map(
-    (await repo.listLines(ctx.db, ctx.account.id, row.id)).map((line) => [String(line.payment_id), line]),
+    (await repo.listLines(ctx.db, ctx.account.id, batch.id)).map((line) => [String(line.paymentId), line]),
   );
   // A Netcash statement covers the whole Netcash account: only its entries about this batch's lines are read.
   const reports =
-    row.rail === 'debit_order'
+    batch.rail === 'debit_order'
       ? netcashStatementReports(document, new Set(lines.keys()))
-      : reportsOfDocument(row, document);
+      : reportsOfDocument(batch, document);
   const unknown = reports.filter((report) => !lines.has(report.lineRef)).map((report) => report.lineRef);
   if (unknown.length > 0) {
     throw ValidationError.field(
@@ -324,7 +324,7 @@ export async function uploadBatchReturns(
   const settling = reports.filter((report) => report.outcome === 'paid').map((report) => report.lineRef);
   if (settling.length > 0) {
     assertPayable(
-      row,
+      batch,
       `the file settles ${settling.join(', ')}; upload it again once the batch is processing`,
     );
   }
@@ -340,7 +340,7 @@ export async function uploadBatchReturns(
       unchanged += 1;
       continue;
     }
-    await applyReport(ctx, row, line, { outcome: report.outcome, code: report.code }, counts);
+    await applyReport(ctx, batch, line, { outcome: report.outcome, code: report.code }, counts);
   }
   return { ...counts, unchanged };
 }
@@ -357,9 +357,9 @@ export async function recordLineResult(
   const found = await repo.findLine(ctx.db, ctx.account.id, paymentId);
   const line = await repo.findLineWithPayment(ctx.db, ctx.account.id, paymentId);
   if (!found || !line) throw new NotFoundError('Batch payment', paymentId);
-  const [row] = await repo.findBatches(ctx.db, ctx.account.id, [found.batch_id]);
-  assertReporting(row!);
-  if (result.status === 'paid') assertPayable(row!, `payment ${paymentId} cannot be paid yet`);
+  const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [found.batchId]);
+  assertReporting(batch!);
+  if (result.status === 'paid') assertPayable(batch!, `payment ${paymentId} cannot be paid yet`);
   if (result.status === 'unpaid' && !result.reasonCode) {
     throw ValidationError.field(
       'ReasonCode',
@@ -370,5 +370,5 @@ export async function recordLineResult(
     throw new ConflictError('batch_line_final', `Payment ${paymentId} is ${line.state} already`);
   }
   const counts: LineCounts = { settled: 0, returned: 0 };
-  await applyReport(ctx, row!, line, { outcome: result.status, code: result.reasonCode ?? null }, counts);
+  await applyReport(ctx, batch!, line, { outcome: result.status, code: result.reasonCode ?? null }, counts);
 }

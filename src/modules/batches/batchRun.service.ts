@@ -22,7 +22,7 @@ import { countCollectionTries } from '../invoicing/index.ts';
 import { allocationsOfSources } from '../ledger/index.ts';
 import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
 import { atTheBank, batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
 import { makeBankFile } from './batchFile.service.ts';
 import { badLines, leavingText, removeBadLines } from './batchBuildLines.service.ts';
@@ -74,14 +74,14 @@ export const emptyBatchRunSummary = (): BatchRunSummary => ({
 
 async function eachBatch(
   ctx: ServiceContext,
-  rows: readonly BatchRow[],
-  work: (row: BatchRow) => Promise<void>,
+  batches: readonly BatchRecord[],
+  work: (batch: BatchRecord) => Promise<void>,
 ): Promise<void> {
-  for (const row of rows) {
+  for (const batch of batches) {
     try {
-      await work(row);
+      await work(batch);
     } catch (error) {
-      ctx.log.error({ err: error, batchId: row.id }, 'batch run step failed');
+      ctx.log.error({ err: error, batchId: batch.id }, 'batch run step failed');
     }
   }
 }
@@ -91,17 +91,17 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
   summary.bundled = await bundleDueDebitOrders(ctx);
   summary.autoSubmitted = await submitDueBatches(ctx);
   const { id: accountId } = ctx.account;
-  await eachBatch(ctx, await repo.listBatchesInStates(ctx.db, accountId, ['build']), (row) =>
-    buildBatch(ctx, row, summary),
+  await eachBatch(ctx, await repo.listBatchesInStates(ctx.db, accountId, ['build']), (batch) =>
+    buildBatch(ctx, batch, summary),
   );
   await eachBatch(
     ctx,
     await repo.listBatchesInStates(ctx.db, accountId, ['submitted', 'processing']),
-    (row) => followBatch(ctx, row, summary),
+    (batch) => followBatch(ctx, batch, summary),
   );
   const since = oldestActionDateWithLateReturns(today(ctx));
-  await eachBatch(ctx, await repo.listProcessedSince(ctx.db, accountId, since), (row) =>
-    readReports(ctx, row, summary),
+  await eachBatch(ctx, await repo.listProcessedSince(ctx.db, accountId, since), (batch) =>
+    readReports(ctx, batch, summary),
   );
   for (const batchId of await repo.listCancelledWithPendingLines(ctx.db, accountId)) {
     try {
@@ -120,17 +120,17 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
  */
 function wholeBatchProblems(
   ctx: ServiceContext,
-  row: BatchRow,
+  batch: BatchRecord,
   gateway: Gateway,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
 ): string[] {
   const problems: string[] = [];
   if (!isGatewayUsable(gateway)) problems.push(`gateway ${gateway.id} is disabled or no longer active`);
   if (lines.length === 0) problems.push('the batch has no payments');
   if (lines.length > MAX_BATCH_LINES) problems.push(`the batch holds more than ${MAX_BATCH_LINES} payments`);
   // The lead time was checked at submit; a build that comes after the action date (a stalled worker) is too late.
-  if (row.action_date < today(ctx)) {
-    problems.push(`its action date ${row.action_date} has passed: submit it again with a later ActionDate`);
+  if (batch.actionDate < today(ctx)) {
+    problems.push(`its action date ${batch.actionDate} has passed: submit it again with a later ActionDate`);
   }
   return problems;
 }
@@ -140,18 +140,18 @@ function wholeBatchProblems(
  * cancelling an open batch would (`batch.cancelled`); its BuildError says why each line left. Its invoices were each
  * marked with their problem.
  */
-async function cancelEmptiedBatch(ctx: ServiceContext, built: BatchRow, leaving: string): Promise<void> {
+async function cancelEmptiedBatch(ctx: ServiceContext, built: BatchRecord, leaving: string): Promise<void> {
   await withTransaction(ctx, async (tctx) => {
-    const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
-    if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) return;
-    const ref = batchRef(row.batch_token);
+    const batch = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
+    if (!batch || batch.state !== 'build' || batch.submittedAt !== built.submittedAt) return;
+    const ref = batchRef(batch.token);
     const before = await snapshotResource(tctx, ref);
     const now = nowInstant(tctx);
-    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+    await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
       state: 'cancelled' satisfies BatchState,
-      build_error: leaving || 'no payment of the batch was still pending',
-      cancelled_at: now,
-      updated_at: now,
+      buildError: leaving || 'no payment of the batch was still pending',
+      cancelledAt: now,
+      updatedAt: now,
     });
     await emitEvent(tctx, 'batch.cancelled', ref, { before });
   });
@@ -163,44 +163,44 @@ interface Accepted {
   file: string | null;
 }
 
-async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
-  const gateway = await getGateway(ctx, row.gateway_id);
-  const all = await repo.listLines(ctx.db, ctx.account.id, row.id);
-  const rail = row.rail as Rail;
+async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: BatchRunSummary): Promise<void> {
+  const gateway = await getGateway(ctx, batch.gatewayId);
+  const all = await repo.listLines(ctx.db, ctx.account.id, batch.id);
+  const rail = batch.rail as Rail;
   const methods = await openedPaymentMethodsByIds(ctx, [
-    ...new Set(all.map((line) => line.payment_method_id!)),
+    ...new Set(all.map((line) => line.paymentMethodId!)),
   ]);
-  const problems = wholeBatchProblems(ctx, row, gateway, all);
+  const problems = wholeBatchProblems(ctx, batch, gateway, all);
   if (problems.length > 0) {
-    await finishBuild(ctx, row, gateway, all, problems, undefined, summary);
+    await finishBuild(ctx, batch, gateway, all, problems, undefined, summary);
     return;
   }
   // One customer never holds up a batch (docs/gateways.md): a line that cannot be made leaves, the others go on.
-  const bad = await badLines(ctx, row, rail, all, methods);
-  if (bad.size > 0) summary.linesLeft += await removeBadLines(ctx, row, all, bad);
-  const lines = all.filter((line) => line.state === 'pending' && !bad.has(line.payment_id));
+  const bad = await badLines(ctx, batch, rail, all, methods);
+  if (bad.size > 0) summary.linesLeft += await removeBadLines(ctx, batch, all, bad);
+  const lines = all.filter((line) => line.state === 'pending' && !bad.has(line.paymentId));
   if (lines.length === 0) {
-    await cancelEmptiedBatch(ctx, row, leavingText(all, bad));
+    await cancelEmptiedBatch(ctx, batch, leavingText(all, bad));
     return;
   }
   let accepted: Accepted | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
     // The file is made once, here, and kept as it is: what the business downloads is what was checked.
-    const file = await makeBankFile(ctx, gateway, row, rail, lines, methods);
+    const file = await makeBankFile(ctx, gateway, batch, rail, lines, methods);
     if ('problems' in file) problems.push(...file.problems);
     else accepted = { providerRef: file.messageId, file: file.body };
   } else if (problems.length === 0) {
     const result = await submitBatchToGateway(ctx, gateway, {
       // One key per submission: a build cut short after the call is answered with the first acceptance.
-      idempotencyKey: `batch_${row.batch_token}_${row.submitted_at}`,
+      idempotencyKey: `batch_${batch.token}_${batch.submittedAt}`,
       rail,
-      currencyCode: row.currency_code,
-      actionDate: row.action_date,
+      currencyCode: batch.currencyCode,
+      actionDate: batch.actionDate,
       lines: lines.map((line) => {
-        const account = methods.get(line.payment_method_id!)!.bankAccount!;
+        const account = methods.get(line.paymentMethodId!)!.bankAccount!;
         return {
-          lineRef: String(line.payment_id),
-          amountMinor: line.amount_minor,
+          lineRef: String(line.paymentId),
+          amountMinor: line.amountMinor,
           accountHolder: account.accountHolder,
           accountNumber: account.secrets?.accountNumber ?? null,
           branchCode: account.branchCode,
@@ -220,7 +220,7 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
       );
     }
   }
-  const recorded = await finishBuild(ctx, row, gateway, lines, problems, accepted, summary);
+  const recorded = await finishBuild(ctx, batch, gateway, lines, problems, accepted, summary);
   // The provider took a batch that was cancelled (or submitted again) meanwhile: it must not collect it.
   if (!recorded && accepted && accepted.file === null) {
     await cancelBatchAtGateway(ctx, gateway, accepted.providerRef);
@@ -230,9 +230,9 @@ async function buildBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunS
 /** Records the build's verdict, unless the batch changed meanwhile (cancelled, or submitted again); whether it did. */
 async function finishBuild(
   ctx: ServiceContext,
-  built: BatchRow,
+  built: BatchRecord,
   gateway: Gateway,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
   problems: readonly string[],
   accepted: Accepted | undefined,
   summary: BatchRunSummary,
@@ -241,37 +241,37 @@ async function finishBuild(
     // The batch's state and every invoice's try at once, so one transaction however many lines: on SQLite it lets
     // the event loop turn between its statements rather than hold it to the commit (docs/architecture.md, "Storage").
     await letLoopTurnInside(tctx.db);
-    const row = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
-    if (!row || row.state !== 'build' || row.submitted_at !== built.submitted_at) {
+    const batch = await repo.lockBatch(tctx.db, tctx.account.id, built.id);
+    if (!batch || batch.state !== 'build' || batch.submittedAt !== built.submittedAt) {
       tctx.log.warn(
         { batchId: built.id, gatewayId: gateway.id },
         'batch changed while it was built; build dropped',
       );
       return false;
     }
-    const ref = batchRef(row.batch_token);
+    const ref = batchRef(batch.token);
     const before = await snapshotResource(tctx, ref);
     const now = nowInstant(tctx);
     if (problems.length > 0 || !accepted) {
-      await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+      await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
         state: 'open' satisfies BatchState,
-        build_error: problems.join('; '),
-        updated_at: now,
+        buildError: problems.join('; '),
+        updatedAt: now,
       });
       await emitEvent(tctx, 'batch.build_failed', ref, { before });
       summary.buildFailed += 1;
       return true;
     }
-    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+    await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
       state: 'submitted' satisfies BatchState,
-      provider_ref: accepted.providerRef,
+      providerRef: accepted.providerRef,
       // Sealed here, where it is stored, rather than right after it was made: the two are each a stretch of
       // synchronous work (10-25 ms on a cold process), and the loop turns between them (docs/benchmarks.md,
       // "Batches").
-      file_sealed: accepted.file === null ? null : tctx.secrets.seal(accepted.file),
-      updated_at: now,
+      fileSealed: accepted.file === null ? null : tctx.secrets.seal(accepted.file),
+      updatedAt: now,
     });
-    const invoiceEvents = await countTries(tctx, lines, row.action_date);
+    const invoiceEvents = await countTries(tctx, lines, batch.actionDate);
     await emitEvents(tctx, [{ type: 'batch.updated', ref, before }, ...invoiceEvents]);
     summary.built += 1;
     return true;
@@ -285,13 +285,13 @@ async function finishBuild(
  */
 async function countTries(
   ctx: ServiceContext,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
   actionDate: PlainDate,
 ): Promise<EventToEmit[]> {
   const allocations = await allocationsOfSources(
     ctx,
     'payment',
-    lines.map((line) => line.payment_id),
+    lines.map((line) => line.paymentId),
   );
   // In id order, as the ledger locks invoices: two transactions never wait on each other's.
   const invoiceIds = [
@@ -305,45 +305,45 @@ async function countTries(
 }
 
 /** A batch in flight: processing from its action date, reports applied, the return window closed, processed. */
-async function followBatch(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
+async function followBatch(ctx: ServiceContext, batch: BatchRecord, summary: BatchRunSummary): Promise<void> {
   const on = today(ctx);
-  let state = row.state as BatchState;
+  let state = batch.state;
   // A bank file must have been taken to the bank (downloaded) before the bank can be processing it.
-  if (state === 'submitted' && on >= row.action_date && atTheBank(row)) {
-    await moveState(ctx, row, 'submitted', 'processing');
+  if (state === 'submitted' && on >= batch.actionDate && atTheBank(batch)) {
+    await moveState(ctx, batch, 'submitted', 'processing');
     state = 'processing';
   }
   if (state !== 'processing') return;
-  await readReports(ctx, row, summary);
-  const rail = row.rail as Rail;
+  await readReports(ctx, batch, summary);
+  const rail = batch.rail as Rail;
   let pending = 0;
-  const windowClosed = on > returnWindowEnd(rail, row.action_date);
-  for (const line of await repo.listLines(ctx.db, ctx.account.id, row.id)) {
+  const windowClosed = on > returnWindowEnd(rail, batch.actionDate);
+  for (const line of await repo.listLines(ctx.db, ctx.account.id, batch.id)) {
     if (line.state !== 'pending') continue;
     // Nobody returned it within the rail's window: the money is in.
-    if (windowClosed) await applyReport(ctx, row, line, { outcome: 'paid', code: null }, summary);
+    if (windowClosed) await applyReport(ctx, batch, line, { outcome: 'paid', code: null }, summary);
     else pending += 1;
   }
-  if (pending === 0 && (await moveState(ctx, row, 'processing', 'processed'))) summary.processed += 1;
+  if (pending === 0 && (await moveState(ctx, batch, 'processing', 'processed'))) summary.processed += 1;
 }
 
 /** Moves the batch from `from` to `to` with its event, unless it left `from` meanwhile; whether it moved. */
 async function moveState(
   ctx: ServiceContext,
-  row: BatchRow,
+  batch: BatchRecord,
   from: BatchState,
   to: BatchState,
 ): Promise<boolean> {
   return withTransaction(ctx, async (tctx) => {
-    const locked = await repo.lockBatch(tctx.db, tctx.account.id, row.id);
+    const locked = await repo.lockBatch(tctx.db, tctx.account.id, batch.id);
     if (locked?.state !== from) return false;
-    const ref = batchRef(row.batch_token);
+    const ref = batchRef(batch.token);
     const before = await snapshotResource(tctx, ref);
     const now = nowInstant(tctx);
-    await repo.updateBatch(tctx.db, tctx.account.id, row.id, {
+    await repo.updateBatch(tctx.db, tctx.account.id, batch.id, {
       state: to,
-      ...(to === 'processed' ? { processed_at: now } : {}),
-      updated_at: now,
+      ...(to === 'processed' ? { processedAt: now } : {}),
+      updatedAt: now,
     });
     await emitEvent(tctx, to === 'processed' ? 'batch.processed' : 'batch.updated', ref, { before });
     return true;
@@ -355,22 +355,22 @@ async function moveState(
  * late window): an unpaid fails its line, whether it is still pending or was settled (a late return); a paid report
  * settles a pending line. A line already failed is left alone, so each report is applied once.
  */
-async function readReports(ctx: ServiceContext, row: BatchRow, summary: BatchRunSummary): Promise<void> {
+async function readReports(ctx: ServiceContext, batch: BatchRecord, summary: BatchRunSummary): Promise<void> {
   const on = today(ctx);
-  const rail = row.rail as Rail;
+  const rail = batch.rail as Rail;
   // A bank file's reports come as files the business uploads, not from a provider.
-  if (row.provider_ref === null || row.has_file) return;
-  if (row.reports_read_on !== null && row.reports_read_on >= on) return;
-  if (row.state === 'processed' && on > lateWindowEnd(rail, row.action_date)) return;
-  const gateway = await getGateway(ctx, row.gateway_id);
-  const reports = await readBatchReports(ctx, gateway, row.provider_ref, on);
+  if (batch.providerRef === null || batch.hasFile) return;
+  if (batch.reportsReadOn !== null && batch.reportsReadOn >= on) return;
+  if (batch.state === 'processed' && on > lateWindowEnd(rail, batch.actionDate)) return;
+  const gateway = await getGateway(ctx, batch.gatewayId);
+  const reports = await readBatchReports(ctx, gateway, batch.providerRef, on);
   const lines = new Map(
-    (await repo.listLines(ctx.db, ctx.account.id, row.id)).map((line) => [String(line.payment_id), line]),
+    (await repo.listLines(ctx.db, ctx.account.id, batch.id)).map((line) => [String(line.paymentId), line]),
   );
   for (const report of reports) {
     const line = lines.get(report.lineRef);
     if (!line || line.state === 'failed') continue;
-    await applyReport(ctx, row, line, report, summary);
+    await applyReport(ctx, batch, line, report, summary);
   }
-  await repo.updateBatch(ctx.db, ctx.account.id, row.id, { reports_read_on: on });
+  await repo.updateBatch(ctx.db, ctx.account.id, batch.id, { reportsReadOn: on });
 }

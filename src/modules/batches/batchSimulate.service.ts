@@ -5,8 +5,8 @@ import { assertTestAccount } from '../auth/index.ts';
 import { SIMULATION_IS_FOR } from '../collections/index.ts';
 import { getGateway } from '../gateways/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchRow } from './batch.repository.ts';
-import { batchRowByToken } from './batch.service.ts';
+import type { BatchRecord } from './batch.ts';
+import { getBatchRecord } from './batch.service.ts';
 import { recordLineResult } from './batchReturns.service.ts';
 
 /**
@@ -31,8 +31,8 @@ function resultOf(scenario: string, rail: Rail): { status: 'paid' | 'unpaid'; re
   throw ValidationError.field('scenario', 'must be one of paid, dispute, refund, unpaid:<code>');
 }
 
-async function assertTestMode(ctx: ServiceContext, row: BatchRow): Promise<void> {
-  const gateway = await getGateway(ctx, row.gateway_id);
+async function assertTestMode(ctx: ServiceContext, batch: BatchRecord): Promise<void> {
+  const gateway = await getGateway(ctx, batch.gatewayId);
   if (!gateway.isTestMode) {
     throw new NotAllowedError(
       'gateway_not_test_mode',
@@ -54,10 +54,10 @@ export async function simulateLineReport(
 ): Promise<void> {
   assertTestAccount(ctx.account, SIMULATION_IS_FOR);
   const line = await repo.findLine(ctx.db, ctx.account.id, paymentId);
-  const [row] = line ? await repo.findBatches(ctx.db, ctx.account.id, [line.batch_id]) : [];
-  if (!row) throw ValidationError.field('paymentID', `payment ${paymentId} is not a batch line`);
-  await assertTestMode(ctx, row);
-  await recordLineResult(ctx, paymentId, resultOf(scenario.trim(), row.rail as Rail));
+  const [batch] = line ? await repo.findBatches(ctx.db, ctx.account.id, [line.batchId]) : [];
+  if (!batch) throw ValidationError.field('paymentID', `payment ${paymentId} is not a batch line`);
+  await assertTestMode(ctx, batch);
+  await recordLineResult(ctx, paymentId, resultOf(scenario.trim(), batch.rail as Rail));
 }
 
 /** The same report on every line of the batch that can still take it (pending ones for paid; any not failed). */
@@ -67,11 +67,11 @@ export async function simulateBatchReport(
   scenario: string,
 ): Promise<void> {
   assertTestAccount(ctx.account, SIMULATION_IS_FOR);
-  const row = await batchRowByToken(ctx, token);
-  await assertTestMode(ctx, row);
-  const result = resultOf(scenario.trim(), row.rail as Rail);
-  for (const line of await repo.listLines(ctx.db, ctx.account.id, row.id)) {
+  const batch = await getBatchRecord(ctx, token);
+  await assertTestMode(ctx, batch);
+  const result = resultOf(scenario.trim(), batch.rail as Rail);
+  for (const line of await repo.listLines(ctx.db, ctx.account.id, batch.id)) {
     const takes = result.status === 'paid' ? line.state === 'pending' : line.state !== 'failed';
-    if (takes) await recordLineResult(ctx, line.payment_id, result);
+    if (takes) await recordLineResult(ctx, line.paymentId, result);
   }
 }

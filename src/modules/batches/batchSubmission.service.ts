@@ -7,7 +7,7 @@ import { queueStaffMail } from '../collections/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
 import * as repo from './batch.repository.ts';
-import type { BatchRow } from './batch.repository.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
 import { batchRef, submitBatch, withLockedBatch } from './batch.service.ts';
 import { deleteBatchLine } from './batchLine.service.ts';
 import { planActionDate, reportLineProblem, showPlannedDate } from './batchPlan.service.ts';
@@ -24,19 +24,19 @@ import type { ActionDatePlan } from './batchPlan.service.ts';
 export async function submitDueBatches(ctx: ServiceContext): Promise<number> {
   const on = today(ctx);
   let submitted = 0;
-  for (const row of await repo.listBatchesInStates(ctx.db, ctx.account.id, ['open'])) {
-    if (!row.is_auto || row.rail === null || !isRail(row.rail)) continue;
-    if (on < lastSubmitDate(row.rail, row.action_date)) continue;
+  for (const batch of await repo.listBatchesInStates(ctx.db, ctx.account.id, ['open'])) {
+    if (!batch.isAuto || batch.rail === null || !isRail(batch.rail)) continue;
+    if (on < lastSubmitDate(batch.rail, batch.actionDate)) continue;
     try {
       // A batch whose build failed waits for a person: submitting it again would fail the same way.
-      if (ctx.account.collectionLoop.autoSubmitBatches && row.build_error === null) {
-        await submitBatchAsked(ctx, row.batch_token, {});
+      if (ctx.account.collectionLoop.autoSubmitBatches && batch.buildError === null) {
+        await submitBatchAsked(ctx, batch.token, {});
         submitted += 1;
       } else {
-        await announceSubmissionDue(ctx, row);
+        await announceSubmissionDue(ctx, batch);
       }
     } catch (error) {
-      ctx.log.warn({ err: error, batchId: row.id }, 'submitting a due batch failed');
+      ctx.log.warn({ err: error, batchId: batch.id }, 'submitting a due batch failed');
     }
   }
   return submitted;
@@ -56,20 +56,20 @@ export async function submitBatchAsked(
 }
 
 /** `batch.submission_due` and the staff's e-mail, once per batch and action date. */
-async function announceSubmissionDue(ctx: ServiceContext, row: BatchRow): Promise<void> {
-  const figures = (await repo.figuresOfBatches(ctx.db, ctx.account.id, [row.id])).get(row.id);
+async function announceSubmissionDue(ctx: ServiceContext, batch: BatchRecord): Promise<void> {
+  const figures = (await repo.figuresOfBatches(ctx.db, ctx.account.id, [batch.id])).get(batch.id);
   if (!figures || figures.lines === 0) return;
   const mailed = await withTransaction(ctx, async (tctx) => {
-    const emitted = await emitEvent(tctx, 'batch.submission_due', batchRef(row.batch_token), {
-      onceKey: `batch.submission_due:${row.batch_token}:${row.action_date}`,
+    const emitted = await emitEvent(tctx, 'batch.submission_due', batchRef(batch.token), {
+      onceKey: `batch.submission_due:${batch.token}:${batch.actionDate}`,
     });
     if (emitted.length === 0) return false;
-    const total = `${row.currency_code} ${minorToDecimalText(figures.total_minor, row.currency_code)}`;
+    const total = `${batch.currencyCode} ${minorToDecimalText(figures.totalMinor, batch.currencyCode)}`;
     return queueStaffMail(tctx, {
-      subject: `Submit batch ${row.batch_token} today: debit orders for ${row.action_date}`,
+      subject: `Submit batch ${batch.token} today: debit orders for ${batch.actionDate}`,
       blocks: [
         {
-          paragraph: `Batch ${row.batch_token} holds ${figures.lines} debit order(s) for ${total}, to be presented on ${row.action_date}. Today is the last day it can be submitted for that date.`,
+          paragraph: `Batch ${batch.token} holds ${figures.lines} debit order(s) for ${total}, to be presented on ${batch.actionDate}. Today is the last day it can be submitted for that date.`,
         },
         {
           paragraph:
@@ -89,19 +89,19 @@ async function announceSubmissionDue(ctx: ServiceContext, row: BatchRow): Promis
  * ActionDate and the new.
  */
 export async function redateLateBatch(ctx: ServiceContext, token: string): Promise<void> {
-  const row = await repo.findBatchByToken(ctx.db, ctx.account.id, token);
-  if (!row || !row.is_auto || row.state !== 'open' || row.rail === null || !isRail(row.rail)) return;
-  const rail: Rail = row.rail;
-  if (row.action_date >= earliestActionDate(rail, today(ctx))) return;
-  const lines = await repo.listLines(ctx.db, ctx.account.id, row.id);
+  const batch = await repo.findBatchByToken(ctx.db, ctx.account.id, token);
+  if (!batch || !batch.isAuto || batch.state !== 'open' || batch.rail === null || !isRail(batch.rail)) return;
+  const rail: Rail = batch.rail;
+  if (batch.actionDate >= earliestActionDate(rail, today(ctx))) return;
+  const lines = await repo.listLines(ctx.db, ctx.account.id, batch.id);
   const plans = new Map<number, ActionDatePlan>();
   for (const line of lines) {
     plans.set(
-      line.payment_id,
+      line.paymentId,
       await planActionDate(
         ctx,
-        { nextTryDate: null, dueDate: row.action_date },
-        line.payment_method_id!,
+        { nextTryDate: null, dueDate: batch.actionDate },
+        line.paymentMethodId!,
         rail,
       ),
     );
@@ -109,7 +109,7 @@ export async function redateLateBatch(ctx: ServiceContext, token: string): Promi
   const dates = [...plans.values()].flatMap((plan) => ('actionDate' in plan ? [plan.actionDate] : []));
   const actionDate = dates.sort()[0];
   for (const line of lines) {
-    const plan = plans.get(line.payment_id)!;
+    const plan = plans.get(line.paymentId)!;
     if ('actionDate' in plan && plan.actionDate === actionDate) await showNewDate(ctx, line, actionDate);
     else await leaveBatch(ctx, line, plan);
   }
@@ -118,43 +118,35 @@ export async function redateLateBatch(ctx: ServiceContext, token: string): Promi
     if (locked.state !== 'open') return;
     const before = await snapshotResource(tctx, batchRef(token));
     await repo.updateBatch(tctx.db, tctx.account.id, locked.id, {
-      action_date: actionDate,
-      updated_at: nowInstant(tctx),
+      actionDate,
+      updatedAt: nowInstant(tctx),
     });
     await emitEvent(tctx, 'batch.updated', batchRef(token), { before });
   });
 }
 
 /** A line that stays: its invoice's NextTryDate follows the batch to its new action date. */
-async function showNewDate(
-  ctx: ServiceContext,
-  line: repo.BatchLineWithPayment,
-  actionDate: string,
-): Promise<void> {
-  const invoiceId = line.invoice_id;
+async function showNewDate(ctx: ServiceContext, line: BatchLine, actionDate: string): Promise<void> {
+  const invoiceId = line.invoiceId;
   if (invoiceId === null) return;
-  await withLockedCustomer(ctx, line.customer_id, (tctx) => showPlannedDate(tctx, invoiceId, actionDate));
+  await withLockedCustomer(ctx, line.customerId, (tctx) => showPlannedDate(tctx, invoiceId, actionDate));
 }
 
 /** A line leaves its batch: its payment deleted, its invoice planned for its own date, or told its problem. */
-async function leaveBatch(
-  ctx: ServiceContext,
-  line: repo.BatchLineWithPayment,
-  plan: ActionDatePlan,
-): Promise<void> {
-  await deleteBatchLine(ctx, line.payment_id);
-  const invoiceId = line.invoice_id;
+async function leaveBatch(ctx: ServiceContext, line: BatchLine, plan: ActionDatePlan): Promise<void> {
+  await deleteBatchLine(ctx, line.paymentId);
+  const invoiceId = line.invoiceId;
   if (invoiceId === null) return;
-  const told = await withLockedCustomer(ctx, line.customer_id, async (tctx) => {
+  const told = await withLockedCustomer(ctx, line.customerId, async (tctx) => {
     if ('actionDate' in plan) {
       await showPlannedDate(tctx, invoiceId, plan.actionDate);
       return false;
     }
     return reportLineProblem(tctx, {
       invoiceId,
-      customerId: line.customer_id,
-      currencyCode: line.currency_code,
-      amountMinor: line.amount_minor,
+      customerId: line.customerId,
+      currencyCode: line.currencyCode,
+      amountMinor: line.amountMinor,
       problem: plan.problem,
     });
   });

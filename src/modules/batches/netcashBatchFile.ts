@@ -9,7 +9,7 @@ import {
   parseNetcashStatement,
 } from './bankFiles/netcashStatement.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
-import type { BatchLineWithPayment, BatchRow } from './batch.repository.ts';
+import type { BatchLine, BatchRecord } from './batch.ts';
 
 /**
  * The NIF file of a netcash gateway's debit-order batch (docs/gateways/netcash.md, "Batches"): one T record a line,
@@ -37,32 +37,32 @@ const text = (settings: Record<string, unknown>, key: string): string =>
  * the caller to name by payment.
  */
 export function buildNetcashBatchFile(
-  batch: BatchRow,
+  batch: BatchRecord,
   batchName: string,
-  lines: readonly BatchLineWithPayment[],
+  lines: readonly BatchLine[],
   methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
 ): string | { problems: string[] } {
-  if (batch.currency_code !== 'ZAR') {
-    return { problems: [`Netcash collects debit orders in ZAR, not ${batch.currency_code}`] };
+  if (batch.currencyCode !== 'ZAR') {
+    return { problems: [`Netcash collects debit orders in ZAR, not ${batch.currencyCode}`] };
   }
   return buildNetcashDebitOrderFile({
     serviceKey: text(settings, 'serviceKey'),
     softwareVendorKey: text(settings, 'softwareVendorKey') || NETCASH_DEFAULT_SOFTWARE_VENDOR_KEY,
     instruction: 'TwoDay',
     batchName,
-    actionDate: batch.action_date,
+    actionDate: batch.actionDate,
     lines: lines.map((line) => {
-      const account = methods.get(line.payment_method_id!)!.bankAccount!;
+      const account = methods.get(line.paymentMethodId!)!.bankAccount!;
       return {
-        accountReference: netcashAccountReference(line.payment_method_id!),
+        accountReference: netcashAccountReference(line.paymentMethodId!),
         accountName: account.accountHolder,
         bankAccountName: account.accountHolder,
         accountType: NETCASH_ACCOUNT_TYPES[account.accountType.toLowerCase()] ?? ('' as NetcashAccountType),
         branchCode: account.branchCode ?? '',
         bankAccountNumber: account.secrets?.accountNumber ?? '',
-        amountMinor: line.amount_minor,
-        lineRef: String(line.payment_id),
+        amountMinor: line.amountMinor,
+        lineRef: String(line.paymentId),
       };
     }),
   });
