@@ -46,7 +46,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/ledger/customerCredit.service.ts',
   'src/modules/ledger/payment.service.ts',
   'src/modules/ledger/refund.service.ts',
-  'src/modules/mail/mail.service.ts',
   'src/modules/mandates/emandate.service.ts',
   'src/modules/mandates/emandateLink.service.ts',
   'src/modules/paymentMethods/bankAccount.service.ts',
