@@ -52,11 +52,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/paymentMethods/paymentMethod.service.ts',
   'src/modules/portal/passwordReset.service.ts',
   'src/modules/portal/portalAuth.service.ts',
-  'src/modules/widgets/capture.service.ts',
-  'src/modules/widgets/captureBank.service.ts',
-  'src/modules/widgets/captureProvider.service.ts',
-  'src/modules/widgets/captureSession.service.ts',
-  'src/modules/widgets/payPage.service.ts',
 ];
 
 export default tseslint.config(
