@@ -50,8 +50,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/mandates/emandateLink.service.ts',
   'src/modules/paymentMethods/bankAccount.service.ts',
   'src/modules/paymentMethods/paymentMethod.service.ts',
-  'src/modules/portal/passwordReset.service.ts',
-  'src/modules/portal/portalAuth.service.ts',
 ];
 
 export default tseslint.config(
