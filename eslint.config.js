@@ -48,8 +48,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/ledger/refund.service.ts',
   'src/modules/mandates/emandate.service.ts',
   'src/modules/mandates/emandateLink.service.ts',
-  'src/modules/paymentMethods/bankAccount.service.ts',
-  'src/modules/paymentMethods/paymentMethod.service.ts',
 ];
 
 export default tseslint.config(
