@@ -37,18 +37,8 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/ledger/customerCredit.service.ts',
   'src/modules/ledger/payment.service.ts',
   'src/modules/ledger/refund.service.ts',
-  'src/modules/mail/mail.service.ts',
   'src/modules/mandates/emandate.service.ts',
   'src/modules/mandates/emandateLink.service.ts',
-  'src/modules/paymentMethods/bankAccount.service.ts',
-  'src/modules/paymentMethods/paymentMethod.service.ts',
-  'src/modules/portal/passwordReset.service.ts',
-  'src/modules/portal/portalAuth.service.ts',
-  'src/modules/widgets/capture.service.ts',
-  'src/modules/widgets/captureBank.service.ts',
-  'src/modules/widgets/captureProvider.service.ts',
-  'src/modules/widgets/captureSession.service.ts',
-  'src/modules/widgets/payPage.service.ts',
 ];
 
 export default tseslint.config(

@@ -1,42 +1,15 @@
 import { sql } from 'kysely';
-import type { Selectable, SelectQueryBuilder } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Database } from '../../storage/schema.ts';
-import type { MailOutboxTable } from './tables.ts';
+import { STORED_MAIL_COLUMNS, newMailToRow, storedMailFromRow } from './mail.mapper.ts';
+import type { NewMail, StoredMail } from './mail.mapper.ts';
 
-export interface NewMailRow {
-  accountId: number;
-  recipient: string;
-  cc?: string | null;
-  subject: string;
-  bodySealed: string;
-  htmlSealed?: string | null;
-  attachment?: { kind: string; ref: string } | null;
-  createdAt: string;
-}
-
-function mailValues(mail: NewMailRow) {
-  return {
-    account_id: mail.accountId,
-    recipient: mail.recipient,
-    cc: mail.cc ?? null,
-    subject: mail.subject,
-    body_sealed: mail.bodySealed,
-    html_sealed: mail.htmlSealed ?? null,
-    attachment_kind: mail.attachment?.kind ?? null,
-    attachment_ref: mail.attachment?.ref ?? null,
-    status: 'pending' as const,
-    attempts: 0,
-    next_attempt_at: mail.createdAt,
-    created_at: mail.createdAt,
-  };
-}
-
-export async function insertMail(db: Db, mail: NewMailRow): Promise<number> {
+export async function insertMail(db: Db, mail: NewMail): Promise<number> {
   const row = await db
     .insertInto('mail_outbox')
-    .values(mailValues(mail))
+    .values(newMailToRow(mail))
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -46,33 +19,14 @@ export async function insertMail(db: Db, mail: NewMailRow): Promise<number> {
 const INSERT_CHUNK = 1000;
 
 /** Many messages in a few multi-row statements (a bill run queues one per invoice). */
-export async function insertMails(db: Db, mails: readonly NewMailRow[]): Promise<void> {
+export async function insertMails(db: Db, mails: readonly NewMail[]): Promise<void> {
   for (let at = 0; at < mails.length; at += INSERT_CHUNK) {
     await db
       .insertInto('mail_outbox')
-      .values(mails.slice(at, at + INSERT_CHUNK).map(mailValues))
+      .values(mails.slice(at, at + INSERT_CHUNK).map(newMailToRow))
       .execute();
   }
 }
-
-const MAIL_COLUMNS = [
-  'id',
-  'account_id',
-  'recipient',
-  'cc',
-  'subject',
-  'body_sealed',
-  'html_sealed',
-  'attachment_kind',
-  'attachment_ref',
-  'status',
-  'attempts',
-  'last_error',
-  'created_at',
-  'delivered_at',
-] as const;
-
-export type MailRow = Pick<Selectable<MailOutboxTable>, (typeof MAIL_COLUMNS)[number]>;
 
 /**
  * Leases up to `limit` due messages to the caller until `leaseUntil`, so that several workers never send the same
@@ -91,7 +45,7 @@ export async function leaseDueMail(
   now: string,
   leaseUntil: string,
   limit: number,
-): Promise<MailRow[]> {
+): Promise<StoredMail[]> {
   const unfailed = await leaseWhere(db, now, leaseUntil, limit, (due) =>
     due.where('last_error', 'is', null).orderBy('id'),
   );
@@ -110,7 +64,7 @@ async function leaseWhere(
   leaseUntil: string,
   limit: number,
   due: (pending: PendingQuery) => PendingQuery,
-): Promise<MailRow[]> {
+): Promise<StoredMail[]> {
   const pending = db
     .selectFrom('mail_outbox')
     .select('id')
@@ -119,12 +73,13 @@ async function leaseWhere(
   const chosen = due(pending)
     .limit(limit)
     .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked());
-  return db
+  const rows = await db
     .updateTable('mail_outbox')
     .set({ lease_until: leaseUntil, attempts: sql<number>`attempts + 1` })
     .where('id', 'in', chosen)
-    .returning(MAIL_COLUMNS)
+    .returning(STORED_MAIL_COLUMNS)
     .execute();
+  return rows.map(storedMailFromRow);
 }
 
 /** Records what became of a leased message, unless its lease ran out and another worker took it over. */
@@ -152,12 +107,13 @@ export async function recordDelivery(
     .execute();
 }
 
-export function listMail(db: Db, filter: { accountId?: number; limit: number }): Promise<MailRow[]> {
-  return db
+export async function listMail(db: Db, filter: { accountId?: number; limit: number }): Promise<StoredMail[]> {
+  const rows = await db
     .selectFrom('mail_outbox')
-    .select(MAIL_COLUMNS)
+    .select(STORED_MAIL_COLUMNS)
     .$if(filter.accountId !== undefined, (qb) => qb.where('account_id', '=', filter.accountId!))
     .orderBy('id', 'desc')
     .limit(filter.limit)
     .execute();
+  return rows.map(storedMailFromRow);
 }

@@ -6,6 +6,7 @@ import type { DocumentRenderer } from '../../pdf/documentPool.ts';
 import type { Db } from '../../storage/database.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import * as repo from './mail.repository.ts';
+import type { NewMail, StoredMail } from './mail.mapper.ts';
 
 /** A document the worker renders when it delivers the message: `kind` names the renderer, `ref` the record. */
 export interface AttachmentRef {
@@ -89,7 +90,7 @@ export function smtpTransport(smtpUrl: string): MailTransport {
   };
 }
 
-function newMailRow(deps: { clock: Clock; secrets: SecretBox }, accountId: number, mail: OutgoingMail) {
+function newMail(deps: { clock: Clock; secrets: SecretBox }, accountId: number, mail: OutgoingMail): NewMail {
   return {
     accountId,
     recipient: mail.to,
@@ -109,7 +110,7 @@ export async function queueMail(
   accountId: number,
   mail: OutgoingMail,
 ): Promise<number> {
-  return repo.insertMail(db, newMailRow(deps, accountId, mail));
+  return repo.insertMail(db, newMail(deps, accountId, mail));
 }
 
 /** Many messages at once, in a few statements (a bill run's invoices); same transaction rule as queueMail. */
@@ -120,15 +121,15 @@ export async function queueMails(
 ): Promise<void> {
   await repo.insertMails(
     db,
-    mails.map(({ accountId, mail }) => newMailRow(deps, accountId, mail)),
+    mails.map(({ accountId, mail }) => newMail(deps, accountId, mail)),
   );
 }
 
-async function renderAttachments(deps: DeliveryDeps, mail: repo.MailRow): Promise<RenderedAttachment[]> {
-  if (mail.attachment_kind === null || mail.attachment_ref === null) return [];
-  const render = renderers.get(mail.attachment_kind);
-  if (!render) throw new Error(`no renderer is registered for attachments of kind ${mail.attachment_kind}`);
-  return [await render(deps, { accountId: mail.account_id, ref: mail.attachment_ref })];
+async function renderAttachments(deps: DeliveryDeps, mail: StoredMail): Promise<RenderedAttachment[]> {
+  if (mail.attachment === null) return [];
+  const render = renderers.get(mail.attachment.kind);
+  if (!render) throw new Error(`no renderer is registered for attachments of kind ${mail.attachment.kind}`);
+  return [await render(deps, { accountId: mail.accountId, ref: mail.attachment.ref })];
 }
 
 export interface DeliveryDeps {
@@ -181,8 +182,8 @@ export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
         to: mail.recipient,
         ...(mail.cc ? { cc: mail.cc } : {}),
         subject: mail.subject,
-        text: deps.secrets.open(mail.body_sealed),
-        ...(mail.html_sealed ? { html: deps.secrets.open(mail.html_sealed) } : {}),
+        text: deps.secrets.open(mail.bodySealed),
+        ...(mail.htmlSealed ? { html: deps.secrets.open(mail.htmlSealed) } : {}),
         ...(attachments.length ? { attachments } : {}),
       });
       await repo.recordDelivery(deps.db, lease, { status: 'sent', at: deps.clock.now().toISOString() });
@@ -226,16 +227,16 @@ export async function listMail(
   const rows = await repo.listMail(db, filter);
   return rows.map((row) => ({
     id: row.id,
-    accountId: row.account_id,
+    accountId: row.accountId,
     to: row.recipient,
     cc: row.cc,
     subject: row.subject,
-    text: secrets.open(row.body_sealed),
-    attachment: row.attachment_kind === null ? null : `${row.attachment_kind}:${row.attachment_ref}`,
+    text: secrets.open(row.bodySealed),
+    attachment: row.attachment === null ? null : `${row.attachment.kind}:${row.attachment.ref}`,
     status: row.status,
     attempts: row.attempts,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    deliveredAt: row.delivered_at,
+    lastError: row.lastError,
+    createdAt: row.createdAt,
+    deliveredAt: row.deliveredAt,
   }));
 }

@@ -42,7 +42,7 @@ import {
   primaryMoveEvents,
   readUnopenedPaymentMethod,
 } from './paymentMethod.service.ts';
-import type { PaymentMethod } from './paymentMethod.service.ts';
+import type { PaymentMethod, StoredBankAccount } from './paymentMethod.ts';
 
 export interface BankAccountInput {
   method: string;
@@ -340,22 +340,26 @@ async function checkEmandate(
   if (problem) problems.push({ field: 'BankAccount.EMandateToken', message: problem });
 }
 
-/** The bank-account columns of a checked account, the account number and IBAN sealed. */
-function bankAccountColumns(ctx: ServiceContext, account: CheckedBankAccount, mandate: Mandate) {
+/** A checked account as it is stored, the account number and IBAN sealed. */
+function storedBankAccount(
+  ctx: ServiceContext,
+  account: CheckedBankAccount,
+  mandate: Mandate,
+): StoredBankAccount {
   return {
-    mandate_reference: mandate.reference,
-    mandate_signed_on: mandate.signedOn,
+    mandateReference: mandate.reference,
+    mandateSignedOn: mandate.signedOn,
     // The last four of what identifies the account: its IBAN for sepa, else its number.
-    last_four: lastFour(account.iban ?? account.accountNumber ?? ''),
-    debit_method: account.debitMethod,
-    account_type: account.accountType,
-    account_holder: account.accountHolder,
+    lastFour: lastFour(account.iban ?? account.accountNumber ?? ''),
+    debitMethod: account.debitMethod,
+    accountType: account.accountType,
+    accountHolder: account.accountHolder,
     bank: account.bank,
-    account_number_sealed: account.accountNumber === null ? null : ctx.secrets.seal(account.accountNumber),
-    branch_code: account.branchCode,
-    iban_sealed: account.iban === null ? null : ctx.secrets.seal(account.iban),
+    accountNumberSealed: account.accountNumber === null ? null : ctx.secrets.seal(account.accountNumber),
+    branchCode: account.branchCode,
+    ibanSealed: account.iban === null ? null : ctx.secrets.seal(account.iban),
     bic: account.bic,
-    routing_number: account.routingNumber,
+    routingNumber: account.routingNumber,
     // No EMandateToken: the mandate names the method it is linked to (linkEmandate), and keeps only the token's
     // digest (docs/spec-decisions.md, "eMandate tokens at rest").
   };
@@ -391,16 +395,15 @@ export async function addBankAccount(
   const id = await insertWithPrimaryRules(
     ctx,
     {
-      account_id: ctx.account.id,
-      customer_id: input.customerId,
-      gateway_id: null,
-      method_type: 'bank_account',
+      accountId: ctx.account.id,
+      customerId: input.customerId,
+      gatewayId: null,
       token: ownToken(),
       // docs/spec-decisions.md, "eMandates": an account under a signed eMandate is valid for collection.
-      is_valid: emandateToken !== null,
-      ...bankAccountColumns(ctx, account, mandate),
-      created_at: now,
-      updated_at: now,
+      isValid: emandateToken !== null,
+      details: { type: 'bank_account', bankAccount: storedBankAccount(ctx, account, mandate) },
+      createdAt: now,
+      updatedAt: now,
     },
     input.isPrimary,
     emandateToken === null ? undefined : (tctx, methodId) => linkEmandate(tctx, emandateToken, methodId),
@@ -423,7 +426,7 @@ export async function editBankAccount(
 ): Promise<void> {
   const current = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
   if (!current) throw new NotFoundError('Payment method', paymentMethodId);
-  if (current.method_type !== 'bank_account') {
+  if (current.bankAccount === null) {
     throw ValidationError.field(
       'paymentMethodID',
       `payment method ${paymentMethodId} is a credit card; only bank accounts are edited here`,
@@ -436,40 +439,40 @@ export async function editBankAccount(
     ctx,
     input.bankAccount,
     debitMethodOf(input.bankAccount.method),
-    { reference: current.mandate_reference, signedOn: current.mandate_signed_on },
+    { reference: current.bankAccount.mandateReference, signedOn: current.bankAccount.mandateSignedOn },
     problems,
   );
-  if (input.customerId !== current.customer_id) {
+  if (input.customerId !== current.customerId) {
     await assertCustomerExists(ctx, input.customerId);
     problems.push({
       field: 'customerID',
-      message: `cannot change (it is ${current.customer_id}); add the account to the other customer instead`,
+      message: `cannot change (it is ${current.customerId}); add the account to the other customer instead`,
     });
   }
-  await checkEmandate(ctx, account, current.customer_id, paymentMethodId, problems);
+  await checkEmandate(ctx, account, current.customerId, paymentMethodId, problems);
   if (problems.length) throw new ValidationError(problems);
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
     // Held before `before` is read, so that it is what this change changes.
-    await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
+    await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customerId);
     const ref = paymentMethodRef(paymentMethodId);
     const before = await snapshotResource(tctx, ref);
     const becomesPrimary = input.isPrimary && before.object?.['isPrimary'] !== true;
     const formerPrimary = becomesPrimary
-      ? await primaryBefore(tctx, current.customer_id, paymentMethodId)
+      ? await primaryBefore(tctx, current.customerId, paymentMethodId)
       : undefined;
     const updated = await repo.updateBankAccount(trx, ctx.account.id, paymentMethodId, {
-      ...bankAccountColumns(ctx, account, mandate),
+      ...storedBankAccount(ctx, account, mandate),
       // Changed details are unproven again, unless a signed eMandate for them is given.
-      is_valid: account.emandateToken !== null,
-      updated_at: now,
+      isValid: account.emandateToken !== null,
+      updatedAt: now,
     });
     if (!updated) throw new NotFoundError('Payment method', paymentMethodId);
     await unlinkEmandates(tctx, [paymentMethodId], account.emandateToken);
     if (account.emandateToken !== null) await linkEmandate(tctx, account.emandateToken, paymentMethodId);
     if (input.isPrimary) {
-      await repo.setPrimaryPaymentMethod(trx, ctx.account.id, current.customer_id, paymentMethodId, now);
+      await repo.setPrimaryPaymentMethod(trx, ctx.account.id, current.customerId, paymentMethodId, now);
     }
     await emitEvents(tctx, [
       { type: 'payment_method.updated', ref, before },
@@ -532,18 +535,18 @@ async function setValidityOfMatching(
   isValid: boolean,
 ): Promise<void> {
   await withTransaction(ctx, async (tctx) => {
-    const rows = await repo.listSealedBankAccountsOfCustomer(tctx.db, tctx.account.id, customerId);
-    const matching = rows.filter((row) => {
+    const stored = await repo.listSealedBankAccountsOfCustomer(tctx.db, tctx.account.id, customerId);
+    const matching = stored.filter(({ bankAccount, sealed, isValid: wasValid }) => {
       const accountNumber =
-        row.account_number_sealed === null ? null : tctx.secrets.open(row.account_number_sealed);
-      const iban = row.iban_sealed === null ? null : tctx.secrets.open(row.iban_sealed);
+        sealed.accountNumberSealed === null ? null : tctx.secrets.open(sealed.accountNumberSealed);
+      const iban = sealed.ibanSealed === null ? null : tctx.secrets.open(sealed.ibanSealed);
       return (
-        row.debit_method === account.debitMethod &&
+        bankAccount!.debitMethod === account.debitMethod &&
         accountNumber === account.accountNumber &&
         iban === account.iban &&
-        row.branch_code === account.branchCode &&
-        row.routing_number === account.routingNumber &&
-        Boolean(row.is_valid) !== isValid
+        bankAccount!.branchCode === account.branchCode &&
+        bankAccount!.routingNumber === account.routingNumber &&
+        wasValid !== isValid
       );
     });
     if (matching.length === 0) return;

@@ -25,7 +25,7 @@ import {
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { insertWithPrimaryRules, readUnopenedPaymentMethod } from './paymentMethod.service.ts';
-import type { PaymentMethod } from './paymentMethod.service.ts';
+import type { PaymentMethod } from './paymentMethod.ts';
 
 export interface AddCreditCardInput {
   customerId: number;
@@ -170,20 +170,24 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
   const id = await insertWithPrimaryRules(
     ctx,
     {
-      account_id: ctx.account.id,
-      customer_id: customer.id,
-      gateway_id: gateway.id,
-      method_type: 'credit_card',
+      accountId: ctx.account.id,
+      customerId: customer.id,
+      gatewayId: gateway.id,
       token,
-      is_valid: true,
-      last_four: lastFour(card.digits),
-      card_type: card.cardType,
-      name_on_card: card.nameOnCard,
-      last_name_on_card: card.lastNameOnCard,
-      expiry_month: card.expiryMonth,
-      expiry_year: card.expiryYear,
-      created_at: now,
-      updated_at: now,
+      isValid: true,
+      details: {
+        type: 'credit_card',
+        card: {
+          lastFour: lastFour(card.digits),
+          cardType: card.cardType,
+          nameOnCard: card.nameOnCard,
+          lastNameOnCard: card.lastNameOnCard,
+          expiryMonth: card.expiryMonth,
+          expiryYear: card.expiryYear,
+        },
+      },
+      createdAt: now,
+      updatedAt: now,
     },
     input.isPrimary,
   );
@@ -213,20 +217,24 @@ export async function addVaultedCard(ctx: ServiceContext, input: VaultedCardInpu
   return insertWithPrimaryRules(
     ctx,
     {
-      account_id: ctx.account.id,
-      customer_id: input.customerId,
-      gateway_id: input.gatewayId,
-      method_type: 'credit_card',
+      accountId: ctx.account.id,
+      customerId: input.customerId,
+      gatewayId: input.gatewayId,
       token: input.token,
-      is_valid: true,
-      last_four: input.lastFour,
-      card_type: input.cardType,
-      name_on_card: input.nameOnCard,
-      last_name_on_card: input.lastNameOnCard,
-      expiry_month: input.expiryMonth,
-      expiry_year: input.expiryYear,
-      created_at: now,
-      updated_at: now,
+      isValid: true,
+      details: {
+        type: 'credit_card',
+        card: {
+          lastFour: input.lastFour,
+          cardType: input.cardType,
+          nameOnCard: input.nameOnCard,
+          lastNameOnCard: input.lastNameOnCard,
+          expiryMonth: input.expiryMonth,
+          expiryYear: input.expiryYear,
+        },
+      },
+      createdAt: now,
+      updatedAt: now,
     },
     false,
   );

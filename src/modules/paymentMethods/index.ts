@@ -20,7 +20,7 @@
  */
 /** Payment methods' mandate references, joined by other modules' statements (docs/architecture.md, "Tables and their owners"). */
 export { paymentMethodMandates } from './paymentMethodMandates.ts';
-export type { PaymentMethod } from './paymentMethod.service.ts';
+export type { PaymentMethod } from './paymentMethod.ts';
 export {
   assertPaymentMethodUsable,
   deletePaymentMethod,

@@ -1,41 +1,23 @@
 import { expressionBuilder } from 'kysely';
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Database } from '../../storage/schema.ts';
-import type { PaymentMethodsTable } from './tables.ts';
+import {
+  bankAccountChangesToRow,
+  newPaymentMethodToRow,
+  paymentMethodFromRow,
+  sealedPaymentMethodFromRow,
+} from './paymentMethod.mapper.ts';
+import type {
+  BankAccountChanges,
+  NewPaymentMethod,
+  PaymentMethod,
+  PrimaryPaymentMethod,
+  SealedPaymentMethod,
+} from './paymentMethod.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
-
-/** A payment method without its sealed account number and IBAN: what lists and checks read. */
-export type PaymentMethodRow = Omit<
-  Selectable<PaymentMethodsTable>,
-  'account_id' | 'account_number_sealed' | 'iban_sealed' | 'updated_at'
->;
-/** With the sealed columns, for the one read that returns the full bank account. */
-export type SealedPaymentMethodRow = PaymentMethodRow &
-  Pick<Selectable<PaymentMethodsTable>, 'account_number_sealed' | 'iban_sealed'>;
-export type NewPaymentMethodRow = Insertable<PaymentMethodsTable>;
-export type BankAccountChanges = Updateable<
-  Pick<
-    PaymentMethodsTable,
-    | 'is_valid'
-    | 'last_four'
-    | 'debit_method'
-    | 'account_type'
-    | 'account_holder'
-    | 'bank'
-    | 'account_number_sealed'
-    | 'branch_code'
-    | 'iban_sealed'
-    | 'bic'
-    | 'routing_number'
-    | 'mandate_reference'
-    | 'mandate_signed_on'
-    | 'updated_at'
-  >
->;
 
 // The sealed columns are read only by findSealedPaymentMethod: a list never decrypts anything.
 const COLUMNS = [
@@ -64,68 +46,72 @@ const COLUMNS = [
   'created_at',
 ] as const;
 
-export function findPaymentMethod(
+export async function findPaymentMethod(
   db: Db,
   accountId: number,
   paymentMethodId: number,
-): Promise<PaymentMethodRow | undefined> {
-  return db
+): Promise<PaymentMethod | undefined> {
+  const row = await db
     .selectFrom('payment_methods')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', paymentMethodId)
     .executeTakeFirst();
+  return row && paymentMethodFromRow(row);
 }
 
-export function findPaymentMethods(
+export async function findPaymentMethods(
   db: Db,
   accountId: number,
   paymentMethodIds: readonly number[],
-): Promise<PaymentMethodRow[]> {
-  if (paymentMethodIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<PaymentMethod[]> {
+  if (paymentMethodIds.length === 0) return [];
+  const rows = await db
     .selectFrom('payment_methods')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', paymentMethodIds)
     .orderBy('id')
     .execute();
+  return rows.map(paymentMethodFromRow);
 }
 
-export function findSealedPaymentMethods(
+export async function findSealedPaymentMethods(
   db: Db,
   accountId: number,
   paymentMethodIds: readonly number[],
-): Promise<SealedPaymentMethodRow[]> {
-  if (paymentMethodIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<SealedPaymentMethod[]> {
+  if (paymentMethodIds.length === 0) return [];
+  const rows = await db
     .selectFrom('payment_methods')
     .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
     .where('account_id', '=', accountId)
     .where('id', 'in', paymentMethodIds)
     .execute();
+  return rows.map(sealedPaymentMethodFromRow);
 }
 
-export function findSealedPaymentMethod(
+export async function findSealedPaymentMethod(
   db: Db,
   accountId: number,
   paymentMethodId: number,
-): Promise<SealedPaymentMethodRow | undefined> {
-  return db
+): Promise<SealedPaymentMethod | undefined> {
+  const row = await db
     .selectFrom('payment_methods')
     .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
     .where('account_id', '=', accountId)
     .where('id', '=', paymentMethodId)
     .executeTakeFirst();
+  return row && sealedPaymentMethodFromRow(row);
 }
 
-export function listPaymentMethods(
+export async function listPaymentMethods(
   db: Db,
   accountId: number,
   page: Page,
   customerId?: number,
-): Promise<PaymentMethodRow[]> {
-  return db
+): Promise<PaymentMethod[]> {
+  const rows = await db
     .selectFrom('payment_methods')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
@@ -134,6 +120,7 @@ export function listPaymentMethods(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(paymentMethodFromRow);
 }
 
 /**
@@ -159,13 +146,14 @@ const primaryPaymentMethodsOf = preparedQuery((db, accountId: number, customerId
     .where('is_primary', '=', true),
 );
 
-export function listPrimaryPaymentMethods(
+export async function listPrimaryPaymentMethods(
   db: Db,
   accountId: number,
   customerIds: readonly number[],
-): Promise<{ id: number; customer_id: number; token: string }[]> {
-  if (customerIds.length === 0) return Promise.resolve([]);
-  return primaryPaymentMethodsOf(db, accountId, customerIds);
+): Promise<PrimaryPaymentMethod[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await primaryPaymentMethodsOf(db, accountId, customerIds);
+  return rows.map((row) => ({ id: row.id, customerId: row.customer_id, token: row.token }));
 }
 
 /**
@@ -253,10 +241,10 @@ export async function clearPrimaryPaymentMethod(
     .execute();
 }
 
-export async function insertPaymentMethod(db: Db, row: NewPaymentMethodRow): Promise<number> {
+export async function insertPaymentMethod(db: Db, method: NewPaymentMethod): Promise<number> {
   const inserted = await db
     .insertInto('payment_methods')
-    .values(row)
+    .values(newPaymentMethodToRow(method))
     .returning('id')
     .executeTakeFirstOrThrow();
   return inserted.id;
@@ -271,7 +259,7 @@ export async function updateBankAccount(
 ): Promise<boolean> {
   const result = await db
     .updateTable('payment_methods')
-    .set(changes)
+    .set(bankAccountChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', paymentMethodId)
     .where('method_type', '=', 'bank_account')
@@ -312,12 +300,12 @@ export async function deleteCustomerPaymentMethods(
 }
 
 /** The customer's bank accounts with their sealed numbers (to find one by its details). */
-export function listSealedBankAccountsOfCustomer(
+export async function listSealedBankAccountsOfCustomer(
   db: Db,
   accountId: number,
   customerId: number,
-): Promise<SealedPaymentMethodRow[]> {
-  return db
+): Promise<SealedPaymentMethod[]> {
+  const rows = await db
     .selectFrom('payment_methods')
     .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
     .where('account_id', '=', accountId)
@@ -325,6 +313,7 @@ export function listSealedBankAccountsOfCustomer(
     .where('method_type', '=', 'bank_account')
     .orderBy('id')
     .execute();
+  return rows.map(sealedPaymentMethodFromRow);
 }
 
 export async function setPaymentMethodValidity(

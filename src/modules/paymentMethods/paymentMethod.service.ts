@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
-import type { PlainDate } from '../../core/calendar.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
@@ -15,108 +14,22 @@ import { emandateTokensOfPaymentMethods, unlinkEmandates } from '../mandates/ind
 import { paymentMethodUses } from './paymentMethodUses.ts';
 import * as repo from './paymentMethod.repository.ts';
 import { newPrimaryListener } from './newPrimaryMethod.ts';
-import type { PaymentMethodRow, SealedPaymentMethodRow } from './paymentMethod.repository.ts';
+import type {
+  BankAccountDetails,
+  NewPaymentMethod,
+  PaymentMethod,
+  SealedPaymentMethod,
+} from './paymentMethod.ts';
 
-export interface CreditCardDetails {
-  cardType: string;
-  nameOnCard: string;
-  lastNameOnCard: string;
-  expiryMonth: number;
-  expiryYear: number;
-  lastFour: string;
-}
-
-export interface BankAccountDetails {
-  debitMethod: string;
-  accountType: string;
-  accountHolder: string;
-  bank: string;
-  branchCode: string | null;
-  bic: string | null;
-  routingNumber: string | null;
-  /**
-   * The token of the eMandate the account is linked to: derived again by the mandates module, which stores only its
-   * digest (docs/spec-decisions.md, "eMandate tokens at rest"). Filled by the API's reads only; null elsewhere
-   * (events, batches), and for a mandate made before tokens had seeds.
-   */
-  emandateToken: string | null;
-  /** The SEPA mandate's unique reference and signature day, as the business set them (beyond the spec). */
-  mandateReference: string | null;
-  mandateSignedOn: PlainDate | null;
-  lastFour: string;
-  /**
-   * The opened account number and IBAN: only on the single-item read (undefined elsewhere, so that lists never
-   * decrypt). The account number is never kept for sepa (spec: never returned populated for sepa).
-   */
-  secrets?: { accountNumber: string | null; iban: string | null };
-}
-
-export interface PaymentMethod {
-  id: number;
-  customerId: number;
-  type: PaymentMethodKind;
-  isPrimary: boolean;
-  isValid: boolean;
-  /** The gateway vault's token for a card, ours for a bank account: what PrimaryPaymentMethodInfo shows. */
-  token: string;
-  /** The gateway whose vault keeps a card; null for a bank account. */
-  gatewayId: number | null;
-  creditCard: CreditCardDetails | null;
-  bankAccount: BankAccountDetails | null;
-  /** When it was added: a SEPA mandate without a signature day of its own counts as signed that day. */
-  createdAt: string;
-}
-
-function paymentMethodFromRow(
-  row: PaymentMethodRow | SealedPaymentMethodRow,
-  ctx?: ServiceContext,
-): PaymentMethod {
-  const type = row.method_type as PaymentMethodKind;
-  let secrets: BankAccountDetails['secrets'];
-  if (ctx && 'account_number_sealed' in row) {
-    secrets = {
-      accountNumber: row.account_number_sealed === null ? null : ctx.secrets.open(row.account_number_sealed),
-      iban: row.iban_sealed === null ? null : ctx.secrets.open(row.iban_sealed),
-    };
-  }
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    type,
-    isPrimary: Boolean(row.is_primary),
-    isValid: Boolean(row.is_valid),
-    token: row.token,
-    gatewayId: row.gateway_id,
-    createdAt: row.created_at,
-    creditCard:
-      type === 'credit_card'
-        ? {
-            cardType: row.card_type!,
-            nameOnCard: row.name_on_card!,
-            lastNameOnCard: row.last_name_on_card!,
-            expiryMonth: row.expiry_month!,
-            expiryYear: row.expiry_year!,
-            lastFour: row.last_four,
-          }
-        : null,
-    bankAccount:
-      type === 'bank_account'
-        ? {
-            debitMethod: row.debit_method!,
-            accountType: row.account_type!,
-            accountHolder: row.account_holder!,
-            bank: row.bank!,
-            branchCode: row.branch_code,
-            bic: row.bic,
-            routingNumber: row.routing_number,
-            emandateToken: null,
-            mandateReference: row.mandate_reference,
-            mandateSignedOn: row.mandate_signed_on,
-            lastFour: row.last_four,
-            secrets,
-          }
-        : null,
+/** The bank account's number and IBAN opened (spec: the single-item read returns the full set). */
+function opened(ctx: ServiceContext, method: SealedPaymentMethod): PaymentMethod {
+  const { sealed, ...unopened } = method;
+  if (unopened.bankAccount === null) return unopened;
+  const secrets: BankAccountDetails['secrets'] = {
+    accountNumber: sealed.accountNumberSealed === null ? null : ctx.secrets.open(sealed.accountNumberSealed),
+    iban: sealed.ibanSealed === null ? null : ctx.secrets.open(sealed.ibanSealed),
   };
+  return { ...unopened, bankAccount: { ...unopened.bankAccount, secrets } };
 }
 
 /** Spec: a bank account shows the token of its linked eMandate (EMandateToken); the API's reads add it. */
@@ -139,17 +52,17 @@ export async function readUnopenedPaymentMethod(
   ctx: ServiceContext,
   paymentMethodId: number,
 ): Promise<PaymentMethod> {
-  const row = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
-  if (!row) throw new NotFoundError('Payment method', paymentMethodId);
-  const [method] = await withEmandateTokens(ctx, [paymentMethodFromRow(row)]);
+  const found = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+  if (!found) throw new NotFoundError('Payment method', paymentMethodId);
+  const [method] = await withEmandateTokens(ctx, [found]);
   return method!;
 }
 
 /** The full payment method, bank account number and IBAN opened (spec: the single-item read returns the full set). */
 export async function getPaymentMethod(ctx: ServiceContext, paymentMethodId: number): Promise<PaymentMethod> {
-  const row = await repo.findSealedPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
-  if (!row) throw new NotFoundError('Payment method', paymentMethodId);
-  const [method] = await withEmandateTokens(ctx, [paymentMethodFromRow(row, ctx)]);
+  const found = await repo.findSealedPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+  if (!found) throw new NotFoundError('Payment method', paymentMethodId);
+  const [method] = await withEmandateTokens(ctx, [opened(ctx, found)]);
   return method!;
 }
 
@@ -161,8 +74,8 @@ export async function openedPaymentMethodsByIds(
   ctx: ServiceContext,
   ids: readonly number[],
 ): Promise<Map<number, PaymentMethod>> {
-  const rows = await repo.findSealedPaymentMethods(ctx.db, ctx.account.id, ids);
-  return new Map(rows.map((row) => [row.id, paymentMethodFromRow(row, ctx)]));
+  const methods = await repo.findSealedPaymentMethods(ctx.db, ctx.account.id, ids);
+  return new Map(methods.map((method) => [method.id, opened(ctx, method)]));
 }
 
 /**
@@ -173,8 +86,8 @@ export async function unopenedPaymentMethodsByIds(
   ctx: ServiceContext,
   ids: readonly number[],
 ): Promise<Map<number, PaymentMethod>> {
-  const rows = await repo.findPaymentMethods(ctx.db, ctx.account.id, ids);
-  return new Map(rows.map((row) => [row.id, paymentMethodFromRow(row)]));
+  const methods = await repo.findPaymentMethods(ctx.db, ctx.account.id, ids);
+  return new Map(methods.map((method) => [method.id, method]));
 }
 
 /** The account's payment methods, or one customer's (404 when the customer is not the account's), by id. */
@@ -184,8 +97,7 @@ export async function listPaymentMethods(
   customerId?: number,
 ): Promise<PaymentMethod[]> {
   if (customerId !== undefined) await assertCustomerExists(ctx, customerId);
-  const rows = await repo.listPaymentMethods(ctx.db, ctx.account.id, page, customerId);
-  const methods = rows.map((row) => paymentMethodFromRow(row));
+  const methods = await repo.listPaymentMethods(ctx.db, ctx.account.id, page, customerId);
   // Spec: only the account-wide list shows EMandateToken.
   return customerId === undefined ? withEmandateTokens(ctx, methods) : methods;
 }
@@ -229,19 +141,19 @@ const PRIMARY_ATTEMPTS = 3;
  */
 export async function insertWithPrimaryRules(
   ctx: ServiceContext,
-  row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
+  method: Omit<NewPaymentMethod, 'isPrimary'>,
   wantsPrimary: boolean,
   /** What must land with the method, in its transaction (a bank account's link to its eMandate). */
   afterInsert?: (tctx: ServiceContext, id: number) => Promise<void>,
 ): Promise<number> {
   // A caller's transaction (a capture session's complete, under the customer's lock) takes the steps once: a
   // unique violation there aborts the whole transaction, and its lock already makes the customer's adds serial.
-  if (ctx.db.isTransaction) return insertUnderLock(ctx, row, wantsPrimary, afterInsert);
+  if (ctx.db.isTransaction) return insertUnderLock(ctx, method, wantsPrimary, afterInsert);
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.db
         .transaction()
-        .execute((trx) => insertUnderLock(inTransaction(ctx, trx), row, wantsPrimary, afterInsert));
+        .execute((trx) => insertUnderLock(inTransaction(ctx, trx), method, wantsPrimary, afterInsert));
     } catch (error) {
       // Two first methods of one customer at once: there was no row to lock, and the one-primary index refused
       // the second. Its retry sees the first and follows the rules again.
@@ -252,19 +164,19 @@ export async function insertWithPrimaryRules(
 
 async function insertUnderLock(
   tctx: ServiceContext,
-  row: Omit<repo.NewPaymentMethodRow, 'is_primary'>,
+  method: Omit<NewPaymentMethod, 'isPrimary'>,
   wantsPrimary: boolean,
   afterInsert?: (tctx: ServiceContext, id: number) => Promise<void>,
 ): Promise<number> {
   const trx = tctx.db;
-  await repo.lockCustomerPaymentMethods(trx, tctx.account.id, row.customer_id);
-  const hasPrimary = await repo.hasPrimaryPaymentMethod(trx, tctx.account.id, row.customer_id);
-  const formerPrimary = wantsPrimary && hasPrimary ? await primaryBefore(tctx, row.customer_id) : undefined;
+  await repo.lockCustomerPaymentMethods(trx, tctx.account.id, method.customerId);
+  const hasPrimary = await repo.hasPrimaryPaymentMethod(trx, tctx.account.id, method.customerId);
+  const formerPrimary = wantsPrimary && hasPrimary ? await primaryBefore(tctx, method.customerId) : undefined;
   if (wantsPrimary && hasPrimary) {
-    await repo.clearPrimaryPaymentMethod(trx, tctx.account.id, row.customer_id, row.updated_at);
+    await repo.clearPrimaryPaymentMethod(trx, tctx.account.id, method.customerId, method.updatedAt);
   }
   const isPrimary = wantsPrimary || !hasPrimary;
-  const id = await repo.insertPaymentMethod(trx, { ...row, is_primary: isPrimary });
+  const id = await repo.insertPaymentMethod(trx, { ...method, isPrimary });
   if (afterInsert) await afterInsert(tctx, id);
   // A customer's first method is primary without taking it from another: no primary_changed then.
   await emitEvents(tctx, [
@@ -273,10 +185,10 @@ async function insertUnderLock(
   ]);
   if (isPrimary) {
     await newPrimaryListener()(tctx, {
-      customerId: row.customer_id,
+      customerId: method.customerId,
       paymentMethodId: id,
-      type: row.method_type as PaymentMethodKind,
-      gatewayId: row.gateway_id ?? null,
+      type: method.details.type,
+      gatewayId: method.gatewayId,
     });
   }
   return id;
@@ -289,13 +201,13 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
-    await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customer_id);
-    const formerPrimary = await primaryBefore(tctx, current.customer_id, paymentMethodId);
+    await repo.lockCustomerPaymentMethods(trx, ctx.account.id, current.customerId);
+    const formerPrimary = await primaryBefore(tctx, current.customerId, paymentMethodId);
     const before = await snapshotResource(tctx, paymentMethodRef(paymentMethodId));
     const set = await repo.setPrimaryPaymentMethod(
       trx,
       ctx.account.id,
-      current.customer_id,
+      current.customerId,
       paymentMethodId,
       now,
     );
@@ -305,10 +217,10 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
     if (before.object?.['isPrimary'] !== true) {
       await emitEvents(tctx, primaryMoveEvents({ id: paymentMethodId, before }, formerPrimary));
       await newPrimaryListener()(tctx, {
-        customerId: current.customer_id,
+        customerId: current.customerId,
         paymentMethodId,
-        type: current.method_type as PaymentMethodKind,
-        gatewayId: current.gateway_id,
+        type: current.type,
+        gatewayId: current.gatewayId,
       });
     }
   });
@@ -328,7 +240,7 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
       'payment_method_is_primary',
       `Payment method ${paymentMethodId} is the customer's primary; make another one primary before deleting it`,
     );
-  if (current.is_primary) throw isPrimary();
+  if (current.isPrimary) throw isPrimary();
   const inUse = (what: string) =>
     new ConflictError('payment_method_in_use', `Payment method ${paymentMethodId} is used by ${what}`);
   const invoices = await paymentMethodUses().invoices(ctx, paymentMethodId);
@@ -340,7 +252,7 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
   let deleted: boolean;
   try {
     deleted = await withTransaction(ctx, async (tctx) => {
-      await repo.lockCustomerPaymentMethods(tctx.db, ctx.account.id, current.customer_id);
+      await repo.lockCustomerPaymentMethods(tctx.db, ctx.account.id, current.customerId);
       const ref = paymentMethodRef(paymentMethodId);
       const before = await snapshotResource(tctx, ref);
       if (!(await repo.deleteNonPrimaryPaymentMethod(tctx.db, ctx.account.id, paymentMethodId))) return false;
@@ -385,8 +297,10 @@ export async function primaryPaymentMethodsOf(
   ctx: ServiceContext,
   customerIds: readonly number[],
 ): Promise<Map<number, { paymentMethodId: number; token: string }>> {
-  const rows = await repo.listPrimaryPaymentMethods(ctx.db, ctx.account.id, [...new Set(customerIds)]);
-  return new Map(rows.map((row) => [row.customer_id, { paymentMethodId: row.id, token: row.token }]));
+  const primaries = await repo.listPrimaryPaymentMethods(ctx.db, ctx.account.id, [...new Set(customerIds)]);
+  return new Map(
+    primaries.map((primary) => [primary.customerId, { paymentMethodId: primary.id, token: primary.token }]),
+  );
 }
 
 /** Deletes every method of a customer, in the transaction that deletes the customer, announcing each. */
@@ -432,15 +346,14 @@ export async function assertPaymentMethodUsable(
   field: string,
 ): Promise<PaymentMethod> {
   const { customerId, paymentMethodId, gateway, kind } = use;
-  const row = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
-  if (!row || row.customer_id !== customerId) {
+  const method = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+  if (!method || method.customerId !== customerId) {
     throw ValidationError.field(
       field,
       `customer ${customerId} has no payment method ${paymentMethodId}`,
       'payment_method_not_found',
     );
   }
-  const method = paymentMethodFromRow(row);
   const problems: FieldProblem[] = [];
   if (kind && method.type !== kind) {
     problems.push({

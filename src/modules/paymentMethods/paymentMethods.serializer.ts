@@ -5,7 +5,7 @@ import type {
   ValidateBankAccountInput,
 } from './bankAccount.service.ts';
 import type { AddCreditCardInput } from './card.service.ts';
-import type { PaymentMethod } from './paymentMethod.service.ts';
+import type { PaymentMethod } from './paymentMethod.ts';
 import type {
   AddCreditCardBody,
   BankAccountBody,

@@ -32,15 +32,15 @@ export async function requestPasswordReset(
   if (!contact || !contact.isActive || !contact.email) return;
   const token = randomToken();
   const tokenId = await repo.insertToken(ctx.db, {
-    account_id: ctx.account.id,
-    contact_id: contact.id,
+    accountId: ctx.account.id,
+    contactId: contact.id,
     purpose: 'reset',
-    token_sha256: sha256(token),
-    return_url: null,
-    created_at: at(ctx),
-    expires_at: at(ctx, RESET_TOKEN_MS),
-    login_version: contact.loginVersion,
-    portal_epoch: ctx.account.portalEpoch,
+    tokenSha256: sha256(token),
+    returnUrl: null,
+    createdAt: at(ctx),
+    expiresAt: at(ctx, RESET_TOKEN_MS),
+    loginVersion: contact.loginVersion,
+    portalEpoch: ctx.account.portalEpoch,
   });
   // Counted after the insert, among the tokens made before this one: requests in parallel cannot all pass.
   const earlier = await repo.countTokensBefore(
@@ -101,8 +101,8 @@ function resetMail(m: {
 async function usableResetToken(ctx: ServiceContext, token: string) {
   if (token.length > 100) return undefined;
   const row = await repo.findToken(ctx.db, ctx.account.id, 'reset', sha256(token));
-  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= wallNow(ctx)) return undefined;
-  const contact = await findContactCredentials(ctx, row.contact_id);
+  if (!row || row.usedAt !== null || Date.parse(row.expiresAt) <= wallNow(ctx)) return undefined;
+  const contact = await findContactCredentials(ctx, row.contactId);
   if (!contact?.isActive || !contact.passwordHash || !madeUnderCurrentLogin(ctx, row, contact))
     return undefined;
   return { row, contact: { ...contact, passwordHash: contact.passwordHash } };

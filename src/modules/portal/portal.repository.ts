@@ -1,26 +1,39 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { PortalSessionsTable, PortalTokensTable } from './tables.ts';
+import {
+  newPortalSessionToRow,
+  newPortalTokenToRow,
+  portalSessionFromRow,
+  portalTokenFromRow,
+} from './portal.mapper.ts';
+import type {
+  NewPortalSession,
+  NewPortalToken,
+  PortalSessionRecord,
+  PortalToken,
+  PortalTokenPurpose,
+} from './portal.mapper.ts';
 
-export type SessionRow = Selectable<PortalSessionsTable>;
-export type TokenRow = Selectable<PortalTokensTable>;
-
-export async function insertSession(db: Db, row: Omit<SessionRow, 'id'>): Promise<number> {
+export async function insertSession(db: Db, session: NewPortalSession): Promise<number> {
   const inserted = await db
     .insertInto('portal_sessions')
-    .values(row)
+    .values(newPortalSessionToRow(session))
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(inserted.id);
 }
 
-export function findSession(db: Db, accountId: number, idSha256: string): Promise<SessionRow | undefined> {
-  return db
+export async function findSession(
+  db: Db,
+  accountId: number,
+  idSha256: string,
+): Promise<PortalSessionRecord | undefined> {
+  const row = await db
     .selectFrom('portal_sessions')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id_sha256', '=', idSha256)
     .executeTakeFirst();
+  return row && portalSessionFromRow(row);
 }
 
 export async function touchSession(db: Db, sessionId: number, at: string): Promise<void> {
@@ -56,8 +69,12 @@ export async function remarkSessions(
     .execute();
 }
 
-export async function insertToken(db: Db, row: Omit<TokenRow, 'id' | 'used_at'>): Promise<number> {
-  const inserted = await db.insertInto('portal_tokens').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertToken(db: Db, token: NewPortalToken): Promise<number> {
+  const inserted = await db
+    .insertInto('portal_tokens')
+    .values(newPortalTokenToRow(token))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return Number(inserted.id);
 }
 
@@ -70,7 +87,7 @@ export async function countTokensBefore(
   db: Db,
   accountId: number,
   contactId: number,
-  purpose: string,
+  purpose: PortalTokenPurpose,
   beforeId: number,
   since: string,
 ): Promise<number> {
@@ -86,19 +103,20 @@ export async function countTokensBefore(
   return Number(row.count);
 }
 
-export function findToken(
+export async function findToken(
   db: Db,
   accountId: number,
-  purpose: string,
+  purpose: PortalTokenPurpose,
   tokenSha256: string,
-): Promise<TokenRow | undefined> {
-  return db
+): Promise<PortalToken | undefined> {
+  const row = await db
     .selectFrom('portal_tokens')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('purpose', '=', purpose)
     .where('token_sha256', '=', tokenSha256)
     .executeTakeFirst();
+  return row && portalTokenFromRow(row);
 }
 
 /** Marks the token used; false when another request used it first (single use under concurrency). */
@@ -135,18 +153,23 @@ export async function spendTokensOfContact(
  */
 export async function insertAttempt(
   db: Db,
-  row: { account_id: number; username_key: string; client_address: string; failed_at: string },
+  attempt: { accountId: number; usernameKey: string; clientAddress: string; failedAt: string },
   prunedBefore: string,
 ): Promise<number> {
   // The account's own rows only: its prune must not clear another account's pauses.
   await db
     .deleteFrom('portal_sign_in_failures')
-    .where('account_id', '=', row.account_id)
+    .where('account_id', '=', attempt.accountId)
     .where('failed_at', '<', prunedBefore)
     .execute();
   const inserted = await db
     .insertInto('portal_sign_in_failures')
-    .values(row)
+    .values({
+      account_id: attempt.accountId,
+      username_key: attempt.usernameKey,
+      client_address: attempt.clientAddress,
+      failed_at: attempt.failedAt,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(inserted.id);
@@ -202,25 +225,25 @@ export async function clearFailuresOfPair(
  */
 export async function recordFormPost(
   db: Db,
-  row: { account_id: number; client_address: string; posted_at: string },
+  post: { accountId: number; clientAddress: string; postedAt: string },
   since: string,
 ): Promise<number> {
   await db
     .deleteFrom('portal_form_posts')
-    .where('account_id', '=', row.account_id)
-    .where('client_address', '=', row.client_address)
+    .where('account_id', '=', post.accountId)
+    .where('client_address', '=', post.clientAddress)
     .where('posted_at', '<', since)
     .execute();
   const inserted = await db
     .insertInto('portal_form_posts')
-    .values(row)
+    .values({ account_id: post.accountId, client_address: post.clientAddress, posted_at: post.postedAt })
     .returning('id')
     .executeTakeFirstOrThrow();
   const counted = await db
     .selectFrom('portal_form_posts')
     .select((eb) => eb.fn.countAll<string | number>().as('count'))
-    .where('account_id', '=', row.account_id)
-    .where('client_address', '=', row.client_address)
+    .where('account_id', '=', post.accountId)
+    .where('client_address', '=', post.clientAddress)
     .where('posted_at', '>=', since)
     .where('id', '<', inserted.id)
     .executeTakeFirstOrThrow();
@@ -245,33 +268,39 @@ export type ContactAction = 'password_check' | 'email_change' | 'package_change'
  */
 export async function recordContactAction(
   db: Db,
-  row: {
-    account_id: number;
-    contact_id: number;
-    session_id: number | null;
+  acted: {
+    accountId: number;
+    contactId: number;
+    sessionId: number | null;
     action: ContactAction;
-    acted_at: string;
+    actedAt: string;
   },
   since: string,
   pruneBefore: string,
 ): Promise<{ id: number; byContact: number; bySession: number }> {
   await db
     .deleteFrom('portal_contact_actions')
-    .where('account_id', '=', row.account_id)
-    .where('contact_id', '=', row.contact_id)
+    .where('account_id', '=', acted.accountId)
+    .where('contact_id', '=', acted.contactId)
     .where('acted_at', '<', pruneBefore)
     .execute();
   const inserted = await db
     .insertInto('portal_contact_actions')
-    .values(row)
+    .values({
+      account_id: acted.accountId,
+      contact_id: acted.contactId,
+      session_id: acted.sessionId,
+      action: acted.action,
+      acted_at: acted.actedAt,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const earlier = await db
     .selectFrom('portal_contact_actions')
     .select('session_id')
-    .where('account_id', '=', row.account_id)
-    .where('contact_id', '=', row.contact_id)
-    .where('action', '=', row.action)
+    .where('account_id', '=', acted.accountId)
+    .where('contact_id', '=', acted.contactId)
+    .where('action', '=', acted.action)
     .where('acted_at', '>=', since)
     .where('id', '<', inserted.id)
     .execute();
@@ -279,7 +308,7 @@ export async function recordContactAction(
     id: Number(inserted.id),
     byContact: earlier.length,
     bySession:
-      row.session_id === null ? 0 : earlier.filter((e) => Number(e.session_id) === row.session_id).length,
+      acted.sessionId === null ? 0 : earlier.filter((e) => Number(e.session_id) === acted.sessionId).length,
   };
 }
 

@@ -22,7 +22,7 @@ import type { ContactCredentials } from '../customers/index.ts';
 import { messageBody, queueMail } from '../mail/index.ts';
 import * as repo from './portal.repository.ts';
 import { HOUR_MS, at, madeUnderCurrentLogin, randomToken, sha256, wallNow } from './portalTokens.ts';
-import type { SessionRow } from './portal.repository.ts';
+import type { PortalSessionRecord } from './portal.mapper.ts';
 import { VerificationSlots } from './verificationSlots.ts';
 
 /** docs/design/portal.md, "Sessions and CSRF". */
@@ -86,23 +86,23 @@ async function startSession(
 ): Promise<string> {
   const id = randomToken();
   await repo.insertSession(ctx.db, {
-    account_id: ctx.account.id,
-    contact_id: contact.id,
-    id_sha256: sha256(id),
-    password_mark: sha256(passwordHash),
-    csrf_token: randomToken(),
-    return_url: returnUrl,
-    created_at: at(ctx),
-    last_seen_at: at(ctx),
-    login_version: contact.loginVersion,
-    portal_epoch: ctx.account.portalEpoch,
+    accountId: ctx.account.id,
+    contactId: contact.id,
+    idSha256: sha256(id),
+    passwordMark: sha256(passwordHash),
+    csrfToken: randomToken(),
+    returnUrl,
+    createdAt: at(ctx),
+    lastSeenAt: at(ctx),
+    loginVersion: contact.loginVersion,
+    portalEpoch: ctx.account.portalEpoch,
   });
   return id;
 }
 
-function expiresAtOf(row: SessionRow): string {
-  const idle = Date.parse(row.last_seen_at) + IDLE_TIMEOUT_MS;
-  const absolute = Date.parse(row.created_at) + ABSOLUTE_TIMEOUT_MS;
+function expiresAtOf(session: Pick<PortalSessionRecord, 'lastSeenAt' | 'createdAt'>): string {
+  const idle = Date.parse(session.lastSeenAt) + IDLE_TIMEOUT_MS;
+  const absolute = Date.parse(session.createdAt) + ABSOLUTE_TIMEOUT_MS;
   return new Date(Math.min(idle, absolute)).toISOString();
 }
 
@@ -121,20 +121,20 @@ export async function currentSession(
   const row = await repo.findSession(ctx.db, ctx.account.id, sha256(cookie));
   if (!row) return { kind: 'none' };
   const now = wallNow(ctx);
-  const contact = await findContactCredentials(ctx, row.contact_id);
+  const contact = await findContactCredentials(ctx, row.contactId);
   const valid =
     now < Date.parse(expiresAtOf(row)) &&
     contact !== undefined &&
     contact.isActive &&
     contact.passwordHash !== null &&
-    sha256(contact.passwordHash) === row.password_mark &&
+    sha256(contact.passwordHash) === row.passwordMark &&
     madeUnderCurrentLogin(ctx, row, contact);
   if (!valid || !contact) {
     await repo.deleteSession(ctx.db, row.id);
     return { kind: 'ended' };
   }
   await repo.touchSession(ctx.db, row.id, at(ctx));
-  const touched = { ...row, last_seen_at: at(ctx) };
+  const touched = { ...row, lastSeenAt: at(ctx) };
   return {
     kind: 'active',
     session: {
@@ -142,8 +142,8 @@ export async function currentSession(
       contactId: contact.id,
       customerId: contact.customerId,
       contactName: `${contact.name} ${contact.lastName}`.trim(),
-      csrfToken: row.csrf_token,
-      returnUrl: row.return_url,
+      csrfToken: row.csrfToken,
+      returnUrl: row.returnUrl,
       expiresAt: expiresAtOf(touched),
     },
   };
@@ -156,7 +156,7 @@ export async function currentSession(
 export async function formPostWait(ctx: ServiceContext, clientAddress: string): Promise<number | undefined> {
   const earlier = await repo.recordFormPost(
     ctx.db,
-    { account_id: ctx.account.id, client_address: addressKey(clientAddress), posted_at: at(ctx) },
+    { accountId: ctx.account.id, clientAddress: addressKey(clientAddress), postedAt: at(ctx) },
     at(ctx, -60_000),
   );
   return earlier >= FORM_POSTS_PER_MINUTE ? 60 : undefined;
@@ -243,11 +243,11 @@ const countContactAction = (
   repo.recordContactAction(
     ctx.db,
     {
-      account_id: ctx.account.id,
-      contact_id: session.contactId,
-      session_id: session.id,
+      accountId: ctx.account.id,
+      contactId: session.contactId,
+      sessionId: session.id,
       action,
-      acted_at: at(ctx),
+      actedAt: at(ctx),
     },
     at(ctx, -windowMs),
     at(ctx, -DAY_MS),
@@ -293,10 +293,10 @@ async function guardedCheck(
   const attemptId = await repo.insertAttempt(
     ctx.db,
     {
-      account_id: ctx.account.id,
-      username_key: input.key,
-      client_address: address,
-      failed_at: at(ctx),
+      accountId: ctx.account.id,
+      usernameKey: input.key,
+      clientAddress: address,
+      failedAt: at(ctx),
     },
     at(ctx, -24 * 60 * 60_000),
   );
@@ -532,15 +532,15 @@ export async function createSignInLink(
   const token = randomToken();
   const expiresAt = at(ctx, SIGN_IN_LINK_MS);
   await repo.insertToken(ctx.db, {
-    account_id: ctx.account.id,
-    contact_id: contact.id,
+    accountId: ctx.account.id,
+    contactId: contact.id,
     purpose: 'sign_in',
-    token_sha256: sha256(token),
-    return_url: input.returnUrl ?? null,
-    created_at: at(ctx),
-    expires_at: expiresAt,
-    login_version: contact.loginVersion,
-    portal_epoch: ctx.account.portalEpoch,
+    tokenSha256: sha256(token),
+    returnUrl: input.returnUrl ?? null,
+    createdAt: at(ctx),
+    expiresAt,
+    loginVersion: contact.loginVersion,
+    portalEpoch: ctx.account.portalEpoch,
   });
   return { token, expiresAt };
 }
@@ -549,10 +549,10 @@ export async function createSignInLink(
 export async function signInWithLink(ctx: ServiceContext, token: string): Promise<string | undefined> {
   if (token.length > 100) return undefined;
   const row = await repo.findToken(ctx.db, ctx.account.id, 'sign_in', sha256(token));
-  if (!row || row.used_at !== null || Date.parse(row.expires_at) <= wallNow(ctx)) return undefined;
+  if (!row || row.usedAt !== null || Date.parse(row.expiresAt) <= wallNow(ctx)) return undefined;
   if (!(await repo.useToken(ctx.db, row.id, at(ctx)))) return undefined;
-  const contact = await findContactCredentials(ctx, row.contact_id);
+  const contact = await findContactCredentials(ctx, row.contactId);
   if (!contact?.isActive || !contact.passwordHash || !madeUnderCurrentLogin(ctx, row, contact))
     return undefined;
-  return startSession(ctx, contact, contact.passwordHash, row.return_url);
+  return startSession(ctx, contact, contact.passwordHash, row.returnUrl);
 }

@@ -27,7 +27,6 @@ export const HOUR_MS = 60 * 60_000;
  */
 export const madeUnderCurrentLogin = (
   ctx: ServiceContext,
-  row: { login_version: number; portal_epoch: number },
+  made: { loginVersion: number; portalEpoch: number },
   contact: ContactCredentials,
-) =>
-  Number(row.login_version) === contact.loginVersion && Number(row.portal_epoch) === ctx.account.portalEpoch;
+) => made.loginVersion === contact.loginVersion && made.portalEpoch === ctx.account.portalEpoch;

@@ -23,9 +23,8 @@ import {
   keepsMethod,
   stateAt,
 } from './captureSession.ts';
-import type { SaleType, StoredState, VaultingType } from './captureSession.ts';
+import type { CaptureSessionRecord, ClaimedCaptureSession, StoredState } from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
-import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
 import {
   attemptKey,
   chargeUnderClaim,
@@ -111,16 +110,16 @@ const CARD_YEARS_AHEAD = 20;
 export function findSessionByHashToken(
   ctx: Pick<ServiceContext, 'db'>,
   hashToken: string,
-): Promise<CaptureSessionRow | undefined> {
+): Promise<CaptureSessionRecord | undefined> {
   return repo.findCaptureSessionByHashDigest(ctx.db, sha256(hashToken));
 }
 
 /** Whether the frame can still take a card now, or why not (as the frame says it). */
-export function openState(ctx: ServiceContext, row: CaptureSessionRow) {
-  return stateAt(row.state as StoredState, row.expires_at, nowInstant(ctx));
+export function openState(ctx: ServiceContext, row: CaptureSessionRecord) {
+  return stateAt(row.state, row.expiresAt, nowInstant(ctx));
 }
 
-export function assertOpen(ctx: ServiceContext, row: CaptureSessionRow): void {
+export function assertOpen(ctx: ServiceContext, row: CaptureSessionRecord): void {
   const state = openState(ctx, row);
   if (state === 'expired') throw new GoneError('capture_session_expired', 'The session has expired');
   if (state === 'locked') {
@@ -190,14 +189,14 @@ export async function failAttempt(
   reason: string,
 ): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
-    const failed = row.failed_attempts + 1;
+    const failed = row.failedAttempts + 1;
     const locked = failed >= MAX_FAILED_ATTEMPTS;
     const held = await endClaim(tctx, row, {
       state: (locked ? 'locked' : 'open') satisfies StoredState,
-      failed_attempts: failed,
+      failedAttempts: failed,
       // A challenge the attempt ends (or a new card replaced) is gone, with the card it waited on.
       ...NO_CHALLENGE,
-      updated_at: nowInstant(tctx),
+      updatedAt: nowInstant(tctx),
     });
     if (!held) throw claimLost(tctx, row, 'failed_attempt', { reason });
     tctx.log.info({ captureSessionId: row.id, failed, reason }, 'capture attempt failed');
@@ -216,15 +215,15 @@ export function refused(left: number, problems: FieldProblem[]): ValidationError
 }
 
 const NO_CHALLENGE = {
-  provider_setup_sealed: null,
-  challenge_id: null,
-  method_token: null,
-  card_type: null,
-  last_four: null,
-  name_on_card: null,
-  last_name_on_card: null,
-  expiry_month: null,
-  expiry_year: null,
+  providerSetupSealed: null,
+  challengeId: null,
+  methodToken: null,
+  cardType: null,
+  lastFour: null,
+  nameOnCard: null,
+  lastNameOnCard: null,
+  expiryMonth: null,
+  expiryYear: null,
 } as const;
 
 /**
@@ -232,7 +231,7 @@ const NO_CHALLENGE = {
  * uncounted, as nothing is vaulted or charged and the attempt is not the customer's fault.
  */
 export async function usableGateway(ctx: ServiceContext, row: ClaimedCaptureSession): Promise<Gateway> {
-  const gateway = await getGateway(ctx, row.gateway_id);
+  const gateway = await getGateway(ctx, row.gatewayId);
   if (!isGatewayUsable(gateway)) {
     await releaseClaim(ctx, row);
     throw new ConflictError('gateway_not_usable', 'Payments cannot be taken here just now');
@@ -282,7 +281,7 @@ function cardShownOf(card: CardToVault): CardShown {
  */
 export async function submitCard(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   input: SubmittedCard,
 ): Promise<CaptureSummary | CaptureChallenge> {
   assertOpen(ctx, found);
@@ -297,13 +296,13 @@ export async function submitCard(
 
   const shown = cardShownOf(card);
   let charge: SaleCharge | undefined;
-  if (includesSale(row.sale_type as SaleType) && row.amount_minor !== null) {
+  if (includesSale(row.saleType) && row.amountMinor !== null) {
     const result = await chargeUnderClaim(ctx, gateway, row, {
       token,
-      amountMinor: row.amount_minor,
-      currencyCode: row.currency_code,
+      amountMinor: row.amountMinor,
+      currencyCode: row.currencyCode,
       // A card that replaces one waiting on its challenge is a new charge (that card's was answered already).
-      idempotencyKey: attemptKey(row) + (row.challenge_id === null ? '' : `:after:${row.challenge_id}`),
+      idempotencyKey: attemptKey(row) + (row.challengeId === null ? '' : `:after:${row.challengeId}`),
       description: row.description ?? `Capture session ${row.id}`,
     });
     if (result.outcome === 'declined' && result.reason === 'authentication_required') {
@@ -313,7 +312,7 @@ export async function submitCard(
     }
     if (result.outcome === 'succeeded' || result.outcome === 'pending') {
       charge = { chargeId: result.chargeId, state: result.outcome === 'succeeded' ? 'settled' : 'pending' };
-    } else if (Boolean(row.vault_only_on_success) || !keepsMethod(row.vaulting_type as VaultingType)) {
+    } else if (row.vaultOnlyOnSuccess || !keepsMethod(row.vaultingType)) {
       const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
       throw refused(left, [{ field: 'number', message: CARD_DECLINED }]);
     }
@@ -334,25 +333,25 @@ export async function recordCapturedCard(
   token: string | null,
   charge: SaleCharge | undefined,
 ): Promise<CaptureSummary> {
-  const keep = keepsMethod(row.vaulting_type as VaultingType);
+  const keep = keepsMethod(row.vaultingType);
   const held = await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
     const ended = await endClaim(tctx, row, {
       state: 'captured' satisfies StoredState,
-      challenge_id: null,
-      provider_setup_sealed: null,
-      method_type: 'credit_card',
-      method_token: keep ? token : null,
-      card_type: card.cardType,
-      last_four: card.lastFour,
-      name_on_card: card.nameOnCard,
-      last_name_on_card: card.lastNameOnCard,
-      expiry_month: card.expiryMonth,
-      expiry_year: card.expiryYear,
-      charge_id: charge?.chargeId ?? null,
-      charge_state: charge?.state ?? null,
-      captured_at: now,
-      updated_at: now,
+      challengeId: null,
+      providerSetupSealed: null,
+      methodType: 'credit_card',
+      methodToken: keep ? token : null,
+      cardType: card.cardType,
+      lastFour: card.lastFour,
+      nameOnCard: card.nameOnCard,
+      lastNameOnCard: card.lastNameOnCard,
+      expiryMonth: card.expiryMonth,
+      expiryYear: card.expiryYear,
+      chargeId: charge?.chargeId ?? null,
+      chargeState: charge?.state ?? null,
+      capturedAt: now,
+      updatedAt: now,
     });
     if (ended) await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
     return ended;
@@ -385,15 +384,15 @@ export async function awaitChallenge(
   const challengeId = crypto.randomBytes(16).toString('hex');
   const held = await endClaim(ctx, row, {
     state: 'challenging' satisfies StoredState,
-    challenge_id: challengeId,
-    method_token: token,
-    card_type: card.cardType,
-    last_four: card.lastFour,
-    name_on_card: card.nameOnCard,
-    last_name_on_card: card.lastNameOnCard,
-    expiry_month: card.expiryMonth,
-    expiry_year: card.expiryYear,
-    updated_at: nowInstant(ctx),
+    challengeId,
+    methodToken: token,
+    cardType: card.cardType,
+    lastFour: card.lastFour,
+    nameOnCard: card.nameOnCard,
+    lastNameOnCard: card.lastNameOnCard,
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+    updatedAt: nowInstant(ctx),
   });
   // Nothing was charged (the issuer asked for the challenge first); the card stays in the vault, unused.
   if (!held) throw claimLost(ctx, row, 'challenge');
@@ -408,7 +407,7 @@ export async function awaitChallenge(
  */
 export async function answerChallenge(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   input: { challengeId: string; approved: boolean },
 ): Promise<CaptureSummary> {
   assertOpen(ctx, found);
@@ -425,19 +424,19 @@ export async function answerChallenge(
     throw refused(left, [{ field: 'number', message: 'Your bank did not confirm the payment' }]);
   }
   const shown: CardShown = {
-    cardType: row.card_type ?? 'Unknown',
-    lastFour: row.last_four ?? '',
-    nameOnCard: row.name_on_card ?? '',
-    lastNameOnCard: row.last_name_on_card ?? '',
-    expiryMonth: row.expiry_month ?? 0,
-    expiryYear: row.expiry_year ?? 0,
+    cardType: row.cardType ?? 'Unknown',
+    lastFour: row.lastFour ?? '',
+    nameOnCard: row.nameOnCard ?? '',
+    lastNameOnCard: row.lastNameOnCard ?? '',
+    expiryMonth: row.expiryMonth ?? 0,
+    expiryYear: row.expiryYear ?? 0,
   };
-  const token = row.method_token ?? '';
+  const token = row.methodToken ?? '';
   const gateway = await usableGateway(ctx, row);
   const result = await chargeUnderClaim(ctx, gateway, row, {
     token,
-    amountMinor: row.amount_minor ?? 0,
-    currencyCode: row.currency_code,
+    amountMinor: row.amountMinor ?? 0,
+    currencyCode: row.currencyCode,
     // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
     idempotencyKey: `${attemptKey(row)}:authenticated`,
     description: row.description ?? `Capture session ${row.id}`,
@@ -486,7 +485,7 @@ export interface FrameRequestDeps extends AddressLimitDeps {
 /** A frame's submit or challenge answer, opened: the session its HashToken names, and its account's context. */
 export interface FrameRequest {
   ctx: ServiceContext;
-  session: CaptureSessionRow;
+  session: CaptureSessionRecord;
 }
 
 /**
@@ -503,7 +502,7 @@ export async function openFrameRequest(
   if (!session) throw new NotFoundError('Capture session', '[token]');
   const retryAfter = await addressRetryAfter(deps, clientAddress);
   if (retryAfter !== undefined) return { retryAfter };
-  return { ctx: await deps.contextFor(session.account_id), session };
+  return { ctx: await deps.contextFor(session.accountId), session };
 }
 
 /** Counts a failed submit (or a failed challenge) against the address it came from. */

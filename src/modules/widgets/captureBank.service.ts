@@ -13,19 +13,21 @@ import { assertOpen, failAttempt, refused } from './capture.service.ts';
 import type { CaptureSummary, SubmittedBankAccount } from './capture.service.ts';
 import { claimLost, claimSession, endClaim, releaseClaim } from './captureClaim.ts';
 import { bankRailFor, keepsBankAccounts } from './captureSession.ts';
-import type { BankRail, SaleType, StoredState, VaultingType } from './captureSession.ts';
-import type { CaptureSessionRow } from './captureSession.repository.ts';
+import type { BankRail, CaptureSessionRecord, StoredState } from './captureSession.ts';
 import { captureSessionRef } from './captureSession.service.ts';
 
 // A bank account submitted in the capture widget's frame (docs/design/hosted-pages.md): the card's sibling in
 // capture.service.ts, sharing its claim, attempt count and refusals.
 
 /** The bank rail the frame offers this session, if any: kept only, in a currency with a rail, at a gateway taking them. */
-export async function bankRailOf(ctx: ServiceContext, row: CaptureSessionRow): Promise<BankRail | undefined> {
-  if (!keepsBankAccounts(row.vaulting_type as VaultingType, row.sale_type as SaleType)) return undefined;
-  const gateway = await getGateway(ctx, row.gateway_id);
+export async function bankRailOf(
+  ctx: ServiceContext,
+  row: CaptureSessionRecord,
+): Promise<BankRail | undefined> {
+  if (!keepsBankAccounts(row.vaultingType, row.saleType)) return undefined;
+  const gateway = await getGateway(ctx, row.gatewayId);
   if (!isGatewayUsable(gateway) || !gatewayAccepts(gateway, 'bank_account')) return undefined;
-  return bankRailFor(row.currency_code);
+  return bankRailFor(row.currencyCode);
 }
 
 /** The frame's names of the bank fields, from an add's (BankAccount.AccountNumber is accountNumber). */
@@ -48,7 +50,7 @@ const BANK_FIELDS: Record<string, string> = {
  */
 export async function submitBankAccount(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   input: SubmittedBankAccount,
 ): Promise<CaptureSummary> {
   assertOpen(ctx, found);
@@ -73,7 +75,7 @@ export async function submitBankAccount(
   }));
   if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
 
-  const gateway = await getGateway(ctx, row.gateway_id);
+  const gateway = await getGateway(ctx, row.gatewayId);
   const digitsOf = (text: string | null) => (text === null ? null : text.replace(/[\s-]/g, '').toUpperCase());
   let answer;
   try {
@@ -100,12 +102,12 @@ export async function submitBankAccount(
     const now = nowInstant(tctx);
     const ended = await endClaim(tctx, row, {
       state: 'captured' satisfies StoredState,
-      method_type: 'bank_account',
-      bank_account_sealed: tctx.secrets.seal(JSON.stringify(details)),
-      bank_name: details.bank.trim(),
-      last_four: lastFour,
-      captured_at: now,
-      updated_at: now,
+      methodType: 'bank_account',
+      bankAccountSealed: tctx.secrets.seal(JSON.stringify(details)),
+      bankName: details.bank.trim(),
+      lastFour,
+      capturedAt: now,
+      updatedAt: now,
     });
     if (ended) await emitEvents(tctx, [{ type: 'capture_session.captured', ref: captureSessionRef(row.id) }]);
     return ended;

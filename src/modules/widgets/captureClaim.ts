@@ -4,13 +4,13 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError } from '../../errors.ts';
 import { GatewayTimeoutError, chargeStoredMethod, refundCharge } from '../gateways/index.ts';
 import type { ChargeRequest, ChargeResult, Gateway } from '../gateways/index.ts';
-import type { StoredState } from './captureSession.ts';
-import * as repo from './captureSession.repository.ts';
 import type {
   CaptureSessionChanges,
-  CaptureSessionRow,
+  CaptureSessionRecord,
   ClaimedCaptureSession,
-} from './captureSession.repository.ts';
+  StoredState,
+} from './captureSession.ts';
+import * as repo from './captureSession.repository.ts';
 
 /**
  * A frame's submit (or challenge answer) holds its session by a claim while it waits on the gateway
@@ -34,7 +34,7 @@ const inProgress = () =>
  */
 export async function claimSession(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
 ): Promise<ClaimedCaptureSession> {
   // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
   const wallNow = ctx.wallClock.now().getTime();
@@ -51,7 +51,7 @@ export async function claimSession(
 /** Claims the session waiting on the challenge `challengeId` for its answer; undefined when none waits. */
 export async function claimChallenge(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   challengeId: string,
 ): Promise<ClaimedCaptureSession | undefined> {
   // Wall time: the claim bounds how long a gateway's answer may take, which a test clock does not move.
@@ -70,9 +70,9 @@ export async function claimChallenge(
 export function endClaim(
   ctx: ServiceContext,
   row: ClaimedCaptureSession,
-  changes: Omit<CaptureSessionChanges, 'claim_id' | 'claim_takeovers'>,
+  changes: Omit<CaptureSessionChanges, 'claimId' | 'claimTakeovers'>,
 ): Promise<boolean> {
-  return repo.endCaptureClaim(ctx.db, ctx.account.id, row.id, row.claim_id, changes);
+  return repo.endCaptureClaim(ctx.db, ctx.account.id, row.id, row.claimId, changes);
 }
 
 /**
@@ -99,8 +99,8 @@ export function claimLost(
  * that the late submit's charge is apart from its successor's, and is refunded without touching it.
  */
 export function attemptKey(row: ClaimedCaptureSession): string {
-  const takeovers = row.claim_takeovers === 0 ? '' : `:takeover:${row.claim_takeovers}`;
-  return `capture-session:${row.id}:${row.failed_attempts}${takeovers}`;
+  const takeovers = row.claimTakeovers === 0 ? '' : `:takeover:${row.claimTakeovers}`;
+  return `capture-session:${row.id}:${row.failedAttempts}${takeovers}`;
 }
 
 /**
@@ -114,8 +114,8 @@ export async function releaseClaim(
   details: Record<string, unknown> = {},
 ): Promise<void> {
   const held = await endClaim(ctx, row, {
-    state: (row.challenge_id === null ? 'open' : 'challenging') satisfies StoredState,
-    updated_at: nowInstant(ctx),
+    state: (row.challengeId === null ? 'open' : 'challenging') satisfies StoredState,
+    updatedAt: nowInstant(ctx),
   });
   if (!held) claimLost(ctx, row, 'release', details);
 }
@@ -156,8 +156,8 @@ export async function undoCharge(
   try {
     const result = await refundCharge(ctx, gateway, {
       chargeId,
-      amountMinor: row.amount_minor ?? 0,
-      currencyCode: row.currency_code,
+      amountMinor: row.amountMinor ?? 0,
+      currencyCode: row.currencyCode,
       // One refund per charge, however often this is asked.
       idempotencyKey: `capture-session:${row.id}:undo:${chargeId}`,
     });

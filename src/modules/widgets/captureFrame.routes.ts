@@ -21,9 +21,8 @@ import {
 import type { FrameRequest } from './capture.service.ts';
 import { bankRailOf, submitBankAccount } from './captureBank.service.ts';
 import { completeProviderSetup, frameHostedFields, startProviderSetup } from './captureProvider.service.ts';
-import type { CaptureSessionRow } from './captureSession.repository.ts';
 import { includesSale } from './captureSession.ts';
-import type { SaleType } from './captureSession.ts';
+import type { CaptureSessionRecord } from './captureSession.ts';
 import { completeIfPageSession } from './payPage.service.ts';
 import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
 
@@ -108,18 +107,18 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
             '<!doctype html><html lang="en"><title>Not found</title><p>This payment form does not exist.</p></html>',
           );
       }
-      const ctx = await deps.contextFor(row.account_id, request);
-      const sells = includesSale(row.sale_type as SaleType) && row.amount_minor !== null;
+      const ctx = await deps.contextFor(row.accountId, request);
+      const sells = includesSale(row.saleType) && row.amountMinor !== null;
       const state = openState(ctx, row);
       const hosted = state === 'open' ? await frameHostedFields(ctx, row) : undefined;
       return reply
-        .headers(frameHeaders(nonce, row.auth_domain, hosted?.fields.origins ?? []))
+        .headers(frameHeaders(nonce, row.authDomain, hosted?.fields.origins ?? []))
         .type('text/html; charset=utf-8')
         .send(
           frameDocument({
             nonce,
             hashToken: HashToken,
-            parentOrigin: row.auth_domain,
+            parentOrigin: row.authDomain,
             state,
             bankRail: hosted ? null : ((await bankRailOf(ctx, row)) ?? null),
             hostedFields: hosted
@@ -127,7 +126,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
               : null,
             description: row.description,
             amountText: sells
-              ? `${minorToDecimalText(row.amount_minor!, row.currency_code)} ${row.currency_code}`
+              ? `${minorToDecimalText(row.amountMinor!, row.currencyCode)} ${row.currencyCode}`
               : null,
           }),
         );
@@ -199,7 +198,7 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
  */
 async function recordingPageSale<T>(
   ctx: ServiceContext,
-  session: CaptureSessionRow,
+  session: CaptureSessionRecord,
   step: () => Promise<T>,
 ): Promise<T> {
   const answer = await step();

@@ -4,9 +4,8 @@ import { applyCreditFirst, invoicesInFlight } from '../collections/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
 import { includesSale } from './captureSession.ts';
-import type { SaleType } from './captureSession.ts';
+import type { CaptureSessionRecord, ClaimedCaptureSession } from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
-import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
 
 /**
  * A sale that pays an invoice looks at the invoice again when the card is submitted, not only when the session was
@@ -19,16 +18,16 @@ import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.
  * only under the invoice's customer's lock, with the invoice locked and read again. While another payment of the
  * invoice is in flight (the portal's Pay button, a collection run, another session's sale) or when it owes nothing
  * now, nothing is claimed and the frame is told why in words (409). A sale made for the invoice's balance
- * (`up_to_owed`) charges at most what it owes now. The claim marks the sale in flight for the others, as their
+ * (`upToOwed`) charges at most what it owes now. The claim marks the sale in flight for the others, as their
  * `started` attempts mark theirs for it.
  */
 export async function claimForSale<T extends ClaimedCaptureSession | undefined>(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   claim: (ctx: ServiceContext) => Promise<T>,
 ): Promise<T> {
-  const invoiceId = found.invoice_id;
-  if (invoiceId === null || !includesSale(found.sale_type as SaleType) || found.amount_minor === null) {
+  const invoiceId = found.invoiceId;
+  if (invoiceId === null || !includesSale(found.saleType) || found.amountMinor === null) {
     return claim(ctx);
   }
   const invoice = await getInvoice(ctx, invoiceId).catch((error: unknown) => {
@@ -52,7 +51,7 @@ export async function claimForSale<T extends ClaimedCaptureSession | undefined>(
     // Credit first (docs/gateways.md, "Credit first"): the customer's own money pays the invoice before a card does,
     // when the sale is for what the invoice owes. A merchant's sale of a fixed amount is charged as sent, so credit
     // applied first would make part of the charge pay nothing.
-    const credited = found.up_to_owed
+    const credited = found.upToOwed
       ? await applyCreditFirst(tctx, [
           { id: invoiceId, customerId: invoice.customer.id, currencyCode: target.currencyCode },
         ])
@@ -61,10 +60,9 @@ export async function claimForSale<T extends ClaimedCaptureSession | undefined>(
     // Answered, not thrown: the credit's allocation is kept (committed) while nothing is claimed.
     if (owedMinor <= 0) return { paidFromCredit: true } as const;
     const row = await claim(tctx);
-    if (!row || !found.up_to_owed || row.amount_minor === null || row.amount_minor <= owedMinor)
-      return { row };
-    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, { amount_minor: owedMinor });
-    return { row: { ...row, amount_minor: owedMinor } };
+    if (!row || !found.upToOwed || row.amountMinor === null || row.amountMinor <= owedMinor) return { row };
+    await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, { amountMinor: owedMinor });
+    return { row: { ...row, amountMinor: owedMinor } };
   });
   if ('paidFromCredit' in claimed) throw paidFromCredit(invoice.invoiceNum ?? invoiceId);
   return claimed.row;

@@ -17,8 +17,7 @@ import type { CaptureSummary } from './capture.service.ts';
 import { attemptKey, claimLost, claimSession, endClaim, releaseClaim } from './captureClaim.ts';
 import { claimForSale } from './captureInvoiceSale.ts';
 import { includesSale, keepsMethod } from './captureSession.ts';
-import type { SaleType, StoredState, VaultingType } from './captureSession.ts';
-import type { CaptureSessionRow, ClaimedCaptureSession } from './captureSession.repository.ts';
+import type { CaptureSessionRecord, ClaimedCaptureSession, StoredState } from './captureSession.ts';
 
 /**
  * The capture frame on a provider's hosted fields (docs/hosted-pages.md, "With a real provider"): the card number
@@ -40,21 +39,21 @@ const CARD_DECLINED = 'The card was declined';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The sale's amount, or undefined for a card saved without one. */
-const saleAmount = (row: CaptureSessionRow) =>
-  includesSale(row.sale_type as SaleType) && row.amount_minor !== null ? row.amount_minor : undefined;
+const saleAmount = (row: CaptureSessionRecord) =>
+  includesSale(row.saleType) && row.amountMinor !== null ? row.amountMinor : undefined;
 
 /** What the frame loads for the session's gateway, or undefined when it takes cards in our own fields. */
 export async function frameHostedFields(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  row: CaptureSessionRecord,
 ): Promise<{ fields: HostedFields; emailKnown: boolean } | undefined> {
-  const gateway = await getGateway(ctx, row.gateway_id);
+  const gateway = await getGateway(ctx, row.gatewayId);
   if (!usesHostedFields(gateway)) return undefined;
   const amountMinor = saleAmount(row);
   const fields = await hostedFieldsOf(ctx, gateway, {
     ...(amountMinor === undefined ? {} : { amountMinor }),
-    currencyCode: row.currency_code,
-    keepCard: keepsMethod(row.vaulting_type as VaultingType),
+    currencyCode: row.currencyCode,
+    keepCard: keepsMethod(row.vaultingType),
   });
   return { fields, emailKnown: (await payerOf(ctx, row, undefined)).email !== null };
 }
@@ -65,14 +64,14 @@ export async function frameHostedFields(
  */
 async function payerOf(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  row: CaptureSessionRecord,
   email: string | undefined,
 ): Promise<PayerDetails> {
-  const portalCustomer = /^portal:customer:(\d+)$/.exec(row.ext_ref ?? '');
+  const portalCustomer = /^portal:customer:(\d+)$/.exec(row.extRef ?? '');
   const customerId =
-    row.customer_id ??
+    row.customerId ??
     (portalCustomer ? Number(portalCustomer[1]) : null) ??
-    (row.invoice_id === null ? null : (await getInvoice(ctx, row.invoice_id)).customer.id);
+    (row.invoiceId === null ? null : (await getInvoice(ctx, row.invoiceId)).customer.id);
   if (customerId === null) return { ref: `capture-session:${row.id}`, email: email ?? null, name: '' };
   const customer = await getCustomer(ctx, customerId);
   return {
@@ -86,10 +85,10 @@ async function payerOf(
 
 const sealSetup = (ctx: ServiceContext, setup: ProviderSetup) => ctx.secrets.seal(JSON.stringify(setup));
 /** The setup the session keeps; undefined when none, or when it cannot be opened (a new one is then started). */
-function openSetup(ctx: ServiceContext, row: CaptureSessionRow): ProviderSetup | undefined {
-  if (row.provider_setup_sealed === null) return undefined;
+function openSetup(ctx: ServiceContext, row: CaptureSessionRecord): ProviderSetup | undefined {
+  if (row.providerSetupSealed === null) return undefined;
   try {
-    return JSON.parse(ctx.secrets.open(row.provider_setup_sealed)) as ProviderSetup;
+    return JSON.parse(ctx.secrets.open(row.providerSetupSealed)) as ProviderSetup;
   } catch {
     return undefined;
   }
@@ -120,7 +119,7 @@ async function hostedFieldsGateway(ctx: ServiceContext, row: ClaimedCaptureSessi
  */
 export async function startProviderSetup(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   input: { email?: string; storedToken?: string },
 ): Promise<{ confirm: Record<string, string> }> {
   assertOpen(ctx, found);
@@ -142,10 +141,10 @@ export async function startProviderSetup(
   const start = await startCardSetup(ctx, gateway, {
     idempotencyKey: attemptKey(row),
     ...(amountMinor === undefined ? {} : { amountMinor }),
-    currencyCode: row.currency_code,
+    currencyCode: row.currencyCode,
     payer,
     description: row.description ?? `Capture session ${row.id}`,
-    keepCard: keepsMethod(row.vaulting_type as VaultingType),
+    keepCard: keepsMethod(row.vaultingType),
     ...(input.storedToken === undefined ? {} : { storedToken: input.storedToken }),
   }).catch((error: unknown) => unanswered(ctx, row, error));
   if (start.outcome !== 'ok') {
@@ -155,8 +154,8 @@ export async function startProviderSetup(
   const setup: ProviderSetup = { setupRef: start.setupRef, confirm: { ...start.confirm } };
   const held = await endClaim(ctx, row, {
     state: 'open' satisfies StoredState,
-    provider_setup_sealed: sealSetup(ctx, setup),
-    updated_at: nowInstant(ctx),
+    providerSetupSealed: sealSetup(ctx, setup),
+    updatedAt: nowInstant(ctx),
   });
   if (!held) throw claimLost(ctx, row, 'provider_setup', { setupRef: start.setupRef });
   return { confirm: setup.confirm };
@@ -169,7 +168,7 @@ export async function startProviderSetup(
  */
 export async function completeProviderSetup(
   ctx: ServiceContext,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
 ): Promise<CaptureSummary> {
   assertOpen(ctx, found);
   const setup = openSetup(ctx, found);
@@ -216,9 +215,9 @@ export async function completeProviderSetup(
 }
 
 /** Why a setup the provider says went through cannot be captured as the session asked, or undefined when it can. */
-function capturedProblem(row: CaptureSessionRow, result: CardSetupResult): string | undefined {
+function capturedProblem(row: CaptureSessionRecord, result: CardSetupResult): string | undefined {
   if (result.outcome !== 'ok') return undefined;
-  if (keepsMethod(row.vaulting_type as VaultingType) && result.token === null) return 'card_not_reusable';
+  if (keepsMethod(row.vaultingType) && result.token === null) return 'card_not_reusable';
   if (saleAmount(row) !== undefined && result.charge === undefined) return 'sale_not_charged';
   return undefined;
 }

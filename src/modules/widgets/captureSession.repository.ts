@@ -1,32 +1,38 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { CaptureSessionsTable } from './tables.ts';
+import {
+  captureSessionChangesToRow,
+  captureSessionFromRow,
+  newCaptureSessionToRow,
+} from './captureSession.mapper.ts';
+import type {
+  CaptureSessionChanges,
+  CaptureSessionPurpose,
+  CaptureSessionRecord,
+  ClaimedCaptureSession,
+  NewCaptureSession,
+} from './captureSession.ts';
 
-export type CaptureSessionRow = Selectable<CaptureSessionsTable>;
-export type CaptureSessionChanges = Updateable<
-  Omit<CaptureSessionsTable, 'id' | 'account_id' | 'session_token' | 'hash_token_sha256' | 'created_at'>
->;
-
-export async function insertCaptureSession(db: Db, row: Insertable<CaptureSessionsTable>): Promise<number> {
+export async function insertCaptureSession(db: Db, session: NewCaptureSession): Promise<number> {
   const { id } = await db
     .insertInto('capture_sessions')
-    .values(row)
+    .values(newCaptureSessionToRow(session))
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
 }
 
-export function findCaptureSessionByToken(
+export async function findCaptureSessionByToken(
   db: Db,
   accountId: number,
   sessionToken: string,
-): Promise<CaptureSessionRow | undefined> {
-  return db
+): Promise<CaptureSessionRecord | undefined> {
+  const row = await db
     .selectFrom('capture_sessions')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('session_token', '=', sessionToken)
     .executeTakeFirst();
+  return row && captureSessionFromRow(row);
 }
 
 /**
@@ -34,71 +40,59 @@ export function findCaptureSessionByToken(
  * the frame's URL carries nothing else, as an API key carries its account (docs/design/hosted-pages.md,
  * "Capture widget"); the caller acts for the account it finds.
  */
-export function findCaptureSessionByHashDigest(
+export async function findCaptureSessionByHashDigest(
   db: Db,
   digest: string,
-): Promise<CaptureSessionRow | undefined> {
-  return db
+): Promise<CaptureSessionRecord | undefined> {
+  const row = await db
     .selectFrom('capture_sessions')
     .selectAll()
     .where('hash_token_sha256', '=', digest)
     .executeTakeFirst();
+  return row && captureSessionFromRow(row);
 }
 
-export function findCaptureSessions(
+export async function findCaptureSessions(
   db: Db,
   accountId: number,
   ids: readonly number[],
-): Promise<CaptureSessionRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
+): Promise<CaptureSessionRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
     .selectFrom('capture_sessions')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .orderBy('id')
     .execute();
+  return rows.map(captureSessionFromRow);
 }
 
-/** What a session is made for: the fields two sessions must share for one to serve in place of the other. */
-export type CaptureSessionPurpose = Pick<
-  CaptureSessionRow,
-  | 'ext_ref'
-  | 'currency_code'
-  | 'vaulting_type'
-  | 'sale_type'
-  | 'amount_minor'
-  | 'gateway_id'
-  | 'auth_domain'
-  | 'description'
-  | 'invoice_id'
-> & { vault_only_on_success: boolean; up_to_owed: boolean };
-
 /** The newest open session of the account made for `purpose` that is open past `openAfter`; undefined if none. */
-export function findOpenCaptureSessionFor(
+export async function findOpenCaptureSessionFor(
   db: Db,
   accountId: number,
-  purpose: CaptureSessionPurpose & { ext_ref: string },
+  purpose: CaptureSessionPurpose & { extRef: string },
   openAfter: string,
-): Promise<CaptureSessionRow | undefined> {
-  return db
+): Promise<CaptureSessionRecord | undefined> {
+  const row = await db
     .selectFrom('capture_sessions')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('ext_ref', '=', purpose.ext_ref)
+    .where('ext_ref', '=', purpose.extRef)
     .where('state', '=', 'open')
     .where('expires_at', '>', openAfter)
-    .where('currency_code', '=', purpose.currency_code)
-    .where('vaulting_type', '=', purpose.vaulting_type)
-    .where('sale_type', '=', purpose.sale_type)
-    .where('vault_only_on_success', '=', purpose.vault_only_on_success)
-    .where('up_to_owed', '=', purpose.up_to_owed)
-    .where('gateway_id', '=', purpose.gateway_id)
-    .where('auth_domain', '=', purpose.auth_domain)
+    .where('currency_code', '=', purpose.currencyCode)
+    .where('vaulting_type', '=', purpose.vaultingType)
+    .where('sale_type', '=', purpose.saleType)
+    .where('vault_only_on_success', '=', purpose.vaultOnlyOnSuccess)
+    .where('up_to_owed', '=', purpose.upToOwed)
+    .where('gateway_id', '=', purpose.gatewayId)
+    .where('auth_domain', '=', purpose.authDomain)
     .where((eb) =>
-      purpose.amount_minor === null
+      purpose.amountMinor === null
         ? eb('amount_minor', 'is', null)
-        : eb('amount_minor', '=', purpose.amount_minor),
+        : eb('amount_minor', '=', purpose.amountMinor),
     )
     .where((eb) =>
       purpose.description === null
@@ -106,26 +100,28 @@ export function findOpenCaptureSessionFor(
         : eb('description', '=', purpose.description),
     )
     .where((eb) =>
-      purpose.invoice_id === null ? eb('invoice_id', 'is', null) : eb('invoice_id', '=', purpose.invoice_id),
+      purpose.invoiceId === null ? eb('invoice_id', 'is', null) : eb('invoice_id', '=', purpose.invoiceId),
     )
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
+  return row && captureSessionFromRow(row);
 }
 
 /** Takes the session's row lock for the rest of the transaction and answers the row as it now is. */
-export function lockCaptureSession(
+export async function lockCaptureSession(
   db: Db,
   accountId: number,
   sessionToken: string,
-): Promise<CaptureSessionRow | undefined> {
-  return db
+): Promise<CaptureSessionRecord | undefined> {
+  const row = await db
     .updateTable('capture_sessions')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('account_id', '=', accountId)
     .where('session_token', '=', sessionToken)
     .returningAll()
     .executeTakeFirst();
+  return row && captureSessionFromRow(row);
 }
 
 /**
@@ -157,9 +153,6 @@ export async function listInvoicesWithSalesInFlight(
   const rows = await query.execute();
   return rows.flatMap((row) => (row.invoice_id === null ? [] : [row.invoice_id]));
 }
-
-/** A session as a submit's claim holds it: `claim_id` is the claim's identity. */
-export type ClaimedCaptureSession = CaptureSessionRow & { claim_id: string };
 
 /**
  * Claims an open session for one submit (state capturing until `claimedUntil`, under the claim's random id), or
@@ -198,7 +191,7 @@ export async function claimCaptureSession(
     )
     .returningAll()
     .executeTakeFirst();
-  return row && { ...row, claim_id: claim.claimId };
+  return row && { ...captureSessionFromRow(row), claimId: claim.claimId };
 }
 
 /**
@@ -226,7 +219,7 @@ export async function claimCaptureChallenge(
     .where('challenge_id', '=', challengeId)
     .returningAll()
     .executeTakeFirst();
-  return row && { ...row, claim_id: claim.claimId };
+  return row && { ...captureSessionFromRow(row), claimId: claim.claimId };
 }
 
 /**
@@ -239,11 +232,11 @@ export async function endCaptureClaim(
   accountId: number,
   id: number,
   claimId: string,
-  changes: Omit<CaptureSessionChanges, 'claim_id' | 'claim_takeovers'>,
+  changes: Omit<CaptureSessionChanges, 'claimId' | 'claimTakeovers'>,
 ): Promise<boolean> {
   const result = await db
     .updateTable('capture_sessions')
-    .set({ ...changes, claimed_until: null, claim_id: null })
+    .set({ ...captureSessionChangesToRow(changes), claimed_until: null, claim_id: null })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('claim_id', '=', claimId)
@@ -259,7 +252,7 @@ export async function updateCaptureSession(
 ): Promise<void> {
   await db
     .updateTable('capture_sessions')
-    .set(changes)
+    .set(captureSessionChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute();
@@ -300,13 +293,13 @@ export async function insertAddressFailure(
 }
 
 /** The sessions of `invoiceId` with these ExtRefs that charged and were not completed yet, oldest first. */
-export function listChargedSessions(
+export async function listChargedSessions(
   db: Db,
   accountId: number,
   invoiceId: number,
   extRefs: readonly string[],
-): Promise<CaptureSessionRow[]> {
-  return db
+): Promise<CaptureSessionRecord[]> {
+  const rows = await db
     .selectFrom('capture_sessions')
     .selectAll()
     .where('account_id', '=', accountId)
@@ -316,4 +309,5 @@ export function listChargedSessions(
     .where('charge_id', 'is not', null)
     .orderBy('id')
     .execute();
+  return rows.map(captureSessionFromRow);
 }

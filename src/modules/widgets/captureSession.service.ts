@@ -25,9 +25,14 @@ import {
   stateAt,
   typesConflict,
 } from './captureSession.ts';
-import type { CaptureState, SaleType, StoredState, VaultingType } from './captureSession.ts';
+import type {
+  CaptureSessionRecord,
+  CaptureState,
+  SaleType,
+  StoredState,
+  VaultingType,
+} from './captureSession.ts';
 import * as repo from './captureSession.repository.ts';
-import type { CaptureSessionRow } from './captureSession.repository.ts';
 
 /** What a person may see of a captured card: never its number. */
 export interface CapturedCard {
@@ -106,55 +111,59 @@ export const sha256 = (text: string): string => crypto.createHash('sha256').upda
 export const hashTokenOf = (ctx: Pick<ServiceContext, 'secrets'>, sessionToken: string): string =>
   ctx.secrets.fingerprint(`capture-session:${sessionToken}`);
 
-function sessionFromRow(ctx: ServiceContext, row: CaptureSessionRow, gatewayToken: string): CaptureSession {
+function sessionFromRecord(
+  ctx: ServiceContext,
+  row: CaptureSessionRecord,
+  gatewayToken: string,
+): CaptureSession {
   return {
     id: row.id,
-    accountId: row.account_id,
-    apiKeyId: row.api_key_id,
-    sessionToken: row.session_token,
-    hashToken: hashTokenOf(ctx, row.session_token),
-    extRef: row.ext_ref,
-    currencyCode: row.currency_code,
-    vaultingType: row.vaulting_type as VaultingType,
-    saleType: row.sale_type as SaleType,
-    vaultOnlyOnSuccess: Boolean(row.vault_only_on_success),
-    amountMinor: row.amount_minor,
-    gatewayId: row.gateway_id,
+    accountId: row.accountId,
+    apiKeyId: row.apiKeyId,
+    sessionToken: row.sessionToken,
+    hashToken: hashTokenOf(ctx, row.sessionToken),
+    extRef: row.extRef,
+    currencyCode: row.currencyCode,
+    vaultingType: row.vaultingType,
+    saleType: row.saleType,
+    vaultOnlyOnSuccess: row.vaultOnlyOnSuccess,
+    amountMinor: row.amountMinor,
+    gatewayId: row.gatewayId,
     gatewayToken,
-    authDomain: row.auth_domain,
+    authDomain: row.authDomain,
     description: row.description,
-    invoiceId: row.invoice_id,
-    state: stateAt(row.state as StoredState, row.expires_at, nowInstant(ctx)),
-    failedAttempts: row.failed_attempts,
+    invoiceId: row.invoiceId,
+    state: stateAt(row.state, row.expiresAt, nowInstant(ctx)),
+    failedAttempts: row.failedAttempts,
     card:
-      row.last_four === null
+      row.lastFour === null
         ? null
         : {
-            cardType: row.card_type ?? '',
-            lastFour: row.last_four,
-            nameOnCard: row.name_on_card ?? '',
-            lastNameOnCard: row.last_name_on_card ?? '',
-            expiryMonth: row.expiry_month ?? 0,
-            expiryYear: row.expiry_year ?? 0,
+            cardType: row.cardType ?? '',
+            lastFour: row.lastFour,
+            nameOnCard: row.nameOnCard ?? '',
+            lastNameOnCard: row.lastNameOnCard ?? '',
+            expiryMonth: row.expiryMonth ?? 0,
+            expiryYear: row.expiryYear ?? 0,
           },
-    methodToken: row.method_token,
-    chargeId: row.charge_id,
-    customerId: row.customer_id,
-    paymentMethodId: row.payment_method_id,
-    paymentId: row.payment_id,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
+    methodToken: row.methodToken,
+    chargeId: row.chargeId,
+    customerId: row.customerId,
+    paymentMethodId: row.paymentMethodId,
+    paymentId: row.paymentId,
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
   };
 }
 
-async function assemble(ctx: ServiceContext, rows: CaptureSessionRow[]): Promise<CaptureSession[]> {
-  const gateways = await gatewaysByIds(ctx, [...new Set(rows.map((row) => row.gateway_id))]);
-  return rows.map((row) => sessionFromRow(ctx, row, gateways.get(row.gateway_id)?.token ?? ''));
+async function assemble(ctx: ServiceContext, rows: CaptureSessionRecord[]): Promise<CaptureSession[]> {
+  const gateways = await gatewaysByIds(ctx, [...new Set(rows.map((row) => row.gatewayId))]);
+  return rows.map((row) => sessionFromRecord(ctx, row, gateways.get(row.gatewayId)?.token ?? ''));
 }
 
 export async function readCaptureSession(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  row: CaptureSessionRecord,
 ): Promise<CaptureSession> {
   const [session] = await assemble(ctx, [row]);
   return session!;
@@ -346,17 +355,17 @@ export async function openCaptureSessionFor(
     ctx.db,
     ctx.account.id,
     {
-      ext_ref: input.extRef,
-      currency_code: checked.currencyCode,
-      vaulting_type: checked.vaultingType,
-      sale_type: checked.saleType,
-      vault_only_on_success: input.vaultOnlyOnSuccess,
-      up_to_owed: upToOwed(input, checked),
-      amount_minor: checked.amountMinor,
-      gateway_id: checked.gateway.id,
-      auth_domain: checked.authDomain,
+      extRef: input.extRef,
+      currencyCode: checked.currencyCode,
+      vaultingType: checked.vaultingType,
+      saleType: checked.saleType,
+      vaultOnlyOnSuccess: input.vaultOnlyOnSuccess,
+      upToOwed: upToOwed(input, checked),
+      amountMinor: checked.amountMinor,
+      gatewayId: checked.gateway.id,
+      authDomain: checked.authDomain,
       description: checked.description,
-      invoice_id: checked.invoiceId,
+      invoiceId: checked.invoiceId,
     },
     openAfter,
   );
@@ -376,25 +385,25 @@ async function insertSession(
   const expiresAt = new Date(Date.parse(now) + checked.expiresInSeconds * 1000).toISOString();
   return withTransaction(ctx, async (tctx) => {
     const id = await repo.insertCaptureSession(tctx.db, {
-      account_id: tctx.account.id,
-      session_token: sessionToken,
-      hash_token_sha256: sha256(hashTokenOf(tctx, sessionToken)),
-      api_key_id: tctx.actor?.kind === 'api_key' ? tctx.actor.apiKeyId : null,
-      ext_ref: checked.extRef,
-      currency_code: checked.currencyCode,
-      vaulting_type: checked.vaultingType,
-      sale_type: checked.saleType,
-      vault_only_on_success: input.vaultOnlyOnSuccess,
-      amount_minor: checked.amountMinor,
-      gateway_id: checked.gateway.id,
-      auth_domain: checked.authDomain,
+      accountId: tctx.account.id,
+      sessionToken,
+      hashTokenSha256: sha256(hashTokenOf(tctx, sessionToken)),
+      apiKeyId: tctx.actor?.kind === 'api_key' ? tctx.actor.apiKeyId : null,
+      extRef: checked.extRef,
+      currencyCode: checked.currencyCode,
+      vaultingType: checked.vaultingType,
+      saleType: checked.saleType,
+      vaultOnlyOnSuccess: input.vaultOnlyOnSuccess,
+      amountMinor: checked.amountMinor,
+      gatewayId: checked.gateway.id,
+      authDomain: checked.authDomain,
       description: checked.description,
-      invoice_id: checked.invoiceId,
-      up_to_owed: upToOwed(input, checked),
+      invoiceId: checked.invoiceId,
+      upToOwed: upToOwed(input, checked),
       state: 'open' satisfies StoredState,
-      created_at: now,
-      expires_at: expiresAt,
-      updated_at: now,
+      createdAt: now,
+      expiresAt,
+      updatedAt: now,
     });
     await emitEvents(tctx, [{ type: 'capture_session.created', ref: captureSessionRef(id) }]);
     const row = await repo.findCaptureSessions(tctx.db, tctx.account.id, [id]);
@@ -408,24 +417,24 @@ async function insertSession(
  */
 async function keepMethod(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  row: CaptureSessionRecord,
   customerId: number,
 ): Promise<number | null> {
-  if (row.method_type === 'bank_account' && row.bank_account_sealed !== null) {
-    const details = JSON.parse(ctx.secrets.open(row.bank_account_sealed)) as BankAccountInput;
+  if (row.methodType === 'bank_account' && row.bankAccountSealed !== null) {
+    const details = JSON.parse(ctx.secrets.open(row.bankAccountSealed)) as BankAccountInput;
     return (await addBankAccount(ctx, { customerId, isPrimary: false, bankAccount: details })).id;
   }
-  if (row.method_token === null || row.last_four === null) return null;
+  if (row.methodToken === null || row.lastFour === null) return null;
   return addVaultedCard(ctx, {
     customerId,
-    gatewayId: row.gateway_id,
-    token: row.method_token,
-    cardType: row.card_type ?? 'Unknown',
-    lastFour: row.last_four,
-    nameOnCard: row.name_on_card ?? '',
-    lastNameOnCard: row.last_name_on_card ?? '',
-    expiryMonth: row.expiry_month ?? 0,
-    expiryYear: row.expiry_year ?? 0,
+    gatewayId: row.gatewayId,
+    token: row.methodToken,
+    cardType: row.cardType ?? 'Unknown',
+    lastFour: row.lastFour,
+    nameOnCard: row.nameOnCard ?? '',
+    lastNameOnCard: row.lastNameOnCard ?? '',
+    expiryMonth: row.expiryMonth ?? 0,
+    expiryYear: row.expiryYear ?? 0,
   });
 }
 
@@ -435,34 +444,34 @@ async function keepMethod(
  */
 async function recordSale(
   ctx: ServiceContext,
-  row: CaptureSessionRow,
+  row: CaptureSessionRecord,
   customerId: number,
   paymentMethodId: number | null,
 ): Promise<{ paymentId: number; events: EventToEmit[] } | null> {
-  if (row.charge_id === null || row.amount_minor === null) return null;
+  if (row.chargeId === null || row.amountMinor === null) return null;
   let allocateMinor = 0;
-  if (row.invoice_id !== null) {
-    const [target] = await lockInvoicesForAllocation(ctx, customerId, [row.invoice_id], []);
+  if (row.invoiceId !== null) {
+    const [target] = await lockInvoicesForAllocation(ctx, customerId, [row.invoiceId], []);
     if (target && target.customerId !== customerId) {
       throw new ConflictError(
         'capture_session_invoice_customer',
-        `Capture session ${row.id} pays invoice ${row.invoice_id}, which is not customer ${customerId}'s`,
+        `Capture session ${row.id} pays invoice ${row.invoiceId}, which is not customer ${customerId}'s`,
       );
     }
-    allocateMinor = target && !target.refusal ? Math.max(0, Math.min(target.openMinor, row.amount_minor)) : 0;
+    allocateMinor = target && !target.refusal ? Math.max(0, Math.min(target.openMinor, row.amountMinor)) : 0;
   }
   return recordCollectedPayment(ctx, {
     customerId,
-    invoiceId: row.invoice_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
+    invoiceId: row.invoiceId,
+    currencyCode: row.currencyCode,
+    amountMinor: row.amountMinor,
     allocateMinor,
     date: today(ctx),
     method: 'credit_card',
     // The payment names its card only when the card is kept.
     paymentMethodId,
-    state: row.charge_state === 'pending' ? 'pending' : 'settled',
-    ref: row.charge_id,
+    state: row.chargeState === 'pending' ? 'pending' : 'settled',
+    ref: row.chargeId,
     memo: row.description ?? `Capture session ${row.id}`,
   });
 }
@@ -481,36 +490,33 @@ export function completeCaptureSession(
     const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input.sessionToken);
     if (!row) throw new NotFoundError('Capture session', '[token]');
     if (row.state === 'completed') {
-      if (row.customer_id === input.customerId) return;
+      if (row.customerId === input.customerId) return;
       throw new ConflictError(
         'capture_session_completed',
-        `Capture session ${row.id} was completed for customer ${row.customer_id}`,
+        `Capture session ${row.id} was completed for customer ${row.customerId}`,
       );
     }
     const now = nowInstant(tctx);
     // A session that took money is completed whenever the merchant comes: refusing it would leave a charge the
     // ledger never records (docs/spec-decisions.md, "Capture widget sessions").
-    if (row.charge_id === null && completeGraceOver(row.expires_at, now)) {
-      throw new GoneError(
-        'capture_session_expired',
-        `Capture session ${row.id} expired at ${row.expires_at}`,
-      );
+    if (row.chargeId === null && completeGraceOver(row.expiresAt, now)) {
+      throw new GoneError('capture_session_expired', `Capture session ${row.id} expired at ${row.expiresAt}`);
     }
     if (row.state !== 'captured') {
       throw new ConflictError(
         'capture_session_not_captured',
-        `Capture session ${row.id} has captured nothing (${stateAt(row.state as StoredState, row.expires_at, now)})`,
+        `Capture session ${row.id} has captured nothing (${stateAt(row.state, row.expiresAt, now)})`,
       );
     }
     const paymentMethodId = await keepMethod(tctx, row, input.customerId);
     const sale = await recordSale(tctx, row, input.customerId, paymentMethodId);
     await repo.updateCaptureSession(tctx.db, tctx.account.id, row.id, {
       state: 'completed' satisfies StoredState,
-      customer_id: input.customerId,
-      payment_method_id: paymentMethodId,
-      payment_id: sale?.paymentId ?? null,
-      completed_at: now,
-      updated_at: now,
+      customerId: input.customerId,
+      paymentMethodId: paymentMethodId,
+      paymentId: sale?.paymentId ?? null,
+      completedAt: now,
+      updatedAt: now,
     });
     await emitEvents(tctx, [
       ...(sale?.events ?? []),
@@ -518,8 +524,8 @@ export function completeCaptureSession(
     ]);
     // The customer's receipt for a sale that took the money (docs/gateways.md, "The collection loop"); the card is
     // named from the session when the customer did not keep it.
-    if (sale && row.charge_state !== 'pending') {
-      const card = row.card_type && row.last_four ? `${row.card_type} ending ${row.last_four}` : undefined;
+    if (sale && row.chargeState !== 'pending') {
+      const card = row.cardType && row.lastFour ? `${row.cardType} ending ${row.lastFour}` : undefined;
       await noticePaymentCollected(tctx, sale.paymentId, card ? { method: card } : {});
     }
   });

@@ -97,3 +97,108 @@ export function bankRailFor(currencyCode: string): BankRail | undefined {
 /** A bank account is taken only to keep (a debit is collected later, in a batch, never as the session's sale). */
 export const keepsBankAccounts = (vaultingType: VaultingType, saleType: SaleType): boolean =>
   vaultingType === 'VaultGateway' && saleType === 'VaultOnly';
+
+/**
+ * A capture session as stored (captureSession.mapper.ts makes it from its row); the use cases answer it as a
+ * CaptureSession (captureSession.service.ts), with its HashToken, gateway token and the state a reader sees.
+ */
+export interface CaptureSessionRecord {
+  id: number;
+  accountId: number;
+  sessionToken: string;
+  /** SHA-256 (hex) of the HashToken the browser holds; the token itself is never stored. */
+  hashTokenSha256: string;
+  apiKeyId: number | null;
+  extRef: string | null;
+  currencyCode: string;
+  vaultingType: VaultingType;
+  saleType: SaleType;
+  vaultOnlyOnSuccess: boolean;
+  amountMinor: number | null;
+  gatewayId: number;
+  authDomain: string;
+  description: string | null;
+  invoiceId: number | null;
+  /** A sale of the invoice's balance: it charges at most what the invoice owes at submit. */
+  upToOwed: boolean;
+  state: StoredState;
+  failedAttempts: number;
+  claimedUntil: string | null;
+  /** The random id of the submit's claim while one holds the session. */
+  claimId: string | null;
+  /** How many times a claim that ran out was taken over by another submit. */
+  claimTakeovers: number;
+  methodType: 'credit_card' | 'bank_account' | null;
+  methodToken: string | null;
+  cardType: string | null;
+  lastFour: string | null;
+  nameOnCard: string | null;
+  lastNameOnCard: string | null;
+  expiryMonth: number | null;
+  expiryYear: number | null;
+  /** SecretBox-sealed JSON of the bank account's details. */
+  bankAccountSealed: string | null;
+  bankName: string | null;
+  /** The pending 3-D Secure challenge's random id while the state is challenging. */
+  challengeId: string | null;
+  chargeId: string | null;
+  chargeState: 'settled' | 'pending' | null;
+  /** SecretBox-sealed JSON of the setup started at a hosted-fields provider. */
+  providerSetupSealed: string | null;
+  customerId: number | null;
+  paymentMethodId: number | null;
+  paymentId: number | null;
+  createdAt: string;
+  expiresAt: string;
+  capturedAt: string | null;
+  completedAt: string | null;
+  updatedAt: string;
+}
+
+/** A session as a submit's claim holds it: `claimId` is the claim's identity. */
+export type ClaimedCaptureSession = CaptureSessionRecord & { claimId: string };
+
+/** What a new session is made with; the rest starts empty. */
+export type NewCaptureSession = Pick<
+  CaptureSessionRecord,
+  | 'accountId'
+  | 'sessionToken'
+  | 'hashTokenSha256'
+  | 'apiKeyId'
+  | 'extRef'
+  | 'currencyCode'
+  | 'vaultingType'
+  | 'saleType'
+  | 'vaultOnlyOnSuccess'
+  | 'amountMinor'
+  | 'gatewayId'
+  | 'authDomain'
+  | 'description'
+  | 'invoiceId'
+  | 'upToOwed'
+  | 'state'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'updatedAt'
+>;
+
+/** What a session's update may set: everything but its identity and when it was made. */
+export type CaptureSessionChanges = Partial<
+  Omit<CaptureSessionRecord, 'id' | 'accountId' | 'sessionToken' | 'hashTokenSha256' | 'createdAt'>
+>;
+
+/** What a session is made for: the fields two sessions must share for one to serve in place of the other. */
+export type CaptureSessionPurpose = Pick<
+  CaptureSessionRecord,
+  | 'extRef'
+  | 'currencyCode'
+  | 'vaultingType'
+  | 'saleType'
+  | 'amountMinor'
+  | 'gatewayId'
+  | 'authDomain'
+  | 'description'
+  | 'invoiceId'
+  | 'vaultOnlyOnSuccess'
+  | 'upToOwed'
+>;

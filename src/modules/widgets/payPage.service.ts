@@ -43,7 +43,7 @@ import {
   openCaptureSessionFor,
 } from './captureSession.service.ts';
 import { findCaptureSessionByHashDigest, listChargedSessions } from './captureSession.repository.ts';
-import type { CaptureSessionRow } from './captureSession.repository.ts';
+import type { CaptureSessionRecord } from './captureSession.ts';
 
 /**
  * The hosted page that pays one invoice (docs/hosted-pages.md, "Paying one invoice"), opened by the signed link of
@@ -221,13 +221,13 @@ export async function pageSession(
   invoiceId: number,
   hashToken: string,
   way: 'confirm' | 'card',
-): Promise<CaptureSessionRow | undefined> {
+): Promise<CaptureSessionRecord | undefined> {
   const row = await findSessionByHashToken(ctx, hashToken);
   const ours =
     row !== undefined &&
-    row.account_id === ctx.account.id &&
-    row.invoice_id === invoiceId &&
-    row.ext_ref === payPageExtRef(invoiceId, way);
+    row.accountId === ctx.account.id &&
+    row.invoiceId === invoiceId &&
+    row.extRef === payPageExtRef(invoiceId, way);
   return ours ? row : undefined;
 }
 
@@ -239,7 +239,7 @@ export async function pageSession(
 export async function confirmWithStoredCard(
   ctx: ServiceContext,
   invoice: Invoice,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   offer: StoredCardOffer,
 ): Promise<CaptureSummary | CaptureChallenge | ProviderAction> {
   if (offer.fields) return confirmWithProvider(ctx, invoice, found, offer.method, offer.fields);
@@ -257,8 +257,8 @@ export async function confirmWithStoredCard(
   };
   const result = await chargeUnderClaim(ctx, gateway, row, {
     token: offer.method.token,
-    amountMinor: row.amount_minor!,
-    currencyCode: row.currency_code,
+    amountMinor: row.amountMinor!,
+    currencyCode: row.currencyCode,
     idempotencyKey: attemptKey(row),
     description: row.description ?? `Capture session ${row.id}`,
   });
@@ -290,7 +290,7 @@ export async function confirmWithStoredCard(
 async function confirmWithProvider(
   ctx: ServiceContext,
   invoice: Invoice,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
   method: PaymentMethod,
   fields: HostedFields,
 ): Promise<CaptureSummary | ProviderAction> {
@@ -298,7 +298,7 @@ async function confirmWithProvider(
   const { confirm } = await startProviderSetup(ctx, found, storedToken === undefined ? {} : { storedToken });
   if (storedToken !== undefined && confirm.nextAction === undefined) {
     // Charged without a challenge: nothing for the browser to do but come back to a paid page.
-    const started = await findCaptureSessionByHashDigest(ctx.db, found.hash_token_sha256);
+    const started = await findCaptureSessionByHashDigest(ctx.db, found.hashTokenSha256);
     const summary = await completeProviderSetup(ctx, started ?? found);
     await completePagePayment(ctx, invoice, found);
     return summary;
@@ -314,9 +314,9 @@ async function confirmWithProvider(
 export async function completeConfirmedPayment(
   ctx: ServiceContext,
   invoice: Invoice,
-  found: CaptureSessionRow,
+  found: CaptureSessionRecord,
 ): Promise<boolean> {
-  if (found.state === 'open' && found.provider_setup_sealed !== null) await completeProviderSetup(ctx, found);
+  if (found.state === 'open' && found.providerSetupSealed !== null) await completeProviderSetup(ctx, found);
   return completePagePayment(ctx, invoice, found);
 }
 
@@ -337,7 +337,7 @@ export async function completeStartedConfirm(
     throw error;
   });
   const row = session && (await pageSession(ctx, page.invoice.id!, session.hashToken, 'confirm'));
-  if (!row || row.state !== 'open' || row.provider_setup_sealed === null) return false;
+  if (!row || row.state !== 'open' || row.providerSetupSealed === null) return false;
   try {
     return await completeConfirmedPayment(ctx, page.invoice, row);
   } catch (error) {
@@ -363,11 +363,11 @@ export async function completeChargedSessions(ctx: ServiceContext, invoice: Invo
  * A page's session whose challenge was just approved (POST /widget/capture/{HashToken}/challenge answers the
  * page's as the frame's): completed at once for the invoice it pays. Any other session is left alone.
  */
-export async function completeIfPageSession(ctx: ServiceContext, found: CaptureSessionRow): Promise<void> {
-  const invoiceId = found.invoice_id;
+export async function completeIfPageSession(ctx: ServiceContext, found: CaptureSessionRecord): Promise<void> {
+  const invoiceId = found.invoiceId;
   if (invoiceId === null) return;
   const ways = [payPageExtRef(invoiceId, 'confirm'), payPageExtRef(invoiceId, 'card')];
-  if (found.ext_ref === null || !ways.includes(found.ext_ref)) return;
+  if (found.extRef === null || !ways.includes(found.extRef)) return;
   await completePagePayment(ctx, await getInvoice(ctx, invoiceId), found);
 }
 
@@ -379,11 +379,11 @@ export async function completeIfPageSession(ctx: ServiceContext, found: CaptureS
 export async function completePagePayment(
   ctx: ServiceContext,
   invoice: Invoice,
-  row: CaptureSessionRow,
+  row: CaptureSessionRecord,
 ): Promise<boolean> {
   const customerId = invoice.customer.id;
   try {
-    await completeCaptureSession(ctx, { customerId, sessionToken: row.session_token });
+    await completeCaptureSession(ctx, { customerId, sessionToken: row.sessionToken });
   } catch (error) {
     if (error instanceof DomainError && error.code === 'capture_session_not_captured') return false;
     throw error;
