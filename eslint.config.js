@@ -35,8 +35,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/invoicing/invoiceMail.service.ts',
   'src/modules/invoicing/invoiceMoney.service.ts',
   'src/modules/invoicing/invoiceReads.service.ts',
-  'src/modules/invoicing/recurringInvoice.service.ts',
-  'src/modules/invoicing/recurringInvoiceBilling.service.ts',
   'src/modules/mail/mail.service.ts',
   'src/modules/mandates/emandate.service.ts',
   'src/modules/mandates/emandateLink.service.ts',
