@@ -1,24 +1,28 @@
 import { sql } from 'kysely';
-import type { Insertable, RawBuilder, Selectable } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { CollectionAttemptsTable } from './tables.ts';
+import { attemptFromRow, finishedAttemptToRow, newAttemptToRow } from './collectionAttempt.mapper.ts';
+import type { CollectionAttempt, FinishedAttempt, NewCollectionAttempt } from './collectionAttempt.ts';
 
-export type AttemptRow = Selectable<CollectionAttemptsTable>;
-
-export async function insertAttempt(db: Db, row: Insertable<CollectionAttemptsTable>): Promise<number> {
-  return (await db.insertInto('collection_attempts').values(row).returning('id').executeTakeFirstOrThrow())
-    .id;
+export async function insertAttempt(db: Db, attempt: NewCollectionAttempt): Promise<number> {
+  return (
+    await db
+      .insertInto('collection_attempts')
+      .values(newAttemptToRow(attempt))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 /** Attempts of many invoices in one statement, each invoice's as inserted; the ids of their rows, by invoice. */
 export async function insertAttempts(
   db: Db,
-  rows: readonly Insertable<CollectionAttemptsTable>[],
+  attempts: readonly NewCollectionAttempt[],
 ): Promise<Map<number, number>> {
-  if (rows.length === 0) return new Map();
+  if (attempts.length === 0) return new Map();
   const inserted = await db
     .insertInto('collection_attempts')
-    .values([...rows])
+    .values(attempts.map(newAttemptToRow))
     .returning(['id', 'invoice_id'])
     .execute();
   return new Map(inserted.map((row) => [Number(row.invoice_id), row.id]));
@@ -29,8 +33,8 @@ export async function listAttemptsOfInvoices(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
-): Promise<Map<number, AttemptRow[]>> {
-  const byInvoice = new Map<number, AttemptRow[]>();
+): Promise<Map<number, CollectionAttempt[]>> {
+  const byInvoice = new Map<number, CollectionAttempt[]>();
   if (invoiceIds.length === 0) return byInvoice;
   const rows = await db
     .selectFrom('collection_attempts')
@@ -43,41 +47,31 @@ export async function listAttemptsOfInvoices(
   for (const row of rows) {
     const invoiceId = Number(row.invoice_id);
     const attempts = byInvoice.get(invoiceId) ?? [];
-    attempts.push(row);
+    attempts.push(attemptFromRow(row));
     byInvoice.set(invoiceId, attempts);
   }
   return byInvoice;
 }
 
 /** Attempts of the account still `started` whose lease began before `leasedBefore` (wall-clock time). */
-export function listStaleAttempts(
+export async function listStaleAttempts(
   db: Db,
   accountId: number,
   leasedBefore: string,
   limit: number,
-): Promise<AttemptRow[]> {
-  return (
-    db
-      .selectFrom('collection_attempts')
-      .selectAll()
-      .where('state', '=', 'started')
-      .where('leased_at', '<', leasedBefore)
-      .where('account_id', '=', accountId)
-      // A portal charge pays several invoices at once: payNow.service.ts finishes its rows together.
-      .where('idempotency_key', 'not like', `${PORTAL_KEY_PREFIX}%`)
-      .orderBy('id')
-      .limit(limit)
-      .execute()
-  );
-}
-
-/** What an attempt's answer writes on it. */
-export interface FinishedAttempt {
-  state: string;
-  reason: string | null;
-  raw_code: string | null;
-  retry_class: string | null;
-  finished_at: string;
+): Promise<CollectionAttempt[]> {
+  const rows = await db
+    .selectFrom('collection_attempts')
+    .selectAll()
+    .where('state', '=', 'started')
+    .where('leased_at', '<', leasedBefore)
+    .where('account_id', '=', accountId)
+    // A portal charge pays several invoices at once: payNow.service.ts finishes its rows together.
+    .where('idempotency_key', 'not like', `${PORTAL_KEY_PREFIX}%`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(attemptFromRow);
 }
 
 /**
@@ -93,7 +87,7 @@ export async function finishAttempts(
   if (attemptIds.length === 0) return [];
   const rows = await db
     .updateTable('collection_attempts')
-    .set(changes)
+    .set(finishedAttemptToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', 'in', attemptIds)
     .where('state', '=', 'started')
@@ -174,17 +168,18 @@ export async function countOpenAttemptsOfMethod(
 }
 
 /** The gateway and charge that collected a payment, if a card attempt made it. */
-export function findChargeOfPayment(
+export async function findChargeOfPayment(
   db: Db,
   accountId: number,
   paymentId: number,
-): Promise<{ gateway_id: number; charge_id: string | null } | undefined> {
-  return db
+): Promise<{ gatewayId: number; chargeId: string | null } | undefined> {
+  const row = await db
     .selectFrom('collection_attempts')
     .select(['gateway_id', 'charge_id'])
     .where('account_id', '=', accountId)
     .where('payment_id', '=', paymentId)
     .executeTakeFirst();
+  return row && { gatewayId: row.gateway_id, chargeId: row.charge_id };
 }
 
 /** The payment a charge made, by the provider's charge id. */
@@ -208,19 +203,20 @@ export async function findPaymentOfCharge(
 export const PORTAL_KEY_PREFIX = 'portal:';
 
 /** The invoices' attempts still waiting for their answer, with the key each charge was made under. */
-export function listOpenAttemptsOfInvoices(
+export async function listOpenAttemptsOfInvoices(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
-): Promise<Pick<AttemptRow, 'invoice_id' | 'idempotency_key'>[]> {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<Pick<CollectionAttempt, 'invoiceId' | 'idempotencyKey'>[]> {
+  if (invoiceIds.length === 0) return [];
+  const rows = await db
     .selectFrom('collection_attempts')
     .select(['invoice_id', 'idempotency_key'])
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .where('state', '=', 'started')
     .execute();
+  return rows.map((row) => ({ invoiceId: row.invoice_id, idempotencyKey: row.idempotency_key }));
 }
 
 /** The number of attempts made at each of the invoices (the next attempt's number is one more). */
@@ -257,7 +253,7 @@ export async function listStartedRowsOfKey(
   db: Db,
   accountId: number,
   chargeKey: string,
-): Promise<AttemptRow[]> {
+): Promise<CollectionAttempt[]> {
   const rows = await db
     .selectFrom('collection_attempts')
     .selectAll()
@@ -267,7 +263,7 @@ export async function listStartedRowsOfKey(
     .orderBy('id')
     .execute();
   // NOTE: SQLite's LIKE ignores the case of ASCII letters; the keys themselves are compared exactly here.
-  return rows.filter((row) => chargeKeyOfRow(row.idempotency_key) === chargeKey);
+  return rows.filter((row) => chargeKeyOfRow(row.idempotency_key) === chargeKey).map(attemptFromRow);
 }
 
 /** Ends a portal charge: its rows go, so that an answered portal charge leaves no attempt of the invoice's own. */

@@ -13,7 +13,7 @@ import { withLockedCustomers } from '../ledger/index.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
-import type { AttemptRow } from './collectionAttempt.repository.ts';
+import type { CollectionAttempt } from './collectionAttempt.ts';
 import { reportBlockedCollection, reportUnchargeable } from './blockedCollection.service.ts';
 import type { CardProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { applyCreditFirst } from './creditFirst.ts';
@@ -226,19 +226,19 @@ async function startAttempts(
   const attemptIds = await repo.insertAttempts(
     tctx.db,
     claims.map((claim) => ({
-      account_id: tctx.account.id,
-      invoice_id: claim.invoiceId,
-      customer_id: claim.customerId,
-      attempt_no: claim.attemptNo,
-      idempotency_key: claim.idempotencyKey,
-      gateway_id: claim.gateway.id,
-      payment_method_id: claim.paymentMethodId,
+      accountId: tctx.account.id,
+      invoiceId: claim.invoiceId,
+      customerId: claim.customerId,
+      attemptNo: claim.attemptNo,
+      idempotencyKey: claim.idempotencyKey,
+      gatewayId: claim.gateway.id,
+      paymentMethodId: claim.paymentMethodId,
       token: claim.token,
-      amount_minor: claim.amountMinor,
-      currency_code: claim.currencyCode,
+      amountMinor: claim.amountMinor,
+      currencyCode: claim.currencyCode,
       state: 'started',
-      started_at: nowInstant(tctx),
-      leased_at: tctx.wallClock.now().toISOString(),
+      startedAt: nowInstant(tctx),
+      leasedAt: tctx.wallClock.now().toISOString(),
     })),
   );
   // In flight: no next try until this one is answered (docs/design/collections.md, "NumTries and NextTryDate").
@@ -259,11 +259,11 @@ async function startAttempts(
  */
 export async function claimedFromAttempts(
   ctx: ServiceContext,
-  attempts: readonly AttemptRow[],
+  attempts: readonly CollectionAttempt[],
 ): Promise<Claimed[]> {
-  const gateways = await gatewaysByIds(ctx, [...new Set(attempts.map((attempt) => attempt.gateway_id))]);
+  const gateways = await gatewaysByIds(ctx, [...new Set(attempts.map((attempt) => attempt.gatewayId))]);
   return attempts.flatMap((attempt) => {
-    const gateway = gateways.get(attempt.gateway_id);
+    const gateway = gateways.get(attempt.gatewayId);
     if (!gateway) {
       ctx.log.error({ attemptId: attempt.id }, 'finishing an unanswered charge failed: its gateway is gone');
       return [];
@@ -271,15 +271,15 @@ export async function claimedFromAttempts(
     return [
       {
         attemptId: attempt.id,
-        attemptNo: attempt.attempt_no,
-        invoiceId: attempt.invoice_id,
-        customerId: attempt.customer_id,
-        currencyCode: attempt.currency_code,
-        amountMinor: attempt.amount_minor,
-        idempotencyKey: attempt.idempotency_key,
+        attemptNo: attempt.attemptNo,
+        invoiceId: attempt.invoiceId,
+        customerId: attempt.customerId,
+        currencyCode: attempt.currencyCode,
+        amountMinor: attempt.amountMinor,
+        idempotencyKey: attempt.idempotencyKey,
         askedBefore: true,
         gateway,
-        paymentMethodId: attempt.payment_method_id,
+        paymentMethodId: attempt.paymentMethodId,
         token: attempt.token,
       },
     ];

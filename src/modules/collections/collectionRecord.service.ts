@@ -12,7 +12,7 @@ import { recordCollectedPayments, withLockedCustomers } from '../ledger/index.ts
 import type { CollectedPaymentInput, RecordedPayment } from '../ledger/index.ts';
 import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
-import type { AttemptRow } from './collectionAttempt.repository.ts';
+import type { CollectionAttempt, FinishedAttempt } from './collectionAttempt.ts';
 import type { Claimed } from './collectionClaim.service.ts';
 import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
 import type { CollectionFailure } from './customerNotices.ts';
@@ -57,11 +57,11 @@ export async function recordBatch(
 }
 
 /** The run of failures the invoice is in: when its first failure (a decline or an error) was, and how many technical errors end it. */
-function failureRun(attempts: readonly AttemptRow[], at: string) {
+function failureRun(attempts: readonly CollectionAttempt[], at: string) {
   const failures = attempts.filter((a) => a.state === 'declined' || a.state === 'error');
   let technicalInRow = 0;
   for (let i = attempts.length - 1; i >= 0 && attempts[i]!.state === 'error'; i -= 1) technicalInRow += 1;
-  return { firstFailureAt: failures[0]?.started_at ?? at, technicalInRow };
+  return { firstFailureAt: failures[0]?.startedAt ?? at, technicalInRow };
 }
 
 /** The account's schedule (PUT /v1/account), its unset parts the defaults. */
@@ -175,15 +175,15 @@ async function finishAttempts(
   answered: readonly Answered[],
   at: string,
 ): Promise<Set<number>> {
-  const sameAnswer = new Map<string, { changes: repo.FinishedAttempt; attemptIds: number[] }>();
+  const sameAnswer = new Map<string, { changes: FinishedAttempt; attemptIds: number[] }>();
   for (const { claimed, result } of answered) {
     const failed = result.outcome === 'declined' || result.outcome === 'error';
     const changes = {
       state: result.outcome,
       reason: failed ? result.reason : null,
-      raw_code: failed ? result.rawCode : null,
-      retry_class: failed ? retryClassOf(result.reason) : null,
-      finished_at: at,
+      rawCode: failed ? result.rawCode : null,
+      retryClass: failed ? retryClassOf(result.reason) : null,
+      finishedAt: at,
     };
     const key = JSON.stringify(changes);
     const group = sameAnswer.get(key) ?? { changes, attemptIds: [] };
@@ -244,7 +244,7 @@ interface FailureContext {
   /** A decline's failed payment (a technical error makes none). */
   payment: RecordedPayment | undefined;
   /** The invoice's attempts, this one finished. */
-  attempts: readonly AttemptRow[];
+  attempts: readonly CollectionAttempt[];
 }
 
 /**
@@ -359,7 +359,7 @@ async function nextTryAfter(
   claimed: Claimed,
   result: Failed,
   at: string,
-  attempts: readonly AttemptRow[],
+  attempts: readonly CollectionAttempt[],
 ): Promise<{ at: string | null; exhausted: boolean }> {
   const run = failureRun(attempts, at);
   const next = nextTryAfterFailure(

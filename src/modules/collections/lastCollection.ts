@@ -19,5 +19,5 @@ export async function lastCollectionOf(
 ): Promise<LastCollection | undefined> {
   const attempts = (await listAttemptsOfInvoices(ctx.db, ctx.account.id, [invoiceId])).get(invoiceId) ?? [];
   const last = attempts.filter((attempt) => attempt.state !== 'started').at(-1);
-  return last && { paymentMethodId: last.payment_method_id, reason: last.reason };
+  return last && { paymentMethodId: last.paymentMethodId, reason: last.reason };
 }

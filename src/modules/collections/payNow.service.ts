@@ -157,7 +157,7 @@ function planPayment(
     // A new card's sale of one of them (the portal's "Pay with a new card") is under way or awaits its record.
     if ((await invoicesWithSalesInFlight(tctx, ids)).size > 0) return { outcome: 'in_flight' } as const;
     if (open.length > 0) {
-      if (key === undefined || open.some((row) => repo.chargeKeyOfRow(row.idempotency_key) !== key)) {
+      if (key === undefined || open.some((row) => repo.chargeKeyOfRow(row.idempotencyKey) !== key)) {
         return { outcome: 'in_flight' } as const;
       }
       const resumed = await resumedPlan(tctx, key);
@@ -186,19 +186,19 @@ function planPayment(
     const tries = await repo.countAttemptsOfInvoices(tctx.db, tctx.account.id, ids);
     for (const target of owing) {
       await repo.insertAttempt(tctx.db, {
-        account_id: tctx.account.id,
-        invoice_id: target.id,
-        customer_id: input.customerId,
-        attempt_no: (tries.get(target.id) ?? 0) + 1,
-        idempotency_key: repo.portalRowKey(key, target.id),
-        gateway_id: gateway.id,
-        payment_method_id: method.id,
+        accountId: tctx.account.id,
+        invoiceId: target.id,
+        customerId: input.customerId,
+        attemptNo: (tries.get(target.id) ?? 0) + 1,
+        idempotencyKey: repo.portalRowKey(key, target.id),
+        gatewayId: gateway.id,
+        paymentMethodId: method.id,
         token: method.token,
-        amount_minor: target.openMinor,
-        currency_code: customer.currencyCode,
+        amountMinor: target.openMinor,
+        currencyCode: customer.currencyCode,
         state: 'started',
-        started_at: nowInstant(tctx),
-        leased_at: tctx.wallClock.now().toISOString(),
+        startedAt: nowInstant(tctx),
+        leasedAt: tctx.wallClock.now().toISOString(),
       });
     }
     return {
@@ -237,12 +237,12 @@ async function resumedPlan(ctx: ServiceContext, key: string): Promise<Plan | und
   const first = rows[0];
   if (!first) return undefined;
   return {
-    allocations: rows.map((row) => ({ invoiceId: row.invoice_id, amountMinor: row.amount_minor })),
-    totalMinor: rows.reduce((sum, row) => sum + row.amount_minor, 0),
-    currencyCode: first.currency_code,
+    allocations: rows.map((row) => ({ invoiceId: row.invoiceId, amountMinor: row.amountMinor })),
+    totalMinor: rows.reduce((sum, row) => sum + row.amountMinor, 0),
+    currencyCode: first.currencyCode,
     // NOTE: even a gateway disabled since is asked: the charge may have been made, and only the provider knows.
-    gateway: await getGateway(ctx, first.gateway_id),
-    paymentMethodId: first.payment_method_id,
+    gateway: await getGateway(ctx, first.gatewayId),
+    paymentMethodId: first.paymentMethodId,
     token: first.token,
     key,
   };
@@ -263,7 +263,7 @@ export async function finishUnansweredPortalPayments(
       const rows = await repo.listStartedRowsOfKey(ctx.db, ctx.account.id, key);
       const plan = await resumedPlan(ctx, key);
       if (!plan || !rows[0]) continue;
-      if ((await chargeAndRecord(ctx, rows[0].customer_id, plan)) !== 'unanswered') answered += 1;
+      if ((await chargeAndRecord(ctx, rows[0].customerId, plan)) !== 'unanswered') answered += 1;
     } catch (error) {
       // The next run asks again; one charge must not hold back the others.
       ctx.log.error({ err: error, key }, 'finishing an unanswered portal payment failed');

@@ -16,7 +16,7 @@ import {
 import type { PaidInvoices, Payment } from '../ledger/index.ts';
 import * as attempts from './collectionAttempt.repository.ts';
 import * as repo from './refundAttempt.repository.ts';
-import type { RefundAttemptRow } from './refundAttempt.repository.ts';
+import type { RefundAttempt } from './collectionAttempt.ts';
 
 /**
  * Refunds a card payment through the gateway that charged it (beyond the spec: `POST /v1/payments/{id}/refund`),
@@ -56,7 +56,7 @@ export async function refundPayment(
   if (problems.length > 0) throw new ValidationError(problems);
   assertRefundable(payment);
   const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
-  const gateway = charge?.charge_id ? await getGateway(ctx, charge.gateway_id) : undefined;
+  const gateway = charge?.chargeId ? await getGateway(ctx, charge.gatewayId) : undefined;
   if (!gateway || !canCharge(gateway)) {
     throw new ConflictError(
       'payment_not_refundable',
@@ -76,19 +76,19 @@ export async function refundPayment(
       repo.insertAttempt(
         tctx.db,
         {
-          account_id: tctx.account.id,
-          payment_id: paymentId,
-          adjustment_id: reservation.adjustmentId,
-          gateway_id: gateway.id,
-          charge_id: charge!.charge_id!,
-          amount_minor: reservation.amountMinor,
-          currency_code: payment.currencyCode,
-          idempotency_key: `refund_${reservation.adjustmentId}`,
+          accountId: tctx.account.id,
+          paymentId,
+          adjustmentId: reservation.adjustmentId,
+          gatewayId: gateway.id,
+          chargeId: charge!.chargeId!,
+          amountMinor: reservation.amountMinor,
+          currencyCode: payment.currencyCode,
+          idempotencyKey: `refund_${reservation.adjustmentId}`,
           state: 'started',
-          started_at: nowInstant(tctx),
-          leased_at: tctx.wallClock.now().toISOString(),
-          paid_invoices: reservation.paidInvoices,
-          credit_note_id: reservation.creditNoteId,
+          startedAt: nowInstant(tctx),
+          leasedAt: tctx.wallClock.now().toISOString(),
+          paidInvoices: reservation.paidInvoices,
+          creditNoteId: reservation.creditNoteId,
         },
         reservation.fromInvoices,
       ),
@@ -118,14 +118,14 @@ function checkedAmount(amount: string, currencyCode: string, problems: FieldProb
 }
 
 /** Asks the gateway for the attempt's refund and records the answer; undefined when no answer came. */
-async function askGateway(ctx: ServiceContext, attempt: RefundAttemptRow): Promise<RefundResult | undefined> {
+async function askGateway(ctx: ServiceContext, attempt: RefundAttempt): Promise<RefundResult | undefined> {
   let result: RefundResult;
   try {
-    result = await refundCharge(ctx, await getGateway(ctx, attempt.gateway_id), {
-      chargeId: attempt.charge_id,
-      amountMinor: attempt.amount_minor,
-      currencyCode: attempt.currency_code,
-      idempotencyKey: attempt.idempotency_key,
+    result = await refundCharge(ctx, await getGateway(ctx, attempt.gatewayId), {
+      chargeId: attempt.chargeId,
+      amountMinor: attempt.amountMinor,
+      currencyCode: attempt.currencyCode,
+      idempotencyKey: attempt.idempotencyKey,
     });
   } catch (error) {
     if (error instanceof GatewayTimeoutError) return undefined;
@@ -137,7 +137,7 @@ async function askGateway(ctx: ServiceContext, attempt: RefundAttemptRow): Promi
     // The money stays reserved until the provider's late word (a webhook): refund_settled or refund_failed.
     await repo.finishAttempt(ctx.db, ctx.account.id, attempt.id, {
       state: 'pending',
-      refund_id: result.refundId,
+      refundId: result.refundId,
     });
   } else {
     await undoRefund(ctx, attempt, result.rawCode, 'started');
@@ -148,37 +148,31 @@ async function askGateway(ctx: ServiceContext, attempt: RefundAttemptRow): Promi
 /** The refund went through: its reservation confirmed, once. */
 function settleRefund(
   ctx: ServiceContext,
-  attempt: RefundAttemptRow,
+  attempt: RefundAttempt,
   refundId: string,
   from: 'started' | 'pending',
 ): Promise<unknown> {
-  const refund = { paymentId: attempt.payment_id, adjustmentId: attempt.adjustment_id, refundId };
+  const refund = { paymentId: attempt.paymentId, adjustmentId: attempt.adjustmentId, refundId };
   return confirmRefund(ctx, refund, (tctx) =>
-    repo.finishAttempt(
-      tctx.db,
-      tctx.account.id,
-      attempt.id,
-      { state: 'succeeded', refund_id: refundId },
-      from,
-    ),
+    repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, { state: 'succeeded', refundId }, from),
   );
 }
 
 /** The refund did not go through: what it took given back to the payment and its invoices, once. */
 async function undoRefund(
   ctx: ServiceContext,
-  attempt: RefundAttemptRow,
+  attempt: RefundAttempt,
   rawCode: string,
   from: 'started' | 'pending',
 ): Promise<unknown> {
   const undo = {
-    paymentId: attempt.payment_id,
-    adjustmentId: attempt.adjustment_id,
+    paymentId: attempt.paymentId,
+    adjustmentId: attempt.adjustmentId,
     fromInvoices: await repo.takenFromInvoices(ctx.db, ctx.account.id, attempt.id),
-    creditNoteId: attempt.credit_note_id,
+    creditNoteId: attempt.creditNoteId,
   };
   return releaseRefund(ctx, undo, (tctx) =>
-    repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, { state: 'declined', raw_code: rawCode }, from),
+    repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, { state: 'declined', rawCode }, from),
   );
 }
 

@@ -1,24 +1,32 @@
-import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { RefundAttemptsTable } from './tables.ts';
 import type { TakenFromInvoice } from '../ledger/index.ts';
-
-export type RefundAttemptRow = Selectable<RefundAttemptsTable>;
+import {
+  newRefundAttemptToRow,
+  refundAnswerToRow,
+  refundAttemptFromRow,
+} from './collectionAttempt.mapper.ts';
+import type { NewRefundAttempt, RefundAnswer, RefundAttempt } from './collectionAttempt.ts';
 
 /** The attempt, with what its refund took from each invoice its payment paid. */
 export async function insertAttempt(
   db: Db,
-  row: Insertable<RefundAttemptsTable>,
+  newAttempt: NewRefundAttempt,
   fromInvoices: readonly TakenFromInvoice[],
-): Promise<RefundAttemptRow> {
-  const attempt = await db.insertInto('refund_attempts').values(row).returningAll().executeTakeFirstOrThrow();
+): Promise<RefundAttempt> {
+  const attempt = refundAttemptFromRow(
+    await db
+      .insertInto('refund_attempts')
+      .values(newRefundAttemptToRow(newAttempt))
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
   if (fromInvoices.length > 0) {
     await db
       .insertInto('refund_attempt_invoices')
       .values(
         fromInvoices.map((taken) => ({
           refund_attempt_id: attempt.id,
-          account_id: row.account_id,
+          account_id: attempt.accountId,
           invoice_id: taken.invoiceId,
           amount_minor: taken.amountMinor,
         })),
@@ -51,12 +59,12 @@ export async function finishAttempt(
   db: Db,
   accountId: number,
   attemptId: number,
-  answer: { state: 'succeeded' | 'declined' | 'pending'; refund_id?: string; raw_code?: string },
+  answer: RefundAnswer,
   from: 'started' | 'pending' = 'started',
 ): Promise<boolean> {
   const result = await db
     .updateTable('refund_attempts')
-    .set(answer)
+    .set(refundAnswerToRow(answer))
     .where('account_id', '=', accountId)
     .where('id', '=', attemptId)
     .where('state', '=', from)
@@ -65,13 +73,13 @@ export async function finishAttempt(
 }
 
 /** The pending refund the provider knows by `refundId`, at that gateway. */
-export function findPendingAttempt(
+export async function findPendingAttempt(
   db: Db,
   accountId: number,
   gatewayId: number,
   refundId: string,
-): Promise<RefundAttemptRow | undefined> {
-  return db
+): Promise<RefundAttempt | undefined> {
+  const row = await db
     .selectFrom('refund_attempts')
     .selectAll()
     .where('account_id', '=', accountId)
@@ -79,14 +87,15 @@ export function findPendingAttempt(
     .where('refund_id', '=', refundId)
     .where('state', '=', 'pending')
     .executeTakeFirst();
+  return row && refundAttemptFromRow(row);
 }
 
-export function listStaleAttempts(
+export async function listStaleAttempts(
   db: Db,
   accountId: number,
   staleBefore: string,
-): Promise<RefundAttemptRow[]> {
-  return db
+): Promise<RefundAttempt[]> {
+  const rows = await db
     .selectFrom('refund_attempts')
     .selectAll()
     .where('account_id', '=', accountId)
@@ -95,4 +104,5 @@ export function listStaleAttempts(
     .orderBy('id')
     .limit(100)
     .execute();
+  return rows.map(refundAttemptFromRow);
 }

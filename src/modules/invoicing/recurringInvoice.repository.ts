@@ -1,33 +1,31 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { customerStates } from '../customers/index.ts';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import type { RecurringInvoicesTable } from './tables.ts';
+import {
+  newRecurringChargeToRow,
+  newRecurringInvoiceToRow,
+  newRecurringPeriodToRow,
+  newRecurringTaxToRow,
+  recurringChargeFromRow,
+  recurringInvoiceChangesToRow,
+  recurringInvoiceFromRow,
+  recurringInvoiceWithCustomerFromRow,
+  recurringTaxFromRow,
+} from './recurringInvoice.mapper.ts';
 import type {
-  RecurringInvoiceChargesTable,
-  RecurringInvoicePeriodsTable,
-  RecurringInvoicesTable,
-  RecurringInvoiceTaxesTable,
-} from './tables.ts';
-
-export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
-export type NewRecurringInvoiceRow = Insertable<RecurringInvoicesTable>;
-export type RecurringInvoiceChanges = Updateable<
-  Omit<RecurringInvoicesTable, 'id' | 'account_id' | 'customer_id' | 'created_at'>
->;
-export type RecurringChargeRow = Selectable<RecurringInvoiceChargesTable>;
-export type NewRecurringChargeRow = Insertable<RecurringInvoiceChargesTable>;
-export type RecurringTaxRow = Selectable<RecurringInvoiceTaxesTable>;
-export type NewRecurringTaxRow = Insertable<RecurringInvoiceTaxesTable>;
-export type NewRecurringPeriodRow = Insertable<RecurringInvoicePeriodsTable>;
-
-/** A recurring invoice with the state of its customer that its wire form and its billing depend on. */
-export interface RecurringInvoiceWithCustomerRow extends RecurringInvoiceRow {
-  customer_is_active: boolean | number;
-  customer_is_suspended: boolean | number;
-  customer_suspended_at: string | null;
-}
+  NewRecurringCharge,
+  NewRecurringInvoice,
+  NewRecurringPeriod,
+  RecurringChargeRecord,
+  RecurringInvoiceChanges,
+  RecurringInvoiceRecord,
+  RecurringInvoiceWithCustomer,
+  RecurringTax,
+} from './recurringInvoice.ts';
 
 const COLUMNS = [
   'id',
@@ -94,26 +92,28 @@ function selectWithCustomer(db: Db, accountId: number) {
     .where('recurring_invoices.account_id', '=', accountId);
 }
 
-export function findRecurringInvoice(
+export async function findRecurringInvoice(
   db: Db,
   accountId: number,
   recurringInvoiceId: number,
-): Promise<RecurringInvoiceWithCustomerRow | undefined> {
-  return selectWithCustomer(db, accountId)
+): Promise<RecurringInvoiceWithCustomer | undefined> {
+  const row = await selectWithCustomer(db, accountId)
     .where('recurring_invoices.id', '=', recurringInvoiceId)
     .executeTakeFirst();
+  return row && recurringInvoiceWithCustomerFromRow(row);
 }
 
-export function findRecurringInvoices(
+export async function findRecurringInvoices(
   db: Db,
   accountId: number,
   recurringInvoiceIds: readonly number[],
-): Promise<RecurringInvoiceWithCustomerRow[]> {
-  if (recurringInvoiceIds.length === 0) return Promise.resolve([]);
-  return selectWithCustomer(db, accountId)
+): Promise<RecurringInvoiceWithCustomer[]> {
+  if (recurringInvoiceIds.length === 0) return [];
+  const rows = await selectWithCustomer(db, accountId)
     .where('recurring_invoices.id', 'in', recurringInvoiceIds)
     .orderBy('recurring_invoices.id')
     .execute();
+  return rows.map(recurringInvoiceWithCustomerFromRow);
 }
 
 /**
@@ -125,38 +125,40 @@ export async function lockRecurringInvoice(
   db: Db,
   accountId: number,
   recurringInvoiceId: number,
-): Promise<RecurringInvoiceRow | undefined> {
-  return db
+): Promise<RecurringInvoiceRecord | undefined> {
+  const row = await db
     .selectFrom('recurring_invoices')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', recurringInvoiceId)
     .$if(isPostgres(db), (qb) => qb.forUpdate())
     .executeTakeFirst();
+  return row && recurringInvoiceFromRow(row);
 }
 
 /** A page in creation order, of the account or of one of its customers. */
-export function listRecurringInvoices(
+export async function listRecurringInvoices(
   db: Db,
   accountId: number,
   page: Page,
   customerId?: number,
-): Promise<RecurringInvoiceWithCustomerRow[]> {
-  return selectWithCustomer(db, accountId)
+): Promise<RecurringInvoiceWithCustomer[]> {
+  const rows = await selectWithCustomer(db, accountId)
     .$if(customerId !== undefined, (qb) => qb.where('recurring_invoices.customer_id', '=', customerId!))
     .orderBy('recurring_invoices.id')
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(recurringInvoiceWithCustomerFromRow);
 }
 
-export function listCharges(
+export async function listCharges(
   db: Db,
   accountId: number,
   recurringInvoiceIds: number[],
-): Promise<RecurringChargeRow[]> {
-  if (recurringInvoiceIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<RecurringChargeRecord[]> {
+  if (recurringInvoiceIds.length === 0) return [];
+  const rows = await db
     .selectFrom('recurring_invoice_charges')
     .select(CHARGE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -164,15 +166,16 @@ export function listCharges(
     .orderBy('recurring_invoice_id')
     .orderBy('line')
     .execute();
+  return rows.map(recurringChargeFromRow);
 }
 
-export function listTaxes(
+export async function listTaxes(
   db: Db,
   accountId: number,
   recurringInvoiceIds: number[],
-): Promise<RecurringTaxRow[]> {
-  if (recurringInvoiceIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<RecurringTax[]> {
+  if (recurringInvoiceIds.length === 0) return [];
+  const rows = await db
     .selectFrom('recurring_invoice_taxes')
     .select(TAX_COLUMNS)
     .where('account_id', '=', accountId)
@@ -180,6 +183,7 @@ export function listTaxes(
     .orderBy('recurring_invoice_id')
     .orderBy('id')
     .execute();
+  return rows.map(recurringTaxFromRow);
 }
 
 export function findRecurringInvoiceIdByReference(
@@ -195,10 +199,10 @@ export function findRecurringInvoiceIdByReference(
     .executeTakeFirst();
 }
 
-export async function insertRecurringInvoice(db: Db, row: NewRecurringInvoiceRow): Promise<number> {
+export async function insertRecurringInvoice(db: Db, invoice: NewRecurringInvoice): Promise<number> {
   const inserted = await db
     .insertInto('recurring_invoices')
-    .values(row)
+    .values(newRecurringInvoiceToRow(invoice))
     .returning('id')
     .executeTakeFirstOrThrow();
   return inserted.id;
@@ -212,7 +216,7 @@ export async function updateRecurringInvoice(
 ): Promise<boolean> {
   const result = await db
     .updateTable('recurring_invoices')
-    .set(changes)
+    .set(recurringInvoiceChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', recurringInvoiceId)
     .executeTakeFirst();
@@ -237,28 +241,38 @@ export async function replaceCharges(
   db: Db,
   accountId: number,
   recurringInvoiceId: number,
-  rows: NewRecurringChargeRow[],
+  charges: readonly NewRecurringCharge[],
 ): Promise<void> {
   await db
     .deleteFrom('recurring_invoice_charges')
     .where('account_id', '=', accountId)
     .where('recurring_invoice_id', '=', recurringInvoiceId)
     .execute();
-  if (rows.length) await db.insertInto('recurring_invoice_charges').values(rows).execute();
+  if (charges.length) {
+    await db
+      .insertInto('recurring_invoice_charges')
+      .values(charges.map((charge) => newRecurringChargeToRow(accountId, recurringInvoiceId, charge)))
+      .execute();
+  }
 }
 
 export async function replaceTaxes(
   db: Db,
   accountId: number,
   recurringInvoiceId: number,
-  rows: NewRecurringTaxRow[],
+  taxes: readonly Pick<RecurringTax, 'name' | 'perc'>[],
 ): Promise<void> {
   await db
     .deleteFrom('recurring_invoice_taxes')
     .where('account_id', '=', accountId)
     .where('recurring_invoice_id', '=', recurringInvoiceId)
     .execute();
-  if (rows.length) await db.insertInto('recurring_invoice_taxes').values(rows).execute();
+  if (taxes.length) {
+    await db
+      .insertInto('recurring_invoice_taxes')
+      .values(taxes.map((tax) => newRecurringTaxToRow(accountId, recurringInvoiceId, tax)))
+      .execute();
+  }
 }
 
 export async function countPeriods(db: Db, accountId: number, recurringInvoiceId: number): Promise<number> {
@@ -271,8 +285,17 @@ export async function countPeriods(db: Db, accountId: number, recurringInvoiceId
   return Number(row.n);
 }
 
-export async function insertPeriods(db: Db, rows: NewRecurringPeriodRow[]): Promise<void> {
-  if (rows.length) await db.insertInto('recurring_invoice_periods').values(rows).execute();
+export async function insertPeriods(
+  db: Db,
+  accountId: number,
+  recurringInvoiceId: number,
+  periods: readonly NewRecurringPeriod[],
+): Promise<void> {
+  if (periods.length === 0) return;
+  await db
+    .insertInto('recurring_invoice_periods')
+    .values(periods.map((period) => newRecurringPeriodToRow(accountId, recurringInvoiceId, period)))
+    .execute();
 }
 
 /**
@@ -340,7 +363,7 @@ export function listWithDatesBetween(
   accountId: number,
   from: PlainDate,
   to: PlainDate,
-): Promise<Pick<RecurringInvoiceRow, 'id' | 'start_date' | 'end_date' | 'created_at'>[]> {
+): Promise<Pick<Selectable<RecurringInvoicesTable>, 'id' | 'start_date' | 'end_date' | 'created_at'>[]> {
   return db
     .selectFrom('recurring_invoices')
     .select(['id', 'start_date', 'end_date', 'created_at'])

@@ -9,53 +9,28 @@ import { periodCountResumingAt, scheduleState } from './recurringBilling.ts';
 import type { RecurringSchedule } from './recurringBilling.ts';
 import { getCustomer } from '../customers/index.ts';
 import { assertReferenceFree, referenceConflict } from './invoiceInput.ts';
-import { scheduleOf, stateColumns } from './recurringInvoice.ts';
-import type { RecurringInvoice } from './recurringInvoice.ts';
+import { scheduleOf } from './recurringInvoice.ts';
+import type { RecurringInvoice, RecurringInvoiceFields, RecurringInvoiceRecord } from './recurringInvoice.ts';
 import * as repo from './recurringInvoice.repository.ts';
-import type { RecurringInvoiceRow } from './recurringInvoice.repository.ts';
 import { checkRecord, checkedFields } from './recurringInvoiceInput.ts';
 import type { RecurringInvoiceInput, RecurringRecord } from './recurringInvoiceInput.ts';
 import { getRecurringInvoice, lockRecurringInvoice } from './recurringInvoiceReads.service.ts';
 
-function lineRows(
-  ctx: ServiceContext,
-  recurringInvoiceId: number,
-  record: Pick<RecurringRecord, 'charges' | 'taxes'>,
-) {
+/** The record's own fields, without its customer and lines. */
+function fieldsOf(record: RecurringRecord): RecurringInvoiceFields {
   return {
-    charges: record.charges.map((charge) => ({
-      account_id: ctx.account.id,
-      recurring_invoice_id: recurringInvoiceId,
-      line: charge.line,
-      descrip: charge.descrip,
-      qty: charge.qty,
-      unit_cost_ex: charge.unitCostEx,
-      is_tax_inclusive: charge.isTaxInclusive ?? false,
-      display_order: charge.displayOrder,
-    })),
-    taxes: record.taxes.map((tax) => ({
-      account_id: ctx.account.id,
-      recurring_invoice_id: recurringInvoiceId,
-      name: tax.name,
-      perc: tax.perc,
-    })),
-  };
-}
-
-function recordColumns(record: RecurringRecord) {
-  return {
-    currency_code: record.currencyCode,
+    currencyCode: record.currencyCode,
     reference: record.reference,
     term: record.term,
-    term_type: record.termType,
-    start_date: record.startDate,
-    end_date: record.endDate,
-    num_days_before_to_inv: record.numDaysBeforeToInv,
-    collection_method: record.collectionMethod,
-    gateway_id: record.gatewayId,
-    customer_payment_method_id: record.customerPaymentMethodId,
-    invoice_terms: record.invoiceTerms,
-    invoice_notes: record.invoiceNotes,
+    termType: record.termType,
+    startDate: record.startDate,
+    endDate: record.endDate,
+    numDaysBeforeToInv: record.numDaysBeforeToInv,
+    collectionMethod: record.collectionMethod,
+    gatewayId: record.gatewayId,
+    customerPaymentMethodId: record.customerPaymentMethodId,
+    invoiceTerms: record.invoiceTerms,
+    invoiceNotes: record.invoiceNotes,
   };
 }
 
@@ -119,17 +94,16 @@ export async function createRecurringInvoice(
   try {
     recurringInvoiceId = await ctx.db.transaction().execute(async (trx) => {
       const id = await repo.insertRecurringInvoice(trx, {
-        account_id: ctx.account.id,
-        customer_id: record.customerId,
-        ...recordColumns(record),
-        ...stateColumns(state),
-        is_cancelled: false,
-        created_at: now,
-        updated_at: now,
+        accountId: ctx.account.id,
+        customerId: record.customerId,
+        fields: fieldsOf(record),
+        state,
+        isCancelled: false,
+        createdAt: now,
+        updatedAt: now,
       });
-      const lines = lineRows(ctx, id, record);
-      await repo.replaceCharges(trx, ctx.account.id, id, lines.charges);
-      await repo.replaceTaxes(trx, ctx.account.id, id, lines.taxes);
+      await repo.replaceCharges(trx, ctx.account.id, id, record.charges);
+      await repo.replaceTaxes(trx, ctx.account.id, id, record.taxes);
       await emitEvent(inTransaction(ctx, trx), 'recurring_invoice.created', recurringInvoiceRef(id));
       return id;
     });
@@ -158,7 +132,7 @@ export async function editRecurringInvoice(
       const tctx = inTransaction(ctx, trx);
       const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
       const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
-      if (input.customerId !== undefined && input.customerId !== row.customer_id) {
+      if (input.customerId !== undefined && input.customerId !== row.customerId) {
         problems.push(customerCannotChange(row));
       }
       const record = editedRecord(row, fields, await linesOfEdit(tctx, recurringInvoiceId, fields));
@@ -167,7 +141,7 @@ export async function editRecurringInvoice(
       if (problems.length) throw new ValidationError(problems);
 
       const scheduleChanged =
-        record.startDate !== row.start_date || record.term !== row.term || record.termType !== row.term_type;
+        record.startDate !== row.startDate || record.term !== row.term || record.termType !== row.termType;
       if (scheduleChanged) await assertNoInvoiceMade(tctx, recurringInvoiceId);
       reference = record.reference;
       if (record.reference && record.reference !== row.reference) {
@@ -184,10 +158,10 @@ export async function editRecurringInvoice(
 
 type EditedFields = ReturnType<typeof checkedFields>;
 
-function customerCannotChange(row: RecurringInvoiceRow): FieldProblem {
+function customerCannotChange(row: RecurringInvoiceRecord): FieldProblem {
   return {
     field: 'customerID',
-    message: `cannot change (it is ${row.customer_id}); create a recurring invoice for the other customer`,
+    message: `cannot change (it is ${row.customerId}); create a recurring invoice for the other customer`,
   };
 }
 
@@ -202,10 +176,10 @@ async function linesOfEdit(
     (await repo.listCharges(ctx.db, ctx.account.id, [recurringInvoiceId])).map((c) => ({
       descrip: c.descrip,
       qty: c.qty,
-      unitCostEx: c.unit_cost_ex,
-      isTaxInclusive: Boolean(c.is_tax_inclusive),
+      unitCostEx: c.unitCostEx,
+      isTaxInclusive: c.isTaxInclusive,
       line: c.line,
-      displayOrder: c.display_order,
+      displayOrder: c.displayOrder,
     }));
   const taxes =
     fields.taxes ??
@@ -218,25 +192,25 @@ async function linesOfEdit(
 
 /** The recurring invoice as the edit leaves it: each field sent, or else the stored value. */
 function editedRecord(
-  row: RecurringInvoiceRow,
+  row: RecurringInvoiceRecord,
   fields: EditedFields,
   lines: Pick<RecurringRecord, 'charges' | 'taxes'>,
 ): RecurringRecord {
   const keep = <T>(value: T | undefined, current: T): T => (value === undefined ? current : value);
   return {
-    customerId: row.customer_id,
-    currencyCode: keep(fields.currencyCode, row.currency_code),
+    customerId: row.customerId,
+    currencyCode: keep(fields.currencyCode, row.currencyCode),
     reference: keep(fields.reference, row.reference),
     term: keep(fields.term, row.term),
-    termType: keep(fields.termType, row.term_type),
-    startDate: keep(fields.startDate, row.start_date),
-    endDate: keep(fields.endDate, row.end_date),
-    numDaysBeforeToInv: keep(fields.numDaysBeforeToInv, row.num_days_before_to_inv),
-    collectionMethod: keep(fields.collectionMethod, row.collection_method),
-    gatewayId: keep(fields.gatewayId, row.gateway_id),
-    customerPaymentMethodId: keep(fields.customerPaymentMethodId, row.customer_payment_method_id),
-    invoiceTerms: keep(fields.invoiceTerms, row.invoice_terms),
-    invoiceNotes: keep(fields.invoiceNotes, row.invoice_notes),
+    termType: keep(fields.termType, row.termType),
+    startDate: keep(fields.startDate, row.startDate),
+    endDate: keep(fields.endDate, row.endDate),
+    numDaysBeforeToInv: keep(fields.numDaysBeforeToInv, row.numDaysBeforeToInv),
+    collectionMethod: keep(fields.collectionMethod, row.collectionMethod),
+    gatewayId: keep(fields.gatewayId, row.gatewayId),
+    customerPaymentMethodId: keep(fields.customerPaymentMethodId, row.customerPaymentMethodId),
+    invoiceTerms: keep(fields.invoiceTerms, row.invoiceTerms),
+    invoiceNotes: keep(fields.invoiceNotes, row.invoiceNotes),
     charges: lines.charges,
     taxes: lines.taxes,
   };
@@ -248,16 +222,16 @@ function editedRecord(
  */
 async function checkEditedRecord(
   ctx: ServiceContext,
-  row: RecurringInvoiceRow,
+  row: RecurringInvoiceRecord,
   record: RecurringRecord,
   chargesField: string,
   problems: FieldProblem[],
 ): Promise<void> {
   const stored: Partial<Record<keyof RecurringRecord, unknown>> = {
-    currencyCode: row.currency_code,
-    gatewayId: row.gateway_id,
-    customerPaymentMethodId: row.customer_payment_method_id,
-    collectionMethod: row.collection_method,
+    currencyCode: row.currencyCode,
+    gatewayId: row.gatewayId,
+    customerPaymentMethodId: row.customerPaymentMethodId,
+    collectionMethod: row.collectionMethod,
   };
   await checkRecord(ctx, record, (key) => record[key] !== stored[key], chargesField, problems);
 }
@@ -274,7 +248,7 @@ async function assertNoInvoiceMade(ctx: ServiceContext, recurringInvoiceId: numb
 
 async function updateEditedRecurringInvoice(
   ctx: ServiceContext,
-  row: RecurringInvoiceRow,
+  row: RecurringInvoiceRecord,
   record: RecurringRecord,
   scheduleChanged: boolean,
 ): Promise<void> {
@@ -287,9 +261,9 @@ async function updateEditedRecurringInvoice(
     periodCount: scheduleChanged ? 0 : schedule.periodCount,
   });
   await repo.updateRecurringInvoice(ctx.db, ctx.account.id, row.id, {
-    ...recordColumns(record),
-    ...stateColumns(state),
-    updated_at: nowInstant(ctx),
+    fields: fieldsOf(record),
+    state,
+    updatedAt: nowInstant(ctx),
   });
 }
 
@@ -301,9 +275,8 @@ async function replaceSentLines(
   fields: EditedFields,
 ): Promise<void> {
   if (!fields.charges && !fields.taxes) return;
-  const lines = lineRows(ctx, recurringInvoiceId, record);
-  if (fields.charges) await repo.replaceCharges(ctx.db, ctx.account.id, recurringInvoiceId, lines.charges);
-  if (fields.taxes) await repo.replaceTaxes(ctx.db, ctx.account.id, recurringInvoiceId, lines.taxes);
+  if (fields.charges) await repo.replaceCharges(ctx.db, ctx.account.id, recurringInvoiceId, record.charges);
+  if (fields.taxes) await repo.replaceTaxes(ctx.db, ctx.account.id, recurringInvoiceId, record.taxes);
 }
 
 /** PUT /v1/recurring-invoices/{id}/cancel: no more invoices (isCancelled, comp_Status Cancelled); 409 if already. */
@@ -311,7 +284,7 @@ export async function cancelRecurringInvoice(ctx: ServiceContext, recurringInvoi
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
     const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
-    if (row.is_cancelled) {
+    if (row.isCancelled) {
       throw new ConflictError(
         'recurring_invoice_cancelled',
         `Recurring invoice ${recurringInvoiceId} is already cancelled`,
@@ -320,10 +293,10 @@ export async function cancelRecurringInvoice(ctx: ServiceContext, recurringInvoi
     const now = nowInstant(ctx);
     await withRecurringInvoiceEvents(tctx, recurringInvoiceId, 'recurring_invoice.updated', () =>
       repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
-        is_cancelled: true,
-        cancelled_at: now,
-        ...stateColumns(scheduleState({ ...scheduleOf(row, ctx.account.timeZone), isCancelled: true })),
-        updated_at: now,
+        isCancelled: true,
+        cancelledAt: now,
+        state: scheduleState({ ...scheduleOf(row, ctx.account.timeZone), isCancelled: true }),
+        updatedAt: now,
       }),
     );
   });
@@ -341,7 +314,7 @@ export async function reactivateRecurringInvoice(
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
     const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
-    if (!row.is_cancelled) {
+    if (!row.isCancelled) {
       throw new ConflictError(
         'recurring_invoice_not_cancelled',
         `Recurring invoice ${recurringInvoiceId} is not cancelled`,
@@ -351,10 +324,10 @@ export async function reactivateRecurringInvoice(
     const state = scheduleState({ ...schedule, periodCount: periodCountResumingAt(schedule, today(ctx)) });
     await withRecurringInvoiceEvents(tctx, recurringInvoiceId, 'recurring_invoice.updated', () =>
       repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
-        is_cancelled: false,
-        cancelled_at: null,
-        ...stateColumns(state),
-        updated_at: nowInstant(ctx),
+        isCancelled: false,
+        cancelledAt: null,
+        state,
+        updatedAt: nowInstant(ctx),
       }),
     );
   });

@@ -1,16 +1,10 @@
-/** What a recurring invoice is in this module, how its rows become one, and how its schedule meets the planner. */
+/** What a recurring invoice is in this module, how its records become one, and how its schedule meets the planner. */
 import { dateAt } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { groupBy } from '../../core/groupBy.ts';
 import { priceInvoice } from './invoiceMath.ts';
 import { isRecurringExpired, recurringStatus } from './recurringBilling.ts';
 import type { RecurringSchedule, RecurringScheduleState, RecurringStatus } from './recurringBilling.ts';
-import type {
-  RecurringChargeRow,
-  RecurringInvoiceRow,
-  RecurringInvoiceWithCustomerRow,
-  RecurringTaxRow,
-} from './recurringInvoice.repository.ts';
 
 export interface RecurringCharge {
   id: number;
@@ -37,7 +31,7 @@ export interface RecurringTax {
 }
 
 /**
- * A recurring invoice as the module answers it, made from its rows by `recurringInvoicesFromRows`: what the wire
+ * A recurring invoice as the module answers it, made from its records by `recurringInvoicesOf`: what the wire
  * mapping and other modules read, never the row (the bill run's lease and period count stay inside).
  */
 export interface RecurringInvoice {
@@ -71,106 +65,164 @@ export interface RecurringInvoice {
   taxes: RecurringTax[];
 }
 
-export function scheduleOf(row: RecurringInvoiceRow, timeZone: string): RecurringSchedule {
-  return {
-    startDate: row.start_date,
-    endDate: row.end_date,
-    // An unknown term type is passed on as it is, so that the planner refuses it (BillingInvariantError).
-    term: { count: row.term, unit: row.term_type as RecurringSchedule['term']['unit'] },
-    numDaysBeforeToInv: row.num_days_before_to_inv,
-    createdOn: dateAt(row.created_at, timeZone),
-    isCancelled: Boolean(row.is_cancelled),
-    periodCount: row.period_count,
-    lastRenewDate: row.last_renew_date,
-    lastInvDate: row.last_inv_date,
-  };
+/** A recurring invoice's own fields, as a request sets them (recurringInvoiceInput.ts checks them). */
+export interface RecurringInvoiceFields {
+  currencyCode: string;
+  reference: string | null;
+  term: number;
+  termType: string;
+  startDate: PlainDate;
+  endDate: PlainDate | null;
+  numDaysBeforeToInv: number;
+  collectionMethod: string | null;
+  gatewayId: number | null;
+  customerPaymentMethodId: number | null;
+  invoiceTerms: string | null;
+  invoiceNotes: string | null;
 }
 
-export function stateColumns(state: RecurringScheduleState) {
+/**
+ * A recurring invoice as stored (recurringInvoice.mapper.ts makes it from its row): its fields, its schedule's
+ * state and the bill run's own columns, which stay inside the module.
+ */
+export interface RecurringInvoiceRecord extends RecurringInvoiceFields, RecurringScheduleState {
+  id: number;
+  customerId: number;
+  isCancelled: boolean;
+  cancelledAt: string | null;
+  suspendedAt: string | null;
+  parkedReason: string | null;
+  parkedAt: string | null;
+  leaseUntil: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The record with the state of its customer that its wire form and its billing depend on. */
+export interface RecurringInvoiceWithCustomer extends RecurringInvoiceRecord {
+  customerIsActive: boolean;
+  customerIsSuspended: boolean;
+  customerSuspendedAt: string | null;
+}
+
+/** A stored charge, before it is priced with the recurring invoice's taxes. */
+export type RecurringChargeRecord = Omit<RecurringCharge, 'amountExMinor' | 'amountIncMinor'>;
+
+/** A new recurring invoice, as createRecurringInvoice writes it. */
+export interface NewRecurringInvoice {
+  accountId: number;
+  customerId: number;
+  fields: RecurringInvoiceFields;
+  state: RecurringScheduleState;
+  isCancelled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a change of a recurring invoice writes: the parts given; the others stay. */
+export interface RecurringInvoiceChanges {
+  isCancelled?: boolean;
+  cancelledAt?: string | null;
+  fields?: RecurringInvoiceFields;
+  state?: RecurringScheduleState;
+  parkedReason?: string | null;
+  parkedAt?: string | null;
+  updatedAt?: string;
+}
+
+/** A charge a request gives (its line and order resolved). */
+export interface NewRecurringCharge {
+  line: number;
+  descrip: string;
+  qty: string;
+  unitCostEx: string;
+  isTaxInclusive?: boolean;
+  displayOrder: number;
+}
+
+/** A period the bill run made an invoice for. */
+export interface NewRecurringPeriod {
+  periodNo: number;
+  start: PlainDate;
+  end: PlainDate;
+  invoiceId: number;
+}
+
+export function scheduleOf(record: RecurringInvoiceRecord, timeZone: string): RecurringSchedule {
   return {
-    period_count: state.periodCount,
-    last_renew_date: state.lastRenewDate,
-    last_inv_date: state.lastInvDate,
-    next_renew_date: state.nextRenewDate,
-    next_inv_date: state.nextInvDate,
+    startDate: record.startDate,
+    endDate: record.endDate,
+    // An unknown term type is passed on as it is, so that the planner refuses it (BillingInvariantError).
+    term: { count: record.term, unit: record.termType as RecurringSchedule['term']['unit'] },
+    numDaysBeforeToInv: record.numDaysBeforeToInv,
+    createdOn: dateAt(record.createdAt, timeZone),
+    isCancelled: record.isCancelled,
+    periodCount: record.periodCount,
+    lastRenewDate: record.lastRenewDate,
+    lastInvDate: record.lastInvDate,
   };
 }
 
 /** Recurring invoices with their lines; `on` (the account's today) decides their status. */
-export function recurringInvoicesFromRows(
-  rows: RecurringInvoiceWithCustomerRow[],
-  chargeRows: RecurringChargeRow[],
-  taxRows: RecurringTaxRow[],
+export function recurringInvoicesOf(
+  records: RecurringInvoiceWithCustomer[],
+  chargeRecords: RecurringChargeRecord[],
+  taxRecords: RecurringTax[],
   on: PlainDate,
 ): RecurringInvoice[] {
-  const charges = groupBy(chargeRows, (c) => c.recurring_invoice_id);
-  const taxes = groupBy(taxRows, (t) => t.recurring_invoice_id);
-  return rows.map((withCustomer) => {
-    const {
-      customer_is_active: _active,
-      customer_is_suspended,
-      customer_suspended_at,
-      ...row
-    } = withCustomer;
-    const ownCharges = charges.get(row.id) ?? [];
-    const ownTaxes = taxes.get(row.id) ?? [];
+  const charges = groupBy(chargeRecords, (c) => c.recurringInvoiceId);
+  const taxes = groupBy(taxRecords, (t) => t.recurringInvoiceId);
+  return records.map((record) => {
+    const ownCharges = charges.get(record.id) ?? [];
+    const ownTaxes = taxes.get(record.id) ?? [];
     const priced = priceInvoice(
-      ownCharges.map((c) => ({
-        qty: c.qty,
-        unitCostEx: c.unit_cost_ex,
-        isTaxInclusive: Boolean(c.is_tax_inclusive),
-      })),
+      ownCharges.map((c) => ({ qty: c.qty, unitCostEx: c.unitCostEx, isTaxInclusive: c.isTaxInclusive })),
       ownTaxes.map((t) => t.perc),
-      row.currency_code,
+      record.currencyCode,
     );
     const schedule = {
-      startDate: row.start_date,
-      endDate: row.end_date,
-      isCancelled: Boolean(row.is_cancelled),
+      startDate: record.startDate,
+      endDate: record.endDate,
+      isCancelled: record.isCancelled,
     };
     return {
-      id: row.id,
-      customerId: row.customer_id,
-      currencyCode: row.currency_code,
-      reference: row.reference,
-      term: row.term,
-      termType: row.term_type,
-      startDate: row.start_date,
-      endDate: row.end_date,
-      lastInvoiceDate: row.last_inv_date,
-      lastRenewDate: row.last_renew_date,
-      nextRenewDate: row.next_renew_date,
-      numDaysBeforeToInvoice: row.num_days_before_to_inv,
-      isCancelled: Boolean(row.is_cancelled),
-      parkedReason: row.parked_reason,
-      parkedAt: row.parked_at,
-      collectionMethod: row.collection_method,
-      gatewayId: row.gateway_id,
-      customerPaymentMethodId: row.customer_payment_method_id,
-      invoiceTerms: row.invoice_terms,
-      invoiceNotes: row.invoice_notes,
-      updatedAt: row.updated_at,
-      suspendedAt: customer_is_suspended ? customer_suspended_at : null,
+      id: record.id,
+      customerId: record.customerId,
+      currencyCode: record.currencyCode,
+      reference: record.reference,
+      term: record.term,
+      termType: record.termType,
+      startDate: record.startDate,
+      endDate: record.endDate,
+      lastInvoiceDate: record.lastInvDate,
+      lastRenewDate: record.lastRenewDate,
+      nextRenewDate: record.nextRenewDate,
+      numDaysBeforeToInvoice: record.numDaysBeforeToInv,
+      isCancelled: record.isCancelled,
+      parkedReason: record.parkedReason,
+      parkedAt: record.parkedAt,
+      collectionMethod: record.collectionMethod,
+      gatewayId: record.gatewayId,
+      customerPaymentMethodId: record.customerPaymentMethodId,
+      invoiceTerms: record.invoiceTerms,
+      invoiceNotes: record.invoiceNotes,
+      updatedAt: record.updatedAt,
+      suspendedAt: record.customerIsSuspended ? record.customerSuspendedAt : null,
       status: recurringStatus(schedule, on),
       isExpired: isRecurringExpired(schedule, on),
       charges: ownCharges.map((c, i) => ({
         id: c.id,
-        recurringInvoiceId: c.recurring_invoice_id,
+        recurringInvoiceId: c.recurringInvoiceId,
         line: c.line,
         descrip: c.descrip,
         qty: c.qty,
-        unitCostEx: c.unit_cost_ex,
-        isTaxInclusive: Boolean(c.is_tax_inclusive),
+        unitCostEx: c.unitCostEx,
+        isTaxInclusive: c.isTaxInclusive,
         amountExMinor: priced.charges[i]!.amountExMinor,
         amountIncMinor: priced.charges[i]!.amountIncMinor,
-        displayOrder: c.display_order,
+        displayOrder: c.displayOrder,
       })),
-      taxes: ownTaxes.map((t) => ({
-        id: t.id,
-        recurringInvoiceId: t.recurring_invoice_id,
-        name: t.name,
-        perc: t.perc,
-      })),
+      taxes: ownTaxes,
     };
   });
 }

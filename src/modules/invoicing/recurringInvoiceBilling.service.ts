@@ -10,7 +10,7 @@ import { getCustomer } from '../customers/index.ts';
 import type { NewInvoice } from './invoice.ts';
 import { insertInvoices } from './invoiceInsert.service.ts';
 import { queueInvoiceMails } from './invoiceMail.service.ts';
-import { scheduleOf, stateColumns } from './recurringInvoice.ts';
+import { scheduleOf } from './recurringInvoice.ts';
 import * as repo from './recurringInvoice.repository.ts';
 import { lockRecurringInvoice } from './recurringInvoiceReads.service.ts';
 
@@ -32,8 +32,8 @@ export async function billRecurringInvoice(
   const ids = await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
     const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
-    if (row.is_cancelled || row.parked_at !== null) return [];
-    const customer = await getCustomer(tctx, row.customer_id);
+    if (row.isCancelled || row.parkedAt !== null) return [];
+    const customer = await getCustomer(tctx, row.customerId);
     if (!customer.isActive || customer.isSuspended) return [];
     const plan = planRecurringInvoices(scheduleOf(row, ctx.account.timeZone), on);
     if (plan.periods.length === 0) return [];
@@ -41,25 +41,25 @@ export async function billRecurringInvoice(
     const charges = await repo.listCharges(trx, ctx.account.id, [recurringInvoiceId]);
     const taxes = await repo.listTaxes(trx, ctx.account.id, [recurringInvoiceId]);
     const invoices: NewInvoice[] = plan.periods.map((period) => ({
-      customerId: row.customer_id,
-      currencyCode: row.currency_code,
+      customerId: row.customerId,
+      currencyCode: row.currencyCode,
       invoiceDate: period.invoiceDate,
       source: 'Auto',
       isDraft: false,
-      collectionMethod: row.collection_method,
-      gatewayId: row.gateway_id,
-      customerPaymentMethodId: row.customer_payment_method_id,
+      collectionMethod: row.collectionMethod,
+      gatewayId: row.gatewayId,
+      customerPaymentMethodId: row.customerPaymentMethodId,
       // Left unset, the account's default notes and terms apply (spec, Invoice).
-      notes: row.invoice_notes ?? undefined,
-      terms: row.invoice_terms ?? undefined,
+      notes: row.invoiceNotes ?? undefined,
+      terms: row.invoiceTerms ?? undefined,
       recurringInvoiceId,
       charges: charges.map((charge) => ({
         descrip: charge.descrip,
         qty: charge.qty,
-        unitCostEx: charge.unit_cost_ex,
-        isTaxInclusive: Boolean(charge.is_tax_inclusive),
+        unitCostEx: charge.unitCostEx,
+        isTaxInclusive: charge.isTaxInclusive,
         line: charge.line,
-        displayOrder: charge.display_order,
+        displayOrder: charge.displayOrder,
         periodStart: period.start,
         periodEnd: period.end,
       })),
@@ -69,18 +69,18 @@ export async function billRecurringInvoice(
     const invoiceIds = await insertInvoices(tctx, invoices);
     await repo.insertPeriods(
       trx,
+      ctx.account.id,
+      recurringInvoiceId,
       plan.periods.map((period, i) => ({
-        account_id: ctx.account.id,
-        recurring_invoice_id: recurringInvoiceId,
-        period_no: period.periodNo,
-        period_start: period.start,
-        period_end: period.end,
-        invoice_id: invoiceIds[i]!,
+        periodNo: period.periodNo,
+        start: period.start,
+        end: period.end,
+        invoiceId: invoiceIds[i]!,
       })),
     );
     await repo.updateRecurringInvoice(trx, ctx.account.id, recurringInvoiceId, {
-      ...stateColumns(plan.next),
-      updated_at: nowInstant(ctx),
+      state: plan.next,
+      updatedAt: nowInstant(ctx),
     });
     const sent = await queueInvoiceMails(tctx, invoiceIds);
     await emitEvents(tctx, [
@@ -121,8 +121,8 @@ export async function parkRecurringInvoice(
     const before = await snapshotResource(tctx, recurringInvoiceRef(recurringInvoiceId));
     if (
       !(await repo.updateRecurringInvoice(tctx.db, ctx.account.id, recurringInvoiceId, {
-        parked_reason: reason,
-        parked_at: now,
+        parkedReason: reason,
+        parkedAt: now,
       }))
     ) {
       throw new NotFoundError('Recurring invoice', recurringInvoiceId);
@@ -139,11 +139,11 @@ export async function unparkRecurringInvoice(ctx: ServiceContext, recurringInvoi
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
     const row = await lockRecurringInvoice(tctx, recurringInvoiceId);
-    if (row.parked_at === null) {
+    if (row.parkedAt === null) {
       throw new ConflictError('recurring_invoice_not_parked', `Recurring invoice ${row.id} is not parked`);
     }
     await withRecurringInvoiceEvents(tctx, row.id, 'recurring_invoice.updated', () =>
-      repo.updateRecurringInvoice(trx, ctx.account.id, row.id, { parked_reason: null, parked_at: null }),
+      repo.updateRecurringInvoice(trx, ctx.account.id, row.id, { parkedReason: null, parkedAt: null }),
     );
   });
 }

@@ -3,10 +3,13 @@ import type { ServiceContext } from '../../context.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { recurringInvoicesFromRows } from './recurringInvoice.ts';
-import type { RecurringInvoice } from './recurringInvoice.ts';
+import { recurringInvoicesOf } from './recurringInvoice.ts';
+import type {
+  RecurringInvoice,
+  RecurringInvoiceRecord,
+  RecurringInvoiceWithCustomer,
+} from './recurringInvoice.ts';
 import * as repo from './recurringInvoice.repository.ts';
-import type { RecurringInvoiceRow, RecurringInvoiceWithCustomerRow } from './recurringInvoice.repository.ts';
 
 /**
  * A page is three statements whatever its size: the recurring invoices with their customers' state (the caller's),
@@ -14,13 +17,13 @@ import type { RecurringInvoiceRow, RecurringInvoiceWithCustomerRow } from './rec
  */
 async function withLines(
   ctx: ServiceContext,
-  rows: RecurringInvoiceWithCustomerRow[],
+  rows: RecurringInvoiceWithCustomer[],
 ): Promise<RecurringInvoice[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   const charges = await repo.listCharges(ctx.db, ctx.account.id, ids);
   const taxes = await repo.listTaxes(ctx.db, ctx.account.id, ids);
-  return recurringInvoicesFromRows(rows, charges, taxes, today(ctx));
+  return recurringInvoicesOf(rows, charges, taxes, today(ctx));
 }
 
 export async function getRecurringInvoice(
@@ -68,7 +71,7 @@ export function countRecurringInvoicesUsingPaymentMethod(
 export async function lockRecurringInvoice(
   ctx: ServiceContext,
   recurringInvoiceId: number,
-): Promise<RecurringInvoiceRow> {
+): Promise<RecurringInvoiceRecord> {
   const row = await repo.lockRecurringInvoice(ctx.db, ctx.account.id, recurringInvoiceId);
   if (!row) throw new NotFoundError('Recurring invoice', recurringInvoiceId);
   return row;

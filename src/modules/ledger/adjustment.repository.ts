@@ -1,13 +1,7 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { AdjustmentsTable } from './tables.ts';
-
-export type AdjustmentRow = Selectable<AdjustmentsTable>;
-export type NewAdjustmentRow = Insertable<AdjustmentsTable>;
-export type AdjustmentChanges = Updateable<
-  Omit<AdjustmentsTable, 'id' | 'account_id' | 'customer_id' | 'direction' | 'allocated_minor' | 'created_at'>
->;
+import { adjustmentChangesToRow, adjustmentFromRow, newAdjustmentToRow } from './adjustment.mapper.ts';
+import type { AdjustmentChanges, AdjustmentRecord, NewAdjustment } from './adjustment.ts';
 
 const ADJUSTMENT_COLUMNS = [
   'id',
@@ -27,42 +21,44 @@ const ADJUSTMENT_COLUMNS = [
   'updated_at',
 ] as const;
 
-export function findAdjustment(
+export async function findAdjustment(
   db: Db,
   accountId: number,
   adjustmentId: number,
-): Promise<AdjustmentRow | undefined> {
-  return db
+): Promise<AdjustmentRecord | undefined> {
+  const row = await db
     .selectFrom('adjustments')
     .select(ADJUSTMENT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', adjustmentId)
     .executeTakeFirst();
+  return row && adjustmentFromRow(row);
 }
 
-export function findAdjustments(
+export async function findAdjustments(
   db: Db,
   accountId: number,
   adjustmentIds: readonly number[],
-): Promise<AdjustmentRow[]> {
-  if (adjustmentIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<AdjustmentRecord[]> {
+  if (adjustmentIds.length === 0) return [];
+  const rows = await db
     .selectFrom('adjustments')
     .select(ADJUSTMENT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', adjustmentIds)
     .orderBy('id')
     .execute();
+  return rows.map(adjustmentFromRow);
 }
 
 /** The account's adjustments (or one customer's), of one direction or both, in creation order. */
-export function listAdjustments(
+export async function listAdjustments(
   db: Db,
   accountId: number,
   page: Page,
   filter: { customerId?: number; direction?: 'positive' | 'negative' },
-): Promise<AdjustmentRow[]> {
-  return db
+): Promise<AdjustmentRecord[]> {
+  const rows = await db
     .selectFrom('adjustments')
     .select(ADJUSTMENT_COLUMNS)
     .where('account_id', '=', accountId)
@@ -72,10 +68,17 @@ export function listAdjustments(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(adjustmentFromRow);
 }
 
-export async function insertAdjustment(db: Db, row: NewAdjustmentRow): Promise<number> {
-  return (await db.insertInto('adjustments').values(row).returning('id').executeTakeFirstOrThrow()).id;
+export async function insertAdjustment(db: Db, adjustment: NewAdjustment): Promise<number> {
+  return (
+    await db
+      .insertInto('adjustments')
+      .values(newAdjustmentToRow(adjustment))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 export async function updateAdjustment(
@@ -86,7 +89,7 @@ export async function updateAdjustment(
 ): Promise<void> {
   await db
     .updateTable('adjustments')
-    .set(changes)
+    .set(adjustmentChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', adjustmentId)
     .execute();

@@ -20,7 +20,7 @@ import {
 } from './allocation.service.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
 import * as repo from './adjustment.repository.ts';
-import type { AdjustmentRow } from './adjustment.repository.ts';
+import type { Adjustment, AdjustmentDirection, AdjustmentRecord } from './adjustment.ts';
 import type { DecimalAmount, Read } from './moneyInput.ts';
 import { readValue } from './moneyInput.ts';
 import {
@@ -39,7 +39,7 @@ import type { AllocationFieldsInput } from './moneyMovement.ts';
  * service notes).
  */
 
-export type AdjustmentDirection = 'positive' | 'negative';
+export type { Adjustment, AdjustmentDirection } from './adjustment.ts';
 
 /** Spec, Adjustment: positiveAdjustmentType and NegativeAdjustmentType. A refund is a positive adjustment. */
 export const ADJUSTMENT_TYPES = {
@@ -57,22 +57,6 @@ export interface AdjustmentAllocation {
   objectId: number;
   isAdjustment: boolean;
   amountMinor: number;
-}
-
-export interface Adjustment {
-  id: number;
-  customerId: number;
-  direction: AdjustmentDirection;
-  adjustmentType: string;
-  currencyCode: string;
-  amountMinor: number;
-  /** Allocated to a positive adjustment, or from a negative one. */
-  allocatedMinor: number;
-  date: PlainDate;
-  /** Positive adjustments only; null for negative ones. */
-  dueDate: PlainDate | null;
-  ref: string | null;
-  memo: string | null;
 }
 
 export type AdjustmentDetail = Adjustment &
@@ -107,39 +91,29 @@ export interface AdjustmentInput extends AllocationFieldsInput {
   autoApplyField: string;
 }
 
-function adjustmentFromRow(row: AdjustmentRow): Adjustment {
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    direction: row.direction as AdjustmentDirection,
-    adjustmentType: row.adjustment_type,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
-    allocatedMinor: row.allocated_minor,
-    date: row.adjustment_date,
-    dueDate: row.direction === 'positive' ? row.due_date : null,
-    ref: row.ref,
-    memo: row.memo,
-  };
+/** An adjustment as the API shows it: its record without the subscription it was issued for. */
+function adjustmentOf(record: AdjustmentRecord): Adjustment {
+  const { subscriptionId: _subscriptionId, ...adjustment } = record;
+  return adjustment;
 }
 
 /** A negative adjustment as a money source: its allocations count in the invoices' TotalNegativeAdjs. */
 function sourceOf(
-  row: Pick<AdjustmentRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor'>,
+  row: Pick<AdjustmentRecord, 'id' | 'customerId' | 'currencyCode' | 'amountMinor'>,
 ): MoneySource {
   return {
     type: 'adjustment',
     id: row.id,
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
+    customerId: row.customerId,
+    currencyCode: row.currencyCode,
+    amountMinor: row.amountMinor,
     invoiceColumn: 'negative_adjs_minor',
     label: `negative adjustment ${row.id}`,
   };
 }
 
-async function detailOf(ctx: ServiceContext, row: AdjustmentRow): Promise<AdjustmentDetail> {
-  const adjustment = adjustmentFromRow(row);
+async function detailOf(ctx: ServiceContext, row: AdjustmentRecord): Promise<AdjustmentDetail> {
+  const adjustment = adjustmentOf(row);
   if (adjustment.direction === 'positive') {
     // Money allocated to it: from payments, or from negative adjustments (isAdjustment).
     const allocations = (await allocationsToTargets(ctx, 'adjustment', [row.id])).get(row.id) ?? [];
@@ -147,7 +121,7 @@ async function detailOf(ctx: ServiceContext, row: AdjustmentRow): Promise<Adjust
       ...adjustment,
       direction: 'positive',
       // Spec: Past Due (a sample's status) once the DueDate is before today in the account's time zone.
-      status: positiveAdjustmentStatus(row.amount_minor, row.allocated_minor, row.due_date, today(ctx)),
+      status: positiveAdjustmentStatus(row.amountMinor, row.allocatedMinor, row.dueDate, today(ctx)),
       allocations: allocations.map((a) => ({
         id: a.id,
         objectId: a.sourceId,
@@ -160,7 +134,7 @@ async function detailOf(ctx: ServiceContext, row: AdjustmentRow): Promise<Adjust
   return {
     ...adjustment,
     direction: 'negative',
-    status: negativeAdjustmentStatus(row.amount_minor, row.allocated_minor),
+    status: negativeAdjustmentStatus(row.amountMinor, row.allocatedMinor),
     allocations: allocations.map((a) => ({
       id: a.id,
       objectId: a.targetId,
@@ -171,9 +145,9 @@ async function detailOf(ctx: ServiceContext, row: AdjustmentRow): Promise<Adjust
 }
 
 /** The adjustment the request addresses; another type, another customer or another account's is not found. */
-async function findAddressed(ctx: ServiceContext, address: AdjustmentAddress): Promise<AdjustmentRow> {
+async function findAddressed(ctx: ServiceContext, address: AdjustmentAddress): Promise<AdjustmentRecord> {
   const row = await repo.findAdjustment(ctx.db, ctx.account.id, address.adjustmentId);
-  if (!row || row.direction !== address.direction || row.customer_id !== address.customerId) {
+  if (!row || row.direction !== address.direction || row.customerId !== address.customerId) {
     throw new NotFoundError('Adjustment', address.adjustmentId);
   }
   return row;
@@ -204,7 +178,7 @@ export async function listAdjustments(
   filter: { customerId?: number; direction?: AdjustmentDirection },
 ): Promise<Adjustment[]> {
   if (filter.customerId !== undefined) await assertCustomerExists(ctx, filter.customerId);
-  return (await repo.listAdjustments(ctx.db, ctx.account.id, page, filter)).map(adjustmentFromRow);
+  return (await repo.listAdjustments(ctx.db, ctx.account.id, page, filter)).map(adjustmentOf);
 }
 
 interface CheckedAdjustment {
@@ -228,7 +202,7 @@ async function checkAdjustment(
   ctx: ServiceContext,
   input: AdjustmentInput,
   currencyCode: string,
-  current?: AdjustmentRow,
+  current?: AdjustmentRecord,
 ): Promise<CheckedAdjustment> {
   const problems: FieldProblem[] = [];
   const adjustmentType = input.adjustmentType.trim().toLowerCase();
@@ -250,10 +224,10 @@ async function checkAdjustment(
   const money = await checkMoneyFields(ctx, { ...input, currencyCode }, problems);
   if (current && input.direction === 'positive' && money.amountMinor > 0) {
     // Payments and negative adjustments allocated to it stay: the amount cannot drop below them.
-    if (money.amountMinor < current.allocated_minor) {
+    if (money.amountMinor < current.allocatedMinor) {
       problems.push({
         field: 'Amount',
-        message: `must be at least ${minorToDecimalText(current.allocated_minor, currencyCode)}, what is already allocated to positive adjustment ${current.id}`,
+        message: `must be at least ${minorToDecimalText(current.allocatedMinor, currencyCode)}, what is already allocated to positive adjustment ${current.id}`,
       });
     }
   }
@@ -324,19 +298,19 @@ async function insertChecked(
 ): Promise<number> {
   const now = ctx.clock.now().toISOString();
   const id = await repo.insertAdjustment(ctx.db, {
-    account_id: ctx.account.id,
-    customer_id: customerId,
+    accountId: ctx.account.id,
+    customerId,
     direction,
-    adjustment_type: checked.adjustmentType,
-    subscription_id: checked.subscriptionId ?? null,
-    currency_code: currencyCode,
-    amount_minor: checked.amountMinor,
-    adjustment_date: checked.date,
-    due_date: checked.dueDate,
+    adjustmentType: checked.adjustmentType,
+    subscriptionId: checked.subscriptionId ?? null,
+    currencyCode,
+    amountMinor: checked.amountMinor,
+    date: checked.date,
+    dueDate: checked.dueDate,
     ref: checked.ref,
     memo: checked.memo,
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   });
   const ref = adjustmentRef(id);
   if (!checked.request) {
@@ -345,12 +319,7 @@ async function insertChecked(
   }
   const outcome = await applyAllocations(
     ctx,
-    sourceOf({
-      id,
-      customer_id: customerId,
-      currency_code: currencyCode,
-      amount_minor: checked.amountMinor,
-    }),
+    sourceOf({ id, customerId, currencyCode, amountMinor: checked.amountMinor }),
     checked.request,
   );
   await emitEvents(ctx, [{ type: 'adjustment.created', ref }, ...outcome.targetEvents]);
@@ -442,11 +411,11 @@ export function insertRefundAdjustment(
   });
 }
 
-async function getAdjustmentRow(
+async function getAdjustmentRecord(
   ctx: ServiceContext,
   adjustmentId: number,
-  check: (row: AdjustmentRow) => void,
-): Promise<AdjustmentRow> {
+  check: (row: AdjustmentRecord) => void,
+): Promise<AdjustmentRecord> {
   const row = await repo.findAdjustment(ctx.db, ctx.account.id, adjustmentId);
   if (!row) throw new NotFoundError('Adjustment', adjustmentId);
   check(row);
@@ -457,10 +426,10 @@ async function getAdjustmentRow(
 function withLockedAdjustment(
   ctx: ServiceContext,
   adjustmentId: number,
-  work: (ctx: ServiceContext, row: AdjustmentRow) => Promise<void>,
-  check: (row: AdjustmentRow) => void = () => {},
+  work: (ctx: ServiceContext, row: AdjustmentRecord) => Promise<void>,
+  check: (row: AdjustmentRecord) => void = () => {},
 ): Promise<void> {
-  return withLockedRecord(ctx, (ctx) => getAdjustmentRow(ctx, adjustmentId, check), work);
+  return withLockedRecord(ctx, (ctx) => getAdjustmentRecord(ctx, adjustmentId, check), work);
 }
 
 /**
@@ -474,8 +443,8 @@ export function updateAdjustment(
   input: AdjustmentInput,
 ): Promise<void> {
   return withLockedAdjustment(ctx, adjustmentId, async (ctx, row) => {
-    if (input.customerId !== row.customer_id) {
-      throw ValidationError.field('customerID', `must be the adjustment's customer (${row.customer_id})`);
+    if (input.customerId !== row.customerId) {
+      throw ValidationError.field('customerID', `must be the adjustment's customer (${row.customerId})`);
     }
     if (input.direction !== row.direction) {
       throw ValidationError.field(
@@ -484,22 +453,22 @@ export function updateAdjustment(
         'adjustment_type_fixed',
       );
     }
-    const checked = await checkAdjustment(ctx, input, row.currency_code, row);
-    if (row.subscription_id !== null && checked.amountMinor !== row.amount_minor) {
+    const checked = await checkAdjustment(ctx, input, row.currencyCode, row);
+    if (row.subscriptionId !== null && checked.amountMinor !== row.amountMinor) {
       throw ValidationError.field(
         'Amount',
-        `is fixed: adjustment ${row.id} is the credit of subscription ${row.subscription_id}`,
+        `is fixed: adjustment ${row.id} is the credit of subscription ${row.subscriptionId}`,
         'adjustment_issued_for_subscription',
       );
     }
     const changes = {
-      adjustment_type: checked.adjustmentType,
-      amount_minor: checked.amountMinor,
-      adjustment_date: checked.date,
-      due_date: checked.dueDate,
+      adjustmentType: checked.adjustmentType,
+      amountMinor: checked.amountMinor,
+      date: checked.date,
+      dueDate: checked.dueDate,
       ref: checked.ref,
       memo: checked.memo,
-      updated_at: ctx.clock.now().toISOString(),
+      updatedAt: ctx.clock.now().toISOString(),
     };
     const ref = adjustmentRef(adjustmentId);
     const before = await snapshotResource(ctx, ref);
@@ -510,8 +479,8 @@ export function updateAdjustment(
     }
     const outcome = await reallocateWithAmount(
       ctx,
-      sourceOf({ ...row, amount_minor: checked.amountMinor }),
-      row.amount_minor,
+      sourceOf({ ...row, amountMinor: checked.amountMinor }),
+      row.amountMinor,
       checked.request,
       () => repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes),
     );
@@ -526,8 +495,8 @@ export function updateAdjustment(
  * allocations are removed first.
  */
 export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress): Promise<void> {
-  const addressed = (row: AdjustmentRow) => {
-    if (row.direction !== address.direction || row.customer_id !== address.customerId) {
+  const addressed = (row: AdjustmentRecord) => {
+    if (row.direction !== address.direction || row.customerId !== address.customerId) {
       throw new NotFoundError('Adjustment', address.adjustmentId);
     }
   };
@@ -535,10 +504,10 @@ export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress
     ctx,
     address.adjustmentId,
     async (ctx, row) => {
-      if (row.subscription_id !== null) {
+      if (row.subscriptionId !== null) {
         throw new ConflictError(
           'adjustment_issued_for_subscription',
-          `Adjustment ${row.id} is the credit of subscription ${row.subscription_id}, a record of its change; ` +
+          `Adjustment ${row.id} is the credit of subscription ${row.subscriptionId}, a record of its change; ` +
             'add a positive adjustment to take it back',
         );
       }
@@ -546,11 +515,11 @@ export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress
       const before = await snapshotResource(ctx, ref);
       let targetEvents: EventToEmit[] = [];
       if (row.direction === 'positive') {
-        if (row.allocated_minor > 0) {
+        if (row.allocatedMinor > 0) {
           throw new ConflictError(
             'adjustment_has_allocations',
-            `Positive adjustment ${row.id} has ${minorToDecimalText(row.allocated_minor, row.currency_code)} ` +
-              `${row.currency_code} allocated to it; remove those allocations (edit the payments or negative ` +
+            `Positive adjustment ${row.id} has ${minorToDecimalText(row.allocatedMinor, row.currencyCode)} ` +
+              `${row.currencyCode} allocated to it; remove those allocations (edit the payments or negative ` +
               'adjustments) before deleting it',
           );
         }

@@ -1,6 +1,9 @@
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
-import type { NewPaymentRow } from './payment.repository.ts';
+import type { Insertable } from 'kysely';
+import { newPaymentToRow } from './payment.mapper.ts';
+import type { NewPayment } from './payment.ts';
+import type { PaymentsTable } from './tables.ts';
 
 /**
  * The payments of a batch of collected payments (collectedPayments.service.ts; their allocations are the
@@ -8,7 +11,7 @@ import type { NewPaymentRow } from './payment.repository.ts';
  * much as running them (docs/benchmarks.md, "Collections").
  */
 
-const insertedPayments = preparedQuery((db, rows: NewPaymentRow[]) =>
+const insertedPayments = preparedQuery((db, rows: Insertable<PaymentsTable>[]) =>
   db.insertInto('payments').values(rows).returning(['id', 'customer_id', 'ref']),
 );
 
@@ -18,12 +21,12 @@ const insertedPayments = preparedQuery((db, rows: NewPaymentRow[]) =>
  * ids sorted ascending are the rows' ids in order (as insertInvoiceRows in invoicing); each row's customer and
  * charge id check that pairing, and a mismatch throws (and rolls the transaction back) rather than misfile money.
  */
-export async function insertPaymentRows(db: Db, rows: NewPaymentRow[]): Promise<number[]> {
-  if (rows.length === 0) return [];
-  const inserted = (await insertedPayments(db, rows)).sort((a, b) => a.id - b.id);
+export async function insertPayments(db: Db, payments: readonly NewPayment[]): Promise<number[]> {
+  if (payments.length === 0) return [];
+  const inserted = (await insertedPayments(db, payments.map(newPaymentToRow))).sort((a, b) => a.id - b.id);
   return inserted.map((row, i) => {
-    const sent = rows[i]!;
-    if (row.customer_id !== sent.customer_id || (row.ref ?? null) !== (sent.ref ?? null)) {
+    const sent = payments[i]!;
+    if (row.customer_id !== sent.customerId || (row.ref ?? null) !== (sent.ref ?? null)) {
       throw new Error('inserted payments came back out of order');
     }
     return row.id;

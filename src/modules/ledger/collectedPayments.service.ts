@@ -11,16 +11,16 @@ import {
   targetEvents,
   writeAllocationChanges,
 } from './allocation.service.ts';
-import { insertPaymentRows } from './collectedPayments.repository.ts';
+import { insertPayments } from './collectedPayments.repository.ts';
 import {
   collectedEntries,
-  newPaymentRow,
+  newPayment,
   paymentRef,
   paymentSource,
   recordCollectedPayment,
 } from './payment.service.ts';
 import type { CollectedPaymentInput } from './payment.service.ts';
-import type { NewPaymentRow } from './payment.repository.ts';
+import type { NewPayment } from './payment.ts';
 
 /**
  * The allocation engine's batch entry, for a collection run's batch of answered charges (docs/gateways.md,
@@ -63,9 +63,9 @@ export async function recordCollectedPayments(
   if (!recordableTogether(inputs)) return recordOneAtATime(ctx, inputs);
   const planned = planPayments(inputs, invoices);
   const now = nowInstant(ctx);
-  const paymentIds = await insertPaymentRows(
+  const paymentIds = await insertPayments(
     ctx.db,
-    planned.map(({ input, plan }) => paymentRow(ctx, input, plan?.allocatedMinor ?? 0, now)),
+    planned.map(({ input, plan }) => newCollectedPayment(ctx, input, plan?.allocatedMinor ?? 0, now)),
   );
   const changes = planned.flatMap(({ input, plan }, i) =>
     plan ? [{ source: sourceOf(input, paymentIds[i]!), plan }] : [],
@@ -159,12 +159,12 @@ function takeFromOpen(targets: ByTarget<AllocationTarget>, plan: AllocationPlan)
   }
 }
 
-/** The payment's row, as insertPayment writes it, with its allocated total already in (its allocations follow). */
-function paymentRow(
+/** The payment, as insertPayment writes it, with its allocated total already in (its allocations follow). */
+function newCollectedPayment(
   ctx: ServiceContext,
   input: CollectedPaymentInput,
   allocatedMinor: number,
   now: string,
-): NewPaymentRow {
-  return { ...newPaymentRow(ctx, input.customerId, input, input, now), allocated_minor: allocatedMinor };
+): NewPayment {
+  return { ...newPayment(ctx, input.customerId, input, input, now), allocatedMinor };
 }

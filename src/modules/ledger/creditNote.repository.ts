@@ -1,14 +1,8 @@
 import { sql } from 'kysely';
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { CreditNotesTable } from './tables.ts';
-
-export type CreditNoteRow = Selectable<CreditNotesTable>;
-export type NewCreditNoteRow = Insertable<CreditNotesTable>;
-export type CreditNoteChanges = Updateable<
-  Omit<CreditNotesTable, 'id' | 'account_id' | 'customer_id' | 'allocated_minor' | 'created_at'>
->;
+import { creditNoteChangesToRow, creditNoteFromRow, newCreditNoteToRow } from './creditNote.mapper.ts';
+import type { CreditNoteChanges, CreditNoteRecord, NewCreditNote } from './creditNote.ts';
 
 const CREDIT_NOTE_COLUMNS = [
   'id',
@@ -24,32 +18,34 @@ const CREDIT_NOTE_COLUMNS = [
   'updated_at',
 ] as const;
 
-export function findCreditNote(
+export async function findCreditNote(
   db: Db,
   accountId: number,
   creditNoteId: number,
-): Promise<CreditNoteRow | undefined> {
-  return db
+): Promise<CreditNoteRecord | undefined> {
+  const row = await db
     .selectFrom('credit_notes')
     .select(CREDIT_NOTE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', creditNoteId)
     .executeTakeFirst();
+  return row && creditNoteFromRow(row);
 }
 
-export function findCreditNotes(
+export async function findCreditNotes(
   db: Db,
   accountId: number,
   creditNoteIds: readonly number[],
-): Promise<CreditNoteRow[]> {
-  if (creditNoteIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<CreditNoteRecord[]> {
+  if (creditNoteIds.length === 0) return [];
+  const rows = await db
     .selectFrom('credit_notes')
     .select(CREDIT_NOTE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', creditNoteIds)
     .orderBy('id')
     .execute();
+  return rows.map(creditNoteFromRow);
 }
 
 /**
@@ -84,13 +80,13 @@ export function findCreditNoteIdByNumber(
     .executeTakeFirst();
 }
 
-export function listCreditNotes(
+export async function listCreditNotes(
   db: Db,
   accountId: number,
   page: Page,
   customerId?: number,
-): Promise<CreditNoteRow[]> {
-  return db
+): Promise<CreditNoteRecord[]> {
+  const rows = await db
     .selectFrom('credit_notes')
     .select(CREDIT_NOTE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -99,10 +95,17 @@ export function listCreditNotes(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(creditNoteFromRow);
 }
 
-export async function insertCreditNote(db: Db, row: NewCreditNoteRow): Promise<number> {
-  return (await db.insertInto('credit_notes').values(row).returning('id').executeTakeFirstOrThrow()).id;
+export async function insertCreditNote(db: Db, creditNote: NewCreditNote): Promise<number> {
+  return (
+    await db
+      .insertInto('credit_notes')
+      .values(newCreditNoteToRow(creditNote))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 export async function updateCreditNote(
@@ -113,7 +116,7 @@ export async function updateCreditNote(
 ): Promise<void> {
   await db
     .updateTable('credit_notes')
-    .set(changes)
+    .set(creditNoteChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', creditNoteId)
     .execute();

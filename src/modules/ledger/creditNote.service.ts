@@ -12,9 +12,8 @@ import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef } from '../events/index.ts';
 import { allocateNewSource, allocationsOfSources, releaseAllocations } from './allocation.service.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
-import type { CreditNote, CreditNoteInput } from './creditNote.ts';
+import type { CreditNote, CreditNoteInput, CreditNoteRecord } from './creditNote.ts';
 import * as repo from './creditNote.repository.ts';
-import type { CreditNoteRow } from './creditNote.repository.ts';
 import { toCreditNoteDto } from './creditNotes.serializer.ts';
 import type { CreditNoteOut } from './creditNotes.schemas.ts';
 import {
@@ -34,20 +33,20 @@ export type { CreditNote, CreditNoteInput } from './creditNote.ts';
 const creditNoteRef = (id: number): ResourceRef => ({ type: 'credit_note', id });
 
 function sourceOf(
-  row: Pick<CreditNoteRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor'>,
+  row: Pick<CreditNoteRecord, 'id' | 'customerId' | 'currencyCode' | 'amountMinor'>,
 ): MoneySource {
   return {
     type: 'credit_note',
     id: row.id,
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
+    customerId: row.customerId,
+    currencyCode: row.currencyCode,
+    amountMinor: row.amountMinor,
     invoiceColumn: 'negative_adjs_minor',
     label: `credit note ${row.id}`,
   };
 }
 
-async function assemble(ctx: ServiceContext, rows: CreditNoteRow[]): Promise<CreditNote[]> {
+async function assemble(ctx: ServiceContext, rows: CreditNoteRecord[]): Promise<CreditNote[]> {
   const allocations = await allocationsOfSources(
     ctx,
     'credit_note',
@@ -55,26 +54,26 @@ async function assemble(ctx: ServiceContext, rows: CreditNoteRow[]): Promise<Cre
   );
   return rows.map((row) => ({
     id: row.id,
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
-    allocatedMinor: row.allocated_minor,
-    date: row.credit_date,
-    creditNumber: row.credit_number,
+    customerId: row.customerId,
+    currencyCode: row.currencyCode,
+    amountMinor: row.amountMinor,
+    allocatedMinor: row.allocatedMinor,
+    date: row.date,
+    creditNumber: row.creditNumber,
     memo: row.memo,
-    status: paymentStatus('settled', row.amount_minor, row.allocated_minor),
+    status: paymentStatus('settled', row.amountMinor, row.allocatedMinor),
     allocations: allocations.get(row.id) ?? [],
   }));
 }
 
-async function getCreditNoteRow(ctx: ServiceContext, creditNoteId: number): Promise<CreditNoteRow> {
+async function getCreditNoteRecord(ctx: ServiceContext, creditNoteId: number): Promise<CreditNoteRecord> {
   const row = await repo.findCreditNote(ctx.db, ctx.account.id, creditNoteId);
   if (!row) throw new NotFoundError('Credit note', creditNoteId);
   return row;
 }
 
 export async function getCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<CreditNote> {
-  return (await assemble(ctx, [await getCreditNoteRow(ctx, creditNoteId)]))[0]!;
+  return (await assemble(ctx, [await getCreditNoteRecord(ctx, creditNoteId)]))[0]!;
 }
 
 /** The account's credit notes with these ids, as getCreditNote reads them (unknown ids left out). */
@@ -157,19 +156,19 @@ async function insertCreditNote(
   },
 ): Promise<MoneySource> {
   const now = nowInstant(ctx);
-  const row = {
-    account_id: ctx.account.id,
-    customer_id: customerId,
-    currency_code: credit.currencyCode,
-    amount_minor: credit.amountMinor,
-    credit_date: credit.date,
-    credit_number: credit.creditNumber,
+  const creditNote = {
+    accountId: ctx.account.id,
+    customerId,
+    currencyCode: credit.currencyCode,
+    amountMinor: credit.amountMinor,
+    date: credit.date,
+    creditNumber: credit.creditNumber,
     memo: credit.memo,
-    created_at: now,
-    updated_at: now,
+    createdAt: now,
+    updatedAt: now,
   };
-  const id = await writingCreditNumber(credit.creditNumber, () => repo.insertCreditNote(ctx.db, row));
-  return sourceOf({ ...row, id });
+  const id = await writingCreditNumber(credit.creditNumber, () => repo.insertCreditNote(ctx.db, creditNote));
+  return sourceOf({ ...creditNote, id });
 }
 
 /** A credit note's request, checked. */
@@ -255,26 +254,26 @@ export function updateCreditNote(
 ): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getCreditNoteRow(ctx, creditNoteId),
+    (ctx) => getCreditNoteRecord(ctx, creditNoteId),
     async (ctx, row) => {
-      assertSameCustomer(input.customerId, row.customer_id, 'credit note');
+      assertSameCustomer(input.customerId, row.customerId, 'credit note');
       const checked = await checkCreditNote(ctx, input, creditNoteId);
-      const creditNumber = checked.creditNumber ?? row.credit_number;
+      const creditNumber = checked.creditNumber ?? row.creditNumber;
       const before = await snapshotResource(ctx, creditNoteRef(creditNoteId));
       const edited = {
         ...sourceOf(row),
         currencyCode: checked.currencyCode,
         amountMinor: checked.amountMinor,
       };
-      const allocated = await reallocateWithAmount(ctx, edited, row.amount_minor, checked.request, () =>
+      const allocated = await reallocateWithAmount(ctx, edited, row.amountMinor, checked.request, () =>
         writingCreditNumber(creditNumber, () =>
           repo.updateCreditNote(ctx.db, ctx.account.id, creditNoteId, {
-            currency_code: checked.currencyCode,
-            amount_minor: checked.amountMinor,
-            credit_date: checked.date,
-            credit_number: creditNumber,
+            currencyCode: checked.currencyCode,
+            amountMinor: checked.amountMinor,
+            date: checked.date,
+            creditNumber,
             memo: checked.memo,
-            updated_at: nowInstant(ctx),
+            updatedAt: nowInstant(ctx),
           }),
         ),
       );
@@ -290,7 +289,7 @@ export function updateCreditNote(
 export function deleteCreditNote(ctx: ServiceContext, creditNoteId: number): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getCreditNoteRow(ctx, creditNoteId),
+    (ctx) => getCreditNoteRecord(ctx, creditNoteId),
     async (ctx, row) => {
       await emitEvents(ctx, await removeCreditNote(ctx, row));
     },
@@ -360,7 +359,7 @@ export async function withdrawCreditNoteInTransaction(
 }
 
 /** Deletes a credit note, its allocations released first (the invoices owe that money again); returns its events. */
-async function removeCreditNote(ctx: ServiceContext, row: CreditNoteRow): Promise<EventToEmit[]> {
+async function removeCreditNote(ctx: ServiceContext, row: CreditNoteRecord): Promise<EventToEmit[]> {
   const ref = creditNoteRef(row.id);
   const before = await snapshotResource(ctx, ref);
   const released = await releaseAllocations(ctx, sourceOf(row));

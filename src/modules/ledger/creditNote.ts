@@ -28,3 +28,22 @@ export interface CreditNoteInput extends MoneySourceInput {
   creditNumber?: string;
   memo?: string | null;
 }
+
+/** A credit note as stored (creditNote.mapper.ts makes it from its row), without its allocations and status. */
+export type CreditNoteRecord = Omit<CreditNote, 'status' | 'allocations'>;
+
+/** A new credit note, as issueCreditNote writes it. */
+export interface NewCreditNote {
+  accountId: number;
+  customerId: number;
+  currencyCode: string;
+  amountMinor: number;
+  date: PlainDate;
+  creditNumber: string;
+  memo: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What an edit of a credit note writes (all its own fields). */
+export type CreditNoteChanges = Omit<NewCreditNote, 'accountId' | 'customerId' | 'createdAt'>;

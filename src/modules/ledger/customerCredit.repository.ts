@@ -1,16 +1,9 @@
 import type { Db } from '../../storage/database.ts';
 import type { SourceType } from './allocation.repository.ts';
+import { unappliedSourceFromRow } from './customerCredit.mapper.ts';
+import type { UnappliedSource } from './customerCredit.mapper.ts';
 
-/** A money source with something not yet allocated: what credit first may apply. */
-export interface UnappliedSourceRow {
-  source_type: SourceType;
-  id: number;
-  customer_id: number;
-  currency_code: string;
-  amount_minor: number;
-  allocated_minor: number;
-  date: string;
-}
+export type { UnappliedSource } from './customerCredit.mapper.ts';
 
 /** Payments before credit notes before adjustments on one day: the order the ledger lists a statement's records. */
 const TYPE_RANK: Record<SourceType, number> = { payment: 0, credit_note: 1, adjustment: 2 };
@@ -24,7 +17,7 @@ export async function listUnappliedSources(
   db: Db,
   accountId: number,
   of: { customerId: number; currencyCode: string },
-): Promise<UnappliedSourceRow[]> {
+): Promise<UnappliedSource[]> {
   const columns = ['id', 'customer_id', 'currency_code', 'amount_minor', 'allocated_minor'] as const;
   const payments = await db
     .selectFrom('payments')
@@ -52,15 +45,15 @@ export async function listUnappliedSources(
     .where((eb) => eb('amount_minor', '>', eb.ref('allocated_minor')))
     .where('direction', '=', 'negative')
     .execute();
-  const rows: UnappliedSourceRow[] = [
-    ...payments.map((row) => ({ ...row, source_type: 'payment' as const })),
-    ...creditNotes.map((row) => ({ ...row, source_type: 'credit_note' as const })),
-    ...adjustments.map((row) => ({ ...row, source_type: 'adjustment' as const })),
+  const sources: UnappliedSource[] = [
+    ...payments.map((row) => unappliedSourceFromRow('payment', row)),
+    ...creditNotes.map((row) => unappliedSourceFromRow('credit_note', row)),
+    ...adjustments.map((row) => unappliedSourceFromRow('adjustment', row)),
   ];
-  return rows.sort(
+  return sources.sort(
     (a, b) =>
       (a.date < b.date ? -1 : a.date > b.date ? 1 : 0) ||
-      TYPE_RANK[a.source_type] - TYPE_RANK[b.source_type] ||
+      TYPE_RANK[a.sourceType] - TYPE_RANK[b.sourceType] ||
       a.id - b.id,
   );
 }

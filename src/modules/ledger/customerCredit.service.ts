@@ -9,7 +9,7 @@ import type { AllocationEntry, MoneySource } from './allocation.service.ts';
 import type { SourceType } from './allocation.repository.ts';
 import { withLockedCustomer } from './moneyMovement.ts';
 import * as repo from './customerCredit.repository.ts';
-import type { UnappliedSourceRow } from './customerCredit.repository.ts';
+import type { UnappliedSource } from './customerCredit.repository.ts';
 
 /**
  * Credit first (docs/gateways.md, "Credit first"): before an invoice is charged or bundled, the customer's money not
@@ -48,7 +48,7 @@ export function applyCustomerCredit(
       (row) => request.sources === undefined || request.sources.some((s) => isSource(row, s)),
     );
     const spreads = spreadSources(
-      sources.map((row) => row.amount_minor - row.allocated_minor),
+      sources.map((row) => row.amountMinor - row.allocatedMinor),
       invoices.map((invoice) => ({
         target: { type: 'invoice' as const, id: invoice.id },
         openMinor: invoice.openMinor,
@@ -67,8 +67,8 @@ export function applyCustomerCredit(
   });
 }
 
-const isSource = (row: UnappliedSourceRow, source: { type: SourceType; id: number }) =>
-  row.source_type === source.type && row.id === source.id;
+const isSource = (row: UnappliedSource, source: { type: SourceType; id: number }) =>
+  row.sourceType === source.type && row.id === source.id;
 
 /** The invoices named, in their order, then (when asked) the customer's other open ones; only those that can take money. */
 async function lockTargetInvoices(
@@ -103,16 +103,16 @@ const LABEL: Record<SourceType, string> = {
 /** The source's allocations as they are, and the new ones: the engine's list request, which keeps the held ones. */
 async function allocateMore(
   ctx: ServiceContext,
-  row: UnappliedSourceRow,
+  row: UnappliedSource,
   spread: readonly { target: { type: 'invoice' | 'adjustment'; id: number }; amountMinor: number }[],
 ): Promise<EventToEmit[]> {
-  const type = row.source_type;
+  const type = row.sourceType;
   const source: MoneySource = {
     type,
     id: row.id,
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
+    customerId: row.customerId,
+    currencyCode: row.currencyCode,
+    amountMinor: row.amountMinor,
     // Only settled payments are credit (a pending one is not yet received), and their money is paid money.
     invoiceColumn: type === 'payment' ? 'paid_actual_minor' : 'negative_adjs_minor',
     label: `${LABEL[type]} ${row.id}`,

@@ -77,12 +77,12 @@ export function withLockedCustomerAndCurrency<T>(
  * before the transaction for its customer, which a record never changes, and again under the lock, since it may
  * have changed or gone meanwhile.
  */
-export async function withLockedRecord<Row extends { customer_id: number }, T>(
+export async function withLockedRecord<Row extends { customerId: number }, T>(
   ctx: ServiceContext,
   get: (ctx: ServiceContext) => Promise<Row>,
   work: (ctx: ServiceContext, row: Row) => Promise<T>,
 ): Promise<T> {
-  const { customer_id: customerId } = await get(ctx);
+  const { customerId } = await get(ctx);
   return withLockedCustomer(ctx, customerId, async (ctx) => work(ctx, await get(ctx)));
 }
 

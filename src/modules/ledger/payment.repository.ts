@@ -1,14 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
-import type { PaymentsTable } from './tables.ts';
-
-export type PaymentRow = Selectable<PaymentsTable>;
-export type NewPaymentRow = Insertable<PaymentsTable>;
-export type PaymentChanges = Updateable<
-  Omit<PaymentsTable, 'id' | 'account_id' | 'customer_id' | 'created_at'>
->;
+import { newPaymentToRow, paymentChangesToRow, paymentFromRow } from './payment.mapper.ts';
+import type { NewPayment, PaymentChanges, PaymentRecord } from './payment.ts';
 
 const PAYMENT_COLUMNS = [
   'id',
@@ -42,26 +36,27 @@ export async function findPayment(
   db: Db,
   accountId: number,
   paymentId: number,
-): Promise<PaymentRow | undefined> {
-  return (await paymentsByIds(db, accountId, [paymentId]))[0];
+): Promise<PaymentRecord | undefined> {
+  const row = (await paymentsByIds(db, accountId, [paymentId]))[0];
+  return row && paymentFromRow(row);
 }
 
-export function findPayments(
+export async function findPayments(
   db: Db,
   accountId: number,
   paymentIds: readonly number[],
-): Promise<PaymentRow[]> {
-  if (paymentIds.length === 0) return Promise.resolve([]);
-  return paymentsByIds(db, accountId, paymentIds);
+): Promise<PaymentRecord[]> {
+  if (paymentIds.length === 0) return [];
+  return (await paymentsByIds(db, accountId, paymentIds)).map(paymentFromRow);
 }
 
-export function listPayments(
+export async function listPayments(
   db: Db,
   accountId: number,
   page: Page,
   customerId?: number,
-): Promise<PaymentRow[]> {
-  return db
+): Promise<PaymentRecord[]> {
+  const rows = await db
     .selectFrom('payments')
     .select(PAYMENT_COLUMNS)
     .where('account_id', '=', accountId)
@@ -70,6 +65,7 @@ export function listPayments(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(paymentFromRow);
 }
 
 /** The first payment with this Ref: the customer's, or (null) the account's, a provider's charge id being unique. */
@@ -88,8 +84,10 @@ export async function findPaymentIdByRef(
   return (await query.orderBy('id').executeTakeFirst())?.id;
 }
 
-export async function insertPayment(db: Db, row: NewPaymentRow): Promise<number> {
-  return (await db.insertInto('payments').values(row).returning('id').executeTakeFirstOrThrow()).id;
+export async function insertPayment(db: Db, payment: NewPayment): Promise<number> {
+  return (
+    await db.insertInto('payments').values(newPaymentToRow(payment)).returning('id').executeTakeFirstOrThrow()
+  ).id;
 }
 
 export async function updatePayment(
@@ -100,7 +98,7 @@ export async function updatePayment(
 ): Promise<void> {
   await db
     .updateTable('payments')
-    .set(changes)
+    .set(paymentChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', paymentId)
     .execute();

@@ -36,9 +36,8 @@ import {
   withLockedRecord,
 } from './moneyMovement.ts';
 import type { Rendered } from './moneyMovement.ts';
-import type { Payment, PaymentInput } from './payment.ts';
+import type { NewPayment, Payment, PaymentInput, PaymentRecord } from './payment.ts';
 import * as repo from './payment.repository.ts';
-import type { PaymentRow } from './payment.repository.ts';
 import { toPaymentDto } from './payments.serializer.ts';
 import type { PaymentOut } from './payments.schemas.ts';
 
@@ -77,61 +76,45 @@ export function paymentSource(payment: PaymentMoney): MoneySource {
   };
 }
 
-export function sourceOf(
-  row: Pick<PaymentRow, 'id' | 'customer_id' | 'currency_code' | 'amount_minor' | 'state'>,
-): MoneySource {
-  return paymentSource({
-    id: row.id,
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
-    state: row.state as PaymentState,
-  });
-}
-
 export const paymentRef = (id: number): ResourceRef => ({ type: 'payment', id });
 
-/** A payment as the ledger answers it, from its row and its allocations (in allocation order). */
-function paymentFromRow(
-  row: Omit<PaymentRow, 'account_id' | 'created_at' | 'updated_at'>,
-  allocations: Allocation[],
-): Payment {
-  const state = row.state as PaymentState;
+/** A payment as the ledger answers it, from its record and its allocations (in allocation order). */
+function paymentOf(record: PaymentRecord, allocations: Allocation[]): Payment {
   return {
-    id: row.id,
-    customerId: row.customer_id,
-    currencyCode: row.currency_code,
-    amountMinor: row.amount_minor,
-    allocatedMinor: row.allocated_minor,
-    date: row.payment_date,
-    method: row.method,
-    state,
-    status: paymentStatus(state, row.amount_minor, row.allocated_minor),
-    memo: row.memo,
-    ref: row.ref,
-    failureReason: row.failure_reason,
-    paymentMethodId: row.payment_method_id,
+    id: record.id,
+    customerId: record.customerId,
+    currencyCode: record.currencyCode,
+    amountMinor: record.amountMinor,
+    allocatedMinor: record.allocatedMinor,
+    date: record.date,
+    method: record.method,
+    state: record.state,
+    status: paymentStatus(record.state, record.amountMinor, record.allocatedMinor),
+    memo: record.memo,
+    ref: record.ref,
+    failureReason: record.failureReason,
+    paymentMethodId: record.paymentMethodId,
     allocations,
   };
 }
 
-async function assemble(ctx: ServiceContext, rows: PaymentRow[]): Promise<Payment[]> {
+async function assemble(ctx: ServiceContext, records: PaymentRecord[]): Promise<Payment[]> {
   const allocations = await allocationsOfSources(
     ctx,
     'payment',
-    rows.map((row) => row.id),
+    records.map((record) => record.id),
   );
-  return rows.map((row) => paymentFromRow(row, allocations.get(row.id) ?? []));
+  return records.map((record) => paymentOf(record, allocations.get(record.id) ?? []));
 }
 
-export async function getPaymentRow(ctx: ServiceContext, paymentId: number): Promise<PaymentRow> {
-  const row = await repo.findPayment(ctx.db, ctx.account.id, paymentId);
-  if (!row) throw new NotFoundError('Payment', paymentId);
-  return row;
+export async function getPaymentRecord(ctx: ServiceContext, paymentId: number): Promise<PaymentRecord> {
+  const record = await repo.findPayment(ctx.db, ctx.account.id, paymentId);
+  if (!record) throw new NotFoundError('Payment', paymentId);
+  return record;
 }
 
 export async function getPayment(ctx: ServiceContext, paymentId: number): Promise<Payment> {
-  return (await assemble(ctx, [await getPaymentRow(ctx, paymentId)]))[0]!;
+  return (await assemble(ctx, [await getPaymentRecord(ctx, paymentId)]))[0]!;
 }
 
 /** The account's payments with these ids, as getPayment reads them (unknown ids left out). */
@@ -173,34 +156,34 @@ export async function insertPayment(
   fields: PaymentFields,
   collection: PaymentCollection,
 ): Promise<Payment> {
-  const row = newPaymentRow(ctx, customerId, fields, collection, nowInstant(ctx));
-  const id = await repo.insertPayment(ctx.db, row);
-  return paymentFromRow({ ...row, id, allocated_minor: 0 }, []);
+  const payment = newPayment(ctx, customerId, fields, collection, nowInstant(ctx));
+  const id = await repo.insertPayment(ctx.db, payment);
+  return paymentOf({ ...payment, id, allocatedMinor: 0 }, []);
 }
 
-/** A new payment's row, as insertPayment and the ledger's batch entry (collectedPayments.service.ts) write it. */
-export function newPaymentRow(
+/** A new payment, as insertPayment and the ledger's batch entry (collectedPayments.service.ts) write it. */
+export function newPayment(
   ctx: ServiceContext,
   customerId: number,
   fields: PaymentFields,
   collection: PaymentCollection,
   now: string,
-) {
+): NewPayment {
   return {
-    account_id: ctx.account.id,
-    customer_id: customerId,
-    currency_code: fields.currencyCode,
-    amount_minor: fields.amountMinor,
-    payment_date: fields.date,
+    accountId: ctx.account.id,
+    customerId,
+    currencyCode: fields.currencyCode,
+    amountMinor: fields.amountMinor,
+    date: fields.date,
     method: fields.method,
     state: collection.state,
     memo: fields.memo,
     ref: fields.ref,
-    payment_method_id: collection.paymentMethodId,
-    failure_reason: collection.failureReason ?? null,
-    failure_code: collection.failureCode ?? null,
-    created_at: now,
-    updated_at: now,
+    paymentMethodId: collection.paymentMethodId,
+    failureReason: collection.failureReason ?? null,
+    failureCode: collection.failureCode ?? null,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
@@ -214,14 +197,14 @@ export function updatePaymentFields(
   fields: PaymentFields & { paymentMethodId?: number },
 ): Promise<void> {
   return repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
-    currency_code: fields.currencyCode,
-    amount_minor: fields.amountMinor,
-    payment_date: fields.date,
+    currencyCode: fields.currencyCode,
+    amountMinor: fields.amountMinor,
+    date: fields.date,
     method: fields.method,
     memo: fields.memo,
     ref: fields.ref,
-    ...(fields.paymentMethodId === undefined ? {} : { payment_method_id: fields.paymentMethodId }),
-    updated_at: nowInstant(ctx),
+    paymentMethodId: fields.paymentMethodId,
+    updatedAt: nowInstant(ctx),
   });
 }
 
@@ -281,18 +264,18 @@ function checkPaymentIn(currencyCode: string, input: PaymentInput): CheckedPayme
 }
 
 /** A payment a batch collected from a bank account (a card's is charged directly, not in a batch). */
-const isBankDebit = (row: PaymentRow): boolean =>
-  row.payment_method_id !== null && row.method !== 'credit_card';
+const isBankDebit = (row: PaymentRecord): boolean =>
+  row.paymentMethodId !== null && row.method !== 'credit_card';
 
-const bankDebitKept = (row: PaymentRow) =>
+const bankDebitKept = (row: PaymentRecord) =>
   new ConflictError(
     'payment_collected',
     `Payment ${row.id} was collected by bank debit in a batch: only its allocations change here, and it is not deleted`,
   );
 
 /** A debit or charge the bank has not answered yet is changed through its batch, or answered by the gateway. */
-function assertNotInCollection(row: PaymentRow): void {
-  if (row.state === 'pending' && row.payment_method_id !== null) {
+function assertNotInCollection(row: PaymentRecord): void {
+  if (row.state === 'pending' && row.paymentMethodId !== null) {
     throw new ConflictError(
       'payment_in_collection',
       `Payment ${row.id} is being collected through a gateway; change it through its batch (/v1/batches/payments)`,
@@ -304,18 +287,18 @@ function assertNotInCollection(row: PaymentRow): void {
  * A failed payment moved no money: giving it allocations by hand would pay invoices with money never received. A
  * bank debit's money fields are its batch line's: only its allocations change here.
  */
-function assertEditable(row: PaymentRow, payment: PaymentFields): void {
+function assertEditable(row: PaymentRecord, payment: PaymentFields): void {
   if (row.state === 'failed') {
     throw new ConflictError(
       'payment_failed',
-      `Payment ${row.id} failed (${row.failure_reason ?? 'no reason'}); record the money again as a new payment`,
+      `Payment ${row.id} failed (${row.failureReason ?? 'no reason'}); record the money again as a new payment`,
     );
   }
   const moved =
-    payment.amountMinor !== row.amount_minor ||
-    payment.currencyCode !== row.currency_code ||
+    payment.amountMinor !== row.amountMinor ||
+    payment.currencyCode !== row.currencyCode ||
     payment.method !== row.method ||
-    payment.date !== row.payment_date;
+    payment.date !== row.date;
   if (moved && isBankDebit(row)) throw bankDebitKept(row);
 }
 
@@ -357,19 +340,19 @@ export function createPayment(
 export function updatePayment(ctx: ServiceContext, paymentId: number, input: PaymentInput): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, paymentId),
+    (ctx) => getPaymentRecord(ctx, paymentId),
     async (ctx, row) => {
       assertNotInCollection(row);
-      assertSameCustomer(input.customerId, row.customer_id, 'payment');
+      assertSameCustomer(input.customerId, row.customerId, 'payment');
       const checked = await checkPayment(ctx, input);
       assertEditable(row, checked);
       const before = await snapshotResource(ctx, paymentRef(paymentId));
       const edited = {
-        ...sourceOf(row),
+        ...paymentSource(row),
         currencyCode: checked.currencyCode,
         amountMinor: checked.amountMinor,
       };
-      const allocated = await reallocateWithAmount(ctx, edited, row.amount_minor, checked.request, () =>
+      const allocated = await reallocateWithAmount(ctx, edited, row.amountMinor, checked.request, () =>
         updatePaymentFields(ctx, paymentId, checked),
       );
       await emitEvents(ctx, await editEvents(ctx, before, allocated));
@@ -384,12 +367,12 @@ export function updatePayment(ctx: ServiceContext, paymentId: number, input: Pay
 export function deletePayment(ctx: ServiceContext, paymentId: number): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, paymentId),
+    (ctx) => getPaymentRecord(ctx, paymentId),
     async (ctx, row) => {
       assertNotInCollection(row);
       // The line of its batch: the bank may still return it, and the batch's figures are its lines.
       if (isBankDebit(row)) throw bankDebitKept(row);
-      await removePayment(ctx, sourceOf(row));
+      await removePayment(ctx, paymentSource(row));
     },
   );
 }
@@ -503,9 +486,9 @@ export function reversePayment(
 ): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, paymentId),
+    (ctx) => getPaymentRecord(ctx, paymentId),
     async (ctx, row) => {
-      if (row.payment_method_id === null) {
+      if (row.paymentMethodId === null) {
         throw new ConflictError(
           'payment_not_collected',
           `Payment ${paymentId} was not collected through a gateway`,
@@ -516,12 +499,12 @@ export function reversePayment(
       }
       const ref = paymentRef(paymentId);
       const before = await snapshotResource(ctx, ref);
-      const outcome = await releaseAllocations(ctx, sourceOf(row));
+      const outcome = await releaseAllocations(ctx, paymentSource(row));
       await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
         state: 'failed',
-        failure_reason: failure.reason,
-        failure_code: failure.code,
-        updated_at: ctx.clock.now().toISOString(),
+        failureReason: failure.reason,
+        failureCode: failure.code,
+        updatedAt: ctx.clock.now().toISOString(),
       });
       const also = await alsoInTransaction(ctx);
       await emitEvents(ctx, [{ type: 'payment.reversed', ref, before }, ...outcome.targetEvents, ...also]);
@@ -537,7 +520,7 @@ export function reversePayment(
 export function settlePayment(ctx: ServiceContext, paymentId: number, date?: PlainDate): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, paymentId),
+    (ctx) => getPaymentRecord(ctx, paymentId),
     async (ctx, row) => {
       if (row.state !== 'pending') {
         throw new ConflictError('payment_not_pending', `Payment ${paymentId} is not pending`);
@@ -545,13 +528,13 @@ export function settlePayment(ctx: ServiceContext, paymentId: number, date?: Pla
       const ref = paymentRef(paymentId);
       const before = await snapshotResource(ctx, ref);
       const allocations = (await allocationsOfSources(ctx, 'payment', [paymentId])).get(paymentId) ?? [];
-      await releaseAllocations(ctx, sourceOf(row));
+      await releaseAllocations(ctx, paymentSource(row));
       await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
         state: 'settled',
-        ...(date ? { payment_date: date } : {}),
-        updated_at: ctx.clock.now().toISOString(),
+        ...(date ? { date } : {}),
+        updatedAt: ctx.clock.now().toISOString(),
       });
-      const outcome = await applyAllocations(ctx, sourceOf({ ...row, state: 'settled' }), {
+      const outcome = await applyAllocations(ctx, paymentSource({ ...row, state: 'settled' }), {
         autoApply: false,
         entries: allocations.map((allocation, i) => ({
           allocationId: null,

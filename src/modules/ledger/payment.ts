@@ -29,3 +29,41 @@ export interface PaymentInput extends MoneySourceInput {
   memo?: string | null;
   ref?: string | null;
 }
+
+/** A payment as stored (payment.mapper.ts makes it from its row): its fields, without its allocations and status. */
+export type PaymentRecord = Omit<Payment, 'status' | 'allocations'>;
+
+/** A new payment, as insertPayment and the ledger's batch entry (collectedPayments.service.ts) write it. */
+export interface NewPayment {
+  accountId: number;
+  customerId: number;
+  currencyCode: string;
+  amountMinor: number;
+  date: PlainDate;
+  method: string;
+  state: PaymentState;
+  memo: string | null;
+  ref: string | null;
+  paymentMethodId: number | null;
+  failureReason: string | null;
+  failureCode: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Given by a batch that writes the allocations with it; left out, the column's default (nothing allocated). */
+  allocatedMinor?: number;
+}
+
+/** What an edit of a payment writes: the fields given; the others stay. */
+export interface PaymentChanges {
+  state?: PaymentState;
+  currencyCode?: string;
+  amountMinor?: number;
+  date?: PlainDate;
+  method?: string;
+  memo?: string | null;
+  ref?: string | null;
+  paymentMethodId?: number;
+  failureReason?: string;
+  failureCode?: string;
+  updatedAt: string;
+}

@@ -9,12 +9,11 @@ import { insertRefundAdjustment } from './adjustment.service.ts';
 import * as adjustments from './adjustment.repository.ts';
 import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
 import type { Allocation, AllocationEntry } from './allocation.service.ts';
-import type { PaymentState, TargetRef } from './allocation.ts';
+import type { TargetRef } from './allocation.ts';
 import { issueCreditNoteInTransaction, withdrawCreditNoteInTransaction } from './creditNote.service.ts';
 import { withLockedRecord } from './moneyMovement.ts';
-import { getPaymentRow, sourceOf } from './payment.service.ts';
-import type { PaymentRow } from './payment.repository.ts';
-import type { Payment } from './payment.ts';
+import { getPaymentRecord, paymentSource } from './payment.service.ts';
+import type { Payment, PaymentRecord } from './payment.ts';
 
 /**
  * Money paid back to a customer through the gateway that collected it (spec: "a refund is treated as a positive
@@ -61,13 +60,13 @@ export function assertRefundable(payment: Pick<Payment, 'id' | 'paymentMethodId'
 /** The payment's allocations to invoices, the latest invoice first (InvoiceDate, then invoiceNum), locked. */
 async function invoiceAllocationsLatestFirst(
   ctx: ServiceContext,
-  payment: PaymentRow,
+  payment: PaymentRecord,
   allocations: readonly Allocation[],
 ): Promise<Allocation[]> {
   const toInvoices = allocations.filter((allocation) => allocation.targetType === 'invoice');
   const invoices = await lockInvoicesForAllocation(
     ctx,
-    payment.customer_id,
+    payment.customerId,
     toInvoices.map((allocation) => allocation.targetId),
     [],
   );
@@ -91,7 +90,7 @@ async function invoiceAllocationsLatestFirst(
  */
 async function planRefund(
   ctx: ServiceContext,
-  payment: PaymentRow,
+  payment: PaymentRecord,
   allocations: readonly Allocation[],
   requestedMinor: number | undefined,
 ): Promise<{
@@ -99,7 +98,7 @@ async function planRefund(
   takenByAllocation: Map<number, number>;
   fromInvoices: TakenFromInvoice[];
 }> {
-  const unallocated = payment.amount_minor - payment.allocated_minor;
+  const unallocated = payment.amountMinor - payment.allocatedMinor;
   const toInvoices = await invoiceAllocationsLatestFirst(ctx, payment, allocations);
   const refundable = unallocated + toInvoices.reduce((sum, allocation) => sum + allocation.amountMinor, 0);
   if (requestedMinor === undefined && refundable === 0) {
@@ -127,11 +126,11 @@ async function planRefund(
 /** Amount's message beyond what can be refunded, naming what money paid that a refund does not take. */
 async function beyondRefundable(
   ctx: ServiceContext,
-  payment: PaymentRow,
+  payment: PaymentRecord,
   allocations: readonly Allocation[],
   refundableMinor: number,
 ): Promise<string> {
-  const money = (minor: number) => minorToDecimalText(minor, payment.currency_code);
+  const money = (minor: number) => minorToDecimalText(minor, payment.currencyCode);
   const toAdjustments = allocations.filter((allocation) => allocation.targetType === 'adjustment');
   const types = new Map(
     (
@@ -140,7 +139,7 @@ async function beyondRefundable(
         ctx.account.id,
         toAdjustments.map((allocation) => allocation.targetId),
       )
-    ).map((row) => [row.id, row.adjustment_type]),
+    ).map((row) => [row.id, row.adjustmentType]),
   );
   const refunded = toAdjustments
     .filter((allocation) => types.get(allocation.targetId) === 'refund')
@@ -224,18 +223,14 @@ export function reserveRefund<T>(
 ): Promise<T> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, refund.paymentId),
+    (ctx) => getPaymentRecord(ctx, refund.paymentId),
     async (ctx, row) => {
-      assertRefundable({
-        id: row.id,
-        paymentMethodId: row.payment_method_id,
-        state: row.state as PaymentState,
-      });
+      assertRefundable(row);
       const allocations = (await allocationsOfSources(ctx, 'payment', [row.id])).get(row.id) ?? [];
       const plan = await planRefund(ctx, row, allocations, refund.amountMinor);
       const adjustmentId = await insertRefundAdjustment(ctx, {
-        customerId: row.customer_id,
-        currencyCode: row.currency_code,
+        customerId: row.customerId,
+        currencyCode: row.currencyCode,
         amountMinor: plan.amountMinor,
         date: today(ctx),
         memo: refund.memo,
@@ -244,12 +239,12 @@ export function reserveRefund<T>(
       const before = await snapshotResource(ctx, ref);
       const kept = keptEntries(allocations, plan.takenByAllocation);
       const entries = [...kept, addedEntry(kept, { type: 'adjustment', id: adjustmentId }, plan.amountMinor)];
-      const outcome = await applyAllocations(ctx, sourceOf(row), { autoApply: false, entries });
+      const outcome = await applyAllocations(ctx, paymentSource(row), { autoApply: false, entries });
       let creditNote: { id: number; events: EventToEmit[] } | undefined;
       if (refund.paidInvoices === 'credit' && plan.fromInvoices.length > 0) {
         creditNote = await issueCreditNoteInTransaction(ctx, {
-          customerId: row.customer_id,
-          currencyCode: row.currency_code,
+          customerId: row.customerId,
+          currencyCode: row.currencyCode,
           date: today(ctx),
           creditNumber: refund.creditNote.creditNumber,
           memo: refund.creditNote.memo,
@@ -283,14 +278,14 @@ export function confirmRefund(
 ): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, refund.paymentId),
+    (ctx) => getPaymentRecord(ctx, refund.paymentId),
     async (ctx, row) => {
       if (!(await finish(ctx))) return;
       const adjustmentRef = { type: 'adjustment', id: refund.adjustmentId };
       const before = await snapshotResource(ctx, adjustmentRef);
       await adjustments.updateAdjustment(ctx.db, ctx.account.id, refund.adjustmentId, {
         ref: refund.refundId,
-        updated_at: ctx.clock.now().toISOString(),
+        updatedAt: ctx.clock.now().toISOString(),
       });
       await emitEvents(ctx, [
         { type: 'payment.refunded', ref: { type: 'payment', id: row.id } },
@@ -317,7 +312,7 @@ export function releaseRefund(
 ): Promise<void> {
   return withLockedRecord(
     ctx,
-    (ctx) => getPaymentRow(ctx, refund.paymentId),
+    (ctx) => getPaymentRecord(ctx, refund.paymentId),
     async (ctx, row) => {
       if (!(await finish(ctx))) return;
       const ref = { type: 'payment', id: row.id };
@@ -335,7 +330,7 @@ export function releaseRefund(
         (
           await lockInvoicesForAllocation(
             ctx,
-            row.customer_id,
+            row.customerId,
             refund.fromInvoices.map((taken) => taken.invoiceId),
             [],
           )
@@ -353,7 +348,7 @@ export function releaseRefund(
         if (onInvoice) onInvoice.amountMinor += back;
         else entries.push(addedEntry(entries, { type: 'invoice', id: taken.invoiceId }, back));
       }
-      const outcome = await applyAllocations(ctx, sourceOf(row), { autoApply: false, entries });
+      const outcome = await applyAllocations(ctx, paymentSource(row), { autoApply: false, entries });
       await adjustments.deleteAdjustment(ctx.db, ctx.account.id, refund.adjustmentId);
       const isRefundAdjustment = (event: EventToEmit) =>
         event.ref.type === 'adjustment' && event.ref.id === refund.adjustmentId;
