@@ -28,8 +28,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/collections/collectionRecord.service.ts',
   'src/modules/collections/payNow.service.ts',
   'src/modules/collections/refund.service.ts',
-  'src/modules/customers/customField.service.ts',
-  'src/modules/customers/customer.service.ts',
   'src/modules/invoicing/invoice.service.ts',
   'src/modules/invoicing/invoiceCollection.service.ts',
   'src/modules/invoicing/invoiceMail.service.ts',
