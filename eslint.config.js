@@ -41,8 +41,6 @@ const SERVICES_STILL_READING_ROWS = [
   'src/modules/ledger/payment.service.ts',
   'src/modules/ledger/refund.service.ts',
   'src/modules/mail/mail.service.ts',
-  'src/modules/mandates/emandate.service.ts',
-  'src/modules/mandates/emandateLink.service.ts',
   'src/modules/paymentMethods/bankAccount.service.ts',
   'src/modules/paymentMethods/paymentMethod.service.ts',
   'src/modules/portal/passwordReset.service.ts',
