@@ -14,20 +14,11 @@ const WALL_CLOCK = [
 
 /** Services whose rows have not yet become domain types (docs/architecture.md, "Rows stop at the repository"). */
 const SERVICES_STILL_READING_ROWS = [
-  'src/modules/auth/account.service.ts',
-  'src/modules/catalogue/component.service.ts',
-  'src/modules/catalogue/componentVersion.service.ts',
-  'src/modules/catalogue/package.service.ts',
-  'src/modules/catalogue/packageVersion.service.ts',
-  'src/modules/customers/customField.service.ts',
-  'src/modules/customers/customer.service.ts',
   'src/modules/invoicing/invoice.service.ts',
   'src/modules/invoicing/invoiceCollection.service.ts',
   'src/modules/invoicing/invoiceMail.service.ts',
   'src/modules/invoicing/invoiceMoney.service.ts',
   'src/modules/invoicing/invoiceReads.service.ts',
-  'src/modules/mandates/emandate.service.ts',
-  'src/modules/mandates/emandateLink.service.ts',
 ];
 
 export default tseslint.config(

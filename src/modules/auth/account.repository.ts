@@ -1,38 +1,10 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { cachedCredentials, credentialsChanged } from './credentialsCache.ts';
-import type { AccountsTable, ApiKeysTable } from './tables.ts';
-
-export interface AccountRow {
-  id: number;
-  name: string;
-  time_zone: string;
-  currency_code: string;
-  is_test: boolean | number;
-  test_clock_at: string | null;
-  invoice_due_days: number;
-  invoice_notes: string | null;
-  invoice_terms: string | null;
-  dunning_retry_days: string | null;
-  dunning_max_attempts: number | null;
-  dunning_suspend_customer: boolean | number;
-  dunning_cancel_subscriptions: boolean | number;
-  statement_period: string;
-  portal_slug: string | null;
-  portal_allow_cancel: boolean | number;
-  portal_switch_package_ids: string;
-  portal_epoch: number;
-  is_tax_inclusive: boolean | number;
-  bill_cycle_day: number | null;
-  send_payment_receipts: boolean | number;
-  send_payment_failed_emails: boolean | number;
-  send_invoice_reminders: boolean | number;
-  invoice_reminder_days: string | null;
-  apply_credit_first: boolean | number;
-  auto_submit_batches: boolean | number;
-  staff_email: string | null;
-}
+import type { Account } from '../../context.ts';
+import type { AccountsTable } from './tables.ts';
+import type { AccountChanges, ApiKeyInfo } from './account.ts';
+import { accountChangesToRow, accountFromRow, apiKeyInfoFromRow } from './account.mapper.ts';
 
 const ACCOUNT_COLUMNS = [
   'accounts.id',
@@ -83,35 +55,6 @@ export async function insertAccount(
     .executeTakeFirstOrThrow();
   return row.id;
 }
-
-/** The settings an account may change after its creation. */
-export type AccountChanges = Partial<
-  Pick<
-    AccountRow,
-    | 'time_zone'
-    | 'invoice_due_days'
-    | 'invoice_notes'
-    | 'invoice_terms'
-    | 'dunning_retry_days'
-    | 'dunning_max_attempts'
-    | 'statement_period'
-    | 'portal_slug'
-    | 'portal_switch_package_ids'
-    | 'bill_cycle_day'
-    | 'invoice_reminder_days'
-    | 'staff_email'
-  > & {
-    dunning_suspend_customer: boolean;
-    dunning_cancel_subscriptions: boolean;
-    portal_allow_cancel: boolean;
-    is_tax_inclusive: boolean;
-    send_payment_receipts: boolean;
-    send_payment_failed_emails: boolean;
-    send_invoice_reminders: boolean;
-    apply_credit_first: boolean;
-    auto_submit_batches: boolean;
-  } & SellerColumns
->;
 
 /** The seller details columns (sellerDetails.ts), read only where an invoice or the settings need them. */
 export type SellerColumns = Pick<
@@ -181,7 +124,11 @@ export async function deleteLogo(db: Db, accountId: number): Promise<void> {
 }
 
 export async function updateAccount(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
-  const result = await db.updateTable('accounts').set(changes).where('id', '=', accountId).executeTakeFirst();
+  const result = await db
+    .updateTable('accounts')
+    .set(accountChangesToRow(changes))
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   await credentialsChanged(db);
   return result.numUpdatedRows > 0n;
 }
@@ -201,8 +148,13 @@ export async function findAccountIdByPortalSlug(db: Db, slug: string): Promise<n
   return row?.id;
 }
 
-export function findAccount(db: Db, accountId: number): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('id', '=', accountId).executeTakeFirst();
+export async function findAccount(db: Db, accountId: number): Promise<Account | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return row && accountFromRow(row);
 }
 
 export async function countAccounts(db: Db): Promise<number> {
@@ -246,16 +198,18 @@ const accountByKeyHash = preparedQuery((db, keyHash: string) =>
  * carries the clock its requests bill by, which a request to another process may have just moved: on PostgreSQL,
  * where that process's word arrives after its answer, every request reads it (docs/architecture.md, "Two clocks").
  */
-export function findAccountByKeyHash(
+export async function findAccountByKeyHash(
   db: Db,
   keyHash: string,
-): Promise<(AccountRow & { api_key_id: number }) | undefined> {
-  return cachedCredentials(
+): Promise<{ account: Account; apiKeyId: number } | undefined> {
+  const row = await cachedCredentials(
     db,
     keyHash,
     async () => (await accountByKeyHash(db, keyHash))[0],
-    (row) => Boolean(row.is_test),
+    (found) => Boolean(found.is_test),
   );
+  // Mapped on every request, as before the cache: each request gets an Account of its own.
+  return row && { account: accountFromRow(row), apiKeyId: Number(row.api_key_id) };
 }
 
 export async function markApiKeyRevoked(
@@ -276,16 +230,20 @@ export async function markApiKeyRevoked(
 }
 
 const API_KEY_INFO_COLUMNS = ['id', 'key_prefix', 'created_at', 'revoked_at'] as const;
-export type ApiKeyInfoRow = Pick<Selectable<ApiKeysTable>, (typeof API_KEY_INFO_COLUMNS)[number]>;
 
-export function findApiKeys(db: Db, accountId: number, keyIds: readonly number[]): Promise<ApiKeyInfoRow[]> {
-  return db
+export async function findApiKeys(
+  db: Db,
+  accountId: number,
+  keyIds: readonly number[],
+): Promise<ApiKeyInfo[]> {
+  const rows = await db
     .selectFrom('api_keys')
     .select(API_KEY_INFO_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', keyIds.length > 0 ? [...keyIds] : [0])
     .orderBy('id')
     .execute();
+  return rows.map(apiKeyInfoFromRow);
 }
 
 /** Operators name a key by id alone: whose it is, so that revoking it runs scoped to that account. */
@@ -294,13 +252,14 @@ export async function findApiKeyAccountId(db: Db, keyId: number): Promise<number
   return row?.account_id;
 }
 
-export function listApiKeys(db: Db, accountId: number): Promise<ApiKeyInfoRow[]> {
-  return db
+export async function listApiKeys(db: Db, accountId: number): Promise<ApiKeyInfo[]> {
+  const rows = await db
     .selectFrom('api_keys')
     .select(API_KEY_INFO_COLUMNS)
     .where('account_id', '=', accountId)
     .orderBy('id')
     .execute();
+  return rows.map(apiKeyInfoFromRow);
 }
 
 /** Every account's id, in creation order (the bill run visits each). */

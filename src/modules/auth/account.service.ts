@@ -9,7 +9,7 @@ import { isTimeZone } from '../../core/wireDates.ts';
 import { billCycleDayProblem } from '../../core/billCycleDayInput.ts';
 import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
-import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod, STATEMENT_PERIODS } from '../../core/periods.ts';
+import { isStatementPeriod, STATEMENT_PERIODS } from '../../core/periods.ts';
 import { contextFor, withTransaction } from '../../context.ts';
 import type { Account, Actor, Clocks, ServiceContext } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
@@ -17,7 +17,7 @@ import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { createTestGateway, gatewayRef } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
-import type { AccountRow } from './account.repository.ts';
+import type { AccountChanges, ApiKeyInfo } from './account.ts';
 import { findAccountLogo, findSellerDetails, sellerChanges } from './sellerDetails.ts';
 import type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
 import type { LogoImage } from './logo.ts';
@@ -25,47 +25,7 @@ import { collectionLoopChanges } from './collectionLoopSettings.ts';
 import type { CollectionLoopInput } from './collectionLoopSettings.ts';
 
 export type { Account };
-
-export function accountFromRow(row: AccountRow): Account {
-  return {
-    id: row.id,
-    name: row.name,
-    timeZone: row.time_zone,
-    currencyCode: row.currency_code,
-    isTest: Boolean(row.is_test),
-    testClockAt: row.test_clock_at,
-    invoiceDueDays: row.invoice_due_days,
-    invoiceNotes: row.invoice_notes,
-    invoiceTerms: row.invoice_terms,
-    dunning: {
-      retryDays: row.dunning_retry_days === null ? null : (JSON.parse(row.dunning_retry_days) as number[]),
-      maxAttempts: row.dunning_max_attempts,
-      suspendCustomer: Boolean(row.dunning_suspend_customer),
-      cancelSubscriptions: Boolean(row.dunning_cancel_subscriptions),
-    },
-    statementPeriod: isStatementPeriod(row.statement_period)
-      ? row.statement_period
-      : DEFAULT_STATEMENT_PERIOD,
-    portalSlug: row.portal_slug,
-    portalSelfService: {
-      allowCancel: Boolean(row.portal_allow_cancel),
-      switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
-    },
-    portalEpoch: Number(row.portal_epoch),
-    isTaxInclusive: Boolean(row.is_tax_inclusive),
-    billCycleDay: row.bill_cycle_day,
-    collectionLoop: {
-      sendReceipts: Boolean(row.send_payment_receipts),
-      sendPaymentFailed: Boolean(row.send_payment_failed_emails),
-      sendReminders: Boolean(row.send_invoice_reminders),
-      reminderDays:
-        row.invoice_reminder_days === null ? null : (JSON.parse(row.invoice_reminder_days) as number[]),
-      applyCreditFirst: Boolean(row.apply_credit_first),
-      autoSubmitBatches: Boolean(row.auto_submit_batches),
-      staffEmail: row.staff_email,
-    },
-  };
-}
+export type { ApiKeyInfo } from './account.ts';
 
 const KEY_PREFIX = 'bk_';
 
@@ -160,7 +120,7 @@ export async function createAccount(
     await enableAccountCurrency(trx, id, currencyCode, createdAt);
     const gatewayId = await createTestGateway(trx, id, createdAt);
     const key = await insertApiKey(trx, id, createdAt);
-    const account = accountFromRow((await repo.findAccount(trx, id))!);
+    const account = (await repo.findAccount(trx, id))!;
     await emitEvents(creationContext(trx, clocks, account, actor), [
       { type: 'account.created', ref: accountRef(id) },
       { type: 'currency.added', ref: currencyRef(currencyCode) },
@@ -173,9 +133,9 @@ export async function createAccount(
 
 /** The account by id, for operator commands (requests get theirs from their credentials). */
 export async function getAccount(db: Db, accountId: number): Promise<Account> {
-  const row = await repo.findAccount(db, accountId);
-  if (!row) throw new NotFoundError('Account', accountId);
-  return accountFromRow(row);
+  const account = await repo.findAccount(db, accountId);
+  if (!account) throw new NotFoundError('Account', accountId);
+  return account;
 }
 
 export const INVOICE_DUE_DAYS_MAX = 3650;
@@ -212,8 +172,8 @@ export const DUNNING_RETRY_DAYS_MAX = 10;
 export const DUNNING_RETRY_DAY_MAX = 90;
 export const DUNNING_MAX_ATTEMPTS_MAX = 20;
 
-function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): repo.AccountChanges {
-  const changes: repo.AccountChanges = {};
+function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): AccountChanges {
+  const changes: AccountChanges = {};
   const days = input.dunningRetryDays;
   if (days !== undefined) {
     // Each a later day than the one before: a schedule counted from the first failure.
@@ -229,7 +189,7 @@ function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): 
         message: `must be at most ${DUNNING_RETRY_DAYS_MAX} whole days from 1 to ${DUNNING_RETRY_DAY_MAX}, each later than the one before`,
       });
     }
-    changes.dunning_retry_days = days === null ? null : JSON.stringify(days);
+    changes.dunningRetryDays = days;
   }
   const attempts = input.dunningMaxAttempts;
   if (attempts !== undefined) {
@@ -242,12 +202,12 @@ function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): 
         message: `must be a whole number from 1 to ${DUNNING_MAX_ATTEMPTS_MAX}`,
       });
     }
-    changes.dunning_max_attempts = attempts;
+    changes.dunningMaxAttempts = attempts;
   }
   if (input.dunningSuspendCustomer !== undefined)
-    changes.dunning_suspend_customer = input.dunningSuspendCustomer;
+    changes.dunningSuspendCustomer = input.dunningSuspendCustomer;
   if (input.dunningCancelSubscriptions !== undefined)
-    changes.dunning_cancel_subscriptions = input.dunningCancelSubscriptions;
+    changes.dunningCancelSubscriptions = input.dunningCancelSubscriptions;
   return changes;
 }
 
@@ -275,11 +235,11 @@ async function assertPortalSlugFree(db: Db, accountId: number, slug: string): Pr
 }
 
 /** The update, with a slug taken by a concurrent request (the unique index) a 409 like one taken before. */
-async function updateAccountRow(db: Db, accountId: number, changes: repo.AccountChanges): Promise<boolean> {
+async function updateAccountRow(db: Db, accountId: number, changes: AccountChanges): Promise<boolean> {
   try {
     return await repo.updateAccount(db, accountId, changes);
   } catch (error) {
-    if (changes.portal_slug && isUniqueViolation(error)) throw portalSlugTaken(changes.portal_slug);
+    if (changes.portalSlug && isUniqueViolation(error)) throw portalSlugTaken(changes.portalSlug);
     throw error;
   }
 }
@@ -327,13 +287,13 @@ export async function findAccountByPortalSlug(db: Db, slug: string): Promise<Acc
  */
 export async function editAccount(ctx: ServiceContext, input: AccountSettingsInput): Promise<Account> {
   const problems: FieldProblem[] = [];
-  const changes: repo.AccountChanges = {};
+  const changes: AccountChanges = {};
   if (input.timeZone !== undefined) {
     const timeZone = input.timeZone.trim();
     if (timeZone === '' || !isTimeZone(timeZone)) {
       problems.push({ field: 'TimeZone', message: `"${input.timeZone}" is not an IANA time zone` });
     }
-    changes.time_zone = timeZone;
+    changes.timeZone = timeZone;
   }
   if (input.invoiceDueDays !== undefined) {
     const days = input.invoiceDueDays;
@@ -343,11 +303,11 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
         message: `must be a whole number from 0 to ${INVOICE_DUE_DAYS_MAX}`,
       });
     }
-    changes.invoice_due_days = days;
+    changes.invoiceDueDays = days;
   }
   for (const [field, key, value] of [
-    ['InvoiceNotes', 'invoice_notes', input.invoiceNotes],
-    ['InvoiceTerms', 'invoice_terms', input.invoiceTerms],
+    ['InvoiceNotes', 'invoiceNotes', input.invoiceNotes],
+    ['InvoiceTerms', 'invoiceTerms', input.invoiceTerms],
   ] as const) {
     const text = optionalText(value);
     if (text && text.length > INVOICE_TEXT_MAX) {
@@ -359,24 +319,27 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     if (!isStatementPeriod(input.statementPeriod)) {
       problems.push({ field: 'StatementPeriod', message: `must be one of ${STATEMENT_PERIODS.join(', ')}` });
     }
-    changes.statement_period = input.statementPeriod;
+    changes.statementPeriod = input.statementPeriod;
   }
-  if (input.portalSlug !== undefined) changes.portal_slug = portalSlugChange(input.portalSlug, problems);
-  if (input.portalAllowCancel !== undefined) changes.portal_allow_cancel = input.portalAllowCancel;
-  if (input.isTaxInclusive !== undefined) changes.is_tax_inclusive = input.isTaxInclusive;
+  if (input.portalSlug !== undefined) changes.portalSlug = portalSlugChange(input.portalSlug, problems);
+  if (input.portalAllowCancel !== undefined) changes.portalAllowCancel = input.portalAllowCancel;
+  if (input.isTaxInclusive !== undefined) changes.isTaxInclusive = input.isTaxInclusive;
   if (input.portalSwitchPackageIds !== undefined) {
-    const ids = await switchPackageIdsChange(ctx, input.portalSwitchPackageIds, problems);
-    changes.portal_switch_package_ids = JSON.stringify(ids);
+    changes.portalSwitchPackageIds = await switchPackageIdsChange(
+      ctx,
+      input.portalSwitchPackageIds,
+      problems,
+    );
   }
   if (input.billCycleDay !== undefined) {
     const message = billCycleDayProblem(input.billCycleDay, true);
     if (message) problems.push({ field: 'BillCycleDay', message });
-    changes.bill_cycle_day = input.billCycleDay;
+    changes.billCycleDay = input.billCycleDay;
   }
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(
     changes,
-    seller.columns,
+    seller.changes,
     dunningChanges(input, problems),
     collectionLoopChanges(input, problems),
   );
@@ -385,13 +348,13 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
   return withTransaction(ctx, async (tctx) => {
     const trx = tctx.db;
     const before = await snapshotResource(tctx, accountRef(accountId));
-    if (changes.portal_slug) await assertPortalSlugFree(trx, accountId, changes.portal_slug);
+    if (changes.portalSlug) await assertPortalSlugFree(trx, accountId, changes.portalSlug);
     if (Object.keys(changes).length > 0 && !(await updateAccountRow(trx, accountId, changes))) {
       throw new NotFoundError('Account', accountId);
     }
     // docs/portal.md, "Setting up": a slug set, changed or cleared ends the portal's sessions and unused links, so
     // that setting the slug again does not bring them back (the portal compares the epoch on every use).
-    if (changes.portal_slug !== undefined && changes.portal_slug !== ctx.account.portalSlug) {
+    if (changes.portalSlug !== undefined && changes.portalSlug !== ctx.account.portalSlug) {
       await repo.bumpPortalEpoch(trx, accountId);
     }
     if (seller.logo === null) await repo.deleteLogo(trx, accountId);
@@ -439,24 +402,12 @@ export function revokeApiKey(ctx: ServiceContext, keyId: number): Promise<void> 
   });
 }
 
-/** An API key as events show it: never the key, which is shown once, at its creation. */
-export interface ApiKeyInfo {
-  id: number;
-  keyPrefix: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
 export async function apiKeysByIds(
   ctx: ServiceContext,
   keyIds: readonly number[],
 ): Promise<Map<number, ApiKeyInfo>> {
-  const rows = await repo.findApiKeys(ctx.db, ctx.account.id, keyIds);
-  return new Map(rows.map((row) => [row.id, apiKeyInfoFromRow(row)]));
-}
-
-function apiKeyInfoFromRow(row: repo.ApiKeyInfoRow): ApiKeyInfo {
-  return { id: row.id, keyPrefix: row.key_prefix, createdAt: row.created_at, revokedAt: row.revoked_at };
+  const keys = await repo.findApiKeys(ctx.db, ctx.account.id, keyIds);
+  return new Map(keys.map((key) => [key.id, key]));
 }
 
 /** The context's account as GET /v1/account shows it, read afresh (the context's copy predates a change). */
@@ -466,9 +417,9 @@ export async function accountsByIds(
 ): Promise<Map<number, { account: Account; seller: SellerDetails }>> {
   const found = new Map<number, { account: Account; seller: SellerDetails }>();
   if (!accountIds.map(Number).includes(ctx.account.id)) return found;
-  const row = await repo.findAccount(ctx.db, ctx.account.id);
+  const account = await repo.findAccount(ctx.db, ctx.account.id);
   const seller = await findSellerDetails(ctx.db, ctx.account.id);
-  if (row && seller) found.set(row.id, { account: accountFromRow(row), seller });
+  if (account && seller) found.set(account.id, { account, seller });
   return found;
 }
 
@@ -477,16 +428,18 @@ export async function authenticate(
   db: Db,
   credentials: { apiKey: string; accountId?: number },
 ): Promise<{ account: Account; apiKeyId: number } | undefined> {
-  const row = await repo.findAccountByKeyHash(db, hashApiKey(credentials.apiKey));
-  if (!row || (credentials.accountId !== undefined && credentials.accountId !== row.id)) return undefined;
-  return { account: accountFromRow(row), apiKeyId: Number(row.api_key_id) };
+  const found = await repo.findAccountByKeyHash(db, hashApiKey(credentials.apiKey));
+  if (!found || (credentials.accountId !== undefined && credentials.accountId !== found.account.id)) {
+    return undefined;
+  }
+  return found;
 }
 
 export const { countAccounts } = repo;
 
 /** The account's keys, oldest first (the CLI's `key list`). */
 export async function listApiKeys(db: Db, accountId: number): Promise<ApiKeyInfo[]> {
-  return (await repo.listApiKeys(db, accountId)).map(apiKeyInfoFromRow);
+  return repo.listApiKeys(db, accountId);
 }
 
 /** Every account's id (the bill run visits each). */
@@ -512,9 +465,8 @@ export function assertTestAccount(account: Account, what: string): void {
  * The caller runs billing for the days passed, then `setTestClock`.
  */
 export async function testAccountForAdvance(db: Db, accountId: number, to: string): Promise<Account> {
-  const row = await repo.findAccount(db, accountId);
-  if (!row) throw new NotFoundError('Account', accountId);
-  const account = accountFromRow(row);
+  const account = await repo.findAccount(db, accountId);
+  if (!account) throw new NotFoundError('Account', accountId);
   assertTestAccount(account, 'have a clock that can be moved');
   // A test account is made with its clock set (account.repository.ts insertAccount).
   if (to < account.testClockAt!) {

@@ -1,6 +1,6 @@
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import type { FieldProblem } from '../../errors.ts';
-import type { AccountChanges } from './account.repository.ts';
+import type { AccountChanges } from './account.ts';
 
 /**
  * The settings of the collection loop (docs/gateways.md, "The collection loop"): the e-mails customers receive, credit
@@ -34,27 +34,27 @@ function reminderDaysProblem(days: readonly number[]): string | undefined {
   return `must be at most ${REMINDER_DAYS_MAX} whole days from ${REMINDER_DAY_MIN} to ${REMINDER_DAY_MAX} relative to the due date, each later than the one before`;
 }
 
-/** The columns a change writes, its problems keyed by the wire names of PUT /v1/account. */
+/** The settings a change writes, its problems keyed by the wire names of PUT /v1/account. */
 export function collectionLoopChanges(input: CollectionLoopInput, problems: FieldProblem[]): AccountChanges {
   const changes: AccountChanges = {};
-  if (input.sendPaymentReceipts !== undefined) changes.send_payment_receipts = input.sendPaymentReceipts;
+  if (input.sendPaymentReceipts !== undefined) changes.sendPaymentReceipts = input.sendPaymentReceipts;
   if (input.sendPaymentFailedEmails !== undefined)
-    changes.send_payment_failed_emails = input.sendPaymentFailedEmails;
-  if (input.sendInvoiceReminders !== undefined) changes.send_invoice_reminders = input.sendInvoiceReminders;
-  if (input.applyCreditFirst !== undefined) changes.apply_credit_first = input.applyCreditFirst;
-  if (input.autoSubmitBatches !== undefined) changes.auto_submit_batches = input.autoSubmitBatches;
+    changes.sendPaymentFailedEmails = input.sendPaymentFailedEmails;
+  if (input.sendInvoiceReminders !== undefined) changes.sendInvoiceReminders = input.sendInvoiceReminders;
+  if (input.applyCreditFirst !== undefined) changes.applyCreditFirst = input.applyCreditFirst;
+  if (input.autoSubmitBatches !== undefined) changes.autoSubmitBatches = input.autoSubmitBatches;
   const days = input.invoiceReminderDays;
   if (days !== undefined) {
     const problem = days === null ? undefined : reminderDaysProblem(days);
     if (problem) problems.push({ field: 'InvoiceReminderDays', message: problem });
-    changes.invoice_reminder_days = days === null ? null : JSON.stringify(days);
+    changes.invoiceReminderDays = days;
   }
   if (input.staffEmail !== undefined) {
     const email = optionalText(input.staffEmail) ?? null;
     if (email !== null && (email.length > STAFF_EMAIL_MAX || !isEmailAddress(email))) {
       problems.push({ field: 'StaffEmail', message: 'must be an e-mail address' });
     }
-    changes.staff_email = email;
+    changes.staffEmail = email;
   }
   return changes;
 }

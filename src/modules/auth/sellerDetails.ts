@@ -6,6 +6,7 @@ import { checkLogo } from './logo.ts';
 import type { LogoContentType, LogoImage } from './logo.ts';
 import * as repo from './account.repository.ts';
 import type { SellerColumns } from './account.repository.ts';
+import type { SellerChanges } from './account.ts';
 
 /**
  * Who issues an account's invoices, as a tax invoice must name them: printed on every invoice PDF. All optional;
@@ -50,40 +51,40 @@ type TextKey = Exclude<keyof SellerDetailsInput, 'countryId' | 'logo'>;
 /** Each text setting: its wire name (problems are keyed by it), its column, its longest length and its shape. */
 export const SELLER_TEXT_FIELDS: Record<
   TextKey,
-  { field: string; column: keyof SellerColumns; max: number; multiline?: boolean; pattern?: [RegExp, string] }
+  { field: string; column: keyof SellerChanges; max: number; multiline?: boolean; pattern?: [RegExp, string] }
 > = {
-  legalName: { field: 'LegalName', column: 'seller_legal_name', max: 200 },
-  address1: { field: 'AddressLine1', column: 'seller_address1', max: 200 },
-  address2: { field: 'AddressLine2', column: 'seller_address2', max: 200 },
-  city: { field: 'City', column: 'seller_city', max: 100 },
+  legalName: { field: 'LegalName', column: 'sellerLegalName', max: 200 },
+  address1: { field: 'AddressLine1', column: 'sellerAddress1', max: 200 },
+  address2: { field: 'AddressLine2', column: 'sellerAddress2', max: 200 },
+  city: { field: 'City', column: 'sellerCity', max: 100 },
   postalCode: {
     field: 'PostalCode',
-    column: 'seller_postal_code',
+    column: 'sellerPostalCode',
     max: 20,
     pattern: [/^[\p{L}\p{N}][\p{L}\p{N} -]*$/u, 'may hold only letters, digits, spaces and hyphens'],
   },
   taxNumber: {
     field: 'TaxNumber',
-    column: 'seller_tax_number',
+    column: 'sellerTaxNumber',
     max: 50,
     pattern: [/^[\p{L}\p{N}][\p{L}\p{N} ./-]*$/u, 'may hold only letters, digits, spaces and . / -'],
   },
   companyNumber: {
     field: 'CompanyNumber',
-    column: 'seller_company_number',
+    column: 'sellerCompanyNumber',
     max: 50,
     pattern: [/^[\p{L}\p{N}][\p{L}\p{N} ./-]*$/u, 'may hold only letters, digits, spaces and . / -'],
   },
-  email: { field: 'ContactEmail', column: 'seller_email', max: 254 },
+  email: { field: 'ContactEmail', column: 'sellerEmail', max: 254 },
   phone: {
     field: 'ContactPhone',
-    column: 'seller_phone',
+    column: 'sellerPhone',
     max: 30,
     pattern: [/^\+?[0-9 ().-]*[0-9][0-9 ().-]*$/, 'may hold only digits, spaces, + ( ) . and -'],
   },
   paymentInstructions: {
     field: 'PaymentInstructions',
-    column: 'payment_instructions',
+    column: 'paymentInstructions',
     max: 2000,
     multiline: true,
   },
@@ -98,8 +99,8 @@ const hasControl = (text: string, multiline: boolean) =>
 export function sellerChanges(
   input: SellerDetailsInput,
   problems: FieldProblem[],
-): { columns: Partial<SellerColumns>; logo: LogoImage | null | undefined } {
-  const columns: Partial<SellerColumns> = {};
+): { changes: SellerChanges; logo: LogoImage | null | undefined } {
+  const changes: SellerChanges = {};
   for (const [key, rule] of Object.entries(SELLER_TEXT_FIELDS) as [
     TextKey,
     (typeof SELLER_TEXT_FIELDS)[TextKey],
@@ -122,7 +123,7 @@ export function sellerChanges(
       else if (key === 'email' && !isEmailAddress(text))
         problems.push({ field, message: 'must be an e-mail address' });
     }
-    columns[rule.column] = text;
+    changes[rule.column] = text;
   }
   if (input.countryId !== undefined) {
     const country = input.countryId === null ? null : findCountry(input.countryId);
@@ -132,11 +133,11 @@ export function sellerChanges(
         message: `${input.countryId} is not an ISO 3166-1 numeric country code`,
       });
     }
-    columns.seller_country_code = country ? country.alpha2 : null;
+    changes.sellerCountryCode = country ? country.alpha2 : null;
   }
   const logo =
     input.logo === undefined || input.logo === null ? input.logo : checkLogo(input.logo, 'Logo', problems);
-  return { columns, logo };
+  return { changes, logo };
 }
 
 export function sellerDetailsFromRow(

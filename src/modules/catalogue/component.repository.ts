@@ -1,87 +1,27 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { PackagePrice } from './packagePricing.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
-import type {
-  ComponentBracketsTable,
-  ComponentVersionCurrenciesTable,
-  ComponentVersionsTable,
-  ComponentsTable,
-} from './tables.ts';
 import { catalogueChanged } from './catalogueRevision.repository.ts';
-import type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';
-
-export type ComponentRow = Selectable<ComponentsTable>;
-export type NewComponentRow = Insertable<ComponentsTable>;
-export type ComponentChanges = Updateable<
-  Omit<ComponentsTable, 'id' | 'account_id' | 'created_at' | 'last_version_no'>
->;
-export type ComponentVersionRow = Selectable<ComponentVersionsTable>;
-export type VersionCurrencyRow = Selectable<ComponentVersionCurrenciesTable>;
-export type BracketRow = Selectable<ComponentBracketsTable>;
-
-/** The component tables' columns become the domain's names here, and nowhere else. */
-export function componentFromRow(row: ComponentRow, versions: ComponentVersion[]): Component {
-  return {
-    id: row.id,
-    packageGroupId: row.package_group_id,
-    componentCode: row.component_code,
-    name: row.name,
-    descrip: row.descrip,
-    isActive: Boolean(row.is_active),
-    unitName: row.unit_name,
-    term: row.term,
-    termType: row.term_type,
-    type: row.type,
-    scheme: row.scheme,
-    createdAt: row.created_at,
-    versions,
-  };
-}
-
-export function componentVersionFromRow(
-  row: ComponentVersionRow,
-  currencies: VersionCurrency[],
-): ComponentVersion {
-  return {
-    id: row.id,
-    componentId: row.component_id,
-    versionNo: row.version_no,
-    versionName: row.version_name,
-    isDefault: Boolean(row.is_default),
-    isActive: Boolean(row.is_active),
-    createdAt: row.created_at,
-    currencies,
-  };
-}
-
-export function versionCurrencyFromRow(
-  row: VersionCurrencyRow,
-  brackets: ComponentBracket[],
-): VersionCurrency {
-  return {
-    id: row.id,
-    componentVersionId: row.component_version_id,
-    currencyCode: row.currency_code,
-    isTaxInclusive: row.is_tax_inclusive === null ? null : Boolean(row.is_tax_inclusive),
-    brackets,
-    pack:
-      row.package_size === null
-        ? null
-        : { packageSize: row.package_size, price: row.package_price ?? '0', freeUnits: row.free_units },
-  };
-}
-
-export function bracketFromRow(row: BracketRow): ComponentBracket {
-  return {
-    id: row.id,
-    componentVersionCurrencyId: row.component_version_currency_id,
-    price: row.price,
-    qtyFrom: row.qty_from,
-    qtyTill: row.qty_till,
-    flatPrice: row.flat_price,
-  };
-}
+import type {
+  ComponentBracket,
+  ComponentFields,
+  ComponentRecord,
+  ComponentVersionRecord,
+  NewComponent,
+  NewComponentVersion,
+  VersionCurrencyRecord,
+  VersionOfComponent,
+} from './component.ts';
+import {
+  bracketFromRow,
+  componentFieldsToRow,
+  componentFromRow,
+  componentVersionFromRow,
+  newComponentToRow,
+  newComponentVersionToRow,
+  versionCurrencyFromRow,
+  versionOfComponentFromRow,
+} from './component.mapper.ts';
 
 /** A version's prices as stored: one entry per currency, brackets (or blocks) as canonical decimal strings. */
 export interface NewVersionCurrency {
@@ -148,47 +88,50 @@ const BRACKET_COLUMNS = [
  */
 export type VersionScope = { componentIds: number[] } | { versionIds: number[] };
 
-export function findComponent(
+export async function findComponent(
   db: Db,
   accountId: number,
   componentId: number,
-): Promise<ComponentRow | undefined> {
-  return db
+): Promise<ComponentRecord | undefined> {
+  const row = await db
     .selectFrom('components')
     .select(COMPONENT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', componentId)
     .executeTakeFirst();
+  return row && componentFromRow(row);
 }
 
-export function findComponents(
+export async function findComponents(
   db: Db,
   accountId: number,
   componentIds: readonly number[],
-): Promise<ComponentRow[]> {
-  if (componentIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<ComponentRecord[]> {
+  if (componentIds.length === 0) return [];
+  const rows = await db
     .selectFrom('components')
     .select(COMPONENT_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...componentIds])
     .orderBy('id')
     .execute();
+  return rows.map(componentFromRow);
 }
 
-export function findVersions(
+export async function findVersions(
   db: Db,
   accountId: number,
   versionIds: readonly number[],
-): Promise<ComponentVersionRow[]> {
-  if (versionIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<ComponentVersionRecord[]> {
+  if (versionIds.length === 0) return [];
+  const rows = await db
     .selectFrom('component_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...versionIds])
     .orderBy('id')
     .execute();
+  return rows.map(componentVersionFromRow);
 }
 
 export function findComponentIdByCode(
@@ -204,8 +147,8 @@ export function findComponentIdByCode(
     .executeTakeFirst();
 }
 
-export function listComponents(db: Db, accountId: number, page: Page): Promise<ComponentRow[]> {
-  return db
+export async function listComponents(db: Db, accountId: number, page: Page): Promise<ComponentRecord[]> {
+  const rows = await db
     .selectFrom('components')
     .select(COMPONENT_COLUMNS)
     .where('account_id', '=', accountId)
@@ -213,11 +156,16 @@ export function listComponents(db: Db, accountId: number, page: Page): Promise<C
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(componentFromRow);
 }
 
-export async function insertComponent(db: Db, row: NewComponentRow): Promise<number> {
-  const inserted = await db.insertInto('components').values(row).returning('id').executeTakeFirstOrThrow();
-  await catalogueChanged(db, row.account_id);
+export async function insertComponent(db: Db, component: NewComponent): Promise<number> {
+  const inserted = await db
+    .insertInto('components')
+    .values(newComponentToRow(component))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await catalogueChanged(db, component.accountId);
   return inserted.id;
 }
 
@@ -225,11 +173,11 @@ export async function updateComponent(
   db: Db,
   accountId: number,
   componentId: number,
-  changes: ComponentChanges,
+  fields: ComponentFields,
 ): Promise<boolean> {
   const result = await db
     .updateTable('components')
-    .set(changes)
+    .set(componentFieldsToRow(fields))
     .where('account_id', '=', accountId)
     .where('id', '=', componentId)
     .executeTakeFirst();
@@ -248,28 +196,29 @@ export async function deleteComponent(db: Db, accountId: number, componentId: nu
   return result.numDeletedRows > 0n;
 }
 
-export function listVersions(
+export async function listVersions(
   db: Db,
   accountId: number,
   componentIds: number[],
-): Promise<ComponentVersionRow[]> {
-  if (componentIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<ComponentVersionRecord[]> {
+  if (componentIds.length === 0) return [];
+  const rows = await db
     .selectFrom('component_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
     .where('component_id', 'in', componentIds)
     .orderBy('id')
     .execute();
+  return rows.map(componentVersionFromRow);
 }
 
-export function listVersionsPage(
+export async function listVersionsPage(
   db: Db,
   accountId: number,
   componentId: number,
   page: Page,
-): Promise<ComponentVersionRow[]> {
-  return db
+): Promise<ComponentVersionRecord[]> {
+  const rows = await db
     .selectFrom('component_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
@@ -278,30 +227,32 @@ export function listVersionsPage(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(componentVersionFromRow);
 }
 
-export function findVersion(
+export async function findVersion(
   db: Db,
   accountId: number,
   componentId: number,
   versionNo: number,
-): Promise<ComponentVersionRow | undefined> {
-  return db
+): Promise<ComponentVersionRecord | undefined> {
+  const row = await db
     .selectFrom('component_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
     .where('component_id', '=', componentId)
     .where('version_no', '=', versionNo)
     .executeTakeFirst();
+  return row && componentVersionFromRow(row);
 }
 
-export function listCurrencies(
+export async function listCurrencies(
   db: Db,
   accountId: number,
   scope: VersionScope,
-): Promise<VersionCurrencyRow[]> {
+): Promise<VersionCurrencyRecord[]> {
   const ids = 'componentIds' in scope ? scope.componentIds : scope.versionIds;
-  if (ids.length === 0) return Promise.resolve([]);
+  if (ids.length === 0) return [];
   let query = db
     .selectFrom('component_version_currencies')
     .select(CURRENCY_COLUMNS)
@@ -316,12 +267,17 @@ export function listCurrencies(
           )
           .where('component_versions.component_id', 'in', ids)
       : query.where('component_version_currencies.component_version_id', 'in', ids);
-  return query.orderBy('component_version_currencies.id').execute();
+  const rows = await query.orderBy('component_version_currencies.id').execute();
+  return rows.map(versionCurrencyFromRow);
 }
 
-export function listBrackets(db: Db, accountId: number, scope: VersionScope): Promise<BracketRow[]> {
+export async function listBrackets(
+  db: Db,
+  accountId: number,
+  scope: VersionScope,
+): Promise<ComponentBracket[]> {
   const ids = 'componentIds' in scope ? scope.componentIds : scope.versionIds;
-  if (ids.length === 0) return Promise.resolve([]);
+  if (ids.length === 0) return [];
   const query = db
     .selectFrom('component_brackets')
     .innerJoin(
@@ -331,7 +287,7 @@ export function listBrackets(db: Db, accountId: number, scope: VersionScope): Pr
     )
     .select(BRACKET_COLUMNS)
     .where('component_brackets.account_id', '=', accountId);
-  return (
+  const rows = await (
     'componentIds' in scope
       ? query
           .innerJoin(
@@ -344,15 +300,16 @@ export function listBrackets(db: Db, accountId: number, scope: VersionScope): Pr
   )
     .orderBy('component_brackets.id')
     .execute();
+  return rows.map(bracketFromRow);
 }
 
-export async function insertVersion(db: Db, row: Insertable<ComponentVersionsTable>): Promise<number> {
+export async function insertVersion(db: Db, version: NewComponentVersion): Promise<number> {
   const inserted = await db
     .insertInto('component_versions')
-    .values(row)
+    .values(newComponentVersionToRow(version))
     .returning('id')
     .executeTakeFirstOrThrow();
-  await catalogueChanged(db, row.account_id);
+  await catalogueChanged(db, version.accountId);
   return inserted.id;
 }
 
@@ -360,11 +317,11 @@ export async function updateVersion(
   db: Db,
   accountId: number,
   versionId: number,
-  changes: Updateable<Pick<ComponentVersionsTable, 'version_name' | 'is_active' | 'is_default'>>,
+  changes: { versionName: string; isActive: boolean },
 ): Promise<void> {
   await db
     .updateTable('component_versions')
-    .set(changes)
+    .set({ version_name: changes.versionName, is_active: changes.isActive })
     .where('account_id', '=', accountId)
     .where('id', '=', versionId)
     .execute();
@@ -454,8 +411,12 @@ export async function insertVersionCurrencies(
 }
 
 /** Component versions by id with their component's name, unit and scheme (usage pricing). */
-export function listVersionsWithComponents(db: Db, accountId: number, versionIds: number[]) {
-  return db
+export async function listVersionsWithComponents(
+  db: Db,
+  accountId: number,
+  versionIds: number[],
+): Promise<VersionOfComponent[]> {
+  const rows = await db
     .selectFrom('component_versions')
     .innerJoin('components', 'components.id', 'component_versions.component_id')
     .select([
@@ -469,4 +430,5 @@ export function listVersionsWithComponents(db: Db, accountId: number, versionIds
     .where('component_versions.account_id', '=', accountId)
     .where('component_versions.id', 'in', versionIds)
     .execute();
+  return rows.map(versionOfComponentFromRow);
 }

@@ -12,13 +12,14 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
+import type { VersionScope } from './component.repository.ts';
 import type {
-  ComponentChanges,
-  ComponentRow,
-  ComponentVersionRow,
-  VersionScope,
-} from './component.repository.ts';
-import type { Component, ComponentVersion, VersionCurrency } from './component.ts';
+  Component,
+  ComponentRecord,
+  ComponentVersion,
+  ComponentVersionRecord,
+  VersionCurrency,
+} from './component.ts';
 import {
   assertCurrenciesEnabled,
   checkedComponent,
@@ -42,11 +43,11 @@ export async function pricesByVersion(
 ): Promise<(versionId: number) => VersionCurrency[]> {
   const currencies = await repo.listCurrencies(db, accountId, scope);
   const bracketsOf = childrenByParent(
-    (await repo.listBrackets(db, accountId, scope)).map(repo.bracketFromRow),
+    await repo.listBrackets(db, accountId, scope),
     (b) => b.componentVersionCurrencyId,
   );
   return childrenByParent(
-    currencies.map((row) => repo.versionCurrencyFromRow(row, bracketsOf(row.id))),
+    currencies.map((currency) => ({ ...currency, brackets: bracketsOf(currency.id) })),
     (c) => c.componentVersionId,
   );
 }
@@ -55,22 +56,22 @@ export async function pricesByVersion(
 export async function nestVersions(
   db: Db,
   accountId: number,
-  versions: ComponentVersionRow[],
+  versions: ComponentVersionRecord[],
   scope: VersionScope,
 ): Promise<ComponentVersion[]> {
   if (versions.length === 0) return [];
   const pricesOf = await pricesByVersion(db, accountId, scope);
-  return versions.map((row) => repo.componentVersionFromRow(row, pricesOf(row.id)));
+  return versions.map((version) => ({ ...version, currencies: pricesOf(version.id) }));
 }
 
-async function withVersions(ctx: ServiceContext, rows: ComponentRow[]): Promise<Component[]> {
-  const componentIds = rows.map((row) => row.id);
+async function withVersions(ctx: ServiceContext, components: ComponentRecord[]): Promise<Component[]> {
+  const componentIds = components.map((component) => component.id);
   const versions = await repo.listVersions(ctx.db, ctx.account.id, componentIds);
   const versionsOf = childrenByParent(
     await nestVersions(ctx.db, ctx.account.id, versions, { componentIds }),
     (v) => v.componentId,
   );
-  return rows.map((row) => repo.componentFromRow(row, versionsOf(row.id)));
+  return components.map((component) => ({ ...component, versions: versionsOf(component.id) }));
 }
 
 export const componentRef = (id: number) => ({ type: 'component', id });
@@ -90,17 +91,20 @@ export async function componentVersionsByIds(
   ctx: ServiceContext,
   versionIds: readonly number[],
 ): Promise<Map<number, ComponentVersion>> {
-  const rows = await repo.findVersions(ctx.db, ctx.account.id, versionIds);
-  const versions = await nestVersions(ctx.db, ctx.account.id, rows, {
-    versionIds: rows.map((row) => row.id),
+  const records = await repo.findVersions(ctx.db, ctx.account.id, versionIds);
+  const versions = await nestVersions(ctx.db, ctx.account.id, records, {
+    versionIds: records.map((record) => record.id),
   });
   return new Map(versions.map((version) => [version.id, version]));
 }
 
-export async function findComponentOrThrow(ctx: ServiceContext, componentId: number): Promise<ComponentRow> {
-  const row = await repo.findComponent(ctx.db, ctx.account.id, componentId);
-  if (!row) throw new NotFoundError('Component', componentId);
-  return row;
+export async function findComponentOrThrow(
+  ctx: ServiceContext,
+  componentId: number,
+): Promise<ComponentRecord> {
+  const component = await repo.findComponent(ctx.db, ctx.account.id, componentId);
+  if (!component) throw new NotFoundError('Component', componentId);
+  return component;
 }
 
 export async function getComponent(ctx: ServiceContext, componentId: number): Promise<Component> {
@@ -146,7 +150,7 @@ export async function createComponent(
   throwIfAny(problems);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
   await assertCurrenciesEnabled(ctx, FIRST_VERSION_PRICES, prices);
-  const code = fields.component_code!;
+  const code = fields.componentCode!;
   await assertCodeFree(ctx, code);
 
   const now = nowInstant(ctx);
@@ -154,20 +158,21 @@ export async function createComponent(
   try {
     componentId = await ctx.db.transaction().execute(async (trx) => {
       const id = await repo.insertComponent(trx, {
-        ...(fields as Required<ComponentChanges>),
-        account_id: ctx.account.id,
-        last_version_no: 1,
-        created_at: now,
+        ...fields,
+        componentCode: code,
+        accountId: ctx.account.id,
+        lastVersionNo: 1,
+        createdAt: now,
       });
       const versionId = await repo.insertVersion(trx, {
-        account_id: ctx.account.id,
-        component_id: id,
-        version_no: 1,
-        version_name: versionName,
-        is_default: true,
+        accountId: ctx.account.id,
+        componentId: id,
+        versionNo: 1,
+        versionName,
+        isDefault: true,
         // Our choice: the blueprint version is active unless the request says otherwise.
-        is_active: version.isActive ?? true,
-        created_at: now,
+        isActive: version.isActive ?? true,
+        createdAt: now,
       });
       await repo.insertVersionCurrencies(trx, ctx.account.id, versionId, prices);
       await emitEvents(inTransaction(ctx, trx), [
@@ -196,7 +201,7 @@ export async function editComponent(
   throwIfAny(problems);
   const current = await findComponentOrThrow(ctx, componentId);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
-  if (changes.component_code !== undefined) await assertCodeFree(ctx, changes.component_code, componentId);
+  if (changes.componentCode !== undefined) await assertCodeFree(ctx, changes.componentCode, componentId);
   // NOTE: Type and Scheme may change while subscriptions carry the component; docs/spec-decisions.md, "Components",
   // says why. A new Scheme must fit every version's prices (docs/spec-decisions.md, "Pricing models").
   try {
@@ -213,7 +218,7 @@ export async function editComponent(
       await emitEvent(tctx, 'component.updated', componentRef(componentId), { before });
     });
   } catch (error) {
-    throw codeConflict(error, changes.component_code);
+    throw codeConflict(error, changes.componentCode);
   }
 }
 
@@ -240,7 +245,7 @@ async function assertSchemeFitsPrices(
         problems.push({
           field: 'Scheme',
           message:
-            `the prices of version ${version.version_no} in ${currency.currencyCode} do not fit ${scheme}: ` +
+            `the prices of version ${version.versionNo} in ${currency.currencyCode} do not fit ${scheme}: ` +
             `${misfit.field.replace(/^prices\.?/, '')}: ${misfit.message}; edit the version's prices first`,
         });
       }

@@ -3,7 +3,7 @@ import type { Bracket } from './pricing.ts';
 
 /**
  * A component as the domain sees it, with its versions, their prices per currency and the brackets of each: made
- * from rows by the mappers of component.repository.ts (`componentFromRow` and those it names), so no other module
+ * from rows by the mappers of component.mapper.ts (`componentFromRow` and those it names), so no other module
  * reads the component tables' columns.
  */
 export interface Component {
@@ -51,4 +51,52 @@ export interface ComponentBracket extends Bracket {
   flatPrice: string | null;
   id: number;
   componentVersionCurrencyId: number;
+}
+
+/** A component as its repository reads it, before its versions are nested in (component.service.ts). */
+export type ComponentRecord = Omit<Component, 'versions'>;
+/** A version as its repository reads it, before its prices are nested in. */
+export type ComponentVersionRecord = Omit<ComponentVersion, 'currencies'>;
+/** A version's currency as its repository reads it, before its brackets are nested in. */
+export type VersionCurrencyRecord = Omit<VersionCurrency, 'brackets'>;
+
+/** A component's own fields as a request sets them: PUT replaces them all, but componentCode left out stays. */
+export interface ComponentFields {
+  name: string;
+  descrip: string | null;
+  isActive: boolean;
+  unitName: string;
+  packageGroupId: number;
+  term: number;
+  termType: string;
+  type: string;
+  scheme: string;
+  componentCode?: string;
+}
+
+export interface NewComponent extends ComponentFields {
+  accountId: number;
+  componentCode: string;
+  lastVersionNo: number;
+  createdAt: string;
+}
+
+export interface NewComponentVersion {
+  accountId: number;
+  componentId: number;
+  versionNo: number;
+  versionName: string;
+  isDefault: boolean;
+  isActive: boolean;
+  createdAt: string;
+}
+
+/** A component version with its component's names and scheme, as usage pricing reads them. */
+export interface VersionOfComponent {
+  id: number;
+  componentId: number;
+  versionNo: number;
+  name: string;
+  unitName: string;
+  scheme: string;
 }

@@ -8,7 +8,8 @@ import { readWireDecimal } from '../../core/wireDecimal.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import type { ComponentChanges, NewVersionCurrency } from './component.repository.ts';
+import type { NewVersionCurrency } from './component.repository.ts';
+import type { ComponentFields } from './component.ts';
 import { assertCurrencyEnabled } from './currency.service.ts';
 
 /** Public notes, Catalogue: components are of three kinds, quantity, metered and opt-in. */
@@ -89,8 +90,8 @@ function oneOf<T extends string>(
   return lower as T;
 }
 
-/** The component's columns; PUT replaces them all (Descrip left out is null, isActive left out is false). */
-export function checkedComponent(input: ComponentInput, problems: FieldProblem[]): ComponentChanges {
+/** The component's own fields; PUT replaces them all (Descrip left out is null, isActive left out is false). */
+export function checkedComponent(input: ComponentInput, problems: FieldProblem[]): ComponentFields {
   const type = typeOf(input.type);
   if (!type) {
     problems.push({
@@ -98,20 +99,20 @@ export function checkedComponent(input: ComponentInput, problems: FieldProblem[]
       message: `must be one of ${COMPONENT_TYPES.join(', ')} (case, spaces and hyphens aside)`,
     });
   }
-  const changes: ComponentChanges = {
+  const changes: ComponentFields = {
     name: requiredText(input.name, 'Name', problems),
     descrip: optionalText(input.descrip) ?? null,
     // Spec, Components POST and PUT: isActive defaults to false when unset.
-    is_active: input.isActive ?? false,
-    unit_name: requiredText(input.unitName, 'UnitName', problems),
-    package_group_id: input.packageGroupId,
+    isActive: input.isActive ?? false,
+    unitName: requiredText(input.unitName, 'UnitName', problems),
+    packageGroupId: input.packageGroupId,
     term: input.term,
-    term_type: oneOf(TERM_TYPES, input.termType, 'TermType', problems),
+    termType: oneOf(TERM_TYPES, input.termType, 'TermType', problems),
     type: type ?? input.type,
     scheme: oneOf<Scheme>(SCHEMES, input.scheme, 'Scheme', problems),
   };
   if (input.componentCode !== undefined) {
-    changes.component_code = requiredText(input.componentCode, 'ComponentCode', problems);
+    changes.componentCode = requiredText(input.componentCode, 'ComponentCode', problems);
   }
   return changes;
 }

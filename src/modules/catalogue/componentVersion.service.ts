@@ -11,7 +11,6 @@ import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
-import type { ComponentVersionRow } from './component.repository.ts';
 import {
   componentRef,
   componentVersionRef,
@@ -19,7 +18,7 @@ import {
   nestVersions,
   pricesByVersion,
 } from './component.service.ts';
-import type { ComponentVersion } from './component.ts';
+import type { ComponentVersion, ComponentVersionRecord } from './component.ts';
 import { assertCurrenciesEnabled, checkedPrices, pricesForScheme, throwIfAny } from './componentInput.ts';
 import type { VersionInput } from './componentInput.ts';
 import { lockVersionedItem, takeNextVersionNo } from './versioning.repository.ts';
@@ -57,10 +56,10 @@ const CONFLICTS: VersionConflicts = {
 async function defaultMoveSnapshots(
   ctx: ServiceContext,
   componentId: number,
-  versions: ComponentVersionRow[],
+  versions: ComponentVersionRecord[],
   newDefaultId: number,
 ): Promise<Snapshot[]> {
-  const former = versions.find((v) => v.is_default && v.id !== newDefaultId);
+  const former = versions.find((v) => v.isDefault && v.id !== newDefaultId);
   if (!former) return [];
   return [
     await snapshotResource(ctx, componentVersionRef(former.id)),
@@ -77,8 +76,10 @@ export async function listComponentVersions(
   page: Page,
 ): Promise<ComponentVersion[]> {
   await findComponentOrThrow(ctx, componentId);
-  const rows = await repo.listVersionsPage(ctx.db, ctx.account.id, componentId, page);
-  return nestVersions(ctx.db, ctx.account.id, rows, { versionIds: rows.map((row) => row.id) });
+  const versions = await repo.listVersionsPage(ctx.db, ctx.account.id, componentId, page);
+  return nestVersions(ctx.db, ctx.account.id, versions, {
+    versionIds: versions.map((version) => version.id),
+  });
 }
 
 export async function getComponentVersion(
@@ -87,9 +88,9 @@ export async function getComponentVersion(
   versionNo: number,
 ): Promise<ComponentVersion> {
   await findComponentOrThrow(ctx, componentId);
-  const row = await repo.findVersion(ctx.db, ctx.account.id, componentId, versionNo);
-  if (!row) throw new NotFoundError('Component version', versionNo);
-  return (await nestVersions(ctx.db, ctx.account.id, [row], { versionIds: [row.id] }))[0]!;
+  const version = await repo.findVersion(ctx.db, ctx.account.id, componentId, versionNo);
+  if (!version) throw new NotFoundError('Component version', versionNo);
+  return (await nestVersions(ctx.db, ctx.account.id, [version], { versionIds: [version.id] }))[0]!;
 }
 
 /**
@@ -99,7 +100,7 @@ export async function getComponentVersion(
 async function changeVersions<T>(
   ctx: ServiceContext,
   componentId: number,
-  change: (trx: Db, versions: ComponentVersionRow[]) => Promise<T>,
+  change: (trx: Db, versions: ComponentVersionRecord[]) => Promise<T>,
 ): Promise<T> {
   return ctx.db.transaction().execute(async (trx) => {
     if (!(await lockVersionedItem(trx, 'components', ctx.account.id, componentId))) {
@@ -125,8 +126,8 @@ async function assertSchemeStill(ctx: ServiceContext, componentId: number, schem
   }
 }
 
-function versionIn(versions: ComponentVersionRow[], versionNo: number): ComponentVersionRow {
-  const version = versions.find((v) => v.version_no === versionNo);
+function versionIn(versions: ComponentVersionRecord[], versionNo: number): ComponentVersionRecord {
+  const version = versions.find((v) => v.versionNo === versionNo);
   if (!version) throw new NotFoundError('Component version', versionNo);
   return version;
 }
@@ -158,13 +159,13 @@ export async function createComponentVersion(
     const moved = isDefault ? await defaultMoveSnapshots(tctx, componentId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'components', ctx.account.id, componentId);
     const versionId = await repo.insertVersion(trx, {
-      account_id: ctx.account.id,
-      component_id: componentId,
-      version_no: no,
-      version_name: versionName,
-      is_default: false,
-      is_active: input.isActive,
-      created_at: nowInstant(ctx),
+      accountId: ctx.account.id,
+      componentId,
+      versionNo: no,
+      versionName,
+      isDefault: false,
+      isActive: input.isActive,
+      createdAt: nowInstant(ctx),
     });
     if (isDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, versionId);
     await repo.insertVersionCurrencies(trx, ctx.account.id, versionId, prices);
@@ -201,16 +202,13 @@ export async function editComponentVersion(
     const tctx = inTransaction(ctx, trx);
     if (prices) await assertSchemeStill(tctx, componentId, component.scheme);
     const target = versionIn(versions, versionNo);
-    const wasDefault = Boolean(target.is_default);
+    const wasDefault = target.isDefault;
     const isDefault = input.isDefault ?? wasDefault;
     assertEditKeepsDefault(target, { isDefault, isActive: input.isActive }, versions.length, CONFLICTS);
     const before = await snapshotResource(tctx, componentVersionRef(target.id));
     const moved =
       isDefault && !wasDefault ? await defaultMoveSnapshots(tctx, componentId, versions, target.id) : [];
-    await repo.updateVersion(trx, ctx.account.id, target.id, {
-      version_name: versionName,
-      is_active: input.isActive,
-    });
+    await repo.updateVersion(trx, ctx.account.id, target.id, { versionName, isActive: input.isActive });
     if (isDefault && !wasDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, target.id);
     if (prices) await repo.replaceVersionCurrencies(trx, ctx.account.id, target.id, prices);
     await emitEvents(tctx, [
@@ -276,11 +274,11 @@ export async function usagePricing(
     versions.map((v) => [
       v.id,
       {
-        componentId: v.component_id,
+        componentId: v.componentId,
         componentVersionId: v.id,
-        versionNo: v.version_no,
+        versionNo: v.versionNo,
         name: v.name,
-        unitName: v.unit_name,
+        unitName: v.unitName,
         scheme: v.scheme as Scheme,
         bracketsByCurrency: new Map(
           pricesOf(v.id).map((c) => [

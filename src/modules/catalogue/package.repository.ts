@@ -1,27 +1,32 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type {
-  PackageRateTermsTable,
-  PackageVersionRatesTable,
-  PackageVersionsTable,
-  PackagesTable,
-} from './tables.ts';
+import type { PackageRateTermsTable } from './tables.ts';
 import { catalogueChanged } from './catalogueRevision.repository.ts';
-
-export type PackageRow = Omit<Selectable<PackagesTable>, 'account_id' | 'created_at'>;
-export type PackageChanges = Updateable<
-  Pick<PackagesTable, 'package_group_id' | 'package_code' | 'name' | 'descrip' | 'is_active'>
->;
-export type VersionRow = Omit<Selectable<PackageVersionsTable>, 'account_id' | 'created_at'>;
-export type VersionChanges = Updateable<
-  Pick<PackageVersionsTable, 'version_name' | 'is_default' | 'is_active'>
->;
-/** A rate with the package it belongs to (read through its version): the wire shows packageID on rates. */
-export type RateRow = Omit<Selectable<PackageVersionRatesTable>, 'account_id'> & { package_id: number };
-export type TermRow = Omit<Selectable<PackageRateTermsTable>, 'account_id'>;
-export type NewRateRow = Omit<Insertable<PackageVersionRatesTable>, 'account_id' | 'package_version_id'>;
-export type NewTermRow = Omit<Insertable<PackageRateTermsTable>, 'account_id' | 'package_rate_id'>;
+import type {
+  NewPackage,
+  NewPackageVersion,
+  NewRate,
+  NewRateTerm,
+  PackageFields,
+  PackageRecord,
+  PackageVersionFields,
+  PackageVersionRecord,
+  RateTerm,
+  VersionRateRecord,
+} from './package.ts';
+import {
+  newPackageToRow,
+  newPackageVersionToRow,
+  newRateTermToRow,
+  newRateToRow,
+  packageFieldsToRow,
+  packageFromRow,
+  packageVersionFieldsToRow,
+  packageVersionFromRow,
+  rateTermFromRow,
+  versionRateFromRow,
+} from './package.mapper.ts';
 
 const PACKAGE_COLUMNS = [
   'id',
@@ -44,17 +49,22 @@ const VERSION_COLUMNS = [
 /** Which versions' rates and terms to read: those of whole packages, or of given versions. */
 export type VersionScope = { packageIds: number[] } | { versionIds: number[] };
 
-export function findPackage(db: Db, accountId: number, packageId: number): Promise<PackageRow | undefined> {
-  return db
+export async function findPackage(
+  db: Db,
+  accountId: number,
+  packageId: number,
+): Promise<PackageRecord | undefined> {
+  const row = await db
     .selectFrom('packages')
     .select(PACKAGE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', packageId)
     .executeTakeFirst();
+  return row && packageFromRow(row);
 }
 
-export function listPackages(db: Db, accountId: number, page: Page): Promise<PackageRow[]> {
-  return db
+export async function listPackages(db: Db, accountId: number, page: Page): Promise<PackageRecord[]> {
+  const rows = await db
     .selectFrom('packages')
     .select(PACKAGE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -62,36 +72,39 @@ export function listPackages(db: Db, accountId: number, page: Page): Promise<Pac
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(packageFromRow);
 }
 
-export function findPackages(
+export async function findPackages(
   db: Db,
   accountId: number,
   packageIds: readonly number[],
-): Promise<PackageRow[]> {
-  if (packageIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<PackageRecord[]> {
+  if (packageIds.length === 0) return [];
+  const rows = await db
     .selectFrom('packages')
     .select(PACKAGE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...packageIds])
     .orderBy('id')
     .execute();
+  return rows.map(packageFromRow);
 }
 
-export function findVersions(
+export async function findVersions(
   db: Db,
   accountId: number,
   versionIds: readonly number[],
-): Promise<VersionRow[]> {
-  if (versionIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<PackageVersionRecord[]> {
+  if (versionIds.length === 0) return [];
+  const rows = await db
     .selectFrom('package_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', 'in', [...versionIds])
     .orderBy('id')
     .execute();
+  return rows.map(packageVersionFromRow);
 }
 
 export function findPackageIdByCode(
@@ -107,9 +120,13 @@ export function findPackageIdByCode(
     .executeTakeFirst();
 }
 
-export async function insertPackage(db: Db, row: Insertable<PackagesTable>): Promise<number> {
-  const inserted = await db.insertInto('packages').values(row).returning('id').executeTakeFirstOrThrow();
-  await catalogueChanged(db, row.account_id);
+export async function insertPackage(db: Db, pkg: NewPackage): Promise<number> {
+  const inserted = await db
+    .insertInto('packages')
+    .values(newPackageToRow(pkg))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await catalogueChanged(db, pkg.accountId);
   return inserted.id;
 }
 
@@ -117,11 +134,11 @@ export async function updatePackage(
   db: Db,
   accountId: number,
   packageId: number,
-  changes: PackageChanges,
+  fields: PackageFields,
 ): Promise<boolean> {
   const result = await db
     .updateTable('packages')
-    .set(changes)
+    .set(packageFieldsToRow(fields))
     .where('account_id', '=', accountId)
     .where('id', '=', packageId)
     .executeTakeFirst();
@@ -140,28 +157,29 @@ export async function deletePackage(db: Db, accountId: number, packageId: number
   return result.numDeletedRows > 0n;
 }
 
-export function listVersionsOfPackages(
+export async function listVersionsOfPackages(
   db: Db,
   accountId: number,
   packageIds: number[],
-): Promise<VersionRow[]> {
-  if (packageIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<PackageVersionRecord[]> {
+  if (packageIds.length === 0) return [];
+  const rows = await db
     .selectFrom('package_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
     .where('package_id', 'in', packageIds)
     .orderBy('id')
     .execute();
+  return rows.map(packageVersionFromRow);
 }
 
-export function listVersions(
+export async function listVersions(
   db: Db,
   accountId: number,
   packageId: number,
   page?: Page,
-): Promise<VersionRow[]> {
-  return db
+): Promise<PackageVersionRecord[]> {
+  const rows = await db
     .selectFrom('package_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
@@ -169,31 +187,37 @@ export function listVersions(
     .orderBy('id')
     .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset))
     .execute();
+  return rows.map(packageVersionFromRow);
 }
 
-export function findVersionByNo(
+export async function findVersionByNo(
   db: Db,
   accountId: number,
   packageId: number,
   versionNo: number,
-): Promise<VersionRow | undefined> {
-  return db
+): Promise<PackageVersionRecord | undefined> {
+  const row = await db
     .selectFrom('package_versions')
     .select(VERSION_COLUMNS)
     .where('account_id', '=', accountId)
     .where('package_id', '=', packageId)
     .where('version_no', '=', versionNo)
     .executeTakeFirst();
+  return row && packageVersionFromRow(row);
 }
 
 /**
  * The rates of every version in scope, in one statement whatever their number. Filtering on the packages
  * (through the versions) keeps the parameter list as short as the page of packages.
  */
-export function listRates(db: Db, accountId: number, scope: VersionScope): Promise<RateRow[]> {
+export async function listRates(
+  db: Db,
+  accountId: number,
+  scope: VersionScope,
+): Promise<VersionRateRecord[]> {
   const ids = 'packageIds' in scope ? scope.packageIds : scope.versionIds;
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
+  if (ids.length === 0) return [];
+  const rows = await db
     .selectFrom('package_version_rates as r')
     .innerJoin('package_versions as v', 'v.id', 'r.package_version_id')
     .select([
@@ -211,13 +235,14 @@ export function listRates(db: Db, accountId: number, scope: VersionScope): Promi
     .where('packageIds' in scope ? 'v.package_id' : 'v.id', 'in', ids)
     .orderBy('r.id')
     .execute();
+  return rows.map(versionRateFromRow);
 }
 
 /** The terms of every rate of the versions in scope, in one statement. */
-export function listTerms(db: Db, accountId: number, scope: VersionScope): Promise<TermRow[]> {
+export async function listTerms(db: Db, accountId: number, scope: VersionScope): Promise<RateTerm[]> {
   const ids = 'packageIds' in scope ? scope.packageIds : scope.versionIds;
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
+  if (ids.length === 0) return [];
+  const rows = await db
     .selectFrom('package_rate_terms as t')
     .innerJoin('package_version_rates as r', 'r.id', 't.package_rate_id')
     .innerJoin('package_versions as v', 'v.id', 'r.package_version_id')
@@ -226,15 +251,16 @@ export function listTerms(db: Db, accountId: number, scope: VersionScope): Promi
     .where('packageIds' in scope ? 'v.package_id' : 'v.id', 'in', ids)
     .orderBy('t.id')
     .execute();
+  return rows.map(rateTermFromRow);
 }
 
-export async function insertVersion(db: Db, row: Insertable<PackageVersionsTable>): Promise<number> {
+export async function insertVersion(db: Db, version: NewPackageVersion): Promise<number> {
   const inserted = await db
     .insertInto('package_versions')
-    .values(row)
+    .values(newPackageVersionToRow(version))
     .returning('id')
     .executeTakeFirstOrThrow();
-  await catalogueChanged(db, row.account_id);
+  await catalogueChanged(db, version.accountId);
   return inserted.id;
 }
 
@@ -242,11 +268,11 @@ export async function updateVersion(
   db: Db,
   accountId: number,
   versionId: number,
-  changes: VersionChanges,
+  fields: PackageVersionFields,
 ): Promise<boolean> {
   const result = await db
     .updateTable('package_versions')
-    .set(changes)
+    .set(packageVersionFieldsToRow(fields))
     .where('account_id', '=', accountId)
     .where('id', '=', versionId)
     .executeTakeFirst();
@@ -299,17 +325,16 @@ export async function insertRates(
   db: Db,
   accountId: number,
   versionId: number,
-  rates: { rate: NewRateRow; terms: NewTermRow[] }[],
+  rates: { rate: NewRate; terms: NewRateTerm[] }[],
 ): Promise<void> {
   const terms: Insertable<PackageRateTermsTable>[] = [];
   for (const { rate, terms: rateTerms } of rates) {
     const inserted = await db
       .insertInto('package_version_rates')
-      .values({ ...rate, account_id: accountId, package_version_id: versionId })
+      .values(newRateToRow(rate, accountId, versionId))
       .returning('id')
       .executeTakeFirstOrThrow();
-    for (const term of rateTerms)
-      terms.push({ ...term, account_id: accountId, package_rate_id: inserted.id });
+    for (const term of rateTerms) terms.push(newRateTermToRow(term, accountId, inserted.id));
   }
   // In slices, so that no statement nears either dialect's limit on bound parameters.
   for (let start = 0; start < terms.length; start += TERMS_PER_INSERT) {

@@ -10,55 +10,20 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './package.repository.ts';
-import type { PackageRow, TermRow, VersionRow, VersionScope } from './package.repository.ts';
+import type { VersionScope } from './package.repository.ts';
+import type {
+  Package,
+  PackageFields,
+  PackageRecord,
+  PackageVersion,
+  PackageVersionRecord,
+} from './package.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { checkedVersion } from './packageInput.ts';
 import type { VersionInput } from './packageInput.ts';
 import { lockVersionedItem } from './versioning.repository.ts';
 
-export interface RateTerm {
-  id: number;
-  rateId: number;
-  /** Exact decimal string. */
-  chargePrice: string;
-  chargeTerm: number;
-  chargeTermType: string;
-}
-
-export interface VersionRate {
-  id: number;
-  packageId: number;
-  currencyCode: string;
-  /** Exact decimal strings. */
-  setupFee: string;
-  trialFee: string;
-  trialPeriod: number;
-  trialPeriodType: string;
-  /** Whether the rate's prices include tax; null follows the account's isTaxInclusive (docs/pricing.md). */
-  isTaxInclusive: boolean | null;
-  terms: RateTerm[];
-}
-
-export interface PackageVersion {
-  id: number;
-  packageId: number;
-  versionNo: number;
-  versionName: string;
-  isDefault: boolean;
-  isActive: boolean;
-  subscriptionCount: number;
-  rates: VersionRate[];
-}
-
-export interface Package {
-  id: number;
-  packageGroupId: number;
-  packageCode: string;
-  name: string;
-  descrip: string | null;
-  isActive: boolean;
-  versions: PackageVersion[];
-}
+export type { Package, PackageVersion, RateTerm, VersionRate } from './package.ts';
 
 export interface PackageInput {
   packageGroupId: number;
@@ -78,16 +43,6 @@ export async function subscriptionsReferring(ctx: ServiceContext, versionIds: nu
   return [...counts.values()].reduce((sum, n) => sum + n, 0);
 }
 
-function termFromRow(row: TermRow): RateTerm {
-  return {
-    id: row.id,
-    rateId: row.package_rate_id,
-    chargePrice: row.charge_price,
-    chargeTerm: row.charge_term,
-    chargeTermType: row.charge_term_type,
-  };
-}
-
 /** Spec, SubscriptionCount: per version, its future and active subscriptions (not those ended by today). */
 export async function liveSubscriptionCounts(
   ctx: ServiceContext,
@@ -100,68 +55,45 @@ export async function liveSubscriptionCounts(
 /** Versions with their rates and terms, one statement a level for every version in `scope`. */
 export async function assembleVersions(
   ctx: ServiceContext,
-  versionRows: VersionRow[],
+  versions: PackageVersionRecord[],
   scope: VersionScope,
 ): Promise<PackageVersion[]> {
-  if (versionRows.length === 0) return [];
+  if (versions.length === 0) return [];
   const ratesOf = childrenByParent(
     await repo.listRates(ctx.db, ctx.account.id, scope),
-    (r) => r.package_version_id,
+    (r) => r.packageVersionId,
   );
-  const termsOf = childrenByParent(
-    await repo.listTerms(ctx.db, ctx.account.id, scope),
-    (t) => t.package_rate_id,
-  );
+  const termsOf = childrenByParent(await repo.listTerms(ctx.db, ctx.account.id, scope), (t) => t.rateId);
   // Spec, SubscriptionCount: future and active subscriptions count, those cancelled or expired today do not.
   const counts = await liveSubscriptionCounts(
     ctx,
-    versionRows.map((v) => v.id),
+    versions.map((v) => v.id),
   );
-  return versionRows.map((v) => ({
-    id: v.id,
-    packageId: v.package_id,
-    versionNo: v.version_no,
-    versionName: v.version_name,
-    isDefault: Boolean(v.is_default),
-    isActive: Boolean(v.is_active),
+  return versions.map((v) => ({
+    ...v,
     subscriptionCount: counts.get(v.id) ?? 0,
-    rates: ratesOf(v.id).map((r) => ({
-      id: r.id,
-      packageId: r.package_id,
-      currencyCode: r.currency_code,
-      setupFee: r.setup_fee,
-      trialFee: r.trial_fee,
-      trialPeriod: r.trial_period,
-      trialPeriodType: r.trial_period_type,
-      isTaxInclusive: r.is_tax_inclusive === null ? null : Boolean(r.is_tax_inclusive),
-      terms: termsOf(r.id).map(termFromRow),
+    rates: ratesOf(v.id).map(({ packageVersionId: _version, ...rate }) => ({
+      ...rate,
+      terms: termsOf(rate.id),
     })),
   }));
 }
 
 /** Packages with all their versions, rates and terms: four statements whatever their number. */
-async function assemblePackages(ctx: ServiceContext, rows: PackageRow[]): Promise<Package[]> {
-  const packageIds = rows.map((row) => row.id);
-  const versionRows = await repo.listVersionsOfPackages(ctx.db, ctx.account.id, packageIds);
+async function assemblePackages(ctx: ServiceContext, packages: PackageRecord[]): Promise<Package[]> {
+  const packageIds = packages.map((pkg) => pkg.id);
+  const versions = await repo.listVersionsOfPackages(ctx.db, ctx.account.id, packageIds);
   const versionsOf = childrenByParent(
-    await assembleVersions(ctx, versionRows, { packageIds }),
+    await assembleVersions(ctx, versions, { packageIds }),
     (v) => v.packageId,
   );
-  return rows.map((row) => ({
-    id: row.id,
-    packageGroupId: row.package_group_id,
-    packageCode: row.package_code,
-    name: row.name,
-    descrip: row.descrip,
-    isActive: Boolean(row.is_active),
-    versions: versionsOf(row.id),
-  }));
+  return packages.map((pkg) => ({ ...pkg, versions: versionsOf(pkg.id) }));
 }
 
-export async function findPackageOrThrow(ctx: ServiceContext, packageId: number): Promise<PackageRow> {
-  const row = await repo.findPackage(ctx.db, ctx.account.id, packageId);
-  if (!row) throw new NotFoundError('Package', packageId);
-  return row;
+export async function findPackageOrThrow(ctx: ServiceContext, packageId: number): Promise<PackageRecord> {
+  const pkg = await repo.findPackage(ctx.db, ctx.account.id, packageId);
+  if (!pkg) throw new NotFoundError('Package', packageId);
+  return pkg;
 }
 
 export const packageRef = (id: number) => ({ type: 'package', id });
@@ -200,8 +132,8 @@ export async function packageVersionsByIds(
   ctx: ServiceContext,
   versionIds: readonly number[],
 ): Promise<Map<number, PackageVersion>> {
-  const rows = await repo.findVersions(ctx.db, ctx.account.id, versionIds);
-  const versions = await assembleVersions(ctx, rows, { versionIds: rows.map((row) => row.id) });
+  const records = await repo.findVersions(ctx.db, ctx.account.id, versionIds);
+  const versions = await assembleVersions(ctx, records, { versionIds: records.map((v) => v.id) });
   return new Map(versions.map((version) => [version.id, version]));
 }
 
@@ -220,7 +152,7 @@ export async function listPackages(ctx: ServiceContext, page: Page): Promise<Pac
 export async function changeVersions<T>(
   ctx: ServiceContext,
   packageId: number,
-  change: (trx: Db, versions: VersionRow[]) => Promise<T>,
+  change: (trx: Db, versions: PackageVersionRecord[]) => Promise<T>,
 ): Promise<T> {
   return ctx.db.transaction().execute(async (trx) => {
     if (!(await lockVersionedItem(trx, 'packages', ctx.account.id, packageId))) {
@@ -230,32 +162,24 @@ export async function changeVersions<T>(
   });
 }
 
-interface CheckedPackage {
-  package_group_id: number;
-  package_code: string;
-  name: string;
-  descrip?: string | null;
-  is_active: boolean;
-}
-
 async function checkedPackage(
   ctx: ServiceContext,
   input: PackageInput,
   packageId?: number,
-): Promise<CheckedPackage> {
+): Promise<PackageFields> {
   const problems: FieldProblem[] = [];
-  const changes: CheckedPackage = {
-    package_group_id: input.packageGroupId,
-    package_code: requiredText(input.packageCode, 'packageCode', problems),
+  const changes: PackageFields = {
+    packageGroupId: input.packageGroupId,
+    packageCode: requiredText(input.packageCode, 'packageCode', problems),
     name: requiredText(input.name, 'Name', problems),
-    is_active: input.isActive,
+    isActive: input.isActive,
   };
   const descrip = optionalText(input.descrip);
   if (descrip !== undefined) changes.descrip = descrip;
   if (problems.length) throw new ValidationError(problems);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
-  const holder = await repo.findPackageIdByCode(ctx.db, ctx.account.id, changes.package_code);
-  if (holder && holder.id !== packageId) throw codeTaken(changes.package_code);
+  const holder = await repo.findPackageIdByCode(ctx.db, ctx.account.id, changes.packageCode);
+  if (holder && holder.id !== packageId) throw codeTaken(changes.packageCode);
   return changes;
 }
 
@@ -279,20 +203,19 @@ export async function createPackage(
   try {
     packageId = await ctx.db.transaction().execute(async (trx) => {
       const id = await repo.insertPackage(trx, {
-        account_id: ctx.account.id,
-        descrip: null,
         ...pkg,
-        last_version_no: 1,
-        created_at: now,
+        accountId: ctx.account.id,
+        lastVersionNo: 1,
+        createdAt: now,
       });
       const versionId = await repo.insertVersion(trx, {
-        account_id: ctx.account.id,
-        package_id: id,
-        version_no: 1,
-        version_name: version.versionName,
-        is_default: true,
-        is_active: version.isActive,
-        created_at: now,
+        accountId: ctx.account.id,
+        packageId: id,
+        versionNo: 1,
+        versionName: version.versionName,
+        isDefault: true,
+        isActive: version.isActive,
+        createdAt: now,
       });
       await repo.insertRates(trx, ctx.account.id, versionId, version.rates);
       await emitEvents(inTransaction(ctx, trx), [
@@ -303,7 +226,7 @@ export async function createPackage(
     });
   } catch (error) {
     // Another request took the code between our check and the insert.
-    throw isUniqueViolation(error) ? codeTaken(pkg.package_code) : error;
+    throw isUniqueViolation(error) ? codeTaken(pkg.packageCode) : error;
   }
   return getPackage(ctx, packageId);
 }
@@ -325,7 +248,7 @@ export async function editPackage(
       await emitEvent(tctx, 'package.updated', packageRef(packageId), { before });
     });
   } catch (error) {
-    throw isUniqueViolation(error) ? codeTaken(changes.package_code) : error;
+    throw isUniqueViolation(error) ? codeTaken(changes.packageCode) : error;
   }
 }
 

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { assertCurrencyEnabled } from './currency.service.ts';
-import type { NewRateRow, NewTermRow } from './package.repository.ts';
+import type { NewRate, NewRateTerm } from './package.ts';
 
 /** Samples show days and months; no other period is known (TrialPeriodType, ChargeTermType). */
 export const PERIOD_TYPES = ['days', 'months'] as const;
@@ -41,7 +41,7 @@ export interface CheckedVersion {
   versionName: string;
   isActive: boolean;
   isDefault: boolean;
-  rates: { rate: NewRateRow; terms: NewTermRow[] }[];
+  rates: { rate: NewRate; terms: NewRateTerm[] }[];
 }
 
 /**
@@ -71,25 +71,21 @@ function periodType(value: string, field: string, problems: FieldProblem[]): str
   return type;
 }
 
-function checkedTerms(input: RateTermInput[], at: string, problems: FieldProblem[]): NewTermRow[] {
+function checkedTerms(input: RateTermInput[], at: string, problems: FieldProblem[]): NewRateTerm[] {
   const terms = input.map((term, j) => ({
-    charge_price: exactAmount(term.chargePrice, `${at}.PackageRateTerms[${j}].ChargePrice`, problems),
-    charge_term: term.chargeTerm,
-    charge_term_type: periodType(
-      term.chargeTermType,
-      `${at}.PackageRateTerms[${j}].ChargeTermType`,
-      problems,
-    ),
+    chargePrice: exactAmount(term.chargePrice, `${at}.PackageRateTerms[${j}].ChargePrice`, problems),
+    chargeTerm: term.chargeTerm,
+    chargeTermType: periodType(term.chargeTermType, `${at}.PackageRateTerms[${j}].ChargeTermType`, problems),
   }));
   // Our rule: a subscription picks one term of a rate, so two terms of the same length would be ambiguous.
   terms.forEach((term, j) => {
     const first = terms.findIndex(
-      (other) => other.charge_term === term.charge_term && other.charge_term_type === term.charge_term_type,
+      (other) => other.chargeTerm === term.chargeTerm && other.chargeTermType === term.chargeTermType,
     );
     if (first < j) {
       problems.push({
         field: `${at}.PackageRateTerms[${j}].ChargeTerm`,
-        message: `repeats the term of PackageRateTerms[${first}] (${term.charge_term} ${term.charge_term_type})`,
+        message: `repeats the term of PackageRateTerms[${first}] (${term.chargeTerm} ${term.chargeTermType})`,
       });
     }
   });
@@ -112,31 +108,31 @@ export async function checkedVersion(
     const terms = checkedTerms(rate.terms, at, problems);
     return {
       rate: {
-        currency_code: rate.currencyCode.trim().toUpperCase(),
-        setup_fee: exactAmount(rate.setupFee, `${at}.SetupFee`, problems),
-        trial_fee: exactAmount(rate.trialFee, `${at}.TrialFee`, problems),
-        trial_period: rate.trialPeriod,
-        trial_period_type: periodType(rate.trialPeriodType, `${at}.TrialPeriodType`, problems),
-        is_tax_inclusive: rate.isTaxInclusive ?? null,
+        currencyCode: rate.currencyCode.trim().toUpperCase(),
+        setupFee: exactAmount(rate.setupFee, `${at}.SetupFee`, problems),
+        trialFee: exactAmount(rate.trialFee, `${at}.TrialFee`, problems),
+        trialPeriod: rate.trialPeriod,
+        trialPeriodType: periodType(rate.trialPeriodType, `${at}.TrialPeriodType`, problems),
+        isTaxInclusive: rate.isTaxInclusive ?? null,
       },
       terms,
     };
   });
   // Our rule: one rate per currency per version (a customer is billed in one currency, so it picks one rate).
   rates.forEach(({ rate }, i) => {
-    const first = rates.findIndex((other) => other.rate.currency_code === rate.currency_code);
+    const first = rates.findIndex((other) => other.rate.currencyCode === rate.currencyCode);
     if (first < i) {
       problems.push({
         field: `${prefix}packageVersionRates[${i}].CurrencyCode`,
-        message: `${rate.currency_code} has a rate already in this version (packageVersionRates[${first}])`,
+        message: `${rate.currencyCode} has a rate already in this version (packageVersionRates[${first}])`,
       });
     }
   });
   for (const [i, { rate }] of rates.entries()) {
     try {
-      rate.currency_code = await assertCurrencyEnabled(
+      rate.currencyCode = await assertCurrencyEnabled(
         ctx,
-        rate.currency_code,
+        rate.currencyCode,
         `${prefix}packageVersionRates[${i}].CurrencyCode`,
       );
     } catch (error) {

@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError } from '../../errors.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import * as repo from './package.repository.ts';
-import type { RateRow, TermRow, VersionRow } from './package.repository.ts';
+import type { PackageVersionRecord, RateTerm, VersionRateRecord } from './package.ts';
 import {
   assembleVersions,
   changeVersions,
@@ -45,8 +45,12 @@ function versionNotFound(packageId: number, versionNo: number): NotFoundError {
   return new NotFoundError('Package version', `${versionNo} of package ${packageId}`);
 }
 
-function versionIn(versions: VersionRow[], packageId: number, versionNo: number): VersionRow {
-  const version = versions.find((v) => v.version_no === versionNo);
+function versionIn(
+  versions: PackageVersionRecord[],
+  packageId: number,
+  versionNo: number,
+): PackageVersionRecord {
+  const version = versions.find((v) => v.versionNo === versionNo);
   if (!version) throw versionNotFound(packageId, versionNo);
   return version;
 }
@@ -58,10 +62,10 @@ function versionIn(versions: VersionRow[], packageId: number, versionNo: number)
 async function defaultMoveSnapshots(
   ctx: ServiceContext,
   packageId: number,
-  versions: VersionRow[],
+  versions: PackageVersionRecord[],
   newDefaultId: number,
 ): Promise<Snapshot[]> {
-  const former = versions.find((v) => v.is_default && v.id !== newDefaultId);
+  const former = versions.find((v) => v.isDefault && v.id !== newDefaultId);
   if (!former) return [];
   return [
     await snapshotResource(ctx, packageVersionRef(former.id)),
@@ -78,8 +82,8 @@ export async function listVersions(
   page: Page,
 ): Promise<PackageVersion[]> {
   await findPackageOrThrow(ctx, packageId);
-  const rows = await repo.listVersions(ctx.db, ctx.account.id, packageId, page);
-  return assembleVersions(ctx, rows, { versionIds: rows.map((v) => v.id) });
+  const versions = await repo.listVersions(ctx.db, ctx.account.id, packageId, page);
+  return assembleVersions(ctx, versions, { versionIds: versions.map((v) => v.id) });
 }
 
 export async function getVersion(
@@ -88,9 +92,9 @@ export async function getVersion(
   versionNo: number,
 ): Promise<PackageVersion> {
   await findPackageOrThrow(ctx, packageId);
-  const row = await repo.findVersionByNo(ctx.db, ctx.account.id, packageId, versionNo);
-  if (!row) throw versionNotFound(packageId, versionNo);
-  return (await assembleVersions(ctx, [row], { versionIds: [row.id] }))[0]!;
+  const version = await repo.findVersionByNo(ctx.db, ctx.account.id, packageId, versionNo);
+  if (!version) throw versionNotFound(packageId, versionNo);
+  return (await assembleVersions(ctx, [version], { versionIds: [version.id] }))[0]!;
 }
 
 /**
@@ -111,13 +115,13 @@ export async function createVersion(
     const moved = isDefault ? await defaultMoveSnapshots(tctx, packageId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'packages', ctx.account.id, packageId);
     const versionId = await repo.insertVersion(trx, {
-      account_id: ctx.account.id,
-      package_id: packageId,
-      version_no: no,
-      version_name: version.versionName,
-      is_default: isDefault,
-      is_active: version.isActive,
-      created_at: nowInstant(ctx),
+      accountId: ctx.account.id,
+      packageId,
+      versionNo: no,
+      versionName: version.versionName,
+      isDefault,
+      isActive: version.isActive,
+      createdAt: nowInstant(ctx),
     });
     if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, versionId);
     await repo.insertRates(trx, ctx.account.id, versionId, version.rates);
@@ -131,7 +135,11 @@ export async function createVersion(
 }
 
 /** Whether the checked rates are the version's stored rates and terms, decimals compared by value. */
-function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVersion['rates']): boolean {
+function samePrices(
+  stored: VersionRateRecord[],
+  storedTerms: RateTerm[],
+  rates: CheckedVersion['rates'],
+): boolean {
   const termKey = (price: string, count: number, type: string) =>
     `${new Big(price).toFixed()}/${count}/${type}`;
   const rateKey = (
@@ -140,11 +148,11 @@ function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVer
     trial: string,
     period: number,
     type: string,
-    inclusive: boolean | number | null | undefined,
+    inclusive: boolean | null,
     terms: string[],
   ) => {
     // Whether the prices include tax is part of the price: null (the account's) differs from an explicit value.
-    const taxes = inclusive === null || inclusive === undefined ? 'account' : String(Boolean(inclusive));
+    const taxes = inclusive === null ? 'account' : String(inclusive);
     return [
       code,
       new Big(setup).toFixed(),
@@ -158,28 +166,28 @@ function samePrices(stored: RateRow[], storedTerms: TermRow[], rates: CheckedVer
   const before = stored
     .map((r) =>
       rateKey(
-        r.currency_code,
-        r.setup_fee,
-        r.trial_fee,
-        r.trial_period,
-        r.trial_period_type,
-        r.is_tax_inclusive,
+        r.currencyCode,
+        r.setupFee,
+        r.trialFee,
+        r.trialPeriod,
+        r.trialPeriodType,
+        r.isTaxInclusive,
         storedTerms
-          .filter((t) => t.package_rate_id === r.id)
-          .map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
+          .filter((t) => t.rateId === r.id)
+          .map((t) => termKey(t.chargePrice, t.chargeTerm, t.chargeTermType)),
       ),
     )
     .sort();
   const after = rates
     .map(({ rate, terms }) =>
       rateKey(
-        rate.currency_code,
-        rate.setup_fee,
-        rate.trial_fee,
-        rate.trial_period,
-        rate.trial_period_type,
-        rate.is_tax_inclusive,
-        terms.map((t) => termKey(t.charge_price, t.charge_term, t.charge_term_type)),
+        rate.currencyCode,
+        rate.setupFee,
+        rate.trialFee,
+        rate.trialPeriod,
+        rate.trialPeriodType,
+        rate.isTaxInclusive,
+        terms.map((t) => termKey(t.chargePrice, t.chargeTerm, t.chargeTermType)),
       ),
     )
     .sort();
@@ -214,9 +222,9 @@ export async function editVersion(
         ...updatedEvents(moved),
       ]);
     await repo.updateVersion(trx, ctx.account.id, current.id, {
-      version_name: version.versionName,
-      is_default: isDefault,
-      is_active: version.isActive,
+      versionName: version.versionName,
+      isDefault,
+      isActive: version.isActive,
     });
     if (isDefault) await repo.clearDefaultVersion(trx, ctx.account.id, packageId, current.id);
     const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);

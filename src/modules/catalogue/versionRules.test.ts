@@ -11,10 +11,9 @@ const conflicts: VersionConflicts = {
 };
 
 const version = (versionNo: number, isDefault: boolean, isActive = true): VersionFlags => ({
-  version_no: versionNo,
-  // SQLite reads booleans as 1 and 0.
-  is_default: isDefault ? 1 : 0,
-  is_active: isActive ? 1 : 0,
+  versionNo,
+  isDefault,
+  isActive,
 });
 
 const refusal = (run: () => unknown) => {

@@ -4,11 +4,11 @@ import type { ConflictError } from '../../errors.ts';
 // moves the default; while the item has other versions its default is active and stays the default; its last
 // version cannot be deleted.
 
-/** A stored version as the rules see it: SQLite reads booleans as 1 and 0. */
+/** A stored version as the rules see it. */
 export interface VersionFlags {
-  version_no: number;
-  is_default: boolean | number;
-  is_active: boolean | number;
+  versionNo: number;
+  isDefault: boolean;
+  isActive: boolean;
 }
 
 /** How one kind words the refusals: codes and messages differ between packages and components, and are API. */
@@ -29,10 +29,10 @@ export function newVersionIsDefault(
   wanted: { isDefault: boolean; isActive: boolean },
   conflicts: VersionConflicts,
 ): boolean {
-  const current = versions.find((v) => v.is_default);
+  const current = versions.find((v) => v.isDefault);
   const isDefault = wanted.isDefault || current === undefined;
   if (isDefault && !wanted.isActive && versions.length > 0) throw conflicts.inactiveDefault();
-  if (!isDefault && current && !current.is_active) throw conflicts.inactiveDefault(current.version_no);
+  if (!isDefault && current && !current.isActive) throw conflicts.inactiveDefault(current.versionNo);
   return isDefault;
 }
 
@@ -47,10 +47,9 @@ export function assertEditKeepsDefault(
   versionCount: number,
   conflicts: VersionConflicts,
 ): void {
-  if (target.is_default && !edit.isDefault)
-    throw conflicts.defaultRequired(target.version_no, 'made non-default');
-  if (edit.isDefault && !edit.isActive && versionCount > 1)
-    throw conflicts.inactiveDefault(target.version_no);
+  if (target.isDefault && !edit.isDefault)
+    throw conflicts.defaultRequired(target.versionNo, 'made non-default');
+  if (edit.isDefault && !edit.isActive && versionCount > 1) throw conflicts.inactiveDefault(target.versionNo);
 }
 
 /** The default cannot be deleted while others exist (move the default first), so an item always has one. */
@@ -60,6 +59,6 @@ export function assertVersionDeletable(
   conflicts: VersionConflicts,
 ): void {
   // Spec, Limits: the last version of a component cannot be deleted; packages follow the same rule.
-  if (versionCount === 1) throw conflicts.lastVersion(target.version_no);
-  if (target.is_default) throw conflicts.defaultRequired(target.version_no, 'deleted');
+  if (versionCount === 1) throw conflicts.lastVersion(target.versionNo);
+  if (target.isDefault) throw conflicts.defaultRequired(target.versionNo, 'deleted');
 }

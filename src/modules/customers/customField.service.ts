@@ -5,20 +5,12 @@ import { isUniqueViolation } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './customFields.repository.ts';
+import type { CustomField, CustomFieldValue } from './customField.ts';
 
-export interface CustomFieldValue {
-  key: string;
-  value: string | null;
-}
-
-export interface CustomField {
-  id: number;
-  key: string;
-}
+export type { CustomField, CustomFieldValue } from './customField.ts';
 
 export async function listCustomFields(ctx: ServiceContext, page: Page): Promise<CustomField[]> {
-  const rows = await repo.listCustomFields(ctx.db, ctx.account.id, page);
-  return rows.map((row) => ({ id: row.id, key: row.field_key }));
+  return repo.listCustomFields(ctx.db, ctx.account.id, page);
 }
 
 export async function createCustomField(ctx: ServiceContext, key: string): Promise<CustomField> {
@@ -64,8 +56,8 @@ export async function customFieldsByIds(
   ctx: ServiceContext,
   fieldIds: readonly number[],
 ): Promise<Map<number, CustomField>> {
-  const rows = await repo.findCustomFields(ctx.db, ctx.account.id, fieldIds);
-  return new Map(rows.map((row) => [row.id, { id: row.id, key: row.field_key }]));
+  const fields = await repo.findCustomFields(ctx.db, ctx.account.id, fieldIds);
+  return new Map(fields.map((field) => [field.id, field]));
 }
 
 /** Every customer gets every field of the account, in definition order, with null where no value is set. */
@@ -79,14 +71,14 @@ export async function customFieldValues(
   ]);
   const byCustomer = new Map<number, Map<number, string | null>>();
   for (const value of values) {
-    if (!byCustomer.has(value.customer_id)) byCustomer.set(value.customer_id, new Map());
-    byCustomer.get(value.customer_id)!.set(value.custom_field_id, value.value);
+    if (!byCustomer.has(value.customerId)) byCustomer.set(value.customerId, new Map());
+    byCustomer.get(value.customerId)!.set(value.fieldId, value.value);
   }
   return new Map(
     customerIds.map((customerId) => [
       customerId,
       fields.map((field) => ({
-        key: field.field_key,
+        key: field.key,
         value: byCustomer.get(customerId)?.get(field.id) ?? null,
       })),
     ]),
@@ -98,9 +90,7 @@ export async function setCustomFieldValues(
   customerId: number,
   values: CustomFieldValue[],
 ): Promise<void> {
-  const fields = new Map(
-    (await repo.listCustomFields(ctx.db, ctx.account.id)).map((f) => [f.field_key, f.id]),
-  );
+  const fields = new Map((await repo.listCustomFields(ctx.db, ctx.account.id)).map((f) => [f.key, f.id]));
   const problems = values.flatMap((value, index) =>
     fields.has(value.key.trim())
       ? []

@@ -1,35 +1,34 @@
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
-
-export interface CustomFieldRow {
-  id: number;
-  field_key: string;
-}
+import type { CustomField, StoredCustomValue } from './customField.ts';
+import { customFieldFromRow, customValueFromRow } from './customField.mapper.ts';
 
 /** The account's fields in definition order: a page of them, or all when no page is given. */
-export function listCustomFields(db: Db, accountId: number, page?: Page): Promise<CustomFieldRow[]> {
-  return db
+export async function listCustomFields(db: Db, accountId: number, page?: Page): Promise<CustomField[]> {
+  const rows = await db
     .selectFrom('custom_fields')
     .select(['id', 'field_key'])
     .where('account_id', '=', accountId)
     .orderBy('id')
     .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset))
     .execute();
+  return rows.map(customFieldFromRow);
 }
 
-export function findCustomFields(
+export async function findCustomFields(
   db: Db,
   accountId: number,
   fieldIds: readonly number[],
-): Promise<CustomFieldRow[]> {
-  if (fieldIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<CustomField[]> {
+  if (fieldIds.length === 0) return [];
+  const rows = await db
     .selectFrom('custom_fields')
     .select(['id', 'field_key'])
     .where('account_id', '=', accountId)
     .where('id', 'in', [...fieldIds])
     .orderBy('id')
     .execute();
+  return rows.map(customFieldFromRow);
 }
 
 export async function insertCustomField(
@@ -55,18 +54,19 @@ export async function deleteCustomField(db: Db, accountId: number, fieldId: numb
   return result.numDeletedRows > 0n;
 }
 
-export function listCustomValues(
+export async function listCustomValues(
   db: Db,
   accountId: number,
   customerIds: number[],
-): Promise<{ customer_id: number; custom_field_id: number; value: string | null }[]> {
-  if (customerIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<StoredCustomValue[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await db
     .selectFrom('customer_custom_values')
     .select(['customer_id', 'custom_field_id', 'value'])
     .where('account_id', '=', accountId)
     .where('customer_id', 'in', customerIds)
     .execute();
+  return rows.map(customValueFromRow);
 }
 
 export async function upsertCustomValue(

@@ -1,16 +1,19 @@
 import { isPostgres } from '../../storage/columns.ts';
-import type { AliasableExpression, Expression, Insertable, Selectable, Updateable } from 'kysely';
+import type { AliasableExpression, Expression, Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { CustomersTable } from './tables.ts';
-import { customerStatus } from './customer.ts';
-import type { Customer } from './customer.ts';
+import type { BillingProfile, Customer, CustomerChanges, NewCustomer } from './customer.ts';
+import {
+  billingProfileFromRow,
+  customerChangesToRow,
+  customerFromRow,
+  newCustomerToRow,
+} from './customer.mapper.ts';
 
 type CustomerRow = Selectable<CustomersTable>;
-export type NewCustomerRow = Insertable<CustomersTable>;
-export type CustomerChanges = Updateable<Omit<CustomersTable, 'id' | 'account_id' | 'created_at'>>;
 
 const CUSTOMER_COLUMNS = [
   'id',
@@ -51,51 +54,6 @@ const CUSTOMER_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-
-/** The one place a customer's columns become the domain's names (booleans read with Boolean(): SQLite's are 1/0). */
-function customerFromRow(row: CustomerRow): Customer {
-  const isActive = Boolean(row.is_active);
-  const isSuspended = Boolean(row.is_suspended);
-  return {
-    id: row.id,
-    reference: row.reference,
-    isCompany: Boolean(row.is_company),
-    name: row.name,
-    lastName: row.last_name,
-    registrationNumber: row.registration_number,
-    vatNo: row.vat_no,
-    company: row.company,
-    email: row.email,
-    emailCc: row.email_cc,
-    cell: row.cell,
-    tel: row.tel,
-    fax: row.fax,
-    address1: row.address1,
-    address2: row.address2,
-    city: row.city,
-    state: row.state,
-    country: row.country,
-    zipCode: row.zip_code,
-    countryState: row.country_state,
-    countryId: row.country_id,
-    countryStateId: row.country_state_id,
-    primaryGatewayId: row.primary_gateway_id,
-    currencyCode: row.currency_code,
-    isSuspended,
-    suspendedAt: row.suspended_at,
-    isActive,
-    isWaiveTaxes: Boolean(row.is_waive_taxes),
-    paymentMethod: row.payment_method,
-    autoSendInvoice: Boolean(row.auto_send_invoice),
-    autoSendStatement: Boolean(row.auto_send_statement),
-    statementDate: row.statement_date,
-    statementLastSentAt: row.statement_last_sent_at,
-    billCycleDay: row.bill_cycle_day,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    status: customerStatus({ isActive, isSuspended }),
-  };
-}
 
 const customerById = preparedQuery((db, accountId: number, customerId: number) =>
   db
@@ -248,8 +206,12 @@ export async function findCustomers(db: Db, accountId: number, ids: readonly num
   return (await customersByIds(db, accountId, ids)).map(customerFromRow);
 }
 
-export async function insertCustomer(db: Db, row: NewCustomerRow): Promise<number> {
-  const inserted = await db.insertInto('customers').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertCustomer(db: Db, customer: NewCustomer): Promise<number> {
+  const inserted = await db
+    .insertInto('customers')
+    .values(newCustomerToRow(customer))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -261,7 +223,7 @@ export async function updateCustomer(
 ): Promise<boolean> {
   const result = await db
     .updateTable('customers')
-    .set(changes)
+    .set(customerChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', customerId)
     .executeTakeFirst();
@@ -292,9 +254,13 @@ export async function countCustomersWithCurrency(
 }
 
 /** What billing needs of customers: currency and where they are taxed. */
-export function listBillingProfiles(db: Db, accountId: number, customerIds: number[]) {
-  if (customerIds.length === 0) return Promise.resolve([]);
-  return db
+export async function listBillingProfiles(
+  db: Db,
+  accountId: number,
+  customerIds: number[],
+): Promise<Map<number, BillingProfile>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
     .selectFrom('customers')
     .select([
       'id',
@@ -310,6 +276,7 @@ export function listBillingProfiles(db: Db, accountId: number, customerIds: numb
     .where('account_id', '=', accountId)
     .where('id', 'in', customerIds)
     .execute();
+  return new Map(rows.map((row) => [row.id, billingProfileFromRow(row)]));
 }
 
 /**
@@ -343,18 +310,19 @@ export async function lockCustomerRows(
  * takes this lock first, so they are made one at a time and in one lock order. NOTE: a no-op update rather than
  * SELECT ... FOR UPDATE, which SQLite does not know; there it changes nothing (docs/architecture.md, "Locks").
  */
-export function lockCustomerRow(
+export async function lockCustomerRow(
   db: Db,
   accountId: number,
   customerId: number,
-): Promise<{ id: number; currency_code: string } | undefined> {
-  return db
+): Promise<{ id: number; currencyCode: string } | undefined> {
+  const row = await db
     .updateTable('customers')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('account_id', '=', accountId)
     .where('id', '=', customerId)
     .returning(['id', 'currency_code'])
     .executeTakeFirst();
+  return row && { id: row.id, currencyCode: row.currency_code };
 }
 
 /**

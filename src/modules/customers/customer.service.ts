@@ -11,9 +11,9 @@ import { isEmailAddress, optionalText } from '../../core/text.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../storage/database.ts';
 import * as repo from './customer.repository.ts';
-import type { CustomerChanges, CustomerOfRow, FigureValues } from './customer.repository.ts';
+import type { CustomerOfRow, FigureValues } from './customer.repository.ts';
 import type { AliasableExpression } from 'kysely';
-import type { Customer } from './customer.ts';
+import type { BillingProfile, Customer, CustomerChanges } from './customer.ts';
 import { customFieldValues, setCustomFieldValues } from './customField.service.ts';
 import * as contactRepo from './contact.repository.ts';
 import * as noteRepo from './note.repository.ts';
@@ -160,9 +160,9 @@ export async function lockCustomerForMoney(
   ctx: ServiceContext,
   customerId: number,
 ): Promise<{ id: number; currencyCode: string }> {
-  const row = await repo.lockCustomerRow(ctx.db, ctx.account.id, customerId);
-  if (!row) throw new NotFoundError('Customer', customerId);
-  return { id: row.id, currencyCode: row.currency_code };
+  const locked = await repo.lockCustomerRow(ctx.db, ctx.account.id, customerId);
+  if (!locked) throw new NotFoundError('Customer', customerId);
+  return locked;
 }
 
 /**
@@ -207,7 +207,7 @@ export async function listCustomersWithCustomFields(
 }
 
 /**
- * The columns a create or edit sets, each checked: a field left out is left out of the changes, and each problem
+ * The fields a create or edit sets, each checked: a field left out is left out of the changes, and each problem
  * found is added to `problems`, in the order of the fields.
  */
 function checkedChanges(
@@ -240,7 +240,7 @@ function checkedEmails(input: CustomerInput, problems: FieldProblem[]): Customer
   const changes: CustomerChanges = {};
   for (const [field, key, value] of [
     ['Email', 'email', input.email],
-    ['EmailCC', 'email_cc', input.emailCc],
+    ['EmailCC', 'emailCc', input.emailCc],
   ] as const) {
     const email = optionalText(value);
     if (email && !isEmailAddress(email)) problems.push({ field, message: 'must be an e-mail address' });
@@ -254,7 +254,7 @@ function checkedCurrency(input: CustomerInput, problems: FieldProblem[]): Custom
   const code = input.currencyCode.toUpperCase();
   if (!isCurrencyCode(code))
     problems.push({ field: 'CurrencyCode', message: `"${code}" is not an ISO 4217 currency code` });
-  return { currency_code: code };
+  return { currencyCode: code };
 }
 
 function checkedPaymentMethod(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
@@ -263,7 +263,7 @@ function checkedPaymentMethod(input: CustomerInput, problems: FieldProblem[]): C
   if (method !== null && !(PAYMENT_METHODS as readonly string[]).includes(method)) {
     problems.push({ field: 'PaymentMethod', message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
   }
-  return { payment_method: method };
+  return { paymentMethod: method };
 }
 
 function checkedStatementDate(
@@ -278,24 +278,24 @@ function checkedStatementDate(
     problems.push({ field: 'StatementDate', message: 'must be a date' });
     return {};
   }
-  return { statement_date: at };
+  return { statementDate: at };
 }
 
 function checkedBillCycleDay(input: CustomerInput, problems: FieldProblem[]): CustomerChanges {
   if (input.billCycleDay === undefined) return {};
   const message = billCycleDayProblem(input.billCycleDay, true);
   if (message) problems.push({ field: 'BillCycleDay', message });
-  return { bill_cycle_day: input.billCycleDay };
+  return { billCycleDay: input.billCycleDay };
 }
 
 /** VatNo and CountryStateID arrive as numbers or text; both are stored as their column's type. */
 function taxNumberAndStateChanges(input: CustomerInput): CustomerChanges {
   const changes: CustomerChanges = {};
   if (input.vatNo !== undefined) {
-    changes.vat_no = typeof input.vatNo === 'number' ? String(input.vatNo) : optionalText(input.vatNo);
+    changes.vatNo = typeof input.vatNo === 'number' ? String(input.vatNo) : optionalText(input.vatNo);
   }
   if (input.countryStateId !== undefined) {
-    changes.country_state_id = input.countryStateId === null ? null : Number(input.countryStateId);
+    changes.countryStateId = input.countryStateId === null ? null : Number(input.countryStateId);
   }
   return changes;
 }
@@ -312,7 +312,7 @@ function countryAndStateProblems(
   if (input.countryId === undefined && input.countryStateId === undefined) return [];
   return checkCountryAndState(
     input.countryId !== undefined ? input.countryId : (current?.countryId ?? null),
-    changes.country_state_id !== undefined ? changes.country_state_id : (current?.countryStateId ?? null),
+    changes.countryStateId !== undefined ? changes.countryStateId : (current?.countryStateId ?? null),
   );
 }
 
@@ -320,8 +320,8 @@ function countryAndStateProblems(
 function plainChanges(input: CustomerInput): CustomerChanges {
   const plain = {
     reference: optionalText(input.reference),
-    last_name: optionalText(input.lastName),
-    registration_number: optionalText(input.registrationNumber),
+    lastName: optionalText(input.lastName),
+    registrationNumber: optionalText(input.registrationNumber),
     company: optionalText(input.company),
     cell: optionalText(input.cell),
     tel: optionalText(input.tel),
@@ -331,14 +331,14 @@ function plainChanges(input: CustomerInput): CustomerChanges {
     city: optionalText(input.city),
     state: optionalText(input.state),
     country: optionalText(input.country),
-    zip_code: optionalText(input.zipCode),
-    country_state: optionalText(input.countryState),
-    country_id: input.countryId,
-    primary_gateway_id: input.primaryGatewayId,
-    is_company: input.isCompany,
-    is_waive_taxes: input.isWaiveTaxes,
-    auto_send_invoice: input.autoSendInvoice,
-    auto_send_statement: input.autoSendStatement,
+    zipCode: optionalText(input.zipCode),
+    countryState: optionalText(input.countryState),
+    countryId: input.countryId,
+    primaryGatewayId: input.primaryGatewayId,
+    isCompany: input.isCompany,
+    isWaiveTaxes: input.isWaiveTaxes,
+    autoSendInvoice: input.autoSendInvoice,
+    autoSendStatement: input.autoSendStatement,
   } satisfies CustomerChanges;
   return Object.fromEntries(Object.entries(plain).filter(([, value]) => value !== undefined));
 }
@@ -350,13 +350,13 @@ function statusChanges(
   input: CustomerInput,
 ): CustomerChanges {
   const changes: CustomerChanges = {};
-  if (input.isActive !== undefined) changes.is_active = input.isActive;
+  if (input.isActive !== undefined) changes.isActive = input.isActive;
   if (input.isSuspended !== undefined) {
     const suspend = Boolean(input.isSuspended);
-    changes.is_suspended = suspend;
+    changes.isSuspended = suspend;
     // Spec: SuspendedDate is set when suspended. Suspending again keeps the first date (our choice).
-    if (!suspend) changes.suspended_at = null;
-    else if (!current?.isSuspended) changes.suspended_at = ctx.clock.now().toISOString();
+    if (!suspend) changes.suspendedAt = null;
+    else if (!current?.isSuspended) changes.suspendedAt = ctx.clock.now().toISOString();
   }
   return changes;
 }
@@ -384,10 +384,10 @@ export async function createCustomer(
 ): Promise<Customer> {
   const problems: FieldProblem[] = [];
   const changes = checkedChanges(ctx, input, problems);
-  problems.push(...(await currencyProblems(ctx, { CurrencyCode: changes.currency_code }, problems)));
+  problems.push(...(await currencyProblems(ctx, { CurrencyCode: changes.currencyCode }, problems)));
   if (problems.length) throw new ValidationError(problems);
-  if (changes.primary_gateway_id) {
-    await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
+  if (changes.primaryGatewayId) {
+    await assertGatewayUsable(ctx, changes.primaryGatewayId, 'PrimaryGatewayID');
   }
   if (changes.reference) await assertReferenceFree(ctx, changes.reference);
   const now = ctx.clock.now().toISOString();
@@ -395,19 +395,19 @@ export async function createCustomer(
   try {
     customerId = await ctx.db.transaction().execute(async (trx) => {
       const id = await repo.insertCustomer(trx, {
-        account_id: ctx.account.id,
+        accountId: ctx.account.id,
         name: changes.name!,
-        currency_code: ctx.account.currencyCode,
-        is_company: false,
-        is_active: true,
-        is_suspended: false,
-        is_waive_taxes: false,
-        auto_send_invoice: true,
-        auto_send_statement: false,
+        currencyCode: ctx.account.currencyCode,
+        isCompany: false,
+        isActive: true,
+        isSuspended: false,
+        isWaiveTaxes: false,
+        autoSendInvoice: true,
+        autoSendStatement: false,
         ...changes,
         ...statusChanges(ctx, undefined, input),
-        created_at: now,
-        updated_at: now,
+        createdAt: now,
+        updatedAt: now,
       });
       if (input.customFields) await setCustomFieldValues(inTransaction(ctx, trx), id, input.customFields);
       await emitEvent(inTransaction(ctx, trx), 'customer.created', { type: 'customer', id });
@@ -429,11 +429,11 @@ export async function editCustomer(
   if (!current) throw new NotFoundError('Customer', customerId);
   const problems: FieldProblem[] = [];
   const changes = checkedChanges(ctx, input, problems, current);
-  problems.push(...(await currencyProblems(ctx, { CurrencyCode: changes.currency_code }, problems)));
+  problems.push(...(await currencyProblems(ctx, { CurrencyCode: changes.currencyCode }, problems)));
   if (problems.length) throw new ValidationError(problems);
   // The gateway kept as it is passes even when disabled since: clients send back whole customers they read.
-  if (changes.primary_gateway_id && changes.primary_gateway_id !== current.primaryGatewayId) {
-    await assertGatewayUsable(ctx, changes.primary_gateway_id, 'PrimaryGatewayID');
+  if (changes.primaryGatewayId && changes.primaryGatewayId !== current.primaryGatewayId) {
+    await assertGatewayUsable(ctx, changes.primaryGatewayId, 'PrimaryGatewayID');
   }
   if (changes.reference) await assertReferenceFree(ctx, changes.reference, customerId);
   const status = statusChanges(ctx, current, input);
@@ -445,7 +445,7 @@ export async function editCustomer(
       const updated = await repo.updateCustomer(trx, ctx.account.id, customerId, {
         ...changes,
         ...status,
-        updated_at: ctx.clock.now().toISOString(),
+        updatedAt: ctx.clock.now().toISOString(),
       });
       if (!updated) throw new NotFoundError('Customer', customerId);
       if (input.customFields) await setCustomFieldValues(tctx, customerId, input.customFields);
@@ -469,13 +469,12 @@ function customerChangeEvents(
   status: CustomerChanges,
 ): EventToEmit[] {
   const events: EventToEmit[] = [{ type: 'customer.updated', ref, before }];
-  const moved = (changed: boolean | number | undefined, was: boolean) =>
-    changed !== undefined && Boolean(changed) !== was;
-  if (moved(status.is_active, current.isActive)) {
-    events.push({ type: status.is_active ? 'customer.reopened' : 'customer.archived', ref, before });
+  const moved = (changed: boolean | undefined, was: boolean) => changed !== undefined && changed !== was;
+  if (moved(status.isActive, current.isActive)) {
+    events.push({ type: status.isActive ? 'customer.reopened' : 'customer.archived', ref, before });
   }
-  if (moved(status.is_suspended, current.isSuspended)) {
-    events.push({ type: status.is_suspended ? 'customer.suspended' : 'customer.unsuspended', ref, before });
+  if (moved(status.isSuspended, current.isSuspended)) {
+    events.push({ type: status.isSuspended ? 'customer.suspended' : 'customer.unsuspended', ref, before });
   }
   return events;
 }
@@ -572,36 +571,13 @@ async function detailSnapshots(ctx: ServiceContext, customerId: number): Promise
   return snapshots;
 }
 
-/** What the bill run needs of a customer: the currency billed and where taxes are decided. */
-export interface BillingProfile {
-  currencyCode: string;
-  countryId: number | null;
-  countryStateId: number | null;
-  isWaiveTaxes: boolean;
-  /** Public notes: a suspended or archived customer's subscriptions stop billing. */
-  isBillable: boolean;
-  /** autoSendInvoice and an e-mail address: the customer's new invoices are e-mailed (see queueInvoiceMails). */
-  sendsInvoices: boolean;
-}
+export type { BillingProfile } from './customer.ts';
 
 export async function billingProfiles(
   ctx: ServiceContext,
   customerIds: number[],
 ): Promise<Map<number, BillingProfile>> {
-  const rows = await repo.listBillingProfiles(ctx.db, ctx.account.id, [...new Set(customerIds)]);
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        currencyCode: row.currency_code,
-        countryId: row.country_id,
-        countryStateId: row.country_state_id,
-        isWaiveTaxes: Boolean(row.is_waive_taxes),
-        isBillable: Boolean(row.is_active) && !row.is_suspended,
-        sendsInvoices: Boolean(row.auto_send_invoice) && Boolean(row.email),
-      },
-    ]),
-  );
+  return repo.listBillingProfiles(ctx.db, ctx.account.id, [...new Set(customerIds)]);
 }
 
 /** Customers read per statement by the bill run's statement step. */

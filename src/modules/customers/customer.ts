@@ -2,7 +2,7 @@
 export type CustomerStatus = 'Active' | 'Suspended' | 'Archived';
 
 /**
- * A customer as the domain sees it, made from its row by `customerFromRow` (customer.repository.ts): what other
+ * A customer as the domain sees it, made from its row by `customerFromRow` (customer.mapper.ts): what other
  * modules read of a customer, so a column can be renamed without touching them.
  */
 export interface Customer {
@@ -45,6 +45,30 @@ export interface Customer {
   createdAt: string;
   updatedAt: string;
   status: CustomerStatus;
+}
+
+/** The fields a create or edit sets, in the order they were checked: a field left out is left as it is. */
+export type CustomerChanges = Partial<Omit<Customer, 'id' | 'createdAt' | 'status' | 'statementLastSentAt'>>;
+
+/** A customer to store: the defaults, then what the request set. */
+export type NewCustomer = CustomerChanges & {
+  accountId: number;
+  name: string;
+  currencyCode: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** What the bill run needs of a customer: the currency billed and where taxes are decided. */
+export interface BillingProfile {
+  currencyCode: string;
+  countryId: number | null;
+  countryStateId: number | null;
+  isWaiveTaxes: boolean;
+  /** Public notes: a suspended or archived customer's subscriptions stop billing. */
+  isBillable: boolean;
+  /** autoSendInvoice and an e-mail address: the customer's new invoices are e-mailed (see queueInvoiceMails). */
+  sendsInvoices: boolean;
 }
 
 export function customerStatus(flags: { isActive: boolean; isSuspended: boolean }): CustomerStatus {

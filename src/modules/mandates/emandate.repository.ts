@@ -1,27 +1,22 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
-import type { EmandatesTable } from './tables.ts';
-
-export type EmandateRow = Selectable<EmandatesTable>;
-export type NewEmandateRow = Insertable<EmandatesTable>;
-export type EmandateChanges = Updateable<
-  Omit<EmandatesTable, 'id' | 'account_id' | 'token_sha256' | 'token_seed' | 'created_at'>
->;
+import type { EmandateChanges, EmandateRecord, NewEmandate } from './emandate.ts';
+import { emandateChangesToRow, emandateFromRow, newEmandateToRow } from './emandate.mapper.ts';
 
 // Every query filters on the account, but for the one the signing page starts with: the token is all it has.
 // A mandate is found by the SHA-256 of its token, the only form of it stored (emandateToken.ts).
 
-export function findEmandateByTokenDigest(
+export async function findEmandateByTokenDigest(
   db: Db,
   accountId: number,
   digest: string,
-): Promise<EmandateRow | undefined> {
-  return db
+): Promise<EmandateRecord | undefined> {
+  const row = await db
     .selectFrom('emandates')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('token_sha256', '=', digest)
     .executeTakeFirst();
+  return row && emandateFromRow(row);
 }
 
 /** The account whose mandate's token has this digest, for the hosted pages, which have no API key to name it. */
@@ -34,19 +29,20 @@ export async function findAccountIdOfTokenDigest(db: Db, digest: string): Promis
   return row?.account_id;
 }
 
-export function listEmandatesByIds(
+export async function listEmandatesByIds(
   db: Db,
   accountId: number,
   ids: readonly number[],
-): Promise<EmandateRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
+): Promise<EmandateRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
     .selectFrom('emandates')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .orderBy('id')
     .execute();
+  return rows.map(emandateFromRow);
 }
 
 export function findEmandateByContractRef(
@@ -62,8 +58,12 @@ export function findEmandateByContractRef(
     .executeTakeFirst();
 }
 
-export async function insertEmandate(db: Db, row: NewEmandateRow): Promise<number> {
-  const inserted = await db.insertInto('emandates').values(row).returning('id').executeTakeFirstOrThrow();
+export async function insertEmandate(db: Db, mandate: NewEmandate): Promise<number> {
+  const inserted = await db
+    .insertInto('emandates')
+    .values(newEmandateToRow(mandate))
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return inserted.id;
 }
 
@@ -77,7 +77,7 @@ export async function updateEmandateInStatus(
 ): Promise<boolean> {
   const result = await db
     .updateTable('emandates')
-    .set(changes)
+    .set(emandateChangesToRow(changes))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where('status', '=', status)
@@ -151,32 +151,34 @@ export async function clearPaymentMethod(db: Db, accountId: number, id: number, 
 }
 
 /** The mandates linked to these payment methods (one each at most: a mandate links one, a method names one). */
-export function listEmandatesLinkedTo(
+export async function listEmandatesLinkedTo(
   db: Db,
   accountId: number,
   paymentMethodIds: readonly number[],
-): Promise<EmandateRow[]> {
-  if (paymentMethodIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<EmandateRecord[]> {
+  if (paymentMethodIds.length === 0) return [];
+  const rows = await db
     .selectFrom('emandates')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('payment_method_id', 'in', paymentMethodIds)
     .orderBy('id')
     .execute();
+  return rows.map(emandateFromRow);
 }
 
 /** A customer's mandates, newest first. */
-export function listEmandatesOfCustomer(
+export async function listEmandatesOfCustomer(
   db: Db,
   accountId: number,
   customerId: number,
-): Promise<EmandateRow[]> {
-  return db
+): Promise<EmandateRecord[]> {
+  const rows = await db
     .selectFrom('emandates')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('customer_id', '=', customerId)
     .orderBy('id', 'desc')
     .execute();
+  return rows.map(emandateFromRow);
 }

@@ -27,8 +27,8 @@ import { assertCustomerExists } from '../customers/index.ts';
 import { emitEvent, emitInBatches, snapshotResource } from '../events/index.ts';
 import type { ResourceRef } from '../events/index.ts';
 import * as repo from './emandate.repository.ts';
-import { emandateFromRow } from './emandate.ts';
-import type { Beneficiary, Emandate, EmandateFlow } from './emandate.ts';
+import { emandateAsOf } from './emandate.ts';
+import type { Beneficiary, DebitTerms, Emandate, EmandateFlow, Signee, SigneeEdits } from './emandate.ts';
 import { allowedFrameOrigin, returnUrlProblem } from './origins.ts';
 import { consentText, documentText, sha256Hex } from './mandateDocument.ts';
 import { newTokenSeed, tokenDigest, tokenFromSeed } from './emandateToken.ts';
@@ -128,7 +128,7 @@ function bounded(value: string | null | undefined, max: number, field: string, p
 
 /**
  * Every rule of docs/design/mandates.md, "Fields", and of the spec's required fields, reported at once by wire
- * field: the columns to insert, or a ValidationError. Money is in the account's currency (docs/spec-decisions.md,
+ * field: the mandate's parts, or a ValidationError. Money is in the account's currency (docs/spec-decisions.md,
  * "eMandates").
  */
 function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
@@ -139,11 +139,11 @@ function checkedEmandate(ctx: ServiceContext, input: EmandateInput) {
   const pageLinks = checkedPageLinks(input, problems);
   if (problems.length) throw new ValidationError(problems);
   return {
-    customer_id: input.customerId ?? null,
+    customerId: input.customerId ?? null,
     ...signee,
     ...bankAccount,
-    ...debit,
-    is_customer_editable: input.isCustomerEditable === true,
+    debit,
+    isCustomerEditable: input.isCustomerEditable === true,
     ...pageLinks,
   };
 }
@@ -173,21 +173,21 @@ function checkedSignee(input: EmandateInput, problems: FieldProblem[]) {
     if (problem) problems.push({ field: 'CountryISOCode', message: problem });
   }
 
-  return {
+  const signee: Signee = {
     name,
-    last_name: lastName,
+    lastName,
     company,
-    trading_as: tradingAs,
+    tradingAs,
     tel,
     email,
     address1,
     address2,
     city,
     state,
-    country_iso_code: country && country.toUpperCase(),
-    postal_code: postalCode,
-    is_company_signee: isCompanySignee,
+    countryIsoCode: country && country.toUpperCase(),
+    postalCode,
   };
+  return { signee, isCompanySignee };
 }
 
 /** The account debited: a debit order's bank details. */
@@ -211,17 +211,19 @@ function checkedBankAccount(input: EmandateInput, problems: FieldProblem[]) {
   }
 
   return {
-    bank_debit_method: 'debit_order',
-    bank_name: bankName,
-    bank_branch_code: branchCode,
-    bank_acc_holder: accountHolder,
+    bankAccount: {
+      debitMethod: 'debit_order' as const,
+      bankName,
+      branchCode,
+      accountHolder,
+      accountType: accountType!,
+    },
     accountNumber: accountNumber!,
-    bank_account_type: accountType!,
   };
 }
 
 /** What is debited, how often and from when, in the account's currency. */
-function checkedDebit(ctx: ServiceContext, input: EmandateInput, problems: FieldProblem[]) {
+function checkedDebit(ctx: ServiceContext, input: EmandateInput, problems: FieldProblem[]): DebitTerms {
   const currencyCode = ctx.account.currencyCode;
   const frequency = debitFrequencyOf(input.debitFrequency);
   if (!frequency) {
@@ -265,17 +267,17 @@ function checkedDebit(ctx: ServiceContext, input: EmandateInput, problems: Field
   const contractRef = requiredText(input.debitContractRef, 'debit_ContractRef', problems);
 
   return {
-    currency_code: currencyCode,
-    debit_frequency: frequency!,
-    debit_action_day: input.debitActionDay,
-    debit_start_date: startDate!,
-    debit_end_date: endDate ?? null,
-    debit_amt_minor: amount!,
-    debit_max_amt_minor: maxAmount!,
-    debit_escalation: escalation,
-    debit_name_on_stmt: nameOnStatement,
-    debit_contract_ref: contractRef,
-    debit_variable_amts: input.debitVariableAmts === true,
+    currencyCode,
+    frequency: frequency!,
+    actionDay: input.debitActionDay,
+    startDate: startDate!,
+    endDate: endDate ?? null,
+    amountMinor: amount!,
+    maxAmountMinor: maxAmount!,
+    escalation,
+    nameOnStatement,
+    contractRef,
+    variableAmounts: input.debitVariableAmts === true,
   };
 }
 
@@ -297,9 +299,9 @@ function checkedPageLinks(input: EmandateInput, problems: FieldProblem[]) {
     if (problem) problems.push({ field: 'CancelUrl', message: problem });
   }
   return {
-    auth_domain: typeof authDomain === 'string' ? authDomain : null,
-    return_url: returnUrl,
-    cancel_url: cancelUrl,
+    authDomain: typeof authDomain === 'string' ? authDomain : null,
+    returnUrl,
+    cancelUrl,
   };
 }
 
@@ -325,35 +327,35 @@ export async function createEmandate(
   flow: EmandateFlow,
   input: EmandateInput,
 ): Promise<CreatedEmandate> {
-  const { accountNumber, ...columns } = checkedEmandate(ctx, input);
-  if (columns.customer_id !== null) await assertCustomerExists(ctx, columns.customer_id);
+  const { accountNumber, bankAccount, ...mandate } = checkedEmandate(ctx, input);
+  if (mandate.customerId !== null) await assertCustomerExists(ctx, mandate.customerId);
   const now = nowInstant(ctx);
   const expiresAt = new Date(ctx.clock.now().getTime() + UNSIGNED_TOKEN_HOURS * 3_600_000).toISOString();
   const seed = newTokenSeed();
   const token = tokenFromSeed(ctx, seed);
   await withTransaction(ctx, async (tctx) => {
-    if (await repo.findEmandateByContractRef(tctx.db, tctx.account.id, columns.debit_contract_ref)) {
-      throw contractRefTaken(columns.debit_contract_ref);
+    if (await repo.findEmandateByContractRef(tctx.db, tctx.account.id, mandate.debit.contractRef)) {
+      throw contractRefTaken(mandate.debit.contractRef);
     }
     let id: number;
     try {
       id = await repo.insertEmandate(tctx.db, {
-        ...columns,
-        account_id: tctx.account.id,
-        token_sha256: tokenDigest(token),
-        token_seed: seed,
+        ...mandate,
+        bankAccount: { ...bankAccount, lastFour: lastFour(accountNumber) },
+        accountId: tctx.account.id,
+        tokenSha256: tokenDigest(token),
+        tokenSeed: seed,
         flow,
         status: 'pending_signature',
-        bank_acc_number_sealed: tctx.secrets.seal(accountNumber),
-        bank_last_four: lastFour(accountNumber),
-        expires_at: expiresAt,
-        created_at: now,
-        updated_at: now,
+        accountNumberSealed: tctx.secrets.seal(accountNumber),
+        expiresAt,
+        createdAt: now,
+        updatedAt: now,
       });
     } catch (error) {
       // Another request took the reference between the check and the insert: the unique index is the backstop.
       if (/unique|duplicate/i.test(String((error as Error).message)))
-        throw contractRefTaken(columns.debit_contract_ref);
+        throw contractRefTaken(mandate.debit.contractRef);
       throw error;
     }
     await emitEvent(tctx, 'emandate.created', emandateRef(id));
@@ -363,19 +365,19 @@ export async function createEmandate(
 
 /** GET /v1/emandate?Token=: another account's token, or an unknown one, is a 404. */
 export async function getEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
-  const row = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
+  const record = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
   // The token is a capability: the refusal's log line must not carry it.
-  if (!row) throw new NotFoundError('eMandate', '[token]');
-  return emandateFromRow(row, nowInstant(ctx), await beneficiaryOf(ctx));
+  if (!record) throw new NotFoundError('eMandate', '[token]');
+  return emandateAsOf(record, nowInstant(ctx), await beneficiaryOf(ctx));
 }
 
 /** Mandates by id, as events show them (src/readModels/); ids not found are left out. */
 export async function emandatesByIds(ctx: ServiceContext, ids: number[]): Promise<Map<number, Emandate>> {
-  const rows = await repo.listEmandatesByIds(ctx.db, ctx.account.id, ids);
-  if (rows.length === 0) return new Map();
+  const records = await repo.listEmandatesByIds(ctx.db, ctx.account.id, ids);
+  if (records.length === 0) return new Map();
   const beneficiary = await beneficiaryOf(ctx);
   const now = nowInstant(ctx);
-  return new Map(rows.map((row) => [row.id, emandateFromRow(row, now, beneficiary)]));
+  return new Map(records.map((record) => [record.id, emandateAsOf(record, now, beneficiary)]));
 }
 
 /**
@@ -386,11 +388,11 @@ export async function emandatesOfPaymentMethods(
   ctx: ServiceContext,
   paymentMethodIds: readonly number[],
 ): Promise<Map<number, Emandate>> {
-  const rows = await repo.listEmandatesLinkedTo(ctx.db, ctx.account.id, paymentMethodIds);
-  if (rows.length === 0) return new Map();
+  const records = await repo.listEmandatesLinkedTo(ctx.db, ctx.account.id, paymentMethodIds);
+  if (records.length === 0) return new Map();
   const beneficiary = await beneficiaryOf(ctx);
   const now = nowInstant(ctx);
-  return new Map(rows.map((row) => [row.payment_method_id!, emandateFromRow(row, now, beneficiary)]));
+  return new Map(records.map((record) => [record.paymentMethodId!, emandateAsOf(record, now, beneficiary)]));
 }
 
 /**
@@ -402,11 +404,11 @@ export async function emandateTokensOfPaymentMethods(
   ctx: ServiceContext,
   paymentMethodIds: readonly number[],
 ): Promise<Map<number, string>> {
-  const rows = await repo.listEmandatesLinkedTo(ctx.db, ctx.account.id, paymentMethodIds);
+  const records = await repo.listEmandatesLinkedTo(ctx.db, ctx.account.id, paymentMethodIds);
   return new Map(
-    rows
-      .filter((row) => row.token_seed !== null)
-      .map((row) => [row.payment_method_id!, tokenFromSeed(ctx, row.token_seed!)]),
+    records
+      .filter((record) => record.tokenSeed !== null)
+      .map((record) => [record.paymentMethodId!, tokenFromSeed(ctx, record.tokenSeed!)]),
   );
 }
 
@@ -418,13 +420,13 @@ export async function emandatesOfCustomer(
   ctx: ServiceContext,
   customerId: number,
 ): Promise<{ mandate: Emandate; token: string | null }[]> {
-  const rows = await repo.listEmandatesOfCustomer(ctx.db, ctx.account.id, customerId);
-  if (rows.length === 0) return [];
+  const records = await repo.listEmandatesOfCustomer(ctx.db, ctx.account.id, customerId);
+  if (records.length === 0) return [];
   const beneficiary = await beneficiaryOf(ctx);
   const now = nowInstant(ctx);
-  return rows.map((row) => ({
-    mandate: emandateFromRow(row, now, beneficiary),
-    token: row.token_seed === null ? null : tokenFromSeed(ctx, row.token_seed),
+  return records.map((record) => ({
+    mandate: emandateAsOf(record, now, beneficiary),
+    token: record.tokenSeed === null ? null : tokenFromSeed(ctx, record.tokenSeed),
   }));
 }
 
@@ -479,23 +481,7 @@ export async function signEmandate(
     }
     const edits = current.isCustomerEditable ? signeeEdits(input.signee ?? {}, problems) : {};
     if (problems.length) throw new ValidationError(problems);
-    const edited: Emandate = {
-      ...current,
-      signee: {
-        ...current.signee,
-        ...Object.fromEntries(
-          Object.entries({
-            tel: edits.tel,
-            email: edits.email,
-            address1: edits.address1,
-            address2: edits.address2,
-            city: edits.city,
-            state: edits.state,
-            postalCode: edits.postal_code,
-          }).filter(([, value]) => value !== undefined),
-        ),
-      },
-    };
+    const edited: Emandate = { ...current, signee: { ...current.signee, ...edits } };
     const consent = consentText(edited);
     const ref = emandateRef(current.id);
     const before = await snapshotResource(tctx, ref);
@@ -506,16 +492,18 @@ export async function signEmandate(
       current.id,
       'pending_signature',
       {
-        ...edits,
+        signee: edits,
         status: 'signed',
-        signed_at: now,
-        signed_name: input.typedName.trim(),
-        signed_client_address: input.clientAddress,
-        signed_user_agent: input.userAgent.slice(0, 500),
-        consent_text: consent,
-        consent_sha256: sha256Hex(consent),
-        document_sha256: sha256Hex(documentText(edited, consent)),
-        updated_at: now,
+        signing: {
+          signedAt: now,
+          typedName: input.typedName.trim(),
+          clientAddress: input.clientAddress,
+          userAgent: input.userAgent.slice(0, 500),
+          consentText: consent,
+          consentSha256: sha256Hex(consent),
+          documentSha256: sha256Hex(documentText(edited, consent)),
+        },
+        updatedAt: now,
       },
     );
     if (!signed) throw notPending(current);
@@ -525,7 +513,7 @@ export async function signEmandate(
 }
 
 /** isCustomerEditable: the basic information a signee may correct (never their name, the bank or the terms). */
-function signeeEdits(given: NonNullable<SigningInput['signee']>, problems: FieldProblem[]) {
+function signeeEdits(given: NonNullable<SigningInput['signee']>, problems: FieldProblem[]): SigneeEdits {
   const value = (text: string | undefined, max: number, field: string) =>
     text === undefined ? undefined : bounded(text, max, field, problems);
   const email = value(given.email, 254, 'Email');
@@ -538,11 +526,9 @@ function signeeEdits(given: NonNullable<SigningInput['signee']>, problems: Field
     address2: value(given.address2, 255, 'Address2'),
     city: value(given.city, 100, 'City'),
     state: value(given.state, 100, 'State'),
-    postal_code: value(given.postalCode, 20, 'PostalCode'),
+    postalCode: value(given.postalCode, 20, 'PostalCode'),
   };
-  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<
-    Record<keyof typeof changes, string | null>
-  >;
+  return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as SigneeEdits;
 }
 
 /**
@@ -561,11 +547,7 @@ export async function declineEmandate(ctx: ServiceContext, token: string): Promi
       tctx.account.id,
       current.id,
       'pending_signature',
-      {
-        status: 'rejected',
-        declined_at: now,
-        updated_at: now,
-      },
+      { status: 'rejected', declinedAt: now, updatedAt: now },
     );
     if (!declined) throw notPending(current);
     await emitEvent(tctx, 'emandate.declined', ref, { before });
@@ -588,9 +570,9 @@ export async function expireLapsedEmandates(ctx: ServiceContext): Promise<number
       const before = await snapshotResource(tctx, ref);
       const moved = await repo.updateEmandateInStatus(tctx.db, tctx.account.id, id, 'pending_signature', {
         status: 'expired',
-        updated_at: nowInstant(tctx),
+        updatedAt: nowInstant(tctx),
       });
-      // NOTE: reads show a lapsed mandate expired already (emandateFromRow), so the snapshot says so too; the event's
+      // NOTE: reads show a lapsed mandate expired already (emandateAsOf), so the snapshot says so too; the event's
       // `previous` names the status the mandate was stored in.
       const was = { ...before, object: before.object && { ...before.object, Status: 'pending_signature' } };
       if (moved)

@@ -1,7 +1,6 @@
 import type { AccountType } from './bankAccounts.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { DebitFrequency } from './mandates.ts';
-import type { EmandateRow } from './emandate.repository.ts';
 
 /** Where an eMandate is (docs/design/mandates.md, "Lifecycle"): the states this service reaches so far. */
 export type EmandateStatus = 'pending_signature' | 'signed' | 'expired' | 'rejected' | 'cancelled';
@@ -95,70 +94,55 @@ export interface Emandate {
   beneficiary: Beneficiary;
 }
 
-export function emandateFromRow(row: EmandateRow, now: string, beneficiary: Beneficiary): Emandate {
-  const lapsed = row.status === 'pending_signature' && row.expires_at <= now;
-  return {
-    id: row.id,
-    customerId: row.customer_id,
-    paymentMethodId: row.payment_method_id,
-    flow: row.flow as EmandateFlow,
-    status: lapsed ? 'expired' : (row.status as EmandateStatus),
-    signee: {
-      name: row.name,
-      lastName: row.last_name,
-      company: row.company,
-      tradingAs: row.trading_as,
-      tel: row.tel,
-      email: row.email,
-      address1: row.address1,
-      address2: row.address2,
-      city: row.city,
-      state: row.state,
-      countryIsoCode: row.country_iso_code,
-      postalCode: row.postal_code,
-    },
-    bankAccount: {
-      debitMethod: 'debit_order',
-      bankName: row.bank_name,
-      branchCode: row.bank_branch_code,
-      accountHolder: row.bank_acc_holder,
-      lastFour: row.bank_last_four,
-      accountType: row.bank_account_type as AccountType,
-    },
-    debit: {
-      currencyCode: row.currency_code,
-      frequency: row.debit_frequency as DebitFrequency,
-      actionDay: row.debit_action_day,
-      startDate: row.debit_start_date,
-      endDate: row.debit_end_date,
-      amountMinor: row.debit_amt_minor,
-      maxAmountMinor: row.debit_max_amt_minor,
-      escalation: row.debit_escalation,
-      nameOnStatement: row.debit_name_on_stmt,
-      contractRef: row.debit_contract_ref,
-      variableAmounts: Boolean(row.debit_variable_amts),
-    },
-    isCustomerEditable: Boolean(row.is_customer_editable),
-    isCompanySignee: Boolean(row.is_company_signee),
-    authDomain: row.auth_domain,
-    returnUrl: row.return_url,
-    cancelUrl: row.cancel_url,
-    expiresAt: row.expires_at,
-    declinedAt: row.declined_at,
-    cancelledAt: row.cancelled_at,
-    createdAt: row.created_at,
-    signing:
-      row.signed_at === null
-        ? null
-        : {
-            signedAt: row.signed_at,
-            typedName: row.signed_name ?? '',
-            clientAddress: row.signed_client_address ?? '',
-            userAgent: row.signed_user_agent ?? '',
-            consentText: row.consent_text ?? '',
-            consentSha256: row.consent_sha256 ?? '',
-            documentSha256: row.document_sha256 ?? '',
-          },
-    beneficiary,
-  };
+/**
+ * A mandate as stored (emandate.mapper.ts makes it from its row): its status as written, with what only the service
+ * reads, the sealed account number and the seed its token is derived from again (null before migration 0022).
+ */
+export interface EmandateRecord extends Omit<Emandate, 'beneficiary'> {
+  accountNumberSealed: string;
+  tokenSeed: string | null;
+}
+
+/** The mandate as of `now`: an unsigned mandate past its expiry reads as expired before the sweep moves it. */
+export function emandateAsOf(record: EmandateRecord, now: string, beneficiary: Beneficiary): Emandate {
+  const { accountNumberSealed: _sealed, tokenSeed: _seed, ...mandate } = record;
+  const lapsed = record.status === 'pending_signature' && record.expiresAt <= now;
+  return { ...mandate, status: lapsed ? 'expired' : record.status, beneficiary };
+}
+
+/** A mandate to store: created unsigned, its token kept only as a digest and a seed (emandateToken.ts). */
+export interface NewEmandate {
+  accountId: number;
+  customerId: number | null;
+  tokenSha256: string;
+  tokenSeed: string;
+  flow: EmandateFlow;
+  status: EmandateStatus;
+  signee: Signee;
+  isCompanySignee: boolean;
+  bankAccount: MandateBankAccount;
+  accountNumberSealed: string;
+  debit: DebitTerms;
+  isCustomerEditable: boolean;
+  authDomain: string | null;
+  returnUrl: string | null;
+  cancelUrl: string | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The basic information a signee may correct while signing (isCustomerEditable). */
+export type SigneeEdits = Partial<
+  Pick<Signee, 'tel' | 'email' | 'address1' | 'address2' | 'city' | 'state' | 'postalCode'>
+>;
+
+/** What a step of the lifecycle changes; fields left out stay as they are. */
+export interface EmandateChanges {
+  signee?: SigneeEdits;
+  status: EmandateStatus;
+  signing?: SigningEvidence;
+  declinedAt?: string;
+  cancelledAt?: string;
+  updatedAt: string;
 }

@@ -47,8 +47,8 @@ export async function cancelEmandate(ctx: ServiceContext, token: string): Promis
     const now = nowInstant(tctx);
     const cancelled = await repo.updateEmandateInStatus(tctx.db, tctx.account.id, current.id, 'signed', {
       status: 'cancelled',
-      cancelled_at: now,
-      updated_at: now,
+      cancelledAt: now,
+      updatedAt: now,
     });
     if (!cancelled) throw notSigned(await getEmandate(tctx, token));
     const events: EventToEmit[] = [{ type: 'emandate.cancelled', ref, before }];

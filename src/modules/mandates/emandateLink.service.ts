@@ -29,8 +29,8 @@ export async function emandateLinkProblem(
   token: string,
   account: MandatedBankAccount,
 ): Promise<string | undefined> {
-  const row = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
-  if (!row) return 'does not name an eMandate of this account';
+  const record = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
+  if (!record) return 'does not name an eMandate of this account';
   const mandate = await getEmandate(ctx, token);
   if (mandate.status === 'expired') return 'names an eMandate that expired unsigned';
   if (mandate.status === 'rejected') return 'names an eMandate the signee declined';
@@ -40,7 +40,7 @@ export async function emandateLinkProblem(
     return `names a ${mandate.bankAccount.debitMethod} eMandate; this account is ${account.debitMethod}`;
   }
   if (
-    account.accountNumber !== ctx.secrets.open(row.bank_acc_number_sealed) ||
+    account.accountNumber !== ctx.secrets.open(record.accountNumberSealed) ||
     comparable(account.branchCode) !== comparable(mandate.bankAccount.branchCode)
   ) {
     return 'names an eMandate for another bank account (the account number and branch code must match)';

@@ -1,0 +1,141 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Account } from '../../context.ts';
+import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod } from '../../core/periods.ts';
+import type { AccountsTable, ApiKeysTable } from './tables.ts';
+import type { AccountChanges, ApiKeyInfo } from './account.ts';
+
+// The accounts' and API keys' columns become the domain's names here, and nowhere else.
+
+/** The columns an account is read with (account.repository.ts ACCOUNT_COLUMNS); SQLite's booleans are 1 and 0. */
+export interface AccountRow {
+  id: number;
+  name: string;
+  time_zone: string;
+  currency_code: string;
+  is_test: boolean | number;
+  test_clock_at: string | null;
+  invoice_due_days: number;
+  invoice_notes: string | null;
+  invoice_terms: string | null;
+  dunning_retry_days: string | null;
+  dunning_max_attempts: number | null;
+  dunning_suspend_customer: boolean | number;
+  dunning_cancel_subscriptions: boolean | number;
+  statement_period: string;
+  portal_slug: string | null;
+  portal_allow_cancel: boolean | number;
+  portal_switch_package_ids: string;
+  portal_epoch: number;
+  is_tax_inclusive: boolean | number;
+  bill_cycle_day: number | null;
+  send_payment_receipts: boolean | number;
+  send_payment_failed_emails: boolean | number;
+  send_invoice_reminders: boolean | number;
+  invoice_reminder_days: string | null;
+  apply_credit_first: boolean | number;
+  auto_submit_batches: boolean | number;
+  staff_email: string | null;
+}
+
+export function accountFromRow(row: AccountRow): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    timeZone: row.time_zone,
+    currencyCode: row.currency_code,
+    isTest: Boolean(row.is_test),
+    testClockAt: row.test_clock_at,
+    invoiceDueDays: row.invoice_due_days,
+    invoiceNotes: row.invoice_notes,
+    invoiceTerms: row.invoice_terms,
+    dunning: {
+      retryDays: row.dunning_retry_days === null ? null : (JSON.parse(row.dunning_retry_days) as number[]),
+      maxAttempts: row.dunning_max_attempts,
+      suspendCustomer: Boolean(row.dunning_suspend_customer),
+      cancelSubscriptions: Boolean(row.dunning_cancel_subscriptions),
+    },
+    statementPeriod: isStatementPeriod(row.statement_period)
+      ? row.statement_period
+      : DEFAULT_STATEMENT_PERIOD,
+    portalSlug: row.portal_slug,
+    portalSelfService: {
+      allowCancel: Boolean(row.portal_allow_cancel),
+      switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
+    },
+    portalEpoch: Number(row.portal_epoch),
+    isTaxInclusive: Boolean(row.is_tax_inclusive),
+    billCycleDay: row.bill_cycle_day,
+    collectionLoop: {
+      sendReceipts: Boolean(row.send_payment_receipts),
+      sendPaymentFailed: Boolean(row.send_payment_failed_emails),
+      sendReminders: Boolean(row.send_invoice_reminders),
+      reminderDays:
+        row.invoice_reminder_days === null ? null : (JSON.parse(row.invoice_reminder_days) as number[]),
+      applyCreditFirst: Boolean(row.apply_credit_first),
+      autoSubmitBatches: Boolean(row.auto_submit_batches),
+      staffEmail: row.staff_email,
+    },
+  };
+}
+
+export function apiKeyInfoFromRow(
+  row: Pick<Selectable<ApiKeysTable>, 'id' | 'key_prefix' | 'created_at' | 'revoked_at'>,
+): ApiKeyInfo {
+  return { id: row.id, keyPrefix: row.key_prefix, createdAt: row.created_at, revokedAt: row.revoked_at };
+}
+
+/** Each setting and its column. */
+const COLUMN_OF = {
+  timeZone: 'time_zone',
+  invoiceDueDays: 'invoice_due_days',
+  invoiceNotes: 'invoice_notes',
+  invoiceTerms: 'invoice_terms',
+  statementPeriod: 'statement_period',
+  portalSlug: 'portal_slug',
+  portalAllowCancel: 'portal_allow_cancel',
+  isTaxInclusive: 'is_tax_inclusive',
+  portalSwitchPackageIds: 'portal_switch_package_ids',
+  billCycleDay: 'bill_cycle_day',
+  sellerLegalName: 'seller_legal_name',
+  sellerAddress1: 'seller_address1',
+  sellerAddress2: 'seller_address2',
+  sellerCity: 'seller_city',
+  sellerPostalCode: 'seller_postal_code',
+  sellerCountryCode: 'seller_country_code',
+  sellerTaxNumber: 'seller_tax_number',
+  sellerCompanyNumber: 'seller_company_number',
+  sellerEmail: 'seller_email',
+  sellerPhone: 'seller_phone',
+  paymentInstructions: 'payment_instructions',
+  dunningRetryDays: 'dunning_retry_days',
+  dunningMaxAttempts: 'dunning_max_attempts',
+  dunningSuspendCustomer: 'dunning_suspend_customer',
+  dunningCancelSubscriptions: 'dunning_cancel_subscriptions',
+  sendPaymentReceipts: 'send_payment_receipts',
+  sendPaymentFailedEmails: 'send_payment_failed_emails',
+  sendInvoiceReminders: 'send_invoice_reminders',
+  invoiceReminderDays: 'invoice_reminder_days',
+  applyCreditFirst: 'apply_credit_first',
+  autoSubmitBatches: 'auto_submit_batches',
+  staffEmail: 'staff_email',
+} as const satisfies Record<keyof AccountChanges, keyof AccountsTable>;
+
+/** The lists stored as JSON text. */
+const JSON_FIELDS: ReadonlySet<keyof AccountChanges> = new Set([
+  'portalSwitchPackageIds',
+  'dunningRetryDays',
+  'invoiceReminderDays',
+]);
+
+/** The columns a change sets, in the order its settings were given. */
+export function accountChangesToRow(changes: AccountChanges): Updateable<AccountsTable> {
+  const row: Record<string, unknown> = {};
+  for (const field in changes) {
+    const value = changes[field as keyof AccountChanges];
+    if (value === undefined) continue;
+    const stored =
+      JSON_FIELDS.has(field as keyof AccountChanges) && value !== null ? JSON.stringify(value) : value;
+    row[COLUMN_OF[field as keyof AccountChanges]] = stored;
+  }
+  return row;
+}

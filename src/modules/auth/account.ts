@@ -1,0 +1,63 @@
+/**
+ * The settings an account may change after its creation, as PUT /v1/account checks them: undefined keeps a value.
+ * Lists are numbers here; account.mapper.ts stores them as JSON text.
+ */
+export interface AccountChanges {
+  timeZone?: string;
+  invoiceDueDays?: number;
+  invoiceNotes?: string | null;
+  invoiceTerms?: string | null;
+  statementPeriod?: string;
+  portalSlug?: string | null;
+  portalAllowCancel?: boolean;
+  isTaxInclusive?: boolean;
+  portalSwitchPackageIds?: number[];
+  billCycleDay?: number | null;
+  sellerLegalName?: string | null;
+  sellerAddress1?: string | null;
+  sellerAddress2?: string | null;
+  sellerCity?: string | null;
+  sellerPostalCode?: string | null;
+  /** ISO 3166-1 alpha-2. */
+  sellerCountryCode?: string | null;
+  sellerTaxNumber?: string | null;
+  sellerCompanyNumber?: string | null;
+  sellerEmail?: string | null;
+  sellerPhone?: string | null;
+  paymentInstructions?: string | null;
+  dunningRetryDays?: number[] | null;
+  dunningMaxAttempts?: number | null;
+  dunningSuspendCustomer?: boolean;
+  dunningCancelSubscriptions?: boolean;
+  sendPaymentReceipts?: boolean;
+  sendPaymentFailedEmails?: boolean;
+  sendInvoiceReminders?: boolean;
+  invoiceReminderDays?: number[] | null;
+  applyCreditFirst?: boolean;
+  autoSubmitBatches?: boolean;
+  staffEmail?: string | null;
+}
+
+/** The seller details' part of the changes (sellerDetails.ts). */
+export type SellerChanges = Pick<
+  AccountChanges,
+  | 'sellerLegalName'
+  | 'sellerAddress1'
+  | 'sellerAddress2'
+  | 'sellerCity'
+  | 'sellerPostalCode'
+  | 'sellerCountryCode'
+  | 'sellerTaxNumber'
+  | 'sellerCompanyNumber'
+  | 'sellerEmail'
+  | 'sellerPhone'
+  | 'paymentInstructions'
+>;
+
+/** An API key as events show it: never the key, which is shown once, at its creation. */
+export interface ApiKeyInfo {
+  id: number;
+  keyPrefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
