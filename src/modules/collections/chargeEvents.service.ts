@@ -15,7 +15,7 @@ import {
 import { emitEvents } from '../events/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
-import { applyRefundEvent } from './refund.service.ts';
+import { applyRefundEvent } from './gatewayRefund.service.ts';
 
 /**
  * What gateways report about their charges after the fact (docs/gateways.md, "Late events"): read once a business
@@ -43,7 +43,7 @@ export async function applyChargeEvents(ctx: ServiceContext): Promise<number> {
  *   left unallocated on the customer's account (the invoices it paid may have been paid since);
  * - `dispute_lost`: the reversal stands (a dispute not told before is reversed now);
  * - `charge_settled` / `charge_failed`: a pending payment settles, or fails with the provider's reason;
- * - `refund_settled` / `refund_failed`: a pending refund is confirmed, or undone (collections/refund.service.ts).
+ * - `refund_settled` / `refund_failed`: a pending refund is confirmed, or undone (collections/gatewayRefund.service.ts).
  */
 export async function applyChargeEvent(
   ctx: ServiceContext,

@@ -9,7 +9,7 @@ import type { Claimed } from './collectionClaim.service.ts';
 import { recordBatch } from './collectionRecord.service.ts';
 import type { Answered } from './collectionRecord.service.ts';
 import { afterRetriesRanOut } from './retriesRanOut.service.ts';
-import { finishUnansweredRefunds } from './refund.service.ts';
+import { finishUnansweredRefunds } from './gatewayRefund.service.ts';
 import { finishUnansweredPortalPayments } from './payNow.service.ts';
 import { applyChargeEvents } from './chargeEvents.service.ts';
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Id, Nullable, StringEnum, Text } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { PAID_INVOICES_CHOICES, PaymentOut, WireAmount, toPaymentDto } from '../ledger/index.ts';
-import { refundPayment } from './refund.service.ts';
+import { refundPayment } from './gatewayRefund.service.ts';
 
 export function registerCollectionsRoutes(app: App): void {
   app.post(

@@ -58,8 +58,8 @@ export {
   confirmRefund,
   releaseRefund,
   reserveRefund,
-} from './refund.service.ts';
-export type { PaidInvoices, RefundReservation, TakenFromInvoice } from './refund.service.ts';
+} from './refundReservation.service.ts';
+export type { PaidInvoices, RefundReservation, TakenFromInvoice } from './refundReservation.service.ts';
 export const PAYMENT_EVENT_TYPES = [
   'payment.created',
   'payment.updated',
