@@ -60,8 +60,8 @@ export type { PackagePrice } from './packagePricing.ts';
 export { packageBlocks, pricePackage, validatePackagePrice } from './packagePricing.ts';
 export type { Bracket, Scheme, Tier } from './pricing.ts';
 export {
-  Decimal,
-  ZERO,
+  PriceDecimal,
+  PRICE_ZERO,
   chargedTiers,
   isScheme,
   parseQuantity,

@@ -1,6 +1,6 @@
 import type Big from 'big.js';
 import { PRICE_DECIMALS } from '../../core/money.ts';
-import { Decimal, ZERO, hasAtMostDecimals, parseDecimal, parseQuantity } from './pricing.ts';
+import { PriceDecimal, PRICE_ZERO, hasAtMostDecimals, parseDecimal, parseQuantity } from './pricing.ts';
 
 /**
  * Package pricing (docs/pricing.md, "Usage schemes"): usage is sold in blocks of PackageSize units at Price a
@@ -30,7 +30,7 @@ export interface PackageProblem {
   message: string;
 }
 
-const ONE = new Decimal('1');
+const ONE = new PriceDecimal('1');
 
 /** Every problem with a package price; an empty result means it is valid. */
 export function validatePackagePrice(pack: PackagePrice): PackageProblem[] {
@@ -62,11 +62,11 @@ export function packageBlocks(pack: PackagePrice, quantity: string): Big {
   const problem = validatePackagePrice(pack)[0];
   if (problem) throw new RangeError(`invalid package price: ${problem.message}`);
   const qty = parseQuantity(quantity);
-  const size = new Decimal(pack.packageSize);
-  const billable = qty.minus(new Decimal(pack.freeUnits ?? '0'));
-  if (billable.lte(ZERO)) return ZERO;
+  const size = new PriceDecimal(pack.packageSize);
+  const billable = qty.minus(new PriceDecimal(pack.freeUnits ?? '0'));
+  if (billable.lte(PRICE_ZERO)) return PRICE_ZERO;
   // Exact ceiling: Big's division stops at 20 decimals, so the quotient is corrected by multiplying back.
-  let blocks = billable.div(size).round(0, Decimal.roundDown);
+  let blocks = billable.div(size).round(0, PriceDecimal.roundDown);
   while (blocks.times(size).gt(billable)) blocks = blocks.minus(ONE);
   while (blocks.times(size).lt(billable)) blocks = blocks.plus(ONE);
   return blocks;
@@ -74,5 +74,5 @@ export function packageBlocks(pack: PackagePrice, quantity: string): Big {
 
 /** The exact charge for a quantity in blocks, unrounded, as a canonical decimal string. */
 export function pricePackage(pack: PackagePrice, quantity: string): string {
-  return packageBlocks(pack, quantity).times(new Decimal(pack.price)).toFixed();
+  return packageBlocks(pack, quantity).times(new PriceDecimal(pack.price)).toFixed();
 }

@@ -75,25 +75,25 @@ export interface BracketProblem {
 
 // NOTE: a private constructor in strict mode refuses JS numbers, so no binary float can reach the arithmetic;
 // the widest exponent limits keep toString (used in messages) out of exponent form.
-export const Decimal = Big();
-Decimal.strict = true;
-Decimal.NE = -1e6;
-Decimal.PE = 1e6;
+export const PriceDecimal = Big();
+PriceDecimal.strict = true;
+PriceDecimal.NE = -1e6;
+PriceDecimal.PE = 1e6;
 
 const PLAIN_DECIMAL = /^\d+(\.\d+)?$/;
-export const ZERO = new Decimal('0');
-const ONE = new Decimal('1');
+export const PRICE_ZERO = new PriceDecimal('0');
+const ONE = new PriceDecimal('1');
 
 export function isScheme(value: string): value is Scheme {
   return (SCHEMES as readonly string[]).includes(value);
 }
 
 export function parseDecimal(text: unknown): Big | undefined {
-  return typeof text === 'string' && PLAIN_DECIMAL.test(text) ? new Decimal(text) : undefined;
+  return typeof text === 'string' && PLAIN_DECIMAL.test(text) ? new PriceDecimal(text) : undefined;
 }
 
 export function hasAtMostDecimals(value: Big, digits: number): boolean {
-  return value.round(digits, Decimal.roundDown).eq(value);
+  return value.round(digits, PriceDecimal.roundDown).eq(value);
 }
 
 function parseBound(
@@ -149,7 +149,7 @@ export function validateSchemeBrackets(
       });
     }
     const price = parseDecimal(bracket.price);
-    if (price && !price.eq(ZERO)) {
+    if (price && !price.eq(PRICE_ZERO)) {
       problems.push({
         index,
         field: 'price',
@@ -202,7 +202,7 @@ export function validateBrackets(brackets: readonly Bracket[]): BracketProblem[]
       }
     }
 
-    if (from !== undefined && index === 0 && !from.eq(ZERO) && !from.eq(ONE)) {
+    if (from !== undefined && index === 0 && !from.eq(PRICE_ZERO) && !from.eq(ONE)) {
       problems.push({
         index,
         field: 'qtyFrom',
@@ -263,16 +263,16 @@ export interface Tier {
 export function tiersOf(scheme: BracketScheme, brackets: readonly Bracket[]): Tier[] {
   const problem = [...validateBrackets(brackets), ...validateSchemeBrackets(scheme, brackets)][0];
   if (problem) throw new RangeError(`invalid brackets: bracket ${problem.index}: ${problem.message}`);
-  let lower = ZERO;
+  let lower = PRICE_ZERO;
   return brackets.map((bracket, index) => {
-    const upper = bracket.qtyTill === null ? null : new Decimal(bracket.qtyTill);
+    const upper = bracket.qtyTill === null ? null : new PriceDecimal(bracket.qtyTill);
     const tier = {
       lower,
       upper,
-      price: new Decimal(bracket.price),
-      flat: new Decimal(bracket.flatPrice ?? '0'),
+      price: new PriceDecimal(bracket.price),
+      flat: new PriceDecimal(bracket.flatPrice ?? '0'),
       bracket,
-      holdsZero: index === 0 && new Decimal(bracket.qtyFrom).eq(ZERO),
+      holdsZero: index === 0 && new PriceDecimal(bracket.qtyFrom).eq(PRICE_ZERO),
     };
     if (upper) lower = upper;
     return tier;
@@ -282,12 +282,13 @@ export function tiersOf(scheme: BracketScheme, brackets: readonly Bracket[]): Ti
 /** Whether the tier holds the quantity (volume, stairstep) or is reached by it (unit). */
 function holds(tier: Tier, qty: Big): boolean {
   return (
-    (qty.gt(tier.lower) || (qty.eq(ZERO) && tier.holdsZero)) && (tier.upper === null || qty.lte(tier.upper))
+    (qty.gt(tier.lower) || (qty.eq(PRICE_ZERO) && tier.holdsZero)) &&
+    (tier.upper === null || qty.lte(tier.upper))
   );
 }
 
 function reaches(tier: Tier, qty: Big): boolean {
-  return qty.gt(tier.lower) || (qty.eq(ZERO) && tier.holdsZero);
+  return qty.gt(tier.lower) || (qty.eq(PRICE_ZERO) && tier.holdsZero);
 }
 
 /** The tiers a quantity is charged by, each with the units it prices there: every one reached under unit. */
@@ -316,7 +317,7 @@ export function priceUsage(scheme: Scheme, brackets: readonly Bracket[], quantit
   }
   const qty = parseQuantity(quantity);
   const tiers = tiersOf(scheme, brackets);
-  let charge = ZERO;
+  let charge = PRICE_ZERO;
   for (const { tier, units } of chargedTiers(scheme, tiers, qty)) {
     charge = charge.plus(tier.flat);
     if (scheme !== 'stairstep') charge = charge.plus(units.times(tier.price));

@@ -2,8 +2,8 @@ import type Big from 'big.js';
 import { packageBlocks, pricePackage } from '../catalogue/index.ts';
 import type { PackagePrice } from '../catalogue/index.ts';
 import {
-  Decimal,
-  ZERO,
+  PriceDecimal,
+  PRICE_ZERO,
   chargedTiers,
   isScheme,
   parseQuantity,
@@ -59,13 +59,13 @@ export function shownPrice(value: Big): string {
 }
 
 function rangeOf(tier: Tier): string {
-  const from = groupedNumber(new Decimal(tier.bracket.qtyFrom));
+  const from = groupedNumber(new PriceDecimal(tier.bracket.qtyFrom));
   return tier.upper === null ? `${from}+ units` : `${from}–${groupedNumber(tier.upper)} units`;
 }
 
 function bracketDetail(scheme: Scheme, tier: Tier): string {
   if (scheme === 'stairstep') return `${rangeOf(tier)}: ${shownPrice(tier.flat)} flat`;
-  const flat = tier.flat.gt(ZERO) ? ` + ${shownPrice(tier.flat)} flat` : '';
+  const flat = tier.flat.gt(PRICE_ZERO) ? ` + ${shownPrice(tier.flat)} flat` : '';
   return `${rangeOf(tier)} at ${shownPrice(tier.price)}${flat}`;
 }
 
@@ -83,13 +83,15 @@ export function chargeUsage(price: UsagePrice, quantity: string): UsageCharge {
     if (!price.pack) throw new RangeError('the package scheme needs a package price');
     const blocks = packageBlocks(price.pack, quantity);
     const free =
-      price.pack.freeUnits && !new Decimal(price.pack.freeUnits).eq(ZERO) ? price.pack.freeUnits : null;
-    const counted = `${groupedNumber(blocks)} ${blocks.eq(new Decimal('1')) ? 'block' : 'blocks'} of ${groupedNumber(
-      new Decimal(price.pack.packageSize),
-    )} at ${shownPrice(new Decimal(price.pack.price))}`;
+      price.pack.freeUnits && !new PriceDecimal(price.pack.freeUnits).eq(PRICE_ZERO)
+        ? price.pack.freeUnits
+        : null;
+    const counted = `${groupedNumber(blocks)} ${blocks.eq(new PriceDecimal('1')) ? 'block' : 'blocks'} of ${groupedNumber(
+      new PriceDecimal(price.pack.packageSize),
+    )} at ${shownPrice(new PriceDecimal(price.pack.price))}`;
     return {
       amount: pricePackage(price.pack, quantity),
-      detail: free ? `first ${groupedNumber(new Decimal(free))} free, ${counted}` : counted,
+      detail: free ? `first ${groupedNumber(new PriceDecimal(free))} free, ${counted}` : counted,
     };
   }
   const amount = priceUsage(price.scheme, price.brackets, quantity);
