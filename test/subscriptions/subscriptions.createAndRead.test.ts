@@ -426,7 +426,7 @@ describe('GET /v1/subscriptions, /v1/subscriptions/{id}, /v1/customers/{id}/subs
     // The billing and mail workers run statements meanwhile: count only this read's own.
     const isRead = (q: string) =>
       q.includes('as "package_version_no"') ||
-      q.includes('"component_versions"."version_no"') ||
+      q.includes('"component_version_numbers"."version_no"') ||
       (q.includes('from "subscription_usage"') && q.includes('"period_end" >'));
     const count = async (pageSize: number) => {
       t.queries.length = 0;
