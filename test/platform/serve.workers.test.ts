@@ -195,6 +195,8 @@ describe('billing serve --workers 2', () => {
     });
   });
 
+  // Two worker processes bill and mail through real SMTP: about 16 s alone, past the default 30 s with the suite's
+  // other worker busy.
   it('bills each due subscription once and mails each invoice once, both workers running the bill run', async () => {
     const smtp = await startSmtpReceiver();
     try {
@@ -263,7 +265,7 @@ describe('billing serve --workers 2', () => {
     } finally {
       await smtp.close();
     }
-  });
+  }, 90_000);
 });
 
 describe('billing serve --workers N that cannot start', () => {

@@ -40,6 +40,7 @@ async function history(customerId: number) {
 }
 
 describe('the statement and payments in a browser', () => {
+  // A browser walk with a PDF download: 20 to 29 s alone, past the default 30 s with the suite's other worker busy.
   it('picks a period, follows a quick choice, downloads the PDF, and lists the payments', async () => {
     const login = await customerWithLogin();
     const h = await history(login.customerId);
@@ -118,7 +119,7 @@ describe('the statement and payments in a browser', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot(page, 'payments-dark');
     await context.close();
-  });
+  }, 90_000);
 
   it('is usable 320 pixels wide', async () => {
     const login = await customerWithLogin();
