@@ -27,13 +27,15 @@ async function expectAccessible(
   name: string,
   { inFrame = false, contrast = false } = {},
 ): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const analyze = () => new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const throughFrame = (checked: Awaited<ReturnType<typeof analyze>>) =>
+    checked.passes.some((rule) => rule.nodes.some((node) => node.target.length > 1));
+  // On a loaded machine axe may leave out a frame it could not reach in time: it is asked again, at most twice.
+  let results = await analyze();
+  for (let again = 0; inFrame && !throughFrame(results) && again < 2; again += 1) results = await analyze();
   // axe looked at the page: rules passed, and inside the frame when there is one (a target through an iframe).
   expect(results.passes.length).toBeGreaterThan(0);
-  if (inFrame) {
-    const throughFrame = results.passes.some((rule) => rule.nodes.some((node) => node.target.length > 1));
-    expect(throughFrame, 'axe checked nothing inside the frame').toBe(true);
-  }
+  if (inFrame) expect(throughFrame(results), 'axe checked nothing inside the frame').toBe(true);
   if (contrast) {
     const measured = results.passes.find((rule) => rule.id === 'color-contrast');
     expect(measured?.nodes.length ?? 0, 'axe measured no text contrast').toBeGreaterThan(0);
