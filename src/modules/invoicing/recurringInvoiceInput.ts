@@ -1,6 +1,7 @@
 /** Checking a recurring invoice request: its own fields, then the invoice rules it shares (invoiceInput.ts). */
 import type { ServiceContext } from '../../context.ts';
 import type { FieldProblem } from '../../errors.ts';
+import type { RecurringInvoiceFields } from './recurringInvoice.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { TERM_UNITS, isTermUnit } from '../../core/periods.ts';
 import { optionalText } from '../../core/text.ts';
@@ -105,20 +106,8 @@ export function checkedFields(
 }
 
 /** The record as it will be stored: the request's values over the stored ones (or the defaults on create). */
-export interface RecurringRecord {
+export interface RecurringRecord extends RecurringInvoiceFields {
   customerId: number;
-  currencyCode: string;
-  reference: string | null;
-  term: number;
-  termType: string;
-  startDate: PlainDate;
-  endDate: PlainDate | null;
-  numDaysBeforeToInv: number;
-  collectionMethod: string | null;
-  gatewayId: number | null;
-  customerPaymentMethodId: number | null;
-  invoiceTerms: string | null;
-  invoiceNotes: string | null;
   charges: CheckedCharge[];
   taxes: CheckedTax[];
 }
