@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { WCAG_TAGS, analyzeWithFrame, checkedInsideFrame } from '../helpers/axe.ts';
 import { useBrowserSetup } from './browser.fixtures.ts';
 import { createPageMandate, mandateBody, t, useMandatesService } from './fixtures.ts';
 
@@ -11,7 +12,6 @@ import { createPageMandate, mandateBody, t, useMandatesService } from './fixture
 // both. Screenshots at 320 px wide go to test-output/emandate-a11y/ (git-ignored), for a person to look at.
 
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/emandate-a11y');
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
 useMandatesService();
 
@@ -27,15 +27,12 @@ async function expectAccessible(
   name: string,
   { inFrame = false, contrast = false } = {},
 ): Promise<void> {
-  const analyze = () => new AxeBuilder({ page }).withTags(TAGS).analyze();
-  const throughFrame = (checked: Awaited<ReturnType<typeof analyze>>) =>
-    checked.passes.some((rule) => rule.nodes.some((node) => node.target.length > 1));
-  // On a loaded machine axe may leave out a frame it could not reach in time: it is asked again, at most twice.
-  let results = await analyze();
-  for (let again = 0; inFrame && !throughFrame(results) && again < 2; again += 1) results = await analyze();
+  const results = inFrame
+    ? await analyzeWithFrame(page)
+    : await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   // axe looked at the page: rules passed, and inside the frame when there is one (a target through an iframe).
   expect(results.passes.length).toBeGreaterThan(0);
-  if (inFrame) expect(throughFrame(results), 'axe checked nothing inside the frame').toBe(true);
+  if (inFrame) expect(checkedInsideFrame(results), 'axe checked nothing inside the frame').toBe(true);
   if (contrast) {
     const measured = results.passes.find((rule) => rule.id === 'color-contrast');
     expect(measured?.nodes.length ?? 0, 'axe measured no text contrast').toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import { WCAG_TAGS } from '../helpers/axe.ts';
 import { dialect } from '../helpers/service.ts';
 
 /**
@@ -12,7 +13,6 @@ import { dialect } from '../helpers/service.ts';
  * (docs/design/portal.md, "Accessibility"), screenshots under test-output/portal/{dialect}/ (ignored by git) to look at.
  */
 
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 /** One folder per database, since both projects run at once. */
 export const SCREENSHOTS = path.resolve('test-output/portal', dialect);
 
@@ -44,7 +44,7 @@ export async function newPage(
 export async function expectAccessible(page: Page, state: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    const { violations } = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
     for (const violation of violations) {
       console.log(
         `[axe, ${state}, ${scheme}] ${violation.impact} ${violation.id}: ${violation.help}\n` +
