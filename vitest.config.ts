@@ -17,8 +17,14 @@ const dialectProject = (dialect: 'sqlite' | 'postgres') => ({
   test: {
     name: dialect,
     include: ['test/**/*.test.ts'],
-    // A file of PostgreSQL's own behaviour (`*.postgres.test.ts`) runs in the postgres project only.
-    exclude: dialect === 'sqlite' ? ['test/**/*.postgres.test.ts'] : [],
+    // A file of PostgreSQL's own behaviour (`*.postgres.test.ts`) runs in the postgres project only. A page in a
+    // browser (`*.browser.test.ts`) is tested once: its subject is what the page shows and does, the same over
+    // either database, whose own behaviour the API tests cover twice (CONTRIBUTING.md, "How long the suite
+    // takes"); it runs on PostgreSQL when there is one, on SQLite otherwise.
+    exclude:
+      dialect === 'sqlite'
+        ? ['test/**/*.postgres.test.ts', ...(postgresUrl ? ['test/**/*.browser.test.ts'] : [])]
+        : [],
     env: { TEST_DIALECT: dialect },
     setupFiles: ['test/helpers/perFile.ts'],
   },
