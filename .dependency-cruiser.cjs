@@ -16,6 +16,7 @@ const MODULE_ORDER = [
   'invoicing',
   'ledger',
   'statements',
+  'usage',
   'subscriptions',
   'collections',
   'batches',
