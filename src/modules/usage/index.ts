@@ -1,2 +1,4 @@
 export { AGGREGATIONS, aggregate, hourOf, mergeRollups, rollUp } from './aggregation.ts';
 export type { Aggregation, HourRollup, Interval, MeteredEvent } from './aggregation.ts';
+export { MAX_VALUE, VALUE_DECIMALS, readEvent, readValue } from './eventReading.ts';
+export type { EventReading, MetricReading } from './eventReading.ts';
