@@ -2,6 +2,7 @@ import type { PackagePrice } from './packagePricing.ts';
 import type { Page } from '../../core/paging.ts';
 import type { Db } from '../../storage/database.ts';
 import { catalogueChanged } from './catalogueRevision.repository.ts';
+import { findVersionRowByNo, findVersionRows, listVersionRowsOf } from './versioning.repository.ts';
 import type {
   ComponentBracket,
   ComponentFields,
@@ -47,17 +48,6 @@ const COMPONENT_COLUMNS = [
   'scheme',
   'last_version_no',
   'created_at',
-] as const;
-
-const VERSION_COLUMNS = [
-  'component_versions.id',
-  'component_versions.account_id',
-  'component_versions.component_id',
-  'component_versions.version_no',
-  'component_versions.version_name',
-  'component_versions.is_default',
-  'component_versions.is_active',
-  'component_versions.created_at',
 ] as const;
 
 const CURRENCY_COLUMNS = [
@@ -123,15 +113,7 @@ export async function findVersions(
   accountId: number,
   versionIds: readonly number[],
 ): Promise<ComponentVersionRecord[]> {
-  if (versionIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('component_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', [...versionIds])
-    .orderBy('id')
-    .execute();
-  return rows.map(componentVersionFromRow);
+  return (await findVersionRows(db, 'components', accountId, versionIds)).map(componentVersionFromRow);
 }
 
 export function findComponentIdByCode(
@@ -185,64 +167,34 @@ export async function updateComponent(
   return result.numUpdatedRows > 0n;
 }
 
-/** Deletes the component; its versions, prices and brackets go with it (foreign keys cascade). */
-export async function deleteComponent(db: Db, accountId: number, componentId: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('components')
-    .where('account_id', '=', accountId)
-    .where('id', '=', componentId)
-    .executeTakeFirst();
-  await catalogueChanged(db, accountId);
-  return result.numDeletedRows > 0n;
-}
-
-export async function listVersions(
+/** Every version of each of the components (a list of components does not page their versions), in id order. */
+export async function listVersionsOfComponents(
   db: Db,
   accountId: number,
-  componentIds: number[],
+  componentIds: readonly number[],
 ): Promise<ComponentVersionRecord[]> {
-  if (componentIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('component_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('component_id', 'in', componentIds)
-    .orderBy('id')
-    .execute();
+  const rows = await listVersionRowsOf(db, 'components', accountId, componentIds);
   return rows.map(componentVersionFromRow);
 }
 
-export async function listVersionsPage(
+/** A page of one component's versions, in VersionNo order. */
+export async function listVersionsOfComponent(
   db: Db,
   accountId: number,
   componentId: number,
   page: Page,
 ): Promise<ComponentVersionRecord[]> {
-  const rows = await db
-    .selectFrom('component_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('component_id', '=', componentId)
-    .orderBy('id')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const rows = await listVersionRowsOf(db, 'components', accountId, [componentId], page);
   return rows.map(componentVersionFromRow);
 }
 
-export async function findVersion(
+export async function findVersionByNo(
   db: Db,
   accountId: number,
   componentId: number,
   versionNo: number,
 ): Promise<ComponentVersionRecord | undefined> {
-  const row = await db
-    .selectFrom('component_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('component_id', '=', componentId)
-    .where('version_no', '=', versionNo)
-    .executeTakeFirst();
+  const row = await findVersionRowByNo(db, 'components', accountId, componentId, versionNo);
   return row && componentVersionFromRow(row);
 }
 
@@ -344,16 +296,6 @@ export async function setDefaultVersion(
   await catalogueChanged(db, accountId);
 }
 
-/** Deletes a version with its prices and brackets (foreign keys cascade). */
-export async function deleteVersion(db: Db, accountId: number, versionId: number): Promise<void> {
-  await db
-    .deleteFrom('component_versions')
-    .where('account_id', '=', accountId)
-    .where('id', '=', versionId)
-    .execute();
-  await catalogueChanged(db, accountId);
-}
-
 /** Replaces a version's prices: its currencies (with their brackets, by cascade) go, the given ones come. */
 export async function replaceVersionCurrencies(
   db: Db,
@@ -411,7 +353,7 @@ export async function insertVersionCurrencies(
 }
 
 /** Component versions by id with their component's name, unit and scheme (usage pricing). */
-export async function listVersionsWithComponents(
+export async function findVersionsWithComponents(
   db: Db,
   accountId: number,
   versionIds: number[],

@@ -31,6 +31,8 @@ import {
 import type { ComponentInput, VersionInput } from './componentInput.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { lockVersionedItem } from './versioning.repository.ts';
+import { changeVersions, deleteItemWithVersions } from './versioning.service.ts';
+import type { VersionedKind } from './versioning.service.ts';
 
 /**
  * The prices of the versions in the scope, by version id: currencies with their brackets, one statement per
@@ -66,7 +68,7 @@ export async function nestVersions(
 
 async function withVersions(ctx: ServiceContext, components: ComponentRecord[]): Promise<Component[]> {
   const componentIds = components.map((component) => component.id);
-  const versions = await repo.listVersions(ctx.db, ctx.account.id, componentIds);
+  const versions = await repo.listVersionsOfComponents(ctx.db, ctx.account.id, componentIds);
   const versionsOf = childrenByParent(
     await nestVersions(ctx.db, ctx.account.id, versions, { componentIds }),
     (v) => v.componentId,
@@ -76,6 +78,15 @@ async function withVersions(ctx: ServiceContext, components: ComponentRecord[]):
 
 export const componentRef = (id: number) => ({ type: 'component', id });
 export const componentVersionRef = (id: number) => ({ type: 'component_version', id });
+
+/** Components as the steps they share with packages see them (versioning.service.ts). */
+export const COMPONENTS: VersionedKind<ComponentVersionRecord> = {
+  table: 'components',
+  name: 'Component',
+  itemRef: componentRef,
+  versionRef: componentVersionRef,
+  listVersions: (db, accountId, componentId) => repo.listVersionsOfComponents(db, accountId, [componentId]),
+};
 
 /** The account's components with these ids, by id, as GET /v1/components/{id} shows them. */
 export async function componentsByIds(
@@ -228,7 +239,7 @@ async function assertSchemeFitsPrices(
   componentId: number,
   scheme: Scheme,
 ): Promise<void> {
-  const versions = await repo.listVersions(ctx.db, ctx.account.id, [componentId]);
+  const versions = await repo.listVersionsOfComponents(ctx.db, ctx.account.id, [componentId]);
   const pricesOf = await pricesByVersion(ctx.db, ctx.account.id, { componentIds: [componentId] });
   const problems: FieldProblem[] = [];
   for (const version of versions) {
@@ -259,10 +270,7 @@ async function assertSchemeFitsPrices(
  * their usage refers to it) is a 409 `component_in_use`; take it off them first (components/modify).
  */
 export async function deleteComponent(ctx: ServiceContext, componentId: number): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    if (!(await lockVersionedItem(trx, 'components', ctx.account.id, componentId))) {
-      throw new NotFoundError('Component', componentId);
-    }
+  await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
     const subscriptions = await catalogueUses().subscriptionsWithComponent(inTransaction(ctx, trx), {
       componentId,
     });
@@ -272,17 +280,6 @@ export async function deleteComponent(ctx: ServiceContext, componentId: number):
         `Component ${componentId} is on ${subscriptions} subscription(s); make it inactive instead`,
       );
     }
-    const tctx = inTransaction(ctx, trx);
-    // Its versions go with it: each announces its deletion first, as when deleted one by one.
-    const snapshots = [];
-    for (const version of await repo.listVersions(trx, ctx.account.id, [componentId])) {
-      snapshots.push(await snapshotResource(tctx, componentVersionRef(version.id)));
-    }
-    snapshots.push(await snapshotResource(tctx, componentRef(componentId)));
-    await repo.deleteComponent(trx, ctx.account.id, componentId);
-    await emitEvents(
-      tctx,
-      snapshots.map((before) => ({ type: `${before.ref.type}.deleted`, ref: before.ref, before })),
-    );
+    await deleteItemWithVersions(ctx, trx, COMPONENTS, componentId, versions);
   });
 }

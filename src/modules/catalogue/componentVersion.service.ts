@@ -6,13 +6,11 @@ import type { Bracket, Scheme } from './pricing.ts';
 import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import type { Db } from '../../storage/database.ts';
-import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
-import type { EventToEmit, Snapshot } from '../events/index.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
 import {
-  componentRef,
+  COMPONENTS,
   componentVersionRef,
   findComponentOrThrow,
   nestVersions,
@@ -21,7 +19,13 @@ import {
 import type { ComponentVersion, ComponentVersionRecord } from './component.ts';
 import { assertCurrenciesEnabled, checkedPrices, pricesForScheme, throwIfAny } from './componentInput.ts';
 import type { VersionInput } from './componentInput.ts';
-import { lockVersionedItem, takeNextVersionNo } from './versioning.repository.ts';
+import { takeNextVersionNo } from './versioning.repository.ts';
+import {
+  changeVersions,
+  defaultMoveSnapshots,
+  deleteVersionOf,
+  updatedEvents,
+} from './versioning.service.ts';
 import { assertEditKeepsDefault, assertVersionDeletable, newVersionIsDefault } from './versionRules.ts';
 import type { VersionConflicts } from './versionRules.ts';
 
@@ -49,34 +53,13 @@ const CONFLICTS: VersionConflicts = {
     ),
 };
 
-/**
- * Snapshots for a change that makes another version the default: the component (its default is part of it) and
- * the version that stops being the default. None when the default stays where it is.
- */
-async function defaultMoveSnapshots(
-  ctx: ServiceContext,
-  componentId: number,
-  versions: ComponentVersionRecord[],
-  newDefaultId: number,
-): Promise<Snapshot[]> {
-  const former = versions.find((v) => v.isDefault && v.id !== newDefaultId);
-  if (!former) return [];
-  return [
-    await snapshotResource(ctx, componentVersionRef(former.id)),
-    await snapshotResource(ctx, componentRef(componentId)),
-  ];
-}
-
-const updatedEvents = (snapshots: Snapshot[]): EventToEmit[] =>
-  snapshots.map((before) => ({ type: `${before.ref.type}.updated`, ref: before.ref, before }));
-
 export async function listComponentVersions(
   ctx: ServiceContext,
   componentId: number,
   page: Page,
 ): Promise<ComponentVersion[]> {
   await findComponentOrThrow(ctx, componentId);
-  const versions = await repo.listVersionsPage(ctx.db, ctx.account.id, componentId, page);
+  const versions = await repo.listVersionsOfComponent(ctx.db, ctx.account.id, componentId, page);
   return nestVersions(ctx.db, ctx.account.id, versions, {
     versionIds: versions.map((version) => version.id),
   });
@@ -88,26 +71,9 @@ export async function getComponentVersion(
   versionNo: number,
 ): Promise<ComponentVersion> {
   await findComponentOrThrow(ctx, componentId);
-  const version = await repo.findVersion(ctx.db, ctx.account.id, componentId, versionNo);
+  const version = await repo.findVersionByNo(ctx.db, ctx.account.id, componentId, versionNo);
   if (!version) throw new NotFoundError('Component version', versionNo);
   return (await nestVersions(ctx.db, ctx.account.id, [version], { versionIds: [version.id] }))[0]!;
-}
-
-/**
- * Runs `change` on the component's versions with the component locked, so that the version rules hold: the
- * versions are read after the lock.
- */
-async function changeVersions<T>(
-  ctx: ServiceContext,
-  componentId: number,
-  change: (trx: Db, versions: ComponentVersionRecord[]) => Promise<T>,
-): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    if (!(await lockVersionedItem(trx, 'components', ctx.account.id, componentId))) {
-      throw new NotFoundError('Component', componentId);
-    }
-    return change(trx, await repo.listVersions(trx, ctx.account.id, [componentId]));
-  });
 }
 
 /**
@@ -151,12 +117,12 @@ export async function createComponentVersion(
   throwIfAny(problems);
   await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
 
-  const versionNo = await changeVersions(ctx, componentId, async (trx, versions) => {
+  const versionNo = await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
     const tctx = inTransaction(ctx, trx);
     await assertSchemeStill(tctx, componentId, component.scheme);
     const isDefault = newVersionIsDefault(versions, input, CONFLICTS);
     // The new version's id is not known yet: any id but the former default's moves the default.
-    const moved = isDefault ? await defaultMoveSnapshots(tctx, componentId, versions, 0) : [];
+    const moved = isDefault ? await defaultMoveSnapshots(tctx, COMPONENTS, componentId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'components', ctx.account.id, componentId);
     const versionId = await repo.insertVersion(trx, {
       accountId: ctx.account.id,
@@ -198,7 +164,7 @@ export async function editComponentVersion(
   throwIfAny(problems);
   if (prices) await assertCurrenciesEnabled(ctx, VERSION_PRICES, prices);
 
-  await changeVersions(ctx, componentId, async (trx, versions) => {
+  await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
     const tctx = inTransaction(ctx, trx);
     if (prices) await assertSchemeStill(tctx, componentId, component.scheme);
     const target = versionIn(versions, versionNo);
@@ -207,7 +173,9 @@ export async function editComponentVersion(
     assertEditKeepsDefault(target, { isDefault, isActive: input.isActive }, versions.length, CONFLICTS);
     const before = await snapshotResource(tctx, componentVersionRef(target.id));
     const moved =
-      isDefault && !wasDefault ? await defaultMoveSnapshots(tctx, componentId, versions, target.id) : [];
+      isDefault && !wasDefault
+        ? await defaultMoveSnapshots(tctx, COMPONENTS, componentId, versions, target.id)
+        : [];
     await repo.updateVersion(trx, ctx.account.id, target.id, { versionName, isActive: input.isActive });
     if (isDefault && !wasDefault) await repo.setDefaultVersion(trx, ctx.account.id, componentId, target.id);
     if (prices) await repo.replaceVersionCurrencies(trx, ctx.account.id, target.id, prices);
@@ -227,7 +195,7 @@ export async function deleteComponentVersion(
   componentId: number,
   versionNo: number,
 ): Promise<void> {
-  await changeVersions(ctx, componentId, async (trx, versions) => {
+  await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
     const target = versionIn(versions, versionNo);
     assertVersionDeletable(target, versions.length, CONFLICTS);
     const subscriptions = await catalogueUses().subscriptionsWithComponent(inTransaction(ctx, trx), {
@@ -239,10 +207,7 @@ export async function deleteComponentVersion(
         `version ${versionNo} is on ${subscriptions} subscription(s)`,
       );
     }
-    const tctx = inTransaction(ctx, trx);
-    const before = await snapshotResource(tctx, componentVersionRef(target.id));
-    await repo.deleteVersion(trx, ctx.account.id, target.id);
-    await emitEvent(tctx, 'component_version.deleted', componentVersionRef(target.id), { before });
+    await deleteVersionOf(ctx, trx, COMPONENTS, target.id);
   });
 }
 
@@ -268,7 +233,7 @@ export async function usagePricing(
 ): Promise<Map<number, UsagePricing>> {
   const unique = [...new Set(versionIds)];
   if (unique.length === 0) return new Map();
-  const versions = await repo.listVersionsWithComponents(ctx.db, ctx.account.id, unique);
+  const versions = await repo.findVersionsWithComponents(ctx.db, ctx.account.id, unique);
   const pricesOf = await pricesByVersion(ctx.db, ctx.account.id, { versionIds: unique });
   return new Map(
     versions.map((v) => [

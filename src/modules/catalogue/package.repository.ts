@@ -3,6 +3,7 @@ import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { PackageRateTermsTable } from './tables.ts';
 import { catalogueChanged } from './catalogueRevision.repository.ts';
+import { findVersionRowByNo, findVersionRows, listVersionRowsOf } from './versioning.repository.ts';
 import type {
   NewPackage,
   NewPackageVersion,
@@ -37,15 +38,6 @@ const PACKAGE_COLUMNS = [
   'is_active',
   'last_version_no',
 ] as const;
-const VERSION_COLUMNS = [
-  'id',
-  'package_id',
-  'version_no',
-  'version_name',
-  'is_default',
-  'is_active',
-] as const;
-
 /** Which versions' rates and terms to read: those of whole packages, or of given versions. */
 export type VersionScope = { packageIds: number[] } | { versionIds: number[] };
 
@@ -96,15 +88,7 @@ export async function findVersions(
   accountId: number,
   versionIds: readonly number[],
 ): Promise<PackageVersionRecord[]> {
-  if (versionIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('package_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', 'in', [...versionIds])
-    .orderBy('id')
-    .execute();
-  return rows.map(packageVersionFromRow);
+  return (await findVersionRows(db, 'packages', accountId, versionIds)).map(packageVersionFromRow);
 }
 
 export function findPackageIdByCode(
@@ -146,47 +130,24 @@ export async function updatePackage(
   return result.numUpdatedRows > 0n;
 }
 
-/** Deletes the package; its versions, rates and terms go with it (foreign keys cascade). */
-export async function deletePackage(db: Db, accountId: number, packageId: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('packages')
-    .where('account_id', '=', accountId)
-    .where('id', '=', packageId)
-    .executeTakeFirst();
-  await catalogueChanged(db, accountId);
-  return result.numDeletedRows > 0n;
-}
-
+/** Every version of each of the packages (a list of packages does not page their versions), in id order. */
 export async function listVersionsOfPackages(
   db: Db,
   accountId: number,
-  packageIds: number[],
+  packageIds: readonly number[],
 ): Promise<PackageVersionRecord[]> {
-  if (packageIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('package_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('package_id', 'in', packageIds)
-    .orderBy('id')
-    .execute();
+  const rows = await listVersionRowsOf(db, 'packages', accountId, packageIds);
   return rows.map(packageVersionFromRow);
 }
 
-export async function listVersions(
+/** One package's versions in VersionNo order: a page of them, or all without `page`. */
+export async function listVersionsOfPackage(
   db: Db,
   accountId: number,
   packageId: number,
   page?: Page,
 ): Promise<PackageVersionRecord[]> {
-  const rows = await db
-    .selectFrom('package_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('package_id', '=', packageId)
-    .orderBy('id')
-    .$if(page !== undefined, (qb) => qb.limit(page!.limit).offset(page!.offset))
-    .execute();
+  const rows = await listVersionRowsOf(db, 'packages', accountId, [packageId], page);
   return rows.map(packageVersionFromRow);
 }
 
@@ -196,13 +157,7 @@ export async function findVersionByNo(
   packageId: number,
   versionNo: number,
 ): Promise<PackageVersionRecord | undefined> {
-  const row = await db
-    .selectFrom('package_versions')
-    .select(VERSION_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('package_id', '=', packageId)
-    .where('version_no', '=', versionNo)
-    .executeTakeFirst();
+  const row = await findVersionRowByNo(db, 'packages', accountId, packageId, versionNo);
   return row && packageVersionFromRow(row);
 }
 
@@ -296,17 +251,6 @@ export async function clearDefaultVersion(
     .where('is_default', '=', true)
     .execute();
   await catalogueChanged(db, accountId);
-}
-
-/** Deletes the version; its rates and terms go with it (foreign keys cascade). */
-export async function deleteVersion(db: Db, accountId: number, versionId: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('package_versions')
-    .where('account_id', '=', accountId)
-    .where('id', '=', versionId)
-    .executeTakeFirst();
-  await catalogueChanged(db, accountId);
-  return result.numDeletedRows > 0n;
 }
 
 export async function deleteRatesOfVersion(db: Db, accountId: number, versionId: number): Promise<void> {

@@ -5,7 +5,6 @@ import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import type { Db } from '../../storage/database.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { catalogueUses } from './catalogueUses.ts';
@@ -21,7 +20,8 @@ import type {
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { checkedVersion } from './packageInput.ts';
 import type { VersionInput } from './packageInput.ts';
-import { lockVersionedItem } from './versioning.repository.ts';
+import { changeVersions, deleteItemWithVersions } from './versioning.service.ts';
+import type { VersionedKind } from './versioning.service.ts';
 
 export type { Package, PackageVersion, RateTerm, VersionRate } from './package.ts';
 
@@ -99,6 +99,15 @@ export async function findPackageOrThrow(ctx: ServiceContext, packageId: number)
 export const packageRef = (id: number) => ({ type: 'package', id });
 export const packageVersionRef = (id: number) => ({ type: 'package_version', id });
 
+/** Packages as the steps they share with components see them (versioning.service.ts). */
+export const PACKAGES: VersionedKind<PackageVersionRecord> = {
+  table: 'packages',
+  name: 'Package',
+  itemRef: packageRef,
+  versionRef: packageVersionRef,
+  listVersions: (db, accountId, packageId) => repo.listVersionsOfPackage(db, accountId, packageId),
+};
+
 /** The names of the account's packages with these ids, which the bill run prints on its lines. */
 export function packageNamesByIds(
   ctx: ServiceContext,
@@ -143,23 +152,6 @@ export async function getPackage(ctx: ServiceContext, packageId: number): Promis
 
 export async function listPackages(ctx: ServiceContext, page: Page): Promise<Package[]> {
   return assemblePackages(ctx, await repo.listPackages(ctx.db, ctx.account.id, page));
-}
-
-/**
- * Runs `change` on the package's versions with the package locked, so that the version rules hold: the versions
- * are read after the lock.
- */
-export async function changeVersions<T>(
-  ctx: ServiceContext,
-  packageId: number,
-  change: (trx: Db, versions: PackageVersionRecord[]) => Promise<T>,
-): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    if (!(await lockVersionedItem(trx, 'packages', ctx.account.id, packageId))) {
-      throw new NotFoundError('Package', packageId);
-    }
-    return change(trx, await repo.listVersions(trx, ctx.account.id, packageId));
-  });
 }
 
 async function checkedPackage(
@@ -254,7 +246,7 @@ export async function editPackage(
 
 /** A package with subscriptions on any version cannot be deleted (409): make it inactive instead. */
 export async function deletePackage(ctx: ServiceContext, packageId: number): Promise<void> {
-  await changeVersions(ctx, packageId, async (trx, versions) => {
+  await changeVersions(ctx, PACKAGES, packageId, async (trx, versions) => {
     const subscriptions = await subscriptionsReferring(
       inTransaction(ctx, trx),
       versions.map((v) => v.id),
@@ -265,16 +257,6 @@ export async function deletePackage(ctx: ServiceContext, packageId: number): Pro
         `Package ${packageId} has ${subscriptions} subscription(s); make it inactive instead`,
       );
     }
-    const tctx = inTransaction(ctx, trx);
-    // Its versions go with it: each announces its deletion first, as when deleted one by one.
-    const snapshots = [];
-    for (const version of versions)
-      snapshots.push(await snapshotResource(tctx, packageVersionRef(version.id)));
-    snapshots.push(await snapshotResource(tctx, packageRef(packageId)));
-    await repo.deletePackage(trx, ctx.account.id, packageId);
-    await emitEvents(
-      tctx,
-      snapshots.map((before) => ({ type: `${before.ref.type}.deleted`, ref: before.ref, before })),
-    );
+    await deleteItemWithVersions(ctx, trx, PACKAGES, packageId, versions);
   });
 }

@@ -3,15 +3,13 @@ import { inTransaction, nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Page } from '../../core/paging.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
-import type { EventToEmit, Snapshot } from '../events/index.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
 import * as repo from './package.repository.ts';
 import type { PackageVersionRecord, RateTerm, VersionRateRecord } from './package.ts';
 import {
+  PACKAGES,
   assembleVersions,
-  changeVersions,
   findPackageOrThrow,
-  packageRef,
   packageVersionRef,
   subscriptionsReferring,
 } from './package.service.ts';
@@ -19,6 +17,12 @@ import type { PackageVersion } from './package.service.ts';
 import { checkedVersion } from './packageInput.ts';
 import type { CheckedVersion, VersionInput } from './packageInput.ts';
 import { takeNextVersionNo } from './versioning.repository.ts';
+import {
+  changeVersions,
+  defaultMoveSnapshots,
+  deleteVersionOf,
+  updatedEvents,
+} from './versioning.service.ts';
 import { assertEditKeepsDefault, assertVersionDeletable, newVersionIsDefault } from './versionRules.ts';
 import type { VersionConflicts } from './versionRules.ts';
 
@@ -55,34 +59,13 @@ function versionIn(
   return version;
 }
 
-/**
- * Snapshots for a change that makes a version the default: the package (its default is part of it) and the
- * version that stops being the default. None when the default stays where it is.
- */
-async function defaultMoveSnapshots(
-  ctx: ServiceContext,
-  packageId: number,
-  versions: PackageVersionRecord[],
-  newDefaultId: number,
-): Promise<Snapshot[]> {
-  const former = versions.find((v) => v.isDefault && v.id !== newDefaultId);
-  if (!former) return [];
-  return [
-    await snapshotResource(ctx, packageVersionRef(former.id)),
-    await snapshotResource(ctx, packageRef(packageId)),
-  ];
-}
-
-const updatedEvents = (snapshots: Snapshot[]): EventToEmit[] =>
-  snapshots.map((before) => ({ type: `${before.ref.type}.updated`, ref: before.ref, before }));
-
-export async function listVersions(
+export async function listPackageVersions(
   ctx: ServiceContext,
   packageId: number,
   page: Page,
 ): Promise<PackageVersion[]> {
   await findPackageOrThrow(ctx, packageId);
-  const versions = await repo.listVersions(ctx.db, ctx.account.id, packageId, page);
+  const versions = await repo.listVersionsOfPackage(ctx.db, ctx.account.id, packageId, page);
   return assembleVersions(ctx, versions, { versionIds: versions.map((v) => v.id) });
 }
 
@@ -108,11 +91,11 @@ export async function createVersion(
 ): Promise<PackageVersion> {
   await findPackageOrThrow(ctx, packageId);
   const version = await checkedVersion(ctx, input, '');
-  const versionNo = await changeVersions(ctx, packageId, async (trx, versions) => {
+  const versionNo = await changeVersions(ctx, PACKAGES, packageId, async (trx, versions) => {
     const isDefault = newVersionIsDefault(versions, version, CONFLICTS);
     const tctx = inTransaction(ctx, trx);
     // The new version's id is not known yet: any id but the former default's moves the default.
-    const moved = isDefault ? await defaultMoveSnapshots(tctx, packageId, versions, 0) : [];
+    const moved = isDefault ? await defaultMoveSnapshots(tctx, PACKAGES, packageId, versions, 0) : [];
     const no = await takeNextVersionNo(trx, 'packages', ctx.account.id, packageId);
     const versionId = await repo.insertVersion(trx, {
       accountId: ctx.account.id,
@@ -208,14 +191,16 @@ export async function editVersion(
 ): Promise<void> {
   await findPackageOrThrow(ctx, packageId);
   const version = await checkedVersion(ctx, input, '');
-  await changeVersions(ctx, packageId, async (trx, versions) => {
+  await changeVersions(ctx, PACKAGES, packageId, async (trx, versions) => {
     const current = versionIn(versions, packageId, versionNo);
     // The only version stays the default whatever isDefault says, as the first version is made.
     const isDefault = version.isDefault || versions.length === 1;
     assertEditKeepsDefault(current, { isDefault, isActive: version.isActive }, versions.length, CONFLICTS);
     const tctx = inTransaction(ctx, trx);
     const before = await snapshotResource(tctx, packageVersionRef(current.id));
-    const moved = isDefault ? await defaultMoveSnapshots(tctx, packageId, versions, current.id) : [];
+    const moved = isDefault
+      ? await defaultMoveSnapshots(tctx, PACKAGES, packageId, versions, current.id)
+      : [];
     const emitChanges = () =>
       emitEvents(tctx, [
         { type: 'package_version.updated', ref: packageVersionRef(current.id), before },
@@ -256,16 +241,13 @@ export async function deleteVersion(
   packageId: number,
   versionNo: number,
 ): Promise<void> {
-  await changeVersions(ctx, packageId, async (trx, versions) => {
+  await changeVersions(ctx, PACKAGES, packageId, async (trx, versions) => {
     const current = versionIn(versions, packageId, versionNo);
     assertVersionDeletable(current, versions.length, CONFLICTS);
     const subscriptions = await subscriptionsReferring(inTransaction(ctx, trx), [current.id]);
     if (subscriptions > 0) {
       throw new ConflictError('version_in_use', `Version ${versionNo} has ${subscriptions} subscription(s)`);
     }
-    const tctx = inTransaction(ctx, trx);
-    const before = await snapshotResource(tctx, packageVersionRef(current.id));
-    await repo.deleteVersion(trx, ctx.account.id, current.id);
-    await emitEvent(tctx, 'package_version.deleted', packageVersionRef(current.id), { before });
+    await deleteVersionOf(ctx, trx, PACKAGES, current.id);
   });
 }

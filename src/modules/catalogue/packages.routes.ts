@@ -173,7 +173,7 @@ export function registerPackageRoutes(app: App): void {
       },
     },
     async (request) =>
-      (await versions.listVersions(request.ctx, request.params.packageID, pageOf(request.query))).map(
+      (await versions.listPackageVersions(request.ctx, request.params.packageID, pageOf(request.query))).map(
         toVersionDto,
       ),
   );
