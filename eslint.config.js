@@ -12,15 +12,6 @@ const WALL_CLOCK = [
   },
 ];
 
-/** Services whose rows have not yet become domain types (docs/architecture.md, "Rows stop at the repository"). */
-const SERVICES_STILL_READING_ROWS = [
-  'src/modules/invoicing/invoice.service.ts',
-  'src/modules/invoicing/invoiceCollection.service.ts',
-  'src/modules/invoicing/invoiceMail.service.ts',
-  'src/modules/invoicing/invoiceMoney.service.ts',
-  'src/modules/invoicing/invoiceReads.service.ts',
-];
-
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'dist/'] },
   js.configs.recommended,
@@ -56,7 +47,6 @@ export default tseslint.config(
     // Rows stop at the repository: a service reads domain types, never a row's snake_case columns
     // (docs/architecture.md, "Rows stop at the repository").
     files: ['src/modules/**/*.service.ts'],
-    ignores: SERVICES_STILL_READING_ROWS,
     rules: {
       'no-restricted-syntax': [
         'error',

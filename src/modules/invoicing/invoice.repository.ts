@@ -1,5 +1,5 @@
 import { expressionBuilder, sql } from 'kysely';
-import type { ExpressionBuilder, Insertable, Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Insertable, Updateable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { isPostgres } from '../../storage/columns.ts';
@@ -8,8 +8,23 @@ import type { PlainDate } from '../../core/calendar.ts';
 import type { CustomerOfRow } from '../customers/index.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { InvoiceChargesTable, InvoiceTaxesTable, InvoicesTable } from './tables.ts';
+import type {
+  AllocatableInvoiceRecord,
+  InvoiceCharge,
+  InvoiceMoneyFigures,
+  InvoiceRecord,
+  InvoiceTaxRecord,
+  IssuedInvoiceRecord,
+} from './invoice.ts';
+import {
+  allocatableInvoiceFromRow,
+  invoiceChargeFromRow,
+  invoiceMoneyFiguresFromRow,
+  invoiceRecordFromRow,
+  invoiceTaxFromRow,
+  issuedInvoiceFromRow,
+} from './invoice.mapper.ts';
 
-export type InvoiceRow = Selectable<InvoicesTable>;
 export type NewInvoiceRow = Insertable<InvoicesTable>;
 export type InvoiceChanges = Updateable<Omit<InvoicesTable, 'id' | 'account_id' | 'created_at'>>;
 
@@ -25,9 +40,7 @@ export function owed(eb: ExpressionBuilder<Database, 'invoices'>) {
     ),
   ]);
 }
-export type ChargeRow = Selectable<InvoiceChargesTable>;
 export type NewChargeRow = Insertable<InvoiceChargesTable>;
-export type TaxRow = Selectable<InvoiceTaxesTable>;
 export type NewTaxRow = Insertable<InvoiceTaxesTable>;
 
 const INVOICE_COLUMNS = [
@@ -105,8 +118,9 @@ export async function findInvoice(
   db: Db,
   accountId: number,
   invoiceId: number,
-): Promise<InvoiceRow | undefined> {
-  return (await invoiceById(db, accountId, invoiceId))[0];
+): Promise<InvoiceRecord | undefined> {
+  const row = (await invoiceById(db, accountId, invoiceId))[0];
+  return row && invoiceRecordFromRow(row);
 }
 
 const invoicesByIds = preparedQuery((db, accountId: number, invoiceIds: readonly number[]) =>
@@ -118,13 +132,13 @@ const invoicesByIds = preparedQuery((db, accountId: number, invoiceIds: readonly
     .orderBy('id'),
 );
 
-export function findInvoices(
+export async function findInvoices(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
-): Promise<InvoiceRow[]> {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return invoicesByIds(db, accountId, invoiceIds);
+): Promise<InvoiceRecord[]> {
+  if (invoiceIds.length === 0) return [];
+  return (await invoicesByIds(db, accountId, invoiceIds)).map(invoiceRecordFromRow);
 }
 
 /** The invoiceNum of each of these invoices (null for a draft), by id; ids the account cannot see left out. */
@@ -163,13 +177,13 @@ export interface InvoiceFilter {
   to?: PlainDate;
 }
 
-export function listInvoices(
+export async function listInvoices(
   db: Db,
   accountId: number,
   page: Page,
   filter: InvoiceFilter,
-): Promise<InvoiceRow[]> {
-  return db
+): Promise<InvoiceRecord[]> {
+  const rows = await db
     .selectFrom('invoices')
     .select(INVOICE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -180,6 +194,7 @@ export function listInvoices(
     .limit(page.limit)
     .offset(page.offset)
     .execute();
+  return rows.map(invoiceRecordFromRow);
 }
 
 /** The lines of the invoices, in display order. */
@@ -194,9 +209,13 @@ const chargesOf = preparedQuery((db, accountId: number, invoiceIds: readonly num
     .orderBy('id'),
 );
 
-export function listCharges(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<ChargeRow[]> {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return chargesOf(db, accountId, invoiceIds);
+export async function listCharges(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<InvoiceCharge[]> {
+  if (invoiceIds.length === 0) return [];
+  return (await chargesOf(db, accountId, invoiceIds)).map(invoiceChargeFromRow);
 }
 
 const taxesOf = preparedQuery((db, accountId: number, invoiceIds: readonly number[]) =>
@@ -209,9 +228,13 @@ const taxesOf = preparedQuery((db, accountId: number, invoiceIds: readonly numbe
     .orderBy('id'),
 );
 
-export function listTaxes(db: Db, accountId: number, invoiceIds: readonly number[]): Promise<TaxRow[]> {
-  if (invoiceIds.length === 0) return Promise.resolve([]);
-  return taxesOf(db, accountId, invoiceIds);
+export async function listTaxes(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<InvoiceTaxRecord[]> {
+  if (invoiceIds.length === 0) return [];
+  return (await taxesOf(db, accountId, invoiceIds)).map(invoiceTaxFromRow);
 }
 
 /**
@@ -410,19 +433,17 @@ const ALLOCATABLE_COLUMNS = [
   'negative_adjs_minor',
 ] as const;
 
-export type AllocatableInvoiceRow = Pick<InvoiceRow, (typeof ALLOCATABLE_COLUMNS)[number]>;
-
 /**
  * Invoices by id or by invoiceNum, locked until the transaction ends. NOTE: FOR UPDATE on PostgreSQL, in id
  * order; an SQLite transaction holds the database's write lock already (docs/architecture.md, "Locks").
  */
-export function lockInvoicesByIdOrNum(
+export async function lockInvoicesByIdOrNum(
   db: Db,
   accountId: number,
   ids: readonly number[],
   nums: readonly number[],
-): Promise<AllocatableInvoiceRow[]> {
-  if (ids.length === 0 && nums.length === 0) return Promise.resolve([]);
+): Promise<AllocatableInvoiceRecord[]> {
+  if (ids.length === 0 && nums.length === 0) return [];
   const query = db
     .selectFrom('invoices')
     .select(ALLOCATABLE_COLUMNS)
@@ -434,16 +455,17 @@ export function lockInvoicesByIdOrNum(
       ]),
     )
     .orderBy('id');
-  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+  const rows = await (isPostgres(db) ? query.forUpdate().execute() : query.execute());
+  return rows.map(allocatableInvoiceFromRow);
 }
 
 /** The customer's issued invoices in a currency with something still open, earliest first, locked as above. */
-export function lockOpenInvoicesOfCustomer(
+export async function lockOpenInvoicesOfCustomer(
   db: Db,
   accountId: number,
   customerId: number,
   currencyCode: string,
-): Promise<AllocatableInvoiceRow[]> {
+): Promise<AllocatableInvoiceRecord[]> {
   const query = db
     .selectFrom('invoices')
     .select(ALLOCATABLE_COLUMNS)
@@ -454,7 +476,8 @@ export function lockOpenInvoicesOfCustomer(
     .orderBy('invoice_date')
     .orderBy('invoice_num')
     .orderBy('id');
-  return isPostgres(db) ? query.forUpdate().execute() : query.execute();
+  const rows = await (isPostgres(db) ? query.forUpdate().execute() : query.execute());
+  return rows.map(allocatableInvoiceFromRow);
 }
 
 export type InvoiceMoneyColumn = 'paid_actual_minor' | 'paid_pending_minor' | 'negative_adjs_minor';
@@ -478,14 +501,15 @@ export async function addToInvoiceMoney(
   column: InvoiceMoneyColumn,
   deltaMinor: number,
   now: string,
-) {
-  return db
+): Promise<InvoiceMoneyFigures> {
+  const row = await db
     .updateTable('invoices')
     .set((eb) => ({ [column]: eb(column, '+', deltaMinor), updated_at: now }))
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
     .returning(INVOICE_MONEY_FIGURES)
     .executeTakeFirstOrThrow();
+  return invoiceMoneyFiguresFromRow(row);
 }
 
 /**
@@ -542,13 +566,13 @@ export async function setNextTryDate(
 // The statements module's access: a customer's issued invoices with their money.
 
 /** The customer's issued, not cancelled invoices in a currency, with their money columns, by id. */
-export function listIssuedInvoicesOfCustomer(
+export async function listIssuedInvoicesOfCustomer(
   db: Db,
   accountId: number,
   customerId: number,
   currencyCode: string,
-) {
-  return db
+): Promise<IssuedInvoiceRecord[]> {
+  const rows = await db
     .selectFrom('invoices')
     .select([
       'id',
@@ -568,4 +592,5 @@ export function listIssuedInvoicesOfCustomer(
     .where('is_cancelled', '=', false)
     .orderBy('id')
     .execute();
+  return rows.map(issuedInvoiceFromRow);
 }

@@ -5,16 +5,16 @@ import { ConflictError } from '../../errors.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import { getCustomer } from '../customers/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
-import type { Invoice } from './invoice.ts';
+import type { Invoice, InvoiceRecord } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
-import type { InvoiceChanges, InvoiceRow } from './invoice.repository.ts';
+import type { InvoiceChanges } from './invoice.repository.ts';
 import { firstCollectionTry } from './invoiceCollection.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { assertReferenceFree, checkedInvoice, newInvoiceOf, referenceConflict } from './invoiceInput.ts';
 import type { CheckedInvoice, InvoiceInput } from './invoiceInput.ts';
 import { chargeRowsOf, insertInvoices, priceNewInvoice, taxRowsOf } from './invoiceInsert.service.ts';
 import type { PricedInvoice } from './invoiceMath.ts';
-import { getInvoice, getInvoiceRow } from './invoiceReads.service.ts';
+import { getInvoice, getInvoiceRecord } from './invoiceReads.service.ts';
 
 /** Unique and foreign-key refusals of a write, as the conflicts they mean. */
 function writeConflict(error: unknown, reference: string | null): unknown {
@@ -52,10 +52,10 @@ export async function createInvoice(
   return getInvoice(ctx, invoiceId);
 }
 
-function notDraft(row: InvoiceRow): ConflictError {
+function notDraft(stored: InvoiceRecord): ConflictError {
   return new ConflictError(
     'invoice_not_draft',
-    `Invoice ${row.id} is ${row.is_cancelled ? 'cancelled' : 'issued'}; only drafts can be changed`,
+    `Invoice ${stored.id} is ${stored.isCancelled ? 'cancelled' : 'issued'}; only drafts can be changed`,
   );
 }
 
@@ -68,14 +68,14 @@ export async function editInvoice(
   invoiceId: number,
   input: InvoiceInput,
 ): Promise<void> {
-  const row = await getInvoiceRow(ctx, invoiceId);
-  if (!row.is_draft) throw notDraft(row);
-  const customer = await getCustomer(ctx, input.customerId ?? row.customer_id);
-  const checked = await checkedInvoice(ctx, input, customer, await storedDraftOf(ctx, row));
-  if (checked.reference && checked.reference !== row.reference) {
+  const stored = await getInvoiceRecord(ctx, invoiceId);
+  if (!stored.isDraft) throw notDraft(stored);
+  const customer = await getCustomer(ctx, input.customerId ?? stored.customerId);
+  const checked = await checkedInvoice(ctx, input, customer, await storedDraftOf(ctx, stored));
+  if (checked.reference && checked.reference !== stored.reference) {
     await assertReferenceFree(ctx, 'invoice', checked.reference, invoiceId);
   }
-  const relines = linesChange(input, checked, row);
+  const relines = linesChange(input, checked, stored);
   const priced = priceNewInvoice(newInvoiceOf(checked, true));
   const now = nowInstant(ctx);
   const issue = input.isDraft === false;
@@ -84,7 +84,7 @@ export async function editInvoice(
       const tctx = inTransaction(ctx, trx);
       await repo.holdInvoice(trx, ctx.account.id, invoiceId);
       const before = await snapshotResource(tctx, invoiceRef(invoiceId));
-      await updateEditedDraft(tctx, row, editedDraftChanges(ctx, checked, priced, issue, now), issue);
+      await updateEditedDraft(tctx, stored, editedDraftChanges(ctx, checked, priced, issue, now), issue);
       if (relines) await replaceLines(tctx, invoiceId, checked, priced);
       // Issuing through an edit is a finalize as well: both events, from the same `before`.
       await emitEvents(tctx, [
@@ -98,29 +98,29 @@ export async function editInvoice(
 }
 
 /** The draft as stored, for the fields and lists an edit leaves out. */
-async function storedDraftOf(ctx: ServiceContext, row: InvoiceRow) {
-  const storedCharges = await repo.listCharges(ctx.db, ctx.account.id, [row.id]);
-  const storedTaxes = await repo.listTaxes(ctx.db, ctx.account.id, [row.id]);
+async function storedDraftOf(ctx: ServiceContext, stored: InvoiceRecord) {
+  const storedCharges = await repo.listCharges(ctx.db, ctx.account.id, [stored.id]);
+  const storedTaxes = await repo.listTaxes(ctx.db, ctx.account.id, [stored.id]);
   return {
-    row,
+    record: stored,
     charges: storedCharges.map((c) => ({
       descrip: c.descrip,
       qty: c.qty,
-      unitCostEx: c.unit_cost_ex,
-      isTaxInclusive: Boolean(c.is_tax_inclusive),
+      unitCostEx: c.unitCostEx,
+      isTaxInclusive: c.isTaxInclusive,
       line: c.line,
-      displayOrder: c.display_order,
-      periodStart: c.period_start,
-      periodEnd: c.period_end,
+      displayOrder: c.displayOrder,
+      periodStart: c.periodStart,
+      periodEnd: c.periodEnd,
     })),
     taxes: storedTaxes.map((t) => ({ name: t.name, perc: t.perc })),
   };
 }
 
 /** Lines are priced in the invoice's currency, so a new currency reprices them as well. */
-function linesChange(input: InvoiceInput, checked: CheckedInvoice, row: InvoiceRow): boolean {
+function linesChange(input: InvoiceInput, checked: CheckedInvoice, stored: InvoiceRecord): boolean {
   return (
-    input.charges !== undefined || input.taxes !== undefined || checked.currencyCode !== row.currency_code
+    input.charges !== undefined || input.taxes !== undefined || checked.currencyCode !== stored.currencyCode
   );
 }
 
@@ -149,11 +149,11 @@ function editedDraftChanges(
     ...(issue ? { is_draft: false } : {}),
     next_try_date: firstCollectionTry(
       {
-        is_draft: !issue,
-        collection_method: checked.collectionMethod,
-        gateway_id: checked.gatewayId,
-        customer_payment_method_id: checked.customerPaymentMethodId,
-        due_date: checked.dueDate,
+        isDraft: !issue,
+        collectionMethod: checked.collectionMethod,
+        gatewayId: checked.gatewayId,
+        customerPaymentMethodId: checked.customerPaymentMethodId,
+        dueDate: checked.dueDate,
       },
       ctx.account.timeZone,
     ),
@@ -163,7 +163,7 @@ function editedDraftChanges(
 /** Writes the edit (issuing, with the next invoice number) over a draft that is still a draft. */
 async function updateEditedDraft(
   tctx: ServiceContext,
-  row: InvoiceRow,
+  stored: InvoiceRecord,
   changes: InvoiceChanges,
   issue: boolean,
 ): Promise<void> {
@@ -171,8 +171,8 @@ async function updateEditedDraft(
     ? { ...changes, invoice_num: await repo.takeInvoiceNumbers(tctx.db, tctx.account.id, 1) }
     : changes;
   // Issued or deleted by a concurrent request since it was read.
-  if (!(await repo.updateDraft(tctx.db, tctx.account.id, row.id, written)))
-    throw notDraft({ ...row, is_draft: false });
+  if (!(await repo.updateDraft(tctx.db, tctx.account.id, stored.id, written)))
+    throw notDraft({ ...stored, isDraft: false });
 }
 
 /** Charges and taxes replaced by the checked lists. */
@@ -190,8 +190,8 @@ async function replaceLines(
 
 /** PUT /v1/invoices/{id}/finalize: a draft becomes an issued invoice and takes the next invoice number. */
 export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): Promise<void> {
-  const row = await getInvoiceRow(ctx, invoiceId);
-  if (!row.is_draft) throw notDraft(row);
+  const stored = await getInvoiceRecord(ctx, invoiceId);
+  if (!stored.isDraft) throw notDraft(stored);
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
     await repo.holdInvoice(trx, ctx.account.id, invoiceId);
@@ -200,11 +200,11 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
     const issued = await repo.updateDraft(trx, ctx.account.id, invoiceId, {
       is_draft: false,
       invoice_num: invoiceNum,
-      next_try_date: firstCollectionTry({ ...row, is_draft: false }, ctx.account.timeZone),
+      next_try_date: firstCollectionTry({ ...stored, isDraft: false }, ctx.account.timeZone),
       updated_at: nowInstant(ctx),
     });
     // Finalized or deleted concurrently: throwing rolls the number back.
-    if (!issued) throw notDraft({ ...row, is_draft: false });
+    if (!issued) throw notDraft({ ...stored, isDraft: false });
     await emitEvent(tctx, 'invoice.finalized', invoiceRef(invoiceId), { before });
   });
 }
@@ -214,8 +214,8 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
  * money is allocated to cannot be cancelled (remove the allocations first), and a cancelled one stays cancelled.
  */
 export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Promise<void> {
-  const row = await getInvoiceRow(ctx, invoiceId);
-  if (row.is_draft) {
+  const stored = await getInvoiceRecord(ctx, invoiceId);
+  if (stored.isDraft) {
     try {
       const deleted = await withTransaction(ctx, async (tctx) => {
         await repo.holdInvoice(tctx.db, ctx.account.id, invoiceId);
@@ -237,7 +237,7 @@ export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Pro
       `Invoice ${invoiceId} was finalized or deleted meanwhile; nothing was changed`,
     );
   }
-  if (row.is_cancelled)
+  if (stored.isCancelled)
     throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);
   const cancelled = await withTransaction(ctx, async (tctx) => {
     await repo.holdInvoice(tctx.db, ctx.account.id, invoiceId);
@@ -247,8 +247,8 @@ export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Pro
     return true;
   });
   if (cancelled) return;
-  const after = await getInvoiceRow(ctx, invoiceId);
-  if (after.is_cancelled)
+  const after = await getInvoiceRecord(ctx, invoiceId);
+  if (after.isCancelled)
     throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);
   throw new ConflictError(
     'invoice_has_allocations',

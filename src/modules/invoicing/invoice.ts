@@ -1,13 +1,12 @@
 /**
- * What an invoice is in this module, and how its rows become one. Ids are null on an unsaved invoice (a preview
- * priced but not stored).
+ * What an invoice is in this module, and how its stored records become one. Ids are null on an unsaved invoice (a
+ * preview priced but not stored).
  */
 import type { PlainDate } from '../../core/calendar.ts';
 import { invoiceBalances, invoiceStatus, priceInvoice } from './invoiceMath.ts';
 import type { InvoiceBalances, InvoiceMoney, InvoiceStatus } from './invoiceMath.ts';
 import { heldCollectionReason } from './customerCollection.ts';
 import type { Customer, CustomerWithFigures } from '../customers/index.ts';
-import type { ChargeRow, InvoiceRow, TaxRow } from './invoice.repository.ts';
 
 /** Auto: made by the bill run; App: made through the API (public service notes). */
 export type InvoiceSource = 'Auto' | 'App';
@@ -139,100 +138,153 @@ export interface NewInvoice {
   taxes: { name: string; perc: string }[];
 }
 
-/** The money columns of an invoice row (a whole one or the ledger's narrower allocation target). */
-export function moneyOf(
-  row: Pick<InvoiceRow, 'total_minor' | 'paid_actual_minor' | 'paid_pending_minor' | 'negative_adjs_minor'>,
-): InvoiceMoney {
+/**
+ * An invoice as stored, without its lines: what the invoicing repositories return (invoice.mapper.ts maps the row;
+ * docs/architecture.md, "Rows stop at the repository"). Money in minor units of currencyCode.
+ */
+export interface InvoiceRecord extends InvoiceMoney {
+  id: number;
+  customerId: number;
+  invoiceNum: number | null;
+  reference: string | null;
+  poNumber: string | null;
+  currencyCode: string;
+  invoiceDate: PlainDate;
+  dueDate: PlainDate;
+  dateSent: string | null;
+  isDraft: boolean;
+  isCancelled: boolean;
+  cancelledAt: string | null;
+  source: string;
+  /** Null: the invoice follows its customer's payment settings. */
+  collectionMethod: string | null;
+  gatewayId: number | null;
+  customerPaymentMethodId: number | null;
+  /** Why the customer's settings cannot collect it, once told (null: collected, or following them is fine). */
+  collectionProblem: string | null;
+  numTries: number;
+  nextTryDate: string | null;
+  notes: string | null;
+  terms: string | null;
+  subscriptionId: number | null;
+  recurringInvoiceId: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type MoneyField = keyof InvoiceMoney;
+
+/** What the collections read of an invoice: its own collection, its schedule and what it still owes. */
+export type CollectableInvoiceRecord = Pick<
+  InvoiceRecord,
+  | 'id'
+  | 'customerId'
+  | 'gatewayId'
+  | 'customerPaymentMethodId'
+  | 'collectionMethod'
+  | 'collectionProblem'
+  | 'currencyCode'
+  | 'numTries'
+  | 'nextTryDate'
+  | 'dueDate'
+  | MoneyField
+>;
+
+/** What the ledger reads of an invoice it allocates money to. */
+export type AllocatableInvoiceRecord = Pick<
+  InvoiceRecord,
+  'id' | 'customerId' | 'invoiceNum' | 'currencyCode' | 'invoiceDate' | 'isDraft' | 'isCancelled' | MoneyField
+>;
+
+/** An invoice's figures after a change of its money: what its status and events are made from. */
+export type InvoiceMoneyFigures = Pick<
+  InvoiceRecord,
+  MoneyField | 'isDraft' | 'isCancelled' | 'dueDate' | 'nextTryDate'
+>;
+
+/** An issued invoice as a customer's statement reads it. */
+export type IssuedInvoiceRecord = Pick<
+  InvoiceRecord,
+  'id' | 'invoiceNum' | 'reference' | 'invoiceDate' | 'dueDate' | MoneyField
+>;
+
+/** A tax of a stored invoice, as stored (its total is worked out from the lines: InvoiceTax). */
+export type InvoiceTaxRecord = Omit<InvoiceTax, 'id' | 'invoiceId' | 'totalMinor'> & {
+  id: number;
+  invoiceId: number;
+};
+
+/** The money of an invoice (a whole one or a narrower record of it). */
+export function moneyOf(record: InvoiceMoney): InvoiceMoney {
   return {
-    totalMinor: row.total_minor,
-    paidActualMinor: row.paid_actual_minor,
-    paidPendingMinor: row.paid_pending_minor,
-    negativeAdjsMinor: row.negative_adjs_minor,
+    totalMinor: record.totalMinor,
+    paidActualMinor: record.paidActualMinor,
+    paidPendingMinor: record.paidPendingMinor,
+    negativeAdjsMinor: record.negativeAdjsMinor,
   };
 }
 
 /** Each tax's total over the lines, by the pricing rule the lines were stored with. */
 function taxesWithTotals(
-  charges: readonly ChargeRow[],
-  taxes: readonly TaxRow[],
+  charges: readonly InvoiceCharge[],
+  taxes: readonly InvoiceTaxRecord[],
   currencyCode: string,
 ): InvoiceTax[] {
   const priced = priceInvoice(
-    charges.map((c) => ({
-      qty: c.qty,
-      unitCostEx: c.unit_cost_ex,
-      isTaxInclusive: Boolean(c.is_tax_inclusive),
-    })),
+    charges.map((c) => ({ qty: c.qty, unitCostEx: c.unitCostEx, isTaxInclusive: c.isTaxInclusive })),
     taxes.map((t) => t.perc),
     currencyCode,
   );
   return taxes.map((t, i) => ({
     id: t.id,
-    invoiceId: t.invoice_id,
+    invoiceId: t.invoiceId,
     name: t.name,
     perc: t.perc,
     totalMinor: priced.taxTotalsMinor[i]!,
   }));
 }
 
-export function chargeFromRow(row: ChargeRow): InvoiceCharge {
-  return {
-    id: row.id,
-    invoiceId: row.invoice_id,
-    line: row.line,
-    descrip: row.descrip,
-    qty: row.qty,
-    unitCostEx: row.unit_cost_ex,
-    isTaxInclusive: Boolean(row.is_tax_inclusive),
-    amountExMinor: row.amount_ex_minor,
-    amountIncMinor: row.amount_inc_minor,
-    displayOrder: row.display_order,
-    periodStart: row.period_start,
-    periodEnd: row.period_end,
-  };
-}
-
-export function invoiceFromRow(
-  row: InvoiceRow,
+/** The invoice from its stored record, its customer, its lines and its taxes, as of `on` (its status). */
+export function invoiceFromRecord(
+  record: InvoiceRecord,
   customer: Customer,
-  chargeRows: ChargeRow[],
-  taxRows: TaxRow[],
+  charges: InvoiceCharge[],
+  taxes: InvoiceTaxRecord[],
   on: PlainDate,
 ): Invoice {
-  const money = moneyOf(row);
-  const isDraft = Boolean(row.is_draft);
-  const isCancelled = Boolean(row.is_cancelled);
+  const money = moneyOf(record);
+  const { isDraft, isCancelled } = record;
   return {
-    id: row.id,
+    id: record.id,
     customer,
-    invoiceNum: row.invoice_num,
-    reference: row.reference,
-    poNumber: row.po_number,
-    currencyCode: row.currency_code,
-    invoiceDate: row.invoice_date,
-    dueDate: row.due_date,
-    dateSent: row.date_sent,
-    updatedAt: row.updated_at,
+    invoiceNum: record.invoiceNum,
+    reference: record.reference,
+    poNumber: record.poNumber,
+    currencyCode: record.currencyCode,
+    invoiceDate: record.invoiceDate,
+    dueDate: record.dueDate,
+    dateSent: record.dateSent,
+    updatedAt: record.updatedAt,
     isDraft,
     isCancelled,
-    source: row.source,
-    collectionMethod: row.collection_method,
-    gatewayId: row.gateway_id,
-    customerPaymentMethodId: row.customer_payment_method_id,
-    followsCustomer: row.collection_method === null,
+    source: record.source,
+    collectionMethod: record.collectionMethod,
+    gatewayId: record.gatewayId,
+    customerPaymentMethodId: record.customerPaymentMethodId,
+    followsCustomer: record.collectionMethod === null,
     // A debit order left out of its batch says why (docs/gateways.md, "One customer never holds up a batch").
-    collectionProblem: heldCollectionReason(row.collection_problem),
-    numTries: row.num_tries,
-    nextTryDate: row.next_try_date,
-    notes: row.notes,
-    terms: row.terms,
-    subscriptionId: row.subscription_id,
-    recurringInvoiceId: row.recurring_invoice_id,
+    collectionProblem: heldCollectionReason(record.collectionProblem),
+    numTries: record.numTries,
+    nextTryDate: record.nextTryDate,
+    notes: record.notes,
+    terms: record.terms,
+    subscriptionId: record.subscriptionId,
+    recurringInvoiceId: record.recurringInvoiceId,
     money,
     balances: invoiceBalances(money),
-    exTotalMinor: chargeRows.reduce((sum, c) => sum + c.amount_ex_minor, 0),
-    status: invoiceStatus({ ...money, isDraft, isCancelled, dueDate: row.due_date }, on),
-    charges: chargeRows.map(chargeFromRow),
-    taxes: taxesWithTotals(chargeRows, taxRows, row.currency_code),
+    exTotalMinor: charges.reduce((sum, c) => sum + c.amountExMinor, 0),
+    status: invoiceStatus({ ...money, isDraft, isCancelled, dueDate: record.dueDate }, on),
+    charges,
+    taxes: taxesWithTotals(charges, taxes, record.currencyCode),
   };
 }

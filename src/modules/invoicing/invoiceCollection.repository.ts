@@ -2,23 +2,8 @@ import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import { customerStates } from '../customers/index.ts';
 import { owed } from './invoice.repository.ts';
-
-export interface CollectableInvoiceRow {
-  id: number;
-  customer_id: number;
-  gateway_id: number | null;
-  customer_payment_method_id: number | null;
-  collection_method: string | null;
-  collection_problem: string | null;
-  currency_code: string;
-  num_tries: number;
-  next_try_date: string | null;
-  due_date: string;
-  total_minor: number;
-  paid_actual_minor: number;
-  paid_pending_minor: number;
-  negative_adjs_minor: number;
-}
+import type { CollectableInvoiceRecord } from './invoice.ts';
+import { collectableInvoiceFromRow } from './invoice.mapper.ts';
 
 const COLLECTABLE_COLUMNS = [
   'id',
@@ -43,7 +28,7 @@ const COLLECTABLE_COLUMNS = [
  * `customerPaymentMethods`, and either due for their first try (never tried, nothing scheduled, due by `today`)
  * or scheduled for a retry by `now`.
  */
-export function listInvoicesDue(
+export async function listInvoicesDue(
   db: Db,
   accountId: number,
   method: 'credit_card' | 'debit_order',
@@ -51,9 +36,9 @@ export function listInvoicesDue(
   now: string,
   today: string,
   page: { limit: number; afterId: number } | { onlyIds: readonly number[] },
-): Promise<CollectableInvoiceRow[]> {
-  if ('onlyIds' in page && page.onlyIds.length === 0) return Promise.resolve([]);
-  return db
+): Promise<CollectableInvoiceRecord[]> {
+  if ('onlyIds' in page && page.onlyIds.length === 0) return [];
+  const rows = await db
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -91,20 +76,22 @@ export function listInvoicesDue(
     .orderBy('id')
     .$if('limit' in page, (qb) => qb.limit((page as { limit: number }).limit))
     .execute();
+  return rows.map(collectableInvoiceFromRow);
 }
 
 /** An invoice's collection columns, whatever its state. */
-export function findCollectableInvoice(
+export async function findCollectableInvoice(
   db: Db,
   accountId: number,
   invoiceId: number,
-): Promise<CollectableInvoiceRow | undefined> {
-  return db
+): Promise<CollectableInvoiceRecord | undefined> {
+  const row = await db
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
     .where('id', '=', invoiceId)
     .executeTakeFirst();
+  return row && collectableInvoiceFromRow(row);
 }
 
 /** Ids per statement below: far below either dialect's limit on parameters. */
@@ -182,13 +169,13 @@ export async function countTryOn(
  * The customer's owed invoices a new primary method of this kind may collect: card invoices through its gateway,
  * and those that follow the customer.
  */
-export function listOwedInvoicesForNewPrimary(
+export async function listOwedInvoicesForNewPrimary(
   db: Db,
   accountId: number,
   customerId: number,
   card: { gatewayId: number } | undefined,
-): Promise<CollectableInvoiceRow[]> {
-  return db
+): Promise<CollectableInvoiceRecord[]> {
+  const rows = await db
     .selectFrom('invoices')
     .select(COLLECTABLE_COLUMNS)
     .where('account_id', '=', accountId)
@@ -204,6 +191,7 @@ export function listOwedInvoicesForNewPrimary(
     .where((eb) => owed(eb))
     .orderBy('id')
     .execute();
+  return rows.map(collectableInvoiceFromRow);
 }
 
 /** Records the problem the customer was told of (null: none, or solved). */

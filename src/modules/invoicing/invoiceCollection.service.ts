@@ -12,9 +12,8 @@ import type {
 import { invoiceBalances } from './invoiceMath.ts';
 import { customersByIds } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
-import type { Invoice } from './invoice.ts';
+import type { CollectableInvoiceRecord, Invoice, InvoiceRecord } from './invoice.ts';
 import { moneyOf } from './invoice.ts';
-import type { InvoiceRow } from './invoice.repository.ts';
 import { blockedWords, collectingWords } from './collectionNoteWords.ts';
 import {
   canCharge,
@@ -54,31 +53,32 @@ export interface CollectableInvoice {
   openMinor: number;
 }
 
-function collectableFromRow(
-  row: repo.CollectableInvoiceRow,
+function collectableFromRecord(
+  record: CollectableInvoiceRecord,
   collections: Map<number, CustomerCollection>,
 ): CollectableInvoice {
-  const followsCustomer = row.collection_method === null;
-  const collection = followsCustomer ? collections.get(row.customer_id) : undefined;
+  const followsCustomer = record.collectionMethod === null;
+  const collection = followsCustomer ? collections.get(record.customerId) : undefined;
   return {
-    id: row.id,
-    customerId: row.customer_id,
+    id: record.id,
+    customerId: record.customerId,
     followsCustomer,
-    gatewayId: collection ? (collection.kind === 'manual' ? null : collection.gatewayId) : row.gateway_id,
+    gatewayId: collection ? (collection.kind === 'manual' ? null : collection.gatewayId) : record.gatewayId,
     paymentMethodId: collection
       ? collection.kind === 'automatic'
         ? collection.paymentMethodId
         : null
-      : row.customer_payment_method_id,
+      : record.customerPaymentMethodId,
     ...(collection?.kind === 'blocked'
       ? { blocked: { problem: collection.problem, message: collection.message } }
       : {}),
-    reportedProblem: row.collection_problem,
-    currencyCode: row.currency_code,
-    numTries: row.num_tries,
-    nextTryDate: row.next_try_date,
-    dueDate: row.due_date,
-    openMinor: row.total_minor - row.paid_actual_minor - row.paid_pending_minor - row.negative_adjs_minor,
+    reportedProblem: record.collectionProblem,
+    currencyCode: record.currencyCode,
+    numTries: record.numTries,
+    nextTryDate: record.nextTryDate,
+    dueDate: record.dueDate,
+    openMinor:
+      record.totalMinor - record.paidActualMinor - record.paidPendingMinor - record.negativeAdjsMinor,
   };
 }
 
@@ -208,14 +208,16 @@ export async function withEffectiveCollection<T extends InvoiceCollection>(
   });
 }
 
-async function collectablesFromRows(
+async function collectablesFromRecords(
   ctx: ServiceContext,
-  rows: repo.CollectableInvoiceRow[],
+  records: CollectableInvoiceRecord[],
 ): Promise<CollectableInvoice[]> {
-  const following = rows.filter((row) => row.collection_method === null).map((row) => row.customer_id);
+  const following = records
+    .filter((record) => record.collectionMethod === null)
+    .map((record) => record.customerId);
   const customers = following.length === 0 ? new Map() : await customersByIds(ctx, following);
   const collections = await customerCollectionsOf(ctx, [...customers.values()]);
-  return rows.map((row) => collectableFromRow(row, collections));
+  return records.map((record) => collectableFromRecord(record, collections));
 }
 
 /**
@@ -232,7 +234,7 @@ export async function listInvoicesDue(
   limit: number,
   afterId = 0,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listInvoicesDue(
+  const records = await repo.listInvoicesDue(
     ctx.db,
     ctx.account.id,
     method,
@@ -241,7 +243,7 @@ export async function listInvoicesDue(
     byDate,
     { limit, afterId },
   );
-  return collectablesFromRows(ctx, rows);
+  return collectablesFromRecords(ctx, records);
 }
 
 /**
@@ -267,7 +269,7 @@ export async function findInvoicesDue(
   now: string,
   today: string,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listInvoicesDue(
+  const records = await repo.listInvoicesDue(
     ctx.db,
     ctx.account.id,
     method,
@@ -276,7 +278,7 @@ export async function findInvoicesDue(
     today,
     { onlyIds: invoiceIds },
   );
-  return collectablesFromRows(ctx, rows);
+  return collectablesFromRecords(ctx, records);
 }
 
 /**
@@ -284,9 +286,9 @@ export async function findInvoicesDue(
  * named by the invoice or, for one that follows its customer, by the customer's settings.
  */
 export async function collectionMethodOf(ctx: ServiceContext, invoiceId: number): Promise<number | null> {
-  const row = await repo.findCollectableInvoice(ctx.db, ctx.account.id, invoiceId);
-  if (!row) return null;
-  return (await collectablesFromRows(ctx, [row]))[0]!.paymentMethodId;
+  const record = await repo.findCollectableInvoice(ctx.db, ctx.account.id, invoiceId);
+  if (!record) return null;
+  return (await collectablesFromRecords(ctx, [record]))[0]!.paymentMethodId;
 }
 
 /**
@@ -353,8 +355,8 @@ export async function listOwedInvoicesForNewPrimary(
   customerId: number,
   card: { gatewayId: number } | undefined,
 ): Promise<CollectableInvoice[]> {
-  const rows = await repo.listOwedInvoicesForNewPrimary(ctx.db, ctx.account.id, customerId, card);
-  return collectablesFromRows(ctx, rows);
+  const records = await repo.listOwedInvoicesForNewPrimary(ctx.db, ctx.account.id, customerId, card);
+  return collectablesFromRecords(ctx, records);
 }
 
 /** Records the problem the customer's settings have with the invoice, once the customer has been told. */
@@ -387,20 +389,17 @@ export function setCollectionMethodAndTry(
  * with a gateway and a method; null otherwise (a draft, or money collected another way).
  */
 export function firstCollectionTry(
-  invoice: {
-    is_draft: boolean;
-    collection_method: string | null;
-    gateway_id: number | null;
-    customer_payment_method_id: number | null;
-    due_date: PlainDate;
-  },
+  invoice: Pick<
+    InvoiceRecord,
+    'isDraft' | 'collectionMethod' | 'gatewayId' | 'customerPaymentMethodId' | 'dueDate'
+  >,
   timeZone: string,
 ): string | null {
   const automatic =
-    invoice.collection_method === 'credit_card' &&
-    invoice.gateway_id !== null &&
-    invoice.customer_payment_method_id !== null;
-  return automatic && !invoice.is_draft ? startOfDate(invoice.due_date, timeZone) : null;
+    invoice.collectionMethod === 'credit_card' &&
+    invoice.gatewayId !== null &&
+    invoice.customerPaymentMethodId !== null;
+  return automatic && !invoice.isDraft ? startOfDate(invoice.dueDate, timeZone) : null;
 }
 
 /**
@@ -484,21 +483,21 @@ async function blockedNotes(
   return notes;
 }
 
-/** The collection of a stored invoice, from its row and its customer. */
-export function collectionOfRow(row: InvoiceRow, customer: Customer): InvoiceCollection {
+/** The collection of a stored invoice, from its record and its customer. */
+export function collectionOfRecord(record: InvoiceRecord, customer: Customer): InvoiceCollection {
   return {
-    id: row.id,
+    id: record.id,
     customer,
-    followsCustomer: row.collection_method === null,
-    collectionMethod: row.collection_method,
-    gatewayId: row.gateway_id,
-    customerPaymentMethodId: row.customer_payment_method_id,
+    followsCustomer: record.collectionMethod === null,
+    collectionMethod: record.collectionMethod,
+    gatewayId: record.gatewayId,
+    customerPaymentMethodId: record.customerPaymentMethodId,
     collectionProblem: null,
-    isDraft: Boolean(row.is_draft),
-    isCancelled: Boolean(row.is_cancelled),
-    balances: invoiceBalances(moneyOf(row)),
-    numTries: row.num_tries,
-    nextTryDate: row.next_try_date,
-    dueDate: row.due_date,
+    isDraft: record.isDraft,
+    isCancelled: record.isCancelled,
+    balances: invoiceBalances(moneyOf(record)),
+    numTries: record.numTries,
+    nextTryDate: record.nextTryDate,
+    dueDate: record.dueDate,
   };
 }

@@ -20,9 +20,8 @@ import { assertGatewayUsable, gatewayAccepts, getGateway } from '../gateways/ind
 import type { Gateway } from '../gateways/index.ts';
 import { assertPaymentMethodUsable } from '../paymentMethods/index.ts';
 import { parseWireDecimal } from './decimals.ts';
-import type { NewInvoice, NewInvoiceCharge } from './invoice.ts';
+import type { InvoiceRecord, NewInvoice, NewInvoiceCharge } from './invoice.ts';
 import { findInvoiceIdByReference } from './invoice.repository.ts';
-import type { InvoiceRow } from './invoice.repository.ts';
 import { findRecurringInvoiceIdByReference } from './recurringInvoice.repository.ts';
 
 /** Spec, Invoice: CollectionMethod is one of these. */
@@ -366,17 +365,17 @@ export async function checkedInvoice(
   ctx: ServiceContext,
   input: InvoiceInput,
   customer: Customer,
-  current?: { row: InvoiceRow; charges: NewInvoiceCharge[]; taxes: CheckedTax[] },
+  current?: { record: InvoiceRecord; charges: NewInvoiceCharge[]; taxes: CheckedTax[] },
 ): Promise<CheckedInvoice> {
   const problems: FieldProblem[] = [];
-  const row = current?.row;
+  const record = current?.record;
   const currencyCode =
-    input.currencyCode?.trim().toUpperCase() ?? row?.currency_code ?? customer.currencyCode;
+    input.currencyCode?.trim().toUpperCase() ?? record?.currencyCode ?? customer.currencyCode;
   const invoiceDate =
-    checkedDate(ctx, input.invoiceDate, 'InvoiceDate', problems) ?? row?.invoice_date ?? today(ctx);
+    checkedDate(ctx, input.invoiceDate, 'InvoiceDate', problems) ?? record?.invoiceDate ?? today(ctx);
   const dueDate =
     checkedDate(ctx, input.dueDate, 'DueDate', problems) ??
-    row?.due_date ??
+    record?.dueDate ??
     addDays(invoiceDate, ctx.account.invoiceDueDays);
   if (dueDate < invoiceDate) {
     problems.push({
@@ -386,7 +385,7 @@ export async function checkedInvoice(
   }
   const poNumber =
     input.poNumber === undefined
-      ? (row?.po_number ?? null)
+      ? (record?.poNumber ?? null)
       : typeof input.poNumber === 'number'
         ? String(input.poNumber)
         : (optionalText(input.poNumber) ?? null);
@@ -396,22 +395,22 @@ export async function checkedInvoice(
     currencyCode,
     invoiceDate,
     dueDate,
-    reference: keep(optionalText(input.reference), row?.reference ?? null),
+    reference: keep(optionalText(input.reference), record?.reference ?? null),
     poNumber,
     // On create, left out or blank means the account's default (insertInvoices applies it).
-    notes: row ? keep(optionalText(input.notes), row.notes) : (optionalText(input.notes) ?? undefined),
-    terms: row ? keep(optionalText(input.terms), row.terms) : (optionalText(input.terms) ?? undefined),
+    notes: record ? keep(optionalText(input.notes), record.notes) : (optionalText(input.notes) ?? undefined),
+    terms: record ? keep(optionalText(input.terms), record.terms) : (optionalText(input.terms) ?? undefined),
     collectionMethod:
       input.collectionMethod === undefined
-        ? (row?.collection_method ?? null)
+        ? (record?.collectionMethod ?? null)
         : checkedCollectionMethod(input.collectionMethod, problems),
-    gatewayId: keep(input.gatewayId, row?.gateway_id ?? null),
-    customerPaymentMethodId: keep(input.customerPaymentMethodId, row?.customer_payment_method_id ?? null),
+    gatewayId: keep(input.gatewayId, record?.gatewayId ?? null),
+    customerPaymentMethodId: keep(input.customerPaymentMethodId, record?.customerPaymentMethodId ?? null),
     charges: input.charges ? checkedCharges(input.charges, problems) : (current?.charges ?? []),
     taxes: input.taxes ? checkedTaxes(input.taxes, problems) : (current?.taxes ?? []),
   };
   let currencyKnown = true;
-  if (input.currencyCode !== undefined || !row) {
+  if (input.currencyCode !== undefined || !record) {
     const code = await collectProblems(problems, () =>
       assertCurrencyEnabled(ctx, currencyCode, 'CurrencyCode'),
     );

@@ -5,11 +5,11 @@ import { addDays } from '../../core/calendar.ts';
 import { invoiceBalances, invoiceStatus, priceInvoice } from './invoiceMath.ts';
 import type { InvoiceMoney, PricedInvoice } from './invoiceMath.ts';
 import { getCustomer } from '../customers/index.ts';
-import { chargeFromRow } from './invoice.ts';
 import { firstCollectionTry } from './invoiceCollection.service.ts';
 import type { Invoice, NewInvoice, NewInvoiceCharge } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { NewInvoiceRow } from './invoice.repository.ts';
+import { invoiceChargeFromRow } from './invoice.mapper.ts';
 
 export function chargeRowsOf(
   accountId: number,
@@ -93,11 +93,11 @@ export async function insertInvoices(ctx: ServiceContext, invoices: NewInvoice[]
       customer_payment_method_id: invoice.customerPaymentMethodId ?? null,
       next_try_date: firstCollectionTry(
         {
-          is_draft: invoice.isDraft,
-          collection_method: invoice.collectionMethod ?? null,
-          gateway_id: invoice.gatewayId ?? null,
-          customer_payment_method_id: invoice.customerPaymentMethodId ?? null,
-          due_date: dueDate,
+          isDraft: invoice.isDraft,
+          collectionMethod: invoice.collectionMethod ?? null,
+          gatewayId: invoice.gatewayId ?? null,
+          customerPaymentMethodId: invoice.customerPaymentMethodId ?? null,
+          dueDate,
         },
         ctx.account.timeZone,
       ),
@@ -138,7 +138,7 @@ export async function previewInvoice(ctx: ServiceContext, invoice: NewInvoice): 
   };
   const { dueDate, notes, terms } = accountDefaults(ctx, invoice);
   const charges = chargeRowsOf(ctx.account.id, 0, invoice.charges, priced).map((row) => ({
-    ...chargeFromRow({ ...row, id: 0 }),
+    ...invoiceChargeFromRow({ ...row, id: 0 }),
     id: null,
     invoiceId: null,
   }));

@@ -10,10 +10,10 @@ import { queueMail, queueMails } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
 import * as repo from './invoice.repository.ts';
 import { invoicesWithInclusivePrices } from './invoiceMail.repository.ts';
-import type { InvoiceRow } from './invoice.repository.ts';
-import { getInvoiceRow } from './invoiceReads.service.ts';
+import type { InvoiceRecord } from './invoice.ts';
+import { getInvoiceRecord } from './invoiceReads.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
-import { automaticCollectionNotes, collectionOfRow } from './invoiceCollection.service.ts';
+import { automaticCollectionNotes, collectionOfRecord } from './invoiceCollection.service.ts';
 import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
 import type { PendingDebit } from './pendingDebits.ts';
 
@@ -60,7 +60,7 @@ function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
 function invoiceMail(
   ctx: ServiceContext,
   customer: Customer,
-  row: InvoiceRow,
+  invoice: InvoiceRecord,
   collectionNote: string | undefined,
   pricesIncludeTax: boolean,
   pendingDebits: readonly PendingDebit[] = [],
@@ -72,16 +72,16 @@ function invoiceMail(
     ...invoiceMailText({
       accountName: ctx.account.name,
       customerName,
-      invoiceNum: row.invoice_num,
-      currencyCode: row.currency_code,
-      totalMinor: row.total_minor,
-      invoiceDate: row.invoice_date,
-      dueDate: row.due_date,
+      invoiceNum: invoice.invoiceNum,
+      currencyCode: invoice.currencyCode,
+      totalMinor: invoice.totalMinor,
+      invoiceDate: invoice.invoiceDate,
+      dueDate: invoice.dueDate,
       collectionNote,
       pricesIncludeTax,
       pendingDebits,
     }),
-    attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(row.id) },
+    attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(invoice.id) },
   };
 }
 
@@ -90,11 +90,11 @@ function invoiceMail(
  * and sets DateSent. A draft is not sent (it has no number yet), nor a cancelled invoice.
  */
 export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promise<void> {
-  const row = await getInvoiceRow(ctx, invoiceId);
-  if (row.is_draft)
+  const invoice = await getInvoiceRecord(ctx, invoiceId);
+  if (invoice.isDraft)
     throw new ConflictError('invoice_draft', `Invoice ${invoiceId} is a draft; finalize it first`);
-  if (row.is_cancelled) throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is cancelled`);
-  const customer = await getCustomer(ctx, row.customer_id);
+  if (invoice.isCancelled) throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is cancelled`);
+  const customer = await getCustomer(ctx, invoice.customerId);
   if (!customer.email) {
     throw ValidationError.field(
       'Customer.Email',
@@ -107,14 +107,14 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     const ref = invoiceRef(invoiceId);
     await repo.holdInvoice(trx, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, ref);
-    const [note] = await automaticCollectionNotes(tctx, [collectionOfRow(row, customer)]);
+    const [note] = await automaticCollectionNotes(tctx, [collectionOfRecord(invoice, customer)]);
     const inclusive = await invoicesWithInclusivePrices(trx, ctx.account.id, [invoiceId]);
     const pending = (await pendingDebitsOf(tctx, [invoiceId])).get(invoiceId);
     await queueMail(
       trx,
       ctx,
       ctx.account.id,
-      invoiceMail(ctx, customer, row, note, inclusive.has(invoiceId), pending),
+      invoiceMail(ctx, customer, invoice, note, inclusive.has(invoiceId), pending),
     );
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
     await emitEvent(tctx, 'invoice.sent', ref, { before });
@@ -135,30 +135,30 @@ const MAIL_CHUNK = 1000;
 export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[]): Promise<number[]> {
   const sent: number[] = [];
   for (let at = 0; at < invoiceIds.length; at += MAIL_CHUNK) {
-    const rows = (
+    const invoices = (
       await repo.findInvoices(ctx.db, ctx.account.id, invoiceIds.slice(at, at + MAIL_CHUNK))
-    ).filter((row) => !row.is_draft && !row.is_cancelled);
-    const customers = await customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]);
-    const sending = rows.flatMap((row) => {
-      const customer = customers.get(row.customer_id);
-      return customer?.autoSendInvoice && customer.email ? [{ row, customer }] : [];
+    ).filter((invoice) => !invoice.isDraft && !invoice.isCancelled);
+    const customers = await customersByIds(ctx, [...new Set(invoices.map((invoice) => invoice.customerId))]);
+    const sending = invoices.flatMap((invoice) => {
+      const customer = customers.get(invoice.customerId);
+      return customer?.autoSendInvoice && customer.email ? [{ invoice, customer }] : [];
     });
     const notes = await automaticCollectionNotes(
       ctx,
-      sending.map(({ row, customer }) => collectionOfRow(row, customer)),
+      sending.map(({ invoice, customer }) => collectionOfRecord(invoice, customer)),
     );
     const inclusive = await invoicesWithInclusivePrices(
       ctx.db,
       ctx.account.id,
-      sending.map(({ row }) => row.id),
+      sending.map(({ invoice }) => invoice.id),
     );
     const pending = await pendingDebitsOf(
       ctx,
-      sending.map(({ row }) => row.id),
+      sending.map(({ invoice }) => invoice.id),
     );
-    const mails = sending.map(({ row, customer }, i) => ({
-      row,
-      mail: invoiceMail(ctx, customer, row, notes[i], inclusive.has(row.id), pending.get(row.id)),
+    const mails = sending.map(({ invoice, customer }, i) => ({
+      invoice,
+      mail: invoiceMail(ctx, customer, invoice, notes[i], inclusive.has(invoice.id), pending.get(invoice.id)),
     }));
     if (mails.length === 0) continue;
     await queueMails(
@@ -169,10 +169,10 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
     await repo.markInvoicesSent(
       ctx.db,
       ctx.account.id,
-      mails.map(({ row }) => row.id),
+      mails.map(({ invoice }) => invoice.id),
       nowInstant(ctx),
     );
-    sent.push(...mails.map(({ row }) => row.id));
+    sent.push(...mails.map(({ invoice }) => invoice.id));
   }
   return sent;
 }

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { INVOICE_MONEY_FIGURES, type InvoiceMoneyColumn } from './invoice.repository.ts';
+import type { InvoiceMoneyFigures } from './invoice.ts';
+import { invoiceMoneyFiguresFromRow } from './invoice.mapper.ts';
 
 /** The ledger's batch access to invoices' money figures (invoice.repository.ts holds the one-invoice change). */
 
@@ -34,18 +36,19 @@ const byColumn = {
  * addToInvoiceMoney for many invoices in one statement (each id once), compiled once per number of invoices;
  * returns each invoice's figures after the change, in no particular order.
  */
-export function addToInvoicesMoneyColumn(
+export async function addToInvoicesMoneyColumn(
   db: Db,
   accountId: number,
   column: InvoiceMoneyColumn,
   changes: readonly { invoiceId: number; deltaMinor: number }[],
   now: string,
-) {
-  return byColumn[column](
+): Promise<(InvoiceMoneyFigures & { id: number })[]> {
+  const rows = await byColumn[column](
     db,
     accountId,
     changes.map((change) => change.invoiceId),
     changes.map((change) => change.deltaMinor),
     now,
   );
+  return rows.map((row) => ({ id: row.id, ...invoiceMoneyFiguresFromRow(row) }));
 }

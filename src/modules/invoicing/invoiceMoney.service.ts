@@ -5,6 +5,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { invoiceBalances, invoiceStatus } from './invoiceMath.ts';
 import type { InvoiceStatus } from './invoiceMath.ts';
 import { moneyOf } from './invoice.ts';
+import type { AllocatableInvoiceRecord, InvoiceMoneyFigures } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import { addToInvoicesMoneyColumn } from './invoiceMoney.repository.ts';
 
@@ -25,21 +26,21 @@ export interface AllocatableInvoice {
   refusal?: string;
 }
 
-function allocatableFromRow(row: repo.AllocatableInvoiceRow, customerId: number): AllocatableInvoice {
-  const refusal = row.is_draft
+function allocatableFromRecord(record: AllocatableInvoiceRecord, customerId: number): AllocatableInvoice {
+  const refusal = record.isDraft
     ? 'is a draft'
-    : row.is_cancelled
+    : record.isCancelled
       ? 'is cancelled'
-      : row.customer_id !== customerId
+      : record.customerId !== customerId
         ? 'belongs to another customer'
         : undefined;
   return {
-    id: row.id,
-    customerId: row.customer_id,
-    invoiceNum: row.invoice_num,
-    currencyCode: row.currency_code,
-    invoiceDate: row.invoice_date,
-    openMinor: invoiceBalances(moneyOf(row)).balanceMinor,
+    id: record.id,
+    customerId: record.customerId,
+    invoiceNum: record.invoiceNum,
+    currencyCode: record.currencyCode,
+    invoiceDate: record.invoiceDate,
+    openMinor: invoiceBalances(moneyOf(record)).balanceMinor,
     ...(refusal ? { refusal } : {}),
   };
 }
@@ -54,13 +55,13 @@ export async function lockInvoicesForAllocation(
   ids: readonly number[],
   invoiceNums: readonly number[],
 ): Promise<AllocatableInvoice[]> {
-  const rows = await repo.lockInvoicesByIdOrNum(
+  const records = await repo.lockInvoicesByIdOrNum(
     ctx.db,
     ctx.account.id,
     [...new Set(ids)],
     [...new Set(invoiceNums)],
   );
-  return rows.map((row) => allocatableFromRow(row, customerId));
+  return records.map((record) => allocatableFromRecord(record, customerId));
 }
 
 /**
@@ -71,8 +72,8 @@ export async function lockInvoicesForCollection(
   ctx: ServiceContext,
   ids: readonly number[],
 ): Promise<AllocatableInvoice[]> {
-  const rows = await repo.lockInvoicesByIdOrNum(ctx.db, ctx.account.id, [...new Set(ids)], []);
-  return rows.map((row) => allocatableFromRow(row, row.customer_id));
+  const records = await repo.lockInvoicesByIdOrNum(ctx.db, ctx.account.id, [...new Set(ids)], []);
+  return records.map((record) => allocatableFromRecord(record, record.customerId));
 }
 
 /** The customer's open invoices in a currency, earliest first (InvoiceDate, then invoiceNum), locked. */
@@ -81,8 +82,8 @@ export async function lockOpenInvoices(
   customerId: number,
   currencyCode: string,
 ): Promise<AllocatableInvoice[]> {
-  const rows = await repo.lockOpenInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
-  return rows.map((row) => allocatableFromRow(row, customerId));
+  const records = await repo.lockOpenInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
+  return records.map((record) => allocatableFromRecord(record, customerId));
 }
 
 /** An invoice's Status and Balance after a change of its money figures: which event the change is. */
@@ -101,7 +102,7 @@ export async function addToInvoiceMoney(
   column: InvoiceMoneyColumn,
   deltaMinor: number,
 ): Promise<InvoiceMoneyAfter> {
-  const row = await repo.addToInvoiceMoney(
+  const figures = await repo.addToInvoiceMoney(
     ctx.db,
     ctx.account.id,
     invoiceId,
@@ -109,7 +110,7 @@ export async function addToInvoiceMoney(
     deltaMinor,
     nowInstant(ctx),
   );
-  return afterMoneyChange(ctx, invoiceId, row);
+  return afterMoneyChange(ctx, invoiceId, figures);
 }
 
 /**
@@ -124,24 +125,24 @@ export async function addToInvoicesMoney(
 ): Promise<Map<number, InvoiceMoneyAfter>> {
   const after = new Map<number, InvoiceMoneyAfter>();
   if (changes.length === 0) return after;
-  const rows = await addToInvoicesMoneyColumn(ctx.db, ctx.account.id, column, changes, nowInstant(ctx));
-  if (rows.length !== changes.length) throw new Error('an invoice whose figures were to move is missing');
-  for (const row of rows) after.set(row.id, await afterMoneyChange(ctx, row.id, row));
+  const figures = await addToInvoicesMoneyColumn(ctx.db, ctx.account.id, column, changes, nowInstant(ctx));
+  if (figures.length !== changes.length) throw new Error('an invoice whose figures were to move is missing');
+  for (const invoice of figures) after.set(invoice.id, await afterMoneyChange(ctx, invoice.id, invoice));
   return after;
 }
 
 async function afterMoneyChange(
   ctx: ServiceContext,
   invoiceId: number,
-  row: Awaited<ReturnType<typeof repo.addToInvoiceMoney>>,
+  figures: InvoiceMoneyFigures,
 ): Promise<InvoiceMoneyAfter> {
-  const money = moneyOf(row);
+  const money = moneyOf(figures);
   const status = invoiceStatus(
     {
       ...money,
-      isDraft: Boolean(row.is_draft),
-      isCancelled: Boolean(row.is_cancelled),
-      dueDate: row.due_date,
+      isDraft: figures.isDraft,
+      isCancelled: figures.isCancelled,
+      dueDate: figures.dueDate,
     },
     today(ctx),
   );
@@ -149,7 +150,7 @@ async function afterMoneyChange(
   // docs/design/collections.md, "Retries": money that covers the invoice clears its next try. (Money taken away
   // again does not bring it back: an invoice never tried is still collected from its due date, see listInvoicesDue,
   // and one tried before was settled by hand.)
-  if (balanceMinor <= 0 && row.next_try_date !== null) {
+  if (balanceMinor <= 0 && figures.nextTryDate !== null) {
     await repo.setNextTryDate(ctx.db, ctx.account.id, invoiceId, null);
   }
   return { status, balanceMinor };
@@ -176,14 +177,14 @@ export async function statementInvoicesOf(
   customerId: number,
   currencyCode: string,
 ): Promise<StatementInvoice[]> {
-  const rows = await repo.listIssuedInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
-  return rows.map((row) => ({
-    id: row.id,
-    invoiceNum: row.invoice_num,
-    reference: row.reference,
-    invoiceDate: row.invoice_date,
-    dueDate: row.due_date,
-    totalMinor: row.total_minor,
-    openMinor: invoiceBalances(moneyOf(row)).balanceMinor,
+  const records = await repo.listIssuedInvoicesOfCustomer(ctx.db, ctx.account.id, customerId, currencyCode);
+  return records.map((record) => ({
+    id: record.id,
+    invoiceNum: record.invoiceNum,
+    reference: record.reference,
+    invoiceDate: record.invoiceDate,
+    dueDate: record.dueDate,
+    totalMinor: record.totalMinor,
+    openMinor: invoiceBalances(moneyOf(record)).balanceMinor,
   }));
 }

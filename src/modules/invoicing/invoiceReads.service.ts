@@ -5,49 +5,49 @@ import type { FieldProblem } from '../../errors.ts';
 import { groupBy } from '../../core/groupBy.ts';
 import type { Page } from '../../core/paging.ts';
 import { assertCustomerExists, customersByIds } from '../customers/index.ts';
-import { invoiceFromRow } from './invoice.ts';
-import type { Invoice } from './invoice.ts';
+import { invoiceFromRecord } from './invoice.ts';
+import type { Invoice, InvoiceRecord } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
-import type { InvoiceFilter, InvoiceRow } from './invoice.repository.ts';
+import type { InvoiceFilter } from './invoice.repository.ts';
 import { checkedDate } from './invoiceInput.ts';
 
 /**
  * Invoices with their lines, taxes and customers: a fixed number of statements whatever their number (lines,
  * taxes and customers, each with one `where ... in`).
  */
-async function assembleInvoices(ctx: ServiceContext, rows: InvoiceRow[]): Promise<Invoice[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.id);
+async function assembleInvoices(ctx: ServiceContext, records: InvoiceRecord[]): Promise<Invoice[]> {
+  if (records.length === 0) return [];
+  const ids = records.map((record) => record.id);
   // Three reads that need nothing of each other: one round trip on PostgreSQL.
-  const [chargeRows, taxRows, customers] = await readTogether(
+  const [storedCharges, storedTaxes, customers] = await readTogether(
     ctx,
     (ctx) => repo.listCharges(ctx.db, ctx.account.id, ids),
     (ctx) => repo.listTaxes(ctx.db, ctx.account.id, ids),
-    (ctx) => customersByIds(ctx, [...new Set(rows.map((row) => row.customer_id))]),
+    (ctx) => customersByIds(ctx, [...new Set(records.map((record) => record.customerId))]),
   );
-  const charges = groupBy(chargeRows, (c) => c.invoice_id);
-  const taxes = groupBy(taxRows, (t) => t.invoice_id);
+  const charges = groupBy(storedCharges, (c) => c.invoiceId);
+  const taxes = groupBy(storedTaxes, (t) => t.invoiceId);
   const on = today(ctx);
-  return rows.map((row) =>
-    invoiceFromRow(
-      row,
-      customers.get(row.customer_id)!,
-      charges.get(row.id) ?? [],
-      taxes.get(row.id) ?? [],
+  return records.map((record) =>
+    invoiceFromRecord(
+      record,
+      customers.get(record.customerId)!,
+      charges.get(record.id) ?? [],
+      taxes.get(record.id) ?? [],
       on,
     ),
   );
 }
 
-/** The invoice's own row, without its lines (404 for an invoice the account cannot see). */
-export async function getInvoiceRow(ctx: ServiceContext, invoiceId: number): Promise<InvoiceRow> {
-  const row = await repo.findInvoice(ctx.db, ctx.account.id, invoiceId);
-  if (!row) throw new NotFoundError('Invoice', invoiceId);
-  return row;
+/** The invoice as stored, without its lines (404 for an invoice the account cannot see). */
+export async function getInvoiceRecord(ctx: ServiceContext, invoiceId: number): Promise<InvoiceRecord> {
+  const record = await repo.findInvoice(ctx.db, ctx.account.id, invoiceId);
+  if (!record) throw new NotFoundError('Invoice', invoiceId);
+  return record;
 }
 
 export async function getInvoice(ctx: ServiceContext, invoiceId: number): Promise<Invoice> {
-  return (await assembleInvoices(ctx, [await getInvoiceRow(ctx, invoiceId)]))[0]!;
+  return (await assembleInvoices(ctx, [await getInvoiceRecord(ctx, invoiceId)]))[0]!;
 }
 
 /** The account's invoices with these ids, as getInvoice reads them (ids it cannot see are left out). */
@@ -105,9 +105,9 @@ export async function invoiceTaxPercs(
   ctx: ServiceContext,
   invoiceIds: readonly number[],
 ): Promise<Map<number, string[]>> {
-  const rows = await repo.listTaxes(ctx.db, ctx.account.id, [...new Set(invoiceIds)]);
+  const taxes = await repo.listTaxes(ctx.db, ctx.account.id, [...new Set(invoiceIds)]);
   const percs = new Map<number, string[]>();
-  for (const row of rows) percs.set(row.invoice_id, [...(percs.get(row.invoice_id) ?? []), row.perc]);
+  for (const tax of taxes) percs.set(tax.invoiceId, [...(percs.get(tax.invoiceId) ?? []), tax.perc]);
   return percs;
 }
 
