@@ -83,7 +83,9 @@ const NO_SECRETS: SecretBox = {
  */
 function creationContext(db: Db, clocks: Clocks, account: Account, actor: Actor | undefined): ServiceContext {
   const log = createLogger('silent', process.stderr) as unknown as FastifyBaseLogger;
-  return contextFor({ db, ...clocks, log, secrets: NO_SECRETS, actor }, account);
+  // The clocks alone: a caller's `clocks` may be its whole deps, whose `db` is not this transaction.
+  const { clock, wallClock } = clocks;
+  return contextFor({ db, clock, wallClock, log, secrets: NO_SECRETS, actor }, account);
 }
 
 export interface CreateAccountInput {
