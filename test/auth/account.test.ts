@@ -129,6 +129,18 @@ describe('GET /v1/account', () => {
     });
   });
 
+  it('is created by a caller that hands over its whole deps, database included', async () => {
+    // bench:billing's seed passes its BillingDeps: the creation's events must still be written in its transaction.
+    const db = t.service.storage.db;
+    const deps = { db, clock: systemClock, wallClock: systemClock };
+    const created = await createAccount(db, deps, { name: 'Seeded' });
+    const res = await t.request('GET', '/v1/events?type=account.created', {
+      auth: { accountId: created.account.id, apiKey: created.apiKey },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(res.body)).toContain('account.created');
+  });
+
   it('answers 401 without credentials', async () => {
     const res = await t.request('GET', '/v1/account', { auth: false });
     expect(res.status).toBe(401);
