@@ -59,7 +59,7 @@ describe('a connection the database refuses', () => {
     await admin.connect();
     // A role of its own, not a superuser, so that its CONNECTION LIMIT applies (superusers are exempt).
     const role = `billing_limited_${crypto.randomBytes(4).toString('hex')}`;
-    const schema = new URL(t.env.DATABASE_URL!).searchParams.get('options')!.replace('-c search_path=', '');
+    const schema = /search_path=(\S+)/.exec(new URL(t.env.DATABASE_URL!).searchParams.get('options')!)![1]!;
     await admin.query(`create role ${role} login`);
     await admin.query(`grant usage on schema ${schema} to ${role}`);
     await admin.query(`grant select, insert, update, delete on all tables in schema ${schema} to ${role}`);
