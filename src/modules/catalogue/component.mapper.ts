@@ -32,6 +32,7 @@ export function componentFromRow(row: Selectable<ComponentsTable>): ComponentRec
     type: row.type,
     scheme: row.scheme,
     createdAt: row.created_at,
+    metricId: row.metric_id === null ? null : Number(row.metric_id),
   };
 }
 

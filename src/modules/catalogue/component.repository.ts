@@ -48,6 +48,7 @@ const COMPONENT_COLUMNS = [
   'scheme',
   'last_version_no',
   'created_at',
+  'metric_id',
 ] as const;
 
 const CURRENCY_COLUMNS = [

@@ -20,6 +20,8 @@ export interface Component {
   type: string;
   scheme: string;
   createdAt: string;
+  /** The billable metric a usage component's quantity is read from (docs/design/usage.md); null: set per period. */
+  metricId: number | null;
   versions: ComponentVersion[];
 }
 

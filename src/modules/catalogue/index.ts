@@ -70,3 +70,6 @@ export {
   validateBrackets,
   validateSchemeBrackets,
 } from './pricing.ts';
+export type { BillableMetric, MetricAggregation, MetricFilter } from './billableMetric.ts';
+export { METRIC_AGGREGATIONS } from './billableMetric.ts';
+export { metricsByCodes, metricsByIds } from './billableMetric.repository.ts';

@@ -93,6 +93,8 @@ export interface ComponentsTable {
   scheme: string;
   last_version_no: number;
   created_at: Instant;
+  /** The billable metric a usage component's quantity is read from (0041); null: set per period by the client. */
+  metric_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ComponentVersionsTable {
@@ -139,9 +141,25 @@ export interface CatalogueRevisionsTable {
   revision: Defaulted<number>;
 }
 
+/** A billable metric (0041; docs/design/usage.md). `filters` is JSON: [{ property, values }]. */
+export interface BillableMetricsTable {
+  id: Id;
+  account_id: number;
+  code: string;
+  name: string;
+  descrip: string | null;
+  aggregation: string;
+  property: string | null;
+  filters: string;
+  group_by: string | null;
+  archived_at: Instant | null;
+  created_at: Instant;
+}
+
 /** The catalogue module's tables, as Kysely's Database type holds them. */
 export interface CatalogueTables {
   account_currencies: AccountCurrenciesTable;
+  billable_metrics: BillableMetricsTable;
   catalogue_revisions: CatalogueRevisionsTable;
   tax_settings: TaxSettingsTable;
   tax_rules: TaxRulesTable;

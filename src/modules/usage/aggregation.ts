@@ -4,16 +4,10 @@
  * precision of NumUnits, so every sum is exact; only `weighted_sum` divides, once, at the end.
  */
 
-export type Aggregation = 'count' | 'sum' | 'max' | 'unique_count' | 'latest' | 'weighted_sum';
+import type { MetricAggregation } from '../catalogue/index.ts';
 
-export const AGGREGATIONS: readonly Aggregation[] = [
-  'count',
-  'sum',
-  'max',
-  'unique_count',
-  'latest',
-  'weighted_sum',
-];
+export type Aggregation = MetricAggregation;
+export { METRIC_AGGREGATIONS as AGGREGATIONS } from '../catalogue/index.ts';
 
 export const HOUR_MS = 3_600_000;
 
