@@ -215,7 +215,13 @@ const p99 = (run: Run) => round(percentile(run.latencies, 99), 2);
 /** The rows one event makes that are its own (its transaction id and the event), as the insert path writes them. */
 function floorRows(accountId: number, customerId: number, id: number, at: string, now: string) {
   return {
-    transaction: { id, account_id: accountId, transaction_id: `floor-${id}`, occurred_at: at },
+    transaction: {
+      id,
+      account_id: accountId,
+      customer_id: customerId,
+      transaction_id: `floor-${id}`,
+      occurred_at: at,
+    },
     event: {
       id,
       account_id: accountId,
