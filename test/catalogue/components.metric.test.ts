@@ -175,6 +175,29 @@ describe('a component linked to a billable metric', () => {
   });
 });
 
+describe('archiving a metric while a component links it, at the same time', () => {
+  it('ends either archived and unlinked, or linked and not archived, never archived and linked', async () => {
+    const account = await t.newAccount();
+    const group = await newGroup(account);
+    for (let round = 0; round < 6; round += 1) {
+      const code = `race_${round}`;
+      const metricId = await metric(account, code);
+      const component = await ok(account, 'POST', '/v1/components', componentBody(group, `R-${round}`));
+      const [archive, link] = await Promise.all([
+        account.request('DELETE', `/v1/billable-metrics/${metricId}`),
+        account.request('PUT', `/v1/components/${component.componentID}`, {
+          body: { ...editFields(component), MetricCode: code },
+        }),
+      ]);
+      const archived = (await ok(account, 'GET', `/v1/billable-metrics/${metricId}`)).ArchivedAt !== null;
+      const linked =
+        (await ok(account, 'GET', `/v1/components/${component.componentID}`)).MetricCode === code;
+      expect(archived !== linked, `round ${round}: archived ${archived}, linked ${linked}`).toBe(true);
+      expect([archive.status, link.status]).toEqual(archived ? [204, 422] : [409, 200]);
+    }
+  });
+});
+
 describe('per-period quantities of a linked component', () => {
   it('are refused with 409 naming the metric: recordusage, and NumUnits on create and modify', async () => {
     const account = await t.newAccount();
