@@ -47,7 +47,9 @@ import {
   countSubscriptionsByPackageVersion,
   countSubscriptionsOfCustomer,
   countSubscriptionsWithComponent,
+  subscriptionCustomers,
 } from './modules/subscriptions/index.ts';
+import { registerUsageUses } from './modules/usage/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
 import {
   STATEMENT_PDF_ATTACHMENT,
@@ -78,6 +80,8 @@ export function connectModules(): void {
     moneyRecords: hasMoneyRecords,
     deleteDetails: deletePaymentMethodsOfCustomer,
   });
+  // Usage events may name a subscription, which must be their customer's.
+  registerUsageUses({ subscriptionCustomers });
   registerPaymentMethodUses({
     invoices: countInvoicesUsingPaymentMethod,
     recurringInvoices: countRecurringInvoicesUsingPaymentMethod,

@@ -15,6 +15,7 @@ import type { CollectionsTables } from '../modules/collections/tables.ts';
 import type { BatchesTables } from '../modules/batches/tables.ts';
 import type { WidgetsTables } from '../modules/widgets/tables.ts';
 import type { PortalTables } from '../modules/portal/tables.ts';
+import type { UsageTables } from '../modules/usage/tables.ts';
 
 // Each module declares the tables it owns in its tables.ts (docs/architecture.md, "Tables and their owners"); the
 // storage layer only assembles them into the one Database type Kysely is typed with. Only the HTTP layer's own table
@@ -36,6 +37,7 @@ export type * from '../modules/collections/tables.ts';
 export type * from '../modules/batches/tables.ts';
 export type * from '../modules/widgets/tables.ts';
 export type * from '../modules/portal/tables.ts';
+export type * from '../modules/usage/tables.ts';
 
 /** Idempotency-Key answers, kept by the HTTP layer (src/http/idempotency.ts) for every module's POST. */
 export interface IdempotencyKeysTable {
@@ -69,6 +71,7 @@ export interface Database
     CollectionsTables,
     BatchesTables,
     WidgetsTables,
-    PortalTables {
+    PortalTables,
+    UsageTables {
   idempotency_keys: IdempotencyKeysTable;
 }

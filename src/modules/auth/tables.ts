@@ -58,6 +58,8 @@ export interface AccountsTable {
   apply_credit_first: ColumnType<boolean | number, boolean | undefined, boolean>;
   auto_submit_batches: ColumnType<boolean | number, boolean | undefined, boolean>;
   staff_email: string | null;
+  /** How many hours late a usage event may arrive (0042; docs/usage.md, "Grace and late events"). */
+  usage_grace_hours: Defaulted<number>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */

@@ -60,7 +60,9 @@ export interface MeteringPlan {
 const DEFAULT_GRACE_HOURS = 72;
 
 function graceHoursOf(ctx: ServiceContext): number {
-  return ctx.account.usageGraceHours ?? DEFAULT_GRACE_HOURS;
+  // NOTE: the account's UsageGraceHours, once the account carries it; the default until then.
+  const account: { usageGraceHours?: number } = ctx.account;
+  return account.usageGraceHours ?? DEFAULT_GRACE_HOURS;
 }
 
 /** The metered usage of the subscriptions planned, read from the events. */

@@ -20,6 +20,11 @@ export interface MetricReading {
 /** At most 4 decimals (NumUnits' precision) and ±10^9 (an hour's sum stays inside 64 bits). */
 export const VALUE_DECIMALS = 4;
 export const MAX_VALUE = 1_000_000_000n;
+/**
+ * weighted_sum's values are bounded lower: an hour's Σ value × seconds is kept in 64 bits (docs/design/usage.md,
+ * "Storage: summed fast, exact"), which ±10^6 keeps for 256,000 events of one customer, metric and group an hour.
+ */
+export const WEIGHTED_MAX_VALUE = 1_000_000n;
 const SCALE = 10n ** BigInt(VALUE_DECIMALS);
 
 export type EventReading =
@@ -56,7 +61,15 @@ export function readEvent(
       : { counts: true, value: 0n, unique, group };
   }
   const value = readValue(raw);
-  return typeof value === 'string' ? { problem: value, field } : { counts: true, value, unique: '', group };
+  if (typeof value === 'string') return { problem: value, field };
+  const bound = WEIGHTED_MAX_VALUE * SCALE;
+  if (metric.aggregation === 'weighted_sum' && (value > bound || value < -bound)) {
+    return {
+      problem: `must be between -${WEIGHTED_MAX_VALUE} and ${WEIGHTED_MAX_VALUE} for a weighted_sum metric`,
+      field,
+    };
+  }
+  return { counts: true, value, unique: '', group };
 }
 
 /** A value in ten-thousandths, or why it cannot be one. */

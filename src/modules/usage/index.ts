@@ -4,3 +4,10 @@ export { MAX_VALUE, VALUE_DECIMALS, readEvent, readValue } from './eventReading.
 export type { EventReading, MetricReading } from './eventReading.ts';
 export { claimedIntervals } from './claims.ts';
 export type { MeteringSubscription } from './claims.ts';
+/** Recording events and reading a metric's quantity (docs/design/usage.md, "Storage: summed fast, exact"). */
+export type { UsageAccount, UsageEvent, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
+export { FUTURE_HOURS, recordUsageEvents } from './usageEvent.service.ts';
+export type { UsageQuery } from './usageQuantities.service.ts';
+export { quantityText, usageQuantities } from './usageQuantities.service.ts';
+export type { UsageUses } from './usageUses.ts';
+export { registerUsageUses } from './usageUses.ts';

@@ -1,0 +1,355 @@
+import { sql } from 'kysely';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+import { customerStates } from '../customers/index.ts';
+import type { HourRollup, MeteredEvent } from './aggregation.ts';
+import type { UsageEvent } from './usageEvent.ts';
+
+// The usage module's writes and reads (docs/design/usage.md, "Storage: summed fast, exact"). Every write of a batch
+// is one multi-row statement; rows that lock (transactions, rollups) go in a fixed order so that concurrent batches
+// on PostgreSQL wait for each other instead of deadlocking.
+
+/** Rows per multi-row statement: far under SQLite's 32,766 bound parameters. */
+const CHUNK = 500;
+
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
+  return out;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The customers among `ids` that belong to the account. */
+export async function existingCustomers(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom(customerStates(db, accountId))
+    .select('customer_id')
+    .where('customer_id', 'in', [...new Set(ids)])
+    .execute();
+  return new Set(rows.map((row) => Number(row.customer_id)));
+}
+
+/**
+ * Claims each transaction id for a new event: the ids claimed now, with their event ids. One already claimed (by
+ * an earlier batch, or a concurrent one that committed first) is left out: a duplicate, decided here.
+ */
+export async function claimTransactions(
+  db: Db,
+  accountId: number,
+  claims: readonly { transactionId: string; occurredAt: string }[],
+): Promise<Map<string, number>> {
+  const claimed = new Map<string, number>();
+  const sorted = [...claims].sort((a, b) => (a.transactionId < b.transactionId ? -1 : 1));
+  for (const chunk of chunks(sorted)) {
+    const rows = await db
+      .insertInto('usage_transactions')
+      .values(
+        chunk.map((c) => ({
+          account_id: accountId,
+          transaction_id: c.transactionId,
+          occurred_at: c.occurredAt,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['account_id', 'transaction_id']).doNothing())
+      .returning(['id', 'transaction_id'])
+      .execute();
+    for (const row of rows) claimed.set(row.transaction_id, Number(row.id));
+  }
+  return claimed;
+}
+
+/** The event ids of transaction ids already claimed. */
+export async function claimedTransactions(
+  db: Db,
+  accountId: number,
+  transactionIds: readonly string[],
+): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  for (const chunk of chunks([...new Set(transactionIds)])) {
+    const rows = await db
+      .selectFrom('usage_transactions')
+      .select(['id', 'transaction_id'])
+      .where('account_id', '=', accountId)
+      .where('transaction_id', 'in', chunk)
+      .execute();
+    for (const row of rows) found.set(row.transaction_id, Number(row.id));
+  }
+  return found;
+}
+
+/** An event to store, its metric's reading of it done. */
+export interface EventToStore {
+  id: number;
+  accountId: number;
+  customerId: number;
+  subscriptionId: number | null;
+  metricId: number;
+  transactionId: string;
+  occurredAt: string;
+  properties: Readonly<Record<string, unknown>>;
+  counted: boolean;
+  value: bigint;
+  unique: string;
+  group: string;
+  receivedAt: string;
+}
+
+export async function insertEvents(db: Db, events: readonly EventToStore[]): Promise<void> {
+  for (const chunk of chunks(events)) {
+    await db
+      .insertInto('usage_events')
+      .values(
+        chunk.map((e) => ({
+          id: e.id,
+          account_id: e.accountId,
+          customer_id: e.customerId,
+          subscription_id: e.subscriptionId,
+          metric_id: e.metricId,
+          transaction_id: e.transactionId,
+          occurred_at: e.occurredAt,
+          properties: JSON.stringify(e.properties),
+          counted: e.counted,
+          value: e.value,
+          unique_value: e.unique,
+          group_value: e.group,
+          received_at: e.receivedAt,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Whose events an hour's rollup adds up: subscription 0 holds the customer's events that name none. */
+export interface RollupKey {
+  customerId: number;
+  subscriptionId: number;
+  metricId: number;
+  group: string;
+}
+
+export type RollupToStore = RollupKey & { rollup: HourRollup };
+
+const keyOrder = (a: RollupToStore, b: RollupToStore): number =>
+  a.customerId - b.customerId ||
+  a.subscriptionId - b.subscriptionId ||
+  a.metricId - b.metricId ||
+  (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) ||
+  a.rollup.hour - b.rollup.hour;
+
+/**
+ * Adds a batch's rollups to the stored ones, never read-modify-write: one upsert whose update merges as
+ * mergeRollups does (aggregation.ts). weighted_sum is kept in value × whole seconds (the events' times are whole
+ * seconds for it, usageEvent.service.ts), so the column holds weightedOffsets / 1000 exactly.
+ */
+export async function addRollups(
+  db: Db,
+  accountId: number,
+  rollups: readonly RollupToStore[],
+): Promise<void> {
+  // NOTE: PostgreSQL's two-argument maximum is greatest(); SQLite's is max().
+  const greatest = isPostgres(db) ? sql.raw('greatest') : sql.raw('max');
+  const later = sql`(excluded.latest_at > usage_rollups.latest_at or (excluded.latest_at = usage_rollups.latest_at and excluded.latest_id > usage_rollups.latest_id))`;
+  for (const chunk of chunks([...rollups].sort(keyOrder))) {
+    await db
+      .insertInto('usage_rollups')
+      .values(
+        chunk.map(({ customerId, subscriptionId, metricId, group, rollup }) => ({
+          account_id: accountId,
+          customer_id: customerId,
+          subscription_id: subscriptionId,
+          metric_id: metricId,
+          group_value: group,
+          hour: iso(rollup.hour),
+          event_count: rollup.count,
+          value_sum: rollup.sum,
+          value_max: rollup.max ?? 0n,
+          latest_value: rollup.latest?.value ?? 0n,
+          latest_at: iso(rollup.latest?.at ?? rollup.hour),
+          latest_id: rollup.latest?.id ?? 0,
+          weighted_seconds: rollup.weightedOffsets / 1000n,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'customer_id', 'subscription_id', 'metric_id', 'group_value', 'hour'])
+          .doUpdateSet({
+            event_count: sql`usage_rollups.event_count + excluded.event_count`,
+            value_sum: sql`usage_rollups.value_sum + excluded.value_sum`,
+            value_max: sql`${greatest}(usage_rollups.value_max, excluded.value_max)`,
+            latest_value: sql`case when ${later} then excluded.latest_value else usage_rollups.latest_value end`,
+            latest_at: sql`case when ${later} then excluded.latest_at else usage_rollups.latest_at end`,
+            latest_id: sql`case when ${later} then excluded.latest_id else usage_rollups.latest_id end`,
+            weighted_seconds: sql`usage_rollups.weighted_seconds + excluded.weighted_seconds`,
+          }),
+      )
+      .execute();
+  }
+}
+
+export async function addUniqueValues(
+  db: Db,
+  accountId: number,
+  values: readonly (RollupKey & { hour: number; value: string })[],
+): Promise<void> {
+  for (const chunk of chunks(values)) {
+    await db
+      .insertInto('usage_unique_values')
+      .values(
+        chunk.map((v) => ({
+          account_id: accountId,
+          customer_id: v.customerId,
+          subscription_id: v.subscriptionId,
+          metric_id: v.metricId,
+          group_value: v.group,
+          hour: iso(v.hour),
+          unique_value: v.value,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}
+
+/** Whose events a read adds up: `subscriptionId` null reads the customer's events that name no subscription. */
+export interface UsageScope {
+  customerId: number;
+  subscriptionId: number | null;
+  metricId: number;
+}
+
+/** The stored rollups of the hours [fromHour, toHour), with their groups (uniques are read apart). */
+export async function rollupsOfHours(
+  db: Db,
+  accountId: number,
+  scope: UsageScope,
+  fromHour: number,
+  toHour: number,
+): Promise<{ group: string; rollup: HourRollup }[]> {
+  const rows = await db
+    .selectFrom('usage_rollups')
+    .select([
+      'group_value',
+      'hour',
+      'event_count',
+      sql<string>`cast(value_sum as text)`.as('value_sum'),
+      sql<string>`cast(value_max as text)`.as('value_max'),
+      sql<string>`cast(latest_value as text)`.as('latest_value'),
+      'latest_at',
+      'latest_id',
+      sql<string>`cast(weighted_seconds as text)`.as('weighted_seconds'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', scope.customerId)
+    .where('subscription_id', '=', scope.subscriptionId ?? 0)
+    .where('metric_id', '=', scope.metricId)
+    .where('hour', '>=', iso(fromHour))
+    .where('hour', '<', iso(toHour))
+    .execute();
+  return rows.map((row) => ({
+    group: row.group_value,
+    rollup: {
+      hour: Date.parse(row.hour),
+      count: Number(row.event_count),
+      sum: BigInt(row.value_sum),
+      max: BigInt(row.value_max),
+      latest: { value: BigInt(row.latest_value), at: Date.parse(row.latest_at), id: Number(row.latest_id) },
+      weightedOffsets: BigInt(row.weighted_seconds) * 1000n,
+      uniques: new Set<string>(),
+    },
+  }));
+}
+
+/** The distinct values unique_count counts over the hours [fromHour, toHour), per group. */
+export async function uniqueValuesOfHours(
+  db: Db,
+  accountId: number,
+  scope: UsageScope,
+  fromHour: number,
+  toHour: number,
+): Promise<{ group: string; value: string }[]> {
+  const rows = await db
+    .selectFrom('usage_unique_values')
+    .select(['group_value', 'unique_value'])
+    .distinct()
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', scope.customerId)
+    .where('subscription_id', '=', scope.subscriptionId ?? 0)
+    .where('metric_id', '=', scope.metricId)
+    .where('hour', '>=', iso(fromHour))
+    .where('hour', '<', iso(toHour))
+    .execute();
+  return rows.map((row) => ({ group: row.group_value, value: row.unique_value }));
+}
+
+/** The counted events inside any of `ranges` (each [from, to), ms), as the metric reads them. */
+export async function countedEventsIn(
+  db: Db,
+  accountId: number,
+  scope: UsageScope,
+  ranges: readonly { from: number; to: number }[],
+): Promise<{ group: string; event: MeteredEvent }[]> {
+  if (ranges.length === 0) return [];
+  const rows = await db
+    .selectFrom('usage_events')
+    .select([
+      'id',
+      'occurred_at',
+      sql<string>`cast(value as text)`.as('value'),
+      'unique_value',
+      'group_value',
+    ])
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', scope.customerId)
+    .where((eb) =>
+      scope.subscriptionId === null
+        ? eb('subscription_id', 'is', null)
+        : eb('subscription_id', '=', scope.subscriptionId),
+    )
+    .where('metric_id', '=', scope.metricId)
+    .where('counted', '=', true)
+    .where((eb) =>
+      eb.or(
+        ranges.map((r) => eb.and([eb('occurred_at', '>=', iso(r.from)), eb('occurred_at', '<', iso(r.to))])),
+      ),
+    )
+    .execute();
+  return rows.map((row) => ({
+    group: row.group_value,
+    event: {
+      id: Number(row.id),
+      at: Date.parse(row.occurred_at),
+      value: BigInt(row.value),
+      unique: row.unique_value,
+    },
+  }));
+}
+
+export function usageEventFromRow(row: {
+  id: number;
+  transaction_id: string;
+  customer_id: number;
+  subscription_id: number | null;
+  metric_id: number;
+  occurred_at: string;
+  properties: string;
+  counted: boolean | number;
+  received_at: string;
+}): UsageEvent {
+  return {
+    id: Number(row.id),
+    transactionId: row.transaction_id,
+    customerId: Number(row.customer_id),
+    subscriptionId: row.subscription_id === null ? null : Number(row.subscription_id),
+    metricId: Number(row.metric_id),
+    occurredAt: row.occurred_at,
+    properties: JSON.parse(row.properties) as Record<string, unknown>,
+    counted: Boolean(row.counted),
+    receivedAt: row.received_at,
+  };
+}

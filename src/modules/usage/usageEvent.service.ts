@@ -1,0 +1,216 @@
+import { parseWireDate } from '../../core/wireDates.ts';
+import type { Db } from '../../storage/database.ts';
+import { metricsByCodes } from '../catalogue/index.ts';
+import type { BillableMetric } from '../catalogue/index.ts';
+import { hourOf, rollUp } from './aggregation.ts';
+import type { MeteredEvent } from './aggregation.ts';
+import { readEvent } from './eventReading.ts';
+import * as repo from './usageEvent.repository.ts';
+import type { EventToStore, RollupToStore } from './usageEvent.repository.ts';
+import { ensureMonthPartitions } from './usagePartitions.ts';
+import { subscriptionsOfCustomers } from './usageUses.ts';
+import type { UsageAccount, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
+
+/** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
+export const FUTURE_HOURS = 24;
+const HOUR_MS = 3_600_000;
+
+/** An input that passed every check, its metric's reading done. */
+type Checked = Omit<EventToStore, 'id' | 'accountId' | 'receivedAt'> & {
+  aggregation: BillableMetric['aggregation'];
+};
+type Refusal = Extract<UsageEventOutcome, { status: 'refused' }>;
+
+/**
+ * Records usage events (docs/design/usage.md, "Storage: summed fast, exact"): each checked, claimed once per
+ * transaction id, stored, and added to its hour's rollup, in one transaction (the caller's when `db` is one, so that
+ * a check and the record it allows commit together). One outcome per input, in order.
+ */
+export async function recordUsageEvents(
+  db: Db,
+  account: UsageAccount,
+  now: Date | string,
+  events: readonly UsageEventInput[],
+): Promise<UsageEventOutcome[]> {
+  if (events.length === 0) return [];
+  const nowMs = typeof now === 'string' ? Date.parse(now) : now.getTime();
+  if (!db.isTransaction) {
+    return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events));
+  }
+  const checked = await checkEvents(db, account, nowMs, events);
+  const outcomes: (UsageEventOutcome | undefined)[] = checked.map((c) => ('status' in c ? c : undefined));
+  const fresh = firstOfEachTransaction(checked);
+  const claimed = await repo.claimTransactions(
+    db,
+    account.id,
+    fresh.map((i) => checked[i] as Checked),
+  );
+  const accepted = fresh.filter((i) => claimed.has((checked[i] as Checked).transactionId));
+  await storeAccepted(
+    db,
+    account.id,
+    new Date(nowMs).toISOString(),
+    accepted.map((i) => ({
+      ...(checked[i] as Checked),
+      id: claimed.get((checked[i] as Checked).transactionId)!,
+    })),
+  );
+  for (const i of accepted)
+    outcomes[i] = { status: 'accepted', eventId: claimed.get((checked[i] as Checked).transactionId)! };
+  await answerDuplicates(db, account.id, checked, outcomes);
+  return outcomes as UsageEventOutcome[];
+}
+
+/** The index of each checked input whose transaction id no earlier input of the batch carries. */
+function firstOfEachTransaction(checked: readonly (Checked | Refusal)[]): number[] {
+  const seen = new Set<string>();
+  const first: number[] = [];
+  checked.forEach((c, i) => {
+    if ('status' in c || seen.has(c.transactionId)) return;
+    seen.add(c.transactionId);
+    first.push(i);
+  });
+  return first;
+}
+
+/** Every checked input without an outcome yet names a transaction id claimed before: a duplicate of that event. */
+async function answerDuplicates(
+  db: Db,
+  accountId: number,
+  checked: readonly (Checked | Refusal)[],
+  outcomes: (UsageEventOutcome | undefined)[],
+): Promise<void> {
+  const pending = checked.flatMap((c, i) => (outcomes[i] === undefined ? [{ c: c as Checked, i }] : []));
+  if (pending.length === 0) return;
+  const found = await repo.claimedTransactions(
+    db,
+    accountId,
+    pending.map(({ c }) => c.transactionId),
+  );
+  for (const { c, i } of pending) outcomes[i] = { status: 'duplicate', eventId: found.get(c.transactionId)! };
+}
+
+/** Each input checked and read by its metric, or refused naming the field (docs/usage.md, "Sending events"). */
+async function checkEvents(
+  db: Db,
+  account: UsageAccount,
+  nowMs: number,
+  events: readonly UsageEventInput[],
+): Promise<(Checked | Refusal)[]> {
+  const metrics = await metricsByCodes(
+    db,
+    account.id,
+    events.map((e) => e.code),
+  );
+  const customers = await repo.existingCustomers(
+    db,
+    account.id,
+    events.map((e) => e.customerId),
+  );
+  const named = events.filter((e) => e.subscriptionId !== null);
+  const owners = named.length
+    ? await subscriptionsOfCustomers(
+        db,
+        account.id,
+        named.map((e) => e.subscriptionId!),
+      )
+    : new Map<number, number>();
+  const earliest = nowMs - account.usageGraceHours * HOUR_MS;
+  const latest = nowMs + FUTURE_HOURS * HOUR_MS;
+  return events.map((event): Checked | Refusal => {
+    const refuse = (field: string, detail: string): Refusal => ({ status: 'refused', field, detail });
+    if (!customers.has(event.customerId)) return refuse('customerID', 'no such customer in this account');
+    if (event.subscriptionId !== null && owners.get(event.subscriptionId) !== event.customerId) {
+      return refuse('subscriptionID', "no such subscription of this event's customer");
+    }
+    const metric = metrics.get(event.code);
+    if (!metric || metric.archivedAt !== null)
+      return refuse('code', 'names no active billable metric of this account');
+    const occurredAt = parseWireDate(event.timestamp, account.timeZone);
+    if (occurredAt === undefined) return refuse('timestamp', 'must be an ISO 8601 date-time');
+    const at = Date.parse(occurredAt);
+    if (at < earliest) {
+      return refuse(
+        'timestamp',
+        `is older than the account's grace window of ${account.usageGraceHours} hours`,
+      );
+    }
+    if (at > latest) return refuse('timestamp', `is more than ${FUTURE_HOURS} hours after now`);
+    const reading = readEvent(metric, event.properties);
+    if ('problem' in reading) return refuse(reading.field, reading.problem);
+    return {
+      transactionId: event.transactionId,
+      customerId: event.customerId,
+      subscriptionId: event.subscriptionId,
+      metricId: metric.id,
+      aggregation: metric.aggregation,
+      occurredAt,
+      properties: event.properties,
+      counted: reading.counts,
+      value: reading.counts ? reading.value : 0n,
+      unique: reading.counts ? reading.unique : '',
+      group: reading.counts ? reading.group : '',
+    };
+  });
+}
+
+/** The accepted events stored, and the counted ones added to their hours' rollups (and unique values). */
+async function storeAccepted(
+  db: Db,
+  accountId: number,
+  receivedAt: string,
+  accepted: readonly (Checked & { id: number })[],
+): Promise<void> {
+  if (accepted.length === 0) return;
+  await ensureMonthPartitions(
+    db,
+    accepted.map((e) => e.occurredAt),
+  );
+  await repo.insertEvents(
+    db,
+    accepted.map((e) => ({ ...e, accountId, receivedAt })),
+  );
+  const counted = accepted.filter((e) => e.counted);
+  await repo.addRollups(db, accountId, rollupsOf(counted));
+  const uniques = counted
+    .filter((e) => e.aggregation === 'unique_count')
+    .map((e) => ({ ...keyOf(e), hour: hourOf(Date.parse(e.occurredAt)), value: e.unique }));
+  await repo.addUniqueValues(db, accountId, uniques);
+}
+
+const keyOf = (e: Checked) => ({
+  customerId: e.customerId,
+  subscriptionId: e.subscriptionId ?? 0,
+  metricId: e.metricId,
+  group: e.group,
+});
+
+/** The batch's events pre-summed per rollup key and hour: one row per key and hour for the upsert. */
+function rollupsOf(events: readonly (Checked & { id: number })[]): RollupToStore[] {
+  const byKey = new Map<string, { key: ReturnType<typeof keyOf>; events: MeteredEvent[] }>();
+  for (const e of events) {
+    const key = keyOf(e);
+    const text = `${key.customerId}/${key.subscriptionId}/${key.metricId}/${key.group}`;
+    let entry = byKey.get(text);
+    if (!entry) byKey.set(text, (entry = { key, events: [] }));
+    entry.events.push(meteredEvent(e.aggregation, e.id, Date.parse(e.occurredAt), e.value, e.unique));
+  }
+  return [...byKey.values()].flatMap(({ key, events: metered }) =>
+    rollUp(metered).map((rollup) => ({ ...key, rollup })),
+  );
+}
+
+/**
+ * An event as its metric aggregates it. weighted_sum weighs values by the whole second (docs/design/usage.md,
+ * "Storage: summed fast, exact"): its events' times are cut to the second, so an hour's Σ value × offset is
+ * stored in seconds and stays inside 64 bits.
+ */
+export function meteredEvent(
+  aggregation: BillableMetric['aggregation'],
+  id: number,
+  at: number,
+  value: bigint,
+  unique: string,
+): MeteredEvent {
+  return { id, at: aggregation === 'weighted_sum' ? Math.floor(at / 1000) * 1000 : at, value, unique };
+}

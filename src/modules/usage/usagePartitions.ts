@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
+
+/**
+ * PostgreSQL keeps usage events in one partition per month of their time (docs/design/usage.md, "Storage: summed
+ * fast, exact"); the insert makes the months it needs, and the month after each, when they are missing. SQLite keeps
+ * one table and needs nothing.
+ */
+
+/** The UTC month of an instant, as a partition's suffix: 2026_11. */
+function monthOf(isoInstant: string): string {
+  return `${isoInstant.slice(0, 4)}_${isoInstant.slice(5, 7)}`;
+}
+
+function nextMonth(month: string): string {
+  const year = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 12 ? `${year + 1}_01` : `${year}_${String(m + 1).padStart(2, '0')}`;
+}
+
+const startOf = (month: string): string => `${month.slice(0, 4)}-${month.slice(5, 7)}-01T00:00:00Z`;
+
+// Any fixed number: the key of the advisory lock that makes partitions one at a time.
+const PARTITION_LOCK = 4_300_042;
+
+export async function ensureMonthPartitions(db: Db, occurredAts: readonly string[]): Promise<void> {
+  if (!isPostgres(db)) return;
+  const months = [...new Set(occurredAts.map(monthOf))];
+  const wanted = [...new Set(months.flatMap((m) => [m, nextMonth(m)]))];
+  const { rows } = await sql<{ month: string }>`
+    select m as month from unnest(${wanted}::text[]) as m where to_regclass('usage_events_' || m) is null`.execute(
+    db,
+  );
+  if (rows.length === 0) return;
+  // NOTE: two transactions making the same partition would fail one of them; the lock (held to the transaction's
+  // end) makes the second wait, and then its IF NOT EXISTS finds the first's.
+  await sql`select pg_advisory_xact_lock(${PARTITION_LOCK})`.execute(db);
+  for (const { month } of rows) {
+    await sql
+      .raw(
+        `create table if not exists usage_events_${month} partition of usage_events ` +
+          `for values from ('${startOf(month)}') to ('${startOf(nextMonth(month))}')`,
+      )
+      .execute(db);
+  }
+}
