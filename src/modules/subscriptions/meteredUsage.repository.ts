@@ -72,7 +72,11 @@ export async function listPeriodsEndingFrom(
     .orderBy('subscription_id')
     .orderBy('period_no')
     .execute();
-  return rows.map((row) => ({ subscriptionId: row.subscription_id, start: row.period_start, end: row.period_end }));
+  return rows.map((row) => ({
+    subscriptionId: row.subscription_id,
+    start: row.period_start,
+    end: row.period_end,
+  }));
 }
 
 /** Metered usage billed: a period's quantity of one group (correction 0) or what a correction added. */

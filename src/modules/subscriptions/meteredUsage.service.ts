@@ -61,8 +61,8 @@ const DEFAULT_GRACE_HOURS = 72;
 
 function graceHoursOf(ctx: ServiceContext): number {
   // NOTE: the account's UsageGraceHours, once the account carries it; the default until then.
-  const account: { usageGraceHours?: number } = ctx.account;
-  return account.usageGraceHours ?? DEFAULT_GRACE_HOURS;
+  const grace = (ctx.account as Partial<Record<'usageGraceHours', number>>).usageGraceHours;
+  return grace ?? DEFAULT_GRACE_HOURS;
 }
 
 /** The metered usage of the subscriptions planned, read from the events. */
@@ -94,7 +94,9 @@ export async function meteredUsageOf(
         continue;
       }
       const reader = quantityReader(ctx, plan.row, component.metric, metering.claimants(plan.row.customerId));
-      const own = billed.filter((b) => b.subscriptionId === plan.row.id && b.componentId === component.componentId);
+      const own = billed.filter(
+        (b) => b.subscriptionId === plan.row.id && b.componentId === component.componentId,
+      );
       const periods = [
         ...recordedPeriods.filter((p) => p.subscriptionId === plan.row.id),
         ...plannedPeriods(plan),
@@ -105,7 +107,11 @@ export async function meteredUsageOf(
         const usageId = next.usageId--;
         const metered = { metricCode: component.metric.code, group: item.store.group };
         usage.push({ ...priced, ...item.usage, metered, usageId });
-        result.toStore.set(usageId, { ...item.store, componentId: component.componentId, metricId: component.metric.id });
+        result.toStore.set(usageId, {
+          ...item.store,
+          componentId: component.componentId,
+          metricId: component.metric.id,
+        });
       }
     }
     result.bySubscription.set(plan.row.id, usage);
@@ -280,7 +286,9 @@ async function meteringOf(ctx: ServiceContext, customerIds: readonly number[]) {
   const components: MeteredComponent[] = links.flatMap((link) => {
     const price = pricing.get(link.componentVersionId);
     const metric = price?.metricId == null ? undefined : metrics.get(price.metricId);
-    return price && metric ? [{ subscriptionId: link.subscriptionId, componentId: link.componentId, metric, price }] : [];
+    return price && metric
+      ? [{ subscriptionId: link.subscriptionId, componentId: link.componentId, metric, price }]
+      : [];
   });
   const claimantsOf = (customerId: number): MeteringSubscription[] =>
     subscriptions

@@ -1,0 +1,91 @@
+import type { MetricAggregation } from '../../src/modules/catalogue/index.ts';
+import { recordUsageEvents } from '../../src/modules/usage/index.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { createComponent, createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
+import { defineMetric } from '../usage/usage.fixtures.ts';
+
+/* Set-up shared by the tests of usage billed from events: a metric, a usage component linked to it, events. */
+
+export const advance = (as: TestAccount, To: string) => ok(as, 'POST', '/v1/test-clock/advance', { To }, 200);
+
+/** Brackets 1–10 at 1.00, 11+ at 0.50 (graduated under `unit`). */
+export const TIERS = {
+  ComponentBracketPrices: [
+    { Price: 1, QtyFrom: 1, QtyTill: 10 },
+    { Price: 0.5, QtyFrom: 11, QtyTill: null },
+  ],
+};
+
+/** A usage component "API calls" (unit calls) linked to a new metric; 1.00 a unit unless priced otherwise. */
+export async function meteredComponent(
+  t: TestService,
+  as: TestAccount,
+  code: string,
+  aggregation: MetricAggregation,
+  options: { property?: string; groupBy?: string; currency?: Record<string, unknown> } = {},
+) {
+  const metric = await defineMetric(t.service.storage.db, as.accountId, code, aggregation, options);
+  const component = await createComponent(as, {
+    name: 'API calls',
+    unitName: 'calls',
+    currency: options.currency ?? { ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] },
+  });
+  // The component's link to the metric, as the components API sets it (MetricCode).
+  await t.service.storage.db
+    .updateTable('components')
+    .set({ metric_id: metric.id })
+    .where('id', '=', component.componentID)
+    .execute();
+  return { metric, componentId: component.componentID as number };
+}
+
+/** A customer subscribed at 30.00 a month to a plan with the components, from today on the account's clock. */
+export async function meteredSubscription(as: TestAccount, componentIds: number[], customerId?: number) {
+  const plan = await createPlan(as, { chargePrice: 30 });
+  const customer = customerId ?? (await createCustomer(as));
+  const sub = await subscribe(as, customer, plan, {
+    componentUsage: componentIds.map((componentID) => ({ componentID })),
+  });
+  return { customerId: customer, subscriptionId: sub.subscriptionID as number, plan };
+}
+
+let transactions = 0;
+
+/** Sends events as the app would, each accepted (the account's clock is `now`). */
+export async function sendEvents(
+  t: TestService,
+  as: TestAccount,
+  now: string,
+  events: {
+    customerId: number;
+    subscriptionId?: number | null;
+    code: string;
+    at: string;
+    n?: number;
+    [k: string]: unknown;
+  }[],
+  timeZone = 'UTC',
+) {
+  const outcomes = await recordUsageEvents(
+    t.service.storage.db,
+    { id: as.accountId, timeZone, usageGraceHours: 72 },
+    now,
+    events.map(({ customerId, subscriptionId, code, at, ...properties }) => ({
+      transactionId: `tx-${++transactions}`,
+      customerId,
+      subscriptionId: subscriptionId ?? null,
+      code,
+      timestamp: at,
+      properties,
+    })),
+  );
+  for (const outcome of outcomes) if (outcome.status !== 'accepted') throw new Error(JSON.stringify(outcome));
+}
+
+/** An invoice's lines as [Descrip, AmountEx], with the metered fields when the line has them. */
+export const linesOf = (invoice: any) =>
+  invoice.Charges.map((c: any) =>
+    c.MetricCode === undefined
+      ? [c.Descrip, c.AmountEx]
+      : [c.Descrip, c.AmountEx, c.MetricCode, c.UsageGroup, c.Quantity, c.PeriodStart, c.PeriodEnd],
+  );
