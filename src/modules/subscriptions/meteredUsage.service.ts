@@ -217,7 +217,8 @@ function readUsage(
 
 /** A period without events is still billed, as 0 of the component (its line shows it, a flat fee included). */
 function quantitiesOrNothing(quantities: ReadonlyMap<string, string>): [string, string][] {
-  return quantities.size > 0 ? [...quantities] : [['', '0']];
+  // Lines in the order of their group, whatever order the events came in.
+  return quantities.size > 0 ? [...quantities].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [['', '0']];
 }
 
 /**
