@@ -73,6 +73,22 @@ describe('each aggregation billed from events by the bill run', () => {
         event('2026-04-01T00:30:00Z', 100, 'c'),
       ]);
       const upcoming = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/upcoming-invoice`);
+      // The usage so far this period is what the bill run will bill, priced the same.
+      expect(await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/usage`)).toEqual({
+        subscriptionID: subscriptionId,
+        CurrencyCode: 'USD',
+        PeriodStart: '2026-03-01T00:00:00.000Z',
+        PeriodEnd: '2026-04-01T00:00:00.000Z',
+        Usage: [
+          {
+            componentID: componentId,
+            MetricCode: metric.code,
+            UsageGroup: '',
+            Quantity: quantity,
+            Amount: amount,
+          },
+        ],
+      });
       await advance(as, '2026-04-01T01:00:00Z');
 
       const invoice = (await invoicesOf(as, customerId)).at(-1);
@@ -115,6 +131,15 @@ describe('period bounds in the account time zone', () => {
 
     const invoice = (await invoicesOf(as, customerId)).at(-1);
     expect(invoice.InvoiceDate.slice(0, 10)).toBe('2026-04-01');
+    // Another account's subscription is not found.
+    const other = await t.newAccount('Other shop', { isTest: true });
+    expect((await other.request('GET', `/v1/subscriptions/${subscriptionId}/usage`)).status).toBe(404);
+    // April so far, in New York's days: nothing yet.
+    expect(await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/usage`)).toMatchObject({
+      PeriodStart: '2026-04-01T04:00:00.000Z',
+      PeriodEnd: '2026-05-01T04:00:00.000Z',
+      Usage: [{ MetricCode: metric.code, Quantity: '1', Amount: 1 }],
+    });
     expect(linesOf(invoice)[1]).toEqual([
       'API calls: 2 calls',
       2,

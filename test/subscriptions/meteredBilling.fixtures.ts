@@ -87,5 +87,13 @@ export const linesOf = (invoice: any) =>
   invoice.Charges.map((c: any) =>
     c.MetricCode === undefined
       ? [c.Descrip, c.AmountEx]
-      : [c.Descrip, c.AmountEx, c.MetricCode, c.UsageGroup, c.Quantity, c.PeriodStart, c.PeriodEnd],
+      : [
+          c.Descrip,
+          c.AmountEx,
+          c.MetricCode,
+          c.UsageGroup,
+          c.Quantity,
+          c.PeriodStart.slice(0, 10),
+          c.PeriodEnd.slice(0, 10),
+        ],
   );

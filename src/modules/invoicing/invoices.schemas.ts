@@ -241,9 +241,17 @@ const meteredChargeOut = {
         "The metric's quantity over the period, an exact decimal; on a correction, what late events added",
     }),
   ),
-  PeriodStart: Type.Optional(Type.String({ format: 'date', description: 'The usage period: its first day' })),
+  PeriodStart: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: "The usage period's first day, as the instant it begins",
+    }),
+  ),
   PeriodEnd: Type.Optional(
-    Type.String({ format: 'date', description: 'The usage period: the day after its last (exclusive)' }),
+    Type.String({
+      format: 'date-time',
+      description: 'The day after the usage period (exclusive), as the instant it begins',
+    }),
   ),
 };
 

@@ -67,7 +67,7 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
       AmountEx: amount(charge.amountExMinor),
       AmountInc: amount(charge.amountIncMinor),
       DisplayOrder: charge.displayOrder,
-      ...meteredChargeDto(charge),
+      ...meteredChargeDto(charge, timeZone),
     })),
     PaymentsApplied: invoice.paymentsApplied.map((allocation) => ({
       allocationID: allocation.allocationId,
@@ -133,13 +133,13 @@ export function invoiceInputFromWire(body: CreateInvoiceBody | EditInvoiceBody):
 }
 
 /** A metered line's metric, group, quantity and period; nothing on other lines. */
-function meteredChargeDto(charge: InvoiceCharge) {
+function meteredChargeDto(charge: InvoiceCharge, timeZone: string) {
   if (!charge.metered) return {};
   return {
     MetricCode: charge.metered.metricCode,
     UsageGroup: charge.metered.group,
     Quantity: charge.metered.quantity,
-    ...(charge.periodStart ? { PeriodStart: charge.periodStart } : {}),
-    ...(charge.periodEnd ? { PeriodEnd: charge.periodEnd } : {}),
+    ...(charge.periodStart ? { PeriodStart: startOfDate(charge.periodStart, timeZone) } : {}),
+    ...(charge.periodEnd ? { PeriodEnd: startOfDate(charge.periodEnd, timeZone) } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
+import { decimalToMinor } from '../../core/money.ts';
 import { addDays, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { metricsByIds, usagePricing } from '../catalogue/index.ts';
@@ -19,6 +20,7 @@ import type { UsagePeriod } from './meteredUsage.ts';
 import * as repo from './meteredUsage.repository.ts';
 import type { BilledMeteredUsage, MeteringRecord } from './meteredUsage.repository.ts';
 import { planBilling } from './subscriptionBilling.ts';
+import { chargeUsage } from './usageCharge.ts';
 import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 
@@ -312,4 +314,52 @@ export async function hasMeteredComponents(ctx: ServiceContext, subscriptionId: 
     links.map((l) => l.componentVersionId),
   );
   return [...pricing.values()].some((p) => p.metricId !== null);
+}
+
+/** A subscription's usage so far this period, per metric and group, with its price so far. */
+export interface CurrentUsage {
+  currencyCode: string;
+  /** The usage period holding today, cut where billing stops; null when billing has stopped. */
+  period: UsagePeriod | null;
+  lines: {
+    componentId: number;
+    metricCode: string;
+    group: string;
+    /** Exact decimal. */
+    quantity: string;
+    /** What the quantity costs now, rounded to the currency's minor unit as its invoice line will be. */
+    amountMinor: number;
+  }[];
+}
+
+/**
+ * The quantity so far of each metered component in the usage period holding today, read as the bill run will read
+ * it when the period is over (docs/usage.md, "Reading usage"), and its price so far.
+ */
+export async function currentMeteredUsage(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  period: UsagePeriod | null,
+): Promise<CurrentUsage> {
+  const result: CurrentUsage = { currencyCode: row.currencyCode, period, lines: [] };
+  if (period === null) return result;
+  const metering = await meteringOf(ctx, [row.customerId]);
+  for (const component of metering.components.filter((c) => c.subscriptionId === row.id)) {
+    const priced = priceOf(ctx, component, row.currencyCode);
+    const reader = quantityReader(ctx, row, component.metric, metering.claimants(row.customerId));
+    for (const [group, quantity] of quantitiesOrNothing(await reader(period))) {
+      const amountMinor =
+        typeof priced === 'string'
+          ? 0
+          : decimalToMinor(chargeUsage(priced, quantity).amount, row.currencyCode);
+      result.lines.push({
+        componentId: component.componentId,
+        metricCode: component.metric.code,
+        group,
+        quantity,
+        amountMinor,
+      });
+    }
+  }
+  return result;
 }

@@ -20,10 +20,16 @@ import {
 } from './subscriptionBilling.service.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
 import type { SubscriptionRecord } from './subscription.ts';
-import { invariantConflict, scheduledInvoiceDate, withSubscriptionHeld } from './subscriptionEditing.ts';
+import {
+  currentUsagePeriod,
+  invariantConflict,
+  scheduledInvoiceDate,
+  withSubscriptionHeld,
+} from './subscriptionEditing.ts';
 import { timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
-import { hasMeteredComponents, meteredUsageOf } from './meteredUsage.service.ts';
+import { currentMeteredUsage, hasMeteredComponents, meteredUsageOf } from './meteredUsage.service.ts';
+import type { CurrentUsage } from './meteredUsage.service.ts';
 import { stopDateOf } from './meteredUsage.ts';
 
 export const CANCEL_TYPES = ['renewal', 'norefund', 'prorata', 'fullcredit'] as const;
@@ -330,6 +336,17 @@ async function usageForPreview(
   const problem = metered.problems.get(row.id);
   if (problem) throw new BillingInvariantError(problem);
   return usageToPlan(inputs, metered, row.id);
+}
+
+/** GET /v1/subscriptions/{id}/usage: the usage so far of its current period, read from events and priced. */
+export async function subscriptionUsage(ctx: ServiceContext, subscriptionId: number): Promise<CurrentUsage> {
+  const row = await findOrThrow(ctx, subscriptionId);
+  const day = today(ctx);
+  try {
+    return await currentMeteredUsage(ctx, row, await currentUsagePeriod(ctx, row, day));
+  } catch (error) {
+    throw invariantConflict(error, row.id, 'its current usage period cannot be found');
+  }
 }
 
 export async function subscriptionCurrency(ctx: ServiceContext, subscriptionId: number): Promise<string> {
