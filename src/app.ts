@@ -18,6 +18,7 @@ import { registerComponentRoutes } from './modules/catalogue/components.routes.t
 import { registerCountryRoutes } from './modules/catalogue/countries.routes.ts';
 import { registerCurrencyRoutes } from './modules/catalogue/currencies.routes.ts';
 import { registerPackageGroupRoutes } from './modules/catalogue/packageGroups.routes.ts';
+import { registerBillableMetricRoutes } from './modules/catalogue/billableMetrics.routes.ts';
 import { registerPackageRoutes } from './modules/catalogue/packages.routes.ts';
 import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
 import { registerContactRoutes } from './modules/customers/contacts.routes.ts';
@@ -119,6 +120,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerPackageGroupRoutes(v1);
   registerPackageRoutes(v1);
   registerComponentRoutes(v1);
+  registerBillableMetricRoutes(v1);
   registerGatewaysRoutes(v1);
   registerAccountRoutes(v1, { publicUrl: deps.publicUrl });
   registerInvoicesRoutes(v1);
