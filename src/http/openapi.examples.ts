@@ -247,7 +247,6 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodStart: '2026-03-05',
   PeriodEnd: '2026-04-04',
   // Usage read from events (docs/usage.md)
-  MetricCode: 'api_calls',
   UsageGroup: 'eu-west',
   Quantity: '1200',
 

@@ -43,15 +43,9 @@ describe('each aggregation billed from events by the bill run', () => {
     '%s: March is billed on the 1 April invoice as previewed',
     async (aggregation, quantity, amount) => {
       const as = await t.newAccount(`Shop ${aggregation}`, { isTest: true });
-      const { metric, componentId } = await meteredComponent(
-        t,
-        as,
-        `api_${aggregation}`,
-        aggregation as any,
-        {
-          property: aggregation === 'count' ? undefined : aggregation === 'unique_count' ? 'u' : 'n',
-        },
-      );
+      const { metric, componentId } = await meteredComponent(as, `api_${aggregation}`, aggregation as any, {
+        property: aggregation === 'count' ? undefined : aggregation === 'unique_count' ? 'u' : 'n',
+      });
       const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
       const event = (at: string, n: number, u: string) => ({
         customerId,
@@ -109,7 +103,7 @@ describe('period bounds in the account time zone', () => {
     // New York: 1 Mar 00:00 EST is 05:00Z; summer time from 8 Mar; 1 Apr 00:00 EDT is 04:00Z. Counted: 05:00Z on
     // 1 Mar and 03:59:59Z on 1 Apr (31 Mar 23:59:59 there); not 04:59:59Z on 1 Mar nor 04:00Z on 1 Apr: 2 calls.
     const as = await t.newAccount('Shop New York', { isTest: true, timeZone: 'America/New_York' });
-    const { metric, componentId } = await meteredComponent(t, as, 'api_ny', 'count');
+    const { metric, componentId } = await meteredComponent(as, 'api_ny', 'count');
     const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
     const event = (at: string) => ({ customerId, subscriptionId, code: metric.code, at });
     await sendEvents(

@@ -1,8 +1,7 @@
 import type { MetricAggregation } from '../../src/modules/catalogue/index.ts';
 import { recordUsageEvents } from '../../src/modules/usage/index.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { createComponent, createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
-import { defineMetric } from '../usage/usage.fixtures.ts';
+import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 
 /* Set-up shared by the tests of usage billed from events: a metric, a usage component linked to it, events. */
 
@@ -18,25 +17,40 @@ export const TIERS = {
 
 /** A usage component "API calls" (unit calls) linked to a new metric; 1.00 a unit unless priced otherwise. */
 export async function meteredComponent(
-  t: TestService,
   as: TestAccount,
   code: string,
   aggregation: MetricAggregation,
   options: { property?: string; groupBy?: string; currency?: Record<string, unknown> } = {},
 ) {
-  const metric = await defineMetric(t.service.storage.db, as.accountId, code, aggregation, options);
-  const component = await createComponent(as, {
-    name: 'API calls',
-    unitName: 'calls',
-    currency: options.currency ?? { ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] },
+  const metric = await ok(as, 'POST', '/v1/billable-metrics', {
+    Code: code,
+    Name: code,
+    Aggregation: aggregation,
+    ...(options.property ? { Property: options.property } : {}),
+    ...(options.groupBy ? { GroupBy: options.groupBy } : {}),
   });
-  // The component's link to the metric, as the components API sets it (MetricCode).
-  await t.service.storage.db
-    .updateTable('components')
-    .set({ metric_id: metric.id })
-    .where('id', '=', component.componentID)
-    .execute();
-  return { metric, componentId: component.componentID as number };
+  const group = await ok(as, 'POST', '/v1/packagegroups', { GroupName: `Usage ${code}` });
+  const component = await ok(as, 'POST', '/v1/components', {
+    ComponentCode: `USAGE-${code}`,
+    Name: 'API calls',
+    Type: 'metered',
+    Scheme: 'unit',
+    UnitName: 'calls',
+    packageGroupID: group.packageGroupID,
+    Term: 1,
+    TermType: 'months',
+    MetricCode: code,
+    ComponentVersion: {
+      VersionName: 'Launch',
+      ComponentVersionCurrencies: [
+        {
+          CurrencyCode: 'USD',
+          ...(options.currency ?? { ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] }),
+        },
+      ],
+    },
+  });
+  return { metric: { code: metric.Code as string }, componentId: component.componentID as number };
 }
 
 /** A customer subscribed at 30.00 a month to a plan with the components, from today on the account's clock. */

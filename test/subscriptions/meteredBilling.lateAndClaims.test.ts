@@ -26,7 +26,7 @@ const at = (day: string, n: number) => Array.from({ length: n }, () => `2026-${d
 describe('late events', () => {
   it('count in their period before it is invoiced, and as a correction on the next invoice after', async () => {
     const as = await t.newAccount('Shop late', { isTest: true });
-    const { metric, componentId } = await meteredComponent(t, as, 'api', 'count', { currency: TIERS });
+    const { metric, componentId } = await meteredComponent(as, 'api', 'count', { currency: TIERS });
     const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
     const events = (times: string[]) =>
       times.map((time) => ({ customerId, subscriptionId, code: metric.code, at: time }));
@@ -72,7 +72,7 @@ describe('late events', () => {
 describe('groups', () => {
   it('bill one line per value of the GroupBy property, named on it', async () => {
     const as = await t.newAccount('Shop groups', { isTest: true });
-    const { metric, componentId } = await meteredComponent(t, as, 'tokens', 'sum', {
+    const { metric, componentId } = await meteredComponent(as, 'tokens', 'sum', {
       property: 'n',
       groupBy: 'region',
     });
@@ -98,8 +98,8 @@ describe('groups', () => {
 describe('customer-level events', () => {
   it('count for the earliest subscription that bills their metric; an event naming one counts for it alone', async () => {
     const as = await t.newAccount('Shop claims', { isTest: true });
-    const storage = await meteredComponent(t, as, 'storage', 'count');
-    const api = await meteredComponent(t, as, 'calls', 'count');
+    const storage = await meteredComponent(as, 'storage', 'count');
+    const api = await meteredComponent(as, 'calls', 'count');
     const customerId = await createCustomer(as);
     // Created in this order: the first bills storage only, the second and third bill calls.
     const first = await meteredSubscription(as, [storage.componentId], customerId);
@@ -134,7 +134,7 @@ describe('customer-level events', () => {
 describe('a change of plan in the middle of a period', () => {
   it('bills the usage before the change on its invoice and the usage after it at renewal', async () => {
     const as = await t.newAccount('Shop change', { isTest: true });
-    const { metric, componentId } = await meteredComponent(t, as, 'api', 'count');
+    const { metric, componentId } = await meteredComponent(as, 'api', 'count');
     const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
     const calls = (day: string, n: number) =>
       at(day, n).map((time) => ({ customerId, subscriptionId, code: metric.code, at: time }));
