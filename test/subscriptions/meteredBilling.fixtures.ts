@@ -1,6 +1,5 @@
 import type { MetricAggregation } from '../../src/modules/catalogue/index.ts';
-import { recordUsageEvents } from '../../src/modules/usage/index.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 
 /* Set-up shared by the tests of usage billed from events: a metric, a usage component linked to it, events. */
@@ -65,35 +64,30 @@ export async function meteredSubscription(as: TestAccount, componentIds: number[
 
 let transactions = 0;
 
-/** Sends events as the app would, each accepted (the account's clock is `now`). */
+/** Sends events as the app would, through the batch endpoint, each accepted (on the account's test clock). */
 export async function sendEvents(
-  t: TestService,
   as: TestAccount,
-  now: string,
   events: {
     customerId: number;
     subscriptionId?: number | null;
     code: string;
     at: string;
-    n?: number;
-    [k: string]: unknown;
+    [property: string]: unknown;
   }[],
-  timeZone = 'UTC',
 ) {
-  const outcomes = await recordUsageEvents(
-    t.service.storage.db,
-    { id: as.accountId, timeZone, usageGraceHours: 72 },
-    now,
-    events.map(({ customerId, subscriptionId, code, at, ...properties }) => ({
-      transactionId: `tx-${++transactions}`,
-      customerId,
-      subscriptionId: subscriptionId ?? null,
+  const body = {
+    events: events.map(({ customerId, subscriptionId, code, at, ...properties }) => ({
+      transaction_id: `tx-${++transactions}`,
+      customerID: customerId,
+      ...(subscriptionId ? { subscriptionID: subscriptionId } : {}),
       code,
       timestamp: at,
       properties,
     })),
-  );
-  for (const outcome of outcomes) if (outcome.status !== 'accepted') throw new Error(JSON.stringify(outcome));
+  };
+  const answer = await ok(as, 'POST', '/v1/usage-events/batch', body, 200);
+  for (const outcome of answer.events)
+    if (outcome.Status !== 'accepted') throw new Error(JSON.stringify(outcome));
 }
 
 /** An invoice's lines as [Descrip, AmountEx], with the metered fields when the line has them. */

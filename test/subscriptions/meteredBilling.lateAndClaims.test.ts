@@ -30,10 +30,10 @@ describe('late events', () => {
     const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
     const events = (times: string[]) =>
       times.map((time) => ({ customerId, subscriptionId, code: metric.code, at: time }));
-    await sendEvents(t, as, '2026-03-01T10:00:00Z', events(at('03-01T09:00:00Z', 8)));
+    await sendEvents(as, events(at('03-01T09:00:00Z', 8)));
     await advance(as, '2026-03-31T23:00:00Z');
     // 29 Mar, sent 31 Mar: late, inside the 72-hour grace window, March not invoiced yet: counted in March.
-    await sendEvents(t, as, '2026-03-31T23:00:00Z', events(at('03-29T12:00:00Z', 2)));
+    await sendEvents(as, events(at('03-29T12:00:00Z', 2)));
     await advance(as, '2026-04-01T01:00:00Z');
     const march = (await invoicesOf(as, customerId)).at(-1);
     // 10 calls: 10 × 1.00
@@ -49,7 +49,7 @@ describe('late events', () => {
 
     // 31 Mar, sent 1 Apr after March was invoiced: 5 more calls for March, billed on the 1 May invoice at the
     // difference they make: 15 calls cost 10 × 1.00 + 5 × 0.50 = 12.50, 10 cost 10.00, so 2.50 (not 5 × 1.00).
-    await sendEvents(t, as, '2026-04-01T01:00:00Z', events(at('03-31T12:00:00Z', 5)));
+    await sendEvents(as, events(at('03-31T12:00:00Z', 5)));
     await advance(as, '2026-05-01T01:00:00Z');
     const may = (await invoicesOf(as, customerId)).at(-1);
     expect(linesOf(may)).toEqual([
@@ -85,7 +85,7 @@ describe('groups', () => {
       n,
       region,
     });
-    await sendEvents(t, as, '2026-03-01T10:00:00Z', [event('us', 7), event('eu', 3), event('eu', 2)]);
+    await sendEvents(as, [event('us', 7), event('eu', 3), event('eu', 2)]);
     await advance(as, '2026-04-01T01:00:00Z');
     // eu: 3 + 2 = 5, us: 7, at 1.00
     expect(linesOf((await invoicesOf(as, customerId)).at(-1)).slice(1)).toEqual([
@@ -111,13 +111,7 @@ describe('customer-level events', () => {
       code: 'calls',
       at: '2026-03-01T08:00:00Z',
     });
-    await sendEvents(t, as, '2026-03-01T10:00:00Z', [
-      call(null),
-      call(null),
-      call(null),
-      call(null),
-      call(third.subscriptionId),
-    ]);
+    await sendEvents(as, [call(null), call(null), call(null), call(null), call(third.subscriptionId)]);
     await advance(as, '2026-04-01T01:00:00Z');
 
     const april = (await invoicesOf(as, customerId)).filter((i) => i.InvoiceDate.startsWith('2026-04-01'));
@@ -139,14 +133,14 @@ describe('a change of plan in the middle of a period', () => {
     const calls = (day: string, n: number) =>
       at(day, n).map((time) => ({ customerId, subscriptionId, code: metric.code, at: time }));
     await advance(as, '2026-03-05T10:00:00Z');
-    await sendEvents(t, as, '2026-03-05T10:00:00Z', calls('03-05T09:00:00Z', 3));
+    await sendEvents(as, calls('03-05T09:00:00Z', 3));
     await advance(as, '2026-03-16T10:00:00Z');
     const gold = await createPlan(as, { chargePrice: 62 });
     await ok(as, 'PUT', `/v1/subscriptions/${subscriptionId}/changePackage`, {
       packageID: gold.packageId,
       packageRateTermID: gold.rateTermId,
     });
-    await sendEvents(t, as, '2026-03-16T10:00:00Z', calls('03-16T09:00:00Z', 4));
+    await sendEvents(as, calls('03-16T09:00:00Z', 4));
     await advance(as, '2026-04-01T01:00:00Z');
 
     const invoices = await invoicesOf(as, customerId);
@@ -164,6 +158,29 @@ describe('a change of plan in the middle of a period', () => {
     expect(linesOf(invoices[2])).toEqual([
       [gold.name, 62],
       ['API calls: 4 calls', 4, 'api', '', '4', '2026-03-16', '2026-04-01'],
+    ]);
+  });
+});
+
+describe('a cancellation', () => {
+  it('bills the usage up to the cancellation on a last invoice, and none after it', async () => {
+    const as = await t.newAccount('Shop cancel', { isTest: true });
+    const { metric, componentId } = await meteredComponent(as, 'api', 'count');
+    const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
+    const calls = (time: string, n: number) =>
+      Array.from({ length: n }, () => ({ customerId, subscriptionId, code: metric.code, at: time }));
+    await advance(as, '2026-03-05T10:00:00Z');
+    await sendEvents(as, calls('2026-03-05T09:00:00Z', 2));
+    await advance(as, '2026-03-10T10:00:00Z');
+    await ok(as, 'PUT', `/v1/subscriptions/${subscriptionId}/cancel/norefund`);
+    await sendEvents(as, calls('2026-03-10T11:00:00Z', 3));
+    await advance(as, '2026-04-01T01:00:00Z');
+
+    const invoices = await invoicesOf(as, customerId);
+    expect(invoices.map((i) => i.InvoiceDate.slice(0, 10))).toEqual(['2026-03-01', '2026-03-10']);
+    // 1–10 Mar: the 2 calls of 5 Mar; the 3 after the cancellation (10 Mar 11:00) are past where billing stopped.
+    expect(linesOf(invoices[1])).toEqual([
+      ['API calls: 2 calls', 2, 'api', '', '2', '2026-03-01', '2026-03-10'],
     ]);
   });
 });

@@ -58,13 +58,9 @@ export interface MeteringPlan {
   through: PlainDate;
 }
 
-/** The grace window when the account says none: docs/design/usage.md, "Late events and grace". */
-const DEFAULT_GRACE_HOURS = 72;
-
+/** How long after its time an event is still taken (the account's UsageGraceHours, "Grace and late events"). */
 function graceHoursOf(ctx: ServiceContext): number {
-  // NOTE: the account's UsageGraceHours, once the account carries it; the default until then.
-  const grace = (ctx.account as Partial<Record<'usageGraceHours', number>>).usageGraceHours;
-  return grace ?? DEFAULT_GRACE_HOURS;
+  return ctx.account.usageGraceHours;
 }
 
 /** The metered usage of the subscriptions planned, read from the events. */
