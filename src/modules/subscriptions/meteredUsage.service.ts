@@ -69,7 +69,8 @@ export async function meteredUsageOf(
   plans: readonly MeteringPlan[],
 ): Promise<MeteredInputs> {
   const result: MeteredInputs = { bySubscription: new Map(), toStore: new Map(), problems: new Map() };
-  if (plans.length === 0) return result;
+  // Most bills have no metered component: two reads tell, before the customers' other subscriptions are read.
+  if (plans.length === 0 || !(await hasMeteredComponents(ctx, ...plans.map((p) => p.row.id)))) return result;
   const metering = await meteringOf(
     ctx,
     plans.map((p) => p.row.customerId),
@@ -303,8 +304,11 @@ async function meteringOf(ctx: ServiceContext, customerIds: readonly number[]) {
 }
 
 /** Whether any of the subscriptions has a usage component linked to a metric. */
-export async function hasMeteredComponents(ctx: ServiceContext, subscriptionId: number): Promise<boolean> {
-  const links = await repo.listSubscriptionComponents(ctx.db, ctx.account.id, [subscriptionId]);
+export async function hasMeteredComponents(
+  ctx: ServiceContext,
+  ...subscriptionIds: number[]
+): Promise<boolean> {
+  const links = await repo.listSubscriptionComponents(ctx.db, ctx.account.id, subscriptionIds);
   const pricing = await usagePricing(
     ctx,
     links.map((l) => l.componentVersionId),
