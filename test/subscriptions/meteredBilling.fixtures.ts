@@ -53,11 +53,17 @@ export async function meteredComponent(
 }
 
 /** A customer subscribed at 30.00 a month to a plan with the components, from today on the account's clock. */
-export async function meteredSubscription(as: TestAccount, componentIds: number[], customerId?: number) {
+export async function meteredSubscription(
+  as: TestAccount,
+  componentIds: number[],
+  customerId?: number,
+  body: Record<string, unknown> = {},
+) {
   const plan = await createPlan(as, { chargePrice: 30 });
   const customer = customerId ?? (await createCustomer(as));
   const sub = await subscribe(as, customer, plan, {
     componentUsage: componentIds.map((componentID) => ({ componentID })),
+    ...body,
   });
   return { customerId: customer, subscriptionId: sub.subscriptionID as number, plan };
 }

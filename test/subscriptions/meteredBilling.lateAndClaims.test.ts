@@ -184,3 +184,19 @@ describe('a cancellation', () => {
     ]);
   });
 });
+
+describe('events before any subscription', () => {
+  it('are kept and count once a subscription covering their time is created', async () => {
+    const as = await t.newAccount('Shop early events', { isTest: true });
+    const { componentId } = await meteredComponent(as, 'api', 'count');
+    const customerId = await createCustomer(as);
+    const call = { customerId, code: 'api', at: '2026-03-01T08:00:00Z' };
+    await sendEvents(as, [call, call, call]);
+    await advance(as, '2026-03-02T10:00:00Z');
+    // Created on 2 March, starting on 1 March: its time holds the events sent before it existed.
+    await meteredSubscription(as, [componentId], customerId, { StartDate: '2026-03-01' });
+    await advance(as, '2026-04-01T01:00:00Z');
+    const april = (await invoicesOf(as, customerId)).at(-1);
+    expect(linesOf(april)[1]).toEqual(['API calls: 3 calls', 3, 'api', '', '3', '2026-03-01', '2026-04-01']);
+  });
+});
