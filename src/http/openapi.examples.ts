@@ -247,6 +247,9 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodNo: 1,
   PeriodStart: '2026-03-05',
   PeriodEnd: '2026-04-04',
+  // Usage read from events (docs/usage.md)
+  UsageGroup: 'eu-west',
+  Quantity: '1200',
 
   // Payment methods
   NameOnCard: 'Ada',

@@ -118,7 +118,7 @@ export function newComponentVersionToRow(version: NewComponentVersion): Insertab
 /** A version read with its component's name, unit and scheme (usage pricing). */
 export function versionOfComponentFromRow(
   row: Pick<Selectable<ComponentVersionsTable>, 'id' | 'component_id' | 'version_no'> &
-    Pick<Selectable<ComponentsTable>, 'name' | 'unit_name' | 'scheme'>,
+    Pick<Selectable<ComponentsTable>, 'name' | 'unit_name' | 'scheme' | 'metric_id'>,
 ): VersionOfComponent {
   return {
     id: row.id,
@@ -127,5 +127,6 @@ export function versionOfComponentFromRow(
     name: row.name,
     unitName: row.unit_name,
     scheme: row.scheme,
+    metricId: row.metric_id === null ? null : Number(row.metric_id),
   };
 }

@@ -369,6 +369,7 @@ export async function findVersionsWithComponents(
       'components.name',
       'components.unit_name',
       'components.scheme',
+      'components.metric_id',
     ])
     .where('component_versions.account_id', '=', accountId)
     .where('component_versions.id', 'in', versionIds)

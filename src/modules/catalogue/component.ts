@@ -105,4 +105,6 @@ export interface VersionOfComponent {
   name: string;
   unitName: string;
   scheme: string;
+  /** The billable metric its quantity is read from, or null. */
+  metricId: number | null;
 }

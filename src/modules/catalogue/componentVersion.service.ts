@@ -219,6 +219,8 @@ export interface UsagePricing {
   name: string;
   unitName: string;
   scheme: Scheme;
+  /** The billable metric its quantity is read from (docs/usage.md, "Billing usage"); null: recorded per period. */
+  metricId: number | null;
   bracketsByCurrency: Map<string, Bracket[]>;
   /** The blocks per currency under the package scheme (its brackets are empty). */
   packByCurrency: Map<string, PackagePrice>;
@@ -245,6 +247,7 @@ export async function usagePricing(
         name: v.name,
         unitName: v.unitName,
         scheme: v.scheme as Scheme,
+        metricId: v.metricId,
         bracketsByCurrency: new Map(
           pricesOf(v.id).map((c) => [
             c.currencyCode,

@@ -161,6 +161,10 @@ export function invoiceChargeFromRow(row: Selectable<InvoiceChargesTable>): Invo
     displayOrder: row.display_order,
     periodStart: row.period_start,
     periodEnd: row.period_end,
+    metered:
+      row.metric_code === null
+        ? null
+        : { metricCode: row.metric_code, group: row.usage_group ?? '', quantity: row.usage_quantity ?? '0' },
   };
 }
 

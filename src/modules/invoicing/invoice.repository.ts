@@ -90,6 +90,9 @@ const CHARGE_COLUMNS = [
   'display_order',
   'period_start',
   'period_end',
+  'metric_code',
+  'usage_group',
+  'usage_quantity',
 ] as const;
 
 const TAX_COLUMNS = ['id', 'account_id', 'invoice_id', 'name', 'perc'] as const;

@@ -26,6 +26,16 @@ export interface InvoiceCharge {
   displayOrder: number;
   periodStart: PlainDate | null;
   periodEnd: PlainDate | null;
+  /** A line of usage read from events: the metric, the group ('' for none) and the quantity it bills. */
+  metered: MeteredCharge | null;
+}
+
+/** What a line of metered usage counted (docs/usage.md, "Reading usage"). */
+export interface MeteredCharge {
+  metricCode: string;
+  group: string;
+  /** Exact decimal: the period's quantity, or on a correction what late events added. */
+  quantity: string;
 }
 
 export interface InvoiceTax {
@@ -111,6 +121,7 @@ export interface NewInvoiceCharge {
   isTaxInclusive?: boolean;
   periodStart?: string | null;
   periodEnd?: string | null;
+  metered?: MeteredCharge | null;
   /** Sequential (1, 2, ...) when left out. */
   line?: number;
   displayOrder?: number;

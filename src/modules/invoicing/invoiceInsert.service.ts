@@ -30,6 +30,9 @@ export function chargeRowsOf(
     display_order: charge.displayOrder ?? i + 1,
     period_start: charge.periodStart ?? null,
     period_end: charge.periodEnd ?? null,
+    metric_code: charge.metered?.metricCode ?? null,
+    usage_group: charge.metered?.group ?? null,
+    usage_quantity: charge.metered?.quantity ?? null,
   }));
 }
 

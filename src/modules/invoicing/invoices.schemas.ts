@@ -220,10 +220,40 @@ function invoiceLinesOut(unsaved: boolean) {
         AmountEx: Type.Number(),
         AmountInc: Type.Number(),
         DisplayOrder: Type.Integer(),
+        ...meteredChargeOut,
       }),
     ),
   };
 }
+
+/**
+ * Beyond the spec, only on a line of usage read from events (docs/usage.md, "Reading usage"): what it counted, so
+ * that a bill can be explained from the customer's events.
+ */
+const meteredChargeOut = {
+  MetricCode: Type.Optional(Type.String({ description: 'The billable metric whose events the line counts' })),
+  UsageGroup: Type.Optional(
+    Type.String({ description: "The value of the metric's GroupBy property this line counts ('' for none)" }),
+  ),
+  Quantity: Type.Optional(
+    Type.String({
+      description:
+        "The metric's quantity over the period, an exact decimal; on a correction, what late events added",
+    }),
+  ),
+  PeriodStart: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: "The usage period's first day, as the instant it begins",
+    }),
+  ),
+  PeriodEnd: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'The day after the usage period (exclusive), as the instant it begins',
+    }),
+  ),
+};
 
 /** The payments, negative adjustments and credit notes allocated to it. */
 function invoiceAllocationsOut() {

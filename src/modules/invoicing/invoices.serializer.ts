@@ -1,7 +1,7 @@
 import { startOfDate } from '../../core/calendar.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import { toCustomerDto } from '../customers/index.ts';
-import type { InvoiceWithFigures } from './invoice.ts';
+import type { InvoiceCharge, InvoiceWithFigures } from './invoice.ts';
 import type { InvoiceInput } from './invoiceInput.ts';
 import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.schemas.ts';
 import { taxInclusiveChargeDto } from './taxInclusiveCharges.ts';
@@ -67,6 +67,7 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
       AmountEx: amount(charge.amountExMinor),
       AmountInc: amount(charge.amountIncMinor),
       DisplayOrder: charge.displayOrder,
+      ...meteredChargeDto(charge, timeZone),
     })),
     PaymentsApplied: invoice.paymentsApplied.map((allocation) => ({
       allocationID: allocation.allocationId,
@@ -128,5 +129,17 @@ export function invoiceInputFromWire(body: CreateInvoiceBody | EditInvoiceBody):
       displayOrder: charge.DisplayOrder,
     })),
     taxes: body.Taxes?.map((tax) => ({ name: tax.Name, perc: tax.Perc })),
+  };
+}
+
+/** A metered line's metric, group, quantity and period; nothing on other lines. */
+function meteredChargeDto(charge: InvoiceCharge, timeZone: string) {
+  if (!charge.metered) return {};
+  return {
+    MetricCode: charge.metered.metricCode,
+    UsageGroup: charge.metered.group,
+    Quantity: charge.metered.quantity,
+    ...(charge.periodStart ? { PeriodStart: startOfDate(charge.periodStart, timeZone) } : {}),
+    ...(charge.periodEnd ? { PeriodEnd: startOfDate(charge.periodEnd, timeZone) } : {}),
   };
 }

@@ -54,6 +54,10 @@ export interface InvoiceChargesTable {
   display_order: number;
   period_start: PlainDateColumn | null;
   period_end: PlainDateColumn | null;
+  /** A line of metered usage (0043): the metric, the group ('' for none) and the quantity it counted. */
+  metric_code: ColumnType<string | null, string | null | undefined, string | null>;
+  usage_group: ColumnType<string | null, string | null | undefined, string | null>;
+  usage_quantity: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface InvoiceTaxesTable {

@@ -4,7 +4,16 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { invoiceBoundsProblem } from '../invoicing/index.ts';
 import { planBilling } from './subscriptionBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
-import type { BillingPlan, PlannedInvoice, UnbilledUsage } from './subscriptionBilling.ts';
+import type {
+  BillingPlan,
+  PlannedInvoice,
+  SubscriptionTimeline,
+  UnbilledUsage,
+} from './subscriptionBilling.ts';
+import { meteredUsageOf } from './meteredUsage.service.ts';
+import type { MeteredInputs, MeteringPlan } from './meteredUsage.service.ts';
+import { insertBilledMeteredUsage } from './meteredUsage.repository.ts';
+import type { BilledMeteredUsage } from './meteredUsage.repository.ts';
 import { taxesFor } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
 import {
@@ -197,11 +206,15 @@ async function billRows(
 ): Promise<BillingOutcome> {
   if (rows.length === 0) return { subscriptions: 0, invoiceIds: [], parked: 0 };
   const inputs = await billingInputs(ctx, rows);
-  const decisions = decideBilling(ctx, rows, inputs, today);
+  const metered = await meteredUsageOf(
+    ctx,
+    meteringPlans(ctx, rows, inputs, () => today),
+  );
+  const decisions = decideBilling(ctx, rows, inputs, metered, today);
   const before = await snapshotUnlessRenewed(ctx, decisions);
   const invoices = invoicesToMake(decisions, inputs, today, catchUp);
   const invoiceIds = await insertInvoices(ctx, invoices.list);
-  const writes = billingWrites(ctx, decisions, invoices.indexOf, invoiceIds);
+  const writes = billingWrites(ctx, decisions, invoices.indexOf, invoiceIds, metered);
   await recordBilling(ctx, writes);
   const sent = await mailInvoices(ctx, invoices.list, invoiceIds, inputs.customers);
   // One call for the whole stretch: the bill run's speed depends on it.
@@ -216,19 +229,56 @@ async function billRows(
 type BillingInputs = Awaited<ReturnType<typeof billingInputs>>;
 
 /**
+ * What reading the metered usage needs of each subscription: its timeline, its recorded usage and the date it is
+ * billed through. A record the core cannot follow is left out (decideBilling parks it).
+ */
+export function meteringPlans(
+  ctx: ServiceContext,
+  rows: readonly SubscriptionRecord[],
+  { usage, labelOf, taxInclusionOf }: BillingInputs,
+  throughOf: (row: SubscriptionRecord, timeline: SubscriptionTimeline) => PlainDate | null,
+): MeteringPlan[] {
+  return rows.flatMap((row) => {
+    try {
+      const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row));
+      const through = throughOf(row, timeline);
+      const recorded = usage.bySubscription.get(row.id) ?? [];
+      return through === null ? [] : [{ row, timeline, recorded, through }];
+    } catch (error) {
+      if (error instanceof BillingInvariantError) return [];
+      throw error;
+    }
+  });
+}
+
+/** A subscription's usage to plan with: recorded per period, then read from events. */
+export function usageToPlan(
+  inputs: BillingInputs,
+  metered: MeteredInputs,
+  subscriptionId: number,
+): UnbilledUsage[] {
+  return [
+    ...(inputs.usage.bySubscription.get(subscriptionId) ?? []),
+    ...(metered.bySubscription.get(subscriptionId) ?? []),
+  ];
+}
+
+/**
  * Each billable subscription's plan (planBilling), or the reason it is parked. A held customer's subscriptions
  * wait, neither billed nor parked (the bill run's own query skips them too).
  */
 function decideBilling(
   ctx: ServiceContext,
   rows: readonly SubscriptionRecord[],
-  { customers, usage, labelOf, taxInclusionOf, toNewInvoice }: BillingInputs,
+  inputs: BillingInputs,
+  metered: MeteredInputs,
   today: PlainDate,
 ): Decision[] {
+  const { customers, usage, labelOf, taxInclusionOf, toNewInvoice } = inputs;
   const billable = rows.filter((row) => customers.get(row.customerId)?.isBillable !== false);
   return billable.map((row) => {
     const customer = customers.get(row.customerId);
-    const problem = usage.problems.get(row.id);
+    const problem = usage.problems.get(row.id) ?? metered.problems.get(row.id);
     if (!customer) return { row, parkReason: `customer ${row.customerId} not found` };
     if (customer.currencyCode !== row.currencyCode) {
       return {
@@ -239,7 +289,7 @@ function decideBilling(
     if (problem) return { row, parkReason: problem };
     try {
       const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row));
-      const plan = planBilling(timeline, usage.bySubscription.get(row.id) ?? [], today);
+      const plan = planBilling(timeline, usageToPlan(inputs, metered, row.id), today);
       for (const planned of plan.invoices) assertInvoiceWithinBounds(toNewInvoice(row, planned));
       return { row, plan };
     } catch (error) {
@@ -305,6 +355,8 @@ interface BillingWrites {
   periods: NewSubscriptionPeriod[];
   updates: { id: number; changes: SubscriptionChanges }[];
   usageMarks: { usageId: number; invoiceId: number; subscriptionId: number }[];
+  /** The metered usage billed, stored with its invoice. */
+  metered: BilledMeteredUsage[];
   parked: number;
 }
 
@@ -317,9 +369,10 @@ function billingWrites(
   decisions: readonly Decision[],
   invoiceIndex: ReadonlyMap<PlannedInvoice, number>,
   invoiceIds: readonly number[],
+  metered: MeteredInputs,
 ): BillingWrites {
   const now = nowInstant(ctx);
-  const writes: BillingWrites = { periods: [], updates: [], usageMarks: [], parked: 0 };
+  const writes: BillingWrites = { periods: [], updates: [], usageMarks: [], metered: [], parked: 0 };
   for (const decision of decisions) {
     const { row } = decision;
     if (!('plan' in decision)) {
@@ -335,8 +388,12 @@ function billingWrites(
       const index = invoiceIndex.get(planned);
       const invoiceId = index === undefined ? null : invoiceIds[index]!;
       if (invoiceId !== null) {
-        for (const usageId of planned.usageIds)
-          writes.usageMarks.push({ usageId, invoiceId, subscriptionId: row.id });
+        for (const usageId of planned.usageIds) {
+          // Usage read from events has no row yet: it is stored now, with the invoice that bills it.
+          const read = metered.toStore.get(usageId);
+          if (read) writes.metered.push({ ...read, invoiceId });
+          else writes.usageMarks.push({ usageId, invoiceId, subscriptionId: row.id });
+        }
       }
       if (planned.period) writes.periods.push(billedPeriod(row.id, planned.period, invoiceId));
     }
@@ -389,6 +446,7 @@ async function recordBilling(ctx: ServiceContext, writes: BillingWrites): Promis
   }
   await repo.updateBilledSubscriptions(ctx.db, ctx.account.id, writes.updates);
   await repo.insertPeriods(ctx.db, ctx.account.id, writes.periods);
+  await insertBilledMeteredUsage(ctx.db, ctx.account.id, writes.metered, nowInstant(ctx));
 }
 
 /**

@@ -6,7 +6,8 @@ import { boundary, isValidTerm, periodIndexAt } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
 import type { PackagePrice } from '../catalogue/index.ts';
 import type { Bracket, Scheme } from '../catalogue/index.ts';
-import { chargeUsage } from './usageCharge.ts';
+import { chargeCorrection, chargeUsage } from './usageCharge.ts';
+import { periodText } from './meteredUsage.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 
 /**
@@ -52,7 +53,10 @@ export interface PriceTerms {
 }
 
 export interface UnbilledUsage {
-  /** Passed through to the result so the caller can mark the row billed. */
+  /**
+   * Passed through to the result so the caller can mark the row billed. Negative for usage read from events
+   * (meteredUsage.ts), which has no row until the invoice that bills it is made.
+   */
   usageId: number;
   label: string;
   unitName: string;
@@ -65,6 +69,13 @@ export interface UnbilledUsage {
   pack?: PackagePrice | null;
   /** The component's price in this currency includes the invoice's taxes. */
   isTaxInclusive?: boolean;
+  /** Usage read from events: the metric it counts and the group ('' for none), named on the line. */
+  metered?: { metricCode: string; group: string };
+  /**
+   * A correction of a period billed before (late events): the quantity billed then; `units` is what was added.
+   * Priced at the difference between the period's price with and without the addition, so tiers stay right.
+   */
+  billedUnits?: string;
 }
 
 export interface SubscriptionTimeline {
@@ -109,6 +120,8 @@ export interface PlannedLine {
   periodEnd: PlainDate | null;
   /** Set (true) only on a line of a tax-inclusive price. */
   isTaxInclusive?: true;
+  /** Set only on a line of usage read from events: what it counted (a correction: what was added). */
+  metered?: { metricCode: string; group: string; quantity: string };
 }
 
 export interface PlannedInvoice {
@@ -241,15 +254,36 @@ function priceLine(
 }
 
 function usageLine(usage: UnbilledUsage): PlannedLine {
+  const range = { periodStart: usage.periodStart, periodEnd: usage.periodEnd };
+  const metered = usage.metered ? { metered: { ...usage.metered, quantity: usage.units } } : {};
+  // A group is named beside the component: "API calls (eu-west): 1200 calls".
+  const label = usage.metered?.group ? `${usage.label} (${usage.metered.group})` : usage.label;
+  if (usage.billedUnits !== undefined) {
+    return {
+      descrip: correctionText(label, usage),
+      qty: '1',
+      unitCostEx: chargeCorrection(usage, usage.billedUnits, usage.units),
+      ...range,
+      ...metered,
+    };
+  }
   const charge = chargeUsage(usage, usage.units);
-  const quantity = `${usage.label}: ${usage.units} ${usage.unitName}`;
+  const quantity = `${label}: ${usage.units} ${usage.unitName}`;
   return {
     descrip: charge.detail === null ? quantity : `${quantity} (${charge.detail})`,
     qty: '1',
     unitCostEx: charge.amount,
-    periodStart: usage.periodStart,
-    periodEnd: usage.periodEnd,
+    ...range,
+    ...metered,
   };
+}
+
+/** "API calls, 1–30 Nov 2026: 120 more calls" (or "fewer", when late events lowered the quantity). */
+function correctionText(label: string, usage: UnbilledUsage): string {
+  const more = !usage.units.startsWith('-');
+  const amount = more ? usage.units : usage.units.slice(1);
+  const period = periodText({ start: usage.periodStart, end: usage.periodEnd });
+  return `${label}, ${period}: ${amount} ${more ? 'more' : 'fewer'} ${usage.unitName}`;
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   inlined,
   PreviewQuery,
   StoredCreditOut,
+  SubscriptionUsageOut,
 } from './subscriptionChanges.schemas.ts';
 import { SubscriptionIdParams } from './subscriptions.schemas.ts';
 
@@ -272,6 +273,41 @@ export function registerSubscriptionChangeRoutes(app: App): void {
     async (request, reply) => {
       await changes.removeFutureChanges(request.ctx, request.params.subscriptionID);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/subscriptions/:subscriptionID/usage',
+    {
+      schema: {
+        summary: "Read a subscription's usage so far",
+        operationId: 'getSubscriptionUsage',
+        tags,
+        description:
+          'Beyond the spec: for each usage component linked to a billable metric, the quantity read from the ' +
+          'events so far in the current usage period, per group, and what it costs so far (docs/usage.md, ' +
+          '"Reading usage"). Empty Usage and null period once billing has stopped.',
+        params: SubscriptionIdParams,
+        response: { 200: SubscriptionUsageOut },
+      },
+    },
+    async (request) => {
+      const ctx = request.ctx;
+      const usage = await changes.subscriptionUsage(ctx, request.params.subscriptionID);
+      const timeZone = ctx.account.timeZone;
+      return {
+        subscriptionID: request.params.subscriptionID,
+        CurrencyCode: usage.currencyCode,
+        PeriodStart: usage.period ? startOfDate(usage.period.start, timeZone) : null,
+        PeriodEnd: usage.period ? startOfDate(usage.period.end, timeZone) : null,
+        Usage: usage.lines.map((line) => ({
+          componentID: line.componentId,
+          MetricCode: line.metricCode,
+          UsageGroup: line.group,
+          Quantity: line.quantity,
+          Amount: minorToWireNumber(line.amountMinor, usage.currencyCode),
+        })),
+      };
     },
   );
 

@@ -102,3 +102,22 @@ export function inlined<T extends TSchema>(schema: T): T {
     key === '$id' ? undefined : value,
   ) as T;
 }
+
+/** GET /v1/subscriptions/{id}/usage (docs/usage.md, "Reading usage"). */
+export const SubscriptionUsageOut = Type.Object({
+  subscriptionID: Id(),
+  CurrencyCode: Type.String(),
+  PeriodStart: DateOut(),
+  PeriodEnd: DateOut(),
+  Usage: Type.Array(
+    Type.Object({
+      componentID: Id(),
+      MetricCode: Type.String({ description: 'The billable metric whose events the line counts' }),
+      UsageGroup: Type.String({ description: "The value of the metric's GroupBy property ('' for none)" }),
+      Quantity: Type.String({ description: 'The quantity so far this period, an exact decimal' }),
+      Amount: Type.Number({
+        description: 'What the quantity so far costs, as its invoice line would price it',
+      }),
+    }),
+  ),
+});

@@ -16,11 +16,21 @@ import {
   assertInvoiceWithinBounds,
   billingInputs,
   billSubscriptionInTransaction,
+  usageToPlan,
 } from './subscriptionBilling.service.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
 import type { SubscriptionRecord } from './subscription.ts';
-import { invariantConflict, scheduledInvoiceDate, withSubscriptionHeld } from './subscriptionEditing.ts';
+import {
+  currentUsagePeriod,
+  invariantConflict,
+  scheduledInvoiceDate,
+  withSubscriptionHeld,
+} from './subscriptionEditing.ts';
 import { timelineOf } from './subscriptionTimeline.ts';
+import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
+import { currentMeteredUsage, hasMeteredComponents, meteredUsageOf } from './meteredUsage.service.ts';
+import type { CurrentUsage } from './meteredUsage.service.ts';
+import { stopDateOf } from './meteredUsage.ts';
 
 export const CANCEL_TYPES = ['renewal', 'norefund', 'prorata', 'fullcredit'] as const;
 export type CancelType = (typeof CANCEL_TYPES)[number];
@@ -163,7 +173,12 @@ export async function cancelSubscription(
       // Billing stops now; usage left unbilled still gets its last invoice, which the bill run dates.
       ...(cancelDate <= day
         ? {
-            nextInvDate: (await repo.countUnbilledUsage(trx, ctx.account.id, row.id)) > 0 ? day : null,
+            // Usage read from events has no row until it is billed: a metered component has usage left to bill.
+            nextInvDate:
+              (await repo.countUnbilledUsage(trx, ctx.account.id, row.id)) > 0 ||
+              (await hasMeteredComponents(tctx, row.id))
+                ? day
+                : null,
           }
         : {}),
       updatedAt: nowInstant(ctx),
@@ -289,7 +304,8 @@ export async function upcomingInvoice(
   const inputs = await billingInputs(ctx, [row]);
   try {
     const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row));
-    const next = upcomingInvoiceOf(timeline, inputs.usage.bySubscription.get(row.id) ?? []);
+    const usage = await usageForPreview(ctx, row, timeline, inputs);
+    const next = upcomingInvoiceOf(timeline, usage);
     if (!next) return null;
     const invoice = inputs.toNewInvoice(row, next);
     assertInvoiceWithinBounds(invoice);
@@ -298,6 +314,38 @@ export async function upcomingInvoice(
     // A record the core cannot plan (the bill run parks it when due) is the server's data, not the client's
     // request: a problem naming it, not a 500.
     throw invariantConflict(error, row.id, 'its next invoice cannot be planned');
+  }
+}
+
+/**
+ * The usage the next invoice will bill, read as the bill run will read it (docs/usage.md, "Reading usage"): the
+ * recorded usage, and the usage read from events through the date of the invoice that is coming, so far.
+ */
+async function usageForPreview(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  timeline: SubscriptionTimeline,
+  inputs: Awaited<ReturnType<typeof billingInputs>>,
+): Promise<UnbilledUsage[]> {
+  const recorded = inputs.usage.bySubscription.get(row.id) ?? [];
+  // Usage read from events can only bring an invoice forward (a free period's gets a line): the first invoice
+  // with a line without it bounds the periods to read.
+  const through = upcomingInvoiceOf(timeline, recorded)?.invoiceDate ?? stopDateOf(row);
+  if (through === null) return recorded;
+  const metered = await meteredUsageOf(ctx, [{ row, timeline, recorded, through }]);
+  const problem = metered.problems.get(row.id);
+  if (problem) throw new BillingInvariantError(problem);
+  return usageToPlan(inputs, metered, row.id);
+}
+
+/** GET /v1/subscriptions/{id}/usage: the usage so far of its current period, read from events and priced. */
+export async function subscriptionUsage(ctx: ServiceContext, subscriptionId: number): Promise<CurrentUsage> {
+  const row = await findOrThrow(ctx, subscriptionId);
+  const day = today(ctx);
+  try {
+    return await currentMeteredUsage(ctx, row, await currentUsagePeriod(ctx, row, day));
+  } catch (error) {
+    throw invariantConflict(error, row.id, 'its current usage period cannot be found');
   }
 }
 

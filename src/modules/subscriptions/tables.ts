@@ -103,6 +103,24 @@ export interface SubscriptionCreditsTable {
   created_at: Instant;
 }
 
+/** Metered usage billed (0043): a metric's quantity per group and usage period, or a late correction of it. */
+export interface SubscriptionMeteredUsageTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  component_id: number;
+  metric_id: number;
+  /** '' when the metric has no GroupBy. */
+  group_value: string;
+  period_start: PlainDateColumn;
+  period_end: PlainDateColumn;
+  /** 0: the period's first billing; 1, 2, …: what late events added since. */
+  correction_no: number;
+  quantity: Decimal;
+  invoice_id: number;
+  created_at: Instant;
+}
+
 /** The subscriptions module's tables, as Kysely's Database type holds them. */
 export interface SubscriptionsTables {
   subscriptions: SubscriptionsTable;
@@ -110,4 +128,5 @@ export interface SubscriptionsTables {
   subscription_usage: SubscriptionUsageTable;
   subscription_periods: SubscriptionPeriodsTable;
   subscription_credits: SubscriptionCreditsTable;
+  subscription_metered_usage: SubscriptionMeteredUsageTable;
 }

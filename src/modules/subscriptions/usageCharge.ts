@@ -107,3 +107,15 @@ export function chargeUsage(price: UsagePrice, quantity: string): UsageCharge {
       : [...parts.slice(0, 2), `… ${parts.length - 4} more brackets …`, ...parts.slice(-2)];
   return { amount, detail: shown.join('; ') };
 }
+
+/**
+ * What late events added to a period already billed, priced as the difference between the period's price with
+ * them and without them (docs/design/usage.md, "Late events and grace"): under tiers, the units added are priced
+ * at the brackets they reach, not the first. Exact, unrounded; negative when the quantity went down.
+ */
+export function chargeCorrection(price: UsagePrice, billed: string, added: string): string {
+  const total = new PriceDecimal(billed).plus(new PriceDecimal(added)).toFixed();
+  return new PriceDecimal(chargeUsage(price, total).amount)
+    .minus(new PriceDecimal(chargeUsage(price, billed).amount))
+    .toFixed();
+}
