@@ -44,6 +44,7 @@ import * as countersWithOwners from './migrations/0039_counters_with_owners.ts';
 import * as gatewayReportDay from './migrations/0040_gateway_report_day.ts';
 import * as billableMetrics from './migrations/0041_billable_metrics.ts';
 import * as usageEvents from './migrations/0042_usage_events.ts';
+import * as entitlements from './migrations/0044_entitlements.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0040_gateway_report_day': gatewayReportDay,
   '0041_billable_metrics': billableMetrics,
   '0042_usage_events': usageEvents,
+  '0044_entitlements': entitlements,
 };
 
 /**
