@@ -49,7 +49,13 @@ export async function setValue(path: string, body: Record<string, unknown>, as: 
   return res.body;
 }
 
-export async function refused(method: string, path: string, body: unknown, status = 422, as: TestAccount = t) {
+export async function refused(
+  method: string,
+  path: string,
+  body: unknown,
+  status = 422,
+  as: TestAccount = t,
+) {
   const res = await as.request(method, path, { body });
   expect(res.status, res.text).toBe(status);
   return res.body as { code: string; fields?: { field: string; message: string }[] };
