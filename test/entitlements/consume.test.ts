@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
+import { startAnotherInstance } from '../helpers/service.ts';
 import type { ApiResponse } from '../helpers/service.ts';
 import { recordUsageEvents } from '../../src/modules/usage/index.ts';
 import { usageAccount } from '../usage/usage.fixtures.ts';
@@ -132,6 +133,29 @@ describe('check-and-record', () => {
       if (firstAnswer.status === 201) expect(retry.body).toEqual(firstAnswer.body);
     });
     expect((await recordedEvents(customerId)).length).toBe(20);
+  });
+
+  it('never passes the limit with 50 consumers split over two processes of the service', async () => {
+    const { customerId, path, consume } = await limitedCustomer(25);
+    const second = await startAnotherInstance(t);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          (i % 2 === 0 ? t : second).request('POST', consume, {
+            body: { Quantity: 1, transaction_id: nextCode('proc') },
+          }),
+        ),
+      );
+      expect(
+        answers.every((a) => a.status === 201 || a.status === 409),
+        answers.map((a) => a.text).join('\n'),
+      ).toBe(true);
+      expect(answers.filter((a) => a.status === 201).length).toBe(25);
+    } finally {
+      await second.close();
+    }
+    expect(await ok(t, 'GET', path)).toMatchObject({ Used: '25', Remaining: '0' });
+    expect((await recordedEvents(customerId)).length).toBe(25);
   });
 
   it('never passes the limit with 50 parallel consumers of different quantities', async () => {
