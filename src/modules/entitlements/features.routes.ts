@@ -53,6 +53,7 @@ function registerFeatureCrud(app: App): void {
       schema: {
         summary: 'Get a feature',
         operationId: 'getFeature',
+        description: 'One feature, with the code of the metric a limit feature limits.',
         tags,
         params: FeatureIdParams,
         response: { 200: FeatureOut },
@@ -139,6 +140,7 @@ function registerValueRoutes(app: App, kind: FeatureValueOwner['type']): void {
       schema: {
         summary: `List a ${kind}'s feature values`,
         operationId: `list${name}FeatureValues`,
+        description: `The feature values the ${what} has, by feature.`,
         tags,
         params: kind === 'package' ? PackageParams : SubscriptionParams,
         response: { 200: Type.Array(FeatureValueOut) },
@@ -180,6 +182,10 @@ function registerValueRoutes(app: App, kind: FeatureValueOwner['type']): void {
       schema: {
         summary: `Remove a feature's value from a ${kind}`,
         operationId: `remove${name}FeatureValue`,
+        description:
+          kind === 'package'
+            ? 'The package no longer gives the feature.'
+            : "The subscription follows its package's value again.",
         tags,
         params: kind === 'package' ? PackageFeatureParams : SubscriptionFeatureParams,
         response: NoContent,
