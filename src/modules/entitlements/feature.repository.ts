@@ -122,12 +122,8 @@ export async function updateFeature(
   return result.numUpdatedRows > 0n;
 }
 
+/** Its kept check-and-record answers go with it (the foreign key cascades). */
 export async function deleteFeature(db: Db, accountId: number, featureId: number): Promise<boolean> {
-  await db
-    .deleteFrom('entitlement_consumptions')
-    .where('account_id', '=', accountId)
-    .where('feature_id', '=', featureId)
-    .execute();
   const result = await db
     .deleteFrom('features')
     .where('account_id', '=', accountId)

@@ -85,7 +85,7 @@ export async function updateFeature(
   ctx: ServiceContext,
   featureId: number,
   input: FeatureInput,
-): Promise<FeatureView> {
+): Promise<void> {
   const current = await getFeature(ctx, featureId);
   if (input.type !== current.type) {
     throw ValidationError.field(
@@ -103,7 +103,6 @@ export async function updateFeature(
     if (!updated) throw new NotFoundError('Feature', featureId);
     await emitEvent(tctx, 'feature.updated', featureRef(featureId), { before });
   });
-  return getFeature(ctx, featureId);
 }
 
 /** A feature that packages or subscriptions still give cannot be deleted (409): remove their values first. */

@@ -91,17 +91,13 @@ function registerFeatureCrud(app: App): void {
         tags,
         params: FeatureIdParams,
         body: FeatureBody,
-        response: { 200: FeatureOut },
+        response: NoContent,
       },
     },
-    async (request) =>
-      toFeatureDto(
-        await features.updateFeature(
-          request.ctx,
-          request.params.featureID,
-          featureInputFromWire(request.body),
-        ),
-      ),
+    async (request, reply) => {
+      await features.updateFeature(request.ctx, request.params.featureID, featureInputFromWire(request.body));
+      return reply.code(204).send(null);
+    },
   );
 
   app.delete(
