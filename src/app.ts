@@ -52,6 +52,7 @@ import {
 import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
 import { registerPortalApiRoutes } from './modules/portal/portalApi.routes.ts';
 import { registerPortalRoutes } from './modules/portal/portal.routes.ts';
+import { registerUsageEventRoutes } from './modules/usage/usageEvents.routes.ts';
 import { registerFavicon } from './http/favicon.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
@@ -142,6 +143,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerWebhookEndpointRoutes(v1);
   registerEmandateRoutes(v1);
   registerPortalApiRoutes(v1, { publicUrl: deps.publicUrl });
+  registerUsageEventRoutes(v1);
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {

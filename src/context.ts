@@ -42,6 +42,8 @@ export interface Account {
   billCycleDay: number | null;
   /** What the collection loop does on its own (docs/gateways.md, "The collection loop"). */
   collectionLoop: CollectionLoopSettings;
+  /** How many hours late a usage event may arrive (docs/usage.md, "Grace and late events"). */
+  usageGraceHours: number;
 }
 
 export interface CollectionLoopSettings {

@@ -133,6 +133,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   ApplyCreditBeforeCollecting: true,
   AutoSubmitBatches: false,
   StaffEmail: 'accounts@northwind.example',
+  UsageGraceHours: 72,
   StatementPeriod: 'monthly',
   PortalAllowCancel: true,
   PortalSwitchPackageIDs: [3, 4],

@@ -137,6 +137,10 @@ const TAGS = [
     'Customer portal',
     "Where a customer's contacts sign in to see their invoices: single-use sign-in links made by your server.",
   ],
+  [
+    'Usage events',
+    'What customers use, sent as it happens: counted once per transaction_id, kept by the hour for billing.',
+  ],
   ['Test clock', "A test account's own clock: advance it to run the real bill run for every day passed."],
   [
     'Events',

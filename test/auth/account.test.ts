@@ -71,6 +71,7 @@ const FIELDS = [
   'PortalAllowCancel',
   'PortalSwitchPackageIDs',
   'isTaxInclusive',
+  'UsageGraceHours',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -106,6 +107,7 @@ describe('GET /v1/account', () => {
       PortalAllowCancel: true,
       PortalSwitchPackageIDs: [],
       isTaxInclusive: false,
+      UsageGraceHours: 72,
     });
   });
 
@@ -302,6 +304,28 @@ describe('PUT /v1/account: dunning', () => {
     expect(JSON.stringify(res.body)).toContain(field);
     expect(await readAccount(as)).toMatchObject(DUNNING_DEFAULTS);
   });
+});
+
+describe('PUT /v1/account: the usage grace window', () => {
+  it('is 72 hours until set, and takes 0 to 720', async () => {
+    const as = await t.newAccount('Usage grace');
+    expect(await readAccount(as)).toMatchObject({ UsageGraceHours: 72 });
+    expect((await put(as, { UsageGraceHours: 0 })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({ UsageGraceHours: 0 });
+    expect((await put(as, { UsageGraceHours: 720 })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({ UsageGraceHours: 720 });
+  });
+
+  it.each([[-1], [721], [1.5], ['72']])(
+    'refuses %j naming UsageGraceHours, and changes nothing',
+    async (value) => {
+      const as = await t.newAccount('Bad usage grace');
+      const res = await put(as, { UsageGraceHours: value });
+      expect(res.status, res.text).toBe(422);
+      expect(JSON.stringify(res.body)).toContain('UsageGraceHours');
+      expect(await readAccount(as)).toMatchObject({ UsageGraceHours: 72 });
+    },
+  );
 });
 
 describe('PUT /v1/account: the collection loop', () => {

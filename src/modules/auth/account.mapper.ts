@@ -35,6 +35,7 @@ export interface AccountRow {
   apply_credit_first: boolean | number;
   auto_submit_batches: boolean | number;
   staff_email: string | null;
+  usage_grace_hours: number;
 }
 
 export function accountFromRow(row: AccountRow): Account {
@@ -75,6 +76,7 @@ export function accountFromRow(row: AccountRow): Account {
       autoSubmitBatches: Boolean(row.auto_submit_batches),
       staffEmail: row.staff_email,
     },
+    usageGraceHours: Number(row.usage_grace_hours),
   };
 }
 
@@ -118,6 +120,7 @@ const COLUMN_OF = {
   applyCreditFirst: 'apply_credit_first',
   autoSubmitBatches: 'auto_submit_batches',
   staffEmail: 'staff_email',
+  usageGraceHours: 'usage_grace_hours',
 } as const satisfies Record<keyof AccountChanges, keyof AccountsTable>;
 
 /** The lists stored as JSON text. */

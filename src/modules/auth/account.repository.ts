@@ -34,6 +34,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.apply_credit_first',
   'accounts.auto_submit_batches',
   'accounts.staff_email',
+  'accounts.usage_grace_hours',
 ] as const;
 
 export async function insertAccount(

@@ -82,6 +82,20 @@ function dunningFields() {
   };
 }
 
+/** The most a usage event may be late: 30 days (docs/usage.md, "Grace and late events"). */
+export const USAGE_GRACE_HOURS_MAX = 720;
+
+/** Beyond the spec: how late a usage event may arrive. */
+const usageGraceHoursField = () =>
+  Type.Integer({
+    minimum: 0,
+    maximum: USAGE_GRACE_HOURS_MAX,
+    description:
+      'Beyond the spec (docs/usage.md, "Grace and late events"): usage events older than this many hours are ' +
+      'refused (72 by default)',
+    examples: [72],
+  });
+
 /** Beyond the spec: what the collection loop does on its own (docs/gateways.md, "The collection loop"). */
 function collectionLoopFields() {
   return {
@@ -204,6 +218,7 @@ export const AccountOut = Type.Object(
         examples: [5],
       }),
     ),
+    UsageGraceHours: usageGraceHoursField(),
   },
   { $id: 'Account' },
 );
@@ -234,6 +249,7 @@ export const EditAccountBody = Type.Partial(
     ),
     ...portalSelfServiceFields(),
     isTaxInclusive: taxInclusiveField(''),
+    UsageGraceHours: usageGraceHoursField(),
     BillCycleDay: Nullable(
       Type.Integer({
         minimum: 1,

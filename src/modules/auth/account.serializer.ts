@@ -54,6 +54,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     isTaxInclusive: account.isTaxInclusive,
     // Beyond the spec, shown only when set: an account without one reads as it always did.
     ...(account.billCycleDay === null ? {} : { BillCycleDay: account.billCycleDay }),
+    UsageGraceHours: account.usageGraceHours,
   };
 }
 
@@ -80,6 +81,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
     isTaxInclusive: body.isTaxInclusive,
     billCycleDay: body.BillCycleDay,
+    usageGraceHours: body.UsageGraceHours,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -168,6 +168,8 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   isTaxInclusive?: boolean;
   /** The default bill-cycle day of the account's customers; null clears it. */
   billCycleDay?: number | null;
+  /** How many hours late a usage event may arrive (docs/usage.md, "Grace and late events"). */
+  usageGraceHours?: number;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -338,6 +340,8 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     if (message) problems.push({ field: 'BillCycleDay', message });
     changes.billCycleDay = input.billCycleDay;
   }
+  // Its range is the wire schema's (account.schemas.ts).
+  if (input.usageGraceHours !== undefined) changes.usageGraceHours = input.usageGraceHours;
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(
     changes,

@@ -36,6 +36,7 @@ export interface AccountChanges {
   applyCreditFirst?: boolean;
   autoSubmitBatches?: boolean;
   staffEmail?: string | null;
+  usageGraceHours?: number;
 }
 
 /** The seller details' part of the changes (sellerDetails.ts). */

@@ -25,6 +25,7 @@ export {
 } from './customer.service.ts';
 /** The customers' state other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
 export { customerStates } from './customerStates.ts';
+export { customerIdsByReferences } from './customerReferences.ts';
 export { editContact, getContact, listContacts } from './contact.service.ts';
 /** The customer portal's view of a contact's login (docs/design/portal.md, "Sign-in"). */
 export type { ContactCredentials } from './contactCredentials.service.ts';

@@ -72,7 +72,12 @@ describe('readValue', () => {
 
 describe('weighted_sum values', () => {
   it('are bounded to ±10^6, so that an hour of them stays inside 64 bits', () => {
-    const held: MetricReading = { aggregation: 'weighted_sum', property: 'seats', filters: [], groupBy: null };
+    const held: MetricReading = {
+      aggregation: 'weighted_sum',
+      property: 'seats',
+      filters: [],
+      groupBy: null,
+    };
     expect(readEvent(held, { seats: 1_000_000 })).toMatchObject({ counts: true, value: 10_000_000_000n });
     expect(readEvent(held, { seats: '-1000000.0001' })).toEqual({
       problem: 'must be between -1000000 and 1000000 for a weighted_sum metric',

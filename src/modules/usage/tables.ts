@@ -14,6 +14,7 @@ export interface UsageTransactionsTable {
   id: Id;
   account_id: number;
   transaction_id: string;
+  customer_id: number;
   occurred_at: Instant;
 }
 

@@ -42,7 +42,7 @@ export async function existingCustomers(
 export async function claimTransactions(
   db: Db,
   accountId: number,
-  claims: readonly { transactionId: string; occurredAt: string }[],
+  claims: readonly { transactionId: string; customerId: number; occurredAt: string }[],
 ): Promise<Map<string, number>> {
   const claimed = new Map<string, number>();
   const sorted = [...claims].sort((a, b) => (a.transactionId < b.transactionId ? -1 : 1));
@@ -53,6 +53,7 @@ export async function claimTransactions(
         chunk.map((c) => ({
           account_id: accountId,
           transaction_id: c.transactionId,
+          customer_id: c.customerId,
           occurred_at: c.occurredAt,
         })),
       )
@@ -352,4 +353,96 @@ export function usageEventFromRow(row: {
     counted: Boolean(row.counted),
     receivedAt: row.received_at,
   };
+}
+
+const EVENT_COLUMNS = [
+  'usage_events.id',
+  'usage_events.transaction_id',
+  'usage_events.customer_id',
+  'usage_events.subscription_id',
+  'usage_events.metric_id',
+  'usage_events.occurred_at',
+  'usage_events.properties',
+  'usage_events.counted',
+  'usage_events.received_at',
+] as const;
+
+/** The stored events of these transaction ids, found through their claims (which hold where each event is). */
+export async function eventsOfTransactions(
+  db: Db,
+  accountId: number,
+  transactionIds: readonly string[],
+): Promise<UsageEvent[]> {
+  if (transactionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('usage_transactions')
+    .innerJoin('usage_events', (join) =>
+      join
+        .onRef('usage_events.account_id', '=', 'usage_transactions.account_id')
+        .onRef('usage_events.customer_id', '=', 'usage_transactions.customer_id')
+        .onRef('usage_events.occurred_at', '=', 'usage_transactions.occurred_at')
+        .onRef('usage_events.id', '=', 'usage_transactions.id'),
+    )
+    .select(EVENT_COLUMNS)
+    .where('usage_transactions.account_id', '=', accountId)
+    .where('usage_transactions.transaction_id', 'in', [...new Set(transactionIds)])
+    .execute();
+  return rows.map(usageEventFromRow);
+}
+
+/** Which of a customer's events a list reads: [from, to) (either open), of one metric or all. */
+export interface EventFilter {
+  customerId: number;
+  from: string | null;
+  to: string | null;
+  metricId: number | null;
+}
+
+function customerEvents(db: Db, accountId: number, filter: EventFilter) {
+  let query = db
+    .selectFrom('usage_events')
+    .select(EVENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', filter.customerId);
+  if (filter.from !== null) query = query.where('occurred_at', '>=', filter.from);
+  if (filter.to !== null) query = query.where('occurred_at', '<', filter.to);
+  if (filter.metricId !== null) query = query.where('metric_id', '=', filter.metricId);
+  return query;
+}
+
+/** A page of a customer's events, in time order (then id). */
+export async function listCustomerEvents(
+  db: Db,
+  accountId: number,
+  filter: EventFilter,
+  page: { limit: number; offset: number },
+): Promise<UsageEvent[]> {
+  const rows = await customerEvents(db, accountId, filter)
+    .orderBy('occurred_at')
+    .orderBy('id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  return rows.map(usageEventFromRow);
+}
+
+/** The next `limit` of a customer's events after `after` in time order (then id): for reading all in bounded memory. */
+export async function customerEventsAfter(
+  db: Db,
+  accountId: number,
+  filter: EventFilter,
+  after: { occurredAt: string; id: number } | null,
+  limit: number,
+): Promise<UsageEvent[]> {
+  let query = customerEvents(db, accountId, filter);
+  if (after !== null) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('occurred_at', '>', after.occurredAt),
+        eb.and([eb('occurred_at', '=', after.occurredAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
+  return rows.map(usageEventFromRow);
 }

@@ -19,6 +19,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await withId(db.schema.createTable('usage_transactions'), t)
     .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('transaction_id', 'text', (c) => c.notNull())
+    // Where the event is: its partition (occurred_at) and its place in the customer's index.
+    .addColumn('customer_id', 'bigint', (c) => c.notNull())
     .addColumn('occurred_at', t.instant, (c) => c.notNull())
     .addUniqueConstraint('usage_transactions_once', ['account_id', 'transaction_id'])
     .execute();
