@@ -82,6 +82,21 @@ describe('check-and-record', () => {
     expect(over.code).toBe('limit_exceeded');
   });
 
+  it('counts events sent to POST /v1/usage-events, and refuses a transaction_id one of them used', async () => {
+    const { customerId, path, consume } = await limitedCustomer(10);
+    const transaction_id = nextCode('ext');
+    const sent = await t.request('POST', '/v1/usage-events', {
+      body: { transaction_id, customerID: customerId, code: 'api_calls', properties: { units: 3 } },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    expect(await ok(t, 'GET', path)).toMatchObject({ Used: '3', Remaining: '7' });
+    const reused = await refused('POST', consume, { Quantity: 1, transaction_id }, 409);
+    expect(reused.fields).toEqual([
+      { field: 'transaction_id', message: expect.stringContaining('usage event') },
+    ]);
+    expect(await ok(t, 'GET', path)).toMatchObject({ Used: '3' });
+  });
+
   it('answers a retried transaction_id with its first result, without a new check or a second event', async () => {
     const { customerId, consume } = await limitedCustomer(5);
     const transaction_id = nextCode('tx');

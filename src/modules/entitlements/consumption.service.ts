@@ -176,9 +176,7 @@ async function recordEvent(
   subscriptionId: number,
   properties: Record<string, unknown>,
 ): Promise<void> {
-  // The event is timed now, so the account's grace window for late events has no part here.
-  const account = { id: ctx.account.id, timeZone: ctx.account.timeZone, usageGraceHours: 0 };
-  const [outcome] = await recordUsageEvents(ctx.db, account, nowInstant(ctx), [
+  const [outcome] = await recordUsageEvents(ctx.db, ctx.account, nowInstant(ctx), [
     {
       transactionId: input.transactionId,
       customerId: input.customerId,
