@@ -198,6 +198,18 @@ describe('check-and-record', () => {
     expect(recorded.eq(acceptedSum)).toBe(true);
   });
 
+  it("limits a grouped metric's total over every group", async () => {
+    const { path, consume } = await limitedCustomer(10, 'calls_by_model');
+    const send = (Quantity: number, model: string) =>
+      t.request('POST', consume, {
+        body: { Quantity, transaction_id: nextCode('grp'), properties: { model } },
+      });
+    expect((await send(6, 'small')).status).toBe(201);
+    expect((await send(4, 'large')).status).toBe(201);
+    expect((await send(1, 'small')).status).toBe(409);
+    expect(await ok(t, 'GET', path)).toMatchObject({ Used: '10', Remaining: '0' });
+  });
+
   it('consumes without end from an unlimited limit, and one at a time from a count metric', async () => {
     const unlimited = await limitedCustomer(null);
     const big = await ok(t, 'POST', unlimited.consume, { Quantity: 1000000, transaction_id: nextCode('tx') });

@@ -23,6 +23,18 @@ export function useEntitlementService() {
       property: 'units',
       filters: [{ property: 'region', values: ['eu'] }],
     });
+    await defineMetric(t.service.storage.db, t.accountId, 'calls_by_model', 'sum', {
+      property: 'units',
+      groupBy: 'model',
+    });
+    const retired = await defineMetric(t.service.storage.db, t.accountId, 'retired', 'sum', {
+      property: 'units',
+    });
+    await t.service.storage.db
+      .updateTable('billable_metrics')
+      .set({ archived_at: '2026-01-02T00:00:00.000Z' })
+      .where('id', '=', retired.id)
+      .execute();
     await defineMetric(t.service.storage.db, other.accountId, 'api_calls', 'sum', { property: 'units' });
   });
   afterAll(() => t.close());

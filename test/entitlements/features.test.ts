@@ -81,6 +81,7 @@ describe('features', () => {
     [{ Type: 'limit' }, 'MetricCode', 'must name a metric'],
     [{ Type: 'boolean', MetricCode: 'api_calls' }, 'MetricCode', 'only a limit feature'],
     [{ Type: 'limit', MetricCode: 'nope' }, 'MetricCode', 'no active metric'],
+    [{ Type: 'limit', MetricCode: 'retired' }, 'MetricCode', 'no active metric'],
     [{ Type: 'limit', MetricCode: 'peak_seats' }, 'MetricCode', 'count or sum'],
     [{ Type: 'switch' }, 'Type', ''],
     [{ Type: 'boolean', Code: 'has space' }, 'Code', ''],
