@@ -20,6 +20,7 @@ import { registerCurrencyRoutes } from './modules/catalogue/currencies.routes.ts
 import { registerPackageGroupRoutes } from './modules/catalogue/packageGroups.routes.ts';
 import { registerEntitlementRoutes } from './modules/entitlements/entitlements.routes.ts';
 import { registerFeatureRoutes } from './modules/entitlements/features.routes.ts';
+import { registerBillableMetricRoutes } from './modules/catalogue/billableMetrics.routes.ts';
 import { registerPackageRoutes } from './modules/catalogue/packages.routes.ts';
 import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
 import { registerContactRoutes } from './modules/customers/contacts.routes.ts';
@@ -122,6 +123,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerPackageGroupRoutes(v1);
   registerPackageRoutes(v1);
   registerComponentRoutes(v1);
+  registerBillableMetricRoutes(v1);
   registerGatewaysRoutes(v1);
   registerAccountRoutes(v1, { publicUrl: deps.publicUrl });
   registerInvoicesRoutes(v1);

@@ -86,6 +86,11 @@ const TAGS = [
       'quantities, metered usage, opt-ins.',
   ],
   [
+    'Billable metrics',
+    'What a metered component counts from usage events: a Code, an aggregation (count, sum, max, unique_count, ' +
+      'latest, weighted_sum), the property it reads, filters and a group.',
+  ],
+  [
     'Subscriptions',
     'A customer on a package rate term: billed by the bill run every term, changed, cancelled, previewed.',
   ],

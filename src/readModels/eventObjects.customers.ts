@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../context.ts';
 import { accountsByIds, apiKeysByIds, toAccountDto } from '../modules/auth/index.ts';
 import {
+  billableMetricsByIds,
   componentVersionsByIds,
   componentsByIds,
   enabledCurrenciesByCodes,
@@ -8,6 +9,7 @@ import {
   packageVersionsByIds,
   packagesByIds,
   taxSettingsByIds,
+  toBillableMetricDto,
   toComponentDto,
   toComponentVersionDto,
   toPackageDto,
@@ -75,6 +77,7 @@ export const customersEventObjects: Record<string, EventObjectRenderer> = {
   component_version: numericRenderer(componentVersionsByIds, (_ctx, versions) =>
     versions.map(toComponentVersionDto),
   ),
+  billable_metric: numericRenderer(billableMetricsByIds, (_ctx, metrics) => metrics.map(toBillableMetricDto)),
   tax_setting: numericRenderer(taxSettingsByIds, (_ctx, settings) => settings.map(toTaxSettingDto)),
   currency: currencyRenderer,
   account: numericRenderer(accountsByIds, (_ctx, found) =>

@@ -39,6 +39,8 @@ describe('components: create and read', () => {
       TermType: 'months',
       Type: 'quantity',
       Scheme: 'volume',
+      // Beyond the spec (docs/usage.md, "Billable metrics"): null, no billable metric.
+      MetricCode: null,
       ComponentVersions: [
         {
           componentVersionID: expect.any(Number),

@@ -66,7 +66,7 @@ const packageVersion = (name: string) => ({
 
 const prices = [{ CurrencyCode: 'USD', ComponentBracketPrices: [{ Price: 1, QtyFrom: 1, QtyTill: null }] }];
 
-/** package_group, package, package_version, component, component_version, tax_setting, currency. */
+/** package_group, package, package_version, component, component_version, billable_metric, tax_setting, currency. */
 export async function walkCatalogue(account: TestAccount) {
   const groupId = (await ok(account, 'POST', '/v1/packagegroups', { GroupName: 'Walk' })).packageGroupID;
   await ok(account, 'PUT', `/v1/packagegroups/${groupId}`, { GroupName: 'Walked' });
@@ -110,6 +110,15 @@ export async function walkCatalogue(account: TestAccount) {
   await ok(account, 'PUT', `${componentPath}/versions/2`, { VersionName: 'Two, renamed', isActive: true });
   await ok(account, 'DELETE', `${componentPath}/versions/1`);
   await ok(account, 'DELETE', componentPath);
+
+  const metric = await ok(account, 'POST', '/v1/billable-metrics', {
+    Code: 'walk_calls',
+    Name: 'Calls',
+    Aggregation: 'count',
+  });
+  const metricPath = `/v1/billable-metrics/${metric.billableMetricID}`;
+  await ok(account, 'PUT', metricPath, { Name: 'API calls' });
+  await ok(account, 'DELETE', metricPath);
   await ok(account, 'DELETE', `/v1/packagegroups/${groupId}`);
 
   const tax = await ok(account, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });

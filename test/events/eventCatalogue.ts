@@ -87,6 +87,10 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'component_version.updated':
     'A component version changed: its name, prices, or whether it is active or the default.',
   'component_version.deleted': 'A component version was deleted; the object is the version as it was.',
+  'billable_metric.created': 'A billable metric was created (`POST /v1/billable-metrics`).',
+  'billable_metric.updated': "A billable metric's Name or Descrip changed (its reading never does).",
+  'billable_metric.archived':
+    'A billable metric was archived (`DELETE /v1/billable-metrics/{id}`): it refuses new events and keeps its Code; `previous` holds its empty ArchivedAt.',
   'customer.created': 'A customer was created (`POST /v1/customers`).',
   'customer.updated':
     'A field of a customer changed, its custom field values included; status moves come with their lifecycle event.',
@@ -262,6 +266,7 @@ const RESOURCE_ORDER = [
   'package_version',
   'component',
   'component_version',
+  'billable_metric',
   'customer',
   'customer_contact',
   'customer_note',

@@ -36,3 +36,36 @@ export interface BillableMetric {
   archivedAt: string | null;
   createdAt: string;
 }
+
+export interface NewBillableMetric {
+  accountId: number;
+  code: string;
+  name: string;
+  descrip: string | null;
+  aggregation: MetricAggregation;
+  property: string | null;
+  filters: readonly MetricFilter[];
+  groupBy: string | null;
+  createdAt: string;
+}
+
+/** A metric as a request makes it: the reading fields are checked by the service (billableMetric.service.ts). */
+export interface BillableMetricInput {
+  code: string;
+  name: string;
+  descrip?: string | null;
+  aggregation: MetricAggregation;
+  property?: string | null;
+  filters?: readonly MetricFilter[];
+  groupBy?: string | null;
+}
+
+/** A metric's edit: its names always; its reading fields only to say they stay as they are. */
+export interface BillableMetricEdit {
+  name: string;
+  descrip?: string | null;
+  aggregation?: MetricAggregation;
+  property?: string | null;
+  filters?: readonly MetricFilter[];
+  groupBy?: string | null;
+}

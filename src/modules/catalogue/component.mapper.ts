@@ -89,6 +89,7 @@ export function componentFieldsToRow(
     type: fields.type,
     scheme: fields.scheme,
     ...(fields.componentCode === undefined ? {} : { component_code: fields.componentCode }),
+    ...(fields.metricId === undefined ? {} : { metric_id: fields.metricId }),
   };
 }
 

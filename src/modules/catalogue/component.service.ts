@@ -29,6 +29,13 @@ import {
   throwIfAny,
 } from './componentInput.ts';
 import type { ComponentInput, VersionInput } from './componentInput.ts';
+import {
+  assertLinkChangeAllowed,
+  assertLinkFitsType,
+  assertMetricOpen,
+  metricCodesByIds,
+  requestedMetricId,
+} from './componentMetric.service.ts';
 import { assertPackageGroupExists } from './packageGroup.service.ts';
 import { lockVersionedItem } from './versioning.repository.ts';
 import { changeVersions, deleteItemWithVersions } from './versioning.service.ts';
@@ -73,7 +80,15 @@ async function withVersions(ctx: ServiceContext, components: ComponentRecord[]):
     await nestVersions(ctx.db, ctx.account.id, versions, { componentIds }),
     (v) => v.componentId,
   );
-  return components.map((component) => ({ ...component, versions: versionsOf(component.id) }));
+  const metricIds = components.flatMap((component) =>
+    component.metricId === null ? [] : [component.metricId],
+  );
+  const metricCodes = await metricCodesByIds(ctx, metricIds);
+  return components.map((component) => ({
+    ...component,
+    metricCode: component.metricId === null ? null : (metricCodes.get(component.metricId) ?? null),
+    versions: versionsOf(component.id),
+  }));
 }
 
 export const componentRef = (id: number) => ({ type: 'component', id });
@@ -163,13 +178,17 @@ export async function createComponent(
   await assertCurrenciesEnabled(ctx, FIRST_VERSION_PRICES, prices);
   const code = fields.componentCode!;
   await assertCodeFree(ctx, code);
+  const metricId = (await requestedMetricId(ctx, input.metricCode)) ?? null;
+  assertLinkFitsType(fields.type, metricId, true);
 
   const now = nowInstant(ctx);
   let componentId: number;
   try {
     componentId = await ctx.db.transaction().execute(async (trx) => {
+      if (metricId !== null) await assertMetricOpen(inTransaction(ctx, trx), metricId);
       const id = await repo.insertComponent(trx, {
         ...fields,
+        metricId,
         componentCode: code,
         accountId: ctx.account.id,
         lastVersionNo: 1,
@@ -213,6 +232,8 @@ export async function editComponent(
   const current = await findComponentOrThrow(ctx, componentId);
   await assertPackageGroupExists(ctx, input.packageGroupId, 'packageGroupID');
   if (changes.componentCode !== undefined) await assertCodeFree(ctx, changes.componentCode, componentId);
+  changes.metricId = await requestedMetricId(ctx, input.metricCode);
+  assertLinkFitsType(changes.type, changes.metricId ?? current.metricId, changes.metricId !== undefined);
   // NOTE: Type and Scheme may change while subscriptions carry the component; docs/spec-decisions.md, "Components",
   // says why. A new Scheme must fit every version's prices (docs/spec-decisions.md, "Pricing models").
   try {
@@ -222,6 +243,8 @@ export async function editComponent(
         if (!locked) throw new NotFoundError('Component', componentId);
         await assertSchemeFitsPrices(tctx, componentId, changes.scheme as Scheme);
       }
+      await assertLinkChangeAllowed(tctx, current, changes.metricId);
+      if (changes.metricId) await assertMetricOpen(tctx, changes.metricId);
       const before = await snapshotResource(tctx, componentRef(componentId));
       if (!(await repo.updateComponent(tctx.db, ctx.account.id, componentId, changes))) {
         throw new NotFoundError('Component', componentId);

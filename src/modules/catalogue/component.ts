@@ -22,6 +22,8 @@ export interface Component {
   createdAt: string;
   /** The billable metric a usage component's quantity is read from (docs/design/usage.md); null: set per period. */
   metricId: number | null;
+  /** That metric's code (MetricCode on the wire), null when the component has none. */
+  metricCode: string | null;
   versions: ComponentVersion[];
 }
 
@@ -56,7 +58,7 @@ export interface ComponentBracket extends Bracket {
 }
 
 /** A component as its repository reads it, before its versions are nested in (component.service.ts). */
-export type ComponentRecord = Omit<Component, 'versions'>;
+export type ComponentRecord = Omit<Component, 'versions' | 'metricCode'>;
 /** A version as its repository reads it, before its prices are nested in. */
 export type ComponentVersionRecord = Omit<ComponentVersion, 'currencies'>;
 /** A version's currency as its repository reads it, before its brackets are nested in. */
@@ -74,6 +76,8 @@ export interface ComponentFields {
   type: string;
   scheme: string;
   componentCode?: string;
+  /** The linked billable metric; undefined keeps the current link (a PUT that leaves MetricCode out). */
+  metricId?: number | null;
 }
 
 export interface NewComponent extends ComponentFields {

@@ -45,6 +45,8 @@ export interface ComponentInput {
   termType: string;
   descrip?: string | null;
   isActive?: boolean;
+  /** A billable metric's code; null unlinks; undefined keeps (docs/usage.md, "Billable metrics"). */
+  metricCode?: string | null;
 }
 
 /** Decimals as the wire carries them: JSON numbers, or strings for clients that keep decimals exact. */

@@ -79,6 +79,15 @@ const componentFields = {
       'the total; package: blocks of PackageSize at Price, partial blocks rounded up; stairstep: the FlatPrice ' +
       'of the bracket holding the total',
   }),
+  MetricCode: Type.Optional(
+    Nullable(
+      Text(100, {
+        description:
+          'The Code of a billable metric (not archived) the quantity is read from; metered components only. ' +
+          'null unlinks; left out keeps the link',
+      }),
+    ),
+  ),
 };
 
 const ComponentCode = Text(100, { minLength: 1, description: 'Unique per account' });
@@ -180,6 +189,9 @@ export const ComponentOut = Type.Object(
     TermType: StringEnum(TERM_TYPES),
     Type: StringEnum(COMPONENT_TYPES),
     Scheme: StringEnum(SCHEMES),
+    MetricCode: Nullable(
+      Type.String({ description: 'The billable metric its quantity is read from; null: set per period' }),
+    ),
     ComponentVersions: Type.Array(VersionOut),
   },
   { $id: 'Component' },

@@ -67,6 +67,7 @@ export function toComponentDto(component: Component): ComponentOut {
     TermType: component.termType as ComponentOut['TermType'],
     Type: component.type as ComponentOut['Type'],
     Scheme: component.scheme as ComponentOut['Scheme'],
+    MetricCode: component.metricCode,
     ComponentVersions: component.versions.map(toComponentVersionDto),
   };
 }
@@ -83,6 +84,7 @@ export function componentInputFromWire(body: CreateComponentBody | EditComponent
     termType: body.TermType,
     descrip: body.Descrip,
     isActive: body.isActive,
+    metricCode: body.MetricCode,
   };
 }
 

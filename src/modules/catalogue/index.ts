@@ -1,6 +1,6 @@
 /**
  * The product catalogue: currencies, countries, taxes, package groups, packages and components. Routes:
- * currencies, countries, tax, packageGroups, packages and components (`*.routes.ts`).
+ * currencies, countries, tax, packageGroups, packages, components and billableMetrics (`*.routes.ts`).
  */
 export type { CatalogueUses } from './catalogueUses.ts';
 export { registerCatalogueUses } from './catalogueUses.ts';
@@ -53,6 +53,9 @@ export const CATALOGUE_EVENT_TYPES = [
   'tax_setting.created',
   'tax_setting.updated',
   'tax_setting.deleted',
+  'billable_metric.created',
+  'billable_metric.updated',
+  'billable_metric.archived',
   'currency.added',
   'currency.removed',
 ] as const;
@@ -73,3 +76,12 @@ export {
 export type { BillableMetric, MetricAggregation, MetricFilter } from './billableMetric.ts';
 export { METRIC_AGGREGATIONS } from './billableMetric.ts';
 export { metricsByCodes, metricsByIds } from './billableMetric.repository.ts';
+export type { BillableMetricEdit, BillableMetricInput } from './billableMetric.ts';
+export {
+  archiveBillableMetric,
+  billableMetricsByIds,
+  createBillableMetric,
+  getBillableMetric,
+} from './billableMetric.service.ts';
+export { toBillableMetricDto } from './billableMetrics.serializer.ts';
+export { metricCodesOfComponents, metricUsageConflict } from './componentMetric.service.ts';

@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { canonicalDecimal } from '../../core/wireDecimal.ts';
-import { usagePricing } from '../catalogue/index.ts';
+import { metricCodesOfComponents, metricUsageConflict, usagePricing } from '../catalogue/index.ts';
 import type { UsagePricing } from '../catalogue/index.ts';
 import * as repo from './subscription.repository.ts';
 import type { ComponentOnSubscription } from './subscription.ts';
@@ -159,6 +159,12 @@ async function planUsage(
 ): Promise<({ componentId: number } & UsageValues)[]> {
   const components = await repo.listComponents(ctx.db, ctx.account.id, [row.id]);
   const versionOf = new Map(components.map((c) => [c.componentId, c]));
+  const metered = await metricCodesOfComponents(
+    ctx,
+    records.map((record) => record.componentId),
+  );
+  const fromEvents = records.find((r) => versionOf.has(r.componentId) && metered.has(r.componentId));
+  if (fromEvents) throw metricUsageConflict(fromEvents.componentId, metered.get(fromEvents.componentId)!);
   const pricing = await usagePricing(
     ctx,
     components.map((c) => c.componentVersionId),

@@ -6,7 +6,7 @@ import { parseWireCalendarDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
 import { decimalPlaces, readWireDecimal } from '../../core/wireDecimal.ts';
-import { getComponent, getPackage } from '../catalogue/index.ts';
+import { getComponent, getPackage, metricUsageConflict } from '../catalogue/index.ts';
 import type { Component, ComponentVersion, Package } from '../catalogue/index.ts';
 import { packageTermsFields } from './subscriptionTimeline.ts';
 import type { PackageTerms } from './subscriptionTimeline.ts';
@@ -277,6 +277,9 @@ export async function chooseComponents(
         field: picked.field,
         message: `version ${version.no} of ${owner} has no price in ${currencyCode}, the subscription's currency`,
       });
+    }
+    if (item.numUnits !== undefined && component.metricCode !== null) {
+      throw metricUsageConflict(component.id, component.metricCode);
     }
     const units =
       item.numUnits === undefined ? undefined : readUnits(item.numUnits, `${at}.NumUnits`, problems, false);
