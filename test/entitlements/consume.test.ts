@@ -283,6 +283,29 @@ describe('check-and-record', () => {
     );
   });
 
+  it('consumes a metric made through the catalogue API, and refuses once the metric is archived', async () => {
+    const metric = await ok(t, 'POST', '/v1/billable-metrics', {
+      Code: nextCode('tokens'),
+      Name: 'Tokens',
+      Aggregation: 'sum',
+      Property: 'tokens',
+    });
+    const feature = await createFeature({ Code: nextCode('l'), Type: 'limit', MetricCode: metric.Code });
+    const { plan, customerId } = await customerOnPlan();
+    await setValue(`/v1/packages/${plan.packageId}/features/${feature.Code}`, { Limit: 1000 });
+    const path = `/v1/customers/${customerId}/entitlements/${feature.Code}`;
+    await ok(t, 'POST', `${path}/consume`, { Quantity: 250, transaction_id: nextCode('tx') });
+    await ok(t, 'DELETE', `/v1/billable-metrics/${metric.billableMetricID}`, undefined, 204);
+    const archived = await refused(
+      'POST',
+      `${path}/consume`,
+      { Quantity: 1, transaction_id: nextCode('tx') },
+      409,
+    );
+    expect(archived.code).toBe('feature_metric_archived');
+    expect(await ok(t, 'GET', path)).toMatchObject({ Used: '250', Remaining: '750' });
+  });
+
   it("answers 404 for another account's customer, recording nothing", async () => {
     const { customerId, feature, consume } = await limitedCustomer(10);
     const res = await other.request('POST', consume, {

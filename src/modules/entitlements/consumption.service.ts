@@ -71,6 +71,13 @@ async function limitMetricOf(ctx: ServiceContext, feature: Feature): Promise<Bil
       `Feature ${feature.code} is a ${feature.type} feature: only a limit feature's usage is recorded`,
     );
   }
+  // An archived metric refuses new events (design/usage.md): its limit can still be checked, no longer consumed.
+  if (metric.archivedAt !== null) {
+    throw new ConflictError(
+      'feature_metric_archived',
+      `Feature ${feature.code} limits metric ${metric.code}, which is archived and takes no more events`,
+    );
+  }
   return metric;
 }
 
