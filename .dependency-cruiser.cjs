@@ -18,6 +18,7 @@ const MODULE_ORDER = [
   'statements',
   'usage',
   'subscriptions',
+  'entitlements',
   'collections',
   'batches',
   'widgets',

@@ -18,6 +18,8 @@ import { registerComponentRoutes } from './modules/catalogue/components.routes.t
 import { registerCountryRoutes } from './modules/catalogue/countries.routes.ts';
 import { registerCurrencyRoutes } from './modules/catalogue/currencies.routes.ts';
 import { registerPackageGroupRoutes } from './modules/catalogue/packageGroups.routes.ts';
+import { registerEntitlementRoutes } from './modules/entitlements/entitlements.routes.ts';
+import { registerFeatureRoutes } from './modules/entitlements/features.routes.ts';
 import { registerBillableMetricRoutes } from './modules/catalogue/billableMetrics.routes.ts';
 import { registerPackageRoutes } from './modules/catalogue/packages.routes.ts';
 import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
@@ -128,6 +130,8 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerRecurringInvoicesRoutes(v1);
   registerSubscriptionsRoutes(v1);
   registerSubscriptionChangeRoutes(v1);
+  registerFeatureRoutes(v1);
+  registerEntitlementRoutes(v1);
   registerPaymentMethodsRoutes(v1);
   registerPaymentsRoutes(v1);
   registerAdjustmentsRoutes(v1);

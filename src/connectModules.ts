@@ -1,4 +1,5 @@
 import { TEST_CLOCK_EVENT_TYPES } from './billing/testClock.ts';
+import { ENTITLEMENT_EVENT_TYPES } from './modules/entitlements/index.ts';
 import { ACCOUNT_EVENT_TYPES } from './modules/auth/index.ts';
 import { BATCH_EVENT_TYPES, debitDatesOfPayments } from './modules/batches/index.ts';
 import { CATALOGUE_EVENT_TYPES, registerCatalogueUses } from './modules/catalogue/index.ts';
@@ -113,6 +114,7 @@ export function connectModules(): void {
     ...CUSTOMER_EVENT_TYPES,
     ...PAYMENT_METHOD_EVENT_TYPES,
     ...SUBSCRIPTION_EVENT_TYPES,
+    ...ENTITLEMENT_EVENT_TYPES,
     ...INVOICE_EVENT_TYPES,
     ...COLLECTION_EVENT_TYPES,
     ...RECURRING_INVOICE_EVENT_TYPES,

@@ -95,6 +95,15 @@ const TAGS = [
     'A customer on a package rate term: billed by the bill run every term, changed, cancelled, previewed.',
   ],
   [
+    'Features',
+    'What packages give (on/off, a limit per billing period on a metric, a configuration value), and overrides ' +
+      'of it on one subscription (docs/usage.md, "Entitlements").',
+  ],
+  [
+    'Entitlements',
+    "What a customer's live subscriptions give, one feature's check, and the atomic check-and-record of usage.",
+  ],
+  [
     'Invoices',
     'Invoices made by the bill run or by hand: lines, taxes, totals, balance, status, PDF and e-mail.',
   ],

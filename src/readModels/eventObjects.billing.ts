@@ -17,6 +17,12 @@ import { toPaymentMethodDto, unopenedPaymentMethodsByIds } from '../modules/paym
 import { subscriptionsByIds, toSubscriptionDto } from '../modules/subscriptions/index.ts';
 import { batchesByTokens, toBatchDto } from '../modules/batches/index.ts';
 import { captureSessionsByIds, toCaptureSessionDto } from '../modules/widgets/index.ts';
+import {
+  featureValuesByIds,
+  featuresByIds,
+  toFeatureDto,
+  toFeatureValueDto,
+} from '../modules/entitlements/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -26,6 +32,8 @@ import { withInvoiceFigures } from './invoices.view.ts';
  * and an event is stored and sent to endpoints (never a clear account number in an event).
  */
 export const billingEventObjects: Record<string, EventObjectRenderer> = {
+  feature: numericRenderer(featuresByIds, (_ctx, features) => features.map(toFeatureDto)),
+  feature_value: numericRenderer(featureValuesByIds, (_ctx, values) => values.map(toFeatureValueDto)),
   invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
     (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
   ),

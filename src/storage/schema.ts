@@ -11,6 +11,7 @@ import type { PaymentMethodsTables } from '../modules/paymentMethods/tables.ts';
 import type { InvoicingTables } from '../modules/invoicing/tables.ts';
 import type { LedgerTables } from '../modules/ledger/tables.ts';
 import type { SubscriptionsTables } from '../modules/subscriptions/tables.ts';
+import type { EntitlementsTables } from '../modules/entitlements/tables.ts';
 import type { CollectionsTables } from '../modules/collections/tables.ts';
 import type { BatchesTables } from '../modules/batches/tables.ts';
 import type { WidgetsTables } from '../modules/widgets/tables.ts';
@@ -33,6 +34,7 @@ export type * from '../modules/paymentMethods/tables.ts';
 export type * from '../modules/invoicing/tables.ts';
 export type * from '../modules/ledger/tables.ts';
 export type * from '../modules/subscriptions/tables.ts';
+export type * from '../modules/entitlements/tables.ts';
 export type * from '../modules/collections/tables.ts';
 export type * from '../modules/batches/tables.ts';
 export type * from '../modules/widgets/tables.ts';
@@ -68,6 +70,7 @@ export interface Database
     InvoicingTables,
     LedgerTables,
     SubscriptionsTables,
+    EntitlementsTables,
     CollectionsTables,
     BatchesTables,
     WidgetsTables,

@@ -19,6 +19,7 @@ import { walkBatches, walkCollections, walkMandates, walkWidgets } from './catal
 import {
   walkCatalogue,
   walkCustomers,
+  walkEntitlements,
   walkEndpoints,
   walkMoney,
   walkRecurringInvoices,
@@ -72,6 +73,7 @@ describe('the event catalogue', () => {
     await walkMoney(account, customerID, today);
     await walkRecurringInvoices(account, customerID, today);
     await walkSubscriptions(account, customerID, today);
+    await walkEntitlements(account);
     const [disputedCustomer, refundedCustomer] = await walkCollections(account, today);
     await walkBatches(account, today);
     await walkWidgets(account, customerID, today);

@@ -330,3 +330,19 @@ export async function walkSubscriptions(account: TestAccount, customerID: number
     Charges: charges(70),
   });
 }
+
+/** feature, feature_value: a feature made, edited, given by a package, its value removed, then deleted. */
+export async function walkEntitlements(account: TestAccount) {
+  const feature = await ok(account, 'POST', '/v1/features', {
+    Code: 'sso',
+    Name: 'Single sign-on',
+    Type: 'boolean',
+  });
+  const featurePath = `/v1/features/${feature.featureID}`;
+  await ok(account, 'PUT', featurePath, { Code: 'sso', Name: 'SSO', Type: 'boolean' });
+  const plan = await createPlan(account);
+  const valuePath = `/v1/packages/${plan.packageId}/features/sso`;
+  await ok(account, 'PUT', valuePath, { Enabled: true });
+  await ok(account, 'DELETE', valuePath);
+  await ok(account, 'DELETE', featurePath);
+}

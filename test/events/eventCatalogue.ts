@@ -17,6 +17,7 @@ import {
 import { EMANDATE_EVENT_TYPES } from '../../src/modules/mandates/index.ts';
 import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/index.ts';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
+import { ENTITLEMENT_EVENT_TYPES } from '../../src/modules/entitlements/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 
@@ -32,6 +33,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...CUSTOMER_EVENT_TYPES,
   ...PAYMENT_METHOD_EVENT_TYPES,
   ...SUBSCRIPTION_EVENT_TYPES,
+  ...ENTITLEMENT_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
   ...COLLECTION_EVENT_TYPES,
   ...RECURRING_INVOICE_EVENT_TYPES,
@@ -119,6 +121,15 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'payment_method.primary_changed':
     "A payment method became its customer's primary one (`PUT …/setprimary`).",
   'payment_method.deleted': 'A payment method was deleted; the object is the method as it was.',
+  'feature.created':
+    'A feature was created (`POST /v1/features`): on/off, a limit per billing period on a metric, or a configuration value.',
+  'feature.updated': "A feature's code, name, description or metric changed (`PUT /v1/features/{id}`).",
+  'feature.deleted':
+    'A feature no package or subscription gives was deleted; the object is the feature as it was.',
+  'feature_value.set':
+    "A package was given a feature's value, or a subscription an override of it, or that value changed (`PUT …/features/{featureCode}`).",
+  'feature_value.removed':
+    'A package no longer gives a feature, or a subscription dropped its override; the object is the value as it was.',
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
     'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',
@@ -263,6 +274,8 @@ const RESOURCE_ORDER = [
   'emandate',
   'payment_method',
   'subscription',
+  'feature',
+  'feature_value',
   'invoice',
   'recurring_invoice',
   'payment',

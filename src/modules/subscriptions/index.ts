@@ -28,6 +28,8 @@ export {
   preview as previewChange,
   upcomingInvoice,
 } from './subscriptionChanges.service.ts';
+export type { UsagePeriod } from './subscriptionPeriods.service.ts';
+export { currentBillingPeriod } from './subscriptionPeriods.service.ts';
 export { changeSubscriptionTerms } from './subscriptionTerms.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';
