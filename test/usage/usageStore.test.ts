@@ -213,3 +213,41 @@ describe('recording', () => {
     expect(Object.fromEntries(await read(999_999, [day]))).toEqual({ '': '5' });
   });
 });
+
+describe('a period bounded by midnight in a zone 5:30 ahead of UTC', () => {
+  it('reads its edge hours from raw events, so that events either side of the bound fall on their own side', async () => {
+    const customerId = await createCustomer(t);
+    const metric = await defineMetric(db, t.accountId, 'kolkata-calls', 'count');
+    const account = usageAccount(t.accountId, 72, 'Asia/Kolkata');
+    // Local times, read in the account's zone: 20 Nov 00:00 in Kolkata is 19 Nov 18:30 UTC.
+    const at = [
+      '2026-11-19T23:59:59.999',
+      '2026-11-20T00:00:00',
+      '2026-11-20T00:29:00',
+      '2026-11-20T23:59:00',
+    ];
+    await recordUsageEvents(
+      db,
+      account,
+      NOW,
+      at.map((timestamp, i) => ({
+        transactionId: `kol-${i}`,
+        customerId,
+        subscriptionId: null,
+        code: 'kolkata-calls',
+        timestamp,
+        properties: {},
+      })),
+    );
+    const day = { from: '2026-11-19T18:30:00.000Z', to: '2026-11-20T18:30:00.000Z' };
+    const read = await usageQuantities(db, t.accountId, {
+      customerId,
+      subscriptionId: 999_999,
+      metric,
+      ...day,
+      claimed: [{ from: ms(day.from), to: ms(day.to) }],
+    });
+    // The last three: 18:30:00Z, 18:59Z (both in the 18:00Z hour, half of it outside the day) and 18:29Z the next day.
+    expect(Object.fromEntries(read)).toEqual({ '': '3' });
+  });
+});
