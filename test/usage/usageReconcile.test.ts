@@ -1,8 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BillableMetric, MetricAggregation } from '../../src/modules/catalogue/index.ts';
-import { reconcileUsage, recordUsageEvents, usageQuantities } from '../../src/modules/usage/index.ts';
-import type { UsageEventInput } from '../../src/modules/usage/index.ts';
+import {
+  aggregate,
+  quantityText,
+  readEvent,
+  reconcileUsage,
+  recordUsageEvents,
+  rollUp,
+  usageQuantities,
+} from '../../src/modules/usage/index.ts';
+import type { MeteredEvent, UsageEventInput } from '../../src/modules/usage/index.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -38,6 +46,44 @@ async function meteredAccount() {
   return { accountId: as.accountId, customerId, metrics };
 }
 
+const PERIOD = { from: '2026-11-20T00:20:00.000Z', to: '2026-11-20T05:40:00.000Z' };
+
+/**
+ * The reference: a metric's quantity per group straight from the accepted events (aggregation.ts over them all,
+ * no rollups stored), weighted_sum's events at their whole second and its total carried from those before.
+ */
+function fromRawEvents(
+  metric: BillableMetric,
+  accepted: (UsageEventInput & { id: number })[],
+  period: { from: string; to: string },
+): Record<string, string> {
+  const interval = { from: Date.parse(period.from), to: Date.parse(period.to) };
+  const byGroup = new Map<string, { inside: MeteredEvent[]; carried: bigint; before: boolean }>();
+  for (const e of accepted.filter((a) => a.code === metric.code)) {
+    const reading = readEvent(metric, e.properties);
+    if (!('counts' in reading) || !reading.counts) continue;
+    const ms = Date.parse(e.timestamp);
+    const at = metric.aggregation === 'weighted_sum' ? Math.floor(ms / 1000) * 1000 : ms;
+    const group = byGroup.get(reading.group) ?? { inside: [], carried: 0n, before: false };
+    byGroup.set(reading.group, group);
+    if (at < interval.from) {
+      group.carried += reading.value;
+      group.before = true;
+    } else if (at < interval.to)
+      group.inside.push({ id: e.id, at, value: reading.value, unique: reading.unique });
+  }
+  // A group has a line when events of it fall in the period, or, for weighted_sum, before it (its carried total).
+  const lined = [...byGroup].filter(
+    ([, g]) => g.inside.length > 0 || (metric.aggregation === 'weighted_sum' && g.before),
+  );
+  return Object.fromEntries(
+    lined.map(([group, { inside, carried }]) => [
+      group,
+      quantityText(aggregate(metric.aggregation, rollUp(inside), interval, carried)),
+    ]),
+  );
+}
+
 const arbitraryEvents = fc.array(
   fc.record({
     tx: fc.integer({ min: 0, max: 40 }),
@@ -68,8 +114,14 @@ describe('rollups and raw events', () => {
         const batches = Array.from({ length: Math.ceil(events.length / batchSize) }, (_, i) =>
           events.slice(i * batchSize, (i + 1) * batchSize),
         );
-        for (const batch of batches) await recordUsageEvents(db, usageAccount(accountId), NOW, batch);
+        const outcomes: Awaited<ReturnType<typeof recordUsageEvents>> = [];
+        for (const batch of batches)
+          outcomes.push(...(await recordUsageEvents(db, usageAccount(accountId), NOW, batch)));
         expect((await reconcileUsage(db, { accountId, fix: false })).differences).toEqual([]);
+        const accepted = events.flatMap((e, i) => {
+          const outcome = outcomes[i]!;
+          return outcome.status === 'accepted' ? [{ ...e, id: outcome.eventId }] : [];
+        });
 
         // A period with partial first and last hours, over everything sent.
         const quantities = () =>
@@ -80,14 +132,14 @@ describe('rollups and raw events', () => {
                   customerId,
                   subscriptionId: 1,
                   metric,
-                  from: '2026-11-20T00:20:00.000Z',
-                  to: '2026-11-20T05:40:00.000Z',
+                  ...PERIOD,
                   claimed: [{ from: DAY, to: DAY + 86_400_000 }],
                 }),
               ),
             ),
           );
         const before = await quantities();
+        expect(before).toEqual(metrics.map((metric) => fromRawEvents(metric, accepted, PERIOD)));
         const again = await recordUsageEvents(db, usageAccount(accountId), NOW, batches[0]!);
         expect(again.every((o) => o.status === 'duplicate')).toBe(true);
         expect(await quantities()).toEqual(before);
