@@ -251,3 +251,48 @@ describe('a period bounded by midnight in a zone 5:30 ahead of UTC', () => {
     expect(Object.fromEntries(read)).toEqual({ '': '3' });
   });
 });
+
+describe("an hour's total past 64 bits", () => {
+  it('refuses the batch that would pass it whole, and keeps the total before it', async () => {
+    const customerId = await createCustomer(t);
+    const metric = await defineMetric(db, t.accountId, 'huge', 'sum', { property: 'n' });
+    const event = (transactionId: string) => ({
+      transactionId,
+      customerId,
+      subscriptionId: null,
+      code: 'huge',
+      timestamp: '2026-11-20T10:30:00Z',
+      properties: { n: 1_000_000_000 },
+    });
+    await recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-1'), event('huge-2')]);
+    // Two events at the bound are 2·10^13 ten-thousandths; an hour would need 922,000 of them to pass 2^63 − 1, so
+    // the stored total is moved near it by hand: 2^63 − 1 less 10^13 − 1 holds one more event's 10^13 no longer.
+    const nearMax = 9_223_372_036_854_775_807n - 9_999_999_999_999n;
+    await db
+      .updateTable('usage_rollups')
+      .set({ value_sum: nearMax })
+      .where('account_id', '=', t.accountId)
+      .where('metric_id', '=', metric.id)
+      .execute();
+    const refused = recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-3')]);
+    await expect(refused).rejects.toMatchObject({
+      code: 'usage_total_too_large',
+      fields: [{ field: 'properties', message: expect.any(String) }],
+    });
+    const read = await usageQuantities(db, t.accountId, {
+      customerId,
+      subscriptionId: 999_999,
+      metric,
+      from: '2026-11-20T10:00:00.000Z',
+      to: '2026-11-20T11:00:00.000Z',
+      claimed: [{ from: ms('2026-11-20T00:00:00Z'), to: ms('2026-11-21T00:00:00Z') }],
+    });
+    expect(Object.fromEntries(read)).toEqual({ '': '922336203685477.5808' }); // nearMax, exact past 2^53;
+    const listed = await db
+      .selectFrom('usage_transactions')
+      .select('id')
+      .where('transaction_id', '=', 'huge-3')
+      .execute();
+    expect(listed).toEqual([]);
+  });
+});

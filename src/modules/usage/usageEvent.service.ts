@@ -1,4 +1,5 @@
 import { parseWireDate } from '../../core/wireDates.ts';
+import { ValidationError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { metricsByCodes } from '../catalogue/index.ts';
 import type { BillableMetric } from '../catalogue/index.ts';
@@ -171,11 +172,30 @@ async function storeAccepted(
     accepted.map((e) => ({ ...e, accountId, receivedAt })),
   );
   const counted = accepted.filter((e) => e.counted);
-  await repo.addRollups(db, accountId, rollupsOf(counted));
+  await addRollupsWithin64Bits(db, accountId, rollupsOf(counted));
   const uniques = counted
     .filter((e) => e.aggregation === 'unique_count')
     .map((e) => ({ ...keyOf(e), hour: hourOf(Date.parse(e.occurredAt)), value: e.unique }));
   await repo.addUniqueValues(db, accountId, uniques);
+}
+
+/**
+ * An hour's sums are 64-bit integers (docs/design/usage.md, "Storage: summed fast, exact"): a batch that would pass
+ * them is refused whole, as the database refuses it (PostgreSQL's bigint out of range, 22003; SQLite's CHECK that
+ * the sum is still an integer), and nothing of it is kept.
+ */
+async function addRollupsWithin64Bits(db: Db, accountId: number, rollups: RollupToStore[]): Promise<void> {
+  try {
+    await repo.addRollups(db, accountId, rollups);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== '22003' && code !== 'SQLITE_CONSTRAINT_CHECK') throw error;
+    throw ValidationError.field(
+      'properties',
+      "would take an hour's total of a metric past what 64 bits hold: send smaller values",
+      'usage_total_too_large',
+    );
+  }
 }
 
 const keyOf = (e: Checked) => ({
@@ -185,18 +205,28 @@ const keyOf = (e: Checked) => ({
   group: e.group,
 });
 
-/** The batch's events pre-summed per rollup key and hour: one row per key and hour for the upsert. */
+/**
+ * The batch's events pre-summed per rollup key and hour: one row per key and hour for the upsert. Only weighted_sum
+ * keeps its weighted offsets: another metric's values may be 1,000 times larger, and their Σ value × seconds would
+ * pass 64 bits for nothing.
+ */
 function rollupsOf(events: readonly (Checked & { id: number })[]): RollupToStore[] {
-  const byKey = new Map<string, { key: ReturnType<typeof keyOf>; events: MeteredEvent[] }>();
+  const byKey = new Map<
+    string,
+    { key: ReturnType<typeof keyOf>; weighted: boolean; events: MeteredEvent[] }
+  >();
   for (const e of events) {
     const key = keyOf(e);
     const text = `${key.customerId}/${key.subscriptionId}/${key.metricId}/${key.group}`;
     let entry = byKey.get(text);
-    if (!entry) byKey.set(text, (entry = { key, events: [] }));
+    if (!entry) byKey.set(text, (entry = { key, weighted: e.aggregation === 'weighted_sum', events: [] }));
     entry.events.push(meteredEvent(e.aggregation, e.id, Date.parse(e.occurredAt), e.value, e.unique));
   }
-  return [...byKey.values()].flatMap(({ key, events: metered }) =>
-    rollUp(metered).map((rollup) => ({ ...key, rollup })),
+  return [...byKey.values()].flatMap(({ key, weighted, events: metered }) =>
+    rollUp(metered).map((rollup) => ({
+      ...key,
+      rollup: weighted ? rollup : { ...rollup, weightedOffsets: 0n },
+    })),
   );
 }
 

@@ -146,7 +146,14 @@ async function writeRollups(
   accountId: number,
   rollups: readonly (RollupToStore & { aggregation: BillableMetric['aggregation'] })[],
 ): Promise<void> {
-  await repo.addRollups(db, accountId, rollups);
+  // As the insert keeps them: weighted offsets for weighted_sum alone (usageEvent.service.ts, rollupsOf).
+  await repo.addRollups(
+    db,
+    accountId,
+    rollups.map((r) =>
+      r.aggregation === 'weighted_sum' ? r : { ...r, rollup: { ...r.rollup, weightedOffsets: 0n } },
+    ),
+  );
   const uniques = rollups
     .filter((r) => r.aggregation === 'unique_count')
     .flatMap((r) => [...r.rollup.uniques].map((value) => ({ ...r, hour: r.rollup.hour, value })));
