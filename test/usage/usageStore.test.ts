@@ -147,6 +147,7 @@ describe('recording', () => {
       { ...base, transactionId: 'r7', code: 'rec-held', properties: { n: 1_000_001 } },
       { ...base, transactionId: 'r8', timestamp: 'yesterday' },
       { ...base, transactionId: 'r9', subscriptionId: 123_456 },
+      { ...base, transactionId: 'r10', timestamp: '2026-11-31T10:00:00Z' },
     ]);
     const first = outcomes[0]!;
     expect(first.status).toBe('accepted');
@@ -168,6 +169,7 @@ describe('recording', () => {
       },
       { status: 'refused', field: 'timestamp', detail: 'must be an ISO 8601 date-time' },
       { status: 'refused', field: 'subscriptionID', detail: "no such subscription of this event's customer" },
+      { status: 'refused', field: 'timestamp', detail: 'must be an ISO 8601 date-time' },
     ]);
     // Re-sent later, the first is a duplicate of itself and a refused one may now be accepted.
     const again = await recordUsageEvents(db, usageAccount(t.accountId), NOW, [
