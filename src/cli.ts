@@ -374,6 +374,39 @@ function billedAheadMessage(asOf: string, ahead: BilledAhead[]): string {
   );
 }
 
+program
+  .command('reconcile-usage')
+  .description(
+    'recompute usage rollups from the raw events and report each hour that differs (exit status 1 when one does, ' +
+      'unless --fix wrote them anew)',
+  )
+  .option('--account <id>', 'only this account', positiveInteger)
+  .option('--fix', "write each differing account's rollups anew from its events")
+  .option('--json', 'print JSON')
+  .action(async (options: { account?: number; fix?: boolean; json?: boolean }) => {
+    const { withStorage } = await runtime();
+    const { reconcileUsage } = await import('./modules/usage/index.ts');
+    const report = await withStorage(async (storage) => {
+      if (options.account !== undefined) await (await auth()).getAccount(storage.db, options.account);
+      return reconcileUsage(storage.db, { accountId: options.account, fix: options.fix === true });
+    });
+    if (options.json) {
+      console.log(JSON.stringify(report));
+    } else {
+      for (const d of report.differences) {
+        console.log(
+          `account ${d.accountId} customer ${d.customerId} subscription ${d.subscriptionId} metric ${d.metricId} ` +
+            `group "${d.group}" hour ${d.hour}: stored ${d.stored ?? 'nothing'}; events give ${d.expected ?? 'nothing'}`,
+        );
+      }
+      console.log(
+        `Checked ${report.events} event(s) of ${report.accounts} account(s): ${report.differences.length} ` +
+          `difference(s)${report.fixed ? ', fixed' : ''}.`,
+      );
+    }
+    if (report.differences.length > 0 && !report.fixed) process.exitCode = 1;
+  });
+
 const mail = program.command('mail').description('read the e-mail outbox');
 mail
   .command('list')

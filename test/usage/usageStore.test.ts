@@ -147,6 +147,7 @@ describe('recording', () => {
       { ...base, transactionId: 'r7', code: 'rec-held', properties: { n: 1_000_001 } },
       { ...base, transactionId: 'r8', timestamp: 'yesterday' },
       { ...base, transactionId: 'r9', subscriptionId: 123_456 },
+      { ...base, transactionId: 'r10', timestamp: '2026-11-31T10:00:00Z' },
     ]);
     const first = outcomes[0]!;
     expect(first.status).toBe('accepted');
@@ -168,6 +169,7 @@ describe('recording', () => {
       },
       { status: 'refused', field: 'timestamp', detail: 'must be an ISO 8601 date-time' },
       { status: 'refused', field: 'subscriptionID', detail: "no such subscription of this event's customer" },
+      { status: 'refused', field: 'timestamp', detail: 'must be an ISO 8601 date-time' },
     ]);
     // Re-sent later, the first is a duplicate of itself and a refused one may now be accepted.
     const again = await recordUsageEvents(db, usageAccount(t.accountId), NOW, [
@@ -211,5 +213,88 @@ describe('recording', () => {
     expect(Object.fromEntries(await read(subscription.subscriptionID, []))).toEqual({ '': '7' });
     expect(Object.fromEntries(await read(subscription.subscriptionID, [day]))).toEqual({ '': '12' });
     expect(Object.fromEntries(await read(999_999, [day]))).toEqual({ '': '5' });
+  });
+});
+
+describe('a period bounded by midnight in a zone 5:30 ahead of UTC', () => {
+  it('reads its edge hours from raw events, so that events either side of the bound fall on their own side', async () => {
+    const customerId = await createCustomer(t);
+    const metric = await defineMetric(db, t.accountId, 'kolkata-calls', 'count');
+    const account = usageAccount(t.accountId, 72, 'Asia/Kolkata');
+    // Local times, read in the account's zone: 20 Nov 00:00 in Kolkata is 19 Nov 18:30 UTC.
+    const at = [
+      '2026-11-19T23:59:59.999',
+      '2026-11-20T00:00:00',
+      '2026-11-20T00:29:00',
+      '2026-11-20T23:59:00',
+    ];
+    await recordUsageEvents(
+      db,
+      account,
+      NOW,
+      at.map((timestamp, i) => ({
+        transactionId: `kol-${i}`,
+        customerId,
+        subscriptionId: null,
+        code: 'kolkata-calls',
+        timestamp,
+        properties: {},
+      })),
+    );
+    const day = { from: '2026-11-19T18:30:00.000Z', to: '2026-11-20T18:30:00.000Z' };
+    const read = await usageQuantities(db, t.accountId, {
+      customerId,
+      subscriptionId: 999_999,
+      metric,
+      ...day,
+      claimed: [{ from: ms(day.from), to: ms(day.to) }],
+    });
+    // The last three: 18:30:00Z, 18:59Z (both in the 18:00Z hour, half of it outside the day) and 18:29Z the next day.
+    expect(Object.fromEntries(read)).toEqual({ '': '3' });
+  });
+});
+
+describe("an hour's total past 64 bits", () => {
+  it('refuses the batch that would pass it whole, and keeps the total before it', async () => {
+    const customerId = await createCustomer(t);
+    const metric = await defineMetric(db, t.accountId, 'huge', 'sum', { property: 'n' });
+    const event = (transactionId: string) => ({
+      transactionId,
+      customerId,
+      subscriptionId: null,
+      code: 'huge',
+      timestamp: '2026-11-20T10:30:00Z',
+      properties: { n: 1_000_000_000 },
+    });
+    await recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-1'), event('huge-2')]);
+    // Two events at the bound are 2·10^13 ten-thousandths; an hour would need 922,000 of them to pass 2^63 − 1, so
+    // the stored total is moved near it by hand: 2^63 − 1 less 10^13 − 1 holds one more event's 10^13 no longer.
+    const nearMax = 9_223_372_036_854_775_807n - 9_999_999_999_999n;
+    await db
+      .updateTable('usage_rollups')
+      .set({ value_sum: nearMax })
+      .where('account_id', '=', t.accountId)
+      .where('metric_id', '=', metric.id)
+      .execute();
+    const refused = recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-3')]);
+    await expect(refused).rejects.toMatchObject({
+      code: 'usage_total_too_large',
+      fields: [{ field: 'properties', message: expect.any(String) }],
+    });
+    const read = await usageQuantities(db, t.accountId, {
+      customerId,
+      subscriptionId: 999_999,
+      metric,
+      from: '2026-11-20T10:00:00.000Z',
+      to: '2026-11-20T11:00:00.000Z',
+      claimed: [{ from: ms('2026-11-20T00:00:00Z'), to: ms('2026-11-21T00:00:00Z') }],
+    });
+    expect(Object.fromEntries(read)).toEqual({ '': '922336203685477.5808' }); // nearMax, exact past 2^53;
+    const listed = await db
+      .selectFrom('usage_transactions')
+      .select('id')
+      .where('transaction_id', '=', 'huge-3')
+      .execute();
+    expect(listed).toEqual([]);
   });
 });

@@ -11,3 +11,5 @@ export type { UsageQuery } from './usageQuantities.service.ts';
 export { quantityText, usageQuantities } from './usageQuantities.service.ts';
 export type { UsageUses } from './usageUses.ts';
 export { registerUsageUses } from './usageUses.ts';
+export type { ReconcileReport, RollupDifference } from './usageReconcile.service.ts';
+export { reconcileUsage } from './usageReconcile.service.ts';

@@ -224,6 +224,40 @@ export interface UsageScope {
   metricId: number;
 }
 
+/** A rollup's columns, its 64-bit figures read as text (exact past 2^53 on both dialects). */
+export const ROLLUP_COLUMNS = [
+  'group_value',
+  'hour',
+  'event_count',
+  sql<string>`cast(value_sum as text)`.as('value_sum'),
+  sql<string>`cast(value_max as text)`.as('value_max'),
+  sql<string>`cast(latest_value as text)`.as('latest_value'),
+  'latest_at',
+  'latest_id',
+  sql<string>`cast(weighted_seconds as text)`.as('weighted_seconds'),
+] as const;
+
+export function rollupFromRow(row: {
+  hour: string;
+  event_count: number;
+  value_sum: string;
+  value_max: string;
+  latest_value: string;
+  latest_at: string;
+  latest_id: number;
+  weighted_seconds: string;
+}): HourRollup {
+  return {
+    hour: Date.parse(row.hour),
+    count: Number(row.event_count),
+    sum: BigInt(row.value_sum),
+    max: BigInt(row.value_max),
+    latest: { value: BigInt(row.latest_value), at: Date.parse(row.latest_at), id: Number(row.latest_id) },
+    weightedOffsets: BigInt(row.weighted_seconds) * 1000n,
+    uniques: new Set<string>(),
+  };
+}
+
 /** The stored rollups of the hours [fromHour, toHour), with their groups (uniques are read apart). */
 export async function rollupsOfHours(
   db: Db,
@@ -234,17 +268,7 @@ export async function rollupsOfHours(
 ): Promise<{ group: string; rollup: HourRollup }[]> {
   const rows = await db
     .selectFrom('usage_rollups')
-    .select([
-      'group_value',
-      'hour',
-      'event_count',
-      sql<string>`cast(value_sum as text)`.as('value_sum'),
-      sql<string>`cast(value_max as text)`.as('value_max'),
-      sql<string>`cast(latest_value as text)`.as('latest_value'),
-      'latest_at',
-      'latest_id',
-      sql<string>`cast(weighted_seconds as text)`.as('weighted_seconds'),
-    ])
+    .select(ROLLUP_COLUMNS)
     .where('account_id', '=', accountId)
     .where('customer_id', '=', scope.customerId)
     .where('subscription_id', '=', scope.subscriptionId ?? 0)
@@ -252,18 +276,7 @@ export async function rollupsOfHours(
     .where('hour', '>=', iso(fromHour))
     .where('hour', '<', iso(toHour))
     .execute();
-  return rows.map((row) => ({
-    group: row.group_value,
-    rollup: {
-      hour: Date.parse(row.hour),
-      count: Number(row.event_count),
-      sum: BigInt(row.value_sum),
-      max: BigInt(row.value_max),
-      latest: { value: BigInt(row.latest_value), at: Date.parse(row.latest_at), id: Number(row.latest_id) },
-      weightedOffsets: BigInt(row.weighted_seconds) * 1000n,
-      uniques: new Set<string>(),
-    },
-  }));
+  return rows.map((row) => ({ group: row.group_value, rollup: rollupFromRow(row) }));
 }
 
 /** The distinct values unique_count counts over the hours [fromHour, toHour), per group. */

@@ -1,0 +1,109 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/database.ts';
+import type { HourRollup } from './aggregation.ts';
+import { ROLLUP_COLUMNS, rollupFromRow } from './usageEvent.repository.ts';
+import type { RollupKey } from './usageEvent.repository.ts';
+
+// What `billing reconcile-usage` reads and rewrites (docs/usage.md, "Sending events"): an account's raw events,
+// and its rollups and unique values whole.
+
+/** The accounts that have usage events. */
+export async function accountsWithUsage(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('usage_transactions').select('account_id').distinct().execute();
+  return rows.map((row) => Number(row.account_id)).sort((a, b) => a - b);
+}
+
+/** A counted event, with the key of the rollup it belongs to. */
+export interface CountedEvent extends RollupKey {
+  id: number;
+  occurredAt: string;
+  value: bigint;
+  unique: string;
+}
+
+/** The next `limit` counted events of the account after `after`, in (customer, time, id) order. */
+export async function countedEventsAfter(
+  db: Db,
+  accountId: number,
+  after: { customerId: number; occurredAt: string; id: number } | null,
+  limit: number,
+): Promise<CountedEvent[]> {
+  let query = db
+    .selectFrom('usage_events')
+    .select([
+      'id',
+      'customer_id',
+      'subscription_id',
+      'metric_id',
+      'group_value',
+      'occurred_at',
+      sql<string>`cast(value as text)`.as('value'),
+      'unique_value',
+    ])
+    .where('account_id', '=', accountId)
+    .where('counted', '=', true);
+  if (after !== null) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('customer_id', '>', after.customerId),
+        eb.and([eb('customer_id', '=', after.customerId), eb('occurred_at', '>', after.occurredAt)]),
+        eb.and([
+          eb('customer_id', '=', after.customerId),
+          eb('occurred_at', '=', after.occurredAt),
+          eb('id', '>', after.id),
+        ]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('customer_id').orderBy('occurred_at').orderBy('id').limit(limit).execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    customerId: Number(row.customer_id),
+    subscriptionId: row.subscription_id === null ? 0 : Number(row.subscription_id),
+    metricId: Number(row.metric_id),
+    group: row.group_value,
+    occurredAt: row.occurred_at,
+    value: BigInt(row.value),
+    unique: row.unique_value,
+  }));
+}
+
+export async function allRollups(db: Db, accountId: number): Promise<(RollupKey & { rollup: HourRollup })[]> {
+  const rows = await db
+    .selectFrom('usage_rollups')
+    .select([...ROLLUP_COLUMNS, 'customer_id', 'subscription_id', 'metric_id'])
+    .where('account_id', '=', accountId)
+    .execute();
+  return rows.map((row) => ({
+    customerId: Number(row.customer_id),
+    subscriptionId: Number(row.subscription_id),
+    metricId: Number(row.metric_id),
+    group: row.group_value,
+    rollup: rollupFromRow(row),
+  }));
+}
+
+export async function allUniqueValues(
+  db: Db,
+  accountId: number,
+): Promise<(RollupKey & { hour: number; value: string })[]> {
+  const rows = await db
+    .selectFrom('usage_unique_values')
+    .select(['customer_id', 'subscription_id', 'metric_id', 'group_value', 'hour', 'unique_value'])
+    .where('account_id', '=', accountId)
+    .execute();
+  return rows.map((row) => ({
+    customerId: Number(row.customer_id),
+    subscriptionId: Number(row.subscription_id),
+    metricId: Number(row.metric_id),
+    group: row.group_value,
+    hour: Date.parse(row.hour),
+    value: row.unique_value,
+  }));
+}
+
+/** Removes the account's rollups and unique values, to write them anew from its events. */
+export async function deleteRollups(db: Db, accountId: number): Promise<void> {
+  await db.deleteFrom('usage_rollups').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('usage_unique_values').where('account_id', '=', accountId).execute();
+}
