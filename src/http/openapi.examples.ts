@@ -265,7 +265,6 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodEnd: '2026-04-04',
   // Usage read from events (docs/usage.md)
   UsageGroup: 'eu-west',
-  Quantity: '1200',
 
   // Payment methods
   NameOnCard: 'Ada',
