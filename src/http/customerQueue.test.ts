@@ -109,4 +109,23 @@ describe('CustomerQueue', () => {
     await expect(failing).rejects.toThrow('refused by the use case');
     await expect(next).resolves.toBe('next');
   });
+
+  it("runs an account's usage calls one at a time, beside its customers' money, and bounds their line", async () => {
+    const q = queue(1, 10);
+    const [a, b] = [gate(), gate()];
+    const first = q.inUsageTurn(1, a.run);
+    const second = q.inUsageTurn(1, b.run);
+    await settle();
+    expect([a.started, b.started]).toEqual([true, false]);
+    const busy = await refusal(q.inUsageTurn(1, async () => 'third'));
+    expect(busy.code).toBe('usage_busy');
+    expect(busy.message).toMatch(/^This account already has 1 usage event calls waiting in line/);
+    await expect(q.inTurn(1, 7, async () => 'money')).resolves.toBe('money');
+    await expect(q.inUsageTurn(2, async () => 'other account')).resolves.toBe('other account');
+    a.finish();
+    await settle();
+    expect(b.started).toBe(true);
+    b.finish();
+    await Promise.all([first, second]);
+  });
 });

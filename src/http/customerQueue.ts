@@ -14,6 +14,15 @@ import type { MoneyTurnSettings } from '../config.ts';
  * Idempotency-Key) may be sent again. The turns are this process's only: across processes, the row lock orders
  * the movements, bounded by MoneyTurnSettings.lockTimeoutMs.
  */
+/** What a full line's refusal says: who is busy, with what. */
+interface LineKind {
+  code: string;
+  holder: string;
+  calls: string;
+}
+const CUSTOMER_LINE: LineKind = { code: 'customer_busy', holder: 'This customer', calls: 'money movements' };
+const USAGE_LINE: LineKind = { code: 'usage_busy', holder: 'This account', calls: 'usage event calls' };
+
 export class CustomerQueue {
   readonly #settings: MoneyTurnSettings;
   /** Per `account:customer`, the releases of the requests waiting behind the one whose turn it is, in order. */
@@ -35,10 +44,21 @@ export class CustomerQueue {
    * ahead of it. Throws ServiceBusyError, having run nothing, when the customer's or the account's line is full.
    */
   async inTurn<T>(accountId: number, customerId: number, work: () => Promise<T>): Promise<T> {
-    const key = `${accountId}:${customerId}`;
+    return this.#inLine(accountId, `${accountId}:${customerId}`, CUSTOMER_LINE, work);
+  }
+
+  /**
+   * Runs `work` in the account's turn for usage events (docs/usage.md, "Sending events"): one batch at a time per
+   * account, in a line of the same bounds, counted with the account's money movements.
+   */
+  async inUsageTurn<T>(accountId: number, work: () => Promise<T>): Promise<T> {
+    return this.#inLine(accountId, `${accountId}:usage`, USAGE_LINE, work);
+  }
+
+  async #inLine<T>(accountId: number, key: string, kind: LineKind, work: () => Promise<T>): Promise<T> {
     const line = this.#lines.get(key);
     if (line === undefined) this.#lines.set(key, []);
-    else await this.#wait(accountId, line);
+    else await this.#wait(accountId, line, kind);
     try {
       return await work();
     } finally {
@@ -46,11 +66,11 @@ export class CustomerQueue {
     }
   }
 
-  async #wait(accountId: number, line: (() => void)[]): Promise<void> {
+  async #wait(accountId: number, line: (() => void)[], kind: LineKind): Promise<void> {
     if (line.length >= this.#settings.waitingPerCustomer) {
       throw new ServiceBusyError(
-        'customer_busy',
-        `This customer already has ${line.length} money movements waiting in line; nothing was changed: send the ` +
+        kind.code,
+        `${kind.holder} already has ${line.length} ${kind.calls} waiting in line; nothing was changed: send the ` +
           'request again after Retry-After',
       );
     }

@@ -1,10 +1,12 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { ValidationError } from '../../errors.ts';
 import { pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { exportUsageEvents, listUsageEvents, usageEventsOfTransactions } from './usageEventReads.service.ts';
 import { sendUsageEvents } from './usageEventSending.service.ts';
+import type { SentUsageEvent } from './usageEventSending.service.ts';
 import {
   BATCH_MAX,
   CustomerUsageEventsParams,
@@ -25,6 +27,16 @@ import {
 
 const tags = ['Usage events'];
 
+/**
+ * An account's usage calls take turns in the process, one transaction at a time (src/http/customerQueue.ts). NOTE:
+ * without turns, ten connections of batches from one account each queue a transaction for the database (on SQLite,
+ * for its one writer connection), and every other account's request waits behind all of them (docs/usage.md,
+ * "Sending events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.
+ */
+function sendInTurn(request: FastifyRequest, sent: readonly SentUsageEvent[]) {
+  return request.customerQueue.inUsageTurn(request.ctx.account.id, () => sendUsageEvents(request.ctx, sent));
+}
+
 export function registerUsageEventRoutes(app: App): void {
   app.post(
     '/usage-events',
@@ -42,7 +54,7 @@ export function registerUsageEventRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      const [outcome] = await sendUsageEvents(request.ctx, [sentUsageEventFromWire(request.body)]);
+      const [outcome] = await sendInTurn(request, [sentUsageEventFromWire(request.body)]);
       if (outcome!.status === 'refused') throw ValidationError.field(outcome!.field, outcome!.detail);
       const stored = (await usageEventsOfTransactions(request.ctx, [request.body.transaction_id])).get(
         request.body.transaction_id,
@@ -71,7 +83,7 @@ export function registerUsageEventRoutes(app: App): void {
     },
     async (request) => {
       const sent = request.body.events;
-      const outcomes = await sendUsageEvents(request.ctx, sent.map(sentUsageEventFromWire));
+      const outcomes = await sendInTurn(request, sent.map(sentUsageEventFromWire));
       return { events: outcomes.map((outcome, i) => toOutcomeDto(outcome, sent[i]!.transaction_id)) };
     },
   );
