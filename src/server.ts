@@ -27,6 +27,7 @@ import {
 import type { WebhookAccounts, WebhookWorker } from './modules/events/index.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport, MailWorker } from './modules/mail/index.ts';
+import { prepareMonthPartitions } from './modules/usage/index.ts';
 import { DocumentPool } from './pdf/documentPool.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import type { SecretBox } from './security/secretBox.ts';
@@ -249,6 +250,9 @@ function startHousekeeping(started: Started, clock: Clock, log: Logger): void {
       ).catch((error: unknown) => log.error({ err: error }, 'idempotency key purge failed')),
       purgeExpiredEvents(db, clock.now()).catch((error: unknown) =>
         log.error({ err: error }, 'event purge failed'),
+      ),
+      prepareMonthPartitions(db, clock.now()).catch((error: unknown) =>
+        log.warn({ err: error }, 'making the usage events partitions ahead failed; tried again in an hour'),
       ),
     ]);
   started.firstPurge = purge();

@@ -200,3 +200,28 @@ describe('events before any subscription', () => {
     expect(linesOf(april)[1]).toEqual(['API calls: 3 calls', 3, 'api', '', '3', '2026-03-01', '2026-04-01']);
   });
 });
+
+describe('usage past what an amount may be', () => {
+  it('is a 409 naming why when its price so far is read, never a 500', async () => {
+    const as = await t.newAccount('Shop huge', { isTest: true });
+    const { metric, componentId } = await meteredComponent(as, 'huge', 'sum', {
+      property: 'tokens',
+      currency: { ComponentBracketPrices: [{ Price: 1000, QtyFrom: 1, QtyTill: null }] },
+    });
+    const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
+    // 100 events of 10^9 tokens at 1,000.00: 10^14 dollars, 10^16 cents, past what an amount may be.
+    await sendEvents(
+      as,
+      Array.from({ length: 100 }, () => ({
+        customerId,
+        subscriptionId,
+        code: metric.code,
+        at: '2026-03-01T09:00:00Z',
+        tokens: 1_000_000_000,
+      })),
+    );
+    const res = await as.request('GET', `/v1/subscriptions/${subscriptionId}/usage`);
+    expect(res.status, res.text).toBe(409);
+    expect(res.body).toMatchObject({ code: 'usage_amount_too_large' });
+  });
+});

@@ -107,7 +107,7 @@ function eventProperties(
   metric: BillableMetric,
   quantity: string,
 ): Record<string, unknown> {
-  if (metric.property !== null && metric.property in given) {
+  if (metric.property !== null && Object.hasOwn(given, metric.property)) {
     throw ValidationError.field(`properties.${metric.property}`, 'is set by Quantity');
   }
   const properties = metric.property === null ? { ...given } : { ...given, [metric.property]: quantity };

@@ -1,3 +1,4 @@
+import { ConflictError } from '../../errors.ts';
 import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor } from '../../core/money.ts';
@@ -349,9 +350,7 @@ export async function currentMeteredUsage(
     const reader = quantityReader(ctx, row, component.metric, metering.claimants(row.customerId));
     for (const [group, quantity] of quantitiesOrNothing(await reader(period))) {
       const amountMinor =
-        typeof priced === 'string'
-          ? 0
-          : decimalToMinor(chargeUsage(priced, quantity).amount, row.currencyCode);
+        typeof priced === 'string' ? 0 : amountSoFar(chargeUsage(priced, quantity).amount, row.currencyCode);
       result.lines.push({
         componentId: component.componentId,
         metricCode: component.metric.code,
@@ -362,4 +361,21 @@ export async function currentMeteredUsage(
     }
   }
   return result;
+}
+
+/**
+ * Usage so far priced in minor units; a 409 when it is past what an amount may be (modules/invoicing/invoiceMath.ts),
+ * as the bill run would park the subscription rather than issue it.
+ */
+function amountSoFar(amount: string, currencyCode: string): number {
+  try {
+    return decimalToMinor(amount, currencyCode);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ConflictError(
+      'usage_amount_too_large',
+      `The usage so far costs ${amount} ${currencyCode}, more than an invoice amount may be: the bill run will hold ` +
+        'this subscription until its usage is corrected',
+    );
+  }
 }

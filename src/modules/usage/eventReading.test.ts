@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readEvent, readValue } from './eventReading.ts';
+import { MAX_KEY_TEXT, readEvent, readValue } from './eventReading.ts';
 import type { MetricReading } from './eventReading.ts';
 
 const tokens: MetricReading = {
@@ -51,6 +51,25 @@ describe('what a metric reads from an event', () => {
     };
     expect(readEvent(users, { user: 42 })).toEqual({ counts: true, value: 0n, unique: '42', group: '' });
     expect(readEvent(users, { user: { id: 1 } })).toMatchObject({ field: 'properties.user' });
+  });
+
+  it('bounds the text of a group and of a counted value, which stored keys hold', () => {
+    const users: MetricReading = {
+      aggregation: 'unique_count',
+      property: 'user',
+      filters: [],
+      groupBy: 'region',
+    };
+    const longest = 'é'.repeat(MAX_KEY_TEXT);
+    expect(readEvent(users, { user: longest, region: longest })).toMatchObject({ counts: true });
+    expect(readEvent(users, { user: 'u1', region: `${longest}x` })).toEqual({
+      problem: 'may have at most 255 characters: it names a group',
+      field: 'properties.region',
+    });
+    expect(readEvent(users, { user: `${longest}x`, region: 'eu' })).toEqual({
+      problem: 'may have at most 255 characters: the metric counts its distinct values',
+      field: 'properties.user',
+    });
   });
 });
 

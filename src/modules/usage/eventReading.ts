@@ -27,6 +27,12 @@ export const MAX_VALUE = 1_000_000_000n;
 export const WEIGHTED_MAX_VALUE = 1_000_000n;
 const SCALE = 10n ** BigInt(VALUE_DECIMALS);
 
+/**
+ * A group's or a counted value's text is part of a stored key (docs/design/usage.md, "Storage"): PostgreSQL refuses
+ * an index entry of more than about 2,700 bytes, so it is bounded well below, in characters of up to 4 bytes.
+ */
+export const MAX_KEY_TEXT = 255;
+
 export type EventReading =
   | { counts: true; value: bigint; unique: string; group: string }
   | { counts: false }
@@ -50,15 +56,29 @@ export function readEvent(
   });
   if (!matches) return { counts: false };
   const group = metric.groupBy === null ? '' : (propertyText(properties[metric.groupBy]) ?? '');
+  if (group.length > MAX_KEY_TEXT) {
+    return {
+      problem: `may have at most ${MAX_KEY_TEXT} characters: it names a group`,
+      field: `properties.${metric.groupBy}`,
+    };
+  }
   if (metric.property === null) return { counts: true, value: 0n, unique: '', group };
 
   const field = `properties.${metric.property}`;
   const raw = properties[metric.property];
   if (metric.aggregation === 'unique_count') {
     const unique = propertyText(raw);
-    return unique === undefined
-      ? { problem: 'must be a string, a number or a boolean: the metric counts its distinct values', field }
-      : { counts: true, value: 0n, unique, group };
+    if (unique === undefined)
+      return {
+        problem: 'must be a string, a number or a boolean: the metric counts its distinct values',
+        field,
+      };
+    if (unique.length > MAX_KEY_TEXT)
+      return {
+        problem: `may have at most ${MAX_KEY_TEXT} characters: the metric counts its distinct values`,
+        field,
+      };
+    return { counts: true, value: 0n, unique, group };
   }
   const value = readValue(raw);
   if (typeof value === 'string') return { problem: value, field };

@@ -13,3 +13,4 @@ export type { UsageUses } from './usageUses.ts';
 export { registerUsageUses } from './usageUses.ts';
 export type { ReconcileReport, RollupDifference } from './usageReconcile.service.ts';
 export { reconcileUsage } from './usageReconcile.service.ts';
+export { prepareMonthPartitions } from './usagePartitions.ts';

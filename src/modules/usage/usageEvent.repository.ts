@@ -449,12 +449,16 @@ export async function customerEventsAfter(
 ): Promise<UsageEvent[]> {
   let query = customerEvents(db, accountId, filter);
   if (after !== null) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('occurred_at', '>', after.occurredAt),
-        eb.and([eb('occurred_at', '=', after.occurredAt), eb('id', '>', after.id)]),
-      ]),
-    );
+    // The plain bound lets the (account, customer, occurred_at) index start at the last chunk's time: the OR alone
+    // would scan from the range's start for every chunk.
+    query = query
+      .where('occurred_at', '>=', after.occurredAt)
+      .where((eb) =>
+        eb.or([
+          eb('occurred_at', '>', after.occurredAt),
+          eb.and([eb('occurred_at', '=', after.occurredAt), eb('id', '>', after.id)]),
+        ]),
+      );
   }
   const rows = await query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
   return rows.map(usageEventFromRow);

@@ -4,8 +4,9 @@ import type { Db } from '../../storage/database.ts';
 
 /**
  * PostgreSQL keeps usage events in one partition per month of their time (docs/design/usage.md, "Storage: summed
- * fast, exact"); the insert makes the months it needs, and the month after each, when they are missing. SQLite keeps
- * one table and needs nothing.
+ * fast, exact"). The service makes them ahead, at start and every hour (`prepareMonthPartitions`), so that the
+ * insert finds them made; it makes the months it needs only when they are missing (a test clock moved ahead). SQLite
+ * keeps one table and needs nothing.
  */
 
 /** The UTC month of an instant, as a partition's suffix: 2026_11. */
@@ -44,4 +45,23 @@ export async function ensureMonthPartitions(db: Db, occurredAts: readonly string
       )
       .execute(db);
   }
+}
+
+const DAY_MS = 86_400_000;
+/** How long making a partition ahead waits for the events table's lock before it tries again in an hour. */
+const AHEAD_LOCK_TIMEOUT = '1s';
+
+/**
+ * Makes every month an event sent now may fall in (the grace window is at most 30 days, an event at most a day
+ * ahead) and the month after, in a transaction of its own. NOTE: making a partition locks the whole events table
+ * until its transaction ends; made inside a request's insert, that lock would last the batch and could deadlock with
+ * another request's read, so it is done here, briefly, and given up (till the next hour) rather than waited for.
+ */
+export async function prepareMonthPartitions(db: Db, now: Date): Promise<void> {
+  if (!isPostgres(db)) return;
+  const instants = [-31, 0, 2].map((days) => new Date(now.getTime() + days * DAY_MS).toISOString());
+  await db.transaction().execute(async (trx) => {
+    await sql`select set_config('lock_timeout', ${AHEAD_LOCK_TIMEOUT}, true)`.execute(trx);
+    await ensureMonthPartitions(trx, instants);
+  });
 }

@@ -48,7 +48,7 @@ export async function usageQuantities(
   const byGroup = new Map<string, HourRollup[]>();
   for (const { scope, interval } of segments) {
     for (const { group, rollup } of await segmentRollups(db, accountId, scope, interval, q.metric)) {
-      byGroup.set(group, [...(byGroup.get(group) ?? []), rollup]);
+      appendTo(byGroup, group, rollup);
     }
   }
   const carried =
@@ -103,7 +103,7 @@ async function segmentRollups(
   const eventsByGroup = new Map<string, ReturnType<typeof meteredEvent>[]>();
   for (const { group, event } of raw) {
     const metered = meteredEvent(metric.aggregation, event.id, event.at, event.value, event.unique);
-    eventsByGroup.set(group, [...(eventsByGroup.get(group) ?? []), metered]);
+    appendTo(eventsByGroup, group, metered);
   }
   for (const [group, events] of eventsByGroup)
     out.push(...rollUp(events).map((rollup) => ({ group, rollup })));
@@ -151,4 +151,11 @@ async function carriedTotals(
     }
   }
   return totals;
+}
+
+/** Adds `item` to its group's list in place (an edge hour may hold hundreds of thousands of events). */
+function appendTo<T>(byGroup: Map<string, T[]>, group: string, item: T): void {
+  const list = byGroup.get(group);
+  if (list === undefined) byGroup.set(group, [item]);
+  else list.push(item);
 }

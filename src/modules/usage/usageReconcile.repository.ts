@@ -43,17 +43,20 @@ export async function countedEventsAfter(
     .where('account_id', '=', accountId)
     .where('counted', '=', true);
   if (after !== null) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('customer_id', '>', after.customerId),
-        eb.and([eb('customer_id', '=', after.customerId), eb('occurred_at', '>', after.occurredAt)]),
-        eb.and([
-          eb('customer_id', '=', after.customerId),
-          eb('occurred_at', '=', after.occurredAt),
-          eb('id', '>', after.id),
+    // The plain bound lets the index start at the last chunk's customer (the OR alone scans from the first).
+    query = query
+      .where('customer_id', '>=', after.customerId)
+      .where((eb) =>
+        eb.or([
+          eb('customer_id', '>', after.customerId),
+          eb.and([eb('customer_id', '=', after.customerId), eb('occurred_at', '>', after.occurredAt)]),
+          eb.and([
+            eb('customer_id', '=', after.customerId),
+            eb('occurred_at', '=', after.occurredAt),
+            eb('id', '>', after.id),
+          ]),
         ]),
-      ]),
-    );
+      );
   }
   const rows = await query.orderBy('customer_id').orderBy('occurred_at').orderBy('id').limit(limit).execute();
   return rows.map((row) => ({

@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareMonthPartitions } from '../../src/modules/usage/index.ts';
+import { dialect, startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+
+// The events' monthly partitions are made ahead, outside any request's transaction (src/modules/usage/
+// usagePartitions.ts), so that an insert never has to lock the events table to make one.
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+async function partitionsMade(months: string[]): Promise<string[]> {
+  const { rows } = await sql<{ month: string }>`
+    select m as month from unnest(${months}::text[]) as m where to_regclass('usage_events_' || m) is not null
+    order by m`.execute(t.service.storage.db);
+  return rows.map((r) => r.month);
+}
+
+describe('usage events partitions made ahead', () => {
+  it('makes the month before, the month of and the month after now, twice without harm', async () => {
+    const db = t.service.storage.db;
+    const now = new Date('2031-03-05T10:00:00Z');
+    await prepareMonthPartitions(db, now);
+    await prepareMonthPartitions(db, now);
+    if (dialect === 'sqlite') {
+      // One table, nothing to make: no table of a month appears.
+      const { rows } = await sql<{ name: string }>`
+        select name from sqlite_master where type = 'table' and name like 'usage_events%' order by name`.execute(
+        db,
+      );
+      expect(rows.map((r) => r.name)).toEqual(['usage_events']);
+      return;
+    }
+    expect(await partitionsMade(['2031_01', '2031_02', '2031_03', '2031_04', '2031_05'])).toEqual([
+      '2031_02',
+      '2031_03',
+      '2031_04',
+    ]);
+  });
+});
