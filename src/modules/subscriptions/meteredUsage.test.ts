@@ -139,10 +139,27 @@ describe('late events', () => {
   it('are priced at the difference the addition makes, so tiers stay right', () => {
     const price = { scheme: 'unit' as const, brackets: TIERED };
     // 8 billed (8.00); 8 + 5 = 13: 10 × 1.00 + 3 × 0.80 = 12.40; the 5 added cost 4.40, not 5 × 1.00.
-    expect(chargeCorrection(price, '8', '5')).toBe('4.4');
-    expect(chargeCorrection(price, '13', '-5')).toBe('-4.4');
+    expect(chargeCorrection(price, '8', '5', 'USD')).toBe('4.40');
+    expect(chargeCorrection(price, '13', '-5', 'USD')).toBe('-4.40');
     // Volume: the whole quantity at the bracket it reaches; 20 → 21 moves all 21 to 0.50: 10.50 − 16.00.
-    expect(chargeCorrection({ scheme: 'volume', brackets: TIERED }, '20', '1')).toBe('-5.5');
+    expect(chargeCorrection({ scheme: 'volume', brackets: TIERED }, '20', '1', 'USD')).toBe('-5.50');
+  });
+
+  it('are rounded as their lines are, so a period adds up to the rounded price of its whole quantity', () => {
+    const price = { scheme: 'unit' as const, brackets: [{ price: '0.005', qtyFrom: '1', qtyTill: null }] };
+    // 1 unit billed as 0.01 (0.005 rounded half away from zero); 2 units cost 0.01: the late one adds nothing.
+    expect(chargeCorrection(price, '1', '1', 'USD')).toBe('0.00');
+    // A third: 3 × 0.005 = 0.015 → 0.02, one cent more than the 0.01 billed.
+    expect(chargeCorrection(price, '2', '1', 'USD')).toBe('0.01');
+    // Zero-decimal currencies round to whole units.
+    expect(
+      chargeCorrection(
+        { scheme: 'unit', brackets: [{ price: '0.5', qtyFrom: '1', qtyTill: null }] },
+        '1',
+        '2',
+        'JPY',
+      ),
+    ).toBe('1');
   });
 
   it('name the period they correct', () => {
@@ -164,7 +181,7 @@ describe('late events', () => {
     // 1,000 billed: 10 + 8 + 980 × 0.50 = 508.00; 1,120: 568.00; the 120 more cost 60.00.
     expect(plan.invoices[0]!.lines[1]).toMatchObject({
       descrip: 'API calls, 1–30 Nov 2026: 120 more calls',
-      unitCostEx: '60',
+      unitCostEx: '60.00',
       metered: { metricCode: 'api', group: '', quantity: '120' },
     });
   });

@@ -253,7 +253,7 @@ function priceLine(
   };
 }
 
-function usageLine(usage: UnbilledUsage): PlannedLine {
+function usageLine(usage: UnbilledUsage, currencyCode: string): PlannedLine {
   const range = { periodStart: usage.periodStart, periodEnd: usage.periodEnd };
   const metered = usage.metered ? { metered: { ...usage.metered, quantity: usage.units } } : {};
   // A group is named beside the component: "API calls (eu-west): 1200 calls".
@@ -262,7 +262,7 @@ function usageLine(usage: UnbilledUsage): PlannedLine {
     return {
       descrip: correctionText(label, usage),
       qty: '1',
-      unitCostEx: chargeCorrection(usage, usage.billedUnits, usage.units),
+      unitCostEx: chargeCorrection(usage, usage.billedUnits, usage.units, currencyCode),
       ...range,
       ...metered,
     };
@@ -467,7 +467,7 @@ function periodInvoice(
   }
   if (priced.line) lines.push(inclusiveIf(priced.line, inclusive));
   const billedUsage = takeUsage(run, invoiceDate);
-  lines.push(...billedUsage.map((u) => inclusiveIf(usageLine(u), u.isTaxInclusive)));
+  lines.push(...billedUsage.map((u) => inclusiveIf(usageLine(u, timeline.currencyCode), u.isTaxInclusive)));
   run.periodCount += 1;
   return {
     invoiceDate,
@@ -502,7 +502,7 @@ function billLastUsage(
   if (invoiceDate <= today && run.invoices.length < MAX_INVOICES_PER_PLAN) {
     run.invoices.push({
       invoiceDate,
-      lines: run.open.map((u) => inclusiveIf(usageLine(u), u.isTaxInclusive)),
+      lines: run.open.map((u) => inclusiveIf(usageLine(u, timeline.currencyCode), u.isTaxInclusive)),
       usageIds: run.open.map((u) => u.usageId),
       period: null,
     });

@@ -1,4 +1,6 @@
 import type Big from 'big.js';
+import { decimalToMinor, minorToDecimalText } from '../../core/money.ts';
+import { BillingInvariantError } from '../invoicing/index.ts';
 import { packageBlocks, pricePackage } from '../catalogue/index.ts';
 import type { PackagePrice } from '../catalogue/index.ts';
 import {
@@ -111,11 +113,26 @@ export function chargeUsage(price: UsagePrice, quantity: string): UsageCharge {
 /**
  * What late events added to a period already billed, priced as the difference between the period's price with
  * them and without them (docs/design/usage.md, "Late events and grace"): under tiers, the units added are priced
- * at the brackets they reach, not the first. Exact, unrounded; negative when the quantity went down.
+ * at the brackets they reach, not the first. In the currency's minor units, each price rounded as its invoice line
+ * was: the period's lines then add up to the rounded price of its whole quantity, however many corrections it takes
+ * (a unit at 0.005 billed as 0.01, and one more late, is corrected by 0.00, not by a second cent). Negative when the
+ * quantity went down. Throws BillingInvariantError past what an amount may be, so the bill run holds the
+ * subscription.
  */
-export function chargeCorrection(price: UsagePrice, billed: string, added: string): string {
+export function chargeCorrection(
+  price: UsagePrice,
+  billed: string,
+  added: string,
+  currencyCode: string,
+): string {
   const total = new PriceDecimal(billed).plus(new PriceDecimal(added)).toFixed();
-  return new PriceDecimal(chargeUsage(price, total).amount)
-    .minus(new PriceDecimal(chargeUsage(price, billed).amount))
-    .toFixed();
+  try {
+    const minor =
+      decimalToMinor(chargeUsage(price, total).amount, currencyCode) -
+      decimalToMinor(chargeUsage(price, billed).amount, currencyCode);
+    return minorToDecimalText(minor, currencyCode);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new BillingInvariantError(`a usage correction past what an amount may be: ${error.message}`);
+  }
 }
