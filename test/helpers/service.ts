@@ -4,11 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
+import { inject } from 'vitest';
+import { loadConfig, parseDatabaseUrl } from '../../src/config.ts';
 import type { Clock } from '../../src/clock.ts';
 import { systemClock } from '../../src/clock.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
+import { openStorage } from '../../src/storage/database.ts';
+import { migrateToLatest } from '../../src/storage/migrate.ts';
 import type { Service, ServiceOptions } from '../../src/server.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -77,16 +80,32 @@ export async function closeLeftOpen(): Promise<string[]> {
   return closed;
 }
 
-/** A fresh database of the suite's dialect: an SQLite file, or a PostgreSQL schema of its own. */
-export async function freshDatabase(dataDir: string): Promise<{ url: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite')
-    return { url: `sqlite:${path.join(dataDir, 'test.sqlite')}`, drop: async () => {} };
+/**
+ * A fresh database of the suite's dialect: an SQLite file, or a PostgreSQL schema of its own. Empty, unless
+ * `migrated`: then a copy of a database migrated once (CONTRIBUTING.md, "How long the suite takes"), which a service
+ * finds at the latest migration: on SQLite a file migrated once per worker, on PostgreSQL the schema migrated once
+ * per run (when pg_dump could dump it; else the service migrates an empty one).
+ */
+export async function freshDatabase(
+  dataDir: string,
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const file = path.join(dataDir, 'test.sqlite');
+    if (options.migrated) fs.copyFileSync(await migratedSqliteTemplate(), file);
+    return { url: `sqlite:${file}`, drop: async () => {} };
+  }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DIALECT=postgres needs TEST_DATABASE_URL');
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create schema ${schema}`);
+  const template = options.migrated ? inject('postgresSchema') : null;
+  // Made from the schema migrated once for the run (test/helpers/globalSetup.ts), in one transaction.
+  if (template) {
+    const script = template.script.replaceAll(template.name, schema);
+    await admin.query(`set synchronous_commit = off; begin; ${script}; commit`);
+  } else await admin.query(`create schema ${schema}`);
   await admin.end();
   const url = new URL(base);
   // A commit is answered before its WAL reaches the disk: nothing is lost unless the PostgreSQL server itself
@@ -102,6 +121,26 @@ export async function freshDatabase(dataDir: string): Promise<{ url: string; dro
       await client.end();
     },
   };
+}
+
+let sqliteTemplate: Promise<string> | undefined;
+
+/** An SQLite file migrated to the latest, made once per worker and removed when the worker exits. */
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-template-'));
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'migrated.sqlite');
+    const storage = openStorage(parseDatabaseUrl(`sqlite:${file}`, dir));
+    await migrateToLatest(storage.db);
+    await storage.close();
+    // Closing checkpoints the write-ahead log into the file: a copy of the file alone is the whole database.
+    if (fs.existsSync(`${file}-wal`) && fs.statSync(`${file}-wal`).size > 0) {
+      throw new Error(`the migrated template ${file} left a write-ahead log behind`);
+    }
+    return file;
+  })();
+  return sqliteTemplate;
 }
 
 async function call(
@@ -141,7 +180,7 @@ export interface StartOptions {
 
 export async function startTestService(options: StartOptions = {}): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-test-'));
-  const database = await freshDatabase(dataDir);
+  const database = await freshDatabase(dataDir, { migrated: true });
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     DATA_DIR: dataDir,

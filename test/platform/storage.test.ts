@@ -333,3 +333,34 @@ describe('storage', () => {
     });
   });
 });
+
+describe('migrating a database already at the latest migration', () => {
+  it('reads the migration table alone, not the tables of every schema', async () => {
+    const queries: string[] = [];
+    const again = openStorage(parseDatabaseUrl(databaseUrl, dataDir), {
+      onQuery: (text) => queries.push(text),
+    });
+    try {
+      expect(await migrateToLatest(again.db)).toEqual([]);
+    } finally {
+      await again.close();
+    }
+    expect(queries.length).toBeLessThanOrEqual(3);
+    expect(queries.filter((text) => /pg_catalog\.|information_schema|pg_class|pragma/i.test(text))).toEqual(
+      [],
+    );
+    expect(queries.at(-1)).toMatch(/select name from .*kysely_migration/);
+  });
+
+  it('leaves a migration this version does not know to the migrator, which refuses the database', async () => {
+    await sql`insert into kysely_migration (name, timestamp) values ('9999_from_a_newer_version', ${NOW})`.execute(
+      storage.db,
+    );
+    try {
+      await expect(migrateToLatest(storage.db)).rejects.toThrow(/9999_from_a_newer_version/);
+    } finally {
+      await sql`delete from kysely_migration where name = '9999_from_a_newer_version'`.execute(storage.db);
+    }
+    expect(await migrateToLatest(storage.db)).toEqual([]);
+  });
+});
