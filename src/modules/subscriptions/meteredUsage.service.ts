@@ -1,4 +1,5 @@
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import { canonicalDecimal } from '../../core/wireDecimal.ts';
 import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor } from '../../core/money.ts';
@@ -19,6 +20,7 @@ import {
 } from './meteredUsage.ts';
 import type { UsagePeriod } from './meteredUsage.ts';
 import * as repo from './meteredUsage.repository.ts';
+import { findSubscriptionRecord } from './subscription.repository.ts';
 import type { BilledMeteredUsage, MeteringRecord } from './meteredUsage.repository.ts';
 import { planBilling } from './subscriptionBilling.ts';
 import { chargeUsage } from './usageCharge.ts';
@@ -315,6 +317,36 @@ export async function hasMeteredComponents(
     links.map((l) => l.componentVersionId),
   );
   return [...pricing.values()].some((p) => p.metricId !== null);
+}
+
+/**
+ * What the subscription uses of one metric in `period`, over every group, counted exactly as the bill run counts it
+ * when it bills the period (docs/usage.md, "Entitlements"): the period cut where billing stops, the events naming
+ * the subscription, and the customer's events naming none while the subscription claims them (claims.ts), negative
+ * groups as 0. A limit may govern a metric its subscription does not bill: it then claims the customer's unnamed
+ * events as if it billed it, after every earlier subscription that does.
+ */
+export async function usedOfMetric(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  metric: BillableMetric,
+  period: UsagePeriod,
+): Promise<string> {
+  const row = await findSubscriptionRecord(ctx.db, ctx.account.id, subscriptionId);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  const stop = stopDateOf(row);
+  const billedPeriod = stop !== null && stop < period.end ? { start: period.start, end: stop } : period;
+  if (billedPeriod.end <= billedPeriod.start) return '0';
+  const metering = await meteringOf(ctx, [row.customerId]);
+  const claimants = metering
+    .claimants(row.customerId)
+    .map((s) =>
+      s.id === row.id && !s.metricCodes.includes(metric.code)
+        ? { ...s, metricCodes: [...s.metricCodes, metric.code] }
+        : s,
+    );
+  const quantities = await quantityReader(ctx, row, metric, claimants)(billedPeriod);
+  return canonicalDecimal([...quantities.values()].reduce((sum, q) => sum.plus(q), new Big(0)));
 }
 
 /** A subscription's usage so far this period, per metric and group, with its price so far. */
