@@ -50,6 +50,8 @@ export interface MeteredInputs {
   toStore: Map<number, Omit<BilledMeteredUsage, 'invoiceId'>>;
   /** A subscription whose metered usage cannot be priced, and why (the bill run parks it). */
   problems: Map<number, string>;
+  /** The subscriptions planned that have a usage component linked to a metric. */
+  billingEvents: Set<number>;
 }
 
 /** What each subscription is planned with, and the date its metered usage is read through. */
@@ -71,7 +73,12 @@ export async function meteredUsageOf(
   ctx: ServiceContext,
   plans: readonly MeteringPlan[],
 ): Promise<MeteredInputs> {
-  const result: MeteredInputs = { bySubscription: new Map(), toStore: new Map(), problems: new Map() };
+  const result: MeteredInputs = {
+    bySubscription: new Map(),
+    toStore: new Map(),
+    problems: new Map(),
+    billingEvents: new Set(),
+  };
   // Most bills have no metered component: two reads tell, before the customers' other subscriptions are read.
   if (plans.length === 0 || !(await hasMeteredComponents(ctx, ...plans.map((p) => p.row.id)))) return result;
   const metering = await meteringOf(
@@ -80,6 +87,7 @@ export async function meteredUsageOf(
   );
   const meteredPlans = plans.filter((p) => metering.components.some((c) => c.subscriptionId === p.row.id));
   if (meteredPlans.length === 0) return result;
+  for (const plan of meteredPlans) result.billingEvents.add(plan.row.id);
   const since = earliestRead(meteredPlans, graceHoursOf(ctx));
   const ids = meteredPlans.map((p) => p.row.id);
   const [recordedPeriods, billed] = [
@@ -304,6 +312,22 @@ async function meteringOf(ctx: ServiceContext, customerIds: readonly number[]) {
         ),
       );
   return { components, claimants: claimantsOf };
+}
+
+/** Which of the subscriptions have a usage component linked to a metric. */
+export async function subscriptionsBillingEvents(
+  ctx: ServiceContext,
+  subscriptionIds: readonly number[],
+): Promise<Set<number>> {
+  if (subscriptionIds.length === 0) return new Set();
+  const links = await repo.listSubscriptionComponents(ctx.db, ctx.account.id, [...subscriptionIds]);
+  const pricing = await usagePricing(
+    ctx,
+    links.map((l) => l.componentVersionId),
+  );
+  return new Set(
+    links.filter((l) => pricing.get(l.componentVersionId)?.metricId != null).map((l) => l.subscriptionId),
+  );
 }
 
 /** Whether any of the subscriptions has a usage component linked to a metric. */
