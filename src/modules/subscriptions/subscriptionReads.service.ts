@@ -17,7 +17,7 @@ import type {
 import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 import { subscriptionsBillingEvents } from './meteredUsage.service.ts';
-import { eventsUnbilledAtStop } from './meteredUsage.ts';
+import { eventsUnbilledAtStop, stopDateOf } from './meteredUsage.ts';
 
 /**
  * The next invoice's date, planned from the record (the bill run's next_inv_date can be a day it only records a
@@ -42,7 +42,10 @@ function nextInvoiceDateOf(
   }
 }
 
-/** Subscriptions with their components and current usage: three statements for a whole page. */
+/**
+ * Subscriptions with their components and current usage: three statements for a whole page, and two more when some
+ * of them stop.
+ */
 async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise<Subscription[]> {
   if (views.length === 0) return [];
   const on = today(ctx);
@@ -52,7 +55,11 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
     await repo.listComponents(ctx.db, ctx.account.id, ids),
     (c) => c.subscriptionId,
   );
-  const billingEvents = await subscriptionsBillingEvents(ctx, ids);
+  // Only a subscription that stops may owe a last invoice of usage read from events (eventsUnbilledAtStop).
+  const billingEvents = await subscriptionsBillingEvents(
+    ctx,
+    views.filter((v) => v.nextInvDate !== null && stopDateOf(v) !== null).map((v) => v.id),
+  );
   const usageOf = groupBy(
     await repo.listUsageEndingAfterOrUnbilled(ctx.db, ctx.account.id, ids, on),
     (u) => u.subscriptionId,
