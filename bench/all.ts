@@ -76,6 +76,18 @@ const BENCHMARKS: readonly Benchmark[] = [
     quick: { BENCH_ROUNDS: '5' },
   },
   {
+    script: 'bench:usage',
+    measures:
+      'Usage events through `POST /v1/usage-events/batch` and a period aggregate, against the same rows inserted bare.',
+    quick: {
+      BENCH_SECONDS: '2',
+      BENCH_WARMUP_SECONDS: '1',
+      BENCH_USAGE_CUSTOMERS: '20',
+      BENCH_USAGE_PERIOD_EVENTS: '10000',
+      BENCH_USAGE_AGGREGATE_RUNS: '10',
+    },
+  },
+  {
     script: 'bench:scaling',
     measures:
       'A customer read, payments and a bill run with 1 and with 2 processes, against `GET /healthz` with as many.',

@@ -82,6 +82,11 @@ export function printJsonLine(benchmark: string, fields: Record<string, unknown>
   console.log(JSON.stringify({ benchmark, node: process.version, cpus: os.cpus().length, ...fields }));
 }
 
+/** The machine's load averages over 1, 5 and 15 minutes, to 2 places: how busy it was while a benchmark ran. */
+export function loadAverage(): number[] {
+  return os.loadavg().map((l) => round(l, 2));
+}
+
 /** BENCH_STATEMENTS=1: `heading`, then the 40 most frequent statements of `bySql` (most frequent first), on stderr. */
 export function logStatementCounts(heading: string, bySql: readonly [string, number][]): void {
   log(heading);

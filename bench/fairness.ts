@@ -14,7 +14,6 @@
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
-import os from 'node:os';
 import { parseDatabaseUrl } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
 import type { Db } from '../src/storage/database.ts';
@@ -28,6 +27,8 @@ import {
   runBenchmark,
   setting,
   sleep,
+  loadAverage,
+  printJsonLine,
 } from './common.ts';
 import type { Dialect } from './common.ts';
 import {
@@ -385,20 +386,15 @@ async function main(): Promise<number> {
       ? 'FAILED: a failed answer or check above'
       : 'A answered 201 or 503 only; B answered 200 only; all checks passed',
   );
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-fairness',
-      node: process.version,
-      cpus: os.cpus().length,
-      loadAverage: os.loadavg().map((l) => round(l, 2)),
-      seconds: SECONDS,
-      warmupSeconds: WARMUP_SECONDS,
-      floodConnections: FLOOD_CONNECTIONS,
-      readIntervalMs: READ_INTERVAL_MS,
-      targetRatio: TARGET_RATIO,
-      results,
-    }),
-  );
+  printJsonLine('billing-fairness', {
+    loadAverage: loadAverage(),
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    floodConnections: FLOOD_CONNECTIONS,
+    readIntervalMs: READ_INTERVAL_MS,
+    targetRatio: TARGET_RATIO,
+    results,
+  });
   if (failed) return 1;
   return STRICT && missed ? 1 : 0;
 }

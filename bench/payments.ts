@@ -14,11 +14,20 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import { parseDatabaseUrl } from '../src/config.ts';
 import type { Db } from '../src/storage/database.ts';
 import { openStorage } from '../src/storage/database.ts';
-import { BenchError, PG_URL, forEachDialect, formatTable, log, round, runBenchmark } from './common.ts';
+import {
+  BenchError,
+  PG_URL,
+  forEachDialect,
+  formatTable,
+  log,
+  round,
+  runBenchmark,
+  loadAverage,
+  printJsonLine,
+} from './common.ts';
 import type { Dialect } from './common.ts';
 import { HOST, figureCells, postgresSetup, sqliteSetup, tableTitle, withService } from './harness.ts';
 import type { DialectSetup, LoadSpec, Service } from './harness.ts';
@@ -206,22 +215,17 @@ async function main(): Promise<number> {
       ? 'FAILED: non-2xx responses, connection errors or a failed check above'
       : 'All responses 2xx; all checks passed',
   );
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-payments',
-      webhookEndpoint: WITH_WEBHOOK,
-      node: process.version,
-      cpus: os.cpus().length,
-      loadAverage: os.loadavg().map((l) => round(l, 2)),
-      seconds: SECONDS,
-      warmupSeconds: WARMUP_SECONDS,
-      connections: CONNECTIONS,
-      customers: CUSTOMERS,
-      invoicesPerCustomer: INVOICES_PER_CUSTOMER,
-      paymentMinor: PAYMENT_MINOR,
-      results,
-    }),
-  );
+  printJsonLine('billing-payments', {
+    webhookEndpoint: WITH_WEBHOOK,
+    loadAverage: loadAverage(),
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    connections: CONNECTIONS,
+    customers: CUSTOMERS,
+    invoicesPerCustomer: INVOICES_PER_CUSTOMER,
+    paymentMinor: PAYMENT_MINOR,
+    results,
+  });
   return failed ? 1 : 0;
 }
 

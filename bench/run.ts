@@ -9,7 +9,6 @@
  * a target is missed), BENCH_ROUTES=catalogue or customer (the floor and the catalogue lists, or the customer read,
  * only). See bench/README.md.
  */
-import os from 'node:os';
 import { CATALOGUE_SIZE, seedCatalogue } from './catalogue.ts';
 import {
   BenchError,
@@ -21,6 +20,8 @@ import {
   round,
   runBenchmark,
   sleep,
+  loadAverage,
+  printJsonLine,
 } from './common.ts';
 import type { Dialect } from './common.ts';
 import {
@@ -301,20 +302,15 @@ async function main(): Promise<number> {
   for (const target of targets)
     console.log(`Target: ${target.what}: ${target.value} — ${target.met ? 'met' : 'NOT MET'}`);
   const targetMet = targets.every((target) => target.met);
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-http',
-      node: process.version,
-      cpus: os.cpus().length,
-      routes: ROUTE_SET,
-      seconds: SECONDS,
-      warmupSeconds: WARMUP_SECONDS,
-      connections: CONNECTIONS,
-      loadAverage: os.loadavg().map((value) => round(value, 2)),
-      results,
-      targets,
-    }),
-  );
+  printJsonLine('billing-http', {
+    routes: ROUTE_SET,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    connections: CONNECTIONS,
+    loadAverage: loadAverage(),
+    results,
+    targets,
+  });
   return !targetMet && STRICT ? 1 : 0;
 }
 

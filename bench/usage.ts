@@ -11,7 +11,6 @@
  * hourly rollups add up to their raw values; the seeded period's aggregate equals its known sum.
  */
 import crypto from 'node:crypto';
-import os from 'node:os';
 import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.ts';
 import type { Db } from '../src/storage/database.ts';
@@ -27,6 +26,8 @@ import {
   round,
   runBenchmark,
   setting,
+  loadAverage,
+  printJsonLine,
 } from './common.ts';
 import type { Dialect } from './common.ts';
 import {
@@ -541,21 +542,16 @@ async function main(): Promise<number> {
   });
   const failed = Object.values(results).some((r) => r.failed);
   console.log(failed ? 'FAILED: a check above' : 'All checks passed');
-  console.log(
-    JSON.stringify({
-      benchmark: 'billing-usage',
-      node: process.version,
-      cpus: os.cpus().length,
-      loadAverage: os.loadavg().map((l) => round(l, 2)),
-      seconds: SECONDS,
-      warmupSeconds: WARMUP_SECONDS,
-      connections: CONNECTIONS,
-      customers: CUSTOMERS,
-      periodEvents: PERIOD_EVENTS,
-      readRate: READ_RATE,
-      results,
-    }),
-  );
+  printJsonLine('billing-usage', {
+    loadAverage: loadAverage(),
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    connections: CONNECTIONS,
+    customers: CUSTOMERS,
+    periodEvents: PERIOD_EVENTS,
+    readRate: READ_RATE,
+    results,
+  });
   return failed ? 1 : 0;
 }
 

@@ -12,6 +12,8 @@ import {
 } from '../../src/modules/usage/index.ts';
 import type { MeteredEvent, UsageEventInput } from '../../src/modules/usage/index.ts';
 import type { Db } from '../../src/storage/database.ts';
+import { isPostgres } from '../../src/storage/columns.ts';
+import { sql } from 'kysely';
 import { createCustomer } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startAnotherInstance, startTestService } from '../helpers/service.ts';
@@ -189,6 +191,49 @@ describe('billing reconcile-usage', () => {
     const clean = await runCli(['reconcile-usage', '--account', String(accountId), '--json'], t.env, 60_000);
     expect(clean.code, clean.stderr).toBe(0);
     expect(JSON.parse(clean.stdout)).toEqual({ accounts: 1, events: 2, differences: [], fixed: false });
+  });
+});
+
+describe('reconcile-usage --fix while events are being sent', () => {
+  it('writes the rollups of every event, also of those whose insert was under way', async () => {
+    const { accountId, customerId } = await meteredAccount();
+    const event = (transactionId: string, n: number, minute: number) => ({
+      transactionId,
+      customerId,
+      subscriptionId: null,
+      code: 'sum',
+      timestamp: `2026-11-20T10:${String(minute).padStart(2, '0')}:00Z`,
+      properties: { n },
+    });
+    await recordUsageEvents(db, usageAccount(accountId), NOW, [event('w1', 2, 10)]);
+    await db
+      .updateTable('usage_rollups')
+      .set({ value_sum: 1n })
+      .where('account_id', '=', accountId)
+      .execute();
+
+    // A batch is being stored (its transaction open, its rollup row taken) when the fix starts: the fix must wait
+    // for it and write its events too. On SQLite the batch holds the database's write lock, so the fix runs after.
+    let fixing: Promise<unknown> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await recordUsageEvents(trx, usageAccount(accountId), NOW, [event('w2', 3, 20), event('w3', 4, 30)]);
+      if (!isPostgres(db)) return;
+      fixing = reconcileUsage(db, { accountId, fix: true });
+      // The fix has read the events committed so far and waits on a lock the batch holds: commit then.
+      for (;;) {
+        const waiting = await sql<{ n: number }>`
+          select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+          where not l.granted and a.datname = current_database() and a.query like '%usage_%'`.execute(db);
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    if (fixing) await fixing;
+    else await reconcileUsage(db, { accountId, fix: true });
+
+    const after = await reconcileUsage(db, { accountId, fix: false });
+    expect(after.events).toBe(3);
+    expect(after.differences).toEqual([]);
   });
 });
 

@@ -1,4 +1,3 @@
-import { startOfDate } from '../../core/calendar.ts';
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { assertCustomerExists } from '../customers/index.ts';
@@ -72,13 +71,7 @@ export async function checkEntitlement(
   const used =
     period === null
       ? '0'
-      : await usedInPeriod(ctx, {
-          customerId,
-          subscriptionId: governing.subscriptionId,
-          metricId: feature.metricId,
-          from: startOfDate(period.start, ctx.account.timeZone),
-          to: startOfDate(period.end, ctx.account.timeZone),
-        });
+      : await usedInPeriod(ctx, governing.subscriptionId, feature.metricId, period);
   return { ...entitlement, period, used, remaining: remainingOf(governing.grant.limit, used) };
 }
 

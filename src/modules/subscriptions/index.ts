@@ -30,6 +30,7 @@ export {
 } from './subscriptionChanges.service.ts';
 export type { UsagePeriod } from './subscriptionPeriods.service.ts';
 export { currentBillingPeriod } from './subscriptionPeriods.service.ts';
+export { usedOfMetric } from './meteredUsage.service.ts';
 export { changeSubscriptionTerms } from './subscriptionTerms.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';
 export { createSubscription } from './subscription.service.ts';

@@ -1,4 +1,5 @@
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import { canonicalDecimal } from '../../core/wireDecimal.ts';
 import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor } from '../../core/money.ts';
@@ -19,6 +20,7 @@ import {
 } from './meteredUsage.ts';
 import type { UsagePeriod } from './meteredUsage.ts';
 import * as repo from './meteredUsage.repository.ts';
+import { findSubscriptionRecord } from './subscription.repository.ts';
 import type { BilledMeteredUsage, MeteringRecord } from './meteredUsage.repository.ts';
 import { planBilling } from './subscriptionBilling.ts';
 import { chargeUsage } from './usageCharge.ts';
@@ -48,6 +50,8 @@ export interface MeteredInputs {
   toStore: Map<number, Omit<BilledMeteredUsage, 'invoiceId'>>;
   /** A subscription whose metered usage cannot be priced, and why (the bill run parks it). */
   problems: Map<number, string>;
+  /** The subscriptions planned that have a usage component linked to a metric. */
+  billingEvents: Set<number>;
 }
 
 /** What each subscription is planned with, and the date its metered usage is read through. */
@@ -69,7 +73,12 @@ export async function meteredUsageOf(
   ctx: ServiceContext,
   plans: readonly MeteringPlan[],
 ): Promise<MeteredInputs> {
-  const result: MeteredInputs = { bySubscription: new Map(), toStore: new Map(), problems: new Map() };
+  const result: MeteredInputs = {
+    bySubscription: new Map(),
+    toStore: new Map(),
+    problems: new Map(),
+    billingEvents: new Set(),
+  };
   // Most bills have no metered component: two reads tell, before the customers' other subscriptions are read.
   if (plans.length === 0 || !(await hasMeteredComponents(ctx, ...plans.map((p) => p.row.id)))) return result;
   const metering = await meteringOf(
@@ -78,6 +87,7 @@ export async function meteredUsageOf(
   );
   const meteredPlans = plans.filter((p) => metering.components.some((c) => c.subscriptionId === p.row.id));
   if (meteredPlans.length === 0) return result;
+  for (const plan of meteredPlans) result.billingEvents.add(plan.row.id);
   const since = earliestRead(meteredPlans, graceHoursOf(ctx));
   const ids = meteredPlans.map((p) => p.row.id);
   const [recordedPeriods, billed] = [
@@ -304,6 +314,22 @@ async function meteringOf(ctx: ServiceContext, customerIds: readonly number[]) {
   return { components, claimants: claimantsOf };
 }
 
+/** Which of the subscriptions have a usage component linked to a metric. */
+export async function subscriptionsBillingEvents(
+  ctx: ServiceContext,
+  subscriptionIds: readonly number[],
+): Promise<Set<number>> {
+  if (subscriptionIds.length === 0) return new Set();
+  const links = await repo.listSubscriptionComponents(ctx.db, ctx.account.id, [...subscriptionIds]);
+  const pricing = await usagePricing(
+    ctx,
+    links.map((l) => l.componentVersionId),
+  );
+  return new Set(
+    links.filter((l) => pricing.get(l.componentVersionId)?.metricId != null).map((l) => l.subscriptionId),
+  );
+}
+
 /** Whether any of the subscriptions has a usage component linked to a metric. */
 export async function hasMeteredComponents(
   ctx: ServiceContext,
@@ -315,6 +341,36 @@ export async function hasMeteredComponents(
     links.map((l) => l.componentVersionId),
   );
   return [...pricing.values()].some((p) => p.metricId !== null);
+}
+
+/**
+ * What the subscription uses of one metric in `period`, over every group, counted exactly as the bill run counts it
+ * when it bills the period (docs/usage.md, "Entitlements"): the period cut where billing stops, the events naming
+ * the subscription, and the customer's events naming none while the subscription claims them (claims.ts), negative
+ * groups as 0. A limit may govern a metric its subscription does not bill: it then claims the customer's unnamed
+ * events as if it billed it, after every earlier subscription that does.
+ */
+export async function usedOfMetric(
+  ctx: ServiceContext,
+  subscriptionId: number,
+  metric: BillableMetric,
+  period: UsagePeriod,
+): Promise<string> {
+  const row = await findSubscriptionRecord(ctx.db, ctx.account.id, subscriptionId);
+  if (!row) throw new NotFoundError('Subscription', subscriptionId);
+  const stop = stopDateOf(row);
+  const billedPeriod = stop !== null && stop < period.end ? { start: period.start, end: stop } : period;
+  if (billedPeriod.end <= billedPeriod.start) return '0';
+  const metering = await meteringOf(ctx, [row.customerId]);
+  const claimants = metering
+    .claimants(row.customerId)
+    .map((s) =>
+      s.id === row.id && !s.metricCodes.includes(metric.code)
+        ? { ...s, metricCodes: [...s.metricCodes, metric.code] }
+        : s,
+    );
+  const quantities = await quantityReader(ctx, row, metric, claimants)(billedPeriod);
+  return canonicalDecimal([...quantities.values()].reduce((sum, q) => sum.plus(q), new Big(0)));
 }
 
 /** A subscription's usage so far this period, per metric and group, with its price so far. */

@@ -5,6 +5,7 @@ import { planBilling } from './subscriptionBilling.ts';
 import {
   OPEN_END,
   correctionsOf,
+  eventsUnbilledAtStop,
   mayHaveLateEvents,
   meteringSubscription,
   periodInterval,
@@ -190,5 +191,30 @@ describe('late events', () => {
     expect(periodText({ start: '2026-11-15', end: '2026-12-15' })).toBe('15 Nov–14 Dec 2026');
     expect(periodText({ start: '2026-12-15', end: '2027-01-15' })).toBe('15 Dec 2026–14 Jan 2027');
     expect(periodText({ start: '2026-12-15', end: '2026-12-16' })).toBe('15 Dec 2026');
+  });
+});
+
+describe('the last invoice of usage read from events', () => {
+  it('is due on the stop day once every period is billed, until an invoice is dated on it', () => {
+    // Monthly from 15 Jan, ending 15 Mar: both periods billed in advance by 15 Feb, no usage rows open.
+    const timeline = subscription({ endDate: '2026-03-15' });
+    const byFeb = planBilling(timeline, [], '2026-02-15');
+    expect(byFeb.invoices.map((i) => i.invoiceDate)).toEqual(['2026-01-15', '2026-02-15']);
+    expect(byFeb.next.nextInvDate).toBeNull();
+    const billsEvents = { ...timeline, eventsUnbilledAtStop: '2026-03-15' };
+    expect(planBilling(billsEvents, [], '2026-02-15').next.nextInvDate).toBe('2026-03-15');
+    // Its usage, read from the events once the period is over, goes on that invoice; then nothing is left.
+    const after = planBilling(billsEvents, [usageRow(-1, '2026-02-15', '2026-03-15', '3')], '2026-03-15');
+    expect(after.invoices.map((i) => i.invoiceDate)).toEqual(['2026-01-15', '2026-02-15', '2026-03-15']);
+    expect(after.next.nextInvDate).toBeNull();
+  });
+
+  it('is owed only by a subscription billing events that has not invoiced through its stop', () => {
+    const record = { cancelDate: null, endDate: '2026-03-15', lastInvDate: '2026-02-15' };
+    expect(eventsUnbilledAtStop(record, true)).toBe('2026-03-15');
+    expect(eventsUnbilledAtStop(record, false)).toBeNull();
+    expect(eventsUnbilledAtStop({ ...record, lastInvDate: '2026-03-15' }, true)).toBeNull();
+    expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-03-01' }, true)).toBe('2026-03-01');
+    expect(eventsUnbilledAtStop({ ...record, endDate: null }, true)).toBeNull();
   });
 });

@@ -51,6 +51,19 @@ export function stopDateOf(record: {
 }
 
 /**
+ * The day billing stops, when a subscription billing usage from events has not billed that usage through it yet
+ * (its last invoice is dated before the stop): the date its last invoice of that usage is due. Null otherwise.
+ */
+export function eventsUnbilledAtStop(
+  record: { cancelDate: PlainDate | null; endDate: PlainDate | null; lastInvDate: PlainDate | null },
+  billsUsageFromEvents: boolean,
+): PlainDate | null {
+  const stop = stopDateOf(record);
+  if (!billsUsageFromEvents || stop === null) return null;
+  return record.lastInvDate !== null && record.lastInvDate >= stop ? null : stop;
+}
+
+/**
  * The usage periods whose metered usage can be billed through `through`: each billing period once (a period
  * recorded and planned again counts once, by its start), cut at `stopAt`, over by `through`, and not billed yet.
  * In order of their start.

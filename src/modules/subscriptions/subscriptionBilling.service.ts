@@ -13,6 +13,7 @@ import type {
 import { meteredUsageOf } from './meteredUsage.service.ts';
 import type { MeteredInputs, MeteringPlan } from './meteredUsage.service.ts';
 import { insertBilledMeteredUsage } from './meteredUsage.repository.ts';
+import { eventsUnbilledAtStop } from './meteredUsage.ts';
 import type { BilledMeteredUsage } from './meteredUsage.repository.ts';
 import { taxesFor } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
@@ -288,7 +289,10 @@ function decideBilling(
     }
     if (problem) return { row, parkReason: problem };
     try {
-      const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row));
+      const timeline = {
+        ...timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row)),
+        eventsUnbilledAtStop: eventsUnbilledAtStop(row, metered.billingEvents.has(row.id)),
+      };
       const plan = planBilling(timeline, usageToPlan(inputs, metered, row.id), today);
       for (const planned of plan.invoices) assertInvoiceWithinBounds(toNewInvoice(row, planned));
       return { row, plan };

@@ -107,6 +107,13 @@ export interface SubscriptionTimeline {
   setupBilled: boolean;
   terms: PriceTerms;
   pendingChange: { effectiveDate: PlainDate; terms: PriceTerms } | null;
+  /**
+   * Set when a component bills usage read from events and the subscription has stopped (or will stop) without that
+   * usage billed through the stop: the stop day. That usage is not among the open usage until its period is over
+   * (meteredUsage.service.ts reads it then), so this tells the plan that a last invoice is still to come on that
+   * day (docs/usage.md, "Billing usage").
+   */
+  eventsUnbilledAtStop?: PlainDate | null;
 }
 
 export type PeriodKind = 'trial' | 'stub' | 'term';
@@ -359,7 +366,7 @@ export function planBilling(
       nextRenewDate: run.invoices.some((i) => i.period) ? run.nextStart : timeline.nextRenewDate,
       lastRenewDate: run.lastRenewDate,
       lastInvDate: run.lastInvDate,
-      nextInvDate: ended && run.open.length === 0 ? null : run.nextInvDate,
+      nextInvDate: ended && run.open.length === 0 ? lastEventsInvoiceDate(run, timeline) : run.nextInvDate,
       setupBilled: run.setupBilled,
       anchorDate: run.anchorDate,
       terms: run.terms,
@@ -486,6 +493,17 @@ function periodInvoice(
       inclusive,
     ),
   };
+}
+
+/**
+ * Once every period is billed and no usage is open, nothing is left to bill, unless usage read from events is still
+ * to be billed through the stop: its last invoice is then dated on the stop day (never before creation).
+ */
+function lastEventsInvoiceDate(run: BillingRun, timeline: SubscriptionTimeline): PlainDate | null {
+  const stop = timeline.eventsUnbilledAtStop;
+  if (stop === undefined || stop === null) return null;
+  if (run.invoices.some((invoice) => invoice.invoiceDate >= stop)) return null;
+  return maxDate(stop, timeline.createdOn);
 }
 
 /** Once the subscription has stopped, the usage still open goes on one last invoice without a period. */

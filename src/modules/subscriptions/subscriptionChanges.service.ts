@@ -30,7 +30,7 @@ import { timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import { currentMeteredUsage, hasMeteredComponents, meteredUsageOf } from './meteredUsage.service.ts';
 import type { CurrentUsage } from './meteredUsage.service.ts';
-import { stopDateOf } from './meteredUsage.ts';
+import { eventsUnbilledAtStop, stopDateOf } from './meteredUsage.ts';
 
 export const CANCEL_TYPES = ['renewal', 'norefund', 'prorata', 'fullcredit'] as const;
 export type CancelType = (typeof CANCEL_TYPES)[number];
@@ -303,7 +303,10 @@ export async function upcomingInvoice(
   if (row.nextInvDate === null || row.parkedReason !== null) return null;
   const inputs = await billingInputs(ctx, [row]);
   try {
-    const timeline = timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row));
+    const timeline = {
+      ...timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row)),
+      eventsUnbilledAtStop: eventsUnbilledAtStop(row, await hasMeteredComponents(ctx, row.id)),
+    };
     const usage = await usageForPreview(ctx, row, timeline, inputs);
     const next = upcomingInvoiceOf(timeline, usage);
     if (!next) return null;

@@ -20,6 +20,8 @@ import { readDate } from './subscriptionInput.ts';
 import { anchorDateOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
+import { hasMeteredComponents } from './meteredUsage.service.ts';
+import { eventsUnbilledAtStop } from './meteredUsage.ts';
 
 type DateColumns = Partial<
   Pick<SubscriptionRecord, 'startDate' | 'endDate' | 'trialEndDate' | 'anchorDate' | 'firstProrataSyncDate'>
@@ -37,7 +39,13 @@ async function changeDates(
   const nextInvDate = await changeSubscription(ctx, subscriptionId, async (tctx, row, today) => {
     const dates = await change(tctx, row, today);
     const unbilled = await repo.listUnbilledUsageOf(tctx.db, ctx.account.id, row.id);
-    const next = scheduledInvoiceDate(timelineFor(ctx, { ...row, ...dates }), unbilled, today);
+    const changed = { ...row, ...dates };
+    const billsEvents = await hasMeteredComponents(tctx, row.id);
+    const timeline = {
+      ...timelineFor(ctx, changed),
+      eventsUnbilledAtStop: eventsUnbilledAtStop(changed, billsEvents),
+    };
+    const next = scheduledInvoiceDate(timeline, unbilled, today);
     await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {
       ...dates,
       nextInvDate: next,

@@ -16,6 +16,8 @@ import type {
 } from './subscription.ts';
 import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
+import { subscriptionsBillingEvents } from './meteredUsage.service.ts';
+import { eventsUnbilledAtStop, stopDateOf } from './meteredUsage.ts';
 
 /**
  * The next invoice's date, planned from the record (the bill run's next_inv_date can be a day it only records a
@@ -26,11 +28,12 @@ function nextInvoiceDateOf(
   ctx: ServiceContext,
   view: SubscriptionView,
   usage: SubscriptionUsage[],
+  billsEvents: boolean,
 ): PlainDate | null {
   if (view.nextInvDate === null || view.parkedReason !== null) return view.nextInvDate;
   try {
     return upcomingInvoiceDate(
-      timelineFor(ctx, view),
+      { ...timelineFor(ctx, view), eventsUnbilledAtStop: eventsUnbilledAtStop(view, billsEvents) },
       usage.filter((u) => u.invoiceId === null),
     );
   } catch (error) {
@@ -39,7 +42,10 @@ function nextInvoiceDateOf(
   }
 }
 
-/** Subscriptions with their components and current usage: three statements for a whole page. */
+/**
+ * Subscriptions with their components and current usage: three statements for a whole page, and two more when some
+ * of them stop.
+ */
 async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise<Subscription[]> {
   if (views.length === 0) return [];
   const on = today(ctx);
@@ -48,6 +54,11 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
   const componentsOf = groupBy(
     await repo.listComponents(ctx.db, ctx.account.id, ids),
     (c) => c.subscriptionId,
+  );
+  // Only a subscription that stops may owe a last invoice of usage read from events (eventsUnbilledAtStop).
+  const billingEvents = await subscriptionsBillingEvents(
+    ctx,
+    views.filter((v) => v.nextInvDate !== null && stopDateOf(v) !== null).map((v) => v.id),
   );
   const usageOf = groupBy(
     await repo.listUsageEndingAfterOrUnbilled(ctx.db, ctx.account.id, ids, on),
@@ -65,7 +76,7 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
       isCancelled: cancelled,
       isExpired: view.endDate !== null && view.endDate <= on,
       isFutureChange: view.pendingChange !== null || (view.cancelDate !== null && !cancelled),
-      nextInvoiceDate: nextInvoiceDateOf(ctx, view, usage),
+      nextInvoiceDate: nextInvoiceDateOf(ctx, view, usage, billingEvents.has(view.id)),
       components: (componentsOf.get(view.id) ?? []).map((c) => {
         // After a change made now two usage periods hold today: the one the change cut short (still billed
         // as recorded) and the new one from the change day. The units shown are the latest period's, where

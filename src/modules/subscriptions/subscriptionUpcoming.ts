@@ -1,4 +1,5 @@
-import { addDays } from '../../core/calendar.ts';
+import { addDays, maxDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import { planBilling } from './subscriptionBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 import type {
@@ -14,6 +15,11 @@ import type {
  * usage due), records their period and makes no invoice; so the next invoice is not necessarily the next date
  * the bill run looks at the subscription, and is found by planning on past those.
  */
+
+function lastEventsDate(record: SubscriptionTimeline): PlainDate | null {
+  const stop = record.eventsUnbilledAtStop ?? null;
+  return stop === null ? null : maxDate(stop, record.createdOn);
+}
 
 /** The record as the bill run stores it after carrying out `plan` (see billRows in the subscriptions module). */
 export function timelineAfter(timeline: SubscriptionTimeline, plan: BillingPlan): SubscriptionTimeline {
@@ -55,6 +61,10 @@ export function upcomingInvoiceOf(
     const plan = planBilling(record, open, nextDate);
     const withLine = plan.invoices.find((invoice) => invoice.lines.length > 0);
     if (withLine) return withLine;
+    // The last invoice of usage read from events: its lines are read from the events by the caller, through its date.
+    if (plan.invoices.length === 0 && nextDate === lastEventsDate(record)) {
+      return { invoiceDate: nextDate, lines: [], usageIds: [], period: null };
+    }
     const billed = new Set(plan.invoices.flatMap((invoice) => invoice.usageIds));
     open = open.filter((u) => !billed.has(u.usageId));
     record = timelineAfter(record, plan);

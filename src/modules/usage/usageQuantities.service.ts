@@ -7,6 +7,7 @@ import type { HourRollup, Interval } from './aggregation.ts';
 import * as repo from './usageEvent.repository.ts';
 import type { UsageScope } from './usageEvent.repository.ts';
 import { meteredEvent } from './usageEvent.service.ts';
+import { sumOfHours } from './usageTotals.repository.ts';
 
 /** What a subscription's quantity of one metric is asked over. */
 export interface UsageQuery {
@@ -145,12 +146,32 @@ async function carriedTotals(
     ),
   ];
   const totals = new Map<string, bigint>();
+  const add = (group: string, sum: bigint) => totals.set(group, (totals.get(group) ?? 0n) + sum);
   for (const { scope, interval } of segments) {
-    for (const { group, rollup } of await segmentRollups(db, accountId, scope, interval, q.metric)) {
-      totals.set(group, (totals.get(group) ?? 0n) + rollup.sum);
+    // The whole hours summed by the database (a year of history is one row per group, not 8,760 rollups read
+    // here), the partial edge hours from their raw events as a period's are.
+    const firstWhole = Math.max(0, Math.ceil(interval.from / HOUR_MS) * HOUR_MS);
+    const endWhole = hourOf(interval.to);
+    const edges = firstWhole < endWhole ? partialEdges(interval, firstWhole, endWhole) : [interval];
+    if (firstWhole < endWhole) {
+      for (const { group, sum } of await sumOfHours(db, accountId, scope, firstWhole, endWhole))
+        add(group, sum);
+    }
+    for (const edge of edges) {
+      for (const { group, rollup } of await segmentRollups(db, accountId, scope, edge, q.metric)) {
+        add(group, rollup.sum);
+      }
     }
   }
   return totals;
+}
+
+/** The parts of `interval` outside its whole hours [firstWhole, endWhole). */
+function partialEdges(interval: Interval, firstWhole: number, endWhole: number): Interval[] {
+  return [
+    { from: interval.from, to: firstWhole },
+    { from: endWhole, to: interval.to },
+  ].filter((r) => r.from < r.to);
 }
 
 /** Adds `item` to its group's list in place (an edge hour may hold hundreds of thousands of events). */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
+import { isPostgres } from '../../storage/columns.ts';
 import type { HourRollup } from './aggregation.ts';
 import { ROLLUP_COLUMNS, rollupFromRow } from './usageEvent.repository.ts';
 import type { RollupKey } from './usageEvent.repository.ts';
@@ -109,4 +110,16 @@ export async function allUniqueValues(
 export async function deleteRollups(db: Db, accountId: number): Promise<void> {
   await db.deleteFrom('usage_rollups').where('account_id', '=', accountId).execute();
   await db.deleteFrom('usage_unique_values').where('account_id', '=', accountId).execute();
+}
+
+/**
+ * Holds every insert of usage events, rollups and unique values until the transaction ends, and waits for those
+ * under way to commit, so that the events read next are all the events and the rollups written from them are not
+ * changed in between. PostgreSQL: SHARE locks, which conflict with the inserts' ROW EXCLUSIVE (every account's
+ * inserts wait, for as long as one account's rollups take to write). SQLite: the transaction began IMMEDIATE and
+ * already holds the database's write lock (docs/architecture.md, "Locks").
+ */
+export async function holdUsageInserts(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`lock table usage_events, usage_rollups, usage_unique_values in share mode`.execute(db);
 }

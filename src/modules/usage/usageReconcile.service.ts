@@ -30,7 +30,8 @@ const CHUNK = 5_000;
 /**
  * Recomputes every rollup and unique value of an account (or of every account with events) from its raw events
  * and reports each hour that differs (docs/usage.md, "Sending events"); with `fix`, writes the account's rollups
- * anew from its events in one transaction. Rollups are kept by the insert itself, so a difference means a bug or a
+ * anew from its events in one transaction that holds the inserts of events meanwhile, so it is safe while events
+ * are being sent. Rollups are kept by the insert itself, so a difference means a bug or a
  * hand-made change.
  */
 export async function reconcileUsage(
@@ -46,9 +47,13 @@ export async function reconcileUsage(
     const differences = await compareWithStored(db, accountId, expected);
     report.differences.push(...differences);
     if (options.fix && differences.length > 0) {
+      // Events may be arriving: the rollups are written from the events read again while no insert can run, so an
+      // event stored after the read above is neither lost nor counted twice.
       await db.transaction().execute(async (trx) => {
+        await reconcileRepo.holdUsageInserts(trx);
+        const current = await expectedRollups(trx, accountId);
         await reconcileRepo.deleteRollups(trx, accountId);
-        await writeRollups(trx, accountId, [...expected.values()]);
+        await writeRollups(trx, accountId, [...current.expected.values()]);
       });
       report.fixed = true;
     }

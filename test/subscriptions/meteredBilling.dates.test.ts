@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
+
+// docs/usage.md, "Billing usage": a subscription billed for its usage alone (a plan at 0.00 whose only component is
+// linked to a metric) gets its invoices, its next invoice date and its preview on the dates the bill run keeps.
+const clock = movableClock('2026-03-01T10:00:00.000Z');
+let t: TestService;
+
+beforeAll(async () => {
+  t = await startTestService({ clock });
+});
+afterAll(() => t.close());
+
+describe('a subscription billed for its metered usage alone', () => {
+  it('is previewed for the end of its period and billed then, in arrears', async () => {
+    const as = await t.newAccount('Shop usage only', { isTest: true });
+    const { metric, componentId } = await meteredComponent(as, 'api', 'count');
+    const plan = await createPlan(as, { chargePrice: 0 });
+    const customerId = await createCustomer(as);
+    const sub = await subscribe(as, customerId, plan, { componentUsage: [{ componentID: componentId }] });
+    const subscriptionId = sub.subscriptionID as number;
+    const calls = (at: string, n: number) =>
+      Array.from({ length: n }, () => ({ customerId, subscriptionId, code: metric.code, at }));
+
+    await sendEvents(as, calls('2026-03-01T09:00:00Z', 3));
+    // 1 March's invoice bills the plan's 0.00 in advance; the next is 1 April's, March's usage in arrears.
+    expect((await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}`)).comp_nextInvDate).toBe(
+      '2026-04-01T00:00:00.000Z',
+    );
+    const upcoming = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/upcoming-invoice`);
+    expect(upcoming.InvoiceDate.slice(0, 10)).toBe('2026-04-01');
+    expect(linesOf(upcoming).at(-1)).toEqual([
+      'API calls: 3 calls',
+      3,
+      'api',
+      '',
+      '3',
+      '2026-03-01',
+      '2026-04-01',
+    ]);
+
+    await advance(as, '2026-03-20T10:00:00Z');
+    await sendEvents(as, calls('2026-03-20T09:00:00Z', 2));
+    await advance(as, '2026-04-01T01:00:00Z');
+    const invoices = await invoicesOf(as, customerId);
+    expect(invoices.map((i) => i.InvoiceDate.slice(0, 10))).toEqual(['2026-03-01', '2026-04-01']);
+    expect(linesOf(invoices[1]).at(-1)).toEqual([
+      'API calls: 5 calls',
+      5,
+      'api',
+      '',
+      '5',
+      '2026-03-01',
+      '2026-04-01',
+    ]);
+    expect(invoices[1].Total).toBe(5);
+    expect((await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}`)).comp_nextInvDate).toBe(
+      '2026-05-01T00:00:00.000Z',
+    );
+  });
+
+  it("whose EndDate ends its last period gets a last invoice on that day for the period's usage", async () => {
+    const as = await t.newAccount('Shop usage until April', { isTest: true });
+    const { metric, componentId } = await meteredComponent(as, 'api', 'count');
+    const plan = await createPlan(as);
+    const customerId = await createCustomer(as);
+    const sub = await subscribe(as, customerId, plan, {
+      componentUsage: [{ componentID: componentId }],
+      EndDate: '2026-04-01',
+    });
+    const subscriptionId = sub.subscriptionID as number;
+    await sendEvents(
+      as,
+      Array.from({ length: 4 }, () => ({
+        customerId,
+        subscriptionId,
+        code: metric.code,
+        at: '2026-03-01T09:00:00Z',
+      })),
+    );
+    expect((await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}`)).comp_nextInvDate).toBe(
+      '2026-04-01T00:00:00.000Z',
+    );
+    const upcoming = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/upcoming-invoice`);
+    expect(upcoming.InvoiceDate.slice(0, 10)).toBe('2026-04-01');
+    expect(linesOf(upcoming)).toEqual([
+      ['API calls: 4 calls', 4, 'api', '', '4', '2026-03-01', '2026-04-01'],
+    ]);
+    await advance(as, '2026-04-01T01:00:00Z');
+    const invoices = await invoicesOf(as, customerId);
+    expect(invoices.map((i) => i.InvoiceDate.slice(0, 10))).toEqual(['2026-03-01', '2026-04-01']);
+    expect(linesOf(invoices[1])).toEqual(linesOf(upcoming));
+  });
+});
