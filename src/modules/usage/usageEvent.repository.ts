@@ -1,7 +1,19 @@
-import { createQueryId, sql } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  createQueryId,
+  sql,
+} from 'kysely';
 import type { Compilable, CompiledQuery } from 'kysely';
 import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
+import type { Database } from '../../storage/schema.ts';
 import { customerStates } from '../customers/index.ts';
 import type { HourRollup, MeteredEvent } from './aggregation.ts';
 import type { UsageEvent } from './usageEvent.ts';
@@ -64,12 +76,37 @@ type Values = readonly unknown[];
 type Built = Pick<CompiledQuery, 'sql' | 'query'>;
 const built = new Map<string, Built>();
 
+/**
+ * Compile-only databases, one per dialect, without connections or plugins. NOTE: a statement built on the caller's
+ * database would go through its plugins once when built, and a test's plugin holding the first such statement
+ * would take the build for the run; built here, the plugins see each run instead (runBuilt).
+ */
+const compilers = {
+  pg: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  }),
+  sqlite: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  }),
+};
+
 /** The statement `key` (dialect, kind and rows), built by `build` the first time it is asked for. */
-function statement(db: Db, key: string, build: () => Compilable<unknown>): Built {
-  const full = `${isPostgres(db) ? 'pg' : 'sqlite'}:${key}`;
+function statement(db: Db, key: string, build: (bare: Db) => Compilable<unknown>): Built {
+  const dialect = isPostgres(db) ? 'pg' : 'sqlite';
+  const full = `${dialect}:${key}`;
   let found = built.get(full);
   if (found === undefined) {
-    const { sql: text, query } = build().compile();
+    const { sql: text, query } = build(compilers[dialect]).compile();
     found = { sql: text, query };
     built.set(full, found);
   }
@@ -121,12 +158,12 @@ const CLAIM_COLUMNS = [
 ] as const;
 
 function claimStatement(db: Db, rows: number): Built {
-  return statement(db, `claim:${rows}`, () => {
-    const insert = db
+  return statement(db, `claim:${rows}`, (bare) => {
+    const insert = bare
       .insertInto('usage_transactions')
       .columns(['account_id', 'transaction_id', 'customer_id', 'occurred_at']);
     return (
-      isPostgres(db)
+      isPostgres(bare)
         ? insert.expression(unnested(CLAIM_COLUMNS, ['bigint']))
         : insert.expression(valuesList(rows, 4))
     )
@@ -218,11 +255,11 @@ const EVENT_COLUMNS_IN = [
 ] as const;
 
 function eventsStatement(db: Db, rows: number): Built {
-  return statement(db, `events:${rows}`, () => {
-    const insert = db
+  return statement(db, `events:${rows}`, (bare) => {
+    const insert = bare
       .insertInto('usage_events')
       .columns(['account_id', 'received_at', ...EVENT_COLUMNS_IN.map(([name]) => name)]);
-    return isPostgres(db)
+    return isPostgres(bare)
       ? insert.expression(unnested(EVENT_COLUMNS_IN, ['bigint', 'timestamptz']))
       : insert.expression(valuesList(rows, EVENT_COLUMNS_IN.length + 2));
   });
@@ -309,17 +346,17 @@ const ROLLUP_COLUMNS_IN = [
 ] as const;
 
 function rollupsStatement(db: Db, rows: number): Built {
-  return statement(db, `rollups:${rows}`, () => {
+  return statement(db, `rollups:${rows}`, (bare) => {
     // NOTE: PostgreSQL's two-argument maximum is greatest(); SQLite's is max().
-    const greatest = isPostgres(db) ? sql.raw('greatest') : sql.raw('max');
+    const greatest = isPostgres(bare) ? sql.raw('greatest') : sql.raw('max');
     const later = sql`(excluded.latest_at > usage_rollups.latest_at or (excluded.latest_at = usage_rollups.latest_at and excluded.latest_id > usage_rollups.latest_id))`;
-    const insert = db
+    const insert = bare
       .insertInto('usage_rollups')
       .columns(['account_id', ...ROLLUP_COLUMNS_IN.map(([name]) => name)]);
     // NOTE: SQLite reads `insert … select … on conflict` as a join's ON unless the select has a WHERE; its rows come
     // as a values list, which needs none.
     return (
-      isPostgres(db)
+      isPostgres(bare)
         ? insert.expression(unnested(ROLLUP_COLUMNS_IN, ['bigint']))
         : insert.expression(valuesList(rows, ROLLUP_COLUMNS_IN.length + 1))
     ).onConflict((oc) =>
@@ -388,12 +425,12 @@ const UNIQUE_COLUMNS_IN = [
 ] as const;
 
 function uniquesStatement(db: Db, rows: number): Built {
-  return statement(db, `uniques:${rows}`, () => {
-    const insert = db
+  return statement(db, `uniques:${rows}`, (bare) => {
+    const insert = bare
       .insertInto('usage_unique_values')
       .columns(['account_id', ...UNIQUE_COLUMNS_IN.map(([name]) => name)]);
     return (
-      isPostgres(db)
+      isPostgres(bare)
         ? insert.expression(unnested(UNIQUE_COLUMNS_IN, ['bigint']))
         : insert.expression(valuesList(rows, UNIQUE_COLUMNS_IN.length + 1))
     ).onConflict((oc) => oc.doNothing());
