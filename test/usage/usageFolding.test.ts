@@ -129,7 +129,8 @@ describe("an account's waiting usage calls", () => {
         Array(100).fill('accepted'),
       );
     }
-    // 11 calls of 100: ten in one transaction (an insert per 100 rows on SQLite, one on PostgreSQL), then one.
+    // A call of 100 more than a transaction takes: all but the last in one transaction (an insert per 100 rows on
+    // SQLite, one on PostgreSQL), then the last.
     const perTransaction = dialect === 'postgres' ? 1 : FOLDED_EVENTS / 100;
     expect(inserts).toBe(perTransaction + 1);
   });

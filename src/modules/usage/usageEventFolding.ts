@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { inTransaction } from '../../context.ts';
 import type { CustomerQueue } from '../../http/customerQueue.ts';
-import { letLoopTurnInside } from '../../storage/database.ts';
 import type { UsageEventOutcome } from './usageEvent.ts';
 import { sendUsageEventCalls } from './usageEventSending.service.ts';
 import type { SentUsageEvent } from './usageEventSending.service.ts';
@@ -16,7 +15,7 @@ import type { SentUsageEvent } from './usageEventSending.service.ts';
  */
 
 /** The most events one transaction records for the calls it takes together. */
-export const FOLDED_EVENTS = 1_000;
+export const FOLDED_EVENTS = 500;
 
 /** A call waiting for its events to be recorded, by its own turn or by the turn of a call ahead of it. */
 interface Waiting {
@@ -101,15 +100,13 @@ async function record(fold: Waiting[]): Promise<void> {
 }
 
 /**
- * NOTE: on SQLite the transaction's statements run on the event loop; it may turn between them (letLoopTurnInside),
- * so that other accounts' requests are read and answered meanwhile, from the read connection.
+ * NOTE: the transaction is never cut to let the event loop turn (docs/architecture.md, "Storage"): on SQLite it
+ * holds the file's write lock, and another process (or instance) waiting for it would wait the longer; so
+ * FOLDED_EVENTS bounds how long it holds the loop instead.
  */
 function inOneTransaction(
   ctx: ServiceContext,
   calls: readonly (readonly SentUsageEvent[])[],
 ): Promise<UsageEventOutcome[][]> {
-  return ctx.db.transaction().execute(async (trx) => {
-    await letLoopTurnInside(trx);
-    return sendUsageEventCalls(inTransaction(ctx, trx), calls);
-  });
+  return ctx.db.transaction().execute((trx) => sendUsageEventCalls(inTransaction(ctx, trx), calls));
 }
