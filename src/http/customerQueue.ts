@@ -51,14 +51,26 @@ export class CustomerQueue {
    * Runs `work` in the account's turn for usage events (docs/usage.md, "Sending events"): one batch at a time per
    * account, in a line of the same bounds, counted with the account's money movements.
    */
-  async inUsageTurn<T>(accountId: number, work: () => Promise<T>): Promise<T> {
-    return this.#inLine(accountId, `${accountId}:usage`, USAGE_LINE, work);
+  async inUsageTurn<T>(accountId: number, work: () => Promise<T>, admitted?: () => void): Promise<T> {
+    return this.#inLine(accountId, `${accountId}:usage`, USAGE_LINE, work, admitted);
   }
 
-  async #inLine<T>(accountId: number, key: string, kind: LineKind, work: () => Promise<T>): Promise<T> {
+  /**
+   * `admitted`, when given, is called once the request has its place (its turn, or a place in line), before it
+   * waits: a request refused as busy is never admitted.
+   */
+  async #inLine<T>(
+    accountId: number,
+    key: string,
+    kind: LineKind,
+    work: () => Promise<T>,
+    admitted?: () => void,
+  ): Promise<T> {
     const line = this.#lines.get(key);
-    if (line === undefined) this.#lines.set(key, []);
-    else await this.#wait(accountId, line, kind);
+    if (line === undefined) {
+      this.#lines.set(key, []);
+      admitted?.();
+    } else await this.#wait(accountId, line, kind, admitted);
     try {
       return await work();
     } finally {
@@ -66,7 +78,7 @@ export class CustomerQueue {
     }
   }
 
-  async #wait(accountId: number, line: (() => void)[], kind: LineKind): Promise<void> {
+  async #wait(accountId: number, line: (() => void)[], kind: LineKind, admitted?: () => void): Promise<void> {
     if (line.length >= this.#settings.waitingPerCustomer) {
       throw new ServiceBusyError(
         kind.code,
@@ -84,7 +96,9 @@ export class CustomerQueue {
     }
     this.#waitingPerAccount.set(accountId, waiting + 1);
     try {
-      await new Promise<void>((resolve) => line.push(resolve));
+      const turn = new Promise<void>((resolve) => line.push(resolve));
+      admitted?.();
+      await turn;
     } finally {
       const left = (this.#waitingPerAccount.get(accountId) ?? 1) - 1;
       if (left === 0) this.#waitingPerAccount.delete(accountId);

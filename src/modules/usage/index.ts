@@ -14,3 +14,6 @@ export { registerUsageUses } from './usageUses.ts';
 export type { ReconcileReport, RollupDifference } from './usageReconcile.service.ts';
 export { reconcileUsage } from './usageReconcile.service.ts';
 export { prepareMonthPartitions } from './usagePartitions.ts';
+/** An account's usage calls recorded in its turn, the waiting ones together (group commit). */
+export type { SentUsageEvent } from './usageEventSending.service.ts';
+export { FOLDED_EVENTS, sendInUsageTurn } from './usageEventFolding.ts';

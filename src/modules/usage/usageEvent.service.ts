@@ -17,7 +17,7 @@ export const FUTURE_HOURS = 24;
 const HOUR_MS = 3_600_000;
 
 /** An input that passed every check, its metric's reading done. */
-type Checked = Omit<EventToStore, 'id' | 'accountId' | 'receivedAt'> & {
+type Checked = Omit<EventToStore, 'id'> & {
   aggregation: BillableMetric['aggregation'];
 };
 type Refusal = Extract<UsageEventOutcome, { status: 'refused' }>;
@@ -182,10 +182,7 @@ async function storeAccepted(
     db,
     accepted.map((e) => e.occurredAt),
   );
-  await repo.insertEvents(
-    db,
-    accepted.map((e) => ({ ...e, accountId, receivedAt })),
-  );
+  await repo.insertEvents(db, accountId, receivedAt, accepted);
   const counted = accepted.filter((e) => e.counted);
   await addRollupsWithin64Bits(db, accountId, rollupsOf(counted));
   const uniques = counted

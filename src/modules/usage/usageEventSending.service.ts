@@ -25,16 +25,30 @@ export async function sendUsageEvents(
   ctx: ServiceContext,
   sent: readonly SentUsageEvent[],
 ): Promise<UsageEventOutcome[]> {
-  const references = sent.flatMap((e) =>
-    typeof e.customer === 'object' && 'reference' in e.customer ? [e.customer.reference] : [],
-  );
+  return (await sendUsageEventCalls(ctx, [sent]))[0]!;
+}
+
+/**
+ * Records several calls' events of one account together, in the transaction of `ctx.db` (or one of their own), as
+ * if each call had come after the one before it: an event whose transaction_id an earlier call sent is its
+ * duplicate. Each call's outcomes, one per event, in order.
+ */
+export async function sendUsageEventCalls(
+  ctx: ServiceContext,
+  calls: readonly (readonly SentUsageEvent[])[],
+): Promise<UsageEventOutcome[][]> {
+  const references = calls
+    .flat()
+    .flatMap((e) =>
+      typeof e.customer === 'object' && 'reference' in e.customer ? [e.customer.reference] : [],
+    );
   const byReference = await customerIdsByReferences(ctx.db, ctx.account.id, references);
   const now = nowInstant(ctx);
-  const resolved = sent.map((event) => resolve(event, byReference, now));
-  const valid = resolved.filter((r): r is UsageEventInput => !('status' in r));
+  const resolved = calls.map((sent) => sent.map((event) => resolve(event, byReference, now)));
+  const valid = resolved.flat().filter((r): r is UsageEventInput => !('status' in r));
   const recorded = await recordUsageEvents(ctx.db, ctx.account, now, valid);
   let next = 0;
-  return resolved.map((r) => ('status' in r ? r : recorded[next++]!));
+  return resolved.map((call) => call.map((r) => ('status' in r ? r : recorded[next++]!)));
 }
 
 function resolve(

@@ -5,7 +5,7 @@ import { ValidationError } from '../../errors.ts';
 import { pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { exportUsageEvents, listUsageEvents, usageEventsOfTransactions } from './usageEventReads.service.ts';
-import { sendUsageEvents } from './usageEventSending.service.ts';
+import { sendInUsageTurn } from './usageEventFolding.ts';
 import type { SentUsageEvent } from './usageEventSending.service.ts';
 import {
   BATCH_MAX,
@@ -28,13 +28,14 @@ import {
 const tags = ['Usage events'];
 
 /**
- * An account's usage calls take turns in the process, one transaction at a time (src/http/customerQueue.ts). NOTE:
- * without turns, ten connections of batches from one account each queue a transaction for the database (on SQLite,
- * for its one writer connection), and every other account's request waits behind all of them (docs/usage.md,
- * "Sending events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.
+ * An account's usage calls take turns in the process, one transaction at a time (src/http/customerQueue.ts), and
+ * the call whose turn comes records the waiting calls' events with its own (usageEventFolding.ts). NOTE: without
+ * turns, ten connections of batches from one account each queue a transaction for the database (on SQLite, for its
+ * one writer connection), and every other account's request waits behind all of them (docs/usage.md, "Sending
+ * events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.
  */
 function sendInTurn(request: FastifyRequest, sent: readonly SentUsageEvent[]) {
-  return request.customerQueue.inUsageTurn(request.ctx.account.id, () => sendUsageEvents(request.ctx, sent));
+  return sendInUsageTurn(request.customerQueue, request.ctx, sent);
 }
 
 export function registerUsageEventRoutes(app: App): void {

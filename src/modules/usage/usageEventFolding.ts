@@ -1,0 +1,112 @@
+import type { ServiceContext } from '../../context.ts';
+import { inTransaction } from '../../context.ts';
+import type { CustomerQueue } from '../../http/customerQueue.ts';
+import type { UsageEventOutcome } from './usageEvent.ts';
+import { sendUsageEventCalls } from './usageEventSending.service.ts';
+import type { SentUsageEvent } from './usageEventSending.service.ts';
+
+/**
+ * Group commit of an account's usage calls (docs/design/usage.md, "Speed (bench:usage)"). An account's calls take
+ * turns, one transaction at a time (src/http/customerQueue.ts); the call whose turn comes records, in its one
+ * transaction, its own events and those of the calls waiting behind it, up to FOLDED_EVENTS, in the order they
+ * came: each answered with its own outcomes, as if it had had its turn alone. Those it took find their work done
+ * when their turn comes. NOTE: a transaction costs a commit (on PostgreSQL a round trip and a flush, on SQLite a
+ * write of the log) and a statement per table whatever its rows; ten connections of batches paid them ten times.
+ */
+
+/** The most events one transaction records for the calls it takes together. */
+export const FOLDED_EVENTS = 500;
+
+/** A call waiting for its events to be recorded, by its own turn or by the turn of a call ahead of it. */
+interface Waiting {
+  ctx: ServiceContext;
+  sent: readonly SentUsageEvent[];
+  answer?: { outcomes: UsageEventOutcome[] } | { error: unknown };
+}
+
+/** Per process (its queue) and account, the admitted calls not recorded yet, in the order of their turns. */
+const waitingOf = new WeakMap<CustomerQueue, Map<number, Waiting[]>>();
+
+/**
+ * Records a call's events in its account's turn, with the calls waiting behind it. Throws ServiceBusyError, having
+ * recorded nothing, when the account's line is full; throws what recording the call alone throws.
+ */
+export async function sendInUsageTurn(
+  queue: CustomerQueue,
+  ctx: ServiceContext,
+  sent: readonly SentUsageEvent[],
+): Promise<UsageEventOutcome[]> {
+  let lines = waitingOf.get(queue);
+  if (lines === undefined) waitingOf.set(queue, (lines = new Map()));
+  const accountId = ctx.account.id;
+  const mine: Waiting = { ctx, sent };
+  const admitted = () => {
+    const line = lines.get(accountId);
+    if (line === undefined) lines.set(accountId, [mine]);
+    else line.push(mine);
+  };
+  await queue.inUsageTurn(
+    accountId,
+    async () => {
+      if (mine.answer === undefined) await record(takeFold(lines, accountId));
+    },
+    admitted,
+  );
+  const answer = mine.answer!;
+  if ('error' in answer) throw answer.error;
+  return answer.outcomes;
+}
+
+/** The calls of the account's line from its front (the call whose turn it is) up to FOLDED_EVENTS events. */
+function takeFold(lines: Map<number, Waiting[]>, accountId: number): Waiting[] {
+  const line = lines.get(accountId)!;
+  let events = line[0]!.sent.length;
+  let count = 1;
+  while (count < line.length && events + line[count]!.sent.length <= FOLDED_EVENTS) {
+    events += line[count]!.sent.length;
+    count++;
+  }
+  const fold = line.splice(0, count);
+  if (line.length === 0) lines.delete(accountId);
+  return fold;
+}
+
+/**
+ * The calls' events recorded in one transaction. When it fails (one call's batch would pass an hour's 64 bits,
+ * say), nothing of it was kept, and each call is recorded alone: one call's failure is its own answer only.
+ */
+async function record(fold: Waiting[]): Promise<void> {
+  const first = fold[0]!.ctx;
+  try {
+    const answers = await inOneTransaction(
+      first,
+      fold.map((w) => w.sent),
+    );
+    fold.forEach((w, i) => (w.answer = { outcomes: answers[i]! }));
+    return;
+  } catch (error) {
+    if (fold.length === 1) {
+      fold[0]!.answer = { error };
+      return;
+    }
+  }
+  for (const w of fold) {
+    try {
+      w.answer = { outcomes: (await inOneTransaction(w.ctx, [w.sent]))[0]! };
+    } catch (error) {
+      w.answer = { error };
+    }
+  }
+}
+
+/**
+ * NOTE: the transaction is never cut to let the event loop turn (docs/architecture.md, "Storage"): on SQLite it
+ * holds the file's write lock, and another process (or instance) waiting for it would wait the longer; so
+ * FOLDED_EVENTS bounds how long it holds the loop instead.
+ */
+function inOneTransaction(
+  ctx: ServiceContext,
+  calls: readonly (readonly SentUsageEvent[])[],
+): Promise<UsageEventOutcome[][]> {
+  return ctx.db.transaction().execute((trx) => sendUsageEventCalls(inTransaction(ctx, trx), calls));
+}

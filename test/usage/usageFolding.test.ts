@@ -1,0 +1,195 @@
+import type { KyselyPlugin } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceContext } from '../../src/context.ts';
+import { CustomerQueue } from '../../src/http/customerQueue.ts';
+import { FOLDED_EVENTS, sendInUsageTurn } from '../../src/modules/usage/index.ts';
+import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/index.ts';
+import { accountContext } from '../helpers/context.ts';
+import { createCustomer } from '../helpers/billing.ts';
+import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
+import { dialect, startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { defineMetric } from './usage.fixtures.ts';
+
+// The calls waiting behind an account's usage turn are recorded together, in the turn's one transaction, each
+// answered with its own outcomes as if it had had its turn alone (docs/design/usage.md, "Speed (bench:usage)").
+// The calls are made in the process, so that the order in which they take their places in line is known.
+
+let t: TestService;
+let ctx: ServiceContext;
+beforeAll(async () => {
+  // The workers stay idle: on SQLite a worker's poll is a write, which would wait for the held transaction.
+  t = await startTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
+  ctx = await accountContext(t, t.accountId);
+});
+afterAll(() => t?.close());
+
+/** Counts the inserts into usage_events: one per transaction of up to 100 events. */
+function countEventInserts(): { plugin: KyselyPlugin; count: () => number } {
+  let inserts = 0;
+  const isEventInsert = insertInto('usage_events');
+  return {
+    count: () => inserts,
+    plugin: {
+      transformQuery({ node }) {
+        if (isEventInsert(node)) inserts++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    },
+  };
+}
+
+/**
+ * The first call's insert held, the calls given then take their places in line behind it; released, they are
+ * recorded. Returns every call's answer (outcomes, or what it threw) and how many inserts of events the calls
+ * behind the first made.
+ */
+async function behindAHeldCall(first: SentUsageEvent[], behind: SentUsageEvent[][]) {
+  const queue = new CustomerQueue({ waitingPerCustomer: 50, waitingPerAccount: 200, lockTimeoutMs: 5_000 });
+  const held = holdStatement(insertInto('usage_events'));
+  const inserts = countEventInserts();
+  const db = t.service.storage.db;
+  const answer = (call: Promise<UsageEventOutcome[]>) =>
+    call.then(
+      (outcomes) => ({ outcomes }),
+      (error: unknown) => ({ error: error as { code?: string } }),
+    );
+  try {
+    const firstAnswer = answer(sendInUsageTurn(queue, { ...ctx, db: db.withPlugin(held.plugin) }, first));
+    await held.reached;
+    const counted = { ...ctx, db: db.withPlugin(inserts.plugin) };
+    const answers = behind.map((sent) => answer(sendInUsageTurn(queue, counted, sent)));
+    held.release();
+    return { first: await firstAnswer, behind: await Promise.all(answers), inserts: inserts.count() };
+  } finally {
+    held.release();
+  }
+}
+
+const at = () => new Date().toISOString();
+
+describe("an account's waiting usage calls", () => {
+  it('are recorded in one transaction, each answered with its own outcomes, duplicates across them once', async () => {
+    await defineMetric(t.service.storage.db, t.accountId, 'calls', 'count');
+    const customerId = await createCustomer(t);
+    const event = (transactionId: string, customer = customerId): SentUsageEvent => ({
+      transactionId,
+      customer: { id: customer },
+      subscriptionId: null,
+      code: 'calls',
+      timestamp: at(),
+      properties: {},
+    });
+
+    const { first, behind, inserts } = await behindAHeldCall(
+      [event('f-a0')],
+      [
+        [event('f-b1'), event('f-b2', 999_999_999), event('f-a0')],
+        [event('f-b1'), event('f-c1')],
+      ],
+    );
+    // The two calls behind the first took one transaction: one insert of their events.
+    expect(inserts).toBe(1);
+    const a = (first as { outcomes: UsageEventOutcome[] }).outcomes;
+    const [b, c] = behind.map((answer) => (answer as { outcomes: UsageEventOutcome[] }).outcomes);
+    expect(a).toEqual([{ status: 'accepted', eventId: expect.any(Number) }]);
+    // A duplicate answers the event first sent: the first call's, and the second's for the third.
+    expect(b).toEqual([
+      { status: 'accepted', eventId: expect.any(Number) },
+      { status: 'refused', field: 'customerID', detail: expect.any(String) },
+      { status: 'duplicate', eventId: (a[0] as { eventId: number }).eventId },
+    ]);
+    expect(c).toEqual([
+      { status: 'duplicate', eventId: (b![0] as { eventId: number }).eventId },
+      { status: 'accepted', eventId: expect.any(Number) },
+    ]);
+
+    const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events`);
+    const recorded = listed.body.map((e: { transaction_id: string }) => e.transaction_id).sort();
+    expect(recorded).toEqual(['f-a0', 'f-b1', 'f-c1']);
+  });
+
+  it(`take at most ${FOLDED_EVENTS} events a transaction, the rest in the next`, async () => {
+    await defineMetric(t.service.storage.db, t.accountId, 'bulk', 'count');
+    const customerId = await createCustomer(t);
+    const batch = (prefix: string, size: number): SentUsageEvent[] =>
+      Array.from({ length: size }, (_, i) => ({
+        transactionId: `${prefix}-${i}`,
+        customer: { id: customerId },
+        subscriptionId: null,
+        code: 'bulk',
+        timestamp: at(),
+        properties: {},
+      }));
+    const calls = Array.from({ length: FOLDED_EVENTS / 100 + 1 }, (_, i) => batch(`k${i}`, 100));
+    const { behind, inserts } = await behindAHeldCall(batch('k-first', 1), calls);
+    for (const answer of behind) {
+      expect((answer as { outcomes: UsageEventOutcome[] }).outcomes.map((o) => o.status)).toEqual(
+        Array(100).fill('accepted'),
+      );
+    }
+    // A call of 100 more than a transaction takes: all but the last in one transaction (an insert per 100 rows on
+    // SQLite, one on PostgreSQL), then the last.
+    const perTransaction = dialect === 'postgres' ? 1 : FOLDED_EVENTS / 100;
+    expect(inserts).toBe(perTransaction + 1);
+  });
+
+  it("fail alone: a call refused whole leaves the others' events recorded", async () => {
+    const db = t.service.storage.db;
+    const huge = await defineMetric(db, t.accountId, 'huge', 'sum', { property: 'n' });
+    await defineMetric(db, t.accountId, 'pings', 'count');
+    const customerId = await createCustomer(t);
+    // An instant of this hour, so that every huge event falls in one hour's rollup.
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1_000).toISOString();
+    const hugeEvent = (transactionId: string): SentUsageEvent => ({
+      transactionId,
+      customer: { id: customerId },
+      subscriptionId: null,
+      code: 'huge',
+      timestamp: hour,
+      properties: { n: 1_000_000_000 },
+    });
+    const ping = (transactionId: string): SentUsageEvent => ({
+      transactionId,
+      customer: { id: customerId },
+      subscriptionId: null,
+      code: 'pings',
+      timestamp: at(),
+      properties: {},
+    });
+    const seeded = await sendInUsageTurn(
+      new CustomerQueue({ waitingPerCustomer: 1, waitingPerAccount: 1, lockTimeoutMs: 5_000 }),
+      ctx,
+      [hugeEvent('h-0')],
+    );
+    expect(seeded).toEqual([{ status: 'accepted', eventId: expect.any(Number) }]);
+    // As in usageStore.test.ts: the stored total moved by hand to where one more event's 10^13 passes 2^63 − 1.
+    const nearMax = 9_223_372_036_854_775_807n - 9_999_999_999_999n;
+    await db
+      .updateTable('usage_rollups')
+      .set({ value_sum: nearMax })
+      .where('account_id', '=', t.accountId)
+      .where('metric_id', '=', huge.id)
+      .execute();
+
+    const { first, behind } = await behindAHeldCall(
+      [ping('h-p0')],
+      [[ping('h-p1'), hugeEvent('h-1')], [ping('h-p2')]],
+    );
+    expect(first).toEqual({ outcomes: [{ status: 'accepted', eventId: expect.any(Number) }] });
+    expect(behind[0]).toMatchObject({ error: { code: 'usage_total_too_large' } });
+    expect(behind[1]).toEqual({ outcomes: [{ status: 'accepted', eventId: expect.any(Number) }] });
+
+    const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events`);
+    const recorded = listed.body.map((e: { transaction_id: string }) => e.transaction_id).sort();
+    expect(recorded).toEqual(['h-0', 'h-p0', 'h-p2']);
+    const total = await db
+      .selectFrom('usage_rollups')
+      .select((eb) => eb.cast<string>('value_sum', 'text').as('sum'))
+      .where('account_id', '=', t.accountId)
+      .where('metric_id', '=', huge.id)
+      .executeTakeFirstOrThrow();
+    expect(total.sum).toBe(String(nearMax));
+  });
+});
