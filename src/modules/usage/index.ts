@@ -14,3 +14,5 @@ export { registerUsageUses } from './usageUses.ts';
 export type { ReconcileReport, RollupDifference } from './usageReconcile.service.ts';
 export { reconcileUsage } from './usageReconcile.service.ts';
 export { prepareMonthPartitions } from './usagePartitions.ts';
+export type { UsageArrivals } from './usageArrivals.ts';
+export { lastUsageEventId, usageArrivalsAfter } from './usageArrivals.ts';
