@@ -19,6 +19,7 @@ const MODULE_ORDER = [
   'usage',
   'subscriptions',
   'entitlements',
+  'usageAlerts',
   'collections',
   'batches',
   'widgets',

@@ -20,6 +20,7 @@ import { registerCurrencyRoutes } from './modules/catalogue/currencies.routes.ts
 import { registerPackageGroupRoutes } from './modules/catalogue/packageGroups.routes.ts';
 import { registerEntitlementRoutes } from './modules/entitlements/entitlements.routes.ts';
 import { registerFeatureRoutes } from './modules/entitlements/features.routes.ts';
+import { registerUsageAlertRoutes } from './modules/usageAlerts/usageAlerts.routes.ts';
 import { registerBillableMetricRoutes } from './modules/catalogue/billableMetrics.routes.ts';
 import { registerPackageRoutes } from './modules/catalogue/packages.routes.ts';
 import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
@@ -132,6 +133,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerSubscriptionChangeRoutes(v1);
   registerFeatureRoutes(v1);
   registerEntitlementRoutes(v1);
+  registerUsageAlertRoutes(v1);
   registerPaymentMethodsRoutes(v1);
   registerPaymentsRoutes(v1);
   registerAdjustmentsRoutes(v1);

@@ -375,6 +375,44 @@ function billedAheadMessage(asOf: string, ahead: BilledAhead[]): string {
 }
 
 program
+  .command('check-usage-alerts')
+  .description(
+    "evaluate usage alerts now: each alert that has reached its threshold in its subscription's current period " +
+      'fires (its event, and its e-mail when the account wants one), once a period whoever evaluates',
+  )
+  .option('--account <id>', 'only this account', positiveInteger)
+  .option('--json', 'print JSON')
+  .action(async (options: { account?: number; json?: boolean }) => {
+    const { withStorage, secretBox, commandLogger } = await runtime();
+    const { checkAllUsageAlerts } = await import('./billing/usageAlerts.ts');
+    const secrets = secretBox();
+    const summary = await withStorage(async (storage) => {
+      if (options.account !== undefined) await (await auth()).getAccount(storage.db, options.account);
+      return checkAllUsageAlerts(
+        {
+          db: storage.db,
+          clock: systemClock,
+          wallClock: systemClock,
+          log: commandLogger('warn'),
+          secrets,
+          // A running service's mail worker sends what this queues at its next round.
+          mailQueued: () => {},
+        },
+        { accountId: options.account },
+      );
+    });
+    if (options.json) {
+      console.log(JSON.stringify(summary));
+    } else {
+      console.log(
+        `Checked ${summary.alerts} usage alert(s): ${summary.fired} fired, ${summary.emails} e-mail(s) queued; ` +
+          `${summary.failures} subscription(s) failed.`,
+      );
+    }
+    if (summary.failures > 0) process.exitCode = 1;
+  });
+
+program
   .command('reconcile-usage')
   .description(
     'recompute usage rollups from the raw events and report each hour that differs (exit status 1 when one does, ' +

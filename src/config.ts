@@ -60,6 +60,8 @@ export interface Config {
   workerIntervalMs: number;
   /** How often the service runs the bill run; 0: never (bill with `billing run`, e.g. from cron). */
   billingIntervalMs: number;
+  /** How often the service evaluates usage alerts; 0: never (evaluate with `billing check-usage-alerts`). */
+  usageAlertIntervalMs: number;
   /** How long a card charge may go unanswered before the next collection run asks the gateway again. */
   collectionUnansweredAfterMs: number;
   bodyLimitBytes: number;
@@ -220,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat,
     workerIntervalMs: integerSetting(env, 'WORKER_INTERVAL_MS', 5000, 10, 3_600_000),
     billingIntervalMs: integerSetting(env, 'BILLING_INTERVAL_MS', 60_000, 0, 86_400_000),
+    usageAlertIntervalMs: integerSetting(env, 'USAGE_ALERT_INTERVAL_MS', 60_000, 0, 86_400_000),
     collectionUnansweredAfterMs: integerSetting(
       env,
       'COLLECTION_UNANSWERED_AFTER_MS',

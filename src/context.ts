@@ -44,6 +44,8 @@ export interface Account {
   collectionLoop: CollectionLoopSettings;
   /** How many hours late a usage event may arrive (docs/usage.md, "Grace and late events"). */
   usageGraceHours: number;
+  /** Whether customers are e-mailed when a usage alert fires (docs/usage.md, "Alerts"). */
+  usageAlertEmails: boolean;
 }
 
 export interface CollectionLoopSettings {

@@ -14,6 +14,8 @@ import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { createLogger, flushLogs } from './logger.ts';
 import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
+import { startUsageAlertWorker } from './billing/usageAlerts.ts';
+import type { UsageAlertWorker } from './billing/usageAlerts.ts';
 import { findSellerDetails, getAccount, keepCredentialLookups } from './modules/auth/index.ts';
 import type { KeptCredentials } from './modules/auth/index.ts';
 import { keepCataloguePages } from './modules/catalogue/index.ts';
@@ -103,6 +105,7 @@ interface Started {
   mailWorker?: MailWorker;
   webhookWorker?: WebhookWorker;
   billingWorker?: BillingWorker;
+  usageAlertWorker?: UsageAlertWorker;
   idempotencyLease?: IdempotencyLease;
   keptCredentials?: KeptCredentials;
   app?: App;
@@ -173,6 +176,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // Once the service answers: a first round with much due would otherwise run while the app starts (its plugins
     // have a start timeout), and a long one would keep /healthz from answering.
     started.billingWorker = startBilling(config, options, base, log, mail, webhooks);
+    started.usageAlertWorker = startUsageAlerts(config, options, base, log, mail, webhooks);
     return runningService(started, secrets, log, config);
   } catch (error) {
     await stopStarted(started).catch((closeError: unknown) =>
@@ -283,6 +287,29 @@ function startBilling(
   );
 }
 
+/** Usage alerts evaluated every USAGE_ALERT_INTERVAL_MS (docs/design/usage.md, "Alerts"); 0 turns it off. */
+function startUsageAlerts(
+  config: Config,
+  options: ServiceOptions,
+  base: WorkerBase,
+  log: Logger,
+  mail: MailWorker,
+  webhooks: WebhookWorker,
+): UsageAlertWorker | undefined {
+  if (config.usageAlertIntervalMs <= 0) return undefined;
+  return startUsageAlertWorker(
+    {
+      ...base,
+      log: log.child({ worker: 'usage-alerts' }),
+      mailQueued: () => mail.wake(),
+      webhookSender: webhooks,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
+    },
+    config.usageAlertIntervalMs,
+  );
+}
+
 function runningService(started: Started, secrets: SecretBox, log: Logger, config: Config): Service {
   const app = started.app!;
   const address = app.server.address();
@@ -310,11 +337,13 @@ async function stopStarted(started: Started): Promise<void> {
   if (started.housekeeping) clearInterval(started.housekeeping);
   // Told at once, a bill run in progress stops after its transaction in progress, while requests finish.
   const billingStopped = started.billingWorker?.stop();
+  const usageAlertsStopped = started.usageAlertWorker?.stop();
   if (started.app) {
     await started.app.close();
     await started.inflight.idle(SHUTDOWN_GRACE_MS);
   }
   await billingStopped;
+  await usageAlertsStopped;
   // Before the mail worker: disabling an endpoint queues mail.
   await started.webhookWorker?.stop();
   await started.mailWorker?.stop();

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.ts';
 import { addDays, dateAt, startOfDate } from '../core/calendar.ts';
 import { accountRef, setTestClock, testAccountForAdvance } from '../modules/auth/index.ts';
 import { emitEvent, snapshotResource } from '../modules/events/index.ts';
+import { checkUsageAlerts } from '../modules/usageAlerts/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import type { BillingDeps, BillRunSummary } from './billRun.ts';
 import { billAccount, billingContext, emptySummary } from './billRun.ts';
@@ -37,10 +38,14 @@ export async function advanceTestClock(
     const dayStart = startOfDate(day, account.timeZone);
     const at = day === lastDay ? to : dayStart < account.testClockAt! ? account.testClockAt! : dayStart;
     // The days before the last are caught up: their reminders wait for it (only the latest due is sent).
-    const summary = await billAccount(billingContext(deps, account, at), { catchingUpTo: lastDay });
+    const dayContext = billingContext(deps, account, at);
+    const summary = await billAccount(dayContext, { catchingUpTo: lastDay });
     for (const key of Object.keys(billed) as (keyof BillRunSummary)[]) {
       if (key !== 'accounts') billed[key] += summary[key];
     }
+    // Each day's usage alerts too, so that a test account sees a period's firing before its clock leaves it
+    // (docs/usage.md, "Alerts").
+    await checkUsageAlerts(dayContext, 'all');
   }
   if (to !== account.testClockAt) {
     // The event happens at the clock's new time; the account's object shows it as TestClockDate.

@@ -55,6 +55,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
 
   // Entitlements: the Pro plan gives 10,000 API calls a billing period; Ada's subscription has used 7,250.
   featureID: 31,
+  usageAlertID: 73,
   featureValueID: 57,
   featureCode: 'api-calls',
   FeatureCode: 'api-calls',
@@ -133,6 +134,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   AutoSubmitBatches: false,
   StaffEmail: 'accounts@northwind.example',
   UsageGraceHours: 72,
+  UsageAlertEmails: false,
   StatementPeriod: 'monthly',
   PortalAllowCancel: true,
   PortalSwitchPackageIDs: [3, 4],
@@ -265,6 +267,10 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodEnd: '2026-04-04',
   // Usage read from events (docs/usage.md)
   UsageGroup: 'eu-west',
+  // Usage alerts: Ada's subscription is told when its API calls reach 8,000 in a period (docs/usage.md, "Alerts").
+  Threshold: '8000',
+  FiredThisPeriod: true,
+  FiredAt: '2026-03-21',
 
   // Payment methods
   NameOnCard: 'Ada',
@@ -436,6 +442,16 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'Entitlements.Source': 'package',
   'Entitlements.PeriodStart': '2026-03-05',
   'Entitlements.PeriodEnd': '2026-04-05',
+  'Usage alerts.Name': '80% of API calls',
+  'Usage alerts.Kind': 'quantity',
+  'Usage alerts.PeriodStart': '2026-03-05',
+  'Usage alerts.PeriodEnd': '2026-04-05',
+  'Usage alerts.Value': '8012',
+  'UsageAlert.Name': '80% of API calls',
+  'UsageAlert.Kind': 'quantity',
+  'UsageAlert.PeriodStart': '2026-03-05',
+  'UsageAlert.PeriodEnd': '2026-04-05',
+  'UsageAlert.Value': '8012',
   'Adjustments.Memo': 'Refund of a duplicate card payment',
   'Adjustments.Ref': 'RF-0193',
   'Customer.Name': 'Ada',

@@ -104,6 +104,11 @@ const TAGS = [
     "What a customer's live subscriptions give, one feature's check, and the atomic check-and-record of usage.",
   ],
   [
+    'Usage alerts',
+    "Thresholds on a subscription's usage so far in its period, a quantity or an amount: reaching one emits " +
+      'usage.threshold_crossed and may e-mail the customer, once a period (docs/usage.md, "Alerts").',
+  ],
+  [
     'Invoices',
     'Invoices made by the bill run or by hand: lines, taxes, totals, balance, status, PDF and e-mail.',
   ],

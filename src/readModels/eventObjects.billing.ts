@@ -23,6 +23,7 @@ import {
   toFeatureDto,
   toFeatureValueDto,
 } from '../modules/entitlements/index.ts';
+import { toUsageAlertDto, usageAlertsByIds } from '../modules/usageAlerts/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -34,6 +35,7 @@ import { withInvoiceFigures } from './invoices.view.ts';
 export const billingEventObjects: Record<string, EventObjectRenderer> = {
   feature: numericRenderer(featuresByIds, (_ctx, features) => features.map(toFeatureDto)),
   feature_value: numericRenderer(featureValuesByIds, (_ctx, values) => values.map(toFeatureValueDto)),
+  usage_alert: numericRenderer(usageAlertsByIds, (_ctx, alerts) => alerts.map(toUsageAlertDto)),
   invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
     (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
   ),

@@ -46,6 +46,7 @@ import * as billableMetrics from './migrations/0041_billable_metrics.ts';
 import * as usageEvents from './migrations/0042_usage_events.ts';
 import * as meteredUsage from './migrations/0043_metered_usage.ts';
 import * as entitlements from './migrations/0044_entitlements.ts';
+import * as usageAlerts from './migrations/0045_usage_alerts.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   '0042_usage_events': usageEvents,
   '0043_metered_usage': meteredUsage,
   '0044_entitlements': entitlements,
+  '0045_usage_alerts': usageAlerts,
 };
 
 /**

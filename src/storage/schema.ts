@@ -12,6 +12,7 @@ import type { InvoicingTables } from '../modules/invoicing/tables.ts';
 import type { LedgerTables } from '../modules/ledger/tables.ts';
 import type { SubscriptionsTables } from '../modules/subscriptions/tables.ts';
 import type { EntitlementsTables } from '../modules/entitlements/tables.ts';
+import type { UsageAlertsTables } from '../modules/usageAlerts/tables.ts';
 import type { CollectionsTables } from '../modules/collections/tables.ts';
 import type { BatchesTables } from '../modules/batches/tables.ts';
 import type { WidgetsTables } from '../modules/widgets/tables.ts';
@@ -35,6 +36,7 @@ export type * from '../modules/invoicing/tables.ts';
 export type * from '../modules/ledger/tables.ts';
 export type * from '../modules/subscriptions/tables.ts';
 export type * from '../modules/entitlements/tables.ts';
+export type * from '../modules/usageAlerts/tables.ts';
 export type * from '../modules/collections/tables.ts';
 export type * from '../modules/batches/tables.ts';
 export type * from '../modules/widgets/tables.ts';
@@ -71,6 +73,7 @@ export interface Database
     LedgerTables,
     SubscriptionsTables,
     EntitlementsTables,
+    UsageAlertsTables,
     CollectionsTables,
     BatchesTables,
     WidgetsTables,

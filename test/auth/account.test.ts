@@ -72,6 +72,7 @@ const FIELDS = [
   'PortalSwitchPackageIDs',
   'isTaxInclusive',
   'UsageGraceHours',
+  'UsageAlertEmails',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -108,6 +109,7 @@ describe('GET /v1/account', () => {
       PortalSwitchPackageIDs: [],
       isTaxInclusive: false,
       UsageGraceHours: 72,
+      UsageAlertEmails: false,
     });
   });
 
@@ -326,6 +328,21 @@ describe('PUT /v1/account: the usage grace window', () => {
       expect(await readAccount(as)).toMatchObject({ UsageGraceHours: 72 });
     },
   );
+});
+
+describe('PUT /v1/account: usage alert e-mails', () => {
+  it('are off until turned on, and take only a boolean', async () => {
+    const as = await t.newAccount('Usage alert e-mails');
+    expect(await readAccount(as)).toMatchObject({ UsageAlertEmails: false });
+    expect((await put(as, { UsageAlertEmails: true })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({ UsageAlertEmails: true });
+    const res = await put(as, { UsageAlertEmails: 'yes' });
+    expect(res.status, res.text).toBe(422);
+    expect(JSON.stringify(res.body)).toContain('UsageAlertEmails');
+    expect(await readAccount(as)).toMatchObject({ UsageAlertEmails: true });
+    expect((await put(as, { UsageAlertEmails: false })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({ UsageAlertEmails: false });
+  });
 });
 
 describe('PUT /v1/account: the collection loop', () => {

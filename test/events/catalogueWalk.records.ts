@@ -3,6 +3,11 @@ import { createPlan, subscribe } from '../helpers/billing.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { ok } from '../helpers/resourceEvents.ts';
 import { charges, plusDays, receiver } from './catalogueWalk.fixtures.ts';
+import {
+  meteredComponent,
+  meteredSubscription,
+  sendEvents,
+} from '../subscriptions/meteredBilling.fixtures.ts';
 
 // The catalogue walk's steps through the records an account keeps: its webhook endpoints, customers, catalogue,
 // invoices and money, recurring invoices and subscriptions (catalogue.walk.test.ts).
@@ -345,4 +350,29 @@ export async function walkEntitlements(account: TestAccount) {
   await ok(account, 'PUT', valuePath, { Enabled: true });
   await ok(account, 'DELETE', valuePath);
   await ok(account, 'DELETE', featurePath);
+}
+
+/**
+ * usage_alert: alerts set on a metered subscription, one replaced and one deleted; the event sent now reaches the
+ * one left, which fires (usage.threshold_crossed) when the walk next moves the test clock.
+ */
+export async function walkUsageAlerts(account: TestAccount, customerID: number, now: string) {
+  const { componentId } = await meteredComponent(account, 'alert_calls', 'count');
+  const { subscriptionId } = await meteredSubscription(account, [componentId], customerID);
+  const path = `/v1/subscriptions/${subscriptionId}/usage-alerts`;
+  const alert = await ok(account, 'POST', path, {
+    Name: 'First call',
+    Kind: 'quantity',
+    MetricCode: 'alert_calls',
+    Threshold: 2,
+  });
+  await ok(account, 'PUT', `${path}/${alert.usageAlertID}`, {
+    Name: 'First call',
+    Kind: 'quantity',
+    MetricCode: 'alert_calls',
+    Threshold: 1,
+  });
+  const spend = await ok(account, 'POST', path, { Name: 'Spend', Kind: 'amount', Threshold: 100 });
+  await ok(account, 'DELETE', `${path}/${spend.usageAlertID}`);
+  await sendEvents(account, [{ customerId: customerID, subscriptionId, code: 'alert_calls', at: now }]);
 }

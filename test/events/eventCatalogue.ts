@@ -18,6 +18,7 @@ import { EMANDATE_EVENT_TYPES } from '../../src/modules/mandates/index.ts';
 import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/index.ts';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
 import { ENTITLEMENT_EVENT_TYPES } from '../../src/modules/entitlements/index.ts';
+import { USAGE_ALERT_EVENT_TYPES } from '../../src/modules/usageAlerts/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 
@@ -34,6 +35,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...PAYMENT_METHOD_EVENT_TYPES,
   ...SUBSCRIPTION_EVENT_TYPES,
   ...ENTITLEMENT_EVENT_TYPES,
+  ...USAGE_ALERT_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
   ...COLLECTION_EVENT_TYPES,
   ...RECURRING_INVOICE_EVENT_TYPES,
@@ -130,6 +132,12 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     "A package was given a feature's value, or a subscription an override of it, or that value changed (`PUT …/features/{featureCode}`).",
   'feature_value.removed':
     'A package no longer gives a feature, or a subscription dropped its override; the object is the value as it was.',
+  'usage_alert.created':
+    "A usage alert was set on a subscription (`POST /v1/subscriptions/{id}/usage-alerts`): a threshold on a metric's quantity or on the usage's amount so far.",
+  'usage_alert.updated': 'A usage alert was replaced (`PUT /v1/subscriptions/{id}/usage-alerts/{alertId}`).',
+  'usage_alert.deleted': 'A usage alert was deleted; the object is the alert as it was.',
+  'usage.threshold_crossed':
+    "A usage alert's threshold was reached in its subscription's current period (once a period, whoever evaluates); the object is the alert, with `LastFiring` holding the period, the threshold and the value seen.",
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
     'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',
@@ -276,6 +284,7 @@ const RESOURCE_ORDER = [
   'subscription',
   'feature',
   'feature_value',
+  'usage_alert',
   'invoice',
   'recurring_invoice',
   'payment',

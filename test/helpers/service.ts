@@ -188,6 +188,8 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     WORKER_INTERVAL_MS: '100',
     // Tests run the bill run when they mean to; a test of the worker itself turns it on.
     BILLING_INTERVAL_MS: '0',
+    // Likewise usage alerts: tests evaluate them with the CLI or the test clock, or turn the worker on.
+    USAGE_ALERT_INTERVAL_MS: '0',
     ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     ...options.env,
   };

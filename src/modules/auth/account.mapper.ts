@@ -36,6 +36,7 @@ export interface AccountRow {
   auto_submit_batches: boolean | number;
   staff_email: string | null;
   usage_grace_hours: number;
+  usage_alert_emails: boolean | number;
 }
 
 export function accountFromRow(row: AccountRow): Account {
@@ -77,6 +78,7 @@ export function accountFromRow(row: AccountRow): Account {
       staffEmail: row.staff_email,
     },
     usageGraceHours: Number(row.usage_grace_hours),
+    usageAlertEmails: Boolean(row.usage_alert_emails),
   };
 }
 
@@ -121,6 +123,7 @@ const COLUMN_OF = {
   autoSubmitBatches: 'auto_submit_batches',
   staffEmail: 'staff_email',
   usageGraceHours: 'usage_grace_hours',
+  usageAlertEmails: 'usage_alert_emails',
 } as const satisfies Record<keyof AccountChanges, keyof AccountsTable>;
 
 /** The lists stored as JSON text. */

@@ -35,6 +35,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.auto_submit_batches',
   'accounts.staff_email',
   'accounts.usage_grace_hours',
+  'accounts.usage_alert_emails',
 ] as const;
 
 export async function insertAccount(

@@ -85,6 +85,14 @@ function dunningFields() {
 /** The most a usage event may be late: 30 days (docs/usage.md, "Grace and late events"). */
 export const USAGE_GRACE_HOURS_MAX = 720;
 
+/** Beyond the spec: whether a usage alert's firing e-mails the customer. */
+const usageAlertEmailsField = () =>
+  Type.Boolean({
+    description:
+      'Beyond the spec (docs/usage.md, "Alerts"): when a usage alert fires, the customer is e-mailed too ' +
+      '(false by default: the webhook event alone)',
+  });
+
 /** Beyond the spec: how late a usage event may arrive. */
 const usageGraceHoursField = () =>
   Type.Integer({
@@ -219,6 +227,7 @@ export const AccountOut = Type.Object(
       }),
     ),
     UsageGraceHours: usageGraceHoursField(),
+    UsageAlertEmails: usageAlertEmailsField(),
   },
   { $id: 'Account' },
 );
@@ -250,6 +259,7 @@ export const EditAccountBody = Type.Partial(
     ...portalSelfServiceFields(),
     isTaxInclusive: taxInclusiveField(''),
     UsageGraceHours: usageGraceHoursField(),
+    UsageAlertEmails: usageAlertEmailsField(),
     BillCycleDay: Nullable(
       Type.Integer({
         minimum: 1,

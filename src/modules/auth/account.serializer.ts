@@ -55,6 +55,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     // Beyond the spec, shown only when set: an account without one reads as it always did.
     ...(account.billCycleDay === null ? {} : { BillCycleDay: account.billCycleDay }),
     UsageGraceHours: account.usageGraceHours,
+    UsageAlertEmails: account.usageAlertEmails,
   };
 }
 
@@ -82,6 +83,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     isTaxInclusive: body.isTaxInclusive,
     billCycleDay: body.BillCycleDay,
     usageGraceHours: body.UsageGraceHours,
+    usageAlertEmails: body.UsageAlertEmails,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -170,6 +170,8 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   billCycleDay?: number | null;
   /** How many hours late a usage event may arrive (docs/usage.md, "Grace and late events"). */
   usageGraceHours?: number;
+  /** Whether customers are e-mailed when a usage alert fires (docs/usage.md, "Alerts"). */
+  usageAlertEmails?: boolean;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -342,6 +344,7 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
   }
   // Its range is the wire schema's (account.schemas.ts).
   if (input.usageGraceHours !== undefined) changes.usageGraceHours = input.usageGraceHours;
+  if (input.usageAlertEmails !== undefined) changes.usageAlertEmails = input.usageAlertEmails;
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(
     changes,

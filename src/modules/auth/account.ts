@@ -37,6 +37,7 @@ export interface AccountChanges {
   autoSubmitBatches?: boolean;
   staffEmail?: string | null;
   usageGraceHours?: number;
+  usageAlertEmails?: boolean;
 }
 
 /** The seller details' part of the changes (sellerDetails.ts). */

@@ -60,6 +60,8 @@ export interface AccountsTable {
   staff_email: string | null;
   /** How many hours late a usage event may arrive (0042; docs/usage.md, "Grace and late events"). */
   usage_grace_hours: Defaulted<number>;
+  /** Whether customers are e-mailed when a usage alert fires (0045; docs/usage.md, "Alerts"). */
+  usage_alert_emails: ColumnType<boolean | number, boolean | undefined, boolean>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */

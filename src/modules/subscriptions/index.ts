@@ -26,8 +26,12 @@ export type { ChangeResult } from './subscriptionChanges.service.ts';
 export {
   cancelSubscription,
   preview as previewChange,
+  subscriptionUsage,
   upcomingInvoice,
 } from './subscriptionChanges.service.ts';
+/** What usage alerts read: a subscription's usage so far, as GET /v1/subscriptions/{id}/usage answers it. */
+export type { CurrentUsage, MeteredSubscription } from './meteredUsage.service.ts';
+export { findMeteredSubscription } from './meteredUsage.service.ts';
 export type { UsagePeriod } from './subscriptionPeriods.service.ts';
 export { currentBillingPeriod } from './subscriptionPeriods.service.ts';
 export { usedOfMetric } from './meteredUsage.service.ts';

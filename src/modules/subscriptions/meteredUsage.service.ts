@@ -435,3 +435,30 @@ function amountSoFar(amount: string, currencyCode: string): number {
     );
   }
 }
+
+/** A subscription as a usage alert reads it (docs/usage.md, "Alerts"): its customer, currency and metered metrics. */
+export interface MeteredSubscription {
+  id: number;
+  customerId: number;
+  currencyCode: string;
+  /** The metrics its usage components are linked to, each once. */
+  metrics: BillableMetric[];
+}
+
+/** The subscription's metered metrics; undefined when the account has no such subscription. */
+export async function findMeteredSubscription(
+  ctx: ServiceContext,
+  subscriptionId: number,
+): Promise<MeteredSubscription | undefined> {
+  const row = await findSubscriptionRecord(ctx.db, ctx.account.id, subscriptionId);
+  if (!row) return undefined;
+  const metering = await meteringOf(ctx, [row.customerId]);
+  const metrics = new Map<number, BillableMetric>();
+  for (const c of metering.components) if (c.subscriptionId === row.id) metrics.set(c.metric.id, c.metric);
+  return {
+    id: row.id,
+    customerId: row.customerId,
+    currencyCode: row.currencyCode,
+    metrics: [...metrics.values()],
+  };
+}

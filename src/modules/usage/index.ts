@@ -17,3 +17,5 @@ export { prepareMonthPartitions } from './usagePartitions.ts';
 /** An account's usage calls recorded in its turn, the waiting ones together (group commit). */
 export type { SentUsageEvent } from './usageEventSending.service.ts';
 export { FOLDED_EVENTS, sendInUsageTurn } from './usageEventFolding.ts';
+export type { UsageArrivals } from './usageArrivals.ts';
+export { lastUsageEventId, usageArrivalsAfter } from './usageArrivals.ts';

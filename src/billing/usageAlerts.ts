@@ -1,0 +1,127 @@
+import { getAccount } from '../modules/auth/index.ts';
+import { lastUsageEventId, usageArrivalsAfter } from '../modules/usage/index.ts';
+import {
+  accountsWithUsageAlerts,
+  checkUsageAlerts,
+  emptyCheckSummary,
+} from '../modules/usageAlerts/index.ts';
+import type { AlertCheckSummary } from '../modules/usageAlerts/index.ts';
+import type { BillingDeps } from './billRun.ts';
+import { billingContext } from './billRun.ts';
+
+/**
+ * Evaluating usage alerts outside requests (docs/design/usage.md, "Alerts"): never inside an event's insert, so
+ * that sending usage costs nothing more. The service's worker runs `nextRound` every USAGE_ALERT_INTERVAL_MS; the
+ * CLI's `check-usage-alerts` and a test account's clock run a full sweep.
+ */
+
+function add(summary: AlertCheckSummary, more: AlertCheckSummary): void {
+  for (const key of Object.keys(summary) as (keyof AlertCheckSummary)[]) summary[key] += more[key];
+}
+
+/** Each account's alerts read as of its own now: a test account's clock, the wall clock otherwise. */
+async function checkAccount(
+  deps: BillingDeps,
+  accountId: number,
+  which: Parameters<typeof checkUsageAlerts>[1],
+): Promise<AlertCheckSummary> {
+  const account = await getAccount(deps.db, accountId);
+  const at = account.isTest && account.testClockAt ? account.testClockAt : deps.clock.now();
+  return checkUsageAlerts(billingContext(deps, account, at), which);
+}
+
+/** Every alert of every account (or of one), read now: `billing check-usage-alerts`. */
+export async function checkAllUsageAlerts(
+  deps: BillingDeps,
+  options: { accountId?: number } = {},
+): Promise<AlertCheckSummary> {
+  const summary = emptyCheckSummary();
+  const accountIds =
+    options.accountId !== undefined ? [options.accountId] : await accountsWithUsageAlerts(deps.db, 'all');
+  for (const accountId of accountIds) {
+    if (deps.signal?.aborted) break;
+    add(summary, await checkAccount(deps, accountId, 'all'));
+  }
+  return summary;
+}
+
+/** Rounds of the worker between two full sweeps: an hour at the default interval. */
+export const ROUNDS_PER_SWEEP = 60;
+
+/**
+ * The worker's rounds. Most read only the alerts of customers whose events arrived since (usage event ids
+ * increase with each insert: a range of the primary key) and alerts made or edited since; every ROUNDS_PER_SWEEP-th,
+ * and the first, reads every alert, for what no event announces (a changed price, a missed arrival).
+ * NOTE: on PostgreSQL an event's id is taken before its transaction commits, so a round reads from where the round
+ * before the last one stopped: an event committed up to a round late is still seen.
+ */
+export function usageAlertRounds(deps: BillingDeps): { nextRound(): Promise<AlertCheckSummary> } {
+  let round = 0;
+  let from = 0;
+  let lagging = 0;
+  return {
+    async nextRound() {
+      const sweep = round % ROUNDS_PER_SWEEP === 0;
+      round += 1;
+      if (sweep) {
+        const top = await lastUsageEventId(deps.db);
+        const summary = await checkAllUsageAlerts(deps);
+        from = lagging = top;
+        return summary;
+      }
+      const arrivals = await usageArrivalsAfter(deps.db, from);
+      const withAlerts = new Set(await accountsWithUsageAlerts(deps.db, 'all'));
+      const customersOf = new Map<number, number[]>();
+      for (const { accountId, customerId } of arrivals.customers) {
+        if (withAlerts.has(accountId))
+          customersOf.set(accountId, [...(customersOf.get(accountId) ?? []), customerId]);
+      }
+      for (const accountId of await accountsWithUsageAlerts(deps.db, 'unchecked')) {
+        if (!customersOf.has(accountId)) customersOf.set(accountId, []);
+      }
+      const summary = emptyCheckSummary();
+      for (const [accountId, customerIds] of customersOf) {
+        if (deps.signal?.aborted) break;
+        add(summary, await checkAccount(deps, accountId, { customerIds }));
+      }
+      from = lagging;
+      lagging = arrivals.lastId;
+      return summary;
+    },
+  };
+}
+
+export interface UsageAlertWorker {
+  /** Stops the schedule and the round in progress after its account; settles once it has. */
+  stop(): Promise<void>;
+}
+
+/** Runs the rounds every `intervalMs` inside the service, never two at once in one process. */
+export function startUsageAlertWorker(deps: BillingDeps, intervalMs: number): UsageAlertWorker {
+  const stopping = new AbortController();
+  const rounds = usageAlertRounds({ ...deps, signal: stopping.signal });
+  let running: Promise<void> | undefined;
+  const tick = (): void => {
+    if (stopping.signal.aborted || running) return;
+    running = (async () => {
+      try {
+        const summary = await rounds.nextRound();
+        if (summary.fired > 0 || summary.failures > 0) deps.log.info({ ...summary }, 'usage alerts');
+      } catch (error) {
+        deps.log.error({ err: error }, 'usage alert round failed');
+      } finally {
+        running = undefined;
+      }
+    })();
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref();
+  tick();
+  return {
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

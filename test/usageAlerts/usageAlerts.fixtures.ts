@@ -1,0 +1,82 @@
+import { afterAll, beforeAll } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
+import { checkAllUsageAlerts } from '../../src/billing/usageAlerts.ts';
+import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
+import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { TIERS, meteredComponent, meteredSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
+
+/**
+ * The usage alerts tests' shared setup: one service per file with a real SMTP receiver, on a clock that starts on
+ * 1 March 2026 (test accounts start their own clocks there). Read the bindings inside tests.
+ */
+export const clock = movableClock('2026-03-01T10:00:00.000Z');
+export let t: TestService;
+export let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+export function useUsageAlertService() {
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    t = await startTestService({ clock, smtpUrl: smtp.url });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+}
+
+/** Every alert of every account evaluated now, in this process, as the worker and the CLI do. */
+export function evaluate() {
+  const s = t.service;
+  return checkAllUsageAlerts({
+    db: s.storage.db,
+    clock,
+    wallClock: systemClock,
+    log: s.log,
+    secrets: s.secrets,
+    mailQueued: () => {},
+  });
+}
+
+/**
+ * A test account with "API calls" (`api`, a count) priced 1–10 at 1.00 and 11+ at 0.50, and a customer with an
+ * address subscribed to it monthly from 1 March.
+ */
+export async function shopWithCalls(name: string, email: string) {
+  const as = await t.newAccount(name, { isTest: true });
+  const calls = await meteredComponent(as, 'api', 'count', { currency: TIERS });
+  const [metric] = await ok(as, 'GET', '/v1/billable-metrics');
+  await ok(as, 'PUT', `/v1/billable-metrics/${metric.billableMetricID}`, { Name: 'API calls' }, 200);
+  // Invoices are not e-mailed: the receiver gets the alerts' mail alone, without waiting behind an invoice's PDF.
+  const customerId = await createCustomer(as, {
+    Name: 'Ada',
+    LastName: 'Lovelace',
+    Email: email,
+    autoSendInvoice: false,
+  });
+  return { as, calls, customerId };
+}
+
+export async function subscribed(as: TestAccount, componentIds: number[], customerId: number) {
+  return meteredSubscription(as, componentIds, customerId);
+}
+
+/** The account's events of one type, oldest first. */
+export async function eventsOf(as: TestAccount, type: string) {
+  const events = await ok(as, 'GET', `/v1/events?type=${type}&page_size=200`, undefined, 200);
+  return (events as { type: string; data: { object: Record<string, any> } }[]).reverse();
+}
+
+/** The usage alert e-mails the SMTP receiver got for one address, their quoted-printable text decoded. */
+export function alertMailsTo(address: string): string[] {
+  return smtp.messages
+    .filter((m) => m.to.includes(address) && m.raw.includes('Subject: Usage alert'))
+    .map((m) =>
+      Buffer.from(
+        m.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => `%${hex}`),
+        'utf8',
+      ).toString(),
+    )
+    .map((text) => decodeURIComponent(text.replace(/%(?![0-9A-F]{2})/g, '%25')));
+}
