@@ -10,7 +10,8 @@ import { upcomingInvoiceOf } from './subscriptionUpcoming.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { invoiceTaxPercs } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
-import { applyCustomerCredit, issueCreditNoteAdjustment } from '../ledger/index.ts';
+import { applyCustomerCredit } from '../ledger/index.ts';
+import { issueSubscriptionCredit } from './subscriptionCredits.service.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import {
   assertInvoiceWithinBounds,
@@ -94,27 +95,12 @@ export async function cutBilledTime(
     adjustmentId: null,
   }));
   for (const credit of described) {
-    const creditId = await repo.insertCredit(ctx.db, ctx.account.id, row.id, row.customerId, {
-      currencyCode: row.currencyCode,
-      amountMinor: credit.totalMinor,
-      descrip: credit.descrip,
-      periodStart: credit.start,
-      periodEnd: credit.end,
-      createdAt: nowInstant(ctx),
-    });
-    if (credit.totalMinor <= 0) continue;
-    const adjustmentId = await issueCreditNoteAdjustment(ctx, {
-      customerId: row.customerId,
-      subscriptionId: row.id,
-      currencyCode: row.currencyCode,
-      amountMinor: credit.totalMinor,
-      date: today(ctx),
-      ref: `SUB-${row.id}-CREDIT-${creditId}`,
-      memo: credit.descrip,
-      autoApply: reason === 'Cancelled',
-    });
-    await repo.linkCreditAdjustment(ctx.db, ctx.account.id, creditId, adjustmentId);
-    credit.adjustmentId = adjustmentId;
+    credit.adjustmentId = await issueSubscriptionCredit(
+      ctx,
+      row,
+      { amountMinor: credit.totalMinor, descrip: credit.descrip, start: credit.start, end: credit.end },
+      { date: today(ctx), autoApply: reason === 'Cancelled' },
+    );
   }
   return described;
 }

@@ -1,0 +1,48 @@
+import { nowInstant } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+import { issueCreditNoteAdjustment } from '../ledger/index.ts';
+import { insertCredit, linkCreditAdjustment } from './subscriptionChanges.repository.ts';
+import type { SubscriptionRecord } from './subscription.ts';
+
+/** A credit owed to a subscription's customer: its amount (taxes included), its words and its service time. */
+export interface CreditToIssue {
+  amountMinor: number;
+  descrip: string;
+  start: PlainDate;
+  end: PlainDate;
+}
+
+/**
+ * Records the credit (subscription_credits) and, when above zero, issues it in the caller's transaction as a
+ * `credit_note` negative adjustment (docs/spec-decisions.md, "Credits of subscriptions"), auto-applied to the
+ * customer's earliest open invoices when asked. Returns the adjustment's id, or null for a credit of nothing.
+ */
+export async function issueSubscriptionCredit(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  credit: CreditToIssue,
+  options: { date: PlainDate; autoApply: boolean },
+): Promise<number | null> {
+  const creditId = await insertCredit(ctx.db, ctx.account.id, row.id, row.customerId, {
+    currencyCode: row.currencyCode,
+    amountMinor: credit.amountMinor,
+    descrip: credit.descrip,
+    periodStart: credit.start,
+    periodEnd: credit.end,
+    createdAt: nowInstant(ctx),
+  });
+  if (credit.amountMinor <= 0) return null;
+  const adjustmentId = await issueCreditNoteAdjustment(ctx, {
+    customerId: row.customerId,
+    subscriptionId: row.id,
+    currencyCode: row.currencyCode,
+    amountMinor: credit.amountMinor,
+    date: options.date,
+    ref: `SUB-${row.id}-CREDIT-${creditId}`,
+    memo: credit.descrip,
+    autoApply: options.autoApply,
+  });
+  await linkCreditAdjustment(ctx.db, ctx.account.id, creditId, adjustmentId);
+  return adjustmentId;
+}
