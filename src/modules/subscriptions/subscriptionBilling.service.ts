@@ -29,6 +29,10 @@ import type { NewInvoice } from '../invoicing/index.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { subscriptionRef } from './subscriptionEvents.ts';
+import { carryNegativeTotal } from './negativeTotal.ts';
+import type { CarriedInvoice } from './negativeTotal.ts';
+import { issueSubscriptionCredit } from './subscriptionCredits.service.ts';
+import { withLockedCustomers } from '../ledger/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
 import type { NewSubscriptionPeriod } from './subscriptionBilling.repository.ts';
 import { lockSubscriptionRecord } from './subscription.repository.ts';
@@ -128,17 +132,12 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
     }
     return taxes;
   };
-  return {
-    customers,
-    usage,
-    labelOf: (row: SubscriptionRecord) => packageNames.get(row.packageId) ?? `Package ${row.packageId}`,
-    /** Whether the prices of its terms, and of its scheduled change's, include tax. */
-    taxInclusionOf: (row: SubscriptionRecord) => ({
-      terms: inclusiveOf(row.packageRateTermId),
-      pending: inclusiveOf(parsePendingChange(row.pendingChange)?.packageRateTermId),
-    }),
-    /** The invoice for a planned one: lines as planned, the customer's taxes (none when waived). */
-    toNewInvoice: (row: SubscriptionRecord, planned: PlannedInvoice): NewInvoice => ({
+  /**
+   * The invoice for a planned one: lines as planned, the customer's taxes (none when waived), and a last line
+   * bringing a Total below zero to 0.00, with the credit that line carries (negativeTotal.ts).
+   */
+  const toCarriedInvoice = (row: SubscriptionRecord, planned: PlannedInvoice): CarriedInvoice =>
+    carryNegativeTotal({
       customerId: row.customerId,
       currencyCode: row.currencyCode,
       invoiceDate: planned.invoiceDate,
@@ -151,7 +150,19 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
       customerPaymentMethodId: row.customerPaymentMethodId,
       charges: planned.lines,
       taxes: taxesOf(row.customerId),
+    });
+  return {
+    customers,
+    usage,
+    labelOf: (row: SubscriptionRecord) => packageNames.get(row.packageId) ?? `Package ${row.packageId}`,
+    /** Whether the prices of its terms, and of its scheduled change's, include tax. */
+    taxInclusionOf: (row: SubscriptionRecord) => ({
+      terms: inclusiveOf(row.packageRateTermId),
+      pending: inclusiveOf(parsePendingChange(row.pendingChange)?.packageRateTermId),
     }),
+    toNewInvoice: (row: SubscriptionRecord, planned: PlannedInvoice): NewInvoice =>
+      toCarriedInvoice(row, planned).invoice,
+    toCarriedInvoice,
   };
 }
 
@@ -217,6 +228,7 @@ async function billRows(
   const invoiceIds = await insertInvoices(ctx, invoices.list);
   const writes = billingWrites(ctx, decisions, invoices.indexOf, invoiceIds, metered);
   await recordBilling(ctx, writes);
+  await creditCarriedTotals(ctx, invoices.carried);
   const sent = await mailInvoices(ctx, invoices.list, invoiceIds, inputs.customers);
   // One call for the whole stretch: the bill run's speed depends on it.
   await emitEvents(ctx, [
@@ -329,29 +341,67 @@ function snapshotUnlessRenewed(ctx: ServiceContext, decisions: readonly Decision
   );
 }
 
+/** A credit an invoice carried (carryNegativeTotal), with its subscription. */
+interface CarriedCredit {
+  row: SubscriptionRecord;
+  invoiceDate: PlainDate;
+  carried: CarriedInvoice;
+}
+
 /**
- * The invoices the plans make, and which of them each planned invoice went on. Invoices with no lines (a free
- * trial) are not made; their period is still recorded. With `catchUp`, periods missed (begun before today) are
- * billed with the rest on one invoice.
+ * The invoices the plans make, which of them each planned invoice went on, and the credits they carry. Invoices
+ * with no lines (a free trial) are not made; their period is still recorded. With `catchUp`, periods missed (begun
+ * before today) are billed with the rest on one invoice.
  */
 function invoicesToMake(
   decisions: readonly Decision[],
-  { toNewInvoice }: BillingInputs,
+  { toCarriedInvoice }: BillingInputs,
   today: PlainDate,
   catchUp: boolean,
-): { list: NewInvoice[]; indexOf: Map<PlannedInvoice, number> } {
+): { list: NewInvoice[]; indexOf: Map<PlannedInvoice, number>; carried: CarriedCredit[] } {
   const list: NewInvoice[] = [];
   const indexOf = new Map<PlannedInvoice, number>();
+  const carried: CarriedCredit[] = [];
   for (const decision of decisions) {
     if (!('plan' in decision)) continue;
     const billed = decision.plan.invoices.filter((planned) => planned.lines.length > 0);
     const missed = billed.some((planned) => planned.period !== null && planned.period.start < today);
     for (const group of catchUp && missed ? [billed] : billed.map((planned) => [planned])) {
       for (const planned of group) indexOf.set(planned, list.length);
-      list.push(toNewInvoice(decision.row, catchUpInvoice(group)));
+      const made = toCarriedInvoice(decision.row, catchUpInvoice(group));
+      if (made.creditMinor > 0) {
+        carried.push({ row: decision.row, invoiceDate: made.invoice.invoiceDate, carried: made });
+      }
+      list.push(made.invoice);
     }
   }
-  return { list, indexOf };
+  return { list, indexOf, carried };
+}
+
+/**
+ * Issues what the invoices below zero carried as their subscriptions' credits, dated as their invoice and
+ * auto-applied to the customers' earliest open invoices, as a cancellation's credit is; the rest stays as the
+ * customer's credit (docs/spec-decisions.md, "A correction larger than the invoice it lands on"). The customers'
+ * locks are taken at once, in id order, as for any batch of money movements.
+ */
+async function creditCarriedTotals(ctx: ServiceContext, carried: readonly CarriedCredit[]): Promise<void> {
+  if (carried.length === 0) return;
+  const customerIds = [...new Set(carried.map((credit) => credit.row.customerId))];
+  await withLockedCustomers(ctx, customerIds, async (tctx) => {
+    for (const { row, invoiceDate, carried: made } of carried) {
+      const period = made.creditPeriod ?? { start: invoiceDate, end: invoiceDate };
+      await issueSubscriptionCredit(
+        tctx,
+        row,
+        {
+          amountMinor: made.creditMinor,
+          descrip: `Usage corrected: ${period.start} to ${period.end}`,
+          ...period,
+        },
+        { date: invoiceDate, autoApply: true },
+      );
+    }
+  });
 }
 
 /** What billing writes besides the invoices, gathered to be made with a few multi-row statements. */
