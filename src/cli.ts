@@ -406,7 +406,7 @@ program
     } else {
       console.log(
         `Checked ${summary.alerts} usage alert(s): ${summary.fired} fired, ${summary.emails} e-mail(s) queued; ` +
-          `${summary.failures} subscription(s) failed.`,
+          `${summary.failures} subscription(s) or account(s) failed.`,
       );
     }
     if (summary.failures > 0) process.exitCode = 1;

@@ -30,6 +30,25 @@ async function checkAccount(
   return checkUsageAlerts(billingContext(deps, account, at), which);
 }
 
+/**
+ * One account's evaluation, added to the summary; its failure (a lost connection, an account that cannot be read) is
+ * logged and counted, and the other accounts are still evaluated. Its alerts not checked yet stay flagged for the
+ * next round; the others are read again when their customers' events arrive, or at the next full sweep.
+ */
+async function checkAccountInto(
+  summary: AlertCheckSummary,
+  deps: BillingDeps,
+  accountId: number,
+  which: Parameters<typeof checkUsageAlerts>[1],
+): Promise<void> {
+  try {
+    add(summary, await checkAccount(deps, accountId, which));
+  } catch (error) {
+    summary.failures += 1;
+    deps.log.error({ err: error, accountId }, 'usage alerts of an account could not be evaluated');
+  }
+}
+
 /** Every alert of every account (or of one), read now: `billing check-usage-alerts`. */
 export async function checkAllUsageAlerts(
   deps: BillingDeps,
@@ -40,7 +59,7 @@ export async function checkAllUsageAlerts(
     options.accountId !== undefined ? [options.accountId] : await accountsWithUsageAlerts(deps.db, 'all');
   for (const accountId of accountIds) {
     if (deps.signal?.aborted) break;
-    add(summary, await checkAccount(deps, accountId, 'all'));
+    await checkAccountInto(summary, deps, accountId, 'all');
   }
   return summary;
 }
@@ -53,42 +72,59 @@ export const ROUNDS_PER_SWEEP = 60;
  * increase with each insert: a range of the primary key) and alerts made or edited since; every ROUNDS_PER_SWEEP-th,
  * and the first, reads every alert, for what no event announces (a changed price, a missed arrival).
  * NOTE: on PostgreSQL an event's id is taken before its transaction commits, so a round reads from where the round
- * before the last one stopped: an event committed up to a round late is still seen.
+ * before the last one stopped, a sweep included: an event committed up to a round late is still seen.
+ * A round that fails leaves where the next reads from as it was, and a sweep that fails is tried again next round.
  */
 export function usageAlertRounds(deps: BillingDeps): { nextRound(): Promise<AlertCheckSummary> } {
-  let round = 0;
-  let from = 0;
-  let lagging = 0;
+  let cursor: { round: number; from: number; lagging: number } | undefined;
   return {
     async nextRound() {
-      const sweep = round % ROUNDS_PER_SWEEP === 0;
-      round += 1;
-      if (sweep) {
+      // Started at the latest event: a first sweep that fails must not leave the next round reading every event.
+      if (!cursor) {
         const top = await lastUsageEventId(deps.db);
-        const summary = await checkAllUsageAlerts(deps);
-        from = lagging = top;
-        return summary;
+        cursor = { round: 0, from: top, lagging: top };
       }
-      const arrivals = await usageArrivalsAfter(deps.db, from);
-      const withAlerts = new Set(await accountsWithUsageAlerts(deps.db, 'all'));
-      const customersOf = new Map<number, number[]>();
-      for (const { accountId, customerId } of arrivals.customers) {
-        if (withAlerts.has(accountId))
-          customersOf.set(accountId, [...(customersOf.get(accountId) ?? []), customerId]);
-      }
-      for (const accountId of await accountsWithUsageAlerts(deps.db, 'unchecked')) {
-        if (!customersOf.has(accountId)) customersOf.set(accountId, []);
-      }
-      const summary = emptyCheckSummary();
-      for (const [accountId, customerIds] of customersOf) {
-        if (deps.signal?.aborted) break;
-        add(summary, await checkAccount(deps, accountId, { customerIds }));
-      }
-      from = lagging;
-      lagging = arrivals.lastId;
+      const { round, from, lagging } = cursor;
+      const sweep = round % ROUNDS_PER_SWEEP === 0;
+      const { summary, lastId } = sweep ? await sweepRound(deps) : await arrivalsRound(deps, from);
+      cursor = { round: round + 1, from: lagging, lagging: lastId };
       return summary;
     },
   };
+}
+
+/** Every alert of every account; the last event id is read first: what arrives meanwhile is the next round's. */
+async function sweepRound(deps: BillingDeps): Promise<{ summary: AlertCheckSummary; lastId: number }> {
+  const lastId = await lastUsageEventId(deps.db);
+  return { summary: await checkAllUsageAlerts(deps), lastId };
+}
+
+/**
+ * The alerts of the customers whose events arrived after `from`, by account, and those not checked yet. Only
+ * accounts with alerts are kept; of their customers, the alerts' reads keep those with alerts.
+ */
+async function arrivalsRound(
+  deps: BillingDeps,
+  from: number,
+): Promise<{ summary: AlertCheckSummary; lastId: number }> {
+  const arrivals = await usageArrivalsAfter(deps.db, from);
+  const withAlerts = new Set(await accountsWithUsageAlerts(deps.db, 'all'));
+  const customersOf = new Map<number, number[]>();
+  for (const { accountId, customerId } of arrivals.customers) {
+    if (!withAlerts.has(accountId)) continue;
+    const customers = customersOf.get(accountId);
+    if (customers) customers.push(customerId);
+    else customersOf.set(accountId, [customerId]);
+  }
+  for (const accountId of await accountsWithUsageAlerts(deps.db, 'unchecked')) {
+    if (!customersOf.has(accountId)) customersOf.set(accountId, []);
+  }
+  const summary = emptyCheckSummary();
+  for (const [accountId, customerIds] of customersOf) {
+    if (deps.signal?.aborted) break;
+    await checkAccountInto(summary, deps, accountId, { customerIds });
+  }
+  return { summary, lastId: arrivals.lastId };
 }
 
 export interface UsageAlertWorker {

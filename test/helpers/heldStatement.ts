@@ -1,5 +1,5 @@
 import type { KyselyPlugin, QueryId, RootOperationNode } from 'kysely';
-import { InsertQueryNode } from 'kysely';
+import { InsertQueryNode, SelectQueryNode, TableNode } from 'kysely';
 
 /**
  * Holds the answer of one statement: the first that `matches` is run by the database as usual, and then its caller
@@ -49,3 +49,10 @@ export const insertInto =
   (table: string) =>
   (node: RootOperationNode): boolean =>
     InsertQueryNode.is(node) && node.into?.table.identifier.name === table;
+
+/** A SELECT reading `table`. */
+export const selectFrom =
+  (table: string) =>
+  (node: RootOperationNode): boolean =>
+    SelectQueryNode.is(node) &&
+    (node.from?.froms ?? []).some((from) => TableNode.is(from) && from.table.identifier.name === table);

@@ -114,12 +114,20 @@ describe('usage alerts through the API', () => {
     expect(await ok(as, 'GET', `${path}/${grouped.usageAlertID}`)).toMatchObject({ Threshold: '10' });
   });
 
-  it('keeps a subscription to 25 alerts', async () => {
+  it('keeps a subscription to 25 alerts, even made at once', async () => {
     const { as, calls, customerId } = await shopWithCalls('Many shop', 'ada@many.example');
     const { subscriptionId } = await subscribed(as, [calls.componentId], customerId);
     const path = `/v1/subscriptions/${subscriptionId}/usage-alerts`;
-    for (let i = 1; i <= 25; i += 1)
+    for (let i = 1; i <= 20; i += 1)
       await ok(as, 'POST', path, { Name: `Step ${i}`, Kind: 'amount', Threshold: i });
+    // Ten at once for the last five places: on PostgreSQL each counts in its own transaction, the subscription held.
+    const atOnce = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        as.request('POST', path, { body: { Name: `Rush ${i}`, Kind: 'amount', Threshold: 100 + i } }),
+      ),
+    );
+    expect(atOnce.map((r) => r.status).sort()).toEqual([...Array(5).fill(201), ...Array(5).fill(409)]);
+    expect(await ok(as, 'GET', `${path}?page_size=100`)).toHaveLength(25);
     const problem = await refused(as, 'POST', path, { Name: 'One more', Kind: 'amount', Threshold: 26 }, 409);
     expect(problem.code).toBe('usage_alert_limit_reached');
   });

@@ -3,7 +3,13 @@ import { ok } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
 import { eventually } from '../helpers/service.ts';
 import { advance, meteredComponent, sendEvents } from '../subscriptions/meteredBilling.fixtures.ts';
+import { checkUsageAlerts } from '../../src/modules/usageAlerts/index.ts';
+import { parseDatabaseUrl } from '../../src/config.ts';
+import { openStorage } from '../../src/storage/database.ts';
+import { holdStatement, selectFrom } from '../helpers/heldStatement.ts';
+import { accountContext } from '../helpers/context.ts';
 import {
+  clock,
   evaluate,
   eventsOf,
   alertMailsTo,
@@ -193,5 +199,67 @@ describe('amount alerts', () => {
       [ofCalls.usageAlertID, '11.00', '11.00'],
       [overall.usageAlertID, '20.00', '20.00'],
     ]);
+  }, 60_000);
+});
+
+describe('what an evaluation reads', () => {
+  it('finds the alerts of customers among more arrivals than one statement can name', async () => {
+    const { as, calls: api, customerId } = await shopWithCalls('Crowd shop', 'ada@crowd.example');
+    const { subscriptionId } = await subscribed(as, [api.componentId], customerId);
+    await ok(as, 'POST', `/v1/subscriptions/${subscriptionId}/usage-alerts`, {
+      Name: 'Three',
+      Kind: 'quantity',
+      MetricCode: 'api',
+      Threshold: 3,
+    });
+    // Read once as made: from now on only its customer's arrivals bring it back.
+    await evaluate();
+    await sendEvents(as, calls(3, customerId, subscriptionId));
+
+    // A busy round: 70,000 customers' events arrived, more than SQLite (32,766) or PostgreSQL (65,535) binds in one
+    // statement, and this customer's among them.
+    const arrived = [...Array.from({ length: 70_000 }, (_, i) => 10_000_000 + i), customerId];
+    const summary = await checkUsageAlerts(await accountContext(t, as.accountId, clock), {
+      customerIds: arrived,
+    });
+    expect(summary).toEqual({ alerts: 1, fired: 1, emails: 0, failures: 0 });
+  }, 60_000);
+
+  it('checks again an alert edited while an evaluation read it, though the test clock stood still', async () => {
+    const { as, calls: api, customerId } = await shopWithCalls('Frozen shop', 'ada@frozen.example');
+    const { subscriptionId } = await subscribed(as, [api.componentId], customerId);
+    const path = `/v1/subscriptions/${subscriptionId}/usage-alerts`;
+    const alert = await ok(as, 'POST', path, {
+      Name: 'Ten',
+      Kind: 'quantity',
+      MetricCode: 'api',
+      Threshold: 10,
+    });
+    await sendEvents(as, calls(3, customerId, subscriptionId));
+
+    // An evaluation (here in a second connection to the database) reads the new alert; before it marks it checked,
+    // the alert is lowered to what is used, at the same instant on the account's frozen clock.
+    const held = holdStatement(selectFrom('usage_alerts'));
+    const other = openStorage(parseDatabaseUrl(t.env.DATABASE_URL, t.dataDir));
+    try {
+      const reading = {
+        ...(await accountContext(t, as.accountId, clock)),
+        db: other.db.withPlugin(held.plugin),
+      };
+      const evaluation = checkUsageAlerts(reading, { customerIds: [] });
+      await held.reached;
+      const edited = { Name: 'Three', Kind: 'quantity', MetricCode: 'api', Threshold: 3 };
+      await ok(as, 'PUT', `${path}/${alert.usageAlertID}`, edited, 200);
+      held.release();
+      // It read the threshold of 10, not reached.
+      expect(await evaluation).toMatchObject({ alerts: 1, fired: 0 });
+    } finally {
+      held.release();
+      await other.close();
+    }
+
+    // The edit still asks for its own check: the next evaluation reads it, with no event, and it fires.
+    const summary = await checkUsageAlerts(await accountContext(t, as.accountId, clock), { customerIds: [] });
+    expect(summary).toMatchObject({ alerts: 1, fired: 1 });
   }, 60_000);
 });

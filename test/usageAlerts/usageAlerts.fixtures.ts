@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { checkAllUsageAlerts } from '../../src/billing/usageAlerts.ts';
+import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -26,17 +27,22 @@ export function useUsageAlertService() {
   });
 }
 
-/** Every alert of every account evaluated now, in this process, as the worker and the CLI do. */
-export function evaluate() {
+/** What an evaluation in this process works with, as the service's worker has it. */
+export function evaluationDeps(): BillingDeps {
   const s = t.service;
-  return checkAllUsageAlerts({
+  return {
     db: s.storage.db,
     clock,
     wallClock: systemClock,
     log: s.log,
     secrets: s.secrets,
     mailQueued: () => {},
-  });
+  };
+}
+
+/** Every alert of every account evaluated now, in this process, as the worker and the CLI do. */
+export function evaluate() {
+  return checkAllUsageAlerts(evaluationDeps());
 }
 
 /**

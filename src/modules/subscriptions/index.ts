@@ -34,6 +34,8 @@ export type { CurrentUsage, MeteredSubscription } from './meteredUsage.service.t
 export { findMeteredSubscription } from './meteredUsage.service.ts';
 export type { UsagePeriod } from './subscriptionPeriods.service.ts';
 export { currentBillingPeriod } from './subscriptionPeriods.service.ts';
+/** Holds a subscription until the transaction ends: what is bounded per subscription is counted one at a time. */
+export { lockSubscription } from './subscriptionEditing.ts';
 export { usedOfMetric } from './meteredUsage.service.ts';
 export { changeSubscriptionTerms } from './subscriptionTerms.service.ts';
 export { toSubscriptionDto } from './subscriptions.serializer.ts';

@@ -20,6 +20,8 @@ export interface UsageAlertsTable {
   threshold_minor: number | null;
   /** True until an evaluation has read the alert as it now is. */
   needs_check: SqlBool;
+  /** Incremented by each edit: an evaluation marks checked only the version it read. */
+  check_version: number;
   created_at: Instant;
   updated_at: Instant;
   deleted_at: Instant | null;

@@ -7,7 +7,7 @@ import { wireAmountToMinor } from '../../core/money.ts';
 import { metricsByIds } from '../catalogue/index.ts';
 import type { BillableMetric } from '../catalogue/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
-import { currentBillingPeriod, findMeteredSubscription } from '../subscriptions/index.ts';
+import { currentBillingPeriod, findMeteredSubscription, lockSubscription } from '../subscriptions/index.ts';
 import type { MeteredSubscription, UsagePeriod } from '../subscriptions/index.ts';
 import * as repo from './usageAlert.repository.ts';
 import { combinationOf, readQuantityThreshold } from './usageAlert.ts';
@@ -88,6 +88,8 @@ export async function createUsageAlert(
   const subscription = await meteredSubscriptionOrThrow(ctx, subscriptionId);
   const fields = checkedFields(subscription, input);
   const id = await withTransaction(ctx, async (tctx) => {
+    // Held while counting: two creations at once on PostgreSQL (READ COMMITTED) would each count 24 and both insert.
+    await lockSubscription(tctx, subscriptionId);
     const count = await repo.countAlertsOfSubscription(tctx.db, ctx.account.id, subscriptionId);
     if (count >= MAX_ALERTS_PER_SUBSCRIPTION) {
       throw new ConflictError(

@@ -25,6 +25,8 @@ export interface UsageAlert {
   threshold: Measure;
   /** True until an evaluation has read the alert as it now is. */
   needsCheck: boolean;
+  /** Incremented by each edit: what an evaluation marks checked is the version it read. */
+  checkVersion: number;
   createdAt: string;
   updatedAt: string;
 }

@@ -20,7 +20,7 @@ export interface AlertCheckSummary {
   fired: number;
   /** E-mails queued to customers. */
   emails: number;
-  /** Subscriptions whose usage could not be read (logged). */
+  /** Subscriptions whose usage could not be read, and accounts whose alerts could not be (logged). */
   failures: number;
 }
 

@@ -34,6 +34,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('threshold_minor', 'bigint')
     // True until an evaluation has read the alert as it now is: a new or edited alert is checked at the next one.
     .addColumn('needs_check', t.bool, (c) => c.notNull().defaultTo(true))
+    // Counts the alert's edits: an evaluation clears needs_check only if the alert is still the version it read
+    // (an edit's updated_at may equal the one read, on a test account's frozen clock).
+    .addColumn('check_version', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', t.instant, (c) => c.notNull())
     .addColumn('updated_at', t.instant, (c) => c.notNull())
     .addColumn('deleted_at', t.instant)
