@@ -110,6 +110,7 @@ describe('a late event lowering an invoiced period by more than the next invoice
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(-4);
 
     // 6 calls in May: the 1 June invoice is 6.00; credit first pays 4.00 of it and the card is charged 2.00.
+    await advance(as, '2026-05-10T12:00:00Z');
     await sendEvents(as, [calls('2026-05-10T09:00:00Z', 6)]);
     await advance(as, '2026-06-01T06:00:00Z');
     const june = (await invoicesOf(as, customerId)).find((i) => i.InvoiceDate.startsWith('2026-06-01'));
@@ -124,7 +125,7 @@ describe('a late event lowering an invoiced period by more than the next invoice
       'GET',
       `/v1/adjustment/get?type=negative&adjustmentID=${credit.adjustmentID}&customerID=${customerId}`,
     );
-    expect(adjustment.adjustment).toMatchObject({ Amount: 4, AdjustmentType: 'credit_note' });
+    expect(adjustment.adjustment).toMatchObject({ Amount: 4, NegativeAdjustmentType: 'credit_note' });
     // 5.00 + 0.00 + 6.00 billed, 4.00 credited, 7.00 paid by card: nothing owed, nothing left over.
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
   });
