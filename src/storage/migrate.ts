@@ -47,6 +47,7 @@ import * as usageEvents from './migrations/0042_usage_events.ts';
 import * as meteredUsage from './migrations/0043_metered_usage.ts';
 import * as entitlements from './migrations/0044_entitlements.ts';
 import * as usageAlerts from './migrations/0045_usage_alerts.ts';
+import * as meteredLastInvoice from './migrations/0046_metered_last_invoice.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '0043_metered_usage': meteredUsage,
   '0044_entitlements': entitlements,
   '0045_usage_alerts': usageAlerts,
+  '0046_metered_last_invoice': meteredLastInvoice,
 };
 
 /**

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { up as backFillLastInvoices } from '../../src/storage/migrations/0046_metered_last_invoice.ts';
 import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
 // docs/usage.md, "Billing usage": a subscription billed for its usage alone (a plan at 0.00 whose only component is
@@ -94,4 +95,72 @@ describe('a subscription billed for its metered usage alone', () => {
     expect(invoices.map((i) => i.InvoiceDate.slice(0, 10))).toEqual(['2026-03-01', '2026-04-01']);
     expect(linesOf(invoices[1])).toEqual(linesOf(upcoming));
   });
+
+  it('cancelled before its start owes no last invoice, and is not left due after a bill run', async () => {
+    const as = await t.newAccount('Shop usage cancelled before start', { isTest: true });
+    const { componentId } = await meteredComponent(as, 'api', 'count');
+    const plan = await createPlan(as);
+    const customerId = await createCustomer(as);
+    const sub = await subscribe(as, customerId, plan, {
+      componentUsage: [{ componentID: componentId }],
+      StartDate: '2026-03-10',
+    });
+    const subscriptionId = sub.subscriptionID as number;
+    // Cancelled today, before the start: no usage period has any length.
+    await ok(as, 'PUT', `/v1/subscriptions/${subscriptionId}/cancel/norefund`);
+    await advance(as, '2026-03-02T01:00:00Z');
+    expect(await storedNextInvDate(subscriptionId)).toBeNull();
+    expect((await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}`)).comp_nextInvDate).toBeNull();
+    expect(await invoicesOf(as, customerId)).toEqual([]);
+  });
+
+  it('stopped before the rule of the last invoice is made due on its stop day by migration 0046', async () => {
+    const as = await t.newAccount('Shop usage stopped before 0046', { isTest: true });
+    const { metric, componentId } = await meteredComponent(as, 'api', 'count');
+    const plan = await createPlan(as);
+    const customerId = await createCustomer(as);
+    const subscribeUntil = async (body: Record<string, unknown>) =>
+      (await subscribe(as, customerId, plan, body)).subscriptionID as number;
+    const metered = await subscribeUntil({
+      componentUsage: [{ componentID: componentId }],
+      EndDate: '2026-04-01',
+    });
+    const notMetered = await subscribeUntil({ EndDate: '2026-04-01' });
+    await sendEvents(
+      as,
+      Array.from({ length: 2 }, () => ({
+        customerId,
+        subscriptionId: metered,
+        code: metric.code,
+        at: '2026-03-01T09:00:00Z',
+      })),
+    );
+    // As the bill run left them before: the period billed in advance, nothing left, no next invoice date.
+    const db = t.service.storage.db;
+    await db
+      .updateTable('subscriptions')
+      .set({ next_inv_date: null })
+      .where('id', 'in', [metered, notMetered])
+      .execute();
+
+    await backFillLastInvoices(db);
+    expect(await storedNextInvDate(metered)).toBe('2026-04-01');
+    expect(await storedNextInvDate(notMetered)).toBeNull();
+    await advance(as, '2026-04-01T01:00:00Z');
+    const invoices = await invoicesOf(as, customerId);
+    const lastOfMetered = invoices.filter((i) => i.InvoiceDate.startsWith('2026-04-01'));
+    expect(lastOfMetered.map(linesOf)).toEqual([
+      [['API calls: 2 calls', 2, 'api', '', '2', '2026-03-01', '2026-04-01']],
+    ]);
+    expect(await storedNextInvDate(metered)).toBeNull();
+  });
 });
+
+async function storedNextInvDate(subscriptionId: number): Promise<string | null> {
+  const row = await t.service.storage.db
+    .selectFrom('subscriptions')
+    .select('next_inv_date')
+    .where('id', '=', subscriptionId)
+    .executeTakeFirstOrThrow();
+  return row.next_inv_date;
+}

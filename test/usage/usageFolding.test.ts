@@ -24,15 +24,21 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-/** Counts the inserts into usage_events: one per transaction of up to 100 events. */
-function countEventInserts(): { plugin: KyselyPlugin; count: () => number } {
+/**
+ * Counts the inserts into usage_events: one per transaction of up to 100 events. With `failWith`, each fails with
+ * it, as the driver fails a statement (the database busy, say).
+ */
+function countEventInserts(failWith?: Error): { plugin: KyselyPlugin; count: () => number } {
   let inserts = 0;
   const isEventInsert = insertInto('usage_events');
   return {
     count: () => inserts,
     plugin: {
       transformQuery({ node }) {
-        if (isEventInsert(node)) inserts++;
+        if (isEventInsert(node)) {
+          inserts++;
+          if (failWith) throw failWith;
+        }
         return node;
       },
       transformResult: async ({ result }) => result,
@@ -43,12 +49,12 @@ function countEventInserts(): { plugin: KyselyPlugin; count: () => number } {
 /**
  * The first call's insert held, the calls given then take their places in line behind it; released, they are
  * recorded. Returns every call's answer (outcomes, or what it threw) and how many inserts of events the calls
- * behind the first made.
+ * behind the first made (each failing with `failWith` if given).
  */
-async function behindAHeldCall(first: SentUsageEvent[], behind: SentUsageEvent[][]) {
+async function behindAHeldCall(first: SentUsageEvent[], behind: SentUsageEvent[][], failWith?: Error) {
   const queue = new CustomerQueue({ waitingPerCustomer: 50, waitingPerAccount: 200, lockTimeoutMs: 5_000 });
   const held = holdStatement(insertInto('usage_events'));
-  const inserts = countEventInserts();
+  const inserts = countEventInserts(failWith);
   const db = t.service.storage.db;
   const answer = (call: Promise<UsageEventOutcome[]>) =>
     call.then(
@@ -191,5 +197,34 @@ describe("an account's waiting usage calls", () => {
       .where('metric_id', '=', huge.id)
       .executeTakeFirstOrThrow();
     expect(total.sum).toBe(String(nearMax));
+  });
+
+  it('answer every call with a failure none of them caused, the fold tried once', async () => {
+    await defineMetric(t.service.storage.db, t.accountId, 'waits', 'count');
+    const customerId = await createCustomer(t);
+    const event = (transactionId: string): SentUsageEvent => ({
+      transactionId,
+      customer: { id: customerId },
+      subscriptionId: null,
+      code: 'waits',
+      timestamp: at(),
+      properties: {},
+    });
+    // The database busy, as each driver tells it: SQLite past its busy_timeout, PostgreSQL past its lock_timeout.
+    const busy = Object.assign(new Error('the database is busy'), {
+      code: dialect === 'postgres' ? '55P03' : 'SQLITE_BUSY',
+    });
+    const { first, behind, inserts } = await behindAHeldCall(
+      [event('w-0')],
+      [[event('w-1')], [event('w-2')], [event('w-3')]],
+      busy,
+    );
+    expect(first).toEqual({ outcomes: [{ status: 'accepted', eventId: expect.any(Number) }] });
+    for (const answer of behind) expect((answer as { error: unknown }).error).toBe(busy);
+    // One attempt for the three calls: split, each would have met the busy database again (1 + 3 attempts).
+    expect(inserts).toBe(1);
+
+    const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events`);
+    expect(listed.body.map((e: { transaction_id: string }) => e.transaction_id)).toEqual(['w-0']);
   });
 });

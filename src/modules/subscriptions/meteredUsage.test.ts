@@ -210,11 +210,19 @@ describe('the last invoice of usage read from events', () => {
   });
 
   it('is owed only by a subscription billing events that has not invoiced through its stop', () => {
-    const record = { cancelDate: null, endDate: '2026-03-15', lastInvDate: '2026-02-15' };
+    const record = { startDate: '2026-01-15', cancelDate: null, endDate: '2026-03-15', lastInvDate: '2026-02-15' };
     expect(eventsUnbilledAtStop(record, true)).toBe('2026-03-15');
     expect(eventsUnbilledAtStop(record, false)).toBeNull();
     expect(eventsUnbilledAtStop({ ...record, lastInvDate: '2026-03-15' }, true)).toBeNull();
     expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-03-01' }, true)).toBe('2026-03-01');
     expect(eventsUnbilledAtStop({ ...record, endDate: null }, true)).toBeNull();
+  });
+
+  it('is not owed by a subscription that stops on or before its start: it has no usage period', () => {
+    // A future start cancelled at once (cancelDate today, before the start) would otherwise stay due for ever.
+    const record = { startDate: '2026-05-01', endDate: null, lastInvDate: null };
+    expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-04-20' }, true)).toBeNull();
+    expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-05-01' }, true)).toBeNull();
+    expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-05-02' }, true)).toBe('2026-05-02');
   });
 });

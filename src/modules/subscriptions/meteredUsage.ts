@@ -52,14 +52,20 @@ export function stopDateOf(record: {
 
 /**
  * The day billing stops, when a subscription billing usage from events has not billed that usage through it yet
- * (its last invoice is dated before the stop): the date its last invoice of that usage is due. Null otherwise.
+ * (its last invoice is dated before the stop): the date its last invoice of that usage is due. Null otherwise, and
+ * when it stops on or before its start: no usage period has any length, so there is no usage to bill at all.
  */
 export function eventsUnbilledAtStop(
-  record: { cancelDate: PlainDate | null; endDate: PlainDate | null; lastInvDate: PlainDate | null },
+  record: {
+    startDate: PlainDate;
+    cancelDate: PlainDate | null;
+    endDate: PlainDate | null;
+    lastInvDate: PlainDate | null;
+  },
   billsUsageFromEvents: boolean,
 ): PlainDate | null {
   const stop = stopDateOf(record);
-  if (!billsUsageFromEvents || stop === null) return null;
+  if (!billsUsageFromEvents || stop === null || stop <= record.startDate) return null;
   return record.lastInvDate !== null && record.lastInvDate >= stop ? null : stop;
 }
 

@@ -303,7 +303,7 @@ function decideBilling(
     try {
       const timeline = {
         ...timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row)),
-        eventsUnbilledAtStop: eventsUnbilledAtStop(row, metered.billingEvents.has(row.id)),
+        eventsUnbilledAtStop: eventsOwedAtStop(row, metered, today),
       };
       const plan = planBilling(timeline, usageToPlan(inputs, metered, row.id), today);
       for (const planned of plan.invoices) assertInvoiceWithinBounds(toNewInvoice(row, planned));
@@ -313,6 +313,18 @@ function decideBilling(
       throw error;
     }
   });
+}
+
+/**
+ * The stop day whose last invoice of usage read from events is still owed (eventsUnbilledAtStop), as the bill run
+ * knows it, having read the events through today: once the stop is past, a read that found no period left to bill
+ * means nothing is owed, and the subscription is not left due for ever with an empty upcoming invoice
+ * (docs/spec-decisions.md, "A subscription that ends bills its last period's usage on the day it stops").
+ */
+function eventsOwedAtStop(row: SubscriptionRecord, metered: MeteredInputs, today: PlainDate): PlainDate | null {
+  const stop = eventsUnbilledAtStop(row, metered.billingEvents.has(row.id));
+  if (stop === null || stop > today) return stop;
+  return (metered.bySubscription.get(row.id) ?? []).length > 0 ? stop : null;
 }
 
 /**

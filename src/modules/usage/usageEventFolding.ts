@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { inTransaction } from '../../context.ts';
+import { DomainError } from '../../errors.ts';
 import type { CustomerQueue } from '../../http/customerQueue.ts';
 import type { UsageEventOutcome } from './usageEvent.ts';
 import { sendUsageEventCalls } from './usageEventSending.service.ts';
@@ -72,8 +73,11 @@ function takeFold(lines: Map<number, Waiting[]>, accountId: number): Waiting[] {
 }
 
 /**
- * The calls' events recorded in one transaction. When it fails (one call's batch would pass an hour's 64 bits,
- * say), nothing of it was kept, and each call is recorded alone: one call's failure is its own answer only.
+ * The calls' events recorded in one transaction. When it fails, nothing of it was kept. A failure one call's events
+ * can cause (a DomainError: its batch would pass an hour's 64 bits, say) has each call recorded alone, so that it is
+ * that call's answer only. Any other (the database busy or locked, no connection free, the connection lost) is the
+ * answer of every call in the fold, as it would have been had each had its turn: recording them one by one would
+ * meet it again, each waiting out its own timeout while the account's line waits behind them.
  */
 async function record(fold: Waiting[]): Promise<void> {
   const first = fold[0]!.ctx;
@@ -85,8 +89,8 @@ async function record(fold: Waiting[]): Promise<void> {
     fold.forEach((w, i) => (w.answer = { outcomes: answers[i]! }));
     return;
   } catch (error) {
-    if (fold.length === 1) {
-      fold[0]!.answer = { error };
+    if (fold.length === 1 || !(error instanceof DomainError)) {
+      for (const w of fold) w.answer = { error };
       return;
     }
   }
