@@ -5,7 +5,7 @@ import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } f
 import { addCard } from '../collections/cards.ts';
 import { advance, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
 
-// docs/spec-decisions.md, "A correction larger than the invoice it lands on": a late event that lowers a period
+// docs/spec-decisions.md, "Usage billed from events": a late event that lowers a period
 // already invoiced by more than the next invoice's other lines leaves that invoice at 0.00, never below, and the
 // difference is the subscription's credit, paying the customer's open invoices and then the next ones.
 const clock = movableClock('2026-03-01T10:00:00.000Z');

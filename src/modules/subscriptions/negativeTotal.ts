@@ -16,7 +16,7 @@ export interface CarriedInvoice {
 }
 
 /**
- * An invoice never totals below zero (docs/spec-decisions.md, "A correction larger than the invoice it lands on"):
+ * An invoice never totals below zero (docs/spec-decisions.md, "Usage billed from events"):
  * when its lines (a negative usage correction larger than the rest) add up to a Total below 0.00, every line stays
  * and one more brings the Total to exactly 0.00; what it took off is issued as the subscription's credit, as Kill
  * Bill's credit balance adjustment does. The line is priced excluding tax at the negative of the other lines' net,

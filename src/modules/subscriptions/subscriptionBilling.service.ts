@@ -319,9 +319,13 @@ function decideBilling(
  * The stop day whose last invoice of usage read from events is still owed (eventsUnbilledAtStop), as the bill run
  * knows it, having read the events through today: once the stop is past, a read that found no period left to bill
  * means nothing is owed, and the subscription is not left due for ever with an empty upcoming invoice
- * (docs/spec-decisions.md, "A subscription that ends bills its last period's usage on the day it stops").
+ * (docs/spec-decisions.md, "Usage billed from events").
  */
-function eventsOwedAtStop(row: SubscriptionRecord, metered: MeteredInputs, today: PlainDate): PlainDate | null {
+function eventsOwedAtStop(
+  row: SubscriptionRecord,
+  metered: MeteredInputs,
+  today: PlainDate,
+): PlainDate | null {
   const stop = eventsUnbilledAtStop(row, metered.billingEvents.has(row.id));
   if (stop === null || stop > today) return stop;
   return (metered.bySubscription.get(row.id) ?? []).length > 0 ? stop : null;
@@ -393,7 +397,7 @@ function invoicesToMake(
 /**
  * Issues what the invoices below zero carried as their subscriptions' credits, dated as their invoice and
  * auto-applied to the customers' earliest open invoices, as a cancellation's credit is; the rest stays as the
- * customer's credit (docs/spec-decisions.md, "A correction larger than the invoice it lands on"). The customers'
+ * customer's credit (docs/spec-decisions.md, "Usage billed from events"). The customers'
  * locks are taken at once, in id order, as for any batch of money movements.
  */
 async function creditCarriedTotals(ctx: ServiceContext, carried: readonly CarriedCredit[]): Promise<void> {

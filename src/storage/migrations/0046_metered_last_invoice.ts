@@ -6,8 +6,7 @@ import { sql } from 'kysely';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
   // A subscription billing usage read from events keeps the day it stops as its next invoice date until an invoice
-  // dated then bills its last period's usage (docs/spec-decisions.md, "A subscription that ends bills its last
-  // period's usage on the day it stops"). Those the bill run had already finished with before that rule were left
+  // dated then bills its last period's usage (docs/spec-decisions.md, "Usage billed from events"). Those the bill run had already finished with before that rule were left
   // with no next invoice date, their last period's usage unbilled: each is made due on its stop day again. The bill
   // run then reads that usage from the events and bills it, or, finding nothing left, clears the date.
   const stop = sql`case
