@@ -275,16 +275,30 @@ function startBilling(
   if (config.billingIntervalMs <= 0) return undefined;
   return startBillingWorker(
     {
-      ...base,
-      log: log.child({ worker: 'billing' }),
-      mailQueued: () => mail.wake(),
-      webhookSender: webhooks,
+      ...workerDeps(config, options, base, log.child({ worker: 'billing' }), mail, webhooks),
       collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
-      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-      ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     },
     config.billingIntervalMs,
   );
+}
+
+/** What the bill run's and the usage alerts' workers share: the base, a log of their own, mail and webhooks. */
+function workerDeps(
+  config: Config,
+  options: ServiceOptions,
+  base: WorkerBase,
+  log: Logger,
+  mail: MailWorker,
+  webhooks: WebhookWorker,
+) {
+  return {
+    ...base,
+    log,
+    mailQueued: () => mail.wake(),
+    webhookSender: webhooks,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
+  };
 }
 
 /** Usage alerts evaluated every USAGE_ALERT_INTERVAL_MS (docs/design/usage.md, "Alerts"); 0 turns it off. */
@@ -298,14 +312,7 @@ function startUsageAlerts(
 ): UsageAlertWorker | undefined {
   if (config.usageAlertIntervalMs <= 0) return undefined;
   return startUsageAlertWorker(
-    {
-      ...base,
-      log: log.child({ worker: 'usage-alerts' }),
-      mailQueued: () => mail.wake(),
-      webhookSender: webhooks,
-      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
-      ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
-    },
+    workerDeps(config, options, base, log.child({ worker: 'usage-alerts' }), mail, webhooks),
     config.usageAlertIntervalMs,
   );
 }
