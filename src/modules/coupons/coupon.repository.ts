@@ -194,6 +194,18 @@ export async function findCoupons(db: Db, accountId: number, ids: readonly numbe
   return rows.map(couponFromRow);
 }
 
+export async function hasPortalCoupons(db: Db, accountId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('coupons')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('portal_redeemable', '=', true)
+    .where('archived_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findCouponByCode(db: Db, accountId: number, code: string): Promise<Coupon | undefined> {
   const row = await db
     .selectFrom('coupons')

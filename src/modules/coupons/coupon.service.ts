@@ -11,6 +11,7 @@ import { assertCurrencyEnabled, componentsByIds, packageNamesByIds } from '../ca
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './coupon.repository.ts';
 import type { CouponEdit, CouponFields } from './coupon.repository.ts';
+import { COUPON_CODE } from './coupon.ts';
 import type { Coupon, CouponDuration } from './coupon.ts';
 
 /** A coupon as a request gives it, read by the schema, before its checks. */
@@ -38,7 +39,6 @@ const couponRef = (id: number) => ({ type: 'coupon', id });
 
 /** The most periods a repeating coupon may discount: a century of monthly periods. */
 export const MAX_DURATION_PERIODS = 1200;
-const CODE = /^[A-Z0-9][A-Z0-9_-]{0,49}$/;
 const PERCENT = /^\d{1,3}(\.\d{1,2})?$/;
 
 export async function couponsByIds(
@@ -52,6 +52,11 @@ export async function getCoupon(ctx: ServiceContext, couponId: number): Promise<
   const coupon = (await couponsByIds(ctx, [couponId])).get(couponId);
   if (!coupon) throw new NotFoundError('Coupon', couponId);
   return coupon;
+}
+
+/** Whether the account has a live coupon its customers may enter in the portal. */
+export function hasPortalCoupons(ctx: ServiceContext): Promise<boolean> {
+  return repo.hasPortalCoupons(ctx.db, ctx.account.id);
 }
 
 export function listCoupons(
@@ -120,7 +125,7 @@ export async function archiveCoupon(ctx: ServiceContext, couponId: number): Prom
 async function checkedFields(ctx: ServiceContext, input: CouponInput): Promise<CouponFields> {
   const problems: FieldProblem[] = [];
   const code = input.code.trim().toUpperCase();
-  if (!CODE.test(code)) {
+  if (!COUPON_CODE.test(code)) {
     problems.push({
       field: 'Code',
       message: 'must be 1 to 50 letters, digits, - or _, starting with a letter or digit',

@@ -1,5 +1,8 @@
 import type { PlainDate } from '../../core/calendar.ts';
 
+/** What a coupon's code may be: what a customer types, in upper case. */
+export const COUPON_CODE = /^[A-Z0-9][A-Z0-9_-]{0,49}$/;
+
 export const DISCOUNT_KINDS = ['percent', 'fixed'] as const;
 export type DiscountKind = (typeof DISCOUNT_KINDS)[number];
 export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;

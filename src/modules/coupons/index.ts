@@ -9,7 +9,7 @@ export type { CouponToApply, PeriodFraction } from './discounts.ts';
 export { discountLines } from './discounts.ts';
 export { discountLineText, couponAppliesToLine } from './couponLines.ts';
 export type { CouponLineSource } from './couponLines.ts';
-export { couponsByIds } from './coupon.service.ts';
+export { couponsByIds, hasPortalCoupons } from './coupon.service.ts';
 export type { RedemptionOwner, RedemptionTarget } from './redemption.service.ts';
 export {
   endRedemption,

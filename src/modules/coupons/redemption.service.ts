@@ -6,6 +6,7 @@ import { billingProfiles } from '../customers/index.ts';
 import { emitEvent } from '../events/index.ts';
 import * as repo from './coupon.repository.ts';
 import { couponsByIds } from './coupon.service.ts';
+import { COUPON_CODE } from './coupon.ts';
 import type { AppliedRedemption, Coupon } from './coupon.ts';
 
 /** What a coupon is redeemed on: a customer (subscriptionId null: all its subscriptions) or one subscription. */
@@ -62,11 +63,17 @@ export async function redeemCoupon(
   ctx: ServiceContext,
   target: RedemptionTarget,
   codeText: string,
+  options: { fromPortal?: boolean } = {},
 ): Promise<AppliedRedemption> {
   const code = codeText.trim().toUpperCase();
+  const unknown = () =>
+    ValidationError.field('Code', `no coupon has the code ${code.slice(0, 50)}`, 'coupon_not_found');
+  // A code no coupon could have is not looked up: it may hold what a text column refuses (a NUL).
+  if (!COUPON_CODE.test(code)) throw unknown();
   const id = await withTransaction(ctx, async (tctx) => {
     const coupon = await repo.findCouponByCode(tctx.db, ctx.account.id, code);
-    if (!coupon) throw ValidationError.field('Code', `no coupon has the code ${code}`, 'coupon_not_found');
+    // In the portal, a coupon not offered there is as unknown as one that does not exist.
+    if (!coupon || (options.fromPortal && !coupon.portalRedeemable)) throw unknown();
     assertRedeemable(ctx, coupon, target);
     if (await repo.hasLiveRedemption(tctx.db, ctx.account.id, coupon.id, target)) {
       throw new ConflictError('coupon_already_redeemed', `Coupon ${code} is already redeemed here`);

@@ -15,6 +15,7 @@ export function redeemSubscriptionCoupon(
   ctx: ServiceContext,
   subscriptionId: number,
   code: string,
+  options: { fromPortal?: boolean } = {},
 ): Promise<AppliedRedemption> {
   return withTransaction(ctx, async (tctx) => {
     const row = await lockSubscription(tctx, subscriptionId);
@@ -27,6 +28,7 @@ export function redeemSubscriptionCoupon(
         packageId: row.packageId,
       },
       code,
+      options,
     );
   });
 }
