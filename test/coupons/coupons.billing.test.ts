@@ -150,6 +150,29 @@ describe('coupons on the bill run', () => {
     });
   });
 
+  it('counts a customer’s redemption over all its subscriptions together', async () => {
+    const { as, customerId } = await shop();
+    const plan = await createPlan(as, { chargePrice: 30 });
+    await createCoupon(as, {
+      Code: 'TWICE',
+      AmountOff: 5,
+      CurrencyCode: 'USD',
+      Duration: 'repeating',
+      DurationPeriods: 2,
+    });
+    await ok(as, 'POST', `/v1/customers/${customerId}/coupons`, { Code: 'TWICE' });
+    await subscribe(as, customerId, plan);
+    await subscribe(as, customerId, plan);
+    await advanceTo(as, '2026-04-01');
+    // Mar 1: each subscription's first invoice, 30.00 − 5.00 = 25.00: the coupon's two periods. Apr 1: 30.00 each.
+    expect((await invoicesOf(as, customerId)).map((i) => i.Total)).toEqual([25, 25, 30, 30]);
+    expect((await redemptionsOf(as, `/v1/customers/${customerId}/coupons`))[0]).toMatchObject({
+      PeriodsUsed: 2,
+      PeriodsLeft: 0,
+      Ended: true,
+    });
+  });
+
   it('discounts only the lines its AppliesTo names, and no invoice once ended', async () => {
     const { as, customerId } = await shop();
     const silver = await createPlan(as, { chargePrice: 30 });
