@@ -17,6 +17,7 @@ const MODULE_ORDER = [
   'ledger',
   'statements',
   'usage',
+  'coupons',
   'subscriptions',
   'entitlements',
   'usageAlerts',

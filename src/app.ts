@@ -39,6 +39,8 @@ import { registerStatementsRoutes } from './modules/statements/statements.routes
 import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMethods.routes.ts';
 import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
+import { registerSubscriptionCouponRoutes } from './modules/subscriptions/subscriptionCoupons.routes.ts';
+import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
@@ -131,6 +133,8 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerRecurringInvoicesRoutes(v1);
   registerSubscriptionsRoutes(v1);
   registerSubscriptionChangeRoutes(v1);
+  registerCouponRoutes(v1);
+  registerSubscriptionCouponRoutes(v1);
   registerFeatureRoutes(v1);
   registerEntitlementRoutes(v1);
   registerUsageAlertRoutes(v1);

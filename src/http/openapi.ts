@@ -109,6 +109,11 @@ const TAGS = [
       'usage.threshold_crossed and may e-mail the customer, once a period (docs/usage.md, "Alerts").',
   ],
   [
+    'Coupons',
+    "A percentage or an amount off subscriptions' invoices for one, N or every billed period, redeemed on a " +
+      'customer or a subscription and applied by the bill run as a discount line (docs/credits.md, "Coupons").',
+  ],
+  [
     'Invoices',
     'Invoices made by the bill run or by hand: lines, taxes, totals, balance, status, PDF and e-mail.',
   ],

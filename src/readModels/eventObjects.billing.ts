@@ -24,6 +24,7 @@ import {
   toFeatureValueDto,
 } from '../modules/entitlements/index.ts';
 import { toUsageAlertDto, usageAlertsByIds } from '../modules/usageAlerts/index.ts';
+import { couponsByIds, redemptionsByIds, toCouponDto, toRedemptionDto } from '../modules/coupons/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -36,6 +37,8 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   feature: numericRenderer(featuresByIds, (_ctx, features) => features.map(toFeatureDto)),
   feature_value: numericRenderer(featureValuesByIds, (_ctx, values) => values.map(toFeatureValueDto)),
   usage_alert: numericRenderer(usageAlertsByIds, (_ctx, alerts) => alerts.map(toUsageAlertDto)),
+  coupon: numericRenderer(couponsByIds, (_ctx, coupons) => coupons.map(toCouponDto)),
+  coupon_redemption: numericRenderer(redemptionsByIds, (_ctx, found) => found.map(toRedemptionDto)),
   invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
     (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
   ),

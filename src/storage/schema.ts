@@ -13,6 +13,7 @@ import type { LedgerTables } from '../modules/ledger/tables.ts';
 import type { SubscriptionsTables } from '../modules/subscriptions/tables.ts';
 import type { EntitlementsTables } from '../modules/entitlements/tables.ts';
 import type { UsageAlertsTables } from '../modules/usageAlerts/tables.ts';
+import type { CouponsTables } from '../modules/coupons/tables.ts';
 import type { CollectionsTables } from '../modules/collections/tables.ts';
 import type { BatchesTables } from '../modules/batches/tables.ts';
 import type { WidgetsTables } from '../modules/widgets/tables.ts';
@@ -37,6 +38,7 @@ export type * from '../modules/ledger/tables.ts';
 export type * from '../modules/subscriptions/tables.ts';
 export type * from '../modules/entitlements/tables.ts';
 export type * from '../modules/usageAlerts/tables.ts';
+export type * from '../modules/coupons/tables.ts';
 export type * from '../modules/collections/tables.ts';
 export type * from '../modules/batches/tables.ts';
 export type * from '../modules/widgets/tables.ts';
@@ -74,6 +76,7 @@ export interface Database
     SubscriptionsTables,
     EntitlementsTables,
     UsageAlertsTables,
+    CouponsTables,
     CollectionsTables,
     BatchesTables,
     WidgetsTables,

@@ -376,3 +376,18 @@ export async function walkUsageAlerts(account: TestAccount, customerID: number, 
   await ok(account, 'DELETE', `${path}/${spend.usageAlertID}`);
   await sendEvents(account, [{ customerId: customerID, subscriptionId, code: 'alert_calls', at: now }]);
 }
+
+/** coupon: a coupon made, changed, redeemed on the customer, that redemption ended, and the coupon archived. */
+export async function walkCoupons(account: TestAccount, customerID: number) {
+  const coupon = await ok(account, 'POST', '/v1/coupons', {
+    Code: 'SPRING25',
+    Name: 'Spring',
+    PercentOff: 25,
+    Duration: 'repeating',
+    DurationPeriods: 3,
+  });
+  await ok(account, 'PUT', `/v1/coupons/${coupon.couponID}`, { Name: 'Spring sale', MaxRedemptions: 100 });
+  const redemption = await ok(account, 'POST', `/v1/customers/${customerID}/coupons`, { Code: 'SPRING25' });
+  await ok(account, 'DELETE', `/v1/customers/${customerID}/coupons/${redemption.couponRedemptionID}`);
+  await ok(account, 'DELETE', `/v1/coupons/${coupon.couponID}`);
+}

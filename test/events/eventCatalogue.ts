@@ -19,6 +19,7 @@ import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/ind
 import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
 import { ENTITLEMENT_EVENT_TYPES } from '../../src/modules/entitlements/index.ts';
 import { USAGE_ALERT_EVENT_TYPES } from '../../src/modules/usageAlerts/index.ts';
+import { COUPON_EVENT_TYPES } from '../../src/modules/coupons/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 
@@ -36,6 +37,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...SUBSCRIPTION_EVENT_TYPES,
   ...ENTITLEMENT_EVENT_TYPES,
   ...USAGE_ALERT_EVENT_TYPES,
+  ...COUPON_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
   ...COLLECTION_EVENT_TYPES,
   ...RECURRING_INVOICE_EVENT_TYPES,
@@ -138,6 +140,16 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'usage_alert.deleted': 'A usage alert was deleted; the object is the alert as it was.',
   'usage.threshold_crossed':
     "A usage alert's threshold was reached in its subscription's current period (once a period, whoever evaluates); the object is the alert, with `LastFiring` holding the period, the threshold and the value seen.",
+  'coupon.created':
+    'A coupon was created (`POST /v1/coupons`): a percentage or an amount off, for one, N or every billed period.',
+  'coupon.updated':
+    "A coupon's name, RedeemBy, MaxRedemptions, AppliesTo or PortalRedeemable changed (`PUT /v1/coupons/{id}`).",
+  'coupon.archived':
+    'A coupon was archived (`DELETE /v1/coupons/{id}`): it can no longer be redeemed; its redemptions keep discounting.',
+  'coupon.redeemed':
+    'A coupon was redeemed on a customer or a subscription (`POST …/coupons`); the object is the redemption.',
+  'coupon.ended':
+    'A redemption was ended (`DELETE …/coupons/{id}`): it discounts no invoice made from then on.',
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
     'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',
@@ -285,6 +297,8 @@ const RESOURCE_ORDER = [
   'feature',
   'feature_value',
   'usage_alert',
+  'coupon',
+  'coupon_redemption',
   'invoice',
   'recurring_invoice',
   'payment',

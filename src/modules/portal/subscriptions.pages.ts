@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { inTransaction, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor, minorUnitDigits } from '../../core/money.ts';
+import { DomainError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { packagesByIds } from '../catalogue/index.ts';
@@ -12,8 +13,11 @@ import {
   changeSubscriptionTerms,
   getSubscription,
   listCustomerSubscriptions,
+  listSubscriptionCoupons,
   previewChange,
+  redeemSubscriptionCoupon,
 } from '../subscriptions/index.ts';
+import { hasPortalCoupons, periodsLeft } from '../coupons/index.ts';
 import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money, taxLabel, withTax } from './portalViews.ts';
@@ -125,12 +129,42 @@ interface DetailExtras {
 }
 
 const DetailQuery = Type.Object({
-  done: Type.Optional(Type.Union([Type.Literal('cancelled'), Type.Literal('changed')])),
+  done: Type.Optional(
+    Type.Union([Type.Literal('cancelled'), Type.Literal('changed'), Type.Literal('coupon')]),
+  ),
 });
 
 const CANCELLED_NOTICE =
   'Your subscription is set to end at the end of its period. You will not be billed after that.';
 const CHANGED_NOTICE = 'Your subscription was changed. Any invoice for the change is under Invoices.';
+const COUPON_NOTICE = 'Your coupon was applied: it discounts the next invoices of this subscription.';
+
+/** What a customer is told when a code is refused, by the refusal's code (docs/credits.md, "Coupons"). */
+const COUPON_REFUSALS: Record<string, string> = {
+  coupon_expired: 'That coupon has expired',
+  coupon_exhausted: 'That coupon has been used up',
+  coupon_already_redeemed: 'That coupon is already applied to this subscription',
+  coupon_not_applicable: 'That coupon does not apply to this subscription',
+  coupon_currency_mismatch: 'That coupon does not apply to this subscription',
+};
+
+/** The live coupons of a subscription as its page lists them: code, name and the periods left. */
+async function couponViews(ctx: ServiceContext, s: Subscription) {
+  const redemptions = await listSubscriptionCoupons(ctx, s.id, { limit: 50, offset: 0 });
+  return redemptions
+    .filter(
+      ({ redemption, coupon }) =>
+        redemption.endedAt === null && periodsLeft(coupon, redemption.periodsUsed) !== 0,
+    )
+    .map(({ redemption, coupon }) => {
+      const left = periodsLeft(coupon, redemption.periodsUsed);
+      return {
+        code: coupon.code,
+        name: coupon.name,
+        left: left === null ? 'every invoice' : left === 1 ? 'the next invoice' : `the next ${left} invoices`,
+      };
+    });
+}
 
 /** A package change as made now: its credits, its invoices and what it leaves due (negative: a credit). */
 interface ChangeOutcome {
@@ -303,6 +337,8 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
       reasons: CANCEL_REASONS.map(([value, label]) => ({ value, label })),
       detailsMax: CANCEL_DETAILS_MAX,
       options: (await switchOptions(ctx, s)).map(({ value, label }) => ({ value, label })),
+      coupons: await couponViews(ctx, s),
+      canRedeem: isRunning(s) && (await hasPortalCoupons(ctx)),
       errors,
       invalidFields: errors.map((e) => e.field),
       notice: extras.notice,
@@ -361,7 +397,14 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
       if (!subscription) return page.notFound();
       const done = request.query.done;
       return detailPage(page, subscription, {
-        notice: done === 'cancelled' ? CANCELLED_NOTICE : done === 'changed' ? CHANGED_NOTICE : undefined,
+        notice:
+          done === 'cancelled'
+            ? CANCELLED_NOTICE
+            : done === 'changed'
+              ? CHANGED_NOTICE
+              : done === 'coupon'
+                ? COUPON_NOTICE
+                : undefined,
       });
     },
   );
@@ -396,6 +439,34 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
       if (fields['confirm'] !== 'yes') return renderCancelConfirm(page, subscription, reason);
       await cancelWithReason(ctx, subscription, reason);
       return page.redirect(`subscriptions/${subscription.id}?done=cancelled`);
+    },
+  );
+
+  portal.post(
+    '/portal/:slug/subscriptions/:id/coupon',
+    { schema: { hide: true, params: IdParams } },
+    async (request, reply) => {
+      const form = await formOf(request, reply, request.params.slug, request.params.id);
+      if (!form) return reply;
+      const { page, fields, subscription } = form;
+      const ctx = page.portal.ctx;
+      if (!isRunning(subscription)) {
+        return page.message(409, {
+          title: 'Not available',
+          heading: 'This subscription is ending',
+          message: 'A coupon cannot be applied to a subscription that has ended or is set to end.',
+          link: backToSubscription(page, subscription),
+        });
+      }
+      try {
+        // Only a coupon the account offers in the portal (PortalRedeemable) is taken; any other code is unknown.
+        await redeemSubscriptionCoupon(ctx, subscription.id, fields['code'] ?? '', { fromPortal: true });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.kind === 'not_found') throw error;
+        const message = COUPON_REFUSALS[error.code] ?? 'That coupon code is not valid';
+        return detailPage(page, subscription, { status: 422, errors: [{ field: 'code', message }], fields });
+      }
+      return page.redirect(`subscriptions/${subscription.id}?done=coupon`);
     },
   );
 

@@ -32,6 +32,8 @@ export {
 /** What usage alerts read: a subscription's usage so far, as GET /v1/subscriptions/{id}/usage answers it. */
 export type { CurrentUsage, MeteredSubscription } from './meteredUsage.service.ts';
 export { findMeteredSubscription } from './meteredUsage.service.ts';
+/** A subscription's coupons, for the portal (docs/credits.md, "Coupons"). */
+export { listSubscriptionCoupons, redeemSubscriptionCoupon } from './subscriptionCoupons.service.ts';
 export type { UsagePeriod } from './subscriptionPeriods.service.ts';
 export { currentBillingPeriod } from './subscriptionPeriods.service.ts';
 /** Holds a subscription until the transaction ends: what is bounded per subscription is counted one at a time. */

@@ -267,6 +267,7 @@ function priceOf(
   const brackets = price.bracketsByCurrency.get(currency);
   if (!brackets) return `component version ${price.componentVersionId} has no price in ${currency}`;
   return {
+    componentId: price.componentId,
     label: price.name,
     unitName: price.unitName,
     scheme: price.scheme,

@@ -249,6 +249,8 @@ describe('planBilling', () => {
         chargePrice: '30.00',
         amountMinor: 968,
         appliesPendingChange: false,
+        // The stub's fraction, with which a fixed coupon is prorated (subscriptionCoupons.ts).
+        proration: { days: 10, termDays: 31 },
       },
     });
     expect(periodsOf(plan.invoices)).toEqual([

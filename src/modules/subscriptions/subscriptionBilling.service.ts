@@ -36,6 +36,9 @@ import { withLockedCustomers } from '../ledger/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
 import type { NewSubscriptionPeriod } from './subscriptionBilling.repository.ts';
 import { lockSubscriptionRecord } from './subscription.repository.ts';
+import { recordPeriodsUsed, redemptionsForBilling } from '../coupons/index.ts';
+import { addUses, applyCoupons, couponSubscriptionOf } from './subscriptionCoupons.ts';
+import type { CouponUses } from './subscriptionCoupons.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 import { packageTermsFields, parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
 
@@ -82,6 +85,7 @@ async function unbilledUsage(
     const list = bySubscription.get(usage.subscriptionId) ?? [];
     list.push({
       usageId: usage.id,
+      componentId: price.componentId,
       label: price.name,
       unitName: price.unitName,
       periodStart: usage.periodStart,
@@ -99,7 +103,7 @@ async function unbilledUsage(
 
 /** What billing the subscriptions needs besides their rows, read in a fixed number of statements. */
 export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecord[]) {
-  const [packages, customers, usage, taxSettings, inclusion] = await Promise.all([
+  const [packages, customers, usage, taxSettings, inclusion, redemptions] = await Promise.all([
     packageNamesByIds(ctx, [...new Set(rows.map((r) => r.packageId))]),
     billingProfiles(
       ctx,
@@ -115,6 +119,10 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
         ),
       ].filter((id): id is number => id !== undefined && id !== null),
     ),
+    redemptionsForBilling(ctx, {
+      customerIds: rows.map((r) => r.customerId),
+      subscriptionIds: rows.map((r) => r.id),
+    }),
   ]);
   // A rate's own setting, else the account's, resolved now: the invoice's lines keep what they were priced with.
   const rateInclusion = new Map(inclusion.map((r) => [r.id, r.isTaxInclusive]));
@@ -154,6 +162,9 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
   return {
     customers,
     usage,
+    /** The live coupon redemptions of the subscriptions and their customers (subscriptionCoupons.ts). */
+    redemptions,
+    taxPercsOf: (row: SubscriptionRecord) => taxesOf(row.customerId).map((tax) => tax.perc),
     labelOf: (row: SubscriptionRecord) => packageNames.get(row.packageId) ?? `Package ${row.packageId}`,
     /** Whether the prices of its terms, and of its scheduled change's, include tax. */
     taxInclusionOf: (row: SubscriptionRecord) => ({
@@ -222,11 +233,12 @@ async function billRows(
     ctx,
     meteringPlans(ctx, rows, inputs, () => today),
   );
-  const decisions = decideBilling(ctx, rows, inputs, metered, today);
+  const couponUses: CouponUses = new Map();
+  const decisions = decideBilling(ctx, rows, inputs, metered, today, couponUses);
   const before = await snapshotUnlessRenewed(ctx, decisions);
   const invoices = invoicesToMake(decisions, inputs, today, catchUp);
   const invoiceIds = await insertInvoices(ctx, invoices.list);
-  const writes = billingWrites(ctx, decisions, invoices.indexOf, invoiceIds, metered);
+  const writes = { ...billingWrites(ctx, decisions, invoices.indexOf, invoiceIds, metered), couponUses };
   await recordBilling(ctx, writes);
   await creditCarriedTotals(ctx, invoices.carried);
   const sent = await mailInvoices(ctx, invoices.list, invoiceIds, inputs.customers);
@@ -286,6 +298,7 @@ function decideBilling(
   inputs: BillingInputs,
   metered: MeteredInputs,
   today: PlainDate,
+  couponUses: CouponUses,
 ): Decision[] {
   const { customers, usage, labelOf, taxInclusionOf, toNewInvoice } = inputs;
   const billable = rows.filter((row) => customers.get(row.customerId)?.isBillable !== false);
@@ -306,7 +319,16 @@ function decideBilling(
         eventsUnbilledAtStop: eventsOwedAtStop(row, metered, today),
       };
       const plan = planBilling(timeline, usageToPlan(inputs, metered, row.id), today);
+      const { redemptions, taxPercsOf } = inputs;
+      const uses = applyCoupons(
+        couponSubscriptionOf(row),
+        plan.invoices,
+        redemptions,
+        taxPercsOf(row),
+        couponUses,
+      );
       for (const planned of plan.invoices) assertInvoiceWithinBounds(toNewInvoice(row, planned));
+      addUses(couponUses, uses);
       return { row, plan };
     } catch (error) {
       if (error instanceof BillingInvariantError) return { row, parkReason: error.message };
@@ -428,6 +450,8 @@ interface BillingWrites {
   /** The metered usage billed, stored with its invoice. */
   metered: BilledMeteredUsage[];
   parked: number;
+  /** Billed periods each coupon redemption discounted. */
+  couponUses?: CouponUses;
 }
 
 /**
@@ -517,6 +541,7 @@ async function recordBilling(ctx: ServiceContext, writes: BillingWrites): Promis
   await repo.updateBilledSubscriptions(ctx.db, ctx.account.id, writes.updates);
   await repo.insertPeriods(ctx.db, ctx.account.id, writes.periods);
   await insertBilledMeteredUsage(ctx.db, ctx.account.id, writes.metered, nowInstant(ctx));
+  await recordPeriodsUsed(ctx, writes.couponUses ?? new Map());
 }
 
 /**

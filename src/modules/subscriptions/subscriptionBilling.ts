@@ -76,6 +76,8 @@ export interface UnbilledUsage {
    * Priced at the difference between the period's price with and without the addition, so tiers stay right.
    */
   billedUnits?: string;
+  /** The component whose usage this is: a coupon restricted to components discounts its line (coupons module). */
+  componentId?: number;
 }
 
 export interface SubscriptionTimeline {
@@ -129,6 +131,8 @@ export interface PlannedLine {
   isTaxInclusive?: true;
   /** Set only on a line of usage read from events: what it counted (a correction: what was added). */
   metered?: { metricCode: string; group: string; quantity: string };
+  /** Set only on a line of a component's usage: which component (a line without it bills the package). */
+  componentId?: number;
 }
 
 export interface PlannedInvoice {
@@ -148,6 +152,8 @@ export interface PlannedInvoice {
     appliesPendingChange: boolean;
     /** Set (true) only when amountMinor includes the taxes: a credit for it gives back a share of that. */
     isTaxInclusive?: true;
+    /** Set only on a stub: its days of its whole term's, the fraction a fixed coupon is prorated with. */
+    proration?: { days: number; termDays: number };
   } | null;
 }
 
@@ -227,7 +233,12 @@ function priceLine(
   terms: PriceTerms,
   period: { start: PlainDate; end: PlainDate; kind: PeriodKind; fullStart: PlainDate; fullEnd: PlainDate },
   currencyCode: string,
-): { line: PlannedLine | null; amountMinor: number; chargePrice: string } {
+): {
+  line: PlannedLine | null;
+  amountMinor: number;
+  chargePrice: string;
+  proration?: { days: number; termDays: number };
+} {
   const range = { periodStart: period.start, periodEnd: period.end };
   if (period.kind === 'trial') {
     const amountMinor = decimalToMinor(terms.trialFee, currencyCode);
@@ -257,12 +268,16 @@ function priceLine(
     },
     amountMinor,
     chargePrice: terms.chargePrice,
+    proration: { days, termDays },
   };
 }
 
 function usageLine(usage: UnbilledUsage, currencyCode: string): PlannedLine {
   const range = { periodStart: usage.periodStart, periodEnd: usage.periodEnd };
-  const metered = usage.metered ? { metered: { ...usage.metered, quantity: usage.units } } : {};
+  const metered = {
+    ...(usage.metered ? { metered: { ...usage.metered, quantity: usage.units } } : {}),
+    ...(usage.componentId === undefined ? {} : { componentId: usage.componentId }),
+  };
   // A group is named beside the component: "API calls (eu-west): 1200 calls".
   const label = usage.metered?.group ? `${usage.label} (${usage.metered.group})` : usage.label;
   if (usage.billedUnits !== undefined) {
@@ -489,6 +504,7 @@ function periodInvoice(
         chargePrice: priced.chargePrice,
         amountMinor: priced.amountMinor,
         appliesPendingChange,
+        ...(priced.proration ? { proration: priced.proration } : {}),
       },
       inclusive,
     ),

@@ -19,6 +19,7 @@ import {
   billSubscriptionInTransaction,
   usageToPlan,
 } from './subscriptionBilling.service.ts';
+import { applyCoupons, couponSubscriptionOf } from './subscriptionCoupons.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import {
@@ -296,6 +297,8 @@ export async function upcomingInvoice(
     const usage = await usageForPreview(ctx, row, timeline, inputs);
     const next = upcomingInvoiceOf(timeline, usage);
     if (!next) return null;
+    // The coupons that will discount it, as the bill run will apply them (docs/credits.md, "Coupons").
+    applyCoupons(couponSubscriptionOf(row), [next], inputs.redemptions, inputs.taxPercsOf(row));
     const invoice = inputs.toNewInvoice(row, next);
     assertInvoiceWithinBounds(invoice);
     return invoice;

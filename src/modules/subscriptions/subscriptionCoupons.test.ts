@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import type { AppliedRedemption, Coupon } from '../coupons/index.ts';
+import { applyCoupons } from './subscriptionCoupons.ts';
+import type { CouponSubscription } from './subscriptionCoupons.ts';
+import type { PlannedInvoice, PlannedLine } from './subscriptionBilling.ts';
+
+const SUB: CouponSubscription = {
+  id: 7,
+  customerId: 3,
+  currencyCode: 'USD',
+  packageId: 1,
+  pendingChange: null,
+};
+
+function coupon(fields: Partial<Coupon>): Coupon {
+  return {
+    id: 1,
+    code: 'C',
+    name: 'C',
+    discount: { kind: 'percent', percentOff: '10' },
+    duration: 'forever',
+    durationPeriods: null,
+    redeemBy: null,
+    maxRedemptions: null,
+    redemptionCount: 1,
+    packageIds: null,
+    componentIds: null,
+    portalRedeemable: false,
+    archivedAt: null,
+    createdAt: '2026-03-01T00:00:00.000Z',
+    updatedAt: '2026-03-01T00:00:00.000Z',
+    ...fields,
+  };
+}
+
+function redeemed(fields: Partial<Coupon>, on = '2026-03-01', periodsUsed = 0, id = 11): AppliedRedemption {
+  return {
+    coupon: coupon(fields),
+    redemption: {
+      id,
+      couponId: 1,
+      customerId: 3,
+      subscriptionId: 7,
+      redeemedOn: on,
+      periodsUsed,
+      endedAt: null,
+      createdAt: `${on}T00:00:00.000Z`,
+    },
+  };
+}
+
+const line = (unitCostEx: string, extra: Partial<PlannedLine> = {}): PlannedLine => ({
+  descrip: 'Line',
+  qty: '1',
+  unitCostEx,
+  periodStart: null,
+  periodEnd: null,
+  ...extra,
+});
+
+function invoice(invoiceDate: string, lines: PlannedLine[], start = invoiceDate): PlannedInvoice {
+  return {
+    invoiceDate,
+    lines,
+    usageIds: [],
+    period: {
+      periodNo: 1,
+      start,
+      end: '2026-12-31',
+      kind: 'term',
+      chargePrice: '0',
+      amountMinor: 0,
+      appliesPendingChange: false,
+    },
+  };
+}
+
+const added = (planned: PlannedInvoice) => planned.lines.slice(1).map((l) => [l.descrip, l.unitCostEx]);
+
+describe('applyCoupons', () => {
+  it('discounts a once coupon on the first invoice only and counts one period', () => {
+    const invoices = [invoice('2026-04-01', [line('30.00')]), invoice('2026-05-01', [line('30.00')])];
+    const uses = applyCoupons(SUB, invoices, [redeemed({ code: 'ONCE', duration: 'once' })], []);
+    expect(added(invoices[0]!)).toEqual([['ONCE: −10 %', '-3.00']]);
+    expect(added(invoices[1]!)).toEqual([]);
+    expect([...uses]).toEqual([[11, 1]]);
+  });
+
+  it('counts the periods used before this pass, and leaves invoices dated before the redemption alone', () => {
+    const invoices = [invoice('2026-04-01', [line('30.00')]), invoice('2026-05-01', [line('30.00')])];
+    const late = redeemed({ duration: 'repeating', durationPeriods: 2 }, '2026-04-15', 1);
+    const uses = applyCoupons(SUB, invoices, [late], []);
+    expect(added(invoices[0]!)).toEqual([]);
+    expect(added(invoices[1]!)).toHaveLength(1);
+    expect([...uses]).toEqual([[11, 1]]);
+    const more = [invoice('2026-06-01', [line('30.00')])];
+    expect([...applyCoupons(SUB, more, [late], [], uses)]).toEqual([]);
+  });
+
+  it('follows a scheduled change of package for AppliesTo, and a component restriction to its lines', () => {
+    const sub = { ...SUB, pendingChange: { effectiveDate: '2026-05-01', packageId: 2 } };
+    const invoices = [
+      invoice('2026-04-01', [line('30.00'), line('5.00', { componentId: 9 })]),
+      invoice('2026-05-01', [line('60.00'), line('5.00', { componentId: 9 })]),
+    ];
+    applyCoupons(sub, invoices, [redeemed({ code: 'P2', packageIds: [2], componentIds: [9] })], []);
+    // April: only the usage of component 9 (0.50); May, on package 2: 6.00 + 0.50.
+    expect(invoices[0]!.lines.slice(2).map((l) => l.unitCostEx)).toEqual(['-0.50']);
+    expect(invoices[1]!.lines.slice(2).map((l) => l.unitCostEx)).toEqual(['-6.50']);
+  });
+
+  it('gives back the cent by which the discount line’s own rounded tax would take the Total below zero', () => {
+    // Three lines of 0.03 at 15 %: 0.0045 each → no tax, Total 0.09. All off: −0.09 carries −0.0135 → −0.01,
+    // Total −0.01; at −0.08 (tax −0.012 → −0.01) the Total is 0.00.
+    const planned = invoice('2026-04-01', [line('0.03'), line('0.03'), line('0.03')]);
+    applyCoupons(
+      SUB,
+      [planned],
+      [redeemed({ code: 'ALL', discount: { kind: 'percent', percentOff: '100' } })],
+      ['0.15'],
+    );
+    expect(planned.lines.slice(3).map((l) => l.unitCostEx)).toEqual(['-0.08']);
+  });
+
+  it('makes one line per tax treatment, each taxed as the lines it came from', () => {
+    const planned = invoice('2026-04-01', [line('31.00', { isTaxInclusive: true }), line('10.00')]);
+    applyCoupons(SUB, [planned], [redeemed({ code: 'TEN' })], ['0.15']);
+    expect(planned.lines.slice(2)).toEqual([
+      expect.objectContaining({ descrip: 'TEN: −10 %', unitCostEx: '-1.00' }),
+      expect.objectContaining({ descrip: 'TEN: −10 %', unitCostEx: '-3.10', isTaxInclusive: true }),
+    ]);
+  });
+
+  it('leaves a fixed coupon in another currency alone', () => {
+    const planned = invoice('2026-04-01', [line('30.00')]);
+    const euro = redeemed({ discount: { kind: 'fixed', amountOffMinor: 500, currencyCode: 'EUR' } });
+    expect([...applyCoupons(SUB, [planned], [euro], [])]).toEqual([]);
+    expect(planned.lines).toHaveLength(1);
+  });
+});
