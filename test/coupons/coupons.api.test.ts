@@ -220,6 +220,23 @@ describe('coupons through the API', () => {
     expect(await eventsOf(as, 'coupon.redeemed')).toHaveLength(10);
   });
 
+  it('redeems one coupon once on a customer that 10 parallel requests redeem it on', async () => {
+    const as = await t.newAccount('Twice shop', { isTest: true });
+    const coupon = await createCoupon(as, { Code: 'ONCE', PercentOff: 10 });
+    const customerId = await createCustomer(as);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        as.request('POST', `/v1/customers/${customerId}/coupons`, { body: { Code: 'ONCE' } }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array<number>(9).fill(409)]);
+    expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'coupon_already_redeemed')).toBe(
+      true,
+    );
+    expect(await ok(as, 'GET', `/v1/customers/${customerId}/coupons`)).toHaveLength(1);
+    expect((await ok(as, 'GET', `/v1/coupons/${coupon.couponID}`)).RedemptionCount).toBe(1);
+  });
+
   it('answers 404 for another account’s coupons, customers, subscriptions and redemptions', async () => {
     const owner = await t.newAccount('Owner', { isTest: true });
     const stranger = await t.newAccount('Stranger', { isTest: true });

@@ -75,10 +75,14 @@ export async function redeemCoupon(
     // In the portal, a coupon not offered there is as unknown as one that does not exist.
     if (!coupon || (options.fromPortal && !coupon.portalRedeemable)) throw unknown();
     assertRedeemable(ctx, coupon, target);
+    // The count first: its update locks the coupon's row until this transaction ends, so two redemptions of one
+    // coupon on one target take turns and the second sees the first's redemption (a failed check rolls the count
+    // back).
+    const counted = await repo.countRedemption(tctx.db, ctx.account.id, coupon.id);
     if (await repo.hasLiveRedemption(tctx.db, ctx.account.id, coupon.id, target)) {
       throw new ConflictError('coupon_already_redeemed', `Coupon ${code} is already redeemed here`);
     }
-    if (!(await repo.countRedemption(tctx.db, ctx.account.id, coupon.id))) {
+    if (!counted) {
       throw new ConflictError(
         'coupon_exhausted',
         `Coupon ${code} has been redeemed ${coupon.maxRedemptions} times, its MaxRedemptions`,
