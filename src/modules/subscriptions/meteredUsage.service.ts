@@ -12,6 +12,7 @@ import { claimedIntervals, usageQuantities } from '../usage/index.ts';
 import type { MeteringSubscription } from '../usage/index.ts';
 import {
   correctionsOf,
+  finalCorrectionOn,
   mayHaveLateEvents,
   meteringSubscription,
   periodInterval,
@@ -66,6 +67,15 @@ export interface MeteringPlan {
 /** How long after its time an event is still taken (the account's UsageGraceHours, "Grace and late events"). */
 function graceHoursOf(ctx: ServiceContext): number {
   return ctx.account.usageGraceHours;
+}
+
+/** The day of its final correction invoice (finalCorrectionOn), with the account's grace window and zone. */
+export function finalCorrectionOfRecord(
+  ctx: ServiceContext,
+  row: Parameters<typeof finalCorrectionOn>[0],
+  billsEvents: boolean,
+): PlainDate | null {
+  return finalCorrectionOn(row, billsEvents, ctx.account.usageGraceHours, ctx.account.timeZone);
 }
 
 /** The metered usage of the subscriptions planned, read from the events. */

@@ -70,6 +70,26 @@ export function eventsUnbilledAtStop(
 }
 
 /**
+ * The day a subscription billing usage from events that stops is looked at once more, for the late events of its
+ * last period (docs/usage.md, "After the last invoice"): the first day that begins once that period's grace window
+ * has closed (the stop plus `graceHours`, in the account's zone). Null when it bills no usage from events or does
+ * not stop after its start.
+ */
+export function finalCorrectionOn(
+  record: { startDate: PlainDate; cancelDate: PlainDate | null; endDate: PlainDate | null },
+  billsUsageFromEvents: boolean,
+  graceHours: number,
+  timeZone: string,
+): PlainDate | null {
+  const stop = stopDateOf(record);
+  if (!billsUsageFromEvents || stop === null || stop <= record.startDate) return null;
+  const closesAt = Date.parse(startOfDate(stop, timeZone)) + graceHours * 3_600_000;
+  let day = addDays(stop, Math.floor(graceHours / 24));
+  while (Date.parse(startOfDate(day, timeZone)) < closesAt) day = addDays(day, 1);
+  return day;
+}
+
+/**
  * The usage periods whose metered usage can be billed through `through`: each billing period once (a period
  * recorded and planned again counts once, by its start), cut at `stopAt`, over by `through`, and not billed yet.
  * In order of their start.
