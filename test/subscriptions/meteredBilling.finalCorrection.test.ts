@@ -29,7 +29,7 @@ function billingDeps() {
   };
 }
 
-/** A plan at 0.00 whose only component, "API calls" at 1.00 a call, is linked to the metric `api` (count). */
+/** A plan (30.00, billed in advance) with "API calls" at 1.00 a call, linked to the metric `api` (count). */
 async function usageOnlySubscription(as: TestAccount) {
   const { metric, componentId } = await meteredComponent(as, 'api', 'count');
   const plan = await createPlan(as);

@@ -12,6 +12,7 @@ import {
   periodInterval,
   periodText,
   periodsToMeter,
+  restsAfterUndoneStops,
 } from './meteredUsage.ts';
 import { chargeCorrection } from './usageCharge.ts';
 
@@ -278,5 +279,27 @@ describe('the final correction invoice (docs/usage.md, "After the last invoice")
       invoices: [],
       next: { nextInvDate: null },
     });
+  });
+});
+
+describe('the rest of a period billed up to a stop undone since (docs/usage.md, "Reactivating")', () => {
+  const march = { start: '2026-03-01', end: '2026-04-01' };
+  const billedToTenth = new Map([['2026-03-01', '2026-03-10']]);
+
+  it('is read when billing goes on where the period ends, or when no period follows', () => {
+    const april = { start: '2026-04-01', end: '2026-05-01' };
+    const rest = [{ start: '2026-03-10', end: '2026-04-01' }];
+    expect(restsAfterUndoneStops([march, april], billedToTenth)).toEqual(rest);
+    expect(restsAfterUndoneStops([march], billedToTenth)).toEqual(rest);
+  });
+
+  it('is not read after a restart on a new cycle, nor for a period billed to its end', () => {
+    const restart = { start: '2026-03-20', end: '2026-04-20' };
+    expect(restsAfterUndoneStops([march, restart], billedToTenth)).toEqual([]);
+    expect(restsAfterUndoneStops([march, { start: '2026-04-03', end: '2026-05-03' }], billedToTenth)).toEqual(
+      [],
+    );
+    expect(restsAfterUndoneStops([march], new Map([['2026-03-01', '2026-04-01']]))).toEqual([]);
+    expect(restsAfterUndoneStops([march], new Map())).toEqual([]);
   });
 });

@@ -110,6 +110,25 @@ export function periodsToMeter(
 }
 
 /**
+ * The rest of each period whose usage was billed only up to a stop that was undone since (a reactivation within the
+ * time paid for): from where its billed usage ends to the period's end, when billing goes on where
+ * the period ends (a period starts there) or no period follows (a new stop cuts it). A period that a restart on a new
+ * cycle followed keeps no rest: the time between the stop and the restart was not the subscription's
+ * (docs/usage.md, "Reactivating").
+ */
+export function restsAfterUndoneStops(
+  periods: readonly UsagePeriod[],
+  billedEnds: ReadonlyMap<PlainDate, PlainDate>,
+): UsagePeriod[] {
+  return periods.flatMap((period) => {
+    const billedEnd = billedEnds.get(period.start);
+    if (billedEnd === undefined || billedEnd >= period.end) return [];
+    const later = periods.filter((other) => other.start > billedEnd).map((other) => other.start);
+    return later.length === 0 || later.includes(period.end) ? [{ start: billedEnd, end: period.end }] : [];
+  });
+}
+
+/**
  * Whether events could have reached a billed period since the subscription was last billed: an event is taken only
  * within the grace window after its time, and the last bill ran on `lastInvDate` or later. Periods further back are
  * final and never read again.
