@@ -191,3 +191,41 @@ describe('the final correction through the bill run of a live account', () => {
     expect(await storedNextInvDate(subscriptionId)).toBeNull();
   });
 });
+
+describe('a late event lowering the last period after its last invoice', () => {
+  it('makes a final correction invoice at 0.00 whose lowering is the credit paying the last invoice', async () => {
+    clock.set('2026-03-01T10:00:00.000Z');
+    const as = await t.newAccount('Shop final correction below zero', { isTest: true });
+    // A 0.00 plan with "API calls" billed from the `sum` of the events' `n` at 1.00 a call, ending 1 April.
+    const { metric, componentId } = await meteredComponent(as, 'api', 'sum', { property: 'n' });
+    const plan = await createPlan(as, { chargePrice: 0 });
+    const customerId = await createCustomer(as);
+    const sub = await subscribe(as, customerId, plan, {
+      componentUsage: [{ componentID: componentId }],
+      EndDate: '2026-04-01',
+    });
+    const subscriptionId = sub.subscriptionID as number;
+    const calls = (at: string, n: number) => ({ customerId, subscriptionId, code: metric.code, at, n });
+    await sendEvents(as, [calls('2026-03-01T09:00:00Z', 5)]);
+    await advance(as, '2026-04-01T06:00:00Z');
+    const last = (await invoicesOf(as, customerId)).find((i) => i.InvoiceDate.startsWith('2026-04-01'));
+    expect(last.Total).toBe(5);
+    // −4 dated 31 Mar, sent 1 Apr after the last invoice: March's 5 calls become 1.
+    await sendEvents(as, [calls('2026-03-31T12:00:00Z', -4)]);
+    await advance(as, '2026-04-05T01:00:00Z');
+
+    const invoices = await invoicesOf(as, customerId);
+    expect(datesOf(invoices)).toEqual(['2026-03-01', '2026-04-01', '2026-04-04']);
+    const final = invoices[2];
+    expect(final.Charges.map((c: any) => [c.Descrip, c.AmountEx])).toEqual([
+      ['API calls, 1–31 Mar 2026: 4 fewer calls', -4],
+      ['Usage corrections beyond this invoice, credited to your account', 4],
+    ]);
+    expect(final.Total).toBe(0);
+    const credits = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/credits`);
+    expect(credits).toMatchObject([{ Descrip: 'Usage corrected: 2026-03-01 to 2026-04-01', Amount: 4 }]);
+    // The last invoice's 5.00 now owes 1.00: what March's 1 call costs.
+    expect(invoices[1]).toMatchObject({ Total: 5, Balance: 1 });
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(1);
+  });
+});
