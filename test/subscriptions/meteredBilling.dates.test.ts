@@ -152,7 +152,8 @@ describe('a subscription billed for its metered usage alone', () => {
     expect(lastOfMetered.map(linesOf)).toEqual([
       [['API calls: 2 calls', 2, 'api', '', '2', '2026-03-01', '2026-04-01']],
     ]);
-    expect(await storedNextInvDate(metered)).toBeNull();
+    // Looked at once more when the last period's grace window closes (docs/usage.md, "After the last invoice").
+    expect(await storedNextInvDate(metered)).toBe('2026-04-04');
   });
 });
 

@@ -3,7 +3,7 @@ import { canonicalDecimal } from '../../core/wireDecimal.ts';
 import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor } from '../../core/money.ts';
-import { addDays, startOfDate } from '../../core/calendar.ts';
+import { addDays, maxDate, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { metricsByIds, usagePricing } from '../catalogue/index.ts';
 import type { BillableMetric, UsagePricing } from '../catalogue/index.ts';
@@ -12,10 +12,12 @@ import { claimedIntervals, usageQuantities } from '../usage/index.ts';
 import type { MeteringSubscription } from '../usage/index.ts';
 import {
   correctionsOf,
+  finalCorrectionOn,
   mayHaveLateEvents,
   meteringSubscription,
   periodInterval,
   periodsToMeter,
+  restsAfterUndoneStops,
   stopDateOf,
 } from './meteredUsage.ts';
 import type { UsagePeriod } from './meteredUsage.ts';
@@ -66,6 +68,15 @@ export interface MeteringPlan {
 /** How long after its time an event is still taken (the account's UsageGraceHours, "Grace and late events"). */
 function graceHoursOf(ctx: ServiceContext): number {
   return ctx.account.usageGraceHours;
+}
+
+/** The day of its final correction invoice (finalCorrectionOn), with the account's grace window and zone. */
+export function finalCorrectionOfRecord(
+  ctx: ServiceContext,
+  row: Parameters<typeof finalCorrectionOn>[0],
+  billsEvents: boolean,
+): PlainDate | null {
+  return finalCorrectionOn(row, billsEvents, ctx.account.usageGraceHours, ctx.account.timeZone);
 }
 
 /** The metered usage of the subscriptions planned, read from the events. */
@@ -167,8 +178,18 @@ async function readPeriods(
 ): Promise<ReadUsage[]> {
   // Only periods the last bill could not have read: those ending on or after its date (a change may cut one there).
   const open = periods.filter((p) => plan.row.lastInvDate === null || p.end >= plan.row.lastInvDate);
-  const billedStarts = new Set(billed.filter((b) => b.correctionNo === 0).map((b) => b.periodStart));
-  const toRead = periodsToMeter(open, stopDateOf(plan.row), plan.through, billedStarts);
+  const billedEnds = new Map<PlainDate, PlainDate>();
+  for (const b of billed.filter((row) => row.correctionNo === 0)) {
+    billedEnds.set(b.periodStart, maxDate(b.periodEnd, billedEnds.get(b.periodStart) ?? b.periodEnd));
+  }
+  const rests = restsAfterUndoneStops(open, billedEnds);
+  // A period billed in pieces (its rest after an undone stop): its first piece may be too old to be listed.
+  const starts = [...billedEnds.keys()];
+  const pieced = open
+    .filter((p) => starts.some((start) => start > p.start && start < p.end))
+    .map((p) => p.start);
+  const billedStarts = new Set([...starts, ...pieced]);
+  const toRead = periodsToMeter([...open, ...rests], stopDateOf(plan.row), plan.through, billedStarts);
   const read: ReadUsage[] = [];
   for (const period of toRead) {
     for (const [group, quantity] of quantitiesOrNothing(await reader(period))) {

@@ -6,11 +6,13 @@ import {
   OPEN_END,
   correctionsOf,
   eventsUnbilledAtStop,
+  finalCorrectionOn,
   mayHaveLateEvents,
   meteringSubscription,
   periodInterval,
   periodText,
   periodsToMeter,
+  restsAfterUndoneStops,
 } from './meteredUsage.ts';
 import { chargeCorrection } from './usageCharge.ts';
 
@@ -210,7 +212,12 @@ describe('the last invoice of usage read from events', () => {
   });
 
   it('is owed only by a subscription billing events that has not invoiced through its stop', () => {
-    const record = { startDate: '2026-01-15', cancelDate: null, endDate: '2026-03-15', lastInvDate: '2026-02-15' };
+    const record = {
+      startDate: '2026-01-15',
+      cancelDate: null,
+      endDate: '2026-03-15',
+      lastInvDate: '2026-02-15',
+    };
     expect(eventsUnbilledAtStop(record, true)).toBe('2026-03-15');
     expect(eventsUnbilledAtStop(record, false)).toBeNull();
     expect(eventsUnbilledAtStop({ ...record, lastInvDate: '2026-03-15' }, true)).toBeNull();
@@ -224,5 +231,75 @@ describe('the last invoice of usage read from events', () => {
     expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-04-20' }, true)).toBeNull();
     expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-05-01' }, true)).toBeNull();
     expect(eventsUnbilledAtStop({ ...record, cancelDate: '2026-05-02' }, true)).toBe('2026-05-02');
+  });
+});
+
+describe('the final correction invoice (docs/usage.md, "After the last invoice")', () => {
+  const record = { startDate: '2026-01-15', cancelDate: null, endDate: '2026-03-15' };
+
+  it("is due on the first day that begins once the last period's grace window has closed", () => {
+    expect(finalCorrectionOn(record, true, 72, 'UTC')).toBe('2026-03-18');
+    expect(finalCorrectionOn(record, true, 30, 'UTC')).toBe('2026-03-17');
+    expect(finalCorrectionOn(record, true, 0, 'UTC')).toBe('2026-03-15');
+    expect(finalCorrectionOn(record, false, 72, 'UTC')).toBeNull();
+    expect(finalCorrectionOn({ ...record, endDate: null }, true, 72, 'UTC')).toBeNull();
+    expect(finalCorrectionOn({ ...record, cancelDate: '2026-01-15' }, true, 72, 'UTC')).toBeNull();
+    // Berlin moves to summer time on 29 Mar: 72 hours from 27 Mar 00:00 end on 30 Mar 01:00, so 31 Mar.
+    expect(finalCorrectionOn({ ...record, endDate: '2026-03-27' }, true, 72, 'Europe/Berlin')).toBe(
+      '2026-03-31',
+    );
+    // And back on 25 Oct: 72 hours from 23 Oct 00:00 end on 25 Oct 23:00, so 26 Oct.
+    expect(finalCorrectionOn({ ...record, endDate: '2026-10-23' }, true, 72, 'Europe/Berlin')).toBe(
+      '2026-10-26',
+    );
+  });
+
+  it('bills the corrections open after the last invoice on that day, once, and none before it', () => {
+    // Monthly from 15 Jan, ending 15 Mar, billed through the stop: a late event corrects 15 Feb–15 Mar.
+    const timeline = {
+      ...subscription({ endDate: '2026-03-15' }),
+      periodCount: 2,
+      nextRenewDate: '2026-03-15',
+      setupBilled: true,
+      finalCorrectionOn: '2026-03-18',
+    };
+    const correction = { ...usageRow(-1, '2026-02-15', '2026-03-15', '2'), billedUnits: '3' };
+    const before = planBilling(timeline, [correction], '2026-03-16');
+    expect(before.invoices).toEqual([]);
+    expect(before.next.nextInvDate).toBe('2026-03-18');
+    const on = planBilling(timeline, [correction], '2026-03-20');
+    expect(on.invoices.map((i) => [i.invoiceDate, i.period, i.usageIds])).toEqual([
+      ['2026-03-18', null, [-1]],
+    ]);
+    expect(on.invoices[0]!.lines[0]!.descrip).toContain('15 Feb–14 Mar 2026: 2 more');
+    expect(on.next).toMatchObject({ lastInvDate: '2026-03-18', nextInvDate: null });
+    // Nothing late: no invoice, and not looked at again.
+    expect(planBilling(timeline, [], '2026-03-16').next.nextInvDate).toBe('2026-03-18');
+    expect(planBilling(timeline, [], '2026-03-18')).toMatchObject({
+      invoices: [],
+      next: { nextInvDate: null },
+    });
+  });
+});
+
+describe('the rest of a period billed up to a stop undone since (docs/usage.md, "Reactivating")', () => {
+  const march = { start: '2026-03-01', end: '2026-04-01' };
+  const billedToTenth = new Map([['2026-03-01', '2026-03-10']]);
+
+  it('is read when billing goes on where the period ends, or when no period follows', () => {
+    const april = { start: '2026-04-01', end: '2026-05-01' };
+    const rest = [{ start: '2026-03-10', end: '2026-04-01' }];
+    expect(restsAfterUndoneStops([march, april], billedToTenth)).toEqual(rest);
+    expect(restsAfterUndoneStops([march], billedToTenth)).toEqual(rest);
+  });
+
+  it('is not read after a restart on a new cycle, nor for a period billed to its end', () => {
+    const restart = { start: '2026-03-20', end: '2026-04-20' };
+    expect(restsAfterUndoneStops([march, restart], billedToTenth)).toEqual([]);
+    expect(restsAfterUndoneStops([march, { start: '2026-04-03', end: '2026-05-03' }], billedToTenth)).toEqual(
+      [],
+    );
+    expect(restsAfterUndoneStops([march], new Map([['2026-03-01', '2026-04-01']]))).toEqual([]);
+    expect(restsAfterUndoneStops([march], new Map())).toEqual([]);
   });
 });

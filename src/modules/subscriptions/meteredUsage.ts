@@ -70,6 +70,26 @@ export function eventsUnbilledAtStop(
 }
 
 /**
+ * The day a subscription billing usage from events that stops is looked at once more, for the late events of its
+ * last period (docs/usage.md, "After the last invoice"): the first day that begins once that period's grace window
+ * has closed (the stop plus `graceHours`, in the account's zone). Null when it bills no usage from events or does
+ * not stop after its start.
+ */
+export function finalCorrectionOn(
+  record: { startDate: PlainDate; cancelDate: PlainDate | null; endDate: PlainDate | null },
+  billsUsageFromEvents: boolean,
+  graceHours: number,
+  timeZone: string,
+): PlainDate | null {
+  const stop = stopDateOf(record);
+  if (!billsUsageFromEvents || stop === null || stop <= record.startDate) return null;
+  const closesAt = Date.parse(startOfDate(stop, timeZone)) + graceHours * 3_600_000;
+  let day = addDays(stop, Math.floor(graceHours / 24));
+  while (Date.parse(startOfDate(day, timeZone)) < closesAt) day = addDays(day, 1);
+  return day;
+}
+
+/**
  * The usage periods whose metered usage can be billed through `through`: each billing period once (a period
  * recorded and planned again counts once, by its start), cut at `stopAt`, over by `through`, and not billed yet.
  * In order of their start.
@@ -87,6 +107,25 @@ export function periodsToMeter(
     byStart.set(period.start, { start: period.start, end });
   }
   return [...byStart.values()].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+}
+
+/**
+ * The rest of each period whose usage was billed only up to a stop that was undone since (a reactivation within the
+ * time paid for): from where its billed usage ends to the period's end, when billing goes on where
+ * the period ends (a period starts there) or no period follows (a new stop cuts it). A period that a restart on a new
+ * cycle followed keeps no rest: the time between the stop and the restart was not the subscription's
+ * (docs/usage.md, "Reactivating").
+ */
+export function restsAfterUndoneStops(
+  periods: readonly UsagePeriod[],
+  billedEnds: ReadonlyMap<PlainDate, PlainDate>,
+): UsagePeriod[] {
+  return periods.flatMap((period) => {
+    const billedEnd = billedEnds.get(period.start);
+    if (billedEnd === undefined || billedEnd >= period.end) return [];
+    const later = periods.filter((other) => other.start > billedEnd).map((other) => other.start);
+    return later.length === 0 || later.includes(period.end) ? [{ start: billedEnd, end: period.end }] : [];
+  });
 }
 
 /**

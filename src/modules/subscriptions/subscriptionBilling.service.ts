@@ -10,7 +10,7 @@ import type {
   SubscriptionTimeline,
   UnbilledUsage,
 } from './subscriptionBilling.ts';
-import { meteredUsageOf } from './meteredUsage.service.ts';
+import { finalCorrectionOfRecord, meteredUsageOf } from './meteredUsage.service.ts';
 import type { MeteredInputs, MeteringPlan } from './meteredUsage.service.ts';
 import { insertBilledMeteredUsage } from './meteredUsage.repository.ts';
 import { eventsUnbilledAtStop } from './meteredUsage.ts';
@@ -317,6 +317,7 @@ function decideBilling(
       const timeline = {
         ...timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row)),
         eventsUnbilledAtStop: eventsOwedAtStop(row, metered, today),
+        finalCorrectionOn: finalCorrectionOfRecord(ctx, row, metered.billingEvents.has(row.id)),
       };
       const plan = planBilling(timeline, usageToPlan(inputs, metered, row.id), today);
       const { redemptions, taxPercsOf } = inputs;

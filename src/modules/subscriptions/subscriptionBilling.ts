@@ -116,6 +116,12 @@ export interface SubscriptionTimeline {
    * day (docs/usage.md, "Billing usage").
    */
   eventsUnbilledAtStop?: PlainDate | null;
+  /**
+   * Set when a component bills usage read from events and the subscription stops: the day its last period's grace
+   * window has closed, when late events that came after the last invoice are billed on a final correction invoice
+   * (docs/usage.md, "After the last invoice").
+   */
+  finalCorrectionOn?: PlainDate | null;
 }
 
 export type PeriodKind = 'trial' | 'stub' | 'term';
@@ -381,7 +387,10 @@ export function planBilling(
       nextRenewDate: run.invoices.some((i) => i.period) ? run.nextStart : timeline.nextRenewDate,
       lastRenewDate: run.lastRenewDate,
       lastInvDate: run.lastInvDate,
-      nextInvDate: ended && run.open.length === 0 ? lastEventsInvoiceDate(run, timeline) : run.nextInvDate,
+      nextInvDate:
+        ended && run.open.length === 0
+          ? (lastEventsInvoiceDate(run, timeline) ?? finalCorrectionDate(run, timeline, today))
+          : run.nextInvDate,
       setupBilled: run.setupBilled,
       anchorDate: run.anchorDate,
       terms: run.terms,
@@ -522,7 +531,25 @@ function lastEventsInvoiceDate(run: BillingRun, timeline: SubscriptionTimeline):
   return maxDate(stop, timeline.createdOn);
 }
 
-/** Once the subscription has stopped, the usage still open goes on one last invoice without a period. */
+/**
+ * The day the bill run looks once more at a subscription whose last invoice billed its usage through the stop, for
+ * late events (finalCorrectionOn); null once that day has come, so that it looks only once.
+ */
+function finalCorrectionDate(
+  run: BillingRun,
+  timeline: SubscriptionTimeline,
+  today: PlainDate,
+): PlainDate | null {
+  const closing = timeline.finalCorrectionOn ?? null;
+  if (closing === null || closing <= today) return null;
+  return run.invoices.some((invoice) => invoice.invoiceDate >= closing) ? null : closing;
+}
+
+/**
+ * Once the subscription has stopped, the usage still open goes on one last invoice without a period; once that
+ * usage was billed through the stop, what is open then (late events' corrections) goes on the final correction
+ * invoice, dated the day the last period's grace window has closed (finalCorrectionOn).
+ */
 function billLastUsage(
   run: BillingRun,
   timeline: SubscriptionTimeline,
@@ -532,7 +559,8 @@ function billLastUsage(
   // The last usage is billed once its period is over or the subscription has stopped, whichever comes first.
   // Like a period's invoice, it is made once its date (never before creation) is today, and within the cap.
   const lastUsageEnd = minDate(run.open[run.open.length - 1]!.periodEnd, stopAt);
-  const invoiceDate = maxDate(lastUsageEnd, timeline.createdOn);
+  const closing = timeline.eventsUnbilledAtStop ? null : (timeline.finalCorrectionOn ?? null);
+  const invoiceDate = maxDate(closing ?? lastUsageEnd, timeline.createdOn);
   if (invoiceDate <= today && run.invoices.length < MAX_INVOICES_PER_PLAN) {
     run.invoices.push({
       invoiceDate,

@@ -30,7 +30,12 @@ import {
 } from './subscriptionEditing.ts';
 import { timelineOf } from './subscriptionTimeline.ts';
 import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
-import { currentMeteredUsage, hasMeteredComponents, meteredUsageOf } from './meteredUsage.service.ts';
+import {
+  currentMeteredUsage,
+  finalCorrectionOfRecord,
+  hasMeteredComponents,
+  meteredUsageOf,
+} from './meteredUsage.service.ts';
 import type { CurrentUsage } from './meteredUsage.service.ts';
 import { eventsUnbilledAtStop, stopDateOf } from './meteredUsage.ts';
 
@@ -292,11 +297,12 @@ export async function upcomingInvoice(
   try {
     const timeline = {
       ...timelineOf(row, inputs.labelOf(row), ctx.account.timeZone, inputs.taxInclusionOf(row)),
-      eventsUnbilledAtStop: eventsUnbilledAtStop(row, await hasMeteredComponents(ctx, row.id)),
+      ...(await stopDatesOf(ctx, row)),
     };
     const usage = await usageForPreview(ctx, row, timeline, inputs);
     const next = upcomingInvoiceOf(timeline, usage);
-    if (!next) return null;
+    // A final correction invoice with nothing late to bill is not made.
+    if (!next || next.lines.length === 0) return null;
     // The coupons that will discount it, as the bill run will apply them (docs/credits.md, "Coupons").
     applyCoupons(couponSubscriptionOf(row), [next], inputs.redemptions, inputs.taxPercsOf(row));
     const invoice = inputs.toNewInvoice(row, next);
@@ -307,6 +313,15 @@ export async function upcomingInvoice(
     // request: a problem naming it, not a 500.
     throw invariantConflict(error, row.id, 'its next invoice cannot be planned');
   }
+}
+
+/** When its last invoices of usage read from events are due (SubscriptionTimeline). */
+async function stopDatesOf(ctx: ServiceContext, row: SubscriptionRecord) {
+  const billsEvents = await hasMeteredComponents(ctx, row.id);
+  return {
+    eventsUnbilledAtStop: eventsUnbilledAtStop(row, billsEvents),
+    finalCorrectionOn: finalCorrectionOfRecord(ctx, row, billsEvents),
+  };
 }
 
 /**

@@ -21,7 +21,7 @@ import { anchorDateOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 import { hasMeteredComponents } from './meteredUsage.service.ts';
-import { eventsUnbilledAtStop } from './meteredUsage.ts';
+import { eventsUnbilledAtStop, finalCorrectionOn } from './meteredUsage.ts';
 
 type DateColumns = Partial<
   Pick<SubscriptionRecord, 'startDate' | 'endDate' | 'trialEndDate' | 'anchorDate' | 'firstProrataSyncDate'>
@@ -44,6 +44,12 @@ async function changeDates(
     const timeline = {
       ...timelineFor(ctx, changed),
       eventsUnbilledAtStop: eventsUnbilledAtStop(changed, billsEvents),
+      finalCorrectionOn: finalCorrectionOn(
+        changed,
+        billsEvents,
+        ctx.account.usageGraceHours,
+        ctx.account.timeZone,
+      ),
     };
     const next = scheduledInvoiceDate(timeline, unbilled, today);
     await repo.updateSubscription(tctx.db, ctx.account.id, row.id, {

@@ -17,7 +17,7 @@ import type {
 import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 import { subscriptionsBillingEvents } from './meteredUsage.service.ts';
-import { eventsUnbilledAtStop, stopDateOf } from './meteredUsage.ts';
+import { eventsUnbilledAtStop, finalCorrectionOn, stopDateOf } from './meteredUsage.ts';
 
 /**
  * The next invoice's date, planned from the record (the bill run's next_inv_date can be a day it only records a
@@ -33,7 +33,16 @@ function nextInvoiceDateOf(
   if (view.nextInvDate === null || view.parkedReason !== null) return view.nextInvDate;
   try {
     return upcomingInvoiceDate(
-      { ...timelineFor(ctx, view), eventsUnbilledAtStop: eventsUnbilledAtStop(view, billsEvents) },
+      {
+        ...timelineFor(ctx, view),
+        eventsUnbilledAtStop: eventsUnbilledAtStop(view, billsEvents),
+        finalCorrectionOn: finalCorrectionOn(
+          view,
+          billsEvents,
+          ctx.account.usageGraceHours,
+          ctx.account.timeZone,
+        ),
+      },
       usage.filter((u) => u.invoiceId === null),
     );
   } catch (error) {

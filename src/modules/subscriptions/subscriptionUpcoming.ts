@@ -62,7 +62,11 @@ export function upcomingInvoiceOf(
     const withLine = plan.invoices.find((invoice) => invoice.lines.length > 0);
     if (withLine) return withLine;
     // The last invoice of usage read from events: its lines are read from the events by the caller, through its date.
-    if (plan.invoices.length === 0 && nextDate === lastEventsDate(record)) {
+    // So is the final correction invoice (finalCorrectionOn): made only if late events left lines to bill.
+    if (
+      plan.invoices.length === 0 &&
+      (nextDate === lastEventsDate(record) || nextDate === record.finalCorrectionOn)
+    ) {
       return { invoiceDate: nextDate, lines: [], usageIds: [], period: null };
     }
     const billed = new Set(plan.invoices.flatMap((invoice) => invoice.usageIds));
