@@ -4,42 +4,29 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { invoiceBoundsProblem } from '../invoicing/index.ts';
 import { planBilling } from './subscriptionBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
-import type {
-  BillingPlan,
-  PlannedInvoice,
-  SubscriptionTimeline,
-  UnbilledUsage,
-} from './subscriptionBilling.ts';
+import type { BillingPlan, PlannedInvoice } from './subscriptionBilling.ts';
 import { finalCorrectionOfRecord, meteredUsageOf } from './meteredUsage.service.ts';
-import type { MeteredInputs, MeteringPlan } from './meteredUsage.service.ts';
+import type { MeteredInputs } from './meteredUsage.service.ts';
 import { insertBilledMeteredUsage } from './meteredUsage.repository.ts';
 import { eventsUnbilledAtStop } from './meteredUsage.ts';
 import type { BilledMeteredUsage } from './meteredUsage.repository.ts';
-import { taxesFor } from '../../core/tax.ts';
-import type { AppliedTax } from '../../core/tax.ts';
-import {
-  listTaxSettings,
-  packageNamesByIds,
-  rateTermsTaxInclusion,
-  usagePricing,
-} from '../catalogue/index.ts';
-import { billingProfiles } from '../customers/index.ts';
 import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { subscriptionRef } from './subscriptionEvents.ts';
-import { carryNegativeTotal } from './negativeTotal.ts';
 import type { CarriedInvoice } from './negativeTotal.ts';
 import { issueSubscriptionCredit } from './subscriptionCredits.service.ts';
 import { withLockedCustomers } from '../ledger/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
 import type { NewSubscriptionPeriod } from './subscriptionBilling.repository.ts';
 import { lockSubscriptionRecord } from './subscription.repository.ts';
-import { recordPeriodsUsed, redemptionsForBilling } from '../coupons/index.ts';
+import { recordPeriodsUsed } from '../coupons/index.ts';
 import { addUses, applyCoupons, couponSubscriptionOf } from './subscriptionCoupons.ts';
 import type { CouponUses } from './subscriptionCoupons.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
+import { billingInputs, meteringPlans, usageToPlan } from './subscriptionBillingInputs.service.ts';
+import type { BillingInputs } from './subscriptionBillingInputs.service.ts';
 import { packageTermsFields, parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
 
 /** What one pass of billing did. */
@@ -53,129 +40,6 @@ export interface BillingOutcome {
 /** A plan for one subscription, or the reason it cannot be billed. */
 type Decision =
   { row: SubscriptionRecord; plan: BillingPlan } | { row: SubscriptionRecord; parkReason: string };
-
-/** The usage rows waiting to be billed, priced by each subscription's component version in its currency. */
-async function unbilledUsage(
-  ctx: ServiceContext,
-  rows: SubscriptionRecord[],
-): Promise<{ bySubscription: Map<number, UnbilledUsage[]>; problems: Map<number, string> }> {
-  const usageRows = await repo.listUnbilledUsage(
-    ctx.db,
-    ctx.account.id,
-    rows.map((r) => r.id),
-  );
-  const pricing = await usagePricing(
-    ctx,
-    usageRows.map((u) => u.componentVersionId),
-  );
-  const currencyOf = new Map(rows.map((r) => [r.id, r.currencyCode]));
-  const bySubscription = new Map<number, UnbilledUsage[]>();
-  const problems = new Map<number, string>();
-  for (const usage of usageRows) {
-    const currency = currencyOf.get(usage.subscriptionId)!;
-    const price = pricing.get(usage.componentVersionId);
-    const brackets = price?.bracketsByCurrency.get(currency);
-    if (!price || !brackets) {
-      problems.set(
-        usage.subscriptionId,
-        `component version ${usage.componentVersionId} has no price in ${currency}`,
-      );
-      continue;
-    }
-    const list = bySubscription.get(usage.subscriptionId) ?? [];
-    list.push({
-      usageId: usage.id,
-      componentId: price.componentId,
-      label: price.name,
-      unitName: price.unitName,
-      periodStart: usage.periodStart,
-      periodEnd: usage.periodEnd,
-      units: usage.numUnits,
-      scheme: price.scheme,
-      brackets,
-      pack: price.packByCurrency.get(currency) ?? null,
-      isTaxInclusive: price.taxInclusiveByCurrency.get(currency) ?? ctx.account.isTaxInclusive,
-    });
-    bySubscription.set(usage.subscriptionId, list);
-  }
-  return { bySubscription, problems };
-}
-
-/** What billing the subscriptions needs besides their rows, read in a fixed number of statements. */
-export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecord[]) {
-  const [packages, customers, usage, taxSettings, inclusion, redemptions] = await Promise.all([
-    packageNamesByIds(ctx, [...new Set(rows.map((r) => r.packageId))]),
-    billingProfiles(
-      ctx,
-      rows.map((r) => r.customerId),
-    ),
-    unbilledUsage(ctx, rows),
-    listTaxSettings(ctx),
-    rateTermsTaxInclusion(
-      ctx,
-      [
-        ...new Set(
-          rows.flatMap((r) => [r.packageRateTermId, parsePendingChange(r.pendingChange)?.packageRateTermId]),
-        ),
-      ].filter((id): id is number => id !== undefined && id !== null),
-    ),
-    redemptionsForBilling(ctx, {
-      customerIds: rows.map((r) => r.customerId),
-      subscriptionIds: rows.map((r) => r.id),
-    }),
-  ]);
-  // A rate's own setting, else the account's, resolved now: the invoice's lines keep what they were priced with.
-  const rateInclusion = new Map(inclusion.map((r) => [r.id, r.isTaxInclusive]));
-  const inclusiveOf = (rateTermId: number | undefined): boolean => {
-    const own = rateTermId === undefined ? null : (rateInclusion.get(rateTermId) ?? null);
-    return own === null ? ctx.account.isTaxInclusive : Boolean(own);
-  };
-  const packageNames = new Map(packages.map((p) => [p.id, p.name]));
-  const taxesByCustomer = new Map<number, AppliedTax[]>();
-  const taxesOf = (customerId: number): AppliedTax[] => {
-    let taxes = taxesByCustomer.get(customerId);
-    if (!taxes) {
-      taxes = taxesFor(taxSettings, customers.get(customerId)!);
-      taxesByCustomer.set(customerId, taxes);
-    }
-    return taxes;
-  };
-  /**
-   * The invoice for a planned one: lines as planned, the customer's taxes (none when waived), and a last line
-   * bringing a Total below zero to 0.00, with the credit that line carries (negativeTotal.ts).
-   */
-  const toCarriedInvoice = (row: SubscriptionRecord, planned: PlannedInvoice): CarriedInvoice =>
-    carryNegativeTotal({
-      customerId: row.customerId,
-      currencyCode: row.currencyCode,
-      invoiceDate: planned.invoiceDate,
-      source: 'Auto',
-      isDraft: false,
-      subscriptionId: row.id,
-      // Its own collection when it names one; otherwise its invoices follow the customer's settings.
-      collectionMethod: row.collectionMethod,
-      gatewayId: row.gatewayId,
-      customerPaymentMethodId: row.customerPaymentMethodId,
-      charges: planned.lines,
-      taxes: taxesOf(row.customerId),
-    });
-  return {
-    customers,
-    usage,
-    /** The live coupon redemptions of the subscriptions and their customers (subscriptionCoupons.ts). */
-    redemptions,
-    taxPercsOf: (row: SubscriptionRecord) => taxesOf(row.customerId).map((tax) => tax.perc),
-    labelOf: (row: SubscriptionRecord) => packageNames.get(row.packageId) ?? `Package ${row.packageId}`,
-    /** Whether the prices of its terms, and of its scheduled change's, include tax. */
-    taxInclusionOf: (row: SubscriptionRecord) => ({
-      terms: inclusiveOf(row.packageRateTermId),
-      pending: inclusiveOf(parsePendingChange(row.pendingChange)?.packageRateTermId),
-    }),
-    toNewInvoice: (row: SubscriptionRecord, planned: PlannedInvoice): NewInvoice =>
-      toCarriedInvoice(row, planned).invoice,
-    toCarriedInvoice,
-  };
-}
 
 /**
  * A billed subscription's event: `renewed` when a term was billed (its lastRenewDate set or moved on),
@@ -249,43 +113,6 @@ async function billRows(
     ...decisions.map((decision) => billingEvent(decision, before.get(decision.row.id))),
   ]);
   return { subscriptions: rows.length, invoiceIds, parked: writes.parked };
-}
-
-type BillingInputs = Awaited<ReturnType<typeof billingInputs>>;
-
-/**
- * What reading the metered usage needs of each subscription: its timeline, its recorded usage and the date it is
- * billed through. A record the core cannot follow is left out (decideBilling parks it).
- */
-export function meteringPlans(
-  ctx: ServiceContext,
-  rows: readonly SubscriptionRecord[],
-  { usage, labelOf, taxInclusionOf }: BillingInputs,
-  throughOf: (row: SubscriptionRecord, timeline: SubscriptionTimeline) => PlainDate | null,
-): MeteringPlan[] {
-  return rows.flatMap((row) => {
-    try {
-      const timeline = timelineOf(row, labelOf(row), ctx.account.timeZone, taxInclusionOf(row));
-      const through = throughOf(row, timeline);
-      const recorded = usage.bySubscription.get(row.id) ?? [];
-      return through === null ? [] : [{ row, timeline, recorded, through }];
-    } catch (error) {
-      if (error instanceof BillingInvariantError) return [];
-      throw error;
-    }
-  });
-}
-
-/** A subscription's usage to plan with: recorded per period, then read from events. */
-export function usageToPlan(
-  inputs: BillingInputs,
-  metered: MeteredInputs,
-  subscriptionId: number,
-): UnbilledUsage[] {
-  return [
-    ...(inputs.usage.bySubscription.get(subscriptionId) ?? []),
-    ...(metered.bySubscription.get(subscriptionId) ?? []),
-  ];
 }
 
 /**

@@ -13,12 +13,9 @@ import type { NewInvoice } from '../invoicing/index.ts';
 import { applyCustomerCredit } from '../ledger/index.ts';
 import { issueSubscriptionCredit } from './subscriptionCredits.service.ts';
 import * as repo from './subscriptionChanges.repository.ts';
-import {
-  assertInvoiceWithinBounds,
-  billingInputs,
-  billSubscriptionInTransaction,
-  usageToPlan,
-} from './subscriptionBilling.service.ts';
+import { assertInvoiceWithinBounds, billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
+import { billingInputs, usageToPlan } from './subscriptionBillingInputs.service.ts';
+import type { BillingInputs } from './subscriptionBillingInputs.service.ts';
 import { applyCoupons, couponSubscriptionOf } from './subscriptionCoupons.ts';
 import { listUnbilledUsageOf } from './subscription.repository.ts';
 import type { SubscriptionRecord } from './subscription.ts';
@@ -332,7 +329,7 @@ async function usageForPreview(
   ctx: ServiceContext,
   row: SubscriptionRecord,
   timeline: SubscriptionTimeline,
-  inputs: Awaited<ReturnType<typeof billingInputs>>,
+  inputs: BillingInputs,
 ): Promise<UnbilledUsage[]> {
   const recorded = inputs.usage.bySubscription.get(row.id) ?? [];
   // Usage read from events can only bring an invoice forward (a free period's gets a line): the first invoice
