@@ -109,6 +109,11 @@ const TAGS = [
       'usage.threshold_crossed and may e-mail the customer, once a period (docs/usage.md, "Alerts").',
   ],
   [
+    'Prepaid credit',
+    'Wallets of prepaid credit per customer and currency, credit grants (free, or bought with a paid top-up) ' +
+      'that pay invoices as they are issued, and their journal (docs/credits.md).',
+  ],
+  [
     'Invoices',
     'Invoices made by the bill run or by hand: lines, taxes, totals, balance, status, PDF and e-mail.',
   ],

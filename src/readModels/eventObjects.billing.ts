@@ -24,6 +24,7 @@ import {
   toFeatureValueDto,
 } from '../modules/entitlements/index.ts';
 import { toUsageAlertDto, usageAlertsByIds } from '../modules/usageAlerts/index.ts';
+import { grantsByIds, toGrantDto, toWalletDto, walletsByIds } from '../modules/credits/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -36,6 +37,8 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   feature: numericRenderer(featuresByIds, (_ctx, features) => features.map(toFeatureDto)),
   feature_value: numericRenderer(featureValuesByIds, (_ctx, values) => values.map(toFeatureValueDto)),
   usage_alert: numericRenderer(usageAlertsByIds, (_ctx, alerts) => alerts.map(toUsageAlertDto)),
+  wallet: numericRenderer(walletsByIds, (_ctx, wallets) => wallets.map(toWalletDto)),
+  credit_grant: numericRenderer(grantsByIds, (_ctx, grants) => grants.map(toGrantDto)),
   invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
     (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
   ),

@@ -48,6 +48,7 @@ import * as meteredUsage from './migrations/0043_metered_usage.ts';
 import * as entitlements from './migrations/0044_entitlements.ts';
 import * as usageAlerts from './migrations/0045_usage_alerts.ts';
 import * as meteredLastInvoice from './migrations/0046_metered_last_invoice.ts';
+import * as credits from './migrations/0048_credits.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '0044_entitlements': entitlements,
   '0045_usage_alerts': usageAlerts,
   '0046_metered_last_invoice': meteredLastInvoice,
+  '0048_credits': credits,
 };
 
 /**

@@ -25,6 +25,7 @@ import {
   walkRecurringInvoices,
   walkSubscriptions,
   walkUsageAlerts,
+  walkCredits,
 } from './catalogueWalk.records.ts';
 
 // One walk through the whole service on a test account: every declared event type triggered through the real API,
@@ -80,6 +81,7 @@ describe('the event catalogue', () => {
     await walkWidgets(account, customerID, today);
     await walkMandates(account, today);
     await walkUsageAlerts(account, customerID, clock);
+    await walkCredits(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
     await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });

@@ -19,6 +19,7 @@ import { PAYMENT_METHOD_EVENT_TYPES } from '../../src/modules/paymentMethods/ind
 import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.ts';
 import { ENTITLEMENT_EVENT_TYPES } from '../../src/modules/entitlements/index.ts';
 import { USAGE_ALERT_EVENT_TYPES } from '../../src/modules/usageAlerts/index.ts';
+import { CREDIT_EVENT_TYPES } from '../../src/modules/credits/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 
@@ -36,6 +37,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...SUBSCRIPTION_EVENT_TYPES,
   ...ENTITLEMENT_EVENT_TYPES,
   ...USAGE_ALERT_EVENT_TYPES,
+  ...CREDIT_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
   ...COLLECTION_EVENT_TYPES,
   ...RECURRING_INVOICE_EVENT_TYPES,
@@ -138,6 +140,18 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'usage_alert.deleted': 'A usage alert was deleted; the object is the alert as it was.',
   'usage.threshold_crossed':
     "A usage alert's threshold was reached in its subscription's current period (once a period, whoever evaluates); the object is the alert, with `LastFiring` holding the period, the threshold and the value seen.",
+  'wallet.created':
+    "A customer's wallet of prepaid credit in one currency was created (`POST /v1/customers/{id}/wallets`).",
+  'wallet.updated': 'A wallet was renamed (`PUT /v1/wallets/{id}`).',
+  'credit_grant.created':
+    "Credit came into a wallet: granted (`POST /v1/wallets/{id}/grants`), or bought, when a paid top-up's invoice was paid in full.",
+  'credit_grant.consumed':
+    "A grant's credit paid invoices, as they were issued or at a credit-first moment; the invoices' own events follow.",
+  'credit_grant.released': 'Credit that paid an invoice went back to its grant, the invoice being cancelled.',
+  'credit_grant.expired':
+    'What remained of a grant expired (the daily run, or a release to a grant already expired).',
+  'credit_grant.voided':
+    'A grant was voided (`POST /v1/credit-grants/{id}/void`): what remained of it is written off.',
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
     'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',
@@ -290,6 +304,8 @@ const RESOURCE_ORDER = [
   'payment',
   'credit_note',
   'adjustment',
+  'wallet',
+  'credit_grant',
   'batch',
   'capture_session',
   'webhook_endpoint',
