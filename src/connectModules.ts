@@ -61,6 +61,7 @@ import {
   payFromGrants,
   payIssuedInvoices,
   prepaidCreditOnInvoices,
+  releaseCreditForCreditNote,
   releaseCreditOfInvoice,
 } from './modules/credits/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
@@ -122,7 +123,7 @@ export function connectModules(): void {
     beforeCancel: releaseCreditOfInvoice,
     creditApplied: prepaidCreditOnInvoices,
   });
-  registerGrantCredit(payFromGrants);
+  registerGrantCredit({ pay: payFromGrants, giveBack: releaseCreditForCreditNote });
   registerInvoicesPaidListener(grantPaidTopUps);
   // Events show resources as the API does; some of those shapes combine modules (src/readModels/).
   registerEventObjects(eventObjectRenderers);

@@ -147,6 +147,29 @@ describe('credit consumed by issued invoices', () => {
     );
   });
 
+  it("lets a credit note for an invoice paid with credit take the credit's place", async () => {
+    clock.set('2026-03-01T10:00:00.000Z');
+    const { as, customerId, walletId } = await walletOf('Credit note shop');
+    const g = await grant(as, walletId, { Amount: 30 });
+    const issued = await invoice(as, customerId, 20);
+    await ok(as, 'POST', '/v1/credits', {
+      customerID: customerId,
+      Amount: 8,
+      CurrencyCode: 'USD',
+      Date: '2026-03-01',
+      allocations: [{ invoiceID: issued.invoiceID, amountApplied: 8 }],
+    });
+    // 20.00 paid by the grant; the credit note's 8.00 takes the place of 8.00 of it: 12.00 credit + 8.00 credit note.
+    expect(await invoiceOf(as, issued.invoiceID)).toMatchObject({ TotalNegativeAdjs: 20, Balance: 0 });
+    expect(await grantOf(as, g.creditGrantID)).toMatchObject({ Remaining: 18, Consumed: 12 });
+    expect(await journalOf(as, walletId)).toEqual([
+      [g.creditGrantID, 'grant', 30, null],
+      [g.creditGrantID, 'consume', 20, issued.invoiceID],
+      [g.creditGrantID, 'release', 8, issued.invoiceID],
+    ]);
+    await expectJournalBalances(as, walletId);
+  });
+
   it('keeps an invoice with a payment from being cancelled, and the credit stays where it was', async () => {
     clock.set('2026-03-01T10:00:00.000Z');
     const { as, customerId, walletId } = await walletOf('Refused void shop');

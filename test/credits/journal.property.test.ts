@@ -12,7 +12,7 @@ import {
   walletOf,
 } from './credits.fixtures.ts';
 
-// docs/credits.md, "Wallets": after any sequence of grants, issues, cancellations, voids and days passing, every
+// docs/credits.md, "Wallets": after any sequence of grants, issues, cancellations, credit notes, voids and days, every
 // grant's journal balances (Amount − Remaining = Σconsume − Σrelease + Σexpire + Σvoid), what it consumed is what
 // the ledger allocates from it, and each invoice's credit is what the grants say they pay on it.
 useCreditsService();
@@ -22,6 +22,7 @@ type Step =
   | { kind: 'issue'; cents: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'void'; pick: number }
+  | { kind: 'creditNote'; pick: number; cents: number }
   | { kind: 'days'; days: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -34,6 +35,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('issue' as const), cents: fc.integer({ min: 1, max: 3000 }) }),
   fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('void' as const), pick: fc.nat() }),
+  fc.record({
+    kind: fc.constant('creditNote' as const),
+    pick: fc.nat(),
+    cents: fc.integer({ min: 1, max: 1500 }),
+  }),
   fc.record({ kind: fc.constant('days' as const), days: fc.integer({ min: 1, max: 3 }) }),
 );
 
@@ -42,7 +48,7 @@ const dayAfter = (iso: string, days: number) => new Date(Date.parse(iso) + days 
 let runs = 0;
 
 describe('the credit journal', () => {
-  it('balances after any sequence of grants, issues, cancellations, voids and days', async () => {
+  it('balances after any sequence of grants, issues, cancellations, credit notes, voids and days', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
         let now = '2026-03-01T10:00:00.000Z';
@@ -50,6 +56,7 @@ describe('the credit journal', () => {
         const { as, customerId, walletId } = await walletOf(`Journal shop ${++runs}`);
         const grants: number[] = [];
         const invoices: number[] = [];
+        const creditNotesOn = new Map<number, number>();
         for (const s of steps) {
           if (s.kind === 'grant') {
             const expiresAt =
@@ -69,6 +76,21 @@ describe('the credit journal', () => {
           } else if (s.kind === 'void' && grants.length > 0) {
             const res = await as.request('POST', `/v1/credit-grants/${grants[s.pick % grants.length]!}/void`);
             expect([200, 409]).toContain(res.status);
+          } else if (s.kind === 'creditNote' && invoices.length > 0) {
+            // A credit note takes the place of the credit that paid the invoice; refused (and nothing moved)
+            // when it would exceed what the invoice owes.
+            const id = invoices[s.pick % invoices.length]!;
+            const res = await as.request('POST', '/v1/credits', {
+              body: {
+                customerID: customerId,
+                Amount: (s.cents / 100).toFixed(2),
+                CurrencyCode: 'USD',
+                Date: now.slice(0, 10),
+                allocations: [{ invoiceID: id, amountApplied: (s.cents / 100).toFixed(2) }],
+              },
+            });
+            expect([201, 422]).toContain(res.status);
+            if (res.status === 201) creditNotesOn.set(id, (creditNotesOn.get(id) ?? 0) + s.cents);
           } else if (s.kind === 'days') {
             now = dayAfter(now, s.days);
             clock.set(now);
@@ -82,13 +104,15 @@ describe('the credit journal', () => {
             paidOn.set(paid.invoiceID, (paidOn.get(paid.invoiceID) ?? 0) + Math.round(paid.Amount * 100));
         for (const id of invoices) {
           const read = await invoiceOf(as, id);
-          expect(Math.round(read.TotalNegativeAdjs * 100), `invoice ${id}`).toBe(paidOn.get(id) ?? 0);
+          expect(Math.round(read.TotalNegativeAdjs * 100), `invoice ${id}`).toBe(
+            (paidOn.get(id) ?? 0) + (creditNotesOn.get(id) ?? 0),
+          );
           expect(read.Balance).toBeGreaterThanOrEqual(0);
         }
         const wallet = await ok(as, 'GET', `/v1/wallets/${walletId}`);
         expect(wallet.Balance).toBeGreaterThanOrEqual(0);
       }),
-      { numRuns: 10 },
+      { numRuns: 15 },
     );
   });
 });

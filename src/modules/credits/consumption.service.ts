@@ -200,46 +200,89 @@ async function withRestrictionFigures(
  * once written off again (`expire` or `void`), so the credit is not spendable again.
  */
 export async function releaseCreditOfInvoice(ctx: ServiceContext, invoice: IssuedInvoice): Promise<void> {
-  await withLockedCustomer(ctx, invoice.customerId, async (ctx) => {
-    const allocations = (
-      (await allocationsToTargets(ctx, 'invoice', [invoice.invoiceId])).get(invoice.invoiceId) ?? []
+  await withLockedCustomer(ctx, invoice.customerId, (ctx) =>
+    giveCreditBack(ctx, invoice.customerId, invoice.invoiceId, null),
+  );
+}
+
+/**
+ * The ledger's port before a credit note is allocated to an invoice: up to `amountMinor` of the credit that paid
+ * the invoice goes back to its grants, the most recent consumption first, so that the credit note takes its place
+ * (docs/credits.md, "Consumption order"). Under the customer's lock, which the ledger holds.
+ */
+export async function releaseCreditForCreditNote(
+  ctx: ServiceContext,
+  request: { customerId: number; invoiceId: number; amountMinor: number },
+): Promise<void> {
+  await giveCreditBack(ctx, request.customerId, request.invoiceId, request.amountMinor);
+}
+
+/**
+ * Gives back the invoice's credit, all of it (`limitMinor` null) or up to the limit, the most recent first; only
+ * the customer's own grants (another customer's invoice is refused by the allocation that follows).
+ */
+async function giveCreditBack(
+  ctx: ServiceContext,
+  customerId: number,
+  invoiceId: number,
+  limitMinor: number | null,
+): Promise<void> {
+  const onInvoice = ((await allocationsToTargets(ctx, 'invoice', [invoiceId])).get(invoiceId) ?? []).filter(
+    (allocation) => allocation.sourceType === 'credit_grant',
+  );
+  const ownGrants = new Set(
+    (
+      await repo.findGrants(
+        ctx.db,
+        ctx.account.id,
+        onInvoice.map((allocation) => allocation.sourceId),
+      )
     )
-      .filter((allocation) => allocation.sourceType === 'credit_grant')
-      .reverse();
-    if (allocations.length === 0) return;
-    const grantIds = [...new Set(allocations.map((allocation) => allocation.sourceId))];
-    const grants = new Map(
-      (await repo.findGrants(ctx.db, ctx.account.id, grantIds)).map((grant) => [grant.id, grant]),
+      .filter((grant) => grant.customerId === customerId)
+      .map((grant) => grant.id),
+  );
+  const held = onInvoice.filter((allocation) => ownGrants.has(allocation.sourceId)).reverse();
+  let left = limitMinor ?? Number.MAX_SAFE_INTEGER;
+  const allocations: { id: number; grantId: number; amountMinor: number }[] = [];
+  for (const allocation of held) {
+    if (left <= 0) break;
+    const amountMinor = Math.min(left, allocation.amountMinor);
+    allocations.push({ id: allocation.id, grantId: allocation.sourceId, amountMinor });
+    left -= amountMinor;
+  }
+  if (allocations.length === 0) return;
+  const grantIds = [...new Set(allocations.map((allocation) => allocation.grantId))];
+  const grants = new Map(
+    (await repo.findGrants(ctx.db, ctx.account.id, grantIds)).map((grant) => [grant.id, grant]),
+  );
+  const sums = await repo.sumsOfGrants(ctx.db, ctx.account.id, grantIds);
+  const before = await snapshotResources(ctx, 'credit_grant', grantIds);
+  const now = nowInstant(ctx);
+  const entries: NewEntry[] = [];
+  const events: EventToEmit[] = [];
+  for (const grantId of grantIds) {
+    const grant = grants.get(grantId)!;
+    const given = allocations.filter((allocation) => allocation.grantId === grantId);
+    events.push(
+      ...(await releaseGrantAllocations(
+        ctx,
+        grantAsSource(grant, sums.get(grantId) ?? noSums()),
+        given.map((allocation) => ({ allocationId: allocation.id, amountMinor: allocation.amountMinor })),
+      )),
     );
-    const sums = await repo.sumsOfGrants(ctx.db, ctx.account.id, grantIds);
-    const before = await snapshotResources(ctx, 'credit_grant', grantIds);
-    const now = nowInstant(ctx);
-    const entries: NewEntry[] = [];
-    const events: EventToEmit[] = [];
-    for (const grantId of grantIds) {
-      const grant = grants.get(grantId)!;
-      const given = allocations.filter((allocation) => allocation.sourceId === grantId);
-      events.push(
-        ...(await releaseGrantAllocations(
-          ctx,
-          grantAsSource(grant, sums.get(grantId) ?? noSums()),
-          given.map((allocation) => ({ allocationId: allocation.id, amountMinor: allocation.amountMinor })),
-        )),
-      );
-      for (const allocation of given) {
-        const on = { invoiceId: invoice.invoiceId, allocationId: allocation.id };
-        entries.push(entryOf(grant, 'release', allocation.amountMinor, on));
-        if (grant.voidedAt !== null) entries.push(entryOf(grant, 'void', allocation.amountMinor, on));
-        else if (isExpired(grant.expiresAt, now))
-          entries.push(entryOf(grant, 'expire', allocation.amountMinor, on));
-      }
-      events.push(grantEvent('credit_grant.released', grantId, before));
-      if (grant.voidedAt === null && isExpired(grant.expiresAt, now))
-        events.push(grantEvent('credit_grant.expired', grantId, before));
+    for (const allocation of given) {
+      const on = { invoiceId, allocationId: allocation.id };
+      entries.push(entryOf(grant, 'release', allocation.amountMinor, on));
+      if (grant.voidedAt !== null) entries.push(entryOf(grant, 'void', allocation.amountMinor, on));
+      else if (isExpired(grant.expiresAt, now))
+        entries.push(entryOf(grant, 'expire', allocation.amountMinor, on));
     }
-    await repo.insertEntries(ctx.db, ctx.account.id, entries, now);
-    await emitEvents(ctx, events);
-  });
+    events.push(grantEvent('credit_grant.released', grantId, before));
+    if (grant.voidedAt === null && isExpired(grant.expiresAt, now))
+      events.push(grantEvent('credit_grant.expired', grantId, before));
+  }
+  await repo.insertEntries(ctx.db, ctx.account.id, entries, now);
+  await emitEvents(ctx, events);
 }
 
 function groupByGrant(plan: readonly PlannedSpend[]): Map<number, PlannedSpend[]> {

@@ -14,6 +14,7 @@ export {
   payFromGrants,
   payIssuedInvoices,
   prepaidCreditOnInvoices,
+  releaseCreditForCreditNote,
   releaseCreditOfInvoice,
 } from './consumption.service.ts';
 export { grantPaidTopUps } from './topUp.service.ts';

@@ -23,11 +23,27 @@ export type GrantCreditPort = (
 /** Told, in the allocating transaction, of invoices that became Paid. */
 export type InvoicesPaidListener = (ctx: ServiceContext, invoiceIds: readonly number[]) => Promise<void>;
 
+/** Gives back up to `amountMinor` of the credit grants' money on an invoice, before a credit note is allocated to it. */
+export type CreditGiveBack = (
+  ctx: ServiceContext,
+  request: { customerId: number; invoiceId: number; amountMinor: number },
+) => Promise<void>;
+
 let grantCredit: GrantCreditPort | undefined;
+let giveBack: CreditGiveBack | undefined;
 let invoicesPaid: InvoicesPaidListener | undefined;
 
-export function registerGrantCredit(port: GrantCreditPort): void {
-  grantCredit = port;
+export function registerGrantCredit(ports: { pay: GrantCreditPort; giveBack: CreditGiveBack }): void {
+  grantCredit = ports.pay;
+  giveBack = ports.giveBack;
+}
+
+export async function giveGrantCreditBack(
+  ctx: ServiceContext,
+  request: { customerId: number; invoiceId: number; amountMinor: number },
+): Promise<void> {
+  if (!giveBack) throw new Error('the grant-credit port is not registered: call connectModules() at start');
+  await giveBack(ctx, request);
 }
 
 export function registerInvoicesPaidListener(listener: InvoicesPaidListener): void {

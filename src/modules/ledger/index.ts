@@ -17,7 +17,12 @@ export { applyCustomerCredit, unappliedMoneyMinor } from './customerCredit.servi
 /** Credit grants as a source of allocations, and the ports the credits module fills (docs/credits.md). */
 export type { GrantAllocationOutcome, GrantAsSource } from './grantAllocation.service.ts';
 export { allocateGrant, grantAllocations, releaseGrantAllocations } from './grantAllocation.service.ts';
-export type { GrantCreditPort, GrantCreditRequest, InvoicesPaidListener } from './grantCredit.ts';
+export type {
+  CreditGiveBack,
+  GrantCreditPort,
+  GrantCreditRequest,
+  InvoicesPaidListener,
+} from './grantCredit.ts';
 export { registerGrantCredit, registerInvoicesPaidListener } from './grantCredit.ts';
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
