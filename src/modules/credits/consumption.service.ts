@@ -1,4 +1,5 @@
 import { nowInstant } from '../../context.ts';
+import { dateAt } from '../../core/calendar.ts';
 import type { ServiceContext } from '../../context.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
@@ -311,4 +312,23 @@ export async function prepaidCreditOnInvoices(
     if (sign !== 0) paid.set(entry.invoiceId!, (paid.get(entry.invoiceId!) ?? 0) + sign * entry.amountMinor);
   }
   return paid;
+}
+
+/**
+ * Statements' records of prepaid credit (docs/credits.md, "Consumption order"): each consumption lowers what the
+ * customer owes, each release raises it again, dated by the day it was made in the account's time zone.
+ */
+export async function statementCreditRecordsOf(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+): Promise<{ id: number; date: string; amountMinor: number; invoiceId: number; givenBack: boolean }[]> {
+  const entries = await repo.listStatementCreditEntries(ctx.db, ctx.account.id, customerId, currencyCode);
+  return entries.map((entry) => ({
+    id: entry.id,
+    date: dateAt(entry.createdAt, ctx.account.timeZone),
+    amountMinor: entry.kind === 'consume' ? -entry.amountMinor : entry.amountMinor,
+    invoiceId: entry.invoiceId,
+    givenBack: entry.kind === 'release',
+  }));
 }

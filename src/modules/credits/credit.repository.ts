@@ -519,3 +519,44 @@ export async function grantIdsOfTopUps(
     .execute();
   return new Map(rows.map((row) => [Number(row.top_up_invoice_id), Number(row.id)]));
 }
+
+/** A consumption or release of the customer's credit, as a statement lists it. */
+export interface StatementCreditEntry {
+  id: number;
+  kind: 'consume' | 'release';
+  amountMinor: number;
+  invoiceId: number;
+  createdAt: string;
+}
+
+/** The customer's consume and release entries in a currency, in journal order. */
+export async function listStatementCreditEntries(
+  db: Db,
+  accountId: number,
+  customerId: number,
+  currencyCode: string,
+): Promise<StatementCreditEntry[]> {
+  const rows = await db
+    .selectFrom('credit_entries')
+    .innerJoin('credit_grants', 'credit_grants.id', 'credit_entries.grant_id')
+    .select([
+      'credit_entries.id',
+      'credit_entries.kind',
+      'credit_entries.amount_minor',
+      'credit_entries.invoice_id',
+      'credit_entries.created_at',
+    ])
+    .where('credit_entries.account_id', '=', accountId)
+    .where('credit_grants.customer_id', '=', customerId)
+    .where('credit_grants.currency_code', '=', currencyCode)
+    .where('credit_entries.kind', 'in', ['consume', 'release'])
+    .orderBy('credit_entries.id')
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    kind: row.kind as 'consume' | 'release',
+    amountMinor: Number(row.amount_minor),
+    invoiceId: Number(row.invoice_id),
+    createdAt: row.created_at,
+  }));
+}

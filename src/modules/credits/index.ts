@@ -16,6 +16,7 @@ export {
   prepaidCreditOnInvoices,
   releaseCreditForCreditNote,
   releaseCreditOfInvoice,
+  statementCreditRecordsOf,
 } from './consumption.service.ts';
 export { grantPaidTopUps } from './topUp.service.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
