@@ -15,6 +15,7 @@ const MODULE_ORDER = [
   'paymentMethods',
   'invoicing',
   'ledger',
+  'credits',
   'statements',
   'usage',
   'coupons',

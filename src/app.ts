@@ -21,6 +21,7 @@ import { registerPackageGroupRoutes } from './modules/catalogue/packageGroups.ro
 import { registerEntitlementRoutes } from './modules/entitlements/entitlements.routes.ts';
 import { registerFeatureRoutes } from './modules/entitlements/features.routes.ts';
 import { registerUsageAlertRoutes } from './modules/usageAlerts/usageAlerts.routes.ts';
+import { registerCreditsRoutes } from './modules/credits/credits.routes.ts';
 import { registerBillableMetricRoutes } from './modules/catalogue/billableMetrics.routes.ts';
 import { registerPackageRoutes } from './modules/catalogue/packages.routes.ts';
 import { registerTaxRoutes } from './modules/catalogue/tax.routes.ts';
@@ -138,6 +139,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerFeatureRoutes(v1);
   registerEntitlementRoutes(v1);
   registerUsageAlertRoutes(v1);
+  registerCreditsRoutes(v1);
   registerPaymentMethodsRoutes(v1);
   registerPaymentsRoutes(v1);
   registerAdjustmentsRoutes(v1);

@@ -19,6 +19,7 @@ import {
   countInvoicesUsingPaymentMethod,
   countRecurringInvoicesOfCustomer,
   countRecurringInvoicesUsingPaymentMethod,
+  registerInvoiceCredit,
   registerPendingDebits,
   renderInvoicePdfAttachment,
 } from './modules/invoicing/index.ts';
@@ -28,6 +29,8 @@ import {
   CREDIT_NOTE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
   hasMoneyRecords,
+  registerGrantCredit,
+  registerInvoicesPaidListener,
 } from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
 import { EMANDATE_EVENT_TYPES, registerMandateCancelledListener } from './modules/mandates/index.ts';
@@ -53,6 +56,15 @@ import {
   subscriptionCustomers,
 } from './modules/subscriptions/index.ts';
 import { registerUsageUses } from './modules/usage/index.ts';
+import {
+  CREDIT_EVENT_TYPES,
+  grantPaidTopUps,
+  payFromGrants,
+  payIssuedInvoices,
+  prepaidCreditOnInvoices,
+  releaseCreditForCreditNote,
+  releaseCreditOfInvoice,
+} from './modules/credits/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
 import {
   STATEMENT_PDF_ATTACHMENT,
@@ -105,6 +117,15 @@ export function connectModules(): void {
   registerPendingDebits(pendingDebitsToInvoices);
   // Statements date a pending payment by its batch's action date, as the invoice's documents do.
   registerDebitDates(debitDatesOfPayments);
+  // Prepaid credit pays invoices as they are issued and at credit first, goes back to its grants when an invoice is
+  // cancelled, and a paid top-up's grant is made when its invoice is paid (docs/credits.md).
+  registerInvoiceCredit({
+    invoicesIssued: payIssuedInvoices,
+    beforeCancel: releaseCreditOfInvoice,
+    creditApplied: prepaidCreditOnInvoices,
+  });
+  registerGrantCredit({ pay: payFromGrants, giveBack: releaseCreditForCreditNote });
+  registerInvoicesPaidListener(grantPaidTopUps);
   // Events show resources as the API does; some of those shapes combine modules (src/readModels/).
   registerEventObjects(eventObjectRenderers);
   // Webhook endpoints subscribe to the types the modules declare, and to no other.
@@ -125,6 +146,7 @@ export function connectModules(): void {
     ...PAYMENT_EVENT_TYPES,
     ...CREDIT_NOTE_EVENT_TYPES,
     ...ADJUSTMENT_EVENT_TYPES,
+    ...CREDIT_EVENT_TYPES,
     ...BATCH_EVENT_TYPES,
     ...CAPTURE_SESSION_EVENT_TYPES,
     ...EMANDATE_EVENT_TYPES,

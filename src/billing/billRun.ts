@@ -15,6 +15,7 @@ import { collectDueInvoices, sendDueReminders } from '../modules/collections/ind
 import { runBatches } from '../modules/batches/index.ts';
 import { sendDueStatements } from '../modules/statements/index.ts';
 import { expireLapsedEmandates } from '../modules/mandates/index.ts';
+import { expireCreditGrants } from '../modules/credits/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../modules/invoicing/index.ts';
@@ -340,8 +341,17 @@ async function sendRemindersDue(
 
 /** The moves time makes (an invoice past due, a trial ending), each emitted once. */
 async function emitTimeEvents(ctx: ServiceContext, on: PlainDate, summary: BillRunSummary): Promise<void> {
-  // Unsigned eMandates past their 24 hours expire (docs/design/mandates.md, "Lifecycle").
-  for (const emitOf of [emitInvoicingTimeEvents, emitSubscriptionTimeEvents, expireLapsedEmandates]) {
+  // Unsigned eMandates past their 24 hours expire (docs/design/mandates.md, "Lifecycle"); so do credit grants past
+  // theirs (docs/credits.md, "Expiry").
+  const expireGrants = async (ctx: ServiceContext) => {
+    await expireCreditGrants(ctx);
+  };
+  for (const emitOf of [
+    emitInvoicingTimeEvents,
+    emitSubscriptionTimeEvents,
+    expireLapsedEmandates,
+    expireGrants,
+  ]) {
     try {
       await emitOf(ctx, on);
     } catch (error) {

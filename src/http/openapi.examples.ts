@@ -290,6 +290,20 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodsLeft: 2,
   Ended: false,
   EndedAt: null,
+  // Prepaid credit (docs/credits.md): Ada's wallet in USD holds 100.00 granted for the launch, 30.00 of it used.
+  walletID: 88,
+  creditGrantID: 140,
+  creditEntryID: 1207,
+  PaidBalance: 0,
+  GrantedBalance: 70,
+  Consumed: 30,
+  Expired: 0,
+  Voided: 0,
+  Priority: 1,
+  ExpiresAt: '2026-06-30',
+  MetricCodes: ['api_calls'],
+  TopUpInvoiceID: null,
+  VoidedAt: null,
 
   // Payment methods
   NameOnCard: 'Ada',
@@ -417,6 +431,15 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
  * (`Schema.Name`, the name under components.schemas; it wins over the tag).
  */
 export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
+  'Prepaid credit.Name': 'Ada’s USD credit',
+  'Prepaid credit.Balance': 70,
+  'Prepaid credit.Amount': 100,
+  'Prepaid credit.Remaining': 70,
+  'Prepaid credit.Kind': 'granted',
+  'Prepaid credit.Status': 'active',
+  'Prepaid credit.Note': 'Launch credit for early customers',
+  'CreditEntry.Kind': 'consume',
+  'CreditEntry.Amount': 30,
   'Account.Name': 'Northwind Software',
   'Account.City': 'London',
   'Countries.Name': 'United Kingdom',

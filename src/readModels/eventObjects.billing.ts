@@ -25,6 +25,7 @@ import {
 } from '../modules/entitlements/index.ts';
 import { toUsageAlertDto, usageAlertsByIds } from '../modules/usageAlerts/index.ts';
 import { couponsByIds, redemptionsByIds, toCouponDto, toRedemptionDto } from '../modules/coupons/index.ts';
+import { grantsByIds, toGrantDto, toWalletDto, walletsByIds } from '../modules/credits/index.ts';
 import { numericRenderer } from './eventObjectRenderer.ts';
 import { withInvoiceFigures } from './invoices.view.ts';
 
@@ -39,6 +40,8 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   usage_alert: numericRenderer(usageAlertsByIds, (_ctx, alerts) => alerts.map(toUsageAlertDto)),
   coupon: numericRenderer(couponsByIds, (_ctx, coupons) => coupons.map(toCouponDto)),
   coupon_redemption: numericRenderer(redemptionsByIds, (_ctx, found) => found.map(toRedemptionDto)),
+  wallet: numericRenderer(walletsByIds, (_ctx, wallets) => wallets.map(toWalletDto)),
+  credit_grant: numericRenderer(grantsByIds, (_ctx, grants) => grants.map(toGrantDto)),
   invoice: numericRenderer(invoicesByIds, async (ctx, invoices) =>
     (await withInvoiceFigures(ctx, invoices)).map((invoice) => toInvoiceDto(invoice, ctx.account.timeZone)),
   ),

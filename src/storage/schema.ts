@@ -19,6 +19,7 @@ import type { BatchesTables } from '../modules/batches/tables.ts';
 import type { WidgetsTables } from '../modules/widgets/tables.ts';
 import type { PortalTables } from '../modules/portal/tables.ts';
 import type { UsageTables } from '../modules/usage/tables.ts';
+import type { CreditsTables } from '../modules/credits/tables.ts';
 
 // Each module declares the tables it owns in its tables.ts (docs/architecture.md, "Tables and their owners"); the
 // storage layer only assembles them into the one Database type Kysely is typed with. Only the HTTP layer's own table
@@ -44,6 +45,7 @@ export type * from '../modules/batches/tables.ts';
 export type * from '../modules/widgets/tables.ts';
 export type * from '../modules/portal/tables.ts';
 export type * from '../modules/usage/tables.ts';
+export type * from '../modules/credits/tables.ts';
 
 /** Idempotency-Key answers, kept by the HTTP layer (src/http/idempotency.ts) for every module's POST. */
 export interface IdempotencyKeysTable {
@@ -73,6 +75,7 @@ export interface Database
     PaymentMethodsTables,
     InvoicingTables,
     LedgerTables,
+    CreditsTables,
     SubscriptionsTables,
     EntitlementsTables,
     UsageAlertsTables,

@@ -26,6 +26,7 @@ import {
   walkSubscriptions,
   walkUsageAlerts,
   walkCoupons,
+  walkCredits,
 } from './catalogueWalk.records.ts';
 
 // One walk through the whole service on a test account: every declared event type triggered through the real API,
@@ -82,6 +83,7 @@ describe('the event catalogue', () => {
     await walkMandates(account, today);
     await walkUsageAlerts(account, customerID, clock);
     await walkCoupons(account, customerID);
+    await walkCredits(account, today);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
     await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });

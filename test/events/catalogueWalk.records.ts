@@ -391,3 +391,20 @@ export async function walkCoupons(account: TestAccount, customerID: number) {
   await ok(account, 'DELETE', `/v1/customers/${customerID}/coupons/${redemption.couponRedemptionID}`);
   await ok(account, 'DELETE', `/v1/coupons/${coupon.couponID}`);
 }
+
+/**
+ * wallet, credit_grant: a wallet renamed; a grant that pays an invoice as it is issued and gets the credit back when
+ * the invoice is cancelled; one voided; one that expires when the walk next moves the test clock.
+ */
+export async function walkCredits(account: TestAccount, today: string) {
+  const customerID = (await ok(account, 'POST', '/v1/customers', { Name: 'Credit Co' })).customerID as number;
+  const wallet = await ok(account, 'POST', `/v1/customers/${customerID}/wallets`, { CurrencyCode: 'USD' });
+  const walletPath = `/v1/wallets/${wallet.walletID}`;
+  await ok(account, 'PUT', walletPath, { Name: 'Launch credit' });
+  await ok(account, 'POST', `${walletPath}/grants`, { Amount: 20, Note: 'Welcome' });
+  const voided = await ok(account, 'POST', `${walletPath}/grants`, { Amount: 5, Priority: 50 });
+  await ok(account, 'POST', `/v1/credit-grants/${voided.creditGrantID}/void`);
+  const paid = await ok(account, 'POST', '/v1/invoices', { customerID, Charges: charges(8) });
+  await ok(account, 'DELETE', `/v1/invoices/${paid.invoiceID}`);
+  await ok(account, 'POST', `${walletPath}/grants`, { Amount: 3, ExpiresAt: plusDays(today, 2) });
+}

@@ -20,6 +20,7 @@ import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.
 import { ENTITLEMENT_EVENT_TYPES } from '../../src/modules/entitlements/index.ts';
 import { USAGE_ALERT_EVENT_TYPES } from '../../src/modules/usageAlerts/index.ts';
 import { COUPON_EVENT_TYPES } from '../../src/modules/coupons/index.ts';
+import { CREDIT_EVENT_TYPES } from '../../src/modules/credits/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 
@@ -38,6 +39,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...ENTITLEMENT_EVENT_TYPES,
   ...USAGE_ALERT_EVENT_TYPES,
   ...COUPON_EVENT_TYPES,
+  ...CREDIT_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
   ...COLLECTION_EVENT_TYPES,
   ...RECURRING_INVOICE_EVENT_TYPES,
@@ -150,6 +152,18 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'A coupon was redeemed on a customer or a subscription (`POST …/coupons`); the object is the redemption.',
   'coupon.ended':
     'A redemption was ended (`DELETE …/coupons/{id}`): it discounts no invoice made from then on.',
+  'wallet.created':
+    "A customer's wallet of prepaid credit in one currency was created (`POST /v1/customers/{id}/wallets`).",
+  'wallet.updated': 'A wallet was renamed (`PUT /v1/wallets/{id}`).',
+  'credit_grant.created':
+    "Credit came into a wallet: granted (`POST /v1/wallets/{id}/grants`), or bought, when a paid top-up's invoice was paid in full.",
+  'credit_grant.consumed':
+    "A grant's credit paid invoices, as they were issued or at a credit-first moment; the invoices' own events follow.",
+  'credit_grant.released': 'Credit that paid an invoice went back to its grant, the invoice being cancelled.',
+  'credit_grant.expired':
+    'What remained of a grant expired (the daily run, or a release to a grant already expired).',
+  'credit_grant.voided':
+    'A grant was voided (`POST /v1/credit-grants/{id}/void`): what remained of it is written off.',
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
     'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',
@@ -304,6 +318,8 @@ const RESOURCE_ORDER = [
   'payment',
   'credit_note',
   'adjustment',
+  'wallet',
+  'credit_grant',
   'batch',
   'capture_session',
   'webhook_endpoint',

@@ -32,6 +32,14 @@ export {
   withEffectiveCollection,
 } from './invoiceCollection.service.ts';
 export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
+/** Prepaid credit's part in issuing and cancelling invoices (docs/credits.md), filled by the credits module. */
+export type {
+  BeforeInvoiceCancel,
+  InvoicesIssuedListener,
+  IssuedInvoice,
+  PrepaidCreditReader,
+} from './invoiceCredit.ts';
+export { registerInvoiceCredit } from './invoiceCredit.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
 export type {
   AllocatableInvoice,

@@ -3,13 +3,14 @@ import { inTransaction, nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError } from '../../errors.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
-import { getCustomer } from '../customers/index.ts';
+import { getCustomer, lockCustomerForMoney } from '../customers/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { Invoice, InvoiceRecord } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { InvoiceChanges } from './invoice.repository.ts';
 import { firstCollectionTry } from './invoiceCollection.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
+import { releaseCreditBeforeCancel, tellInvoicesIssued } from './invoiceCredit.ts';
 import { assertReferenceFree, checkedInvoice, newInvoiceOf, referenceConflict } from './invoiceInput.ts';
 import type { CheckedInvoice, InvoiceInput } from './invoiceInput.ts';
 import { chargeRowsOf, insertInvoices, priceNewInvoice, taxRowsOf } from './invoiceInsert.service.ts';
@@ -82,6 +83,8 @@ export async function editInvoice(
   try {
     await ctx.db.transaction().execute(async (trx) => {
       const tctx = inTransaction(ctx, trx);
+      // Issuing pays from credit, a money movement: the customer's lock comes before the invoice's.
+      if (issue) await lockCustomerForMoney(tctx, checked.customer.id);
       await repo.holdInvoice(trx, ctx.account.id, invoiceId);
       const before = await snapshotResource(tctx, invoiceRef(invoiceId));
       await updateEditedDraft(tctx, stored, editedDraftChanges(ctx, checked, priced, issue, now), issue);
@@ -91,6 +94,11 @@ export async function editInvoice(
         { type: 'invoice.updated', ref: invoiceRef(invoiceId), before },
         ...(issue ? [{ type: 'invoice.finalized', ref: invoiceRef(invoiceId), before }] : []),
       ]);
+      if (issue) {
+        await tellInvoicesIssued(tctx, [
+          { invoiceId, customerId: checked.customer.id, currencyCode: checked.currencyCode },
+        ]);
+      }
     });
   } catch (error) {
     throw writeConflict(error, checked.reference);
@@ -194,6 +202,8 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
   if (!stored.isDraft) throw notDraft(stored);
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
+    // Issuing pays from credit, a money movement: the customer's lock comes before the invoice's.
+    await lockCustomerForMoney(tctx, stored.customerId);
     await repo.holdInvoice(trx, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, invoiceRef(invoiceId));
     const invoiceNum = await repo.takeInvoiceNumbers(trx, ctx.account.id, 1);
@@ -206,6 +216,9 @@ export async function finalizeInvoice(ctx: ServiceContext, invoiceId: number): P
     // Finalized or deleted concurrently: throwing rolls the number back.
     if (!issued) throw notDraft({ ...stored, isDraft: false });
     await emitEvent(tctx, 'invoice.finalized', invoiceRef(invoiceId), { before });
+    await tellInvoicesIssued(tctx, [
+      { invoiceId, customerId: stored.customerId, currencyCode: stored.currencyCode },
+    ]);
   });
 }
 
@@ -239,19 +252,24 @@ export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Pro
   }
   if (stored.isCancelled)
     throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);
-  const cancelled = await withTransaction(ctx, async (tctx) => {
+  await withTransaction(ctx, async (tctx) => {
+    // Prepaid credit that paid it goes back to its grants first (docs/credits.md, "Consumption order"): credit is
+    // the business's own to give back, unlike a payment; under the customer's lock, taken before the invoice's.
+    const issued = { invoiceId, customerId: stored.customerId, currencyCode: stored.currencyCode };
+    await releaseCreditBeforeCancel(tctx, issued);
     await repo.holdInvoice(tctx.db, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, invoiceRef(invoiceId));
-    if (!(await repo.cancelIssuedInvoice(tctx.db, ctx.account.id, invoiceId, nowInstant(ctx)))) return false;
-    await emitEvent(tctx, 'invoice.cancelled', invoiceRef(invoiceId), { before });
-    return true;
+    if (await repo.cancelIssuedInvoice(tctx.db, ctx.account.id, invoiceId, nowInstant(ctx))) {
+      await emitEvent(tctx, 'invoice.cancelled', invoiceRef(invoiceId), { before });
+      return;
+    }
+    // Thrown inside, so that the credit given back is rolled back with the refusal.
+    const after = await getInvoiceRecord(tctx, invoiceId);
+    if (after.isCancelled)
+      throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);
+    throw new ConflictError(
+      'invoice_has_allocations',
+      `Invoice ${invoiceId} has payments or adjustments allocated to it; remove them before cancelling it`,
+    );
   });
-  if (cancelled) return;
-  const after = await getInvoiceRecord(ctx, invoiceId);
-  if (after.isCancelled)
-    throw new ConflictError('invoice_cancelled', `Invoice ${invoiceId} is already cancelled`);
-  throw new ConflictError(
-    'invoice_has_allocations',
-    `Invoice ${invoiceId} has payments or adjustments allocated to it; remove them before cancelling it`,
-  );
 }

@@ -10,6 +10,7 @@ import type { Invoice, NewInvoice, NewInvoiceCharge } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { NewInvoiceRow } from './invoice.repository.ts';
 import { invoiceChargeFromRow } from './invoice.mapper.ts';
+import { tellInvoicesIssued } from './invoiceCredit.ts';
 
 export function chargeRowsOf(
   accountId: number,
@@ -69,7 +70,11 @@ export function priceNewInvoice(invoice: NewInvoice): PricedInvoice {
  * A handful of statements per call whatever the number of invoices: one to take the numbers, then multi-row
  * inserts of invoices, lines and taxes.
  */
-export async function insertInvoices(ctx: ServiceContext, invoices: NewInvoice[]): Promise<number[]> {
+export async function insertInvoices(
+  ctx: ServiceContext,
+  invoices: NewInvoice[],
+  options: { payWithCredit: boolean } = { payWithCredit: true },
+): Promise<number[]> {
   if (invoices.length === 0) return [];
   const accountId = ctx.account.id;
   const now = nowInstant(ctx);
@@ -123,6 +128,18 @@ export async function insertInvoices(ctx: ServiceContext, invoices: NewInvoice[]
     ctx.db,
     invoices.flatMap((invoice, i) => taxRowsOf(accountId, ids[i]!, invoice.taxes)),
   );
+  // Issued invoices are paid from the customer's credit grants as they are issued (docs/credits.md, "Consumption
+  // order"); a paid top-up's own invoice never is (its caller says so).
+  if (options.payWithCredit) {
+    await tellInvoicesIssued(
+      ctx,
+      invoices.flatMap((invoice, i) =>
+        invoice.isDraft
+          ? []
+          : [{ invoiceId: ids[i]!, customerId: invoice.customerId, currencyCode: invoice.currencyCode }],
+      ),
+    );
+  }
   return ids;
 }
 

@@ -10,6 +10,7 @@ import type { Invoice } from './invoice.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
 import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
+import { prepaidCreditOf } from './invoiceCredit.ts';
 import type { PendingDebit } from './pendingDebits.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
@@ -93,6 +94,7 @@ export function invoicePdf(
   createdAt: Date,
   collectionNote?: string,
   pendingDebits: readonly PendingDebit[] = [],
+  prepaidCreditMinor = 0,
 ): Promise<Buffer> {
   const currency = invoice.currencyCode;
   const digits = minorUnitDigits(currency);
@@ -154,8 +156,12 @@ export function invoicePdf(
   // Only money the bank has paid is "Paid": a pending debit is still due, so the balance due includes it (the
   // API's Balance, which the spec defines net of pending payments, does not: ActualBalance does).
   if (invoice.money.paidActualMinor !== 0) totals.push(['Paid', money(invoice.money.paidActualMinor), false]);
-  if (invoice.money.negativeAdjsMinor !== 0)
-    totals.push(['Credits', money(invoice.money.negativeAdjsMinor), false]);
+  // Prepaid credit is applied as a payment is, after tax (docs/credits.md, "Tax"), on a line of its own; credit notes
+  // and negative adjustments are the rest of the credits.
+  if (prepaidCreditMinor !== 0)
+    totals.push(['Prepaid credit applied', `\u2212${money(prepaidCreditMinor)}`, false]);
+  const otherCreditsMinor = invoice.money.negativeAdjsMinor - prepaidCreditMinor;
+  if (otherCreditsMinor !== 0) totals.push(['Credits', money(otherCreditsMinor), false]);
   totals.push([`Balance due ${currency}`, money(invoice.balances.actualBalanceMinor), true]);
   for (const debit of pendingDebits) {
     totals.push([`Pending debit: ${pendingDebitWords(debit)}`, money(debit.amountMinor), false]);
@@ -214,11 +220,20 @@ export interface InvoiceDocument {
   createdAt: Date;
   collectionNote: string | undefined;
   pendingDebits: PendingDebit[];
+  /** What prepaid credit pays on it (docs/credits.md, "Tax"). */
+  prepaidCreditMinor: number;
 }
 
 /** Draws an invoice PDF from its model (in a worker thread: src/documentWorker.ts). */
 export function drawInvoiceDocument(model: InvoiceDocument): Promise<Buffer> {
-  return invoicePdf(model.invoice, model.seller, model.createdAt, model.collectionNote, model.pendingDebits);
+  return invoicePdf(
+    model.invoice,
+    model.seller,
+    model.createdAt,
+    model.collectionNote,
+    model.pendingDebits,
+    model.prepaidCreditMinor,
+  );
 }
 
 /** GET /v1/invoices/{id}/pdf. */
@@ -236,6 +251,7 @@ export async function renderInvoicePdf(
     createdAt: ctx.clock.now(),
     collectionNote,
     pendingDebits: (await pendingDebitsOf(ctx, [invoiceId])).get(invoiceId) ?? [],
+    prepaidCreditMinor: invoice.money.negativeAdjsMinor === 0 ? 0 : await prepaidCreditOf(ctx, invoiceId),
   };
   return { invoice, pdf: await documents.render(ctx.account.id, { kind: INVOICE_DOCUMENT, model }) };
 }

@@ -9,14 +9,20 @@ import type { CustomerOfRow } from '../customers/index.ts';
 import type { TargetRef, TargetType } from './allocation.ts';
 
 type AllocationRow = Selectable<AllocationsTable>;
-export type SourceType = 'payment' | 'credit_note' | 'adjustment';
+/** The sources whose rows, and their allocated totals, the ledger keeps. */
+export type LedgerSourceType = 'payment' | 'credit_note' | 'adjustment';
+/**
+ * Every source of allocations: the ledger's own, and a credit grant, kept by the credits module, whose remaining
+ * amount is summed from its journal there (docs/credits.md, "Consumption order"): the ledger stores no total of it.
+ */
+export type SourceType = LedgerSourceType | 'credit_grant';
 export type { TargetType } from './allocation.ts';
 /** The tables whose rows allocate money, by source type. */
-export const SOURCE_TABLES = {
+export const SOURCE_TABLES: Record<LedgerSourceType, 'payments' | 'credit_notes' | 'adjustments'> = {
   payment: 'payments',
   credit_note: 'credit_notes',
   adjustment: 'adjustments',
-} as const;
+};
 
 /** Money of one source (a payment, a credit note, a negative adjustment) allocated to one target. */
 export interface Allocation {
@@ -125,7 +131,7 @@ interface NewAllocationRow {
 }
 
 /** On PostgreSQL, a source's allocations inserted and its allocated total set in one statement (see below). */
-function insertedWithTotal(table: (typeof SOURCE_TABLES)[SourceType]) {
+function insertedWithTotal(table: (typeof SOURCE_TABLES)[LedgerSourceType]) {
   return preparedQuery(
     (
       db,
@@ -174,7 +180,9 @@ export async function insertAllocationsSettingTotal(
     return [];
   }
   const rows = allocations.map((allocation) => allocationRowOf(accountId, allocation, now));
-  if (isPostgres(db)) {
+  if (source.type === 'credit_grant') {
+    inserted = await db.insertInto('allocations').values(rows).returning(ALLOCATION_COLUMNS).execute();
+  } else if (isPostgres(db)) {
     inserted = await insertWithTotal[source.type](db, accountId, source.id, allocatedMinor, now, rows);
   } else {
     inserted = await db.insertInto('allocations').values(rows).returning(ALLOCATION_COLUMNS).execute();
@@ -239,6 +247,8 @@ export async function setSourceAllocated(
   allocatedMinor: number,
   now: string,
 ): Promise<void> {
+  // A grant's total is the credits module's journal, not a column here.
+  if (sourceType === 'credit_grant') return;
   await db
     .updateTable(SOURCE_TABLES[sourceType])
     .set({ allocated_minor: allocatedMinor, updated_at: now })

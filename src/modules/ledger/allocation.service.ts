@@ -23,6 +23,7 @@ import {
 } from '../invoicing/index.ts';
 import type { AllocatableInvoice, InvoiceMoneyColumn } from '../invoicing/index.ts';
 import * as repo from './allocation.repository.ts';
+import { tellInvoicesPaid } from './grantCredit.ts';
 import type { Allocation, NewAllocation, SourceType, TargetAdjustment } from './allocation.repository.ts';
 
 export type { Allocation } from './allocation.repository.ts';
@@ -85,6 +86,19 @@ export async function applyAllocations(
   request: AllocationRequest,
 ): Promise<AllocationOutcome> {
   return (await reallocate(ctx, source, await allocationsHeld(ctx, source), request)).outcome;
+}
+
+/**
+ * applyAllocations that also returns the allocations it inserted, as stored: a credit grant's consumption
+ * (grantAllocation.service.ts) records each in its journal.
+ */
+export async function applyAllocationsReturning(
+  ctx: ServiceContext,
+  source: MoneySource,
+  request: AllocationRequest,
+): Promise<{ outcome: AllocationOutcome; inserted: Allocation[] }> {
+  const { outcome, inserted } = await reallocate(ctx, source, await allocationsHeld(ctx, source), request);
+  return { outcome, inserted };
 }
 
 /** What allocating a new source made: its allocations as stored and their total, besides the outcome. */
@@ -415,7 +429,26 @@ export async function writeAllocationChanges(
   } else {
     for (const change of changes) inserted.push(...(await insertSettingTotal(ctx, change, now)));
   }
-  return { inserted, invoicesAfter: await moveTargetFigures(ctx, changes, now) };
+  const invoicesAfter = await moveTargetFigures(ctx, changes, now);
+  await tellInvoicesPaid(ctx, invoicesBecomePaid(changes, invoicesAfter));
+  return { inserted, invoicesAfter };
+}
+
+/**
+ * The invoices the changes made Paid: money came in and they owe nothing now (one with something open before cannot
+ * have been Paid). A paid top-up's grant is made at that moment (docs/credits.md, "Paid top-ups").
+ */
+function invoicesBecomePaid(
+  changes: readonly SourceChange[],
+  invoicesAfter: ReadonlyMap<number, InvoiceAfter>,
+): number[] {
+  const received = new Map<number, number>();
+  for (const { plan } of changes)
+    for (const { target, deltaMinor } of plan.targetDeltas)
+      if (target.type === 'invoice') received.set(target.id, (received.get(target.id) ?? 0) + deltaMinor);
+  return [...received]
+    .filter(([id, deltaMinor]) => deltaMinor > 0 && invoicesAfter.get(id)?.status === 'Paid')
+    .map(([id]) => id);
 }
 
 function newAllocationsOf({ source, plan }: SourceChange): NewAllocation[] {

@@ -11,6 +11,7 @@ import { assertCustomerExists } from '../customers/index.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef } from '../events/index.ts';
 import { allocateNewSource, allocationsOfSources, releaseAllocations } from './allocation.service.ts';
+import { giveGrantCreditBack } from './grantCredit.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
 import type { CreditNote, CreditNoteInput, CreditNoteRecord } from './creditNote.ts';
 import * as repo from './creditNote.repository.ts';
@@ -171,6 +172,27 @@ async function insertCreditNote(
   return sourceOf({ ...creditNote, id });
 }
 
+/**
+ * A credit note allocated to an invoice that prepaid credit paid takes the credit's place: that much of the credit
+ * goes back to its grants first (docs/credits.md, "Consumption order"). Invoices named by id; a refused allocation
+ * rolls the give-back back with it.
+ */
+async function giveCreditBackFor(
+  ctx: ServiceContext,
+  customerId: number,
+  request: AllocationRequest,
+): Promise<void> {
+  if (request.autoApply) return;
+  for (const entry of request.entries) {
+    if ('number' in entry.target || entry.target.type !== 'invoice' || entry.amountMinor <= 0) continue;
+    await giveGrantCreditBack(ctx, {
+      customerId,
+      invoiceId: entry.target.id,
+      amountMinor: entry.amountMinor,
+    });
+  }
+}
+
 /** A credit note's request, checked. */
 interface CheckedCreditNote {
   currencyCode: string;
@@ -232,6 +254,7 @@ export function createCreditNote(
     // Numbered last, just before the insert: the account row stays held for as short a time as can be.
     const creditNumber = checked.creditNumber ?? (await nextCreditNumber(ctx));
     const source = await insertCreditNote(ctx, input.customerId, { ...checked, creditNumber });
+    await giveCreditBackFor(ctx, input.customerId, checked.request);
     const allocated = await allocateNewSource(ctx, source, checked.request);
     const creditNote = await renderCreditNote(ctx, source.id);
     await emitEvents(ctx, [

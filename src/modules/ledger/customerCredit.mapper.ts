@@ -1,8 +1,8 @@
-import type { SourceType } from './allocation.repository.ts';
+import type { LedgerSourceType } from './allocation.repository.ts';
 
 /** A money source with something not yet allocated: what credit first may apply. */
 export interface UnappliedSource {
-  sourceType: SourceType;
+  sourceType: LedgerSourceType;
   id: number;
   customerId: number;
   currencyCode: string;
@@ -22,7 +22,10 @@ export interface UnappliedSourceRow {
 }
 
 /** The one mapping between a money source's row and what credit first reads of it. */
-export function unappliedSourceFromRow(sourceType: SourceType, row: UnappliedSourceRow): UnappliedSource {
+export function unappliedSourceFromRow(
+  sourceType: LedgerSourceType,
+  row: UnappliedSourceRow,
+): UnappliedSource {
   return {
     sourceType,
     id: row.id,

@@ -1,12 +1,12 @@
 import type { Db } from '../../storage/database.ts';
-import type { SourceType } from './allocation.repository.ts';
+import type { LedgerSourceType } from './allocation.repository.ts';
 import { unappliedSourceFromRow } from './customerCredit.mapper.ts';
 import type { UnappliedSource } from './customerCredit.mapper.ts';
 
 export type { UnappliedSource } from './customerCredit.mapper.ts';
 
 /** Payments before credit notes before adjustments on one day: the order the ledger lists a statement's records. */
-const TYPE_RANK: Record<SourceType, number> = { payment: 0, credit_note: 1, adjustment: 2 };
+const TYPE_RANK: Record<LedgerSourceType, number> = { payment: 0, credit_note: 1, adjustment: 2 };
 
 /**
  * The customer's money in a currency with something left to allocate, oldest first (its date, then kind, then id):

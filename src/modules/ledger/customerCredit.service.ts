@@ -6,8 +6,9 @@ import { lockInvoicesForAllocation, lockOpenInvoices } from '../invoicing/index.
 import type { AllocatableInvoice } from '../invoicing/index.ts';
 import { allocationsOfSources, applyAllocations } from './allocation.service.ts';
 import type { AllocationEntry, MoneySource } from './allocation.service.ts';
-import type { SourceType } from './allocation.repository.ts';
+import type { LedgerSourceType } from './allocation.repository.ts';
 import { withLockedCustomer } from './moneyMovement.ts';
+import { applyGrantCredit } from './grantCredit.ts';
 import * as repo from './customerCredit.repository.ts';
 import type { UnappliedSource } from './customerCredit.repository.ts';
 
@@ -27,7 +28,7 @@ export interface CustomerCreditRequest {
    * Only these sources (the credits a subscription change issued); absent, all the customer's unapplied money:
    * settled payments, credit notes and negative adjustments.
    */
-  sources?: readonly { type: SourceType; id: number }[];
+  sources?: readonly { type: LedgerSourceType; id: number }[];
   /** After `invoiceIds`, the customer's other open invoices, earliest first (as AutoApply fills them). */
   thenOpenInvoices?: boolean;
 }
@@ -63,11 +64,22 @@ export function applyCustomerCredit(
         open.set(target.id, (open.get(target.id) ?? 0) - amountMinor);
     }
     await emitEvents(ctx, events);
+    // Then the customer's credit grants, never before its own money (docs/credits.md, "Consumption order"); not
+    // when only a change's own credits were asked for.
+    if (request.sources === undefined) {
+      const stillOpen = invoices
+        .filter((invoice) => (open.get(invoice.id) ?? 0) > 0)
+        .map((invoice) => invoice.id);
+      if (stillOpen.length > 0) {
+        const applied = await applyGrantCredit(ctx, { ...request, invoiceIds: stillOpen });
+        for (const [id, amountMinor] of applied) open.set(id, (open.get(id) ?? 0) - amountMinor);
+      }
+    }
     return new Map(request.invoiceIds.map((id) => [id, open.get(id) ?? 0]));
   });
 }
 
-const isSource = (row: UnappliedSource, source: { type: SourceType; id: number }) =>
+const isSource = (row: UnappliedSource, source: { type: LedgerSourceType; id: number }) =>
   row.sourceType === source.type && row.id === source.id;
 
 /** The invoices named, in their order, then (when asked) the customer's other open ones; only those that can take money. */
@@ -88,13 +100,13 @@ async function lockTargetInvoices(
 }
 
 /** How each kind of source is told to have changed: an adjustment has no `.allocated` (ledger index.ts). */
-const ALLOCATED_EVENT: Record<SourceType, string> = {
+const ALLOCATED_EVENT: Record<LedgerSourceType, string> = {
   payment: 'payment.allocated',
   credit_note: 'credit_note.allocated',
   adjustment: 'adjustment.updated',
 };
 
-const LABEL: Record<SourceType, string> = {
+const LABEL: Record<LedgerSourceType, string> = {
   payment: 'payment',
   credit_note: 'credit note',
   adjustment: 'negative adjustment',
@@ -130,4 +142,16 @@ async function allocateMore(
   const before = await snapshotResource(ctx, ref);
   const outcome = await applyAllocations(ctx, source, { autoApply: false, entries });
   return [{ type: ALLOCATED_EVENT[type], ref, before }, ...outcome.targetEvents];
+}
+
+/**
+ * What the customer's own money not yet applied in a currency comes to: what credit first would pay before any
+ * grant. An invoice being issued keeps that much for it (docs/credits.md, "Consumption order").
+ */
+export async function unappliedMoneyMinor(
+  ctx: ServiceContext,
+  of: { customerId: number; currencyCode: string },
+): Promise<number> {
+  const sources = await repo.listUnappliedSources(ctx.db, ctx.account.id, of);
+  return sources.reduce((sum, source) => sum + source.amountMinor - source.allocatedMinor, 0);
 }

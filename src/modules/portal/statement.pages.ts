@@ -19,7 +19,12 @@ const StatementPageQuery = Type.Object({
 /** The form's labels, by the query's field names (which getStatement's problems name). */
 const FIELD_LABELS = { startDate: 'From', endDate: 'To' } as const;
 
-const KIND_NAMES = { invoice: 'Invoice', payment: 'Payment', credit_note: 'Credit note' } as const;
+const KIND_NAMES = {
+  invoice: 'Invoice',
+  payment: 'Payment',
+  credit_note: 'Credit note',
+  prepaid_credit: 'Prepaid credit',
+} as const;
 
 /** `YYYY-MM-01` of the month `months` after the date's (negative: before). */
 function firstOfMonth(date: PlainDate, months = 0): PlainDate {

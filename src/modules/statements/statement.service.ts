@@ -10,6 +10,7 @@ import { getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import { pendingDebitWords, statementInvoicesOf } from '../invoicing/index.ts';
 import { statementMoneyRecordsOf } from '../ledger/index.ts';
+import { statementCreditRecordsOf } from '../credits/index.ts';
 import type { StatementMoneyRecord } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import { debitDatesOf } from './debitDates.ts';
@@ -52,6 +53,31 @@ export interface StatementRange {
 }
 
 const KIND_NAMES = { payment: 'Payment', credit_note: 'Credit note', adjustment: 'Adjustment' } as const;
+
+/**
+ * Prepaid credit pays invoices as payments do (docs/credits.md, "Tax"): its consumptions and releases are lines. A
+ * cancelled invoice is not listed, nor the credit it took and gave back (their sum is 0).
+ */
+async function creditRecordsOf(
+  ctx: ServiceContext,
+  customerId: number,
+  currencyCode: string,
+  invoices: readonly { id: number; invoiceNum: number | null }[],
+): Promise<StatementRecord[]> {
+  const invoiceNums = new Map(invoices.map((invoice) => [invoice.id, invoice.invoiceNum ?? invoice.id]));
+  const credit = await statementCreditRecordsOf(ctx, customerId, currencyCode);
+  return credit
+    .filter((record) => invoiceNums.has(record.invoiceId))
+    .map((record) => ({
+      kind: 'prepaid_credit' as const,
+      id: record.id,
+      date: record.date,
+      amountMinor: record.amountMinor,
+      reference: null,
+      description: `${record.givenBack ? 'Prepaid credit given back' : 'Prepaid credit applied'} · invoice ${invoiceNums.get(record.invoiceId)!}`,
+      dueDate: null,
+    }));
+}
 
 /** The customer's statement of account over a range (docs/spec-decisions.md, "Statements"). */
 export async function getStatement(
@@ -104,6 +130,7 @@ export async function statementFor(
           .join(' · '),
       dueDate: record.direction === 'positive' ? (record.dueDate ?? record.date) : null,
     })),
+    ...(await creditRecordsOf(ctx, customer.id, currencyCode, invoices)),
   ];
   const body = statementOf(records, startDate, endDate);
   const owed = [

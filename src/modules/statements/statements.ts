@@ -10,7 +10,13 @@ import type { StatementPeriod } from '../../core/periods.ts';
  */
 
 /** The kinds of records a statement lists, in the order they take on one day. */
-export const STATEMENT_ENTRY_KINDS = ['invoice', 'adjustment', 'payment', 'credit_note'] as const;
+export const STATEMENT_ENTRY_KINDS = [
+  'invoice',
+  'adjustment',
+  'payment',
+  'credit_note',
+  'prepaid_credit',
+] as const;
 export type StatementEntryKind = (typeof STATEMENT_ENTRY_KINDS)[number];
 
 export interface StatementEntry {

@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { capacityOf, consumptionOrder, isExpired, noSums, planSpend, remainingOf } from './credit.ts';
+import type { SpendableGrant } from './credit.ts';
+
+const g = (
+  id: number,
+  priority: number,
+  expiresAt: string | null,
+  availableMinor = 1000,
+): SpendableGrant => ({
+  id,
+  priority,
+  expiresAt,
+  availableMinor,
+  metricCodes: null,
+});
+
+describe('the consumption order', () => {
+  it('is priority, then the earliest expiry with none last, then the oldest', () => {
+    const grants = [
+      g(1, 2, null),
+      g(2, 1, '2026-06-01T00:00:00.000Z'),
+      g(3, 1, '2026-04-01T00:00:00.000Z'),
+      g(4, 1, null),
+      g(5, 1, null),
+    ];
+    expect([...grants].sort(consumptionOrder).map((grant) => grant.id)).toEqual([3, 2, 4, 5, 1]);
+  });
+
+  it('counts a grant expired from its expiry instant on', () => {
+    expect(isExpired('2026-03-10T00:00:00.000Z', '2026-03-09T23:59:59.999Z')).toBe(false);
+    expect(isExpired('2026-03-10T00:00:00.000Z', '2026-03-10T00:00:00.000Z')).toBe(true);
+    expect(isExpired(null, '2999-01-01T00:00:00.000Z')).toBe(false);
+  });
+});
+
+describe('planSpend', () => {
+  it('fills each invoice from the grants in order', () => {
+    // 2500 over grants of 1000: 3 (earliest expiry), 2, then 4 for 500.
+    const plan = planSpend(
+      [
+        g(1, 2, null),
+        g(2, 1, '2026-06-01T00:00:00.000Z'),
+        g(3, 1, '2026-04-01T00:00:00.000Z'),
+        g(4, 1, null),
+      ],
+      [{ invoiceId: 9, openMinor: 2500, lines: [], restrictedPaidMinor: 0 }],
+    );
+    expect(plan).toEqual([
+      { grantId: 3, invoiceId: 9, amountMinor: 1000 },
+      { grantId: 2, invoiceId: 9, amountMinor: 1000 },
+      { grantId: 4, invoiceId: 9, amountMinor: 500 },
+    ]);
+  });
+
+  it('lets a grant restricted to metrics pay only their lines, less what restricted grants paid', () => {
+    const api = { ...g(1, 1, null), metricCodes: ['api'] };
+    const again = { ...g(2, 1, null), metricCodes: ['api'] };
+    const plan = planSpend(
+      [api, again, g(3, 2, null, 300)],
+      [
+        {
+          invoiceId: 7,
+          openMinor: 3500,
+          lines: [
+            { metricCode: null, amountIncMinor: 3000 },
+            { metricCode: 'api', amountIncMinor: 500 },
+          ],
+          restrictedPaidMinor: 100,
+        },
+      ],
+    );
+    // The api lines make 500, of which 100 is paid already: 400 from grant 1, none from 2, 300 from 3.
+    expect(plan).toEqual([
+      { grantId: 1, invoiceId: 7, amountMinor: 400 },
+      { grantId: 3, invoiceId: 7, amountMinor: 300 },
+    ]);
+  });
+
+  it('never spends more than a grant holds nor an invoice owes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.nat(5000)), { maxLength: 6 }),
+        fc.array(fc.nat(5000), { maxLength: 6 }),
+        (grants, opens) => {
+          const plan = planSpend(
+            grants.map(([priority, available], i) => g(i + 1, priority, null, available)),
+            opens.map((openMinor, i) => ({ invoiceId: i + 1, openMinor, lines: [], restrictedPaidMinor: 0 })),
+          );
+          for (const [i, [, available]] of grants.entries())
+            expect(
+              plan.filter((p) => p.grantId === i + 1).reduce((s, p) => s + p.amountMinor, 0),
+            ).toBeLessThanOrEqual(available);
+          for (const [i, open] of opens.entries())
+            expect(
+              plan.filter((p) => p.invoiceId === i + 1).reduce((s, p) => s + p.amountMinor, 0),
+            ).toBeLessThanOrEqual(open);
+          // Nothing left both in a grant and on an invoice.
+          const spent = plan.reduce((s, p) => s + p.amountMinor, 0);
+          const held = grants.reduce((s, [, a]) => s + a, 0);
+          const owed = opens.reduce((s, o) => s + o, 0);
+          expect(spent).toBe(Math.min(held, owed));
+        },
+      ),
+    );
+  });
+});
+
+describe('a grant figures', () => {
+  it('sums its journal', () => {
+    const sums = { ...noSums(), grant: 1000, consume: 600, release: 100, expire: 200, void: 50 };
+    expect(remainingOf(sums)).toBe(250);
+    expect(capacityOf(sums)).toBe(750);
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Prepaid credit (docs/credits.md): wallets, credit grants as a source of the ledger's allocations, their
+ * append-only journal, paid top-ups and expiry. Routes: credits.routes.ts.
+ */
+export type { CreditEntry, CreditGrant, Wallet } from './credit.repository.ts';
+export type { GrantView } from './grant.service.ts';
+export type { WalletView } from './wallet.service.ts';
+/** What events show of wallets and grants (src/readModels/). */
+export { grantsByIds } from './grant.service.ts';
+export { walletsByIds } from './wallet.service.ts';
+export { toGrantDto, toWalletDto } from './credits.serializer.ts';
+/** The ports of invoicing and the ledger it fills (src/connectModules.ts). */
+export {
+  payFromGrants,
+  payIssuedInvoices,
+  prepaidCreditOnInvoices,
+  releaseCreditForCreditNote,
+  releaseCreditOfInvoice,
+  statementCreditRecordsOf,
+} from './consumption.service.ts';
+export { grantPaidTopUps } from './topUp.service.ts';
+/** The daily run's and the test clock's expiry of grants (src/billing/). */
+export { expireCreditGrants } from './expiry.service.ts';
+
+/** Every event type this module emits (docs/event-catalogue.md lists them). */
+export const CREDIT_EVENT_TYPES = [
+  'wallet.created',
+  'wallet.updated',
+  'credit_grant.created',
+  'credit_grant.consumed',
+  'credit_grant.released',
+  'credit_grant.expired',
+  'credit_grant.voided',
+] as const;

@@ -1,0 +1,120 @@
+import { nowInstant, today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { ValidationError } from '../../errors.ts';
+import { minorToDecimalText, wireAmountToMinor } from '../../core/money.ts';
+import { taxesFor } from '../../core/tax.ts';
+import { listTaxSettings } from '../catalogue/index.ts';
+import { getCustomer } from '../customers/index.ts';
+import { emitEvent, emitEvents } from '../events/index.ts';
+import type { EventToEmit } from '../events/index.ts';
+import { insertInvoices } from '../invoicing/index.ts';
+import { withLockedCustomer } from '../ledger/index.ts';
+import { PRIORITY_MIN, entryOf, grantRef } from './grant.service.ts';
+import * as repo from './credit.repository.ts';
+import { getWallet } from './wallet.service.ts';
+
+/**
+ * Paid top-ups (docs/credits.md, "Paid top-ups"): an invoice of one line "Prepaid credit", taxed as any sale, and
+ * never paid with credit; its grant (kind paid) comes into being when the invoice is paid in full, by any path,
+ * once (unique on the invoice).
+ */
+
+export const TOP_UP_LINE = 'Prepaid credit';
+
+export interface TopUpMade {
+  walletId: number;
+  invoiceId: number;
+  amountMinor: number;
+}
+
+/** POST /v1/wallets/{id}/top-ups: the invoice that sells `Amount` of credit. */
+export async function createTopUp(
+  ctx: ServiceContext,
+  walletId: number,
+  input: { amount: number | string },
+): Promise<TopUpMade> {
+  const wallet = await getWallet(ctx, walletId);
+  const amount = wireAmountToMinor(input.amount, wallet.currencyCode);
+  if ('message' in amount) throw ValidationError.field('Amount', amount.message);
+  const customer = await getCustomer(ctx, wallet.customerId);
+  // Credit sold is a sale: the customer's taxes apply as on any invoice (docs/credits.md, "Tax").
+  const taxes = taxesFor(await listTaxSettings(ctx), customer);
+  const invoiceId = await withLockedCustomer(ctx, wallet.customerId, async (tctx) => {
+    const [id] = await insertInvoices(
+      tctx,
+      [
+        {
+          customerId: wallet.customerId,
+          currencyCode: wallet.currencyCode,
+          invoiceDate: today(ctx),
+          source: 'App',
+          isDraft: false,
+          charges: [
+            {
+              descrip: TOP_UP_LINE,
+              qty: '1',
+              unitCostEx: minorToDecimalText(amount.minor, wallet.currencyCode),
+              isTaxInclusive: false,
+            },
+          ],
+          taxes,
+        },
+      ],
+      { payWithCredit: false },
+    );
+    await repo.insertTopUp(
+      tctx.db,
+      ctx.account.id,
+      { walletId, invoiceId: id!, amountMinor: amount.minor },
+      nowInstant(ctx),
+    );
+    await emitEvent(tctx, 'invoice.created', { type: 'invoice', id: id! });
+    return id!;
+  });
+  return { walletId, invoiceId, amountMinor: amount.minor };
+}
+
+/**
+ * The ledger's "invoice paid" moment: a paid top-up's invoice paid in full makes its grant, once (a grant already
+ * made for the invoice is left as it is). Runs in the allocating transaction, under the customer's lock.
+ */
+export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<void> {
+  const topUps = await repo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds);
+  if (topUps.length === 0) return;
+  const made = await repo.grantIdsOfTopUps(
+    ctx.db,
+    ctx.account.id,
+    topUps.map((topUp) => topUp.invoiceId),
+  );
+  const now = nowInstant(ctx);
+  const events: EventToEmit[] = [];
+  for (const topUp of topUps) {
+    if (made.has(topUp.invoiceId)) continue;
+    const [wallet] = await repo.findWallets(ctx.db, ctx.account.id, [topUp.walletId]);
+    const grantId = await repo.insertGrant(
+      ctx.db,
+      ctx.account.id,
+      {
+        walletId: topUp.walletId,
+        customerId: wallet!.customerId,
+        currencyCode: wallet!.currencyCode,
+        kind: 'paid',
+        amountMinor: topUp.amountMinor,
+        priority: PRIORITY_MIN,
+        expiresAt: null,
+        metricCodes: null,
+        note: null,
+        topUpInvoiceId: topUp.invoiceId,
+      },
+      now,
+    );
+    await repo.insertEntries(
+      ctx.db,
+      ctx.account.id,
+      [entryOf({ id: grantId, walletId: topUp.walletId }, 'grant', topUp.amountMinor)],
+      now,
+    );
+    events.push({ type: 'credit_grant.created', ref: grantRef(grantId) });
+  }
+  await emitEvents(ctx, events);
+}

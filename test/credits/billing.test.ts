@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { invoicesOf, ok } from '../helpers/billing.ts';
+import {
+  advance,
+  meteredComponent,
+  meteredSubscription,
+  sendEvents,
+} from '../subscriptions/meteredBilling.fixtures.ts';
+import {
+  expectJournalBalances,
+  grant,
+  grantOf,
+  journalOf,
+  useCreditsService,
+  walletOf,
+} from './credits.fixtures.ts';
+
+// docs/credits.md, "Consumption order" and "Expiry", on a test account whose clock the bill run follows: a grant
+// restricted to a metric pays only that metric's lines of the bill run's invoice, and grants past their expiry are
+// written off by the daily run.
+useCreditsService();
+
+describe('credit and the bill run', () => {
+  it('a grant restricted to one metric pays only its lines; an unrestricted one the rest', async () => {
+    const { as, customerId, walletId } = await walletOf('Metric shop', { isTest: true });
+    const { componentId } = await meteredComponent(as, 'api', 'count');
+    const { subscriptionId } = await meteredSubscription(as, [componentId], customerId);
+    const calls = Array.from({ length: 5 }, (_, i) => ({
+      customerId,
+      subscriptionId,
+      code: 'api',
+      at: `2026-03-01T09:0${i}:00Z`,
+    }));
+    await sendEvents(as, calls);
+    const onlyApi = await grant(as, walletId, { Amount: 100, AppliesTo: { MetricCodes: ['api'] } });
+    const any = await grant(as, walletId, { Amount: 10, Priority: 2 });
+    await advance(as, '2026-04-01T12:00:00Z');
+    const april = (await invoicesOf(as, customerId)).at(-1);
+    // 1 April: March's 5 calls at 1.00 = 5.00, and April's plan 30.00: 35.00. The api grant pays the 5.00 of its
+    // lines only; the other grant (priority 2) pays 10.00; 20.00 left to owe.
+    expect(april).toMatchObject({ Total: 35, TotalNegativeAdjs: 15, Balance: 20 });
+    expect(await grantOf(as, onlyApi.creditGrantID)).toMatchObject({
+      Remaining: 95,
+      Consumed: 5,
+      Invoices: [{ invoiceID: april.invoiceID, Amount: 5 }],
+    });
+    expect(await grantOf(as, any.creditGrantID)).toMatchObject({ Remaining: 0, Consumed: 10 });
+    await expectJournalBalances(as, walletId);
+  });
+
+  it('a grant expiring mid-period is written off by the daily run, and pays nothing after', async () => {
+    const { as, customerId, walletId } = await walletOf('Expiring shop', { isTest: true });
+    const early = await grant(as, walletId, { Amount: 40, ExpiresAt: '2026-03-15' });
+    const kept = await grant(as, walletId, { Amount: 40, Priority: 2 });
+    await ok(as, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 25 }],
+    });
+    await advance(as, '2026-03-20T12:00:00Z');
+    // 40.00 − 25.00 = 15.00 expired on 15 March; the 40.00 of priority 2 stays.
+    expect(await grantOf(as, early.creditGrantID)).toMatchObject({
+      Status: 'expired',
+      Expired: 15,
+      Consumed: 25,
+    });
+    expect((await journalOf(as, walletId)).filter((entry) => entry[1] === 'expire')).toEqual([
+      [early.creditGrantID, 'expire', 15, null],
+    ]);
+    // Another run on a later day writes nothing more.
+    await advance(as, '2026-03-22T12:00:00Z');
+    expect((await journalOf(as, walletId)).filter((entry) => entry[1] === 'expire')).toHaveLength(1);
+    const later = await ok(as, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 30 }],
+    });
+    expect((await ok(as, 'GET', `/v1/invoices/${later.invoiceID}`)).Balance).toBe(0);
+    expect(await grantOf(as, kept.creditGrantID)).toMatchObject({ Remaining: 10, Consumed: 30 });
+    expect((await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance).toBe(10);
+    await expectJournalBalances(as, walletId);
+  });
+});

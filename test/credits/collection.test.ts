@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer, ok } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { addCard } from '../collections/cards.ts';
+
+// docs/credits.md, "Consumption order": credit granted after an invoice was issued pays it at the next credit-first
+// moment, before its card is charged, and only the rest is charged; the customer's own money goes first.
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const plusDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+describe('credit at collection', () => {
+  it('pays a card invoice before the card is charged, after the customer’s own money', async () => {
+    const account = await t.newAccount('Credit collection', { isTest: true, timeZone: 'UTC' });
+    const today = plusDays(
+      ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10),
+      1,
+    );
+    await ok(account, 'POST', '/v1/test-clock/advance', { To: `${today}T00:00:00.000Z` }, 200);
+    const gatewayId = (await ok(account, 'GET', '/v1/gateways'))[0].gatewayID as number;
+    const customerId = await createCustomer(account);
+    const cardId = await addCard(account, customerId, '4242424242424242');
+    const invoice = await issuedInvoice(account, {
+      customerId,
+      invoiceDate: today,
+      dueDate: today,
+      collect: { method: 'credit_card', gatewayId, paymentMethodId: cardId },
+      amount: '50.00',
+    });
+    // Granted after the invoice was issued: it paid nothing then.
+    const wallet = await ok(account, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+    const grant = await ok(account, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 30 });
+    await ok(account, 'POST', '/v1/payments', {
+      customerID: customerId,
+      Amount: 5,
+      CurrencyCode: 'USD',
+      Date: today,
+      Method: 'cash',
+      allocations: [],
+    });
+    expect((await ok(account, 'GET', `/v1/invoices/${invoice.invoiceID}`)).Balance).toBe(50);
+
+    await ok(account, 'POST', '/v1/test-clock/advance', { To: `${today}T12:00:00.000Z` }, 200);
+    // 50.00: 5.00 of the customer's cash, then 30.00 of credit, and 50.00 − 35.00 = 15.00 charged to the card.
+    const paid = await ok(account, 'GET', `/v1/invoices/${invoice.invoiceID}`);
+    expect(paid).toMatchObject({ Status: 'Paid', Balance: 0, TotalNegativeAdjs: 30 });
+    const charges = ((await ok(account, 'GET', `/v1/customers/${customerId}/payments`)) as any[]).filter(
+      (p) => String(p.Memo).startsWith('Collected through gateway'),
+    );
+    expect(charges.map((p) => p.Amount)).toEqual([15]);
+    expect(await ok(account, 'GET', `/v1/credit-grants/${grant.creditGrantID}`)).toMatchObject({
+      Remaining: 0,
+      Invoices: [{ invoiceID: invoice.invoiceID, Amount: 30 }],
+    });
+  });
+});

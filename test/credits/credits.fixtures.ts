@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+
+/**
+ * The prepaid credit tests' shared setup (docs/credits.md): one service per file, on a clock the tests move, that
+ * starts on 1 March 2026. Read the bindings inside tests.
+ */
+export const clock = movableClock('2026-03-01T10:00:00.000Z');
+export let t: TestService;
+
+export function useCreditsService() {
+  beforeAll(async () => {
+    t = await startTestService({ clock });
+  });
+  afterAll(() => t.close());
+}
+
+/** A new account (UTC) with a customer and its USD wallet. */
+export async function walletOf(name: string, options: { isTest?: boolean } = {}) {
+  const as = await t.newAccount(name, options);
+  await ok(as, 'PUT', '/v1/account', { TimeZone: 'UTC' });
+  const customerId = await createCustomer(as, { Name: 'Ada', autoSendInvoice: false });
+  const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+  return { as, customerId, walletId: wallet.walletID as number };
+}
+
+export async function grant(as: TestAccount, walletId: number, body: Record<string, unknown>) {
+  return ok(as, 'POST', `/v1/wallets/${walletId}/grants`, body);
+}
+
+export async function grantOf(as: TestAccount, grantId: number) {
+  return ok(as, 'GET', `/v1/credit-grants/${grantId}`);
+}
+
+/** An issued invoice of one line. */
+export async function invoice(as: TestAccount, customerId: number, amount: number | string) {
+  return ok(as, 'POST', '/v1/invoices', {
+    customerID: customerId,
+    Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: amount }],
+  });
+}
+
+export async function invoiceOf(as: TestAccount, invoiceId: number) {
+  return ok(as, 'GET', `/v1/invoices/${invoiceId}`);
+}
+
+/** Every entry of the wallet's journal, oldest first, as [grant, kind, amount, invoice]. */
+export async function journalOf(as: TestAccount, walletId: number) {
+  const entries = await ok(as, 'GET', `/v1/wallets/${walletId}/entries?page_size=200`);
+  return (entries as any[]).map((e) => [e.creditGrantID, e.Kind, e.Amount, e.invoiceID]);
+}
+
+/**
+ * The journal balances (docs/credits.md, "Wallets"): for every grant, Amount − Remaining = Σconsume − Σrelease +
+ * Σexpire + Σvoid, read from its entries in cents; its Consumed is what it pays on invoices now, which the invoices
+ * it names add up to.
+ */
+export async function expectJournalBalances(as: TestAccount, walletId: number) {
+  const grants = (await ok(as, 'GET', `/v1/wallets/${walletId}/grants?page_size=200`)) as any[];
+  const entries = (await ok(as, 'GET', `/v1/wallets/${walletId}/entries?page_size=200`)) as any[];
+  const cents = (n: number) => Math.round(n * 100);
+  for (const listed of grants) {
+    const of = (kind: string) =>
+      entries
+        .filter((e) => e.creditGrantID === listed.creditGrantID && e.Kind === kind)
+        .reduce((sum, e) => sum + cents(e.Amount), 0);
+    const detail = await grantOf(as, listed.creditGrantID);
+    const remaining = of('grant') - of('consume') + of('release') - of('expire') - of('void');
+    expect(of('grant'), `grant ${listed.creditGrantID}`).toBe(cents(detail.Amount));
+    if (detail.Status !== 'expired') expect(cents(detail.Remaining)).toBe(remaining);
+    expect(cents(detail.Consumed)).toBe(of('consume') - of('release'));
+    expect(cents(detail.Amount) - remaining, `grant ${listed.creditGrantID}: amount − remaining`).toBe(
+      of('consume') - of('release') + of('expire') + of('void'),
+    );
+    expect(
+      (detail.Invoices as any[]).reduce((sum, paid) => sum + cents(paid.Amount), 0),
+      `grant ${listed.creditGrantID}: its invoices`,
+    ).toBe(cents(detail.Consumed));
+    expect(remaining).toBeGreaterThanOrEqual(0);
+  }
+}
