@@ -270,7 +270,7 @@ const PG_TYPES: Record<string, string> = {
 /**
  * A bare multi-row insert of BATCH rows into `table`, compiled once: on SQLite a values list (one prepared
  * statement), on PostgreSQL arrays unnested (one named statement), as the insert path builds its own
- * (src/modules/usage/usageEvent.repository.ts). Returns the statement's text and how to lay out its parameters.
+ * (src/modules/usage/usageEventStatements.ts). Returns the statement's text and how to lay out its parameters.
  */
 function floorInsert(dialect: Dialect, table: string, columns: readonly string[]) {
   const names = columns.map((c) => `"${c}"`).join(', ');

@@ -25,14 +25,27 @@ const startOf = (month: string): string => `${month.slice(0, 4)}-${month.slice(5
 // Any fixed number: the key of the advisory lock that makes partitions one at a time.
 const PARTITION_LOCK = 4_300_042;
 
+/**
+ * Per database (its adapter, which its transactions share), the months whose partitions a probe found made. NOTE:
+ * partitions are never dropped, so a month found once needs no probe again: a round trip less for every insert. One
+ * made by the caller's transaction is not kept: that transaction may still roll back.
+ */
+const monthsFound = new WeakMap<object, Set<string>>();
+
 export async function ensureMonthPartitions(db: Db, occurredAts: readonly string[]): Promise<void> {
   if (!isPostgres(db)) return;
+  const adapter = db.getExecutor().adapter;
+  let found = monthsFound.get(adapter);
+  if (found === undefined) monthsFound.set(adapter, (found = new Set()));
   const months = [...new Set(occurredAts.map(monthOf))];
-  const wanted = [...new Set(months.flatMap((m) => [m, nextMonth(m)]))];
+  const wanted = [...new Set(months.flatMap((m) => [m, nextMonth(m)]))].filter((m) => !found.has(m));
+  if (wanted.length === 0) return;
   const { rows } = await sql<{ month: string }>`
     select m as month from unnest(${wanted}::text[]) as m where to_regclass('usage_events_' || m) is null`.execute(
     db,
   );
+  const missing = new Set(rows.map((row) => row.month));
+  for (const month of wanted) if (!missing.has(month)) found.add(month);
   if (rows.length === 0) return;
   // NOTE: two transactions making the same partition would fail one of them; the lock (held to the transaction's
   // end) makes the second wait, and then its IF NOT EXISTS finds the first's.
