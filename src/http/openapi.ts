@@ -112,6 +112,8 @@ const TAGS = [
     'Coupons',
     "A percentage or an amount off subscriptions' invoices for one, N or every billed period, redeemed on a " +
       'customer or a subscription and applied by the bill run as a discount line (docs/credits.md, "Coupons").',
+  ],
+  [
     'Prepaid credit',
     'Wallets of prepaid credit per customer and currency, credit grants (free, or bought with a paid top-up) ' +
       'that pay invoices as they are issued, and their journal (docs/credits.md).',
