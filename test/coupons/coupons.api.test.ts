@@ -104,6 +104,8 @@ describe('coupons through the API', () => {
       [{ ...base, Duration: 'repeating' }, 'DurationPeriods'],
       [{ ...base, Duration: 'repeating', DurationPeriods: 0 }, 'DurationPeriods'],
       [{ ...base, DurationPeriods: 2 }, 'DurationPeriods'],
+      [{ ...base, MaxRedemptions: 0 }, 'MaxRedemptions'],
+      [{ ...base, MaxRedemptions: 2_147_483_648 }, 'MaxRedemptions'],
       [{ ...base, RedeemBy: 'someday' }, 'RedeemBy'],
       [{ ...base, AppliesTo: { PackageIDs: [999999] } }, 'AppliesTo.PackageIDs'],
       [{ ...base, AppliesTo: { ComponentIDs: [999999] } }, 'AppliesTo.ComponentIDs'],
@@ -230,9 +232,9 @@ describe('coupons through the API', () => {
       ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array<number>(9).fill(409)]);
-    expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'coupon_already_redeemed')).toBe(
-      true,
-    );
+    expect(
+      results.filter((r) => r.status === 409).every((r) => r.body.code === 'coupon_already_redeemed'),
+    ).toBe(true);
     expect(await ok(as, 'GET', `/v1/customers/${customerId}/coupons`)).toHaveLength(1);
     expect((await ok(as, 'GET', `/v1/coupons/${coupon.couponID}`)).RedemptionCount).toBe(1);
   });

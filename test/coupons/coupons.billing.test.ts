@@ -83,6 +83,20 @@ describe('coupons on the bill run', () => {
     expect(april.Total).toBe(34.5);
   });
 
+  it('credits a cancelled period with what its discounted invoice charged, not the list price', async () => {
+    const { as, customerId } = await shop();
+    const plan = await createPlan(as, { chargePrice: 30 });
+    await createCoupon(as, { Code: 'Q', PercentOff: 25 });
+    await ok(as, 'POST', `/v1/customers/${customerId}/coupons`, { Code: 'Q' });
+    const sub = await subscribe(as, customerId, plan);
+    const path = `/v1/subscriptions/${sub.subscriptionID}`;
+    // Mar 1: 30.00 − 7.50 = 22.50 charged; cancelled with full credit: 22.50 back, not 30.00.
+    expect((await invoicesOf(as, customerId)).map((i) => i.Total)).toEqual([22.5]);
+    await advanceTo(as, '2026-03-10');
+    await ok(as, 'PUT', `${path}/cancel/fullcredit`);
+    expect((await ok(as, 'GET', `${path}/credits`)).map((c: any) => c.Amount)).toEqual([22.5]);
+  });
+
   it('stops a fixed coupon larger than the invoice at a Total of 0.00', async () => {
     const { as, customerId } = await shop({ vat: true });
     const plan = await createPlan(as, { chargePrice: 30 });

@@ -37,7 +37,12 @@ const editable = {
   ),
   MaxRedemptions: Type.Optional(
     Nullable(
-      Type.Integer({ minimum: 1, description: 'How many redemptions it allows in all; null: no limit' }),
+      // The column is a 32-bit integer on PostgreSQL: a larger limit is refused here rather than by the database.
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: 'How many redemptions it allows in all; null: no limit',
+      }),
     ),
   ),
   AppliesTo,

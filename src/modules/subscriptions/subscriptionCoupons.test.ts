@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AppliedRedemption, Coupon } from '../coupons/index.ts';
+import { priceInvoice } from '../invoicing/index.ts';
 import { applyCoupons } from './subscriptionCoupons.ts';
 import type { CouponSubscription } from './subscriptionCoupons.ts';
 import type { PlannedInvoice, PlannedLine } from './subscriptionBilling.ts';
@@ -109,22 +110,52 @@ describe('applyCoupons', () => {
     expect(invoices[1]!.lines.slice(2).map((l) => l.unitCostEx)).toEqual(['-6.50']);
   });
 
-  it('gives back the cent by which the discount line’s own rounded tax would take the Total below zero', () => {
-    // Three lines of 0.03 at 15 %: 0.0045 each → no tax, Total 0.09. All off: −0.09 carries −0.0135 → −0.01,
-    // Total −0.01; at −0.08 (tax −0.012 → −0.01) the Total is 0.00.
-    const planned = invoice('2026-04-01', [line('0.03'), line('0.03'), line('0.03')]);
+  it('takes each line back on its own line when everything is discounted, so that the Total is exactly zero', () => {
+    // Three lines of 0.05 at 15 %: 0.0075 each → 0.01 of tax, Total 0.18. One line of −0.15 would carry −0.0225 →
+    // −0.02 and leave 0.01 to pay; three lines of −0.05 carry −0.01 each.
+    const planned = invoice('2026-04-01', [line('0.05'), line('0.05'), line('0.05')]);
     applyCoupons(
       SUB,
       [planned],
       [redeemed({ code: 'ALL', discount: { kind: 'percent', percentOff: '100' } })],
       ['0.15'],
     );
-    expect(planned.lines.slice(3).map((l) => l.unitCostEx)).toEqual(['-0.08']);
+    expect(planned.lines.slice(3).map((l) => l.unitCostEx)).toEqual(['-0.05', '-0.05', '-0.05']);
+    expect(priceInvoice(planned.lines, ['0.15'], 'USD').totalMinor).toBe(0);
+  });
+
+  it('gives back the cent by which the discount line’s own rounded tax would take the Total below zero', () => {
+    // Lines of 0.03, 0.03, 0.03 and a usage correction of −0.01 at 15 %: no tax on any, Total 0.08, all the coupon
+    // may take (3, 3 and 2 cents). −0.08 carries −0.012 → −0.01, Total −0.01; at −0.07 (tax −0.0105 → −0.01) the
+    // Total is 0.00.
+    const correction = line('-0.01', { componentId: 9 });
+    const planned = invoice('2026-04-01', [line('0.03'), line('0.03'), line('0.03'), correction]);
+    applyCoupons(
+      SUB,
+      [planned],
+      [redeemed({ code: 'ALL', discount: { kind: 'percent', percentOff: '100' } })],
+      ['0.15'],
+    );
+    expect(planned.lines.slice(4).map((l) => l.unitCostEx)).toEqual(['-0.07']);
+    expect(priceInvoice(planned.lines, ['0.15'], 'USD').totalMinor).toBe(0);
+  });
+
+  it('lowers the period’s amount by the discount of its line, so a credit for it gives back what was paid', () => {
+    const planned = invoice('2026-04-01', [
+      line('30.00', { periodStart: '2026-04-01', periodEnd: '2026-12-31' }),
+      line('5.00', { componentId: 9 }),
+    ]);
+    planned.period!.amountMinor = 3000;
+    applyCoupons(SUB, [planned], [redeemed({ code: 'TEN' })], []);
+    // 10 % of 30.00 off the period's line; the usage line's 0.50 is not the period's.
+    expect(planned.period!.amountMinor).toBe(2700);
   });
 
   it('makes one line per tax treatment, each taxed as the lines it came from', () => {
     const planned = invoice('2026-04-01', [line('31.00', { isTaxInclusive: true }), line('10.00')]);
-    applyCoupons(SUB, [planned], [redeemed({ code: 'TEN' })], ['0.15']);
+    const uses = applyCoupons(SUB, [planned], [redeemed({ code: 'TEN' })], ['0.15']);
+    // Two lines, one billed period used.
+    expect([...uses]).toEqual([[11, 1]]);
     expect(planned.lines.slice(2)).toEqual([
       expect.objectContaining({ descrip: 'TEN: −10 %', unitCostEx: '-1.00' }),
       expect.objectContaining({ descrip: 'TEN: −10 %', unitCostEx: '-3.10', isTaxInclusive: true }),

@@ -62,8 +62,10 @@ export function applyCoupons(
       return periodsLeft(coupon, redemption.periodsUsed + usedSoFar(redemption.id)) !== 0;
     });
     if (applying.length === 0) continue;
-    for (const { redemptionId, line } of discountFor(subscription, planned, applying, taxPercs)) {
-      planned.lines.push(line);
+    const made = discountFor(subscription, planned, applying, taxPercs);
+    planned.lines.push(...made.map(({ line }) => line));
+    // One billed period per invoice a redemption discounts, however many lines its discount takes.
+    for (const redemptionId of new Set(made.map((m) => m.redemptionId))) {
       used.set(redemptionId, (used.get(redemptionId) ?? 0) + 1);
     }
   }
@@ -87,7 +89,12 @@ export function couponSubscriptionOf(row: SubscriptionRecord): CouponSubscriptio
   };
 }
 
-/** Lines a coupon takes its discount from: per tax treatment, so each discount line is taxed as its lines. */
+/**
+ * The discount lines of the coupons applying to one invoice, one per coupon and tax treatment, so that each is taxed
+ * as the lines it came from. The period's amount is lowered by what they take of the period's line: a credit for the
+ * unused part of a discounted period gives back what was paid, not the list price (docs/credits.md, "How a discount
+ * shows on an invoice").
+ */
 function discountFor(
   subscription: CouponSubscription,
   planned: PlannedInvoice,
@@ -99,40 +106,79 @@ function discountFor(
   const fraction: PeriodFraction | null = planned.period?.proration
     ? { numerator: planned.period.proration.days, denominator: planned.period.proration.termDays }
     : null;
+  const amounts = planned.lines.map((line) => productToMinor(line.qty, line.unitCostEx, currencyCode));
   const results = discountLines(
-    planned.lines.map((line) => ({ amountMinor: productToMinor(line.qty, line.unitCostEx, currencyCode) })),
+    amounts.map((amountMinor) => ({ amountMinor })),
     applying.map(({ coupon }) => ({
       discount: coupon.discount,
       eligible: sources.map((source) => couponAppliesToLine(coupon, source)),
     })),
     fraction,
   );
-  const made: { redemptionId: number; line: PlannedLine }[] = [];
-  results.forEach((result, c) => {
-    if (result.totalMinor === 0) return;
+  const discountLine = (c: number, amountMinor: number, inclusive: boolean) => {
     const { redemption, coupon } = applying[c]!;
-    const text = discountLineText(coupon, coupon.discount.kind === 'fixed' ? fraction : null);
-    for (const inclusive of [false, true]) {
+    return {
+      redemptionId: redemption.id,
+      line: {
+        descrip: discountLineText(coupon, coupon.discount.kind === 'fixed' ? fraction : null),
+        qty: '1',
+        unitCostEx: minorToDecimalText(-amountMinor, currencyCode),
+        periodStart: planned.period?.start ?? null,
+        periodEnd: planned.period?.end ?? null,
+        ...(inclusive ? { isTaxInclusive: true as const } : {}),
+      },
+    };
+  };
+  const isInclusive = (i: number) => Boolean(planned.lines[i]!.isTaxInclusive);
+  let made = results.flatMap((result, c) =>
+    [false, true].flatMap((inclusive) => {
       const amount = result.perLineMinor.reduce(
-        (sum, minor, i) => (Boolean(planned.lines[i]!.isTaxInclusive) === inclusive ? sum + minor : sum),
+        (sum, minor, i) => (isInclusive(i) === inclusive ? sum + minor : sum),
         0,
       );
-      if (amount === 0) continue;
-      made.push({
-        redemptionId: redemption.id,
-        line: {
-          descrip: text,
-          qty: '1',
-          unitCostEx: minorToDecimalText(-amount, currencyCode),
-          periodStart: planned.period?.start ?? null,
-          periodEnd: planned.period?.end ?? null,
-          ...(inclusive ? { isTaxInclusive: true as const } : {}),
-        },
-      });
-    }
-  });
-  keepTotalAtZeroOrAbove(planned.lines, made, taxPercs, currencyCode);
+      return amount === 0 ? [] : [discountLine(c, amount, inclusive)];
+    }),
+  );
+  const discountedMinor = amounts.map((_, i) =>
+    results.reduce((sum, result) => sum + result.perLineMinor[i]!, 0),
+  );
+  if (
+    amounts.every((amount, i) => amount >= 0 && discountedMinor[i] === amount) &&
+    !totalIsZero(planned.lines, made, taxPercs, currencyCode)
+  ) {
+    // Everything is discounted, yet each line's tax is rounded on its own (invoicing's invoiceMath.ts), so one
+    // discount line's tax can differ by a cent from the taxes of the lines it takes: a discount line per line taken
+    // gives back each line's own tax, and the Total is exactly zero.
+    made = results.flatMap((result, c) =>
+      result.perLineMinor.flatMap((minor, i) =>
+        minor === 0 ? [] : [discountLine(c, minor, isInclusive(i))],
+      ),
+    );
+  } else {
+    keepTotalAtZeroOrAbove(planned.lines, made, taxPercs, currencyCode);
+  }
+  lowerPeriodAmount(planned, discountedMinor);
   return made;
+}
+
+function totalIsZero(
+  lines: readonly PlannedLine[],
+  made: readonly { line: PlannedLine }[],
+  taxPercs: readonly string[],
+  currencyCode: string,
+): boolean {
+  return priceInvoice([...lines, ...made.map((m) => m.line)], taxPercs, currencyCode).totalMinor === 0;
+}
+
+/** The period's line is the one without a component that spans the period (a setup fee has no dates). */
+function lowerPeriodAmount(planned: PlannedInvoice, discountedMinor: readonly number[]): void {
+  const period = planned.period;
+  if (period === null) return;
+  const i = planned.lines.findIndex(
+    (line) =>
+      line.componentId === undefined && line.periodStart === period.start && line.periodEnd === period.end,
+  );
+  if (i >= 0) period.amountMinor = Math.max(0, period.amountMinor - discountedMinor[i]!);
 }
 
 /**
