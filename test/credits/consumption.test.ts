@@ -170,6 +170,37 @@ describe('credit consumed by issued invoices', () => {
     await expectJournalBalances(as, walletId);
   });
 
+  it('lets a credit note pay what credit left open on an invoice before it gives any credit back', async () => {
+    clock.set('2026-03-01T10:00:00.000Z');
+    const { as, customerId, walletId } = await walletOf('Part credit note shop');
+    const g = await grant(as, walletId, { Amount: 12 });
+    // 20.00: 12.00 from the grant, 8.00 open.
+    const issued = await invoice(as, customerId, 20);
+    expect((await invoiceOf(as, issued.invoiceID)).Balance).toBe(8);
+    const creditNote = (amount: number) =>
+      ok(as, 'POST', '/v1/credits', {
+        customerID: customerId,
+        Amount: amount,
+        CurrencyCode: 'USD',
+        Date: '2026-03-01',
+        allocations: [{ invoiceID: issued.invoiceID, amountApplied: amount }],
+      });
+    // A credit note of 5.00 pays 5.00 of the open 8.00; the grant's 12.00 stays on the invoice.
+    await creditNote(5);
+    expect(await invoiceOf(as, issued.invoiceID)).toMatchObject({ Balance: 3 });
+    expect((await grantOf(as, g.creditGrantID)).Remaining).toBe(0);
+    // One of 7.00: 3.00 pays the rest, and 4.00 takes the place of 4.00 of the credit, given back to the grant.
+    await creditNote(7);
+    expect(await invoiceOf(as, issued.invoiceID)).toMatchObject({ Balance: 0, TotalNegativeAdjs: 20 });
+    expect(await grantOf(as, g.creditGrantID)).toMatchObject({ Remaining: 4, Consumed: 8 });
+    expect(await journalOf(as, walletId)).toEqual([
+      [g.creditGrantID, 'grant', 12, null],
+      [g.creditGrantID, 'consume', 12, issued.invoiceID],
+      [g.creditGrantID, 'release', 4, issued.invoiceID],
+    ]);
+    await expectJournalBalances(as, walletId);
+  });
+
   it('keeps an invoice with a payment from being cancelled, and the credit stays where it was', async () => {
     clock.set('2026-03-01T10:00:00.000Z');
     const { as, customerId, walletId } = await walletOf('Refused void shop');

@@ -8,6 +8,7 @@ import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
+import { lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef } from '../events/index.ts';
 import { allocateNewSource, allocationsOfSources, releaseAllocations } from './allocation.service.ts';
@@ -173,9 +174,10 @@ async function insertCreditNote(
 }
 
 /**
- * A credit note allocated to an invoice that prepaid credit paid takes the credit's place: that much of the credit
- * goes back to its grants first (docs/credits.md, "Consumption order"). Invoices named by id; a refused allocation
- * rolls the give-back back with it.
+ * A credit note allocated to an invoice that prepaid credit paid takes the credit's place for what the invoice no
+ * longer has open: the credit note pays the open part first, and only the rest of it gives the credit back to its
+ * grants (docs/credits.md, "Consumption order"). Invoices named by id; a refused allocation rolls the give-back back
+ * with it.
  */
 async function giveCreditBackFor(
   ctx: ServiceContext,
@@ -183,13 +185,24 @@ async function giveCreditBackFor(
   request: AllocationRequest,
 ): Promise<void> {
   if (request.autoApply) return;
-  for (const entry of request.entries) {
-    if ('number' in entry.target || entry.target.type !== 'invoice' || entry.amountMinor <= 0) continue;
-    await giveGrantCreditBack(ctx, {
-      customerId,
-      invoiceId: entry.target.id,
-      amountMinor: entry.amountMinor,
-    });
+  const named = request.entries.flatMap((entry) =>
+    'number' in entry.target || entry.target.type !== 'invoice' || entry.amountMinor <= 0
+      ? []
+      : [{ invoiceId: entry.target.id, amountMinor: entry.amountMinor }],
+  );
+  if (named.length === 0) return;
+  const invoices = await lockInvoicesForAllocation(
+    ctx,
+    customerId,
+    named.map((entry) => entry.invoiceId),
+    [],
+  );
+  const openMinor = new Map(invoices.map((invoice) => [invoice.id, Math.max(0, invoice.openMinor)]));
+  for (const { invoiceId, amountMinor } of named) {
+    const open = openMinor.get(invoiceId) ?? 0;
+    openMinor.set(invoiceId, Math.max(0, open - amountMinor));
+    if (amountMinor > open)
+      await giveGrantCreditBack(ctx, { customerId, invoiceId, amountMinor: amountMinor - open });
   }
 }
 
