@@ -46,6 +46,11 @@ describe('credit and the bill run', () => {
     });
     expect(await grantOf(as, any.creditGrantID)).toMatchObject({ Remaining: 0, Consumed: 10 });
     await expectJournalBalances(as, walletId);
+    // The bill run's invoice is created before the grants that pay it are consumed.
+    const types = ((await ok(as, 'GET', '/v1/events?page_size=200')) as any[]).map((e) => e.type).reverse();
+    const aprilCreated = types.lastIndexOf('invoice.created');
+    expect(aprilCreated).toBeGreaterThanOrEqual(0);
+    expect(types.lastIndexOf('credit_grant.consumed')).toBeGreaterThan(aprilCreated);
   });
 
   it('a grant expiring mid-period is written off by the daily run, and pays nothing after', async () => {

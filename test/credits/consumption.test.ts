@@ -159,6 +159,10 @@ describe('credit consumed by issued invoices', () => {
       Date: '2026-03-01',
       allocations: [{ invoiceID: issued.invoiceID, amountApplied: 8 }],
     });
+    // A webhook receiver hears of the invoice before the credit that paid it.
+    const types = ((await ok(as, 'GET', '/v1/events?page_size=200')) as any[]).map((e) => e.type).reverse();
+    const paying = types.filter((type) => /^invoice\.(created|paid)$|^credit_grant\.consumed$/.test(type));
+    expect(paying.slice(0, 3)).toEqual(['invoice.created', 'credit_grant.consumed', 'invoice.paid']);
     // 20.00 paid by the grant; the credit note's 8.00 takes the place of 8.00 of it: 12.00 credit + 8.00 credit note.
     expect(await invoiceOf(as, issued.invoiceID)).toMatchObject({ TotalNegativeAdjs: 20, Balance: 0 });
     expect(await grantOf(as, g.creditGrantID)).toMatchObject({ Remaining: 18, Consumed: 12 });

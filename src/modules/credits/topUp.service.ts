@@ -5,7 +5,7 @@ import { minorToDecimalText, wireAmountToMinor } from '../../core/money.ts';
 import { taxesFor } from '../../core/tax.ts';
 import { listTaxSettings } from '../catalogue/index.ts';
 import { getCustomer } from '../customers/index.ts';
-import { emitEvent, emitEvents } from '../events/index.ts';
+import { emitEvents } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import { insertInvoices } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
@@ -68,7 +68,6 @@ export async function createTopUp(
       { walletId, invoiceId: id!, amountMinor: amount.minor },
       nowInstant(ctx),
     );
-    await emitEvent(tctx, 'invoice.created', { type: 'invoice', id: id! });
     return id!;
   });
   return { walletId, invoiceId, amountMinor: amount.minor };

@@ -44,7 +44,6 @@ export async function createInvoice(
     invoiceId = await ctx.db.transaction().execute(async (trx) => {
       const tctx = inTransaction(ctx, trx);
       const [id] = await insertInvoices(tctx, [newInvoiceOf(checked, input.isDraft ?? false)]);
-      await emitEvent(tctx, 'invoice.created', invoiceRef(id!));
       return id!;
     });
   } catch (error) {

@@ -11,6 +11,8 @@ import * as repo from './invoice.repository.ts';
 import type { NewInvoiceRow } from './invoice.repository.ts';
 import { invoiceChargeFromRow } from './invoice.mapper.ts';
 import { tellInvoicesIssued } from './invoiceCredit.ts';
+import { invoiceRef } from './invoicingEvents.ts';
+import { emitEvents } from '../events/index.ts';
 
 export function chargeRowsOf(
   accountId: number,
@@ -65,8 +67,8 @@ export function priceNewInvoice(invoice: NewInvoice): PricedInvoice {
 }
 
 /**
- * Inserts invoices in the caller's transaction (ctx.db is the open transaction); numbers the non-drafts; returns
- * their ids in input order. No validation beyond what the database enforces: callers pass checked data.
+ * Inserts invoices in the caller's transaction (ctx.db is the open transaction); numbers the non-drafts; emits
+ * their `invoice.created`; pays the issued ones from credit; returns their ids in input order. No validation beyond what the database enforces: callers pass checked data.
  * A handful of statements per call whatever the number of invoices: one to take the numbers, then multi-row
  * inserts of invoices, lines and taxes.
  */
@@ -127,6 +129,11 @@ export async function insertInvoices(
   await repo.insertTaxRows(
     ctx.db,
     invoices.flatMap((invoice, i) => taxRowsOf(accountId, ids[i]!, invoice.taxes)),
+  );
+  // Created before anything pays them, so that a webhook receiver hears of each invoice before its payment.
+  await emitEvents(
+    ctx,
+    ids.map((id) => ({ type: 'invoice.created', ref: invoiceRef(id) })),
   );
   // Issued invoices are paid from the customer's credit grants as they are issued (docs/credits.md, "Consumption
   // order"); a paid top-up's own invoice never is (its caller says so).

@@ -85,7 +85,6 @@ export async function billRecurringInvoice(
     const sent = await queueInvoiceMails(tctx, invoiceIds);
     await emitEvents(tctx, [
       { type: 'recurring_invoice.renewed', ref: before.ref, before },
-      ...invoiceIds.map((id) => ({ type: 'invoice.created', ref: invoiceRef(id) })),
       ...sent.map((id) => ({ type: 'invoice.sent', ref: invoiceRef(id) })),
     ]);
     return invoiceIds;

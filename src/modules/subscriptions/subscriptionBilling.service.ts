@@ -108,7 +108,6 @@ async function billRows(
   const sent = await mailInvoices(ctx, invoices.list, invoiceIds, inputs.customers);
   // One call for the whole stretch: the bill run's speed depends on it.
   await emitEvents(ctx, [
-    ...invoiceIds.map((id) => ({ type: 'invoice.created', ref: { type: 'invoice', id } })),
     ...sent.map((id) => ({ type: 'invoice.sent', ref: { type: 'invoice', id } })),
     ...decisions.map((decision) => billingEvent(decision, before.get(decision.row.id))),
   ]);
