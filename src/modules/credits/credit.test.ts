@@ -78,6 +78,31 @@ describe('planSpend', () => {
     ]);
   });
 
+  it('lowers a restricted grant’s lines in proportion to the invoice’s lines below zero', () => {
+    const api = { ...g(1, 1, null), metricCodes: ['api'] };
+    const plan = planSpend(
+      [api, g(2, 2, null, 2000)],
+      [
+        {
+          invoiceId: 7,
+          openMinor: 2000,
+          lines: [
+            { metricCode: null, amountIncMinor: 3000 },
+            { metricCode: 'api', amountIncMinor: 1000 },
+            { metricCode: null, amountIncMinor: -2000 },
+          ],
+          restrictedPaidMinor: 0,
+        },
+      ],
+    );
+    // A 50 % coupon's −2000 on 4000 of lines: the api line is worth 1000 × 2000 / 4000 = 500 to grant 1; grant 2
+    // pays the other 1500.
+    expect(plan).toEqual([
+      { grantId: 1, invoiceId: 7, amountMinor: 500 },
+      { grantId: 2, invoiceId: 7, amountMinor: 1500 },
+    ]);
+  });
+
   it('never spends more than a grant holds nor an invoice owes', () => {
     fc.assert(
       fc.property(

@@ -103,9 +103,18 @@ export function planSpend(
   return planned;
 }
 
+/**
+ * What the invoice's lines of these metrics are worth, less what restricted grants paid on them. The invoice's lines
+ * below zero (a coupon's discount, a usage correction) name no metric: they lower every line in proportion, rounded
+ * down, so a restricted grant never pays for what its metrics were discounted of (docs/credits.md, "Consumption
+ * order").
+ */
 function restrictedRoom(invoice: PayableInvoice, metricCodes: readonly string[], paidMinor: number): number {
   const lines = invoice.lines
     .filter((line) => line.metricCode !== null && metricCodes.includes(line.metricCode))
     .reduce((sum, line) => sum + line.amountIncMinor, 0);
-  return Math.max(0, lines - paidMinor);
+  const above = invoice.lines.reduce((sum, line) => sum + Math.max(0, line.amountIncMinor), 0);
+  const all = invoice.lines.reduce((sum, line) => sum + line.amountIncMinor, 0);
+  const worth = all >= above ? lines : Number((BigInt(lines) * BigInt(Math.max(0, all))) / BigInt(above));
+  return Math.max(0, worth - paidMinor);
 }
