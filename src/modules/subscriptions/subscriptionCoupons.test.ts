@@ -162,6 +162,15 @@ describe('applyCoupons', () => {
     ]);
   });
 
+  it('discounts once with a coupon redeemed on both the customer and the subscription', () => {
+    const planned = invoice('2026-04-01', [line('30.00')]);
+    const onCustomer = redeemed({ code: 'TEN' }, '2026-03-01', 0, 12);
+    onCustomer.redemption.subscriptionId = null;
+    const uses = applyCoupons(SUB, [planned], [onCustomer, redeemed({ code: 'TEN' })], []);
+    expect(added(planned)).toEqual([['TEN: −10 %', '-3.00']]);
+    expect([...uses]).toEqual([[11, 1]]);
+  });
+
   it('leaves a fixed coupon in another currency alone', () => {
     const planned = invoice('2026-04-01', [line('30.00')]);
     const euro = redeemed({ discount: { kind: 'fixed', amountOffMinor: 500, currencyCode: 'EUR' } });

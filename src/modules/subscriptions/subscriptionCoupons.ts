@@ -26,15 +26,22 @@ export interface CouponSubscription {
 /** Billed periods each redemption discounted, to be added to its PeriodsUsed. */
 export type CouponUses = Map<number, number>;
 
-/** The redemptions of these that reach the subscription: its own and its customer's, oldest first. */
+/**
+ * The redemptions of these that reach the subscription: its own and its customer's, oldest first. A coupon redeemed
+ * on both discounts once, as the subscription's own.
+ */
 export function redemptionsOf(
   subscription: Pick<CouponSubscription, 'id' | 'customerId'>,
   redemptions: readonly AppliedRedemption[],
 ): AppliedRedemption[] {
+  const own = redemptions.filter(({ redemption }) => redemption.subscriptionId === subscription.id);
+  const ownCoupons = new Set(own.map(({ coupon }) => coupon.id));
   return redemptions.filter(
-    ({ redemption }) =>
+    ({ redemption, coupon }) =>
       redemption.subscriptionId === subscription.id ||
-      (redemption.subscriptionId === null && redemption.customerId === subscription.customerId),
+      (redemption.subscriptionId === null &&
+        redemption.customerId === subscription.customerId &&
+        !ownCoupons.has(coupon.id)),
   );
 }
 
