@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { billedContent, upcomingOf } from '../subscriptions/trial.helpers.ts';
-import { advanceTo, createCoupon, linesOf, t, useCouponService } from './coupons.fixtures.ts';
+import { advanceTo, createCoupon, eventsOf, linesOf, t, useCouponService } from './coupons.fixtures.ts';
 
 // Coupons applied by the bill run (docs/credits.md, "Coupons"), hand-computed, through the test clock: each test
 // account's clock starts on 1 March 2026. The upcoming-invoice preview shows the discount the bill run then makes.
@@ -63,6 +63,10 @@ describe('coupons on the bill run', () => {
       PeriodsLeft: 0,
       Ended: true,
     });
+    // Used up by the bill run of Jun 1: ended, as a redemption ended by hand is, and told once.
+    const ended = await eventsOf(as, 'coupon.ended');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.data.object).toMatchObject({ Code: 'Q3', PeriodsUsed: 3, Ended: true });
   });
 
   it('takes a 100 % coupon to a Total of 0.00, its tax with it', async () => {

@@ -151,7 +151,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'coupon.redeemed':
     'A coupon was redeemed on a customer or a subscription (`POST …/coupons`); the object is the redemption.',
   'coupon.ended':
-    'A redemption was ended (`DELETE …/coupons/{id}`): it discounts no invoice made from then on.',
+    'A redemption was ended (`DELETE …/coupons/{id}`), or the bill run used up its last billed period: it ' +
+    'discounts no invoice made from then on.',
   'wallet.created':
     "A customer's wallet of prepaid credit in one currency was created (`POST /v1/customers/{id}/wallets`).",
   'wallet.updated': 'A wallet was renamed (`PUT /v1/wallets/{id}`).',

@@ -3,10 +3,10 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { billingProfiles } from '../customers/index.ts';
-import { emitEvent } from '../events/index.ts';
+import { emitEvent, emitEvents } from '../events/index.ts';
 import * as repo from './coupon.repository.ts';
 import { couponsByIds } from './coupon.service.ts';
-import { COUPON_CODE } from './coupon.ts';
+import { COUPON_CODE, periodsLeft } from './coupon.ts';
 import type { AppliedRedemption, Coupon } from './coupon.ts';
 
 /** What a coupon is redeemed on: a customer (subscriptionId null: all its subscriptions) or one subscription. */
@@ -189,11 +189,27 @@ export async function redemptionsForBilling(
   return live.map((r) => byId.get(r.id)!);
 }
 
-/** Adds the billed periods each redemption discounted, in the transaction that made their invoices. */
-export function recordPeriodsUsed(ctx: ServiceContext, uses: ReadonlyMap<number, number>): Promise<void> {
-  return repo.addPeriodsUsed(
+/**
+ * Adds the billed periods each redemption discounted, in the transaction that made their invoices; a redemption
+ * that this used up is `coupon.ended`, as one ended by hand is.
+ */
+export async function recordPeriodsUsed(
+  ctx: ServiceContext,
+  uses: ReadonlyMap<number, number>,
+): Promise<void> {
+  if (uses.size === 0) return;
+  await repo.addPeriodsUsed(
     ctx.db,
     ctx.account.id,
     [...uses].map(([redemptionId, periods]) => ({ redemptionId, periods })),
+  );
+  const after = await redemptionsByIds(ctx, [...uses.keys()]);
+  const usedUp = [...after.values()].filter(({ coupon, redemption }) => {
+    const before = redemption.periodsUsed - (uses.get(redemption.id) ?? 0);
+    return periodsLeft(coupon, before) !== 0 && periodsLeft(coupon, redemption.periodsUsed) === 0;
+  });
+  await emitEvents(
+    ctx,
+    usedUp.map(({ redemption }) => ({ type: 'coupon.ended', ref: redemptionRef(redemption.id) })),
   );
 }
