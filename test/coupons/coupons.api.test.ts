@@ -222,6 +222,33 @@ describe('coupons through the API', () => {
     expect(await eventsOf(as, 'coupon.redeemed')).toHaveLength(10);
   });
 
+  it('never lets a lowered MaxRedemptions fall below redemptions made at the same time', async () => {
+    const as = await t.newAccount('Lowering shop', { isTest: true });
+    const coupon = await createCoupon(as, { Code: 'LOWER', PercentOff: 5 });
+    const customers: number[] = [];
+    for (let i = 0; i < 20; i += 1)
+      customers.push(await createCustomer(as, { Email: `l${i}@lower.example` }));
+    const redeeming = customers.map((id) =>
+      as.request('POST', `/v1/customers/${id}/coupons`, { body: { Code: 'LOWER' } }),
+    );
+    const lowering = as.request('PUT', `/v1/coupons/${coupon.couponID}`, {
+      body: { Name: 'Lowered', MaxRedemptions: 10 },
+    });
+    const [edit, ...results] = await Promise.all([lowering, ...redeeming]);
+    const made = results.filter((r) => r.status === 201).length;
+    const after = await ok(as, 'GET', `/v1/coupons/${coupon.couponID}`);
+    expect(after.RedemptionCount).toBe(made);
+    // Either the limit came first and held the rest back, or the redemptions did and the edit was refused.
+    if (edit!.status === 200) {
+      expect(after.MaxRedemptions).toBe(10);
+      expect(made).toBeLessThanOrEqual(10);
+    } else {
+      expect(edit!.status).toBe(422);
+      expect(after.MaxRedemptions).toBeNull();
+      expect(made).toBeGreaterThan(10);
+    }
+  });
+
   it('redeems one coupon once on a customer that 10 parallel requests redeem it on', async () => {
     const as = await t.newAccount('Twice shop', { isTest: true });
     const coupon = await createCoupon(as, { Code: 'ONCE', PercentOff: 10 });

@@ -92,18 +92,22 @@ export async function updateCoupon(
   const current = await getCoupon(ctx, couponId);
   const problems: FieldProblem[] = [];
   const edit = await checkedEdit(ctx, input, problems);
-  if (edit.maxRedemptions !== null && edit.maxRedemptions < current.redemptionCount) {
-    problems.push({
-      field: 'MaxRedemptions',
-      message: `must be at least ${current.redemptionCount}, the redemptions already made`,
-    });
-  }
+  const belowCount = (count: number) =>
+    edit.maxRedemptions !== null && edit.maxRedemptions < count
+      ? [{ field: 'MaxRedemptions', message: `must be at least ${count}, the redemptions already made` }]
+      : [];
+  problems.push(...belowCount(current.redemptionCount));
   if (problems.length > 0) throw new ValidationError(problems);
   await withTransaction(ctx, async (tctx) => {
     const before = await snapshotResource(tctx, couponRef(couponId));
     if (!(await repo.updateCoupon(tctx.db, ctx.account.id, couponId, edit, nowInstant(ctx)))) {
       throw new NotFoundError('Coupon', couponId);
     }
+    // The update holds the coupon's row, as a redemption's count does: a redemption made since the check above is
+    // seen here, and the limit never falls below the count.
+    const [updated] = await repo.findCoupons(tctx.db, ctx.account.id, [couponId]);
+    const late = belowCount(updated!.redemptionCount);
+    if (late.length > 0) throw new ValidationError(late);
     await emitEvent(tctx, 'coupon.updated', couponRef(couponId), { before });
   });
   return getCoupon(ctx, couponId);
