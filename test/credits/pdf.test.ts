@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ok } from '../helpers/billing.ts';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 import { clock, grant, invoice, t, useCreditsService, walletOf } from './credits.fixtures.ts';
@@ -20,5 +21,21 @@ describe('the invoice PDF', () => {
     expect(rendered.text).toMatch(/Prepaid credit applied\s+\u221225\.00/);
     expect(rendered.text).toMatch(/Balance due USD\s+75\.00/);
     expect(rendered.text).not.toMatch(/^\s*Credits\s/m);
+
+    // A credit note of 10.00 on it is among the other credits, taken off as the credit is: 65.00 due.
+    await ok(as, 'POST', '/v1/credits', {
+      customerID: customerId,
+      Amount: 10,
+      CurrencyCode: 'USD',
+      Date: '2026-03-01',
+      allocations: [{ invoiceID: issued.invoiceID, amountApplied: 10 }],
+    });
+    const again = renderPdf(
+      (await fetchInvoicePdf(t.url, as, issued.invoiceID)).body,
+      'credits-and-credit-note',
+    );
+    expect(again.text).toMatch(/Prepaid credit applied\s+\u221225\.00/);
+    expect(again.text).toMatch(/Credits\s+\u221210\.00/);
+    expect(again.text).toMatch(/Balance due USD\s+65\.00/);
   });
 });

@@ -69,7 +69,7 @@ describe('GET /v1/invoices/{invoiceID}/pdf', () => {
       'VAT (15%) 1.51',
       'Levy (1%) 0.10',
       'Total USD 11.66',
-      'Paid 5.00',
+      'Paid \u22125.00',
       'Balance due USD 6.66',
       'Thank you for your business',
     ]) {

@@ -190,7 +190,7 @@ describe('invoice PDF variants, rendered and read back', () => {
     ];
     const variants = [
       ['overdue', overdue, 'OVERDUE', ['Balance due USD 104.40']],
-      ['paid', paid, 'PAID', ['Paid 104.40', 'Balance due USD 0.00']],
+      ['paid', paid, 'PAID', ['Paid \u2212104.40', 'Balance due USD 0.00']],
       ['cancelled', cancelled, 'CANCELLED', []],
       ['draft', draft, 'DRAFT', ['Draft invoice']],
     ] as const;

@@ -155,13 +155,15 @@ export function invoicePdf(
   totals.push([`Total ${currency}`, money(invoice.money.totalMinor), true]);
   // Only money the bank has paid is "Paid": a pending debit is still due, so the balance due includes it (the
   // API's Balance, which the spec defines net of pending payments, does not: ActualBalance does).
-  if (invoice.money.paidActualMinor !== 0) totals.push(['Paid', money(invoice.money.paidActualMinor), false]);
+  // What is taken off the Total on the way to the balance due carries a minus sign, so that the column reads as a
+  // sum (docs/credits.md, "Tax": "Prepaid credit applied −25.00").
+  const less = (minor: number) => `\u2212${money(minor)}`;
+  if (invoice.money.paidActualMinor !== 0) totals.push(['Paid', less(invoice.money.paidActualMinor), false]);
   // Prepaid credit is applied as a payment is, after tax (docs/credits.md, "Tax"), on a line of its own; credit notes
   // and negative adjustments are the rest of the credits.
-  if (prepaidCreditMinor !== 0)
-    totals.push(['Prepaid credit applied', `\u2212${money(prepaidCreditMinor)}`, false]);
+  if (prepaidCreditMinor !== 0) totals.push(['Prepaid credit applied', less(prepaidCreditMinor), false]);
   const otherCreditsMinor = invoice.money.negativeAdjsMinor - prepaidCreditMinor;
-  if (otherCreditsMinor !== 0) totals.push(['Credits', money(otherCreditsMinor), false]);
+  if (otherCreditsMinor !== 0) totals.push(['Credits', less(otherCreditsMinor), false]);
   totals.push([`Balance due ${currency}`, money(invoice.balances.actualBalanceMinor), true]);
   for (const debit of pendingDebits) {
     totals.push([`Pending debit: ${pendingDebitWords(debit)}`, money(debit.amountMinor), false]);
