@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invoicesOf, ok } from '../helpers/billing.ts';
+import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import {
   advance,
   meteredComponent,
@@ -51,6 +51,36 @@ describe('credit and the bill run', () => {
     const aprilCreated = types.lastIndexOf('invoice.created');
     expect(aprilCreated).toBeGreaterThanOrEqual(0);
     expect(types.lastIndexOf('credit_grant.consumed')).toBeGreaterThan(aprilCreated);
+  });
+
+  it("a usage correction's credit pays the bill run's invoices before the grants do", async () => {
+    const { as, customerId, walletId } = await walletOf('Correction shop', { isTest: true });
+    const g = await grant(as, walletId, { Amount: 100 });
+    const { metric, componentId } = await meteredComponent(as, 'api', 'sum', { property: 'n' });
+    const free = await createPlan(as, { chargePrice: 0 });
+    const usage = await subscribe(as, customerId, free, { componentUsage: [{ componentID: componentId }] });
+    await subscribe(as, customerId, await createPlan(as, { chargePrice: 10 }));
+    const calls = (at: string, n: number) => ({
+      customerId,
+      subscriptionId: usage.subscriptionID as number,
+      code: metric.code,
+      at,
+      n,
+    });
+    await sendEvents(as, [calls('2026-03-01T09:00:00Z', 5)]);
+    await advance(as, '2026-04-01T06:00:00Z');
+    // A late −4 for March: May's usage invoice is 0.00 and 4.00 is credited to the customer.
+    await sendEvents(as, [calls('2026-03-31T12:00:00Z', -4)]);
+    await advance(as, '2026-05-01T06:00:00Z');
+    // The grant paid 10.00 (Mar 1), 5.00 and 10.00 (Apr 1): 75.00 left. On May 1 the 4.00 of corrected usage, the
+    // customer's own money, pays 4.00 of the 10.00 plan invoice (at once when both invoices are made in one
+    // transaction, as on PostgreSQL; at collection when SQLite's bill run makes them one at a time); the grant only
+    // the other 6.00: 69.00 left, and the customer owes nothing.
+    const may = (await invoicesOf(as, customerId)).filter((i) => i.InvoiceDate.startsWith('2026-05-01'));
+    expect(may.map((i) => i.Total).sort()).toEqual([0, 10]);
+    expect((await grantOf(as, g.creditGrantID)).Remaining).toBe(69);
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
+    await expectJournalBalances(as, walletId);
   });
 
   it('a grant expiring mid-period is written off by the daily run, and pays nothing after', async () => {

@@ -31,7 +31,7 @@ export {
   setCollectionSchedules,
   withEffectiveCollection,
 } from './invoiceCollection.service.ts';
-export { insertInvoices, previewInvoice } from './invoiceInsert.service.ts';
+export { insertInvoices, payIssuedWithCredit, previewInvoice } from './invoiceInsert.service.ts';
 /** Prepaid credit's part in issuing and cancelling invoices (docs/credits.md), filled by the credits module. */
 export type {
   BeforeInvoiceCancel,

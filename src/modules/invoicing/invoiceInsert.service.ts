@@ -136,18 +136,26 @@ export async function insertInvoices(
     ids.map((id) => ({ type: 'invoice.created', ref: invoiceRef(id) })),
   );
   // Issued invoices are paid from the customer's credit grants as they are issued (docs/credits.md, "Consumption
-  // order"); a paid top-up's own invoice never is (its caller says so).
-  if (options.payWithCredit) {
-    await tellInvoicesIssued(
-      ctx,
-      invoices.flatMap((invoice, i) =>
-        invoice.isDraft
-          ? []
-          : [{ invoiceId: ids[i]!, customerId: invoice.customerId, currencyCode: invoice.currencyCode }],
-      ),
-    );
-  }
+  // order"); a paid top-up's own invoice never is, and the bill run pays its invoices once its usage credits exist
+  // (its callers say so).
+  if (options.payWithCredit) await payIssuedWithCredit(ctx, invoices, ids);
   return ids;
+}
+
+/** Pays the issued ones of these inserted invoices from the customers' credit grants, in the caller's transaction. */
+export async function payIssuedWithCredit(
+  ctx: ServiceContext,
+  invoices: readonly NewInvoice[],
+  ids: readonly number[],
+): Promise<void> {
+  await tellInvoicesIssued(
+    ctx,
+    invoices.flatMap((invoice, i) =>
+      invoice.isDraft
+        ? []
+        : [{ invoiceId: ids[i]!, customerId: invoice.customerId, currencyCode: invoice.currencyCode }],
+    ),
+  );
 }
 
 /**

@@ -10,7 +10,7 @@ import type { MeteredInputs } from './meteredUsage.service.ts';
 import { insertBilledMeteredUsage } from './meteredUsage.repository.ts';
 import { eventsUnbilledAtStop } from './meteredUsage.ts';
 import type { BilledMeteredUsage } from './meteredUsage.repository.ts';
-import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
+import { insertInvoices, payIssuedWithCredit, queueInvoiceMails } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
@@ -101,10 +101,13 @@ async function billRows(
   const decisions = decideBilling(ctx, rows, inputs, metered, today, couponUses);
   const before = await snapshotUnlessRenewed(ctx, decisions);
   const invoices = invoicesToMake(decisions, inputs, today, catchUp);
-  const invoiceIds = await insertInvoices(ctx, invoices.list);
+  const invoiceIds = await insertInvoices(ctx, invoices.list, { payWithCredit: false });
   const writes = { ...billingWrites(ctx, decisions, invoices.indexOf, invoiceIds, metered), couponUses };
   await recordBilling(ctx, writes);
   await creditCarriedTotals(ctx, invoices.carried);
+  // The customer's own money first, the usage credits just issued among it; then its credit grants
+  // (docs/credits.md, "Consumption order").
+  await payIssuedWithCredit(ctx, invoices.list, invoiceIds);
   const sent = await mailInvoices(ctx, invoices.list, invoiceIds, inputs.customers);
   // One call for the whole stretch: the bill run's speed depends on it.
   await emitEvents(ctx, [
