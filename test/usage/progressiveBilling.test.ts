@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
+import type { BillingDeps } from '../../src/billing/billRun.ts';
+import { usageAlertRounds } from '../../src/billing/usageAlerts.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
@@ -128,6 +131,60 @@ describe('progressive billing of a tiered usage component', () => {
       ProgressiveInvoiced: 0,
       ProgressiveInvoiceIDs: [],
     });
+  }, 60_000);
+});
+
+describe('a progressive invoice is an invoice like the others', () => {
+  it('is taxed as the final invoice would be and paid from prepaid credit as it is issued', async () => {
+    const { as, customerId, subscriptionId, send } = await shop('Taxed shop');
+    await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
+    const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+    await ok(as, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 100 });
+    await ok(as, 'PUT', progressivePath(subscriptionId), { ProgressiveBillingThreshold: 50 }, 200);
+    // 600 calls × 0.10 = 60.00 reaches 50.00.
+    await send('2026-03-01T09:00:00Z', 600);
+    await advance(as, '2026-03-02T10:00:00.000Z');
+    const progressive = (await invoicesOf(as, customerId)).at(-1);
+    // 60.00 + 15% VAT 9.00 = 69.00; the grant pays it all, 31.00 of its 100.00 left for the next.
+    expect(progressive).toMatchObject({ Total: 69, TotalNegativeAdjs: 69, Balance: 0 });
+    expect(progressive.Charges[0].AmountEx).toBe(60);
+    expect(progressive.Charges[0].Descrip).toBe('API calls: 600 calls, usage to 1 Mar (progressive)');
+  }, 60_000);
+});
+
+describe('checks that meet', () => {
+  it('the alerts’ rounds invoice it once, however many run at once; a cancellation deducts it', async () => {
+    const { as, customerId, subscriptionId, send } = await shop('Rounds shop');
+    await ok(as, 'PUT', progressivePath(subscriptionId), { ProgressiveBillingThreshold: 50 }, 200);
+    // 600 calls × 0.10 = 60.00.
+    await send('2026-03-01T09:00:00Z', 600);
+    const deps: BillingDeps = {
+      db: t.service.storage.db,
+      clock,
+      wallClock: systemClock,
+      log: t.service.log,
+      secrets: t.service.secrets,
+      mailQueued: () => {},
+    };
+    // Two workers' first rounds (sweeps) at once, then a third: one invoice between them.
+    await Promise.all([usageAlertRounds(deps).nextRound(), usageAlertRounds(deps).nextRound()]);
+    await usageAlertRounds(deps).nextRound();
+    expect((await invoicesOf(as, customerId)).map((i) => i.Total)).toEqual([30, 60]);
+
+    // 200 more on 9 Mar: 800 cost 80.00, 20.00 not invoiced. Cancelled on 10 Mar, billing stops then: its last
+    // invoice bills 1–9 Mar's 800 calls, 80.00, less the 60.00 invoiced progressively: 20.00.
+    await advance(as, '2026-03-10T10:00:00.000Z');
+    await send('2026-03-09T09:00:00Z', 200);
+    await ok(as, 'PUT', `/v1/subscriptions/${subscriptionId}/cancel/norefund`);
+    await advance(as, '2026-03-10T11:00:00.000Z');
+    const invoices = await invoicesOf(as, customerId);
+    expect(invoices.map((i) => i.Total)).toEqual([30, 60, 20]);
+    expect(linesOf(invoices[2]).map((line: unknown[]) => line.slice(0, 2))).toEqual([
+      ['API calls: 800 calls', 80],
+      ['API calls: less usage invoiced progressively', -60],
+    ]);
+    // Billing has stopped: no period, nothing more invoiced progressively.
+    expect(await ok(as, 'GET', progressivePath(subscriptionId))).toMatchObject({ PeriodStart: null });
   }, 60_000);
 });
 
