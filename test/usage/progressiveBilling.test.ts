@@ -4,7 +4,7 @@ import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { usageAlertRounds } from '../../src/billing/usageAlerts.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
+import { createPlan, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
 import {
   advance,
   linesOf,
@@ -185,6 +185,42 @@ describe('checks that meet', () => {
     ]);
     // Billing has stopped: no period, nothing more invoiced progressively.
     expect(await ok(as, 'GET', progressivePath(subscriptionId))).toMatchObject({ PeriodStart: null });
+  }, 60_000);
+});
+
+describe('a change of plan in the middle of a period', () => {
+  it('deducts on the change’s invoice, and the new period starts with nothing invoiced', async () => {
+    const { as, customerId, subscriptionId, send } = await shop('Change shop');
+    await ok(as, 'PUT', progressivePath(subscriptionId), { ProgressiveBillingThreshold: '100' }, 200);
+    // 3,000 calls: 200.00, invoiced on 1 Mar.
+    await send('2026-03-01T09:00:00Z', 3000);
+    await advance(as, '2026-03-16T10:00:00.000Z');
+    const gold = await createPlan(as, { chargePrice: 62 });
+    await ok(as, 'PUT', `/v1/subscriptions/${subscriptionId}/changePackage`, {
+      packageID: gold.packageId,
+      packageRateTermID: gold.rateTermId,
+    });
+    let invoices = await invoicesOf(as, customerId);
+    expect(invoices.map((i) => i.Total)).toEqual([30, 200, 32]);
+    // The change's invoice: Gold from 16 Mar, 62.00 × 16 / 31 = 32.00; 1–16 Mar's 3,000 calls, 200.00, all of it
+    // invoiced progressively: the usage lines net to 0.00.
+    expect(linesOf(invoices[2]).map((line: unknown[]) => line.slice(0, 2))).toEqual([
+      [expect.stringContaining(gold.name), 32],
+      ['API calls: 3000 calls', 200],
+      ['API calls: less usage invoiced progressively', -200],
+    ]);
+
+    // The new period (16 Mar–1 Apr) is priced from its first bracket, as without progressive billing: 1,500 calls
+    // cost 1,000 × 0.10 + 500 × 0.05 = 125.00, invoiced on 16 Mar; at renewal 125.00 − 125.00 = 0.00.
+    await send('2026-03-16T11:00:00Z', 1500);
+    await advance(as, '2026-04-01T10:00:00.000Z');
+    invoices = await invoicesOf(as, customerId);
+    expect(invoices.map((i) => i.Total)).toEqual([30, 200, 32, 125, 62]);
+    expect(linesOf(invoices[4]).map((line: unknown[]) => line.slice(0, 2))).toEqual([
+      [gold.name, 62],
+      ['API calls: 1500 calls', 125],
+      ['API calls: less usage invoiced progressively', -125],
+    ]);
   }, 60_000);
 });
 
