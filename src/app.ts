@@ -41,6 +41,7 @@ import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMe
 import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
 import { registerSubscriptionCouponRoutes } from './modules/subscriptions/subscriptionCoupons.routes.ts';
+import { registerProgressiveBillingRoutes } from './modules/subscriptions/progressiveBilling.routes.ts';
 import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
@@ -136,6 +137,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerSubscriptionChangeRoutes(v1);
   registerCouponRoutes(v1);
   registerSubscriptionCouponRoutes(v1);
+  registerProgressiveBillingRoutes(v1);
   registerFeatureRoutes(v1);
   registerEntitlementRoutes(v1);
   registerUsageAlertRoutes(v1);

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.ts';
 import { addDays, dateAt, startOfDate } from '../core/calendar.ts';
 import { accountRef, setTestClock, testAccountForAdvance } from '../modules/auth/index.ts';
 import { emitEvent, snapshotResource } from '../modules/events/index.ts';
+import { invoiceProgressiveUsage } from '../modules/subscriptions/index.ts';
 import { checkUsageAlerts } from '../modules/usageAlerts/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import type { BillingDeps, BillRunSummary } from './billRun.ts';
@@ -46,6 +47,9 @@ export async function advanceTestClock(
     // Each day's usage alerts too, so that a test account sees a period's firing before its clock leaves it
     // (docs/usage.md, "Alerts").
     await checkUsageAlerts(dayContext, 'all');
+    // And its progressive billing, after the bill run closed the day's periods (docs/usage.md, "Progressive
+    // billing"): usage that reached a threshold is invoiced on the day it would have been on a live account.
+    await invoiceProgressiveUsage(dayContext, 'all');
   }
   if (to !== account.testClockAt) {
     // The event happens at the clock's new time; the account's object shows it as TestClockDate.

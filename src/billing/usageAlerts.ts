@@ -1,4 +1,5 @@
 import { getAccount } from '../modules/auth/index.ts';
+import { accountsWithProgressiveBilling, invoiceProgressiveUsage } from '../modules/subscriptions/index.ts';
 import { lastUsageEventId, usageArrivalsAfter } from '../modules/usage/index.ts';
 import {
   accountsWithUsageAlerts,
@@ -96,7 +97,38 @@ export function usageAlertRounds(deps: BillingDeps): { nextRound(): Promise<Aler
 /** Every alert of every account; the last event id is read first: what arrives meanwhile is the next round's. */
 async function sweepRound(deps: BillingDeps): Promise<{ summary: AlertCheckSummary; lastId: number }> {
   const lastId = await lastUsageEventId(deps.db);
-  return { summary: await checkAllUsageAlerts(deps), lastId };
+  const summary = await checkAllUsageAlerts(deps);
+  await checkProgressiveBilling(deps, summary, 'all');
+  return { summary, lastId };
+}
+
+/**
+ * Progressive billing rides the alerts' rounds (docs/usage.md, "Progressive billing"): a sweep checks every
+ * subscription with a threshold, a round those of the customers whose events arrived. An account's failure is
+ * logged and counted with the alerts' failures; the other accounts are still checked.
+ */
+async function checkProgressiveBilling(
+  deps: BillingDeps,
+  summary: AlertCheckSummary,
+  customersOf: ReadonlyMap<number, readonly number[]> | 'all',
+): Promise<void> {
+  for (const accountId of await accountsWithProgressiveBilling(deps.db)) {
+    if (deps.signal?.aborted) break;
+    const customerIds = customersOf === 'all' ? 'all' : customersOf.get(accountId);
+    if (customerIds === undefined || (customerIds !== 'all' && customerIds.length === 0)) continue;
+    try {
+      const account = await getAccount(deps.db, accountId);
+      const at = account.isTest && account.testClockAt ? account.testClockAt : deps.clock.now();
+      const which = customerIds === 'all' ? 'all' : { customerIds };
+      const checked = await invoiceProgressiveUsage(billingContext(deps, account, at), which);
+      summary.failures += checked.failures;
+      if (checked.invoices > 0)
+        deps.log.info({ accountId, invoices: checked.invoices }, 'progressive invoices');
+    } catch (error) {
+      summary.failures += 1;
+      deps.log.error({ err: error, accountId }, 'progressive billing of an account could not be checked');
+    }
+  }
 }
 
 /**
@@ -108,6 +140,10 @@ async function arrivalsRound(
   from: number,
 ): Promise<{ summary: AlertCheckSummary; lastId: number }> {
   const arrivals = await usageArrivalsAfter(deps.db, from);
+  const arrived = new Map<number, number[]>();
+  for (const { accountId, customerId } of arrivals.customers) {
+    arrived.set(accountId, [...(arrived.get(accountId) ?? []), customerId]);
+  }
   const withAlerts = new Set(await accountsWithUsageAlerts(deps.db, 'all'));
   const customersOf = new Map<number, number[]>();
   for (const { accountId, customerId } of arrivals.customers) {
@@ -124,6 +160,7 @@ async function arrivalsRound(
     if (deps.signal?.aborted) break;
     await checkAccountInto(summary, deps, accountId, { customerIds });
   }
+  await checkProgressiveBilling(deps, summary, arrived);
   return { summary, lastId: arrivals.lastId };
 }
 

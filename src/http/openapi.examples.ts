@@ -265,6 +265,9 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodNo: 1,
   PeriodStart: '2026-03-05',
   PeriodEnd: '2026-04-04',
+  ProgressiveBillingThreshold: '100.00',
+  ProgressiveInvoiced: 250,
+  ProgressiveInvoiceIDs: [5311],
   // Usage read from events (docs/usage.md)
   UsageGroup: 'eu-west',
   // Usage alerts: Ada's subscription is told when its API calls reach 8,000 in a period (docs/usage.md, "Alerts").

@@ -48,3 +48,6 @@ export {
   TRIAL_WARNING_DAYS,
   emitSubscriptionTimeEvents,
 } from './subscriptionEvents.ts';
+/** Progressive (threshold) billing of metered usage, checked by the engine's rounds (docs/usage.md). */
+export type { ProgressiveCheckSummary } from './progressiveBilling.service.ts';
+export { accountsWithProgressiveBilling, invoiceProgressiveUsage } from './progressiveBilling.service.ts';

@@ -22,6 +22,8 @@ import {
 } from './meteredUsage.ts';
 import type { UsagePeriod } from './meteredUsage.ts';
 import * as repo from './meteredUsage.repository.ts';
+import { listProgressiveUsage } from './progressiveBilling.repository.ts';
+import type { ProgressiveUsage } from './progressiveBilling.repository.ts';
 import { findSubscriptionRecord } from './subscription.repository.ts';
 import type { BilledMeteredUsage, MeteringRecord } from './meteredUsage.repository.ts';
 import { planBilling } from './subscriptionBilling.ts';
@@ -101,9 +103,10 @@ export async function meteredUsageOf(
   for (const plan of meteredPlans) result.billingEvents.add(plan.row.id);
   const since = earliestRead(meteredPlans, graceHoursOf(ctx));
   const ids = meteredPlans.map((p) => p.row.id);
-  const [recordedPeriods, billed] = [
+  const [recordedPeriods, billed, progressive] = [
     await repo.listPeriodsEndingFrom(ctx.db, ctx.account.id, ids, since),
     await repo.listBilledMeteredUsage(ctx.db, ctx.account.id, ids, since),
+    await listProgressiveUsage(ctx.db, ctx.account.id, ids, since),
   ];
   const next = { usageId: -1 };
   for (const plan of meteredPlans) {
@@ -127,7 +130,14 @@ export async function meteredUsageOf(
       for (const item of [...read, ...corrections]) {
         const usageId = next.usageId--;
         const metered = { metricCode: component.metric.code, group: item.store.group };
-        usage.push({ ...priced, ...item.usage, metered, usageId });
+        const progressiveMinor = progressivelyBilled(progressive, plan.row.id, component.componentId, item);
+        usage.push({
+          ...priced,
+          ...item.usage,
+          metered,
+          usageId,
+          ...(progressiveMinor ? { progressiveMinor } : {}),
+        });
         result.toStore.set(usageId, {
           ...item.store,
           componentId: component.componentId,
@@ -138,6 +148,29 @@ export async function meteredUsageOf(
     result.bySubscription.set(plan.row.id, usage);
   }
   return result;
+}
+
+/**
+ * What progressive invoices billed of a period's group, when this is the period's first billing (docs/usage.md,
+ * "Progressive billing"): its invoice deducts it. A correction of late events is priced against what was billed
+ * in all, so it deducts nothing.
+ */
+function progressivelyBilled(
+  progressive: readonly ProgressiveUsage[],
+  subscriptionId: number,
+  componentId: number,
+  item: ReadUsage,
+): number {
+  if (item.store.correctionNo !== 0) return 0;
+  return progressive
+    .filter(
+      (p) =>
+        p.subscriptionId === subscriptionId &&
+        p.componentId === componentId &&
+        p.group === item.store.group &&
+        p.periodStart === item.store.periodStart,
+    )
+    .reduce((sum, p) => sum + p.amountMinor, 0);
 }
 
 /** The earliest period end any plan reads again: its last invoice date less the grace window, a day to spare. */
@@ -435,6 +468,52 @@ export async function currentMeteredUsage(
         group,
         quantity,
         amountMinor,
+      });
+    }
+  }
+  return result;
+}
+
+/** A metered component's usage so far in a period, priced, with what its invoice line names. */
+export interface PricedUsageSoFar {
+  componentId: number;
+  metricCode: string;
+  group: string;
+  label: string;
+  unitName: string;
+  isTaxInclusive: boolean;
+  /** Exact decimal. */
+  quantity: string;
+  /** The whole quantity's price, rounded to the minor unit as its invoice line will be. */
+  amountMinor: number;
+}
+
+/**
+ * The usage so far of each metered component in the period, read and priced as the bill run will read and price it
+ * when the period is over (docs/usage.md, "Progressive billing"); a component without a price in the currency is a
+ * BillingInvariantError, as the bill run would park the subscription.
+ */
+export async function pricedUsageSoFar(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  period: UsagePeriod,
+): Promise<PricedUsageSoFar[]> {
+  const metering = await meteringOf(ctx, [row.customerId]);
+  const result: PricedUsageSoFar[] = [];
+  for (const component of metering.components.filter((c) => c.subscriptionId === row.id)) {
+    const priced = priceOf(ctx, component, row.currencyCode);
+    if (typeof priced === 'string') throw new BillingInvariantError(priced);
+    const reader = quantityReader(ctx, row, component.metric, metering.claimants(row.customerId));
+    for (const [group, quantity] of quantitiesOrNothing(await reader(period))) {
+      result.push({
+        componentId: component.componentId,
+        metricCode: component.metric.code,
+        group,
+        label: priced.label,
+        unitName: priced.unitName,
+        isTaxInclusive: priced.isTaxInclusive ?? false,
+        quantity,
+        amountMinor: amountSoFar(chargeUsage(priced, quantity).amount, row.currencyCode),
       });
     }
   }

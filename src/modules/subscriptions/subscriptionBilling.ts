@@ -8,6 +8,7 @@ import type { PackagePrice } from '../catalogue/index.ts';
 import type { Bracket, Scheme } from '../catalogue/index.ts';
 import { chargeCorrection, chargeUsage } from './usageCharge.ts';
 import { periodText } from './meteredUsage.ts';
+import { deductionText } from './progressiveBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 
 /**
@@ -76,6 +77,11 @@ export interface UnbilledUsage {
    * Priced at the difference between the period's price with and without the addition, so tiers stay right.
    */
   billedUnits?: string;
+  /**
+   * Usage read from events whose period progressive invoices billed in part (docs/usage.md, "Progressive
+   * billing"): the minor units they billed, deducted on a line of its own below the whole period's line.
+   */
+  progressiveMinor?: number;
   /** The component whose usage this is: a coupon restricted to components discounts its line (coupons module). */
   componentId?: number;
 }
@@ -276,6 +282,27 @@ function priceLine(
     chargePrice: terms.chargePrice,
     proration: { days, termDays },
   };
+}
+
+/**
+ * A usage's line, and below it, when progressive invoices billed part of its period, the deduction of what they
+ * billed (docs/usage.md, "Progressive billing"): the period's whole quantity is priced as ever, so the lines net to
+ * what its price leaves to bill, tiers included. A deduction larger than the line (a quantity that fell) makes the
+ * invoice's Total below zero, carried as a credit like a correction's (negativeTotal.ts).
+ */
+function usageLines(usage: UnbilledUsage, currencyCode: string): PlannedLine[] {
+  const line = inclusiveIf(usageLine(usage, currencyCode), usage.isTaxInclusive);
+  if (!usage.progressiveMinor) return [line];
+  const label = usage.metered?.group ? `${usage.label} (${usage.metered.group})` : usage.label;
+  const deduction: PlannedLine = {
+    descrip: deductionText(label),
+    qty: '1',
+    unitCostEx: minorToDecimalText(-usage.progressiveMinor, currencyCode),
+    periodStart: usage.periodStart,
+    periodEnd: usage.periodEnd,
+    ...(usage.componentId === undefined ? {} : { componentId: usage.componentId }),
+  };
+  return [line, inclusiveIf(deduction, usage.isTaxInclusive)];
 }
 
 function usageLine(usage: UnbilledUsage, currencyCode: string): PlannedLine {
@@ -498,7 +525,7 @@ function periodInvoice(
   }
   if (priced.line) lines.push(inclusiveIf(priced.line, inclusive));
   const billedUsage = takeUsage(run, invoiceDate);
-  lines.push(...billedUsage.map((u) => inclusiveIf(usageLine(u, timeline.currencyCode), u.isTaxInclusive)));
+  lines.push(...billedUsage.flatMap((u) => usageLines(u, timeline.currencyCode)));
   run.periodCount += 1;
   return {
     invoiceDate,
@@ -564,7 +591,7 @@ function billLastUsage(
   if (invoiceDate <= today && run.invoices.length < MAX_INVOICES_PER_PLAN) {
     run.invoices.push({
       invoiceDate,
-      lines: run.open.map((u) => inclusiveIf(usageLine(u, timeline.currencyCode), u.isTaxInclusive)),
+      lines: run.open.flatMap((u) => usageLines(u, timeline.currencyCode)),
       usageIds: run.open.map((u) => u.usageId),
       period: null,
     });

@@ -121,6 +121,33 @@ export interface SubscriptionMeteredUsageTable {
   created_at: Instant;
 }
 
+/** A subscription's progressive billing threshold (0050), in minor units of its currency; no row: off. */
+export interface SubscriptionProgressiveThresholdsTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  threshold_minor: number;
+  updated_at: Instant;
+}
+
+/** What a progressive invoice billed of a component's group in a usage period (0050). */
+export interface SubscriptionProgressiveUsageTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  component_id: number;
+  /** '' when the metric has no GroupBy. */
+  group_value: string;
+  period_start: PlainDateColumn;
+  period_end: PlainDateColumn;
+  /** The period's quantity so far when the invoice was made. */
+  quantity: Decimal;
+  /** What this invoice added for it. */
+  amount_minor: number;
+  invoice_id: number;
+  created_at: Instant;
+}
+
 /** The subscriptions module's tables, as Kysely's Database type holds them. */
 export interface SubscriptionsTables {
   subscriptions: SubscriptionsTable;
@@ -129,4 +156,6 @@ export interface SubscriptionsTables {
   subscription_periods: SubscriptionPeriodsTable;
   subscription_credits: SubscriptionCreditsTable;
   subscription_metered_usage: SubscriptionMeteredUsageTable;
+  subscription_progressive_thresholds: SubscriptionProgressiveThresholdsTable;
+  subscription_progressive_usage: SubscriptionProgressiveUsageTable;
 }
