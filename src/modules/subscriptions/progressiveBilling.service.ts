@@ -219,10 +219,11 @@ async function makeProgressiveInvoice(
     now,
   );
   const sent = customer.sendsInvoices ? await queueInvoiceMails(ctx, [invoiceId!]) : [];
-  await emitEvents(ctx, [
-    { type: 'invoice.created', ref: { type: 'invoice', id: invoiceId! } },
-    ...sent.map((id) => ({ type: 'invoice.sent', ref: { type: 'invoice', id } })),
-  ]);
+  // insertInvoices emitted invoice.created.
+  await emitEvents(
+    ctx,
+    sent.map((id) => ({ type: 'invoice.sent', ref: { type: 'invoice', id } })),
+  );
   return { invoiceId: invoiceId!, mailed: sent.length > 0 };
 }
 
