@@ -307,6 +307,12 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   MetricCodes: ['api_calls'],
   TopUpInvoiceID: null,
   VoidedAt: null,
+  // It buys 60.00 when it falls below 40.00, and alerts below 50.00 (docs/credits.md, "Automatic top-ups").
+  AutoTopUpThreshold: 40,
+  AutoTopUpAmount: 60,
+  AutoTopUpProblem: null,
+  LowBalanceAlertThreshold: 50,
+  LowBalanceAlerted: false,
 
   // Payment methods
   NameOnCard: 'Ada',

@@ -50,6 +50,7 @@ import * as usageAlerts from './migrations/0045_usage_alerts.ts';
 import * as meteredLastInvoice from './migrations/0046_metered_last_invoice.ts';
 import * as coupons from './migrations/0047_coupons.ts';
 import * as credits from './migrations/0048_credits.ts';
+import * as walletAutoTopUp from './migrations/0049_wallet_auto_top_up.ts';
 import * as progressiveBilling from './migrations/0050_progressive_billing.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
@@ -102,6 +103,7 @@ const migrations: Record<string, Migration> = {
   '0046_metered_last_invoice': meteredLastInvoice,
   '0047_coupons': coupons,
   '0048_credits': credits,
+  '0049_wallet_auto_top_up': walletAutoTopUp,
   '0050_progressive_billing': progressiveBilling,
 };
 

@@ -393,18 +393,45 @@ export async function walkCoupons(account: TestAccount, customerID: number) {
 }
 
 /**
- * wallet, credit_grant: a wallet renamed; a grant that pays an invoice as it is issued and gets the credit back when
- * the invoice is cancelled; one voided; one that expires when the walk next moves the test clock.
+ * wallet, credit_grant: a wallet renamed, with an automatic top-up and an alert; a grant that pays an invoice as it is
+ * issued (below both thresholds: the alert, and a top-up its customer has no card for) and gets the credit back when
+ * the invoice is cancelled; one voided; one that expires when the walk next moves the test clock; a customer with a
+ * card whose wallet tops itself up.
  */
 export async function walkCredits(account: TestAccount, today: string) {
   const customerID = (await ok(account, 'POST', '/v1/customers', { Name: 'Credit Co' })).customerID as number;
   const wallet = await ok(account, 'POST', `/v1/customers/${customerID}/wallets`, { CurrencyCode: 'USD' });
   const walletPath = `/v1/wallets/${wallet.walletID}`;
-  await ok(account, 'PUT', walletPath, { Name: 'Launch credit' });
+  await ok(account, 'PUT', walletPath, {
+    Name: 'Launch credit',
+    AutoTopUpThreshold: 15,
+    AutoTopUpAmount: 10,
+    LowBalanceAlertThreshold: 15,
+  });
   await ok(account, 'POST', `${walletPath}/grants`, { Amount: 20, Note: 'Welcome' });
   const voided = await ok(account, 'POST', `${walletPath}/grants`, { Amount: 5, Priority: 50 });
   await ok(account, 'POST', `/v1/credit-grants/${voided.creditGrantID}/void`);
   const paid = await ok(account, 'POST', '/v1/invoices', { customerID, Charges: charges(8) });
   await ok(account, 'DELETE', `/v1/invoices/${paid.invoiceID}`);
   await ok(account, 'POST', `${walletPath}/grants`, { Amount: 3, ExpiresAt: plusDays(today, 2) });
+  const carded = (await ok(account, 'POST', '/v1/customers', { Name: 'Topped Co' })).customerID as number;
+  await ok(account, 'POST', '/v1/paymentmethods/creditcard', {
+    customerID: carded,
+    isPrimary: true,
+    CreditCard: {
+      CardType: 'Visa',
+      Number: '4242424242424242',
+      NameOnCard: 'Ada',
+      LastNameOnCard: 'Lovelace',
+      ExpiryMonth: 12,
+      ExpiryYear: 2040,
+    },
+  });
+  const topped = await ok(account, 'POST', `/v1/customers/${carded}/wallets`, {
+    CurrencyCode: 'USD',
+    AutoTopUpThreshold: 5,
+    AutoTopUpAmount: 10,
+  });
+  await ok(account, 'POST', `/v1/wallets/${topped.walletID}/grants`, { Amount: 10 });
+  await ok(account, 'POST', '/v1/invoices', { customerID: carded, Charges: charges(8) });
 }

@@ -155,7 +155,14 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'discounts no invoice made from then on.',
   'wallet.created':
     "A customer's wallet of prepaid credit in one currency was created (`POST /v1/customers/{id}/wallets`).",
-  'wallet.updated': 'A wallet was renamed (`PUT /v1/wallets/{id}`).',
+  'wallet.updated':
+    'A wallet was renamed or its automatic top-up or low-balance alert changed (`PUT /v1/wallets/{id}`).',
+  'wallet.balance_low':
+    "A wallet's balance fell below its LowBalanceAlertThreshold: once a crossing, rearmed when it is back at or above it.",
+  'wallet.auto_top_up_started':
+    "A wallet's balance fell below its AutoTopUpThreshold: a top-up invoice of AutoTopUpAmount was made, charged to the customer's primary card.",
+  'wallet.auto_top_up_failed':
+    "An automatic top-up could not be made (AutoTopUpProblem says why), or its invoice's card charge was declined.",
   'credit_grant.created':
     "Credit came into a wallet: granted (`POST /v1/wallets/{id}/grants`), or bought, when a paid top-up's invoice was paid in full.",
   'credit_grant.consumed':

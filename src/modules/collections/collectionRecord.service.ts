@@ -11,6 +11,7 @@ import type { AllocatableInvoice } from '../invoicing/index.ts';
 import { recordCollectedPayments, withLockedCustomers } from '../ledger/index.ts';
 import type { CollectedPaymentInput, RecordedPayment } from '../ledger/index.ts';
 import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
+import { autoTopUpDeclinedEvents } from '../credits/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import type { CollectionAttempt, FinishedAttempt } from './collectionAttempt.ts';
 import type { Claimed } from './collectionClaim.service.ts';
@@ -284,6 +285,7 @@ async function recordFailed(
   const events = declined && payment ? await declineEvents(ctx, claimed, result, payment) : [];
   // A decline is announced as such; a technical error only moved NextTryDate.
   events.push({ type: declined ? 'invoice.payment_failed' : 'invoice.updated', ref, before });
+  if (declined) events.push(...(await autoTopUpDeclinedEvents(ctx, claimed.invoiceId)));
   if (next.exhausted) events.push({ type: 'invoice.collection_exhausted', ref });
   return {
     recorded: true,

@@ -19,6 +19,7 @@ import type { PayableInvoice, PlannedSpend } from './credit.ts';
 import * as repo from './credit.repository.ts';
 import type { CreditGrant, NewEntry } from './credit.repository.ts';
 import { entryOf, grantAsSource, grantRef } from './grant.service.ts';
+import { checkWalletBalances } from './walletBalance.service.ts';
 
 /**
  * Credit consumed by invoices (docs/credits.md, "Consumption order"): at their issue (invoicing's port) and at
@@ -124,6 +125,8 @@ async function spendGrants(
   }
   await repo.insertEntries(ctx.db, ctx.account.id, entries, now);
   await emitEvents(ctx, events);
+  // docs/credits.md, "Automatic top-ups": in this transaction, under the customer's lock.
+  await checkWalletBalances(ctx, [...new Set(entries.map((entry) => entry.walletId))]);
   return applied;
 }
 
@@ -284,6 +287,7 @@ async function giveCreditBack(
   }
   await repo.insertEntries(ctx.db, ctx.account.id, entries, now);
   await emitEvents(ctx, events);
+  await checkWalletBalances(ctx, [...new Set(entries.map((entry) => entry.walletId))]);
 }
 
 function groupByGrant(plan: readonly PlannedSpend[]): Map<number, PlannedSpend[]> {

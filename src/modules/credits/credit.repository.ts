@@ -12,8 +12,24 @@ export interface Wallet {
   customerId: number;
   currencyCode: string;
   name: string | null;
+  /** docs/credits.md, "Automatic top-ups": both null when off. */
+  autoTopUpThresholdMinor: number | null;
+  autoTopUpAmountMinor: number | null;
+  /** Why the last automatic top-up could not be made (`code: reason`); null once one is. */
+  autoTopUpProblem: string | null;
+  /** docs/credits.md, "Low-balance alerts": null when off. */
+  lowBalanceAlertMinor: number | null;
+  /** Set when the balance crossed below the alert's threshold; cleared when it is back at or above it. */
+  lowBalanceAlerted: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A wallet's automatic top-up and low-balance alert, as set on create and by PUT. */
+export interface WalletSettings {
+  autoTopUpThresholdMinor: number | null;
+  autoTopUpAmountMinor: number | null;
+  lowBalanceAlertMinor: number | null;
 }
 
 export interface CreditGrant {
@@ -44,7 +60,21 @@ export interface CreditEntry {
   createdAt: string;
 }
 
-const WALLET_COLUMNS = ['id', 'customer_id', 'currency_code', 'name', 'created_at', 'updated_at'] as const;
+const WALLET_COLUMNS = [
+  'id',
+  'customer_id',
+  'currency_code',
+  'name',
+  'auto_top_up_threshold_minor',
+  'auto_top_up_amount_minor',
+  'auto_top_up_problem',
+  'low_balance_alert_minor',
+  'low_balance_alerted',
+  'created_at',
+  'updated_at',
+] as const;
+
+const minorOrNull = (value: number | string | null) => (value === null ? null : Number(value));
 
 function walletFromRow(row: Pick<Selectable<WalletsTable>, (typeof WALLET_COLUMNS)[number]>): Wallet {
   return {
@@ -52,8 +82,21 @@ function walletFromRow(row: Pick<Selectable<WalletsTable>, (typeof WALLET_COLUMN
     customerId: Number(row.customer_id),
     currencyCode: row.currency_code,
     name: row.name,
+    autoTopUpThresholdMinor: minorOrNull(row.auto_top_up_threshold_minor),
+    autoTopUpAmountMinor: minorOrNull(row.auto_top_up_amount_minor),
+    autoTopUpProblem: row.auto_top_up_problem,
+    lowBalanceAlertMinor: minorOrNull(row.low_balance_alert_minor),
+    lowBalanceAlerted: Boolean(row.low_balance_alerted),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+function settingsColumns(settings: WalletSettings) {
+  return {
+    auto_top_up_threshold_minor: settings.autoTopUpThresholdMinor,
+    auto_top_up_amount_minor: settings.autoTopUpAmountMinor,
+    low_balance_alert_minor: settings.lowBalanceAlertMinor,
   };
 }
 
@@ -124,7 +167,7 @@ function entryFromRow(
 export async function insertWallet(
   db: Db,
   accountId: number,
-  wallet: { customerId: number; currencyCode: string; name: string | null },
+  wallet: { customerId: number; currencyCode: string; name: string | null } & WalletSettings,
   now: string,
 ): Promise<number> {
   const row = await db
@@ -134,6 +177,7 @@ export async function insertWallet(
       customer_id: wallet.customerId,
       currency_code: wallet.currencyCode,
       name: wallet.name,
+      ...settingsColumns(wallet),
       created_at: now,
       updated_at: now,
     })
@@ -188,16 +232,36 @@ export async function listWalletsOfCustomer(
   return rows.map(walletFromRow);
 }
 
-export async function updateWalletName(
+export async function updateWallet(
   db: Db,
   accountId: number,
   walletId: number,
-  name: string | null,
+  wallet: { name: string | null } & WalletSettings,
   now: string,
 ): Promise<void> {
   await db
     .updateTable('wallets')
-    .set({ name, updated_at: now })
+    .set({ name: wallet.name, ...settingsColumns(wallet), updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', walletId)
+    .execute();
+}
+
+/** The alert's state and the last automatic top-up's problem, as the balance checks leave them. */
+export async function updateWalletState(
+  db: Db,
+  accountId: number,
+  walletId: number,
+  state: { lowBalanceAlerted: boolean; autoTopUpProblem: string | null },
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('wallets')
+    .set({
+      low_balance_alerted: state.lowBalanceAlerted,
+      auto_top_up_problem: state.autoTopUpProblem,
+      updated_at: now,
+    })
     .where('account_id', '=', accountId)
     .where('id', '=', walletId)
     .execute();
@@ -470,6 +534,7 @@ export interface TopUp {
   walletId: number;
   invoiceId: number;
   amountMinor: number;
+  automatic: boolean;
 }
 
 export async function insertTopUp(db: Db, accountId: number, topUp: TopUp, now: string): Promise<void> {
@@ -480,9 +545,24 @@ export async function insertTopUp(db: Db, accountId: number, topUp: TopUp, now: 
       wallet_id: topUp.walletId,
       invoice_id: topUp.invoiceId,
       amount_minor: topUp.amountMinor,
+      automatic: topUp.automatic,
       created_at: now,
     })
     .execute();
+}
+
+/** The invoices of the wallet's automatic top-ups whose grant is not yet made (docs/credits.md, "Automatic top-ups"). */
+export async function unpaidAutomaticTopUps(db: Db, accountId: number, walletId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('wallet_top_ups')
+    .leftJoin('credit_grants', 'credit_grants.top_up_invoice_id', 'wallet_top_ups.invoice_id')
+    .select('wallet_top_ups.invoice_id')
+    .where('wallet_top_ups.account_id', '=', accountId)
+    .where('wallet_top_ups.wallet_id', '=', walletId)
+    .where('wallet_top_ups.automatic', '=', true)
+    .where('credit_grants.id', 'is', null)
+    .execute();
+  return rows.map((row) => Number(row.invoice_id));
 }
 
 export async function topUpsOfInvoices(
@@ -493,7 +573,7 @@ export async function topUpsOfInvoices(
   if (invoiceIds.length === 0) return [];
   const rows = await db
     .selectFrom('wallet_top_ups')
-    .select(['wallet_id', 'invoice_id', 'amount_minor'])
+    .select(['wallet_id', 'invoice_id', 'amount_minor', 'automatic'])
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .execute();
@@ -501,6 +581,7 @@ export async function topUpsOfInvoices(
     walletId: Number(row.wallet_id),
     invoiceId: Number(row.invoice_id),
     amountMinor: Number(row.amount_minor),
+    automatic: Boolean(row.automatic),
   }));
 }
 

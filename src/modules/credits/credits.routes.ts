@@ -21,6 +21,15 @@ import { toEntryDto, toGrantDto, toTopUpDto, toWalletDto } from './credits.seria
 
 const tags = ['Prepaid credit'];
 
+/** The wire's wallet settings as the service takes them. */
+function settingsOf(body: WalletBody | WalletPutBody): wallets.WalletSettingsInput {
+  return {
+    autoTopUpThreshold: body.AutoTopUpThreshold,
+    autoTopUpAmount: body.AutoTopUpAmount,
+    lowBalanceAlertThreshold: body.LowBalanceAlertThreshold,
+  };
+}
+
 /** Wallets, credit grants, their journal and paid top-ups (docs/credits.md). */
 export function registerCreditsRoutes(app: App): void {
   app.post(
@@ -29,7 +38,9 @@ export function registerCreditsRoutes(app: App): void {
       schema: {
         summary: 'Create a wallet',
         operationId: 'createWallet',
-        description: 'A wallet of prepaid credit for the customer in one currency; one per currency.',
+        description:
+          'A wallet of prepaid credit for the customer in one currency; one per currency, optionally with an ' +
+          'automatic top-up (AutoTopUpThreshold, AutoTopUpAmount) and a LowBalanceAlertThreshold.',
         tags,
         params: CustomerParams,
         body: WalletBody,
@@ -42,6 +53,7 @@ export function registerCreditsRoutes(app: App): void {
           await wallets.createWallet(request.ctx, request.params.customerID, {
             currencyCode: request.body.CurrencyCode,
             name: request.body.Name ?? null,
+            ...settingsOf(request.body),
           }),
         ),
       ),
@@ -88,7 +100,9 @@ export function registerCreditsRoutes(app: App): void {
       schema: {
         summary: 'Update a wallet',
         operationId: 'updateWallet',
-        description: 'Its name; the customer and currency stay.',
+        description:
+          'Its name, automatic top-up and low-balance alert, the whole of them (a setting left out is turned ' +
+          'off); the customer and currency stay.',
         tags,
         params: WalletParams,
         body: WalletPutBody,
@@ -97,7 +111,10 @@ export function registerCreditsRoutes(app: App): void {
     },
     async (request) =>
       toWalletDto(
-        await wallets.updateWallet(request.ctx, request.params.walletID, { name: request.body.Name }),
+        await wallets.updateWallet(request.ctx, request.params.walletID, {
+          name: request.body.Name,
+          ...settingsOf(request.body),
+        }),
       ),
   );
 

@@ -5,17 +5,40 @@ import { WireAmount } from '../ledger/index.ts';
 
 const Money = (description: string) => Type.Number({ description });
 
+const NullableWireAmount = (description: string) =>
+  Type.Unsafe<number | string | null>({ type: ['number', 'string', 'null'], maxLength: 40, description });
+
+/** docs/credits.md, "Automatic top-ups" and "Low-balance alerts": each off while null or left out. */
+const WalletSettingsBody = {
+  AutoTopUpThreshold: Type.Optional(
+    NullableWireAmount(
+      'When a consumption or expiry leaves the balance below this, the wallet buys AutoTopUpAmount, charged ' +
+        'to the customer’s primary card; set with AutoTopUpAmount',
+    ),
+  ),
+  AutoTopUpAmount: Type.Optional(
+    NullableWireAmount('Credit each automatic top-up buys (the invoice adds the customer’s taxes)'),
+  ),
+  LowBalanceAlertThreshold: Type.Optional(
+    NullableWireAmount(
+      'The balance falling below this fires wallet.balance_low (and an e-mail) once a crossing',
+    ),
+  ),
+};
+
 export const WalletBody = Type.Object({
   CurrencyCode: Text(3, {
     minLength: 3,
     description: 'One of the account’s enabled currencies; one wallet each',
   }),
   Name: Type.Optional(Nullable(Text(255, { description: 'What the wallet is called in lists' }))),
+  ...WalletSettingsBody,
 });
 export type WalletBody = Static<typeof WalletBody>;
 
 export const WalletPutBody = Type.Object({
   Name: Nullable(Text(255, { description: 'What the wallet is called in lists' })),
+  ...WalletSettingsBody,
 });
 export type WalletPutBody = Static<typeof WalletPutBody>;
 
@@ -28,6 +51,17 @@ export const WalletOut = Type.Object(
     Balance: Money('What its grants still hold, expired ones not counted: the sum of their journals'),
     PaidBalance: Money('The part of Balance bought with paid top-ups'),
     GrantedBalance: Money('The part of Balance granted free'),
+    AutoTopUpThreshold: Nullable(Money('The balance below which it tops itself up; null: off')),
+    AutoTopUpAmount: Nullable(Money('Credit each automatic top-up buys; null: off')),
+    AutoTopUpProblem: Nullable(
+      Type.String({
+        description: 'Why the last automatic top-up could not be made (code: reason); null once one is',
+      }),
+    ),
+    LowBalanceAlertThreshold: Nullable(Money('The balance below which wallet.balance_low fires; null: off')),
+    LowBalanceAlerted: Type.Boolean({
+      description: 'The alert fired and the balance has not yet been back at or above its threshold',
+    }),
     CreatedAt: DateOut(),
     UpdatedAt: DateOut(),
   },

@@ -6,6 +6,9 @@ import type { TopUpMade } from './topUp.service.ts';
 import type { WalletView } from './wallet.service.ts';
 import type { EntryOut, GrantOut, TopUpOut, WalletOut } from './credits.schemas.ts';
 
+const orNull = (minor: number | null, money: (minor: number) => number) =>
+  minor === null ? null : money(minor);
+
 export function toWalletDto(wallet: WalletView): Static<typeof WalletOut> {
   const money = (minor: number) => minorToWireNumber(minor, wallet.currencyCode);
   return {
@@ -16,6 +19,11 @@ export function toWalletDto(wallet: WalletView): Static<typeof WalletOut> {
     Balance: money(wallet.balanceMinor),
     PaidBalance: money(wallet.paidBalanceMinor),
     GrantedBalance: money(wallet.grantedBalanceMinor),
+    AutoTopUpThreshold: orNull(wallet.autoTopUpThresholdMinor, money),
+    AutoTopUpAmount: orNull(wallet.autoTopUpAmountMinor, money),
+    AutoTopUpProblem: wallet.autoTopUpProblem,
+    LowBalanceAlertThreshold: orNull(wallet.lowBalanceAlertMinor, money),
+    LowBalanceAlerted: wallet.lowBalanceAlerted,
     CreatedAt: wallet.createdAt,
     UpdatedAt: wallet.updatedAt,
   };

@@ -6,6 +6,7 @@ import { noSums, remainingOf } from './credit.ts';
 import * as repo from './credit.repository.ts';
 import { grantEvent } from './consumption.service.ts';
 import { entryOf } from './grant.service.ts';
+import { checkWalletBalances } from './walletBalance.service.ts';
 
 /**
  * Expiry (docs/credits.md, "Expiry"): what remains of grants past their expiry is written off with an `expire`
@@ -38,6 +39,7 @@ export async function expireCreditGrants(ctx: ServiceContext): Promise<number> {
         ctx,
         entries.map((entry) => grantEvent('credit_grant.expired', entry.grantId, before)),
       );
+      await checkWalletBalances(ctx, [...new Set(entries.map((entry) => entry.walletId))]);
       return entries.length;
     });
   }

@@ -11,6 +11,7 @@ import { grantAllocations, withLockedCustomer } from '../ledger/index.ts';
 import { capacityOf, isExpired, noSums, remainingOf } from './credit.ts';
 import type { GrantSums } from './credit.ts';
 import * as repo from './credit.repository.ts';
+import { checkWalletBalances } from './walletBalance.service.ts';
 import type { CreditEntry, CreditGrant } from './credit.repository.ts';
 import { getWallet } from './wallet.service.ts';
 
@@ -101,6 +102,8 @@ export async function createGrant(
       nowInstant(ctx),
     );
     await emitEvent(tctx, 'credit_grant.created', grantRef(grantId));
+    // A grant may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts").
+    await checkWalletBalances(tctx, [walletId]);
     return grantId;
   });
   return getGrant(ctx, id);

@@ -19,6 +19,8 @@ export {
   statementCreditRecordsOf,
 } from './consumption.service.ts';
 export { grantPaidTopUps } from './topUp.service.ts';
+/** For the collection loop: an automatic top-up's declined charge told on its wallet. */
+export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
 export { expireCreditGrants } from './expiry.service.ts';
 
@@ -31,4 +33,7 @@ export const CREDIT_EVENT_TYPES = [
   'credit_grant.released',
   'credit_grant.expired',
   'credit_grant.voided',
+  'wallet.balance_low',
+  'wallet.auto_top_up_started',
+  'wallet.auto_top_up_failed',
 ] as const;

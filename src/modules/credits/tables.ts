@@ -1,4 +1,4 @@
-import type { Id, Instant } from '../../storage/columnTypes.ts';
+import type { Defaulted, Id, Instant } from '../../storage/columnTypes.ts';
 
 // The tables the credits module owns (docs/architecture.md, "Tables and their owners"): only its own queries name them.
 
@@ -11,6 +11,14 @@ export interface WalletsTable {
   name: string | null;
   created_at: Instant;
   updated_at: Instant;
+  /** docs/credits.md, "Automatic top-ups": both null when off. */
+  auto_top_up_threshold_minor: number | null;
+  auto_top_up_amount_minor: number | null;
+  /** Why the last automatic top-up could not be made; null once one is. */
+  auto_top_up_problem: string | null;
+  /** docs/credits.md, "Low-balance alerts": null when off; alerted is set below it, cleared at or above it. */
+  low_balance_alert_minor: number | null;
+  low_balance_alerted: Defaulted<boolean | number>;
 }
 
 /** Credit put in a wallet: granted, or paid by a top-up invoice (unique on it). */
@@ -55,6 +63,8 @@ export interface WalletTopUpsTable {
   wallet_id: number;
   invoice_id: number;
   amount_minor: number;
+  /** Made by the wallet itself (docs/credits.md, "Automatic top-ups"). */
+  automatic: Defaulted<boolean | number>;
   created_at: Instant;
 }
 

@@ -1,25 +1,21 @@
-import { nowInstant, today } from '../../context.ts';
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
-import { minorToDecimalText, wireAmountToMinor } from '../../core/money.ts';
-import { taxesFor } from '../../core/tax.ts';
-import { listTaxSettings } from '../catalogue/index.ts';
-import { getCustomer } from '../customers/index.ts';
+import { wireAmountToMinor } from '../../core/money.ts';
 import { emitEvents } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
-import { insertInvoices } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
 import { PRIORITY_MIN, entryOf, grantRef } from './grant.service.ts';
 import * as repo from './credit.repository.ts';
 import { getWallet } from './wallet.service.ts';
+import { checkWalletBalances } from './walletBalance.service.ts';
+import { insertTopUpInvoice } from './topUpInvoice.ts';
 
 /**
  * Paid top-ups (docs/credits.md, "Paid top-ups"): an invoice of one line "Prepaid credit", taxed as any sale, and
  * never paid with credit; its grant (kind paid) comes into being when the invoice is paid in full, by any path,
  * once (unique on the invoice).
  */
-
-export const TOP_UP_LINE = 'Prepaid credit';
 
 export interface TopUpMade {
   walletId: number;
@@ -36,40 +32,9 @@ export async function createTopUp(
   const wallet = await getWallet(ctx, walletId);
   const amount = wireAmountToMinor(input.amount, wallet.currencyCode);
   if ('message' in amount) throw ValidationError.field('Amount', amount.message);
-  const customer = await getCustomer(ctx, wallet.customerId);
-  // Credit sold is a sale: the customer's taxes apply as on any invoice (docs/credits.md, "Tax").
-  const taxes = taxesFor(await listTaxSettings(ctx), customer);
-  const invoiceId = await withLockedCustomer(ctx, wallet.customerId, async (tctx) => {
-    const [id] = await insertInvoices(
-      tctx,
-      [
-        {
-          customerId: wallet.customerId,
-          currencyCode: wallet.currencyCode,
-          invoiceDate: today(ctx),
-          source: 'App',
-          isDraft: false,
-          charges: [
-            {
-              descrip: TOP_UP_LINE,
-              qty: '1',
-              unitCostEx: minorToDecimalText(amount.minor, wallet.currencyCode),
-              isTaxInclusive: false,
-            },
-          ],
-          taxes,
-        },
-      ],
-      { payWithCredit: false },
-    );
-    await repo.insertTopUp(
-      tctx.db,
-      ctx.account.id,
-      { walletId, invoiceId: id!, amountMinor: amount.minor },
-      nowInstant(ctx),
-    );
-    return id!;
-  });
+  const invoiceId = await withLockedCustomer(ctx, wallet.customerId, (tctx) =>
+    insertTopUpInvoice(tctx, wallet, amount.minor, null),
+  );
   return { walletId, invoiceId, amountMinor: amount.minor };
 }
 
@@ -116,4 +81,6 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
     events.push({ type: 'credit_grant.created', ref: grantRef(grantId) });
   }
   await emitEvents(ctx, events);
+  // The credit bought may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts").
+  await checkWalletBalances(ctx, [...new Set(topUps.map((topUp) => topUp.walletId))]);
 }

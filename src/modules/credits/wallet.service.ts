@@ -1,6 +1,7 @@
 import { nowInstant, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import { wireAmountToMinor } from '../../core/money.ts';
 import type { Page } from '../../core/paging.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
@@ -8,7 +9,7 @@ import { assertCustomerExists } from '../customers/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { isExpired, noSums, remainingOf } from './credit.ts';
 import * as repo from './credit.repository.ts';
-import type { Wallet } from './credit.repository.ts';
+import type { Wallet, WalletSettings } from './credit.repository.ts';
 
 /** A wallet as the API shows it: its balances, summed from its grants' journals (docs/credits.md, "Wallets"). */
 export interface WalletView extends Wallet {
@@ -18,9 +19,45 @@ export interface WalletView extends Wallet {
   grantedBalanceMinor: number;
 }
 
-export interface WalletInput {
+/** A wallet's settings as the wire gives them: money strings (or numbers) in its currency, null or absent for off. */
+export interface WalletSettingsInput {
+  autoTopUpThreshold?: number | string | null;
+  autoTopUpAmount?: number | string | null;
+  lowBalanceAlertThreshold?: number | string | null;
+}
+
+export interface WalletInput extends WalletSettingsInput {
   currencyCode: string;
   name: string | null;
+}
+
+/**
+ * The settings in the wallet's currency (docs/credits.md, "Automatic top-ups", "Low-balance alerts"): each above 0
+ * with at most the currency's decimals, and a top-up's threshold and amount set together; 422 naming the field.
+ */
+export function walletSettingsOf(input: WalletSettingsInput, currencyCode: string): WalletSettings {
+  const problems: { field: string; message: string }[] = [];
+  const minorOf = (field: string, value: number | string | null | undefined): number | null => {
+    if (value === null || value === undefined) return null;
+    const amount = wireAmountToMinor(value, currencyCode);
+    if ('message' in amount) {
+      problems.push({ field, message: amount.message });
+      return null;
+    }
+    return amount.minor;
+  };
+  const settings: WalletSettings = {
+    autoTopUpThresholdMinor: minorOf('AutoTopUpThreshold', input.autoTopUpThreshold),
+    autoTopUpAmountMinor: minorOf('AutoTopUpAmount', input.autoTopUpAmount),
+    lowBalanceAlertMinor: minorOf('LowBalanceAlertThreshold', input.lowBalanceAlertThreshold),
+  };
+  const given = (value: unknown) => value !== null && value !== undefined;
+  if (given(input.autoTopUpThreshold) !== given(input.autoTopUpAmount)) {
+    const missing = given(input.autoTopUpThreshold) ? 'AutoTopUpAmount' : 'AutoTopUpThreshold';
+    problems.push({ field: missing, message: 'AutoTopUpThreshold and AutoTopUpAmount are set together' });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return settings;
 }
 
 export const walletRef = (id: number) => ({ type: 'wallet', id });
@@ -57,13 +94,14 @@ export async function createWallet(
 ): Promise<WalletView> {
   await assertCustomerExists(ctx, customerId);
   const currencyCode = await assertCurrencyEnabled(ctx, input.currencyCode, 'CurrencyCode');
+  const settings = walletSettingsOf(input, currencyCode);
   let id: number;
   try {
     id = await withTransaction(ctx, async (tctx) => {
       const walletId = await repo.insertWallet(
         tctx.db,
         ctx.account.id,
-        { customerId, currencyCode, name: input.name },
+        { customerId, currencyCode, name: input.name, ...settings },
         nowInstant(ctx),
       );
       await emitEvent(tctx, 'wallet.created', walletRef(walletId));
@@ -79,16 +117,26 @@ export async function createWallet(
   return getWallet(ctx, id);
 }
 
-/** PUT /v1/wallets/{id}: its name; the currency and customer stay. */
+/**
+ * PUT /v1/wallets/{id}: its name and settings, the whole of them (a setting left out is turned off); the currency
+ * and customer stay. New thresholds apply from the next change of the balance.
+ */
 export async function updateWallet(
   ctx: ServiceContext,
   walletId: number,
-  input: { name: string | null },
+  input: { name: string | null } & WalletSettingsInput,
 ): Promise<WalletView> {
-  await getWallet(ctx, walletId);
+  const wallet = await getWallet(ctx, walletId);
+  const settings = walletSettingsOf(input, wallet.currencyCode);
   await withTransaction(ctx, async (tctx) => {
     const before = await snapshotResource(tctx, walletRef(walletId));
-    await repo.updateWalletName(tctx.db, ctx.account.id, walletId, input.name, nowInstant(ctx));
+    await repo.updateWallet(
+      tctx.db,
+      ctx.account.id,
+      walletId,
+      { name: input.name, ...settings },
+      nowInstant(ctx),
+    );
     await emitEvent(tctx, 'wallet.updated', walletRef(walletId), { before });
   });
   return getWallet(ctx, walletId);

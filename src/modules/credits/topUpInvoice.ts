@@ -1,0 +1,70 @@
+import { nowInstant, today } from '../../context.ts';
+import type { ServiceContext } from '../../context.ts';
+import { minorToDecimalText } from '../../core/money.ts';
+import { taxesFor } from '../../core/tax.ts';
+import { listTaxSettings } from '../catalogue/index.ts';
+import { getCustomer } from '../customers/index.ts';
+import { insertInvoices } from '../invoicing/index.ts';
+import * as repo from './credit.repository.ts';
+
+/** The one line of a paid top-up's invoice (docs/credits.md, "Paid top-ups"). */
+export const TOP_UP_LINE = 'Prepaid credit';
+
+/** The card an automatic top-up's invoice is charged to (docs/credits.md, "Automatic top-ups"). */
+export interface TopUpCard {
+  gatewayId: number;
+  paymentMethodId: number;
+}
+
+/**
+ * Inserts the invoice that sells `amountMinor` of credit and its top-up, under the customer's lock the caller holds;
+ * with a card, an automatic top-up: the invoice names the card and falls due today, so the collection loop charges
+ * it at its next run (docs/gateways.md, "The collection loop").
+ */
+export async function insertTopUpInvoice(
+  ctx: ServiceContext,
+  wallet: { id: number; customerId: number; currencyCode: string },
+  amountMinor: number,
+  card: TopUpCard | null,
+): Promise<number> {
+  const customer = await getCustomer(ctx, wallet.customerId);
+  // Credit sold is a sale: the customer's taxes apply as on any invoice (docs/credits.md, "Tax").
+  const taxes = taxesFor(await listTaxSettings(ctx), customer);
+  const [id] = await insertInvoices(
+    ctx,
+    [
+      {
+        customerId: wallet.customerId,
+        currencyCode: wallet.currencyCode,
+        invoiceDate: today(ctx),
+        source: 'App',
+        isDraft: false,
+        charges: [
+          {
+            descrip: TOP_UP_LINE,
+            qty: '1',
+            unitCostEx: minorToDecimalText(amountMinor, wallet.currencyCode),
+            isTaxInclusive: false,
+          },
+        ],
+        taxes,
+        ...(card
+          ? {
+              dueDate: today(ctx),
+              collectionMethod: 'credit_card',
+              gatewayId: card.gatewayId,
+              customerPaymentMethodId: card.paymentMethodId,
+            }
+          : {}),
+      },
+    ],
+    { payWithCredit: false },
+  );
+  await repo.insertTopUp(
+    ctx.db,
+    ctx.account.id,
+    { walletId: wallet.id, invoiceId: id!, amountMinor, automatic: card !== null },
+    nowInstant(ctx),
+  );
+  return id!;
+}
