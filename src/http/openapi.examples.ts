@@ -304,6 +304,10 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   MetricCodes: ['api_calls'],
   TopUpInvoiceID: null,
   VoidedAt: null,
+  // The upcoming invoice of 30.00 is paid in full by the 70.00 the wallet holds (docs/credits.md, "The upcoming
+  // invoice").
+  PrepaidCreditApplied: 30,
+  AmountDueAfterCredit: 0,
 
   // Payment methods
   NameOnCard: 'Ada',

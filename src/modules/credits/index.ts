@@ -4,6 +4,7 @@
  */
 export type { CreditEntry, CreditGrant, Wallet } from './credit.repository.ts';
 export type { GrantView } from './grant.service.ts';
+export type { PreviewedInvoice } from './consumption.service.ts';
 export type { WalletView } from './wallet.service.ts';
 /** What events show of wallets and grants (src/readModels/). */
 export { grantsByIds } from './grant.service.ts';
@@ -13,6 +14,7 @@ export { toGrantDto, toWalletDto } from './credits.serializer.ts';
 export {
   payFromGrants,
   payIssuedInvoices,
+  previewGrantCredit,
   prepaidCreditOnInvoices,
   releaseCreditForCreditNote,
   releaseCreditOfInvoice,
