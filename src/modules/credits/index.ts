@@ -20,7 +20,7 @@ export {
   releaseCreditOfInvoice,
   statementCreditRecordsOf,
 } from './consumption.service.ts';
-export { grantPaidTopUps } from './topUp.service.ts';
+export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
 export { expireCreditGrants } from './expiry.service.ts';
 
