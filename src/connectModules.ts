@@ -31,6 +31,7 @@ import {
   hasMoneyRecords,
   registerGrantCredit,
   registerInvoicesPaidListener,
+  registerInvoicesUnpaidListener,
 } from './modules/ledger/index.ts';
 import { registerAttachmentRenderer } from './modules/mail/index.ts';
 import { EMANDATE_EVENT_TYPES, registerMandateCancelledListener } from './modules/mandates/index.ts';
@@ -64,6 +65,7 @@ import {
   prepaidCreditOnInvoices,
   releaseCreditForCreditNote,
   releaseCreditOfInvoice,
+  voidUnpaidTopUps,
 } from './modules/credits/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
 import {
@@ -126,6 +128,8 @@ export function connectModules(): void {
   });
   registerGrantCredit({ pay: payFromGrants, giveBack: releaseCreditForCreditNote });
   registerInvoicesPaidListener(grantPaidTopUps);
+  // A reversed or deleted payment of a top-up invoice voids what is left of its credit (docs/credits.md).
+  registerInvoicesUnpaidListener(voidUnpaidTopUps);
   // Events show resources as the API does; some of those shapes combine modules (src/readModels/).
   registerEventObjects(eventObjectRenderers);
   // Webhook endpoints subscribe to the types the modules declare, and to no other.

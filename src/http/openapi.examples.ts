@@ -313,6 +313,10 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   AutoTopUpProblem: null,
   LowBalanceAlertThreshold: 50,
   LowBalanceAlerted: false,
+  // The upcoming invoice of 30.00 is paid in full by the 70.00 the wallet holds (docs/credits.md, "The upcoming
+  // invoice").
+  PrepaidCreditApplied: 30,
+  AmountDueAfterCredit: 0,
 
   // Payment methods
   NameOnCard: 'Ada',

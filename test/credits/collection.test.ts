@@ -62,4 +62,43 @@ describe('credit at collection', () => {
       Invoices: [{ invoiceID: invoice.invoiceID, Amount: 30 }],
     });
   });
+
+  it('a disputed card payment of a top-up voids its remaining credit', async () => {
+    const account = await t.newAccount('Disputed top-up', { isTest: true, timeZone: 'UTC' });
+    const today = plusDays(
+      ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10),
+      1,
+    );
+    const gatewayId = (await ok(account, 'GET', '/v1/gateways'))[0].gatewayID as number;
+    const customerId = await createCustomer(account, {
+      PaymentMethod: 'credit_card',
+      PrimaryGatewayID: gatewayId,
+      autoSendInvoice: false,
+    });
+    await addCard(account, customerId, '4242424242424242');
+    const wallet = await ok(account, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+    const topUp = await ok(account, 'POST', `/v1/wallets/${wallet.walletID}/top-ups`, { Amount: 60 });
+    // The collection run charges the top-up's 60.00 to the card: a paid grant of 60.00; an invoice of 25.00 uses it.
+    await ok(account, 'POST', '/v1/test-clock/advance', { To: `${today}T12:00:00.000Z` }, 200);
+    const [paid] = await ok(account, 'GET', `/v1/wallets/${wallet.walletID}/grants`);
+    expect(paid).toMatchObject({ Kind: 'paid', Amount: 60, TopUpInvoiceID: topUp.invoiceID });
+    await ok(account, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      CollectionMethod: 'eft',
+      Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 25 }],
+    });
+    const [payment] = (await ok(account, 'GET', `/v1/customers/${customerId}/payments`)) as any[];
+    const res = await account.request('POST', '/v1/test/simulate', {
+      body: { paymentID: payment.paymentID, scenario: 'dispute' },
+    });
+    expect(res.status, res.text).toBe(200);
+    // 60.00 − 25.00 consumed = 35.00 voided; the top-up owes its 60.00 again.
+    expect(await ok(account, 'GET', `/v1/credit-grants/${paid.creditGrantID}`)).toMatchObject({
+      Status: 'voided',
+      Consumed: 25,
+      Voided: 35,
+      Remaining: 0,
+    });
+    expect((await ok(account, 'GET', `/v1/invoices/${topUp.invoiceID}`)).Balance).toBe(60);
+  });
 });

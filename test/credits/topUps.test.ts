@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { clock, grant, grantOf, invoiceOf, useCreditsService, walletOf } from './credits.fixtures.ts';
+import {
+  clock,
+  expectJournalBalances,
+  grant,
+  grantOf,
+  invoice,
+  invoiceOf,
+  journalOf,
+  useCreditsService,
+  walletOf,
+} from './credits.fixtures.ts';
 
 // docs/credits.md, "Paid top-ups" and "Tax": a top-up is an invoice of one line "Prepaid credit" with the customer's
 // taxes, never paid with credit; its paid grant comes into being once, when the invoice is paid in full.
@@ -49,5 +59,65 @@ describe('paid top-ups', () => {
     });
     const paidGrant = await grantOf(as, grants[1].creditGrantID);
     expect(paidGrant.Remaining).toBe(100);
+  });
+
+  it('a deleted payment of a top-up voids what is left of its credit; what was consumed stays', async () => {
+    clock.set('2026-03-01T10:00:00.000Z');
+    const { as, customerId, walletId } = await walletOf('Reversed top-up shop');
+    const topUp = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: 100 });
+    const payment = await ok(as, 'POST', '/v1/payments', {
+      customerID: customerId,
+      Amount: 100,
+      CurrencyCode: 'USD',
+      Date: '2026-03-01',
+      Method: 'eft',
+      allocations: [{ invoiceID: topUp.invoiceID, amountApplied: 100 }],
+    });
+    const [paid] = await ok(as, 'GET', `/v1/wallets/${walletId}/grants`);
+    // An invoice of 30.00 is paid by the credit: 100.00 − 30.00 = 70.00 left.
+    const work = await invoice(as, customerId, 30);
+    expect((await invoiceOf(as, work.invoiceID)).Balance).toBe(0);
+
+    await ok(as, 'DELETE', `/v1/payments/${payment.paymentID}`, undefined, 204);
+    // The 70.00 left is voided; the 30.00 consumed stays on the invoice it paid; the top-up owes 100.00 again, so
+    // the customer owes 100.00: 30.00 of credit used and never paid for, and 70.00 voided that a payment buys back.
+    expect(await grantOf(as, paid.creditGrantID)).toMatchObject({
+      Status: 'voided',
+      Remaining: 0,
+      Consumed: 30,
+      Voided: 70,
+    });
+    expect((await journalOf(as, walletId)).slice(-1)).toEqual([[paid.creditGrantID, 'void', 70, null]]);
+    expect((await invoiceOf(as, work.invoiceID)).Balance).toBe(0);
+    expect((await invoiceOf(as, topUp.invoiceID)).Balance).toBe(100);
+    expect(await ok(as, 'GET', `/v1/wallets/${walletId}`)).toMatchObject({ Balance: 0, PaidBalance: 0 });
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(100);
+    await expectJournalBalances(as, walletId);
+  });
+
+  it('a payment of another invoice deleted leaves the top-up credit alone', async () => {
+    clock.set('2026-03-01T10:00:00.000Z');
+    const { as, customerId, walletId } = await walletOf('Other payment shop');
+    const topUp = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: 50 });
+    const pay = (invoiceId: number, amount: number) =>
+      ok(as, 'POST', '/v1/payments', {
+        customerID: customerId,
+        Amount: amount,
+        CurrencyCode: 'USD',
+        Date: '2026-03-01',
+        Method: 'eft',
+        allocations: [{ invoiceID: invoiceId, amountApplied: amount }],
+      });
+    await pay(topUp.invoiceID, 50);
+    const sale = await ok(as, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 80 }],
+    });
+    // 80.00: 50.00 from the credit, 30.00 paid by hand; that payment deleted leaves the credit consumed as it was.
+    const other = await pay(sale.invoiceID, 30);
+    await ok(as, 'DELETE', `/v1/payments/${other.paymentID}`, undefined, 204);
+    const [paid] = await ok(as, 'GET', `/v1/wallets/${walletId}/grants`);
+    expect(paid).toMatchObject({ Status: 'used', Consumed: 50, Voided: 0 });
+    expect((await invoiceOf(as, sale.invoiceID)).Balance).toBe(30);
   });
 });

@@ -1,5 +1,6 @@
 import { nowInstant } from '../../context.ts';
-import { dateAt } from '../../core/calendar.ts';
+import { dateAt, startOfDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { ServiceContext } from '../../context.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
@@ -335,4 +336,48 @@ export async function statementCreditRecordsOf(
     invoiceId: entry.invoiceId,
     givenBack: entry.kind === 'release',
   }));
+}
+
+/** What the upcoming-invoice preview needs of an invoice not yet issued. */
+export interface PreviewedInvoice {
+  customerId: number;
+  currencyCode: string;
+  /** Its date: grants expired by the start of that day in the account's time zone pay nothing. */
+  invoiceDate: PlainDate;
+  totalMinor: number;
+  lines: readonly { metricCode: string | null; amountIncMinor: number }[];
+}
+
+/**
+ * The prepaid credit the bill run will apply to an invoice when it issues it (docs/credits.md, "The upcoming
+ * invoice"), read without consuming anything: the customer's own unapplied money is kept first, as at issue; then
+ * the grants that are still spendable at the invoice date, by the same plan (priority, expiry, age, restriction to
+ * metrics) from what remains of them now.
+ */
+export async function previewGrantCredit(ctx: ServiceContext, invoice: PreviewedInvoice): Promise<number> {
+  if (invoice.totalMinor <= 0) return 0;
+  const now = nowInstant(ctx);
+  const dayStart = startOfDate(invoice.invoiceDate, ctx.account.timeZone);
+  const at = Date.parse(dayStart) > Date.parse(now) ? dayStart : now;
+  const grants = await repo.listSpendableGrants(ctx.db, ctx.account.id, invoice, at);
+  if (grants.length === 0) return 0;
+  const reservedMinor = await unappliedMoneyMinor(ctx, invoice);
+  const openMinor = invoice.totalMinor - Math.min(reservedMinor, invoice.totalMinor);
+  if (openMinor <= 0) return 0;
+  const sums = await repo.sumsOfGrants(
+    ctx.db,
+    ctx.account.id,
+    grants.map((grant) => grant.id),
+  );
+  const plan = planSpend(
+    grants.map((grant) => ({
+      id: grant.id,
+      priority: grant.priority,
+      expiresAt: grant.expiresAt,
+      metricCodes: grant.metricCodes,
+      availableMinor: remainingOf(sums.get(grant.id) ?? noSums()),
+    })),
+    [{ invoiceId: 0, openMinor, lines: invoice.lines, restrictedPaidMinor: 0 }],
+  );
+  return plan.reduce((sum, spend) => sum + spend.amountMinor, 0);
 }

@@ -4,6 +4,7 @@
  */
 export type { CreditEntry, CreditGrant, Wallet } from './credit.repository.ts';
 export type { GrantView } from './grant.service.ts';
+export type { PreviewedInvoice } from './consumption.service.ts';
 export type { WalletView } from './wallet.service.ts';
 /** What events show of wallets and grants (src/readModels/). */
 export { grantsByIds } from './grant.service.ts';
@@ -13,12 +14,13 @@ export { toGrantDto, toWalletDto } from './credits.serializer.ts';
 export {
   payFromGrants,
   payIssuedInvoices,
+  previewGrantCredit,
   prepaidCreditOnInvoices,
   releaseCreditForCreditNote,
   releaseCreditOfInvoice,
   statementCreditRecordsOf,
 } from './consumption.service.ts';
-export { grantPaidTopUps } from './topUp.service.ts';
+export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
 /** For the collection loop: an automatic top-up's declined charge told on its wallet. */
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */

@@ -2,11 +2,15 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
 import { wireAmountToMinor } from '../../core/money.ts';
-import { emitEvents } from '../events/index.ts';
+import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
+import { invoicesByIds } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
 import { PRIORITY_MIN, entryOf, grantRef } from './grant.service.ts';
 import * as repo from './credit.repository.ts';
+import type { NewEntry } from './credit.repository.ts';
+import { noSums, remainingOf } from './credit.ts';
+import { grantEvent } from './consumption.service.ts';
 import { getWallet } from './wallet.service.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
 import { insertTopUpInvoice } from './topUpInvoice.ts';
@@ -83,4 +87,48 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
   await emitEvents(ctx, events);
   // The credit bought may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts").
   await checkWalletBalances(ctx, [...new Set(topUps.map((topUp) => topUp.walletId))]);
+}
+
+/**
+ * The ledger's "invoices unpaid" moment: a payment that paid top-up invoices was reversed or deleted. Each such
+ * invoice that is no longer Paid had its credit bought with money never kept, so what remains of its grant is voided
+ * (a `void` entry up to what is left); what was consumed stays consumed, and the invoice owes its amount again
+ * (docs/credits.md, "A reversed top-up"). Runs in the reversing transaction, under the customer's lock.
+ */
+export async function voidUnpaidTopUps(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<void> {
+  const topUps = await repo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds);
+  if (topUps.length === 0) return;
+  const made = await repo.grantIdsOfTopUps(
+    ctx.db,
+    ctx.account.id,
+    topUps.map((topUp) => topUp.invoiceId),
+  );
+  const invoices = await invoicesByIds(ctx, [...made.keys()]);
+  const grantIds = [...made]
+    .filter(([invoiceId]) => invoices.get(invoiceId)?.status !== 'Paid')
+    .map(([, grantId]) => grantId);
+  const grants = (await repo.findGrants(ctx.db, ctx.account.id, grantIds)).filter((g) => g.voidedAt === null);
+  if (grants.length === 0) return;
+  const now = nowInstant(ctx);
+  const before = await snapshotResources(
+    ctx,
+    'credit_grant',
+    grants.map((grant) => grant.id),
+  );
+  const sums = await repo.sumsOfGrants(
+    ctx.db,
+    ctx.account.id,
+    grants.map((grant) => grant.id),
+  );
+  const entries: NewEntry[] = [];
+  for (const grant of grants) {
+    await repo.markGrantVoided(ctx.db, ctx.account.id, grant.id, now);
+    const remaining = remainingOf(sums.get(grant.id) ?? noSums());
+    if (remaining > 0) entries.push(entryOf(grant, 'void', remaining));
+  }
+  await repo.insertEntries(ctx.db, ctx.account.id, entries, now);
+  await emitEvents(
+    ctx,
+    grants.map((grant) => grantEvent('credit_grant.voided', grant.id, before)),
+  );
 }

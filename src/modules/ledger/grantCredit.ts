@@ -65,3 +65,23 @@ export async function tellInvoicesPaid(ctx: ServiceContext, invoiceIds: readonly
     throw new Error('the invoices-paid port is not registered: call connectModules() at start');
   await invoicesPaid(ctx, invoiceIds);
 }
+
+/**
+ * Told, in the reversing transaction, of the invoices a payment paid when the payment is reversed or deleted: they
+ * owe that money again, and a paid top-up's credit that was never kept is voided (docs/credits.md, "A reversed
+ * top-up").
+ */
+export type InvoicesUnpaidListener = (ctx: ServiceContext, invoiceIds: readonly number[]) => Promise<void>;
+
+let invoicesUnpaid: InvoicesUnpaidListener | undefined;
+
+export function registerInvoicesUnpaidListener(listener: InvoicesUnpaidListener): void {
+  invoicesUnpaid = listener;
+}
+
+export async function tellInvoicesUnpaid(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<void> {
+  if (invoiceIds.length === 0) return;
+  if (!invoicesUnpaid)
+    throw new Error('the invoices-unpaid port is not registered: call connectModules() at start');
+  await invoicesUnpaid(ctx, invoiceIds);
+}

@@ -22,8 +22,13 @@ export type {
   GrantCreditPort,
   GrantCreditRequest,
   InvoicesPaidListener,
+  InvoicesUnpaidListener,
 } from './grantCredit.ts';
-export { registerGrantCredit, registerInvoicesPaidListener } from './grantCredit.ts';
+export {
+  registerGrantCredit,
+  registerInvoicesPaidListener,
+  registerInvoicesUnpaidListener,
+} from './grantCredit.ts';
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';

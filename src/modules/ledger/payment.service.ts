@@ -37,6 +37,7 @@ import {
 } from './moneyMovement.ts';
 import type { Rendered } from './moneyMovement.ts';
 import type { NewPayment, Payment, PaymentInput, PaymentRecord } from './payment.ts';
+import { tellInvoicesUnpaid } from './grantCredit.ts';
 import * as repo from './payment.repository.ts';
 import { toPaymentDto } from './payments.serializer.ts';
 import type { PaymentOut } from './payments.schemas.ts';
@@ -381,8 +382,10 @@ export function deletePayment(ctx: ServiceContext, paymentId: number): Promise<v
 export async function removePayment(ctx: ServiceContext, payment: MoneySource): Promise<void> {
   const ref = paymentRef(payment.id);
   const before = await snapshotResource(ctx, ref);
+  const paid = await invoicesPaidBy(ctx, payment.id);
   const released = await releaseAllocations(ctx, payment);
   await repo.deletePayment(ctx.db, ctx.account.id, payment.id);
+  await tellInvoicesUnpaid(ctx, paid);
   await emitEvents(ctx, [{ type: 'payment.deleted', ref, before }, ...released.targetEvents]);
 }
 
@@ -499,6 +502,7 @@ export function reversePayment(
       }
       const ref = paymentRef(paymentId);
       const before = await snapshotResource(ctx, ref);
+      const paid = await invoicesPaidBy(ctx, paymentId);
       const outcome = await releaseAllocations(ctx, paymentSource(row));
       await repo.updatePayment(ctx.db, ctx.account.id, paymentId, {
         state: 'failed',
@@ -506,6 +510,7 @@ export function reversePayment(
         failureCode: failure.code,
         updatedAt: ctx.clock.now().toISOString(),
       });
+      await tellInvoicesUnpaid(ctx, paid);
       const also = await alsoInTransaction(ctx);
       await emitEvents(ctx, [{ type: 'payment.reversed', ref, before }, ...outcome.targetEvents, ...also]);
     },
@@ -547,4 +552,14 @@ export function settlePayment(ctx: ServiceContext, paymentId: number, date?: Pla
       await emitEvents(ctx, [{ type: 'payment.updated', ref, before }, ...outcome.targetEvents]);
     },
   );
+}
+
+/** The invoices the payment's allocations pay, which its reversal or deletion leaves owing that money again. */
+async function invoicesPaidBy(ctx: ServiceContext, paymentId: number): Promise<number[]> {
+  const allocations = (await allocationsOfSources(ctx, 'payment', [paymentId])).get(paymentId) ?? [];
+  return [
+    ...new Set(
+      allocations.filter((allocation) => allocation.targetType === 'invoice').map((a) => a.targetId),
+    ),
+  ];
 }

@@ -13,6 +13,7 @@ import {
   toInvoiceDto,
 } from '../invoicing/index.ts';
 import { invoiceWithFigures, withInvoiceFigures } from '../../readModels/invoices.view.ts';
+import { previewGrantCredit } from '../credits/index.ts';
 import { changeBillCycleDay } from './subscriptionBillCycle.service.ts';
 import * as changes from './subscriptionChanges.service.ts';
 import * as terms from './subscriptionTerms.service.ts';
@@ -28,6 +29,7 @@ import {
   PreviewQuery,
   StoredCreditOut,
   SubscriptionUsageOut,
+  UpcomingInvoiceOut,
 } from './subscriptionChanges.schemas.ts';
 import { SubscriptionIdParams } from './subscriptions.schemas.ts';
 
@@ -320,10 +322,11 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         tags,
         description:
           'The next invoice the subscription will get, computed by the bill run’s own code (invoiceID and ' +
-          'invoiceNum null); 404 when no invoice is coming; 409 subscription_invalid when the record cannot be ' +
+          'invoiceNum null), with the prepaid credit its issue will apply (PrepaidCreditApplied) and what is ' +
+          'left to pay after it (AmountDueAfterCredit); 404 when no invoice is coming; 409 subscription_invalid when the record cannot be ' +
           'planned (the bill run parks it).',
         params: SubscriptionIdParams,
-        response: { 200: UnsavedInvoiceOut },
+        response: { 200: UpcomingInvoiceOut },
       },
     },
     async (request) => {
@@ -332,10 +335,24 @@ export function registerSubscriptionChangeRoutes(app: App): void {
       if (!upcoming) {
         throw changes.noUpcomingInvoice(request.params.subscriptionID);
       }
-      return toInvoiceDto(
-        await invoiceWithFigures(ctx, await previewInvoice(ctx, upcoming)),
-        ctx.account.timeZone,
-      );
+      const invoice = await previewInvoice(ctx, upcoming);
+      // The credit the bill run's issue will consume, planned by the same rules and consuming nothing
+      // (docs/credits.md, "The upcoming invoice").
+      const creditMinor = await previewGrantCredit(ctx, {
+        customerId: invoice.customer.id,
+        currencyCode: invoice.currencyCode,
+        invoiceDate: invoice.invoiceDate,
+        totalMinor: invoice.money.totalMinor,
+        lines: invoice.charges.map((charge) => ({
+          metricCode: charge.metered?.metricCode ?? null,
+          amountIncMinor: charge.amountIncMinor,
+        })),
+      });
+      return {
+        ...toInvoiceDto(await invoiceWithFigures(ctx, invoice), ctx.account.timeZone),
+        PrepaidCreditApplied: minorToWireNumber(creditMinor, invoice.currencyCode),
+        AmountDueAfterCredit: minorToWireNumber(invoice.money.totalMinor - creditMinor, invoice.currencyCode),
+      };
     },
   );
 

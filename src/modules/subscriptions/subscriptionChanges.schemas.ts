@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { TSchema } from '@sinclair/typebox';
 import { DateOut, Id, StringEnum } from '../../http/schemas.ts';
+import { UnsavedInvoiceOut } from '../invoicing/index.ts';
 import { CANCEL_TYPES } from './subscriptionChanges.service.ts';
 
 export const CancelParams = Type.Object({
@@ -121,3 +122,22 @@ export const SubscriptionUsageOut = Type.Object({
     }),
   ),
 });
+
+/**
+ * GET /v1/subscriptions/{id}/upcoming-invoice: the unsaved invoice, and what prepaid credit the bill run will apply
+ * to it when it is issued (docs/credits.md, "The upcoming invoice").
+ */
+export const UpcomingInvoiceOut = Type.Object(
+  {
+    ...UnsavedInvoiceOut.properties,
+    PrepaidCreditApplied: Type.Number({
+      description:
+        'Beyond the spec: the prepaid credit the bill run will apply when it issues the invoice, from the grants ' +
+        'spendable at its date after the customer’s own unapplied money; nothing is consumed by the preview',
+    }),
+    AmountDueAfterCredit: Type.Number({
+      description: 'Beyond the spec: Total less PrepaidCreditApplied',
+    }),
+  },
+  { $id: 'UpcomingInvoice' },
+);
