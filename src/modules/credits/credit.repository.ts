@@ -482,18 +482,20 @@ export async function sumsOfGrants(
   return sums;
 }
 
+/** A wallet's journal in the order written ('oldest' first, as the API pages it) or reversed ('newest'). */
 export async function listEntriesOfWallet(
   db: Db,
   accountId: number,
   walletId: number,
   page: Page,
+  order: 'oldest' | 'newest' = 'oldest',
 ): Promise<CreditEntry[]> {
   const rows = await db
     .selectFrom('credit_entries')
     .select(ENTRY_COLUMNS)
     .where('account_id', '=', accountId)
     .where('wallet_id', '=', walletId)
-    .orderBy('id')
+    .orderBy('id', order === 'oldest' ? 'asc' : 'desc')
     .limit(page.limit)
     .offset(page.offset)
     .execute();

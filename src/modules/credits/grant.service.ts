@@ -65,9 +65,15 @@ export async function listGrants(ctx: ServiceContext, walletId: number, page: Pa
   return grantViews(ctx, await repo.listGrantsOfWallet(ctx.db, ctx.account.id, walletId, page));
 }
 
-export async function listEntries(ctx: ServiceContext, walletId: number, page: Page): Promise<CreditEntry[]> {
+/** A wallet's journal, oldest first (the API's order) or newest first (the customer portal's history). */
+export async function listEntries(
+  ctx: ServiceContext,
+  walletId: number,
+  page: Page,
+  order: 'oldest' | 'newest' = 'oldest',
+): Promise<CreditEntry[]> {
   await getWallet(ctx, walletId);
-  return repo.listEntriesOfWallet(ctx.db, ctx.account.id, walletId, page);
+  return repo.listEntriesOfWallet(ctx.db, ctx.account.id, walletId, page, order);
 }
 
 /**

@@ -6,6 +6,12 @@ export type { CreditEntry, CreditGrant, Wallet } from './credit.repository.ts';
 export type { GrantView } from './grant.service.ts';
 export type { PreviewedInvoice } from './consumption.service.ts';
 export type { WalletView } from './wallet.service.ts';
+export type { TopUpMade } from './topUp.service.ts';
+/** What the customer portal shows of a customer's wallets and sells of them (docs/portal.md, "Prepaid credit"). */
+export { getWallet, listWallets } from './wallet.service.ts';
+export { listEntries, listGrants } from './grant.service.ts';
+export { createTopUp } from './topUp.service.ts';
+export { TOP_UP_LINE } from './topUpInvoice.ts';
 /** What events show of wallets and grants (src/readModels/). */
 export { grantsByIds } from './grant.service.ts';
 export { walletsByIds } from './wallet.service.ts';
