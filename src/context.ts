@@ -68,6 +68,8 @@ export interface CollectionLoopSettings {
 export interface PortalSelfService {
   /** Whether a customer may cancel a subscription at the end of its period. */
   allowCancel: boolean;
+  /** Whether a customer may buy prepaid credit for its wallets (docs/portal.md, "Prepaid credit"). */
+  allowTopUps: boolean;
   /** The packages a customer may switch a subscription to; empty: no switching. */
   switchPackageIds: number[];
 }

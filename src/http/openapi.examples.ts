@@ -137,6 +137,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   UsageAlertEmails: false,
   StatementPeriod: 'monthly',
   PortalAllowCancel: true,
+  PortalAllowTopUps: true,
   PortalSwitchPackageIDs: [3, 4],
   isTaxInclusive: false,
   InvoiceNotes: 'Thank you for your business.',

@@ -52,6 +52,7 @@ import * as coupons from './migrations/0047_coupons.ts';
 import * as credits from './migrations/0048_credits.ts';
 import * as walletAutoTopUp from './migrations/0049_wallet_auto_top_up.ts';
 import * as progressiveBilling from './migrations/0050_progressive_billing.ts';
+import * as portalCredit from './migrations/0051_portal_credit.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -105,6 +106,7 @@ const migrations: Record<string, Migration> = {
   '0048_credits': credits,
   '0049_wallet_auto_top_up': walletAutoTopUp,
   '0050_progressive_billing': progressiveBilling,
+  '0051_portal_credit': portalCredit,
 };
 
 /**

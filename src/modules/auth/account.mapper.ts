@@ -24,6 +24,7 @@ export interface AccountRow {
   statement_period: string;
   portal_slug: string | null;
   portal_allow_cancel: boolean | number;
+  portal_allow_top_ups: boolean | number;
   portal_switch_package_ids: string;
   portal_epoch: number;
   is_tax_inclusive: boolean | number;
@@ -62,6 +63,7 @@ export function accountFromRow(row: AccountRow): Account {
     portalSlug: row.portal_slug,
     portalSelfService: {
       allowCancel: Boolean(row.portal_allow_cancel),
+      allowTopUps: Boolean(row.portal_allow_top_ups),
       switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
     },
     portalEpoch: Number(row.portal_epoch),
@@ -97,6 +99,7 @@ const COLUMN_OF = {
   statementPeriod: 'statement_period',
   portalSlug: 'portal_slug',
   portalAllowCancel: 'portal_allow_cancel',
+  portalAllowTopUps: 'portal_allow_top_ups',
   isTaxInclusive: 'is_tax_inclusive',
   portalSwitchPackageIds: 'portal_switch_package_ids',
   billCycleDay: 'bill_cycle_day',

@@ -23,6 +23,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.statement_period',
   'accounts.portal_slug',
   'accounts.portal_allow_cancel',
+  'accounts.portal_allow_top_ups',
   'accounts.portal_switch_package_ids',
   'accounts.portal_epoch',
   'accounts.is_tax_inclusive',

@@ -155,6 +155,12 @@ function portalSelfServiceFields() {
         'Whether customers may cancel a subscription at the end of its period in the portal (true by default)',
       examples: [true],
     }),
+    PortalAllowTopUps: Type.Boolean({
+      description:
+        'Whether customers may buy prepaid credit for their wallets in the portal, from 1.00 to 10,000.00 in the ' +
+        "wallet's currency, as POST /v1/wallets/{walletID}/top-ups sells it (true by default)",
+      examples: [true],
+    }),
     PortalSwitchPackageIDs: Type.Array(Type.Integer({ minimum: 1 }), {
       maxItems: PORTAL_SWITCH_PACKAGES_MAX,
       description:

@@ -49,6 +49,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalSlug: account.portalSlug,
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
+    PortalAllowTopUps: account.portalSelfService.allowTopUps,
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
     // Shown false too: a setting read only when on leaves a reader unsure whether it is off or unknown.
     isTaxInclusive: account.isTaxInclusive,
@@ -79,6 +80,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     statementPeriod: body.StatementPeriod,
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,
+    portalAllowTopUps: body.PortalAllowTopUps,
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
     isTaxInclusive: body.isTaxInclusive,
     billCycleDay: body.BillCycleDay,

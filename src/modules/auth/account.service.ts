@@ -162,6 +162,8 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   portalSlug?: string | null;
   /** Whether portal customers may cancel at period end (docs/portal.md, "What customers may change"). */
   portalAllowCancel?: boolean;
+  /** Whether portal customers may buy prepaid credit (docs/portal.md, "Prepaid credit"). */
+  portalAllowTopUps?: boolean;
   /** The packages portal customers may switch to; each must be one of the account's. */
   portalSwitchPackageIds?: number[];
   /** The default of the account's prices: whether they include tax (docs/pricing.md, "Tax-inclusive prices"). */
@@ -286,6 +288,17 @@ export async function findAccountByPortalSlug(db: Db, slug: string): Promise<Acc
   return id === undefined ? undefined : getAccount(db, id);
 }
 
+/** The settings the wire schema checks in full (account.schemas.ts): switches and a range, taken as given. */
+function checkedBySchema(input: AccountSettingsInput): AccountChanges {
+  const changes: AccountChanges = {};
+  if (input.portalAllowCancel !== undefined) changes.portalAllowCancel = input.portalAllowCancel;
+  if (input.portalAllowTopUps !== undefined) changes.portalAllowTopUps = input.portalAllowTopUps;
+  if (input.isTaxInclusive !== undefined) changes.isTaxInclusive = input.isTaxInclusive;
+  if (input.usageGraceHours !== undefined) changes.usageGraceHours = input.usageGraceHours;
+  if (input.usageAlertEmails !== undefined) changes.usageAlertEmails = input.usageAlertEmails;
+  return changes;
+}
+
 /**
  * Changes the account's settings, its seller details and logo at once or not at all. Problems are keyed by the
  * wire names of PUT /v1/account. A new time zone applies to billing dates computed from now on; dates already
@@ -328,8 +341,6 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     changes.statementPeriod = input.statementPeriod;
   }
   if (input.portalSlug !== undefined) changes.portalSlug = portalSlugChange(input.portalSlug, problems);
-  if (input.portalAllowCancel !== undefined) changes.portalAllowCancel = input.portalAllowCancel;
-  if (input.isTaxInclusive !== undefined) changes.isTaxInclusive = input.isTaxInclusive;
   if (input.portalSwitchPackageIds !== undefined) {
     changes.portalSwitchPackageIds = await switchPackageIdsChange(
       ctx,
@@ -342,12 +353,10 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     if (message) problems.push({ field: 'BillCycleDay', message });
     changes.billCycleDay = input.billCycleDay;
   }
-  // Its range is the wire schema's (account.schemas.ts).
-  if (input.usageGraceHours !== undefined) changes.usageGraceHours = input.usageGraceHours;
-  if (input.usageAlertEmails !== undefined) changes.usageAlertEmails = input.usageAlertEmails;
   const seller = sellerChanges(input.seller ?? {}, problems);
   Object.assign(
     changes,
+    checkedBySchema(input),
     seller.changes,
     dunningChanges(input, problems),
     collectionLoopChanges(input, problems),

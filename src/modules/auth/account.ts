@@ -10,6 +10,7 @@ export interface AccountChanges {
   statementPeriod?: string;
   portalSlug?: string | null;
   portalAllowCancel?: boolean;
+  portalAllowTopUps?: boolean;
   isTaxInclusive?: boolean;
   portalSwitchPackageIds?: number[];
   billCycleDay?: number | null;

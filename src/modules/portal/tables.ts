@@ -54,7 +54,7 @@ export interface PortalContactActionsTable {
   account_id: number;
   contact_id: number;
   session_id: number | null;
-  action: 'password_check' | 'email_change' | 'package_change';
+  action: 'password_check' | 'email_change' | 'package_change' | 'top_up';
   acted_at: Instant;
 }
 
@@ -66,6 +66,19 @@ export interface PortalFormPostsTable {
   posted_at: Instant;
 }
 
+/** Prepaid credit bought with the credit form, by the form's key: a form sent twice is one invoice (0051). */
+export interface PortalTopUpsTable {
+  id: Id;
+  account_id: number;
+  contact_id: number;
+  /** SHA-256 of the session's form token, the wallet, the amount and the page's own token (credit.pages.ts). */
+  form_key: string;
+  wallet_id: number;
+  /** The top-up invoice the form made (the credits module's createTopUp). */
+  invoice_id: number;
+  created_at: Instant;
+}
+
 /** The portal module's tables, as Kysely's Database type holds them. */
 export interface PortalTables {
   portal_sessions: PortalSessionsTable;
@@ -73,4 +86,5 @@ export interface PortalTables {
   portal_sign_in_failures: PortalSignInFailuresTable;
   portal_contact_actions: PortalContactActionsTable;
   portal_form_posts: PortalFormPostsTable;
+  portal_top_ups: PortalTopUpsTable;
 }
