@@ -1,4 +1,5 @@
 import type { App } from '../../http/types.ts';
+import { listWallets } from '../credits/index.ts';
 import { getCustomer } from '../customers/index.ts';
 import { customerWithFigures } from '../../readModels/customers.view.ts';
 import { issuedInvoicesOf, newestFirst, overdueInvoices } from './signedInCustomer.ts';
@@ -21,6 +22,8 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
       0,
     );
     const next = await nextInvoiceOfCustomer(ctx, page.session.customerId);
+    // The balance of each wallet, when the customer has any (docs/portal.md, "Prepaid credit").
+    const wallets = await listWallets(ctx, page.session.customerId, { limit: 50, offset: 0 });
     const name =
       customer.isCompany && customer.company
         ? customer.company
@@ -31,6 +34,11 @@ export function registerOverviewRoutes(portal: App, pages: PortalRequests): void
       customerName: name.trim(),
       balance: money(customer.figures.balanceMinor, currency),
       overdue: money(overdueMinor, currency),
+      credit: wallets.map((wallet) => ({
+        id: wallet.id,
+        currencyCode: wallet.currencyCode,
+        balance: money(wallet.balanceMinor, wallet.currencyCode),
+      })),
       payOverdue: overdueMinor > 0 ? { attempt: payAttempt() } : undefined,
       next: next && {
         amount: withTax(money(next.money.totalMinor, next.currencyCode)),

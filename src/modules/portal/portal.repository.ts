@@ -259,7 +259,7 @@ export async function clearFailuresOfUsername(db: Db, accountId: number, usernam
     .execute();
 }
 
-export type ContactAction = 'password_check' | 'email_change' | 'package_change';
+export type ContactAction = 'password_check' | 'email_change' | 'package_change' | 'top_up';
 
 /**
  * Records an action of a signed-in contact and says how many of that action, before this one and since `since`,
@@ -315,4 +315,37 @@ export async function recordContactAction(
 /** Forgets an action that was refused before it was done: it did nothing, so it counts for nothing. */
 export async function deleteContactAction(db: Db, id: number): Promise<void> {
   await db.deleteFrom('portal_contact_actions').where('id', '=', id).execute();
+}
+
+/** The invoice a credit form with this key made, if one did. */
+export async function findTopUpOfForm(
+  db: Db,
+  accountId: number,
+  formKey: string,
+): Promise<{ walletId: number; invoiceId: number } | undefined> {
+  const row = await db
+    .selectFrom('portal_top_ups')
+    .select(['wallet_id', 'invoice_id'])
+    .where('account_id', '=', accountId)
+    .where('form_key', '=', formKey)
+    .executeTakeFirst();
+  return row && { walletId: Number(row.wallet_id), invoiceId: Number(row.invoice_id) };
+}
+
+export async function insertTopUpOfForm(
+  db: Db,
+  topUp: { accountId: number; contactId: number; formKey: string; walletId: number; invoiceId: number },
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto('portal_top_ups')
+    .values({
+      account_id: topUp.accountId,
+      contact_id: topUp.contactId,
+      form_key: topUp.formKey,
+      wallet_id: topUp.walletId,
+      invoice_id: topUp.invoiceId,
+      created_at: now,
+    })
+    .execute();
 }

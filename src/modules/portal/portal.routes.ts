@@ -7,6 +7,7 @@ import { problemOf } from '../../http/errors.ts';
 import { refuseOddFormFields } from '../../http/formFields.ts';
 import type { App } from '../../http/types.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
+import { registerCreditRoutes } from './credit.pages.ts';
 import { registerDetailsRoutes } from './details.pages.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerMandateRoutes } from './mandates.pages.ts';
@@ -60,6 +61,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerInvoiceRoutes(portal, pages);
     registerStatementRoutes(portal, pages);
     registerPaymentsRoutes(portal, pages);
+    registerCreditRoutes(portal, pages);
     registerSubscriptionRoutes(portal, pages);
     registerDetailsRoutes(portal, pages);
     registerPaymentMethodRoutes(portal, pages, deps);

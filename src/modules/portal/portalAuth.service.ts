@@ -60,6 +60,8 @@ export const PASSWORD_CHECK_WINDOW_MS = 15 * 60_000;
 export const EMAIL_CHANGES_PER_DAY = 3;
 /** Package changes a contact may confirm in the portal in a day, each issuing an invoice and its e-mail. */
 export const PACKAGE_CHANGES_PER_DAY = 5;
+/** Credit purchases a contact may make in the portal in a day, each issuing a top-up invoice (docs/portal.md). */
+export const TOP_UPS_PER_DAY = 10;
 const DAY_MS = 24 * 60 * 60_000;
 /** What a sign-in refused for a full process is told to wait. */
 export const BUSY_RETRY_SECONDS = 5;
@@ -460,6 +462,22 @@ export async function countPackageChange(
   if (counted.byContact < PACKAGE_CHANGES_PER_DAY) return { kind: 'counted', forget };
   await forget();
   return { kind: 'too_many_changes' };
+}
+
+/**
+ * Counts a purchase of prepaid credit the signed-in contact makes, before its invoice is made (docs/portal.md,
+ * "Prepaid credit"): fewer than TOP_UPS_PER_DAY in the last day, so that nobody signed in can fill the customer's
+ * invoices. Counted first, as package changes are; `forget` uncounts a purchase that made no invoice.
+ */
+export async function countTopUp(
+  ctx: ServiceContext,
+  session: PortalSession,
+): Promise<{ kind: 'counted'; forget(): Promise<void> } | { kind: 'too_many_top_ups' }> {
+  const counted = await countContactAction(ctx, session, 'top_up', DAY_MS);
+  const forget = () => repo.deleteContactAction(ctx.db, counted.id);
+  if (counted.byContact < TOP_UPS_PER_DAY) return { kind: 'counted', forget };
+  await forget();
+  return { kind: 'too_many_top_ups' };
 }
 
 /**
