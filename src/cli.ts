@@ -135,6 +135,7 @@ const accountSet = account
   .option('--invoice-notes <text>', 'default Notes of new invoices ("" clears them)')
   .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
   .option('--portal-allow-cancel <yes|no>', 'whether portal customers may cancel at period end', yesOrNo)
+  .option('--portal-allow-top-ups <yes|no>', 'whether portal customers may buy prepaid credit', yesOrNo)
   .option('--tax-inclusive <yes|no>', "whether the account's prices include tax (isTaxInclusive)", yesOrNo)
   .option(
     '--portal-switch-packages <ids>',
@@ -161,6 +162,7 @@ accountSet.action(
       invoiceNotes?: string;
       invoiceTerms?: string;
       portalAllowCancel?: boolean;
+      portalAllowTopUps?: boolean;
       portalSwitchPackages?: number[];
       statementPeriod?: string;
       taxInclusive?: boolean;
@@ -168,7 +170,7 @@ accountSet.action(
     } & SellerOptions,
     command: Command,
   ) => {
-    const { hasSellerOptions, sellerInputFromOptions, sellerLines } = await import('./cliAccountSettings.ts');
+    const { portalLines, sellerInputFromOptions, sellerLines } = await import('./cliAccountSettings.ts');
     const {
       timeZone,
       invoiceDueDays,
@@ -176,23 +178,14 @@ accountSet.action(
       invoiceTerms,
       statementPeriod,
       portalAllowCancel,
+      portalAllowTopUps,
       portalSwitchPackages,
       taxInclusive,
       billCycleDay,
       ...sellerOptions
     } = options;
-    const settings = [
-      timeZone,
-      invoiceDueDays,
-      invoiceNotes,
-      invoiceTerms,
-      statementPeriod,
-      portalAllowCancel,
-      portalSwitchPackages,
-      taxInclusive,
-      billCycleDay,
-    ];
-    if (!hasSellerOptions(sellerOptions) && settings.every((v) => v === undefined)) {
+    // Any option given is a change to make: none has a default.
+    if (Object.values(options).every((value) => value === undefined)) {
       command.error('error: nothing to change: give at least one option (see --help)');
     }
     const seller = sellerInputFromOptions(sellerOptions);
@@ -207,6 +200,7 @@ accountSet.action(
         invoiceTerms,
         statementPeriod,
         portalAllowCancel,
+        portalAllowTopUps,
         portalSwitchPackageIds: portalSwitchPackages,
         isTaxInclusive: taxInclusive,
         billCycleDay: billCycleDay === 0 ? null : billCycleDay,
@@ -222,8 +216,7 @@ accountSet.action(
         `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
         `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
         `Statement period: ${changed.statementPeriod}`,
-        `Portal cancellations: ${changed.portalSelfService.allowCancel ? 'allowed' : 'not allowed'}`,
-        `Portal package switches: ${changed.portalSelfService.switchPackageIds.join(', ') || '(none)'}`,
+        ...portalLines(changed.portalSelfService, portalAllowTopUps !== undefined),
         // Shown when asked about or on, so that the output of the other settings reads as it did.
         ...(taxInclusive !== undefined || changed.isTaxInclusive
           ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]

@@ -5,6 +5,7 @@ import { findCountry, findCountryByCode } from './core/countries.ts';
 import { ValidationError } from './errors.ts';
 import { LOGO_MAX_BYTES } from './modules/auth/index.ts';
 import type { SellerDetails, SellerDetailsInput } from './modules/auth/index.ts';
+import type { PortalSelfService } from './context.ts';
 
 /**
  * The seller-details text options of `billing account set` (each takes "" to clear the setting): the flags, the
@@ -86,11 +87,6 @@ export function addBillCycleDayOption(command: Command): Command {
   );
 }
 
-/** Whether any seller-details option was given. */
-export function hasSellerOptions(options: SellerOptions): boolean {
-  return Object.values(options).some((value) => value !== undefined);
-}
-
 /** The seller-details change the options ask for ("\n" in payment instructions becomes a line break). */
 export function sellerInputFromOptions(options: SellerOptions): SellerDetailsInput {
   const input: SellerDetailsInput = {};
@@ -117,5 +113,19 @@ export function sellerLines(seller: SellerDetails): string[] {
     `Contact: ${[seller.email, seller.phone].filter(Boolean).join(', ') || '(none)'}`,
     `Payment instructions: ${seller.paymentInstructions ? seller.paymentInstructions.replace(/\n/g, ' / ') : '(none)'}`,
     `Logo: ${seller.logo ? seller.logo.contentType : '(none)'}`,
+  ];
+}
+
+/**
+ * What portal customers may do, as `account set` prints it; credit purchases only when asked about or off, so that
+ * the output of the other settings reads as it did.
+ */
+export function portalLines(portal: PortalSelfService, askedTopUps: boolean): string[] {
+  return [
+    `Portal cancellations: ${portal.allowCancel ? 'allowed' : 'not allowed'}`,
+    `Portal package switches: ${portal.switchPackageIds.join(', ') || '(none)'}`,
+    ...(askedTopUps || !portal.allowTopUps
+      ? [`Portal credit purchases: ${portal.allowTopUps ? 'allowed' : 'not allowed'}`]
+      : []),
   ];
 }

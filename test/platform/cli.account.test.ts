@@ -132,6 +132,8 @@ describe('billing account create --test and account set', () => {
         String(accountId),
         '--portal-allow-cancel',
         'no',
+        '--portal-allow-top-ups',
+        'no',
         '--portal-switch-packages',
         String(packageId),
       ],
@@ -140,6 +142,7 @@ describe('billing account create --test and account set', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Portal cancellations: not allowed\n');
     expect(result.stdout).toContain(`Portal package switches: ${packageId}\n`);
+    expect(result.stdout).toContain('Portal credit purchases: not allowed\n');
     const refused = await runCli(
       ['account', 'set', String(accountId), '--portal-switch-packages', '99999999'],
       db.env,
@@ -147,11 +150,23 @@ describe('billing account create --test and account set', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('PortalSwitchPackageIDs: names packages that do not exist: 99999999');
     const back = await runCli(
-      ['account', 'set', String(accountId), '--portal-allow-cancel', 'yes', '--portal-switch-packages', ''],
+      [
+        'account',
+        'set',
+        String(accountId),
+        '--portal-allow-cancel',
+        'yes',
+        '--portal-allow-top-ups',
+        'yes',
+        '--portal-switch-packages',
+        '',
+      ],
       db.env,
     );
     expect(back.code, back.stderr).toBe(0);
-    expect(back.stdout).toContain('Portal cancellations: allowed\nPortal package switches: (none)\n');
+    expect(back.stdout).toContain(
+      'Portal cancellations: allowed\nPortal package switches: (none)\nPortal credit purchases: allowed\n',
+    );
   });
 
   it('account set with empty text clears notes and terms and keeps the rest', async () => {
