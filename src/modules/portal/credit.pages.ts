@@ -6,6 +6,7 @@ import { metricsByCodes } from '../catalogue/index.ts';
 import { getWallet, listEntries, listGrants, listWallets } from '../credits/index.ts';
 import type { CreditEntry, GrantView, WalletView } from '../credits/index.ts';
 import { getCustomer } from '../customers/index.ts';
+import { capturesCards, findPrimaryGateway } from '../gateways/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
 import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import {
@@ -225,7 +226,8 @@ async function renderWallet(
 
 /**
  * Where a bought top-up's invoice is paid: its page, whose Pay button charges the primary card, when the customer
- * has a valid card as primary; else the page that pays it with a new card through the gateway's fields.
+ * has a valid card as primary; else the page that pays it with a new card through the gateway's fields, when the
+ * account's primary gateway takes cards; else its page, which says how it may be paid.
  */
 async function payPathOf(page: SignedInPage, invoiceId: number): Promise<string> {
   const ctx = page.portal.ctx;
@@ -235,7 +237,9 @@ async function payPathOf(page: SignedInPage, invoiceId: number): Promise<string>
   const method =
     primary &&
     (await unopenedPaymentMethodsByIds(ctx, [primary.paymentMethodId])).get(primary.paymentMethodId);
-  return method?.creditCard && method.isValid ? `invoices/${invoiceId}` : `invoices/${invoiceId}/pay-card`;
+  if (method?.creditCard && method.isValid) return `invoices/${invoiceId}`;
+  const gateway = await findPrimaryGateway(ctx);
+  return gateway && capturesCards(gateway) ? `invoices/${invoiceId}/pay-card` : `invoices/${invoiceId}`;
 }
 
 /** Prepaid credit: the customer's wallets, each with its grants and history, and buying credit (docs/portal.md). */
