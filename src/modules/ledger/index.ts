@@ -21,11 +21,14 @@ export type {
   CreditGiveBack,
   GrantCreditPort,
   GrantCreditRequest,
+  InvoiceCredited,
+  InvoicesCreditedListener,
   InvoicesPaidListener,
   InvoicesUnpaidListener,
 } from './grantCredit.ts';
 export {
   registerGrantCredit,
+  registerInvoicesCreditedListener,
   registerInvoicesPaidListener,
   registerInvoicesUnpaidListener,
 } from './grantCredit.ts';

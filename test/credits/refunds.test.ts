@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectDueInvoices } from '../../src/modules/collections/index.ts';
+import { ok } from '../helpers/billing.ts';
+import { accountContext } from '../helpers/context.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { expectJournalBalances } from './credits.fixtures.ts';
+import { cardPaidTopUp } from './topUpCardFixture.ts';
+
+// docs/credits.md, "Crediting a top-up" and "Refunding unused credit": money that goes back for a paid top-up takes
+// the credit it bought out of the grant, in the same transaction, and never credit already spent.
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const grantOf = (as: TestAccount, grantId: number) => ok(as, 'GET', `/v1/credit-grants/${grantId}`);
+const refundPayment = (as: TestAccount, paymentId: number, body: Record<string, unknown>) =>
+  as.request('POST', `/v1/payments/${paymentId}/refund`, { body });
+
+/** The wallet's journal, oldest first, as [kind, amount, invoice]. */
+async function journalOf(as: TestAccount, walletId: number) {
+  const entries = await ok(as, 'GET', `/v1/wallets/${walletId}/entries?page_size=200`);
+  return (entries as any[]).map((e) => [e.Kind, e.Amount, e.invoiceID]);
+}
+
+/** An invoice of `amount` for the customer, which the grant's credit pays as it is issued. */
+async function spend(as: TestAccount, customerId: number, amount: number) {
+  const sale = await ok(as, 'POST', '/v1/invoices', {
+    customerID: customerId,
+    Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: amount }],
+  });
+  expect((await ok(as, 'GET', `/v1/invoices/${sale.invoiceID}`)).Balance).toBe(0);
+}
+
+/** PUT /v1/payments/{id} with the payment's fields and these changes. */
+async function editPayment(as: TestAccount, paymentId: number, changes: Record<string, unknown>) {
+  const payment = await ok(as, 'GET', `/v1/payments/${paymentId}`);
+  await ok(as, 'PUT', `/v1/payments/${paymentId}`, {
+    customerID: payment.customerID,
+    Amount: payment.Amount,
+    CurrencyCode: payment.CurrencyCode,
+    Date: payment.Date,
+    Method: payment.Method,
+    Ref: payment.Ref,
+    Allocations: payment.Allocations,
+    ...changes,
+  });
+}
+
+const creditNote = (as: TestAccount, customerID: number, invoiceID: number, amount: number) =>
+  as.request('POST', '/v1/credits', {
+    body: {
+      customerID,
+      Date: '2026-01-05',
+      CurrencyCode: 'USD',
+      Amount: amount,
+      Allocations: [{ invoiceID, amountApplied: amount }],
+    },
+  });
+
+describe('a gateway refund of a top-up payment that credits its invoice', () => {
+  it('takes the credit the money bought out of the grant', async () => {
+    const { as, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(t, 'Refunded top-up', {
+      amount: 100,
+    });
+    const res = await refundPayment(as, paymentId, {});
+    expect(res.status, res.text).toBe(200);
+    // The invoice stays Paid (credited), and the 100.00 of credit it sold leaves with the money.
+    expect((await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).Status).toBe('Paid');
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 0, Refunded: 100, Status: 'used' });
+    expect((await journalOf(as, walletId)).slice(-1)).toEqual([['refund', 100, invoiceId]]);
+    expect(await ok(as, 'GET', `/v1/wallets/${walletId}`)).toMatchObject({ Balance: 0, PaidBalance: 0 });
+    const events = await ok(as, 'GET', '/v1/events?type=credit_grant.refunded');
+    expect(events.map((e: any) => [e.data.object.creditGrantID, e.data.object.Refunded])).toEqual([
+      [grantId, 100],
+    ]);
+  });
+
+  it('takes the net share of a taxed top-up: 57.50 of 115.00 is 50.00 of credit', async () => {
+    const { as, grantId, paymentId } = await cardPaidTopUp(t, 'Taxed refunded top-up', {
+      amount: 100,
+      taxed: true,
+    });
+    const res = await refundPayment(as, paymentId, { Amount: 57.5 });
+    expect(res.status, res.text).toBe(200);
+    // 57.50 × 100.00 / 115.00 = 50.00 of credit; 7.50 of VAT went back with it.
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 50, Refunded: 50 });
+  });
+
+  it('is refused with 409 when the credit was spent, and nothing goes back', async () => {
+    const { as, customerId, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(
+      t,
+      'Spent top-up',
+      {
+        amount: 100,
+      },
+    );
+    await spend(as, customerId, 30);
+    const res = await refundPayment(as, paymentId, {});
+    expect(res.status, res.text).toBe(409);
+    expect(res.body.code).toBe('top_up_credit_spent');
+    expect(res.body.detail).toContain('holds only 70.00');
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 70, Refunded: 0 });
+    expect(await ok(as, 'GET', `/v1/payments/${paymentId}`)).toMatchObject({ Status: 'Allocated' });
+    expect((await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).TotalActualPaid).toBe(100);
+    expect(await ok(as, 'GET', `/v1/customers/${customerId}/credits`)).toEqual([]);
+    // What remains may go back.
+    const rest = await refundPayment(as, paymentId, { Amount: 70 });
+    expect(rest.status, rest.text).toBe(200);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 0, Refunded: 70, Consumed: 30 });
+    await expectJournalBalances(as, walletId);
+  });
+
+  it('gives the credit back when the gateway refuses the refund', async () => {
+    const { as, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(t, 'Declined top-up', {
+      amount: 100,
+    });
+    // The payment's Amount raised by hand to 150.00 (the card was charged 100.00): the gateway refuses 150.00.
+    await editPayment(as, paymentId, { Amount: 150 });
+    const res = await refundPayment(as, paymentId, {});
+    expect(res.status, res.text).toBe(409);
+    expect(res.body.code).toBe('refund_declined');
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 100, Refunded: 0 });
+    expect((await journalOf(as, walletId)).slice(-2)).toEqual([
+      ['refund', 100, invoiceId],
+      ['refund_undone', 100, invoiceId],
+    ]);
+    await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 100 });
+  });
+});
+
+describe('a credit note written by hand on a top-up invoice', () => {
+  it('takes the credit out, refuses credit already spent, and gives it back when deleted', async () => {
+    const { as, customerId, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(
+      t,
+      'Credited top-up',
+      {
+        amount: 100,
+      },
+    );
+    await spend(as, customerId, 30);
+    // The payment's money taken off the invoice (it is the customer's again, and could be paid back): the
+    // invoice owes 100.00 and the grant still holds its 70.00.
+    await editPayment(as, paymentId, { Allocations: [] });
+    const tooMuch = await creditNote(as, customerId, invoiceId, 100);
+    expect(tooMuch.status, tooMuch.text).toBe(409);
+    expect(tooMuch.body.code).toBe('top_up_credit_spent');
+    expect(await ok(as, 'GET', `/v1/customers/${customerId}/credits`)).toEqual([]);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 70 });
+
+    const credited = await creditNote(as, customerId, invoiceId, 60);
+    expect(credited.status, credited.text).toBe(201);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 10, Refunded: 60 });
+    await ok(as, 'DELETE', `/v1/credits/${credited.body.creditNoteID}`, undefined, 204);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 70, Refunded: 0 });
+    expect((await journalOf(as, walletId)).slice(-2)).toEqual([
+      ['refund', 60, invoiceId],
+      ['refund_undone', 60, invoiceId],
+    ]);
+    await expectJournalBalances(as, walletId);
+  });
+
+  it('of a top-up not paid yet only lowers what is owed; the grant is made when the rest is paid', async () => {
+    const { as, customerId, walletId } = await cardPaidTopUp(t, 'Unpaid credited top-up', { amount: 10 });
+    const topUp = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: 100 });
+    const credited = await creditNote(as, customerId, topUp.invoiceID, 40);
+    expect(credited.status, credited.text).toBe(201);
+    await ok(as, 'POST', '/v1/payments', {
+      customerID: customerId,
+      Amount: 60,
+      CurrencyCode: 'USD',
+      Date: '2026-01-05',
+      Method: 'eft',
+      allocations: [{ invoiceID: topUp.invoiceID, amountApplied: 60 }],
+    });
+    const grants = await ok(as, 'GET', `/v1/wallets/${walletId}/grants`);
+    expect(grants.map((g: any) => [g.TopUpInvoiceID, g.Amount, g.Remaining])).toContainEqual([
+      topUp.invoiceID,
+      100,
+      100,
+    ]);
+  });
+});
