@@ -186,3 +186,177 @@ describe('a credit note written by hand on a top-up invoice', () => {
     ]);
   });
 });
+
+const refundGrant = (as: TestAccount, grantId: number, body: Record<string, unknown>) =>
+  as.request('POST', `/v1/credit-grants/${grantId}/refund`, { body });
+
+/** The refunds the test gateway made of the charge that paid the payment, in cents, smallest first. */
+async function refundsAtGateway(as: TestAccount, paymentId: number): Promise<number[]> {
+  const attempt = await t.service.storage.db
+    .selectFrom('collection_attempts')
+    .select('charge_id')
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+  const rows = await t.service.storage.db
+    .selectFrom('test_gateway_charges')
+    .select(['amount_minor', 'outcome'])
+    .where('refunds_charge_id', '=', attempt.charge_id!)
+    .execute();
+  return rows
+    .filter((row) => row.outcome === 'refunded')
+    .map((row) => Number(row.amount_minor))
+    .sort((a, b) => a - b);
+}
+
+describe('POST /v1/credit-grants/{id}/refund', () => {
+  it('refunds unused taxed credit with its tax, in parts that add up to the invoice', async () => {
+    const { as, customerId, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(
+      t,
+      'Taxed refund',
+      {
+        amount: 100,
+        taxed: true,
+      },
+    );
+    // 100.00 of credit + 15 % VAT: 115.00 charged. An invoice of 23.00 consumes 23.00 of it: 77.00 left.
+    await spend(as, customerId, 23);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 77, Consumed: 23 });
+
+    // 40.00 of credit stands for 40.00 × 115.00 / 100.00 = 46.00 of the top-up's money.
+    const first = await refundGrant(as, grantId, { Amount: 40, Memo: 'Customer leaving' });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ Remaining: 37, Refunded: 40, Consumed: 23, Status: 'active' });
+    // The rest, 37.00: 40.00 + 37.00 = 77.00 of credit is 88.55 of money in all, less the 46.00 refunded: 42.55.
+    const rest = await refundGrant(as, grantId, {});
+    expect(rest.status, rest.text).toBe(200);
+    expect(rest.body).toMatchObject({ Remaining: 0, Refunded: 77, Consumed: 23, Status: 'used' });
+    expect(await refundsAtGateway(as, paymentId)).toEqual([4255, 4600]);
+
+    // The top-up invoice stays Paid: 115.00 − 88.55 = 26.45 paid (23.00 of credit with its 3.45 of VAT), 88.55
+    // credited by two credit notes; the payment's 88.55 went to refund adjustments.
+    expect(await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
+      Status: 'Paid',
+      TotalActualPaid: 26.45,
+      TotalNegativeAdjs: 88.55,
+    });
+    const credits = await ok(as, 'GET', `/v1/customers/${customerId}/credits`);
+    expect(credits.map((c: any) => c.Amount)).toEqual([46, 42.55]);
+    const payment = await ok(as, 'GET', `/v1/payments/${paymentId}`);
+    expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
+      [invoiceId, 26.45],
+      [0, 46],
+      [0, 42.55],
+    ]);
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
+    expect((await journalOf(as, walletId)).slice(-2)).toEqual([
+      ['refund', 40, invoiceId],
+      ['refund', 37, invoiceId],
+    ]);
+    await expectJournalBalances(as, walletId);
+    const events = await ok(as, 'GET', '/v1/events?type=credit_grant.refunded');
+    expect(events.map((e: any) => e.data.object.Refunded).sort()).toEqual([40, 77]);
+
+    // Nothing is left: a 409 without Amount, a 422 naming Amount with one.
+    const again = await refundGrant(as, grantId, {});
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('credit_grant_used');
+    expect((await refundGrant(as, grantId, { Amount: 1 })).body.fields).toEqual([
+      { field: 'Amount', message: expect.stringContaining('at most 0.00') },
+    ]);
+    expect(await refundsAtGateway(as, paymentId)).toHaveLength(2);
+  });
+
+  it('refuses bad amounts, free credit, a top-up paid by hand, and another account’s grant', async () => {
+    const { as, customerId, walletId, grantId, paymentId } = await cardPaidTopUp(t, 'Refusals', {
+      amount: 50,
+    });
+    for (const Amount of [0, -5, 1.001, 'ten', 50.01]) {
+      const bad = await refundGrant(as, grantId, { Amount });
+      expect(bad.status, JSON.stringify(Amount)).toBe(422);
+      expect(bad.body.fields[0].field).toBe('Amount');
+    }
+    const free = await ok(as, 'POST', `/v1/wallets/${walletId}/grants`, { Amount: 10 });
+    const freeRefund = await refundGrant(as, free.creditGrantID, {});
+    expect(freeRefund.status).toBe(409);
+    expect(freeRefund.body.code).toBe('credit_grant_not_refundable');
+    expect(freeRefund.body.detail).toContain('void');
+
+    const byHand = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: 20 });
+    await ok(as, 'POST', '/v1/payments', {
+      customerID: customerId,
+      Amount: 20,
+      CurrencyCode: 'USD',
+      Date: '2026-01-05',
+      Method: 'eft',
+      allocations: [{ invoiceID: byHand.invoiceID, amountApplied: 20 }],
+    });
+    const handGrant = (await ok(as, 'GET', `/v1/wallets/${walletId}/grants`)).find(
+      (g: any) => g.TopUpInvoiceID === byHand.invoiceID,
+    );
+    const handRefund = await refundGrant(as, handGrant.creditGrantID, { Amount: 5 });
+    expect(handRefund.status).toBe(409);
+    expect(handRefund.body.code).toBe('credit_grant_not_refundable');
+    expect(handRefund.body.detail).toContain('by hand');
+
+    const other = await t.newAccount('Elsewhere refunds');
+    expect((await refundGrant(other, grantId, {})).status).toBe(404);
+    expect((await refundGrant(as, 999_999_999, {})).status).toBe(404);
+    await ok(as, 'POST', `/v1/credit-grants/${grantId}/void`, undefined, 200);
+    expect((await refundGrant(as, grantId, {})).body.code).toBe('credit_grant_voided');
+    expect(await refundsAtGateway(as, paymentId)).toEqual([]);
+  });
+
+  it('replays an Idempotency-Key, and keeps a refund whose answer was lost for the next run, once', async () => {
+    const { as, grantId, paymentId } = await cardPaidTopUp(t, 'Lost refund', {
+      amount: 100,
+      card: '4000000000000408',
+    });
+    const headers = { 'Idempotency-Key': 'refund-lost-credit' };
+    const lost = await as.request('POST', `/v1/credit-grants/${grantId}/refund`, {
+      body: { Amount: 30 },
+      headers,
+    });
+    expect(lost.status, lost.text).toBe(409);
+    expect(lost.body.code).toBe('refund_unanswered');
+    // Reserved: the credit is out of the grant while the gateway's answer is awaited.
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 70, Refunded: 30 });
+    const replay = await as.request('POST', `/v1/credit-grants/${grantId}/refund`, {
+      body: { Amount: 30 },
+      headers,
+    });
+    expect([replay.status, replay.body.code]).toEqual([409, 'refund_unanswered']);
+    await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
+    await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
+    expect(await refundsAtGateway(as, paymentId)).toEqual([3000]);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 70, Refunded: 30 });
+  });
+
+  it('never lets a refund and consumptions at once take the same credit', async () => {
+    const { as, customerId, walletId, grantId, paymentId } = await cardPaidTopUp(t, 'Racing refund', {
+      amount: 100,
+    });
+    // 70.00 refunded and three invoices of 20.00 consumed would be 130.00 of a 100.00 grant.
+    const answers = await Promise.all([
+      refundGrant(as, grantId, { Amount: 70 }),
+      ...[1, 2, 3].map(() =>
+        as.request('POST', '/v1/invoices', {
+          body: { customerID: customerId, Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 20 }] },
+        }),
+      ),
+    ]);
+    expect(answers.slice(1).map((a) => a.status)).toEqual([201, 201, 201]);
+    const [refund] = answers;
+    const after = await grantOf(as, grantId);
+    if (refund!.status === 200) {
+      // The refund first: 30.00 left for the invoices.
+      expect(after).toMatchObject({ Refunded: 70, Consumed: 30, Remaining: 0 });
+      expect(await refundsAtGateway(as, paymentId)).toEqual([7000]);
+    } else {
+      // The invoices first: 40.00 left, too little for 70.00.
+      expect([409, 422]).toContain(refund!.status);
+      expect(after).toMatchObject({ Refunded: 0, Consumed: 60, Remaining: 40 });
+      expect(await refundsAtGateway(as, paymentId)).toEqual([]);
+    }
+    await expectJournalBalances(as, walletId);
+  });
+});

@@ -22,6 +22,11 @@ export {
 } from './consumption.service.ts';
 export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
 export { creditTopUpInvoices } from './topUpCredit.service.ts';
+/** For collections' refund of a paid grant's unused credit through the gateway (grantRefund.service.ts). */
+export type { TopUpRefund } from './topUpRefund.service.ts';
+export { planTopUpRefund } from './topUpRefund.service.ts';
+export { getGrant } from './grant.service.ts';
+export { GrantOut } from './credits.schemas.ts';
 /** For the collection loop: an automatic top-up's declined charge told on its wallet. */
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */

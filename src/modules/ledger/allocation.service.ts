@@ -591,6 +591,18 @@ export async function allocationsToTargets(
   return byTarget;
 }
 
+/** The payments allocated to an invoice, with what each pays on it now (payment id to amount). */
+export async function paymentsOnInvoice(
+  ctx: ServiceContext,
+  invoiceId: number,
+): Promise<Map<number, number>> {
+  const paid = new Map<number, number>();
+  for (const allocation of (await allocationsToTargets(ctx, 'invoice', [invoiceId])).get(invoiceId) ?? [])
+    if (allocation.sourceType === 'payment')
+      paid.set(allocation.sourceId, (paid.get(allocation.sourceId) ?? 0) + allocation.amountMinor);
+  return paid;
+}
+
 /**
  * The customer's Balance, in its currency's minor unit: what is open on its issued invoices and positive
  * adjustments, less what it has paid or been credited that is not yet allocated (payments that have not failed,
