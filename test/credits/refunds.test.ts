@@ -165,6 +165,30 @@ describe('a credit note written by hand on a top-up invoice', () => {
     await expectJournalBalances(as, walletId);
   });
 
+  it('counts a negative adjustment on the invoice as a credit note', async () => {
+    const { as, customerId, grantId, paymentId, invoiceId } = await cardPaidTopUp(t, 'Adjusted top-up', {
+      amount: 100,
+      taxed: true,
+    });
+    await editPayment(as, paymentId, { Allocations: [] });
+    // 23.00 of the 115.00 invoice: 23.00 × 100.00 / 115.00 = 20.00 of credit.
+    const adjusted = await as.request('POST', '/v1/adjustment/add', {
+      body: {
+        AdjustmentType: 'credit_note',
+        customerID: customerId,
+        Type: 'negative',
+        Amount: 23,
+        Date: '2026-01-05',
+        Ref: 'ADJ-TOP-UP',
+        Memo: 'Goodwill',
+        AutoApply: false,
+        Allocations: [{ objectID: invoiceId, AmtAllocated: 23, isAdjustment: false }],
+      },
+    });
+    expect(adjusted.status, adjusted.text).toBeLessThan(300);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 80, Refunded: 20 });
+  });
+
   it('of a top-up not paid yet only lowers what is owed; the grant is made when the rest is paid', async () => {
     const { as, customerId, walletId } = await cardPaidTopUp(t, 'Unpaid credited top-up', { amount: 10 });
     const topUp = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: 100 });
