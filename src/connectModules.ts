@@ -30,6 +30,7 @@ import {
   PAYMENT_EVENT_TYPES,
   hasMoneyRecords,
   registerGrantCredit,
+  registerInvoicesCreditedListener,
   registerInvoicesPaidListener,
   registerInvoicesUnpaidListener,
 } from './modules/ledger/index.ts';
@@ -59,6 +60,7 @@ import {
 import { registerUsageUses } from './modules/usage/index.ts';
 import {
   CREDIT_EVENT_TYPES,
+  creditTopUpInvoices,
   grantPaidTopUps,
   payFromGrants,
   payIssuedInvoices,
@@ -130,6 +132,8 @@ export function connectModules(): void {
   registerInvoicesPaidListener(grantPaidTopUps);
   // A reversed or deleted payment of a top-up invoice voids what is left of its credit (docs/credits.md).
   registerInvoicesUnpaidListener(voidUnpaidTopUps);
+  // Money going back for a top-up (a credit note on its invoice) takes the credit it bought with it.
+  registerInvoicesCreditedListener(creditTopUpInvoices);
   // Events show resources as the API does; some of those shapes combine modules (src/readModels/).
   registerEventObjects(eventObjectRenderers);
   // Webhook endpoints subscribe to the types the modules declare, and to no other.

@@ -303,6 +303,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   Consumed: 30,
   Expired: 0,
   Voided: 0,
+  Refunded: 0,
   Priority: 1,
   ExpiresAt: '2026-06-30',
   MetricCodes: ['api_calls'],

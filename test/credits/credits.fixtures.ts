@@ -54,7 +54,7 @@ export async function journalOf(as: TestAccount, walletId: number) {
 
 /**
  * The journal balances (docs/credits.md, "Wallets"): for every grant, Remaining = Amount − Σconsume + Σrelease −
- * Σexpire − Σvoid, read from its entries in cents; its Consumed is what it pays on invoices now, which the invoices
+ * Σexpire − Σvoid − (Σrefund − Σrefund_undone), read from its entries in cents; its Consumed is what it pays on invoices now, which the invoices
  * it names add up to; and the wallet's Balance is the sum of its entries.
  */
 export async function expectJournalBalances(as: TestAccount, walletId: number) {
@@ -68,7 +68,9 @@ export async function expectJournalBalances(as: TestAccount, walletId: number) {
         .filter((e) => e.creditGrantID === listed.creditGrantID && e.Kind === kind)
         .reduce((sum, e) => sum + cents(e.Amount), 0);
     const detail = await grantOf(as, listed.creditGrantID);
-    const remaining = of('grant') - of('consume') + of('release') - of('expire') - of('void');
+    const refunded = of('refund') - of('refund_undone');
+    const remaining = of('grant') - of('consume') + of('release') - of('expire') - of('void') - refunded;
+    expect(cents(detail.Refunded)).toBe(refunded);
     expect(of('grant'), `grant ${listed.creditGrantID}`).toBe(cents(detail.Amount));
     if (detail.Status !== 'expired') {
       expect(cents(detail.Remaining)).toBe(remaining);

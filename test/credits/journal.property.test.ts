@@ -12,9 +12,10 @@ import {
   walletOf,
 } from './credits.fixtures.ts';
 
-// docs/credits.md, "Wallets": after any sequence of grants, issues, cancellations, credit notes, voids and days, every
-// grant's journal balances (Amount − Remaining = Σconsume − Σrelease + Σexpire + Σvoid), what it consumed is what
-// the ledger allocates from it, and each invoice's credit is what the grants say they pay on it.
+// docs/credits.md, "Wallets": after any sequence of grants, issues, cancellations, credit notes, voids, days, paid
+// top-ups and credit notes on them (given and taken back), every grant's journal balances (Amount − Remaining =
+// Σconsume − Σrelease + Σexpire + Σvoid + Σrefund − Σrefund_undone), what it consumed is what the ledger allocates
+// from it, and each invoice's credit is what the grants say they pay on it.
 useCreditsService();
 
 type Step =
@@ -23,7 +24,9 @@ type Step =
   | { kind: 'cancel'; pick: number }
   | { kind: 'void'; pick: number }
   | { kind: 'creditNote'; pick: number; cents: number }
-  | { kind: 'days'; days: number };
+  | { kind: 'days'; days: number }
+  | { kind: 'topUp'; cents: number }
+  | { kind: 'creditTopUp'; pick: number; cents: number; takeBack: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
@@ -41,6 +44,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     cents: fc.integer({ min: 1, max: 1500 }),
   }),
   fc.record({ kind: fc.constant('days' as const), days: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ kind: fc.constant('topUp' as const), cents: fc.integer({ min: 1, max: 2000 }) }),
+  fc.record({
+    kind: fc.constant('creditTopUp' as const),
+    pick: fc.nat(),
+    cents: fc.integer({ min: 1, max: 2000 }),
+    takeBack: fc.boolean(),
+  }),
 );
 
 const dayAfter = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
@@ -57,6 +67,7 @@ describe('the credit journal', () => {
         const grants: number[] = [];
         const invoices: number[] = [];
         const creditNotesOn = new Map<number, number>();
+        const topUps: { invoiceId: number; paymentId: number; cents: number }[] = [];
         for (const s of steps) {
           if (s.kind === 'grant') {
             const expiresAt =
@@ -91,6 +102,51 @@ describe('the credit journal', () => {
             });
             expect([201, 422]).toContain(res.status);
             if (res.status === 201) creditNotesOn.set(id, (creditNotesOn.get(id) ?? 0) + s.cents);
+          } else if (s.kind === 'topUp') {
+            const amount = (s.cents / 100).toFixed(2);
+            const made = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: amount });
+            const money = {
+              customerID: customerId,
+              Amount: amount,
+              CurrencyCode: 'USD',
+              Date: now.slice(0, 10),
+            };
+            const payment = await ok(as, 'POST', '/v1/payments', {
+              ...money,
+              Method: 'eft',
+              allocations: [{ invoiceID: made.invoiceID, amountApplied: amount }],
+            });
+            topUps.push({ invoiceId: made.invoiceID, paymentId: payment.paymentID, cents: s.cents });
+            grants.push(
+              (await ok(as, 'GET', `/v1/wallets/${walletId}/grants?page_size=200`)).at(-1).creditGrantID,
+            );
+          } else if (s.kind === 'creditTopUp' && topUps.length > 0) {
+            // The payment's money moved off the top-up invoice, then a credit note on it takes that much credit
+            // out of its grant, or is refused when the grant no longer holds it (docs/credits.md, "Crediting a
+            // top-up"); taken back, the credit comes back.
+            const topUp = topUps[s.pick % topUps.length]!;
+            const payment = await ok(as, 'GET', `/v1/payments/${topUp.paymentId}`);
+            await ok(as, 'PUT', `/v1/payments/${topUp.paymentId}`, {
+              customerID: customerId,
+              Amount: payment.Amount,
+              CurrencyCode: 'USD',
+              Date: payment.Date,
+              Method: 'eft',
+              Allocations: [],
+            });
+            const amount = (Math.min(s.cents, topUp.cents) / 100).toFixed(2);
+            const res = await as.request('POST', '/v1/credits', {
+              body: {
+                customerID: customerId,
+                Amount: amount,
+                CurrencyCode: 'USD',
+                Date: now.slice(0, 10),
+                allocations: [{ invoiceID: topUp.invoiceId, amountApplied: amount }],
+              },
+            });
+            expect([201, 409, 422]).toContain(res.status);
+            if (res.status === 201 && s.takeBack)
+              await ok(as, 'DELETE', `/v1/credits/${res.body.creditNoteID}`, undefined, 204);
           } else if (s.kind === 'days') {
             now = dayAfter(now, s.days);
             clock.set(now);

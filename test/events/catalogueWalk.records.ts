@@ -396,7 +396,8 @@ export async function walkCoupons(account: TestAccount, customerID: number) {
  * wallet, credit_grant: a wallet renamed, with an automatic top-up and an alert; a grant that pays an invoice as it is
  * issued (below both thresholds: the alert, and a top-up its customer has no card for) and gets the credit back when
  * the invoice is cancelled; one voided; one that expires when the walk next moves the test clock; a customer with a
- * card whose wallet tops itself up.
+ * card whose wallet tops itself up; a top-up paid by hand whose invoice is credited (the credit refunded) and the
+ * credit note deleted (the refund undone).
  */
 export async function walkCredits(account: TestAccount, today: string) {
   const customerID = (await ok(account, 'POST', '/v1/customers', { Name: 'Credit Co' })).customerID as number;
@@ -434,4 +435,30 @@ export async function walkCredits(account: TestAccount, today: string) {
   });
   await ok(account, 'POST', `/v1/wallets/${topped.walletID}/grants`, { Amount: 10 });
   await ok(account, 'POST', '/v1/invoices', { customerID: carded, Charges: charges(8) });
+  await walkCreditedTopUp(account, today);
+}
+
+async function walkCreditedTopUp(account: TestAccount, today: string) {
+  const customerID = (await ok(account, 'POST', '/v1/customers', { Name: 'Refund Co' })).customerID as number;
+  const wallet = await ok(account, 'POST', `/v1/customers/${customerID}/wallets`, { CurrencyCode: 'USD' });
+  const topUp = await ok(account, 'POST', `/v1/wallets/${wallet.walletID}/top-ups`, { Amount: 10 });
+  const money = { customerID, CurrencyCode: 'USD', Date: today };
+  const payment = await ok(account, 'POST', '/v1/payments', {
+    ...money,
+    Amount: 10,
+    Method: 'eft',
+    allocations: [{ invoiceID: topUp.invoiceID, amountApplied: 10 }],
+  });
+  await ok(account, 'PUT', `/v1/payments/${payment.paymentID}`, {
+    ...money,
+    Amount: 10,
+    Method: 'eft',
+    Allocations: [],
+  });
+  const credit = await ok(account, 'POST', '/v1/credits', {
+    ...money,
+    Amount: 4,
+    Allocations: [{ invoiceID: topUp.invoiceID, amountApplied: 4 }],
+  });
+  await ok(account, 'DELETE', `/v1/credits/${credit.creditNoteID}`);
 }

@@ -172,6 +172,10 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'What remained of a grant expired (the daily run, or a release to a grant already expired).',
   'credit_grant.voided':
     'A grant was voided (`POST /v1/credit-grants/{id}/void`): what remained of it is written off.',
+  'credit_grant.refunded':
+    "Credit left a paid grant with the money that bought it: its top-up's invoice was credited (a credit note, or a refund through the gateway crediting it: `POST /v1/credit-grants/{id}/refund`, `POST /v1/payments/{id}/refund`); `Refunded` says how much in all.",
+  'credit_grant.refund_undone':
+    "Credit a refund took went back to its paid grant: the gateway refused the refund, or the credit note on the top-up's invoice was deleted or lowered.",
   'subscription.created': 'A customer was subscribed to a package (`POST /v1/subscriptions`).',
   'subscription.updated':
     'A field of a subscription changed: an edit, a change of components or of a scheduled change, a bill run that parked it.',

@@ -8,7 +8,8 @@ import { recordedText, useStory } from './story.ts';
  * The collection story of a business on Stripe (docs/gateways/stripe.md), end to end through the service's HTTP
  * interface against the Stripe simulator: cards saved through the capture frame's provider routes (the browser's
  * Stripe.js played by the simulator), renewals charged off session, a decline, a 3-D Secure renewal confirmed by the
- * customer, refunds pending then settled or failed, a dispute lost then won, all late events by signed webhooks.
+ * customer, refunds pending then settled or failed, a dispute lost then won, all late events by signed webhooks, and
+ * a top-up's unused credit refunded to the card (docs/credits.md, "Refunding unused credit").
  * Every request the service sent was checked against Stripe's OpenAPI document (`sim.refused` stays empty).
  */
 
@@ -207,6 +208,31 @@ describe('a business collecting cards through Stripe', () => {
     const forged = await webhook('charge.dispute.created', { secret: 'whsec_not_the_endpoints' });
     expect(forged.status).toBe(400);
     expect(await ok(story.account, 'GET', '/v1/events')).toEqual(before);
+  });
+
+  it('refunds unused credit of a top-up the card paid through Stripe', async () => {
+    // docs/credits.md, "Refunding unused credit": the top-up's charge refunded through the refund use case.
+    await ok(story.account, 'PUT', '/v1/account', { InvoiceDueDays: 0 });
+    const { customerId } = await cardCustomer(VISA, 'Cleo');
+    const wallet = await ok(story.account, 'POST', `/v1/customers/${customerId}/wallets`, {
+      CurrencyCode: 'USD',
+    });
+    await ok(story.account, 'POST', `/v1/wallets/${wallet.walletID}/top-ups`, { Amount: 40 });
+    // The clock stands a month on already: the next run a month later charges the top-up.
+    await story.monthsLater(2);
+    const [grant] = await ok(story.account, 'GET', `/v1/wallets/${wallet.walletID}/grants`);
+    expect(grant).toMatchObject({ Kind: 'paid', Remaining: 40 });
+    const [payment] = await story.payments(customerId);
+    expect(payment).toMatchObject({ Amount: 40, Method: 'credit_card' });
+    const refunded = await story.account.request('POST', `/v1/credit-grants/${grant.creditGrantID}/refund`, {
+      body: { Amount: 15 },
+    });
+    expect(refunded.status, refunded.text).toBe(200);
+    expect(refunded.body).toMatchObject({ Remaining: 25, Refunded: 15 });
+    expect([...sim.refunds.values()].findLast((r) => r.paymentIntent === payment.Ref)).toMatchObject({
+      status: 'succeeded',
+      amount: 1500,
+    });
   });
 
   it('sent Stripe only requests its OpenAPI document allows, and kept no card number, key or client secret', async () => {

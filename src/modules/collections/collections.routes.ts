@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Id, Nullable, StringEnum, Text } from '../../http/schemas.ts';
+import { Id, Nullable, StringEnum, Text, emptyBodyAsObject } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { GrantOut, toGrantDto } from '../credits/index.ts';
 import { PAID_INVOICES_CHOICES, PaymentOut, WireAmount, toPaymentDto } from '../ledger/index.ts';
 import { refundPayment } from './gatewayRefund.service.ts';
+import { refundCreditGrant } from './grantRefund.service.ts';
 
 export function registerCollectionsRoutes(app: App): void {
   app.post(
@@ -60,6 +62,50 @@ export function registerCollectionsRoutes(app: App): void {
           ...(request.body.CreditNumber === undefined ? {} : { creditNumber: request.body.CreditNumber }),
         }),
         request.ctx.account.timeZone,
+      ),
+  );
+
+  app.post(
+    '/credit-grants/:creditGrantID/refund',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        summary: 'Refund unused paid credit to the card that bought it',
+        operationId: 'refundCreditGrant',
+        tags: ['Prepaid credit'],
+        description:
+          'Pays unused credit of a paid grant back through the gateway that charged its top-up (docs/credits.md, ' +
+          '"Refunding unused credit"). `Amount` is credit, in the grant’s currency, at most its `Remaining`; all ' +
+          'of it when left out. The card gets that credit with its tax share: the top-up invoice’s money it stands ' +
+          'for, counted with what the invoice was credited before and rounded half up, so refunds one at a time add ' +
+          'up to the invoice’s total. In one call, as `POST /v1/payments/{id}/refund` does for the payment that ' +
+          'paid the top-up (a refund adjustment, `payment.refunded`), a credit note on the top-up invoice keeps it ' +
+          'settled and takes the credit out of the grant (a `refund` entry, `credit_grant.refunded`). 409 ' +
+          '`credit_grant_not_refundable` for free credit (void it) or a top-up not paid by a card charged through ' +
+          'a gateway (refund it by hand), `credit_grant_voided`, `credit_grant_used` (nothing left), ' +
+          '`top_up_credit_spent` when credit was consumed meanwhile, `refund_declined` (nothing changes) and ' +
+          '`refund_unanswered` (reserved; the next collection run finishes it, once).',
+        params: Type.Object({ creditGrantID: Id() }),
+        body: Type.Object(
+          {
+            Amount: Type.Optional(
+              WireAmount('The credit to refund, at most what the grant holds; all of it when left out'),
+            ),
+            Memo: Type.Optional(
+              Nullable(Text(1000, { description: 'Added to the refund adjustment’s memo' })),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: GrantOut },
+      },
+    },
+    async (request) =>
+      toGrantDto(
+        await refundCreditGrant(request.ctx, request.params.creditGrantID, {
+          ...(request.body.Amount === undefined ? {} : { amount: request.body.Amount }),
+          memo: request.body.Memo,
+        }),
       ),
   );
 }

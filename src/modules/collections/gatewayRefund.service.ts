@@ -18,6 +18,17 @@ import * as attempts from './collectionAttempt.repository.ts';
 import * as repo from './refundAttempt.repository.ts';
 import type { RefundAttempt } from './collectionAttempt.ts';
 
+export interface PaymentRefundInput {
+  /** Undefined: all that is left to refund. */
+  amount?: string;
+  memo?: string | null;
+  /** Default `credit` (docs/spec-decisions.md, "Refunds through a gateway"). */
+  paidInvoices?: PaidInvoices;
+  creditNumber?: string;
+  /** Only the money the payment paid this invoice (a paid top-up's unused credit, grantRefund.service.ts). */
+  onlyInvoiceId?: number;
+}
+
 /**
  * Refunds a card payment through the gateway that charged it (beyond the spec: `POST /v1/payments/{id}/refund`),
  * as card collection charges: claimed (every ledger change of the refund, and an attempt with its own idempotency
@@ -30,14 +41,7 @@ import type { RefundAttempt } from './collectionAttempt.ts';
 export async function refundPayment(
   ctx: ServiceContext,
   paymentId: number,
-  input: {
-    /** Undefined: all that is left to refund. */
-    amount?: string;
-    memo?: string | null;
-    /** Default `credit` (docs/spec-decisions.md, "Refunds through a gateway"). */
-    paidInvoices?: PaidInvoices;
-    creditNumber?: string;
-  },
+  input: PaymentRefundInput,
 ): Promise<Payment> {
   const payment = await getPayment(ctx, paymentId);
   const problems: FieldProblem[] = [];
@@ -69,6 +73,7 @@ export async function refundPayment(
       paymentId,
       amountMinor,
       paidInvoices,
+      onlyInvoiceId: input.onlyInvoiceId,
       memo: memo ?? `Refunded through gateway ${gateway.id}`,
       creditNote: { creditNumber, memo: `Refund of payment ${paymentId}${memo ? `: ${memo}` : ''}` },
     },

@@ -138,4 +138,11 @@ describe('a grant figures', () => {
     expect(remainingOf(sums)).toBe(250);
     expect(capacityOf(sums)).toBe(750);
   });
+
+  it('counts a refund less what was undone of it', () => {
+    const sums = { ...noSums(), grant: 1000, consume: 300, refund: 500, refund_undone: 200 };
+    // 1000 − 300 − (500 − 200) = 400 left; 1000 − 300 refunded = 700 it may pay in all.
+    expect(remainingOf(sums)).toBe(400);
+    expect(capacityOf(sums)).toBe(700);
+  });
 });

@@ -6,17 +6,43 @@
 export const GRANT_KINDS = ['paid', 'granted'] as const;
 export type GrantKind = (typeof GRANT_KINDS)[number];
 
-export const ENTRY_KINDS = ['grant', 'consume', 'release', 'expire', 'void', 'refund'] as const;
+/**
+ * `refund`: credit taken out because the money that bought it goes back (docs/credits.md, "Crediting a top-up");
+ * `refund_undone`: that credit given back when the money did not go after all (the gateway refused the refund, the
+ * credit note was deleted or lowered). Entries are append-only, so an undo is an entry of its own.
+ */
+export const ENTRY_KINDS = [
+  'grant',
+  'consume',
+  'release',
+  'expire',
+  'void',
+  'refund',
+  'refund_undone',
+] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 
 /** A grant's journal summed by kind, in minor units; each sum is positive or 0. */
 export type GrantSums = Record<EntryKind, number>;
 
-export const noSums = (): GrantSums => ({ grant: 0, consume: 0, release: 0, expire: 0, void: 0, refund: 0 });
+export const noSums = (): GrantSums => ({
+  grant: 0,
+  consume: 0,
+  release: 0,
+  expire: 0,
+  void: 0,
+  refund: 0,
+  refund_undone: 0,
+});
 
 /** What remains of a grant to spend: its journal's sum (docs/credits.md, "Wallets"). */
 export function remainingOf(sums: GrantSums): number {
-  return sums.grant - sums.consume + sums.release - sums.expire - sums.void - sums.refund;
+  return sums.grant - sums.consume + sums.release - sums.expire - sums.void - refundedOf(sums);
+}
+
+/** What refunds took from a grant and kept: its `refund` entries less those undone. */
+export function refundedOf(sums: GrantSums): number {
+  return sums.refund - sums.refund_undone;
 }
 
 /**
@@ -24,7 +50,7 @@ export function remainingOf(sums: GrantSums): number {
  * refuses any allocation beyond it, so credit is never consumed twice.
  */
 export function capacityOf(sums: GrantSums): number {
-  return sums.grant - sums.expire - sums.void - sums.refund;
+  return sums.grant - sums.expire - sums.void - refundedOf(sums);
 }
 
 /** Whether the grant has expired at `now` (both ISO 8601 instants): its expiry is the first instant it may not pay. */

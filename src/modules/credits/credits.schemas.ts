@@ -110,6 +110,10 @@ export const GrantOut = Type.Object(
     Consumed: Money('What it pays on invoices now (consumed less released)'),
     Expired: Money('What expired unused'),
     Voided: Money('What a void wrote off'),
+    Refunded: Money(
+      'What left a paid grant because the money that bought it went back: refunded through the gateway or its ' +
+        'top-up invoice credited (refund entries less those undone; net of tax, docs/credits.md "Crediting a top-up")',
+    ),
     Priority: Type.Integer(),
     ExpiresAt: DateOut(),
     AppliesTo: NullableObject({ MetricCodes: Type.Array(Type.String()) }),
@@ -132,9 +136,18 @@ export const EntryOut = Type.Object(
     creditEntryID: Type.Integer(),
     creditGrantID: Type.Integer(),
     walletID: Type.Integer(),
-    Kind: Type.String({ description: 'grant, consume, release, expire, void or refund' }),
+    Kind: Type.String({
+      description:
+        'grant, consume, release, expire, void, refund (credit that left with the money that bought it) or ' +
+        'refund_undone (that credit given back when the money did not go: the gateway refused, the credit note went)',
+    }),
     Amount: Money('Always positive: Kind says which way it moves the grant'),
-    invoiceID: Nullable(Type.Integer({ description: 'The invoice a consume or release concerns' })),
+    invoiceID: Nullable(
+      Type.Integer({
+        description:
+          'The invoice a consume or release concerns; for refund and refund_undone, the top-up invoice',
+      }),
+    ),
     allocationID: Nullable(
       Type.Integer({ description: 'The ledger allocation a consume made or a release took back' }),
     ),

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { minorToWireNumber } from '../../core/money.ts';
 import type { CreditEntry } from './credit.repository.ts';
+import { refundedOf } from './credit.ts';
 import type { GrantView } from './grant.service.ts';
 import type { TopUpMade } from './topUp.service.ts';
 import type { WalletView } from './wallet.service.ts';
@@ -43,6 +44,7 @@ export function toGrantDto(grant: GrantView): Static<typeof GrantOut> {
     Consumed: money(grant.sums.consume - grant.sums.release),
     Expired: money(grant.sums.expire),
     Voided: money(grant.sums.void),
+    Refunded: money(refundedOf(grant.sums)),
     Priority: grant.priority,
     ExpiresAt: grant.expiresAt,
     AppliesTo: grant.metricCodes === null ? null : { MetricCodes: grant.metricCodes },

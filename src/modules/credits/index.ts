@@ -27,6 +27,12 @@ export {
   statementCreditRecordsOf,
 } from './consumption.service.ts';
 export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
+export { creditTopUpInvoices } from './topUpCredit.service.ts';
+/** For collections' refund of a paid grant's unused credit through the gateway (grantRefund.service.ts). */
+export type { TopUpRefund } from './topUpRefund.service.ts';
+export { planTopUpRefund } from './topUpRefund.service.ts';
+export { getGrant } from './grant.service.ts';
+export { GrantOut } from './credits.schemas.ts';
 /** For the collection loop: an automatic top-up's declined charge told on its wallet. */
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
@@ -41,6 +47,8 @@ export const CREDIT_EVENT_TYPES = [
   'credit_grant.released',
   'credit_grant.expired',
   'credit_grant.voided',
+  'credit_grant.refunded',
+  'credit_grant.refund_undone',
   'wallet.balance_low',
   'wallet.auto_top_up_started',
   'wallet.auto_top_up_failed',

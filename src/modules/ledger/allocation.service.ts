@@ -23,7 +23,8 @@ import {
 } from '../invoicing/index.ts';
 import type { AllocatableInvoice, InvoiceMoneyColumn } from '../invoicing/index.ts';
 import * as repo from './allocation.repository.ts';
-import { tellInvoicesPaid } from './grantCredit.ts';
+import { tellInvoicesCredited, tellInvoicesPaid } from './grantCredit.ts';
+import type { InvoiceCredited } from './grantCredit.ts';
 import type { Allocation, NewAllocation, SourceType, TargetAdjustment } from './allocation.repository.ts';
 
 export type { Allocation } from './allocation.repository.ts';
@@ -430,6 +431,8 @@ export async function writeAllocationChanges(
     for (const change of changes) inserted.push(...(await insertSettingTotal(ctx, change, now)));
   }
   const invoicesAfter = await moveTargetFigures(ctx, changes, now);
+  // Before "paid": a top-up credited before its grant exists has nothing to take from (docs/credits.md).
+  await tellInvoicesCredited(ctx, invoicesCredited(changes));
   await tellInvoicesPaid(ctx, invoicesBecomePaid(changes, invoicesAfter));
   return { inserted, invoicesAfter };
 }
@@ -449,6 +452,22 @@ function invoicesBecomePaid(
   return [...received]
     .filter(([id, deltaMinor]) => deltaMinor > 0 && invoicesAfter.get(id)?.status === 'Paid')
     .map(([id]) => id);
+}
+
+/**
+ * The credit notes' and negative adjustments' money the changes moved on each invoice (payments' and grants' left
+ * out): what a paid top-up's grant answers to (docs/credits.md, "Crediting a top-up").
+ */
+function invoicesCredited(changes: readonly SourceChange[]): InvoiceCredited[] {
+  const credited = new Map<number, number>();
+  for (const { source, plan } of changes) {
+    if (source.type !== 'credit_note' && source.type !== 'adjustment') continue;
+    for (const { target, deltaMinor } of plan.targetDeltas)
+      if (target.type === 'invoice') credited.set(target.id, (credited.get(target.id) ?? 0) + deltaMinor);
+  }
+  return [...credited]
+    .filter(([, deltaMinor]) => deltaMinor !== 0)
+    .map(([invoiceId, deltaMinor]) => ({ invoiceId, deltaMinor }));
 }
 
 function newAllocationsOf({ source, plan }: SourceChange): NewAllocation[] {
@@ -570,6 +589,18 @@ export async function allocationsToTargets(
   for (const allocation of allocations)
     byTarget.set(allocation.targetId, [...(byTarget.get(allocation.targetId) ?? []), allocation]);
   return byTarget;
+}
+
+/** The payments allocated to an invoice, with what each pays on it now (payment id to amount). */
+export async function paymentsOnInvoice(
+  ctx: ServiceContext,
+  invoiceId: number,
+): Promise<Map<number, number>> {
+  const paid = new Map<number, number>();
+  for (const allocation of (await allocationsToTargets(ctx, 'invoice', [invoiceId])).get(invoiceId) ?? [])
+    if (allocation.sourceType === 'payment')
+      paid.set(allocation.sourceId, (paid.get(allocation.sourceId) ?? 0) + allocation.amountMinor);
+  return paid;
 }
 
 /**

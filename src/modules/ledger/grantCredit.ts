@@ -85,3 +85,35 @@ export async function tellInvoicesUnpaid(ctx: ServiceContext, invoiceIds: readon
     throw new Error('the invoices-unpaid port is not registered: call connectModules() at start');
   await invoicesUnpaid(ctx, invoiceIds);
 }
+
+/** Money a credit note or a negative adjustment put on an invoice (above 0) or took off it (below 0). */
+export interface InvoiceCredited {
+  invoiceId: number;
+  deltaMinor: number;
+}
+
+/**
+ * Told, in the allocating transaction and after the invoices' figures moved, of the credit notes' and negative
+ * adjustments' money that moved on invoices: a paid top-up's invoice credited takes the credit it stands for out of
+ * its grant, and may refuse (docs/credits.md, "Crediting a top-up"); a refusal rolls the whole change back.
+ */
+export type InvoicesCreditedListener = (
+  ctx: ServiceContext,
+  credited: readonly InvoiceCredited[],
+) => Promise<void>;
+
+let invoicesCredited: InvoicesCreditedListener | undefined;
+
+export function registerInvoicesCreditedListener(listener: InvoicesCreditedListener): void {
+  invoicesCredited = listener;
+}
+
+export async function tellInvoicesCredited(
+  ctx: ServiceContext,
+  credited: readonly InvoiceCredited[],
+): Promise<void> {
+  if (credited.length === 0) return;
+  if (!invoicesCredited)
+    throw new Error('the invoices-credited port is not registered: call connectModules() at start');
+  await invoicesCredited(ctx, credited);
+}

@@ -5,6 +5,8 @@
 /** The payments' state other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
 export { paymentStates } from './paymentStates.ts';
 export type { Allocation } from './allocation.service.ts';
+/** A paid top-up's refund finds the card payment that paid its invoice (collections' grantRefund.service.ts). */
+export { paymentsOnInvoice } from './allocation.service.ts';
 export {
   allocationsOfSources,
   allocationsToTargets,
@@ -21,11 +23,14 @@ export type {
   CreditGiveBack,
   GrantCreditPort,
   GrantCreditRequest,
+  InvoiceCredited,
+  InvoicesCreditedListener,
   InvoicesPaidListener,
   InvoicesUnpaidListener,
 } from './grantCredit.ts';
 export {
   registerGrantCredit,
+  registerInvoicesCreditedListener,
   registerInvoicesPaidListener,
   registerInvoicesUnpaidListener,
 } from './grantCredit.ts';

@@ -93,13 +93,16 @@ async function planRefund(
   payment: PaymentRecord,
   allocations: readonly Allocation[],
   requestedMinor: number | undefined,
+  onlyInvoiceId: number | undefined,
 ): Promise<{
   amountMinor: number;
   takenByAllocation: Map<number, number>;
   fromInvoices: TakenFromInvoice[];
 }> {
-  const unallocated = payment.amountMinor - payment.allocatedMinor;
-  const toInvoices = await invoiceAllocationsLatestFirst(ctx, payment, allocations);
+  const unallocated = onlyInvoiceId === undefined ? payment.amountMinor - payment.allocatedMinor : 0;
+  const toInvoices = (await invoiceAllocationsLatestFirst(ctx, payment, allocations)).filter(
+    (allocation) => onlyInvoiceId === undefined || allocation.targetId === onlyInvoiceId,
+  );
   const refundable = unallocated + toInvoices.reduce((sum, allocation) => sum + allocation.amountMinor, 0);
   if (requestedMinor === undefined && refundable === 0) {
     throw new ConflictError('payment_refunded', `Payment ${payment.id} has nothing left to refund`);
@@ -214,6 +217,11 @@ export function reserveRefund<T>(
     /** Undefined: all that is left to refund. */
     amountMinor: number | undefined;
     paidInvoices: PaidInvoices;
+    /**
+     * Only the money the payment paid this invoice, none of its unallocated money nor other invoices': a refund of
+     * a paid top-up's credit (docs/credits.md, "Refunding unused credit"). Undefined: as the module's comment says.
+     */
+    onlyInvoiceId?: number;
     /** The refund adjustment's. */
     memo: string;
     /** The credit note `credit` issues: its number (undefined: the next of the account's sequence) and memo. */
@@ -227,7 +235,7 @@ export function reserveRefund<T>(
     async (ctx, row) => {
       assertRefundable(row);
       const allocations = (await allocationsOfSources(ctx, 'payment', [row.id])).get(row.id) ?? [];
-      const plan = await planRefund(ctx, row, allocations, refund.amountMinor);
+      const plan = await planRefund(ctx, row, allocations, refund.amountMinor, refund.onlyInvoiceId);
       const adjustmentId = await insertRefundAdjustment(ctx, {
         customerId: row.customerId,
         currencyCode: row.currencyCode,
