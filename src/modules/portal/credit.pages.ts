@@ -93,6 +93,7 @@ const ADDS: Record<CreditEntry['kind'], boolean> = {
   expire: false,
   void: false,
   refund: false,
+  refund_undone: true,
 };
 
 /** One journal entry in words: the invoice it paid or the reason it moved, never an internal id. */
@@ -128,8 +129,17 @@ function entryText(
           }
         : { text: `Withdrawn${note}`, invoiceId: null };
     }
+    // A refund names the top-up invoice whose money went back (docs/credits.md, "Crediting a top-up").
     case 'refund':
-      return { text: 'Refunded to you', invoiceId: null };
+      return {
+        text: `Refunded to you: credit bought with invoice ${onInvoice(entry.invoiceId) ?? ''}`.trim(),
+        invoiceId: entry.invoiceId,
+      };
+    case 'refund_undone':
+      return {
+        text: `Refund cancelled: credit of invoice ${onInvoice(entry.invoiceId) ?? ''} back`.trim(),
+        invoiceId: entry.invoiceId,
+      };
   }
 }
 
