@@ -84,10 +84,10 @@ describe('a long bill run in the server', () => {
     // On a loaded machine the run may end before this process has asked or signalled: such an attempt proves
     // nothing and is made again, on a new account.
     for (let attempt = 1; ; attempt += 1) {
-      // Weekly: about 47 terms each by late November 2026. Ten accounts, so that PostgreSQL, which bills 250
+      // Weekly: about 47 terms each by late November 2026. Six accounts, so that PostgreSQL, which bills 250
       // subscriptions to a transaction, commits several times too (SQLite's transactions are short anyway).
       const accounts: TestAccount[] = [];
-      for (let i = 0; i < 10; i += 1) accounts.push(await accountWithSubscriptions(15, 7));
+      for (let i = 0; i < 6; i += 1) accounts.push(await accountWithSubscriptions(15, 7));
       const billedOf = async () => {
         let total = 0;
         for (const as of accounts) total += await invoiceCount(as);
@@ -136,7 +136,7 @@ describe('a long test-clock advance in the server', () => {
     const server = await startServer(t.env);
     try {
       for (let attempt = 1; ; attempt += 1) {
-        const as = await accountWithSubscriptions(20, 1, { isTest: true });
+        const as = await accountWithSubscriptions(10, 1, { isTest: true });
         const order: string[] = [];
         // Through the server process (no client timeout: the advance takes as long as it takes).
         const advance = fetch(`${server.url}/v1/test-clock/advance`, {

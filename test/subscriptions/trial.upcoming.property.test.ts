@@ -71,7 +71,7 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 // What is compared (the preview and the invoice made) is the planner's, the same on both databases; PostgreSQL, whose
 // every statement is a round trip, runs the 550 daily bill runs of a case several times slower, so it checks fewer
 // cases (CONTRIBUTING.md, "How long the suite takes"). FC_RUNS sets both.
-const runs = Number(process.env.FC_RUNS ?? (process.env.TEST_DIALECT === 'postgres' ? 8 : 20));
+const runs = Number(process.env.FC_RUNS ?? (process.env.TEST_DIALECT === 'postgres' ? 5 : 12));
 const seed = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 
 /** Invoices checked per case: the first after creation, then one of the running subscription. */
