@@ -80,6 +80,25 @@ describe('a gateway refund of a top-up payment that credits its invoice', () => 
     ]);
   });
 
+  it('is refused with 409 when it would reopen the top-up instead, and nothing changes', async () => {
+    const { as, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(t, 'Reopened top-up', {
+      amount: 100,
+    });
+    const res = await refundPayment(as, paymentId, { PaidInvoices: 'reopen' });
+    expect(res.status, res.text).toBe(409);
+    expect(res.body.code).toBe('top_up_reopen_refused');
+    expect(res.body.detail).toContain(`top-up invoice ${invoiceId}`);
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 100, Refunded: 0 });
+    expect(await ok(as, 'GET', `/v1/payments/${paymentId}`)).toMatchObject({ Status: 'Allocated' });
+    expect((await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).Status).toBe('Paid');
+    expect((await journalOf(as, walletId)).map(([kind]) => kind)).toEqual(['grant']);
+    // Once the credit is voided, the top-up holds none: reopening it is the refund's to choose.
+    await ok(as, 'POST', `/v1/credit-grants/${grantId}/void`, {}, 200);
+    const reopened = await refundPayment(as, paymentId, { PaidInvoices: 'reopen' });
+    expect(reopened.status, reopened.text).toBe(200);
+    expect((await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).Status).not.toBe('Paid');
+  });
+
   it('takes the net share of a taxed top-up: 57.50 of 115.00 is 50.00 of credit', async () => {
     const { as, grantId, paymentId } = await cardPaidTopUp(t, 'Taxed refunded top-up', {
       amount: 100,

@@ -24,7 +24,9 @@ export function registerCollectionsRoutes(app: App): void {
           'refund. Recorded as a positive refund adjustment the payment is allocated to (`payment.refunded`, ' +
           'with `credit_note.created` or the invoices’ `invoice.updated`). 409 for a payment not charged by a ' +
           'gateway or with nothing left to refund, a refund the gateway refuses (nothing then changes), or one it ' +
-          'did not answer (it stays reserved and the next collection run finishes it: made at most once).',
+          'did not answer (it stays reserved and the next collection run finishes it: made at most once); 409 ' +
+          '`top_up_reopen_refused` for `reopen` of a payment that paid a top-up invoice whose credit the customer ' +
+          'still holds (docs/credits.md, "Crediting a top-up").',
         params: Type.Object({ paymentID: Id() }),
         body: Type.Object(
           {

@@ -6,6 +6,7 @@ import { wireAmountToMinor } from '../../core/money.ts';
 import { optionalText } from '../../core/text.ts';
 import { GatewayTimeoutError, canCharge, getGateway, refundCharge } from '../gateways/index.ts';
 import type { RefundResult } from '../gateways/index.ts';
+import { topUpInvoicesHoldingCredit } from '../credits/index.ts';
 import {
   assertRefundable,
   confirmRefund,
@@ -59,6 +60,7 @@ export async function refundPayment(
   }
   if (problems.length > 0) throw new ValidationError(problems);
   assertRefundable(payment);
+  if (paidInvoices === 'reopen') await assertNoTopUpReopened(ctx, payment);
   const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
   const gateway = charge?.chargeId ? await getGateway(ctx, charge.gatewayId) : undefined;
   if (!gateway || !canCharge(gateway)) {
@@ -112,6 +114,27 @@ export async function refundPayment(
     );
   }
   return getPayment(ctx, paymentId);
+}
+
+/**
+ * A refund that reopens a paid top-up's invoice would leave the customer both the money and the credit it bought:
+ * such a refund credits the invoice instead, which takes the credit out with the money (docs/credits.md, "Crediting
+ * a top-up"). Refused whether or not this refund's money would reach the top-up: which invoices it takes from is
+ * settled under the customer's lock, and a refund of the rest can name its Amount with PaidInvoices credit.
+ */
+async function assertNoTopUpReopened(ctx: ServiceContext, payment: Payment): Promise<void> {
+  const paid = payment.allocations.filter((allocation) => allocation.targetType === 'invoice');
+  const [topUpInvoiceId] = await topUpInvoicesHoldingCredit(
+    ctx,
+    paid.map((allocation) => allocation.targetId),
+  );
+  if (topUpInvoiceId === undefined) return;
+  throw new ConflictError(
+    'top_up_reopen_refused',
+    `Payment ${payment.id} paid top-up invoice ${topUpInvoiceId}, whose credit the customer still holds: a refund ` +
+      'cannot reopen it. Refund with PaidInvoices credit, which takes that credit out with the money, or refund ' +
+      'the credit itself (POST /v1/credit-grants/{id}/refund)',
+  );
 }
 
 function checkedAmount(amount: string, currencyCode: string, problems: FieldProblem[]): number | undefined {

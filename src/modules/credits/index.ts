@@ -28,6 +28,8 @@ export {
 } from './consumption.service.ts';
 export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
 export { creditTopUpInvoices } from './topUpCredit.service.ts';
+/** For collections' refunds: a top-up invoice a refund must not reopen. */
+export { topUpInvoicesHoldingCredit } from './topUpCredit.service.ts';
 /** For collections' refund of a paid grant's unused credit through the gateway (grantRefund.service.ts). */
 export type { TopUpRefund } from './topUpRefund.service.ts';
 export { planTopUpRefund } from './topUpRefund.service.ts';

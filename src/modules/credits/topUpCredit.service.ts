@@ -80,6 +80,20 @@ export async function creditTopUpInvoices(
   );
 }
 
+/**
+ * Which of these invoices are paid top-ups whose credit the customer still holds (a grant made and not voided): a
+ * refund may not reopen them (docs/credits.md, "Crediting a top-up"), since reopening leaves the credit in place.
+ */
+export async function topUpInvoicesHoldingCredit(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<number[]> {
+  const grantIdsByInvoice = await repo.grantIdsOfTopUps(ctx.db, ctx.account.id, invoiceIds);
+  if (grantIdsByInvoice.size === 0) return [];
+  const grants = await repo.findGrants(ctx.db, ctx.account.id, [...grantIdsByInvoice.values()]);
+  return grants.filter((grant) => grant.voidedAt === null).map((grant) => grant.topUpInvoiceId!);
+}
+
 /** The top-up's price of each grant's invoice, and what credit notes and negative adjustments put on it now. */
 async function topUpPrices(
   ctx: ServiceContext,
