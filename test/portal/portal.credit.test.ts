@@ -251,6 +251,17 @@ describe('buying credit', () => {
       ['Bought', 'USD 1,250.50', 'USD 1,250.50', 'Never', 'Any charge', 'Available'],
     ]);
 
+    // Part of the credit refunded to the card (docs/credits.md, "Refunding unused credit"): the history names it.
+    const [grant] = await ok(t, 'GET', `/v1/wallets/${walletId}/grants`);
+    await ok(t, 'POST', `/v1/credit-grants/${grant.creditGrantID}/refund`, { Amount: '250.50' }, 200);
+    const refunded = await client.get(`${client.base}credit/${walletId}`);
+    expect(figuresOf(refunded.text).Balance).toBe('USD 1,000.00');
+    expect(tableRows(refunded.text, 'What added to your credit')[0]).toEqual([
+      '15 Mar 2026',
+      `Refunded to you: credit bought with invoice ${topUp.invoiceNum}`,
+      '−USD 250.50',
+    ]);
+
     // A new page is a new purchase.
     const next = await client.post(buyPath(client, walletId), {
       ...(await buyForm(client, walletId)),

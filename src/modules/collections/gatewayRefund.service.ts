@@ -7,6 +7,7 @@ import { optionalText } from '../../core/text.ts';
 import { GatewayTimeoutError, canCharge, getGateway, refundCharge } from '../gateways/index.ts';
 import type { RefundResult } from '../gateways/index.ts';
 import { topUpInvoicesHoldingCredit } from '../credits/index.ts';
+import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import {
   assertRefundable,
   confirmRefund,
@@ -61,8 +62,8 @@ export async function refundPayment(
   if (problems.length > 0) throw new ValidationError(problems);
   assertRefundable(payment);
   if (paidInvoices === 'reopen') await assertNoTopUpReopened(ctx, payment);
-  const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
-  const gateway = charge?.chargeId ? await getGateway(ctx, charge.gatewayId) : undefined;
+  const charge = await chargeOfPayment(ctx, payment);
+  const gateway = charge ? await getGateway(ctx, charge.gatewayId) : undefined;
   if (!gateway || !canCharge(gateway)) {
     throw new ConflictError(
       'payment_not_refundable',
@@ -87,7 +88,7 @@ export async function refundPayment(
           paymentId,
           adjustmentId: reservation.adjustmentId,
           gatewayId: gateway.id,
-          chargeId: charge!.chargeId!,
+          chargeId: charge!.chargeId,
           amountMinor: reservation.amountMinor,
           currencyCode: payment.currencyCode,
           idempotencyKey: `refund_${reservation.adjustmentId}`,
@@ -114,6 +115,26 @@ export async function refundPayment(
     );
   }
   return getPayment(ctx, paymentId);
+}
+
+/**
+ * The gateway and the provider's charge a card payment came from: its collection attempt's, or, for a payment the
+ * customer made present in the portal (which leaves no attempt, payNow.service.ts), its card's gateway and its
+ * `Ref`, the charge id the gateway's late answers find it by too (docs/gateways.md, "Refunds"). Undefined for money
+ * not charged by a gateway.
+ */
+export async function chargeOfPayment(
+  ctx: ServiceContext,
+  payment: Payment,
+): Promise<{ gatewayId: number; chargeId: string } | undefined> {
+  const attempt = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, payment.id);
+  if (attempt)
+    return attempt.chargeId ? { gatewayId: attempt.gatewayId, chargeId: attempt.chargeId } : undefined;
+  if (payment.paymentMethodId === null || payment.ref === null) return undefined;
+  const method = (await unopenedPaymentMethodsByIds(ctx, [payment.paymentMethodId])).get(
+    payment.paymentMethodId,
+  );
+  return method?.gatewayId ? { gatewayId: method.gatewayId, chargeId: payment.ref } : undefined;
 }
 
 /**

@@ -5,8 +5,7 @@ import { optionalText } from '../../core/text.ts';
 import { getGrant, planTopUpRefund } from '../credits/index.ts';
 import type { GrantView, TopUpRefund } from '../credits/index.ts';
 import { getPayment, paymentsOnInvoice } from '../ledger/index.ts';
-import * as attempts from './collectionAttempt.repository.ts';
-import { refundPayment } from './gatewayRefund.service.ts';
+import { chargeOfPayment, refundPayment } from './gatewayRefund.service.ts';
 
 /**
  * POST /v1/credit-grants/{id}/refund (docs/credits.md, "Refunding unused credit"): unused credit of a paid top-up
@@ -45,8 +44,7 @@ async function cardPaymentOfTopUp(ctx: ServiceContext, refund: TopUpRefund): Pro
     if (amountMinor < refund.moneyMinor) continue;
     const payment = await getPayment(ctx, paymentId);
     if (payment.paymentMethodId === null || payment.state !== 'settled') continue;
-    const charge = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
-    if (charge?.chargeId) return paymentId;
+    if (await chargeOfPayment(ctx, payment)) return paymentId;
   }
   const money = minorToDecimalText(refund.moneyMinor, refund.grant.currencyCode);
   throw new ConflictError(
