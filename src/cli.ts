@@ -371,7 +371,8 @@ program
   .command('check-usage-alerts')
   .description(
     "evaluate usage alerts now: each alert that has reached its threshold in its subscription's current period " +
-      'fires (its event, and its e-mail when the account wants one), once a period whoever evaluates',
+      'fires (its event, and its e-mail when the account wants one), once a period whoever evaluates; then ' +
+      'issues the progressive invoices of subscriptions whose usage reached their threshold',
   )
   .option('--account <id>', 'only this account', positiveInteger)
   .option('--json', 'print JSON')
@@ -399,6 +400,7 @@ program
     } else {
       console.log(
         `Checked ${summary.alerts} usage alert(s): ${summary.fired} fired, ${summary.emails} e-mail(s) queued; ` +
+          `${summary.progressiveInvoices} progressive invoice(s) issued; ` +
           `${summary.failures} subscription(s) or account(s) failed.`,
       );
     }

@@ -50,11 +50,19 @@ async function checkAccountInto(
   }
 }
 
-/** Every alert of every account (or of one), read now: `billing check-usage-alerts`. */
+/** What a full check did: the alerts', and the progressive invoices it issued. */
+export interface UsageCheckSummary extends AlertCheckSummary {
+  progressiveInvoices: number;
+}
+
+/**
+ * Every alert of every account (or of one), read now, then every subscription with a progressive billing threshold:
+ * `billing check-usage-alerts` and the worker's sweeps.
+ */
 export async function checkAllUsageAlerts(
   deps: BillingDeps,
   options: { accountId?: number } = {},
-): Promise<AlertCheckSummary> {
+): Promise<UsageCheckSummary> {
   const summary = emptyCheckSummary();
   const accountIds =
     options.accountId !== undefined ? [options.accountId] : await accountsWithUsageAlerts(deps.db, 'all');
@@ -62,7 +70,8 @@ export async function checkAllUsageAlerts(
     if (deps.signal?.aborted) break;
     await checkAccountInto(summary, deps, accountId, 'all');
   }
-  return summary;
+  const progressiveInvoices = await checkProgressiveBilling(deps, summary, 'all', options.accountId);
+  return { ...summary, progressiveInvoices };
 }
 
 /** Rounds of the worker between two full sweeps: an hour at the default interval. */
@@ -98,7 +107,6 @@ export function usageAlertRounds(deps: BillingDeps): { nextRound(): Promise<Aler
 async function sweepRound(deps: BillingDeps): Promise<{ summary: AlertCheckSummary; lastId: number }> {
   const lastId = await lastUsageEventId(deps.db);
   const summary = await checkAllUsageAlerts(deps);
-  await checkProgressiveBilling(deps, summary, 'all');
   return { summary, lastId };
 }
 
@@ -111,9 +119,12 @@ async function checkProgressiveBilling(
   deps: BillingDeps,
   summary: AlertCheckSummary,
   customersOf: ReadonlyMap<number, readonly number[]> | 'all',
-): Promise<void> {
+  onlyAccountId?: number,
+): Promise<number> {
+  let invoices = 0;
   for (const accountId of await accountsWithProgressiveBilling(deps.db)) {
     if (deps.signal?.aborted) break;
+    if (onlyAccountId !== undefined && accountId !== onlyAccountId) continue;
     const customerIds = customersOf === 'all' ? 'all' : customersOf.get(accountId);
     if (customerIds === undefined || (customerIds !== 'all' && customerIds.length === 0)) continue;
     try {
@@ -122,6 +133,7 @@ async function checkProgressiveBilling(
       const which = customerIds === 'all' ? 'all' : { customerIds };
       const checked = await invoiceProgressiveUsage(billingContext(deps, account, at), which);
       summary.failures += checked.failures;
+      invoices += checked.invoices;
       if (checked.invoices > 0)
         deps.log.info({ accountId, invoices: checked.invoices }, 'progressive invoices');
     } catch (error) {
@@ -129,6 +141,7 @@ async function checkProgressiveBilling(
       deps.log.error({ err: error, accountId }, 'progressive billing of an account could not be checked');
     }
   }
+  return invoices;
 }
 
 /**

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { usageAlertRounds } from '../../src/billing/usageAlerts.ts';
+import { runCli } from '../helpers/cli.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createPlan, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
@@ -186,6 +187,25 @@ describe('checks that meet', () => {
     ]);
     // Billing has stopped: no period, nothing more invoiced progressively.
     expect(await ok(as, 'GET', progressivePath(subscriptionId))).toMatchObject({ PeriodStart: null });
+  }, 60_000);
+});
+
+describe('billing check-usage-alerts', () => {
+  it('issues the progressive invoices of the account it checks, once', async () => {
+    const { as, customerId, subscriptionId, send } = await shop('CLI shop');
+    await ok(as, 'PUT', progressivePath(subscriptionId), { ProgressiveBillingThreshold: 50 }, 200);
+    // 700 calls × 0.10 = 70.00, past 50.00; no round or clock has checked it yet.
+    await send('2026-03-01T09:00:00Z', 700);
+    expect((await invoicesOf(as, customerId)).map((i) => i.Total)).toEqual([30]);
+    const check = () => runCli(['check-usage-alerts', '--account', String(as.accountId), '--json'], t.env);
+    const first = await check();
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ progressiveInvoices: 1, failures: 0 });
+    expect((await invoicesOf(as, customerId)).map((i) => i.Total)).toEqual([30, 70]);
+    // Nothing more has accrued: a second check issues nothing.
+    const second = await check();
+    expect(JSON.parse(second.stdout)).toMatchObject({ progressiveInvoices: 0, failures: 0 });
+    expect((await invoicesOf(as, customerId)).map((i) => i.Total)).toEqual([30, 70]);
   }, 60_000);
 });
 
