@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
-import { ok } from '../helpers/billing.ts';
+import { editPayment, ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
@@ -57,21 +57,6 @@ async function collectedPayment(
     invoiceId: invoice.invoiceID,
     customerId: customer.customerID,
   };
-}
-
-/** PUT /v1/payments/{id} with the payment's fields and these changes. */
-async function editPayment(account: TestAccount, paymentId: number, changes: Record<string, unknown>) {
-  const payment = await ok(account, 'GET', `/v1/payments/${paymentId}`);
-  await ok(account, 'PUT', `/v1/payments/${paymentId}`, {
-    customerID: payment.customerID,
-    Amount: payment.Amount,
-    CurrencyCode: payment.CurrencyCode,
-    Date: payment.Date,
-    Method: payment.Method,
-    Ref: payment.Ref,
-    Allocations: payment.Allocations,
-    ...changes,
-  });
 }
 
 /** What a refund may change, as the API shows it (allocations by target, not by id). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
-import { ok } from '../helpers/billing.ts';
+import { editPayment, ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -34,21 +34,6 @@ async function spend(as: TestAccount, customerId: number, amount: number) {
     Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: amount }],
   });
   expect((await ok(as, 'GET', `/v1/invoices/${sale.invoiceID}`)).Balance).toBe(0);
-}
-
-/** PUT /v1/payments/{id} with the payment's fields and these changes. */
-async function editPayment(as: TestAccount, paymentId: number, changes: Record<string, unknown>) {
-  const payment = await ok(as, 'GET', `/v1/payments/${paymentId}`);
-  await ok(as, 'PUT', `/v1/payments/${paymentId}`, {
-    customerID: payment.customerID,
-    Amount: payment.Amount,
-    CurrencyCode: payment.CurrencyCode,
-    Date: payment.Date,
-    Method: payment.Method,
-    Ref: payment.Ref,
-    Allocations: payment.Allocations,
-    ...changes,
-  });
 }
 
 const creditNote = (as: TestAccount, customerID: number, invoiceID: number, amount: number) =>

@@ -151,3 +151,18 @@ export async function subscribe(
 export async function invoicesOf(as: TestAccount, customerId: number) {
   return (await ok(as, 'GET', `/v1/customers/${customerId}/invoices?page_size=200`)) as any[];
 }
+
+/** PUT /v1/payments/{id} with the payment's fields and these changes. */
+export async function editPayment(account: TestAccount, paymentId: number, changes: Record<string, unknown>) {
+  const payment = await ok(account, 'GET', `/v1/payments/${paymentId}`);
+  await ok(account, 'PUT', `/v1/payments/${paymentId}`, {
+    customerID: payment.customerID,
+    Amount: payment.Amount,
+    CurrencyCode: payment.CurrencyCode,
+    Date: payment.Date,
+    Method: payment.Method,
+    Ref: payment.Ref,
+    Allocations: payment.Allocations,
+    ...changes,
+  });
+}
