@@ -28,14 +28,9 @@ export async function creditTopUpInvoices(
   ctx: ServiceContext,
   credited: readonly InvoiceCredited[],
 ): Promise<void> {
-  const grantIdsByInvoice = await repo.grantIdsOfTopUps(
-    ctx.db,
-    ctx.account.id,
+  const grants = await heldTopUpGrants(
+    ctx,
     credited.map((change) => change.invoiceId),
-  );
-  if (grantIdsByInvoice.size === 0) return;
-  const grants = (await repo.findGrants(ctx.db, ctx.account.id, [...grantIdsByInvoice.values()])).filter(
-    (grant) => grant.voidedAt === null,
   );
   if (grants.length === 0) return;
   const prices = await topUpPrices(ctx, grants);
@@ -88,10 +83,15 @@ export async function topUpInvoicesHoldingCredit(
   ctx: ServiceContext,
   invoiceIds: readonly number[],
 ): Promise<number[]> {
+  return (await heldTopUpGrants(ctx, invoiceIds)).map((grant) => grant.topUpInvoiceId!);
+}
+
+/** The grants of these invoices' paid top-ups that are not voided: the credit the customer holds for them. */
+async function heldTopUpGrants(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<CreditGrant[]> {
   const grantIdsByInvoice = await repo.grantIdsOfTopUps(ctx.db, ctx.account.id, invoiceIds);
   if (grantIdsByInvoice.size === 0) return [];
   const grants = await repo.findGrants(ctx.db, ctx.account.id, [...grantIdsByInvoice.values()]);
-  return grants.filter((grant) => grant.voidedAt === null).map((grant) => grant.topUpInvoiceId!);
+  return grants.filter((grant) => grant.voidedAt === null);
 }
 
 /** The top-up's price of each grant's invoice, and what credit notes and negative adjustments put on it now. */
