@@ -268,6 +268,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PeriodEnd: '2026-04-04',
   ProgressiveBillingThreshold: '100.00',
   ProgressiveInvoiced: 250,
+  ProgressiveDiscounted: 0,
   ProgressiveInvoiceIDs: [5311],
   // Usage read from events (docs/usage.md)
   UsageGroup: 'eu-west',

@@ -53,6 +53,7 @@ import * as credits from './migrations/0048_credits.ts';
 import * as walletAutoTopUp from './migrations/0049_wallet_auto_top_up.ts';
 import * as progressiveBilling from './migrations/0050_progressive_billing.ts';
 import * as portalCredit from './migrations/0051_portal_credit.ts';
+import * as progressiveDiscounts from './migrations/0052_progressive_discounts.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -107,6 +108,7 @@ const migrations: Record<string, Migration> = {
   '0049_wallet_auto_top_up': walletAutoTopUp,
   '0050_progressive_billing': progressiveBilling,
   '0051_portal_credit': portalCredit,
+  '0052_progressive_discounts': progressiveDiscounts,
 };
 
 /**

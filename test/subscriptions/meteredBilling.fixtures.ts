@@ -14,6 +14,30 @@ export const TIERS = {
   ],
 };
 
+/** "API calls" summed from the `n` of each event, graduated: 1–1,000 at 0.10, 1,001–5,000 at 0.05, 5,001+ at 0.02. */
+export const GRADUATED_CALLS = {
+  ComponentBracketPrices: [
+    { Price: 0.1, QtyFrom: 1, QtyTill: 1000 },
+    { Price: 0.05, QtyFrom: 1001, QtyTill: 5000 },
+    { Price: 0.02, QtyFrom: 5001, QtyTill: null },
+  ],
+};
+
+/**
+ * A customer subscribed at 30.00 a month to a plan with GRADUATED_CALLS, from today on the account's clock, and
+ * `send(at, n)` sending one event of `n` calls.
+ */
+export async function graduatedCallsSubscription(as: TestAccount) {
+  const { metric, componentId } = await meteredComponent(as, 'calls', 'sum', {
+    property: 'n',
+    currency: GRADUATED_CALLS,
+  });
+  const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
+  const send = (at: string, n: number) =>
+    sendEvents(as, [{ customerId, subscriptionId, code: metric.code, at, n }]);
+  return { componentId, customerId, subscriptionId, send };
+}
+
 /** A usage component "API calls" (unit calls) linked to a new metric; 1.00 a unit unless priced otherwise. */
 export async function meteredComponent(
   as: TestAccount,

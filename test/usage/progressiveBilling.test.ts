@@ -6,13 +6,7 @@ import { runCli } from '../helpers/cli.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createPlan, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
-import {
-  advance,
-  linesOf,
-  meteredComponent,
-  meteredSubscription,
-  sendEvents,
-} from '../subscriptions/meteredBilling.fixtures.ts';
+import { advance, graduatedCallsSubscription, linesOf } from '../subscriptions/meteredBilling.fixtures.ts';
 
 // docs/usage.md, "Progressive billing": a subscription with a threshold is invoiced mid-period once its metered
 // usage not invoiced yet reaches it; the period's final invoice bills the whole usage and deducts what those
@@ -25,25 +19,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// "API calls" summed from the `n` of each event, graduated: 1–1,000 at 0.10, 1,001–5,000 at 0.05, 5,001+ at 0.02.
-const TIERED = {
-  ComponentBracketPrices: [
-    { Price: 0.1, QtyFrom: 1, QtyTill: 1000 },
-    { Price: 0.05, QtyFrom: 1001, QtyTill: 5000 },
-    { Price: 0.02, QtyFrom: 5001, QtyTill: null },
-  ],
-};
-
 async function shop(name: string) {
   const as = await t.newAccount(name, { isTest: true });
-  const { metric, componentId } = await meteredComponent(as, 'calls', 'sum', {
-    property: 'n',
-    currency: TIERED,
-  });
-  const { customerId, subscriptionId } = await meteredSubscription(as, [componentId]);
-  const send = (at: string, n: number) =>
-    sendEvents(as, [{ customerId, subscriptionId, code: metric.code, at, n }]);
-  return { as, componentId, customerId, subscriptionId, send };
+  return { as, ...(await graduatedCallsSubscription(as)) };
 }
 
 const progressivePath = (subscriptionId: number) => `/v1/subscriptions/${subscriptionId}/progressivebilling`;
@@ -65,6 +43,7 @@ describe('progressive billing of a tiered usage component', () => {
       PeriodStart: '2026-03-01',
       PeriodEnd: '2026-04-01',
       ProgressiveInvoiced: 0,
+      ProgressiveDiscounted: 0,
       ProgressiveInvoiceIDs: [],
     });
     // 1 Mar: the plan's 30.00 for March, made when subscribing.

@@ -59,6 +59,16 @@ describe('discountLines', () => {
     expect(result).toEqual({ perLineMinor: [2000, 0], totalMinor: 2000 });
   });
 
+  it('takes the whole discount of a period whose progressive invoices billed most of it', () => {
+    // Usage 100.00 of which progressive invoices billed 80.00: a fixed 50.00 takes 50.00 of the usage line, not
+    // the 20.00 left after the deduction; the deduction itself is not discounted.
+    const [result] = discountLines(
+      [{ amountMinor: 10000 }, { amountMinor: -8000, isProgressiveDeduction: true }],
+      [fixed(5000, [true, true])],
+    );
+    expect(result).toEqual({ perLineMinor: [5000, 0], totalMinor: 5000 });
+  });
+
   it('keeps every line and the invoice at zero or above, whatever the lines and coupons', () => {
     const coupon = fc.oneof(
       fc.record({ kind: fc.constant('percent' as const), p: fc.integer({ min: 1, max: 10000 }) }),

@@ -151,8 +151,8 @@ export async function meteredUsageOf(
 }
 
 /**
- * What progressive invoices billed of a period's group, when this is the period's first billing (docs/usage.md,
- * "Progressive billing"): its invoice deducts it. A correction of late events is priced against what was billed
+ * What progressive invoices billed of a period's group, after their coupons, when this is the period's first
+ * billing (docs/usage.md, "Progressive billing"): its invoice deducts it. A correction of late events is priced against what was billed
  * in all, so it deducts nothing.
  */
 function progressivelyBilled(
@@ -170,7 +170,7 @@ function progressivelyBilled(
         p.group === item.store.group &&
         p.periodStart === item.store.periodStart,
     )
-    .reduce((sum, p) => sum + p.amountMinor, 0);
+    .reduce((sum, p) => sum + p.amountMinor - p.discountMinor, 0);
 }
 
 /** The earliest period end any plan reads again: its last invoice date less the grace window, a day to spare. */

@@ -10,7 +10,10 @@ export interface ProgressiveUsage {
   periodEnd: PlainDate;
   /** Exact decimal: the period's quantity so far when the invoice was made. */
   quantity: string;
+  /** The usage this invoice added, before coupons. */
   amountMinor: number;
+  /** What the invoice's coupons took off it. */
+  discountMinor: number;
   invoiceId: number;
 }
 
@@ -22,6 +25,7 @@ function progressiveFromRow(row: {
   period_end: PlainDate;
   quantity: string;
   amount_minor: number;
+  discount_minor: number;
   invoice_id: number;
 }): ProgressiveUsage {
   return {
@@ -32,6 +36,7 @@ function progressiveFromRow(row: {
     periodEnd: row.period_end,
     quantity: row.quantity,
     amountMinor: Number(row.amount_minor),
+    discountMinor: Number(row.discount_minor),
     invoiceId: row.invoice_id,
   };
 }
@@ -44,6 +49,7 @@ const COLUMNS = [
   'period_end',
   'quantity',
   'amount_minor',
+  'discount_minor',
   'invoice_id',
 ] as const;
 
@@ -103,6 +109,7 @@ export async function insertProgressiveUsage(
         period_end: row.periodEnd,
         quantity: row.quantity,
         amount_minor: row.amountMinor,
+        discount_minor: row.discountMinor,
         invoice_id: row.invoiceId,
         created_at: createdAt,
       })),

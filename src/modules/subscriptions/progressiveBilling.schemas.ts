@@ -27,7 +27,12 @@ export const ProgressiveBillingOut = Type.Object(
     PeriodStart: Nullable(Type.String({ format: 'date', description: 'The usage period holding today' })),
     PeriodEnd: Nullable(Type.String({ format: 'date', description: 'Its end (exclusive)' })),
     ProgressiveInvoiced: Type.Number({
-      description: "What this period's progressive invoices billed; the period's final invoice deducts it",
+      description:
+        "What this period's progressive invoices billed of its usage, before their coupons' discounts",
+    }),
+    ProgressiveDiscounted: Type.Number({
+      description:
+        "What those invoices' coupons took off it; the period's final invoice deducts ProgressiveInvoiced less this",
     }),
     ProgressiveInvoiceIDs: Type.Array(Type.Integer(), { description: "This period's progressive invoices" }),
   },
@@ -43,6 +48,7 @@ export function toProgressiveBillingDto(progressive: ProgressiveBilling): Progre
     PeriodStart: progressive.period?.start ?? null,
     PeriodEnd: progressive.period?.end ?? null,
     ProgressiveInvoiced: minorToWireNumber(progressive.invoicedMinor, progressive.currencyCode),
+    ProgressiveDiscounted: minorToWireNumber(progressive.discountedMinor, progressive.currencyCode),
     ProgressiveInvoiceIDs: progressive.invoiceIds,
   };
 }

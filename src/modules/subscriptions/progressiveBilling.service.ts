@@ -16,6 +16,7 @@ import type { PlannedInvoice, PlannedLine } from './subscriptionBilling.ts';
 import { assertInvoiceWithinBounds } from './subscriptionBilling.service.ts';
 import { billingInputs } from './subscriptionBillingInputs.service.ts';
 import { currentUsagePeriod } from './subscriptionEditing.ts';
+import { applyCoupons, couponSubscriptionOf } from './subscriptionCoupons.ts';
 import type { PricedUsageSoFar } from './meteredUsage.service.ts';
 import type { UsagePeriod } from './meteredUsage.ts';
 
@@ -33,8 +34,10 @@ export interface ProgressiveBilling {
   thresholdMinor: number | null;
   /** The usage period holding today, or null once billing stopped. */
   period: UsagePeriod | null;
-  /** What this period's progressive invoices billed so far, and which they are. */
+  /** What this period's progressive invoices billed so far of its usage, and which they are. */
   invoicedMinor: number;
+  /** What coupons took off it: the final invoice deducts the rest. */
+  discountedMinor: number;
   invoiceIds: number[];
 }
 
@@ -62,6 +65,7 @@ export async function getProgressiveBilling(
     thresholdMinor: threshold ?? null,
     period,
     invoicedMinor: billed.reduce((sum, b) => sum + b.amountMinor, 0),
+    discountedMinor: billed.reduce((sum, b) => sum + b.discountMinor, 0),
     invoiceIds: [...new Set(billed.map((b) => b.invoiceId))],
   };
 }
@@ -172,7 +176,7 @@ async function billedInPart(
 
 /**
  * The progressive invoice: a line per component and group with its quantity so far and the amount not invoiced
- * yet, taxed as the final invoice would be (the customer's taxes, the component's tax inclusion), paid from prepaid
+ * yet, discounted by the percentages of its coupons, taxed as the final invoice would be (the customer's taxes, the component's tax inclusion), paid from prepaid
  * credit at issue and collected like any invoice of the subscription (its own collection, else the customer's).
  */
 async function makeProgressiveInvoice(
@@ -193,6 +197,11 @@ async function makeProgressiveInvoice(
     usageIds: [],
     period: null,
   };
+  // A percentage discounts the usage as it is invoiced, as it will the final invoice; a fixed amount is the period's
+  // and the final invoice takes it whole. Neither counts a billed period: the final invoice does (docs/usage.md,
+  // "Coupons").
+  const percentages = inputs.redemptions.filter(({ coupon }) => coupon.discount.kind === 'percent');
+  applyCoupons(couponSubscriptionOf(row), [planned], percentages, inputs.taxPercsOf(row));
   const invoice = inputs.toNewInvoice(row, planned);
   try {
     assertInvoiceWithinBounds(invoice);
@@ -206,7 +215,7 @@ async function makeProgressiveInvoice(
   await repo.insertProgressiveUsage(
     ctx.db,
     ctx.account.id,
-    lines.map((line) => ({
+    lines.map((line, i) => ({
       subscriptionId: row.id,
       componentId: line.componentId,
       group: line.group,
@@ -214,6 +223,7 @@ async function makeProgressiveInvoice(
       periodEnd: period.end,
       quantity: line.quantity,
       amountMinor: line.amountMinor,
+      discountMinor: planned.lineDiscountsMinor?.[i] ?? 0,
       invoiceId: invoiceId!,
     })),
     now,

@@ -79,7 +79,8 @@ export interface UnbilledUsage {
   billedUnits?: string;
   /**
    * Usage read from events whose period progressive invoices billed in part (docs/usage.md, "Progressive
-   * billing"): the minor units they billed, deducted on a line of its own below the whole period's line.
+   * billing"): the minor units they billed, after their coupons' discounts, deducted on a line of its own below the
+   * whole period's line.
    */
   progressiveMinor?: number;
   /** The component whose usage this is: a coupon restricted to components discounts its line (coupons module). */
@@ -145,6 +146,8 @@ export interface PlannedLine {
   metered?: { metricCode: string; group: string; quantity: string };
   /** Set only on a line of a component's usage: which component (a line without it bills the package). */
   componentId?: number;
+  /** Set (true) only on the deduction of what a period's progressive invoices billed (docs/usage.md). */
+  isProgressiveDeduction?: true;
 }
 
 export interface PlannedInvoice {
@@ -152,6 +155,11 @@ export interface PlannedInvoice {
   lines: PlannedLine[];
   /** The usage rows this invoice bills. */
   usageIds: number[];
+  /**
+   * Set by the coupons (subscriptionCoupons.ts): what their discount lines took of each line planned before them,
+   * in minor units as the lines are listed.
+   */
+  lineDiscountsMinor?: number[];
   /** Null for the last invoice of an ended subscription, which bills only usage. */
   period: {
     periodNo: number;
@@ -301,6 +309,7 @@ function usageLines(usage: UnbilledUsage, currencyCode: string): PlannedLine[] {
     periodStart: usage.periodStart,
     periodEnd: usage.periodEnd,
     ...(usage.componentId === undefined ? {} : { componentId: usage.componentId }),
+    isProgressiveDeduction: true,
   };
   return [line, inclusiveIf(deduction, usage.isTaxInclusive)];
 }

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { minorToDecimalText, productToMinor } from '../../core/money.ts';
 import type { AppliedRedemption, Coupon } from '../coupons/index.ts';
 import { priceInvoice } from '../invoicing/index.ts';
 import { applyCoupons } from './subscriptionCoupons.ts';
@@ -176,5 +178,65 @@ describe('applyCoupons', () => {
     const euro = redeemed({ discount: { kind: 'fixed', amountOffMinor: 500, currencyCode: 'EUR' } });
     expect([...applyCoupons(SUB, [planned], [euro], [])]).toEqual([]);
     expect(planned.lines).toHaveLength(1);
+  });
+});
+
+describe('coupons on a period billed progressively (docs/usage.md, "Coupons")', () => {
+  const listed = (planned: PlannedInvoice) =>
+    planned.lines.reduce((sum, l) => sum + productToMinor(l.qty, l.unitCostEx, 'USD'), 0);
+  const usage = (minor: number, extra: Partial<PlannedLine> = {}) =>
+    line(minorToDecimalText(minor, 'USD'), { componentId: 5, ...extra });
+  const bare = (lines: PlannedLine[]): PlannedInvoice => ({ ...invoice('2026-03-10', lines), period: null });
+
+  it('costs what the period costs billed at once, whatever the usage, threshold and coupons', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.array(fc.integer({ min: -5_000, max: 60_000 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 30_000 }),
+        fc.option(fc.integer({ min: 1, max: 100 }), { nil: null }),
+        fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: null }),
+        fc.constantFrom([], ['0.15'], ['0.075', '0.2']),
+        (planMinor, increments, thresholdMinor, percentOff, fixedMinor, taxPercs) => {
+          const percent = { kind: 'percent' as const, percentOff: String(percentOff) };
+          const fixed = { kind: 'fixed' as const, amountOffMinor: fixedMinor ?? 0, currencyCode: 'USD' };
+          // Redeemed in the order given: the percentage, then the fixed amount on what it left.
+          const coupons = [
+            ...(percentOff === null ? [] : [redeemed({ code: 'P', discount: percent }, '2026-03-01', 0, 21)]),
+            ...(fixedMinor === null ? [] : [redeemed({ code: 'F', discount: fixed }, '2026-03-01', 0, 22)]),
+          ];
+          const percentages = coupons.filter((c) => c.coupon.discount.kind === 'percent');
+          let soFar = 0;
+          let invoiced = 0;
+          let discounted = 0;
+          let chargedProgressively = 0;
+          for (const increment of increments) {
+            soFar += increment;
+            if (soFar - invoiced < thresholdMinor) continue;
+            const progressive = bare([usage(soFar - invoiced)]);
+            applyCoupons(SUB, [progressive], percentages, taxPercs);
+            const discount = progressive.lineDiscountsMinor?.[0] ?? 0;
+            // What the invoice charged before tax is the usage less the discount it records.
+            expect(listed(progressive)).toBe(soFar - invoiced - discount);
+            expect(priceInvoice(progressive.lines, taxPercs, 'USD').totalMinor).toBeGreaterThanOrEqual(0);
+            chargedProgressively += listed(progressive);
+            invoiced += soFar - invoiced;
+            discounted += discount;
+          }
+          const plan = line(minorToDecimalText(planMinor, 'USD'), { periodStart: '2026-03-10' });
+          const deduction = invoiced - discounted;
+          const final = bare([
+            plan,
+            usage(soFar),
+            ...(deduction === 0 ? [] : [usage(-deduction, { isProgressiveDeduction: true })]),
+          ]);
+          applyCoupons(SUB, [final], coupons, taxPercs);
+          const atOnce = bare([plan, usage(soFar)]);
+          applyCoupons(SUB, [atOnce], coupons, taxPercs);
+          expect(chargedProgressively + listed(final)).toBe(listed(atOnce));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -114,8 +114,9 @@ function discountFor(
     ? { numerator: planned.period.proration.days, denominator: planned.period.proration.termDays }
     : null;
   const amounts = planned.lines.map((line) => productToMinor(line.qty, line.unitCostEx, currencyCode));
+  const isDeduction = (i: number) => Boolean(planned.lines[i]!.isProgressiveDeduction);
   const results = discountLines(
-    amounts.map((amountMinor) => ({ amountMinor })),
+    amounts.map((amountMinor, i) => ({ amountMinor, isProgressiveDeduction: isDeduction(i) })),
     applying.map(({ coupon }) => ({
       discount: coupon.discount,
       eligible: sources.map((source) => couponAppliesToLine(coupon, source)),
@@ -149,9 +150,12 @@ function discountFor(
   const discountedMinor = amounts.map((_, i) =>
     results.reduce((sum, result) => sum + result.perLineMinor[i]!, 0),
   );
+  // A deduction of what progressive invoices billed stays out of both checks: what it takes below zero is the
+  // customer's credit (coupons' discounts.ts).
+  const charged = planned.lines.filter((_, i) => !isDeduction(i));
   if (
-    amounts.every((amount, i) => amount >= 0 && discountedMinor[i] === amount) &&
-    !totalIsZero(planned.lines, made, taxPercs, currencyCode)
+    amounts.every((amount, i) => isDeduction(i) || (amount >= 0 && discountedMinor[i] === amount)) &&
+    !totalIsZero(charged, made, taxPercs, currencyCode)
   ) {
     // Everything is discounted, yet each line's tax is rounded on its own (invoicing's invoiceMath.ts), so one
     // discount line's tax can differ by a cent from the taxes of the lines it takes: a discount line per line taken
@@ -162,10 +166,32 @@ function discountFor(
       ),
     );
   } else {
-    keepTotalAtZeroOrAbove(planned.lines, made, taxPercs, currencyCode);
+    keepTotalAtZeroOrAbove(charged, made, taxPercs, currencyCode);
   }
-  lowerPeriodAmount(planned, discountedMinor);
+  planned.lineDiscountsMinor = lessGivenBack(discountedMinor, made, currencyCode);
+  lowerPeriodAmount(planned, planned.lineDiscountsMinor);
   return made;
+}
+
+/**
+ * The lines' discounts as the discount lines finally take them: what keepTotalAtZeroOrAbove gave back comes off the
+ * last lines discounted, so that the parts add up to the discount lines (a progressive invoice's deduction later
+ * nets exactly what was charged).
+ */
+function lessGivenBack(
+  discountedMinor: readonly number[],
+  made: readonly { line: PlannedLine }[],
+  currencyCode: string,
+): number[] {
+  const taken = made.reduce((sum, m) => sum - productToMinor('1', m.line.unitCostEx, currencyCode), 0);
+  let givenBack = discountedMinor.reduce((sum, minor) => sum + minor, 0) - taken;
+  const shares = [...discountedMinor];
+  for (let i = shares.length - 1; i >= 0 && givenBack > 0; i -= 1) {
+    const back = Math.min(givenBack, shares[i]!);
+    shares[i] = shares[i]! - back;
+    givenBack -= back;
+  }
+  return shares;
 }
 
 function totalIsZero(

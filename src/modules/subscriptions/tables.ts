@@ -142,8 +142,10 @@ export interface SubscriptionProgressiveUsageTable {
   period_end: PlainDateColumn;
   /** The period's quantity so far when the invoice was made. */
   quantity: Decimal;
-  /** What this invoice added for it. */
+  /** What this invoice added for it, before coupons. */
   amount_minor: number;
+  /** What the invoice's coupons took off it (0052). */
+  discount_minor: ColumnType<number, number | undefined, number>;
   invoice_id: number;
   created_at: Instant;
 }
