@@ -54,6 +54,7 @@ import * as walletAutoTopUp from './migrations/0049_wallet_auto_top_up.ts';
 import * as progressiveBilling from './migrations/0050_progressive_billing.ts';
 import * as portalCredit from './migrations/0051_portal_credit.ts';
 import * as progressiveDiscounts from './migrations/0052_progressive_discounts.ts';
+import * as chargeComponents from './migrations/0053_charge_components.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -109,6 +110,7 @@ const migrations: Record<string, Migration> = {
   '0050_progressive_billing': progressiveBilling,
   '0051_portal_credit': portalCredit,
   '0052_progressive_discounts': progressiveDiscounts,
+  '0053_charge_components': chargeComponents,
 };
 
 /**

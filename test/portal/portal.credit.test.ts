@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ok } from '../helpers/billing.ts';
+import { createComponent, ok } from '../helpers/billing.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { addCard } from '../collections/cards.ts';
 import type { PortalClient } from './fixtures.ts';
@@ -85,9 +85,10 @@ describe('the credit page', () => {
       ExpiresAt: '2026-04-10',
       Note: 'Welcome credit',
     });
+    const sms = await createComponent(shop, { name: 'SMS bundle' });
     await ok(shop, 'POST', `/v1/wallets/${walletId}/grants`, {
       Amount: 40,
-      AppliesTo: { MetricCodes: ['api'] },
+      AppliesTo: { MetricCodes: ['api'], ComponentIDs: [sms.componentID] },
     });
     await advance('2026-03-25T08:00:00.000Z');
     // An invoice of 30.00 of work: only the unrestricted grant pays it (docs/credits.md, "Consumption order").
@@ -115,7 +116,7 @@ describe('the credit page', () => {
       'Granted to you': 'USD 40.00',
     });
     expect(tableRows(page.text, 'Each amount of credit')).toEqual([
-      ['Granted', 'USD 40.00', 'USD 40.00', 'Never', 'Only charges for API calls', 'Available'],
+      ['Granted', 'USD 40.00', 'USD 40.00', 'Never', 'Only charges for API calls, SMS bundle', 'Available'],
       // Expiring on 10 April means from its midnight in Johannesburg.
       [
         'Granted · Welcome credit',

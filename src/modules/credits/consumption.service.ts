@@ -15,8 +15,8 @@ import {
   withLockedCustomers,
 } from '../ledger/index.ts';
 import type { GrantCreditRequest } from '../ledger/index.ts';
-import { isExpired, planSpend, remainingOf, noSums } from './credit.ts';
-import type { PayableInvoice, PlannedSpend } from './credit.ts';
+import { isExpired, isRestricted, planSpend, remainingOf, noSums } from './credit.ts';
+import type { PayableInvoice, PayableLine, PlannedSpend } from './credit.ts';
 import * as repo from './credit.repository.ts';
 import type { CreditGrant, NewEntry } from './credit.repository.ts';
 import { entryOf, grantAsSource, grantRef } from './grant.service.ts';
@@ -95,6 +95,7 @@ async function spendGrants(
       priority: grant.priority,
       expiresAt: grant.expiresAt,
       metricCodes: grant.metricCodes,
+      componentIds: grant.componentIds,
       availableMinor: remainingOf(sums.get(grant.id) ?? noSums()),
     })),
     invoices,
@@ -161,7 +162,7 @@ async function payableInvoices(
     if (invoice.openMinor - kept <= 0) continue;
     payable.push({ invoiceId: id, openMinor: invoice.openMinor - kept, lines: [], restrictedPaidMinor: 0 });
   }
-  if (payable.length === 0 || grants.every((grant) => grant.metricCodes === null)) return payable;
+  if (payable.length === 0 || !grants.some(isRestricted)) return payable;
   return withRestrictionFigures(ctx, payable);
 }
 
@@ -175,7 +176,7 @@ async function withRestrictionFigures(
   const entries = await repo.listEntriesOnInvoices(ctx.db, ctx.account.id, ids);
   const restricted = new Set(
     (await repo.findGrants(ctx.db, ctx.account.id, [...new Set(entries.map((entry) => entry.grantId))]))
-      .filter((grant) => grant.metricCodes !== null)
+      .filter(isRestricted)
       .map((grant) => grant.id),
   );
   return payable.map((invoice) => {
@@ -192,6 +193,7 @@ async function withRestrictionFigures(
       ...invoice,
       lines: (stored?.charges ?? []).map((charge) => ({
         metricCode: charge.metered?.metricCode ?? null,
+        componentId: charge.componentId,
         amountIncMinor: charge.amountIncMinor,
       })),
       restrictedPaidMinor,
@@ -345,14 +347,14 @@ export interface PreviewedInvoice {
   /** Its date: grants expired by the start of that day in the account's time zone pay nothing. */
   invoiceDate: PlainDate;
   totalMinor: number;
-  lines: readonly { metricCode: string | null; amountIncMinor: number }[];
+  lines: readonly PayableLine[];
 }
 
 /**
  * The prepaid credit the bill run will apply to an invoice when it issues it (docs/credits.md, "The upcoming
  * invoice"), read without consuming anything: the customer's own unapplied money is kept first, as at issue; then
  * the grants that are still spendable at the invoice date, by the same plan (priority, expiry, age, restriction to
- * metrics) from what remains of them now.
+ * metrics or components) from what remains of them now.
  */
 export async function previewGrantCredit(ctx: ServiceContext, invoice: PreviewedInvoice): Promise<number> {
   if (invoice.totalMinor <= 0) return 0;
@@ -375,6 +377,7 @@ export async function previewGrantCredit(ctx: ServiceContext, invoice: Previewed
       priority: grant.priority,
       expiresAt: grant.expiresAt,
       metricCodes: grant.metricCodes,
+      componentIds: grant.componentIds,
       availableMinor: remainingOf(sums.get(grant.id) ?? noSums()),
     })),
     [{ invoiceId: 0, openMinor, lines: invoice.lines, restrictedPaidMinor: 0 }],

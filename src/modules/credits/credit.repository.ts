@@ -278,6 +278,7 @@ export interface NewGrant {
   priority: number;
   expiresAt: string | null;
   metricCodes: readonly string[] | null;
+  componentIds: readonly number[] | null;
   note: string | null;
   topUpInvoiceId: number | null;
 }
@@ -295,7 +296,7 @@ export async function insertGrant(db: Db, accountId: number, grant: NewGrant, no
       priority: grant.priority,
       expires_at: grant.expiresAt,
       metric_codes: grant.metricCodes === null ? null : JSON.stringify(grant.metricCodes),
-      component_ids: null,
+      component_ids: grant.componentIds === null ? null : JSON.stringify(grant.componentIds),
       note: grant.note,
       top_up_invoice_id: grant.topUpInvoiceId,
       voided_at: null,

@@ -14,6 +14,14 @@ const g = (
   expiresAt,
   availableMinor,
   metricCodes: null,
+  componentIds: null,
+});
+
+/** An invoice line: its metric and component (null when it bills neither) and its amount with tax. */
+const line = (metricCode: string | null, amountIncMinor: number, componentId: number | null = null) => ({
+  metricCode,
+  componentId,
+  amountIncMinor,
 });
 
 describe('the consumption order', () => {
@@ -63,10 +71,7 @@ describe('planSpend', () => {
         {
           invoiceId: 7,
           openMinor: 3500,
-          lines: [
-            { metricCode: null, amountIncMinor: 3000 },
-            { metricCode: 'api', amountIncMinor: 500 },
-          ],
+          lines: [line(null, 3000), line('api', 500)],
           restrictedPaidMinor: 100,
         },
       ],
@@ -86,11 +91,7 @@ describe('planSpend', () => {
         {
           invoiceId: 7,
           openMinor: 2000,
-          lines: [
-            { metricCode: null, amountIncMinor: 3000 },
-            { metricCode: 'api', amountIncMinor: 1000 },
-            { metricCode: null, amountIncMinor: -2000 },
-          ],
+          lines: [line(null, 3000), line('api', 1000), line(null, -2000)],
           restrictedPaidMinor: 0,
         },
       ],
@@ -101,6 +102,27 @@ describe('planSpend', () => {
       { grantId: 1, invoiceId: 7, amountMinor: 500 },
       { grantId: 2, invoiceId: 7, amountMinor: 1500 },
     ]);
+  });
+
+  it('lets a grant restricted to components pay their lines, netting what progressive invoices billed', () => {
+    const storage = { ...g(1, 1, null, 5000), componentIds: [9] };
+    const api = { ...g(2, 1, null, 5000), metricCodes: ['api'] };
+    const invoice = (invoiceId: number) => ({
+      invoiceId,
+      openMinor: 5000,
+      lines: [
+        line(null, 3000),
+        // Recorded usage of component 9 (no metric): 1200.
+        line(null, 1200, 9),
+        // Usage of metric api (component 4): 2000, of which progressive invoices billed 1200.
+        line('api', 2000, 4),
+        line(null, -1200, 4),
+      ],
+      restrictedPaidMinor: 0,
+    });
+    expect(planSpend([storage], [invoice(7)])).toEqual([{ grantId: 1, invoiceId: 7, amountMinor: 1200 }]);
+    // The api usage nets 2000 − 1200 = 800: all a grant restricted to the metric may pay, not 2000.
+    expect(planSpend([api], [invoice(8)])).toEqual([{ grantId: 2, invoiceId: 8, amountMinor: 800 }]);
   });
 
   it('never spends more than a grant holds nor an invoice owes', () => {

@@ -76,18 +76,44 @@ export function consumptionOrder(a: OrderedGrant, b: OrderedGrant): number {
   return a.id - b.id;
 }
 
-/** A grant with what it may still pay, and the metrics it is restricted to (null: any line). */
-export interface SpendableGrant extends OrderedGrant {
-  availableMinor: number;
+/**
+ * The lines a grant may pay (docs/credits.md, "Grants"): those of these metrics and those of these components. Both
+ * null: any line.
+ */
+export interface GrantRestriction {
   metricCodes: readonly string[] | null;
+  componentIds: readonly number[] | null;
+}
+
+/** What a restriction needs to know of an invoice line. */
+export interface PayableLine {
+  metricCode: string | null;
+  componentId: number | null;
+  amountIncMinor: number;
+}
+
+export const isRestricted = (grant: GrantRestriction): boolean =>
+  grant.metricCodes !== null || grant.componentIds !== null;
+
+/** Whether a restricted grant may pay the line: it bills one of its metrics or one of its components. */
+export function paysLine(grant: GrantRestriction, line: Omit<PayableLine, 'amountIncMinor'>): boolean {
+  return (
+    (line.metricCode !== null && (grant.metricCodes ?? []).includes(line.metricCode)) ||
+    (line.componentId !== null && (grant.componentIds ?? []).includes(line.componentId))
+  );
+}
+
+/** A grant with what it may still pay, and the lines it is restricted to. */
+export interface SpendableGrant extends OrderedGrant, GrantRestriction {
+  availableMinor: number;
 }
 
 /** An invoice to pay: what is open on it, its lines' amounts with tax, and what restricted grants already paid. */
 export interface PayableInvoice {
   invoiceId: number;
   openMinor: number;
-  lines: readonly { metricCode: string | null; amountIncMinor: number }[];
-  /** Net of what grants restricted to some metrics already paid on it: their lines are paid that much. */
+  lines: readonly PayableLine[];
+  /** Net of what restricted grants already paid on it: their lines are paid that much. */
   restrictedPaidMinor: number;
 }
 
@@ -99,8 +125,8 @@ export interface PlannedSpend {
 
 /**
  * Each invoice, in the order given, drawn from the grants in consumption order until it is paid or they run out. A
- * grant restricted to some metrics pays only what those lines make (with their tax) less what restricted grants
- * already paid on the invoice: two restricted grants never pay the same line twice.
+ * restricted grant pays only what its lines make (with their tax) less what restricted grants already paid on the
+ * invoice: two restricted grants never pay the same line twice.
  */
 export function planSpend(
   grants: readonly SpendableGrant[],
@@ -116,30 +142,43 @@ export function planSpend(
     for (const grant of ordered) {
       if (open <= 0) break;
       if (grant.left <= 0) continue;
-      const room =
-        grant.metricCodes === null ? open : restrictedRoom(invoice, grant.metricCodes, restrictedPaid);
+      const room = isRestricted(grant) ? restrictedRoom(invoice, grant, restrictedPaid) : open;
       const amountMinor = Math.min(open, grant.left, room);
       if (amountMinor <= 0) continue;
       planned.push({ grantId: grant.id, invoiceId: invoice.invoiceId, amountMinor });
       grant.left -= amountMinor;
       open -= amountMinor;
-      if (grant.metricCodes !== null) restrictedPaid += amountMinor;
+      if (isRestricted(grant)) restrictedPaid += amountMinor;
     }
   }
   return planned;
 }
 
 /**
- * What the invoice's lines of these metrics are worth, less what restricted grants paid on them. The invoice's lines
- * below zero (a coupon's discount, a usage correction) name no metric: they lower every line in proportion, rounded
- * down, so a restricted grant never pays for what its metrics were discounted of (docs/credits.md, "Consumption
- * order").
+ * What the invoice's lines the grant may pay are worth, less what restricted grants paid on them (docs/credits.md,
+ * "Consumption order"). A component's lines count together, so that the deduction of what progressive invoices billed
+ * (it names the component, not the metric) nets against its usage; a group that nets below zero is worth nothing.
+ * The lines below zero that name neither (a coupon's discount) lower every group in proportion, rounded down, so a
+ * restricted grant never pays for what its lines were discounted of.
  */
-function restrictedRoom(invoice: PayableInvoice, metricCodes: readonly string[], paidMinor: number): number {
-  const lines = invoice.lines
-    .filter((line) => line.metricCode !== null && metricCodes.includes(line.metricCode))
-    .reduce((sum, line) => sum + line.amountIncMinor, 0);
-  const above = invoice.lines.reduce((sum, line) => sum + Math.max(0, line.amountIncMinor), 0);
+function restrictedRoom(invoice: PayableInvoice, grant: GrantRestriction, paidMinor: number): number {
+  const groups = new Map<string, { netMinor: number; paid: boolean }>();
+  invoice.lines.forEach((line, i) => {
+    const key =
+      line.componentId !== null
+        ? `c${line.componentId}`
+        : line.metricCode !== null
+          ? `m${line.metricCode}`
+          : `${i}`;
+    const group = groups.get(key) ?? { netMinor: 0, paid: false };
+    group.netMinor += line.amountIncMinor;
+    group.paid ||= paysLine(grant, line);
+    groups.set(key, group);
+  });
+  const above = [...groups.values()].reduce((sum, group) => sum + Math.max(0, group.netMinor), 0);
+  const lines = [...groups.values()]
+    .filter((group) => group.paid)
+    .reduce((sum, group) => sum + Math.max(0, group.netMinor), 0);
   const all = invoice.lines.reduce((sum, line) => sum + line.amountIncMinor, 0);
   const worth = all >= above ? lines : Number((BigInt(lines) * BigInt(Math.max(0, all))) / BigInt(above));
   return Math.max(0, worth - paidMinor);

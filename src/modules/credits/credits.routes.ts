@@ -162,7 +162,10 @@ export function registerCreditsRoutes(app: App): void {
             amount: request.body.Amount,
             priority: request.body.Priority,
             expiresAt: request.body.ExpiresAt,
-            metricCodes: request.body.AppliesTo?.MetricCodes ?? null,
+            appliesTo: request.body.AppliesTo && {
+              metricCodes: request.body.AppliesTo.MetricCodes,
+              componentIds: request.body.AppliesTo.ComponentIDs,
+            },
             note: request.body.Note,
           }),
         ),

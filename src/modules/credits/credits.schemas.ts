@@ -86,11 +86,26 @@ export const GrantBody = Type.Object({
   ),
   AppliesTo: Type.Optional(
     NullableObject({
-      MetricCodes: Type.Array(Text(100), {
-        minItems: 1,
-        maxItems: 50,
-        description: 'It pays only the lines of these metrics (with their tax)',
-      }),
+      MetricCodes: Type.Optional(
+        Type.Unsafe<string[] | null>({
+          type: ['array', 'null'],
+          items: Text(100),
+          minItems: 1,
+          maxItems: 50,
+          description: 'It pays the usage lines of these metrics (with their tax); null: none named',
+        }),
+      ),
+      ComponentIDs: Type.Optional(
+        Type.Unsafe<number[] | null>({
+          type: ['array', 'null'],
+          items: Id(),
+          minItems: 1,
+          maxItems: 50,
+          description:
+            'It pays the usage lines of these components, recorded or read from events (with their tax); null: ' +
+            'none named',
+        }),
+      ),
     }),
   ),
   Note: Type.Optional(Nullable(Text(1000, { description: 'Why it was granted' }))),
@@ -116,7 +131,10 @@ export const GrantOut = Type.Object(
     ),
     Priority: Type.Integer(),
     ExpiresAt: DateOut(),
-    AppliesTo: NullableObject({ MetricCodes: Type.Array(Type.String()) }),
+    AppliesTo: NullableObject({
+      MetricCodes: Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } }),
+      ComponentIDs: Type.Unsafe<number[] | null>({ type: ['array', 'null'], items: { type: 'integer' } }),
+    }),
     Note: Nullable(Type.String()),
     TopUpInvoiceID: Nullable(Type.Integer({ description: 'The paid top-up’s invoice' })),
     VoidedAt: DateOut(),

@@ -47,7 +47,10 @@ export function toGrantDto(grant: GrantView): Static<typeof GrantOut> {
     Refunded: money(refundedOf(grant.sums)),
     Priority: grant.priority,
     ExpiresAt: grant.expiresAt,
-    AppliesTo: grant.metricCodes === null ? null : { MetricCodes: grant.metricCodes },
+    AppliesTo:
+      grant.metricCodes === null && grant.componentIds === null
+        ? null
+        : { MetricCodes: grant.metricCodes, ComponentIDs: grant.componentIds },
     Note: grant.note,
     TopUpInvoiceID: grant.topUpInvoiceId,
     VoidedAt: grant.voidedAt,

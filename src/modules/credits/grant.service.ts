@@ -5,7 +5,7 @@ import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { wireAmountToMinor } from '../../core/money.ts';
 import { parseWireDate } from '../../core/wireDates.ts';
-import { metricsByCodes } from '../catalogue/index.ts';
+import { componentsByIds, metricsByCodes } from '../catalogue/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { grantAllocations, withLockedCustomer } from '../ledger/index.ts';
 import { capacityOf, isExpired, noSums, remainingOf } from './credit.ts';
@@ -28,7 +28,9 @@ export interface GrantInput {
   amount: number | string;
   priority: number | undefined;
   expiresAt: string | null | undefined;
-  metricCodes: readonly string[] | null | undefined;
+  /** AppliesTo: both null or left out, any line; an AppliesTo naming neither is refused. */
+  appliesTo:
+    { metricCodes?: readonly string[] | null; componentIds?: readonly number[] | null } | null | undefined;
   note: string | null | undefined;
 }
 
@@ -194,10 +196,14 @@ interface CheckedGrant {
   priority: number;
   expiresAt: string | null;
   metricCodes: string[] | null;
+  componentIds: number[] | null;
   note: string | null;
 }
 
-/** Amount (in the wallet's currency), Priority, ExpiresAt (in the future), MetricCodes (the account's metrics). */
+/**
+ * Amount (in the wallet's currency), Priority, ExpiresAt (in the future), AppliesTo (the account's metrics and
+ * components).
+ */
 async function checkedGrant(
   ctx: ServiceContext,
   currencyCode: string,
@@ -219,25 +225,41 @@ async function checkedGrant(
     else if (isExpired(expiresAt, nowInstant(ctx)))
       problems.push({ field: 'ExpiresAt', message: 'must be in the future' });
   }
-  const metricCodes =
-    input.metricCodes === undefined || input.metricCodes === null ? null : [...new Set(input.metricCodes)];
-  if (metricCodes !== null) {
-    if (metricCodes.length === 0)
-      problems.push({
-        field: 'AppliesTo.MetricCodes',
-        message: 'must name at least one metric, or be left out',
-      });
-    const known = await metricsByCodes(ctx.db, ctx.account.id, metricCodes);
-    for (const code of metricCodes)
-      if (!known.has(code))
-        problems.push({ field: 'AppliesTo.MetricCodes', message: `no billable metric ${code}` });
-  }
+  const { metricCodes, componentIds } = await checkedRestriction(ctx, input.appliesTo, problems);
   if (problems.length > 0) throw new ValidationError(problems);
   return {
     amountMinor: 'minor' in amount ? amount.minor : 0,
     priority,
     expiresAt,
     metricCodes,
+    componentIds,
     note: input.note ?? null,
   };
+}
+
+/** AppliesTo: the account's metrics (by code) and components (by id), each list at least one when given. */
+async function checkedRestriction(
+  ctx: ServiceContext,
+  appliesTo: GrantInput['appliesTo'],
+  problems: FieldProblem[],
+): Promise<{ metricCodes: string[] | null; componentIds: number[] | null }> {
+  const metricCodes = appliesTo?.metricCodes ? [...new Set(appliesTo.metricCodes)] : null;
+  const componentIds = appliesTo?.componentIds
+    ? [...new Set(appliesTo.componentIds)].sort((a, b) => a - b)
+    : null;
+  if (appliesTo && metricCodes === null && componentIds === null)
+    problems.push({ field: 'AppliesTo', message: 'must name MetricCodes or ComponentIDs, or be null' });
+  if (metricCodes !== null) {
+    const known = await metricsByCodes(ctx.db, ctx.account.id, metricCodes);
+    for (const code of metricCodes)
+      if (!known.has(code))
+        problems.push({ field: 'AppliesTo.MetricCodes', message: `no billable metric ${code}` });
+  }
+  if (componentIds !== null) {
+    const found = await componentsByIds(ctx, componentIds);
+    const missing = componentIds.filter((id) => !found.has(id));
+    if (missing.length > 0)
+      problems.push({ field: 'AppliesTo.ComponentIDs', message: `no component ${missing.join(', ')}` });
+  }
+  return { metricCodes, componentIds };
 }

@@ -71,6 +71,7 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
         priority: PRIORITY_MIN,
         expiresAt: null,
         metricCodes: null,
+        componentIds: null,
         note: null,
         topUpInvoiceId: topUp.invoiceId,
       },

@@ -165,6 +165,7 @@ export function invoiceChargeFromRow(row: Selectable<InvoiceChargesTable>): Invo
       row.metric_code === null
         ? null
         : { metricCode: row.metric_code, group: row.usage_group ?? '', quantity: row.usage_quantity ?? '0' },
+    componentId: row.component_id === null ? null : Number(row.component_id),
   };
 }
 

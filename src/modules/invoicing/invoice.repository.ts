@@ -93,6 +93,7 @@ const CHARGE_COLUMNS = [
   'metric_code',
   'usage_group',
   'usage_quantity',
+  'component_id',
 ] as const;
 
 const TAX_COLUMNS = ['id', 'account_id', 'invoice_id', 'name', 'perc'] as const;

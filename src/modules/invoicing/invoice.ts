@@ -28,6 +28,8 @@ export interface InvoiceCharge {
   periodEnd: PlainDate | null;
   /** A line of usage read from events: the metric, the group ('' for none) and the quantity it bills. */
   metered: MeteredCharge | null;
+  /** The component whose usage the line bills (recorded or read from events); null on other lines. */
+  componentId: number | null;
 }
 
 /** What a line of metered usage counted (docs/usage.md, "Reading usage"). */
@@ -122,6 +124,8 @@ export interface NewInvoiceCharge {
   periodStart?: string | null;
   periodEnd?: string | null;
   metered?: MeteredCharge | null;
+  /** The component whose usage the line bills; left out on other lines. */
+  componentId?: number | null;
   /** Sequential (1, 2, ...) when left out. */
   line?: number;
   displayOrder?: number;

@@ -36,6 +36,7 @@ export function chargeRowsOf(
     metric_code: charge.metered?.metricCode ?? null,
     usage_group: charge.metered?.group ?? null,
     usage_quantity: charge.metered?.quantity ?? null,
+    component_id: charge.componentId ?? null,
   }));
 }
 

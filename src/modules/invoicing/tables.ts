@@ -58,6 +58,8 @@ export interface InvoiceChargesTable {
   metric_code: ColumnType<string | null, string | null | undefined, string | null>;
   usage_group: ColumnType<string | null, string | null | undefined, string | null>;
   usage_quantity: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The component whose usage the line bills (0053); null on other lines. */
+  component_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface InvoiceTaxesTable {

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import { localDateText, localDateTimeText } from '../../core/calendar.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
-import { metricsByCodes } from '../catalogue/index.ts';
+import { componentsByIds, metricsByCodes } from '../catalogue/index.ts';
 import { getWallet, listEntries, listGrants, listWallets } from '../credits/index.ts';
 import type { CreditEntry, GrantView, WalletView } from '../credits/index.ts';
 import { getCustomer } from '../customers/index.ts';
@@ -55,20 +55,44 @@ function walletFigures(wallet: WalletView) {
   };
 }
 
-/** "Any charge", or the metrics a grant is kept for by their names (docs/credits.md, "Grants", AppliesTo). */
-function restrictionText(grant: GrantView, metricNames: Map<string, string>): string {
-  if (grant.metricCodes === null) return 'Any charge';
-  const names = grant.metricCodes.map((code) => metricNames.get(code) ?? code);
-  return `Only charges for ${names.join(', ')}`;
+/**
+ * "Any charge", or the metrics and components a grant is kept for, by their names (docs/credits.md, "Grants",
+ * AppliesTo).
+ */
+function restrictionText(grant: GrantView, names: RestrictionNames): string {
+  if (grant.metricCodes === null && grant.componentIds === null) return 'Any charge';
+  const named = [
+    ...(grant.metricCodes ?? []).map((code) => names.metrics.get(code) ?? code),
+    ...(grant.componentIds ?? []).map((id) => names.components.get(id) ?? `component ${id}`),
+  ];
+  return `Only charges for ${named.join(', ')}`;
 }
 
-async function grantViews(ctx: ServiceContext, wallet: WalletView, grants: readonly GrantView[]) {
+interface RestrictionNames {
+  metrics: Map<string, string>;
+  components: Map<number, string>;
+}
+
+async function restrictionNames(
+  ctx: ServiceContext,
+  grants: readonly GrantView[],
+): Promise<RestrictionNames> {
   const metrics = await metricsByCodes(
     ctx.db,
     ctx.account.id,
     grants.flatMap((grant) => grant.metricCodes ?? []),
   );
-  const metricNames = new Map([...metrics].map(([code, metric]) => [code, metric.name]));
+  const components = await componentsByIds(ctx, [
+    ...new Set(grants.flatMap((grant) => grant.componentIds ?? [])),
+  ]);
+  return {
+    metrics: new Map([...metrics].map(([code, metric]) => [code, metric.name])),
+    components: new Map([...components].map(([id, component]) => [id, component.name])),
+  };
+}
+
+async function grantViews(ctx: ServiceContext, wallet: WalletView, grants: readonly GrantView[]) {
+  const names = await restrictionNames(ctx, grants);
   const currency = wallet.currencyCode;
   const zone = ctx.account.timeZone;
   return [...grants]
@@ -79,7 +103,7 @@ async function grantViews(ctx: ServiceContext, wallet: WalletView, grants: reado
       amount: money(grant.amountMinor, currency),
       remaining: money(grant.remainingMinor, currency),
       expires: grant.expiresAt === null ? 'Never' : localDateTimeText(grant.expiresAt, zone),
-      restriction: restrictionText(grant, metricNames),
+      restriction: restrictionText(grant, names),
       status: GRANT_STATUS[grant.status],
       statusClass: grant.status,
     }));

@@ -345,6 +345,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         totalMinor: invoice.money.totalMinor,
         lines: invoice.charges.map((charge) => ({
           metricCode: charge.metered?.metricCode ?? null,
+          componentId: charge.componentId,
           amountIncMinor: charge.amountIncMinor,
         })),
       });
