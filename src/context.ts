@@ -70,8 +70,17 @@ export interface PortalSelfService {
   allowCancel: boolean;
   /** Whether a customer may buy prepaid credit for its wallets (docs/portal.md, "Prepaid credit"). */
   allowTopUps: boolean;
+  /** The least and the most credit bought at once, in the currencies the account set them for. */
+  topUpLimits: TopUpLimit[];
   /** The packages a customer may switch a subscription to; empty: no switching. */
   switchPackageIds: number[];
+}
+
+/** Portal top-ups' bounds in one currency, in its minor units. */
+export interface TopUpLimit {
+  currencyCode: string;
+  minMinor: number;
+  maxMinor: number;
 }
 
 export interface DunningSettings {

@@ -139,6 +139,10 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PortalAllowCancel: true,
   PortalAllowTopUps: true,
   PortalSwitchPackageIDs: [3, 4],
+  // A yen shop's own bounds; other currencies keep 1 to 10,000 units (docs/portal.md, "Prepaid credit").
+  PortalTopUpLimits: [{ CurrencyCode: 'JPY', Min: 1000, Max: 1000000 }],
+  Min: 1000,
+  Max: 1000000,
   isTaxInclusive: false,
   InvoiceNotes: 'Thank you for your business.',
   InvoiceTerms: 'Payment due within 14 days.',

@@ -55,6 +55,7 @@ import * as progressiveBilling from './migrations/0050_progressive_billing.ts';
 import * as portalCredit from './migrations/0051_portal_credit.ts';
 import * as progressiveDiscounts from './migrations/0052_progressive_discounts.ts';
 import * as chargeComponents from './migrations/0053_charge_components.ts';
+import * as portalTopUpLimits from './migrations/0054_portal_top_up_limits.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -111,6 +112,7 @@ const migrations: Record<string, Migration> = {
   '0051_portal_credit': portalCredit,
   '0052_progressive_discounts': progressiveDiscounts,
   '0053_charge_components': chargeComponents,
+  '0054_portal_top_up_limits': portalTopUpLimits,
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Account } from '../../context.ts';
+import type { Account, TopUpLimit } from '../../context.ts';
 import { DEFAULT_STATEMENT_PERIOD, isStatementPeriod } from '../../core/periods.ts';
 import type { AccountsTable, ApiKeysTable } from './tables.ts';
 import type { AccountChanges, ApiKeyInfo } from './account.ts';
@@ -25,6 +25,7 @@ export interface AccountRow {
   portal_slug: string | null;
   portal_allow_cancel: boolean | number;
   portal_allow_top_ups: boolean | number;
+  portal_top_up_limits: string | null;
   portal_switch_package_ids: string;
   portal_epoch: number;
   is_tax_inclusive: boolean | number;
@@ -64,6 +65,8 @@ export function accountFromRow(row: AccountRow): Account {
     portalSelfService: {
       allowCancel: Boolean(row.portal_allow_cancel),
       allowTopUps: Boolean(row.portal_allow_top_ups),
+      topUpLimits:
+        row.portal_top_up_limits === null ? [] : (JSON.parse(row.portal_top_up_limits) as TopUpLimit[]),
       switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
     },
     portalEpoch: Number(row.portal_epoch),
@@ -100,6 +103,7 @@ const COLUMN_OF = {
   portalSlug: 'portal_slug',
   portalAllowCancel: 'portal_allow_cancel',
   portalAllowTopUps: 'portal_allow_top_ups',
+  portalTopUpLimits: 'portal_top_up_limits',
   isTaxInclusive: 'is_tax_inclusive',
   portalSwitchPackageIds: 'portal_switch_package_ids',
   billCycleDay: 'bill_cycle_day',
@@ -132,6 +136,7 @@ const COLUMN_OF = {
 /** The lists stored as JSON text. */
 const JSON_FIELDS: ReadonlySet<keyof AccountChanges> = new Set([
   'portalSwitchPackageIds',
+  'portalTopUpLimits',
   'dunningRetryDays',
   'invoiceReminderDays',
 ]);

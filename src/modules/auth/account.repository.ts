@@ -24,6 +24,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.portal_slug',
   'accounts.portal_allow_cancel',
   'accounts.portal_allow_top_ups',
+  'accounts.portal_top_up_limits',
   'accounts.portal_switch_package_ids',
   'accounts.portal_epoch',
   'accounts.is_tax_inclusive',

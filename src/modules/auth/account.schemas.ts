@@ -11,6 +11,7 @@ import {
 } from './account.service.ts';
 import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
 import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
+import { TOP_UP_LIMITS_MAX } from './topUpLimits.ts';
 import { STATEMENT_PERIODS } from '../../core/periods.ts';
 import {
   DEFAULT_REMINDER_DAYS,
@@ -147,6 +148,13 @@ function collectionLoopFields() {
   };
 }
 
+const TOP_UP_LIMITS_TEXT =
+  'Beyond the spec (docs/portal.md, "Prepaid credit"): per currency, the least and the most prepaid credit a ' +
+  'customer may buy at once in the portal; a currency not listed: 1 to 10,000 whole units';
+
+const TopUpAmount = (description: string) =>
+  Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, description });
+
 /** Beyond the spec: what customers may change in the portal (docs/portal.md, "What customers may change"). */
 function portalSelfServiceFields() {
   return {
@@ -158,7 +166,8 @@ function portalSelfServiceFields() {
     PortalAllowTopUps: Type.Boolean({
       description:
         'Whether customers may buy prepaid credit for their wallets in the portal, from 1.00 to 10,000.00 in the ' +
-        "wallet's currency, as POST /v1/wallets/{walletID}/top-ups sells it (true by default)",
+        "wallet's currency unless PortalTopUpLimits says otherwise, as POST /v1/wallets/{walletID}/top-ups sells " +
+        'it (true by default)',
       examples: [true],
     }),
     PortalSwitchPackageIDs: Type.Array(Type.Integer({ minimum: 1 }), {
@@ -223,6 +232,10 @@ export const AccountOut = Type.Object(
       }),
     ),
     ...portalSelfServiceFields(),
+    PortalTopUpLimits: Type.Array(
+      Type.Object({ CurrencyCode: Type.String(), Min: Type.Number(), Max: Type.Number() }),
+      { description: TOP_UP_LIMITS_TEXT },
+    ),
     isTaxInclusive: taxInclusiveField(''),
     BillCycleDay: Type.Optional(
       Type.Integer({
@@ -263,6 +276,20 @@ export const EditAccountBody = Type.Partial(
       }),
     ),
     ...portalSelfServiceFields(),
+    PortalTopUpLimits: Type.Union(
+      [
+        Type.Array(
+          Type.Object({
+            CurrencyCode: Text(3, { minLength: 3 }),
+            Min: TopUpAmount('The least credit bought at once, in CurrencyCode'),
+            Max: TopUpAmount('The most credit bought at once, in CurrencyCode; at least Min'),
+          }),
+          { maxItems: TOP_UP_LIMITS_MAX },
+        ),
+        Type.Null(),
+      ],
+      { description: `${TOP_UP_LIMITS_TEXT}; null clears them all` },
+    ),
     isTaxInclusive: taxInclusiveField(''),
     UsageGraceHours: usageGraceHoursField(),
     UsageAlertEmails: usageAlertEmailsField(),

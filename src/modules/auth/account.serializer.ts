@@ -2,6 +2,7 @@ import { findCountry } from '../../core/countries.ts';
 import type { Account, AccountSettingsInput } from './account.service.ts';
 import type { AccountOut, EditAccountBody } from './account.schemas.ts';
 import type { SellerDetails } from './sellerDetails.ts';
+import { topUpLimitsOut } from './topUpLimits.ts';
 
 export const ACCOUNT_LOGO_PATH = '/v1/account/logo';
 
@@ -50,6 +51,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalURL: portalUrlOf(account, serviceUrl),
     PortalAllowCancel: account.portalSelfService.allowCancel,
     PortalAllowTopUps: account.portalSelfService.allowTopUps,
+    PortalTopUpLimits: topUpLimitsOut(account.portalSelfService.topUpLimits),
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
     // Shown false too: a setting read only when on leaves a reader unsure whether it is off or unknown.
     isTaxInclusive: account.isTaxInclusive,
@@ -81,6 +83,14 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,
     portalAllowTopUps: body.PortalAllowTopUps,
+    portalTopUpLimits:
+      body.PortalTopUpLimits === undefined
+        ? undefined
+        : (body.PortalTopUpLimits?.map((limit) => ({
+            currencyCode: limit.CurrencyCode,
+            min: limit.Min,
+            max: limit.Max,
+          })) ?? null),
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
     isTaxInclusive: body.isTaxInclusive,
     billCycleDay: body.BillCycleDay,

@@ -17,6 +17,8 @@ import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { createTestGateway, gatewayRef } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
+import { topUpLimitsChange } from './topUpLimits.ts';
+import type { TopUpLimitInput } from './topUpLimits.ts';
 import type { AccountChanges, ApiKeyInfo } from './account.ts';
 import { findAccountLogo, findSellerDetails, sellerChanges } from './sellerDetails.ts';
 import type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
@@ -164,6 +166,8 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   portalAllowCancel?: boolean;
   /** Whether portal customers may buy prepaid credit (docs/portal.md, "Prepaid credit"). */
   portalAllowTopUps?: boolean;
+  /** How much they may buy at once, per currency; null: the defaults everywhere. */
+  portalTopUpLimits?: TopUpLimitInput[] | null;
   /** The packages portal customers may switch to; each must be one of the account's. */
   portalSwitchPackageIds?: number[];
   /** The default of the account's prices: whether they include tax (docs/pricing.md, "Tax-inclusive prices"). */
@@ -341,6 +345,8 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     changes.statementPeriod = input.statementPeriod;
   }
   if (input.portalSlug !== undefined) changes.portalSlug = portalSlugChange(input.portalSlug, problems);
+  if (input.portalTopUpLimits !== undefined)
+    changes.portalTopUpLimits = topUpLimitsChange(input.portalTopUpLimits, problems);
   if (input.portalSwitchPackageIds !== undefined) {
     changes.portalSwitchPackageIds = await switchPackageIdsChange(
       ctx,

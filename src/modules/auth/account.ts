@@ -1,3 +1,5 @@
+import type { TopUpLimit } from '../../context.ts';
+
 /**
  * The settings an account may change after its creation, as PUT /v1/account checks them: undefined keeps a value.
  * Lists are numbers here; account.mapper.ts stores them as JSON text.
@@ -11,6 +13,8 @@ export interface AccountChanges {
   portalSlug?: string | null;
   portalAllowCancel?: boolean;
   portalAllowTopUps?: boolean;
+  /** Stored as JSON text; [] for none. */
+  portalTopUpLimits?: TopUpLimit[];
   isTaxInclusive?: boolean;
   portalSwitchPackageIds?: number[];
   billCycleDay?: number | null;

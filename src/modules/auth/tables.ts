@@ -43,6 +43,8 @@ export interface AccountsTable {
   portal_allow_cancel: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** Whether portal customers may buy prepaid credit for their wallets (0051). */
   portal_allow_top_ups: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** Per currency, the least and the most credit bought at once in the portal: JSON, null for none (0054). */
+  portal_top_up_limits: ColumnType<string | null, string | null | undefined, string | null>;
   /** The packages portal customers may switch to: a JSON array of package ids, '[]' for none (0026). */
   portal_switch_package_ids: Defaulted<string>;
   /** Bumped whenever portal_slug changes: the portal's sessions and tokens of an earlier slug end (0027). */

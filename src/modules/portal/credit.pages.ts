@@ -13,8 +13,7 @@ import {
   buyCredit,
   topUpAmountOf,
   topUpFormKey,
-  topUpMaxMinor,
-  topUpMinMinor,
+  topUpBounds,
   topUpOfForm,
 } from './creditPurchase.service.ts';
 import type { FormFields, PortalRequests, SignedInPage } from './portalHttp.ts';
@@ -246,8 +245,8 @@ async function renderWallet(
     buy: (await canBuy(page, wallet))
       ? {
           attempt: payAttempt(),
-          min: money(topUpMinMinor(currency), currency),
-          max: money(topUpMaxMinor(currency), currency),
+          min: money(topUpBounds(ctx.account, currency).minMinor, currency),
+          max: money(topUpBounds(ctx.account, currency).maxMinor, currency),
         }
       : undefined,
     csrf: page.session.csrfToken,
@@ -329,7 +328,10 @@ export function registerCreditRoutes(portal: App, pages: PortalRequests): void {
         });
       }
       const currency = wallet.currencyCode;
-      const amount = topUpAmountOf(fields['amount'] ?? '', currency, (minor) => money(minor, currency));
+      const bounds = topUpBounds(page.portal.ctx.account, currency);
+      const amount = topUpAmountOf(fields['amount'] ?? '', currency, bounds, (minor) =>
+        money(minor, currency),
+      );
       if ('problem' in amount) {
         return renderWallet(page, wallet, 1, { status: 422, errors: [amount.problem], fields });
       }

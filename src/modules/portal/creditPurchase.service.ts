@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { nowInstant } from '../../context.ts';
-import type { ServiceContext } from '../../context.ts';
+import type { Account, ServiceContext } from '../../context.ts';
 import { minorToDecimalText, minorUnitDigits } from '../../core/money.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { createTopUp } from '../credits/index.ts';
@@ -9,16 +9,25 @@ import * as repo from './portal.repository.ts';
 
 /**
  * Prepaid credit bought in the portal (docs/portal.md, "Prepaid credit"): the credits module's paid top-up, made
- * once per form sent, within bounds the portal sets because an account sets none.
+ * once per form sent, within the account's bounds for the wallet's currency (PortalTopUpLimits), else the portal's.
  */
 
-/** The least and the most one purchase may be, in whole units of the wallet's currency (docs/portal.md). */
+/** The least and the most one purchase may be without a limit of the account's, in whole units (docs/portal.md). */
 export const TOP_UP_MIN_UNITS = 1;
 export const TOP_UP_MAX_UNITS = 10_000;
 
 const unitMinor = (currencyCode: string) => 10 ** minorUnitDigits(currencyCode);
-export const topUpMinMinor = (currencyCode: string) => TOP_UP_MIN_UNITS * unitMinor(currencyCode);
-export const topUpMaxMinor = (currencyCode: string) => TOP_UP_MAX_UNITS * unitMinor(currencyCode);
+
+/** The least and the most credit one purchase may be, in minor units of the currency. */
+export function topUpBounds(account: Account, currencyCode: string): { minMinor: number; maxMinor: number } {
+  const own = account.portalSelfService.topUpLimits.find((limit) => limit.currencyCode === currencyCode);
+  return (
+    own ?? {
+      minMinor: TOP_UP_MIN_UNITS * unitMinor(currencyCode),
+      maxMinor: TOP_UP_MAX_UNITS * unitMinor(currencyCode),
+    }
+  );
+}
 
 /**
  * The amount a customer typed, in minor units of the wallet's currency, or why it cannot be bought, in words. Spaces
@@ -27,6 +36,7 @@ export const topUpMaxMinor = (currencyCode: string) => TOP_UP_MAX_UNITS * unitMi
 export function topUpAmountOf(
   typed: string,
   currencyCode: string,
+  bounds: { minMinor: number; maxMinor: number },
   money: (minor: number) => string,
 ): { minor: number } | { problem: FieldProblem } {
   const problem = (message: string) => ({ problem: { field: 'amount', message } });
@@ -44,12 +54,9 @@ export function topUpAmountOf(
   }
   const [whole = '0'] = text.split('.');
   const minor = Number(whole) * unitMinor(currencyCode) + Number(fraction.padEnd(digits, '0') || '0');
-  if (minor < topUpMinMinor(currencyCode)) {
-    return problem(`The least you can buy is ${money(topUpMinMinor(currencyCode))}`);
-  }
-  if (minor > topUpMaxMinor(currencyCode)) {
-    return problem(`The most you can buy at once here is ${money(topUpMaxMinor(currencyCode))}`);
-  }
+  if (minor < bounds.minMinor) return problem(`The least you can buy is ${money(bounds.minMinor)}`);
+  if (minor > bounds.maxMinor)
+    return problem(`The most you can buy at once here is ${money(bounds.maxMinor)}`);
   return { minor };
 }
 
