@@ -202,6 +202,49 @@ describe('a South-African business collecting cards through Paystack', () => {
     expect((await ok(story.account, 'GET', `/v1/payments/${payment.paymentID}`)).Status).not.toBe('Failed');
   });
 
+  it('refunds unused credit of a top-up through Paystack; a failed refund gives the credit back', async () => {
+    // docs/credits.md, "Refunding unused credit" and "Crediting a top-up" (Undone): the refund takes the credit when
+    // Paystack accepts it, pending; Paystack failing it later gives the credit back.
+    await ok(story.account, 'PUT', '/v1/account', { InvoiceDueDays: 0 });
+    const { customerId } = await cardCustomer(success, 'Femi');
+    const wallet = await ok(story.account, 'POST', `/v1/customers/${customerId}/wallets`, {
+      CurrencyCode: 'ZAR',
+    });
+    await ok(story.account, 'POST', `/v1/wallets/${wallet.walletID}/top-ups`, { Amount: 400 });
+    await story.collect();
+    const [grant] = await ok(story.account, 'GET', `/v1/wallets/${wallet.walletID}/grants`);
+    expect(grant).toMatchObject({ Kind: 'paid', Remaining: 400 });
+    const [payment] = await story.payments(customerId);
+    expect(payment).toMatchObject({ Amount: 400, Method: 'credit_card' });
+    const refund = () =>
+      story.account.request('POST', `/v1/credit-grants/${grant.creditGrantID}/refund`, {
+        body: { Amount: 150 },
+      });
+    const grantNow = () => ok(story.account, 'GET', `/v1/credit-grants/${grant.creditGrantID}`);
+
+    const first = await refund();
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ Remaining: 250, Refunded: 150 });
+    const [pending] = sim.refundsOf(payment.Ref);
+    expect(pending).toMatchObject({ amount: 15000 });
+    expect(await story.webhook(sim.endRefund(pending!.id, 'failed'))).toMatchObject({ body: { applied: 1 } });
+    expect(await grantNow()).toMatchObject({ Remaining: 400, Refunded: 0 });
+
+    const second = await refund();
+    expect(second.status, second.text).toBe(200);
+    const last = sim.refundsOf(payment.Ref).at(-1)!;
+    expect(last).toMatchObject({ amount: 15000 });
+    expect(await story.webhook(sim.endRefund(last.id, 'processed'))).toMatchObject({ body: { applied: 1 } });
+    expect(await grantNow()).toMatchObject({ Remaining: 250, Refunded: 150 });
+    const kinds = (await ok(story.account, 'GET', `/v1/wallets/${wallet.walletID}/entries`)) as any[];
+    expect(kinds.map((e) => [e.Kind, e.Amount])).toEqual(
+      expect.arrayContaining([
+        ['refund', 150],
+        ['refund_undone', 150],
+      ]),
+    );
+  });
+
   it('sent Paystack only requests its OpenAPI document allows, and kept no card number, key or access code', async () => {
     expect(sim.problems).toEqual([]);
     const recorded = await recordedText(story);
