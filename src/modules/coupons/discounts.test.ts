@@ -63,7 +63,7 @@ describe('discountLines', () => {
     // Usage 100.00 of which progressive invoices billed 80.00: a fixed 50.00 takes 50.00 of the usage line, not
     // the 20.00 left after the deduction; the deduction itself is not discounted.
     const [result] = discountLines(
-      [{ amountMinor: 10000 }, { amountMinor: -8000, isProgressiveDeduction: true }],
+      [{ amountMinor: 10000 }, { amountMinor: -8000, isDeduction: true }],
       [fixed(5000, [true, true])],
     );
     expect(result).toEqual({ perLineMinor: [5000, 0], totalMinor: 5000 });

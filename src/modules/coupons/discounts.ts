@@ -12,9 +12,9 @@ import type { CouponDiscount } from './coupon.ts';
  *   go one by one to the largest remainders (the earlier line on a tie), so the shares add up to the amount.
  * - Nothing takes a line below zero: a line's discount is at most what earlier coupons left of it, and a coupon
  *   takes at most what is left of the whole invoice (lines below zero, a usage correction, count against it).
- *   A deduction of what progressive invoices already billed is the exception: it is not discounted and does not
- *   count against the coupon, whose discount of the period is taken whole; what that leaves below zero is the
- *   customer's credit (docs/usage.md, "Progressive billing").
+ *   A deduction of what earlier invoices already billed of the period (progressive billing, docs/usage.md,
+ *   "Coupons") is the exception: it is not discounted and does not count against the coupon, whose discount of the
+ *   period is taken whole; what that leaves below zero is the customer's credit.
  * - A line's amount is as listed: including tax on a tax-inclusive line, so the discount comes off the inclusive
  *   amount and the tax is split again from what is left (invoicing's invoiceMath.ts prices the discount line).
  *
@@ -24,8 +24,8 @@ import type { CouponDiscount } from './coupon.ts';
 export interface DiscountableLine {
   /** The line's amount as listed, in minor units (tax included on a tax-inclusive line). */
   amountMinor: number;
-  /** Set on a deduction of what the period's progressive invoices billed (see above). */
-  isProgressiveDeduction?: boolean;
+  /** Set on a deduction of what earlier invoices billed of the period (see above). */
+  isDeduction?: boolean;
 }
 
 export interface CouponToApply {
@@ -55,11 +55,11 @@ export function discountLines(
   const remaining = lines.map((line) => line.amountMinor);
   return coupons.map((coupon) => {
     const open = remaining.map((amount, i) =>
-      coupon.eligible[i] && amount > 0 && !lines[i]!.isProgressiveDeduction ? amount : 0,
+      coupon.eligible[i] && amount > 0 && !lines[i]!.isDeduction ? amount : 0,
     );
     const invoiceLeft = Math.max(
       0,
-      remaining.reduce((sum, amount, i) => (lines[i]!.isProgressiveDeduction ? sum : sum + amount), 0),
+      remaining.reduce((sum, amount, i) => (lines[i]!.isDeduction ? sum : sum + amount), 0),
     );
     const { discount } = coupon;
     let perLine =

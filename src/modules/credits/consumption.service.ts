@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { invoicesByIds, lockInvoicesForAllocation } from '../invoicing/index.ts';
-import type { IssuedInvoice } from '../invoicing/index.ts';
+import type { InvoiceCharge, IssuedInvoice } from '../invoicing/index.ts';
 import {
   allocateGrant,
   allocationsToTargets,
@@ -191,11 +191,7 @@ async function withRestrictionFigures(
       );
     return {
       ...invoice,
-      lines: (stored?.charges ?? []).map((charge) => ({
-        metricCode: charge.metered?.metricCode ?? null,
-        componentId: charge.componentId,
-        amountIncMinor: charge.amountIncMinor,
-      })),
+      lines: payableLinesOf(stored?.charges ?? []),
       restrictedPaidMinor,
     };
   });
@@ -337,6 +333,15 @@ export async function statementCreditRecordsOf(
     amountMinor: entry.kind === 'consume' ? -entry.amountMinor : entry.amountMinor,
     invoiceId: entry.invoiceId,
     givenBack: entry.kind === 'release',
+  }));
+}
+
+/** What a restricted grant needs of an invoice's lines: their metric, component and amount with tax. */
+export function payableLinesOf(charges: readonly InvoiceCharge[]): PayableLine[] {
+  return charges.map((charge) => ({
+    metricCode: charge.metered?.metricCode ?? null,
+    componentId: charge.componentId,
+    amountIncMinor: charge.amountIncMinor,
   }));
 }
 

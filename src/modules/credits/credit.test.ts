@@ -125,6 +125,25 @@ describe('planSpend', () => {
     expect(planSpend([api], [invoice(8)])).toEqual([{ grantId: 2, invoiceId: 8, amountMinor: 800 }]);
   });
 
+  it('takes a coupon from a component by its usage before the deduction, as the coupon took it', () => {
+    // Plan 34.50, usage 241.50 less 115.00 billed progressively, a 50 % coupon's −138.00 (all with 15 % VAT): the
+    // coupon took 120.75 of the usage's 241.50, so the component is worth 126.50 − 120.75 = 5.75, not a share of
+    // its net 126.50.
+    const usage = { ...g(1, 1, null, 5000), componentIds: [4] };
+    const plan = planSpend(
+      [usage],
+      [
+        {
+          invoiceId: 9,
+          openMinor: 2300,
+          lines: [line(null, 3450), line('api', 24150, 4), line(null, -11500, 4), line(null, -13800)],
+          restrictedPaidMinor: 0,
+        },
+      ],
+    );
+    expect(plan).toEqual([{ grantId: 1, invoiceId: 9, amountMinor: 575 }]);
+  });
+
   it('never spends more than a grant holds nor an invoice owes', () => {
     fc.assert(
       fc.property(

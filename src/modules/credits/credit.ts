@@ -158,28 +158,38 @@ export function planSpend(
  * What the invoice's lines the grant may pay are worth, less what restricted grants paid on them (docs/credits.md,
  * "Consumption order"). A component's lines count together, so that the deduction of what progressive invoices billed
  * (it names the component, not the metric) nets against its usage; a group that nets below zero is worth nothing.
- * The lines below zero that name neither (a coupon's discount) lower every group in proportion, rounded down, so a
- * restricted grant never pays for what its lines were discounted of.
+ * The lines below zero that name neither (a coupon's discount) are taken from every group in proportion to the group's
+ * lines above zero, as the coupon took them, rounded against the grant, so a restricted grant never pays for what its
+ * lines were discounted of.
  */
 function restrictedRoom(invoice: PayableInvoice, grant: GrantRestriction, paidMinor: number): number {
-  const groups = new Map<string, { netMinor: number; paid: boolean }>();
+  const groups = new Map<string, { netMinor: number; grossMinor: number; paid: boolean }>();
+  let unnamedMinor = 0;
   invoice.lines.forEach((line, i) => {
     const key =
       line.componentId !== null
         ? `c${line.componentId}`
         : line.metricCode !== null
           ? `m${line.metricCode}`
-          : `${i}`;
-    const group = groups.get(key) ?? { netMinor: 0, paid: false };
+          : null;
+    if (key === null && line.amountIncMinor < 0) {
+      unnamedMinor -= line.amountIncMinor;
+      return;
+    }
+    const group = groups.get(key ?? `${i}`) ?? { netMinor: 0, grossMinor: 0, paid: false };
     group.netMinor += line.amountIncMinor;
+    group.grossMinor += Math.max(0, line.amountIncMinor);
     group.paid ||= paysLine(grant, line);
-    groups.set(key, group);
+    groups.set(key ?? `${i}`, group);
   });
-  const above = [...groups.values()].reduce((sum, group) => sum + Math.max(0, group.netMinor), 0);
-  const lines = [...groups.values()]
+  const gross = BigInt([...groups.values()].reduce((sum, group) => sum + group.grossMinor, 0));
+  const worth = [...groups.values()]
     .filter((group) => group.paid)
-    .reduce((sum, group) => sum + Math.max(0, group.netMinor), 0);
-  const all = invoice.lines.reduce((sum, line) => sum + line.amountIncMinor, 0);
-  const worth = all >= above ? lines : Number((BigInt(lines) * BigInt(Math.max(0, all))) / BigInt(above));
+    .reduce((sum, group) => {
+      if (gross === 0n) return sum + Math.max(0, group.netMinor);
+      // net − unnamed × gross_g / gross, floored: exact in integers.
+      const scaled = BigInt(group.netMinor) * gross - BigInt(unnamedMinor) * BigInt(group.grossMinor);
+      return sum + (scaled > 0n ? Number(scaled / gross) : 0);
+    }, 0);
   return Math.max(0, worth - paidMinor);
 }

@@ -20,6 +20,7 @@ export { toGrantDto, toWalletDto } from './credits.serializer.ts';
 export {
   payFromGrants,
   payIssuedInvoices,
+  payableLinesOf,
   previewGrantCredit,
   prepaidCreditOnInvoices,
   releaseCreditForCreditNote,

@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../../context.ts';
+import type { Account, ServiceContext } from '../../context.ts';
 import { localDateText, localDateTimeText } from '../../core/calendar.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
@@ -216,6 +216,16 @@ async function canBuy(page: SignedInPage, wallet: WalletView): Promise<boolean> 
   return wallet.currencyCode === customer.currencyCode;
 }
 
+/** The Buy credit form's figures: a fresh attempt token and the bounds in words. */
+function buyForm(account: Account, currency: string) {
+  const bounds = topUpBounds(account, currency);
+  return {
+    attempt: payAttempt(),
+    min: money(bounds.minMinor, currency),
+    max: money(bounds.maxMinor, currency),
+  };
+}
+
 async function renderWallet(
   page: SignedInPage,
   wallet: WalletView,
@@ -242,13 +252,7 @@ async function renderWallet(
     history: await historyViews(page, wallet, entries.slice(0, ENTRIES_PER_PAGE), grants),
     previous: pageNo > 1 ? link(pageNo - 1) : undefined,
     next: entries.length > ENTRIES_PER_PAGE ? link(pageNo + 1) : undefined,
-    buy: (await canBuy(page, wallet))
-      ? {
-          attempt: payAttempt(),
-          min: money(topUpBounds(ctx.account, currency).minMinor, currency),
-          max: money(topUpBounds(ctx.account, currency).maxMinor, currency),
-        }
-      : undefined,
+    buy: (await canBuy(page, wallet)) ? buyForm(ctx.account, currency) : undefined,
     csrf: page.session.csrfToken,
     errors,
     errorsTitle: errors.length ? 'No credit was bought' : undefined,

@@ -13,7 +13,7 @@ import {
   toInvoiceDto,
 } from '../invoicing/index.ts';
 import { invoiceWithFigures, withInvoiceFigures } from '../../readModels/invoices.view.ts';
-import { previewGrantCredit } from '../credits/index.ts';
+import { payableLinesOf, previewGrantCredit } from '../credits/index.ts';
 import { changeBillCycleDay } from './subscriptionBillCycle.service.ts';
 import * as changes from './subscriptionChanges.service.ts';
 import * as terms from './subscriptionTerms.service.ts';
@@ -343,11 +343,7 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         currencyCode: invoice.currencyCode,
         invoiceDate: invoice.invoiceDate,
         totalMinor: invoice.money.totalMinor,
-        lines: invoice.charges.map((charge) => ({
-          metricCode: charge.metered?.metricCode ?? null,
-          componentId: charge.componentId,
-          amountIncMinor: charge.amountIncMinor,
-        })),
+        lines: payableLinesOf(invoice.charges),
       });
       return {
         ...toInvoiceDto(await invoiceWithFigures(ctx, invoice), ctx.account.timeZone),

@@ -116,7 +116,7 @@ function discountFor(
   const amounts = planned.lines.map((line) => productToMinor(line.qty, line.unitCostEx, currencyCode));
   const isDeduction = (i: number) => Boolean(planned.lines[i]!.isProgressiveDeduction);
   const results = discountLines(
-    amounts.map((amountMinor, i) => ({ amountMinor, isProgressiveDeduction: isDeduction(i) })),
+    amounts.map((amountMinor, i) => ({ amountMinor, isDeduction: isDeduction(i) })),
     applying.map(({ coupon }) => ({
       discount: coupon.discount,
       eligible: sources.map((source) => couponAppliesToLine(coupon, source)),
