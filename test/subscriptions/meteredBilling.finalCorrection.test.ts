@@ -219,11 +219,11 @@ describe('a late event lowering the last period after its last invoice', () => {
     const final = invoices[2];
     expect(final.Charges.map((c: any) => [c.Descrip, c.AmountEx])).toEqual([
       ['API calls, 1–31 Mar 2026: 4 fewer calls', -4],
-      ['Usage corrections beyond this invoice, credited to your account', 4],
+      ['Credit beyond this invoice, carried to your account', 4],
     ]);
     expect(final.Total).toBe(0);
     const credits = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/credits`);
-    expect(credits).toMatchObject([{ Descrip: 'Usage corrected: 2026-03-01 to 2026-04-01', Amount: 4 }]);
+    expect(credits).toMatchObject([{ Descrip: 'Credit carried: 2026-03-01 to 2026-04-01', Amount: 4 }]);
     // The last invoice's 5.00 now owes 1.00: what March's 1 call costs.
     expect(invoices[1]).toMatchObject({ Total: 5, Balance: 1 });
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(1);

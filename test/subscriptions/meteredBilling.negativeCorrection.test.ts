@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CARRIED = 'Usage corrections beyond this invoice, credited to your account';
+const CARRIED = 'Credit beyond this invoice, carried to your account';
 
 /**
  * A 0.00 monthly plan from 1 March with "API calls" billed from the `sum` of the events' `n` at 1.00 a call; 5
@@ -72,7 +72,7 @@ describe('a late event lowering an invoiced period by more than the next invoice
     const credits = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/credits`);
     expect(credits).toHaveLength(1);
     expect(credits[0]).toMatchObject({
-      Descrip: 'Usage corrected: 2026-03-01 to 2026-04-01',
+      Descrip: 'Credit carried: 2026-03-01 to 2026-04-01',
       Amount: 4,
       adjustmentID: expect.any(Number),
     });

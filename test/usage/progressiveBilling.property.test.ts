@@ -48,7 +48,7 @@ const percentOfCents = (cents: number, hundredths: number) =>
 
 const PLAN_CENTS = 3_000;
 const CODE = 'PROP';
-const CREDIT_LINE = 'Usage corrections beyond this invoice, credited to your account';
+const CREDIT_LINE = 'Credit beyond this invoice, carried to your account';
 
 interface Scenario {
   /**

@@ -123,7 +123,7 @@ describe('a fixed coupon on a subscription billed progressively', () => {
       ['API calls: 3000 calls', 200],
       ['API calls: less usage invoiced progressively', -200],
       ['FLAT: −100.00 USD', -100],
-      ['Usage corrections beyond this invoice, credited to your account', 70],
+      ['Credit beyond this invoice, carried to your account', 70],
     ]);
     expect(final.Total).toBe(0);
     const [credit] = await ok(as, 'GET', `/v1/subscriptions/${subscriptionId}/credits`);

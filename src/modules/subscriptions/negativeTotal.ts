@@ -3,8 +3,11 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { priceInvoice } from '../invoicing/index.ts';
 import type { NewInvoice, NewInvoiceCharge } from '../invoicing/index.ts';
 
-/** The last line of an invoice whose corrections took its Total below zero. */
-export const CREDIT_CARRIED_DESCRIP = 'Usage corrections beyond this invoice, credited to your account';
+/**
+ * The last line of an invoice whose lines below zero (a usage correction, a deduction of what progressive invoices
+ * charged under a coupon's whole discount) took its Total below zero.
+ */
+export const CREDIT_CARRIED_DESCRIP = 'Credit beyond this invoice, carried to your account';
 
 /** A subscription invoice as it is issued, and what it carries to the subscription's credit. */
 export interface CarriedInvoice {

@@ -263,7 +263,7 @@ async function creditCarriedTotals(ctx: ServiceContext, carried: readonly Carrie
         row,
         {
           amountMinor: made.creditMinor,
-          descrip: `Usage corrected: ${period.start} to ${period.end}`,
+          descrip: `Credit carried: ${period.start} to ${period.end}`,
           ...period,
         },
         { date: invoiceDate, autoApply: true },
