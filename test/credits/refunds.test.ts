@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { editPayment, ok } from '../helpers/billing.ts';
-import { accountContext } from '../helpers/context.ts';
+import { systemClock } from '../../src/clock.ts';
+import { aMinuteLater, accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { expectJournalBalances } from './credits.fixtures.ts';
@@ -353,8 +354,9 @@ describe('POST /v1/credit-grants/{id}/refund', () => {
       headers,
     });
     expect([replay.status, replay.body.code]).toEqual([409, 'refund_unanswered']);
-    await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
-    await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
+    const nextRun = await accountContext(t, as.accountId, systemClock, aMinuteLater);
+    await collectDueInvoices(nextRun, { staleAfterMs: 0 });
+    await collectDueInvoices(nextRun, { staleAfterMs: 0 });
     expect(await refundsAtGateway(as, paymentId)).toEqual([3000]);
     expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 70, Refunded: 30 });
   });

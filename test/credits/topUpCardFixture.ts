@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { ok } from '../helpers/billing.ts';
-import { accountContext } from '../helpers/context.ts';
+import { systemClock } from '../../src/clock.ts';
+import { aMinuteLater, accountContext } from '../helpers/context.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { addCard } from '../collections/cards.ts';
 
@@ -37,7 +38,10 @@ export async function cardPaidTopUp(
   const topUp = await ok(as, 'POST', `/v1/wallets/${wallet.walletID}/top-ups`, { Amount: options.amount });
   await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
   // A card whose answers are lost: the next run finishes its charge.
-  if (options.card) await collectDueInvoices(await accountContext(t, as.accountId), { staleAfterMs: 0 });
+  if (options.card) {
+    const nextRun = await accountContext(t, as.accountId, systemClock, aMinuteLater);
+    await collectDueInvoices(nextRun, { staleAfterMs: 0 });
+  }
   const [payment] = await ok(as, 'GET', `/v1/customers/${customerId}/payments`);
   expect(payment.Allocations).toEqual([expect.objectContaining({ invoiceID: topUp.invoiceID })]);
   const [grant] = await ok(as, 'GET', `/v1/wallets/${wallet.walletID}/grants`);

@@ -13,14 +13,21 @@ export async function accountContext(
   t: TestService,
   accountId: number,
   clock: Clock = systemClock,
+  wallClock: Clock = systemClock,
 ): Promise<ServiceContext> {
   return {
     account: await getAccount(t.service.storage.db, accountId),
     db: t.service.storage.db,
     clock,
-    wallClock: systemClock,
+    wallClock,
     log: t.service.log as unknown as FastifyBaseLogger,
     secrets: t.service.secrets,
     mailQueued: () => {},
   };
 }
+
+/**
+ * The wall clock of the next collection run, a minute from now: an attempt started by a run just before is then
+ * strictly older than the run's stale limit, even when both fall in one millisecond.
+ */
+export const aMinuteLater: Clock = { now: () => new Date(Date.now() + 60_000) };
