@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
+import {
+  meteredComponent,
+  meteredSubscription,
+  sendEvents,
+} from '../subscriptions/meteredBilling.fixtures.ts';
 import { upcomingOf } from '../subscriptions/trial.helpers.ts';
 import { advanceTo, createCoupon, linesOf, t, useCouponService } from './coupons.fixtures.ts';
 
@@ -51,5 +56,43 @@ describe('a coupon and prepaid credit on one invoice', () => {
     expect((await ok(as, 'GET', `/v1/wallets/${wallet.walletID}`)).Balance).toBe(0);
     // The customer owes March's 34.50 and May's 11.74: 46.24.
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(46.24);
+  });
+
+  it('lets a grant restricted to a metric pay only its lines’ share of the discounted Total', async () => {
+    const as = await t.newAccount('Coupon and metric credit shop', { isTest: true });
+    const { componentId } = await meteredComponent(as, 'api', 'count');
+    const { customerId, subscriptionId, plan } = await meteredSubscription(as, [componentId]);
+    await createCoupon(as, { Code: 'HALF', PercentOff: 50, Duration: 'forever' });
+    await ok(as, 'POST', `/v1/subscriptions/${subscriptionId}/coupons`, { Code: 'HALF' });
+    const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+    const grant = await ok(as, 'POST', `/v1/wallets/${wallet.walletID}/grants`, {
+      Amount: 100,
+      AppliesTo: { MetricCodes: ['api'] },
+    });
+    await sendEvents(
+      as,
+      Array.from({ length: 10 }, (_, i) => ({
+        customerId,
+        subscriptionId,
+        code: 'api',
+        at: `2026-03-02T09:0${i}:00Z`,
+      })),
+    );
+
+    // docs/credits.md, "Consumption order": 1 April is April's plan 30.00 and March's 10 calls, 10.00, and 50 % off
+    // the 40.00: −20.00, Total 20.00. The discount names no metric, so it lowers both lines in proportion: the api
+    // grant pays at most 10.00 × 20.00 / 40.00 = 5.00, and 15.00 is due.
+    const upcoming = await upcomingOf(as, subscriptionId);
+    expect(upcoming).toMatchObject({ Total: 20, PrepaidCreditApplied: 5, AmountDueAfterCredit: 15 });
+    await advanceTo(as, '2026-04-01');
+    const april = (await invoicesOf(as, customerId)).at(-1);
+    expect(linesOf(april)).toEqual(linesOf(upcoming));
+    expect(linesOf(april).at(-1)).toEqual(['HALF: −50 %', -20, -20]);
+    expect(linesOf(april)[0]).toEqual([plan.name, 30, 30]);
+    expect(april).toMatchObject({ Total: 20, TotalNegativeAdjs: 5, Balance: 15 });
+    expect(await ok(as, 'GET', `/v1/credit-grants/${grant.creditGrantID}`)).toMatchObject({
+      Remaining: 95,
+      Invoices: [{ invoiceID: april.invoiceID, Amount: 5 }],
+    });
   });
 });
