@@ -15,7 +15,8 @@ import {
 
 // docs/credits.md, "Expiry", "Consumption order" (giving back) and "Crediting a top-up": the daily run writes off
 // expired grants and says so; credit a credit note gives back to a grant expired meanwhile is expired at once; and
-// credit a refund took comes back, and says so, when its credit note is deleted. Test accounts start on 1 March 2026.
+// credit a refund took comes back, and says so, when its credit note is deleted; credit given back to a voided grant
+// is voided at once. Test accounts start on 1 March 2026.
 useCreditsService();
 
 describe('expired credit', () => {
@@ -75,6 +76,36 @@ describe('expired credit', () => {
     expect((await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance).toBe(0);
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
     await expectJournalBalances(as, walletId, { writtenOff: true });
+  });
+});
+
+describe('voided credit', () => {
+  it('given back by a cancelled invoice is released and voided at once', async () => {
+    const { as, customerId, walletId } = await walletOf('Voided give-back shop');
+    const g = await grant(as, walletId, { Amount: 30 });
+    const paid = await invoice(as, customerId, 20);
+    await ok(as, 'POST', `/v1/credit-grants/${g.creditGrantID}/void`, undefined, 200);
+    await ok(as, 'DELETE', `/v1/invoices/${paid.invoiceID}`);
+    // docs/spec-decisions.md, "Cancelling or crediting an invoice gives credit back": the 10.00 left was voided;
+    // the 20.00 the cancelled invoice gives back goes to the voided grant and is voided with it: 30.00 voided in
+    // all, nothing to spend.
+    expect(await journalOf(as, walletId)).toEqual([
+      [g.creditGrantID, 'grant', 30, null],
+      [g.creditGrantID, 'consume', 20, paid.invoiceID],
+      [g.creditGrantID, 'void', 10, null],
+      [g.creditGrantID, 'release', 20, paid.invoiceID],
+      [g.creditGrantID, 'void', 20, paid.invoiceID],
+    ]);
+    expect(await grantOf(as, g.creditGrantID)).toMatchObject({
+      Status: 'voided',
+      Remaining: 0,
+      Consumed: 0,
+      Voided: 30,
+      Invoices: [],
+    });
+    expect((await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance).toBe(0);
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
+    await expectJournalBalances(as, walletId);
   });
 });
 
