@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { invoicesOf, ok } from '../helpers/billing.ts';
+import {
+  createComponent,
+  createCustomer,
+  createPlan,
+  invoicesOf,
+  ok,
+  subscribe,
+} from '../helpers/billing.ts';
 import {
   meteredComponent,
   meteredSubscription,
@@ -9,7 +16,7 @@ import { upcomingOf } from '../subscriptions/trial.helpers.ts';
 import { advanceTo, createCoupon, linesOf, t, useCouponService } from './coupons.fixtures.ts';
 
 // docs/credits.md, "Making a coupon": a coupon whose AppliesTo names components discounts only the usage lines of
-// those components; the package's price and other components' usage stay whole. Test accounts start on 1 March 2026.
+// those components, metered or recorded by hand; the package's price and other components' usage stay whole. Test accounts start on 1 March 2026.
 useCouponService();
 
 describe('a coupon restricted to components', () => {
@@ -51,5 +58,44 @@ describe('a coupon restricted to components', () => {
     expect(april.Total).toBe(37);
     expect(linesOf(upcoming)).toEqual(lines);
     expect(upcoming.Total).toBe(37);
+  });
+
+  it('takes a fixed amount from the named component’s recorded usage only, at most that line', async () => {
+    const as = await t.newAccount('Fixed component coupon shop', { isTest: true });
+    const plan = await createPlan(as, { chargePrice: 30 });
+    const named = await createComponent(as, { name: 'Seats', unitName: 'seats' });
+    const other = await createComponent(as, { name: 'Rooms', unitName: 'rooms' });
+    const customerId = await createCustomer(as);
+    const sub = await subscribe(as, customerId, plan, {
+      componentUsage: [{ componentID: named.componentID }, { componentID: other.componentID }],
+    });
+    await createCoupon(as, {
+      Code: 'SEATS10',
+      AmountOff: 10,
+      CurrencyCode: 'USD',
+      Duration: 'forever',
+      AppliesTo: { ComponentIDs: [named.componentID] },
+    });
+    await ok(as, 'POST', `/v1/subscriptions/${sub.subscriptionID}/coupons`, { Code: 'SEATS10' });
+    await ok(
+      as,
+      'PUT',
+      `/v1/subscriptions/${sub.subscriptionID}/components/recordusage`,
+      [
+        { componentID: named.componentID, NumUnits: 8, isSetUnits: true },
+        { componentID: other.componentID, NumUnits: 12, isSetUnits: true },
+      ],
+      204,
+    );
+
+    // 1 April: the plan 30.00, 8 seats at 1.00 = 8.00 and 12 rooms at 1.00 = 12.00. The 10.00 off may take only
+    // the seats' 8.00 (no line goes below zero, and the rest is not carried over): Total 30.00 + 8.00 + 12.00 −
+    // 8.00 = 42.00.
+    const upcoming = await upcomingOf(as, sub.subscriptionID);
+    await advanceTo(as, '2026-04-01');
+    const april = (await invoicesOf(as, customerId)).at(-1);
+    expect(linesOf(april).at(-1)).toEqual(['SEATS10: −10.00 USD', -8, -8]);
+    expect(april.Total).toBe(42);
+    expect(linesOf(upcoming)).toEqual(linesOf(april));
   });
 });
