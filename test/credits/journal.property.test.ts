@@ -14,7 +14,7 @@ import {
 } from './credits.fixtures.ts';
 
 // docs/credits.md, "Wallets": after any sequence of grants, issues, cancellations, credit notes, voids, days, paid
-// top-ups and credit notes on them (given and taken back), every grant's journal balances (Amount − Remaining =
+// top-ups and credit notes on them (given and taken back), cash left unallocated, every grant's journal balances (Amount − Remaining =
 // Σconsume − Σrelease + Σexpire + Σvoid + Σrefund − Σrefund_undone), what it consumed is what the ledger allocates
 // from it, and each invoice's credit is what the grants say they pay on it. After every step the customer's Balance
 // is what its invoices owe less its unallocated money (docs/spec-decisions.md, "Money movements"), each invoice owing
@@ -100,6 +100,7 @@ type Step =
   | { kind: 'creditNote'; pick: number; cents: number }
   | { kind: 'days'; days: number }
   | { kind: 'topUp'; cents: number }
+  | { kind: 'cash'; cents: number }
   | { kind: 'creditTopUp'; pick: number; cents: number; takeBack: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -123,6 +124,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 2,
   },
   fc.record({ kind: fc.constant('topUp' as const), cents: fc.integer({ min: 1, max: 2000 }) }),
+  fc.record({ kind: fc.constant('cash' as const), cents: fc.integer({ min: 1, max: 1500 }) }),
   fc.record({
     kind: fc.constant('creditTopUp' as const),
     pick: fc.nat(),
@@ -161,9 +163,16 @@ describe('the credit journal', () => {
             });
             grants.push(made.creditGrantID);
           } else if (s.kind === 'issue') {
+            const held = cents((await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance);
             const id = (await invoice(as, customerId, (s.cents / 100).toFixed(2))).invoiceID as number;
             invoices.push(id);
             made(id, s.cents);
+            // docs/credits.md, "Consumption order": the customer's unallocated money is kept first, and the grants
+            // pay what they can of the rest.
+            const expected = Math.min(held, Math.max(0, s.cents - unallocatedCents));
+            expect(cents((await invoiceOf(as, id)).TotalNegativeAdjs), `step ${n}: credit on issue`).toBe(
+              expected,
+            );
           } else if (s.kind === 'cancel' && invoices.length > 0) {
             const id = invoices[s.pick % invoices.length]!;
             const res = await as.request('DELETE', `/v1/invoices/${id}`);
@@ -235,6 +244,18 @@ describe('the credit journal', () => {
               await ok(as, 'DELETE', `/v1/credits/${res.body.creditNoteID}`, undefined, 204);
             else if (res.status === 201)
               onTopUp.creditNotes.set(res.body.creditNoteID, Math.min(s.cents, topUp.cents));
+          } else if (s.kind === 'cash') {
+            // The customer's own money, left unallocated: invoices issued after keep that much open for it, and
+            // credit pays only the rest (docs/credits.md, "Consumption order").
+            await ok(as, 'POST', '/v1/payments', {
+              customerID: customerId,
+              Amount: (s.cents / 100).toFixed(2),
+              CurrencyCode: 'USD',
+              Date: now.slice(0, 10),
+              Method: 'cash',
+              allocations: [],
+            });
+            unallocatedCents += s.cents;
           } else if (s.kind === 'days') {
             // The account's test clock runs the daily work of every day it passes, expiry among it.
             now = dayAfter(now, s.days);
@@ -259,7 +280,8 @@ describe('the credit journal', () => {
       {
         numRuns: 25,
         // Run first, whatever the seed: credit given back by a credit note, a grant the daily run writes off with
-        // 10.00 left, a top-up's credit refunded, undone, and refunded for good.
+        // 10.00 left, cash kept first on an invoice credit pays the rest of, a top-up's credit refunded, undone, and
+        // refunded for good.
         examples: [
           [
             [
@@ -268,6 +290,7 @@ describe('the credit journal', () => {
               { kind: 'creditNote', pick: 0, cents: 500 },
               { kind: 'days', days: 3 },
               { kind: 'topUp', cents: 2000 },
+              { kind: 'cash', cents: 300 },
               { kind: 'issue', cents: 700 },
               { kind: 'creditTopUp', pick: 0, cents: 500, takeBack: true },
               { kind: 'creditTopUp', pick: 0, cents: 1300, takeBack: false },
