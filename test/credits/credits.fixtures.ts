@@ -55,9 +55,14 @@ export async function journalOf(as: TestAccount, walletId: number) {
 /**
  * The journal balances (docs/credits.md, "Wallets"): for every grant, Remaining = Amount − Σconsume + Σrelease −
  * Σexpire − Σvoid − (Σrefund − Σrefund_undone), read from its entries in cents; its Consumed is what it pays on invoices now, which the invoices
- * it names add up to; and the wallet's Balance is the sum of its entries.
+ * it names add up to; and the wallet's Balance is the sum of its entries. `writtenOff`: every grant past its expiry
+ * has been written off by the daily run (docs/credits.md, "Expiry"), so an expired grant's journal leaves 0 too.
  */
-export async function expectJournalBalances(as: TestAccount, walletId: number) {
+export async function expectJournalBalances(
+  as: TestAccount,
+  walletId: number,
+  options: { writtenOff?: boolean } = {},
+) {
   const grants = (await ok(as, 'GET', `/v1/wallets/${walletId}/grants?page_size=200`)) as any[];
   const entries = (await ok(as, 'GET', `/v1/wallets/${walletId}/entries?page_size=200`)) as any[];
   const cents = (n: number) => Math.round(n * 100);
@@ -72,10 +77,13 @@ export async function expectJournalBalances(as: TestAccount, walletId: number) {
     const remaining = of('grant') - of('consume') + of('release') - of('expire') - of('void') - refunded;
     expect(cents(detail.Refunded)).toBe(refunded);
     expect(of('grant'), `grant ${listed.creditGrantID}`).toBe(cents(detail.Amount));
-    if (detail.Status !== 'expired') {
-      expect(cents(detail.Remaining)).toBe(remaining);
+    expect(cents(detail.Expired)).toBe(of('expire'));
+    expect(cents(detail.Voided)).toBe(of('void'));
+    if (detail.Status !== 'expired' || options.writtenOff) {
+      // An expired grant reads 0 left; once the daily run has written it off, its journal says 0 too.
+      expect(cents(detail.Remaining), `grant ${listed.creditGrantID}: Remaining`).toBe(remaining);
       unexpired.set(listed.creditGrantID, remaining);
-    }
+    } else expect(detail.Remaining, `grant ${listed.creditGrantID}: expired`).toBe(0);
     expect(cents(detail.Consumed)).toBe(of('consume') - of('release'));
     expect(
       (detail.Invoices as any[]).reduce((sum, paid) => sum + cents(paid.Amount), 0),
