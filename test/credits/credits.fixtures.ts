@@ -10,9 +10,10 @@ import type { TestAccount, TestService } from '../helpers/service.ts';
 export const clock = movableClock('2026-03-01T10:00:00.000Z');
 export let t: TestService;
 
-export function useCreditsService() {
+/** `env`: the service's settings beyond the test defaults (test/helpers/service.ts). */
+export function useCreditsService(env: Record<string, string> = {}) {
   beforeAll(async () => {
-    t = await startTestService({ clock });
+    t = await startTestService({ clock, env });
   });
   afterAll(() => t.close());
 }
