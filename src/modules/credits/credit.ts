@@ -166,21 +166,18 @@ function restrictedRoom(invoice: PayableInvoice, grant: GrantRestriction, paidMi
   const groups = new Map<string, { netMinor: number; grossMinor: number; paid: boolean }>();
   let unnamedMinor = 0;
   invoice.lines.forEach((line, i) => {
-    const key =
-      line.componentId !== null
-        ? `c${line.componentId}`
-        : line.metricCode !== null
-          ? `m${line.metricCode}`
-          : null;
-    if (key === null && line.amountIncMinor < 0) {
+    const named = line.componentId !== null || line.metricCode !== null;
+    if (!named && line.amountIncMinor < 0) {
       unnamedMinor -= line.amountIncMinor;
       return;
     }
-    const group = groups.get(key ?? `${i}`) ?? { netMinor: 0, grossMinor: 0, paid: false };
+    // A line naming nothing (the plan's) is a group of its own.
+    const key = line.componentId !== null ? `c${line.componentId}` : named ? `m${line.metricCode}` : `${i}`;
+    const group = groups.get(key) ?? { netMinor: 0, grossMinor: 0, paid: false };
     group.netMinor += line.amountIncMinor;
     group.grossMinor += Math.max(0, line.amountIncMinor);
     group.paid ||= paysLine(grant, line);
-    groups.set(key ?? `${i}`, group);
+    groups.set(key, group);
   });
   const gross = BigInt([...groups.values()].reduce((sum, group) => sum + group.grossMinor, 0));
   const worth = [...groups.values()]

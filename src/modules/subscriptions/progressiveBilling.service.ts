@@ -176,8 +176,9 @@ async function billedInPart(
 
 /**
  * The progressive invoice: a line per component and group with its quantity so far and the amount not invoiced
- * yet, discounted by the percentages of its coupons, taxed as the final invoice would be (the customer's taxes, the component's tax inclusion), paid from prepaid
- * credit at issue and collected like any invoice of the subscription (its own collection, else the customer's).
+ * yet, discounted by the percentages of its coupons, taxed as the final invoice would be (the customer's taxes, the
+ * component's tax inclusion), paid from prepaid credit at issue and collected like any invoice of the subscription
+ * (its own collection, else the customer's).
  */
 async function makeProgressiveInvoice(
   ctx: ServiceContext,
