@@ -37,6 +37,16 @@ function packageIdList(value: string): number[] {
   return value.split(',').map((id) => positiveInteger(id.trim()));
 }
 
+/** "JPY:1000-1000000,USD:5-500" → the limits as PUT /v1/account's PortalTopUpLimits takes them; "" → none. */
+function topUpLimitList(value: string): { currencyCode: string; min: string; max: string }[] {
+  if (value.trim() === '') return [];
+  return value.split(',').map((item) => {
+    const match = /^\s*([A-Za-z]{3}):(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)\s*$/.exec(item);
+    if (!match) throw new InvalidArgumentError(`"${item}" is not CURRENCY:MIN-MAX, such as JPY:1000-1000000`);
+    return { currencyCode: match[1]!, min: match[2]!, max: match[3]! };
+  });
+}
+
 function wholeNumber(value: string): number {
   if (!/^\d{1,15}$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return Number(value);
@@ -136,6 +146,12 @@ const accountSet = account
   .option('--invoice-terms <text>', 'default Terms of new invoices ("" clears them)')
   .option('--portal-allow-cancel <yes|no>', 'whether portal customers may cancel at period end', yesOrNo)
   .option('--portal-allow-top-ups <yes|no>', 'whether portal customers may buy prepaid credit', yesOrNo)
+  .option(
+    '--portal-top-up-limits <list>',
+    'per currency, the least and the most credit bought at once in the portal, such as JPY:1000-1000000,USD:5-500 ' +
+      '("" clears them)',
+    topUpLimitList,
+  )
   .option('--tax-inclusive <yes|no>', "whether the account's prices include tax (isTaxInclusive)", yesOrNo)
   .option(
     '--portal-switch-packages <ids>',
@@ -163,6 +179,7 @@ accountSet.action(
       invoiceTerms?: string;
       portalAllowCancel?: boolean;
       portalAllowTopUps?: boolean;
+      portalTopUpLimits?: { currencyCode: string; min: string; max: string }[];
       portalSwitchPackages?: number[];
       statementPeriod?: string;
       taxInclusive?: boolean;
@@ -179,6 +196,7 @@ accountSet.action(
       statementPeriod,
       portalAllowCancel,
       portalAllowTopUps,
+      portalTopUpLimits,
       portalSwitchPackages,
       taxInclusive,
       billCycleDay,
@@ -201,6 +219,7 @@ accountSet.action(
         statementPeriod,
         portalAllowCancel,
         portalAllowTopUps,
+        portalTopUpLimits,
         portalSwitchPackageIds: portalSwitchPackages,
         isTaxInclusive: taxInclusive,
         billCycleDay: billCycleDay === 0 ? null : billCycleDay,
@@ -216,7 +235,10 @@ accountSet.action(
         `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
         `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
         `Statement period: ${changed.statementPeriod}`,
-        ...portalLines(changed.portalSelfService, portalAllowTopUps !== undefined),
+        ...portalLines(changed.portalSelfService, {
+          topUps: portalAllowTopUps !== undefined,
+          topUpLimits: portalTopUpLimits !== undefined,
+        }),
         // Shown when asked about or on, so that the output of the other settings reads as it did.
         ...(taxInclusive !== undefined || changed.isTaxInclusive
           ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]

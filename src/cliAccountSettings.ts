@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
+import { minorToDecimalText } from './core/money.ts';
 import { findCountry, findCountryByCode } from './core/countries.ts';
 import { ValidationError } from './errors.ts';
 import { LOGO_MAX_BYTES } from './modules/auth/index.ts';
@@ -120,12 +121,23 @@ export function sellerLines(seller: SellerDetails): string[] {
  * What portal customers may do, as `account set` prints it; credit purchases only when asked about or off, so that
  * the output of the other settings reads as it did.
  */
-export function portalLines(portal: PortalSelfService, askedTopUps: boolean): string[] {
+export function portalLines(
+  portal: PortalSelfService,
+  asked: { topUps: boolean; topUpLimits: boolean },
+): string[] {
+  const limits = portal.topUpLimits.map(
+    (limit) =>
+      `${limit.currencyCode} ${minorToDecimalText(limit.minMinor, limit.currencyCode)}` +
+      `–${minorToDecimalText(limit.maxMinor, limit.currencyCode)}`,
+  );
   return [
     `Portal cancellations: ${portal.allowCancel ? 'allowed' : 'not allowed'}`,
     `Portal package switches: ${portal.switchPackageIds.join(', ') || '(none)'}`,
-    ...(askedTopUps || !portal.allowTopUps
+    ...(asked.topUps || !portal.allowTopUps
       ? [`Portal credit purchases: ${portal.allowTopUps ? 'allowed' : 'not allowed'}`]
+      : []),
+    ...(asked.topUpLimits || limits.length > 0
+      ? [`Portal credit purchase limits: ${limits.join(', ') || '(the defaults)'}`]
       : []),
   ];
 }

@@ -169,6 +169,31 @@ describe('billing account create --test and account set', () => {
     );
   });
 
+  it('account set --portal-top-up-limits sets the portal’s bounds per currency, and "" clears them', async () => {
+    const set = await runCli(
+      ['account', 'set', String(accountId), '--portal-top-up-limits', 'jpy:1000-1000000,USD:5-500'],
+      db.env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('Portal credit purchase limits: JPY 1000–1000000, USD 5.00–500.00\n');
+    // A bound the service refuses is named as PUT /v1/account names it; one the CLI cannot read, by the option.
+    const refused = await runCli(
+      ['account', 'set', String(accountId), '--portal-top-up-limits', 'USD:50-20'],
+      db.env,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('PortalTopUpLimits[0].Max: must be at least Min');
+    const unreadable = await runCli(
+      ['account', 'set', String(accountId), '--portal-top-up-limits', 'yen'],
+      db.env,
+    );
+    expect(unreadable.code).not.toBe(0);
+    expect(unreadable.stderr).toContain('"yen" is not CURRENCY:MIN-MAX');
+    const cleared = await runCli(['account', 'set', String(accountId), '--portal-top-up-limits', ''], db.env);
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(cleared.stdout).toContain('Portal credit purchase limits: (the defaults)\n');
+  });
+
   it('account set with empty text clears notes and terms and keeps the rest', async () => {
     const result = await runCli(
       ['account', 'set', String(accountId), '--invoice-notes', '', '--invoice-terms', ''],
