@@ -29,6 +29,8 @@ export interface PaymentRefundInput {
   creditNumber?: string;
   /** Only the money the payment paid this invoice (a paid top-up's unused credit, grantRefund.service.ts). */
   onlyInvoiceId?: number;
+  /** In place of `amount`: the money to refund, worked out under the customer's lock (grantRefund.service.ts). */
+  amountUnderLock?: (ctx: ServiceContext) => Promise<number>;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function refundPayment(
     ctx,
     {
       paymentId,
-      amountMinor,
+      amountMinor: input.amountUnderLock ?? amountMinor,
       paidInvoices,
       onlyInvoiceId: input.onlyInvoiceId,
       memo: memo ?? `Refunded through gateway ${gateway.id}`,

@@ -24,7 +24,9 @@ export async function refundCreditGrant(
   const paymentId = await cardPaymentOfTopUp(ctx, refund);
   const memo = optionalText(input.memo);
   await refundPayment(ctx, paymentId, {
-    amount: minorToDecimalText(refund.moneyMinor, refund.grant.currencyCode),
+    // Planned again under the lock: a credit note landing on the top-up invoice meanwhile changes the money that
+    // stands for the credit asked, by its rounding (topUpRefund.service.ts).
+    amountUnderLock: async (locked) => (await planTopUpRefund(locked, grantId, input.amount)).moneyMinor,
     paidInvoices: 'credit',
     onlyInvoiceId: refund.topUpInvoiceId,
     memo: `Unused credit of credit grant ${grantId} refunded${memo ? `: ${memo}` : ''}`,

@@ -20,9 +20,10 @@ export interface TopUpRefund {
  * goes back and how much money that is. Only a paid grant, not voided, with credit left; `Amount` (credit, in the
  * grant's currency) at most what remains, all of it when left out. The money is the credit's share of the top-up
  * invoice counted cumulatively with what the invoice was credited before (topUpShare.ts), so that the credit note
- * takes exactly `creditMinor` from the grant and refunds one at a time add up to the invoice's total. Read outside the
- * customer's lock: the refund's reservation checks the grant again under it (topUpCredit.service.ts), so credit spent
- * meanwhile is a 409 `top_up_credit_spent`, never refunded.
+ * takes exactly `creditMinor` from the grant and refunds one at a time add up to the invoice's total. Planned once
+ * outside the customer's lock (to refuse early and find the payment) and again under it by the refund's reservation,
+ * whose credit note then takes the credit out (topUpCredit.service.ts): credit spent meanwhile is refused, never
+ * refunded, and the money is the share of what the invoice was credited at that moment.
  */
 export async function planTopUpRefund(
   ctx: ServiceContext,

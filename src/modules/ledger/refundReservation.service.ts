@@ -214,8 +214,11 @@ export function reserveRefund<T>(
   ctx: ServiceContext,
   refund: {
     paymentId: number;
-    /** Undefined: all that is left to refund. */
-    amountMinor: number | undefined;
+    /**
+     * Undefined: all that is left to refund. A function: worked out under the lock, where it cannot race (a
+     * grant's unused credit, whose money depends on what its top-up invoice was credited before).
+     */
+    amountMinor: number | undefined | ((ctx: ServiceContext) => Promise<number>);
     paidInvoices: PaidInvoices;
     /**
      * Only the money the payment paid this invoice, none of its unallocated money nor other invoices': a refund of
@@ -235,7 +238,9 @@ export function reserveRefund<T>(
     async (ctx, row) => {
       assertRefundable(row);
       const allocations = (await allocationsOfSources(ctx, 'payment', [row.id])).get(row.id) ?? [];
-      const plan = await planRefund(ctx, row, allocations, refund.amountMinor, refund.onlyInvoiceId);
+      const asked =
+        typeof refund.amountMinor === 'function' ? await refund.amountMinor(ctx) : refund.amountMinor;
+      const plan = await planRefund(ctx, row, allocations, asked, refund.onlyInvoiceId);
       const adjustmentId = await insertRefundAdjustment(ctx, {
         customerId: row.customerId,
         currencyCode: row.currencyCode,
