@@ -18,6 +18,7 @@ import type { GrantCreditRequest } from '../ledger/index.ts';
 import { isExpired, isRestricted, planSpend, remainingOf, noSums } from './credit.ts';
 import type { PayableInvoice, PayableLine, PlannedSpend } from './credit.ts';
 import * as repo from './credit.repository.ts';
+import * as topUpRepo from './topUp.repository.ts';
 import type { CreditGrant, NewEntry } from './credit.repository.ts';
 import { entryOf, grantAsSource, grantRef } from './grant.service.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
@@ -143,7 +144,7 @@ async function payableInvoices(
   reservedMinor: number,
 ): Promise<PayableInvoice[]> {
   const topUps = new Set(
-    (await repo.topUpsOfInvoices(ctx.db, ctx.account.id, request.invoiceIds)).map((t) => t.invoiceId),
+    (await topUpRepo.topUpsOfInvoices(ctx.db, ctx.account.id, request.invoiceIds)).map((t) => t.invoiceId),
   );
   const ids = request.invoiceIds.filter((id) => !topUps.has(id));
   const locked = new Map(

@@ -8,6 +8,7 @@ import { invoicesByIds } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
 import { PRIORITY_MIN, entryOf, grantRef } from './grant.service.ts';
 import * as repo from './credit.repository.ts';
+import * as topUpRepo from './topUp.repository.ts';
 import type { NewEntry } from './credit.repository.ts';
 import { noSums, remainingOf } from './credit.ts';
 import { grantEvent } from './consumption.service.ts';
@@ -47,9 +48,9 @@ export async function createTopUp(
  * made for the invoice is left as it is). Runs in the allocating transaction, under the customer's lock.
  */
 export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<void> {
-  const topUps = await repo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds);
+  const topUps = await topUpRepo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds);
   if (topUps.length === 0) return;
-  const made = await repo.grantIdsOfTopUps(
+  const made = await topUpRepo.grantIdsOfTopUps(
     ctx.db,
     ctx.account.id,
     topUps.map((topUp) => topUp.invoiceId),
@@ -97,9 +98,9 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
  * (docs/credits.md, "A reversed top-up"). Runs in the reversing transaction, under the customer's lock.
  */
 export async function voidUnpaidTopUps(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<void> {
-  const topUps = await repo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds);
+  const topUps = await topUpRepo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds);
   if (topUps.length === 0) return;
-  const made = await repo.grantIdsOfTopUps(
+  const made = await topUpRepo.grantIdsOfTopUps(
     ctx.db,
     ctx.account.id,
     topUps.map((topUp) => topUp.invoiceId),

@@ -8,6 +8,7 @@ import type { InvoiceCredited } from '../ledger/index.ts';
 import { grantEvent } from './consumption.service.ts';
 import { noSums, refundedOf, remainingOf } from './credit.ts';
 import * as repo from './credit.repository.ts';
+import * as topUpRepo from './topUp.repository.ts';
 import type { CreditGrant, NewEntry } from './credit.repository.ts';
 import { entryOf } from './grant.service.ts';
 import { creditOf } from './topUpShare.ts';
@@ -88,7 +89,7 @@ export async function topUpInvoicesHoldingCredit(
 
 /** The grants of these invoices' paid top-ups that are not voided: the credit the customer holds for them. */
 async function heldTopUpGrants(ctx: ServiceContext, invoiceIds: readonly number[]): Promise<CreditGrant[]> {
-  const grantIdsByInvoice = await repo.grantIdsOfTopUps(ctx.db, ctx.account.id, invoiceIds);
+  const grantIdsByInvoice = await topUpRepo.grantIdsOfTopUps(ctx.db, ctx.account.id, invoiceIds);
   if (grantIdsByInvoice.size === 0) return [];
   const grants = await repo.findGrants(ctx.db, ctx.account.id, [...grantIdsByInvoice.values()]);
   return grants.filter((grant) => grant.voidedAt === null);

@@ -5,7 +5,7 @@ import { taxesFor } from '../../core/tax.ts';
 import { listTaxSettings } from '../catalogue/index.ts';
 import { getCustomer } from '../customers/index.ts';
 import { insertInvoices } from '../invoicing/index.ts';
-import * as repo from './credit.repository.ts';
+import * as topUpRepo from './topUp.repository.ts';
 
 /** The one line of a paid top-up's invoice (docs/credits.md, "Paid top-ups"). */
 export const TOP_UP_LINE = 'Prepaid credit';
@@ -60,7 +60,7 @@ export async function insertTopUpInvoice(
     ],
     { payWithCredit: false },
   );
-  await repo.insertTopUp(
+  await topUpRepo.insertTopUp(
     ctx.db,
     ctx.account.id,
     { walletId: wallet.id, invoiceId: id!, amountMinor, automatic: card !== null },

@@ -9,6 +9,7 @@ import { invoicesByIds } from '../invoicing/index.ts';
 import { messageBody, queueMail } from '../mail/index.ts';
 import { getPaymentMethod, primaryPaymentMethodsOf } from '../paymentMethods/index.ts';
 import * as repo from './credit.repository.ts';
+import * as topUpRepo from './topUp.repository.ts';
 import { insertTopUpInvoice } from './topUpInvoice.ts';
 import type { TopUpCard } from './topUpInvoice.ts';
 import { walletRef, walletsByIds } from './wallet.service.ts';
@@ -78,7 +79,7 @@ async function checkAutoTopUp(
 ): Promise<'none' | 'started' | { problem: string }> {
   if (wallet.autoTopUpThresholdMinor === null || wallet.autoTopUpAmountMinor === null) return 'none';
   if (wallet.balanceMinor >= wallet.autoTopUpThresholdMinor) return 'none';
-  const unpaid = await repo.unpaidAutomaticTopUps(ctx.db, ctx.account.id, wallet.id);
+  const unpaid = await topUpRepo.unpaidAutomaticTopUps(ctx.db, ctx.account.id, wallet.id);
   const invoices = await invoicesByIds(ctx, unpaid);
   if ([...invoices.values()].some((invoice) => !invoice.isCancelled)) return 'none';
   const card = await primaryCardOf(ctx, wallet.customerId);
@@ -150,7 +151,7 @@ export async function autoTopUpDeclinedEvents(
   ctx: ServiceContext,
   invoiceId: number,
 ): Promise<EventToEmit[]> {
-  const [topUp] = await repo.topUpsOfInvoices(ctx.db, ctx.account.id, [invoiceId]);
+  const [topUp] = await topUpRepo.topUpsOfInvoices(ctx.db, ctx.account.id, [invoiceId]);
   if (!topUp?.automatic) return [];
   return [{ type: 'wallet.auto_top_up_failed', ref: walletRef(topUp.walletId) }];
 }
