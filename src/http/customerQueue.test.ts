@@ -128,4 +128,71 @@ describe('CustomerQueue', () => {
     b.finish();
     await Promise.all([first, second]);
   });
+
+  it("runs up to `lanes` of an account's usage calls at once, the next when one ends", async () => {
+    const q = queue(10, 10);
+    const [a, b, c] = [gate(), gate(), gate()];
+    const runs = [a, b, c].map((g) => q.inUsageTurn(1, g.run, { lanes: 2 }));
+    await settle();
+    expect([a.started, b.started, c.started]).toEqual([true, true, false]);
+    b.finish();
+    await settle();
+    expect(c.started).toBe(true);
+    a.finish();
+    c.finish();
+    await Promise.all(runs);
+  });
+
+  it('lets a waiting usage call withdrawn leave the line: its work never runs and its place is free', async () => {
+    const q = queue(1, 10);
+    const held = gate();
+    const running = q.inUsageTurn(1, held.run);
+    let withdraw!: () => void;
+    const withdrawn = new Promise<void>((resolve) => (withdraw = resolve));
+    let ran = false;
+    const waiting = q.inUsageTurn(
+      1,
+      async () => {
+        ran = true;
+        return 'ran';
+      },
+      { withdrawn },
+    );
+    await settle();
+    // The line's one place is taken.
+    expect((await refusal(q.inUsageTurn(1, async () => 'refused'))).code).toBe('usage_busy');
+    withdraw();
+    await expect(waiting).resolves.toBeUndefined();
+    // Its place is free again, and the next takes the turn once the running one ends.
+    const next = q.inUsageTurn(1, async () => 'next');
+    held.finish();
+    await expect(next).resolves.toBe('next');
+    await running;
+    expect(ran).toBe(false);
+  });
+
+  it.each(['withdrawal', 'turn'])(
+    'keeps the line right when a waiting call is withdrawn as its turn comes, the %s first',
+    async (firstComes) => {
+      const q = queue(10, 10);
+      const held = gate();
+      const running = q.inUsageTurn(1, held.run);
+      let withdraw!: () => void;
+      const withdrawn = new Promise<void>((resolve) => (withdraw = resolve));
+      const waiting = q.inUsageTurn(1, async () => 'ran', { withdrawn });
+      await settle();
+      if (firstComes === 'withdrawal') withdraw();
+      held.finish();
+      if (firstComes === 'turn') withdraw();
+      await running;
+      // A turn given is taken (its work runs), or the call left the line before: either way the line is free.
+      expect(['ran', undefined]).toContain(await waiting);
+      const other = gate();
+      const next = q.inUsageTurn(1, other.run);
+      await settle();
+      expect(other.started).toBe(true);
+      other.finish();
+      await next;
+    },
+  );
 });

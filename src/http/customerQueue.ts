@@ -14,6 +14,16 @@ import type { MoneyTurnSettings } from '../config.ts';
  * Idempotency-Key) may be sent again. The turns are this process's only: across processes, the row lock orders
  * the movements, bounded by MoneyTurnSettings.lockTimeoutMs.
  */
+/** How a usage call waits for its turn (CustomerQueue.inUsageTurn). */
+export interface UsageTurnOptions {
+  /** Called once the request has its place (its turn, or a place in line): a request refused as busy never is. */
+  admitted?: () => void;
+  /** How many of the line's requests may have their turn at once. */
+  lanes?: number;
+  /** Settles when the request no longer needs its turn. */
+  withdrawn?: Promise<unknown>;
+}
+
 /** What a full line's refusal says: who is busy, with what. */
 interface LineKind {
   code: string;
@@ -25,8 +35,8 @@ const USAGE_LINE: LineKind = { code: 'usage_busy', holder: 'This account', calls
 
 export class CustomerQueue {
   readonly #settings: MoneyTurnSettings;
-  /** Per `account:customer`, the releases of the requests waiting behind the one whose turn it is, in order. */
-  readonly #lines = new Map<string, (() => void)[]>();
+  /** Per `account:customer` (or `account:usage`), how many have their turn now, and the releases of those waiting. */
+  readonly #lines = new Map<string, { running: number; waiting: (() => void)[] }>();
   /** Per account, how many of its requests wait, all its customers together. */
   readonly #waitingPerAccount = new Map<number, number>();
 
@@ -44,33 +54,37 @@ export class CustomerQueue {
    * ahead of it. Throws ServiceBusyError, having run nothing, when the customer's or the account's line is full.
    */
   async inTurn<T>(accountId: number, customerId: number, work: () => Promise<T>): Promise<T> {
-    return this.#inLine(accountId, `${accountId}:${customerId}`, CUSTOMER_LINE, work);
+    // Never withdrawn, so its turn comes: work's result.
+    return (await this.#inLine(accountId, `${accountId}:${customerId}`, CUSTOMER_LINE, work)) as T;
   }
 
   /**
-   * Runs `work` in the account's turn for usage events (docs/usage.md, "Sending events"): one batch at a time per
-   * account, in a line of the same bounds, counted with the account's money movements.
+   * Runs `work` in one of the account's turns for usage events (docs/usage.md, "Sending events"): at most `lanes`
+   * at a time per account, in a line of the same bounds, counted with the account's money movements. A request
+   * whose `withdrawn` settles while it waits leaves the line without running `work` (its work was done by another
+   * turn): undefined.
    */
-  async inUsageTurn<T>(accountId: number, work: () => Promise<T>, admitted?: () => void): Promise<T> {
-    return this.#inLine(accountId, `${accountId}:usage`, USAGE_LINE, work, admitted);
+  async inUsageTurn<T>(
+    accountId: number,
+    work: () => Promise<T>,
+    options: UsageTurnOptions = {},
+  ): Promise<T | undefined> {
+    return this.#inLine(accountId, `${accountId}:usage`, USAGE_LINE, work, options);
   }
 
-  /**
-   * `admitted`, when given, is called once the request has its place (its turn, or a place in line), before it
-   * waits: a request refused as busy is never admitted.
-   */
   async #inLine<T>(
     accountId: number,
     key: string,
     kind: LineKind,
     work: () => Promise<T>,
-    admitted?: () => void,
-  ): Promise<T> {
-    const line = this.#lines.get(key);
-    if (line === undefined) {
-      this.#lines.set(key, []);
+    { admitted, lanes = 1, withdrawn }: UsageTurnOptions = {},
+  ): Promise<T | undefined> {
+    let line = this.#lines.get(key);
+    if (line === undefined) this.#lines.set(key, (line = { running: 0, waiting: [] }));
+    if (line.running < lanes) {
+      line.running++;
       admitted?.();
-    } else await this.#wait(accountId, line, kind, admitted);
+    } else if (!(await this.#wait(accountId, line.waiting, kind, admitted, withdrawn))) return undefined;
     try {
       return await work();
     } finally {
@@ -78,7 +92,14 @@ export class CustomerQueue {
     }
   }
 
-  async #wait(accountId: number, line: (() => void)[], kind: LineKind, admitted?: () => void): Promise<void> {
+  /** Whether the request's turn came (false: it was withdrawn first, and left the line). */
+  async #wait(
+    accountId: number,
+    line: (() => void)[],
+    kind: LineKind,
+    admitted?: () => void,
+    withdrawn?: Promise<unknown>,
+  ): Promise<boolean> {
     if (line.length >= this.#settings.waitingPerCustomer) {
       throw new ServiceBusyError(
         kind.code,
@@ -96,9 +117,19 @@ export class CustomerQueue {
     }
     this.#waitingPerAccount.set(accountId, waiting + 1);
     try {
-      const turn = new Promise<void>((resolve) => line.push(resolve));
+      let given = false;
+      let release!: () => void;
+      const turn = new Promise<void>((resolve) => (release = resolve));
+      const giveTurn = () => {
+        given = true;
+        release();
+      };
+      line.push(giveTurn);
       admitted?.();
-      await turn;
+      await (withdrawn ? Promise.race([turn, withdrawn]) : turn);
+      // NOTE: a turn given in the same tick as the withdrawal is taken: #next counted on it.
+      if (!given) line.splice(line.indexOf(giveTurn), 1);
+      return given;
     } finally {
       const left = (this.#waitingPerAccount.get(accountId) ?? 1) - 1;
       if (left === 0) this.#waitingPerAccount.delete(accountId);
@@ -106,12 +137,12 @@ export class CustomerQueue {
     }
   }
 
-  /** The turn ends: the next in line runs, or the line is gone. */
+  /** A turn ends: the next in line takes it, or it is free (and the line gone when no turn is taken). */
   #next(key: string): void {
-    const line = this.#lines.get(key);
-    const next = line?.shift();
+    const line = this.#lines.get(key)!;
+    const next = line.waiting.shift();
     if (next) next();
-    else this.#lines.delete(key);
+    else if (--line.running === 0) this.#lines.delete(key);
   }
 }
 

@@ -2,8 +2,8 @@ import type { KyselyPlugin, QueryId, RootOperationNode } from 'kysely';
 import { InsertQueryNode, SelectQueryNode, TableNode } from 'kysely';
 
 /**
- * Holds the answer of one statement: the first that `matches` is run by the database as usual, and then its caller
- * waits until the test releases it. For staging a race at an exact point (a gateway's slow answer) without sleeps:
+ * Holds the answer of the first `count` statements (one unless given) that `matches`: each is run by the database
+ * as usual, and then its caller waits until the test releases them all; `reached` once all have run. For staging a race at an exact point (a gateway's slow answer) without sleeps:
  * the test awaits `reached`, does what the other side does meanwhile, then calls `release`. Give the plugin to an
  * instance of its own (startAnotherInstance): on SQLite the held statement keeps that instance's one connection.
  */
@@ -14,9 +14,10 @@ export interface HeldStatement {
   release(): void;
 }
 
-export function holdStatement(matches: (node: RootOperationNode) => boolean): HeldStatement {
-  let held: QueryId | undefined;
-  let taken = false;
+export function holdStatement(matches: (node: RootOperationNode) => boolean, count = 1): HeldStatement {
+  const held = new Set<QueryId>();
+  let taken = 0;
+  let waiting = 0;
   let reachedNow!: () => void;
   let release!: () => void;
   const reached = new Promise<void>((resolve) => (reachedNow = resolve));
@@ -26,16 +27,15 @@ export function holdStatement(matches: (node: RootOperationNode) => boolean): He
     release,
     plugin: {
       transformQuery({ node, queryId }) {
-        if (!taken && matches(node)) {
-          taken = true;
-          held = queryId;
+        if (taken < count && matches(node)) {
+          taken++;
+          held.add(queryId);
         }
         return node;
       },
       async transformResult({ result, queryId }) {
-        if (held !== undefined && queryId === held) {
-          held = undefined;
-          reachedNow();
+        if (held.delete(queryId)) {
+          if (++waiting === count) reachedNow();
           await released;
         }
         return result;

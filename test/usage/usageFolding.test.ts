@@ -2,16 +2,16 @@ import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceContext } from '../../src/context.ts';
 import { CustomerQueue } from '../../src/http/customerQueue.ts';
-import { FOLDED_EVENTS, sendInUsageTurn } from '../../src/modules/usage/index.ts';
+import { FOLDED_EVENTS, reconcileUsage, sendInUsageTurn, usageLanes } from '../../src/modules/usage/index.ts';
 import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { dialect, startTestService } from '../helpers/service.ts';
+import { dialect, eventually, startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
-// The calls waiting behind an account's usage turn are recorded together, in the turn's one transaction, each
+// The calls waiting behind an account's usage turns are recorded together, in a turn's one transaction, each
 // answered with its own outcomes as if it had had its turn alone (docs/design/usage.md, "Speed (bench:usage)").
 // The calls are made in the process, so that the order in which they take their places in line is known.
 
@@ -21,6 +21,16 @@ beforeAll(async () => {
   // The workers stay idle: on SQLite a worker's poll is a write, which would wait for the held transaction.
   t = await startTestService({ env: { WORKER_INTERVAL_MS: '3600000' } });
   ctx = await accountContext(t, t.accountId);
+  await defineMetric(t.service.storage.db, t.accountId, 'lane', 'count');
+  const customerId = await createCustomer(t);
+  laneEvent = (transactionId) => ({
+    transactionId,
+    customer: { id: customerId },
+    subscriptionId: null,
+    code: 'lane',
+    timestamp: new Date().toISOString(),
+    properties: {},
+  });
 });
 afterAll(() => t?.close());
 
@@ -46,30 +56,42 @@ function countEventInserts(failWith?: Error): { plugin: KyselyPlugin; count: () 
   };
 }
 
+/** One event of a customer of its own, for the calls that take the account's other lanes. */
+let laneEvent: (transactionId: string) => SentUsageEvent;
+
 /**
- * The first call's insert held, the calls given then take their places in line behind it; released, they are
- * recorded. Returns every call's answer (outcomes, or what it threw) and how many inserts of events the calls
- * behind the first made (each failing with `failWith` if given).
+ * The first call's insert held, and as many calls as the account has lanes besides (usageLanes: one more on
+ * PostgreSQL), the calls given then take their places in line behind them; released, they are recorded. Returns
+ * every call's answer (outcomes, or what it threw) and how many inserts of events the calls behind the first made
+ * (each failing with `failWith` if given).
  */
 async function behindAHeldCall(first: SentUsageEvent[], behind: SentUsageEvent[][], failWith?: Error) {
   const queue = new CustomerQueue({ waitingPerCustomer: 50, waitingPerAccount: 200, lockTimeoutMs: 5_000 });
-  const held = holdStatement(insertInto('usage_events'));
-  const inserts = countEventInserts(failWith);
   const db = t.service.storage.db;
+  const held = Array.from({ length: usageLanes(db) }, () => holdStatement(insertInto('usage_events')));
+  const inserts = countEventInserts(failWith);
   const answer = (call: Promise<UsageEventOutcome[]>) =>
     call.then(
       (outcomes) => ({ outcomes }),
       (error: unknown) => ({ error: error as { code?: string } }),
     );
+  const holding = (i: number) => ({ ...ctx, db: db.withPlugin(held[i]!.plugin) });
   try {
-    const firstAnswer = answer(sendInUsageTurn(queue, { ...ctx, db: db.withPlugin(held.plugin) }, first));
-    await held.reached;
+    const firstAnswer = answer(sendInUsageTurn(queue, holding(0), first));
+    const lanes = held
+      .slice(1)
+      .map((_, i) =>
+        answer(sendInUsageTurn(queue, holding(i + 1), [laneEvent(`lane-${crypto.randomUUID()}`)])),
+      );
+    await Promise.all(held.map((h) => h.reached));
     const counted = { ...ctx, db: db.withPlugin(inserts.plugin) };
     const answers = behind.map((sent) => answer(sendInUsageTurn(queue, counted, sent)));
-    held.release();
+    for (const h of held) h.release();
+    for (const lane of await Promise.all(lanes))
+      expect(lane).toEqual({ outcomes: [expect.objectContaining({ status: 'accepted' })] });
     return { first: await firstAnswer, behind: await Promise.all(answers), inserts: inserts.count() };
   } finally {
-    held.release();
+    for (const h of held) h.release();
   }
 }
 
@@ -226,5 +248,72 @@ describe("an account's waiting usage calls", () => {
 
     const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events`);
     expect(listed.body.map((e: { transaction_id: string }) => e.transaction_id)).toEqual(['w-0']);
+  });
+});
+
+describe("an account's usage calls in two lanes", () => {
+  it('record a second fold while the first is held on PostgreSQL, a transaction id sent to both once', async () => {
+    const db = t.service.storage.db;
+    const metric = await defineMetric(db, t.accountId, 'laned', 'unique_count', { property: 'user' });
+    const customerId = await createCustomer(t);
+    const event = (transactionId: string, user: string): SentUsageEvent => ({
+      transactionId,
+      customer: { id: customerId },
+      subscriptionId: null,
+      code: 'laned',
+      timestamp: at(),
+      properties: { user },
+    });
+    const queue = new CustomerQueue({ waitingPerCustomer: 50, waitingPerAccount: 200, lockTimeoutMs: 5_000 });
+    const held = holdStatement(insertInto('usage_events'));
+    let secondClaimed = false;
+    const isClaim = insertInto('usage_transactions');
+    const watching: KyselyPlugin = {
+      transformQuery({ node }) {
+        if (isClaim(node)) secondClaimed = true;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    try {
+      const first = sendInUsageTurn(queue, { ...ctx, db: db.withPlugin(held.plugin) }, [
+        event('l-1', 'ann'),
+        event('l-2', 'bob'),
+      ]);
+      await held.reached;
+      // The same transaction id and the same unique values, in the other order.
+      const second = sendInUsageTurn(queue, { ...ctx, db: db.withPlugin(watching) }, [
+        event('l-3', 'bob'),
+        event('l-1', 'ann'),
+      ]);
+      if (usageLanes(db) > 1) {
+        // The second lane's claims are sent while the first fold holds its own: the claim of l-1 waits for it.
+        await eventually(() => (secondClaimed ? true : undefined));
+      } else {
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+        expect(secondClaimed).toBe(false);
+      }
+      held.release();
+      const [a, b] = await Promise.all([first, second]);
+      expect(a).toEqual([
+        { status: 'accepted', eventId: expect.any(Number) },
+        { status: 'accepted', eventId: expect.any(Number) },
+      ]);
+      expect(b).toEqual([
+        { status: 'accepted', eventId: expect.any(Number) },
+        { status: 'duplicate', eventId: (a[0] as { eventId: number }).eventId },
+      ]);
+    } finally {
+      held.release();
+    }
+    const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events`);
+    expect(listed.body.map((e: { transaction_id: string }) => e.transaction_id).sort()).toEqual([
+      'l-1',
+      'l-2',
+      'l-3',
+    ]);
+    // Its rollups and unique values are the raw events' (another test moved a rollup of its own by hand).
+    const { differences } = await reconcileUsage(db, { accountId: t.accountId, fix: false });
+    expect(differences.filter((d) => d.metricId === metric.id)).toEqual([]);
   });
 });

@@ -3,9 +3,10 @@ import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
 import { eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestService } from '../helpers/service.ts';
+import { usageLanes } from '../../src/modules/usage/index.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
-// An account's usage calls take turns in a process, one transaction at a time, in a bounded line (docs/usage.md,
+// An account's usage calls take turns in a process, usageLanes transactions at a time, in a bounded line (docs/usage.md,
 // "Sending events"): past it a call is refused with 503 usage_busy and Retry-After, having recorded nothing, while
 // another account is served.
 
@@ -22,7 +23,9 @@ describe("an account's line of usage calls", () => {
     const customerId = await createCustomer(t);
     const other = await t.newAccount('Reader');
     const otherCustomerId = await createCustomer(other);
-    const held = holdStatement(insertInto('usage_events'));
+    // An insert held in each of the account's lanes (usageLanes: two on PostgreSQL).
+    const lanes = usageLanes(t.service.storage.db);
+    const held = holdStatement(insertInto('usage_events'), lanes);
     const instance = await startAnotherInstance(t, { queryPlugins: [held.plugin] });
     const batch = (tx: string) => ({
       events: [
@@ -31,7 +34,8 @@ describe("an account's line of usage calls", () => {
     });
     try {
       const send = (tx: string) => instance.request('POST', '/v1/usage-events/batch', { body: batch(tx) });
-      const first = send('u0');
+      const firstOfLanes = Array.from({ length: lanes }, (_, lane) => `u0-${lane}`);
+      const first = firstOfLanes.map(send);
       await held.reached;
       // Three more: one waits in line (MONEY_QUEUE_PER_CUSTOMER=1), the two others are refused at once.
       const answered: { tx: string; response: ApiResponse }[] = [];
@@ -54,12 +58,13 @@ describe("an account's line of usage calls", () => {
       expect(read.status, read.text).toBe(200);
 
       held.release();
-      expect((await first).status).toBe(200);
+      expect((await Promise.all(first)).map((r) => r.status)).toEqual(firstOfLanes.map(() => 200));
       expect((await Promise.all(more)).map((r) => r.status).sort()).toEqual([200, 503, 503]);
       const refused = answered.filter((a) => a.response.status === 503).map((a) => a.tx);
       const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events`);
       const recorded = listed.body.map((e: { transaction_id: string }) => e.transaction_id).sort();
-      expect(recorded).toEqual(['u0', 'u1', 'u2', 'u3'].filter((tx) => !refused.includes(tx)));
+      const sent = [...firstOfLanes, 'u1', 'u2', 'u3'];
+      expect(recorded).toEqual(sent.filter((tx) => !refused.includes(tx)));
     } finally {
       held.release();
       await instance.close();

@@ -172,19 +172,26 @@ export async function addRollups(
   await writeRows(db, ROLLUPS, [accountId], rows);
 }
 
+/** Unique values in one order, as rollups are: concurrent batches inserting the same ones wait, never deadlock. */
+const uniqueOrder = (
+  a: RollupKey & { hour: number; value: string },
+  b: RollupKey & { hour: number; value: string },
+) =>
+  a.customerId - b.customerId ||
+  a.subscriptionId - b.subscriptionId ||
+  a.metricId - b.metricId ||
+  (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) ||
+  a.hour - b.hour ||
+  (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+
 export async function addUniqueValues(
   db: Db,
   accountId: number,
   values: readonly (RollupKey & { hour: number; value: string })[],
 ): Promise<void> {
-  const rows = values.map((v): Values => [
-    v.customerId,
-    v.subscriptionId,
-    v.metricId,
-    v.group,
-    iso(v.hour),
-    v.value,
-  ]);
+  const rows = [...values]
+    .sort(uniqueOrder)
+    .map((v): Values => [v.customerId, v.subscriptionId, v.metricId, v.group, iso(v.hour), v.value]);
   await writeRows(db, UNIQUE_VALUES, [accountId], rows);
 }
 

@@ -1,6 +1,8 @@
 import type { ServiceContext } from '../../context.ts';
 import { inTransaction } from '../../context.ts';
 import { DomainError } from '../../errors.ts';
+import { isPostgres } from '../../storage/columns.ts';
+import type { Db } from '../../storage/database.ts';
 import type { CustomerQueue } from '../../http/customerQueue.ts';
 import type { UsageEventOutcome } from './usageEvent.ts';
 import { sendUsageEventCalls } from './usageEventSending.service.ts';
@@ -8,24 +10,38 @@ import type { SentUsageEvent } from './usageEventSending.service.ts';
 
 /**
  * Group commit of an account's usage calls (docs/design/usage.md, "Speed (bench:usage)"). An account's calls take
- * turns, one transaction at a time (src/http/customerQueue.ts); the call whose turn comes records, in its one
- * transaction, its own events and those of the calls waiting behind it, up to FOLDED_EVENTS, in the order they
- * came: each answered with its own outcomes, as if it had had its turn alone. Those it took find their work done
- * when their turn comes. NOTE: a transaction costs a commit (on PostgreSQL a round trip and a flush, on SQLite a
- * write of the log) and a statement per table whatever its rows; ten connections of batches paid them ten times.
+ * turns (src/http/customerQueue.ts), usageLanes at a time; the call whose turn comes records, in one transaction,
+ * the calls at the front of the line (its own first when it is still there), up to FOLDED_EVENTS, in the order
+ * they came: each answered with its own outcomes, as if it had had its turn alone. A call answered by another's
+ * turn leaves the line at once; one taken by a fold still running, whose turn comes, records the next calls if any.
+ * NOTE: a transaction costs a commit (on PostgreSQL a round trip and a flush, on SQLite a write of the log) and a
+ * statement per table whatever its rows; ten connections of batches paid them ten times.
  */
 
 /** The most events one transaction records for the calls it takes together. */
 export const FOLDED_EVENTS = 500;
+
+/**
+ * How many of an account's folds may run at once in a process. SQLite has one writer: one. PostgreSQL: two, so that
+ * one fold's statements run while the other's are checked and built on the event loop, or wait for their commit
+ * (docs/design/usage.md, "Speed (bench:usage)"); more measured no faster, and would hold more of the pool's
+ * connections for one account.
+ */
+export function usageLanes(db: Db): number {
+  return isPostgres(db) ? 2 : 1;
+}
 
 /** A call waiting for its events to be recorded, by its own turn or by the turn of a call ahead of it. */
 interface Waiting {
   ctx: ServiceContext;
   sent: readonly SentUsageEvent[];
   answer?: { outcomes: UsageEventOutcome[] } | { error: unknown };
+  /** Settles once `answer` is set. */
+  answered: Promise<void>;
+  settle: () => void;
 }
 
-/** Per process (its queue) and account, the admitted calls not recorded yet, in the order of their turns. */
+/** Per process (its queue) and account, the admitted calls not taken by a fold yet, in the order of their turns. */
 const waitingOf = new WeakMap<CustomerQueue, Map<number, Waiting[]>>();
 
 /**
@@ -40,7 +56,9 @@ export async function sendInUsageTurn(
   let lines = waitingOf.get(queue);
   if (lines === undefined) waitingOf.set(queue, (lines = new Map()));
   const accountId = ctx.account.id;
-  const mine: Waiting = { ctx, sent };
+  let settle!: () => void;
+  const answered = new Promise<void>((resolve) => (settle = resolve));
+  const mine: Waiting = { ctx, sent, answered, settle };
   const admitted = () => {
     const line = lines.get(accountId);
     if (line === undefined) lines.set(accountId, [mine]);
@@ -49,16 +67,17 @@ export async function sendInUsageTurn(
   await queue.inUsageTurn(
     accountId,
     async () => {
-      if (mine.answer === undefined) await record(takeFold(lines, accountId));
+      if (lines.has(accountId)) await record(takeFold(lines, accountId));
     },
-    admitted,
+    { admitted, lanes: usageLanes(ctx.db), withdrawn: answered },
   );
+  await answered;
   const answer = mine.answer!;
   if ('error' in answer) throw answer.error;
   return answer.outcomes;
 }
 
-/** The calls of the account's line from its front (the call whose turn it is) up to FOLDED_EVENTS events. */
+/** The calls of the account's line from its front up to FOLDED_EVENTS events, taken out of it. */
 function takeFold(lines: Map<number, Waiting[]>, accountId: number): Waiting[] {
   const line = lines.get(accountId)!;
   let events = line[0]!.sent.length;
@@ -72,6 +91,15 @@ function takeFold(lines: Map<number, Waiting[]>, accountId: number): Waiting[] {
   return fold;
 }
 
+/** Records the fold's calls, and settles each once it has its answer. */
+async function record(fold: Waiting[]): Promise<void> {
+  try {
+    await answerFold(fold);
+  } finally {
+    for (const w of fold) w.settle();
+  }
+}
+
 /**
  * The calls' events recorded in one transaction. When it fails, nothing of it was kept. A failure one call's events
  * can cause (a DomainError: its batch would pass an hour's 64 bits, say) has each call recorded alone, so that it is
@@ -79,7 +107,7 @@ function takeFold(lines: Map<number, Waiting[]>, accountId: number): Waiting[] {
  * answer of every call in the fold, as it would have been had each had its turn: recording them one by one would
  * meet it again, each waiting out its own timeout while the account's line waits behind them.
  */
-async function record(fold: Waiting[]): Promise<void> {
+async function answerFold(fold: Waiting[]): Promise<void> {
   const first = fold[0]!.ctx;
   try {
     const answers = await inOneTransaction(
