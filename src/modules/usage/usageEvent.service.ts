@@ -1,6 +1,7 @@
 import { parseWireDate } from '../../core/wireDates.ts';
 import { ValidationError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
+import { sentTogether } from '../../storage/sentTogether.ts';
 import { metricsByCodes } from '../catalogue/index.ts';
 import type { BillableMetric } from '../catalogue/index.ts';
 import { hourOf, rollUp } from './aggregation.ts';
@@ -113,24 +114,30 @@ async function checkEvents(
   nowMs: number,
   events: readonly UsageEventInput[],
 ): Promise<(Checked | Refusal)[]> {
-  const metrics = await metricsByCodes(
-    db,
-    account.id,
-    events.map((e) => e.code),
-  );
-  const customers = await repo.existingCustomers(
-    db,
-    account.id,
-    events.map((e) => e.customerId),
-  );
   const named = events.filter((e) => e.subscriptionId !== null);
-  const owners = named.length
-    ? await subscriptionsOfCustomers(
-        db,
+  const [metrics, customers, owners] = await sentTogether(
+    db,
+    (d) =>
+      metricsByCodes(
+        d,
         account.id,
-        named.map((e) => e.subscriptionId!),
-      )
-    : new Map<number, number>();
+        events.map((e) => e.code),
+      ),
+    (d) =>
+      repo.existingCustomers(
+        d,
+        account.id,
+        events.map((e) => e.customerId),
+      ),
+    async (d) =>
+      named.length
+        ? subscriptionsOfCustomers(
+            d,
+            account.id,
+            named.map((e) => e.subscriptionId!),
+          )
+        : new Map<number, number>(),
+  );
   const earliest = nowMs - account.usageGraceHours * HOUR_MS;
   const latest = nowMs + FUTURE_HOURS * HOUR_MS;
   return events.map((event): Checked | Refusal => {
@@ -182,13 +189,17 @@ async function storeAccepted(
     db,
     accepted.map((e) => e.occurredAt),
   );
-  await repo.insertEvents(db, accountId, receivedAt, accepted);
   const counted = accepted.filter((e) => e.counted);
-  await addRollupsWithin64Bits(db, accountId, rollupsOf(counted));
   const uniques = counted
     .filter((e) => e.aggregation === 'unique_count')
     .map((e) => ({ ...keyOf(e), hour: hourOf(Date.parse(e.occurredAt)), value: e.unique }));
-  await repo.addUniqueValues(db, accountId, uniques);
+  // One round trip on PostgreSQL: none of the three needs another's answer.
+  await sentTogether(
+    db,
+    (d) => repo.insertEvents(d, accountId, receivedAt, accepted),
+    (d) => addRollupsWithin64Bits(d, accountId, rollupsOf(counted)),
+    (d) => repo.addUniqueValues(d, accountId, uniques),
+  );
 }
 
 /**
