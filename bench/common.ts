@@ -31,6 +31,8 @@ export function setting(name: string, fallback: number, min: number, max: number
 
 /** The PostgreSQL URL to measure, when one is set. */
 export const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
+/** BENCH_POSTGRES_ONLY=1 skips SQLite, so that a change to PostgreSQL's path is measured without its run. */
+const POSTGRES_ONLY = process.env.BENCH_POSTGRES_ONLY === '1' && PG_URL !== undefined;
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -227,7 +229,8 @@ export async function forEachDialect<D extends DialectDatabases, R>(options: {
   active.tempDir = tempDir;
   const results: Partial<Record<Dialect, R>> = {};
   try {
-    const dialects: Array<() => Promise<D>> = [() => options.sqlite(tempDir)];
+    const dialects: Array<() => Promise<D>> = [];
+    if (!POSTGRES_ONLY) dialects.push(() => options.sqlite(tempDir));
     const pgUrl = PG_URL;
     if (pgUrl) dialects.push(() => options.postgres(pgUrl));
     else log('PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to include it');
