@@ -177,6 +177,27 @@ describe('POST /v1/usage-events/batch', () => {
     ]);
   });
 
+  it('keeps text exactly as sent: quotes, backslashes, braces, commas, NULL and other scripts', async () => {
+    // PostgreSQL takes a batch's columns as array literals the service writes (usageEventStatements.ts).
+    const awkward = ['q"uote', 'back\\slash\\', '{brace},comma', 'NULL', ' spaced ', '', 'ünï 数 🚀', '\\"'];
+    const sent = awkward.map((text, i) => ({
+      transaction_id: `esc-${i}-${text}`,
+      customerID: customerId,
+      code: 'api_calls',
+      properties: { text, nested: { text }, list: [text] },
+    }));
+    const res = await t.request('POST', '/v1/usage-events/batch', { body: { events: sent } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.events.map((o: { Status: string }) => o.Status)).toEqual(sent.map(() => 'accepted'));
+    const listed = await t.request('GET', `/v1/customers/${customerId}/usage-events?page_size=200`);
+    const stored = listed.body.filter((e: { transaction_id: string }) => e.transaction_id.startsWith('esc-'));
+    expect(
+      stored
+        .map((e: { transaction_id: string; properties: unknown }) => [e.transaction_id, e.properties])
+        .sort(),
+    ).toEqual(sent.map((e) => [e.transaction_id, e.properties]).sort());
+  });
+
   it('refuses a batch of more than 100 events whole', async () => {
     const events = Array.from({ length: 101 }, (_, i) => ({
       transaction_id: `big-${i}`,
