@@ -171,9 +171,13 @@ describe('CustomerQueue', () => {
     expect(ran).toBe(false);
   });
 
-  it.each(['withdrawal', 'turn'])(
-    'keeps the line right when a waiting call is withdrawn as its turn comes, the %s first',
-    async (firstComes) => {
+  it.each([
+    ['the withdrawal first', 'withdrawal', undefined],
+    ['the turn first', 'turn', 'ran'],
+    ['both in one tick', 'same tick', 'either'],
+  ])(
+    'keeps the line right when a waiting call is withdrawn as its turn comes: %s',
+    async (_, order, expected) => {
       const q = queue(10, 10);
       const held = gate();
       const running = q.inUsageTurn(1, held.run);
@@ -181,12 +185,24 @@ describe('CustomerQueue', () => {
       const withdrawn = new Promise<void>((resolve) => (withdraw = resolve));
       const waiting = q.inUsageTurn(1, async () => 'ran', { withdrawn });
       await settle();
-      if (firstComes === 'withdrawal') withdraw();
-      held.finish();
-      if (firstComes === 'turn') withdraw();
+      if (order === 'withdrawal') {
+        withdraw();
+        await settle();
+        held.finish();
+      } else if (order === 'turn') {
+        held.finish();
+        await running;
+        withdraw();
+      } else {
+        held.finish();
+        withdraw();
+      }
       await running;
-      // A turn given is taken (its work runs), or the call left the line before: either way the line is free.
-      expect(['ran', undefined]).toContain(await waiting);
+      // Withdrawn before its turn, the call left the line; given its turn, it took it and its work ran (in one tick,
+      // either). Whichever, the line is free after.
+      const outcome = await waiting;
+      if (expected === 'either') expect(['ran', undefined]).toContain(outcome);
+      else expect(outcome).toBe(expected);
       const other = gate();
       const next = q.inUsageTurn(1, other.run);
       await settle();
@@ -195,4 +211,32 @@ describe('CustomerQueue', () => {
       await next;
     },
   );
+
+  it('frees the place of a call whose withdrawal fails, or whose admission throws', async () => {
+    const q = queue(1, 10);
+    const held = gate();
+    const running = q.inUsageTurn(1, held.run);
+    const failing = q.inUsageTurn(1, async () => 'ran', { withdrawn: Promise.reject(new Error('gone')) });
+    await expect(failing).resolves.toBeUndefined();
+    const throwing = q.inUsageTurn(1, async () => 'ran', {
+      admitted: () => {
+        throw new Error('not admitted');
+      },
+    });
+    await expect(throwing).rejects.toThrow('not admitted');
+    // The line's one place is free again: the next call waits in it and runs once the held work ends.
+    const next = q.inUsageTurn(1, async () => 'next');
+    held.finish();
+    await expect(next).resolves.toBe('next');
+    await running;
+    // And with no turn running, a call whose admission throws leaves no turn taken behind it.
+    await expect(
+      q.inUsageTurn(2, async () => 'ran', {
+        admitted: () => {
+          throw new Error('not admitted');
+        },
+      }),
+    ).rejects.toThrow('not admitted');
+    await expect(q.inUsageTurn(2, async () => 'free')).resolves.toBe('free');
+  });
 });

@@ -1,6 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { MoneyTurnSettings } from '../config.ts';
 
+/** How a usage call waits for its turn (CustomerQueue.inUsageTurn). */
+export interface UsageTurnOptions {
+  /** Called once the request has its place (its turn, or a place in line): a request refused as busy never is. */
+  admitted?: () => void;
+  /** How many of the line's requests may have their turn at once. */
+  lanes?: number;
+  /** Settles when the request no longer needs its turn. */
+  withdrawn?: Promise<unknown>;
+}
+
+const noop = () => {};
+
+/** What a full line's refusal says: who is busy, with what. */
+interface LineKind {
+  code: string;
+  holder: string;
+  calls: string;
+}
+const CUSTOMER_LINE: LineKind = { code: 'customer_busy', holder: 'This customer', calls: 'money movements' };
+const USAGE_LINE: LineKind = { code: 'usage_busy', holder: 'This account', calls: 'usage event calls' };
+
 /**
  * One customer's money movements take turns in the process before they open their transaction
  * (docs/operations.md, "Fairness under load"). Each locks its customer's row first thing in its transaction, so
@@ -14,25 +35,6 @@ import type { MoneyTurnSettings } from '../config.ts';
  * Idempotency-Key) may be sent again. The turns are this process's only: across processes, the row lock orders
  * the movements, bounded by MoneyTurnSettings.lockTimeoutMs.
  */
-/** How a usage call waits for its turn (CustomerQueue.inUsageTurn). */
-export interface UsageTurnOptions {
-  /** Called once the request has its place (its turn, or a place in line): a request refused as busy never is. */
-  admitted?: () => void;
-  /** How many of the line's requests may have their turn at once. */
-  lanes?: number;
-  /** Settles when the request no longer needs its turn. */
-  withdrawn?: Promise<unknown>;
-}
-
-/** What a full line's refusal says: who is busy, with what. */
-interface LineKind {
-  code: string;
-  holder: string;
-  calls: string;
-}
-const CUSTOMER_LINE: LineKind = { code: 'customer_busy', holder: 'This customer', calls: 'money movements' };
-const USAGE_LINE: LineKind = { code: 'usage_busy', holder: 'This account', calls: 'usage event calls' };
-
 export class CustomerQueue {
   readonly #settings: MoneyTurnSettings;
   /** Per `account:customer` (or `account:usage`), how many have their turn now, and the releases of those waiting. */
@@ -82,8 +84,8 @@ export class CustomerQueue {
     let line = this.#lines.get(key);
     if (line === undefined) this.#lines.set(key, (line = { running: 0, waiting: [] }));
     if (line.running < lanes) {
-      line.running++;
       admitted?.();
+      line.running++;
     } else if (!(await this.#wait(accountId, line.waiting, kind, admitted, withdrawn))) return undefined;
     try {
       return await work();
@@ -124,9 +126,10 @@ export class CustomerQueue {
         given = true;
         release();
       };
-      line.push(giveTurn);
       admitted?.();
-      await (withdrawn ? Promise.race([turn, withdrawn]) : turn);
+      line.push(giveTurn);
+      // A withdrawal that fails withdraws as well: the line must not keep a place nobody takes.
+      await (withdrawn ? Promise.race([turn, withdrawn.then(noop, noop)]) : turn);
       // NOTE: a turn given in the same tick as the withdrawal is taken: #next counted on it.
       if (!given) line.splice(line.indexOf(giveTurn), 1);
       return given;

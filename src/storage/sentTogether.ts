@@ -9,8 +9,8 @@ type Results<R extends readonly ((db: Db) => Promise<unknown>)[]> = {
 };
 
 /**
- * Runs statements that need nothing of each other's results (reads, or a row lock with a read beside it), each a
- * function of the database it is given. In a PostgreSQL transaction they are sent on its connection one behind the
+ * Runs statements that need nothing of each other's results (reads, a row lock with a read beside it, or writes of
+ * different tables), each a function of the database it is given. In a PostgreSQL transaction they are sent on its connection one behind the
  * other without waiting for the answers (pg's pipeline mode, see openPostgres), so they cost one round trip
  * instead of one each: on PostgreSQL every statement is a round trip, and these cost the service most of a
  * payment's CPU (docs/benchmarks.md, "Payments"). PostgreSQL runs them in the order sent, in the transaction, as

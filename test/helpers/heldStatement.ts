@@ -3,9 +3,11 @@ import { InsertQueryNode, SelectQueryNode, TableNode } from 'kysely';
 
 /**
  * Holds the answer of the first `count` statements (one unless given) that `matches`: each is run by the database
- * as usual, and then its caller waits until the test releases them all; `reached` once all have run. For staging a race at an exact point (a gateway's slow answer) without sleeps:
- * the test awaits `reached`, does what the other side does meanwhile, then calls `release`. Give the plugin to an
- * instance of its own (startAnotherInstance): on SQLite the held statement keeps that instance's one connection.
+ * as usual, and then its caller waits until the test releases them all; `reached` once all have run (a test whose
+ * statements are fewer waits for it until its timeout). For staging a race at an exact point (a gateway's slow
+ * answer) without sleeps: the test awaits `reached`, does what the other side does meanwhile, then calls `release`.
+ * Give the plugin to an instance of its own (startAnotherInstance): on SQLite the held statement keeps that
+ * instance's one connection.
  */
 export interface HeldStatement {
   plugin: KyselyPlugin;

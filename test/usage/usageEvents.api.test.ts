@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer, createPlan, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { BillableMetric } from '../../src/modules/catalogue/index.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
 // POST /v1/usage-events, its batch form and GET /v1/customers/{id}/usage-events (docs/usage.md, "Sending events"),
@@ -11,6 +12,7 @@ const clock = movableClock('2026-11-20T12:00:00.000Z');
 let t: TestService;
 let other: TestAccount;
 let customerId: number;
+let seenUsers: BillableMetric;
 
 beforeAll(async () => {
   t = await startTestService({ clock });
@@ -20,6 +22,10 @@ beforeAll(async () => {
   await defineMetric(db, t.accountId, 'tokens', 'sum', {
     property: 'tokens',
     filters: [{ property: 'model', values: ['large'] }],
+  });
+  seenUsers = await defineMetric(db, t.accountId, 'seen_users', 'unique_count', {
+    property: 'user',
+    groupBy: 'region',
   });
   customerId = await createCustomer(t, { Reference: 'cust-42' });
 });
@@ -179,13 +185,32 @@ describe('POST /v1/usage-events/batch', () => {
 
   it('keeps text exactly as sent: quotes, backslashes, braces, commas, NULL and other scripts', async () => {
     // PostgreSQL takes a batch's columns as array literals the service writes (usageEventStatements.ts).
-    const awkward = ['q"uote', 'back\\slash\\', '{brace},comma', 'NULL', ' spaced ', '', 'ünï 数 🚀', '\\"'];
-    const sent = awkward.map((text, i) => ({
-      transaction_id: `esc-${i}-${text}`,
-      customerID: customerId,
-      code: 'api_calls',
-      properties: { text, nested: { text }, list: [text] },
-    }));
+    const awkward = [
+      'q"uote',
+      'back\\slash\\',
+      '{brace},comma',
+      'NULL',
+      ' spaced ',
+      '',
+      'ünï 数 🚀',
+      '\\"',
+      'new\nline\ttab',
+    ];
+    // A grouped unique_count metric: its group and unique value are columns of the rollups and unique values too.
+    const sent = awkward.flatMap((text, i) => [
+      {
+        transaction_id: `esc-${i}-${text}`,
+        customerID: customerId,
+        code: 'api_calls',
+        properties: { text, nested: { text }, list: [text] },
+      },
+      {
+        transaction_id: `esc-user-${i}-${text}`,
+        customerID: customerId,
+        code: 'seen_users',
+        properties: { user: text, region: text },
+      },
+    ]);
     const res = await t.request('POST', '/v1/usage-events/batch', { body: { events: sent } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.events.map((o: { Status: string }) => o.Status)).toEqual(sent.map(() => 'accepted'));
@@ -196,6 +221,23 @@ describe('POST /v1/usage-events/batch', () => {
         .map((e: { transaction_id: string; properties: unknown }) => [e.transaction_id, e.properties])
         .sort(),
     ).toEqual(sent.map((e) => [e.transaction_id, e.properties]).sort());
+    // Each text is its own group, holding itself as its one unique value.
+    const rows = await t.service.storage.db
+      .selectFrom('usage_unique_values')
+      .select(['group_value', 'unique_value'])
+      .where('account_id', '=', t.accountId)
+      .where('metric_id', '=', seenUsers.id)
+      .execute();
+    expect(rows.map((r) => [r.group_value, r.unique_value]).sort()).toEqual(
+      awkward.map((a) => [a, a]).sort(),
+    );
+    const rollups = await t.service.storage.db
+      .selectFrom('usage_rollups')
+      .select('group_value')
+      .where('account_id', '=', t.accountId)
+      .where('metric_id', '=', seenUsers.id)
+      .execute();
+    expect(rollups.map((r) => r.group_value).sort()).toEqual([...awkward].sort());
   });
 
   it('refuses a batch of more than 100 events whole', async () => {

@@ -7,7 +7,7 @@ import type { SentUsageEvent, UsageEventOutcome } from '../../src/modules/usage/
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { holdStatement, insertInto } from '../helpers/heldStatement.ts';
-import { dialect, eventually, startTestService } from '../helpers/service.ts';
+import { dialect, eventually, startAnotherInstance, startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { defineMetric } from './usage.fixtures.ts';
 
@@ -252,7 +252,7 @@ describe("an account's waiting usage calls", () => {
 });
 
 describe("an account's usage calls in two lanes", () => {
-  it('record a second fold while the first is held on PostgreSQL, a transaction id sent to both once', async () => {
+  it('record a second fold while the first is held where there are two (PostgreSQL), a transaction id sent to both once', async () => {
     const db = t.service.storage.db;
     const metric = await defineMetric(db, t.accountId, 'laned', 'unique_count', { property: 'user' });
     const customerId = await createCustomer(t);
@@ -313,6 +313,57 @@ describe("an account's usage calls in two lanes", () => {
       'l-3',
     ]);
     // Its rollups and unique values are the raw events' (another test moved a rollup of its own by hand).
+    const { differences } = await reconcileUsage(db, { accountId: t.accountId, fix: false });
+    expect(differences.filter((d) => d.metricId === metric.id)).toEqual([]);
+  });
+});
+
+describe("an account's usage calls at once, to two processes", () => {
+  // Up to four folds of one account at once on PostgreSQL (two lanes in each of two instances), writing the same
+  // rollups and unique values, each batch in its own order: they wait for each other, never deadlock
+  // (usageEvent.repository.ts sorts what they lock).
+  it('are all answered, each transaction id accepted once, the rollups equal to the raw events', async () => {
+    const db = t.service.storage.db;
+    const metric = await defineMetric(db, t.accountId, 'crowd', 'unique_count', {
+      property: 'user',
+      groupBy: 'region',
+    });
+    const customers = [await createCustomer(t), await createCustomer(t), await createCustomer(t)];
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const hourAgo = (h: number) => new Date(Date.now() - h * 3_600_000 - random(600_000)).toISOString();
+    // 24 batches of 40 events over 480 transaction ids, each id in two batches.
+    const events = Array.from({ length: 480 }, (_, i) => ({
+      transaction_id: `crowd-${i}`,
+      customerID: customers[random(3)]!,
+      code: 'crowd',
+      timestamp: hourAgo(random(3)),
+      properties: { user: `u${random(5)}`, region: ['eu', 'us', 'ap'][random(3)] },
+    }));
+    const batches = Array.from({ length: 24 }, (_, b) => {
+      const own = events.slice((b % 12) * 40, (b % 12) * 40 + 40);
+      return [...own].sort(() => random(3) - 1);
+    });
+    const second = await startAnotherInstance(t);
+    try {
+      const answers = await Promise.all(
+        batches.map((batch, b) =>
+          (b % 2 ? second : t).request('POST', '/v1/usage-events/batch', { body: { events: batch } }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      const outcomes = answers.flatMap((a) => a.body.events as { Status: string; transaction_id: string }[]);
+      const accepted = outcomes.filter((o) => o.Status === 'accepted').map((o) => o.transaction_id);
+      expect(accepted.sort()).toEqual(events.map((e) => e.transaction_id).sort());
+      expect(outcomes.filter((o) => o.Status !== 'accepted').every((o) => o.Status === 'duplicate')).toBe(
+        true,
+      );
+    } finally {
+      await second.close();
+    }
     const { differences } = await reconcileUsage(db, { accountId: t.accountId, fix: false });
     expect(differences.filter((d) => d.metricId === metric.id)).toEqual([]);
   });

@@ -21,6 +21,9 @@ function chunks<T>(rows: readonly T[]): T[][] {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** Text in code-unit order, one order for every process. */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The customers among `ids` that belong to the account. */
 export async function existingCustomers(
   db: Db,
@@ -45,7 +48,7 @@ export async function claimTransactions(
   accountId: number,
   claims: readonly { transactionId: string; customerId: number; occurredAt: string }[],
 ): Promise<Map<string, number>> {
-  const sorted = [...claims].sort((a, b) => (a.transactionId < b.transactionId ? -1 : 1));
+  const sorted = [...claims].sort((a, b) => byText(a.transactionId, b.transactionId));
   const rows = sorted.map((c): Values => [c.transactionId, c.customerId, c.occurredAt]);
   const found = await writeRows<{ id: number | string; transaction_id: string }>(
     db,
@@ -92,7 +95,7 @@ export interface EventToStore {
 
 /** An event's place in the (account, customer, time) index. */
 const indexOrder = (a: EventToStore, b: EventToStore): number =>
-  a.customerId - b.customerId || (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0);
+  a.customerId - b.customerId || byText(a.occurredAt, b.occurredAt);
 
 /**
  * The events of one account received at one instant, in the order of the (account, customer, time) index. NOTE: on
@@ -135,12 +138,12 @@ export interface RollupKey {
 
 export type RollupToStore = RollupKey & { rollup: HourRollup };
 
-const keyOrder = (a: RollupToStore, b: RollupToStore): number =>
+/** Rollup keys in one order for rollups and unique values: batches writing the same rows wait, never deadlock. */
+const keyOrder = (a: RollupKey, b: RollupKey): number =>
   a.customerId - b.customerId ||
   a.subscriptionId - b.subscriptionId ||
   a.metricId - b.metricId ||
-  (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) ||
-  a.rollup.hour - b.rollup.hour;
+  byText(a.group, b.group);
 
 /**
  * Adds a batch's rollups to the stored ones, never read-modify-write: one upsert whose update merges as
@@ -154,7 +157,7 @@ export async function addRollups(
   rollups: readonly RollupToStore[],
 ): Promise<void> {
   const rows = [...rollups]
-    .sort(keyOrder)
+    .sort((a, b) => keyOrder(a, b) || a.rollup.hour - b.rollup.hour)
     .map(({ customerId, subscriptionId, metricId, group, rollup }): Values => [
       customerId,
       subscriptionId,
@@ -172,25 +175,13 @@ export async function addRollups(
   await writeRows(db, ROLLUPS, [accountId], rows);
 }
 
-/** Unique values in one order, as rollups are: concurrent batches inserting the same ones wait, never deadlock. */
-const uniqueOrder = (
-  a: RollupKey & { hour: number; value: string },
-  b: RollupKey & { hour: number; value: string },
-) =>
-  a.customerId - b.customerId ||
-  a.subscriptionId - b.subscriptionId ||
-  a.metricId - b.metricId ||
-  (a.group < b.group ? -1 : a.group > b.group ? 1 : 0) ||
-  a.hour - b.hour ||
-  (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
-
 export async function addUniqueValues(
   db: Db,
   accountId: number,
   values: readonly (RollupKey & { hour: number; value: string })[],
 ): Promise<void> {
   const rows = [...values]
-    .sort(uniqueOrder)
+    .sort((a, b) => keyOrder(a, b) || a.hour - b.hour || byText(a.value, b.value))
     .map((v): Values => [v.customerId, v.subscriptionId, v.metricId, v.group, iso(v.hour), v.value]);
   await writeRows(db, UNIQUE_VALUES, [accountId], rows);
 }

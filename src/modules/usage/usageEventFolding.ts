@@ -36,8 +36,7 @@ interface Waiting {
   ctx: ServiceContext;
   sent: readonly SentUsageEvent[];
   answer?: { outcomes: UsageEventOutcome[] } | { error: unknown };
-  /** Settles once `answer` is set. */
-  answered: Promise<void>;
+  /** Called once `answer` is set. */
   settle: () => void;
 }
 
@@ -58,7 +57,7 @@ export async function sendInUsageTurn(
   const accountId = ctx.account.id;
   let settle!: () => void;
   const answered = new Promise<void>((resolve) => (settle = resolve));
-  const mine: Waiting = { ctx, sent, answered, settle };
+  const mine: Waiting = { ctx, sent, settle };
   const admitted = () => {
     const line = lines.get(accountId);
     if (line === undefined) lines.set(accountId, [mine]);

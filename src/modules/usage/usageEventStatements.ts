@@ -131,10 +131,16 @@ const NEEDS_ESCAPE = /["\\]/;
 /** One element of an array literal: numbers and booleans bare, text (instants too) quoted, `"` and `\` escaped. */
 function arrayElement(value: unknown, quoted: boolean): string {
   if (value === null || value === undefined) return 'NULL';
+  if (quoted) {
+    const text = String(value);
+    return NEEDS_ESCAPE.test(text) ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
+  }
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  const text = String(value);
-  if (!quoted) return text;
-  return NEEDS_ESCAPE.test(text) ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
+  // NOTE: a bare element must be a number: text holding a comma would make two elements, and unnest would pad the
+  // other columns' arrays with NULLs instead of failing.
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value)))
+    return String(value);
+  throw new TypeError(`a bare array element must be an integer or a boolean, not ${typeof value}`);
 }
 
 /**
