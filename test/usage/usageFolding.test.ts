@@ -23,14 +23,7 @@ beforeAll(async () => {
   ctx = await accountContext(t, t.accountId);
   await defineMetric(t.service.storage.db, t.accountId, 'lane', 'count');
   const customerId = await createCustomer(t);
-  laneEvent = (transactionId) => ({
-    transactionId,
-    customer: { id: customerId },
-    subscriptionId: null,
-    code: 'lane',
-    timestamp: new Date().toISOString(),
-    properties: {},
-  });
+  laneEvent = (transactionId) => sentEvent(customerId, 'lane', transactionId);
   // An event recorded first makes this month's partitions on PostgreSQL, if the service's start has not: a held fold
   // making them would hold their lock (usagePartitions.ts), and the other lane's fold would wait for it.
   const warmUp = new CustomerQueue({ waitingPerCustomer: 1, waitingPerAccount: 1, lockTimeoutMs: 5_000 });
@@ -99,20 +92,28 @@ async function behindAHeldCall(first: SentUsageEvent[], behind: SentUsageEvent[]
   }
 }
 
-const at = () => new Date().toISOString();
+/** An event of the customer for the metric `code`, at `timestamp` (now unless given). */
+const sentEvent = (
+  customerId: number,
+  code: string,
+  transactionId: string,
+  properties: Record<string, unknown> = {},
+  timestamp = new Date().toISOString(),
+): SentUsageEvent => ({
+  transactionId,
+  customer: { id: customerId },
+  subscriptionId: null,
+  code,
+  timestamp,
+  properties,
+});
 
 describe("an account's waiting usage calls", () => {
   it('are recorded in one transaction, each answered with its own outcomes, duplicates across them once', async () => {
     await defineMetric(t.service.storage.db, t.accountId, 'calls', 'count');
     const customerId = await createCustomer(t);
-    const event = (transactionId: string, customer = customerId): SentUsageEvent => ({
-      transactionId,
-      customer: { id: customer },
-      subscriptionId: null,
-      code: 'calls',
-      timestamp: at(),
-      properties: {},
-    });
+    const event = (transactionId: string, customer = customerId) =>
+      sentEvent(customer, 'calls', transactionId);
 
     const { first, behind, inserts } = await behindAHeldCall(
       [event('f-a0')],
@@ -146,14 +147,7 @@ describe("an account's waiting usage calls", () => {
     await defineMetric(t.service.storage.db, t.accountId, 'bulk', 'count');
     const customerId = await createCustomer(t);
     const batch = (prefix: string, size: number): SentUsageEvent[] =>
-      Array.from({ length: size }, (_, i) => ({
-        transactionId: `${prefix}-${i}`,
-        customer: { id: customerId },
-        subscriptionId: null,
-        code: 'bulk',
-        timestamp: at(),
-        properties: {},
-      }));
+      Array.from({ length: size }, (_, i) => sentEvent(customerId, 'bulk', `${prefix}-${i}`));
     const calls = Array.from({ length: FOLDED_EVENTS / 100 + 1 }, (_, i) => batch(`k${i}`, 100));
     const { behind, inserts } = await behindAHeldCall(batch('k-first', 1), calls);
     for (const answer of behind) {
@@ -174,22 +168,9 @@ describe("an account's waiting usage calls", () => {
     const customerId = await createCustomer(t);
     // An instant of this hour, so that every huge event falls in one hour's rollup.
     const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1_000).toISOString();
-    const hugeEvent = (transactionId: string): SentUsageEvent => ({
-      transactionId,
-      customer: { id: customerId },
-      subscriptionId: null,
-      code: 'huge',
-      timestamp: hour,
-      properties: { n: 1_000_000_000 },
-    });
-    const ping = (transactionId: string): SentUsageEvent => ({
-      transactionId,
-      customer: { id: customerId },
-      subscriptionId: null,
-      code: 'pings',
-      timestamp: at(),
-      properties: {},
-    });
+    const hugeEvent = (transactionId: string) =>
+      sentEvent(customerId, 'huge', transactionId, { n: 1_000_000_000 }, hour);
+    const ping = (transactionId: string) => sentEvent(customerId, 'pings', transactionId);
     const seeded = await sendInUsageTurn(
       new CustomerQueue({ waitingPerCustomer: 1, waitingPerAccount: 1, lockTimeoutMs: 5_000 }),
       ctx,
@@ -228,14 +209,7 @@ describe("an account's waiting usage calls", () => {
   it('answer every call with a failure none of them caused, the fold tried once', async () => {
     await defineMetric(t.service.storage.db, t.accountId, 'waits', 'count');
     const customerId = await createCustomer(t);
-    const event = (transactionId: string): SentUsageEvent => ({
-      transactionId,
-      customer: { id: customerId },
-      subscriptionId: null,
-      code: 'waits',
-      timestamp: at(),
-      properties: {},
-    });
+    const event = (transactionId: string) => sentEvent(customerId, 'waits', transactionId);
     // The database busy, as each driver tells it: SQLite past its busy_timeout, PostgreSQL past its lock_timeout.
     const busy = Object.assign(new Error('the database is busy'), {
       code: dialect === 'postgres' ? '55P03' : 'SQLITE_BUSY',
@@ -260,14 +234,8 @@ describe("an account's usage calls in two lanes", () => {
     const db = t.service.storage.db;
     const metric = await defineMetric(db, t.accountId, 'laned', 'unique_count', { property: 'user' });
     const customerId = await createCustomer(t);
-    const event = (transactionId: string, user: string): SentUsageEvent => ({
-      transactionId,
-      customer: { id: customerId },
-      subscriptionId: null,
-      code: 'laned',
-      timestamp: at(),
-      properties: { user },
-    });
+    const event = (transactionId: string, user: string) =>
+      sentEvent(customerId, 'laned', transactionId, { user });
     const queue = new CustomerQueue({ waitingPerCustomer: 50, waitingPerAccount: 200, lockTimeoutMs: 5_000 });
     const held = holdStatement(insertInto('usage_events'));
     let secondClaimed = false;

@@ -28,11 +28,11 @@ import {
 const tags = ['Usage events'];
 
 /**
- * An account's usage calls take turns in the process, one transaction at a time (src/http/customerQueue.ts), and
- * the call whose turn comes records the waiting calls' events with its own (usageEventFolding.ts). NOTE: without
- * turns, ten connections of batches from one account each queue a transaction for the database (on SQLite, for its
- * one writer connection), and every other account's request waits behind all of them (docs/usage.md, "Sending
- * events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.
+ * An account's usage calls take turns in the process, usageLanes transactions at a time
+ * (src/http/customerQueue.ts), and a turn records the waiting calls' events together (usageEventFolding.ts). NOTE:
+ * without turns, ten connections of batches from one account each queue a transaction for the database (on SQLite,
+ * for its one writer connection), and every other account's request waits behind all of them (docs/usage.md,
+ * "Sending events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.
  */
 function sendInTurn(request: FastifyRequest, sent: readonly SentUsageEvent[]) {
   return sendInUsageTurn(request.customerQueue, request.ctx, sent);
