@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -216,6 +217,57 @@ describe('storage', () => {
     expect(await loopTurnedDuring(true)).toBe(true);
     // The next transaction on the connection holds the loop again; PostgreSQL's statements never hold it.
     expect(await loopTurnedDuring(false)).toBe(storage.dialect === 'postgres');
+  });
+
+  it('goes on with work that held the loop only after the loop polled: a request that came meanwhile is read first', async () => {
+    // Two connections to a server of this process. A's data starts the work, from I/O as a request's handler does;
+    // B's is sent as it starts, so it arrives while the work holds the loop. Statements outside a transaction, each
+    // after 2 ms of the loop held: the work lets the loop turn once it has held it 10 ms (src/storage/database.ts).
+    let statements = 0;
+    let turnAt: number | undefined;
+    let bReadAt: number | undefined;
+    const server = net.createServer();
+    const clients: { b?: net.Socket } = {};
+    const workDone = new Promise<void>((resolve, reject) => {
+      server.on('connection', (socket) => {
+        socket.once('data', (data) => {
+          if (data.toString() === 'b') {
+            bReadAt = statements;
+            return;
+          }
+          clients.b!.write('b');
+          // The turn's check phase, whichever statement the work is at then.
+          setImmediate(() => (turnAt = statements));
+          void (async () => {
+            for (let i = 0; i < 30; i += 1) {
+              const until = performance.now() + 2;
+              while (performance.now() < until);
+              await sql`select 1`.execute(storage.db);
+              statements += 1;
+            }
+          })().then(resolve, reject);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const connect = () =>
+      new Promise<net.Socket>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+      });
+    const [a, b] = await Promise.all([connect(), connect()]);
+    clients.b = b;
+    a.write('a');
+    await workDone;
+    a.destroy();
+    b.destroy();
+    await new Promise((resolve) => server.close(resolve));
+    expect(bReadAt).toBeDefined();
+    // SQLite: the work went on after the turn in which it let the loop go, and B was read in that turn's poll, before
+    // the work's next statement. (Went on from the same turn's check phase, it ran another 10 ms before B was read.)
+    // PostgreSQL's statements never hold the loop: B is read while the first ones are answered.
+    if (storage.dialect === 'sqlite') expect(bReadAt).toBe(turnAt);
+    else expect(bReadAt).toBeLessThan(5);
   });
 
   it('sends reads together in a transaction: each sees its writes and gives its own result, in order', async () => {
