@@ -16,6 +16,7 @@ import type { DatabaseTarget, PoolSettings } from '../config.ts';
 import type { Database } from './schema.ts';
 import { namedStatementClientClass } from './pgNamedStatements.ts';
 import { loadPg } from './pgModule.ts';
+import { BackgroundCheckpoints } from './sqliteCheckpoints.ts';
 import { withTransactionEndHooks } from './transactionEnd.ts';
 
 export type Db = Kysely<Database>;
@@ -218,14 +219,17 @@ function loopTurningConnection(
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #afterCommit: () => void;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig, afterCommit: () => void) {
     super(config);
     this.#config = config;
+    this.#afterCommit = afterCommit;
   }
 
   override createDriver(): Driver {
     const yieldWhenHeldTooLong = loopTurns();
+    const afterCommit = this.#afterCommit;
     return new (class extends SqliteDriver {
       // One connection: always handed out in the same wrapper, which names its transaction.
       #turning: DatabaseConnection | undefined;
@@ -244,6 +248,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
       override async commitTransaction(connection: DatabaseConnection): Promise<void> {
         loopTurningTransactions.delete(connection);
         await super.commitTransaction(connection);
+        afterCommit();
       }
 
       override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -259,9 +264,12 @@ function openSqlite(file: string, options: StorageOptions): Storage {
   const database = openConnection(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
+  const checkpoints = new BackgroundCheckpoints(path.resolve(file));
   const db = new Kysely<Database>({
     dialect: withTransactionEndHooks(
-      new ImmediateSqliteDialect({ database: withSqliteParameters(database) }),
+      new ImmediateSqliteDialect({ database: withSqliteParameters(database) }, () =>
+        checkpoints.afterCommit(),
+      ),
     ),
     log: kyselyLog(options),
     plugins: options.plugins,
@@ -291,6 +299,7 @@ function openSqlite(file: string, options: StorageOptions): Storage {
       await sql`select 1`.execute(db);
     },
     close: async () => {
+      await checkpoints.close();
       reader.close();
       await db.destroy();
     },
