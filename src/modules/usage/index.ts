@@ -16,6 +16,6 @@ export { reconcileUsage } from './usageReconcile.service.ts';
 export { prepareMonthPartitions } from './usagePartitions.ts';
 /** An account's usage calls recorded in its turn, the waiting ones together (group commit). */
 export type { SentUsageEvent } from './usageEventSending.service.ts';
-export { FOLDED_EVENTS, sendInUsageTurn, usageLanes } from './usageEventFolding.ts';
+export { foldedEvents, sendInUsageTurn, usageLanes } from './usageEventFolding.ts';
 export type { UsageArrivals } from './usageArrivals.ts';
 export { lastUsageEventId, usageArrivalsAfter } from './usageArrivals.ts';

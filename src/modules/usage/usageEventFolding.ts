@@ -11,15 +11,23 @@ import type { SentUsageEvent } from './usageEventSending.service.ts';
 /**
  * Group commit of an account's usage calls (docs/design/usage.md, "Speed (bench:usage)"). An account's calls take
  * turns (src/http/customerQueue.ts), usageLanes at a time; the call whose turn comes records, in one transaction,
- * the calls at the front of the line (its own first when it is still there), up to FOLDED_EVENTS, in the order
+ * the calls at the front of the line (its own first when it is still there), up to `foldedEvents`, in the order
  * they came: each answered with its own outcomes, as if it had had its turn alone. A call answered by another's
  * turn leaves the line at once; one taken by a fold still running, whose turn comes, records the next calls if any.
  * NOTE: a transaction costs a commit (on PostgreSQL a round trip and a flush, on SQLite a write of the log) and a
  * statement per table whatever its rows; ten connections of batches paid them ten times.
  */
 
-/** The most events one transaction records for the calls it takes together. */
-export const FOLDED_EVENTS = 500;
+/**
+ * The most events one transaction records for the calls it takes together. SQLite: a batch's worth, since its
+ * transaction holds the event loop from its first statement to its commit and every other request waits for it
+ * (under ingestion another account's GET p99 was 122-135 ms with 200, 81-91 ms with 100, for about a fifth fewer
+ * events a second; docs/benchmarks.md, "Usage"); single events sent by many calls still share a transaction.
+ * PostgreSQL's statements never hold the loop: five batches.
+ */
+export function foldedEvents(db: Db): number {
+  return isPostgres(db) ? 500 : 100;
+}
 
 /**
  * How many of an account's folds may run at once in a process. SQLite has one writer: one. PostgreSQL: two, so that
@@ -66,7 +74,7 @@ export async function sendInUsageTurn(
   await queue.inUsageTurn(
     accountId,
     async () => {
-      if (lines.has(accountId)) await record(takeFold(lines, accountId));
+      if (lines.has(accountId)) await record(takeFold(lines, accountId, foldedEvents(ctx.db)));
     },
     { admitted, lanes: usageLanes(ctx.db), withdrawn: answered },
   );
@@ -76,12 +84,12 @@ export async function sendInUsageTurn(
   return answer.outcomes;
 }
 
-/** The calls of the account's line from its front up to FOLDED_EVENTS events, taken out of it. */
-function takeFold(lines: Map<number, Waiting[]>, accountId: number): Waiting[] {
+/** The calls of the account's line from its front up to `most` events, taken out of it. */
+function takeFold(lines: Map<number, Waiting[]>, accountId: number, most: number): Waiting[] {
   const line = lines.get(accountId)!;
   let events = line[0]!.sent.length;
   let count = 1;
-  while (count < line.length && events + line[count]!.sent.length <= FOLDED_EVENTS) {
+  while (count < line.length && events + line[count]!.sent.length <= most) {
     events += line[count]!.sent.length;
     count++;
   }
@@ -133,7 +141,7 @@ async function answerFold(fold: Waiting[]): Promise<void> {
 /**
  * NOTE: the transaction is never cut to let the event loop turn (docs/architecture.md, "Storage"): on SQLite it
  * holds the file's write lock, and another process (or instance) waiting for it would wait the longer; so
- * FOLDED_EVENTS bounds how long it holds the loop instead.
+ * `foldedEvents` bounds how long it holds the loop instead.
  */
 function inOneTransaction(
   ctx: ServiceContext,
