@@ -21,7 +21,7 @@ import type { SentUsageEvent } from './usageEventSending.service.ts';
 /**
  * The most events one transaction records for the calls it takes together. SQLite: a batch's worth, since its
  * transaction holds the event loop from its first statement to its commit and every other request waits for it
- * (under ingestion another account's GET p99 was 122-135 ms with 200, 41-91 ms with 100, for about a fifth fewer
+ * (under ingestion another account's GET p99 was 122-135 ms with 200, 41-91 ms with 100, for 10-30 % fewer
  * events a second; docs/benchmarks.md, "Usage"); single events sent by many calls still share a transaction.
  * PostgreSQL's statements never hold the loop: five batches.
  */
