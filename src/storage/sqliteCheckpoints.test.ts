@@ -41,12 +41,16 @@ describe('SQLite checkpoints in a thread of their own', () => {
     await write(storage.db, 200);
     const before = fs.statSync(file).size;
     expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(1_000_000);
-    // The thread's answer comes when it likes: the commits go on until the file holds the rows.
+    // The thread's answer comes when it likes (its start alone took over a second on a loaded machine): the commits
+    // go on until the file holds the rows.
     await expect
-      .poll(async () => {
-        await write(storage.db, 1);
-        return fs.statSync(file).size;
-      })
+      .poll(
+        async () => {
+          await write(storage.db, 1);
+          return fs.statSync(file).size;
+        },
+        { timeout: 20_000 },
+      )
       .toBeGreaterThan(before + 1_000_000);
     const { count } = (await sql<{ count: number }>`select count(*) as count from rows`.execute(storage.db))
       .rows[0]!;

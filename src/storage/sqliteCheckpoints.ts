@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 export class BackgroundCheckpoints {
   readonly #file: string;
   #worker: Worker | undefined;
-  #failed = false;
+  #stopped = false;
   #checkpointing = false;
   #lastAskedAt = -Infinity;
 
@@ -29,7 +29,7 @@ export class BackgroundCheckpoints {
    */
   afterCommit(): void {
     const now = performance.now();
-    if (this.#failed || this.#checkpointing || now - this.#lastAskedAt < ASK_EVERY_MS) return;
+    if (this.#stopped || this.#checkpointing || now - this.#lastAskedAt < ASK_EVERY_MS) return;
     this.#lastAskedAt = now;
     if (this.#worker === undefined && !this.#logHasGrown()) return;
     this.#checkpointing = true;
@@ -38,7 +38,7 @@ export class BackgroundCheckpoints {
 
   /** Stops the thread (it holds a connection to the file): before the writer closes. */
   async close(): Promise<void> {
-    this.#failed = true;
+    this.#stopped = true;
     await this.#worker?.terminate();
   }
 
@@ -55,7 +55,7 @@ export class BackgroundCheckpoints {
     worker.unref();
     worker.on('message', () => (this.#checkpointing = false));
     worker.on('error', () => {
-      this.#failed = true;
+      this.#stopped = true;
       this.#worker = undefined;
     });
     return worker;

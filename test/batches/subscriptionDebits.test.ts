@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
+import { boundary } from '../../src/core/periods.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -17,17 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-/**
- * The monthly renewal `months` after `anchor`: the same day of the month, or the month's last day when it has no such
- * day, always from the anchor (src/core/periods.ts). NOTE: adding a month to the day before would roll 31 January
- * over to 3 March.
- */
-function monthsAfter(anchor: string, months: number): string {
-  const [year, month, day] = anchor.split('-').map(Number) as [number, number, number];
-  const lastDay = new Date(Date.UTC(year, month - 1 + months + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(year, month - 1 + months, Math.min(day, lastDay))).toISOString().slice(0, 10);
-}
 
 describe("a debit-order customer's subscription", () => {
   it('has each renewal bundled into a batch, submitted and settled', async () => {
@@ -69,7 +59,8 @@ describe("a debit-order customer's subscription", () => {
       expect((await ok(account, 'GET', `/v1/batches/${open[0].BatchToken}`)).State).toBe('processed');
       expect((await invoicesOf(account, customerId)).at(-1)).toMatchObject({ Status: 'Paid', NumTries: 1 });
 
-      renewal = monthsAfter(today, month + 1);
+      // From the anchor, as the service counts renewals: the day before plus a month would roll 31 January to 3 March.
+      renewal = boundary(today, { count: 1, unit: 'months' }, month + 1);
     }
     const payments = await ok(account, 'GET', `/v1/customers/${customerId}/payments`);
     expect(payments.map((p: any) => [p.Method, p.Status, p.Amount])).toEqual([

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundary } from '../../src/core/periods.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { eventually, startTestService } from '../helpers/service.ts';
@@ -33,19 +34,6 @@ async function settled(accountId: number) {
   });
 }
 
-/**
- * `months` after `from`, on the same day of the month or the month's last day when it has no such day (the day a
- * monthly renewal falls on): adding months to 29 November rolled over to 1 March, past the last renewal.
- */
-function monthsAhead(from: Date, months: number): Date {
-  const to = new Date(from);
-  to.setUTCDate(1);
-  to.setUTCMonth(to.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1, 0)).getUTCDate();
-  to.setUTCDate(Math.min(from.getUTCDate(), lastDay));
-  return to;
-}
-
 /** Renewal invoices sent to a customer of the account, then the clock moved `months` ahead of the real time. */
 async function renewalsAhead(as: TestAccount, months: number): Promise<string> {
   // Only the invoices' own e-mails: the reminders of these unpaid invoices would add theirs.
@@ -53,7 +41,9 @@ async function renewalsAhead(as: TestAccount, months: number): Promise<string> {
   const plan = await createPlan(as, { chargePrice: 30 });
   const customerId = await createCustomer(as, { autoSendInvoice: true, Email: 'renewals@example.com' });
   await subscribe(as, customerId, plan);
-  const to = monthsAhead(new Date(), months);
+  // The day the last renewal falls on (adding months to 29 November rolled over to 1 March), at this time of day.
+  const now = new Date().toISOString();
+  const to = new Date(`${boundary(now.slice(0, 10), { count: 1, unit: 'months' }, months)}${now.slice(10)}`);
   const moved = await ok(as, 'POST', '/v1/test-clock/advance', { To: to.toISOString() }, 200);
   expect(moved.Billed.invoices).toBe(months);
   return to.toISOString();
