@@ -35,6 +35,7 @@ import { registerInvoicesRoutes } from './modules/invoicing/invoices.routes.ts';
 import { registerRecurringInvoicesRoutes } from './modules/invoicing/recurringInvoices.routes.ts';
 import { registerAdjustmentsRoutes } from './modules/ledger/adjustments.routes.ts';
 import { registerCreditNotesRoutes } from './modules/ledger/creditNotes.routes.ts';
+import { registerTaxCreditNotesRoutes } from './modules/ledger/taxCreditNotes.routes.ts';
 import { registerPaymentsRoutes } from './modules/ledger/payments.routes.ts';
 import { registerStatementsRoutes } from './modules/statements/statements.routes.ts';
 import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMethods.routes.ts';
@@ -146,6 +147,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerPaymentsRoutes(v1);
   registerAdjustmentsRoutes(v1);
   registerCreditNotesRoutes(v1);
+  registerTaxCreditNotesRoutes(v1);
   registerStatementsRoutes(v1);
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);

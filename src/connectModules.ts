@@ -64,7 +64,7 @@ import {
   grantPaidTopUps,
   payFromGrants,
   payIssuedInvoices,
-  prepaidCreditOnInvoices,
+  creditWordsOfInvoices,
   releaseCreditForCreditNote,
   releaseCreditOfInvoice,
   voidUnpaidTopUps,
@@ -126,7 +126,7 @@ export function connectModules(): void {
   registerInvoiceCredit({
     invoicesIssued: payIssuedInvoices,
     beforeCancel: releaseCreditOfInvoice,
-    creditApplied: prepaidCreditOnInvoices,
+    creditApplied: creditWordsOfInvoices,
   });
   registerGrantCredit({ pay: payFromGrants, giveBack: releaseCreditForCreditNote });
   registerInvoicesPaidListener(grantPaidTopUps);

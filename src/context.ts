@@ -46,6 +46,19 @@ export interface Account {
   usageGraceHours: number;
   /** Whether customers are e-mailed when a usage alert fires (docs/usage.md, "Alerts"). */
   usageAlertEmails: boolean;
+  /** How VAT is accounted for (docs/tax.md). */
+  vat: VatSettings;
+}
+
+/** How the account accounts for VAT (docs/tax.md). */
+export interface VatSettings {
+  /**
+   * How the prepaid credit it sells from now on is taxed: when it is sold (the VAT Act's section 10(19), the
+   * default) or when it is used (section 10(18), a monetary voucher). Credit sold before keeps its own.
+   */
+  prepaidCredit: 'when_sold' | 'when_used';
+  /** The VAT report's basis: invoice (documents by their date) or payments (by the date money came in). */
+  basis: 'invoice' | 'payments';
 }
 
 export interface CollectionLoopSettings {

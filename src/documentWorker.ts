@@ -2,6 +2,8 @@ import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { INVOICE_DOCUMENT, drawInvoiceDocument } from './modules/invoicing/index.ts';
 import type { InvoiceDocument } from './modules/invoicing/index.ts';
+import { TAX_CREDIT_NOTE_DOCUMENT, drawTaxCreditNoteDocument } from './modules/ledger/index.ts';
+import type { TaxCreditNoteDocument } from './modules/ledger/index.ts';
 import { MANDATE_DOCUMENT, drawMandateDocument } from './modules/mandates/index.ts';
 import type { MandateDocument } from './modules/mandates/index.ts';
 import { STATEMENT_DOCUMENT, drawStatementDocument } from './modules/statements/index.ts';
@@ -17,6 +19,7 @@ const drawings: Record<string, (model: never) => Promise<Buffer>> = {
   [INVOICE_DOCUMENT]: (model: InvoiceDocument) => drawInvoiceDocument(model),
   [STATEMENT_DOCUMENT]: (model: StatementDocument) => drawStatementDocument(model),
   [MANDATE_DOCUMENT]: (model: MandateDocument) => drawMandateDocument(model),
+  [TAX_CREDIT_NOTE_DOCUMENT]: (model: TaxCreditNoteDocument) => drawTaxCreditNoteDocument(model),
 };
 
 // NOTE: on Linux each thread has a nice value of its own, and setpriority(0) from a thread sets only its own: this

@@ -3,17 +3,22 @@ import type { ServiceContext } from '../context.ts';
 import type {
   Invoice,
   InvoiceApplied,
+  InvoiceCredited,
   InvoiceWithFigures,
   NegativeAdjustmentApplied,
   PaymentApplied,
 } from '../modules/invoicing/index.ts';
 import { invoicesInFlight } from '../modules/collections/index.ts';
 import { withEffectiveCollection } from '../modules/invoicing/index.ts';
-import { allocationsToTargets } from '../modules/ledger/index.ts';
+import { allocationsToTargets, creditedOnInvoices } from '../modules/ledger/index.ts';
 import type { Allocation } from '../modules/ledger/index.ts';
 import { withCustomerFigures } from './customers.view.ts';
 
-function appliedTo(invoiceId: number, allocations: readonly Allocation[]): InvoiceApplied {
+function appliedTo(
+  invoiceId: number,
+  allocations: readonly Allocation[],
+  credited: InvoiceCredited | undefined,
+): InvoiceApplied {
   const paymentsApplied: PaymentApplied[] = [];
   const negativeAdjustmentsApplied: NegativeAdjustmentApplied[] = [];
   for (const a of allocations) {
@@ -34,8 +39,10 @@ function appliedTo(invoiceId: number, allocations: readonly Allocation[]): Invoi
       });
     }
   }
-  return { paymentsApplied, negativeAdjustmentsApplied };
+  return { paymentsApplied, negativeAdjustmentsApplied, credited: credited ?? NOTHING_CREDITED };
 }
+
+const NOTHING_CREDITED: InvoiceCredited = { amountMinor: 0, taxMinor: 0 };
 
 /**
  * Invoices as the API shows them: with PaymentsApplied and NegativeAdjustmentsApplied (allocations, which the
@@ -55,8 +62,8 @@ export async function withInvoiceFigures(
   );
   const customers = [...new Map(invoices.map((invoice) => [invoice.customer.id, invoice.customer])).values()];
   const storedIds = invoices.flatMap((invoice) => (invoice.id === null ? [] : [invoice.id]));
-  // Three reads that need nothing of each other: one round trip on PostgreSQL.
-  const [inFlight, withFigures, allocations] = await readTogether(
+  // Four reads that need nothing of each other: one round trip on PostgreSQL.
+  const [inFlight, withFigures, allocations, credited] = await readTogether(
     ctx,
     (ctx) => (untried.length > 0 ? invoicesInFlight(ctx, untried) : Promise.resolve(new Set<number>())),
     (ctx) => withCustomerFigures(ctx, customers),
@@ -64,14 +71,18 @@ export async function withInvoiceFigures(
       storedIds.length > 0
         ? allocationsToTargets(ctx, 'invoice', storedIds)
         : Promise.resolve(new Map<number, Allocation[]>()),
+    (ctx) =>
+      storedIds.length > 0
+        ? creditedOnInvoices(ctx, storedIds)
+        : Promise.resolve(new Map<number, InvoiceCredited>()),
   );
   const figuresOf = new Map(withFigures.map((customer) => [customer.id, customer]));
   return (await withEffectiveCollection(ctx, invoices, inFlight)).map((invoice) => ({
     ...invoice,
     customer: figuresOf.get(invoice.customer.id)!,
     ...(invoice.id === null
-      ? { paymentsApplied: [], negativeAdjustmentsApplied: [] }
-      : appliedTo(invoice.id, allocations.get(invoice.id) ?? [])),
+      ? { paymentsApplied: [], negativeAdjustmentsApplied: [], credited: NOTHING_CREDITED }
+      : appliedTo(invoice.id, allocations.get(invoice.id) ?? [], credited.get(invoice.id))),
   }));
 }
 

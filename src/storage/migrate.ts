@@ -56,6 +56,7 @@ import * as portalCredit from './migrations/0051_portal_credit.ts';
 import * as progressiveDiscounts from './migrations/0052_progressive_discounts.ts';
 import * as chargeComponents from './migrations/0053_charge_components.ts';
 import * as portalTopUpLimits from './migrations/0054_portal_top_up_limits.ts';
+import * as taxDocuments from './migrations/0055_tax_documents.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -113,6 +114,7 @@ const migrations: Record<string, Migration> = {
   '0052_progressive_discounts': progressiveDiscounts,
   '0053_charge_components': chargeComponents,
   '0054_portal_top_up_limits': portalTopUpLimits,
+  '0055_tax_documents': taxDocuments,
 };
 
 /**

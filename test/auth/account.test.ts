@@ -75,6 +75,8 @@ const FIELDS = [
   'isTaxInclusive',
   'UsageGraceHours',
   'UsageAlertEmails',
+  'PrepaidCreditVat',
+  'VatBasis',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -114,6 +116,8 @@ describe('GET /v1/account', () => {
       isTaxInclusive: false,
       UsageGraceHours: 72,
       UsageAlertEmails: false,
+      PrepaidCreditVat: 'when_sold',
+      VatBasis: 'invoice',
     });
   });
 
@@ -346,6 +350,19 @@ describe('PUT /v1/account: usage alert e-mails', () => {
     expect(await readAccount(as)).toMatchObject({ UsageAlertEmails: true });
     expect((await put(as, { UsageAlertEmails: false })).status).toBe(204);
     expect(await readAccount(as)).toMatchObject({ UsageAlertEmails: false });
+  });
+});
+
+describe('PUT /v1/account: VAT', () => {
+  it('sells prepaid credit with VAT and reports on the invoice basis until told otherwise, naming a bad value', async () => {
+    const as = await t.newAccount('VAT settings');
+    expect(await readAccount(as)).toMatchObject({ PrepaidCreditVat: 'when_sold', VatBasis: 'invoice' });
+    expect((await put(as, { PrepaidCreditVat: 'when_used', VatBasis: 'payments' })).status).toBe(204);
+    expect(await readAccount(as)).toMatchObject({ PrepaidCreditVat: 'when_used', VatBasis: 'payments' });
+    const res = await put(as, { PrepaidCreditVat: 'never', VatBasis: 'cash' });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.fields.map((f: any) => f.field).sort()).toEqual(['PrepaidCreditVat', 'VatBasis']);
+    expect(await readAccount(as)).toMatchObject({ PrepaidCreditVat: 'when_used', VatBasis: 'payments' });
   });
 });
 

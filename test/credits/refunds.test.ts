@@ -5,7 +5,7 @@ import { systemClock } from '../../src/clock.ts';
 import { aMinuteLater, accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
-import { expectJournalBalances } from './credits.fixtures.ts';
+import { expectJournalBalances, invoiceOf } from './credits.fixtures.ts';
 import { cardPaidTopUp } from './topUpCardFixture.ts';
 
 // docs/credits.md, "Crediting a top-up" and "Refunding unused credit": money that goes back for a paid top-up takes
@@ -85,15 +85,20 @@ describe('a gateway refund of a top-up payment that credits its invoice', () => 
     expect((await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).Status).not.toBe('Paid');
   });
 
-  it('takes the net share of a taxed top-up: 57.50 of 115.00 is 50.00 of credit', async () => {
-    const { as, grantId, paymentId } = await cardPaidTopUp(t, 'Taxed refunded top-up', {
+  it('takes as much credit as money from a top-up sold with VAT, and its credit note takes the VAT off', async () => {
+    const { as, grantId, paymentId, invoiceId } = await cardPaidTopUp(t, 'Taxed refunded top-up', {
       amount: 100,
       taxed: true,
     });
+    // Credit sold with VAT costs what it is worth (docs/tax.md, "Prepaid credit"): 100.00 charged, VAT 13.04 in it.
+    expect(await invoiceOf(as, invoiceId)).toMatchObject({ Total: 100, TotalTax: 13.04 });
     const res = await refundPayment(as, paymentId, { Amount: 57.5 });
     expect(res.status, res.text).toBe(200);
-    // 57.50 × 100.00 / 115.00 = 50.00 of credit; 7.50 of VAT went back with it.
-    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 50, Refunded: 50 });
+    // 57.50 of money is 57.50 of credit; its tax credit note takes 57.50 × 13.04 / 100.00 = 7.498 → 7.50 of VAT off.
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 42.5, Refunded: 57.5 });
+    const [document] = await ok(as, 'GET', '/v1/tax-credit-notes');
+    expect(document).toMatchObject({ Kind: 'credit_note', Amount: 57.5, Tax: 7.5, AmountEx: 50 });
+    expect(document.Lines.map((line: any) => line.invoiceID)).toEqual([invoiceId]);
   });
 
   it('is refused with 409 when the credit was spent, and nothing goes back', async () => {
@@ -176,7 +181,7 @@ describe('a credit note written by hand on a top-up invoice', () => {
       taxed: true,
     });
     await editPayment(as, paymentId, { Allocations: [] });
-    // 23.00 of the 115.00 invoice: 23.00 × 100.00 / 115.00 = 20.00 of credit.
+    // 23.00 of the invoice of 100.00 (its VAT inside) is 23.00 of credit.
     const adjusted = await as.request('POST', '/v1/adjustment/add', {
       body: {
         AdjustmentType: 'credit_note',
@@ -191,7 +196,7 @@ describe('a credit note written by hand on a top-up invoice', () => {
       },
     });
     expect(adjusted.status, adjusted.text).toBeLessThan(300);
-    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 80, Refunded: 20 });
+    expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 77, Refunded: 23 });
   });
 
   it('of a top-up not paid yet only lowers what is owed; the grant is made when the rest is paid', async () => {
@@ -238,7 +243,7 @@ async function refundsAtGateway(as: TestAccount, paymentId: number): Promise<num
 }
 
 describe('POST /v1/credit-grants/{id}/refund', () => {
-  it('refunds unused taxed credit with its tax, in parts that add up to the invoice', async () => {
+  it('refunds unused credit sold with VAT as its money, in parts whose VAT adds up to the invoice', async () => {
     const { as, customerId, walletId, grantId, paymentId, invoiceId } = await cardPaidTopUp(
       t,
       'Taxed refund',
@@ -247,34 +252,42 @@ describe('POST /v1/credit-grants/{id}/refund', () => {
         taxed: true,
       },
     );
-    // 100.00 of credit + 15 % VAT: 115.00 charged. An invoice of 23.00 consumes 23.00 of it: 77.00 left.
+    // 100.00 of credit sold with its 15 % VAT inside (13.04): 100.00 charged. An invoice of 23.00 consumes 23.00 of
+    // it: 77.00 left.
     await spend(as, customerId, 23);
     expect(await grantOf(as, grantId)).toMatchObject({ Remaining: 77, Consumed: 23 });
 
-    // 40.00 of credit stands for 40.00 × 115.00 / 100.00 = 46.00 of the top-up's money.
+    // 40.00 of credit is 40.00 of the top-up's money.
     const first = await refundGrant(as, grantId, { Amount: 40, Memo: 'Customer leaving' });
     expect(first.status, first.text).toBe(200);
     expect(first.body).toMatchObject({ Remaining: 37, Refunded: 40, Consumed: 23, Status: 'active' });
-    // The rest, 37.00: 40.00 + 37.00 = 77.00 of credit is 88.55 of money in all, less the 46.00 refunded: 42.55.
     const rest = await refundGrant(as, grantId, {});
     expect(rest.status, rest.text).toBe(200);
     expect(rest.body).toMatchObject({ Remaining: 0, Refunded: 77, Consumed: 23, Status: 'used' });
-    expect(await refundsAtGateway(as, paymentId)).toEqual([4255, 4600]);
+    expect(await refundsAtGateway(as, paymentId)).toEqual([3700, 4000]);
 
-    // The top-up invoice stays Paid: 115.00 − 88.55 = 26.45 paid (23.00 of credit with its 3.45 of VAT), 88.55
-    // credited by two credit notes; the payment's 88.55 went to refund adjustments.
+    // The top-up invoice stays Paid: 23.00 paid (the credit used), 77.00 credited by two credit notes; the
+    // payment's 77.00 went to refund adjustments.
     expect(await ok(as, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
       Status: 'Paid',
-      TotalActualPaid: 26.45,
-      TotalNegativeAdjs: 88.55,
+      TotalActualPaid: 23,
+      TotalNegativeAdjs: 77,
+      // The credit notes take 77.00 × 13.04 / 100.00 = 10.04 of the VAT off: 3.00 stays, on the 23.00 kept.
+      CreditedTax: 10.04,
     });
     const credits = await ok(as, 'GET', `/v1/customers/${customerId}/credits`);
-    expect(credits.map((c: any) => c.Amount)).toEqual([46, 42.55]);
+    expect(credits.map((c: any) => c.Amount)).toEqual([40, 37]);
+    // 40.00 carries 5.216 → 5.22; 77.00 in all carries 10.04, so the second 4.82.
+    const documents = await ok(as, 'GET', `/v1/tax-credit-notes?customerID=${customerId}`);
+    expect(documents.map((d: any) => [d.Amount, d.Tax])).toEqual([
+      [40, 5.22],
+      [37, 4.82],
+    ]);
     const payment = await ok(as, 'GET', `/v1/payments/${paymentId}`);
     expect(payment.Allocations.map((a: any) => [a.invoiceID, a.amountApplied])).toEqual([
-      [invoiceId, 26.45],
-      [0, 46],
-      [0, 42.55],
+      [invoiceId, 23],
+      [0, 40],
+      [0, 37],
     ]);
     expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(0);
     expect((await journalOf(as, walletId)).slice(-2)).toEqual([

@@ -17,7 +17,7 @@ import {
 useCreditsService();
 
 describe('paid top-ups', () => {
-  it('make a taxed invoice that credit never pays, and a paid grant once it is paid in full', async () => {
+  it('make a tax invoice of what the credit costs, that credit never pays, and a paid grant once it is paid', async () => {
     clock.set('2026-03-01T10:00:00.000Z');
     const { as, customerId, walletId } = await walletOf('Top-up shop');
     const tax = await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
@@ -25,10 +25,13 @@ describe('paid top-ups', () => {
     await grant(as, walletId, { Amount: 500 });
     const topUp = await ok(as, 'POST', `/v1/wallets/${walletId}/top-ups`, { Amount: 100 });
     expect(topUp).toMatchObject({ walletID: walletId, Amount: 100 });
-    // 100.00 of credit sold, 15 % VAT on it: 115.00, none of it paid by the 500.00 granted.
+    // 100.00 of credit sold with VAT (docs/tax.md, "Prepaid credit"): the customer pays what it gets, its 15 % VAT
+    // inside: 100.00 / 1.15 = 86.956… → 86.96 ex, 13.04 VAT. None of it paid by the 500.00 granted.
     const sold = await invoiceOf(as, topUp.invoiceID);
-    expect(sold).toMatchObject({ Total: 115, Balance: 115, TotalNegativeAdjs: 0 });
-    expect(sold.Charges.map((c: any) => c.Descrip)).toEqual(['Prepaid credit']);
+    expect(sold).toMatchObject({ Total: 100, Balance: 100, TotalNegativeAdjs: 0 });
+    expect(sold.Charges.map((c: any) => [c.Descrip, c.AmountEx, c.AmountInc])).toEqual([
+      ['Prepaid credit', 86.96, 100],
+    ]);
     expect((await ok(as, 'GET', `/v1/wallets/${walletId}/grants`)).map((g: any) => g.Kind)).toEqual([
       'granted',
     ]);
@@ -46,7 +49,7 @@ describe('paid top-ups', () => {
     expect((await ok(as, 'GET', `/v1/wallets/${walletId}/grants`)).map((g: any) => g.Kind)).toEqual([
       'granted',
     ]);
-    await pay(100);
+    await pay(85);
     const grants = await ok(as, 'GET', `/v1/wallets/${walletId}/grants`);
     expect(grants.map((g: any) => [g.Kind, g.Amount, g.TopUpInvoiceID])).toEqual([
       ['granted', 500, null],

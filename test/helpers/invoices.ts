@@ -85,15 +85,24 @@ export async function customerWithBankAccount(
 }
 
 /** The invoice's PDF as the API serves it to the account: its status, headers and bytes. */
-export async function fetchInvoicePdf(
+export function fetchInvoicePdf(
   baseUrl: string,
   as: TestAccount,
   invoiceId: number,
 ): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  return fetchApiBytes(baseUrl, as, `/v1/invoices/${invoiceId}/pdf`);
+}
+
+/** A document of the API (a PDF, a CSV) as bytes, asked as the account. */
+export async function fetchApiBytes(
+  baseUrl: string,
+  as: TestAccount,
+  urlPath: string,
+): Promise<{ status: number; headers: Headers; body: Buffer }> {
   const headers = {
     authorization: `Basic ${Buffer.from(`${as.accountId}:${as.apiKey}`).toString('base64')}`,
   };
-  const res = await fetch(`${baseUrl}/v1/invoices/${invoiceId}/pdf`, { headers });
+  const res = await fetch(`${baseUrl}${urlPath}`, { headers });
   const body = Buffer.from(await res.arrayBuffer());
   return { status: res.status, headers: res.headers, body };
 }

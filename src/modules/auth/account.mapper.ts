@@ -39,6 +39,8 @@ export interface AccountRow {
   staff_email: string | null;
   usage_grace_hours: number;
   usage_alert_emails: boolean | number;
+  prepaid_credit_vat: string;
+  vat_basis: string;
 }
 
 export function accountFromRow(row: AccountRow): Account {
@@ -84,6 +86,10 @@ export function accountFromRow(row: AccountRow): Account {
     },
     usageGraceHours: Number(row.usage_grace_hours),
     usageAlertEmails: Boolean(row.usage_alert_emails),
+    vat: {
+      prepaidCredit: row.prepaid_credit_vat === 'when_used' ? 'when_used' : 'when_sold',
+      basis: row.vat_basis === 'payments' ? 'payments' : 'invoice',
+    },
   };
 }
 
@@ -127,6 +133,8 @@ const COLUMN_OF = {
   sendInvoiceReminders: 'send_invoice_reminders',
   invoiceReminderDays: 'invoice_reminder_days',
   applyCreditFirst: 'apply_credit_first',
+  prepaidCreditVat: 'prepaid_credit_vat',
+  vatBasis: 'vat_basis',
   autoSubmitBatches: 'auto_submit_batches',
   staffEmail: 'staff_email',
   usageGraceHours: 'usage_grace_hours',

@@ -38,6 +38,8 @@ const ACCOUNT_COLUMNS = [
   'accounts.staff_email',
   'accounts.usage_grace_hours',
   'accounts.usage_alert_emails',
+  'accounts.prepaid_credit_vat',
+  'accounts.vat_basis',
 ] as const;
 
 export async function insertAccount(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { DateOut, Nullable, Text } from '../../http/schemas.ts';
+import { DateOut, Nullable, StringEnum, Text } from '../../http/schemas.ts';
 import {
   DUNNING_MAX_ATTEMPTS_MAX,
   DUNNING_RETRY_DAY_MAX,
@@ -93,6 +93,23 @@ const usageAlertEmailsField = () =>
       'Beyond the spec (docs/usage.md, "Alerts"): when a usage alert fires, the customer is e-mailed too ' +
       '(false by default: the webhook event alone)',
   });
+
+/** Beyond the spec (docs/tax.md): how prepaid credit is taxed, and the basis of the VAT report. */
+const vatFields = () => ({
+  PrepaidCreditVat: StringEnum(['when_sold', 'when_used'] as const, {
+    description:
+      'Beyond the spec (docs/tax.md, "Prepaid credit"): how the prepaid credit the account sells from now on is ' +
+      "taxed. when_sold (the default; the VAT Act's section 10(19), as SARS holds): its top-up is a tax invoice " +
+      'and the invoices it pays carry no VAT again on the part it pays; when_used (section 10(18), a monetary ' +
+      'voucher): its top-up is a receipt, not a supply, and the invoices it pays carry their VAT. Credit sold ' +
+      'before keeps how it was sold',
+  }),
+  VatBasis: StringEnum(['invoice', 'payments'] as const, {
+    description:
+      'Beyond the spec (docs/tax.md, "The VAT report"): the basis of GET /v1/reports/vat: invoice (the default: ' +
+      'documents by their date) or payments (supplies by the date they were paid, for vendors SARS allows)',
+  }),
+});
 
 /** Beyond the spec: how late a usage event may arrive. */
 const usageGraceHoursField = () =>
@@ -247,6 +264,7 @@ export const AccountOut = Type.Object(
     ),
     UsageGraceHours: usageGraceHoursField(),
     UsageAlertEmails: usageAlertEmailsField(),
+    ...vatFields(),
   },
   { $id: 'Account' },
 );
@@ -293,6 +311,7 @@ export const EditAccountBody = Type.Partial(
     isTaxInclusive: taxInclusiveField(''),
     UsageGraceHours: usageGraceHoursField(),
     UsageAlertEmails: usageAlertEmailsField(),
+    ...vatFields(),
     BillCycleDay: Nullable(
       Type.Integer({
         minimum: 1,

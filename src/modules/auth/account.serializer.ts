@@ -59,6 +59,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     ...(account.billCycleDay === null ? {} : { BillCycleDay: account.billCycleDay }),
     UsageGraceHours: account.usageGraceHours,
     UsageAlertEmails: account.usageAlertEmails,
+    PrepaidCreditVat: account.vat.prepaidCredit,
+    VatBasis: account.vat.basis,
   };
 }
 
@@ -96,6 +98,8 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     billCycleDay: body.BillCycleDay,
     usageGraceHours: body.UsageGraceHours,
     usageAlertEmails: body.UsageAlertEmails,
+    prepaidCreditVat: body.PrepaidCreditVat,
+    vatBasis: body.VatBasis,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

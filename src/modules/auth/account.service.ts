@@ -11,7 +11,7 @@ import { isCurrencyCode } from '../../core/currencies.ts';
 import { optionalText } from '../../core/text.ts';
 import { isStatementPeriod, STATEMENT_PERIODS } from '../../core/periods.ts';
 import { contextFor, withTransaction } from '../../context.ts';
-import type { Account, Actor, Clocks, ServiceContext } from '../../context.ts';
+import type { Account, Actor, Clocks, ServiceContext, VatSettings } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
@@ -178,6 +178,9 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   usageGraceHours?: number;
   /** Whether customers are e-mailed when a usage alert fires (docs/usage.md, "Alerts"). */
   usageAlertEmails?: boolean;
+  /** How prepaid credit sold from now on is taxed, and the VAT report's basis (docs/tax.md). */
+  prepaidCreditVat?: VatSettings['prepaidCredit'];
+  vatBasis?: VatSettings['basis'];
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -300,6 +303,8 @@ function checkedBySchema(input: AccountSettingsInput): AccountChanges {
   if (input.isTaxInclusive !== undefined) changes.isTaxInclusive = input.isTaxInclusive;
   if (input.usageGraceHours !== undefined) changes.usageGraceHours = input.usageGraceHours;
   if (input.usageAlertEmails !== undefined) changes.usageAlertEmails = input.usageAlertEmails;
+  if (input.prepaidCreditVat !== undefined) changes.prepaidCreditVat = input.prepaidCreditVat;
+  if (input.vatBasis !== undefined) changes.vatBasis = input.vatBasis;
   return changes;
 }
 

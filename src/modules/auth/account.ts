@@ -1,4 +1,4 @@
-import type { TopUpLimit } from '../../context.ts';
+import type { TopUpLimit, VatSettings } from '../../context.ts';
 
 /**
  * The settings an account may change after its creation, as PUT /v1/account checks them: undefined keeps a value.
@@ -43,6 +43,8 @@ export interface AccountChanges {
   staffEmail?: string | null;
   usageGraceHours?: number;
   usageAlertEmails?: boolean;
+  prepaidCreditVat?: VatSettings['prepaidCredit'];
+  vatBasis?: VatSettings['basis'];
 }
 
 /** The seller details' part of the changes (sellerDetails.ts). */

@@ -43,6 +43,10 @@ export interface AccountsTable {
   portal_allow_cancel: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** Whether portal customers may buy prepaid credit for their wallets (0051). */
   portal_allow_top_ups: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** How prepaid credit sold from now on is taxed: when_sold or when_used (0055; docs/tax.md). */
+  prepaid_credit_vat: Defaulted<string>;
+  /** The VAT report's basis: invoice or payments (0055; docs/tax.md, "The VAT report"). */
+  vat_basis: Defaulted<string>;
   /** Per currency, the least and the most credit bought at once in the portal: JSON, null for none (0054). */
   portal_top_up_limits: ColumnType<string | null, string | null | undefined, string | null>;
   /** The packages portal customers may switch to: a JSON array of package ids, '[]' for none (0026). */

@@ -1,10 +1,10 @@
-import { nowInstant } from '../../context.ts';
+import { nowInstant, today } from '../../context.ts';
 import { dateAt, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { ServiceContext } from '../../context.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
-import { invoicesByIds, lockInvoicesForAllocation } from '../invoicing/index.ts';
+import { invoiceNumbersByIds, invoicesByIds, lockInvoicesForAllocation } from '../invoicing/index.ts';
 import type { InvoiceCharge, IssuedInvoice } from '../invoicing/index.ts';
 import {
   allocateGrant,
@@ -14,8 +14,8 @@ import {
   withLockedCustomer,
   withLockedCustomers,
 } from '../ledger/index.ts';
-import type { GrantCreditRequest } from '../ledger/index.ts';
-import { isExpired, isRestricted, planSpend, remainingOf, noSums } from './credit.ts';
+import type { GrantCreditRequest, SupplyReduction } from '../ledger/index.ts';
+import { isExpired, isRestricted, planSpend, reducesSupply, remainingOf, noSums } from './credit.ts';
 import type { PayableInvoice, PayableLine, PlannedSpend } from './credit.ts';
 import * as repo from './credit.repository.ts';
 import * as topUpRepo from './topUp.repository.ts';
@@ -56,6 +56,7 @@ export async function payIssuedInvoices(
             invoiceIds: ofCustomer.filter((i) => i.currencyCode === currencyCode).map((i) => i.invoiceId),
           },
           reservedMinor,
+          'at_issue',
         );
       }
     }
@@ -67,7 +68,39 @@ export function payFromGrants(
   ctx: ServiceContext,
   request: GrantCreditRequest,
 ): Promise<Map<number, number>> {
-  return spendGrants(ctx, request, 0);
+  return spendGrants(ctx, request, 0, 'after_issue');
+}
+
+/**
+ * When credit is consumed: in the transaction that issues the invoice (the invoice shows what the credit took off
+ * it), after it (a tax credit note shows it), or given back (docs/tax.md, "Prepaid credit").
+ */
+type Moment = 'at_issue' | 'after_issue' | 'given_back';
+
+/** How the grant's allocations reduce the invoices at that moment; undefined for credit that pays as money does. */
+async function reductionOf(
+  ctx: ServiceContext,
+  grant: CreditGrant,
+  moment: Moment,
+): Promise<SupplyReduction | undefined> {
+  if (!reducesSupply(grant.vatTreatment)) return undefined;
+  if (moment === 'at_issue') return { date: 'invoice' };
+  if (moment === 'given_back') return { date: today(ctx) };
+  return { date: today(ctx), newCreditNote: { reason: await reductionWords(ctx, grant) } };
+}
+
+/** What a tax credit note of prepaid credit says of it (docs/tax.md, "Prepaid credit"). */
+async function reductionWords(ctx: ServiceContext, grant: CreditGrant): Promise<string> {
+  if (grant.vatTreatment === 'discount') return 'Promotional credit: a discount on this supply';
+  const sold =
+    grant.topUpInvoiceId === null
+      ? undefined
+      : (await invoiceNumbersByIds(ctx, [grant.topUpInvoiceId])).get(grant.topUpInvoiceId);
+  return (
+    'Paid from prepaid credit on which VAT was charged when it was sold' +
+    (sold === undefined || sold === null ? '' : ` (tax invoice ${sold})`) +
+    ': the consideration is deemed nil to that extent (VAT Act, section 10(19))'
+  );
 }
 
 /**
@@ -78,6 +111,7 @@ async function spendGrants(
   ctx: ServiceContext,
   request: GrantCreditRequest,
   reservedMinor: number,
+  moment: Moment,
 ): Promise<Map<number, number>> {
   const applied = new Map<number, number>();
   const now = nowInstant(ctx);
@@ -112,7 +146,10 @@ async function spendGrants(
     const grant = byId.get(grantId)!;
     const outcome = await allocateGrant(
       ctx,
-      grantAsSource(grant, sums.get(grantId) ?? noSums()),
+      {
+        ...grantAsSource(grant, sums.get(grantId) ?? noSums()),
+        reduces: await reductionOf(ctx, grant, moment),
+      },
       spends.map((spend) => ({ invoiceId: spend.invoiceId, amountMinor: spend.amountMinor })),
     );
     for (const allocation of outcome.inserted) {
@@ -270,7 +307,10 @@ async function giveCreditBack(
     events.push(
       ...(await releaseGrantAllocations(
         ctx,
-        grantAsSource(grant, sums.get(grantId) ?? noSums()),
+        {
+          ...grantAsSource(grant, sums.get(grantId) ?? noSums()),
+          reduces: await reductionOf(ctx, grant, 'given_back'),
+        },
         given.map((allocation) => ({ allocationId: allocation.id, amountMinor: allocation.amountMinor })),
       )),
     );

@@ -3,7 +3,7 @@ import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import type { CreditEntriesTable, CreditGrantsTable, WalletsTable } from './tables.ts';
 import { noSums } from './credit.ts';
-import type { EntryKind, GrantKind, GrantSums } from './credit.ts';
+import type { EntryKind, GrantKind, GrantSums, VatTreatment } from './credit.ts';
 
 // Rows stop here: wallets, grants and journal entries as the credits module's domain types.
 
@@ -46,6 +46,7 @@ export interface CreditGrant {
   note: string | null;
   topUpInvoiceId: number | null;
   voidedAt: string | null;
+  vatTreatment: VatTreatment;
   createdAt: string;
 }
 
@@ -114,6 +115,7 @@ const GRANT_COLUMNS = [
   'note',
   'top_up_invoice_id',
   'voided_at',
+  'vat_treatment',
   'created_at',
 ] as const;
 
@@ -132,6 +134,7 @@ function grantFromRow(row: Pick<Selectable<CreditGrantsTable>, (typeof GRANT_COL
     note: row.note,
     topUpInvoiceId: row.top_up_invoice_id === null ? null : Number(row.top_up_invoice_id),
     voidedAt: row.voided_at,
+    vatTreatment: row.vat_treatment as VatTreatment,
     createdAt: row.created_at,
   };
 }
@@ -281,6 +284,7 @@ export interface NewGrant {
   componentIds: readonly number[] | null;
   note: string | null;
   topUpInvoiceId: number | null;
+  vatTreatment: VatTreatment;
 }
 
 export async function insertGrant(db: Db, accountId: number, grant: NewGrant, now: string): Promise<number> {
@@ -299,6 +303,7 @@ export async function insertGrant(db: Db, accountId: number, grant: NewGrant, no
       component_ids: grant.componentIds === null ? null : JSON.stringify(grant.componentIds),
       note: grant.note,
       top_up_invoice_id: grant.topUpInvoiceId,
+      vat_treatment: grant.vatTreatment,
       voided_at: null,
       created_at: now,
     })

@@ -7,6 +7,27 @@ export const GRANT_KINDS = ['paid', 'granted'] as const;
 export type GrantKind = (typeof GRANT_KINDS)[number];
 
 /**
+ * How a grant's credit is taxed (docs/tax.md, "Prepaid credit"): paid credit sold with VAT (`when_sold`, the VAT
+ * Act's section 10(19)) or as a monetary voucher taxed when used (`when_used`, section 10(18)); free credit is a
+ * discount on what it pays for (`discount`).
+ */
+export const VAT_TREATMENTS = ['when_sold', 'when_used', 'discount'] as const;
+export type VatTreatment = (typeof VAT_TREATMENTS)[number];
+
+/** What the account may choose for the credit it sells (PrepaidCreditVat of PUT /v1/account). */
+export const SALE_VAT_TREATMENTS = ['when_sold', 'when_used'] as const;
+export type SaleVatTreatment = (typeof SALE_VAT_TREATMENTS)[number];
+
+/**
+ * Whether the grant's consumption takes VAT off the invoice it pays: credit whose VAT was paid when it was sold
+ * (the invoice's consideration is deemed nil to that extent) and free credit (a discount) do; credit taxed when
+ * used is money, as a payment is.
+ */
+export function reducesSupply(treatment: VatTreatment): boolean {
+  return treatment !== 'when_used';
+}
+
+/**
  * `refund`: credit taken out because the money that bought it goes back (docs/credits.md, "Crediting a top-up");
  * `refund_undone`: that credit given back when the money did not go after all (the gateway refused the refund, the
  * credit note was deleted or lowered). Entries are append-only, so an undo is an entry of its own.

@@ -99,6 +99,8 @@ export async function createGrant(
         currencyCode: wallet.currencyCode,
         kind: 'granted',
         topUpInvoiceId: null,
+        // Free credit is a discount on what it pays for (docs/tax.md, "Prepaid credit").
+        vatTreatment: 'discount',
         ...checked,
       },
       nowInstant(ctx),

@@ -22,11 +22,11 @@ export {
   payIssuedInvoices,
   payableLinesOf,
   previewGrantCredit,
-  prepaidCreditOnInvoices,
   releaseCreditForCreditNote,
   releaseCreditOfInvoice,
   statementCreditRecordsOf,
 } from './consumption.service.ts';
+export { creditWordsOfInvoices } from './invoiceCreditWords.service.ts';
 export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
 export { creditTopUpInvoices } from './topUpCredit.service.ts';
 /** For collections' refunds: a top-up invoice a refund must not reopen. */

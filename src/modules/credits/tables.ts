@@ -39,6 +39,8 @@ export interface CreditGrantsTable {
   note: string | null;
   top_up_invoice_id: number | null;
   voided_at: Instant | null;
+  /** docs/tax.md, "Prepaid credit": when_sold, when_used (paid) or discount (granted) (0055). */
+  vat_treatment: Defaulted<string>;
   created_at: Instant;
 }
 
@@ -65,6 +67,8 @@ export interface WalletTopUpsTable {
   amount_minor: number;
   /** Made by the wallet itself (docs/credits.md, "Automatic top-ups"). */
   automatic: Defaulted<boolean | number>;
+  /** How the credit was sold (docs/tax.md, "Prepaid credit"): when_sold or when_used (0055). */
+  vat_treatment: Defaulted<string>;
   created_at: Instant;
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/database.ts';
+import type { SaleVatTreatment } from './credit.ts';
 
 // Paid top-ups (docs/credits.md, "Paid top-ups"): the wallet_top_ups table, and the grants they made.
 
@@ -7,6 +8,8 @@ export interface TopUp {
   invoiceId: number;
   amountMinor: number;
   automatic: boolean;
+  /** How the credit was sold (docs/tax.md, "Prepaid credit"). */
+  vatTreatment: SaleVatTreatment;
 }
 
 export async function insertTopUp(db: Db, accountId: number, topUp: TopUp, now: string): Promise<void> {
@@ -18,6 +21,7 @@ export async function insertTopUp(db: Db, accountId: number, topUp: TopUp, now: 
       invoice_id: topUp.invoiceId,
       amount_minor: topUp.amountMinor,
       automatic: topUp.automatic,
+      vat_treatment: topUp.vatTreatment,
       created_at: now,
     })
     .execute();
@@ -45,7 +49,7 @@ export async function topUpsOfInvoices(
   if (invoiceIds.length === 0) return [];
   const rows = await db
     .selectFrom('wallet_top_ups')
-    .select(['wallet_id', 'invoice_id', 'amount_minor', 'automatic'])
+    .select(['wallet_id', 'invoice_id', 'amount_minor', 'automatic', 'vat_treatment'])
     .where('account_id', '=', accountId)
     .where('invoice_id', 'in', invoiceIds)
     .execute();
@@ -54,6 +58,7 @@ export async function topUpsOfInvoices(
     invoiceId: Number(row.invoice_id),
     amountMinor: Number(row.amount_minor),
     automatic: Boolean(row.automatic),
+    vatTreatment: row.vat_treatment as SaleVatTreatment,
   }));
 }
 

@@ -75,6 +75,7 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
         componentIds: null,
         note: null,
         topUpInvoiceId: topUp.invoiceId,
+        vatTreatment: topUp.vatTreatment,
       },
       now,
     );

@@ -20,6 +20,10 @@ export interface TopUpCard {
  * Inserts the invoice that sells `amountMinor` of credit and its top-up, under the customer's lock the caller holds;
  * with a card, an automatic top-up: the invoice names the card and falls due today, so the collection loop charges
  * it at its next run (docs/gateways.md, "The collection loop").
+ *
+ * The customer pays what it gets: the invoice's Total is the credit, whichever way the account taxes it (docs/tax.md,
+ * "Prepaid credit"). Sold with VAT (when_sold), its one line includes the customer's taxes, as a voucher's price
+ * does; taxed when used (when_used), it carries none: it is no supply, and the invoices the credit pays carry theirs.
  */
 export async function insertTopUpInvoice(
   ctx: ServiceContext,
@@ -28,8 +32,8 @@ export async function insertTopUpInvoice(
   card: TopUpCard | null,
 ): Promise<number> {
   const customer = await getCustomer(ctx, wallet.customerId);
-  // Credit sold is a sale: the customer's taxes apply as on any invoice (docs/credits.md, "Tax").
-  const taxes = taxesFor(await listTaxSettings(ctx), customer);
+  const vatTreatment = ctx.account.vat.prepaidCredit;
+  const taxes = vatTreatment === 'when_sold' ? taxesFor(await listTaxSettings(ctx), customer) : [];
   const [id] = await insertInvoices(
     ctx,
     [
@@ -44,7 +48,7 @@ export async function insertTopUpInvoice(
             descrip: TOP_UP_LINE,
             qty: '1',
             unitCostEx: minorToDecimalText(amountMinor, wallet.currencyCode),
-            isTaxInclusive: false,
+            isTaxInclusive: taxes.length > 0,
           },
         ],
         taxes,
@@ -63,7 +67,7 @@ export async function insertTopUpInvoice(
   await topUpRepo.insertTopUp(
     ctx.db,
     ctx.account.id,
-    { walletId: wallet.id, invoiceId: id!, amountMinor, automatic: card !== null },
+    { walletId: wallet.id, invoiceId: id!, amountMinor, automatic: card !== null, vatTreatment },
     nowInstant(ctx),
   );
   return id!;

@@ -6,6 +6,7 @@ export type {
   Invoice,
   InvoiceApplied,
   InvoiceCharge,
+  InvoiceCredited,
   InvoiceSource,
   InvoiceTax,
   InvoiceWithFigures,
@@ -36,8 +37,9 @@ export { insertInvoices, payIssuedWithCredit, previewInvoice } from './invoiceIn
 export type {
   BeforeInvoiceCancel,
   InvoicesIssuedListener,
+  InvoiceCreditReader,
+  InvoiceCreditWords,
   IssuedInvoice,
-  PrepaidCreditReader,
 } from './invoiceCredit.ts';
 export { registerInvoiceCredit } from './invoiceCredit.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
@@ -46,10 +48,12 @@ export type {
   InvoiceMoneyAfter,
   InvoiceMoneyColumn,
   StatementInvoice,
+  TaxedInvoiceTotal,
 } from './invoiceMoney.service.ts';
 export {
   addToInvoiceMoney,
   addToInvoicesMoney,
+  invoiceTaxedTotals,
   issuedInvoicesBalanceOf,
   lockInvoicesForAllocation,
   lockInvoicesForCollection,
@@ -71,13 +75,14 @@ export { unpaidInvoiceIdsDueBetween } from './unpaidInvoices.repository.ts';
 export { toInvoiceDto } from './invoices.serializer.ts';
 export {
   INVOICE_DOCUMENT,
+  billedPartyLines,
   drawInvoiceDocument,
   invoicePdfFilename,
   renderInvoicePdf,
   renderInvoicePdfAttachment,
 } from './invoicePdf.ts';
 export type { InvoiceDocument } from './invoicePdf.ts';
-export { dateForDocument } from './documentText.ts';
+export { dateForDocument, percentText } from './documentText.ts';
 export type { PendingDebit, PendingDebitsReader } from './pendingDebits.ts';
 export { pendingDebitsOf, pendingDebitWords, registerPendingDebits } from './pendingDebits.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';

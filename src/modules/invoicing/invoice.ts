@@ -105,10 +105,20 @@ export interface Invoice {
   taxes: InvoiceTax[];
 }
 
+/**
+ * What credits have taken off the invoice's consideration, taxes included, and the VAT in it: tax credit notes and
+ * prepaid credit that carries VAT (docs/tax.md, "The VAT in a reduction"). The ledger's figures.
+ */
+export interface InvoiceCredited {
+  amountMinor: number;
+  taxMinor: number;
+}
+
 /** What the API shows of an invoice beyond its own rows: money applied to it, and its customer's figures. */
 export interface InvoiceApplied {
   paymentsApplied: PaymentApplied[];
   negativeAdjustmentsApplied: NegativeAdjustmentApplied[];
+  credited: InvoiceCredited;
 }
 
 export type InvoiceWithFigures = Invoice & InvoiceApplied & { customer: CustomerWithFigures };

@@ -16,31 +16,44 @@ export interface IssuedInvoice {
 
 export type InvoicesIssuedListener = (ctx: ServiceContext, issued: readonly IssuedInvoice[]) => Promise<void>;
 export type BeforeInvoiceCancel = (ctx: ServiceContext, invoice: IssuedInvoice) => Promise<void>;
-/** What prepaid credit pays on each invoice now, by id (an invoice it pays nothing on is absent). */
-export type PrepaidCreditReader = (
+
+/** What an invoice's documents say of credit and its VAT (docs/tax.md, "What an invoice shows"). */
+export interface InvoiceCreditWords {
+  /** What prepaid credit pays on it now. */
+  prepaidCreditMinor: number;
+  /** It sells prepaid credit: with VAT (a tax invoice), or taxed when used (a receipt, no supply); null otherwise. */
+  sale: 'when_sold' | 'when_used' | null;
+  /** Each credit that took VAT off it, in words, with what it took and the VAT in it. */
+  vatCredits: { label: string; amountMinor: number; taxMinor: number }[];
+}
+
+export const NO_CREDIT_WORDS: InvoiceCreditWords = { prepaidCreditMinor: 0, sale: null, vatCredits: [] };
+
+/** What the documents of each invoice say of credit, by id (an invoice with nothing to say is absent). */
+export type InvoiceCreditReader = (
   ctx: ServiceContext,
   invoiceIds: readonly number[],
-) => Promise<Map<number, number>>;
+) => Promise<Map<number, InvoiceCreditWords>>;
 
 let issuedListener: InvoicesIssuedListener | undefined;
 let beforeCancel: BeforeInvoiceCancel | undefined;
-let creditApplied: PrepaidCreditReader | undefined;
+let creditApplied: InvoiceCreditReader | undefined;
 
 export function registerInvoiceCredit(ports: {
   invoicesIssued: InvoicesIssuedListener;
   beforeCancel: BeforeInvoiceCancel;
-  creditApplied: PrepaidCreditReader;
+  creditApplied: InvoiceCreditReader;
 }): void {
   issuedListener = ports.invoicesIssued;
   beforeCancel = ports.beforeCancel;
   creditApplied = ports.creditApplied;
 }
 
-/** The part of an invoice's credits that prepaid credit pays: its PDF shows it on a line of its own. */
-export async function prepaidCreditOf(ctx: ServiceContext, invoiceId: number): Promise<number> {
+/** What an invoice's documents say of credit: prepaid credit's line, a top-up's kind, the VAT credits took off. */
+export async function creditWordsOf(ctx: ServiceContext, invoiceId: number): Promise<InvoiceCreditWords> {
   if (!creditApplied)
     throw new Error('the invoice-credit port is not registered: call connectModules() at start');
-  return (await creditApplied(ctx, [invoiceId])).get(invoiceId) ?? 0;
+  return (await creditApplied(ctx, [invoiceId])).get(invoiceId) ?? NO_CREDIT_WORDS;
 }
 
 export async function tellInvoicesIssued(

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { MAX_PRICE, decimalToMinor, fractionOfMinor, productToMinor } from '../../core/money.ts';
 import { splitInclusive } from '../../core/taxInclusive.ts';
+import { taxShareOf } from '../../core/taxShare.ts';
 
 /**
  * An invoice's figures from its lines and taxes (spec, Invoice). Pure; amounts in the currency's minor unit.
@@ -122,6 +123,27 @@ export interface InvoiceBalances {
 export function invoiceBalances(money: InvoiceMoney): InvoiceBalances {
   const actualBalanceMinor = money.totalMinor - money.paidActualMinor - money.negativeAdjsMinor;
   return { actualBalanceMinor, balanceMinor: actualBalanceMinor - money.paidPendingMinor };
+}
+
+/**
+ * The invoice's VAT position (docs/tax.md, "What an invoice shows"): the taxes on its lines, what credits took off
+ * them, and the VAT inside what it still owes: the Balance's share of the consideration left after the credits
+ * (each unit of it carries the same tax), rounded half away from zero; 0 when nothing is owed.
+ */
+export function taxPosition(
+  invoice: { taxes: readonly { totalMinor: number }[]; money: InvoiceMoney; balances: InvoiceBalances },
+  credited: { amountMinor: number; taxMinor: number },
+): { totalTaxMinor: number; balanceTaxMinor: number } {
+  const totalTaxMinor = invoice.taxes.reduce((sum, tax) => sum + tax.totalMinor, 0);
+  const leftMinor = invoice.money.totalMinor - credited.amountMinor;
+  const owedMinor = Math.min(invoice.balances.balanceMinor, leftMinor);
+  return {
+    totalTaxMinor,
+    balanceTaxMinor:
+      owedMinor <= 0
+        ? 0
+        : taxShareOf({ totalMinor: leftMinor, taxMinor: totalTaxMinor - credited.taxMinor }, owedMinor),
+  };
 }
 
 export const INVOICE_STATUSES = ['Draft', 'Cancelled', 'Paid', 'Pending', 'Due', 'Past Due'] as const;

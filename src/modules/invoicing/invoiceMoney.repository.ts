@@ -52,3 +52,37 @@ export async function addToInvoicesMoneyColumn(
   );
   return rows.map((row) => ({ id: row.id, ...invoiceMoneyFiguresFromRow(row) }));
 }
+
+/** Each invoice's Total, the taxes in it (Σ over its lines of AmountInc − AmountEx), its date and whether cancelled. */
+export async function taxedTotalsOf(
+  db: Db,
+  accountId: number,
+  invoiceIds: readonly number[],
+): Promise<
+  { id: number; totalMinor: number; taxMinor: number; invoiceDate: string; isCancelled: boolean }[]
+> {
+  if (invoiceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('invoices')
+    .leftJoin('invoice_charges', 'invoice_charges.invoice_id', 'invoices.id')
+    .select([
+      'invoices.id as id',
+      'invoices.total_minor as total_minor',
+      'invoices.invoice_date as invoice_date',
+      'invoices.is_cancelled as is_cancelled',
+      sql<
+        number | string
+      >`coalesce(sum(invoice_charges.amount_inc_minor - invoice_charges.amount_ex_minor), 0)`.as('tax_minor'),
+    ])
+    .where('invoices.account_id', '=', accountId)
+    .where('invoices.id', 'in', [...invoiceIds])
+    .groupBy(['invoices.id', 'invoices.total_minor', 'invoices.invoice_date', 'invoices.is_cancelled'])
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    totalMinor: Number(row.total_minor),
+    taxMinor: Number(row.tax_minor),
+    invoiceDate: row.invoice_date,
+    isCancelled: Boolean(row.is_cancelled),
+  }));
+}

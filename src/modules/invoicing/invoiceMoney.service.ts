@@ -7,7 +7,7 @@ import type { InvoiceStatus } from './invoiceMath.ts';
 import { moneyOf } from './invoice.ts';
 import type { AllocatableInvoiceRecord, InvoiceMoneyFigures } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
-import { addToInvoicesMoneyColumn } from './invoiceMoney.repository.ts';
+import { addToInvoicesMoneyColumn, taxedTotalsOf } from './invoiceMoney.repository.ts';
 
 /** The ledger's part of a customer's Balance that its invoices owe (invoice.repository.ts, issuedInvoicesBalanceOf). */
 export const { issuedInvoicesBalanceOf } = repo;
@@ -187,4 +187,22 @@ export async function statementInvoicesOf(
     totalMinor: record.totalMinor,
     openMinor: invoiceBalances(moneyOf(record)).balanceMinor,
   }));
+}
+
+/** An invoice's Total and the taxes in it: what a reduction's VAT is a share of (docs/tax.md). */
+export interface TaxedInvoiceTotal {
+  id: number;
+  totalMinor: number;
+  taxMinor: number;
+  invoiceDate: PlainDate;
+  isCancelled: boolean;
+}
+
+/** The account's invoices with these ids, their Totals with the taxes in them, by id (unknown ids left out). */
+export async function invoiceTaxedTotals(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Map<number, TaxedInvoiceTotal>> {
+  const rows = await taxedTotalsOf(ctx.db, ctx.account.id, [...new Set(invoiceIds)]);
+  return new Map(rows.map((row) => [row.id, row]));
 }

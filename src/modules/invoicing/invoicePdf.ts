@@ -7,10 +7,12 @@ import type { DocumentSeller } from '../auth/index.ts';
 import type { AttachmentRenderer, RenderedAttachment } from '../mail/index.ts';
 import { dateForDocument, decimalForDocument, percentText, periodForDocument } from './documentText.ts';
 import type { Invoice } from './invoice.ts';
+import type { Customer } from '../customers/index.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
 import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
-import { prepaidCreditOf } from './invoiceCredit.ts';
+import { NO_CREDIT_WORDS, creditWordsOf } from './invoiceCredit.ts';
+import type { InvoiceCreditWords } from './invoiceCredit.ts';
 import type { PendingDebit } from './pendingDebits.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
@@ -61,9 +63,11 @@ export function invoicePdfFilename(invoice: Invoice): string {
     : `invoice-${invoice.invoiceNum}.pdf`;
 }
 
-/** The customer's address lines; the country and state by name, from their ids when no name was given. */
-function customerLines(invoice: Invoice): string[] {
-  const c = invoice.customer;
+/**
+ * The customer's lines on a tax document (an invoice, a tax credit note): name, tax and registration numbers,
+ * address with the country and state by name (from their ids when no name was given), e-mail.
+ */
+export function billedPartyLines(c: Customer): string[] {
   const state = c.state || (c.countryStateId === null ? null : findState(c.countryStateId)?.name);
   const country = c.country || (c.countryId === null ? null : findCountry(c.countryId)?.name);
   const person = [c.name, c.lastName].filter(Boolean).join(' ');
@@ -94,8 +98,9 @@ export function invoicePdf(
   createdAt: Date,
   collectionNote?: string,
   pendingDebits: readonly PendingDebit[] = [],
-  prepaidCreditMinor = 0,
+  credit: InvoiceCreditWords = NO_CREDIT_WORDS,
 ): Promise<Buffer> {
+  const prepaidCreditMinor = credit.prepaidCreditMinor;
   const currency = invoice.currencyCode;
   const digits = minorUnitDigits(currency);
   const money = (minor: number) => minorToGroupedText(minor, currency);
@@ -112,6 +117,8 @@ export function invoicePdf(
 
   // The document, right: what it is, its mark, its facts.
   const isTaxInvoice = invoice.taxes.length > 0 && seller.details.taxNumber !== null;
+  // Credit taxed when it is used is no supply when sold (docs/tax.md, "Prepaid credit"): its document says so.
+  const kind = credit.sale === 'when_used' ? 'PREPAID CREDIT' : isTaxInvoice ? 'TAX INVOICE' : 'INVOICE';
   const facts: [string, string][] = [
     ['Invoice date', dateForDocument(invoice.invoiceDate)],
     ['Due date', dateForDocument(invoice.dueDate)],
@@ -120,14 +127,14 @@ export function invoicePdf(
   if (invoice.reference) facts.push(['Reference', invoice.reference]);
   if (invoice.poNumber) facts.push(['PO number', invoice.poNumber]);
   const top = w.documentHead(
-    { kind: isTaxInvoice ? 'TAX INVOICE' : 'INVOICE', title, mark: MARKS[invoice.status], facts },
+    { kind, title, mark: MARKS[invoice.status], facts },
     HEADER_RIGHT_X,
     MARGIN,
     RIGHT_EDGE,
   );
 
   // The customer billed.
-  let y = w.partyBlock('Bill to', customerLines(invoice), MARGIN, Math.max(left, top) + 20) + 20;
+  let y = w.partyBlock('Bill to', billedPartyLines(invoice.customer), MARGIN, Math.max(left, top) + 20) + 20;
 
   // The lines, each with its service period; the header repeats on every page. A unit price that includes tax
   // is marked, unless they all do (the note under the totals then says so once).
@@ -178,6 +185,45 @@ export function invoicePdf(
     y = next + 4;
   }
 
+  // What credits took off its VAT (docs/tax.md, "What an invoice shows"): the VAT it carries now, and why.
+  if (credit.vatCredits.length > 0) {
+    const totalTax = invoice.taxes.reduce((sum, tax) => sum + tax.totalMinor, 0);
+    const creditedTax = credit.vatCredits.reduce((sum, c) => sum + c.taxMinor, 0);
+    const vat: [string, string, boolean][] = [
+      ['VAT charged on the lines above', money(totalTax), false],
+      ...credit.vatCredits.map((c): [string, string, boolean] => [
+        `VAT in ${c.label}`,
+        less(c.taxMinor),
+        false,
+      ]),
+      ['VAT this invoice carries', money(totalTax - creditedTax), true],
+    ];
+    y += 8;
+    const vatColumn = { x: 120, width: 340 };
+    const vatHeight = vat.reduce((sum, [label]) => sum + w.height(label, vatColumn.width) + 4, 0);
+    if (!w.fits(y, vatHeight)) y = w.newPage();
+    for (const [label, value, strong] of vat) {
+      const weight = strong ? 'bold' : 'regular';
+      const next = w.text(label, vatColumn.x, y, { ...vatColumn, align: 'right', weight });
+      w.text(value, COLUMNS.inc.x, y, { width: COLUMNS.inc.width, align: 'right', weight });
+      y = next + 4;
+    }
+  }
+
+  const saleNote =
+    credit.sale === 'when_used'
+      ? 'Prepaid credit is a monetary voucher (VAT Act, section 10(18)): this is not a tax invoice and no VAT is ' +
+        'charged on it. VAT is charged on the invoices the credit pays.'
+      : credit.sale === 'when_sold' && invoice.taxes.length > 0
+        ? 'Prepaid credit sold with VAT (VAT Act, section 10(19)): the invoices it pays carry no VAT again on the ' +
+          'part it pays.'
+        : null;
+  if (saleNote) {
+    y += 6;
+    if (!w.fits(y, 30)) y = w.newPage();
+    y = w.text(saleNote, MARGIN, y, { width: RIGHT_EDGE - MARGIN });
+  }
+
   if (inclusive > 0) {
     y += 6;
     if (!w.fits(y, 20)) y = w.newPage();
@@ -222,8 +268,8 @@ export interface InvoiceDocument {
   createdAt: Date;
   collectionNote: string | undefined;
   pendingDebits: PendingDebit[];
-  /** What prepaid credit pays on it (docs/credits.md, "Tax"). */
-  prepaidCreditMinor: number;
+  /** What prepaid credit pays on it, whether it sells credit, the VAT credits took off it (docs/tax.md). */
+  credit: InvoiceCreditWords;
 }
 
 /** Draws an invoice PDF from its model (in a worker thread: src/documentWorker.ts). */
@@ -234,7 +280,7 @@ export function drawInvoiceDocument(model: InvoiceDocument): Promise<Buffer> {
     model.createdAt,
     model.collectionNote,
     model.pendingDebits,
-    model.prepaidCreditMinor,
+    model.credit,
   );
 }
 
@@ -253,7 +299,7 @@ export async function renderInvoicePdf(
     createdAt: ctx.clock.now(),
     collectionNote,
     pendingDebits: (await pendingDebitsOf(ctx, [invoiceId])).get(invoiceId) ?? [],
-    prepaidCreditMinor: invoice.money.negativeAdjsMinor === 0 ? 0 : await prepaidCreditOf(ctx, invoiceId),
+    credit: await creditWordsOf(ctx, invoiceId),
   };
   return { invoice, pdf: await documents.render(ctx.account.id, { kind: INVOICE_DOCUMENT, model }) };
 }

@@ -194,6 +194,22 @@ function invoiceAmountsOut() {
     TotalNegativeAdjs: Type.Number(),
     Balance: Type.Number(),
     ActualBalance: Type.Number(),
+    TotalTax: Type.Number({
+      description:
+        "Beyond the spec (docs/tax.md): the taxes on the invoice's lines, summed (Σ AmountInc − AmountEx)",
+    }),
+    CreditedTotal: Type.Number({
+      description:
+        'Beyond the spec (docs/tax.md, "What an invoice shows"): what tax credit notes and prepaid credit that ' +
+        "carries VAT took off the invoice's consideration, taxes included",
+    }),
+    CreditedTax: Type.Number({
+      description:
+        'Beyond the spec (docs/tax.md): the VAT in CreditedTotal; the invoice now carries TotalTax − CreditedTax',
+    }),
+    BalanceTax: Type.Number({
+      description: 'Beyond the spec (docs/tax.md): the VAT inside what the invoice still owes (Balance)',
+    }),
   };
 }
 

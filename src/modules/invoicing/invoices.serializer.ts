@@ -5,6 +5,7 @@ import type { InvoiceCharge, InvoiceWithFigures } from './invoice.ts';
 import type { InvoiceInput } from './invoiceInput.ts';
 import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.schemas.ts';
 import { taxInclusiveChargeDto } from './taxInclusiveCharges.ts';
+import { taxPosition } from './invoiceMath.ts';
 
 /**
  * The wire invoice. Amounts are numbers in major units; InvoiceDate and DueDate are calendar dates in the
@@ -14,6 +15,7 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
   const currency = invoice.currencyCode;
   const amount = (minor: number) => minorToWireNumber(minor, currency);
   const { customer } = invoice;
+  const { totalTaxMinor, balanceTaxMinor } = taxPosition(invoice, invoice.credited);
   return {
     invoiceID: invoice.id,
     Customer: toCustomerDto(invoice.customer),
@@ -47,6 +49,10 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
     TotalNegativeAdjs: amount(invoice.money.negativeAdjsMinor),
     Balance: amount(invoice.balances.balanceMinor),
     ActualBalance: amount(invoice.balances.actualBalanceMinor),
+    TotalTax: amount(totalTaxMinor),
+    CreditedTotal: amount(invoice.credited.amountMinor),
+    CreditedTax: amount(invoice.credited.taxMinor),
+    BalanceTax: amount(balanceTaxMinor),
     Taxes: invoice.taxes.map((tax) => ({
       invoiceTaxID: tax.id,
       invoiceID: tax.invoiceId,

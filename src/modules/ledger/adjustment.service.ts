@@ -1,6 +1,6 @@
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
-import { today, withTransaction } from '../../context.ts';
+import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -20,6 +20,9 @@ import {
 } from './allocation.service.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
 import * as repo from './adjustment.repository.ts';
+import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
+import { nextCreditNumber } from './creditNumbers.ts';
+import { recordReductions, redateReductions } from './reduction.service.ts';
 import type { Adjustment, AdjustmentDirection, AdjustmentRecord } from './adjustment.ts';
 import type { DecimalAmount, Read } from './moneyInput.ts';
 import { readValue } from './moneyInput.ts';
@@ -97,9 +100,31 @@ function adjustmentOf(record: AdjustmentRecord): Adjustment {
   return adjustment;
 }
 
-/** A negative adjustment as a money source: its allocations count in the invoices' TotalNegativeAdjs. */
+/**
+ * A negative adjustment of type credit_note reduces a supply and is a tax credit note (docs/tax.md, "Tax credit
+ * notes"); a bad debt or another kind is not, and carries no VAT.
+ */
+function isTaxCreditNote(row: Pick<AdjustmentRecord, 'direction' | 'adjustmentType'>): boolean {
+  return row.direction === 'negative' && row.adjustmentType === 'credit_note';
+}
+
+/**
+ * A negative adjustment as a money source: its allocations count in the invoices' TotalNegativeAdjs. One made
+ * through the API as a credit note reduces the invoices it is allocated to; a subscription's credit states the
+ * invoice it reduces when it is issued (issueCreditNoteAdjustment), wherever its money goes.
+ */
 function sourceOf(
-  row: Pick<AdjustmentRecord, 'id' | 'customerId' | 'currencyCode' | 'amountMinor'>,
+  row: Pick<
+    AdjustmentRecord,
+    | 'id'
+    | 'customerId'
+    | 'currencyCode'
+    | 'amountMinor'
+    | 'direction'
+    | 'adjustmentType'
+    | 'date'
+    | 'subscriptionId'
+  >,
 ): MoneySource {
   return {
     type: 'adjustment',
@@ -109,7 +134,13 @@ function sourceOf(
     amountMinor: row.amountMinor,
     invoiceColumn: 'negative_adjs_minor',
     label: `negative adjustment ${row.id}`,
+    ...(isTaxCreditNote(row) && row.subscriptionId === null ? { reduces: { date: row.date } } : {}),
   };
+}
+
+/** An adjustment's tax credit note takes its words from it: the Memo, or else the Ref. */
+function reasonOf(row: Pick<AdjustmentRecord, 'memo' | 'ref'>): string {
+  return row.memo ?? row.ref ?? '';
 }
 
 async function detailOf(ctx: ServiceContext, row: AdjustmentRecord): Promise<AdjustmentDetail> {
@@ -192,6 +223,14 @@ interface CheckedAdjustment {
   request: AllocationRequest | undefined;
   /** Credits issued for a subscription (issueCreditNoteAdjustment). */
   subscriptionId?: number;
+  /** What a subscription's credit reduces: the invoice of the time it credits (issueCreditNoteAdjustment). */
+  reduces?: readonly StatedReduction[];
+}
+
+/** An invoice a credit reduces, and by how much (taxes included). */
+export interface StatedReduction {
+  invoiceId: number;
+  amountMinor: number;
 }
 
 /**
@@ -297,7 +336,7 @@ async function insertChecked(
   checked: CheckedAdjustment,
 ): Promise<number> {
   const now = ctx.clock.now().toISOString();
-  const id = await repo.insertAdjustment(ctx.db, {
+  const record = {
     accountId: ctx.account.id,
     customerId,
     direction,
@@ -311,22 +350,55 @@ async function insertChecked(
     memo: checked.memo,
     createdAt: now,
     updatedAt: now,
-  });
+  };
+  const id = await repo.insertAdjustment(ctx.db, record);
+  if (isTaxCreditNote(record)) await documentAdjustment(ctx, { ...record, id }, checked.reduces ?? []);
   const ref = adjustmentRef(id);
   if (!checked.request) {
     await emitEvent(ctx, 'adjustment.created', ref);
     return id;
   }
-  const outcome = await applyAllocations(
-    ctx,
-    sourceOf({ id, customerId, currencyCode, amountMinor: checked.amountMinor }),
-    checked.request,
-  );
+  const outcome = await applyAllocations(ctx, sourceOf({ ...record, id }), checked.request);
   await emitEvents(ctx, [{ type: 'adjustment.created', ref }, ...outcome.targetEvents]);
   return id;
 }
 
 const adjustmentRef = (id: number) => ({ type: 'adjustment', id });
+
+/**
+ * A negative credit_note adjustment just inserted gets its tax credit note, numbered from the account's sequence,
+ * and a subscription's credit the reductions it states (docs/tax.md, "Tax credit notes").
+ */
+async function documentAdjustment(
+  ctx: ServiceContext,
+  row: Pick<AdjustmentRecord, 'id' | 'customerId' | 'currencyCode' | 'date' | 'memo' | 'ref'>,
+  reduces: readonly StatedReduction[],
+): Promise<void> {
+  await taxCreditNoteRepo.insertTaxCreditNote(
+    ctx.db,
+    ctx.account.id,
+    {
+      customerId: row.customerId,
+      currencyCode: row.currencyCode,
+      source: { type: 'adjustment', id: row.id },
+      creditNumber: await nextCreditNumber(ctx),
+      date: row.date,
+      reason: reasonOf(row),
+    },
+    nowInstant(ctx),
+  );
+  await recordReductions(
+    ctx,
+    reduces.map((reduction) => ({
+      customerId: row.customerId,
+      invoiceId: reduction.invoiceId,
+      source: { type: 'adjustment', id: row.id },
+      amountMinor: reduction.amountMinor,
+      date: row.date,
+      taxCreditNoteId: null,
+    })),
+  );
+}
 
 /**
  * POST /v1/adjustment/add: records an adjustment (and allocates a negative one), with every figure it moves, in
@@ -353,6 +425,8 @@ export interface CreditNoteAdjustmentInput {
   memo?: string | null;
   /** False: issued unallocated, for the caller to allocate (a plan change pays its own invoice first). */
   autoApply: boolean;
+  /** The invoices of the time it credits, and how much of each it takes back (docs/tax.md, "Tax credit notes"). */
+  reduces: readonly StatedReduction[];
 }
 
 /**
@@ -378,6 +452,7 @@ export function issueCreditNoteAdjustment(
       dueDate: null,
       ref: optionalText(input.ref) ?? null,
       memo: optionalText(input.memo) ?? null,
+      reduces: input.reduces,
       request: input.autoApply
         ? { autoApply: true, includeAdjustments: true }
         : { autoApply: false, entries: [] },
@@ -454,6 +529,14 @@ export function updateAdjustment(
       );
     }
     const checked = await checkAdjustment(ctx, input, row.currencyCode, row);
+    if (isTaxCreditNote(row) !== isTaxCreditNote({ ...row, adjustmentType: checked.adjustmentType })) {
+      throw ValidationError.field(
+        'AdjustmentType',
+        `cannot change: adjustment ${row.id} is ${isTaxCreditNote(row) ? 'a tax credit note' : 'not a tax credit note'} ` +
+          '(delete it and add one of the other type)',
+        'adjustment_type_fixed',
+      );
+    }
     if (row.subscriptionId !== null && checked.amountMinor !== row.amountMinor) {
       throw ValidationError.field(
         'Amount',
@@ -472,6 +555,7 @@ export function updateAdjustment(
     };
     const ref = adjustmentRef(adjustmentId);
     const before = await snapshotResource(ctx, ref);
+    if (isTaxCreditNote(row)) await redocument(ctx, row.id, checked);
     if (!checked.request) {
       await repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes);
       await emitEvent(ctx, 'adjustment.updated', ref, { before });
@@ -479,7 +563,7 @@ export function updateAdjustment(
     }
     const outcome = await reallocateWithAmount(
       ctx,
-      sourceOf({ ...row, amountMinor: checked.amountMinor }),
+      sourceOf({ ...row, amountMinor: checked.amountMinor, date: checked.date }),
       row.amountMinor,
       checked.request,
       () => repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes),
@@ -487,6 +571,24 @@ export function updateAdjustment(
     // Adjustments have no `.allocated` event: a change of their allocations is an update.
     await emitEvents(ctx, [{ type: 'adjustment.updated', ref, before }, ...outcome.targetEvents]);
   });
+}
+
+/** An edited credit_note adjustment's document and reductions follow its date and words. */
+async function redocument(
+  ctx: ServiceContext,
+  adjustmentId: number,
+  checked: Pick<CheckedAdjustment, 'date' | 'memo' | 'ref'>,
+): Promise<void> {
+  const [document] = await taxCreditNoteRepo.findOfSources(ctx.db, ctx.account.id, 'adjustment', [
+    adjustmentId,
+  ]);
+  if (document)
+    await taxCreditNoteRepo.renumber(ctx.db, ctx.account.id, document.id, {
+      creditNumber: document.creditNumber,
+      date: checked.date,
+      reason: reasonOf(checked),
+    });
+  await redateReductions(ctx, { type: 'adjustment', id: adjustmentId }, checked.date);
 }
 
 /**
@@ -527,6 +629,7 @@ export function deleteAdjustment(ctx: ServiceContext, address: AdjustmentAddress
         ({ targetEvents } = await releaseAllocations(ctx, sourceOf(row)));
       }
       await repo.deleteAdjustment(ctx.db, ctx.account.id, row.id);
+      await taxCreditNoteRepo.deleteOfSource(ctx.db, ctx.account.id, { type: 'adjustment', id: row.id });
       await emitEvents(ctx, [{ type: 'adjustment.deleted', ref, before }, ...targetEvents]);
     },
     addressed,

@@ -24,6 +24,8 @@ import {
 import type { AllocatableInvoice, InvoiceMoneyColumn } from '../invoicing/index.ts';
 import * as repo from './allocation.repository.ts';
 import { tellInvoicesCredited, tellInvoicesPaid } from './grantCredit.ts';
+import { recordReductionsOfAllocations } from './reduction.service.ts';
+import type { SupplyReduction } from './reduction.ts';
 import type { InvoiceCredited } from './grantCredit.ts';
 import type { Allocation, NewAllocation, SourceType, TargetAdjustment } from './allocation.repository.ts';
 
@@ -47,6 +49,8 @@ export interface MoneySource {
   invoiceColumn: InvoiceMoneyColumn;
   /** How messages name it: "payment 12". */
   label: string;
+  /** Its allocations reduce the invoices' consideration, with their VAT (docs/tax.md); absent: it pays them. */
+  reduces?: SupplyReduction;
 }
 
 /** How a request names a target: by its id, or an invoice by its invoiceNum (found once the invoices are locked). */
@@ -431,6 +435,7 @@ export async function writeAllocationChanges(
     for (const change of changes) inserted.push(...(await insertSettingTotal(ctx, change, now)));
   }
   const invoicesAfter = await moveTargetFigures(ctx, changes, now);
+  await recordReductionsOfAllocations(ctx, changes);
   // Before "paid": a top-up credited before its grant exists has nothing to take from (docs/credits.md).
   await tellInvoicesCredited(ctx, invoicesCredited(changes));
   await tellInvoicesPaid(ctx, invoicesBecomePaid(changes, invoicesAfter));

@@ -1,12 +1,11 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { ConflictError, NotFoundError } from '../../errors.ts';
+import { NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { paymentStatus } from './allocation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText, requiredText } from '../../core/text.ts';
-import { isUniqueViolation } from '../../storage/database.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
@@ -16,6 +15,9 @@ import { giveGrantCreditBack } from './grantCredit.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
 import type { CreditNote, CreditNoteInput, CreditNoteRecord } from './creditNote.ts';
 import * as repo from './creditNote.repository.ts';
+import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
+import { assertCreditNumberFree, nextCreditNumber, writingCreditNumber } from './creditNumbers.ts';
+import { redateReductions } from './reduction.service.ts';
 import { toCreditNoteDto } from './creditNotes.serializer.ts';
 import type { CreditNoteOut } from './creditNotes.schemas.ts';
 import {
@@ -34,8 +36,9 @@ export type { CreditNote, CreditNoteInput } from './creditNote.ts';
 
 const creditNoteRef = (id: number): ResourceRef => ({ type: 'credit_note', id });
 
+/** A credit note reduces what the invoices it is allocated to were sold for, on its Date (docs/tax.md). */
 function sourceOf(
-  row: Pick<CreditNoteRecord, 'id' | 'customerId' | 'currencyCode' | 'amountMinor'>,
+  row: Pick<CreditNoteRecord, 'id' | 'customerId' | 'currencyCode' | 'amountMinor' | 'date'>,
 ): MoneySource {
   return {
     type: 'credit_note',
@@ -45,6 +48,7 @@ function sourceOf(
     amountMinor: row.amountMinor,
     invoiceColumn: 'negative_adjs_minor',
     label: `credit note ${row.id}`,
+    reduces: { date: row.date },
   };
 }
 
@@ -96,55 +100,6 @@ export async function listCreditNotes(
   return assemble(ctx, await repo.listCreditNotes(ctx.db, ctx.account.id, page, customerId));
 }
 
-function creditNumberTaken(creditNumber: string, holder?: number): ConflictError {
-  return new ConflictError(
-    'credit_number_taken',
-    holder === undefined
-      ? `CreditNumber "${creditNumber}" belongs to another credit note`
-      : `CreditNumber "${creditNumber}" belongs to credit note ${holder}`,
-  );
-}
-
-/**
- * CreditNumber is unique per account (a unique index): checked first for a clear message, and the index's refusal
- * is read as the same conflict when a concurrent request took the number in between.
- */
-async function assertCreditNumberFree(
-  ctx: ServiceContext,
-  creditNumber: string,
-  creditNoteId?: number,
-): Promise<void> {
-  const holder = await repo.findCreditNoteIdByNumber(ctx.db, ctx.account.id, creditNumber);
-  if (holder && holder.id !== creditNoteId) throw creditNumberTaken(creditNumber, holder.id);
-}
-
-/**
- * The CreditNumber of the n-th credit note the account numbers itself: `CN-` and the number, at least four digits
- * (`CN-0001`, ..., `CN-10000`), as the spec's example reference reads (docs/spec-decisions.md, "Credit notes").
- */
-export function sequenceCreditNumber(n: number): string {
-  return `CN-${String(n).padStart(4, '0')}`;
-}
-
-/**
- * The next number of the account's sequence that no credit note holds. A number already given by hand is passed
- * over: that credit note carries it, so the account's numbers still run without a gap.
- */
-async function nextCreditNumber(ctx: ServiceContext): Promise<string> {
-  for (;;) {
-    const creditNumber = sequenceCreditNumber(await repo.takeCreditNumber(ctx.db, ctx.account.id));
-    if (!(await repo.findCreditNoteIdByNumber(ctx.db, ctx.account.id, creditNumber))) return creditNumber;
-  }
-}
-
-async function writingCreditNumber<T>(creditNumber: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    throw isUniqueViolation(error) ? creditNumberTaken(creditNumber) : error;
-  }
-}
-
 /** Inserts a credit note of the locked customer under its number, as the money source it is. */
 async function insertCreditNote(
   ctx: ServiceContext,
@@ -169,7 +124,23 @@ async function insertCreditNote(
     createdAt: now,
     updatedAt: now,
   };
-  const id = await writingCreditNumber(credit.creditNumber, () => repo.insertCreditNote(ctx.db, creditNote));
+  const id = await writingCreditNumber(credit.creditNumber, async () => {
+    const id = await repo.insertCreditNote(ctx.db, creditNote);
+    await taxCreditNoteRepo.insertTaxCreditNote(
+      ctx.db,
+      ctx.account.id,
+      {
+        customerId,
+        currencyCode: credit.currencyCode,
+        source: { type: 'credit_note', id },
+        creditNumber: credit.creditNumber,
+        date: credit.date,
+        reason: credit.memo ?? '',
+      },
+      now,
+    );
+    return id;
+  });
   return sourceOf({ ...creditNote, id });
 }
 
@@ -204,6 +175,30 @@ async function giveCreditBackFor(
     if (amountMinor > open)
       await giveGrantCreditBack(ctx, { customerId, invoiceId, amountMinor: amountMinor - open });
   }
+}
+
+/**
+ * A credit note's document takes its number, date and reason from it; its reductions carry its date
+ * (docs/tax.md, "Tax credit notes").
+ */
+async function redocument(
+  ctx: ServiceContext,
+  creditNoteId: number,
+  changes: { creditNumber: string; date: PlainDate; memo: string | null },
+): Promise<void> {
+  const source = { type: 'credit_note' as const, id: creditNoteId };
+  const [document] = await taxCreditNoteRepo.findOfSources(ctx.db, ctx.account.id, 'credit_note', [
+    creditNoteId,
+  ]);
+  if (document)
+    await writingCreditNumber(changes.creditNumber, () =>
+      taxCreditNoteRepo.renumber(ctx.db, ctx.account.id, document.id, {
+        creditNumber: changes.creditNumber,
+        date: changes.date,
+        reason: changes.memo ?? '',
+      }),
+    );
+  await redateReductions(ctx, source, changes.date);
 }
 
 /** A credit note's request, checked. */
@@ -296,22 +291,23 @@ export function updateCreditNote(
       const checked = await checkCreditNote(ctx, input, creditNoteId);
       const creditNumber = checked.creditNumber ?? row.creditNumber;
       const before = await snapshotResource(ctx, creditNoteRef(creditNoteId));
-      const edited = {
-        ...sourceOf(row),
+      const edited = sourceOf({
+        ...row,
         currencyCode: checked.currencyCode,
         amountMinor: checked.amountMinor,
-      };
+        date: checked.date,
+      });
+      // Its document takes the number and date first: what it reduces from now on is dated by it.
+      await redocument(ctx, row.id, { creditNumber, date: checked.date, memo: checked.memo });
       const allocated = await reallocateWithAmount(ctx, edited, row.amountMinor, checked.request, () =>
-        writingCreditNumber(creditNumber, () =>
-          repo.updateCreditNote(ctx.db, ctx.account.id, creditNoteId, {
-            currencyCode: checked.currencyCode,
-            amountMinor: checked.amountMinor,
-            date: checked.date,
-            creditNumber,
-            memo: checked.memo,
-            updatedAt: nowInstant(ctx),
-          }),
-        ),
+        repo.updateCreditNote(ctx.db, ctx.account.id, creditNoteId, {
+          currencyCode: checked.currencyCode,
+          amountMinor: checked.amountMinor,
+          date: checked.date,
+          creditNumber,
+          memo: checked.memo,
+          updatedAt: nowInstant(ctx),
+        }),
       );
       await emitEvents(ctx, await editEvents(ctx, before, allocated));
     },
@@ -400,5 +396,6 @@ async function removeCreditNote(ctx: ServiceContext, row: CreditNoteRecord): Pro
   const before = await snapshotResource(ctx, ref);
   const released = await releaseAllocations(ctx, sourceOf(row));
   await repo.deleteCreditNote(ctx.db, ctx.account.id, row.id);
+  await taxCreditNoteRepo.deleteOfSource(ctx.db, ctx.account.id, { type: 'credit_note', id: row.id });
   return [{ type: 'credit_note.deleted', ref, before }, ...released.targetEvents];
 }

@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { EventToEmit } from '../events/index.ts';
 import { allocationsOfSources, applyAllocationsReturning } from './allocation.service.ts';
 import type { Allocation, AllocationEntry, MoneySource } from './allocation.service.ts';
+import type { SupplyReduction } from './reduction.ts';
 
 /**
  * A credit grant as a source of the one allocation engine (docs/credits.md, "Consumption order"): the credits
@@ -19,6 +20,11 @@ export interface GrantAsSource {
    * allocations then never exceed it, so no path consumes a grant beyond its amount.
    */
   capacityMinor: number;
+  /**
+   * Credit whose VAT was paid when it was sold, or free credit, takes the VAT off what it pays (docs/tax.md,
+   * "Prepaid credit"); absent: credit taxed when used, which pays as money does.
+   */
+  reduces?: SupplyReduction;
 }
 
 function moneySourceOf(grant: GrantAsSource): MoneySource {
@@ -31,6 +37,7 @@ function moneySourceOf(grant: GrantAsSource): MoneySource {
     // Credit lowers what an invoice owes as a credit note does (docs/credits.md, "Tax").
     invoiceColumn: 'negative_adjs_minor',
     label: `credit grant ${grant.grantId}`,
+    ...(grant.reduces ? { reduces: grant.reduces } : {}),
   };
 }
 

@@ -18,6 +18,9 @@ export type { CustomerCreditRequest } from './customerCredit.service.ts';
 export { applyCustomerCredit, unappliedMoneyMinor } from './customerCredit.service.ts';
 /** Credit grants as a source of allocations, and the ports the credits module fills (docs/credits.md). */
 export type { GrantAllocationOutcome, GrantAsSource } from './grantAllocation.service.ts';
+export type { SupplyReduction } from './reduction.ts';
+export { creditedOnInvoices, creditsOnInvoiceDocuments } from './reduction.service.ts';
+export type { InvoiceCreditOnDocument } from './reduction.service.ts';
 export { allocateGrant, grantAllocations, releaseGrantAllocations } from './grantAllocation.service.ts';
 export type {
   CreditGiveBack,
@@ -100,3 +103,14 @@ export const ADJUSTMENT_EVENT_TYPES = [
   'adjustment.updated',
   'adjustment.deleted',
 ] as const;
+/** Tax credit notes (docs/tax.md, "Tax credit notes"): the register, its documents and their PDFs. */
+export type { TaxCreditNote, TaxCreditNoteLine } from './taxCreditNote.service.ts';
+export { getTaxCreditNote, listTaxCreditNotes, taxCreditNotesOfSources } from './taxCreditNote.service.ts';
+export type { TaxCreditNoteDocument } from './taxCreditNotePdf.ts';
+export {
+  TAX_CREDIT_NOTE_DOCUMENT,
+  drawTaxCreditNoteDocument,
+  renderTaxCreditNotePdf,
+  renderTaxCreditNotePdfAttachment,
+  taxCreditNotePdfFilename,
+} from './taxCreditNotePdf.ts';

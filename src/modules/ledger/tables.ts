@@ -81,6 +81,42 @@ export interface CreditNoteNumbersTable {
   last_num: Defaulted<number>;
 }
 
+/**
+ * A tax credit note that is not a credit note of /v1/credits (0055; docs/tax.md, "Tax credit notes"): a negative
+ * adjustment's, or prepaid credit's taking the VAT off an invoice after its issue. Numbered from the credit notes'
+ * sequence.
+ */
+export interface TaxCreditNotesTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  currency_code: string;
+  /** adjustment (source_id: the adjustment) or prepaid_credit (source_id: the invoice it reduces). */
+  source_type: string;
+  source_id: number;
+  credit_number: string;
+  issue_date: PlainDateColumn;
+  reason: string;
+  created_at: Instant;
+}
+
+/** What a credit takes off an invoice's consideration, with its VAT (0055; docs/tax.md): append-only, signed. */
+export interface InvoiceReductionsTable {
+  id: Id;
+  account_id: number;
+  customer_id: number;
+  invoice_id: number;
+  /** credit_note, adjustment or credit_grant. */
+  source_type: string;
+  source_id: number;
+  /** A prepaid credit's document when made after the invoice's issue; null otherwise. */
+  tax_credit_note_id: number | null;
+  amount_minor: number;
+  tax_minor: number;
+  reduction_date: PlainDateColumn;
+  created_at: Instant;
+}
+
 /** The ledger module's tables, as Kysely's Database type holds them. */
 export interface LedgerTables {
   payments: PaymentsTable;
@@ -88,4 +124,6 @@ export interface LedgerTables {
   credit_notes: CreditNotesTable;
   adjustments: AdjustmentsTable;
   allocations: AllocationsTable;
+  tax_credit_notes: TaxCreditNotesTable;
+  invoice_reductions: InvoiceReductionsTable;
 }

@@ -16,7 +16,7 @@ import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { subscriptionRef } from './subscriptionEvents.ts';
 import type { CarriedInvoice } from './negativeTotal.ts';
-import { issueSubscriptionCredit } from './subscriptionCredits.service.ts';
+import { invoiceOfTime, issueSubscriptionCredit } from './subscriptionCredits.service.ts';
 import { withLockedCustomers } from '../ledger/index.ts';
 import * as repo from './subscriptionBilling.repository.ts';
 import type { NewSubscriptionPeriod } from './subscriptionBilling.repository.ts';
@@ -265,6 +265,7 @@ async function creditCarriedTotals(ctx: ServiceContext, carried: readonly Carrie
           amountMinor: made.creditMinor,
           descrip: `Credit carried: ${period.start} to ${period.end}`,
           ...period,
+          invoiceId: await invoiceOfTime(tctx, row.id, period.start),
         },
         { date: invoiceDate, autoApply: true },
       );

@@ -101,7 +101,13 @@ export async function cutBilledTime(
     credit.adjustmentId = await issueSubscriptionCredit(
       ctx,
       row,
-      { amountMinor: credit.totalMinor, descrip: credit.descrip, start: credit.start, end: credit.end },
+      {
+        amountMinor: credit.totalMinor,
+        descrip: credit.descrip,
+        start: credit.start,
+        end: credit.end,
+        invoiceId: periods.find((period) => period.periodNo === credit.periodNo)?.invoiceId ?? null,
+      },
       { date: today(ctx), autoApply: reason === 'Cancelled' },
     );
   }

@@ -1,0 +1,107 @@
+import { ratioOfMinor } from '../../core/money.ts';
+import { taxShareOf } from '../../core/taxShare.ts';
+import type { TaxedTotal } from '../../core/taxShare.ts';
+import type { PlainDate } from '../../core/calendar.ts';
+
+/**
+ * Reductions of an invoice's consideration (docs/tax.md, "The VAT in a reduction"): what a credit note, a negative
+ * adjustment that reduces a supply, or prepaid credit that carries VAT takes off an invoice, with the VAT in it.
+ * Pure: the rule that gives each reduction its VAT.
+ */
+
+/** What reduced it: a credit note, a negative adjustment, or a credit grant (prepaid credit). */
+export type ReductionSourceType = 'credit_note' | 'adjustment' | 'credit_grant';
+
+export interface ReductionSource {
+  type: ReductionSourceType;
+  id: number;
+}
+
+export interface InvoiceReduction {
+  id: number;
+  customerId: number;
+  invoiceId: number;
+  source: ReductionSource;
+  /** The tax credit note of prepaid credit's reduction made after the invoice's issue; null otherwise. */
+  taxCreditNoteId: number | null;
+  /** Taken off (positive) or given back (negative), taxes included. */
+  amountMinor: number;
+  /** The VAT in amountMinor, with its sign. */
+  taxMinor: number;
+  date: PlainDate;
+}
+
+export type NewReduction = Omit<InvoiceReduction, 'id'>;
+
+/** A change to what a source takes off an invoice, before its VAT is known. */
+export type ReductionChange = Omit<NewReduction, 'taxMinor'>;
+
+/** What an invoice has been reduced by so far: in all, and by each source. */
+export interface ReducedSoFar {
+  amountMinor: number;
+  taxMinor: number;
+  bySource: Map<string, { amountMinor: number; taxMinor: number }>;
+}
+
+/**
+ * How a source's allocations to invoices reduce their consideration; a source without one pays them (money). The
+ * reductions' date is the source's own (a credit note's Date), or each invoice's (prepaid credit at its issue, shown
+ * on the invoice). Prepaid credit applied after an invoice's issue gives each invoice it reduces a tax credit note
+ * of its own, dated that day, with these words (docs/tax.md, "Prepaid credit").
+ */
+export type SupplyReduction =
+  | { date: PlainDate | 'invoice'; newCreditNote?: undefined }
+  | { date: PlainDate; newCreditNote: { reason: string } };
+
+/** One source's allocation change as the allocation writer made it: what moved on each target. */
+export interface ReducingChange {
+  source: {
+    type: ReductionSourceType | 'payment';
+    id: number;
+    customerId: number;
+    currencyCode: string;
+    reduces?: SupplyReduction;
+  };
+  plan: { targetDeltas: readonly { target: { type: string; id: number }; deltaMinor: number }[] };
+}
+
+export const sourceKey = (source: ReductionSource): string => `${source.type} ${source.id}`;
+
+/**
+ * Each change with its VAT, in order, the running figures moved as it goes:
+ * - a part taken off carries share(reduced before + part) − the VAT reduced before, so that every invoice's VAT
+ *   reduced is its share of what it has been reduced by, and an invoice reduced by its whole Total has all its
+ *   tax taken off, whatever the parts;
+ * - a part given back carries the same share of what its own source took off (VAT × part / amount, rounded), so that
+ *   a source that gives back all it took nets to exactly nothing.
+ * An invoice whose figures are unknown carries no VAT.
+ */
+export function taxedReductions(
+  changes: readonly ReductionChange[],
+  invoices: ReadonlyMap<number, TaxedTotal>,
+  soFar: Map<number, ReducedSoFar>,
+): NewReduction[] {
+  return changes.map((change) => {
+    const invoice = invoices.get(change.invoiceId);
+    const reduced = soFar.get(change.invoiceId) ?? { amountMinor: 0, taxMinor: 0, bySource: new Map() };
+    soFar.set(change.invoiceId, reduced);
+    const key = sourceKey(change.source);
+    const own = reduced.bySource.get(key) ?? { amountMinor: 0, taxMinor: 0 };
+    let taxMinor = 0;
+    if (invoice && change.amountMinor > 0) {
+      taxMinor = taxShareOf(invoice, reduced.amountMinor + change.amountMinor) - reduced.taxMinor;
+    } else if (change.amountMinor < 0 && own.amountMinor > 0) {
+      taxMinor =
+        -change.amountMinor >= own.amountMinor
+          ? -own.taxMinor
+          : -ratioOfMinor(own.taxMinor, -change.amountMinor, own.amountMinor);
+    }
+    reduced.amountMinor += change.amountMinor;
+    reduced.taxMinor += taxMinor;
+    reduced.bySource.set(key, {
+      amountMinor: own.amountMinor + change.amountMinor,
+      taxMinor: own.taxMinor + taxMinor,
+    });
+    return { ...change, taxMinor };
+  });
+}
