@@ -8,9 +8,10 @@ import { parseWireDate } from '../../core/wireDates.ts';
 import { componentsByIds, metricsByCodes } from '../catalogue/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { grantAllocations, withLockedCustomer } from '../ledger/index.ts';
-import { capacityOf, isExpired, noSums, remainingOf } from './credit.ts';
+import { isExpired, noSums, remainingOf } from './credit.ts';
 import type { GrantSums } from './credit.ts';
 import * as repo from './credit.repository.ts';
+import { entryOf, grantRef } from './grantEntries.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
 import type { CreditEntry, CreditGrant } from './credit.repository.ts';
 import { getWallet } from './wallet.service.ts';
@@ -34,11 +35,12 @@ export interface GrantInput {
   note: string | null | undefined;
 }
 
+/** The journal's other writers (top-ups, expiry, crediting a top-up) take these from here too. */
+export { entryOf, grantAsSource, grantRef } from './grantEntries.ts';
+
 /** Priorities as Lago numbers them: 1 is used first. */
 export const PRIORITY_MIN = 1;
 export const PRIORITY_MAX = 50;
-
-export const grantRef = (id: number) => ({ type: 'credit_grant', id });
 
 export async function grantsByIds(
   ctx: ServiceContext,
@@ -143,23 +145,6 @@ export async function voidGrant(ctx: ServiceContext, grantId: number): Promise<G
   return getGrant(ctx, grantId);
 }
 
-/** A journal entry of a grant with no invoice. */
-export function entryOf(
-  grant: { id: number; walletId: number },
-  kind: repo.NewEntry['kind'],
-  amountMinor: number,
-  on: { invoiceId: number; allocationId: number | null } | null = null,
-): repo.NewEntry {
-  return {
-    grantId: grant.id,
-    walletId: grant.walletId,
-    kind,
-    amountMinor,
-    invoiceId: on?.invoiceId ?? null,
-    allocationId: on?.allocationId ?? null,
-  };
-}
-
 async function grantViews(ctx: ServiceContext, grants: readonly CreditGrant[]): Promise<GrantView[]> {
   const sums = await repo.sumsOfGrants(
     ctx.db,
@@ -179,16 +164,6 @@ async function grantViews(ctx: ServiceContext, grants: readonly CreditGrant[]): 
           : 'used';
     return { ...grant, sums: of, remainingMinor: status === 'expired' ? 0 : remainingMinor, status };
   });
-}
-
-/** What a grant's capacity is for the ledger (see GrantAsSource). */
-export function grantAsSource(grant: CreditGrant, sums: GrantSums) {
-  return {
-    grantId: grant.id,
-    customerId: grant.customerId,
-    currencyCode: grant.currencyCode,
-    capacityMinor: capacityOf(sums),
-  };
 }
 
 interface CheckedGrant {
