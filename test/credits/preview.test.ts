@@ -28,6 +28,8 @@ describe('prepaid credit in the upcoming-invoice preview', () => {
       })),
     );
     await grant(as, walletId, { Amount: 100, AppliesTo: { MetricCodes: ['api'] } });
+    // March's plan invoice of 30.00, open when the grants come, is paid by the first that may pay a plan line
+    // (docs/credits.md, "Consumption order"): 50.00 − 30.00 = 20.00 left of it.
     await grant(as, walletId, { Amount: 50, ExpiresAt: '2026-04-01' });
     await grant(as, walletId, { Amount: 12, Priority: 2 });
     const journalBefore = await journalOf(as, walletId);
@@ -37,9 +39,9 @@ describe('prepaid credit in the upcoming-invoice preview', () => {
     // 1 April, so pays nothing; the api grant pays its 5.00 of lines only; the priority 2 grant 12.00:
     // 5.00 + 12.00 = 17.00 applied, 35.00 − 17.00 = 18.00 due.
     expect(upcoming).toMatchObject({ Total: 35, PrepaidCreditApplied: 17, AmountDueAfterCredit: 18 });
-    // The preview consumed nothing.
+    // The preview consumed nothing: 100.00 + 20.00 + 12.00 = 132.00 held.
     expect(await journalOf(as, walletId)).toEqual(journalBefore);
-    expect((await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance).toBe(162);
+    expect((await ok(as, 'GET', `/v1/wallets/${walletId}`)).Balance).toBe(132);
 
     await advance(as, '2026-04-01T12:00:00Z');
     const april = (await invoicesOf(as, customerId)).at(-1);

@@ -6,6 +6,7 @@ export type { CollectionOptions, CollectionSummary } from './collection.service.
 export {
   collectDueInvoices,
   emptyCollectionSummary,
+  invoicesBeingCollected,
   invoicesInFlight,
   openCollectionAttempts,
 } from './collection.service.ts';

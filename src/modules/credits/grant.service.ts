@@ -15,6 +15,7 @@ import { entryOf, grantRef } from './grantEntries.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
 import type { CreditEntry, CreditGrant } from './credit.repository.ts';
 import { getWallet } from './wallet.service.ts';
+import { payOpenInvoicesFromGrants } from './openInvoices.service.ts';
 
 /** A grant as the API shows it: its figures from the journal, its state, and (one grant's GET) what it paid. */
 export interface GrantView extends CreditGrant {
@@ -81,8 +82,9 @@ export async function listEntries(
 }
 
 /**
- * POST /v1/wallets/{id}/grants: promotional credit, free (docs/credits.md, "Grants"). It pays invoices at their
- * issue and at each credit-first moment from now on; invoices already open are paid at their next such moment.
+ * POST /v1/wallets/{id}/grants: promotional credit, free (docs/credits.md, "Grants"). It pays the customer's open
+ * invoices in its currency at once, then invoices at their issue and at each credit-first moment from now on
+ * (docs/credits.md, "Consumption order").
  */
 export async function createGrant(
   ctx: ServiceContext,
@@ -112,7 +114,12 @@ export async function createGrant(
       nowInstant(ctx),
     );
     await emitEvent(tctx, 'credit_grant.created', grantRef(grantId));
-    // A grant may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts").
+    await payOpenInvoicesFromGrants(tctx, {
+      customerId: wallet.customerId,
+      currencyCode: wallet.currencyCode,
+    });
+    // A grant may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts"): what it
+    // is once the open invoices took their part.
     await checkWalletBalances(tctx, [walletId]);
     return grantId;
   });

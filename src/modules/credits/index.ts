@@ -38,6 +38,12 @@ export { getGrant } from './grant.service.ts';
 export { GrantOut } from './credits.schemas.ts';
 /** For the collection loop: an automatic top-up's declined charge told on its wallet. */
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
+/**
+ * For connectModules: the port through which the collection loop says which invoices are being collected now, which
+ * credit arriving leaves alone (docs/credits.md, "Consumption order").
+ */
+export type { InvoicesBeingCollected } from './invoicesBeingCollected.ts';
+export { registerInvoicesBeingCollected } from './invoicesBeingCollected.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
 export { expireCreditGrants } from './expiry.service.ts';
 
