@@ -39,9 +39,11 @@ export { GrantOut } from './credits.schemas.ts';
 /** For the collection loop: an automatic top-up's declined charge told on its wallet. */
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
 /**
- * For connectModules: the port through which the collection loop says which invoices are being collected now, which
- * credit arriving leaves alone (docs/credits.md, "Consumption order").
+ * For the collection loop's daily pass of open invoices: where customers hold grants that may still pay; and, for
+ * connectModules, the port through which it says which invoices are being collected now (docs/credits.md,
+ * "Consumption order").
  */
+export { customersHoldingGrantCredit, topUpInvoicesAmong } from './openInvoices.service.ts';
 export type { InvoicesBeingCollected } from './invoicesBeingCollected.ts';
 export { registerInvoicesBeingCollected } from './invoicesBeingCollected.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */

@@ -15,7 +15,11 @@ export {
 } from './allocation.service.ts';
 /** Credit first: the customer's unapplied money paid to invoices before they are charged or bundled. */
 export type { CustomerCreditRequest } from './customerCredit.service.ts';
-export { applyCustomerCredit, unappliedMoneyMinor } from './customerCredit.service.ts';
+export {
+  applyCustomerCredit,
+  customersWithUnappliedMoney,
+  unappliedMoneyMinor,
+} from './customerCredit.service.ts';
 /** Credit grants as a source of allocations, and the ports the credits module fills (docs/credits.md). */
 export type { GrantAllocationOutcome, GrantAsSource } from './grantAllocation.service.ts';
 export { allocateGrant, grantAllocations, releaseGrantAllocations } from './grantAllocation.service.ts';
