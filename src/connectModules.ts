@@ -45,6 +45,7 @@ import {
 } from './modules/paymentMethods/index.ts';
 import {
   COLLECTION_EVENT_TYPES,
+  invoicesBeingCollected,
   openCollectionAttempts,
   registerSalesInFlight,
   retryWithNewPrimary,
@@ -66,6 +67,7 @@ import {
   payIssuedInvoices,
   creditWordsOfInvoices,
   releaseCreditForCreditNote,
+  registerInvoicesBeingCollected,
   releaseCreditOfInvoice,
   voidUnpaidTopUps,
 } from './modules/credits/index.ts';
@@ -134,6 +136,9 @@ export function connectModules(): void {
   registerInvoicesUnpaidListener(voidUnpaidTopUps);
   // Money going back for a top-up (a credit note on its invoice) takes the credit it bought with it.
   registerInvoicesCreditedListener(creditTopUpInvoices);
+  // Credit that arrives pays open invoices, but not one being charged right now (docs/credits.md, "Consumption
+  // order").
+  registerInvoicesBeingCollected(invoicesBeingCollected);
   // Events show resources as the API does; some of those shapes combine modules (src/readModels/).
   registerEventObjects(eventObjectRenderers);
   // Webhook endpoints subscribe to the types the modules declare, and to no other.

@@ -11,7 +11,11 @@ import type { Db } from '../storage/database.ts';
 import { transactionSizer } from '../storage/transactionSizer.ts';
 import type { TransactionSizer } from '../storage/transactionSizer.ts';
 import { getAccount, listAccountIds } from '../modules/auth/index.ts';
-import { collectDueInvoices, sendDueReminders } from '../modules/collections/index.ts';
+import {
+  collectDueInvoices,
+  payOpenInvoicesFromCredit,
+  sendDueReminders,
+} from '../modules/collections/index.ts';
 import { runBatches } from '../modules/batches/index.ts';
 import { sendDueStatements } from '../modules/statements/index.ts';
 import { expireLapsedEmandates } from '../modules/mandates/index.ts';
@@ -129,6 +133,10 @@ export async function billAccount(
   await billSubscriptionsDue(ctx, on, summary, stopped);
   if (stopped()) return summary;
   await billRecurringInvoicesDue(ctx, on, summary, stopped);
+  if (stopped()) return summary;
+  // After billing, so that the day's invoices are among the open ones; before collection, so that credit pays the
+  // oldest invoices first, whoever collects them, and a card is charged only for what credit left.
+  await payOpenInvoicesFromCreditOnce(ctx, on, summary);
   if (stopped()) return summary;
   // After billing, so that the day's invoices are collected the day they are due.
   await chargeCardInvoicesDue(ctx, collection, summary);
@@ -276,6 +284,34 @@ async function billOrParkRecurringInvoice(
     }
     ctx.log.error({ err: error, recurInvoiceId: id }, 'billing a recurring invoice failed');
     return 0;
+  }
+}
+
+/**
+ * The day each account's open invoices were last paid from credit in this process, per database. The pass reads
+ * where every customer of the account holds money or grants, too much for every round of the worker
+ * (BILLING_INTERVAL_MS), and it is for the day (docs/credits.md, "Consumption order"): so once an account day. It
+ * changes nothing when repeated (credit spent is gone), so another process or a restart running it again that day
+ * costs only its reads; a table to claim the day would make nothing safer.
+ */
+const creditPassDays = new WeakMap<Db, Map<number, PlainDate>>();
+
+/** The account's open invoices paid from its customers' credit (payOpenInvoicesFromCredit), once an account day. */
+async function payOpenInvoicesFromCreditOnce(
+  ctx: ServiceContext,
+  on: PlainDate,
+  summary: BillRunSummary,
+): Promise<void> {
+  const days = creditPassDays.get(ctx.db) ?? new Map<number, PlainDate>();
+  creditPassDays.set(ctx.db, days);
+  if (days.get(ctx.account.id) === on) return;
+  try {
+    await payOpenInvoicesFromCredit(ctx);
+    days.set(ctx.account.id, on);
+  } catch (error) {
+    // The next run tries the day again.
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'paying open invoices from credit failed');
   }
 }
 

@@ -94,6 +94,29 @@ describe('reminders of invoices the customer pays', () => {
     ).toHaveLength(3);
   });
 
+  it('names a partly paid invoice by its total and says what it still owes', async () => {
+    const s = await noticeSetup(t, { dueInDays: 3, settings: { InvoiceReminderDays: [-1, 0, 7] } });
+    const due = plusDays(s.today, 3);
+    await ok(s.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 40,
+      CurrencyCode: 'USD',
+      Date: s.today,
+      Method: 'eft',
+      Allocations: [{ invoiceID: s.invoiceId, amountApplied: 40 }],
+    });
+    await advance(s.account, `${plusDays(due, -1)}T12:00:00Z`);
+    await advance(s.account, `${due}T12:00:00Z`);
+    await advance(s.account, `${plusDays(due, 7)}T12:00:00Z`);
+    // 100.00 less the 40.00 paid: 60.00 still owed, on each day of the schedule.
+    const mails = await deliveredTo(t, smtp, s.account.accountId, s.email);
+    expect(mails.map((mail) => mail.text.match(/Invoice \d+ (of|is) [^\n]*/)?.[0])).toEqual([
+      `Invoice ${s.invoiceNum} of USD 100.00 is due on ${longDate(due)}: USD 60.00 is still owed.`,
+      `Invoice ${s.invoiceNum} of USD 100.00 is due today, ${longDate(due)}: USD 60.00 is still owed.`,
+      `Invoice ${s.invoiceNum} is overdue since ${longDate(due)} (7 days): USD 60.00 is still owed.`,
+    ]);
+  });
+
   it('sends nothing for an invoice paid after the day’s pass read it: it is read again under the lock', async () => {
     const s = await noticeSetup(t, { settings: { InvoiceReminderDays: [7] } });
     const other = await ok(s.account, 'POST', '/v1/invoices', {

@@ -20,11 +20,12 @@ describe('a coupon and prepaid credit on one invoice', () => {
     const customerId = await createCustomer(as);
     const plan = await createPlan(as, { chargePrice: 30 });
     const sub = await subscribe(as, customerId, plan);
-    // Redeemed and granted after the subscription's first invoice (1 March, 34.50), which neither touches.
+    // Redeemed and granted after the subscription's first invoice (1 March, 34.50), which the coupon does not touch;
+    // the grant pays it at once (docs/credits.md, "Consumption order"), leaving 74.50 − 34.50 = 40.00.
     await createCoupon(as, { Code: 'QUARTER', PercentOff: 25, Duration: 'forever' });
     await ok(as, 'POST', `/v1/subscriptions/${sub.subscriptionID}/coupons`, { Code: 'QUARTER' });
     const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
-    const grant = await ok(as, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 40 });
+    const grant = await ok(as, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 74.5 });
 
     // 1 April: 30.00 + 4.50 VAT = 34.50; 25 % off before tax: −7.50 and −1.125 → −1.13 of VAT, −8.63. Total
     // 34.50 − 8.63 = 25.87 (VAT 3.37 on the discounted 22.50). Credit pays all of it: 25.87, leaving 40.00 −
@@ -37,13 +38,17 @@ describe('a coupon and prepaid credit on one invoice', () => {
     expect(april).toMatchObject({ Total: 25.87, PrepaidCreditApplied: 25.87, AmountDueAfterCredit: 0 });
     await advanceTo(as, '2026-04-01');
     const [march, issued] = await invoicesOf(as, customerId);
-    expect(march).toMatchObject({ Total: 34.5, TotalNegativeAdjs: 0, Balance: 34.5 });
+    expect(march).toMatchObject({ Total: 34.5, TotalNegativeAdjs: 34.5, Balance: 0 });
     expect(linesOf(issued)).toEqual(linesOf(april));
     expect(issued).toMatchObject({ Total: 25.87, TotalNegativeAdjs: 25.87, Balance: 0, Status: 'Paid' });
+    // 34.50 + 25.87 = 60.37 consumed.
     expect(await ok(as, 'GET', `/v1/credit-grants/${grant.creditGrantID}`)).toMatchObject({
       Remaining: 14.13,
-      Consumed: 25.87,
-      Invoices: [{ invoiceID: issued.invoiceID, Amount: 25.87 }],
+      Consumed: 60.37,
+      Invoices: [
+        { invoiceID: march.invoiceID, Amount: 34.5 },
+        { invoiceID: issued.invoiceID, Amount: 25.87 },
+      ],
     });
 
     // 1 May: the same 25.87; what is left of the credit, 14.13, pays part of it: 25.87 − 14.13 = 11.74 due.
@@ -54,8 +59,8 @@ describe('a coupon and prepaid credit on one invoice', () => {
     expect(linesOf(mayIssued)).toEqual(linesOf(may));
     expect(mayIssued).toMatchObject({ Total: 25.87, TotalNegativeAdjs: 14.13, Balance: 11.74 });
     expect((await ok(as, 'GET', `/v1/wallets/${wallet.walletID}`)).Balance).toBe(0);
-    // The customer owes March's 34.50 and May's 11.74: 46.24.
-    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(46.24);
+    // The customer owes May's 11.74.
+    expect((await ok(as, 'GET', `/v1/customers/${customerId}`)).Balance).toBe(11.74);
   });
 
   it('lets a grant restricted to a metric pay only its lines’ share of the discounted Total', async () => {

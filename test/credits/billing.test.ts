@@ -33,18 +33,29 @@ describe('credit and the bill run', () => {
     }));
     await sendEvents(as, calls);
     const onlyApi = await grant(as, walletId, { Amount: 100, AppliesTo: { MetricCodes: ['api'] } });
-    const any = await grant(as, walletId, { Amount: 10, Priority: 2 });
+    // March's plan invoice of 30.00 is open when the grants come: the api grant pays nothing of its plan line, the
+    // other pays it at once (docs/credits.md, "Consumption order"), 40.00 − 30.00 = 10.00 left.
+    const any = await grant(as, walletId, { Amount: 40, Priority: 2 });
+    const march = (await invoicesOf(as, customerId)).at(-1);
+    expect(march).toMatchObject({ Total: 30, TotalNegativeAdjs: 30, Balance: 0 });
     await advance(as, '2026-04-01T12:00:00Z');
     const april = (await invoicesOf(as, customerId)).at(-1);
     // 1 April: March's 5 calls at 1.00 = 5.00, and April's plan 30.00: 35.00. The api grant pays the 5.00 of its
-    // lines only; the other grant (priority 2) pays 10.00; 20.00 left to owe.
+    // lines only; the other grant (priority 2) its 10.00 left; 20.00 left to owe.
     expect(april).toMatchObject({ Total: 35, TotalNegativeAdjs: 15, Balance: 20 });
     expect(await grantOf(as, onlyApi.creditGrantID)).toMatchObject({
       Remaining: 95,
       Consumed: 5,
       Invoices: [{ invoiceID: april.invoiceID, Amount: 5 }],
     });
-    expect(await grantOf(as, any.creditGrantID)).toMatchObject({ Remaining: 0, Consumed: 10 });
+    expect(await grantOf(as, any.creditGrantID)).toMatchObject({
+      Remaining: 0,
+      Consumed: 40,
+      Invoices: [
+        { invoiceID: march.invoiceID, Amount: 30 },
+        { invoiceID: april.invoiceID, Amount: 10 },
+      ],
+    });
     await expectJournalBalances(as, walletId);
     // The bill run's invoice is created before the grants that pay it are consumed.
     const types = ((await ok(as, 'GET', '/v1/events?page_size=200')) as any[]).map((e) => e.type).reverse();

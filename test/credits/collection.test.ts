@@ -29,6 +29,18 @@ describe('credit at collection', () => {
     const gatewayId = (await ok(account, 'GET', '/v1/gateways'))[0].gatewayID as number;
     const customerId = await createCustomer(account);
     const cardId = await addCard(account, customerId, '4242424242424242');
+    const other = await ok(account, 'POST', '/v1/invoices', {
+      customerID: customerId,
+      InvoiceDate: today,
+      DueDate: plusDays(today, 7),
+      CollectionMethod: 'eft',
+      Charges: [{ Descrip: 'Setup', Qty: 1, UnitCostEx: 30 }],
+    });
+    // Granted when the invoice was not yet issued, the credit paid another then, whose cancellation gives it back
+    // (docs/credits.md, "Consumption order"): nothing has paid the card invoice from it before its collection.
+    const wallet = await ok(account, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+    const grant = await ok(account, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 30 });
+    expect((await ok(account, 'GET', `/v1/invoices/${other.invoiceID}`)).Balance).toBe(0);
     const invoice = await issuedInvoice(account, {
       customerId,
       invoiceDate: today,
@@ -36,9 +48,7 @@ describe('credit at collection', () => {
       collect: { method: 'credit_card', gatewayId, paymentMethodId: cardId },
       amount: '50.00',
     });
-    // Granted after the invoice was issued: it paid nothing then.
-    const wallet = await ok(account, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
-    const grant = await ok(account, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 30 });
+    await ok(account, 'DELETE', `/v1/invoices/${other.invoiceID}`, undefined, 204);
     await ok(account, 'POST', '/v1/payments', {
       customerID: customerId,
       Amount: 5,

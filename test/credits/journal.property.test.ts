@@ -32,6 +32,8 @@ interface Modelled {
   creditNotes: Map<number, number>;
   /** A top-up's invoice: what its payment pays on it now. */
   paidCents: number;
+  /** What the customer's money left unallocated pays on it now: the daily run applied it (docs/credits.md). */
+  cashCents: number;
 }
 
 /**
@@ -82,7 +84,7 @@ async function expectReconciled(
       expect(credit, `${at}: credit left on cancelled invoice ${id}`).toBe(0);
       continue;
     }
-    const owes = modelled.cents - modelled.paidCents - creditNotes - credit;
+    const owes = modelled.cents - modelled.paidCents - modelled.cashCents - creditNotes - credit;
     expect(cents(invoice.TotalNegativeAdjs), `${at}: invoice ${id} credits`).toBe(creditNotes + credit);
     expect(cents(invoice.Balance), `${at}: invoice ${id} Balance`).toBe(owes);
     expect(owes).toBeGreaterThanOrEqual(0);
@@ -149,7 +151,7 @@ describe('the credit journal', () => {
         const invoices: number[] = [];
         const modelled = new Map<number, Modelled>();
         const made = (id: number, cents: number, paidCents = 0) =>
-          modelled.set(id, { cents, cancelled: false, creditNotes: new Map(), paidCents });
+          modelled.set(id, { cents, cancelled: false, creditNotes: new Map(), paidCents, cashCents: 0 });
         let unallocatedCents = 0;
         const topUps: { invoiceId: number; paymentId: number; cents: number }[] = [];
         for (const [n, s] of steps.entries()) {
@@ -216,6 +218,7 @@ describe('the credit journal', () => {
               cancelled: false,
               creditNotes: new Map(),
               paidCents: s.cents,
+              cashCents: 0,
             });
             grants.push(
               (await ok(as, 'GET', `/v1/wallets/${walletId}/grants?page_size=200`)).at(-1).creditGrantID,
@@ -225,10 +228,17 @@ describe('the credit journal', () => {
             // out of its grant, or is refused when the grant no longer holds it (docs/credits.md, "Crediting a
             // top-up"); taken back, the credit comes back.
             const topUp = topUps[s.pick % topUps.length]!;
-            const onTopUp = modelled.get(topUp.invoiceId)!;
+            // All of the payment's money comes off: from the top-up's invoice, and from the invoices the daily run
+            // paid with it once it was left unallocated before.
+            const held = (await ok(as, 'GET', `/v1/payments/${topUp.paymentId}`)).Allocations as any[];
             await editPayment(as, topUp.paymentId, { Allocations: [] });
-            unallocatedCents += onTopUp.paidCents;
-            onTopUp.paidCents = 0;
+            for (const allocation of held) {
+              const on = modelled.get(allocation.invoiceID)!;
+              if (allocation.invoiceID === topUp.invoiceId) on.paidCents -= cents(allocation.amountApplied);
+              else on.cashCents -= cents(allocation.amountApplied);
+              unallocatedCents += cents(allocation.amountApplied);
+            }
+            const onTopUp = modelled.get(topUp.invoiceId)!;
             const amount = (Math.min(s.cents, topUp.cents) / 100).toFixed(2);
             const res = await as.request('POST', '/v1/credits', {
               body: {
@@ -257,7 +267,20 @@ describe('the credit journal', () => {
             });
             unallocatedCents += s.cents;
           } else if (s.kind === 'days') {
-            // The account's test clock runs the daily work of every day it passes, expiry among it.
+            // The account's test clock runs the daily work of every day it passes, expiry among it, and the pass
+            // that pays open invoices from the customer's money not yet applied, the oldest first (paid top-ups' own
+            // invoices left alone), then from its grants, which the journal tells (docs/credits.md, "Consumption
+            // order").
+            const topUpInvoices = new Set(topUps.map((topUp) => topUp.invoiceId));
+            const owing = new Map<number, number>(
+              (await invoicesOf(as, customerId)).map((read) => [read.invoiceID, cents(read.Balance)]),
+            );
+            for (const [id, on] of [...modelled].sort(([a], [b]) => a - b)) {
+              if (on.cancelled || topUpInvoices.has(id)) continue;
+              const applied = Math.min(unallocatedCents, owing.get(id) ?? 0);
+              on.cashCents += applied;
+              unallocatedCents -= applied;
+            }
             now = dayAfter(now, s.days);
             await ok(as, 'POST', '/v1/test-clock/advance', { To: now }, 200);
           }

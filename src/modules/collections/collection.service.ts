@@ -12,6 +12,7 @@ import { afterRetriesRanOut } from './retriesRanOut.service.ts';
 import { finishUnansweredRefunds } from './gatewayRefund.service.ts';
 import { finishUnansweredPortalPayments } from './payNow.service.ts';
 import { applyChargeEvents } from './chargeEvents.service.ts';
+import { invoicesWithSalesInFlight } from './salesInFlight.ts';
 
 /**
  * Automatic collection of card invoices (docs/gateways.md, "Automatic collection of card invoices";
@@ -187,6 +188,22 @@ export async function invoicesInFlight(
   invoiceIds: readonly number[],
 ): Promise<Set<number>> {
   return new Set(await repo.listInvoicesWithOpenAttempts(ctx.db, ctx.account.id, invoiceIds));
+}
+
+/**
+ * Those of the invoices being collected right now: a charge waiting for its answer (an attempt `started`), or a
+ * capture widget's sale under way. Credit leaves them to that answer (docs/gateways.md, "Credit first"); the credits
+ * module asks the same through its port (connectModules).
+ */
+export async function invoicesBeingCollected(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Set<number>> {
+  if (invoiceIds.length === 0) return new Set();
+  return new Set([
+    ...(await invoicesInFlight(ctx, invoiceIds)),
+    ...(await invoicesWithSalesInFlight(ctx, invoiceIds)),
+  ]);
 }
 
 /** For the paymentMethods port: charges of the method still waiting for the gateway's answer. */

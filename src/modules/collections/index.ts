@@ -6,6 +6,7 @@ export type { CollectionOptions, CollectionSummary } from './collection.service.
 export {
   collectDueInvoices,
   emptyCollectionSummary,
+  invoicesBeingCollected,
   invoicesInFlight,
   openCollectionAttempts,
 } from './collection.service.ts';
@@ -18,6 +19,8 @@ export type { UncollectedInvoice } from './retriesRanOut.service.ts';
 export { reportBlockedCollection } from './blockedCollection.service.ts';
 /** For batches and widgets: the customer's own money applied to invoices before they are collected. */
 export { applyCreditFirst } from './creditFirst.ts';
+/** For the bill run: the daily pass that pays open invoices from their customers' credit (docs/credits.md). */
+export { payOpenInvoicesFromCredit } from './openInvoiceCredit.service.ts';
 /** For the customer portal: a customer paying invoices now with the primary card. */
 export type { PayNowInput, PayNowOutcome } from './payNow.service.ts';
 export { payInvoicesNow } from './payNow.service.ts';

@@ -157,25 +157,29 @@ interface ReminderContent {
 
 /**
  * The reminder's words, by the day it goes (not its schedule's day, which a test clock's jump may have passed):
- * "due on …" before the due date, "due today" on it, "overdue since … (N days)" after.
+ * "due on …" before the due date, "due today" on it, "overdue since … (N days)" after. An invoice partly paid (by
+ * credit, say: docs/credits.md, "Consumption order") is named by its total and says what is still owed.
  */
 async function reminderContent(ctx: ServiceContext, invoice: Invoice, on: string): Promise<ReminderContent> {
   const seller = await documentSeller(ctx);
   const signature = [sellerName(seller), ...sellerLines(seller)];
   const number = invoice.invoiceNum ?? invoice.id!;
   const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
+  const total = amountText(invoice.currencyCode, invoice.money.totalMinor);
+  const stillOwed = invoice.balances.balanceMinor < invoice.money.totalMinor ? `: ${owed} is still owed` : '';
+  const of = stillOwed === '' ? owed : total;
   const due = longDate(invoice.dueDate);
   const late = daysBetween(invoice.dueDate, on);
   const [subject, first] =
     late < 0
       ? [
           `Invoice ${number} from ${signature[0]} is due on ${due}`,
-          `Invoice ${number} of ${owed} is due on ${due}.`,
+          `Invoice ${number} of ${of} is due on ${due}${stillOwed}.`,
         ]
       : late === 0
         ? [
             `Invoice ${number} from ${signature[0]} is due today`,
-            `Invoice ${number} of ${owed} is due today, ${due}.`,
+            `Invoice ${number} of ${of} is due today, ${due}${stillOwed}.`,
           ]
         : [
             `Invoice ${number} from ${signature[0]} is overdue`,

@@ -20,7 +20,7 @@ import type { PayableInvoice, PayableLine, PlannedSpend } from './credit.ts';
 import * as repo from './credit.repository.ts';
 import * as topUpRepo from './topUp.repository.ts';
 import type { CreditGrant, NewEntry } from './credit.repository.ts';
-import { entryOf, grantAsSource, grantRef } from './grant.service.ts';
+import { entryOf, grantAsSource, grantRef } from './grantEntries.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
 
 /**

@@ -8,12 +8,14 @@ import { parseWireDate } from '../../core/wireDates.ts';
 import { componentsByIds, metricsByCodes } from '../catalogue/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { grantAllocations, withLockedCustomer } from '../ledger/index.ts';
-import { capacityOf, isExpired, noSums, remainingOf } from './credit.ts';
+import { isExpired, noSums, remainingOf } from './credit.ts';
 import type { GrantSums } from './credit.ts';
 import * as repo from './credit.repository.ts';
+import { entryOf, grantRef } from './grantEntries.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
 import type { CreditEntry, CreditGrant } from './credit.repository.ts';
 import { getWallet } from './wallet.service.ts';
+import { payOpenInvoicesFromGrants } from './openInvoices.service.ts';
 
 /** A grant as the API shows it: its figures from the journal, its state, and (one grant's GET) what it paid. */
 export interface GrantView extends CreditGrant {
@@ -34,11 +36,12 @@ export interface GrantInput {
   note: string | null | undefined;
 }
 
+/** The journal's other writers (top-ups, expiry, crediting a top-up) take these from here too. */
+export { entryOf, grantAsSource, grantRef } from './grantEntries.ts';
+
 /** Priorities as Lago numbers them: 1 is used first. */
 export const PRIORITY_MIN = 1;
 export const PRIORITY_MAX = 50;
-
-export const grantRef = (id: number) => ({ type: 'credit_grant', id });
 
 export async function grantsByIds(
   ctx: ServiceContext,
@@ -79,8 +82,9 @@ export async function listEntries(
 }
 
 /**
- * POST /v1/wallets/{id}/grants: promotional credit, free (docs/credits.md, "Grants"). It pays invoices at their
- * issue and at each credit-first moment from now on; invoices already open are paid at their next such moment.
+ * POST /v1/wallets/{id}/grants: promotional credit, free (docs/credits.md, "Grants"). It pays the customer's open
+ * invoices in its currency at once, then invoices at their issue and at each credit-first moment from now on
+ * (docs/credits.md, "Consumption order").
  */
 export async function createGrant(
   ctx: ServiceContext,
@@ -112,7 +116,12 @@ export async function createGrant(
       nowInstant(ctx),
     );
     await emitEvent(tctx, 'credit_grant.created', grantRef(grantId));
-    // A grant may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts").
+    await payOpenInvoicesFromGrants(tctx, {
+      customerId: wallet.customerId,
+      currencyCode: wallet.currencyCode,
+    });
+    // A grant may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts"): what it
+    // is once the open invoices took their part.
     await checkWalletBalances(tctx, [walletId]);
     return grantId;
   });
@@ -145,23 +154,6 @@ export async function voidGrant(ctx: ServiceContext, grantId: number): Promise<G
   return getGrant(ctx, grantId);
 }
 
-/** A journal entry of a grant with no invoice. */
-export function entryOf(
-  grant: { id: number; walletId: number },
-  kind: repo.NewEntry['kind'],
-  amountMinor: number,
-  on: { invoiceId: number; allocationId: number | null } | null = null,
-): repo.NewEntry {
-  return {
-    grantId: grant.id,
-    walletId: grant.walletId,
-    kind,
-    amountMinor,
-    invoiceId: on?.invoiceId ?? null,
-    allocationId: on?.allocationId ?? null,
-  };
-}
-
 async function grantViews(ctx: ServiceContext, grants: readonly CreditGrant[]): Promise<GrantView[]> {
   const sums = await repo.sumsOfGrants(
     ctx.db,
@@ -181,16 +173,6 @@ async function grantViews(ctx: ServiceContext, grants: readonly CreditGrant[]): 
           : 'used';
     return { ...grant, sums: of, remainingMinor: status === 'expired' ? 0 : remainingMinor, status };
   });
-}
-
-/** What a grant's capacity is for the ledger (see GrantAsSource). */
-export function grantAsSource(grant: CreditGrant, sums: GrantSums) {
-  return {
-    grantId: grant.id,
-    customerId: grant.customerId,
-    currencyCode: grant.currencyCode,
-    capacityMinor: capacityOf(sums),
-  };
 }
 
 interface CheckedGrant {

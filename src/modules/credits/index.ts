@@ -38,6 +38,14 @@ export { getGrant } from './grant.service.ts';
 export { GrantOut } from './credits.schemas.ts';
 /** For the collection loop: an automatic top-up's declined charge told on its wallet. */
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
+/**
+ * For the collection loop's daily pass of open invoices: where customers hold grants that may still pay; and, for
+ * connectModules, the port through which it says which invoices are being collected now (docs/credits.md,
+ * "Consumption order").
+ */
+export { customersHoldingGrantCredit, topUpInvoicesAmong } from './openInvoices.service.ts';
+export type { InvoicesBeingCollected } from './invoicesBeingCollected.ts';
+export { registerInvoicesBeingCollected } from './invoicesBeingCollected.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
 export { expireCreditGrants } from './expiry.service.ts';
 

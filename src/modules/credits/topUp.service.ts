@@ -5,7 +5,7 @@ import { wireAmountToMinor } from '../../core/money.ts';
 import { emitEvents, snapshotResources } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
-import { withLockedCustomer } from '../ledger/index.ts';
+import { afterMoneyMovement, withLockedCustomer } from '../ledger/index.ts';
 import { PRIORITY_MIN, entryOf, grantRef } from './grant.service.ts';
 import * as repo from './credit.repository.ts';
 import * as topUpRepo from './topUp.repository.ts';
@@ -15,6 +15,7 @@ import { grantEvent } from './consumption.service.ts';
 import { getWallet } from './wallet.service.ts';
 import { checkWalletBalances } from './walletBalance.service.ts';
 import { insertTopUpInvoice } from './topUpInvoice.ts';
+import { payOpenInvoicesFromGrants } from './openInvoices.service.ts';
 
 /**
  * Paid top-ups (docs/credits.md, "Paid top-ups"): an invoice of one line "Prepaid credit", taxed as any sale, and
@@ -57,6 +58,7 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
   );
   const now = nowInstant(ctx);
   const events: EventToEmit[] = [];
+  const granted: { customerId: number; currencyCode: string }[] = [];
   for (const topUp of topUps) {
     if (made.has(topUp.invoiceId)) continue;
     const [wallet] = await repo.findWallets(ctx.db, ctx.account.id, [topUp.walletId]);
@@ -86,10 +88,17 @@ export async function grantPaidTopUps(ctx: ServiceContext, invoiceIds: readonly 
       now,
     );
     events.push({ type: 'credit_grant.created', ref: grantRef(grantId) });
+    granted.push({ customerId: wallet!.customerId, currencyCode: wallet!.currencyCode });
   }
   await emitEvents(ctx, events);
   // The credit bought may lift the balance back over the alert's threshold (docs/credits.md, "Low-balance alerts").
   await checkWalletBalances(ctx, [...new Set(topUps.map((topUp) => topUp.walletId))]);
+  // It pays the customer's open invoices once the money movement that bought it is done (docs/credits.md,
+  // "Consumption order"): this runs in the middle of its allocation.
+  for (const of of granted)
+    await afterMoneyMovement(ctx, `open invoices ${of.customerId} ${of.currencyCode}`, (ctx) =>
+      payOpenInvoicesFromGrants(ctx, of),
+    );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import { owed } from './invoice.repository.ts';
 
 /**
  * Ids of the account's open invoices due between `due.from` and `due.to` (both included) that nobody is collecting
@@ -31,4 +32,25 @@ export async function unpaidInvoiceIdsDueBetween(
     .limit(limit)
     .execute();
   return rows.map((row) => Number(row.id));
+}
+
+/**
+ * Of these customers, those with an issued, not cancelled invoice still owing something (pending payments taken
+ * off), with the currencies they owe in: where the daily pass of open invoices pays from credit (docs/credits.md,
+ * "Consumption order"). One statement; read without a lock, so a hint that the pass reads again under the lock.
+ */
+export async function customersOwingIn(
+  ctx: ServiceContext,
+  customerIds: readonly number[],
+): Promise<{ customerId: number; currencyCode: string }[]> {
+  if (customerIds.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('invoices')
+    .select(['customer_id', 'currency_code'])
+    .distinct()
+    .where('account_id', '=', ctx.account.id)
+    .where('customer_id', 'in', [...new Set(customerIds)])
+    .where(owed)
+    .execute();
+  return rows.map((row) => ({ customerId: Number(row.customer_id), currencyCode: row.currency_code }));
 }

@@ -57,3 +57,36 @@ export async function listUnappliedSources(
       a.id - b.id,
   );
 }
+
+/**
+ * Every customer and currency of the account in which the customer holds money with something left to allocate (as
+ * listUnappliedSources counts it), each once: where the daily pass of open invoices looks (docs/credits.md,
+ * "Consumption order"). Read without a lock: the pass reads each customer's money again under its lock.
+ */
+export async function listCustomersWithUnappliedMoney(
+  db: Db,
+  accountId: number,
+): Promise<{ customerId: number; currencyCode: string }[]> {
+  const payments = db
+    .selectFrom('payments')
+    .select(['customer_id', 'currency_code'])
+    .where('account_id', '=', accountId)
+    .where((eb) => eb('amount_minor', '>', eb.ref('allocated_minor')))
+    .where('state', '=', 'settled');
+  const creditNotes = db
+    .selectFrom('credit_notes')
+    .select(['customer_id', 'currency_code'])
+    .where('account_id', '=', accountId)
+    .where((eb) => eb('amount_minor', '>', eb.ref('allocated_minor')));
+  const adjustments = db
+    .selectFrom('adjustments')
+    .select(['customer_id', 'currency_code'])
+    .where('account_id', '=', accountId)
+    .where((eb) => eb('amount_minor', '>', eb.ref('allocated_minor')))
+    .where('direction', '=', 'negative');
+  // UNION, not UNION ALL: each customer and currency once.
+  const rows = await payments.union(creditNotes).union(adjustments).execute();
+  return rows
+    .map((row) => ({ customerId: Number(row.customer_id), currencyCode: row.currency_code }))
+    .sort((a, b) => a.customerId - b.customerId || (a.currencyCode < b.currencyCode ? -1 : 1));
+}

@@ -155,3 +155,15 @@ export async function unappliedMoneyMinor(
   const sources = await repo.listUnappliedSources(ctx.db, ctx.account.id, of);
   return sources.reduce((sum, source) => sum + source.amountMinor - source.allocatedMinor, 0);
 }
+
+/**
+ * The customers and currencies in which the account's customers hold money not yet applied (settled payments, credit
+ * notes, negative adjustments with an unallocated part), by customer id: where the daily pass of open invoices
+ * looks (docs/credits.md, "Consumption order"). Read outside any lock, so only a hint: the pass reads each again
+ * under the customer's lock.
+ */
+export function customersWithUnappliedMoney(
+  ctx: ServiceContext,
+): Promise<{ customerId: number; currencyCode: string }[]> {
+  return repo.listCustomersWithUnappliedMoney(ctx.db, ctx.account.id);
+}

@@ -15,7 +15,11 @@ export {
 } from './allocation.service.ts';
 /** Credit first: the customer's unapplied money paid to invoices before they are charged or bundled. */
 export type { CustomerCreditRequest } from './customerCredit.service.ts';
-export { applyCustomerCredit, unappliedMoneyMinor } from './customerCredit.service.ts';
+export {
+  applyCustomerCredit,
+  customersWithUnappliedMoney,
+  unappliedMoneyMinor,
+} from './customerCredit.service.ts';
 /** Credit grants as a source of allocations, and the ports the credits module fills (docs/credits.md). */
 export type { GrantAllocationOutcome, GrantAsSource } from './grantAllocation.service.ts';
 export type { SupplyReduction } from './reduction.ts';
@@ -68,7 +72,7 @@ export type { AllocationInput, WireAllocation } from './allocationInput.ts';
 export { invoiceAllocationInputs } from './allocationInput.ts';
 export { amountFromWire, dateFromWire } from './moneyInput.ts';
 export type { DecimalAmount, Read } from './moneyInput.ts';
-export { withLockedCustomer, withLockedCustomers } from './moneyMovement.ts';
+export { afterMoneyMovement, withLockedCustomer, withLockedCustomers } from './moneyMovement.ts';
 export { toPaymentDto } from './payments.serializer.ts';
 export type { StatementMoneyRecord } from './statementRecords.repository.ts';
 export { statementMoneyRecordsOf } from './statementRecords.repository.ts';

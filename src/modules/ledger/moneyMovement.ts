@@ -33,7 +33,9 @@ export function withLockedCustomer<T>(
   customerId: number,
   work: (ctx: ServiceContext, customer: { id: number; currencyCode: string }) => Promise<T>,
 ): Promise<T> {
-  return withTransaction(ctx, async (ctx) => work(ctx, await lockCustomerForMoney(ctx, customerId)));
+  return withTransaction(ctx, (ctx) =>
+    inMoneyScope(ctx, async () => work(ctx, await lockCustomerForMoney(ctx, customerId))),
+  );
 }
 
 /**
@@ -45,10 +47,12 @@ export function withLockedCustomers<T>(
   customerIds: readonly number[],
   work: (ctx: ServiceContext) => Promise<T>,
 ): Promise<T> {
-  return withTransaction(ctx, async (ctx) => {
-    await lockCustomersForMoney(ctx, customerIds);
-    return work(ctx);
-  });
+  return withTransaction(ctx, (ctx) =>
+    inMoneyScope(ctx, async () => {
+      await lockCustomersForMoney(ctx, customerIds);
+      return work(ctx);
+    }),
+  );
 }
 
 /**
@@ -62,14 +66,16 @@ export function withLockedCustomerAndCurrency<T>(
   currencyCode: string,
   work: (ctx: ServiceContext, enabledCurrency: string) => Promise<T>,
 ): Promise<T> {
-  return withTransaction(ctx, async (ctx) => {
-    const [, enabledCurrency] = await readTogether(
-      ctx,
-      (ctx) => lockCustomerForMoney(ctx, customerId),
-      (ctx) => assertCurrencyEnabled(ctx, currencyCode, 'CurrencyCode'),
-    );
-    return work(ctx, enabledCurrency);
-  });
+  return withTransaction(ctx, (ctx) =>
+    inMoneyScope(ctx, async () => {
+      const [, enabledCurrency] = await readTogether(
+        ctx,
+        (ctx) => lockCustomerForMoney(ctx, customerId),
+        (ctx) => assertCurrencyEnabled(ctx, currencyCode, 'CurrencyCode'),
+      );
+      return work(ctx, enabledCurrency);
+    }),
+  );
 }
 
 /**
@@ -84,6 +90,60 @@ export async function withLockedRecord<Row extends { customerId: number }, T>(
 ): Promise<T> {
   const { customerId } = await get(ctx);
   return withLockedCustomer(ctx, customerId, async (ctx) => work(ctx, await get(ctx)));
+}
+
+/**
+ * A money movement's transaction, while work under a customer's lock (the three helpers above) runs in it: how deep
+ * those helpers are nested, and the work asked to follow the movement (afterMoneyMovement), by key. Kept by the
+ * transaction (a Kysely transaction is one object for all the contexts made on it) and dropped when the outermost
+ * helper returns.
+ */
+interface MoneyScope {
+  depth: number;
+  after: Map<string, (ctx: ServiceContext) => Promise<void>>;
+}
+
+const moneyScopes = new WeakMap<object, MoneyScope>();
+
+/** Runs `work` as a money movement of the transaction `ctx` is in; the outermost one then runs what was asked to follow. */
+async function inMoneyScope<T>(ctx: ServiceContext, work: () => Promise<T>): Promise<T> {
+  const scope = moneyScopes.get(ctx.db) ?? { depth: 0, after: new Map() };
+  moneyScopes.set(ctx.db, scope);
+  scope.depth += 1;
+  try {
+    const result = await work();
+    if (scope.depth === 1) {
+      // What follows may move money in turn and ask for more: taken in the order asked, until none is left.
+      for (const [key, task] of scope.after) {
+        scope.after.delete(key);
+        await task(ctx);
+      }
+    }
+    return result;
+  } finally {
+    scope.depth -= 1;
+    if (scope.depth === 0) moneyScopes.delete(ctx.db);
+  }
+}
+
+/**
+ * Work that must follow the money movement in progress, in its transaction and under its customer's lock, once the
+ * movement is done: when the outermost of withLockedCustomer, withLockedCustomers and withLockedCustomerAndCurrency
+ * has finished its work, before it returns; at once when none is running. A paid top-up's credit pays the
+ * customer's open invoices so (docs/credits.md, "Consumption order"): the moment is found in the middle of an
+ * allocation, whose caller goes on with the figures it planned (credit first spreading the next source, a
+ * collection run recording its other answers), so paying other invoices there would change them under it. Work
+ * asked twice under one key (the same customer and currency) runs once. A failure fails the movement, as the work
+ * would have done in it.
+ */
+export async function afterMoneyMovement(
+  ctx: ServiceContext,
+  key: string,
+  task: (ctx: ServiceContext) => Promise<void>,
+): Promise<void> {
+  const scope = moneyScopes.get(ctx.db);
+  if (scope === undefined || scope.depth === 0) return task(ctx);
+  if (!scope.after.has(key)) scope.after.set(key, task);
 }
 
 /** The request fields every money source shares: its amount, currency and date. */
