@@ -32,9 +32,26 @@ import { checkWalletBalances } from './walletBalance.service.ts';
  */
 
 /** Invoicing's port: invoices just issued, in the issuing transaction; their customers' grants pay them. */
-export async function payIssuedInvoices(
+export function payIssuedInvoices(ctx: ServiceContext, issued: readonly IssuedInvoice[]): Promise<void> {
+  return payWithGrantsKeepingOwnMoney(ctx, issued, 'at_issue');
+}
+
+/**
+ * Invoices issued before, paid from their customers' grants as payIssuedInvoices pays new ones (credit arriving,
+ * docs/credits.md, "Consumption order"): the VAT credit takes off them goes on tax credit notes (docs/tax.md).
+ */
+export function payOpenInvoicesWithGrants(
+  ctx: ServiceContext,
+  open: readonly IssuedInvoice[],
+): Promise<void> {
+  return payWithGrantsKeepingOwnMoney(ctx, open, 'after_issue');
+}
+
+/** The customers' grants pay the invoices, what their own money not yet applied would pay kept for it. */
+async function payWithGrantsKeepingOwnMoney(
   ctx: ServiceContext,
   issued: readonly IssuedInvoice[],
+  moment: 'at_issue' | 'after_issue',
 ): Promise<void> {
   const now = nowInstant(ctx);
   const customers = [...new Set(issued.map((invoice) => invoice.customerId))];
@@ -56,7 +73,7 @@ export async function payIssuedInvoices(
             invoiceIds: ofCustomer.filter((i) => i.currencyCode === currencyCode).map((i) => i.invoiceId),
           },
           reservedMinor,
-          'at_issue',
+          moment,
         );
       }
     }

@@ -2,7 +2,7 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { lockOpenInvoices } from '../invoicing/index.ts';
 import { withLockedCustomer } from '../ledger/index.ts';
-import { payIssuedInvoices } from './consumption.service.ts';
+import { payOpenInvoicesWithGrants } from './consumption.service.ts';
 import { listCustomersHoldingCredit } from './heldCredit.repository.ts';
 import { invoicesBeingCollected } from './invoicesBeingCollected.ts';
 import { topUpsOfInvoices } from './topUp.repository.ts';
@@ -36,7 +36,7 @@ export async function payOpenInvoicesFromGrants(
       open.map((invoice) => invoice.id),
     );
     const payable = open.filter((invoice) => !collecting.has(invoice.id));
-    await payIssuedInvoices(
+    await payOpenInvoicesWithGrants(
       ctx,
       payable.map((invoice) => ({
         invoiceId: invoice.id,
