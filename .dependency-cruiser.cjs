@@ -17,6 +17,7 @@ const MODULE_ORDER = [
   'ledger',
   'credits',
   'statements',
+  'reports',
   'usage',
   'coupons',
   'subscriptions',

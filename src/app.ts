@@ -36,6 +36,7 @@ import { registerRecurringInvoicesRoutes } from './modules/invoicing/recurringIn
 import { registerAdjustmentsRoutes } from './modules/ledger/adjustments.routes.ts';
 import { registerCreditNotesRoutes } from './modules/ledger/creditNotes.routes.ts';
 import { registerTaxCreditNotesRoutes } from './modules/ledger/taxCreditNotes.routes.ts';
+import { registerReportsRoutes } from './modules/reports/reports.routes.ts';
 import { registerPaymentsRoutes } from './modules/ledger/payments.routes.ts';
 import { registerStatementsRoutes } from './modules/statements/statements.routes.ts';
 import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMethods.routes.ts';
@@ -148,6 +149,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerAdjustmentsRoutes(v1);
   registerCreditNotesRoutes(v1);
   registerTaxCreditNotesRoutes(v1);
+  registerReportsRoutes(v1);
   registerStatementsRoutes(v1);
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);

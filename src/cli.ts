@@ -462,6 +462,52 @@ program
     if (report.differences.length > 0 && !report.fixed) process.exitCode = 1;
   });
 
+function vatBasis(value: string): 'invoice' | 'payments' {
+  if (value !== 'invoice' && value !== 'payments')
+    throw new InvalidArgumentError('must be invoice or payments');
+  return value;
+}
+
+const report = program.command('report').description("an account's reports");
+report
+  .command('vat')
+  .description(
+    'the VAT report of a tax period (docs/tax.md, "The VAT report"): the sales boxes of the VAT201 return per ' +
+      'currency, from the documents of the period',
+  )
+  .requiredOption('--account <id>', 'account id', positiveInteger)
+  .requiredOption('--from <date>', "the first day of the period (YYYY-MM-DD, in the account's time zone)")
+  .requiredOption('--to <date>', 'the last day of the period')
+  .option('--basis <basis>', "invoice or payments (the account's VatBasis when left out)", vatBasis)
+  .option('--csv', 'print every document and the totals as CSV')
+  .option('--json', 'print JSON, as GET /v1/reports/vat answers')
+  .action(
+    async (options: {
+      account: number;
+      from: string;
+      to: string;
+      basis?: 'invoice' | 'payments';
+      csv?: boolean;
+      json?: boolean;
+    }) => {
+      const { withStorage, accountContext } = await runtime();
+      const reports = await import('./modules/reports/index.ts');
+      const { vatReport, timeZone } = await withStorage(async (storage) => {
+        const ctx = await accountContext(storage, options.account);
+        const vatReport = await reports.vatReportFromWire(ctx, {
+          from: options.from,
+          to: options.to,
+          ...(options.basis ? { basis: options.basis } : {}),
+        });
+        return { vatReport, timeZone: ctx.account.timeZone };
+      });
+      if (options.csv) process.stdout.write(reports.vatReportCsv(vatReport));
+      else if (options.json)
+        console.log(JSON.stringify(reports.toVatReportDto(vatReport, timeZone), null, 2));
+      else console.log(reports.vatReportText(vatReport));
+    },
+  );
+
 const mail = program.command('mail').description('read the e-mail outbox');
 mail
   .command('list')

@@ -45,6 +45,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   subscriptionCreditID: 57,
   paymentID: 7715,
   creditNoteID: 402,
+  taxCreditNoteID: 51,
   adjustmentID: 219,
   AdjustmentID: 219,
   positiveAdjustmentID: 219,
@@ -237,6 +238,12 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   TotalPendingPaid: 0,
   TotalNegativeAdjs: 0,
   ActualBalance: 27.5,
+  // docs/tax.md, "What an invoice shows": 25.00 + 20 % VAT, 27.50 of 30.00 still owed (its VAT 27.50 × 5 / 30).
+  TotalTax: 5,
+  CreditedTotal: 0,
+  CreditedTax: 0,
+  BalanceTax: 4.58,
+  Tax: 5,
   Status: 'Due',
   numDaysBeforeToInv: 0,
   reference: 'Hosting retainer',
@@ -446,11 +453,49 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   Requeued: 37,
 };
 
+/** A credit note of 3.00 on the invoice of 30.00 (20 % VAT in it): 3.00 × 5.00 / 30.00 = 0.50 of VAT. */
+const TAX_CREDIT_NOTE_EXAMPLES = {
+  Kind: 'credit_note',
+  Amount: 3,
+  AmountEx: 2.5,
+  Tax: 0.5,
+  AmountInc: 3,
+  Unapplied: 0,
+  Reason: 'Two days of outage',
+  PdfURL: '/v1/tax-credit-notes/51/pdf',
+};
+
+/** March's VAT report of the story: the invoice of 30.00, 5.00 of it VAT (docs/tax.md, "The VAT report"). */
+const VAT_REPORT_EXAMPLES = {
+  Kind: 'invoice',
+  Number: '1007',
+  Customer: 'Analytical Engines Ltd',
+  Rates: 'VAT 20%',
+  Category: 'standard',
+  From: '2026-03-01',
+  To: '2026-03-31',
+  OutputTax: 5,
+  Field1: 30,
+  Field2: 0,
+  Field2A: 0,
+  Field3: 0,
+  Field4: 5,
+};
+
+/** The same examples under each of these schema and tag names. */
+function under(names: readonly string[], examples: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    names.flatMap((name) => Object.entries(examples).map(([key, value]) => [`${name}.${key}`, value])),
+  );
+}
+
 /**
  * Where a wire name means something else on one tag's resources (`Tag.Name`) or in one shared schema
  * (`Schema.Name`, the name under components.schemas; it wins over the tag).
  */
 export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
+  ...under(['TaxCreditNote', 'Tax credit notes'], TAX_CREDIT_NOTE_EXAMPLES),
+  ...under(['VatReport', 'Reports'], VAT_REPORT_EXAMPLES),
   'Prepaid credit.Name': 'Ada’s USD credit',
   'Prepaid credit.Balance': 70,
   'Prepaid credit.Amount': 100,

@@ -138,6 +138,14 @@ const TAGS = [
   ['Payments', 'Money received: allocated to invoices by hand or automatically, changing their balances.'],
   ['Credit notes', 'Credit given to a customer, allocated to invoices like a payment.'],
   [
+    'Tax credit notes',
+    'Every credit that reduces a taxed supply, with the invoices it corrects and the VAT it takes off; as PDF.',
+  ],
+  [
+    'Reports',
+    'The VAT report of a tax period: the VAT201 return’s sales boxes, with every document they sum.',
+  ],
+  [
     'Adjustments',
     'Positive adjustments raise what a customer owes (opening balance, refund); negative lower it.',
   ],

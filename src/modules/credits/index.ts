@@ -27,6 +27,8 @@ export {
   statementCreditRecordsOf,
 } from './consumption.service.ts';
 export { creditWordsOfInvoices } from './invoiceCreditWords.service.ts';
+/** For the VAT report (docs/tax.md): which invoices sell credit, and which credit is money. */
+export { grantsThatAreMoney, prepaidCreditSales } from './invoiceCreditWords.service.ts';
 export { grantPaidTopUps, voidUnpaidTopUps } from './topUp.service.ts';
 export { creditTopUpInvoices } from './topUpCredit.service.ts';
 /** For collections' refunds: a top-up invoice a refund must not reopen. */

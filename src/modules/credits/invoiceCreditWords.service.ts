@@ -17,12 +17,7 @@ export async function creditWordsOfInvoices(
   invoiceIds: readonly number[],
 ): Promise<Map<number, InvoiceCreditWords>> {
   const prepaid = await prepaidCreditOnInvoices(ctx, invoiceIds);
-  const sales = new Map(
-    (await topUpRepo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds)).map((topUp) => [
-      topUp.invoiceId,
-      topUp.vatTreatment,
-    ]),
-  );
+  const sales = await prepaidCreditSales(ctx, invoiceIds);
   const credits = await creditsOnInvoiceDocuments(ctx, invoiceIds);
   const label = await creditLabels(ctx, [...credits.values()].flat());
   const words = new Map<number, InvoiceCreditWords>();
@@ -69,4 +64,23 @@ async function creditLabels(
     const note = `credit note ${credit.taxCreditNote.creditNumber}`;
     return credit.source.type === 'credit_grant' ? `${note}, ${prepaidWords(grant)}` : note;
   };
+}
+
+/** How each of these invoices sells prepaid credit (docs/tax.md, "Prepaid credit"), by id; others are absent. */
+export async function prepaidCreditSales(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Map<number, 'when_sold' | 'when_used'>> {
+  return new Map(
+    (await topUpRepo.topUpsOfInvoices(ctx.db, ctx.account.id, invoiceIds)).map((topUp) => [
+      topUp.invoiceId,
+      topUp.vatTreatment,
+    ]),
+  );
+}
+
+/** The grants among these that are money (taxed when used, section 10(18)): their consumption is a payment. */
+export async function grantsThatAreMoney(ctx: ServiceContext, grantIds: readonly number[]): Promise<Set<number>> {
+  const grants = await repo.findGrants(ctx.db, ctx.account.id, [...new Set(grantIds)]);
+  return new Set(grants.filter((grant) => grant.vatTreatment === 'when_used').map((grant) => grant.id));
 }

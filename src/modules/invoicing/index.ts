@@ -55,6 +55,7 @@ export {
   addToInvoicesMoney,
   invoiceTaxedTotals,
   issuedInvoicesBalanceOf,
+  issuedInvoicesBetween,
   lockInvoicesForAllocation,
   lockInvoicesForCollection,
   lockOpenInvoices,

@@ -53,36 +53,91 @@ export async function addToInvoicesMoneyColumn(
   return rows.map((row) => ({ id: row.id, ...invoiceMoneyFiguresFromRow(row) }));
 }
 
-/** Each invoice's Total, the taxes in it (Σ over its lines of AmountInc − AmountEx), its date and whether cancelled. */
+/** An invoice's Total with the taxes in it, and what a VAT report needs to place it (taxedTotalsOf). */
+export interface TaxedTotalRow {
+  id: number;
+  invoiceNum: number | null;
+  customerId: number;
+  currencyCode: string;
+  invoiceDate: string;
+  isDraft: boolean;
+  isCancelled: boolean;
+  totalMinor: number;
+  /** Σ over its lines of AmountInc − AmountEx. */
+  taxMinor: number;
+  taxes: { name: string; perc: string }[];
+}
+
+/** The invoices with these ids, or (ids undefined) issued within [from, to], with their Totals and taxes. */
 export async function taxedTotalsOf(
   db: Db,
   accountId: number,
-  invoiceIds: readonly number[],
-): Promise<
-  { id: number; totalMinor: number; taxMinor: number; invoiceDate: string; isCancelled: boolean }[]
-> {
-  if (invoiceIds.length === 0) return [];
+  select: { ids: readonly number[] } | { from: string; to: string },
+): Promise<TaxedTotalRow[]> {
+  if ('ids' in select && select.ids.length === 0) return [];
   const rows = await db
     .selectFrom('invoices')
     .leftJoin('invoice_charges', 'invoice_charges.invoice_id', 'invoices.id')
     .select([
       'invoices.id as id',
-      'invoices.total_minor as total_minor',
+      'invoices.invoice_num as invoice_num',
+      'invoices.customer_id as customer_id',
+      'invoices.currency_code as currency_code',
       'invoices.invoice_date as invoice_date',
+      'invoices.is_draft as is_draft',
       'invoices.is_cancelled as is_cancelled',
+      'invoices.total_minor as total_minor',
       sql<
         number | string
       >`coalesce(sum(invoice_charges.amount_inc_minor - invoice_charges.amount_ex_minor), 0)`.as('tax_minor'),
     ])
     .where('invoices.account_id', '=', accountId)
-    .where('invoices.id', 'in', [...invoiceIds])
-    .groupBy(['invoices.id', 'invoices.total_minor', 'invoices.invoice_date', 'invoices.is_cancelled'])
+    .$if('ids' in select, (qb) => qb.where('invoices.id', 'in', [...(select as { ids: number[] }).ids]))
+    .$if(!('ids' in select), (qb) =>
+      qb
+        .where('invoices.invoice_date', '>=', (select as { from: string }).from)
+        .where('invoices.invoice_date', '<=', (select as { to: string }).to)
+        .where('invoices.is_draft', '=', false),
+    )
+    .groupBy([
+      'invoices.id',
+      'invoices.invoice_num',
+      'invoices.customer_id',
+      'invoices.currency_code',
+      'invoices.invoice_date',
+      'invoices.is_draft',
+      'invoices.is_cancelled',
+      'invoices.total_minor',
+    ])
+    .orderBy('invoices.invoice_date')
+    .orderBy('invoices.id')
     .execute();
+  const taxes = new Map<number, { name: string; perc: string }[]>();
+  const ids = rows.map((row) => Number(row.id));
+  for (let i = 0; i < ids.length; i += 500) {
+    const taxRows = await db
+      .selectFrom('invoice_taxes')
+      .select(['invoice_id', 'name', 'perc'])
+      .where('account_id', '=', accountId)
+      .where('invoice_id', 'in', ids.slice(i, i + 500))
+      .orderBy('id')
+      .execute();
+    for (const tax of taxRows)
+      taxes.set(Number(tax.invoice_id), [
+        ...(taxes.get(Number(tax.invoice_id)) ?? []),
+        { name: tax.name, perc: String(tax.perc) },
+      ]);
+  }
   return rows.map((row) => ({
     id: Number(row.id),
+    invoiceNum: row.invoice_num === null ? null : Number(row.invoice_num),
+    customerId: Number(row.customer_id),
+    currencyCode: row.currency_code,
+    invoiceDate: row.invoice_date,
+    isDraft: Boolean(row.is_draft),
+    isCancelled: Boolean(row.is_cancelled),
     totalMinor: Number(row.total_minor),
     taxMinor: Number(row.tax_minor),
-    invoiceDate: row.invoice_date,
-    isCancelled: Boolean(row.is_cancelled),
+    taxes: taxes.get(Number(row.id)) ?? [],
   }));
 }

@@ -8,6 +8,7 @@ import { moneyOf } from './invoice.ts';
 import type { AllocatableInvoiceRecord, InvoiceMoneyFigures } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import { addToInvoicesMoneyColumn, taxedTotalsOf } from './invoiceMoney.repository.ts';
+import type { TaxedTotalRow } from './invoiceMoney.repository.ts';
 
 /** The ledger's part of a customer's Balance that its invoices owe (invoice.repository.ts, issuedInvoicesBalanceOf). */
 export const { issuedInvoicesBalanceOf } = repo;
@@ -189,20 +190,23 @@ export async function statementInvoicesOf(
   }));
 }
 
-/** An invoice's Total and the taxes in it: what a reduction's VAT is a share of (docs/tax.md). */
-export interface TaxedInvoiceTotal {
-  id: number;
-  totalMinor: number;
-  taxMinor: number;
-  invoiceDate: PlainDate;
-  isCancelled: boolean;
-}
+/** An invoice's Total and the taxes in it: what a reduction's VAT is a share of, and a VAT report places (docs/tax.md). */
+export type TaxedInvoiceTotal = TaxedTotalRow;
 
 /** The account's invoices with these ids, their Totals with the taxes in them, by id (unknown ids left out). */
 export async function invoiceTaxedTotals(
   ctx: ServiceContext,
   invoiceIds: readonly number[],
 ): Promise<Map<number, TaxedInvoiceTotal>> {
-  const rows = await taxedTotalsOf(ctx.db, ctx.account.id, [...new Set(invoiceIds)]);
+  const rows = await taxedTotalsOf(ctx.db, ctx.account.id, { ids: [...new Set(invoiceIds)] });
   return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The account's issued invoices dated within [from, to] (cancelled ones too), by date then id. */
+export function issuedInvoicesBetween(
+  ctx: ServiceContext,
+  from: PlainDate,
+  to: PlainDate,
+): Promise<TaxedInvoiceTotal[]> {
+  return taxedTotalsOf(ctx.db, ctx.account.id, { from, to });
 }

@@ -398,3 +398,78 @@ export async function hasMoneyRecords(db: Db, accountId: number, customerId: num
   }
   return false;
 }
+
+/** Money received on invoices, as the VAT report's payments basis reads it (moneyReceivedBetween). */
+export interface MoneyOnInvoiceRow {
+  allocationId: number;
+  invoiceId: number;
+  customerId: number;
+  sourceType: 'payment' | 'credit_grant';
+  sourceId: number;
+  amountMinor: number;
+  /** A payment's date; for credit, the instant it was applied. */
+  paymentDate: string | null;
+  createdAt: string;
+}
+
+/**
+ * The allocations to invoices of settled payments dated within [from, to], and of credit grants made within
+ * [fromInstant, toInstant), by date then id.
+ */
+export async function listMoneyOnInvoicesBetween(
+  db: Db,
+  accountId: number,
+  dates: { from: string; to: string; fromInstant: string; toInstant: string },
+): Promise<MoneyOnInvoiceRow[]> {
+  const paid = await db
+    .selectFrom('allocations')
+    .innerJoin('payments', 'payments.id', 'allocations.source_id')
+    .select([
+      'allocations.id as id',
+      'allocations.target_id as target_id',
+      'allocations.customer_id as customer_id',
+      'allocations.source_id as source_id',
+      'allocations.amount_minor as amount_minor',
+      'allocations.created_at as created_at',
+      'payments.payment_date as payment_date',
+    ])
+    .where('allocations.account_id', '=', accountId)
+    .where('allocations.source_type', '=', 'payment')
+    .where('allocations.target_type', '=', 'invoice')
+    .where('payments.account_id', '=', accountId)
+    .where('payments.state', '=', 'settled')
+    .where('payments.payment_date', '>=', dates.from)
+    .where('payments.payment_date', '<=', dates.to)
+    .execute();
+  const credited = await db
+    .selectFrom('allocations')
+    .select(['id', 'target_id', 'customer_id', 'source_id', 'amount_minor', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('source_type', '=', 'credit_grant')
+    .where('target_type', '=', 'invoice')
+    .where('created_at', '>=', dates.fromInstant)
+    .where('created_at', '<', dates.toInstant)
+    .execute();
+  return [
+    ...paid.map((row) => ({
+      allocationId: Number(row.id),
+      invoiceId: Number(row.target_id),
+      customerId: Number(row.customer_id),
+      sourceType: 'payment' as const,
+      sourceId: Number(row.source_id),
+      amountMinor: Number(row.amount_minor),
+      paymentDate: row.payment_date,
+      createdAt: row.created_at,
+    })),
+    ...credited.map((row) => ({
+      allocationId: Number(row.id),
+      invoiceId: Number(row.target_id),
+      customerId: Number(row.customer_id),
+      sourceType: 'credit_grant' as const,
+      sourceId: Number(row.source_id),
+      amountMinor: Number(row.amount_minor),
+      paymentDate: null,
+      createdAt: row.created_at,
+    })),
+  ].sort((a, b) => a.allocationId - b.allocationId);
+}

@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { addDays, dateAt, startOfDate } from '../../core/calendar.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ValidationError } from '../../errors.ts';
@@ -633,4 +635,41 @@ export const customerBalanceFigure: CustomerFigure<number> = {
 /** Whether the customer has payments, credit notes or adjustments: records of money, which keep it from deletion. */
 export function hasMoneyRecords(ctx: ServiceContext, customerId: number): Promise<boolean> {
   return repo.hasMoneyRecords(ctx.db, ctx.account.id, customerId);
+}
+
+/** Money received on an invoice (the VAT report's payments basis, docs/tax.md): a payment's, or credit's. */
+export interface MoneyReceived {
+  allocationId: number;
+  invoiceId: number;
+  customerId: number;
+  source: { type: 'payment' | 'credit_grant'; id: number };
+  amountMinor: number;
+  /** The payment's date; credit's, the day it was applied in the account's time zone. */
+  date: PlainDate;
+}
+
+/**
+ * The money settled payments dated within [from, to] put on invoices, and the credit grants applied to invoices on
+ * those days (the caller keeps the credit that is money: taxed when used), as the allocations stand now.
+ */
+export async function moneyReceivedBetween(
+  ctx: ServiceContext,
+  from: PlainDate,
+  to: PlainDate,
+): Promise<MoneyReceived[]> {
+  const zone = ctx.account.timeZone;
+  const rows = await repo.listMoneyOnInvoicesBetween(ctx.db, ctx.account.id, {
+    from,
+    to,
+    fromInstant: startOfDate(from, zone),
+    toInstant: startOfDate(addDays(to, 1), zone),
+  });
+  return rows.map((row) => ({
+    allocationId: row.allocationId,
+    invoiceId: row.invoiceId,
+    customerId: row.customerId,
+    source: { type: row.sourceType, id: row.sourceId },
+    amountMinor: row.amountMinor,
+    date: row.paymentDate ?? dateAt(row.createdAt, zone),
+  }));
 }

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
 import { creditNoteChangesToRow, creditNoteFromRow, newCreditNoteToRow } from './creditNote.mapper.ts';

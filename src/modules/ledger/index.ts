@@ -24,6 +24,8 @@ export {
 export type { GrantAllocationOutcome, GrantAsSource } from './grantAllocation.service.ts';
 export type { SupplyReduction } from './reduction.ts';
 export { creditedOnInvoices, creditsOnInvoiceDocuments } from './reduction.service.ts';
+export { moneyReceivedBetween } from './allocation.service.ts';
+export type { MoneyReceived } from './allocation.service.ts';
 export type { InvoiceCreditOnDocument } from './reduction.service.ts';
 export { allocateGrant, grantAllocations, releaseGrantAllocations } from './grantAllocation.service.ts';
 export type {

@@ -6,7 +6,6 @@ import { nextCreditNumber } from './creditNumbers.ts';
 import * as repo from './reduction.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { sourceKey, taxedReductions } from './reduction.ts';
-import type { SupplyReduction } from './reduction.ts';
 import type {
   InvoiceReduction,
   ReducedSoFar,

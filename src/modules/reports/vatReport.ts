@@ -1,0 +1,117 @@
+import type { PlainDate } from '../../core/calendar.ts';
+
+/**
+ * The VAT report's pure rules (docs/tax.md, "The VAT report"): which box of the VAT201 return a document's supply
+ * goes in, and the report as the sum of its documents, per currency, so that it reconciles with them by
+ * construction. Amounts in the currency's minor unit; a credit note's are negative.
+ */
+
+/**
+ * standard: taxed above 0 % (fields 1 and 4); zero_rated: taxed at 0 % (field 2); export: zero-rated to a customer
+ * in another country than the seller's (field 2A); exempt: no tax, to a customer at home or whose country is unknown
+ * (field 3); non_supply: prepaid credit taxed when used, which is no supply when sold (field 3 too: "exempt and
+ * non-supplies").
+ */
+export const SUPPLY_CATEGORIES = ['standard', 'zero_rated', 'export', 'exempt', 'non_supply'] as const;
+export type SupplyCategory = (typeof SUPPLY_CATEGORIES)[number];
+
+/** Where an invoice's supply is declared, from its taxes and where its customer is. */
+export function supplyCategory(
+  invoice: { taxes: readonly { perc: string }[]; isNonSupply: boolean },
+  customerCountryId: number | null,
+  sellerCountryId: number | null,
+): SupplyCategory {
+  if (invoice.isNonSupply) return 'non_supply';
+  if (invoice.taxes.some((tax) => Number(tax.perc) > 0)) return 'standard';
+  const abroad =
+    customerCountryId !== null && sellerCountryId !== null && customerCountryId !== sellerCountryId;
+  if (abroad) return 'export';
+  return invoice.taxes.length > 0 ? 'zero_rated' : 'exempt';
+}
+
+/** One line of the report's listing: an invoice, a tax credit note's reduction of one invoice, or money received. */
+export interface ReportDocument {
+  kind: 'invoice' | 'credit_note' | 'payment';
+  /** The invoice's number, the credit note's, or the payment's reference. */
+  number: string;
+  date: PlainDate;
+  invoiceId: number;
+  invoiceNum: number | null;
+  taxCreditNoteId: number | null;
+  paymentId: number | null;
+  customerId: number;
+  customerName: string;
+  vatNo: string | null;
+  currencyCode: string;
+  category: SupplyCategory;
+  /** The invoice's taxes, as "VAT 15%". */
+  rates: string;
+  amountExMinor: number;
+  taxMinor: number;
+  amountIncMinor: number;
+}
+
+export interface Figures {
+  amountExMinor: number;
+  taxMinor: number;
+  amountIncMinor: number;
+}
+
+export interface CurrencyVatReport {
+  currencyCode: string;
+  /** Each box's supplies, their credit notes netted. */
+  supplies: Record<SupplyCategory, Figures>;
+  /** The credit notes within, all boxes together (already netted in `supplies`). */
+  creditNotes: Figures;
+  outputTaxMinor: number;
+  documents: ReportDocument[];
+}
+
+const nothing = (): Figures => ({ amountExMinor: 0, taxMinor: 0, amountIncMinor: 0 });
+
+function add(to: Figures, document: Figures): void {
+  to.amountExMinor += document.amountExMinor;
+  to.taxMinor += document.taxMinor;
+  to.amountIncMinor += document.amountIncMinor;
+}
+
+/** The report of the documents: per currency (in code order), each box the sum of its documents. */
+export function vatReportOf(documents: readonly ReportDocument[]): CurrencyVatReport[] {
+  const byCurrency = new Map<string, CurrencyVatReport>();
+  for (const document of documents) {
+    let report = byCurrency.get(document.currencyCode);
+    if (!report) {
+      report = {
+        currencyCode: document.currencyCode,
+        supplies: Object.fromEntries(SUPPLY_CATEGORIES.map((c) => [c, nothing()])) as Record<
+          SupplyCategory,
+          Figures
+        >,
+        creditNotes: nothing(),
+        outputTaxMinor: 0,
+        documents: [],
+      };
+      byCurrency.set(document.currencyCode, report);
+    }
+    add(report.supplies[document.category], document);
+    if (document.kind === 'credit_note') add(report.creditNotes, document);
+    report.outputTaxMinor += document.taxMinor;
+    report.documents.push(document);
+  }
+  return [...byCurrency.values()].sort((a, b) => a.currencyCode.localeCompare(b.currencyCode));
+}
+
+/**
+ * The VAT201's boxes of sales: 1 standard-rated supplies (consideration including VAT), 2 zero-rated (not exported),
+ * 2A exported, 3 exempt and non-supplies, 4 the output tax of box 1.
+ */
+export function vat201Boxes(report: CurrencyVatReport): Record<'1' | '2' | '2A' | '3' | '4', number> {
+  const { supplies } = report;
+  return {
+    '1': supplies.standard.amountIncMinor,
+    '2': supplies.zero_rated.amountIncMinor,
+    '2A': supplies.export.amountIncMinor,
+    '3': supplies.exempt.amountIncMinor + supplies.non_supply.amountIncMinor,
+    '4': supplies.standard.taxMinor,
+  };
+}

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer, ok } from '../helpers/billing.ts';
+import { runCli } from '../helpers/cli.ts';
+import { fetchApiBytes } from '../helpers/invoices.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+
+/**
+ * The VAT report (docs/tax.md, "The VAT report"): what the VAT201 asks of sales for a period, from the period's
+ * documents, every figure computed here by hand. A South-African vendor (countryID 710) selling to a VAT-registered
+ * customer at home and to one in the United States (840).
+ */
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService();
+});
+afterAll(() => t.close());
+
+async function vendor() {
+  const as = await t.newAccount('Report shop');
+  await ok(as, 'PUT', '/v1/account', { TimeZone: 'UTC', countryID: 710, TaxNumber: '4123456789' });
+  const local = await createCustomer(as, {
+    Name: 'Ada',
+    Company: 'Engines CC',
+    VatNo: '4987654321',
+    countryID: 710,
+  });
+  const abroad = await createCustomer(as, { Name: 'Grace', countryID: 840 });
+  return { as, local, abroad };
+}
+
+const invoice = (as: TestAccount, customerId: number, date: string, ex: number, perc?: number) =>
+  ok(as, 'POST', '/v1/invoices', {
+    customerID: customerId,
+    InvoiceDate: date,
+    Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: ex }],
+    ...(perc === undefined ? {} : { Taxes: [{ Name: 'VAT', Perc: perc }] }),
+  });
+
+const credit = (as: TestAccount, customerId: number, date: string, invoiceId: number, amount: number) =>
+  ok(as, 'POST', '/v1/credits', {
+    customerID: customerId,
+    Date: date,
+    CurrencyCode: 'USD',
+    Amount: amount,
+    Memo: 'Outage',
+    Allocations: [{ invoiceID: invoiceId, amountApplied: amount }],
+  });
+
+const report = (as: TestAccount, query: string) => ok(as, 'GET', `/v1/reports/vat?${query}`);
+
+describe('GET /v1/reports/vat', () => {
+  it('gives two months their boxes, each the sum of its documents, credit notes netted where they are dated', async () => {
+    const { as, local, abroad } = await vendor();
+    // March: 100.00 + 15 % = 115.00 at home; 200.00 abroad, no tax (an export); 50.00 at home at 0 %.
+    const first = await invoice(as, local, '2026-03-02', 100, 0.15);
+    const exported = await invoice(as, abroad, '2026-03-05', 200);
+    const zero = await invoice(as, local, '2026-03-09', 50, 0);
+    // A credit of 23.00 on the first in March (VAT 23.00 × 15.00 / 115.00 = 3.00), and of 11.50 in April (1.50).
+    const march = await credit(as, local, '2026-03-20', first.invoiceID, 23);
+    const april = await credit(as, local, '2026-04-05', first.invoiceID, 11.5);
+    // April: 300.00 + 45.00 = 345.00 at home.
+    const fourth = await invoice(as, local, '2026-04-15', 300, 0.15);
+
+    const m = await report(as, 'from=2026-03-01&to=2026-03-31');
+    expect(m).toMatchObject({
+      From: '2026-03-01T00:00:00.000Z',
+      To: '2026-03-31T00:00:00.000Z',
+      Basis: 'invoice',
+    });
+    expect(m.Currencies).toHaveLength(1);
+    const [usd] = m.Currencies;
+    expect(usd).toMatchObject({
+      CurrencyCode: 'USD',
+      // 115.00 − 23.00 = 92.00, of which VAT 15.00 − 3.00 = 12.00.
+      StandardRated: { AmountEx: 80, Tax: 12, AmountInc: 92 },
+      ZeroRated: { AmountEx: 50, Tax: 0, AmountInc: 50 },
+      Exported: { AmountEx: 200, Tax: 0, AmountInc: 200 },
+      Exempt: { AmountEx: 0, Tax: 0, AmountInc: 0 },
+      NonSupplies: { AmountEx: 0, Tax: 0, AmountInc: 0 },
+      CreditNotes: { AmountEx: -20, Tax: -3, AmountInc: -23 },
+      OutputTax: 12,
+      Vat201: { Field1: 92, Field2: 50, Field2A: 200, Field3: 0, Field4: 12 },
+    });
+    expect(
+      usd.Documents.map((d: any) => [d.Kind, d.Number, d.Category, d.AmountEx, d.Tax, d.AmountInc]),
+    ).toEqual([
+      ['invoice', String(first.invoiceNum), 'standard', 100, 15, 115],
+      ['invoice', String(exported.invoiceNum), 'export', 200, 0, 200],
+      ['invoice', String(zero.invoiceNum), 'zero_rated', 50, 0, 50],
+      ['credit_note', march.CreditNumber, 'standard', -20, -3, -23],
+    ]);
+    expect(usd.Documents[0]).toMatchObject({ Customer: 'Engines CC', VatNo: '4987654321', Rates: 'VAT 15%' });
+
+    const a = (await report(as, 'from=2026-04-01&to=2026-04-30')).Currencies[0];
+    // 345.00 − 11.50 = 333.50, VAT 45.00 − 1.50 = 43.50; the credit note corrects March's invoice.
+    expect(a.Vat201).toEqual({ Field1: 333.5, Field2: 0, Field2A: 0, Field3: 0, Field4: 43.5 });
+    expect(a.Documents.map((d: any) => [d.Kind, d.Number, d.invoiceID])).toEqual([
+      ['invoice', String(fourth.invoiceNum), fourth.invoiceID],
+      ['credit_note', april.CreditNumber, first.invoiceID],
+    ]);
+
+    // The CSV: the same documents, then each box; amounts exact with a point.
+    const csv = await fetchApiBytes(t.url, as, '/v1/reports/vat.csv?from=2026-03-01&to=2026-03-31');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const rows = csv.body.toString('utf8').trimEnd().split('\r\n');
+    expect(rows[0]).toBe(
+      'Currency,Kind,Number,Date,Invoice,Customer,VAT number,Category,Rates,Amount ex,VAT,Amount inc',
+    );
+    expect(rows[1]).toBe(
+      `USD,invoice,${first.invoiceNum},2026-03-02,${first.invoiceNum},Engines CC,4987654321,standard,VAT 15%,100.00,15.00,115.00`,
+    );
+    expect(rows).toContain('USD,total,,2026-03-01..2026-03-31,,,,standard,,80.00,12.00,92.00');
+    expect(rows).toContain('USD,total,,2026-03-01..2026-03-31,,,,VAT201 field 4,,0.00,0.00,12.00');
+  });
+
+  it('reads money by the day it came on the payments basis', async () => {
+    const { as, local } = await vendor();
+    const first = await invoice(as, local, '2026-03-02', 100, 0.15);
+    await credit(as, local, '2026-03-20', first.invoiceID, 23);
+    await ok(as, 'POST', '/v1/payments', {
+      customerID: local,
+      Amount: 46,
+      CurrencyCode: 'USD',
+      Date: '2026-04-03',
+      Method: 'eft',
+      allocations: [{ invoiceID: first.invoiceID, amountApplied: 46 }],
+    });
+    // Nothing came in March; in April 46.00 of the 92.00 left after the credit, whose VAT is 12.00: 6.00.
+    expect((await report(as, 'from=2026-03-01&to=2026-03-31&basis=payments')).Currencies).toEqual([]);
+    const [april] = (await report(as, 'from=2026-04-01&to=2026-04-30&basis=payments')).Currencies;
+    expect(april).toMatchObject({ StandardRated: { AmountEx: 40, Tax: 6, AmountInc: 46 }, OutputTax: 6 });
+    expect(april.Documents).toEqual([
+      expect.objectContaining({ Kind: 'payment', paymentID: expect.any(Number) }),
+    ]);
+    // The account's basis is the default.
+    await ok(as, 'PUT', '/v1/account', { VatBasis: 'payments' });
+    expect((await report(as, 'from=2026-04-01&to=2026-04-30')).Basis).toBe('payments');
+  });
+
+  it("refuses a period it cannot read, naming the field, and shows no other account's documents", async () => {
+    const { as, local } = await vendor();
+    await invoice(as, local, '2026-03-02', 100, 0.15);
+    const backwards = await as.request('GET', '/v1/reports/vat?from=2026-03-31&to=2026-03-01');
+    expect(backwards.status).toBe(422);
+    expect(backwards.body.fields).toEqual([{ field: 'from', message: expect.stringContaining('after to') }]);
+    const unread = await as.request('GET', '/v1/reports/vat?from=soon&to=2026-03-01');
+    expect(unread.status).toBe(422);
+    expect(unread.body.fields.map((f: any) => f.field)).toContain('from');
+    expect((await as.request('GET', '/v1/reports/vat?from=2026-03-01&to=2026-03-31&basis=cash')).status).toBe(
+      422,
+    );
+    const other = await t.newAccount('Other report shop');
+    expect((await report(other, 'from=2026-03-01&to=2026-03-31')).Currencies).toEqual([]);
+  });
+});
+
+describe('billing report vat', () => {
+  it('prints the boxes, or the listing as CSV', async () => {
+    const { as, local } = await vendor();
+    await invoice(as, local, '2026-03-02', 100, 0.15);
+    const args = [
+      'report',
+      'vat',
+      '--account',
+      String(as.accountId),
+      '--from',
+      '2026-03-01',
+      '--to',
+      '2026-03-31',
+    ];
+    const printed = await runCli(args, t.env);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain('VAT report, 2026-03-01 to 2026-03-31, invoice basis');
+    expect(printed.stdout).toMatch(/Standard-rated supplies \(fields 1 and 4\) +100\.00 +15\.00 +115\.00/);
+    expect(printed.stdout).toContain('1 document(s)');
+    const csv = await runCli([...args, '--csv'], t.env);
+    expect(csv.stdout.split('\r\n')[1]).toMatch(/^USD,invoice,/);
+    const bad = await runCli([...args, '--basis', 'cash'], t.env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('must be invoice or payments');
+  });
+});
