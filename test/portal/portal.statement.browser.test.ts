@@ -4,11 +4,20 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { creditNote, invoice, payment, statement } from '../statements/fixtures.ts';
-import { expectAccessible, newPage, SCREENSHOTS, shot, signIn as signInAt, useBrowser } from './browser.ts';
+import { ok } from '../helpers/billing.ts';
+import {
+  download,
+  expectAccessible,
+  newPage,
+  SCREENSHOTS,
+  shot,
+  signIn as signInAt,
+  useBrowser,
+} from './browser.ts';
 import { customerWithLogin, portalPath, t, usePortalService } from './fixtures.ts';
 
 /**
- * The statement and payments pages as a customer meets them: Debian's Chromium, headless; axe on each page in the
+ * The statement, payments and credit notes pages as a customer meets them: Debian's Chromium, headless; axe on each page in the
  * light and the dark scheme (docs/design/portal.md, "Accessibility"). Screenshots and the downloaded PDF go to
  * test-output/portal/ (test/portal/browser.ts).
  */
@@ -120,6 +129,48 @@ describe('the statement and payments in a browser', () => {
     await shot(page, 'payments-dark');
     await context.close();
   }, 90_000);
+
+  it('lists the credit notes and downloads one as a PDF through the portal', async () => {
+    const login = await customerWithLogin();
+    // 100.00 + 15 % VAT = 115.00, credited 23.00 on 10 March: 3.00 of it is VAT (docs/tax.md, "The VAT in a
+    // reduction").
+    const taxed = await invoice(t, login.customerId, 100, '2026-03-02', '2026-03-16', {
+      Taxes: [{ Name: 'VAT', Perc: 0.15 }],
+    });
+    await creditNote(t, login.customerId, 23, '2026-03-10', [
+      { invoiceID: taxed.invoiceID, amountApplied: 23 },
+    ]);
+    const [document] = await ok(t, 'GET', `/v1/tax-credit-notes?customerID=${login.customerId}`);
+    const { context, page } = await newPage();
+    await signIn(page, login.username, login.password);
+
+    await page.getByRole('link', { name: 'Credit notes', exact: true }).click();
+    await expect.poll(() => page.locator('h1').innerText()).toBe('Credit notes');
+    const table = page.getByRole('table', { name: /Your credit notes/ });
+    const rows = table.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    const row = await rows.first().innerText();
+    for (const shown of [`Credit note ${document.CreditNumber}`, '2026-03-10', 'USD 23.00', 'USD 3.00'])
+      expect(row).toContain(shown);
+    expect(
+      await table.getByRole('link', { name: `Invoice ${taxed.invoiceNum}` }).getAttribute('href'),
+    ).toMatch(new RegExp(`/invoices/${taxed.invoiceID}$`));
+    await expectAccessible(page, 'credit notes');
+    await shot(page, 'credit-notes');
+
+    const pdf = await download(page, () =>
+      table.getByRole('link', { name: `Download ${document.CreditNumber} (PDF)` }).click(),
+    );
+    expect(pdf.head).toBe('%PDF-');
+    expect(path.basename(pdf.file)).toBe(`credit-note-${document.CreditNumber}.pdf`);
+    execFileSync('pdftoppm', ['-png', '-r', '60', pdf.file, path.join(SCREENSHOTS, 'credit-note-pdf')]);
+    const printed = execFileSync('pdftotext', ['-layout', pdf.file, '-'], { encoding: 'utf8' });
+    expect(printed).toContain(`Credit note ${document.CreditNumber}`);
+    expect(printed).toMatch(
+      new RegExp(`Tax invoice ${taxed.invoiceNum} of 2 Mar 2026\\s+20\\.00\\s+3\\.00\\s+23\\.00`),
+    );
+    await context.close();
+  });
 
   it('is usable 320 pixels wide', async () => {
     const login = await customerWithLogin();

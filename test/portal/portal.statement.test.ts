@@ -99,7 +99,13 @@ describe('the statement page', () => {
       'Charge',
       'Credit',
     ]);
-    expect(lines[2]![2]).toBe(h.credit.CreditNumber);
+    // A credit note's reference is its tax credit note, a link to its PDF (docs/portal.md, "Credit notes").
+    expect(lines[2]![2]).toBe(`${h.credit.CreditNumber} (PDF)`);
+    const [document] = await ok(t, 'GET', `/v1/tax-credit-notes?customerID=${login.customerId}`);
+    expect(document.creditNoteID).toBe(h.credit.creditNoteID);
+    expect(page.text).toContain(
+      `<a href="${client.base}credit-notes/${document.taxCreditNoteID}/pdf" download>${h.credit.CreditNumber} (PDF)</a>`,
+    );
     expect(lines[1]![2]).toBe(h.paid.Ref);
     // The invoice's reference links to its page.
     expect(page.text).toContain(

@@ -165,3 +165,77 @@ describe('GET /v1/customers/{customerID}/statement.pdf', () => {
     expect(text).toMatch(/Closing balance\s+113\.00/);
   });
 });
+
+describe('the lines of tax credit notes', () => {
+  it('name their number and the invoice they correct, carry taxCreditNoteID, and print the number', async () => {
+    const customerID = await createCustomer(t, { Name: 'Ada', LastName: 'Lovelace' });
+    // 100.00 + 15 % VAT = 115.00.
+    const taxed = await invoice(t, customerID, 100, '2026-03-02', '2026-03-16', {
+      Taxes: [{ Name: 'VAT', Perc: 0.15 }],
+    });
+    const credit = await creditNote(t, customerID, 23, '2026-03-10', [
+      { invoiceID: taxed.invoiceID, amountApplied: 23 },
+    ]);
+    const unapplied = await creditNote(t, customerID, 4, '2026-03-11');
+    const adjusted = await ok(t, 'POST', '/v1/adjustment/add', {
+      AdjustmentType: 'credit_note',
+      customerID,
+      Type: 'negative',
+      Amount: 11.5,
+      Date: '2026-03-12',
+      Ref: 'ADJ-LATE',
+      Memo: 'Late delivery',
+      AutoApply: false,
+      Allocations: [{ objectID: taxed.invoiceID, AmtAllocated: 11.5, isAdjustment: false }],
+    });
+    const writeOff = await negativeAdjustment(t, customerID, 2, '2026-03-13');
+    const documents = await ok(t, 'GET', `/v1/tax-credit-notes?customerID=${customerID}`);
+    const documentOf = (field: 'creditNoteID' | 'adjustmentID', id: number) =>
+      documents.find((document: any) => document[field] === id);
+    const ofCredit = documentOf('creditNoteID', credit.creditNoteID);
+    const ofUnapplied = documentOf('creditNoteID', unapplied.creditNoteID);
+    const ofAdjustment = documentOf('adjustmentID', adjusted.AdjustmentID);
+    expect(ofAdjustment.CreditNumber).toMatch(/^CN-\d{4}$/);
+
+    const body = await statement(t, customerID, '?startDate=2026-03-01&endDate=2026-03-31');
+    // 115.00 − 23.00 − 4.00 − 11.50 − 2.00 = 74.50.
+    expect(body.ClosingBalance).toBe(74.5);
+    expect(body.Lines.map((l: any) => [l.Type, l.ID, l.Description, l.taxCreditNoteID])).toEqual([
+      ['invoice', taxed.invoiceID, `Invoice ${taxed.invoiceNum}`, null],
+      [
+        'credit_note',
+        credit.creditNoteID,
+        `Credit note ${credit.CreditNumber} · invoice ${taxed.invoiceNum} · Goodwill`,
+        ofCredit.taxCreditNoteID,
+      ],
+      [
+        'credit_note',
+        unapplied.creditNoteID,
+        `Credit note ${unapplied.CreditNumber} · Goodwill`,
+        ofUnapplied.taxCreditNoteID,
+      ],
+      [
+        'adjustment',
+        adjusted.AdjustmentID,
+        `Credit note ${ofAdjustment.CreditNumber} · invoice ${taxed.invoiceNum} · Late delivery`,
+        ofAdjustment.taxCreditNoteID,
+      ],
+      // A bad debt lowers what is owed, not the supply: no tax credit note (docs/tax.md, "Tax credit notes").
+      ['adjustment', writeOff, 'Credit adjustment · bad debt · Written off', null],
+    ]);
+    // The existing fields keep their meaning: a credit note's Reference is its CreditNumber, an adjustment's its Ref.
+    expect(body.Lines.map((l: any) => l.Reference)).toEqual([
+      String(taxed.invoiceNum),
+      credit.CreditNumber,
+      unapplied.CreditNumber,
+      'ADJ-LATE',
+      expect.stringMatching(/^BD-/),
+    ]);
+
+    const pdf = await fetchStatementPdf(t.url, t, customerID, '?startDate=2026-03-01&endDate=2026-03-31');
+    expect(pdf.status).toBe(200);
+    const printed = readPdf(pdf.body, 'statement-tax-credit-notes').replace(/\s+/g, ' ');
+    expect(printed).toContain(`Credit note ${credit.CreditNumber} · invoice ${taxed.invoiceNum}`);
+    expect(printed).toContain(`Credit note ${ofAdjustment.CreditNumber} · invoice ${taxed.invoiceNum}`);
+  });
+});

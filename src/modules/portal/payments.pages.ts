@@ -1,16 +1,13 @@
 import type { ServiceContext } from '../../context.ts';
-import type { Page } from '../../core/paging.ts';
 import type { App } from '../../http/types.ts';
 import { adjustmentsByIds, listCreditNotes, listPayments } from '../ledger/index.ts';
 import type { CreditNote, Payment } from '../ledger/index.ts';
 import type { PortalRequests, SignedInPage } from './portalHttp.ts';
 import { invoiceName, money, pageNumber } from './portalViews.ts';
 import { PageQuery, SlugParams } from './portal.schemas.ts';
-import { issuedInvoicesOf } from './signedInCustomer.ts';
+import { everyRecord, issuedInvoicesOf } from './signedInCustomer.ts';
 
 const ENTRIES_PER_PAGE = 25;
-/** How many records one read of the ledger takes while the page gathers all of the customer's. */
-const READ_BATCH = 500;
 
 /** Spec, Payment.Method, as a customer reads it. */
 const METHOD_NAMES: Record<string, string> = {
@@ -24,16 +21,6 @@ const METHOD_NAMES: Record<string, string> = {
   sepa: 'SEPA direct debit',
   other: 'Other',
 };
-
-/** Every record of a ledger list, read in batches (the lists page by creation order). */
-async function everyRecord<T>(read: (page: Page) => Promise<T[]>): Promise<T[]> {
-  const all: T[] = [];
-  for (let offset = 0; ; offset += READ_BATCH) {
-    const batch = await read({ limit: READ_BATCH, offset });
-    all.push(...batch);
-    if (batch.length < READ_BATCH) return all;
-  }
-}
 
 interface AppliedView {
   label: string;

@@ -8,6 +8,7 @@ import { refuseOddFormFields } from '../../http/formFields.ts';
 import type { App } from '../../http/types.ts';
 import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import { registerCreditRoutes } from './credit.pages.ts';
+import { registerCreditNoteRoutes } from './creditNotes.pages.ts';
 import { registerDetailsRoutes } from './details.pages.ts';
 import { registerInvoiceRoutes } from './invoices.pages.ts';
 import { registerMandateRoutes } from './mandates.pages.ts';
@@ -59,6 +60,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPasswordRoutes(portal, pages, deps);
     registerOverviewRoutes(portal, pages);
     registerInvoiceRoutes(portal, pages);
+    registerCreditNoteRoutes(portal, pages);
     registerStatementRoutes(portal, pages);
     registerPaymentsRoutes(portal, pages);
     registerCreditRoutes(portal, pages);

@@ -2,6 +2,7 @@ import { DomainError } from '../../errors.ts';
 import { getInvoice, listInvoicesOfCustomer } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
 import type { ServiceContext } from '../../context.ts';
+import type { Page } from '../../core/paging.ts';
 import type { SignedInPage } from './portalHttp.ts';
 
 /**
@@ -11,6 +12,22 @@ import type { SignedInPage } from './portalHttp.ts';
 
 export const newestFirst = (invoices: Invoice[]) =>
   [...invoices].sort((a, b) => b.invoiceDate.localeCompare(a.invoiceDate) || (b.id ?? 0) - (a.id ?? 0));
+
+/** How many records one read of a list takes while a page gathers all of the customer's. */
+const READ_BATCH = 500;
+
+/**
+ * Every record of a paged list (the ledger's lists page by creation order), read in batches, for a page that shows
+ * them in another order.
+ */
+export async function everyRecord<T>(read: (page: Page) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let offset = 0; ; offset += READ_BATCH) {
+    const batch = await read({ limit: READ_BATCH, offset });
+    all.push(...batch);
+    if (batch.length < READ_BATCH) return all;
+  }
+}
 
 /** The signed-in customer's issued invoices (drafts are the business's own). */
 export async function issuedInvoicesOf(page: SignedInPage): Promise<Invoice[]> {

@@ -100,8 +100,9 @@ function statementView(page: SignedInPage, statement: Statement) {
           },
     lines: statement.lines.map(({ record, balanceMinor }) => ({
       date: record.date,
-      kind:
-        record.kind === 'adjustment'
+      kind: record.taxCreditNote
+        ? 'Credit note'
+        : record.kind === 'adjustment'
           ? record.amountMinor >= 0
             ? 'Charge'
             : 'Credit'
@@ -110,6 +111,11 @@ function statementView(page: SignedInPage, statement: Statement) {
       detail: record.kind === 'invoice' ? null : record.description,
       reference: record.kind === 'invoice' ? `Invoice ${record.reference ?? 'draft'}` : record.reference,
       invoiceHref: record.kind === 'invoice' ? `${page.portal.base}invoices/${record.id}` : null,
+      // A credit's tax credit note, downloaded through the portal (docs/portal.md, "Credit notes").
+      creditNote: record.taxCreditNote && {
+        number: record.taxCreditNote.creditNumber,
+        href: `${page.portal.base}credit-notes/${record.taxCreditNote.id}/pdf`,
+      },
       amount: money(record.amountMinor, currency),
       balance: money(balanceMinor, currency),
     })),

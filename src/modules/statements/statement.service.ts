@@ -9,9 +9,9 @@ import type { FieldProblem } from '../../errors.ts';
 import { getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import { pendingDebitWords, statementInvoicesOf } from '../invoicing/index.ts';
-import { statementMoneyRecordsOf } from '../ledger/index.ts';
+import { statementMoneyRecordsOf, taxCreditNotesOfSources } from '../ledger/index.ts';
 import { statementCreditRecordsOf } from '../credits/index.ts';
-import type { StatementMoneyRecord } from '../ledger/index.ts';
+import type { StatementMoneyRecord, TaxCreditNote } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import { debitDatesOf } from './debitDates.ts';
 
@@ -25,6 +25,11 @@ export interface StatementRecord extends StatementEntry {
   description: string;
   /** An invoice's DueDate, a positive adjustment's (its date when it has none); null for credits. */
   dueDate: PlainDate | null;
+  /**
+   * The tax credit note of a credit note or a negative credit_note adjustment (docs/tax.md, "Tax credit notes"):
+   * its id (its PDF's) and number; null for every other line.
+   */
+  taxCreditNote: { id: number; creditNumber: string } | null;
 }
 
 export interface Statement {
@@ -74,6 +79,7 @@ async function creditRecordsOf(
       date: record.date,
       amountMinor: record.amountMinor,
       reference: null,
+      taxCreditNote: null,
       description: `${record.givenBack ? 'Prepaid credit given back' : 'Prepaid credit applied'} · invoice ${invoiceNums.get(record.invoiceId)!}`,
       dueDate: null,
     }));
@@ -101,6 +107,7 @@ export async function statementFor(
   const invoices = await statementInvoicesOf(ctx, customer.id, currencyCode);
   const money = await statementMoneyRecordsOf(ctx, customer.id, currencyCode);
   const pendingWords = await pendingPaymentWords(ctx, money);
+  const documents = await taxCreditNotesOfLines(ctx, money, startDate, endDate);
   const records: StatementRecord[] = [
     ...invoices.map((invoice) => ({
       kind: 'invoice' as const,
@@ -110,26 +117,32 @@ export async function statementFor(
       reference: invoice.invoiceNum === null ? null : String(invoice.invoiceNum),
       description: `Invoice ${invoice.invoiceNum ?? invoice.id}${invoice.reference ? ` (${invoice.reference})` : ''}`,
       dueDate: invoice.dueDate,
+      taxCreditNote: null,
     })),
-    ...money.map((record) => ({
-      kind: record.kind,
-      id: record.id,
-      date: record.date,
-      amountMinor: record.direction === 'positive' ? record.amountMinor : -record.amountMinor,
-      reference: record.reference,
-      description:
-        (record.kind === 'payment' ? pendingWords.get(record.id) : undefined) ??
-        [
-          record.kind === 'adjustment'
-            ? `${record.direction === 'positive' ? 'Debit' : 'Credit'} adjustment`
-            : KIND_NAMES[record.kind],
-          record.kind === 'credit_note' ? record.reference : record.detail?.replaceAll('_', ' '),
-          record.memo,
-        ]
-          .filter(Boolean)
-          .join(' · '),
-      dueDate: record.direction === 'positive' ? (record.dueDate ?? record.date) : null,
-    })),
+    ...money.map((record) => {
+      const document = documents.get(`${record.kind} ${record.id}`);
+      return {
+        kind: record.kind,
+        id: record.id,
+        date: record.date,
+        amountMinor: record.direction === 'positive' ? record.amountMinor : -record.amountMinor,
+        reference: record.reference,
+        description:
+          (record.kind === 'payment' ? pendingWords.get(record.id) : undefined) ??
+          (document ? taxCreditNoteWords(document, record.memo) : undefined) ??
+          [
+            record.kind === 'adjustment'
+              ? `${record.direction === 'positive' ? 'Debit' : 'Credit'} adjustment`
+              : KIND_NAMES[record.kind],
+            record.kind === 'credit_note' ? record.reference : record.detail?.replaceAll('_', ' '),
+            record.memo,
+          ]
+            .filter(Boolean)
+            .join(' · '),
+        dueDate: record.direction === 'positive' ? (record.dueDate ?? record.date) : null,
+        taxCreditNote: document ? { id: document.id, creditNumber: document.creditNumber } : null,
+      };
+    }),
     ...(await creditRecordsOf(ctx, customer.id, currencyCode, invoices)),
   ];
   const body = statementOf(records, startDate, endDate);
@@ -158,6 +171,41 @@ export async function statementFor(
       .filter((record) => record.pending && record.date <= endDate)
       .reduce((sum, record) => sum + record.amountMinor, 0),
   };
+}
+
+/**
+ * The tax credit notes of the credit notes and adjustments dated within the range, by `kind id` (docs/tax.md, "Tax
+ * credit notes"): only lines are named, so what the opening balance sums is not read. An adjustment that is no tax
+ * credit note (a bad debt, a charge) has none.
+ */
+async function taxCreditNotesOfLines(
+  ctx: ServiceContext,
+  records: readonly StatementMoneyRecord[],
+  startDate: PlainDate,
+  endDate: PlainDate,
+): Promise<Map<string, TaxCreditNote>> {
+  const documents = new Map<string, TaxCreditNote>();
+  for (const kind of ['credit_note', 'adjustment'] as const) {
+    const ids = records
+      .filter((record) => record.kind === kind && record.date >= startDate && record.date <= endDate)
+      .map((record) => record.id);
+    if (ids.length === 0) continue;
+    for (const [id, document] of await taxCreditNotesOfSources(ctx, kind, ids))
+      documents.set(`${kind} ${id}`, document);
+  }
+  return documents;
+}
+
+/**
+ * A credit's line named by its tax credit note, with the invoices it corrects by number and the credit's Memo:
+ * "Credit note CN-0003 · invoice 7 · Two days of outage" (docs/spec-decisions.md, "Statements"). A credit note not
+ * yet applied corrects no invoice.
+ */
+function taxCreditNoteWords(document: TaxCreditNote, memo: string | null): string {
+  const numbers = document.lines.map((line) => String(line.invoiceNum ?? line.invoiceId));
+  const invoices =
+    numbers.length === 0 ? null : `${numbers.length === 1 ? 'invoice' : 'invoices'} ${numbers.join(', ')}`;
+  return [`Credit note ${document.creditNumber}`, invoices, memo].filter(Boolean).join(' · ');
 }
 
 /**

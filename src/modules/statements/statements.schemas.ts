@@ -43,6 +43,12 @@ export const StatementLineOut = Type.Object(
     Description: Type.String(),
     Amount: Money('Positive raises what is owed (invoice, positive adjustment); negative lowers it'),
     Balance: Money('The running balance after this line'),
+    taxCreditNoteID: Nullable(
+      Type.Integer({
+        description:
+          'The tax credit note of a credit note or a negative credit_note adjustment (GET /v1/tax-credit-notes/{taxCreditNoteID}/pdf); null for other lines',
+      }),
+    ),
   },
   { $id: 'StatementLine' },
 );

@@ -23,6 +23,7 @@ export function toStatementDto(statement: Statement, timeZone: string): Statemen
       Description: record.description,
       Amount: money(record.amountMinor),
       Balance: money(balanceMinor),
+      taxCreditNoteID: record.taxCreditNote?.id ?? null,
     })),
     ClosingBalance: money(statement.closingMinor),
     Ageing: {
