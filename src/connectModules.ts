@@ -28,6 +28,9 @@ import {
   ADJUSTMENT_EVENT_TYPES,
   CREDIT_NOTE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
+  TAX_CREDIT_NOTE_EVENT_TYPES,
+  TAX_CREDIT_NOTE_PDF_ATTACHMENT,
+  renderTaxCreditNotePdfAttachment,
   hasMoneyRecords,
   registerGrantCredit,
   registerInvoicesCreditedListener,
@@ -119,6 +122,7 @@ export function connectModules(): void {
   // Invoice e-mails carry their PDF by reference; the mail worker renders it when it delivers the message.
   registerAttachmentRenderer(INVOICE_PDF_ATTACHMENT, renderInvoicePdfAttachment);
   registerAttachmentRenderer(STATEMENT_PDF_ATTACHMENT, renderStatementPdfAttachment);
+  registerAttachmentRenderer(TAX_CREDIT_NOTE_PDF_ATTACHMENT, renderTaxCreditNotePdfAttachment);
   // Invoices' documents show a pending debit as still due, with its date and bank account (ledger's payments).
   registerPendingDebits(pendingDebitsToInvoices);
   // Statements date a pending payment by its batch's action date, as the invoice's documents do.
@@ -158,6 +162,7 @@ export function connectModules(): void {
     ...RECURRING_INVOICE_EVENT_TYPES,
     ...PAYMENT_EVENT_TYPES,
     ...CREDIT_NOTE_EVENT_TYPES,
+    ...TAX_CREDIT_NOTE_EVENT_TYPES,
     ...ADJUSTMENT_EVENT_TYPES,
     ...CREDIT_EVENT_TYPES,
     ...BATCH_EVENT_TYPES,

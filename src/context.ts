@@ -48,6 +48,20 @@ export interface Account {
   usageAlertEmails: boolean;
   /** How VAT is accounted for (docs/tax.md). */
   vat: VatSettings;
+  /** What customers are told beyond invoices and collections (docs/tax.md, "What customers are told"). */
+  notices: NoticeSettings;
+}
+
+/** Notices to customers, each on by default; their events are emitted whatever these say. */
+export interface NoticeSettings {
+  /** Each tax credit note is e-mailed, with its PDF, to a customer who gets its invoices by e-mail. */
+  creditNotes: boolean;
+  /** A refund through a gateway: how much, to what, and when to expect it. */
+  refunds: boolean;
+  /** A cancelled subscription: what ends when, and any credit. */
+  cancellations: boolean;
+  /** The staff address (StaffEmail, else ContactEmail) gets a copy of these notices (off by default). */
+  copyStaff: boolean;
 }
 
 /** How the account accounts for VAT (docs/tax.md). */

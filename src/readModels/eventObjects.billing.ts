@@ -9,9 +9,11 @@ import {
   adjustmentsByIds,
   creditNotesByIds,
   paymentsByIds,
+  taxCreditNotesByIds,
   toAdjustmentDetailDto,
   toCreditNoteDto,
   toPaymentDto,
+  toTaxCreditNoteDto,
 } from '../modules/ledger/index.ts';
 import { toPaymentMethodDto, unopenedPaymentMethodsByIds } from '../modules/paymentMethods/index.ts';
 import { subscriptionsByIds, toSubscriptionDto } from '../modules/subscriptions/index.ts';
@@ -56,6 +58,9 @@ export const billingEventObjects: Record<string, EventObjectRenderer> = {
   ),
   payment: numericRenderer(paymentsByIds, (ctx, found) =>
     found.map((payment) => toPaymentDto(payment, ctx.account.timeZone)),
+  ),
+  tax_credit_note: numericRenderer(taxCreditNotesByIds, (ctx, notes) =>
+    notes.map((note) => toTaxCreditNoteDto(note, ctx.account.timeZone)),
   ),
   credit_note: numericRenderer(creditNotesByIds, (ctx, found) =>
     found.map((creditNote) => toCreditNoteDto(creditNote, ctx.account.timeZone)),

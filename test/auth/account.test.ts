@@ -77,6 +77,10 @@ const FIELDS = [
   'UsageAlertEmails',
   'PrepaidCreditVat',
   'VatBasis',
+  'SendCreditNotes',
+  'SendRefundNotices',
+  'SendCancellationNotices',
+  'CopyNoticesToStaff',
 ];
 
 async function readAccount(as: TestAccount) {
@@ -118,6 +122,10 @@ describe('GET /v1/account', () => {
       UsageAlertEmails: false,
       PrepaidCreditVat: 'when_sold',
       VatBasis: 'invoice',
+      SendCreditNotes: true,
+      SendRefundNotices: true,
+      SendCancellationNotices: true,
+      CopyNoticesToStaff: false,
     });
   });
 

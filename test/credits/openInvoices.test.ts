@@ -122,10 +122,12 @@ describe('a grant pays open invoices when it is made', () => {
     ]);
     expect(await eventTypes(s.account, invoice.id)).toContain('invoice.paid');
 
-    // Paid: neither the due date's reminder nor the one 7 days after goes.
+    // Paid: neither the due date's reminder nor the one 7 days after goes; the grant's credit note is all it gets.
     await advance(s.account, `${due}T12:00:00Z`);
     await advance(s.account, `${plusDays(due, 7)}T12:00:00Z`);
-    expect(await deliveredTo(t, smtp, s.account.accountId, s.email)).toEqual([]);
+    expect((await deliveredTo(t, smtp, s.account.accountId, s.email)).map((mail) => mail.subject)).toEqual([
+      'Credit note CN-0001 from Coffee Co Ltd',
+    ]);
     expect(await reminders(s, invoice.id)).toEqual([]);
   });
 
@@ -147,11 +149,14 @@ describe('a grant pays open invoices when it is made', () => {
 
     await advance(s.account, `${due}T12:00:00Z`);
     const mails = await deliveredTo(t, smtp, s.account.accountId, s.email);
+    // The grant reduced both invoices: a credit note for each, then the newer's reminder.
     expect(mails.map((mail) => mail.subject)).toEqual([
+      'Credit note CN-0001 from Coffee Co Ltd',
+      'Credit note CN-0002 from Coffee Co Ltd',
       `Invoice ${newer.num} from Coffee Co Ltd is due today`,
     ]);
-    expect(mails[0]!.text).toContain(`Invoice ${newer.num} of USD 60.00 is due today,`);
-    expect(mails[0]!.text).toContain(': USD 30.00 is still owed.');
+    expect(mails[2]!.text).toContain(`Invoice ${newer.num} of USD 60.00 is due today,`);
+    expect(mails[2]!.text).toContain(': USD 30.00 is still owed.');
     expect(await reminders(s, older.id)).toEqual([]);
     expect(await reminders(s, newer.id)).toHaveLength(1);
   });

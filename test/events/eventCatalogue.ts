@@ -12,6 +12,7 @@ import { INVOICE_EVENT_TYPES, RECURRING_INVOICE_EVENT_TYPES } from '../../src/mo
 import {
   ADJUSTMENT_EVENT_TYPES,
   CREDIT_NOTE_EVENT_TYPES,
+  TAX_CREDIT_NOTE_EVENT_TYPES,
   PAYMENT_EVENT_TYPES,
 } from '../../src/modules/ledger/index.ts';
 import { EMANDATE_EVENT_TYPES } from '../../src/modules/mandates/index.ts';
@@ -45,6 +46,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...RECURRING_INVOICE_EVENT_TYPES,
   ...PAYMENT_EVENT_TYPES,
   ...CREDIT_NOTE_EVENT_TYPES,
+  ...TAX_CREDIT_NOTE_EVENT_TYPES,
   ...ADJUSTMENT_EVENT_TYPES,
   ...BATCH_EVENT_TYPES,
   ...CAPTURE_SESSION_EVENT_TYPES,
@@ -250,6 +252,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     "A credit note's allocations changed; the invoices they move have their own events.",
   'credit_note.deleted':
     'A credit note was deleted and its allocations released (`DELETE /v1/credits/{id}`, or a refund the gateway refused withdrawing the one it issued); the object is the note as it was.',
+  'tax_credit_note.issued':
+    'A tax credit note was issued (docs/tax.md, "Tax credit notes"): a credit note, a negative `credit_note` adjustment (a subscription\'s credit for unused time included), or prepaid credit that took VAT off an invoice after its issue; the object is the document with the invoices it corrects.',
   'adjustment.created':
     'A positive or negative adjustment was added to a customer (`POST /v1/adjustment/add`).',
   'adjustment.updated':
@@ -329,6 +333,7 @@ const RESOURCE_ORDER = [
   'recurring_invoice',
   'payment',
   'credit_note',
+  'tax_credit_note',
   'adjustment',
   'wallet',
   'credit_grant',

@@ -41,6 +41,10 @@ export interface AccountRow {
   usage_alert_emails: boolean | number;
   prepaid_credit_vat: string;
   vat_basis: string;
+  send_credit_notes: boolean | number;
+  send_refund_notices: boolean | number;
+  send_cancellation_notices: boolean | number;
+  copy_notices_to_staff: boolean | number;
 }
 
 export function accountFromRow(row: AccountRow): Account {
@@ -90,6 +94,12 @@ export function accountFromRow(row: AccountRow): Account {
       prepaidCredit: row.prepaid_credit_vat === 'when_used' ? 'when_used' : 'when_sold',
       basis: row.vat_basis === 'payments' ? 'payments' : 'invoice',
     },
+    notices: {
+      creditNotes: Boolean(row.send_credit_notes),
+      refunds: Boolean(row.send_refund_notices),
+      cancellations: Boolean(row.send_cancellation_notices),
+      copyStaff: Boolean(row.copy_notices_to_staff),
+    },
   };
 }
 
@@ -135,6 +145,10 @@ const COLUMN_OF = {
   applyCreditFirst: 'apply_credit_first',
   prepaidCreditVat: 'prepaid_credit_vat',
   vatBasis: 'vat_basis',
+  sendCreditNotes: 'send_credit_notes',
+  sendRefundNotices: 'send_refund_notices',
+  sendCancellationNotices: 'send_cancellation_notices',
+  copyNoticesToStaff: 'copy_notices_to_staff',
   autoSubmitBatches: 'auto_submit_batches',
   staffEmail: 'staff_email',
   usageGraceHours: 'usage_grace_hours',

@@ -40,6 +40,10 @@ const ACCOUNT_COLUMNS = [
   'accounts.usage_alert_emails',
   'accounts.prepaid_credit_vat',
   'accounts.vat_basis',
+  'accounts.send_credit_notes',
+  'accounts.send_refund_notices',
+  'accounts.send_cancellation_notices',
+  'accounts.copy_notices_to_staff',
 ] as const;
 
 export async function insertAccount(

@@ -111,6 +111,29 @@ const vatFields = () => ({
   }),
 });
 
+/** Beyond the spec (docs/tax.md, "What customers are told"): notices beyond invoices and collections. */
+const noticeFields = () => ({
+  SendCreditNotes: Type.Boolean({
+    description:
+      'Beyond the spec: each tax credit note is e-mailed with its PDF to a customer whose invoices are e-mailed ' +
+      '(autoSendInvoice); true by default',
+  }),
+  SendRefundNotices: Type.Boolean({
+    description:
+      'Beyond the spec: a customer is told of a refund through a gateway (how much, to what, when to expect it); ' +
+      'true by default',
+  }),
+  SendCancellationNotices: Type.Boolean({
+    description:
+      'Beyond the spec: a customer is told when a subscription is cancelled (what ends when, any credit); true by default',
+  }),
+  CopyNoticesToStaff: Type.Boolean({
+    description:
+      'Beyond the spec: the staff address (StaffEmail, else ContactEmail) gets a copy of the credit note, refund ' +
+      'and cancellation notices; false by default',
+  }),
+});
+
 /** Beyond the spec: how late a usage event may arrive. */
 const usageGraceHoursField = () =>
   Type.Integer({
@@ -265,6 +288,7 @@ export const AccountOut = Type.Object(
     UsageGraceHours: usageGraceHoursField(),
     UsageAlertEmails: usageAlertEmailsField(),
     ...vatFields(),
+    ...noticeFields(),
   },
   { $id: 'Account' },
 );
@@ -312,6 +336,7 @@ export const EditAccountBody = Type.Partial(
     UsageGraceHours: usageGraceHoursField(),
     UsageAlertEmails: usageAlertEmailsField(),
     ...vatFields(),
+    ...noticeFields(),
     BillCycleDay: Nullable(
       Type.Integer({
         minimum: 1,

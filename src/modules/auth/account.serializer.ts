@@ -61,6 +61,10 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     UsageAlertEmails: account.usageAlertEmails,
     PrepaidCreditVat: account.vat.prepaidCredit,
     VatBasis: account.vat.basis,
+    SendCreditNotes: account.notices.creditNotes,
+    SendRefundNotices: account.notices.refunds,
+    SendCancellationNotices: account.notices.cancellations,
+    CopyNoticesToStaff: account.notices.copyStaff,
   };
 }
 
@@ -100,6 +104,10 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     usageAlertEmails: body.UsageAlertEmails,
     prepaidCreditVat: body.PrepaidCreditVat,
     vatBasis: body.VatBasis,
+    sendCreditNotes: body.SendCreditNotes,
+    sendRefundNotices: body.SendRefundNotices,
+    sendCancellationNotices: body.SendCancellationNotices,
+    copyNoticesToStaff: body.CopyNoticesToStaff,
     seller: {
       legalName: body.LegalName,
       address1: body.AddressLine1,

@@ -181,6 +181,11 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   /** How prepaid credit sold from now on is taxed, and the VAT report's basis (docs/tax.md). */
   prepaidCreditVat?: VatSettings['prepaidCredit'];
   vatBasis?: VatSettings['basis'];
+  /** What customers are told (docs/tax.md, "What customers are told"). */
+  sendCreditNotes?: boolean;
+  sendRefundNotices?: boolean;
+  sendCancellationNotices?: boolean;
+  copyNoticesToStaff?: boolean;
 }
 
 export const DUNNING_RETRY_DAYS_MAX = 10;
@@ -305,6 +310,13 @@ function checkedBySchema(input: AccountSettingsInput): AccountChanges {
   if (input.usageAlertEmails !== undefined) changes.usageAlertEmails = input.usageAlertEmails;
   if (input.prepaidCreditVat !== undefined) changes.prepaidCreditVat = input.prepaidCreditVat;
   if (input.vatBasis !== undefined) changes.vatBasis = input.vatBasis;
+  for (const key of [
+    'sendCreditNotes',
+    'sendRefundNotices',
+    'sendCancellationNotices',
+    'copyNoticesToStaff',
+  ] as const)
+    if (input[key] !== undefined) changes[key] = input[key];
   return changes;
 }
 

@@ -45,6 +45,10 @@ export interface AccountChanges {
   usageAlertEmails?: boolean;
   prepaidCreditVat?: VatSettings['prepaidCredit'];
   vatBasis?: VatSettings['basis'];
+  sendCreditNotes?: boolean;
+  sendRefundNotices?: boolean;
+  sendCancellationNotices?: boolean;
+  copyNoticesToStaff?: boolean;
 }
 
 /** The seller details' part of the changes (sellerDetails.ts). */

@@ -47,6 +47,11 @@ export interface AccountsTable {
   prepaid_credit_vat: Defaulted<string>;
   /** The VAT report's basis: invoice or payments (0055; docs/tax.md, "The VAT report"). */
   vat_basis: Defaulted<string>;
+  /** What customers are told (0055; docs/tax.md, "What customers are told"). */
+  send_credit_notes: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_refund_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_cancellation_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
+  copy_notices_to_staff: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** Per currency, the least and the most credit bought at once in the portal: JSON, null for none (0054). */
   portal_top_up_limits: ColumnType<string | null, string | null | undefined, string | null>;
   /** The packages portal customers may switch to: a JSON array of package ids, '[]' for none (0026). */

@@ -1,4 +1,6 @@
+import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
+import { getCustomer, queueCustomerNotice } from '../customers/index.ts';
 import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
 import { emitEvents } from '../events/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
@@ -190,4 +192,31 @@ function linkText(failure: CollectionFailure, number: number): string {
   if (needsAuthentication(failure.reason)) return `Confirm the payment of invoice ${number}`;
   if (methodUnusable(failure.reason)) return `Add a new card or pay invoice ${number}`;
   return `Pay invoice ${number}`;
+}
+
+/**
+ * A customer told of a refund through a gateway once the gateway made it (docs/tax.md, "What customers are told"):
+ * how much, to which card, and when to expect it, when the account sends refund notices (SendRefundNotices, on by
+ * default); in the confirming transaction. `payment.refunded` is the refund's own event.
+ */
+export async function noticeRefundMade(
+  ctx: ServiceContext,
+  refund: { paymentId: number; amountMinor: number; currencyCode: string },
+): Promise<void> {
+  if (!ctx.account.notices.refunds) return;
+  const payment = await getPayment(ctx, refund.paymentId);
+  const customer = await getCustomer(ctx, payment.customerId);
+  const method = (await methodWords(ctx, payment.paymentMethodId))?.words ?? 'your card';
+  const amount = amountText(refund.currencyCode, refund.amountMinor);
+  const lines = await signature(ctx);
+  await queueCustomerNotice(ctx, customer, {
+    subject: `Refund from ${lines[0]}: ${amount}`,
+    blocks: [
+      { paragraph: `We have refunded ${amount} to ${method} on ${longDate(today(ctx))}.`, strong: true },
+      {
+        paragraph:
+          'A refund to a card usually reaches your account within 5 to 10 business days, depending on your bank.',
+      },
+    ],
+  });
 }

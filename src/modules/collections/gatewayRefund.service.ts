@@ -19,6 +19,7 @@ import type { PaidInvoices, Payment } from '../ledger/index.ts';
 import * as attempts from './collectionAttempt.repository.ts';
 import * as repo from './refundAttempt.repository.ts';
 import type { RefundAttempt } from './collectionAttempt.ts';
+import { noticeRefundMade } from './customerNotices.ts';
 
 export interface PaymentRefundInput {
   /** Undefined: all that is left to refund. */
@@ -204,9 +205,17 @@ function settleRefund(
   from: 'started' | 'pending',
 ): Promise<unknown> {
   const refund = { paymentId: attempt.paymentId, adjustmentId: attempt.adjustmentId, refundId };
-  return confirmRefund(ctx, refund, (tctx) =>
-    repo.finishAttempt(tctx.db, tctx.account.id, attempt.id, { state: 'succeeded', refundId }, from),
-  );
+  return confirmRefund(ctx, refund, async (tctx) => {
+    const finished = await repo.finishAttempt(
+      tctx.db,
+      tctx.account.id,
+      attempt.id,
+      { state: 'succeeded', refundId },
+      from,
+    );
+    if (finished) await noticeRefundMade(tctx, attempt);
+    return finished;
+  }).then(() => ctx.mailQueued());
 }
 
 /** The refund did not go through: what it took given back to the payment and its invoices, once. */

@@ -80,7 +80,10 @@ export async function prepaidCreditSales(
 }
 
 /** The grants among these that are money (taxed when used, section 10(18)): their consumption is a payment. */
-export async function grantsThatAreMoney(ctx: ServiceContext, grantIds: readonly number[]): Promise<Set<number>> {
+export async function grantsThatAreMoney(
+  ctx: ServiceContext,
+  grantIds: readonly number[],
+): Promise<Set<number>> {
   const grants = await repo.findGrants(ctx.db, ctx.account.id, [...new Set(grantIds)]);
   return new Set(grants.filter((grant) => grant.vatTreatment === 'when_used').map((grant) => grant.id));
 }

@@ -41,6 +41,7 @@ export async function createTopUp(
   const invoiceId = await withLockedCustomer(ctx, wallet.customerId, (tctx) =>
     insertTopUpInvoice(tctx, wallet, amount.minor, null),
   );
+  ctx.mailQueued();
   return { walletId, invoiceId, amountMinor: amount.minor };
 }
 

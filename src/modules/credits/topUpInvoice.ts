@@ -4,7 +4,8 @@ import { minorToDecimalText } from '../../core/money.ts';
 import { taxesFor } from '../../core/tax.ts';
 import { listTaxSettings } from '../catalogue/index.ts';
 import { getCustomer } from '../customers/index.ts';
-import { insertInvoices } from '../invoicing/index.ts';
+import { emitEvents } from '../events/index.ts';
+import { insertInvoices, queueInvoiceMails } from '../invoicing/index.ts';
 import * as topUpRepo from './topUp.repository.ts';
 
 /** The one line of a paid top-up's invoice (docs/credits.md, "Paid top-ups"). */
@@ -69,6 +70,13 @@ export async function insertTopUpInvoice(
     ctx.account.id,
     { walletId: wallet.id, invoiceId: id!, amountMinor, automatic: card !== null, vatTreatment },
     nowInstant(ctx),
+  );
+  // E-mailed as any invoice to a customer who gets its invoices so (docs/tax.md, "What customers are told"): one
+  // paying by EFT learns what to pay.
+  const sent = await queueInvoiceMails(ctx, [id!]);
+  await emitEvents(
+    ctx,
+    sent.map((invoiceId) => ({ type: 'invoice.sent', ref: { type: 'invoice', id: invoiceId } })),
   );
   return id!;
 }

@@ -25,6 +25,9 @@ export {
 } from './customer.service.ts';
 /** The customers' state other modules join in their own statements (docs/architecture.md, "Tables and their owners"). */
 export { customerStates } from './customerStates.ts';
+/** Notices to customers beyond invoices and collections (docs/tax.md, "What customers are told"). */
+export type { CustomerNotice } from './customerNotice.ts';
+export { queueCustomerNotice } from './customerNotice.ts';
 export { customerIdsByReferences } from './customerReferences.ts';
 export { editContact, getContact, listContacts } from './contact.service.ts';
 /** The customer portal's view of a contact's login (docs/design/portal.md, "Sign-in"). */

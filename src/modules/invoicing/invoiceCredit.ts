@@ -49,6 +49,16 @@ export function registerInvoiceCredit(ports: {
   creditApplied = ports.creditApplied;
 }
 
+/** creditWordsOf for many invoices, by id (an invoice with nothing to say is absent). */
+export function creditWordsOfInvoices(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Map<number, InvoiceCreditWords>> {
+  if (!creditApplied)
+    throw new Error('the invoice-credit port is not registered: call connectModules() at start');
+  return invoiceIds.length === 0 ? Promise.resolve(new Map()) : creditApplied(ctx, invoiceIds);
+}
+
 /** What an invoice's documents say of credit: prepaid credit's line, a top-up's kind, the VAT credits took off. */
 export async function creditWordsOf(ctx: ServiceContext, invoiceId: number): Promise<InvoiceCreditWords> {
   if (!creditApplied)

@@ -16,6 +16,9 @@ import { invoiceRef } from './invoicingEvents.ts';
 import { automaticCollectionNotes, collectionOfRecord } from './invoiceCollection.service.ts';
 import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
 import type { PendingDebit } from './pendingDebits.ts';
+import { NO_CREDIT_WORDS, creditWordsOf, creditWordsOfInvoices } from './invoiceCredit.ts';
+import type { InvoiceCreditWords } from './invoiceCredit.ts';
+import { invoiceBalances } from './invoiceMath.ts';
 
 /** The attachment kind of invoice e-mails; its renderer is registered by this module (see invoicePdf.ts). */
 export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
@@ -34,23 +37,48 @@ interface MailFacts {
   pricesIncludeTax: boolean;
   /** Its payments the bank has not paid yet: still due, to be debited (docs/spec-decisions.md, "Pending debits on documents"). */
   pendingDebits: readonly PendingDebit[];
+  /** What already pays it: prepaid credit, and the rest (payments received, credit notes). */
+  prepaidCreditMinor: number;
+  otherPaidMinor: number;
+  /** What is still owed, pending debits included (ActualBalance). */
+  owedMinor: number;
+  /** It sells prepaid credit (docs/credits.md, "Paid top-ups"). */
+  sellsCredit: boolean;
 }
 
-/** The message text; the figures shown do not change once an invoice is issued, the PDF carries the balance. */
+/**
+ * The message text, as the invoice stands when it is queued (docs/tax.md, "What customers are told"): its Total,
+ * and, when something already pays it, what does and what is still owed; an invoice paid in full says so and asks
+ * for nothing. The PDF, drawn when the message is delivered, carries the balance then.
+ */
 function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
-  const total = `${facts.currencyCode} ${minorToDecimalText(facts.totalMinor, facts.currencyCode)}`;
+  const money = (minor: number) => `${facts.currencyCode} ${minorToDecimalText(minor, facts.currencyCode)}`;
+  const what = facts.sellsCredit
+    ? `invoice ${facts.invoiceNum} (prepaid credit)`
+    : `invoice ${facts.invoiceNum}`;
+  const paidBy = [
+    ...(facts.prepaidCreditMinor > 0 ? [`${money(facts.prepaidCreditMinor)} from your prepaid credit`] : []),
+    ...(facts.otherPaidMinor > 0 ? [`${money(facts.otherPaidMinor)} already received or credited`] : []),
+  ].join(' and ');
+  const owing: string[] =
+    facts.owedMinor <= 0
+      ? [`It is paid in full${paidBy ? `: ${paidBy}` : ''}. There is nothing to pay.`]
+      : [
+          ...(paidBy
+            ? [`Already paid: ${paidBy}. Still owed: ${money(facts.owedMinor)}, due on ${facts.dueDate}.`]
+            : []),
+          ...facts.pendingDebits.map((debit) => `${pendingDebitWords(debit)}: ${money(debit.amountMinor)}.`),
+          ...(facts.collectionNote && facts.pendingDebits.length === 0 ? [facts.collectionNote] : []),
+        ];
+  const figures = paidBy || facts.owedMinor <= 0 ? '' : `, due on ${facts.dueDate}`;
   return {
-    subject: `Invoice ${facts.invoiceNum} from ${facts.accountName}`,
+    subject: `${facts.sellsCredit ? 'Prepaid credit: invoice' : 'Invoice'} ${facts.invoiceNum} from ${facts.accountName}`,
     text: [
       `Dear ${facts.customerName},`,
       '',
-      `Please find attached invoice ${facts.invoiceNum} of ${facts.invoiceDate} for ${total}, due on ${facts.dueDate}.`,
+      `Please find attached ${what} of ${facts.invoiceDate} for ${money(facts.totalMinor)}${figures}.`,
       ...(facts.pricesIncludeTax ? ['The prices on it include tax.'] : []),
-      ...facts.pendingDebits.map(
-        (debit) =>
-          `${pendingDebitWords(debit)}: ${facts.currencyCode} ${minorToDecimalText(debit.amountMinor, facts.currencyCode)}.`,
-      ),
-      ...(facts.collectionNote && facts.pendingDebits.length === 0 ? [facts.collectionNote] : []),
+      ...owing,
       '',
       facts.accountName,
     ].join('\n'),
@@ -64,8 +92,10 @@ function invoiceMail(
   collectionNote: string | undefined,
   pricesIncludeTax: boolean,
   pendingDebits: readonly PendingDebit[] = [],
+  credit: InvoiceCreditWords = NO_CREDIT_WORDS,
 ): OutgoingMail {
   const customerName = [customer.name, customer.lastName].filter(Boolean).join(' ');
+  const { actualBalanceMinor } = invoiceBalances(invoice);
   return {
     to: customer.email!,
     cc: customer.emailCc,
@@ -80,6 +110,10 @@ function invoiceMail(
       collectionNote,
       pricesIncludeTax,
       pendingDebits,
+      prepaidCreditMinor: credit.prepaidCreditMinor,
+      otherPaidMinor: invoice.paidActualMinor + invoice.negativeAdjsMinor - credit.prepaidCreditMinor,
+      owedMinor: actualBalanceMinor,
+      sellsCredit: credit.sale !== null,
     }),
     attachment: { kind: INVOICE_PDF_ATTACHMENT, ref: String(invoice.id) },
   };
@@ -110,11 +144,12 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
     const [note] = await automaticCollectionNotes(tctx, [collectionOfRecord(invoice, customer)]);
     const inclusive = await invoicesWithInclusivePrices(trx, ctx.account.id, [invoiceId]);
     const pending = (await pendingDebitsOf(tctx, [invoiceId])).get(invoiceId);
+    const credit = await creditWordsOf(tctx, invoiceId);
     await queueMail(
       trx,
       ctx,
       ctx.account.id,
-      invoiceMail(ctx, customer, invoice, note, inclusive.has(invoiceId), pending),
+      invoiceMail(ctx, customer, invoice, note, inclusive.has(invoiceId), pending, credit),
     );
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
     await emitEvent(tctx, 'invoice.sent', ref, { before });
@@ -156,9 +191,21 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       ctx,
       sending.map(({ invoice }) => invoice.id),
     );
+    const credits = await creditWordsOfInvoices(
+      ctx,
+      sending.map(({ invoice }) => invoice.id),
+    );
     const mails = sending.map(({ invoice, customer }, i) => ({
       invoice,
-      mail: invoiceMail(ctx, customer, invoice, notes[i], inclusive.has(invoice.id), pending.get(invoice.id)),
+      mail: invoiceMail(
+        ctx,
+        customer,
+        invoice,
+        notes[i],
+        inclusive.has(invoice.id),
+        pending.get(invoice.id),
+        credits.get(invoice.id),
+      ),
     }));
     if (mails.length === 0) continue;
     await queueMails(

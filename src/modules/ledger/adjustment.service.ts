@@ -23,6 +23,7 @@ import * as repo from './adjustment.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { nextCreditNumber } from './creditNumbers.ts';
 import { recordReductions, redateReductions } from './reduction.service.ts';
+import { announceDocumentsOf } from './taxCreditNoteNotice.ts';
 import type { Adjustment, AdjustmentDirection, AdjustmentRecord } from './adjustment.ts';
 import type { DecimalAmount, Read } from './moneyInput.ts';
 import { readValue } from './moneyInput.ts';
@@ -354,12 +355,11 @@ async function insertChecked(
   const id = await repo.insertAdjustment(ctx.db, record);
   if (isTaxCreditNote(record)) await documentAdjustment(ctx, { ...record, id }, checked.reduces ?? []);
   const ref = adjustmentRef(id);
-  if (!checked.request) {
-    await emitEvent(ctx, 'adjustment.created', ref);
-    return id;
-  }
-  const outcome = await applyAllocations(ctx, sourceOf({ ...record, id }), checked.request);
+  const outcome = checked.request
+    ? await applyAllocations(ctx, sourceOf({ ...record, id }), checked.request)
+    : { targetEvents: [] };
   await emitEvents(ctx, [{ type: 'adjustment.created', ref }, ...outcome.targetEvents]);
+  if (isTaxCreditNote(record)) await announceDocumentsOf(ctx, 'adjustment', [id]);
   return id;
 }
 

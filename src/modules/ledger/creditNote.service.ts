@@ -18,6 +18,7 @@ import * as repo from './creditNote.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { assertCreditNumberFree, nextCreditNumber, writingCreditNumber } from './creditNumbers.ts';
 import { redateReductions } from './reduction.service.ts';
+import { announceDocumentsOf } from './taxCreditNoteNotice.ts';
 import { toCreditNoteDto } from './creditNotes.serializer.ts';
 import type { CreditNoteOut } from './creditNotes.schemas.ts';
 import {
@@ -269,6 +270,7 @@ export function createCreditNote(
       { type: 'credit_note.created', ref: creditNoteRef(source.id), after: creditNote.rendered },
       ...allocated.targetEvents,
     ]);
+    await announceDocumentsOf(ctx, 'credit_note', [source.id]);
     return creditNote;
   });
 }
@@ -371,6 +373,7 @@ export async function issueCreditNoteInTransaction(
     })),
   });
   const id = source.id;
+  await announceDocumentsOf(ctx, 'credit_note', [id]);
   return {
     id,
     events: [{ type: 'credit_note.created', ref: creditNoteRef(id) }, ...allocated.targetEvents],

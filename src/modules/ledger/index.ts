@@ -103,6 +103,8 @@ export const CREDIT_NOTE_EVENT_TYPES = [
   'credit_note.allocated',
   'credit_note.deleted',
 ] as const;
+/** A tax credit note issued (docs/tax.md, "Tax credit notes"): its object is the document. */
+export const TAX_CREDIT_NOTE_EVENT_TYPES = ['tax_credit_note.issued'] as const;
 /** An adjustment's allocations changing is an `adjustment.updated` (it has no `.allocated`). */
 export const ADJUSTMENT_EVENT_TYPES = [
   'adjustment.created',
@@ -111,7 +113,14 @@ export const ADJUSTMENT_EVENT_TYPES = [
 ] as const;
 /** Tax credit notes (docs/tax.md, "Tax credit notes"): the register, its documents and their PDFs. */
 export type { TaxCreditNote, TaxCreditNoteLine } from './taxCreditNote.service.ts';
-export { getTaxCreditNote, listTaxCreditNotes, taxCreditNotesOfSources } from './taxCreditNote.service.ts';
+export {
+  getTaxCreditNote,
+  listTaxCreditNotes,
+  taxCreditNotesByIds,
+  taxCreditNotesOfSources,
+} from './taxCreditNote.service.ts';
+export { toTaxCreditNoteDto } from './taxCreditNotes.serializer.ts';
+export { TAX_CREDIT_NOTE_PDF_ATTACHMENT } from './taxCreditNoteNotice.ts';
 export type { TaxCreditNoteDocument } from './taxCreditNotePdf.ts';
 export {
   TAX_CREDIT_NOTE_DOCUMENT,

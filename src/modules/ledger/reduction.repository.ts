@@ -90,77 +90,41 @@ export async function insertReductions(
     .execute();
 }
 
-/** The rows of these invoices, in the order they were made. */
-export async function listOnInvoices(
+/** The rows whose `column` is one of `values` (of one source type, for sources), in the order they were made. */
+async function listBy(
   db: Db,
   accountId: number,
-  invoiceIds: readonly number[],
+  column: 'invoice_id' | 'source_id' | 'tax_credit_note_id',
+  values: readonly number[],
+  sourceType?: ReductionSourceType,
 ): Promise<InvoiceReduction[]> {
-  if (invoiceIds.length === 0) return [];
+  if (values.length === 0) return [];
   const rows = await db
     .selectFrom('invoice_reductions')
     .select(COLUMNS)
     .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', [...invoiceIds])
+    .where(column, 'in', [...values])
+    .$if(sourceType !== undefined, (qb) => qb.where('source_type', '=', sourceType!))
     .orderBy('id')
     .execute();
   return rows.map(reductionFromRow);
 }
 
-/** The rows of these sources, in the order they were made. */
-export async function listOfSources(
+/** The rows of these invoices. */
+export const listOnInvoices = (db: Db, accountId: number, invoiceIds: readonly number[]) =>
+  listBy(db, accountId, 'invoice_id', invoiceIds);
+
+/** The rows of these sources. */
+export const listOfSources = (
   db: Db,
   accountId: number,
   sourceType: ReductionSourceType,
   sourceIds: readonly number[],
-): Promise<InvoiceReduction[]> {
-  if (sourceIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('invoice_reductions')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('source_type', '=', sourceType)
-    .where('source_id', 'in', [...sourceIds])
-    .orderBy('id')
-    .execute();
-  return rows.map(reductionFromRow);
-}
+) => listBy(db, accountId, 'source_id', sourceIds, sourceType);
 
-/** The rows documented by these tax credit notes (prepaid credit's), in the order they were made. */
-export async function listOfTaxCreditNotes(
-  db: Db,
-  accountId: number,
-  taxCreditNoteIds: readonly number[],
-): Promise<InvoiceReduction[]> {
-  if (taxCreditNoteIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('invoice_reductions')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('tax_credit_note_id', 'in', [...taxCreditNoteIds])
-    .orderBy('id')
-    .execute();
-  return rows.map(reductionFromRow);
-}
-
-/** The rows dated within [from, to], in date order then the order they were made. */
-export async function listBetween(
-  db: Db,
-  accountId: number,
-  from: string,
-  to: string,
-): Promise<InvoiceReduction[]> {
-  const rows = await db
-    .selectFrom('invoice_reductions')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('reduction_date', '>=', from)
-    .where('reduction_date', '<=', to)
-    .orderBy('reduction_date')
-    .orderBy('id')
-    .execute();
-  return rows.map(reductionFromRow);
-}
+/** The rows documented by these tax credit notes (prepaid credit's). */
+export const listOfTaxCreditNotes = (db: Db, accountId: number, taxCreditNoteIds: readonly number[]) =>
+  listBy(db, accountId, 'tax_credit_note_id', taxCreditNoteIds);
 
 /** A credit note's or an adjustment's date moved: its reductions carry its date. */
 export async function redateOfSource(

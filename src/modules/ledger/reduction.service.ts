@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { invoiceTaxedTotals } from '../invoicing/index.ts';
 import { nextCreditNumber } from './creditNumbers.ts';
+import { announceTaxCreditNotes } from './taxCreditNoteNotice.ts';
 import * as repo from './reduction.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { sourceKey, taxedReductions } from './reduction.ts';
@@ -74,6 +75,7 @@ export async function recordReductionsOfAllocations(
   changes: readonly ReducingChange[],
 ): Promise<void> {
   const requests: ReductionRequest[] = [];
+  const documented: number[] = [];
   for (const { source, plan } of changes) {
     if (!source.reduces || source.type === 'payment') continue;
     for (const { target, deltaMinor } of plan.targetDeltas) {
@@ -91,9 +93,11 @@ export async function recordReductionsOfAllocations(
             ? await insertPrepaidCreditNote(ctx, { ...source, invoiceId: target.id }, reduces)
             : null,
       });
+      if (requests.at(-1)!.taxCreditNoteId !== null) documented.push(requests.at(-1)!.taxCreditNoteId!);
     }
   }
   await recordReductions(ctx, requests);
+  await announceTaxCreditNotes(ctx, documented);
 }
 
 /** The tax credit note of prepaid credit that took VAT off an issued invoice (docs/tax.md, "Prepaid credit"). */

@@ -151,3 +151,20 @@ export async function deleteOfSource(
     .where('source_id', '=', source.id)
     .execute();
 }
+
+/** The Amount of these credit notes or adjustments (the documents' sources), by id. */
+export async function amountsOfSources(
+  db: Db,
+  accountId: number,
+  kind: 'credit_note' | 'adjustment',
+  ids: readonly number[],
+): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom(kind === 'credit_note' ? 'credit_notes' : 'adjustments')
+    .select(['id', 'amount_minor'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [Number(row.id), Number(row.amount_minor)]));
+}

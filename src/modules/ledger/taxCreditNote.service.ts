@@ -8,8 +8,6 @@ import { parseWireCalendarDate } from '../../core/calendar.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
-import * as adjustmentRepo from './adjustment.repository.ts';
-import * as creditNoteRepo from './creditNote.repository.ts';
 import * as reductionRepo from './reduction.repository.ts';
 import * as repo from './taxCreditNote.repository.ts';
 import type { InvoiceReduction } from './reduction.ts';
@@ -55,6 +53,15 @@ export async function getTaxCreditNote(ctx: ServiceContext, id: number): Promise
   const [record] = await repo.findByIds(ctx.db, ctx.account.id, [id]);
   if (!record) throw new NotFoundError('Tax credit note', id);
   return (await assemble(ctx, [record]))[0]!;
+}
+
+/** The account's tax credit notes with these ids, by id (unknown ids left out). */
+export async function taxCreditNotesByIds(
+  ctx: ServiceContext,
+  ids: readonly number[],
+): Promise<Map<number, TaxCreditNote>> {
+  const notes = await assemble(ctx, await repo.findByIds(ctx.db, ctx.account.id, ids));
+  return new Map(notes.map((note) => [note.id, note]));
 }
 
 /** The account's tax credit notes, of one customer or all, dated within the range when given, by number order. */
@@ -165,13 +172,12 @@ async function sourceAmounts(
   ctx: ServiceContext,
   records: readonly TaxCreditNoteRecord[],
 ): Promise<Map<string, number>> {
-  const idsOf = (kind: TaxCreditNoteKind) =>
-    records.filter((record) => record.source.type === kind).map((record) => record.source.id);
   const amounts = new Map<string, number>();
-  for (const note of await creditNoteRepo.findCreditNotes(ctx.db, ctx.account.id, idsOf('credit_note')))
-    amounts.set(`credit_note ${note.id}`, note.amountMinor);
-  for (const adjustment of await adjustmentRepo.findAdjustments(ctx.db, ctx.account.id, idsOf('adjustment')))
-    amounts.set(`adjustment ${adjustment.id}`, adjustment.amountMinor);
+  for (const kind of ['credit_note', 'adjustment'] as const) {
+    const ids = records.filter((record) => record.source.type === kind).map((record) => record.source.id);
+    for (const [id, amountMinor] of await repo.amountsOfSources(ctx.db, ctx.account.id, kind, ids))
+      amounts.set(`${kind} ${id}`, amountMinor);
+  }
   return amounts;
 }
 

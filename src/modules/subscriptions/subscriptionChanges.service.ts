@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { creditsForCut } from './subscriptionChanges.ts';
+import { noticeCancellation } from './cancellationNotice.ts';
 import type { CreditRule, PeriodCredit } from './subscriptionChanges.ts';
 import { invoiceDateOf } from './subscriptionBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
@@ -178,6 +179,7 @@ export async function cancelSubscription(
         : {}),
       updatedAt: nowInstant(ctx),
     });
+    await noticeCancellation(tctx, row, { cancelDate, atRenewal: type === 'renewal', credits });
     return { credits, invoiceIds: [] };
   });
 }

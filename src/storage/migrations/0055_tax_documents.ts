@@ -108,6 +108,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('accounts')
     .addColumn('vat_basis', 'text', (c) => c.notNull().defaultTo('invoice'))
     .execute();
+  // What customers are told (docs/tax.md, "What customers are told"): credit notes, refunds and cancellations, each
+  // on by default; and whether the staff address gets a copy of those notices (off by default).
+  for (const column of ['send_credit_notes', 'send_refund_notices', 'send_cancellation_notices'])
+    await db.schema
+      .alterTable('accounts')
+      .addColumn(column, t.bool, (c) => c.notNull().defaultTo(t.isPostgres ? true : 1))
+      .execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('copy_notices_to_staff', t.bool, (c) => c.notNull().defaultTo(t.isPostgres ? false : 0))
+    .execute();
   await db.schema
     .alterTable('wallet_top_ups')
     .addColumn('vat_treatment', 'text', (c) => c.notNull().defaultTo('when_sold'))
