@@ -191,7 +191,7 @@ export interface Model {
   deleted: Set<number>;
   /** Per invoice, how many steps of the test gave money back to it (a payment deleted or edited off it). */
   reopened: Map<number, number>;
-  /** Per customer, when its PaymentMethod was last changed (the account's clock). */
+  /** Per customer, when it last acted on how it pays: its PaymentMethod changed, or a new primary card (the clock). */
   settingsChangedAt: Map<number, string>;
   seq: number;
   trace: string[];
@@ -307,6 +307,9 @@ export async function runStep(t: TestService, model: Model, world: World, step: 
       const paymentMethodId = await addCard(as, customer.id, step.card, true);
       customer.cards.push({ paymentMethodId, card: step.card });
       model.cardOfMethod.set(paymentMethodId, step.card);
+      // A new primary card is the customer acting: invoices waiting for it are tried again (docs/gateways.md, "A
+      // new card").
+      model.settingsChangedAt.set(customer.id, world.now);
       return { res: null };
     }
     case 'advance': {
