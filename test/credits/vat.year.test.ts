@@ -1,11 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/clock.ts';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createPlan, ok, subscribe } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
-import type { TestAccount } from '../helpers/service.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestAccount, TestService } from '../helpers/service.ts';
+import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { addCard } from '../collections/cards.ts';
-import { clock, t, useCreditsService } from './credits.fixtures.ts';
+import { deliveredTo } from '../collections/notices.fixtures.ts';
+import type { Smtp } from '../collections/notices.fixtures.ts';
+import { clock } from './credits.fixtures.ts';
 
 /**
  * A year of a prepaid customer whose documents carry VAT exactly once: docs/tax.md, "Prepaid credit", its table "A
@@ -13,9 +17,19 @@ import { clock, t, useCreditsService } from './credits.fixtures.ts';
  * plan of 299.00 + 15 % = 343.85 a month (VAT 299.00 × 0.15 = 44.85) by a subscription started on 1 January 2026; the
  * customer, at home and paying by card, buys 2,000.00 of credit on that day, before subscribing. The credit pays
  * January to May (5 × 343.85 = 1,719.25, 280.75 left), 280.75 of June, and the card the rest; a second top-up of
- * 1,000.00 on 1 January 2027 pays February 2027. Every figure below is computed by hand.
+ * 1,000.00 on 1 January 2027 pays February 2027. Every figure below is computed by hand. The customer gets its
+ * invoices by e-mail, read from a real SMTP receiver as it reads them.
  */
-useCreditsService();
+let t: TestService;
+let smtp: Smtp;
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+  t = await startTestService({ clock, smtpUrl: smtp.url });
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
 
 const MONTHS = [
   '2026-01',
@@ -63,13 +77,14 @@ async function vendor(treatment: 'when_sold' | 'when_used') {
     VatNo: '4987654321',
     countryID: 710,
     CurrencyCode: 'ZAR',
+    Email: `thandi.${treatment}@veld.example`,
     PaymentMethod: 'credit_card',
-    autoSendInvoice: false,
+    autoSendInvoice: true,
   });
   const customerId = customer.customerID as number;
   await addCard(as, customerId, '4242424242424242');
   const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'ZAR' });
-  return { as, customerId, walletId: wallet.walletID as number };
+  return { as, customerId, email: customer.Email as string, walletId: wallet.walletID as number };
 }
 
 /** A top-up charged to the card by the collection run at the account's clock: its invoice, paid, and its grant. */
@@ -175,9 +190,11 @@ describe('a year of prepaid credit sold with VAT (when_sold)', () => {
   it("declares the top-up's VAT when sold, none again on what its credit pays, and the card's", async () => {
     const field1: number[] = [];
     const field4: number[] = [];
-    await aYear('when_sold', async (m, { as, customerId, firstTopUp, secondTopUp }) => {
+    const supplies = new Map<Month, number>();
+    const world = await aYear('when_sold', async (m, { as, customerId, firstTopUp, secondTopUp }) => {
       const invoices = await invoicesIn(as, m);
       const supply = invoices.find((i) => i.invoiceID !== firstTopUp && i.invoiceID !== secondTopUp);
+      supplies.set(m, supply.invoiceNum);
       const report = await reportOf(as, m);
       field1.push(report.Vat201.Field1);
       field4.push(report.Vat201.Field4);
@@ -254,6 +271,46 @@ describe('a year of prepaid credit sold with VAT (when_sold)', () => {
     const sum = (figures: number[]) => Math.round(figures.reduce((a, b) => a + b * 100, 0)) / 100;
     expect(sum(field4.slice(0, 12))).toBe(538.2);
     expect(sum(field1.slice(0, 12))).toBe(4126.2);
+
+    // The year's e-mails as the customer reads them: each month's invoice says what is owed after the credit, and
+    // a receipt follows each card payment.
+    const mails = await deliveredTo(t, smtp, world.as.accountId, world.email);
+    for (const [m, num] of supplies) {
+      const text = mails.find((mail) => mail.subject === `Invoice ${num} from Year when_sold`)?.text;
+      if (m <= '2026-05' || m === '2027-02') {
+        expect(text, m).toContain(
+          'It is paid in full: ZAR 343.85 from your prepaid credit. There is nothing to pay.',
+        );
+        expect(text, m).not.toContain('will be charged');
+      } else if (m === '2026-06') {
+        expect(text, m).toContain(
+          'Already paid: ZAR 280.75 from your prepaid credit. Still owed: ZAR 63.10, due on 2026-06-01.',
+        );
+        expect(text, m).toContain('This amount will be charged to Visa ending 4242');
+      } else {
+        expect(text, m).toContain(`for ZAR 343.85, due on ${m}-01.`);
+        expect(text, m).not.toContain('prepaid credit');
+        expect(text, m).toContain('This amount will be charged to Visa ending 4242');
+      }
+    }
+    // The top-ups are e-mailed as the invoices they are, for what they cost.
+    expect(
+      mails.filter((mail) => mail.subject.startsWith('Prepaid credit: invoice')).map((mail) => mail.text),
+    ).toEqual([
+      expect.stringContaining('(prepaid credit) of 2026-01-01 for ZAR 2000.00, due on 2026-01-01.'),
+      expect.stringContaining('(prepaid credit) of 2027-01-01 for ZAR 1000.00, due on 2027-01-01.'),
+    ]);
+    // What the card paid: the two top-ups, 63.10 of June and 343.85 from July to January 2027 (7 months).
+    expect(
+      mails
+        .filter((mail) => mail.subject.startsWith('Receipt from Karoo Hosting (Pty) Ltd: '))
+        .map((mail) => mail.subject.split(': ')[1]),
+    ).toEqual([
+      'ZAR 2000.00 received',
+      'ZAR 63.10 received',
+      ...Array<string>(7).fill('ZAR 343.85 received'),
+      'ZAR 1000.00 received',
+    ]);
   }, 120_000);
 });
 
