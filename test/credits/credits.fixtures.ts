@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { createCustomer, movableClock, ok } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { addCard } from '../collections/cards.ts';
 
 /**
  * The prepaid credit tests' shared setup (docs/credits.md): one service per file, on a clock the tests move, that
@@ -98,4 +99,30 @@ export async function expectJournalBalances(
   expect(cents(wallet.Balance), 'the wallet balance').toBe(
     [...unexpired.values()].reduce((sum, left) => sum + left, 0),
   );
+}
+
+/**
+ * A VAT vendor's test account (15 % VAT, UTC, a VAT number, its legal name `name` (Pty) Ltd) whose customer pays by
+ * card, with a USD wallet; `prepaidCreditVat` chooses how its prepaid credit is taxed (docs/tax.md, "Prepaid credit").
+ */
+export async function vatVendor(name: string, prepaidCreditVat?: 'when_sold' | 'when_used') {
+  const as = await t.newAccount(name, { isTest: true, timeZone: 'UTC' });
+  await ok(as, 'PUT', '/v1/account', {
+    InvoiceDueDays: 0,
+    TaxNumber: '4123456789',
+    LegalName: `${name} (Pty) Ltd`,
+    ...(prepaidCreditVat ? { PrepaidCreditVat: prepaidCreditVat } : {}),
+  });
+  // The top-ups' VAT comes from the account's tax (docs/credits.md, "Paid top-ups": "with the customer's taxes").
+  await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
+  const customer = await ok(as, 'POST', '/v1/customers', {
+    Name: 'Ada',
+    CurrencyCode: 'USD',
+    PaymentMethod: 'credit_card',
+    autoSendInvoice: false,
+  });
+  const customerId = customer.customerID as number;
+  await addCard(as, customerId, '4242424242424242');
+  const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
+  return { as, customerId, walletId: wallet.walletID as number };
 }

@@ -5,8 +5,7 @@ import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { invoicesOf, ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import type { TestAccount } from '../helpers/service.ts';
-import { addCard } from '../collections/cards.ts';
-import { clock, grantOf, t, useCreditsService } from './credits.fixtures.ts';
+import { clock, grantOf, t, useCreditsService, vatVendor } from './credits.fixtures.ts';
 
 /**
  * VAT charged exactly once on a supply, whatever path the money takes (docs/tax.md, "Prepaid credit" and "Free
@@ -82,29 +81,6 @@ const steps: fc.Arbitrary<Step[]> = fc
 const dayAfter = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 let runs = 0;
-
-/** A VAT vendor's test account (15 %, UTC), selling prepaid credit under `treatment`, whose customer pays by card. */
-async function vendor(treatment: 'when_sold' | 'when_used') {
-  const as = await t.newAccount(`VAT once ${treatment} ${++runs}`, { isTest: true, timeZone: 'UTC' });
-  await ok(as, 'PUT', '/v1/account', {
-    InvoiceDueDays: 0,
-    TaxNumber: '4123456789',
-    LegalName: 'Once (Pty) Ltd',
-    PrepaidCreditVat: treatment,
-  });
-  // The top-ups' VAT comes from the account's tax (docs/credits.md, "Paid top-ups": "with the customer's taxes").
-  await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
-  const customer = await ok(as, 'POST', '/v1/customers', {
-    Name: 'Ada',
-    CurrencyCode: 'USD',
-    PaymentMethod: 'credit_card',
-    autoSendInvoice: false,
-  });
-  const customerId = customer.customerID as number;
-  await addCard(as, customerId, '4242424242424242');
-  const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
-  return { as, customerId, walletId: wallet.walletID as number };
-}
 
 /**
  * What the test made: a supply invoice's lines (ex VAT) and the credit that reduced it as it was issued, or a
@@ -269,7 +245,7 @@ async function expectVatOnce(
 async function runSteps(treatment: 'when_sold' | 'when_used', steps: Step[]) {
   let now = '2026-03-01T10:00:00.000Z';
   clock.set(now);
-  const { as, customerId, walletId } = await vendor(treatment);
+  const { as, customerId, walletId } = await vatVendor(`VAT once ${treatment} ${++runs}`, treatment);
   const made = new Map<number, Made>();
   const cardGrants: number[] = [];
   const context = async () => accountContext(t, as.accountId, fixedClock(now));

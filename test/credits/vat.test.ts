@@ -4,9 +4,8 @@ import { ok } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
 import { fetchApiBytes } from '../helpers/invoices.ts';
 import type { TestAccount } from '../helpers/service.ts';
-import { addCard } from '../collections/cards.ts';
 import { renderPdf } from '../invoicing/pdf.fixtures.ts';
-import { clock, grant, grantOf, invoiceOf, t, useCreditsService } from './credits.fixtures.ts';
+import { clock, grant, grantOf, invoiceOf, t, useCreditsService, vatVendor } from './credits.fixtures.ts';
 
 /**
  * Prepaid credit taxed once (docs/tax.md, "Prepaid credit"): sold with VAT (section 10(19)) the invoices it pays carry
@@ -15,27 +14,10 @@ import { clock, grant, grantOf, invoiceOf, t, useCreditsService } from './credit
  */
 useCreditsService();
 
-/** A VAT vendor (15 %, UTC) whose customer pays by card, with a USD wallet. */
-async function vendor(name: string, prepaidCreditVat?: 'when_sold' | 'when_used') {
+/** A VAT vendor (vatVendor) on 1 January 2026. */
+function vendor(name: string, prepaidCreditVat?: 'when_sold' | 'when_used') {
   clock.set('2026-01-01T08:00:00.000Z');
-  const as = await t.newAccount(name, { isTest: true, timeZone: 'UTC' });
-  await ok(as, 'PUT', '/v1/account', {
-    InvoiceDueDays: 0,
-    TaxNumber: '4123456789',
-    LegalName: `${name} (Pty) Ltd`,
-    ...(prepaidCreditVat ? { PrepaidCreditVat: prepaidCreditVat } : {}),
-  });
-  await ok(as, 'POST', '/v1/tax', { Name: 'VAT', rules: [{ Perc: 0.15 }] });
-  const customer = await ok(as, 'POST', '/v1/customers', {
-    Name: 'Ada',
-    CurrencyCode: 'USD',
-    PaymentMethod: 'credit_card',
-    autoSendInvoice: false,
-  });
-  const customerId = customer.customerID as number;
-  await addCard(as, customerId, '4242424242424242');
-  const wallet = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, { CurrencyCode: 'USD' });
-  return { as, customerId, walletId: wallet.walletID as number };
+  return vatVendor(name, prepaidCreditVat);
 }
 
 /** Buys credit with the card: the top-up's invoice charged by the collection run, its grant made. */
