@@ -3,10 +3,12 @@ import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { editPayment, ok } from '../helpers/billing.ts';
 import { systemClock } from '../../src/clock.ts';
 import { aMinuteLater, accountContext } from '../helpers/context.ts';
+import { fetchApiBytes } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { expectJournalBalances, invoiceOf } from './credits.fixtures.ts';
 import { cardPaidTopUp } from './topUpCardFixture.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 
 // docs/credits.md, "Crediting a top-up" and "Refunding unused credit": money that goes back for a paid top-up takes
 // the credit it bought out of the grant, in the same transaction, and never credit already spent.
@@ -99,6 +101,14 @@ describe('a gateway refund of a top-up payment that credits its invoice', () => 
     const [document] = await ok(as, 'GET', '/v1/tax-credit-notes');
     expect(document).toMatchObject({ Kind: 'credit_note', Amount: 57.5, Tax: 7.5, AmountEx: 50 });
     expect(document.Lines.map((line: any) => line.invoiceID)).toEqual([invoiceId]);
+    // Its PDF names the top-up's tax invoice and the VAT it takes off it.
+    const { invoiceNum } = await invoiceOf(as, invoiceId);
+    const pdf = await fetchApiBytes(t.url, as, document.PdfURL);
+    expect(pdf.status).toBe(200);
+    const flat = renderPdf(pdf.body, 'refund-credit-note').text.replace(/[ \t]+/g, ' ');
+    expect(flat).toContain(`Tax invoice ${invoiceNum} of `);
+    expect(flat).toContain(' 50.00 7.50 57.50');
+    expect(flat).toContain('VAT 15%: 7.50');
   });
 
   it('is refused with 409 when the credit was spent, and nothing goes back', async () => {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { fetchApiBytes } from '../helpers/invoices.ts';
+import { renderPdf } from '../invoicing/pdf.fixtures.ts';
 
 // A subscription's credit for unused time reduces the invoice that billed that time (docs/tax.md, "Tax credit
 // notes"): its tax credit note names that invoice and takes its share of the VAT, wherever the credit's money goes.
@@ -60,6 +62,19 @@ describe("a subscription's credit", () => {
       [march.invoiceID, 35.65, 12.65, 1.65],
       [invoices[1].invoiceID, 71.3, 0, 0],
     ]);
+    // Its PDF names March's invoice and the VAT it takes off it.
+    const pdf = await fetchApiBytes(t.url, as, document.PdfURL);
+    expect(pdf.status).toBe(200);
+    const flat = renderPdf(pdf.body, 'plan-change-credit-note').text.replace(/[ \t]+/g, ' ');
+    for (const expected of [
+      // "TAX" only on a registered vendor's (docs/tax.md); this seller gave no VAT number.
+      'CREDIT NOTE',
+      'Credit note CN-0001',
+      `Tax invoice ${march.invoiceNum} of 1 Mar 2026 11.00 1.65 12.65`,
+      'VAT 15%: 1.65',
+      'Changed: unused 2026-03-21 to 2026-04-01',
+    ])
+      expect(flat, expected).toContain(expected);
   });
 
   it('of a cancellation names the invoice it cuts, and takes its VAT off it', async () => {
