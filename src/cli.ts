@@ -319,6 +319,7 @@ program
     const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
     const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
     const secrets = secretBox();
+    const config = loadConfig();
     // SIGTERM or Ctrl-C stops the run after its transaction in progress; the next run bills the rest.
     const stopping = new AbortController();
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stopping.abort());
@@ -340,7 +341,9 @@ program
           log: commandLogger('warn'),
           secrets,
           mailQueued: () => {},
-          collectionUnansweredAfterMs: loadConfig().collectionUnansweredAfterMs,
+          // The run's e-mails link to the pages they name, as the server's do (docs/portal.md, "PUBLIC_URL and links").
+          ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+          collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
           signal: stopping.signal,
         },
         { asOf, accountId: options.account },

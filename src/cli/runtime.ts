@@ -86,6 +86,7 @@ export async function accountContext(
   operation?: string,
 ): Promise<ServiceContext> {
   const account: Account = await getAccount(storage.db, accountId);
+  const { publicUrl } = loadConfig();
   return contextFor(
     {
       db: storage.db,
@@ -93,6 +94,7 @@ export async function accountContext(
       wallClock: systemClock,
       log: commandLogger() as FastifyBaseLogger,
       secrets: lazySecretBox(),
+      ...(publicUrl ? { publicUrl } : {}),
       // No mailQueued: the CLI runs no mail worker; a running server picks queued mail up at its next round.
       ...(operation === undefined ? {} : { actor: cliActor(operation) }),
     },

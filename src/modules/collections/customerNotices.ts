@@ -154,13 +154,12 @@ export async function noticeCollectionFailed(
   const first = confirm
     ? `Please confirm the payment of ${amount} for invoice ${number} with your bank: we could not take it from ${method?.words ?? 'your card'} without you.`
     : `We could not collect ${amount} for invoice ${number} from ${method?.words ?? (from === 'card' ? 'your card' : 'your bank account')}.`;
-  const next = nextStep(ctx, failure, from);
   const queued = await queueCustomerMails(ctx, failure.customerId, (to) => {
     const link = payLinkFor(ctx, to, failure.invoiceId);
     const blocks: MessageBlock[] = [
       { paragraph: first, strong: true },
       { paragraph: reasonSentence(failure.reason, from) },
-      { paragraph: next },
+      { paragraph: nextStep(ctx, failure, from, link !== undefined) },
       ...(link ? [{ link, text: linkText(failure, number) }] : []),
     ];
     return letter(subject, to, blocks, lines);
@@ -169,23 +168,42 @@ export async function noticeCollectionFailed(
   return queued;
 }
 
-/** What happens next, in the account's time zone: the next try, or why there is none. */
-function nextStep(ctx: ServiceContext, failure: CollectionFailure, from: 'card' | 'bank_account'): string {
+/**
+ * What happens next, in the account's time zone: the next try, or why there is none and what to do, on the page
+ * linked below, or, where the service knows no address to link to (docs/portal.md, "PUBLIC_URL and links"), by
+ * answering the e-mail.
+ */
+function nextStep(
+  ctx: ServiceContext,
+  failure: CollectionFailure,
+  from: 'card' | 'bank_account',
+  linked: boolean,
+): string {
   if (failure.nextTryDate) {
     return `We will try again on ${longDateIn(failure.nextTryDate, ctx.account.timeZone)}, unless you pay before then.`;
   }
+  const reply = 'Please reply to this e-mail, or reach us as below, and we will tell you how to pay.';
   if (needsAuthentication(failure.reason)) {
-    return 'We will not try again without you: confirm the payment on the page below, or pay with another card there.';
+    return linked
+      ? 'We will not try again without you: confirm the payment on the page below, or pay with another card there.'
+      : `We will not try again without you. ${reply}`;
   }
   if (methodUnusable(failure.reason)) {
+    if (!linked) {
+      return `${from === 'card' ? 'This card' : 'This account'} can no longer be used, so we will not try it again. ${reply}`;
+    }
     return from === 'card'
       ? 'This card can no longer be used, so we will not try it again. Please add a new card, or pay the invoice, on the page below.'
       : 'This account can no longer be debited, so we will not try it again. Please pay the invoice another way on the page below.';
   }
   if (failure.exhausted) {
-    return 'We have tried as often as we can and will not try again. Please pay the invoice on the page below, or give us another payment method.';
+    return linked
+      ? 'We have tried as often as we can and will not try again. Please pay the invoice on the page below, or give us another payment method.'
+      : `We have tried as often as we can and will not try again. ${reply}`;
   }
-  return 'We will not try again automatically. Please pay the invoice on the page below.';
+  return linked
+    ? 'We will not try again automatically. Please pay the invoice on the page below.'
+    : `We will not try again automatically. ${reply}`;
 }
 
 function linkText(failure: CollectionFailure, number: number): string {

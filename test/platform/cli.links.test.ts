@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { killAll, killTransient, runCli } from '../helpers/cli.ts';
+import { createCustomer, ok } from '../helpers/billing.ts';
+import { startTestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
+import { startSmtpReceiver } from '../helpers/smtp.ts';
+import { addCard } from '../collections/cards.ts';
+import { deliveredTo } from '../collections/notices.fixtures.ts';
+import type { Smtp } from '../collections/notices.fixtures.ts';
+
+/**
+ * `billing run` from cron (the README's way to bill) e-mails customers as the server does, links included: the
+ * command reads PUBLIC_URL (docs/portal.md, "PUBLIC_URL and links"). Without it the run says so once in its log, and
+ * its e-mails ask the customer to reply instead of pointing at a page that is not there. The CLI queues the mail;
+ * the test service's mail worker, on the same database, delivers it to a real SMTP receiver.
+ */
+let t: TestService;
+let smtp: Smtp;
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+  t = await startTestService({ smtpUrl: smtp.url });
+});
+afterEach(killTransient);
+afterAll(async () => {
+  await killAll();
+  await t?.close();
+  await smtp?.close();
+});
+
+let shops = 0;
+
+/**
+ * A live account with an invoice due today for each of two customers who pay by card and cannot be charged without
+ * them: Ada's card asks her to confirm (3-D Secure), Ben has no card.
+ */
+async function shop() {
+  const as = await t.newAccount(`Cron shop ${++shops}`, { timeZone: 'UTC' });
+  const today = new Date().toISOString().slice(0, 10);
+  const customer = async (name: string) => {
+    const email = `${name.toLowerCase()}${shops}.${as.accountId}@example.com`;
+    const id = await createCustomer(as, { Name: name, Email: email, PaymentMethod: 'credit_card' });
+    const invoice = await ok(as, 'POST', '/v1/invoices', {
+      customerID: id,
+      InvoiceDate: today,
+      DueDate: today,
+      Charges: [{ Descrip: 'Hosting', Qty: 1, UnitCostEx: 25 }],
+    });
+    return { id, email, invoiceNum: invoice.invoiceNum as number };
+  };
+  const ada = await customer('Ada');
+  await addCard(as, ada.id, '4000002500003155');
+  const ben = await customer('Ben');
+  return { as, ada, ben };
+}
+
+const LINK = /https?:\/\/\S+/g;
+
+describe('billing run e-mails', () => {
+  it('link to the pages they name when PUBLIC_URL is set, and each link opens its page', async () => {
+    const { as, ada, ben } = await shop();
+    const run = await runCli(['run', '--account', String(as.accountId), '--json'], {
+      ...t.env,
+      PUBLIC_URL: t.url,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('PUBLIC_URL is not set');
+
+    const [confirm] = await deliveredTo(t, smtp, as.accountId, ada.email);
+    expect(confirm!.subject).toContain(`Please confirm your payment of invoice ${ada.invoiceNum}`);
+    expect(confirm!.text).toContain('confirm the payment on the page below');
+    const [needsCard] = await deliveredTo(t, smtp, as.accountId, ben.email);
+    expect(needsCard!.subject).toContain(`Invoice ${ben.invoiceNum} from`);
+    expect(needsCard!.subject).toContain('we need a payment method');
+
+    for (const [mail, invoiceNum] of [
+      [confirm!, ada.invoiceNum],
+      [needsCard!, ben.invoiceNum],
+    ] as const) {
+      const links = mail.text.match(LINK) ?? [];
+      expect(links, mail.subject).toHaveLength(1);
+      expect(links[0]!.startsWith(`${t.url}/pay/`), links[0]).toBe(true);
+      const page = await fetch(links[0]!);
+      expect(page.status, links[0]).toBe(200);
+      expect(await page.text()).toContain(`Invoice ${invoiceNum}`);
+    }
+  });
+
+  it('without PUBLIC_URL ask for a reply instead of a page, and the run says so once', async () => {
+    const { as, ada, ben } = await shop();
+    const env = { ...t.env };
+    delete env.PUBLIC_URL;
+    const run = await runCli(['run', '--account', String(as.accountId), '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.match(/PUBLIC_URL is not set/g)).toHaveLength(1);
+
+    const [confirm] = await deliveredTo(t, smtp, as.accountId, ada.email);
+    const [needsCard] = await deliveredTo(t, smtp, as.accountId, ben.email);
+    for (const mail of [confirm!, needsCard!]) expect(mail.text.match(LINK), mail.subject).toBeNull();
+    expect(confirm!.text).toContain(
+      'We will not try again without you. Please reply to this e-mail, or reach us as below, and we will tell you how to pay.',
+    );
+    expect(confirm!.text).not.toContain('page below');
+  });
+});
