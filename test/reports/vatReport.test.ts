@@ -115,6 +115,21 @@ describe('GET /v1/reports/vat', () => {
     expect(rows).toContain('USD,total,,2026-03-01..2026-03-31,,,,VAT201 field 4,,0.00,0.00,12.00');
   });
 
+  it('writes a customer named like a formula as text, and a negative figure as a number', async () => {
+    const { as, local } = await vendor();
+    const formula = "-2+3+cmd|'/C calc'!A0";
+    const named = await createCustomer(as, { Name: 'Eve', Company: formula, countryID: 710 });
+    const sold = await invoice(as, named, '2026-05-04', 100, 0.15);
+    const first = await invoice(as, local, '2026-05-02', 20, 0.15);
+    await credit(as, local, '2026-05-05', first.invoiceID, 23);
+    const csv = await fetchApiBytes(t.url, as, '/v1/reports/vat.csv?from=2026-05-01&to=2026-05-31');
+    const rows = csv.body.toString('utf8').trimEnd().split('\r\n');
+    expect(rows).toContain(
+      `USD,invoice,${sold.invoiceNum},2026-05-04,${sold.invoiceNum},'${formula},,standard,VAT 15%,100.00,15.00,115.00`,
+    );
+    expect(rows.find((row) => row.startsWith('USD,credit_note,'))).toMatch(/,-20\.00,-3\.00,-23\.00$/);
+  });
+
   it('reads money by the day it came on the payments basis', async () => {
     const { as, local } = await vendor();
     const first = await invoice(as, local, '2026-03-02', 100, 0.15);

@@ -11,11 +11,6 @@ export const VatReportQuery = Type.Object({
         "invoice (documents by their date) or payments (money by the date it came); the account's VatBasis when left out",
     }),
   ),
-  format: Type.Optional(
-    StringEnum(['json', 'csv'] as const, {
-      description: 'json (the default) or csv: the listing, then the totals',
-    }),
-  ),
 });
 export type VatReportQuery = Static<typeof VatReportQuery>;
 

@@ -117,8 +117,12 @@ export function vatReportCsv(report: VatReport): string {
   return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
+/**
+ * A cell a spreadsheet reads as text: one starting as a formula would (=, +, -, @, a tab or a return) gets a quote
+ * in front, unless it is a plain number (our own figures, such as -23.00); a customer's name never runs as a formula.
+ */
 function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
