@@ -190,7 +190,9 @@ function nextStep(
   }
   if (methodUnusable(failure.reason)) {
     if (!linked) {
-      return `${from === 'card' ? 'This card' : 'This account'} can no longer be used, so we will not try it again. ${reply}`;
+      const method =
+        from === 'card' ? 'This card can no longer be used' : 'This account can no longer be debited';
+      return `${method}, so we will not try it again. ${reply}`;
     }
     return from === 'card'
       ? 'This card can no longer be used, so we will not try it again. Please add a new card, or pay the invoice, on the page below.'
