@@ -15,7 +15,7 @@ export interface CustomerNotice {
  * A notice to a customer beyond its invoices and collections (docs/tax.md, "What customers are told"): to its
  * Email, copied to EmailCC, in text and HTML with the seller's signature, queued in the caller's transaction; and the
  * same to the staff address (StaffEmail, else the seller's ContactEmail) when the account asks for copies. False
- * when nothing was queued (no address); the caller tells the mail worker after its transaction (ctx.mailQueued).
+ * when nothing was queued (no address); the caller tells the mail worker (ctx.mailQueued).
  */
 export async function queueCustomerNotice(
   ctx: ServiceContext,

@@ -16,7 +16,7 @@ export const TAX_CREDIT_NOTE_PDF_ATTACHMENT = 'tax_credit_note_pdf';
  * Tax credit notes just issued, told (docs/tax.md, "What customers are told"): `tax_credit_note.issued` for each,
  * whatever the settings, and an e-mail with its PDF to a customer whose invoices are e-mailed (autoSendInvoice and an
  * address) when the account sends credit notes (SendCreditNotes, on by default). In the issuing transaction, once the
- * document holds its lines; the caller tells the mail worker after it commits.
+ * document holds its lines.
  */
 export async function announceTaxCreditNotes(ctx: ServiceContext, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
@@ -31,15 +31,18 @@ export async function announceTaxCreditNotes(ctx: ServiceContext, ids: readonly 
     ctx,
     notes.map((note) => note.customerId),
   );
+  let queued = false;
   for (const note of notes) {
     const customer = customers.get(note.customerId);
     if (!customer?.autoSendInvoice || !customer.email) continue;
-    await queueCustomerNotice(ctx, customer, {
-      subject: `Credit note ${note.creditNumber} from ${seller}`,
-      blocks: noticeBlocks(note),
-      attachment: { kind: TAX_CREDIT_NOTE_PDF_ATTACHMENT, ref: String(note.id) },
-    });
+    queued =
+      (await queueCustomerNotice(ctx, customer, {
+        subject: `Credit note ${note.creditNumber} from ${seller}`,
+        blocks: noticeBlocks(note),
+        attachment: { kind: TAX_CREDIT_NOTE_PDF_ATTACHMENT, ref: String(note.id) },
+      })) || queued;
   }
+  if (queued) ctx.mailQueued();
 }
 
 function noticeBlocks(note: TaxCreditNote): MessageBlock[] {
