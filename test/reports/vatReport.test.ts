@@ -130,6 +130,57 @@ describe('GET /v1/reports/vat', () => {
     expect(rows.find((row) => row.startsWith('USD,credit_note,'))).toMatch(/,-20\.00,-3\.00,-23\.00$/);
   });
 
+  it('keeps a filed period as it was: credit given back and late allocations count in their own period', async () => {
+    const { as, local } = await vendor();
+    const wallet = await ok(as, 'POST', `/v1/customers/${local}/wallets`, { CurrencyCode: 'USD' });
+    await ok(as, 'POST', `/v1/wallets/${wallet.walletID}/grants`, { Amount: 115 });
+    // January: 100.00 + 15.00 = 115.00, paid whole by the promotional credit (a discount) as it was issued.
+    const january = await invoice(as, local, '2026-01-05', 100, 0.15);
+    const month = async (m: string, last: number) =>
+      (await report(as, `from=2026-${m}-01&to=2026-${m}-${last}`)).Currencies[0]?.Vat201 ?? null;
+    const filed = await month('01', 31);
+    expect(filed).toMatchObject({ Field1: 0, Field4: 0 });
+    // 10 February: a credit note of 23.00 on it takes its place, and 23.00 of the credit goes back to the wallet.
+    await credit(as, local, '2026-02-10', january.invoiceID, 23);
+    expect(await month('01', 31)).toEqual(filed);
+    // February: the credit note takes 20.00 + 3.00 off. The credit given back for it puts 23.00 (3.00 VAT) on the
+    // invoice again on the day it went back, today (this file's accounts run on the real clock).
+    const february = (await report(as, 'from=2026-02-01&to=2026-02-28')).Currencies[0];
+    expect(february.Documents.map((d: any) => [d.Kind, d.AmountInc, d.Tax])).toEqual([
+      ['credit_note', -23, -3],
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    const back = (await report(as, `from=${today}&to=${today}`)).Currencies[0];
+    expect(back.Documents.map((d: any) => [d.Kind, d.invoiceID, d.AmountInc, d.Tax])).toEqual([
+      ['credit_returned', january.invoiceID, 23, 3],
+    ]);
+
+    // A credit note of 10 January left unallocated, allocated to an invoice of 5 March: it reduces March's supply.
+    const early = await ok(as, 'POST', '/v1/credits', {
+      customerID: local,
+      Date: '2026-01-10',
+      CurrencyCode: 'USD',
+      Amount: 11.5,
+      Memo: 'Goodwill',
+      Allocations: [],
+    });
+    const march = await invoice(as, local, '2026-03-05', 100, 0.15);
+    await ok(as, 'PUT', `/v1/credits/${early.creditNoteID}`, {
+      customerID: local,
+      Date: '2026-01-10',
+      CurrencyCode: 'USD',
+      Amount: 11.5,
+      Memo: 'Goodwill',
+      Allocations: [{ invoiceID: march.invoiceID, amountApplied: 11.5 }],
+    });
+    expect(await month('01', 31)).toEqual(filed);
+    // March: 115.00 less 11.50 is 103.50 (the credit left after January's gave 92.00 more back): VAT 15.00 − 1.50.
+    const inMarch = (await report(as, 'from=2026-03-01&to=2026-03-31')).Currencies[0];
+    expect(
+      inMarch.Documents.filter((d: any) => d.Kind === 'credit_note').map((d: any) => [d.Date, d.Tax]),
+    ).toEqual([['2026-03-05T00:00:00.000Z', -1.5]]);
+  });
+
   it('reads money by the day it came on the payments basis', async () => {
     const { as, local } = await vendor();
     const first = await invoice(as, local, '2026-03-02', 100, 0.15);

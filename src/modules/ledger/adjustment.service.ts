@@ -22,7 +22,7 @@ import type { AllocationRequest, MoneySource } from './allocation.service.ts';
 import * as repo from './adjustment.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { nextCreditNumber } from './creditNumbers.ts';
-import { recordReductions, redateReductions } from './reduction.service.ts';
+import { recordReductions, redocumentSource } from './reduction.service.ts';
 import { announceDocumentsOf } from './taxCreditNoteNotice.ts';
 import type { Adjustment, AdjustmentDirection, AdjustmentRecord } from './adjustment.ts';
 import type { DecimalAmount, Read } from './moneyInput.ts';
@@ -555,7 +555,10 @@ export function updateAdjustment(
     };
     const ref = adjustmentRef(adjustmentId);
     const before = await snapshotResource(ctx, ref);
-    if (isTaxCreditNote(row)) await redocument(ctx, row.id, checked);
+    if (isTaxCreditNote(row)) {
+      const reason = reasonOf(checked);
+      await redocumentSource(ctx, { type: 'adjustment', id: row.id }, { date: checked.date, reason });
+    }
     if (!checked.request) {
       await repo.updateAdjustment(ctx.db, ctx.account.id, adjustmentId, changes);
       await emitEvent(ctx, 'adjustment.updated', ref, { before });
@@ -571,24 +574,6 @@ export function updateAdjustment(
     // Adjustments have no `.allocated` event: a change of their allocations is an update.
     await emitEvents(ctx, [{ type: 'adjustment.updated', ref, before }, ...outcome.targetEvents]);
   });
-}
-
-/** An edited credit_note adjustment's document and reductions follow its date and words. */
-async function redocument(
-  ctx: ServiceContext,
-  adjustmentId: number,
-  checked: Pick<CheckedAdjustment, 'date' | 'memo' | 'ref'>,
-): Promise<void> {
-  const [document] = await taxCreditNoteRepo.findOfSources(ctx.db, ctx.account.id, 'adjustment', [
-    adjustmentId,
-  ]);
-  if (document)
-    await taxCreditNoteRepo.renumber(ctx.db, ctx.account.id, document.id, {
-      creditNumber: document.creditNumber,
-      date: checked.date,
-      reason: reasonOf(checked),
-    });
-  await redateReductions(ctx, { type: 'adjustment', id: adjustmentId }, checked.date);
 }
 
 /**

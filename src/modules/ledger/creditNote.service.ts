@@ -17,7 +17,7 @@ import type { CreditNote, CreditNoteInput, CreditNoteRecord } from './creditNote
 import * as repo from './creditNote.repository.ts';
 import * as taxCreditNoteRepo from './taxCreditNote.repository.ts';
 import { assertCreditNumberFree, nextCreditNumber, writingCreditNumber } from './creditNumbers.ts';
-import { redateReductions } from './reduction.service.ts';
+import { redocumentSource } from './reduction.service.ts';
 import { announceDocumentsOf } from './taxCreditNoteNotice.ts';
 import { toCreditNoteDto } from './creditNotes.serializer.ts';
 import type { CreditNoteOut } from './creditNotes.schemas.ts';
@@ -178,30 +178,6 @@ async function giveCreditBackFor(
   }
 }
 
-/**
- * A credit note's document takes its number, date and reason from it; its reductions carry its date
- * (docs/tax.md, "Tax credit notes").
- */
-async function redocument(
-  ctx: ServiceContext,
-  creditNoteId: number,
-  changes: { creditNumber: string; date: PlainDate; memo: string | null },
-): Promise<void> {
-  const source = { type: 'credit_note' as const, id: creditNoteId };
-  const [document] = await taxCreditNoteRepo.findOfSources(ctx.db, ctx.account.id, 'credit_note', [
-    creditNoteId,
-  ]);
-  if (document)
-    await writingCreditNumber(changes.creditNumber, () =>
-      taxCreditNoteRepo.renumber(ctx.db, ctx.account.id, document.id, {
-        creditNumber: changes.creditNumber,
-        date: changes.date,
-        reason: changes.memo ?? '',
-      }),
-    );
-  await redateReductions(ctx, source, changes.date);
-}
-
 /** A credit note's request, checked. */
 interface CheckedCreditNote {
   currencyCode: string;
@@ -300,7 +276,13 @@ export function updateCreditNote(
         date: checked.date,
       });
       // Its document takes the number and date first: what it reduces from now on is dated by it.
-      await redocument(ctx, row.id, { creditNumber, date: checked.date, memo: checked.memo });
+      await writingCreditNumber(creditNumber, () =>
+        redocumentSource(
+          ctx,
+          { type: 'credit_note', id: row.id },
+          { creditNumber, date: checked.date, reason: checked.memo ?? '' },
+        ),
+      );
       const allocated = await reallocateWithAmount(ctx, edited, row.amountMinor, checked.request, () =>
         repo.updateCreditNote(ctx.db, ctx.account.id, creditNoteId, {
           currencyCode: checked.currencyCode,

@@ -23,7 +23,12 @@ export {
 /** Credit grants as a source of allocations, and the ports the credits module fills (docs/credits.md). */
 export type { GrantAllocationOutcome, GrantAsSource } from './grantAllocation.service.ts';
 export type { SupplyReduction } from './reduction.ts';
-export { creditedOnInvoices, creditsOnInvoiceDocuments } from './reduction.service.ts';
+export {
+  creditNoteLinesBetween,
+  creditShownOnInvoicesBetween,
+  creditedOnInvoices,
+  creditsOnInvoiceDocuments,
+} from './reduction.service.ts';
 export { moneyReceivedBetween } from './allocation.service.ts';
 export type { MoneyReceived } from './allocation.service.ts';
 export type { InvoiceCreditOnDocument } from './reduction.service.ts';

@@ -126,18 +126,60 @@ export const listOfSources = (
 export const listOfTaxCreditNotes = (db: Db, accountId: number, taxCreditNoteIds: readonly number[]) =>
   listBy(db, accountId, 'tax_credit_note_id', taxCreditNoteIds);
 
-/** A credit note's or an adjustment's date moved: its reductions carry its date. */
-export async function redateOfSource(
+/**
+ * Prepaid credit's reductions no tax credit note documents (taken off as an invoice was issued, shown on it, or
+ * given back), dated within [from, to], in date order then the order they were made.
+ */
+export async function listShownBetween(
   db: Db,
   accountId: number,
-  source: { type: ReductionSourceType; id: number },
-  date: string,
-): Promise<void> {
+  from: string,
+  to: string,
+): Promise<InvoiceReduction[]> {
+  const rows = await db
+    .selectFrom('invoice_reductions')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('source_type', '=', 'credit_grant')
+    .where('tax_credit_note_id', 'is', null)
+    .where('reduction_date', '>=', from)
+    .where('reduction_date', '<=', to)
+    .orderBy('reduction_date')
+    .orderBy('id')
+    .execute();
+  return rows.map(reductionFromRow);
+}
+
+/**
+ * The reductions a tax credit note documents (a credit note's, an adjustment's, prepaid credit's after an invoice's
+ * issue), dated within [from, to], in date order then the order they were made.
+ */
+export async function listDocumentedBetween(
+  db: Db,
+  accountId: number,
+  from: string,
+  to: string,
+): Promise<InvoiceReduction[]> {
+  const rows = await db
+    .selectFrom('invoice_reductions')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('source_type', '!=', 'credit_grant'), eb('tax_credit_note_id', 'is not', null)]))
+    .where('reduction_date', '>=', from)
+    .where('reduction_date', '<=', to)
+    .orderBy('reduction_date')
+    .orderBy('id')
+    .execute();
+  return rows.map(reductionFromRow);
+}
+
+/** These rows dated `date`. */
+export async function redate(db: Db, accountId: number, ids: readonly number[], date: string): Promise<void> {
+  if (ids.length === 0) return;
   await db
     .updateTable('invoice_reductions')
     .set({ reduction_date: date })
     .where('account_id', '=', accountId)
-    .where('source_type', '=', source.type)
-    .where('source_id', '=', source.id)
+    .where('id', 'in', [...ids])
     .execute();
 }

@@ -38,10 +38,15 @@ export async function recordReductions(
   const invoiceIds = [...new Set(changes.map((change) => change.invoiceId))];
   const invoices = await invoiceTaxedTotals(ctx, invoiceIds);
   const soFar = await reducedSoFar(ctx, invoiceIds);
-  const dated = changes.map((change) => ({
-    ...change,
-    date: change.date === 'invoice' ? (invoices.get(change.invoiceId)?.invoiceDate ?? '') : change.date,
-  }));
+  // A reduction is never dated before the supply it reduces: a credit note of January allocated to an invoice of
+  // March reduces it in March (docs/tax.md, "Tax credit notes").
+  const dated = changes.map((change) => {
+    const invoiceDate = invoices.get(change.invoiceId)?.invoiceDate ?? '';
+    return {
+      ...change,
+      date: change.date === 'invoice' || change.date < invoiceDate ? invoiceDate : change.date,
+    };
+  });
   await repo.insertReductions(
     ctx.db,
     ctx.account.id,
@@ -80,20 +85,20 @@ export async function recordReductionsOfAllocations(
     if (!source.reduces || source.type === 'payment') continue;
     for (const { target, deltaMinor } of plan.targetDeltas) {
       if (target.type !== 'invoice' || deltaMinor === 0) continue;
-      const reduction = { type: source.type, id: source.id };
       const reduces = source.reduces;
+      const taxCreditNoteId =
+        reduces.newCreditNote && deltaMinor > 0
+          ? await insertPrepaidCreditNote(ctx, { ...source, invoiceId: target.id }, reduces)
+          : null;
+      if (taxCreditNoteId !== null) documented.push(taxCreditNoteId);
       requests.push({
         customerId: source.customerId,
         invoiceId: target.id,
-        source: reduction,
+        source: { type: source.type, id: source.id },
         amountMinor: deltaMinor,
         date: reduces.date,
-        taxCreditNoteId:
-          reduces.newCreditNote && deltaMinor > 0
-            ? await insertPrepaidCreditNote(ctx, { ...source, invoiceId: target.id }, reduces)
-            : null,
+        taxCreditNoteId,
       });
-      if (requests.at(-1)!.taxCreditNoteId !== null) documented.push(requests.at(-1)!.taxCreditNoteId!);
     }
   }
   await recordReductions(ctx, requests);
@@ -121,13 +126,32 @@ async function insertPrepaidCreditNote(
   );
 }
 
-/** A credit note's or an adjustment's date moved: its reductions carry the new one. */
-export function redateReductions(
+/**
+ * A credit note or an adjustment edited: its document takes the number, date and reason, and its reductions the date,
+ * never before the invoice each reduces (docs/tax.md, "Tax credit notes"). The caller guards a new number's
+ * uniqueness (creditNumbers.ts).
+ */
+export async function redocumentSource(
   ctx: ServiceContext,
-  source: ReductionSource,
-  date: PlainDate,
+  source: { type: 'credit_note' | 'adjustment'; id: number },
+  changes: { creditNumber?: string; date: PlainDate; reason: string },
 ): Promise<void> {
-  return repo.redateOfSource(ctx.db, ctx.account.id, source, date);
+  const [document] = await taxCreditNoteRepo.findOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
+  if (document)
+    await taxCreditNoteRepo.renumber(ctx.db, ctx.account.id, document.id, {
+      creditNumber: changes.creditNumber ?? document.creditNumber,
+      date: changes.date,
+      reason: changes.reason,
+    });
+  const rows = await repo.listOfSources(ctx.db, ctx.account.id, source.type, [source.id]);
+  const invoices = await invoiceTaxedTotals(ctx, [...new Set(rows.map((row) => row.invoiceId))]);
+  const byDate = new Map<PlainDate, number[]>();
+  for (const row of rows) {
+    const invoiceDate = invoices.get(row.invoiceId)?.invoiceDate ?? changes.date;
+    const date = changes.date < invoiceDate ? invoiceDate : changes.date;
+    byDate.set(date, [...(byDate.get(date) ?? []), row.id]);
+  }
+  for (const [date, ids] of byDate) await repo.redate(ctx.db, ctx.account.id, ids, date);
 }
 
 /** What credits have taken off each invoice, taxes included, and the VAT in it, by id (none: left out). */
@@ -185,6 +209,59 @@ export async function creditsOnInvoiceDocuments(
       [...credits.values()].filter((credit) => credit.amountMinor !== 0 || credit.taxMinor !== 0),
     ]),
   );
+}
+
+/**
+ * Prepaid credit shown on invoices, by the day it moved, within [from, to]: taken off as each was issued (dated the
+ * invoice's day) or given back later (dated that day). For the VAT report (docs/tax.md, "The VAT report").
+ */
+export function creditShownOnInvoicesBetween(
+  ctx: ServiceContext,
+  from: PlainDate,
+  to: PlainDate,
+): Promise<InvoiceReduction[]> {
+  return repo.listShownBetween(ctx.db, ctx.account.id, from, to);
+}
+
+/** What one tax credit note took off one invoice on one day. */
+export interface DatedCreditNoteLine {
+  taxCreditNote: { id: number; creditNumber: string };
+  invoiceId: number;
+  date: PlainDate;
+  /** Taxes included; negative where it gave back. */
+  amountMinor: number;
+  taxMinor: number;
+}
+
+/**
+ * What tax credit notes took off invoices within [from, to], each on the day it was taken off (a credit note
+ * allocated after it was made reduces on the day of the supply it reduces: recordReductions), by document, invoice
+ * and day. For the VAT report (docs/tax.md, "The VAT report"): a period's figures are those dated in it.
+ */
+export async function creditNoteLinesBetween(
+  ctx: ServiceContext,
+  from: PlainDate,
+  to: PlainDate,
+): Promise<DatedCreditNoteLine[]> {
+  const rows = await repo.listDocumentedBetween(ctx.db, ctx.account.id, from, to);
+  const documents = await documentsOfReductions(ctx, rows);
+  const lines = new Map<string, DatedCreditNoteLine>();
+  for (const row of rows) {
+    const document = documents.get(row.taxCreditNoteId ?? sourceKey(row.source));
+    if (!document) continue;
+    const key = `${document.id} ${row.invoiceId} ${row.date}`;
+    const line = lines.get(key) ?? {
+      taxCreditNote: { id: document.id, creditNumber: document.creditNumber },
+      invoiceId: row.invoiceId,
+      date: row.date,
+      amountMinor: 0,
+      taxMinor: 0,
+    };
+    line.amountMinor += row.amountMinor;
+    line.taxMinor += row.taxMinor;
+    lines.set(key, line);
+  }
+  return [...lines.values()].filter((line) => line.amountMinor !== 0 || line.taxMinor !== 0);
 }
 
 /** The documents of the rows: by id for prepaid credit's, by their source's `type id` for the others. */

@@ -39,6 +39,19 @@ describe('taxedReductions', () => {
     expect(next!.taxMinor).toBe(1500 - 131);
   });
 
+  it('gives back no more than a source took off, and takes no VAT off past the invoice', () => {
+    // Source 1 took nothing off (a credit note made before reductions were recorded): its give-back is no row.
+    expect(taxedReductions([change(1, -1000)], invoices, new Map())).toEqual([]);
+    // Source 2 took 10.00 off and gives back 25.00: only its 10.00, with its 1.30.
+    const [took, back] = taxedReductions([change(2, 1000), change(2, -2500)], invoices, new Map());
+    expect([took!.amountMinor, took!.taxMinor, back!.amountMinor, back!.taxMinor]).toEqual([
+      1000, 130, -1000, -130,
+    ]);
+    // 115.00 taken off, then 20.00 more stated: the 20.00 carries no VAT, all 15.00 was taken already.
+    const [whole, beyond] = taxedReductions([change(3, 11500), change(4, 2000)], invoices, new Map());
+    expect([whole!.taxMinor, beyond!.taxMinor]).toEqual([1500, 0]);
+  });
+
   it('takes exactly the VAT off an invoice reduced to nothing, whatever the parts and give-backs', () => {
     fc.assert(
       fc.property(

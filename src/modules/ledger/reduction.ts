@@ -72,8 +72,11 @@ export const sourceKey = (source: ReductionSource): string => `${source.type} ${
  * - a part taken off carries share(reduced before + part) − the VAT reduced before, so that every invoice's VAT
  *   reduced is its share of what it has been reduced by, and an invoice reduced by its whole Total has all its
  *   tax taken off, whatever the parts;
+ *   (past the invoice's Total a part carries none: no more VAT comes off than the invoice holds);
  * - a part given back carries the same share of what its own source took off (VAT × part / amount, rounded), so that
- *   a source that gives back all it took nets to exactly nothing.
+ *   a source that gives back all it took nets to exactly nothing; it gives back no more than the source's reductions
+ *   recorded (a credit note made before reductions were recorded took none off), and a give-back of nothing is no
+ *   reduction at all.
  * An invoice whose figures are unknown carries no VAT.
  */
 export function taxedReductions(
@@ -81,27 +84,30 @@ export function taxedReductions(
   invoices: ReadonlyMap<number, TaxedTotal>,
   soFar: Map<number, ReducedSoFar>,
 ): NewReduction[] {
-  return changes.map((change) => {
+  return changes.flatMap((change) => {
     const invoice = invoices.get(change.invoiceId);
     const reduced = soFar.get(change.invoiceId) ?? { amountMinor: 0, taxMinor: 0, bySource: new Map() };
     soFar.set(change.invoiceId, reduced);
     const key = sourceKey(change.source);
     const own = reduced.bySource.get(key) ?? { amountMinor: 0, taxMinor: 0 };
+    const amountMinor = Math.max(change.amountMinor, -Math.max(own.amountMinor, 0));
+    if (amountMinor === 0) return [];
     let taxMinor = 0;
-    if (invoice && change.amountMinor > 0) {
-      taxMinor = taxShareOf(invoice, reduced.amountMinor + change.amountMinor) - reduced.taxMinor;
-    } else if (change.amountMinor < 0 && own.amountMinor > 0) {
+    if (invoice && amountMinor > 0) {
+      const after = Math.min(reduced.amountMinor + amountMinor, invoice.totalMinor);
+      taxMinor = Math.max(taxShareOf(invoice, after) - reduced.taxMinor, 0);
+    } else if (amountMinor < 0) {
       taxMinor =
-        -change.amountMinor >= own.amountMinor
+        -amountMinor >= own.amountMinor
           ? -own.taxMinor
-          : -ratioOfMinor(own.taxMinor, -change.amountMinor, own.amountMinor);
+          : -ratioOfMinor(own.taxMinor, -amountMinor, own.amountMinor);
     }
-    reduced.amountMinor += change.amountMinor;
+    reduced.amountMinor += amountMinor;
     reduced.taxMinor += taxMinor;
     reduced.bySource.set(key, {
-      amountMinor: own.amountMinor + change.amountMinor,
+      amountMinor: own.amountMinor + amountMinor,
       taxMinor: own.taxMinor + taxMinor,
     });
-    return { ...change, taxMinor };
+    return [{ ...change, amountMinor, taxMinor }];
   });
 }

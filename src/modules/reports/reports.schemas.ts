@@ -46,7 +46,7 @@ export const VatReportOut = Type.Object(
         ),
         Documents: Type.Array(
           Type.Object({
-            Kind: StringEnum(['invoice', 'credit_note', 'payment'] as const),
+            Kind: StringEnum(['invoice', 'credit_note', 'credit_returned', 'payment'] as const),
             Number: Type.String(),
             Date: Type.String({ format: 'date-time' }),
             invoiceID: Type.Integer(),

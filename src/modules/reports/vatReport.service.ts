@@ -10,9 +10,9 @@ import type { Customer } from '../customers/index.ts';
 import { invoiceTaxedTotals, issuedInvoicesBetween, percentText } from '../invoicing/index.ts';
 import type { TaxedInvoiceTotal } from '../invoicing/index.ts';
 import {
+  creditNoteLinesBetween,
+  creditShownOnInvoicesBetween,
   creditedOnInvoices,
-  creditsOnInvoiceDocuments,
-  listTaxCreditNotes,
   moneyReceivedBetween,
 } from '../ledger/index.ts';
 import { grantsThatAreMoney, prepaidCreditSales } from '../credits/index.ts';
@@ -130,7 +130,9 @@ function documentOf(
 /**
  * Invoice basis: each invoice of the period as issued, less what prepaid credit carrying VAT took off it as it was
  * issued (shown on the invoice), then each tax credit note of the period, one line per invoice it reduces,
- * negative. A cancelled invoice is left out: it was never a supply.
+ * negative, and the prepaid credit given back in the period off earlier days' invoices, positive (the invoice owes
+ * it again). Each figure is in the period of its own date, so a period once filed never changes. A cancelled
+ * invoice is left out: it was never a supply.
  */
 async function invoiceBasisDocuments(
   ctx: ServiceContext,
@@ -138,19 +140,22 @@ async function invoiceBasisDocuments(
   to: PlainDate,
 ): Promise<ReportDocument[]> {
   const invoices = (await issuedInvoicesBetween(ctx, from, to)).filter((invoice) => !invoice.isCancelled);
-  const notes = await listTaxCreditNotes(ctx, { from, to });
+  const notes = await creditNoteLinesBetween(ctx, from, to);
+  const shown = await creditShownOnInvoicesBetween(ctx, from, to);
   const periodIds = new Set(invoices.map((invoice) => invoice.id));
-  const corrected = notes.flatMap((note) => note.lines.map((line) => line.invoiceId));
+  const dateOf = new Map(invoices.map((invoice) => [invoice.id, invoice.invoiceDate]));
+  const atIssue = shown.filter((credit) => dateOf.get(credit.invoiceId) === credit.date);
+  const givenBack = shown.filter((credit) => dateOf.get(credit.invoiceId) !== credit.date);
+  const others = [...notes.map((line) => line.invoiceId), ...givenBack.map((credit) => credit.invoiceId)];
   const earlier = await invoiceTaxedTotals(
     ctx,
-    corrected.filter((id) => !periodIds.has(id)),
+    [...new Set(others)].filter((id) => !periodIds.has(id)),
   );
   const placed = await placeInvoices(ctx, [...invoices, ...earlier.values()]);
-  const atIssue = await creditsOnInvoiceDocuments(ctx, [...periodIds]);
   const documents: ReportDocument[] = invoices.map((invoice) => {
-    const shown = (atIssue.get(invoice.id) ?? []).filter((credit) => credit.taxCreditNote === null);
-    const creditedMinor = shown.reduce((sum, credit) => sum + credit.amountMinor, 0);
-    const creditedTaxMinor = shown.reduce((sum, credit) => sum + credit.taxMinor, 0);
+    const own = atIssue.filter((credit) => credit.invoiceId === invoice.id);
+    const creditedMinor = own.reduce((sum, credit) => sum + credit.amountMinor, 0);
+    const creditedTaxMinor = own.reduce((sum, credit) => sum + credit.taxMinor, 0);
     return documentOf(
       placed.get(invoice.id)!,
       'invoice',
@@ -164,20 +169,41 @@ async function invoiceBasisDocuments(
       invoice.taxMinor - creditedTaxMinor,
     );
   });
-  for (const note of notes) {
-    for (const line of note.lines) {
-      const of = placed.get(line.invoiceId);
-      if (!of || of.invoice.isCancelled) continue;
-      documents.push(
-        documentOf(
-          of,
-          'credit_note',
-          { number: note.creditNumber, date: note.date, taxCreditNoteId: note.id, paymentId: null },
-          -line.amountMinor,
-          -line.taxMinor,
-        ),
-      );
-    }
+  for (const line of notes) {
+    const of = placed.get(line.invoiceId);
+    if (!of || of.invoice.isCancelled) continue;
+    documents.push(
+      documentOf(
+        of,
+        'credit_note',
+        {
+          number: line.taxCreditNote.creditNumber,
+          date: line.date,
+          taxCreditNoteId: line.taxCreditNote.id,
+          paymentId: null,
+        },
+        -line.amountMinor,
+        -line.taxMinor,
+      ),
+    );
+  }
+  for (const credit of givenBack) {
+    const of = placed.get(credit.invoiceId);
+    if (!of || of.invoice.isCancelled) continue;
+    documents.push(
+      documentOf(
+        of,
+        'credit_returned',
+        {
+          number: String(of.invoice.invoiceNum ?? of.invoice.id),
+          date: credit.date,
+          taxCreditNoteId: null,
+          paymentId: null,
+        },
+        -credit.amountMinor,
+        -credit.taxMinor,
+      ),
+    );
   }
   return documents;
 }

@@ -29,9 +29,12 @@ export function supplyCategory(
   return invoice.taxes.length > 0 ? 'zero_rated' : 'exempt';
 }
 
-/** One line of the report's listing: an invoice, a tax credit note's reduction of one invoice, or money received. */
+/**
+ * One line of the report's listing: an invoice, a tax credit note's reduction of one invoice, prepaid credit given
+ * back off an invoice (what it owes again), or money received.
+ */
 export interface ReportDocument {
-  kind: 'invoice' | 'credit_note' | 'payment';
+  kind: 'invoice' | 'credit_note' | 'credit_returned' | 'payment';
   /** The invoice's number, the credit note's, or the payment's reference. */
   number: string;
   date: PlainDate;
