@@ -105,6 +105,12 @@ export const ProblemSchema = Type.Object(
 export const NoContent = { 204: Type.Null({ description: 'No Content' }) };
 
 /**
+ * The query of a route that takes none, such as a document's PDF: a parameter sent anyway is a 422 naming it, not a
+ * document other than the one asked for (docs/spec-decisions.md, "Request bodies").
+ */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/**
  * A route option for bodies that may be left out entirely (an edit of nothing, a DELETE's optional parameters):
  * validates a missing body as an empty object.
  */

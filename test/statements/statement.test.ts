@@ -118,6 +118,23 @@ describe('GET /v1/customers/{customerID}/statement', () => {
     await statement(t, customerID, '?startDate=2025-03-31&endDate=2026-03-31');
   });
 
+  it('returns 422 naming a parameter it does not take, on the statement and on PDFs, not another document', async () => {
+    const customerID = await createCustomer(t);
+    const invoice = await t.request('POST', '/v1/invoices', {
+      body: { customerID, Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 10 }] },
+    });
+    for (const [path, fields] of [
+      [`/v1/customers/${customerID}/statement?from=2026-01-01&to=2026-01-31`, ['from', 'to']],
+      [`/v1/customers/${customerID}/statement.pdf?from=2026-01-01`, ['from']],
+      [`/v1/invoices/${invoice.body.invoiceID}/pdf?version=2`, ['version']],
+    ] as const) {
+      const res = await t.request('GET', path);
+      expect(res.status, `${path}: ${res.text}`).toBe(422);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.body.fields.map((f: { field: string }) => f.field)).toEqual(fields);
+    }
+  });
+
   it('returns 404 for another account’s customer, and for one that does not exist', async () => {
     const other = await t.newAccount();
     const theirs = await createCustomer(other);

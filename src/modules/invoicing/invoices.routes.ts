@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
-import { NoContent, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
+import { NoContent, NoQuery, PagingQuery, emptyBodyAsObject, pageOf } from '../../http/schemas.ts';
 import { invoiceWithFigures, withInvoiceFigures } from '../../readModels/invoices.view.ts';
 import { currencyProblems } from '../catalogue/index.ts';
 import { createInvoice, deleteInvoice, editInvoice, finalizeInvoice } from './invoice.service.ts';
@@ -204,6 +204,7 @@ export function registerInvoicesRoutes(app: App): void {
         tags,
         description: 'The invoice as a PDF document.',
         params: InvoiceIdParams,
+        querystring: NoQuery,
         produces: ['application/pdf'],
         response: {
           200: {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { pageOf } from '../../http/schemas.ts';
+import { NoQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { getTaxCreditNote, listTaxCreditNotesFromWire } from './taxCreditNote.service.ts';
 import { renderTaxCreditNotePdf, taxCreditNotePdfFilename } from './taxCreditNotePdf.ts';
@@ -65,6 +65,7 @@ export function registerTaxCreditNotesRoutes(app: App): void {
         description: 'The tax credit note as a PDF document, as the customer receives it.',
         tags,
         params: TaxCreditNoteIdParams,
+        querystring: NoQuery,
         produces: ['application/pdf'],
         response: {
           200: {

@@ -6,17 +6,21 @@ import { STATEMENT_ENTRY_KINDS } from './statements.ts';
 export const StatementParams = Type.Object({ customerID: Id() });
 export type StatementParams = Static<typeof StatementParams>;
 
-export const StatementQuery = Type.Object({
-  startDate: Type.Optional(
-    WireDate({
-      description:
-        'First day of the statement, in the account time zone; default: the day the last statement was sent, else the first day of the month of endDate',
-    }),
-  ),
-  endDate: Type.Optional(
-    WireDate({ description: 'Last day of the statement, in the account time zone; default: today' }),
-  ),
-});
+export const StatementQuery = Type.Object(
+  {
+    startDate: Type.Optional(
+      WireDate({
+        description:
+          'First day of the statement, in the account time zone; default: the day the last statement was sent, else the first day of the month of endDate',
+      }),
+    ),
+    endDate: Type.Optional(
+      WireDate({ description: 'Last day of the statement, in the account time zone; default: today' }),
+    ),
+  },
+  // A misspelt parameter (`from`, `to`) is a 422 naming it, not another period's statement.
+  { additionalProperties: false },
+);
 export type StatementQuery = Static<typeof StatementQuery>;
 
 const Money = (description: string) => Type.Number({ description });
