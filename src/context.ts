@@ -58,6 +58,8 @@ export interface NoticeSettings {
   creditNotes: boolean;
   /** A refund through a gateway: how much, to what, and when to expect it. */
   refunds: boolean;
+  /** A wallet's balance fell below its low-balance alert: the customer is e-mailed. */
+  lowBalance: boolean;
   /** A cancelled subscription: what ends when, and any credit. */
   cancellations: boolean;
   /** The staff address (StaffEmail, else ContactEmail) gets a copy of these notices (off by default). */

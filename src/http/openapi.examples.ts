@@ -140,6 +140,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   VatBasis: 'invoice',
   SendCreditNotes: true,
   SendRefundNotices: true,
+  SendLowBalanceAlerts: true,
   SendCancellationNotices: true,
   CopyNoticesToStaff: false,
   StatementPeriod: 'monthly',

@@ -79,6 +79,7 @@ const FIELDS = [
   'VatBasis',
   'SendCreditNotes',
   'SendRefundNotices',
+  'SendLowBalanceAlerts',
   'SendCancellationNotices',
   'CopyNoticesToStaff',
 ];
@@ -124,6 +125,7 @@ describe('GET /v1/account', () => {
       VatBasis: 'invoice',
       SendCreditNotes: true,
       SendRefundNotices: true,
+      SendLowBalanceAlerts: true,
       SendCancellationNotices: true,
       CopyNoticesToStaff: false,
     });

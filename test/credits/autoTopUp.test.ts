@@ -4,6 +4,7 @@ import { eventually, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { addCard } from '../collections/cards.ts';
+import { deliveredTo } from '../collections/notices.fixtures.ts';
 
 // docs/credits.md, "Automatic top-ups" and "Low-balance alerts": a wallet below its threshold buys credit itself,
 // charged to the primary card by the collection loop (receipt, failure notice, retries), never two unpaid at once;
@@ -37,10 +38,18 @@ function subjectsTo(address: string): string[] {
     .map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1] ?? '');
 }
 
-/** A test account (UTC, e-mailing alerts) on 1 March 2026, a customer with an address and a USD wallet. */
-async function shop(name: string, email: string, wallet: Record<string, unknown>) {
+/**
+ * A test account (UTC; low-balance alerts e-mailed, as by default) on 1 March 2026, a customer with an address and a
+ * USD wallet; `account`: settings of `PUT /v1/account`.
+ */
+async function shop(
+  name: string,
+  email: string,
+  wallet: Record<string, unknown>,
+  account: Record<string, unknown> = {},
+) {
   const as = await t.newAccount(name, { isTest: true, timeZone: 'UTC' });
-  await ok(as, 'PUT', '/v1/account', { UsageAlertEmails: true });
+  if (Object.keys(account).length > 0) await ok(as, 'PUT', '/v1/account', account);
   const customerId = await createCustomer(as, { Name: 'Ada', Email: email, autoSendInvoice: false });
   const created = await ok(as, 'POST', `/v1/customers/${customerId}/wallets`, {
     CurrencyCode: 'USD',
@@ -193,6 +202,30 @@ describe('a wallet without a card to charge', () => {
       return got.length === 2 ? got : undefined;
     });
     expect(mails).toHaveLength(2);
+  });
+});
+
+describe('the low-balance alert', () => {
+  it('e-mails the customer by default, and only raises its event when the account sends none', async () => {
+    for (const send of [true, false]) {
+      const email = `ada.${send}@alerts.example`;
+      const { as, customerId, walletId } = await shop(
+        `Alert shop ${send}`,
+        email,
+        { LowBalanceAlertThreshold: 50 },
+        send ? {} : { SendLowBalanceAlerts: false },
+      );
+      expect((await ok(as, 'GET', '/v1/account')).SendLowBalanceAlerts).toBe(send);
+      await ok(as, 'POST', `/v1/wallets/${walletId}/grants`, { Amount: 60 });
+      // 60.00 − 20.00 = 40.00: below the alert's 50.00.
+      await ok(as, 'POST', '/v1/invoices', {
+        customerID: customerId,
+        Charges: [{ Descrip: 'Work', Qty: 1, UnitCostEx: 20 }],
+      });
+      expect((await eventsOf(as, 'wallet.balance_low')).map((e) => e.data.object.Balance)).toEqual([40]);
+      const mails = await deliveredTo(t, smtp, as.accountId, email);
+      expect(mails.map((mail) => mail.subject)).toEqual(send ? ['Your prepaid credit is running low'] : []);
+    }
   });
 });
 

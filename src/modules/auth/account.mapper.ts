@@ -43,6 +43,7 @@ export interface AccountRow {
   vat_basis: string;
   send_credit_notes: boolean | number;
   send_refund_notices: boolean | number;
+  send_low_balance_alerts: boolean | number;
   send_cancellation_notices: boolean | number;
   copy_notices_to_staff: boolean | number;
 }
@@ -97,6 +98,7 @@ export function accountFromRow(row: AccountRow): Account {
     notices: {
       creditNotes: Boolean(row.send_credit_notes),
       refunds: Boolean(row.send_refund_notices),
+      lowBalance: Boolean(row.send_low_balance_alerts),
       cancellations: Boolean(row.send_cancellation_notices),
       copyStaff: Boolean(row.copy_notices_to_staff),
     },
@@ -147,6 +149,7 @@ const COLUMN_OF = {
   vatBasis: 'vat_basis',
   sendCreditNotes: 'send_credit_notes',
   sendRefundNotices: 'send_refund_notices',
+  sendLowBalanceAlerts: 'send_low_balance_alerts',
   sendCancellationNotices: 'send_cancellation_notices',
   copyNoticesToStaff: 'copy_notices_to_staff',
   autoSubmitBatches: 'auto_submit_batches',

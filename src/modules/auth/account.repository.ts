@@ -42,6 +42,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.vat_basis',
   'accounts.send_credit_notes',
   'accounts.send_refund_notices',
+  'accounts.send_low_balance_alerts',
   'accounts.send_cancellation_notices',
   'accounts.copy_notices_to_staff',
 ] as const;

@@ -123,6 +123,11 @@ const noticeFields = () => ({
       'Beyond the spec: a customer is told of a refund through a gateway (how much, to what, when to expect it); ' +
       'true by default',
   }),
+  SendLowBalanceAlerts: Type.Boolean({
+    description:
+      "Beyond the spec: a customer is e-mailed when a wallet's balance falls below its LowBalanceAlert; true by " +
+      'default',
+  }),
   SendCancellationNotices: Type.Boolean({
     description:
       'Beyond the spec: a customer is told when a subscription is cancelled (what ends when, any credit); true by default',

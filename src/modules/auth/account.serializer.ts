@@ -63,6 +63,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     VatBasis: account.vat.basis,
     SendCreditNotes: account.notices.creditNotes,
     SendRefundNotices: account.notices.refunds,
+    SendLowBalanceAlerts: account.notices.lowBalance,
     SendCancellationNotices: account.notices.cancellations,
     CopyNoticesToStaff: account.notices.copyStaff,
   };
@@ -106,6 +107,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     vatBasis: body.VatBasis,
     sendCreditNotes: body.SendCreditNotes,
     sendRefundNotices: body.SendRefundNotices,
+    sendLowBalanceAlerts: body.SendLowBalanceAlerts,
     sendCancellationNotices: body.SendCancellationNotices,
     copyNoticesToStaff: body.CopyNoticesToStaff,
     seller: {

@@ -184,6 +184,7 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   /** What customers are told (docs/tax.md, "What customers are told"). */
   sendCreditNotes?: boolean;
   sendRefundNotices?: boolean;
+  sendLowBalanceAlerts?: boolean;
   sendCancellationNotices?: boolean;
   copyNoticesToStaff?: boolean;
 }
@@ -313,6 +314,7 @@ function checkedBySchema(input: AccountSettingsInput): AccountChanges {
   for (const key of [
     'sendCreditNotes',
     'sendRefundNotices',
+    'sendLowBalanceAlerts',
     'sendCancellationNotices',
     'copyNoticesToStaff',
   ] as const)

@@ -47,6 +47,7 @@ export interface AccountChanges {
   vatBasis?: VatSettings['basis'];
   sendCreditNotes?: boolean;
   sendRefundNotices?: boolean;
+  sendLowBalanceAlerts?: boolean;
   sendCancellationNotices?: boolean;
   copyNoticesToStaff?: boolean;
 }

@@ -50,6 +50,7 @@ export interface AccountsTable {
   /** What customers are told (0055; docs/tax.md, "What customers are told"). */
   send_credit_notes: ColumnType<boolean | number, boolean | undefined, boolean>;
   send_refund_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
+  send_low_balance_alerts: ColumnType<boolean | number, boolean | undefined, boolean>;
   send_cancellation_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
   copy_notices_to_staff: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** Per currency, the least and the most credit bought at once in the portal: JSON, null for none (0054). */

@@ -61,8 +61,8 @@ async function checkAlert(
   if (wallet.lowBalanceAlertMinor === null) return wallet.lowBalanceAlerted ? 'rearmed' : 'unchanged';
   const below = wallet.balanceMinor < wallet.lowBalanceAlertMinor;
   if (below && !wallet.lowBalanceAlerted) {
-    // docs/spec-decisions.md, "Prepaid credits": the e-mail follows the account's UsageAlertEmails.
-    if (ctx.account.usageAlertEmails && (await queueLowBalanceMail(ctx, wallet))) ctx.mailQueued();
+    // docs/spec-decisions.md, "Prepaid credits": the e-mail follows the account's SendLowBalanceAlerts.
+    if (ctx.account.notices.lowBalance && (await queueLowBalanceMail(ctx, wallet))) ctx.mailQueued();
     return 'fired';
   }
   if (!below && wallet.lowBalanceAlerted) return 'rearmed';

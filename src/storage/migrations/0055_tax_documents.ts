@@ -108,9 +108,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('accounts')
     .addColumn('vat_basis', 'text', (c) => c.notNull().defaultTo('invoice'))
     .execute();
-  // What customers are told (docs/tax.md, "What customers are told"): credit notes, refunds and cancellations, each
-  // on by default; and whether the staff address gets a copy of those notices (off by default).
-  for (const column of ['send_credit_notes', 'send_refund_notices', 'send_cancellation_notices'])
+  // What customers are told (docs/tax.md, "What customers are told"): credit notes, refunds, cancellations and
+  // low prepaid credit, each on by default; and whether the staff address gets a copy of those notices (off).
+  for (const column of [
+    'send_credit_notes',
+    'send_refund_notices',
+    'send_cancellation_notices',
+    'send_low_balance_alerts',
+  ])
     await db.schema
       .alterTable('accounts')
       .addColumn(column, t.bool, (c) => c.notNull().defaultTo(t.isPostgres ? true : 1))
