@@ -333,6 +333,12 @@ program
         });
         if (ahead.length > 0) throw new UsageError(billedAheadMessage(options.asOf!, ahead));
       }
+      if (!config.publicUrl) {
+        console.error(
+          'warning: PUBLIC_URL is not set: e-mails asking customers to pay go without a link to the pay page; ' +
+            'set it where this command runs (docs/portal.md, "PUBLIC_URL and links")',
+        );
+      }
       return runBilling(
         {
           db: storage.db,

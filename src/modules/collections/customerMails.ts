@@ -60,23 +60,8 @@ export function payLinkFor(
   recipient: MailRecipient,
   invoiceId: number,
 ): string | undefined {
-  if (!ctx.publicUrl) {
-    warnOnceWithoutLinks(ctx);
-    return undefined;
-  }
-  if (recipient.hasPortalLogin && ctx.account.portalSlug) {
+  if (recipient.hasPortalLogin && ctx.account.portalSlug && ctx.publicUrl) {
     return `${ctx.publicUrl}/portal/${ctx.account.portalSlug}/invoices/${invoiceId}`;
   }
   return invoicePayLink(ctx, invoiceId);
-}
-
-let warnedWithoutLinks = false;
-
-/** Said once per process: a process that e-mails customers without PUBLIC_URL sends no link to pay. */
-function warnOnceWithoutLinks(ctx: ServiceContext): void {
-  if (warnedWithoutLinks) return;
-  warnedWithoutLinks = true;
-  ctx.log.warn(
-    'PUBLIC_URL is not set: e-mails asking customers to pay go without a link to the pay page; set it where this process runs',
-  );
 }
