@@ -60,6 +60,8 @@ export function serviceEnv(databaseUrl: string, dataDir: string, port: number): 
     WORKERS: '1',
     // A fixed key for the run, so the server does not warn about a key file (PostgreSQL) nor write one.
     ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    // The benchmarks' live accounts collect through the built-in test gateway (docs/gateways.md, "Live means live").
+    TEST_GATEWAY_ON_LIVE_ACCOUNTS: 'true',
   };
   // No e-mail leaves the machine during a benchmark; the rest of the service settings keep their defaults.
   for (const name of ['SMTP_URL', 'WORKER_INTERVAL_MS', 'BODY_LIMIT_BYTES', 'MAIL_FROM']) delete env[name];

@@ -276,12 +276,22 @@ async function populate(databaseUrl: string, dataDir: string): Promise<Populatio
     await makeTest(storage.db, billed.accountId, BEFORE_DUE);
     const billedAccount = await getAccount(storage.db, billed.accountId);
     const billedKey = await createApiKey(billingContext(deps, billedAccount, BEFORE_DUE));
-    const { account, apiKey } = await createAccount(storage.db, deps, { name: 'Bench reader' });
+    const { account, apiKey } = await createAccount(
+      storage.db,
+      deps,
+      { name: 'Bench reader' },
+      { testGatewayOnLiveAccounts: true },
+    );
     const customer = await createCustomer(billingContext(deps, account, BEFORE_DUE), {
       name: 'Reader',
       email: 'reader@example.com',
     });
-    const documents = await createAccount(storage.db, deps, { name: 'Bench documents' });
+    const documents = await createAccount(
+      storage.db,
+      deps,
+      { name: 'Bench documents' },
+      { testGatewayOnLiveAccounts: true },
+    );
     const invoiced = await createCustomer(billingContext(deps, documents.account, BEFORE_DUE), {
       name: 'Invoiced',
       email: 'invoiced@example.com',

@@ -112,7 +112,7 @@ account
   .option('--json', 'print one JSON object')
   .action(
     async (options: { name: string; timeZone: string; currency: string; test?: boolean; json?: boolean }) => {
-      const { withStorage, cliActor } = await runtime();
+      const { withStorage, cliActor, testGatewayPolicy } = await runtime();
       const { createAccount } = await auth();
       const created = await withStorage((storage) =>
         createAccount(
@@ -124,6 +124,7 @@ account
             currencyCode: options.currency,
             isTest: options.test ?? false,
           },
+          testGatewayPolicy(),
           cliActor('billing account create'),
         ),
       );
@@ -133,6 +134,12 @@ account
         console.log(
           `Account ${id} created${isTest ? ' (test account)' : ''}.\nAPI key (shown once): ${created.apiKey}`,
         );
+        if (!isTest && !testGatewayPolicy().testGatewayOnLiveAccounts) {
+          console.log(
+            'It is a live account: its built-in test gateway moves no money and stays disabled. Add a live ' +
+              `gateway before it bills (billing gateway add --account ${id} --type …; docs/going-live.md).`,
+          );
+        }
       }
     },
   );

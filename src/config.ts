@@ -99,6 +99,12 @@ export interface Config {
    * the client its X-Forwarded-For names, which rate limits count and eMandate evidence records.
    */
   trustedProxies: string[];
+  /**
+   * TEST_GATEWAY_ON_LIVE_ACCOUNTS=true: live accounts may collect through the built-in test gateway, which moves no
+   * money (docs/gateways.md, "Live means live"). For a staging deployment and the service's own tests, never for one
+   * that bills real customers; `billing doctor` reports it.
+   */
+  testGatewayOnLiveAccounts: boolean;
   moneyTurns: MoneyTurnSettings;
   documents: DocumentSettings;
 }
@@ -236,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 1_000, 3_600_000),
     authFailuresPerMinute: integerSetting(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     webhookAllowHttp: booleanSetting(env, 'WEBHOOK_ALLOW_HTTP', false),
+    testGatewayOnLiveAccounts: booleanSetting(env, 'TEST_GATEWAY_ON_LIVE_ACCOUNTS', false),
     webhookAllowedPrivateHosts: addressListSetting(env, 'WEBHOOK_ALLOWED_PRIVATE_HOSTS'),
     webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     webhookMaxInFlightPerEndpoint: integerSetting(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 10, 1, 1000),

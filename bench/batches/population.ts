@@ -117,6 +117,7 @@ export async function seed(
         timeZone: 'UTC',
         currencyCode: 'EUR',
       },
+      { testGatewayOnLiveAccounts: true },
     );
     const authorization = `Basic ${Buffer.from(`${account.id}:${apiKey}`).toString('base64')}`;
     const call = async (

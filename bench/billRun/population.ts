@@ -181,7 +181,12 @@ export async function seed(db: Db, count: number, autoSendPercent: number): Prom
     secrets: createSecretBox(crypto.randomBytes(32)),
     mailQueued: () => {},
   };
-  const { account } = await createAccount(db, deps, { name: 'Bench billing' });
+  const { account } = await createAccount(
+    db,
+    deps,
+    { name: 'Bench billing' },
+    { testGatewayOnLiveAccounts: true },
+  );
   const at = (instant: string): ServiceContext => billingContext(deps, account, instant);
   const setup = at(AT_SETUP);
 

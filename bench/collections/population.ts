@@ -115,6 +115,7 @@ export async function seed(
         timeZone: 'UTC',
         currencyCode: 'USD',
       },
+      { testGatewayOnLiveAccounts: true },
     );
     const authorization = `Basic ${Buffer.from(`${account.id}:${apiKey}`).toString('base64')}`;
     const call = async (method: 'GET' | 'POST', url: string, body?: Body): Promise<Body> => {

@@ -102,6 +102,7 @@ export async function seed(target: DatabaseTarget, dataDir: string, count: numbe
       service.storage.db,
       { clock, wallClock: systemClock },
       { name: 'Bench reminders', timeZone: 'UTC', currencyCode: 'USD' },
+      { testGatewayOnLiveAccounts: true },
     );
     const authorization = `Basic ${Buffer.from(`${account.id}:${apiKey}`).toString('base64')}`;
     const call = async (method: 'POST' | 'PUT', url: string, body: Body): Promise<Body> => {

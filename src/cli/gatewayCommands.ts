@@ -91,17 +91,21 @@ export function registerGatewayCommands(program: Command, positiveInteger: (valu
         json?: boolean;
       }) => {
         const settings = settingsGiven(options);
-        const { withStorage, accountContext } = await runtime();
+        const { withStorage, accountContext, testGatewayPolicy } = await runtime();
         const { addGateway, checkGatewaySettings, toGatewayDto } = await gateways();
         const { added, check } = await withStorage(async (storage) => {
           const ctx = await accountContext(storage, options.account, 'billing gateway add');
-          const added = await addGateway(ctx, {
-            type: options.type,
-            friendlyName: options.name,
-            isTestMode: options.testMode,
-            isPrimary: options.primary,
-            settings,
-          });
+          const added = await addGateway(
+            ctx,
+            {
+              type: options.type,
+              friendlyName: options.name,
+              isTestMode: options.testMode,
+              isPrimary: options.primary,
+              settings,
+            },
+            testGatewayPolicy(),
+          );
           return { added, check: await checkGatewaySettings(ctx, added) };
         });
         if (options.json) console.log(JSON.stringify(toGatewayDto(added)));
@@ -182,8 +186,9 @@ export function registerGatewayCommands(program: Command, positiveInteger: (valu
     .argument('<gatewayId>', 'gateway id', positiveInteger)
     .action(async (gatewayId: number) => {
       const { setGatewayEnabled } = await gateways();
+      const { testGatewayPolicy } = await runtime();
       await withGatewayAccount(gatewayId, 'billing gateway enable', (ctx) =>
-        setGatewayEnabled(ctx, gatewayId, true),
+        setGatewayEnabled(ctx, gatewayId, true, testGatewayPolicy()),
       );
       console.log(`Gateway ${gatewayId} enabled.`);
     });
@@ -210,8 +215,9 @@ export function registerGatewayCommands(program: Command, positiveInteger: (valu
     .argument('<gatewayId>', 'gateway id', positiveInteger)
     .action(async (gatewayId: number) => {
       const { setPrimaryGateway } = await gateways();
+      const { testGatewayPolicy } = await runtime();
       const accountId = await withGatewayAccount(gatewayId, 'billing gateway primary', async (ctx) => {
-        await setPrimaryGateway(ctx, gatewayId);
+        await setPrimaryGateway(ctx, gatewayId, testGatewayPolicy());
         return ctx.account.id;
       });
       console.log(`Gateway ${gatewayId} is now the primary gateway of account ${accountId}.`);

@@ -76,6 +76,11 @@ export function cliActor(operation: string): Actor {
   return { kind: 'cli', clientAddress: operator(), operation };
 }
 
+/** Whether live accounts may use the built-in test gateway (TEST_GATEWAY_ON_LIVE_ACCOUNTS; docs/gateways.md). */
+export function testGatewayPolicy(): { testGatewayOnLiveAccounts: boolean } {
+  return { testGatewayOnLiveAccounts: loadConfig().testGatewayOnLiveAccounts };
+}
+
 /**
  * What a use case needs to act for one account, as an API request would give it. A command that changes the
  * account names its operation, so that its changes are audited as the CLI's.

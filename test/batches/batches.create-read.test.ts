@@ -23,6 +23,7 @@ import {
   zarAccount,
 } from './batchApi.fixtures.ts';
 import { businessDay, plusDays } from './fixtures.ts';
+import { STAGING } from '../helpers/service.ts';
 
 // Payment batches through the HTTP API (spec part 2, "Payment batch", "Batch" states and "Batches"; public service
 // notes, "Payments, adjustments, batches"): creating and reading a batch. Editing and submitting it are in
@@ -97,7 +98,7 @@ describe('POST /v1/batches', () => {
     const other = await zarAccount();
     const ctx = await accountContext(t, setup.account.accountId);
     const manual = await addGateway(ctx, { type: 'manual', friendlyName: 'Cash desk' });
-    const disabled = await addGateway(ctx, { type: 'test', friendlyName: 'Old simulator' });
+    const disabled = await addGateway(ctx, { type: 'test', friendlyName: 'Old simulator' }, STAGING);
     await setGatewayEnabled(ctx, disabled.id, false);
     for (const GatewayToken of [crypto.randomUUID(), other.gatewayToken, disabled.token, manual.token, '']) {
       const res = await setup.account.request('POST', '/v1/batches', {

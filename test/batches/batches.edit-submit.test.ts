@@ -27,6 +27,7 @@ import {
 } from './batchApi.fixtures.ts';
 import type { DebitSetup } from './fixtures.ts';
 import { businessDay, plusDays } from './fixtures.ts';
+import { STAGING } from '../helpers/service.ts';
 
 // Payment batches through the HTTP API (spec part 2, "Batches"): editing an open batch (PUT /v1/batches) and
 // submitting it (PUT /v1/batches/submit), with the rail's lead time for its ActionDate.
@@ -58,7 +59,7 @@ describe('PUT /v1/batches', () => {
     const enabled = await setup.account.request('POST', '/v1/currencies', { body: { CurrencyCode: 'USD' } });
     expect([201, 409]).toContain(enabled.status);
     const ctx = await accountContext(t, setup.account.accountId);
-    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' });
+    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' }, STAGING);
     const created = await newBatch(setup);
     await ok(
       setup.account,
@@ -77,7 +78,7 @@ describe('PUT /v1/batches', () => {
     const setup = await zarAccount();
     const { token } = await batchWithLine(setup);
     const ctx = await accountContext(t, setup.account.accountId);
-    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' });
+    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' }, STAGING);
     await ok(setup.account, 'POST', '/v1/currencies', { CurrencyCode: 'EUR' });
     const before = await batchOf(setup.account, token);
     for (const change of [{ CurrencyCode: 'EUR' }, { GatewayToken: second.token }]) {

@@ -18,6 +18,7 @@ import {
   t,
   useMandatesService,
 } from '../mandates/fixtures.ts';
+import { STAGING } from '../helpers/service.ts';
 
 // docs/gateways.md, "Debit orders on the mandate's day", "Batches that go out", "One customer never holds up a
 // batch" and "Returns presented again", over HTTP with the test clock. The accounts are in UTC, so a NextTryDate is
@@ -311,7 +312,7 @@ describe('no due debit without a plan or a problem', () => {
       'invoice.collection_blocked',
     );
 
-    await setGatewayEnabled(ctx, setup.gatewayId, true);
+    await setGatewayEnabled(ctx, setup.gatewayId, true, STAGING);
     await advanceTo(account, plusDays(dueDate, 1));
     const [batch] = await openBatches(account);
     expect(batch).toMatchObject({ NumberOfPayments: 1, PaymentsTotal: '100.00' });

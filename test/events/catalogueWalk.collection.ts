@@ -4,6 +4,7 @@ import { addGateway, setGatewayEnabled } from '../../src/modules/gateways/index.
 import { accountContext } from '../helpers/context.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { customerWithBankAccount, issuedInvoice } from '../helpers/invoices.ts';
+import { STAGING } from '../helpers/service.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { ok, read } from '../helpers/resourceEvents.ts';
 import { charges, plusDays, t } from './catalogueWalk.fixtures.ts';
@@ -119,10 +120,14 @@ export async function walkBatches(account: TestAccount, today: string): Promise<
   await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: emptied.BatchToken, ActionDate: actionDate });
   // A batch whose gateway is disabled before its build (the CLI's `gateway disable`) fails whole: a spare gateway,
   // so that the account's own serves the rest of the walk.
-  const spare = await addGateway(await accountContext(t, account.accountId), {
-    type: 'test',
-    friendlyName: 'Spare simulator',
-  });
+  const spare = await addGateway(
+    await accountContext(t, account.accountId),
+    {
+      type: 'test',
+      friendlyName: 'Spare simulator',
+    },
+    STAGING,
+  );
   const failing = await ok(account, 'POST', '/v1/batches', {
     CurrencyCode: 'USD',
     GatewayToken: spare.token,

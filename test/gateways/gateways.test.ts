@@ -12,7 +12,7 @@ import {
   setPrimaryGateway,
 } from '../../src/modules/gateways/index.ts';
 import { accountContext } from '../helpers/context.ts';
-import { startTestService } from '../helpers/service.ts';
+import { STAGING, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 
 let t: TestService;
@@ -107,7 +107,7 @@ describe('GET /v1/gateways', () => {
     paged = await t.newAccount('Paged');
     const ctx = await accountContext(t, paged.accountId);
     await addGateway(ctx, { type: 'manual', friendlyName: 'Cash desk' });
-    await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' });
+    await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' }, STAGING);
     ids = (await gatewaysOf(paged)).map((g) => g.gatewayID);
   });
 
@@ -187,11 +187,15 @@ describe('gateway settings', () => {
 
   it('are sealed at rest and never returned', async () => {
     const ctx = await accountContext(t, t.accountId);
-    const added = await addGateway(ctx, {
-      type: 'test',
-      friendlyName: 'Configured',
-      settings: { apiSecret: SECRET },
-    });
+    const added = await addGateway(
+      ctx,
+      {
+        type: 'test',
+        friendlyName: 'Configured',
+        settings: { apiSecret: SECRET },
+      },
+      STAGING,
+    );
     const row = await t.service.storage.db
       .selectFrom('gateways')
       .select('settings_sealed')
@@ -253,7 +257,7 @@ describe('gateway functions other modules call', () => {
       code: 'gateway_not_usable',
       fields: [{ field: 'PrimaryGatewayID', message: `gateway ${spare.id} is disabled` }],
     });
-    await setGatewayEnabled(ctx, spare.id, true);
+    await setGatewayEnabled(ctx, spare.id, true, STAGING);
     expect((await assertGatewayUsable(ctx, spare.id, 'PrimaryGatewayID')).isEnabled).toBe(true);
   });
 
@@ -284,7 +288,7 @@ describe('gateway functions other modules call', () => {
     expect(disabled).toMatchObject({ isEnabled: false, isPrimary: true });
     expect(await findPrimaryGateway(ctx)).toBeUndefined();
 
-    await setGatewayEnabled(ctx, testGateway!.gatewayID, true);
+    await setGatewayEnabled(ctx, testGateway!.gatewayID, true, STAGING);
     expect((await findPrimaryGateway(ctx))?.id).toBe(testGateway!.gatewayID);
   });
 
@@ -293,23 +297,23 @@ describe('gateway functions other modules call', () => {
     const ctx = await accountContext(t, account.accountId);
     const [testGateway] = await gatewaysOf(account);
     const a = await addGateway(ctx, { type: 'manual', friendlyName: 'A' });
-    const b = await addGateway(ctx, { type: 'test', friendlyName: 'B', isPrimary: true });
+    const b = await addGateway(ctx, { type: 'test', friendlyName: 'B', isPrimary: true }, STAGING);
     expect(await primaryFlags(account.accountId)).toEqual([b.id]);
 
-    await setPrimaryGateway(ctx, a.id);
+    await setPrimaryGateway(ctx, a.id, STAGING);
     expect(await primaryFlags(account.accountId)).toEqual([a.id]);
     expect((await findPrimaryGateway(ctx))?.id).toBe(a.id);
     expect((await gatewaysOf(account)).filter((g) => g.isPrimary).map((g) => g.gatewayID)).toEqual([a.id]);
 
     const choices = [testGateway!.gatewayID, a.id, b.id];
-    await Promise.all(Array.from({ length: 12 }, (_, i) => setPrimaryGateway(ctx, choices[i % 3]!)));
+    await Promise.all(Array.from({ length: 12 }, (_, i) => setPrimaryGateway(ctx, choices[i % 3]!, STAGING)));
     expect(await primaryFlags(account.accountId)).toHaveLength(1);
 
     // Gateways added as primary meanwhile, which a switch already running would not see.
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         i % 2
-          ? setPrimaryGateway(ctx, choices[i % 3]!)
+          ? setPrimaryGateway(ctx, choices[i % 3]!, STAGING)
           : addGateway(ctx, { type: 'manual', friendlyName: `New ${i}`, isPrimary: true }),
       ),
     );
@@ -322,13 +326,13 @@ describe('gateway functions other modules call', () => {
     const [testGateway] = await gatewaysOf(account);
     const spare = await addGateway(ctx, { type: 'manual', friendlyName: 'Spare' });
     await setGatewayEnabled(ctx, spare.id, false);
-    const error = await setPrimaryGateway(ctx, spare.id).catch((e: unknown) => e);
+    const error = await setPrimaryGateway(ctx, spare.id, STAGING).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect(error).toMatchObject({ code: 'gateway_not_usable' });
     expect(await primaryFlags(account.accountId)).toEqual([testGateway!.gatewayID]);
 
     const [theirs] = await gatewaysOf(other);
-    await expect(setPrimaryGateway(ctx, theirs!.gatewayID)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(setPrimaryGateway(ctx, theirs!.gatewayID, STAGING)).rejects.toBeInstanceOf(NotFoundError);
     await expect(setGatewayEnabled(ctx, theirs!.gatewayID, false)).rejects.toBeInstanceOf(NotFoundError);
     expect((await gatewaysOf(other))[0]).toMatchObject({ isEnabled: true, isPrimary: true });
   });
@@ -341,7 +345,7 @@ describe('gateway functions other modules call', () => {
     ).toBe(true);
     // The simulator is in test mode whatever is asked.
     expect(
-      (await addGateway(live, { type: 'test', friendlyName: 'Sim', isTestMode: false })).isTestMode,
+      (await addGateway(live, { type: 'test', friendlyName: 'Sim', isTestMode: false }, STAGING)).isTestMode,
     ).toBe(true);
 
     const created = await createAccount(

@@ -49,10 +49,7 @@ export interface TestService extends TestAccount {
   logs: string[];
   /** The SQL of every statement the service has run, in order (clear it to count a request's statements). */
   queries: string[];
-  newAccount(
-    name?: string,
-    options?: { isTest?: boolean; timeZone?: string; currencyCode?: string },
-  ): Promise<TestAccount>;
+  newAccount(name?: string, options?: NewAccountOptions): Promise<TestAccount>;
   close(): Promise<void>;
 }
 
@@ -168,6 +165,20 @@ async function call(
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
+/**
+ * What a test service's deployment allows: live accounts collect through the built-in test gateway, as on a staging
+ * deployment (TEST_GATEWAY_ON_LIVE_ACCOUNTS; docs/gateways.md, "Live means live").
+ */
+export const STAGING = { testGatewayOnLiveAccounts: true } as const;
+
+export interface NewAccountOptions {
+  isTest?: boolean;
+  timeZone?: string;
+  currencyCode?: string;
+  /** Whether a live account's test gateway is usable; the service's TEST_GATEWAY_ON_LIVE_ACCOUNTS unless given. */
+  testGatewayOnLiveAccounts?: boolean;
+}
+
 export interface StartOptions {
   smtpUrl?: string;
   clock?: Clock;
@@ -190,6 +201,9 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
     BILLING_INTERVAL_MS: '0',
     // Likewise usage alerts: tests evaluate them with the CLI or the test clock, or turn the worker on.
     USAGE_ALERT_INTERVAL_MS: '0',
+    // Most tests bill live accounts through the built-in test gateway, as a staging deployment may
+    // (docs/gateways.md, "Live means live"); test/gateways/liveMeansLive.test.ts turns this off.
+    TEST_GATEWAY_ON_LIVE_ACCOUNTS: 'true',
     ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     ...options.env,
   };
@@ -197,7 +211,8 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
   const clock = options.clock ?? systemClock;
   const wallClock = options.wallClock ?? systemClock;
   const queries: string[] = [];
-  const service = await startService(loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }), {
+  const config = loadConfig({ ...env, PORT: '0', HOST: '127.0.0.1' });
+  const service = await startService(config, {
     clock,
     wallClock,
     logStream: logsInto(logs),
@@ -207,9 +222,14 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
 
   const makeAccount = async (
     name: string,
-    options: { isTest?: boolean; timeZone?: string; currencyCode?: string } = {},
+    { testGatewayOnLiveAccounts = config.testGatewayOnLiveAccounts, ...options }: NewAccountOptions = {},
   ): Promise<TestAccount> => {
-    const created = await createAccount(service.storage.db, { clock, wallClock }, { name, ...options });
+    const created = await createAccount(
+      service.storage.db,
+      { clock, wallClock },
+      { name, ...options },
+      { testGatewayOnLiveAccounts },
+    );
     const credentials = { accountId: created.account.id, apiKey: created.apiKey };
     return {
       ...credentials,

@@ -13,6 +13,7 @@ import {
   t,
   useRecurringInvoiceService,
 } from './recurringInvoices.fixtures.ts';
+import { STAGING } from '../helpers/service.ts';
 
 useRecurringInvoiceService();
 
@@ -106,6 +107,7 @@ describe('time zones', () => {
         name: 'Joburg',
         timeZone: 'Africa/Johannesburg',
       },
+      STAGING,
     );
     const headers = { authorization: `Bearer ${made.apiKey}`, 'content-type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {

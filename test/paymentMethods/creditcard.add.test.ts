@@ -21,6 +21,7 @@ import {
   usePaymentMethodsService,
   VISA,
 } from './fixtures.ts';
+import { STAGING } from '../helpers/service.ts';
 
 usePaymentMethodsService();
 
@@ -198,7 +199,7 @@ describe('which gateway keeps a card', () => {
   it("is the customer's PrimaryGatewayID when set, else the account's primary gateway", async () => {
     const account = await t.newAccount('Gateways');
     const ctx = await accountContext(t, account.accountId, clock);
-    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' });
+    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' }, STAGING);
     const plain = await newCustomer(account);
     const assigned = await newCustomer(account, { PrimaryGatewayID: second.id });
     const gatewayOf = async (id: number) =>
@@ -219,7 +220,7 @@ describe('which gateway keeps a card', () => {
     const account = await t.newAccount('No card gateway');
     const ctx = await accountContext(t, account.accountId, clock);
     const manual = await addGateway(ctx, { type: 'manual', friendlyName: 'Cash desk' });
-    const spare = await addGateway(ctx, { type: 'test', friendlyName: 'Spare' });
+    const spare = await addGateway(ctx, { type: 'test', friendlyName: 'Spare' }, STAGING);
     const onManual = await newCustomer(account, { PrimaryGatewayID: manual.id });
     const onSpare = await newCustomer(account, { PrimaryGatewayID: spare.id });
     const plain = await newCustomer(account);

@@ -12,6 +12,7 @@ import {
   testGatewayId,
   usePaymentMethodsService,
 } from './fixtures.ts';
+import { STAGING } from '../helpers/service.ts';
 
 usePaymentMethodsService();
 
@@ -58,7 +59,7 @@ describe("an invoice's customerPaymentMethodID", () => {
     const account = await t.newAccount('Invoice methods');
     const ctx = await accountContext(t, account.accountId, clock);
     const gatewayID = await testGatewayId(account);
-    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' });
+    const second = await addGateway(ctx, { type: 'test', friendlyName: 'Second simulator' }, STAGING);
     const customerID = await newCustomer(account);
     const neighbour = await newCustomer(account);
     const onSecond = await newCustomer(account, { PrimaryGatewayID: second.id });

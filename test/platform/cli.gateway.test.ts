@@ -32,16 +32,18 @@ describe('billing gateway', () => {
     return singleJson(result.stdout) as Array<Record<string, any>>;
   };
   const primaries = async () => (await list()).filter((g) => g.isPrimary).map((g) => g.gatewayID);
+  /** A staging deployment, whose live accounts may use the test gateway (docs/gateways.md, "Live means live"). */
+  const staging = () => ({ ...db.env, TEST_GATEWAY_ON_LIVE_ACCOUNTS: 'true' });
 
-  it('gateway list shows the built-in test gateway of a new account', async () => {
+  it("gateway list shows a new live account's built-in test gateway disabled and not primary", async () => {
     const [testGateway, ...rest] = await list();
     expect(rest).toEqual([]);
     expect(testGateway).toMatchObject({
       GatewayName: 'TestGateway',
       FriendlyName: 'Test gateway',
       GatewayType: 'test',
-      isPrimary: true,
-      isEnabled: true,
+      isPrimary: false,
+      isEnabled: false,
       isTestMode: true,
     });
     testGatewayId = testGateway!.gatewayID;
@@ -49,8 +51,38 @@ describe('billing gateway', () => {
     const words = await runCli(['gateway', 'list', '--account', String(accountId)], db.env);
     expect(words.code, words.stderr).toBe(0);
     expect(words.stdout).toBe(
-      `${testGatewayId}\ttest\tTest gateway\tprimary, enabled, test mode, accepts cards and bank debits\n`,
+      `${testGatewayId}\ttest\tTest gateway\tdisabled, test mode, accepts cards and bank debits\n`,
     );
+  });
+
+  it("a live account's test gateway cannot be enabled, made primary or added again, and says what to do", async () => {
+    const words =
+      `the built-in test gateway, which moves no money: a live account collects through a live gateway (add ` +
+      'one: billing gateway add; docs/going-live.md), or try things out on a test account';
+    for (const command of ['enable', 'primary']) {
+      const refused = await runCli(['gateway', command, String(testGatewayId)], db.env);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr.trim()).toBe(`Error: Gateway ${testGatewayId} is ${words}`);
+    }
+    const added = await runCli(
+      ['gateway', 'add', '--account', String(accountId), '--type', 'test', '--name', 'Sim'],
+      db.env,
+    );
+    expect(added.code).not.toBe(0);
+    expect(added.stderr.trim()).toBe(
+      'Error: GatewayType: a test gateway moves no money: a live account collects through a live gateway ' +
+        '(docs/going-live.md)',
+    );
+    expect(await list()).toMatchObject([{ gatewayID: testGatewayId, isEnabled: false, isPrimary: false }]);
+
+    const created = await runCli(['account', 'create', '--name', 'Second live'], db.env);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain(
+      'It is a live account: its built-in test gateway moves no money and stays disabled. Add a live gateway ' +
+        'before it bills (billing gateway add --account ',
+    );
+    const test = await runCli(['account', 'create', '--name', 'Sandbox', '--test'], db.env);
+    expect(test.stdout).not.toContain('live account');
   });
 
   let manualId: number;
@@ -84,11 +116,12 @@ describe('billing gateway', () => {
       isTestMode: false,
       isAcceptCC: false,
       isAcceptBankDD: false,
-      isPrimary: false,
+      // The account had no primary: its live test gateway is not one.
+      isPrimary: true,
       isManualRecon: true,
     });
     manualId = added.gatewayID;
-    expect(await primaries()).toEqual([testGatewayId]);
+    expect(await primaries()).toEqual([manualId]);
   });
 
   let simulatorId: number;
@@ -107,7 +140,7 @@ describe('billing gateway', () => {
         '--settings',
         JSON.stringify({ apiSecret: SECRET }),
       ],
-      db.env,
+      staging(),
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
@@ -179,7 +212,7 @@ describe('billing gateway', () => {
     [['--type', 'manual', '--name', '  '], 'Error: FriendlyName: must not be blank'],
   ])('gateway add %j exits non-zero saying why, and adds nothing', async (args, message) => {
     const before = (await list()).length;
-    const result = await runCli(['gateway', 'add', '--account', String(accountId), ...args], db.env);
+    const result = await runCli(['gateway', 'add', '--account', String(accountId), ...args], staging());
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe(message);
@@ -211,13 +244,13 @@ describe('billing gateway', () => {
       isPrimary: true,
     });
 
-    const refused = await runCli(['gateway', 'primary', String(simulatorId)], db.env);
+    const refused = await runCli(['gateway', 'primary', String(simulatorId)], staging());
     expect(refused.code).not.toBe(0);
     expect(refused.stderr.trim()).toBe(
       `Error: Gateway ${simulatorId} is disabled or inactive: enable it before making it primary`,
     );
 
-    const enabled = await runCli(['gateway', 'enable', String(simulatorId)], db.env);
+    const enabled = await runCli(['gateway', 'enable', String(simulatorId)], staging());
     expect(enabled.code, enabled.stderr).toBe(0);
     expect(enabled.stdout).toBe(`Gateway ${simulatorId} enabled.\n`);
     expect((await list()).find((g) => g.gatewayID === simulatorId)).toMatchObject({
@@ -318,7 +351,7 @@ describe('billing key, against a running server', () => {
         JSON.stringify({ apiSecret: secret }),
         '--json',
       ],
-      db.env,
+      { ...db.env, TEST_GATEWAY_ON_LIVE_ACCOUNTS: 'true' },
     );
     expect(added.code, added.stderr).toBe(0);
     const gateway = singleJson(added.stdout);

@@ -7,7 +7,7 @@ import { connectModules } from '../../src/connectModules.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
-import { freshDatabase } from '../helpers/service.ts';
+import { freshDatabase, STAGING } from '../helpers/service.ts';
 
 /** A database of the suite's dialect for a `billing serve` child, with one account made beforehand. */
 export interface ServedDatabase {
@@ -34,6 +34,7 @@ export async function servedDatabase(): Promise<ServedDatabase> {
       storage.db,
       { clock: systemClock, wallClock: systemClock },
       { name: 'Hardening' },
+      STAGING,
     );
     return {
       dataDir,

@@ -16,6 +16,7 @@ import type { SecretBox } from '../../security/secretBox.ts';
 import { currencyRef, enableAccountCurrency, packagesByIds } from '../catalogue/index.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import { createTestGateway, gatewayRef } from '../gateways/index.ts';
+import type { TestGatewayPolicy } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
 import { topUpLimitsChange } from './topUpLimits.ts';
 import type { TopUpLimitInput } from './topUpLimits.ts';
@@ -98,14 +99,19 @@ export interface CreateAccountInput {
   isTest?: boolean;
 }
 
+/** What the deployment allows of the built-in test gateway (TEST_GATEWAY_ON_LIVE_ACCOUNTS, src/config.ts). */
+export type AccountDeployment = TestGatewayPolicy;
+
 /**
  * Makes an account with its currency, the built-in test gateway and a first key; each is announced by its own
- * event (`account.created` first), audited as the actor's when one is given (the CLI).
+ * event (`account.created` first), audited as the actor's when one is given (the CLI). A live account's test
+ * gateway starts disabled unless the deployment allows it (docs/gateways.md, "Live means live").
  */
 export async function createAccount(
   db: Db,
   clocks: Clocks,
   input: CreateAccountInput,
+  deployment?: AccountDeployment,
   actor?: Actor,
 ): Promise<{ account: Account } & NewApiKey> {
   const name = input.name.trim();
@@ -122,7 +128,7 @@ export async function createAccount(
     const isTest = input.isTest ?? false;
     const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt, isTest });
     await enableAccountCurrency(trx, id, currencyCode, createdAt);
-    const gatewayId = await createTestGateway(trx, id, createdAt);
+    const gatewayId = await createTestGateway(trx, { id, isTest }, createdAt, deployment);
     const key = await insertApiKey(trx, id, createdAt);
     const account = (await repo.findAccount(trx, id))!;
     await emitEvents(creationContext(trx, clocks, account, actor), [

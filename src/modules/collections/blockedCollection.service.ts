@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { heldCollectionProblem, heldCollectionReason } from '../invoicing/index.ts';
-import type { CardProblemCode, HeldCollection } from '../invoicing/index.ts';
+import type { CardProblemCode, CollectionProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { getInvoice, setCollectionProblem, setCollectionSchedule } from '../invoicing/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
@@ -10,11 +10,19 @@ import { payLinkFor, queueCustomerMails } from './customerMails.ts';
 import { amountText } from './noticeWords.ts';
 import { queueStaffMail } from './staffNotices.ts';
 
+/** Problems of the account's gateways, which only its staff can fix: the customer is not asked to. */
+const MERCHANT_PROBLEMS: ReadonlySet<CollectionProblemCode> = new Set([
+  'no_gateway',
+  'gateway_not_usable',
+  'gateway_cannot_collect',
+]);
+
 /**
  * An invoice that follows its customer came due, and the customer's payment settings cannot collect it (docs/
  * gateways.md, "When the settings cannot collect"). The first time for a given problem: the invoice records it
  * (`CollectionProblem`), `invoice.collection_blocked` is emitted, and the customer and its contacts are e-mailed
- * once, asking them to add a method. Nothing happens when the same problem was told already. Runs in the caller's
+ * once, asking them to add a method; or, when the account's gateways are at fault (none, disabled, a live account's
+ * test gateway), its staff. Nothing happens when the same problem was told already. Runs in the caller's
  * transaction, under the customer's lock; true when mail was queued (the caller wakes the mail worker after it
  * commits).
  */
@@ -28,6 +36,21 @@ export async function reportBlockedCollection(
   const before = await snapshotResource(ctx, ref);
   await setCollectionProblem(ctx, invoice.id, blocked.problem);
   const issued = await getInvoice(ctx, invoice.id);
+  if (MERCHANT_PROBLEMS.has(blocked.problem)) {
+    await emitEvent(ctx, 'invoice.collection_blocked', ref, { before });
+    return queueStaffMail(ctx, {
+      subject: `Invoice ${issued.invoiceNum} cannot be collected: the account's gateway`,
+      blocks: [
+        {
+          paragraph: `Invoice ${issued.invoiceNum} (customer ${invoice.customerId}, ${amountText(invoice.currencyCode, invoice.openMinor)}) is due and cannot be collected: ${blocked.message}.`,
+        },
+        {
+          paragraph:
+            'Nothing the customer can do fixes this: give the account (or the customer) a gateway that collects, and the next collection run collects it.',
+        },
+      ],
+    });
+  }
   const seller = await documentSeller(ctx);
   await queueCustomerMails(
     ctx,

@@ -1,6 +1,12 @@
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { canCharge, gatewaysByIds, isGatewayUsable } from '../gateways/index.ts';
+import {
+  canCharge,
+  gatewaysByIds,
+  isGatewayUsable,
+  isTestGatewayOfLiveAccount,
+  testGatewayOnLiveWords,
+} from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import {
   findInvoicesDue,
@@ -68,7 +74,9 @@ async function chargeableMethods(
     const method = methods.get(paymentMethodId);
     const gatewayProblem =
       !gateway || !isGatewayUsable(gateway)
-        ? `gateway ${gatewayId} is disabled or retired`
+        ? gateway && isTestGatewayOfLiveAccount(ctx.account, gateway)
+          ? testGatewayOnLiveWords(gatewayId)
+          : `gateway ${gatewayId} is disabled or retired`
         : !canCharge(gateway)
           ? `gateway ${gatewayId} does not charge cards`
           : undefined;

@@ -140,12 +140,29 @@ export async function findPrimaryGateway(ctx: ServiceContext): Promise<Gateway |
   return gateway && isGatewayUsable(gateway) ? gateway : undefined;
 }
 
+/** What the deployment allows of the test gateway (TEST_GATEWAY_ON_LIVE_ACCOUNTS, src/config.ts). */
+export interface TestGatewayPolicy {
+  /** Live accounts may collect through the built-in test gateway (a staging deployment, the service's tests). */
+  testGatewayOnLiveAccounts: boolean;
+}
+
+/** The default: a live account never collects through the test gateway. */
+export const LIVE_ONLY: TestGatewayPolicy = { testGatewayOnLiveAccounts: false };
+
 /**
- * The built-in test gateway every account starts with, as its primary. Called by account creation inside its
- * transaction (hence the database handle rather than a context: the account does not exist outside it yet).
+ * The built-in test gateway every account starts with. Called by account creation inside its transaction (hence
+ * the database handle rather than a context: the account does not exist outside it yet). It moves no money, so it
+ * is the primary of a test account only: a live account's starts disabled and not primary, unless the deployment
+ * lets live accounts use it (docs/gateways.md, "Live means live").
  */
-export async function createTestGateway(db: Db, accountId: number, createdAt: string): Promise<number> {
+export async function createTestGateway(
+  db: Db,
+  account: { id: number; isTest: boolean },
+  createdAt: string,
+  deployment: TestGatewayPolicy = LIVE_ONLY,
+): Promise<number> {
   const test = GATEWAY_TYPES.test;
+  const usable = account.isTest || deployment.testGatewayOnLiveAccounts;
   const gateway: NewGateway = {
     token: crypto.randomUUID(),
     gatewayName: test.gatewayName,
@@ -155,13 +172,41 @@ export async function createTestGateway(db: Db, accountId: number, createdAt: st
     isTestMode: true,
     acceptsCreditCard: test.acceptsCreditCard,
     acceptsBankAccount: test.acceptsBankAccount,
-    isEnabled: true,
-    isPrimary: true,
+    isEnabled: usable,
+    isPrimary: usable,
     isManualRecon: test.manualRecon,
     createdAt,
   };
-  return repo.insertGateway(db, accountId, gateway, null);
+  return repo.insertGateway(db, account.id, gateway, null);
 }
+
+/** Whether the gateway is the built-in test gateway of a live account, which moves no money. */
+export function isTestGatewayOfLiveAccount(account: { isTest: boolean }, gateway: Gateway): boolean {
+  return gateway.type === GATEWAY_TYPES.test.type && !account.isTest;
+}
+
+/** Words for a live account's test gateway that is refused: what it is and what to do instead. */
+export function testGatewayOnLiveWords(gatewayId: number): string {
+  return (
+    `gateway ${gatewayId} is the built-in test gateway, which moves no money: a live account collects through a ` +
+    'live gateway (add one: billing gateway add; docs/going-live.md), or try things out on a test account'
+  );
+}
+
+/** Refuses to make a live account's test gateway usable unless the deployment allows it (docs/gateways.md). */
+async function assertNotTestGatewayOnLive(
+  ctx: ServiceContext,
+  gatewayId: number,
+  deployment: TestGatewayPolicy,
+): Promise<void> {
+  if (deployment.testGatewayOnLiveAccounts) return;
+  const gateway = await getGateway(ctx, gatewayId);
+  if (isTestGatewayOfLiveAccount(ctx.account, gateway)) {
+    throw new ConflictError('test_gateway_on_live_account', capitalised(testGatewayOnLiveWords(gatewayId)));
+  }
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function sealedSettings(ctx: ServiceContext, settings: unknown, problems: FieldProblem[]): string | null {
   if (settings === undefined) return null;
@@ -179,10 +224,15 @@ function sealedSettings(ctx: ServiceContext, settings: unknown, problems: FieldP
 
 /**
  * Adds a gateway of a known type. Its capabilities come from the type. A test account's gateways are all in
- * test mode: an account made for trying things out must never move real money. The account's first primary
- * is the gateway added while it has none.
+ * test mode: an account made for trying things out must never move real money; and a live account adds no test
+ * gateway, which moves none (docs/gateways.md, "Live means live"). The account's first primary is the gateway
+ * added while it has none.
  */
-export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): Promise<Gateway> {
+export async function addGateway(
+  ctx: ServiceContext,
+  input: AddGatewayInput,
+  deployment: TestGatewayPolicy = LIVE_ONLY,
+): Promise<Gateway> {
   const problems: FieldProblem[] = [];
   const typeName = input.type.trim().toLowerCase();
   const type = gatewayTypeInfo(typeName);
@@ -190,6 +240,17 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
     problems.push({
       field: 'GatewayType',
       message: `"${input.type}" is not a gateway type; known: ${GATEWAY_TYPE_NAMES.join(', ')}`,
+    });
+  }
+  if (
+    type?.type === GATEWAY_TYPES.test.type &&
+    !ctx.account.isTest &&
+    !deployment.testGatewayOnLiveAccounts
+  ) {
+    problems.push({
+      field: 'GatewayType',
+      message:
+        'a test gateway moves no money: a live account collects through a live gateway (docs/going-live.md)',
     });
   }
   const friendlyName = input.friendlyName.trim();
@@ -249,7 +310,9 @@ export async function setGatewayEnabled(
   ctx: ServiceContext,
   gatewayId: number,
   isEnabled: boolean,
+  deployment: TestGatewayPolicy = LIVE_ONLY,
 ): Promise<Gateway> {
+  if (isEnabled) await assertNotTestGatewayOnLive(ctx, gatewayId, deployment);
   await withTransaction(ctx, async (tctx) => {
     const before = await snapshotResource(tctx, gatewayRef(gatewayId));
     if (!(await repo.updateGatewayEnabled(tctx.db, ctx.account.id, gatewayId, isEnabled))) {
@@ -287,8 +350,16 @@ export async function setGatewaySettings(
   return getGateway(ctx, gatewayId);
 }
 
-/** Makes the gateway the account's only primary, in one transaction. A disabled gateway must be enabled first. */
-export async function setPrimaryGateway(ctx: ServiceContext, gatewayId: number): Promise<Gateway> {
+/**
+ * Makes the gateway the account's only primary, in one transaction. A disabled gateway must be enabled first, and a
+ * live account's test gateway cannot be its primary unless the deployment allows it.
+ */
+export async function setPrimaryGateway(
+  ctx: ServiceContext,
+  gatewayId: number,
+  deployment: TestGatewayPolicy = LIVE_ONLY,
+): Promise<Gateway> {
+  await assertNotTestGatewayOnLive(ctx, gatewayId, deployment);
   const switched = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockAccountGateways(trx, ctx.account.id);
     const tctx = inTransaction(ctx, trx);

@@ -1,5 +1,11 @@
 /** Payment gateways configured per account; every account has the built-in test gateway. Routes: gateways.routes.ts. */
-export type { AddGatewayInput, Gateway, PaymentMethodKind, StoredChargeResult } from './gateway.service.ts';
+export type {
+  AddGatewayInput,
+  Gateway,
+  PaymentMethodKind,
+  StoredChargeResult,
+  TestGatewayPolicy,
+} from './gateway.service.ts';
 export type {
   BatchLineReport,
   BatchLineToSubmit,
@@ -27,7 +33,9 @@ export { GatewayTimeoutError } from './gatewayContract.ts';
  * - `findPrimaryGateway(ctx)`: the account's primary gateway, or undefined when it has none usable.
  * - `usableGatewayByToken(ctx, token, field, problems)`: the usable gateway a request names by GatewayToken, or
  *   undefined with a problem naming `field`.
- * - `createTestGateway(db, accountId, createdAt)`: the built-in test gateway, inside account creation.
+ * - `createTestGateway(db, account, createdAt, deployment)`: the built-in test gateway, inside account creation;
+ *   `isTestGatewayOfLiveAccount`, `testGatewayOnLiveWords`: a live account's test gateway, which moves no money,
+ *   and what to say of it (docs/gateways.md, "Live means live").
  * - `canVaultCards(gateway)`, `vaultCard(ctx, gateway, card, field)`: hands a card number to the gateway's vault
  *   and returns its token (422 naming `field` when the gateway's type has no vault or the provider declines it).
  * - `usesHostedFields(gateway)`, `startCardSetup`, `completeCardSetup`: a card saved (or a sale made) in the
@@ -56,12 +64,14 @@ export {
   getGateway,
   getGatewayAccountId,
   isGatewayUsable,
+  isTestGatewayOfLiveAccount,
   listGateways,
   readChargeEvents,
   refundCharge,
   setGatewayEnabled,
   setGatewaySettings,
   setPrimaryGateway,
+  testGatewayOnLiveWords,
   usableGatewayByToken,
   validateBankAccountAtGateway,
   vaultCard,

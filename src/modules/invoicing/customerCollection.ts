@@ -38,6 +38,8 @@ export interface PrimaryMethod {
 export interface GatewayAbilities {
   id: number;
   usable: boolean;
+  /** Why it cannot be used, where there are better words than "disabled" (a live account's test gateway). */
+  unusableWords?: string;
   /** Charges cards (credit_card) or collects bank debits in batches (debit_order). */
   collects: (method: AutomaticMethod) => boolean;
 }
@@ -149,7 +151,12 @@ export function customerCollection(
   if (gatewayId === null)
     return blocked('no_gateway', 'the customer and the account have no primary gateway');
   const gateway = gatewayOf(gatewayId);
-  if (!gateway?.usable) return blocked('gateway_not_usable', `gateway ${gatewayId} is disabled or retired`);
+  if (!gateway?.usable) {
+    return blocked(
+      'gateway_not_usable',
+      gateway?.unusableWords ?? `gateway ${gatewayId} is disabled or retired`,
+    );
+  }
   if (!gateway.collects(method)) {
     return blocked(
       'gateway_cannot_collect',

@@ -22,6 +22,8 @@ import {
   gatewayAccepts,
   gatewaysByIds,
   isGatewayUsable,
+  isTestGatewayOfLiveAccount,
+  testGatewayOnLiveWords,
 } from '../gateways/index.ts';
 import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import { snapshotResources } from '../events/index.ts';
@@ -121,6 +123,9 @@ export async function customerCollectionsOf(
       gateway && {
         id,
         usable: isGatewayUsable(gateway),
+        ...(isTestGatewayOfLiveAccount(ctx.account, gateway)
+          ? { unusableWords: testGatewayOnLiveWords(id) }
+          : {}),
         collects: (method) =>
           method === 'credit_card'
             ? gatewayAccepts(gateway, 'credit_card') && canCharge(gateway)

@@ -21,6 +21,8 @@ import {
   gatewayAccepts,
   getGateway,
   isGatewayUsable,
+  isTestGatewayOfLiveAccount,
+  testGatewayOnLiveWords,
   vaultCard,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
@@ -121,14 +123,17 @@ async function cardGateway(ctx: ServiceContext, primaryGatewayId: number | null)
   if (!gateway) {
     throw ValidationError.field(
       'CreditCard',
-      'cannot be kept: the customer has no PrimaryGatewayID and the account has no usable primary gateway',
+      'cannot be kept: the customer has no PrimaryGatewayID and the account has no usable primary gateway ' +
+        '(a live account collects through a live gateway: billing gateway add; docs/going-live.md)',
       'no_card_gateway',
     );
   }
   if (!isGatewayUsable(gateway)) {
     throw ValidationError.field(
       'CreditCard',
-      `cannot be kept: the customer's gateway ${gateway.id} is disabled or retired`,
+      isTestGatewayOfLiveAccount(ctx.account, gateway)
+        ? `cannot be kept: ${testGatewayOnLiveWords(gateway.id)}`
+        : `cannot be kept: the customer's gateway ${gateway.id} is disabled or retired`,
       'gateway_not_usable',
     );
   }
