@@ -50,6 +50,7 @@ import {
   COLLECTION_EVENT_TYPES,
   invoicesBeingCollected,
   openCollectionAttempts,
+  registerCapturedCharges,
   registerSalesInFlight,
   retryWithNewPrimary,
 } from './modules/collections/index.ts';
@@ -74,7 +75,11 @@ import {
   releaseCreditOfInvoice,
   voidUnpaidTopUps,
 } from './modules/credits/index.ts';
-import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
+import {
+  CAPTURE_SESSION_EVENT_TYPES,
+  capturedChargeOfPayment,
+  salesInFlight,
+} from './modules/widgets/index.ts';
 import {
   STATEMENT_PDF_ATTACHMENT,
   registerDebitDates,
@@ -114,6 +119,9 @@ export function connectModules(): void {
   // A capture widget's sale of an invoice is in flight for the portal's Pay button and the collection run, as their
   // charges are for it (docs/portal.md, "Paying and payment methods").
   registerSalesInFlight(salesInFlight);
+  // A payment a capture session recorded is refunded through the session's gateway and charge (docs/gateways.md,
+  // "Refunds"), kept card or not.
+  registerCapturedCharges(capturedChargeOfPayment);
   // A customer's new primary card retries its failed card invoices.
   registerNewPrimaryListener(retryWithNewPrimary);
   // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an

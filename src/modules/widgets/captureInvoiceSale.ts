@@ -94,3 +94,11 @@ export async function salesInFlight(
     await repo.listInvoicesWithSalesInFlight(ctx.db, ctx.account.id, invoiceIds, wallNow, exceptId),
   );
 }
+
+/** The gateway and charge of the session that recorded the payment, which a refund names (collections' port). */
+export function capturedChargeOfPayment(
+  ctx: ServiceContext,
+  paymentId: number,
+): Promise<{ gatewayId: number; chargeId: string } | undefined> {
+  return repo.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
+}

@@ -311,3 +311,19 @@ export async function listChargedSessions(
     .execute();
   return rows.map(captureSessionFromRow);
 }
+
+/** The gateway and the provider's charge of the session that recorded payment `paymentId`, if a session did. */
+export async function findChargeOfPayment(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+): Promise<{ gatewayId: number; chargeId: string } | undefined> {
+  const row = await db
+    .selectFrom('capture_sessions')
+    .select(['gateway_id', 'charge_id'])
+    .where('account_id', '=', accountId)
+    .where('payment_id', '=', paymentId)
+    .where('charge_id', 'is not', null)
+    .executeTakeFirst();
+  return row?.charge_id ? { gatewayId: row.gateway_id, chargeId: row.charge_id } : undefined;
+}

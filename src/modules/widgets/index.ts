@@ -19,6 +19,8 @@ export {
 export { captureHtml } from './widgetAssets.ts';
 /** For connectModules: the invoices a sale is paying now, which the collections module charges not meanwhile. */
 export { salesInFlight } from './captureInvoiceSale.ts';
+/** For connectModules: the charge behind a payment a session recorded, which collections' refunds name. */
+export { capturedChargeOfPayment } from './captureInvoiceSale.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
 
 /**
