@@ -51,6 +51,7 @@ import {
   invoicesBeingCollected,
   openCollectionAttempts,
   registerCapturedCharges,
+  registerProviderSessions,
   registerSalesInFlight,
   retryWithNewPrimary,
 } from './modules/collections/index.ts';
@@ -78,6 +79,7 @@ import {
 import {
   CAPTURE_SESSION_EVENT_TYPES,
   capturedChargeOfPayment,
+  recoverSessionOfReference,
   salesInFlight,
 } from './modules/widgets/index.ts';
 import {
@@ -122,6 +124,9 @@ export function connectModules(): void {
   // A payment a capture session recorded is refunded through the session's gateway and charge (docs/gateways.md,
   // "Refunds"), kept card or not.
   registerCapturedCharges(capturedChargeOfPayment);
+  // A provider's webhook on a charge or setup no payment holds yet records the capture session that started it
+  // (docs/hosted-pages.md, "When the browser never comes back").
+  registerProviderSessions(recoverSessionOfReference);
   // A customer's new primary card retries its failed card invoices.
   registerNewPrimaryListener(retryWithNewPrimary);
   // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an

@@ -30,6 +30,9 @@ export { registerSalesInFlight } from './salesInFlight.ts';
 /** For connectModules: the charge behind a payment a capture session recorded, which a refund names. */
 export type { CapturedCharges } from './capturedCharges.ts';
 export { registerCapturedCharges } from './capturedCharges.ts';
+/** For connectModules: a provider's webhook naming a capture session's setup or sale no payment holds yet. */
+export type { ProviderSessions } from './providerSessions.ts';
+export { registerProviderSessions } from './providerSessions.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 
