@@ -50,6 +50,8 @@ import {
   COLLECTION_EVENT_TYPES,
   invoicesBeingCollected,
   openCollectionAttempts,
+  registerCapturedCharges,
+  registerProviderSessions,
   registerSalesInFlight,
   retryWithNewPrimary,
 } from './modules/collections/index.ts';
@@ -74,7 +76,12 @@ import {
   releaseCreditOfInvoice,
   voidUnpaidTopUps,
 } from './modules/credits/index.ts';
-import { CAPTURE_SESSION_EVENT_TYPES, salesInFlight } from './modules/widgets/index.ts';
+import {
+  CAPTURE_SESSION_EVENT_TYPES,
+  capturedChargeOfPayment,
+  recoverSessionOfReference,
+  salesInFlight,
+} from './modules/widgets/index.ts';
 import {
   STATEMENT_PDF_ATTACHMENT,
   registerDebitDates,
@@ -114,6 +121,12 @@ export function connectModules(): void {
   // A capture widget's sale of an invoice is in flight for the portal's Pay button and the collection run, as their
   // charges are for it (docs/portal.md, "Paying and payment methods").
   registerSalesInFlight(salesInFlight);
+  // A payment a capture session recorded is refunded through the session's gateway and charge (docs/gateways.md,
+  // "Refunds"), kept card or not.
+  registerCapturedCharges(capturedChargeOfPayment);
+  // A provider's webhook on a charge or setup no payment holds yet records the capture session that started it
+  // (docs/hosted-pages.md, "When the browser never comes back").
+  registerProviderSessions(recoverSessionOfReference);
   // A customer's new primary card retries its failed card invoices.
   registerNewPrimaryListener(retryWithNewPrimary);
   // A cancelled eMandate's bank account is no longer valid for collection (docs/spec-decisions.md, "Cancelling an

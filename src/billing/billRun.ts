@@ -20,6 +20,7 @@ import { runBatches } from '../modules/batches/index.ts';
 import { sendDueStatements } from '../modules/statements/index.ts';
 import { expireLapsedEmandates } from '../modules/mandates/index.ts';
 import { expireCreditGrants } from '../modules/credits/index.ts';
+import { PROVIDER_SWEEP_AFTER_MS, recoverCaptureSessions } from '../modules/widgets/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { BillingInvariantError } from '../modules/invoicing/index.ts';
@@ -137,6 +138,9 @@ export async function billAccount(
   // After billing, so that the day's invoices are among the open ones; before collection, so that credit pays the
   // oldest invoices first, whoever collects them, and a card is charged only for what credit left.
   await payOpenInvoicesFromCreditOnce(ctx, on, summary);
+  if (stopped()) return summary;
+  // Before collection, so that money a provider's popup took is recorded before the run charges what it paid.
+  await recordSessionsLeftWithProvider(ctx, summary);
   if (stopped()) return summary;
   // After billing, so that the day's invoices are collected the day they are due.
   await chargeCardInvoicesDue(ctx, collection, summary);
@@ -312,6 +316,21 @@ async function payOpenInvoicesFromCreditOnce(
     // The next run tries the day again.
     summary.failures += 1;
     ctx.log.error({ err: error }, 'paying open invoices from credit failed');
+  }
+}
+
+/**
+ * Capture sessions whose browser never came back from a provider's hosted fields or popup (recoverCaptureSessions;
+ * docs/hosted-pages.md, "When the browser never comes back"), asked of the provider PROVIDER_SWEEP_AFTER_MS after
+ * they started. Wall time: the customer in the popup takes real minutes, however a test clock stands.
+ */
+async function recordSessionsLeftWithProvider(ctx: ServiceContext, summary: BillRunSummary): Promise<void> {
+  try {
+    const startedBefore = new Date(ctx.wallClock.now().getTime() - PROVIDER_SWEEP_AFTER_MS).toISOString();
+    await recoverCaptureSessions(ctx, startedBefore);
+  } catch (error) {
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'recording capture sessions left with a provider failed');
   }
 }
 

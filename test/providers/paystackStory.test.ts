@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { PAYSTACK_TEST_CARDS, PAYSTACK_TEST_OTP, PaystackSimulator } from './paystackSimulator.ts';
 import { recordedText, useStory } from './story.ts';
@@ -55,6 +56,25 @@ async function cardCustomer(card: { number: string }, name: string) {
   expect(answer.body).toMatchObject({ type: 'card', lastFour: card.number.slice(-4), charged: false });
   await story.complete(customer.customerID, session.SessionToken);
   return { customerId: customer.customerID as number, authorization: sim.authorizationPaidWith(accessCode) };
+}
+
+/**
+ * The page that pays one invoice (docs/hosted-pages.md, "Paying one invoice"), as its script posts: opened from an
+ * e-mail's signed link, with the HashToken of its "Confirm payment" session read from the page.
+ */
+async function payPage(invoiceId: number) {
+  const token = signPayLinkToken(story.t.service.secrets, {
+    accountId: story.account.accountId,
+    invoiceId,
+    expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
+  });
+  const html = await (await fetch(`${story.t.url}/pay/${token}`)).text();
+  return {
+    token,
+    confirmSession: /id="confirm"[^>]*data-session="([0-9a-f]{64})"/.exec(html)?.[1],
+    post: (step: 'confirm' | 'complete', body: Record<string, unknown>) =>
+      story.t.request('POST', `/pay/${token}/${step}`, { auth: false, body }),
+  };
 }
 
 describe('a South-African business collecting cards through Paystack', () => {
@@ -130,6 +150,38 @@ describe('a South-African business collecting cards through Paystack', () => {
     expect(answer.body).toMatchObject({ charged: true });
     await story.complete(customerId, session.SessionToken);
     expect((await invoicesOf(story.account, customerId))[0]).toMatchObject({ Status: 'Paid', Balance: 0 });
+  });
+
+  it('refunds through Paystack, by its reference, a renewal the customer confirmed on the pay page', async () => {
+    const { customerId } = await cardCustomer(pinAndOtp, 'Gus');
+    await subscribe(story.account, customerId, plan);
+    await story.collect();
+    const [owed] = await invoicesOf(story.account, customerId);
+    const page = await payPage(owed.invoiceID);
+    const confirmed = await page.post('confirm', { session: page.confirmSession });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const accessCode = confirmed.body.action.accessCode as string;
+    accessCodes.push(accessCode);
+    sim.payWithCard(accessCode, { ...pinAndOtp, expiryMonth: 12, expiryYear: 2034 });
+    sim.submitOtp(accessCode, PAYSTACK_TEST_OTP);
+    const completed = await page.post('complete', { session: page.confirmSession, way: 'confirm' });
+    expect(completed.body).toEqual({ paid: true });
+    const paid = (await story.payments(customerId)).find((p) => p.Status === 'Allocated');
+    expect(paid).toMatchObject({ Amount: 114.8 });
+
+    const refund = await story.account.request('POST', `/v1/payments/${paid.paymentID}/refund`, {
+      body: { Amount: 14.8 },
+    });
+    expect(refund.status, refund.text).toBe(200);
+    const [atPaystack] = sim.refundsOf(paid.Ref);
+    expect(atPaystack).toMatchObject({ amount: 1480 });
+    expect(await story.webhook(sim.endRefund(atPaystack!.id, 'processed'))).toMatchObject({
+      body: { applied: 1 },
+    });
+    const refunded = await ok(story.account, 'GET', `/v1/payments/${paid.paymentID}`);
+    expect(refunded.Allocations.some((a: any) => a.positiveAdjustmentID && a.amountApplied === 14.8)).toBe(
+      true,
+    );
   });
 
   it('keeps a charge Paystack leaves pending as Pending until its charge.success arrives', async () => {

@@ -38,12 +38,17 @@ export function useStory(options: {
   type: 'stripe' | 'paystack';
   settings: () => Record<string, unknown>;
   currencyCode: string;
+  /** Where the service sends e-mail (a receiver of test/helpers/smtp.ts); none unless given. */
+  smtpUrl?: () => string;
 }): Story {
   const story = { hours: 0 } as Story & { hours: number; today: string };
   const advance = (to: string) => ok(story.account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
   beforeAll(async () => {
     const providerFetch = options.providerFetch();
-    story.t = await startTestService({ providerFetch });
+    story.t = await startTestService({
+      providerFetch,
+      ...(options.smtpUrl ? { smtpUrl: options.smtpUrl() } : {}),
+    });
     story.account = await story.t.newAccount(`A business on ${options.type}`, {
       isTest: true,
       timeZone: 'UTC',

@@ -116,6 +116,18 @@ describe('a business collecting cards through Stripe', () => {
     await story.complete(customerId, session.SessionToken);
     const [paid] = await invoicesOf(story.account, customerId);
     expect(paid).toMatchObject({ Status: 'Paid', Balance: 0 });
+
+    // Paid in a session that kept no card, it is still refunded through Stripe, on the charge the session made.
+    const sold = (await story.payments(customerId)).find((p) => p.Status === 'Allocated');
+    const refund = await story.account.request('POST', `/v1/payments/${sold.paymentID}/refund`, {
+      body: { Amount: 5 },
+    });
+    expect(refund.status, refund.text).toBe(200);
+    expect([...sim.refunds.values()].filter((r) => r.paymentIntent === sold.Ref)).toEqual([
+      expect.objectContaining({ status: 'succeeded', amount: 500 }),
+    ]);
+    const refunded = await ok(story.account, 'GET', `/v1/payments/${sold.paymentID}`);
+    expect(refunded.Allocations.some((a: any) => a.positiveAdjustmentID && a.amountApplied === 5)).toBe(true);
   });
 
   it('refunds through Stripe: a pending refund that fails gives the money back, one that settles is kept', async () => {

@@ -16,6 +16,7 @@ import { emitEvents } from '../events/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
 import { applyRefundEvent } from './gatewayRefund.service.ts';
+import { recoverProviderSession } from './providerSessions.ts';
 
 /**
  * What gateways report about their charges after the fact (docs/gateways.md, "Late events"): read once a business
@@ -43,7 +44,9 @@ export async function applyChargeEvents(ctx: ServiceContext): Promise<number> {
  *   left unallocated on the customer's account (the invoices it paid may have been paid since);
  * - `dispute_lost`: the reversal stands (a dispute not told before is reversed now);
  * - `charge_settled` / `charge_failed`: a pending payment settles, or fails with the provider's reason;
- * - `refund_settled` / `refund_failed`: a pending refund is confirmed, or undone (collections/gatewayRefund.service.ts).
+ * - `refund_settled` / `refund_failed`: a pending refund is confirmed, or undone (collections/gatewayRefund.service.ts);
+ * - `charge_settled` / `setup_succeeded` of no payment yet: a capture session's charge or card setup its browser
+ *   never finished, recorded through the provider-sessions port (providerSessions.ts).
  */
 export async function applyChargeEvent(
   ctx: ServiceContext,
@@ -57,7 +60,11 @@ export async function applyChargeEvent(
   const paymentId =
     (await repo.findPaymentOfCharge(ctx.db, ctx.account.id, gateway.id, event.chargeId)) ??
     (await findPaymentIdByChargeRef(ctx, event.chargeId));
-  if (paymentId === undefined) return false;
+  if (paymentId === undefined) {
+    // A charge or card setup of a capture session whose browser never came back (providerSessions.ts).
+    const done = kind === 'charge_settled' || kind === 'setup_succeeded';
+    return done && recoverProviderSession(ctx, gateway.id, event.chargeId);
+  }
   const payment = await getPayment(ctx, paymentId);
   try {
     switch (event.kind) {

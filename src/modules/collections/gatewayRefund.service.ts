@@ -5,7 +5,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { wireAmountToMinor } from '../../core/money.ts';
 import { optionalText } from '../../core/text.ts';
 import { GatewayTimeoutError, canCharge, getGateway, refundCharge } from '../gateways/index.ts';
-import type { RefundResult } from '../gateways/index.ts';
+import type { Gateway, RefundResult } from '../gateways/index.ts';
 import { topUpInvoicesHoldingCredit } from '../credits/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import {
@@ -18,6 +18,7 @@ import {
 import type { PaidInvoices, Payment } from '../ledger/index.ts';
 import * as attempts from './collectionAttempt.repository.ts';
 import * as repo from './refundAttempt.repository.ts';
+import { capturedChargeOfPayment } from './capturedCharges.ts';
 import type { RefundAttempt } from './collectionAttempt.ts';
 import { noticeRefundMade } from './customerNotices.ts';
 
@@ -65,14 +66,7 @@ export async function refundPayment(
   if (problems.length > 0) throw new ValidationError(problems);
   assertRefundable(payment);
   if (paidInvoices === 'reopen') await assertNoTopUpReopened(ctx, payment);
-  const charge = await chargeOfPayment(ctx, payment);
-  const gateway = charge ? await getGateway(ctx, charge.gatewayId) : undefined;
-  if (!gateway || !canCharge(gateway)) {
-    throw new ConflictError(
-      'payment_not_refundable',
-      `Payment ${paymentId} was not charged to a card by a gateway: a bank debit is refunded by the debtor's bank`,
-    );
-  }
+  const { charge, gateway } = await refundingGateway(ctx, payment);
   const attempt = await reserveRefund(
     ctx,
     {
@@ -91,7 +85,7 @@ export async function refundPayment(
           paymentId,
           adjustmentId: reservation.adjustmentId,
           gatewayId: gateway.id,
-          chargeId: charge!.chargeId,
+          chargeId: charge.chargeId,
           amountMinor: reservation.amountMinor,
           currencyCode: payment.currencyCode,
           idempotencyKey: `refund_${reservation.adjustmentId}`,
@@ -121,10 +115,11 @@ export async function refundPayment(
 }
 
 /**
- * The gateway and the provider's charge a card payment came from: its collection attempt's, or, for a payment the
- * customer made present in the portal (which leaves no attempt, payNow.service.ts), its card's gateway and its
- * `Ref`, the charge id the gateway's late answers find it by too (docs/gateways.md, "Refunds"). Undefined for money
- * not charged by a gateway.
+ * The gateway and the provider's charge a card payment came from: its collection attempt's; for a payment a
+ * capture session recorded (the pay page, the portal's new card and top-ups, the widget's sales; capturedCharges.ts),
+ * its session's gateway and charge, whether or not the card was kept; else, for a payment the customer made present
+ * in the portal (which leaves no attempt, payNow.service.ts), its card's gateway and its `Ref`, the charge id the
+ * gateway's late answers find it by too (docs/gateways.md, "Refunds"). Undefined for money not charged by a gateway.
  */
 export async function chargeOfPayment(
   ctx: ServiceContext,
@@ -133,11 +128,35 @@ export async function chargeOfPayment(
   const attempt = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, payment.id);
   if (attempt)
     return attempt.chargeId ? { gatewayId: attempt.gatewayId, chargeId: attempt.chargeId } : undefined;
+  const captured = await capturedChargeOfPayment(ctx, payment.id);
+  if (captured) return captured;
   if (payment.paymentMethodId === null || payment.ref === null) return undefined;
   const method = (await unopenedPaymentMethodsByIds(ctx, [payment.paymentMethodId])).get(
     payment.paymentMethodId,
   );
   return method?.gatewayId ? { gatewayId: method.gatewayId, chargeId: payment.ref } : undefined;
+}
+
+/** The charge to refund and the gateway that made it; 409 for money no gateway charged to a card. */
+async function refundingGateway(
+  ctx: ServiceContext,
+  payment: Payment,
+): Promise<{ charge: { gatewayId: number; chargeId: string }; gateway: Gateway }> {
+  const charge = await chargeOfPayment(ctx, payment);
+  if (!charge) {
+    throw new ConflictError(
+      'payment_not_refundable',
+      `Payment ${payment.id} was not collected and settled through a gateway: record money paid back with an adjustment`,
+    );
+  }
+  const gateway = await getGateway(ctx, charge.gatewayId);
+  if (!canCharge(gateway)) {
+    throw new ConflictError(
+      'payment_not_refundable',
+      `Payment ${payment.id} was not charged to a card by a gateway: a bank debit is refunded by the debtor's bank`,
+    );
+  }
+  return { charge, gateway };
 }
 
 /**

@@ -27,6 +27,12 @@ export { payInvoicesNow } from './payNow.service.ts';
 /** For connectModules: the capture widget's sales in flight, which no other charge may overlap. */
 export type { SalesInFlight } from './salesInFlight.ts';
 export { registerSalesInFlight } from './salesInFlight.ts';
+/** For connectModules: the charge behind a payment a capture session recorded, which a refund names. */
+export type { CapturedCharges } from './capturedCharges.ts';
+export { registerCapturedCharges } from './capturedCharges.ts';
+/** For connectModules: a provider's webhook naming a capture session's setup or sale no payment holds yet. */
+export type { ProviderSessions } from './providerSessions.ts';
+export { registerProviderSessions } from './providerSessions.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 

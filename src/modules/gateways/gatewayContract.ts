@@ -285,7 +285,9 @@ export interface ChargeEvent {
     | 'charge_settled'
     | 'charge_failed'
     | 'refund_settled'
-    | 'refund_failed';
+    | 'refund_failed'
+    /** A card setup that charged nothing went through (Stripe's setup_intent.succeeded); chargeId names it. */
+    | 'setup_succeeded';
   code: string;
   reason?: FailureReason;
   /** The disputes' kinds: the amount disputed (minor units), when the provider says. */

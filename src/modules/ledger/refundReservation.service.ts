@@ -47,9 +47,13 @@ export interface RefundReservation {
   creditNoteId: number | null;
 }
 
-/** Whether the payment was collected and settled through a gateway, so that it can be refunded; 409 otherwise. */
-export function assertRefundable(payment: Pick<Payment, 'id' | 'paymentMethodId' | 'state'>): void {
-  if (payment.paymentMethodId === null || payment.state !== 'settled') {
+/**
+ * Whether the payment is settled, so that it can be refunded; 409 otherwise. Whether a gateway collected it is the
+ * caller's to know (collections' chargeOfPayment): a sale of the capture widget names no kept card, yet its
+ * gateway charged it.
+ */
+export function assertRefundable(payment: Pick<Payment, 'id' | 'state'>): void {
+  if (payment.state !== 'settled') {
     throw new ConflictError(
       'payment_not_refundable',
       `Payment ${payment.id} was not collected and settled through a gateway: record money paid back with an adjustment`,

@@ -23,7 +23,7 @@ import { bankRailOf, submitBankAccount } from './captureBank.service.ts';
 import { completeProviderSetup, frameHostedFields, startProviderSetup } from './captureProvider.service.ts';
 import { includesSale } from './captureSession.ts';
 import type { CaptureSessionRecord } from './captureSession.ts';
-import { completeIfPageSession } from './payPage.service.ts';
+import { completeOwnSession } from './captureRecovery.service.ts';
 import { LOADER_PATH, LOADER_SOURCE, frameDocument, frameHeaders } from './widgetAssets.ts';
 
 /**
@@ -193,8 +193,9 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
 }
 
 /**
- * A step of the frame that may charge, then, for a session of the pay page, the sale recorded at once rather than
- * when the page's browser comes back (docs/hosted-pages.md, "Paying one invoice"); other sessions are untouched.
+ * A step of the frame that may charge, then, for a session of the service's own pages (the pay page, the portal),
+ * the session completed at once rather than when the page's browser comes back (docs/hosted-pages.md, "Paying one
+ * invoice" and "When the browser never comes back"); the merchant's sessions are left for the merchant.
  */
 async function recordingPageSale<T>(
   ctx: ServiceContext,
@@ -202,7 +203,7 @@ async function recordingPageSale<T>(
   step: () => Promise<T>,
 ): Promise<T> {
   const answer = await step();
-  await completeIfPageSession(ctx, session);
+  await completeOwnSession(ctx, session);
   return answer;
 }
 

@@ -1,3 +1,4 @@
+import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { applyCreditFirst, invoicesInFlight } from '../collections/index.ts';
@@ -82,15 +83,25 @@ const nothingOwed = (invoice: number) =>
 
 /**
  * The invoices among `invoiceIds` a session's sale is paying now (other than session `exceptId`'s): claimed by a
- * submit, or charged and not completed yet. Wall time: a claim's end is wall time (captureClaim.ts).
+ * submit, waiting in a provider's popup until the session expires (docs/hosted-pages.md, "When the browser never
+ * comes back"), or charged and not completed yet. Wall time for a claim's end (captureClaim.ts); the session's
+ * Expires is business time, as it was set.
  */
 export async function salesInFlight(
   ctx: ServiceContext,
   invoiceIds: readonly number[],
   exceptId: number | null = null,
 ): Promise<ReadonlySet<number>> {
-  const wallNow = ctx.wallClock.now().toISOString();
+  const times = { wallNow: ctx.wallClock.now().toISOString(), now: nowInstant(ctx) };
   return new Set(
-    await repo.listInvoicesWithSalesInFlight(ctx.db, ctx.account.id, invoiceIds, wallNow, exceptId),
+    await repo.listInvoicesWithSalesInFlight(ctx.db, ctx.account.id, invoiceIds, times, exceptId),
   );
+}
+
+/** The gateway and charge of the session that recorded the payment, which a refund names (collections' port). */
+export function capturedChargeOfPayment(
+  ctx: ServiceContext,
+  paymentId: number,
+): Promise<{ gatewayId: number; chargeId: string } | undefined> {
+  return repo.findChargeOfPayment(ctx.db, ctx.account.id, paymentId);
 }

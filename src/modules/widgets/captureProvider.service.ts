@@ -155,6 +155,10 @@ export async function startProviderSetup(
   const held = await endClaim(ctx, row, {
     state: 'open' satisfies StoredState,
     providerSetupSealed: sealSetup(ctx, setup),
+    providerRef: start.setupRef,
+    // Wall time: the run asks the provider about a session whose browser never came back after a real delay
+    // (docs/hosted-pages.md, "When the browser never comes back"), however a test clock stands.
+    providerStartedAt: ctx.wallClock.now().toISOString(),
     updatedAt: nowInstant(ctx),
   });
   if (!held) throw claimLost(ctx, row, 'provider_setup', { setupRef: start.setupRef });
@@ -170,7 +174,38 @@ export async function completeProviderSetup(
   ctx: ServiceContext,
   found: CaptureSessionRecord,
 ): Promise<CaptureSummary> {
+  const recorded = recordedBefore(found);
+  if (recorded) return recorded;
   assertOpen(ctx, found);
+  return finishProviderSetup(ctx, found);
+}
+
+/**
+ * A provider's setup the service recorded before the browser asked (its webhook, the run's sweep;
+ * captureRecovery.service.ts): the frame is answered as if this call had recorded it.
+ */
+function recordedBefore(found: CaptureSessionRecord): CaptureSummary | undefined {
+  if (found.providerRef === null || found.lastFour === null) return undefined;
+  if (found.state !== 'captured' && found.state !== 'completed') return undefined;
+  return {
+    type: 'card',
+    cardType: found.cardType ?? '',
+    lastFour: found.lastFour,
+    expiryMonth: found.expiryMonth ?? 0,
+    expiryYear: found.expiryYear ?? 0,
+    charged: found.chargeId !== null,
+  };
+}
+
+/**
+ * The setup the session started asked of the provider and, done, recorded (completeProviderSetup's steps after
+ * its checks). Also the service's own way when the browser never came back (captureRecovery.service.ts): a session
+ * past its Expires is still asked, since the money may have been taken.
+ */
+export async function finishProviderSetup(
+  ctx: ServiceContext,
+  found: CaptureSessionRecord,
+): Promise<CaptureSummary> {
   const setup = openSetup(ctx, found);
   if (!setup) {
     throw new ConflictError(

@@ -126,16 +126,17 @@ export async function lockCaptureSession(
 
 /**
  * The invoices among `invoiceIds` a sale of another session than `exceptId` is paying now: claimed by a submit whose
- * claim still runs (wall time `wallNow`), or charged and not completed yet (docs/portal.md, "Paying and payment
- * methods").
+ * claim still runs (wall time `wallNow`), waiting in a provider's popup (its sale started there, the session not
+ * expired by `now`, business time), or charged and not completed yet (docs/portal.md, "Paying and payment methods").
  */
 export async function listInvoicesWithSalesInFlight(
   db: Db,
   accountId: number,
   invoiceIds: readonly number[],
-  wallNow: string,
+  times: { wallNow: string; now: string },
   exceptId: number | null,
 ): Promise<number[]> {
+  const { wallNow, now } = times;
   if (invoiceIds.length === 0) return [];
   let query = db
     .selectFrom('capture_sessions')
@@ -146,6 +147,12 @@ export async function listInvoicesWithSalesInFlight(
     .where((eb) =>
       eb.or([
         eb.and([eb('state', '=', 'capturing'), eb('claimed_until', '>', wallNow)]),
+        eb.and([
+          eb('state', '=', 'open'),
+          eb('provider_setup_sealed', 'is not', null),
+          eb('amount_minor', 'is not', null),
+          eb('expires_at', '>', now),
+        ]),
         eb.and([eb('state', '=', 'captured'), eb('charge_id', 'is not', null)]),
       ]),
     );
@@ -308,6 +315,74 @@ export async function listChargedSessions(
     .where('state', '=', 'captured')
     .where('charge_id', 'is not', null)
     .orderBy('id')
+    .execute();
+  return rows.map(captureSessionFromRow);
+}
+
+/** The gateway and the provider's charge of the session that recorded payment `paymentId`, if a session did. */
+export async function findChargeOfPayment(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+): Promise<{ gatewayId: number; chargeId: string } | undefined> {
+  const row = await db
+    .selectFrom('capture_sessions')
+    .select(['gateway_id', 'charge_id'])
+    .where('account_id', '=', accountId)
+    .where('payment_id', '=', paymentId)
+    .where('charge_id', 'is not', null)
+    .executeTakeFirst();
+  return row?.charge_id ? { gatewayId: row.gateway_id, chargeId: row.charge_id } : undefined;
+}
+
+/** The session that started the provider's setup or sale `providerRef` at the gateway, if one did. */
+export async function findSessionByProviderRef(
+  db: Db,
+  accountId: number,
+  gatewayId: number,
+  providerRef: string,
+): Promise<CaptureSessionRecord | undefined> {
+  const row = await db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('gateway_id', '=', gatewayId)
+    .where('provider_ref', '=', providerRef)
+    .executeTakeFirst();
+  return row && captureSessionFromRow(row);
+}
+
+/**
+ * Sessions a browser left with the provider (docs/hosted-pages.md, "When the browser never comes back"): a setup or
+ * sale started before `startedBefore` (wall time) and not answered yet, or captured and not completed for a page of
+ * the service's own (the pay page's, the portal's, by their ExtRef prefixes), oldest first; none that expired
+ * before `expiredAfter` (business time), which are asked no more.
+ */
+export async function listSessionsLeftWithProvider(
+  db: Db,
+  accountId: number,
+  startedBefore: string,
+  expiredAfter: string,
+  ownExtRefPrefixes: readonly string[],
+  limit: number,
+): Promise<CaptureSessionRecord[]> {
+  const rows = await db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('provider_started_at', '<', startedBefore)
+    .where('expires_at', '>', expiredAfter)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'open'), eb('provider_setup_sealed', 'is not', null)]),
+        eb.and([
+          eb('state', '=', 'captured'),
+          eb.or(ownExtRefPrefixes.map((prefix) => eb('ext_ref', 'like', `${prefix}%`))),
+        ]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(limit)
     .execute();
   return rows.map(captureSessionFromRow);
 }

@@ -145,6 +145,10 @@ export interface CaptureSessionRecord {
   chargeState: 'settled' | 'pending' | null;
   /** SecretBox-sealed JSON of the setup started at a hosted-fields provider. */
   providerSetupSealed: string | null;
+  /** The provider's reference of the setup or sale started (its webhook names it); kept once started. */
+  providerRef: string | null;
+  /** When the setup was started at the provider, wall time. */
+  providerStartedAt: string | null;
   customerId: number | null;
   paymentMethodId: number | null;
   paymentId: number | null;

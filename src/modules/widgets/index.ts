@@ -19,7 +19,18 @@ export {
 export { captureHtml } from './widgetAssets.ts';
 /** For connectModules: the invoices a sale is paying now, which the collections module charges not meanwhile. */
 export { salesInFlight } from './captureInvoiceSale.ts';
+/** For connectModules: the charge behind a payment a session recorded, which collections' refunds name. */
+export { capturedChargeOfPayment } from './captureInvoiceSale.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
+/**
+ * For connectModules (a provider's webhook naming a session's reference) and the collection run (the sessions
+ * browsers left with a provider): docs/hosted-pages.md, "When the browser never comes back".
+ */
+export {
+  PROVIDER_SWEEP_AFTER_MS,
+  recoverCaptureSessions,
+  recoverSessionOfReference,
+} from './captureRecovery.service.ts';
 
 /**
  * Every event type the widget emits (docs/webhooks.md lists them; the catalogue walk triggers each). Expiry is

@@ -360,18 +360,6 @@ export async function completeChargedSessions(ctx: ServiceContext, invoice: Invo
 }
 
 /**
- * A page's session whose challenge was just approved (POST /widget/capture/{HashToken}/challenge answers the
- * page's as the frame's): completed at once for the invoice it pays. Any other session is left alone.
- */
-export async function completeIfPageSession(ctx: ServiceContext, found: CaptureSessionRecord): Promise<void> {
-  const invoiceId = found.invoiceId;
-  if (invoiceId === null) return;
-  const ways = [payPageExtRef(invoiceId, 'confirm'), payPageExtRef(invoiceId, 'card')];
-  if (found.extRef === null || !ways.includes(found.extRef)) return;
-  await completePagePayment(ctx, await getInvoice(ctx, invoiceId), found);
-}
-
-/**
  * A captured session of the page completed for the invoice's customer: the sale becomes a payment allocated to
  * the invoice (once: complete is idempotent for one customer), a new card becomes the customer's primary, and the
  * invoice's automatic tries stop as after a successful collection. False while nothing was captured yet.

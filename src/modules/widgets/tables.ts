@@ -54,6 +54,10 @@ export interface CaptureSessionsTable {
    * the frame confirms it with; null before a submit and after a failed one.
    */
   provider_setup_sealed: string | null;
+  /** The provider's reference of that setup or sale, no secret: what its webhook names (migration 0057). */
+  provider_ref: string | null;
+  /** When the setup was started at the provider, wall time: the run asks about it after a delay (migration 0057). */
+  provider_started_at: Instant | null;
   customer_id: number | null;
   payment_method_id: number | null;
   payment_id: number | null;

@@ -53,6 +53,8 @@ export function chargeEventsOf(event: Stripe.Event): ChargeEvent[] {
   switch (event.type) {
     case 'payment_intent.succeeded':
       return [{ chargeId: event.data.object.id, kind: 'charge_settled', code: 'succeeded', reportedOn }];
+    case 'setup_intent.succeeded':
+      return [{ chargeId: event.data.object.id, kind: 'setup_succeeded', code: 'succeeded', reportedOn }];
     case 'payment_intent.payment_failed': {
       const error = event.data.object.last_payment_error;
       const code = error?.decline_code ?? error?.code ?? 'payment_failed';
