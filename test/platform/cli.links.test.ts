@@ -30,19 +30,20 @@ afterAll(async () => {
 let shops = 0;
 
 /**
- * A live account with an invoice due today for each of two customers who pay by card and cannot be charged without
- * them: Ada's card asks her to confirm (3-D Secure), Ben has no card.
+ * A live account with an invoice due today for each customer, one for every kind of e-mail a run sends a customer:
+ * Ada's card asks her to confirm (3-D Secure), Ben has no card, Cy's card is declined (insufficient funds), Dee pays
+ * by EFT and is reminded a week after the due date, Eve's card is charged (a receipt, which has no link).
  */
 async function shop() {
   const as = await t.newAccount(`Cron shop ${++shops}`, { timeZone: 'UTC' });
   const today = new Date().toISOString().slice(0, 10);
-  const customer = async (name: string) => {
+  const customer = async (name: string, paymentMethod = 'credit_card', daysLate = 0) => {
     const email = `${name.toLowerCase()}${shops}.${as.accountId}@example.com`;
-    const id = await createCustomer(as, { Name: name, Email: email, PaymentMethod: 'credit_card' });
+    const id = await createCustomer(as, { Name: name, Email: email, PaymentMethod: paymentMethod });
     const invoice = await ok(as, 'POST', '/v1/invoices', {
       customerID: id,
-      InvoiceDate: today,
-      DueDate: today,
+      InvoiceDate: daysBefore(today, daysLate + 3),
+      DueDate: daysBefore(today, daysLate),
       Charges: [{ Descrip: 'Hosting', Qty: 1, UnitCostEx: 25 }],
     });
     return { id, email, invoiceNum: invoice.invoiceNum as number };
@@ -50,14 +51,22 @@ async function shop() {
   const ada = await customer('Ada');
   await addCard(as, ada.id, '4000002500003155');
   const ben = await customer('Ben');
-  return { as, ada, ben };
+  const cy = await customer('Cy');
+  await addCard(as, cy.id, '4000000000009995');
+  const dee = await customer('Dee', 'eft', 7);
+  const eve = await customer('Eve');
+  await addCard(as, eve.id, '4242424242424242');
+  return { as, ada, ben, cy, dee, eve };
 }
+
+const daysBefore = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00.000Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
 const LINK = /https?:\/\/\S+/g;
 
 describe('billing run e-mails', () => {
   it('link to the pages they name when PUBLIC_URL is set, and each link opens its page', async () => {
-    const { as, ada, ben } = await shop();
+    const { as, ada, ben, cy, dee, eve } = await shop();
     const run = await runCli(['run', '--account', String(as.accountId), '--json'], {
       ...t.env,
       PUBLIC_URL: t.url,
@@ -72,9 +81,19 @@ describe('billing run e-mails', () => {
     expect(needsCard!.subject).toContain(`Invoice ${ben.invoiceNum} from`);
     expect(needsCard!.subject).toContain('we need a payment method');
 
+    const [failed] = await deliveredTo(t, smtp, as.accountId, cy.email);
+    expect(failed!.subject).toContain(`Payment of invoice ${cy.invoiceNum} to`);
+    const [reminder] = await deliveredTo(t, smtp, as.accountId, dee.email);
+    expect(reminder!.text).toContain(`${dee.invoiceNum}`);
+    const [receipt] = await deliveredTo(t, smtp, as.accountId, eve.email);
+    expect(receipt!.subject).toContain('Receipt from');
+    expect(receipt!.text.match(LINK)).toBeNull();
+
     for (const [mail, invoiceNum] of [
       [confirm!, ada.invoiceNum],
       [needsCard!, ben.invoiceNum],
+      [failed!, cy.invoiceNum],
+      [reminder!, dee.invoiceNum],
     ] as const) {
       const links = mail.text.match(LINK) ?? [];
       expect(links, mail.subject).toHaveLength(1);
@@ -86,7 +105,7 @@ describe('billing run e-mails', () => {
   });
 
   it('without PUBLIC_URL ask for a reply instead of a page, and the run says so once', async () => {
-    const { as, ada, ben } = await shop();
+    const { as, ada, ben, cy, dee } = await shop();
     const env = { ...t.env };
     delete env.PUBLIC_URL;
     const run = await runCli(['run', '--account', String(as.accountId), '--json'], env);
@@ -95,7 +114,11 @@ describe('billing run e-mails', () => {
 
     const [confirm] = await deliveredTo(t, smtp, as.accountId, ada.email);
     const [needsCard] = await deliveredTo(t, smtp, as.accountId, ben.email);
-    for (const mail of [confirm!, needsCard!]) expect(mail.text.match(LINK), mail.subject).toBeNull();
+    const [failed] = await deliveredTo(t, smtp, as.accountId, cy.email);
+    const [reminder] = await deliveredTo(t, smtp, as.accountId, dee.email);
+    for (const mail of [confirm!, needsCard!, failed!, reminder!]) {
+      expect(mail.text.match(LINK), mail.subject).toBeNull();
+    }
     expect(confirm!.text).toContain(
       'We will not try again without you. Please reply to this e-mail, or reach us as below, and we will tell you how to pay.',
     );
