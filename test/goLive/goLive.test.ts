@@ -1,4 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDeployment } from '../../src/cli/doctor.ts';
 import { systemClock } from '../../src/clock.ts';
 import { runBilling } from '../../src/billing/billRun.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
@@ -302,5 +309,149 @@ describe('billing account go-live', () => {
     const second = await runCli(['account', 'go-live', String(other.accountId)], t.env);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`as account ${liveId}`);
+  });
+});
+
+/**
+ * The service behind an https address of its own, as a deployment's proxy puts it: a certificate made for the
+ * test by openssl, trusted only by `publicFetch`. Providers reach a live deployment's webhook URL so.
+ */
+async function behindHttps(target: string) {
+  const dir = fs.mkdtempSync(path.join(t.dataDir, 'tls-'));
+  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  const ca = fs.readFileSync(cert);
+  const proxy = https.createServer({ key: fs.readFileSync(key), cert: ca }, (request, response) => {
+    const forwarded = http.request(
+      `${target}${request.url}`,
+      { method: request.method, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    request.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const publicUrl = `https://localhost:${(proxy.address() as AddressInfo).port}`;
+  /** `fetch` as a provider's client does it, over TLS to the proxy, trusting the test's certificate. */
+  const publicFetch = (async (url: string | URL, init?: RequestInit) =>
+    new Promise<Response>((resolve, reject) => {
+      const sent = https.request(
+        String(url),
+        {
+          method: init?.method,
+          headers: init?.headers as Record<string, string>,
+          ca,
+          lookup: (_h, _o, done) => done(null, [{ address: '127.0.0.1', family: 4 }]),
+        },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode })));
+        },
+      );
+      sent.on('error', reject);
+      sent.end(init?.body as string | undefined);
+    })) as typeof fetch;
+  return {
+    publicUrl,
+    publicFetch,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+describe('billing doctor', () => {
+  it('says each missing item of a bare deployment, and exits 1', async () => {
+    const bare = await t.newAccount('Bare Books', { isTest: true });
+    const madeBare = await ok(bare, 'POST', '/v1/account/golive', {});
+    const doctor = await runCli(['doctor', '--account', String(madeBare.liveAccountID)], t.env);
+    expect(doctor.code, doctor.stderr).toBe(1);
+    const lines = doctor.stdout.trim().split('\n');
+    expect(lines[0]).toBe('7 item(s) missing:');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^- PUBLIC_URL is not set/),
+      expect.stringMatching(/^- SMTP_URL is not set/),
+      expect.stringMatching(/^- MAIL_FROM is billing@localhost/),
+      expect.stringMatching(/^- ENCRYPTION_KEY is not set: .* encryption.key in DATA_DIR/),
+      expect.stringMatching(/^- BILLING_INTERVAL_MS is 0: .*billing run/),
+      expect.stringMatching(
+        new RegExp(`^- Account ${madeBare.liveAccountID} \\(Bare Books\\).* primary gateway`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^- Account ${madeBare.liveAccountID} \\(Bare Books\\) has no staff address`),
+      ),
+    ]);
+
+    const ofTest = await runCli(['doctor', '--account', String(bare.accountId), '--billed-by-cron'], t.env);
+    expect(ofTest.code).toBe(1);
+    expect(ofTest.stdout).toContain(`Account ${bare.accountId} is a test account`);
+    expect(ofTest.stdout).not.toContain('BILLING_INTERVAL_MS');
+  });
+
+  it('finds nothing missing on a complete deployment, asking Paystack and its webhook URL over https', async () => {
+    const front = await behindHttps(t.url);
+    try {
+      const deps = {
+        db: t.service.storage.db,
+        clock,
+        wallClock: systemClock,
+        secrets: t.service.secrets,
+        log: t.service.log,
+        providerFetch: sim.fetch,
+        publicFetch: front.publicFetch,
+      };
+      const complete = {
+        publicUrl: front.publicUrl,
+        smtpUrl: 'smtp://mail.karoo.example:587',
+        mailFrom: 'billing@karoo.example',
+        encryptionKey: Buffer.alloc(32, 7).toString('base64'),
+        billingIntervalMs: 60_000,
+      };
+      const balanceChecks = sim.requests.filter((r) => r.path === '/balance').length;
+      expect(await checkDeployment({ ...deps, config: complete }, { accountId: live.accountId })).toEqual({
+        accounts: [live.accountId],
+        missing: [],
+      });
+      expect(sim.requests.filter((r) => r.path === '/balance')).toHaveLength(balanceChecks + 1);
+
+      // The same deployment with the proxy pointing elsewhere, and keys Paystack no longer takes.
+      const elsewhere = { ...complete, publicUrl: 'https://localhost:1' };
+      const wrongKeys = await PaystackSimulator.start('sk_live_rotatedaway00000000000000000000', clock);
+      const report = await checkDeployment(
+        { ...deps, providerFetch: wrongKeys.fetch, config: elsewhere },
+        { accountId: live.accountId },
+      );
+      expect(report.missing).toEqual([
+        expect.stringContaining('its provider refused its keys: Paystack refused the secret key'),
+        expect.stringMatching(
+          /its webhook URL https:\/\/localhost:1\/gateway-webhooks\/\S+ cannot be reached/,
+        ),
+      ]);
+    } finally {
+      await front.close();
+    }
   });
 });
