@@ -199,7 +199,7 @@ describe('POST /v1/account/golive', () => {
     expect(made.ToDo.join('\n')).toMatch(/billing gateway add --account \d+/);
   });
 
-  it('refuses a second go-live naming the live account, a live account, and a blank name', async () => {
+  it('refuses a second go-live naming the live account, a live account, and a blank name; copies no other account', async () => {
     const again = await test.request('POST', '/v1/account/golive', { body: {} });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('account_already_live');
@@ -213,7 +213,21 @@ describe('POST /v1/account/golive', () => {
     const blank = await other.request('POST', '/v1/account/golive', { body: { Name: ' ' } });
     expect(blank.status).toBe(422);
     expect(blank.body.fields).toEqual([{ field: 'Name', message: 'must not be blank' }]);
-    expect((await other.request('POST', '/v1/account/golive', { body: {} })).status).toBe(201);
+    // Another test account's go-live copies its own rows only: none of Karoo Fibre's catalogue.
+    const otherLive = await ok(other, 'POST', '/v1/account/golive', {});
+    expect(otherLive.Copied).toEqual({
+      Currencies: 1,
+      TaxSettings: 0,
+      BillableMetrics: 0,
+      PackageGroups: 0,
+      Packages: 0,
+      Components: 0,
+      Features: 0,
+      Coupons: 0,
+    });
+    const otherAccount = accountOf(otherLive.liveAccountID, otherLive.ApiKey);
+    expect(await ok(otherAccount, 'GET', '/v1/packages')).toEqual([]);
+    expect(await ok(otherAccount, 'GET', '/v1/webhookendpoints')).toEqual([]);
   });
 
   it('bills and collects through Paystack on the live account once a live Paystack gateway is added', async () => {

@@ -5,6 +5,7 @@ import { catalogueChanged } from './catalogueRevision.repository.ts';
 
 /** Old id → new id of what a catalogue's copy made, for the modules whose rows name them. */
 export interface CatalogueCopy {
+  /** The currencies the new account has enabled now, its own default among them. */
   currencies: number;
   taxSettings: ReadonlyMap<number, number>;
   billableMetrics: ReadonlyMap<number, number>;
@@ -67,5 +68,12 @@ export async function copyCatalogue(
   // Pages of the catalogue a process keeps are keyed by the revision (docs/architecture.md, "Catalogue pages kept
   // in the process").
   await catalogueChanged(db, to.accountId);
-  return { currencies, taxSettings, billableMetrics, packageGroups, packages, components };
+  return {
+    currencies: already.size + currencies,
+    taxSettings,
+    billableMetrics,
+    packageGroups,
+    packages,
+    components,
+  };
 }

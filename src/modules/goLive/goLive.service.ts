@@ -77,7 +77,7 @@ export async function goLive(
       liveAccount: made.account,
       apiKey: made.apiKey,
       copied: {
-        currencies: catalogue.currencies + 1,
+        currencies: catalogue.currencies,
         taxSettings: catalogue.taxSettings.size,
         billableMetrics: catalogue.billableMetrics.size,
         packageGroups: catalogue.packageGroups.size,
