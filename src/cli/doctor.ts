@@ -147,8 +147,17 @@ async function gatewayProblems(
   gateway: Gateway,
 ): Promise<string[]> {
   const missing: string[] = [];
-  const check = await checkGatewaySettings(ctx, gateway);
-  if (check?.outcome === 'refused') {
+  // A provider that cannot be asked is a missing item too, said as such: the rest is still checked.
+  const check = await checkGatewaySettings(ctx, gateway).catch((error: unknown) => ({
+    outcome: 'unreachable' as const,
+    message: error instanceof Error ? error.message : String(error),
+  }));
+  if (check?.outcome === 'unreachable') {
+    missing.push(
+      `${name}'s gateway ${gateway.id} (${gateway.type}): its provider could not be asked about its keys ` +
+        `(${check.message}): check that this machine reaches it.`,
+    );
+  } else if (check?.outcome === 'refused') {
     missing.push(
       `${name}'s gateway ${gateway.id} (${gateway.type}): its provider refused its keys: ${check.message}.`,
     );

@@ -464,6 +464,13 @@ describe('billing doctor', () => {
           /its webhook URL https:\/\/localhost:1\/gateway-webhooks\/\S+ cannot be reached/,
         ),
       ]);
+      const unreachable = await checkDeployment(
+        { ...deps, providerFetch: () => Promise.reject(new TypeError('fetch failed')), config: complete },
+        { accountId: live.accountId },
+      );
+      expect(unreachable.missing).toEqual([
+        expect.stringContaining('its provider could not be asked about its keys (the gateway did not answer'),
+      ]);
     } finally {
       await front.close();
     }
