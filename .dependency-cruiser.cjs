@@ -27,6 +27,7 @@ const MODULE_ORDER = [
   'batches',
   'widgets',
   'portal',
+  'goLive',
 ];
 
 const COMPOSITION =

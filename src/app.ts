@@ -14,6 +14,7 @@ import { connectModules } from './connectModules.ts';
 import { authenticate, getAccount } from './modules/auth/index.ts';
 import type { Account } from './modules/auth/index.ts';
 import { registerAccountRoutes } from './modules/auth/account.routes.ts';
+import { registerGoLiveRoutes } from './modules/goLive/goLive.routes.ts';
 import { registerComponentRoutes } from './modules/catalogue/components.routes.ts';
 import { registerCountryRoutes } from './modules/catalogue/countries.routes.ts';
 import { registerCurrencyRoutes } from './modules/catalogue/currencies.routes.ts';
@@ -120,7 +121,7 @@ export interface AppDeps {
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
 /** Every module's routes under /v1: each module owns its routes file, and only this composition root reads it. */
-function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
+function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl' | 'clock'>): void {
   registerCustomerRoutes(v1);
   registerContactRoutes(v1, { publicUrl: deps.publicUrl });
   registerNoteRoutes(v1);
@@ -133,6 +134,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl'>): void {
   registerBillableMetricRoutes(v1);
   registerGatewaysRoutes(v1);
   registerAccountRoutes(v1, { publicUrl: deps.publicUrl });
+  registerGoLiveRoutes(v1, { clock: deps.clock });
   registerInvoicesRoutes(v1);
   registerRecurringInvoicesRoutes(v1);
   registerSubscriptionsRoutes(v1);

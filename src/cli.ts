@@ -5,6 +5,7 @@ import { systemClock } from './clock.ts';
 import type { BillRunOptions, BilledAhead } from './billing/billRun.ts';
 import { UsageError, exitWithFailure } from './cli/failures.ts';
 import { registerGatewayCommands } from './cli/gatewayCommands.ts';
+import { registerGoLiveCommands } from './cli/goLiveCommands.ts';
 import type { SellerOptions } from './cliAccountSettings.ts';
 
 // What a command needs is imported when it runs: `billing --help` and `--version` load no service, no Fastify and
@@ -305,6 +306,7 @@ key
   });
 
 registerGatewayCommands(program, positiveInteger);
+registerGoLiveCommands(program, account, positiveInteger);
 
 program
   .command('run')

@@ -11,6 +11,9 @@
 export const EXAMPLES: Readonly<Record<string, unknown>> = {
   // Identifiers
   accountID: 7,
+  testAccountID: 6,
+  liveAccountID: 7,
+  ApiKey: 'bk_Qm9xZXMgb2YgYmlsbGluZyBrZXlzIQ',
   customerID: 1042,
   customerContactID: 311,
   customerNoteID: 958,
@@ -591,6 +594,19 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'CustomerByIds.Name': 'Ada',
   'CustomerWithCustomFields.Name': 'Ada',
   'Account.TaxNumber': 'GB987654321',
+  // A go-live (docs/going-live.md): test account 6 made live as account 7.
+  'Account.Currencies': 2,
+  'Account.TaxSettings': 1,
+  'Account.BillableMetrics': 1,
+  'Account.PackageGroups': 2,
+  'Account.Packages': 3,
+  'Account.Components': 1,
+  'Account.Features': 2,
+  'Account.Coupons': 1,
+  'Account.ToDo': [
+    "Keep live account 7's API key where your systems read it: it is shown once (another: billing key create --account 7).",
+    'Run billing doctor --account 7 until it finds nothing missing.',
+  ],
   'Subscriptions.StartDate': '2026-02-19',
   'Subscriptions.TrialEndDate': '2026-03-04',
   'Credit notes.positiveAdjustmentID': null,

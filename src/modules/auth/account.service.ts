@@ -123,7 +123,10 @@ export async function createAccount(
   if (!isCurrencyCode(currencyCode)) {
     throw ValidationError.field('currency', `"${currencyCode}" is not an ISO 4217 currency code`);
   }
-  return db.transaction().execute(async (trx) => {
+  // In the caller's transaction when it has one: a go-live makes the live account with what it copies into it.
+  const inTransaction = <T>(work: (trx: Db) => Promise<T>) =>
+    db.isTransaction ? work(db) : db.transaction().execute(work);
+  return inTransaction(async (trx) => {
     const createdAt = clocks.clock.now().toISOString();
     const isTest = input.isTest ?? false;
     const id = await repo.insertAccount(trx, { name, timeZone, currencyCode, createdAt, isTest });

@@ -39,3 +39,9 @@ export const ACCOUNT_EVENT_TYPES = [
 ] as const;
 /** For collections' reminders: the days an invoice is reminded on when the account sets none. */
 export { DEFAULT_REMINDER_DAYS } from './collectionLoopSettings.ts';
+/** Going live (docs/going-live.md): the test account's own steps, called in order by the goLive module. */
+export {
+  copyAccountSettingsTo,
+  lockTestAccountForGoLive,
+  recordLiveAccountOf,
+} from './liveAccount.service.ts';

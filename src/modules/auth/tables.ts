@@ -76,6 +76,8 @@ export interface AccountsTable {
   usage_grace_hours: Defaulted<number>;
   /** Whether customers are e-mailed when a usage alert fires (0045; docs/usage.md, "Alerts"). */
   usage_alert_emails: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** The live account this test account was made live as (0059; docs/going-live.md); null until then. */
+  live_account_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** An account's invoice logo, PNG or JPEG, kept apart from the account row every request reads. */

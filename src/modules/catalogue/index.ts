@@ -11,6 +11,7 @@ export { createComponent, getComponent } from './component.service.ts';
 export type { UsagePricing } from './componentVersion.service.ts';
 export { usagePricing } from './componentVersion.service.ts';
 export { createTaxSetting, listTaxSettings } from './tax.service.ts';
+export { listCurrencies } from './currency.service.ts';
 export type { Package, PackageVersion } from './package.service.ts';
 export { createPackage, getPackage } from './package.service.ts';
 export { createPackageGroup } from './packageGroup.service.ts';
@@ -85,3 +86,5 @@ export {
 } from './billableMetric.service.ts';
 export { toBillableMetricDto } from './billableMetrics.serializer.ts';
 export { metricCodesOfComponents, metricUsageConflict } from './componentMetric.service.ts';
+export type { CatalogueCopy } from './catalogueCopy.repository.ts';
+export { copyCatalogue } from './catalogueCopy.repository.ts';

@@ -31,3 +31,4 @@ export const COUPON_EVENT_TYPES = [
   'coupon.redeemed',
   'coupon.ended',
 ] as const;
+export { copyCoupons } from './couponCopy.repository.ts';

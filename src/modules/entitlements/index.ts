@@ -16,3 +16,4 @@ export const ENTITLEMENT_EVENT_TYPES = [
   'feature_value.set',
   'feature_value.removed',
 ] as const;
+export { copyFeatures } from './featureCopy.repository.ts';

@@ -17,6 +17,7 @@ export { startWebhookWorker } from './webhook.worker.ts';
 export type { WebhookEndpoint } from './webhookEndpoint.ts';
 export {
   configureWebhookEndpointLimit,
+  copyWebhookEndpoints,
   disableEndpoint,
   endpointSigningSecrets,
   webhookEndpointsByIds,

@@ -19,6 +19,8 @@ export interface NewEndpoint {
   description: string | null;
   enabledEvents: readonly string[];
   status: WebhookEndpointStatus;
+  /** Why one made disabled is (a go-live's copy, until the merchant confirms it); null otherwise. */
+  disabledReason?: string | null;
   secretSealed: string;
   createdAt: string;
 }
@@ -159,7 +161,7 @@ export async function insertEndpoint(db: Db, accountId: number, endpoint: NewEnd
       description: endpoint.description,
       enabled_events: JSON.stringify(endpoint.enabledEvents),
       status: endpoint.status,
-      disabled_reason: null,
+      disabled_reason: endpoint.disabledReason ?? null,
       secret_sealed: endpoint.secretSealed,
       previous_secret_sealed: null,
       previous_secret_expires_at: null,

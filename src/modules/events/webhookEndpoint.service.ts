@@ -19,6 +19,8 @@ export interface WebhookEndpointInput {
   description?: string | null;
   enabledEvents: readonly string[];
   isActive?: boolean;
+  /** Why an endpoint made inactive is (not taken from the API: a go-live's copy says it). */
+  disabledReason?: string;
 }
 
 export interface WebhookEndpointChanges {
@@ -154,6 +156,7 @@ export async function createWebhookEndpoint(
       description: checkedDescription(input.description),
       enabledEvents,
       status: input.isActive === false ? 'disabled' : 'enabled',
+      disabledReason: input.isActive === false ? (input.disabledReason ?? null) : null,
       secretSealed: tctx.secrets.seal(secret),
       createdAt: now,
     });
@@ -313,4 +316,29 @@ export async function sendTestEvent(ctx: ServiceContext, id: number): Promise<st
     const [event] = await emitEvent(tctx, 'webhook.test', endpointRef(id), { onlyToEndpoint: id });
     return event!.id;
   });
+}
+
+/**
+ * Gives a new account a copy of each webhook endpoint of another, disabled until the merchant confirms it
+ * (docs/going-live.md, "Webhook endpoints"): a live account's events must not reach a receiver set up for tests
+ * before someone says it is ready. Each copy has a signing secret of its own, returned here and never again.
+ */
+export async function copyWebhookEndpoints(
+  from: ServiceContext,
+  to: ServiceContext,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }[]> {
+  const endpoints = await listWebhookEndpoints(from, { limit: maxEndpointsPerAccount, offset: 0 });
+  const copies: { endpoint: WebhookEndpoint; secret: string }[] = [];
+  for (const endpoint of endpoints) {
+    copies.push(
+      await createWebhookEndpoint(to, {
+        url: endpoint.url,
+        description: endpoint.description,
+        enabledEvents: endpoint.enabledEvents,
+        isActive: false,
+        disabledReason: `copied from test account ${from.account.id}: enable it once its receiver takes live events`,
+      }),
+    );
+  }
+  return copies;
 }
