@@ -162,6 +162,8 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   ContactEmail: 'billing@northwind.example',
   ContactPhone: '+44 20 7946 0000',
   PaymentInstructions: 'Northwind Software Ltd\nSort code 20-00-00, account 55779911',
+  SenderName: 'Northwind Billing',
+  ReplyTo: 'accounts@northwind.example',
   LogoURL: '/v1/account/logo',
   Logo: null,
   GatewayToken: '0b6f2f5e-4a8e-4c1b-9a57-2f1f7c3d9e10',

@@ -24,6 +24,8 @@ const SELLER_FIELDS = [
   'ContactEmail',
   'ContactPhone',
   'PaymentInstructions',
+  'SenderName',
+  'ReplyTo',
   'LogoURL',
 ];
 

@@ -136,6 +136,8 @@ const COLUMN_OF = {
   sellerEmail: 'seller_email',
   sellerPhone: 'seller_phone',
   paymentInstructions: 'payment_instructions',
+  senderName: 'sender_name',
+  replyTo: 'reply_to',
   dunningRetryDays: 'dunning_retry_days',
   dunningMaxAttempts: 'dunning_max_attempts',
   dunningSuspendCustomer: 'dunning_suspend_customer',

@@ -81,6 +81,8 @@ export type SellerColumns = Pick<
   | 'seller_email'
   | 'seller_phone'
   | 'payment_instructions'
+  | 'sender_name'
+  | 'reply_to'
 >;
 
 const SELLER_COLUMNS = [
@@ -95,6 +97,8 @@ const SELLER_COLUMNS = [
   'seller_email',
   'seller_phone',
   'payment_instructions',
+  'sender_name',
+  'reply_to',
 ] as const satisfies readonly (keyof SellerColumns)[];
 
 export function findSellerColumns(db: Db, accountId: number): Promise<SellerColumns | undefined> {

@@ -44,6 +44,15 @@ function sellerFields() {
       SELLER_TEXT_FIELDS.paymentInstructions.max,
       'How to pay (bank details), printed under the totals; several lines',
     ),
+    SenderName: text(
+      SELLER_TEXT_FIELDS.senderName.max,
+      "Beyond the spec: the name every e-mail of the account comes from (its From's display name and the " +
+        "name its words give); null: LegalName, else the account's Name",
+    ),
+    ReplyTo: text(
+      SELLER_TEXT_FIELDS.replyTo.max,
+      "Beyond the spec: where customers' answers to the account's e-mails go (their Reply-To); null: none",
+    ),
   };
 }
 

@@ -46,6 +46,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     ContactEmail: seller.email,
     ContactPhone: seller.phone,
     PaymentInstructions: seller.paymentInstructions,
+    SenderName: seller.senderName,
+    ReplyTo: seller.replyTo,
     LogoURL: seller.logo ? ACCOUNT_LOGO_PATH : null,
     PortalSlug: account.portalSlug,
     PortalURL: portalUrlOf(account, serviceUrl),
@@ -122,6 +124,8 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
       email: body.ContactEmail,
       phone: body.ContactPhone,
       paymentInstructions: body.PaymentInstructions,
+      senderName: body.SenderName,
+      replyTo: body.ReplyTo,
       // The schema admits only padded base64, so decoding cannot lose characters.
       logo: typeof body.Logo === 'string' ? Buffer.from(body.Logo, 'base64') : body.Logo,
     },

@@ -35,6 +35,9 @@ export interface AccountsTable {
   seller_phone: string | null;
   /** Free text (bank details) printed under the totals. */
   payment_instructions: string | null;
+  /** The name every e-mail of the account comes from, and its Reply-To (0058); null: the default, none. */
+  sender_name: string | null;
+  reply_to: string | null;
   /** How often automatic statements go out: monthly, quarterly or yearly (0024). */
   statement_period: Defaulted<string>;
   /** The customer portal's address under /portal/ (0025); null until set. */

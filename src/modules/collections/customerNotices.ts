@@ -1,7 +1,7 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { getCustomer, queueCustomerNotice } from '../customers/index.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import { emitEvents } from '../events/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
 import { getPayment } from '../ledger/index.ts';
@@ -68,7 +68,7 @@ async function methodWords(
 
 async function signature(ctx: ServiceContext): Promise<string[]> {
   const seller = await documentSeller(ctx);
-  return [sellerName(seller), ...sellerLines(seller)];
+  return [mailSenderName(seller), ...sellerLines(seller)];
 }
 
 const letter = (subject: string, recipient: MailRecipient, blocks: MessageBlock[], lines: string[]) => ({

@@ -6,7 +6,7 @@ import {
   documentSeller,
   getSellerDetails,
   sellerLines,
-  sellerName,
+  mailSenderName,
 } from '../auth/index.ts';
 import { emitEvents } from '../events/index.ts';
 import { invoicesByIds, unpaidInvoiceIdsDueBetween, withEffectiveCollection } from '../invoicing/index.ts';
@@ -162,7 +162,7 @@ interface ReminderContent {
  */
 async function reminderContent(ctx: ServiceContext, invoice: Invoice, on: string): Promise<ReminderContent> {
   const seller = await documentSeller(ctx);
-  const signature = [sellerName(seller), ...sellerLines(seller)];
+  const signature = [mailSenderName(seller), ...sellerLines(seller)];
   const number = invoice.invoiceNum ?? invoice.id!;
   const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
   const total = amountText(invoice.currencyCode, invoice.money.totalMinor);
