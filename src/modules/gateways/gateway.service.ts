@@ -182,7 +182,11 @@ function sealedSettings(ctx: ServiceContext, settings: unknown, problems: FieldP
  * test mode: an account made for trying things out must never move real money. The account's first primary
  * is the gateway added while it has none.
  */
-export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): Promise<Gateway> {
+export async function addGateway(
+  ctx: ServiceContext,
+  input: AddGatewayInput,
+  options: { waitingForCheck?: boolean } = {},
+): Promise<Gateway> {
   const problems: FieldProblem[] = [];
   const typeName = input.type.trim().toLowerCase();
   const type = gatewayTypeInfo(typeName);
@@ -219,7 +223,8 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
       isTestMode,
       acceptsCreditCard: type.acceptsCreditCard,
       acceptsBankAccount: type.acceptsBankAccount,
-      isEnabled: true,
+      // A gateway waiting for its provider's check is kept out of use until it passes (addCheckedGateway).
+      isEnabled: !options.waitingForCheck,
       isPrimary: false,
       isManualRecon: type.manualRecon,
       createdAt: ctx.clock.now().toISOString(),
@@ -227,7 +232,10 @@ export async function addGateway(ctx: ServiceContext, input: AddGatewayInput): P
     const gatewayId = await repo.insertGateway(trx, ctx.account.id, gateway, settingsSealed);
     const tctx = inTransaction(ctx, trx);
     let formerPrimaries: Snapshot[] = [];
-    if (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id))) {
+    if (
+      !options.waitingForCheck &&
+      (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id)))
+    ) {
       formerPrimaries = await primarySnapshots(tctx, gatewayId);
       await repo.setPrimaryGateway(trx, ctx.account.id, gatewayId);
     }
