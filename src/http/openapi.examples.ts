@@ -163,6 +163,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   ContactPhone: '+44 20 7946 0000',
   PaymentInstructions: 'Northwind Software Ltd\nSort code 20-00-00, account 55779911',
   SenderName: 'Northwind Billing',
+  SmallInvoiceAmount: 5,
   ReplyTo: 'accounts@northwind.example',
   LogoURL: '/v1/account/logo',
   Logo: null,

@@ -57,7 +57,7 @@ import * as progressiveDiscounts from './migrations/0052_progressive_discounts.t
 import * as chargeComponents from './migrations/0053_charge_components.ts';
 import * as portalTopUpLimits from './migrations/0054_portal_top_up_limits.ts';
 import * as taxDocuments from './migrations/0055_tax_documents.ts';
-import * as mailSender from './migrations/0058_mail_sender.ts';
+import * as senderAndLeftovers from './migrations/0058_sender_and_leftovers.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -116,7 +116,7 @@ const migrations: Record<string, Migration> = {
   '0053_charge_components': chargeComponents,
   '0054_portal_top_up_limits': portalTopUpLimits,
   '0055_tax_documents': taxDocuments,
-  '0058_mail_sender': mailSender,
+  '0058_sender_and_leftovers': senderAndLeftovers,
 };
 
 /**

@@ -211,6 +211,39 @@ describe('reminders of invoices the customer pays', () => {
     }
   });
 
+  it('tells the staff of a small leftover with its first overdue reminder, then when the reminders end', async () => {
+    const staff = 'leftovers@coffee.example';
+    const s = await noticeSetup(t, {
+      dueInDays: 1,
+      settings: { InvoiceReminderDays: [0, 7, 14], StaffEmail: staff, SmallInvoiceAmount: 5 },
+    });
+    const due = plusDays(s.today, 1);
+    // 100.00 less 97.70 paid: 2.30 left, below the account's 5.00.
+    await ok(s.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 97.7,
+      CurrencyCode: 'USD',
+      Date: s.today,
+      Method: 'eft',
+      Allocations: [{ invoiceID: s.invoiceId, amountApplied: 97.7 }],
+    });
+    await advance(s.account, `${due}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, staff)).toEqual([]);
+    await advance(s.account, `${plusDays(due, 7)}T12:00:00Z`);
+    const [leftover, ...none] = await deliveredTo(t, smtp, s.account.accountId, staff);
+    // Before: nobody heard of it until it stayed past due for good.
+    expect(none).toEqual([]);
+    expect(leftover!.subject).toBe(`Invoice ${s.invoiceNum} is past due with a small amount left: USD 2.30`);
+    expect(leftover!.text).toContain(
+      `USD 2.30 is still owed, less than the USD 5.00 the account counts as a small leftover.`,
+    );
+    await advance(s.account, `${plusDays(due, 14)}T12:00:00Z`);
+    expect((await deliveredTo(t, smtp, s.account.accountId, staff)).map((m) => m.subject)).toEqual([
+      `Invoice ${s.invoiceNum} is past due with a small amount left: USD 2.30`,
+      `Invoice ${s.invoiceNum} is past due and its reminders have ended`,
+    ]);
+  });
+
   it('tells the staff nothing when the last reminder falls before the due date', async () => {
     const s = await noticeSetup(t, {
       dueInDays: 5,

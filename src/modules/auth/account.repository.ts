@@ -36,6 +36,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.apply_credit_first',
   'accounts.auto_submit_batches',
   'accounts.staff_email',
+  'accounts.small_invoice_minor',
   'accounts.usage_grace_hours',
   'accounts.usage_alert_emails',
   'accounts.prepaid_credit_vat',

@@ -192,6 +192,13 @@ function collectionLoopFields() {
       description:
         'Submit bundled debit-order batches on the last safe business day before their action date, without a person (off by default)',
     }),
+    SmallInvoiceAmount: Nullable(
+      Type.Number({
+        description:
+          "Beyond the spec: an invoice past due owing less than this (in the account's currency) is a small leftover " +
+          'the staff are told of at once (docs/gateways.md, "Small leftovers"); null: none is (the default)',
+      }),
+    ),
     StaffEmail: Nullable(
       Type.String({
         maxLength: STAFF_EMAIL_MAX,

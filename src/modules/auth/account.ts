@@ -44,6 +44,7 @@ export interface AccountChanges {
   applyCreditFirst?: boolean;
   autoSubmitBatches?: boolean;
   staffEmail?: string | null;
+  smallInvoiceMinor?: number | null;
   usageGraceHours?: number;
   usageAlertEmails?: boolean;
   prepaidCreditVat?: VatSettings['prepaidCredit'];

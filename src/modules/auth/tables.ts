@@ -75,6 +75,8 @@ export interface AccountsTable {
   apply_credit_first: ColumnType<boolean | number, boolean | undefined, boolean>;
   auto_submit_batches: ColumnType<boolean | number, boolean | undefined, boolean>;
   staff_email: string | null;
+  /** Below this an invoice past due is a small leftover told to the staff at once (0058); null: none is. */
+  small_invoice_minor: ColumnType<number | string | null, number | null | undefined, number | null>;
   /** How many hours late a usage event may arrive (0042; docs/usage.md, "Grace and late events"). */
   usage_grace_hours: Defaulted<number>;
   /** Whether customers are e-mailed when a usage alert fires (0045; docs/usage.md, "Alerts"). */

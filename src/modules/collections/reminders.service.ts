@@ -128,7 +128,11 @@ export async function remindInvoice(
     });
     if (!claimed) return false;
     await emitEvents(tctx, [{ type: 'invoice.payment_reminder', ref: { type: 'invoice', id: invoiceId } }]);
-    const staffTold = isLast && (await tellStaffOfLastReminder(tctx, now, on));
+    const firstOverdue = daysBetween(now.dueDate, on) > 0 && sentOffsets.every((sent) => sent <= 0);
+    const staffTold =
+      firstOverdue && isSmallLeftover(tctx, now)
+        ? await tellStaffOfSmallLeftover(tctx, now, on)
+        : isLast && (await tellStaffOfLastReminder(tctx, now, on));
     if (!tctx.account.collectionLoop.sendReminders) {
       if (staffTold) tctx.mailQueued();
       return true;
@@ -137,6 +141,43 @@ export async function remindInvoice(
     const queued = await queueCustomerMails(tctx, now.customer.id, (to) => reminderMail(tctx, content, to));
     if (queued || staffTold) tctx.mailQueued();
     return true;
+  });
+}
+
+/** Whether what the invoice still owes is below the account's SmallInvoiceAmount (in its currency). */
+function isSmallLeftover(ctx: ServiceContext, invoice: Invoice): boolean {
+  const below = ctx.account.collectionLoop.smallInvoiceMinor;
+  return (
+    below !== null &&
+    invoice.currencyCode === ctx.account.currencyCode &&
+    invoice.balances.balanceMinor < below
+  );
+}
+
+/**
+ * A small leftover past due (docs/gateways.md, "Small leftovers"): the staff are told with its first overdue
+ * reminder, rather than after a month of reminders for an amount a person settles faster (writing it off, or adding
+ * it to the customer's next invoice). True when the notice was queued.
+ */
+async function tellStaffOfSmallLeftover(ctx: ServiceContext, invoice: Invoice, on: string): Promise<boolean> {
+  const late = daysBetween(invoice.dueDate, on);
+  const number = invoice.invoiceNum ?? invoice.id!;
+  const customer = [invoice.customer.name, invoice.customer.lastName].filter(Boolean).join(' ');
+  const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
+  const below = amountText(ctx.account.currencyCode, ctx.account.collectionLoop.smallInvoiceMinor!);
+  return queueStaffMail(ctx, {
+    subject: `Invoice ${number} is past due with a small amount left: ${owed}`,
+    blocks: [
+      {
+        paragraph: `Invoice ${number} of ${customer} (customer ${invoice.customer.id}) is overdue since ${longDate(invoice.dueDate)} (${late} ${late === 1 ? 'day' : 'days'}): ${owed} is still owed, less than the ${below} the account counts as a small leftover.`,
+        strong: true,
+      },
+      {
+        paragraph:
+          'The service keeps reminding the customer on the account’s reminder days. To settle it sooner, write it ' +
+          'off with an adjustment, or add it to the customer’s next invoice as a line and credit this one.',
+      },
+    ],
   });
 }
 
