@@ -115,8 +115,13 @@ export function sellerLines(seller: SellerDetails): string[] {
     `Company number: ${seller.companyNumber ?? '(none)'}`,
     `Contact: ${[seller.email, seller.phone].filter(Boolean).join(', ') || '(none)'}`,
     `Payment instructions: ${seller.paymentInstructions ? seller.paymentInstructions.replace(/\n/g, ' / ') : '(none)'}`,
-    `E-mails from: ${seller.senderName ?? '(the legal name, else the account name)'}` +
-      (seller.replyTo ? `, Reply-To ${seller.replyTo}` : ''),
+    // Shown once set, so that the lines of accounts without them read as they did.
+    ...(seller.senderName || seller.replyTo
+      ? [
+          `E-mails from: ${seller.senderName ?? '(the legal name, else the account name)'}` +
+            (seller.replyTo ? `, Reply-To ${seller.replyTo}` : ''),
+        ]
+      : []),
     `Logo: ${seller.logo ? seller.logo.contentType : '(none)'}`,
   ];
 }
