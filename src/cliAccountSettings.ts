@@ -22,6 +22,8 @@ const TEXT_OPTIONS = [
   ['--company-number <number>', 'companyNumber', 'companyNumber', 'company registration number'],
   ['--contact-email <address>', 'contactEmail', 'email', 'contact e-mail address printed on invoices'],
   ['--contact-phone <number>', 'contactPhone', 'phone', 'contact telephone number printed on invoices'],
+  ['--sender-name <name>', 'senderName', 'senderName', "the name the account's e-mails come from"],
+  ['--reply-to <address>', 'replyTo', 'replyTo', "where answers to the account's e-mails go (Reply-To)"],
   [
     '--payment-instructions <text>',
     'paymentInstructions',
@@ -113,6 +115,13 @@ export function sellerLines(seller: SellerDetails): string[] {
     `Company number: ${seller.companyNumber ?? '(none)'}`,
     `Contact: ${[seller.email, seller.phone].filter(Boolean).join(', ') || '(none)'}`,
     `Payment instructions: ${seller.paymentInstructions ? seller.paymentInstructions.replace(/\n/g, ' / ') : '(none)'}`,
+    // Shown once set, so that the lines of accounts without them read as they did.
+    ...(seller.senderName || seller.replyTo
+      ? [
+          `E-mails from: ${seller.senderName ?? '(the legal name, else the account name)'}` +
+            (seller.replyTo ? `, Reply-To ${seller.replyTo}` : ''),
+        ]
+      : []),
     `Logo: ${seller.logo ? seller.logo.contentType : '(none)'}`,
   ];
 }

@@ -92,6 +92,11 @@ export interface CollectionLoopSettings {
   autoSubmitBatches: boolean;
   /** Where notices to the account's staff go; null: the seller's ContactEmail (none: the event alone). */
   staffEmail: string | null;
+  /**
+   * Below this, in minor units of the account's currency, an invoice past due is a small leftover the staff are
+   * told of at once (docs/gateways.md, "Small leftovers"); null: none is.
+   */
+  smallInvoiceMinor: number | null;
 }
 
 export interface PortalSelfService {

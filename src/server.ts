@@ -16,7 +16,12 @@ import { startBillingWorker } from './billing/billing.worker.ts';
 import type { BillingWorker } from './billing/billing.worker.ts';
 import { startUsageAlertWorker } from './billing/usageAlerts.ts';
 import type { UsageAlertWorker } from './billing/usageAlerts.ts';
-import { findSellerDetails, getAccount, keepCredentialLookups } from './modules/auth/index.ts';
+import {
+  findMailSender,
+  findSellerDetails,
+  getAccount,
+  keepCredentialLookups,
+} from './modules/auth/index.ts';
 import type { KeptCredentials } from './modules/auth/index.ts';
 import { keepCataloguePages } from './modules/catalogue/index.ts';
 import {
@@ -221,7 +226,14 @@ function startMail(
 ): MailWorker {
   const transport = options.mailTransport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : undefined);
   return startMailWorker(
-    { ...base, transport, from: config.mailFrom, log: log.child({ worker: 'mail' }), documents },
+    {
+      ...base,
+      transport,
+      from: config.mailFrom,
+      senderOf: findMailSender,
+      log: log.child({ worker: 'mail' }),
+      documents,
+    },
     config.workerIntervalMs,
   );
 }

@@ -92,10 +92,14 @@ export function registerGatewayCommands(program: Command, positiveInteger: (valu
       }) => {
         const settings = settingsGiven(options);
         const { withStorage, accountContext, testGatewayPolicy } = await runtime();
-        const { addGateway, checkGatewaySettings, toGatewayDto } = await gateways();
-        const { added, check } = await withStorage(async (storage) => {
+        const { addCheckedGateway, toGatewayDto } = await gateways();
+        const {
+          gateway: added,
+          check,
+          retried,
+        } = await withStorage(async (storage) => {
           const ctx = await accountContext(storage, options.account, 'billing gateway add');
-          const added = await addGateway(
+          return addCheckedGateway(
             ctx,
             {
               type: options.type,
@@ -106,13 +110,30 @@ export function registerGatewayCommands(program: Command, positiveInteger: (valu
             },
             testGatewayPolicy(),
           );
-          return { added, check: await checkGatewaySettings(ctx, added) };
         });
+        const how = retried ? 'Gateway tried again' : 'Gateway added';
         if (options.json) console.log(JSON.stringify(toGatewayDto(added)));
-        else console.log(`Gateway added to account ${options.account}:\n${gatewayLine(added)}`);
+        else console.log(`${how} to account ${options.account}:\n${gatewayLine(added)}`);
+        if (check?.outcome === 'unreachable' || (check?.outcome === 'refused' && !added.isEnabled)) {
+          reportDisabledAdd(added.id, check.message);
+          return;
+        }
         reportSettingsCheck(added.id, check);
       },
     );
+  /**
+   * A gateway added disabled because its provider did not take its settings (docs/operations.md, "Gateways"): why,
+   * and the two ways on. The same command again takes this gateway over rather than adding a second.
+   */
+  function reportDisabledAdd(gatewayId: number, message: string): void {
+    console.error(
+      `Gateway ${gatewayId} was added disabled, and is not used for anything: ${message}. ` +
+        'Run the same command again once that is fixed (it tries this gateway again, and adds no second one), ' +
+        `or replace its keys with: billing gateway settings ${gatewayId} --settings '<json>', then ` +
+        `billing gateway enable ${gatewayId}`,
+    );
+    process.exitCode = 1;
+  }
   gateway
     .command('check')
     .description("try a gateway's settings (its keys) with its provider, and say in words what is wrong")

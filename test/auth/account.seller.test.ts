@@ -166,6 +166,31 @@ describe('seller details in PUT and GET /v1/account', () => {
   });
 });
 
+describe('the sender of e-mails in PUT and GET /v1/account', () => {
+  it('stores a SenderName and ReplyTo, shows them, and clears them with null', async () => {
+    const account = await t.newAccount('Sender');
+    expect(await readAccount(account)).toMatchObject({ SenderName: null, ReplyTo: null });
+    const sender = { SenderName: 'Zażółć Billing', ReplyTo: 'konto@example.pl' };
+    expect((await put(account, sender)).status).toBe(204);
+    expect(await readAccount(account)).toMatchObject(sender);
+    expect((await put(account, { SenderName: null, ReplyTo: '' })).status).toBe(204);
+    expect(await readAccount(account)).toMatchObject({ SenderName: null, ReplyTo: null });
+  });
+
+  it('refuses a ReplyTo that is no address and a SenderName with a line break, naming each, changing nothing', async () => {
+    const account = await t.newAccount('Bad sender');
+    expect((await put(account, { SenderName: 'Kept' })).status).toBe(204);
+    const res = await put(account, {
+      SenderName: 'Evil\r\nBcc: everyone@example.com',
+      ReplyTo: 'not an address',
+    });
+    expect(res.status).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body.fields.map((f: { field: string }) => f.field).sort()).toEqual(['ReplyTo', 'SenderName']);
+    expect(await readAccount(account)).toMatchObject({ SenderName: 'Kept', ReplyTo: null });
+  });
+});
+
 describe('billing account set: seller details', () => {
   it('sets them from options, the logo from a file, and prints them', async () => {
     const account = await t.newAccount('CLI seller');

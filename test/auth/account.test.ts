@@ -24,6 +24,8 @@ const SELLER_FIELDS = [
   'ContactEmail',
   'ContactPhone',
   'PaymentInstructions',
+  'SenderName',
+  'ReplyTo',
   'LogoURL',
 ];
 
@@ -50,6 +52,7 @@ const COLLECTION_LOOP_DEFAULTS = {
   ApplyCreditBeforeCollecting: true,
   AutoSubmitBatches: false,
   StaffEmail: null,
+  SmallInvoiceAmount: null,
 };
 
 const FIELDS = [
@@ -388,6 +391,7 @@ describe('PUT /v1/account: the collection loop', () => {
       ApplyCreditBeforeCollecting: false,
       AutoSubmitBatches: true,
       StaffEmail: 'billing@shop.example',
+      SmallInvoiceAmount: 5.5,
     };
     const set = await put(as, changed);
     expect(set.status, set.text).toBe(204);
@@ -402,6 +406,8 @@ describe('PUT /v1/account: the collection loop', () => {
     [{ InvoiceReminderDays: [91] }, 'InvoiceReminderDays'],
     [{ InvoiceReminderDays: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, 'InvoiceReminderDays'],
     [{ StaffEmail: 'not an address' }, 'StaffEmail'],
+    [{ SmallInvoiceAmount: 0 }, 'SmallInvoiceAmount'],
+    [{ SmallInvoiceAmount: 0.001 }, 'SmallInvoiceAmount'],
     [{ AutoSubmitBatches: 'yes' }, 'AutoSubmitBatches'],
   ])('refuses %j naming %s, and changes nothing', async (body, field) => {
     const as = await t.newAccount('Bad collection loop');

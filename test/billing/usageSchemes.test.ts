@@ -95,6 +95,22 @@ describe('usage schemes billed by the bill run, as previewed', () => {
     expect(billed.pdfText).toContain('101–1,000 units at 0.50 + 10.00 flat');
   });
 
+  it('says how many units were included free and how many were billed at which rate', async () => {
+    const billed = await billUsage(
+      'unit',
+      {
+        ComponentBracketPrices: [
+          { Price: 0, QtyFrom: 1, QtyTill: 1000 },
+          { Price: 0.05, QtyFrom: 1001 },
+        ],
+      },
+      1101,
+    );
+    // 1,000 × 0.00 + 101 × 0.05 = 5.05; the line used to read "API: 1101 calls" alone, hiding both.
+    expect(billed.usage).toEqual([['API: 1101 calls (1,000 included; 101 at 0.05)', 1, 5.05, 5.05]]);
+    expect(billed.pdfText).toContain('1,000 included; 101 at 0.05');
+  });
+
   it('bills volume brackets with the flat fee of the bracket holding the quantity', async () => {
     const billed = await billUsage(
       'volume',

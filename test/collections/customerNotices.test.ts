@@ -127,6 +127,49 @@ describe('failed card payments', () => {
     expect(types).toContain('invoice.payment_failed');
   });
 
+  it('offers a card that asks for confirmation another card or a debit order, in the notice and the portal', async () => {
+    const s = await noticeSetup(t, { card: '4000002500003155' });
+    const slug = `confirm-${s.account.accountId}`;
+    await ok(s.account, 'PUT', '/v1/account', { PortalSlug: slug });
+    const login = { username: `ada-c-${s.account.accountId}`, password: 'secret123' };
+    const contactEmail = `ada.confirm.${s.account.accountId}@example.com`;
+    await ok(s.account, 'POST', '/v1/customercontacts', {
+      customerID: s.customerId,
+      Name: 'Ada',
+      LastName: 'Lovelace',
+      Email: contactEmail,
+      Username: login.username,
+      Password: login.password,
+    });
+    await advance(s.account, `${s.today}T12:00:00Z`);
+    // The customer's own address, with no portal login: another card by answering, or a debit order (the test
+    // account's test gateway takes bank debits).
+    const [own] = await deliveredTo(t, smtp, s.account.accountId, s.email);
+    expect(own!.text).toContain(
+      'If your bank asks you to confirm every payment from Visa ending 3155, each renewal will wait for you like ' +
+        'this one. So that they go through on their own, reply to this e-mail to give us another card, or pay by ' +
+        'debit order from your bank account instead: reply to this e-mail and we will send you a debit order ' +
+        'mandate to sign.',
+    );
+    expectSameContent(own!);
+    // A contact who signs in to the portal is linked to its payment methods, where the page says the same.
+    const mail = (await deliveredTo(t, smtp, s.account.accountId, contactEmail)).find((m) =>
+      m.subject.startsWith('Please confirm'),
+    );
+    expect(mail!.text).toContain('save another card in the customer portal and make it your primary one');
+    expect(mail!.html).toContain(`<a href="${t.url}/portal/${slug}/payment-methods">Save another card</a>`);
+    const client = new PortalClient(`/portal/${slug}/`, t.url);
+    expect((await client.signIn(login.username, login.password)).status).toBe(303);
+    const page = await client.get(`/portal/${slug}/payment-methods`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(
+      'Your bank asks you to confirm each payment from Visa ending 3155, so each renewal waits for you.',
+    );
+    expect(page.text).toContain(
+      'Or pay by debit order from your bank account: ask Coffee Co for a debit order mandate',
+    );
+  });
+
   it('when retries run out: one e-mail for the last failure saying no more tries follow, and the staff told', async () => {
     const s = await noticeSetup(t, {
       card: '4000000000009995',

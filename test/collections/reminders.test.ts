@@ -178,6 +178,82 @@ describe('reminders of invoices the customer pays', () => {
     expect(await eventTypes(backlog.account, backlog.invoiceId)).not.toContain('invoice.payment_reminder');
   });
 
+  it('tells the staff once of an invoice left past due when its last reminder goes, sent to customers or not', async () => {
+    for (const sendReminders of [true, false]) {
+      const staff = `books.${sendReminders}@coffee.example`;
+      const s = await noticeSetup(t, {
+        dueInDays: 1,
+        settings: {
+          SendInvoiceReminders: sendReminders,
+          InvoiceReminderDays: [0, 7],
+          StaffEmail: staff,
+        },
+      });
+      const due = plusDays(s.today, 1);
+      await advance(s.account, `${due}T12:00:00Z`);
+      // The reminder of the due date is not the last: the staff hear nothing yet.
+      expect(await deliveredTo(t, smtp, s.account.accountId, staff)).toEqual([]);
+      await advance(s.account, `${plusDays(due, 7)}T12:00:00Z`);
+      await advance(s.account, `${plusDays(due, 8)}T12:00:00Z`);
+      const [notice, ...more] = await deliveredTo(t, smtp, s.account.accountId, staff);
+      // Before: the invoice stayed past due for good, and the staff were never told.
+      expect(more).toEqual([]);
+      expect(notice!.subject).toBe(`Invoice ${s.invoiceNum} is past due and its reminders have ended`);
+      expect(notice!.text).toContain(
+        `Invoice ${s.invoiceNum} of Ada Lovelace (customer ${s.customerId}) is overdue since ${longDate(due)} (7 days): USD 100.00 is still owed.`,
+      );
+      expect(notice!.text).toContain(
+        sendReminders
+          ? 'Its last reminder went to the customer today.'
+          : 'Its reminders have ended (the account does not e-mail them to customers).',
+      );
+      expectSameContent(notice!);
+    }
+  });
+
+  it('tells the staff of a small leftover with its first overdue reminder, then when the reminders end', async () => {
+    const staff = 'leftovers@coffee.example';
+    const s = await noticeSetup(t, {
+      dueInDays: 1,
+      settings: { InvoiceReminderDays: [0, 7, 14], StaffEmail: staff, SmallInvoiceAmount: 5 },
+    });
+    const due = plusDays(s.today, 1);
+    // 100.00 less 97.70 paid: 2.30 left, below the account's 5.00.
+    await ok(s.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 97.7,
+      CurrencyCode: 'USD',
+      Date: s.today,
+      Method: 'eft',
+      Allocations: [{ invoiceID: s.invoiceId, amountApplied: 97.7 }],
+    });
+    await advance(s.account, `${due}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, staff)).toEqual([]);
+    await advance(s.account, `${plusDays(due, 7)}T12:00:00Z`);
+    const [leftover, ...none] = await deliveredTo(t, smtp, s.account.accountId, staff);
+    // Before: nobody heard of it until it stayed past due for good.
+    expect(none).toEqual([]);
+    expect(leftover!.subject).toBe(`Invoice ${s.invoiceNum} is past due with a small amount left: USD 2.30`);
+    expect(leftover!.text).toContain(
+      `USD 2.30 is still owed, less than the USD 5.00 the account counts as a small leftover.`,
+    );
+    await advance(s.account, `${plusDays(due, 14)}T12:00:00Z`);
+    expect((await deliveredTo(t, smtp, s.account.accountId, staff)).map((m) => m.subject)).toEqual([
+      `Invoice ${s.invoiceNum} is past due with a small amount left: USD 2.30`,
+      `Invoice ${s.invoiceNum} is past due and its reminders have ended`,
+    ]);
+  });
+
+  it('tells the staff nothing when the last reminder falls before the due date', async () => {
+    const s = await noticeSetup(t, {
+      dueInDays: 5,
+      settings: { InvoiceReminderDays: [-3], StaffEmail: 'early@coffee.example' },
+    });
+    await advance(s.account, `${plusDays(s.today, 2)}T12:00:00Z`);
+    expect(await deliveredTo(t, smtp, s.account.accountId, s.email)).toHaveLength(1);
+    expect(await deliveredTo(t, smtp, s.account.accountId, 'early@coffee.example')).toEqual([]);
+  });
+
   it('sends no reminder when the account turns them off, and still emits each event', async () => {
     const s = await noticeSetup(t, {
       dueInDays: 1,

@@ -276,7 +276,7 @@ describe('a year of prepaid credit sold with VAT (when_sold)', () => {
     // a receipt follows each card payment.
     const mails = await deliveredTo(t, smtp, world.as.accountId, world.email);
     for (const [m, num] of supplies) {
-      const text = mails.find((mail) => mail.subject === `Invoice ${num} from Year when_sold`)?.text;
+      const text = mails.find((mail) => mail.subject === `Invoice ${num} from Karoo Hosting (Pty) Ltd`)?.text;
       if (m <= '2026-05' || m === '2027-02') {
         expect(text, m).toContain(
           'It is paid in full: ZAR 343.85 from your prepaid credit. There is nothing to pay.',

@@ -3,7 +3,9 @@ import { fixedClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { ValidationError } from '../../src/errors.ts';
 import {
+  addCheckedGateway,
   addGateway,
+  listGateways,
   chargeStoredMethod,
   checkGatewaySettings,
   completeCardSetup,
@@ -86,6 +88,59 @@ describe('adding a Paystack gateway', () => {
     });
     expect(test.isTestMode).toBe(true);
     expect(usesHostedFields(test)).toBe(true);
+  });
+});
+
+describe('adding a Paystack gateway whose check fails', () => {
+  const input = { type: 'paystack', friendlyName: 'Cards', isPrimary: true };
+  const gatewaysOf = async (ctx: ServiceContext) =>
+    (await listGateways(ctx, { limit: 50, offset: 0 })).map((g) => [g.type, g.isEnabled, g.isPrimary]);
+
+  it('adds it disabled and not primary while Paystack refuses its keys; the same add again enables that one', async () => {
+    const shop = await t.newAccount('Retry Shop', { isTest: true });
+    const ctx = { ...(await accountContext(t, shop.accountId)), providerFetch: sim.fetch };
+    const refused = await addCheckedGateway(ctx, {
+      ...input,
+      settings: { secretKey: 'sk_test_revoked', publicKey: TEST_KEYS.publicKey },
+    });
+    expect(refused.check).toEqual({
+      outcome: 'refused',
+      message: 'Paystack refused the secret key: Invalid key',
+    });
+    expect(refused.retried).toBe(false);
+    // Before: the gateway was added enabled and primary whatever Paystack said.
+    expect(await gatewaysOf(ctx)).toEqual([
+      ['test', true, true],
+      ['paystack', false, false],
+    ]);
+
+    const again = await addCheckedGateway(ctx, { ...input, settings: TEST_KEYS });
+    expect(again).toMatchObject({ check: { outcome: 'ok' }, retried: true });
+    expect(again.gateway.id).toBe(refused.gateway.id);
+    expect(await gatewaysOf(ctx)).toEqual([
+      ['test', true, false],
+      ['paystack', true, true],
+    ]);
+    // Once in use, adding it a third time is refused rather than making a second copy.
+    await expect(addCheckedGateway(ctx, { ...input, settings: TEST_KEYS })).rejects.toMatchObject({
+      code: 'gateway_exists',
+    });
+    expect(await gatewaysOf(ctx)).toHaveLength(2);
+  });
+
+  it('adds it disabled, said in words, when Paystack cannot be reached', async () => {
+    const shop = await t.newAccount('Offline Shop', { isTest: true });
+    const unreachable: typeof fetch = () => Promise.reject(new TypeError('fetch failed'));
+    const ctx = { ...(await accountContext(t, shop.accountId)), providerFetch: unreachable };
+    const added = await addCheckedGateway(ctx, { ...input, settings: TEST_KEYS });
+    expect(added.check).toEqual({
+      outcome: 'unreachable',
+      message: 'the provider could not be reached (the gateway did not answer check_settings in time)',
+    });
+    expect(await gatewaysOf(ctx)).toEqual([
+      ['test', true, true],
+      ['paystack', false, false],
+    ]);
   });
 });
 

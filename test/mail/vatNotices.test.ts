@@ -1,3 +1,4 @@
+import PostalMime from 'postal-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectDueInvoices } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts';
@@ -86,11 +87,67 @@ describe('the invoice e-mail', () => {
       m.subject.includes('Prepaid credit'),
     );
     const invoice = await ok(as, 'GET', `/v1/invoices/${topUp.invoiceID}`);
-    expect(mail!.subject).toBe(`Prepaid credit: invoice ${invoice.invoiceNum} from Notice shop`);
+    expect(mail!.subject).toBe(`Prepaid credit: invoice ${invoice.invoiceNum} from Notice Shop Ltd`);
     expect(mail!.text).toContain(`invoice ${invoice.invoiceNum} (prepaid credit) of`);
     expect(mail!.text).toContain('for USD 2000.00, due on');
     expect(invoice.DateSent).not.toBeNull();
     expect((await eventsOf(as, 'invoice', topUp.invoiceID)).map((e) => e.type)).toContain('invoice.sent');
+  });
+});
+
+describe('the sender of every e-mail', () => {
+  /** The From and Reply-To headers of the messages received for `to`, with their subjects. */
+  async function headersTo(to: string, accountId: number) {
+    await deliveredTo(t, smtp, accountId, to);
+    return Promise.all(
+      smtp.messages
+        .filter((m) => m.to.includes(to))
+        .map(async (m) => {
+          const parsed = await PostalMime.parse(m.raw);
+          return {
+            subject: parsed.subject ?? '',
+            from: parsed.from,
+            replyTo: parsed.replyTo?.map((r) => r.address) ?? [],
+          };
+        }),
+    );
+  }
+
+  it("is the account's SenderName with its Reply-To, for the invoice and every other e-mail", async () => {
+    const { as, customerId, email } = await shop({
+      SenderName: 'Notice Billing',
+      ReplyTo: 'accounts@notice.example',
+    });
+    const invoice = await invoiceOf(as, customerId, 100);
+    await ok(as, 'PUT', `/v1/invoices/${invoice.invoiceID}/send`, {}, 204);
+    const note = await ok(as, 'POST', '/v1/credits', {
+      customerID: customerId,
+      Date: '2026-03-10',
+      CurrencyCode: 'USD',
+      Amount: 23,
+      Allocations: [{ invoiceID: invoice.invoiceID, amountApplied: 23 }],
+    });
+    const mails = await headersTo(email, as.accountId);
+    // Before: the invoice came "from" the account's Name and the credit note from its LegalName, neither with a
+    // display name in From nor a Reply-To.
+    expect(mails.map((m) => m.subject).sort()).toEqual([
+      `Credit note ${note.CreditNumber} from Notice Billing`,
+      `Invoice ${invoice.invoiceNum} from Notice Billing`,
+    ]);
+    for (const mail of mails) {
+      expect(mail.from).toEqual({ name: 'Notice Billing', address: 'billing@localhost' });
+      expect(mail.replyTo).toEqual(['accounts@notice.example']);
+    }
+  });
+
+  it('is the legal name, with no Reply-To, for an account that sets no sender', async () => {
+    const { as, customerId, email } = await shop();
+    const invoice = await invoiceOf(as, customerId, 100);
+    await ok(as, 'PUT', `/v1/invoices/${invoice.invoiceID}/send`, {}, 204);
+    const [mail] = await headersTo(email, as.accountId);
+    expect(mail!.subject).toBe(`Invoice ${invoice.invoiceNum} from Notice Shop Ltd`);
+    expect(mail!.from).toEqual({ name: 'Notice Shop Ltd', address: 'billing@localhost' });
+    expect(mail!.replyTo).toEqual([]);
   });
 });
 

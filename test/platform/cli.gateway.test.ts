@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox, loadEncryptionKey } from '../../src/security/secretBox.ts';
-import { api, killTransient, runCli, startServer, waitFor } from '../helpers/cli.ts';
+import { ROOT, api, killTransient, runCli, startServer, waitFor } from '../helpers/cli.ts';
 import type { RunningServer } from '../helpers/cli.ts';
 import { newDatabase, releaseAll, singleJson, withDatabase } from './cli.fixtures.ts';
 import type { TestDatabase } from './cli.fixtures.ts';
@@ -276,6 +276,56 @@ describe('billing gateway', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr.trim()).toBe('Error: Gateway 999999 was not found');
     }
+  });
+
+  it('gateway add --primary of a Paystack gateway it cannot reach adds it disabled, and a retry no second one', async () => {
+    const offline = {
+      ...db.env,
+      NODE_OPTIONS: `--import=${path.join(ROOT, 'test/platform/fixtures/providersOffline.mjs')}`,
+    };
+    const keys = JSON.stringify({ secretKey: 'sk_live_unreached_1', publicKey: 'pk_live_unreached_1' });
+    const add = () =>
+      runCli(
+        [
+          'gateway',
+          'add',
+          '--account',
+          String(accountId),
+          '--type',
+          'paystack',
+          '--name',
+          'Cards',
+          '--primary',
+          '--settings',
+          keys,
+        ],
+        offline,
+      );
+    const before = await primaries();
+    const first = await add();
+    expect(first.code).toBe(1);
+    const id = Number(/\n(\d+)\tpaystack\tCards\t/.exec(first.stdout)![1]);
+    expect(first.stdout).toBe(
+      `Gateway added to account ${accountId}:\n${id}\tpaystack\tCards\tdisabled, accepts cards\n`,
+    );
+    expect(first.stderr.trim()).toBe(
+      `Gateway ${id} was added disabled, and is not used for anything: the provider could not be reached (the ` +
+        'gateway did not answer check_settings in time). Run the same command again once that is fixed (it tries ' +
+        'this gateway again, and adds no second one), or replace its keys with: billing gateway settings ' +
+        `${id} --settings '<json>', then billing gateway enable ${id}`,
+    );
+    expect(first.stdout + first.stderr).not.toContain('sk_live_unreached_1');
+    // Before: it was added enabled and primary, and the retry added a second one.
+    expect(await primaries()).toEqual(before);
+
+    const retry = await add();
+    expect(retry.code).toBe(1);
+    expect(retry.stdout).toBe(
+      `Gateway tried again to account ${accountId}:\n${id}\tpaystack\tCards\tdisabled, accepts cards\n`,
+    );
+    expect(
+      (await list()).filter((g) => g.GatewayType === 'paystack').map((g) => [g.gatewayID, g.isEnabled]),
+    ).toEqual([[id, false]]);
   });
 });
 

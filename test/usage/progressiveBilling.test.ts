@@ -98,7 +98,7 @@ describe('progressive billing of a tiered usage component', () => {
     expect(linesOf(invoices[3]).map((line: unknown[]) => line.slice(0, 2))).toEqual([
       // The plan's name counts the plans the test helpers made in this worker.
       [expect.stringMatching(/^Plan \d+$/), 30],
-      ['API calls: 8500 calls', 370],
+      ['API calls: 8500 calls (1,000 at 0.10; 4,000 at 0.05; 3,500 at 0.02)', 370],
       ['API calls: less usage invoiced progressively', -340],
     ]);
     // March's usage over its invoices: 200.00 + 140.00 + (370.00 − 340.00) = 370.00, its price.
@@ -206,7 +206,7 @@ describe('a change of plan in the middle of a period', () => {
     // invoiced progressively: the usage lines net to 0.00.
     expect(linesOf(invoices[2]).map((line: unknown[]) => line.slice(0, 2))).toEqual([
       [expect.stringContaining(gold.name), 32],
-      ['API calls: 3000 calls', 200],
+      ['API calls: 3000 calls (1,000 at 0.10; 2,000 at 0.05)', 200],
       ['API calls: less usage invoiced progressively', -200],
     ]);
 
@@ -218,7 +218,7 @@ describe('a change of plan in the middle of a period', () => {
     expect(invoices.map((i) => i.Total)).toEqual([30, 200, 32, 125, 62]);
     expect(linesOf(invoices[4]).map((line: unknown[]) => line.slice(0, 2))).toEqual([
       [gold.name, 62],
-      ['API calls: 1500 calls', 125],
+      ['API calls: 1500 calls (1,000 at 0.10; 500 at 0.05)', 125],
       ['API calls: less usage invoiced progressively', -125],
     ]);
   }, 60_000);

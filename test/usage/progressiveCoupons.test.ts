@@ -58,7 +58,7 @@ describe('a percentage coupon on a subscription billed progressively', () => {
     // 1 Apr: April's 30.00 and March's 275.00, less the 150.00 charged progressively, less 25 % of 305.00 (76.25).
     const april = [
       [expect.stringMatching(/^Plan \d+$/), 30],
-      ['API calls: 4500 calls', 275],
+      ['API calls: 4500 calls (1,000 at 0.10; 3,500 at 0.05)', 275],
       ['API calls: less usage invoiced progressively', -150],
       ['QUARTER: −25 %', -76.25],
     ];
@@ -120,7 +120,7 @@ describe('a fixed coupon on a subscription billed progressively', () => {
     const [final] = await invoiceOn(as, customerId, '2026-04-01');
     expect(lines(final)).toEqual([
       [expect.stringMatching(/^Plan \d+$/), 30],
-      ['API calls: 3000 calls', 200],
+      ['API calls: 3000 calls (1,000 at 0.10; 2,000 at 0.05)', 200],
       ['API calls: less usage invoiced progressively', -200],
       ['FLAT: −100.00 USD', -100],
       ['Credit beyond this invoice, carried to your account', 70],

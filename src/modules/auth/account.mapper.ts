@@ -37,6 +37,7 @@ export interface AccountRow {
   apply_credit_first: boolean | number;
   auto_submit_batches: boolean | number;
   staff_email: string | null;
+  small_invoice_minor: number | string | null;
   usage_grace_hours: number;
   usage_alert_emails: boolean | number;
   prepaid_credit_vat: string;
@@ -88,6 +89,7 @@ export function accountFromRow(row: AccountRow): Account {
       applyCreditFirst: Boolean(row.apply_credit_first),
       autoSubmitBatches: Boolean(row.auto_submit_batches),
       staffEmail: row.staff_email,
+      smallInvoiceMinor: row.small_invoice_minor === null ? null : Number(row.small_invoice_minor),
     },
     usageGraceHours: Number(row.usage_grace_hours),
     usageAlertEmails: Boolean(row.usage_alert_emails),
@@ -136,6 +138,8 @@ const COLUMN_OF = {
   sellerEmail: 'seller_email',
   sellerPhone: 'seller_phone',
   paymentInstructions: 'payment_instructions',
+  senderName: 'sender_name',
+  replyTo: 'reply_to',
   dunningRetryDays: 'dunning_retry_days',
   dunningMaxAttempts: 'dunning_max_attempts',
   dunningSuspendCustomer: 'dunning_suspend_customer',
@@ -154,6 +158,7 @@ const COLUMN_OF = {
   copyNoticesToStaff: 'copy_notices_to_staff',
   autoSubmitBatches: 'auto_submit_batches',
   staffEmail: 'staff_email',
+  smallInvoiceMinor: 'small_invoice_minor',
   usageGraceHours: 'usage_grace_hours',
   usageAlertEmails: 'usage_alert_emails',
 } as const satisfies Record<keyof AccountChanges, keyof AccountsTable>;

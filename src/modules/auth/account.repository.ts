@@ -36,6 +36,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.apply_credit_first',
   'accounts.auto_submit_batches',
   'accounts.staff_email',
+  'accounts.small_invoice_minor',
   'accounts.usage_grace_hours',
   'accounts.usage_alert_emails',
   'accounts.prepaid_credit_vat',
@@ -81,6 +82,8 @@ export type SellerColumns = Pick<
   | 'seller_email'
   | 'seller_phone'
   | 'payment_instructions'
+  | 'sender_name'
+  | 'reply_to'
 >;
 
 const SELLER_COLUMNS = [
@@ -95,6 +98,8 @@ const SELLER_COLUMNS = [
   'seller_email',
   'seller_phone',
   'payment_instructions',
+  'sender_name',
+  'reply_to',
 ] as const satisfies readonly (keyof SellerColumns)[];
 
 export function findSellerColumns(db: Db, accountId: number): Promise<SellerColumns | undefined> {

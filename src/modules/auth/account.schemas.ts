@@ -44,6 +44,15 @@ function sellerFields() {
       SELLER_TEXT_FIELDS.paymentInstructions.max,
       'How to pay (bank details), printed under the totals; several lines',
     ),
+    SenderName: text(
+      SELLER_TEXT_FIELDS.senderName.max,
+      "Beyond the spec: the name every e-mail of the account comes from (its From's display name and the " +
+        "name its words give); null: LegalName, else the account's Name",
+    ),
+    ReplyTo: text(
+      SELLER_TEXT_FIELDS.replyTo.max,
+      "Beyond the spec: where customers' answers to the account's e-mails go (their Reply-To); null: none",
+    ),
   };
 }
 
@@ -183,6 +192,13 @@ function collectionLoopFields() {
       description:
         'Submit bundled debit-order batches on the last safe business day before their action date, without a person (off by default)',
     }),
+    SmallInvoiceAmount: Nullable(
+      Type.Number({
+        description:
+          "Beyond the spec: an invoice past due owing less than this (in the account's currency) is a small leftover " +
+          'the staff are told of at once (docs/gateways.md, "Small leftovers"); null: none is (the default)',
+      }),
+    ),
     StaffEmail: Nullable(
       Type.String({
         maxLength: STAFF_EMAIL_MAX,

@@ -1,4 +1,5 @@
 import { findCountry } from '../../core/countries.ts';
+import { minorToWireNumber } from '../../core/money.ts';
 import type { Account, AccountSettingsInput } from './account.service.ts';
 import type { AccountOut, EditAccountBody } from './account.schemas.ts';
 import type { SellerDetails } from './sellerDetails.ts';
@@ -33,6 +34,10 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     ApplyCreditBeforeCollecting: account.collectionLoop.applyCreditFirst,
     AutoSubmitBatches: account.collectionLoop.autoSubmitBatches,
     StaffEmail: account.collectionLoop.staffEmail,
+    SmallInvoiceAmount:
+      account.collectionLoop.smallInvoiceMinor === null
+        ? null
+        : minorToWireNumber(account.collectionLoop.smallInvoiceMinor, account.currencyCode),
     StatementPeriod: account.statementPeriod,
     LegalName: seller.legalName,
     AddressLine1: seller.address1,
@@ -46,6 +51,8 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     ContactEmail: seller.email,
     ContactPhone: seller.phone,
     PaymentInstructions: seller.paymentInstructions,
+    SenderName: seller.senderName,
+    ReplyTo: seller.replyTo,
     LogoURL: seller.logo ? ACCOUNT_LOGO_PATH : null,
     PortalSlug: account.portalSlug,
     PortalURL: portalUrlOf(account, serviceUrl),
@@ -86,6 +93,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     applyCreditFirst: body.ApplyCreditBeforeCollecting,
     autoSubmitBatches: body.AutoSubmitBatches,
     staffEmail: body.StaffEmail,
+    smallInvoiceAmount: body.SmallInvoiceAmount,
     statementPeriod: body.StatementPeriod,
     portalSlug: body.PortalSlug,
     portalAllowCancel: body.PortalAllowCancel,
@@ -122,6 +130,8 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
       email: body.ContactEmail,
       phone: body.ContactPhone,
       paymentInstructions: body.PaymentInstructions,
+      senderName: body.SenderName,
+      replyTo: body.ReplyTo,
       // The schema admits only padded base64, so decoding cannot lose characters.
       logo: typeof body.Logo === 'string' ? Buffer.from(body.Logo, 'base64') : body.Logo,
     },

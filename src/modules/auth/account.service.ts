@@ -393,7 +393,7 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     checkedBySchema(input),
     seller.changes,
     dunningChanges(input, problems),
-    collectionLoopChanges(input, problems),
+    collectionLoopChanges(input, ctx.account.currencyCode, problems),
   );
   if (problems.length) throw new ValidationError(problems);
   const accountId = ctx.account.id;

@@ -18,6 +18,9 @@ export interface AccountChanges {
   isTaxInclusive?: boolean;
   portalSwitchPackageIds?: number[];
   billCycleDay?: number | null;
+  /** The name the account's e-mails come from, and their Reply-To (docs/operations.md, "E-mail"). */
+  senderName?: string | null;
+  replyTo?: string | null;
   sellerLegalName?: string | null;
   sellerAddress1?: string | null;
   sellerAddress2?: string | null;
@@ -41,6 +44,7 @@ export interface AccountChanges {
   applyCreditFirst?: boolean;
   autoSubmitBatches?: boolean;
   staffEmail?: string | null;
+  smallInvoiceMinor?: number | null;
   usageGraceHours?: number;
   usageAlertEmails?: boolean;
   prepaidCreditVat?: VatSettings['prepaidCredit'];
@@ -66,6 +70,8 @@ export type SellerChanges = Pick<
   | 'sellerEmail'
   | 'sellerPhone'
   | 'paymentInstructions'
+  | 'senderName'
+  | 'replyTo'
 >;
 
 /** An API key as events show it: never the key, which is shown once, at its creation. */

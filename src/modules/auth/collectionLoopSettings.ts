@@ -1,3 +1,4 @@
+import { wireAmountToMinor } from '../../core/money.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { AccountChanges } from './account.ts';
@@ -16,6 +17,8 @@ export interface CollectionLoopInput {
   applyCreditFirst?: boolean;
   autoSubmitBatches?: boolean;
   staffEmail?: string | null;
+  /** In major units of the account's currency; null clears it. */
+  smallInvoiceAmount?: number | null;
 }
 
 /** Reminders three days before the due date, on it, and a week, two weeks and a month after it. */
@@ -35,7 +38,11 @@ function reminderDaysProblem(days: readonly number[]): string | undefined {
 }
 
 /** The settings a change writes, its problems keyed by the wire names of PUT /v1/account. */
-export function collectionLoopChanges(input: CollectionLoopInput, problems: FieldProblem[]): AccountChanges {
+export function collectionLoopChanges(
+  input: CollectionLoopInput,
+  currencyCode: string,
+  problems: FieldProblem[],
+): AccountChanges {
   const changes: AccountChanges = {};
   if (input.sendPaymentReceipts !== undefined) changes.sendPaymentReceipts = input.sendPaymentReceipts;
   if (input.sendPaymentFailedEmails !== undefined)
@@ -55,6 +62,13 @@ export function collectionLoopChanges(input: CollectionLoopInput, problems: Fiel
       problems.push({ field: 'StaffEmail', message: 'must be an e-mail address' });
     }
     changes.staffEmail = email;
+  }
+  if (input.smallInvoiceAmount !== undefined) {
+    const amount =
+      input.smallInvoiceAmount === null ? null : wireAmountToMinor(input.smallInvoiceAmount, currencyCode);
+    if (amount !== null && 'message' in amount)
+      problems.push({ field: 'SmallInvoiceAmount', message: amount.message });
+    else changes.smallInvoiceMinor = amount === null ? null : amount.minor;
   }
   return changes;
 }

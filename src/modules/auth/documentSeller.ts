@@ -1,6 +1,8 @@
 import type { ServiceContext } from '../../context.ts';
 import { findCountry } from '../../core/countries.ts';
-import { findAccountLogo } from './sellerDetails.ts';
+import type { Db } from '../../storage/database.ts';
+import { findAccount } from './account.repository.ts';
+import { findAccountLogo, findSellerDetails } from './sellerDetails.ts';
 import type { SellerDetails } from './sellerDetails.ts';
 import { getSellerDetails } from './account.service.ts';
 import { printableLogo } from './logo.ts';
@@ -15,8 +17,37 @@ export interface DocumentSeller {
 }
 
 /** The name a document gives the seller: the legal name, else the account's. */
-export function sellerName(seller: DocumentSeller): string {
+export function sellerName(seller: Pick<DocumentSeller, 'accountName' | 'details'>): string {
   return seller.details.legalName ?? seller.accountName;
+}
+
+/**
+ * The name the account's e-mails come from, in their From and in their words ("Invoice 12 from …"): SenderName,
+ * else the name documents give (docs/operations.md, "E-mail").
+ */
+export function mailSenderName(seller: Pick<DocumentSeller, 'accountName' | 'details'>): string {
+  return seller.details.senderName ?? sellerName(seller);
+}
+
+/** The context's account's mailSenderName, read without its logo. */
+export async function mailSenderNameOf(ctx: ServiceContext): Promise<string> {
+  return mailSenderName({ accountName: ctx.account.name, details: await getSellerDetails(ctx) });
+}
+
+/**
+ * The From display name and Reply-To of the account's e-mails, for the mail worker, which sends them with no
+ * request context; undefined for an account that does not exist.
+ */
+export async function findMailSender(
+  db: Db,
+  accountId: number,
+): Promise<{ name: string; replyTo: string | null } | undefined> {
+  const [account, details] = await Promise.all([
+    findAccount(db, accountId),
+    findSellerDetails(db, accountId),
+  ]);
+  if (!account || !details) return undefined;
+  return { name: mailSenderName({ accountName: account.name, details }), replyTo: details.replyTo };
 }
 
 /** The seller's lines under its name: address, country, tax and company numbers, contact. */

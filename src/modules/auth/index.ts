@@ -3,7 +3,14 @@ export type { Account, AccountSettingsInput, CreateAccountInput, NewApiKey } fro
 export type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
 export { findAccountLogo, findSellerDetails } from './sellerDetails.ts';
 export type { DocumentSeller } from './documentSeller.ts';
-export { documentSeller, sellerLines, sellerName } from './documentSeller.ts';
+export {
+  documentSeller,
+  findMailSender,
+  mailSenderName,
+  mailSenderNameOf,
+  sellerLines,
+  sellerName,
+} from './documentSeller.ts';
 export { LOGO_MAX_BYTES, LOGO_MAX_SIDE, printableLogo } from './logo.ts';
 export type { LogoImage, PrintableLogo } from './logo.ts';
 export type { KeptCredentials } from './credentialsCache.ts';

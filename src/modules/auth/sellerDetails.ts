@@ -26,6 +26,10 @@ export interface SellerDetails {
   phone: string | null;
   /** Bank details and the like, several lines. */
   paymentInstructions: string | null;
+  /** The name the account's e-mails come from (their From and their words); null: mailSenderName's default. */
+  senderName: string | null;
+  /** Where customers' answers to the account's e-mails go; null: no Reply-To. */
+  replyTo: string | null;
   logo: { contentType: LogoContentType; updatedAt: string } | null;
 }
 
@@ -42,6 +46,8 @@ export interface SellerDetailsInput {
   email?: string | null;
   phone?: string | null;
   paymentInstructions?: string | null;
+  senderName?: string | null;
+  replyTo?: string | null;
   /** The image's bytes (PNG or JPEG; see logo.ts). */
   logo?: Buffer | null;
 }
@@ -88,6 +94,8 @@ export const SELLER_TEXT_FIELDS: Record<
     max: 2000,
     multiline: true,
   },
+  senderName: { field: 'SenderName', column: 'senderName', max: 100 },
+  replyTo: { field: 'ReplyTo', column: 'replyTo', max: 254 },
 };
 
 // Control characters would print as nothing or as boxes; only multi-line settings keep line breaks and tabs.
@@ -120,7 +128,7 @@ export function sellerChanges(
         problems.push({ field, message: 'must not contain control characters' });
       } else if (rule.pattern && !rule.pattern[0].test(text))
         problems.push({ field, message: rule.pattern[1] });
-      else if (key === 'email' && !isEmailAddress(text))
+      else if ((key === 'email' || key === 'replyTo') && !isEmailAddress(text))
         problems.push({ field, message: 'must be an e-mail address' });
     }
     changes[rule.column] = text;
@@ -157,6 +165,8 @@ export function sellerDetailsFromRow(
     email: row.seller_email,
     phone: row.seller_phone,
     paymentInstructions: row.payment_instructions,
+    senderName: row.sender_name,
+    replyTo: row.reply_to,
     logo: logo ? { contentType: logo.content_type as LogoContentType, updatedAt: logo.updated_at } : null,
   };
 }

@@ -35,6 +35,9 @@ export interface AccountsTable {
   seller_phone: string | null;
   /** Free text (bank details) printed under the totals. */
   payment_instructions: string | null;
+  /** The name every e-mail of the account comes from, and its Reply-To (0058); null: the default, none. */
+  sender_name: string | null;
+  reply_to: string | null;
   /** How often automatic statements go out: monthly, quarterly or yearly (0024). */
   statement_period: Defaulted<string>;
   /** The customer portal's address under /portal/ (0025); null until set. */
@@ -72,6 +75,8 @@ export interface AccountsTable {
   apply_credit_first: ColumnType<boolean | number, boolean | undefined, boolean>;
   auto_submit_batches: ColumnType<boolean | number, boolean | undefined, boolean>;
   staff_email: string | null;
+  /** Below this an invoice past due is a small leftover told to the staff at once (0058); null: none is. */
+  small_invoice_minor: ColumnType<number | string | null, number | null | undefined, number | null>;
   /** How many hours late a usage event may arrive (0042; docs/usage.md, "Grace and late events"). */
   usage_grace_hours: Defaulted<number>;
   /** Whether customers are e-mailed when a usage alert fires (0045; docs/usage.md, "Alerts"). */

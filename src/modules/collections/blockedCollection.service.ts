@@ -4,7 +4,7 @@ import type { CardProblemCode, CollectionProblemCode, HeldCollection } from '../
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { getInvoice, setCollectionProblem, setCollectionSchedule } from '../invoicing/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import { paymentMethodNeededMail } from './collectionMails.ts';
 import { payLinkFor, queueCustomerMails } from './customerMails.ts';
 import { amountText } from './noticeWords.ts';
@@ -57,7 +57,7 @@ export async function reportBlockedCollection(
     invoice.customerId,
     paymentMethodNeededMail(
       {
-        signature: [sellerName(seller), ...sellerLines(seller)],
+        signature: [mailSenderName(seller), ...sellerLines(seller)],
         payLink: (recipient) => payLinkFor(ctx, recipient, invoice.id),
       },
       { invoiceNum: issued.invoiceNum, currencyCode: invoice.currencyCode, amountMinor: invoice.openMinor },

@@ -167,6 +167,23 @@ export async function countOpenAttemptsOfMethod(
   return Number(row.n);
 }
 
+/** The reason of the last finished attempt at a payment method (null for one that went through), if any. */
+export async function findLastReasonOfMethod(
+  db: Db,
+  accountId: number,
+  paymentMethodId: number,
+): Promise<{ reason: string | null } | undefined> {
+  return db
+    .selectFrom('collection_attempts')
+    .select('reason')
+    .where('account_id', '=', accountId)
+    .where('payment_method_id', '=', paymentMethodId)
+    .where('state', '!=', 'started')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The gateway and charge that collected a payment, if a card attempt made it. */
 export async function findChargeOfPayment(
   db: Db,

@@ -1,13 +1,15 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { getCustomer, queueCustomerNotice } from '../customers/index.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import { emitEvents } from '../events/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
+import { isGatewayUsable, listGateways } from '../gateways/index.ts';
 import { getPayment } from '../ledger/index.ts';
 import type { MessageBlock } from '../mail/index.ts';
 import { messageBody } from '../mail/index.ts';
 import { getPaymentMethod } from '../paymentMethods/index.ts';
+import { findLastReasonOfMethod } from './collectionAttempt.repository.ts';
 import { payLinkFor, queueCustomerMails } from './customerMails.ts';
 import type { MailRecipient } from './customerMails.ts';
 import {
@@ -68,7 +70,7 @@ async function methodWords(
 
 async function signature(ctx: ServiceContext): Promise<string[]> {
   const seller = await documentSeller(ctx);
-  return [sellerName(seller), ...sellerLines(seller)];
+  return [mailSenderName(seller), ...sellerLines(seller)];
 }
 
 const letter = (subject: string, recipient: MailRecipient, blocks: MessageBlock[], lines: string[]) => ({
@@ -154,6 +156,7 @@ export async function noticeCollectionFailed(
   const first = confirm
     ? `Please confirm the payment of ${amount} for invoice ${number} with your bank: we could not take it from ${method?.words ?? 'your card'} without you.`
     : `We could not collect ${amount} for invoice ${number} from ${method?.words ?? (from === 'card' ? 'your card' : 'your bank account')}.`;
+  const debitOrders = confirm && from === 'card' && (await takesDebitOrders(ctx));
   const queued = await queueCustomerMails(ctx, failure.customerId, (to) => {
     const link = payLinkFor(ctx, to, failure.invoiceId);
     const blocks: MessageBlock[] = [
@@ -161,11 +164,63 @@ export async function noticeCollectionFailed(
       { paragraph: reasonSentence(failure.reason, from) },
       { paragraph: nextStep(ctx, failure, from, link !== undefined) },
       ...(link ? [{ link, text: linkText(failure, number) }] : []),
+      ...(confirm && from === 'card' ? otherWaysToPay(ctx, to, method?.words, debitOrders) : []),
     ];
     return letter(subject, to, blocks, lines);
   });
   if (queued) ctx.mailQueued();
   return queued;
+}
+
+/**
+ * A card whose bank asks the customer to confirm every charge stops renewals each time (docs/gateways.md, "The
+ * collection loop"): the confirmation notice offers the ways out, another card (in the portal for a contact who
+ * signs in there, else by answering) and, where the account takes debit orders, a debit order, which needs a
+ * mandate the business makes for the customer (docs/portal.md, "Debit order mandates").
+ */
+function otherWaysToPay(
+  ctx: ServiceContext,
+  to: MailRecipient,
+  card: string | undefined,
+  debitOrders: boolean,
+): MessageBlock[] {
+  const portal =
+    to.hasPortalLogin && ctx.account.portalSlug && ctx.publicUrl
+      ? `${ctx.publicUrl}/portal/${ctx.account.portalSlug}/payment-methods`
+      : undefined;
+  const anotherCard = portal
+    ? 'save another card in the customer portal and make it your primary one'
+    : 'reply to this e-mail to give us another card';
+  const debit = debitOrders
+    ? ', or pay by debit order from your bank account instead: reply to this e-mail and we will send you a debit order mandate to sign'
+    : '';
+  return [
+    {
+      paragraph: `If your bank asks you to confirm every payment from ${card ?? 'this card'}, each renewal will wait for you like this one. So that they go through on their own, ${anotherCard}${debit}.`,
+    },
+    ...(portal ? [{ link: portal, text: 'Save another card' }] : []),
+  ];
+}
+
+/**
+ * Whether the account collects debit orders: one of its gateways in use takes bank debits (a test gateway only on a
+ * test account, which bills nobody for real).
+ */
+export async function takesDebitOrders(ctx: ServiceContext): Promise<boolean> {
+  const gateways = await listGateways(ctx, { limit: 200, offset: 0 });
+  return gateways.some(
+    (gateway) =>
+      isGatewayUsable(gateway) && gateway.acceptsBankAccount && (ctx.account.isTest || !gateway.isTestMode),
+  );
+}
+
+/**
+ * Whether the card's last collection stopped to ask the customer to confirm it with their bank: the portal then
+ * offers the same ways out as the notice (docs/portal.md, "Paying and payment methods").
+ */
+export async function asksForConfirmation(ctx: ServiceContext, paymentMethodId: number): Promise<boolean> {
+  const last = await findLastReasonOfMethod(ctx.db, ctx.account.id, paymentMethodId);
+  return last?.reason !== undefined && last.reason !== null && needsAuthentication(last.reason);
 }
 
 /**

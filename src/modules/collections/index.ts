@@ -38,7 +38,12 @@ export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 
 /** For batches, widgets and the portal: what customers are told of payments collected and collections failed. */
 export type { CollectionFailure } from './customerNotices.ts';
-export { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
+export {
+  asksForConfirmation,
+  noticeCollectionFailed,
+  noticePaymentCollected,
+  takesDebitOrders,
+} from './customerNotices.ts';
 /**
  * For the bill run: reminders of the invoices customers pay themselves, on the account's schedule; remindInvoice is
  * its one invoice's step, which checks the invoice again under the customer's lock.

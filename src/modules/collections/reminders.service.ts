@@ -6,7 +6,7 @@ import {
   documentSeller,
   getSellerDetails,
   sellerLines,
-  sellerName,
+  mailSenderName,
 } from '../auth/index.ts';
 import { emitEvents } from '../events/index.ts';
 import { invoicesByIds, unpaidInvoiceIdsDueBetween, withEffectiveCollection } from '../invoicing/index.ts';
@@ -21,6 +21,7 @@ import { invoicesInFlight } from './collection.service.ts';
 import type { CollectionOptions } from './collection.service.ts';
 import * as repo from './reminder.repository.ts';
 import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+import { queueStaffMail } from './staffNotices.ts';
 
 /**
  * Reminders of the invoices the customer pays itself (docs/gateways.md, "The collection loop"): on each day of the
@@ -72,7 +73,7 @@ export async function sendDueReminders(
       // The invoice's own e-mail tells it on its issue day: a reminder day not after it is not sent.
       if (offset === undefined || addDays(invoice.dueDate, offset) <= invoice.invoiceDate) continue;
       try {
-        if (await remindInvoice(ctx, invoice, offset, on)) sent += 1;
+        if (await remindInvoice(ctx, invoice, offset, on, offset === last)) sent += 1;
       } catch (error) {
         // One invoice must not hold back the others; the next run tries it again.
         ctx.log.error({ err: error, invoiceId: invoice.id }, 'an invoice reminder failed');
@@ -101,13 +102,15 @@ function latestDayDue(days: readonly number[], daysSinceDue: number): number | u
  * lock, which payments and collection take too (ledger's withLockedCustomer): the invoice is read again there and
  * nothing goes when it is settled or being collected by now (paid, a debit pending, a charge waiting for its
  * answer, a try planned). Then it is claimed (the unique key makes it once), its event emitted, and the e-mail
- * queued when the account sends reminders. False when nothing was sent.
+ * queued when the account sends reminders. The schedule's last reminder of an invoice past due also tells the
+ * staff (tellStaffOfLastReminder). False when nothing was sent.
  */
 export async function remindInvoice(
   ctx: ServiceContext,
   invoice: Invoice,
   offset: number,
   on: string,
+  isLast = false,
 ): Promise<boolean> {
   const invoiceId = invoice.id!;
   const sentOffsets = await repo.listSentOffsets(ctx.db, ctx.account.id, invoiceId);
@@ -125,11 +128,88 @@ export async function remindInvoice(
     });
     if (!claimed) return false;
     await emitEvents(tctx, [{ type: 'invoice.payment_reminder', ref: { type: 'invoice', id: invoiceId } }]);
-    if (!tctx.account.collectionLoop.sendReminders) return true;
+    const firstOverdue = daysBetween(now.dueDate, on) > 0 && sentOffsets.every((sent) => sent <= 0);
+    const staffTold =
+      firstOverdue && isSmallLeftover(tctx, now)
+        ? await tellStaffOfSmallLeftover(tctx, now, on)
+        : isLast && (await tellStaffOfLastReminder(tctx, now, on));
+    if (!tctx.account.collectionLoop.sendReminders) {
+      if (staffTold) tctx.mailQueued();
+      return true;
+    }
     const content = await reminderContent(tctx, now, on);
     const queued = await queueCustomerMails(tctx, now.customer.id, (to) => reminderMail(tctx, content, to));
-    if (queued) tctx.mailQueued();
+    if (queued || staffTold) tctx.mailQueued();
     return true;
+  });
+}
+
+/** Whether what the invoice still owes is below the account's SmallInvoiceAmount (in its currency). */
+function isSmallLeftover(ctx: ServiceContext, invoice: Invoice): boolean {
+  const below = ctx.account.collectionLoop.smallInvoiceMinor;
+  return (
+    below !== null &&
+    invoice.currencyCode === ctx.account.currencyCode &&
+    invoice.balances.balanceMinor < below
+  );
+}
+
+/**
+ * A small leftover past due (docs/gateways.md, "Small leftovers"): the staff are told with its first overdue
+ * reminder, rather than after a month of reminders for an amount a person settles faster (writing it off, or adding
+ * it to the customer's next invoice). True when the notice was queued.
+ */
+async function tellStaffOfSmallLeftover(ctx: ServiceContext, invoice: Invoice, on: string): Promise<boolean> {
+  const late = daysBetween(invoice.dueDate, on);
+  const number = invoice.invoiceNum ?? invoice.id!;
+  const customer = [invoice.customer.name, invoice.customer.lastName].filter(Boolean).join(' ');
+  const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
+  const below = amountText(ctx.account.currencyCode, ctx.account.collectionLoop.smallInvoiceMinor!);
+  return queueStaffMail(ctx, {
+    subject: `Invoice ${number} is past due with a small amount left: ${owed}`,
+    blocks: [
+      {
+        paragraph: `Invoice ${number} of ${customer} (customer ${invoice.customer.id}) is overdue since ${longDate(invoice.dueDate)} (${late} ${late === 1 ? 'day' : 'days'}): ${owed} is still owed, less than the ${below} the account counts as a small leftover.`,
+        strong: true,
+      },
+      {
+        paragraph:
+          'The service keeps reminding the customer on the account’s reminder days. To settle it sooner, write it ' +
+          'off with an adjustment, or add it to the customer’s next invoice as a line and credit this one.',
+      },
+    ],
+  });
+}
+
+/**
+ * The staff are told of an invoice left past due once its reminders end (docs/gateways.md, "The collection loop"):
+ * with the schedule's last reminder, claimed once like it, when that day is after the due date (a schedule ending
+ * on or before it has no such day). Whether or not the account e-mails reminders, the service does nothing more
+ * for the invoice on its own. True when the notice was queued.
+ */
+async function tellStaffOfLastReminder(ctx: ServiceContext, invoice: Invoice, on: string): Promise<boolean> {
+  const late = daysBetween(invoice.dueDate, on);
+  if (late <= 0) return false;
+  const number = invoice.invoiceNum ?? invoice.id!;
+  const customer = [invoice.customer.name, invoice.customer.lastName].filter(Boolean).join(' ');
+  const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
+  return queueStaffMail(ctx, {
+    subject: `Invoice ${number} is past due and its reminders have ended`,
+    blocks: [
+      {
+        paragraph: `Invoice ${number} of ${customer} (customer ${invoice.customer.id}) is overdue since ${longDate(invoice.dueDate)} (${late} ${late === 1 ? 'day' : 'days'}): ${owed} is still owed.`,
+        strong: true,
+      },
+      {
+        paragraph: ctx.account.collectionLoop.sendReminders
+          ? 'Its last reminder went to the customer today. The service sends no more reminders and will not collect it on its own.'
+          : 'Its reminders have ended (the account does not e-mail them to customers). The service will not collect it on its own.',
+      },
+      {
+        paragraph:
+          'Contact the customer, or record what settles it: a payment, a credit note, or an adjustment writing it off.',
+      },
+    ],
   });
 }
 
@@ -162,7 +242,7 @@ interface ReminderContent {
  */
 async function reminderContent(ctx: ServiceContext, invoice: Invoice, on: string): Promise<ReminderContent> {
   const seller = await documentSeller(ctx);
-  const signature = [sellerName(seller), ...sellerLines(seller)];
+  const signature = [mailSenderName(seller), ...sellerLines(seller)];
   const number = invoice.invoiceNum ?? invoice.id!;
   const owed = amountText(invoice.currencyCode, invoice.balances.balanceMinor);
   const total = amountText(invoice.currencyCode, invoice.money.totalMinor);

@@ -1,7 +1,7 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToGroupedText } from '../../core/money.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import { getCustomer } from '../customers/index.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
@@ -131,7 +131,7 @@ async function queueLowBalanceMail(ctx: ServiceContext, wallet: WalletView): Pro
             : 'Top up your credit to keep your invoices paid from it.',
       },
     ],
-    signature: [sellerName(seller), ...sellerLines(seller)],
+    signature: [mailSenderName(seller), ...sellerLines(seller)],
   });
   await queueMail(ctx.db, ctx, ctx.account.id, {
     to: customer.email,

@@ -9,7 +9,7 @@ import { generatePassword, hashPassword, passwordPolicyProblem } from '../../sec
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import { messageBody, queueMail } from '../mail/index.ts';
 import type { OutgoingMail } from '../mail/index.ts';
@@ -158,7 +158,7 @@ function credentialsMail(
       ...(portalUrl ? [{ link: portalUrl, text: 'Sign in to the customer portal' }] : []),
       { paragraph: 'Keep these details safe. If you did not expect this message, tell us.' },
     ],
-    signature: [sellerName(seller), ...sellerLines(seller)],
+    signature: [mailSenderName(seller), ...sellerLines(seller)],
   });
   return { to, subject, ...body };
 }

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import { messageBody, queueMail } from '../mail/index.ts';
 import type { AttachmentRef, MessageBlock } from '../mail/index.ts';
 import type { Customer } from './customer.ts';
@@ -23,7 +23,7 @@ export async function queueCustomerNotice(
   notice: CustomerNotice,
 ): Promise<boolean> {
   const seller = await documentSeller(ctx);
-  const signature = [sellerName(seller), ...sellerLines(seller)];
+  const signature = [mailSenderName(seller), ...sellerLines(seller)];
   const name = [customer.name, customer.lastName].filter(Boolean).join(' ') || customer.company || 'customer';
   const letter = (greeting: string) =>
     messageBody({ title: notice.subject, greeting, blocks: notice.blocks, signature });

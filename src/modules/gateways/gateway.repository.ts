@@ -76,6 +76,25 @@ export async function findGateway(
   return row && gatewayFromRow(row);
 }
 
+/** The account's active gateways of a type with this friendly name (a gateway being added again), in id order. */
+export async function findGatewaysNamed(
+  db: Db,
+  accountId: number,
+  type: string,
+  friendlyName: string,
+): Promise<Gateway[]> {
+  const rows = await db
+    .selectFrom('gateways')
+    .select(GATEWAY_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('gateway_type', '=', type)
+    .where('friendly_name', '=', friendlyName)
+    .where('is_active', '=', true)
+    .orderBy('id')
+    .execute();
+  return rows.map(gatewayFromRow);
+}
+
 export async function findGatewayByToken(
   db: Db,
   accountId: number,

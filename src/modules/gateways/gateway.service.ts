@@ -232,6 +232,7 @@ export async function addGateway(
   ctx: ServiceContext,
   input: AddGatewayInput,
   deployment: TestGatewayPolicy = LIVE_ONLY,
+  options: { waitingForCheck?: boolean } = {},
 ): Promise<Gateway> {
   const problems: FieldProblem[] = [];
   const typeName = input.type.trim().toLowerCase();
@@ -280,7 +281,8 @@ export async function addGateway(
       isTestMode,
       acceptsCreditCard: type.acceptsCreditCard,
       acceptsBankAccount: type.acceptsBankAccount,
-      isEnabled: true,
+      // A gateway waiting for its provider's check is kept out of use until it passes (addCheckedGateway).
+      isEnabled: !options.waitingForCheck,
       isPrimary: false,
       isManualRecon: type.manualRecon,
       createdAt: ctx.clock.now().toISOString(),
@@ -288,7 +290,10 @@ export async function addGateway(
     const gatewayId = await repo.insertGateway(trx, ctx.account.id, gateway, settingsSealed);
     const tctx = inTransaction(ctx, trx);
     let formerPrimaries: Snapshot[] = [];
-    if (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id))) {
+    if (
+      !options.waitingForCheck &&
+      (input.isPrimary || !(await repo.findPrimaryGateway(trx, ctx.account.id)))
+    ) {
       formerPrimaries = await primarySnapshots(tctx, gatewayId);
       await repo.setPrimaryGateway(trx, ctx.account.id, gatewayId);
     }

@@ -372,6 +372,11 @@ export interface DriverDeps {
 /** A gateway type's driver, and the check of the settings it needs when a gateway of that type is added. */
 export interface DriverModule {
   create(deps: DriverDeps): GatewayDriver;
+  /**
+   * Its provider answers a check of the settings (GatewayDriver.checkSettings): a gateway of the type is added
+   * disabled and enabled once the check passes (docs/operations.md, "Gateways").
+   */
+  checksSettings?: boolean;
   /** The settings' problems, each naming its field (`Settings.secretKey`), all at once; none when they will do. */
   settingsProblems?(settings: Readonly<Record<string, unknown>>, isTestMode: boolean): FieldProblem[];
 }

@@ -30,6 +30,11 @@ export function settingsCheckOf(type: string): DriverModule['settingsProblems'] 
   return Object.hasOwn(SETTINGS_WITHOUT_DRIVER, type) ? SETTINGS_WITHOUT_DRIVER[type] : undefined;
 }
 
+/** Whether a gateway of the type has its settings checked by its provider before it is used. */
+export function checksSettingsWithProvider(type: string): boolean {
+  return Object.hasOwn(DRIVERS, type) && DRIVERS[type]?.checksSettings === true;
+}
+
 /** The gateway's driver, given its settings opened, the providers' HTTP client and the wall clock. */
 async function driverOf(ctx: ServiceContext, gateway: GatewayTarget): Promise<GatewayDriver | undefined> {
   const driver = Object.hasOwn(DRIVERS, gateway.type) ? DRIVERS[gateway.type] : undefined;

@@ -49,8 +49,11 @@ export { GatewayTimeoutError } from './gatewayContract.ts';
  * - `checkGatewaySettings`: the gateway's keys tried with its provider (the CLI's check).
  * - `collectsBatches`, `makesBankFiles`, `gatewaySettings`, `submitBatchToGateway`, `readBatchReports`: payment
  *   batches through a provider, or as bank files made with the creditor details in the gateway's settings.
- * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`.
+ * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`;
+ * `addCheckedGateway`, `billing gateway add`: enabled only once its provider took its settings.
  */
+export type { AddedGateway, AddedGatewayCheck } from './gatewayAdding.service.ts';
+export { addCheckedGateway } from './gatewayAdding.service.ts';
 export {
   addGateway,
   assertGatewayUsable,

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
+import { mailSenderNameOf } from '../auth/index.ts';
 import { customersByIds, getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
@@ -24,7 +25,8 @@ import { invoiceBalances } from './invoiceMath.ts';
 export const INVOICE_PDF_ATTACHMENT = 'invoice_pdf';
 
 interface MailFacts {
-  accountName: string;
+  /** The name the account's e-mails come from (auth's mailSenderName). */
+  senderName: string;
   customerName: string;
   invoiceNum: number | null;
   currencyCode: string;
@@ -72,7 +74,7 @@ function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
         ];
   const figures = paidBy || facts.owedMinor <= 0 ? '' : `, due on ${facts.dueDate}`;
   return {
-    subject: `${facts.sellsCredit ? 'Prepaid credit: invoice' : 'Invoice'} ${facts.invoiceNum} from ${facts.accountName}`,
+    subject: `${facts.sellsCredit ? 'Prepaid credit: invoice' : 'Invoice'} ${facts.invoiceNum} from ${facts.senderName}`,
     text: [
       `Dear ${facts.customerName},`,
       '',
@@ -80,13 +82,13 @@ function invoiceMailText(facts: MailFacts): { subject: string; text: string } {
       ...(facts.pricesIncludeTax ? ['The prices on it include tax.'] : []),
       ...owing,
       '',
-      facts.accountName,
+      facts.senderName,
     ].join('\n'),
   };
 }
 
 function invoiceMail(
-  ctx: ServiceContext,
+  senderName: string,
   customer: Customer,
   invoice: InvoiceRecord,
   collectionNote: string | undefined,
@@ -100,7 +102,7 @@ function invoiceMail(
     to: customer.email!,
     cc: customer.emailCc,
     ...invoiceMailText({
-      accountName: ctx.account.name,
+      senderName,
       customerName,
       invoiceNum: invoice.invoiceNum,
       currencyCode: invoice.currencyCode,
@@ -149,7 +151,15 @@ export async function sendInvoice(ctx: ServiceContext, invoiceId: number): Promi
       trx,
       ctx,
       ctx.account.id,
-      invoiceMail(ctx, customer, invoice, note, inclusive.has(invoiceId), pending, credit),
+      invoiceMail(
+        await mailSenderNameOf(tctx),
+        customer,
+        invoice,
+        note,
+        inclusive.has(invoiceId),
+        pending,
+        credit,
+      ),
     );
     await repo.markInvoicesSent(trx, ctx.account.id, [invoiceId], nowInstant(ctx));
     await emitEvent(tctx, 'invoice.sent', ref, { before });
@@ -195,10 +205,11 @@ export async function queueInvoiceMails(ctx: ServiceContext, invoiceIds: number[
       ctx,
       sending.map(({ invoice }) => invoice.id),
     );
+    const senderName = await mailSenderNameOf(ctx);
     const mails = sending.map(({ invoice, customer }, i) => ({
       invoice,
       mail: invoiceMail(
-        ctx,
+        senderName,
         customer,
         invoice,
         notes[i],

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { documentSeller, sellerName } from '../auth/index.ts';
+import { documentSeller, mailSenderName } from '../auth/index.ts';
 import { customersByIds, queueCustomerNotice } from '../customers/index.ts';
 import { emitEvents } from '../events/index.ts';
 import { dateForDocument } from '../invoicing/index.ts';
@@ -26,7 +26,7 @@ export async function announceTaxCreditNotes(ctx: ServiceContext, ids: readonly 
   );
   if (!ctx.account.notices.creditNotes) return;
   const notes = [...(await taxCreditNotesByIds(ctx, ids)).values()];
-  const seller = sellerName(await documentSeller(ctx));
+  const seller = mailSenderName(await documentSeller(ctx));
   const customers = await customersByIds(
     ctx,
     notes.map((note) => note.customerId),

@@ -1,6 +1,7 @@
 export type {
   AttachmentRef,
   AttachmentRenderer,
+  MailSender,
   MailTransport,
   OutgoingMail,
   ReadableMail,

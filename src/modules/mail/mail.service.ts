@@ -32,7 +32,9 @@ export interface RenderedAttachment {
 }
 
 export interface SendableMail {
-  from: string;
+  /** MAIL_FROM's address, under the account's sender name when it has one. */
+  from: string | { name: string; address: string };
+  replyTo?: string;
   to: string;
   cc?: string;
   subject: string;
@@ -141,9 +143,40 @@ export interface DeliveryDeps {
   /** Undefined when no SMTP server is configured: messages are then kept, readable, as skipped. */
   transport: MailTransport | undefined;
   from: string;
+  /**
+   * The account's sender name and Reply-To (auth's findMailSender, passed in by the composition root: this module
+   * sits below accounts), read when a message is sent, so that every e-mail of the account comes from one name.
+   */
+  senderOf?: (db: Db, accountId: number) => Promise<MailSender | undefined>;
   log: Logger;
   /** Passed on to attachment renderers (RenderDeps). */
   documents?: DocumentRenderer;
+}
+
+export interface MailSender {
+  name: string;
+  replyTo: string | null;
+}
+
+/** The address of MAIL_FROM, which may be written "Name <address>" or as the address alone. */
+function addressOf(from: string): string {
+  return /<([^<>]+)>\s*$/.exec(from)?.[1]?.trim() ?? from.trim();
+}
+
+/**
+ * Who the message is from (docs/operations.md, "E-mail"): MAIL_FROM's address, the one the deployment may send
+ * from, under the account's sender name; answers go to its Reply-To when it set one.
+ */
+async function senderFields(
+  deps: DeliveryDeps,
+  accountId: number,
+): Promise<Pick<SendableMail, 'from' | 'replyTo'>> {
+  const sender = deps.senderOf ? await deps.senderOf(deps.db, accountId) : undefined;
+  if (!sender) return { from: deps.from };
+  return {
+    from: { name: sender.name, address: addressOf(deps.from) },
+    ...(sender.replyTo ? { replyTo: sender.replyTo } : {}),
+  };
 }
 
 /** Messages sent per round of the mail worker at most; the rest wait for its next round (a wake or its timer). */
@@ -178,7 +211,7 @@ export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
       // Rendered inside the attempt: a document that cannot be made now is retried like a failed send.
       const attachments = await renderAttachments(deps, mail);
       await deps.transport.send({
-        from: deps.from,
+        ...(await senderFields(deps, mail.accountId)),
         to: mail.recipient,
         ...(mail.cc ? { cc: mail.cc } : {}),
         subject: mail.subject,

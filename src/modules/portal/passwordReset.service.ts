@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import {
   findContactByUsername,
@@ -93,7 +93,7 @@ function resetMail(m: {
       { link: m.link, text: 'Choose a new password' },
       { paragraph: 'If you did not ask for this, ignore this message: your password stays as it is.' },
     ],
-    signature: [sellerName(m.seller), ...sellerLines(m.seller)],
+    signature: [mailSenderName(m.seller), ...sellerLines(m.seller)],
   });
 }
 

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { getCustomer } from '../customers/index.ts';
+import { asksForConfirmation, takesDebitOrders } from '../collections/index.ts';
 import { capturesCards, findPrimaryGateway } from '../gateways/index.ts';
 import {
   emandateTokensOfPaymentMethods,
@@ -43,6 +44,24 @@ function methodOfSession(page: SignedInPage, id: string): Promise<PaymentMethod 
 }
 
 /**
+ * What the page says when the primary card's bank asked the customer to confirm its last charge (as it will each
+ * renewal): save another card here and make it primary, or, where the account takes debit orders, ask for a
+ * mandate (docs/portal.md, "Paying and payment methods"). Undefined otherwise.
+ */
+async function confirmationAdvice(page: SignedInPage, methods: PaymentMethod[]): Promise<string | undefined> {
+  const primary = methods.find((method) => method.isPrimary && method.creditCard);
+  if (!primary || !(await asksForConfirmation(page.portal.ctx, primary.id))) return undefined;
+  const name = methodView(primary, undefined, page.portal.account.timeZone).name;
+  const debit = (await takesDebitOrders(page.portal.ctx))
+    ? ` Or pay by debit order from your bank account: ask ${page.portal.account.name} for a debit order mandate to sign.`
+    : '';
+  return (
+    `Your bank asks you to confirm each payment from ${name}, so each renewal waits for you. Add another card ` +
+    `and make it primary, and renewals go through on their own.${debit}`
+  );
+}
+
+/**
  * Payment methods: the customer's cards and bank accounts, masked; make one primary; delete one that is not
  * (docs/portal.md, "Paying and payment methods").
  */
@@ -62,6 +81,7 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
         title: 'Payment methods',
         current: 'payment-methods',
         notice: DONE[request.query.done ?? ''],
+        confirmEachTime: await confirmationAdvice(page, methods),
         methods: methods.map((method) =>
           methodView(method, mandates.get(method.id), page.portal.account.timeZone),
         ),

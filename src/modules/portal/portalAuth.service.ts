@@ -7,7 +7,7 @@ import {
   needsStrongerHash,
   verifyPasswordAtPortalCost,
 } from '../../security/passwords.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import {
   findContactByUsername,
@@ -516,7 +516,7 @@ function emailChangedMail(m: { name: string; account: string; to: string; seller
       { paragraph: `The e-mail address of your ${m.account} customer portal login is now ${m.to}.` },
       { paragraph: `If you did not change it, contact ${m.account} at once.` },
     ],
-    signature: [sellerName(m.seller), ...sellerLines(m.seller)],
+    signature: [mailSenderName(m.seller), ...sellerLines(m.seller)],
   });
 }
 

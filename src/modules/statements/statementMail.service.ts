@@ -4,7 +4,7 @@ import { addDays, dateAt, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { nextStatementDate, statementPeriodBefore } from './statements.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
 import { listStatementCustomers, moveStatementDate } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
@@ -39,7 +39,7 @@ export function statementMail(
 ): { subject: string; text: string; html: string } {
   const c = statement.customer;
   const name = [c.name, c.lastName].filter(Boolean).join(' ');
-  const from = sellerName(seller);
+  const from = mailSenderName(seller);
   const period = `${dateForDocument(statement.startDate)} to ${dateForDocument(statement.endDate)}`;
   const amount = (minor: number) =>
     `${statement.currencyCode} ${minorToDecimalText(minor, statement.currencyCode)}`;

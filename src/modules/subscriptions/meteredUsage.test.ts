@@ -102,7 +102,7 @@ describe('the periods whose metered usage is billed', () => {
     ]);
     // 12 calls: 10 × 1.00 + 2 × 0.80 = 11.60
     expect(plan.invoices[1]!.lines[1]).toEqual({
-      descrip: 'API calls: 12 calls',
+      descrip: 'API calls: 12 calls (10 at 1.00; 2 at 0.80)',
       qty: '1',
       unitCostEx: '11.6',
       periodStart: '2026-02-15',

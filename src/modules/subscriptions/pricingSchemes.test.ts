@@ -147,10 +147,20 @@ describe('FlatPrice in the bracket rules', () => {
 
 describe('chargeUsage: the amount and the line breakdown', () => {
   const tiered: Bracket[] = FLAT.map((b) => ({ ...b, flatPrice: null }));
+  const INCLUDED: Bracket[] = [
+    { qtyFrom: '1', qtyTill: '1000', price: '0' },
+    { qtyFrom: '1001', qtyTill: null, price: '0.05' },
+  ];
   it.each([
-    // No flat fees: the line keeps its old shape. 100 × 1.00 + 900 × 0.50 + 500 × 0.25 = 675
-    [{ scheme: 'unit', brackets: tiered }, '1500', '675', null],
-    [{ scheme: 'volume', brackets: tiered }, '1500', '375', null], // 1500 × 0.25
+    // No flat fees, several rates: how many units at each. 100 × 1.00 + 900 × 0.50 + 500 × 0.25 = 675
+    [{ scheme: 'unit', brackets: tiered }, '1500', '675', '100 at 1.00; 900 at 0.50; 500 at 0.25'],
+    // One rate for the whole quantity: the line keeps its old shape. 1500 × 0.25
+    [{ scheme: 'volume', brackets: tiered }, '1500', '375', null],
+    [{ scheme: 'unit', brackets: tiered }, '60', '60', null], // 60 × 1.00, all in the first bracket
+    // Included units (a bracket at 0.00): 1,000 free, then 101 × 0.05 = 5.05
+    [{ scheme: 'unit', brackets: INCLUDED }, '1101', '5.05', '1,000 included; 101 at 0.05'],
+    [{ scheme: 'unit', brackets: INCLUDED }, '999.5', '0', '999.5 included'],
+    [{ scheme: 'volume', brackets: INCLUDED }, '20', '0', '20 included'],
     [
       { scheme: 'unit', brackets: FLAT },
       '1500',

@@ -29,7 +29,7 @@ describe('planBilling with tax-inclusive prices', () => {
         // 25 calls: 10 × 1.00 + 10 × 0.80 + 5 × 0.50 = 20.50
         [
           ['Gold (v1)', '30.00', true],
-          ['API calls: 25 calls', '20.5', true],
+          ['API calls: 25 calls (10 at 1.00; 10 at 0.80; 5 at 0.50)', '20.5', true],
         ],
       ],
     );

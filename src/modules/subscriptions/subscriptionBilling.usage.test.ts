@@ -18,7 +18,7 @@ describe('planBilling', () => {
     expect(plan.invoices[1]!.lines).toEqual([
       termLine('2026-02-15', '2026-03-15'),
       {
-        descrip: 'API calls: 25 calls',
+        descrip: 'API calls: 25 calls (10 at 1.00; 10 at 0.80; 5 at 0.50)',
         qty: '1',
         unitCostEx: '20.5',
         periodStart: '2026-01-15',
@@ -51,7 +51,7 @@ describe('planBilling', () => {
         invoiceDate: '2026-03-15',
         lines: [
           {
-            descrip: 'API calls: 12 calls',
+            descrip: 'API calls: 12 calls (10 at 1.00; 2 at 0.80)',
             qty: '1',
             unitCostEx: '11.6',
             periodStart: '2026-02-15',

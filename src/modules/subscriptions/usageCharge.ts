@@ -20,7 +20,9 @@ import type { Bracket, Scheme, Tier } from '../catalogue/index.ts';
  *
  * Line shape (docs/spec-decisions.md, "Pricing models"): one invoice line per usage period, as before, whose
  * description carries the breakdown. Brackets without flat fees under unit and volume keep their old line
- * exactly (no breakdown); the other cases add it in parentheses:
+ * exactly when the whole quantity is at one rate; where units are included (a bracket at 0.00) or reached at
+ * several rates, the line says how many units at which rate (docs/spec-decisions.md, "Usage lines say what is
+ * billed"): "1,000 included; 101 at 0.05". The other cases add their breakdown in parentheses:
  *   unit with flat fees: "1–100 units at 1.00 + 5.00 flat; 101–1,000 units at 0.50 + 10.00 flat"
  *   volume with flat fees: "101–1,000 units at 0.50 + 10.00 flat"
  *   stairstep: "101–1,000 units: 10.00 flat"
@@ -97,17 +99,37 @@ export function chargeUsage(price: UsagePrice, quantity: string): UsageCharge {
     };
   }
   const amount = priceUsage(price.scheme, price.brackets, quantity);
-  if (price.scheme !== 'stairstep' && !hasFlatPrices(price.brackets)) return { amount, detail: null };
   const charged = chargedTiers(price.scheme, tiersOf(price.scheme, price.brackets), parseQuantity(quantity));
   if (charged.length === 0) return { amount, detail: null };
+  if (price.scheme !== 'stairstep' && !hasFlatPrices(price.brackets)) {
+    return { amount, detail: showsRates(charged) ? shortened(charged.map(unitsAtRate)).join('; ') : null };
+  }
   const parts = charged.map(({ tier }) => bracketDetail(price.scheme, tier));
-  // A line's description stays readable (and within what an invoice edit accepts): the first and last two
-  // brackets reached, and how many lie between.
-  const shown =
-    parts.length <= MAX_BRACKETS_SHOWN
-      ? parts
-      : [...parts.slice(0, 2), `… ${parts.length - 4} more brackets …`, ...parts.slice(-2)];
-  return { amount, detail: shown.join('; ') };
+  return { amount, detail: shortened(parts).join('; ') };
+}
+
+/**
+ * A line's description stays readable (and within what an invoice edit accepts): the first and last two brackets
+ * reached, and how many lie between.
+ */
+function shortened(parts: string[]): string[] {
+  return parts.length <= MAX_BRACKETS_SHOWN
+    ? parts
+    : [...parts.slice(0, 2), `… ${parts.length - 4} more brackets …`, ...parts.slice(-2)];
+}
+
+/**
+ * Whether a plain line (no flat fees) would hide how its charge was made: units included free, or the quantity
+ * reached at more than one rate. A whole quantity at one rate keeps its old line.
+ */
+function showsRates(charged: readonly { tier: Tier }[]): boolean {
+  return charged.length > 1 || charged.some(({ tier }) => tier.price.eq(PRICE_ZERO));
+}
+
+/** "1,000 included", "101 at 0.05": the units a bracket billed and at what rate. */
+function unitsAtRate({ tier, units }: { tier: Tier; units: Big }): string {
+  const count = groupedNumber(units);
+  return tier.price.eq(PRICE_ZERO) ? `${count} included` : `${count} at ${shownPrice(tier.price)}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { addDays } from '../../core/calendar.ts';
 import { groupThousands, minorToGroupedText } from '../../core/money.ts';
-import { documentSeller, sellerLines, sellerName } from '../auth/index.ts';
+import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
 import { getCustomer } from '../customers/index.ts';
 import { dateForDocument } from '../invoicing/index.ts';
 import { messageBody, queueMail } from '../mail/index.ts';
@@ -70,7 +70,7 @@ export async function queueFiringMail(ctx: ServiceContext, facts: FiringFacts): 
           'This is a notice only: usage is billed on your next invoice, and this alert tells you once a period.',
       },
     ],
-    signature: [sellerName(seller), ...sellerLines(seller)],
+    signature: [mailSenderName(seller), ...sellerLines(seller)],
   });
   await queueMail(ctx.db, ctx, ctx.account.id, {
     to: customer.email,

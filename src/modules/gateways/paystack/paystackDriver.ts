@@ -264,6 +264,7 @@ export function paystackDriver(deps: PaystackDeps, options: PaystackOptions = {}
 
 /** The gateway type `paystack` in DRIVERS (gateway.service.ts). */
 export const paystackDriverModule: DriverModule = {
+  checksSettings: true,
   create: (deps) => paystackDriver(deps),
   settingsProblems: paystackSettingsProblems,
 };

@@ -46,6 +46,7 @@ export function stripeDriver(deps: DriverDeps, options: StripeDriverOptions = {}
 }
 
 export const stripeDriverModule: DriverModule = {
+  checksSettings: true,
   create: (deps) => stripeDriver(deps),
   settingsProblems: stripeSettingsProblems,
 };
