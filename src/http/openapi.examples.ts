@@ -133,6 +133,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   InvoiceReminderDays: [-3, 0, 7, 14, 30],
   ApplyCreditBeforeCollecting: true,
   AutoSubmitBatches: false,
+  LateChargesOnPaidInvoices: 'refund',
   StaffEmail: 'accounts@northwind.example',
   UsageGraceHours: 72,
   UsageAlertEmails: false,

@@ -59,6 +59,7 @@ import * as portalTopUpLimits from './migrations/0054_portal_top_up_limits.ts';
 import * as taxDocuments from './migrations/0055_tax_documents.ts';
 import * as liveAccountsTestGateway from './migrations/0056_live_accounts_test_gateway.ts';
 import * as captureProviderRefs from './migrations/0057_capture_provider_refs.ts';
+import * as lateChargesOnPaidInvoices from './migrations/0060_late_charges_on_paid_invoices.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -119,6 +120,7 @@ const migrations: Record<string, Migration> = {
   '0055_tax_documents': taxDocuments,
   '0056_live_accounts_test_gateway': liveAccountsTestGateway,
   '0057_capture_provider_refs': captureProviderRefs,
+  '0060_late_charges_on_paid_invoices': lateChargesOnPaidInvoices,
 };
 
 /**

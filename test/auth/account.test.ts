@@ -49,6 +49,7 @@ const COLLECTION_LOOP_DEFAULTS = {
   InvoiceReminderDays: null,
   ApplyCreditBeforeCollecting: true,
   AutoSubmitBatches: false,
+  LateChargesOnPaidInvoices: 'refund',
   StaffEmail: null,
 };
 
@@ -387,6 +388,7 @@ describe('PUT /v1/account: the collection loop', () => {
       InvoiceReminderDays: [-5, 0, 10],
       ApplyCreditBeforeCollecting: false,
       AutoSubmitBatches: true,
+      LateChargesOnPaidInvoices: 'credit',
       StaffEmail: 'billing@shop.example',
     };
     const set = await put(as, changed);
@@ -403,6 +405,7 @@ describe('PUT /v1/account: the collection loop', () => {
     [{ InvoiceReminderDays: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, 'InvoiceReminderDays'],
     [{ StaffEmail: 'not an address' }, 'StaffEmail'],
     [{ AutoSubmitBatches: 'yes' }, 'AutoSubmitBatches'],
+    [{ LateChargesOnPaidInvoices: 'keep' }, 'LateChargesOnPaidInvoices'],
   ])('refuses %j naming %s, and changes nothing', async (body, field) => {
     const as = await t.newAccount('Bad collection loop');
     const res = await put(as, body);

@@ -158,6 +158,84 @@ describe('a charge made in Paystack’s popup', () => {
     await paidOnce(s);
   });
 
+  /**
+   * The invoice paid another way while the popup waited (the staff record an EFT), then the customer finishes the
+   * popup and Paystack's webhook tells of the charge: the invoice keeps its one payment, and the late charge is
+   * refunded or kept as credit as the account chose, the customer and the staff told which.
+   */
+  async function paidMeanwhile(lateCharges: 'refund' | 'credit') {
+    await ok(story.account, 'PUT', '/v1/account', {
+      LateChargesOnPaidInvoices: lateCharges,
+      StaffEmail: 'staff@popup.example',
+    });
+    const s = await invoiceToPay();
+    const started = await story.frame(await s.cardFrame(), 'start');
+    expect(started.status, started.text).toBe(200);
+    await ok(story.account, 'POST', '/v1/payments', {
+      customerID: s.customerId,
+      Amount: 100,
+      CurrencyCode: 'ZAR',
+      Date: ((await ok(story.account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10),
+      Method: 'eft',
+      Allocations: [{ invoiceID: s.invoiceId, amountApplied: 100 }],
+    });
+    const { reference } = sim.checkout(started.body.confirm.accessCode, { card });
+    expect(await story.webhook(sim.settleCharge(reference))).toMatchObject({ body: { applied: 1 } });
+    expect(await ok(story.account, 'GET', `/v1/invoices/${s.invoiceId}`)).toMatchObject({
+      Status: 'Paid',
+      Balance: 0,
+    });
+    const payments = await story.payments(s.customerId);
+    expect(payments).toHaveLength(2);
+    const eft = payments.find((p: any) => p.Method === 'eft');
+    expect(eft.Allocations).toEqual([
+      expect.objectContaining({ invoiceID: s.invoiceId, amountApplied: 100 }),
+    ]);
+    const late = payments.find((p: any) => p.Ref === reference);
+    const mails = await deliveredTo(story.t, smtp, story.account.accountId, s.email);
+    const staff = (await deliveredTo(story.t, smtp, story.account.accountId, 'staff@popup.example')).filter(
+      (m) =>
+        m.subject.includes(`Payment ${late.paymentID} `) || m.text.includes(`Payment ${late.paymentID} `),
+    );
+    return { s, reference, late, mails, staff };
+  }
+
+  it('refunds through Paystack a charge that arrives for an invoice already paid, and says so', async () => {
+    const { reference, late, mails, staff } = await paidMeanwhile('refund');
+    // The whole 100.00 went back to the card through Paystack, by the transaction's reference.
+    expect(sim.refundsOf(reference)).toEqual([expect.objectContaining({ amount: 10_000 })]);
+    const refunded = await ok(story.account, 'GET', `/v1/payments/${late.paymentID}`);
+    expect(refunded.Allocations).toEqual([
+      expect.objectContaining({ positiveAdjustmentID: expect.any(Number), amountApplied: 100 }),
+    ]);
+    const told = mails.filter((m) => /already paid/.test(m.subject));
+    expect(told.map((m) => m.subject)).toEqual([
+      expect.stringMatching(/already paid: ZAR 100\.00 refunded$/),
+    ]);
+    expect(told[0]!.text).toMatch(/We have refunded it to Visa ending \d{4}/);
+    // No receipt for money the invoice never took: the notice above tells of it.
+    expect(mails.filter((m) => /Receipt/.test(m.subject))).toHaveLength(0);
+    expect(staff).toEqual([
+      expect.objectContaining({ subject: expect.stringMatching(/paid twice: ZAR 100\.00 refunded$/) }),
+    ]);
+    expect(staff[0]!.text).toContain('refunded through the gateway that charged it');
+  });
+
+  it('keeps such a charge as the customer’s credit where the account chose so, and says so', async () => {
+    const { reference, late, mails, staff } = await paidMeanwhile('credit');
+    expect(sim.refundsOf(reference)).toEqual([]);
+    expect(await ok(story.account, 'GET', `/v1/payments/${late.paymentID}`)).toMatchObject({
+      Amount: 100,
+      Allocations: [],
+    });
+    const told = mails.filter((m) => /already paid/.test(m.subject));
+    expect(told.map((m) => m.subject)).toEqual([expect.stringMatching(/ZAR 100\.00 kept as credit$/)]);
+    expect(told[0]!.text).toContain('kept it as credit on your account');
+    expect(staff).toEqual([expect.objectContaining({ subject: expect.stringMatching(/kept as credit$/) })]);
+    expect(staff[0]!.text).toContain(`POST /v1/payments/${late.paymentID}/refund`);
+    await ok(story.account, 'PUT', '/v1/account', { LateChargesOnPaidInvoices: 'refund' });
+  });
+
   it('sent Paystack only requests its OpenAPI document allows', () => {
     expect(sim.problems).toEqual([]);
   });

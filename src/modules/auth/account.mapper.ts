@@ -36,6 +36,7 @@ export interface AccountRow {
   invoice_reminder_days: string | null;
   apply_credit_first: boolean | number;
   auto_submit_batches: boolean | number;
+  late_charges_on_paid_invoices: string;
   staff_email: string | null;
   usage_grace_hours: number;
   usage_alert_emails: boolean | number;
@@ -87,6 +88,7 @@ export function accountFromRow(row: AccountRow): Account {
         row.invoice_reminder_days === null ? null : (JSON.parse(row.invoice_reminder_days) as number[]),
       applyCreditFirst: Boolean(row.apply_credit_first),
       autoSubmitBatches: Boolean(row.auto_submit_batches),
+      lateCharges: row.late_charges_on_paid_invoices === 'credit' ? 'credit' : 'refund',
       staffEmail: row.staff_email,
     },
     usageGraceHours: Number(row.usage_grace_hours),
@@ -153,6 +155,7 @@ const COLUMN_OF = {
   sendCancellationNotices: 'send_cancellation_notices',
   copyNoticesToStaff: 'copy_notices_to_staff',
   autoSubmitBatches: 'auto_submit_batches',
+  lateChargesOnPaidInvoices: 'late_charges_on_paid_invoices',
   staffEmail: 'staff_email',
   usageGraceHours: 'usage_grace_hours',
   usageAlertEmails: 'usage_alert_emails',

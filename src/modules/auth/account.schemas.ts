@@ -183,6 +183,12 @@ function collectionLoopFields() {
       description:
         'Submit bundled debit-order batches on the last safe business day before their action date, without a person (off by default)',
     }),
+    LateChargesOnPaidInvoices: StringEnum(['refund', 'credit'] as const, {
+      description:
+        "A charge taken in a provider's popup that arrives for an invoice already paid another way: refund (the " +
+        "default) refunds it through the provider; credit keeps it as the customer's unapplied credit. The " +
+        'customer and the staff are told which (docs/hosted-pages.md, "When the browser never comes back")',
+    }),
     StaffEmail: Nullable(
       Type.String({
         maxLength: STAFF_EMAIL_MAX,

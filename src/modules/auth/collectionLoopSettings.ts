@@ -1,4 +1,5 @@
 import { isEmailAddress, optionalText } from '../../core/text.ts';
+import type { LateChargeHandling } from '../../context.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { AccountChanges } from './account.ts';
 
@@ -16,6 +17,7 @@ export interface CollectionLoopInput {
   applyCreditFirst?: boolean;
   autoSubmitBatches?: boolean;
   staffEmail?: string | null;
+  lateChargesOnPaidInvoices?: LateChargeHandling;
 }
 
 /** Reminders three days before the due date, on it, and a week, two weeks and a month after it. */
@@ -43,6 +45,8 @@ export function collectionLoopChanges(input: CollectionLoopInput, problems: Fiel
   if (input.sendInvoiceReminders !== undefined) changes.sendInvoiceReminders = input.sendInvoiceReminders;
   if (input.applyCreditFirst !== undefined) changes.applyCreditFirst = input.applyCreditFirst;
   if (input.autoSubmitBatches !== undefined) changes.autoSubmitBatches = input.autoSubmitBatches;
+  if (input.lateChargesOnPaidInvoices !== undefined)
+    changes.lateChargesOnPaidInvoices = input.lateChargesOnPaidInvoices;
   const days = input.invoiceReminderDays;
   if (days !== undefined) {
     const problem = days === null ? undefined : reminderDaysProblem(days);

@@ -71,6 +71,8 @@ export interface AccountsTable {
   invoice_reminder_days: string | null;
   apply_credit_first: ColumnType<boolean | number, boolean | undefined, boolean>;
   auto_submit_batches: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** A popup's charge for an invoice already paid: refund or credit (0060; docs/hosted-pages.md). */
+  late_charges_on_paid_invoices: Defaulted<string>;
   staff_email: string | null;
   /** How many hours late a usage event may arrive (0042; docs/usage.md, "Grace and late events"). */
   usage_grace_hours: Defaulted<number>;

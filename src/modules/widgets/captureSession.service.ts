@@ -11,7 +11,8 @@ import type { EventToEmit } from '../events/index.ts';
 import { canCharge, capturesCards, gatewaysByIds, usableGatewayByToken } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
-import { noticePaymentCollected } from '../collections/index.ts';
+import { noticePaymentCollected, settleLateCharge } from '../collections/index.ts';
+import type { LateCharge } from '../collections/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
 import { addBankAccount, addVaultedCard } from '../paymentMethods/index.ts';
 import type { BankAccountInput } from '../paymentMethods/index.ts';
@@ -440,14 +441,15 @@ async function keepMethod(
 
 /**
  * The sale's money as a payment of the customer (docs/spec-decisions.md, "Capture widget sessions"): allocated to
- * the session's invoice up to what it still owes, the rest unallocated.
+ * the session's invoice up to what it still owes, the rest unallocated; `lateMinor` is the part charged for an
+ * invoice that was paid another way meanwhile (lateChargeOf).
  */
 async function recordSale(
   ctx: ServiceContext,
   row: CaptureSessionRecord,
   customerId: number,
   paymentMethodId: number | null,
-): Promise<{ paymentId: number; events: EventToEmit[] } | null> {
+): Promise<{ paymentId: number; events: EventToEmit[]; lateMinor: number } | null> {
   if (row.chargeId === null || row.amountMinor === null) return null;
   let allocateMinor = 0;
   if (row.invoiceId !== null) {
@@ -460,7 +462,7 @@ async function recordSale(
     }
     allocateMinor = target && !target.refusal ? Math.max(0, Math.min(target.openMinor, row.amountMinor)) : 0;
   }
-  return recordCollectedPayment(ctx, {
+  const recorded = await recordCollectedPayment(ctx, {
     customerId,
     invoiceId: row.invoiceId,
     currencyCode: row.currencyCode,
@@ -474,6 +476,20 @@ async function recordSale(
     ref: row.chargeId,
     memo: row.description ?? `Capture session ${row.id}`,
   });
+  return { ...recorded, lateMinor: lateChargeOf(row, allocateMinor) };
+}
+
+/**
+ * How much of a settled sale that named an invoice came after the invoice was paid another way
+ * (docs/hosted-pages.md, "When the browser never comes back"): a sale of the invoice's balance (the service's own
+ * pages) owed all it charged when it was claimed, so whatever the invoice no longer takes is late; a merchant's sale
+ * of a fixed Amount may mean to leave a rest as credit (docs/spec-decisions.md, "Capture widget sessions"), so only
+ * a sale the invoice takes nothing of is late.
+ */
+function lateChargeOf(row: CaptureSessionRecord, allocateMinor: number): number {
+  if (row.invoiceId === null || row.amountMinor === null || row.chargeState === 'pending') return 0;
+  if (row.upToOwed) return row.amountMinor - allocateMinor;
+  return allocateMinor === 0 ? row.amountMinor : 0;
 }
 
 /**
@@ -482,15 +498,26 @@ async function recordSale(
  * Idempotent for the same customer; 409 for another customer or a session that captured nothing; 410 once a
  * day has passed since Expires, unless the session charged (docs/design/hosted-pages.md, "Capture widget").
  */
-export function completeCaptureSession(
+export async function completeCaptureSession(
   ctx: ServiceContext,
   input: { customerId: number; sessionToken: string },
 ): Promise<void> {
+  const late = await recordCompletion(ctx, input);
+  // After the commit: a refund asks the provider, which no transaction waits on. Only the completion that recorded
+  // the payment finds it late, so it is settled once.
+  if (late) await settleLateCharge(ctx, late);
+}
+
+/** The completion under the customer's lock then the session's; the late part of its sale, if any. */
+function recordCompletion(
+  ctx: ServiceContext,
+  input: { customerId: number; sessionToken: string },
+): Promise<LateCharge | undefined> {
   return withLockedCustomer(ctx, input.customerId, async (tctx) => {
     const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input.sessionToken);
     if (!row) throw new NotFoundError('Capture session', '[token]');
     if (row.state === 'completed') {
-      if (row.customerId === input.customerId) return;
+      if (row.customerId === input.customerId) return undefined;
       throw new ConflictError(
         'capture_session_completed',
         `Capture session ${row.id} was completed for customer ${row.customerId}`,
@@ -523,10 +550,19 @@ export function completeCaptureSession(
       { type: 'capture_session.completed', ref: captureSessionRef(row.id) },
     ]);
     // The customer's receipt for a sale that took the money (docs/gateways.md, "The collection loop"); the card is
-    // named from the session when the customer did not keep it.
-    if (sale && row.chargeState !== 'pending') {
-      const card = row.cardType && row.lastFour ? `${row.cardType} ending ${row.lastFour}` : undefined;
+    // named from the session when the customer did not keep it. A sale the invoice took nothing of is told by the
+    // late charge's own notice instead (settleLateCharge).
+    if (!sale || row.chargeState === 'pending') return undefined;
+    const card = row.cardType && row.lastFour ? `${row.cardType} ending ${row.lastFour}` : undefined;
+    if (sale.lateMinor < row.amountMinor!)
       await noticePaymentCollected(tctx, sale.paymentId, card ? { method: card } : {});
-    }
+    if (sale.lateMinor <= 0) return undefined;
+    return {
+      paymentId: sale.paymentId,
+      invoiceId: row.invoiceId!,
+      amountMinor: sale.lateMinor,
+      currencyCode: row.currencyCode,
+      ...(card ? { card } : {}),
+    };
   });
 }
