@@ -236,6 +236,57 @@ describe('a charge made in Paystack’s popup', () => {
     await ok(story.account, 'PUT', '/v1/account', { LateChargesOnPaidInvoices: 'refund' });
   });
 
+  it('tells the merchant of its own session by events it can act on: complete by iframeCapturePayID', async () => {
+    const s = await invoiceToPay();
+    const session = await story.session({
+      VaultingType: 'None',
+      SaleType: 'Sale',
+      Amount: 100,
+      invoiceID: s.invoiceId,
+    });
+    const started = await story.frame(session.HashToken, 'start', { email: s.email });
+    expect(started.status, started.text).toBe(200);
+    const { reference } = sim.checkout(started.body.confirm.accessCode, { card });
+    // The browser never comes back; Paystack's webhook captures the session, which only the merchant can complete.
+    expect(await story.webhook(sim.settleCharge(reference))).toMatchObject({ body: { applied: 1 } });
+    const events = await ok(story.account, 'GET', '/v1/events?type=capture_session.captured&page_size=100');
+    const captured = events.find((e: any) => e.resource.id === session.iframeCapturePayID);
+    expect(captured.data.object).toMatchObject({
+      iframeCapturePayID: session.iframeCapturePayID,
+      SessionToken: null,
+      HashToken: null,
+      State: 'captured',
+      Purpose: 'pay_invoice',
+      invoiceID: s.invoiceId,
+      Amount: 100,
+      CurrencyCode: 'ZAR',
+      ProviderReference: reference,
+      transactionID: expect.any(String),
+      customerID: null,
+    });
+    // What the event carries is enough to finish it: the id in place of the token the event leaves out.
+    const complete = (body: Record<string, unknown>) =>
+      story.account.request('PUT', '/v1/widgets/capturepaymethod/complete', { body });
+    const neither = await complete({ customerID: s.customerId });
+    expect(neither.status, neither.text).toBe(422);
+    expect(neither.body.fields.map((f: any) => f.field)).toEqual(['SessionToken', 'iframeCapturePayID']);
+    const done = await complete({ customerID: s.customerId, iframeCapturePayID: captured.resource.id });
+    expect(done.status, done.text).toBe(204);
+    await paidOnce(s);
+    const completed = await ok(
+      story.account,
+      'GET',
+      '/v1/events?type=capture_session.completed&page_size=100',
+    );
+    expect(
+      completed.find((e: any) => e.resource.id === session.iframeCapturePayID).data.object,
+    ).toMatchObject({
+      customerID: s.customerId,
+      paymentID: expect.any(Number),
+      Purpose: 'pay_invoice',
+    });
+  });
+
   it('sent Paystack only requests its OpenAPI document allows', () => {
     expect(sim.problems).toEqual([]);
   });

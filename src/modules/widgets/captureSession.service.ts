@@ -8,6 +8,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { emitEvents } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
+import { topUpInvoicesAmong } from '../credits/index.ts';
 import { canCharge, capturesCards, gatewaysByIds, usableGatewayByToken } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
@@ -27,9 +28,11 @@ import {
   typesConflict,
 } from './captureSession.ts';
 import type {
+  CaptureSessionKey,
   CaptureSessionRecord,
   CaptureState,
   SaleType,
+  SessionPurposeKind,
   StoredState,
   VaultingType,
 } from './captureSession.ts';
@@ -65,6 +68,10 @@ export interface CaptureSession {
   authDomain: string;
   description: string | null;
   invoiceId: number | null;
+  /** What it is for: keeping a card, paying `invoiceId`, buying credit through `invoiceId`, or a bare charge. */
+  purpose: SessionPurposeKind;
+  /** The reference of the setup or sale started at a provider (no secret); null for the test gateway's. */
+  providerRef: string | null;
   state: CaptureState;
   failedAttempts: number;
   card: CapturedCard | null;
@@ -116,6 +123,7 @@ function sessionFromRecord(
   ctx: ServiceContext,
   row: CaptureSessionRecord,
   gatewayToken: string,
+  topUpInvoices: ReadonlySet<number>,
 ): CaptureSession {
   return {
     id: row.id,
@@ -134,6 +142,8 @@ function sessionFromRecord(
     authDomain: row.authDomain,
     description: row.description,
     invoiceId: row.invoiceId,
+    purpose: purposeOf(row, topUpInvoices),
+    providerRef: row.providerRef,
     state: stateAt(row.state, row.expiresAt, nowInstant(ctx)),
     failedAttempts: row.failedAttempts,
     card:
@@ -157,9 +167,17 @@ function sessionFromRecord(
   };
 }
 
+function purposeOf(row: CaptureSessionRecord, topUpInvoices: ReadonlySet<number>): SessionPurposeKind {
+  if (!includesSale(row.saleType)) return 'save_card';
+  if (row.invoiceId === null) return 'charge';
+  return topUpInvoices.has(row.invoiceId) ? 'buy_credit' : 'pay_invoice';
+}
+
 async function assemble(ctx: ServiceContext, rows: CaptureSessionRecord[]): Promise<CaptureSession[]> {
   const gateways = await gatewaysByIds(ctx, [...new Set(rows.map((row) => row.gatewayId))]);
-  return rows.map((row) => sessionFromRecord(ctx, row, gateways.get(row.gatewayId)?.token ?? ''));
+  const invoiceIds = rows.flatMap((row) => (row.invoiceId === null ? [] : [row.invoiceId]));
+  const topUps = invoiceIds.length > 0 ? await topUpInvoicesAmong(ctx, invoiceIds) : new Set<number>();
+  return rows.map((row) => sessionFromRecord(ctx, row, gateways.get(row.gatewayId)?.token ?? '', topUps));
 }
 
 export async function readCaptureSession(
@@ -500,7 +518,7 @@ function lateChargeOf(row: CaptureSessionRecord, allocateMinor: number): number 
  */
 export async function completeCaptureSession(
   ctx: ServiceContext,
-  input: { customerId: number; sessionToken: string },
+  input: { customerId: number } & CaptureSessionKey,
 ): Promise<void> {
   const late = await recordCompletion(ctx, input);
   // After the commit: a refund asks the provider, which no transaction waits on. Only the completion that recorded
@@ -511,10 +529,10 @@ export async function completeCaptureSession(
 /** The completion under the customer's lock then the session's; the late part of its sale, if any. */
 function recordCompletion(
   ctx: ServiceContext,
-  input: { customerId: number; sessionToken: string },
+  input: { customerId: number } & CaptureSessionKey,
 ): Promise<LateCharge | undefined> {
   return withLockedCustomer(ctx, input.customerId, async (tctx) => {
-    const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input.sessionToken);
+    const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input);
     if (!row) throw new NotFoundError('Capture session', '[token]');
     if (row.state === 'completed') {
       if (row.customerId === input.customerId) return undefined;
