@@ -7,6 +7,7 @@ import { accountContext } from '../helpers/context.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { deliveredTo } from '../collections/notices.fixtures.ts';
+import { PortalClient, hiddenFieldsOf, invoicePayForm } from '../portal/fixtures.ts';
 import { PAYSTACK_TEST_CARDS, PaystackSimulator } from './paystackSimulator.ts';
 import { useStory } from './story.ts';
 
@@ -284,6 +285,92 @@ describe('a charge made in Paystack’s popup', () => {
       customerID: s.customerId,
       paymentID: expect.any(Number),
       Purpose: 'pay_invoice',
+    });
+  });
+
+  /** A customer signed in to the portal, by a contact with a login. */
+  async function inPortal(s: { customerId: number }) {
+    const account = await ok(story.account, 'GET', '/v1/account');
+    if (!account.PortalURL) {
+      await ok(story.account, 'PUT', '/v1/account', { PortalSlug: `popup-${process.pid}` });
+    }
+    const username = `popup${s.customerId}-${process.pid}`;
+    await ok(story.account, 'POST', '/v1/customercontacts', {
+      customerID: s.customerId,
+      Name: 'Thandi',
+      LastName: 'Nkosi',
+      Email: `contact${s.customerId}@example.co.za`,
+      Username: username,
+      Password: 'secret123',
+    });
+    const base = new URL((await ok(story.account, 'GET', '/v1/account')).PortalURL).pathname;
+    const client = new PortalClient(base, story.t.url);
+    expect((await client.signIn(username, 'secret123')).status).toBe(303);
+    return client;
+  }
+
+  it('holds the portal’s Pay button while the pay page’s popup waits: the primary card is not charged', async () => {
+    const s = await invoiceToPay();
+    // The customer's primary card, saved in Paystack's checkout (verified by a charge Paystack refunds).
+    const saving = await story.session();
+    const setup = await story.frame(saving.HashToken, 'start', { email: s.email });
+    sim.checkout(setup.body.confirm.accessCode, { card });
+    expect((await story.frame(saving.HashToken, 'complete')).status).toBe(200);
+    await story.complete(s.customerId, saving.SessionToken);
+    const client = await inPortal(s);
+    const form = await invoicePayForm(client, s.invoiceId);
+
+    const started = await story.frame(await s.cardFrame(), 'start');
+    expect(started.status, started.text).toBe(200);
+    const charges = sim.requests.filter((r) => r.path === '/transaction/charge_authorization').length;
+    const pay = await client.post(`${client.base}invoices/${s.invoiceId}/pay`, form);
+    expect(pay.status).toBe(409);
+    expect(pay.text).toContain('A payment is already being made');
+    expect(sim.requests.filter((r) => r.path === '/transaction/charge_authorization')).toHaveLength(charges);
+
+    const { reference } = sim.checkout(started.body.confirm.accessCode, { card });
+    expect(await story.webhook(sim.settleCharge(reference))).toMatchObject({ body: { applied: 1 } });
+    await paidOnce(s);
+  });
+
+  it('credits a portal top-up paid in the popup once, by the webhook, when the browser never comes back', async () => {
+    // A customer owing nothing, so that the credit bought stays in the wallet.
+    customers += 1;
+    const customer = await ok(story.account, 'POST', '/v1/customers', {
+      Name: `Buyer ${customers}`,
+      Email: `buyer${customers}@example.co.za`,
+      PaymentMethod: 'credit_card',
+    });
+    const s = { customerId: customer.customerID as number };
+    const wallet = await ok(story.account, 'POST', `/v1/customers/${s.customerId}/wallets`, {
+      CurrencyCode: 'ZAR',
+    });
+    const client = await inPortal(s);
+    const buyPath = `${client.base}credit/${wallet.walletID}/buy`;
+    const walletPage = await client.get(`${client.base}credit/${wallet.walletID}`);
+    const bought = await client.post(buyPath, { ...hiddenFieldsOf(walletPage.text, buyPath), amount: '150' });
+    expect(bought.status, bought.text).toBe(303);
+    // No card yet: the top-up's invoice is paid with a new card, in Paystack's popup.
+    const payCard = await client.get(bought.headers.get('location')!);
+    expect(payCard.status, payCard.text).toBe(200);
+    const hashToken = /data-hash-token="([^"]+)"/.exec(payCard.text)![1]!;
+    const reference = await paidInPopup(hashToken);
+    // The page never posts; Paystack's webhook records the sale, and a second delivery changes nothing.
+    expect(await story.webhook(sim.settleCharge(reference))).toMatchObject({ body: { applied: 1 } });
+    expect(await story.webhook(sim.settleCharge(reference))).toMatchObject({ body: { applied: 0 } });
+    // The customer's one invoice: the top-up's.
+    const [topUp] = await ok(story.account, 'GET', `/v1/customers/${s.customerId}/invoices`);
+    expect(topUp).toMatchObject({ Status: 'Paid', Total: 150, Balance: 0 });
+    expect((await story.payments(s.customerId)).filter((p: any) => p.Ref === reference)).toEqual([
+      expect.objectContaining({ Amount: 150, Status: 'Allocated' }),
+    ]);
+    expect((await ok(story.account, 'GET', `/v1/wallets/${wallet.walletID}`)).Balance).toBe(150);
+    // Its events say what it was for: credit bought through the top-up's invoice.
+    const events = await ok(story.account, 'GET', '/v1/events?type=capture_session.completed&page_size=100');
+    expect(events.find((e: any) => e.data.object.ProviderReference === reference).data.object).toMatchObject({
+      Purpose: 'buy_credit',
+      invoiceID: topUp.invoiceID,
+      customerID: s.customerId,
     });
   });
 
