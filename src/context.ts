@@ -97,7 +97,14 @@ export interface CollectionLoopSettings {
    * told of at once (docs/gateways.md, "Small leftovers"); null: none is.
    */
   smallInvoiceMinor: number | null;
+  /**
+   * A charge from a provider's popup that arrives for an invoice already paid: refunded through the provider (the
+   * default) or kept as the customer's credit (docs/hosted-pages.md, "When the browser never comes back").
+   */
+  lateCharges: LateChargeHandling;
 }
+
+export type LateChargeHandling = 'refund' | 'credit';
 
 export interface PortalSelfService {
   /** Whether a customer may cancel a subscription at the end of its period. */

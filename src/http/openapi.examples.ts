@@ -136,6 +136,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   InvoiceReminderDays: [-3, 0, 7, 14, 30],
   ApplyCreditBeforeCollecting: true,
   AutoSubmitBatches: false,
+  LateChargesOnPaidInvoices: 'refund',
   StaffEmail: 'accounts@northwind.example',
   UsageGraceHours: 72,
   UsageAlertEmails: false,
@@ -649,6 +650,8 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
     '<div id="billing-capture-88" data-billing-capture data-hash-token="9f2c4e7a1b3d5f608192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"></div>\n' +
     '<script src="https://billing.analytical-engines.example/widget/v1/capture.js" integrity="sha384-…" crossorigin="anonymous"></script>',
   'Capture widget.State': 'captured',
+  'Capture widget.Purpose': 'charge',
+  'Capture widget.ProviderReference': 'T7Q2K9M4XB',
   'Events.id': 'evt_01KQ3Z8W6C1T4N2B7D9F0GHJKM',
   'Events.type': 'invoice.paid',
   // eMandates: Thandi Nkosi signs a debit order for Northwind's monthly plan.

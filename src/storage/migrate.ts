@@ -61,6 +61,7 @@ import * as liveAccountsTestGateway from './migrations/0056_live_accounts_test_g
 import * as captureProviderRefs from './migrations/0057_capture_provider_refs.ts';
 import * as senderAndLeftovers from './migrations/0058_sender_and_leftovers.ts';
 import * as liveAccounts from './migrations/0059_live_accounts.ts';
+import * as lateChargesOnPaidInvoices from './migrations/0060_late_charges_on_paid_invoices.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -123,6 +124,7 @@ const migrations: Record<string, Migration> = {
   '0057_capture_provider_refs': captureProviderRefs,
   '0058_sender_and_leftovers': senderAndLeftovers,
   '0059_live_accounts': liveAccounts,
+  '0060_late_charges_on_paid_invoices': lateChargesOnPaidInvoices,
 };
 
 /**

@@ -51,6 +51,7 @@ const COLLECTION_LOOP_DEFAULTS = {
   InvoiceReminderDays: null,
   ApplyCreditBeforeCollecting: true,
   AutoSubmitBatches: false,
+  LateChargesOnPaidInvoices: 'refund',
   StaffEmail: null,
   SmallInvoiceAmount: null,
 };
@@ -390,6 +391,7 @@ describe('PUT /v1/account: the collection loop', () => {
       InvoiceReminderDays: [-5, 0, 10],
       ApplyCreditBeforeCollecting: false,
       AutoSubmitBatches: true,
+      LateChargesOnPaidInvoices: 'credit',
       StaffEmail: 'billing@shop.example',
       SmallInvoiceAmount: 5.5,
     };
@@ -409,6 +411,7 @@ describe('PUT /v1/account: the collection loop', () => {
     [{ SmallInvoiceAmount: 0 }, 'SmallInvoiceAmount'],
     [{ SmallInvoiceAmount: 0.001 }, 'SmallInvoiceAmount'],
     [{ AutoSubmitBatches: 'yes' }, 'AutoSubmitBatches'],
+    [{ LateChargesOnPaidInvoices: 'keep' }, 'LateChargesOnPaidInvoices'],
   ])('refuses %j naming %s, and changes nothing', async (body, field) => {
     const as = await t.newAccount('Bad collection loop');
     const res = await put(as, body);

@@ -273,7 +273,7 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'capture_session.created':
     'A capture session of the hosted widget was created (`POST /v1/widgets/capturepaymethod/create`); the object never shows its HashToken or Html.',
   'capture_session.captured':
-    'The frame took a card into the gateway’s vault (and charged a sale): confirm it here, then link it with `PUT …/complete`.',
+    'The frame (or the provider’s webhook, or the collection run) took a card into the gateway’s vault (and charged a sale): link it with `PUT …/complete` by its `iframeCapturePayID`; `Purpose` says what it was for.',
   'capture_session.failed':
     'A submit in the frame failed (invalid fields or a declined card) and counted as one of its five attempts.',
   'capture_session.locked': 'A fifth failed submit locked the session: its frame takes no more cards.',

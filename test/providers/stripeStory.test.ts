@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { billAccount } from '../../src/billing/billRun.ts';
+import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
+import { accountContext } from '../helpers/context.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { StripeSimulator } from './stripeSimulator.ts';
 import { recordedText, useStory } from './story.ts';
 
@@ -245,6 +249,69 @@ describe('a business collecting cards through Stripe', () => {
       status: 'succeeded',
       amount: 1500,
     });
+  });
+
+  /**
+   * docs/hosted-pages.md, "When the browser never comes back": an invoice's pay page, whose "Pay with another card"
+   * is Stripe's Payment Element; the customer pays there and the browser never returns to the service.
+   */
+  async function paidInStripeElement(name: string) {
+    const customer = await ok(story.account, 'POST', '/v1/customers', {
+      Name: name,
+      Email: `${name.toLowerCase()}@example.com`,
+      PaymentMethod: 'credit_card',
+    });
+    const invoice = await issuedInvoice(story.account, { customerId: customer.customerID, amount: 45 });
+    const token = signPayLinkToken(story.t.service.secrets, {
+      accountId: story.account.accountId,
+      invoiceId: invoice.invoiceID,
+      expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
+    });
+    const html = await (await fetch(`${story.t.url}/pay/${token}`)).text();
+    const hashToken = /data-hash-token="([^"]+)"/.exec(html)![1]!;
+    const started = await story.frame(hashToken, 'start');
+    expect(started.status, started.text).toBe(200);
+    await sim.confirmInBrowser(started.body.confirm, { number: VISA, expMonth: 12, expYear: 2034 });
+    const intentId = String(started.body.confirm.clientSecret).split('_secret_')[0]!;
+    return { customerId: customer.customerID as number, invoiceId: invoice.invoiceID as number, intentId };
+  }
+
+  /** The invoice Paid by exactly one payment of 45.00, the card kept as the customer's primary. */
+  async function paidOnceThroughStripe(s: { customerId: number; invoiceId: number }) {
+    expect(await ok(story.account, 'GET', `/v1/invoices/${s.invoiceId}`)).toMatchObject({
+      Status: 'Paid',
+      Balance: 0,
+    });
+    expect(await story.payments(s.customerId)).toEqual([
+      expect.objectContaining({ Amount: 45, Status: 'Allocated', Method: 'credit_card' }),
+    ]);
+    const [method] = await ok(story.account, 'GET', `/v1/customers/${s.customerId}/paymentmethods`);
+    expect(method).toMatchObject({ isPrimary: true });
+  }
+
+  it('records a pay-page payment from Stripe’s payment_intent.succeeded alone, once', async () => {
+    const s = await paidInStripeElement('Dora');
+    expect(sim.intents.get(s.intentId)?.status).toBe('succeeded');
+    expect(await webhook('payment_intent.succeeded')).toMatchObject({ status: 200, body: { applied: 1 } });
+    await paidOnceThroughStripe(s);
+    // Stripe delivers again: nothing more is recorded.
+    expect(await webhook('payment_intent.succeeded')).toMatchObject({ status: 200, body: { applied: 0 } });
+    await paidOnceThroughStripe(s);
+  });
+
+  it('records a pay-page payment no browser or webhook told of, when the collection run asks Stripe', async () => {
+    const s = await paidInStripeElement('Ezra');
+    const run = (minutes: number) =>
+      accountContext(story.t, story.account.accountId, systemClock, {
+        now: () => new Date(Date.now() + minutes * 60_000),
+      }).then((ctx) => billAccount({ ...ctx, providerFetch: sim.fetch }));
+    // Before the documented 10 minutes the run leaves the Payment Element alone; after them, Stripe is asked.
+    await run(1);
+    expect((await ok(story.account, 'GET', `/v1/invoices/${s.invoiceId}`)).Status).not.toBe('Paid');
+    await run(11);
+    await paidOnceThroughStripe(s);
+    await run(12);
+    expect(await story.payments(s.customerId)).toHaveLength(1);
   });
 
   it('sent Stripe only requests its OpenAPI document allows, and kept no card number, key or client secret', async () => {

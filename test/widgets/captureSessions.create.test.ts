@@ -47,6 +47,8 @@ const FIELDS = [
   'customerID',
   'invoiceID',
   'paymentID',
+  'Purpose',
+  'ProviderReference',
 ].sort();
 
 const countSessions = async () =>
@@ -87,6 +89,9 @@ describe('POST /v1/widgets/capturepaymethod/create', () => {
       paymentMethodToken: null,
       transactionID: null,
       customerID: null,
+      // A sale naming no invoice; the test gateway starts nothing at a provider.
+      Purpose: 'charge',
+      ProviderReference: null,
     });
     expect(session.AppId).toBeGreaterThan(0);
     // At least 128 random bits: 24 bytes of base64url after the prefix.

@@ -36,6 +36,7 @@ export interface AccountRow {
   invoice_reminder_days: string | null;
   apply_credit_first: boolean | number;
   auto_submit_batches: boolean | number;
+  late_charges_on_paid_invoices: string;
   staff_email: string | null;
   small_invoice_minor: number | string | null;
   usage_grace_hours: number;
@@ -88,6 +89,7 @@ export function accountFromRow(row: AccountRow): Account {
         row.invoice_reminder_days === null ? null : (JSON.parse(row.invoice_reminder_days) as number[]),
       applyCreditFirst: Boolean(row.apply_credit_first),
       autoSubmitBatches: Boolean(row.auto_submit_batches),
+      lateCharges: row.late_charges_on_paid_invoices === 'credit' ? 'credit' : 'refund',
       staffEmail: row.staff_email,
       smallInvoiceMinor: row.small_invoice_minor === null ? null : Number(row.small_invoice_minor),
     },
@@ -157,6 +159,7 @@ const COLUMN_OF = {
   sendCancellationNotices: 'send_cancellation_notices',
   copyNoticesToStaff: 'copy_notices_to_staff',
   autoSubmitBatches: 'auto_submit_batches',
+  lateChargesOnPaidInvoices: 'late_charges_on_paid_invoices',
   staffEmail: 'staff_email',
   smallInvoiceMinor: 'small_invoice_minor',
   usageGraceHours: 'usage_grace_hours',

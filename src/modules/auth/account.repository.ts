@@ -35,6 +35,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.invoice_reminder_days',
   'accounts.apply_credit_first',
   'accounts.auto_submit_batches',
+  'accounts.late_charges_on_paid_invoices',
   'accounts.staff_email',
   'accounts.small_invoice_minor',
   'accounts.usage_grace_hours',

@@ -199,6 +199,12 @@ function collectionLoopFields() {
           'the staff are told of at once (docs/gateways.md, "Small leftovers"); null: none is (the default)',
       }),
     ),
+    LateChargesOnPaidInvoices: StringEnum(['refund', 'credit'] as const, {
+      description:
+        "A charge taken in a provider's popup that arrives for an invoice already paid another way: refund (the " +
+        "default) refunds it through the provider; credit keeps it as the customer's unapplied credit. The " +
+        'customer and the staff are told which (docs/hosted-pages.md, "When the browser never comes back")',
+    }),
     StaffEmail: Nullable(
       Type.String({
         maxLength: STAFF_EMAIL_MAX,

@@ -33,6 +33,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     InvoiceReminderDays: account.collectionLoop.reminderDays,
     ApplyCreditBeforeCollecting: account.collectionLoop.applyCreditFirst,
     AutoSubmitBatches: account.collectionLoop.autoSubmitBatches,
+    LateChargesOnPaidInvoices: account.collectionLoop.lateCharges,
     StaffEmail: account.collectionLoop.staffEmail,
     SmallInvoiceAmount:
       account.collectionLoop.smallInvoiceMinor === null
@@ -92,6 +93,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     invoiceReminderDays: body.InvoiceReminderDays,
     applyCreditFirst: body.ApplyCreditBeforeCollecting,
     autoSubmitBatches: body.AutoSubmitBatches,
+    lateChargesOnPaidInvoices: body.LateChargesOnPaidInvoices,
     staffEmail: body.StaffEmail,
     smallInvoiceAmount: body.SmallInvoiceAmount,
     statementPeriod: body.StatementPeriod,

@@ -1,4 +1,4 @@
-import type { TopUpLimit, VatSettings } from '../../context.ts';
+import type { LateChargeHandling, TopUpLimit, VatSettings } from '../../context.ts';
 
 /**
  * The settings an account may change after its creation, as PUT /v1/account checks them: undefined keeps a value.
@@ -43,6 +43,7 @@ export interface AccountChanges {
   invoiceReminderDays?: number[] | null;
   applyCreditFirst?: boolean;
   autoSubmitBatches?: boolean;
+  lateChargesOnPaidInvoices?: LateChargeHandling;
   staffEmail?: string | null;
   smallInvoiceMinor?: number | null;
   usageGraceHours?: number;

@@ -1,5 +1,6 @@
 import { wireAmountToMinor } from '../../core/money.ts';
 import { isEmailAddress, optionalText } from '../../core/text.ts';
+import type { LateChargeHandling } from '../../context.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { AccountChanges } from './account.ts';
 
@@ -19,6 +20,7 @@ export interface CollectionLoopInput {
   staffEmail?: string | null;
   /** In major units of the account's currency; null clears it. */
   smallInvoiceAmount?: number | null;
+  lateChargesOnPaidInvoices?: LateChargeHandling;
 }
 
 /** Reminders three days before the due date, on it, and a week, two weeks and a month after it. */
@@ -50,6 +52,8 @@ export function collectionLoopChanges(
   if (input.sendInvoiceReminders !== undefined) changes.sendInvoiceReminders = input.sendInvoiceReminders;
   if (input.applyCreditFirst !== undefined) changes.applyCreditFirst = input.applyCreditFirst;
   if (input.autoSubmitBatches !== undefined) changes.autoSubmitBatches = input.autoSubmitBatches;
+  if (input.lateChargesOnPaidInvoices !== undefined)
+    changes.lateChargesOnPaidInvoices = input.lateChargesOnPaidInvoices;
   const days = input.invoiceReminderDays;
   if (days !== undefined) {
     const problem = days === null ? undefined : reminderDaysProblem(days);

@@ -74,6 +74,8 @@ export interface AccountsTable {
   invoice_reminder_days: string | null;
   apply_credit_first: ColumnType<boolean | number, boolean | undefined, boolean>;
   auto_submit_batches: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** A popup's charge for an invoice already paid: refund or credit (0060; docs/hosted-pages.md). */
+  late_charges_on_paid_invoices: Defaulted<string>;
   staff_email: string | null;
   /** Below this an invoice past due is a small leftover told to the staff at once (0058); null: none is. */
   small_invoice_minor: ColumnType<number | string | null, number | null | undefined, number | null>;

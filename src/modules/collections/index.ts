@@ -33,6 +33,9 @@ export { registerCapturedCharges } from './capturedCharges.ts';
 /** For connectModules: a provider's webhook naming a capture session's setup or sale no payment holds yet. */
 export type { ProviderSessions } from './providerSessions.ts';
 export { registerProviderSessions } from './providerSessions.ts';
+/** For widgets: a popup's charge recorded after its invoice was paid, refunded or kept, and told. */
+export type { LateCharge, LateChargeOutcome } from './lateCharge.service.ts';
+export { settleLateCharge } from './lateCharge.service.ts';
 /** For connectModules: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 

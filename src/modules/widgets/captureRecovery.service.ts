@@ -17,8 +17,8 @@ import { completePagePayment } from './payPage.service.ts';
  * complete records it (captureProvider.service.ts, under the session's claim: one of them records it), and a session
  * the service made for a page of its own (the pay page, the portal) is completed for its customer at once, as the
  * page would have: the card kept, the sale a payment of the invoice, the customer's receipt. The merchant's own
- * sessions are captured and announced (`capture_session.captured`, with their SessionToken), for the merchant's
- * server to complete.
+ * sessions are captured and announced (`capture_session.captured`, naming the session by its id, which complete
+ * takes in place of the token the event leaves out), for the merchant's server to complete.
  */
 
 /** How long after its start (wall time) the run asks the provider about a session no browser finished. */

@@ -6,6 +6,7 @@ import {
 } from './captureSession.mapper.ts';
 import type {
   CaptureSessionChanges,
+  CaptureSessionKey,
   CaptureSessionPurpose,
   CaptureSessionRecord,
   ClaimedCaptureSession,
@@ -112,13 +113,15 @@ export async function findOpenCaptureSessionFor(
 export async function lockCaptureSession(
   db: Db,
   accountId: number,
-  sessionToken: string,
+  key: CaptureSessionKey,
 ): Promise<CaptureSessionRecord | undefined> {
   const row = await db
     .updateTable('capture_sessions')
     .set((eb) => ({ updated_at: eb.ref('updated_at') }))
     .where('account_id', '=', accountId)
-    .where('session_token', '=', sessionToken)
+    .where((eb) =>
+      'sessionToken' in key ? eb('session_token', '=', key.sessionToken) : eb('id', '=', key.sessionId),
+    )
     .returningAll()
     .executeTakeFirst();
   return row && captureSessionFromRow(row);

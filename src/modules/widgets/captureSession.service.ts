@@ -8,10 +8,12 @@ import type { FieldProblem } from '../../errors.ts';
 import { assertCurrencyEnabled } from '../catalogue/index.ts';
 import { emitEvents } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
+import { topUpInvoicesAmong } from '../credits/index.ts';
 import { canCharge, capturesCards, gatewaysByIds, usableGatewayByToken } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { getInvoice, lockInvoicesForAllocation } from '../invoicing/index.ts';
-import { noticePaymentCollected } from '../collections/index.ts';
+import { noticePaymentCollected, settleLateCharge } from '../collections/index.ts';
+import type { LateCharge } from '../collections/index.ts';
 import { recordCollectedPayment, withLockedCustomer } from '../ledger/index.ts';
 import { addBankAccount, addVaultedCard } from '../paymentMethods/index.ts';
 import type { BankAccountInput } from '../paymentMethods/index.ts';
@@ -26,9 +28,11 @@ import {
   typesConflict,
 } from './captureSession.ts';
 import type {
+  CaptureSessionKey,
   CaptureSessionRecord,
   CaptureState,
   SaleType,
+  SessionPurposeKind,
   StoredState,
   VaultingType,
 } from './captureSession.ts';
@@ -64,6 +68,10 @@ export interface CaptureSession {
   authDomain: string;
   description: string | null;
   invoiceId: number | null;
+  /** What it is for: keeping a card, paying `invoiceId`, buying credit through `invoiceId`, or a bare charge. */
+  purpose: SessionPurposeKind;
+  /** The reference of the setup or sale started at a provider (no secret); null for the test gateway's. */
+  providerRef: string | null;
   state: CaptureState;
   failedAttempts: number;
   card: CapturedCard | null;
@@ -115,6 +123,7 @@ function sessionFromRecord(
   ctx: ServiceContext,
   row: CaptureSessionRecord,
   gatewayToken: string,
+  topUpInvoices: ReadonlySet<number>,
 ): CaptureSession {
   return {
     id: row.id,
@@ -133,6 +142,8 @@ function sessionFromRecord(
     authDomain: row.authDomain,
     description: row.description,
     invoiceId: row.invoiceId,
+    purpose: purposeOf(row, topUpInvoices),
+    providerRef: row.providerRef,
     state: stateAt(row.state, row.expiresAt, nowInstant(ctx)),
     failedAttempts: row.failedAttempts,
     card:
@@ -156,9 +167,17 @@ function sessionFromRecord(
   };
 }
 
+function purposeOf(row: CaptureSessionRecord, topUpInvoices: ReadonlySet<number>): SessionPurposeKind {
+  if (!includesSale(row.saleType)) return 'save_card';
+  if (row.invoiceId === null) return 'charge';
+  return topUpInvoices.has(row.invoiceId) ? 'buy_credit' : 'pay_invoice';
+}
+
 async function assemble(ctx: ServiceContext, rows: CaptureSessionRecord[]): Promise<CaptureSession[]> {
   const gateways = await gatewaysByIds(ctx, [...new Set(rows.map((row) => row.gatewayId))]);
-  return rows.map((row) => sessionFromRecord(ctx, row, gateways.get(row.gatewayId)?.token ?? ''));
+  const invoiceIds = rows.flatMap((row) => (row.invoiceId === null ? [] : [row.invoiceId]));
+  const topUps = invoiceIds.length > 0 ? await topUpInvoicesAmong(ctx, invoiceIds) : new Set<number>();
+  return rows.map((row) => sessionFromRecord(ctx, row, gateways.get(row.gatewayId)?.token ?? '', topUps));
 }
 
 export async function readCaptureSession(
@@ -440,14 +459,15 @@ async function keepMethod(
 
 /**
  * The sale's money as a payment of the customer (docs/spec-decisions.md, "Capture widget sessions"): allocated to
- * the session's invoice up to what it still owes, the rest unallocated.
+ * the session's invoice up to what it still owes, the rest unallocated; `lateMinor` is the part charged for an
+ * invoice that was paid another way meanwhile (lateChargeOf).
  */
 async function recordSale(
   ctx: ServiceContext,
   row: CaptureSessionRecord,
   customerId: number,
   paymentMethodId: number | null,
-): Promise<{ paymentId: number; events: EventToEmit[] } | null> {
+): Promise<{ paymentId: number; events: EventToEmit[]; lateMinor: number } | null> {
   if (row.chargeId === null || row.amountMinor === null) return null;
   let allocateMinor = 0;
   if (row.invoiceId !== null) {
@@ -460,7 +480,7 @@ async function recordSale(
     }
     allocateMinor = target && !target.refusal ? Math.max(0, Math.min(target.openMinor, row.amountMinor)) : 0;
   }
-  return recordCollectedPayment(ctx, {
+  const recorded = await recordCollectedPayment(ctx, {
     customerId,
     invoiceId: row.invoiceId,
     currencyCode: row.currencyCode,
@@ -474,6 +494,20 @@ async function recordSale(
     ref: row.chargeId,
     memo: row.description ?? `Capture session ${row.id}`,
   });
+  return { ...recorded, lateMinor: lateChargeOf(row, allocateMinor) };
+}
+
+/**
+ * How much of a settled sale that named an invoice came after the invoice was paid another way
+ * (docs/hosted-pages.md, "When the browser never comes back"): a sale of the invoice's balance (the service's own
+ * pages) owed all it charged when it was claimed, so whatever the invoice no longer takes is late; a merchant's sale
+ * of a fixed Amount may mean to leave a rest as credit (docs/spec-decisions.md, "Capture widget sessions"), so only
+ * a sale the invoice takes nothing of is late.
+ */
+function lateChargeOf(row: CaptureSessionRecord, allocateMinor: number): number {
+  if (row.invoiceId === null || row.amountMinor === null || row.chargeState === 'pending') return 0;
+  if (row.upToOwed) return row.amountMinor - allocateMinor;
+  return allocateMinor === 0 ? row.amountMinor : 0;
 }
 
 /**
@@ -482,15 +516,26 @@ async function recordSale(
  * Idempotent for the same customer; 409 for another customer or a session that captured nothing; 410 once a
  * day has passed since Expires, unless the session charged (docs/design/hosted-pages.md, "Capture widget").
  */
-export function completeCaptureSession(
+export async function completeCaptureSession(
   ctx: ServiceContext,
-  input: { customerId: number; sessionToken: string },
+  input: { customerId: number } & CaptureSessionKey,
 ): Promise<void> {
+  const late = await recordCompletion(ctx, input);
+  // After the commit: a refund asks the provider, which no transaction waits on. Only the completion that recorded
+  // the payment finds it late, so it is settled once.
+  if (late) await settleLateCharge(ctx, late);
+}
+
+/** The completion under the customer's lock then the session's; the late part of its sale, if any. */
+function recordCompletion(
+  ctx: ServiceContext,
+  input: { customerId: number } & CaptureSessionKey,
+): Promise<LateCharge | undefined> {
   return withLockedCustomer(ctx, input.customerId, async (tctx) => {
-    const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input.sessionToken);
+    const row = await repo.lockCaptureSession(tctx.db, tctx.account.id, input);
     if (!row) throw new NotFoundError('Capture session', '[token]');
     if (row.state === 'completed') {
-      if (row.customerId === input.customerId) return;
+      if (row.customerId === input.customerId) return undefined;
       throw new ConflictError(
         'capture_session_completed',
         `Capture session ${row.id} was completed for customer ${row.customerId}`,
@@ -523,10 +568,19 @@ export function completeCaptureSession(
       { type: 'capture_session.completed', ref: captureSessionRef(row.id) },
     ]);
     // The customer's receipt for a sale that took the money (docs/gateways.md, "The collection loop"); the card is
-    // named from the session when the customer did not keep it.
-    if (sale && row.chargeState !== 'pending') {
-      const card = row.cardType && row.lastFour ? `${row.cardType} ending ${row.lastFour}` : undefined;
+    // named from the session when the customer did not keep it. A sale the invoice took nothing of is told by the
+    // late charge's own notice instead (settleLateCharge).
+    if (!sale || row.chargeState === 'pending') return undefined;
+    const card = row.cardType && row.lastFour ? `${row.cardType} ending ${row.lastFour}` : undefined;
+    if (sale.lateMinor < row.amountMinor!)
       await noticePaymentCollected(tctx, sale.paymentId, card ? { method: card } : {});
-    }
+    if (sale.lateMinor <= 0) return undefined;
+    return {
+      paymentId: sale.paymentId,
+      invoiceId: row.invoiceId!,
+      amountMinor: sale.lateMinor,
+      currencyCode: row.currencyCode,
+      ...(card ? { card } : {}),
+    };
   });
 }

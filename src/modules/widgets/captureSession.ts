@@ -159,6 +159,18 @@ export interface CaptureSessionRecord {
   updatedAt: string;
 }
 
+/**
+ * How a use case names one session: by the SessionToken the merchant's server keeps, or by its id
+ * (`iframeCapturePayID`), which events carry (docs/spec-decisions.md, "Capture widget sessions", Tokens).
+ */
+export type CaptureSessionKey = { sessionToken: string } | { sessionId: number };
+
+/**
+ * What a session is for, as events tell it (docs/webhooks.md, "Capture sessions"): keeping a card, paying its
+ * invoice, buying prepaid credit (its invoice is a top-up's), or a charge that names no invoice.
+ */
+export type SessionPurposeKind = 'save_card' | 'pay_invoice' | 'buy_credit' | 'charge';
+
 /** A session as a submit's claim holds it: `claimId` is the claim's identity. */
 export type ClaimedCaptureSession = CaptureSessionRecord & { claimId: string };
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { linkOrigin } from '../../http/origin.ts';
+import { ValidationError } from '../../errors.ts';
 import { NoContent } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { completeCaptureSession, createCaptureSession, getCaptureSession } from './captureSession.service.ts';
@@ -59,16 +60,26 @@ export function registerWidgetsRoutes(app: App, options: WidgetsRoutesOptions = 
         tags,
         description:
           'Links what the session captured to the customer: the card becomes a payment method, a sale a payment ' +
-          '(allocated to invoiceID when the session names one). The same customer again is a 204; another customer, ' +
+          '(allocated to invoiceID when the session names one). The session is named by its SessionToken or, as ' +
+          'events carry it, its iframeCapturePayID: one of the two. The same customer again is a 204; another customer, ' +
           'or a session that captured nothing, a 409; a day after Expires, a 410.',
         body: CompleteCaptureSessionBody,
         response: NoContent,
       },
     },
     async (request, reply) => {
+      const { customerID, SessionToken, iframeCapturePayID } = request.body;
+      // One of the two names the session: the token create answered, or the id events carry.
+      if ((SessionToken === undefined) === (iframeCapturePayID === undefined)) {
+        const message = 'send exactly one of SessionToken and iframeCapturePayID';
+        throw new ValidationError([
+          { field: 'SessionToken', message },
+          { field: 'iframeCapturePayID', message },
+        ]);
+      }
       await completeCaptureSession(request.ctx, {
-        customerId: request.body.customerID,
-        sessionToken: request.body.SessionToken,
+        customerId: customerID,
+        ...(SessionToken !== undefined ? { sessionToken: SessionToken } : { sessionId: iframeCapturePayID! }),
       });
       return reply.code(204).send(null);
     },

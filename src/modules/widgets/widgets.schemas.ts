@@ -53,7 +53,13 @@ export type CreateCaptureSessionBody = Static<typeof CreateCaptureSessionBody>;
 
 export const CompleteCaptureSessionBody = Type.Object({
   customerID: Id({ description: 'The customer the captured card (and a sale) belongs to' }),
-  SessionToken: SessionToken(),
+  SessionToken: Type.Optional(SessionToken()),
+  iframeCapturePayID: Type.Optional(
+    Id({
+      description:
+        'Beyond the spec: the session by its id, as the capture_session.* events carry it, in place of SessionToken (one of the two; your API key is what authorises the call)',
+    }),
+  ),
 });
 export type CompleteCaptureSessionBody = Static<typeof CompleteCaptureSessionBody>;
 
@@ -92,5 +98,12 @@ export const CaptureSessionOut = Type.Object({
   customerID: NullableId(),
   invoiceID: NullableId(),
   paymentID: NullableId(),
+  Purpose: StringEnum(['save_card', 'pay_invoice', 'buy_credit', 'charge'] as const, {
+    description:
+      'Beyond the spec: what the session is for: save_card (VaultOnly), pay_invoice (a sale of invoiceID), buy_credit (a sale of a top-up invoice: prepaid credit), charge (a sale naming no invoice)',
+  }),
+  ProviderReference: NullableText(
+    "Beyond the spec: the reference of the setup or sale started at the gateway's provider (Paystack's transaction reference, Stripe's intent id); null for the test gateway. No secret",
+  ),
 });
 export type CaptureSessionOut = Static<typeof CaptureSessionOut>;

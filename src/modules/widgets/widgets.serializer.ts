@@ -54,5 +54,7 @@ export function toCaptureSessionDto(session: CaptureSession, serviceOrigin?: str
     customerID: session.customerId,
     invoiceID: session.invoiceId,
     paymentID: session.paymentId,
+    Purpose: session.purpose,
+    ProviderReference: session.providerRef,
   };
 }
