@@ -83,7 +83,9 @@ describe('billing account create', () => {
   it('prints the id and the key in words without --json', async () => {
     const result = await runCli(['account', 'create', '--name', 'Acme'], db.env);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^Account \d+ created\.\nAPI key \(shown once\): bk_\S+\n$/);
+    expect(result.stdout).toMatch(
+      /^Account (\d+) created\.\nAPI key \(shown once\): bk_\S+\nIt is a live account: its built-in test gateway moves no money and stays disabled\. Add a live gateway before it bills \(billing gateway add --account \1 --type …; docs\/going-live\.md\)\.\n$/,
+    );
   });
 });
 
