@@ -42,6 +42,18 @@ function priceCents(calls: number): number {
   return first * 10 + second * 5 + third * 2;
 }
 
+/** The final invoice's usage line: the units billed at each rate once more than one applies (docs/usage.md). */
+function usageLine(calls: number): string {
+  const parts = [
+    [Math.min(calls, 1000), '0.10'],
+    [Math.min(Math.max(calls - 1000, 0), 4000), '0.05'],
+    [Math.max(calls - 5000, 0), '0.02'],
+  ] as const;
+  const billed = parts.filter(([count]) => count > 0);
+  const rates = billed.map(([count, rate]) => `${count.toLocaleString('en-US')} at ${rate}`).join('; ');
+  return `API calls: ${calls} calls${billed.length > 1 ? ` (${rates})` : ''}`;
+}
+
 /** A percentage (in hundredths of a per cent) of a line, rounded half up (coupons' discounts.ts). */
 const percentOfCents = (cents: number, hundredths: number) =>
   Math.floor((cents * hundredths + 5_000) / 10_000);
@@ -166,7 +178,7 @@ const lines = (invoice: any): [string, number][] =>
   invoice.Charges.map((c: any) => [c.Descrip, cents(c.AmountEx)]);
 const isProgressive = (invoice: any) => invoice.Charges.some((c: any) => c.Descrip.endsWith('(progressive)'));
 const isFinal = (invoice: any) =>
-  invoice.Charges.some((c: any) => /^API calls: -?\d+ calls$/.test(c.Descrip));
+  invoice.Charges.some((c: any) => /^API calls: -?\d+ calls( \(.+\))?$/.test(c.Descrip));
 const isDiscount = (descrip: string) => /^PROP: −[\d.]+ %$/.test(descrip);
 const DISCOUNT_LINE = expect.stringMatching(/^PROP: −[\d.]+ %$/);
 
@@ -287,7 +299,7 @@ async function runScenario(s: Scenario): Promise<void> {
   const net = PLAN_CENTS + usageCents - model.chargedCents - discountCents;
   expect(lines(final)).toEqual([
     [expect.stringMatching(/^Plan \d+$/), PLAN_CENTS],
-    [`API calls: ${quantity} calls`, usageCents],
+    [usageLine(quantity), usageCents],
     ...(model.chargedCents !== 0
       ? [['API calls: less usage invoiced progressively', -model.chargedCents]]
       : []),
