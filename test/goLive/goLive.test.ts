@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDeployment } from '../../src/cli/doctor.ts';
 import { systemClock } from '../../src/clock.ts';
 import { runBilling } from '../../src/billing/billRun.ts';
-import { addGateway } from '../../src/modules/gateways/index.ts';
+import { addGateway, setGatewayEnabled } from '../../src/modules/gateways/index.ts';
 import { ACCEPTED_PNGS, craftPng } from '../auth/logo.fixtures.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -232,6 +232,12 @@ describe('POST /v1/account/golive', () => {
 
   it('bills and collects through Paystack on the live account once a live Paystack gateway is added', async () => {
     const ctx = { ...(await accountContext(t, live.accountId, clock)), providerFetch: sim.fetch };
+    // Its built-in test gateway refuses, whatever this staging-like service allows (docs/gateways.md).
+    const [testGateway] = await ok(live, 'GET', '/v1/gateways');
+    expect(testGateway).toMatchObject({ GatewayType: 'test', isEnabled: false, isPrimary: false });
+    await expect(setGatewayEnabled(ctx, testGateway.gatewayID, true)).rejects.toMatchObject({
+      code: 'test_gateway_on_live_account',
+    });
     const gateway = await addGateway(ctx, {
       type: 'paystack',
       friendlyName: 'Paystack',
