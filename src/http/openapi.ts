@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.ts';
-import { EXAMPLES, TAG_EXAMPLES } from './openapi.examples.ts';
+import { EXAMPLES } from './openapi.examples.ts';
+import { TAG_EXAMPLES } from './openapi.tagExamples.ts';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './schemas.ts';
 
 const DESCRIPTION = `
