@@ -23,6 +23,16 @@ export type {
   WebhookRequest,
 } from './gatewayContract.ts';
 export { GatewayTimeoutError } from './gatewayContract.ts';
+/** Netcash's web services on the wire (SOAP 1.1), for the netcash driver and the tests' stand-in of Netcash. */
+export type { NiwsService } from './netcash/niwsClient.ts';
+export {
+  NIWS_NAMESPACE,
+  NIWS_SERVICES,
+  NiwsFaultError,
+  escapeXml,
+  niwsAction,
+  niwsClient,
+} from './netcash/niwsClient.ts';
 /**
  * For other modules:
  * - `getGateway(ctx, gatewayId)`: the account's gateway, or NotFound (404).
