@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import * as repo from './gateway.repository.ts';
 import type { DriverModule, GatewayDriver, GatewayTarget } from './gatewayContract.ts';
 import { GATEWAY_TYPES } from './gatewayTypes.ts';
-import { netcashSettingsProblems } from './netcashSettings.ts';
+import { netcashDriverModule } from './netcash/netcashDriver.ts';
 import { paystackDriverModule } from './paystack/paystackDriver.ts';
 import { stripeDriverModule } from './stripe/stripeDriver.ts';
 import { testGatewayDriver } from './testGateway.ts';
@@ -17,17 +17,12 @@ const DRIVERS: Readonly<Partial<Record<string, DriverModule>>> = {
   [GATEWAY_TYPES.test.type]: { create: testGatewayDriver },
   [GATEWAY_TYPES.stripe.type]: stripeDriverModule,
   [GATEWAY_TYPES.paystack.type]: paystackDriverModule,
-};
-
-/** The settings a type without a driver needs (its files carry them): a netcash gateway's keys. */
-const SETTINGS_WITHOUT_DRIVER: Readonly<Partial<Record<string, DriverModule['settingsProblems']>>> = {
-  [GATEWAY_TYPES.netcash.type]: netcashSettingsProblems,
+  [GATEWAY_TYPES.netcash.type]: netcashDriverModule,
 };
 
 /** The check of a type's settings when a gateway of it is added, if it has one. */
 export function settingsCheckOf(type: string): DriverModule['settingsProblems'] {
-  if (Object.hasOwn(DRIVERS, type)) return DRIVERS[type]?.settingsProblems;
-  return Object.hasOwn(SETTINGS_WITHOUT_DRIVER, type) ? SETTINGS_WITHOUT_DRIVER[type] : undefined;
+  return Object.hasOwn(DRIVERS, type) ? DRIVERS[type]?.settingsProblems : undefined;
 }
 
 /** Whether a gateway of the type has its settings checked by its provider before it is used. */

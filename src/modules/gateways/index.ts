@@ -129,4 +129,4 @@ export {
 } from './cards.ts';
 export type { FailureReason, RetryClass } from './failureReasons.ts';
 export { FAILURE_REASONS, retryClassOf } from './failureReasons.ts';
-export { isNetcashKey } from './netcashKey.ts';
+export { isNetcashKey } from './netcash/netcashKey.ts';

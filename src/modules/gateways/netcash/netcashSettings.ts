@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../errors.ts';
+import type { FieldProblem } from '../../../errors.ts';
 import { isNetcashKey } from './netcashKey.ts';
 
 /**

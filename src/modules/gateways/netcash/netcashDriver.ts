@@ -1,0 +1,18 @@
+import type { DriverDeps, DriverModule, GatewayDriver } from '../gatewayContract.ts';
+import { niwsClient } from './niwsClient.ts';
+import { netcashSettingsProblems } from './netcashSettings.ts';
+
+/**
+ * The netcash gateway's driver (docs/gateways/netcash.md): Netcash's web services reached through one NIWS client,
+ * each group of operations in a file of its own (batches uploaded and their load reports, account verification,
+ * DebiCheck mandates). The debit-order file itself is built by the batches module, as for a bankfile gateway.
+ */
+export const netcashDriverModule: DriverModule = {
+  create: netcashDriver,
+  settingsProblems: netcashSettingsProblems,
+};
+
+function netcashDriver(deps: DriverDeps): GatewayDriver {
+  niwsClient(deps.fetch);
+  return {};
+}
