@@ -246,11 +246,20 @@ function assertPayable(batch: BatchRecord, what: string): void {
   }
 }
 
+/** An entry about a line that does not match it (a Netcash unpaid of another amount): it changed nothing. */
+export interface MismatchedEntry {
+  /** The entry's 1-based line in the file. */
+  line: number;
+  paymentId: number;
+  reason: string;
+}
+
 export interface ReturnsOutcome {
   returned: number;
   settled: number;
   /** Entries that change nothing: accepted-but-not-settled statuses, notifications of change, lines failed already. */
   unchanged: number;
+  mismatched: MismatchedEntry[];
 }
 
 interface FileReport {
@@ -309,10 +318,23 @@ export async function uploadBatchReturns(
   const lines = new Map(
     (await repo.listLines(ctx.db, ctx.account.id, batch.id)).map((line) => [String(line.paymentId), line]),
   );
-  // A Netcash statement covers the whole Netcash account: only its entries about this batch's lines are read.
+  // A Netcash statement covers the whole Netcash account: only its entries about this batch's lines are read, and
+  // one that does not match its line's amount and sign is told, not applied (docs/gateways/netcash.md, "Statements").
+  const mismatched: MismatchedEntry[] = [];
   const reports =
     batch.rail === 'debit_order'
-      ? netcashStatementReports(document, new Set(lines.keys()))
+      ? netcashStatementReports(
+          document,
+          new Map([...lines].map(([ref, line]) => [ref, line.amountMinor])),
+        ).flatMap((report): FileReport[] => {
+          if (report.outcome !== 'mismatched') return [report];
+          mismatched.push({
+            line: report.entryLine,
+            paymentId: Number(report.lineRef),
+            reason: report.reason,
+          });
+          return [];
+        })
       : reportsOfDocument(batch, document);
   const unknown = reports.filter((report) => !lines.has(report.lineRef)).map((report) => report.lineRef);
   if (unknown.length > 0) {
@@ -342,7 +364,7 @@ export async function uploadBatchReturns(
     }
     await applyReport(ctx, batch, line, { outcome: report.outcome, code: report.code }, counts);
   }
-  return { ...counts, unchanged };
+  return { ...counts, unchanged, mismatched };
 }
 
 /**

@@ -176,7 +176,7 @@ async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: Batc
     return;
   }
   // One customer never holds up a batch (docs/gateways.md): a line that cannot be made leaves, the others go on.
-  const bad = await badLines(ctx, batch, rail, all, methods);
+  const bad = await badLines(ctx, batch, gateway, rail, all, methods);
   if (bad.size > 0) summary.linesLeft += await removeBadLines(ctx, batch, all, bad);
   const lines = all.filter((line) => line.state === 'pending' && !bad.has(line.paymentId));
   if (lines.length === 0) {

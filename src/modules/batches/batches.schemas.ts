@@ -140,6 +140,17 @@ export const ReturnsOut = Type.Object({
   Unchanged: Type.Integer({
     description: 'Entries that changed nothing (accepted statuses, notifications of change)',
   }),
+  Mismatched: Type.Array(
+    Type.Object({
+      Line: Type.Integer({ description: "The entry's line in the file" }),
+      paymentID: Type.Integer({ description: 'The line of the batch it names' }),
+      Reason: Type.String({ description: 'How it differs from the line' }),
+    }),
+    {
+      description:
+        "A Netcash statement's entries about a line whose amount or sign is not the line's: each changed nothing",
+    },
+  ),
 });
 
 export const BatchOut = Type.Object(
