@@ -12,12 +12,7 @@ import { parseNachaReturns } from './bankFiles/nachaReturns.ts';
 import { achReason, saEftReason, sepaReason } from '../collections/index.ts';
 import type { ReasonMapping, ReturnReason } from '../collections/index.ts';
 import { parsePain002 } from './bankFiles/sepaStatusReport.ts';
-import {
-  afterRetriesRanOut,
-  noticeCollectionFailed,
-  noticePaymentCollected,
-  noticeRetriesRanOut,
-} from '../collections/index.ts';
+import { afterRetriesRanOut, noticeCollectionFailed, noticeRetriesRanOut } from '../collections/index.ts';
 import type { UncollectedInvoice } from '../collections/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
@@ -29,6 +24,7 @@ import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { getBatchRecord } from './batch.service.ts';
+import { receiptOfSettledLine } from './batchReceipts.service.ts';
 import { collectedByDebitOrder } from './debitCollection.service.ts';
 import { netcashStatementReports } from './netcashBatchFile.ts';
 
@@ -168,11 +164,11 @@ export async function applyUnpaid(
 }
 
 /**
- * A settled debit: the invoices it paid in full have no next try, and the customer gets a receipt (docs/gateways.md,
- * "Returns presented again"). Its own transaction after the settlement's: a crash between the two loses the receipt,
- * never the money.
+ * A settled debit: the invoices it paid in full have no next try, and the customer gets a receipt once the rail's
+ * return window has passed (docs/gateways.md, "Receipts after the return window"). Its own transaction after the
+ * settlement's: a crash between the two loses the receipt, never the money.
  */
-async function afterSettled(ctx: ServiceContext, line: BatchLine): Promise<void> {
+async function afterSettled(ctx: ServiceContext, batch: BatchRecord, line: BatchLine): Promise<void> {
   const payment = (await paymentsByIds(ctx, [line.paymentId])).get(line.paymentId);
   await withLockedCustomer(ctx, line.customerId, async (tctx) => {
     for (const allocation of payment?.allocations ?? []) {
@@ -184,7 +180,7 @@ async function afterSettled(ctx: ServiceContext, line: BatchLine): Promise<void>
       await setCollectionSchedule(tctx, allocation.targetId, { addTry: false, nextTryDate: null });
       await emitEvent(tctx, 'invoice.updated', ref, { before });
     }
-    await noticePaymentCollected(tctx, line.paymentId);
+    await receiptOfSettledLine(tctx, batch, line.paymentId);
   });
   ctx.mailQueued();
 }
@@ -216,7 +212,7 @@ export async function applyReport(
     if (error instanceof ConflictError && ANSWERED_MEANWHILE.has(error.code)) return;
     throw error;
   }
-  if (report.outcome === 'paid') await afterSettled(ctx, line);
+  if (report.outcome === 'paid') await afterSettled(ctx, batch, line);
   if (report.outcome === 'paid') counts.settled += 1;
   else counts.returned += 1;
 }
