@@ -136,7 +136,9 @@ export const ReturnsUpload = {
 
 export const ReturnsOut = Type.Object({
   Returned: Type.Integer({ description: 'Lines failed by the file' }),
-  Settled: Type.Integer({ description: 'Lines settled by the file (pain.002 ACSC)' }),
+  Settled: Type.Integer({
+    description: "Lines settled by the file (pain.002 ACSC, a Netcash statement's collection)",
+  }),
   Unchanged: Type.Integer({
     description: 'Entries that changed nothing (accepted statuses, notifications of change)',
   }),
