@@ -404,6 +404,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   Returned: 1,
   Settled: 0,
   Unchanged: 0,
+  Mismatched: [],
 
   // Test clock
   To: '2026-04-05',

@@ -165,6 +165,7 @@ export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   'Batches.State': 'open',
   'Batches.Amount': 30,
   'Batches.CurrencyCode': 'ZAR',
+  'Batches.Reason': 'an unpaid (DRU) of -R0.01 does not match the debit of R30.00: it must be -R30.00',
   'Capture widget.AppId': 2,
   'Capture widget.AccountID': 7,
   'Capture widget.iframeCapturePayID': 88,

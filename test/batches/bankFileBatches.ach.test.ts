@@ -113,7 +113,7 @@ describe('an ACH batch of a bankfile gateway', () => {
       ]),
     );
     expect(report.status, report.text).toBe(200);
-    expect(report.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0 });
+    expect(report.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0, Mismatched: [] });
     expect(await paymentOf(account, returned.paymentId)).toMatchObject({
       Status: 'Failed',
       FailureReason: 'invalid_account',
@@ -133,7 +133,7 @@ describe('an ACH batch of a bankfile gateway', () => {
       token,
       nachaReturnFile(first.text, [{ paymentId: returned.paymentId, code: 'R03' }]),
     );
-    expect(again.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 1 });
+    expect(again.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 1, Mismatched: [] });
 
     // ACH's two-banking-day window passes: the other line is paid, the batch processed.
     await advanceTo(account, plusDays(returnWindowEnd('ach', actionDate), 1));

@@ -180,7 +180,7 @@ describe('a SEPA batch of a bankfile gateway', () => {
       ]),
     );
     expect(report.status, report.text).toBe(200);
-    expect(report.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0 });
+    expect(report.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0, Mismatched: [] });
 
     // AM04, insufficient funds: the payment failed, the invoice owes the 100.00 again and, the first of SEPA's
     // two presentations used, is presented again 14 days after the reject.
@@ -223,7 +223,7 @@ describe('a SEPA batch of a bankfile gateway', () => {
         { endToEndId: String(accepted.paymentId), status: 'ACSC' },
       ]),
     );
-    expect(repeated.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 2 });
+    expect(repeated.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 2, Mismatched: [] });
     // A NACHA return file is no answer to a SEPA batch.
     const wrongRail = await uploadReturns(account, token, `101${' '.repeat(91)}\n`);
     expect(wrongRail.status, wrongRail.text).toBe(422);

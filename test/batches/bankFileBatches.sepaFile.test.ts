@@ -99,6 +99,7 @@ describe('a pain.002 for a batch that is only submitted', () => {
       Returned: 1,
       Settled: 0,
       Unchanged: 0,
+      Mismatched: [],
     });
     expect((await paymentOf(account, rejected.paymentId)).Status).toBe('Failed');
 
@@ -109,6 +110,7 @@ describe('a pain.002 for a batch that is only submitted', () => {
       Returned: 0,
       Settled: 1,
       Unchanged: 1,
+      Mismatched: [],
     });
     expect((await paymentOf(account, settling.paymentId)).Status).toBe('Allocated');
   });
@@ -142,7 +144,7 @@ describe('an uploaded pain.002 the parser cannot read', () => {
     // The same report without them is read.
     const read = await uploadReturns(setup.account, token, report);
     expect(read.status, read.text).toBe(200);
-    expect(read.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0 });
+    expect(read.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0, Mismatched: [] });
   });
 });
 

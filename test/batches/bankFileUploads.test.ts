@@ -73,7 +73,7 @@ describe("the bank's returns sent as the file itself", () => {
       headers: { 'content-type': 'application/xml; charset=utf-8' },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0 });
+    expect(res.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0, Mismatched: [] });
     expect(await paymentStatus(account, rejected.paymentId)).toBe('Failed');
     expect(await paymentStatus(account, settled.paymentId)).toBe('Allocated');
 
@@ -82,7 +82,7 @@ describe("the bank's returns sent as the file itself", () => {
       headers: { 'content-type': 'text/xml' },
     });
     expect(again.status, again.text).toBe(200);
-    expect(again.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 2 });
+    expect(again.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 2, Mismatched: [] });
   });
 
   it('takes a NACHA return file as text/plain', async () => {
@@ -93,7 +93,7 @@ describe("the bank's returns sent as the file itself", () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0 });
+    expect(res.body).toEqual({ Returned: 1, Settled: 0, Unchanged: 0, Mismatched: [] });
     expect(await paymentStatus(account, returned.paymentId)).toBe('Failed');
     expect(await paymentStatus(account, kept.paymentId)).toBe('Pending');
   });

@@ -19,7 +19,7 @@ import {
   uploadReturns,
 } from './bankFileFixtures.ts';
 import type { DebtorLine, GatewayRef } from './bankFileFixtures.ts';
-import { advanceTo, debitAccount } from './fixtures.ts';
+import { advanceTo, debitAccount, plusDays } from './fixtures.ts';
 import type { DebitSetup } from './fixtures.ts';
 
 // SA debit orders through Netcash (docs/gateways/netcash.md): a netcash gateway's ZAR batch built into Netcash's NIF
@@ -174,7 +174,7 @@ describe('a netcash gateway', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(report.status, report.text).toBe(200);
-    expect(report.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0 });
+    expect(report.body).toEqual({ Returned: 1, Settled: 1, Unchanged: 0, Mismatched: [] });
 
     expect((await paymentOf(account, paid.paymentId)).Status).toBe('Allocated');
     expect((await invoiceOf(account, paid.invoiceId)).Status).toBe('Paid');
@@ -189,7 +189,7 @@ describe('a netcash gateway', () => {
 
     // The same statement again changes nothing.
     const again = await uploadReturns(account, token, statement);
-    expect(again.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 2 });
+    expect(again.body).toEqual({ Returned: 0, Settled: 0, Unchanged: 2, Mismatched: [] });
 
     // A file that is not a statement is refused, naming document.
     expectProblem(await uploadReturns(account, token, '<Document/>'), 422, 'bank_file_unreadable');
@@ -215,5 +215,64 @@ describe('a netcash gateway', () => {
     const file = await download(setup.account, token);
     expect(file.text.split('\r\n')[2]!.split('\t')[5]).toBe('3');
     expect((await fileOf(setup.account, 'not-a-token')).status).toBe(404);
+  });
+
+  it('writes an accented holder in ASCII and keeps the name as typed; a holder it cannot write leaves alone', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const { account } = setup;
+    await ok(account, 'PUT', '/v1/account', { StaffEmail: 'staff@northwind.example' });
+    const gateway = await addNetcashGateway(setup, { serviceKey: SERVICE_KEY });
+    const token = await openBatch(setup, gateway.gatewayToken, 'ZAR');
+    // Zoë Müller as the customer typed her name; 王伟 has nothing the file's ASCII can carry.
+    const [zoe, thandi, wei] = (await debtorLines(setup, gateway.gatewayId, token, 'ZAR', [
+      { details: saAccount('Zoë Müller', 'Current', '62001234567', '250655'), amount: 100 },
+      { details: saAccount('Thandi Nkosi', 'Savings', '1234567890', '051001'), amount: 349.5 },
+      { details: saAccount('王伟', 'Current', '4071234567', '632005'), amount: 80 },
+    ])) as [DebtorLine, DebtorLine, DebtorLine];
+
+    await submitAndBuild(setup, token, 'debit_order');
+    // The batch is built without the third line: the others go (docs/gateways.md, "One customer never holds up a
+    // batch").
+    const built = await batchOf(account, token);
+    expect(built).toMatchObject({ State: 'submitted', BuildError: null, NumberOfPayments: 2 });
+    const names = (await download(account, token)).text
+      .split('\r\n')
+      .filter((line) => line.startsWith('T\t'))
+      .map((line) => line.split('\t').slice(1, 5));
+    const pm = (line: DebtorLine) => `PM${String(line.customer.paymentMethodId).padStart(6, '0')}`;
+    expect(names).toEqual([
+      [pm(zoe), 'Zoe Muller', '1', 'Zoe Muller'],
+      [pm(thandi), 'Thandi Nkosi', '1', 'Thandi Nkosi'],
+    ]);
+    // Our records keep the name as typed.
+    const method = await ok(account, 'GET', `/v1/paymentmethods/${zoe.customer.paymentMethodId}`);
+    expect(JSON.stringify(method)).toContain('Zoë Müller');
+
+    // The third left with its reason: its payment deleted, its invoice owing again and saying why, the staff told.
+    expect((await account.request('GET', `/v1/payments/${wei.paymentId}`)).status).toBe(404);
+    const problem =
+      `bank account ${wei.customer.paymentMethodId} cannot be written in Netcash's file: AccountHolder must have ` +
+      'a letter or digit that can be written in ASCII (accents are dropped)';
+    expect(await invoiceOf(account, wei.invoiceId)).toMatchObject({
+      Balance: 80,
+      NumTries: 0,
+      NextTryDate: null,
+      CollectionProblem: problem,
+    });
+    const staff = await t.service.storage.db
+      .selectFrom('mail_outbox')
+      .select('subject')
+      .where('account_id', '=', account.accountId)
+      .where('subject', 'like', `Batch ${token}: % left out`)
+      .execute();
+    expect(staff).toEqual([{ subject: `Batch ${token}: 1 debit order(s) left out` }]);
+
+    // The next run does not plan it again: the bank account still cannot go in the file, in the same words.
+    await advanceTo(account, plusDays(setup.today, 2));
+    expect(await invoiceOf(account, wei.invoiceId)).toMatchObject({
+      NextTryDate: null,
+      CollectionProblem: problem,
+    });
+    expect(((await ok(account, 'GET', '/v1/batches')) as unknown[]).length).toBe(1);
   });
 });

@@ -218,7 +218,7 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'invoice.collection_blocked':
     'A due invoice cannot be collected: the payment settings of a customer it follows cannot collect it (no usable payment method, or a gateway that cannot take it; the customer is e-mailed once), or the card, bank account, mandate or gateway it is to be collected with cannot be used (the account’s staff are e-mailed once). `CollectionProblem` says why (docs/gateways.md, “When the settings cannot collect”, “No due debit without a plan or a problem”).',
   'invoice.payment_succeeded':
-    'A collected payment (a card charge once taken, a portal or widget payment, a debit order once settled) paid some of an invoice; the customer is sent a receipt when the account sends them (docs/gateways.md, "The collection loop").',
+    'A collected payment (a card charge once taken, a portal or widget payment, a debit order once settled and its return window passed) paid some of an invoice; the customer is sent a receipt when the account sends them (docs/gateways.md, "The collection loop").',
   'invoice.payment_action_required':
     'A charge of an invoice needs the customer to confirm it with their bank (3-D Secure): nothing retries it, and the customer is e-mailed a link to confirm it (docs/gateways.md, "The collection loop").',
   'invoice.payment_reminder':

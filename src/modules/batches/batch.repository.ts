@@ -206,6 +206,45 @@ export async function listLines(db: Db, accountId: number, batchId: number): Pro
   return rows.map(batchLineFromRow);
 }
 
+/** The day a settled line's receipt goes (once its return window passed), or null: no receipt waits for it. */
+export async function setReceiptDueOn(
+  db: Db,
+  accountId: number,
+  paymentId: number,
+  on: string | null,
+): Promise<void> {
+  await db
+    .updateTable('batch_lines')
+    .set({ receipt_due_on: on })
+    .where('account_id', '=', accountId)
+    .where('payment_id', '=', paymentId)
+    .execute();
+}
+
+/** Lines whose receipt is due on or before `on`, in payment order. */
+export async function listLinesWithReceiptDue(db: Db, accountId: number, on: string): Promise<BatchLine[]> {
+  const rows = await linesQuery(db, accountId)
+    .where('batch_lines.receipt_due_on', '<=', on)
+    .orderBy('batch_lines.payment_id')
+    .execute();
+  return rows.map(batchLineFromRow);
+}
+
+/**
+ * Takes the line's waiting receipt: true for the one caller that cleared it (two runs at once send it once), in the
+ * caller's transaction with the receipt itself.
+ */
+export async function claimReceipt(db: Db, accountId: number, paymentId: number): Promise<boolean> {
+  const result = await db
+    .updateTable('batch_lines')
+    .set({ receipt_due_on: null })
+    .where('account_id', '=', accountId)
+    .where('payment_id', '=', paymentId)
+    .where('receipt_due_on', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** An open automatic batch to bundle into: same gateway, currency, rail and action date, with room left. */
 export async function findOpenAutoBatch(
   db: Db,

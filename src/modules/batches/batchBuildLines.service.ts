@@ -10,11 +10,13 @@ import {
   getPayment,
   withLockedCustomer,
 } from '../ledger/index.ts';
+import type { Gateway } from '../gateways/index.ts';
 import type { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { mandateProblems } from './batchMandates.service.ts';
 import { markLineProblem } from './batchPlan.service.ts';
+import { netcashLineProblem } from './netcashBatchFile.ts';
 
 /**
  * One customer never holds up a batch (docs/gateways.md, "One customer never holds up a batch"): at the build, a line
@@ -33,6 +35,7 @@ type Methods = Awaited<ReturnType<typeof openedPaymentMethodsByIds>>;
 function bankAccountProblem(
   line: BatchLine,
   batch: BatchRecord,
+  gateway: Gateway,
   rail: Rail,
   methods: Methods,
 ): string | undefined {
@@ -46,17 +49,20 @@ function bankAccountProblem(
   if (!method.isValid) {
     return `bank account ${method.id} is not valid (POST /v1/ValidateBankAccount it first)`;
   }
+  // A debit Netcash's file cannot carry (a holder name with nothing to write in ASCII) leaves, not the whole file.
+  if (gateway.type === 'netcash') return netcashLineProblem(line, method);
   return undefined;
 }
 
 /**
- * The lines of the batch that cannot be made, each with its reason: the bank account first, then the eMandate
- * (docs/design/mandates.md, "Checks at build time"). A line no longer pending is not among them: nothing is
+ * The lines of the batch that cannot be made, each with its reason: the bank account first (for a netcash gateway,
+ * also whether the file can carry it), then the eMandate (docs/design/mandates.md, "Checks at build time"). A line no longer pending is not among them: nothing is
  * collected for it (badLines' caller leaves it out of the file).
  */
 export async function badLines(
   ctx: ServiceContext,
   batch: BatchRecord,
+  gateway: Gateway,
   rail: Rail,
   lines: readonly BatchLine[],
   methods: Methods,
@@ -64,7 +70,7 @@ export async function badLines(
   const bad = new Map<number, LeavingReason>();
   const pending = lines.filter((line) => line.state === 'pending');
   for (const line of pending) {
-    const reason = bankAccountProblem(line, batch, rail, methods);
+    const reason = bankAccountProblem(line, batch, gateway, rail, methods);
     if (reason) bad.set(line.paymentId, { code: 'bank_account_not_usable', reason });
   }
   // Both told when both fail: a cancelled mandate also makes its bank account not valid.

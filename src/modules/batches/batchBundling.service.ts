@@ -12,6 +12,7 @@ import type { DebitProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { emitEvent } from '../events/index.ts';
 import { collectsBatches, gatewayAccepts, getGateway, isGatewayUsable } from '../gateways/index.ts';
+import type { Gateway } from '../gateways/index.ts';
 import { findInvoiceDue, listInvoicesDue, setCollectionProblem } from '../invoicing/index.ts';
 import { applyCreditFirst, reportBlockedCollection } from '../collections/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
@@ -22,6 +23,7 @@ import { batchRef } from './batch.service.ts';
 import { recordLine } from './batchLine.service.ts';
 import { mandateRefusal } from './batchMandates.service.ts';
 import { planActionDate, reportLineProblem, showPlannedDate, wantedDate } from './batchPlan.service.ts';
+import { netcashHolderProblem } from './netcashBatchFile.ts';
 
 /**
  * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail and action date, at most
@@ -64,7 +66,8 @@ async function collectorOf(
   if (paymentMethodId === null) {
     return { problem: 'no bank account is set to debit', code: 'bank_account_not_usable' };
   }
-  const gatewayProblem = await debitGatewayProblem(ctx, gatewayId);
+  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
+  const gatewayProblem = debitGatewayProblem(gateway, gatewayId);
   if (gatewayProblem !== undefined) return { problem: gatewayProblem, code: 'gateway_not_usable' };
   const method = (await unopenedPaymentMethodsByIds(ctx, [paymentMethodId])).get(paymentMethodId);
   const rail = method?.bankAccount?.debitMethod;
@@ -81,12 +84,14 @@ async function collectorOf(
   if (!method.isValid) {
     return { problem: `bank account ${paymentMethodId} is not valid`, code: 'bank_account_not_usable' };
   }
+  // A holder Netcash's file cannot carry would leave every batch it joined: told here, once, in the build's words.
+  const unwritable = gateway!.type === 'netcash' ? netcashHolderProblem(method) : undefined;
+  if (unwritable !== undefined) return { problem: unwritable, code: 'bank_account_not_usable' };
   return { gatewayId, paymentMethodId, rail };
 }
 
 /** Why the gateway cannot collect debit orders now, or undefined when it can. */
-async function debitGatewayProblem(ctx: ServiceContext, gatewayId: number): Promise<string | undefined> {
-  const gateway = await getGateway(ctx, gatewayId).catch(() => undefined);
+function debitGatewayProblem(gateway: Gateway | undefined, gatewayId: number): string | undefined {
   if (!gateway || !isGatewayUsable(gateway)) return `gateway ${gatewayId} is disabled or retired`;
   if (!gatewayAccepts(gateway, 'bank_account') || !collectsBatches(gateway)) {
     return `gateway ${gatewayId} does not collect debit orders`;

@@ -12,12 +12,7 @@ import { parseNachaReturns } from './bankFiles/nachaReturns.ts';
 import { achReason, saEftReason, sepaReason } from '../collections/index.ts';
 import type { ReasonMapping, ReturnReason } from '../collections/index.ts';
 import { parsePain002 } from './bankFiles/sepaStatusReport.ts';
-import {
-  afterRetriesRanOut,
-  noticeCollectionFailed,
-  noticePaymentCollected,
-  noticeRetriesRanOut,
-} from '../collections/index.ts';
+import { afterRetriesRanOut, noticeCollectionFailed, noticeRetriesRanOut } from '../collections/index.ts';
 import type { UncollectedInvoice } from '../collections/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
@@ -29,6 +24,7 @@ import { invalidatePaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { getBatchRecord } from './batch.service.ts';
+import { receiptOfSettledLine } from './batchReceipts.service.ts';
 import { collectedByDebitOrder } from './debitCollection.service.ts';
 import { netcashStatementReports } from './netcashBatchFile.ts';
 
@@ -168,11 +164,11 @@ export async function applyUnpaid(
 }
 
 /**
- * A settled debit: the invoices it paid in full have no next try, and the customer gets a receipt (docs/gateways.md,
- * "Returns presented again"). Its own transaction after the settlement's: a crash between the two loses the receipt,
- * never the money.
+ * A settled debit: the invoices it paid in full have no next try, and the customer gets a receipt once the rail's
+ * return window has passed (docs/gateways.md, "Receipts after the return window"). Its own transaction after the
+ * settlement's: a crash between the two loses the receipt, never the money.
  */
-async function afterSettled(ctx: ServiceContext, line: BatchLine): Promise<void> {
+async function afterSettled(ctx: ServiceContext, batch: BatchRecord, line: BatchLine): Promise<void> {
   const payment = (await paymentsByIds(ctx, [line.paymentId])).get(line.paymentId);
   await withLockedCustomer(ctx, line.customerId, async (tctx) => {
     for (const allocation of payment?.allocations ?? []) {
@@ -184,7 +180,7 @@ async function afterSettled(ctx: ServiceContext, line: BatchLine): Promise<void>
       await setCollectionSchedule(tctx, allocation.targetId, { addTry: false, nextTryDate: null });
       await emitEvent(tctx, 'invoice.updated', ref, { before });
     }
-    await noticePaymentCollected(tctx, line.paymentId);
+    await receiptOfSettledLine(tctx, batch, line.paymentId);
   });
   ctx.mailQueued();
 }
@@ -216,7 +212,7 @@ export async function applyReport(
     if (error instanceof ConflictError && ANSWERED_MEANWHILE.has(error.code)) return;
     throw error;
   }
-  if (report.outcome === 'paid') await afterSettled(ctx, line);
+  if (report.outcome === 'paid') await afterSettled(ctx, batch, line);
   if (report.outcome === 'paid') counts.settled += 1;
   else counts.returned += 1;
 }
@@ -246,11 +242,20 @@ function assertPayable(batch: BatchRecord, what: string): void {
   }
 }
 
+/** An entry about a line that does not match it (a Netcash unpaid of another amount): it changed nothing. */
+export interface MismatchedEntry {
+  /** The entry's 1-based line in the file. */
+  line: number;
+  paymentId: number;
+  reason: string;
+}
+
 export interface ReturnsOutcome {
   returned: number;
   settled: number;
   /** Entries that change nothing: accepted-but-not-settled statuses, notifications of change, lines failed already. */
   unchanged: number;
+  mismatched: MismatchedEntry[];
 }
 
 interface FileReport {
@@ -309,10 +314,23 @@ export async function uploadBatchReturns(
   const lines = new Map(
     (await repo.listLines(ctx.db, ctx.account.id, batch.id)).map((line) => [String(line.paymentId), line]),
   );
-  // A Netcash statement covers the whole Netcash account: only its entries about this batch's lines are read.
+  // A Netcash statement covers the whole Netcash account: only its entries about this batch's lines are read, and
+  // one that does not match its line's amount and sign is told, not applied (docs/gateways/netcash.md, "Statements").
+  const mismatched: MismatchedEntry[] = [];
   const reports =
     batch.rail === 'debit_order'
-      ? netcashStatementReports(document, new Set(lines.keys()))
+      ? netcashStatementReports(
+          document,
+          new Map([...lines].map(([ref, line]) => [ref, line.amountMinor])),
+        ).flatMap((report): FileReport[] => {
+          if (report.outcome !== 'mismatched') return [report];
+          mismatched.push({
+            line: report.entryLine,
+            paymentId: Number(report.lineRef),
+            reason: report.reason,
+          });
+          return [];
+        })
       : reportsOfDocument(batch, document);
   const unknown = reports.filter((report) => !lines.has(report.lineRef)).map((report) => report.lineRef);
   if (unknown.length > 0) {
@@ -342,7 +360,7 @@ export async function uploadBatchReturns(
     }
     await applyReport(ctx, batch, line, { outcome: report.outcome, code: report.code }, counts);
   }
-  return { ...counts, unchanged };
+  return { ...counts, unchanged, mismatched };
 }
 
 /**

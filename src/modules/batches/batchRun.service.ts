@@ -29,6 +29,7 @@ import { badLines, leavingText, removeBadLines } from './batchBuildLines.service
 import { bundleDueDebitOrders } from './batchBundling.service.ts';
 import { submitDueBatches } from './batchSubmission.service.ts';
 import { applyReport } from './batchReturns.service.ts';
+import { sendDueReceipts } from './batchReceipts.service.ts';
 
 /**
  * What the collection run does with batches, for each account (src/billing/billRun.ts), in this order:
@@ -42,7 +43,8 @@ import { applyReport } from './batchReturns.service.ts';
  *    its line, batchReturns.service.ts), lines nobody returned within the rail's window settled, and `processed`
  *    once every line is final;
  * 4. asks for late reversals on processed batches within the rail's late window;
- * 5. fails the lines a cancel cut short left pending.
+ * 5. sends the receipts of debits settled before their return window, once it has passed (batchReceipts.service.ts);
+ * 6. fails the lines a cancel cut short left pending.
  * Each batch is its own unit: one that fails is logged and tried again by the next run.
  */
 
@@ -59,6 +61,8 @@ export interface BatchRunSummary {
   settled: number;
   returned: number;
   processed: number;
+  /** Receipts of debits settled before their return window passed, sent once it had (batchReceipts.service.ts). */
+  receipted: number;
 }
 
 export const emptyBatchRunSummary = (): BatchRunSummary => ({
@@ -70,6 +74,7 @@ export const emptyBatchRunSummary = (): BatchRunSummary => ({
   settled: 0,
   returned: 0,
   processed: 0,
+  receipted: 0,
 });
 
 async function eachBatch(
@@ -103,6 +108,7 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
   await eachBatch(ctx, await repo.listProcessedSince(ctx.db, accountId, since), (batch) =>
     readReports(ctx, batch, summary),
   );
+  summary.receipted = await sendDueReceipts(ctx);
   for (const batchId of await repo.listCancelledWithPendingLines(ctx.db, accountId)) {
     try {
       await failLinesOfCancelledBatch(ctx, batchId);
@@ -176,7 +182,7 @@ async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: Batc
     return;
   }
   // One customer never holds up a batch (docs/gateways.md): a line that cannot be made leaves, the others go on.
-  const bad = await badLines(ctx, batch, rail, all, methods);
+  const bad = await badLines(ctx, batch, gateway, rail, all, methods);
   if (bad.size > 0) summary.linesLeft += await removeBadLines(ctx, batch, all, bad);
   const lines = all.filter((line) => line.state === 'pending' && !bad.has(line.paymentId));
   if (lines.length === 0) {

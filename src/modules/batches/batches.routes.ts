@@ -305,8 +305,10 @@ export function registerBatchesRoutes(app: App): void {
           tags,
           description:
             'Beyond the spec, for batches of a bankfile gateway: a pain.002 status report (RJCT fails a line with ' +
-            'its reason code, ACSC settles it once the batch is processing) or a NACHA return file. Every entry ' +
-            'must be a line of the batch. Send the file as it came from the bank, with Content-Type ' +
+            'its reason code, ACSC settles it once the batch is processing) or a NACHA return file; for a netcash ' +
+            "gateway's batch, Netcash's statement (an entry whose amount or sign is not its line's is listed in " +
+            'Mismatched and changes nothing). Every entry must be a line of the batch. A file that cannot be read ' +
+            'is refused whole (422 naming document and the line). Send the file as it came from the bank, with Content-Type ' +
             'application/xml (or text/xml) for a pain.002 and text/plain for a NACHA file, or wrapped in JSON as ' +
             '{"document": "..."}; what is in it decides how it is read. The body limit is the same either way.',
           params: BatchTokenParams,
@@ -318,7 +320,16 @@ export function registerBatchesRoutes(app: App): void {
         const upload = request.body as ReturnsBody | string;
         const document = typeof upload === 'string' ? upload : upload.document;
         const outcome = await uploadBatchReturns(request.ctx, request.params.BatchToken, document);
-        return { Returned: outcome.returned, Settled: outcome.settled, Unchanged: outcome.unchanged };
+        return {
+          Returned: outcome.returned,
+          Settled: outcome.settled,
+          Unchanged: outcome.unchanged,
+          Mismatched: outcome.mismatched.map((entry) => ({
+            Line: entry.line,
+            paymentID: entry.paymentId,
+            Reason: entry.reason,
+          })),
+        };
       },
     );
   });

@@ -136,10 +136,23 @@ export const ReturnsUpload = {
 
 export const ReturnsOut = Type.Object({
   Returned: Type.Integer({ description: 'Lines failed by the file' }),
-  Settled: Type.Integer({ description: 'Lines settled by the file (pain.002 ACSC)' }),
+  Settled: Type.Integer({
+    description: "Lines settled by the file (pain.002 ACSC, a Netcash statement's collection)",
+  }),
   Unchanged: Type.Integer({
     description: 'Entries that changed nothing (accepted statuses, notifications of change)',
   }),
+  Mismatched: Type.Array(
+    Type.Object({
+      Line: Type.Integer({ description: "The entry's line in the file" }),
+      paymentID: Type.Integer({ description: 'The line of the batch it names' }),
+      Reason: Type.String({ description: 'How it differs from the line' }),
+    }),
+    {
+      description:
+        "A Netcash statement's entries about a line whose amount or sign is not the line's: each changed nothing",
+    },
+  ),
 });
 
 export const BatchOut = Type.Object(

@@ -33,6 +33,8 @@ export interface BatchLinesTable {
   batch_id: number;
   invoice_id: number | null;
   created_at: Instant;
+  /** The day its receipt goes, once its rail's return window passed; null when none waits (batchReceipts.service.ts). */
+  receipt_due_on: PlainDateColumn | null;
 }
 
 /** The batches module's tables, as Kysely's Database type holds them. */

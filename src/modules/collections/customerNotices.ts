@@ -79,8 +79,9 @@ const letter = (subject: string, recipient: MailRecipient, blocks: MessageBlock[
 });
 
 /**
- * A receipt for a payment collected (a card charge, a debit order once settled, a portal or widget payment): what
- * was paid, from which method, on which day, and for each invoice it paid what was applied and what it still owes.
+ * A receipt for a payment collected (a card charge, a debit order once settled and its return window passed, a
+ * portal or widget payment): what was paid, from which method, on which day, and for each invoice it paid what was
+ * applied and what it still owes.
  * `invoice.payment_succeeded` is emitted for each invoice it paid. `method` names the method when the payment keeps
  * none (a widget sale of a card not kept).
  */

@@ -19,6 +19,11 @@ export class FieldProblems {
     this.problems.push({ field, message });
   }
 
+  /** What was found so far, in the order it was found. */
+  list(): readonly FieldProblem[] {
+    return this.problems;
+  }
+
   throwIfAny(): void {
     if (this.problems.length > 0) throw new ValidationError(this.problems, BANK_FILE_INPUT_INVALID);
   }
@@ -94,4 +99,18 @@ export function transliterateLatin(text: string): string {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(/[^\p{ASCII}]/gu, (char) => LETTERS[char] ?? char);
+}
+
+/**
+ * Free text in a file's character set, as banks and providers want it (docs/bank-files.md, "SEPA direct debit:
+ * `buildPain008`" and "Netcash debit order file: `buildNetcashDebitOrderFile`"): accented Latin letters as their base
+ * letters (transliterateLatin), a character outside the set as its close equivalent inside it or else as a space,
+ * runs of white space as one, the ends trimmed. `inSet` tests one character. Text left empty had nothing the set can
+ * carry (a name written only in another script): the caller refuses it.
+ */
+export function fitText(text: string, inSet: RegExp, equivalents: Readonly<Record<string, string>>): string {
+  return transliterateLatin(text)
+    .replace(/./gsu, (char) => (inSet.test(char) ? char : (equivalents[char] ?? ' ')))
+    .replace(/\s+/g, ' ')
+    .trim();
 }

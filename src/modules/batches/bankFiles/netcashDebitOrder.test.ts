@@ -1,6 +1,12 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../errors.ts';
-import { buildNetcashDebitOrderFile, NETCASH_DEFAULT_SOFTWARE_VENDOR_KEY } from './netcashDebitOrder.ts';
+import {
+  buildNetcashDebitOrderFile,
+  NETCASH_DEFAULT_SOFTWARE_VENDOR_KEY,
+  netcashLineProblems,
+  toNetcashText,
+} from './netcashDebitOrder.ts';
 import type { NetcashDebitOrderFile } from './netcashDebitOrder.ts';
 
 const SERVICE_KEY = 'c74e1f25-5499-4663-85fb-2a6b1c0fb9ef';
@@ -123,7 +129,7 @@ describe('buildNetcashDebitOrderFile', () => {
       actionDate: '2026-02-30',
       lines: [
         { ...FILE.lines[0]!, branchCode: '25065', amountMinor: 0 },
-        { ...FILE.lines[1]!, bankAccountName: 'Tab\there', accountReference: 'PM1', lineRef: '1001' },
+        { ...FILE.lines[1]!, bankAccountName: '東京', accountReference: 'PM1', lineRef: '1001' },
       ],
     });
     expect(error.code).toBe('bank_file_input_invalid');
@@ -153,5 +159,88 @@ describe('buildNetcashDebitOrderFile', () => {
       'lines[0].bankAccountNumber',
       'lines[0].amountMinor',
     ]);
+  });
+
+  it('writes accented names in ASCII as the SEPA builder does, keys as given', () => {
+    const file = buildNetcashDebitOrderFile({
+      ...FILE,
+      batchName: 'Bätch “März”',
+      lines: [{ ...FILE.lines[0]!, accountName: 'Zoë Müller', bankAccountName: 'Zoë  Müller\tß' }],
+    });
+    const [header, , t] = records(file);
+    expect(header![4]).toBe('Batch "Marz"');
+    expect(t).toEqual([
+      'T',
+      'PM000007',
+      'Zoe Muller',
+      '1',
+      'Zoe Muller ss',
+      '1',
+      '250655',
+      '62001234567',
+      '34950',
+      '1001',
+    ]);
+    // Every byte of the file is printable ASCII, tab or CRLF.
+    expect(file).toMatch(/^[\x20-\x7e\t\r\n]*$/);
+  });
+
+  it('refuses a name with nothing to write in ASCII, or too long once written, and a key that is not ASCII', () => {
+    const line = FILE.lines[0]!;
+    expect(netcashLineProblems({ ...line, bankAccountName: 'Дмитрий 東京' })).toEqual([
+      {
+        field: 'bankAccountName',
+        message: 'must have a letter or digit that can be written in ASCII (accents are dropped)',
+      },
+    ]);
+    // 25 ß are 50 characters in ASCII; 26 are 52.
+    expect(netcashLineProblems({ ...line, accountName: 'ß'.repeat(25) })).toEqual([]);
+    expect(netcashLineProblems({ ...line, accountName: 'ß'.repeat(26) })).toEqual([
+      { field: 'accountName', message: 'must be at most 50 characters written in ASCII, not 52' },
+    ]);
+    expect(
+      netcashLineProblems({ ...line, accountReference: 'PMö0007', lineRef: '10\t01' }).map((p) => p.field),
+    ).toEqual(['accountReference', 'lineRef']);
+    expect(netcashLineProblems(line)).toEqual([]);
+  });
+});
+
+/**
+ * The golden file (test/fixtures/README.md): a batch of Zoë Müller, as the customer typed her name, and Thandi Nkosi,
+ * written by hand from Netcash's layout, CRLF and tabs kept byte for byte.
+ */
+const GOLDEN = new URL('../../../../test/fixtures/netcash/debit-order-transliterated.nif', import.meta.url);
+
+describe('the golden Netcash file', () => {
+  it('is what the builder writes for a holder with accents, byte for byte', () => {
+    const file = buildNetcashDebitOrderFile({
+      ...FILE,
+      batchName: 'B42S1767225600',
+      actionDate: '2026-01-14',
+      lines: [
+        { ...FILE.lines[0]!, accountName: 'Zoë Müller', bankAccountName: 'Zoë Müller', amountMinor: 100_00 },
+        {
+          ...FILE.lines[1]!,
+          accountName: 'Thandi Nkosi',
+          bankAccountName: 'Thandi Nkosi',
+          branchCode: '051001',
+          amountMinor: 349_50,
+        },
+      ],
+    });
+    expect(file).toBe(fs.readFileSync(GOLDEN, 'latin1'));
+  });
+});
+
+describe('toNetcashText', () => {
+  it.each([
+    ['Zoë Müller', 'Zoe Muller'],
+    ['Straße Ærø Łódź', 'Strasse AEro Lodz'],
+    ['O’Brien – “Jnr”', 'O\'Brien - "Jnr"'],
+    ['  spaced\tout\r\nlines  ', 'spaced out lines'],
+    ['Nkosi & Sons (Pty) Ltd', 'Nkosi & Sons (Pty) Ltd'],
+    ['Иван 東京', ''],
+  ])('%j becomes %j', (text, expected) => {
+    expect(toNetcashText(text)).toBe(expected);
   });
 });

@@ -1,6 +1,7 @@
 import type { PlainDate } from '../../../core/calendar.ts';
 import { isNetcashKey } from '../../gateways/index.ts';
-import { FieldProblems, addMinor, isPlainDate } from './fields.ts';
+import type { FieldProblem } from '../../../errors.ts';
+import { FieldProblems, addMinor, fitText, isPlainDate } from './fields.ts';
 
 /**
  * Netcash's debit-order batch file (docs/bank-files.md, "Netcash debit order file: `buildNetcashDebitOrderFile`"):
@@ -66,12 +67,64 @@ export interface NetcashDebitOrderFile {
   lines: readonly NetcashDebitLine[];
 }
 
-/** A field of a tab-delimited record holds no tab, no line break, nothing outside printable ASCII. */
+/** A key field of a tab-delimited record holds no tab, no line break, nothing outside printable ASCII. */
 const PRINTABLE = /^[\x20-\x7e]*$/;
+/** One character of printable ASCII: what a free-text field may hold once fitted (toNetcashText). */
+const PRINTABLE_CHARACTER = /^[\x20-\x7e]$/;
 const MAX_TEXT = 50;
 const MAX_REFERENCE = 22;
 
-function checkText(problems: FieldProblems, path: string, value: string, max: number, min = 1): void {
+/** Characters outside printable ASCII with a close equivalent inside it: typographic quotes and dashes. */
+const NETCASH_EQUIVALENTS: Readonly<Record<string, string>> = {
+  '´': "'",
+  '‘': "'",
+  '’': "'",
+  '‚': "'",
+  '‛': "'",
+  '“': '"',
+  '”': '"',
+  '„': '"',
+  '«': '"',
+  '»': '"',
+  '‐': '-',
+  '‑': '-',
+  '‒': '-',
+  '–': '-',
+  '—': '-',
+  '−': '-',
+};
+
+/**
+ * Free text (names, the batch name) as the file can carry it, the way the SEPA builder fits its text (fitText):
+ * accented Latin letters as their base letters (Zoë Müller → Zoe Muller, ß → ss), typographic quotes and dashes as
+ * ASCII ones, tabs, line breaks and any other character as a space, runs of spaces as one. Only the file's copy
+ * changes: our records keep the name as it was given.
+ */
+export function toNetcashText(text: string): string {
+  return fitText(text, PRINTABLE_CHARACTER, NETCASH_EQUIVALENTS);
+}
+
+/** Why free text cannot go in the file once fitted (empty, or too long), or undefined; and the fitted text. */
+export function netcashTextProblem(text: string, max = MAX_TEXT): { text: string; problem?: string } {
+  const fitted = toNetcashText(text);
+  if (text.trim() === '') return { text: fitted, problem: 'must not be blank' };
+  if (fitted === '') {
+    return {
+      text: fitted,
+      problem: 'must have a letter or digit that can be written in ASCII (accents are dropped)',
+    };
+  }
+  if (fitted.length > max) {
+    return {
+      text: fitted,
+      problem: `must be at most ${max} characters written in ASCII, not ${fitted.length}`,
+    };
+  }
+  return { text: fitted };
+}
+
+/** A key (the account reference, Extra 1): written as given, since Netcash gives it back and we match on it. */
+function checkKey(problems: FieldProblems, path: string, value: string, max: number, min = 1): void {
   if (value.trim().length < min) {
     problems.add(path, min > 1 ? `must be at least ${min} characters` : 'must not be blank');
   } else if (!PRINTABLE.test(value)) {
@@ -81,36 +134,61 @@ function checkText(problems: FieldProblems, path: string, value: string, max: nu
   }
 }
 
-function checkHeader(input: NetcashDebitOrderFile, problems: FieldProblems): void {
+/** Free text checked once fitted to the file; the fitted text, which the record carries. */
+function checkText(problems: FieldProblems, path: string, value: string): string {
+  const { text, problem } = netcashTextProblem(value);
+  if (problem) problems.add(path, problem);
+  return text;
+}
+
+function checkHeader(input: NetcashDebitOrderFile, problems: FieldProblems): string {
   if (!isNetcashKey(input.serviceKey))
     problems.add('serviceKey', 'must be a GUID (the debit-order service key)');
   if (!isNetcashKey(input.softwareVendorKey)) problems.add('softwareVendorKey', 'must be a GUID');
   if (input.instruction !== 'TwoDay' && input.instruction !== 'Sameday') {
     problems.add('instruction', 'must be TwoDay or Sameday');
   }
-  checkText(problems, 'batchName', input.batchName, MAX_TEXT);
+  const batchName = checkText(problems, 'batchName', input.batchName);
   if (!isPlainDate(input.actionDate)) problems.add('actionDate', 'must be a date YYYY-MM-DD');
   if (input.lines.length === 0) problems.add('lines', 'must hold at least one debit');
+  return batchName;
 }
 
-function checkLine(line: NetcashDebitLine, at: string, problems: FieldProblems, refs: Set<string>): void {
-  checkText(problems, `${at}.accountReference`, line.accountReference, MAX_REFERENCE, 5);
-  checkText(problems, `${at}.accountName`, line.accountName, MAX_TEXT);
-  checkText(problems, `${at}.bankAccountName`, line.bankAccountName, MAX_TEXT);
+/** The line's problems, each named `at` and its field (`lines[2].`, or '' for a line on its own); the line as written. */
+function checkLine(
+  line: NetcashDebitLine,
+  at: string,
+  problems: FieldProblems,
+  refs: Set<string>,
+): NetcashDebitLine {
+  checkKey(problems, `${at}accountReference`, line.accountReference, MAX_REFERENCE, 5);
+  const accountName = checkText(problems, `${at}accountName`, line.accountName);
+  const bankAccountName = checkText(problems, `${at}bankAccountName`, line.bankAccountName);
   if (!Object.hasOwn(ACCOUNT_TYPE_CODES, line.accountType)) {
-    problems.add(`${at}.accountType`, 'must be current, savings or transmission');
+    problems.add(`${at}accountType`, 'must be current, savings or transmission');
   }
-  if (!/^\d{6}$/.test(line.branchCode)) problems.add(`${at}.branchCode`, 'must be 6 digits');
+  if (!/^\d{6}$/.test(line.branchCode)) problems.add(`${at}branchCode`, 'must be 6 digits');
   if (!/^\d{1,11}$/.test(line.bankAccountNumber)) {
-    problems.add(`${at}.bankAccountNumber`, 'must be 1 to 11 digits');
+    problems.add(`${at}bankAccountNumber`, 'must be 1 to 11 digits');
   }
   if (!Number.isSafeInteger(line.amountMinor) || line.amountMinor <= 0) {
-    problems.add(`${at}.amountMinor`, 'must be a whole number of cents above 0');
+    problems.add(`${at}amountMinor`, 'must be a whole number of cents above 0');
   }
-  checkText(problems, `${at}.lineRef`, line.lineRef, MAX_TEXT);
+  checkKey(problems, `${at}lineRef`, line.lineRef, MAX_TEXT);
   if (refs.has(line.lineRef))
-    problems.add(`${at}.lineRef`, `repeats ${line.lineRef}: each line's must differ`);
+    problems.add(`${at}lineRef`, `repeats ${line.lineRef}: each line's must differ`);
   refs.add(line.lineRef);
+  return { ...line, accountName, bankAccountName };
+}
+
+/**
+ * What keeps one debit out of the file, on its own (the header and the other lines aside), by field name: a line
+ * with any leaves its batch, and the others still go (docs/gateways.md, "One customer never holds up a batch").
+ */
+export function netcashLineProblems(line: NetcashDebitLine): readonly FieldProblem[] {
+  const problems = new FieldProblems();
+  checkLine(line, '', problems, new Set());
+  return problems.list();
 }
 
 function transactionRecord(line: NetcashDebitLine): string[] {
@@ -129,27 +207,28 @@ function transactionRecord(line: NetcashDebitLine): string[] {
 }
 
 /**
- * The NIF file of a debit-order batch, records separated by CRLF and fields by tabs. Input that breaks the layout
- * throws `bank_file_input_invalid` naming every bad field by its path (`lines[2].branchCode`).
+ * The NIF file of a debit-order batch, records separated by CRLF and fields by tabs, free text fitted to printable
+ * ASCII (toNetcashText). Input that breaks the layout throws `bank_file_input_invalid` naming every bad field by its
+ * path (`lines[2].branchCode`).
  */
 export function buildNetcashDebitOrderFile(input: NetcashDebitOrderFile): string {
   const problems = new FieldProblems();
-  checkHeader(input, problems);
+  const batchName = checkHeader(input, problems);
   const refs = new Set<string>();
-  input.lines.forEach((line, index) => checkLine(line, `lines[${index}]`, problems, refs));
+  const lines = input.lines.map((line, index) => checkLine(line, `lines[${index}].`, problems, refs));
   problems.throwIfAny();
   const header = [
     'H',
     input.serviceKey,
     '1',
     input.instruction,
-    input.batchName,
+    batchName,
     input.actionDate.replaceAll('-', ''),
     input.softwareVendorKey,
   ];
   const key = ['K', ...NETCASH_KEY_FIELDS.map((field) => field.id)];
-  const total = input.lines.reduce((sum, line) => addMinor(sum, line.amountMinor), 0);
-  const footer = ['F', String(input.lines.length), String(total), '9999'];
-  const records = [header, key, ...input.lines.map(transactionRecord), footer];
+  const total = lines.reduce((sum, line) => addMinor(sum, line.amountMinor), 0);
+  const footer = ['F', String(lines.length), String(total), '9999'];
+  const records = [header, key, ...lines.map(transactionRecord), footer];
   return records.map((record) => record.join('\t')).join('\r\n') + '\r\n';
 }

@@ -126,4 +126,31 @@ describe('parseNetcashStatement', () => {
       'bank_file_unreadable',
     );
   });
+
+  it('reads lines ended by CRLF, LF or CR alone, and a mix of them, alike', () => {
+    const lines = [
+      entry('OBL', '0', 'Opening Balance', 0, '+'),
+      entry('TDD', '5551', 'Dated debit order', 34950, '+', '1001'),
+      entry('DRU', '5552', 'Debit order unpaid - Code: 02', 5000, '-', '1002'),
+    ];
+    const read = (text: string) => parseNetcashStatement(text).map((e) => [e.line, e.type, e.extra1]);
+    const expected = [
+      [1, 'OBL', ''],
+      [2, 'TDD', '1001'],
+      [3, 'DRU', '1002'],
+    ];
+    for (const end of ['\r\n', '\n', '\r'])
+      expect(read(lines.join(end) + end), JSON.stringify(end)).toEqual(expected);
+    expect(read(`${lines[0]}\r${lines[1]}\n${lines[2]}\r\n`)).toEqual(expected);
+  });
+
+  it('refuses an entry holding a control character, naming its line and field', () => {
+    const error = unreadable(
+      [entry('OBL', '0', 'Opening', 0, '+'), entry('TDD', '1', 'x\u000b', 100, '+', '7')].join('\n'),
+    );
+    expect(error.code).toBe('bank_file_unreadable');
+    expect(error.fields).toEqual([
+      { field: 'document', message: 'line 2: field 4 holds a control character' },
+    ]);
+  });
 });

@@ -52,6 +52,12 @@ function entryOf(fields: readonly string[], line: number): NetcashStatementEntry
       `${where}: a statement entry has at least 7 fields, not ${fields.length}`,
     );
   }
+  // A control character inside a field is a line break the split did not take (a file of another system's line
+  // ends): the entry would swallow the next ones, so the file is refused rather than read short.
+  const broken = fields.findIndex((field) => /\p{Cc}/u.test(field));
+  if (broken >= 0) {
+    throw unreadableFile('document', `${where}: field ${broken + 1} holds a control character`);
+  }
   const [date, type, id, description, amount, sign, vat] = fields.map((field) => field.trim());
   const transactionDate = /^\d{8}$/.test(date!) ? dateOf(date!) : '';
   if (!isPlainDate(transactionDate)) throw unreadableFile('document', `${where}: the date is not CCYYMMDD`);
@@ -87,12 +93,13 @@ function entryOf(fields: readonly string[], line: number): NetcashStatementEntry
 }
 
 /**
- * Every transaction entry of a Netcash statement, in file order. A file with no entry, or a line that is neither an
- * entry nor a bulk statement's wrapping record, throws `bank_file_unreadable` naming `document` and the line.
+ * Every transaction entry of a Netcash statement, in file order. Lines may end in CRLF, LF or CR alone (a file
+ * saved on another system). A file with no entry, or a line that is neither an entry nor a bulk statement's wrapping
+ * record, throws `bank_file_unreadable` naming `document` and the line: the caller applies nothing then.
  */
 export function parseNetcashStatement(text: string): NetcashStatementEntry[] {
   const entries: NetcashStatementEntry[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
   lines.forEach((raw, index) => {
     if (raw.trim() === '') return;
     const fields = raw.split('\t');

@@ -2,7 +2,7 @@ import { ibanProblem, isValidBic, mod97, normalizeIban } from '../../mandates/in
 import type { PlainDate } from '../../../core/calendar.ts';
 import { minorToDecimalText } from '../../../core/money.ts';
 import { SEPA_CHARACTERS, SEPA_MAX_ID, sepaIdProblem } from '../../mandates/index.ts';
-import { FieldProblems, addMinor, instantOf, isPlainDate, transliterateLatin } from './fields.ts';
+import { FieldProblems, addMinor, fitText, instantOf, isPlainDate } from './fields.ts';
 
 /**
  * ISO 20022 pain.008.001.02, the customer-to-bank SEPA Core direct debit initiation, for one batch of
@@ -97,10 +97,7 @@ export function toSepaText(text: string): string {
   // Text already in the set (most names, every invoice number) is ASCII, which neither the transliteration nor the
   // equivalents change: only its spaces are tidied.
   if (SEPA_CHARACTERS.test(text)) return text.replace(/ {2,}/g, ' ').trim();
-  return transliterateLatin(text)
-    .replace(/./gsu, (char) => (SEPA_CHARACTERS.test(char) ? char : (SEPA_EQUIVALENTS[char] ?? ' ')))
-    .replace(/\s+/g, ' ')
-    .trim();
+  return fitText(text, SEPA_CHARACTERS, SEPA_EQUIVALENTS);
 }
 
 /**
