@@ -150,7 +150,8 @@ async function matchingAccounts(
 
 /**
  * The matching accounts take the gateway's answer: the verification's status and date, and isValid (true when the
- * details pass, false when refused, as it was while pending). Accounts already showing that answer do not change.
+ * details pass, false when refused), each change a `payment_method.updated`; an answer pending under the provider's
+ * reference goes to the account the question named. Accounts already showing that answer do not change.
  */
 async function recordOnMatching(
   ctx: ServiceContext,
@@ -167,7 +168,9 @@ async function recordOnMatching(
     gatewayId,
     ref: result.outcome === 'pending' ? (result.providerRef ?? null) : null,
   };
-  const changing = matching.filter(
+  // A bank's later answer comes back under the reference it was asked with: the first matching account's.
+  const recording = verification.status === 'pending' ? matching.slice(0, 1) : matching;
+  const changing = recording.filter(
     (method) =>
       method.bankAccount!.verification?.status !== verification.status ||
       (verification.status !== 'pending' && method.isValid !== (verification.status === 'verified')),

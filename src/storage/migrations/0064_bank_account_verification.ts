@@ -21,7 +21,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('payment_methods').addColumn('verification_reason', 'text').execute();
   await db.schema.alterTable('payment_methods').addColumn('verification_detail', 'text').execute();
   await db.schema.alterTable('payment_methods').addColumn('verification_checked_at', t.instant).execute();
-  await db.schema.alterTable('payment_methods').addColumn('verification_gateway_id', 'integer').execute();
+  await db.schema
+    .alterTable('payment_methods')
+    .addColumn('verification_gateway_id', 'bigint', (c) => c.references('gateways.id'))
+    .execute();
   await db.schema.alterTable('payment_methods').addColumn('verification_ref', 'text').execute();
   // The run follows each account's pending verifications (paymentMethods' followBankAccountVerifications).
   await db.schema
