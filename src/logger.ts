@@ -12,8 +12,8 @@ const atAnyDepth = (path: string) => [path, `*.${path}`, `*.*.${path}`];
 
 /**
  * Credentials never reach the logs, whatever a log call is handed. Nor do card numbers, bank account numbers,
- * IBANs and debtors' identity numbers (wire and code spellings): nothing logs request bodies today, and should anything ever log one, these stay
- * out.
+ * IBANs and debtors' identity numbers (wire and code spellings): nothing logs request bodies today, and should
+ * anything ever log one, these stay out.
  */
 const REDACT = [
   'req.headers.authorization',

@@ -476,8 +476,9 @@ export async function addBankAccount(
 /**
  * PUT /v1/paymentmethods/bankaccount/{id}: the same body as the add, replacing the bank details. The method stays
  * with its customer (a different customerID is a 422) and keeps its token. Changed details are unproven again, so
- * isValid becomes false, and a debit-order account is verified again as a new one is. isPrimary true makes it primary; false changes nothing (a customer with methods always
- * has a primary: move it by making another one primary).
+ * isValid becomes false, and a debit-order account is verified again as a new one is. isPrimary true makes it
+ * primary; false changes nothing (a customer with methods always has a primary: move it by making another one
+ * primary).
  */
 export async function editBankAccount(
   ctx: ServiceContext,

@@ -61,7 +61,7 @@ const CHECKS: readonly (readonly [field: string, reason: FailureReason, words: s
   ['IdNumberMatch', 'account_holder_mismatch', 'the ID number is not the account holder’s'],
 ];
 
-/** The verdict on the bank's indicators: the first `Invalid` declines; `ok` otherwise, saying what was not confirmed. */
+/** The verdict on the bank's indicators: the first `Invalid` declines; `ok` otherwise, with what was unconfirmed. */
 export function avsVerdict(indicators: Readonly<Record<string, string>>): BankValidationResult {
   for (const [field, reason, words] of CHECKS) {
     if (indicators[field] === 'Invalid') {
