@@ -11,9 +11,9 @@ export type LogFormat = 'json' | 'pretty';
 const atAnyDepth = (path: string) => [path, `*.${path}`, `*.*.${path}`];
 
 /**
- * Credentials never reach the logs, whatever a log call is handed. Nor do card numbers, bank account numbers and
- * IBANs (wire and code spellings): nothing logs request bodies today, and should anything ever log one, these stay
- * out.
+ * Credentials never reach the logs, whatever a log call is handed. Nor do card numbers, bank account numbers,
+ * IBANs and debtors' identity numbers (wire and code spellings): nothing logs request bodies today, and should
+ * anything ever log one, these stay out.
  */
 const REDACT = [
   'req.headers.authorization',
@@ -26,11 +26,14 @@ const REDACT = [
     'CreditCard.Number',
     'BankAccount.AccountNumber',
     'BankAccount.IBAN',
+    'BankAccount.IdNumber',
     'card.number',
     'accountNumber',
     'iban',
+    'idNumber',
     'bankAccount.accountNumber',
     'bankAccount.iban',
+    'bankAccount.idNumber',
   ].flatMap(atAnyDepth),
 ];
 

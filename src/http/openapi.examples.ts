@@ -369,6 +369,11 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   // The example account is a debit order: a SEPA mandate is for sepa accounts only.
   MandateReference: null,
   MandateSignatureDate: null,
+  // A debtor's identity number is for SA debit orders (docs/spec-decisions.md, "The debtor's ID number"): the
+  // layout's worked example, a South-African ID number, of which the answers show the last three.
+  IdNumber: '8001015009087',
+  IdType: 'sa_id',
+  IdNumberLastThree: '087',
   isValid: true,
 
   // Money movements

@@ -47,6 +47,10 @@ function under(names: readonly string[], examples: Record<string, unknown>): Rec
 export const TAG_EXAMPLES: Readonly<Record<string, unknown>> = {
   ...under(['TaxCreditNote', 'Tax credit notes'], TAX_CREDIT_NOTE_EXAMPLES),
   ...under(['VatReport', 'Reports'], VAT_REPORT_EXAMPLES),
+  // A bank account's verification with the debtor's bank (docs/gateways/netcash.md, "Account verification").
+  'Payment methods.Status': 'verified',
+  'Payment methods.Date': '2026-03-06',
+  'Payment methods.Reason': null,
   'Prepaid credit.Name': 'Ada’s USD credit',
   'Prepaid credit.Balance': 70,
   'Prepaid credit.Amount': 100,

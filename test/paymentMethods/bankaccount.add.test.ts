@@ -51,6 +51,9 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
         EMandateToken: null,
         MandateReference: null,
         MandateSignatureDate: null,
+        IdType: null,
+        IdNumberLastThree: null,
+        Verification: null,
       },
     };
     expect(res.body).toEqual(expected);
@@ -93,6 +96,9 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
       EMandateToken: null,
       MandateReference: null,
       MandateSignatureDate: null,
+      IdType: null,
+      IdNumberLastThree: null,
+      Verification: null,
     });
   });
 
@@ -114,6 +120,9 @@ describe('POST /v1/paymentmethods/bankaccount', () => {
       EMandateToken: null,
       MandateReference: null,
       MandateSignatureDate: null,
+      IdType: null,
+      IdNumberLastThree: null,
+      Verification: null,
     });
     const row = await db()
       .selectFrom('payment_methods')

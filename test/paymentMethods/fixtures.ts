@@ -68,6 +68,10 @@ export const BANK_FIELDS = [
   // Beyond the spec: the SEPA mandate the account is collected under.
   'MandateReference',
   'MandateSignatureDate',
+  // Beyond the spec: the debtor's identity number (its kind and last three) and the bank's verification.
+  'IdType',
+  'IdNumberLastThree',
+  'Verification',
 ].sort();
 export const CARD_FIELDS = [
   'CardType',

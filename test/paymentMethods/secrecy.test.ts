@@ -15,13 +15,15 @@ import {
   testGatewayId,
 } from './fixtures.ts';
 
-describe('card and bank account numbers at rest and in logs', () => {
+describe('card, bank account and identity numbers at rest and in logs', () => {
   // Distinctive values that appear nowhere else.
   const CARD = cardNumber('4929', 16);
   const CARD_GROUPED = CARD.replace(/(\d{4})(?=\d)/g, '$1 ');
   const ACCOUNT = '73918264055';
   const ACH_ACCOUNT = '58203917466190';
   const IBAN = 'GB33BUKB20201555555555';
+  // A debtor's SA ID number (docs/spec-decisions.md, "The debtor's ID number"): sealed like the account number.
+  const ID_NUMBER = '8001015009087';
   let s: TestService;
   beforeAll(async () => {
     s = await startTestService({ clock, env: { LOG_LEVEL: 'trace' } });
@@ -77,7 +79,7 @@ describe('card and bank account numbers at rest and in logs', () => {
     ).toBe(422);
     const debit = await post(
       '/v1/paymentmethods/bankaccount',
-      bankBody(customerID, 'debit_order', { AccountNumber: ACCOUNT }),
+      bankBody(customerID, 'debit_order', { AccountNumber: ACCOUNT, IdNumber: ID_NUMBER }),
       'bank-1',
     );
     expect(debit.status, debit.text).toBe(200);
@@ -115,7 +117,7 @@ describe('card and bank account numbers at rest and in logs', () => {
     expect(
       (
         await s.request('PUT', `/v1/paymentmethods/bankaccount/${debit.body.paymentMethodID}`, {
-          body: bankBody(customerID, 'debit_order', { AccountNumber: ACCOUNT }),
+          body: bankBody(customerID, 'debit_order', { AccountNumber: ACCOUNT, IdNumber: ID_NUMBER }),
         })
       ).status,
     ).toBe(204);
@@ -133,19 +135,35 @@ describe('card and bank account numbers at rest and in logs', () => {
       { body: bankBody(customerID, 'sepa', { IBAN, AccountNumber: ACCOUNT }) },
       'handed a bank body',
     );
-    s.service.log.info({ accountNumber: ACCOUNT, iban: IBAN }, 'handed the fields');
+    s.service.log.info({ accountNumber: ACCOUNT, iban: IBAN, idNumber: ID_NUMBER }, 'handed the fields');
+    s.service.log.info(
+      { body: bankBody(customerID, 'debit_order', { IdNumber: ID_NUMBER }) },
+      'handed an ID',
+    );
 
     const stored = await storedText();
     const logs = s.logs.join('');
     expect(logs).toContain('handed a card body');
     expect(logs).toContain('/v1/paymentmethods/creditcard');
-    const secrets = [CARD, CARD_GROUPED, CARD.slice(0, 12), ACCOUNT, ACH_ACCOUNT, IBAN, IBAN.slice(4, 18)];
+    const secrets = [
+      CARD,
+      CARD_GROUPED,
+      CARD.slice(0, 12),
+      ACCOUNT,
+      ACH_ACCOUNT,
+      IBAN,
+      IBAN.slice(4, 18),
+      ID_NUMBER,
+    ];
     for (const secret of secrets) {
       expect(stored.includes(secret), `${secret} at rest`).toBe(false);
       expect(logs.includes(secret), `${secret} in the logs`).toBe(false);
     }
-    // What is kept in clear: the last four digits.
+    // What is kept in clear: the last four digits; of an identity number, its last three, and never answered.
     expect(card.body.CreditCard.LastFourDigits).toBe(CARD.slice(-4));
+    expect(debit.body.BankAccount.IdNumberLastThree).toBe(ID_NUMBER.slice(-3));
+    const read = await s.request('GET', `/v1/paymentmethods/${debit.body.paymentMethodID}`);
+    expect(read.text).not.toContain(ID_NUMBER);
     expect(sepa.body.BankAccount.LastFourDigits).toBe(IBAN.slice(-4));
   });
 });

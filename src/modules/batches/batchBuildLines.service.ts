@@ -11,7 +11,7 @@ import {
   withLockedCustomer,
 } from '../ledger/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import type { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import type { PaymentMethod, openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { mandateProblems } from './batchMandates.service.ts';
@@ -31,6 +31,24 @@ export interface LeavingReason {
 
 type Methods = Awaited<ReturnType<typeof openedPaymentMethodsByIds>>;
 
+/**
+ * Why a bank account that is not valid is not, when its verification with the debtor's bank says (docs/gateways/
+ * netcash.md, "Account verification"): it failed, with the bank's words and the reason, or its answer is awaited.
+ */
+export function verificationWords(
+  paymentMethodId: number,
+  bank: NonNullable<PaymentMethod['bankAccount']>,
+): string | undefined {
+  const verification = bank.verification;
+  if (verification?.status === 'failed') {
+    return `bank account ${paymentMethodId} failed its verification with the bank: ${verification.detail ?? 'refused'} (${verification.reason})`;
+  }
+  if (verification?.status === 'pending') {
+    return `bank account ${paymentMethodId} is waiting for its verification with the bank`;
+  }
+  return undefined;
+}
+
 /** What keeps the line's bank account from being debited in this batch, or undefined when it can be. */
 function bankAccountProblem(
   line: BatchLine,
@@ -47,7 +65,10 @@ function bankAccountProblem(
   }
   if (method.bankAccount?.debitMethod !== rail) return `bank account ${method.id} is not a ${rail} account`;
   if (!method.isValid) {
-    return `bank account ${method.id} is not valid (POST /v1/ValidateBankAccount it first)`;
+    return (
+      verificationWords(method.id, method.bankAccount!) ??
+      `bank account ${method.id} is not valid (POST /v1/ValidateBankAccount it first)`
+    );
   }
   // A debit Netcash's file cannot carry (a holder name with nothing to write in ASCII) leaves, not the whole file.
   if (gateway.type === 'netcash') return netcashLineProblem(line, method);

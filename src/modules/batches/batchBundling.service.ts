@@ -18,6 +18,7 @@ import { applyCreditFirst, reportBlockedCollection } from '../collections/index.
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { checkBatchLinePayment, createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import { verificationWords } from './batchBuildLines.service.ts';
 import * as repo from './batch.repository.ts';
 import { batchRef } from './batch.service.ts';
 import { recordLine } from './batchLine.service.ts';
@@ -82,7 +83,9 @@ async function collectorOf(
   }
   // Not valid: not validated yet (ValidateBankAccount), or the bank refused it; the build would fail it.
   if (!method.isValid) {
-    return { problem: `bank account ${paymentMethodId} is not valid`, code: 'bank_account_not_usable' };
+    const problem =
+      verificationWords(method.id, method.bankAccount!) ?? `bank account ${paymentMethodId} is not valid`;
+    return { problem, code: 'bank_account_not_usable' };
   }
   // A holder Netcash's file cannot carry would leave every batch it joined: told here, once, in the build's words.
   const unwritable = gateway!.type === 'netcash' ? netcashHolderProblem(method) : undefined;

@@ -20,7 +20,7 @@ import {
 import type { Gateway } from '../gateways/index.ts';
 import { countCollectionTries } from '../invoicing/index.ts';
 import { allocationsOfSources } from '../ledger/index.ts';
-import { openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
+import { followBankAccountVerifications, openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { atTheBank, batchRef, failLinesOfCancelledBatch } from './batch.service.ts';
@@ -33,6 +33,8 @@ import { sendDueReceipts } from './batchReceipts.service.ts';
 
 /**
  * What the collection run does with batches, for each account (src/billing/billRun.ts), in this order:
+ * 0. asks again about bank accounts whose verification with the debtor's bank is pending (paymentMethods'
+ *    followBankAccountVerifications), so that an account the bank answered for today is bundled (or held) today;
  * 1. bundles due debit-order invoices into open automatic batches (batchBundling.service.ts), and submits those
  *    whose last safe day has come, or tells the staff (batchSubmission.service.ts);
  * 2. builds the submitted batches: a line that cannot be made leaves with its reason (batchBuildLines.service.ts),
@@ -93,6 +95,11 @@ async function eachBatch(
 
 export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> {
   const summary = emptyBatchRunSummary();
+  try {
+    await followBankAccountVerifications(ctx);
+  } catch (error) {
+    ctx.log.error({ err: error }, 'following bank account verifications failed');
+  }
   summary.bundled = await bundleDueDebitOrders(ctx);
   summary.autoSubmitted = await submitDueBatches(ctx);
   const { id: accountId } = ctx.account;
@@ -212,9 +219,9 @@ async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: Batc
           branchCode: account.branchCode,
           routingNumber: account.routingNumber,
           iban: account.secrets?.iban ?? null,
-          // What SA debit orders need beside the account; the debtor's ID number is not stored yet
-          // (docs/gateways/netcash.md, "Batches").
+          // What SA debit orders need beside the account (docs/gateways/netcash.md, "The debtor's ID number").
           accountType: account.accountType,
+          idNumber: account.secrets?.idNumber ?? null,
         };
       }),
     });

@@ -18,6 +18,7 @@ export interface CallToRecord<T = unknown> {
     | 'batch_status'
     | 'refund'
     | 'validate_bank_account'
+    | 'bank_validation_outcome'
     | 'submit_batch'
     | 'cancel_batch'
     | 'batch_reports'

@@ -199,14 +199,23 @@ export interface BankAccountToValidate {
   branchCode: string | null;
   routingNumber: string | null;
   iban: string | null;
+  /** SA debit orders: the account's type as stored (Cheque, Current, Checking, Savings, Transmission). */
+  accountType?: string | null;
+  /** The debtor's identity number, opened for the call only: never recorded, logged or answered back. */
+  identity?: { kind: 'sa_id' | 'passport'; number: string } | null;
+  /** Our reference for the question (the payment method's), under which a bank's later answer comes back. */
+  reference?: string | null;
 }
 
 /**
- * `ok`: the account exists and takes debits (SA AVS full match). `pending`: the bank's service did not answer;
- * nothing is known yet. `declined`: a permanent answer (no such account, closed, no debits, holder mismatch).
+ * `ok`: the account exists and takes debits (SA AVS full match). `pending`: the bank answers later; nothing is known
+ * yet: `providerRef` is what to ask the provider again by (bankValidationOutcome), absent when the bank's service
+ * did not answer at all. `declined`: a permanent answer (no such account, closed, no debits, holder mismatch).
  */
 export type BankValidationResult =
-  { outcome: 'ok' | 'pending'; detail?: string } | (GatewayDecline & { detail: string });
+  | { outcome: 'ok'; detail?: string }
+  | { outcome: 'pending'; detail?: string; providerRef?: string }
+  | (GatewayDecline & { detail: string });
 
 export interface RefundRequest {
   /** The provider's id of the charge refunded (a payment's Ref). */
@@ -330,6 +339,15 @@ export interface GatewayDriver {
   /** The charge made under our idempotency key, found after the provider's own idempotency window. */
   findCharge?(target: GatewayTarget, idempotencyKey: string, at: string): Promise<ChargeLookup>;
   validateBankAccount?(target: GatewayTarget, account: BankAccountToValidate): Promise<BankValidationResult>;
+  /**
+   * The bank's answer to a validation that was `pending` with a `providerRef` (SA AVS sent to the bank in bulk), asked
+   * again under our `reference`: `pending` until the bank has answered.
+   */
+  bankValidationOutcome?(
+    target: GatewayTarget,
+    providerRef: string,
+    reference: string,
+  ): Promise<BankValidationResult>;
   refund?(target: GatewayTarget, request: RefundRequest, at: string): Promise<RefundResult>;
   /**
    * Every late event on the gateway's charges reported by `asOf` (business date), old ones included: the caller
@@ -377,6 +395,12 @@ export interface DriverModule {
    * disabled and enabled once the check passes (docs/operations.md, "Gateways").
    */
   checksSettings?: boolean;
+  /**
+   * Its provider verifies a new debit-order bank account with the debtor's bank before the first debit (SA AVS,
+   * docs/gateways/netcash.md, "Account verification"), when its driver has `validateBankAccount`: an account added
+   * for it is asked about at once.
+   */
+  verifiesNewBankAccounts?: boolean;
   /** The settings' problems, each naming its field (`Settings.secretKey`), all at once; none when they will do. */
   settingsProblems?(settings: Readonly<Record<string, unknown>>, isTestMode: boolean): FieldProblem[];
 }

@@ -30,6 +30,11 @@ export function checksSettingsWithProvider(type: string): boolean {
   return Object.hasOwn(DRIVERS, type) && DRIVERS[type]?.checksSettings === true;
 }
 
+/** Whether a gateway of the type has its provider verify a new bank account before the first debit (SA AVS). */
+export function verifiesNewBankAccountsType(type: string): boolean {
+  return Object.hasOwn(DRIVERS, type) && DRIVERS[type]?.verifiesNewBankAccounts === true;
+}
+
 /** The gateway's driver, given its settings opened, the providers' HTTP client and the wall clock. */
 async function driverOf(ctx: ServiceContext, gateway: GatewayTarget): Promise<GatewayDriver | undefined> {
   const driver = Object.hasOwn(DRIVERS, gateway.type) ? DRIVERS[gateway.type] : undefined;

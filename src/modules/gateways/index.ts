@@ -108,6 +108,8 @@ export {
   submitBatchToGateway,
 } from './gatewayBatches.service.ts';
 export { gatewaySettings } from './gatewayDrivers.ts';
+/** For payment methods: a new bank account verified before its first debit, and a bank's later answer. */
+export { bankValidationOutcomeAtGateway, verifiesNewBankAccounts } from './bankVerification.service.ts';
 /** What events show of gateways (src/readModels/); account creation announces its test gateway. */
 export { gatewayRef, gatewaysByIds } from './gateway.service.ts';
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { inTransaction, nowInstant, today, withTransaction } from '../../context.ts';
+import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import {
   ACCOUNT_NUMBER_MAX_DIGITS,
@@ -27,14 +27,11 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { emandateLinkProblem, linkEmandate, unlinkEmandates } from '../mandates/index.ts';
-import {
-  gatewayAccepts,
-  getGateway,
-  isGatewayUsable,
-  validateBankAccountAtGateway,
-} from '../gateways/index.ts';
 import * as repo from './paymentMethod.repository.ts';
-import { emitEvents, snapshotResource, snapshotResources } from '../events/index.ts';
+import { emitEvents, snapshotResource } from '../events/index.ts';
+import { checkedIdentity, shownIdentity } from './bankAccountIdentity.ts';
+import type { Identity } from './bankAccountIdentity.ts';
+import { toBeAsked, verifyBankAccount, verifyingGateway } from './bankAccountVerification.service.ts';
 import {
   insertWithPrimaryRules,
   paymentMethodRef,
@@ -42,7 +39,12 @@ import {
   primaryMoveEvents,
   readUnopenedPaymentMethod,
 } from './paymentMethod.service.ts';
-import type { PaymentMethod, StoredBankAccount } from './paymentMethod.ts';
+import type {
+  BankAccountIdentity,
+  BankAccountVerification,
+  PaymentMethod,
+  StoredBankAccount,
+} from './paymentMethod.ts';
 
 export interface BankAccountInput {
   method: string;
@@ -62,6 +64,12 @@ export interface BankAccountInput {
   mandateReference?: string | null;
   /** The day the debtor signed the mandate, as the wire wrote it (a date, in the account's time zone). */
   mandateSignatureDate?: string | null;
+  /**
+   * Beyond the spec, debit_order only: the debtor's identity number and its kind (bankAccountIdentity.ts). Left out
+   * on an edit, the account keeps its own; a null IdNumber clears it.
+   */
+  idNumber?: string | null;
+  idType?: string | null;
 }
 
 export interface AddBankAccountInput {
@@ -70,15 +78,8 @@ export interface AddBankAccountInput {
   bankAccount: BankAccountInput;
 }
 
-export interface ValidateBankAccountInput {
-  gatewayId: number;
-  bankAccount: BankAccountInput;
-  customerId?: number | null;
-  paymentMethodType?: string | null;
-}
-
-/** A bank account as stored: clear fields, and the account number and IBAN still to be sealed. */
-interface CheckedBankAccount {
+/** A bank account as stored: clear fields, and the account number, IBAN and identity number still to be sealed. */
+export interface CheckedBankAccount {
   debitMethod: DebitMethod;
   accountType: AccountType;
   accountHolder: string;
@@ -89,6 +90,8 @@ interface CheckedBankAccount {
   iban: string | null;
   bic: string | null;
   emandateToken: string | null;
+  /** The identity number given; undefined when the body left it out (an edit keeps the account's own). */
+  identity: Identity | null | undefined;
 }
 
 /**
@@ -98,7 +101,7 @@ interface CheckedBankAccount {
  * IBAN and BIC belong to their method only. Blank counts as not given. Every problem is reported at once, keyed
  * by its wire field path (BankAccount.IBAN).
  */
-function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): CheckedBankAccount {
+export function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): CheckedBankAccount {
   const method = debitMethodOf(input.method);
   if (!method) {
     problems.push({ field: bankField('Method'), message: `must be one of ${DEBIT_METHODS.join(', ')}` });
@@ -130,6 +133,7 @@ function checkedBankAccount(input: BankAccountInput, problems: FieldProblem[]): 
     iban,
     bic,
     emandateToken: optionalText(input.emandateToken) ?? null,
+    identity: checkedIdentity(input, method, problems),
   };
 }
 
@@ -254,6 +258,14 @@ export function bankAccountProblems(input: BankAccountInput): FieldProblem[] {
   return problems;
 }
 
+/**
+ * The identity number of details that passed bankAccountProblems, as the gateway is asked with it (the capture
+ * widget's frame asks before the account is added); null when none was given.
+ */
+export function bankAccountIdentity(input: BankAccountInput): Identity | null {
+  return checkedIdentity(input, debitMethodOf(input.method), []) ?? null;
+}
+
 /** A SEPA mandate as stored: its reference and signature day, both or neither. */
 interface Mandate {
   reference: string | null;
@@ -340,13 +352,39 @@ async function checkEmandate(
   if (problem) problems.push({ field: 'BankAccount.EMandateToken', message: problem });
 }
 
-/** A checked account as it is stored, the account number and IBAN sealed. */
+/** An identity number as it is stored: sealed, with what may be shown of it. */
+interface StoredIdentity {
+  idNumberSealed: string | null;
+  identity: BankAccountIdentity | null;
+}
+
+/** The identity number to store: the one given, else on an edit the account's own while it stays a debit order. */
+function storedIdentity(
+  ctx: ServiceContext,
+  account: CheckedBankAccount,
+  current: StoredIdentity | undefined,
+): StoredIdentity {
+  if (account.identity === undefined) {
+    return current && account.debitMethod === 'debit_order'
+      ? current
+      : { idNumberSealed: null, identity: null };
+  }
+  if (account.identity === null) return { idNumberSealed: null, identity: null };
+  return {
+    idNumberSealed: ctx.secrets.seal(account.identity.number),
+    identity: shownIdentity(account.identity),
+  };
+}
+
+/** A checked account as it is stored, the account number, IBAN and identity number sealed. */
 function storedBankAccount(
   ctx: ServiceContext,
   account: CheckedBankAccount,
   mandate: Mandate,
+  identity: StoredIdentity,
 ): StoredBankAccount {
   return {
+    ...identity,
     mandateReference: mandate.reference,
     mandateSignedOn: mandate.signedOn,
     // The last four of what identifies the account: its IBAN for sepa, else its number.
@@ -371,8 +409,24 @@ function ownToken(): string {
 }
 
 /**
- * POST /v1/paymentmethods/bankaccount. The account number and IBAN are sealed at rest. Spec: a bank account is
- * isValid false on add (nothing has proved it yet).
+ * The verification a debit-order account starts with (bankAccountVerification.service.ts): one to ask when the
+ * customer's gateway verifies new accounts; none otherwise.
+ */
+async function startingVerification(
+  ctx: ServiceContext,
+  customerId: number,
+  account: CheckedBankAccount,
+): Promise<BankAccountVerification | null> {
+  if (account.debitMethod !== 'debit_order') return null;
+  const gateway = await verifyingGateway(ctx, customerId);
+  return gateway ? toBeAsked(gateway.id) : null;
+}
+
+/**
+ * POST /v1/paymentmethods/bankaccount. The account number, IBAN and identity number are sealed at rest. Spec: a bank
+ * account is isValid false on add (nothing has proved it yet), unless a signed eMandate or the gateway's account
+ * verification proves it: a debit-order account whose customer's gateway verifies new accounts is asked about at
+ * once, unless the add is part of another transaction (the widget's complete), when the run asks.
  */
 export async function addBankAccount(
   ctx: ServiceContext,
@@ -390,6 +444,7 @@ export async function addBankAccount(
   await checkEmandate(ctx, account, input.customerId, undefined, problems);
   if (problems.length) throw new ValidationError(problems);
   await assertCustomerExists(ctx, input.customerId);
+  const verification = await startingVerification(ctx, input.customerId, account);
   const now = nowInstant(ctx);
   const emandateToken = account.emandateToken;
   const id = await insertWithPrimaryRules(
@@ -401,13 +456,18 @@ export async function addBankAccount(
       token: ownToken(),
       // docs/spec-decisions.md, "eMandates": an account under a signed eMandate is valid for collection.
       isValid: emandateToken !== null,
-      details: { type: 'bank_account', bankAccount: storedBankAccount(ctx, account, mandate) },
+      details: {
+        type: 'bank_account',
+        bankAccount: storedBankAccount(ctx, account, mandate, storedIdentity(ctx, account, undefined)),
+      },
+      verification,
       createdAt: now,
       updatedAt: now,
     },
     input.isPrimary,
     emandateToken === null ? undefined : (tctx, methodId) => linkEmandate(tctx, emandateToken, methodId),
   );
+  if (!ctx.db.isTransaction && verification?.status === 'pending') await verifyBankAccount(ctx, id);
   const added = await readUnopenedPaymentMethod(ctx, id);
   // The answer shows the token it was given, also for a mandate made before tokens could be derived again.
   return emandateToken === null ? added : { ...added, bankAccount: { ...added.bankAccount!, emandateToken } };
@@ -416,15 +476,16 @@ export async function addBankAccount(
 /**
  * PUT /v1/paymentmethods/bankaccount/{id}: the same body as the add, replacing the bank details. The method stays
  * with its customer (a different customerID is a 422) and keeps its token. Changed details are unproven again, so
- * isValid becomes false. isPrimary true makes it primary; false changes nothing (a customer with methods always
- * has a primary: move it by making another one primary).
+ * isValid becomes false, and a debit-order account is verified again as a new one is. isPrimary true makes it
+ * primary; false changes nothing (a customer with methods always has a primary: move it by making another one
+ * primary).
  */
 export async function editBankAccount(
   ctx: ServiceContext,
   paymentMethodId: number,
   input: AddBankAccountInput,
 ): Promise<void> {
-  const current = await repo.findPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
+  const current = await repo.findSealedPaymentMethod(ctx.db, ctx.account.id, paymentMethodId);
   if (!current) throw new NotFoundError('Payment method', paymentMethodId);
   if (current.bankAccount === null) {
     throw ValidationError.field(
@@ -451,6 +512,12 @@ export async function editBankAccount(
   }
   await checkEmandate(ctx, account, current.customerId, paymentMethodId, problems);
   if (problems.length) throw new ValidationError(problems);
+  const identity = storedIdentity(ctx, account, {
+    idNumberSealed: current.sealed.idNumberSealed,
+    identity: current.bankAccount.identity,
+  });
+  // New details are verified again, as a new account is.
+  const verification = await startingVerification(ctx, current.customerId, account);
   const now = nowInstant(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     const tctx = inTransaction(ctx, trx);
@@ -463,9 +530,10 @@ export async function editBankAccount(
       ? await primaryBefore(tctx, current.customerId, paymentMethodId)
       : undefined;
     const updated = await repo.updateBankAccount(trx, ctx.account.id, paymentMethodId, {
-      ...storedBankAccount(ctx, account, mandate),
+      ...storedBankAccount(ctx, account, mandate, identity),
       // Changed details are unproven again, unless a signed eMandate for them is given.
       isValid: account.emandateToken !== null,
+      verification,
       updatedAt: now,
     });
     if (!updated) throw new NotFoundError('Payment method', paymentMethodId);
@@ -479,93 +547,6 @@ export async function editBankAccount(
       ...(becomesPrimary ? primaryMoveEvents({ id: paymentMethodId, before }, formerPrimary) : []),
     ]);
   });
-}
-
-/**
- * POST /v1/ValidateBankAccount/{gatewayID} (docs/design/collections.md, "Bank-account validation"): the offline
- * checks an add makes (422 naming the field), then the gateway's own validation (the test gateway answers by account
- * number, as a bank's AVS would). When the body names a customer, its stored bank accounts with these details take
- * the answer: isValid true on a match, false on a permanent refusal, each change a `payment_method.updated`. A
- * refusal is then a 422 naming the account (the stored methods keep what they learnt); an answer still pending
- * leaves them as they are.
- */
-export async function validateBankAccount(
-  ctx: ServiceContext,
-  input: ValidateBankAccountInput,
-): Promise<void> {
-  const gateway = await getGateway(ctx, input.gatewayId);
-  const problems: FieldProblem[] = [];
-  if (!isGatewayUsable(gateway)) {
-    problems.push({ field: 'gatewayID', message: `gateway ${gateway.id} is disabled or retired` });
-  } else if (!gatewayAccepts(gateway, 'bank_account')) {
-    problems.push({ field: 'gatewayID', message: `gateway ${gateway.id} does not take bank accounts` });
-  }
-  const type = optionalText(input.paymentMethodType);
-  if (type && type !== 'bank_account') {
-    problems.push({ field: 'PaymentMethodType', message: 'must be bank_account (or left out)' });
-  }
-  const checked = checkedBankAccount(input.bankAccount, problems);
-  if (problems.length) throw new ValidationError(problems);
-  if (input.customerId != null) await assertCustomerExists(ctx, input.customerId);
-  const result = await validateBankAccountAtGateway(ctx, gateway, {
-    method: checked.debitMethod,
-    accountHolder: checked.accountHolder,
-    accountNumber: checked.accountNumber,
-    branchCode: checked.branchCode,
-    routingNumber: checked.routingNumber,
-    iban: checked.iban,
-  });
-  if (input.customerId != null && result.outcome !== 'pending') {
-    await setValidityOfMatching(ctx, input.customerId, checked, result.outcome === 'ok');
-  }
-  if (result.outcome === 'declined') {
-    throw ValidationError.field(
-      checked.debitMethod === 'sepa' ? 'BankAccount.IBAN' : 'BankAccount.AccountNumber',
-      `was refused by gateway ${gateway.id}: ${result.detail} (${result.reason})`,
-      'bank_account_refused',
-    );
-  }
-}
-
-/** The customer's stored bank accounts with these details take the gateway's answer. */
-async function setValidityOfMatching(
-  ctx: ServiceContext,
-  customerId: number,
-  account: CheckedBankAccount,
-  isValid: boolean,
-): Promise<void> {
-  await withTransaction(ctx, async (tctx) => {
-    const stored = await repo.listSealedBankAccountsOfCustomer(tctx.db, tctx.account.id, customerId);
-    const matching = stored.filter(({ bankAccount, sealed, isValid: wasValid }) => {
-      const accountNumber =
-        sealed.accountNumberSealed === null ? null : tctx.secrets.open(sealed.accountNumberSealed);
-      const iban = sealed.ibanSealed === null ? null : tctx.secrets.open(sealed.ibanSealed);
-      return (
-        bankAccount!.debitMethod === account.debitMethod &&
-        accountNumber === account.accountNumber &&
-        iban === account.iban &&
-        bankAccount!.branchCode === account.branchCode &&
-        bankAccount!.routingNumber === account.routingNumber &&
-        wasValid !== isValid
-      );
-    });
-    if (matching.length === 0) return;
-    const before = await snapshotResources(
-      tctx,
-      'payment_method',
-      matching.map((row) => row.id),
-    );
-    const now = nowInstant(tctx);
-    for (const row of matching) {
-      await repo.setPaymentMethodValidity(tctx.db, tctx.account.id, row.id, isValid, now);
-    }
-    await emitEvents(
-      tctx,
-      matching.map((row) => ({
-        type: 'payment_method.updated',
-        ref: paymentMethodRef(row.id),
-        before: before.get(row.id),
-      })),
-    );
-  });
+  if (!ctx.db.isTransaction && verification?.status === 'pending')
+    await verifyBankAccount(ctx, paymentMethodId);
 }

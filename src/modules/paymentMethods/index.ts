@@ -11,6 +11,8 @@
  * - `getPaymentMethod(ctx, id)`: the full method, or NotFound (404).
  * - `bankAccountProblems(details)`, `addBankAccount(ctx, input)`: a bank account checked before its customer is
  *   known (the capture widget), then added for the customer (in the caller's transaction).
+ * - `followBankAccountVerifications(ctx)`: the run's step that asks the gateway again about bank accounts whose
+ *   verification with the debtor's bank is pending, and records its answers.
  * - `addVaultedCard(ctx, card)`: a card the hosted widget vaulted before its customer was known, kept for the
  *   customer (in the caller's transaction).
  * - `listPaymentMethods(ctx, page, customerId)`, `setPrimaryPaymentMethod(ctx, id)`, `deletePaymentMethod(ctx, id)`:
@@ -35,7 +37,12 @@ export {
   unopenedPaymentMethodsByIds,
 } from './paymentMethod.service.ts';
 export type { BankAccountInput } from './bankAccount.service.ts';
-export { addBankAccount, bankAccountProblems } from './bankAccount.service.ts';
+export { addBankAccount, bankAccountIdentity, bankAccountProblems } from './bankAccount.service.ts';
+/**
+ * For batches' run, before it bundles: pending account verifications asked again (docs/gateways/netcash.md,
+ * "Account verification").
+ */
+export { followBankAccountVerifications } from './bankAccountVerification.service.ts';
 export type { VaultedCardInput } from './card.service.ts';
 export { addVaultedCard } from './card.service.ts';
 export { toPaymentMethodDto } from './paymentMethods.serializer.ts';

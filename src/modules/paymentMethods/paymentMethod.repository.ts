@@ -9,9 +9,11 @@ import {
   newPaymentMethodToRow,
   paymentMethodFromRow,
   sealedPaymentMethodFromRow,
+  verificationToRow,
 } from './paymentMethod.mapper.ts';
 import type {
   BankAccountChanges,
+  BankAccountVerification,
   NewPaymentMethod,
   PaymentMethod,
   PrimaryPaymentMethod,
@@ -43,8 +45,19 @@ const COLUMNS = [
   'routing_number',
   'mandate_reference',
   'mandate_signed_on',
+  'id_number_kind',
+  'id_number_ending',
+  'verification_status',
+  'verification_reason',
+  'verification_detail',
+  'verification_checked_at',
+  'verification_gateway_id',
+  'verification_ref',
   'created_at',
 ] as const;
+
+/** The sealed columns, read only where a bank account is opened. */
+const SEALED = ['account_number_sealed', 'iban_sealed', 'id_number_sealed'] as const;
 
 export async function findPaymentMethod(
   db: Db,
@@ -84,7 +97,7 @@ export async function findSealedPaymentMethods(
   if (paymentMethodIds.length === 0) return [];
   const rows = await db
     .selectFrom('payment_methods')
-    .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
+    .select([...COLUMNS, ...SEALED])
     .where('account_id', '=', accountId)
     .where('id', 'in', paymentMethodIds)
     .execute();
@@ -98,7 +111,7 @@ export async function findSealedPaymentMethod(
 ): Promise<SealedPaymentMethod | undefined> {
   const row = await db
     .selectFrom('payment_methods')
-    .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
+    .select([...COLUMNS, ...SEALED])
     .where('account_id', '=', accountId)
     .where('id', '=', paymentMethodId)
     .executeTakeFirst();
@@ -307,7 +320,7 @@ export async function listSealedBankAccountsOfCustomer(
 ): Promise<SealedPaymentMethod[]> {
   const rows = await db
     .selectFrom('payment_methods')
-    .select([...COLUMNS, 'account_number_sealed', 'iban_sealed'])
+    .select([...COLUMNS, ...SEALED])
     .where('account_id', '=', accountId)
     .where('customer_id', '=', customerId)
     .where('method_type', '=', 'bank_account')
@@ -329,4 +342,51 @@ export async function setPaymentMethodValidity(
     .where('account_id', '=', accountId)
     .where('id', '=', paymentMethodId)
     .execute();
+}
+
+/**
+ * Records a bank account's verification, and its validity with it. Only while the account is still the one that was
+ * verified: `asked` is the verification the answer is to (an edit since has started another, and the answer is for
+ * details the account no longer has). False when nothing was written.
+ */
+export async function setBankAccountVerification(
+  db: Db,
+  accountId: number,
+  paymentMethodId: number,
+  asked: BankAccountVerification | null,
+  changes: { verification: BankAccountVerification; isValid: boolean; updatedAt: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payment_methods')
+    .set({
+      ...verificationToRow(changes.verification),
+      is_valid: changes.isValid,
+      updated_at: changes.updatedAt,
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', paymentMethodId)
+    .where('method_type', '=', 'bank_account')
+    .where((eb) =>
+      asked === null
+        ? eb('verification_status', 'is', null)
+        : eb.and([
+            eb('verification_status', '=', asked.status),
+            asked.ref === null ? eb('verification_ref', 'is', null) : eb('verification_ref', '=', asked.ref),
+          ]),
+    )
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The ids of the account's bank accounts whose verification is pending, oldest first. */
+export async function listPendingVerifications(db: Db, accountId: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('payment_methods')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('verification_status', '=', 'pending')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }

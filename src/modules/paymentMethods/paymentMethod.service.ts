@@ -21,13 +21,17 @@ import type {
   SealedPaymentMethod,
 } from './paymentMethod.ts';
 
-/** The bank account's number and IBAN opened (spec: the single-item read returns the full set). */
+/**
+ * The bank account's number, IBAN and identity number opened (spec: the single-item read returns the full set; the
+ * identity number is for the gateway, never shown).
+ */
 function opened(ctx: ServiceContext, method: SealedPaymentMethod): PaymentMethod {
   const { sealed, ...unopened } = method;
   if (unopened.bankAccount === null) return unopened;
   const secrets: BankAccountDetails['secrets'] = {
     accountNumber: sealed.accountNumberSealed === null ? null : ctx.secrets.open(sealed.accountNumberSealed),
     iban: sealed.ibanSealed === null ? null : ctx.secrets.open(sealed.ibanSealed),
+    idNumber: sealed.idNumberSealed === null ? null : ctx.secrets.open(sealed.idNumberSealed),
   };
   return { ...unopened, bankAccount: { ...unopened.bankAccount, secrets } };
 }

@@ -1,4 +1,5 @@
 import type { PlainDate } from '../../core/calendar.ts';
+import type { IdentityKind } from '../../core/identityNumbers.ts';
 import type { PaymentMethodKind } from '../gateways/index.ts';
 
 // A customer's payment method and its parts as the module's use cases answer them (paymentMethod.mapper.ts makes
@@ -31,11 +32,39 @@ export interface BankAccountDetails {
   mandateReference: string | null;
   mandateSignedOn: PlainDate | null;
   lastFour: string;
+  /** The debtor's identity number as a person may see it: its kind and last three characters (never the rest). */
+  identity: BankAccountIdentity | null;
+  /** The gateway's last account verification (docs/gateways/netcash.md, "Account verification"); null: never. */
+  verification: BankAccountVerification | null;
   /**
-   * The opened account number and IBAN: only on the single-item read (undefined elsewhere, so that lists never
-   * decrypt). The account number is never kept for sepa (spec: never returned populated for sepa).
+   * The opened account number, IBAN and identity number: only on the single-item read and for batches (undefined
+   * elsewhere, so that lists never decrypt). The account number is never kept for sepa (spec: never returned
+   * populated for sepa); the identity number is never returned by the API at all.
    */
-  secrets?: { accountNumber: string | null; iban: string | null };
+  secrets?: { accountNumber: string | null; iban: string | null; idNumber: string | null };
+}
+
+/** A debtor's identity number as it may be shown: its kind and its last three characters. */
+export interface BankAccountIdentity {
+  kind: IdentityKind;
+  ending: string;
+}
+
+export type VerificationStatus = 'verified' | 'pending' | 'failed';
+
+/**
+ * What the gateway's account verification last said of a bank account: `verified`, `failed` (with the reason, in
+ * the vocabulary of src/modules/gateways/failureReasons.ts, and the bank's words) or `pending` (the bank answers
+ * later: `ref` is the provider's reference to ask it by; null while the question is still to be asked).
+ */
+export interface BankAccountVerification {
+  status: VerificationStatus;
+  reason: string | null;
+  detail: string | null;
+  /** When the gateway answered (an instant); null for a question still to be asked. */
+  checkedAt: string | null;
+  gatewayId: number | null;
+  ref: string | null;
 }
 
 export interface PaymentMethod {
@@ -54,10 +83,11 @@ export interface PaymentMethod {
   createdAt: string;
 }
 
-/** A bank account's number and IBAN as stored: sealed (SecretBox), never in clear. */
+/** A bank account's number, IBAN and debtor's identity number as stored: sealed (SecretBox), never in clear. */
 export interface SealedBankNumbers {
   accountNumberSealed: string | null;
   ibanSealed: string | null;
+  idNumberSealed: string | null;
 }
 
 /** A method with its sealed numbers, for the reads that open them. */
@@ -75,6 +105,8 @@ export interface StoredBankAccount extends SealedBankNumbers {
   branchCode: string | null;
   bic: string | null;
   routingNumber: string | null;
+  /** The identity number's kind and last three characters; the number itself is `idNumberSealed`. */
+  identity: BankAccountIdentity | null;
 }
 
 /** A method to insert: a card (its details) or a bank account (its stored details). */
@@ -88,12 +120,18 @@ export interface NewPaymentMethod {
   details:
     | { type: 'credit_card'; card: CreditCardDetails }
     | { type: 'bank_account'; bankAccount: StoredBankAccount };
+  /** A bank account's verification as it starts (a capture session's answer, or one still to be asked). */
+  verification?: BankAccountVerification | null;
   createdAt: string;
   updatedAt: string;
 }
 
-/** A bank account's new details: unproven again unless `isValid` says otherwise. */
-export type BankAccountChanges = StoredBankAccount & { isValid: boolean; updatedAt: string };
+/** A bank account's new details: unproven again unless `isValid` says otherwise, its verification started again. */
+export type BankAccountChanges = StoredBankAccount & {
+  isValid: boolean;
+  verification: BankAccountVerification | null;
+  updatedAt: string;
+};
 
 /** A customer's primary method, as PrimaryPaymentMethodInfo shows it. */
 export interface PrimaryPaymentMethod {

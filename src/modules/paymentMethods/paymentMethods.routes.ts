@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import * as bankAccounts from './bankAccount.service.ts';
+import { validateBankAccount } from './bankAccountValidation.service.ts';
 import * as cards from './card.service.ts';
 import * as paymentMethods from './paymentMethod.service.ts';
 import {
@@ -214,7 +215,7 @@ export function registerPaymentMethodsRoutes(app: App): void {
       },
     },
     async (request, reply) => {
-      await bankAccounts.validateBankAccount(
+      await validateBankAccount(
         request.ctx,
         validateBankAccountInputFromWire(request.params.gatewayID, request.body),
       );

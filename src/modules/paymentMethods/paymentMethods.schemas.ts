@@ -55,6 +55,14 @@ export const BankAccountIn = Type.Object({
       }),
     ),
   ),
+  IdNumber: optionalText(
+    40,
+    "Beyond the spec, debit_order only: the debtor's identity number, a South-African ID number (13 digits, its " +
+      'birth date and Luhn check digit) or, with IdType passport, a passport number. Sent to the bank to verify the ' +
+      'account; sealed at rest and never returned (only IdNumberLastThree). Left out on an edit, the account keeps ' +
+      'its own; null clears it',
+  ),
+  IdType: optionalText(20, 'Beyond the spec, with IdNumber: sa_id (the default) or passport'),
 });
 
 export const AddCreditCardBody = Type.Object({
@@ -112,6 +120,27 @@ export const PaymentMethodOut = Type.Object(
       MandateSignatureDate: Nullable(
         Type.String({ format: 'date-time', description: 'Beyond the spec: the day the mandate was signed' }),
       ),
+      IdType: Nullable(Type.String({ description: "Beyond the spec: the debtor's identity number's kind" })),
+      IdNumberLastThree: Nullable(
+        Type.String({
+          description: "Beyond the spec: the last three characters of the debtor's identity number",
+        }),
+      ),
+      // Beyond the spec: the gateway's account verification with the debtor's bank (SA AVS); null: never verified.
+      Verification: NullableObject({
+        Status: Type.String({
+          description:
+            "The gateway's account verification with the debtor's bank (SA AVS): verified, pending (the bank " +
+            'answers later) or failed',
+        }),
+        Date: Nullable(Type.String({ format: 'date-time', description: 'When the gateway answered' })),
+        Reason: Nullable(
+          Type.String({
+            description:
+              'Why it failed: invalid_account, account_closed, debits_not_allowed or account_holder_mismatch',
+          }),
+        ),
+      }),
     }),
     CreditCard: NullableObject({
       CardType: Type.String(),

@@ -1,9 +1,6 @@
 import { startOfDate } from '../../core/calendar.ts';
-import type {
-  AddBankAccountInput,
-  BankAccountInput,
-  ValidateBankAccountInput,
-} from './bankAccount.service.ts';
+import type { AddBankAccountInput, BankAccountInput } from './bankAccount.service.ts';
+import type { ValidateBankAccountInput } from './bankAccountValidation.service.ts';
 import type { AddCreditCardInput } from './card.service.ts';
 import type { PaymentMethod } from './paymentMethod.ts';
 import type {
@@ -48,6 +45,14 @@ export function toPaymentMethodDto(method: PaymentMethod, timeZone: string): Pay
       EMandateToken: bank.emandateToken,
       MandateReference: bank.mandateReference,
       MandateSignatureDate: bank.mandateSignedOn && startOfDate(bank.mandateSignedOn, timeZone),
+      // Never the identity number itself: its kind and last three characters (docs/spec-decisions.md).
+      IdType: bank.identity?.kind ?? null,
+      IdNumberLastThree: bank.identity?.ending ?? null,
+      Verification: bank.verification && {
+        Status: bank.verification.status,
+        Date: bank.verification.checkedAt,
+        Reason: bank.verification.reason,
+      },
     },
     CreditCard: card && {
       CardType: card.cardType,
@@ -101,6 +106,8 @@ function bankAccountFromWire(body: BankAccountWire): BankAccountInput {
     emandateToken: body.EMandateToken,
     mandateReference: body.MandateReference,
     mandateSignatureDate: body.MandateSignatureDate,
+    idNumber: body.IdNumber,
+    idType: body.IdType,
   };
 }
 

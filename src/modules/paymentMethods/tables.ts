@@ -32,6 +32,19 @@ export interface PaymentMethodsTable {
   /** The SEPA mandate's reference and signature day, set through the API until eMandates exist. */
   mandate_reference: string | null;
   mandate_signed_on: PlainDateColumn | null;
+  /** The debtor's identity number, sealed; its kind (sa_id, passport) and last three characters in clear. */
+  id_number_sealed: string | null;
+  id_number_kind: string | null;
+  id_number_ending: string | null;
+  /** The gateway's last account verification: verified, pending or failed (null: never verified). */
+  verification_status: string | null;
+  /** A failed verification's reason (src/modules/gateways/failureReasons.ts) and the bank's words. */
+  verification_reason: string | null;
+  verification_detail: string | null;
+  verification_checked_at: Instant | null;
+  verification_gateway_id: number | null;
+  /** A pending verification's reference at the provider (a bulk answer's file token); null: still to be asked. */
+  verification_ref: string | null;
   created_at: Instant;
   updated_at: Instant;
 }

@@ -63,6 +63,9 @@ export interface SubmittedBankAccount {
   routingNumber?: string;
   iban?: string;
   bic?: string;
+  /** A debit order's: the debtor's identity number and its kind (docs/gateways/netcash.md, "Account verification"). */
+  idNumber?: string;
+  idType?: string;
 }
 
 /** What the frame may tell the page: a display summary, never a token or a number. */

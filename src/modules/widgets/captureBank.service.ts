@@ -8,7 +8,7 @@ import {
   isGatewayUsable,
   validateBankAccountAtGateway,
 } from '../gateways/index.ts';
-import { bankAccountProblems } from '../paymentMethods/index.ts';
+import { bankAccountIdentity, bankAccountProblems } from '../paymentMethods/index.ts';
 import { assertOpen, failAttempt, refused } from './capture.service.ts';
 import type { CaptureSummary, SubmittedBankAccount } from './capture.service.ts';
 import { claimLost, claimSession, endClaim, releaseClaim } from './captureClaim.ts';
@@ -40,6 +40,8 @@ const BANK_FIELDS: Record<string, string> = {
   'BankAccount.RoutingNumber': 'routingNumber',
   'BankAccount.IBAN': 'iban',
   'BankAccount.BIC': 'bic',
+  'BankAccount.IdNumber': 'idNumber',
+  'BankAccount.IdType': 'idType',
 };
 
 /**
@@ -68,6 +70,9 @@ export async function submitBankAccount(
     routingNumber: rail === 'ach' ? (input.routingNumber ?? null) : null,
     iban: rail === 'sepa' ? (input.iban ?? null) : null,
     bic: rail === 'sepa' ? (input.bic ?? null) : null,
+    ...(rail === 'debit_order' && input.idNumber?.trim()
+      ? { idNumber: input.idNumber, idType: input.idType ?? null }
+      : {}),
   };
   const problems = bankAccountProblems(details).map((problem) => ({
     field: BANK_FIELDS[problem.field] ?? 'accountType',
@@ -86,6 +91,8 @@ export async function submitBankAccount(
       branchCode: digitsOf(details.branchCode),
       routingNumber: digitsOf(details.routingNumber),
       iban: digitsOf(details.iban),
+      accountType: details.accountType,
+      identity: bankAccountIdentity(details),
     });
   } catch (error) {
     await releaseClaim(ctx, row);

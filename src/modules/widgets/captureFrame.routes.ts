@@ -53,6 +53,8 @@ const SubmitBody = Type.Object({
   routingNumber: Field(40),
   iban: Field(60),
   bic: Field(20),
+  idNumber: Field(40),
+  idType: Field(40),
 });
 type SubmitBody = Static<typeof SubmitBody>;
 
@@ -168,6 +170,8 @@ export function registerCaptureFrameRoutes(app: App, deps: CaptureFrameDeps): vo
           routingNumber: body.routingNumber,
           iban: body.iban,
           bic: body.bic,
+          idNumber: body.idNumber,
+          idType: body.idType,
         })
       : recordingPageSale(ctx, session, () =>
           submitCard(ctx, session, {

@@ -197,7 +197,7 @@ const FRAME_SCRIPT = `(function () {
     if (busy || !form || form.hidden) return;
     var missing = [];
     names().forEach(function (name) {
-      if (!input(name).value.trim()) missing.push({ field: name, message: 'Enter the ' + input(name).getAttribute('data-name') });
+      if (!input(name).value.trim() && !input(name).hasAttribute('data-optional')) missing.push({ field: name, message: 'Enter the ' + input(name).getAttribute('data-name') });
     });
     showErrors(missing);
     if (missing.length) {
@@ -437,12 +437,20 @@ const select = (id: string, label: string, options: readonly string[]) =>
 
 /** The bank fields of each rail: what an add of that method needs (docs/gateways.md, "Bank-account validation"). */
 const BANK_RAIL_FIELDS: Record<BankRail, { fields: string[]; markup: string }> = {
+  // The debtor's ID number, which the bank may be asked to match (docs/gateways/netcash.md, "Account verification"):
+  // optional, as in the API.
   debit_order: {
-    fields: ['accountHolder', 'bank', 'accountNumber', 'branchCode', 'accountType'],
+    fields: ['accountHolder', 'bank', 'accountNumber', 'branchCode', 'accountType', 'idType', 'idNumber'],
     markup:
       field('accountNumber', 'Account number', 'inputmode="numeric" maxlength="40"') +
       field('branchCode', 'Branch code', 'maxlength="40"') +
-      select('accountType', 'Account type', ['Cheque', 'Savings', 'Transmission']),
+      select('accountType', 'Account type', ['Cheque', 'Savings', 'Transmission']) +
+      select('idType', 'Identity document', ['South-African ID', 'Passport']) +
+      field(
+        'idNumber',
+        'ID or passport number (optional)',
+        'maxlength="40" autocomplete="off" data-optional',
+      ),
   },
   ach: {
     fields: ['accountHolder', 'bank', 'accountNumber', 'routingNumber', 'accountType'],

@@ -1,5 +1,6 @@
 import type { DriverDeps, DriverModule, GatewayDriver } from '../gatewayContract.ts';
 import { niwsClient } from './niwsClient.ts';
+import { netcashAvs } from './netcashAvs.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
 
 /**
@@ -10,9 +11,12 @@ import { netcashSettingsProblems } from './netcashSettings.ts';
 export const netcashDriverModule: DriverModule = {
   create: netcashDriver,
   settingsProblems: netcashSettingsProblems,
+  verifiesNewBankAccounts: true,
 };
 
 function netcashDriver(deps: DriverDeps): GatewayDriver {
-  niwsClient(deps.fetch);
-  return {};
+  const niws = niwsClient(deps.fetch);
+  return {
+    ...netcashAvs(niws, deps.settings),
+  };
 }

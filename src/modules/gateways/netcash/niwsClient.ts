@@ -12,9 +12,16 @@ import { GatewayTimeoutError } from '../gatewayContract.ts';
 
 /** The services' addresses, as Netcash's pages give them. */
 export const NIWS_SERVICES = {
-  /** Files in and out: BatchFileUpload, RequestFileUploadReport, the statement, the DebiCheck calls. */
+  /**
+   * Files in and out: BatchFileUpload, RequestFileUploadReport, the statement, the DebiCheck calls, and account
+   * verification (AVSRealtimeQuery, RequestAVSReport: "AVS real-time" gives this service's address).
+   */
   nif: { url: 'https://ws.netcash.co.za/NIWS/niws_nif.svc', contract: 'INIWS_NIF' },
-  /** Account verification (AVS) and the other checks. */
+  /**
+   * The offline checks ("ZA Bank Account Validation": ValidateBankAccount, the check digit of an account number,
+   * branch code and type; GetBankListWithDefaultBranchCode), not account verification. The contract's name is the
+   * WSDL's, as generated clients bind it (BasicHttpBinding_INIWS_Validation).
+   */
   validation: { url: 'https://ws.netcash.co.za/NIWS/niws_validation.svc', contract: 'INIWS_Validation' },
 } as const;
 
