@@ -1,6 +1,7 @@
 import type { DriverDeps, DriverModule, GatewayDriver } from '../gatewayContract.ts';
 import { niwsClient } from './niwsClient.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
+import { netcashUploads } from './netcashUploads.ts';
 
 /**
  * The netcash gateway's driver (docs/gateways/netcash.md): Netcash's web services reached through one NIWS client,
@@ -13,6 +14,6 @@ export const netcashDriverModule: DriverModule = {
 };
 
 function netcashDriver(deps: DriverDeps): GatewayDriver {
-  niwsClient(deps.fetch);
-  return {};
+  const client = niwsClient(deps.fetch);
+  return { ...netcashUploads(client, deps.settings) };
 }
