@@ -63,6 +63,7 @@ import * as senderAndLeftovers from './migrations/0058_sender_and_leftovers.ts';
 import * as liveAccounts from './migrations/0059_live_accounts.ts';
 import * as lateChargesOnPaidInvoices from './migrations/0060_late_charges_on_paid_invoices.ts';
 import * as batchLineReceipts from './migrations/0062_batch_line_receipts.ts';
+import * as netcashUploads from './migrations/0063_netcash_uploads.ts';
 import * as bankAccountVerification from './migrations/0064_bank_account_verification.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
@@ -128,6 +129,7 @@ const migrations: Record<string, Migration> = {
   '0059_live_accounts': liveAccounts,
   '0060_late_charges_on_paid_invoices': lateChargesOnPaidInvoices,
   '0062_batch_line_receipts': batchLineReceipts,
+  '0063_netcash_uploads': netcashUploads,
   '0064_bank_account_verification': bankAccountVerification,
 };
 

@@ -22,11 +22,13 @@ import type { DebtorLine, GatewayRef } from './bankFileFixtures.ts';
 import { advanceTo, debitAccount, plusDays } from './fixtures.ts';
 import type { DebitSetup } from './fixtures.ts';
 
-// SA debit orders through Netcash (docs/gateways/netcash.md): a netcash gateway's ZAR batch built into Netcash's NIF
-// file, downloaded where bank files are, and Netcash's statement uploaded back as the batch's returns.
+// SA debit orders through Netcash (docs/gateways/netcash.md), by hand: a netcash gateway's ZAR batch built into
+// Netcash's NIF file, downloaded where bank files are, and Netcash's statement uploaded back as the batch's returns.
 
 const SERVICE_KEY = '3f2b8c1e-7d4a-4e5b-9c6d-0a1b2c3d4e5f';
 const DEFAULT_VENDOR_KEY = '24ade73c-98cf-47b3-99be-cc7b867b3080';
+/** A gateway whose files a person takes to Netcash (netcashUploads.test.ts has the web service's). */
+const BY_HAND = { serviceKey: SERVICE_KEY, uploadThroughWebService: false };
 
 let t: TestService;
 beforeAll(async () => {
@@ -85,12 +87,17 @@ describe('a netcash gateway', () => {
           return error.fields.map((problem) => problem.field);
         },
       );
-    expect(await refusal(undefined)).toEqual(['Settings.serviceKey']);
-    expect(await refusal({ softwareVendorKey: 'abc' })).toEqual([
+    // Through the web service (the default), the statement's Account service key is needed too.
+    expect(await refusal(undefined)).toEqual(['Settings.serviceKey', 'Settings.accountServiceKey']);
+    expect(await refusal({ softwareVendorKey: 'abc', uploadThroughWebService: false })).toEqual([
       'Settings.serviceKey',
       'Settings.softwareVendorKey',
     ]);
-    expect(await refusal({ serviceKey: 'my key' })).toEqual(['Settings.serviceKey']);
+    expect(await refusal({ serviceKey: 'my key', uploadThroughWebService: 'no' })).toEqual([
+      'Settings.serviceKey',
+      'Settings.uploadThroughWebService',
+      'Settings.accountServiceKey',
+    ]);
     const gateways = (await ok(setup.account, 'GET', '/v1/gateways')) as any[];
     expect(gateways.map((g) => g.GatewayType)).toEqual(['test']);
   });
@@ -98,7 +105,7 @@ describe('a netcash gateway', () => {
   it('collects a ZAR batch as a NIF file; the statement settles the paid line and returns the unpaid', async () => {
     const setup = await debitAccount(t, 'ZAR');
     const { account } = setup;
-    const gateway = await addNetcashGateway(setup, { serviceKey: SERVICE_KEY });
+    const gateway = await addNetcashGateway(setup, BY_HAND);
     const token = await openBatch(setup, gateway.gatewayToken, 'ZAR');
     const [paid, returned] = (await debtorLines(setup, gateway.gatewayId, token, 'ZAR', [
       { details: saAccount('Thandi Nkosi', 'Current', '62001234567', '250655'), amount: 349.5 },
@@ -206,7 +213,7 @@ describe('a netcash gateway', () => {
 
   it('writes a transmission account as account type 3, and an unknown batch token is a 404', async () => {
     const setup = await debitAccount(t, 'ZAR');
-    const gateway = await addNetcashGateway(setup, { serviceKey: SERVICE_KEY });
+    const gateway = await addNetcashGateway(setup, BY_HAND);
     const token = await openBatch(setup, gateway.gatewayToken, 'ZAR');
     await debtorLines(setup, gateway.gatewayId, token, 'ZAR', [
       { details: saAccount('Sipho Dlamini', 'Transmission', '4071234567', '632005'), amount: 80 },

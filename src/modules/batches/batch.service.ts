@@ -26,6 +26,7 @@ import { paymentsByIds, reversePayment } from '../ledger/index.ts';
 import type { Read } from '../ledger/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchRecord } from './batch.ts';
+import { tellUploadToDelete } from './batchUploadNotices.ts';
 import { collectedByDebitOrder } from './debitCollection.service.ts';
 
 /**
@@ -233,8 +234,12 @@ export async function withLockedBatch<T>(
   });
 }
 
-/** Whether the bank has the batch: a provider's once it accepted it, a bank file once it was downloaded. */
-export const atTheBank = (batch: BatchRecord): boolean => !batch.hasFile || batch.fileDownloadedAt !== null;
+/**
+ * Whether the bank has the batch: a provider's once it accepted it, a bank file once it was downloaded, or once its
+ * provider loaded it (a netcash file uploaded through the web service: docs/gateways/netcash.md).
+ */
+export const atTheBank = (batch: BatchRecord): boolean =>
+  !batch.hasFile || batch.fileDownloadedAt !== null || batch.uploadAcceptedAt !== null;
 
 export function assertOpen(batch: BatchRecord, action: string): void {
   if (batch.state !== 'open') {
@@ -355,6 +360,7 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
       );
     }
   }
+  let uploaded: BatchRecord | undefined;
   const batchId = await withLockedBatch(ctx, token, async (tctx, batch) => {
     if (batch.state === 'cancelled') return undefined;
     // Withdrawn at its provider, nothing will be collected: cancelled even if the run moved it on meanwhile.
@@ -367,9 +373,12 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
       updatedAt: now,
     });
     await emitEvent(tctx, 'batch.cancelled', batchRef(batch.token), { before });
+    if (batch.uploadToken !== null) uploaded = batch;
     return batch.id;
   });
   if (batchId !== undefined) await failLinesOfCancelledBatch(ctx, batchId);
+  // Netcash keeps a file uploaded through its web service: a person deletes it there.
+  if (uploaded) await tellUploadToDelete(ctx, uploaded, uploaded.providerRef ?? uploaded.token, 'cancelled');
 }
 
 /**
@@ -380,8 +389,10 @@ export async function cancelBatch(ctx: ServiceContext, token: string): Promise<v
  */
 export async function failLinesOfCancelledBatch(ctx: ServiceContext, batchId: number): Promise<void> {
   const [batch] = await repo.findBatches(ctx.db, ctx.account.id, [batchId]);
-  // A batch cancelled before its build counted no try: an invoice tried by another batch keeps its schedule.
-  const countedTries = batch?.providerRef != null;
+  // A batch cancelled before its build counted no try, nor one whose upload Netcash had not loaded yet
+  // (batchUpload.service.ts): an invoice tried by another batch keeps its schedule.
+  const countedTries =
+    batch?.providerRef != null && (batch.uploadToken === null || batch.uploadAcceptedAt !== null);
   for (const line of await repo.listLines(ctx.db, ctx.account.id, batchId)) {
     if (line.state !== 'pending') continue;
     const payment = (await paymentsByIds(ctx, [line.paymentId])).get(line.paymentId);

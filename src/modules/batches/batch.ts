@@ -26,6 +26,14 @@ export interface BatchRecord {
   providerRef: string | null;
   hasFile: boolean;
   fileDownloadedAt: string | null;
+  /**
+   * Netcash's file token of the batch's file uploaded through its web service (docs/gateways/netcash.md,
+   * "Uploading through NIWS_NIF"), and when its load report said the file was loaded; null otherwise.
+   */
+  uploadToken: string | null;
+  uploadAcceptedAt: string | null;
+  /** The last business date the staff were told the file waits to reach Netcash. */
+  fileRemindedOn: PlainDate | null;
   reportsReadOn: PlainDate | null;
   createdAt: string;
   submittedAt: string | null;
@@ -61,6 +69,9 @@ export interface BatchChanges {
   providerRef?: string | null;
   fileSealed?: string | null;
   fileDownloadedAt?: string | null;
+  uploadToken?: string | null;
+  uploadAcceptedAt?: string | null;
+  fileRemindedOn?: PlainDate | null;
   reportsReadOn?: PlainDate | null;
   submittedAt?: string | null;
   processedAt?: string | null;

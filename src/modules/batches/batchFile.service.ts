@@ -300,6 +300,7 @@ function fileOf(batch: BatchRecord, body: string): BankFile {
  * batch was built, whatever changed since (a bank account edited, the gateway's settings). The first download is
  * the batch leaving for the bank: from then on its action date moves it to processing. A file never taken by its
  * action date is not handed out after it (the bank would refuse a past date): cancel the batch and collect again.
+ * A file the gateway uploaded itself (Netcash's web service) is handed out as a copy: its download changes nothing.
  */
 export async function downloadBankFile(ctx: ServiceContext, token: string): Promise<BankFile> {
   const batch = await getBatchRecord(ctx, token);
@@ -317,7 +318,8 @@ export async function downloadBankFile(ctx: ServiceContext, token: string): Prom
       `Batch ${token} is ${batch.state}: its file exists once it is submitted and built, and goes with a cancel`,
     );
   }
-  if (batch.fileDownloadedAt === null) {
+  // A file its gateway uploaded itself (Netcash's web service) left with the upload: a download is a copy.
+  if (batch.fileDownloadedAt === null && batch.uploadToken === null) {
     if (today(ctx) > batch.actionDate) {
       throw new ConflictError(
         'bank_file_too_late',

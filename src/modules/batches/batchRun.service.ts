@@ -5,10 +5,7 @@ import { lateWindowEnd, oldestActionDateWithLateReturns, returnWindowEnd } from 
 import { MAX_BATCH_LINES } from './batchRules.ts';
 import type { BatchState } from './batchRules.ts';
 import type { Rail } from '../../core/bankingDays.ts';
-import { startOfDate } from '../../core/calendar.ts';
-import type { PlainDate } from '../../core/calendar.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
-import type { EventToEmit } from '../events/index.ts';
 import {
   cancelBatchAtGateway,
   getGateway,
@@ -18,8 +15,6 @@ import {
   submitBatchToGateway,
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
-import { countCollectionTries } from '../invoicing/index.ts';
-import { allocationsOfSources } from '../ledger/index.ts';
 import { followBankAccountVerifications, openedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
@@ -30,6 +25,12 @@ import { bundleDueDebitOrders } from './batchBundling.service.ts';
 import { submitDueBatches } from './batchSubmission.service.ts';
 import { applyReport } from './batchReturns.service.ts';
 import { sendDueReceipts } from './batchReceipts.service.ts';
+import { countTries } from './batchTries.service.ts';
+import { followUploads, tellUploadRefused, uploadBuiltFile } from './batchUpload.service.ts';
+import { tellUploadToDelete } from './batchUploadNotices.ts';
+import type { UploadRefusal } from './batchUpload.service.ts';
+import { remindFilesWaiting } from './batchFileReminders.service.ts';
+import { readNetcashStatements } from './netcashStatements.service.ts';
 
 /**
  * What the collection run does with batches, for each account (src/billing/billRun.ts), in this order:
@@ -106,6 +107,11 @@ export async function runBatches(ctx: ServiceContext): Promise<BatchRunSummary> 
   await eachBatch(ctx, await repo.listBatchesInStates(ctx.db, accountId, ['build']), (batch) =>
     buildBatch(ctx, batch, summary),
   );
+  // Netcash's side of its files (docs/gateways/netcash.md): load reports, the staff told of files that wait, and
+  // the day's statements applied before the return windows are read.
+  await followUploads(ctx, summary);
+  await remindFilesWaiting(ctx);
+  await readNetcashStatements(ctx, summary);
   await eachBatch(
     ctx,
     await repo.listBatchesInStates(ctx.db, accountId, ['submitted', 'processing']),
@@ -170,10 +176,14 @@ async function cancelEmptiedBatch(ctx: ServiceContext, built: BatchRecord, leavi
   });
 }
 
-/** The gateway took the batch (its reference), or its bank file was made (the file, sealed when it is stored). */
+/**
+ * The gateway took the batch (its reference), or its bank file was made (the file, sealed when it is stored) and,
+ * for a provider that takes files itself, uploaded under `uploadToken` (its load report still to come).
+ */
 interface Accepted {
   providerRef: string;
   file: string | null;
+  uploadToken?: string;
 }
 
 async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: BatchRunSummary): Promise<void> {
@@ -197,11 +207,20 @@ async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: Batc
     return;
   }
   let accepted: Accepted | undefined;
+  let refusal: UploadRefusal | undefined;
   if (problems.length === 0 && makesBankFiles(gateway)) {
     // The file is made once, here, and kept as it is: what the business downloads is what was checked.
     const file = await makeBankFile(ctx, gateway, batch, rail, lines, methods);
     if ('problems' in file) problems.push(...file.problems);
-    else accepted = { providerRef: file.messageId, file: file.body };
+    else {
+      accepted = { providerRef: file.messageId, file: file.body };
+      // A provider that takes the file itself (Netcash's web service) has it now; its refusal keeps the batch here.
+      const upload = await uploadBuiltFile(ctx, gateway, batch, rail, lines, file.body);
+      if (upload && 'refused' in upload) {
+        refusal = upload.refused;
+        problems.push(...refusal.problems);
+      } else if (upload) accepted.uploadToken = upload.uploadToken;
+    }
   } else if (problems.length === 0) {
     const result = await submitBatchToGateway(ctx, gateway, {
       // One key per submission: a build cut short after the call is answered with the first acceptance.
@@ -234,6 +253,9 @@ async function buildBatch(ctx: ServiceContext, batch: BatchRecord, summary: Batc
     }
   }
   const recorded = await finishBuild(ctx, batch, gateway, lines, problems, accepted, summary);
+  if (recorded && refusal) await tellUploadRefused(ctx, batch, lines, refusal);
+  if (!recorded && accepted?.uploadToken)
+    await tellUploadToDelete(ctx, batch, accepted.providerRef, 'changed');
   // The provider took a batch that was cancelled (or submitted again) meanwhile: it must not collect it.
   if (!recorded && accepted && accepted.file === null) {
     await cancelBatchAtGateway(ctx, gateway, accepted.providerRef);
@@ -282,39 +304,16 @@ async function finishBuild(
       // synchronous work (10-25 ms on a cold process), and the loop turns between them (docs/benchmarks.md,
       // "Batches").
       fileSealed: accepted.file === null ? null : tctx.secrets.seal(accepted.file),
+      uploadToken: accepted.uploadToken ?? null,
+      uploadAcceptedAt: null,
       updatedAt: now,
     });
-    const invoiceEvents = await countTries(tctx, lines, batch.actionDate);
+    // An uploaded file counts its tries once its load report says Netcash loaded it (batchUpload.service.ts).
+    const invoiceEvents = accepted.uploadToken ? [] : await countTries(tctx, lines, batch.actionDate);
     await emitEvents(tctx, [{ type: 'batch.updated', ref, before }, ...invoiceEvents]);
     summary.built += 1;
     return true;
   });
-}
-
-/**
- * The batch is on its way to the bank: each invoice its lines pay has one more try (NumTries counts attempts that
- * reached a gateway: docs/design/batches.md, "NumTries for debits"), and its NextTryDate stays the action date, the
- * day the bank presents it (docs/gateways.md, "Debit orders on the mandate's day").
- */
-async function countTries(
-  ctx: ServiceContext,
-  lines: readonly BatchLine[],
-  actionDate: PlainDate,
-): Promise<EventToEmit[]> {
-  const allocations = await allocationsOfSources(
-    ctx,
-    'payment',
-    lines.map((line) => line.paymentId),
-  );
-  // In id order, as the ledger locks invoices: two transactions never wait on each other's.
-  const invoiceIds = [
-    ...new Set(
-      [...allocations.values()].flatMap((ofPayment) =>
-        ofPayment.filter((a) => a.targetType === 'invoice').map((a) => a.targetId),
-      ),
-    ),
-  ].sort((a, b) => a - b);
-  return countCollectionTries(ctx, invoiceIds, startOfDate(actionDate, ctx.account.timeZone));
 }
 
 /** A batch in flight: processing from its action date, reports applied, the return window closed, processed. */

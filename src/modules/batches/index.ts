@@ -9,6 +9,10 @@ export { batchesByTokens } from './batch.service.ts';
 export type { BatchRunSummary } from './batchRun.service.ts';
 export { emptyBatchRunSummary, runBatches } from './batchRun.service.ts';
 export { toBatchDto } from './batches.serializer.ts';
+/** For `billing batch …` (src/cli/batchCommands.ts): the file, the cancel and the returns, as the API's routes. */
+export { cancelBatch } from './batch.service.ts';
+export { downloadBankFile } from './batchFile.service.ts';
+export { uploadBatchReturns } from './batchReturns.service.ts';
 /** For documents: when a pending debit is presented, its batch's action date (a late batch is re-dated). */
 export { debitDatesOfPayments } from './batch.service.ts';
 

@@ -20,6 +20,11 @@ export interface BatchesTable {
   reports_read_on: PlainDateColumn | null;
   file_sealed: string | null;
   file_downloaded_at: Instant | null;
+  /** Netcash's file token of a file uploaded through its web service, and when its load report said it loaded. */
+  upload_token: string | null;
+  upload_accepted_at: Instant | null;
+  /** The business date the staff were last told the batch's file waits to reach Netcash. */
+  file_reminded_on: PlainDateColumn | null;
   created_at: Instant;
   submitted_at: Instant | null;
   processed_at: Instant | null;
@@ -37,8 +42,21 @@ export interface BatchLinesTable {
   receipt_due_on: PlainDateColumn | null;
 }
 
+/** A day's Netcash statement a netcash gateway fetched: asked under a polling id, applied to its batches once. */
+export interface NetcashStatementsTable {
+  id: Id;
+  account_id: number;
+  gateway_id: number;
+  statement_date: PlainDateColumn;
+  polling_id: string | null;
+  next_ask_at: Instant | null;
+  applied_at: Instant | null;
+  created_at: Instant;
+}
+
 /** The batches module's tables, as Kysely's Database type holds them. */
 export interface BatchesTables {
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
+  netcash_statements: NetcashStatementsTable;
 }

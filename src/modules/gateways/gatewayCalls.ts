@@ -22,6 +22,8 @@ export interface CallToRecord<T = unknown> {
     | 'submit_batch'
     | 'cancel_batch'
     | 'batch_reports'
+    | 'request_statement'
+    | 'retrieve_statement'
     | 'charge_events';
   idempotencyKey?: string;
   request: Record<string, unknown>;
@@ -100,4 +102,27 @@ export async function chargeEventsReadOn(
     .where('outcome', '=', 'ok')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The last recorded call of an operation under our idempotency key: its outcome and its answer as recorded. For a
+ * provider that knows no key of ours (a file upload), the record is what answers the same key again.
+ */
+export async function lastCallUnderKey(
+  ctx: ServiceContext,
+  gatewayId: number,
+  operation: CallToRecord['operation'],
+  idempotencyKey: string,
+): Promise<{ outcome: string; result: unknown } | undefined> {
+  const row = await ctx.db
+    .selectFrom('gateway_calls')
+    .select(['outcome', 'result'])
+    .where('account_id', '=', ctx.account.id)
+    .where('gateway_id', '=', gatewayId)
+    .where('operation', '=', operation)
+    .where('idempotency_key', '=', idempotencyKey)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { outcome: row.outcome, result: row.result === null ? null : JSON.parse(row.result) };
 }

@@ -256,6 +256,12 @@ export interface BatchToSubmit {
   currencyCode: string;
   actionDate: PlainDate;
   lines: readonly BatchLineToSubmit[];
+  /**
+   * The batch as the provider's own file, made by the batches module, for a provider that takes files (Netcash's
+   * NIF, docs/gateways/netcash.md): what is uploaded, as it is. A file upload carries no idempotency key of ours:
+   * submitBatchToGateway answers a key already used from its record instead of uploading again.
+   */
+  file?: string;
 }
 
 /**
@@ -323,6 +329,14 @@ export type BatchStatus =
   | { outcome: 'accepted' }
   | { outcome: 'rejected'; message: string; lineErrors: { lineRef: string; message: string }[] };
 
+/** A provider's statement of a day asked for: answered later under `pollingId`, or refused (its code in words). */
+export type StatementRequest =
+  { outcome: 'requested'; pollingId: string } | { outcome: 'refused'; message: string };
+
+/** The statement asked for: `ready` with the document as the provider writes it, `not_ready` yet, or refused. */
+export type StatementRetrieval =
+  { outcome: 'ready'; document: string } | { outcome: 'not_ready' } | { outcome: 'refused'; message: string };
+
 /** A check of the gateway's settings against the provider (its keys): `ok`, or in words what is wrong. */
 export type SettingsCheck = { outcome: 'ok'; detail: string } | { outcome: 'refused'; message: string };
 
@@ -366,8 +380,17 @@ export interface GatewayDriver {
    * applies each once. A provider whose results come as files the business uploads has no such operation.
    */
   batchReports?(target: GatewayTarget, providerRef: string, asOf: PlainDate): Promise<BatchLineReport[]>;
-  /** The load report of a batch the provider received (`submitted`), by its file token. */
-  batchStatus?(target: GatewayTarget, providerRef: string): Promise<BatchStatus>;
+  /**
+   * The load report of a batch the provider received (`submitted`), by its file token; `file` is the file uploaded,
+   * for a provider whose report names lines by their place in it (Netcash's "Line :3").
+   */
+  batchStatus?(target: GatewayTarget, providerRef: string, file?: string): Promise<BatchStatus>;
+  /**
+   * Asks for the provider's statement of a day (Netcash's RequestMerchantStatement), which a provider whose results
+   * come as a statement makes ready later; `retrieveStatement` fetches it by the polling id answered.
+   */
+  requestStatement?(target: GatewayTarget, day: PlainDate): Promise<StatementRequest>;
+  retrieveStatement?(target: GatewayTarget, pollingId: string): Promise<StatementRetrieval>;
   /** A webhook the provider sent, verified from its raw body with the provider's scheme. */
   readWebhook?(target: GatewayTarget, request: WebhookRequest): WebhookResult | Promise<WebhookResult>;
   /** Tries the gateway's settings against the provider (its keys), for `billing gateway add` and its check. */

@@ -82,8 +82,9 @@ export const GATEWAY_TYPES = {
     hostedFields: false,
   },
   // South African debit orders through Netcash (docs/gateways/netcash.md): a built debit-order batch becomes
-  // Netcash's NIF file, and Netcash's statement brings the unpaids back, like a bank file's returns. Its settings
-  // are the debit-order service key and the software vendor key (netcashSettings.ts).
+  // Netcash's NIF file, which its driver uploads through Netcash's web service (unless the settings say a person
+  // does), and Netcash's statement brings the unpaids back, like a bank file's returns. Its settings are the
+  // debit-order and account service keys, the software vendor key and the upload's choice (netcashSettings.ts).
   netcash: {
     type: 'netcash',
     gatewayName: 'Netcash',
@@ -95,7 +96,7 @@ export const GATEWAY_TYPES = {
     vaultsCards: false,
     makesBankFiles: true,
     chargesCards: false,
-    takesBatches: false,
+    takesBatches: true,
     hostedFields: false,
   },
   // Cards worldwide through Stripe (docs/gateways/stripe.md): entered in Stripe's Payment Element, kept by Stripe

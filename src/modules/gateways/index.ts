@@ -9,6 +9,7 @@ export type {
 export type {
   BatchLineReport,
   BatchLineToSubmit,
+  BatchStatus,
   BatchToSubmit,
   BankAccountToValidate,
   BankValidationResult,
@@ -58,7 +59,10 @@ export {
  *   verified with its scheme and read into late events (`ChargeEvent`), which collections applies.
  * - `checkGatewaySettings`: the gateway's keys tried with its provider (the CLI's check).
  * - `collectsBatches`, `makesBankFiles`, `gatewaySettings`, `submitBatchToGateway`, `readBatchReports`: payment
- *   batches through a provider, or as bank files made with the creditor details in the gateway's settings.
+ *   batches through a provider, or as bank files made with the creditor details in the gateway's settings;
+ *   `takesBatchFiles`, `readBatchStatus`: a file its provider takes itself (Netcash's web service) and its load
+ *   report; `readsStatements`, `requestStatementAtGateway`, `retrieveStatementAtGateway`: the provider's daily
+ *   statement, asked for and fetched by its polling id (docs/gateways/netcash.md, "Statements").
  * For the CLI: `addGateway`, `listGateways`, `setGatewayEnabled`, `setPrimaryGateway`, `getGatewayAccountId`;
  * `addCheckedGateway`, `billing gateway add`: enabled only once its provider took its settings.
  */
@@ -105,7 +109,11 @@ export {
   makesBankFiles,
   readBatchReports,
   readBatchStatus,
+  readsStatements,
+  requestStatementAtGateway,
+  retrieveStatementAtGateway,
   submitBatchToGateway,
+  takesBatchFiles,
 } from './gatewayBatches.service.ts';
 export { gatewaySettings } from './gatewayDrivers.ts';
 /** For payment methods: a new bank account verified before its first debit, and a bank's later answer. */

@@ -42,6 +42,8 @@ const parser = new XMLParser({
   attributeNamePrefix: '',
   parseTagValue: false,
   trimValues: false,
+  // Character references (`&#13;`, a NIF file's carriage returns) read as the characters, as WCF's reader does.
+  htmlEntities: true,
 });
 
 type Ordered = Record<string, unknown>[];

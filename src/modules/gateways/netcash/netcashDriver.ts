@@ -2,6 +2,7 @@ import type { DriverDeps, DriverModule, GatewayDriver } from '../gatewayContract
 import { niwsClient } from './niwsClient.ts';
 import { netcashAvs } from './netcashAvs.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
+import { netcashUploads } from './netcashUploads.ts';
 
 /**
  * The netcash gateway's driver (docs/gateways/netcash.md): Netcash's web services reached through one NIWS client,
@@ -18,5 +19,6 @@ function netcashDriver(deps: DriverDeps): GatewayDriver {
   const niws = niwsClient(deps.fetch);
   return {
     ...netcashAvs(niws, deps.settings),
+    ...netcashUploads(niws, deps.settings),
   };
 }

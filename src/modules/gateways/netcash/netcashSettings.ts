@@ -5,7 +5,10 @@ import { isNetcashKey } from './netcashKey.ts';
  * A netcash gateway's settings (docs/gateways/netcash.md, "Keys and settings"): `serviceKey`, the debit-order
  * service key from Netcash's NetConnector, required; `softwareVendorKey`, Netcash's default unless the business
  * runs the service as one of Netcash's ISVs; `riskServiceKey`, the risk reports service key Netcash's account
- * verification (AVS) takes, without which bank accounts are checked offline only. Checked when the gateway is added,
+ * verification (AVS) takes, without which bank accounts are checked offline only; `uploadThroughWebService`, whether
+ * batches go to Netcash through its web service (the default) or by a person's download and upload;
+ * `accountServiceKey`, the Account service key the statement is fetched with, required when batches go through the
+ * web service. Checked when the gateway is added,
  * each problem named by its path.
  */
 export function netcashSettingsProblems(settings: unknown): FieldProblem[] {
@@ -26,5 +29,28 @@ export function netcashSettingsProblems(settings: unknown): FieldProblem[] {
       problems.push({ field: `Settings.${optional}`, message: 'must be a GUID' });
     }
   }
+  const upload = given['uploadThroughWebService'];
+  if (upload !== undefined && typeof upload !== 'boolean') {
+    problems.push({ field: 'Settings.uploadThroughWebService', message: 'must be true or false' });
+  }
+  const account = given['accountServiceKey'];
+  if (account === undefined || account === null || account === '') {
+    if (upload !== false) {
+      problems.push({
+        field: 'Settings.accountServiceKey',
+        message:
+          'is required to fetch the statement when batches go through the web service (or set uploadThroughWebService to false)',
+      });
+    }
+  } else if (typeof account !== 'string' || !isNetcashKey(account)) {
+    problems.push({
+      field: 'Settings.accountServiceKey',
+      message: 'must be a GUID, as NetConnector shows it',
+    });
+  }
   return problems;
 }
+
+/** Whether the gateway's batches go to Netcash through its web service: unless its settings say false. */
+export const uploadsThroughWebService = (settings: Readonly<Record<string, unknown>>): boolean =>
+  settings['uploadThroughWebService'] !== false;

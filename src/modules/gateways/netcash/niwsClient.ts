@@ -102,10 +102,13 @@ const XML_ENTITIES: Readonly<Record<string, string>> = {
   '>': '&gt;',
   '"': '&quot;',
   "'": '&apos;',
+  // NOTE: an XML reader turns a carriage return it reads into a line feed (XML 1.0, 2.11 "End-of-Line Handling");
+  // written as a character reference it reaches the service as sent, so a NIF file's CRLF line ends arrive intact.
+  '\r': '&#13;',
 };
 
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+  return text.replace(/[&<>"'\r]/g, (c) => XML_ENTITIES[c]!);
 }
 
 const parser = new XMLParser({
@@ -114,7 +117,9 @@ const parser = new XMLParser({
   parseTagValue: false,
   trimValues: false,
   processEntities: true,
-  htmlEntities: false,
+  // NOTE: named `htmlEntities`, it is what decodes character references (`&#13;`, `&#9;`): WCF writes a text's
+  // carriage returns so, and a statement's tabs may come so; an XML reader must read them as the characters.
+  htmlEntities: true,
 });
 
 /**
