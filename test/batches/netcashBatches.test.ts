@@ -228,7 +228,7 @@ describe('a netcash gateway', () => {
     const setup = await debitAccount(t, 'ZAR');
     const { account } = setup;
     await ok(account, 'PUT', '/v1/account', { StaffEmail: 'staff@northwind.example' });
-    const gateway = await addNetcashGateway(setup, { serviceKey: SERVICE_KEY });
+    const gateway = await addNetcashGateway(setup, BY_HAND);
     const token = await openBatch(setup, gateway.gatewayToken, 'ZAR');
     // Zoë Müller as the customer typed her name; 王伟 has nothing the file's ASCII can carry.
     const [zoe, thandi, wei] = (await debtorLines(setup, gateway.gatewayId, token, 'ZAR', [

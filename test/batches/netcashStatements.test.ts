@@ -78,7 +78,7 @@ async function processingBatch(): Promise<{
   const gateway = await addGateway(ctx, {
     type: 'netcash',
     friendlyName: 'Netcash',
-    settings: { serviceKey: SERVICE_KEY },
+    settings: { serviceKey: SERVICE_KEY, uploadThroughWebService: false },
   });
   const listed = (await ok(setup.account, 'GET', '/v1/gateways')) as any[];
   const gatewayToken = listed.find((g) => g.gatewayID === gateway.id).GatewayToken;

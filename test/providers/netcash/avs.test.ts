@@ -44,7 +44,7 @@ async function netcashCustomer(): Promise<{ setup: DebitSetup; customerId: numbe
   const gateway = await addGateway(ctx, {
     type: 'netcash',
     friendlyName: 'Netcash',
-    settings: { serviceKey: SERVICE_KEY, riskServiceKey: RISK_KEY },
+    settings: { serviceKey: SERVICE_KEY, riskServiceKey: RISK_KEY, uploadThroughWebService: false },
   });
   const customer = await ok(setup.account, 'POST', '/v1/customers', {
     Name: 'Thandi',
