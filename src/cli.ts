@@ -4,6 +4,7 @@ import { MAX_WORKERS, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import type { BillRunOptions, BilledAhead } from './billing/billRun.ts';
 import { UsageError, exitWithFailure } from './cli/failures.ts';
+import { registerBatchCommands } from './cli/batchCommands.ts';
 import { registerGatewayCommands } from './cli/gatewayCommands.ts';
 import { registerGoLiveCommands } from './cli/goLiveCommands.ts';
 import type { SellerOptions } from './cliAccountSettings.ts';
@@ -306,6 +307,7 @@ key
   });
 
 registerGatewayCommands(program, positiveInteger);
+registerBatchCommands(program, positiveInteger);
 registerGoLiveCommands(program, account, positiveInteger);
 
 program
