@@ -35,7 +35,7 @@ export function isCarried(terms: MandateTerms | undefined, dueDate: PlainDate, p
  *   expected in that period: it takes no invoice's place (and should one come after all, the run's bundling makes
  *   them meet: meetInPeriod);
  * - `together` with that date's own debit, as one debit, when the mandate takes variable amounts and its
- *   instalment there and the amount carried stay within its maximum (the design's "double payment");
+ *   instalment there and the amount carried stay within its maximum (the arrears added to the next instalment);
  * - else handed to the `customer` to pay (a pay link, the seller's EFT details): a second debit in the period is
  *   what the mandate refuses, and Netcash lets an unpaid be presented again only on the next mandated date.
  */
