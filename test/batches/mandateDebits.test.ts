@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lastSubmitDate, returnWindowEnd } from '../../src/core/bankingDays.ts';
+import { submissionNoticeDate } from '../../src/modules/batches/index.ts';
 import { setGatewayEnabled } from '../../src/modules/gateways/index.ts';
 import { accountContext } from '../helpers/context.ts';
 import { createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
@@ -86,7 +87,7 @@ const openBatches = async (account: TestAccount) =>
   ((await ok(account, 'GET', '/v1/batches')) as any[]).filter((batch) => batch.State === 'open');
 
 describe('a debit order under a mandate on the 25th, across December', () => {
-  it('is planned for Monday 28 December, re-dated when submitted late, re-presented after a 02 and settled', async () => {
+  it('is planned for Monday 28 December, carried to January when submitted late, re-presented after a 02 and settled', async () => {
     const setup = await debitOrderAccount('Mandate on the 25th');
     const { account } = setup;
     await ok(account, 'PUT', '/v1/account', { StaffEmail: 'staff@northwind.example' });
@@ -101,51 +102,67 @@ describe('a debit order under a mandate on the 25th, across December', () => {
       NextTryDate: at('2026-12-28'),
       NumTries: 0,
     });
-    await advanceTo(account, '2026-12-22');
+    await advanceTo(account, '2026-12-18');
     expect(await openBatches(account)).toEqual([]);
 
-    // Wednesday 23 December is the last safe day (two business days before the 28th: the 24th and the 23rd).
+    // Wednesday 23 December is the last safe day (two business days before the 28th: the 24th and the 23rd); the
+    // staff are told two business days before it, on Monday 21 December, when the run has bundled the batch.
     expect(lastSubmitDate('debit_order', '2026-12-28')).toBe('2026-12-23');
-    await advanceTo(account, '2026-12-23');
+    expect(submissionNoticeDate('debit_order', '2026-12-28')).toBe('2026-12-21');
+    await advanceTo(account, '2026-12-21');
     const [batch] = await openBatches(account);
     expect(batch.ActionDate.slice(0, 10)).toBe('2026-12-28');
     expect(batch.NumberOfPayments).toBe(1);
     const due = await eventsOf(account, 'batch', batch.BatchToken);
     expect(due.filter((event) => event.type === 'batch.submission_due')).toHaveLength(1);
-    const staff = await outbox(account, `Submit batch ${batch.BatchToken} today%`);
+    const notice = `Submit batch ${batch.BatchToken} by Wednesday 23 December 2026%`;
+    const staff = await outbox(account, notice);
     expect(staff.map((mail) => mail.recipient)).toEqual(['staff@northwind.example']);
+    expect(staff[0]!.body).toContain(
+      `billing batch submit --account ${account.accountId} ${batch.BatchToken}`,
+    );
 
-    // Told once: the next day brings no second notice.
+    // Told once: the next days bring no second notice.
     await advanceTo(account, '2026-12-24');
-    expect(await outbox(account, `Submit batch ${batch.BatchToken} today%`)).toHaveLength(1);
+    expect(await outbox(account, notice)).toHaveLength(1);
 
-    // Submitted a day late, without ActionDate: not refused, but re-dated to the mandate's next day. The earliest
-    // date a batch submitted on the 24th can have is Tuesday the 29th, so the 25th of January.
+    // Submitted a day late, without ActionDate: the earliest date a batch submitted on the 24th can have is Tuesday
+    // the 29th, and the mandate allows no other December date; its next, the 25th of January, is January's. A
+    // one-off invoice: no debit of its own wants January, so its debit goes alone then (docs/gateways.md, "Months
+    // that stay in step"). Nothing is left in the batch: it is cancelled, and the submit says so.
     const late = await account.request('PUT', '/v1/batches/submit', {
       body: { BatchToken: batch.BatchToken },
     });
-    expect(late.status, late.text).toBe(204);
-    const redated = await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`);
-    expect(redated).toMatchObject({ State: 'build', NumberOfPayments: 1 });
-    expect(redated.ActionDate.slice(0, 10)).toBe('2027-01-25');
-    const updates = (await eventsOf(account, 'batch', batch.BatchToken)).filter(
-      (event) => event.type === 'batch.updated' && event.data.previous?.ActionDate !== undefined,
-    );
-    expect(updates.map((event) => event.data.previous!.ActionDate.slice(0, 10))).toContain('2026-12-28');
-    expect((await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).NextTryDate).toBe(at('2027-01-25'));
-    // Its documents follow the batch to its new date (docs/gateways.md, "What the invoice says of its collection").
+    expect(late.status, late.text).toBe(409);
+    expect(late.body.code).toBe('batch_too_late');
+    expect((await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`)).State).toBe('cancelled');
+    expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
+      NextTryDate: at('2027-01-25'),
+      NumTries: 0,
+      CollectionProblem: null,
+    });
+    // The customer is told before the 28th; its documents follow the debit to its new date (docs/gateways.md,
+    // "What the invoice says of its collection").
+    const moved = await outbox(account, 'Your debit order for invoice % moves to 25 January 2027');
+    expect(moved.map((mail) => mail.recipient)).toEqual(['thandi@nkosi.example']);
+    expect(moved[0]!.body).toContain('announced for 28 December 2026, will be debited on 25 January 2027');
     const pdf = await fetchInvoicePdf(t.url, account, invoiceId);
     expect((await pdfText(new Uint8Array(pdf.body))).replace(/\s+/g, ' ')).toContain(
-      'To be debited on 25 Jan 2027 from account ending',
+      'This amount will be debited on 25 Jan 2027 from account ending',
     );
 
-    // Built by the next run; presented on the 25th of January and returned 02 (not provided for).
+    // Bundled into a batch of its own date (told on Tuesday 19 January), submitted, presented on the 25th of
+    // January and returned 02 (not provided for).
+    await advanceTo(account, '2027-01-19');
+    const [january] = await openBatches(account);
+    expect(january.ActionDate.slice(0, 10)).toBe('2027-01-25');
+    await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: january.BatchToken });
     await advanceTo(account, '2027-01-25');
     expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
       NumTries: 1,
       NextTryDate: at('2027-01-25'),
     });
-    const { Payments } = await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`);
+    const { Payments } = await ok(account, 'GET', `/v1/batches/${january.BatchToken}`);
     const firstPayment = Payments[0].paymentID as number;
     await ok(
       account,
@@ -154,7 +171,7 @@ describe('a debit order under a mandate on the 25th, across December', () => {
       { Status: 'unpaid', ReasonCode: '02' },
       204,
     );
-    // Presented again on the mandate's next day, the 25th of February (a Thursday).
+    // Presented again on the mandate's next day, the 25th of February (a Thursday): nothing of its own wants it.
     expect(await ok(account, 'GET', `/v1/invoices/${invoiceId}`)).toMatchObject({
       Balance: 100,
       NumTries: 1,
@@ -167,10 +184,11 @@ describe('a debit order under a mandate on the 25th, across December', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]!.body).toContain('We will try again on 25 February 2027');
 
-    // This time the account submits by itself: on Tuesday 23 February, the last safe day, bundled and submitted.
+    // This time the account submits by itself: bundled from Friday 19 February, submitted on Tuesday 23 February,
+    // the last safe day.
     await ok(account, 'PUT', '/v1/account', { AutoSubmitBatches: true });
     await advanceTo(account, '2027-02-22');
-    expect(await openBatches(account)).toEqual([]);
+    expect((await openBatches(account)).map((b) => b.ActionDate.slice(0, 10))).toEqual(['2027-02-25']);
     await advanceTo(account, '2027-02-23');
     const batches = (await ok(account, 'GET', '/v1/batches')) as any[];
     const again = batches.find((b) => b.ActionDate.slice(0, 10) === '2027-02-25')!;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { toMinor, toWire } from '../helpers/ledger.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
@@ -71,7 +72,10 @@ export type LoopStep =
   /** Money the customer holds unapplied: a payment by EFT, a credit note, a negative adjustment. */
   | { kind: 'credit'; customer: number; source: CreditSource; amountMinor: number }
   | { kind: 'applyCreditFirst'; on: boolean }
-  /** A person submits the open batches (late ones are re-dated: docs/gateways.md, "Batches that go out"). */
+  /**
+   * A person submits the open batches (late ones are re-dated within their period, or their debits carried:
+   * docs/gateways.md, "Batches that go out").
+   */
   | { kind: 'submitBatches' }
   /** A card customer adds a new primary card (which retries at once what was tried: docs/gateways.md). */
   | { kind: 'newCard'; customer: number; card: LoopCard };
@@ -348,8 +352,9 @@ export async function runLoopStep(
       const batches = await ok<any[]>(as, 'GET', '/v1/batches');
       const open = batches.filter((b) => b.State === 'open' && b.NumberOfPayments > 0);
       if (open.length === 0) return { res: null };
+      const expected = await submitAnswer(fx, open[0].BatchToken, world.today);
       const res = await as.request('PUT', '/v1/batches/submit', { body: { BatchToken: open[0].BatchToken } });
-      return { res, expected: 204 };
+      return { res, expected };
     }
     case 'newCard': {
       const cardCustomers = fx.customers.filter((c) => c.spec.kind === 'card');
@@ -359,4 +364,23 @@ export async function runLoopStep(
       return { res: null };
     }
   }
+}
+
+/**
+ * What submitting the batch answers today (docs/gateways.md, "Batches that go out"): 204, unless it is past its last
+ * safe day and every line is under a monthly mandate, whose period has no other date: each line is carried ("Months
+ * that stay in step"), the emptied batch is cancelled, and the submit answers 409. An ad hoc mandate's line is
+ * re-dated and keeps the batch.
+ */
+async function submitAnswer(fx: LoopFixture, token: string, today: string): Promise<number> {
+  const batch = await ok(fx.as, 'GET', `/v1/batches/${token}`);
+  if (batch.ActionDate.slice(0, 10) >= earliestActionDate('debit_order', today)) return 204;
+  const payments = await Promise.all(
+    batch.Payments.map((line: { paymentID: number }) => ok(fx.as, 'GET', `/v1/payments/${line.paymentID}`)),
+  );
+  const adHoc = payments.some((payment) => {
+    const spec = fx.customers.find((customer) => customer.id === payment.customerID)?.spec;
+    return spec?.kind === 'debit' && spec.frequency === 'AdHoc';
+  });
+  return adHoc ? 204 : 409;
 }

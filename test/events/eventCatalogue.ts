@@ -269,7 +269,7 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'Every line of a batch is final: paid (no return within the rail’s window) or returned unpaid. Late returns may still fail a line.',
   'batch.cancelled': 'A batch was cancelled (`PUT /v1/batches/cancel`); its pending payments fail.',
   'batch.submission_due':
-    'An open batch the collection run bundled reached its last safe day (the rail’s lead time before its action date) and AutoSubmitBatches is off: submit it today. Once per batch and action date; the staff are e-mailed too.',
+    'An open batch the collection run bundled is two business days from its last safe day (the rail’s lead time before its action date) and AutoSubmitBatches is off: submit it by then. Once per batch and action date; the staff are e-mailed too, with the command to run.',
   'capture_session.created':
     'A capture session of the hosted widget was created (`POST /v1/widgets/capturepaymethod/create`); the object never shows its HashToken or Html.',
   'capture_session.captured':

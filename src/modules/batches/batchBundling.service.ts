@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import { nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { earliestActionDate, isRail } from '../../core/bankingDays.ts';
-import { MAX_BATCH_LINES } from './batchRules.ts';
+import { isRail } from '../../core/bankingDays.ts';
+import { bundlingHorizon, MAX_BATCH_LINES } from './batchRules.ts';
 import type { BatchState } from './batchRules.ts';
 import type { Rail } from '../../core/bankingDays.ts';
 import { addDays, startOfDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
-import { heldCollectionReason } from '../invoicing/index.ts';
+import { handedToCustomer, heldCollectionReason } from '../invoicing/index.ts';
 import type { DebitProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { emitEvent } from '../events/index.ts';
@@ -23,6 +23,7 @@ import * as repo from './batch.repository.ts';
 import { batchRef } from './batch.service.ts';
 import { recordLine } from './batchLine.service.ts';
 import { mandateRefusal } from './batchMandates.service.ts';
+import { meetInBatch } from './carriedDebits.service.ts';
 import { planActionDate, reportLineProblem, showPlannedDate, wantedDate } from './batchPlan.service.ts';
 import { netcashHolderProblem } from './netcashBatchFile.ts';
 
@@ -110,13 +111,18 @@ async function lineAmountMinor(ctx: ServiceContext, invoice: CollectableInvoice)
   return owedAfterCredit(ctx, invoice);
 }
 
-/** Adds a line for what the invoice owes to an open automatic batch (a new one when none has room). */
+/**
+ * Adds a line for what the invoice owes to an open automatic batch (a new one when none has room), or joins it to
+ * the line its bank account already has in that batch's period, or hands it to its customer when it would take
+ * another invoice's date (meetInBatch: docs/gateways.md, "Months that stay in step"). Whether it joined the batch.
+ */
 async function bundle(ctx: ServiceContext, item: Bundleable): Promise<boolean> {
   const { invoice, gatewayId, paymentMethodId, rail, actionDate } = item;
   const amountMinor = await lineAmountMinor(ctx, invoice);
   if (amountMinor <= 0) return false;
   const amount = { value: minorToDecimalText(amountMinor, invoice.currencyCode) };
-  await withLockedCustomer(ctx, invoice.customerId, async (ctx) => {
+  const key = { gatewayId, currencyCode: invoice.currencyCode, rail, actionDate };
+  const meeting = await withLockedCustomer(ctx, invoice.customerId, async (ctx) => {
     const line = await checkBatchLinePayment(ctx, {
       customerId: invoice.customerId,
       amount,
@@ -142,17 +148,22 @@ async function bundle(ctx: ServiceContext, item: Bundleable): Promise<boolean> {
     if (invoice.reportedProblem !== null) await setCollectionProblem(ctx, invoice.id, null);
     // The batch is locked after the customer and before the allocation locks the invoice: the lock order of every
     // line change.
-    const batchId = await openAutoBatchFor(ctx, {
-      gatewayId,
-      currencyCode: invoice.currencyCode,
-      rail,
-      actionDate,
+    const found = await repo.findOpenAutoBatch(ctx.db, ctx.account.id, key);
+    const locked = found && (await repo.lockBatch(ctx.db, ctx.account.id, found.id));
+    const met = await meetInBatch(ctx, locked?.state === 'open' ? locked.id : undefined, {
+      ...item,
+      amountMinor,
     });
-    const payment = await createBatchLinePayment(ctx, line);
-    await recordLine(ctx, batchId, rail, payment.id, invoice.id);
-    await showPlannedDate(ctx, invoice.id, actionDate);
+    if (met.outcome === 'add') {
+      const batchId = await openAutoBatchFor(ctx, key);
+      const payment = await createBatchLinePayment(ctx, line);
+      await recordLine(ctx, batchId, rail, payment.id, invoice.id);
+    }
+    if (met.outcome !== 'handed_over') await showPlannedDate(ctx, invoice.id, actionDate);
+    return met;
   });
-  return true;
+  if (meeting.mailed) ctx.mailQueued();
+  return meeting.outcome !== 'handed_over';
 }
 
 /** The open automatic batch of this key with room, locked, or a new one. */
@@ -236,6 +247,8 @@ async function takeInvoice(
   invoice: CollectableInvoice,
   horizon: PlainDate,
 ): Promise<boolean> {
+  // Handed to its customer to pay (docs/gateways.md, "Months that stay in step"): never debited again by the run.
+  if (handedToCustomer(invoice.reportedProblem)) return false;
   const due = wantedDate(ctx, invoice) <= horizon;
   if (invoice.blocked) {
     if (due) await reportBlocked(ctx, invoice.id, invoice.customerId, horizon);
@@ -302,8 +315,9 @@ async function reportProblem(
 
 /** Plans and bundles every owed debit-order invoice of the account; returns how many lines it added. */
 export async function bundleDueDebitOrders(ctx: ServiceContext): Promise<number> {
-  // As far ahead as the longest lead of any rail (SA two-day debit orders).
-  const horizon = earliestActionDate('debit_order', today(ctx));
+  // As far ahead as the longest lead of any rail (SA two-day debit orders), and the days before a batch's last safe
+  // day on which its staff are told of it (docs/gateways.md, "Batches that go out").
+  const horizon = bundlingHorizon('debit_order', today(ctx));
   const planUntil = addDays(today(ctx), PLAN_AHEAD_DAYS);
   let bundled = 0;
   for (let afterId = 0; ;) {

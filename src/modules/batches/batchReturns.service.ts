@@ -12,7 +12,12 @@ import { parseNachaReturns } from './bankFiles/nachaReturns.ts';
 import { achReason, saEftReason, sepaReason } from '../collections/index.ts';
 import type { ReasonMapping, ReturnReason } from '../collections/index.ts';
 import { parsePain002 } from './bankFiles/sepaStatusReport.ts';
-import { afterRetriesRanOut, noticeCollectionFailed, noticeRetriesRanOut } from '../collections/index.ts';
+import {
+  afterRetriesRanOut,
+  noticeCollectionFailed,
+  noticeDebitMoved,
+  noticeRetriesRanOut,
+} from '../collections/index.ts';
 import type { UncollectedInvoice } from '../collections/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import type { EventToEmit } from '../events/index.ts';
@@ -25,6 +30,9 @@ import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { getBatchRecord } from './batch.service.ts';
 import { receiptOfSettledLine } from './batchReceipts.service.ts';
+import { carryDebit } from './carriedDebits.ts';
+import type { CarriedDebit } from './carriedDebits.ts';
+import { handToCustomer } from './carriedDebits.service.ts';
 import { collectedByDebitOrder } from './debitCollection.service.ts';
 import { netcashStatementReports } from './netcashBatchFile.ts';
 
@@ -55,29 +63,32 @@ const REASONS_BY_RAIL: Readonly<Record<Rail, (code: string) => ReasonMapping>> =
 };
 
 /**
- * When a returned debit is presented again (docs/gateways.md, "Returns presented again"): null when the return may
- * not be retried or the rail's presentations are used up; else, under an eMandate, its next collection date that a
- * batch submitted today can still make; without one, the rail's gap after the return, on a business day.
+ * When and how a returned debit is presented again (docs/gateways.md, "Returns presented again"): null when the
+ * return may not be retried or the rail's presentations are used up; else, under an eMandate, on its next
+ * collection date that a batch submitted today can still make: alone, or, when that period will have a debit of
+ * its own (`recurs`: a subscription's), together with it or handed to the customer (carryDebit: docs/gateways.md,
+ * "Months that stay in step"); without one, alone, the rail's gap after the return, on a business day.
  */
-async function nextPresentationDate(
+async function nextPresentationPlan(
   ctx: ServiceContext,
   rail: Rail,
   retryable: boolean,
   presented: number,
-  paymentMethodId: number,
-): Promise<PlainDate | null> {
+  debit: { paymentMethodId: number; amountMinor: number; recurs: boolean },
+): Promise<CarriedDebit | null> {
   const on = today(ctx);
   const gap = nextPresentation(rail, retryable, presented, on);
   if (gap === null) return null;
   const mandate =
     rail === 'debit_order'
-      ? (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId)
+      ? (await emandatesOfPaymentMethods(ctx, [debit.paymentMethodId])).get(debit.paymentMethodId)
       : undefined;
-  if (!mandate) return onBusinessDay(gap, rail);
+  if (!mandate) return { way: 'alone', actionDate: onBusinessDay(gap, rail) };
   if (mandate.status !== 'signed') return null;
   // At least a week after the return, so that an ad hoc or weekly mandate is not presented again two days later.
   const from = maxDate(earliestActionDate(rail, on), addDays(on, MANDATED_GAP_DAYS));
-  return mandatedActionDate(mandate.debit, from) ?? null;
+  const next = mandatedActionDate(mandate.debit, from);
+  return next === undefined ? null : carryDebit(mandate.debit, next, debit.amountMinor, debit.recurs);
 }
 
 /** The least time between a return and the next presentation under a mandate (docs/gateways.md, "Returns presented again"). */
@@ -88,14 +99,16 @@ interface ReturnedInvoice extends UncollectedInvoice {
   reason: string;
   paymentMethodId: number;
   nextTryDate: PlainDate | null;
+  together?: boolean;
+  customerPays?: boolean;
 }
 
 /**
  * Fails the line with the rail's `code`: the payment Failed with its reason, its invoices owe the money again
  * (`invoice.payment_failed`), the bank account invalid when the reason says so, and each debit-order invoice
- * presented again when the rail allows, its NextTryDate the date; else its presentations have run out
- * (`invoice.collection_exhausted`, the staff told, the account's actions). The customer is told of every return
- * (docs/gateways.md, "Returns presented again").
+ * presented again when the rail allows, its NextTryDate the date, or handed to its customer; else its presentations
+ * have run out (`invoice.collection_exhausted`, the staff told, the account's actions). The customer is told of every
+ * return (docs/gateways.md, "Returns presented again").
  */
 export async function applyUnpaid(
   ctx: ServiceContext,
@@ -115,52 +128,87 @@ export async function applyUnpaid(
       events.push(...(await invalidatePaymentMethod(tctx, line.paymentMethodId!)));
     }
     for (const allocation of paid) {
-      const invoice = await getInvoice(tctx, allocation.targetId);
-      // Read after the bank account was made invalid above: a customer's debit order it blocks still counts.
-      const byDebitOrder = await collectedByDebitOrder(tctx, invoice);
-      const invoiceId = allocation.targetId;
-      const ref = { type: 'invoice', id: invoiceId };
-      const before = await snapshotResource(tctx, ref);
-      events.push({ type: 'invoice.payment_failed', ref, before });
       const returned: ReturnedInvoice = {
         customerId: line.customerId,
-        invoiceId,
+        invoiceId: allocation.targetId,
         currencyCode: batch.currencyCode,
         amountMinor: allocation.amountMinor,
         reason: mapping.reason,
         paymentMethodId: line.paymentMethodId!,
         nextTryDate: null,
       };
-      if (byDebitOrder) {
-        const next = await nextPresentationDate(
-          tctx,
-          rail,
-          mapping.retryable,
-          invoice.numTries,
-          line.paymentMethodId!,
-        );
-        returned.nextTryDate = next;
-        await setCollectionSchedule(tctx, invoiceId, {
-          addTry: false,
-          nextTryDate: next && startOfDate(next, tctx.account.timeZone),
-        });
-        if (next === null) {
-          events.push({ type: 'invoice.collection_exhausted', ref });
-          ranOut = true;
-        }
-      }
-      // One notice per return; the last one says no presentation follows, and the staff are told with it.
-      const failure = { ...returned, from: 'bank_account' as const };
-      if (byDebitOrder && returned.nextTryDate === null) {
-        // Used up when the return could be retried but no presentation is left; else stopped by its reason.
-        await noticeRetriesRanOut(tctx, { ...failure, exhausted: mapping.retryable });
-      } else await noticeCollectionFailed(tctx, failure);
+      const outcome = await returnInvoice(tctx, { rail, retryable: mapping.retryable, batch }, returned);
+      events.push(...outcome.events);
+      if (outcome.ranOut) ranOut = true;
       mailed = true;
     }
     return events;
   });
   if (mailed) ctx.mailQueued();
   if (ranOut) await afterRetriesRanOut(ctx, line.customerId);
+}
+
+/**
+ * One invoice of a returned line, in the reversal's transaction: it owes the money again, is presented again,
+ * handed to its customer or has run out of presentations, and its customer is told which.
+ */
+async function returnInvoice(
+  tctx: ServiceContext,
+  how: { rail: Rail; retryable: boolean; batch: BatchRecord },
+  returned: ReturnedInvoice,
+): Promise<{ events: EventToEmit[]; ranOut: boolean }> {
+  const invoice = await getInvoice(tctx, returned.invoiceId);
+  // Read after the bank account was made invalid above: a customer's debit order it blocks still counts.
+  const byDebitOrder = await collectedByDebitOrder(tctx, invoice);
+  const ref = { type: 'invoice', id: returned.invoiceId };
+  const before = await snapshotResource(tctx, ref);
+  const events: EventToEmit[] = [{ type: 'invoice.payment_failed', ref, before }];
+  let plan: CarriedDebit | null = null;
+  if (byDebitOrder) {
+    // A subscription's invoice: its next renewal will want the next period's debit.
+    const recurs = invoice.subscriptionId !== null;
+    plan = await nextPresentationPlan(tctx, how.rail, how.retryable, invoice.numTries, {
+      ...returned,
+      recurs,
+    });
+    await presentAgain(tctx, returned, plan);
+    if (plan === null) events.push({ type: 'invoice.collection_exhausted', ref });
+  }
+  // One notice per return; the last one says no presentation follows, and the staff are told with it.
+  const failure = { ...returned, from: 'bank_account' as const };
+  if (byDebitOrder && plan === null) {
+    // Used up when the return could be retried but no presentation is left; else stopped by its reason.
+    await noticeRetriesRanOut(tctx, { ...failure, exhausted: how.retryable });
+  } else if (!(await noticeCollectionFailed(tctx, failure)) && plan !== null) {
+    // The account sends no failure notices, but a debit's new date is told whatever it sends.
+    await noticeDebitMoved(tctx, {
+      ...returned,
+      from: how.batch.actionDate,
+      to: plan.way === 'customer' ? null : plan.actionDate,
+      together: plan.way === 'together',
+      why: 'Your bank returned the debit order unpaid.',
+    });
+  }
+  return { events, ranOut: byDebitOrder && plan === null };
+}
+
+/** Sets the invoice's next presentation as the plan says, and notes it for the customer's notice. */
+async function presentAgain(
+  tctx: ServiceContext,
+  returned: ReturnedInvoice,
+  plan: CarriedDebit | null,
+): Promise<void> {
+  if (plan?.way === 'customer') {
+    await handToCustomer(tctx, returned.invoiceId, plan.actionDate);
+    returned.customerPays = true;
+    return;
+  }
+  returned.nextTryDate = plan?.actionDate ?? null;
+  returned.together = plan?.way === 'together';
+  await setCollectionSchedule(tctx, returned.invoiceId, {
+    addTry: false,
+    nextTryDate: plan && startOfDate(plan.actionDate, tctx.account.timeZone),
+  });
 }
 
 /**

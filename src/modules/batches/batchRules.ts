@@ -1,5 +1,11 @@
 import { addDays } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
+import {
+  addBusinessDays,
+  businessDayBefore,
+  earliestActionDate,
+  lastSubmitDate,
+} from '../../core/bankingDays.ts';
 import type { Rail } from '../../core/bankingDays.ts';
 
 /**
@@ -50,4 +56,25 @@ export function nextPresentation(
   const rule = PRESENTATIONS[rail];
   if (!retryable || presented >= rule.max) return null;
   return addDays(returnedOn, rule.afterDays);
+}
+
+/**
+ * How many business days before a batch's last safe day its staff are told to submit it (docs/gateways.md,
+ * "Batches that go out"): time to act on an e-mail, not a deadline met on the day it arrives.
+ */
+export const NOTICE_BUSINESS_DAYS = 2;
+
+/** The day the staff are told of a batch with this action date: NOTICE_BUSINESS_DAYS before its last safe day. */
+export function submissionNoticeDate(rail: Rail, actionDate: PlainDate): PlainDate {
+  let at = lastSubmitDate(rail, actionDate);
+  for (let left = NOTICE_BUSINESS_DAYS; left > 0; left -= 1) at = businessDayBefore(at, rail);
+  return at;
+}
+
+/**
+ * The latest action date the run bundles today: the rail's lead and the notice's days ahead, so that a batch
+ * exists, with its lines, on the day its staff are told of it.
+ */
+export function bundlingHorizon(rail: Rail, today: PlainDate): PlainDate {
+  return addBusinessDays(earliestActionDate(rail, today), NOTICE_BUSINESS_DAYS, rail);
 }

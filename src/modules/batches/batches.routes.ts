@@ -137,8 +137,9 @@ export function registerBatchesRoutes(app: App): void {
         description:
           'Moves an open batch with payments to build and sets SubmitDate; the next collection run checks every ' +
           'line and hands the batch to its gateway (submitted), or sends it back to open with BuildError. ' +
-          'Without ActionDate the batch keeps its own, or is re-dated to the earliest date its lines allow when ' +
-          'that has passed its last safe day.',
+          'Without ActionDate the batch keeps its own; past its last safe day it is re-dated within its ' +
+          "mandates' periods, and a debit that cannot keep its period is carried to its next date or to its " +
+          'customer, who is told (409 batch_too_late when none is left to submit).',
         body: SubmitBatchBody,
         response: NoContent,
       },

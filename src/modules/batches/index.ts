@@ -6,6 +6,11 @@
  */
 export type { Batch } from './batch.service.ts';
 export { batchesByTokens } from './batch.service.ts';
+/** For the CLI (`billing batch`): the batches under way, and submitting one as a person does. */
+export { getBatch, listBatches } from './batch.service.ts';
+export { submitBatchAsked } from './batchSubmission.service.ts';
+/** The day a batch's staff are told to submit it, and how far ahead the run bundles (docs/gateways.md). */
+export { bundlingHorizon, submissionNoticeDate } from './batchRules.ts';
 export type { BatchRunSummary } from './batchRun.service.ts';
 export { emptyBatchRunSummary, runBatches } from './batchRun.service.ts';
 export { toBatchDto } from './batches.serializer.ts';

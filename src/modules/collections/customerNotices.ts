@@ -1,4 +1,5 @@
 import { today } from '../../context.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { ServiceContext } from '../../context.ts';
 import { getCustomer, queueCustomerNotice } from '../customers/index.ts';
 import { documentSeller, sellerLines, mailSenderName } from '../auth/index.ts';
@@ -46,6 +47,13 @@ export interface CollectionFailure {
   from?: 'card' | 'bank_account';
   /** This failure was the last try the schedule allowed (the retries ran out). */
   exhausted?: boolean;
+  /**
+   * A debit order tried again with its mandate's next debit, which collects it with that date's own amount
+   * (docs/gateways.md, "Months that stay in step").
+   */
+  together?: boolean;
+  /** A debit order handed to the customer to pay: its mandate's next debit collects that period's own invoice. */
+  customerPays?: boolean;
 }
 
 /** The method as a customer knows it: "Visa ending 4242", "bank account ending 0001". */
@@ -158,13 +166,16 @@ export async function noticeCollectionFailed(
     ? `Please confirm the payment of ${amount} for invoice ${number} with your bank: we could not take it from ${method?.words ?? 'your card'} without you.`
     : `We could not collect ${amount} for invoice ${number} from ${method?.words ?? (from === 'card' ? 'your card' : 'your bank account')}.`;
   const debitOrders = confirm && from === 'card' && (await takesDebitOrders(ctx));
+  const debit = { amount, method: method?.words ?? 'your bank account' };
+  const eft = failure.customerPays ? await eftBlocks(ctx, number) : [];
   const queued = await queueCustomerMails(ctx, failure.customerId, (to) => {
     const link = payLinkFor(ctx, to, failure.invoiceId);
     const blocks: MessageBlock[] = [
       { paragraph: first, strong: true },
       { paragraph: reasonSentence(failure.reason, from) },
-      { paragraph: nextStep(ctx, failure, from, link !== undefined) },
+      { paragraph: nextStep(ctx, failure, from, link !== undefined, debit) },
       ...(link ? [{ link, text: linkText(failure, number) }] : []),
+      ...eft,
       ...(confirm && from === 'card' ? otherWaysToPay(ctx, to, method?.words, debitOrders) : []),
     ];
     return letter(subject, to, blocks, lines);
@@ -234,11 +245,21 @@ function nextStep(
   failure: CollectionFailure,
   from: 'card' | 'bank_account',
   linked: boolean,
+  debit: { amount: string; method: string },
 ): string {
   if (failure.nextTryDate) {
-    return `We will try again on ${longDateIn(failure.nextTryDate, ctx.account.timeZone)}, unless you pay before then.`;
+    const on = longDateIn(failure.nextTryDate, ctx.account.timeZone);
+    if (from === 'card') return `We will try again on ${on}, unless you pay before then.`;
+    // The date, the amount and the account: what the customer needs to have the money there.
+    const together = failure.together ? ", together with that day's debit order" : '';
+    return `We will try again on ${on}: ${debit.amount} from ${debit.method}${together}, unless you pay before then.`;
   }
   const reply = 'Please reply to this e-mail, or reach us as below, and we will tell you how to pay.';
+  if (failure.customerPays) {
+    const mandate =
+      'We will not debit this amount again: your debit order mandate allows one debit a month, and your next debit order collects that month’s invoice.';
+    return linked ? `${mandate} Please pay ${debit.amount} on the page below.` : `${mandate} ${reply}`;
+  }
   if (needsAuthentication(failure.reason)) {
     return linked
       ? 'We will not try again without you: confirm the payment on the page below, or pay with another card there.'
@@ -262,6 +283,17 @@ function nextStep(
   return linked
     ? 'We will not try again automatically. Please pay the invoice on the page below.'
     : `We will not try again automatically. ${reply}`;
+}
+
+/**
+ * The seller's own words on paying by transfer (PaymentInstructions: its bank details), when it gave any, with the
+ * invoice's number as the reference that lets the payment be found.
+ */
+export async function eftBlocks(ctx: ServiceContext, invoiceNumber: number): Promise<MessageBlock[]> {
+  const instructions = (await documentSeller(ctx)).details.paymentInstructions;
+  return instructions
+    ? [{ paragraph: `Or pay by EFT, with ${invoiceNumber} as your reference:\n${instructions}` }]
+    : [];
 }
 
 function linkText(failure: CollectionFailure, number: number): string {
@@ -295,4 +327,62 @@ export async function noticeRefundMade(
       },
     ],
   });
+}
+
+/** A debit order whose date changes, as its customer is told before the date it was announced for. */
+export interface DebitMove {
+  customerId: number;
+  invoiceId: number;
+  currencyCode: string;
+  amountMinor: number;
+  paymentMethodId: number | null;
+  /** The date the customer was told. */
+  from: PlainDate;
+  /** The new date; null: it is not debited, and the customer is asked to pay. */
+  to: PlainDate | null;
+  /** Collected on `to` together with that date's own debit order, as one debit. */
+  together?: boolean;
+  /** Why, in a customer's words. */
+  why: string;
+}
+
+/**
+ * Tells the customer that a debit order announced for one date moves to another, or will not be made
+ * (docs/gateways.md, "Months that stay in step"): the new date, the amount and the account ending, or how to pay
+ * instead. Sent whatever the account's notice settings say: the customer was promised a date, and keeps money
+ * there for it. In the caller's transaction; true when an e-mail was queued (the caller tells the mail worker).
+ */
+export async function noticeDebitMoved(ctx: ServiceContext, move: DebitMove): Promise<boolean> {
+  const invoice = (await invoicesByIds(ctx, [move.invoiceId])).get(move.invoiceId);
+  if (!invoice) return false;
+  const method = (await methodWords(ctx, move.paymentMethodId))?.words ?? 'your bank account';
+  const amount = amountText(move.currencyCode, move.amountMinor);
+  const number = invoice.invoiceNum ?? move.invoiceId;
+  const lines = await signature(ctx);
+  const was = `The debit order of ${amount} for invoice ${number}, announced for ${longDate(move.from)},`;
+  const together = move.together ? ", together with that day's debit order" : '';
+  const subject = move.to
+    ? `Your debit order for invoice ${number} moves to ${longDate(move.to)}`
+    : `Your debit order for invoice ${number} will not be taken on ${longDate(move.from)}`;
+  const first = move.to
+    ? `${was} will be debited on ${longDate(move.to)} from ${method} instead${together}.`
+    : `${was} will not be debited from ${method}.`;
+  const eft = move.to ? [] : await eftBlocks(ctx, number);
+  const queued = await queueCustomerMails(ctx, move.customerId, (to) => {
+    const link = payLinkFor(ctx, to, move.invoiceId);
+    const next = move.to
+      ? `You need not do anything${link ? '; or pay it now on the page below, and it will not be debited' : ''}.`
+      : link
+        ? `Please pay ${amount} on the page below.`
+        : `Please reply to this e-mail, or reach us as below, and we will tell you how to pay ${amount}.`;
+    const blocks: MessageBlock[] = [
+      { paragraph: first, strong: true },
+      { paragraph: move.why },
+      { paragraph: next },
+      ...(link ? [{ link, text: `Pay invoice ${number}` }] : []),
+      ...eft,
+    ];
+    return letter(subject, to, blocks, lines);
+  });
+  return queued;
 }

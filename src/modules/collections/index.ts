@@ -40,10 +40,11 @@ export { settleLateCharge } from './lateCharge.service.ts';
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 
 /** For batches, widgets and the portal: what customers are told of payments collected and collections failed. */
-export type { CollectionFailure } from './customerNotices.ts';
+export type { CollectionFailure, DebitMove } from './customerNotices.ts';
 export {
   asksForConfirmation,
   noticeCollectionFailed,
+  noticeDebitMoved,
   noticePaymentCollected,
   takesDebitOrders,
 } from './customerNotices.ts';

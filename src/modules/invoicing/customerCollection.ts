@@ -62,13 +62,19 @@ export type CollectionProblemCode =
  * `gateway_not_usable`: the gateway that is to collect it is gone, disabled, or does not collect that kind;
  * `card_not_usable`: the card the invoice names is gone, not a card, or not valid. Unlike the codes above, which
  * the customer's settings give and the invoice shows as their message, the invoice shows this one's reason as its
- * CollectionProblem until the collection can be made.
+ * CollectionProblem until the collection can be made. `customer_pays`: a debit order that missed its own date and
+ * that its mandate cannot carry to its next one, handed to the customer to pay (docs/gateways.md, "Months that stay
+ * in step"); the run leaves it alone for good.
  */
 export type HeldCollectionCode =
-  'mandate_not_usable' | 'bank_account_not_usable' | 'gateway_not_usable' | 'card_not_usable';
+  | 'mandate_not_usable'
+  | 'bank_account_not_usable'
+  | 'gateway_not_usable'
+  | 'card_not_usable'
+  | 'customer_pays';
 export type HeldCollectionProblem = `${HeldCollectionCode}: ${string}`;
 /** What can keep a debit order from being made. */
-export type DebitProblemCode = Exclude<HeldCollectionCode, 'card_not_usable'>;
+export type DebitProblemCode = Exclude<HeldCollectionCode, 'card_not_usable' | 'customer_pays'>;
 /** What can keep a card an invoice names from being charged. */
 export type CardProblemCode = Extract<HeldCollectionCode, 'gateway_not_usable' | 'card_not_usable'>;
 /** Why a collection the invoice names cannot be made, and its stored code. */
@@ -82,12 +88,17 @@ const HELD_COLLECTION_CODES: readonly HeldCollectionCode[] = [
   'bank_account_not_usable',
   'gateway_not_usable',
   'card_not_usable',
+  'customer_pays',
 ];
 
 export const heldCollectionProblem = (
   reason: string,
   code: HeldCollectionCode = 'mandate_not_usable',
 ): HeldCollectionProblem => `${code}: ${reason}`;
+
+/** Whether a stored problem says the debit was handed to the customer to pay. */
+export const handedToCustomer = (stored: string | null): boolean =>
+  stored?.startsWith('customer_pays: ') ?? false;
 
 /** The reason a stored problem gives when it is a held collection's, else null. */
 export function heldCollectionReason(stored: string | null): string | null {

@@ -112,5 +112,10 @@ export type {
   DebitProblemCode,
   HeldCollection,
 } from './customerCollection.ts';
-export { automaticMethodOf, heldCollectionProblem, heldCollectionReason } from './customerCollection.ts';
+export {
+  automaticMethodOf,
+  handedToCustomer,
+  heldCollectionProblem,
+  heldCollectionReason,
+} from './customerCollection.ts';
 export { invoiceBoundsProblem, priceInvoice } from './invoiceMath.ts';

@@ -70,7 +70,10 @@ export type { ActionDatePlan, MandateTerms } from './mandateChecks.ts';
 export {
   collectionPeriod,
   collectionTermsProblem,
+  instalmentOn,
   mandatedActionDate,
+  mayCollectTogether,
+  periodOfActionDate,
   plannedActionDate,
   scheduledDateOf,
 } from './mandateChecks.ts';

@@ -5,8 +5,11 @@ import {
   escalatedMinor,
   escalationYears,
   firstCollectionDate,
+  instalmentOn,
   mandatedActionDate,
+  mayCollectTogether,
   onSchedule,
+  periodOfActionDate,
   plannedActionDate,
   scheduledDateOf,
 } from './mandateChecks.ts';
@@ -187,5 +190,26 @@ describe('the planned action date of a debit', () => {
     expect(plannedActionDate('debit_order', '2027-02-01', '2026-11-27', ended)).toEqual({
       problem: 'eMandate CR-1 allows no collection on or after 2027-02-01 (it ends on 2027-01-31)',
     });
+  });
+});
+
+describe('one debit carrying more than a period’s instalment (docs/gateways.md, "Months that stay in step")', () => {
+  it('counts an action date moved off a weekend in the period of the day it was moved from', () => {
+    // The 25th of September 2027 is a Saturday: collected on Monday the 27th, still September's.
+    expect(periodOfActionDate(monthly(), '2027-09-27')).toBe(periodOfActionDate(monthly(), '2027-09-25'));
+    expect(periodOfActionDate(monthly({ frequency: 'AdHoc' }), '2027-09-27')).toBeUndefined();
+  });
+
+  it('takes a total within the maximum only under a mandate for variable amounts', () => {
+    expect(mayCollectTogether(monthly({ variableAmounts: true }), '2027-03-25', 15_000)).toBe(true);
+    expect(mayCollectTogether(monthly({ variableAmounts: true }), '2027-03-25', 15_001)).toBe(false);
+    expect(mayCollectTogether(monthly(), '2027-03-25', 10_000)).toBe(false);
+  });
+
+  it('escalates the instalment and the maximum on each anniversary of the start date', () => {
+    const escalating = monthly({ variableAmounts: true, escalation: '10' });
+    expect(instalmentOn(escalating, '2028-01-25')).toBe(11_000);
+    expect(mayCollectTogether(escalating, '2028-01-25', 16_500)).toBe(true);
+    expect(mayCollectTogether(escalating, '2027-11-25', 16_500)).toBe(false);
   });
 });

@@ -207,6 +207,32 @@ export function escalatedMinor(amountMinor: number, escalation: string | null, y
 }
 
 /**
+ * The collection period an action date counts in: that of the scheduled date it stands for (a date moved off a
+ * weekend or a public holiday counts in the period of the day it was moved from); undefined for an ad hoc mandate,
+ * which has no periods.
+ */
+export function periodOfActionDate(terms: MandateTerms, actionDate: PlainDate): number | undefined {
+  return collectionPeriod(terms, scheduledDateOf(terms, actionDate) ?? actionDate);
+}
+
+/** The mandate's instalment on an action date, after the escalation of the years since its start. */
+export function instalmentOn(terms: MandateTerms, actionDate: PlainDate): number {
+  const years = escalationYears(terms, scheduledDateOf(terms, actionDate) ?? actionDate);
+  return escalatedMinor(terms.amountMinor, terms.escalation, years);
+}
+
+/**
+ * Whether one debit on the action date may collect `totalMinor` (docs/gateways.md, "Months that stay in step"):
+ * the mandate takes variable amounts and the total stays within its maximum after escalation. A fixed mandate's
+ * debit is its instalment, so it never carries a second amount.
+ */
+export function mayCollectTogether(terms: MandateTerms, actionDate: PlainDate, totalMinor: number): boolean {
+  if (!terms.variableAmounts) return false;
+  const years = escalationYears(terms, scheduledDateOf(terms, actionDate) ?? actionDate);
+  return totalMinor <= escalatedMinor(terms.maxAmountMinor, terms.escalation, years);
+}
+
+/**
  * Why the collection breaks the mandate's terms (the rule, as a phrase), or undefined when it keeps to them. Every
  * rule of docs/design/mandates.md, "Checks at build time", but the mandate's state and one collection a period,
  * which need more than the terms (mandateCollectionProblem's caller passes `earlierInPeriod`).
