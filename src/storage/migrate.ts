@@ -62,6 +62,7 @@ import * as captureProviderRefs from './migrations/0057_capture_provider_refs.ts
 import * as senderAndLeftovers from './migrations/0058_sender_and_leftovers.ts';
 import * as liveAccounts from './migrations/0059_live_accounts.ts';
 import * as lateChargesOnPaidInvoices from './migrations/0060_late_charges_on_paid_invoices.ts';
+import * as debiCheckMandates from './migrations/0065_debicheck_mandates.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -125,6 +126,7 @@ const migrations: Record<string, Migration> = {
   '0058_sender_and_leftovers': senderAndLeftovers,
   '0059_live_accounts': liveAccounts,
   '0060_late_charges_on_paid_invoices': lateChargesOnPaidInvoices,
+  '0065_debicheck_mandates': debiCheckMandates,
 };
 
 /**

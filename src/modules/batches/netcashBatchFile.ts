@@ -3,6 +3,7 @@ import {
   buildNetcashDebitOrderFile,
 } from './bankFiles/netcashDebitOrder.ts';
 import type { NetcashAccountType } from './bankFiles/netcashDebitOrder.ts';
+import { buildNetcashDebiCheckFile } from './bankFiles/netcashDebiCheck.ts';
 import {
   NETCASH_DEBIT_TYPES,
   NETCASH_UNPAID_TYPE,
@@ -42,9 +43,14 @@ export function buildNetcashBatchFile(
   lines: readonly BatchLine[],
   methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
+  /** The authenticated DebiCheck mandates of the lines' bank accounts, by payment method id. */
+  debiChecks: ReadonlyMap<number, DebiCheckCollection> = new Map(),
 ): string | { problems: string[] } {
   if (batch.currencyCode !== 'ZAR') {
     return { problems: [`Netcash collects debit orders in ZAR, not ${batch.currencyCode}`] };
+  }
+  if (lines.length > 0 && lines.every((line) => debiChecks.has(line.paymentMethodId!))) {
+    return buildDebiCheckBatchFile(batchName, batch, lines, settings, debiChecks);
   }
   return buildNetcashDebitOrderFile({
     serviceKey: text(settings, 'serviceKey'),
@@ -62,6 +68,43 @@ export function buildNetcashBatchFile(
         branchCode: account.branchCode ?? '',
         bankAccountNumber: account.secrets?.accountNumber ?? '',
         amountMinor: line.amountMinor,
+        lineRef: String(line.paymentId),
+      };
+    }),
+  });
+}
+
+/** What a DebiCheck collection names of its mandate's authentication (docs/gateways/netcash.md, "DebiCheck"). */
+export interface DebiCheckCollection {
+  accountReference: string;
+  contractReference: string;
+  trackingDays: number;
+}
+
+/**
+ * A batch of collections under authenticated DebiCheck mandates: Netcash's DebiCheck file, each line under the
+ * masterfile key and contract reference its authentication was given (the build keeps DebiCheck lines out of a
+ * batch of ordinary debit orders: batchMandates.service.ts).
+ */
+function buildDebiCheckBatchFile(
+  batchName: string,
+  batch: BatchRecord,
+  lines: readonly BatchLine[],
+  settings: Record<string, unknown>,
+  debiChecks: ReadonlyMap<number, DebiCheckCollection>,
+): string {
+  return buildNetcashDebiCheckFile({
+    serviceKey: text(settings, 'serviceKey'),
+    softwareVendorKey: text(settings, 'softwareVendorKey') || NETCASH_DEFAULT_SOFTWARE_VENDOR_KEY,
+    batchName,
+    actionDate: batch.actionDate,
+    lines: lines.map((line) => {
+      const debiCheck = debiChecks.get(line.paymentMethodId!)!;
+      return {
+        accountReference: debiCheck.accountReference,
+        amountMinor: line.amountMinor,
+        trackingDays: debiCheck.trackingDays,
+        contractReference: debiCheck.contractReference,
         lineRef: String(line.paymentId),
       };
     }),

@@ -15,6 +15,9 @@ export type {
   CardSetupResult,
   CardToVault,
   ChargeEvent,
+  DebiCheckAnswer,
+  DebiCheckChange,
+  DebiCheckToAuthenticate,
   ChargeRequest,
   ChargeResult,
   HostedFields,
@@ -108,6 +111,14 @@ export {
   submitBatchToGateway,
 } from './gatewayBatches.service.ts';
 export { gatewaySettings } from './gatewayDrivers.ts';
+/** DebiCheck mandates through a gateway's provider (docs/gateways/netcash.md, "DebiCheck"). */
+export {
+  amendDebiCheckAtGateway,
+  authenticateDebiCheckAtGateway,
+  cancelDebiCheckAtGateway,
+  debiCheckStatusAtGateway,
+  registersDebiCheck,
+} from './gatewayDebiCheck.service.ts';
 /** What events show of gateways (src/readModels/); account creation announces its test gateway. */
 export { gatewayRef, gatewaysByIds } from './gateway.service.ts';
 

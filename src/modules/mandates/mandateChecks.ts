@@ -133,6 +133,8 @@ export interface PlanMandate {
   /** Only `signed` allows a debit. */
   status: string;
   terms: MandateTerms;
+  /** Why the mandate allows no debit beyond its status (a DebiCheck authentication not given: debiCheck.ts). */
+  problem?: string;
 }
 
 /**
@@ -153,6 +155,7 @@ export function plannedActionDate(
   const name = `eMandate ${mandate.contractRef}`;
   // Signed stands for active until the bank's authentication is built (docs/spec-decisions.md, "eMandates").
   if (mandate.status !== 'signed') return { problem: `${name} is ${mandate.status}, not signed` };
+  if (mandate.problem) return { problem: `${name}: ${mandate.problem}` };
   const actionDate = mandatedActionDate(mandate.terms, wanted);
   if (actionDate === undefined) {
     // Said the same way each day (the date asked, not the moving earliest): the staff are told once.

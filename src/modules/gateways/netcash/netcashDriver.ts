@@ -1,4 +1,5 @@
 import type { DriverDeps, DriverModule, GatewayDriver } from '../gatewayContract.ts';
+import { netcashDebiCheckOperations } from './netcashDebiCheck.ts';
 import { niwsClient } from './niwsClient.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
 
@@ -13,6 +14,9 @@ export const netcashDriverModule: DriverModule = {
 };
 
 function netcashDriver(deps: DriverDeps): GatewayDriver {
-  niwsClient(deps.fetch);
-  return {};
+  const niws = niwsClient(deps.fetch);
+  return {
+    // DebiCheck mandates: authenticated, traced, amended and cancelled (netcashDebiCheck.ts).
+    ...netcashDebiCheckOperations(niws, deps.settings),
+  };
 }
