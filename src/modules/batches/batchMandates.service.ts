@@ -85,7 +85,8 @@ function lineMandateProblem(
   actionDate: PlainDate,
   earlier: readonly PlainDate[] = [],
 ): string | undefined {
-  // Signed stands for active until the bank's authentication is built (docs/spec-decisions.md, "eMandates").
+  // Signed stands for active; a DebiCheck mandate's bank authentication is checked apart (docs/design/mandates.md,
+  // "DebiCheck").
   if (mandate.status !== 'signed') return `the mandate is ${mandate.status}, not signed`;
   const terms = mandate.debit;
   const scheduled = scheduledAs(terms, actionDate);

@@ -153,7 +153,8 @@ export function plannedActionDate(
   const wanted = maxDate(asked, earliestActionDate(rail, today));
   if (!mandate) return { actionDate: onBusinessDay(wanted, rail) };
   const name = `eMandate ${mandate.contractRef}`;
-  // Signed stands for active until the bank's authentication is built (docs/spec-decisions.md, "eMandates").
+  // Signed stands for active; a DebiCheck mandate's bank authentication is checked apart (docs/design/mandates.md,
+  // "DebiCheck").
   if (mandate.status !== 'signed') return { problem: `${name} is ${mandate.status}, not signed` };
   if (mandate.problem) return { problem: `${name}: ${mandate.problem}` };
   const actionDate = mandatedActionDate(mandate.terms, wanted);
