@@ -18,7 +18,7 @@ import {
 } from '../modules/collections/index.ts';
 import { runBatches } from '../modules/batches/index.ts';
 import { sendDueStatements } from '../modules/statements/index.ts';
-import { expireLapsedEmandates } from '../modules/mandates/index.ts';
+import { expireLapsedEmandates, refreshDebiCheckAuthentications } from '../modules/mandates/index.ts';
 import { expireCreditGrants } from '../modules/credits/index.ts';
 import { PROVIDER_SWEEP_AFTER_MS, recoverCaptureSessions } from '../modules/widgets/index.ts';
 import type { CollectionOptions } from '../modules/collections/index.ts';
@@ -144,6 +144,9 @@ export async function billAccount(
   if (stopped()) return summary;
   // After billing, so that the day's invoices are collected the day they are due.
   await chargeCardInvoicesDue(ctx, collection, summary);
+  if (stopped()) return summary;
+  // Before the debit orders, so that a DebiCheck mandate the debtor approved since is collected today.
+  await refreshDebiCheckAuthenticationsOnce(ctx, summary);
   if (stopped()) return summary;
   await runDebitOrderBatches(ctx, summary);
   if (stopped()) return summary;
@@ -376,6 +379,20 @@ async function sendStatementsDue(ctx: ServiceContext, summary: BillRunSummary): 
     // The next run sends what this one did not: the dates of the customers not reached have not moved.
     summary.failures += 1;
     ctx.log.error({ err: error }, 'statements failed');
+  }
+}
+
+/** The bank's delayed answers to DebiCheck authentications, asked of their gateways (docs/design/mandates.md). */
+async function refreshDebiCheckAuthenticationsOnce(
+  ctx: ServiceContext,
+  summary: BillRunSummary,
+): Promise<void> {
+  try {
+    await refreshDebiCheckAuthentications(ctx);
+  } catch (error) {
+    // The next run asks again: nothing moved is lost.
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'DebiCheck authentications not refreshed');
   }
 }
 

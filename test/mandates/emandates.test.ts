@@ -99,6 +99,19 @@ describe('POST /v1/emandate', () => {
       BeneficiaryContactNumber: '+27 21 555 0199',
       BeneficiaryWebPage: null,
       BeneficiaryEmail: 'billing@northwind.example',
+      // Not a DebiCheck mandate (docs/spec-decisions.md, "DebiCheck mandates").
+      DebiCheckContractType: null,
+      DebiCheckTrackingDays: null,
+      DebiCheckFirstAmt: null,
+      DebiCheckFirstCollectionDate: null,
+      DebiCheckIdType: null,
+      DebiCheckIdNumber: null,
+      DebiCheckStatus: null,
+      DebiCheckContractReference: null,
+      DebiCheckRequested: null,
+      DebiCheckExpires: null,
+      DebiCheckAnswered: null,
+      DebiCheckReason: null,
     });
     // Spec part 2, eMandates: valid for 24 hours while unsigned (on the account's clock).
     expect(Date.parse(mandate.Expires) - Date.parse(mandate.DateCreated)).toBe(24 * 3_600_000);

@@ -87,4 +87,23 @@ describe("the customer's debit order mandates", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('You have no debit order mandates.');
   });
+
+  it('shows a DebiCheck mandate\'s approval with the customer\'s bank (docs/design/mandates.md, "DebiCheck")', async () => {
+    const account = await t.newAccount('Portal DebiCheck', { isTest: true, currencyCode: 'ZAR' });
+    await ok(account, 'PUT', '/v1/account', { PortalSlug: `mdc-${process.pid}-${Date.now()}` });
+    const today = ((await ok(account, 'GET', '/v1/account')).TestClockDate as string).slice(0, 10);
+    const login = await customerWithLogin(account);
+    const body = mandate(login.customerId, plusDays(today, 7), `CTR-dc-${process.pid}`);
+    const debiCheck = {
+      DebiCheckContractType: 'fixed',
+      DebiCheckIdType: 'sa_id',
+      DebiCheckIdNumber: '8001015009087',
+    };
+    await ok(account, 'POST', '/widget/emandate', { ...body, ...debiCheck }, 200);
+    const client = new PortalClient(await portalPath(account), t.url);
+    expect((await client.signIn(login.username, login.password)).status).toBe(303);
+    const page = await client.get(`${client.base}mandates`);
+    expect(page.text).toContain('First National Bank will ask you to approve this debit order');
+    expect(page.text).not.toContain('8001015009087');
+  });
 });

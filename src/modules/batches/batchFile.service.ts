@@ -15,6 +15,8 @@ import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
 import { getBatchRecord } from './batch.service.ts';
 import { buildNetcashBatchFile } from './netcashBatchFile.ts';
+import type { DebiCheckCollection } from './netcashBatchFile.ts';
+import { debiCheckAccountReference, emandatesOfPaymentMethods } from '../mandates/index.ts';
 
 /**
  * The bank file of a batch of the bankfile gateway (docs/bank-files.md): SEPA Direct Debit pain.008.001.02 for
@@ -277,13 +279,39 @@ async function makeNetcashFile(
   }
   const messageId = messageIdOf(batch);
   try {
-    const body = buildNetcashBatchFile(batch, messageId, lines, methods, await gatewaySettings(ctx, gateway));
+    const settings = await gatewaySettings(ctx, gateway);
+    const debiChecks = await debiCheckCollectionsOf(ctx, lines);
+    const body = buildNetcashBatchFile(batch, messageId, lines, methods, settings, debiChecks);
     if (typeof body !== 'string') return body;
     return { fileName: `${messageId}.txt`, contentType: 'text/plain', body, messageId };
   } catch (error) {
     if (error instanceof ValidationError) return { problems: asBuildProblems(error, lines) };
     throw error;
   }
+}
+
+/**
+ * The authenticated DebiCheck mandates the lines collect under, by payment method id (docs/gateways/netcash.md,
+ * "DebiCheck"): what each line of a DebiCheck file names.
+ */
+async function debiCheckCollectionsOf(
+  ctx: ServiceContext,
+  lines: readonly BatchLine[],
+): Promise<Map<number, DebiCheckCollection>> {
+  const mandates = await emandatesOfPaymentMethods(ctx, [
+    ...new Set(lines.map((line) => line.paymentMethodId!)),
+  ]);
+  const collections = new Map<number, DebiCheckCollection>();
+  for (const [methodId, mandate] of mandates) {
+    const debiCheck = mandate.debiCheck;
+    if (debiCheck?.status !== 'authenticated' || debiCheck.contractReference === null) continue;
+    collections.set(methodId, {
+      accountReference: debiCheckAccountReference(mandate.id),
+      contractReference: debiCheck.contractReference,
+      trackingDays: debiCheck.trackingDays,
+    });
+  }
+  return collections;
 }
 
 /** What a built batch's stored file is served as. */

@@ -2,7 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { collectionPeriod, collectionTermsProblem, scheduledDateOf } from '../mandates/index.ts';
 import type { MandateTerms } from '../mandates/index.ts';
-import { emandatesOfPaymentMethods } from '../mandates/index.ts';
+import { debiCheckCollectionProblem, emandatesOfPaymentMethods } from '../mandates/index.ts';
 import type { Emandate } from '../mandates/index.ts';
 import * as repo from './batch.repository.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
@@ -35,20 +35,41 @@ export async function mandateProblems(
   )) {
     noteCollection(other.paymentMethodId!, other.actionDate);
   }
+  const mixed = mixesDebiCheck(lines, mandates);
   for (const line of lines) {
     const mandate = mandates.get(line.paymentMethodId!);
     if (!mandate) continue;
-    const problem = lineMandateProblem(
-      mandate,
-      line,
-      batch.actionDate,
-      collected.get(mandate.paymentMethodId!),
-    );
+    const problem =
+      debiCheckLineProblem(mandate, batch.gatewayId, mixed) ??
+      lineMandateProblem(mandate, line, batch.actionDate, collected.get(mandate.paymentMethodId!));
     // A line that leaves is not collected: it takes no period from the lines after it.
     if (problem) problems.set(line.paymentId, `eMandate ${mandate.debit.contractRef}: ${problem}`);
     else noteCollection(mandate.paymentMethodId!, batch.actionDate);
   }
   return problems;
+}
+
+/** Whether the batch holds DebiCheck collections beside ordinary debit orders. */
+function mixesDebiCheck(lines: readonly BatchLine[], mandates: ReadonlyMap<number, Emandate>): boolean {
+  const kinds = new Set(lines.map((line) => mandates.get(line.paymentMethodId!)?.debiCheck != null));
+  return kinds.size > 1;
+}
+
+/**
+ * A DebiCheck mandate's line (docs/design/mandates.md, "DebiCheck"): collected only once the bank authenticated the
+ * mandate, through the gateway that registered it, in a batch of DebiCheck collections (Netcash takes them in a
+ * file of their own: docs/gateways/netcash.md, "DebiCheck"). Undefined for an ordinary mandate, or when it may go.
+ */
+function debiCheckLineProblem(mandate: Emandate, gatewayId: number, mixed: boolean): string | undefined {
+  if (mandate.debiCheck === null) return undefined;
+  const problem = debiCheckCollectionProblem(mandate.debiCheck);
+  if (problem) return problem;
+  if (mandate.debiCheck.gatewayId !== gatewayId) {
+    return `its DebiCheck authentication is with gateway ${mandate.debiCheck.gatewayId}, not this batch's ${gatewayId}`;
+  }
+  if (mixed)
+    return 'a DebiCheck collection goes in a batch of DebiCheck collections only, not with ordinary debit orders';
+  return undefined;
 }
 
 /**
@@ -64,7 +85,8 @@ function lineMandateProblem(
   actionDate: PlainDate,
   earlier: readonly PlainDate[] = [],
 ): string | undefined {
-  // Signed stands for active until the bank's authentication is built (docs/spec-decisions.md, "eMandates").
+  // Signed stands for active; a DebiCheck mandate's bank authentication is checked apart (docs/design/mandates.md,
+  // "DebiCheck").
   if (mandate.status !== 'signed') return `the mandate is ${mandate.status}, not signed`;
   const terms = mandate.debit;
   const scheduled = scheduledAs(terms, actionDate);
@@ -92,6 +114,8 @@ export async function mandateRefusal(
 ): Promise<string | undefined> {
   const mandate = (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId);
   if (!mandate) return undefined;
+  const debiCheckProblem = mandate.debiCheck && debiCheckCollectionProblem(mandate.debiCheck);
+  if (debiCheckProblem) return `eMandate ${mandate.debit.contractRef}: ${debiCheckProblem}`;
   const earlier = (await repo.listCollectionsFrom(ctx.db, ctx.account.id, [paymentMethodId], 0)).map(
     (other) => other.actionDate,
   );

@@ -11,7 +11,7 @@ import { minorToDecimalText } from '../../core/money.ts';
 import { queueStaffMail } from '../collections/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { getInvoice, setCollectionProblem, setCollectionSchedule } from '../invoicing/index.ts';
-import { emandatesOfPaymentMethods } from '../mandates/index.ts';
+import { debiCheckCollectionProblem, emandatesOfPaymentMethods } from '../mandates/index.ts';
 
 /**
  * When a debit is presented: modules/mandates/mandateChecks.ts `plannedActionDate` (docs/gateways.md, "Debit orders on the
@@ -44,7 +44,13 @@ export async function planActionDate(
     rail,
     wantedDate(ctx, invoice),
     today(ctx),
-    mandate && { contractRef: mandate.debit.contractRef, status: mandate.status, terms: mandate.debit },
+    mandate && {
+      contractRef: mandate.debit.contractRef,
+      status: mandate.status,
+      terms: mandate.debit,
+      // A DebiCheck mandate collects once its bank authenticated it (docs/design/mandates.md, "DebiCheck").
+      ...(mandate.debiCheck && { problem: debiCheckCollectionProblem(mandate.debiCheck) }),
+    },
   );
 }
 

@@ -6,6 +6,7 @@ import {
   netcashTextProblem,
 } from './bankFiles/netcashDebitOrder.ts';
 import type { NetcashAccountType, NetcashDebitLine } from './bankFiles/netcashDebitOrder.ts';
+import { buildNetcashDebiCheckFile } from './bankFiles/netcashDebiCheck.ts';
 import {
   NETCASH_DEBIT_TYPES,
   NETCASH_UNPAID_TYPE,
@@ -99,9 +100,14 @@ export function buildNetcashBatchFile(
   lines: readonly BatchLine[],
   methods: ReadonlyMap<number, PaymentMethod>,
   settings: Record<string, unknown>,
+  /** The authenticated DebiCheck mandates of the lines' bank accounts, by payment method id. */
+  debiChecks: ReadonlyMap<number, DebiCheckCollection> = new Map(),
 ): string | { problems: string[] } {
   if (batch.currencyCode !== 'ZAR') {
     return { problems: [`Netcash collects debit orders in ZAR, not ${batch.currencyCode}`] };
+  }
+  if (lines.length > 0 && lines.every((line) => debiChecks.has(line.paymentMethodId!))) {
+    return buildDebiCheckBatchFile(batchName, batch, lines, settings, debiChecks);
   }
   return buildNetcashDebitOrderFile({
     serviceKey: text(settings, 'serviceKey'),
@@ -110,6 +116,43 @@ export function buildNetcashBatchFile(
     batchName,
     actionDate: batch.actionDate,
     lines: lines.map((line) => netcashLineOf(line, methods.get(line.paymentMethodId!)!)),
+  });
+}
+
+/** What a DebiCheck collection names of its mandate's authentication (docs/gateways/netcash.md, "DebiCheck"). */
+export interface DebiCheckCollection {
+  accountReference: string;
+  contractReference: string;
+  trackingDays: number;
+}
+
+/**
+ * A batch of collections under authenticated DebiCheck mandates: Netcash's DebiCheck file, each line under the
+ * masterfile key and contract reference its authentication was given (the build keeps DebiCheck lines out of a
+ * batch of ordinary debit orders: batchMandates.service.ts).
+ */
+function buildDebiCheckBatchFile(
+  batchName: string,
+  batch: BatchRecord,
+  lines: readonly BatchLine[],
+  settings: Record<string, unknown>,
+  debiChecks: ReadonlyMap<number, DebiCheckCollection>,
+): string {
+  return buildNetcashDebiCheckFile({
+    serviceKey: text(settings, 'serviceKey'),
+    softwareVendorKey: text(settings, 'softwareVendorKey') || NETCASH_DEFAULT_SOFTWARE_VENDOR_KEY,
+    batchName,
+    actionDate: batch.actionDate,
+    lines: lines.map((line) => {
+      const debiCheck = debiChecks.get(line.paymentMethodId!)!;
+      return {
+        accountReference: debiCheck.accountReference,
+        amountMinor: line.amountMinor,
+        trackingDays: debiCheck.trackingDays,
+        contractReference: debiCheck.contractReference,
+        lineRef: String(line.paymentId),
+      };
+    }),
   });
 }
 

@@ -24,7 +24,11 @@ export interface CallToRecord<T = unknown> {
     | 'batch_reports'
     | 'request_statement'
     | 'retrieve_statement'
-    | 'charge_events';
+    | 'charge_events'
+    | 'debicheck_authenticate'
+    | 'debicheck_status'
+    | 'debicheck_amend'
+    | 'debicheck_cancel';
   idempotencyKey?: string;
   request: Record<string, unknown>;
   /** The day of a provider's daily report the call reads (charge_events), kept in a column of its own. */

@@ -340,6 +340,55 @@ export type StatementRetrieval =
 /** A check of the gateway's settings against the provider (its keys): `ok`, or in words what is wrong. */
 export type SettingsCheck = { outcome: 'ok'; detail: string } | { outcome: 'refused'; message: string };
 
+/**
+ * A DebiCheck mandate the debtor is to authenticate with their bank (docs/gateways/netcash.md, "DebiCheck"), with
+ * the account's number and the debtor's identity number opened: they go to the provider, never to a log.
+ */
+export interface DebiCheckToAuthenticate {
+  /** The debtor's key in the provider's masterfile: the one its collections name. */
+  accountReference: string;
+  idKind: 'sa_id' | 'passport';
+  idNumber: string;
+  accountName: string;
+  accountHolder: string;
+  branchCode: string;
+  accountNumber: string;
+  /** The account's type as its bank knows it (`cheque`, `current`, `savings`, `transmission`). */
+  accountType: string;
+  mobileNumber: string;
+  email: string | null;
+  /** The instalment, minor units. */
+  amountMinor: number;
+  /** The first collection, when it differs from the instalment. */
+  firstAmountMinor: number | null;
+  firstCollectionDate: PlainDate;
+  /** The day of the month collections fall on (1 to 31). */
+  collectionDay: number;
+}
+
+/**
+ * What a DebiCheck authentication is at the provider: `authenticated` (the debtor approved), `pending` (the bank has
+ * not answered yet: ask again with `debiCheckStatus`), `declined`, `expired`, `cancelled`; `refused` when the provider
+ * did not take the request (its code and words: nothing was sent to the bank). `contractReference` names the
+ * authentication at the provider once it has one.
+ */
+export type DebiCheckAnswer =
+  | {
+      outcome: 'authenticated' | 'pending' | 'declined' | 'expired' | 'cancelled';
+      contractReference: string | null;
+      detail: string | null;
+    }
+  | { outcome: 'refused'; rawCode: string; detail: string };
+
+/** An amendment of an authenticated mandate's amounts (minor units). */
+export interface DebiCheckAmendment {
+  amountMinor: number;
+  maxAmountMinor: number;
+}
+
+/** The answer to an amendment or a cancel: `ok` when the provider took it to the bank, else its refusal. */
+export type DebiCheckChange = { outcome: 'ok' } | { outcome: 'refused'; rawCode: string; detail: string };
+
 /** The operations of a provider; a type that lacks one (no vault) leaves it out. */
 export interface GatewayDriver {
   vaultCard?(target: GatewayTarget, card: CardToVault, at: string): Promise<VaultResult>;
@@ -395,6 +444,22 @@ export interface GatewayDriver {
   readWebhook?(target: GatewayTarget, request: WebhookRequest): WebhookResult | Promise<WebhookResult>;
   /** Tries the gateway's settings against the provider (its keys), for `billing gateway add` and its check. */
   checkSettings?(target: GatewayTarget): Promise<SettingsCheck>;
+  /** Asks the debtor's bank to authenticate a DebiCheck mandate (real time: the answer may come in the call). */
+  authenticateDebiCheck?(target: GatewayTarget, mandate: DebiCheckToAuthenticate): Promise<DebiCheckAnswer>;
+  /** Where a DebiCheck authentication is now, by the provider's contract reference. */
+  debiCheckStatus?(target: GatewayTarget, contractReference: string): Promise<DebiCheckAnswer>;
+  /** Amends an authenticated DebiCheck mandate's amounts. */
+  amendDebiCheck?(
+    target: GatewayTarget,
+    contractReference: string,
+    amendment: DebiCheckAmendment,
+  ): Promise<DebiCheckChange>;
+  /** Cancels a DebiCheck authentication, with the bank's reason code (CUST: requested by the customer). */
+  cancelDebiCheck?(
+    target: GatewayTarget,
+    contractReference: string,
+    reasonCode: string,
+  ): Promise<DebiCheckChange>;
 }
 
 /**

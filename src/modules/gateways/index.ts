@@ -16,6 +16,9 @@ export type {
   CardSetupResult,
   CardToVault,
   ChargeEvent,
+  DebiCheckAnswer,
+  DebiCheckChange,
+  DebiCheckToAuthenticate,
   ChargeRequest,
   ChargeResult,
   HostedFields,
@@ -118,6 +121,14 @@ export {
 export { gatewaySettings } from './gatewayDrivers.ts';
 /** For payment methods: a new bank account verified before its first debit, and a bank's later answer. */
 export { bankValidationOutcomeAtGateway, verifiesNewBankAccounts } from './bankVerification.service.ts';
+/** DebiCheck mandates through a gateway's provider (docs/gateways/netcash.md, "DebiCheck"). */
+export {
+  amendDebiCheckAtGateway,
+  authenticateDebiCheckAtGateway,
+  cancelDebiCheckAtGateway,
+  debiCheckStatusAtGateway,
+  registersDebiCheck,
+} from './gatewayDebiCheck.service.ts';
 /** What events show of gateways (src/readModels/); account creation announces its test gateway. */
 export { gatewayRef, gatewaysByIds } from './gateway.service.ts';
 

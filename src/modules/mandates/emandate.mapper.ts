@@ -1,6 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { AccountType } from './bankAccounts.ts';
 import type { DebitFrequency } from './mandates.ts';
+import type { IdentityKind } from '../../core/identityNumbers.ts';
+import type { DebiCheckContractType, DebiCheckMandate, DebiCheckStatus } from './debiCheck.ts';
 import type { EmandatesTable } from './tables.ts';
 import type {
   EmandateChanges,
@@ -76,6 +78,26 @@ export function emandateFromRow(row: Selectable<EmandatesTable>): EmandateRecord
           },
     accountNumberSealed: row.bank_acc_number_sealed,
     tokenSeed: row.token_seed,
+    debiCheck: debiCheckFromRow(row),
+    debiCheckIdSealed: row.debicheck_id_sealed,
+  };
+}
+
+function debiCheckFromRow(row: Selectable<EmandatesTable>): DebiCheckMandate | null {
+  if (row.debicheck_contract_type === null) return null;
+  return {
+    contractType: row.debicheck_contract_type as DebiCheckContractType,
+    trackingDays: row.debicheck_tracking_days ?? 0,
+    firstAmountMinor: row.debicheck_first_amt_minor,
+    idKind: row.debicheck_id_kind as IdentityKind,
+    idEnding: row.debicheck_id_ending ?? '',
+    status: row.debicheck_status as DebiCheckStatus | null,
+    gatewayId: row.debicheck_gateway_id,
+    contractReference: row.debicheck_contract_reference,
+    requestedAt: row.debicheck_requested_at,
+    expiresAt: row.debicheck_expires_at,
+    answeredAt: row.debicheck_answered_at,
+    reason: row.debicheck_reason,
   };
 }
 
@@ -126,8 +148,27 @@ export function newEmandateToRow(mandate: NewEmandate): Insertable<EmandatesTabl
     expires_at: mandate.expiresAt,
     created_at: mandate.createdAt,
     updated_at: mandate.updatedAt,
+    ...(mandate.debiCheck && {
+      debicheck_contract_type: mandate.debiCheck.contractType,
+      debicheck_tracking_days: mandate.debiCheck.trackingDays,
+      debicheck_first_amt_minor: mandate.debiCheck.firstAmountMinor,
+      debicheck_id_kind: mandate.debiCheck.idKind,
+      debicheck_id_ending: mandate.debiCheck.idEnding,
+      debicheck_id_sealed: mandate.debiCheckIdSealed,
+    }),
   };
 }
+
+/** Each field of a DebiCheck authentication and its column. */
+const DEBICHECK_COLUMN = {
+  status: 'debicheck_status',
+  gatewayId: 'debicheck_gateway_id',
+  contractReference: 'debicheck_contract_reference',
+  requestedAt: 'debicheck_requested_at',
+  expiresAt: 'debicheck_expires_at',
+  answeredAt: 'debicheck_answered_at',
+  reason: 'debicheck_reason',
+} as const;
 
 /** Each correctable signee field and its column. */
 const SIGNEE_COLUMN = {
@@ -158,6 +199,15 @@ export function emandateChangesToRow(changes: EmandateChanges): Updateable<Emand
   }
   if (changes.declinedAt !== undefined) row.declined_at = changes.declinedAt;
   if (changes.cancelledAt !== undefined) row.cancelled_at = changes.cancelledAt;
+  for (const [field, value] of Object.entries(changes.debiCheck ?? {})) {
+    if (value !== undefined) {
+      (row as Record<string, unknown>)[DEBICHECK_COLUMN[field as keyof typeof DEBICHECK_COLUMN]] = value;
+    }
+  }
+  if (changes.amounts) {
+    row.debit_amt_minor = changes.amounts.amountMinor;
+    row.debit_max_amt_minor = changes.amounts.maxAmountMinor;
+  }
   row.updated_at = changes.updatedAt;
   return row;
 }

@@ -182,3 +182,46 @@ export async function listEmandatesOfCustomer(
     .execute();
   return rows.map(emandateFromRow);
 }
+
+/** The account's DebiCheck mandates whose authentication is in `status`, oldest first. */
+export async function listEmandatesInDebiCheckStatus(
+  db: Db,
+  accountId: number,
+  status: string,
+  limit: number,
+): Promise<EmandateRecord[]> {
+  const rows = await db
+    .selectFrom('emandates')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('debicheck_status', '=', status)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(emandateFromRow);
+}
+
+/**
+ * Changes a DebiCheck mandate's authentication only while it is in `debiCheckStatus` (null: never asked) and the
+ * mandate is signed: false when another request moved it first.
+ */
+export async function updateDebiCheckInStatus(
+  db: Db,
+  accountId: number,
+  id: number,
+  debiCheckStatus: string | null,
+  changes: EmandateChanges,
+): Promise<boolean> {
+  let query = db
+    .updateTable('emandates')
+    .set(emandateChangesToRow(changes))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'signed');
+  query =
+    debiCheckStatus === null
+      ? query.where('debicheck_status', 'is', null)
+      : query.where('debicheck_status', '=', debiCheckStatus);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,6 +1,7 @@
 import type { AccountType } from './bankAccounts.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { DebitFrequency } from './mandates.ts';
+import type { DebiCheckAuthentication, DebiCheckMandate, DebiCheckTerms } from './debiCheck.ts';
 
 /** Where an eMandate is (docs/design/mandates.md, "Lifecycle"): the states this service reaches so far. */
 export type EmandateStatus = 'pending_signature' | 'signed' | 'expired' | 'rejected' | 'cancelled';
@@ -92,6 +93,8 @@ export interface Emandate {
   createdAt: string;
   signing: SigningEvidence | null;
   beneficiary: Beneficiary;
+  /** A DebiCheck mandate's terms and its bank authentication (docs/design/mandates.md, "DebiCheck"); null: ordinary. */
+  debiCheck: DebiCheckMandate | null;
 }
 
 /**
@@ -101,11 +104,13 @@ export interface Emandate {
 export interface EmandateRecord extends Omit<Emandate, 'beneficiary'> {
   accountNumberSealed: string;
   tokenSeed: string | null;
+  /** The debtor's identity number of a DebiCheck mandate, sealed. */
+  debiCheckIdSealed: string | null;
 }
 
 /** The mandate as of `now`: an unsigned mandate past its expiry reads as expired before the sweep moves it. */
 export function emandateAsOf(record: EmandateRecord, now: string, beneficiary: Beneficiary): Emandate {
-  const { accountNumberSealed: _sealed, tokenSeed: _seed, ...mandate } = record;
+  const { accountNumberSealed: _sealed, tokenSeed: _seed, debiCheckIdSealed: _id, ...mandate } = record;
   const lapsed = record.status === 'pending_signature' && record.expiresAt <= now;
   return { ...mandate, status: lapsed ? 'expired' : record.status, beneficiary };
 }
@@ -130,6 +135,8 @@ export interface NewEmandate {
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  debiCheck: DebiCheckTerms | null;
+  debiCheckIdSealed: string | null;
 }
 
 /** The basic information a signee may correct while signing (isCustomerEditable). */
@@ -144,5 +151,9 @@ export interface EmandateChanges {
   signing?: SigningEvidence;
   declinedAt?: string;
   cancelledAt?: string;
+  /** The bank's authentication of a DebiCheck mandate, as far as it changed. */
+  debiCheck?: Partial<DebiCheckAuthentication>;
+  /** An amendment's new instalment and maximum (docs/design/mandates.md, "DebiCheck"). */
+  amounts?: { amountMinor: number; maxAmountMinor: number };
   updatedAt: string;
 }

@@ -37,7 +37,12 @@ function mandateCancelledListener(): MandateCancelledListener {
  * (GET /v1/emandate/download). Cancelling a cancelled mandate changes nothing; an unsigned, expired or declined one
  * is a 409 emandate_not_signed.
  */
-export async function cancelEmandate(ctx: ServiceContext, token: string): Promise<Emandate> {
+export async function cancelEmandate(
+  ctx: ServiceContext,
+  token: string,
+  /** The gateway took the cancel of the mandate's DebiCheck authentication (debiCheck.service.ts). */
+  debiCheckCancelled = false,
+): Promise<Emandate> {
   await withTransaction(ctx, async (tctx) => {
     const current = await getEmandate(tctx, token);
     if (current.status === 'cancelled') return;
@@ -48,6 +53,7 @@ export async function cancelEmandate(ctx: ServiceContext, token: string): Promis
     const cancelled = await repo.updateEmandateInStatus(tctx.db, tctx.account.id, current.id, 'signed', {
       status: 'cancelled',
       cancelledAt: now,
+      ...(debiCheckCancelled ? { debiCheck: { status: 'cancelled' as const, answeredAt: now } } : {}),
       updatedAt: now,
     });
     if (!cancelled) throw notSigned(await getEmandate(tctx, token));

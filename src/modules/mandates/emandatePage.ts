@@ -187,6 +187,26 @@ ${script}
 
 export const PAGE_TITLE = 'Sign the debit mandate';
 
+/**
+ * A DebiCheck mandate's page tells the debtor where their bank's approval is (docs/design/mandates.md, "DebiCheck"):
+ * they approve it with their bank, not here.
+ */
+function debiCheckNotice(mandate: Emandate, timeZone: string): string {
+  const debiCheck = mandate.debiCheck;
+  if (debiCheck === null) return '';
+  const bank = escapeHtml(mandate.bankAccount.bankName);
+  const until = debiCheck.expiresAt ? localDateTimeText(debiCheck.expiresAt, timeZone) : '';
+  const words: Record<string, string> = {
+    none: `This is a DebiCheck debit order: ${bank} will ask you to approve it before anything is debited.`,
+    pending: `DebiCheck: ${bank} has asked you to approve this debit order. Approve it in your banking app or as your bank asks, before ${escapeHtml(until)}.`,
+    authenticated: `DebiCheck: you approved this debit order with ${bank}.`,
+    declined: `DebiCheck: this debit order was declined with ${bank}; nothing is debited under it.`,
+    expired: `DebiCheck: the approval request from ${bank} expired; ${escapeHtml(mandate.beneficiary.name)} may ask again.`,
+    cancelled: 'DebiCheck: the approval of this debit order was cancelled.',
+  };
+  return `<p id="debicheck-status">${words[debiCheck.status ?? 'none']}</p>`;
+}
+
 /** The page of a mandate in any state: the form while it waits, the outcome after. */
 export function renderMandatePage(mandate: Emandate, options: PageOptions): string {
   const intro = `<h1>${escapeHtml(PAGE_TITLE)}</h1><p>${escapeHtml(mandate.beneficiary.name)} asks you to authorise debits from your bank account.</p>`;
@@ -200,7 +220,7 @@ export function renderMandatePage(mandate: Emandate, options: PageOptions): stri
       : `<p>The download link has expired. Ask ${escapeHtml(mandate.beneficiary.name)} for a copy of the signed mandate.</p>`;
     const body = `<h1>${escapeHtml('Mandate signed')}</h1><div class="done" role="status"><p>You signed this mandate on ${escapeHtml(
       mandate.signing ? localDateTimeText(mandate.signing.signedAt, options.timeZone ?? 'UTC') : '',
-    )}.</p>${download}${returnLink}</div>\n${sectionsHtml(mandate)}`;
+    )}.</p>${debiCheckNotice(mandate, options.timeZone ?? 'UTC')}${download}${returnLink}</div>\n${sectionsHtml(mandate)}`;
     return page(
       'Mandate signed',
       body,

@@ -1,12 +1,14 @@
 import { scriptTag } from '../../http/pinnedScript.ts';
 import type { App } from '../../http/types.ts';
-import { cancelEmandate } from './emandateCancel.service.ts';
+import { amendDebiCheck, cancelMandate, registerDebiCheck } from './debiCheck.service.ts';
 import * as emandates from './emandate.service.ts';
 import { EMANDATE_SCRIPT } from './emandateLoader.ts';
 import type { EmandateFlow } from './emandate.ts';
 import {
+  EmandateAmendBody,
   EmandateBody,
   EmandateCancelBody,
+  EmandateDebiCheckBody,
   EmandateCreatedOut,
   EmandateOut,
   EmandateQuery,
@@ -136,6 +138,9 @@ export function registerEmandateRoutes(v1: App): void {
         tags,
         description:
           'Beyond the spec: cancels a signed eMandate for good (Status cancelled, DateCancelled set, ' +
+          "and a DebiCheck mandate's authentication cancelled at its gateway first, with DebiCheckReasonCode, " +
+          'CUST by default; DebiCheckStatus cancelled; a refusal by the gateway is a 409 debicheck_refused and ' +
+          'cancels nothing; ' +
           '`emandate.cancelled`). The bank account linked to it becomes invalid (isValid false) and no batch ' +
           'collects under it again; the signed PDF stays downloadable (GET /v1/emandate/download). Answers the ' +
           'mandate. Cancelling a cancelled mandate changes nothing; an unsigned, expired or declined one is a 409 ' +
@@ -146,7 +151,66 @@ export function registerEmandateRoutes(v1: App): void {
     },
     async (request) =>
       toEmandateDto(
-        await cancelEmandate(request.ctx, request.body.Token),
+        await cancelMandate(request.ctx, request.body.Token, request.body.DebiCheckReasonCode ?? null),
+        request.ctx.account.timeZone,
+        request.body.Token,
+      ),
+  );
+
+  registerDebiCheckRoutes(v1);
+}
+
+/** Beyond the spec: docs/spec-decisions.md, "DebiCheck mandates". */
+function registerDebiCheckRoutes(v1: App): void {
+  v1.post(
+    '/emandate/debicheck',
+    {
+      schema: {
+        summary: 'Register a DebiCheck mandate with the bank',
+        operationId: 'registerDebiCheckEmandate',
+        tags,
+        description:
+          "Beyond the spec: asks the debtor's bank, through the netcash gateway named, to authenticate a signed " +
+          "DebiCheck mandate in real time (Netcash's DebiCheckAuthenticate, TT1; the call may take up to two " +
+          'minutes). Answers the mandate: DebiCheckStatus authenticated or declined when the bank answered at once, ' +
+          'else pending until DebiCheckExpires while the debtor approves it with their bank (the daily run asks ' +
+          'the gateway and moves it on; `emandate.updated` each time). A mandate that is not a signed DebiCheck ' +
+          'mandate is a 409; one pending or authenticated already a 409 debicheck_registered; a refusal by the ' +
+          'gateway (its template id missing, its code) a 409 debicheck_refused, the mandate as it was.',
+        body: EmandateDebiCheckBody,
+        response: { 200: EmandateOut },
+      },
+    },
+    async (request) =>
+      toEmandateDto(
+        await registerDebiCheck(request.ctx, request.body.Token, request.body.GatewayToken),
+        request.ctx.account.timeZone,
+        request.body.Token,
+      ),
+  );
+
+  v1.put(
+    '/emandate/debicheck/amend',
+    {
+      schema: {
+        summary: 'Amend a DebiCheck mandate',
+        operationId: 'amendDebiCheckEmandate',
+        tags,
+        description:
+          "Beyond the spec: changes an authenticated DebiCheck mandate's debit_Amt and debit_MaxAmt (at most " +
+          "1.5 × debit_Amt) through its gateway (Netcash's DebiCheckAmendAuthentication). The mandate is " +
+          'pending again until the bank confirms the amended terms, and collects nothing meanwhile. A mandate not ' +
+          'authenticated is a 409 debicheck_not_authenticated; a refusal by the gateway a 409 debicheck_refused.',
+        body: EmandateAmendBody,
+        response: { 200: EmandateOut },
+      },
+    },
+    async (request) =>
+      toEmandateDto(
+        await amendDebiCheck(request.ctx, request.body.Token, {
+          debitAmt: request.body.debit_Amt,
+          debitMaxAmt: request.body.debit_MaxAmt ?? null,
+        }),
         request.ctx.account.timeZone,
         request.body.Token,
       ),

@@ -86,6 +86,32 @@ export const EmandateBody = Type.Object({
   ),
   ReturnUrl: optionalText(2000, 'Beyond the spec: where the hosted page sends the signee after signing'),
   CancelUrl: optionalText(2000, 'Beyond the spec: where the hosted page sends the signee after declining'),
+  // Beyond the spec: docs/spec-decisions.md, "DebiCheck mandates".
+  DebiCheckContractType: optionalText(
+    20,
+    'Beyond the spec: makes the mandate a DebiCheck mandate: fixed, variable or usage (usage-based). DebiCheck mandates collect Monthly on a day 1 to 31',
+  ),
+  DebiCheckTrackingDays: Type.Optional(
+    Nullable(
+      Type.Integer({
+        description:
+          'Beyond the spec: days (0 to 10) the bank tracks the account for funds after a failed collection; default 0',
+      }),
+    ),
+  ),
+  DebiCheckFirstAmt: Type.Optional(
+    Type.Unsafe<number | string | null>({
+      type: ['number', 'string', 'null'],
+      maxLength: 40,
+      description:
+        'Beyond the spec: the first collection, when it differs from debit_Amt; at most debit_MaxAmt',
+    }),
+  ),
+  DebiCheckIdType: optionalText(20, "Beyond the spec: the debtor's identity document: sa_id or passport"),
+  DebiCheckIdNumber: optionalText(
+    40,
+    "Beyond the spec: the debtor's South-African ID number (checked with its birth date and check digit) or passport number; sealed at rest, shown by its last three characters only",
+  ),
 });
 export type EmandateBody = Static<typeof EmandateBody>;
 
@@ -98,7 +124,41 @@ export const EmandateQuery = Type.Object({ Token: Text(128, { minLength: 1 }) })
 
 /** Beyond the spec: PUT /v1/emandate/cancel (docs/spec-decisions.md, "Cancelling an eMandate"). */
 export const EmandateCancelBody = Type.Object(
-  { Token: Text(128, { minLength: 1 }) },
+  {
+    Token: Text(128, { minLength: 1 }),
+    DebiCheckReasonCode: optionalText(
+      4,
+      "Beyond the spec: why a DebiCheck mandate's authentication is cancelled, as the bank's codes say (CUST by default: requested by the customer; AGMT, CURR, CUTA, DUPL, FRAD, UPAY, FRTR)",
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Beyond the spec: POST /v1/emandate/debicheck (docs/spec-decisions.md, "DebiCheck mandates"). */
+export const EmandateDebiCheckBody = Type.Object(
+  {
+    Token: Text(128, { minLength: 1 }),
+    GatewayToken: Text(128, {
+      minLength: 1,
+      description: 'The netcash gateway the bank authentication goes through',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Beyond the spec: PUT /v1/emandate/debicheck/amend. */
+export const EmandateAmendBody = Type.Object(
+  {
+    Token: Text(128, { minLength: 1 }),
+    debit_Amt: WireAmount('The new instalment'),
+    debit_MaxAmt: Type.Optional(
+      Type.Unsafe<number | string | null>({
+        type: ['number', 'string', 'null'],
+        maxLength: 40,
+        description: 'The new maximum: debit_Amt to 1.5 × debit_Amt; left out: debit_Amt',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -170,6 +230,29 @@ export const EmandateOut = Type.Object(
     BeneficiaryContactNumber: nullableText(),
     BeneficiaryWebPage: nullableText(),
     BeneficiaryEmail: nullableText(),
+    DebiCheckContractType: nullableText(
+      'Beyond the spec: fixed, variable or usage; null: not a DebiCheck mandate',
+    ),
+    DebiCheckTrackingDays: Nullable(Type.Integer()),
+    DebiCheckFirstAmt: Nullable(Type.Number({ description: 'The first collection' })),
+    DebiCheckFirstCollectionDate: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'The first collection date: the first debit_ActionDay on or after debit_StartDate',
+      }),
+    ),
+    DebiCheckIdType: nullableText('sa_id or passport'),
+    DebiCheckIdNumber: nullableText('Masked but for its last three characters'),
+    DebiCheckStatus: nullableText(
+      'Where the bank authentication is: pending (the debtor is to approve it with their bank, until DebiCheckExpires), authenticated, declined, expired or cancelled; null until registered',
+    ),
+    DebiCheckContractReference: nullableText("The gateway's reference of the authentication (Netcash's NC…)"),
+    DebiCheckRequested: Nullable(Type.String({ format: 'date-time' })),
+    DebiCheckExpires: Nullable(
+      Type.String({ format: 'date-time', description: 'While pending: when the wait for the debtor ends' }),
+    ),
+    DebiCheckAnswered: Nullable(Type.String({ format: 'date-time' })),
+    DebiCheckReason: nullableText("The gateway's or bank's words on its last answer"),
   },
   { $id: 'EMandate' },
 );

@@ -3,6 +3,7 @@ import { maskedAccountNumber } from './mandates.ts';
 import { minorToWireNumber } from '../../core/money.ts';
 import type { Emandate, EmandateFlow } from './emandate.ts';
 import type { EmandateInput } from './emandate.service.ts';
+import { firstCollectionDate } from './mandateChecks.ts';
 import type { EmandateBody, EmandateOut } from './emandates.schemas.ts';
 
 export function emandateInputFromWire(body: EmandateBody): EmandateInput {
@@ -40,6 +41,36 @@ export function emandateInputFromWire(body: EmandateBody): EmandateInput {
     authDomain: body.AuthDomain,
     returnUrl: body.ReturnUrl,
     cancelUrl: body.CancelUrl,
+    debiCheck: {
+      contractType: body.DebiCheckContractType,
+      trackingDays: body.DebiCheckTrackingDays,
+      firstAmt: body.DebiCheckFirstAmt,
+      idKind: body.DebiCheckIdType,
+      idNumber: body.DebiCheckIdNumber,
+    },
+  };
+}
+
+/**
+ * A DebiCheck mandate's fields (docs/spec-decisions.md, "DebiCheck mandates"), all null for an ordinary mandate: the
+ * identity number only as its last three characters.
+ */
+function debiCheckDto(mandate: Emandate, timeZone: string) {
+  const { debiCheck, debit } = mandate;
+  const money = (minor: number) => minorToWireNumber(minor, debit.currencyCode);
+  return {
+    DebiCheckContractType: debiCheck?.contractType ?? null,
+    DebiCheckTrackingDays: debiCheck?.trackingDays ?? null,
+    DebiCheckFirstAmt: debiCheck ? money(debiCheck.firstAmountMinor ?? debit.amountMinor) : null,
+    DebiCheckFirstCollectionDate: debiCheck ? startOfDate(firstCollectionDate(debit), timeZone) : null,
+    DebiCheckIdType: debiCheck?.idKind ?? null,
+    DebiCheckIdNumber: debiCheck ? `••••${debiCheck.idEnding}` : null,
+    DebiCheckStatus: debiCheck?.status ?? null,
+    DebiCheckContractReference: debiCheck?.contractReference ?? null,
+    DebiCheckRequested: debiCheck?.requestedAt ?? null,
+    DebiCheckExpires: debiCheck?.status === 'pending' ? debiCheck.expiresAt : null,
+    DebiCheckAnswered: debiCheck?.answeredAt ?? null,
+    DebiCheckReason: debiCheck?.reason ?? null,
   };
 }
 
@@ -99,5 +130,6 @@ export function toEmandateDto(mandate: Emandate, timeZone: string, token: string
     BeneficiaryContactNumber: beneficiary.contactNumber,
     BeneficiaryWebPage: beneficiary.webPage,
     BeneficiaryEmail: beneficiary.email,
+    ...debiCheckDto(mandate, timeZone),
   };
 }

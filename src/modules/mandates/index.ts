@@ -15,6 +15,8 @@
  * - `emandatesOfCustomer(ctx, customerId)`: a customer's mandates with their tokens, for the customer portal.
  * - `emandatesOfPaymentMethods(ctx, ids)`: the mandate each bank account is linked to, which a batch's build checks
  *   its lines against (docs/design/mandates.md, "Checks at build time").
+ * - `refreshDebiCheckAuthentications(ctx)`: the run asks the gateway about DebiCheck authentications still pending;
+ *   `debiCheckCollectionProblem` and `debiCheckAccountReference`: what batches check and write of a DebiCheck mandate.
  * - `registerMandateCancelledListener(fn)`: how payment methods invalidate the bank account of a cancelled mandate.
  * - `renderMandatePdf(ctx, token, 'api')` and `mandatePdfFilename(mandate)`: the signed mandate's PDF as the
  *   merchant's download gives it (the customer portal offers it on a bank account's page).
@@ -35,6 +37,10 @@ export type { MandateDocument } from './mandatePdf.ts';
 export type { MandateCancelledListener } from './emandateCancel.service.ts';
 export { cancelEmandate, registerMandateCancelledListener } from './emandateCancel.service.ts';
 export type { MandatedBankAccount } from './emandateLink.service.ts';
+/** DebiCheck mandates (docs/design/mandates.md, "DebiCheck"): the run asks about pending authentications. */
+export { debiCheckAccountReference, refreshDebiCheckAuthentications } from './debiCheck.service.ts';
+export type { DebiCheckMandate, DebiCheckStatus } from './debiCheck.ts';
+export { debiCheckCollectionProblem } from './debiCheck.ts';
 export { emandateLinkProblem, linkEmandate, unlinkEmandates } from './emandateLink.service.ts';
 
 /** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */

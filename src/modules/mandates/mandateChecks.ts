@@ -133,6 +133,8 @@ export interface PlanMandate {
   /** Only `signed` allows a debit. */
   status: string;
   terms: MandateTerms;
+  /** Why the mandate allows no debit beyond its status (a DebiCheck authentication not given: debiCheck.ts). */
+  problem?: string;
 }
 
 /**
@@ -151,8 +153,10 @@ export function plannedActionDate(
   const wanted = maxDate(asked, earliestActionDate(rail, today));
   if (!mandate) return { actionDate: onBusinessDay(wanted, rail) };
   const name = `eMandate ${mandate.contractRef}`;
-  // Signed stands for active until the bank's authentication is built (docs/spec-decisions.md, "eMandates").
+  // Signed stands for active; a DebiCheck mandate's bank authentication is checked apart (docs/design/mandates.md,
+  // "DebiCheck").
   if (mandate.status !== 'signed') return { problem: `${name} is ${mandate.status}, not signed` };
+  if (mandate.problem) return { problem: `${name}: ${mandate.problem}` };
   const actionDate = mandatedActionDate(mandate.terms, wanted);
   if (actionDate === undefined) {
     // Said the same way each day (the date asked, not the moving earliest): the staff are told once.

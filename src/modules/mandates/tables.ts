@@ -62,6 +62,21 @@ export interface EmandatesTable {
   cancelled_at: Instant | null;
   created_at: Instant;
   updated_at: Instant;
+  /** DebiCheck (migration 0065; docs/design/mandates.md, "DebiCheck"): null for an ordinary mandate. */
+  debicheck_contract_type: string | null;
+  debicheck_tracking_days: number | null;
+  debicheck_first_amt_minor: number | null;
+  debicheck_id_kind: string | null;
+  /** SecretBox-sealed; never a clear identity number in the database. */
+  debicheck_id_sealed: string | null;
+  debicheck_id_ending: string | null;
+  debicheck_status: string | null;
+  debicheck_gateway_id: number | null;
+  debicheck_contract_reference: string | null;
+  debicheck_requested_at: Instant | null;
+  debicheck_expires_at: Instant | null;
+  debicheck_answered_at: Instant | null;
+  debicheck_reason: string | null;
 }
 
 /** The mandates module's tables, as Kysely's Database type holds them. */

@@ -58,5 +58,30 @@ function mandateView(page: SignedInPage, mandate: Emandate, token: string | null
     signedOn: mandate.signing ? localDateText(mandate.signing.signedAt, page.portal.account.timeZone) : null,
     signHref: mandate.status === 'pending_signature' && token ? `/widget/emandate/${token}` : null,
     pdfHref: mandate.signing && token ? `${page.portal.base}mandates/${mandate.id}/pdf` : null,
+    debiCheck: debiCheckText(page, mandate),
   };
+}
+
+/**
+ * A DebiCheck mandate's approval by the customer's bank (docs/design/mandates.md, "DebiCheck"): what the customer is
+ * to do, or what came of it.
+ */
+function debiCheckText(page: SignedInPage, mandate: Emandate): string | null {
+  const debiCheck = mandate.debiCheck;
+  if (debiCheck === null) return null;
+  const bank = mandate.bankAccount.bankName;
+  switch (debiCheck.status) {
+    case null:
+      return `${bank} will ask you to approve this debit order`;
+    case 'pending': {
+      const until = debiCheck.expiresAt
+        ? localDateText(debiCheck.expiresAt, page.portal.account.timeZone)
+        : '';
+      return `Waiting for your approval with ${bank}, until ${until}`;
+    }
+    case 'authenticated':
+      return `Approved with ${bank}`;
+    default:
+      return `Not approved (${debiCheck.status})`;
+  }
 }

@@ -1,4 +1,5 @@
 import type { DriverDeps, DriverModule, GatewayDriver } from '../gatewayContract.ts';
+import { netcashDebiCheckOperations } from './netcashDebiCheck.ts';
 import { niwsClient } from './niwsClient.ts';
 import { netcashAvs } from './netcashAvs.ts';
 import { netcashSettingsProblems } from './netcashSettings.ts';
@@ -20,5 +21,7 @@ function netcashDriver(deps: DriverDeps): GatewayDriver {
   return {
     ...netcashAvs(niws, deps.settings),
     ...netcashUploads(niws, deps.settings),
+    // DebiCheck mandates: authenticated, traced, amended and cancelled (netcashDebiCheck.ts).
+    ...netcashDebiCheckOperations(niws, deps.settings),
   };
 }

@@ -1,5 +1,6 @@
 import type { FieldProblem } from '../../../errors.ts';
 import { isNetcashKey } from './netcashKey.ts';
+import { DEBICHECK_TEMPLATE_ID } from './netcashDebiCheck.ts';
 
 /**
  * A netcash gateway's settings (docs/gateways/netcash.md, "Keys and settings"): `serviceKey`, the debit-order
@@ -8,8 +9,8 @@ import { isNetcashKey } from './netcashKey.ts';
  * verification (AVS) takes, without which bank accounts are checked offline only; `uploadThroughWebService`, whether
  * batches go to Netcash through its web service (the default) or by a person's download and upload;
  * `accountServiceKey`, the Account service key the statement is fetched with, required when batches go through the
- * web service. Checked when the gateway is added,
- * each problem named by its path.
+ * web service; `debiCheckMandateTemplateId`, the DebiCheck mandate template that real-time authentications name,
+ * only for DebiCheck mandates. Checked when the gateway is added, each problem named by its path.
  */
 export function netcashSettingsProblems(settings: unknown): FieldProblem[] {
   const given =
@@ -46,6 +47,14 @@ export function netcashSettingsProblems(settings: unknown): FieldProblem[] {
     problems.push({
       field: 'Settings.accountServiceKey',
       message: 'must be a GUID, as NetConnector shows it',
+    });
+  }
+  // DebiCheck's real-time authentications name the account's mandate template (docs/gateways/netcash.md, "DebiCheck").
+  const template = given['debiCheckMandateTemplateId'];
+  if (template !== undefined && (typeof template !== 'string' || !DEBICHECK_TEMPLATE_ID.test(template))) {
+    problems.push({
+      field: 'Settings.debiCheckMandateTemplateId',
+      message: 'must be a DebiCheck mandate template id as Netcash shows it: NCDCT and 9 digits',
     });
   }
   return problems;
