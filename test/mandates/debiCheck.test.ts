@@ -73,7 +73,11 @@ beforeEach(async () => {
   const added = await addGateway(ctx, {
     type: 'netcash',
     friendlyName: 'Netcash',
-    settings: { serviceKey: SERVICE_KEY, debiCheckMandateTemplateId: TEMPLATE_ID },
+    settings: {
+      serviceKey: SERVICE_KEY,
+      debiCheckMandateTemplateId: TEMPLATE_ID,
+      uploadThroughWebService: false,
+    },
   });
   const gateway = ((await ok(account, 'GET', '/v1/gateways')) as any[]).find((g) => g.gatewayID === added.id);
   viaNetcash = { ...setup, gatewayId: added.id, gatewayToken: gateway.GatewayToken };

@@ -6,7 +6,7 @@ import { earliestActionDate, isRail, lastSubmitDate } from '../../core/bankingDa
 import type { Rail } from '../../core/bankingDays.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
-import { queueStaffMail } from '../collections/index.ts';
+import { longDate, queueStaffMail } from '../collections/index.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import { paymentsByIds, withLockedCustomer } from '../ledger/index.ts';
 import type { Payment } from '../ledger/index.ts';
@@ -82,25 +82,10 @@ export async function submitBatchAsked(
 }
 
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 
 /** A date as a person reads it in a notice: "Thursday 6 May 2027". */
 function dayText(date: PlainDate): string {
-  const day = Temporal.PlainDate.from(date);
-  return `${WEEKDAYS[day.dayOfWeek - 1]} ${day.day} ${MONTHS[day.month - 1]} ${day.year}`;
+  return `${WEEKDAYS[Temporal.PlainDate.from(date).dayOfWeek - 1]} ${longDate(date)}`;
 }
 
 /**

@@ -72,3 +72,6 @@ export const COLLECTION_EVENT_TYPES = [
 ] as const;
 export type { ReasonMapping, ReturnReason } from './returnReasons.ts';
 export { achReason, saEftReason, sepaReason } from './returnReasons.ts';
+
+/** A calendar date as a letter writes it: "14 December 2026". */
+export { longDate } from './noticeWords.ts';
