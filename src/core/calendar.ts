@@ -1,4 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
+import type { FieldProblem } from '../errors.ts';
 import { memoize } from './memo.ts';
 import { parseWireDate } from './wireDates.ts';
 
@@ -54,6 +55,18 @@ export const startOfDate: (date: PlainDate, timeZone: string) => string = memoiz
 export function parseWireCalendarDate(text: string, timeZone: string): PlainDate | undefined {
   const instant = parseWireDate(text, timeZone);
   return instant === undefined ? undefined : dateAt(instant, timeZone);
+}
+
+/** A request's date as a calendar date in the time zone, or undefined with a problem of `field`. */
+export function checkedWireDate(
+  text: string,
+  timeZone: string,
+  field: string,
+  problems: FieldProblem[],
+): PlainDate | undefined {
+  const date = parseWireCalendarDate(text, timeZone);
+  if (date === undefined) problems.push({ field, message: 'must be a date' });
+  return date;
 }
 
 export const addDays: (date: PlainDate, days: number) => PlainDate = memoize(

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { identityNumberProblem, passesLuhn } from './identityNumbers.ts';
+import { identityKindOf, identityNumberProblem, passesLuhn } from './identityNumbers.ts';
 
 describe('identity numbers', () => {
+  it('reads a kind as people write it', () => {
+    for (const text of ['sa_id', 'SA ID', 'South African ID', 'id'])
+      expect(identityKindOf(text)).toBe('sa_id');
+    expect(identityKindOf('PASSPORT')).toBe('passport');
+    expect(identityKindOf('drivers licence')).toBeUndefined();
+  });
+
   it('takes a South-African ID number with its birth date, citizenship digit and Luhn check digit', () => {
     // 8001015009087 is the layout's common worked example (1 January 1980, citizen).
     expect(identityNumberProblem('sa_id', '8001015009087')).toBeNull();

@@ -6,6 +6,18 @@
  */
 export type IdentityKind = 'sa_id' | 'passport';
 
+/** An identity number's kind as people write it, any case and spacing: `sa_id` (also SA ID, ID) or `passport`. */
+export function identityKindOf(text: string): IdentityKind | undefined {
+  const letters = text.toLowerCase().replace(/[^a-z]/g, '');
+  if (
+    ['said', 'id', 'idnumber', 'rsaid', 'zaid', 'southafricanid', 'southafricanidnumber'].includes(letters)
+  ) {
+    return 'sa_id';
+  }
+  if (letters === 'passport' || letters === 'passportnumber') return 'passport';
+  return undefined;
+}
+
 /** What is wrong with an identity number, in words, or null when it will do. */
 export function identityNumberProblem(kind: IdentityKind, value: string): string | null {
   if (kind === 'passport') {

@@ -4,6 +4,7 @@ import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { passesLuhn } from '../../src/core/identityNumbers.ts';
 import { addGateway } from '../../src/modules/gateways/index.ts';
 import { ok } from '../helpers/billing.ts';
+import { issuedInvoice } from '../helpers/invoices.ts';
 import { accountContext } from '../helpers/context.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { TestAccount } from '../helpers/service.ts';
@@ -14,6 +15,7 @@ import { NiwsStandIn } from '../providers/netcash/niwsStandIn.ts';
 import {
   addMandatedLine,
   debitOrderAccount,
+  fieldsOf,
   getPage,
   mandateBody,
   bankAccountBody,
@@ -85,8 +87,9 @@ beforeEach(async () => {
   bank.knob = 'approve';
 });
 
-/** An SA account number as Netcash takes it (at most 11 digits). */
+/** SA account numbers as Netcash takes them (at most 11 digits). */
 const ACCOUNT = '62001234567';
+const OTHER_ACCOUNT = '62007654321';
 
 /** A customer whose bank account is linked to a signed DebiCheck mandate collecting on the action date's day. */
 async function debiCheckCustomer(fields: Record<string, unknown> = {}): Promise<MandatedCustomer> {
@@ -264,6 +267,84 @@ describe('a DebiCheck mandate', () => {
     const held = await ok(account, 'GET', `/v1/invoices/${applied!.invoiceID}`);
     expect(held.CollectionProblem).toMatch(/more than the mandate's maximum 45000/);
     expect(held.NextTryDate).toBeNull();
+    expect(netcash.problems).toEqual([]);
+  });
+
+  it("is bundled apart from ordinary debit orders due the same day, its bank account carrying the mandate's ID number", async () => {
+    const debiCheck = await debiCheckCustomer();
+    expect((await register(debiCheck.token)).body.DebiCheckStatus).toBe('authenticated');
+    const method = await ok(account, 'GET', `/v1/paymentmethods/${debiCheck.paymentMethodId}`);
+    expect(method.BankAccount).toMatchObject({ IdType: 'sa_id', IdNumberLastThree: ID_NUMBER.slice(-3) });
+    const ordinaryToken = await signedMandate(
+      account,
+      mandateBody(setup.today, {
+        bank_AccNumber: OTHER_ACCOUNT,
+        debit_ActionDay: Number(actionDate.slice(8, 10)),
+        debit_Amt: 100,
+        debit_MaxAmt: 150,
+        debit_Escalation: 0,
+      }),
+    );
+    const ordinaryCustomer = await newCustomer(account, { CurrencyCode: 'ZAR' });
+    const ordinary = await ok(
+      account,
+      'POST',
+      '/v1/paymentmethods/bankaccount',
+      bankAccountBody(ordinaryCustomer, ordinaryToken, { AccountNumber: OTHER_ACCOUNT }),
+      200,
+    );
+    const debtors = [
+      { customerId: debiCheck.customerId, paymentMethodId: debiCheck.paymentMethodId },
+      { customerId: ordinaryCustomer, paymentMethodId: ordinary.paymentMethodID },
+    ];
+    for (const who of debtors) {
+      await issuedInvoice(account, {
+        customerId: who.customerId,
+        invoiceDate: setup.today,
+        dueDate: setup.today,
+        collect: { method: 'debit_order', gatewayId: viaNetcash.gatewayId, ...who },
+        amount: 100,
+      });
+    }
+
+    // The run bundles the two debits of the same date into two batches: Netcash takes DebiCheck collections in a
+    // file of their own.
+    await advanceTo(account, setup.today);
+    const open = ((await ok(account, 'GET', '/v1/batches')) as any[]).filter((b) => b.State === 'open');
+    expect(open.map((b) => [b.Notes, b.NumberOfPayments, b.ActionDate.slice(0, 10)]).sort()).toEqual([
+      [`DebiCheck collections due by ${actionDate}`, 1, actionDate],
+      [`Debit orders due by ${actionDate}`, 1, actionDate],
+    ]);
+    for (const batch of open)
+      await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: batch.BatchToken });
+    await advanceTo(account, plusDays(setup.today, 1));
+    const kinds = [];
+    for (const batch of open) {
+      expect(await ok(account, 'GET', `/v1/batches/${batch.BatchToken}`)).toMatchObject({
+        State: 'submitted',
+        BuildError: null,
+      });
+      const file = await account.request('GET', `/v1/batches/${batch.BatchToken}/file`);
+      kinds.push([batch.Notes.split(' ')[0], file.text.split('\t')[3]]);
+    }
+    expect(kinds.sort()).toEqual([
+      ['DebiCheck', 'DebiCheck'],
+      ['Debit', 'TwoDay'],
+    ]);
+
+    // One debtor, one number: another (valid) ID number on the bank account under the DebiCheck mandate is refused.
+    const another = await account.request(
+      'PUT',
+      `/v1/paymentmethods/bankaccount/${debiCheck.paymentMethodId}`,
+      {
+        body: bankAccountBody(debiCheck.customerId, debiCheck.token, {
+          AccountNumber: ACCOUNT,
+          IdNumber: '8501015009086',
+        }),
+      },
+    );
+    expect(another.status, another.text).toBe(422);
+    expect(fieldsOf(another)).toEqual(['BankAccount.IdNumber']);
     expect(netcash.problems).toEqual([]);
   });
 

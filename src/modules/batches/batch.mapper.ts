@@ -30,6 +30,7 @@ export function batchFromRow(row: BatchRow): BatchRecord {
     buildError: row.build_error,
     rail: row.rail as Rail | null,
     isAuto: Boolean(row.is_auto),
+    isDebiCheck: Boolean(row.is_debicheck),
     providerRef: row.provider_ref,
     hasFile: Boolean(row.has_file),
     fileDownloadedAt: row.file_downloaded_at,
@@ -90,6 +91,7 @@ export function newBatchToRow(batch: NewBatch): Insertable<BatchesTable> {
     state: batch.state,
     ...(batch.rail === undefined ? {} : { rail: batch.rail }),
     ...(batch.isAuto === undefined ? {} : { is_auto: batch.isAuto }),
+    ...(batch.isDebiCheck === undefined ? {} : { is_debicheck: batch.isDebiCheck }),
     created_at: batch.createdAt,
     updated_at: batch.updatedAt,
   };

@@ -38,6 +38,7 @@ const BATCH_COLUMNS = [
   'build_error',
   'rail',
   'is_auto',
+  'is_debicheck',
   'provider_ref',
   'file_downloaded_at',
   'upload_token',
@@ -248,14 +249,18 @@ export async function claimReceipt(db: Db, accountId: number, paymentId: number)
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** An open automatic batch to bundle into: same gateway, currency, rail and action date, with room left. */
+/**
+ * An open automatic batch to bundle into: same gateway, currency, rail, action date and kind of mandate (DebiCheck
+ * or not), with room left.
+ */
 export async function findOpenAutoBatch(
   db: Db,
   accountId: number,
-  key: { gatewayId: number; currencyCode: string; rail: string; actionDate: string },
+  key: { gatewayId: number; currencyCode: string; rail: string; actionDate: string; debiCheck: boolean },
 ): Promise<BatchRecord | undefined> {
   const row = await accountBatches(db, accountId)
     .where('is_auto', '=', true)
+    .where('is_debicheck', '=', key.debiCheck)
     .where('state', '=', 'open')
     .where('gateway_id', '=', key.gatewayId)
     .where('currency_code', '=', key.currencyCode)

@@ -22,6 +22,8 @@ export interface BatchRecord {
   rail: Rail | null;
   /** Made by the run's bundling (AutoSubmitBatches applies to it), not by a person. */
   isAuto: boolean;
+  /** An automatic batch of DebiCheck collections only (docs/gateways/netcash.md, "DebiCheck"). */
+  isDebiCheck: boolean;
   /** The provider's reference once it took the batch, or the bank file's message id. */
   providerRef: string | null;
   hasFile: boolean;
@@ -53,6 +55,8 @@ export interface NewBatch {
   state: BatchState;
   rail?: Rail;
   isAuto?: boolean;
+  /** An automatic batch of DebiCheck collections only. */
+  isDebiCheck?: boolean;
   createdAt: string;
   updatedAt: string;
 }

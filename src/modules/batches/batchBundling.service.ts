@@ -17,6 +17,7 @@ import { findInvoiceDue, listInvoicesDue, setCollectionProblem } from '../invoic
 import { applyCreditFirst, reportBlockedCollection } from '../collections/index.ts';
 import type { CollectableInvoice } from '../invoicing/index.ts';
 import { checkBatchLinePayment, createBatchLinePayment, withLockedCustomer } from '../ledger/index.ts';
+import { emandatesOfPaymentMethods } from '../mandates/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
 import { verificationWords } from './batchBuildLines.service.ts';
 import * as repo from './batch.repository.ts';
@@ -28,8 +29,8 @@ import { planActionDate, reportLineProblem, showPlannedDate, wantedDate } from '
 import { netcashHolderProblem } from './netcashBatchFile.ts';
 
 /**
- * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail and action date, at most
- * 500 lines each (docs/design/batches.md, "States"). Each invoice's action date is planned as soon as the run sees it
+ * Due debit-order invoices go into open automatic batches, one per gateway, currency, rail, action date and kind of
+ * mandate (DebiCheck collections apart from ordinary debit orders), at most 500 lines each (docs/design/batches.md, "States"). Each invoice's action date is planned as soon as the run sees it
  * (batchPlan.service.ts: the mandate's day on or after its due date, on a business day) and shown as its NextTryDate;
  * it is bundled into the batch of that date when the date is within the lead time a batch submitted today needs.
  * Submitting is a person's act, or the run's when the account asks for it (batchSubmission.service.ts).
@@ -45,6 +46,8 @@ interface Bundleable {
   gatewayId: number;
   paymentMethodId: number;
   rail: Rail;
+  /** Collected under a DebiCheck mandate: such debits go in batches of their own. */
+  debiCheck: boolean;
   actionDate: PlainDate;
 }
 
@@ -91,7 +94,8 @@ async function collectorOf(
   // A holder Netcash's file cannot carry would leave every batch it joined: told here, once, in the build's words.
   const unwritable = gateway!.type === 'netcash' ? netcashHolderProblem(method) : undefined;
   if (unwritable !== undefined) return { problem: unwritable, code: 'bank_account_not_usable' };
-  return { gatewayId, paymentMethodId, rail };
+  const mandate = (await emandatesOfPaymentMethods(ctx, [paymentMethodId])).get(paymentMethodId);
+  return { gatewayId, paymentMethodId, rail, debiCheck: mandate?.debiCheck != null };
 }
 
 /** Why the gateway cannot collect debit orders now, or undefined when it can. */
@@ -117,11 +121,11 @@ async function lineAmountMinor(ctx: ServiceContext, invoice: CollectableInvoice)
  * another invoice's date (meetInBatch: docs/gateways.md, "Months that stay in step"). Whether it joined the batch.
  */
 async function bundle(ctx: ServiceContext, item: Bundleable): Promise<boolean> {
-  const { invoice, gatewayId, paymentMethodId, rail, actionDate } = item;
+  const { invoice, gatewayId, paymentMethodId, rail, debiCheck, actionDate } = item;
   const amountMinor = await lineAmountMinor(ctx, invoice);
   if (amountMinor <= 0) return false;
   const amount = { value: minorToDecimalText(amountMinor, invoice.currencyCode) };
-  const key = { gatewayId, currencyCode: invoice.currencyCode, rail, actionDate };
+  const key = { gatewayId, currencyCode: invoice.currencyCode, rail, debiCheck, actionDate };
   const meeting = await withLockedCustomer(ctx, invoice.customerId, async (ctx) => {
     const line = await checkBatchLinePayment(ctx, {
       customerId: invoice.customerId,
@@ -182,6 +186,8 @@ interface AutoBatchKey {
   gatewayId: number;
   currencyCode: string;
   rail: Rail;
+  /** DebiCheck collections and ordinary debit orders never share a file (docs/gateways/netcash.md, "DebiCheck"). */
+  debiCheck: boolean;
   actionDate: PlainDate;
 }
 
@@ -194,10 +200,11 @@ async function newAutoBatch(ctx: ServiceContext, key: AutoBatchKey): Promise<num
     currencyCode: key.currencyCode,
     gatewayId: key.gatewayId,
     actionDate: key.actionDate,
-    notes: `Debit orders due by ${key.actionDate}`,
+    notes: `${key.debiCheck ? 'DebiCheck collections' : 'Debit orders'} due by ${key.actionDate}`,
     state: 'open' satisfies BatchState,
     rail: key.rail,
     isAuto: true,
+    isDebiCheck: key.debiCheck,
     createdAt: now,
     updatedAt: now,
   });

@@ -16,6 +16,8 @@ export interface BatchesTable {
   /** debit_order, ach or sepa; null until the first line. */
   rail: string | null;
   is_auto: Defaulted<boolean | number>;
+  /** An automatic batch of DebiCheck collections only (docs/gateways/netcash.md, "DebiCheck"). */
+  is_debicheck: Defaulted<boolean | number>;
   provider_ref: string | null;
   reports_read_on: PlainDateColumn | null;
   file_sealed: string | null;

@@ -7,7 +7,7 @@ import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { addDays, parseWireCalendarDate } from '../../core/calendar.ts';
+import { addDays, checkedWireDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { invoiceBoundsProblem, isLineAmountWithinBounds, priceInvoice } from './invoiceMath.ts';
 import { MAX_PRICE, minorToDecimalText } from '../../core/money.ts';
@@ -183,9 +183,7 @@ export function checkedDate(
   problems: FieldProblem[],
 ): PlainDate | null | undefined {
   if (text === undefined || text === null) return text;
-  const date = parseWireCalendarDate(text, ctx.account.timeZone);
-  if (date === undefined) problems.push({ field, message: 'must be a date' });
-  return date;
+  return checkedWireDate(text, ctx.account.timeZone, field, problems);
 }
 
 export function checkedCollectionMethod(value: string | null, problems: FieldProblem[]): string | null {

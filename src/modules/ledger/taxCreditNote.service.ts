@@ -4,7 +4,7 @@ import type { Page } from '../../core/paging.ts';
 import { shareByWeights } from '../../core/taxShare.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { parseWireCalendarDate } from '../../core/calendar.ts';
+import { checkedWireDate } from '../../core/calendar.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { invoicesByIds } from '../invoicing/index.ts';
 import type { Invoice } from '../invoicing/index.ts';
@@ -83,9 +83,7 @@ export function listTaxCreditNotesFromWire(
   const problems: FieldProblem[] = [];
   const dateOf = (text: string | undefined, field: string) => {
     if (text === undefined) return undefined;
-    const date = parseWireCalendarDate(text, ctx.account.timeZone);
-    if (date === undefined) problems.push({ field, message: 'must be a date' });
-    return date;
+    return checkedWireDate(text, ctx.account.timeZone, field, problems);
   };
   const from = dateOf(filter.from, 'from');
   const to = dateOf(filter.to, 'to');

@@ -1,4 +1,4 @@
-import { identityNumberProblem } from '../../core/identityNumbers.ts';
+import { identityKindOf, identityNumberProblem } from '../../core/identityNumbers.ts';
 import type { IdentityKind } from '../../core/identityNumbers.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { DebitFrequency } from './mandates.ts';
@@ -79,13 +79,6 @@ export interface DebitTermsForDebiCheck {
   variableAmountsGiven: boolean;
 }
 
-const IDENTITY_KINDS: Readonly<Record<string, IdentityKind>> = {
-  sa_id: 'sa_id',
-  said: 'sa_id',
-  id: 'sa_id',
-  passport: 'passport',
-};
-
 /** The contract type a wire text names (any letter case; usage-based for usage), or undefined. */
 export function debiCheckContractTypeOf(text: string): DebiCheckContractType | undefined {
   const key = text
@@ -163,7 +156,7 @@ function checkedIdentity(
   input: DebiCheckInput,
   problems: FieldProblem[],
 ): { kind: IdentityKind; number: string } | null {
-  const kind = IDENTITY_KINDS[(input.idKind ?? '').trim().toLowerCase().replace(/[\s-]/g, '_')];
+  const kind = identityKindOf(input.idKind ?? '');
   if (!kind) {
     problems.push({ field: 'DebiCheckIdType', message: 'must be sa_id or passport for a DebiCheck mandate' });
   }

@@ -1,8 +1,7 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ACCOUNT_TYPES, accountNumberDigits, accountTypeOf, isValidBranchCode } from './bankAccounts.ts';
-import { parseWireCalendarDate } from '../../core/calendar.ts';
-import type { PlainDate } from '../../core/calendar.ts';
+import { checkedWireDate } from '../../core/calendar.ts';
 import { listCountries } from '../../core/countries.ts';
 import {
   DEBIT_FREQUENCIES,
@@ -89,17 +88,6 @@ function amountMinor(
   if ('minor' in read) return read.minor;
   problems.push({ field, message: read.message });
   return undefined;
-}
-
-function dateOf(
-  ctx: ServiceContext,
-  text: string,
-  field: string,
-  problems: FieldProblem[],
-): PlainDate | undefined {
-  const date = parseWireCalendarDate(text, ctx.account.timeZone);
-  if (date === undefined) problems.push({ field, message: 'must be a date' });
-  return date;
 }
 
 /** Text of at most `max` characters, or a problem. */
@@ -255,12 +243,13 @@ function checkedDebit(ctx: ServiceContext, input: EmandateInput, problems: Field
     const problem = actionDayProblem(frequency, input.debitActionDay);
     if (problem) problems.push({ field: 'debit_ActionDay', message: problem });
   }
-  const startDate = dateOf(ctx, input.debitStartDate, 'debit_StartDate', problems);
+  const startDate = checkedWireDate(input.debitStartDate, ctx.account.timeZone, 'debit_StartDate', problems);
   if (startDate !== undefined && startDate < today(ctx)) {
     problems.push({ field: 'debit_StartDate', message: `must not be in the past (today is ${today(ctx)})` });
   }
   const endText = optionalText(input.debitEndDate) ?? null;
-  const endDate = endText === null ? null : dateOf(ctx, endText, 'debit_EndDate', problems);
+  const endDate =
+    endText === null ? null : checkedWireDate(endText, ctx.account.timeZone, 'debit_EndDate', problems);
   if (startDate !== undefined && endDate && endDate < startDate) {
     problems.push({ field: 'debit_EndDate', message: 'must not be before debit_StartDate' });
   }

@@ -1,5 +1,6 @@
 import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
+import type { IdentityKind } from '../../core/identityNumbers.ts';
 import { ConflictError } from '../../errors.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './emandate.repository.ts';
@@ -52,6 +53,19 @@ export async function emandateLinkProblem(
     return `names an eMandate already linked to payment method ${mandate.paymentMethodId}`;
   }
   return undefined;
+}
+
+/**
+ * The debtor's identity number of the DebiCheck mandate `token` names, opened (a bank account under it carries the
+ * same: docs/spec-decisions.md, "The debtor's ID number"); null for an ordinary mandate.
+ */
+export async function debiCheckDebtorOf(
+  ctx: ServiceContext,
+  token: string,
+): Promise<{ kind: IdentityKind; number: string } | null> {
+  const record = await repo.findEmandateByTokenDigest(ctx.db, ctx.account.id, tokenDigest(token));
+  if (!record?.debiCheck || record.debiCheckIdSealed === null) return null;
+  return { kind: record.debiCheck.idKind, number: ctx.secrets.open(record.debiCheckIdSealed) };
 }
 
 /**

@@ -41,7 +41,12 @@ export type { MandatedBankAccount } from './emandateLink.service.ts';
 export { debiCheckAccountReference, refreshDebiCheckAuthentications } from './debiCheck.service.ts';
 export type { DebiCheckMandate, DebiCheckStatus } from './debiCheck.ts';
 export { debiCheckCollectionProblem } from './debiCheck.ts';
-export { emandateLinkProblem, linkEmandate, unlinkEmandates } from './emandateLink.service.ts';
+export {
+  debiCheckDebtorOf,
+  emandateLinkProblem,
+  linkEmandate,
+  unlinkEmandates,
+} from './emandateLink.service.ts';
 
 /** Every eMandate event type (docs/event-catalogue.md; the walk triggers each). */
 export const EMANDATE_EVENT_TYPES = [

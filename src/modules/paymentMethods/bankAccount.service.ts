@@ -26,7 +26,7 @@ import { optionalText, requiredText } from '../../core/text.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
-import { emandateLinkProblem, linkEmandate, unlinkEmandates } from '../mandates/index.ts';
+import { debiCheckDebtorOf, emandateLinkProblem, linkEmandate, unlinkEmandates } from '../mandates/index.ts';
 import * as repo from './paymentMethod.repository.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import { checkedIdentity, shownIdentity } from './bankAccountIdentity.ts';
@@ -332,7 +332,8 @@ function checkedMandate(
 
 /**
  * docs/design/mandates.md, "Lifecycle": an account given an EMandateToken must match the signed mandate the token
- * names (an unsigned, expired or unknown one is refused). The problem goes under BankAccount.EMandateToken.
+ * names (an unsigned, expired or unknown one is refused). The problem goes under BankAccount.EMandateToken. The
+ * account as it is to be stored: under a DebiCheck mandate, with its debtor's identity number.
  */
 async function checkEmandate(
   ctx: ServiceContext,
@@ -340,8 +341,8 @@ async function checkEmandate(
   customerId: number,
   paymentMethodId: number | undefined,
   problems: FieldProblem[],
-): Promise<void> {
-  if (account.emandateToken === null || problems.length) return;
+): Promise<CheckedBankAccount> {
+  if (account.emandateToken === null || problems.length) return account;
   const problem = await emandateLinkProblem(ctx, account.emandateToken, {
     customerId,
     debitMethod: account.debitMethod,
@@ -349,7 +350,33 @@ async function checkEmandate(
     branchCode: account.branchCode,
     paymentMethodId,
   });
-  if (problem) problems.push({ field: 'BankAccount.EMandateToken', message: problem });
+  if (problem) {
+    problems.push({ field: 'BankAccount.EMandateToken', message: problem });
+    return account;
+  }
+  return withDebiCheckDebtor(ctx, account, problems);
+}
+
+/**
+ * docs/spec-decisions.md, "The debtor's ID number": one debtor, one number. An account under a DebiCheck mandate
+ * takes the mandate's identity number when the body gives none; another number (or none, cleared) is refused.
+ */
+async function withDebiCheckDebtor(
+  ctx: ServiceContext,
+  account: CheckedBankAccount,
+  problems: FieldProblem[],
+): Promise<CheckedBankAccount> {
+  const debtor = await debiCheckDebtorOf(ctx, account.emandateToken!);
+  if (debtor === null) return account;
+  if (account.identity === undefined) return { ...account, identity: debtor };
+  if (account.identity?.kind !== debtor.kind || account.identity.number !== debtor.number) {
+    problems.push({
+      field: 'BankAccount.IdNumber',
+      message:
+        "must be the DebiCheck mandate's identity number (its DebiCheckIdType and DebiCheckIdNumber), or left out to take it",
+    });
+  }
+  return account;
 }
 
 /** An identity number as it is stored: sealed, with what may be shown of it. */
@@ -433,7 +460,7 @@ export async function addBankAccount(
   input: AddBankAccountInput,
 ): Promise<PaymentMethod> {
   const problems: FieldProblem[] = [];
-  const account = checkedBankAccount(input.bankAccount, problems);
+  const checked = checkedBankAccount(input.bankAccount, problems);
   const mandate = checkedMandate(
     ctx,
     input.bankAccount,
@@ -441,7 +468,7 @@ export async function addBankAccount(
     undefined,
     problems,
   );
-  await checkEmandate(ctx, account, input.customerId, undefined, problems);
+  const account = await checkEmandate(ctx, checked, input.customerId, undefined, problems);
   if (problems.length) throw new ValidationError(problems);
   await assertCustomerExists(ctx, input.customerId);
   const verification = await startingVerification(ctx, input.customerId, account);
@@ -495,7 +522,7 @@ export async function editBankAccount(
     );
   }
   const problems: FieldProblem[] = [];
-  const account = checkedBankAccount(input.bankAccount, problems);
+  const checked = checkedBankAccount(input.bankAccount, problems);
   const mandate = checkedMandate(
     ctx,
     input.bankAccount,
@@ -510,7 +537,7 @@ export async function editBankAccount(
       message: `cannot change (it is ${current.customerId}); add the account to the other customer instead`,
     });
   }
-  await checkEmandate(ctx, account, current.customerId, paymentMethodId, problems);
+  const account = await checkEmandate(ctx, checked, current.customerId, paymentMethodId, problems);
   if (problems.length) throw new ValidationError(problems);
   const identity = storedIdentity(ctx, account, {
     idNumberSealed: current.sealed.idNumberSealed,

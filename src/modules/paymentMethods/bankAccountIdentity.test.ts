@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldProblem } from '../../errors.ts';
-import { checkedIdentity, identityKindOf, shownIdentity } from './bankAccountIdentity.ts';
+import { checkedIdentity, shownIdentity } from './bankAccountIdentity.ts';
 
 const check = (
   given: { idNumber?: string | null; idType?: string | null },
@@ -24,13 +24,6 @@ describe("a bank account's identity number", () => {
       kind: 'sa_id',
       ending: '087',
     });
-  });
-
-  it('reads IdType as people write it', () => {
-    for (const text of ['sa_id', 'SA ID', 'South African ID', 'id'])
-      expect(identityKindOf(text)).toBe('sa_id');
-    expect(identityKindOf('PASSPORT')).toBe('passport');
-    expect(identityKindOf('drivers licence')).toBeUndefined();
   });
 
   it('is left alone when not given, cleared when blank', () => {

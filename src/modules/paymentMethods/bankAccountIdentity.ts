@@ -1,4 +1,4 @@
-import { identityNumberEnding, identityNumberProblem } from '../../core/identityNumbers.ts';
+import { identityKindOf, identityNumberEnding, identityNumberProblem } from '../../core/identityNumbers.ts';
 import type { IdentityKind } from '../../core/identityNumbers.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { DebitMethod } from '../mandates/index.ts';
@@ -11,18 +11,6 @@ import type { DebitMethod } from '../mandates/index.ts';
  */
 
 export const IDENTITY_KINDS: readonly IdentityKind[] = ['sa_id', 'passport'];
-
-/** IdType as people write it, any case and spacing: `sa_id` (also SA ID, South African ID, ID) or `passport`. */
-export function identityKindOf(text: string): IdentityKind | undefined {
-  const letters = text.toLowerCase().replace(/[^a-z]/g, '');
-  if (
-    ['said', 'id', 'idnumber', 'rsaid', 'zaid', 'southafricanid', 'southafricanidnumber'].includes(letters)
-  ) {
-    return 'sa_id';
-  }
-  if (letters === 'passport' || letters === 'passportnumber') return 'passport';
-  return undefined;
-}
 
 /** An identity number as it is kept: its kind and the number, written without spaces (a passport's in capitals). */
 export interface Identity {

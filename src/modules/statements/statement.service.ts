@@ -1,6 +1,6 @@
 import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { dateAt, daysBetween, parseWireCalendarDate } from '../../core/calendar.ts';
+import { checkedWireDate, dateAt, daysBetween } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { ageingOf, statementOf } from './statements.ts';
 import type { Ageing, StatementEntry } from './statements.ts';
@@ -255,9 +255,7 @@ function checkedRange(
   const zone = ctx.account.timeZone;
   const read = (text: string | undefined, field: string): PlainDate | undefined => {
     if (text === undefined || text.trim() === '') return undefined;
-    const date = parseWireCalendarDate(text, zone);
-    if (date === undefined) problems.push({ field, message: 'must be a date' });
-    return date;
+    return checkedWireDate(text, zone, field, problems);
   };
   const givenStart = read(range.startDate, 'startDate');
   const givenEnd = read(range.endDate, 'endDate');

@@ -2,7 +2,7 @@ import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
-import { parseWireCalendarDate } from '../../core/calendar.ts';
+import { checkedWireDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
 import { decimalPlaces, readWireDecimal } from '../../core/wireDecimal.ts';
@@ -39,9 +39,7 @@ export function readDate(
   field: string,
   problems: FieldProblem[],
 ): PlainDate | undefined {
-  const date = parseWireCalendarDate(text, ctx.account.timeZone);
-  if (date === undefined) problems.push({ field, message: 'must be a date' });
-  return date;
+  return checkedWireDate(text, ctx.account.timeZone, field, problems);
 }
 
 /**
