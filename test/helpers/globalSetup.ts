@@ -9,8 +9,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** A migrated PostgreSQL schema as SQL, and the schema name in it to replace (test/helpers/service.ts). */
-    postgresSchema: { script: string; name: string } | null;
+    /** The PostgreSQL database migrated once for the run, which test databases copy (test/helpers/service.ts). */
+    postgresTemplate: string | null;
   }
 }
 
@@ -18,9 +18,8 @@ export default async function globalSetup(project: TestProject): Promise<() => P
   buildDist();
   project.onTestsRerun(() => buildDist()); // watch mode: sources may have changed since
   await checkPostgres();
-  await vacuumCatalogues();
-  const template = await migratedPostgresSchema();
-  project.provide('postgresSchema', template?.schema ?? null);
+  const template = await migratedPostgresTemplate();
+  project.provide('postgresTemplate', template?.name ?? null);
   return async () => {
     await template?.drop();
   };
@@ -50,82 +49,42 @@ async function checkPostgres(): Promise<void> {
 }
 
 /**
- * Every test file makes and drops a schema of ~90 tables, and the machine's PostgreSQL runs without autovacuum: the
- * system catalogues keep every dropped row, about a million in pg_attribute per run of the suite, and making a schema
- * slows as they grow (CONTRIBUTING.md, "How long the suite takes"). Vacuumed before a run once past 500,000 dead rows
- * (3 s); a server that refuses (not a superuser) is left as it is.
+ * A database migrated once for the whole run, which every test file's database copies (`create database … template`,
+ * a copy of its files: CONTRIBUTING.md, "How long the suite takes"). Its tables are in the schema `TEST_SCHEMA`, as
+ * every test database's are (test/helpers/service.ts). PostgreSQL copies a template only while nothing is connected to
+ * it: the migration's connections are closed before the first file starts.
  */
-async function vacuumCatalogues(): Promise<void> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ dead: string }>(
-      "select coalesce(sum(n_dead_tup), 0) as dead from pg_stat_sys_tables where relname = 'pg_attribute'",
-    );
-    if (Number(rows[0]!.dead) < 500_000) return;
-    await client.query(
-      'vacuum pg_catalog.pg_attribute, pg_catalog.pg_class, pg_catalog.pg_depend, pg_catalog.pg_type, ' +
-        'pg_catalog.pg_index, pg_catalog.pg_constraint, pg_catalog.pg_attrdef, pg_catalog.pg_sequence',
-    );
-  } catch (error) {
-    console.warn(`the catalogues were not vacuumed: ${(error as Error).message}`);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * A schema migrated once for the whole run, as the SQL that makes it again (pg_dump): a test service's schema is made
- * from it in one statement instead of by the migrations one by one, which on PostgreSQL took two to three seconds
- * per file (CONTRIBUTING.md, "How long the suite takes"). Without pg_dump (or one that cannot dump this server) the
- * services migrate their schemas themselves, as before.
- */
-async function migratedPostgresSchema() {
+async function migratedPostgresTemplate() {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return undefined;
   const name = `t_template_${crypto.randomBytes(6).toString('hex')}`;
   const { parseDatabaseUrl } = await import('../../src/config.ts');
   const { openStorage } = await import('../../src/storage/database.ts');
   const { migrateToLatest } = await import('../../src/storage/migrate.ts');
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${name}`);
-  await admin.end();
-  const drop = async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`drop schema if exists ${name} cascade`);
-    await client.end();
-  };
-  const schemaUrl = new URL(url);
-  schemaUrl.searchParams.set('options', `-c search_path=${name}`);
-  const storage = openStorage(parseDatabaseUrl(schemaUrl.toString(), ROOT));
+  const { TEST_SCHEMA, databaseUrl } = await import('./postgresDatabases.ts');
+  await adminQuery(url, `create database ${name}`);
+  const drop = () => adminQuery(url, `drop database if exists ${name} with (force)`);
   try {
-    await migrateToLatest(storage.db);
+    await adminQuery(databaseUrl(url, name), `create schema ${TEST_SCHEMA}`);
+    const storage = openStorage(parseDatabaseUrl(databaseUrl(url, name), ROOT));
+    try {
+      await migrateToLatest(storage.db);
+    } finally {
+      await storage.close();
+    }
   } catch (error) {
-    await storage.close();
     await drop();
     throw error;
   }
-  await storage.close();
-  let dump: string;
+  return { name, drop };
+}
+
+async function adminQuery(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    dump = execFileSync(
-      'pg_dump',
-      ['--schema', name, '--inserts', '--no-owner', '--no-privileges', '--dbname', url],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
-    );
-  } catch (error) {
-    console.warn(`pg_dump failed, each test schema is migrated instead: ${(error as Error).message}`);
-    await drop();
-    return undefined;
+    await client.query(statement);
+  } finally {
+    await client.end();
   }
-  // psql's own commands (`\restrict`) are not SQL: the script runs through the driver, not psql.
-  const script = dump
-    .split('\n')
-    .filter((line) => !line.startsWith('\\'))
-    .join('\n');
-  return { schema: { script, name }, drop };
 }

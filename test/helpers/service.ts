@@ -12,6 +12,7 @@ import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
+import { TEST_SCHEMA, databaseUrl } from './postgresDatabases.ts';
 import type { Service, ServiceOptions } from '../../src/server.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -78,10 +79,10 @@ export async function closeLeftOpen(): Promise<string[]> {
 }
 
 /**
- * A fresh database of the suite's dialect: an SQLite file, or a PostgreSQL schema of its own. Empty, unless
+ * A fresh database of the suite's dialect: an SQLite file, or a PostgreSQL database of its own. Empty, unless
  * `migrated`: then a copy of a database migrated once (CONTRIBUTING.md, "How long the suite takes"), which a service
- * finds at the latest migration: on SQLite a file migrated once per worker, on PostgreSQL the schema migrated once
- * per run (when pg_dump could dump it; else the service migrates an empty one).
+ * finds at the latest migration: on SQLite a file migrated once per worker, on PostgreSQL a database migrated once
+ * per run.
  */
 export async function freshDatabase(
   dataDir: string,
@@ -94,30 +95,29 @@ export async function freshDatabase(
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DIALECT=postgres needs TEST_DATABASE_URL');
-  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  const template = options.migrated ? inject('postgresSchema') : null;
-  // Made from the schema migrated once for the run (test/helpers/globalSetup.ts), in one transaction.
-  if (template) {
-    const script = template.script.replaceAll(template.name, schema);
-    await admin.query(`set synchronous_commit = off; begin; ${script}; commit`);
-  } else await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(base);
-  // A commit is answered before its WAL reaches the disk: nothing is lost unless the PostgreSQL server itself
-  // crashes, which no test does (the kill -9 tests kill our processes), and every file's many small commits stop
-  // waiting on fsync (CONTRIBUTING.md, "How long the suite takes").
-  url.searchParams.set('options', `-c search_path=${schema} -c synchronous_commit=off`);
+  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const template = options.migrated ? inject('postgresTemplate') : null;
+  // A copy of the database migrated once for the run (test/helpers/globalSetup.ts), or an empty one.
+  await adminQuery(
+    base,
+    template ? `create database ${name} template ${template}` : `create database ${name}`,
+  );
+  const url = databaseUrl(base, name);
+  if (!template) await adminQuery(url, `create schema ${TEST_SCHEMA}`);
   return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    },
+    url,
+    drop: () => adminQuery(base, `drop database if exists ${name} with (force)`),
   };
+}
+
+async function adminQuery(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 let sqliteTemplate: Promise<string> | undefined;

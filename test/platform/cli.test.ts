@@ -44,14 +44,15 @@ describe('billing migrate', () => {
 describe('billing on a database of its own', () => {
   afterAll(releaseAll);
 
-  // On PostgreSQL, databases are told apart by search_path (as freshDatabase does); the migration bookkeeping
-  // must stay in the connection's own schema and not be found in another one.
+  // On PostgreSQL, a deployment may tell databases apart by search_path alone: here a schema beside the test
+  // database's own, in the same database. The migration bookkeeping must stay in the connection's own schema and
+  // not be found in another one.
   it('works beside another database that is already migrated', async () => {
-    const other = await newDatabase();
+    const own = await newDatabase();
+    const other = dialect === 'postgres' ? await besideOwnSchema(own) : await newDatabase();
     const migrated = await runCli(['migrate'], other.env);
     expect(migrated.code, migrated.stderr).toBe(0);
 
-    const own = await newDatabase();
     const created = await runCli(['account', 'create', '--name', 'Own', '--json'], own.env);
     expect(created.code, created.stderr).toBe(0);
     expect(singleJson(created.stdout).accountID).toBe(1);
@@ -213,3 +214,11 @@ describe('billing serve, with a keep-alive client', () => {
     }
   });
 });
+
+/** A schema of its own in `db`'s PostgreSQL database: the same database, another search_path. */
+async function besideOwnSchema(db: TestDatabase): Promise<TestDatabase> {
+  await withDatabase(db, (storage) => sql`create schema beside`.execute(storage.db));
+  const url = new URL(db.url);
+  url.searchParams.set('options', '-c search_path=beside');
+  return { ...db, url: url.toString(), env: { ...db.env, DATABASE_URL: url.toString() } };
+}

@@ -55,7 +55,8 @@ describe('a connection the database refuses', () => {
       return;
     }
     const customerId = await createCustomer(t);
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    // In the test's own database, where its schema is: roles are the server's, grants the database's.
+    const admin = new pg.Client({ connectionString: t.env.DATABASE_URL });
     await admin.connect();
     // A role of its own, not a superuser, so that its CONNECTION LIMIT applies (superusers are exempt).
     const role = `billing_limited_${crypto.randomBytes(4).toString('hex')}`;

@@ -1,0 +1,18 @@
+/**
+ * Each test file's PostgreSQL database is a database of its own, copied from the one globalSetup migrated
+ * (CONTRIBUTING.md, "How long the suite takes"); its tables are in the schema `TEST_SCHEMA`, which its URL names as
+ * the search_path, as a deployment may name its own.
+ */
+export const TEST_SCHEMA = 'billing';
+
+/**
+ * `base` (TEST_DATABASE_URL) with the database `name`, its search_path `TEST_SCHEMA`, and commits that do not wait on
+ * fsync: a commit is answered before its WAL reaches the disk, so nothing is lost unless the PostgreSQL server itself
+ * crashes, which no test does (the kill -9 tests kill our processes).
+ */
+export function databaseUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  url.searchParams.set('options', `-c search_path=${TEST_SCHEMA} -c synchronous_commit=off`);
+  return url.toString();
+}
