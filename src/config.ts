@@ -29,6 +29,14 @@ export interface MoneyTurnSettings {
 export interface DocumentSettings {
   /** Worker threads drawing PDFs in each process (PDF_THREADS). */
   threads: number;
+  /**
+   * A customer's documents in hosted pages, of one account together (PDF_QUEUE_CUSTOMERS_PER_ACCOUNT) and of one
+   * customer (PDF_QUEUE_PER_CUSTOMER), drawn or waiting; and how many one customer may ask for in a minute
+   * (PDF_READS_PER_CUSTOMER_MINUTE).
+   */
+  customersPerAccount: number;
+  perCustomer: number;
+  customerReadsPerMinute: number;
   /** Documents of one account that may wait for their turn in a process (PDF_QUEUE_PER_ACCOUNT). */
   waitingPerAccount: number;
   /** The most one document may take to draw before its thread is stopped (PDF_TIMEOUT_MS). */
@@ -261,13 +269,17 @@ export function moneyTurnSettings(env: NodeJS.ProcessEnv): MoneyTurnSettings {
 }
 
 /**
- * PDF_THREADS, PDF_QUEUE_PER_ACCOUNT, PDF_TIMEOUT_MS, PDF_MAX_INVOICE_LINES and PDF_MAX_STATEMENT_LINES; `{}` gives
+ * PDF_THREADS, PDF_QUEUE_PER_ACCOUNT, PDF_QUEUE_CUSTOMERS_PER_ACCOUNT, PDF_QUEUE_PER_CUSTOMER,
+ * PDF_READS_PER_CUSTOMER_MINUTE, PDF_TIMEOUT_MS, PDF_MAX_INVOICE_LINES and PDF_MAX_STATEMENT_LINES; `{}` gives
  * the defaults. One core is left to the event loop (docs/operations.md, "PDF documents").
  */
 export function documentSettings(env: NodeJS.ProcessEnv): DocumentSettings {
   return {
     threads: integerSetting(env, 'PDF_THREADS', Math.max(1, os.availableParallelism() - 1), 1, 64),
     waitingPerAccount: integerSetting(env, 'PDF_QUEUE_PER_ACCOUNT', 8, 0, 10_000),
+    customersPerAccount: integerSetting(env, 'PDF_QUEUE_CUSTOMERS_PER_ACCOUNT', 4, 1, 10_000),
+    perCustomer: integerSetting(env, 'PDF_QUEUE_PER_CUSTOMER', 2, 1, 100),
+    customerReadsPerMinute: integerSetting(env, 'PDF_READS_PER_CUSTOMER_MINUTE', 30, 1, 100_000),
     timeoutMs: integerSetting(env, 'PDF_TIMEOUT_MS', 30_000, 1, 600_000),
     // The most Charges an invoice request may send (invoices.schemas.ts), so every invoice the API makes is drawn.
     maxInvoiceLines: integerSetting(env, 'PDF_MAX_INVOICE_LINES', 1000, 1, 100_000),

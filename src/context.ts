@@ -4,7 +4,7 @@ import type { Clock } from './clock.ts';
 import { dateAt } from './core/calendar.ts';
 import type { PlainDate } from './core/calendar.ts';
 import type { StatementPeriod } from './core/periods.ts';
-import type { DocumentRenderer } from './pdf/documentPool.ts';
+import type { DocumentFor, DocumentRenderer } from './pdf/documentPool.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Db } from './storage/database.ts';
 import { sentTogether } from './storage/sentTogether.ts';
@@ -323,6 +323,18 @@ export function readTogether<R extends readonly ((ctx: ServiceContext) => Promis
   return sentTogether(ctx.db, ...reads.map((read) => (db: Db) => read(inTransaction(ctx, db)))) as Promise<
     ReadResults<R>
   >;
+}
+
+/**
+ * Whom the context's documents are drawn for (docs/operations.md, "PDF documents"): a customer in a hosted page by
+ * the contact signed in, else by the address it asks from; the account's own staff and mail otherwise.
+ */
+export function documentFor(ctx: ServiceContext): DocumentFor {
+  const { actor } = ctx;
+  if (actor?.kind !== 'widget') return { accountId: ctx.account.id, customer: null };
+  const customer =
+    actor.contactId === undefined ? `address ${actor.clientAddress}` : `contact ${actor.contactId}`;
+  return { accountId: ctx.account.id, customer };
 }
 
 /**

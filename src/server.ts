@@ -142,7 +142,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const started: Started = {
     storage,
     inflight: new InFlight(),
-    documents: new DocumentPool(config.documents, DOCUMENT_WORKER),
+    documents: new DocumentPool(config.documents, DOCUMENT_WORKER, wallClock),
   };
   try {
     const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));

@@ -159,6 +159,8 @@ export class ServiceBusyError extends Error {
     readonly code: string,
     message: string,
     readonly retryAfterSeconds = 1,
+    /** 503 for load; 429 when the asker itself asked too often. */
+    readonly status: 429 | 503 = 503,
   ) {
     super(message);
   }

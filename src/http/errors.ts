@@ -80,7 +80,8 @@ export function problemOf(
   }
   // Load, not the request (docs/spec-decisions.md, "Fairness under load"): nothing was written; send it again.
   if (error instanceof ServiceBusyError) {
-    return { problem: problem(503, error.code, error.message), retryAfterSeconds: error.retryAfterSeconds };
+    const { status, code, message, retryAfterSeconds } = error;
+    return { problem: problem(status, code, message), retryAfterSeconds };
   }
   if (isLockTimeout(error)) {
     return {

@@ -21,9 +21,18 @@ function startPool(env: Record<string, string>): DocumentPool {
   return pool;
 }
 
-/** Sends a job for the account; records its label in `settled` when its answer comes back. */
-function job(p: DocumentPool, accountId: number, label: string, settled: string[]): Promise<unknown> {
-  return p.render(accountId, { kind: `test-${label}`, model: {} }).then(
+/** The account's own staff, or one of its customers in a hosted page. */
+const own = (accountId: number) => ({ accountId, customer: null });
+const customer = (accountId: number, who: string) => ({ accountId, customer: who });
+
+/** Sends a job for the asker (an account's own when a number); records its label when its answer comes back. */
+function job(
+  p: DocumentPool,
+  asker: number | { accountId: number; customer: string | null },
+  label: string,
+  settled: string[],
+): Promise<unknown> {
+  return p.render(typeof asker === 'number' ? own(asker) : asker, { kind: `test-${label}`, model: {} }).then(
     () => settled.push(label),
     (error: unknown) => {
       settled.push(label);
@@ -45,7 +54,7 @@ describe('DocumentPool', () => {
 
   it('answers a thread’s failure as the document’s error, naming why', async () => {
     const p = startPool({});
-    await expect(p.render(1, { kind: 'no-such-kind', model: {} })).rejects.toThrow(
+    await expect(p.render(own(1), { kind: 'no-such-kind', model: {} })).rejects.toThrow(
       'the document could not be drawn: no drawing for documents of kind no-such-kind',
     );
   });
@@ -55,18 +64,54 @@ describe('DocumentPool', () => {
     const settled: string[] = [];
     const first = job(p, 1, 'a1', settled);
     const second = job(p, 1, 'a2', settled);
-    const refused = await p.render(1, { kind: 'test-a3', model: {} }).catch((error: unknown) => error);
+    const refused = await p.render(own(1), { kind: 'test-a3', model: {} }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ServiceBusyError);
     expect(refused).toMatchObject({ code: 'documents_busy', retryAfterSeconds: 1 });
     await Promise.all([first, second, job(p, 2, 'b1', settled)]);
     expect(settled).toEqual(['a1', 'b1', 'a2']);
   });
 
+  it('gives each customer a share of two, its account’s customers four, and its staff their own line', async () => {
+    const p = startPool({});
+    const settled: string[] = [];
+    const ada = customer(1, 'contact 7');
+    const jobs = [job(p, ada, 'c1', settled), job(p, ada, 'c2', settled)];
+    const third = await p.render(ada, { kind: 'test-c3', model: {} }).catch((error: unknown) => error);
+    expect(third).toMatchObject({ code: 'documents_busy', status: 503 });
+    jobs.push(job(p, customer(1, 'address 192.0.2.9'), 'd1', settled));
+    jobs.push(job(p, customer(1, 'address 192.0.2.9'), 'd2', settled));
+    // The account's customers have four drawn or waiting: a fifth customer waits for one of them to be done.
+    const fifth = await p.render(customer(1, 'contact 8'), { kind: 'test-e1', model: {} }).catch((e) => e);
+    expect(fifth).toMatchObject({ code: 'documents_busy' });
+    // The staff's document is taken, and goes before the customers' still waiting; another account's takes turns.
+    jobs.push(job(p, 1, 's1', settled), job(p, 2, 'b1', settled));
+    await Promise.all(jobs);
+    expect(settled.indexOf('s1')).toBeLessThan(settled.indexOf('d2'));
+    expect(settled.indexOf('b1')).toBeLessThan(settled.indexOf('c2'));
+    // Once they are done, the customer has its share again.
+    await expect(job(p, ada, 'c4', settled)).resolves.toBeInstanceOf(Error);
+  });
+
+  it('answers 429 too_many_documents to a customer past its rate, not to another customer or the staff', async () => {
+    const p = startPool({ PDF_READS_PER_CUSTOMER_MINUTE: '3' });
+    const settled: string[] = [];
+    const ada = customer(1, 'contact 7');
+    for (const label of ['a1', 'a2', 'a3']) await job(p, ada, label, settled);
+    const past = await p.render(ada, { kind: 'test-a4', model: {} }).catch((error: unknown) => error);
+    expect(past).toMatchObject({ code: 'too_many_documents', status: 429 });
+    expect((past as ServiceBusyError).retryAfterSeconds).toBeGreaterThan(0);
+    await job(p, customer(1, 'contact 8'), 'b1', settled);
+    await job(p, 1, 's1', settled);
+    expect(settled).toEqual(['a1', 'a2', 'a3', 'b1', 's1']);
+  });
+
   it('refuses what waits when it closes, and stops its threads', async () => {
     const p = startPool({});
-    const waiting = p.render(1, { kind: 'test-a1', model: {} }).catch((error: unknown) => error);
+    const waiting = p.render(own(1), { kind: 'test-a1', model: {} }).catch((error: unknown) => error);
     await p.close();
     expect(await waiting).toMatchObject({ message: 'the service is stopping' });
-    await expect(p.render(1, { kind: 'test-a2', model: {} })).rejects.toThrow('the document pool is closed');
+    await expect(p.render(own(1), { kind: 'test-a2', model: {} })).rejects.toThrow(
+      'the document pool is closed',
+    );
   });
 });

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Clock } from '../clock.ts';
+import { systemClock } from '../clock.ts';
 import type { DocumentSettings } from '../config.ts';
 import { ServiceBusyError } from '../http/customerQueue.ts';
 
@@ -24,6 +26,16 @@ export type DocumentAnswer =
   { id: number; ok: true; pdf: Uint8Array } | { id: number; ok: false; message: string } | { ready: true };
 
 /**
+ * Whom a document is drawn for: its account, and when a customer asks in a hosted page (the portal, a pay link, a
+ * mandate's page), which customer: the contact signed in, else the address it asks from. Null for the account's own
+ * staff (the API) and its mail, which keep a share no customer can take (docs/operations.md, "PDF documents").
+ */
+export interface DocumentFor {
+  accountId: number;
+  customer: string | null;
+}
+
+/**
  * Draws documents away from the event loop (docs/operations.md, "PDF documents"); what a context carries
  * (ServiceContext.documents) and the mail worker's renderers use.
  */
@@ -31,14 +43,17 @@ export interface DocumentRenderer {
   /** The caps on what a document holds, which the use cases check before anything is drawn. */
   readonly limits: Pick<DocumentSettings, 'maxInvoiceLines' | 'maxStatementLines'>;
   /**
-   * Draws `job` for the account, in the account's turn: throws ServiceBusyError `documents_busy` when the
-   * account's line is full, and `document_timeout` when the drawing took longer than its budget.
+   * Draws `job` in its account's turn: throws ServiceBusyError `documents_busy` when its line (the account's own,
+   * the account's customers', or this customer's share) is full, `too_many_documents` when the customer asked for
+   * more than its rate, and `document_timeout` when the drawing took longer than its budget.
    */
-  render(accountId: number, job: DocumentJob): Promise<Buffer>;
+  render(asker: DocumentFor, job: DocumentJob): Promise<Buffer>;
 }
 
 interface Waiting {
   accountId: number;
+  /** The customer's key (`accountId customer`), or null for the account's own. */
+  customerKey: string | null;
   job: DocumentJob;
   resolve(pdf: Buffer): void;
   reject(error: unknown): void;
@@ -51,13 +66,21 @@ interface Thread {
   busy: { id: number; waiting: Waiting; budget: NodeJS.Timeout } | undefined;
 }
 
+const MINUTE_MS = 60_000;
+/** Beyond this many customers counted, the windows that ended are forgotten before one more is counted. */
+const MAX_COUNTED_CUSTOMERS = 10_000;
+
 /**
  * A pool of worker threads drawing PDFs, fair between accounts (docs/operations.md, "PDF documents"):
  *
  * - one document of an account is drawn at a time, the others of the account wait behind it in its line, so an
  *   account asking for many at once waits for its own and never stands in front of another account's;
  * - accounts with documents waiting take turns (round robin) for the next free thread;
- * - an account's line holds at most `waitingPerAccount`: one more is refused at once with 503 `documents_busy`;
+ * - an account's own documents (its API and its mail) go before its customers' in its turn, and their line holds
+ *   at most `waitingPerAccount`: one more is refused at once with 503 `documents_busy`;
+ * - its customers' documents (hosted pages) have a line of their own of `customersPerAccount`, each customer at
+ *   most `perCustomer` of it and `customerReadsPerMinute` a minute (429 `too_many_documents` past it), so that
+ *   no customer can keep the account's staff, its mail or its other customers from their documents;
  * - a drawing that takes longer than `timeoutMs` has its thread stopped (pdfkit cannot be interrupted otherwise)
  *   and is answered 503 `document_timeout`; a new thread takes its place when next needed.
  *
@@ -68,56 +91,122 @@ export class DocumentPool implements DocumentRenderer {
   readonly limits: DocumentRenderer['limits'];
   readonly #settings: DocumentSettings;
   readonly #entry: URL;
+  readonly #wallClock: Clock;
   readonly #threads: Thread[] = [];
-  /** Per account, its documents waiting for their turn, in order. */
-  readonly #lines = new Map<number, Waiting[]>();
+  /** Per account, its documents waiting for their turn, in order: its own, then its customers'. */
+  readonly #lines = new Map<number, { own: Waiting[]; customers: Waiting[] }>();
+  /** Per customer key, its documents drawn or waiting; per account, its customers' together. */
+  readonly #customerDocuments = new Map<string, number>();
+  readonly #customersOfAccount = new Map<number, number>();
+  /** Per customer key, the documents it asked for in the current minute (fixed windows). */
+  readonly #customerReads = new Map<string, { windowStart: number; count: number }>();
   /** The accounts with documents waiting, in the order of their turns. */
   #turns: number[] = [];
-  /** The accounts with a document being drawn. */
-  readonly #drawing = new Set<number>();
+  /** The accounts with a document being drawn, and that document. */
+  readonly #drawing = new Map<number, Waiting>();
   #nextId = 1;
   #closed = false;
 
-  /** `entry` is the worker's module (src/documentWorker.ts, or its compiled .js in dist/). */
-  constructor(settings: DocumentSettings, entry: URL) {
+  /**
+   * `entry` is the worker's module (src/documentWorker.ts, or its compiled .js in dist/); `wallClock` measures a
+   * customer's minutes (real time: no test clock moves them).
+   */
+  constructor(settings: DocumentSettings, entry: URL, wallClock: Clock = systemClock) {
     this.#settings = settings;
     this.#entry = entry;
+    this.#wallClock = wallClock;
     this.limits = {
       maxInvoiceLines: settings.maxInvoiceLines,
       maxStatementLines: settings.maxStatementLines,
     };
   }
 
-  render(accountId: number, job: DocumentJob): Promise<Buffer> {
+  render(asker: DocumentFor, job: DocumentJob): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('the document pool is closed'));
-    const line = this.#lines.get(accountId) ?? [];
-    const waiting = line.length + (this.#drawing.has(accountId) ? 1 : 0);
-    if (waiting > this.#settings.waitingPerAccount) {
-      return Promise.reject(
-        new ServiceBusyError(
-          'documents_busy',
-          `This account already has ${waiting} documents being drawn or waiting in line; send the request again ` +
-            'after Retry-After',
-        ),
-      );
-    }
+    const { accountId } = asker;
+    const customerKey = asker.customer === null ? null : `${accountId} ${asker.customer}`;
+    const refusal =
+      customerKey === null ? this.#ownRefusal(accountId) : this.#customerRefusal(accountId, customerKey);
+    if (refusal) return Promise.reject(refusal);
     return new Promise<Buffer>((resolve, reject) => {
-      line.push({ accountId, job, resolve, reject });
-      if (line.length === 1) {
-        this.#lines.set(accountId, line);
+      const lines = this.#lines.get(accountId) ?? { own: [], customers: [] };
+      const waiting: Waiting = { accountId, customerKey, job, resolve, reject };
+      if (customerKey === null) lines.own.push(waiting);
+      else {
+        lines.customers.push(waiting);
+        this.#customerDocuments.set(customerKey, (this.#customerDocuments.get(customerKey) ?? 0) + 1);
+        this.#customersOfAccount.set(accountId, (this.#customersOfAccount.get(accountId) ?? 0) + 1);
+      }
+      if (!this.#lines.has(accountId)) {
+        this.#lines.set(accountId, lines);
         if (!this.#drawing.has(accountId)) this.#turns.push(accountId);
       }
       this.#dispatch();
     });
   }
 
+  /** Why the account's own line takes no more documents now, if it does not. */
+  #ownRefusal(accountId: number): ServiceBusyError | undefined {
+    const drawing = this.#drawing.get(accountId);
+    const waiting = (this.#lines.get(accountId)?.own.length ?? 0) + (drawing?.customerKey === null ? 1 : 0);
+    if (waiting <= this.#settings.waitingPerAccount) return undefined;
+    return new ServiceBusyError(
+      'documents_busy',
+      `This account already has ${waiting} documents being drawn or waiting in line; send the request again ` +
+        'after Retry-After',
+    );
+  }
+
+  /** Why a customer's document is not taken now, if it is not: its rate, its share, or its account's customers'. */
+  #customerRefusal(accountId: number, customerKey: string): ServiceBusyError | undefined {
+    const rate = this.#countRead(customerKey);
+    if (rate !== undefined) return rate;
+    const own = this.#customerDocuments.get(customerKey) ?? 0;
+    if (own >= this.#settings.perCustomer) {
+      return new ServiceBusyError(
+        'documents_busy',
+        `You already have ${own} documents being drawn or waiting; open this one once they are ready`,
+      );
+    }
+    if ((this.#customersOfAccount.get(accountId) ?? 0) >= this.#settings.customersPerAccount) {
+      return new ServiceBusyError(
+        'documents_busy',
+        'Many documents are being drawn for this business right now; try again in a moment',
+        2,
+      );
+    }
+    return undefined;
+  }
+
+  /** Counts a customer's request in its minute; the refusal once it is past its rate. */
+  #countRead(customerKey: string): ServiceBusyError | undefined {
+    const now = this.#wallClock.now().getTime();
+    if (this.#customerReads.size > MAX_COUNTED_CUSTOMERS) {
+      for (const [key, counted] of this.#customerReads) {
+        if (now - counted.windowStart >= MINUTE_MS) this.#customerReads.delete(key);
+      }
+    }
+    let counted = this.#customerReads.get(customerKey);
+    if (!counted || now - counted.windowStart >= MINUTE_MS) {
+      counted = { windowStart: now, count: 0 };
+      this.#customerReads.set(customerKey, counted);
+    }
+    counted.count += 1;
+    if (counted.count <= this.#settings.customerReadsPerMinute) return undefined;
+    return new ServiceBusyError(
+      'too_many_documents',
+      `You asked for more than ${this.#settings.customerReadsPerMinute} documents in a minute; try again after ` +
+        'Retry-After',
+      Math.max(1, Math.ceil((counted.windowStart + MINUTE_MS - now) / 1000)),
+      429,
+    );
+  }
+
   /** Stops every thread; documents waiting or being drawn are refused. */
   async close(): Promise<void> {
     this.#closed = true;
     const refused = new Error('the service is stopping');
-    for (const line of this.#lines.values()) for (const waiting of line) waiting.reject(refused);
-    this.#lines.clear();
-    this.#turns = [];
+    this.#rejectWaiting(refused);
     await Promise.all(
       this.#threads.splice(0).map((thread) => {
         if (thread.busy) {
@@ -138,10 +227,10 @@ export class DocumentPool implements DocumentRenderer {
         return;
       }
       const accountId = this.#turns.shift()!;
-      const line = this.#lines.get(accountId)!;
-      const waiting = line.shift()!;
-      if (line.length === 0) this.#lines.delete(accountId);
-      this.#drawing.add(accountId);
+      const lines = this.#lines.get(accountId)!;
+      const waiting = (lines.own.length > 0 ? lines.own : lines.customers).shift()!;
+      if (lines.own.length === 0 && lines.customers.length === 0) this.#lines.delete(accountId);
+      this.#drawing.set(accountId, waiting);
       const id = this.#nextId++;
       // The budget measures the drawing itself, on the wall clock that setTimeout follows: how long it really took.
       const budget = setTimeout(() => this.#timedOut(thread), this.#settings.timeoutMs);
@@ -178,8 +267,32 @@ export class DocumentPool implements DocumentRenderer {
     thread.busy = undefined;
     const { accountId } = busy.waiting;
     this.#drawing.delete(accountId);
+    this.#settled(busy.waiting);
     if (this.#lines.has(accountId)) this.#turns.push(accountId);
     return { waiting: busy.waiting };
+  }
+
+  /** A customer's document left the pool: its place in its share and its account's customers' line is free. */
+  #settled({ accountId, customerKey }: Waiting): void {
+    if (customerKey === null) return;
+    const left = (this.#customerDocuments.get(customerKey) ?? 1) - 1;
+    if (left > 0) this.#customerDocuments.set(customerKey, left);
+    else this.#customerDocuments.delete(customerKey);
+    const ofAccount = (this.#customersOfAccount.get(accountId) ?? 1) - 1;
+    if (ofAccount > 0) this.#customersOfAccount.set(accountId, ofAccount);
+    else this.#customersOfAccount.delete(accountId);
+  }
+
+  /** Every document waiting is refused with `error`. */
+  #rejectWaiting(error: Error): void {
+    for (const lines of this.#lines.values()) {
+      for (const waiting of [...lines.own, ...lines.customers]) {
+        this.#settled(waiting);
+        waiting.reject(error);
+      }
+    }
+    this.#lines.clear();
+    this.#turns = [];
   }
 
   #timedOut(thread: Thread): void {
@@ -206,9 +319,7 @@ export class DocumentPool implements DocumentRenderer {
     if (!thread.ready && !this.#threads.some((other) => other.ready)) {
       // The drawing code could not even load and no thread has: every thread would fail alike, so the waiting
       // documents fail now.
-      for (const line of this.#lines.values()) for (const waiting of line) waiting.reject(error);
-      this.#lines.clear();
-      this.#turns = [];
+      this.#rejectWaiting(error);
     }
     this.#dispatch();
   }

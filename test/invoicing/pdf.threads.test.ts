@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createCustomer, ok } from '../helpers/billing.ts';
 import { fetchInvoicePdf } from '../helpers/invoices.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -22,6 +23,7 @@ beforeAll(async () => {
       PDF_MAX_INVOICE_LINES: String(MAX_LINES),
       PDF_MAX_STATEMENT_LINES: '3',
       PDF_QUEUE_PER_ACCOUNT: '0',
+      PDF_READS_PER_CUSTOMER_MINUTE: '3',
     },
   });
 });
@@ -99,6 +101,40 @@ describe('PDFs drawn in worker threads', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(JSON.parse(refused.body.toString('utf8'))).toMatchObject({ status: 503, code: 'documents_busy' });
     expect(answers[2]!.status).toBe(200);
+  });
+
+  it("keeps a share for the staff: a customer's many pay-link PDFs get two at a time and three a minute", async () => {
+    const created = await ok(t, 'POST', '/v1/invoices', {
+      customerID: await createCustomer(t),
+      Charges: charges(MAX_LINES),
+      isDraft: false,
+    });
+    const invoiceId = created.invoiceID as number;
+    const link = `${t.url}/pay/${signPayLinkToken(t.service.secrets, {
+      accountId: t.accountId,
+      invoiceId,
+      // A link's expiry is in whole seconds.
+      expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
+    })}/invoice.pdf`;
+    const customers = Array.from({ length: 6 }, () => fetch(link));
+    const staff = fetchInvoicePdf(t.url, t, invoiceId);
+    const answers = await Promise.all(customers);
+    const codes = await Promise.all(
+      answers.map(async (answer) =>
+        answer.status === 200 ? 200 : `${answer.status} ${((await answer.json()) as { code: string }).code}`,
+      ),
+    );
+    expect(codes.sort()).toEqual([
+      200,
+      200,
+      '429 too_many_documents',
+      '429 too_many_documents',
+      '429 too_many_documents',
+      '503 documents_busy',
+    ]);
+    expect(answers.find((answer) => answer.status === 429)!.headers.get('retry-after')).toMatch(/^\d+$/);
+    // The staff's own PDF was taken beside them (their line holds one here: PDF_QUEUE_PER_ACCOUNT 0).
+    expect((await staff).status).toBe(200);
   });
 
   it('refuses an invoice with more lines than an invoice PDF holds with 422 naming Charges', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.ts';
+import { documentSettings, parseDatabaseUrl } from '../../src/config.ts';
 import type { Clock } from '../../src/clock.ts';
 import { systemClock } from '../../src/clock.ts';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../../src/modules/mail/index.ts';
 import type { MailTransport, OutgoingMail, SendableMail } from '../../src/modules/mail/index.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
+import { DocumentPool } from '../../src/pdf/documentPool.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
@@ -226,5 +227,55 @@ describe('mail delivery', () => {
       attempts: 1,
       lastError: 'no renderer is registered for attachments of kind unknown_kind',
     });
+  });
+
+  it("waits without counting an attempt while its account's documents are busy, then tries again", async () => {
+    const clock = clockAt('2026-11-22T15:00:00.000Z');
+    // The account's own line takes the document being drawn and no more (PDF_QUEUE_PER_ACCOUNT 0).
+    const documents = new DocumentPool(
+      documentSettings({ PDF_THREADS: '1', PDF_QUEUE_PER_ACCOUNT: '0' }),
+      new URL('../../src/documentWorker.ts', import.meta.url),
+    );
+    registerAttachmentRenderer('pooled_doc', async (deps, mail) => ({
+      filename: 'doc.pdf',
+      contentType: 'application/pdf',
+      content: await deps.documents!.render(
+        { accountId: mail.accountId, customer: null },
+        { kind: 'no-such-drawing', model: {} },
+      ),
+    }));
+    await queueMail(storage.db, { clock, secrets }, accountId, {
+      to: 'g@x.test',
+      subject: 'busy documents',
+      text: 'x',
+      attachment: { kind: 'pooled_doc', ref: '1' },
+    });
+    const deliver = () =>
+      deliverDueMail({
+        db: storage.db,
+        wallClock: systemClock,
+        secrets,
+        from: 'billing@x.test',
+        log,
+        clock,
+        documents,
+        transport: { send: async () => {} },
+      });
+    try {
+      const drawing = documents.render({ accountId, customer: null }, { kind: 'test-blocker', model: {} });
+      await deliver();
+      expect(await statusOf('busy documents')).toMatchObject({ status: 'pending', attempts: 0 });
+      expect((await statusOf('busy documents'))!.lastError).toMatch(/documents being drawn or waiting/);
+      await drawing.catch(() => undefined);
+      // Tried again 30 seconds later: this time the drawing itself fails, and that attempt counts.
+      await deliver();
+      expect((await statusOf('busy documents'))!.attempts).toBe(0);
+      clock.set('2026-11-22T15:00:30.000Z');
+      await deliver();
+      expect(await statusOf('busy documents')).toMatchObject({ status: 'pending', attempts: 1 });
+      expect((await statusOf('busy documents'))!.lastError).toMatch(/no drawing for documents of kind/);
+    } finally {
+      await documents.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { findCountry, findState } from '../../core/countries.ts';
-import { contextFor } from '../../context.ts';
+import { contextFor, documentFor } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToGroupedText, minorUnitDigits } from '../../core/money.ts';
 import { documentSeller, getAccount, sellerLines, sellerName as nameOfSeller } from '../auth/index.ts';
@@ -301,7 +301,7 @@ export async function renderInvoicePdf(
     pendingDebits: (await pendingDebitsOf(ctx, [invoiceId])).get(invoiceId) ?? [],
     credit: await creditWordsOf(ctx, invoiceId),
   };
-  return { invoice, pdf: await documents.render(ctx.account.id, { kind: INVOICE_DOCUMENT, model }) };
+  return { invoice, pdf: await documents.render(documentFor(ctx), { kind: INVOICE_DOCUMENT, model }) };
 }
 
 /**

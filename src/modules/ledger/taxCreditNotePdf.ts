@@ -1,4 +1,4 @@
-import { contextFor } from '../../context.ts';
+import { contextFor, documentFor } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { minorToGroupedText } from '../../core/money.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
@@ -147,7 +147,7 @@ export async function renderTaxCreditNotePdf(
     seller: await documentSeller(ctx),
     createdAt: ctx.clock.now(),
   };
-  const pdf = await documentRenderer(ctx).render(ctx.account.id, { kind: TAX_CREDIT_NOTE_DOCUMENT, model });
+  const pdf = await documentRenderer(ctx).render(documentFor(ctx), { kind: TAX_CREDIT_NOTE_DOCUMENT, model });
   return { note, pdf };
 }
 

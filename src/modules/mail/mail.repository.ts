@@ -90,7 +90,8 @@ export async function recordDelivery(
     | { status: 'sent'; at: string }
     | { status: 'skipped'; reason: string }
     | { status: 'failed'; error: string }
-    | { status: 'pending'; error: string; retryAt: string },
+    /** `uncounted`: the attempt did not count (the lease counted it), as when the attachment's documents were busy. */
+    | { status: 'pending'; error: string; retryAt: string; uncounted?: boolean },
 ): Promise<void> {
   await db
     .updateTable('mail_outbox')
@@ -101,6 +102,7 @@ export async function recordDelivery(
       last_error:
         outcome.status === 'sent' ? null : outcome.status === 'skipped' ? outcome.reason : outcome.error,
       ...(outcome.status === 'pending' ? { next_attempt_at: outcome.retryAt } : {}),
+      ...(outcome.status === 'pending' && outcome.uncounted ? { attempts: sql<number>`attempts - 1` } : {}),
     })
     .where('id', '=', lease.id)
     .where('lease_until', '=', lease.leaseUntil)

@@ -3,6 +3,7 @@ import type Nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import type { DocumentRenderer } from '../../pdf/documentPool.ts';
+import { ServiceBusyError } from '../../http/customerQueue.ts';
 import type { Db } from '../../storage/database.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import * as repo from './mail.repository.ts';
@@ -184,6 +185,8 @@ const MESSAGES_PER_ROUND = 20;
 /** Longer than the SMTP timeouts together, so a lease never runs out while its message is being sent. */
 const LEASE_MS = 5 * 60_000;
 const MAX_ATTEMPTS = 6;
+/** How long a message whose attachment found its account's documents busy waits before it is tried again. */
+const BUSY_RETRY_MS = 30_000;
 
 /** Backoff between attempts: 1, 2, 4, 8, 16 minutes. */
 function retryDelayMs(attempt: number): number {
@@ -223,6 +226,18 @@ export async function deliverDueMail(deps: DeliveryDeps): Promise<number> {
       settled++;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof ServiceBusyError && error.code === 'documents_busy') {
+        // Its account's documents are busy (docs/operations.md, "PDF documents"): not a failed attempt, so it never
+        // counts towards giving up; the message waits for the line to move.
+        const retryAt = new Date(deps.clock.now().getTime() + BUSY_RETRY_MS).toISOString();
+        await repo.recordDelivery(deps.db, lease, {
+          status: 'pending',
+          error: message,
+          retryAt,
+          uncounted: true,
+        });
+        continue;
+      }
       deps.log.warn({ mailId: mail.id, attempt: mail.attempts, err: message }, 'mail delivery failed');
       if (mail.attempts >= MAX_ATTEMPTS) {
         await repo.recordDelivery(deps.db, lease, { status: 'failed', error: message });

@@ -1,3 +1,4 @@
+import { documentFor } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, GoneError } from '../../errors.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
@@ -152,6 +153,6 @@ export async function renderMandatePdf(
   const model: MandateDocument = { mandate, seller: await documentSeller(ctx) };
   return {
     mandate,
-    pdf: await documentRenderer(ctx).render(ctx.account.id, { kind: MANDATE_DOCUMENT, model }),
+    pdf: await documentRenderer(ctx).render(documentFor(ctx), { kind: MANDATE_DOCUMENT, model }),
   };
 }

@@ -1,4 +1,4 @@
-import { contextFor } from '../../context.ts';
+import { contextFor, documentFor } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { findCountry, findState } from '../../core/countries.ts';
 import { minorToGroupedText } from '../../core/money.ts';
@@ -241,7 +241,7 @@ async function drawnStatement(
     seller: await documentSeller(ctx),
     createdAt: ctx.clock.now(),
   };
-  return documents.render(ctx.account.id, { kind: STATEMENT_DOCUMENT, model });
+  return documents.render(documentFor(ctx), { kind: STATEMENT_DOCUMENT, model });
 }
 
 /** The attachment kind of statement e-mails; its ref is the customer and the range (statementAttachmentRef). */
