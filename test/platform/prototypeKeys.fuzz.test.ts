@@ -31,7 +31,7 @@ let t: TestService;
 let account: TestAccount;
 let doc: Json;
 /** The ids of objects the file made, by path parameter; any other parameter is its example (most likely a 404). */
-const ids: Record<string, string> = {};
+const ids = new Map<string, number>();
 beforeAll(async () => {
   t = await startTestService();
   account = await t.newAccount('Prototype keys', { isTest: true });
@@ -42,14 +42,12 @@ beforeAll(async () => {
   const invoice = await issuedInvoice(account, { customerId, amount: '12.50' });
   const component = await createComponent(account);
   const gateways = await ok(account, 'GET', '/v1/gateways');
-  Object.assign(ids, {
-    customerID: String(customerId),
-    packageID: String(plan.packageId),
-    subscriptionID: String(subscription.subscriptionID),
-    invoiceID: String(invoice.invoiceID),
-    componentID: String(component.componentID),
-    gatewayID: String(gateways[0].gatewayID),
-  });
+  ids.set('customerID', customerId);
+  ids.set('packageID', plan.packageId);
+  ids.set('subscriptionID', subscription.subscriptionID);
+  ids.set('invoiceID', invoice.invoiceID);
+  ids.set('componentID', component.componentID);
+  ids.set('gatewayID', gateways[0].gatewayID);
 });
 afterAll(() => t.close());
 
@@ -175,8 +173,8 @@ function withOurIds(sample: unknown): unknown {
   const body = copy(sample);
   for (const container of containersOf(body))
     for (const key of Object.keys(container))
-      if (!Array.isArray(container) && Object.hasOwn(ids, key) && typeof container[key] === 'number')
-        container[key] = Number(ids[key]);
+      if (!Array.isArray(container) && ids.has(key) && typeof container[key] === 'number')
+        container[key] = ids.get(key);
   return body;
 }
 
@@ -222,7 +220,7 @@ interface Sent {
 function urlOf(operation: Operation, nameAsId: string | undefined, query: [string, string][]): string {
   const path = operation.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
     const parameter = operation.parameters.find((p) => p.in === 'path' && p.name === name);
-    const value = nameAsId ?? ids[name] ?? parameter?.example ?? parameter?.schema?.examples?.[0] ?? 1;
+    const value = nameAsId ?? ids.get(name) ?? parameter?.example ?? parameter?.schema?.examples?.[0] ?? 1;
     return encodeURIComponent(String(value));
   });
   const search = new URLSearchParams(query).toString();
