@@ -3,26 +3,36 @@ import secureJson from 'secure-json-parse';
 import { ValidationError } from '../errors.ts';
 
 /**
- * Where in a parsed JSON value a string holds a NUL character, as a field path; undefined if nowhere.
- * Walks with its own stack: a body may nest deeper than the call stack allows.
+ * Where in a parsed JSON value `found` first holds for a value (given the key it is under), as a field path;
+ * undefined if nowhere. Walks with its own stack: a body may nest deeper than the call stack allows.
  */
-function pathOfNul(root: unknown): string | undefined {
-  const pending: { value: unknown; path: string }[] = [{ value: root, path: '' }];
+function pathWhere(root: unknown, found: (value: unknown, key: string) => boolean): string | undefined {
+  const pending: { value: unknown; key: string; path: string }[] = [{ value: root, key: '', path: '' }];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const { value, path } = next;
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) return path;
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
+    const { value, key, path } = next;
+    if (found(value, key)) return path;
+    if (value !== null && typeof value === 'object') {
+      for (const [childKey, child] of Object.entries(value)) {
         pending.push({
           value: child,
-          path: Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key,
+          key: childKey,
+          path: Array.isArray(value) ? `${path}[${childKey}]` : path ? `${path}.${childKey}` : childKey,
         });
       }
     }
   }
   return undefined;
 }
+
+const holdsNul = (value: unknown) => typeof value === 'string' && value.includes('\u0000');
+
+/**
+ * A key that would reach an object's prototype if code merged the body into an object: `__proto__`, or a
+ * `constructor` holding a `prototype` (what secure-json-parse refuses). JSON.parse keeps them as own keys.
+ */
+const reachesPrototype = (value: unknown, key: string) =>
+  key === '__proto__' ||
+  (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype'));
 
 export const MAX_JSON_DEPTH = 64;
 
@@ -62,10 +72,13 @@ export function registerJsonBodies(app: FastifyInstance): void {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     let parsed: unknown;
+    let poisoned = false;
     try {
-      parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-    } catch {
-      return done(malformed(), undefined);
+      parsed = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      // secure-json-parse parses first, so a body it refuses for a prototype key is valid JSON.
+      poisoned = error instanceof SyntaxError && /forbidden prototype property/.test(error.message);
+      if (!poisoned) return done(malformed(), undefined);
     }
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return done(
@@ -73,8 +86,14 @@ export function registerJsonBodies(app: FastifyInstance): void {
         undefined,
       );
     }
+    // Refused like any other unknown field, wherever it is: no object of ours may take it (docs/spec-decisions.md,
+    // "Request bodies"). Dropping it silently would accept a body with a field the service never read.
+    if (poisoned) {
+      const at = pathWhere(JSON.parse(text), reachesPrototype);
+      return done(at ? ValidationError.field(at, 'unknown field') : malformed(), undefined);
+    }
     // JSON can only carry NUL escaped, so bodies without the escape need no walk.
-    const nulAt = text.includes('\\u0000') ? pathOfNul(parsed) : undefined;
+    const nulAt = text.includes('\\u0000') ? pathWhere(parsed, holdsNul) : undefined;
     if (nulAt !== undefined) {
       return done(
         ValidationError.field(nulAt || 'body', 'must not contain NUL (\\u0000) characters'),

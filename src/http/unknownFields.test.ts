@@ -85,4 +85,9 @@ describe('unknownFieldMessage', () => {
     expect(unknownFieldMessage('Surname', ['Name', 'Email'])).toBe('unknown field');
     expect(unknownFieldMessage('PostalCode', ['Qty', 'Descrip'])).toBe('unknown field');
   });
+
+  it('treats a name an object inherits, such as constructor, as any other unknown field', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'])
+      expect(unknownFieldMessage(name, customer)).toBe('unknown field');
+  });
 });

@@ -95,41 +95,44 @@ export function writableFieldsAt(schema: unknown, schemaPath: string): string[] 
 /**
  * Other words for the spec's field names, as people coming from other billing systems write them (docs/spec-decisions.md,
  * "Request bodies"). Keys are written names in lower case without separators; each lists the fields it may mean,
- * of which the first the body really has is offered, so `Phone` means `Tel` where there is no `Phone`.
+ * of which the first the body really has is offered, so `Phone` means `Tel` where there is no `Phone`. A Map, not an
+ * object: a written name such as `constructor` must find nothing, not the prototype's function.
  */
-const FIELD_SYNONYMS: Record<string, readonly string[]> = {
-  surname: ['LastName'],
-  familyname: ['LastName'],
-  firstname: ['Name', 'FirstName'],
-  givenname: ['Name', 'FirstName'],
-  fullname: ['Name'],
-  postalcode: ['ZipCode'],
-  postcode: ['ZipCode'],
-  zip: ['ZipCode'],
-  postal: ['ZipCode'],
-  phone: ['Phone', 'Tel'],
-  phonenumber: ['Phone', 'Tel'],
-  telephone: ['Tel', 'Phone'],
-  mobile: ['Cell', 'Mobile'],
-  mobilephone: ['Cell', 'Mobile'],
-  cellphone: ['Cell', 'Mobile'],
-  emailaddress: ['Email'],
-  town: ['City'],
-  province: ['State'],
-  region: ['State'],
-  street: ['Address1'],
-  addressline1: ['Address1'],
-  addressline2: ['Address2'],
-  companyname: ['Company'],
-  vatnumber: ['VatNo'],
-  taxnumber: ['VatNo'],
-  currency: ['CurrencyCode'],
-};
+const FIELD_SYNONYMS = new Map<string, readonly string[]>(
+  Object.entries({
+    surname: ['LastName'],
+    familyname: ['LastName'],
+    firstname: ['Name', 'FirstName'],
+    givenname: ['Name', 'FirstName'],
+    fullname: ['Name'],
+    postalcode: ['ZipCode'],
+    postcode: ['ZipCode'],
+    zip: ['ZipCode'],
+    postal: ['ZipCode'],
+    phone: ['Phone', 'Tel'],
+    phonenumber: ['Phone', 'Tel'],
+    telephone: ['Tel', 'Phone'],
+    mobile: ['Cell', 'Mobile'],
+    mobilephone: ['Cell', 'Mobile'],
+    cellphone: ['Cell', 'Mobile'],
+    emailaddress: ['Email'],
+    town: ['City'],
+    province: ['State'],
+    region: ['State'],
+    street: ['Address1'],
+    addressline1: ['Address1'],
+    addressline2: ['Address2'],
+    companyname: ['Company'],
+    vatnumber: ['VatNo'],
+    taxnumber: ['VatNo'],
+    currency: ['CurrencyCode'],
+  }),
+);
 
 /** The field a written name is another word for, among those the body really has. */
 export function synonymOf(written: string, known: readonly string[]): string | undefined {
   const key = written.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return FIELD_SYNONYMS[key]?.find((name) => known.includes(name));
+  return FIELD_SYNONYMS.get(key)?.find((name) => known.includes(name));
 }
 
 /** The same name in another case or a near spelling first (nearestName.ts), else another word for a field. */

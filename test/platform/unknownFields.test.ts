@@ -98,6 +98,26 @@ describe('an unknown field', () => {
     expect((await account.request('GET', `/v1/customers/${customerID}`)).body).toEqual(before);
   });
 
+  it('named after what every object inherits is refused like any other, at any depth', async () => {
+    const customers = (await account.request('GET', '/v1/customers')).body;
+    const invoices = (await account.request('GET', '/v1/invoices')).body;
+    for (const [rawBody, field] of [
+      ['{"Name":"Grace","constructor":"x"}', 'constructor'],
+      ['{"Name":"Grace","toString":1,"hasOwnProperty":null}', 'toString'],
+      ['{"Name":"Grace","__proto__":{"isAdmin":true}}', '__proto__'],
+      ['{"Name":"Grace","constructor":{"prototype":{"isAdmin":true}}}', 'constructor'],
+    ] as const)
+      expectUnknown(await account.request('POST', '/v1/customers', { rawBody }), field);
+    const charges =
+      '[{"Descrip":"A","Qty":1,"UnitCostEx":5},{"Descrip":"B","Qty":1,"UnitCostEx":5,"__proto__":{}}]';
+    const invoice = await account.request('POST', '/v1/invoices', {
+      rawBody: `{"customerID":${customerID},"Charges":${charges}}`,
+    });
+    expectUnknown(invoice, 'Charges[1].__proto__');
+    expect((await account.request('GET', '/v1/customers')).body).toEqual(customers);
+    expect((await account.request('GET', '/v1/invoices')).body).toEqual(invoices);
+  });
+
   it('inside a list item or a nested object is named by its path', async () => {
     const invoices = (await account.request('GET', '/v1/invoices')).body;
     const invoice = await account.request('POST', '/v1/invoices', {

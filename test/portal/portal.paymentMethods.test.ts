@@ -59,6 +59,17 @@ describe('the payment methods page', () => {
     expect(after.text).toMatch(/Mastercard ending 4444 <span class="status status-paid">Primary/);
   });
 
+  it('shows no notice for a done it does not know, such as constructor', async () => {
+    const login = await customerWithLogin();
+    const client = await signedIn(login);
+    for (const done of ['constructor', 'toString', '__proto__', 'nothing']) {
+      const page = await client.get(`${client.base}payment-methods?done=${done}`);
+      expect(page.status, done).toBe(200);
+      // Before, the page showed Object's function as the notice: `function Object() { [native code] }`.
+      expect(page.text, done).not.toContain('[native code]');
+    }
+  });
+
   it('refuses a form without the session’s token and changes nothing', async () => {
     const login = await customerWithLogin();
     await addCard(t, login.customerId, '4242424242424242');

@@ -15,6 +15,7 @@ import {
 import type { NetcashStatementEntry } from './bankFiles/netcashStatement.ts';
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import type { BatchLine, BatchRecord } from './batch.ts';
+import { ownEntry } from '../../core/ownEntry.ts';
 
 /**
  * The NIF file of a netcash gateway's debit-order batch (docs/gateways/netcash.md, "Batches"): one T record a line,
@@ -56,7 +57,8 @@ function netcashLineOf(line: BatchLine, method: PaymentMethod): NetcashDebitLine
     accountReference: netcashAccountReference(line.paymentMethodId!),
     accountName: account.accountHolder,
     bankAccountName: account.accountHolder,
-    accountType: NETCASH_ACCOUNT_TYPES[account.accountType.toLowerCase()] ?? ('' as NetcashAccountType),
+    accountType:
+      ownEntry(NETCASH_ACCOUNT_TYPES, account.accountType.toLowerCase()) ?? ('' as NetcashAccountType),
     branchCode: account.branchCode ?? '',
     bankAccountNumber: account.secrets?.accountNumber ?? '',
     amountMinor: line.amountMinor,

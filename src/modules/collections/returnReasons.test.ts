@@ -54,6 +54,12 @@ describe('return reasons', () => {
     }
   });
 
+  it('calls a name every object inherits, such as valueOf, unclassified', () => {
+    for (const code of ['valueOf', 'toString', 'constructor', '__proto__', 'hasOwnProperty'])
+      for (const read of [saEftReason, achReason, sepaReason])
+        expect(read(code), code).toEqual({ reason: 'unclassified', retryable: false });
+  });
+
   it('maps every known code to a reason of the taxonomy', () => {
     const all = [
       ...KNOWN_REASON_CODES.saEft.map(saEftReason),

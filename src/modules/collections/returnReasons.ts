@@ -49,6 +49,14 @@ function mapping(reason: ReturnReason, retryable = false): ReasonMapping {
 }
 
 /**
+ * A table's own entry for a code: a code comes from a bank's file or a person's form, and `toString` or `valueOf`
+ * must be unknown, not a function the table inherits (docs/spec-decisions.md, "Request bodies").
+ */
+function lookUp(table: Readonly<Record<string, ReasonMapping>>, code: string): ReasonMapping {
+  return Object.hasOwn(table, code) ? table[code]! : UNCLASSIFIED;
+}
+
+/**
  * SA EFT unpaid codes (Bankserv EF70; docs/design/batches.md, "SA debit orders"). 02 may be re-run on the next
  * mandated date (once: "Presenting again"); 22 is permanent in the current Netcash table; 83 is the one technical
  * code that says "retry allowed". The card-only codes 81-90 other than 83 belong to the card rail.
@@ -141,17 +149,17 @@ const SEPA: Readonly<Record<string, ReasonMapping>> = {
 export function saEftReason(code: string): ReasonMapping {
   const digits = code.trim();
   const key = /^\d$/.test(digits) ? `0${digits}` : digits;
-  return SA_EFT[key] ?? UNCLASSIFIED;
+  return lookUp(SA_EFT, key);
 }
 
 /** An ACH return reason code (R01...) in the taxonomy; `unclassified` if unknown. */
 export function achReason(code: string): ReasonMapping {
-  return ACH[code.trim().toUpperCase()] ?? UNCLASSIFIED;
+  return lookUp(ACH, code.trim().toUpperCase());
 }
 
 /** An ISO 20022 status reason code as SEPA uses it (AC01, AM04, MD01...) in the taxonomy; `unclassified` if unknown. */
 export function sepaReason(code: string): ReasonMapping {
-  return SEPA[code.trim().toUpperCase()] ?? UNCLASSIFIED;
+  return lookUp(SEPA, code.trim().toUpperCase());
 }
 
 /** Every code each table knows, for documentation and tests. */

@@ -20,6 +20,7 @@ import { GatewayTimeoutError } from './gatewayContract.ts';
 import type { Db } from '../../storage/database.ts';
 import * as repo from './testGateway.repository.ts';
 import { testGatewayBatches } from './testGatewayBatches.ts';
+import { ownEntry } from '../../core/ownEntry.ts';
 
 /**
  * The built-in test gateway: a simulated provider whose outcomes are chosen by magic card numbers (docs/gateways.md;
@@ -137,7 +138,7 @@ export function testGatewayDriver(deps: DriverDeps): GatewayDriver {
 
 function validateTestBankAccount(account: BankAccountToValidate): BankValidationResult {
   const known =
-    account.method === 'debit_order' ? TEST_BANK_ACCOUNTS[account.accountNumber ?? ''] : undefined;
+    account.method === 'debit_order' ? ownEntry(TEST_BANK_ACCOUNTS, account.accountNumber ?? '') : undefined;
   return known ?? { outcome: 'ok', detail: 'full match' };
 }
 
@@ -147,7 +148,7 @@ async function vaultTestCard(
   card: CardToVault,
   at: string,
 ): Promise<VaultResult> {
-  const behaviour = TEST_CARDS[card.number];
+  const behaviour = ownEntry(TEST_CARDS, card.number);
   if (behaviour?.at === 'vault') {
     return { outcome: 'declined', reason: behaviour.reason, rawCode: behaviour.rawCode };
   }

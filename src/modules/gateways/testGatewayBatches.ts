@@ -11,6 +11,7 @@ import type {
   BatchToSubmit,
   GatewayTarget,
 } from './gatewayContract.ts';
+import { ownEntry } from '../../core/ownEntry.ts';
 
 /**
  * The test gateway's batches: every line is paid unless its account number or IBAN says otherwise
@@ -53,7 +54,8 @@ const ACH_MAGIC_CODES = ['01', '02', '03', '04', '07', '08', '09', '10', '16', '
 function achFate(accountNumber: string): LineFate | undefined {
   const magic = /^00098000(\d\d)$/.exec(accountNumber)?.[1];
   const code =
-    ACH_ACCOUNTS[accountNumber] ?? (magic && ACH_MAGIC_CODES.includes(magic) ? `R${magic}` : undefined);
+    ownEntry(ACH_ACCOUNTS, accountNumber) ??
+    (magic && ACH_MAGIC_CODES.includes(magic) ? `R${magic}` : undefined);
   if (!code) return undefined;
   return LATE_ACH.has(code) ? { code, days: 30, calendar: true } : { code, days: 2 };
 }
@@ -75,7 +77,7 @@ const SEPA_IBANS: Readonly<Record<string, LineFate>> = {
 };
 
 function fateOf(rail: Rail, line: BatchLineToSubmit): LineFate | undefined {
-  if (rail === 'sepa') return SEPA_IBANS[line.iban ?? ''];
+  if (rail === 'sepa') return ownEntry(SEPA_IBANS, line.iban ?? '');
   return rail === 'ach' ? achFate(line.accountNumber ?? '') : debitOrderFate(line.accountNumber ?? '');
 }
 

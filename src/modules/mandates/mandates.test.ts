@@ -11,6 +11,11 @@ describe('debit frequencies', () => {
     expect(debitFrequencyOf('ad hoc')).toBe('AdHoc');
     expect(debitFrequencyOf('Daily')).toBeUndefined();
   });
+
+  it('knows no frequency named after what every object inherits', () => {
+    for (const text of ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'])
+      expect(debitFrequencyOf(text), text).toBeUndefined();
+  });
 });
 
 describe('action days', () => {

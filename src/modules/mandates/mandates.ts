@@ -36,7 +36,9 @@ export function debitFrequencyOf(text: string): DebitFrequency | undefined {
     .trim()
     .toLowerCase()
     .replace(/[\s_-]/g, '');
-  return DEBIT_FREQUENCIES.find((f) => f.toLowerCase() === key) ?? FREQUENCY_ALIASES[key];
+  // An own entry only: `constructor` is no frequency (docs/spec-decisions.md, "Request bodies").
+  const alias = Object.hasOwn(FREQUENCY_ALIASES, key) ? FREQUENCY_ALIASES[key] : undefined;
+  return DEBIT_FREQUENCIES.find((f) => f.toLowerCase() === key) ?? alias;
 }
 
 /** docs/design/mandates.md, "Fields": the day of the month 99 means the last day of the month. */

@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import { documentSeller, mailSenderName } from '../auth/index.ts';
 import { getCustomer, queueCustomerNotice } from '../customers/index.ts';
 import type { PaymentMethod } from './paymentMethod.ts';
+import { ownEntry } from '../../core/ownEntry.ts';
 
 /**
  * The customer asked to check a bank account its bank did not verify (docs/gateways/netcash.md, "Account
@@ -34,7 +35,7 @@ export async function noticeBankAccountNotVerified(
     subject: `Please check your bank account details for ${seller}`,
     blocks: [
       { paragraph: `Your bank could not confirm ${account} for debit orders to ${seller}.`, strong: true },
-      { paragraph: REASON_WORDS[reason] ?? 'Your bank could not confirm the account.' },
+      { paragraph: ownEntry(REASON_WORDS, reason) ?? 'Your bank could not confirm the account.' },
       {
         paragraph:
           'We will not debit this account. Please check the account number, the branch code and the ID number you ' +

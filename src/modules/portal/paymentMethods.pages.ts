@@ -80,7 +80,8 @@ export function registerPaymentMethodRoutes(portal: App, pages: PortalRequests, 
       return page.render(200, 'paymentMethods', {
         title: 'Payment methods',
         current: 'payment-methods',
-        notice: DONE[request.query.done ?? ''],
+        // The query is the client's text: only the table's own entries (docs/spec-decisions.md, "Request bodies").
+        notice: Object.hasOwn(DONE, request.query.done ?? '') ? DONE[request.query.done!] : undefined,
         confirmEachTime: await confirmationAdvice(page, methods),
         methods: methods.map((method) =>
           methodView(method, mandates.get(method.id), page.portal.account.timeZone),

@@ -1,5 +1,6 @@
 import { decimalPlaces, readWireDecimal } from '../../core/wireDecimal.ts';
 import type { Aggregation } from './aggregation.ts';
+import { ownEntry } from '../../core/ownEntry.ts';
 
 /**
  * What a billable metric reads from an event's properties (docs/design/usage.md, "What a business does"): whether
@@ -51,11 +52,11 @@ export function readEvent(
   properties: Readonly<Record<string, unknown>>,
 ): EventReading {
   const matches = metric.filters.every(({ property, values }) => {
-    const text = propertyText(properties[property]);
+    const text = propertyText(ownEntry(properties, property));
     return text !== undefined && values.includes(text);
   });
   if (!matches) return { counts: false };
-  const group = metric.groupBy === null ? '' : (propertyText(properties[metric.groupBy]) ?? '');
+  const group = metric.groupBy === null ? '' : (propertyText(ownEntry(properties, metric.groupBy)) ?? '');
   if (group.length > MAX_KEY_TEXT) {
     return {
       problem: `may have at most ${MAX_KEY_TEXT} characters: it names a group`,
@@ -65,7 +66,7 @@ export function readEvent(
   if (metric.property === null) return { counts: true, value: 0n, unique: '', group };
 
   const field = `properties.${metric.property}`;
-  const raw = properties[metric.property];
+  const raw = ownEntry(properties, metric.property);
   if (metric.aggregation === 'unique_count') {
     const unique = propertyText(raw);
     if (unique === undefined)

@@ -2,6 +2,7 @@ import type { BankAccountToValidate, BankValidationResult, GatewayDriver } from 
 import type { FailureReason } from '../failureReasons.ts';
 import { NiwsFaultError } from './niwsClient.ts';
 import type { NiwsClient, NiwsParameters, NiwsResult } from './niwsClient.ts';
+import { ownEntry } from '../../../core/ownEntry.ts';
 
 /**
  * Netcash's account verification service, AVS (docs/gateways/netcash.md, "Account verification"): whether an SA bank
@@ -38,7 +39,7 @@ export function avsRealtimeParameters(serviceKey: string, account: BankAccountTo
     ['AccountReference', account.reference ?? ''],
     ['BankAccountNumber', account.accountNumber ?? ''],
     ['BranchCode', account.branchCode ?? ''],
-    ['BankAccountType', AVS_ACCOUNT_TYPES[(account.accountType ?? '').toLowerCase()] ?? 'Current'],
+    ['BankAccountType', ownEntry(AVS_ACCOUNT_TYPES, (account.accountType ?? '').toLowerCase()) ?? 'Current'],
     ['EnquiryName', account.accountHolder],
     ...(idNumber === null
       ? []
@@ -101,7 +102,8 @@ export function readAvsAnswer(result: NiwsResult): BankValidationResult {
     if (fileToken === '') return notAsked(`${AVS_REALTIME} answered ${code} without a FileToken`);
     return { outcome: 'pending', providerRef: fileToken, detail: 'sent to the bank in bulk (328)' };
   }
-  if (code !== '000') return notAsked(`Netcash answered ${code} (${CODE_NAMES[code] ?? 'unknown code'})`);
+  if (code !== '000')
+    return notAsked(`Netcash answered ${code} (${ownEntry(CODE_NAMES, code) ?? 'unknown code'})`);
   const indicators = Object.fromEntries(CHECKS.map(([field]) => [field, textOf(result[field])]));
   return avsVerdict(indicators);
 }

@@ -8,6 +8,7 @@ import type {
 } from '../gatewayContract.ts';
 import { NiwsFaultError } from './niwsClient.ts';
 import type { NiwsClient, NiwsParameters, NiwsResult } from './niwsClient.ts';
+import { ownEntry } from '../../../core/ownEntry.ts';
 
 /**
  * DebiCheck mandates through Netcash's NIWS_NIF service (docs/gateways/netcash.md, "DebiCheck"):
@@ -134,7 +135,7 @@ export function authenticateParameters(
     ['BankAccountName', mandate.accountHolder],
     ['BranchCode', mandate.branchCode],
     ['BankAccountNumber', mandate.accountNumber],
-    ['BankAccountType', ACCOUNT_TYPES[mandate.accountType.toLowerCase()] ?? mandate.accountType],
+    ['BankAccountType', ownEntry(ACCOUNT_TYPES, mandate.accountType.toLowerCase()) ?? mandate.accountType],
     ['MobileNumber', mandate.mobileNumber],
     ['EmailAddress', mandate.email ?? ''],
     ['CollectionAmount', rands(mandate.amountMinor)],
@@ -169,7 +170,7 @@ function messagesOf(answer: NiwsResult): string {
 
 /** A refusal in Netcash's words: its code, what the codes' page says of it, and the answer's messages. */
 function refusal(code: string, answer: NiwsResult): DebiCheckAnswer & DebiCheckChange {
-  const words = [RESPONSE_CODES[code] ?? `answer code ${code || '(none)'}`, messagesOf(answer)];
+  const words = [ownEntry(RESPONSE_CODES, code) ?? `answer code ${code || '(none)'}`, messagesOf(answer)];
   return { outcome: 'refused', rawCode: code, detail: words.filter(Boolean).join(': ') };
 }
 

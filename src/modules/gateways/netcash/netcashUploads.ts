@@ -9,6 +9,7 @@ import type {
 import { NiwsFaultError } from './niwsClient.ts';
 import type { NiwsClient } from './niwsClient.ts';
 import { uploadsThroughWebService } from './netcashSettings.ts';
+import { ownEntry } from '../../../core/ownEntry.ts';
 
 /**
  * A netcash gateway's batches through Netcash's NIWS_NIF web service (docs/gateways/netcash.md, "Uploading through
@@ -34,7 +35,7 @@ const NO_CHANGE = 'NO CHANGE';
 /** A code of the table, or any other three digits Netcash answers instead of a result. */
 const codeOf = (answer: string): string | undefined => (/^\d{3}$/.test(answer) ? answer : undefined);
 
-const inWords = (code: string): string => `${code} (${ANSWER_CODES[code] ?? 'an error code'})`;
+const inWords = (code: string): string => `${code} (${ownEntry(ANSWER_CODES, code) ?? 'an error code'})`;
 
 /** A file token as Netcash's pages show one (`20000000.2550236530.0483.2.2`): no space, no tab. */
 const FILE_TOKEN = /^[\w.-]{1,100}$/;

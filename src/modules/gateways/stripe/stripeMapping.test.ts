@@ -25,6 +25,11 @@ describe("Stripe's decline codes", () => {
     expect(reasonOf('authentication_required', 'authentication_required')).toBe('authentication_required');
     expect(reasonOf('something_new', undefined)).toBe('card_declined');
   });
+
+  it('know no code named after what every object inherits', () => {
+    for (const code of ['constructor', 'toString', '__proto__', 'valueOf'])
+      expect(reasonOf(code, code), code).toBe('card_declined');
+  });
 });
 
 describe('the token', () => {

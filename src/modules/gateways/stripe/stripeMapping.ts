@@ -3,6 +3,7 @@ import type { CardType } from '../cards.ts';
 import { findCurrency } from '../../../core/currencies.ts';
 import type { FailureReason } from '../failureReasons.ts';
 import type { CardShownByProvider, ChargeResult, GatewayDecline } from '../gatewayContract.ts';
+import { ownEntry } from '../../../core/ownEntry.ts';
 
 /**
  * Stripe's words turned into ours: decline codes into the reasons of src/modules/gateways/failureReasons.ts, card brands into the
@@ -40,7 +41,7 @@ export function reasonOf(
 ): FailureReason {
   // NOTE: authentication_required comes as `code` with a decline_code of its own (the issuer's); the code wins.
   if (code === 'authentication_required') return 'authentication_required';
-  return REASONS[declineCode ?? ''] ?? REASONS[code ?? ''] ?? 'card_declined';
+  return ownEntry(REASONS, declineCode ?? '') ?? ownEntry(REASONS, code ?? '') ?? 'card_declined';
 }
 
 export function declineOf(
@@ -66,7 +67,7 @@ const BRANDS: Readonly<Record<string, CardType>> = {
 
 export function cardShown(card: Stripe.PaymentMethod.Card): CardShownByProvider {
   return {
-    cardType: BRANDS[card.brand] ?? 'Unknown',
+    cardType: ownEntry(BRANDS, card.brand) ?? 'Unknown',
     lastFour: card.last4,
     expiryMonth: card.exp_month,
     expiryYear: card.exp_year,
@@ -98,7 +99,7 @@ export function stripeAmount(amountMinor: number, currencyCode: string): number 
   const code = currencyCode.toUpperCase();
   const iso = findCurrency(code)?.minorUnitDigits;
   if (iso === undefined) throw new Error(`${currencyCode} is not an ISO 4217 currency`);
-  const shift = (STRIPE_DIGITS[code] ?? iso) - iso;
+  const shift = (ownEntry(STRIPE_DIGITS, code) ?? iso) - iso;
   return amountMinor * 10 ** shift;
 }
 
