@@ -4,7 +4,8 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
-import { moneyTurnSettings } from './config.ts';
+import { moneyTurnSettings, usageRateSettings } from './config.ts';
+import type { UsageRateSettings } from './config.ts';
 import type { MoneyTurnSettings } from './config.ts';
 import { contextFor } from './context.ts';
 import type { ServiceContext, WebhookSender } from './context.ts';
@@ -62,6 +63,7 @@ import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.rou
 import { registerPortalApiRoutes } from './modules/portal/portalApi.routes.ts';
 import { registerPortalRoutes } from './modules/portal/portal.routes.ts';
 import { registerUsageEventRoutes } from './modules/usage/usageEvents.routes.ts';
+import { BATCH_MAX } from './modules/usage/index.ts';
 import { registerFavicon } from './http/favicon.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
@@ -74,6 +76,7 @@ import { refuseNulInUrls } from './http/urlText.ts';
 import { linkOrigin, refuseUnplainHosts } from './http/origin.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { CustomerQueue, registerCustomerQueue } from './http/customerQueue.ts';
+import { RateBudget, registerUsageBudget } from './http/rateBudget.ts';
 import type { IdempotencyLease } from './http/idempotencyLease.ts';
 import { trackRequests } from './http/inflight.ts';
 import type { InFlight } from './http/inflight.ts';
@@ -116,9 +119,29 @@ export interface AppDeps {
   providerFetch?: typeof fetch;
   /** How customers' money movements take turns (src/http/customerQueue.ts); the configuration's defaults unless given. */
   moneyTurns?: MoneyTurnSettings;
+  /** What one account may send of usage events (docs/usage.md, "Limits"); the configuration's defaults unless given. */
+  usageRate?: UsageRateSettings;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+/**
+ * One account's budget of usage events in this process (docs/usage.md, "Limits"): events and their bytes per second,
+ * with two seconds' worth (at least a full batch, at least a full body) gathered while it is idle.
+ */
+function usageBudget(
+  rate: UsageRateSettings,
+  bodyLimitBytes: number,
+  wallClock: Clock,
+): RateBudget<'events' | 'bytes'> {
+  return new RateBudget(
+    {
+      events: { perSecond: rate.eventsPerSecond, burst: Math.max(2 * rate.eventsPerSecond, BATCH_MAX) },
+      bytes: { perSecond: rate.bytesPerSecond, burst: Math.max(2 * rate.bytesPerSecond, bodyLimitBytes) },
+    },
+    wallClock,
+  );
+}
 
 /** Every module's routes under /v1: each module owns its routes file, and only this composition root reads it. */
 function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl' | 'clock'>): void {
@@ -194,6 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   trackRequests(app, deps.inflight);
   registerCustomerQueue(app, new CustomerQueue(deps.moneyTurns ?? moneyTurnSettings({})));
+  const usageRate = deps.usageRate ?? usageRateSettings({});
+  registerUsageBudget(app, usageBudget(usageRate, deps.bodyLimitBytes, deps.wallClock));
   registerValidation(app);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);

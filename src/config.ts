@@ -70,6 +70,8 @@ export interface Config {
   billingIntervalMs: number;
   /** How often the service evaluates usage alerts; 0: never (evaluate with `billing check-usage-alerts`). */
   usageAlertIntervalMs: number;
+  /** What one account may send of usage events per second, in each process (docs/usage.md, "Limits"). */
+  usageRate: UsageRateSettings;
   /** How long a card charge may go unanswered before the next collection run asks the gateway again. */
   collectionUnansweredAfterMs: number;
   bodyLimitBytes: number;
@@ -237,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerIntervalMs: integerSetting(env, 'WORKER_INTERVAL_MS', 5000, 10, 3_600_000),
     billingIntervalMs: integerSetting(env, 'BILLING_INTERVAL_MS', 60_000, 0, 86_400_000),
     usageAlertIntervalMs: integerSetting(env, 'USAGE_ALERT_INTERVAL_MS', 60_000, 0, 86_400_000),
+    usageRate: usageRateSettings(env),
     collectionUnansweredAfterMs: integerSetting(
       env,
       'COLLECTION_UNANSWERED_AFTER_MS',
@@ -284,6 +287,19 @@ export function documentSettings(env: NodeJS.ProcessEnv): DocumentSettings {
     // The most Charges an invoice request may send (invoices.schemas.ts), so every invoice the API makes is drawn.
     maxInvoiceLines: integerSetting(env, 'PDF_MAX_INVOICE_LINES', 1000, 1, 100_000),
     maxStatementLines: integerSetting(env, 'PDF_MAX_STATEMENT_LINES', 2000, 1, 100_000),
+  };
+}
+
+export interface UsageRateSettings {
+  eventsPerSecond: number;
+  bytesPerSecond: number;
+}
+
+/** USAGE_EVENTS_PER_SECOND and USAGE_BYTES_PER_SECOND, per account and process; `{}` gives the defaults. */
+export function usageRateSettings(env: NodeJS.ProcessEnv): UsageRateSettings {
+  return {
+    eventsPerSecond: integerSetting(env, 'USAGE_EVENTS_PER_SECOND', 1000, 1, 10_000_000),
+    bytesPerSecond: integerSetting(env, 'USAGE_BYTES_PER_SECOND', 1_000_000, 1, 10_000_000_000),
   };
 }
 

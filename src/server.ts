@@ -175,6 +175,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       publicUrl: config.publicUrl,
       trustedProxies: config.trustedProxies,
       moneyTurns: config.moneyTurns,
+      usageRate: config.usageRate,
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     }));
     await app.listen({ port: config.port, host: config.host });

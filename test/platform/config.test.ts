@@ -150,10 +150,22 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the usage rate per account, and refuses a value out of range', () => {
+    expect(loadConfig({}).usageRate).toEqual({ eventsPerSecond: 1000, bytesPerSecond: 1_000_000 });
+    expect(loadConfig({ USAGE_EVENTS_PER_SECOND: '50', USAGE_BYTES_PER_SECOND: '65536' }).usageRate).toEqual({
+      eventsPerSecond: 50,
+      bytesPerSecond: 65_536,
+    });
+    expect(configError({ USAGE_EVENTS_PER_SECOND: '0' }).message).toContain('USAGE_EVENTS_PER_SECOND');
+  });
+
   it('reads the PDF settings, leaving one core to the event loop, and refuses a value out of range', () => {
     expect(loadConfig({}).documents).toEqual({
       threads: Math.max(1, os.availableParallelism() - 1),
       waitingPerAccount: 8,
+      customersPerAccount: 4,
+      perCustomer: 2,
+      customerReadsPerMinute: 30,
       timeoutMs: 30_000,
       maxInvoiceLines: 1000,
       maxStatementLines: 2000,
@@ -161,6 +173,9 @@ describe('loadConfig', () => {
     const given = loadConfig({
       PDF_THREADS: '3',
       PDF_QUEUE_PER_ACCOUNT: '0',
+      PDF_QUEUE_CUSTOMERS_PER_ACCOUNT: '6',
+      PDF_QUEUE_PER_CUSTOMER: '1',
+      PDF_READS_PER_CUSTOMER_MINUTE: '10',
       PDF_TIMEOUT_MS: '5000',
       PDF_MAX_INVOICE_LINES: '200',
       PDF_MAX_STATEMENT_LINES: '500',
@@ -168,6 +183,9 @@ describe('loadConfig', () => {
     expect(given).toEqual({
       threads: 3,
       waitingPerAccount: 0,
+      customersPerAccount: 6,
+      perCustomer: 1,
+      customerReadsPerMinute: 10,
       timeoutMs: 5000,
       maxInvoiceLines: 200,
       maxStatementLines: 500,

@@ -7,6 +7,7 @@ export type { MeteringSubscription } from './claims.ts';
 /** Recording events and reading a metric's quantity (docs/design/usage.md, "Storage: summed fast, exact"). */
 export type { UsageAccount, UsageEvent, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 export { FUTURE_HOURS, recordUsageEvents } from './usageEvent.service.ts';
+export { BATCH_MAX } from './usageEvents.schemas.ts';
 export type { UsageQuery } from './usageQuantities.service.ts';
 export { quantityText, usageQuantities } from './usageQuantities.service.ts';
 export type { UsageUses } from './usageUses.ts';

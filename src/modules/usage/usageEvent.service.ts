@@ -12,6 +12,7 @@ import type { EventToStore, RollupToStore } from './usageEvent.repository.ts';
 import { ensureMonthPartitions } from './usagePartitions.ts';
 import { subscriptionsOfCustomers } from './usageUses.ts';
 import type { UsageAccount, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
+import { propertiesProblem } from './usageProperties.ts';
 
 /** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
 export const FUTURE_HOURS = 24;
@@ -159,6 +160,8 @@ async function checkEvents(
       );
     }
     if (at > latest) return refuse('timestamp', `is more than ${FUTURE_HOURS} hours after now`);
+    const bounds = propertiesProblem(event.properties);
+    if (bounds) return refuse(bounds.field, bounds.problem);
     const reading = readEvent(metric, event.properties);
     if ('problem' in reading) return refuse(reading.field, reading.problem);
     return {

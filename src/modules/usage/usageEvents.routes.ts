@@ -35,6 +35,14 @@ const tags = ['Usage events'];
  * "Sending events"). The line is bounded: past it a call is answered 503 with Retry-After, nothing recorded.
  */
 function sendInTurn(request: FastifyRequest, sent: readonly SentUsageEvent[]) {
+  // Within the account's rate first (docs/usage.md, "Limits"): past it, nothing is read or stored.
+  const bytes = Number(request.headers['content-length']) || Buffer.byteLength(JSON.stringify(request.body));
+  request.usageBudget.take(
+    String(request.ctx.account.id),
+    { events: sent.length, bytes },
+    'usage_rate_exceeded',
+    'This account sent usage events faster than its rate (USAGE_EVENTS_PER_SECOND, USAGE_BYTES_PER_SECOND)',
+  );
   return sendInUsageTurn(request.customerQueue, request.ctx, sent);
 }
 
