@@ -30,19 +30,15 @@ const ownToken = () => `pm_${crypto.randomBytes(12).toString('hex')}`;
  * The key is loaded only when there is something to seal (`sealer`); without one, such rows stop the migration.
  */
 export function sealedProviderTokens(sealer: (() => MigrationSealer) | undefined): Migration {
-  let box: MigrationSealer | undefined;
-  const seal = (plain: string): string => {
-    if (!sealer) {
-      throw new Error(
-        'migration 0067 seals the stored payment-method tokens and needs the encryption key: run `billing migrate`',
-      );
-    }
-    box ??= sealer();
-    return box.seal(plain);
-  };
   return {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async up(db: Kysely<any>): Promise<void> {
+      // The key first, before anything changes: SQLite's schema changes are not undone with a failed migration.
+      const box = (await hasTokensToSeal(db)) ? keyOf(sealer) : undefined;
+      const seal = (plain: string): string => {
+        if (!box) throw new Error('migration 0067 found a token to seal after it found none');
+        return box.seal(plain);
+      };
       // NOTE: SQLite adds one column per ALTER TABLE. The attempts' column is renamed, not dropped and added, so
       // that it stays NOT NULL.
       await db.schema.alterTable('payment_methods').addColumn('vault_token_sealed', 'text').execute();
@@ -55,6 +51,25 @@ export function sealedProviderTokens(sealer: (() => MigrationSealer) | undefined
       await dropVaultTokensFromCalls(db);
     },
   };
+}
+
+function keyOf(sealer: (() => MigrationSealer) | undefined): MigrationSealer {
+  if (!sealer) {
+    throw new Error(
+      'migration 0067 seals the stored payment-method tokens and needs the encryption key: run `billing migrate`',
+    );
+  }
+  return sealer();
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function hasTokensToSeal(db: Kysely<any>): Promise<boolean> {
+  const found = await Promise.all([
+    db.selectFrom('payment_methods').select('id').where('method_type', '=', 'credit_card').limit(1).execute(),
+    db.selectFrom('capture_sessions').select('id').where('method_token', 'is not', null).limit(1).execute(),
+    db.selectFrom('collection_attempts').select('id').limit(1).execute(),
+  ]);
+  return found.some((rows) => rows.length > 0);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
