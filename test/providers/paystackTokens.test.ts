@@ -84,6 +84,11 @@ describe('a card saved and charged through Paystack', () => {
     await story.collect();
     const [invoice] = await invoicesOf(story.account, customer.customerID);
     expect(invoice).toMatchObject({ Status: 'Paid', Balance: 0 });
+    // Paystack's charge.success webhook names the authorization too: read, and kept nowhere.
+    const [payment] = await story.payments(customer.customerID);
+    const settled = sim.settleCharge(payment.Ref);
+    expect(settled.rawBody.toString()).toContain(authorization);
+    expect((await story.webhook(settled)).status).toBe(200);
     const charges = sim.requests.filter((request) => request.path === '/transaction/charge_authorization');
     expect(charges.map((request) => (request.body as any)?.authorization_code)).toEqual([authorization]);
 
