@@ -97,9 +97,11 @@ program
   .command('migrate')
   .description('bring the database schema up to date')
   .action(async () => {
-    const { withStorage } = await runtime();
+    const { lazySecretBox, withStorage } = await runtime();
     const { migrateToLatest } = await import('./storage/migrate.ts');
-    const applied = await withStorage((storage) => migrateToLatest(storage.db), { migrate: false });
+    const applied = await withStorage((storage) => migrateToLatest(storage.db, { sealer: lazySecretBox }), {
+      migrate: false,
+    });
     console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The schema is up to date.');
   });
 

@@ -210,7 +210,9 @@ function configureWebhooks(config: Config): void {
 async function openMigratedStorage(config: Config, options: ServiceOptions): Promise<Storage> {
   const storage = openStorage(config.database, { onQuery: options.onQuery, plugins: options.queryPlugins });
   try {
-    if (!options.migrated) await migrateToLatest(storage.db);
+    // The key only when a migration has stored rows to seal (src/storage/migrate.ts).
+    const sealer = () => createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    if (!options.migrated) await migrateToLatest(storage.db, { sealer });
   } catch (error) {
     await storage.close();
     throw error;

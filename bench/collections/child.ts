@@ -83,7 +83,12 @@ async function floorWork(ctx: ServiceContext, gatewayId: number): Promise<() => 
   const rows = await ctx.db
     .selectFrom('invoices')
     .innerJoin('payment_methods', 'payment_methods.id', 'invoices.customer_payment_method_id')
-    .select(['invoices.id', 'invoices.total_minor', 'invoices.currency_code', 'payment_methods.token'])
+    .select([
+      'invoices.id',
+      'invoices.total_minor',
+      'invoices.currency_code',
+      'payment_methods.vault_token_sealed',
+    ])
     .where('invoices.account_id', '=', ctx.account.id)
     .where('invoices.collection_method', '=', 'credit_card')
     .orderBy('invoices.id')
@@ -93,7 +98,7 @@ async function floorWork(ctx: ServiceContext, gatewayId: number): Promise<() => 
     const counted: Counted = { attempts: 0, succeeded: 0, declined: 0, errors: 0, unanswered: 0 };
     for (const row of rows) {
       const result = await chargeStoredMethod(ctx, gateway, {
-        token: row.token,
+        sealedToken: String(row.vault_token_sealed),
         amountMinor: row.total_minor,
         currencyCode: row.currency_code,
         idempotencyKey: `${FLOOR_KEY_PREFIX}${row.id}`,

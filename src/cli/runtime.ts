@@ -27,7 +27,7 @@ export async function withStorage<T>(
 ): Promise<T> {
   const storage = openStorage(loadConfig().database);
   try {
-    if (migrate) await migrateToLatest(storage.db);
+    if (migrate) await migrateToLatest(storage.db, { sealer: lazySecretBox });
     return await work(storage);
   } finally {
     await storage.close();

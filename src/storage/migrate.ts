@@ -67,6 +67,16 @@ import * as netcashUploads from './migrations/0063_netcash_uploads.ts';
 import * as bankAccountVerification from './migrations/0064_bank_account_verification.ts';
 import * as debiCheckMandates from './migrations/0065_debicheck_mandates.ts';
 import * as debiCheckBatches from './migrations/0066_debicheck_batches.ts';
+import { sealedProviderTokens } from './migrations/0067_sealed_provider_tokens.ts';
+import type { MigrationSealer } from './migrations/0067_sealed_provider_tokens.ts';
+
+/**
+ * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
+ * seal (a fresh database has none).
+ */
+export interface MigrationSecrets {
+  sealer?: () => MigrationSealer;
+}
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -135,7 +145,14 @@ const migrations: Record<string, Migration> = {
   '0064_bank_account_verification': bankAccountVerification,
   '0065_debicheck_mandates': debiCheckMandates,
   '0066_debicheck_batches': debiCheckBatches,
+  // Made with the key (migrationsWith): it seals what it finds.
+  '0067_sealed_provider_tokens': sealedProviderTokens(undefined),
 };
+
+/** The migrations, those that seal given the key. */
+function migrationsWith(secrets: MigrationSecrets): Record<string, Migration> {
+  return { ...migrations, '0067_sealed_provider_tokens': sealedProviderTokens(secrets.sealer) };
+}
 
 /**
  * NOTE: on PostgreSQL, Kysely looks for its migration tables in every schema of the database; several schemas
@@ -157,9 +174,9 @@ async function migrationTableSchema(db: Db): Promise<string | undefined> {
 const FOREIGN_SCHEMA_RACE = new Set(['3F000', '42P01', '42703']);
 const MIGRATION_ATTEMPTS = 5;
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(db: Db, secrets: MigrationSecrets = {}): Promise<string[]> {
   if (await isAtLatest(db)) return [];
-  return migrate(db, (migrator) => migrator.migrateToLatest());
+  return migrate(db, secrets, (migrator) => migrator.migrateToLatest());
 }
 
 /**
@@ -193,15 +210,20 @@ function quoteIdentifier(name: string): string {
  * Applies the migrations up to `name` and no further: how a test of a migration that changes data writes rows as
  * they were before it.
  */
-export async function migrateUpTo(db: Db, name: string): Promise<string[]> {
+export async function migrateUpTo(db: Db, name: string, secrets: MigrationSecrets = {}): Promise<string[]> {
   if (!(name in migrations)) throw new Error(`no migration ${name}`);
-  return migrate(db, (migrator) => migrator.migrateTo(name));
+  return migrate(db, secrets, (migrator) => migrator.migrateTo(name));
 }
 
-async function migrate(db: Db, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
+async function migrate(
+  db: Db,
+  secrets: MigrationSecrets,
+  run: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<string[]> {
+  const all = migrationsWith(secrets);
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => all },
     migrationTableSchema: await migrationTableSchema(db),
   });
   for (let attempt = 1; ; attempt += 1) {

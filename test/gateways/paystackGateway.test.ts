@@ -167,10 +167,14 @@ describe('a Paystack gateway at work', () => {
       expiryYear: 2031,
     });
     const done = await completeCardSetup(testCtx, gateway, start.setupRef);
-    if (done.outcome !== 'ok' || !done.token) throw new Error(JSON.stringify(done));
+    if (done.outcome !== 'ok' || !done.sealedToken) throw new Error(JSON.stringify(done));
     expect(done.card).toEqual({ cardType: 'Visa', lastFour: '4081', expiryMonth: 9, expiryYear: 2031 });
+    // The authorization code leaves the gateways module sealed only (docs/gateways.md, "Provider tokens are sealed").
+    const token = testCtx.secrets.open(done.sealedToken);
+    expect(token).toMatch(/^paystack1\./);
+    expect(done.sealedToken).not.toContain(token);
     const request = {
-      token: done.token,
+      sealedToken: done.sealedToken,
       amountMinor: 34_500,
       currencyCode: 'ZAR',
       idempotencyKey: 'charge_1_1',
@@ -193,6 +197,8 @@ describe('a Paystack gateway at work', () => {
     const recorded = JSON.stringify(calls);
     expect(recorded).not.toContain(PAYSTACK_TEST_CARDS.success.number);
     expect(recorded).not.toContain(TEST_KEYS.secretKey);
+    expect(recorded).not.toContain(token);
+    expect(recorded).not.toMatch(/AUTH_/);
     expect(sim.problems.splice(0)).toEqual([]);
   });
 

@@ -90,22 +90,23 @@ describe('adding a Stripe gateway', () => {
     if (start.outcome !== 'ok') throw new Error(JSON.stringify(start));
     await sim.confirmInBrowser(start.confirm, { number: '4242424242424242', expMonth: 12, expYear: 2034 });
     const saved = await completeCardSetup(ctx, gateway, start.setupRef);
-    if (saved.outcome !== 'ok' || !saved.token) throw new Error(JSON.stringify(saved));
+    if (saved.outcome !== 'ok' || !saved.sealedToken) throw new Error(JSON.stringify(saved));
+    const token = ctx.secrets.open(saved.sealedToken);
 
-    const charge = (token: string, idempotencyKey: string) =>
+    const charge = (clear: string, idempotencyKey: string) =>
       chargeStoredMethod(ctx, gateway, {
-        token,
+        sealedToken: ctx.secrets.seal(clear),
         amountMinor: 2500,
         currencyCode: 'USD',
         idempotencyKey,
         description: 'Invoice 1001',
       });
-    expect(await charge(saved.token, 'attempt-1')).toEqual({
+    expect(await charge(token, 'attempt-1')).toEqual({
       outcome: 'succeeded',
       chargeId: expect.any(String),
     });
     // Off session, a card that wants its cardholder is the customer-action decline.
-    const customer = saved.token.split(':')[1]!;
+    const customer = token.split(':')[1]!;
     expect(await charge(`stripe:${customer}:pm_card_authenticationRequired`, 'attempt-2')).toEqual({
       outcome: 'declined',
       reason: 'authentication_required',

@@ -52,13 +52,15 @@ describe('POST /v1/paymentmethods/creditcard', () => {
     expect(res.text).not.toContain(VISA);
     expect(await read(res.body.paymentMethodID)).toEqual(res.body);
 
-    // The gateway's vault keeps the number; we keep its token.
+    // The gateway's vault keeps the number; we keep its token sealed, and a token of our own.
     const row = await db()
       .selectFrom('payment_methods')
       .selectAll()
       .where('id', '=', res.body.paymentMethodID)
       .executeTakeFirstOrThrow();
-    expect(row.token).toMatch(/^tok_test_[0-9a-f]{24}$/);
+    expect(row.token).toMatch(/^pm_[0-9a-f]{24}$/);
+    expect(t.service.secrets.open(row.vault_token_sealed!)).toMatch(/^tok_test_[0-9a-f]{24}$/);
+    expect(JSON.stringify(row)).not.toContain('tok_test_');
     expect(row.gateway_id).toBe(await testGatewayId());
     expect(row.last_four).toBe('1111');
     expect(JSON.stringify(row)).not.toContain(VISA.slice(0, 12));
@@ -257,6 +259,6 @@ describe('which gateway keeps a card', () => {
     expect((error as Error).message).not.toContain(VISA);
     const simulator = await getGateway(ctx, await testGatewayId());
     const tokens = await Promise.all([1, 2].map(() => vaultCard(ctx, simulator, card, 'CreditCard')));
-    expect(tokens[0]!.token).not.toBe(tokens[1]!.token);
+    expect(ctx.secrets.open(tokens[0]!.sealedToken)).not.toBe(ctx.secrets.open(tokens[1]!.sealedToken));
   });
 });

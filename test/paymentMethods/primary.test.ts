@@ -53,7 +53,8 @@ describe('the primary payment method', () => {
       paymentMethodID: third.paymentMethodID,
       Token: await token(third.paymentMethodID),
     });
-    expect((await info()).Token).toMatch(/^tok_test_/);
+    // A token of our own, never the vault's (docs/spec-decisions.md, "Payment-method tokens").
+    expect((await info()).Token).toMatch(/^pm_[0-9a-f]{24}$/);
 
     await ok(t, 'PUT', `/v1/paymentmethods/${second.paymentMethodID}/setprimary`);
     expect(await primaries(customerID)).toEqual([second.paymentMethodID]);
@@ -82,7 +83,7 @@ describe('the primary payment method', () => {
     );
     expect(infos.get(a)).toMatchObject({
       paymentMethodID: ofA.paymentMethodID,
-      Token: expect.stringMatching(/^tok_test_/),
+      Token: expect.stringMatching(/^pm_/),
     });
     expect(infos.get(b)).toMatchObject({
       paymentMethodID: ofB.paymentMethodID,

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../helpers/billing.ts';
-import { dialect, startTestService } from '../helpers/service.ts';
+import { startTestService } from '../helpers/service.ts';
+import { storedText, tableRowsText } from '../helpers/storedText.ts';
+import { sessionBody } from '../widgets/fixtures.ts';
 import type { TestService } from '../helpers/service.ts';
 import {
   BANK_ACCOUNTS,
@@ -29,29 +28,6 @@ describe('card, bank account and identity numbers at rest and in logs', () => {
     s = await startTestService({ clock, env: { LOG_LEVEL: 'trace' } });
   });
   afterAll(() => s?.close());
-
-  /** Every table's rows as text (PostgreSQL), or the database files' bytes (SQLite). */
-  async function storedText(): Promise<string> {
-    if (dialect === 'postgres') {
-      const tables = await sql<{ name: string }>`
-        select table_name as name from information_schema.tables
-        where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(s.service.storage.db);
-      const parts: string[] = [];
-      for (const { name } of tables.rows) {
-        const rows = await sql<{
-          row: string;
-        }>`select row_to_json(x)::text as row from ${sql.table(name)} x`.execute(s.service.storage.db);
-        parts.push(...rows.rows.map((r) => r.row));
-      }
-      expect(parts.join('\n')).toContain('tok_test_');
-      return parts.join('\n');
-    }
-    const files = fs.readdirSync(s.dataDir).filter((f) => f.startsWith('test.sqlite'));
-    expect(files).toContain('test.sqlite');
-    const text = files.map((f) => fs.readFileSync(path.join(s.dataDir, f)).toString('latin1')).join('\n');
-    expect(text).toContain('tok_test_');
-    return text;
-  }
 
   it('are never stored, and never logged, whatever the request', async () => {
     const customerID = await newCustomer(s);
@@ -141,7 +117,8 @@ describe('card, bank account and identity numbers at rest and in logs', () => {
       'handed an ID',
     );
 
-    const stored = await storedText();
+    // The test gateway's own tables (the simulated provider's side) keep its tokens: proof the scan read the rows.
+    const stored = await storedText(s, 'tok_test_');
     const logs = s.logs.join('');
     expect(logs).toContain('handed a card body');
     expect(logs).toContain('/v1/paymentmethods/creditcard');
@@ -165,5 +142,61 @@ describe('card, bank account and identity numbers at rest and in logs', () => {
     const read = await s.request('GET', `/v1/paymentmethods/${debit.body.paymentMethodID}`);
     expect(read.text).not.toContain(ID_NUMBER);
     expect(sepa.body.BankAccount.LastFourDigits).toBe(IBAN.slice(-4));
+  });
+
+  it('a card’s vault token is sealed: in no table of ours, answer, event, audit entry or log line', async () => {
+    // docs/gateways.md, "Provider tokens are sealed"; the test gateway's own tables are the provider's side.
+    const customerID = await newCustomer(s);
+    const added = await s.request('POST', '/v1/paymentmethods/creditcard', {
+      body: cardBody(customerID, { Number: cardNumber('4929', 16) }),
+    });
+    expect(added.status, added.text).toBe(200);
+    const session = await ok(s, 'POST', '/v1/widgets/capturepaymethod/create', await sessionBody(s), 200);
+    const submitted = await s.request('POST', `/widget/capture/${session.HashToken}/submit`, {
+      auth: false,
+      body: { number: '4242424242424242', expiry: '12/31', securityCode: '123', name: 'Ada Lovelace' },
+    });
+    expect(submitted.status, submitted.text).toBe(200);
+    await ok(
+      s,
+      'PUT',
+      '/v1/widgets/capturepaymethod/complete',
+      { customerID, SessionToken: session.SessionToken },
+      204,
+    );
+    const read = await ok(s, 'GET', `/v1/widgets/capturepaymethod/get/${session.SessionToken}`);
+    expect(read.paymentMethodToken).toMatch(/^pm_[0-9a-f]{24}$/);
+
+    const vault = await s.service.storage.db.selectFrom('test_gateway_vault').select('token').execute();
+    const tokens = vault.map((row) => row.token);
+    expect(tokens.length).toBeGreaterThanOrEqual(2);
+    const sealed = await s.service.storage.db
+      .selectFrom('payment_methods')
+      .select('vault_token_sealed')
+      .where('customer_id', '=', customerID)
+      .where('method_type', '=', 'credit_card')
+      .execute();
+    // Kept, sealed: each opens to a token the vault handed out.
+    expect(sealed.map((row) => tokens.includes(s.service.secrets.open(row.vault_token_sealed!)))).toEqual([
+      true,
+      true,
+    ]);
+    const places = {
+      'our tables': await tableRowsText(s, /^test_gateway_/),
+      'the answers': JSON.stringify([
+        added.body,
+        read,
+        await ok(s, 'GET', `/v1/customers/${customerID}`),
+        await ok(s, 'GET', `/v1/customers/${customerID}/paymentmethods`),
+      ]),
+      'the events': JSON.stringify(await ok(s, 'GET', '/v1/events?page_size=200')),
+      'the audit log': JSON.stringify(await ok(s, 'GET', '/v1/auditlog?page_size=200')),
+      'the logs': s.logs.join(''),
+    };
+    expect(places['our tables']).toContain(read.paymentMethodToken);
+    for (const [place, text] of Object.entries(places)) {
+      for (const token of tokens) expect(text.includes(token), `${token} in ${place}`).toBe(false);
+      expect(text, place).not.toContain('tok_test_');
+    }
   });
 });

@@ -40,6 +40,8 @@ export function useStory(options: {
   currencyCode: string;
   /** Where the service sends e-mail (a receiver of test/helpers/smtp.ts); none unless given. */
   smtpUrl?: () => string;
+  /** The service's environment beyond the tests' own (webhooks to a local receiver, the log level). */
+  env?: Record<string, string>;
 }): Story {
   const story = { hours: 0 } as Story & { hours: number; today: string };
   const advance = (to: string) => ok(story.account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
@@ -48,6 +50,7 @@ export function useStory(options: {
     story.t = await startTestService({
       providerFetch,
       ...(options.smtpUrl ? { smtpUrl: options.smtpUrl() } : {}),
+      ...(options.env ? { env: options.env } : {}),
     });
     story.account = await story.t.newAccount(`A business on ${options.type}`, {
       isTest: true,

@@ -60,7 +60,9 @@ describe('a card whose sale needs the cardholder’s authentication', () => {
       .where('session_token', '=', session.SessionToken)
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ state: 'challenging', challenge_id: challenge.id, charge_id: null });
-    expect(row.method_token).toMatch(/^tok_test_/);
+    // The card's vault token waits sealed; no token of our own is shown before the card is captured.
+    expect(row.method_token).toBeNull();
+    expect(t.service.secrets.open(row.method_vault_token_sealed!)).toMatch(/^tok_test_/);
     // Waiting on the shopper is still open to the merchant, with nothing captured yet.
     expect(await get(session.SessionToken)).toMatchObject({ State: 'open', transactionID: null });
   });
@@ -101,7 +103,13 @@ describe('a card whose sale needs the cardholder’s authentication', () => {
       .selectAll()
       .where('session_token', '=', session.SessionToken)
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ state: 'open', challenge_id: null, method_token: null, failed_attempts: 1 });
+    expect(row).toMatchObject({
+      state: 'open',
+      challenge_id: null,
+      method_token: null,
+      method_vault_token_sealed: null,
+      failed_attempts: 1,
+    });
     // The same challenge cannot be answered again, and changes nothing.
     expectProblem(await answer(session.HashToken, challenge.id, 'approve'), 422, 'challengeId');
     expect((await get(session.SessionToken)).State).toBe('open');

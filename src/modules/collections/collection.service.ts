@@ -159,7 +159,7 @@ async function charge(
       if (found.outcome !== 'not_found') return found;
     }
     return await chargeStoredMethod(ctx, claimed.gateway, {
-      token: claimed.token,
+      sealedToken: claimed.sealedToken,
       amountMinor: claimed.amountMinor,
       currencyCode: claimed.currencyCode,
       idempotencyKey: claimed.idempotencyKey,

@@ -11,7 +11,8 @@ export interface CollectionAttempt {
   idempotencyKey: string;
   gatewayId: number;
   paymentMethodId: number;
-  token: string;
+  /** The vault token charged, sealed: opened only inside the gateway's call. */
+  sealedToken: string;
   amountMinor: number;
   currencyCode: string;
   /** started (the gateway may have been asked), succeeded, pending, declined or error. */

@@ -44,11 +44,12 @@ export interface Claimed {
   askedBefore: boolean;
   gateway: Gateway;
   paymentMethodId: number;
-  token: string;
+  /** The card's vault token, sealed: opened only inside the gateway's call. */
+  sealedToken: string;
 }
 
 /** The gateway and card token an invoice is charged through, or why it cannot be charged. */
-type Chargeable = { gateway: Gateway; token: string } | HeldCollection<CardProblemCode>;
+type Chargeable = { gateway: Gateway; sealedToken: string } | HeldCollection<CardProblemCode>;
 
 /**
  * The gateway and card token each invoice is charged through, or why not, in words for its CollectionProblem
@@ -83,7 +84,7 @@ async function chargeableMethods(
     const cardProblem =
       !method || method.customerId !== invoice.customerId
         ? `card ${paymentMethodId} no longer exists`
-        : method.type !== 'credit_card'
+        : method.type !== 'credit_card' || method.vaultTokenSealed === null
           ? `payment method ${paymentMethodId} is not a card`
           : !method.isValid
             ? `card ${paymentMethodId} is not valid`
@@ -94,7 +95,7 @@ async function chargeableMethods(
         ? { problem: gatewayProblem, code: 'gateway_not_usable' }
         : cardProblem
           ? { problem: cardProblem, code: 'card_not_usable' }
-          : { gateway: gateway!, token: method!.token },
+          : { gateway: gateway!, sealedToken: method!.vaultTokenSealed! },
     );
   }
   return chargeable;
@@ -218,7 +219,7 @@ async function chooseClaims(
       askedBefore: false,
       gateway: method.gateway,
       paymentMethodId,
-      token: method.token,
+      sealedToken: method.sealedToken,
     });
     if (invoice.reportedProblem !== null) problemsSolved.push(invoice.id);
   }
@@ -241,7 +242,7 @@ async function startAttempts(
       idempotencyKey: claim.idempotencyKey,
       gatewayId: claim.gateway.id,
       paymentMethodId: claim.paymentMethodId,
-      token: claim.token,
+      sealedToken: claim.sealedToken,
       amountMinor: claim.amountMinor,
       currencyCode: claim.currencyCode,
       state: 'started',
@@ -288,7 +289,7 @@ export async function claimedFromAttempts(
         askedBefore: true,
         gateway,
         paymentMethodId: attempt.paymentMethodId,
-        token: attempt.token,
+        sealedToken: attempt.sealedToken,
       },
     ];
   });

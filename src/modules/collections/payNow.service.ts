@@ -69,7 +69,8 @@ interface Plan {
   currencyCode: string;
   gateway: Gateway;
   paymentMethodId: number;
-  token: string;
+  /** The card's vault token, sealed: opened only inside the gateway's call. */
+  sealedToken: string;
   /** The charge's idempotency key, carried by its `started` attempts. */
   key: string;
 }
@@ -105,7 +106,7 @@ async function chargeAndRecord(
   let result: ChargeResult;
   try {
     result = await chargeStoredMethod(ctx, plan.gateway, {
-      token: plan.token,
+      sealedToken: plan.sealedToken,
       amountMinor: plan.totalMinor,
       currencyCode: plan.currencyCode,
       idempotencyKey: plan.key,
@@ -176,6 +177,7 @@ function planPayment(
       !method ||
       key === undefined ||
       method.type !== 'credit_card' ||
+      method.vaultTokenSealed === null ||
       !method.isValid ||
       !gateway ||
       !isGatewayUsable(gateway) ||
@@ -193,7 +195,7 @@ function planPayment(
         idempotencyKey: repo.portalRowKey(key, target.id),
         gatewayId: gateway.id,
         paymentMethodId: method.id,
-        token: method.token,
+        sealedToken: method.vaultTokenSealed,
         amountMinor: target.openMinor,
         currencyCode: customer.currencyCode,
         state: 'started',
@@ -208,7 +210,7 @@ function planPayment(
         currencyCode: customer.currencyCode,
         gateway,
         paymentMethodId: method.id,
-        token: method.token,
+        sealedToken: method.vaultTokenSealed,
         key,
       },
       method,
@@ -243,7 +245,7 @@ async function resumedPlan(ctx: ServiceContext, key: string): Promise<Plan | und
     // NOTE: even a gateway disabled since is asked: the charge may have been made, and only the provider knows.
     gateway: await getGateway(ctx, first.gatewayId),
     paymentMethodId: first.paymentMethodId,
-    token: first.token,
+    sealedToken: first.sealedToken,
     key,
   };
 }

@@ -11,7 +11,11 @@ export interface CollectionAttemptsTable {
   idempotency_key: string;
   gateway_id: number;
   payment_method_id: number;
-  token: string;
+  /**
+   * The vault token charged, sealed (docs/gateways.md, "Provider tokens are sealed"): an unanswered attempt is asked
+   * about again with it, whatever became of the method.
+   */
+  token_sealed: string;
   amount_minor: number;
   currency_code: string;
   /** started (the gateway may have been asked), succeeded, pending, declined or error. */

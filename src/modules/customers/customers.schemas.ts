@@ -144,7 +144,10 @@ const customerOutFields = {
       examples: [5],
     }),
   ),
-  PrimaryPaymentMethodInfo: NullableObject({ paymentMethodID: Type.Integer(), Token: Type.String() }),
+  PrimaryPaymentMethodInfo: NullableObject({
+    paymentMethodID: Type.Integer(),
+    Token: Type.String({ description: "The method's token of our own (pm_…); never the gateway vault's" }),
+  }),
 };
 
 export const CustomerOut = Type.Object(customerOutFields, { $id: 'Customer' });

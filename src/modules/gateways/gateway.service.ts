@@ -397,15 +397,16 @@ const maskedCard = (card: CardToVault) => ({
 });
 
 /**
- * Hands a card to the gateway's vault and returns the token that stands for it from now on. A gateway whose type
- * has no vault, and a card the provider refuses, are a ValidationError (422) naming `field`.
+ * Hands a card to the gateway's vault and returns the token that stands for it from now on, sealed: a vault token
+ * charges the card, so outside this module it exists only sealed (docs/gateways.md, "Provider tokens are sealed").
+ * A gateway whose type has no vault, and a card the provider refuses, are a ValidationError (422) naming `field`.
  */
 export async function vaultCard(
   ctx: ServiceContext,
   gateway: Gateway,
   card: CardToVault,
   field: string,
-): Promise<{ token: string }> {
+): Promise<{ sealedToken: string }> {
   const vault = canVaultCards(gateway) ? await operationOf(ctx, gateway, 'vaultCard') : undefined;
   if (!vault) {
     throw ValidationError.field(
@@ -417,13 +418,17 @@ export async function vaultCard(
   const result = await recordedCall(
     ctx,
     gateway.id,
-    { operation: 'vault_card', request: maskedCard(card) },
+    {
+      operation: 'vault_card',
+      request: maskedCard(card),
+      answerRecorded: (answer) => (answer.outcome === 'ok' ? { ...answer, token: KEPT } : answer),
+    },
     () => vault(gateway, card, nowInstant(ctx)),
   );
   if (result.outcome !== 'ok') {
     throw ValidationError.field(field, `was declined by the gateway (${result.reason})`, 'card_declined');
   }
-  return { token: result.token };
+  return { sealedToken: ctx.secrets.seal(result.token) };
 }
 
 /**
@@ -469,15 +474,24 @@ function offSession(result: ChargeResult): StoredChargeResult {
   return { outcome: 'declined', reason: 'authentication_required', rawCode: result.rawCode };
 }
 
+/** What a call's record shows in place of a vault token (docs/gateways.md, "Provider tokens are sealed"). */
+export const KEPT = '[kept]';
+
+/** A charge of a stored method as callers ask for it: the vault's token sealed, opened only for the call. */
+export type SealedChargeRequest = Omit<ChargeRequest, 'token'> & { sealedToken: string };
+
 /**
  * Charges a stored method off-session, recorded with the request's idempotency key. Throws GatewayTimeoutError
- * when no answer came: the caller asks again later with the same key.
+ * when no answer came: the caller asks again later with the same key. The sealed token is opened here, for the
+ * driver's call only (docs/gateways.md, "Provider tokens are sealed").
  */
 export async function chargeStoredMethod(
   ctx: ServiceContext,
   gateway: Gateway,
-  request: ChargeRequest,
+  sealedRequest: SealedChargeRequest,
 ): Promise<StoredChargeResult> {
+  const { sealedToken, ...rest } = sealedRequest;
+  const request: ChargeRequest = { ...rest, token: ctx.secrets.open(sealedToken) };
   const charge = await operationOf(ctx, gateway, 'charge');
   if (!charge) throw new Error(`gateway ${gateway.id} (${gateway.type}) cannot charge`);
   const result = await recordedCall(

@@ -2,7 +2,7 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import * as repo from './gateway.repository.ts';
-import { canVaultCards, gatewayAccepts } from './gateway.service.ts';
+import { KEPT, canVaultCards, gatewayAccepts } from './gateway.service.ts';
 import type { Gateway } from './gateway.service.ts';
 import { recordedCall } from './gatewayCalls.ts';
 import type {
@@ -54,12 +54,26 @@ const maskedPayer = (request: CardSetupRequest) => ({
   payer: request.payer.ref,
 });
 
-/** Starts a card setup (or a sale) in the provider's hosted fields, recorded by its key. */
+/** A setup as callers ask for it: a stored card's token sealed, opened only for the call. */
+export type SealedCardSetupRequest = Omit<CardSetupRequest, 'storedToken'> & { sealedStoredToken?: string };
+
+/** A setup's outcome as callers see it: the token a later charge uses, sealed. */
+export type SealedCardSetupResult =
+  | (Omit<Extract<CardSetupResult, { outcome: 'ok' }>, 'token'> & { sealedToken: string | null })
+  | Exclude<CardSetupResult, { outcome: 'ok' }>;
+
+/**
+ * Starts a card setup (or a sale) in the provider's hosted fields, recorded by its key. A stored card's token is
+ * opened here, for the driver's call only (docs/gateways.md, "Provider tokens are sealed").
+ */
 export async function startCardSetup(
   ctx: ServiceContext,
   gateway: Gateway,
-  request: CardSetupRequest,
+  sealedRequest: SealedCardSetupRequest,
 ): Promise<CardSetupStart> {
+  const { sealedStoredToken, ...rest } = sealedRequest;
+  const request: CardSetupRequest =
+    sealedStoredToken === undefined ? rest : { ...rest, storedToken: ctx.secrets.open(sealedStoredToken) };
   const start = await operationOf(ctx, gateway, 'startCardSetup');
   if (!start) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
   return recordedCall(
@@ -77,15 +91,18 @@ export async function startCardSetup(
   );
 }
 
-/** The outcome of a card setup, asked of the provider by the reference its start answered. */
+/**
+ * The outcome of a card setup, asked of the provider by the reference its start answered; the token a later charge
+ * uses is sealed before it leaves this module (docs/gateways.md, "Provider tokens are sealed").
+ */
 export async function completeCardSetup(
   ctx: ServiceContext,
   gateway: Gateway,
   setupRef: string,
-): Promise<CardSetupResult> {
+): Promise<SealedCardSetupResult> {
   const complete = await operationOf(ctx, gateway, 'completeCardSetup');
   if (!complete) throw new Error(`gateway ${gateway.id} (${gateway.type}) has no hosted fields`);
-  return recordedCall(
+  const result = await recordedCall(
     ctx,
     gateway.id,
     {
@@ -94,10 +111,13 @@ export async function completeCardSetup(
       undoOperation: 'refund',
       // The token charges the card again: it is kept on the payment method, sealed, never in a call's record.
       answerRecorded: (answer) =>
-        answer.outcome === 'ok' ? { ...answer, token: answer.token && '[kept]' } : answer,
+        answer.outcome === 'ok' ? { ...answer, token: answer.token && KEPT } : answer,
     },
     () => complete(gateway, setupRef, nowInstant(ctx)),
   );
+  if (result.outcome !== 'ok') return result;
+  const { token, ...shown } = result;
+  return { ...shown, sealedToken: token === null ? null : ctx.secrets.seal(token) };
 }
 
 /** Tries the gateway's settings (its keys) with its provider; undefined for a type with no provider to ask. */

@@ -3,6 +3,7 @@ export type {
   AddGatewayInput,
   Gateway,
   PaymentMethodKind,
+  SealedChargeRequest,
   StoredChargeResult,
   TestGatewayPolicy,
 } from './gateway.service.ts';
@@ -27,6 +28,7 @@ export type {
   WebhookRequest,
 } from './gatewayContract.ts';
 export { GatewayTimeoutError } from './gatewayContract.ts';
+export type { SealedCardSetupRequest, SealedCardSetupResult } from './gatewayProviders.service.ts';
 /** Netcash's web services on the wire (SOAP 1.1), for the netcash driver and the tests' stand-in of Netcash. */
 export type { NiwsService } from './netcash/niwsClient.ts';
 export {
@@ -51,7 +53,9 @@ export {
  *   `isTestGatewayOfLiveAccount`, `testGatewayOnLiveWords`: a live account's test gateway, which moves no money,
  *   and what to say of it (docs/gateways.md, "Live means live").
  * - `canVaultCards(gateway)`, `vaultCard(ctx, gateway, card, field)`: hands a card number to the gateway's vault
- *   and returns its token (422 naming `field` when the gateway's type has no vault or the provider declines it).
+ *   and returns its token, sealed (422 naming `field` when the gateway's type has no vault or the provider declines
+ *   it). Vault tokens leave and enter this module sealed only; they are opened for the driver's call
+ *   (docs/gateways.md, "Provider tokens are sealed").
  * - `usesHostedFields(gateway)`, `startCardSetup`, `completeCardSetup`: a card saved (or a sale made) in the
  *   provider's own hosted fields, its outcome asked of the provider server-side (docs/hosted-pages.md).
  * - `canCharge(gateway)`, `chargeStoredMethod(ctx, gateway, request)`: an off-session charge of a vaulted method,

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { inTransaction, nowInstant, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import {
@@ -28,6 +27,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { assertCustomerExists } from '../customers/index.ts';
 import { debiCheckDebtorOf, emandateLinkProblem, linkEmandate, unlinkEmandates } from '../mandates/index.ts';
 import * as repo from './paymentMethod.repository.ts';
+import { newPaymentMethodToken } from './paymentMethod.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import { checkedIdentity, shownIdentity } from './bankAccountIdentity.ts';
 import type { Identity } from './bankAccountIdentity.ts';
@@ -430,11 +430,6 @@ function storedBankAccount(
   };
 }
 
-/** A token of our own for a method no gateway vault keeps (bank accounts). */
-function ownToken(): string {
-  return `pm_${crypto.randomBytes(12).toString('hex')}`;
-}
-
 /**
  * The verification a debit-order account starts with (bankAccountVerification.service.ts): one to ask when the
  * customer's gateway verifies new accounts; none otherwise.
@@ -480,7 +475,8 @@ export async function addBankAccount(
       accountId: ctx.account.id,
       customerId: input.customerId,
       gatewayId: null,
-      token: ownToken(),
+      token: newPaymentMethodToken(),
+      vaultTokenSealed: null,
       // docs/spec-decisions.md, "eMandates": an account under a signed eMandate is valid for collection.
       isValid: emandateToken !== null,
       details: {

@@ -27,6 +27,7 @@ import {
 } from '../gateways/index.ts';
 import type { Gateway } from '../gateways/index.ts';
 import { insertWithPrimaryRules, readUnopenedPaymentMethod } from './paymentMethod.service.ts';
+import { newPaymentMethodToken } from './paymentMethod.ts';
 import type { PaymentMethod } from './paymentMethod.ts';
 
 export interface AddCreditCardInput {
@@ -149,7 +150,7 @@ async function cardGateway(ctx: ServiceContext, primaryGatewayId: number | null)
 
 /**
  * POST /v1/paymentmethods/creditcard. The number goes to the gateway's vault, which hands back a token; we keep
- * the token, the brand, the last four digits, the names and the expiry (never the number). Spec: a card is
+ * the token sealed (and show a token of our own), the brand, the last four digits, the names and the expiry (never the number). Spec: a card is
  * isValid true on add.
  */
 export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInput): Promise<PaymentMethod> {
@@ -158,7 +159,7 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
   if (problems.length) throw new ValidationError(problems);
   const customer = await getCustomer(ctx, input.customerId);
   const gateway = await cardGateway(ctx, customer.primaryGatewayId);
-  const { token } = await vaultCard(
+  const { sealedToken } = await vaultCard(
     ctx,
     gateway,
     {
@@ -178,7 +179,8 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
       accountId: ctx.account.id,
       customerId: customer.id,
       gatewayId: gateway.id,
-      token,
+      token: newPaymentMethodToken(),
+      vaultTokenSealed: sealedToken,
       isValid: true,
       details: {
         type: 'credit_card',
@@ -203,7 +205,9 @@ export async function addCreditCard(ctx: ServiceContext, input: AddCreditCardInp
 export interface VaultedCardInput {
   customerId: number;
   gatewayId: number;
+  /** The token of our own the capture session showed as paymentMethodToken (newPaymentMethodToken). */
   token: string;
+  vaultTokenSealed: string;
   cardType: string;
   lastFour: string;
   nameOnCard: string;
@@ -226,6 +230,7 @@ export async function addVaultedCard(ctx: ServiceContext, input: VaultedCardInpu
       customerId: input.customerId,
       gatewayId: input.gatewayId,
       token: input.token,
+      vaultTokenSealed: input.vaultTokenSealed,
       isValid: true,
       details: {
         type: 'credit_card',

@@ -14,7 +14,8 @@
  * - `followBankAccountVerifications(ctx)`: the run's step that asks the gateway again about bank accounts whose
  *   verification with the debtor's bank is pending, and records its answers.
  * - `addVaultedCard(ctx, card)`: a card the hosted widget vaulted before its customer was known, kept for the
- *   customer (in the caller's transaction).
+ *   customer (in the caller's transaction), under the token of our own the session showed
+ *   (`newPaymentMethodToken`); the vault's token stays sealed (docs/gateways.md, "Provider tokens are sealed").
  * - `listPaymentMethods(ctx, page, customerId)`, `setPrimaryPaymentMethod(ctx, id)`, `deletePaymentMethod(ctx, id)`:
  *   the API's list, make-primary (which retries failed invoices through the new-primary port) and delete, for the
  *   customer portal's page of payment methods.
@@ -23,6 +24,7 @@
 /** Payment methods' mandate references, joined by other modules' statements (docs/architecture.md, "Tables and their owners"). */
 export { paymentMethodMandates } from './paymentMethodMandates.ts';
 export type { PaymentMethod } from './paymentMethod.ts';
+export { newPaymentMethodToken } from './paymentMethod.ts';
 export {
   assertPaymentMethodUsable,
   deletePaymentMethod,

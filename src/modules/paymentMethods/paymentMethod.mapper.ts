@@ -65,6 +65,7 @@ export function paymentMethodFromRow(row: PaymentMethodRow): PaymentMethod {
     isPrimary: Boolean(row.is_primary),
     isValid: Boolean(row.is_valid),
     token: row.token,
+    vaultTokenSealed: row.vault_token_sealed,
     gatewayId: row.gateway_id,
     createdAt: row.created_at,
     creditCard:
@@ -142,6 +143,7 @@ export function newPaymentMethodToRow(method: NewPaymentMethod): Insertable<Paym
     gateway_id: method.gatewayId,
     method_type: details.type,
     token: method.token,
+    vault_token_sealed: method.vaultTokenSealed,
     is_valid: method.isValid,
     ...(details.type === 'credit_card'
       ? {

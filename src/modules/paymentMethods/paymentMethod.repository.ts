@@ -28,6 +28,7 @@ const COLUMNS = [
   'gateway_id',
   'method_type',
   'token',
+  'vault_token_sealed',
   'is_primary',
   'is_valid',
   'last_four',

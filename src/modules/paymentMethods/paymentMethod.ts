@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { IdentityKind } from '../../core/identityNumbers.ts';
 import type { PaymentMethodKind } from '../gateways/index.ts';
@@ -73,8 +74,13 @@ export interface PaymentMethod {
   type: PaymentMethodKind;
   isPrimary: boolean;
   isValid: boolean;
-  /** The gateway vault's token for a card, ours for a bank account: what PrimaryPaymentMethodInfo shows. */
+  /** Our own opaque token (`pm_…`): what PrimaryPaymentMethodInfo shows; never the gateway vault's. */
   token: string;
+  /**
+   * A card's token in its gateway's vault, sealed; opened only inside the gateway's call (docs/gateways.md,
+   * "Provider tokens are sealed"). Null for a bank account.
+   */
+  vaultTokenSealed: string | null;
   /** The gateway whose vault keeps a card; null for a bank account. */
   gatewayId: number | null;
   creditCard: CreditCardDetails | null;
@@ -115,6 +121,7 @@ export interface NewPaymentMethod {
   customerId: number;
   gatewayId: number | null;
   token: string;
+  vaultTokenSealed: string | null;
   isValid: boolean;
   isPrimary: boolean;
   details:
@@ -138,4 +145,12 @@ export interface PrimaryPaymentMethod {
   id: number;
   customerId: number;
   token: string;
+}
+
+/**
+ * A payment method's token of our own: opaque, random, and the same in every answer, event and audit entry that
+ * names the method (docs/spec-decisions.md, "Payment-method tokens").
+ */
+export function newPaymentMethodToken(): string {
+  return `pm_${crypto.randomBytes(12).toString('hex')}`;
 }

@@ -9,8 +9,13 @@ export interface PaymentMethodsTable {
   gateway_id: number | null;
   /** credit_card or bank_account. */
   method_type: string;
-  /** The gateway vault's token for a card; a token of our own for a bank account. */
+  /**
+   * A token of our own (`pm_` and 24 hex digits): what PrimaryPaymentMethodInfo and the capture widget's
+   * paymentMethodToken show (docs/spec-decisions.md, "Payment-method tokens").
+   */
   token: string;
+  /** A card's token in the gateway's vault, sealed (SecretBox): it charges the card. Null for a bank account. */
+  vault_token_sealed: string | null;
   is_primary: SqlBool;
   is_valid: SqlBool;
   last_four: string;

@@ -13,6 +13,7 @@ import type { FieldProblem } from '../../errors.ts';
 import { emitEvents } from '../events/index.ts';
 import { getGateway, isGatewayUsable, vaultCard } from '../gateways/index.ts';
 import type { CardToVault, Gateway } from '../gateways/index.ts';
+import { newPaymentMethodToken } from '../paymentMethods/index.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../storage/database.ts';
 import {
@@ -221,6 +222,7 @@ const NO_CHALLENGE = {
   providerSetupSealed: null,
   challengeId: null,
   methodToken: null,
+  methodVaultTokenSealed: null,
   cardType: null,
   lastFour: null,
   nameOnCard: null,
@@ -243,7 +245,7 @@ export async function usableGateway(ctx: ServiceContext, row: ClaimedCaptureSess
 }
 
 /**
- * The card put in the gateway's vault, answered by its token. The vault's refusal is a failed attempt, told as any
+ * The card put in the gateway's vault, answered by its token, sealed. The vault's refusal is a failed attempt, told as any
  * decline is; any other failure hands the claim back uncounted.
  */
 async function vaultSubmittedCard(
@@ -253,8 +255,8 @@ async function vaultSubmittedCard(
   card: CardToVault,
 ): Promise<string> {
   try {
-    const { token } = await vaultCard(ctx, gateway, card, 'number');
-    return token;
+    const { sealedToken } = await vaultCard(ctx, gateway, card, 'number');
+    return sealedToken;
   } catch (error) {
     if (!(error instanceof DomainError)) {
       await releaseClaim(ctx, row);
@@ -295,13 +297,13 @@ export async function submitCard(
   if (problems.length > 0) throw refused(await failAttempt(ctx, row, 'invalid_fields'), problems);
 
   const gateway = await usableGateway(ctx, row);
-  const token = await vaultSubmittedCard(ctx, gateway, row, card);
+  const sealedToken = await vaultSubmittedCard(ctx, gateway, row, card);
 
   const shown = cardShownOf(card);
   let charge: SaleCharge | undefined;
   if (includesSale(row.saleType) && row.amountMinor !== null) {
     const result = await chargeUnderClaim(ctx, gateway, row, {
-      token,
+      sealedToken,
       amountMinor: row.amountMinor,
       currencyCode: row.currencyCode,
       // A card that replaces one waiting on its challenge is a new charge (that card's was answered already).
@@ -311,7 +313,7 @@ export async function submitCard(
     if (result.outcome === 'declined' && result.reason === 'authentication_required') {
       // The shopper is here: the issuer's challenge, rather than a decline (docs/design/hosted-pages.md,
       // "3-D Secure in the frame").
-      return awaitChallenge(ctx, row, shown, token);
+      return awaitChallenge(ctx, row, shown, sealedToken);
     }
     if (result.outcome === 'succeeded' || result.outcome === 'pending') {
       charge = { chargeId: result.chargeId, state: result.outcome === 'succeeded' ? 'settled' : 'pending' };
@@ -321,22 +323,24 @@ export async function submitCard(
     }
     // Else (VaultSale, isVaultOnlyOnSuccess false): the card is kept although the sale was declined.
   }
-  return recordCapturedCard(ctx, gateway, row, shown, token, charge);
+  return recordCapturedCard(ctx, gateway, row, shown, sealedToken, charge);
 }
 
 /**
  * The session captured with the card as a person sees it, its token if kept, and the sale's charge if any. A submit
  * that lost its claim records nothing and refunds its charge (docs/design/hosted-pages.md, "One submit at a time").
+ * A kept card is shown by a token of our own, its payment method's to be; the vault's token stays sealed
+ * (docs/spec-decisions.md, "Payment-method tokens").
  */
 export async function recordCapturedCard(
   ctx: ServiceContext,
   gateway: Gateway,
   row: ClaimedCaptureSession,
   card: CardShown,
-  token: string | null,
+  sealedToken: string | null,
   charge: SaleCharge | undefined,
 ): Promise<CaptureSummary> {
-  const keep = keepsMethod(row.vaultingType);
+  const keep = keepsMethod(row.vaultingType) && sealedToken !== null;
   const held = await withTransaction(ctx, async (tctx) => {
     const now = nowInstant(tctx);
     const ended = await endClaim(tctx, row, {
@@ -344,7 +348,8 @@ export async function recordCapturedCard(
       challengeId: null,
       providerSetupSealed: null,
       methodType: 'credit_card',
-      methodToken: keep ? token : null,
+      methodToken: keep ? newPaymentMethodToken() : null,
+      methodVaultTokenSealed: keep ? sealedToken : null,
       cardType: card.cardType,
       lastFour: card.lastFour,
       nameOnCard: card.nameOnCard,
@@ -375,20 +380,21 @@ export async function recordCapturedCard(
 }
 
 /**
- * The session waits on the cardholder's challenge: its random id, the vault's token and the card as a person sees
- * it are kept on the session (the server's word, never the browser's), until the frame answers the challenge.
+ * The session waits on the cardholder's challenge: its random id, the vault's token (sealed) and the card as a
+ * person sees it are kept on the session (the server's word, never the browser's), until the frame answers the
+ * challenge.
  */
 export async function awaitChallenge(
   ctx: ServiceContext,
   row: ClaimedCaptureSession,
   card: CardShown,
-  token: string,
+  sealedToken: string,
 ): Promise<CaptureChallenge> {
   const challengeId = crypto.randomBytes(16).toString('hex');
   const held = await endClaim(ctx, row, {
     state: 'challenging' satisfies StoredState,
     challengeId,
-    methodToken: token,
+    methodVaultTokenSealed: sealedToken,
     cardType: card.cardType,
     lastFour: card.lastFour,
     nameOnCard: card.nameOnCard,
@@ -434,10 +440,13 @@ export async function answerChallenge(
     expiryMonth: row.expiryMonth ?? 0,
     expiryYear: row.expiryYear ?? 0,
   };
-  const token = row.methodToken ?? '';
+  // claimChallenge found the session waiting on its challenge, which awaitChallenge keeps with the card's token.
+  const sealedToken = row.methodVaultTokenSealed;
+  if (sealedToken === null)
+    throw new Error(`capture session ${row.id} waits on a challenge without its card`);
   const gateway = await usableGateway(ctx, row);
   const result = await chargeUnderClaim(ctx, gateway, row, {
-    token,
+    sealedToken,
     amountMinor: row.amountMinor ?? 0,
     currencyCode: row.currencyCode,
     // The authenticated charge of this attempt: asked again after a lost answer, it gets the first answer.
@@ -449,7 +458,7 @@ export async function answerChallenge(
     const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
     throw refused(left, [{ field: 'number', message: 'The payment was declined' }]);
   }
-  return recordCapturedCard(ctx, gateway, row, shown, token, {
+  return recordCapturedCard(ctx, gateway, row, shown, sealedToken, {
     chargeId: result.chargeId,
     state: result.outcome === 'succeeded' ? 'settled' : 'pending',
   });

@@ -3,7 +3,7 @@ import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError } from '../../errors.ts';
 import { GatewayTimeoutError, chargeStoredMethod, refundCharge } from '../gateways/index.ts';
-import type { ChargeRequest, ChargeResult, Gateway } from '../gateways/index.ts';
+import type { ChargeResult, Gateway, SealedChargeRequest } from '../gateways/index.ts';
 import type {
   CaptureSessionChanges,
   CaptureSessionRecord,
@@ -128,7 +128,7 @@ export async function chargeUnderClaim(
   ctx: ServiceContext,
   gateway: Gateway,
   row: ClaimedCaptureSession,
-  request: ChargeRequest,
+  request: SealedChargeRequest,
 ): Promise<ChargeResult> {
   try {
     return await chargeStoredMethod(ctx, gateway, request);

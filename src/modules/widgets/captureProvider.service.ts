@@ -10,7 +10,7 @@ import {
   startCardSetup,
   usesHostedFields,
 } from '../gateways/index.ts';
-import type { CardSetupResult, Gateway, HostedFields, PayerDetails } from '../gateways/index.ts';
+import type { Gateway, HostedFields, PayerDetails, SealedCardSetupResult } from '../gateways/index.ts';
 import { getInvoice } from '../invoicing/index.ts';
 import { assertOpen, failAttempt, recordCapturedCard, refused, usableGateway } from './capture.service.ts';
 import type { CaptureSummary } from './capture.service.ts';
@@ -114,13 +114,13 @@ async function hostedFieldsGateway(ctx: ServiceContext, row: ClaimedCaptureSessi
 /**
  * POST /widget/capture/{HashToken}/provider/start: the setup (or the sale) started at the provider, once per
  * attempt: a second start answers the first one's. The e-mail is asked only when the provider needs one and the
- * session knows none (a 422 naming `email`, not counted as a failed attempt). `storedToken` is never the browser's:
- * the pay page's "Confirm payment" names the customer's stored card itself (payPage.service.ts).
+ * session knows none (a 422 naming `email`, not counted as a failed attempt). `sealedStoredToken` is never the
+ * browser's: the pay page's "Confirm payment" names the customer's stored card itself (payPage.service.ts).
  */
 export async function startProviderSetup(
   ctx: ServiceContext,
   found: CaptureSessionRecord,
-  input: { email?: string; storedToken?: string },
+  input: { email?: string; sealedStoredToken?: string },
 ): Promise<{ confirm: Record<string, string> }> {
   assertOpen(ctx, found);
   const row = await claimForSale(ctx, found, (tctx) => claimSession(tctx, found));
@@ -145,7 +145,7 @@ export async function startProviderSetup(
     payer,
     description: row.description ?? `Capture session ${row.id}`,
     keepCard: keepsMethod(row.vaultingType),
-    ...(input.storedToken === undefined ? {} : { storedToken: input.storedToken }),
+    ...(input.sealedStoredToken === undefined ? {} : { sealedStoredToken: input.sealedStoredToken }),
   }).catch((error: unknown) => unanswered(ctx, row, error));
   if (start.outcome !== 'ok') {
     const left = await failAttempt(ctx, row, `setup_${start.outcome}`);
@@ -241,7 +241,7 @@ export async function finishProviderSetup(
     state: result.charge.state === 'succeeded' ? ('settled' as const) : ('pending' as const),
   };
   try {
-    return await recordCapturedCard(ctx, gateway, row, shown, result.token, charge);
+    return await recordCapturedCard(ctx, gateway, row, shown, result.sealedToken, charge);
   } catch (error) {
     if (error instanceof DomainError) throw error;
     await releaseClaim(ctx, row);
@@ -250,9 +250,9 @@ export async function finishProviderSetup(
 }
 
 /** Why a setup the provider says went through cannot be captured as the session asked, or undefined when it can. */
-function capturedProblem(row: CaptureSessionRecord, result: CardSetupResult): string | undefined {
+function capturedProblem(row: CaptureSessionRecord, result: SealedCardSetupResult): string | undefined {
   if (result.outcome !== 'ok') return undefined;
-  if (keepsMethod(row.vaultingType) && result.token === null) return 'card_not_reusable';
+  if (keepsMethod(row.vaultingType) && result.sealedToken === null) return 'card_not_reusable';
   if (saleAmount(row) !== undefined && result.charge === undefined) return 'sale_not_charged';
   return undefined;
 }

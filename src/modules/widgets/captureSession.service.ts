@@ -75,7 +75,10 @@ export interface CaptureSession {
   state: CaptureState;
   failedAttempts: number;
   card: CapturedCard | null;
-  /** The vault's token of the kept card; null for a Sale, which keeps nothing. */
+  /**
+   * The kept card's token of our own, which its payment method keeps (docs/spec-decisions.md, "Payment-method
+   * tokens"); null for a Sale, which keeps nothing. Never the vault's.
+   */
   methodToken: string | null;
   chargeId: string | null;
   customerId: number | null;
@@ -443,11 +446,12 @@ async function keepMethod(
     const details = JSON.parse(ctx.secrets.open(row.bankAccountSealed)) as BankAccountInput;
     return (await addBankAccount(ctx, { customerId, isPrimary: false, bankAccount: details })).id;
   }
-  if (row.methodToken === null || row.lastFour === null) return null;
+  if (row.methodToken === null || row.methodVaultTokenSealed === null || row.lastFour === null) return null;
   return addVaultedCard(ctx, {
     customerId,
     gatewayId: row.gatewayId,
     token: row.methodToken,
+    vaultTokenSealed: row.methodVaultTokenSealed,
     cardType: row.cardType ?? 'Unknown',
     lastFour: row.lastFour,
     nameOnCard: row.nameOnCard ?? '',

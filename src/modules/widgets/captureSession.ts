@@ -129,7 +129,10 @@ export interface CaptureSessionRecord {
   /** How many times a claim that ran out was taken over by another submit. */
   claimTakeovers: number;
   methodType: 'credit_card' | 'bank_account' | null;
+  /** The kept card's token of our own: what paymentMethodToken shows. */
   methodToken: string | null;
+  /** The card's vault token, sealed: opened only inside the gateway's call. */
+  methodVaultTokenSealed: string | null;
   cardType: string | null;
   lastFour: string | null;
   nameOnCard: string | null;

@@ -256,14 +256,14 @@ export async function confirmWithStoredCard(
     expiryYear: card.expiryYear,
   };
   const result = await chargeUnderClaim(ctx, gateway, row, {
-    token: offer.method.token,
+    sealedToken: offer.method.vaultTokenSealed!,
     amountMinor: row.amountMinor!,
     currencyCode: row.currencyCode,
     idempotencyKey: attemptKey(row),
     description: row.description ?? `Capture session ${row.id}`,
   });
   if (result.outcome === 'declined' && result.reason === 'authentication_required') {
-    return awaitChallenge(ctx, row, shown, offer.method.token);
+    return awaitChallenge(ctx, row, shown, offer.method.vaultTokenSealed!);
   }
   if (result.outcome !== 'succeeded' && result.outcome !== 'pending') {
     const left = await failAttempt(ctx, row, `charge_${result.outcome}`);
@@ -294,9 +294,13 @@ async function confirmWithProvider(
   method: PaymentMethod,
   fields: HostedFields,
 ): Promise<CaptureSummary | ProviderAction> {
-  const storedToken = fields.confirmsStoredCard ? method.token : undefined;
-  const { confirm } = await startProviderSetup(ctx, found, storedToken === undefined ? {} : { storedToken });
-  if (storedToken !== undefined && confirm.nextAction === undefined) {
+  const sealedStoredToken = fields.confirmsStoredCard ? (method.vaultTokenSealed ?? undefined) : undefined;
+  const { confirm } = await startProviderSetup(
+    ctx,
+    found,
+    sealedStoredToken === undefined ? {} : { sealedStoredToken },
+  );
+  if (sealedStoredToken !== undefined && confirm.nextAction === undefined) {
     // Charged without a challenge: nothing for the browser to do but come back to a paid page.
     const started = await findCaptureSessionByHashDigest(ctx.db, found.hashTokenSha256);
     const summary = await completeProviderSetup(ctx, started ?? found);

@@ -34,7 +34,13 @@ export interface CaptureSessionsTable {
   claim_takeovers: Defaulted<number>;
   /** credit_card or bank_account, once captured. */
   method_type: string | null;
+  /**
+   * The kept card's token of our own (the payment method's to be; docs/spec-decisions.md, "Payment-method tokens"):
+   * what paymentMethodToken shows. Never the vault's.
+   */
   method_token: string | null;
+  /** The card's token in the gateway's vault, sealed (SecretBox); also while a challenge waits (migration 0067). */
+  method_vault_token_sealed: string | null;
   card_type: string | null;
   last_four: string | null;
   name_on_card: string | null;

@@ -86,7 +86,8 @@ export const CaptureSessionOut = Type.Object({
   AuthDomain: Type.String({ description: 'The normalised origin allowed to frame the widget' }),
   paymentMethodID: NullableId(),
   paymentMethodToken: NullableText(
-    "The vault's token of the captured card; null until captured, or for a Sale",
+    "The kept card's token of our own (pm_…), its payment method's once completed; never the gateway vault's. " +
+      'Null until captured, or for a Sale',
   ),
   transactionID: NullableText("The gateway's charge of a sale; null when nothing was charged"),
   Description: NullableText('Shown with the charge'),
