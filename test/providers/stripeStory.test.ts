@@ -162,6 +162,35 @@ describe('a business collecting cards through Stripe', () => {
     sim.nextRefundStatus = 'succeeded';
   });
 
+  it("answers applied 1 to one of 8 copies of a refund's webhook delivered at once, 0 to the others", async () => {
+    const [payment] = await story.payments(ada);
+    const refund = () =>
+      story.account.request('POST', `/v1/payments/${payment.paymentID}/refund`, { body: { Amount: 1 } });
+    const atStripe = () => [...sim.refunds.values()].findLast((r) => r.paymentIntent === payment.Ref)!;
+    const refundAdjustments = async () =>
+      (await ok(story.account, 'GET', `/v1/payments/${payment.paymentID}`)).Allocations.filter(
+        (a: any) => a.positiveAdjustmentID,
+      ).length;
+    const before = await refundAdjustments();
+    sim.nextRefundStatus = 'pending';
+    try {
+      for (const status of ['failed', 'succeeded'] as const) {
+        const pending = await refund();
+        expect(pending.status, pending.text).toBe(200);
+        sim.settleRefund(atStripe().id, status);
+        const delivery = await sim.delivery('refund.updated');
+        const answers = await Promise.all(Array.from({ length: 8 }, () => story.webhook(delivery)));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+        // The ledger changes once, and exactly one answer says so (docs/gateways.md, "Late events").
+        expect(answers.map((answer) => answer.body.applied).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+      }
+    } finally {
+      sim.nextRefundStatus = 'succeeded';
+    }
+    // The failed refund gave its money back; the settled one kept its adjustment.
+    expect(await refundAdjustments()).toBe(before + 1);
+  });
+
   it('reverses a disputed payment when Stripe says so, and books the money back when the dispute is won', async () => {
     const { customerId } = await cardCustomer(DISPUTED, 'Edda');
     await subscribe(story.account, customerId, plan);
