@@ -4,6 +4,7 @@ import { billAccount } from '../../src/billing/billRun.ts';
 import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
+import { addGateway } from '../../src/modules/gateways/index.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { StripeSimulator } from './stripeSimulator.ts';
 import { recordedText, useStory } from './story.ts';
@@ -227,6 +228,39 @@ describe('a business collecting cards through Stripe', () => {
       [payment.Ref, 'Failed', 30],
       [`${payment.Ref}:dispute_won`, 'Unallocated', 30],
     ]);
+  });
+
+  it("applies a webhook only to its own gateway's charges: another gateway's webhook naming the charge changes nothing", async () => {
+    const { customerId } = await cardCustomer(DISPUTED, 'Gus');
+    await subscribe(story.account, customerId, plan);
+    await story.collect();
+    const [payment] = await story.payments(customerId);
+    expect(payment.Status).toBe('Allocated');
+    // A second Stripe gateway of the account (another Stripe account, say), whose webhook tells of the first's charge.
+    const ctx = { ...(await accountContext(story.t, story.account.accountId)), providerFetch: sim.fetch };
+    const other = await addGateway(ctx, {
+      type: 'stripe',
+      friendlyName: 'Stripe, the other account',
+      isPrimary: false,
+      settings: {
+        secretKey: sim.secretKey,
+        publishableKey: sim.publishableKey,
+        webhookSecret: sim.webhookSecret,
+      },
+    });
+    const delivery = await sim.delivery('charge.dispute.created');
+    const toOther = await fetch(`${story.t.url}/gateway-webhooks/${other.token}`, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.rawBody,
+    });
+    expect(toOther.status).toBe(200);
+    expect(await toOther.json()).toMatchObject({ received: 1, applied: 0 });
+    expect(await ok(story.account, 'GET', `/v1/payments/${payment.paymentID}`)).toMatchObject({
+      Status: 'Allocated',
+    });
+    // The gateway that made the charge is heard.
+    expect(await story.webhook(delivery)).toMatchObject({ body: { applied: 1 } });
   });
 
   it('charges the next renewal a month later', async () => {
