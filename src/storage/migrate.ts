@@ -67,6 +67,7 @@ import * as netcashUploads from './migrations/0063_netcash_uploads.ts';
 import * as bankAccountVerification from './migrations/0064_bank_account_verification.ts';
 import * as debiCheckMandates from './migrations/0065_debicheck_mandates.ts';
 import * as debiCheckBatches from './migrations/0066_debicheck_batches.ts';
+import * as usernameKeyUnique from './migrations/0069_username_key_unique.ts';
 
 // Listed explicitly (not read from a folder) so the set is the same under tsx, vitest and any bundler.
 const migrations: Record<string, Migration> = {
@@ -135,6 +136,7 @@ const migrations: Record<string, Migration> = {
   '0064_bank_account_verification': bankAccountVerification,
   '0065_debicheck_mandates': debiCheckMandates,
   '0066_debicheck_batches': debiCheckBatches,
+  '0069_username_key_unique': usernameKeyUnique,
 };
 
 /**
