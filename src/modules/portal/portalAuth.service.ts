@@ -1,3 +1,4 @@
+import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { addressKey } from '../../http/clientAddress.ts';
@@ -234,7 +235,8 @@ async function verifyInTurn(accountId: number, password: string, stored: string)
 
 /**
  * Records an action of the signed-in contact (repo.recordContactAction) and counts those of its kind in the last
- * `windowMs`; the contact's rows older than a day, the longest window, go.
+ * `windowMs`, in one transaction under the contact's turn (repo.lockContactActions), so that a cap holds under
+ * parallel requests on PostgreSQL too; the contact's rows older than a day, the longest window, go.
  */
 const countContactAction = (
   ctx: ServiceContext,
@@ -242,18 +244,21 @@ const countContactAction = (
   action: repo.ContactAction,
   windowMs: number,
 ) =>
-  repo.recordContactAction(
-    ctx.db,
-    {
-      accountId: ctx.account.id,
-      contactId: session.contactId,
-      sessionId: session.id,
-      action,
-      actedAt: at(ctx),
-    },
-    at(ctx, -windowMs),
-    at(ctx, -DAY_MS),
-  );
+  withTransaction(ctx, async (tctx) => {
+    await repo.lockContactActions(tctx.db, tctx.account.id, session.contactId);
+    return repo.recordContactAction(
+      tctx.db,
+      {
+        accountId: tctx.account.id,
+        contactId: session.contactId,
+        sessionId: session.id,
+        action,
+        actedAt: at(tctx),
+      },
+      at(tctx, -windowMs),
+      at(tctx, -DAY_MS),
+    );
+  });
 
 type GuardedCheck =
   | { kind: 'right'; attemptId: number }
