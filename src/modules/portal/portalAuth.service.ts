@@ -45,10 +45,9 @@ export const FORM_POSTS_PER_MINUTE = 30;
 /** At most this many password verifications (128 MiB of scrypt each) run at once in a process. */
 export const CONCURRENT_VERIFICATIONS = 5;
 /**
- * At most this many of them for one account, half (docs/portal.md, "Sign-in, sessions and passwords"): no account's
- * contacts can hold every slot; more of the account's checks wait in its queue, up to VERIFICATIONS_WAITING.
+ * When they are all running, at most this many of an account's checks wait in its queue; freed slots go round the
+ * accounts waiting in turn (docs/portal.md, "Sign-in, sessions and passwords"; verificationSlots.ts).
  */
-export const ACCOUNT_VERIFICATIONS = Math.floor(CONCURRENT_VERIFICATIONS / 2);
 export const VERIFICATIONS_WAITING = 10;
 /**
  * A signed-in contact's current-password checks (e-mail and password forms), right or wrong: at most this many per
@@ -216,12 +215,12 @@ async function pausedUntil(
   return ends.length ? new Date(Math.max(...ends)).toISOString() : undefined;
 }
 
-const slots = new VerificationSlots(CONCURRENT_VERIFICATIONS, ACCOUNT_VERIFICATIONS, VERIFICATIONS_WAITING);
+const slots = new VerificationSlots(CONCURRENT_VERIFICATIONS, VERIFICATIONS_WAITING);
 
 /**
  * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the process, each costing 128 MiB
- * and a core for a fraction of a second, and at most ACCOUNT_VERIFICATIONS of them for one account (the rest of the
- * account's wait their turn, a few); 'busy' when there is no room, rather than queueing guesses.
+ * and a core for a fraction of a second; when they are all running it waits for its account's turn (a few of an
+ * account's checks wait, in turn with other accounts'); 'busy' beyond that, rather than queueing guesses.
  */
 async function verifyInTurn(accountId: number, password: string, stored: string): Promise<boolean | 'busy'> {
   const release = await slots.acquire(accountId);
