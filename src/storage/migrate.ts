@@ -69,6 +69,7 @@ import * as debiCheckMandates from './migrations/0065_debicheck_mandates.ts';
 import * as debiCheckBatches from './migrations/0066_debicheck_batches.ts';
 import { sealedProviderTokens } from './migrations/0067_sealed_provider_tokens.ts';
 import type { MigrationSealer } from './migrations/0067_sealed_provider_tokens.ts';
+import * as usernameKeyUnique from './migrations/0069_username_key_unique.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -147,6 +148,7 @@ const migrations: Record<string, Migration> = {
   '0066_debicheck_batches': debiCheckBatches,
   // Made with the key (migrationsWith): it seals what it finds.
   '0067_sealed_provider_tokens': sealedProviderTokens(undefined),
+  '0069_username_key_unique': usernameKeyUnique,
 };
 
 /** The migrations, those that seal given the key. */

@@ -310,6 +310,28 @@ describe('concurrent adds', () => {
     expect(await outboxCount(account)).toBe(1);
   });
 
+  it('answers 201 to one and 409 to the other of two concurrent adds of one Username in two letter cases', async () => {
+    const account = await t.newAccount('Username case race');
+    const customerID = await newCustomer(account);
+    const results = await Promise.all(
+      ['Bob', 'bob'].map((Username) =>
+        account.request('POST', '/v1/customercontacts', {
+          body: {
+            customerID,
+            Name: 'Bob',
+            LastName: Username,
+            Email: uniqueEmail('bobcase'),
+            Username,
+            Password: 'Bobby1234',
+          },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort(), results.map((r) => r.text).join('\n')).toEqual([201, 409]);
+    expect(results.find((r) => r.status === 409)!.body.code).toBe('username_taken');
+    expect(await contactCount(account)).toBe(1);
+  });
+
   // Two contacts of the same name added at once must not fail over a username the caller never chose.
   it('gives concurrent same-named contacts without a Username distinct generated usernames', async () => {
     const account = await t.newAccount('Generated Race');

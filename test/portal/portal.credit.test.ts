@@ -297,6 +297,15 @@ describe('buying credit', () => {
       ['ten', 'Enter the amount as a number, such as 50.00'],
       ['-5', 'Enter the amount as a number, such as 50.00'],
       ['1e3', 'Enter the amount as a number, such as 50.00'],
+      // Separators out of place are refused, not read past as 100.00 and 1,250.00 (docs/portal.md, "Prepaid credit").
+      [
+        '1,0,0',
+        'Write the amount with a point for decimals and thousands in groups of three, such as 1,250.50',
+      ],
+      [
+        '12,50',
+        'Write the amount with a point for decimals and thousands in groups of three, such as 1,250.50',
+      ],
       ['12.345', 'Enter at most 2 decimals: USD has no smaller unit'],
       ['0', 'The least you can buy is USD 1.00'],
       ['0.99', 'The least you can buy is USD 1.00'],

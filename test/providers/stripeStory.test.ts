@@ -4,6 +4,7 @@ import { billAccount } from '../../src/billing/billRun.ts';
 import { signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createPlan, invoicesOf, ok, subscribe } from '../helpers/billing.ts';
 import { accountContext } from '../helpers/context.ts';
+import { addGateway } from '../../src/modules/gateways/index.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import { StripeSimulator } from './stripeSimulator.ts';
 import { recordedText, useStory } from './story.ts';
@@ -162,6 +163,35 @@ describe('a business collecting cards through Stripe', () => {
     sim.nextRefundStatus = 'succeeded';
   });
 
+  it("answers applied 1 to one of 8 copies of a refund's webhook delivered at once, 0 to the others", async () => {
+    const [payment] = await story.payments(ada);
+    const refund = () =>
+      story.account.request('POST', `/v1/payments/${payment.paymentID}/refund`, { body: { Amount: 1 } });
+    const atStripe = () => [...sim.refunds.values()].findLast((r) => r.paymentIntent === payment.Ref)!;
+    const refundAdjustments = async () =>
+      (await ok(story.account, 'GET', `/v1/payments/${payment.paymentID}`)).Allocations.filter(
+        (a: any) => a.positiveAdjustmentID,
+      ).length;
+    const before = await refundAdjustments();
+    sim.nextRefundStatus = 'pending';
+    try {
+      for (const status of ['failed', 'succeeded'] as const) {
+        const pending = await refund();
+        expect(pending.status, pending.text).toBe(200);
+        sim.settleRefund(atStripe().id, status);
+        const delivery = await sim.delivery('refund.updated');
+        const answers = await Promise.all(Array.from({ length: 8 }, () => story.webhook(delivery)));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+        // The ledger changes once, and exactly one answer says so (docs/gateways.md, "Late events").
+        expect(answers.map((answer) => answer.body.applied).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+      }
+    } finally {
+      sim.nextRefundStatus = 'succeeded';
+    }
+    // The failed refund gave its money back; the settled one kept its adjustment.
+    expect(await refundAdjustments()).toBe(before + 1);
+  });
+
   it('reverses a disputed payment when Stripe says so, and books the money back when the dispute is won', async () => {
     const { customerId } = await cardCustomer(DISPUTED, 'Edda');
     await subscribe(story.account, customerId, plan);
@@ -198,6 +228,39 @@ describe('a business collecting cards through Stripe', () => {
       [payment.Ref, 'Failed', 30],
       [`${payment.Ref}:dispute_won`, 'Unallocated', 30],
     ]);
+  });
+
+  it("applies a webhook only to its own gateway's charges: another gateway's webhook naming the charge changes nothing", async () => {
+    const { customerId } = await cardCustomer(DISPUTED, 'Gus');
+    await subscribe(story.account, customerId, plan);
+    await story.collect();
+    const [payment] = await story.payments(customerId);
+    expect(payment.Status).toBe('Allocated');
+    // A second Stripe gateway of the account (another Stripe account, say), whose webhook tells of the first's charge.
+    const ctx = { ...(await accountContext(story.t, story.account.accountId)), providerFetch: sim.fetch };
+    const other = await addGateway(ctx, {
+      type: 'stripe',
+      friendlyName: 'Stripe, the other account',
+      isPrimary: false,
+      settings: {
+        secretKey: sim.secretKey,
+        publishableKey: sim.publishableKey,
+        webhookSecret: sim.webhookSecret,
+      },
+    });
+    const delivery = await sim.delivery('charge.dispute.created');
+    const toOther = await fetch(`${story.t.url}/gateway-webhooks/${other.token}`, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.rawBody,
+    });
+    expect(toOther.status).toBe(200);
+    expect(await toOther.json()).toMatchObject({ received: 1, applied: 0 });
+    expect(await ok(story.account, 'GET', `/v1/payments/${payment.paymentID}`)).toMatchObject({
+      Status: 'Allocated',
+    });
+    // The gateway that made the charge is heard.
+    expect(await story.webhook(delivery)).toMatchObject({ body: { applied: 1 } });
   });
 
   it('charges the next renewal a month later', async () => {

@@ -7,6 +7,7 @@ import type { Payment } from '../ledger/index.ts';
 import {
   findPaymentIdByChargeRef,
   getPayment,
+  listPaymentIdsByChargeRef,
   recordCollectedPayment,
   reversePayment,
   settlePayment,
@@ -15,7 +16,7 @@ import {
 import { emitEvents } from '../events/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
-import { applyRefundEvent } from './gatewayRefund.service.ts';
+import { applyRefundEvent, chargeOfPayment } from './gatewayRefund.service.ts';
 import { recoverProviderSession } from './providerSessions.ts';
 
 /**
@@ -57,9 +58,7 @@ export async function applyChargeEvent(
   if (kind === 'refund_settled' || kind === 'refund_failed') {
     return refundId !== undefined && applyRefundEvent(ctx, gateway.id, { kind, refundId, code });
   }
-  const paymentId =
-    (await repo.findPaymentOfCharge(ctx.db, ctx.account.id, gateway.id, event.chargeId)) ??
-    (await findPaymentIdByChargeRef(ctx, event.chargeId));
+  const paymentId = await findPaymentOfGatewayCharge(ctx, gateway.id, event.chargeId);
   if (paymentId === undefined) {
     // A charge or card setup of a capture session whose browser never came back (providerSessions.ts).
     const done = kind === 'charge_settled' || kind === 'setup_succeeded';
@@ -108,6 +107,26 @@ export async function applyChargeEvent(
     if (!(error instanceof ConflictError)) throw error;
     return false;
   }
+}
+
+/**
+ * The payment of a charge this gateway made: its collection attempt's, else a payment whose Ref is the charge id and
+ * whose charge was made by this gateway (a capture session's, a portal payment's card's; chargeOfPayment). A charge
+ * id is the provider's, and two gateways of an account may know the same one: a webhook is about its own gateway's
+ * charges only (docs/gateways.md, "Late events").
+ */
+async function findPaymentOfGatewayCharge(
+  ctx: ServiceContext,
+  gatewayId: number,
+  chargeId: string,
+): Promise<number | undefined> {
+  const attempted = await repo.findPaymentOfCharge(ctx.db, ctx.account.id, gatewayId, chargeId);
+  if (attempted !== undefined) return attempted;
+  for (const paymentId of await listPaymentIdsByChargeRef(ctx, chargeId)) {
+    const charge = await chargeOfPayment(ctx, await getPayment(ctx, paymentId));
+    if (charge?.gatewayId === gatewayId && charge.chargeId === chargeId) return paymentId;
+  }
+  return undefined;
 }
 
 /**

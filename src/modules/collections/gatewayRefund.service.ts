@@ -216,15 +216,15 @@ async function askGateway(ctx: ServiceContext, attempt: RefundAttempt): Promise<
   return result;
 }
 
-/** The refund went through: its reservation confirmed, once. */
-function settleRefund(
+/** The refund went through: its reservation confirmed, once; whether this call confirmed it. */
+async function settleRefund(
   ctx: ServiceContext,
   attempt: RefundAttempt,
   refundId: string,
   from: 'started' | 'pending',
-): Promise<unknown> {
+): Promise<boolean> {
   const refund = { paymentId: attempt.paymentId, adjustmentId: attempt.adjustmentId, refundId };
-  return confirmRefund(ctx, refund, async (tctx) => {
+  const settled = await confirmRefund(ctx, refund, async (tctx) => {
     const finished = await repo.finishAttempt(
       tctx.db,
       tctx.account.id,
@@ -234,16 +234,18 @@ function settleRefund(
     );
     if (finished) await noticeRefundMade(tctx, attempt);
     return finished;
-  }).then(() => ctx.mailQueued());
+  });
+  ctx.mailQueued();
+  return settled;
 }
 
-/** The refund did not go through: what it took given back to the payment and its invoices, once. */
+/** The refund did not go through: what it took given back to the payment and its invoices, once; whether this call did. */
 async function undoRefund(
   ctx: ServiceContext,
   attempt: RefundAttempt,
   rawCode: string,
   from: 'started' | 'pending',
-): Promise<unknown> {
+): Promise<boolean> {
   const undo = {
     paymentId: attempt.paymentId,
     adjustmentId: attempt.adjustmentId,
@@ -258,7 +260,8 @@ async function undoRefund(
 /**
  * The provider's late word on a pending refund (docs/gateways.md, "Late events"): settled, it is confirmed as an
  * immediate refund would have been; failed, the money is the business's again and the invoices owe what they did.
- * Whether a pending refund of that gateway had that id.
+ * Whether this call changed the refund: the attempt found pending may be finished meanwhile by a copy of the same
+ * webhook, and only the copy whose conditional update took it says so.
  */
 export async function applyRefundEvent(
   ctx: ServiceContext,
@@ -267,9 +270,8 @@ export async function applyRefundEvent(
 ): Promise<boolean> {
   const attempt = await repo.findPendingAttempt(ctx.db, ctx.account.id, gatewayId, event.refundId);
   if (!attempt) return false;
-  if (event.kind === 'refund_settled') await settleRefund(ctx, attempt, event.refundId, 'pending');
-  else await undoRefund(ctx, attempt, event.code, 'pending');
-  return true;
+  if (event.kind === 'refund_settled') return settleRefund(ctx, attempt, event.refundId, 'pending');
+  return undoRefund(ctx, attempt, event.code, 'pending');
 }
 
 /** Refunds whose answer never came (leased before `staleBefore`, wall-clock): asked again with their key. */

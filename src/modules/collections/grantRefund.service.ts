@@ -25,8 +25,9 @@ export async function refundCreditGrant(
   const memo = optionalText(input.memo);
   await refundPayment(ctx, paymentId, {
     // Planned again under the lock: a credit note landing on the top-up invoice meanwhile changes the money that
-    // stands for the credit asked, by its rounding (topUpRefund.service.ts).
-    amountUnderLock: async (locked) => (await planTopUpRefund(locked, grantId, input.amount)).moneyMinor,
+    // stands for the credit asked, by its rounding (topUpRefund.service.ts), and credit spent meanwhile is a 409.
+    amountUnderLock: async (locked) =>
+      (await planTopUpRefund(locked, grantId, input.amount, { underLock: true })).moneyMinor,
     paidInvoices: 'credit',
     onlyInvoiceId: refund.topUpInvoiceId,
     memo: `Unused credit of credit grant ${grantId} refunded${memo ? `: ${memo}` : ''}`,

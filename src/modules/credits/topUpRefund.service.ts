@@ -29,6 +29,7 @@ export async function planTopUpRefund(
   ctx: ServiceContext,
   grantId: number,
   amount: number | string | undefined,
+  options: { underLock?: boolean } = {},
 ): Promise<TopUpRefund> {
   const grant = await getGrant(ctx, grantId);
   const money = (minor: number) => minorToDecimalText(minor, grant.currencyCode);
@@ -45,6 +46,15 @@ export async function planTopUpRefund(
       `Credit grant ${grantId} is voided: nothing of it is left`,
     );
   const creditMinor = amount === undefined ? grant.remainingMinor : checkedAmount(amount, grant);
+  // Planned again under the lock, a shortfall is credit spent since the first look, not a bad Amount: the 409
+  // docs/credits.md, "Refunding unused credit" names.
+  if (options.underLock && (creditMinor === 0 || creditMinor > grant.remainingMinor)) {
+    throw new ConflictError(
+      'top_up_credit_spent',
+      `Refunding ${money(creditMinor || grant.remainingMinor)} of credit grant ${grantId} found it holds only ` +
+        `${money(grant.remainingMinor)}: the rest was spent or refunded meanwhile. Refund at most what remains unspent`,
+    );
+  }
   if (creditMinor === 0)
     throw new ConflictError('credit_grant_used', `Credit grant ${grantId} has no credit left to refund`);
   if (creditMinor > grant.remainingMinor) {

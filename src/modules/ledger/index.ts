@@ -55,6 +55,7 @@ export { creditNotesByIds, listCreditNotes } from './creditNote.service.ts';
 export { toCreditNoteDto } from './creditNotes.serializer.ts';
 export {
   findPaymentIdByChargeRef,
+  listPaymentIdsByChargeRef,
   findPaymentIdOfCharge,
   getPayment,
   listPayments,

@@ -84,6 +84,24 @@ export async function findPaymentIdByRef(
   return (await query.orderBy('id').executeTakeFirst())?.id;
 }
 
+/** The account's payments whose Ref is `ref`, whichever their customer, oldest first (at most `limit`). */
+export async function listPaymentIdsByRef(
+  db: Db,
+  accountId: number,
+  ref: string,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('payments')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('ref', '=', ref)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export async function insertPayment(db: Db, payment: NewPayment): Promise<number> {
   return (
     await db.insertInto('payments').values(newPaymentToRow(payment)).returning('id').executeTakeFirstOrThrow()

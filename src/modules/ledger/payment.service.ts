@@ -477,6 +477,14 @@ export function findPaymentIdByChargeRef(ctx: ServiceContext, chargeId: string):
 }
 
 /**
+ * The account's payments whose Ref is a provider's charge id, whichever their customer and gateway (a few at most:
+ * two gateways' providers may use the same id); the caller tells which gateway made each.
+ */
+export function listPaymentIdsByChargeRef(ctx: ServiceContext, chargeId: string): Promise<number[]> {
+  return repo.listPaymentIdsByRef(ctx.db, ctx.account.id, chargeId, 20);
+}
+
+/**
  * A late answer about a payment collected through a gateway (a dispute, a refund by the bank, an unpaid debit):
  * the payment becomes Failed with the reason, its allocations are released (the invoices owe that money again),
  * under the customer's lock. 409 for a payment that did not come through a gateway or has failed already.

@@ -286,18 +286,19 @@ export function reserveRefund<T>(
 
 /**
  * Step 2, the gateway refunded: the adjustment names its refund id; `payment.refunded`. `finish` runs first in the
- * transaction and says whether this answer is the first recorded (another process may have recorded it).
+ * transaction and says whether this answer is the first recorded (another process may have recorded it); what it
+ * said is returned, so that a caller tells whether this answer changed anything.
  */
 export function confirmRefund(
   ctx: ServiceContext,
   refund: { paymentId: number; adjustmentId: number; refundId: string },
   finish: (ctx: ServiceContext) => Promise<boolean>,
-): Promise<void> {
+): Promise<boolean> {
   return withLockedRecord(
     ctx,
     (ctx) => getPaymentRecord(ctx, refund.paymentId),
     async (ctx, row) => {
-      if (!(await finish(ctx))) return;
+      if (!(await finish(ctx))) return false;
       const adjustmentRef = { type: 'adjustment', id: refund.adjustmentId };
       const before = await snapshotResource(ctx, adjustmentRef);
       await adjustments.updateAdjustment(ctx.db, ctx.account.id, refund.adjustmentId, {
@@ -308,6 +309,7 @@ export function confirmRefund(
         { type: 'payment.refunded', ref: { type: 'payment', id: row.id } },
         { type: 'adjustment.updated', ref: adjustmentRef, before },
       ]);
+      return true;
     },
   );
 }
@@ -326,12 +328,12 @@ export function releaseRefund(
     creditNoteId: number | null;
   },
   finish: (ctx: ServiceContext) => Promise<boolean>,
-): Promise<void> {
+): Promise<boolean> {
   return withLockedRecord(
     ctx,
     (ctx) => getPaymentRecord(ctx, refund.paymentId),
     async (ctx, row) => {
-      if (!(await finish(ctx))) return;
+      if (!(await finish(ctx))) return false;
       const ref = { type: 'payment', id: row.id };
       const adjustmentRef = { type: 'adjustment', id: refund.adjustmentId };
       const before = await snapshotResource(ctx, ref);
@@ -377,6 +379,7 @@ export function releaseRefund(
         ),
         { type: 'adjustment.deleted', ref: adjustmentRef, before: adjustmentBefore },
       ]);
+      return true;
     },
   );
 }

@@ -30,8 +30,16 @@ export function topUpBounds(account: Account, currencyCode: string): { minMinor:
 }
 
 /**
- * The amount a customer typed, in minor units of the wallet's currency, or why it cannot be bought, in words. Spaces
- * and thousands' commas are read past, as people write amounts; anything else that is not a plain decimal is refused.
+ * A whole part grouped in thousands with one separator throughout: the comma the portal writes amounts with
+ * (money.ts), or a space (a plain, no-break or narrow no-break one, as South Africa writes them). Groups after the
+ * first are three digits each, and nothing is grouped after the decimal point.
+ */
+const GROUPED = /^\d{1,3}(?:([, \u00a0\u202f])\d{3})(?:\1\d{3})*(?:\.\d+)?$/;
+
+/**
+ * The amount a customer typed, in minor units of the wallet's currency, or why it cannot be bought, in words. A
+ * plain decimal, or one whose thousands are grouped as the portal writes them (docs/portal.md, "Prepaid credit"):
+ * "1,0,0" or "12,50" is refused, not read as 100.00 or 1,250.00; anything else that is not a plain decimal is too.
  */
 export function topUpAmountOf(
   typed: string,
@@ -40,8 +48,16 @@ export function topUpAmountOf(
   money: (minor: number) => string,
 ): { minor: number } | { problem: FieldProblem } {
   const problem = (message: string) => ({ problem: { field: 'amount', message } });
-  const text = typed.replace(/[\s,]/g, '');
-  if (text === '') return problem('Enter the amount of credit to buy');
+  const trimmed = typed.trim();
+  if (trimmed === '') return problem('Enter the amount of credit to buy');
+  if (/[,\s]/.test(trimmed) && !GROUPED.test(trimmed)) {
+    return problem(
+      /^[\d.,\s]+$/.test(trimmed)
+        ? 'Write the amount with a point for decimals and thousands in groups of three, such as 1,250.50'
+        : 'Enter the amount as a number, such as 50.00',
+    );
+  }
+  const text = trimmed.replace(/[,\s]/g, '');
   if (!/^\d{1,12}(\.\d{1,12})?$/.test(text)) return problem('Enter the amount as a number, such as 50.00');
   const digits = minorUnitDigits(currencyCode);
   const fraction = (text.split('.')[1] ?? '').replace(/0+$/, '');

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { isPostgres } from '../../storage/columns.ts';
 import type { Db } from '../../storage/database.ts';
 import {
   newPortalSessionToRow,
@@ -262,9 +264,23 @@ export async function clearFailuresOfUsername(db: Db, accountId: number, usernam
 export type ContactAction = 'password_check' | 'email_change' | 'package_change' | 'top_up';
 
 /**
- * Records an action of a signed-in contact and says how many of that action, before this one and since `since`,
- * the contact made, and the session (when given) made: counted after the insert, so parallel requests cannot all
- * pass. Rows of the contact older than `pruneBefore` go.
+ * Makes a contact's counted actions take turns until the transaction ends, so that the count read after an insert
+ * holds every action counted before it (docs/portal.md, "Sign-in, sessions and passwords"). NOTE: without it, on
+ * PostgreSQL a row takes its id before it commits: a request whose row had the lower id but committed later was
+ * missed by the other's count, and a cap was passed by one. A transaction-scoped advisory lock on the pair (this
+ * table, the contact); an SQLite transaction holds the database's write lock already (docs/architecture.md, "Locks").
+ */
+export async function lockContactActions(db: Db, accountId: number, contactId: number): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`select pg_advisory_xact_lock(hashtext('portal_contact_actions'), hashtext(${`${accountId}:${contactId}`}))`.execute(
+    db,
+  );
+}
+
+/**
+ * Records an action of a signed-in contact and says how many of that action, besides this one and since `since`,
+ * the contact made, and the session (when given) made: counted after the insert, in the transaction of
+ * lockContactActions, so parallel requests cannot all pass. Rows of the contact older than `pruneBefore` go.
  */
 export async function recordContactAction(
   db: Db,
@@ -302,7 +318,7 @@ export async function recordContactAction(
     .where('contact_id', '=', acted.contactId)
     .where('action', '=', acted.action)
     .where('acted_at', '>=', since)
-    .where('id', '<', inserted.id)
+    .where('id', '<>', inserted.id)
     .execute();
   return {
     id: Number(inserted.id),

@@ -1,3 +1,4 @@
+import { withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { addressKey } from '../../http/clientAddress.ts';
@@ -44,10 +45,9 @@ export const FORM_POSTS_PER_MINUTE = 30;
 /** At most this many password verifications (128 MiB of scrypt each) run at once in a process. */
 export const CONCURRENT_VERIFICATIONS = 5;
 /**
- * At most this many of them for one account, half (docs/portal.md, "Sign-in, sessions and passwords"): no account's
- * contacts can hold every slot; more of the account's checks wait in its queue, up to VERIFICATIONS_WAITING.
+ * When they are all running, at most this many of an account's checks wait in its queue; freed slots go round the
+ * accounts waiting in turn (docs/portal.md, "Sign-in, sessions and passwords"; verificationSlots.ts).
  */
-export const ACCOUNT_VERIFICATIONS = Math.floor(CONCURRENT_VERIFICATIONS / 2);
 export const VERIFICATIONS_WAITING = 10;
 /**
  * A signed-in contact's current-password checks (e-mail and password forms), right or wrong: at most this many per
@@ -215,12 +215,12 @@ async function pausedUntil(
   return ends.length ? new Date(Math.max(...ends)).toISOString() : undefined;
 }
 
-const slots = new VerificationSlots(CONCURRENT_VERIFICATIONS, ACCOUNT_VERIFICATIONS, VERIFICATIONS_WAITING);
+const slots = new VerificationSlots(CONCURRENT_VERIFICATIONS, VERIFICATIONS_WAITING);
 
 /**
  * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the process, each costing 128 MiB
- * and a core for a fraction of a second, and at most ACCOUNT_VERIFICATIONS of them for one account (the rest of the
- * account's wait their turn, a few); 'busy' when there is no room, rather than queueing guesses.
+ * and a core for a fraction of a second; when they are all running it waits for its account's turn (a few of an
+ * account's checks wait, in turn with other accounts'); 'busy' beyond that, rather than queueing guesses.
  */
 async function verifyInTurn(accountId: number, password: string, stored: string): Promise<boolean | 'busy'> {
   const release = await slots.acquire(accountId);
@@ -234,7 +234,8 @@ async function verifyInTurn(accountId: number, password: string, stored: string)
 
 /**
  * Records an action of the signed-in contact (repo.recordContactAction) and counts those of its kind in the last
- * `windowMs`; the contact's rows older than a day, the longest window, go.
+ * `windowMs`, in one transaction under the contact's turn (repo.lockContactActions), so that a cap holds under
+ * parallel requests on PostgreSQL too; the contact's rows older than a day, the longest window, go.
  */
 const countContactAction = (
   ctx: ServiceContext,
@@ -242,18 +243,21 @@ const countContactAction = (
   action: repo.ContactAction,
   windowMs: number,
 ) =>
-  repo.recordContactAction(
-    ctx.db,
-    {
-      accountId: ctx.account.id,
-      contactId: session.contactId,
-      sessionId: session.id,
-      action,
-      actedAt: at(ctx),
-    },
-    at(ctx, -windowMs),
-    at(ctx, -DAY_MS),
-  );
+  withTransaction(ctx, async (tctx) => {
+    await repo.lockContactActions(tctx.db, tctx.account.id, session.contactId);
+    return repo.recordContactAction(
+      tctx.db,
+      {
+        accountId: tctx.account.id,
+        contactId: session.contactId,
+        sessionId: session.id,
+        action,
+        actedAt: at(tctx),
+      },
+      at(tctx, -windowMs),
+      at(tctx, -DAY_MS),
+    );
+  });
 
 type GuardedCheck =
   | { kind: 'right'; attemptId: number }

@@ -5,53 +5,81 @@ import type { ReleaseSlot } from './verificationSlots.ts';
 const A = 1;
 const B = 2;
 const C = 3;
+const D = 4;
+
+/** Acquires a slot that a test expects to get at once. */
+async function held(slots: VerificationSlots, accountId: number): Promise<ReleaseSlot> {
+  const release = await slots.acquire(accountId);
+  if (release === 'busy') throw new Error(`account ${accountId} was told busy`);
+  return release;
+}
+
+/** Acquires a slot, recording in `order` when it is given. */
+function queued(slots: VerificationSlots, accountId: number, order: number[]): Promise<ReleaseSlot | 'busy'> {
+  return slots.acquire(accountId).then((release) => {
+    order.push(accountId);
+    return release;
+  });
+}
 
 describe('VerificationSlots', () => {
-  it('keeps slots for other accounts while one account asks for more than its share', async () => {
-    const slots = new VerificationSlots(5, 2, 10);
-    const flood = Array.from({ length: 12 }, () => slots.acquire(A));
-    // A holds two slots and queues ten: B still finds room, at once, for its own two.
-    const [b1, b2] = await Promise.all([slots.acquire(B), slots.acquire(B)]);
-    expect(typeof b1).toBe('function');
-    expect(typeof b2).toBe('function');
-    expect(slots.usage(A)).toEqual({ running: 4, ofAccount: 2, waiting: 10 });
-    // Beyond its queue A is busy; C finds the last slot.
-    expect(await slots.acquire(A)).toBe('busy');
-    expect(typeof (await slots.acquire(C))).toBe('function');
-    // The process is full now: C, below its share, is told busy rather than queued behind other accounts.
-    expect(await slots.acquire(C)).toBe('busy');
-    expect(flood).toHaveLength(12);
+  it('lets a fourth account in while three accounts under attack fill the process: it has the next slot freed', async () => {
+    const slots = new VerificationSlots(5, 10);
+    const running = [await held(slots, A), await held(slots, A), await held(slots, B), await held(slots, B)];
+    running.push(await held(slots, C));
+    const order: number[] = [];
+    // Each attacked account keeps checks waiting; D's one check comes last.
+    const waiting = [A, A, A, B, B, C, C].map((account) => queued(slots, account, order));
+    const d = queued(slots, D, order);
+    expect(slots.usage(D)).toEqual({ running: 5, ofAccount: 0, waiting: 1 });
+    // The freed slots go round the accounts waiting, in the order they began to wait: A, B, C, D, then A again.
+    for (const release of running.slice(0, 4)) release();
+    expect(await d).not.toBe('busy');
+    expect(order).toEqual([A, B, C, D]);
+    running[4]!();
+    await waiting[1];
+    expect(order).toEqual([A, B, C, D, A]);
   });
 
-  it("hands a freed slot to the same account's queue, first come first served", async () => {
-    const slots = new VerificationSlots(5, 2, 10);
-    const first = (await slots.acquire(A)) as ReleaseSlot;
-    const second = (await slots.acquire(A)) as ReleaseSlot;
+  it('starts a check at once while there is room, whatever its account already runs', async () => {
+    const slots = new VerificationSlots(5, 10);
+    for (let i = 0; i < 5; i++) await held(slots, A);
+    expect(slots.usage(A)).toEqual({ running: 5, ofAccount: 5, waiting: 0 });
+  });
+
+  it("answers busy beyond an account's own queue, and keeps others' queues open", async () => {
+    const slots = new VerificationSlots(2, 2);
+    await held(slots, A);
+    await held(slots, A);
+    const order: number[] = [];
+    void queued(slots, A, order);
+    void queued(slots, A, order);
+    expect(await slots.acquire(A)).toBe('busy');
+    expect(slots.usage(B).waiting).toBe(0);
+    void queued(slots, B, order);
+    expect(slots.usage(B)).toEqual({ running: 2, ofAccount: 0, waiting: 1 });
+  });
+
+  it("hands an account's own checks on first come first served, and counts a release once", async () => {
+    const slots = new VerificationSlots(1, 10);
+    const first = await held(slots, A);
     const order: string[] = [];
+    const second = slots.acquire(A).then((release) => {
+      order.push('second');
+      return release as ReleaseSlot;
+    });
     const third = slots.acquire(A).then((release) => {
       order.push('third');
-      return release;
+      return release as ReleaseSlot;
     });
-    const fourth = slots.acquire(A).then((release) => {
-      order.push('fourth');
-      return release;
-    });
-    expect(slots.usage(A).waiting).toBe(2);
     first();
-    const thirdRelease = (await third) as ReleaseSlot;
-    expect(order).toEqual(['third']);
-    expect(slots.usage(A)).toEqual({ running: 2, ofAccount: 2, waiting: 1 });
-    second();
-    await fourth;
-    expect(order).toEqual(['third', 'fourth']);
-    thirdRelease();
-    thirdRelease();
-    expect(slots.usage(A)).toEqual({ running: 1, ofAccount: 1, waiting: 0 });
-  });
-
-  it('answers busy when the process is full with other accounts', async () => {
-    const slots = new VerificationSlots(5, 2, 10);
-    for (const account of [A, A, B, B, C]) expect(typeof (await slots.acquire(account))).toBe('function');
-    expect(await slots.acquire(4)).toBe('busy');
+    first();
+    const secondRelease = await second;
+    expect(order).toEqual(['second']);
+    expect(slots.usage(A)).toEqual({ running: 1, ofAccount: 1, waiting: 1 });
+    secondRelease();
+    (await third)();
+    expect(order).toEqual(['second', 'third']);
+    expect(slots.usage(A)).toEqual({ running: 0, ofAccount: 0, waiting: 0 });
   });
 });

@@ -2,30 +2,32 @@
 export type ReleaseSlot = () => void;
 
 /**
- * The process's password-check slots, shared fairly between accounts (docs/portal.md, "Sign-in, sessions and
- * passwords"): at most `total` checks run at once, and at most `perAccount` of them for one account, so that one
- * account's contacts (a loop of e-mail changes, a burst of sign-ins) can never hold them all. An account's checks
- * beyond its share wait in the account's own queue, first come first served, for one of its own slots to free;
- * beyond `queuePerAccount` waiting, or when the process is full with other accounts' checks, the answer is 'busy'.
+ * The process's password-check slots, shared round-robin between accounts (docs/portal.md, "Sign-in, sessions and
+ * passwords"): at most `total` checks run at once. While there is room a check starts at once, whatever its account;
+ * when the process is full it waits in its account's queue (first come first served, up to `queuePerAccount`, beyond
+ * which the answer is 'busy'), and each slot freed goes to the next account in turn that has a check waiting, not to
+ * the account that held it. So accounts under attack, however many, cannot keep another account's contacts out: a
+ * check waits at most one turn of the accounts waiting before it. (A fixed share per account did not: with 2 of 5
+ * each, three accounts held them all and every other was told 'busy'.)
  */
 export class VerificationSlots {
   private running = 0;
   private readonly byAccount = new Map<number, number>();
+  /** The accounts with checks waiting, in turn order: a Map keeps its keys in insertion order. */
   private readonly queues = new Map<number, (() => void)[]>();
 
   constructor(
     readonly total: number,
-    readonly perAccount: number,
     readonly queuePerAccount: number,
   ) {}
 
   acquire(accountId: number): Promise<ReleaseSlot | 'busy'> {
-    const held = this.byAccount.get(accountId) ?? 0;
-    if (held < this.perAccount && this.running < this.total) return Promise.resolve(this.take(accountId));
-    if (held < this.perAccount) return Promise.resolve('busy');
+    // A freed slot is handed on at once, so there is room only while nothing waits.
+    if (this.running < this.total) return Promise.resolve(this.take(accountId));
     const queue = this.queues.get(accountId) ?? [];
     if (queue.length >= this.queuePerAccount) return Promise.resolve('busy');
-    this.queues.set(accountId, queue);
+    // An account not waiting yet takes its turn after those that are.
+    if (queue.length === 0) this.queues.set(accountId, queue);
     return new Promise((resolve) => queue.push(() => resolve(this.take(accountId))));
   }
 
@@ -49,12 +51,18 @@ export class VerificationSlots {
       const held = this.byAccount.get(accountId)! - 1;
       if (held === 0) this.byAccount.delete(accountId);
       else this.byAccount.set(accountId, held);
-      // A check of this account waits only for one of the account's own slots, and one just freed: it goes now
-      // (the process has room, since this one left it).
-      const queue = this.queues.get(accountId);
-      const next = queue?.shift();
-      if (queue && queue.length === 0) this.queues.delete(accountId);
-      next?.();
+      this.handOn();
     };
+  }
+
+  /** The slot just freed goes to the first check of the account whose turn it is; that account goes to the back. */
+  private handOn(): void {
+    const turn = this.queues.entries().next();
+    if (turn.done) return;
+    const [accountId, queue] = turn.value;
+    this.queues.delete(accountId);
+    const next = queue.shift()!;
+    if (queue.length > 0) this.queues.set(accountId, queue);
+    next();
   }
 }

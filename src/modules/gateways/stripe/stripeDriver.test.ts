@@ -508,6 +508,18 @@ describe("Stripe's webhooks", () => {
       outcome: 'unverified',
     });
   });
+
+  it('refuses a signature dated more than the tolerance in the future, and takes one a little ahead', async () => {
+    await chargedCard();
+    const day = 24 * 60 * 60;
+    for (const ahead of [day, 10 * 365 * day, 400]) {
+      const future = await webhookOf('payment_intent.succeeded', { signedAt: sim.nowSeconds + ahead });
+      expect(future).toMatchObject({ outcome: 'unverified', message: expect.stringMatching(/future/i) });
+    }
+    // A sender's clock a little ahead of ours, within the tolerance, is not a replay.
+    const ahead = await webhookOf('payment_intent.succeeded', { signedAt: sim.nowSeconds + 60 });
+    expect(ahead).toMatchObject({ outcome: 'verified' });
+  });
 });
 
 describe('the settings check', () => {
