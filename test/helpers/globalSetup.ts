@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { TEST_SCHEMA, adminQuery, databaseUrl } from './postgresDatabases.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -61,7 +62,6 @@ async function migratedPostgresTemplate() {
   const { parseDatabaseUrl } = await import('../../src/config.ts');
   const { openStorage } = await import('../../src/storage/database.ts');
   const { migrateToLatest } = await import('../../src/storage/migrate.ts');
-  const { TEST_SCHEMA, databaseUrl } = await import('./postgresDatabases.ts');
   await adminQuery(url, `create database ${name}`);
   const drop = () => adminQuery(url, `drop database if exists ${name} with (force)`);
   try {
@@ -77,14 +77,4 @@ async function migratedPostgresTemplate() {
     throw error;
   }
   return { name, drop };
-}
-
-async function adminQuery(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }

@@ -1,3 +1,5 @@
+import pg from 'pg';
+
 /**
  * Each test file's PostgreSQL database is a database of its own, copied from the one globalSetup migrated
  * (CONTRIBUTING.md, "How long the suite takes"); its tables are in the schema `TEST_SCHEMA`, which its URL names as
@@ -15,4 +17,15 @@ export function databaseUrl(base: string, name: string): string {
   url.pathname = `/${name}`;
   url.searchParams.set('options', `-c search_path=${TEST_SCHEMA} -c synchronous_commit=off`);
   return url.toString();
+}
+
+/** Runs one statement on its own connection to `url` (CREATE and DROP DATABASE cannot run in a transaction). */
+export async function adminQuery(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }

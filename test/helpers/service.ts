@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { loadConfig, parseDatabaseUrl } from '../../src/config.ts';
 import type { Clock } from '../../src/clock.ts';
@@ -12,7 +11,7 @@ import { createAccount } from '../../src/modules/auth/index.ts';
 import { startService } from '../../src/server.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
-import { TEST_SCHEMA, databaseUrl } from './postgresDatabases.ts';
+import { TEST_SCHEMA, adminQuery, databaseUrl } from './postgresDatabases.ts';
 import type { Service, ServiceOptions } from '../../src/server.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -108,16 +107,6 @@ export async function freshDatabase(
     url,
     drop: () => adminQuery(base, `drop database if exists ${name} with (force)`),
   };
-}
-
-async function adminQuery(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 let sqliteTemplate: Promise<string> | undefined;
