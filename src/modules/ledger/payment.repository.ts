@@ -68,34 +68,23 @@ export async function listPayments(
   return rows.map(paymentFromRow);
 }
 
-/** The first payment with this Ref: the customer's, or (null) the account's, a provider's charge id being unique. */
-export async function findPaymentIdByRef(
-  db: Db,
-  accountId: number,
-  customerId: number | null,
-  ref: string,
-): Promise<number | undefined> {
-  let query = db
-    .selectFrom('payments')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('ref', '=', ref);
-  if (customerId !== null) query = query.where('customer_id', '=', customerId);
-  return (await query.orderBy('id').executeTakeFirst())?.id;
-}
-
-/** The account's payments whose Ref is `ref`, whichever their customer, oldest first (at most `limit`). */
+/**
+ * The account's payments whose Ref is `ref` (a provider's charge id), the customer's only when `customerId` is
+ * given, oldest first (at most `limit`).
+ */
 export async function listPaymentIdsByRef(
   db: Db,
   accountId: number,
   ref: string,
   limit: number,
+  customerId?: number,
 ): Promise<number[]> {
   const rows = await db
     .selectFrom('payments')
     .select('id')
     .where('account_id', '=', accountId)
     .where('ref', '=', ref)
+    .$if(customerId !== undefined, (qb) => qb.where('customer_id', '=', customerId!))
     .orderBy('id')
     .limit(limit)
     .execute();

@@ -468,12 +468,12 @@ export function findPaymentIdOfCharge(
   customerId: number,
   chargeId: string,
 ): Promise<number | undefined> {
-  return repo.findPaymentIdByRef(ctx.db, ctx.account.id, customerId, chargeId);
+  return repo.listPaymentIdsByRef(ctx.db, ctx.account.id, chargeId, 1, customerId).then(([id]) => id);
 }
 
 /** The account's payment whose Ref is a provider's charge id, whichever its customer; undefined when none. */
 export function findPaymentIdByChargeRef(ctx: ServiceContext, chargeId: string): Promise<number | undefined> {
-  return repo.findPaymentIdByRef(ctx.db, ctx.account.id, null, chargeId);
+  return repo.listPaymentIdsByRef(ctx.db, ctx.account.id, chargeId, 1).then(([id]) => id);
 }
 
 /**
