@@ -39,7 +39,9 @@ export interface DocumentSettings {
   customerReadsPerMinute: number;
   /** Documents of one account that may wait for their turn in a process (PDF_QUEUE_PER_ACCOUNT). */
   waitingPerAccount: number;
-  /** The most one document may take to draw before its thread is stopped (PDF_TIMEOUT_MS). */
+  /** Documents a thread draws at once, in slices (PDF_DOCUMENTS_PER_THREAD). */
+  documentsPerThread: number;
+  /** The most one document may take to draw before it is stopped (PDF_TIMEOUT_MS). */
   timeoutMs: number;
   /** The most lines an invoice PDF holds (PDF_MAX_INVOICE_LINES). */
   maxInvoiceLines: number;
@@ -272,14 +274,15 @@ export function moneyTurnSettings(env: NodeJS.ProcessEnv): MoneyTurnSettings {
 }
 
 /**
- * PDF_THREADS, PDF_QUEUE_PER_ACCOUNT, PDF_QUEUE_CUSTOMERS_PER_ACCOUNT, PDF_QUEUE_PER_CUSTOMER,
- * PDF_READS_PER_CUSTOMER_MINUTE, PDF_TIMEOUT_MS, PDF_MAX_INVOICE_LINES and PDF_MAX_STATEMENT_LINES; `{}` gives
+ * PDF_THREADS, PDF_QUEUE_PER_ACCOUNT, PDF_DOCUMENTS_PER_THREAD, PDF_QUEUE_CUSTOMERS_PER_ACCOUNT,
+ * PDF_QUEUE_PER_CUSTOMER, PDF_READS_PER_CUSTOMER_MINUTE, PDF_TIMEOUT_MS, PDF_MAX_INVOICE_LINES and PDF_MAX_STATEMENT_LINES; `{}` gives
  * the defaults. One core is left to the event loop (docs/operations.md, "PDF documents").
  */
 export function documentSettings(env: NodeJS.ProcessEnv): DocumentSettings {
   return {
     threads: integerSetting(env, 'PDF_THREADS', Math.max(1, os.availableParallelism() - 1), 1, 64),
     waitingPerAccount: integerSetting(env, 'PDF_QUEUE_PER_ACCOUNT', 8, 0, 10_000),
+    documentsPerThread: integerSetting(env, 'PDF_DOCUMENTS_PER_THREAD', 4, 1, 64),
     customersPerAccount: integerSetting(env, 'PDF_QUEUE_CUSTOMERS_PER_ACCOUNT', 4, 1, 10_000),
     perCustomer: integerSetting(env, 'PDF_QUEUE_PER_CUSTOMER', 2, 1, 100),
     customerReadsPerMinute: integerSetting(env, 'PDF_READS_PER_CUSTOMER_MINUTE', 30, 1, 100_000),

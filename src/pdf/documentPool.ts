@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts';
 import { systemClock } from '../clock.ts';
 import type { DocumentSettings } from '../config.ts';
 import { ServiceBusyError } from '../http/customerQueue.ts';
+import { RunningDrawing } from './drawingTurns.ts';
 
 /**
  * A document to draw: which drawing (`kind`, one the worker entry knows) and its model, plain data that crosses to
@@ -23,7 +24,15 @@ export interface DocumentRequest extends DocumentJob {
   id: number;
 }
 export type DocumentAnswer =
-  { id: number; ok: true; pdf: Uint8Array } | { id: number; ok: false; message: string } | { ready: true };
+  | { id: number; ok: true; pdf: Uint8Array }
+  | { id: number; ok: false; message: string; overrun: boolean }
+  | { ready: true };
+
+/** What a thread starts with: where it says which drawing runs (RunningDrawing), and each drawing's budget. */
+export interface DocumentThreadData {
+  running: SharedArrayBuffer;
+  budgetMs: number;
+}
 
 /**
  * Whom a document is drawn for: its account, and when a customer asks in a hosted page (the portal, a pay link, a
@@ -62,8 +71,12 @@ interface Waiting {
 interface Thread {
   worker: Worker;
   ready: boolean;
-  /** The job it draws, with the timer of its budget; undefined when idle. */
-  busy: { id: number; waiting: Waiting; budget: NodeJS.Timeout } | undefined;
+  /** Which of its drawings runs now, and since when (written by the thread). */
+  running: RunningDrawing;
+  /** The documents it draws, by request id: at most one an account, and `documentsPerThread`. */
+  drawing: Map<number, Waiting>;
+  /** While it draws: the check that none of its slices overruns the budget. */
+  watch: NodeJS.Timeout | undefined;
 }
 
 const MINUTE_MS = 60_000;
@@ -75,14 +88,17 @@ const MAX_COUNTED_CUSTOMERS = 10_000;
  *
  * - one document of an account is drawn at a time, the others of the account wait behind it in its line, so an
  *   account asking for many at once waits for its own and never stands in front of another account's;
- * - accounts with documents waiting take turns (round robin) for the next free thread;
+ * - accounts with documents waiting take turns (round robin) for the next free place on a thread; a thread draws
+ *   up to `documentsPerThread` documents at once, each in slices of about 20 ms (src/pdf/drawingTurns.ts), so
+ *   another account's small document waits for a few slices of a long one, not for all of it;
  * - an account's own documents (its API and its mail) go before its customers' in its turn, and their line holds
  *   at most `waitingPerAccount`: one more is refused at once with 503 `documents_busy`;
  * - its customers' documents (hosted pages) have a line of their own of `customersPerAccount`, each customer at
  *   most `perCustomer` of it and `customerReadsPerMinute` a minute (429 `too_many_documents` past it), so that
  *   no customer can keep the account's staff, its mail or its other customers from their documents;
- * - a drawing that takes longer than `timeoutMs` has its thread stopped (pdfkit cannot be interrupted otherwise)
- *   and is answered 503 `document_timeout`; a new thread takes its place when next needed.
+ * - a drawing whose slices add up to more than `timeoutMs` stops at its next slice and is answered 503
+ *   `document_timeout`; one whose single slice runs that long has its thread stopped (pdfkit cannot be
+ *   interrupted otherwise), the thread's other documents going back to the front of their lines.
  *
  * Threads start when first needed (most processes draw no PDF, and tests start many services), each loading the
  * drawing code and fonts once.
@@ -209,49 +225,64 @@ export class DocumentPool implements DocumentRenderer {
     this.#rejectWaiting(refused);
     await Promise.all(
       this.#threads.splice(0).map((thread) => {
-        if (thread.busy) {
-          clearTimeout(thread.busy.budget);
-          thread.busy.waiting.reject(refused);
-        }
+        this.#stopWatching(thread);
+        for (const waiting of thread.drawing.values()) waiting.reject(refused);
         return thread.worker.terminate();
       }),
     );
   }
 
-  /** Hands the next account's next document to an idle thread, while there are both. */
+  /** Hands the next account's next document to the thread with the most room, while there are both. */
   #dispatch(): void {
     while (!this.#closed && this.#turns.length > 0) {
-      const thread = this.#threads.find((candidate) => candidate.ready && !candidate.busy);
-      if (!thread) {
-        if (this.#threads.length < this.#settings.threads) this.#startThread();
-        return;
-      }
+      const thread = this.#threadWithRoom();
+      if (!thread) return;
       const accountId = this.#turns.shift()!;
       const lines = this.#lines.get(accountId)!;
       const waiting = (lines.own.length > 0 ? lines.own : lines.customers).shift()!;
       if (lines.own.length === 0 && lines.customers.length === 0) this.#lines.delete(accountId);
       this.#drawing.set(accountId, waiting);
       const id = this.#nextId++;
-      // The budget measures the drawing itself, on the wall clock that setTimeout follows: how long it really took.
-      const budget = setTimeout(() => this.#timedOut(thread), this.#settings.timeoutMs);
-      thread.busy = { id, waiting, budget };
+      thread.drawing.set(id, waiting);
+      thread.watch ??= setInterval(
+        () => this.#watchSlices(thread),
+        Math.max(10, this.#settings.timeoutMs / 2),
+      );
+      thread.watch.unref();
       thread.worker.postMessage({ id, ...waiting.job } satisfies DocumentRequest);
     }
   }
 
+  /**
+   * The ready thread drawing the fewest documents, if one has room. Another thread is started (up to `threads`)
+   * whenever none is idle: a document drawn alone is drawn sooner than one sharing its thread.
+   */
+  #threadWithRoom(): Thread | undefined {
+    let best: Thread | undefined;
+    for (const thread of this.#threads) {
+      if (!thread.ready || thread.drawing.size >= this.#settings.documentsPerThread) continue;
+      if (!best || thread.drawing.size < best.drawing.size) best = thread;
+    }
+    const idle = best !== undefined && best.drawing.size === 0;
+    if (!idle && this.#threads.length < this.#settings.threads) this.#startThread();
+    return best;
+  }
+
   #startThread(): void {
-    const thread: Thread = { worker: startWorker(this.#entry), ready: false, busy: undefined };
+    const memory = RunningDrawing.memory();
+    const workerData: DocumentThreadData = { running: memory, budgetMs: this.#settings.timeoutMs };
+    const thread: Thread = {
+      worker: startWorker(this.#entry, workerData),
+      ready: false,
+      running: new RunningDrawing(memory),
+      drawing: new Map(),
+      watch: undefined,
+    };
     this.#threads.push(thread);
     thread.worker.unref();
     thread.worker.on('message', (answer: DocumentAnswer) => {
-      if ('ready' in answer) {
-        thread.ready = true;
-      } else if (thread.busy?.id === answer.id) {
-        const { waiting } = this.#finish(thread);
-        if (answer.ok)
-          waiting.resolve(Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.byteLength));
-        else waiting.reject(new Error(`the document could not be drawn: ${answer.message}`));
-      }
+      if ('ready' in answer) thread.ready = true;
+      else if (thread.drawing.has(answer.id)) this.#answered(this.#finish(thread, answer.id), answer);
       this.#dispatch();
     });
     thread.worker.on('error', (error) => this.#lost(thread, error));
@@ -260,16 +291,55 @@ export class DocumentPool implements DocumentRenderer {
     );
   }
 
-  /** The thread's job is over: its account's next document may take its turn. */
-  #finish(thread: Thread): { waiting: Waiting } {
-    const busy = thread.busy!;
-    clearTimeout(busy.budget);
-    thread.busy = undefined;
-    const { accountId } = busy.waiting;
+  #answered(waiting: Waiting, answer: Extract<DocumentAnswer, { id: number }>): void {
+    if (answer.ok)
+      waiting.resolve(Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.byteLength));
+    else if (answer.overrun) waiting.reject(this.#timeoutError());
+    else waiting.reject(new Error(`the document could not be drawn: ${answer.message}`));
+  }
+
+  /** The thread's document `id` is over: its account's next document may take its turn. */
+  #finish(thread: Thread, id: number): Waiting {
+    const waiting = thread.drawing.get(id)!;
+    thread.drawing.delete(id);
+    if (thread.drawing.size === 0) this.#stopWatching(thread);
+    this.#drawing.delete(waiting.accountId);
+    this.#settled(waiting);
+    if (this.#lines.has(waiting.accountId)) this.#turns.push(waiting.accountId);
+    return waiting;
+  }
+
+  #stopWatching(thread: Thread): void {
+    clearInterval(thread.watch);
+    thread.watch = undefined;
+  }
+
+  /**
+   * A thread whose drawing has run one slice longer than the budget is stopped: that document is answered
+   * `document_timeout`, and the thread's other documents go back to the front of their accounts' lines, to be
+   * drawn again by the next thread (they did nothing wrong).
+   */
+  #watchSlices(thread: Thread): void {
+    const id = thread.running.overrunning(this.#settings.timeoutMs);
+    if (id === undefined || !thread.drawing.has(id)) return;
+    this.#finish(thread, id).reject(this.#timeoutError());
+    for (const waiting of thread.drawing.values()) this.#drawAgain(waiting);
+    thread.drawing.clear();
+    this.#stopWatching(thread);
+    this.#remove(thread);
+    void thread.worker.terminate();
+    this.#dispatch();
+  }
+
+  /** A document whose thread was stopped under it, first in its account's line again. */
+  #drawAgain(waiting: Waiting): void {
+    const { accountId } = waiting;
+    // An account drawing has no turn waiting (it takes one when its document is done): it takes the first now.
     this.#drawing.delete(accountId);
-    this.#settled(busy.waiting);
-    if (this.#lines.has(accountId)) this.#turns.push(accountId);
-    return { waiting: busy.waiting };
+    this.#turns.unshift(accountId);
+    const lines = this.#lines.get(accountId) ?? { own: [], customers: [] };
+    this.#lines.set(accountId, lines);
+    (waiting.customerKey === null ? lines.own : lines.customers).unshift(waiting);
   }
 
   /** A customer's document left the pool: its place in its share and its account's customers' line is free. */
@@ -295,27 +365,20 @@ export class DocumentPool implements DocumentRenderer {
     this.#turns = [];
   }
 
-  #timedOut(thread: Thread): void {
-    if (!thread.busy) return;
-    const { waiting } = this.#finish(thread);
-    waiting.reject(
-      new ServiceBusyError(
-        'document_timeout',
-        `The document took longer than the ${this.#settings.timeoutMs} ms a document may take to draw, and was ` +
-          'stopped; send the request again after Retry-After, or ask for a smaller document',
-        // As long as the budget: the same document is likely to take as long again, so not at once.
-        Math.max(1, Math.ceil(this.#settings.timeoutMs / 1000)),
-      ),
+  #timeoutError(): ServiceBusyError {
+    return new ServiceBusyError(
+      'document_timeout',
+      `The document took longer than the ${this.#settings.timeoutMs} ms a document may take to draw, and was ` +
+        'stopped; send the request again after Retry-After, or ask for a smaller document',
+      // As long as the budget: the same document is likely to take as long again, so not at once.
+      Math.max(1, Math.ceil(this.#settings.timeoutMs / 1000)),
     );
-    this.#remove(thread);
-    void thread.worker.terminate();
-    this.#dispatch();
   }
 
-  /** A thread that failed or ended: its document (if any) fails, and another thread takes its place when needed. */
+  /** A thread that failed or ended: its documents fail, and another thread takes its place when needed. */
   #lost(thread: Thread, error: Error): void {
     if (!this.#remove(thread)) return;
-    if (thread.busy) this.#finish(thread).waiting.reject(error);
+    for (const id of [...thread.drawing.keys()]) this.#finish(thread, id).reject(error);
     if (!thread.ready && !this.#threads.some((other) => other.ready)) {
       // The drawing code could not even load and no thread has: every thread would fail alike, so the waiting
       // documents fail now.
@@ -337,12 +400,12 @@ export class DocumentPool implements DocumentRenderer {
  * loader cannot read: the thread registers tsx's loader (a development dependency) before importing it. From
  * dist/ it is the compiled JavaScript, run as is.
  */
-function startWorker(entry: URL): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry);
+function startWorker(entry: URL, workerData: DocumentThreadData): Worker {
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { workerData });
   const source =
     `import(${JSON.stringify(tsxApi(entry))}).then(({ register }) => { register(); ` +
     `return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(source, { eval: true });
+  return new Worker(source, { eval: true, workerData });
 }
 
 /**

@@ -53,10 +53,16 @@ function fonts(): Record<PdfFont, Fontkit.Font> {
   return loaded;
 }
 
+/** Reads and parses the fonts now rather than on the first PDF (a drawing thread, before its first document). */
+export function loadPdfFonts(): void {
+  fonts();
+}
+
 /**
  * Registers the fonts under their PdfFont names. NOTE: pdfkit takes a parsed fontkit font as well as a file
  * (its type declarations say only files); sharing the parsed fonts saves parsing 6.6 MB for every PDF. Each
- * document still makes its own subset, and a document is laid out synchronously, so no two share a layout.
+ * document still makes its own subset, and each text is laid out in one synchronous call, so no two share a
+ * layout: documents drawn in turns (drawingTurns.ts) give way only between a table's rows.
  */
 export function registerPdfFonts(doc: PDFKit.PDFDocument): void {
   for (const [name, font] of Object.entries(fonts())) doc.registerFont(name, font as unknown as Buffer);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type PdfKitDocument from 'pdfkit';
-import { registerPdfFonts, textRuns } from './pdfFonts.ts';
+import { loadPdfFonts, registerPdfFonts, textRuns } from './pdfFonts.ts';
 import type { PdfFont } from './pdfFonts.ts';
 
 /**
@@ -81,6 +81,15 @@ const INK = '#000000';
 let pdfkit: typeof PdfKitDocument | undefined;
 export function loadPdfKit(): typeof PdfKitDocument {
   return (pdfkit ??= createRequire(import.meta.url)('pdfkit') as typeof PdfKitDocument);
+}
+
+/**
+ * Loads pdfkit and the fonts now: a drawing thread does it before it takes its first document, so that no
+ * document's time (and budget) is spent loading them.
+ */
+export function preparePdfDrawing(): void {
+  loadPdfKit();
+  loadPdfFonts();
 }
 
 /** The CJK font's glyphs are one em wide; measuring stands an em dash (one em in DejaVu Sans) in for each. */

@@ -163,6 +163,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).documents).toEqual({
       threads: Math.max(1, os.availableParallelism() - 1),
       waitingPerAccount: 8,
+      documentsPerThread: 4,
       customersPerAccount: 4,
       perCustomer: 2,
       customerReadsPerMinute: 30,
@@ -173,6 +174,7 @@ describe('loadConfig', () => {
     const given = loadConfig({
       PDF_THREADS: '3',
       PDF_QUEUE_PER_ACCOUNT: '0',
+      PDF_DOCUMENTS_PER_THREAD: '2',
       PDF_QUEUE_CUSTOMERS_PER_ACCOUNT: '6',
       PDF_QUEUE_PER_CUSTOMER: '1',
       PDF_READS_PER_CUSTOMER_MINUTE: '10',
@@ -183,6 +185,7 @@ describe('loadConfig', () => {
     expect(given).toEqual({
       threads: 3,
       waitingPerAccount: 0,
+      documentsPerThread: 2,
       customersPerAccount: 6,
       perCustomer: 1,
       customerReadsPerMinute: 10,
@@ -193,6 +196,7 @@ describe('loadConfig', () => {
     for (const [name, raw] of [
       ['PDF_THREADS', '0'],
       ['PDF_QUEUE_PER_ACCOUNT', '-1'],
+      ['PDF_DOCUMENTS_PER_THREAD', '0'],
       ['PDF_TIMEOUT_MS', 'soon'],
       ['PDF_MAX_INVOICE_LINES', '0'],
       ['PDF_MAX_STATEMENT_LINES', '1.5'],

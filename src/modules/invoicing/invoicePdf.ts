@@ -11,12 +11,13 @@ import type { Customer } from '../customers/index.ts';
 import { getInvoice } from './invoiceReads.service.ts';
 import { automaticCollectionNotes } from './invoiceCollection.service.ts';
 import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
-import { NO_CREDIT_WORDS, creditWordsOf } from './invoiceCredit.ts';
+import { creditWordsOf } from './invoiceCredit.ts';
 import type { InvoiceCreditWords } from './invoiceCredit.ts';
 import type { PendingDebit } from './pendingDebits.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
+import type { DrawingTurns } from '../../pdf/drawingTurns.ts';
 import { documentRenderer } from '../../pdf/documentPool.ts';
 import { ValidationError } from '../../errors.ts';
 
@@ -86,20 +87,15 @@ export function billedPartyLines(c: Customer): string[] {
 }
 
 /**
- * Renders the invoice; `createdAt` (from the clock) is the document's creation date, so output is reproducible.
+ * Draws an invoice PDF from its model, in a worker thread (src/documentWorker.ts) in turns with the thread's other
+ * drawings; `createdAt` (from the clock) is the document's creation date, so output is reproducible.
  * `collectionNote` says how the service will take the money (automaticCollectionNotes), in place of the payment
  * instructions, which are for money the customer sends. `pendingDebits`: the payments allocated to it that are
  * still Pending, shown as due with when and from where they will be taken (docs/spec-decisions.md, "Pending debits
  * on documents").
  */
-export function invoicePdf(
-  invoice: Invoice,
-  seller: InvoiceSeller,
-  createdAt: Date,
-  collectionNote?: string,
-  pendingDebits: readonly PendingDebit[] = [],
-  credit: InvoiceCreditWords = NO_CREDIT_WORDS,
-): Promise<Buffer> {
+export async function drawInvoiceDocument(model: InvoiceDocument, turns: DrawingTurns): Promise<Buffer> {
+  const { invoice, seller, createdAt, collectionNote, pendingDebits, credit } = model;
   const prepaidCreditMinor = credit.prepaidCreditMinor;
   const currency = invoice.currencyCode;
   const digits = minorUnitDigits(currency);
@@ -151,6 +147,7 @@ export function invoicePdf(
       ex: money(charge.amountExMinor),
       inc: money(charge.amountIncMinor),
     });
+    await turns.next();
   }
   y = table.end() + 8;
 
@@ -270,18 +267,6 @@ export interface InvoiceDocument {
   pendingDebits: PendingDebit[];
   /** What prepaid credit pays on it, whether it sells credit, the VAT credits took off it (docs/tax.md). */
   credit: InvoiceCreditWords;
-}
-
-/** Draws an invoice PDF from its model (in a worker thread: src/documentWorker.ts). */
-export function drawInvoiceDocument(model: InvoiceDocument): Promise<Buffer> {
-  return invoicePdf(
-    model.invoice,
-    model.seller,
-    model.createdAt,
-    model.collectionNote,
-    model.pendingDebits,
-    model.credit,
-  );
 }
 
 /** GET /v1/invoices/{id}/pdf. */

@@ -4,6 +4,7 @@ import { minorToGroupedText } from '../../core/money.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
+import type { DrawingTurns } from '../../pdf/drawingTurns.ts';
 import { documentRenderer } from '../../pdf/documentPool.ts';
 import { documentSeller, getAccount, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
@@ -46,13 +47,11 @@ export function taxCreditNotePdfFilename(note: TaxCreditNote): string {
   return `credit-note-${note.creditNumber.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
 }
 
-/** Draws the document (in a worker thread: src/documentWorker.ts). */
-export function drawTaxCreditNoteDocument({
-  note,
-  customer,
-  seller,
-  createdAt,
-}: TaxCreditNoteDocument): Promise<Buffer> {
+/** Draws the document, in a worker thread (src/documentWorker.ts) in turns with the thread's other drawings. */
+export async function drawTaxCreditNoteDocument(
+  { note, customer, seller, createdAt }: TaxCreditNoteDocument,
+  turns: DrawingTurns,
+): Promise<Buffer> {
   const currency = note.currencyCode;
   const money = (minor: number) => minorToGroupedText(minor, currency);
   const title = `Credit note ${note.creditNumber}`;
@@ -88,6 +87,7 @@ export function drawTaxCreditNoteDocument({
       tax: money(line.taxMinor),
       inc: money(line.amountMinor),
     });
+    await turns.next();
   }
   if (note.unappliedMinor > 0) {
     table.row({

@@ -5,6 +5,7 @@ import { minorToGroupedText } from '../../core/money.ts';
 import { PdfTable } from '../../pdf/pdfTable.ts';
 import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
+import type { DrawingTurns } from '../../pdf/drawingTurns.ts';
 import { documentRenderer } from '../../pdf/documentPool.ts';
 import type { DocumentRenderer } from '../../pdf/documentPool.ts';
 import { ValidationError } from '../../errors.ts';
@@ -57,8 +58,12 @@ function customerLines(c: Customer): string[] {
   ].filter((line): line is string => Boolean(line));
 }
 
-/** Renders the statement; `createdAt` (from the clock) is the document's creation date. */
-export function statementPdf(statement: Statement, seller: DocumentSeller, createdAt: Date): Promise<Buffer> {
+/**
+ * Draws a statement PDF from its model, in a worker thread (src/documentWorker.ts) in turns with the thread's other
+ * drawings; `createdAt` (from the clock) is the document's creation date.
+ */
+export async function drawStatementDocument(model: StatementDocument, turns: DrawingTurns): Promise<Buffer> {
+  const { statement, seller, createdAt } = model;
   const currency = statement.currencyCode;
   const money = (minor: number) => minorToGroupedText(minor, currency);
   const period = `${dateForDocument(statement.startDate)} – ${dateForDocument(statement.endDate)}`;
@@ -108,6 +113,7 @@ export function statementPdf(statement: Statement, seller: DocumentSeller, creat
       amount: money(record.amountMinor),
       balance: money(balanceMinor),
     });
+    await turns.next();
   }
   table.row(
     {
@@ -200,11 +206,6 @@ export interface StatementDocument {
   statement: Statement;
   seller: DocumentSeller;
   createdAt: Date;
-}
-
-/** Draws a statement PDF from its model (in a worker thread: src/documentWorker.ts). */
-export function drawStatementDocument(model: StatementDocument): Promise<Buffer> {
-  return statementPdf(model.statement, model.seller, model.createdAt);
 }
 
 /** GET /v1/customers/{customerID}/statement.pdf. */
