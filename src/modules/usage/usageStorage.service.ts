@@ -23,8 +23,8 @@ export function configureUsageStorageCap(bytes: number = DEFAULT_USAGE_STORAGE_C
 }
 
 /**
- * 409 `usage_storage_full` when the account had reached its cap before this batch (docs/spec-decisions.md, "Usage
- * storage per account"): thrown in the batch's transaction, so nothing of it is kept. The batch that crosses the
+ * 409 `usage_storage_full` when the account had reached its cap before this batch (docs/spec-decisions.md, "Fairness
+ * under load"): thrown in the batch's transaction, so nothing of it is kept. The batch that crosses the
  * cap is kept whole: the cap is passed by at most one transaction's events.
  */
 export function assertRoomForEvents(before: UsageStorage): void {
