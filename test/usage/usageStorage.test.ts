@@ -107,9 +107,9 @@ describe("an account's stored usage events", () => {
     const sent = listed.body.map((e: { transaction_id: string }) => e.transaction_id);
     expect(sent).toHaveLength(18);
     expect(sent.filter((id: string) => id.startsWith('c-'))).toEqual([]);
-    // A duplicate stores nothing: it is still answered as one.
+    // Found full, the account is refused before anything is read: a duplicate too.
     const duplicate = await full.account.request('POST', '/v1/usage-events', { body: event(full, 'a-0') });
-    expect(duplicate.status, duplicate.text).toBe(200);
+    expect(duplicate.status, duplicate.text).toBe(409);
 
     const theirs = await sendBatch(other, ids('c'));
     expect(theirs.status, theirs.text).toBe(200);

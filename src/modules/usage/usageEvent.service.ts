@@ -14,7 +14,7 @@ import { subscriptionsOfCustomers } from './usageUses.ts';
 import type { UsageAccount, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 import { propertiesProblem } from './usageProperties.ts';
 import { addStoredEvents } from './usageStorage.repository.ts';
-import { assertRoomForEvents } from './usageStorage.service.ts';
+import { assertRoomForEvents, refuseWhenKnownFull } from './usageStorage.service.ts';
 import { storedEventBytes } from './usageStorage.ts';
 
 /** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
@@ -39,6 +39,7 @@ export async function recordUsageEvents(
   events: readonly UsageEventInput[],
 ): Promise<UsageEventOutcome[]> {
   if (events.length === 0) return [];
+  refuseWhenKnownFull(db, account.id);
   const nowMs = typeof now === 'string' ? Date.parse(now) : now.getTime();
   if (!db.isTransaction) {
     return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events));
@@ -214,7 +215,7 @@ async function storeAccepted(
     (d) => repo.addUniqueValues(d, accountId, uniques),
     (d) => addStoredEvents(d, accountId, { events: stored.length, bytes }),
   );
-  assertRoomForEvents({ accountId, events: after.events - stored.length, bytes: after.bytes - bytes });
+  assertRoomForEvents(db, { accountId, events: after.events - stored.length, bytes: after.bytes - bytes });
 }
 
 /**

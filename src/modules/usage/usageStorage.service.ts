@@ -20,20 +20,50 @@ let capBytes = DEFAULT_USAGE_STORAGE_CAP;
  */
 export function configureUsageStorageCap(bytes: number = DEFAULT_USAGE_STORAGE_CAP): void {
   capBytes = bytes;
+  knownFull = new WeakMap();
+}
+
+/**
+ * Per database (its adapter, which its transactions share), the accounts this process found at their cap. NOTE:
+ * events are never deleted and the cap changes only with the process's configuration, so an account found full
+ * stays full while the process runs: its next calls are refused before anything is read or written. Without it,
+ * each refused batch would be stored and rolled back, on SQLite holding the one writer from every other account
+ * while it was.
+ */
+let knownFull = new WeakMap<object, Set<number>>();
+
+const fullOf = (db: Db): Set<number> => {
+  const adapter = db.getExecutor().adapter;
+  let full = knownFull.get(adapter);
+  if (full === undefined) knownFull.set(adapter, (full = new Set()));
+  return full;
+};
+
+/** The refusal, with the account's stored size when the batch's own upsert read it. */
+function storageFull(storedBytes?: number): ConflictError {
+  const stored = storedBytes === undefined ? '' : ` (${storedBytes} bytes)`;
+  return new ConflictError(
+    'usage_storage_full',
+    `This account's stored usage events${stored} reached its cap of ${capBytes} bytes ` +
+      "(USAGE_STORAGE_BYTES_PER_ACCOUNT): new events are refused until the service's operator raises the cap",
+  );
+}
+
+/** 409 `usage_storage_full`, before any work, when this process already found the account at its cap. */
+export function refuseWhenKnownFull(db: Db, accountId: number): void {
+  if (capBytes !== 0 && fullOf(db).has(accountId)) throw storageFull();
 }
 
 /**
  * 409 `usage_storage_full` when the account had reached its cap before this batch (docs/spec-decisions.md, "Fairness
  * under load"): thrown in the batch's transaction, so nothing of it is kept. The batch that crosses the
- * cap is kept whole: the cap is passed by at most one transaction's events.
+ * cap is kept whole: the cap is passed by at most one transaction's events. `before` holds only what other
+ * transactions committed (PostgreSQL's upsert waits for them), so the account is known full from then on.
  */
-export function assertRoomForEvents(before: UsageStorage): void {
+export function assertRoomForEvents(db: Db, before: UsageStorage): void {
   if (capBytes === 0 || before.bytes < capBytes) return;
-  throw new ConflictError(
-    'usage_storage_full',
-    `This account stores ${before.bytes} bytes of usage events, at or past its cap of ${capBytes} ` +
-      "(USAGE_STORAGE_BYTES_PER_ACCOUNT): new events are refused until the service's operator raises the cap",
-  );
+  fullOf(db).add(before.accountId);
+  throw storageFull(before.bytes);
 }
 
 /**
