@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usageStorageTable } from '../../src/cli/usageCommands.ts';
 import { EVENT_ROW_BYTES, usageStorageReport } from '../../src/modules/usage/index.ts';
 import { createCustomer } from '../helpers/billing.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -157,5 +158,15 @@ describe("an account's stored usage events", () => {
     expect(JSON.parse(one.stdout)).toEqual([
       { accountId: quiet.accountId, events: 0, bytes: 0, capBytes: CAP, used: 0 },
     ]);
+  });
+
+  it('are shown without a cap or share when USAGE_STORAGE_BYTES_PER_ACCOUNT is 0', async () => {
+    const s = await sender('Uncapped');
+    expect((await sendBatch(s, ['u-1'])).status).toBe(200);
+    const report = await usageStorageReport(t.service.storage.db, 0, s.account.accountId);
+    expect(report).toEqual([
+      { accountId: s.account.accountId, events: 1, bytes: sizeOf('u-1'), capBytes: null, used: null },
+    ]);
+    expect(usageStorageTable(report).split('\n')[1]).toMatch(/^ +\d+ +1 +135 +none +-$/);
   });
 });
