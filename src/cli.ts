@@ -7,6 +7,7 @@ import { UsageError, exitWithFailure } from './cli/failures.ts';
 import { registerBatchCommands } from './cli/batchCommands.ts';
 import { registerGatewayCommands } from './cli/gatewayCommands.ts';
 import { registerGoLiveCommands } from './cli/goLiveCommands.ts';
+import { registerUsageCommands } from './cli/usageCommands.ts';
 import type { SellerOptions } from './cliAccountSettings.ts';
 
 // What a command needs is imported when it runs: `billing --help` and `--version` load no service, no Fastify and
@@ -311,6 +312,7 @@ key
 registerGatewayCommands(program, positiveInteger);
 registerBatchCommands(program, positiveInteger);
 registerGoLiveCommands(program, account, positiveInteger);
+registerUsageCommands(program, positiveInteger);
 
 program
   .command('run')

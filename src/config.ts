@@ -74,6 +74,11 @@ export interface Config {
   usageAlertIntervalMs: number;
   /** What one account may send of usage events per second, in each process (docs/usage.md, "Limits"). */
   usageRate: UsageRateSettings;
+  /**
+   * The most bytes of usage events one account may store (USAGE_STORAGE_BYTES_PER_ACCOUNT, docs/usage.md, "Limits"):
+   * past it, its new events are refused; 0: no cap.
+   */
+  usageStorageBytesPerAccount: number;
   /** How long a card charge may go unanswered before the next collection run asks the gateway again. */
   collectionUnansweredAfterMs: number;
   bodyLimitBytes: number;
@@ -242,6 +247,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billingIntervalMs: integerSetting(env, 'BILLING_INTERVAL_MS', 60_000, 0, 86_400_000),
     usageAlertIntervalMs: integerSetting(env, 'USAGE_ALERT_INTERVAL_MS', 60_000, 0, 86_400_000),
     usageRate: usageRateSettings(env),
+    // 10 GB; at most 1 PB, which a JS number still counts exactly.
+    usageStorageBytesPerAccount: integerSetting(
+      env,
+      'USAGE_STORAGE_BYTES_PER_ACCOUNT',
+      10_000_000_000,
+      0,
+      1_000_000_000_000_000,
+    ),
     collectionUnansweredAfterMs: integerSetting(
       env,
       'COLLECTION_UNANSWERED_AFTER_MS',

@@ -159,6 +159,19 @@ describe('loadConfig', () => {
     expect(configError({ USAGE_EVENTS_PER_SECOND: '0' }).message).toContain('USAGE_EVENTS_PER_SECOND');
   });
 
+  it('reads the usage storage cap per account, 10 GB unless set, 0 for none, and refuses anything else', () => {
+    expect(loadConfig({}).usageStorageBytesPerAccount).toBe(10_000_000_000);
+    expect(loadConfig({ USAGE_STORAGE_BYTES_PER_ACCOUNT: '0' }).usageStorageBytesPerAccount).toBe(0);
+    expect(loadConfig({ USAGE_STORAGE_BYTES_PER_ACCOUNT: '5000000' }).usageStorageBytesPerAccount).toBe(
+      5_000_000,
+    );
+    for (const raw of ['10GB', '-1', '1e9', '1000000000000000001']) {
+      expect(configError({ USAGE_STORAGE_BYTES_PER_ACCOUNT: raw }).message).toContain(
+        'USAGE_STORAGE_BYTES_PER_ACCOUNT',
+      );
+    }
+  });
+
   it('reads the PDF settings, leaving one core to the event loop, and refuses a value out of range', () => {
     expect(loadConfig({}).documents).toEqual({
       threads: Math.max(1, os.availableParallelism() - 1),

@@ -20,3 +20,11 @@ export type { SentUsageEvent } from './usageEventSending.service.ts';
 export { foldedEvents, sendInUsageTurn, usageLanes } from './usageEventFolding.ts';
 export type { UsageArrivals } from './usageArrivals.ts';
 export { lastUsageEventId, usageArrivalsAfter } from './usageArrivals.ts';
+/** What each account stores of usage events, and its cap (docs/usage.md, "Limits"). */
+export type { UsageStorage, UsageStorageReport } from './usageStorage.ts';
+export { EVENT_ROW_BYTES } from './usageStorage.ts';
+export {
+  DEFAULT_USAGE_STORAGE_CAP,
+  configureUsageStorageCap,
+  usageStorageReport,
+} from './usageStorage.service.ts';

@@ -61,10 +61,22 @@ export interface UsageUniqueValuesTable {
   unique_value: string;
 }
 
+/**
+ * What an account has stored of usage events (docs/usage.md, "Limits"): kept in the insert's transaction, so that
+ * reading it never scans the events. Bigints, read as text or numbers by dialect (Number() reads them).
+ */
+export interface UsageStorageTable {
+  account_id: number;
+  event_count: ColumnType<string | number, number, number>;
+  /** The events' stored size as usageStorage.ts counts it. */
+  stored_bytes: ColumnType<string | number, number, number>;
+}
+
 /** The usage module's tables, as Kysely's Database type holds them. */
 export interface UsageTables {
   usage_transactions: UsageTransactionsTable;
   usage_events: UsageEventsTable;
   usage_rollups: UsageRollupsTable;
   usage_unique_values: UsageUniqueValuesTable;
+  usage_storage: UsageStorageTable;
 }

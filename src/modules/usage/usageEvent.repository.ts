@@ -108,7 +108,7 @@ export async function insertEvents(
   db: Db,
   accountId: number,
   receivedAt: string,
-  events: readonly EventToStore[],
+  events: readonly (EventToStore & { propertiesJson: string })[],
 ): Promise<void> {
   const rows = [...events]
     .sort(indexOrder)
@@ -119,7 +119,7 @@ export async function insertEvents(
       e.metricId,
       e.transactionId,
       e.occurredAt,
-      JSON.stringify(e.properties),
+      e.propertiesJson,
       e.counted,
       e.value,
       e.unique,

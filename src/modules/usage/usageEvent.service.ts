@@ -13,6 +13,9 @@ import { ensureMonthPartitions } from './usagePartitions.ts';
 import { subscriptionsOfCustomers } from './usageUses.ts';
 import type { UsageAccount, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 import { propertiesProblem } from './usageProperties.ts';
+import { addStoredEvents } from './usageStorage.repository.ts';
+import { assertRoomForEvents, refuseWhenKnownFull } from './usageStorage.service.ts';
+import { storedEventBytes } from './usageStorage.ts';
 
 /** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
 export const FUTURE_HOURS = 24;
@@ -36,6 +39,7 @@ export async function recordUsageEvents(
   events: readonly UsageEventInput[],
 ): Promise<UsageEventOutcome[]> {
   if (events.length === 0) return [];
+  refuseWhenKnownFull(db, account.id);
   const nowMs = typeof now === 'string' ? Date.parse(now) : now.getTime();
   if (!db.isTransaction) {
     return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events));
@@ -180,7 +184,10 @@ async function checkEvents(
   });
 }
 
-/** The accepted events stored, and the counted ones added to their hours' rollups (and unique values). */
+/**
+ * The accepted events stored, the counted ones added to their hours' rollups (and unique values), and their size
+ * to the account's stored events, refused whole when the account had reached its cap (docs/usage.md, "Limits").
+ */
 async function storeAccepted(
   db: Db,
   accountId: number,
@@ -192,17 +199,23 @@ async function storeAccepted(
     db,
     accepted.map((e) => e.occurredAt),
   );
+  const stored = accepted.map((e) => ({ ...e, propertiesJson: JSON.stringify(e.properties) }));
+  let bytes = 0;
+  for (const e of stored) bytes += storedEventBytes(e.propertiesJson, e.transactionId);
   const counted = accepted.filter((e) => e.counted);
   const uniques = counted
     .filter((e) => e.aggregation === 'unique_count')
     .map((e) => ({ ...keyOf(e), hour: hourOf(Date.parse(e.occurredAt)), value: e.unique }));
-  // One round trip on PostgreSQL: none of the three needs another's answer.
-  await sentTogether(
+  // One round trip on PostgreSQL: none of the four needs another's answer. NOTE: the cap is checked on the totals
+  // the last one returns rather than read first, so that a batch costs one statement more, not two.
+  const [, , , after] = await sentTogether(
     db,
-    (d) => repo.insertEvents(d, accountId, receivedAt, accepted),
+    (d) => repo.insertEvents(d, accountId, receivedAt, stored),
     (d) => addRollupsWithin64Bits(d, accountId, rollupsOf(counted)),
     (d) => repo.addUniqueValues(d, accountId, uniques),
+    (d) => addStoredEvents(d, accountId, { events: stored.length, bytes }),
   );
+  assertRoomForEvents(db, { accountId, events: after.events - stored.length, bytes: after.bytes - bytes });
 }
 
 /**

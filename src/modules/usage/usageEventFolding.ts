@@ -6,6 +6,7 @@ import type { Db } from '../../storage/database.ts';
 import type { CustomerQueue } from '../../http/customerQueue.ts';
 import type { UsageEventOutcome } from './usageEvent.ts';
 import { sendUsageEventCalls } from './usageEventSending.service.ts';
+import { refuseWhenKnownFull } from './usageStorage.service.ts';
 import type { SentUsageEvent } from './usageEventSending.service.ts';
 
 /**
@@ -53,13 +54,16 @@ const waitingOf = new WeakMap<CustomerQueue, Map<number, Waiting[]>>();
 
 /**
  * Records a call's events in its account's turn, with the calls waiting behind it. Throws ServiceBusyError, having
- * recorded nothing, when the account's line is full; throws what recording the call alone throws.
+ * recorded nothing, when the account's line is full, and ConflictError `usage_storage_full` when the process found
+ * the account's stored events at their cap; throws what recording the call alone throws.
  */
 export async function sendInUsageTurn(
   queue: CustomerQueue,
   ctx: ServiceContext,
   sent: readonly SentUsageEvent[],
 ): Promise<UsageEventOutcome[]> {
+  // Before its turn: a call of an account found full would open a transaction only to be refused in it.
+  refuseWhenKnownFull(ctx.db, ctx.account.id);
   let lines = waitingOf.get(queue);
   if (lines === undefined) waitingOf.set(queue, (lines = new Map()));
   const accountId = ctx.account.id;

@@ -332,3 +332,35 @@ export const UNIQUE_VALUES: RowsStatement = {
     ).onConflict((oc) => oc.doNothing());
   },
 };
+
+/** The stored events' count and size a batch adds, after the account. */
+const STORAGE_COLUMNS_IN = [
+  ['event_count', 'bigint'],
+  ['stored_bytes', 'bigint'],
+] as const;
+
+/**
+ * The account's stored events (docs/usage.md, "Limits"), added to in the batch's transaction: one row, its totals
+ * after the batch returned.
+ */
+export const STORAGE: RowsStatement = {
+  kind: 'storage',
+  columns: STORAGE_COLUMNS_IN,
+  build(bare, rows) {
+    const insert = bare
+      .insertInto('usage_storage')
+      .columns(['account_id', ...STORAGE_COLUMNS_IN.map(([name]) => name)]);
+    return (
+      isPostgres(bare)
+        ? insert.expression(unnested(STORAGE_COLUMNS_IN, ['bigint']))
+        : insert.expression(valuesList(rows, STORAGE_COLUMNS_IN.length + 1))
+    )
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet({
+          event_count: sql`usage_storage.event_count + excluded.event_count`,
+          stored_bytes: sql`usage_storage.stored_bytes + excluded.stored_bytes`,
+        }),
+      )
+      .returning(['event_count', 'stored_bytes']);
+  },
+};

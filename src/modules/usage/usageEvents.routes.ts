@@ -56,7 +56,8 @@ export function registerUsageEventRoutes(app: App): void {
         description:
           'Records one usage event of a customer for a billable metric (docs/usage.md, "Sending events"): 201 with ' +
           'the event; 200 with the event first sent when its transaction_id was sent before (counted once); 422 ' +
-          'naming the field when refused.',
+          'naming the field when refused; 409 `usage_storage_full` once the account stores as much as its cap ' +
+          '(docs/usage.md, "Limits").',
         tags,
         body: UsageEventIn,
         response: { 200: UsageEventOut, 201: UsageEventOut },
@@ -84,7 +85,8 @@ export function registerUsageEventRoutes(app: App): void {
           `Records up to ${BATCH_MAX} usage events in one transaction and answers each, in order: accepted, ` +
           'duplicate (its transaction_id was sent before: counted once), or refused with the field and why. A ' +
           `batch of more than ${BATCH_MAX}, or one whose events are not shaped as POST /v1/usage-events takes them, ` +
-          'is refused whole (422).',
+          'is refused whole (422); so is every batch once the account stores as much as its cap (409 ' +
+          '`usage_storage_full`, docs/usage.md, "Limits").',
         tags,
         body: UsageEventBatchIn,
         response: { 200: UsageEventBatchOut },
