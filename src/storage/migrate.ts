@@ -70,6 +70,7 @@ import * as debiCheckBatches from './migrations/0066_debicheck_batches.ts';
 import { sealedProviderTokens } from './migrations/0067_sealed_provider_tokens.ts';
 import type { MigrationSealer } from './migrations/0067_sealed_provider_tokens.ts';
 import * as usernameKeyUnique from './migrations/0069_username_key_unique.ts';
+import * as taxRuleRates from './migrations/0071_tax_rule_rates.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -149,6 +150,7 @@ const migrations: Record<string, Migration> = {
   // Made with the key (migrationsWith): it seals what it finds.
   '0067_sealed_provider_tokens': sealedProviderTokens(undefined),
   '0069_username_key_unique': usernameKeyUnique,
+  '0071_tax_rule_rates': taxRuleRates,
 };
 
 /** The migrations, those that seal given the key. */
