@@ -1,4 +1,4 @@
-import { inTransaction, nowInstant, today } from '../../context.ts';
+import { inTransaction, nowInstant, readTogether, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
@@ -53,10 +53,11 @@ export interface TaxSettingInput {
 
 async function withRules(ctx: ServiceContext, settings: TaxSettingRecord[]): Promise<TaxSetting[]> {
   const settingIds = settings.map((setting) => setting.id);
-  const [rules, rates] = await Promise.all([
-    repo.listTaxRules(ctx.db, ctx.account.id, settingIds),
-    repo.listTaxRuleRates(ctx.db, ctx.account.id, settingIds),
-  ]);
+  const [rules, rates] = await readTogether(
+    ctx,
+    (c) => repo.listTaxRules(c.db, c.account.id, settingIds),
+    (c) => repo.listTaxRuleRates(c.db, c.account.id, settingIds),
+  );
   const day = today(ctx);
   return settings.map((setting) => ({
     id: setting.id,
