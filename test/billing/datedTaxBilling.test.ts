@@ -64,6 +64,30 @@ describe('subscription invoices across a change of VAT rate', () => {
     expect((await invoicesOf(shop, withdrawn)).length).toBe(0);
   });
 
+  it('taxes a month from the change at the new rate on an invoice made three days before it', async () => {
+    // The account's clock is at 1 May 2025 now; a customer in the United Kingdom (826), whose rule rises on 1 June.
+    const UK = 826;
+    const vat = await ok(shop, 'POST', '/v1/tax', {
+      Name: 'VAT ahead',
+      rules: [{ Perc: 0.15, countryID: UK }],
+    });
+    await ok(shop, 'POST', `/v1/tax/${vat.taxSettingID}/rates`, {
+      taxRuleID: vat.rules[0].taxRuleID,
+      Perc: 0.155,
+      EffectiveFrom: '2025-06-01',
+    });
+    const plan = await createPlan(shop, { chargePrice: 80, currency: 'ZAR' });
+    const customer = await createCustomer(shop, { countryID: UK, Name: 'Early' });
+    await subscribe(shop, customer, plan, { numDaysBeforeToInv: 3 });
+    await advance('2025-05-29');
+    // May, supplied before the rise: 80.00 + 15 % (12.00) = 92.00. June, invoiced on 29 May but supplied from
+    // 1 June: 80.00 + 15.5 % (12.40) = 92.40.
+    expect((await invoicesOf(shop, customer)).map(figures)).toEqual([
+      { InvoiceDate: '2025-05-01', Taxes: [{ Name: 'VAT ahead', Perc: 0.15 }], Total: 92 },
+      { InvoiceDate: '2025-05-29', Taxes: [{ Name: 'VAT ahead', Perc: 0.155 }], Total: 92.4 },
+    ]);
+  });
+
   it('bills May at 15 % when the rise scheduled in March is withdrawn in April', async () => {
     const vat = await ok(shop, 'POST', '/v1/tax', { Name: 'VAT (withdrawn)', rules: [{ Perc: 0.15 }] });
     // The account's clock is past May by now: this story starts a year on, in March 2026.
