@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTaxPerc, ruleSpecificity, taxesFor } from './tax.ts';
+import { parseTaxPerc, ruleSpecificity, taxesFor, taxesForSupplies } from './tax.ts';
 import type { ResolvableTaxRule, ResolvableTaxSetting, TaxedCustomer } from './tax.ts';
 
 const ZA = 710;
@@ -204,5 +204,71 @@ describe('parseTaxPerc', () => {
         expect(Number((parsed as { perc: string }).perc)).toBe(JSON.parse(text));
       }),
     );
+  });
+});
+
+describe('taxesForSupplies (rates that change on a date)', () => {
+  // 15 % in South Africa, 15.5 % from 1 May 2025.
+  const DATED: ResolvableTaxSetting = {
+    name: 'VAT',
+    rules: [
+      {
+        ...country(ZA, '0.15'),
+        timeline: { openingPerc: '0.15', rates: [{ perc: '0.155', effectiveFrom: '2025-05-01' }] },
+      },
+    ],
+  };
+  const inZa = customer(ZA);
+  const april = { start: '2025-04-01', end: '2025-05-01' };
+  const may = { start: '2025-05-01', end: '2025-06-01' };
+
+  it('taxes a period ending before the change at the old rate, even on an invoice dated after it', () => {
+    expect(taxesForSupplies([DATED], inZa, [april], '2025-05-01')).toEqual([{ name: 'VAT', perc: '0.15' }]);
+  });
+
+  it('taxes a period from the change at the new rate, even on an invoice dated before it', () => {
+    expect(taxesForSupplies([DATED], inZa, [may], '2025-04-28')).toEqual([{ name: 'VAT', perc: '0.155' }]);
+  });
+
+  it('lets lines without a period follow the others, and a one-off invoice take its own date', () => {
+    const setupFee = { start: null, end: null };
+    expect(taxesForSupplies([DATED], inZa, [setupFee, may], '2025-04-28')).toEqual([
+      { name: 'VAT', perc: '0.155' },
+    ]);
+    expect(taxesForSupplies([DATED], inZa, [setupFee], '2025-04-28')).toEqual([
+      { name: 'VAT', perc: '0.15' },
+    ]);
+  });
+
+  it('falls back to the invoice date when the rates differ within the invoice (not split yet)', () => {
+    const quarter = { start: '2025-04-01', end: '2025-07-01' };
+    expect(taxesForSupplies([DATED], inZa, [quarter], '2025-04-01')).toEqual([{ name: 'VAT', perc: '0.15' }]);
+    expect(taxesForSupplies([DATED], inZa, [april, may], '2025-05-01')).toEqual([
+      { name: 'VAT', perc: '0.155' },
+    ]);
+  });
+
+  it('sees a rate that comes and goes inside a period, and keeps a waived customer untaxed', () => {
+    const brief: ResolvableTaxSetting = {
+      name: 'VAT',
+      rules: [
+        {
+          ...global('0.15'),
+          timeline: {
+            openingPerc: '0.15',
+            rates: [
+              { perc: '0.16', effectiveFrom: '2025-04-10' },
+              { perc: '0.15', effectiveFrom: '2025-04-20' },
+            ],
+          },
+        },
+      ],
+    };
+    // 15 % on both ends of April but 16 % inside it: the rates differ, so the invoice date's (16 %) is taken.
+    expect(taxesForSupplies([brief], inZa, [april], '2025-04-12')).toEqual([{ name: 'VAT', perc: '0.16' }]);
+    expect(
+      taxesForSupplies([brief], inZa, [{ start: '2025-04-12', end: '2025-04-15' }], '2025-04-12'),
+    ).toEqual([{ name: 'VAT', perc: '0.16' }]);
+    expect(taxesForSupplies([DATED], customer(ZA, null, true), [may], '2025-05-01')).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
 import Big from 'big.js';
+import type { PlainDate } from './calendar.ts';
+import { percOn, rateChangesWithin } from './taxRates.ts';
+import type { TaxRateTimeline } from './taxRates.ts';
 
 /**
  * Which taxes a customer pays, from the account's tax settings. Pure: no I/O, no clock.
@@ -28,6 +31,8 @@ export interface TaxRuleScope {
 export interface ResolvableTaxRule extends TaxRuleScope {
   /** An exact decimal fraction, e.g. "0.15". */
   perc: string;
+  /** The rule's rates over time (taxRates.ts), when it has dated rates; `perc` is the rate without a date. */
+  timeline?: TaxRateTimeline;
 }
 
 export interface ResolvableTaxSetting {
@@ -57,10 +62,13 @@ export function ruleSpecificity(rule: TaxRuleScope, customer: TaxRuleScope): num
   return 0;
 }
 
-/** The taxes to apply to a customer, one per setting that has a matching rule, in the settings' order. */
-export function taxesFor(settings: readonly ResolvableTaxSetting[], customer: TaxedCustomer): AppliedTax[] {
+/** The rule of each setting that applies to the customer, with its setting's name; none when taxes are waived. */
+function matchingRules(
+  settings: readonly ResolvableTaxSetting[],
+  customer: TaxedCustomer,
+): { name: string; rule: ResolvableTaxRule }[] {
   if (customer.isWaiveTaxes) return [];
-  const taxes: AppliedTax[] = [];
+  const matches: { name: string; rule: ResolvableTaxRule }[] = [];
   for (const setting of settings) {
     let best: { rule: ResolvableTaxRule; specificity: number } | undefined;
     for (const rule of setting.rules) {
@@ -69,9 +77,65 @@ export function taxesFor(settings: readonly ResolvableTaxSetting[], customer: Ta
         best = { rule, specificity };
       }
     }
-    if (best) taxes.push({ name: setting.name, perc: best.rule.perc });
+    if (best) matches.push({ name: setting.name, rule: best.rule });
   }
-  return taxes;
+  return matches;
+}
+
+/** The taxes to apply to a customer, one per setting that has a matching rule, in the settings' order. */
+export function taxesFor(settings: readonly ResolvableTaxSetting[], customer: TaxedCustomer): AppliedTax[] {
+  return matchingRules(settings, customer).map(({ name, rule }) => ({ name, perc: rule.perc }));
+}
+
+/**
+ * The taxes of a supply made on `date` (docs/tax.md, "Rates that change on a date"): as taxesFor, each rule at the
+ * rate in force that day.
+ */
+export function taxesOn(
+  settings: readonly ResolvableTaxSetting[],
+  customer: TaxedCustomer,
+  date: PlainDate,
+): AppliedTax[] {
+  return matchingRules(settings, customer).map(({ name, rule }) => ({
+    name,
+    perc: rule.timeline ? percOn(rule.timeline, date) : rule.perc,
+  }));
+}
+
+/** A supply of an invoice: the period [start, end) of service it bills, or null for one made on the invoice date. */
+export interface SupplyPeriod {
+  start: PlainDate | null;
+  end: PlainDate | null;
+}
+
+/**
+ * One set of taxes for an invoice whose taxes apply to all its lines (docs/tax.md, "Rates that change on a date"):
+ * the taxes in force when its periods of service are supplied, when they are the same over every day of every
+ * period (a period ending before a change bears the old rate even when invoiced after it, section 67A). Lines
+ * without a period follow the others. When the rates differ within the invoice (a period crossing a change, or
+ * periods on both sides of it), the taxes of the invoice date: an invoice cannot yet tax its lines at different
+ * rates, so such an invoice is taxed as the service taxed every invoice before dated rates.
+ */
+export function taxesForSupplies(
+  settings: readonly ResolvableTaxSetting[],
+  customer: TaxedCustomer,
+  supplies: readonly SupplyPeriod[],
+  invoiceDate: PlainDate,
+): AppliedTax[] {
+  const timelines = matchingRules(settings, customer).flatMap(({ rule }) =>
+    rule.timeline ? [rule.timeline] : [],
+  );
+  const found = new Map<string, AppliedTax[]>();
+  for (const { start, end } of supplies) {
+    if (start === null) continue;
+    // The rates over [start, end) change only on the dates of dated rates inside it.
+    const changes = end === null ? [] : rateChangesWithin({ start, end }, timelines);
+    for (const day of [start, ...changes]) {
+      const taxes = taxesOn(settings, customer, day);
+      found.set(JSON.stringify(taxes), taxes);
+    }
+  }
+  return found.size === 1 ? [...found.values()][0]! : taxesOn(settings, customer, invoiceDate);
 }
 
 // NOTE: a private constructor in strict mode refuses JS numbers, so no binary float reaches the arithmetic; the

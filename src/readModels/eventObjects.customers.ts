@@ -78,7 +78,9 @@ export const customersEventObjects: Record<string, EventObjectRenderer> = {
     versions.map(toComponentVersionDto),
   ),
   billable_metric: numericRenderer(billableMetricsByIds, (_ctx, metrics) => metrics.map(toBillableMetricDto)),
-  tax_setting: numericRenderer(taxSettingsByIds, (_ctx, settings) => settings.map(toTaxSettingDto)),
+  tax_setting: numericRenderer(taxSettingsByIds, (ctx, settings) =>
+    settings.map((setting) => toTaxSettingDto(setting, ctx.account.timeZone)),
+  ),
   currency: currencyRenderer,
   account: numericRenderer(accountsByIds, (_ctx, found) =>
     found.map(({ account, seller }) => toAccountDto(account, seller)),

@@ -47,9 +47,24 @@ describe('POST /v1/tax', () => {
           countryID: ZA,
           countryStateID: null,
           TaxNumber: '4123456789',
+          ScheduledRates: [],
         },
-        { taxRuleID: expect.any(Number), Perc: 0.1, countryID: ZA, countryStateID: ZA_WC, TaxNumber: null },
-        { taxRuleID: expect.any(Number), Perc: 0.2, countryID: null, countryStateID: null, TaxNumber: null },
+        {
+          taxRuleID: expect.any(Number),
+          Perc: 0.1,
+          countryID: ZA,
+          countryStateID: ZA_WC,
+          TaxNumber: null,
+          ScheduledRates: [],
+        },
+        {
+          taxRuleID: expect.any(Number),
+          Perc: 0.2,
+          countryID: null,
+          countryStateID: null,
+          TaxNumber: null,
+          ScheduledRates: [],
+        },
       ],
     });
     expect(new Set(created.rules.map((r: { taxRuleID: number }) => r.taxRuleID)).size).toBe(3);
@@ -257,14 +272,29 @@ describe('PUT /v1/tax/{taxSettingID}', () => {
     const after = await read(created.taxSettingID);
     expect(after.Name).toBe('VAT renamed');
     expect(after.rules).toEqual([
-      { taxRuleID: za.taxRuleID, Perc: 0.16, countryID: ZA, countryStateID: null, TaxNumber: 'ZA-1' },
-      { taxRuleID: global.taxRuleID, Perc: 0.21, countryID: null, countryStateID: null, TaxNumber: null },
+      {
+        taxRuleID: za.taxRuleID,
+        Perc: 0.16,
+        countryID: ZA,
+        countryStateID: null,
+        TaxNumber: 'ZA-1',
+        ScheduledRates: [],
+      },
+      {
+        taxRuleID: global.taxRuleID,
+        Perc: 0.21,
+        countryID: null,
+        countryStateID: null,
+        TaxNumber: null,
+        ScheduledRates: [],
+      },
       {
         taxRuleID: expect.any(Number),
         Perc: 0.12,
         countryID: ZA,
         countryStateID: ZA_GP,
         TaxNumber: null,
+        ScheduledRates: [],
       },
     ]);
     expect(after.rules.map((r: { taxRuleID: number }) => r.taxRuleID)).not.toContain(wc.taxRuleID);

@@ -50,6 +50,27 @@ const credit = (as: TestAccount, customerId: number, date: string, invoiceId: nu
 const report = (as: TestAccount, query: string) => ok(as, 'GET', `/v1/reports/vat?${query}`);
 
 describe('GET /v1/reports/vat', () => {
+  it('sums the supplies of a period apart per rate when the rate changes within it', async () => {
+    const { as, local, abroad } = await vendor();
+    // April at 15 %: 100.00 + 15.00 = 115.00. From 1 May at 15.5 %: 200.00 + 31.00 = 231.00 and 60.00 + 9.30 = 69.30.
+    await invoice(as, local, '2026-04-28', 100, 0.15);
+    const may = await invoice(as, local, '2026-05-05', 200, 0.155);
+    await invoice(as, local, '2026-05-12', 60, 0.155);
+    await invoice(as, abroad, '2026-05-13', 40);
+    // A credit of 23.10 on the 231.00: VAT 23.10 × 31.00 / 231.00 = 3.10, ex 20.00.
+    await credit(as, local, '2026-05-20', may.invoiceID, 23.1);
+
+    const [usd] = (await report(as, 'from=2026-04-01&to=2026-05-31')).Currencies;
+    expect(usd.ByRate).toEqual([
+      { Rates: '', AmountEx: 40, Tax: 0, AmountInc: 40 },
+      { Rates: 'VAT 15%', AmountEx: 100, Tax: 15, AmountInc: 115 },
+      // 200.00 + 60.00 − 20.00 = 240.00; 31.00 + 9.30 − 3.10 = 37.20; 231.00 + 69.30 − 23.10 = 277.20.
+      { Rates: 'VAT 15.5%', AmountEx: 240, Tax: 37.2, AmountInc: 277.2 },
+    ]);
+    // 15.00 + 37.20: the rates' VAT adds up to the period's.
+    expect(usd.OutputTax).toBe(52.2);
+  });
+
   it('gives two months their boxes, each the sum of its documents, credit notes netted where they are dated', async () => {
     const { as, local, abroad } = await vendor();
     // March: 100.00 + 15 % = 115.00 at home; 200.00 abroad, no tax (an export); 50.00 at home at 0 %.

@@ -16,7 +16,7 @@ export interface CatalogueCopy {
 
 /**
  * Copies an account's price list to another, new account (docs/going-live.md, "Making the live account"): its
- * currencies, tax settings with their rules, billable metrics, package groups, packages with their versions, rates
+ * currencies, tax settings with their rules and dated rates, billable metrics, package groups, packages with their versions, rates
  * and terms, and components with their versions, currencies and brackets, each pointing at the copies of what it
  * named. Archived and inactive rows are copied as they are, so that what a test account retired stays retired.
  */
@@ -40,7 +40,12 @@ export async function copyCatalogue(
   };
   await copyAccountRows(db, 'account_currencies', from, to, { hasId: false, only: newCurrency });
   const taxSettings = await copyAccountRows(db, 'tax_settings', from, to);
-  await copyAccountRows(db, 'tax_rules', from, to, { references: { tax_setting_id: taxSettings } });
+  const taxRules = await copyAccountRows(db, 'tax_rules', from, to, {
+    references: { tax_setting_id: taxSettings },
+  });
+  await copyAccountRows(db, 'tax_rule_rates', from, to, {
+    references: { tax_setting_id: taxSettings, tax_rule_id: taxRules },
+  });
   const billableMetrics = await copyAccountRows(db, 'billable_metrics', from, to);
   const packageGroups = await copyAccountRows(db, 'package_groups', from, to);
   const packages = await copyAccountRows(db, 'packages', from, to, {

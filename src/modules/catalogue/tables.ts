@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import type { SqlBool, Instant, Id, Decimal, Defaulted } from '../../storage/columnTypes.ts';
+import type { SqlBool, Instant, Id, Decimal, Defaulted, PlainDateColumn } from '../../storage/columnTypes.ts';
 
 // The tables the catalogue module owns (docs/architecture.md, "Tables and their owners"): only its own queries name them.
 
@@ -24,6 +24,17 @@ export interface TaxRulesTable {
   country_id: number | null;
   country_state_id: number | null;
   tax_number: string | null;
+}
+
+/** A rule's rate from a date on (0071); the rule's own perc is its rate before the first of these. */
+export interface TaxRuleRatesTable {
+  id: Id;
+  account_id: number;
+  tax_setting_id: number;
+  tax_rule_id: number;
+  perc: Decimal;
+  effective_from: PlainDateColumn;
+  created_at: Instant;
 }
 
 export interface PackageGroupsTable {
@@ -163,6 +174,7 @@ export interface CatalogueTables {
   catalogue_revisions: CatalogueRevisionsTable;
   tax_settings: TaxSettingsTable;
   tax_rules: TaxRulesTable;
+  tax_rule_rates: TaxRuleRatesTable;
   package_groups: PackageGroupsTable;
   packages: PackagesTable;
   package_versions: PackageVersionsTable;

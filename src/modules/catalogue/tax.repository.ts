@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/database.ts';
 import type { Page } from '../../core/paging.ts';
-import type { TaxRulesTable, TaxSettingsTable } from './tables.ts';
+import type { TaxRuleRatesTable, TaxRulesTable, TaxSettingsTable } from './tables.ts';
 
 type TaxRuleRow = Omit<Selectable<TaxRulesTable>, 'account_id'>;
 
@@ -12,9 +12,9 @@ export interface TaxSettingRecord {
   createdAt: string;
 }
 
-export interface TaxRule {
+export interface TaxRuleRecord {
   id: number;
-  /** Exact decimal fraction, e.g. "0.15". */
+  /** Exact decimal fraction, e.g. "0.15": the rate before the rule's first dated rate (TaxRuleRate). */
   perc: string;
   countryId: number | null;
   countryStateId: number | null;
@@ -22,12 +22,23 @@ export interface TaxRule {
 }
 
 /** A rule with the setting it belongs to, as listTaxRules reads several settings' rules at once. */
-export interface SettingTaxRule extends TaxRule {
+export interface SettingTaxRule extends TaxRuleRecord {
   taxSettingId: number;
 }
 
 /** What a rule says, as added or written over an existing rule. */
-export type TaxRuleChanges = Omit<TaxRule, 'id'>;
+export type TaxRuleChanges = Omit<TaxRuleRecord, 'id'>;
+
+/** A rule's rate from a date on (docs/tax.md, "Rates that change on a date"). */
+export interface TaxRuleRate {
+  id: number;
+  taxSettingId: number;
+  taxRuleId: number;
+  /** Exact decimal fraction, e.g. "0.155". */
+  perc: string;
+  /** A calendar date in the account's time zone. */
+  effectiveFrom: string;
+}
 
 function settingFromRow(row: Omit<Selectable<TaxSettingsTable>, 'account_id'>): TaxSettingRecord {
   return { id: row.id, name: row.name, createdAt: row.created_at };
@@ -52,6 +63,18 @@ function ruleColumnsOf(rule: TaxRuleChanges) {
     tax_number: rule.taxNumber,
   };
 }
+
+function rateFromRow(row: Omit<Selectable<TaxRuleRatesTable>, 'account_id' | 'created_at'>): TaxRuleRate {
+  return {
+    id: row.id,
+    taxSettingId: row.tax_setting_id,
+    taxRuleId: row.tax_rule_id,
+    perc: row.perc,
+    effectiveFrom: row.effective_from,
+  };
+}
+
+const RATE_COLUMNS = ['id', 'tax_setting_id', 'tax_rule_id', 'perc', 'effective_from'] as const;
 
 const SETTING_COLUMNS = ['id', 'name', 'created_at'] as const;
 const RULE_COLUMNS = [
@@ -177,6 +200,11 @@ export async function updateTaxSettingName(
 
 export async function deleteTaxSetting(db: Db, accountId: number, settingId: number): Promise<boolean> {
   await db
+    .deleteFrom('tax_rule_rates')
+    .where('account_id', '=', accountId)
+    .where('tax_setting_id', '=', settingId)
+    .execute();
+  await db
     .deleteFrom('tax_rules')
     .where('account_id', '=', accountId)
     .where('tax_setting_id', '=', settingId)
@@ -229,9 +257,99 @@ export async function deleteTaxRules(
 ): Promise<void> {
   if (ruleIds.length === 0) return;
   await db
+    .deleteFrom('tax_rule_rates')
+    .where('account_id', '=', accountId)
+    .where('tax_setting_id', '=', settingId)
+    .where('tax_rule_id', 'in', ruleIds)
+    .execute();
+  await db
     .deleteFrom('tax_rules')
     .where('account_id', '=', accountId)
     .where('tax_setting_id', '=', settingId)
     .where('id', 'in', ruleIds)
     .execute();
+}
+
+/** The dated rates of the given settings' rules, by date. */
+export async function listTaxRuleRates(
+  db: Db,
+  accountId: number,
+  settingIds: readonly number[],
+): Promise<TaxRuleRate[]> {
+  if (settingIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('tax_rule_rates')
+    .select(RATE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('tax_setting_id', 'in', [...settingIds])
+    .orderBy('effective_from')
+    .orderBy('id')
+    .execute();
+  return rows.map(rateFromRow);
+}
+
+export async function findTaxRuleRate(
+  db: Db,
+  accountId: number,
+  settingId: number,
+  rateId: number,
+): Promise<TaxRuleRate | undefined> {
+  const row = await db
+    .selectFrom('tax_rule_rates')
+    .select(RATE_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('tax_setting_id', '=', settingId)
+    .where('id', '=', rateId)
+    .executeTakeFirst();
+  return row && rateFromRow(row);
+}
+
+export async function insertTaxRuleRate(
+  db: Db,
+  accountId: number,
+  rate: Omit<TaxRuleRate, 'id'>,
+  createdAt: string,
+): Promise<number> {
+  const inserted = await db
+    .insertInto('tax_rule_rates')
+    .values({
+      account_id: accountId,
+      tax_setting_id: rate.taxSettingId,
+      tax_rule_id: rate.taxRuleId,
+      perc: rate.perc,
+      effective_from: rate.effectiveFrom,
+      created_at: createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+export async function updateTaxRuleRatePerc(
+  db: Db,
+  accountId: number,
+  rateId: number,
+  perc: string,
+): Promise<void> {
+  await db
+    .updateTable('tax_rule_rates')
+    .set({ perc })
+    .where('account_id', '=', accountId)
+    .where('id', '=', rateId)
+    .execute();
+}
+
+export async function deleteTaxRuleRate(
+  db: Db,
+  accountId: number,
+  settingId: number,
+  rateId: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('tax_rule_rates')
+    .where('account_id', '=', accountId)
+    .where('tax_setting_id', '=', settingId)
+    .where('id', '=', rateId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -2,8 +2,21 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/types.ts';
 import { NoContent, PagingQuery, pageOf } from '../../http/schemas.ts';
 import * as taxes from './tax.service.ts';
-import { TaxSettingBody, TaxSettingIdParams, TaxSettingOut } from './tax.schemas.ts';
-import { taxSettingInputFromWire, toTaxSettingDto } from './tax.serializer.ts';
+import * as taxRates from './taxRate.service.ts';
+import {
+  TaxRateBody,
+  TaxRateIdParams,
+  TaxRateOut,
+  TaxSettingBody,
+  TaxSettingIdParams,
+  TaxSettingOut,
+} from './tax.schemas.ts';
+import {
+  scheduledTaxRateInputFromWire,
+  taxSettingInputFromWire,
+  toTaxRateDto,
+  toTaxSettingDto,
+} from './tax.serializer.ts';
 
 const tags = ['Tax settings'];
 
@@ -20,7 +33,10 @@ export function registerTaxRoutes(app: App): void {
         response: { 200: Type.Array(TaxSettingOut) },
       },
     },
-    async (request) => (await taxes.listTaxSettings(request.ctx, pageOf(request.query))).map(toTaxSettingDto),
+    async (request) =>
+      (await taxes.listTaxSettings(request.ctx, pageOf(request.query))).map((setting) =>
+        toTaxSettingDto(setting, request.ctx.account.timeZone),
+      ),
   );
 
   app.get(
@@ -37,7 +53,11 @@ export function registerTaxRoutes(app: App): void {
         response: { 200: TaxSettingOut },
       },
     },
-    async (request) => toTaxSettingDto(await taxes.getTaxSetting(request.ctx, request.params.taxSettingID)),
+    async (request) =>
+      toTaxSettingDto(
+        await taxes.getTaxSetting(request.ctx, request.params.taxSettingID),
+        request.ctx.account.timeZone,
+      ),
   );
 
   app.post(
@@ -56,7 +76,10 @@ export function registerTaxRoutes(app: App): void {
       reply
         .code(201)
         .send(
-          toTaxSettingDto(await taxes.createTaxSetting(request.ctx, taxSettingInputFromWire(request.body))),
+          toTaxSettingDto(
+            await taxes.createTaxSetting(request.ctx, taxSettingInputFromWire(request.body)),
+            request.ctx.account.timeZone,
+          ),
         ),
   );
 
@@ -69,7 +92,8 @@ export function registerTaxRoutes(app: App): void {
         tags,
         description:
           'Rules without taxRuleID are added, rules with one of this setting are edited, rules left out are deleted; ' +
-          'a body without rules keeps them.',
+          "a body without rules keeps them. An edited rule's Perc is the rate in force today, edited in place; " +
+          'its scheduled rates stay (POST /v1/tax/{taxSettingID}/rates).',
         params: TaxSettingIdParams,
         body: TaxSettingBody,
         response: NoContent,
@@ -99,6 +123,55 @@ export function registerTaxRoutes(app: App): void {
     },
     async (request, reply) => {
       await taxes.deleteTaxSetting(request.ctx, request.params.taxSettingID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  registerTaxRateRoutes(app);
+}
+
+/** Rates from a date (docs/tax.md, "Rates that change on a date"); not in the spec (docs/spec-decisions.md). */
+function registerTaxRateRoutes(app: App): void {
+  app.post(
+    '/tax/:taxSettingID/rates',
+    {
+      schema: {
+        summary: 'Schedule a tax rate',
+        operationId: 'scheduleTaxRate',
+        description:
+          "Schedules a rate of one of the setting's rules from a date after today (account time zone). Supplies " +
+          'from that date are taxed at it; a period crossing it is taxed in parts (docs/tax.md).',
+        tags,
+        params: TaxSettingIdParams,
+        body: TaxRateBody,
+        response: { 201: TaxRateOut },
+      },
+    },
+    async (request, reply) => {
+      const rate = await taxRates.scheduleTaxRate(
+        request.ctx,
+        request.params.taxSettingID,
+        scheduledTaxRateInputFromWire(request.body),
+      );
+      return reply.code(201).send(toTaxRateDto(rate, request.ctx.account.timeZone));
+    },
+  );
+
+  app.delete(
+    '/tax/:taxSettingID/rates/:taxRateID',
+    {
+      schema: {
+        summary: 'Withdraw a scheduled tax rate',
+        operationId: 'withdrawTaxRate',
+        description:
+          'Withdraws a rate before its date; a rate in force or past is a 409 (tax_rate_in_force).',
+        tags,
+        params: TaxRateIdParams,
+        response: NoContent,
+      },
+    },
+    async (request, reply) => {
+      await taxRates.withdrawTaxRate(request.ctx, request.params.taxSettingID, request.params.taxRateID);
       return reply.code(204).send(null);
     },
   );

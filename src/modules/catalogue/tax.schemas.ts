@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { Id, Nullable, Text } from '../../http/schemas.ts';
+import { Id, Nullable, Text, WireDate } from '../../http/schemas.ts';
 
 /** Like a customer's: a number or a numeric string (clients send back what the original returns). */
 const CountryStateId = Type.Unsafe<number | string | null>({
@@ -35,13 +35,29 @@ export const TaxSettingBody = Type.Object({
 });
 export type TaxSettingBody = Static<typeof TaxSettingBody>;
 
+export const TaxRateOut = Type.Object(
+  {
+    taxRateID: Type.Integer(),
+    taxRuleID: Type.Integer(),
+    Perc: Type.Number(),
+    EffectiveFrom: Type.String({
+      format: 'date-time',
+      description: 'The start, in the account time zone, of the day the rate is in force from',
+    }),
+  },
+  { $id: 'TaxRate' },
+);
+
 export const TaxRuleOut = Type.Object(
   {
     taxRuleID: Type.Integer(),
-    Perc: Type.Number(),
+    Perc: Type.Number({ description: 'The rate in force today (in the account time zone)' }),
     countryID: Nullable(Type.Integer()),
     countryStateID: Nullable(Type.Integer()),
     TaxNumber: Nullable(Type.String()),
+    ScheduledRates: Type.Array(TaxRateOut, {
+      description: 'Rates from a later date, by date; each may be withdrawn until that date',
+    }),
   },
   { $id: 'TaxRule' },
 );
@@ -53,3 +69,14 @@ export const TaxSettingOut = Type.Object(
 export type TaxSettingOut = Static<typeof TaxSettingOut>;
 
 export const TaxSettingIdParams = Type.Object({ taxSettingID: Id() });
+
+export const TaxRateBody = Type.Object({
+  taxRuleID: Id({ description: 'The rule of this setting the rate is for' }),
+  Perc: Type.Number({ description: 'A fraction between 0 and 1 with at most 6 decimals (0.155 for 15.5%)' }),
+  EffectiveFrom: WireDate({
+    description: 'The first day of the rate, after today, in the account time zone',
+  }),
+});
+export type TaxRateBody = Static<typeof TaxRateBody>;
+
+export const TaxRateIdParams = Type.Object({ taxSettingID: Id(), taxRateID: Id() });

@@ -1,18 +1,34 @@
-import { inTransaction, nowInstant } from '../../context.ts';
+import { inTransaction, nowInstant, readTogether, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { Page } from '../../core/paging.ts';
 import { optionalText } from '../../core/text.ts';
 import { parseTaxPerc } from '../../core/tax.ts';
+import { percOn } from '../../core/taxRates.ts';
+import type { TaxRateTimeline } from '../../core/taxRates.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
 import { checkCountryAndState } from './country.service.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './tax.repository.ts';
-import type { TaxRule, TaxRuleChanges, TaxSettingRecord } from './tax.repository.ts';
+import type { TaxRuleChanges, TaxRuleRate, TaxSettingRecord } from './tax.repository.ts';
 
-export type { TaxRule } from './tax.repository.ts';
+export type { TaxRuleRate } from './tax.repository.ts';
+
+/** A rule as read: its rate today, and every rate it has had or will have (docs/tax.md, "Rates that change on a date"). */
+export interface TaxRule {
+  id: number;
+  /** The rate in force today, in the account's time zone: what `Perc` reads and what `PUT` edits. */
+  perc: string;
+  /** The rule's rates over time: its opening rate and its dated rates, for billing a supply by its date. */
+  timeline: TaxRateTimeline;
+  /** The dated rates after today, by date: they may still be withdrawn. */
+  scheduledRates: TaxRuleRate[];
+  countryId: number | null;
+  countryStateId: number | null;
+  taxNumber: string | null;
+}
 
 export interface TaxSetting {
   id: number;
@@ -35,18 +51,29 @@ export interface TaxSettingInput {
   rules?: TaxRuleInput[];
 }
 
-async function withRules(db: Db, accountId: number, settings: TaxSettingRecord[]): Promise<TaxSetting[]> {
-  const rules = await repo.listTaxRules(
-    db,
-    accountId,
-    settings.map((setting) => setting.id),
+async function withRules(ctx: ServiceContext, settings: TaxSettingRecord[]): Promise<TaxSetting[]> {
+  const settingIds = settings.map((setting) => setting.id);
+  const [rules, rates] = await readTogether(
+    ctx,
+    (c) => repo.listTaxRules(c.db, c.account.id, settingIds),
+    (c) => repo.listTaxRuleRates(c.db, c.account.id, settingIds),
   );
+  const day = today(ctx);
   return settings.map((setting) => ({
     id: setting.id,
     name: setting.name,
     rules: rules
       .filter((rule) => rule.taxSettingId === setting.id)
-      .map(({ taxSettingId: _setting, ...rule }) => rule),
+      .map(({ taxSettingId: _setting, perc: openingPerc, ...rule }) => {
+        const ruleRates = rates.filter((rate) => rate.taxRuleId === rule.id);
+        const timeline = { openingPerc, rates: ruleRates };
+        return {
+          ...rule,
+          perc: percOn(timeline, day),
+          timeline,
+          scheduledRates: ruleRates.filter((rate) => rate.effectiveFrom > day),
+        };
+      }),
   }));
 }
 
@@ -57,23 +84,19 @@ export async function taxSettingsByIds(
   ctx: ServiceContext,
   settingIds: readonly number[],
 ): Promise<Map<number, TaxSetting>> {
-  const settings = await withRules(
-    ctx.db,
-    ctx.account.id,
-    await repo.findTaxSettings(ctx.db, ctx.account.id, settingIds),
-  );
+  const settings = await withRules(ctx, await repo.findTaxSettings(ctx.db, ctx.account.id, settingIds));
   return new Map(settings.map((setting) => [setting.id, setting]));
 }
 
 export async function getTaxSetting(ctx: ServiceContext, settingId: number): Promise<TaxSetting> {
   const setting = await repo.findTaxSetting(ctx.db, ctx.account.id, settingId);
   if (!setting) throw new NotFoundError('Tax setting', settingId);
-  return (await withRules(ctx.db, ctx.account.id, [setting]))[0]!;
+  return (await withRules(ctx, [setting]))[0]!;
 }
 
 /** A page of settings in creation order; without a page, all of them (for billing). */
 export async function listTaxSettings(ctx: ServiceContext, page?: Page): Promise<TaxSetting[]> {
-  return withRules(ctx.db, ctx.account.id, await repo.listTaxSettings(ctx.db, ctx.account.id, page));
+  return withRules(ctx, await repo.listTaxSettings(ctx.db, ctx.account.id, page));
 }
 
 function checkedName(name: string): string {
@@ -183,44 +206,7 @@ export async function editTaxSetting(
       if (!current) throw new NotFoundError('Tax setting', settingId);
       const tctx = inTransaction(ctx, trx);
       const before = await snapshotResource(tctx, taxSettingRef(settingId));
-      if (rules && input.rules) {
-        const existing = new Set(
-          (await repo.listTaxRules(trx, ctx.account.id, [settingId])).map((rule) => rule.id),
-        );
-        const kept = new Set<number>();
-        input.rules.forEach((rule, i) => {
-          if (rule.id == null) return;
-          if (!existing.has(rule.id)) {
-            problems.push({
-              field: `rules[${i}].taxRuleID`,
-              message: `${rule.id} is not a rule of tax setting ${settingId} (leave it out to add a rule)`,
-            });
-          } else if (kept.has(rule.id)) {
-            problems.push({ field: `rules[${i}].taxRuleID`, message: `${rule.id} is given twice` });
-          }
-          kept.add(rule.id);
-        });
-        if (problems.length) throw new ValidationError(problems);
-        await repo.deleteTaxRules(
-          trx,
-          ctx.account.id,
-          settingId,
-          [...existing].filter((id) => !kept.has(id)),
-        );
-        const added: TaxRuleChanges[] = [];
-        for (const [i, rule] of rules.entries()) {
-          const ruleId = input.rules[i]!.id;
-          if (ruleId == null) {
-            added.push(rule);
-          } else if (!(await repo.updateTaxRule(trx, ctx.account.id, settingId, ruleId, rule))) {
-            throw new ConflictError(
-              'concurrent_change',
-              `Tax rule ${ruleId} was deleted by another request; nothing was changed`,
-            );
-          }
-        }
-        await repo.insertTaxRules(trx, ctx.account.id, settingId, added);
-      }
+      if (rules && input.rules) await replaceRules(tctx, settingId, input.rules, rules, problems);
       if (name !== current.name) await assertNameFree(trx, ctx.account.id, name, settingId);
       if (!(await repo.updateTaxSettingName(trx, ctx.account.id, settingId, name))) {
         throw new NotFoundError('Tax setting', settingId);
@@ -230,6 +216,69 @@ export async function editTaxSetting(
     .catch((error: unknown) => {
       throw nameConflict(error, name);
     });
+}
+
+/** The ids of the listed rules that are this setting's, each once, or a 422 naming those that are not. */
+function keptRuleIds(
+  settingId: number,
+  existing: ReadonlySet<number>,
+  input: readonly TaxRuleInput[],
+  problems: FieldProblem[],
+): Set<number> {
+  const kept = new Set<number>();
+  input.forEach((rule, i) => {
+    if (rule.id == null) return;
+    if (!existing.has(rule.id)) {
+      problems.push({
+        field: `rules[${i}].taxRuleID`,
+        message: `${rule.id} is not a rule of tax setting ${settingId} (leave it out to add a rule)`,
+      });
+    } else if (kept.has(rule.id)) {
+      problems.push({ field: `rules[${i}].taxRuleID`, message: `${rule.id} is given twice` });
+    }
+    kept.add(rule.id);
+  });
+  if (problems.length) throw new ValidationError(problems);
+  return kept;
+}
+
+/**
+ * The rule list of a PUT written over the setting's. An edited rule's Perc is the rate in force today, edited in
+ * place as it always was (docs/tax.md, "Rates that change on a date"): the dated rate in force today when there is
+ * one, else the rule's opening rate; its scheduled rates stay. A deleted rule's dated rates go with it.
+ */
+async function replaceRules(
+  ctx: ServiceContext,
+  settingId: number,
+  input: readonly TaxRuleInput[],
+  rules: readonly TaxRuleChanges[],
+  problems: FieldProblem[],
+): Promise<void> {
+  const existing = await repo.listTaxRules(ctx.db, ctx.account.id, [settingId]);
+  const kept = keptRuleIds(settingId, new Set(existing.map((rule) => rule.id)), input, problems);
+  const deleted = existing.filter((rule) => !kept.has(rule.id)).map((rule) => rule.id);
+  await repo.deleteTaxRules(ctx.db, ctx.account.id, settingId, deleted);
+  const rates = await repo.listTaxRuleRates(ctx.db, ctx.account.id, [settingId]);
+  const day = today(ctx);
+  const added: TaxRuleChanges[] = [];
+  for (const [i, rule] of rules.entries()) {
+    const ruleId = input[i]!.id;
+    if (ruleId == null) {
+      added.push(rule);
+      continue;
+    }
+    const inForce = rates.filter((rate) => rate.taxRuleId === ruleId && rate.effectiveFrom <= day).at(-1);
+    const opening = existing.find((held) => held.id === ruleId)!.perc;
+    const changes = inForce ? { ...rule, perc: opening } : rule;
+    if (!(await repo.updateTaxRule(ctx.db, ctx.account.id, settingId, ruleId, changes))) {
+      throw new ConflictError(
+        'concurrent_change',
+        `Tax rule ${ruleId} was deleted by another request; nothing was changed`,
+      );
+    }
+    if (inForce) await repo.updateTaxRuleRatePerc(ctx.db, ctx.account.id, inForce.id, rule.perc);
+  }
+  await repo.insertTaxRules(ctx.db, ctx.account.id, settingId, added);
 }
 
 /**

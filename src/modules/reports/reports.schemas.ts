@@ -34,6 +34,20 @@ export const VatReportOut = Type.Object(
           'The tax credit notes of the period, all boxes together (negative; already netted above)',
         ),
         OutputTax: Type.Number({ description: 'The VAT of the period: Σ of the documents’ Tax' }),
+        ByRate: Type.Array(
+          Type.Object({
+            Rates: Type.String({
+              description: 'The taxes the documents were charged, as "VAT 15%"; "" for none',
+            }),
+            AmountEx: Type.Number(),
+            Tax: Type.Number(),
+            AmountInc: Type.Number(),
+          }),
+          {
+            description:
+              'The documents summed per rate they were taxed at, credit notes netted (docs/tax.md)',
+          },
+        ),
         Vat201: Type.Object(
           {
             Field1: Type.Number({ description: 'Standard-rated supplies, consideration including VAT' }),

@@ -27,6 +27,7 @@ export function toVatReportDto(report: VatReport, timeZone: string): VatReportOu
         NonSupplies: figures(currency.supplies.non_supply),
         CreditNotes: figures(currency.creditNotes),
         OutputTax: amount(currency.outputTaxMinor),
+        ByRate: currency.byRate.map((group) => ({ Rates: group.rates, ...figures(group.figures) })),
         Vat201: {
           Field1: amount(boxes['1']),
           Field2: amount(boxes['2']),
@@ -144,6 +145,7 @@ export function vatReportText(report: VatReport): string {
       row('Exempt supplies (field 3)', supplies.exempt),
       row('Non-supplies: credit taxed when used (field 3)', supplies.non_supply),
       row('  of which tax credit notes', currency.creditNotes),
+      ...currency.byRate.map((group) => row(`  at ${group.rates || 'no tax'}`, group.figures)),
       `${'Output tax'.padEnd(60)}${text(currency.outputTaxMinor)}`,
       `${currency.documents.length} document(s); --csv lists them.`,
     );

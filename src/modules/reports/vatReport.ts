@@ -67,6 +67,11 @@ export interface CurrencyVatReport {
   /** The credit notes within, all boxes together (already netted in `supplies`). */
   creditNotes: Figures;
   outputTaxMinor: number;
+  /**
+   * The documents summed per set of rates they were taxed at ("VAT 15%", "VAT 15.5%"; "" for none), by that text:
+   * a change of rate in a tax period declares each rate's supplies and tax apart (docs/tax.md, "The VAT report").
+   */
+  byRate: { rates: string; figures: Figures }[];
   documents: ReportDocument[];
 }
 
@@ -92,6 +97,7 @@ export function vatReportOf(documents: readonly ReportDocument[]): CurrencyVatRe
         >,
         creditNotes: nothing(),
         outputTaxMinor: 0,
+        byRate: [],
         documents: [],
       };
       byCurrency.set(document.currencyCode, report);
@@ -99,8 +105,15 @@ export function vatReportOf(documents: readonly ReportDocument[]): CurrencyVatRe
     add(report.supplies[document.category], document);
     if (document.kind === 'credit_note') add(report.creditNotes, document);
     report.outputTaxMinor += document.taxMinor;
+    let atRates = report.byRate.find((group) => group.rates === document.rates);
+    if (!atRates) {
+      atRates = { rates: document.rates, figures: nothing() };
+      report.byRate.push(atRates);
+    }
+    add(atRates.figures, document);
     report.documents.push(document);
   }
+  for (const report of byCurrency.values()) report.byRate.sort((a, b) => (a.rates < b.rates ? -1 : 1));
   return [...byCurrency.values()].sort((a, b) => a.currencyCode.localeCompare(b.currencyCode));
 }
 

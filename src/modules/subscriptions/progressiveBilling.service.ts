@@ -202,7 +202,7 @@ async function makeProgressiveInvoice(
   // and the final invoice takes it whole. Neither counts a billed period: the final invoice does (docs/usage.md,
   // "Coupons").
   const percentages = inputs.redemptions.filter(({ coupon }) => coupon.discount.kind === 'percent');
-  applyCoupons(couponSubscriptionOf(row), [planned], percentages, inputs.taxPercsOf(row));
+  applyCoupons(couponSubscriptionOf(row), [planned], percentages, inputs.taxPercsOf(row, planned));
   const invoice = inputs.toNewInvoice(row, planned);
   try {
     assertInvoiceWithinBounds(invoice);

@@ -150,13 +150,17 @@ function decideBilling(
       };
       const plan = planBilling(timeline, usageToPlan(inputs, metered, row.id), today);
       const { redemptions, taxPercsOf } = inputs;
-      const uses = applyCoupons(
-        couponSubscriptionOf(row),
-        plan.invoices,
-        redemptions,
-        taxPercsOf(row),
-        couponUses,
-      );
+      // One invoice at a time: each is taxed at the rates of its own supplies (docs/tax.md).
+      const uses: CouponUses = new Map();
+      for (const planned of plan.invoices) {
+        const usedBefore = new Map(couponUses);
+        addUses(usedBefore, uses);
+        const subscription = couponSubscriptionOf(row);
+        addUses(
+          uses,
+          applyCoupons(subscription, [planned], redemptions, taxPercsOf(row, planned), usedBefore),
+        );
+      }
       for (const planned of plan.invoices) assertInvoiceWithinBounds(toNewInvoice(row, planned));
       addUses(couponUses, uses);
       return { row, plan };

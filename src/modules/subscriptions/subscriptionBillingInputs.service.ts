@@ -7,7 +7,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 import type { PlannedInvoice, SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import type { MeteredInputs, MeteringPlan } from './meteredUsage.service.ts';
-import { taxesFor } from '../../core/tax.ts';
+import { taxesForSupplies } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
 import {
   listTaxSettings,
@@ -101,15 +101,14 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
     return own === null ? ctx.account.isTaxInclusive : Boolean(own);
   };
   const packageNames = new Map(packages.map((p) => [p.id, p.name]));
-  const taxesByCustomer = new Map<number, AppliedTax[]>();
-  const taxesOf = (customerId: number): AppliedTax[] => {
-    let taxes = taxesByCustomer.get(customerId);
-    if (!taxes) {
-      taxes = taxesFor(taxSettings, customers.get(customerId)!);
-      taxesByCustomer.set(customerId, taxes);
-    }
-    return taxes;
-  };
+  /** The customer's taxes on a planned invoice, at the rates in force when its lines are supplied (core/tax.ts). */
+  const taxesOf = (customerId: number, planned: PlannedInvoice): AppliedTax[] =>
+    taxesForSupplies(
+      taxSettings,
+      customers.get(customerId)!,
+      planned.lines.map((line) => ({ start: line.periodStart, end: line.periodEnd })),
+      planned.invoiceDate,
+    );
   /**
    * The invoice for a planned one: lines as planned, the customer's taxes (none when waived), and a last line
    * bringing a Total below zero to 0.00, with the credit that line carries (negativeTotal.ts).
@@ -127,14 +126,15 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
       gatewayId: row.gatewayId,
       customerPaymentMethodId: row.customerPaymentMethodId,
       charges: planned.lines,
-      taxes: taxesOf(row.customerId),
+      taxes: taxesOf(row.customerId, planned),
     });
   return {
     customers,
     usage,
     /** The live coupon redemptions of the subscriptions and their customers (subscriptionCoupons.ts). */
     redemptions,
-    taxPercsOf: (row: SubscriptionRecord) => taxesOf(row.customerId).map((tax) => tax.perc),
+    taxPercsOf: (row: SubscriptionRecord, planned: PlannedInvoice) =>
+      taxesOf(row.customerId, planned).map((tax) => tax.perc),
     labelOf: (row: SubscriptionRecord) => packageNames.get(row.packageId) ?? `Package ${row.packageId}`,
     /** Whether the prices of its terms, and of its scheduled change's, include tax. */
     taxInclusionOf: (row: SubscriptionRecord) => ({

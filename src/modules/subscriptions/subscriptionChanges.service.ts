@@ -309,7 +309,7 @@ export async function upcomingInvoice(
     // A final correction invoice with nothing late to bill is not made.
     if (!next || next.lines.length === 0) return null;
     // The coupons that will discount it, as the bill run will apply them (docs/credits.md, "Coupons").
-    applyCoupons(couponSubscriptionOf(row), [next], inputs.redemptions, inputs.taxPercsOf(row));
+    applyCoupons(couponSubscriptionOf(row), [next], inputs.redemptions, inputs.taxPercsOf(row, next));
     const invoice = inputs.toNewInvoice(row, next);
     assertInvoiceWithinBounds(invoice);
     return invoice;
