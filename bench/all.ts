@@ -46,8 +46,13 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     script: 'bench:nofreeze',
     measures:
-      "Another account's GET on SQLite while a bill run, a test-clock advance and a batch build run, against the same GETs quiet.",
-    quick: { BENCH_SUBSCRIPTIONS: '1000', BENCH_BATCH_LINES: '50', BENCH_QUIET_SECONDS: '1' },
+      "Another account's GET while a bill run, a test-clock advance, a batch build, four PDFs and a customer's PDF loop run (and its small PDF during the loop), against the same quiet.",
+    quick: {
+      BENCH_SUBSCRIPTIONS: '1000',
+      BENCH_BATCH_LINES: '50',
+      BENCH_QUIET_SECONDS: '1',
+      BENCH_PDF_FLOOD_SECONDS: '2',
+    },
   },
   {
     script: 'bench:webhooks',
@@ -78,7 +83,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     script: 'bench:usage',
     measures:
-      'Usage events through `POST /v1/usage-events/batch` and a period aggregate, against the same rows inserted bare.',
+      "Usage events through `POST /v1/usage-events/batch` against the same rows inserted bare; another account's reads while one floods past its budget; a period aggregate.",
     quick: {
       BENCH_SECONDS: '2',
       BENCH_WARMUP_SECONDS: '1',

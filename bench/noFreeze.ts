@@ -1,7 +1,8 @@
 /**
  * No-freeze benchmark: while one account's long job runs in the server (a bill run of many subscriptions, a
  * test-clock advance over a month of renewals, a 500-line debit-order batch build, four PDFs of a 1 000-line invoice
- * asked for at once), another account's
+ * asked for at once, a customer asking for that invoice's PDF in a loop through its pay link while the other account
+ * also fetches a small invoice's PDF: bench/noFreeze/pdfFlood.ts), another account's
  * `GET /v1/customers/{id}` is sent at a steady rate, open loop, and its latency measured from each request's
  * scheduled send time; the same load on the quiet server is the floor. Target: p99 under 100 ms during each job.
  *
@@ -10,12 +11,12 @@
  *
  * Settings (environment): BENCH_SUBSCRIPTIONS (default 20000), BENCH_RATE (GETs a second, default 100),
  * BENCH_QUIET_SECONDS (default 3), BENCH_BATCH_LINES (default 500), BENCH_PDF_LINES (default 1000), BENCH_PDFS
- * (default 4), BENCH_SERVER_CLI, BENCH_BUDGET_SECONDS. See bench/README.md.
+ * (default 4), BENCH_PDF_FLOOD_SECONDS (default 10), BENCH_PDF_FLOOD_PARALLEL (default 8), BENCH_SMALL_PDF_RATE
+ * (default 5), BENCH_SERVER_CLI, BENCH_BUDGET_SECONDS. See bench/README.md.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -46,8 +47,11 @@ import {
   sleep,
 } from './common.ts';
 import type { Dialect } from './common.ts';
-import { CLI, HOST, ROOT, basicAuth, freePort, percentile, serviceEnv, waitForHealth } from './harness.ts';
+import { CLI, HOST, ROOT, basicAuth, freePort, serviceEnv, waitForHealth } from './harness.ts';
 import type { ServerProcess } from './harness.ts';
+import { PDF_FLOOD_PARALLEL, PDF_FLOOD_SECONDS, SMALL_PDF_RATE, pdfFloodJob } from './noFreeze/pdfFlood.ts';
+import { steadyGets } from './noFreeze/steadyGets.ts';
+import type { Latencies } from './noFreeze/steadyGets.ts';
 
 const SUBSCRIPTIONS = Math.round(setting('BENCH_SUBSCRIPTIONS', 20_000, 40, 100_000));
 const RATE = setting('BENCH_RATE', 100, 1, 1000);
@@ -66,89 +70,6 @@ const BEFORE_DUE = '2026-02-28T09:00:00.000Z';
 const DUE_AT = `${AS_OF}T09:00:00.000Z`;
 /** The test-clock advance: from the bill run's day to a month later (trials end on Mar 15, terms renew Apr 1). */
 const ADVANCE_TO = '2026-04-01T09:00:00.000Z';
-
-// ---------------------------------------------------------------------------------------------------------------
-// The reader's steady GETs
-
-interface Latencies {
-  requests: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  /** Answers other than 200, and requests that got no answer. */
-  failures: number;
-}
-
-/**
- * Connections the reader keeps open (keep-alive), opened before its GETs start. NOTE: a client that opens a new
- * connection for a request while a long job runs waits far longer than one reusing a connection (measured: seconds
- * against tens of milliseconds for the same server; the accepts fall behind while the loop turns only between
- * transactions), so the reader behaves like a client with a pool of connections; a request finding them all busy
- * waits for one, and that wait counts in its latency.
- */
-const READER_CONNECTIONS = 32;
-
-/**
- * Sends `GET url` every 1/RATE s until stopped, whatever the answers; each latency runs from the request's scheduled
- * send time to the end of its answer, so a server that holds requests back cannot hide it by delaying the sends.
- */
-async function steadyGets(url: string, authorization: string) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: READER_CONNECTIONS, scheduling: 'fifo' });
-  const times: number[] = [];
-  let failures = 0;
-  let stopped = false;
-  const inFlight = new Set<Promise<void>>();
-  const get = (onAnswer: (status: number | undefined) => void) =>
-    new Promise<void>((resolve) => {
-      const request = http.get(url, { agent, headers: { authorization }, timeout: 60_000 }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          onAnswer(response.statusCode);
-          resolve();
-        });
-      });
-      request.on('timeout', () => request.destroy());
-      request.on('error', () => {
-        onAnswer(undefined);
-        resolve();
-      });
-    });
-  // The pool opened (answers not counted).
-  await Promise.all(Array.from({ length: READER_CONNECTIONS }, () => get(() => {})));
-  const send = (scheduledAt: number) => {
-    const sent = get((status) => {
-      if (status === 200) times.push(performance.now() - scheduledAt);
-      else failures += 1;
-    });
-    inFlight.add(sent);
-    void sent.then(() => inFlight.delete(sent));
-  };
-  const started = performance.now();
-  const loop = (async () => {
-    for (let n = 0; !stopped; n += 1) {
-      const scheduledAt = started + (n * 1000) / RATE;
-      const wait = scheduledAt - performance.now();
-      if (wait > 0) await sleep(wait);
-      if (!stopped) send(scheduledAt);
-    }
-  })();
-  return {
-    async stop(): Promise<Latencies> {
-      stopped = true;
-      await loop;
-      await Promise.all(inFlight);
-      agent.destroy();
-      const sorted = Float64Array.from(times).sort();
-      return {
-        requests: times.length + failures,
-        p50Ms: round(percentile(sorted, 50), 1),
-        p99Ms: round(percentile(sorted, 99), 1),
-        maxMs: round(sorted.at(-1) ?? 0, 1),
-        failures,
-      };
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The server, its log lines read for the jobs' ends
@@ -229,10 +150,14 @@ async function stopServer(server: Server): Promise<number | null> {
 interface Job {
   job: string;
   seconds: number;
-  /** What the job made: invoices, or the batch's lines. */
+  /** What the job made: invoices, the batch's lines, PDFs. */
   made: number;
   during: Latencies;
   met: boolean;
+  /** The PDF flood's: the customer's requests refused, and the other account's small PDF quiet and during it. */
+  refused?: number;
+  smallPdfQuiet?: Latencies;
+  smallPdf?: Latencies;
 }
 
 interface Figures {
@@ -378,7 +303,7 @@ async function during(
   job: () => Promise<() => Promise<number>>,
 ): Promise<Job> {
   log(`${name}: running, with GETs at ${RATE}/s`);
-  const gets = await steadyGets(getUrl, authorization);
+  const gets = await steadyGets(getUrl, authorization, RATE);
   const started = performance.now();
   const outcome = await job().then(
     (check) => ({ check }),
@@ -441,6 +366,31 @@ async function pdfJob(
     }
     return async () => answers.length;
   });
+}
+
+/** A customer's loop of a long invoice's PDFs through its pay link, beside the other account's reads and small PDF. */
+async function pdfFlood(base: string, getUrl: string, population: Population, dataDir: string): Promise<Job> {
+  const figures = await pdfFloodJob({
+    base,
+    getUrl,
+    getRate: RATE,
+    quietSeconds: QUIET_SECONDS,
+    lines: PDF_LINES,
+    reader: population.reader,
+    documents: population.documents,
+    encryptionKey: population.encryptionKey,
+    dataDir,
+  });
+  return {
+    job: `a customer's PDFs of ${PDF_LINES} lines in a loop`,
+    seconds: figures.seconds,
+    made: figures.flood.drawn,
+    during: figures.gets,
+    met: figures.gets.p99Ms < TARGET_P99_MS && figures.gets.failures === 0 && figures.smallPdf.failures === 0,
+    refused: figures.flood.refused,
+    smallPdfQuiet: figures.smallPdfQuiet,
+    smallPdf: figures.smallPdf,
+  };
 }
 
 async function benchDialect(dialect: Dialect, databaseUrl: string, tempDir: string): Promise<Figures> {
@@ -546,11 +496,12 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, tempDir: stri
     );
 
     jobs.push(await pdfJob(base, getUrl, readerAuth, population.documents));
+    jobs.push(await pdfFlood(base, getUrl, population, dataDir));
 
     // The floor, once the jobs are done: the worker's rounds find nothing due, the other workers nothing to send.
     await sleep(1000);
     log(`quiet: GETs at ${RATE}/s for ${QUIET_SECONDS} s`);
-    const quietGets = await steadyGets(getUrl, readerAuth);
+    const quietGets = await steadyGets(getUrl, readerAuth, RATE);
     await sleep(QUIET_SECONDS * 1000);
     const quiet = await quietGets.stop();
     log(`quiet: GET p50 ${quiet.p50Ms} ms, p99 ${quiet.p99Ms} ms, max ${quiet.maxMs} ms`);
@@ -570,6 +521,15 @@ async function benchDialect(dialect: Dialect, databaseUrl: string, tempDir: stri
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+
+/** The PDF flood's rows of the other account's small PDF (no target of its own): quiet, then during the flood. */
+function smallPdfRows(database: string, job: Job, cells: (l: Latencies) => string[]): string[][] {
+  if (!job.smallPdf || !job.smallPdfQuiet) return [];
+  return [
+    [database, "  the other account's small PDF, quiet", '', '', ...cells(job.smallPdfQuiet), ''],
+    [database, "  the other account's small PDF, during", '', '', ...cells(job.smallPdf), ''],
+  ];
+}
 
 async function main(): Promise<number> {
   const databases = freshDatabases(['service']);
@@ -598,13 +558,16 @@ async function main(): Promise<number> {
     results,
     (database, figures) => [
       [database, 'quiet (floor)', '', '', ...cells(figures.quiet), ''],
-      ...figures.jobs.map((job) => [
-        database,
-        job.job,
-        job.seconds.toFixed(2),
-        String(job.made),
-        ...cells(job.during),
-        job.met ? 'met' : 'NOT MET',
+      ...figures.jobs.flatMap((job) => [
+        [
+          database,
+          job.job,
+          job.seconds.toFixed(2),
+          job.refused === undefined ? String(job.made) : `${job.made} (${job.refused} refused)`,
+          ...cells(job.during),
+          job.met ? 'met' : 'NOT MET',
+        ],
+        ...smallPdfRows(database, job, cells),
       ]),
     ],
   );
@@ -618,6 +581,9 @@ async function main(): Promise<number> {
       batchLines: BATCH_LINES,
       pdfLines: PDF_LINES,
       pdfs: PDFS,
+      pdfFloodSeconds: PDF_FLOOD_SECONDS,
+      pdfFloodParallel: PDF_FLOOD_PARALLEL,
+      smallPdfRate: SMALL_PDF_RATE,
     },
     targetP99Ms: TARGET_P99_MS,
     met,

@@ -1,7 +1,8 @@
 /**
  * Usage benchmark (bench/README.md, "Usage"): usage events through the HTTP API in batches of 100 from several
  * connections, against the floor measured in the same run (the same rows written by bare multi-row inserts, no
- * checks); another account's GET /v1/customers/{id} p99 meanwhile; and one subscription's period aggregate over
+ * checks; bench/usage/floor.ts); another account's GET /v1/customers/{id} p99 meanwhile; the same while one account
+ * floods past its budget of events (bench/usage/flood.ts); and one subscription's period aggregate over
  * BENCH_USAGE_PERIOD_EVENTS events (bench/usage/period.ts).
  *
  *   npm run bench:usage                                   SQLite only (a fresh temporary file)
@@ -11,14 +12,12 @@
  * hourly rollups add up to their raw values; the seeded period's aggregate equals its known sum.
  */
 import crypto from 'node:crypto';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.ts';
 import type { Db } from '../src/storage/database.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { metricsByCodes } from '../src/modules/catalogue/index.ts';
-import { recordUsageEvents } from '../src/modules/usage/index.ts';
 import {
-  BenchError,
   PG_URL,
   forEachDialect,
   formatTable,
@@ -45,8 +44,12 @@ import {
   withService,
 } from './harness.ts';
 import type { DialectSetup, LoadSpec, Run, Service } from './harness.ts';
+import { measureFloor, measureModule } from './usage/floor.ts';
+import { FLOOD_LIMITS, checkFlood, measureFlood, seedOtherAccount } from './usage/flood.ts';
+import type { FloodFigures } from './usage/flood.ts';
 import { measureAggregate, seedPeriod } from './usage/period.ts';
 import { METRIC, api, seedPopulation } from './usage/population.ts';
+import { BATCH_PATH, acceptedIn, batchBody, newEvents } from './usage/wire.ts';
 import type { Population } from './usage/population.ts';
 import type { AggregateFigures } from './usage/period.ts';
 
@@ -55,14 +58,19 @@ const PERIOD_EVENTS = Math.round(setting('BENCH_USAGE_PERIOD_EVENTS', 10_000_000
 const AGGREGATE_RUNS = Math.round(setting('BENCH_USAGE_AGGREGATE_RUNS', 200, 10, 10_000));
 const READ_RATE = setting('BENCH_USAGE_READ_RATE', 20, 1, 1000);
 const BATCH = 100;
-/** BENCH_USAGE_PARTS: `ingestion`, `period` or both (the default), comma-separated. */
-const PARTS = new Set((process.env.BENCH_USAGE_PARTS ?? 'ingestion,period').split(','));
+/** BENCH_USAGE_PARTS: `ingestion`, `flood`, `period`, comma-separated (all three by default). */
+const PARTS = new Set((process.env.BENCH_USAGE_PARTS ?? 'ingestion,flood,period').split(','));
 for (const part of PARTS) {
-  if (part !== 'ingestion' && part !== 'period') {
-    console.error(`BENCH_USAGE_PARTS: ${part} is neither ingestion nor period`);
+  if (part !== 'ingestion' && part !== 'flood' && part !== 'period') {
+    console.error(`BENCH_USAGE_PARTS: ${part} is none of ingestion, flood and period`);
     process.exit(2);
   }
 }
+/**
+ * The ingestion part measures what the process can take, which one account's budget (docs/usage.md, "Limits")
+ * would cap far below: its server runs with the budget at its largest. The flood's server runs with the service's.
+ */
+const UNBUDGETED = { USAGE_EVENTS_PER_SECOND: '10000000', USAGE_BYTES_PER_SECOND: '10000000000' };
 
 /** The issue's targets (docs/design/usage.md, "Speed (bench:usage)"). */
 const TARGETS = {
@@ -71,27 +79,6 @@ const TARGETS = {
   aggregateP99Ms: 50,
   othersP99Ms: 100,
 };
-
-/** The wire of the batch endpoint (docs/usage.md, "Sending events"). */
-const BATCH_PATH = '/v1/usage-events/batch';
-const batchBody = (events: object[]) => JSON.stringify({ events });
-const wireEvent = (
-  transactionId: string,
-  customerId: number,
-  at: string,
-  tokens: number,
-  region: string,
-) => ({
-  transaction_id: transactionId,
-  customerID: customerId,
-  code: METRIC,
-  timestamp: at,
-  properties: { tokens, region },
-});
-/** How many events of a batch's answer were accepted: each outcome's status is written `"accepted"`. */
-const acceptedIn = (body: string) => body.match(/"accepted"/g)?.length ?? 0;
-
-const REGIONS = ['eu-west', 'us-east', 'ap-south'];
 
 // ---------------------------------------------------------------------------------------------------------------
 // Ingestion through the API, and another account's reads meanwhile
@@ -114,18 +101,8 @@ function ingestionLoad(service: Service, customerIds: number[], prefix: string, 
       requests: [
         {
           setupRequest: (request) => {
-            const now = Date.now();
-            const events = Array.from({ length: BATCH }, () => {
-              const n = next++;
-              const at = new Date(now - (n % 3_600) * 1000).toISOString();
-              return wireEvent(
-                `${prefix}-${n}`,
-                customerIds[n % customerIds.length]!,
-                at,
-                (n % 9) + 1,
-                REGIONS[n % 3]!,
-              );
-            });
+            const events = newEvents(prefix, next, BATCH, customerIds);
+            next += BATCH;
             ledger.sent += BATCH;
             return { ...request, body: batchBody(events) };
           },
@@ -211,153 +188,6 @@ async function measureIngestion(
 const p99 = (run: Run) => round(percentile(run.latencies, 99), 2);
 
 // ---------------------------------------------------------------------------------------------------------------
-// The floor, and the module without HTTP
-
-/** The rows one event makes that are its own (its transaction id and the event), as the insert path writes them. */
-function floorRows(accountId: number, customerId: number, id: number, at: string, now: string) {
-  return {
-    transaction: {
-      id,
-      account_id: accountId,
-      customer_id: customerId,
-      transaction_id: `floor-${id}`,
-      occurred_at: at,
-    },
-    event: {
-      id,
-      account_id: accountId,
-      customer_id: customerId,
-      subscription_id: null,
-      metric_id: 0,
-      transaction_id: `floor-${id}`,
-      occurred_at: at,
-      properties: JSON.stringify({ tokens: (id % 9) + 1, region: REGIONS[id % 3] }),
-      counted: true,
-      value: BigInt(((id % 9) + 1) * 10_000),
-      unique_value: '',
-      group_value: REGIONS[id % 3]!,
-      received_at: now,
-    },
-  };
-}
-
-const TRANSACTION_COLUMNS = ['id', 'account_id', 'customer_id', 'transaction_id', 'occurred_at'] as const;
-const EVENT_COLUMNS = [
-  'id',
-  'account_id',
-  'customer_id',
-  'subscription_id',
-  'metric_id',
-  'transaction_id',
-  'occurred_at',
-  'properties',
-  'counted',
-  'value',
-  'unique_value',
-  'group_value',
-  'received_at',
-] as const;
-const PG_TYPES: Record<string, string> = {
-  transaction_id: 'text',
-  occurred_at: 'timestamptz',
-  received_at: 'timestamptz',
-  properties: 'text',
-  counted: 'boolean',
-  unique_value: 'text',
-  group_value: 'text',
-};
-
-/**
- * A bare multi-row insert of BATCH rows into `table`, compiled once: on SQLite a values list (one prepared
- * statement), on PostgreSQL arrays unnested (one named statement), as the insert path builds its own
- * (src/modules/usage/usageEventStatements.ts). Returns the statement's text and how to lay out its parameters.
- */
-function floorInsert(dialect: Dialect, table: string, columns: readonly string[]) {
-  const names = columns.map((c) => `"${c}"`).join(', ');
-  if (dialect === 'postgres') {
-    const arrays = columns.map((c, i) => `$${i + 1}::${PG_TYPES[c] ?? 'bigint'}[]`).join(', ');
-    return {
-      text: `insert into "${table}" (${names}) select ${names} from unnest(${arrays}) as u(${names})`,
-      parameters: (rows: Record<string, unknown>[]) => columns.map((c) => rows.map((row) => row[c])),
-    };
-  }
-  const row = `(${columns.map(() => '?').join(', ')})`;
-  return {
-    text: `insert into "${table}" (${names}) values ${Array.from({ length: BATCH }, () => row).join(', ')}`,
-    parameters: (rows: Record<string, unknown>[]) =>
-      rows.flatMap((r) => columns.map((c) => (typeof r[c] === 'boolean' ? Number(r[c]) : r[c]))),
-  };
-}
-
-/**
- * The floor: for SECONDS, CONNECTIONS writers each insert batches of 100 events' rows (usage_transactions and
- * usage_events, one multi-row statement each, compiled once, in one transaction), with no checks, no rollups, no
- * HTTP. NOTE: built by Kysely for every batch, as it was, the floor paid the compilation the insert path no longer
- * pays (docs/benchmarks.md, "Usage"), and would have flattered the ratio.
- */
-async function measureFloor(
-  dialect: Dialect,
-  db: Db,
-  accountId: number,
-  customerIds: number[],
-): Promise<number> {
-  const transactions = floorInsert(dialect, 'usage_transactions', TRANSACTION_COLUMNS);
-  const events = floorInsert(dialect, 'usage_events', EVENT_COLUMNS);
-  let nextId = 2_000_000_000_000;
-  let rows = 0;
-  const deadline = performance.now() + SECONDS * 1000;
-  const writer = async () => {
-    while (performance.now() < deadline) {
-      const now = new Date().toISOString();
-      const batch = Array.from({ length: BATCH }, () => {
-        const id = nextId++;
-        return floorRows(accountId, customerIds[id % customerIds.length]!, id, now, now);
-      });
-      await db.transaction().execute(async (trx) => {
-        const t = batch.map((b) => b.transaction);
-        await trx.executeQuery(CompiledQuery.raw(transactions.text, transactions.parameters(t)));
-        const e = batch.map((b) => b.event);
-        await trx.executeQuery(CompiledQuery.raw(events.text, events.parameters(e)));
-      });
-      rows += BATCH;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, writer));
-  return round(rows / ((performance.now() - started) / 1000), 0);
-}
-
-/** recordUsageEvents called in this process, one batch after another: the insert path without HTTP. */
-async function measureModule(db: Db, service: Service, customerIds: number[]): Promise<number> {
-  const account = { id: service.credentials.accountID, timeZone: 'UTC', usageGraceHours: 72 };
-  let n = 0;
-  let events = 0;
-  const deadline = performance.now() + Math.min(SECONDS, 5) * 1000;
-  const started = performance.now();
-  while (performance.now() < deadline) {
-    const now = new Date();
-    const batch = Array.from({ length: BATCH }, () => {
-      const i = n++;
-      return {
-        transactionId: `mod-${i}`,
-        customerId: customerIds[i % customerIds.length]!,
-        subscriptionId: null,
-        code: METRIC,
-        timestamp: now.toISOString(),
-        properties: { tokens: (i % 9) + 1, region: REGIONS[i % 3] },
-      };
-    });
-    const outcomes = await recordUsageEvents(db, account, now, batch);
-    if (outcomes.some((o) => o.status !== 'accepted'))
-      throw new BenchError(
-        `recordUsageEvents refused: ${JSON.stringify(outcomes.find((o) => o.status !== 'accepted'))}`,
-      );
-    events += BATCH;
-  }
-  return round(events / ((performance.now() - started) / 1000), 0);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // Checks
 
 interface Check {
@@ -421,15 +251,27 @@ interface IngestionPart {
 
 type PeriodPart = AggregateFigures & { eventsSeconds: number; rollupsSeconds: number };
 
+type TargetName = 'eventsPerSecond' | 'vsFloor' | 'aggregateP99Ms' | 'othersP99Ms' | 'floodOthersP99Ms';
+
 interface DialectResult {
   ingestion: IngestionPart | null;
+  flood: FloodFigures | null;
   period: PeriodPart | null;
   checks: Check[];
-  targets: Partial<Record<'eventsPerSecond' | 'vsFloor' | 'aggregateP99Ms' | 'othersP99Ms', Target>>;
+  targets: Partial<Record<TargetName, Target>>;
   failed: boolean;
 }
 
-async function benchDialect(setup: DialectSetup, tempDir: string): Promise<DialectResult> {
+/**
+ * The service on the dialect's database with another account beside the one `billing account create` made: `work`
+ * gets both, and the database opened in this process.
+ */
+async function withTwoAccounts<R>(
+  setup: DialectSetup,
+  tempDir: string,
+  env: NodeJS.ProcessEnv,
+  work: (service: Service, db: Db, otherAuth: string) => Promise<R>,
+): Promise<R> {
   const encryptionKey = crypto.randomBytes(32).toString('base64');
   return withService(
     setup,
@@ -442,13 +284,49 @@ async function benchDialect(setup: DialectSetup, tempDir: string): Promise<Diale
           { ...serviceEnv(setup.databaseUrl, service.dataDir, 0), ENCRYPTION_KEY: encryptionKey },
           'Bench reader',
         );
-        return await benchService(setup.dialect, service, storage.db, basicAuth(other));
+        return await work(service, storage.db, basicAuth(other));
       } finally {
         await storage.close().catch(() => {});
       }
     },
-    { ENCRYPTION_KEY: encryptionKey },
+    { ENCRYPTION_KEY: encryptionKey, ...env },
   );
+}
+
+/** The flood first, on its own server with the service's budget; then ingestion and the period on another. */
+async function benchDialect(setup: DialectSetup, tempDir: string): Promise<DialectResult> {
+  const checks: Check[] = [];
+  let flood: FloodFigures | null = null;
+  if (PARTS.has('flood')) {
+    flood = await withTwoAccounts(setup, tempDir, {}, async (service, db, otherAuth) => {
+      log(`${setup.dialect}: the flood, with ${FLOOD_LIMITS.eventsPerSecond} events/s an account`);
+      const population = await seedPopulation(service);
+      const otherCustomerId = await seedOtherAccount(service, otherAuth);
+      const figures = await measureFlood(service, population.customerIds, {
+        authorization: otherAuth,
+        customerId: otherCustomerId,
+      });
+      checks.push(...(await checkFlood(db, service.credentials.accountID, figures)));
+      return figures;
+    });
+  }
+  const result =
+    PARTS.has('ingestion') || PARTS.has('period')
+      ? await withTwoAccounts(setup, tempDir, UNBUDGETED, (service, db, otherAuth) =>
+          benchService(setup.dialect, service, db, otherAuth),
+        )
+      : undefined;
+  const targets = { ...result?.targets };
+  if (flood) targets.floodOthersP99Ms = target(flood.p99Ms, TARGETS.othersP99Ms, 'max');
+  checks.push(...(result?.checks ?? []));
+  return {
+    ingestion: result?.ingestion ?? null,
+    flood,
+    period: result?.period ?? null,
+    checks,
+    targets,
+    failed: checks.some((c) => !c.ok) || (result?.failed ?? false),
+  };
 }
 
 async function benchService(
@@ -456,7 +334,7 @@ async function benchService(
   service: Service,
   db: Db,
   otherAuth: string,
-): Promise<DialectResult> {
+): Promise<Omit<DialectResult, 'flood'>> {
   log(`${dialect}: seeding ${CUSTOMERS} customers, the metric, its component and a subscription`);
   const population = await seedPopulation(service);
   const checks: Check[] = [];
@@ -570,6 +448,7 @@ function printResult(dialect: Dialect, r: DialectResult): void {
       ],
     );
   }
+  if (r.flood) rows.push(...floodRows(r.flood, t.floodOthersP99Ms));
   if (r.period) {
     const p = r.period;
     rows.push(
@@ -586,6 +465,22 @@ function printResult(dialect: Dialect, r: DialectResult): void {
     formatTable(`${name}: ${SECONDS} s, ${CONNECTIONS} connections`, ['figure', 'value', 'target'], rows),
   );
   for (const check of r.checks) console.log(`${check.ok ? 'ok' : 'FAILED'}: ${check.name} (${check.detail})`);
+}
+
+function floodRows(f: FloodFigures, p99Target: Target | undefined): string[][] {
+  const o = f.otherEvents;
+  return [
+    [
+      "flood: the flooder's events accepted / batches refused 429",
+      `${f.flooder.acceptedEvents} / ${f.flooder.refused} of ${f.flooder.requests}`,
+      '',
+    ],
+    ["flood: the flooder's accepted events/s", String(f.flooder.acceptedEventsPerSecond), ''],
+    ["flood: another account's GET p50 / p99 ms, quiet", `${f.quietP50Ms} / ${f.quietP99Ms}`, ''],
+    ["flood: another account's GET p50 / p99 ms, during", `${f.p50Ms} / ${f.p99Ms}`, met(p99Target)],
+    ["flood: another account's GET p99 vs quiet, max ms", `${f.p99VsQuiet}× / ${f.maxMs}`, ''],
+    ["flood: another account's batches p50 / p99 ms", `${o.p50Ms} / ${o.p99Ms} (${o.accepted} events)`, ''],
+  ];
 }
 
 const met = (t: Target | undefined) => (t ? `${t.target}: ${t.met ? 'met' : 'NOT MET'}` : '');
@@ -608,11 +503,13 @@ async function main(): Promise<number> {
     customers: CUSTOMERS,
     periodEvents: PERIOD_EVENTS,
     readRate: READ_RATE,
+    floodLimits: FLOOD_LIMITS,
     results,
   });
   return failed ? 1 : 0;
 }
 
 const dialectCount = PG_URL ? 2 : 1;
-const budgetMs = dialectCount * (4 * (SECONDS + WARMUP_SECONDS) + 900 + PERIOD_EVENTS / 10_000) * 1000;
+const budgetMs =
+  dialectCount * (4 * (SECONDS + WARMUP_SECONDS) + 2 * SECONDS + 960 + PERIOD_EVENTS / 10_000) * 1000;
 await runBenchmark(main, budgetMs);

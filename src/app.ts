@@ -62,6 +62,7 @@ import {
 import { registerEmandatePageRoutes } from './modules/mandates/emandatePages.routes.ts';
 import { registerPortalApiRoutes } from './modules/portal/portalApi.routes.ts';
 import { registerPortalRoutes } from './modules/portal/portal.routes.ts';
+import { passwordCheckSlots } from './modules/portal/index.ts';
 import { registerUsageEventRoutes } from './modules/usage/usageEvents.routes.ts';
 import { BATCH_MAX } from './modules/usage/index.ts';
 import { registerFavicon } from './http/favicon.ts';
@@ -351,6 +352,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     db: deps.storage.db,
     contextFor: hostedPageContext,
     publicUrl: deps.publicUrl,
+    // The service's own: another service in the process (tests start many) must not take its slots.
+    passwordChecks: passwordCheckSlots(),
   });
 
   return app as unknown as App;

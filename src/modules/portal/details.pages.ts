@@ -185,7 +185,7 @@ export function registerDetailsRoutes(portal: App, pages: PortalRequests): void 
       try {
         // The password is checked before anything is written: a refused form changes nothing at all.
         if (emailChanges) {
-          const check = await auth.checkEmailChange(ctx, page.session, {
+          const check = await auth.checkEmailChange(ctx, page.portal.passwordChecks, page.session, {
             currentPassword,
             clientAddress: request.ip,
           });

@@ -8,6 +8,7 @@ export {
   ABSOLUTE_TIMEOUT_MS,
   IDLE_TIMEOUT_MS,
   LOCK_MS,
+  passwordCheckSlots,
   SIGN_IN_LINK_MS,
   USERNAME_FAILURES,
 } from './portalAuth.service.ts';

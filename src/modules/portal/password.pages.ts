@@ -96,7 +96,7 @@ export function registerPasswordRoutes(portal: App, pages: PortalRequests, deps:
       const mismatch = newPasswordProblems(fields);
       if (mismatch.length) return passwordPage(page, 422, { ...changeForm(page), errors: mismatch });
       try {
-        const result = await auth.changePassword(page.portal.ctx, page.session, {
+        const result = await auth.changePassword(page.portal.ctx, page.portal.passwordChecks, page.session, {
           currentPassword: (fields['CurrentPassword'] ?? '').slice(0, 1024),
           newPassword: fields['Password'] ?? '',
           clientAddress: request.ip,

@@ -215,14 +215,25 @@ async function pausedUntil(
   return ends.length ? new Date(Math.max(...ends)).toISOString() : undefined;
 }
 
-const slots = new VerificationSlots(CONCURRENT_VERIFICATIONS, VERIFICATIONS_WAITING);
+/**
+ * The password-check slots of one service, which the composition root makes and hands to the portal's pages
+ * (PortalDeps): two services in one process (tests start many) each have their own.
+ */
+export function passwordCheckSlots(): VerificationSlots {
+  return new VerificationSlots(CONCURRENT_VERIFICATIONS, VERIFICATIONS_WAITING);
+}
 
 /**
- * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the process, each costing 128 MiB
+ * A password check that may run: at most CONCURRENT_VERIFICATIONS at once in the service's `slots`, each costing 128 MiB
  * and a core for a fraction of a second; when they are all running it waits for its account's turn (a few of an
  * account's checks wait, in turn with other accounts'); 'busy' beyond that, rather than queueing guesses.
  */
-async function verifyInTurn(accountId: number, password: string, stored: string): Promise<boolean | 'busy'> {
+async function verifyInTurn(
+  slots: VerificationSlots,
+  accountId: number,
+  password: string,
+  stored: string,
+): Promise<boolean | 'busy'> {
   const release = await slots.acquire(accountId);
   if (release === 'busy') return 'busy';
   try {
@@ -292,6 +303,7 @@ async function countPasswordCheck(
  */
 async function guardedCheck(
   ctx: ServiceContext,
+  slots: VerificationSlots,
   input: { key: string; clientAddress: string; password: string; stored: string; session?: PortalSession },
 ): Promise<GuardedCheck> {
   // Counted by addressKey: an IPv6 client by its /64, which one subscriber routinely holds whole.
@@ -321,7 +333,7 @@ async function guardedCheck(
     }
     forgetCheck = counted.forget;
   }
-  const matches = await verifyInTurn(ctx.account.id, input.password, input.stored);
+  const matches = await verifyInTurn(slots, ctx.account.id, input.password, input.stored);
   if (matches === 'busy') {
     // Nothing was checked, so nothing counts: a busy process must not use up a contact's checks.
     await repo.deleteAttempt(ctx.db, attemptId);
@@ -340,12 +352,13 @@ async function guardedCheck(
  */
 export async function signIn(
   ctx: ServiceContext,
+  slots: VerificationSlots,
   input: { username: string; password: string; clientAddress: string },
 ): Promise<SignInResult> {
   const key = usernameKey(input.username);
   const contact = key ? await findContactByUsername(ctx, input.username.trim()) : undefined;
   const stored = contact?.passwordHash ?? (await dummyPasswordHash());
-  const check = await guardedCheck(ctx, {
+  const check = await guardedCheck(ctx, slots, {
     key,
     clientAddress: input.clientAddress,
     password: input.password,
@@ -377,10 +390,11 @@ export async function signIn(
  */
 export async function changePassword(
   ctx: ServiceContext,
+  slots: VerificationSlots,
   session: PortalSession,
   input: { currentPassword: string; newPassword: string; clientAddress: string },
 ): Promise<{ kind: 'changed'; sessionId: string } | RefusedCheck> {
-  const checked = await checkCurrentPassword(ctx, session, input);
+  const checked = await checkCurrentPassword(ctx, slots, session, input);
   if (checked.kind !== 'right') return checked;
   const contact = checked.contact;
   const hash = await setContactPassword(ctx, contact.id, contact.passwordHash, input.newPassword);
@@ -399,12 +413,13 @@ export async function changePassword(
  */
 export async function checkCurrentPassword(
   ctx: ServiceContext,
+  slots: VerificationSlots,
   session: PortalSession,
   input: { currentPassword: string; clientAddress: string },
 ): Promise<{ kind: 'right'; contact: ContactCredentials & { passwordHash: string } } | RefusedCheck> {
   const contact = await findContactCredentials(ctx, session.contactId);
   if (!contact?.passwordHash) throw new NotFoundError('Customer contact', session.contactId);
-  const check = await guardedCheck(ctx, {
+  const check = await guardedCheck(ctx, slots, {
     key: usernameKey(contact.username ?? ''),
     clientAddress: input.clientAddress,
     password: input.currentPassword,
@@ -433,6 +448,7 @@ export type RefusedCheck =
  */
 export async function checkEmailChange(
   ctx: ServiceContext,
+  slots: VerificationSlots,
   session: PortalSession,
   input: { currentPassword: string; clientAddress: string },
 ): Promise<{ kind: 'right'; forget(): Promise<void> } | RefusedCheck | { kind: 'too_many_changes' }> {
@@ -443,7 +459,7 @@ export async function checkEmailChange(
   }
   let checked: Awaited<ReturnType<typeof checkCurrentPassword>> | undefined;
   try {
-    checked = await checkCurrentPassword(ctx, session, input);
+    checked = await checkCurrentPassword(ctx, slots, session, input);
     return checked.kind === 'right'
       ? { kind: 'right', forget: () => repo.deleteContactAction(ctx.db, counted.id) }
       : checked;

@@ -8,6 +8,7 @@ import { findAccountByPortalSlug, findAccountLogo } from '../auth/index.ts';
 import type { Account } from '../auth/index.ts';
 import * as auth from './portalAuth.service.ts';
 import type { PortalSession } from './portalAuth.service.ts';
+import type { VerificationSlots } from './verificationSlots.ts';
 
 /** What the portal's pages need from the composition root: they have no API key to say whose they are. */
 export interface PortalDeps {
@@ -16,6 +17,8 @@ export interface PortalDeps {
   contextFor(accountId: number, request: FastifyRequest): Promise<ServiceContext>;
   /** PUBLIC_URL: where browsers reach the service; undefined: links for loopback requests only (linkOrigin). */
   publicUrl?: string;
+  /** This service's password-check slots (auth.passwordCheckSlots), which no other service in the process shares. */
+  passwordChecks: VerificationSlots;
 }
 
 export interface Portal {
@@ -26,6 +29,8 @@ export interface Portal {
   base: string;
   hasLogo: boolean;
   secure: boolean;
+  /** The service's password-check slots, which every check of a password in the portal waits for. */
+  passwordChecks: VerificationSlots;
 }
 
 /** The text of a page that only says something: a refusal, a link that no longer works, a missing page. */
@@ -289,6 +294,7 @@ async function portalOf(
     base: `/portal/${slug}/`,
     hasLogo: (await findAccountLogo(deps.db, account.id)) !== undefined,
     secure: transportOf(deps, request) === 'https',
+    passwordChecks: deps.passwordChecks,
   };
 }
 

@@ -51,7 +51,11 @@ export function registerSignInRoutes(portal: App, pages: PortalRequests): void {
       if (username.trim() === '') errors.push({ field: 'username', message: 'Enter your username' });
       if (password === '') errors.push({ field: 'password', message: 'Enter your password' });
       if (errors.length) return loginPage(page, 422, { errors, username });
-      const result = await auth.signIn(page.portal.ctx, { username, password, clientAddress: request.ip });
+      const result = await auth.signIn(page.portal.ctx, page.portal.passwordChecks, {
+        username,
+        password,
+        clientAddress: request.ip,
+      });
       if (result.kind === 'locked' || result.kind === 'busy') {
         return loginPage(page, 429, {
           username,

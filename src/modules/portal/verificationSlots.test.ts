@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CONCURRENT_VERIFICATIONS, passwordCheckSlots } from './portalAuth.service.ts';
 import { VerificationSlots } from './verificationSlots.ts';
 import type { ReleaseSlot } from './verificationSlots.ts';
 
@@ -81,5 +82,22 @@ describe('VerificationSlots', () => {
     (await third)();
     expect(order).toEqual(['second', 'third']);
     expect(slots.usage(A)).toEqual({ running: 0, ofAccount: 0, waiting: 0 });
+  });
+
+  it("gives each service slots of its own: one service's full slots do not hold another's checks", async () => {
+    // Two services in one process, as tests start them: each composition root calls passwordCheckSlots.
+    const first = passwordCheckSlots();
+    const second = passwordCheckSlots();
+    for (let i = 0; i < CONCURRENT_VERIFICATIONS; i++) await held(first, A);
+    const order: number[] = [];
+    void queued(first, A, order);
+    expect(first.usage(A)).toEqual({
+      running: CONCURRENT_VERIFICATIONS,
+      ofAccount: CONCURRENT_VERIFICATIONS,
+      waiting: 1,
+    });
+    // The same account on the other service starts at once.
+    await held(second, A);
+    expect(second.usage(A)).toEqual({ running: 1, ofAccount: 1, waiting: 0 });
   });
 });

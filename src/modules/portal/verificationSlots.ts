@@ -2,7 +2,7 @@
 export type ReleaseSlot = () => void;
 
 /**
- * The process's password-check slots, shared round-robin between accounts (docs/portal.md, "Sign-in, sessions and
+ * A service's password-check slots (made by portalAuth.service.ts, passwordCheckSlots), shared round-robin between accounts (docs/portal.md, "Sign-in, sessions and
  * passwords"): at most `total` checks run at once. While there is room a check starts at once, whatever its account;
  * when the process is full it waits in its account's queue (first come first served, up to `queuePerAccount`, beyond
  * which the answer is 'busy'), and each slot freed goes to the next account in turn that has a check waiting, not to
