@@ -27,14 +27,14 @@ const own = (accountId: number) => ({ accountId, customer: null });
 describe('drawings in turns on a thread', () => {
   it('draws another account’s small document beside a long one, in slices, not after it', async () => {
     const p = startPool({});
-    const alone = await p.render(own(2), statement(1));
+    const alone = await p.render(own(2), async () => statement(1));
     const settled: string[] = [];
     const drawn = (label: string) => (pdf: Buffer) => {
       settled.push(label);
       return pdf;
     };
-    const long = p.render(own(1), statement(1500)).then(drawn('long'));
-    const small = p.render(own(2), statement(1)).then(drawn('small'));
+    const long = p.render(own(1), async () => statement(1500)).then(drawn('long'));
+    const small = p.render(own(2), async () => statement(1)).then(drawn('small'));
     const [longPdf, smallPdf] = await Promise.all([long, small]);
     expect(settled).toEqual(['small', 'long']);
     // Drawn in turns with another, a document is the same file as drawn alone.
@@ -46,8 +46,8 @@ describe('drawings in turns on a thread', () => {
     const p = startPool({ PDF_DOCUMENTS_PER_THREAD: '1' });
     const settled: string[] = [];
     await Promise.all([
-      p.render(own(1), statement(1000)).then(() => settled.push('long')),
-      p.render(own(2), statement(1)).then(() => settled.push('small')),
+      p.render(own(1), async () => statement(1000)).then(() => settled.push('long')),
+      p.render(own(2), async () => statement(1)).then(() => settled.push('small')),
     ]);
     expect(settled).toEqual(['long', 'small']);
   });
@@ -56,20 +56,20 @@ describe('drawings in turns on a thread', () => {
     const p = startPool({ PDF_TIMEOUT_MS: '500' });
     // One line of half a megabyte is laid out in one piece: the drawing cannot give way until it is done (seconds).
     const stuck = p
-      .render(own(1), statement(1, 'lorem ipsum dolor sit amet '.repeat(20_000)))
+      .render(own(1), async () => statement(1, 'lorem ipsum dolor sit amet '.repeat(20_000)))
       .catch((e) => e);
-    const beside = p.render(own(2), statement(2));
+    const beside = p.render(own(2), async () => statement(2));
     expect(await stuck).toMatchObject({ code: 'document_timeout', status: 503 });
     expect((await beside).subarray(0, 5).toString()).toBe('%PDF-');
   });
 
   it('answers document_timeout when a drawing’s slices add up to more than the budget', async () => {
     const p = startPool({ PDF_TIMEOUT_MS: '1000' });
-    expect(await p.render(own(1), statement(20_000)).catch((e) => e)).toMatchObject({
+    expect(await p.render(own(1), async () => statement(20_000)).catch((e) => e)).toMatchObject({
       code: 'document_timeout',
     });
     // The thread went on: it draws the next document.
-    expect((await p.render(own(2), statement(1))).subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await p.render(own(2), async () => statement(1))).subarray(0, 5).toString()).toBe('%PDF-');
   });
 });
 

@@ -32,13 +32,18 @@ function job(
   label: string,
   settled: string[],
 ): Promise<unknown> {
-  return p.render(typeof asker === 'number' ? own(asker) : asker, { kind: `test-${label}`, model: {} }).then(
-    () => settled.push(label),
-    (error: unknown) => {
-      settled.push(label);
-      return error;
-    },
-  );
+  return p
+    .render(typeof asker === 'number' ? own(asker) : asker, async () => ({
+      kind: `test-${label}`,
+      model: {},
+    }))
+    .then(
+      () => settled.push(label),
+      (error: unknown) => {
+        settled.push(label);
+        return error;
+      },
+    );
 }
 
 describe('DocumentPool', () => {
@@ -54,7 +59,7 @@ describe('DocumentPool', () => {
 
   it('answers a thread’s failure as the document’s error, naming why', async () => {
     const p = startPool({});
-    await expect(p.render(own(1), { kind: 'no-such-kind', model: {} })).rejects.toThrow(
+    await expect(p.render(own(1), async () => ({ kind: 'no-such-kind', model: {} }))).rejects.toThrow(
       'the document could not be drawn: no drawing for documents of kind no-such-kind',
     );
   });
@@ -64,7 +69,9 @@ describe('DocumentPool', () => {
     const settled: string[] = [];
     const first = job(p, 1, 'a1', settled);
     const second = job(p, 1, 'a2', settled);
-    const refused = await p.render(own(1), { kind: 'test-a3', model: {} }).catch((error: unknown) => error);
+    const refused = await p
+      .render(own(1), async () => ({ kind: 'test-a3', model: {} }))
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ServiceBusyError);
     expect(refused).toMatchObject({ code: 'documents_busy', retryAfterSeconds: 1 });
     await Promise.all([first, second, job(p, 2, 'b1', settled)]);
@@ -76,12 +83,16 @@ describe('DocumentPool', () => {
     const settled: string[] = [];
     const ada = customer(1, 'contact 7');
     const jobs = [job(p, ada, 'c1', settled), job(p, ada, 'c2', settled)];
-    const third = await p.render(ada, { kind: 'test-c3', model: {} }).catch((error: unknown) => error);
+    const third = await p
+      .render(ada, async () => ({ kind: 'test-c3', model: {} }))
+      .catch((error: unknown) => error);
     expect(third).toMatchObject({ code: 'documents_busy', status: 503 });
     jobs.push(job(p, customer(1, 'address 192.0.2.9'), 'd1', settled));
     jobs.push(job(p, customer(1, 'address 192.0.2.9'), 'd2', settled));
     // The account's customers have four drawn or waiting: a fifth customer waits for one of them to be done.
-    const fifth = await p.render(customer(1, 'contact 8'), { kind: 'test-e1', model: {} }).catch((e) => e);
+    const fifth = await p
+      .render(customer(1, 'contact 8'), async () => ({ kind: 'test-e1', model: {} }))
+      .catch((e) => e);
     expect(fifth).toMatchObject({ code: 'documents_busy' });
     // The staff's document is taken, and goes before the customers' still waiting; another account's takes turns.
     jobs.push(job(p, 1, 's1', settled), job(p, 2, 'b1', settled));
@@ -97,7 +108,9 @@ describe('DocumentPool', () => {
     const settled: string[] = [];
     const ada = customer(1, 'contact 7');
     for (const label of ['a1', 'a2', 'a3']) await job(p, ada, label, settled);
-    const past = await p.render(ada, { kind: 'test-a4', model: {} }).catch((error: unknown) => error);
+    const past = await p
+      .render(ada, async () => ({ kind: 'test-a4', model: {} }))
+      .catch((error: unknown) => error);
     expect(past).toMatchObject({ code: 'too_many_documents', status: 429 });
     expect((past as ServiceBusyError).retryAfterSeconds).toBeGreaterThan(0);
     await job(p, customer(1, 'contact 8'), 'b1', settled);
@@ -107,10 +120,12 @@ describe('DocumentPool', () => {
 
   it('refuses what waits when it closes, and stops its threads', async () => {
     const p = startPool({});
-    const waiting = p.render(own(1), { kind: 'test-a1', model: {} }).catch((error: unknown) => error);
+    const waiting = p
+      .render(own(1), async () => ({ kind: 'test-a1', model: {} }))
+      .catch((error: unknown) => error);
     await p.close();
     expect(await waiting).toMatchObject({ message: 'the service is stopping' });
-    await expect(p.render(own(1), { kind: 'test-a2', model: {} })).rejects.toThrow(
+    await expect(p.render(own(1), async () => ({ kind: 'test-a2', model: {} }))).rejects.toThrow(
       'the document pool is closed',
     );
   });

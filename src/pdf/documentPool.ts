@@ -52,11 +52,13 @@ export interface DocumentRenderer {
   /** The caps on what a document holds, which the use cases check before anything is drawn. */
   readonly limits: Pick<DocumentSettings, 'maxInvoiceLines' | 'maxStatementLines'>;
   /**
-   * Draws `job` in its account's turn: throws ServiceBusyError `documents_busy` when its line (the account's own,
-   * the account's customers', or this customer's share) is full, `too_many_documents` when the customer asked for
-   * more than its rate, and `document_timeout` when the drawing took longer than its budget.
+   * Takes the asker's place first, then `read`s what to draw and draws it in its account's turn: throws
+   * ServiceBusyError `documents_busy` when its line (the account's own, the account's customers', or this
+   * customer's share) is full, `too_many_documents` when the customer asked for more than its rate (both before
+   * anything is read: a refused request costs no reads), and `document_timeout` when the drawing took longer than
+   * its budget. What `read` throws is thrown, and the place is given back.
    */
-  render(asker: DocumentFor, job: DocumentJob): Promise<Buffer>;
+  render(asker: DocumentFor, read: () => Promise<DocumentJob>): Promise<Buffer>;
 }
 
 interface Waiting {
@@ -114,6 +116,8 @@ export class DocumentPool implements DocumentRenderer {
   /** Per customer key, its documents drawn or waiting; per account, its customers' together. */
   readonly #customerDocuments = new Map<string, number>();
   readonly #customersOfAccount = new Map<number, number>();
+  /** Per account, its own documents whose data is being read, which its line counts. */
+  readonly #ownReading = new Map<number, number>();
   /** Per customer key, the documents it asked for in the current minute (fixed windows). */
   readonly #customerReads = new Map<string, { windowStart: number; count: number }>();
   /** The accounts with documents waiting, in the order of their turns. */
@@ -137,22 +141,59 @@ export class DocumentPool implements DocumentRenderer {
     };
   }
 
-  render(asker: DocumentFor, job: DocumentJob): Promise<Buffer> {
-    if (this.#closed) return Promise.reject(new Error('the document pool is closed'));
+  async render(asker: DocumentFor, read: () => Promise<DocumentJob>): Promise<Buffer> {
+    if (this.#closed) throw new Error('the document pool is closed');
     const { accountId } = asker;
     const customerKey = asker.customer === null ? null : `${accountId} ${asker.customer}`;
     const refusal =
       customerKey === null ? this.#ownRefusal(accountId) : this.#customerRefusal(accountId, customerKey);
-    if (refusal) return Promise.reject(refusal);
+    if (refusal) throw refusal;
+    const place = { accountId, customerKey };
+    this.#takePlace(place);
+    let job: DocumentJob;
+    try {
+      job = await read();
+    } catch (error) {
+      this.#settled(place);
+      throw error;
+    } finally {
+      if (customerKey === null) this.#count(this.#ownReading, accountId, -1);
+    }
+    if (this.#closed) {
+      this.#settled(place);
+      throw new Error('the service is stopping');
+    }
+    return this.#queue({ ...place, job });
+  }
+
+  /**
+   * A place is taken before the document's data is read: its customer's share and its account's customers' line
+   * count it, and the account's own line counts it while it is read.
+   */
+  #takePlace({ accountId, customerKey }: Pick<Waiting, 'accountId' | 'customerKey'>): void {
+    if (customerKey === null) {
+      this.#count(this.#ownReading, accountId, 1);
+      return;
+    }
+    this.#count(this.#customerDocuments, customerKey, 1);
+    this.#count(this.#customersOfAccount, accountId, 1);
+  }
+
+  #count<K>(counts: Map<K, number>, key: K, by: 1 | -1): void {
+    const count = (counts.get(key) ?? 0) + by;
+    if (count > 0) counts.set(key, count);
+    else counts.delete(key);
+  }
+
+  #queue({
+    accountId,
+    customerKey,
+    job,
+  }: Pick<Waiting, 'accountId' | 'customerKey' | 'job'>): Promise<Buffer> {
     return new Promise<Buffer>((resolve, reject) => {
       const lines = this.#lines.get(accountId) ?? { own: [], customers: [] };
       const waiting: Waiting = { accountId, customerKey, job, resolve, reject };
-      if (customerKey === null) lines.own.push(waiting);
-      else {
-        lines.customers.push(waiting);
-        this.#customerDocuments.set(customerKey, (this.#customerDocuments.get(customerKey) ?? 0) + 1);
-        this.#customersOfAccount.set(accountId, (this.#customersOfAccount.get(accountId) ?? 0) + 1);
-      }
+      (customerKey === null ? lines.own : lines.customers).push(waiting);
       if (!this.#lines.has(accountId)) {
         this.#lines.set(accountId, lines);
         if (!this.#drawing.has(accountId)) this.#turns.push(accountId);
@@ -164,7 +205,10 @@ export class DocumentPool implements DocumentRenderer {
   /** Why the account's own line takes no more documents now, if it does not. */
   #ownRefusal(accountId: number): ServiceBusyError | undefined {
     const drawing = this.#drawing.get(accountId);
-    const waiting = (this.#lines.get(accountId)?.own.length ?? 0) + (drawing?.customerKey === null ? 1 : 0);
+    const waiting =
+      (this.#lines.get(accountId)?.own.length ?? 0) +
+      (drawing?.customerKey === null ? 1 : 0) +
+      (this.#ownReading.get(accountId) ?? 0);
     if (waiting <= this.#settings.waitingPerAccount) return undefined;
     return new ServiceBusyError(
       'documents_busy',
@@ -343,14 +387,10 @@ export class DocumentPool implements DocumentRenderer {
   }
 
   /** A customer's document left the pool: its place in its share and its account's customers' line is free. */
-  #settled({ accountId, customerKey }: Waiting): void {
+  #settled({ accountId, customerKey }: Pick<Waiting, 'accountId' | 'customerKey'>): void {
     if (customerKey === null) return;
-    const left = (this.#customerDocuments.get(customerKey) ?? 1) - 1;
-    if (left > 0) this.#customerDocuments.set(customerKey, left);
-    else this.#customerDocuments.delete(customerKey);
-    const ofAccount = (this.#customersOfAccount.get(accountId) ?? 1) - 1;
-    if (ofAccount > 0) this.#customersOfAccount.set(accountId, ofAccount);
-    else this.#customersOfAccount.delete(accountId);
+    this.#count(this.#customerDocuments, customerKey, -1);
+    this.#count(this.#customersOfAccount, accountId, -1);
   }
 
   /** Every document waiting is refused with `error`. */

@@ -116,6 +116,7 @@ describe('PDFs drawn in worker threads', () => {
       // A link's expiry is in whole seconds.
       expiresAt: new Date(Math.floor(Date.now() / 1000 + 86_400) * 1000).toISOString(),
     })}/invoice.pdf`;
+    const from = t.queries.length;
     const customers = Array.from({ length: 6 }, () => fetch(link));
     const staff = fetchInvoicePdf(t.url, t, invoiceId);
     const answers = await Promise.all(customers);
@@ -135,6 +136,9 @@ describe('PDFs drawn in worker threads', () => {
     expect(answers.find((answer) => answer.status === 429)!.headers.get('retry-after')).toMatch(/^\d+$/);
     // The staff's own PDF was taken beside them (their line holds one here: PDF_QUEUE_PER_ACCOUNT 0).
     expect((await staff).status).toBe(200);
+    // A refused request read nothing of the invoice: its lines were read for the three drawn only.
+    const lineReads = t.queries.slice(from).filter((sql) => /^select .* from "?invoice_charges"?/i.test(sql));
+    expect(lineReads).toHaveLength(3);
   });
 
   it('refuses an invoice with more lines than an invoice PDF holds with 422 naming Charges', async () => {

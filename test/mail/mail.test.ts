@@ -239,10 +239,10 @@ describe('mail delivery', () => {
     registerAttachmentRenderer('pooled_doc', async (deps, mail) => ({
       filename: 'doc.pdf',
       contentType: 'application/pdf',
-      content: await deps.documents!.render(
-        { accountId: mail.accountId, customer: null },
-        { kind: 'no-such-drawing', model: {} },
-      ),
+      content: await deps.documents!.render({ accountId: mail.accountId, customer: null }, async () => ({
+        kind: 'no-such-drawing',
+        model: {},
+      })),
     }));
     await queueMail(storage.db, { clock, secrets }, accountId, {
       to: 'g@x.test',
@@ -262,7 +262,10 @@ describe('mail delivery', () => {
         transport: { send: async () => {} },
       });
     try {
-      const drawing = documents.render({ accountId, customer: null }, { kind: 'test-blocker', model: {} });
+      const drawing = documents.render({ accountId, customer: null }, async () => ({
+        kind: 'test-blocker',
+        model: {},
+      }));
       await deliver();
       expect(await statusOf('busy documents')).toMatchObject({ status: 'pending', attempts: 0 });
       expect((await statusOf('busy documents'))!.lastError).toMatch(/documents being drawn or waiting/);

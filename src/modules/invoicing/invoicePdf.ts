@@ -19,7 +19,7 @@ import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
 import type { DrawingTurns } from '../../pdf/drawingTurns.ts';
 import { documentRenderer } from '../../pdf/documentPool.ts';
-import { ValidationError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
 
 /**
  * The invoice as a PDF (pdfkit, A4), with what a tax invoice needs: the seller (logo, legal name, address, tax
@@ -269,24 +269,33 @@ export interface InvoiceDocument {
   credit: InvoiceCreditWords;
 }
 
-/** GET /v1/invoices/{id}/pdf. */
+/**
+ * GET /v1/invoices/{id}/pdf, and the PDFs of hosted pages: of an invoice `shown` accepts (another is 404, as one
+ * that does not exist), read once the asker has its place among the account's documents.
+ */
 export async function renderInvoicePdf(
   ctx: ServiceContext,
   invoiceId: number,
+  shown: (invoice: Invoice) => boolean = () => true,
 ): Promise<{ invoice: Invoice; pdf: Buffer }> {
   const documents = documentRenderer(ctx);
-  const invoice = await getInvoice(ctx, invoiceId);
-  checkInvoiceLines(invoice, documents.limits.maxInvoiceLines);
-  const [collectionNote] = await automaticCollectionNotes(ctx, [invoice]);
-  const model: InvoiceDocument = {
-    invoice,
-    seller: await documentSeller(ctx),
-    createdAt: ctx.clock.now(),
-    collectionNote,
-    pendingDebits: (await pendingDebitsOf(ctx, [invoiceId])).get(invoiceId) ?? [],
-    credit: await creditWordsOf(ctx, invoiceId),
-  };
-  return { invoice, pdf: await documents.render(documentFor(ctx), { kind: INVOICE_DOCUMENT, model }) };
+  let invoice: Invoice | undefined;
+  const pdf = await documents.render(documentFor(ctx), async () => {
+    invoice = await getInvoice(ctx, invoiceId);
+    if (!shown(invoice)) throw new NotFoundError('Invoice', invoiceId);
+    checkInvoiceLines(invoice, documents.limits.maxInvoiceLines);
+    const [collectionNote] = await automaticCollectionNotes(ctx, [invoice]);
+    const model: InvoiceDocument = {
+      invoice,
+      seller: await documentSeller(ctx),
+      createdAt: ctx.clock.now(),
+      collectionNote,
+      pendingDebits: (await pendingDebitsOf(ctx, [invoiceId])).get(invoiceId) ?? [],
+      credit: await creditWordsOf(ctx, invoiceId),
+    };
+    return { kind: INVOICE_DOCUMENT, model };
+  });
+  return { invoice: invoice!, pdf };
 }
 
 /**

@@ -140,15 +140,18 @@ export async function renderTaxCreditNotePdf(
   ctx: ServiceContext,
   id: number,
 ): Promise<{ note: TaxCreditNote; pdf: Buffer }> {
-  const note = await getTaxCreditNote(ctx, id);
-  const model: TaxCreditNoteDocument = {
-    note,
-    customer: await getCustomer(ctx, note.customerId),
-    seller: await documentSeller(ctx),
-    createdAt: ctx.clock.now(),
-  };
-  const pdf = await documentRenderer(ctx).render(documentFor(ctx), { kind: TAX_CREDIT_NOTE_DOCUMENT, model });
-  return { note, pdf };
+  let note: TaxCreditNote | undefined;
+  const pdf = await documentRenderer(ctx).render(documentFor(ctx), async () => {
+    note = await getTaxCreditNote(ctx, id);
+    const model: TaxCreditNoteDocument = {
+      note,
+      customer: await getCustomer(ctx, note.customerId),
+      seller: await documentSeller(ctx),
+      createdAt: ctx.clock.now(),
+    };
+    return { kind: TAX_CREDIT_NOTE_DOCUMENT, model };
+  });
+  return { note: note!, pdf };
 }
 
 /** The mail worker's renderer for a tax credit note's e-mail (kind `tax_credit_note_pdf`, ref its id). */

@@ -136,6 +136,17 @@ export async function renderMandatePdf(
   token: string,
   via: 'link' | 'api',
 ): Promise<{ mandate: Emandate; pdf: Buffer }> {
+  let mandate: Emandate | undefined;
+  const pdf = await documentRenderer(ctx).render(documentFor(ctx), async () => {
+    mandate = await signedMandate(ctx, token, via);
+    const model: MandateDocument = { mandate, seller: await documentSeller(ctx) };
+    return { kind: MANDATE_DOCUMENT, model };
+  });
+  return { mandate: mandate!, pdf };
+}
+
+/** The mandate whose signed document is asked for: 409 before it is signed, 410 by a link past its days. */
+async function signedMandate(ctx: ServiceContext, token: string, via: 'link' | 'api'): Promise<Emandate> {
   const mandate = await getEmandate(ctx, token);
   if (!mandate.signing) {
     throw new ConflictError(
@@ -150,9 +161,5 @@ export async function renderMandatePdf(
         `ask ${mandate.beneficiary.name} for a copy of the signed mandate`,
     );
   }
-  const model: MandateDocument = { mandate, seller: await documentSeller(ctx) };
-  return {
-    mandate,
-    pdf: await documentRenderer(ctx).render(documentFor(ctx), { kind: MANDATE_DOCUMENT, model }),
-  };
+  return mandate;
 }

@@ -1,8 +1,9 @@
 import type { App } from '../../http/types.ts';
 import { invoicePdfFilename, pendingDebitsOf, renderInvoicePdf } from '../invoicing/index.ts';
+import type { Invoice } from '../invoicing/index.ts';
 import { invoiceWithFigures } from '../../readModels/invoices.view.ts';
 import type { PortalRequests } from './portalHttp.ts';
-import { invoiceOfSession, issuedInvoicesOf, newestFirst } from './signedInCustomer.ts';
+import { invoiceOfSession, issuedInvoicesOf, newestFirst, ownedBySession } from './signedInCustomer.ts';
 import { getCustomer } from '../customers/index.ts';
 import { invoiceDetail, invoiceRowsOf, pageNumber, payAttempt } from './portalViews.ts';
 import { IdParams, PageQuery, SlugParams } from './portal.schemas.ts';
@@ -66,10 +67,18 @@ export function registerInvoiceRoutes(portal: App, pages: PortalRequests): void 
     async (request, reply) => {
       const page = await pages.signedIn(request, reply, request.params.slug);
       if (!page) return reply;
-      const invoice = await invoiceOfSession(page, request.params.id);
-      if (!invoice) return page.notFound();
-      const { pdf } = await renderInvoicePdf(page.portal.ctx, invoice.id!);
-      return page.sendPdf(invoicePdfFilename(invoice), pdf);
+      // The customer's place among its documents is taken before the invoice is read: a download refused for its
+      // share or rate reads nothing (docs/operations.md, "PDF documents").
+      const isTheirs = (invoice: Invoice) =>
+        !invoice.isDraft && invoice.customer.id === page.session.customerId;
+      const rendered = await ownedBySession(
+        page,
+        request.params.id,
+        (ctx, id) => renderInvoicePdf(ctx, id, isTheirs),
+        ({ invoice }) => invoice.customer.id,
+      );
+      if (!rendered) return page.notFound();
+      return page.sendPdf(invoicePdfFilename(rendered.invoice), rendered.pdf);
     },
   );
 }

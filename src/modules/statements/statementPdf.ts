@@ -7,7 +7,6 @@ import type { PdfColumn } from '../../pdf/pdfTable.ts';
 import { openPdf } from '../../pdf/pdfWriter.ts';
 import type { DrawingTurns } from '../../pdf/drawingTurns.ts';
 import { documentRenderer } from '../../pdf/documentPool.ts';
-import type { DocumentRenderer } from '../../pdf/documentPool.ts';
 import { ValidationError } from '../../errors.ts';
 import { documentSeller, getAccount, sellerLines, sellerName } from '../auth/index.ts';
 import type { DocumentSeller } from '../auth/index.ts';
@@ -214,35 +213,35 @@ export async function renderStatementPdf(
   customerId: number,
   range: StatementRange,
 ): Promise<{ statement: Statement; pdf: Buffer }> {
-  const documents = documentRenderer(ctx);
-  const statement = await getStatement(ctx, customerId, range);
-  return { statement, pdf: await drawnStatement(ctx, documents, statement) };
+  let statement: Statement | undefined;
+  const pdf = await drawnStatement(ctx, async () => (statement = await getStatement(ctx, customerId, range)));
+  return { statement: statement!, pdf };
 }
 
 /**
  * The statement drawn in the account's turn. docs/operations.md, "PDF documents": a statement PDF holds at most
  * PDF_MAX_STATEMENT_LINES lines; a range with more is refused, naming startDate, which a shorter range moves.
  */
-async function drawnStatement(
-  ctx: ServiceContext,
-  documents: DocumentRenderer,
-  statement: Statement,
-): Promise<Buffer> {
-  const maxLines = documents.limits.maxStatementLines;
-  if (statement.lines.length > maxLines) {
-    throw ValidationError.field(
-      'startDate',
-      `A statement PDF holds at most ${maxLines} lines; this range holds ${statement.lines.length}: ` +
-        'choose a later startDate or an earlier endDate',
-      'document_too_large',
-    );
-  }
-  const model: StatementDocument = {
-    statement,
-    seller: await documentSeller(ctx),
-    createdAt: ctx.clock.now(),
-  };
-  return documents.render(documentFor(ctx), { kind: STATEMENT_DOCUMENT, model });
+async function drawnStatement(ctx: ServiceContext, readStatement: () => Promise<Statement>): Promise<Buffer> {
+  const documents = documentRenderer(ctx);
+  return documents.render(documentFor(ctx), async () => {
+    const statement = await readStatement();
+    const maxLines = documents.limits.maxStatementLines;
+    if (statement.lines.length > maxLines) {
+      throw ValidationError.field(
+        'startDate',
+        `A statement PDF holds at most ${maxLines} lines; this range holds ${statement.lines.length}: ` +
+          'choose a later startDate or an earlier endDate',
+        'document_too_large',
+      );
+    }
+    const model: StatementDocument = {
+      statement,
+      seller: await documentSeller(ctx),
+      createdAt: ctx.clock.now(),
+    };
+    return { kind: STATEMENT_DOCUMENT, model };
+  });
 }
 
 /** The attachment kind of statement e-mails; its ref is the customer and the range (statementAttachmentRef). */
@@ -264,8 +263,10 @@ export const renderStatementPdfAttachment: AttachmentRenderer = async (
   const account = await getAccount(deps.db, mail.accountId);
   const ctx = contextFor(deps, account);
   const ref = JSON.parse(mail.ref) as { customerId: number; startDate: string; endDate: string };
-  const customer = await getCustomer(ctx, ref.customerId);
-  const statement = await statementFor(ctx, customer, ref.startDate, ref.endDate);
-  const pdf = await drawnStatement(ctx, documentRenderer(ctx), statement);
-  return { filename: statementPdfFilename(statement), contentType: 'application/pdf', content: pdf };
+  let statement: Statement | undefined;
+  const pdf = await drawnStatement(ctx, async () => {
+    const customer = await getCustomer(ctx, ref.customerId);
+    return (statement = await statementFor(ctx, customer, ref.startDate, ref.endDate));
+  });
+  return { filename: statementPdfFilename(statement!), contentType: 'application/pdf', content: pdf };
 };

@@ -21,6 +21,7 @@ import {
   confirmSession,
   confirmWithStoredCard,
   newCardSession,
+  isShownOnPayPage,
   pageSession,
   readPayPage,
 } from './payPage.service.ts';
@@ -115,6 +116,13 @@ const originOf = (request: FastifyRequest, publicUrl: string | undefined): strin
 
 /** The context and page the token names, or undefined (answered 404 by the caller). */
 async function openPage(deps: PayPageDeps, request: FastifyRequest): Promise<Opened | undefined> {
+  const opened = await openToken(deps, request);
+  const page = opened && (await readPayPage(opened.ctx, opened.claims));
+  return opened && page ? { ctx: opened.ctx, page, token: opened.token } : undefined;
+}
+
+/** The token's claims and its account's context, read before the page (no invoice is read yet). */
+async function openToken(deps: PayPageDeps, request: FastifyRequest) {
   const { token } = request.params as { token: string };
   const claims = readPayLinkToken(deps.secrets, token, deps.wallClock.now());
   if (!claims) return undefined;
@@ -122,8 +130,7 @@ async function openPage(deps: PayPageDeps, request: FastifyRequest): Promise<Ope
     if (error instanceof NotFoundError) return undefined;
     throw error;
   });
-  const page = ctx && (await readPayPage(ctx, claims));
-  return ctx && page ? { ctx, page, token } : undefined;
+  return ctx && claims.accountId === ctx.account.id ? { ctx, claims, token } : undefined;
 }
 
 const sendNotFound = (reply: FastifyReply, origin: string | undefined) =>
@@ -204,11 +211,21 @@ function providerView(fields: HostedFields) {
   };
 }
 
-/** GET /pay/{token}/invoice.pdf: the invoice's PDF through the same token. */
+/**
+ * GET /pay/{token}/invoice.pdf: the invoice's PDF through the same token, of an invoice the page shows. Its place
+ * among the customer's documents is taken before the invoice is read (docs/operations.md, "PDF documents"): a
+ * download refused for the customer's share or rate reads nothing.
+ */
 async function sendPdf(deps: PayPageDeps, request: FastifyRequest, reply: FastifyReply) {
-  const opened = await openPage(deps, request);
-  if (!opened) return sendNotFound(reply, originOf(request, deps.publicUrl));
-  const { pdf, invoice } = await renderInvoicePdf(opened.ctx, opened.page.invoice.id!);
+  const opened = await openToken(deps, request);
+  const rendered =
+    opened &&
+    (await renderInvoicePdf(opened.ctx, opened.claims.invoiceId, isShownOnPayPage).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }));
+  if (!rendered) return sendNotFound(reply, originOf(request, deps.publicUrl));
+  const { pdf, invoice } = rendered;
   return reply
     .type('application/pdf')
     .header('content-disposition', `attachment; filename="${invoicePdfFilename(invoice)}"`)

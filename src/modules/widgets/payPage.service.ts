@@ -96,13 +96,18 @@ export interface PayPage {
  * The invoice the claims name, as the page shows it; undefined for one that does not exist (deleted), a draft or
  * a cancelled one: the page is then one that does not exist either.
  */
+/** Whether a pay link shows the invoice: not a draft, nor cancelled. */
+export function isShownOnPayPage(invoice: Pick<Invoice, 'isDraft' | 'isCancelled'>): boolean {
+  return !invoice.isDraft && !invoice.isCancelled;
+}
+
 export async function readPayPage(ctx: ServiceContext, claims: PayLinkClaims): Promise<PayPage | undefined> {
   if (claims.accountId !== ctx.account.id) return undefined;
   const invoice = await getInvoice(ctx, claims.invoiceId).catch((error: unknown) => {
     if (error instanceof NotFoundError) return undefined;
     throw error;
   });
-  if (!invoice || invoice.isDraft || invoice.isCancelled) return undefined;
+  if (!invoice || !isShownOnPayPage(invoice)) return undefined;
   const owedMinor = Math.max(0, invoice.balances.balanceMinor);
   const paid = invoice.balances.actualBalanceMinor <= 0;
   const pendingDebits = paid ? [] : ((await pendingDebitsOf(ctx, [invoice.id!])).get(invoice.id!) ?? []);
