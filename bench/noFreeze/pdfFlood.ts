@@ -1,5 +1,5 @@
 /**
- * The no-freeze benchmark's PDF flood (bench/README.md, "No freeze"): a customer with a pay link asks for the PDF of
+ * The no-freeze benchmark's PDF flood (bench/README.md, "No freezing"): a customer with a pay link asks for the PDF of
  * a long invoice in a loop on several connections at once, honouring nothing (a refusal is followed at once by the
  * next request), while another account reads `GET /v1/customers/{id}` and fetches a small invoice's PDF through
  * the API, each at a steady rate (open loop). The customer's share of the PDF threads (docs/operations.md, "PDF
