@@ -8,6 +8,7 @@ import { moneyTurnSettings, usageRateSettings } from './config.ts';
 import type { UsageRateSettings } from './config.ts';
 import type { MoneyTurnSettings } from './config.ts';
 import { contextFor } from './context.ts';
+import { pauseRateRefusals } from './http/pageRateLimit.ts';
 import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
@@ -287,6 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.decorateRequest('ctx', null as unknown as ServiceContext);
   const failedAuthentication = await throttleFailedAuthentication(app, deps.authFailuresPerMinute);
+  pauseRateRefusals(app);
   const authenticateRequest = async (request: FastifyRequest, reply: FastifyReply) => {
     const credentials = readCredentials(request.headers.authorization);
     if (!credentials) return sendUnauthorized(request, reply, false);

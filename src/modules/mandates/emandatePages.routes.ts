@@ -8,6 +8,7 @@ import { refuseOddFormFields } from '../../http/formFields.ts';
 import { IMMUTABLE, sendScript } from '../../http/pinnedScript.ts';
 import { problem, sendProblem } from '../../http/problem.ts';
 import type { App } from '../../http/types.ts';
+import { pageRateLimit } from '../../http/pageRateLimit.ts';
 import * as emandates from './emandate.service.ts';
 import type { Emandate } from './emandate.ts';
 import { EMANDATE_LOADER_V1_PATH, EMANDATE_SCRIPT } from './emandateLoader.ts';
@@ -31,7 +32,7 @@ const FrameQuery = Type.Object({ widgetId: Type.Optional(Type.String({ pattern: 
  * nowhere faster with more, but is kept from loading the service.
  */
 export const PAGE_REQUESTS_PER_MINUTE = 300;
-const config = { rateLimit: { max: PAGE_REQUESTS_PER_MINUTE, timeWindow: 60_000 } };
+const config = pageRateLimit(PAGE_REQUESTS_PER_MINUTE);
 
 /**
  * The frame may be shown only by the mandate's AuthDomain; the redirect page by nobody (docs/design/hosted-pages.md,

@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
+import { pageRateLimit } from '../../http/pageRateLimit.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { findAccountLogo, getSellerDetails } from '../auth/index.ts';
 import { readPayLinkToken } from '../collections/index.ts';
@@ -50,7 +51,7 @@ const SessionBody = Type.Object({
 });
 
 /** As the eMandate pages: the token is a bearer capability, so a client address is kept to a human's pace. */
-const config = { rateLimit: { max: 300, timeWindow: 60_000 } };
+const config = pageRateLimit(300);
 
 /**
  * The page's own policy: scripts and styles by nonce, the capture frame and its loader from our origin only, and
