@@ -65,7 +65,7 @@ import { registerPortalApiRoutes } from './modules/portal/portalApi.routes.ts';
 import { registerPortalRoutes } from './modules/portal/portal.routes.ts';
 import { passwordCheckSlots } from './modules/portal/index.ts';
 import { registerUsageEventRoutes } from './modules/usage/usageEvents.routes.ts';
-import { BATCH_MAX } from './modules/usage/index.ts';
+import { BATCH_MAX, usageStorageCap } from './modules/usage/index.ts';
 import { registerFavicon } from './http/favicon.ts';
 import { readCredentials, sendUnauthorized, throttleFailedAuthentication } from './http/auth.ts';
 import { serverTimeouts, setSecurityHeaders } from './http/hardening.ts';
@@ -123,6 +123,8 @@ export interface AppDeps {
   moneyTurns?: MoneyTurnSettings;
   /** What one account may send of usage events (docs/usage.md, "Limits"); the configuration's defaults unless given. */
   usageRate?: UsageRateSettings;
+  /** The cap on an account's stored usage events (USAGE_STORAGE_BYTES_PER_ACCOUNT; 0: none); 10 GB unless given. */
+  usageStorageBytesPerAccount?: number;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -221,6 +223,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCustomerQueue(app, new CustomerQueue(deps.moneyTurns ?? moneyTurnSettings({})));
   const usageRate = deps.usageRate ?? usageRateSettings({});
   registerUsageBudget(app, usageBudget(usageRate, deps.bodyLimitBytes, deps.wallClock));
+  // The service's own: another service in the process (tests start many) keeps its own cap and its full accounts.
+  const usageStorage = usageStorageCap(deps.usageStorageBytesPerAccount);
   registerValidation(app);
   app.addSchema(ProblemSchema);
   registerErrorHandling(app);
@@ -260,6 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         mailQueued: deps.mailQueued,
         webhookSender: deps.webhookSender,
         documents: deps.documents,
+        usageStorage,
         providerFetch: deps.providerFetch,
         publicUrl: linkOrigin(request, deps.publicUrl),
         actor,

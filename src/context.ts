@@ -191,6 +191,21 @@ export interface ServiceContext {
   webhookSender?: WebhookSender;
   /** This process's PDF threads (src/pdf/documentPool.ts); absent where none runs (the CLI draws no PDF). */
   documents?: DocumentRenderer;
+  /** The service's cap on an account's stored usage events; absent where no usage event is recorded (the CLI). */
+  usageStorage?: UsageStorageCap;
+}
+
+/**
+ * The cap on an account's stored usage events (USAGE_STORAGE_BYTES_PER_ACCOUNT; docs/usage.md, "Limits"), made once
+ * per service by the usage module (`usageStorageCap`) and checked by it before and within each batch.
+ */
+export interface UsageStorageCap {
+  /** 0: no cap. */
+  readonly capBytes: number;
+  /** 409 `usage_storage_full`, before any work, when this service already found the account at its cap. */
+  refuseWhenKnownFull(accountId: number): void;
+  /** 409 `usage_storage_full` when the account's stored events had reached the cap before this batch. */
+  assertRoomForEvents(before: { accountId: number; bytes: number }): void;
 }
 
 /**
@@ -208,6 +223,7 @@ export interface ContextDeps {
   mailQueued?: () => void;
   webhookSender?: WebhookSender;
   documents?: DocumentRenderer;
+  usageStorage?: UsageStorageCap;
   providerFetch?: typeof fetch;
   publicUrl?: string;
   actor?: Actor;
@@ -233,6 +249,7 @@ export function contextFor(deps: ContextDeps, account: Account): ServiceContext 
     mailQueued: deps.mailQueued ?? (() => {}),
     ...(deps.webhookSender ? { webhookSender: deps.webhookSender } : {}),
     ...(deps.documents ? { documents: deps.documents } : {}),
+    ...(deps.usageStorage ? { usageStorage: deps.usageStorage } : {}),
     ...(deps.providerFetch ? { providerFetch: deps.providerFetch } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     ...(deps.actor ? { actor: deps.actor } : {}),

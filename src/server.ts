@@ -34,7 +34,7 @@ import {
 import type { WebhookAccounts, WebhookWorker } from './modules/events/index.ts';
 import { smtpTransport, startMailWorker } from './modules/mail/index.ts';
 import type { MailTransport, MailWorker } from './modules/mail/index.ts';
-import { configureUsageStorageCap, prepareMonthPartitions } from './modules/usage/index.ts';
+import { prepareMonthPartitions } from './modules/usage/index.ts';
 import { DocumentPool } from './pdf/documentPool.ts';
 import { createSecretBox, loadEncryptionKey } from './security/secretBox.ts';
 import type { SecretBox } from './security/secretBox.ts';
@@ -133,7 +133,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const wallClock = options.wallClock ?? systemClock;
   const log = createLogger(config.logLevel, options.logStream, config.logFormat);
   configureWebhooks(config);
-  configureUsageStorageCap(config.usageStorageBytesPerAccount);
   const storage = await openMigratedStorage(config, options);
   if (storage.dialect === 'postgres' && !config.encryptionKey) {
     log.warn(
@@ -177,6 +176,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       trustedProxies: config.trustedProxies,
       moneyTurns: config.moneyTurns,
       usageRate: config.usageRate,
+      usageStorageBytesPerAccount: config.usageStorageBytesPerAccount,
       ...(options.providerFetch ? { providerFetch: options.providerFetch } : {}),
     }));
     await app.listen({ port: config.port, host: config.host });

@@ -6,7 +6,7 @@ import { canonicalDecimal, decimalPlaces, readWireDecimal } from '../../core/wir
 import { metricsByIds } from '../catalogue/index.ts';
 import type { BillableMetric } from '../catalogue/index.ts';
 import { withLockedCustomers } from '../ledger/index.ts';
-import { MAX_VALUE, VALUE_DECIMALS, readEvent, recordUsageEvents } from '../usage/index.ts';
+import { MAX_VALUE, VALUE_DECIMALS, readEvent, recordUsageEvents, storageCapOf } from '../usage/index.ts';
 import * as repo from './consumption.repository.ts';
 import type { Consumption } from './consumption.repository.ts';
 import { addQuantities, fitsLimit, remainingOf } from './entitlements.ts';
@@ -183,16 +183,22 @@ async function recordEvent(
   subscriptionId: number,
   properties: Record<string, unknown>,
 ): Promise<void> {
-  const [outcome] = await recordUsageEvents(ctx.db, ctx.account, nowInstant(ctx), [
-    {
-      transactionId: input.transactionId,
-      customerId: input.customerId,
-      subscriptionId,
-      code: metric.code,
-      timestamp: nowInstant(ctx),
-      properties,
-    },
-  ]);
+  const [outcome] = await recordUsageEvents(
+    ctx.db,
+    ctx.account,
+    nowInstant(ctx),
+    [
+      {
+        transactionId: input.transactionId,
+        customerId: input.customerId,
+        subscriptionId,
+        code: metric.code,
+        timestamp: nowInstant(ctx),
+        properties,
+      },
+    ],
+    storageCapOf(ctx),
+  );
   if (outcome?.status === 'duplicate') {
     throw new FieldConflictError(
       'transaction_id_reused',

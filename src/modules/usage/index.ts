@@ -25,6 +25,7 @@ export type { UsageStorage, UsageStorageReport } from './usageStorage.ts';
 export { EVENT_ROW_BYTES } from './usageStorage.ts';
 export {
   DEFAULT_USAGE_STORAGE_CAP,
-  configureUsageStorageCap,
+  storageCapOf,
+  usageStorageCap,
   usageStorageReport,
 } from './usageStorage.service.ts';

@@ -1,5 +1,6 @@
 import { parseWireDate } from '../../core/wireDates.ts';
 import { ValidationError } from '../../errors.ts';
+import type { UsageStorageCap } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { sentTogether } from '../../storage/sentTogether.ts';
 import { metricsByCodes } from '../catalogue/index.ts';
@@ -14,8 +15,8 @@ import { subscriptionsOfCustomers } from './usageUses.ts';
 import type { UsageAccount, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 import { propertiesProblem } from './usageProperties.ts';
 import { addStoredEvents } from './usageStorage.repository.ts';
-import { assertRoomForEvents, refuseWhenKnownFull } from './usageStorage.service.ts';
 import { storedEventBytes } from './usageStorage.ts';
+import { usageStorageCap } from './usageStorage.service.ts';
 
 /** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
 export const FUTURE_HOURS = 24;
@@ -37,12 +38,15 @@ export async function recordUsageEvents(
   account: UsageAccount,
   now: Date | string,
   events: readonly UsageEventInput[],
+  // The service's (ServiceContext.usageStorage); a caller outside a service (a test, the benchmark's floor) gets the
+  // default cap of its own.
+  storage: UsageStorageCap = usageStorageCap(),
 ): Promise<UsageEventOutcome[]> {
   if (events.length === 0) return [];
-  refuseWhenKnownFull(db, account.id);
+  storage.refuseWhenKnownFull(account.id);
   const nowMs = typeof now === 'string' ? Date.parse(now) : now.getTime();
   if (!db.isTransaction) {
-    return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events));
+    return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events, storage));
   }
   const checked = await checkEvents(db, account, nowMs, events);
   const outcomes: (UsageEventOutcome | undefined)[] = checked.map((c) => ('status' in c ? c : undefined));
@@ -55,6 +59,7 @@ export async function recordUsageEvents(
   const accepted = fresh.filter((i) => claimed.has((checked[i] as Checked).transactionId));
   await storeAccepted(
     db,
+    storage,
     account.id,
     new Date(nowMs).toISOString(),
     accepted.map((i) => ({
@@ -190,6 +195,7 @@ async function checkEvents(
  */
 async function storeAccepted(
   db: Db,
+  storage: UsageStorageCap,
   accountId: number,
   receivedAt: string,
   accepted: readonly (Checked & { id: number })[],
@@ -215,7 +221,7 @@ async function storeAccepted(
     (d) => repo.addUniqueValues(d, accountId, uniques),
     (d) => addStoredEvents(d, accountId, { events: stored.length, bytes }),
   );
-  assertRoomForEvents(db, { accountId, events: after.events - stored.length, bytes: after.bytes - bytes });
+  storage.assertRoomForEvents({ accountId, bytes: after.bytes - bytes });
 }
 
 /**

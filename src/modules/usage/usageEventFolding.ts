@@ -6,7 +6,7 @@ import type { Db } from '../../storage/database.ts';
 import type { CustomerQueue } from '../../http/customerQueue.ts';
 import type { UsageEventOutcome } from './usageEvent.ts';
 import { sendUsageEventCalls } from './usageEventSending.service.ts';
-import { refuseWhenKnownFull } from './usageStorage.service.ts';
+import { storageCapOf } from './usageStorage.service.ts';
 import type { SentUsageEvent } from './usageEventSending.service.ts';
 
 /**
@@ -63,7 +63,7 @@ export async function sendInUsageTurn(
   sent: readonly SentUsageEvent[],
 ): Promise<UsageEventOutcome[]> {
   // Before its turn: a call of an account found full would open a transaction only to be refused in it.
-  refuseWhenKnownFull(ctx.db, ctx.account.id);
+  storageCapOf(ctx).refuseWhenKnownFull(ctx.account.id);
   let lines = waitingOf.get(queue);
   if (lines === undefined) waitingOf.set(queue, (lines = new Map()));
   const accountId = ctx.account.id;

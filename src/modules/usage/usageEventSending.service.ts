@@ -2,6 +2,7 @@ import type { ServiceContext } from '../../context.ts';
 import { nowInstant } from '../../context.ts';
 import { customerIdsByReferences } from '../customers/index.ts';
 import { recordUsageEvents } from './usageEvent.service.ts';
+import { storageCapOf } from './usageStorage.service.ts';
 import type { UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 
 /** An event as sent through the API, before its customer is found (docs/usage.md, "Sending events"). */
@@ -46,7 +47,7 @@ export async function sendUsageEventCalls(
   const now = nowInstant(ctx);
   const resolved = calls.map((sent) => sent.map((event) => resolve(event, byReference, now)));
   const valid = resolved.flat().filter((r): r is UsageEventInput => !('status' in r));
-  const recorded = await recordUsageEvents(ctx.db, ctx.account, now, valid);
+  const recorded = await recordUsageEvents(ctx.db, ctx.account, now, valid, storageCapOf(ctx));
   let next = 0;
   return resolved.map((call) => call.map((r) => ('status' in r ? r : recorded[next++]!)));
 }
