@@ -3,6 +3,7 @@ import type { Clock } from '../../src/clock.ts';
 import { systemClock } from '../../src/clock.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
+import { usageStorageCap } from '../../src/modules/usage/index.ts';
 import type { TestService } from './service.ts';
 
 /**
@@ -23,6 +24,7 @@ export async function accountContext(
     log: t.service.log as unknown as FastifyBaseLogger,
     secrets: t.service.secrets,
     mailQueued: () => {},
+    usageStorage: usageStorageCap(),
   };
 }
 
