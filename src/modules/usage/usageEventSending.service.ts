@@ -19,18 +19,8 @@ export interface SentUsageEvent {
 type Refusal = Extract<UsageEventOutcome, { status: 'refused' }>;
 
 /**
- * Records events sent through the API: each customer found by id or Reference, the timestamp defaulted to now,
- * then recordUsageEvents in one transaction. One outcome per event, in order.
- */
-export async function sendUsageEvents(
-  ctx: ServiceContext,
-  sent: readonly SentUsageEvent[],
-): Promise<UsageEventOutcome[]> {
-  return (await sendUsageEventCalls(ctx, [sent]))[0]!;
-}
-
-/**
- * Records several calls' events of one account together, in the transaction of `ctx.db` (or one of their own), as
+ * Records events sent through the API (each customer found by id or Reference, the timestamp defaulted to now),
+ * several calls' events of one account together, in the transaction of `ctx.db` (or one of their own), as
  * if each call had come after the one before it: an event whose transaction_id an earlier call sent is its
  * duplicate. Each call's outcomes, one per event, in order.
  */
