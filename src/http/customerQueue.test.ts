@@ -85,7 +85,9 @@ describe('CustomerQueue', () => {
     const [x, y] = [gate(), gate()];
     const running = [q.inTurn(1, 7, x.run), q.inTurn(1, 8, y.run)];
     const waiting = [q.inTurn(1, 7, async () => 'x2'), q.inTurn(1, 8, async () => 'y2')];
-    expect((await refusal(q.inTurn(1, 7, async () => 'x3'))).code).toBe('account_busy');
+    const full = await refusal(q.inTurn(1, 7, async () => 'x3'));
+    expect(full.code).toBe('account_busy');
+    expect(full.message).toMatch(/^This account already has 2 money movements and usage event calls waiting/);
     // A customer with nobody running takes its turn at once: it does not wait, so it is not refused.
     await expect(q.inTurn(1, 9, async () => 'z')).resolves.toBe('z');
     // Another account's work waits in a line of its own, which account 1's full one does not count against.

@@ -113,8 +113,9 @@ export class CustomerQueue {
     if (waiting >= this.#settings.waitingPerAccount) {
       throw new ServiceBusyError(
         'account_busy',
-        `This account already has ${waiting} money movements waiting in line; nothing was changed: send the ` +
-          'request again after Retry-After',
+        // The account's one count holds both kinds of calls: the message names them both.
+        `This account already has ${waiting} money movements and usage event calls waiting in line; nothing was ` +
+          'changed: send the request again after Retry-After',
       );
     }
     this.#waitingPerAccount.set(accountId, waiting + 1);
