@@ -67,6 +67,9 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.customer_payment_method_id',
   'subscriptions.created_at',
   'subscriptions.updated_at',
+  'subscriptions.incomplete_until',
+  'subscriptions.activated_on',
+  'subscriptions.incomplete_expired_on',
 ] as const;
 
 /** A subscription's row with the names the wire shows beside it (the join in `selectViews`). */
