@@ -10,6 +10,7 @@ import { customerStates } from '../customers/index.ts';
 import { componentVersionNumbers, packageVersionNames } from '../catalogue/index.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { SubscriptionsTable } from './tables.ts';
+import { paidOrNotWaiting } from './subscriptionActivation.repository.ts';
 import type {
   ComponentOnSubscription,
   NewSubscription,
@@ -575,6 +576,7 @@ export async function listLiveSubscriptionIdsOfCustomer(
     .where('customer_id', '=', customerId)
     .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', liveOn)]))
     .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', liveOn)]))
+    .where(paidOrNotWaiting)
     .orderBy('id')
     .execute();
   return rows.map((row) => row.id);

@@ -22,6 +22,17 @@ export function notWaitingForPayment(eb: ExpressionBuilder<Database, 'subscripti
   ]);
 }
 
+/**
+ * For the customer's live subscriptions (entitlements, the portal's upcoming invoices, a collection that ran out
+ * cancelling what it bills): none still waiting for its first payment, nor one that expired waiting.
+ */
+export function paidOrNotWaiting(eb: ExpressionBuilder<Database, 'subscriptions'>) {
+  return eb.or([
+    eb('subscriptions.incomplete_until', 'is', null),
+    eb('subscriptions.activated_on', 'is not', null),
+  ]);
+}
+
 function waiting(db: Db, accountId: number) {
   return db
     .selectFrom('subscriptions')

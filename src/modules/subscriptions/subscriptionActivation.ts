@@ -29,6 +29,14 @@ export const isAwaitingPayment = (
 ): boolean => activationStatusOf(row) === 'Incomplete';
 
 /**
+ * Where a usage period's events are counted from: a subscription that started when paid counts none before the day
+ * it was paid (docs/subscriptions.md, "Subscriptions that start when paid"); the period is billed as it stands.
+ */
+export function usageFrom(row: Pick<SubscriptionRecord, 'activatedOn'>, periodStart: PlainDate): PlainDate {
+  return row.activatedOn !== null && row.activatedOn > periodStart ? row.activatedOn : periodStart;
+}
+
+/**
  * The day an unpaid subscription created on `on` expires: the day after INCOMPLETE_EXPIRES_AFTER_DAYS for a card, a
  * pay link or any method paid by the customer; for a debit order, the day after the return window of a debit on the
  * earliest action date a batch bundled today could have, since the money is not settled sooner
