@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { earliestActionDate, onBusinessDay, returnWindowEnd } from '../../src/core/bankingDays.ts';
-import { signPayLinkToken } from '../../src/modules/collections/index.ts';
+import { longDate, signPayLinkToken } from '../../src/modules/collections/index.ts';
 import { createCustomer, createPlan, invoicesOf, ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -88,6 +88,11 @@ describe('a subscription that starts when paid', () => {
       ).toISOString(),
     })}`;
     const html = await (await fetch(link)).text();
+    // The page says what paying it starts.
+    expect(html).toContain(
+      `Paying this invoice starts your subscription to ${plan.name}, from the day it is paid. If it is still ` +
+        `unpaid on ${longDate(plusDays(today, 1))}, the subscription and this invoice are cancelled.`,
+    );
     const session = /id="confirm"[^>]*data-session="([0-9a-f]{64})"/.exec(html)![1]!;
     const confirmed = await post(`${link}/confirm`, { session });
     expect(confirmed.status).toBe(200);

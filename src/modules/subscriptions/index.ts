@@ -55,7 +55,10 @@ export {
 export {
   activatePaidSubscriptions,
   expireIncompleteSubscriptions,
+  invoiceAwaitedBy,
+  subscriptionAwaitingInvoice,
 } from './subscriptionActivation.service.ts';
+export type { AwaitingPayment } from './subscriptionActivation.service.ts';
 /** Progressive (threshold) billing of metered usage, checked by the engine's rounds (docs/usage.md). */
 export type { ProgressiveCheckSummary } from './progressiveBilling.service.ts';
 export { accountsWithProgressiveBilling, invoiceProgressiveUsage } from './progressiveBilling.service.ts';

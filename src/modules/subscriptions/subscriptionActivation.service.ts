@@ -5,6 +5,7 @@ import { deleteInvoice } from '../invoicing/index.ts';
 import * as repo from './subscription.repository.ts';
 import * as activationRepo from './subscriptionActivation.repository.ts';
 import { isAwaitingPayment } from './subscriptionActivation.ts';
+import type { Subscription } from './subscription.ts';
 import { withSubscriptionHeld } from './subscriptionEditing.ts';
 
 /**
@@ -100,4 +101,46 @@ async function cancelUnlessCancelled(ctx: ServiceContext, invoiceId: number): Pr
     if (error instanceof ConflictError && error.code === 'invoice_cancelled') return;
     throw error;
   }
+}
+
+/** An incomplete subscription as the pages that pay or list it show it. */
+export interface AwaitingPayment {
+  subscriptionId: number;
+  packageName: string;
+  startDate: PlainDate;
+  /** IncompleteExpiryDate: the day it expires unpaid. */
+  incompleteUntil: PlainDate;
+}
+
+/**
+ * The incomplete subscription the invoice is the first invoice of, if any: what paying it starts (the pay page,
+ * docs/hosted-pages.md, "Paying one invoice").
+ */
+export async function subscriptionAwaitingInvoice(
+  ctx: ServiceContext,
+  invoiceId: number,
+): Promise<AwaitingPayment | undefined> {
+  const [subscriptionId] = await activationRepo.listWaitingOnInvoices(ctx.db, ctx.account.id, [invoiceId]);
+  if (subscriptionId === undefined) return undefined;
+  const view = await repo.findSubscriptionView(ctx.db, ctx.account.id, subscriptionId);
+  if (!view || !isAwaitingPayment(view)) return undefined;
+  return {
+    subscriptionId,
+    packageName: view.packageName,
+    startDate: view.startDate,
+    incompleteUntil: view.incompleteUntil!,
+  };
+}
+
+/**
+ * The first invoice an incomplete subscription waits on, and the day it expires unpaid; undefined for any other
+ * subscription (the portal's list links it, docs/portal.md).
+ */
+export async function invoiceAwaitedBy(
+  ctx: ServiceContext,
+  subscription: Pick<Subscription, 'id' | 'status' | 'incompleteUntil'>,
+): Promise<{ invoiceId: number; incompleteUntil: PlainDate } | undefined> {
+  if (subscription.status !== 'Incomplete' || subscription.incompleteUntil === null) return undefined;
+  const [invoiceId] = await activationRepo.listInvoiceIdsOfPeriods(ctx.db, ctx.account.id, subscription.id);
+  return invoiceId === undefined ? undefined : { invoiceId, incompleteUntil: subscription.incompleteUntil };
 }
