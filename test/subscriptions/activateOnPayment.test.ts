@@ -207,6 +207,43 @@ describe('a subscription that starts when paid', () => {
     ]);
   });
 
+  it('collected by a debit order submitted late: not expired while the debit is pending, Active once it settles', async () => {
+    const setup = await debitAccount(t, 'ZAR');
+    const { account, today } = setup;
+    const { customerId } = await debitCustomer(setup, 'debit_order', undefined, { followsCustomer: true });
+    await ok(account, 'PUT', `/v1/customers/${customerId}`, {
+      PaymentMethod: 'debit_order',
+      PrimaryGatewayID: setup.gatewayId,
+    });
+    const plan = await createPlan(account, { chargePrice: 250, currency: 'ZAR' });
+    const created = await startWhenPaid(account, customerId, plan);
+    const id = created.subscriptionID as number;
+    const expiresOn = (created.IncompleteExpiryDate as string).slice(0, 10);
+
+    // Bundled the first day, the batch is left unsubmitted past the expiry day: the debit is still pending on the
+    // invoice (250.00), so the money decides and nothing is cancelled.
+    await advanceTo(account, today);
+    const [open] = (await ok(account, 'GET', '/v1/batches')).filter((b: any) => b.State === 'open');
+    await advanceTo(account, plusDays(expiresOn, 1));
+    expect((await readSubscription(account, id)).comp_Status).toBe('Incomplete');
+    expect((await invoicesOf(account, customerId))[0]).toMatchObject({
+      isCancelled: false,
+      TotalPendingPaid: 250,
+    });
+
+    // Submitted now, it settles once its own return window has passed, and the subscription starts that day.
+    const lateDay = plusDays(expiresOn, 1);
+    const actionDate = onBusinessDay(earliestActionDate('debit_order', lateDay), 'debit_order');
+    await ok(account, 'PUT', '/v1/batches/submit', { BatchToken: open.BatchToken, ActionDate: actionDate });
+    const settledOn = plusDays(returnWindowEnd('debit_order', actionDate), 1);
+    await advanceTo(account, settledOn);
+    expect((await invoicesOf(account, customerId))[0]).toMatchObject({ Status: 'Paid' });
+    expect(await readSubscription(account, id)).toMatchObject({
+      comp_Status: 'Active',
+      ActivationDate: midnight(settledOn),
+    });
+  });
+
   it('refuses a backdated start and a rate term with a trial (422, naming the field)', async () => {
     const { account, today } = await cardAccount();
     const customerId = await createCustomer(account);
