@@ -244,6 +244,49 @@ describe('a subscription that starts when paid', () => {
     });
   });
 
+  it('with a later StartDate: Future once paid, Active on its StartDate', async () => {
+    const { account, today } = await cardAccount();
+    const customerId = await createCustomer(account);
+    const plan = await createPlan(account, { chargePrice: 30 });
+    const startDate = plusDays(today, 3);
+    const created = await ok(account, 'POST', '/v1/subscriptions', {
+      customerID: customerId,
+      packageID: plan.packageId,
+      packageRateTermID: plan.rateTermId,
+      StartDate: startDate,
+      numDaysBeforeToInv: 3,
+      ActivateOnPayment: true,
+    });
+    const id = created.subscriptionID as number;
+    // Issued today all the same, three days before its period starts.
+    const [invoice] = await invoicesOf(account, customerId);
+    expect(invoice).toMatchObject({ InvoiceDate: midnight(today), Total: 30 });
+    await ok(account, 'POST', '/v1/payments', {
+      customerID: customerId,
+      Amount: 30,
+      CurrencyCode: 'USD',
+      Date: today,
+      Method: 'eft',
+      AutoApply: true,
+    });
+    expect(await readSubscription(account, id)).toMatchObject({
+      comp_Status: 'Future',
+      ActivationDate: midnight(today),
+    });
+    await advanceTo(account, startDate);
+    expect((await readSubscription(account, id)).comp_Status).toBe('Active');
+    const types = (await eventsOf(account, 'subscription', id)).map((e) => e.type);
+    expect(types).toEqual([
+      'subscription.created',
+      'subscription.incomplete',
+      'subscription.renewed',
+      // Paid: Incomplete to Future.
+      'subscription.updated',
+      // Its StartDate came (the bill run of that day).
+      'subscription.activated',
+    ]);
+  });
+
   it('refuses a backdated start and a rate term with a trial (422, naming the field)', async () => {
     const { account, today } = await cardAccount();
     const customerId = await createCustomer(account);
