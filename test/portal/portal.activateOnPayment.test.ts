@@ -32,6 +32,10 @@ describe('a subscription that starts when paid, in the portal', () => {
     const detail = await client.get(`${client.base}subscriptions/${id}`);
     expect(detail.status).toBe(200);
     expect(detail.text).not.toContain('Cancel at the end of the period');
+    expect(detail.text).toContain('Awaiting payment');
+    expect(detail.text).toContain(
+      `<a href="${client.base}invoices/${invoice.invoiceID}">pay its first invoice to start it</a>`,
+    );
     // The link opens the invoice with its Pay button.
     const invoicePage = await client.get(`${client.base}invoices/${invoice.invoiceID}`);
     expect(invoicePage.status).toBe(200);
