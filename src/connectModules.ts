@@ -57,6 +57,7 @@ import {
 } from './modules/collections/index.ts';
 import {
   SUBSCRIPTION_EVENT_TYPES,
+  activatePaidSubscriptions,
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
   countSubscriptionsOfCustomer,
@@ -148,7 +149,12 @@ export function connectModules(): void {
     creditApplied: creditWordsOfInvoices,
   });
   registerGrantCredit({ pay: payFromGrants, giveBack: releaseCreditForCreditNote });
-  registerInvoicesPaidListener(grantPaidTopUps);
+  // The same moment starts a subscription that waited for its first invoice's payment (docs/subscriptions.md,
+  // "Subscriptions that start when paid").
+  registerInvoicesPaidListener(async (ctx, invoiceIds) => {
+    await grantPaidTopUps(ctx, invoiceIds);
+    await activatePaidSubscriptions(ctx, invoiceIds);
+  });
   // A reversed or deleted payment of a top-up invoice voids what is left of its credit (docs/credits.md).
   registerInvoicesUnpaidListener(voidUnpaidTopUps);
   // Money going back for a top-up (a credit note on its invoice) takes the credit it bought with it.

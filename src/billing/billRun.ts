@@ -35,6 +35,7 @@ import {
   billSubscription,
   dueSubscriptionIds,
   emitSubscriptionTimeEvents,
+  expireIncompleteSubscriptions,
 } from '../modules/subscriptions/index.ts';
 
 /**
@@ -155,6 +156,10 @@ export async function billAccount(
   if (stopped()) return summary;
   // After collection, so that an invoice the day's run collected, or whose collection stopped today, is seen so.
   await sendRemindersDue(ctx, collection, summary);
+  if (stopped()) return summary;
+  // After collection and the debit orders, so that a first invoice paid today starts its subscription before the
+  // subscriptions still unpaid expire (docs/subscriptions.md, "Subscriptions that start when paid").
+  await expireIncompleteDue(ctx, on, summary);
   if (stopped()) return summary;
   // After billing and collection, so that an invoice the day's run paid off, or a term it renewed, is seen as it now is.
   await emitTimeEvents(ctx, on, summary);
@@ -408,6 +413,21 @@ async function sendRemindersDue(
     // The next run sends what this one did not: a reminder is marked sent only with its e-mail.
     summary.failures += 1;
     ctx.log.error({ err: error }, 'invoice reminders failed');
+  }
+}
+
+/** Subscriptions still unpaid on their IncompleteExpiryDate expire, their first invoices cancelled. */
+async function expireIncompleteDue(
+  ctx: ServiceContext,
+  on: PlainDate,
+  summary: BillRunSummary,
+): Promise<void> {
+  try {
+    await expireIncompleteSubscriptions(ctx, on);
+  } catch (error) {
+    // The next run expires them: each is checked again under its hold.
+    summary.failures += 1;
+    ctx.log.error({ err: error }, 'expiring incomplete subscriptions failed');
   }
 }
 

@@ -16,6 +16,7 @@ import {
 } from './eventCatalogue.ts';
 import { plusDays, receiver, t, useCatalogueWalk } from './catalogueWalk.fixtures.ts';
 import { walkBatches, walkCollections, walkMandates, walkWidgets } from './catalogueWalk.collection.ts';
+import { walkActivation } from './catalogueWalk.activation.ts';
 import {
   walkCatalogue,
   walkCustomers,
@@ -84,6 +85,7 @@ describe('the event catalogue', () => {
     await walkUsageAlerts(account, customerID, clock);
     await walkCoupons(account, customerID);
     await walkCredits(account, today);
+    await walkActivation(account);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
     await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });

@@ -194,13 +194,17 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'subscription.trial_will_end':
     'The trial of a subscription ends in three days (by the bill run of that day).',
   'subscription.activated':
-    'A subscription became active: its trial ended or its future start date came (by the bill run of that day).',
+    'A subscription became active: its trial ended or its future start date came (by the bill run of that day), or the first invoice of one created with `ActivateOnPayment` was paid.',
   'subscription.cancelled':
     'A subscription was cancelled, at once or on the CancelDate a scheduled cancellation set.',
   'subscription.expired': 'A subscription reached its end date, set to today or reached by the bill run.',
   'subscription.reactivated': 'A cancelled or expired subscription was reactivated (`PUT …/reactivate`).',
   'subscription.backdated':
     'A subscription was created starting more than one period ago: every period up to today is billed at once (`Warnings` on its 201).',
+  'subscription.incomplete':
+    'A subscription was created with `ActivateOnPayment`: it is `Incomplete` until its first invoice, issued at once, is paid (then `subscription.activated`).',
+  'subscription.incomplete_expired':
+    'An incomplete subscription was still unpaid on its `IncompleteExpiryDate`: the bill run cancelled its first invoice and it became `IncompleteExpired`, never billed again.',
   'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',
   'invoice.updated':
     'A field of an invoice changed, or an allocation moved its figures without paying it (less paid, or a payment removed).',

@@ -33,6 +33,8 @@ export {
   withEffectiveCollection,
 } from './invoiceCollection.service.ts';
 export { insertInvoices, payIssuedWithCredit, previewInvoice } from './invoiceInsert.service.ts';
+/** For subscriptions: the first invoice of one that expired unpaid is cancelled as DELETE /v1/invoices/{id} does. */
+export { deleteInvoice } from './invoice.service.ts';
 /** Prepaid credit's part in issuing and cancelling invoices (docs/credits.md), filled by the credits module. */
 export type {
   BeforeInvoiceCancel,

@@ -19,6 +19,7 @@ import {
 } from '../subscriptions/index.ts';
 import { hasPortalCoupons, periodsLeft } from '../coupons/index.ts';
 import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
+import { invoiceAwaitedBy } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money, taxLabel, withTax } from './portalViews.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
@@ -59,7 +60,16 @@ const subscriptionOfSession = (page: SignedInPage, id: string): Promise<Subscrip
 
 /** Whether the subscription still runs and has no end set: only then may it be cancelled or changed. */
 const isRunning = (s: Subscription) =>
-  s.status !== 'Cancelled' && s.status !== 'Expired' && s.cancelDate === null;
+  s.status !== 'Cancelled' && s.status !== 'Expired' && s.cancelDate === null && !startsWhenPaid(s);
+
+/** A subscription waiting for its first invoice's payment, or that expired waiting: nothing of it may change. */
+const startsWhenPaid = (s: Subscription) => s.status === 'Incomplete' || s.status === 'IncompleteExpired';
+
+/** How the portal names the states of a subscription that starts when paid (docs/subscriptions.md). */
+const STARTS_WHEN_PAID_WORDS: Partial<Record<Subscription['status'], string>> = {
+  Incomplete: 'Awaiting payment',
+  IncompleteExpired: 'Expired unpaid',
+};
 
 const nextInvoiceView = (invoice: Invoice | undefined) =>
   invoice
@@ -81,6 +91,9 @@ async function subscriptionView(ctx: ServiceContext, s: Subscription) {
     endsOn: s.status !== 'Cancelled' && s.cancelDate !== null ? s.cancelDate : null,
     endedOn: s.status === 'Cancelled' ? s.cancelDate : s.status === 'Expired' ? s.endDate : null,
     changeScheduled: s.isFutureChange,
+    // Its first invoice, linked so that paying it starts the subscription.
+    awaits: await invoiceAwaitedBy(ctx, s),
+    statusText: STARTS_WHEN_PAID_WORDS[s.status] ?? s.status,
   };
 }
 

@@ -48,6 +48,17 @@ export {
   TRIAL_WARNING_DAYS,
   emitSubscriptionTimeEvents,
 } from './subscriptionEvents.ts';
+/**
+ * Subscriptions that start when paid: connectModules plugs activatePaidSubscriptions into the ledger's invoices-paid
+ * port; the bill run expires the unpaid ones (docs/subscriptions.md, "Subscriptions that start when paid").
+ */
+export {
+  activatePaidSubscriptions,
+  expireIncompleteSubscriptions,
+  invoiceAwaitedBy,
+  subscriptionAwaitingInvoice,
+} from './subscriptionActivation.service.ts';
+export type { AwaitingPayment } from './subscriptionActivation.service.ts';
 /** Progressive (threshold) billing of metered usage, checked by the engine's rounds (docs/usage.md). */
 export type { ProgressiveCheckSummary } from './progressiveBilling.service.ts';
 export { accountsWithProgressiveBilling, invoiceProgressiveUsage } from './progressiveBilling.service.ts';

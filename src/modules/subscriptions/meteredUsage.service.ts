@@ -4,6 +4,7 @@ import Big from 'big.js';
 import type { ServiceContext } from '../../context.ts';
 import { decimalToMinor } from '../../core/money.ts';
 import { addDays, maxDate, startOfDate } from '../../core/calendar.ts';
+import { usageFrom } from './subscriptionActivation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { metricsByIds, usagePricing } from '../catalogue/index.ts';
 import type { BillableMetric, UsagePricing } from '../catalogue/index.ts';
@@ -303,7 +304,8 @@ function quantityReader(
       customerId: row.customerId,
       subscriptionId: row.id,
       metric,
-      from: startOfDate(period.start, ctx.account.timeZone),
+      // Events before a subscription that started when paid was paid are stored but never billed.
+      from: startOfDate(usageFrom(row, period.start), ctx.account.timeZone),
       to: startOfDate(period.end, ctx.account.timeZone),
       claimed,
     });

@@ -55,6 +55,9 @@ export function subscriptionFromRow(row: Selectable<SubscriptionsTable>): Subscr
     customerPaymentMethodId: row.customer_payment_method_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    incompleteUntil: row.incomplete_until,
+    activatedOn: row.activated_on,
+    incompleteExpiredOn: row.incomplete_expired_on,
   };
 }
 
@@ -101,6 +104,9 @@ const COLUMN_OF = {
   customerPaymentMethodId: 'customer_payment_method_id',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  incompleteUntil: 'incomplete_until',
+  activatedOn: 'activated_on',
+  incompleteExpiredOn: 'incomplete_expired_on',
 } as const satisfies Record<keyof SubscriptionRecord, keyof SubscriptionsTable>;
 
 /** The columns a change sets, in the order its fields were given (the bill run groups updates by them). */

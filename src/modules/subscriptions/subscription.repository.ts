@@ -10,6 +10,7 @@ import { customerStates } from '../customers/index.ts';
 import { componentVersionNumbers, packageVersionNames } from '../catalogue/index.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { SubscriptionsTable } from './tables.ts';
+import { paidOrNotWaiting } from './subscriptionActivation.repository.ts';
 import type {
   ComponentOnSubscription,
   NewSubscription,
@@ -67,6 +68,9 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.customer_payment_method_id',
   'subscriptions.created_at',
   'subscriptions.updated_at',
+  'subscriptions.incomplete_until',
+  'subscriptions.activated_on',
+  'subscriptions.incomplete_expired_on',
 ] as const;
 
 /** A subscription's row with the names the wire shows beside it (the join in `selectViews`). */
@@ -572,6 +576,7 @@ export async function listLiveSubscriptionIdsOfCustomer(
     .where('customer_id', '=', customerId)
     .where((eb) => eb.or([eb('cancel_date', 'is', null), eb('cancel_date', '>', liveOn)]))
     .where((eb) => eb.or([eb('end_date', 'is', null), eb('end_date', '>', liveOn)]))
+    .where(paidOrNotWaiting)
     .orderBy('id')
     .execute();
   return rows.map((row) => row.id);

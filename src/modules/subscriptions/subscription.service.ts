@@ -25,6 +25,7 @@ import { anchorDateOf } from './subscriptionTimeline.ts';
 import { usagePeriodAt } from './usagePeriods.ts';
 import type { UsagePeriod } from './usagePeriods.ts';
 import { catchUpWarning } from './subscriptionWarnings.ts';
+import { checkActivateOnPayment, incompleteUntilOf } from './subscriptionActivation.ts';
 import type { SubscriptionWarning } from './subscriptionWarnings.ts';
 
 export interface CreateSubscriptionInput extends PriceChoiceInput {
@@ -40,6 +41,8 @@ export interface CreateSubscriptionInput extends PriceChoiceInput {
   collectionMethod?: string | null;
   gatewayId?: number | null;
   customerPaymentMethodId?: number | null;
+  /** Incomplete until its first invoice is paid (docs/subscriptions.md, "Subscriptions that start when paid"). */
+  activateOnPayment?: boolean;
 }
 
 /**
@@ -94,10 +97,14 @@ async function createAndBillSubscription(
     checked.chosen.term,
     on,
   );
+  const incompleteUntil = input.activateOnPayment
+    ? incompleteUntilOf(checked.collection.collectionMethod ?? customer.paymentMethod, on)
+    : null;
   const subscriptionId = await withTransaction(ctx, (tctx) =>
     insertSubscriptionWithComponents(tctx, { ...subscription, nextInvDate }, checked.components, {
       firstPeriod,
       backdated: catchUp !== undefined,
+      incompleteUntil,
     }),
   );
   const invoiceIds = await billIfDue(ctx, subscriptionId, nextInvDate);
@@ -156,6 +163,10 @@ async function checkNewSubscription(
       ? billCycleOfNew(ctx, customer.billCycleDay, input, chosen.term, chosen, startDate)
       : null;
   checkProRata(problems, { isProRata, syncDate, startDate, chosen, cycle, input });
+  if (input.activateOnPayment) {
+    const numDaysBeforeToInv = input.numDaysBeforeToInv ?? 0;
+    checkActivateOnPayment(problems, { on, startDate, numDaysBeforeToInv, trialPeriod: chosen?.trialPeriod });
+  }
   if (problems.length > 0 || !chosen || !startDate || endDate === undefined || syncDate === undefined) {
     throw new ValidationError(problems);
   }
@@ -234,12 +245,14 @@ async function insertSubscriptionWithComponents(
   tctx: ServiceContext,
   subscription: NewSubscription,
   components: ChosenComponent[],
-  { firstPeriod, backdated }: { firstPeriod: UsagePeriod | null; backdated: boolean },
+  given: { firstPeriod: UsagePeriod | null; backdated: boolean; incompleteUntil: PlainDate | null },
 ): Promise<number> {
+  const { firstPeriod, backdated, incompleteUntil } = given;
   const trx = tctx.db;
   const accountId = tctx.account.id;
   const now = subscription.createdAt;
   const id = await repo.insertSubscription(trx, subscription);
+  if (incompleteUntil) await repo.updateSubscription(trx, accountId, id, { incompleteUntil });
   await repo.insertComponents(trx, accountId, id, components, now);
   // Spec, componentUsage NumUnits (units used): initial units are usage of the first usage period.
   for (const c of components) {
@@ -249,6 +262,7 @@ async function insertSubscriptionWithComponents(
   }
   await emitEvent(tctx, 'subscription.created', subscriptionRef(id));
   if (backdated) await emitEvent(tctx, 'subscription.backdated', subscriptionRef(id));
+  if (incompleteUntil) await emitEvent(tctx, 'subscription.incomplete', subscriptionRef(id));
   return id;
 }
 

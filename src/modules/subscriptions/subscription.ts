@@ -40,6 +40,9 @@ export interface Subscription {
   gatewayId: number | null;
   customerPaymentMethodId: number | null;
   updatedAt: string;
+  /** Started when paid (SubscriptionRecord's fields of the name); both null for any other subscription. */
+  incompleteUntil: PlainDate | null;
+  activatedOn: PlainDate | null;
   /** Derived on the day read. */
   status: SubscriptionStatus;
   isCancelled: boolean;
@@ -116,6 +119,14 @@ export interface SubscriptionRecord {
   customerPaymentMethodId: number | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Started when paid (docs/subscriptions.md, "Subscriptions that start when paid"): the day it expires while its
+   * first invoice is unpaid (null: not created with ActivateOnPayment), the day that invoice was paid, and the day
+   * it expired unpaid.
+   */
+  incompleteUntil: PlainDate | null;
+  activatedOn: PlainDate | null;
+  incompleteExpiredOn: PlainDate | null;
 }
 
 /** The record of a subscription the bill run has not looked at yet, nor anyone changed. */
@@ -133,6 +144,9 @@ export const NOT_BILLED_YET = {
   parkedReason: null,
   parkedAt: null,
   leaseUntil: null,
+  incompleteUntil: null,
+  activatedOn: null,
+  incompleteExpiredOn: null,
 } as const satisfies Partial<SubscriptionRecord>;
 
 /** A new subscription: what it is created with (the database gives it its id; `NOT_BILLED_YET` the rest). */

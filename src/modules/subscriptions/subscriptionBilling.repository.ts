@@ -7,6 +7,7 @@ import type { Db } from '../../storage/database.ts';
 import { customerStates } from '../customers/index.ts';
 import type { SubscriptionPeriodsTable } from './tables.ts';
 import { SUBSCRIPTION_COLUMNS } from './subscription.repository.ts';
+import { notWaitingForPayment } from './subscriptionActivation.repository.ts';
 import { subscriptionChangesToRow, subscriptionFromRow } from './subscription.mapper.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 
@@ -26,6 +27,7 @@ function selectDue(db: Db, accountId: number, today: PlainDate, limit: number, a
     .where('subscriptions.id', '>', afterId)
     .where('customer_states.customer_is_active', '=', true)
     .where('customer_states.customer_is_suspended', '=', false)
+    .where(notWaitingForPayment)
     .orderBy('subscriptions.id')
     .limit(limit);
 }

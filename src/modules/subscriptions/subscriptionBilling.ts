@@ -611,7 +611,15 @@ function billLastUsage(
   }
 }
 
-export type SubscriptionStatus = 'Future' | 'Trial' | 'Active' | 'Cancelled' | 'Expired';
+export type SubscriptionStatus =
+  | 'Future'
+  | 'Trial'
+  | 'Active'
+  | 'Cancelled'
+  | 'Expired'
+  // Started when paid: derived from the record, not the dates (subscriptionActivation.ts).
+  | 'Incomplete'
+  | 'IncompleteExpired';
 
 /** Spec, States (comp_Status), first match wins, as of `today`. */
 export function subscriptionStatus(

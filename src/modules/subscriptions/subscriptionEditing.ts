@@ -85,7 +85,8 @@ export function changeSubscription<T>(
     subscriptionId,
     async (tctx, row, on) => {
       const status = statusOf(row, on);
-      if (refuse.includes(status)) {
+      // Nothing changes a subscription waiting for its first payment, or one that expired waiting (it is read only).
+      if (refuse.includes(status) || status === 'Incomplete' || status === 'IncompleteExpired') {
         throw new ConflictError(
           `subscription_${status.toLowerCase()}`,
           status === 'Future'

@@ -30,6 +30,9 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.expired',
   'subscription.reactivated',
   'subscription.backdated',
+  // Started when paid (docs/subscriptions.md, "Subscriptions that start when paid").
+  'subscription.incomplete',
+  'subscription.incomplete_expired',
 ] as const;
 
 export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });

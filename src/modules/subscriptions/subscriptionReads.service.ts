@@ -141,6 +141,8 @@ function storedSubscriptionOf(view: SubscriptionView): StoredSubscription {
     gatewayId: view.gatewayId,
     customerPaymentMethodId: view.customerPaymentMethodId,
     updatedAt: view.updatedAt,
+    incompleteUntil: view.incompleteUntil,
+    activatedOn: view.activatedOn,
   };
 }
 

@@ -1,5 +1,6 @@
 import { cycleAnchorThrough } from './billCycleDay.ts';
 import { dateAt } from '../../core/calendar.ts';
+import { activationStatusOf } from './subscriptionActivation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
 import { subscriptionStatus } from './subscriptionBilling.ts';
@@ -73,6 +74,8 @@ export function anchorDateOf(
 
 /** The row's comp_Status on `today`. */
 export function statusOf(row: SubscriptionRecord, today: PlainDate): SubscriptionStatus {
+  const awaitingPayment = activationStatusOf(row);
+  if (awaitingPayment) return awaitingPayment;
   return subscriptionStatus(
     {
       startDate: row.startDate,

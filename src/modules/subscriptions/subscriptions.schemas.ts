@@ -77,6 +77,14 @@ export const CreateSubscriptionBody = Type.Object({
   customerPaymentMethodID: Type.Optional(
     Nullable(Id({ description: 'Beyond the spec: required when gatewayID is set' })),
   ),
+  ActivateOnPayment: Type.Optional(
+    Type.Boolean({
+      description:
+        'Beyond the spec (docs/subscriptions.md, "Subscriptions that start when paid"): default false. True: the ' +
+        'first invoice is issued at once and the subscription is Incomplete until it is paid, then active; unpaid ' +
+        'by IncompleteExpiryDate it becomes IncompleteExpired and the invoice is cancelled',
+    }),
+  ),
 });
 export type CreateSubscriptionBody = Static<typeof CreateSubscriptionBody>;
 
@@ -145,7 +153,16 @@ export const SubscriptionOut = Type.Object(
     nextRenewDate: DateOut(),
     numDaysBeforeToInv: Type.Integer(),
     comp_nextInvDate: DateOut(),
-    comp_Status: StringEnum(['Future', 'Trial', 'Active', 'Cancelled', 'Expired']),
+    comp_Status: StringEnum([
+      'Future',
+      'Trial',
+      'Active',
+      'Cancelled',
+      'Expired',
+      // Started when paid (docs/subscriptions.md, "Subscriptions that start when paid").
+      'Incomplete',
+      'IncompleteExpired',
+    ]),
     LastModified: Type.String({ format: 'date-time' }),
     componentUsage: Type.Array(ComponentUsageOut),
     CurrencyCode: Type.String(),
@@ -172,6 +189,24 @@ export const SubscriptionOut = Type.Object(
           "or the account's BillCycleDay when it was created, or set by PUT .../changebillcycleday; left out when none",
         examples: [5],
       }),
+    ),
+    IncompleteExpiryDate: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description:
+            'Beyond the spec: created with ActivateOnPayment, the day it expires if its first invoice is still unpaid ' +
+            '(docs/subscriptions.md, "Subscriptions that start when paid"); left out otherwise',
+        }),
+      ),
+    ),
+    ActivationDate: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'Beyond the spec: created with ActivateOnPayment, the day its first invoice was paid',
+        }),
+      ),
     ),
   },
   { $id: 'Subscription' },

@@ -61,6 +61,13 @@ export function toSubscriptionDto(subscription: Subscription, timeZone: string):
     customerPaymentMethodID: subscription.customerPaymentMethodId,
     // Beyond the spec, shown only when set: a subscription without one reads as it always did.
     ...(subscription.billCycleDay === null ? {} : { BillCycleDay: subscription.billCycleDay }),
+    // Started when paid: shown only for a subscription created with ActivateOnPayment.
+    ...(subscription.incompleteUntil === null
+      ? {}
+      : {
+          IncompleteExpiryDate: date(subscription.incompleteUntil),
+          ActivationDate: date(subscription.activatedOn),
+        }),
   };
 }
 
@@ -92,6 +99,7 @@ export function createSubscriptionInputFromWire(body: CreateSubscriptionBody): C
     collectionMethod: body.CollectionMethod,
     gatewayId: body.gatewayID,
     customerPaymentMethodId: body.customerPaymentMethodID,
+    activateOnPayment: body.ActivateOnPayment,
   };
 }
 

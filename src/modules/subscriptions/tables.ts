@@ -48,6 +48,10 @@ export interface SubscriptionsTable {
   customer_payment_method_id: number | null;
   created_at: Instant;
   updated_at: Instant;
+  /** Started when paid (0073): the day it expires unpaid; the day it was paid; the day it expired unpaid. */
+  incomplete_until: PlainDateColumn | null;
+  activated_on: PlainDateColumn | null;
+  incomplete_expired_on: PlainDateColumn | null;
 }
 
 export interface SubscriptionComponentsTable {

@@ -2,14 +2,18 @@ import crypto from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
+import { today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import { minorToDecimalText } from '../../core/money.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
 import { pageRateLimit } from '../../http/pageRateLimit.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import { findAccountLogo, getSellerDetails } from '../auth/index.ts';
-import { readPayLinkToken } from '../collections/index.ts';
+import { longDate, readPayLinkToken } from '../collections/index.ts';
+import { subscriptionAwaitingInvoice } from '../subscriptions/index.ts';
+import type { AwaitingPayment } from '../subscriptions/index.ts';
 import { linkOrigin } from '../../http/origin.ts';
 import type { HostedFields } from '../gateways/index.ts';
 import { invoicePdfFilename, pendingDebitWords, renderInvoicePdf } from '../invoicing/index.ts';
@@ -199,7 +203,18 @@ async function pageView({ ctx, page, token }: Opened, nonce: string, origin: str
           }
         : null,
     widget: card && origin ? captureHtml(origin, card.id, card.hashToken) : null,
+    startsWhenPaid: startsWhenPaidWords(await subscriptionAwaitingInvoice(ctx, invoice.id!), today(ctx)),
   };
+}
+
+/** The first invoice of a subscription that starts when paid says so (docs/subscriptions.md). */
+function startsWhenPaidWords(awaiting: AwaitingPayment | undefined, on: PlainDate): string | null {
+  if (!awaiting) return null;
+  const from = awaiting.startDate > on ? `from ${longDate(awaiting.startDate)}` : 'from the day it is paid';
+  return (
+    `Paying this invoice starts your subscription to ${awaiting.packageName}, ${from}. ` +
+    `If it is still unpaid on ${longDate(awaiting.incompleteUntil)}, the subscription and this invoice are cancelled.`
+  );
 }
 
 /** What the page loads to confirm with a provider: its script, the adapter's mount, and its origins for the CSP. */

@@ -41,6 +41,11 @@ export interface PayPageHtml {
   confirm: { card: string; hashToken: string; provider?: ConfirmProvider } | null;
   /** "Pay with another card": the capture widget's markup. */
   widget: string | null;
+  /**
+   * What paying it starts, for the first invoice of a subscription that starts when paid (docs/subscriptions.md):
+   * "Paying this invoice starts your subscription to …"; null for any other invoice.
+   */
+  startsWhenPaid?: string | null;
 }
 
 const STYLE = `
@@ -248,6 +253,7 @@ export function payPageDocument(view: PayPageHtml): string {
 <header>${view.hasLogo ? `<img src="${escapeHtml(view.base)}/logo" alt="">` : ''}<p class="seller">${escapeHtml(view.seller)}</p></header>
 <h1>${escapeHtml(title)}</h1>
 ${facts(view)}
+${view.startsWhenPaid && view.paidOn === null ? `<p class="starts">${escapeHtml(view.startsWhenPaid)}</p>` : ''}
 <p><a href="${escapeHtml(view.base)}/invoice.pdf" download>Download the invoice (PDF)</a></p>
 ${body}
 <p id="status" role="status" aria-live="polite"></p>
