@@ -82,6 +82,10 @@ describe('a package offered to stay', () => {
       true,
       null,
     ]);
+    // Taken once: a second cancel shows the plain confirmation, the change already set for the renewal.
+    const again = await client.post(cancel, { csrf, reason: 'other', details: '' });
+    expect(again.text).not.toContain('Move to');
+    expect(again.text).toContain('name="confirm" value="yes"');
     // Nothing charged on the take: March's invoice alone.
     expect((await invoicesOf(shop, login.customerId)).map((i: any) => i.Total)).toEqual([31]);
 

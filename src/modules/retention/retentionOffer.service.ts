@@ -57,7 +57,8 @@ export async function cancelReasons(ctx: ServiceContext): Promise<CancelReason[]
 
 /**
  * The reason's first offer the subscription can take, or undefined: a live retention coupon that applies to its
- * package and currency and is not already on it; a rate term in its currency other than its own. A pause is left
+ * package and currency and is not already on it; a rate term in its currency other than its own, when no change is
+ * already set for its renewal. A pause is left
  * out until the portal can pause (docs/portal.md, "Cancel with a way to stay").
  */
 export async function offerFor(
@@ -95,7 +96,8 @@ async function usableOffer(
     );
     return live ? undefined : { kind: 'coupon', key, offer, coupon };
   }
-  if (offer.kind === 'package') {
+  // A change already set for the renewal (this offer taken before, or another) is not offered over again.
+  if (offer.kind === 'package' && !s.isFutureChange) {
     const pkg = (await packagesByIds(ctx, [offer.packageId])).get(offer.packageId);
     if (!pkg || !pkg.isActive) return undefined;
     for (const version of pkg.versions.filter((v) => v.isActive)) {
