@@ -23,6 +23,7 @@ const MODULE_ORDER = [
   'subscriptions',
   'entitlements',
   'usageAlerts',
+  'retention',
   'collections',
   'batches',
   'widgets',

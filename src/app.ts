@@ -48,6 +48,7 @@ import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptio
 import { registerSubscriptionCouponRoutes } from './modules/subscriptions/subscriptionCoupons.routes.ts';
 import { registerProgressiveBillingRoutes } from './modules/subscriptions/progressiveBilling.routes.ts';
 import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
+import { registerRetentionRoutes } from './modules/retention/retention.routes.ts';
 import { registerTestClockRoutes } from './billing/testClock.routes.ts';
 import { registerCollectionsRoutes } from './modules/collections/collections.routes.ts';
 import { registerBatchesRoutes } from './modules/batches/batches.routes.ts';
@@ -179,6 +180,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl' | 'clock'>): vo
   registerCreditNotesRoutes(v1);
   registerTaxCreditNotesRoutes(v1);
   registerReportsRoutes(v1);
+  registerRetentionRoutes(v1);
   registerStatementsRoutes(v1);
   registerTestClockRoutes(v1);
   registerCollectionsRoutes(v1);

@@ -2,6 +2,7 @@ import { TEST_CLOCK_EVENT_TYPES } from './billing/testClock.ts';
 import { ENTITLEMENT_EVENT_TYPES } from './modules/entitlements/index.ts';
 import { USAGE_ALERT_EVENT_TYPES } from './modules/usageAlerts/index.ts';
 import { COUPON_EVENT_TYPES } from './modules/coupons/index.ts';
+import { RETENTION_EVENT_TYPES } from './modules/retention/index.ts';
 import { ACCOUNT_EVENT_TYPES } from './modules/auth/index.ts';
 import { BATCH_EVENT_TYPES, debitDatesOfPayments } from './modules/batches/index.ts';
 import { CATALOGUE_EVENT_TYPES, registerCatalogueUses } from './modules/catalogue/index.ts';
@@ -176,6 +177,7 @@ export function connectModules(): void {
     ...ENTITLEMENT_EVENT_TYPES,
     ...USAGE_ALERT_EVENT_TYPES,
     ...COUPON_EVENT_TYPES,
+    ...RETENTION_EVENT_TYPES,
     ...INVOICE_EVENT_TYPES,
     ...COLLECTION_EVENT_TYPES,
     ...RECURRING_INVOICE_EVENT_TYPES,

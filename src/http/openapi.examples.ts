@@ -287,6 +287,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   firstProrataSyncDate: null,
   TrialEndDate: '2026-03-04',
   CancelDate: null,
+  CancelReason: null,
   CancelType: null,
   comp_nextInvDate: '2026-04-05',
   Kind: 'term',
@@ -316,6 +317,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PackageIDs: [21],
   ComponentIDs: null,
   PortalRedeemable: false,
+  IsRetention: false,
   Archived: false,
   RedeemedOn: '2026-03-05',
   PeriodsUsed: 1,
@@ -473,4 +475,16 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   Since: '2026-03-05T00:00:00Z',
   Until: '2026-03-06T00:00:00Z',
   Requeued: 37,
+
+  // Cancel with a way to stay: the account's reasons and the retention report (docs/portal.md)
+  Label: 'It costs too much',
+  Reason: 'too_expensive',
+  Month: '2026-03',
+  Cancels: 4,
+  Count: 3,
+  coupon: 2,
+  package: 1,
+  pause: 0,
+  Kept: 1,
+  KeptPending: 1,
 };

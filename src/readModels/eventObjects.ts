@@ -3,6 +3,7 @@ import { billingEventObjects } from './eventObjects.billing.ts';
 import { customersEventObjects } from './eventObjects.customers.ts';
 import { mandatesEventObjects } from './eventObjects.mandates.ts';
 import { webhooksEventObjects } from './eventObjects.webhooks.ts';
+import { retentionEventObjects } from './eventObjects.retention.ts';
 
 /**
  * How events show each resource: exactly as the API returns it on its single GET (with the API's masking), read
@@ -13,4 +14,5 @@ export const eventObjectRenderers: Record<string, EventObjectRenderer> = {
   ...billingEventObjects,
   ...webhooksEventObjects,
   ...mandatesEventObjects,
+  ...retentionEventObjects,
 };

@@ -73,6 +73,7 @@ import * as usernameKeyUnique from './migrations/0069_username_key_unique.ts';
 import * as usageStorage from './migrations/0070_usage_storage.ts';
 import * as taxRuleRates from './migrations/0071_tax_rule_rates.ts';
 import * as subscriptionActivation from './migrations/0073_subscription_activation.ts';
+import * as retention from './migrations/0074_retention.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -155,6 +156,7 @@ const migrations: Record<string, Migration> = {
   '0070_usage_storage': usageStorage,
   '0071_tax_rule_rates': taxRuleRates,
   '0073_subscription_activation': subscriptionActivation,
+  '0074_retention': retention,
 };
 
 /** The migrations, those that seal given the key. */

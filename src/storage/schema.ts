@@ -20,6 +20,7 @@ import type { WidgetsTables } from '../modules/widgets/tables.ts';
 import type { PortalTables } from '../modules/portal/tables.ts';
 import type { UsageTables } from '../modules/usage/tables.ts';
 import type { CreditsTables } from '../modules/credits/tables.ts';
+import type { RetentionTables } from '../modules/retention/tables.ts';
 
 // Each module declares the tables it owns in its tables.ts (docs/architecture.md, "Tables and their owners"); the
 // storage layer only assembles them into the one Database type Kysely is typed with. Only the HTTP layer's own table
@@ -46,6 +47,7 @@ export type * from '../modules/widgets/tables.ts';
 export type * from '../modules/portal/tables.ts';
 export type * from '../modules/usage/tables.ts';
 export type * from '../modules/credits/tables.ts';
+export type * from '../modules/retention/tables.ts';
 
 /** Idempotency-Key answers, kept by the HTTP layer (src/http/idempotency.ts) for every module's POST. */
 export interface IdempotencyKeysTable {
@@ -84,6 +86,7 @@ export interface Database
     BatchesTables,
     WidgetsTables,
     PortalTables,
-    UsageTables {
+    UsageTables,
+    RetentionTables {
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -29,6 +29,7 @@ import {
   walkCoupons,
   walkCredits,
 } from './catalogueWalk.records.ts';
+import { walkRetention } from './catalogueWalk.retention.ts';
 
 // One walk through the whole service on a test account: every declared event type triggered through the real API,
 // the CLI (a child process) where only the CLI does it, and the test clock for what time does. Then the events the
@@ -86,6 +87,7 @@ describe('the event catalogue', () => {
     await walkCoupons(account, customerID);
     await walkCredits(account, today);
     await walkActivation(account);
+    await walkRetention(account);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);
     await ok(account, 'POST', '/v1/test/simulate', { paymentID: collected.paymentID, scenario: 'dispute' });

@@ -21,6 +21,7 @@ import { SUBSCRIPTION_EVENT_TYPES } from '../../src/modules/subscriptions/index.
 import { ENTITLEMENT_EVENT_TYPES } from '../../src/modules/entitlements/index.ts';
 import { USAGE_ALERT_EVENT_TYPES } from '../../src/modules/usageAlerts/index.ts';
 import { COUPON_EVENT_TYPES } from '../../src/modules/coupons/index.ts';
+import { RETENTION_EVENT_TYPES } from '../../src/modules/retention/index.ts';
 import { CREDIT_EVENT_TYPES } from '../../src/modules/credits/index.ts';
 import { CAPTURE_SESSION_EVENT_TYPES } from '../../src/modules/widgets/index.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
@@ -40,6 +41,7 @@ export const DECLARED_EVENT_TYPES: readonly string[] = [
   ...ENTITLEMENT_EVENT_TYPES,
   ...USAGE_ALERT_EVENT_TYPES,
   ...COUPON_EVENT_TYPES,
+  ...RETENTION_EVENT_TYPES,
   ...CREDIT_EVENT_TYPES,
   ...INVOICE_EVENT_TYPES,
   ...COLLECTION_EVENT_TYPES,
@@ -147,7 +149,7 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'coupon.created':
     'A coupon was created (`POST /v1/coupons`): a percentage or an amount off, for one, N or every billed period.',
   'coupon.updated':
-    "A coupon's name, RedeemBy, MaxRedemptions, AppliesTo or PortalRedeemable changed (`PUT /v1/coupons/{id}`).",
+    "A coupon's name, RedeemBy, MaxRedemptions, AppliesTo, PortalRedeemable or IsRetention changed (`PUT /v1/coupons/{id}`).",
   'coupon.archived':
     'A coupon was archived (`DELETE /v1/coupons/{id}`): it can no longer be redeemed; its redemptions keep discounting.',
   'coupon.redeemed':
@@ -155,6 +157,15 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'coupon.ended':
     'A redemption was ended (`DELETE …/coupons/{id}`), or the bill run used up its last billed period: it ' +
     'discounts no invoice made from then on.',
+  'retention.offer_shown':
+    "A customer cancelling in the portal was shown an offer to stay, the first of its reason's offers in the account's " +
+    'retention rules (`PUT /v1/account/retention`); the object names the subscription, the reason and the offer.',
+  'retention.offer_taken':
+    'A customer took the offer instead of cancelling: the coupon was redeemed on the subscription, or the package ' +
+    'change set for its next renewal; nothing was cancelled.',
+  'retention.offer_declined':
+    'A customer chose "Cancel anyway" on an offer; the subscription is cancelled at the end of its period, its ' +
+    '`CancelReason` the reason given.',
   'wallet.created':
     "A customer's wallet of prepaid credit in one currency was created (`POST /v1/customers/{id}/wallets`).",
   'wallet.updated':
@@ -196,7 +207,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'subscription.activated':
     'A subscription became active: its trial ended or its future start date came (by the bill run of that day), or the first invoice of one created with `ActivateOnPayment` was paid.',
   'subscription.cancelled':
-    'A subscription was cancelled, at once or on the CancelDate a scheduled cancellation set.',
+    'A subscription was cancelled, at once or on the CancelDate a scheduled cancellation set; `CancelReason` is the ' +
+    "reason the customer gave in the portal (a Code of the account's retention rules), null otherwise.",
   'subscription.expired': 'A subscription reached its end date, set to today or reached by the bill run.',
   'subscription.reactivated': 'A cancelled or expired subscription was reactivated (`PUT …/reactivate`).',
   'subscription.backdated':
@@ -333,6 +345,7 @@ const RESOURCE_ORDER = [
   'usage_alert',
   'coupon',
   'coupon_redemption',
+  'retention_event',
   'invoice',
   'recurring_invoice',
   'payment',

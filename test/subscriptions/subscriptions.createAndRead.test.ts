@@ -71,6 +71,8 @@ const SPEC_FIELDS = [
   'CollectionMethod',
   'gatewayID',
   'customerPaymentMethodID',
+  // Beyond the spec (docs/portal.md, "Cancel with a way to stay").
+  'CancelReason',
 ];
 
 // NOTE: the reads below page over the subscriptions the creates above made (a page of 8), so they share a file

@@ -22,6 +22,7 @@ const COUPON_COLUMNS = [
   'package_ids',
   'component_ids',
   'portal_redeemable',
+  'is_retention',
   'archived_at',
   'created_at',
   'updated_at',
@@ -66,6 +67,7 @@ function couponFromRow(row: CouponRow): Coupon {
     packageIds: idsFrom(row.package_ids),
     componentIds: idsFrom(row.component_ids),
     portalRedeemable: Boolean(row.portal_redeemable),
+    isRetention: Boolean(row.is_retention),
     archivedAt: row.archived_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -97,12 +99,13 @@ export interface CouponFields {
   packageIds: number[] | null;
   componentIds: number[] | null;
   portalRedeemable: boolean;
+  isRetention: boolean;
 }
 
 /** A coupon's terms stay as redeemed (its discount and duration); its name, limits and reach may change. */
 export type CouponEdit = Pick<
   CouponFields,
-  'name' | 'redeemBy' | 'maxRedemptions' | 'packageIds' | 'componentIds' | 'portalRedeemable'
+  'name' | 'redeemBy' | 'maxRedemptions' | 'packageIds' | 'componentIds' | 'portalRedeemable' | 'isRetention'
 >;
 
 const idsText = (ids: number[] | null) => (ids === null ? null : JSON.stringify(ids));
@@ -131,6 +134,7 @@ export async function insertCoupon(
       package_ids: idsText(fields.packageIds),
       component_ids: idsText(fields.componentIds),
       portal_redeemable: fields.portalRedeemable,
+      is_retention: fields.isRetention,
       archived_at: null,
       created_at: at,
       updated_at: at,
@@ -157,6 +161,7 @@ export async function updateCoupon(
       package_ids: idsText(edit.packageIds),
       component_ids: idsText(edit.componentIds),
       portal_redeemable: edit.portalRedeemable,
+      is_retention: edit.isRetention,
       updated_at: at,
     })
     .where('account_id', '=', accountId)

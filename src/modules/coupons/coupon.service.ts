@@ -28,11 +28,12 @@ export interface CouponInput {
   packageIds: number[] | null;
   componentIds: number[] | null;
   portalRedeemable: boolean;
+  isRetention: boolean;
 }
 
 export type CouponEditInput = Pick<
   CouponInput,
-  'name' | 'redeemBy' | 'maxRedemptions' | 'packageIds' | 'componentIds' | 'portalRedeemable'
+  'name' | 'redeemBy' | 'maxRedemptions' | 'packageIds' | 'componentIds' | 'portalRedeemable' | 'isRetention'
 >;
 
 const couponRef = (id: number) => ({ type: 'coupon', id });
@@ -242,6 +243,7 @@ async function checkedEdit(
     packageIds,
     componentIds,
     portalRedeemable: input.portalRedeemable,
+    isRetention: input.isRetention,
   };
 }
 

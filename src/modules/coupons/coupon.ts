@@ -29,6 +29,8 @@ export interface Coupon {
   packageIds: number[] | null;
   componentIds: number[] | null;
   portalRedeemable: boolean;
+  /** One the account may offer a customer who cancels (docs/portal.md, "Cancel with a way to stay"). */
+  isRetention: boolean;
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;

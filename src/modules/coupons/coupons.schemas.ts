@@ -49,6 +49,13 @@ const editable = {
   PortalRedeemable: Type.Optional(
     Type.Boolean({ description: 'Whether customers may enter its code in the portal (default false)' }),
   ),
+  IsRetention: Type.Optional(
+    Type.Boolean({
+      description:
+        "Whether the account's retention rules may offer it to a customer who cancels (default false; " +
+        'PUT /v1/account/retention)',
+    }),
+  ),
 };
 
 export const CouponBody = Type.Object({
@@ -89,6 +96,7 @@ export const CouponOut = Type.Object(
       ComponentIDs: Type.Unsafe<number[] | null>({ type: ['array', 'null'], items: { type: 'integer' } }),
     }),
     PortalRedeemable: Type.Boolean(),
+    IsRetention: Type.Boolean(),
     Archived: Type.Boolean({
       description: 'Archived coupons cannot be redeemed; their redemptions still apply',
     }),

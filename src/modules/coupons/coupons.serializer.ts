@@ -13,6 +13,7 @@ export function couponEditFromWire(body: CouponEditBody): CouponEditInput {
     packageIds: body.AppliesTo?.PackageIDs ?? null,
     componentIds: body.AppliesTo?.ComponentIDs ?? null,
     portalRedeemable: body.PortalRedeemable ?? false,
+    isRetention: body.IsRetention ?? false,
   };
 }
 
@@ -47,6 +48,7 @@ export function toCouponDto(coupon: Coupon): Static<typeof CouponOut> {
     RedemptionCount: coupon.redemptionCount,
     AppliesTo: restricted ? { PackageIDs: coupon.packageIds, ComponentIDs: coupon.componentIds } : null,
     PortalRedeemable: coupon.portalRedeemable,
+    IsRetention: coupon.isRetention,
     Archived: coupon.archivedAt !== null,
     ArchivedAt: coupon.archivedAt,
     CreatedAt: coupon.createdAt,

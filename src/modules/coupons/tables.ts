@@ -21,6 +21,8 @@ export interface CouponsTable {
   package_ids: string | null;
   component_ids: string | null;
   portal_redeemable: SqlBool;
+  /** Offered to customers who cancel, by the account's retention rules (0074). */
+  is_retention: SqlBool;
   archived_at: Instant | null;
   created_at: Instant;
   updated_at: Instant;

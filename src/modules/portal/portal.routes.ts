@@ -17,6 +17,7 @@ import { registerPasswordRoutes } from './password.pages.ts';
 import { registerPaymentsRoutes } from './payments.pages.ts';
 import { registerPayRoutes } from './pay.pages.ts';
 import { registerPaymentMethodRoutes } from './paymentMethods.pages.ts';
+import { registerRetentionRoutes } from './retention.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
@@ -65,6 +66,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerPaymentsRoutes(portal, pages);
     registerCreditRoutes(portal, pages);
     registerSubscriptionRoutes(portal, pages);
+    registerRetentionRoutes(portal, pages);
     registerDetailsRoutes(portal, pages);
     registerPaymentMethodRoutes(portal, pages, deps);
     registerPayRoutes(portal, pages, deps);

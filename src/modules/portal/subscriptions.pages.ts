@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { inTransaction, today } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { decimalToMinor, minorUnitDigits } from '../../core/money.ts';
 import { DomainError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import type { App } from '../../http/types.ts';
@@ -22,37 +21,18 @@ import type { ChangeResult, Subscription } from '../subscriptions/index.ts';
 import { invoiceAwaitedBy } from '../subscriptions/index.ts';
 import type { FormFields, SignedInPage, PortalRequests } from './portalHttp.ts';
 import { money, taxLabel, withTax } from './portalViews.ts';
+import { periodText, priceText } from './prices.ts';
 import { IdParams, SlugParams } from './portal.schemas.ts';
 import { ownedBySession } from './signedInCustomer.ts';
+import { cancelReasons, cancelWithReason } from '../retention/index.ts';
+import type { CancelReason as ReasonRule } from '../retention/index.ts';
+import { renderRetentionOffer } from './retention.pages.ts';
+import type { GivenReason } from './retention.pages.ts';
 import { countPackageChange, PACKAGE_CHANGES_PER_DAY } from './portalAuth.service.ts';
 import { nextInvoiceOfSubscription } from './upcoming.ts';
 
-/** Why a customer cancels: the select's values and what they mean (docs/portal.md, "What customers may change"). */
-export const CANCEL_REASONS = [
-  ['too_expensive', 'It costs too much'],
-  ['not_using', 'We no longer use it'],
-  ['missing_features', 'It lacks something we need'],
-  ['switching', 'We are moving to another provider'],
-  ['service', 'We are not happy with the service'],
-  ['other', 'Another reason'],
-] as const;
+/** What a customer may add to the reason it cancels for (the reasons are the account's: docs/portal.md). */
 export const CANCEL_DETAILS_MAX = 500;
-
-const reasonLabel = (value: string) => CANCEL_REASONS.find(([v]) => v === value)?.[1];
-
-/** "every month", "every 3 months", "every 14 days". */
-export function periodText(count: number, unit: string): string {
-  const singular = unit.replace(/s$/, '');
-  return count === 1 ? `every ${singular}` : `every ${count} ${singular}s`;
-}
-
-/** A catalogue price (an exact decimal) as money when the currency's digits hold it, else as written. */
-function priceText(decimal: string, currencyCode: string): string {
-  const fraction = decimal.split('.')[1] ?? '';
-  return fraction.replace(/0+$/, '').length <= minorUnitDigits(currencyCode)
-    ? money(decimalToMinor(decimal, currencyCode), currencyCode)
-    : `${currencyCode} ${decimal}`;
-}
 
 /** The session's customer's subscription, or undefined: another customer's, like one that does not exist, is not found. */
 const subscriptionOfSession = (page: SignedInPage, id: string): Promise<Subscription | undefined> =>
@@ -276,7 +256,7 @@ const backToSubscription = (page: SignedInPage, s: Subscription) => ({
   text: 'Back to the subscription',
 });
 
-/** Why the customer cancels, as the form sent it: one of CANCEL_REASONS, and what it added in one line. */
+/** Why the customer cancels, as the form sent it: one of the account's reasons, and what it added in one line. */
 interface CancelReason {
   reason: string;
   details: string;
@@ -287,9 +267,10 @@ const cancelReasonOf = (fields: FormFields): CancelReason => ({
   details: (fields['details'] ?? '').replace(/\s+/g, ' ').trim(),
 });
 
-function cancelProblems({ reason, details }: CancelReason): FieldProblem[] {
+function cancelProblems({ reason, details }: CancelReason, reasons: ReasonRule[]): FieldProblem[] {
   const errors: FieldProblem[] = [];
-  if (!reasonLabel(reason)) errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
+  if (!reasons.some((r) => r.code === reason))
+    errors.push({ field: 'reason', message: 'Choose why you are cancelling' });
   if (details.length > CANCEL_DETAILS_MAX) {
     errors.push({ field: 'details', message: `Tell us more in at most ${CANCEL_DETAILS_MAX} characters` });
   }
@@ -301,7 +282,7 @@ function cancelProblems({ reason, details }: CancelReason): FieldProblem[] {
 async function renderCancelConfirm(
   page: SignedInPage,
   subscription: Subscription,
-  { reason, details }: CancelReason,
+  { reason, reasonLabel, details }: GivenReason,
 ) {
   const endsOn = await previewChange(page.portal.ctx, async (tctx) => {
     await cancelSubscription(tctx, subscription.id, 'renewal');
@@ -313,27 +294,10 @@ async function renderCancelConfirm(
     subscription: { id: subscription.id, packageName: subscription.packageName },
     endsOn,
     reason,
-    reasonLabel: reasonLabel(reason),
+    reasonLabel,
     details,
     csrf: page.session.csrfToken,
   });
-}
-
-/**
- * Cancels at the end of the period. The API has no field for a reason: it is recorded with the change in the audit
- * log (GET /v1/auditlog, Operation), beside the contact who asked and from where (docs/spec-decisions.md, "Customer
- * portal").
- */
-async function cancelWithReason(
-  ctx: ServiceContext,
-  subscription: Subscription,
-  { reason, details }: CancelReason,
-) {
-  const actor = ctx.actor && {
-    ...ctx.actor,
-    operation: `${ctx.actor.operation} (reason: ${reasonLabel(reason)}${details ? `; ${details}` : ''})`,
-  };
-  await cancelSubscription({ ...ctx, ...(actor ? { actor } : {}) }, subscription.id, 'renewal');
 }
 
 /** Subscriptions: the list, one subscription, cancelling at period end and changing package (docs/portal.md). */
@@ -347,7 +311,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
       subscription: await subscriptionView(ctx, s),
       csrf: page.session.csrfToken,
       canCancel: ctx.account.portalSelfService.allowCancel && isRunning(s),
-      reasons: CANCEL_REASONS.map(([value, label]) => ({ value, label })),
+      reasons: (await cancelReasons(ctx)).map(({ code, label }) => ({ value: code, label })),
       detailsMax: CANCEL_DETAILS_MAX,
       options: (await switchOptions(ctx, s)).map(({ value, label }) => ({ value, label })),
       coupons: await couponViews(ctx, s),
@@ -446,11 +410,18 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
           link: backToSubscription(page, subscription),
         });
       }
+      // The account's reasons, and the offer its rules make for one (docs/portal.md, "Cancel with a way to stay").
+      const reasons = await cancelReasons(ctx);
       const reason = cancelReasonOf(fields);
-      const errors = cancelProblems(reason);
+      const errors = cancelProblems(reason, reasons);
       if (errors.length) return detailPage(page, subscription, { status: 422, errors, fields });
-      if (fields['confirm'] !== 'yes') return renderCancelConfirm(page, subscription, reason);
-      await cancelWithReason(ctx, subscription, reason);
+      const given = { ...reason, reasonLabel: reasons.find((r) => r.code === reason.reason)!.label };
+      if (fields['confirm'] !== 'yes') {
+        const offered = await renderRetentionOffer(page, subscription, given);
+        return offered ?? renderCancelConfirm(page, subscription, given);
+      }
+      const declined = fields['declined'];
+      await cancelWithReason(ctx, subscription, { ...given, ...(declined ? { declinedKey: declined } : {}) });
       return page.redirect(`subscriptions/${subscription.id}?done=cancelled`);
     },
   );

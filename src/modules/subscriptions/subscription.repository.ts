@@ -53,6 +53,7 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.cancel_type',
   'subscriptions.cancel_date',
   'subscriptions.cancelled_at',
+  'subscriptions.cancel_reason',
   'subscriptions.last_inv_date',
   'subscriptions.last_renew_date',
   'subscriptions.next_renew_date',

@@ -31,6 +31,9 @@ export interface Subscription {
   numDaysBeforeToInvoice: number;
   cancelType: string | null;
   cancelDate: PlainDate | null;
+  /** When the cancellation was made, and the reason the customer gave for it (null: none given). */
+  cancelledAt: string | null;
+  cancelReason: string | null;
   lastInvoiceDate: PlainDate | null;
   lastRenewDate: PlainDate | null;
   nextRenewDate: PlainDate | null;
@@ -103,6 +106,8 @@ export interface SubscriptionRecord {
   cancelType: string | null;
   cancelDate: PlainDate | null;
   cancelledAt: string | null;
+  /** The reason code the customer gave for the cancellation (docs/portal.md, "Cancel with a way to stay"). */
+  cancelReason: string | null;
   lastInvDate: PlainDate | null;
   lastRenewDate: PlainDate | null;
   nextRenewDate: PlainDate | null;
@@ -135,6 +140,7 @@ export const NOT_BILLED_YET = {
   cancelType: null,
   cancelDate: null,
   cancelledAt: null,
+  cancelReason: null,
   lastInvDate: null,
   lastRenewDate: null,
   nextRenewDate: null,

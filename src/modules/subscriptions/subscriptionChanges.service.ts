@@ -147,6 +147,7 @@ export async function cancelSubscription(
   ctx: ServiceContext,
   subscriptionId: number,
   type: CancelType,
+  options: { reason?: string } = {},
 ): Promise<ChangeResult> {
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const trx = tctx.db;
@@ -162,6 +163,8 @@ export async function cancelSubscription(
       cancelType: type,
       cancelDate: cancelDate,
       cancelledAt: nowInstant(ctx),
+      // The customer's reason, from the portal's cancel (docs/portal.md, "Cancel with a way to stay").
+      cancelReason: options.reason ?? null,
       // Prorata and full credit end the billed time at the cancellation.
       ...(rule !== 'none' && row.nextRenewDate !== null && row.nextRenewDate > cutDate
         ? { nextRenewDate: cutDate }
@@ -212,6 +215,7 @@ export async function reactivateSubscription(
       cancelType: null,
       cancelDate: null,
       cancelledAt: null,
+      cancelReason: null,
       ...(restart
         ? {
             anchorDate: day,
@@ -257,7 +261,13 @@ export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: n
     await repo.updateSubscription(trx, ctx.account.id, row.id, {
       pendingChange: null,
       ...(scheduledCancel
-        ? { cancelType: null, cancelDate: null, cancelledAt: null, nextInvDate: await nextInvDate() }
+        ? {
+            cancelType: null,
+            cancelDate: null,
+            cancelledAt: null,
+            cancelReason: null,
+            nextInvDate: await nextInvDate(),
+          }
         : {}),
       updatedAt: nowInstant(ctx),
     });

@@ -29,6 +29,7 @@ function coupon(fields: Partial<Coupon>): Coupon {
     packageIds: null,
     componentIds: null,
     portalRedeemable: false,
+    isRetention: false,
     archivedAt: null,
     createdAt: '2026-03-01T00:00:00.000Z',
     updatedAt: '2026-03-01T00:00:00.000Z',

@@ -133,6 +133,8 @@ function storedSubscriptionOf(view: SubscriptionView): StoredSubscription {
     numDaysBeforeToInvoice: view.numDaysBeforeToInv,
     cancelType: view.cancelType,
     cancelDate: view.cancelDate,
+    cancelledAt: view.cancelledAt,
+    cancelReason: view.cancelReason,
     lastInvoiceDate: view.lastInvDate,
     lastRenewDate: view.lastRenewDate,
     nextRenewDate: view.nextRenewDate,

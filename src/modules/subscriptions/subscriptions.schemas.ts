@@ -169,6 +169,13 @@ export const SubscriptionOut = Type.Object(
     ChargePrice: Type.Number(),
     CancelType: Nullable(Type.String()),
     CancelDate: DateOut(),
+    CancelReason: Nullable(
+      Type.String({
+        description:
+          "Why it was cancelled, when the customer said in the portal: a reason Code of the account's retention " +
+          'rules (GET /v1/account/retention); null otherwise',
+      }),
+    ),
     isParked: Type.Boolean({
       description: 'The bill run stopped billing it: its record breaks an invariant',
     }),

@@ -54,6 +54,7 @@ export function toSubscriptionDto(subscription: Subscription, timeZone: string):
     ChargePrice: wireDecimal(subscription.chargePrice),
     CancelType: subscription.cancelType,
     CancelDate: date(subscription.cancelDate),
+    CancelReason: subscription.cancelReason,
     isParked: subscription.parkedReason !== null,
     ParkedReason: subscription.parkedReason,
     CollectionMethod: subscription.collectionMethod,

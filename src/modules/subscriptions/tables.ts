@@ -32,6 +32,8 @@ export interface SubscriptionsTable {
   cancel_type: string | null;
   cancel_date: PlainDateColumn | null;
   cancelled_at: Instant | null;
+  /** Why it was cancelled, when the customer said (0074): a reason code of the account's retention rules. */
+  cancel_reason: string | null;
   last_inv_date: PlainDateColumn | null;
   last_renew_date: PlainDateColumn | null;
   next_renew_date: PlainDateColumn | null;
