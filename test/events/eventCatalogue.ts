@@ -201,6 +201,10 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'subscription.reactivated': 'A cancelled or expired subscription was reactivated (`PUT …/reactivate`).',
   'subscription.backdated':
     'A subscription was created starting more than one period ago: every period up to today is billed at once (`Warnings` on its 201).',
+  'subscription.paused':
+    'A subscription was paused (`PUT …/pause`): on the pause’s first day, by the API or by the bill run of that day. No invoice is made while paused.',
+  'subscription.resumed':
+    'A paused subscription resumed (`PUT …/resume`): on the ResumeDate, by the API or by the bill run of that day.',
   'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',
   'invoice.updated':
     'A field of an invoice changed, or an allocation moved its figures without paying it (less paid, or a payment removed).',

@@ -31,6 +31,11 @@ export interface Subscription {
   numDaysBeforeToInvoice: number;
   cancelType: string | null;
   cancelDate: PlainDate | null;
+  /** Its pause (docs/subscriptions.md, "Pause and resume"); all null when never paused. */
+  pauseDate: PlainDate | null;
+  resumeDate: PlainDate | null;
+  pauseCredit: string | null;
+  resumeBillingAnchor: string | null;
   lastInvoiceDate: PlainDate | null;
   lastRenewDate: PlainDate | null;
   nextRenewDate: PlainDate | null;
@@ -100,6 +105,14 @@ export interface SubscriptionRecord {
   cancelType: string | null;
   cancelDate: PlainDate | null;
   cancelledAt: string | null;
+  /** Its pause (docs/subscriptions.md, "Pause and resume"): the first day not billed; null when not paused. */
+  pauseDate: PlainDate | null;
+  /** The day billing resumes; null: paused until resumed. */
+  resumeDate: PlainDate | null;
+  /** 'none' or 'prorata'. */
+  pauseCredit: string | null;
+  /** 'resume_day' or 'unchanged'. */
+  resumeBillingAnchor: string | null;
   lastInvDate: PlainDate | null;
   lastRenewDate: PlainDate | null;
   nextRenewDate: PlainDate | null;
@@ -124,6 +137,10 @@ export const NOT_BILLED_YET = {
   cancelType: null,
   cancelDate: null,
   cancelledAt: null,
+  pauseDate: null,
+  resumeDate: null,
+  pauseCredit: null,
+  resumeBillingAnchor: null,
   lastInvDate: null,
   lastRenewDate: null,
   nextRenewDate: null,

@@ -73,7 +73,7 @@ export async function cutBilledTime(
   row: SubscriptionRecord,
   cutDate: PlainDate,
   rule: CreditRule,
-  reason: 'Cancelled' | 'Changed',
+  reason: 'Cancelled' | 'Changed' | 'Paused',
 ): Promise<ChangeResult['credits']> {
   const periods = await repo.listPeriodsEndingAfter(ctx.db, ctx.account.id, row.id, cutDate);
   const percs = await invoiceTaxPercs(
@@ -109,7 +109,7 @@ export async function cutBilledTime(
         end: credit.end,
         invoiceId: periods.find((period) => period.periodNo === credit.periodNo)?.invoiceId ?? null,
       },
-      { date: today(ctx), autoApply: reason === 'Cancelled' },
+      { date: today(ctx), autoApply: reason !== 'Changed' },
     );
   }
   return described;

@@ -30,6 +30,8 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.expired',
   'subscription.reactivated',
   'subscription.backdated',
+  'subscription.paused',
+  'subscription.resumed',
 ] as const;
 
 export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });
@@ -46,6 +48,8 @@ export const onceKeys = {
   trialWillEnd: (id: number, trialEnd: string) => `subscription.trial_will_end:${id}:${trialEnd}`,
   cancelled: (id: number, on: string) => `subscription.cancelled:${id}:${on}`,
   expired: (id: number, on: string) => `subscription.expired:${id}:${on}`,
+  paused: (id: number, on: string) => `subscription.paused:${id}:${on}`,
+  resumed: (id: number, on: string) => `subscription.resumed:${id}:${on}`,
 };
 
 /** A wire date (the instant the day begins in the account's zone) as that calendar date. */
@@ -88,6 +92,8 @@ export function changeEvents(
       });
     } else if (ended) {
       lifecycle.push({ type: 'subscription.reactivated', ref, before });
+    } else if (status === 'Paused' || was['comp_Status'] === 'Paused') {
+      lifecycle.push(pauseEvent(ctx, before, now));
     } else if (status === 'Active') {
       lifecycle.push({
         type: 'subscription.activated',
@@ -102,6 +108,24 @@ export function changeEvents(
   }
   const main = mainType !== 'subscription.updated' || lifecycle.length === 0;
   return [...(main ? [{ type: mainType, ref, before }] : []), ...lifecycle];
+}
+
+/** subscription.paused on its PauseDate or subscription.resumed on its ResumeDate (subscriptionPause.ts). */
+function pauseEvent(ctx: ServiceContext, before: Snapshot, now: Wire): EventToEmit {
+  const id = Number(before.ref.id);
+  return now['comp_Status'] === 'Paused'
+    ? {
+        type: 'subscription.paused',
+        ref: before.ref,
+        before,
+        claimsOnceKey: onceKeys.paused(id, dayOf(ctx, now['PauseDate'])),
+      }
+    : {
+        type: 'subscription.resumed',
+        ref: before.ref,
+        before,
+        claimsOnceKey: onceKeys.resumed(id, dayOf(ctx, now['ResumeDate'])),
+      };
 }
 
 /**
@@ -161,6 +185,8 @@ function timeEventsOf(
     const day = row.endDate;
     return [{ type: 'subscription.expired', day, onceKey: onceKeys.expired(row.id, day) }];
   }
+  const paused = pauseTimeEvent(row, status, inWindow);
+  if (paused) return [paused];
   const activeFrom = row.trialEndDate ?? row.startDate;
   if (status === 'Active' && inWindow(activeFrom) && createdOn < activeFrom) {
     return [
@@ -182,6 +208,23 @@ function timeEventsOf(
     });
   }
   return events;
+}
+
+/** The pause's move by time: paused on its PauseDate, resumed on its ResumeDate. */
+function pauseTimeEvent(
+  row: SubscriptionRecord,
+  status: string,
+  inWindow: (date: PlainDate | null) => date is PlainDate,
+): TimeEvent | null {
+  if (status === 'Paused' && inWindow(row.pauseDate)) {
+    const day = row.pauseDate;
+    return { type: 'subscription.paused', day, onceKey: onceKeys.paused(row.id, day) };
+  }
+  if (row.pauseDate !== null && status !== 'Paused' && status !== 'Future' && inWindow(row.resumeDate)) {
+    const day = row.resumeDate;
+    return { type: 'subscription.resumed', day, onceKey: onceKeys.resumed(row.id, day) };
+  }
+  return null;
 }
 
 /**

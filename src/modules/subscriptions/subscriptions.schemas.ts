@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateOut, Id, Nullable, NullableWireDate, StringEnum, Text, WireDate } from '../../http/schemas.ts';
+import { PauseFieldsOut } from './subscriptionPause.schemas.ts';
 
 const VersionNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 1_000_000, description });
 
@@ -145,7 +146,7 @@ export const SubscriptionOut = Type.Object(
     nextRenewDate: DateOut(),
     numDaysBeforeToInv: Type.Integer(),
     comp_nextInvDate: DateOut(),
-    comp_Status: StringEnum(['Future', 'Trial', 'Active', 'Cancelled', 'Expired']),
+    comp_Status: StringEnum(['Future', 'Trial', 'Active', 'Cancelled', 'Expired', 'Paused']),
     LastModified: Type.String({ format: 'date-time' }),
     componentUsage: Type.Array(ComponentUsageOut),
     CurrencyCode: Type.String(),
@@ -173,6 +174,7 @@ export const SubscriptionOut = Type.Object(
         examples: [5],
       }),
     ),
+    ...PauseFieldsOut,
   },
   { $id: 'Subscription' },
 );

@@ -61,6 +61,15 @@ export function toSubscriptionDto(subscription: Subscription, timeZone: string):
     customerPaymentMethodID: subscription.customerPaymentMethodId,
     // Beyond the spec, shown only when set: a subscription without one reads as it always did.
     ...(subscription.billCycleDay === null ? {} : { BillCycleDay: subscription.billCycleDay }),
+    // Beyond the spec, shown only once paused (docs/subscriptions.md, "Pause and resume").
+    ...(subscription.pauseDate === null
+      ? {}
+      : {
+          PauseDate: startOfDate(subscription.pauseDate, timeZone),
+          ResumeDate: date(subscription.resumeDate),
+          PauseCredit: subscription.pauseCredit,
+          ResumeBillingAnchor: subscription.resumeBillingAnchor,
+        }),
   };
 }
 

@@ -32,6 +32,11 @@ export interface SubscriptionsTable {
   cancel_type: string | null;
   cancel_date: PlainDateColumn | null;
   cancelled_at: Instant | null;
+  /** Its pause (0072, docs/subscriptions.md "Pause and resume"): null when never paused. */
+  pause_date: PlainDateColumn | null;
+  resume_date: PlainDateColumn | null;
+  pause_credit: string | null;
+  resume_billing_anchor: string | null;
   last_inv_date: PlainDateColumn | null;
   last_renew_date: PlainDateColumn | null;
   next_renew_date: PlainDateColumn | null;
