@@ -203,6 +203,8 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'A subscription was created starting more than one period ago: every period up to today is billed at once (`Warnings` on its 201).',
   'subscription.paused':
     'A subscription was paused (`PUT …/pause`): on the pause’s first day, by the API or by the bill run of that day. No invoice is made while paused.',
+  'subscription.pause_will_end':
+    'A paused subscription resumes in three days, on its ResumeDate (by the bill run of that day); the customer is told when the account sends pause notices.',
   'subscription.resumed':
     'A paused subscription resumed (`PUT …/resume`): on the ResumeDate, by the API or by the bill run of that day.',
   'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',

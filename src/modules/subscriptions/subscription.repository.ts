@@ -555,7 +555,7 @@ export async function listWithStatusDatesBetween(
         eb.and([eb('end_date', '>=', from), eb('end_date', '<=', to)]),
         eb.and([eb('cancel_date', '>=', from), eb('cancel_date', '<=', to)]),
         eb.and([eb('pause_date', '>=', from), eb('pause_date', '<=', to)]),
-        eb.and([eb('resume_date', '>=', from), eb('resume_date', '<=', to)]),
+        eb.and([eb('resume_date', '>=', from), eb('resume_date', '<=', trialWarningTo)]),
       ]),
     )
     .orderBy('id')

@@ -455,7 +455,7 @@ export function registerSubscriptionPauseRoutes(app: App): void {
         description:
           'Beyond the spec: billing resumes on ResumeDate (default today), on a new cycle from that day ' +
           '(BillingAnchor resume_day, the default) or on the old cycle with the days to its next boundary billed ' +
-          'pro rata (unchanged). A resume on or before the start of a pause not begun withdraws it. 409 unless ' +
+          'pro rata (unchanged). A resume on or before the pause’s first day withdraws it. 409 unless ' +
           'paused or a pause is scheduled.',
         params: SubscriptionIdParams,
         querystring: PreviewQuery,

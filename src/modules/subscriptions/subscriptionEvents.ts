@@ -14,6 +14,8 @@ import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as repo from './subscription.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRecord } from './subscription.ts';
+import { noticePause } from './pauseNotice.ts';
+import type { PauseNoticeKind } from './pauseNotice.ts';
 
 /** Every event type this module emits (docs/webhooks.md lists them; the catalogue test triggers each). */
 export const SUBSCRIPTION_EVENT_TYPES = [
@@ -32,6 +34,7 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.backdated',
   'subscription.paused',
   'subscription.resumed',
+  'subscription.pause_will_end',
 ] as const;
 
 export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });
@@ -50,6 +53,7 @@ export const onceKeys = {
   expired: (id: number, on: string) => `subscription.expired:${id}:${on}`,
   paused: (id: number, on: string) => `subscription.paused:${id}:${on}`,
   resumed: (id: number, on: string) => `subscription.resumed:${id}:${on}`,
+  pauseWillEnd: (id: number, resume: string) => `subscription.pause_will_end:${id}:${resume}`,
 };
 
 /** A wire date (the instant the day begins in the account's zone) as that calendar date. */
@@ -185,8 +189,8 @@ function timeEventsOf(
     const day = row.endDate;
     return [{ type: 'subscription.expired', day, onceKey: onceKeys.expired(row.id, day) }];
   }
-  const paused = pauseTimeEvent(row, status, inWindow);
-  if (paused) return [paused];
+  const paused = pauseTimeEvents(row, status, on, inWindow);
+  if (paused.length > 0) return paused;
   const activeFrom = row.trialEndDate ?? row.startDate;
   if (status === 'Active' && inWindow(activeFrom) && createdOn < activeFrom) {
     return [
@@ -210,21 +214,30 @@ function timeEventsOf(
   return events;
 }
 
-/** The pause's move by time: paused on its PauseDate, resumed on its ResumeDate. */
-function pauseTimeEvent(
+/**
+ * The pause's moves by time: paused on its PauseDate, pause_will_end PAUSE_WARNING_DAYS before a dated resume (the
+ * trial's rule), resumed on its ResumeDate.
+ */
+function pauseTimeEvents(
   row: SubscriptionRecord,
   status: string,
+  on: PlainDate,
   inWindow: (date: PlainDate | null) => date is PlainDate,
-): TimeEvent | null {
+): TimeEvent[] {
+  const events: TimeEvent[] = [];
   if (status === 'Paused' && inWindow(row.pauseDate)) {
     const day = row.pauseDate;
-    return { type: 'subscription.paused', day, onceKey: onceKeys.paused(row.id, day) };
+    events.push({ type: 'subscription.paused', day, onceKey: onceKeys.paused(row.id, day) });
+  }
+  if (status === 'Paused' && row.resumeDate !== null && row.resumeDate <= addDays(on, TRIAL_WARNING_DAYS)) {
+    const onceKey = onceKeys.pauseWillEnd(row.id, row.resumeDate);
+    events.push({ type: 'subscription.pause_will_end', day: null, onceKey });
   }
   if (row.pauseDate !== null && status !== 'Paused' && status !== 'Future' && inWindow(row.resumeDate)) {
     const day = row.resumeDate;
-    return { type: 'subscription.resumed', day, onceKey: onceKeys.resumed(row.id, day) };
+    events.push({ type: 'subscription.resumed', day, onceKey: onceKeys.resumed(row.id, day) });
   }
-  return null;
+  return events;
 }
 
 /**
@@ -272,22 +285,45 @@ async function emitTimeEventsOf(
     }
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return emitInBatches(ctx, await notYetEmitted(ctx, candidates), async (tctx, events) => {
-    const current = await snapshotResources(
-      tctx,
-      'subscription',
-      events.map((event) => event.ref.id),
-    );
-    return events.map(({ day, ...event }) => {
-      const object = current.get(event.ref.id)?.object;
-      if (day === null || !object) return event;
-      const row = byId.get(Number(event.ref.id))!;
-      return {
-        ...event,
-        before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
-        // Nothing changes the subscription here: the object read for `before` is the one after.
-        after: object,
-      };
-    });
-  });
+  return emitInBatches(
+    ctx,
+    await notYetEmitted(ctx, candidates),
+    async (tctx, events) => {
+      const current = await snapshotResources(
+        tctx,
+        'subscription',
+        events.map((event) => event.ref.id),
+      );
+      return events.map(({ day, ...event }) => {
+        const object = current.get(event.ref.id)?.object;
+        if (day === null || !object) return event;
+        const row = byId.get(Number(event.ref.id))!;
+        return {
+          ...event,
+          before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
+          // Nothing changes the subscription here: the object read for `before` is the one after.
+          after: object,
+        };
+      });
+    },
+    (tctx, written) => noticePausesOf(tctx, written, byId),
+  );
+}
+
+const PAUSE_NOTICES: Record<string, PauseNoticeKind> = {
+  'subscription.pause_will_end': 'resuming',
+  'subscription.resumed': 'resumed',
+};
+
+/** The customers told of the pauses' moves just written, each once with its event (pauseNotice.ts). */
+async function noticePausesOf(
+  ctx: ServiceContext,
+  written: readonly { type: string; resource: { id: number | string } }[],
+  byId: ReadonlyMap<number, SubscriptionRecord>,
+): Promise<void> {
+  for (const event of written) {
+    const kind = PAUSE_NOTICES[event.type];
+    const row = byId.get(Number(event.resource.id));
+    if (kind && row) await noticePause(ctx, row, kind);
+  }
 }

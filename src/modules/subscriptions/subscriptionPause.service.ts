@@ -17,6 +17,7 @@ import type { ChangeResult } from './subscriptionChanges.service.ts';
 import { scheduledInvoiceDate, timelineFor, withSubscriptionHeld } from './subscriptionEditing.ts';
 import { readDate } from './subscriptionInput.ts';
 import { pauseOf } from './subscriptionPause.ts';
+import { noticePause } from './pauseNotice.ts';
 import type { PauseCredit, ResumeAnchor } from './subscriptionPause.ts';
 import * as repo from './subscription.repository.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
@@ -150,7 +151,9 @@ export async function pauseSubscription(
       // The credited time is no longer billed: billing would resume from the pause's start.
       ...(row.nextRenewDate !== null && row.nextRenewDate > start ? { nextRenewDate: start } : {}),
     };
-    return { credits, invoiceIds: await reschedule(tctx, row, changes, day) };
+    const invoiceIds = await reschedule(tctx, row, changes, day);
+    await noticePause(tctx, { ...row, ...changes } as SubscriptionRecord, 'paused', credits.length > 0);
+    return { credits, invoiceIds };
   });
 }
 
@@ -172,7 +175,7 @@ function withdrawnPause(row: SubscriptionRecord): SubscriptionChanges {
 /**
  * Resumes a paused subscription (or sets the end of a scheduled pause) on ResumeDate, default today: on a new cycle
  * from that day (`resume_day`) or on the old cycle with a stub to its next boundary (`unchanged`). What the resume
- * makes due is billed at once; on or before the start of a pause not begun, it withdraws the pause. 409 unless
+ * makes due is billed at once; on or before the pause's first day, it withdraws the pause. 409 unless
  * paused or a pause is scheduled.
  */
 export async function resumeSubscription(
@@ -190,7 +193,7 @@ export async function resumeSubscription(
     const resume =
       input.resumeDate === undefined ? day : futureDate(tctx, input.resumeDate, 'ResumeDate', day, problems);
     if (resume === undefined) throw new ValidationError(problems);
-    // A pause not started yet is withdrawn by a resume on or before its start.
+    // A resume on or before the pause's first day withdraws it.
     if (resume <= pause.start) {
       return { credits: [], invoiceIds: await reschedule(tctx, row, withdrawnPause(row), day) };
     }
@@ -201,6 +204,9 @@ export async function resumeSubscription(
       resumeDate: resume,
       resumeBillingAnchor: input.billingAnchor ?? 'resume_day',
     };
-    return { credits: [], invoiceIds: await reschedule(tctx, row, changes, day) };
+    const invoiceIds = await reschedule(tctx, row, changes, day);
+    // A dated resume is told by the bill run: three days before, then on the day (subscriptionEvents.ts).
+    if (resume === day) await noticePause(tctx, { ...row, resumeDate: resume }, 'resumed');
+    return { credits: [], invoiceIds };
   });
 }

@@ -16,4 +16,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('subscriptions').addColumn('resume_date', t.date).execute();
   await db.schema.alterTable('subscriptions').addColumn('pause_credit', 'text').execute();
   await db.schema.alterTable('subscriptions').addColumn('resume_billing_anchor', 'text').execute();
+  // Customers told of their pauses (pause confirmed, resuming soon, resumed), on by default like the other notices.
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('send_pause_notices', t.bool, (c) => c.notNull().defaultTo(t.isPostgres ? true : 1))
+    .execute();
 }
