@@ -70,6 +70,9 @@ describe('a pause mid-period resumed months later', () => {
     });
     await advance(as, '2026-02-01');
     expect((await statusOf(as, path)).status).toBe('Paused');
+    // Paused until resumed: no invoice is coming.
+    const upcoming = await as.request('GET', `${path}/upcoming-invoice`);
+    expect(upcoming.status, upcoming.text).toBe(404);
     await advance(as, '2026-04-20');
     // Nothing for February, March or April while paused.
     expect(await invoiceFigures(as, customerId)).toEqual([['2026-01-01', 30, 30]]);
@@ -195,6 +198,10 @@ describe('what pause and resume refuse', () => {
     expect((await refused(`${path}/pause`, { ResumeDate: '2026-01-20' }, 422)).code).toBe('invalid_fields');
     await ok(as, 'PUT', `${path}/pause`, { Credit: 'prorata', PauseDate: '2026-01-10' });
     expect((await refused(`${path}/pause`, {}, 409)).code).toBe('subscription_paused');
+    // A change of package would start a period inside the pause: resume first.
+    const gold = await createPlan(as, { chargePrice: 60 });
+    const change = { packageID: gold.packageId, packageRateTermID: gold.rateTermId };
+    expect((await refused(`${path}/changePackage`, change, 409)).code).toBe('subscription_paused');
     expect((await refused(`${path}/resume`, { ResumeDate: '2025-12-31' }, 422)).code).toBe('invalid_fields');
     const other = await subscribe(as, customerId, plan, {});
     const otherPath = `/v1/subscriptions/${other.subscriptionID}`;

@@ -16,7 +16,7 @@ import { assertNotEnded, cutBilledTime } from './subscriptionChanges.service.ts'
 import type { ChangeResult } from './subscriptionChanges.service.ts';
 import { scheduledInvoiceDate, timelineFor, withSubscriptionHeld } from './subscriptionEditing.ts';
 import { readDate } from './subscriptionInput.ts';
-import { pauseOf } from './subscriptionPause.ts';
+import { hasOpenPause, pauseOf } from './subscriptionPause.ts';
 import { noticePause } from './pauseNotice.ts';
 import type { PauseCredit, ResumeAnchor } from './subscriptionPause.ts';
 import * as repo from './subscription.repository.ts';
@@ -33,12 +33,6 @@ export interface PauseInput {
 export interface ResumeInput {
   resumeDate?: string;
   billingAnchor?: ResumeAnchor;
-}
-
-/** Paused now, or a pause scheduled: a second pause is refused until this one is over. */
-function hasOpenPause(row: SubscriptionRecord, day: PlainDate): boolean {
-  const pause = pauseOf(row);
-  return pause !== null && (pause.resume === null || pause.resume > day);
 }
 
 /** A wire date that must not be before today; undefined (with the problem noted) when it is no date or past. */

@@ -9,6 +9,7 @@
  * subscriptionBilling.ts). Without a resume date the pause stops billing as a cancellation does, until resumed.
  */
 import type { PlainDate } from '../../core/calendar.ts';
+import { ConflictError } from '../../errors.ts';
 
 export const PAUSE_CREDITS = ['none', 'prorata'] as const;
 export type PauseCredit = (typeof PAUSE_CREDITS)[number];
@@ -80,4 +81,28 @@ export function pauseScheduled(
 ): boolean {
   if (row.pauseDate === null) return false;
   return row.pauseDate > day || (row.resumeDate !== null && row.resumeDate > day);
+}
+
+/** Paused now, or a pause scheduled: what a second pause, and a change of terms, wait for. */
+export function hasOpenPause(
+  row: { pauseDate: PlainDate | null; resumeDate: PlainDate | null },
+  day: PlainDate,
+): boolean {
+  return row.pauseDate !== null && (row.resumeDate === null || row.resumeDate > day);
+}
+
+/**
+ * A change of package or term is refused while a pause is open (409): its proration would start a period inside
+ * the pause. Resume first (docs/subscriptions.md, "While paused").
+ */
+export function assertNoOpenPause(
+  row: { id: number; pauseDate: PlainDate | null; resumeDate: PlainDate | null },
+  day: PlainDate,
+): void {
+  if (hasOpenPause(row, day)) {
+    throw new ConflictError(
+      'subscription_paused',
+      `Subscription ${row.id} is paused or has a pause scheduled`,
+    );
+  }
 }
