@@ -185,6 +185,38 @@ describe('a dated pause and resume crossed by the test clock', () => {
   });
 });
 
+describe('DELETE .../futurechanges and a pause', () => {
+  it('withdraws a scheduled resume, leaving it paused, then a scheduled pause, billing going on', async () => {
+    const { as, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 30 });
+    await ok(as, 'PUT', `${path}/pause`, { ResumeDate: '2026-03-01' });
+    await advance(as, '2026-02-10');
+    expect((await statusOf(as, path)).status).toBe('Paused');
+    await ok(as, 'DELETE', `${path}/futurechanges`);
+    // The resume withdrawn: paused until resumed, nothing coming.
+    expect(await statusOf(as, path)).toEqual({
+      status: 'Paused',
+      pause: '2026-02-01',
+      resume: null,
+      future: false,
+      next: null,
+    });
+    await advance(as, '2026-03-05');
+    expect(await invoiceFigures(as, customerId)).toEqual([['2026-01-01', 30, 30]]);
+    await ok(as, 'PUT', `${path}/resume`, {});
+    // A new cycle from Mar 5: 30.00 for Mar 5 – Apr 5. Then a pause scheduled for its end, withdrawn.
+    await ok(as, 'PUT', `${path}/pause`, { PauseDate: '2026-03-20' });
+    expect((await statusOf(as, path)).pause).toBe('2026-04-05');
+    await ok(as, 'DELETE', `${path}/futurechanges`);
+    expect((await statusOf(as, path)).pause).toBeNull();
+    await advance(as, '2026-04-05');
+    expect(await invoiceFigures(as, customerId)).toEqual([
+      ['2026-01-01', 30, 30],
+      ['2026-03-05', 30, 30],
+      ['2026-04-05', 30, 30],
+    ]);
+  });
+});
+
 describe('what pause and resume refuse', () => {
   it('409 for a second pause, a resume of an active or a pause of a cancelled subscription; 422 for dates', async () => {
     const { as, plan, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 30 });

@@ -269,7 +269,9 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         summary: 'Remove scheduled changes',
         operationId: 'deleteSubscriptionFutureChanges',
         tags,
-        description: 'Removes scheduled changes: a change at renewal and a cancellation at renewal.',
+        description:
+          'Removes scheduled changes: a change at renewal, a cancellation at renewal, and a scheduled pause or ' +
+          'resume (docs/subscriptions.md, "Pause and resume").',
         params: SubscriptionIdParams,
         response: NoContent,
       },

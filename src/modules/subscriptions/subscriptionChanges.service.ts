@@ -27,6 +27,7 @@ import {
   withSubscriptionHeld,
 } from './subscriptionEditing.ts';
 import { timelineOf } from './subscriptionTimeline.ts';
+import { withdrawScheduledPause } from './subscriptionPauseSchedule.service.ts';
 import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import {
   currentMeteredUsage,
@@ -229,7 +230,8 @@ export async function reactivateSubscription(
 }
 
 /**
- * Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal. What a
+ * Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal, and a
+ * scheduled pause or resume (subscriptionPauseSchedule.service.ts). What a
  * withdrawn cancellation makes due (an invoice date already passed, e.g. with numDaysBeforeToInv) is billed at once,
  * as a reactivation bills, not left for the bill run's next pass.
  */
@@ -262,6 +264,7 @@ export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: n
       updatedAt: nowInstant(ctx),
     });
     if (scheduledCancel) await billSubscriptionInTransaction(tctx, row.id, day);
+    await withdrawScheduledPause(tctx, row.id, day);
   });
 }
 

@@ -3,7 +3,6 @@
  * credit rule, that leaves the subscription restartable; a resume is the restart, on a new cycle or the old one.
  * The billing core (subscriptionPause.ts) keeps the pause's window out of every period.
  */
-import { nowInstant } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
 import { addDays, maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
@@ -11,15 +10,16 @@ import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { planBilling } from './subscriptionBilling.ts';
 import type { SubscriptionTimeline } from './subscriptionBilling.ts';
-import { billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import { assertNotEnded, cutBilledTime } from './subscriptionChanges.service.ts';
 import type { ChangeResult } from './subscriptionChanges.service.ts';
-import { scheduledInvoiceDate, timelineFor, withSubscriptionHeld } from './subscriptionEditing.ts';
+import { timelineFor, withSubscriptionHeld } from './subscriptionEditing.ts';
+import { billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
+import * as repo from './subscription.repository.ts';
 import { readDate } from './subscriptionInput.ts';
 import { hasOpenPause, pauseOf } from './subscriptionPause.ts';
+import { reschedule, withdrawnPause } from './subscriptionPauseSchedule.service.ts';
 import { noticePause } from './pauseNotice.ts';
 import type { PauseCredit, ResumeAnchor } from './subscriptionPause.ts';
-import * as repo from './subscription.repository.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 
 export interface PauseInput {
@@ -72,23 +72,6 @@ export function billedTimeEndFrom(timeline: SubscriptionTimeline, date: PlainDat
   return plan.next.nextRenewDate ?? from;
 }
 
-/** Writes the pause's fields with the next invoice date they make, and bills at once what they made due. */
-async function reschedule(
-  ctx: ServiceContext,
-  row: SubscriptionRecord,
-  changes: SubscriptionChanges,
-  day: PlainDate,
-): Promise<number[]> {
-  const changed = { ...row, ...changes };
-  const unbilled = await repo.listUnbilledUsageOf(ctx.db, ctx.account.id, row.id);
-  await repo.updateSubscription(ctx.db, ctx.account.id, row.id, {
-    ...changes,
-    nextInvDate: scheduledInvoiceDate(timelineFor(ctx, changed), unbilled, day),
-    updatedAt: nowInstant(ctx),
-  });
-  return billSubscriptionInTransaction(ctx, row.id, day);
-}
-
 /** Where the pause starts and when it ends, checked against the subscription's dates; 422 naming the field. */
 function pauseWindowOf(
   ctx: ServiceContext,
@@ -129,7 +112,11 @@ export async function pauseSubscription(
   subscriptionId: number,
   input: PauseInput,
 ): Promise<ChangeResult> {
-  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
+  return withSubscriptionHeld(ctx, subscriptionId, async (tctx, held, day) => {
+    // What is due is billed first, on the record as it is: the new pause replaces the last one's window, whose
+    // resumption period (its new cycle) must be billed before that window is gone.
+    const billedFirst = await billSubscriptionInTransaction(tctx, held.id, day);
+    const row = (await repo.findSubscriptionRecord(tctx.db, tctx.account.id, held.id)) ?? held;
     assertNotEnded(row, day);
     if (hasOpenPause(row, day)) {
       throw new ConflictError('subscription_paused', `Subscription ${row.id} is already paused`);
@@ -145,25 +132,10 @@ export async function pauseSubscription(
       // The credited time is no longer billed: billing would resume from the pause's start.
       ...(row.nextRenewDate !== null && row.nextRenewDate > start ? { nextRenewDate: start } : {}),
     };
-    const invoiceIds = await reschedule(tctx, row, changes, day);
+    const invoiceIds = [...billedFirst, ...(await reschedule(tctx, row, changes, day))];
     await noticePause(tctx, { ...row, ...changes } as SubscriptionRecord, 'paused', credits.length > 0);
     return { credits, invoiceIds };
   });
-}
-
-/**
- * A scheduled pause withdrawn: billing goes on where it would have stopped. Under `prorata` the billed period was
- * cut at the pause's start, off the cycle: that day starts a stub to the cycle's boundary, as after a change made
- * now that kept the anchor (offCycleStart).
- */
-function withdrawnPause(row: SubscriptionRecord): SubscriptionChanges {
-  return {
-    pauseDate: null,
-    resumeDate: null,
-    pauseCredit: null,
-    resumeBillingAnchor: null,
-    ...(row.pauseCredit === 'prorata' ? { offCycleStart: row.pauseDate } : {}),
-  };
 }
 
 /**
