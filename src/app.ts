@@ -43,7 +43,10 @@ import { registerReportsRoutes } from './modules/reports/reports.routes.ts';
 import { registerPaymentsRoutes } from './modules/ledger/payments.routes.ts';
 import { registerStatementsRoutes } from './modules/statements/statements.routes.ts';
 import { registerPaymentMethodsRoutes } from './modules/paymentMethods/paymentMethods.routes.ts';
-import { registerSubscriptionChangeRoutes } from './modules/subscriptions/subscriptionChanges.routes.ts';
+import {
+  registerSubscriptionChangeRoutes,
+  registerSubscriptionPauseRoutes,
+} from './modules/subscriptions/subscriptionChanges.routes.ts';
 import { registerSubscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.ts';
 import { registerSubscriptionCouponRoutes } from './modules/subscriptions/subscriptionCoupons.routes.ts';
 import { registerProgressiveBillingRoutes } from './modules/subscriptions/progressiveBilling.routes.ts';
@@ -167,6 +170,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl' | 'clock'>): vo
   registerRecurringInvoicesRoutes(v1);
   registerSubscriptionsRoutes(v1);
   registerSubscriptionChangeRoutes(v1);
+  registerSubscriptionPauseRoutes(v1);
   registerCouponRoutes(v1);
   registerSubscriptionCouponRoutes(v1);
   registerProgressiveBillingRoutes(v1);

@@ -8,6 +8,7 @@ import { registerBatchCommands } from './cli/batchCommands.ts';
 import { registerGatewayCommands } from './cli/gatewayCommands.ts';
 import { registerGoLiveCommands } from './cli/goLiveCommands.ts';
 import { registerUsageCommands } from './cli/usageCommands.ts';
+import { registerSubscriptionCommands } from './cli/subscriptionCommands.ts';
 import type { SellerOptions } from './cliAccountSettings.ts';
 
 // What a command needs is imported when it runs: `billing --help` and `--version` load no service, no Fastify and
@@ -313,6 +314,7 @@ registerGatewayCommands(program, positiveInteger);
 registerBatchCommands(program, positiveInteger);
 registerGoLiveCommands(program, account, positiveInteger);
 registerUsageCommands(program, positiveInteger);
+registerSubscriptionCommands(program, positiveInteger);
 
 program
   .command('run')

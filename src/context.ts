@@ -62,6 +62,8 @@ export interface NoticeSettings {
   lowBalance: boolean;
   /** A cancelled subscription: what ends when, and any credit. */
   cancellations: boolean;
+  /** A subscription's pause: confirmed, resuming soon, resumed (docs/subscriptions.md, "Pause and resume"). */
+  pauses: boolean;
   /** The staff address (StaffEmail, else ContactEmail) gets a copy of these notices (off by default). */
   copyStaff: boolean;
 }

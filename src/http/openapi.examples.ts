@@ -147,6 +147,7 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   SendRefundNotices: true,
   SendLowBalanceAlerts: true,
   SendCancellationNotices: true,
+  SendPauseNotices: true,
   CopyNoticesToStaff: false,
   StatementPeriod: 'monthly',
   PortalAllowCancel: true,

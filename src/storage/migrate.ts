@@ -72,6 +72,7 @@ import type { MigrationSealer } from './migrations/0067_sealed_provider_tokens.t
 import * as usernameKeyUnique from './migrations/0069_username_key_unique.ts';
 import * as usageStorage from './migrations/0070_usage_storage.ts';
 import * as taxRuleRates from './migrations/0071_tax_rule_rates.ts';
+import * as subscriptionPause from './migrations/0072_subscription_pause.ts';
 import * as subscriptionActivation from './migrations/0073_subscription_activation.ts';
 import * as retention from './migrations/0074_retention.ts';
 
@@ -155,6 +156,7 @@ const migrations: Record<string, Migration> = {
   '0069_username_key_unique': usernameKeyUnique,
   '0070_usage_storage': usageStorage,
   '0071_tax_rule_rates': taxRuleRates,
+  '0072_subscription_pause': subscriptionPause,
   '0073_subscription_activation': subscriptionActivation,
   '0074_retention': retention,
 };

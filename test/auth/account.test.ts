@@ -85,6 +85,7 @@ const FIELDS = [
   'SendRefundNotices',
   'SendLowBalanceAlerts',
   'SendCancellationNotices',
+  'SendPauseNotices',
   'CopyNoticesToStaff',
 ];
 
@@ -131,6 +132,7 @@ describe('GET /v1/account', () => {
       SendRefundNotices: true,
       SendLowBalanceAlerts: true,
       SendCancellationNotices: true,
+      SendPauseNotices: true,
       CopyNoticesToStaff: false,
     });
   });

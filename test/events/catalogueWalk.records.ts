@@ -320,6 +320,12 @@ export async function walkSubscriptions(account: TestAccount, customerID: number
   const cancelling = await subscribe(account, customerID, monthly, { StartDate: today });
   await ok(account, 'PUT', `/v1/subscriptions/${cancelling.subscriptionID}/cancel/norefund`);
   await ok(account, 'PUT', `/v1/subscriptions/${cancelling.subscriptionID}/reactivate`);
+  // Paused today with the unused days credited; the clock brings its resume (day 2).
+  const pausing = await subscribe(account, customerID, monthly, { StartDate: today });
+  await ok(account, 'PUT', `/v1/subscriptions/${pausing.subscriptionID}/pause`, {
+    Credit: 'prorata',
+    ResumeDate: plusDays(today, 2),
+  });
   const ending = await subscribe(account, customerID, monthly, { StartDate: plusDays(today, -5) });
   await ok(account, 'PUT', `/v1/subscriptions/${ending.subscriptionID}/changeenddate`, { EndDate: today });
 

@@ -217,6 +217,12 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
     'A subscription was created with `ActivateOnPayment`: it is `Incomplete` until its first invoice, issued at once, is paid (then `subscription.activated`).',
   'subscription.incomplete_expired':
     'An incomplete subscription was still unpaid on its `IncompleteExpiryDate`: the bill run cancelled its first invoice and it became `IncompleteExpired`, never billed again.',
+  'subscription.paused':
+    'A subscription was paused (`PUT …/pause`): on the pause’s first day, by the API or by the bill run of that day. No invoice is made while paused.',
+  'subscription.pause_will_end':
+    'A paused subscription resumes in three days, on its ResumeDate (by the bill run of that day); the customer is told when the account sends pause notices.',
+  'subscription.resumed':
+    'A paused subscription resumed (`PUT …/resume`): on the ResumeDate, by the API or by the bill run of that day.',
   'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',
   'invoice.updated':
     'A field of an invoice changed, or an allocation moved its figures without paying it (less paid, or a payment removed).',

@@ -47,6 +47,7 @@ export interface AccountRow {
   send_refund_notices: boolean | number;
   send_low_balance_alerts: boolean | number;
   send_cancellation_notices: boolean | number;
+  send_pause_notices: boolean | number;
   copy_notices_to_staff: boolean | number;
 }
 
@@ -104,6 +105,7 @@ export function accountFromRow(row: AccountRow): Account {
       refunds: Boolean(row.send_refund_notices),
       lowBalance: Boolean(row.send_low_balance_alerts),
       cancellations: Boolean(row.send_cancellation_notices),
+      pauses: Boolean(row.send_pause_notices),
       copyStaff: Boolean(row.copy_notices_to_staff),
     },
   };
@@ -157,6 +159,7 @@ const COLUMN_OF = {
   sendRefundNotices: 'send_refund_notices',
   sendLowBalanceAlerts: 'send_low_balance_alerts',
   sendCancellationNotices: 'send_cancellation_notices',
+  sendPauseNotices: 'send_pause_notices',
   copyNoticesToStaff: 'copy_notices_to_staff',
   autoSubmitBatches: 'auto_submit_batches',
   lateChargesOnPaidInvoices: 'late_charges_on_paid_invoices',

@@ -46,6 +46,7 @@ const ACCOUNT_COLUMNS = [
   'accounts.send_refund_notices',
   'accounts.send_low_balance_alerts',
   'accounts.send_cancellation_notices',
+  'accounts.send_pause_notices',
   'accounts.copy_notices_to_staff',
 ] as const;
 

@@ -141,6 +141,11 @@ const noticeFields = () => ({
     description:
       'Beyond the spec: a customer is told when a subscription is cancelled (what ends when, any credit); true by default',
   }),
+  SendPauseNotices: Type.Boolean({
+    description:
+      'Beyond the spec: a customer is told when a subscription is paused, three days before a dated resume and ' +
+      'when it resumes (docs/subscriptions.md, "Pause and resume"); true by default',
+  }),
   CopyNoticesToStaff: Type.Boolean({
     description:
       'Beyond the spec: the staff address (StaffEmail, else ContactEmail) gets a copy of the credit note, refund ' +

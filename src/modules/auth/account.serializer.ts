@@ -73,6 +73,7 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     SendRefundNotices: account.notices.refunds,
     SendLowBalanceAlerts: account.notices.lowBalance,
     SendCancellationNotices: account.notices.cancellations,
+    SendPauseNotices: account.notices.pauses,
     CopyNoticesToStaff: account.notices.copyStaff,
   };
 }
@@ -119,6 +120,7 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
     sendRefundNotices: body.SendRefundNotices,
     sendLowBalanceAlerts: body.SendLowBalanceAlerts,
     sendCancellationNotices: body.SendCancellationNotices,
+    sendPauseNotices: body.SendPauseNotices,
     copyNoticesToStaff: body.CopyNoticesToStaff,
     seller: {
       legalName: body.LegalName,

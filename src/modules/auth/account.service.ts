@@ -195,6 +195,7 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   sendRefundNotices?: boolean;
   sendLowBalanceAlerts?: boolean;
   sendCancellationNotices?: boolean;
+  sendPauseNotices?: boolean;
   copyNoticesToStaff?: boolean;
 }
 
@@ -325,6 +326,7 @@ function checkedBySchema(input: AccountSettingsInput): AccountChanges {
     'sendRefundNotices',
     'sendLowBalanceAlerts',
     'sendCancellationNotices',
+    'sendPauseNotices',
     'copyNoticesToStaff',
   ] as const)
     if (input[key] !== undefined) changes[key] = input[key];

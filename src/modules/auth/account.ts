@@ -54,6 +54,7 @@ export interface AccountChanges {
   sendRefundNotices?: boolean;
   sendLowBalanceAlerts?: boolean;
   sendCancellationNotices?: boolean;
+  sendPauseNotices?: boolean;
   copyNoticesToStaff?: boolean;
 }
 

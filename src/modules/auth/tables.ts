@@ -55,6 +55,8 @@ export interface AccountsTable {
   send_refund_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
   send_low_balance_alerts: ColumnType<boolean | number, boolean | undefined, boolean>;
   send_cancellation_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** 0072: pause confirmed, resuming soon, resumed. */
+  send_pause_notices: ColumnType<boolean | number, boolean | undefined, boolean>;
   copy_notices_to_staff: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** Per currency, the least and the most credit bought at once in the portal: JSON, null for none (0054). */
   portal_top_up_limits: ColumnType<string | null, string | null | undefined, string | null>;

@@ -69,23 +69,24 @@ export async function checkEntitlement(
   }
   const period = await currentBillingPeriod(ctx, governing.subscriptionId);
   const used =
-    period === null
-      ? '0'
-      : await usedInPeriod(ctx, governing.subscriptionId, feature.metricId, period);
+    period === null ? '0' : await usedInPeriod(ctx, governing.subscriptionId, feature.metricId, period);
   return { ...entitlement, period, used, remaining: remainingOf(governing.grant.limit, used) };
 }
 
 /**
- * The customer's subscriptions that give features today: not cancelled or ended, and started (a future one gives
- * nothing before its start date).
+ * The customer's subscriptions that give features today: not cancelled or ended, not paused, and started (a future
+ * one gives nothing before its start date).
  */
 async function liveSubscriptions(ctx: ServiceContext, customerId: number): Promise<LiveSubscription[]> {
   const ids = await liveSubscriptionIdsOfCustomer(ctx, customerId);
   const day = today(ctx);
-  return [...(await subscriptionsByIds(ctx, ids)).values()]
-    .filter((s) => s.startDate <= day)
-    .map((s) => ({ id: s.id, packageId: s.packageId }))
-    .sort((a, b) => a.id - b.id);
+  return (
+    [...(await subscriptionsByIds(ctx, ids)).values()]
+      // A paused subscription gives nothing while paused (docs/subscriptions.md, "Pause and resume").
+      .filter((s) => s.startDate <= day && s.status !== 'Paused')
+      .map((s) => ({ id: s.id, packageId: s.packageId }))
+      .sort((a, b) => a.id - b.id)
+  );
 }
 
 function valuesOf(

@@ -147,15 +147,18 @@ export async function emitInBatches<T>(
   ctx: ServiceContext,
   items: readonly T[],
   build: (tctx: ServiceContext, batch: T[]) => Promise<EventToEmit[]>,
+  /** Runs in the batch's transaction with the events written (an already claimed once-key is not among them). */
+  afterWritten?: (tctx: ServiceContext, written: EventBody[]) => Promise<void>,
 ): Promise<number> {
   let written = 0;
   const size = isPostgres(ctx.db) ? EVENT_BATCH_SIZE : SQLITE_EVENT_BATCH_SIZE;
   for (let at = 0; at < items.length; at += size) {
     const batch = items.slice(at, at + size);
-    written += await withTransaction(
-      ctx,
-      async (tctx) => (await emitEvents(tctx, await build(tctx, batch))).length,
-    );
+    written += await withTransaction(ctx, async (tctx) => {
+      const events = await emitEvents(tctx, await build(tctx, batch));
+      if (afterWritten) await afterWritten(tctx, events);
+      return events.length;
+    });
   }
   return written;
 }

@@ -23,6 +23,10 @@ export {
   subscriptionsByIds,
 } from './subscriptionReads.service.ts';
 export type { ChangeResult } from './subscriptionChanges.service.ts';
+/** Pause and resume (docs/subscriptions.md, "Pause and resume"), for the CLI and the portal. */
+export { pauseSubscription, resumeSubscription } from './subscriptionPause.service.ts';
+export type { PauseInput, ResumeInput } from './subscriptionPause.service.ts';
+export { BILLING_ANCHORS, PAUSE_CREDITS } from './subscriptionPause.ts';
 export {
   cancelSubscription,
   preview as previewChange,

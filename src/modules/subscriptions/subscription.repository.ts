@@ -54,6 +54,10 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.cancel_date',
   'subscriptions.cancelled_at',
   'subscriptions.cancel_reason',
+  'subscriptions.pause_date',
+  'subscriptions.resume_date',
+  'subscriptions.pause_credit',
+  'subscriptions.resume_billing_anchor',
   'subscriptions.last_inv_date',
   'subscriptions.last_renew_date',
   'subscriptions.next_renew_date',
@@ -555,6 +559,8 @@ export async function listWithStatusDatesBetween(
         eb.and([eb('trial_end_date', '>=', from), eb('trial_end_date', '<=', trialWarningTo)]),
         eb.and([eb('end_date', '>=', from), eb('end_date', '<=', to)]),
         eb.and([eb('cancel_date', '>=', from), eb('cancel_date', '<=', to)]),
+        eb.and([eb('pause_date', '>=', from), eb('pause_date', '<=', to)]),
+        eb.and([eb('resume_date', '>=', from), eb('resume_date', '<=', trialWarningTo)]),
       ]),
     )
     .orderBy('id')

@@ -34,6 +34,11 @@ export interface Subscription {
   /** When the cancellation was made, and the reason the customer gave for it (null: none given). */
   cancelledAt: string | null;
   cancelReason: string | null;
+  /** Its pause (docs/subscriptions.md, "Pause and resume"); all null when never paused. */
+  pauseDate: PlainDate | null;
+  resumeDate: PlainDate | null;
+  pauseCredit: string | null;
+  resumeBillingAnchor: string | null;
   lastInvoiceDate: PlainDate | null;
   lastRenewDate: PlainDate | null;
   nextRenewDate: PlainDate | null;
@@ -108,6 +113,14 @@ export interface SubscriptionRecord {
   cancelledAt: string | null;
   /** The reason code the customer gave for the cancellation (docs/portal.md, "Cancel with a way to stay"). */
   cancelReason: string | null;
+  /** Its pause (docs/subscriptions.md, "Pause and resume"): the first day not billed; null when not paused. */
+  pauseDate: PlainDate | null;
+  /** The day billing resumes; null: paused until resumed. */
+  resumeDate: PlainDate | null;
+  /** 'none' or 'prorata'. */
+  pauseCredit: string | null;
+  /** 'resume_day' or 'unchanged'. */
+  resumeBillingAnchor: string | null;
   lastInvDate: PlainDate | null;
   lastRenewDate: PlainDate | null;
   nextRenewDate: PlainDate | null;
@@ -141,6 +154,10 @@ export const NOT_BILLED_YET = {
   cancelDate: null,
   cancelledAt: null,
   cancelReason: null,
+  pauseDate: null,
+  resumeDate: null,
+  pauseCredit: null,
+  resumeBillingAnchor: null,
   lastInvDate: null,
   lastRenewDate: null,
   nextRenewDate: null,

@@ -10,6 +10,8 @@ import { chargeCorrection, chargeUsage } from './usageCharge.ts';
 import { periodText } from './meteredUsage.ts';
 import { deductionText } from './progressiveBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
+import { isPausedOn, isResumeStub, pauseCutOf, pauseStopOf, skipPause } from './subscriptionPause.ts';
+import type { PauseWindow } from './subscriptionPause.ts';
 
 /**
  * What a subscription owes, decided from its record and a date: the pure core that the bill run, the upcoming-
@@ -129,6 +131,8 @@ export interface SubscriptionTimeline {
    * (docs/usage.md, "After the last invoice").
    */
   finalCorrectionOn?: PlainDate | null;
+  /** Its pause, when it has one (subscriptionPause.ts): no period starts inside it. */
+  pause?: PauseWindow | null;
 }
 
 export type PeriodKind = 'trial' | 'stub' | 'term';
@@ -214,7 +218,8 @@ export function periodStartingAt(
   timeline: Pick<
     SubscriptionTimeline,
     'endDate' | 'trialEndDate' | 'isProRata' | 'firstProrataSyncDate' | 'offCycleStart' | 'billCycleDay'
-  >,
+  > &
+    Partial<Pick<SubscriptionTimeline, 'pause'>>,
   terms: PriceTerms,
   anchorDate: PlainDate,
   start: PlainDate,
@@ -233,7 +238,7 @@ export function periodStartingAt(
     const end = boundary(anchorDate, term, k + 1);
     if (cycleStart === start) {
       period = { end, kind: 'term', fullStart: start, fullEnd: end };
-    } else if (start === timeline.offCycleStart) {
+    } else if (start === timeline.offCycleStart || isResumeStub(timeline.pause, start)) {
       // A change made now that kept the anchor: pro-rated over the cycle's period holding the change day.
       period = { end, kind: 'stub', fullStart: cycleStart, fullEnd: end };
     } else {
@@ -242,9 +247,11 @@ export function periodStartingAt(
       );
     }
   }
-  // The EndDate cuts the last period short: a term becomes a pro-rated stub; a trial stays a trial.
-  if (timeline.endDate && period.end > timeline.endDate) {
-    return { start, ...period, end: timeline.endDate, kind: period.kind === 'trial' ? 'trial' : 'stub' };
+  // The EndDate cuts the last period short: a term becomes a pro-rated stub; a trial stays a trial. A pause cuts
+  // the period it starts in the same way (subscriptionPause.ts).
+  const cut = [timeline.endDate, pauseCutOf(timeline.pause, start)].filter((d) => d !== null).sort()[0];
+  if (cut && period.end > cut) {
+    return { start, ...period, end: cut, kind: period.kind === 'trial' ? 'trial' : 'stub' };
   }
   return { start, ...period };
 }
@@ -410,7 +417,9 @@ export function planBilling(
 ): BillingPlan {
   checkTimeline(timeline);
   const run = startRun(timeline, usage);
-  const stopAt = [timeline.cancelDate, timeline.endDate].filter((d): d is PlainDate => d !== null).sort()[0];
+  const stopAt = [timeline.cancelDate, timeline.endDate, pauseStopOf(timeline.pause)]
+    .filter((d): d is PlainDate => d !== null)
+    .sort()[0];
   while (stopAt === undefined || run.nextStart < stopAt) {
     if (!billNextPeriod(run, timeline, today)) break;
   }
@@ -481,6 +490,7 @@ function takeUsage(run: BillingRun, invoiceDate: PlainDate): UnbilledUsage[] {
  * run past it; false, with the date to look again, when its invoice is not due by `today` or the cap is reached.
  */
 function billNextPeriod(run: BillingRun, timeline: SubscriptionTimeline, today: PlainDate): boolean {
+  if (skipPause(run, timeline.pause)) return true;
   const change = timeline.pendingChange;
   const applies = change !== null && !run.pendingChangeApplied && change.effectiveDate <= run.nextStart;
   const periodTerms = applies ? change.terms : run.terms;
@@ -617,17 +627,20 @@ export type SubscriptionStatus =
   | 'Active'
   | 'Cancelled'
   | 'Expired'
+  | 'Paused'
   // Started when paid: derived from the record, not the dates (subscriptionActivation.ts).
   | 'Incomplete'
   | 'IncompleteExpired';
 
 /** Spec, States (comp_Status), first match wins, as of `today`. */
 export function subscriptionStatus(
-  timeline: Pick<SubscriptionTimeline, 'startDate' | 'endDate' | 'trialEndDate' | 'cancelDate'>,
+  timeline: Pick<SubscriptionTimeline, 'startDate' | 'endDate' | 'trialEndDate' | 'cancelDate'> &
+    Partial<Pick<SubscriptionTimeline, 'pause'>>,
   today: PlainDate,
 ): SubscriptionStatus {
   if (timeline.cancelDate && timeline.cancelDate <= today) return 'Cancelled';
   if (timeline.endDate && timeline.endDate <= today) return 'Expired';
+  if (isPausedOn(timeline.pause, today)) return 'Paused';
   if (timeline.startDate > today) return 'Future';
   if (timeline.trialEndDate && today < timeline.trialEndDate) return 'Trial';
   return 'Active';

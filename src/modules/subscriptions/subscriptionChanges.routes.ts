@@ -32,6 +32,8 @@ import {
   UpcomingInvoiceOut,
 } from './subscriptionChanges.schemas.ts';
 import { SubscriptionIdParams } from './subscriptions.schemas.ts';
+import { pauseSubscription, resumeSubscription } from './subscriptionPause.service.ts';
+import { PauseBody, ResumeBody } from './subscriptionPause.schemas.ts';
 
 const tags = ['Subscriptions'];
 
@@ -267,7 +269,9 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         summary: 'Remove scheduled changes',
         operationId: 'deleteSubscriptionFutureChanges',
         tags,
-        description: 'Removes scheduled changes: a change at renewal and a cancellation at renewal.',
+        description:
+          'Removes scheduled changes: a change at renewal, a cancellation at renewal, and a scheduled pause or ' +
+          'resume (docs/subscriptions.md, "Pause and resume").',
         params: SubscriptionIdParams,
         response: NoContent,
       },
@@ -409,5 +413,64 @@ export function registerSubscriptionChangeRoutes(app: App): void {
         invoiceID: p.invoiceId,
       }));
     },
+  );
+}
+
+/** docs/subscriptions.md, "Pause and resume". */
+export function registerSubscriptionPauseRoutes(app: App): void {
+  app.put(
+    '/subscriptions/:subscriptionID/pause',
+    {
+      schema: {
+        summary: 'Pause a subscription',
+        operationId: 'pauseSubscription',
+        tags,
+        description:
+          'Beyond the spec: stops billing from PauseDate (default today) until ResumeDate (null: until resumed). ' +
+          'Credit none (default): the billed period is served to its end and the pause starts then; prorata: the ' +
+          'pause starts on PauseDate and the unused days are credited. No invoice is made for the paused time. 409 ' +
+          'for a cancelled, expired or already paused subscription.',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        body: PauseBody,
+        response: changeResponses,
+      },
+    },
+    async (request, reply) =>
+      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
+        pauseSubscription(ctx, request.params.subscriptionID, {
+          pauseDate: request.body.PauseDate,
+          resumeDate: request.body.ResumeDate,
+          credit: request.body.Credit,
+          billingAnchor: request.body.BillingAnchor,
+        }),
+      ),
+  );
+
+  app.put(
+    '/subscriptions/:subscriptionID/resume',
+    {
+      schema: {
+        summary: 'Resume a paused subscription',
+        operationId: 'resumeSubscription',
+        tags,
+        description:
+          'Beyond the spec: billing resumes on ResumeDate (default today), on a new cycle from that day ' +
+          '(BillingAnchor resume_day, the default) or on the old cycle with the days to its next boundary billed ' +
+          'pro rata (unchanged). A resume on or before the pause’s first day withdraws it. 409 unless ' +
+          'paused or a pause is scheduled.',
+        params: SubscriptionIdParams,
+        querystring: PreviewQuery,
+        body: Type.Optional(ResumeBody),
+        response: changeResponses,
+      },
+    },
+    async (request, reply) =>
+      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
+        resumeSubscription(ctx, request.params.subscriptionID, {
+          resumeDate: request.body?.ResumeDate,
+          billingAnchor: request.body?.BillingAnchor,
+        }),
+      ),
   );
 }

@@ -27,6 +27,7 @@ import {
   withSubscriptionHeld,
 } from './subscriptionEditing.ts';
 import { timelineOf } from './subscriptionTimeline.ts';
+import { withdrawScheduledPause } from './subscriptionPauseSchedule.service.ts';
 import type { SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import {
   currentMeteredUsage,
@@ -73,7 +74,7 @@ export async function cutBilledTime(
   row: SubscriptionRecord,
   cutDate: PlainDate,
   rule: CreditRule,
-  reason: 'Cancelled' | 'Changed',
+  reason: 'Cancelled' | 'Changed' | 'Paused',
 ): Promise<ChangeResult['credits']> {
   const periods = await repo.listPeriodsEndingAfter(ctx.db, ctx.account.id, row.id, cutDate);
   const percs = await invoiceTaxPercs(
@@ -109,7 +110,7 @@ export async function cutBilledTime(
         end: credit.end,
         invoiceId: periods.find((period) => period.periodNo === credit.periodNo)?.invoiceId ?? null,
       },
-      { date: today(ctx), autoApply: reason === 'Cancelled' },
+      { date: today(ctx), autoApply: reason !== 'Changed' },
     );
   }
   return described;
@@ -233,7 +234,8 @@ export async function reactivateSubscription(
 }
 
 /**
- * Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal. What a
+ * Removes changes scheduled for the next renewal: a package or term change and a cancellation at renewal, and a
+ * scheduled pause or resume (subscriptionPauseSchedule.service.ts). What a
  * withdrawn cancellation makes due (an invoice date already passed, e.g. with numDaysBeforeToInv) is billed at once,
  * as a reactivation bills, not left for the bill run's next pass.
  */
@@ -272,6 +274,7 @@ export async function removeFutureChanges(ctx: ServiceContext, subscriptionId: n
       updatedAt: nowInstant(ctx),
     });
     if (scheduledCancel) await billSubscriptionInTransaction(tctx, row.id, day);
+    await withdrawScheduledPause(tctx, row.id, day);
   });
 }
 

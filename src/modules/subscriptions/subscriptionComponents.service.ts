@@ -142,7 +142,8 @@ export async function recordUsage(
       }
       await repo.updateSubscription(tctx.db, ctx.account.id, row.id, { updatedAt: now });
     },
-    ['Future', 'Cancelled', 'Expired'],
+    // No period runs while paused: usage recorded then would belong to none (docs/subscriptions.md).
+    ['Future', 'Cancelled', 'Expired', 'Paused'],
     'subscription.usage_recorded',
   );
 }

@@ -77,7 +77,8 @@ export function changeSubscription<T>(
   ctx: ServiceContext,
   subscriptionId: number,
   change: (tctx: ServiceContext, row: SubscriptionRecord, on: PlainDate) => Promise<T>,
-  refuse: SubscriptionStatus[] = ['Cancelled', 'Expired'],
+  // Paused: no period runs to change (docs/subscriptions.md, "While paused").
+  refuse: SubscriptionStatus[] = ['Cancelled', 'Expired', 'Paused'],
   eventType = 'subscription.updated',
 ): Promise<T> {
   return withSubscriptionHeld(

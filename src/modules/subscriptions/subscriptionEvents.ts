@@ -14,6 +14,8 @@ import type { EventToEmit, ResourceRef, Snapshot } from '../events/index.ts';
 import * as repo from './subscription.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRecord } from './subscription.ts';
+import { noticePause } from './pauseNotice.ts';
+import type { PauseNoticeKind } from './pauseNotice.ts';
 
 /** Every event type this module emits (docs/webhooks.md lists them; the catalogue test triggers each). */
 export const SUBSCRIPTION_EVENT_TYPES = [
@@ -33,6 +35,9 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   // Started when paid (docs/subscriptions.md, "Subscriptions that start when paid").
   'subscription.incomplete',
   'subscription.incomplete_expired',
+  'subscription.paused',
+  'subscription.resumed',
+  'subscription.pause_will_end',
 ] as const;
 
 export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });
@@ -49,6 +54,9 @@ export const onceKeys = {
   trialWillEnd: (id: number, trialEnd: string) => `subscription.trial_will_end:${id}:${trialEnd}`,
   cancelled: (id: number, on: string) => `subscription.cancelled:${id}:${on}`,
   expired: (id: number, on: string) => `subscription.expired:${id}:${on}`,
+  paused: (id: number, on: string) => `subscription.paused:${id}:${on}`,
+  resumed: (id: number, on: string) => `subscription.resumed:${id}:${on}`,
+  pauseWillEnd: (id: number, resume: string) => `subscription.pause_will_end:${id}:${resume}`,
 };
 
 /** A wire date (the instant the day begins in the account's zone) as that calendar date. */
@@ -91,6 +99,8 @@ export function changeEvents(
       });
     } else if (ended) {
       lifecycle.push({ type: 'subscription.reactivated', ref, before });
+    } else if (status === 'Paused' || was['comp_Status'] === 'Paused') {
+      lifecycle.push(pauseEvent(ctx, before, now));
     } else if (status === 'Active') {
       lifecycle.push({
         type: 'subscription.activated',
@@ -105,6 +115,24 @@ export function changeEvents(
   }
   const main = mainType !== 'subscription.updated' || lifecycle.length === 0;
   return [...(main ? [{ type: mainType, ref, before }] : []), ...lifecycle];
+}
+
+/** subscription.paused on its PauseDate or subscription.resumed on its ResumeDate (subscriptionPause.ts). */
+function pauseEvent(ctx: ServiceContext, before: Snapshot, now: Wire): EventToEmit {
+  const id = Number(before.ref.id);
+  return now['comp_Status'] === 'Paused'
+    ? {
+        type: 'subscription.paused',
+        ref: before.ref,
+        before,
+        claimsOnceKey: onceKeys.paused(id, dayOf(ctx, now['PauseDate'])),
+      }
+    : {
+        type: 'subscription.resumed',
+        ref: before.ref,
+        before,
+        claimsOnceKey: onceKeys.resumed(id, dayOf(ctx, now['ResumeDate'])),
+      };
 }
 
 /**
@@ -164,6 +192,8 @@ function timeEventsOf(
     const day = row.endDate;
     return [{ type: 'subscription.expired', day, onceKey: onceKeys.expired(row.id, day) }];
   }
+  const paused = pauseTimeEvents(row, status, on, inWindow);
+  if (paused.length > 0) return paused;
   const activeFrom = row.trialEndDate ?? row.startDate;
   if (status === 'Active' && inWindow(activeFrom) && createdOn < activeFrom) {
     return [
@@ -183,6 +213,32 @@ function timeEventsOf(
       day: null,
       onceKey: onceKeys.trialWillEnd(row.id, trialEnd),
     });
+  }
+  return events;
+}
+
+/**
+ * The pause's moves by time: paused on its PauseDate, pause_will_end PAUSE_WARNING_DAYS before a dated resume (the
+ * trial's rule), resumed on its ResumeDate.
+ */
+function pauseTimeEvents(
+  row: SubscriptionRecord,
+  status: string,
+  on: PlainDate,
+  inWindow: (date: PlainDate | null) => date is PlainDate,
+): TimeEvent[] {
+  const events: TimeEvent[] = [];
+  if (status === 'Paused' && inWindow(row.pauseDate)) {
+    const day = row.pauseDate;
+    events.push({ type: 'subscription.paused', day, onceKey: onceKeys.paused(row.id, day) });
+  }
+  if (status === 'Paused' && row.resumeDate !== null && row.resumeDate <= addDays(on, TRIAL_WARNING_DAYS)) {
+    const onceKey = onceKeys.pauseWillEnd(row.id, row.resumeDate);
+    events.push({ type: 'subscription.pause_will_end', day: null, onceKey });
+  }
+  if (row.pauseDate !== null && status !== 'Paused' && status !== 'Future' && inWindow(row.resumeDate)) {
+    const day = row.resumeDate;
+    events.push({ type: 'subscription.resumed', day, onceKey: onceKeys.resumed(row.id, day) });
   }
   return events;
 }
@@ -232,22 +288,45 @@ async function emitTimeEventsOf(
     }
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return emitInBatches(ctx, await notYetEmitted(ctx, candidates), async (tctx, events) => {
-    const current = await snapshotResources(
-      tctx,
-      'subscription',
-      events.map((event) => event.ref.id),
-    );
-    return events.map(({ day, ...event }) => {
-      const object = current.get(event.ref.id)?.object;
-      if (day === null || !object) return event;
-      const row = byId.get(Number(event.ref.id))!;
-      return {
-        ...event,
-        before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
-        // Nothing changes the subscription here: the object read for `before` is the one after.
-        after: object,
-      };
-    });
-  });
+  return emitInBatches(
+    ctx,
+    await notYetEmitted(ctx, candidates),
+    async (tctx, events) => {
+      const current = await snapshotResources(
+        tctx,
+        'subscription',
+        events.map((event) => event.ref.id),
+      );
+      return events.map(({ day, ...event }) => {
+        const object = current.get(event.ref.id)?.object;
+        if (day === null || !object) return event;
+        const row = byId.get(Number(event.ref.id))!;
+        return {
+          ...event,
+          before: { ref: event.ref, object: { ...object, ...statusFieldsOn(row, addDays(day, -1)) } },
+          // Nothing changes the subscription here: the object read for `before` is the one after.
+          after: object,
+        };
+      });
+    },
+    (tctx, written) => noticePausesOf(tctx, written, byId),
+  );
+}
+
+const PAUSE_NOTICES: Record<string, PauseNoticeKind> = {
+  'subscription.pause_will_end': 'resuming',
+  'subscription.resumed': 'resumed',
+};
+
+/** The customers told of the pauses' moves just written, each once with its event (pauseNotice.ts). */
+async function noticePausesOf(
+  ctx: ServiceContext,
+  written: readonly { type: string; resource: { id: number | string } }[],
+  byId: ReadonlyMap<number, SubscriptionRecord>,
+): Promise<void> {
+  for (const event of written) {
+    const kind = PAUSE_NOTICES[event.type];
+    const row = byId.get(Number(event.resource.id));
+    if (kind && row) await noticePause(ctx, row, kind);
+  }
 }

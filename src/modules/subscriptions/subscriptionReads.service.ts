@@ -16,6 +16,7 @@ import type {
 } from './subscription.ts';
 import { timelineFor, upcomingInvoiceDate } from './subscriptionEditing.ts';
 import { statusOf } from './subscriptionTimeline.ts';
+import { pauseScheduled } from './subscriptionPause.ts';
 import { subscriptionsBillingEvents } from './meteredUsage.service.ts';
 import { eventsUnbilledAtStop, finalCorrectionOn, stopDateOf } from './meteredUsage.ts';
 
@@ -84,7 +85,8 @@ async function assemble(ctx: ServiceContext, views: SubscriptionView[]): Promise
       status: statusOf(view, on),
       isCancelled: cancelled,
       isExpired: view.endDate !== null && view.endDate <= on,
-      isFutureChange: view.pendingChange !== null || (view.cancelDate !== null && !cancelled),
+      isFutureChange:
+        view.pendingChange !== null || (view.cancelDate !== null && !cancelled) || pauseScheduled(view, on),
       nextInvoiceDate: nextInvoiceDateOf(ctx, view, usage, billingEvents.has(view.id)),
       components: (componentsOf.get(view.id) ?? []).map((c) => {
         // After a change made now two usage periods hold today: the one the change cut short (still billed
@@ -135,6 +137,10 @@ function storedSubscriptionOf(view: SubscriptionView): StoredSubscription {
     cancelDate: view.cancelDate,
     cancelledAt: view.cancelledAt,
     cancelReason: view.cancelReason,
+    pauseDate: view.pauseDate,
+    resumeDate: view.resumeDate,
+    pauseCredit: view.pauseCredit,
+    resumeBillingAnchor: view.resumeBillingAnchor,
     lastInvoiceDate: view.lastInvDate,
     lastRenewDate: view.lastRenewDate,
     nextRenewDate: view.nextRenewDate,

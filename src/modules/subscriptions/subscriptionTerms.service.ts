@@ -10,6 +10,7 @@ import * as repo from './subscriptionChanges.repository.ts';
 import { billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 import { lockSubscription, withSubscriptionHeld } from './subscriptionEditing.ts';
+import { assertNoOpenPause } from './subscriptionPause.ts';
 import { priceChoiceFields, resolvePriceChoice } from './subscriptionInput.ts';
 import type { PriceChoice, PriceChoiceInput } from './subscriptionInput.ts';
 import { anchorDateOf } from './subscriptionTimeline.ts';
@@ -131,6 +132,7 @@ export async function changeSubscriptionTerms(
   }
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, held, day) => {
     assertNotEnded(held, day);
+    assertNoOpenPause(held, day);
     const choice = await resolvePriceChoice(tctx, input, held.currencyCode);
     const now = nowInstant(ctx);
     // Everything due is billed first, on the terms in force (so a change at renewal also applies at the next

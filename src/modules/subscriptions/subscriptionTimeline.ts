@@ -6,6 +6,7 @@ import type { Term } from '../../core/periods.ts';
 import { subscriptionStatus } from './subscriptionBilling.ts';
 import type { PriceTerms, SubscriptionStatus, SubscriptionTimeline } from './subscriptionBilling.ts';
 import type { SubscriptionRecord } from './subscription.ts';
+import { pauseOf } from './subscriptionPause.ts';
 
 /** A package version and rate term with the price terms a subscription copies from it. */
 export interface PackageTerms {
@@ -82,6 +83,7 @@ export function statusOf(row: SubscriptionRecord, today: PlainDate): Subscriptio
       endDate: row.endDate,
       trialEndDate: row.trialEndDate,
       cancelDate: row.cancelDate,
+      pause: pauseOf(row),
     },
     today,
   );
@@ -112,6 +114,7 @@ export function timelineOf(
     numDaysBeforeToInv: row.numDaysBeforeToInv,
     createdOn: dateAt(row.createdAt, timeZone),
     cancelDate: row.cancelDate,
+    pause: pauseOf(row),
     periodCount: row.periodCount,
     nextRenewDate: row.nextRenewDate,
     setupBilled: Boolean(row.setupBilled),

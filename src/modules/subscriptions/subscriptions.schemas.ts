@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { DateOut, Id, Nullable, NullableWireDate, StringEnum, Text, WireDate } from '../../http/schemas.ts';
+import { PauseFieldsOut } from './subscriptionPause.schemas.ts';
 
 const VersionNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 1_000_000, description });
 
@@ -159,6 +160,7 @@ export const SubscriptionOut = Type.Object(
       'Active',
       'Cancelled',
       'Expired',
+      'Paused',
       // Started when paid (docs/subscriptions.md, "Subscriptions that start when paid").
       'Incomplete',
       'IncompleteExpired',
@@ -215,6 +217,7 @@ export const SubscriptionOut = Type.Object(
         }),
       ),
     ),
+    ...PauseFieldsOut,
   },
   { $id: 'Subscription' },
 );

@@ -69,6 +69,15 @@ export function toSubscriptionDto(subscription: Subscription, timeZone: string):
           IncompleteExpiryDate: date(subscription.incompleteUntil),
           ActivationDate: date(subscription.activatedOn),
         }),
+    // Beyond the spec, shown only once paused (docs/subscriptions.md, "Pause and resume").
+    ...(subscription.pauseDate === null
+      ? {}
+      : {
+          PauseDate: startOfDate(subscription.pauseDate, timeZone),
+          ResumeDate: date(subscription.resumeDate),
+          PauseCredit: subscription.pauseCredit,
+          ResumeBillingAnchor: subscription.resumeBillingAnchor,
+        }),
   };
 }
 

@@ -34,6 +34,11 @@ export interface SubscriptionsTable {
   cancelled_at: Instant | null;
   /** Why it was cancelled, when the customer said (0074): a reason code of the account's retention rules. */
   cancel_reason: string | null;
+  /** Its pause (0072, docs/subscriptions.md "Pause and resume"): null when never paused. */
+  pause_date: PlainDateColumn | null;
+  resume_date: PlainDateColumn | null;
+  pause_credit: string | null;
+  resume_billing_anchor: string | null;
   last_inv_date: PlainDateColumn | null;
   last_renew_date: PlainDateColumn | null;
   next_renew_date: PlainDateColumn | null;

@@ -1,4 +1,5 @@
 import { maxDate, minDate } from '../../core/calendar.ts';
+import { isPausedOn, skipPause } from './subscriptionPause.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { boundary, isValidTerm, periodIndexAt } from '../../core/periods.ts';
 import { anchorAfter, anchorOnChange, periodStartingAt } from './subscriptionBilling.ts';
@@ -30,6 +31,8 @@ export function usagePeriodAt(
 ): UsagePeriod | null {
   const stopAt = [timeline.cancelDate, timeline.endDate].filter((d): d is PlainDate => d !== null).sort()[0];
   if (stopAt !== undefined && date >= stopAt) return null;
+  // No period runs while paused (subscriptionPause.ts): usage of those days falls in none.
+  if (isPausedOn(timeline.pause, date)) return null;
   const day = maxDate(date, timeline.startDate);
   if (billed && billed.start <= day && day < billed.end) return billed;
 
@@ -49,6 +52,11 @@ export function usagePeriodAt(
     if (!isValidTerm(terms.term)) {
       throw new BillingInvariantError(`invalid term ${terms.term.count} ${terms.term.unit}`);
     }
+    const moved = { nextStart: start, anchorDate: anchor };
+    if (skipPause(moved, timeline.pause)) {
+      ({ nextStart: start, anchorDate: anchor } = moved);
+      continue;
+    }
     const period = periodStartingAt(timeline, terms, anchor, start);
     if (period.end <= period.start) {
       throw new BillingInvariantError(`empty period ${period.start} to ${period.end}`);
@@ -63,7 +71,10 @@ export function usagePeriodAt(
     const inStub =
       timeline.isProRata && timeline.firstProrataSyncDate !== null && start < timeline.firstProrataSyncDate;
     if (!inTrial && !inStub) {
-      const limit = change && !changeApplied ? minDate(day, change.effectiveDate) : day;
+      const changeLimit = change && !changeApplied ? minDate(day, change.effectiveDate) : day;
+      // Nor past a pause's start: the periods after it follow the resume's cycle.
+      const pauseStart = timeline.pause && start < timeline.pause.start ? timeline.pause.start : null;
+      const limit = pauseStart === null ? changeLimit : minDate(changeLimit, pauseStart);
       const jump = boundary(anchor, terms.term, periodIndexAt(anchor, terms.term, limit));
       if (jump > start) start = jump;
     }

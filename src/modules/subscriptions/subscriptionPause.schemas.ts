@@ -1,0 +1,94 @@
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { Nullable, StringEnum, WireDate } from '../../http/schemas.ts';
+import { BILLING_ANCHORS, PAUSE_CREDITS } from './subscriptionPause.ts';
+
+/** The same example, however the schema's options are typed (a schema is a plain object with its Kind). */
+const withExample = <T extends object>(schema: T, example: unknown): T => ({
+  ...schema,
+  examples: [example],
+});
+
+/** docs/subscriptions.md, "Pause and resume". */
+const BillingAnchor = withExample(
+  StringEnum(BILLING_ANCHORS, {
+    description:
+      'resume_day (default): a new cycle from the resume day, nothing prorated; unchanged: the old cycle kept, the ' +
+      'resume day to its next boundary billed pro rata',
+  }),
+  'resume_day',
+);
+
+export const PauseBody = Type.Object(
+  {
+    PauseDate: Type.Optional(
+      withExample(
+        WireDate({
+          description:
+            'Default today; a later date schedules the pause. Under Credit none the pause starts where the billed ' +
+            'period holding this date ends',
+        }),
+        '2026-05-01',
+      ),
+    ),
+    ResumeDate: Type.Optional(
+      Nullable(
+        withExample(
+          WireDate({ description: 'The day billing resumes; null or left out: paused until resumed' }),
+          '2026-08-01',
+        ),
+      ),
+    ),
+    Credit: Type.Optional(
+      withExample(
+        StringEnum(PAUSE_CREDITS, {
+          description:
+            'none (default): the period already invoiced is served to its end; prorata: the pause starts on ' +
+            'PauseDate and the unused days are credited, as a prorata cancel credits',
+        }),
+        'none',
+      ),
+    ),
+    BillingAnchor: Type.Optional(BillingAnchor),
+  },
+  { additionalProperties: false },
+);
+export type PauseBody = Static<typeof PauseBody>;
+
+export const ResumeBody = Type.Object(
+  {
+    ResumeDate: Type.Optional(
+      withExample(
+        WireDate({ description: 'Default today; a later date schedules the resume' }),
+        '2026-08-01',
+      ),
+    ),
+    BillingAnchor: Type.Optional(BillingAnchor),
+  },
+  { additionalProperties: false },
+);
+export type ResumeBody = Static<typeof ResumeBody>;
+
+/** The subscription's pause, shown only once it has one. */
+export const PauseFieldsOut = {
+  PauseDate: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'Beyond the spec, shown once paused: the first day of its pause',
+      examples: ['2026-05-01T00:00:00.000Z'],
+    }),
+  ),
+  ResumeDate: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'The day billing resumes; null: paused until resumed',
+        examples: ['2026-08-01T00:00:00.000Z'],
+      }),
+    ),
+  ),
+  PauseCredit: Type.Optional(Nullable(Type.String({ description: 'none or prorata', examples: ['none'] }))),
+  ResumeBillingAnchor: Type.Optional(
+    Nullable(Type.String({ description: 'resume_day or unchanged', examples: ['resume_day'] })),
+  ),
+};
