@@ -112,6 +112,32 @@ beforeAll(async () => {
     PercentOff: 10,
     AppliesTo: { PackageIDs: [plan.packageId], ComponentIDs: [component.componentID] },
   });
+  const stay = await ok(test, 'POST', '/v1/coupons', {
+    Code: 'STAY50',
+    Name: 'Stay with us',
+    Duration: 'once',
+    PercentOff: 50,
+    IsRetention: true,
+  });
+  await ok(
+    test,
+    'PUT',
+    '/v1/account/retention',
+    {
+      Reasons: [
+        {
+          Code: 'too_expensive',
+          Label: 'It costs too much',
+          Offers: [
+            { Kind: 'coupon', couponID: stay.couponID },
+            { Kind: 'package', packageID: plan.packageId, packageRateTermID: plan.rateTermId },
+          ],
+        },
+        { Code: 'other', Label: 'Another reason' },
+      ],
+    },
+    200,
+  );
   logo = craftPng(ACCEPTED_PNGS['greyscale 8-bit']!);
   await ok(test, 'PUT', '/v1/account', {
     LegalName: 'Karoo Fibre (Pty) Ltd',
@@ -150,7 +176,7 @@ describe('POST /v1/account/golive', () => {
         Packages: 1,
         Components: 1,
         Features: 1,
-        Coupons: 1,
+        Coupons: 2,
       },
     });
     expect(await catalogueOf(live)).toEqual(await catalogueOf(test));
@@ -159,8 +185,21 @@ describe('POST /v1/account/golive', () => {
     expect(await ok(live, 'GET', `/v1/packages/${livePackage.packageID}/features`)).toMatchObject([
       { FeatureCode: 'seats', packageID: livePackage.packageID, Value: '5' },
     ]);
-    const [liveCoupon] = await ok(live, 'GET', '/v1/coupons');
+    const [liveCoupon, liveStay] = await ok(live, 'GET', '/v1/coupons');
     const [liveComponent] = await ok(live, 'GET', '/v1/components');
+    // The cancel reasons' offers name the live account's copies of the coupon and the package's rate term.
+    const liveTerm = (await ok(live, 'GET', `/v1/packages/${livePackage.packageID}`)).PackageVersions[0]
+      .packageVersionRates[0].PackageRateTerms[0];
+    expect((await ok(live, 'GET', '/v1/account/retention')).Reasons[0].Offers).toEqual([
+      { Kind: 'coupon', couponID: liveStay.couponID, packageID: null, packageRateTermID: null },
+      {
+        Kind: 'package',
+        couponID: null,
+        packageID: livePackage.packageID,
+        packageRateTermID: liveTerm.packageRateTermID,
+      },
+    ]);
+    expect(liveStay).toMatchObject({ Code: 'STAY50', IsRetention: true });
     expect(liveCoupon).toMatchObject({
       AppliesTo: { PackageIDs: [livePackage.packageID], ComponentIDs: [liveComponent.componentID] },
       RedemptionCount: 0,

@@ -12,6 +12,7 @@ export interface CatalogueCopy {
   packageGroups: ReadonlyMap<number, number>;
   packages: ReadonlyMap<number, number>;
   components: ReadonlyMap<number, number>;
+  packageRateTerms: ReadonlyMap<number, number>;
 }
 
 /**
@@ -57,7 +58,9 @@ export async function copyCatalogue(
   const rates = await copyAccountRows(db, 'package_version_rates', from, to, {
     references: { package_version_id: packageVersions },
   });
-  await copyAccountRows(db, 'package_rate_terms', from, to, { references: { package_rate_id: rates } });
+  const packageRateTerms = await copyAccountRows(db, 'package_rate_terms', from, to, {
+    references: { package_rate_id: rates },
+  });
   const components = await copyAccountRows(db, 'components', from, to, {
     references: { package_group_id: packageGroups, metric_id: billableMetrics },
   });
@@ -80,5 +83,6 @@ export async function copyCatalogue(
     packageGroups,
     packages,
     components,
+    packageRateTerms,
   };
 }

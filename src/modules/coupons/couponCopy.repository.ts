@@ -4,14 +4,15 @@ import { copyAccountRows, mappedIdList } from '../../storage/accountRows.ts';
 /**
  * Copies an account's coupons to a new account whose catalogue was copied before (docs/going-live.md, "Making the
  * live account"): the packages and components a coupon is restricted to are the copies', and no coupon has been
- * redeemed there yet. Archived coupons are copied archived, so that their codes stay as they were.
+ * redeemed there yet. Archived coupons are copied archived, so that their codes stay as they were. Each coupon's id
+ * mapped to its copy's.
  */
 export async function copyCoupons(
   db: Db,
   fromAccountId: number,
   to: { accountId: number; now: string },
   catalogue: { packages: ReadonlyMap<number, number>; components: ReadonlyMap<number, number> },
-): Promise<number> {
+): Promise<ReadonlyMap<number, number>> {
   const copied = await copyAccountRows(db, 'coupons', { accountId: fromAccountId }, to, {
     change: (row) => ({
       redemption_count: 0,
@@ -19,5 +20,5 @@ export async function copyCoupons(
       component_ids: mappedIdList(row.component_ids, catalogue.components),
     }),
   });
-  return copied.size;
+  return copied;
 }

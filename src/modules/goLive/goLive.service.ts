@@ -12,6 +12,7 @@ import type { Account } from '../auth/index.ts';
 import { copyCatalogue } from '../catalogue/index.ts';
 import { copyCoupons } from '../coupons/index.ts';
 import { copyFeatures } from '../entitlements/index.ts';
+import { copyRetentionRules } from '../retention/index.ts';
 import { copyWebhookEndpoints } from '../events/index.ts';
 import type { WebhookEndpoint } from '../events/index.ts';
 import { stepsLeftByHand } from './stepsLeft.ts';
@@ -43,10 +44,10 @@ export interface WentLive {
 
 /**
  * Makes the live account of a test account (docs/going-live.md, "Making the live account"): a new live account with
- * the test account's settings, seller details, logo, taxes, currencies and catalogue, its features and coupons,
- * and its webhook endpoints disabled until confirmed; no customer, payment method, invoice or test-clock state.
- * All in one transaction, each module copying what it owns, in the module order, so a failure leaves nothing
- * behind; the test account remembers the live account, and a second go-live is refused naming it.
+ * the test account's settings, seller details, logo, taxes, currencies and catalogue, its features, coupons and
+ * cancel reasons with their offers, and its webhook endpoints disabled until confirmed; no customer, payment method,
+ * invoice or test-clock state. All in one transaction, each module copying what it owns, in the module order, so a
+ * failure leaves nothing behind; the test account remembers the live account, and a second go-live is refused naming it.
  * `serviceClock` is the service's business clock, which the live account lives on (not the test account's).
  */
 export async function goLive(
@@ -72,6 +73,7 @@ export async function goLive(
     await copyAccountSettingsTo(tctx, to, catalogue.packages);
     const coupons = await copyCoupons(tctx.db, tctx.account.id, to, catalogue);
     const features = await copyFeatures(tctx.db, tctx.account.id, to, catalogue);
+    await copyRetentionRules(tctx.db, tctx.account.id, to, { ...catalogue, coupons });
     const webhookEndpoints = await copyWebhookEndpoints(tctx, live);
     await recordLiveAccountOf(tctx, made.account.id);
     const wentLive: Omit<WentLive, 'stepsLeft'> = {
@@ -86,7 +88,7 @@ export async function goLive(
         packages: catalogue.packages.size,
         components: catalogue.components.size,
         features,
-        coupons,
+        coupons: coupons.size,
       },
       webhookEndpoints,
     };

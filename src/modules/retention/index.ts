@@ -16,3 +16,4 @@ export {
 } from './retentionOffer.service.ts';
 export { recordsByIds as retentionEventsByIds } from './retentionEvents.service.ts';
 export { toRetentionEventDto } from './retention.serializer.ts';
+export { copyRetentionRules } from './retentionCopy.repository.ts';
