@@ -84,6 +84,7 @@ export const CreateSubscriptionBody = Type.Object({
         'Beyond the spec (docs/subscriptions.md, "Subscriptions that start when paid"): default false. True: the ' +
         'first invoice is issued at once and the subscription is Incomplete until it is paid, then active; unpaid ' +
         'by IncompleteExpiryDate it becomes IncompleteExpired and the invoice is cancelled',
+      examples: [false],
     }),
   ),
 });
@@ -206,6 +207,7 @@ export const SubscriptionOut = Type.Object(
           description:
             'Beyond the spec: created with ActivateOnPayment, the day it expires if its first invoice is still unpaid ' +
             '(docs/subscriptions.md, "Subscriptions that start when paid"); left out otherwise',
+          examples: ['2026-03-06T00:00:00.000Z'],
         }),
       ),
     ),
@@ -214,6 +216,7 @@ export const SubscriptionOut = Type.Object(
         Type.String({
           format: 'date-time',
           description: 'Beyond the spec: created with ActivateOnPayment, the day its first invoice was paid',
+          examples: ['2026-03-05T00:00:00.000Z'],
         }),
       ),
     ),
