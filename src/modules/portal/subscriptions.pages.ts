@@ -139,8 +139,8 @@ const CANCELLED_NOTICE =
 const CHANGED_NOTICE = 'Your subscription was changed. Any invoice for the change is under Invoices.';
 const COUPON_NOTICE = 'Your coupon was applied: it discounts the next invoices of this subscription.';
 const PAUSED_NOTICE =
-  'Your subscription is paused from the end of the period already billed. Nothing is invoiced while it is paused.';
-const RESUMED_NOTICE = 'Your subscription has resumed. It is invoiced again from today.';
+  'Your pause is set: it starts at the end of the period already billed, and nothing is invoiced while it lasts.';
+const RESUMED_NOTICE = 'Your subscription is no longer paused. Any invoice for it is under Invoices.';
 const DONE_NOTICES: Record<string, string> = {
   cancelled: CANCELLED_NOTICE,
   changed: CHANGED_NOTICE,
