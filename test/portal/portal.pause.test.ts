@@ -106,6 +106,10 @@ describe('a pause in the portal', () => {
     expect(form.text).toContain('min="2026-04-02" max="2026-05-31" value="2026-05-31"');
     const csrf = hiddenFieldsOf(form.text, pausePage)['csrf']!;
 
+    // A day that does not exist is refused, naming the field, and nothing is paused.
+    const noDay = await client.post(pausePage, { csrf, resume: '2026-02-31', confirm: 'yes' });
+    expect(noDay.status).toBe(422);
+    expect(noDay.text).toContain('<a href="#resume">Choose a resume date: it ');
     // 1 Jun is 61 days after 1 Apr: refused, naming the latest day, and nothing is paused.
     const tooLong = await client.post(pausePage, { csrf, resume: '2026-06-01' });
     expect(tooLong.status).toBe(422);

@@ -9,9 +9,11 @@ import type { ServiceContext } from '../../context.ts';
 import { addDays, daysBetween } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { ConflictError, NotAllowedError, ValidationError } from '../../errors.ts';
+import type { FieldProblem } from '../../errors.ts';
 import type { ChangeResult } from './subscriptionChanges.service.ts';
 import { preview } from './subscriptionChanges.service.ts';
 import { lockSubscription } from './subscriptionEditing.ts';
+import { readDate } from './subscriptionInput.ts';
 import { pauseSubscription } from './subscriptionPause.service.ts';
 import * as repo from './selfPause.repository.ts';
 
@@ -67,10 +69,9 @@ export async function assertSelfPauseAllowed(ctx: ServiceContext, subscriptionId
 function resumeDayOf(ctx: ServiceContext, start: PlainDate, input: SelfPauseInput): PlainDate {
   const maxDays = ctx.account.portalSelfService.pause.maxDays;
   if (input.days !== undefined) return addDays(start, Math.min(input.days, maxDays));
-  const resume = input.resumeDate ?? '';
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(resume) || Number.isNaN(Date.parse(resume))) {
-    throw ValidationError.field('ResumeDate', 'must be a date');
-  }
+  const problems: FieldProblem[] = [];
+  const resume = readDate(ctx, input.resumeDate ?? '', 'ResumeDate', problems);
+  if (resume === undefined) throw new ValidationError(problems);
   if (resume <= start) throw ValidationError.field('ResumeDate', `must be after the pause starts (${start})`);
   if (daysBetween(start, resume) > maxDays) {
     throw ValidationError.field(
