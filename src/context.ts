@@ -117,6 +117,15 @@ export interface PortalSelfService {
   topUpLimits: TopUpLimit[];
   /** The packages a customer may switch a subscription to; empty: no switching. */
   switchPackageIds: number[];
+  /** Whether a customer may pause a subscription, for how many days at most and how often (docs/portal.md, "Pausing"). */
+  pause: PortalPauseLimits;
+}
+
+/** Pausing in the portal: off by default; at most maxDays long, at most maxPerYear in any 365 days. */
+export interface PortalPauseLimits {
+  allowed: boolean;
+  maxDays: number;
+  maxPerYear: number;
 }
 
 /** Portal top-ups' bounds in one currency, in its minor units. */

@@ -153,6 +153,9 @@ export const EXAMPLES: Readonly<Record<string, unknown>> = {
   PortalAllowCancel: true,
   PortalAllowTopUps: true,
   PortalSwitchPackageIDs: [3, 4],
+  PortalPause: false,
+  MaxPauseDays: 90,
+  MaxPausesPerYear: 1,
   // A yen shop's own bounds; other currencies keep 1 to 10,000 units (docs/portal.md, "Prepaid credit").
   PortalTopUpLimits: [{ CurrencyCode: 'JPY', Min: 1000, Max: 1000000 }],
   Min: 1000,

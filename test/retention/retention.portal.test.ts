@@ -158,7 +158,8 @@ describe('cancel with a way to stay, in the portal', () => {
     const { client, csrf, subscriptionId } = await subscribedCustomer();
     await advance('2026-04-10');
     const cancel = `${client.base}subscriptions/${subscriptionId}/cancel`;
-    // The pause comes first in the rules, but the portal cannot pause yet: the package is the first offer shown.
+    // The pause comes first in the rules, but the account does not let customers pause (PortalPause off): the
+    // package is the first offer shown.
     const offer = await client.post(cancel, { csrf, reason: 'not_using', details: 'Team shrank' });
     expect(offer.status).toBe(200);
     expect(offer.text).toContain('Move to Plan');

@@ -25,6 +25,9 @@ export interface AccountRow {
   portal_slug: string | null;
   portal_allow_cancel: boolean | number;
   portal_allow_top_ups: boolean | number;
+  portal_pause: boolean | number;
+  max_pause_days: number;
+  max_pauses_per_year: number;
   portal_top_up_limits: string | null;
   portal_switch_package_ids: string;
   portal_epoch: number;
@@ -78,6 +81,11 @@ export function accountFromRow(row: AccountRow): Account {
       topUpLimits:
         row.portal_top_up_limits === null ? [] : (JSON.parse(row.portal_top_up_limits) as TopUpLimit[]),
       switchPackageIds: JSON.parse(row.portal_switch_package_ids) as number[],
+      pause: {
+        allowed: Boolean(row.portal_pause),
+        maxDays: Number(row.max_pause_days),
+        maxPerYear: Number(row.max_pauses_per_year),
+      },
     },
     portalEpoch: Number(row.portal_epoch),
     isTaxInclusive: Boolean(row.is_tax_inclusive),
@@ -127,6 +135,9 @@ const COLUMN_OF = {
   portalSlug: 'portal_slug',
   portalAllowCancel: 'portal_allow_cancel',
   portalAllowTopUps: 'portal_allow_top_ups',
+  portalPause: 'portal_pause',
+  maxPauseDays: 'max_pause_days',
+  maxPausesPerYear: 'max_pauses_per_year',
   portalTopUpLimits: 'portal_top_up_limits',
   isTaxInclusive: 'is_tax_inclusive',
   portalSwitchPackageIds: 'portal_switch_package_ids',

@@ -249,6 +249,34 @@ function portalSelfServiceFields() {
         'version and any of its rate terms in the subscription currency; empty (the default): no changes',
       examples: [[3, 4]],
     }),
+    ...portalPauseFields(),
+  };
+}
+
+export const MAX_PAUSE_DAYS_MAX = 365;
+export const MAX_PAUSES_PER_YEAR_MAX = 12;
+
+/** Beyond the spec: pausing in the portal (docs/portal.md, "Pausing"). */
+function portalPauseFields() {
+  return {
+    PortalPause: Type.Boolean({
+      description:
+        'Whether customers may pause a subscription in the portal, from the end of its billed period to a resume ' +
+        'date they choose within MaxPauseDays, at most MaxPausesPerYear times in 365 days (false by default)',
+      examples: [true],
+    }),
+    MaxPauseDays: Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAUSE_DAYS_MAX,
+      description: `The longest pause, in days from its start, a customer may choose in the portal (1 to ${MAX_PAUSE_DAYS_MAX}; 90 by default)`,
+      examples: [90],
+    }),
+    MaxPausesPerYear: Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAUSES_PER_YEAR_MAX,
+      description: `How many pauses customers may make of one subscription in any 365 days, in the portal and by taking a retention offer (1 to ${MAX_PAUSES_PER_YEAR_MAX}; 1 by default)`,
+      examples: [1],
+    }),
   };
 }
 

@@ -61,6 +61,9 @@ export function toAccountDto(account: Account, seller: SellerDetails, serviceUrl
     PortalAllowTopUps: account.portalSelfService.allowTopUps,
     PortalTopUpLimits: topUpLimitsOut(account.portalSelfService.topUpLimits),
     PortalSwitchPackageIDs: account.portalSelfService.switchPackageIds,
+    PortalPause: account.portalSelfService.pause.allowed,
+    MaxPauseDays: account.portalSelfService.pause.maxDays,
+    MaxPausesPerYear: account.portalSelfService.pause.maxPerYear,
     // Shown false too: a setting read only when on leaves a reader unsure whether it is off or unknown.
     isTaxInclusive: account.isTaxInclusive,
     // Beyond the spec, shown only when set: an account without one reads as it always did.
@@ -110,6 +113,9 @@ export function accountSettingsFromWire(body: EditAccountBody): AccountSettingsI
             max: limit.Max,
           })) ?? null),
     portalSwitchPackageIds: body.PortalSwitchPackageIDs,
+    portalPause: body.PortalPause,
+    maxPauseDays: body.MaxPauseDays,
+    maxPausesPerYear: body.MaxPausesPerYear,
     isTaxInclusive: body.isTaxInclusive,
     billCycleDay: body.BillCycleDay,
     usageGraceHours: body.UsageGraceHours,

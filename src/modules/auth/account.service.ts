@@ -175,6 +175,10 @@ export interface AccountSettingsInput extends CollectionLoopInput {
   portalAllowCancel?: boolean;
   /** Whether portal customers may buy prepaid credit (docs/portal.md, "Prepaid credit"). */
   portalAllowTopUps?: boolean;
+  /** Pausing in the portal (docs/portal.md, "Pausing"): whether, how long at most, how often in 365 days. */
+  portalPause?: boolean;
+  maxPauseDays?: number;
+  maxPausesPerYear?: number;
   /** How much they may buy at once, per currency; null: the defaults everywhere. */
   portalTopUpLimits?: TopUpLimitInput[] | null;
   /** The packages portal customers may switch to; each must be one of the account's. */
@@ -321,6 +325,9 @@ function checkedBySchema(input: AccountSettingsInput): AccountChanges {
   if (input.usageAlertEmails !== undefined) changes.usageAlertEmails = input.usageAlertEmails;
   if (input.prepaidCreditVat !== undefined) changes.prepaidCreditVat = input.prepaidCreditVat;
   if (input.vatBasis !== undefined) changes.vatBasis = input.vatBasis;
+  if (input.portalPause !== undefined) changes.portalPause = input.portalPause;
+  if (input.maxPauseDays !== undefined) changes.maxPauseDays = input.maxPauseDays;
+  if (input.maxPausesPerYear !== undefined) changes.maxPausesPerYear = input.maxPausesPerYear;
   for (const key of [
     'sendCreditNotes',
     'sendRefundNotices',

@@ -13,6 +13,10 @@ export interface AccountChanges {
   portalSlug?: string | null;
   portalAllowCancel?: boolean;
   portalAllowTopUps?: boolean;
+  /** Pausing in the portal (docs/portal.md, "Pausing"). */
+  portalPause?: boolean;
+  maxPauseDays?: number;
+  maxPausesPerYear?: number;
   /** Stored as JSON text; [] for none. */
   portalTopUpLimits?: TopUpLimit[];
   isTaxInclusive?: boolean;

@@ -46,6 +46,10 @@ export interface AccountsTable {
   portal_allow_cancel: ColumnType<boolean | number, boolean | undefined, boolean>;
   /** Whether portal customers may buy prepaid credit for their wallets (0051). */
   portal_allow_top_ups: ColumnType<boolean | number, boolean | undefined, boolean>;
+  /** Whether portal contacts may pause their subscriptions, for how long at most and how often (0075). */
+  portal_pause: ColumnType<boolean | number, boolean | undefined, boolean>;
+  max_pause_days: Defaulted<number>;
+  max_pauses_per_year: Defaulted<number>;
   /** How prepaid credit sold from now on is taxed: when_sold or when_used (0055; docs/tax.md). */
   prepaid_credit_vat: Defaulted<string>;
   /** The VAT report's basis: invoice or payments (0055; docs/tax.md, "The VAT report"). */

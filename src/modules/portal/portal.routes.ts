@@ -18,6 +18,7 @@ import { registerPaymentsRoutes } from './payments.pages.ts';
 import { registerPayRoutes } from './pay.pages.ts';
 import { registerPaymentMethodRoutes } from './paymentMethods.pages.ts';
 import { registerRetentionRoutes } from './retention.pages.ts';
+import { registerPauseRoutes } from './pause.pages.ts';
 import { portalRequests, renderPage } from './portalHttp.ts';
 import type { PortalDeps } from './portalHttp.ts';
 import { PORTAL_CSS, TEMPLATES_DIR, eta } from './portalViews.ts';
@@ -67,6 +68,7 @@ export function registerPortalRoutes(app: App, deps: PortalDeps): void {
     registerCreditRoutes(portal, pages);
     registerSubscriptionRoutes(portal, pages);
     registerRetentionRoutes(portal, pages);
+    registerPauseRoutes(portal, pages);
     registerDetailsRoutes(portal, pages);
     registerPaymentMethodRoutes(portal, pages, deps);
     registerPayRoutes(portal, pages, deps);

@@ -38,6 +38,13 @@ function offerWords(ctx: ServiceContext, s: Subscription, shown: OfferToShow) {
       text: `Keep ${s.packageName} and we take ${off} ${couponSpan(shown.coupon)} (coupon ${shown.coupon.code}). Nothing is cancelled.`,
     };
   }
+  if (shown.kind === 'pause') {
+    const { pauseDate, resumeDate } = shown.plan;
+    return {
+      heading: 'Pause instead',
+      text: `Keep ${s.packageName} until ${pauseDate}, the end of the period already billed, then pause it until ${resumeDate}. Nothing is invoiced while it is paused, and nothing is cancelled.`,
+    };
+  }
   const price = `${priceText(shown.chargePrice, s.currencyCode)} ${taxLabel(ctx.account.isTaxInclusive)} ${periodText(shown.chargeTerm, shown.chargeTermType)}`;
   return {
     heading: `Move to ${shown.packageName} instead`,
@@ -84,6 +91,7 @@ export async function renderRetentionOffer(
 const TAKEN_NOTICE: Record<OfferToShow['kind'], string> = {
   coupon: 'coupon',
   package: 'changed',
+  pause: 'paused',
 };
 
 /** POST .../retention: the offer taken. */

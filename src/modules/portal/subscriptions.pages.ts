@@ -30,6 +30,7 @@ import { renderRetentionOffer } from './retention.pages.ts';
 import type { GivenReason } from './retention.pages.ts';
 import { countPackageChange, PACKAGE_CHANGES_PER_DAY } from './portalAuth.service.ts';
 import { nextInvoiceOfSubscription } from './upcoming.ts';
+import { pauseView } from './pause.pages.ts';
 
 /** What a customer may add to the reason it cancels for (the reasons are the account's: docs/portal.md). */
 export const CANCEL_DETAILS_MAX = 500;
@@ -123,7 +124,13 @@ interface DetailExtras {
 
 const DetailQuery = Type.Object({
   done: Type.Optional(
-    Type.Union([Type.Literal('cancelled'), Type.Literal('changed'), Type.Literal('coupon')]),
+    Type.Union([
+      Type.Literal('cancelled'),
+      Type.Literal('changed'),
+      Type.Literal('coupon'),
+      Type.Literal('paused'),
+      Type.Literal('resumed'),
+    ]),
   ),
 });
 
@@ -131,6 +138,16 @@ const CANCELLED_NOTICE =
   'Your subscription is set to end at the end of its period. You will not be billed after that.';
 const CHANGED_NOTICE = 'Your subscription was changed. Any invoice for the change is under Invoices.';
 const COUPON_NOTICE = 'Your coupon was applied: it discounts the next invoices of this subscription.';
+const PAUSED_NOTICE =
+  'Your pause is set: it starts at the end of the period already billed, and nothing is invoiced while it lasts.';
+const RESUMED_NOTICE = 'Your subscription is no longer paused. Any invoice for it is under Invoices.';
+const DONE_NOTICES: Record<string, string> = {
+  cancelled: CANCELLED_NOTICE,
+  changed: CHANGED_NOTICE,
+  coupon: COUPON_NOTICE,
+  paused: PAUSED_NOTICE,
+  resumed: RESUMED_NOTICE,
+};
 
 /** What a customer is told when a code is refused, by the refusal's code (docs/credits.md, "Coupons"). */
 const COUPON_REFUSALS: Record<string, string> = {
@@ -316,6 +333,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
       options: (await switchOptions(ctx, s)).map(({ value, label }) => ({ value, label })),
       coupons: await couponViews(ctx, s),
       canRedeem: isRunning(s) && (await hasPortalCoupons(ctx)),
+      ...(await pauseView(ctx, s)),
       errors,
       invalidFields: errors.map((e) => e.field),
       notice: extras.notice,
@@ -373,16 +391,7 @@ export function registerSubscriptionRoutes(portal: App, pages: PortalRequests): 
       const subscription = await subscriptionOfSession(page, request.params.id);
       if (!subscription) return page.notFound();
       const done = request.query.done;
-      return detailPage(page, subscription, {
-        notice:
-          done === 'cancelled'
-            ? CANCELLED_NOTICE
-            : done === 'changed'
-              ? CHANGED_NOTICE
-              : done === 'coupon'
-                ? COUPON_NOTICE
-                : undefined,
-      });
+      return detailPage(page, subscription, { notice: done === undefined ? undefined : DONE_NOTICES[done] });
     },
   );
 

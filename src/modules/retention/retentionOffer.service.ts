@@ -1,6 +1,6 @@
 import { nowInstant, today, withTransaction } from '../../context.ts';
 import type { ServiceContext } from '../../context.ts';
-import { ConflictError } from '../../errors.ts';
+import { ConflictError, DomainError } from '../../errors.ts';
 import { packagesByIds } from '../catalogue/index.ts';
 import { couponsByIds, periodsLeft } from '../coupons/index.ts';
 import type { Coupon } from '../coupons/index.ts';
@@ -9,9 +9,11 @@ import {
   cancelSubscription,
   changeSubscriptionTerms,
   listSubscriptionCoupons,
+  pauseSubscriptionAsCustomer,
+  planSelfPause,
   redeemSubscriptionCoupon,
 } from '../subscriptions/index.ts';
-import type { Subscription } from '../subscriptions/index.ts';
+import type { SelfPausePlan, Subscription } from '../subscriptions/index.ts';
 import * as repo from './retention.repository.ts';
 import { getRetentionRules } from './retentionRules.service.ts';
 import type { CancelReason, RecordKind, RetentionOffer } from './retention.ts';
@@ -41,7 +43,8 @@ export type OfferToShow =
       chargePrice: string;
       chargeTerm: number;
       chargeTermType: string;
-    };
+    }
+  | { kind: 'pause'; key: string; offer: RetentionOffer & { kind: 'pause' }; plan: SelfPausePlan };
 
 /** What names an offer in a form: its kind and ids, so that a change of the rules' order takes nothing else. */
 export function offerKey(offer: RetentionOffer): string {
@@ -58,8 +61,8 @@ export async function cancelReasons(ctx: ServiceContext): Promise<CancelReason[]
 /**
  * The reason's first offer the subscription can take, or undefined: a live retention coupon that applies to its
  * package and currency and is not already on it; a rate term in its currency other than its own, when no change is
- * already set for its renewal. A pause is left
- * out until the portal can pause (docs/portal.md, "Cancel with a way to stay").
+ * already set for its renewal; a pause of MaxPauseDays from the end of the billed period, when the account lets
+ * its customers pause (PortalPause) and this one is within its limits (docs/portal.md, "Pausing").
  */
 export async function offerFor(
   ctx: ServiceContext,
@@ -96,6 +99,7 @@ async function usableOffer(
     );
     return live ? undefined : { kind: 'coupon', key, offer, coupon };
   }
+  if (offer.kind === 'pause') return usablePause(ctx, s, offer, key);
   // A change already set for the renewal (this offer taken before, or another) is not offered over again.
   if (offer.kind === 'package' && !s.isFutureChange) {
     const pkg = (await packagesByIds(ctx, [offer.packageId])).get(offer.packageId);
@@ -117,6 +121,28 @@ async function usableOffer(
     }
   }
   return undefined;
+}
+
+/**
+ * A pause the subscription can take: planned as the portal's pause form plans it, for the account's MaxPauseDays
+ * from the end of the billed period; none when pausing is off, the limits are reached or the subscription cannot
+ * be paused (ended, set to end, paused already).
+ */
+async function usablePause(
+  ctx: ServiceContext,
+  s: Subscription,
+  offer: RetentionOffer & { kind: 'pause' },
+  key: string,
+): Promise<OfferToShow | undefined> {
+  const limits = ctx.account.portalSelfService.pause;
+  if (!limits.allowed) return undefined;
+  try {
+    const plan = await planSelfPause(ctx, s.id, { days: limits.maxDays, source: 'retention' });
+    return { kind: 'pause', key, offer, plan };
+  } catch (error) {
+    if (error instanceof DomainError && error.kind !== 'not_found') return undefined;
+    throw error;
+  }
 }
 
 /** Writes what happened in a cancel and, for an offer, its event, in the caller's transaction. */
@@ -151,8 +177,8 @@ export function recordOfferShown(
 
 /**
  * Takes the offer named by `key` for this reason: a coupon redeemed on the subscription (as POST
- * /v1/subscriptions/{id}/coupons redeems it), or the package's rate term from the next renewal (as PUT
- * .../changePackage at renewal). Nothing is cancelled. 409 `retention_offer_unavailable` when the reason no longer
+ * /v1/subscriptions/{id}/coupons redeems it), the package's rate term from the next renewal (as PUT
+ * .../changePackage at renewal), or a pause from the end of the billed period (docs/portal.md, "Pausing"). Nothing is cancelled. 409 `retention_offer_unavailable` when the reason no longer
  * offers it or the subscription can no longer take it.
  */
 export async function takeRetentionOffer(
@@ -168,6 +194,8 @@ export async function takeRetentionOffer(
   return withTransaction(ctx, async (tctx) => {
     if (shown.kind === 'coupon') {
       await redeemSubscriptionCoupon(tctx, s.id, shown.coupon.code);
+    } else if (shown.kind === 'pause') {
+      await pauseSubscriptionAsCustomer(tctx, s.id, shown.plan, 'retention');
     } else {
       await changeSubscriptionTerms(tctx, s.id, {
         packageId: shown.offer.packageId,

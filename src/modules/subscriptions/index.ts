@@ -27,6 +27,15 @@ export type { ChangeResult } from './subscriptionChanges.service.ts';
 export { pauseSubscription, resumeSubscription } from './subscriptionPause.service.ts';
 export type { PauseInput, ResumeInput } from './subscriptionPause.service.ts';
 export { BILLING_ANCHORS, PAUSE_CREDITS } from './subscriptionPause.ts';
+/** Pauses customers make themselves, within the account's limits (docs/portal.md, "Pausing"). */
+export {
+  SELF_PAUSE_WINDOW_DAYS,
+  assertSelfPauseAllowed,
+  pauseSubscriptionAsCustomer,
+  planSelfPause,
+  selfPausesInYear,
+} from './selfPause.service.ts';
+export type { SelfPauseInput, SelfPausePlan } from './selfPause.service.ts';
 export {
   cancelSubscription,
   preview as previewChange,

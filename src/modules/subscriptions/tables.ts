@@ -161,6 +161,20 @@ export interface SubscriptionProgressiveUsageTable {
   created_at: Instant;
 }
 
+/** A pause a customer made itself, in the portal or by taking a retention offer (0075): what MaxPausesPerYear counts. */
+export interface SubscriptionSelfPausesTable {
+  id: Id;
+  account_id: number;
+  subscription_id: number;
+  /** portal or retention. */
+  source: string;
+  pause_date: PlainDateColumn;
+  resume_date: PlainDateColumn;
+  /** The account's calendar day it was made on. */
+  made_on: PlainDateColumn;
+  created_at: Instant;
+}
+
 /** The subscriptions module's tables, as Kysely's Database type holds them. */
 export interface SubscriptionsTables {
   subscriptions: SubscriptionsTable;
@@ -171,4 +185,5 @@ export interface SubscriptionsTables {
   subscription_metered_usage: SubscriptionMeteredUsageTable;
   subscription_progressive_thresholds: SubscriptionProgressiveThresholdsTable;
   subscription_progressive_usage: SubscriptionProgressiveUsageTable;
+  subscription_self_pauses: SubscriptionSelfPausesTable;
 }
