@@ -75,6 +75,7 @@ import * as taxRuleRates from './migrations/0071_tax_rule_rates.ts';
 import * as subscriptionPause from './migrations/0072_subscription_pause.ts';
 import * as subscriptionActivation from './migrations/0073_subscription_activation.ts';
 import * as retention from './migrations/0074_retention.ts';
+import * as resumeWaitForPayment from './migrations/0076_resume_wait_for_payment.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -159,6 +160,7 @@ const migrations: Record<string, Migration> = {
   '0072_subscription_pause': subscriptionPause,
   '0073_subscription_activation': subscriptionActivation,
   '0074_retention': retention,
+  '0076_resume_wait_for_payment': resumeWaitForPayment,
 };
 
 /** The migrations, those that seal given the key. */
