@@ -59,6 +59,7 @@ import {
 import {
   SUBSCRIPTION_EVENT_TYPES,
   activatePaidSubscriptions,
+  resumePaidSubscriptions,
   countLiveSubscriptionsByPackageVersion,
   countSubscriptionsByPackageVersion,
   countSubscriptionsOfCustomer,
@@ -151,10 +152,12 @@ export function connectModules(): void {
   });
   registerGrantCredit({ pay: payFromGrants, giveBack: releaseCreditForCreditNote });
   // The same moment starts a subscription that waited for its first invoice's payment (docs/subscriptions.md,
-  // "Subscriptions that start when paid").
+  // "Subscriptions that start when paid"), and resumes one that waited for its resumption invoice's ("Resuming when
+  // paid").
   registerInvoicesPaidListener(async (ctx, invoiceIds) => {
     await grantPaidTopUps(ctx, invoiceIds);
     await activatePaidSubscriptions(ctx, invoiceIds);
+    await resumePaidSubscriptions(ctx, invoiceIds);
   });
   // A reversed or deleted payment of a top-up invoice voids what is left of its credit (docs/credits.md).
   registerInvoicesUnpaidListener(voidUnpaidTopUps);

@@ -36,6 +36,7 @@ import {
   dueSubscriptionIds,
   emitSubscriptionTimeEvents,
   expireIncompleteSubscriptions,
+  expireUnpaidResumptions,
 } from '../modules/subscriptions/index.ts';
 
 /**
@@ -416,7 +417,10 @@ async function sendRemindersDue(
   }
 }
 
-/** Subscriptions still unpaid on their IncompleteExpiryDate expire, their first invoices cancelled. */
+/**
+ * Subscriptions still unpaid on their IncompleteExpiryDate expire, their first invoices cancelled; resumptions still
+ * unpaid on their ResumePayByDate are voided, the subscriptions left paused.
+ */
 async function expireIncompleteDue(
   ctx: ServiceContext,
   on: PlainDate,
@@ -424,6 +428,8 @@ async function expireIncompleteDue(
 ): Promise<void> {
   try {
     await expireIncompleteSubscriptions(ctx, on);
+    // And resumes that waited for their invoice's payment (docs/subscriptions.md, "Resuming when paid").
+    await expireUnpaidResumptions(ctx, on);
   } catch (error) {
     // The next run expires them: each is checked again under its hold.
     summary.failures += 1;

@@ -11,7 +11,10 @@ function pauseText(s: Subscription): string {
   if (s.pauseDate === null) return `Subscription ${s.id} is not paused (${s.status}).`;
   const until = s.resumeDate === null ? 'until resumed' : `until ${s.resumeDate}`;
   const anchor = s.resumeDate === null ? '' : ` (${s.resumeBillingAnchor ?? 'resume_day'})`;
-  return `Subscription ${s.id} is ${s.status}: paused from ${s.pauseDate} ${until}${anchor}.`;
+  // docs/subscriptions.md, "Resuming when paid".
+  const waits =
+    s.resumePayBy === null || s.resumePaidOn !== null ? '' : `, when its invoice is paid by ${s.resumePayBy}`;
+  return `Subscription ${s.id} is ${s.status}: paused from ${s.pauseDate} ${until}${anchor}${waits}.`;
 }
 
 /**
@@ -70,10 +73,16 @@ export function registerSubscriptionCommands(
     .argument('<subscriptionId>', 'the subscription', positiveInteger)
     .option('--resume-date <date>', 'default today')
     .addOption(anchor)
+    .option('--wait-for-payment', 'stay paused until the resumption invoice is paid')
     .action(
       async (
         id: number,
-        options: { account: number; resumeDate?: string; billingAnchor?: 'resume_day' | 'unchanged' },
+        options: {
+          account: number;
+          resumeDate?: string;
+          billingAnchor?: 'resume_day' | 'unchanged';
+          waitForPayment?: boolean;
+        },
       ) => {
         const { withStorage, accountContext } = await runtime();
         const { resumeSubscription, getSubscription } = await subscriptions();
@@ -82,6 +91,7 @@ export function registerSubscriptionCommands(
           await resumeSubscription(ctx, id, {
             resumeDate: options.resumeDate,
             billingAnchor: options.billingAnchor,
+            waitForPayment: options.waitForPayment === true,
           });
           return getSubscription(ctx, id);
         });

@@ -76,6 +76,7 @@ import * as subscriptionPause from './migrations/0072_subscription_pause.ts';
 import * as subscriptionActivation from './migrations/0073_subscription_activation.ts';
 import * as retention from './migrations/0074_retention.ts';
 import * as portalPause from './migrations/0075_portal_pause.ts';
+import * as resumeWaitForPayment from './migrations/0076_resume_wait_for_payment.ts';
 
 /**
  * What a migration that seals stored data seals with: the service's key, loaded only when a migration has rows to
@@ -161,6 +162,7 @@ const migrations: Record<string, Migration> = {
   '0073_subscription_activation': subscriptionActivation,
   '0074_retention': retention,
   '0075_portal_pause': portalPause,
+  '0076_resume_wait_for_payment': resumeWaitForPayment,
 };
 
 /** The migrations, those that seal given the key. */

@@ -16,7 +16,7 @@ import {
 } from './eventCatalogue.ts';
 import { plusDays, receiver, t, useCatalogueWalk } from './catalogueWalk.fixtures.ts';
 import { walkBatches, walkCollections, walkMandates, walkWidgets } from './catalogueWalk.collection.ts';
-import { walkActivation } from './catalogueWalk.activation.ts';
+import { walkActivation, walkResumeExpiry } from './catalogueWalk.activation.ts';
 import {
   walkCatalogue,
   walkCustomers,
@@ -87,6 +87,7 @@ describe('the event catalogue', () => {
     await walkCoupons(account, customerID);
     await walkCredits(account, today);
     await walkActivation(account);
+    await walkResumeExpiry(account, today);
     await walkRetention(account);
     await ok(account, 'POST', '/v1/test-clock/advance', { To: `${plusDays(today, 10)}T09:00:00.000Z` });
     const [collected] = await read(account, `/v1/customers/${disputedCustomer}/payments`);

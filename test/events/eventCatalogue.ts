@@ -222,7 +222,9 @@ export const EVENT_DESCRIPTIONS: Record<string, string> = {
   'subscription.pause_will_end':
     'A paused subscription resumes in three days, on its ResumeDate (by the bill run of that day); the customer is told when the account sends pause notices.',
   'subscription.resumed':
-    'A paused subscription resumed (`PUT …/resume`): on the ResumeDate, by the API or by the bill run of that day.',
+    'A paused subscription resumed (`PUT …/resume`): on the ResumeDate, by the API or by the bill run of that day; with `WaitForPayment`, when a payment makes the resumption invoice Paid, in the payment’s transaction.',
+  'subscription.resume_expired':
+    'A resume with `WaitForPayment` was still unpaid on its `ResumePayByDate`: the bill run cancelled the resumption invoice and the subscription stays `Paused`, with no ResumeDate, until resumed again.',
   'invoice.created': 'An invoice was created, by the API (draft or issued) or by the bill run.',
   'invoice.updated':
     'A field of an invoice changed, or an allocation moved its figures without paying it (less paid, or a payment removed).',

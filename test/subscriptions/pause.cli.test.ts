@@ -53,4 +53,27 @@ describe('billing subscription pause|resume', () => {
     expect(notPaused.code).not.toBe(0);
     expect(notPaused.stderr).toContain('is not paused');
   });
+
+  it('resume --wait-for-payment schedules a resume that waits for its invoice to be paid', async () => {
+    const as = await t.newAccount('CLI resume when paid');
+    const plan = await createPlan(as, { chargePrice: 30 });
+    const customerId = await createCustomer(as);
+    const id = String((await subscribe(as, customerId, plan)).subscriptionID);
+    const account = ['--account', String(as.accountId)];
+    const read = () => ok(as, 'GET', `/v1/subscriptions/${id}`);
+    const today = ((await read()).StartDate as string).slice(0, 10);
+    await ok(as, 'PUT', `/v1/subscriptions/${id}/pause`, { Credit: 'prorata' });
+    // A manual payer: the resumption invoice is voided unpaid the day after the resume day.
+    const resumed = await runCli(
+      ['subscription', 'resume', id, ...account, '--resume-date', '2099-01-01', '--wait-for-payment'],
+      t.env,
+      60_000,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe(
+      `Subscription ${id} is Paused: paused from ${today} until 2099-01-01 (resume_day), when its invoice is paid ` +
+        'by 2099-01-02.\n',
+    );
+    expect(await read()).toMatchObject({ ResumeWaitsForPayment: true, ResumePaidDate: null });
+  });
 });

@@ -241,6 +241,39 @@ describe('what pause and resume refuse', () => {
     expect((await refused(`${otherPath}/pause`, {}, 409)).code).toBe('subscription_cancelled');
   });
 
+  it('409 for a subscription waiting for its first payment, as for any change', async () => {
+    const { as, plan, customerId } = await subscribedOn('2026-01-01', { chargePrice: 30 });
+    const waiting = await subscribe(as, customerId, plan, { ActivateOnPayment: true });
+    expect(waiting.comp_Status).toBe('Incomplete');
+    for (const credit of ['none', 'prorata']) {
+      const res = await as.request('PUT', `/v1/subscriptions/${waiting.subscriptionID}/pause`, {
+        body: { Credit: credit },
+      });
+      expect([res.status, res.body.code], res.text).toEqual([409, 'subscription_incomplete']);
+    }
+  });
+
+  it('a pause asked for inside a trial starts at the trial’s end, nothing credited', async () => {
+    const { as, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 30, trialPeriod: 14 });
+    // A 14-day trial from Jan 1: it ends on Jan 15, when the first month would be billed.
+    await advance(as, '2026-01-05');
+    const before = await invoiceFigures(as, customerId);
+    const preview = await ok(as, 'PUT', `${path}/pause?preview=true`, { Credit: 'prorata' }, 200);
+    expect([preview.Credits, preview.Invoices]).toEqual([[], []]);
+    await ok(as, 'PUT', `${path}/pause`, { Credit: 'prorata', ResumeDate: '2026-03-01' });
+    expect(await statusOf(as, path)).toMatchObject({
+      status: 'Trial',
+      pause: '2026-01-15',
+      resume: '2026-03-01',
+    });
+    await advance(as, '2026-01-15');
+    expect((await statusOf(as, path)).status).toBe('Paused');
+    // Nothing billed on Jan 15 or while paused; on Mar 1 a new cycle, Mar 1 – Apr 1 at 30.00.
+    await advance(as, '2026-03-01');
+    expect(await invoiceFigures(as, customerId)).toEqual([...before, ['2026-03-01', 30, 30]]);
+    expect((await statusOf(as, path)).status).toBe('Active');
+  });
+
   it('a resume on or before the start of a pause not begun withdraws it, billing going on', async () => {
     const { as, customerId, path } = await subscribedOn('2026-01-01', { chargePrice: 30 });
     await ok(as, 'PUT', `${path}/pause`, { Credit: 'prorata', PauseDate: '2026-01-21' });

@@ -72,6 +72,11 @@ export {
   subscriptionAwaitingInvoice,
 } from './subscriptionActivation.service.ts';
 export type { AwaitingPayment } from './subscriptionActivation.service.ts';
+/**
+ * A resume that waits for its invoice's payment: the same port resumes it when paid; the bill run voids the unpaid
+ * ones (docs/subscriptions.md, "Resuming when paid").
+ */
+export { expireUnpaidResumptions, resumePaidSubscriptions } from './subscriptionResumePayment.service.ts';
 /** Progressive (threshold) billing of metered usage, checked by the engine's rounds (docs/usage.md). */
 export type { ProgressiveCheckSummary } from './progressiveBilling.service.ts';
 export { accountsWithProgressiveBilling, invoiceProgressiveUsage } from './progressiveBilling.service.ts';

@@ -63,6 +63,8 @@ export function subscriptionFromRow(row: Selectable<SubscriptionsTable>): Subscr
     incompleteUntil: row.incomplete_until,
     activatedOn: row.activated_on,
     incompleteExpiredOn: row.incomplete_expired_on,
+    resumePayBy: row.resume_pay_by,
+    resumePaidOn: row.resume_paid_on,
   };
 }
 
@@ -117,6 +119,8 @@ const COLUMN_OF = {
   incompleteUntil: 'incomplete_until',
   activatedOn: 'activated_on',
   incompleteExpiredOn: 'incomplete_expired_on',
+  resumePayBy: 'resume_pay_by',
+  resumePaidOn: 'resume_paid_on',
 } as const satisfies Record<keyof SubscriptionRecord, keyof SubscriptionsTable>;
 
 /** The columns a change sets, in the order its fields were given (the bill run groups updates by them). */

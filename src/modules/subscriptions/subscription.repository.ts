@@ -76,6 +76,8 @@ export const SUBSCRIPTION_COLUMNS = [
   'subscriptions.incomplete_until',
   'subscriptions.activated_on',
   'subscriptions.incomplete_expired_on',
+  'subscriptions.resume_pay_by',
+  'subscriptions.resume_paid_on',
 ] as const;
 
 /** A subscription's row with the names the wire shows beside it (the join in `selectViews`). */

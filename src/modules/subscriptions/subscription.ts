@@ -51,6 +51,9 @@ export interface Subscription {
   /** Started when paid (SubscriptionRecord's fields of the name); both null for any other subscription. */
   incompleteUntil: PlainDate | null;
   activatedOn: PlainDate | null;
+  /** A resume waiting for its invoice's payment (SubscriptionRecord's fields of the name). */
+  resumePayBy: PlainDate | null;
+  resumePaidOn: PlainDate | null;
   /** Derived on the day read. */
   status: SubscriptionStatus;
   isCancelled: boolean;
@@ -145,6 +148,12 @@ export interface SubscriptionRecord {
   incompleteUntil: PlainDate | null;
   activatedOn: PlainDate | null;
   incompleteExpiredOn: PlainDate | null;
+  /**
+   * A resume that waits for its invoice to be paid (docs/subscriptions.md, "Resuming when paid"): the day the
+   * resumption invoice is voided if still unpaid (null: the resume does not wait), and the day it was paid.
+   */
+  resumePayBy: PlainDate | null;
+  resumePaidOn: PlainDate | null;
 }
 
 /** The record of a subscription the bill run has not looked at yet, nor anyone changed. */
@@ -170,6 +179,8 @@ export const NOT_BILLED_YET = {
   incompleteUntil: null,
   activatedOn: null,
   incompleteExpiredOn: null,
+  resumePayBy: null,
+  resumePaidOn: null,
 } as const satisfies Partial<SubscriptionRecord>;
 
 /** A new subscription: what it is created with (the database gives it its id; `NOT_BILLED_YET` the rest). */

@@ -94,7 +94,7 @@ async function expireIncompleteSubscription(ctx: ServiceContext, subscriptionId:
 }
 
 /** Cancels the invoice; one cancelled already (by hand, through the API) stays as it is. */
-async function cancelUnlessCancelled(ctx: ServiceContext, invoiceId: number): Promise<void> {
+export async function cancelUnlessCancelled(ctx: ServiceContext, invoiceId: number): Promise<void> {
   try {
     await deleteInvoice(ctx, invoiceId);
   } catch (error) {

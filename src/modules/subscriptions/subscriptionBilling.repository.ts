@@ -8,6 +8,7 @@ import { customerStates } from '../customers/index.ts';
 import type { SubscriptionPeriodsTable } from './tables.ts';
 import { SUBSCRIPTION_COLUMNS } from './subscription.repository.ts';
 import { notWaitingForPayment } from './subscriptionActivation.repository.ts';
+import { notAwaitingResumption } from './subscriptionResumePayment.repository.ts';
 import { subscriptionChangesToRow, subscriptionFromRow } from './subscription.mapper.ts';
 import type { SubscriptionChanges, SubscriptionRecord } from './subscription.ts';
 
@@ -28,6 +29,7 @@ function selectDue(db: Db, accountId: number, today: PlainDate, limit: number, a
     .where('customer_states.customer_is_active', '=', true)
     .where('customer_states.customer_is_suspended', '=', false)
     .where(notWaitingForPayment)
+    .where(notAwaitingResumption)
     .orderBy('subscriptions.id')
     .limit(limit);
 }

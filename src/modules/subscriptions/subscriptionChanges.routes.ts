@@ -32,6 +32,7 @@ import {
   UpcomingInvoiceOut,
 } from './subscriptionChanges.schemas.ts';
 import { SubscriptionIdParams } from './subscriptions.schemas.ts';
+import { getSubscription } from './subscriptionReads.service.ts';
 import { pauseSubscription, resumeSubscription } from './subscriptionPause.service.ts';
 import { PauseBody, ResumeBody } from './subscriptionPause.schemas.ts';
 
@@ -39,6 +40,31 @@ const tags = ['Subscriptions'];
 
 const ChangeOut = Type.Object({ Credits: Type.Array(CreditOut), Invoices: Type.Array(InvoiceOut) });
 const changeResponses = { ...NoContent, 200: ChangeOut };
+/** A resume's preview also says where it leaves the subscription: Paused while it waits for its payment. */
+const ResumeOut = Type.Object({
+  ...ChangeOut.properties,
+  comp_Status: Type.Optional(
+    Type.String({ description: 'The status the resume leaves it in on its day', examples: ['Paused'] }),
+  ),
+  ResumePayByDate: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'With WaitForPayment: the day the resumption invoice is voided if still unpaid',
+      examples: ['2026-08-02T00:00:00.000Z'],
+    }),
+  ),
+});
+
+/** What a resume left the subscription as, for its preview. */
+async function resumeStateOf(ctx: ServiceContext, subscriptionId: number) {
+  const subscription = await getSubscription(ctx, subscriptionId);
+  return {
+    comp_Status: subscription.status,
+    ...(subscription.resumePayBy === null
+      ? {}
+      : { ResumePayByDate: startOfDate(subscription.resumePayBy, ctx.account.timeZone) }),
+  };
+}
 
 /** The wire form of a change's outcome; built inside the change's transaction so a preview can show it. */
 async function toChangeDto(ctx: ServiceContext, result: ChangeResult, currencyCode: string) {
@@ -67,6 +93,7 @@ async function changeOrPreview(
   previewOnly: boolean | undefined,
   subscriptionId: number,
   change: (ctx: ServiceContext) => Promise<ChangeResult>,
+  stateAfter?: (ctx: ServiceContext, subscriptionId: number) => Promise<Record<string, unknown>>,
 ) {
   if (!previewOnly) {
     await change(ctx);
@@ -74,7 +101,8 @@ async function changeOrPreview(
   }
   const dto = await changes.preview(ctx, async (tctx) => {
     const result = await change(tctx);
-    return toChangeDto(tctx, result, await changes.subscriptionCurrency(tctx, subscriptionId));
+    const outcome = await toChangeDto(tctx, result, await changes.subscriptionCurrency(tctx, subscriptionId));
+    return stateAfter ? { ...outcome, ...(await stateAfter(tctx, subscriptionId)) } : outcome;
   });
   return reply.code(200).send(dto);
 }
@@ -457,20 +485,28 @@ export function registerSubscriptionPauseRoutes(app: App): void {
         description:
           'Beyond the spec: billing resumes on ResumeDate (default today), on a new cycle from that day ' +
           '(BillingAnchor resume_day, the default) or on the old cycle with the days to its next boundary billed ' +
-          'pro rata (unchanged). A resume on or before the pause’s first day withdraws it. 409 unless ' +
-          'paused or a pause is scheduled.',
+          'pro rata (unchanged). With WaitForPayment the subscription stays Paused until the resumption invoice is ' +
+          'paid, and stays paused if it is voided unpaid on ResumePayByDate. A resume on or before the pause’s ' +
+          'first day withdraws it. 409 unless paused or a pause is scheduled.',
         params: SubscriptionIdParams,
         querystring: PreviewQuery,
         body: Type.Optional(ResumeBody),
-        response: changeResponses,
+        response: { ...NoContent, 200: ResumeOut },
       },
     },
     async (request, reply) =>
-      changeOrPreview(request.ctx, reply, request.query.preview, request.params.subscriptionID, (ctx) =>
-        resumeSubscription(ctx, request.params.subscriptionID, {
-          resumeDate: request.body?.ResumeDate,
-          billingAnchor: request.body?.BillingAnchor,
-        }),
+      changeOrPreview(
+        request.ctx,
+        reply,
+        request.query.preview,
+        request.params.subscriptionID,
+        (ctx) =>
+          resumeSubscription(ctx, request.params.subscriptionID, {
+            resumeDate: request.body?.ResumeDate,
+            billingAnchor: request.body?.BillingAnchor,
+            waitForPayment: request.body?.WaitForPayment,
+          }),
+        resumeStateOf,
       ),
   );
 }

@@ -15,6 +15,7 @@ import * as repo from './subscription.repository.ts';
 import { statusOf } from './subscriptionTimeline.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import { noticePause } from './pauseNotice.ts';
+import { awaitsResumptionPayment, resumedOn } from './subscriptionPause.ts';
 import type { PauseNoticeKind } from './pauseNotice.ts';
 
 /** Every event type this module emits (docs/webhooks.md lists them; the catalogue test triggers each). */
@@ -38,6 +39,8 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.paused',
   'subscription.resumed',
   'subscription.pause_will_end',
+  // A resume that waited for its invoice's payment, left unpaid (docs/subscriptions.md, "Resuming when paid").
+  'subscription.resume_expired',
 ] as const;
 
 export const subscriptionRef = (id: number): ResourceRef => ({ type: 'subscription', id });
@@ -232,13 +235,16 @@ function pauseTimeEvents(
     const day = row.pauseDate;
     events.push({ type: 'subscription.paused', day, onceKey: onceKeys.paused(row.id, day) });
   }
-  if (status === 'Paused' && row.resumeDate !== null && row.resumeDate <= addDays(on, TRIAL_WARNING_DAYS)) {
-    const onceKey = onceKeys.pauseWillEnd(row.id, row.resumeDate);
+  // Not once its resume day has come with the resumption invoice unpaid: it resumes when paid, not on a date.
+  const warn = row.resumeDate !== null && row.resumeDate <= addDays(on, TRIAL_WARNING_DAYS);
+  if (status === 'Paused' && warn && !awaitsResumptionPayment(row, on)) {
+    const onceKey = onceKeys.pauseWillEnd(row.id, row.resumeDate!);
     events.push({ type: 'subscription.pause_will_end', day: null, onceKey });
   }
-  if (row.pauseDate !== null && status !== 'Paused' && status !== 'Future' && inWindow(row.resumeDate)) {
-    const day = row.resumeDate;
-    events.push({ type: 'subscription.resumed', day, onceKey: onceKeys.resumed(row.id, day) });
+  // Keyed by the ResumeDate, as the API's move is; on the payment's day for a resume that waited for it.
+  const day = resumedOn(row);
+  if (row.pauseDate !== null && status !== 'Paused' && status !== 'Future' && inWindow(day)) {
+    events.push({ type: 'subscription.resumed', day, onceKey: onceKeys.resumed(row.id, row.resumeDate!) });
   }
   return events;
 }

@@ -64,6 +64,17 @@ export const ResumeBody = Type.Object(
       ),
     ),
     BillingAnchor: Type.Optional(BillingAnchor),
+    WaitForPayment: Type.Optional(
+      withExample(
+        Type.Boolean({
+          description:
+            'Stripe’s resume_on_payment_success: the resumption invoice is issued on the resume day, and the ' +
+            'subscription stays Paused until it is paid (then resumes that day); unpaid on ResumePayByDate, the ' +
+            'invoice is voided and the subscription stays paused until resumed. Default false',
+        }),
+        false,
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -90,5 +101,28 @@ export const PauseFieldsOut = {
   PauseCredit: Type.Optional(Nullable(Type.String({ description: 'none or prorata', examples: ['none'] }))),
   ResumeBillingAnchor: Type.Optional(
     Nullable(Type.String({ description: 'resume_day or unchanged', examples: ['resume_day'] })),
+  ),
+  ResumeWaitsForPayment: Type.Optional(
+    Type.Boolean({
+      description: 'Shown only for a resume with WaitForPayment: it waits for its invoice to be paid',
+      examples: [true],
+    }),
+  ),
+  ResumePayByDate: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'With WaitForPayment: the day the resumption invoice is voided if still unpaid',
+      examples: ['2026-08-02T00:00:00.000Z'],
+    }),
+  ),
+  ResumePaidDate: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'With WaitForPayment: the day the resumption invoice was paid and the subscription resumed',
+        examples: ['2026-08-01T00:00:00.000Z'],
+      }),
+    ),
   ),
 };

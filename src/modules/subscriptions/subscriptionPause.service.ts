@@ -16,7 +16,9 @@ import { timelineFor, withSubscriptionHeld } from './subscriptionEditing.ts';
 import { billSubscriptionInTransaction } from './subscriptionBilling.service.ts';
 import * as repo from './subscription.repository.ts';
 import { readDate } from './subscriptionInput.ts';
-import { hasOpenPause, pauseOf } from './subscriptionPause.ts';
+import { awaitsResumptionPayment, hasOpenPause, pauseOf } from './subscriptionPause.ts';
+import { activationStatusOf, incompleteUntilOf } from './subscriptionActivation.ts';
+import { getCustomer } from '../customers/index.ts';
 import { reschedule, withdrawnPause } from './subscriptionPauseSchedule.service.ts';
 import { noticePause } from './pauseNotice.ts';
 import type { PauseCredit, ResumeAnchor } from './subscriptionPause.ts';
@@ -33,6 +35,8 @@ export interface PauseInput {
 export interface ResumeInput {
   resumeDate?: string;
   billingAnchor?: ResumeAnchor;
+  /** Stay Paused until the resumption invoice is paid (docs/subscriptions.md, "Resuming when paid"). */
+  waitForPayment?: boolean;
 }
 
 /** A wire date that must not be before today; undefined (with the problem noted) when it is no date or past. */
@@ -87,7 +91,9 @@ function pauseWindowOf(
       ? null
       : futureDate(ctx, input.resumeDate, 'ResumeDate', day, problems);
   if (asked === undefined || resume === undefined) throw new ValidationError(problems);
-  const on = maxDate(asked, row.startDate);
+  // Inside a trial the pause starts at the trial's end: the trial is served, nothing is credited for it
+  // (docs/spec-decisions.md, "Pause and resume: a pause asked for inside a trial").
+  const on = maxDate(maxDate(asked, row.startDate), row.trialEndDate ?? row.startDate);
   const start = input.credit === 'prorata' ? on : billedTimeEndFrom(timelineFor(ctx, row), on);
   const stop = [row.endDate, row.cancelDate].filter((d) => d !== null).sort()[0];
   if (stop !== undefined && start >= stop) {
@@ -118,6 +124,7 @@ export async function pauseSubscription(
     const billedFirst = await billSubscriptionInTransaction(tctx, held.id, day);
     const row = (await repo.findSubscriptionRecord(tctx.db, tctx.account.id, held.id)) ?? held;
     assertNotEnded(row, day);
+    assertNotIncomplete(row);
     if (hasOpenPause(row, day)) {
       throw new ConflictError('subscription_paused', `Subscription ${row.id} is already paused`);
     }
@@ -129,6 +136,8 @@ export async function pauseSubscription(
       resumeDate: resume,
       pauseCredit: credit,
       resumeBillingAnchor: input.billingAnchor ?? 'resume_day',
+      resumePayBy: null,
+      resumePaidOn: null,
       // The credited time is no longer billed: billing would resume from the pause's start.
       ...(row.nextRenewDate !== null && row.nextRenewDate > start ? { nextRenewDate: start } : {}),
     };
@@ -151,6 +160,12 @@ export async function resumeSubscription(
 ): Promise<ChangeResult> {
   return withSubscriptionHeld(ctx, subscriptionId, async (tctx, row, day) => {
     const pause = pauseOf(row);
+    if (awaitsResumptionPayment(row, day)) {
+      throw new ConflictError(
+        'subscription_awaiting_payment',
+        `Subscription ${row.id} resumes when its resumption invoice is paid (by ${row.resumePayBy})`,
+      );
+    }
     if (pause === null || !hasOpenPause(row, day)) {
       throw new ConflictError('subscription_not_paused', `Subscription ${row.id} is not paused`);
     }
@@ -169,10 +184,39 @@ export async function resumeSubscription(
     const changes: SubscriptionChanges = {
       resumeDate: resume,
       resumeBillingAnchor: input.billingAnchor ?? 'resume_day',
+      resumePayBy: input.waitForPayment === true ? await resumePayByOf(tctx, row, resume) : null,
+      resumePaidOn: null,
     };
     const invoiceIds = await reschedule(tctx, row, changes, day);
-    // A dated resume is told by the bill run: three days before, then on the day (subscriptionEvents.ts).
-    if (resume === day) await noticePause(tctx, { ...row, resumeDate: resume }, 'resumed');
+    // A dated resume is told by the bill run: three days before, then on the day (subscriptionEvents.ts); one that
+    // waits for its payment, when paid (subscriptionResumePayment.service.ts).
+    if (resume === day && changes.resumePayBy === null) {
+      await noticePause(tctx, { ...row, resumeDate: resume }, 'resumed');
+    }
     return { credits: [], invoiceIds };
   });
+}
+
+/** Nothing changes a subscription waiting for its first payment, or one that expired waiting (409). */
+function assertNotIncomplete(row: SubscriptionRecord): void {
+  const status = activationStatusOf(row);
+  if (status !== undefined) {
+    throw new ConflictError(
+      `subscription_${status.toLowerCase()}`,
+      `Subscription ${row.id} is ${status.toLowerCase()}`,
+    );
+  }
+}
+
+/**
+ * The day a resumption invoice issued on `resume` is voided if still unpaid: the expiry rule of a subscription that
+ * starts when paid, on the collection method that will collect it (docs/subscriptions.md, "Resuming when paid").
+ */
+async function resumePayByOf(
+  ctx: ServiceContext,
+  row: SubscriptionRecord,
+  resume: PlainDate,
+): Promise<PlainDate> {
+  const method = row.collectionMethod ?? (await getCustomer(ctx, row.customerId)).paymentMethod;
+  return incompleteUntilOf(method, resume);
 }

@@ -83,12 +83,37 @@ export function pauseScheduled(
   return row.pauseDate > day || (row.resumeDate !== null && row.resumeDate > day);
 }
 
-/** Paused now, or a pause scheduled: what a second pause, and a change of terms, wait for. */
-export function hasOpenPause(
-  row: { pauseDate: PlainDate | null; resumeDate: PlainDate | null },
-  day: PlainDate,
-): boolean {
-  return row.pauseDate !== null && (row.resumeDate === null || row.resumeDate > day);
+/** What a resume that waits for its invoice's payment needs of the record (docs/subscriptions.md). */
+export interface ResumeWait {
+  resumeDate: PlainDate | null;
+  /** The day the resumption invoice is voided if still unpaid; null: the resume does not wait. */
+  resumePayBy?: PlainDate | null;
+  /** The day a payment made that invoice Paid: the day the subscription really resumed. */
+  resumePaidOn?: PlainDate | null;
+}
+
+/**
+ * Waiting on `day` for the resumption invoice to be paid: from the resume day (its invoice issued) until the day it
+ * is paid. The subscription is still Paused then, though its resumption period is billed (docs/subscriptions.md,
+ * "Resuming when paid").
+ */
+export function awaitsResumptionPayment(row: ResumeWait, day: PlainDate): boolean {
+  if (row.resumePayBy == null || row.resumeDate === null || row.resumeDate > day) return false;
+  return row.resumePaidOn == null || day < row.resumePaidOn;
+}
+
+/** The day a paused subscription resumed (or resumes): its payment's day when the resume waited for it. */
+export function resumedOn(row: ResumeWait): PlainDate | null {
+  return row.resumePayBy == null ? row.resumeDate : (row.resumePaidOn ?? null);
+}
+
+/**
+ * Paused now, or a pause scheduled, or a resume waiting for its payment: what a second pause, and a change of
+ * terms, wait for.
+ */
+export function hasOpenPause(row: { pauseDate: PlainDate | null } & ResumeWait, day: PlainDate): boolean {
+  if (row.pauseDate === null) return false;
+  return row.resumeDate === null || row.resumeDate > day || awaitsResumptionPayment(row, day);
 }
 
 /**
@@ -96,7 +121,7 @@ export function hasOpenPause(
  * the pause. Resume first (docs/subscriptions.md, "While paused").
  */
 export function assertNoOpenPause(
-  row: { id: number; pauseDate: PlainDate | null; resumeDate: PlainDate | null },
+  row: { id: number; pauseDate: PlainDate | null } & ResumeWait,
   day: PlainDate,
 ): void {
   if (hasOpenPause(row, day)) {

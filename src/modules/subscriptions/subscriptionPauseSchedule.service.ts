@@ -39,6 +39,8 @@ export function withdrawnPause(row: SubscriptionRecord): SubscriptionChanges {
     resumeDate: null,
     pauseCredit: null,
     resumeBillingAnchor: null,
+    resumePayBy: null,
+    resumePaidOn: null,
     ...(row.pauseCredit === 'prorata' ? { offCycleStart: row.pauseDate } : {}),
   };
 }
@@ -56,5 +58,6 @@ export async function withdrawScheduledPause(
   const pause = row && pauseOf(row);
   if (!row || !pause) return;
   if (pause.start > day) await reschedule(ctx, row, withdrawnPause(row), day);
-  else if (pause.resume !== null && pause.resume > day) await reschedule(ctx, row, { resumeDate: null }, day);
+  else if (pause.resume !== null && pause.resume > day)
+    await reschedule(ctx, row, { resumeDate: null, resumePayBy: null }, day);
 }

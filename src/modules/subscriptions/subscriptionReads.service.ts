@@ -151,6 +151,8 @@ function storedSubscriptionOf(view: SubscriptionView): StoredSubscription {
     updatedAt: view.updatedAt,
     incompleteUntil: view.incompleteUntil,
     activatedOn: view.activatedOn,
+    resumePayBy: view.resumePayBy,
+    resumePaidOn: view.resumePaidOn,
   };
 }
 

@@ -6,7 +6,7 @@ import type { Term } from '../../core/periods.ts';
 import { subscriptionStatus } from './subscriptionBilling.ts';
 import type { PriceTerms, SubscriptionStatus, SubscriptionTimeline } from './subscriptionBilling.ts';
 import type { SubscriptionRecord } from './subscription.ts';
-import { pauseOf } from './subscriptionPause.ts';
+import { awaitsResumptionPayment, pauseOf } from './subscriptionPause.ts';
 
 /** A package version and rate term with the price terms a subscription copies from it. */
 export interface PackageTerms {
@@ -77,7 +77,7 @@ export function anchorDateOf(
 export function statusOf(row: SubscriptionRecord, today: PlainDate): SubscriptionStatus {
   const awaitingPayment = activationStatusOf(row);
   if (awaitingPayment) return awaitingPayment;
-  return subscriptionStatus(
+  const status = subscriptionStatus(
     {
       startDate: row.startDate,
       endDate: row.endDate,
@@ -87,6 +87,10 @@ export function statusOf(row: SubscriptionRecord, today: PlainDate): Subscriptio
     },
     today,
   );
+  // A resume waiting for its invoice's payment leaves it Paused, its period billed (docs/subscriptions.md).
+  return status !== 'Cancelled' && status !== 'Expired' && awaitsResumptionPayment(row, today)
+    ? 'Paused'
+    : status;
 }
 
 /**

@@ -77,6 +77,14 @@ export function toSubscriptionDto(subscription: Subscription, timeZone: string):
           ResumeDate: date(subscription.resumeDate),
           PauseCredit: subscription.pauseCredit,
           ResumeBillingAnchor: subscription.resumeBillingAnchor,
+          // Shown only for a resume that waits for its invoice's payment (docs/subscriptions.md).
+          ...(subscription.resumePayBy === null
+            ? {}
+            : {
+                ResumeWaitsForPayment: true,
+                ResumePayByDate: startOfDate(subscription.resumePayBy, timeZone),
+                ResumePaidDate: date(subscription.resumePaidOn),
+              }),
         }),
   };
 }

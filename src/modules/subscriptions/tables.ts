@@ -59,6 +59,9 @@ export interface SubscriptionsTable {
   incomplete_until: PlainDateColumn | null;
   activated_on: PlainDateColumn | null;
   incomplete_expired_on: PlainDateColumn | null;
+  /** A resume waiting for its invoice's payment (0076): the day that invoice is voided unpaid; the day it was paid. */
+  resume_pay_by: PlainDateColumn | null;
+  resume_paid_on: PlainDateColumn | null;
 }
 
 export interface SubscriptionComponentsTable {
