@@ -53,7 +53,7 @@ describe('a pause offered to stay', () => {
     // 1 Mar – 1 Apr is billed: the pause starts on 1 Apr and lasts 45 days, to 16 May.
     expect(offer.text).toContain('Pause instead');
     expect(offer.text).toContain(
-      'Keep Plan 1 until 2026-04-01, the end of the period already billed, then pause it until 2026-05-16.',
+      `Keep ${plan.name} until 2026-04-01, the end of the period already billed, then pause it until 2026-05-16.`,
     );
     const take = `${client.base}subscriptions/${id}/retention`;
     const taken = await client.post(take, hiddenFieldsOf(offer.text, take));

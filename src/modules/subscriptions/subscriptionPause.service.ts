@@ -92,7 +92,7 @@ function pauseWindowOf(
       : futureDate(ctx, input.resumeDate, 'ResumeDate', day, problems);
   if (asked === undefined || resume === undefined) throw new ValidationError(problems);
   // Inside a trial the pause starts at the trial's end: the trial is served, nothing is credited for it
-  // (docs/spec-decisions.md, "Pause and resume: a pause asked for inside a trial").
+  // (docs/spec-decisions.md, "Pause and resume").
   const on = maxDate(maxDate(asked, row.startDate), row.trialEndDate ?? row.startDate);
   const start = input.credit === 'prorata' ? on : billedTimeEndFrom(timelineFor(ctx, row), on);
   const stop = [row.endDate, row.cancelDate].filter((d) => d !== null).sort()[0];
