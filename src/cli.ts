@@ -174,6 +174,21 @@ const accountSet = account
   .option(
     '--statement-period <period>',
     'how often automatic statements go out: monthly, quarterly or yearly (StatementPeriod)',
+  )
+  .option(
+    '--portal-pause <yes|no>',
+    'whether portal customers may pause a subscription (PortalPause)',
+    yesOrNo,
+  )
+  .option(
+    '--portal-max-pause-days <n>',
+    'the longest pause a portal customer may choose (MaxPauseDays)',
+    wholeNumber,
+  )
+  .option(
+    '--portal-max-pauses-per-year <n>',
+    'how many pauses of one subscription customers may make in 365 days (MaxPausesPerYear)',
+    wholeNumber,
   );
 // The seller-details options are described with the auth module's limits: they are added only to a command line
 // that may name `account set` (to run it or show its help), so that the others do not load that module.
@@ -194,6 +209,9 @@ accountSet.action(
       portalAllowTopUps?: boolean;
       portalTopUpLimits?: { currencyCode: string; min: string; max: string }[];
       portalSwitchPackages?: number[];
+      portalPause?: boolean;
+      portalMaxPauseDays?: number;
+      portalMaxPausesPerYear?: number;
       statementPeriod?: string;
       taxInclusive?: boolean;
       billCycleDay?: number;
@@ -211,6 +229,9 @@ accountSet.action(
       portalAllowTopUps,
       portalTopUpLimits,
       portalSwitchPackages,
+      portalPause,
+      portalMaxPauseDays,
+      portalMaxPausesPerYear,
       taxInclusive,
       billCycleDay,
       ...sellerOptions
@@ -234,6 +255,9 @@ accountSet.action(
         portalAllowTopUps,
         portalTopUpLimits,
         portalSwitchPackageIds: portalSwitchPackages,
+        portalPause,
+        maxPauseDays: portalMaxPauseDays,
+        maxPausesPerYear: portalMaxPausesPerYear,
         isTaxInclusive: taxInclusive,
         billCycleDay: billCycleDay === 0 ? null : billCycleDay,
         seller,
@@ -251,6 +275,7 @@ accountSet.action(
         ...portalLines(changed.portalSelfService, {
           topUps: portalAllowTopUps !== undefined,
           topUpLimits: portalTopUpLimits !== undefined,
+          pause: [portalPause, portalMaxPauseDays, portalMaxPausesPerYear].some((v) => v !== undefined),
         }),
         // Shown when asked about or on, so that the output of the other settings reads as it did.
         ...(taxInclusive !== undefined || changed.isTaxInclusive

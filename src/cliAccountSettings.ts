@@ -127,12 +127,12 @@ export function sellerLines(seller: SellerDetails): string[] {
 }
 
 /**
- * What portal customers may do, as `account set` prints it; credit purchases only when asked about or off, so that
- * the output of the other settings reads as it did.
+ * What portal customers may do, as `account set` prints it; credit purchases only when asked about or off, and
+ * pausing only when asked about or on, so that the output of the other settings reads as it did.
  */
 export function portalLines(
   portal: PortalSelfService,
-  asked: { topUps: boolean; topUpLimits: boolean },
+  asked: { topUps: boolean; topUpLimits: boolean; pause: boolean },
 ): string[] {
   const limits = portal.topUpLimits.map(
     (limit) =>
@@ -147,6 +147,12 @@ export function portalLines(
       : []),
     ...(asked.topUpLimits || limits.length > 0
       ? [`Portal credit purchase limits: ${limits.join(', ') || '(the defaults)'}`]
+      : []),
+    ...(asked.pause || portal.pause.allowed
+      ? [
+          `Portal pauses: ${portal.pause.allowed ? 'allowed' : 'not allowed'}, at most ` +
+            `${portal.pause.maxDays} day(s) long, ${portal.pause.maxPerYear} in 365 days`,
+        ]
       : []),
   ];
 }

@@ -194,6 +194,44 @@ describe('billing account create --test and account set', () => {
     expect(cleared.stdout).toContain('Portal credit purchase limits: (the defaults)\n');
   });
 
+  it('account set --portal-pause and its limits let portal customers pause, within bounds it checks', async () => {
+    const set = await runCli(
+      [
+        'account',
+        'set',
+        String(accountId),
+        '--portal-pause',
+        'yes',
+        '--portal-max-pause-days',
+        '60',
+        '--portal-max-pauses-per-year',
+        '2',
+      ],
+      db.env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('Portal pauses: allowed, at most 60 day(s) long, 2 in 365 days\n');
+    // The bounds PUT /v1/account's schema sets are the service's too, named as the API names them.
+    const refused = await runCli(
+      [
+        'account',
+        'set',
+        String(accountId),
+        '--portal-max-pause-days',
+        '366',
+        '--portal-max-pauses-per-year',
+        '0',
+      ],
+      db.env,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('MaxPauseDays: must be a whole number from 1 to 365');
+    expect(refused.stderr).toContain('MaxPausesPerYear: must be a whole number from 1 to 12');
+    const off = await runCli(['account', 'set', String(accountId), '--portal-pause', 'no'], db.env);
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toContain('Portal pauses: not allowed, at most 60 day(s) long, 2 in 365 days\n');
+  });
+
   it('account set with empty text clears notes and terms and keeps the rest', async () => {
     const result = await runCli(
       ['account', 'set', String(accountId), '--invoice-notes', '', '--invoice-terms', ''],

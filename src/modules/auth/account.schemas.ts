@@ -12,6 +12,7 @@ import {
 import { LOGO_MAX_BYTES, LOGO_MAX_SIDE } from './logo.ts';
 import { SELLER_TEXT_FIELDS } from './sellerDetails.ts';
 import { TOP_UP_LIMITS_MAX } from './topUpLimits.ts';
+import { MAX_PAUSE_DAYS_MAX, MAX_PAUSES_PER_YEAR_MAX } from './account.ts';
 import { STATEMENT_PERIODS } from '../../core/periods.ts';
 import {
   DEFAULT_REMINDER_DAYS,
@@ -252,9 +253,6 @@ function portalSelfServiceFields() {
     ...portalPauseFields(),
   };
 }
-
-export const MAX_PAUSE_DAYS_MAX = 365;
-export const MAX_PAUSES_PER_YEAR_MAX = 12;
 
 /** Beyond the spec: pausing in the portal (docs/portal.md, "Pausing"). */
 function portalPauseFields() {

@@ -20,6 +20,7 @@ import type { TestGatewayPolicy } from '../gateways/index.ts';
 import * as repo from './account.repository.ts';
 import { topUpLimitsChange } from './topUpLimits.ts';
 import type { TopUpLimitInput } from './topUpLimits.ts';
+import { MAX_PAUSE_DAYS_MAX, MAX_PAUSES_PER_YEAR_MAX } from './account.ts';
 import type { AccountChanges, ApiKeyInfo } from './account.ts';
 import { findAccountLogo, findSellerDetails, sellerChanges } from './sellerDetails.ts';
 import type { SellerDetails, SellerDetailsInput } from './sellerDetails.ts';
@@ -246,6 +247,25 @@ function dunningChanges(input: AccountSettingsInput, problems: FieldProblem[]): 
   return changes;
 }
 
+/**
+ * The portal's pause limits (docs/portal.md, "Pausing"), checked here as well as by the wire schema: the CLI's
+ * `account set` reaches them without it.
+ */
+function pauseLimitChanges(input: AccountSettingsInput, problems: FieldProblem[]): AccountChanges {
+  const changes: AccountChanges = {};
+  for (const [field, key, max] of [
+    ['MaxPauseDays', 'maxPauseDays', MAX_PAUSE_DAYS_MAX],
+    ['MaxPausesPerYear', 'maxPausesPerYear', MAX_PAUSES_PER_YEAR_MAX],
+  ] as const) {
+    const value = input[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1 || value > max)
+      problems.push({ field, message: `must be a whole number from 1 to ${max}` });
+    changes[key] = value;
+  }
+  return changes;
+}
+
 export const PORTAL_SLUG_MAX = 63;
 /** docs/portal.md, "Setting up": lowercase letters, digits and single hyphens inside, as a host name's label. */
 const PORTAL_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -326,8 +346,6 @@ function checkedBySchema(input: AccountSettingsInput): AccountChanges {
   if (input.prepaidCreditVat !== undefined) changes.prepaidCreditVat = input.prepaidCreditVat;
   if (input.vatBasis !== undefined) changes.vatBasis = input.vatBasis;
   if (input.portalPause !== undefined) changes.portalPause = input.portalPause;
-  if (input.maxPauseDays !== undefined) changes.maxPauseDays = input.maxPauseDays;
-  if (input.maxPausesPerYear !== undefined) changes.maxPausesPerYear = input.maxPausesPerYear;
   for (const key of [
     'sendCreditNotes',
     'sendRefundNotices',
@@ -402,6 +420,7 @@ export async function editAccount(ctx: ServiceContext, input: AccountSettingsInp
     checkedBySchema(input),
     seller.changes,
     dunningChanges(input, problems),
+    pauseLimitChanges(input, problems),
     collectionLoopChanges(input, ctx.account.currencyCode, problems),
   );
   if (problems.length) throw new ValidationError(problems);

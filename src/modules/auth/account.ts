@@ -87,3 +87,7 @@ export interface ApiKeyInfo {
   createdAt: string;
   revokedAt: string | null;
 }
+
+/** The bounds of the portal's pause limits (docs/portal.md, "Pausing"). */
+export const MAX_PAUSE_DAYS_MAX = 365;
+export const MAX_PAUSES_PER_YEAR_MAX = 12;
