@@ -218,7 +218,7 @@ accountSet.action(
     } & SellerOptions,
     command: Command,
   ) => {
-    const { portalLines, sellerInputFromOptions, sellerLines } = await import('./cliAccountSettings.ts');
+    const { accountSetLines, sellerInputFromOptions } = await import('./cliAccountSettings.ts');
     const {
       timeZone,
       invoiceDueDays,
@@ -265,25 +265,12 @@ accountSet.action(
       return { changed: edited, details: await getSellerDetails(ctx) };
     });
     console.log(
-      [
-        `Account ${changed.id} updated.`,
-        `Time zone: ${changed.timeZone}`,
-        `Invoices due after: ${changed.invoiceDueDays} day(s)`,
-        `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
-        `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
-        `Statement period: ${changed.statementPeriod}`,
-        ...portalLines(changed.portalSelfService, {
-          topUps: portalAllowTopUps !== undefined,
-          topUpLimits: portalTopUpLimits !== undefined,
-          pause: [portalPause, portalMaxPauseDays, portalMaxPausesPerYear].some((v) => v !== undefined),
-        }),
-        // Shown when asked about or on, so that the output of the other settings reads as it did.
-        ...(taxInclusive !== undefined || changed.isTaxInclusive
-          ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]
-          : []),
-        ...(changed.billCycleDay === null ? [] : [`Bill-cycle day: ${changed.billCycleDay}`]),
-        ...sellerLines(details),
-      ].join('\n'),
+      accountSetLines(changed, details, {
+        topUps: portalAllowTopUps !== undefined,
+        topUpLimits: portalTopUpLimits !== undefined,
+        pause: [portalPause, portalMaxPauseDays, portalMaxPausesPerYear].some((v) => v !== undefined),
+        taxInclusive: taxInclusive !== undefined,
+      }).join('\n'),
     );
   },
 );

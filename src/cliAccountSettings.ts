@@ -6,7 +6,7 @@ import { findCountry, findCountryByCode } from './core/countries.ts';
 import { ValidationError } from './errors.ts';
 import { LOGO_MAX_BYTES } from './modules/auth/index.ts';
 import type { SellerDetails, SellerDetailsInput } from './modules/auth/index.ts';
-import type { PortalSelfService } from './context.ts';
+import type { Account, PortalSelfService } from './context.ts';
 
 /**
  * The seller-details text options of `billing account set` (each takes "" to clear the setting): the flags, the
@@ -103,7 +103,7 @@ export function sellerInputFromOptions(options: SellerOptions): SellerDetailsInp
 }
 
 /** The seller details as `account set` reports them. */
-export function sellerLines(seller: SellerDetails): string[] {
+function sellerLines(seller: SellerDetails): string[] {
   const country = seller.countryId === null ? null : findCountry(seller.countryId);
   const address = [seller.address1, seller.address2, seller.city, seller.postalCode, country?.name]
     .filter(Boolean)
@@ -126,11 +126,34 @@ export function sellerLines(seller: SellerDetails): string[] {
   ];
 }
 
+/** The account's settings and seller details as `account set` prints them, after its change. */
+export function accountSetLines(
+  changed: Account,
+  details: SellerDetails,
+  asked: { topUps: boolean; topUpLimits: boolean; pause: boolean; taxInclusive: boolean },
+): string[] {
+  return [
+    `Account ${changed.id} updated.`,
+    `Time zone: ${changed.timeZone}`,
+    `Invoices due after: ${changed.invoiceDueDays} day(s)`,
+    `Invoice notes: ${changed.invoiceNotes ?? '(none)'}`,
+    `Invoice terms: ${changed.invoiceTerms ?? '(none)'}`,
+    `Statement period: ${changed.statementPeriod}`,
+    ...portalLines(changed.portalSelfService, asked),
+    // Shown when asked about or on, so that the output of the other settings reads as it did.
+    ...(asked.taxInclusive || changed.isTaxInclusive
+      ? [`Prices include tax: ${changed.isTaxInclusive ? 'yes' : 'no'}`]
+      : []),
+    ...(changed.billCycleDay === null ? [] : [`Bill-cycle day: ${changed.billCycleDay}`]),
+    ...sellerLines(details),
+  ];
+}
+
 /**
  * What portal customers may do, as `account set` prints it; credit purchases only when asked about or off, and
  * pausing only when asked about or on, so that the output of the other settings reads as it did.
  */
-export function portalLines(
+function portalLines(
   portal: PortalSelfService,
   asked: { topUps: boolean; topUpLimits: boolean; pause: boolean },
 ): string[] {
