@@ -8,7 +8,7 @@ import { firstBillCycleSync, honoursBillCycleDay } from './billCycleDay.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import { boundary } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
-import { trialEndOf } from './subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionStatus.ts';
 import { getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
 import { checkedOwnCollection } from '../invoicing/index.ts';

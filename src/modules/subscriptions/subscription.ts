@@ -1,5 +1,5 @@
 import type { PlainDate } from '../../core/calendar.ts';
-import type { SubscriptionStatus } from './subscriptionBilling.ts';
+import type { SubscriptionStatus } from './subscriptionStatus.ts';
 
 /**
  * A subscription as the module answers it, made from its record (subscription.mapper.ts)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GOLD, periodsOf, subscription, termLine } from './subscriptionBilling.fixtures.ts';
-import { periodStartingAt, planBilling, trialEndOf } from './subscriptionBilling.ts';
+import { periodStartingAt, planBilling } from './subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionStatus.ts';
 import type { PlannedInvoice } from './subscriptionBilling.ts';
 import { timelineAfter } from './subscriptionUpcoming.ts';
 

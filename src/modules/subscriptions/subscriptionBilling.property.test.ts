@@ -7,7 +7,8 @@ import { decimalToMinor, productToMinor } from '../../core/money.ts';
 import { boundary, periodIndexAt } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
 import { subscription, usageRow } from './subscriptionBilling.fixtures.ts';
-import { MAX_INVOICES_PER_PLAN, planBilling, trialEndOf } from './subscriptionBilling.ts';
+import { MAX_INVOICES_PER_PLAN, planBilling } from './subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionStatus.ts';
 import type {
   BillingPlan,
   PlannedInvoice,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { subscriptionStatus } from './subscriptionBilling.ts';
+import { subscriptionStatus } from './subscriptionStatus.ts';
 
 describe('subscriptionStatus', () => {
   const base = { startDate: '2026-03-01', endDate: null, trialEndDate: null, cancelDate: null };

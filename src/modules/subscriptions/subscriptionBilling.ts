@@ -10,7 +10,7 @@ import { chargeCorrection, chargeUsage } from './usageCharge.ts';
 import { periodText } from './meteredUsage.ts';
 import { deductionText } from './progressiveBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
-import { isPausedOn, isResumeStub, pauseCutOf, pauseStopOf, skipPause } from './subscriptionPause.ts';
+import { isResumeStub, pauseCutOf, pauseStopOf, skipPause } from './subscriptionPause.ts';
 import type { PauseWindow } from './subscriptionPause.ts';
 
 /**
@@ -619,43 +619,4 @@ function billLastUsage(
   } else {
     run.nextInvDate = invoiceDate;
   }
-}
-
-export type SubscriptionStatus =
-  | 'Future'
-  | 'Trial'
-  | 'Active'
-  | 'Cancelled'
-  | 'Expired'
-  | 'Paused'
-  // Started when paid: derived from the record, not the dates (subscriptionActivation.ts).
-  | 'Incomplete'
-  | 'IncompleteExpired';
-
-/** Spec, States (comp_Status), first match wins, as of `today`. */
-export function subscriptionStatus(
-  timeline: Pick<SubscriptionTimeline, 'startDate' | 'endDate' | 'trialEndDate' | 'cancelDate'> &
-    Partial<Pick<SubscriptionTimeline, 'pause'>>,
-  today: PlainDate,
-): SubscriptionStatus {
-  if (timeline.cancelDate && timeline.cancelDate <= today) return 'Cancelled';
-  if (timeline.endDate && timeline.endDate <= today) return 'Expired';
-  if (isPausedOn(timeline.pause, today)) return 'Paused';
-  if (timeline.startDate > today) return 'Future';
-  if (timeline.trialEndDate && today < timeline.trialEndDate) return 'Trial';
-  return 'Active';
-}
-
-/** The trial's end: the start plus TrialPeriod days or months; null without a trial. */
-export function trialEndOf(
-  startDate: PlainDate,
-  trialPeriod: number,
-  trialPeriodType: string,
-): PlainDate | null {
-  if (trialPeriod <= 0) return null;
-  return boundary(
-    startDate,
-    { count: trialPeriod, unit: trialPeriodType === 'months' ? 'months' : 'days' },
-    1,
-  );
 }

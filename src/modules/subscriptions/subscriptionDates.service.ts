@@ -4,7 +4,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { changeBillCycle, honoursBillCycleDay } from './billCycleDay.ts';
 import { boundary } from '../../core/periods.ts';
 import type { Term } from '../../core/periods.ts';
-import { trialEndOf } from './subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionStatus.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';

@@ -4,7 +4,7 @@ import { maxDate } from '../../core/calendar.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
 import { changeBillCycle, honoursBillCycleDay } from './billCycleDay.ts';
-import { trialEndOf } from './subscriptionBilling.ts';
+import { trialEndOf } from './subscriptionStatus.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import * as repo from './subscriptionChanges.repository.ts';
 import { billSubscriptionInTransaction } from './subscriptionBilling.service.ts';

@@ -3,8 +3,9 @@ import { dateAt } from '../../core/calendar.ts';
 import { activationStatusOf } from './subscriptionActivation.ts';
 import type { PlainDate } from '../../core/calendar.ts';
 import type { Term } from '../../core/periods.ts';
-import { subscriptionStatus } from './subscriptionBilling.ts';
-import type { PriceTerms, SubscriptionStatus, SubscriptionTimeline } from './subscriptionBilling.ts';
+import type { PriceTerms, SubscriptionTimeline } from './subscriptionBilling.ts';
+import { subscriptionStatus } from './subscriptionStatus.ts';
+import type { SubscriptionStatus } from './subscriptionStatus.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import { awaitsResumptionPayment, pauseOf } from './subscriptionPause.ts';
 
