@@ -396,14 +396,14 @@ const FRAME_SCRIPT = `(function () {
   if (provider && form) {
     if (window.billingHostedFields && (window.Stripe || window.PaystackPop)) {
       window.billingHostedFields.mount(document.getElementById('provider-fields'), JSON.parse(body.getAttribute('data-mount')));
-      // The provider's script changes the frame by itself (its fields sized once loaded, its 3-D Secure page, its
-      // checkout): the frame follows its own height, as after its own changes (docs/hosted-pages.md, "With a real
-      // provider").
-      if (window.ResizeObserver) new window.ResizeObserver(resize).observe(body);
     } else {
       close('The payment form could not load. Check your connection and reload the page.');
     }
   }
+  // The frame follows its own height whatever changes it: a provider's script (its fields sized once loaded, its
+  // 3-D Secure page, its checkout; docs/hosted-pages.md, "With a real provider"), text rewrapped when the page
+  // narrows the frame, or a first measure taken before the frame was laid out.
+  if (window.ResizeObserver) new window.ResizeObserver(resize).observe(body);
   if (state === 'expired') tell('session.expired', {});
   tell('widget.ready', {});
   resize();
