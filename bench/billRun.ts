@@ -237,12 +237,6 @@ async function main(): Promise<number> {
   const autoSendPercent = Math.round(setting('BENCH_AUTO_SEND_PERCENT', 10, 0, 100));
   const strict = process.env.BENCH_STRICT === '1';
 
-  // The entry points of the service connect the modules' ports before they work (src/connectModules.ts), and the
-  // seeding's use cases ask through them. Imported here, not above: the bill run's process loads this file too and
-  // runs without them, and all it loads counts in its peak RSS.
-  const { connectModules } = await import('../src/connectModules.ts');
-  connectModules();
-
   const results = await forEachDialect({
     tempPrefix: 'billing-bench-billrun-',
     ...freshDatabases(['run', 'floor', 'idle']),

@@ -214,19 +214,7 @@ export interface DialectDatabases {
 }
 
 /**
- * Wires the modules' ports in this process as every process of the service wires them (src/connectModules.ts):
- * a benchmark seeds and checks through the modules' use cases, and those that emit events (an invoice inserted)
- * need the event-object port. Imported when called, not at the top: the measured processes import this file, and
- * everything it loads counts in their peak RSS.
- */
-async function connectModulesAsTheServiceDoes(): Promise<void> {
-  const { connectModules } = await import('../src/connectModules.ts');
-  connectModules();
-}
-
-/**
- * The per-dialect driver: the modules wired as in the service (connectModulesAsTheServiceDoes), then in a new
- * temporary directory (`tempPrefix`…, removed at the end, also when the run fails), SQLite, then PostgreSQL when a
+ * The per-dialect driver: in a new temporary directory (`tempPrefix`…, removed at the end, also when the run fails), SQLite, then PostgreSQL when a
  * URL is set; for each, fresh databases (`sqlite`, `postgres`), `bench` on them, their cleanup, then `print` of what
  * it measured. Returns the results by dialect.
  */
@@ -237,7 +225,6 @@ export async function forEachDialect<D extends DialectDatabases, R>(options: {
   bench: (databases: D, tempDir: string) => Promise<R>;
   print?: (dialect: Dialect, result: R) => void;
 }): Promise<Partial<Record<Dialect, R>>> {
-  await connectModulesAsTheServiceDoes();
   const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), options.tempPrefix));
   active.tempDir = tempDir;
   const results: Partial<Record<Dialect, R>> = {};

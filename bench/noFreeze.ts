@@ -52,6 +52,7 @@ import type { ServerProcess } from './harness.ts';
 import { PDF_FLOOD_PARALLEL, PDF_FLOOD_SECONDS, SMALL_PDF_RATE, pdfFloodJob } from './noFreeze/pdfFlood.ts';
 import { steadyGets } from './noFreeze/steadyGets.ts';
 import type { Latencies } from './noFreeze/steadyGets.ts';
+import { modulePorts } from '../src/modulePorts.ts';
 
 const SUBSCRIPTIONS = Math.round(setting('BENCH_SUBSCRIPTIONS', 20_000, 40, 100_000));
 const RATE = setting('BENCH_RATE', 100, 1, 1000);
@@ -189,6 +190,7 @@ async function populate(databaseUrl: string, dataDir: string): Promise<Populatio
     log(`seeding ${SUBSCRIPTIONS} subscriptions due on ${AS_OF}`);
     const billed = await seedSubscriptions(storage.db, SUBSCRIPTIONS, 10);
     const deps: BillingDeps = {
+      ports: modulePorts(),
       db: storage.db,
       clock: fixedClock(BEFORE_DUE),
       wallClock: systemClock,

@@ -4,7 +4,6 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import pino from 'pino';
 import { systemClock } from '../src/clock.ts';
-import { connectModules } from '../src/connectModules.ts';
 import type { ServiceContext } from '../src/context.ts';
 import { createApiKey, getAccount, revokeApiKey } from '../src/modules/auth/index.ts';
 import { createSecretBox } from '../src/security/secretBox.ts';
@@ -27,6 +26,7 @@ import {
 import type { Dialect } from './common.ts';
 import { postgresSetup, sqliteSetup, withService } from './harness.ts';
 import type { DialectSetup, Service } from './harness.ts';
+import { modulePorts } from '../src/modulePorts.ts';
 
 const ROUNDS = Math.round(setting('BENCH_ROUNDS', 30, 1, 1000));
 /** A revoked key still answered 200 after this long fails the run: the change was never heard. */
@@ -88,10 +88,10 @@ async function benchDialect(setup: DialectSetup, tempDir: string): Promise<Diale
   return withService(setup, tempDir, 'Revocation', async (service) => {
     // The revocations are made in this process through the service's own use case, as the CLI makes them: the
     // delay is measured from their commit.
-    connectModules();
     const storage = openStorage(parseDatabaseUrl(setup.databaseUrl, tempDir), {});
     try {
       const ctx: ServiceContext = {
+        ports: modulePorts(),
         account: await getAccount(storage.db, service.credentials.accountID),
         db: storage.db,
         clock: systemClock,

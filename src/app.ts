@@ -12,7 +12,7 @@ import { pauseRateRefusals } from './http/pageRateLimit.ts';
 import type { ServiceContext, WebhookSender } from './context.ts';
 import type { SecretBox } from './security/secretBox.ts';
 import type { Storage } from './storage/database.ts';
-import { connectModules } from './connectModules.ts';
+import { modulePorts } from './modulePorts.ts';
 import { authenticate, getAccount } from './modules/auth/index.ts';
 import type { Account } from './modules/auth/index.ts';
 import { registerAccountRoutes } from './modules/auth/account.routes.ts';
@@ -198,7 +198,7 @@ function registerRoutes(v1: App, deps: Pick<AppDeps, 'publicUrl' | 'clock'>): vo
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
-  connectModules();
+  const ports = modulePorts();
   // While shutting down, responses close their connections: a keep-alive client would otherwise hold the
   // process open until its idle timeout.
   let closing = false;
@@ -271,6 +271,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         webhookSender: deps.webhookSender,
         documents: deps.documents,
         usageStorage,
+        ports,
         providerFetch: deps.providerFetch,
         publicUrl: linkOrigin(request, deps.publicUrl),
         actor,

@@ -118,12 +118,12 @@ account
   .option('--json', 'print one JSON object')
   .action(
     async (options: { name: string; timeZone: string; currency: string; test?: boolean; json?: boolean }) => {
-      const { withStorage, cliActor, testGatewayPolicy } = await runtime();
+      const { withStorage, cliActor, testGatewayPolicy, modulePorts } = await runtime();
       const { createAccount } = await auth();
       const created = await withStorage((storage) =>
         createAccount(
           storage.db,
-          { clock: systemClock, wallClock: systemClock },
+          { clock: systemClock, wallClock: systemClock, ports: modulePorts() },
           {
             name: options.name,
             timeZone: options.timeZone,
@@ -344,7 +344,7 @@ program
   .action(async (options: { asOf?: string; account?: number; allowFuture?: boolean; json?: boolean }) => {
     const { boundHeapForBillRun, keepYoungGenerationSmall } = await import('./billing/billRunHeap.ts');
     keepYoungGenerationSmall();
-    const { withStorage, secretBox, commandLogger } = await runtime();
+    const { withStorage, secretBox, commandLogger, modulePorts } = await runtime();
     const { liveAccountsBilledAhead, runBilling } = await import('./billing/billRun.ts');
     const asOf = options.asOf === undefined ? undefined : await parseAsOf(options.asOf);
     const secrets = secretBox();
@@ -376,6 +376,7 @@ program
           log: commandLogger('warn'),
           secrets,
           mailQueued: () => {},
+          ports: modulePorts(),
           // The run's e-mails link to the pages they name, as the server's do (docs/portal.md, "PUBLIC_URL and links").
           ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
           collectionUnansweredAfterMs: config.collectionUnansweredAfterMs,
@@ -437,7 +438,7 @@ program
   .option('--account <id>', 'only this account', positiveInteger)
   .option('--json', 'print JSON')
   .action(async (options: { account?: number; json?: boolean }) => {
-    const { withStorage, secretBox, commandLogger } = await runtime();
+    const { withStorage, secretBox, commandLogger, modulePorts } = await runtime();
     const { checkAllUsageAlerts } = await import('./billing/usageAlerts.ts');
     const secrets = secretBox();
     const summary = await withStorage(async (storage) => {
@@ -451,6 +452,7 @@ program
           secrets,
           // A running service's mail worker sends what this queues at its next round.
           mailQueued: () => {},
+          ports: modulePorts(),
         },
         { accountId: options.account },
       );

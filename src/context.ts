@@ -158,6 +158,15 @@ export type Actor =
    */
   | { kind: 'widget'; clientAddress: string; requestId: string; operation: string; contactId?: number };
 
+/**
+ * What lower modules ask of higher ones at a moment only the lower module knows (docs/architecture.md, "Ports"):
+ * an invoice issued, an allocation changed, a row about to be deleted. Each module that asks declares its member
+ * in its own `ports.ts`, by merging into this interface; the composition root (src/modulePorts.ts) builds the one
+ * object, so a port nobody answers is a type error there, and no module holds a registry.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each module's ports.ts
+export interface Ports {}
+
 /** What every use case receives first: the account it acts for, its database handle and its side effects. */
 export interface ServiceContext {
   account: Account;
@@ -204,6 +213,8 @@ export interface ServiceContext {
   documents?: DocumentRenderer;
   /** The service's cap on an account's stored usage events; absent where no usage event is recorded (the CLI). */
   usageStorage?: UsageStorageCap;
+  /** The answers of higher modules to lower ones' questions, made once by the composition root. */
+  ports: Ports;
 }
 
 /**
@@ -235,6 +246,7 @@ export interface ContextDeps {
   webhookSender?: WebhookSender;
   documents?: DocumentRenderer;
   usageStorage?: UsageStorageCap;
+  ports: Ports;
   providerFetch?: typeof fetch;
   publicUrl?: string;
   actor?: Actor;
@@ -258,6 +270,7 @@ export function contextFor(deps: ContextDeps, account: Account): ServiceContext 
     log: deps.log,
     secrets: deps.secrets,
     mailQueued: deps.mailQueued ?? (() => {}),
+    ports: deps.ports,
     ...(deps.webhookSender ? { webhookSender: deps.webhookSender } : {}),
     ...(deps.documents ? { documents: deps.documents } : {}),
     ...(deps.usageStorage ? { usageStorage: deps.usageStorage } : {}),

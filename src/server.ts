@@ -3,9 +3,10 @@ import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import type { Clock } from './clock.ts';
+import type { Ports } from './context.ts';
 import { systemClock } from './clock.ts';
 import { buildApp } from './app.ts';
-import { connectModules } from './connectModules.ts';
+import { modulePorts } from './modulePorts.ts';
 import type { App } from './http/types.ts';
 import { IDEMPOTENCY_RETENTION_MS, purgeIdempotencyKeys } from './http/idempotency.ts';
 import { InFlight } from './http/inflight.ts';
@@ -122,11 +123,12 @@ interface WorkerBase {
   clock: Clock;
   wallClock: Clock;
   secrets: SecretBox;
+  ports: Ports;
 }
 
 /** Opens the database, brings its schema up to date, starts the workers and listens. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<Service> {
-  connectModules();
+  const ports = modulePorts();
   // A test may run the service on clocks of its own: the account's business time, and the wall clock that claims
   // and leases run out by (ServiceContext.wallClock), moved to stage what real time would take minutes to show.
   const clock = options.clock ?? systemClock;
@@ -146,7 +148,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
   try {
     const secrets = createSecretBox(loadEncryptionKey(config.encryptionKey, config.dataDir));
-    const base: WorkerBase = { db: storage.db, clock, wallClock, secrets };
+    const base: WorkerBase = { db: storage.db, clock, wallClock, secrets, ports };
     const mail = (started.mailWorker = startMail(config, options, base, log, started.documents));
     const webhooks = (started.webhookWorker = startWebhooks(config, base, log, mail));
     startHousekeeping(started, clock, log);

@@ -46,6 +46,7 @@ import {
 } from '../measuredProcess.ts';
 import type { StatementTotals, Timed } from '../measuredProcess.ts';
 import { BUILD_AT, CREDITOR } from './shared.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 export interface ChildInput {
   mode: 'build' | 'floor';
@@ -415,6 +416,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
   const logger = createLogger('warn', pino.destination(2));
   const account = await getAccount(db, input.accountId);
   const ctx: ServiceContext = {
+    ports: modulePorts(),
     account,
     db,
     clock,

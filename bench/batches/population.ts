@@ -24,6 +24,7 @@ import type { Service } from '../../src/server.ts';
 import { isPostgres } from '../../src/storage/columns.ts';
 import { BenchError, log } from '../common.ts';
 import { CREDITOR, RUN_DATE, SEED_AT, amountMinorOf, debtorIban } from './shared.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /** Every invoice's due date: beyond the run's bundling horizon, so that the run bundles none of them itself. */
 export const DUE_DATE = '2026-03-31';
@@ -111,7 +112,7 @@ export async function seed(
   try {
     const { account, apiKey } = await createAccount(
       service.storage.db,
-      { clock, wallClock: systemClock },
+      { ports: modulePorts(), clock, wallClock: systemClock },
       {
         name: 'Bench batches',
         timeZone: 'UTC',
@@ -142,6 +143,7 @@ export async function seed(
 
     // The gateway has no route: added as the CLI adds it, with the service's own context.
     const ctx: ServiceContext = {
+      ports: modulePorts(),
       account,
       db: service.storage.db,
       clock,

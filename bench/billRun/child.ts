@@ -20,7 +20,6 @@ import {
 import type { BillingDeps, BillRunSummary } from '../../src/billing/billRun.ts';
 import { boundHeapForBillRun } from '../../src/billing/billRunHeap.ts';
 import { fixedClock, systemClock } from '../../src/clock.ts';
-import { connectModules } from '../../src/connectModules.ts';
 import { startOfDate } from '../../src/core/calendar.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { billNextDueSubscriptions } from '../../src/modules/subscriptions/index.ts';
@@ -30,6 +29,7 @@ import { openStorage } from '../../src/storage/database.ts';
 import { BenchError, active, cpuProfileFlags } from '../common.ts';
 import { MB, MeasuredProcess, timed, vmHwmMb } from '../measuredProcess.ts';
 import { AS_OF } from './population.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 export interface ChildInput {
   target: DatabaseTarget;
@@ -232,11 +232,11 @@ function kindTable(sql: string): string {
 export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the bill run's events render through the ports it plugs in; and as `billing run`, the
   // heap bounded for a process that only bills.
-  connectModules();
   const statements = new StatementTimes();
   const storage = openStorage(input.target, statements.storageOptions());
   boundHeapForBillRun(storage.db);
   const deps: BillingDeps = {
+    ports: modulePorts(),
     db: storage.db,
     clock: fixedClock(`${AS_OF}T00:00:00.000Z`),
     wallClock: systemClock,

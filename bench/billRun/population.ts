@@ -8,7 +8,6 @@ import { pino } from 'pino';
 import { billingContext } from '../../src/billing/billRun.ts';
 import type { BillingDeps } from '../../src/billing/billRun.ts';
 import { fixedClock, systemClock } from '../../src/clock.ts';
-import { connectModules } from '../../src/connectModules.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import {
@@ -28,6 +27,7 @@ import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { BenchError } from '../common.ts';
 import { countWhere, insertReturningIds, insertRows, loose } from './rows.ts';
 import type { Row } from './rows.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /** The due day of every subscription, and the instants the population was made at (UTC account). */
 export const AS_OF = '2026-03-01';
@@ -171,9 +171,9 @@ async function maxEventId(db: Db): Promise<string> {
  * with multi-row inserts: rows exactly as createSubscription (and, for the usage cohort, its first billing) made them.
  */
 export async function seed(db: Db, count: number, autoSendPercent: number): Promise<Seeded> {
-  connectModules();
   await migrateToLatest(db);
   const deps: BillingDeps = {
+    ports: modulePorts(),
     db,
     clock: fixedClock(AT_SETUP),
     wallClock: systemClock,

@@ -5,7 +5,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { fixedClock, systemClock } from '../../src/clock.ts';
-import { connectModules } from '../../src/connectModules.ts';
 import type { ServiceContext } from '../../src/context.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
@@ -23,6 +22,7 @@ import {
   timed,
   watchEventLoopStalls,
 } from '../measuredProcess.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /** The floor's idempotency keys: apart from the collection's `inv_<id>_try_<n>`. */
 export const FLOOR_KEY_PREFIX = 'bench_floor_';
@@ -118,11 +118,11 @@ async function floorWork(ctx: ServiceContext, gatewayId: number): Promise<() => 
 /** The collection or the floor, measured: what the process prints as its result. */
 export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the collection's events render through the ports it plugs in.
-  connectModules();
   const statements = new StatementCounter<'work'>();
   const storage = openStorage(input.target, statements.storageOptions());
   const db: Db = storage.db;
   const ctx: ServiceContext = {
+    ports: modulePorts(),
     account: await getAccount(db, input.accountId),
     db,
     clock: fixedClock(input.at),

@@ -13,6 +13,7 @@ import { startService } from '../../src/server.ts';
 import type { Service } from '../../src/server.ts';
 import { isPostgres } from '../../src/storage/columns.ts';
 import { BenchError, log } from '../common.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /** The day every invoice is due, and the instants the population is made at and collected at (UTC account). */
 export const RUN_DATE = '2026-03-02';
@@ -109,7 +110,7 @@ export async function seed(
   try {
     const { account, apiKey } = await createAccount(
       service.storage.db,
-      { clock, wallClock: systemClock },
+      { ports: modulePorts(), clock, wallClock: systemClock },
       {
         name: 'Bench collections',
         timeZone: 'UTC',

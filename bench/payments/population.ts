@@ -24,6 +24,7 @@ import {
   INVOICE_MINOR,
   SEED_CUSTOMERS_PER_TRANSACTION,
 } from './settings.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
   let next = 0;
@@ -108,6 +109,7 @@ export async function seedInvoices(
 /** The account's context for seeding, on the seeding day (2026-01-05). */
 export async function seedingContext(db: Db, accountId: number): Promise<ServiceContext> {
   return {
+    ports: modulePorts(),
     account: await getAccount(db, accountId),
     db,
     clock: fixedClock('2026-01-05T09:00:00.000Z'),

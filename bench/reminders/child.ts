@@ -6,7 +6,6 @@
 import { pino } from 'pino';
 import { billingContext } from '../../src/billing/billRun.ts';
 import { fixedClock, systemClock } from '../../src/clock.ts';
-import { connectModules } from '../../src/connectModules.ts';
 import type { DatabaseTarget } from '../../src/config.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { sendDueReminders } from '../../src/modules/collections/index.ts';
@@ -25,6 +24,7 @@ import {
   watchEventLoopStalls,
 } from '../measuredProcess.ts';
 import { FLOOR_AT, PUBLIC_URL, REMIND_AT } from './shared.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 export interface ChildInput {
   /** `remind`: the day's pass; `again`: the same day's pass once more; `floor`: the reminders' e-mails bare. */
@@ -99,7 +99,6 @@ async function floorWork(
 /** The pass or the floor, measured: what the process prints as its result. */
 export async function child(input: ChildInput): Promise<ChildResult> {
   // As every entry point: the reminders' events render through the ports it plugs in.
-  connectModules();
   const statements = new StatementCounter<'work'>();
   const storage = openStorage(input.target, statements.storageOptions());
   const db: Db = storage.db;
@@ -110,6 +109,7 @@ export async function child(input: ChildInput): Promise<ChildResult> {
     // The context the bill run gives each account (src/billing/billRun.ts), its links under PUBLIC_URL.
     const ctx = billingContext(
       {
+        ports: modulePorts(),
         db,
         clock: systemClock,
         wallClock: systemClock,

@@ -17,6 +17,7 @@ import type { Service } from '../../src/server.ts';
 import { isPostgres } from '../../src/storage/columns.ts';
 import { BenchError, log } from '../common.ts';
 import { REMIND_DATE, SEED_AT, SELLER_NAME, PAYMENT_INSTRUCTIONS } from './shared.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /**
  * How far past due each invoice is: days of the default schedule (−3, 0, 7, 14, 30) after the due date, in turn,
@@ -100,7 +101,7 @@ export async function seed(target: DatabaseTarget, dataDir: string, count: numbe
   try {
     const { account, apiKey } = await createAccount(
       service.storage.db,
-      { clock, wallClock: systemClock },
+      { ports: modulePorts(), clock, wallClock: systemClock },
       { name: 'Bench reminders', timeZone: 'UTC', currencyCode: 'USD' },
       { testGatewayOnLiveAccounts: true },
     );

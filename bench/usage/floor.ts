@@ -11,6 +11,7 @@ import { CONNECTIONS, SECONDS } from '../harness.ts';
 import type { Service } from '../harness.ts';
 import { METRIC } from './population.ts';
 import { REGIONS } from './wire.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 const BATCH = 100;
 
@@ -148,7 +149,7 @@ export async function measureModule(db: Db, service: Service, customerIds: numbe
         properties: { tokens: (i % 9) + 1, region: REGIONS[i % 3] },
       };
     });
-    const outcomes = await recordUsageEvents(db, account, now, batch);
+    const outcomes = await recordUsageEvents(db, account, now, batch, modulePorts());
     if (outcomes.some((o) => o.status !== 'accepted'))
       throw new BenchError(
         `recordUsageEvents refused: ${JSON.stringify(outcomes.find((o) => o.status !== 'accepted'))}`,

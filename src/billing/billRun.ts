@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { fixedClock } from '../clock.ts';
-import type { ServiceContext, WebhookSender } from '../context.ts';
+import type { Ports, ServiceContext, WebhookSender } from '../context.ts';
 import { dateAt, startOfDate } from '../core/calendar.ts';
 import type { PlainDate } from '../core/calendar.ts';
 import type { SecretBox } from '../security/secretBox.ts';
@@ -53,6 +53,7 @@ export interface BillingDeps {
   log: Logger;
   secrets: SecretBox;
   mailQueued(): void;
+  ports: Ports;
   /** This process's webhook worker, which the run's changes hand their deliveries to. */
   webhookSender?: WebhookSender;
   /** The HTTP client payment providers are reached with (ServiceContext.providerFetch). */

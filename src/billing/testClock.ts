@@ -28,6 +28,7 @@ export async function advanceTestClock(
     log: ctx.log as unknown as BillingDeps['log'],
     secrets: ctx.secrets,
     mailQueued: ctx.mailQueued,
+    ports: ctx.ports,
     ...(ctx.providerFetch ? { providerFetch: ctx.providerFetch } : {}),
     ...(ctx.publicUrl ? { publicUrl: ctx.publicUrl } : {}),
   };

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { contextFor } from '../context.ts';
-import type { ServiceContext } from '../context.ts';
+import type { Ports, ServiceContext } from '../context.ts';
 import { getAccount, getSellerDetails, listAccountIds } from '../modules/auth/index.ts';
 import type { Account } from '../modules/auth/index.ts';
 import { listCurrencies } from '../modules/catalogue/index.ts';
@@ -25,6 +25,7 @@ export interface DoctorDeps {
   wallClock: Clock;
   secrets: SecretBox;
   log: FastifyBaseLogger;
+  ports: Ports;
   /** How payment providers are reached: `fetch` unless a test hands in a provider's simulator. */
   providerFetch?: typeof fetch;
   /** How the service's own public address is reached, as a provider reaches it: `fetch` unless a test says. */

@@ -70,7 +70,7 @@ export function registerGoLiveCommands(
     .option('--billed-by-cron', 'cron runs billing run (BILLING_INTERVAL_MS=0): the schedule is not missing')
     .option('--json', 'print one JSON object')
     .action(async (options: { account?: number; billedByCron?: boolean; json?: boolean }) => {
-      const { withStorage, lazySecretBox, commandLogger } = await runtime();
+      const { withStorage, lazySecretBox, commandLogger, modulePorts } = await runtime();
       const { loadConfig } = await import('../config.ts');
       const { checkDeployment } = await import('./doctor.ts');
       const config = loadConfig();
@@ -83,6 +83,7 @@ export function registerGoLiveCommands(
             wallClock: systemClock,
             secrets: lazySecretBox(),
             log: commandLogger('warn') as unknown as FastifyBaseLogger,
+            ports: modulePorts(),
           },
           { accountId: options.account, billedByCron: options.billedByCron },
         ),

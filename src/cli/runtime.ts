@@ -6,7 +6,6 @@ import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
-import { connectModules } from '../connectModules.ts';
 import { contextFor } from '../context.ts';
 import type { Actor, ServiceContext } from '../context.ts';
 import { createLogger } from '../logger.ts';
@@ -17,8 +16,10 @@ import type { SecretBox } from '../security/secretBox.ts';
 import { openStorage } from '../storage/database.ts';
 import type { Storage } from '../storage/database.ts';
 import { migrateToLatest } from '../storage/migrate.ts';
+import { modulePorts } from '../modulePorts.ts';
 
-connectModules();
+/** The modules' ports, for a command's own deps (src/modulePorts.ts). */
+export { modulePorts };
 
 /** Runs a command against the configured database, migrated to the latest schema unless told otherwise. */
 export async function withStorage<T>(
@@ -97,6 +98,7 @@ export async function accountContext(
       db: storage.db,
       clock: systemClock,
       wallClock: systemClock,
+      ports: modulePorts(),
       log: commandLogger() as FastifyBaseLogger,
       secrets: lazySecretBox(),
       ...(publicUrl ? { publicUrl } : {}),

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import { modulePorts } from '../modulePorts.ts';
 import type { Service } from '../server.ts';
 import type { Storage } from '../storage/database.ts';
 
@@ -138,7 +139,7 @@ async function firstAccountGreeting(storage: Storage): Promise<((base: string) =
   // money (docs/spec-decisions.md, "Accounts").
   const demo = await createAccount(
     storage.db,
-    { clock: systemClock, wallClock: systemClock },
+    { clock: systemClock, wallClock: systemClock, ports: modulePorts() },
     { name: 'Demo', isTest: true },
   );
   const credentials = `${demo.account.id}:${demo.apiKey}`;

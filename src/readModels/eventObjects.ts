@@ -7,7 +7,7 @@ import { retentionEventObjects } from './eventObjects.retention.ts';
 
 /**
  * How events show each resource: exactly as the API returns it on its single GET (with the API's masking), read
- * in the transaction of the change. Registered by the composition root (connectModules.ts).
+ * in the transaction of the change. Handed to the events module by the composition root (src/modulePorts.ts).
  */
 export const eventObjectRenderers: Record<string, EventObjectRenderer> = {
   ...customersEventObjects,

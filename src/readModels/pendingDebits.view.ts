@@ -6,7 +6,7 @@ import { unopenedPaymentMethodsByIds } from '../modules/paymentMethods/index.ts'
 
 /**
  * The pending payments allocated to each invoice, with the bank account each is taken from (invoicing's
- * pending-debits port, connected in src/connectModules.ts), dated by their batches' action dates: four statements for
+ * pending-debits port, filled by src/modulePorts.ts), dated by their batches' action dates: four statements for
  * any number of invoices.
  */
 export async function pendingDebitsToInvoices(

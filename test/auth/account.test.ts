@@ -3,6 +3,7 @@ import { systemClock } from '../../src/clock.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 let t: TestService;
 beforeAll(async () => {
@@ -146,7 +147,11 @@ describe('GET /v1/account', () => {
   it('shows a test account and its clock as an ISO instant', async () => {
     const created = await createAccount(
       t.service.storage.db,
-      { clock: { now: () => new Date('2031-05-06T07:08:09.123Z') }, wallClock: systemClock },
+      {
+        ports: modulePorts(),
+        clock: { now: () => new Date('2031-05-06T07:08:09.123Z') },
+        wallClock: systemClock,
+      },
       { name: 'Sandbox', timeZone: 'Africa/Johannesburg', currencyCode: 'ZAR', isTest: true },
     );
     const res = await t.request('GET', '/v1/account', {
@@ -166,7 +171,7 @@ describe('GET /v1/account', () => {
   it('is created by a caller that hands over its whole deps, database included', async () => {
     // bench:billing's seed passes its BillingDeps: the creation's events must still be written in its transaction.
     const db = t.service.storage.db;
-    const deps = { db, clock: systemClock, wallClock: systemClock };
+    const deps = { db, clock: systemClock, wallClock: systemClock, ports: modulePorts() };
     const created = await createAccount(db, deps, { name: 'Seeded' });
     const res = await t.request('GET', '/v1/events?type=account.created', {
       auth: { accountId: created.account.id, apiKey: created.apiKey },

@@ -4,6 +4,7 @@ import { runBilling } from '../../src/billing/billRun.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // The service's clock; test accounts start their own clocks from it and then move only through the API.
 const clock = movableClock('2026-01-31T10:00:00.000Z');
@@ -26,6 +27,7 @@ function billingDeps() {
     log: s.log,
     secrets: s.secrets,
     mailQueued: () => {},
+    ports: modulePorts(),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   t,
   useEntitlementService,
 } from './entitlements.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 useEntitlementService();
 
@@ -66,16 +67,22 @@ describe('check-and-record', () => {
 
   it("counts the customer's usage events that name no subscription in the used amount", async () => {
     const { customerId, path, consume } = await limitedCustomer(10);
-    const [outcome] = await recordUsageEvents(t.service.storage.db, usageAccount(t.accountId), new Date(), [
-      {
-        transactionId: nextCode('ext'),
-        customerId,
-        subscriptionId: null,
-        code: 'api_calls',
-        timestamp: new Date().toISOString(),
-        properties: { units: 6 },
-      },
-    ]);
+    const [outcome] = await recordUsageEvents(
+      t.service.storage.db,
+      usageAccount(t.accountId),
+      new Date(),
+      [
+        {
+          transactionId: nextCode('ext'),
+          customerId,
+          subscriptionId: null,
+          code: 'api_calls',
+          timestamp: new Date().toISOString(),
+          properties: { units: 6 },
+        },
+      ],
+      modulePorts(),
+    );
     expect(outcome?.status).toBe('accepted');
     expect(await ok(t, 'GET', path)).toMatchObject({ Used: '6', Remaining: '4' });
     const over = await refused('POST', consume, { Quantity: 5, transaction_id: nextCode('tx') }, 409);

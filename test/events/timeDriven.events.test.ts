@@ -6,6 +6,7 @@ import { createCustomer, createPlan, ok, subscribe } from '../helpers/billing.ts
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { eventsOf, read } from '../helpers/resourceEvents.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // Status moves that happen by the passage of time, emitted once by the bill run of the day they happen, on a test
 // account's clock: never the day before, never twice, whatever runs again (test-clock moves, `billing run`).
@@ -46,6 +47,7 @@ async function typesOf(account: TestAccount, type: string, id: number) {
 async function billAgain(account: TestAccount) {
   await runBilling(
     {
+      ports: modulePorts(),
       db: t.service.storage.db,
       clock: systemClock,
       wallClock: systemClock,

@@ -6,6 +6,7 @@ import type { WebhookReceiver } from '../helpers/webhookReceiver.ts';
 import { nextRetryDelayMs, parseRetryAfter, startWebhookWorker } from '../../src/modules/events/index.ts';
 import { systemClock } from '../../src/clock.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // How much the worker sends at once, and the schedule's arithmetic.
 let t: TestService;
@@ -87,6 +88,7 @@ describe('webhook worker limits', () => {
   it('lends each transaction room within the limits, and takes it back when it ends either way', async () => {
     const worker = startWebhookWorker(
       {
+        ports: modulePorts(),
         db: t.service.storage.db,
         clock: systemClock,
         wallClock: systemClock,

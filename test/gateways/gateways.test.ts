@@ -14,6 +14,7 @@ import {
 import { accountContext } from '../helpers/context.ts';
 import { STAGING, startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 let t: TestService;
 let other: TestAccount;
@@ -84,7 +85,7 @@ describe('the built-in test gateway', () => {
   it('is made with the account, at its creation time', async () => {
     const created = await createAccount(
       t.service.storage.db,
-      { clock: clockAt(), wallClock: systemClock },
+      { ports: modulePorts(), clock: clockAt(), wallClock: systemClock },
       { name: 'Fresh' },
     );
     const rows = await t.service.storage.db
@@ -350,7 +351,7 @@ describe('gateway functions other modules call', () => {
 
     const created = await createAccount(
       t.service.storage.db,
-      { clock: clockAt(), wallClock: systemClock },
+      { ports: modulePorts(), clock: clockAt(), wallClock: systemClock },
       { name: 'Sandbox', isTest: true },
     );
     const sandbox = await accountContext(t, created.account.id);

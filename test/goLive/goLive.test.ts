@@ -16,6 +16,7 @@ import { accountContext } from '../helpers/context.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { PAYSTACK_TEST_CARDS, PaystackSimulator } from '../providers/paystackSimulator.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // Going live (docs/going-live.md): a live account made from a test account with a full catalogue has the same
 // catalogue, settings and logo, none of its customers, and bills and collects through Paystack's simulator once a
@@ -330,6 +331,7 @@ describe('POST /v1/account/golive', () => {
     clock.set('2026-03-16T08:00:00.000Z');
     const summary = await runBilling(
       {
+        ports: modulePorts(),
         db: t.service.storage.db,
         clock,
         wallClock: systemClock,
@@ -493,7 +495,12 @@ describe('billing doctor', () => {
         testGatewayOnLiveAccounts: false,
       };
       const balanceChecks = sim.requests.filter((r) => r.path === '/balance').length;
-      expect(await checkDeployment({ ...deps, config: complete }, { accountId: live.accountId })).toEqual({
+      expect(
+        await checkDeployment(
+          { ports: modulePorts(), ...deps, config: complete },
+          { accountId: live.accountId },
+        ),
+      ).toEqual({
         accounts: [live.accountId],
         missing: [],
       });
@@ -503,7 +510,7 @@ describe('billing doctor', () => {
       const elsewhere = { ...complete, publicUrl: 'https://localhost:1' };
       const wrongKeys = await PaystackSimulator.start('sk_live_rotatedaway00000000000000000000', clock);
       const report = await checkDeployment(
-        { ...deps, providerFetch: wrongKeys.fetch, config: elsewhere },
+        { ports: modulePorts(), ...deps, providerFetch: wrongKeys.fetch, config: elsewhere },
         { accountId: live.accountId },
       );
       expect(report.missing).toEqual([
@@ -513,7 +520,12 @@ describe('billing doctor', () => {
         ),
       ]);
       const unreachable = await checkDeployment(
-        { ...deps, providerFetch: () => Promise.reject(new TypeError('fetch failed')), config: complete },
+        {
+          ports: modulePorts(),
+          ...deps,
+          providerFetch: () => Promise.reject(new TypeError('fetch failed')),
+          config: complete,
+        },
         { accountId: live.accountId },
       );
       expect(unreachable.missing).toEqual([

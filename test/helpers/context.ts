@@ -5,6 +5,7 @@ import type { ServiceContext } from '../../src/context.ts';
 import { getAccount } from '../../src/modules/auth/index.ts';
 import { usageStorageCap } from '../../src/modules/usage/index.ts';
 import type { TestService } from './service.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /**
  * A use-case context for one account of a test service, as a request of that account would get it: for calling
@@ -17,6 +18,7 @@ export async function accountContext(
   wallClock: Clock = systemClock,
 ): Promise<ServiceContext> {
   return {
+    ports: modulePorts(),
     account: await getAccount(t.service.storage.db, accountId),
     db: t.service.storage.db,
     clock,

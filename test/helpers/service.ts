@@ -13,6 +13,7 @@ import { openStorage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { TEST_SCHEMA, adminQuery, databaseUrl } from './postgresDatabases.ts';
 import type { Service, ServiceOptions } from '../../src/server.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as Dialect;
@@ -215,7 +216,7 @@ export async function startTestService(options: StartOptions = {}): Promise<Test
   ): Promise<TestAccount> => {
     const created = await createAccount(
       service.storage.db,
-      { clock, wallClock },
+      { ports: modulePorts(), clock, wallClock },
       { name, ...options },
       { testGatewayOnLiveAccounts },
     );

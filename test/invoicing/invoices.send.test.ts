@@ -20,6 +20,7 @@ import {
   uniqueEmail,
   useInvoiceService,
 } from './invoices.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 useInvoiceService();
 
@@ -79,6 +80,7 @@ describe('PUT /v1/invoices/{invoiceID}/send', () => {
 describe('internal API for the bill run', () => {
   async function contextOf(account: TestAccount): Promise<ServiceContext> {
     return {
+      ports: modulePorts(),
       account: await getAccount(db(), account.accountId),
       db: db(),
       clock,

@@ -14,6 +14,7 @@ import {
   useRecurringInvoiceService,
 } from './recurringInvoices.fixtures.ts';
 import { STAGING } from '../helpers/service.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 useRecurringInvoiceService();
 
@@ -102,7 +103,7 @@ describe('time zones', () => {
   it('shows billing dates as the instant the day begins in the account’s zone, and reads them back', async () => {
     const made = await createAccount(
       t.service.storage.db,
-      { clock, wallClock: systemClock },
+      { ports: modulePorts(), clock, wallClock: systemClock },
       {
         name: 'Joburg',
         timeZone: 'Africa/Johannesburg',

@@ -7,19 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentSettings, parseDatabaseUrl } from '../../src/config.ts';
 import type { Clock } from '../../src/clock.ts';
 import { systemClock } from '../../src/clock.ts';
-import {
-  deliverDueMail,
-  listMail,
-  queueMail,
-  registerAttachmentRenderer,
+import { deliverDueMail, listMail, queueMail } from '../../src/modules/mail/index.ts';
+import type {
+  AttachmentRenderer,
+  MailTransport,
+  OutgoingMail,
+  SendableMail,
 } from '../../src/modules/mail/index.ts';
-import type { MailTransport, OutgoingMail, SendableMail } from '../../src/modules/mail/index.ts';
+import type { Ports } from '../../src/context.ts';
 import { createSecretBox } from '../../src/security/secretBox.ts';
 import { DocumentPool } from '../../src/pdf/documentPool.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { migrateToLatest } from '../../src/storage/migrate.ts';
 import { freshDatabase } from '../helpers/service.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 let storage: Storage;
 let drop: () => Promise<void>;
@@ -58,6 +60,12 @@ async function statusOf(subject: string) {
   return all.find((m) => m.subject === subject);
 }
 
+/** The service's ports, with one more attachment renderer (the outbox finds renderers by kind in `ports.mail`). */
+function withRenderer(kind: string, render: AttachmentRenderer): Ports {
+  const ports = modulePorts();
+  return { ...ports, mail: { attachments: { ...ports.mail.attachments, [kind]: render } } };
+}
+
 describe('mail delivery', () => {
   it('sends due mail once, retries a failure later, and never sends what another worker took over', async () => {
     const clock = clockAt('2026-11-22T10:00:00.000Z');
@@ -77,10 +85,10 @@ describe('mail delivery', () => {
     const fast: MailTransport = { send: async (message) => void sentBySecond.push(message) };
     const deps = { db: storage.db, wallClock: systemClock, secrets, from: 'billing@x.test', log };
 
-    const first = deliverDueMail({ ...deps, clock, transport: slow });
+    const first = deliverDueMail({ ports: modulePorts(), ...deps, clock, transport: slow });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const later = clockAt('2026-11-22T10:06:00.000Z');
-    expect(await deliverDueMail({ ...deps, clock: later, transport: fast })).toBe(1);
+    expect(await deliverDueMail({ ports: modulePorts(), ...deps, clock: later, transport: fast })).toBe(1);
     expect(sentBySecond.map((m) => m.text)).toEqual(['hello']);
     failSlow();
     await first;
@@ -97,7 +105,7 @@ describe('mail delivery', () => {
     });
     const deps = { db: storage.db, wallClock: systemClock, secrets, from: 'billing@x.test', log };
     const failing: MailTransport = { send: async () => Promise.reject(new Error('451 try later')) };
-    await deliverDueMail({ ...deps, clock, transport: failing });
+    await deliverDueMail({ ports: modulePorts(), ...deps, clock, transport: failing });
     expect(await statusOf('flaky')).toMatchObject({
       status: 'pending',
       lastError: '451 try later',
@@ -106,10 +114,10 @@ describe('mail delivery', () => {
 
     const sent: OutgoingMail[] = [];
     const working: MailTransport = { send: async (message) => void sent.push(message) };
-    await deliverDueMail({ ...deps, clock, transport: working });
+    await deliverDueMail({ ports: modulePorts(), ...deps, clock, transport: working });
     expect(sent).toEqual([]);
     clock.set('2026-11-22T11:01:00.000Z');
-    await deliverDueMail({ ...deps, clock, transport: working });
+    await deliverDueMail({ ports: modulePorts(), ...deps, clock, transport: working });
     expect(sent.map((m) => m.to)).toEqual(['b@x.test']);
     expect(await statusOf('flaky')).toMatchObject({ status: 'sent', attempts: 2, lastError: null });
   });
@@ -120,7 +128,9 @@ describe('mail delivery', () => {
     const mail = (subject: string) => ({ to: 'c@x.test', subject, text: subject });
     await queueMail(storage.db, { clock: worker, secrets }, accountId, mail('retried'));
     const failing: MailTransport = { send: async () => Promise.reject(new Error('451 try later')) };
-    expect(await deliverDueMail({ ...deps, clock: worker, transport: failing })).toBe(0);
+    expect(await deliverDueMail({ ports: modulePorts(), ...deps, clock: worker, transport: failing })).toBe(
+      0,
+    );
 
     // A test account's clock stands months ahead of the worker's: its message is due all the same.
     await queueMail(
@@ -132,11 +142,15 @@ describe('mail delivery', () => {
     await queueMail(storage.db, { clock: worker, secrets }, accountId, mail('after'));
     const sent: string[] = [];
     const working: MailTransport = { send: async (message) => void sent.push(message.subject) };
-    expect(await deliverDueMail({ ...deps, clock: worker, transport: working })).toBe(2);
+    expect(await deliverDueMail({ ports: modulePorts(), ...deps, clock: worker, transport: working })).toBe(
+      2,
+    );
     expect(sent).toEqual(['ahead', 'after']);
 
     worker.set('2026-11-22T12:01:00.000Z');
-    expect(await deliverDueMail({ ...deps, clock: worker, transport: working })).toBe(1);
+    expect(await deliverDueMail({ ports: modulePorts(), ...deps, clock: worker, transport: working })).toBe(
+      1,
+    );
     expect(sent).toEqual(['ahead', 'after', 'retried']);
     expect(await statusOf('ahead')).toMatchObject({ status: 'sent', createdAt: '2027-03-01T00:00:00.000Z' });
   });
@@ -149,6 +163,7 @@ describe('mail delivery', () => {
       text: 'Password: p4ss',
     });
     await deliverDueMail({
+      ports: modulePorts(),
       db: storage.db,
       wallClock: systemClock,
       secrets,
@@ -169,7 +184,7 @@ describe('mail delivery', () => {
   it('renders an attachment by its registered renderer when it delivers, copying the cc', async () => {
     const clock = clockAt('2026-11-22T13:00:00.000Z');
     const rendered: { accountId: number; ref: string }[] = [];
-    registerAttachmentRenderer('test_doc', async (_deps, mail) => {
+    const ports = withRenderer('test_doc', async (_deps, mail) => {
       rendered.push(mail);
       return { filename: `doc-${mail.ref}.txt`, contentType: 'text/plain', content: Buffer.from('body') };
     });
@@ -184,6 +199,7 @@ describe('mail delivery', () => {
     expect(rendered).toEqual([]);
     const sent: SendableMail[] = [];
     await deliverDueMail({
+      ports,
       db: storage.db,
       wallClock: systemClock,
       secrets,
@@ -213,6 +229,7 @@ describe('mail delivery', () => {
     });
     const sent: SendableMail[] = [];
     await deliverDueMail({
+      ports: modulePorts(),
       db: storage.db,
       wallClock: systemClock,
       secrets,
@@ -225,7 +242,7 @@ describe('mail delivery', () => {
     expect(await statusOf('unrenderable')).toMatchObject({
       status: 'pending',
       attempts: 1,
-      lastError: 'no renderer is registered for attachments of kind unknown_kind',
+      lastError: 'no renderer for attachments of kind unknown_kind',
     });
   });
 
@@ -236,7 +253,7 @@ describe('mail delivery', () => {
       documentSettings({ PDF_THREADS: '1', PDF_QUEUE_PER_ACCOUNT: '0' }),
       new URL('../../src/documentWorker.ts', import.meta.url),
     );
-    registerAttachmentRenderer('pooled_doc', async (deps, mail) => ({
+    const ports = withRenderer('pooled_doc', async (deps, mail) => ({
       filename: 'doc.pdf',
       contentType: 'application/pdf',
       content: await deps.documents!.render({ accountId: mail.accountId, customer: null }, async () => ({
@@ -252,6 +269,7 @@ describe('mail delivery', () => {
     });
     const deliver = () =>
       deliverDueMail({
+        ports,
         db: storage.db,
         wallClock: systemClock,
         secrets,

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseDatabaseUrl } from '../../src/config.ts';
 import { systemClock } from '../../src/clock.ts';
-import { connectModules } from '../../src/connectModules.ts';
 import { createAccount } from '../../src/modules/auth/index.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import type { Storage } from '../../src/storage/database.ts';
 import { freshDatabase, STAGING } from '../helpers/service.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /** A database of the suite's dialect for a `billing serve` child, with one account made beforehand. */
 export interface ServedDatabase {
@@ -29,10 +29,9 @@ export async function servedDatabase(): Promise<ServedDatabase> {
   const storage = open();
   try {
     // Account creation announces itself with events, which render through the ports the entry points connect.
-    connectModules();
     const created = await createAccount(
       storage.db,
-      { clock: systemClock, wallClock: systemClock },
+      { ports: modulePorts(), clock: systemClock, wallClock: systemClock },
       { name: 'Hardening' },
       STAGING,
     );

@@ -5,6 +5,7 @@ import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createCustomer, createPlan, invoicesOf, movableClock, ok, subscribe } from '../helpers/billing.ts';
 import { advance, linesOf, meteredComponent, sendEvents } from './meteredBilling.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // docs/usage.md, "After the last invoice": a subscription that stopped is looked at once more when its last
 // period's grace window closes (the stop plus UsageGraceHours, 72 by default), and the late events dated in that
@@ -26,6 +27,7 @@ function billingDeps() {
     log: s.log,
     secrets: s.secrets,
     mailQueued: () => {},
+    ports: modulePorts(),
   };
 }
 

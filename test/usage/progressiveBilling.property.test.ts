@@ -7,6 +7,7 @@ import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { invoicesOf, movableClock, ok } from '../helpers/billing.ts';
 import { advance, graduatedCallsSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // docs/usage.md, "Progressive billing" and its "Coupons": over random event streams (some of negative `n`, some
 // sent a day or two late), random thresholds (some changed or turned off during the period), an optional
@@ -24,6 +25,7 @@ let deps: BillingDeps;
 beforeAll(async () => {
   t = await startTestService({ clock });
   deps = {
+    ports: modulePorts(),
     db: t.service.storage.db,
     clock,
     wallClock: systemClock,

@@ -7,6 +7,7 @@ import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { createPlan, invoicesOf, movableClock, ok } from '../helpers/billing.ts';
 import { advance, graduatedCallsSubscription, linesOf } from '../subscriptions/meteredBilling.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // docs/usage.md, "Progressive billing": a subscription with a threshold is invoiced mid-period once its metered
 // usage not invoiced yet reaches it; the period's final invoice bills the whole usage and deducts what those
@@ -140,6 +141,7 @@ describe('checks that meet', () => {
     // 600 calls × 0.10 = 60.00.
     await send('2026-03-01T09:00:00Z', 600);
     const deps: BillingDeps = {
+      ports: modulePorts(),
       db: t.service.storage.db,
       clock,
       wallClock: systemClock,

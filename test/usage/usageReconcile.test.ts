@@ -19,6 +19,7 @@ import { runCli } from '../helpers/cli.ts';
 import { startAnotherInstance, startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { defineMetric, usageAccount } from './usage.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // Rollups kept by the insert equal what the raw events add up to, whatever is sent and re-sent; reconcile-usage
 // finds and fixes a rollup changed by hand; two instances sending the same events count each once.
@@ -118,7 +119,7 @@ describe('rollups and raw events', () => {
         );
         const outcomes: Awaited<ReturnType<typeof recordUsageEvents>> = [];
         for (const batch of batches)
-          outcomes.push(...(await recordUsageEvents(db, usageAccount(accountId), NOW, batch)));
+          outcomes.push(...(await recordUsageEvents(db, usageAccount(accountId), NOW, batch, modulePorts())));
         expect((await reconcileUsage(db, { accountId, fix: false })).differences).toEqual([]);
         const accepted = events.flatMap((e, i) => {
           const outcome = outcomes[i]!;
@@ -142,7 +143,7 @@ describe('rollups and raw events', () => {
           );
         const before = await quantities();
         expect(before).toEqual(metrics.map((metric) => fromRawEvents(metric, accepted, PERIOD)));
-        const again = await recordUsageEvents(db, usageAccount(accountId), NOW, batches[0]!);
+        const again = await recordUsageEvents(db, usageAccount(accountId), NOW, batches[0]!, modulePorts());
         expect(again.every((o) => o.status === 'duplicate')).toBe(true);
         expect(await quantities()).toEqual(before);
         expect((await reconcileUsage(db, { accountId, fix: false })).differences).toEqual([]);
@@ -155,24 +156,30 @@ describe('rollups and raw events', () => {
 describe('billing reconcile-usage', () => {
   it('reports a rollup changed by hand, exits 1, and --fix writes it anew from the events', async () => {
     const { accountId, customerId } = await meteredAccount();
-    await recordUsageEvents(db, usageAccount(accountId), NOW, [
-      {
-        transactionId: 'r1',
-        customerId,
-        subscriptionId: null,
-        code: 'sum',
-        timestamp: '2026-11-20T10:10:00Z',
-        properties: { n: 2 },
-      },
-      {
-        transactionId: 'r2',
-        customerId,
-        subscriptionId: null,
-        code: 'sum',
-        timestamp: '2026-11-20T10:20:00Z',
-        properties: { n: 3 },
-      },
-    ]);
+    await recordUsageEvents(
+      db,
+      usageAccount(accountId),
+      NOW,
+      [
+        {
+          transactionId: 'r1',
+          customerId,
+          subscriptionId: null,
+          code: 'sum',
+          timestamp: '2026-11-20T10:10:00Z',
+          properties: { n: 2 },
+        },
+        {
+          transactionId: 'r2',
+          customerId,
+          subscriptionId: null,
+          code: 'sum',
+          timestamp: '2026-11-20T10:20:00Z',
+          properties: { n: 3 },
+        },
+      ],
+      modulePorts(),
+    );
     await db
       .updateTable('usage_rollups')
       .set({ value_sum: 1n })
@@ -205,7 +212,7 @@ describe('reconcile-usage --fix while events are being sent', () => {
       timestamp: `2026-11-20T10:${String(minute).padStart(2, '0')}:00Z`,
       properties: { n },
     });
-    await recordUsageEvents(db, usageAccount(accountId), NOW, [event('w1', 2, 10)]);
+    await recordUsageEvents(db, usageAccount(accountId), NOW, [event('w1', 2, 10)], modulePorts());
     await db
       .updateTable('usage_rollups')
       .set({ value_sum: 1n })
@@ -216,7 +223,13 @@ describe('reconcile-usage --fix while events are being sent', () => {
     // for it and write its events too. On SQLite the batch holds the database's write lock, so the fix runs after.
     let fixing: Promise<unknown> | undefined;
     await db.transaction().execute(async (trx) => {
-      await recordUsageEvents(trx, usageAccount(accountId), NOW, [event('w2', 3, 20), event('w3', 4, 30)]);
+      await recordUsageEvents(
+        trx,
+        usageAccount(accountId),
+        NOW,
+        [event('w2', 3, 20), event('w3', 4, 30)],
+        modulePorts(),
+      );
       if (!isPostgres(db)) return;
       fixing = reconcileUsage(db, { accountId, fix: true });
       // The fix has read the events committed so far and waits on a lock the batch holds: commit then.

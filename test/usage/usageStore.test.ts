@@ -7,6 +7,7 @@ import { createCustomer, createPlan, subscribe } from '../helpers/billing.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestService } from '../helpers/service.ts';
 import { defineMetric, usageAccount } from './usage.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 // Recording events and reading a metric's quantity (docs/design/usage.md, "Storage: summed fast, exact"), on the
 // suite's database, against figures computed by hand.
@@ -74,8 +75,8 @@ describe('a metric over a table of events', () => {
     for (const code of metrics.keys()) {
       // Two batches, the second re-sending the first's last event: the insert decides duplicates either way.
       const events = tableFor(code, customerId);
-      await recordUsageEvents(db, usageAccount(t.accountId), NOW, events.slice(0, 4));
-      await recordUsageEvents(db, usageAccount(t.accountId), NOW, events.slice(3));
+      await recordUsageEvents(db, usageAccount(t.accountId), NOW, events.slice(0, 4), modulePorts());
+      await recordUsageEvents(db, usageAccount(t.accountId), NOW, events.slice(3), modulePorts());
     }
   });
 
@@ -136,19 +137,25 @@ describe('recording', () => {
     await defineMetric(db, t.accountId, 'rec-sum', 'sum', { property: 'n' });
     await defineMetric(db, t.accountId, 'rec-held', 'weighted_sum', { property: 'n' });
     const base = { customerId, subscriptionId: null, code: 'rec-sum', timestamp: NOW, properties: { n: 1 } };
-    const outcomes = await recordUsageEvents(db, usageAccount(t.accountId), NOW, [
-      { ...base, transactionId: 'r1' },
-      { ...base, transactionId: 'r1', properties: { n: 5 } },
-      { ...base, transactionId: 'r2', code: 'nope' },
-      { ...base, transactionId: 'r3', customerId: othersCustomer },
-      { ...base, transactionId: 'r4', timestamp: '2026-11-17T11:59:59Z' },
-      { ...base, transactionId: 'r5', timestamp: '2026-11-21T12:00:01Z' },
-      { ...base, transactionId: 'r6', properties: { n: 'x' } },
-      { ...base, transactionId: 'r7', code: 'rec-held', properties: { n: 1_000_001 } },
-      { ...base, transactionId: 'r8', timestamp: 'yesterday' },
-      { ...base, transactionId: 'r9', subscriptionId: 123_456 },
-      { ...base, transactionId: 'r10', timestamp: '2026-11-31T10:00:00Z' },
-    ]);
+    const outcomes = await recordUsageEvents(
+      db,
+      usageAccount(t.accountId),
+      NOW,
+      [
+        { ...base, transactionId: 'r1' },
+        { ...base, transactionId: 'r1', properties: { n: 5 } },
+        { ...base, transactionId: 'r2', code: 'nope' },
+        { ...base, transactionId: 'r3', customerId: othersCustomer },
+        { ...base, transactionId: 'r4', timestamp: '2026-11-17T11:59:59Z' },
+        { ...base, transactionId: 'r5', timestamp: '2026-11-21T12:00:01Z' },
+        { ...base, transactionId: 'r6', properties: { n: 'x' } },
+        { ...base, transactionId: 'r7', code: 'rec-held', properties: { n: 1_000_001 } },
+        { ...base, transactionId: 'r8', timestamp: 'yesterday' },
+        { ...base, transactionId: 'r9', subscriptionId: 123_456 },
+        { ...base, transactionId: 'r10', timestamp: '2026-11-31T10:00:00Z' },
+      ],
+      modulePorts(),
+    );
     const first = outcomes[0]!;
     expect(first.status).toBe('accepted');
     expect(outcomes.slice(1)).toEqual([
@@ -172,10 +179,16 @@ describe('recording', () => {
       { status: 'refused', field: 'timestamp', detail: 'must be an ISO 8601 date-time' },
     ]);
     // Re-sent later, the first is a duplicate of itself and a refused one may now be accepted.
-    const again = await recordUsageEvents(db, usageAccount(t.accountId), NOW, [
-      { ...base, transactionId: 'r1' },
-      { ...base, transactionId: 'r6' },
-    ]);
+    const again = await recordUsageEvents(
+      db,
+      usageAccount(t.accountId),
+      NOW,
+      [
+        { ...base, transactionId: 'r1' },
+        { ...base, transactionId: 'r6' },
+      ],
+      modulePorts(),
+    );
     expect(again[0]).toEqual(
       first.status === 'accepted' ? { status: 'duplicate', eventId: first.eventId } : null,
     );
@@ -195,10 +208,13 @@ describe('recording', () => {
       timestamp: '2026-11-20T10:00:00Z',
       properties: { n },
     });
-    const outcomes = await recordUsageEvents(db, usageAccount(t.accountId), NOW, [
-      event('n1', subscription.subscriptionID, 7),
-      event('n2', null, 5),
-    ]);
+    const outcomes = await recordUsageEvents(
+      db,
+      usageAccount(t.accountId),
+      NOW,
+      [event('n1', subscription.subscriptionID, 7), event('n2', null, 5)],
+      modulePorts(),
+    );
     expect(outcomes.map((o) => o.status)).toEqual(['accepted', 'accepted']);
     const read = (subscriptionId: number, claimed: { from: number; to: number }[]) =>
       usageQuantities(db, t.accountId, {
@@ -240,6 +256,7 @@ describe('a period bounded by midnight in a zone 5:30 ahead of UTC', () => {
         timestamp,
         properties: {},
       })),
+      modulePorts(),
     );
     const day = { from: '2026-11-19T18:30:00.000Z', to: '2026-11-20T18:30:00.000Z' };
     const read = await usageQuantities(db, t.accountId, {
@@ -266,7 +283,13 @@ describe("an hour's total past 64 bits", () => {
       timestamp: '2026-11-20T10:30:00Z',
       properties: { n: 1_000_000_000 },
     });
-    await recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-1'), event('huge-2')]);
+    await recordUsageEvents(
+      db,
+      usageAccount(t.accountId),
+      NOW,
+      [event('huge-1'), event('huge-2')],
+      modulePorts(),
+    );
     // Two events at the bound are 2·10^13 ten-thousandths; an hour would need 922,000 of them to pass 2^63 − 1, so
     // the stored total is moved near it by hand: 2^63 − 1 less 10^13 − 1 holds one more event's 10^13 no longer.
     const nearMax = 9_223_372_036_854_775_807n - 9_999_999_999_999n;
@@ -276,7 +299,7 @@ describe("an hour's total past 64 bits", () => {
       .where('account_id', '=', t.accountId)
       .where('metric_id', '=', metric.id)
       .execute();
-    const refused = recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-3')]);
+    const refused = recordUsageEvents(db, usageAccount(t.accountId), NOW, [event('huge-3')], modulePorts());
     await expect(refused).rejects.toMatchObject({
       code: 'usage_total_too_large',
       fields: [{ field: 'properties', message: expect.any(String) }],

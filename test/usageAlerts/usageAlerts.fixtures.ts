@@ -7,6 +7,7 @@ import { startSmtpReceiver } from '../helpers/smtp.ts';
 import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { TIERS, meteredComponent, meteredSubscription } from '../subscriptions/meteredBilling.fixtures.ts';
+import { modulePorts } from '../../src/modulePorts.ts';
 
 /**
  * The usage alerts tests' shared setup: one service per file with a real SMTP receiver, on a clock that starts on
@@ -31,6 +32,7 @@ export function useUsageAlertService() {
 export function evaluationDeps(): BillingDeps {
   const s = t.service;
   return {
+    ports: modulePorts(),
     db: s.storage.db,
     clock,
     wallClock: systemClock,

@@ -81,15 +81,23 @@ const NO_SECRETS: SecretBox = {
   },
 };
 
+/** What making an account needs of its caller's process: its clocks, and the modules' ports its events render with. */
+export type AccountMaking = Clocks & Pick<ServiceContext, 'ports'>;
+
 /**
  * The context of an account's creation, for its events: the account exists only inside the transaction making
  * it, so no caller can hand one in. Events read nothing but the database and the clock.
  */
-function creationContext(db: Db, clocks: Clocks, account: Account, actor: Actor | undefined): ServiceContext {
+function creationContext(
+  db: Db,
+  clocks: AccountMaking,
+  account: Account,
+  actor: Actor | undefined,
+): ServiceContext {
   const log = createLogger('silent', process.stderr) as unknown as FastifyBaseLogger;
   // The clocks alone: a caller's `clocks` may be its whole deps, whose `db` is not this transaction.
-  const { clock, wallClock } = clocks;
-  return contextFor({ db, clock, wallClock, log, secrets: NO_SECRETS, actor }, account);
+  const { clock, wallClock, ports } = clocks;
+  return contextFor({ db, clock, wallClock, log, secrets: NO_SECRETS, ports, actor }, account);
 }
 
 export interface CreateAccountInput {
@@ -110,7 +118,7 @@ export type AccountDeployment = TestGatewayPolicy;
  */
 export async function createAccount(
   db: Db,
-  clocks: Clocks,
+  clocks: AccountMaking,
   input: CreateAccountInput,
   deployment?: AccountDeployment,
   actor?: Actor,

@@ -13,7 +13,6 @@ import type {
   BillableMetricInput,
   MetricFilter,
 } from './billableMetric.ts';
-import { catalogueUses } from './catalogueUses.ts';
 import { throwIfAny } from './componentInput.ts';
 
 export const billableMetricRef = (id: number) => ({ type: 'billable_metric', id });
@@ -195,7 +194,7 @@ async function assertNoBillingComponent(ctx: ServiceContext, metric: BillableMet
   for (const component of await repo.componentsLinkedTo(ctx.db, ctx.account.id, metric.id)) {
     const carried =
       component.isActive ||
-      (await catalogueUses().subscriptionsWithComponent(ctx, { componentId: component.id })) > 0;
+      (await ctx.ports.catalogue.subscriptionsWithComponent(ctx, { componentId: component.id })) > 0;
     if (carried) {
       throw new ConflictError(
         'billable_metric_in_use',

@@ -10,7 +10,6 @@ import type { FieldProblem } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
-import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
 import type { VersionScope } from './component.repository.ts';
 import type {
@@ -294,7 +293,7 @@ async function assertSchemeFitsPrices(
  */
 export async function deleteComponent(ctx: ServiceContext, componentId: number): Promise<void> {
   await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
-    const subscriptions = await catalogueUses().subscriptionsWithComponent(inTransaction(ctx, trx), {
+    const subscriptions = await ctx.ports.catalogue.subscriptionsWithComponent(inTransaction(ctx, trx), {
       componentId,
     });
     if (subscriptions > 0) {

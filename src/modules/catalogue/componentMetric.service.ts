@@ -1,7 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import * as metrics from './billableMetric.repository.ts';
-import { catalogueUses } from './catalogueUses.ts';
 import * as components from './component.repository.ts';
 import type { ComponentRecord } from './component.ts';
 
@@ -75,7 +74,9 @@ export async function assertLinkChangeAllowed(
   metricId: number | null | undefined,
 ): Promise<void> {
   if (metricId === undefined || metricId === current.metricId) return;
-  const subscriptions = await catalogueUses().subscriptionsWithComponent(ctx, { componentId: current.id });
+  const subscriptions = await ctx.ports.catalogue.subscriptionsWithComponent(ctx, {
+    componentId: current.id,
+  });
   if (subscriptions > 0) {
     throw new ConflictError(
       'component_metric_in_use',

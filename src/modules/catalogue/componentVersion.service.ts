@@ -7,7 +7,6 @@ import { requiredText } from '../../core/text.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
-import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './component.repository.ts';
 import {
   COMPONENTS,
@@ -198,7 +197,7 @@ export async function deleteComponentVersion(
   await changeVersions(ctx, COMPONENTS, componentId, async (trx, versions) => {
     const target = versionIn(versions, versionNo);
     assertVersionDeletable(target, versions.length, CONFLICTS);
-    const subscriptions = await catalogueUses().subscriptionsWithComponent(inTransaction(ctx, trx), {
+    const subscriptions = await ctx.ports.catalogue.subscriptionsWithComponent(inTransaction(ctx, trx), {
       componentVersionId: target.id,
     });
     if (subscriptions > 0) {

@@ -5,7 +5,6 @@ import type { FieldProblem } from '../../errors.ts';
 import { findCurrency } from '../../core/currencies.ts';
 import { isForeignKeyViolation } from '../../storage/database.ts';
 import type { Db } from '../../storage/database.ts';
-import { catalogueUses } from './catalogueUses.ts';
 import { emitEvent, snapshotResource } from '../events/index.ts';
 import * as repo from './currency.repository.ts';
 
@@ -70,7 +69,7 @@ export async function disableCurrency(ctx: ServiceContext, code: string): Promis
   await ctx.db
     .transaction()
     .execute(async (trx) => {
-      const customers = await catalogueUses().customersWithCurrency(inTransaction(ctx, trx), known);
+      const customers = await ctx.ports.catalogue.customersWithCurrency(inTransaction(ctx, trx), known);
       if (customers > 0) {
         throw new ConflictError('currency_in_use', `${known} is the currency of ${customers} customer(s)`);
       }

@@ -2,8 +2,7 @@
  * The product catalogue: currencies, countries, taxes, package groups, packages and components. Routes:
  * currencies, countries, tax, packageGroups, packages, components and billableMetrics (`*.routes.ts`).
  */
-export type { CatalogueUses } from './catalogueUses.ts';
-export { registerCatalogueUses } from './catalogueUses.ts';
+export type { CatalogueUses } from './ports.ts';
 export { checkCountryAndState } from './country.service.ts';
 export { assertCurrencyEnabled, currencyProblems, enableAccountCurrency } from './currency.service.ts';
 export type { Component, ComponentBracket, ComponentVersion, VersionCurrency } from './component.ts';

@@ -7,7 +7,6 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/database.ts';
 import { emitEvent, emitEvents, snapshotResource } from '../events/index.ts';
-import { catalogueUses } from './catalogueUses.ts';
 import * as repo from './package.repository.ts';
 import type { VersionScope } from './package.repository.ts';
 import type {
@@ -39,7 +38,7 @@ export interface PackageInput {
  * term), so it can be neither deleted nor re-priced while any exists.
  */
 export async function subscriptionsReferring(ctx: ServiceContext, versionIds: number[]): Promise<number> {
-  const counts = await catalogueUses().subscriptionsByPackageVersion(ctx, versionIds);
+  const counts = await ctx.ports.catalogue.subscriptionsByPackageVersion(ctx, versionIds);
   return [...counts.values()].reduce((sum, n) => sum + n, 0);
 }
 
@@ -49,7 +48,7 @@ export async function liveSubscriptionCounts(
   versionIds: number[],
 ): Promise<Map<number, number>> {
   if (versionIds.length === 0) return new Map();
-  return catalogueUses().liveSubscriptionsByPackageVersion(ctx, versionIds);
+  return ctx.ports.catalogue.liveSubscriptionsByPackageVersion(ctx, versionIds);
 }
 
 /** Versions with their rates and terms, one statement a level for every version in `scope`. */

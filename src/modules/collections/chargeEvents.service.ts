@@ -17,7 +17,6 @@ import { emitEvents } from '../events/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { noticeCollectionFailed, noticePaymentCollected } from './customerNotices.ts';
 import { applyRefundEvent, chargeOfPayment } from './gatewayRefund.service.ts';
-import { recoverProviderSession } from './providerSessions.ts';
 
 /**
  * What gateways report about their charges after the fact (docs/gateways.md, "Late events"): read once a business
@@ -62,7 +61,7 @@ export async function applyChargeEvent(
   if (paymentId === undefined) {
     // A charge or card setup of a capture session whose browser never came back (providerSessions.ts).
     const done = kind === 'charge_settled' || kind === 'setup_succeeded';
-    return done && recoverProviderSession(ctx, gateway.id, event.chargeId);
+    return done && ctx.ports.collections.providerSessions(ctx, gateway.id, event.chargeId);
   }
   const payment = await getPayment(ctx, paymentId);
   try {

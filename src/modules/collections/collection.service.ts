@@ -12,7 +12,7 @@ import { afterRetriesRanOut } from './retriesRanOut.service.ts';
 import { finishUnansweredRefunds } from './gatewayRefund.service.ts';
 import { finishUnansweredPortalPayments } from './payNow.service.ts';
 import { applyChargeEvents } from './chargeEvents.service.ts';
-import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+import { invoicesWithSalesInFlight } from './salesInFlightOf.ts';
 
 /**
  * Automatic collection of card invoices (docs/gateways.md, "Automatic collection of card invoices";
@@ -193,7 +193,7 @@ export async function invoicesInFlight(
 /**
  * Those of the invoices being collected right now: a charge waiting for its answer (an attempt `started`), or a
  * capture widget's sale under way. Credit leaves them to that answer (docs/gateways.md, "Credit first"); the credits
- * module asks the same through its port (connectModules).
+ * module asks the same through its port (src/modulePorts.ts).
  */
 export async function invoicesBeingCollected(
   ctx: ServiceContext,

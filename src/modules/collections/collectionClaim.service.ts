@@ -23,7 +23,7 @@ import type { CollectionAttempt } from './collectionAttempt.ts';
 import { reportBlockedCollection, reportUnchargeable } from './blockedCollection.service.ts';
 import type { CardProblemCode, HeldCollection } from '../invoicing/index.ts';
 import { applyCreditFirst } from './creditFirst.ts';
-import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+import { invoicesWithSalesInFlight } from './salesInFlightOf.ts';
 
 /**
  * The claim of a collection batch (docs/gateways.md, "Batches of a collection run"): the next attempt at each due

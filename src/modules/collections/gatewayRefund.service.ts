@@ -18,7 +18,6 @@ import {
 import type { PaidInvoices, Payment } from '../ledger/index.ts';
 import * as attempts from './collectionAttempt.repository.ts';
 import * as repo from './refundAttempt.repository.ts';
-import { capturedChargeOfPayment } from './capturedCharges.ts';
 import type { RefundAttempt } from './collectionAttempt.ts';
 import { noticeRefundMade } from './customerNotices.ts';
 
@@ -128,7 +127,7 @@ export async function chargeOfPayment(
   const attempt = await attempts.findChargeOfPayment(ctx.db, ctx.account.id, payment.id);
   if (attempt)
     return attempt.chargeId ? { gatewayId: attempt.gatewayId, chargeId: attempt.chargeId } : undefined;
-  const captured = await capturedChargeOfPayment(ctx, payment.id);
+  const captured = await ctx.ports.collections.capturedCharges(ctx, payment.id);
   if (captured) return captured;
   if (payment.paymentMethodId === null || payment.ref === null) return undefined;
   const method = (await unopenedPaymentMethodsByIds(ctx, [payment.paymentMethodId])).get(

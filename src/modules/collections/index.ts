@@ -24,19 +24,12 @@ export { payOpenInvoicesFromCredit } from './openInvoiceCredit.service.ts';
 /** For the customer portal: a customer paying invoices now with the primary card. */
 export type { PayNowInput, PayNowOutcome } from './payNow.service.ts';
 export { payInvoicesNow } from './payNow.service.ts';
-/** For connectModules: the capture widget's sales in flight, which no other charge may overlap. */
-export type { SalesInFlight } from './salesInFlight.ts';
-export { registerSalesInFlight } from './salesInFlight.ts';
-/** For connectModules: the charge behind a payment a capture session recorded, which a refund names. */
-export type { CapturedCharges } from './capturedCharges.ts';
-export { registerCapturedCharges } from './capturedCharges.ts';
-/** For connectModules: a provider's webhook naming a capture session's setup or sale no payment holds yet. */
-export type { ProviderSessions } from './providerSessions.ts';
-export { registerProviderSessions } from './providerSessions.ts';
+/** For src/modulePorts.ts: what collections asks of capture sessions. */
+export type { CapturedCharges, CollectionPorts, ProviderSessions, SalesInFlight } from './ports.ts';
 /** For widgets: a popup's charge recorded after its invoice was paid, refunded or kept, and told. */
 export type { LateCharge, LateChargeOutcome } from './lateCharge.service.ts';
 export { settleLateCharge } from './lateCharge.service.ts';
-/** For connectModules: a customer's new primary card retries its failed card invoices. */
+/** For src/modulePorts.ts: a customer's new primary card retries its failed card invoices. */
 export { retryWithNewPrimary } from './newPrimaryRetry.ts';
 
 /** For batches, widgets and the portal: what customers are told of payments collected and collections failed. */

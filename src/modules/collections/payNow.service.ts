@@ -17,7 +17,7 @@ import { primaryPaymentMethodsOf, unopenedPaymentMethodsByIds } from '../payment
 import type { PaymentMethod } from '../paymentMethods/index.ts';
 import * as repo from './collectionAttempt.repository.ts';
 import { noticePaymentCollected } from './customerNotices.ts';
-import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+import { invoicesWithSalesInFlight } from './salesInFlightOf.ts';
 import { applyCreditFirst } from './creditFirst.ts';
 
 /**

@@ -20,7 +20,7 @@ import { amountText, longDate } from './noticeWords.ts';
 import { invoicesInFlight } from './collection.service.ts';
 import type { CollectionOptions } from './collection.service.ts';
 import * as repo from './reminder.repository.ts';
-import { invoicesWithSalesInFlight } from './salesInFlight.ts';
+import { invoicesWithSalesInFlight } from './salesInFlightOf.ts';
 import { queueStaffMail } from './staffNotices.ts';
 
 /**

@@ -16,7 +16,7 @@ export { TOP_UP_LINE } from './topUpInvoice.ts';
 export { grantsByIds } from './grant.service.ts';
 export { walletsByIds } from './wallet.service.ts';
 export { toGrantDto, toWalletDto } from './credits.serializer.ts';
-/** The ports of invoicing and the ledger it fills (src/connectModules.ts). */
+/** The ports of invoicing and the ledger it fills (src/modulePorts.ts). */
 export {
   payFromGrants,
   payIssuedInvoices,
@@ -42,12 +42,11 @@ export { GrantOut } from './credits.schemas.ts';
 export { autoTopUpDeclinedEvents } from './walletBalance.service.ts';
 /**
  * For the collection loop's daily pass of open invoices: where customers hold grants that may still pay; and, for
- * connectModules, the port through which it says which invoices are being collected now (docs/credits.md,
+ * src/modulePorts.ts, the port through which it says which invoices are being collected now (docs/credits.md,
  * "Consumption order").
  */
 export { customersHoldingGrantCredit, topUpInvoicesAmong } from './openInvoices.service.ts';
-export type { InvoicesBeingCollected } from './invoicesBeingCollected.ts';
-export { registerInvoicesBeingCollected } from './invoicesBeingCollected.ts';
+export type { CreditPorts, InvoicesBeingCollected } from './ports.ts';
 /** The daily run's and the test clock's expiry of grants (src/billing/). */
 export { expireCreditGrants } from './expiry.service.ts';
 

@@ -16,7 +16,6 @@ import * as noteRepo from './note.repository.ts';
 import type { CustomFieldValue } from './customField.service.ts';
 import { currencyProblems } from '../catalogue/index.ts';
 import { assertGatewayUsable } from '../gateways/index.ts';
-import { customerUses } from './customerUses.ts';
 import { checkedChanges, statusChanges } from './customerInput.ts';
 import type { CustomerInput } from './customerInput.ts';
 
@@ -296,10 +295,10 @@ export async function setCustomerSuspended(
  * Deletes a customer with its contacts, notes, custom field values and payment methods. A customer with invoices cannot be deleted
  * (409; archive it instead): its invoices are the account's records. Nor one with subscriptions (409
  * `customer_has_subscriptions`), nor one with payments, credit notes or adjustments (409 `customer_has_payments`).
- * Those records belong to higher modules, which answer through customerUses().
+ * Those records belong to higher modules, which answer through `ctx.ports.customers`.
  */
 export async function deleteCustomer(ctx: ServiceContext, customerId: number): Promise<void> {
-  const uses = customerUses();
+  const uses = ctx.ports.customers;
   const hasInvoices = async () => (await uses.invoices(ctx, customerId)) > 0;
   const refused = () =>
     new ConflictError('customer_has_invoices', `Customer ${customerId} has invoices; archive it instead`);

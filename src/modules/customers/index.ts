@@ -40,8 +40,7 @@ export {
   rehashContactPassword,
   setContactPassword,
 } from './contactCredentials.service.ts';
-export type { CustomerUses } from './customerUses.ts';
-export { registerCustomerUses } from './customerUses.ts';
+export type { CustomerUses } from './ports.ts';
 /** Wire pieces other modules embed: an invoice carries its customer. */
 export { CustomerOut } from './customers.schemas.ts';
 /** The API's limits on a customer's fields, which the portal's billing details keep too. */

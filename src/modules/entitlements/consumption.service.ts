@@ -197,6 +197,7 @@ async function recordEvent(
         properties,
       },
     ],
+    ctx.ports,
     storageCapOf(ctx),
   );
   if (outcome?.status === 'duplicate') {

@@ -10,7 +10,7 @@ import { changedFields, matchesAny } from './eventTypes.ts';
 import type { Insertable } from 'kysely';
 import type { AuditLogTable } from './tables.ts';
 import * as repo from './event.repository.ts';
-import type { ResourceRef } from './eventObjects.ts';
+import type { ResourceRef } from './ports.ts';
 import { renderResources } from './eventObjects.ts';
 
 /**

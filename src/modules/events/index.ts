@@ -1,5 +1,4 @@
-export type { EventObjectRenderer, ResourceRef } from './eventObjects.ts';
-export { registerEventObjects } from './eventObjects.ts';
+export type { EventObjectRenderer, EventPorts, ResourceRef } from './ports.ts';
 export type { EventBody, EventToEmit, Snapshot } from './event.service.ts';
 export {
   emitEvent,
@@ -24,7 +23,7 @@ export {
 } from './webhookEndpoint.service.ts';
 export { toWebhookEndpointDto } from './webhookEndpoints.serializer.ts';
 export { WEBHOOK_EVENT_TYPES } from './webhookEventTypes.ts';
-export { knownEventTypes, registerEventTypes } from './eventTypeCatalogue.ts';
+export { knownEventTypes } from './eventTypeCatalogue.ts';
 export type { WebhookUrlPolicy } from './webhookUrlPolicy.ts';
 export {
   addressAllowed,

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import { contextFor } from '../../context.ts';
-import type { Account, SendingEndpoint, ServiceContext, WebhookSender } from '../../context.ts';
+import type { Account, Ports, SendingEndpoint, ServiceContext, WebhookSender } from '../../context.ts';
 import type { SecretBox } from '../../security/secretBox.ts';
 import type { Db } from '../../storage/database.ts';
 import { queueMail } from '../mail/index.ts';
@@ -42,6 +42,7 @@ export interface WebhookDeliveryDeps {
   accounts: WebhookAccounts;
   timeoutMs: number;
   mailQueued(): void;
+  ports: Ports;
   /** Draws the schedule's jitter, in [0, 1). */
   random?: () => number;
 }

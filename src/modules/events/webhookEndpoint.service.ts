@@ -9,7 +9,7 @@ import type { SecretBox } from '../../security/secretBox.ts';
 import { emitEvent, emitEvents, snapshotResource } from './event.service.ts';
 import { knownEventTypes } from './eventTypeCatalogue.ts';
 import type { EventToEmit } from './event.service.ts';
-import type { ResourceRef } from './eventObjects.ts';
+import type { ResourceRef } from './ports.ts';
 import * as repo from './webhookEndpoint.repository.ts';
 import type { WebhookEndpoint, WebhookEndpointStatus } from './webhookEndpoint.ts';
 import { webhookUrlProblem } from './webhookUrlPolicy.ts';
@@ -88,8 +88,12 @@ function patternProblem(pattern: string, types: readonly string[]): string | und
  * Patterns as sent, without repeats (first occurrence kept). Each must subscribe to a type the service emits: a
  * misspelt one (`invoice.payed`) would otherwise be kept and never receive anything.
  */
-function checkedEnabledEvents(patterns: readonly string[], problems: FieldProblem[]): string[] {
-  const types = knownEventTypes();
+function checkedEnabledEvents(
+  ctx: ServiceContext,
+  patterns: readonly string[],
+  problems: FieldProblem[],
+): string[] {
+  const types = knownEventTypes(ctx.ports);
   const kept: string[] = [];
   patterns.forEach((pattern, i) => {
     const problem = patternProblem(pattern, types);
@@ -145,7 +149,7 @@ export async function createWebhookEndpoint(
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const problems: FieldProblem[] = [];
   const url = checkedUrl(input.url, problems);
-  const enabledEvents = checkedEnabledEvents(input.enabledEvents, problems);
+  const enabledEvents = checkedEnabledEvents(ctx, input.enabledEvents, problems);
   if (problems.length > 0) throw new ValidationError(problems);
   const secret = newSecret();
   const now = nowInstant(ctx);
@@ -182,7 +186,9 @@ export async function editWebhookEndpoint(
   const problems: FieldProblem[] = [];
   const url = changes.url === undefined ? undefined : checkedUrl(changes.url, problems);
   const enabledEvents =
-    changes.enabledEvents === undefined ? undefined : checkedEnabledEvents(changes.enabledEvents, problems);
+    changes.enabledEvents === undefined
+      ? undefined
+      : checkedEnabledEvents(ctx, changes.enabledEvents, problems);
   if (problems.length > 0) throw new ValidationError(problems);
   await withTransaction(ctx, async (tctx) => {
     const current = await repo.lockEndpoint(tctx.db, tctx.account.id, id);

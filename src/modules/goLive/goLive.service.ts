@@ -61,7 +61,7 @@ export async function goLive(
     await lockTestAccountForGoLive(tctx);
     const made = await createAccount(
       tctx.db,
-      { clock: serviceClock, wallClock: tctx.wallClock },
+      { clock: serviceClock, wallClock: tctx.wallClock, ports: tctx.ports },
       { name, timeZone: tctx.account.timeZone, currencyCode: tctx.account.currencyCode, isTest: false },
       // Made to bill real customers: its test gateway stays off whatever the deployment allows (docs/gateways.md).
       { testGatewayOnLiveAccounts: false },

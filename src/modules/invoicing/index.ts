@@ -41,9 +41,11 @@ export type {
   InvoicesIssuedListener,
   InvoiceCreditReader,
   InvoiceCreditWords,
+  InvoicingPorts,
   IssuedInvoice,
-} from './invoiceCredit.ts';
-export { registerInvoiceCredit } from './invoiceCredit.ts';
+  PendingDebit,
+  PendingDebitsReader,
+} from './ports.ts';
 export { INVOICE_PDF_ATTACHMENT, queueInvoiceMails } from './invoiceMail.service.ts';
 export type {
   AllocatableInvoice,
@@ -86,8 +88,7 @@ export {
 } from './invoicePdf.ts';
 export type { InvoiceDocument } from './invoicePdf.ts';
 export { dateForDocument, percentText } from './documentText.ts';
-export type { PendingDebit, PendingDebitsReader } from './pendingDebits.ts';
-export { pendingDebitsOf, pendingDebitWords, registerPendingDebits } from './pendingDebits.ts';
+export { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';
 export {
   billRecurringInvoice,

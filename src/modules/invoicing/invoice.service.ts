@@ -10,7 +10,7 @@ import * as repo from './invoice.repository.ts';
 import type { InvoiceChanges } from './invoice.repository.ts';
 import { firstCollectionTry } from './invoiceCollection.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
-import { releaseCreditBeforeCancel, tellInvoicesIssued } from './invoiceCredit.ts';
+import { tellInvoicesIssued } from './invoiceCredit.ts';
 import { assertReferenceFree, checkedInvoice, newInvoiceOf, referenceConflict } from './invoiceInput.ts';
 import type { CheckedInvoice, InvoiceInput } from './invoiceInput.ts';
 import { chargeRowsOf, insertInvoices, priceNewInvoice, taxRowsOf } from './invoiceInsert.service.ts';
@@ -255,7 +255,7 @@ export async function deleteInvoice(ctx: ServiceContext, invoiceId: number): Pro
     // Prepaid credit that paid it goes back to its grants first (docs/credits.md, "Consumption order"): credit is
     // the business's own to give back, unlike a payment; under the customer's lock, taken before the invoice's.
     const issued = { invoiceId, customerId: stored.customerId, currencyCode: stored.currencyCode };
-    await releaseCreditBeforeCancel(tctx, issued);
+    await tctx.ports.invoicing.beforeCancel(tctx, issued);
     await repo.holdInvoice(tctx.db, ctx.account.id, invoiceId);
     const before = await snapshotResource(tctx, invoiceRef(invoiceId));
     if (await repo.cancelIssuedInvoice(tctx.db, ctx.account.id, invoiceId, nowInstant(ctx))) {

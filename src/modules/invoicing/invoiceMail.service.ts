@@ -16,9 +16,9 @@ import { getInvoiceRecord } from './invoiceReads.service.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { automaticCollectionNotes, collectionOfRecord } from './invoiceCollection.service.ts';
 import { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
-import type { PendingDebit } from './pendingDebits.ts';
+import type { PendingDebit } from './ports.ts';
 import { NO_CREDIT_WORDS, creditWordsOf, creditWordsOfInvoices } from './invoiceCredit.ts';
-import type { InvoiceCreditWords } from './invoiceCredit.ts';
+import type { InvoiceCreditWords } from './ports.ts';
 import { invoiceBalances } from './invoiceMath.ts';
 
 /** The attachment kind of invoice e-mails; its renderer is registered by this module (see invoicePdf.ts). */

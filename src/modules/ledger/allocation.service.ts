@@ -25,10 +25,10 @@ import {
 } from '../invoicing/index.ts';
 import type { AllocatableInvoice, InvoiceMoneyColumn } from '../invoicing/index.ts';
 import * as repo from './allocation.repository.ts';
-import { tellInvoicesCredited, tellInvoicesPaid } from './grantCredit.ts';
+import { tellInvoicesCredited, tellInvoicesPaid } from './ledgerMoments.ts';
 import { recordReductionsOfAllocations } from './reduction.service.ts';
 import type { SupplyReduction } from './reduction.ts';
-import type { InvoiceCredited } from './grantCredit.ts';
+import type { InvoiceCredited } from './ports.ts';
 import type { Allocation, NewAllocation, SourceType, TargetAdjustment } from './allocation.repository.ts';
 
 export type { Allocation } from './allocation.repository.ts';

@@ -11,7 +11,6 @@ import { lockInvoicesForAllocation } from '../invoicing/index.ts';
 import { emitEvents, snapshotResource } from '../events/index.ts';
 import type { EventToEmit, ResourceRef } from '../events/index.ts';
 import { allocateNewSource, allocationsOfSources, releaseAllocations } from './allocation.service.ts';
-import { giveGrantCreditBack } from './grantCredit.ts';
 import type { AllocationRequest, MoneySource } from './allocation.service.ts';
 import type { CreditNote, CreditNoteInput, CreditNoteRecord } from './creditNote.ts';
 import * as repo from './creditNote.repository.ts';
@@ -174,7 +173,7 @@ async function giveCreditBackFor(
     const open = openMinor.get(invoiceId) ?? 0;
     openMinor.set(invoiceId, Math.max(0, open - amountMinor));
     if (amountMinor > open)
-      await giveGrantCreditBack(ctx, { customerId, invoiceId, amountMinor: amountMinor - open });
+      await ctx.ports.ledger.giveBack(ctx, { customerId, invoiceId, amountMinor: amountMinor - open });
   }
 }
 

@@ -8,7 +8,6 @@ import { allocationsOfSources, applyAllocations } from './allocation.service.ts'
 import type { AllocationEntry, MoneySource } from './allocation.service.ts';
 import type { LedgerSourceType } from './allocation.repository.ts';
 import { withLockedCustomer } from './moneyMovement.ts';
-import { applyGrantCredit } from './grantCredit.ts';
 import * as repo from './customerCredit.repository.ts';
 import type { UnappliedSource } from './customerCredit.repository.ts';
 
@@ -71,7 +70,7 @@ export function applyCustomerCredit(
         .filter((invoice) => (open.get(invoice.id) ?? 0) > 0)
         .map((invoice) => invoice.id);
       if (stillOpen.length > 0) {
-        const applied = await applyGrantCredit(ctx, { ...request, invoiceIds: stillOpen });
+        const applied = await ctx.ports.ledger.grantCredit(ctx, { ...request, invoiceIds: stillOpen });
         for (const [id, amountMinor] of applied) open.set(id, (open.get(id) ?? 0) - amountMinor);
       }
     }

@@ -41,13 +41,8 @@ export type {
   InvoicesCreditedListener,
   InvoicesPaidListener,
   InvoicesUnpaidListener,
-} from './grantCredit.ts';
-export {
-  registerGrantCredit,
-  registerInvoicesCreditedListener,
-  registerInvoicesPaidListener,
-  registerInvoicesUnpaidListener,
-} from './grantCredit.ts';
+  LedgerPorts,
+} from './ports.ts';
 export type { CreditNoteAdjustmentInput } from './adjustment.service.ts';
 export { adjustmentsByIds, issueCreditNoteAdjustment } from './adjustment.service.ts';
 export { toAdjustmentDetailDto } from './adjustments.serializer.ts';

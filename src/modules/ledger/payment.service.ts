@@ -37,7 +37,7 @@ import {
 } from './moneyMovement.ts';
 import type { Rendered } from './moneyMovement.ts';
 import type { NewPayment, Payment, PaymentInput, PaymentRecord } from './payment.ts';
-import { tellInvoicesUnpaid } from './grantCredit.ts';
+import { tellInvoicesUnpaid } from './ledgerMoments.ts';
 import * as repo from './payment.repository.ts';
 import { toPaymentDto } from './payments.serializer.ts';
 import type { PaymentOut } from './payments.schemas.ts';

@@ -1,6 +1,5 @@
 export type {
   AttachmentRef,
-  AttachmentRenderer,
   MailSender,
   MailTransport,
   OutgoingMail,
@@ -9,14 +8,8 @@ export type {
   RenderedAttachment,
   SendableMail,
 } from './mail.service.ts';
-export {
-  deliverDueMail,
-  listMail,
-  queueMail,
-  queueMails,
-  registerAttachmentRenderer,
-  smtpTransport,
-} from './mail.service.ts';
+export { deliverDueMail, listMail, queueMail, queueMails, smtpTransport } from './mail.service.ts';
+export type { AttachmentRenderer, MailPorts } from './ports.ts';
 export type { MailWorker } from './mail.worker.ts';
 export { startMailWorker } from './mail.worker.ts';
 export type { MessageBlock, MessageContent } from './messageBody.ts';

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type Nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
+import type { Ports } from '../../context.ts';
 import type { DocumentRenderer } from '../../pdf/documentPool.ts';
 import { ServiceBusyError } from '../../http/customerQueue.ts';
 import type { Db } from '../../storage/database.ts';
@@ -58,24 +59,8 @@ export interface RenderDeps {
   log: Logger;
   /** The process's PDF threads, which draw the documents attached (docs/operations.md, "PDF documents"). */
   documents?: DocumentRenderer;
-}
-
-/** Renders the attachment of a message of the account; throws when it cannot (the delivery is then retried). */
-export type AttachmentRenderer = (
-  deps: RenderDeps,
-  mail: { accountId: number; ref: string },
-) => Promise<RenderedAttachment>;
-
-/**
- * Renderers by attachment kind. The modules that queue attachments register theirs when they are registered
- * (invoicing registers `invoice_pdf`), so the outbox knows no domain module: it stores a reference, and the
- * document is made only when its message is sent, away from the transaction that queued it. A registry for the
- * process, not per service: a renderer is a plain function of the deps it is given.
- */
-const renderers = new Map<string, AttachmentRenderer>();
-
-export function registerAttachmentRenderer(kind: string, render: AttachmentRenderer): void {
-  renderers.set(kind, render);
+  /** The renderers of attachments by kind (ports.ts), and what a renderer's context needs of the others. */
+  ports: Ports;
 }
 
 // Bounded SMTP waits (nodemailer's defaults run to minutes), so that a send always ends within its lease.
@@ -130,8 +115,8 @@ export async function queueMails(
 
 async function renderAttachments(deps: DeliveryDeps, mail: StoredMail): Promise<RenderedAttachment[]> {
   if (mail.attachment === null) return [];
-  const render = renderers.get(mail.attachment.kind);
-  if (!render) throw new Error(`no renderer is registered for attachments of kind ${mail.attachment.kind}`);
+  const render = deps.ports.mail.attachments[mail.attachment.kind];
+  if (!render) throw new Error(`no renderer for attachments of kind ${mail.attachment.kind}`);
   return [await render(deps, { accountId: mail.accountId, ref: mail.attachment.ref })];
 }
 
@@ -152,6 +137,8 @@ export interface DeliveryDeps {
   log: Logger;
   /** Passed on to attachment renderers (RenderDeps). */
   documents?: DocumentRenderer;
+  /** Passed on to attachment renderers (RenderDeps). */
+  ports: Ports;
 }
 
 export interface MailSender {

@@ -8,29 +8,6 @@ import * as repo from './emandate.repository.ts';
 import { emandateRef, getEmandate } from './emandate.service.ts';
 
 /**
- * What happens to the bank account linked to a mandate that was cancelled: payment methods, a higher module, makes
- * it invalid (isValid false) and answers the events it owes. Connected once at start (src/connectModules.ts); runs
- * inside the cancel's transaction.
- */
-export type MandateCancelledListener = (
-  ctx: ServiceContext,
-  paymentMethodId: number,
-) => Promise<EventToEmit[]>;
-
-let connected: MandateCancelledListener | undefined;
-
-export function registerMandateCancelledListener(listener: MandateCancelledListener): void {
-  connected = listener;
-}
-
-function mandateCancelledListener(): MandateCancelledListener {
-  if (!connected) {
-    throw new Error('the mandate-cancelled listener is not registered: call connectModules() at start');
-  }
-  return connected;
-}
-
-/**
  * Cancels a signed mandate (docs/spec-decisions.md, "Cancelling an eMandate"): `cancelled` for good, DateCancelled
  * set, `emandate.cancelled`; the bank account linked to it becomes invalid, and no batch builds a line under it
  * again (docs/design/mandates.md, "Checks at build time"). The signed PDF stays downloadable by the API
@@ -59,7 +36,7 @@ export async function cancelEmandate(
     if (!cancelled) throw notSigned(await getEmandate(tctx, token));
     const events: EventToEmit[] = [{ type: 'emandate.cancelled', ref, before }];
     if (current.paymentMethodId !== null) {
-      events.push(...(await mandateCancelledListener()(tctx, current.paymentMethodId)));
+      events.push(...(await tctx.ports.mandates.cancelled(tctx, current.paymentMethodId)));
     }
     await emitEvents(tctx, events);
   });

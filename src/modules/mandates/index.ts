@@ -17,7 +17,7 @@
  *   its lines against (docs/design/mandates.md, "Checks at build time").
  * - `refreshDebiCheckAuthentications(ctx)`: the run asks the gateway about DebiCheck authentications still pending;
  *   `debiCheckCollectionProblem` and `debiCheckAccountReference`: what batches check and write of a DebiCheck mandate.
- * - `registerMandateCancelledListener(fn)`: how payment methods invalidate the bank account of a cancelled mandate.
+ * - `MandatePorts` (ports.ts): how payment methods invalidate the bank account of a cancelled mandate.
  * - `renderMandatePdf(ctx, token, 'api')` and `mandatePdfFilename(mandate)`: the signed mandate's PDF as the
  *   merchant's download gives it (the customer portal offers it on a bank account's page).
  * The signed mandate's PDF is mandatePdf.ts, served by the pages' download route.
@@ -34,8 +34,8 @@ export {
 export { toEmandateDto } from './emandates.serializer.ts';
 export { MANDATE_DOCUMENT, drawMandateDocument, mandatePdfFilename, renderMandatePdf } from './mandatePdf.ts';
 export type { MandateDocument } from './mandatePdf.ts';
-export type { MandateCancelledListener } from './emandateCancel.service.ts';
-export { cancelEmandate, registerMandateCancelledListener } from './emandateCancel.service.ts';
+export type { MandateCancelledListener, MandatePorts } from './ports.ts';
+export { cancelEmandate } from './emandateCancel.service.ts';
 export type { MandatedBankAccount } from './emandateLink.service.ts';
 /** DebiCheck mandates (docs/design/mandates.md, "DebiCheck"): the run asks about pending authentications. */
 export { debiCheckAccountReference, refreshDebiCheckAuthentications } from './debiCheck.service.ts';

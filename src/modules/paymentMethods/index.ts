@@ -19,7 +19,8 @@
  * - `listPaymentMethods(ctx, page, customerId)`, `setPrimaryPaymentMethod(ctx, id)`, `deletePaymentMethod(ctx, id)`:
  *   the API's list, make-primary (which retries failed invoices through the new-primary port) and delete, for the
  *   customer portal's page of payment methods.
- * - `registerPaymentMethodUses(uses)`: how higher modules answer whether a method is still named by their rows.
+ * - `PaymentMethodPorts` (ports.ts): how higher modules answer whether a method is still named by their rows, and
+ *   who retries failed invoices with a new primary method.
  */
 /** Payment methods' mandate references, joined by other modules' statements (docs/architecture.md, "Tables and their owners"). */
 export { paymentMethodMandates } from './paymentMethodMandates.ts';
@@ -48,10 +49,7 @@ export { followBankAccountVerifications } from './bankAccountVerification.servic
 export type { VaultedCardInput } from './card.service.ts';
 export { addVaultedCard } from './card.service.ts';
 export { toPaymentMethodDto } from './paymentMethods.serializer.ts';
-export type { NewPrimaryListener, NewPrimaryMethod } from './newPrimaryMethod.ts';
-export { registerNewPrimaryListener } from './newPrimaryMethod.ts';
-export type { PaymentMethodUses } from './paymentMethodUses.ts';
-export { registerPaymentMethodUses } from './paymentMethodUses.ts';
+export type { NewPrimaryListener, NewPrimaryMethod, PaymentMethodPorts, PaymentMethodUses } from './ports.ts';
 /** Every payment method event type (ValidateBankAccount's verdict on a stored account is a payment_method.updated). */
 export const PAYMENT_METHOD_EVENT_TYPES = [
   'payment_method.created',

@@ -11,9 +11,7 @@ import type { EventToEmit, Snapshot } from '../events/index.ts';
 import { gatewayAccepts } from '../gateways/index.ts';
 import type { Gateway, PaymentMethodKind } from '../gateways/index.ts';
 import { emandateTokensOfPaymentMethods, unlinkEmandates } from '../mandates/index.ts';
-import { paymentMethodUses } from './paymentMethodUses.ts';
 import * as repo from './paymentMethod.repository.ts';
-import { newPrimaryListener } from './newPrimaryMethod.ts';
 import type {
   BankAccountDetails,
   NewPaymentMethod,
@@ -188,7 +186,7 @@ async function insertUnderLock(
     ...(formerPrimary ? primaryMoveEvents({ id }, formerPrimary) : []),
   ]);
   if (isPrimary) {
-    await newPrimaryListener()(tctx, {
+    await tctx.ports.paymentMethods.newPrimary(tctx, {
       customerId: method.customerId,
       paymentMethodId: id,
       type: method.details.type,
@@ -220,7 +218,7 @@ export async function setPrimaryPaymentMethod(ctx: ServiceContext, paymentMethod
     // Already the primary: nothing an API reader sees has changed.
     if (before.object?.['isPrimary'] !== true) {
       await emitEvents(tctx, primaryMoveEvents({ id: paymentMethodId, before }, formerPrimary));
-      await newPrimaryListener()(tctx, {
+      await tctx.ports.paymentMethods.newPrimary(tctx, {
         customerId: current.customerId,
         paymentMethodId,
         type: current.type,
@@ -247,11 +245,11 @@ export async function deletePaymentMethod(ctx: ServiceContext, paymentMethodId: 
   if (current.isPrimary) throw isPrimary();
   const inUse = (what: string) =>
     new ConflictError('payment_method_in_use', `Payment method ${paymentMethodId} is used by ${what}`);
-  const invoices = await paymentMethodUses().invoices(ctx, paymentMethodId);
+  const invoices = await ctx.ports.paymentMethods.invoices(ctx, paymentMethodId);
   if (invoices > 0) throw inUse(`${invoices} invoice(s)`);
-  const recurring = await paymentMethodUses().recurringInvoices(ctx, paymentMethodId);
+  const recurring = await ctx.ports.paymentMethods.recurringInvoices(ctx, paymentMethodId);
   if (recurring > 0) throw inUse(`${recurring} recurring invoice(s)`);
-  const charges = await paymentMethodUses().openCollectionAttempts(ctx, paymentMethodId);
+  const charges = await ctx.ports.paymentMethods.openCollectionAttempts(ctx, paymentMethodId);
   if (charges > 0) throw inUse(`${charges} charge(s) still waiting for the gateway's answer`);
   let deleted: boolean;
   try {

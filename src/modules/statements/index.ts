@@ -16,5 +16,4 @@ export {
   statementPdfFilename,
 } from './statementPdf.ts';
 export type { StatementDocument } from './statementPdf.ts';
-export type { DebitDatesReader } from './debitDates.ts';
-export { registerDebitDates } from './debitDates.ts';
+export type { DebitDatesReader, StatementPorts } from './ports.ts';

@@ -62,7 +62,7 @@ export {
   emitSubscriptionTimeEvents,
 } from './subscriptionEvents.ts';
 /**
- * Subscriptions that start when paid: connectModules plugs activatePaidSubscriptions into the ledger's invoices-paid
+ * Subscriptions that start when paid: src/modulePorts.ts plugs activatePaidSubscriptions into the ledger's invoices-paid
  * port; the bill run expires the unpaid ones (docs/subscriptions.md, "Subscriptions that start when paid").
  */
 export {

@@ -11,7 +11,7 @@ import { withSubscriptionHeld } from './subscriptionEditing.ts';
 /**
  * Subscriptions that start when paid (docs/subscriptions.md, "Subscriptions that start when paid"): the two moves
  * out of Incomplete. A payment that makes the first invoice Paid activates the subscription (the ledger's
- * invoices-paid port, plugged in by src/connectModules.ts); the bill run expires one still unpaid on its
+ * invoices-paid port, plugged in by src/modulePorts.ts); the bill run expires one still unpaid on its
  * IncompleteExpiryDate, cancelling its invoice. Each move is made under the subscription's hold and checked again
  * there, so that a payment and an expiry racing each other move it once.
  */

@@ -13,7 +13,7 @@ import { withSubscriptionHeld } from './subscriptionEditing.ts';
  * A resume that waits for its invoice's payment (docs/subscriptions.md, "Resuming when paid"; Stripe's
  * resume_on_payment_success): the two moves out of the wait, as a subscription that starts when paid has them
  * (subscriptionActivation.service.ts). A payment that makes the resumption invoice Paid resumes the subscription
- * that day (the ledger's invoices-paid port, plugged in by src/connectModules.ts beside the activation); the bill
+ * that day (the ledger's invoices-paid port, plugged in by src/modulePorts.ts beside the activation); the bill
  * run voids the invoice of one still unpaid on its ResumePayByDate and leaves it paused until resumed. Each move is
  * made under the subscription's hold and checked again there.
  */

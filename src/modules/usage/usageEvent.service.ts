@@ -1,6 +1,6 @@
 import { parseWireDate } from '../../core/wireDates.ts';
 import { ValidationError } from '../../errors.ts';
-import type { UsageStorageCap } from '../../context.ts';
+import type { Ports, UsageStorageCap } from '../../context.ts';
 import type { Db } from '../../storage/database.ts';
 import { sentTogether } from '../../storage/sentTogether.ts';
 import { metricsByCodes } from '../catalogue/index.ts';
@@ -11,12 +11,12 @@ import { readEvent } from './eventReading.ts';
 import * as repo from './usageEvent.repository.ts';
 import type { EventToStore, RollupToStore } from './usageEvent.repository.ts';
 import { ensureMonthPartitions } from './usagePartitions.ts';
-import { subscriptionsOfCustomers } from './usageUses.ts';
 import type { UsageAccount, UsageEventInput, UsageEventOutcome } from './usageEvent.ts';
 import { propertiesProblem } from './usageProperties.ts';
 import { addStoredEvents } from './usageStorage.repository.ts';
 import { storedEventBytes } from './usageStorage.ts';
 import { usageStorageCap } from './usageStorage.service.ts';
+import type { UsageUses } from './ports.ts';
 
 /** How far ahead of now an event may be dated (docs/usage.md, "Grace and late events"): clocks drift, not days. */
 export const FUTURE_HOURS = 24;
@@ -38,6 +38,7 @@ export async function recordUsageEvents(
   account: UsageAccount,
   now: Date | string,
   events: readonly UsageEventInput[],
+  ports: Ports,
   // The service's (ServiceContext.usageStorage); a caller outside a service (a test, the benchmark's floor) gets the
   // default cap of its own.
   storage: UsageStorageCap = usageStorageCap(),
@@ -46,9 +47,9 @@ export async function recordUsageEvents(
   storage.refuseWhenKnownFull(account.id);
   const nowMs = typeof now === 'string' ? Date.parse(now) : now.getTime();
   if (!db.isTransaction) {
-    return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events, storage));
+    return db.transaction().execute((trx) => recordUsageEvents(trx, account, now, events, ports, storage));
   }
-  const checked = await checkEvents(db, account, nowMs, events);
+  const checked = await checkEvents(db, account, nowMs, events, ports.usage);
   const outcomes: (UsageEventOutcome | undefined)[] = checked.map((c) => ('status' in c ? c : undefined));
   const fresh = firstOfEachTransaction(checked);
   const claimed = await repo.claimTransactions(
@@ -123,6 +124,7 @@ async function checkEvents(
   account: UsageAccount,
   nowMs: number,
   events: readonly UsageEventInput[],
+  uses: UsageUses,
 ): Promise<(Checked | Refusal)[]> {
   const named = events.filter((e) => e.subscriptionId !== null);
   const [metrics, customers, owners] = await sentTogether(
@@ -141,7 +143,7 @@ async function checkEvents(
       ),
     async (d) =>
       named.length
-        ? subscriptionsOfCustomers(
+        ? uses.subscriptionCustomers(
             d,
             account.id,
             named.map((e) => e.subscriptionId!),

@@ -17,13 +17,13 @@ export {
   openCaptureSessionFor,
 } from './captureSession.service.ts';
 export { captureHtml } from './widgetAssets.ts';
-/** For connectModules: the invoices a sale is paying now, which the collections module charges not meanwhile. */
+/** For src/modulePorts.ts: the invoices a sale is paying now, which the collections module charges not meanwhile. */
 export { salesInFlight } from './captureInvoiceSale.ts';
-/** For connectModules: the charge behind a payment a session recorded, which collections' refunds name. */
+/** For src/modulePorts.ts: the charge behind a payment a session recorded, which collections' refunds name. */
 export { capturedChargeOfPayment } from './captureInvoiceSale.ts';
 export { toCaptureSessionDto } from './widgets.serializer.ts';
 /**
- * For connectModules (a provider's webhook naming a session's reference) and the collection run (the sessions
+ * For src/modulePorts.ts (a provider's webhook naming a session's reference) and the collection run (the sessions
  * browsers left with a provider): docs/hosted-pages.md, "When the browser never comes back".
  */
 export {

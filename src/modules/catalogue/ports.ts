@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 /**
  * What higher modules keep that refers to the catalogue, asked before a currency, a package version or a component
  * is deleted or re-priced, and for the live-subscription figure of package versions. The catalogue sits below
- * customers and subscriptions, so they answer through this port, connected once at start (src/connectModules.ts).
+ * customers and subscriptions, so they answer through this port (`ctx.ports.catalogue`, filled by src/modulePorts.ts).
  * The foreign keys stay as the backstop.
  */
 export interface CatalogueUses {
@@ -18,13 +18,8 @@ export interface CatalogueUses {
   ): Promise<number>;
 }
 
-let connected: CatalogueUses | undefined;
-
-export function registerCatalogueUses(uses: CatalogueUses): void {
-  connected = uses;
-}
-
-export function catalogueUses(): CatalogueUses {
-  if (!connected) throw new Error('catalogue uses are not registered: call connectModules() at start');
-  return connected;
+declare module '../../context.ts' {
+  interface Ports {
+    catalogue: CatalogueUses;
+  }
 }

@@ -2,8 +2,8 @@ import type { ServiceContext } from '../../context.ts';
 
 /**
  * What higher modules keep of a customer, asked before it is deleted. The customers module sits below invoicing,
- * subscriptions, payment methods and the ledger, so it cannot ask them itself: they answer through this port,
- * connected once at start (src/connectModules.ts). The foreign keys to `customers` stay as the backstop.
+ * subscriptions, payment methods and the ledger, so it cannot ask them itself: they answer through this port
+ * (`ctx.ports.customers`, filled by src/modulePorts.ts). The foreign keys to `customers` stay as the backstop.
  */
 export interface CustomerUses {
   invoices(ctx: ServiceContext, customerId: number): Promise<number>;
@@ -16,14 +16,8 @@ export interface CustomerUses {
   deleteDetails(ctx: ServiceContext, customerId: number): Promise<void>;
 }
 
-let connected: CustomerUses | undefined;
-
-export function registerCustomerUses(uses: CustomerUses): void {
-  connected = uses;
-}
-
-export function customerUses(): CustomerUses {
-  // Deleting without the checks would leave the foreign keys alone to refuse, with a vaguer 409: fail loudly.
-  if (!connected) throw new Error('customer uses are not registered: call connectModules() at start');
-  return connected;
+declare module '../../context.ts' {
+  interface Ports {
+    customers: CustomerUses;
+  }
 }
