@@ -122,6 +122,8 @@ export function modulePorts(): Ports {
       beforeCancel: releaseCreditOfInvoice,
       creditWords: creditWordsOfInvoices,
       pendingDebits: pendingDebitsToInvoices,
+      // Statements date a pending payment by its batch's action date, as the invoice's documents do.
+      debitDates: debitDatesOfPayments,
     },
     ledger: {
       grantCredit: payFromGrants,
@@ -135,8 +137,6 @@ export function modulePorts(): Ports {
     // Credit that arrives pays open invoices, but not one being charged right now (docs/credits.md, "Consumption
     // order").
     credits: { invoicesBeingCollected },
-    // Statements date a pending payment by its batch's action date, as the invoice's documents do.
-    statements: { debitDates: debitDatesOfPayments },
     // A capture widget's sale of an invoice is in flight for the portal's Pay button and the collection run; a
     // payment a capture session recorded is refunded through the session's gateway and charge (docs/gateways.md,
     // "Refunds"); a provider's webhook on a charge no payment holds records the session that started it

@@ -38,6 +38,7 @@ export { deleteInvoice } from './invoice.service.ts';
 /** Prepaid credit's part in issuing and cancelling invoices (docs/credits.md), filled by the credits module. */
 export type {
   BeforeInvoiceCancel,
+  DebitDatesReader,
   InvoicesIssuedListener,
   InvoiceCreditReader,
   InvoiceCreditWords,
@@ -88,7 +89,7 @@ export {
 } from './invoicePdf.ts';
 export type { InvoiceDocument } from './invoicePdf.ts';
 export { dateForDocument, percentText } from './documentText.ts';
-export { pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
+export { debitDatesOf, pendingDebitsOf, pendingDebitWords } from './pendingDebits.ts';
 export type { RecurringInvoice } from './recurringInvoice.ts';
 export {
   billRecurringInvoice,

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts';
 import { dateForDocument } from './documentText.ts';
+import type { PlainDate } from '../../core/calendar.ts';
 import type { PendingDebit } from './ports.ts';
 
 /** The pending debits of each invoice, by invoice id (an invoice with none is absent). */
@@ -25,4 +26,13 @@ export function pendingDebitWords(debit: Pick<PendingDebit, 'date' | 'accountLas
   return debit.accountLastFour === null
     ? `Payment pending since ${dateForDocument(debit.date)}`
     : `To be debited on ${dateForDocument(debit.date)} from account ending ${debit.accountLastFour}`;
+}
+
+/** The date each pending payment is presented to the bank, by payment id (one in no batch is absent). */
+export function debitDatesOf(
+  ctx: ServiceContext,
+  paymentIds: readonly number[],
+): Promise<ReadonlyMap<number, PlainDate>> {
+  if (paymentIds.length === 0) return Promise.resolve(new Map());
+  return ctx.ports.invoicing.debitDates(ctx, paymentIds);
 }

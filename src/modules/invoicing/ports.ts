@@ -49,16 +49,28 @@ export type PendingDebitsReader = (
 ) => Promise<PendingDebit[]>;
 
 /**
+ * The date each pending payment is presented to the bank: its batch's action date, which a late batch's re-dating
+ * moves (docs/spec-decisions.md, "Pending debits on documents"). Batches, a higher module, answer; a payment in no batch is left out, and its line keeps the
+ * payment's own date.
+ */
+export type DebitDatesReader = (
+  ctx: ServiceContext,
+  paymentIds: readonly number[],
+) => Promise<ReadonlyMap<number, PlainDate>>;
+
+/**
  * What invoicing asks of the modules above it at moments only it knows (`ctx.ports.invoicing`, filled by
  * src/modulePorts.ts): prepaid credit (credits) pays invoices in the transaction that issues them and takes its
  * money back before one is cancelled (docs/credits.md, "Consumption order"); an invoice's documents say what credit
- * paid and which debits are pending (the ledger's payments, dated by batches).
+ * paid and which debits are pending (the ledger's payments, dated by batches); a statement's pending payments are
+ * dated by the same answer (`debitDates`).
  */
 export interface InvoicingPorts {
   invoicesIssued: InvoicesIssuedListener;
   beforeCancel: BeforeInvoiceCancel;
   creditWords: InvoiceCreditReader;
   pendingDebits: PendingDebitsReader;
+  debitDates: DebitDatesReader;
 }
 
 declare module '../../context.ts' {

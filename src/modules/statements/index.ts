@@ -16,4 +16,3 @@ export {
   statementPdfFilename,
 } from './statementPdf.ts';
 export type { StatementDocument } from './statementPdf.ts';
-export type { DebitDatesReader, StatementPorts } from './ports.ts';

@@ -8,12 +8,11 @@ import { ValidationError } from '../../errors.ts';
 import type { FieldProblem } from '../../errors.ts';
 import { getCustomer } from '../customers/index.ts';
 import type { Customer } from '../customers/index.ts';
-import { pendingDebitWords, statementInvoicesOf } from '../invoicing/index.ts';
+import { debitDatesOf, pendingDebitWords, statementInvoicesOf } from '../invoicing/index.ts';
 import { statementMoneyRecordsOf, taxCreditNotesOfSources } from '../ledger/index.ts';
 import { statementCreditRecordsOf } from '../credits/index.ts';
 import type { StatementMoneyRecord, TaxCreditNote } from '../ledger/index.ts';
 import { unopenedPaymentMethodsByIds } from '../paymentMethods/index.ts';
-import { debitDatesOf } from './debitDates.ts';
 
 /** The longest range one statement covers, in days, both ends included (docs/spec-decisions.md, "Statements"). */
 export const STATEMENT_MAX_DAYS = 366;
