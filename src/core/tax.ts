@@ -102,6 +102,21 @@ export function taxesOn(
   }));
 }
 
+/**
+ * The days strictly inside the period on which a rate the customer pays changes (taxRates.ts, rateChangesWithin):
+ * where a period of service is cut into parts each taxed at its own rates (section 67A).
+ */
+export function rateChangesFor(
+  settings: readonly ResolvableTaxSetting[],
+  customer: TaxedCustomer,
+  period: { start: PlainDate; end: PlainDate },
+): PlainDate[] {
+  const timelines = matchingRules(settings, customer).flatMap(({ rule }) =>
+    rule.timeline ? [rule.timeline] : [],
+  );
+  return rateChangesWithin(period, timelines);
+}
+
 /** A supply of an invoice: the period [start, end) of service it bills, or null for one made on the invoice date. */
 export interface SupplyPeriod {
   start: PlainDate | null;
@@ -113,8 +128,9 @@ export interface SupplyPeriod {
  * the taxes in force when its periods of service are supplied, when they are the same over every day of every
  * period (a period ending before a change bears the old rate even when invoiced after it, section 67A). Lines
  * without a period follow the others. When the rates differ within the invoice (a period crossing a change, or
- * periods on both sides of it), the taxes of the invoice date: an invoice cannot yet tax its lines at different
- * rates, so such an invoice is taxed as the service taxed every invoice before dated rates.
+ * periods on both sides of it), the taxes of the invoice date. Only an estimate of a whole invoice's taxes (what its
+ * coupons are checked against): the invoice itself taxes each line at its own rates, a period crossing a change cut
+ * into parts (src/modules/subscriptions/subscriptionTaxParts.ts).
  */
 export function taxesForSupplies(
   settings: readonly ResolvableTaxSetting[],

@@ -55,6 +55,18 @@ export interface InclusiveSplit {
   taxMinor: number[];
 }
 
+/**
+ * A line's own percs among the invoice's taxes (docs/tax.md, "Supplies that span a change"): a tax whose position is
+ * not among the line's is 0 for it, so it takes none of the line's tax; null positions: all of the invoice's taxes.
+ */
+export function lineTaxPercs(
+  taxPercs: readonly string[],
+  positions: readonly number[] | null | undefined,
+): string[] {
+  if (positions === null || positions === undefined) return [...taxPercs];
+  return taxPercs.map((perc, i) => (positions.includes(i) ? perc : '0'));
+}
+
 /** A gross amount that includes the taxes, split into net and one part per tax by the rule above. */
 export function splitInclusive(grossMinor: number, taxPercs: readonly string[]): InclusiveSplit {
   if (!Number.isSafeInteger(grossMinor)) throw new RangeError(`amount ${grossMinor} is not a safe integer`);

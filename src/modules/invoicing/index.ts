@@ -73,6 +73,7 @@ export {
   invoiceNumbersByIds,
   invoicesByIds,
   invoiceTaxPercs,
+  invoiceTaxParts,
   listInvoicesOfCustomer,
 } from './invoiceReads.service.ts';
 /** Wire pieces other modules return: a subscription change answers with the invoices it made. */

@@ -147,6 +147,15 @@ export function issuedInvoiceFromRow(row: IssuedInvoiceRow): IssuedInvoiceRecord
   };
 }
 
+/** The positions of the invoice's taxes a line bears, as stored ("0,1"); null: all of them. */
+export function taxPositionsFromColumn(column: string | null): number[] | null {
+  return column === null ? null : column === '' ? [] : column.split(',').map(Number);
+}
+
+export function taxPositionsToColumn(positions: readonly number[] | null | undefined): string | null {
+  return positions === null || positions === undefined ? null : positions.join(',');
+}
+
 export function invoiceChargeFromRow(row: Selectable<InvoiceChargesTable>): InvoiceCharge {
   return {
     id: row.id,
@@ -166,6 +175,7 @@ export function invoiceChargeFromRow(row: Selectable<InvoiceChargesTable>): Invo
         ? null
         : { metricCode: row.metric_code, group: row.usage_group ?? '', quantity: row.usage_quantity ?? '0' },
     componentId: row.component_id === null ? null : Number(row.component_id),
+    taxPositions: taxPositionsFromColumn(row.tax_positions),
   };
 }
 

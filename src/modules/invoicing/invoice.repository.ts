@@ -94,6 +94,7 @@ const CHARGE_COLUMNS = [
   'usage_group',
   'usage_quantity',
   'component_id',
+  'tax_positions',
 ] as const;
 
 const TAX_COLUMNS = ['id', 'account_id', 'invoice_id', 'name', 'perc'] as const;

@@ -30,6 +30,11 @@ export interface InvoiceCharge {
   metered: MeteredCharge | null;
   /** The component whose usage the line bills (recorded or read from events); null on other lines. */
   componentId: number | null;
+  /**
+   * The positions of the invoice's taxes that apply to the line, or null for all of them: a line of a period's part
+   * before a change of rate bears only the old rate (docs/tax.md, "Supplies that span a change").
+   */
+  taxPositions: number[] | null;
 }
 
 /** What a line of metered usage counted (docs/usage.md, "Reading usage"). */
@@ -136,6 +141,8 @@ export interface NewInvoiceCharge {
   metered?: MeteredCharge | null;
   /** The component whose usage the line bills; left out on other lines. */
   componentId?: number | null;
+  /** The positions of the invoice's taxes that apply to the line; left out or null: all of them. */
+  taxPositions?: readonly number[] | null;
   /** Sequential (1, 2, ...) when left out. */
   line?: number;
   displayOrder?: number;
@@ -256,7 +263,12 @@ function taxesWithTotals(
   currencyCode: string,
 ): InvoiceTax[] {
   const priced = priceInvoice(
-    charges.map((c) => ({ qty: c.qty, unitCostEx: c.unitCostEx, isTaxInclusive: c.isTaxInclusive })),
+    charges.map((c) => ({
+      qty: c.qty,
+      unitCostEx: c.unitCostEx,
+      isTaxInclusive: c.isTaxInclusive,
+      taxPositions: c.taxPositions,
+    })),
     taxes.map((t) => t.perc),
     currencyCode,
   );

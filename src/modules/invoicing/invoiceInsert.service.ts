@@ -9,7 +9,7 @@ import { firstCollectionTry } from './invoiceCollection.service.ts';
 import type { Invoice, NewInvoice, NewInvoiceCharge } from './invoice.ts';
 import * as repo from './invoice.repository.ts';
 import type { NewInvoiceRow } from './invoice.repository.ts';
-import { invoiceChargeFromRow } from './invoice.mapper.ts';
+import { invoiceChargeFromRow, taxPositionsToColumn } from './invoice.mapper.ts';
 import { tellInvoicesIssued } from './invoiceCredit.ts';
 import { invoiceRef } from './invoicingEvents.ts';
 import { emitEvents } from '../events/index.ts';
@@ -37,6 +37,7 @@ export function chargeRowsOf(
     usage_group: charge.metered?.group ?? null,
     usage_quantity: charge.metered?.quantity ?? null,
     component_id: charge.componentId ?? null,
+    tax_positions: taxPositionsToColumn(charge.taxPositions),
   }));
 }
 

@@ -1,14 +1,16 @@
 import Big from 'big.js';
 import { MAX_PRICE, decimalToMinor, fractionOfMinor, productToMinor } from '../../core/money.ts';
-import { splitInclusive } from '../../core/taxInclusive.ts';
+import { lineTaxPercs, splitInclusive } from '../../core/taxInclusive.ts';
 import { taxShareOf } from '../../core/taxShare.ts';
 
 /**
  * An invoice's figures from its lines and taxes (spec, Invoice). Pure; amounts in the currency's minor unit.
  *
  * - AmountEx of a line = Qty × UnitCostEx, rounded once (money.ts: half away from zero).
- * - Each tax of the invoice applies to every line: the line's tax for one tax = AmountEx × Perc, rounded; the
- *   line's AmountInc = AmountEx + its taxes. So every line reconciles on its own.
+ * - Each tax of the invoice applies to every line, unless the line names the taxes it bears (taxPositions: a part of a
+ *   period before a change of rate bears the old rate only, docs/tax.md "Supplies that span a change"); a tax the
+ *   line does not bear is 0 for it. The line's tax for one tax = AmountEx × Perc, rounded; the line's AmountInc =
+ *   AmountEx + its taxes. So every line reconciles on its own.
  * - Total = Σ AmountInc; a tax's total on the invoice = Σ of that tax over the lines. Totals are never rounded.
  * - Balance = Total − paid (actual and pending) − negative adjustments; ActualBalance leaves pending payments
  *   in: Total − actual payments − negative adjustments.
@@ -24,6 +26,8 @@ export interface ChargeAmounts {
   /** The unit price as listed: excluding tax, or including the invoice's taxes when isTaxInclusive. */
   unitCostEx: string;
   isTaxInclusive?: boolean;
+  /** The positions of the invoice's taxes the line bears; null or left out: all of them. */
+  taxPositions?: readonly number[] | null;
 }
 
 export interface PricedCharge {
@@ -48,8 +52,13 @@ function addMinor(a: number, b: number): number {
   return sum;
 }
 
-function priceCharge(charge: ChargeAmounts, taxPercs: readonly string[], currencyCode: string): PricedCharge {
+function priceCharge(
+  charge: ChargeAmounts,
+  invoicePercs: readonly string[],
+  currencyCode: string,
+): PricedCharge {
   const listedMinor = productToMinor(charge.qty, charge.unitCostEx, currencyCode);
+  const taxPercs = lineTaxPercs(invoicePercs, charge.taxPositions);
   if (charge.isTaxInclusive) {
     const split = splitInclusive(listedMinor, taxPercs);
     return { amountExMinor: split.netMinor, taxMinor: split.taxMinor, amountIncMinor: listedMinor };

@@ -3,7 +3,7 @@ import type { Db } from '../../storage/database.ts';
 import { preparedQuery } from '../../storage/prepared.ts';
 import { INVOICE_MONEY_FIGURES, type InvoiceMoneyColumn } from './invoice.repository.ts';
 import type { InvoiceMoneyFigures } from './invoice.ts';
-import { invoiceMoneyFiguresFromRow } from './invoice.mapper.ts';
+import { invoiceMoneyFiguresFromRow, taxPositionsFromColumn } from './invoice.mapper.ts';
 
 /** The ledger's batch access to invoices' money figures (invoice.repository.ts holds the one-invoice change). */
 
@@ -66,6 +66,18 @@ export interface TaxedTotalRow {
   /** Σ over its lines of AmountInc − AmountEx. */
   taxMinor: number;
   taxes: { name: string; perc: string }[];
+  /**
+   * Set only on an invoice whose lines bear different taxes (a period cut at a change of rate, docs/tax.md
+   * "Supplies that span a change"): its lines summed by the taxes they bear, each with those taxes.
+   */
+  byRate?: RatePart[];
+}
+
+/** The lines of an invoice that bear the same taxes: their AmountInc and taxes summed. */
+export interface RatePart {
+  taxes: { name: string; perc: string }[];
+  totalMinor: number;
+  taxMinor: number;
 }
 
 /** The invoices with these ids, or (ids undefined) issued within [from, to], with their Totals and taxes. */
@@ -128,6 +140,7 @@ export async function taxedTotalsOf(
         { name: tax.name, perc: String(tax.perc) },
       ]);
   }
+  const mixed = await ratePartsOf(db, accountId, ids, taxes);
   return rows.map((row) => ({
     id: Number(row.id),
     invoiceNum: row.invoice_num === null ? null : Number(row.invoice_num),
@@ -139,5 +152,49 @@ export async function taxedTotalsOf(
     totalMinor: Number(row.total_minor),
     taxMinor: Number(row.tax_minor),
     taxes: taxes.get(Number(row.id)) ?? [],
+    ...(mixed.has(Number(row.id)) ? { byRate: mixed.get(Number(row.id))! } : {}),
   }));
+}
+
+/** The invoices among `ids` with a line bearing only some of their taxes, their lines summed by the taxes borne. */
+async function ratePartsOf(
+  db: Db,
+  accountId: number,
+  ids: readonly number[],
+  taxes: ReadonlyMap<number, { name: string; perc: string }[]>,
+): Promise<Map<number, RatePart[]>> {
+  const parts = new Map<number, Map<string, RatePart>>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db
+      .selectFrom('invoice_charges')
+      .select(['invoice_id', 'tax_positions', 'amount_ex_minor', 'amount_inc_minor'])
+      .where('account_id', '=', accountId)
+      .where('invoice_id', 'in', (qb) =>
+        qb
+          .selectFrom('invoice_charges')
+          .select('invoice_id')
+          .where('account_id', '=', accountId)
+          .where('invoice_id', 'in', chunk)
+          .where('tax_positions', 'is not', null),
+      )
+      .orderBy('id')
+      .execute();
+    for (const row of rows) {
+      const invoiceId = Number(row.invoice_id);
+      const all = taxes.get(invoiceId) ?? [];
+      const positions = taxPositionsFromColumn(row.tax_positions) ?? all.map((_tax, p) => p);
+      const byKey = parts.get(invoiceId) ?? new Map<string, RatePart>();
+      const part = byKey.get(positions.join(',')) ?? {
+        taxes: positions.flatMap((p) => (all[p] ? [all[p]] : [])),
+        totalMinor: 0,
+        taxMinor: 0,
+      };
+      part.totalMinor += Number(row.amount_inc_minor);
+      part.taxMinor += Number(row.amount_inc_minor) - Number(row.amount_ex_minor);
+      byKey.set(positions.join(','), part);
+      parts.set(invoiceId, byKey);
+    }
+  }
+  return new Map([...parts].map(([id, byKey]) => [id, [...byKey.values()]]));
 }

@@ -111,6 +111,47 @@ export async function invoiceTaxPercs(
   return percs;
 }
 
+/** A part of an invoice's service taxed at its own rates: the period of a line that names the taxes it bears. */
+export interface InvoiceTaxPart {
+  start: string;
+  end: string;
+  /** The percs of the taxes the line bears. */
+  taxPercs: string[];
+}
+
+/**
+ * The parts of each invoice's service whose lines bear only some of its taxes (a period cut at a change of rate,
+ * docs/tax.md "Supplies that span a change"), by start; an invoice whose lines bear all its taxes has none.
+ */
+export async function invoiceTaxParts(
+  ctx: ServiceContext,
+  invoiceIds: readonly number[],
+): Promise<Map<number, InvoiceTaxPart[]>> {
+  const ids = [...new Set(invoiceIds)];
+  const [charges, taxes] = await readTogether(
+    ctx,
+    (c) => repo.listCharges(c.db, c.account.id, ids),
+    (c) => repo.listTaxes(c.db, c.account.id, ids),
+  );
+  const percsOf = groupBy(taxes, (tax) => tax.invoiceId);
+  const parts = new Map<number, InvoiceTaxPart[]>();
+  for (const charge of charges) {
+    const { taxPositions, periodStart, periodEnd, invoiceId } = charge;
+    if (taxPositions === null || periodStart === null || periodEnd === null || invoiceId === null) continue;
+    if (charge.amountIncMinor <= 0) continue;
+    const percs = percsOf.get(invoiceId) ?? [];
+    const part = {
+      start: periodStart,
+      end: periodEnd,
+      taxPercs: taxPositions.map((i) => percs[i]?.perc ?? '0'),
+    };
+    parts.set(invoiceId, [...(parts.get(invoiceId) ?? []), part]);
+  }
+  for (const list of parts.values())
+    list.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return parts;
+}
+
 export function countInvoicesOfCustomer(ctx: ServiceContext, customerId: number): Promise<number> {
   return repo.countInvoicesOfCustomer(ctx.db, ctx.account.id, customerId);
 }

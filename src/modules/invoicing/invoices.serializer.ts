@@ -6,6 +6,7 @@ import type { InvoiceInput } from './invoiceInput.ts';
 import type { CreateInvoiceBody, EditInvoiceBody, InvoiceOut } from './invoices.schemas.ts';
 import { taxInclusiveChargeDto } from './taxInclusiveCharges.ts';
 import { taxPosition } from './invoiceMath.ts';
+import { lineTaxPercs } from '../../core/taxInclusive.ts';
 
 /**
  * The wire invoice. Amounts are numbers in major units; InvoiceDate and DueDate are calendar dates in the
@@ -16,6 +17,7 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
   const amount = (minor: number) => minorToWireNumber(minor, currency);
   const { customer } = invoice;
   const { totalTaxMinor, balanceTaxMinor } = taxPosition(invoice, invoice.credited);
+  const invoicePercs = invoice.taxes.map((t) => t.perc);
   return {
     invoiceID: invoice.id,
     Customer: toCustomerDto(invoice.customer),
@@ -66,10 +68,7 @@ export function toInvoiceDto(invoice: InvoiceWithFigures, timeZone: string): Inv
       Descrip: charge.descrip,
       // Exact decimals of at most 15 significant digits (4 decimals, bounded): a JSON number shows them exactly.
       Qty: Number(charge.qty),
-      ...taxInclusiveChargeDto(
-        charge,
-        invoice.taxes.map((t) => t.perc),
-      ),
+      ...taxInclusiveChargeDto(charge, lineTaxPercs(invoicePercs, charge.taxPositions)),
       AmountEx: amount(charge.amountExMinor),
       AmountInc: amount(charge.amountIncMinor),
       DisplayOrder: charge.displayOrder,

@@ -60,6 +60,8 @@ export interface InvoiceChargesTable {
   usage_quantity: ColumnType<string | null, string | null | undefined, string | null>;
   /** The component whose usage the line bills (0053); null on other lines. */
   component_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The positions of the invoice's taxes that apply to the line, comma-separated ("0,1"); null: all (0077). */
+  tax_positions: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface InvoiceTaxesTable {

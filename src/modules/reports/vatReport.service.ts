@@ -16,8 +16,8 @@ import {
   moneyReceivedBetween,
 } from '../ledger/index.ts';
 import { grantsThatAreMoney, prepaidCreditSales } from '../credits/index.ts';
-import { supplyCategory, vatReportOf } from './vatReport.ts';
-import type { CurrencyVatReport, ReportDocument, SupplyCategory } from './vatReport.ts';
+import { splitByRate, supplyCategory, vatReportOf } from './vatReport.ts';
+import type { CurrencyVatReport, RateShare, ReportDocument, SupplyCategory } from './vatReport.ts';
 
 /**
  * The VAT report (docs/tax.md, "The VAT report"): what the VAT201 return asks of sales for a period, from the
@@ -71,7 +71,12 @@ interface Placed {
   category: SupplyCategory;
   customer: Customer | undefined;
   rates: string;
+  /** Its lines by the rates they bear, when they bear different ones (splitByRate). */
+  shares: RateShare[];
 }
+
+const ratesText = (taxes: readonly { name: string; perc: string }[]) =>
+  taxes.map((tax) => `${tax.name} ${percentText(tax.perc)}%`).join(', ');
 
 async function placeInvoices(
   ctx: ServiceContext,
@@ -94,8 +99,8 @@ async function placeInvoices(
         customer?.countryId ?? null,
         seller?.countryId ?? null,
       );
-      const rates = invoice.taxes.map((tax) => `${tax.name} ${percentText(tax.perc)}%`).join(', ');
-      return [invoice.id, { invoice, category, customer, rates }];
+      const shares = (invoice.byRate ?? []).map((part) => ({ ...part, rates: ratesText(part.taxes) }));
+      return [invoice.id, { invoice, category, customer, rates: ratesText(invoice.taxes), shares }];
     }),
   );
 }
@@ -106,9 +111,9 @@ function documentOf(
   fields: Pick<ReportDocument, 'number' | 'date' | 'taxCreditNoteId' | 'paymentId'>,
   amountIncMinor: number,
   taxMinor: number,
-): ReportDocument {
+): ReportDocument[] {
   const { invoice, customer } = placed;
-  return {
+  const document: ReportDocument = {
     kind,
     ...fields,
     invoiceId: invoice.id,
@@ -125,6 +130,7 @@ function documentOf(
     taxMinor,
     amountIncMinor,
   };
+  return splitByRate(document, placed.shares);
 }
 
 /**
@@ -152,7 +158,7 @@ async function invoiceBasisDocuments(
     [...new Set(others)].filter((id) => !periodIds.has(id)),
   );
   const placed = await placeInvoices(ctx, [...invoices, ...earlier.values()]);
-  const documents: ReportDocument[] = invoices.map((invoice) => {
+  const documents: ReportDocument[] = invoices.flatMap((invoice) => {
     const own = atIssue.filter((credit) => credit.invoiceId === invoice.id);
     const creditedMinor = own.reduce((sum, credit) => sum + credit.amountMinor, 0);
     const creditedTaxMinor = own.reduce((sum, credit) => sum + credit.taxMinor, 0);
@@ -173,7 +179,7 @@ async function invoiceBasisDocuments(
     const of = placed.get(line.invoiceId);
     if (!of || of.invoice.isCancelled) continue;
     documents.push(
-      documentOf(
+      ...documentOf(
         of,
         'credit_note',
         {
@@ -191,7 +197,7 @@ async function invoiceBasisDocuments(
     const of = placed.get(credit.invoiceId);
     if (!of || of.invoice.isCancelled) continue;
     documents.push(
-      documentOf(
+      ...documentOf(
         of,
         'credit_returned',
         {
@@ -241,7 +247,7 @@ async function paymentsBasisDocuments(
     };
     const taxMinor = taxShareOf(left, part.amountMinor);
     documents.push(
-      documentOf(
+      ...documentOf(
         of,
         'payment',
         {

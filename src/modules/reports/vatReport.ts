@@ -1,4 +1,5 @@
 import type { PlainDate } from '../../core/calendar.ts';
+import { shareByWeights } from '../../core/taxShare.ts';
 
 /**
  * The VAT report's pure rules (docs/tax.md, "The VAT report"): which box of the VAT201 return a document's supply
@@ -52,6 +53,39 @@ export interface ReportDocument {
   amountExMinor: number;
   taxMinor: number;
   amountIncMinor: number;
+}
+
+/** The lines of an invoice that bear one set of rates, summed: AmountInc and the tax in it. */
+export interface RateShare {
+  rates: string;
+  totalMinor: number;
+  taxMinor: number;
+}
+
+/**
+ * A document of an invoice whose lines bear different rates (a period cut at a change of rate, docs/tax.md
+ * "Supplies that span a change") as one document per rate, so that `ByRate` declares each rate's supplies and VAT
+ * apart: its amount shared by the rates' AmountInc and its VAT by their VAT (taxShare.ts, largest remainder), so the
+ * parts add up to the document exactly and a whole invoice gives each rate exactly its lines. A credit note's VAT is
+ * shared as its credit note shows it (each tax's part by the invoice's taxes' totals).
+ */
+export function splitByRate(document: ReportDocument, shares: readonly RateShare[]): ReportDocument[] {
+  if (shares.length <= 1) return [document];
+  const amounts = shareByWeights(
+    document.amountIncMinor,
+    shares.map((share) => share.totalMinor),
+  );
+  const taxes = shareByWeights(
+    document.taxMinor,
+    shares.map((share) => share.taxMinor),
+  );
+  return shares.map((share, i) => ({
+    ...document,
+    rates: share.rates,
+    amountIncMinor: amounts[i]!,
+    taxMinor: taxes[i]!,
+    amountExMinor: amounts[i]! - taxes[i]!,
+  }));
 }
 
 export interface Figures {

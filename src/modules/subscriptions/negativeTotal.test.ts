@@ -87,3 +87,29 @@ describe('an invoice whose Total is not below zero', () => {
     expect(carryNegativeTotal(original).invoice.charges).toHaveLength(2);
   });
 });
+
+describe('carryNegativeTotal on an invoice taxed at two rates', () => {
+  it('brings the lines of each rate to 0.00, so every tax nets to zero', () => {
+    // April at 15 % (position 0): a fee of 10.00 and a correction of −50.00; May at 15.5 % (position 1): 20.00.
+    // 15 %: −40.00 − 6.00 = −46.00; 15.5 %: 20.00 + 3.10 = 23.10; Total −22.90, carried as credit. Lines of +40.00
+    // at 15 % and −20.00 at 15.5 % bring each to 0.00.
+    const made = carryNegativeTotal(
+      invoice(
+        [
+          { ...line('April', '10.00', ['2026-04-01', '2026-05-01']), taxPositions: [0] },
+          { ...line('April correction', '-50.00', ['2026-04-01', '2026-05-01']), taxPositions: [0] },
+          { ...line('May', '20.00', ['2026-05-01', '2026-06-01']), taxPositions: [1] },
+        ],
+        ['0.15', '0.155'],
+      ),
+    );
+    expect(made.creditMinor).toBe(2290);
+    expect(made.invoice.charges.slice(3).map((c) => [c.descrip, c.unitCostEx, c.taxPositions])).toEqual([
+      [CREDIT_CARRIED_DESCRIP, '40.00', [0]],
+      [CREDIT_CARRIED_DESCRIP, '-20.00', [1]],
+    ]);
+    const priced = totalOf(made.invoice);
+    expect(priced.totalMinor).toBe(0);
+    expect(priced.taxTotalsMinor).toEqual([0, 0]);
+  });
+});

@@ -31,15 +31,35 @@ export function carryNegativeTotal(invoice: NewInvoice): CarriedInvoice {
   const priced = pricedOrNull(invoice.charges, percs, invoice.currencyCode);
   if (priced === null || priced.totalMinor >= 0) return { invoice, creditMinor: 0, creditPeriod: null };
   const creditMinor = -priced.totalMinor;
-  const exclusive = creditLine(-priced.exTotalMinor, false, invoice.currencyCode);
-  const netsToZero =
-    pricedOrNull([...invoice.charges, exclusive], percs, invoice.currencyCode)?.totalMinor === 0;
-  const line = netsToZero ? exclusive : creditLine(creditMinor, true, invoice.currencyCode);
   return {
-    invoice: { ...invoice, charges: [...invoice.charges, line] },
+    invoice: { ...invoice, charges: [...invoice.charges, ...creditLines(invoice, percs)] },
     creditMinor,
     creditPeriod: periodOfNegativeLines(invoice.charges, priced.charges),
   };
+}
+
+/**
+ * The lines bringing the Total to 0.00: one, or on an invoice whose lines bear different taxes (a period cut at a
+ * change of rate, subscriptionTaxParts.ts) one per set of taxes borne, each bringing its lines to 0.00, so that
+ * every rate's tax nets to zero too.
+ */
+function creditLines(invoice: NewInvoice, percs: readonly string[]): NewInvoiceCharge[] {
+  const groups = new Map<string, NewInvoiceCharge[]>();
+  for (const charge of invoice.charges) {
+    const key = charge.taxPositions ? charge.taxPositions.join(',') : 'all';
+    groups.set(key, [...(groups.get(key) ?? []), charge]);
+  }
+  return [...groups.values()].flatMap((charges) => {
+    const taxPositions = charges[0]!.taxPositions;
+    const priced = pricedOrNull(charges, percs, invoice.currencyCode)!;
+    if (groups.size > 1 && priced.totalMinor === 0) return [];
+    const bears = taxPositions ? { taxPositions } : {};
+    const exclusive = { ...creditLine(-priced.exTotalMinor, false, invoice.currencyCode), ...bears };
+    const netsToZero = pricedOrNull([...charges, exclusive], percs, invoice.currencyCode)?.totalMinor === 0;
+    return [
+      netsToZero ? exclusive : { ...creditLine(-priced.totalMinor, true, invoice.currencyCode), ...bears },
+    ];
+  });
 }
 
 function creditLine(amountMinor: number, isTaxInclusive: boolean, currencyCode: string): NewInvoiceCharge {

@@ -7,7 +7,7 @@ import type { PlainDate } from '../../core/calendar.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 import type { PlannedInvoice, SubscriptionTimeline, UnbilledUsage } from './subscriptionBilling.ts';
 import type { MeteredInputs, MeteringPlan } from './meteredUsage.service.ts';
-import { taxesForSupplies } from '../../core/tax.ts';
+import { rateChangesFor, taxesForSupplies, taxesOn } from '../../core/tax.ts';
 import type { AppliedTax } from '../../core/tax.ts';
 import {
   listTaxSettings,
@@ -23,6 +23,8 @@ import * as repo from './subscriptionBilling.repository.ts';
 import { redemptionsForBilling } from '../coupons/index.ts';
 import type { SubscriptionRecord } from './subscription.ts';
 import { parsePendingChange, timelineOf } from './subscriptionTimeline.ts';
+import { taxByRates } from './subscriptionTaxParts.ts';
+import type { SupplyRates } from './subscriptionTaxParts.ts';
 
 /** The usage rows waiting to be billed, priced by each subscription's component version in its currency. */
 async function unbilledUsage(
@@ -109,12 +111,19 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
       planned.lines.map((line) => ({ start: line.periodStart, end: line.periodEnd })),
       planned.invoiceDate,
     );
+  /** The customer's rates by day, for taxing each line at the rates of its supply (subscriptionTaxParts.ts). */
+  const ratesOf = (customerId: number): SupplyRates => ({
+    taxesOn: (date) => taxesOn(taxSettings, customers.get(customerId)!, date),
+    changesWithin: (period) => rateChangesFor(taxSettings, customers.get(customerId)!, period),
+  });
   /**
-   * The invoice for a planned one: lines as planned, the customer's taxes (none when waived), and a last line
-   * bringing a Total below zero to 0.00, with the credit that line carries (negativeTotal.ts).
+   * The invoice for a planned one: lines as planned, each taxed at the customer's rates of its supply (none when
+   * waived; a period crossing a change of rate cut into parts, subscriptionTaxParts.ts), and a last line bringing a
+   * Total below zero to 0.00, with the credit that line carries (negativeTotal.ts).
    */
-  const toCarriedInvoice = (row: SubscriptionRecord, planned: PlannedInvoice): CarriedInvoice =>
-    carryNegativeTotal({
+  const toCarriedInvoice = (row: SubscriptionRecord, planned: PlannedInvoice): CarriedInvoice => {
+    const { charges, taxes } = taxByRates(planned, ratesOf(row.customerId), row.currencyCode);
+    return carryNegativeTotal({
       customerId: row.customerId,
       currencyCode: row.currencyCode,
       invoiceDate: planned.invoiceDate,
@@ -125,9 +134,10 @@ export async function billingInputs(ctx: ServiceContext, rows: SubscriptionRecor
       collectionMethod: row.collectionMethod,
       gatewayId: row.gatewayId,
       customerPaymentMethodId: row.customerPaymentMethodId,
-      charges: planned.lines,
-      taxes: taxesOf(row.customerId, planned),
+      charges,
+      taxes,
     });
+  };
   return {
     customers,
     usage,

@@ -9,7 +9,7 @@ import { invoiceDateOf } from './subscriptionBilling.ts';
 import { BillingInvariantError } from '../invoicing/index.ts';
 import { upcomingInvoiceOf } from './subscriptionUpcoming.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import { invoiceTaxPercs } from '../invoicing/index.ts';
+import { invoiceTaxParts, invoiceTaxPercs } from '../invoicing/index.ts';
 import type { NewInvoice } from '../invoicing/index.ts';
 import { applyCustomerCredit } from '../ledger/index.ts';
 import { issueSubscriptionCredit } from './subscriptionCredits.service.ts';
@@ -77,10 +77,14 @@ export async function cutBilledTime(
   reason: 'Cancelled' | 'Changed' | 'Paused',
 ): Promise<ChangeResult['credits']> {
   const periods = await repo.listPeriodsEndingAfter(ctx.db, ctx.account.id, row.id, cutDate);
-  const percs = await invoiceTaxPercs(
-    ctx,
-    periods.flatMap((p) => (p.invoiceId === null ? [] : [p.invoiceId])),
-  );
+  const invoiceIds = periods.flatMap((p) => (p.invoiceId === null ? [] : [p.invoiceId]));
+  const percs = await invoiceTaxPercs(ctx, invoiceIds);
+  // A period billed in parts at different rates is credited at the rates of its unused days (subscriptionChanges.ts).
+  const parts = await invoiceTaxParts(ctx, invoiceIds);
+  const partsOf = (p: (typeof periods)[number]) =>
+    (p.invoiceId === null ? [] : (parts.get(p.invoiceId) ?? [])).filter(
+      (part) => part.start >= p.periodStart && part.end <= p.periodEnd,
+    );
   const { credits, cuts } = creditsForCut(
     periods.map((p) => ({
       periodNo: p.periodNo,
@@ -88,6 +92,7 @@ export async function cutBilledTime(
       end: p.periodEnd,
       amountMinor: p.amountMinor,
       taxPercs: p.invoiceId === null ? [] : (percs.get(p.invoiceId) ?? []),
+      taxParts: partsOf(p),
       isTaxInclusive: p.isTaxInclusive,
     })),
     cutDate,
