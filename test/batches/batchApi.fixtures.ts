@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { earliestActionDate } from '../../src/core/bankingDays.ts';
 import { southAfricanPublicHoliday } from '../../src/core/publicHolidays.ts';
 import { ok } from '../helpers/billing.ts';
 import { issuedInvoice } from '../helpers/invoices.ts';
 import type { CustomerWithMethod } from '../helpers/invoices.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { ApiResponse, TestAccount, TestService } from '../helpers/service.ts';
 import type { DebitSetup } from './fixtures.ts';
 import { advanceTo, bankAccount, businessDay, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * What the batch API tests (batches.*.test.ts, batchLines.*.test.ts) share: the file's service, a test account in
@@ -20,12 +20,7 @@ import { advanceTo, bankAccount, businessDay, debitAccount, debitCustomer, plusD
 export let t: TestService;
 
 export function useBatchService(): void {
-  beforeAll(async () => {
-    t = await startTestService();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  t = useTestService();
 }
 
 export type Customer = CustomerWithMethod;

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
 
 /**
  * The coupons tests' shared setup (docs/credits.md, "Coupons"): one service per file on a clock that starts on
@@ -11,10 +11,7 @@ export const clock = movableClock('2026-03-01T10:00:00.000Z');
 export let t: TestService;
 
 export function useCouponService() {
-  beforeAll(async () => {
-    t = await startTestService({ clock });
-  });
-  afterAll(() => t.close());
+  t = useTestService({ clock });
 }
 
 /** A coupon made through the API, with defaults for what the test does not care about. */

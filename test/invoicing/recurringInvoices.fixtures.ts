@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { beforeAll, beforeEach, expect } from 'vitest';
 import type { Clock } from '../../src/clock.ts';
-import { startTestService } from '../helpers/service.ts';
-import type { TestAccount, TestService } from '../helpers/service.ts';
+import type { TestAccount } from '../helpers/service.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileService } from '../helpers/testService.ts';
 
 /** A clock the tests move: "today" is the UTC date it stands on (the test accounts are in UTC). */
 export const clock: Clock & { at: number } = {
@@ -19,21 +20,20 @@ export const setToday = (date: string) => {
  * and one in another account; every test starts on 2026-03-10. The bindings are set once
  * `useRecurringInvoiceService`'s beforeAll has run, so read them inside tests.
  */
-export let t: TestService;
+export let t: FileService;
 export let other: TestAccount;
 export let customerID: number;
 export let otherCustomerID: number;
 
 export function useRecurringInvoiceService() {
+  t = useTestService({ clock, secondAccount: true });
+  other = t.other;
   beforeAll(async () => {
-    t = await startTestService({ clock });
-    other = await t.newAccount();
     expect((await t.request('POST', '/v1/currencies', { body: { CurrencyCode: 'ZAR' } })).status).toBe(201);
     customerID = (await t.request('POST', '/v1/customers', { body: { Name: 'Ada' } })).body.customerID;
     otherCustomerID = (await other.request('POST', '/v1/customers', { body: { Name: 'Theirs' } })).body
       .customerID;
   });
-  afterAll(() => t.close());
   beforeEach(() => setToday('2026-03-10'));
 }
 

@@ -1,26 +1,22 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { onBusinessDay } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
-import { startTestService } from '../helpers/service.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { debitInvoice, plusDays } from '../batches/fixtures.ts';
 import type { DebitSetup } from '../batches/fixtures.ts';
+import { useTestService } from '../helpers/testService.ts';
+import type { FileServiceOptions } from '../helpers/testService.ts';
 
 // What the eMandate tests share: a service of their own per file, accounts to make mandates in, a valid request
 // body, the signee's signature, a bank account linked to a signed mandate, and reads.
 
 export let t: TestService;
 
-export function useMandatesService(options: Parameters<typeof startTestService>[0] = {}): void {
-  beforeAll(async () => {
-    t = await startTestService(options);
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+export function useMandatesService(options: FileServiceOptions = {}): void {
+  t = useTestService(options);
 }
 
 export { plusDays };
