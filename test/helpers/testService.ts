@@ -2,13 +2,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { startTestService } from './service.ts';
 import type { StartOptions, TestAccount, TestService } from './service.ts';
 import { startSmtpReceiver } from './smtp.ts';
-import type { ReceivedMail } from './smtp.ts';
 
-/** The SMTP receiver of a file's service: where its mail arrives. */
-export interface SmtpReceiver {
-  url: string;
-  messages: ReceivedMail[];
-}
+/** The SMTP receiver of a file's service: where its mail arrives (`messages`). */
+export type SmtpReceiver = Awaited<ReturnType<typeof startSmtpReceiver>>;
 
 export interface FileServiceOptions extends Omit<StartOptions, 'smtpUrl'> {
   /** Start a real SMTP receiver first and send the service's mail to it (`smtp` of the handle). */
@@ -51,7 +47,7 @@ export function useTestService(options: FileServiceOptions = {}): FileService {
   beforeAll(async () => {
     if (wantsSmtp) {
       receiver = await startSmtpReceiver();
-      Object.assign(smtp, { url: receiver.url, messages: receiver.messages });
+      Object.assign(smtp, receiver);
     }
     service = await startTestService({ ...start, ...(receiver ? { smtpUrl: receiver.url } : {}) });
     Object.assign(handle, service);
