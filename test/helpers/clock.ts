@@ -17,15 +17,16 @@ export const instantPlusDays = (iso: string, days: number): string =>
 /** Midnight UTC of a calendar date, as the wire shows a date of an account in UTC. */
 export const midnightUtc = (date: string): string => `${date}T00:00:00.000Z`;
 
-/**
- * Moves the account's test clock to `to` (POST /v1/test-clock/advance), running what falls due on the way, and
- * answers what it did. `to` is an instant, or a calendar date: 10:00 UTC on it.
- */
+/** Moves the account's test clock to the instant `to` (POST /v1/test-clock/advance), running what falls due on the way. */
 export const advanceClock = (as: TestAccount, to: string) =>
-  ok(as, 'POST', '/v1/test-clock/advance', { To: to.length === 10 ? `${to}T10:00:00Z` : to }, 200);
+  ok(as, 'POST', '/v1/test-clock/advance', { To: to }, 200);
 
-/** advanceClock to 10:00 UTC on `date`, expecting no subscription parked on the way. */
+/** advanceClock to `at`, an instant, or a calendar date: 10:00 UTC on it, after a UTC account's bill run of the day. */
+export const advanceToDay = (as: TestAccount, at: string) =>
+  advanceClock(as, at.length === 10 ? `${at}T10:00:00Z` : at);
+
+/** advanceToDay to 10:00 UTC on `date`, expecting no subscription parked on the way. */
 export async function advanceBilling(as: TestAccount, date: string): Promise<void> {
-  const moved = await advanceClock(as, date);
+  const moved = await advanceToDay(as, date);
   expect(moved.Billed.parked, 'parked subscriptions').toBe(0);
 }
