@@ -8,6 +8,7 @@ import type { ApiResponse, TestAccount, TestService } from '../helpers/service.t
 import type { DebitSetup } from './fixtures.ts';
 import { advanceTo, bankAccount, businessDay, debitAccount, debitCustomer, plusDays } from './fixtures.ts';
 import { useTestService } from '../helpers/testService.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /**
  * What the batch API tests (batches.*.test.ts, batchLines.*.test.ts) share: the file's service, a test account in
@@ -121,7 +122,7 @@ export const BATCH_FIELDS = [
 /** The account's test clock, as GET /v1/account answers it. */
 export const clockOf = async (account: TestAccount) =>
   (await ok(account, 'GET', '/v1/account')).TestClockDate as string;
-export const midnight = (date: string) => `${date}T00:00:00.000Z`;
+export { midnightUtc as midnight };
 /** A batch without its Payments list, to compare a single read with what create answered. */
 export const withoutPayments = ({ Payments: _, ...batch }: Record<string, unknown>) => batch;
 /** The BatchTokens GET /v1/batches lists, with `query`. */

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { movableClock, ok } from '../helpers/billing.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
+import { advanceBilling } from '../helpers/clock.ts';
 
 /**
  * The coupons tests' shared setup (docs/credits.md, "Coupons"): one service per file on a clock that starts on
@@ -37,10 +38,7 @@ export async function eventsOf(as: TestAccount, type: string) {
 }
 
 /** Moves the test account's clock to 10:00 (UTC) on `date`, running the bill run for every day passed. */
-export async function advanceTo(as: TestAccount, date: string): Promise<void> {
-  const moved = await ok(as, 'POST', '/v1/test-clock/advance', { To: `${date}T10:00:00Z` }, 200);
-  expect(moved.Billed.parked, 'parked subscriptions').toBe(0);
-}
+export { advanceBilling as advanceTo };
 
 /** [Descrip, AmountEx, AmountInc] of each line of an invoice. */
 export const linesOf = (invoice: any) =>

@@ -3,6 +3,7 @@ import type { Clock } from '../../src/clock.ts';
 import type { TestAccount } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
 import type { FileService } from '../helpers/testService.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /** A clock the tests move: "today" is the UTC date it stands on (the test accounts are in UTC). */
 export const clock: Clock & { at: number } = {
@@ -84,4 +85,4 @@ export const read = async (id: number, as: TestAccount = t) =>
   (await as.request('GET', `/v1/recurring-invoices/${id}`)).body;
 export const count = async () => (await t.request('GET', '/v1/recurring-invoices?page_size=200')).body.length;
 export const fieldsOf = (res: { body: any }) => res.body.fields.map((f: { field: string }) => f.field);
-export const day = (date: string) => `${date}T00:00:00.000Z`;
+export { midnightUtc as day };

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'vitest';
 import { onBusinessDay } from '../../src/core/bankingDays.ts';
 import { ok } from '../helpers/billing.ts';
+import { advanceClock } from '../helpers/clock.ts';
 import { eventsOf } from '../helpers/resourceEvents.ts';
 import type { WireEvent } from '../helpers/resourceEvents.ts';
 import type { TestAccount, TestService } from '../helpers/service.ts';
@@ -332,6 +333,4 @@ export async function downloadPdfWithKey(account: TestAccount, token: string) {
 }
 
 /** Moves a test account's clock on to the instant `to`. */
-export async function advanceClock(account: TestAccount, to: string): Promise<void> {
-  await ok(account, 'POST', '/v1/test-clock/advance', { To: to }, 200);
-}
+export { advanceClock };

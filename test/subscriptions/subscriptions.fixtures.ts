@@ -2,6 +2,7 @@ import { afterEach, beforeAll, expect } from 'vitest';
 import type { TestAccount } from '../helpers/service.ts';
 import { useTestService } from '../helpers/testService.ts';
 import type { FileService } from '../helpers/testService.ts';
+import { midnightUtc } from '../helpers/clock.ts';
 
 /** The service's clock: tests move it; every test starts on TODAY (afterEach puts it back). */
 export const TODAY = '2026-03-10';
@@ -15,7 +16,7 @@ export const setToday = (date: string) => {
   clock.at = Date.parse(`${date}T10:00:00.000Z`);
 };
 /** The account is in UTC: a calendar date is shown as its midnight in UTC. */
-export const wire = (date: string) => `${date}T00:00:00.000Z`;
+export { midnightUtc as wire };
 
 /**
  * The subscription tests' shared catalogue and customers, made once per test file by `useSubscriptionService`: a
